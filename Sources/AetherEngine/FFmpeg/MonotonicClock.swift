@@ -1,0 +1,12 @@
+import Foundation
+
+/// `CLOCK_MONOTONIC` in nanoseconds and seconds.
+public enum MonotonicClock {
+    public static func nanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    public static func seconds() -> Double { Double(nanoseconds()) / 1e9 }
+}

@@ -1,0 +1,33 @@
+import CFFmpeg
+
+/// Owns an `AVPacket`; freed exactly once.
+public final class Packet {
+    let pointer: UnsafeMutablePointer<AVPacket>
+
+    public init() throws(FFmpegError) {
+        guard let p = av_packet_alloc() else { throw .outOfMemory("av_packet_alloc") }
+        pointer = p
+    }
+
+    deinit {
+        var doomed: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&doomed)
+    }
+
+    public var streamIndex: Int { Int(pointer.pointee.stream_index) }
+    public var size: Int { Int(pointer.pointee.size) }
+    public var pts: Int64? { pointer.pointee.pts == aether_AV_NOPTS_VALUE() ? nil : pointer.pointee.pts }
+    public var dts: Int64? { pointer.pointee.dts == aether_AV_NOPTS_VALUE() ? nil : pointer.pointee.dts }
+    public var duration: Int64 { pointer.pointee.duration }
+    public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+
+    /// Drops the payload, keeping the allocation. The corresponding C function is `av_packet_unref`.
+    public func unref() { av_packet_unref(pointer) }
+
+    /// Moves this packet's payload into a fresh packet (this one becomes empty).
+    public func take() throws(FFmpegError) -> Packet {
+        let moved = try Packet()
+        av_packet_move_ref(moved.pointer, pointer)
+        return moved
+    }
+}

@@ -1,0 +1,2 @@
+import AetherEngine
+public enum AetherTUI {}

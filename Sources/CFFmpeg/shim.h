@@ -1,0 +1,38 @@
+#ifndef AETHER_CFFMPEG_SHIM_H
+#define AETHER_CFFMPEG_SHIM_H
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
+#include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/display.h>
+#include <libavutil/dovi_meta.h>
+#include <libavutil/error.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/mastering_display_metadata.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+#include <stdio.h>
+
+/* Function-like macros Swift cannot import, made callable. */
+static inline int aether_AVERROR(int e) { return AVERROR(e); }
+static inline int aether_AVERROR_EOF(void) { return AVERROR_EOF; }
+static inline int aether_AVERROR_EAGAIN(void) { return AVERROR(EAGAIN); }
+static inline int64_t aether_AV_NOPTS_VALUE(void) { return AV_NOPTS_VALUE; }
+static inline AVRational aether_AV_TIME_BASE_Q(void) { return AV_TIME_BASE_Q; }
+
+/* av_strerror into a caller buffer (AV_ERROR_MAX_STRING_SIZE is 64). */
+static inline void aether_strerror(int code, char *buf, size_t size) {
+    if (av_strerror(code, buf, size) < 0) snprintf(buf, size, "Error number %d occurred", code);
+}
+
+/* Format one libav log line (the callback hands us a va_list). */
+static inline int aether_format_log_line(void *avcl, int level, const char *fmt, va_list vl,
+                                         char *line, int size, int *prefix) {
+    return av_log_format_line2(avcl, level, fmt, vl, line, size, prefix);
+}
+#endif
