@@ -13,10 +13,12 @@ let package = Package(
     ],
     targets: [
         // C libraries. Debian installs the FFmpeg headers on the default multiarch include path;
-        // the module maps link the libraries and the shim headers make function-like macros callable.
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
-                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev",
-                                         "libswscale-dev", "libswresample-dev", "libavutil-dev"])]),
+        // CFFmpeg is a C target (its log shim needs a va_list callback); the shim headers make
+        // function-like macros callable.
+        .target(name: "CFFmpeg", linkerSettings: [
+            .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter"),
+            .linkedLibrary("avutil"), .linkedLibrary("swscale"), .linkedLibrary("swresample"),
+        ]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
 

@@ -30,9 +30,8 @@ static inline void aether_strerror(int code, char *buf, size_t size) {
     if (av_strerror(code, buf, size) < 0) snprintf(buf, size, "Error number %d occurred", code);
 }
 
-/* Format one libav log line (the callback hands us a va_list). */
-static inline int aether_format_log_line(void *avcl, int level, const char *fmt, va_list vl,
-                                         char *line, int size, int *prefix) {
-    return av_log_format_line2(avcl, level, fmt, vl, line, size, prefix);
-}
+/* Log routing: Swift cannot take FFmpeg's va_list callback, so the C side formats each line
+   and hands the finished text to `sink` (NULL restores FFmpeg's default stderr logger). */
+typedef void (*aether_log_sink)(int level, const char *line);
+void aether_set_log_sink(aether_log_sink sink);
 #endif

@@ -1,0 +1,51 @@
+import CFFmpeg
+import Foundation
+import Synchronization
+
+/// Routes libav* diagnostics: never to the terminal (it belongs to the picture), to a log file when
+/// one is given, each line prefixed with its component (`[matroska]`, `[h264]`) like mpv's `[ao/alsa]`.
+public enum FFmpegLog {
+    /// A `FILE*` is only touched under the mutex, so handing it across threads is safe.
+    private struct LogFile: @unchecked Sendable { let handle: UnsafeMutablePointer<FILE> }
+    private static let sink = Mutex<LogFile?>(nil)
+
+    /// Sends FFmpeg's log lines at `level` (an `AV_LOG_*` value) or more severe to `path`;
+    /// with no path, FFmpeg is silenced. Call once at start-up.
+    public static func configure(path: String?, level: Int32 = AV_LOG_INFO) throws {
+        var file: LogFile? = nil
+        if let path {
+            guard let f = fopen(path, "a") else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            setvbuf(f, nil, _IOLBF, 0)
+            file = LogFile(handle: f)
+        }
+        let previous = sink.withLock { old -> LogFile? in
+            let was = old
+            old = file
+            return was
+        }
+        if let previous { fclose(previous.handle) }
+        av_log_set_level(file == nil ? AV_LOG_QUIET : level)
+        aether_set_log_sink(file == nil ? nil : logSink)
+    }
+
+    /// Writes one line of our own to the log file, if there is one.
+    public static func write(_ component: String, _ message: String) {
+        sink.withLock { file in
+            guard let file else { return }
+            fputs("[\(component)] \(message)\n", file.handle)
+        }
+    }
+
+    fileprivate static func emit(_ line: UnsafePointer<CChar>) {
+        sink.withLock { file in
+            guard let file else { return }
+            fputs(line, file.handle)
+        }
+    }
+}
+
+private let logSink: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void = { _, line in
+    if let line { FFmpegLog.emit(line) }
+}

@@ -1,0 +1,31 @@
+import AetherEngine
+import ArgumentParser
+import Foundation
+
+@main
+struct AetherTUICommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "aether-tui",
+        abstract: "A terminal media player: video as sixel or half-block cells, sound through ALSA.",
+        version: "0.1.0",
+        subcommands: [Probe.self],
+        defaultSubcommand: Probe.self)
+}
+
+/// Prints `aether-tui: message` on stderr and returns the exit code to throw.
+func fail(_ message: String, code: Int32 = 1) -> ExitCode {
+    FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(message))\n".utf8))
+    return ExitCode(code)
+}
+
+/// Options every subcommand shares.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .customLong("log-file"), help: ArgumentHelp("Write FFmpeg's and the player's diagnostics to this file.", valueName: "path"))
+    var logFile: String?
+
+    func configureLogging() throws {
+        do { try FFmpegLog.configure(path: logFile) } catch {
+            throw fail("cannot open log file '\(logFile ?? "")': \(error.localizedDescription)")
+        }
+    }
+}
