@@ -8,8 +8,8 @@ struct AetherTUICommand: ParsableCommand {
         commandName: "aether-tui",
         abstract: "A terminal media player: video as sixel or half-block cells, sound through ALSA.",
         version: "0.1.0",
-        subcommands: [Probe.self],
-        defaultSubcommand: Probe.self)
+        subcommands: [Play.self, Probe.self],
+        defaultSubcommand: Play.self)
 }
 
 /// Prints `aether-tui: message` on stderr and returns the exit code to throw.

@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// Owns an `AVFrame`; freed exactly once.
-public final class Frame {
+public final class Frame: @unchecked Sendable {  // handed from thread to thread, one owner at a time
     let pointer: UnsafeMutablePointer<AVFrame>
 
     public init() throws(FFmpegError) {

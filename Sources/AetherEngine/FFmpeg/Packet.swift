@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// Owns an `AVPacket`; freed exactly once.
-public final class Packet {
+public final class Packet: @unchecked Sendable {  // handed from thread to thread, one owner at a time
     let pointer: UnsafeMutablePointer<AVPacket>
 
     public init() throws(FFmpegError) {

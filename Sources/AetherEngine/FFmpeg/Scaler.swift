@@ -11,6 +11,19 @@ public final class Scaler {
 
     deinit { sws_freeContext(context) }
 
+    /// Uses the frame's own matrix and range for YUV→RGB (libswscale defaults to BT.601 limited,
+    /// which tints HD sources). The corresponding C function is `sws_setColorspaceDetails`.
+    private static func applyColorspace(_ context: OpaquePointer, from frame: UnsafeMutablePointer<AVFrame>) {
+        var space = frame.pointee.colorspace
+        if space == AVCOL_SPC_UNSPECIFIED || space == AVCOL_SPC_RGB {
+            space = frame.pointee.height >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M
+        }
+        let fullRange: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+        guard let coefficients = sws_getCoefficients(Int32(space.rawValue)) else { return }
+        let table = sws_getCoefficients(Int32(SWS_CS_DEFAULT))
+        sws_setColorspaceDetails(context, coefficients, fullRange, table, 1, 0, 1 << 16, 1 << 16)
+    }
+
     /// Scales `frame` into `destination` (tightly packed, `bytesPerPixel` × width × height).
     /// The corresponding C functions are `sws_getCachedContext` and `sws_scale`.
     public func scale(_ frame: Frame, width: Int, height: Int, format: AVPixelFormat,
@@ -23,6 +36,7 @@ public final class Scaler {
                                            AVPixelFormat(src.pointee.format), Int32(width), Int32(height),
                                            format, flags, nil, nil, nil)
             key = newKey
+            if let context { Scaler.applyColorspace(context, from: src) }
         }
         guard let context else {
             throw FFmpegError(function: "sws_getCachedContext", message: "unsupported conversion")

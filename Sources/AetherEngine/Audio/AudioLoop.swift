@@ -1,0 +1,153 @@
+import Foundation
+
+extension PlaybackSession {
+    /// The audio thread: decodes, trims to the seek landing point and the --length end, applies
+    /// volume, writes to the sink (which paces this thread in real time), and after each write
+    /// re-anchors the master clock from the device: heard = written end − delay.
+    func audioLoop() {
+        guard let sink else { return }
+        var mySerial = -1
+        var sinkPaused = false
+        var writtenEnd: Double? = nil
+        var landedWait = 0.0
+        while !isStopped {
+            let c = control.withLock { $0 }
+            guard c.audioStreamIndex != nil else { Thread.sleep(forTimeInterval: 0.05); continue }
+            if c.paused, c.state != .seeking {
+                if !sinkPaused, c.serial == mySerial {
+                    sink.setPaused(true)
+                    sinkPaused = true
+                    if let writtenEnd { clock.set(media: heard(writtenEnd, sink, c.rate)) }
+                }
+                Thread.sleep(forTimeInterval: 0.01)
+                continue
+            }
+            if sinkPaused {
+                sink.setPaused(false)
+                sinkPaused = false
+            }
+            if let decoder = audioDecoder, decoder.rate != c.rate {
+                decoder.setRate(c.rate)
+                sink.reset()
+                writtenEnd = nil
+            }
+            guard let item = audioQueue.pop(timeout: 0.05) else { continue }
+            guard item.serial == c.serial else { continue }
+            if item.serial != mySerial {
+                mySerial = item.serial
+                sink.reset()
+                writtenEnd = nil
+                landedWait = 0
+                if let wanted = c.audioStreamIndex, audioDecoder?.streamIndex != wanted {
+                    switchDecoder(to: wanted, sink: sink)
+                }
+                audioDecoder?.flush()
+            }
+            guard let decoder = audioDecoder else { continue }
+            let chunks: [AudioChunk]
+            var isEnd = false
+            do {
+                switch item {
+                case .item(let packet, _): chunks = try decoder.decode(packet)
+                case .end: chunks = (try? decoder.decode(nil)) ?? []; isEnd = true
+                }
+            } catch {
+                FFmpegLog.write("ad", "decode error: \(error)")
+                continue
+            }
+            for var chunk in chunks {
+                // Keyframe seek with video: wait until the video says where playback lands.
+                var landed = control.withLock { $0.serial == mySerial ? $0.landed : nil }
+                while landed == nil, !isStopped, control.withLock({ $0.serial == mySerial }) {
+                    Thread.sleep(forTimeInterval: 0.005)
+                    landedWait += 0.005
+                    if landedWait > 2 {  // no video frame came: the audio decides
+                        control.withLock { if $0.serial == mySerial, $0.landed == nil { $0.landed = chunk.pts } }
+                    }
+                    landed = control.withLock { $0.serial == mySerial ? $0.landed : nil }
+                }
+                guard let start = landed, control.withLock({ $0.serial == mySerial }) else { break }
+                guard trim(&chunk, from: start, to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
+                let (volume, muted, clockSerial) = control.withLock { ($0.volume, $0.muted, $0.clockSerial) }
+                applyVolume(&chunk.samples, volume: muted ? 0 : volume)
+                do {
+                    try chunk.samples.withUnsafeBufferPointer { try sink.write($0) }
+                } catch {
+                    warn("audio output failed (\(error)); continuing without sound")
+                    control.withLock { $0.audioStreamIndex = nil }
+                    return
+                }
+                writtenEnd = chunk.pts + chunk.mediaDuration
+                let heardNow = heard(writtenEnd ?? chunk.pts, sink, decoder.rate)
+                if !clock.isArmed {
+                    clock.arm(at: heardNow, source: sink.isClockSource ? .audio : .system, serial: clockSerial)
+                    if videoDecoder == nil { markLanded(serial: mySerial) }
+                } else {
+                    clock.correct(heard: heardNow, serial: clockSerial)
+                }
+            }
+            if isEnd, control.withLock({ $0.serial == mySerial }) {
+                sink.drain()
+                control.withLock { if $0.serial == mySerial { $0.audioEnded = true } }
+                checkEnded()
+            }
+        }
+    }
+
+    /// Media time being heard now: what was written, less what the device still holds.
+    private func heard(_ writtenEnd: Double, _ sink: AudioSink, _ rate: Double) -> Double {
+        writtenEnd - Double(sink.delayFrames()) / Double(sink.format.sampleRate) * rate
+    }
+
+    /// Audio-only sources land when their first samples are written.
+    private func markLanded(serial: Int) {
+        control.withLock { c in
+            if c.serial == serial, c.state == .seeking || c.state == .loading {
+                c.state = c.paused ? .paused : .playing
+            }
+        }
+    }
+
+    private func switchDecoder(to index: Int, sink: AudioSink) {
+        guard let stream = format.stream(index) else { return }
+        do {
+            let decoder = try AudioDecoder(stream: stream, index: index, output: sink.format)
+            decoder.setRate(control.withLock { $0.rate })
+            audioDecoder = decoder
+            decoderNames.withLock { $0.audio = decoder.decoderName }
+        } catch {
+            warn("cannot decode audio stream #\(index): \(error.message)")
+        }
+    }
+
+    /// Drops samples before `start` and after `end`; false when nothing is left.
+    private func trim(_ chunk: inout AudioChunk, from start: Double, to end: Double?, channels: Int, rate: Int) -> Bool {
+        let secondsPerFrame = chunk.mediaDuration / Double(max(1, chunk.samples.count / channels))
+        guard secondsPerFrame > 0 else { return false }
+        if chunk.pts + chunk.mediaDuration <= start { return false }
+        if chunk.pts < start {
+            let drop = min(chunk.samples.count / channels, Int(((start - chunk.pts) / secondsPerFrame).rounded()))
+            chunk.samples.removeFirst(drop * channels)
+            chunk.pts += Double(drop) * secondsPerFrame
+            chunk.mediaDuration -= Double(drop) * secondsPerFrame
+        }
+        if let end, chunk.pts + chunk.mediaDuration > end {
+            let keep = max(0, Int(((end - chunk.pts) / secondsPerFrame).rounded()))
+            chunk.samples.removeLast(chunk.samples.count - min(chunk.samples.count, keep * channels))
+            chunk.mediaDuration = Double(keep) * secondsPerFrame
+        }
+        return !chunk.samples.isEmpty
+    }
+
+    /// Software volume, 0–130 %, with clipping.
+    func applyVolume(_ samples: inout [Int16], volume: Double) {
+        guard volume != 100 else { return }
+        let gain = Int32((volume / 100 * 4096).rounded())
+        samples.withUnsafeMutableBufferPointer { buf in
+            for i in buf.indices {
+                let v = (Int32(buf[i]) * gain) >> 12
+                buf[i] = Int16(clamping: v)
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// Interleaved signed 16-bit PCM as the device takes it.
+public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
+    public var sampleRate: Int
+    public var channels: Int
+    public var bytesPerFrame: Int { channels * 2 }
+    public var description: String { "\(sampleRate) Hz s16 \(channels) ch" }
+    public init(sampleRate: Int, channels: Int) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+}
+
+/// A push-based audio output (mpv's `ao` contract).
+///
+/// Every method is called from the engine's audio thread only, except `delayFrames()`, which
+/// the audio thread also uses to re-anchor the master clock after each write.
+/// - `write` blocks until every frame has been accepted by the device (this is what paces the
+///   audio thread in real time). It never starts playback early: the first write starts it.
+/// - `setPaused(true)` freezes output, keeping what is queued when the device can.
+/// - `reset()` drops everything queued (seek, rate change, track switch).
+/// - `drain()` blocks until everything queued has been heard (end of file).
+public protocol AudioSink: AnyObject {
+    /// `alsa:default`, `alsa:pulse`, `null`.
+    var name: String { get }
+    /// The format the device accepted (may differ from what was asked).
+    var format: AudioFormat { get }
+    /// True when the device paces in real time and its delay is a usable clock.
+    var isClockSource: Bool { get }
+    func write(_ samples: UnsafeBufferPointer<Int16>) throws
+    /// Frames written but not yet heard.
+    func delayFrames() -> Int
+    func setPaused(_ paused: Bool)
+    func reset()
+    func drain()
+}
+
+/// An error from ALSA carrying the failing call and `snd_strerror`'s text.
+public struct ALSAError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let function: String
+    public let message: String
+    public var description: String { "\(function): \(message)" }
+}

@@ -1,0 +1,23 @@
+/// Every threshold the clock and presenter use, in one place tests can vary (ffplay's
+/// `AV_SYNC_THRESHOLD_*`, AetherEngine's lookahead constants).
+public struct SyncPolicy: Sendable {
+    /// A frame later than this many frame intervals behind the clock is dropped (counted late).
+    public var lateDropIntervals = 1.0
+    /// The decoder drops frames already this far behind the clock before queueing them (counted early).
+    public var earlyDropSeconds = 0.25
+    /// An audio-device reading further than this from the interpolated clock re-anchors it hard;
+    /// closer readings are slewed in, so the clock stays smooth between ALSA period updates.
+    public var hardResyncSeconds = 0.05
+    /// Fraction of the measured error folded into the clock at each audio write.
+    public var slewFactor = 0.1
+    /// Longest the presenter sleeps before looking again (keeps pause/seek responsive).
+    public var maxWaitSeconds = 0.01
+    /// Decoded frames held ahead of the presenter.
+    public var frameQueueCapacity = 4
+    /// Demuxed seconds buffered ahead (per stream queue), and a byte cap.
+    public var packetQueueSeconds = 4.0
+    public var packetQueueBytes = 32 << 20
+
+    public init() {}
+    public static let standard = SyncPolicy()
+}

@@ -1,0 +1,116 @@
+import CFFmpeg
+
+/// A run of device-ready samples and the media time it starts at.
+struct AudioChunk {
+    /// Media seconds of the first sample.
+    var pts: Double
+    /// Interleaved s16 at the device format.
+    var samples: [Int16]
+    /// Media seconds this chunk covers (output duration × speed).
+    var mediaDuration: Double
+}
+
+/// Decodes one audio stream and converts it for the sink: optional `atempo` (speed with pitch
+/// kept), then libswresample to the device's rate, channels (downmix) and s16.
+/// Time stamps are gapless: anchor + samples emitted, re-anchored only when the container's
+/// timestamp disagrees by more than `reanchorThreshold` (AetherEngine's AudioClockAnchor).
+final class AudioDecoder {
+    static let reanchorThreshold = 0.1
+
+    let codec: CodecContext
+    let streamIndex: Int
+    let timeBase: AVRational
+    let output: AudioFormat
+    private let resampler: Resampler
+    private var tempo: FilterGraph?
+    private var tempoRate = 1.0
+    private(set) var rate = 1.0
+    private let frame: Frame
+    private let tempoFrame: Frame
+    private var nextPTS: Double?
+    private var buffer: [UInt8] = []
+
+    init(stream: UnsafeMutablePointer<AVStream>, index: Int, output: AudioFormat) throws(FFmpegError) {
+        guard let par = stream.pointee.codecpar else {
+            throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
+        }
+        codec = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
+        streamIndex = index
+        timeBase = stream.pointee.time_base
+        self.output = output
+        resampler = Resampler(outputRate: output.sampleRate, outputChannels: output.channels)
+        frame = try Frame()
+        tempoFrame = try Frame()
+    }
+
+    var decoderName: String { codec.decoderName }
+
+    func flush() {
+        codec.flush()
+        tempo = nil
+        nextPTS = nil
+    }
+
+    /// Speed from the next frame on (0.25–4); pitch is kept by atempo.
+    func setRate(_ rate: Double) {
+        guard rate != self.rate else { return }
+        self.rate = rate
+        tempo = nil
+        nextPTS = nil
+    }
+
+    /// `atempo` accepts 0.5–2 per instance in older FFmpeg: chain instances for the rest.
+    static func atempoChain(_ rate: Double) -> String {
+        var remaining = rate
+        var parts: [String] = []
+        while remaining > 2.0 { parts.append("atempo=2.0"); remaining /= 2 }
+        while remaining < 0.5 { parts.append("atempo=0.5"); remaining /= 0.5 }
+        parts.append("atempo=\(remaining)")
+        return parts.joined(separator: ",")
+    }
+
+    /// Sends `packet` (nil = drain) and returns converted chunks.
+    func decode(_ packet: Packet?) throws -> [AudioChunk] {
+        var chunks: [AudioChunk] = []
+        var pending = true
+        while pending {
+            pending = try codec.send(packet) == .full
+            while try codec.receive(into: frame) {
+                defer { frame.unref() }
+                if let chunk = try convert(frame) { chunks.append(chunk) }
+            }
+        }
+        return chunks
+    }
+
+    private func convert(_ decoded: Frame) throws -> AudioChunk? {
+        let rate = Double(max(1, decoded.pointer.pointee.sample_rate))
+        let framePTS = decoded.pts.map { Double($0) * Double(timeBase.num) / Double(max(1, timeBase.den)) }
+        var start = nextPTS ?? framePTS ?? 0
+        if let framePTS, abs(framePTS - start) > AudioDecoder.reanchorThreshold { start = framePTS }
+        let inputDuration = Double(decoded.sampleCount) / rate
+        nextPTS = start + inputDuration
+
+        buffer.removeAll(keepingCapacity: true)
+        if self.rate != 1 {
+            if tempo == nil || tempoRate != self.rate {
+                tempo = try FilterGraph(audio: AudioDecoder.atempoChain(self.rate), like: decoded)
+                tempoRate = self.rate
+            }
+            guard let tempo else { return nil }
+            try tempo.push(decoded)
+            while try tempo.pull(into: tempoFrame) {
+                defer { tempoFrame.unref() }
+                try resampler.convert(tempoFrame, appendingTo: &buffer)
+            }
+        } else {
+            try resampler.convert(decoded, appendingTo: &buffer)
+        }
+        let count = buffer.count / 2
+        guard count > 0 else { return nil }
+        let samples = buffer.withUnsafeBytes { Array($0.bindMemory(to: Int16.self).prefix(count)) }
+        let outFrames = Double(count / output.channels)
+        return AudioChunk(pts: start, samples: samples,
+                          mediaDuration: outFrames / Double(output.sampleRate) * self.rate)
+    }
+}

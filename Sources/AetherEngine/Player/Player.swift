@@ -1,0 +1,206 @@
+import Foundation
+import Synchronization
+
+/// The engine's public face: load a source, control transport, read state and telemetry.
+/// No terminal knowledge; a host (the TUI, the headless CLI, a test) drives it.
+///
+/// Thread-safe. Frames are delivered to `setFrameHandler`'s closure on the engine's present thread.
+public final class Player: @unchecked Sendable {  // the session reference is guarded by `lock`
+    private let lock = NSLock()
+    private var session: PlaybackSession?
+    private var loadError: String?
+
+    public init() {}
+
+    deinit { session?.stop() }
+
+    private var current: PlaybackSession? { lock.withLock { session } }
+
+    // MARK: loading
+
+    /// Opens `url`, picks tracks, opens decoders and the audio device, and positions at
+    /// `options.start`. Playback starts paused; call `play()`.
+    public func load(url: String, options: PlayerOptions = PlayerOptions()) throws {
+        stop()
+        do {
+            let s = try PlaybackSession(url: url, options: options)
+            lock.withLock { session = s; loadError = nil }
+            s.start()
+        } catch {
+            lock.withLock { loadError = "\(error)" }
+            throw error
+        }
+    }
+
+    /// Stops playback and releases the source (threads joined, C resources freed).
+    public func stop() {
+        let s = lock.withLock { () -> PlaybackSession? in
+            defer { session = nil }
+            return session
+        }
+        s?.stop()
+    }
+
+    // MARK: transport
+
+    public func play() { setPaused(false) }
+    public func pause() { setPaused(true) }
+    public func togglePause() { setPaused(!(current?.control.withLock { $0.paused } ?? true)) }
+
+    private func setPaused(_ paused: Bool) {
+        guard let s = current else { return }
+        let resync = s.control.withLock { c -> Bool in
+            guard c.state != .ended || paused else { return false }
+            c.paused = paused
+            if c.state == .playing || c.state == .paused { c.state = paused ? .paused : .playing }
+            defer { if !paused { c.steppedWhilePaused = false } }
+            return !paused && c.steppedWhilePaused
+        }
+        s.clock.setPaused(paused)
+        // Frame steps moved the picture away from the audio: realign both at the picture.
+        if resync { s.requestSeek(to: s.clock.time, mode: .exact) }
+    }
+
+    /// Seeks to `seconds` (clamped to the media). Works while paused (the new frame is shown).
+    public func seek(to seconds: Double, mode: SeekMode = .exact) {
+        current?.requestSeek(to: seconds, mode: mode)
+    }
+
+    /// Seeks relative to the current position.
+    public func seek(by seconds: Double, mode: SeekMode = .keyframe) {
+        guard let s = current else { return }
+        let now = s.control.withLock { $0.pendingSeek?.target } ?? currentTime
+        s.requestSeek(to: now + seconds, mode: mode)
+    }
+
+    /// Shows the next frame and pauses (mpv `.`).
+    public func step() {
+        guard let s = current else { return }
+        pause()
+        s.control.withLock { $0.stepRequests += 1 }
+    }
+
+    /// Shows the previous frame and pauses (mpv `,`): an exact seek one frame back.
+    public func stepBack() {
+        guard let s = current else { return }
+        pause()
+        let interval = s.videoDecoder?.frameInterval ?? 0.04
+        let shown = s.control.withLock { $0.lastPresentedPTS } ?? currentTime
+        s.requestSeek(to: max(0, shown - interval), mode: .exact)
+    }
+
+    /// Playback speed, clamped to 0.25–4; audio keeps its pitch.
+    public func setRate(_ rate: Double) {
+        guard let s = current else { return }
+        let r = min(4, max(0.25, rate))
+        s.control.withLock { $0.rate = r }
+        s.clock.setRate(r)
+    }
+
+    /// Volume in percent, clamped to 0–130.
+    public func setVolume(_ volume: Double) {
+        current?.control.withLock { $0.volume = min(130, max(0, volume)) }
+    }
+
+    public func setMuted(_ muted: Bool) { current?.control.withLock { $0.muted = muted } }
+
+    /// Switches to `MediaInfo.audio[track]` mid-playback (nil = no audio), keeping the position.
+    public func selectAudioTrack(_ track: Int?) {
+        guard let s = current, s.sink != nil else { return }
+        let index = track.flatMap { s.info.audio.indices.contains($0) ? s.info.audio[$0].index : nil }
+        let changed = s.control.withLock { c -> Bool in
+            guard c.audioStreamIndex != index else { return false }
+            c.audioStreamIndex = index
+            return true
+        }
+        if changed { s.requestSeek(to: currentTime, mode: .exact) }
+    }
+
+    /// Selects subtitle track `id` (see `subtitleTracks`), nil = off.
+    public func selectSubtitleTrack(_ id: Int?) { current?.subtitles.select(id) }
+
+    /// Adds a subtitle file as a track; returns its id.
+    @discardableResult
+    public func addSubtitleFile(_ path: String) -> Int? { current?.subtitles.addSidecar(path: path) }
+
+    /// Asks for frames scaled to `size` (nil = no pixels, timing only). Takes effect at the next frame.
+    public func setRenderSize(_ size: PixelSize?) { current?.renderSize.withLock { $0 = size } }
+
+    /// Receives every presented frame on the present thread.
+    public func setFrameHandler(_ handler: (@Sendable (VideoFrame) -> Void)?) {
+        current?.onFrame.withLock { $0 = handler }
+    }
+
+    // MARK: state
+
+    public var state: PlayerState {
+        guard let s = current else { return lock.withLock { loadError } == nil ? .idle : .error }
+        return s.control.withLock { $0.state }
+    }
+
+    public var isPaused: Bool { current?.control.withLock { $0.paused } ?? true }
+
+    /// The clock's media time (seconds).
+    public var currentTime: Double {
+        guard let s = current else { return 0 }
+        let (state, target) = s.control.withLock { ($0.state, $0.pendingSeek?.target) }
+        if let target { return target }
+        if state == .ended, let end = s.endTime ?? s.info.duration { return end }
+        return s.clock.time
+    }
+
+    public var duration: Double? { current?.info.duration }
+    public var mediaInfo: MediaInfo? { current?.info }
+    public var rate: Double { current?.control.withLock { $0.rate } ?? 1 }
+    public var volume: Double { current?.control.withLock { $0.volume } ?? 100 }
+    public var isMuted: Bool { current?.control.withLock { $0.muted } ?? false }
+    public var videoFormat: VideoFormat? { current?.info.primaryVideo?.format }
+
+    /// Position in `MediaInfo.audio` of the playing track, nil when silent.
+    public var activeAudioTrack: Int? {
+        guard let s = current else { return nil }
+        let index = s.control.withLock { $0.audioStreamIndex }
+        return s.info.audio.firstIndex { $0.index == index }
+    }
+
+    public var subtitleTracks: [SubtitleTrackInfo] { current?.subtitles.tracks ?? [] }
+    public var activeSubtitleTrack: Int? { current?.subtitles.selectedTrack }
+    /// Cues of the selected subtitle track showing at `time`.
+    public func subtitleCues(at time: Double) -> [SubtitleCue] { current?.subtitles.active(at: time) ?? [] }
+    public var subtitleStore: SubtitleStore? { current?.subtitles }
+
+    /// Problems that did not stop playback (audio device fell back, a track failed).
+    public var warnings: [String] { current?.warnings.withLock { $0 } ?? [] }
+
+    /// Set when playback ended before the media did (truncated file, read error).
+    public var endedEarlyMessage: String? { current?.control.withLock { $0.endedEarlyMessage } }
+
+    /// Statistics over every frame presented so far (for summaries).
+    public var gapStatistics: GapStatistics { current?.telemetry.allGaps ?? GapStatistics([]) }
+
+    /// The 1 Hz telemetry view. `advance` starts a new interval for the instant rates (call it
+    /// once a second from one place); other readers pass false.
+    public func telemetry(advance: Bool = true) -> TelemetrySnapshot {
+        var t = TelemetrySnapshot()
+        guard let s = current else { return t }
+        s.telemetry.fill(&t, advance: advance)
+        let c = s.control.withLock { $0 }
+        t.state = c.state.rawValue
+        t.position = currentTime
+        t.bufferedSeconds = max(0, c.demuxedUntil - s.clock.time)
+        t.bufferedFrames = s.frameQueue.count
+        t.clockSource = s.clock.isArmed ? s.clock.source.rawValue : "unarmed"
+        t.audioDevice = c.audioStreamIndex == nil ? "none" : (s.sink?.name ?? "none")
+        t.audioFormat = c.audioStreamIndex == nil ? "" : (s.sink?.format.description ?? "")
+        let names = s.decoderNames.withLock { $0 }
+        t.videoDecoder = names.video
+        t.audioDecoder = c.audioStreamIndex == nil ? "" : names.audio
+        t.deinterlacing = names.deinterlacing
+        t.toneMapping = (s.info.primaryVideo?.format.isHDR ?? false) && s.renderSize.withLock { $0 != nil }
+        t.rate = c.rate
+        t.volume = c.volume
+        t.muted = c.muted
+        t.audioXruns = (s.sink as? ALSASink)?.xruns ?? 0
+        return t
+    }
+}

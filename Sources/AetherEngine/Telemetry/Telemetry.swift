@@ -1,0 +1,136 @@
+import Foundation
+import Synchronization
+
+/// The engine's 1 Hz view of itself (AetherEngine's LiveTelemetry plus the `[SWDiag]` fields).
+public struct TelemetrySnapshot: Codable, Sendable, Equatable {
+    public var position: Double = 0
+    public var state: String = "idle"
+    /// Bits per second demuxed over the last interval, and since playback started.
+    public var instantBitrate: Double = 0
+    public var averageBitrate: Double = 0
+    /// Seconds of demuxed media ahead of the clock, and decoded frames waiting.
+    public var bufferedSeconds: Double = 0
+    public var bufferedFrames: Int = 0
+    public var framesDecoded: Int = 0
+    public var framesPresented: Int = 0
+    public var framesDroppedLate: Int = 0
+    public var framesDroppedEarly: Int = 0
+    public var framesDropped: Int { framesDroppedLate + framesDroppedEarly }
+    /// Frames presented per wall second over the last interval.
+    public var observedFPS: Double = 0
+    /// Presented pts minus clock when the frame was out, in milliseconds (last, mean, p95 over
+    /// the last `Telemetry.gapWindow` frames).
+    public var avGapLastMs: Double = 0
+    public var avGapMeanMs: Double = 0
+    public var avGapP95Ms: Double = 0
+    public var decodeMsPerFrame: Double = 0
+    public var clockSource: String = "system"
+    public var audioDevice: String = ""
+    public var audioFormat: String = ""
+    public var videoDecoder: String = ""
+    public var audioDecoder: String = ""
+    public var rate: Double = 1
+    public var volume: Double = 100
+    public var muted = false
+    public var deinterlacing = false
+    public var toneMapping = false
+    public var audioXruns = 0
+
+    enum CodingKeys: String, CodingKey {
+        case position, state, instantBitrate, averageBitrate, bufferedSeconds, bufferedFrames
+        case framesDecoded, framesPresented, framesDroppedLate, framesDroppedEarly, observedFPS
+        case avGapLastMs, avGapMeanMs, avGapP95Ms, decodeMsPerFrame, clockSource, audioDevice
+        case audioFormat, videoDecoder, audioDecoder, rate, volume, muted, deinterlacing, toneMapping, audioXruns
+    }
+}
+
+/// Counters the engine threads bump; `sample()` turns them into a snapshot with per-interval rates.
+final class Telemetry: Sendable {
+    static let gapWindow = 240
+
+    struct Counters {
+        var bytesRead = 0
+        var framesDecoded = 0
+        var framesPresented = 0
+        var droppedLate = 0
+        var droppedEarly = 0
+        var decodeSeconds = 0.0
+        var gaps: [Double] = []          // every presented frame's gap, seconds
+        var lastSampleHost = 0.0
+        var lastSampleBytes = 0
+        var lastSamplePresented = 0
+        var lastSampleDecoded = 0
+        var lastSampleDecodeSeconds = 0.0
+        var startHost = 0.0
+        var decodeMs = 0.0
+        var instantBitrate = 0.0
+        var observedFPS = 0.0
+    }
+
+    let counters = Mutex(Counters())
+
+    init() {
+        let now = MonotonicClock.seconds()
+        counters.withLock { $0.startHost = now; $0.lastSampleHost = now }
+    }
+
+    func addBytes(_ n: Int) { counters.withLock { $0.bytesRead += n } }
+    func decoded(seconds: Double) { counters.withLock { $0.framesDecoded += 1; $0.decodeSeconds += seconds } }
+    func droppedEarly() { counters.withLock { $0.droppedEarly += 1 } }
+    func droppedLate() { counters.withLock { $0.droppedLate += 1 } }
+    func presented(gap: Double) {
+        counters.withLock { $0.framesPresented += 1; $0.gaps.append(gap) }
+    }
+
+    /// Fills the counter-derived fields of `snapshot`; advances the interval when `advance`.
+    func fill(_ snapshot: inout TelemetrySnapshot, advance: Bool) {
+        let now = MonotonicClock.seconds()
+        counters.withLock { c in
+            let dt = now - c.lastSampleHost
+            if advance, dt >= 0.2 {
+                c.instantBitrate = Double(c.bytesRead - c.lastSampleBytes) * 8 / dt
+                c.observedFPS = Double(c.framesPresented - c.lastSamplePresented) / dt
+                let frames = c.framesDecoded - c.lastSampleDecoded
+                c.decodeMs = frames > 0 ? (c.decodeSeconds - c.lastSampleDecodeSeconds) * 1000 / Double(frames) : c.decodeMs
+                c.lastSampleHost = now
+                c.lastSampleBytes = c.bytesRead
+                c.lastSamplePresented = c.framesPresented
+                c.lastSampleDecoded = c.framesDecoded
+                c.lastSampleDecodeSeconds = c.decodeSeconds
+            }
+            snapshot.instantBitrate = c.instantBitrate
+            snapshot.observedFPS = c.observedFPS
+            snapshot.decodeMsPerFrame = c.decodeMs
+            let elapsed = now - c.startHost
+            snapshot.averageBitrate = elapsed > 0 ? Double(c.bytesRead) * 8 / elapsed : 0
+            snapshot.framesDecoded = c.framesDecoded
+            snapshot.framesPresented = c.framesPresented
+            snapshot.framesDroppedLate = c.droppedLate
+            snapshot.framesDroppedEarly = c.droppedEarly
+            let window = c.gaps.suffix(Telemetry.gapWindow)
+            snapshot.avGapLastMs = (c.gaps.last ?? 0) * 1000
+            snapshot.avGapMeanMs = GapStatistics(Array(window)).mean * 1000
+            snapshot.avGapP95Ms = GapStatistics(Array(window)).p95 * 1000
+        }
+    }
+
+    /// Statistics over every presented frame so far.
+    var allGaps: GapStatistics { counters.withLock { GapStatistics($0.gaps) } }
+}
+
+/// Mean, 95th percentile (of absolute values) and maximum of A/V gaps.
+public struct GapStatistics: Sendable, Codable, Equatable {
+    public let count: Int
+    public let mean: Double
+    public let p95: Double
+    public let max: Double
+
+    public init(_ gaps: [Double]) {
+        count = gaps.count
+        guard !gaps.isEmpty else { mean = 0; p95 = 0; max = 0; return }
+        mean = gaps.reduce(0, +) / Double(gaps.count)
+        let magnitudes = gaps.map(abs).sorted()
+        p95 = magnitudes[Swift.min(magnitudes.count - 1, Int((Double(magnitudes.count) * 0.95).rounded(.up)) - 1)]
+        max = magnitudes.last ?? 0
+    }
+}

@@ -1,0 +1,118 @@
+import AetherEngine
+import ArgumentParser
+import Foundation
+
+/// Options shared by playback in the TUI and headless (`--vo=null`) modes, named as mpv names them.
+struct PlaybackOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("A media file or a URL libavformat can open.", valueName: "file|url"))
+    var source: String
+
+    @Option(help: ArgumentHelp("Video output: auto, sixel, halfblock, or null (no picture, headless).", valueName: "auto|sixel|halfblock|null"))
+    var vo: String = "auto"
+
+    @Option(help: ArgumentHelp("Audio output: alsa or null (silent, still paced in real time).", valueName: "alsa|null"))
+    var ao: String = "alsa"
+
+    @Option(name: .customLong("audio-device"), help: ArgumentHelp("ALSA device to play through.", valueName: "name"))
+    var audioDevice: String = "default"
+
+    @Option(help: ArgumentHelp("Start position: seconds, [[hh:]mm:]ss[.ms], or N% of the duration.", valueName: "time"))
+    var start: String?
+
+    @Option(help: ArgumentHelp("Play at most this long from the start position.", valueName: "time"))
+    var length: String?
+
+    @Option(help: ArgumentHelp("Playback speed, 0.25 to 4 (pitch kept).", valueName: "x"))
+    var speed: Double = 1
+
+    @Option(help: ArgumentHelp("Audio track: its number (1 = first audio track), auto, or no.", valueName: "n|auto|no"))
+    var aid: String = "auto"
+
+    @Option(help: ArgumentHelp("Subtitle track: its number (1 = first subtitle track), auto, or no.", valueName: "n|auto|no"))
+    var sid: String = "auto"
+
+    @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"))
+    var subFiles: [String] = []
+
+    @Option(help: ArgumentHelp("Volume in percent, 0 to 130.", valueName: "percent"))
+    var volume: Double = 100
+
+    @Flag(help: "Start muted.")
+    var mute = false
+
+    @Option(name: .customLong("http-header-fields"), help: ArgumentHelp("Extra HTTP headers for network sources, comma-separated 'Field: value' pairs.", valueName: "fields"))
+    var httpHeaderFields: String?
+
+    @Option(name: .customLong("stats-file"), help: ArgumentHelp("Write telemetry as JSON lines at 1 Hz, plus a final summary line.", valueName: "path"))
+    var statsFile: String?
+
+    func validate() throws {
+        guard ["auto", "sixel", "halfblock", "null"].contains(vo) else { throw ValidationError("--vo must be auto, sixel, halfblock or null") }
+        guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
+        guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
+        guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
+        if let start, TimeArgument(start) == nil { throw ValidationError("--start: cannot parse '\(start)' as a time") }
+        if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
+        guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
+        guard trackChoice(sid) != nil else { throw ValidationError("--sid must be a track number, auto or no") }
+    }
+
+    /// nil = invalid; .some(nil) = auto; .some(-1) = no; .some(k) = 0-based track.
+    func trackChoice(_ value: String) -> Int?? {
+        switch value {
+        case "auto": return .some(nil)
+        case "no": return .some(-1)
+        default:
+            guard let n = Int(value), n >= 1 else { return nil }
+            return .some(n - 1)
+        }
+    }
+
+    /// Engine options; `duration` resolves percentages.
+    func playerOptions(duration: Double?) -> PlayerOptions {
+        var o = PlayerOptions()
+        o.start = start.flatMap(TimeArgument.init)?.resolve(duration: duration) ?? 0
+        o.length = length.flatMap(TimeArgument.init)?.resolve(duration: duration)
+        o.speed = speed
+        o.volume = volume
+        o.muted = mute
+        o.audioOutput = ao == "null" ? .null : .alsa(device: audioDevice)
+        switch trackChoice(aid) {
+        case .some(.some(-1)): o.audioEnabled = false
+        case .some(.some(let k)): o.audioTrack = k
+        default: break
+        }
+        switch trackChoice(sid) {
+        case .some(.some(-1)): o.subtitlesEnabled = false
+        case .some(.some(let k)): o.subtitleTrack = k
+        default: break
+        }
+        o.subtitleFiles = subFiles
+        if let fields = httpHeaderFields {
+            for pair in fields.split(separator: ",") {
+                let kv = pair.split(separator: ":", maxSplits: 1)
+                if kv.count == 2 { o.httpHeaders[kv[0].trimmingCharacters(in: .whitespaces)] = kv[1].trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        return o
+    }
+}
+
+struct Play: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play a file or URL (the default command).")
+
+    @OptionGroup var playback: PlaybackOptions
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try common.configureLogging()
+        ALSASink.silenceLibraryErrors()
+        if playback.vo == "null" {
+            let code = try HeadlessPlayback(options: playback).run()
+            if code != 0 { throw ExitCode(code) }
+            return
+        }
+        throw fail("only --vo=null (headless playback) is available in this build")
+    }
+}
