@@ -11,9 +11,10 @@
 # libavcodec and libavutil headers, python3.
 #
 # Output is deterministic for a given ffmpeg build: every ffmpeg run uses
-# -bitexact (no encoder/muxer version strings, no random container UIDs), video
-# encoders run with a fixed thread count, and every synthetic source is a fixed
-# lavfi pattern. Unless noted: video is 320x240 testsrc2, H.264 is libx264
+# -bitexact (no version strings, no random container UIDs), video encoders run
+# with a fixed thread count (one where x264 rate control would otherwise race),
+# VP8 runs at a fixed speed, and every source is a fixed lavfi pattern.
+# Unless noted: video is 320x240 testsrc2, H.264 is libx264
 # ultrafast yuv420p with a keyframe every second (-g = fps, no scene cuts),
 # audio tones come from the `sine` source (peak 1/8, about -18 dBFS).
 #
@@ -52,7 +53,8 @@
 #   vp9-opus.webm              VP9 24 fps 3 s + Opus stereo 48 kHz.
 #   av1-opus.webm              AV1 24 fps 2 s (libsvtav1 preset 12; libaom-av1
 #                              cpu-used 8 if SVT is missing) + Opus stereo.
-#   vp8-vorbis.webm            VP8 24 fps 3 s + Vorbis stereo 48 kHz.
+#   vp8-vorbis.webm            VP8 24 fps 3 s (realtime, fixed speed 8) +
+#                              Vorbis stereo 48 kHz.
 #   mpeg2-interlaced-mp2.ts    MPEG-TS: MPEG-2 video 720x576 25 fps,
 #                              interlaced top field first (field_order tt),
 #                              3 s + MP2 stereo 48 kHz (deinterlacer tests).
@@ -93,10 +95,13 @@
 #       same cues as dvdsub.mkv, each followed by an empty clearing page.
 #
 # Picture and timing
-#   h264-720p.mkv   H.264 1280x720 24 fps 12 s (ABR 1.2 Mbit/s) + AAC stereo;
-#                   playback timing / frame drop tests.
-#   h264-1080p.mkv  H.264 1920x1080 24 fps 10 s (ABR 3 Mbit/s) + AAC stereo;
-#                   decode/scale benchmarks.
+#   h264-720p.mkv   H.264 1280x720 24 fps 12 s + AAC stereo; playback timing
+#                   and frame-drop tests.
+#   h264-1080p.mkv  H.264 1920x1080 24 fps 10 s + AAC stereo; decode/scale
+#                   benchmarks.
+#                   Both are CRF 28 capped by -maxrate (1.2 / 3 Mbit/s):
+#                   testsrc2's noise patch makes plain ultrafast CRF 28 files
+#                   7 MB (720p) and 10+ MB (1080p).
 #   solid-red.mkv   H.264 320x240 24 fps 2 s of colour #FF0000 (color source),
 #                   yuv420p, untagged (BT.601 limited), no audio; renderer
 #                   colour checks.
@@ -267,7 +272,7 @@ EOF
         -f lavfi -i sine=f=660:r=48000:d=4 \
         -i "$srt" -i "$ass" -i "$meta" \
         -map 0:v -map 1:a -map 2:a -map 3:s -map 4:s \
-        -map_metadata -1 -map_chapters 5 \
+        -map_chapters 5 \
         "${x264_24[@]}" -crf 30 "${aac[@]}" -c:s:0 srt -c:s:1 ass \
         -metadata title="$title" \
         -metadata:s:a:0 language=eng -metadata:s:a:0 title="English Stereo" \
@@ -341,10 +346,12 @@ gen_av1_webm() {
 }
 
 gen_vp8_webm() {
+    # A negative cpu-used fixes VP8's realtime speed at 8; a positive one lets
+    # libvpx adapt speed to wall-clock time, so output varies run to run.
     "${ff[@]}" \
         -f lavfi -i testsrc2=s=320x240:r=24:d=3 \
         -f lavfi -i sine=f=440:r=48000:d=3 \
-        -c:v libvpx -deadline realtime -cpu-used 8 -b:v 300k -g 24 "${vthreads[@]}" \
+        -c:v libvpx -deadline realtime -cpu-used -8 -b:v 300k -g 24 "${vthreads[@]}" \
         -c:a libvorbis -q:a 3 -ar 48000 -ac 2 \
         "${bitexact[@]}" "$1"
 }
@@ -470,11 +477,15 @@ gen_dvbsub_ts() {
         "${bitexact[@]}" "$1"
 }
 
+# x264 with VBV (-maxrate) and more than one thread is not deterministic, so
+# the two capped files are encoded single-threaded (about 3 s for 1080p).
+x264_capped=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 24 -keyint_min 24 -sc_threshold 0 -threads:v 1)
+
 gen_720p() {
     "${ff[@]}" \
         -f lavfi -i testsrc2=s=1280x720:r=24:d=12 \
         -f lavfi -i sine=f=440:r=48000:d=12 \
-        "${x264_24[@]}" -b:v 1200k -maxrate 1200k -bufsize 2400k "${aac[@]}" \
+        "${x264_capped[@]}" -crf 28 -maxrate 1200k -bufsize 2400k "${aac[@]}" \
         "${bitexact[@]}" "$1"
 }
 
@@ -482,7 +493,7 @@ gen_1080p() {
     "${ff[@]}" \
         -f lavfi -i testsrc2=s=1920x1080:r=24:d=10 \
         -f lavfi -i sine=f=440:r=48000:d=10 \
-        "${x264_24[@]}" -b:v 3M -maxrate 3M -bufsize 6M "${aac[@]}" \
+        "${x264_capped[@]}" -crf 28 -maxrate 3M -bufsize 6M "${aac[@]}" \
         "${bitexact[@]}" "$1"
 }
 
