@@ -170,6 +170,16 @@ x264_24=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 24 -keyint_min 24 -s
 x264_25=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 25 -keyint_min 25 -sc_threshold 0 "${vthreads[@]}")
 aac=(-c:a aac -b:a 96k -ar 48000 -ac 2)
 
+# aac_track PATH FREQ SECONDS: AAC-LC stereo 48 kHz sine tone as raw ADTS.
+# Matroska and FLV have no field for the encoder's 1024-sample priming, so
+# muxing straight from the aac encoder (first packet at -21 ms) makes ffmpeg
+# shift every stream by +21 ms: video would start at 0.021 and subtitle cues
+# would land at 0.521 s. Re-muxing ADTS packets (which carry no timestamps)
+# starts every stream at 0; the priming simply plays as 21 ms of near-silence.
+aac_track() {
+    "${ff[@]}" -f lavfi -i "sine=f=$2:r=48000:d=$3" "${aac[@]}" "${bitexact[@]}" -f adts "$1"
+}
+
 # Silences SVT-AV1's banner on stderr (1 = errors only).
 export SVT_LOG=1
 
@@ -244,6 +254,9 @@ write_vtt() { # PATH TEXT1 TEXT2
 
 gen_main_mkv() {
     local srt="$work/main.srt" ass="$work/main.ass" meta="$work/chapters.ffmeta"
+    local eng="$work/main-eng.aac" fra="$work/main-fra.aac"
+    aac_track "$eng" 440 4
+    aac_track "$fra" 660 4
     write_srt "$srt" "Hello from aether" "Second line"
     write_ass "$ass" "Hello from aether" "Second line"
     cat >"$meta" <<'EOF'
@@ -268,12 +281,10 @@ EOF
     title=$(printf 'Demo\033[31m Title')
     "${ff[@]}" \
         -f lavfi -i testsrc2=s=320x240:r=24:d=4 \
-        -f lavfi -i sine=f=440:r=48000:d=4 \
-        -f lavfi -i sine=f=660:r=48000:d=4 \
-        -i "$srt" -i "$ass" -i "$meta" \
+        -i "$eng" -i "$fra" -i "$srt" -i "$ass" -i "$meta" \
         -map 0:v -map 1:a -map 2:a -map 3:s -map 4:s \
         -map_chapters 5 \
-        "${x264_24[@]}" -crf 30 "${aac[@]}" -c:s:0 srt -c:s:1 ass \
+        "${x264_24[@]}" -crf 30 -c:a copy -c:s:0 srt -c:s:1 ass \
         -metadata title="$title" \
         -metadata:s:a:0 language=eng -metadata:s:a:0 title="English Stereo" \
         -metadata:s:a:1 language=fra -metadata:s:a:1 title="Français" \
@@ -387,10 +398,12 @@ gen_theora_ogg() {
 }
 
 gen_flv() {
+    local audio="$work/gen_flv.aac"
+    aac_track "$audio" 440 3
     "${ff[@]}" \
         -f lavfi -i testsrc2=s=320x240:r=24:d=3 \
-        -f lavfi -i sine=f=440:r=48000:d=3 \
-        "${x264_24[@]}" -crf 30 "${aac[@]}" \
+        -i "$audio" \
+        "${x264_24[@]}" -crf 30 -c:a copy \
         "${bitexact[@]}" "$1"
 }
 
@@ -482,18 +495,22 @@ gen_dvbsub_ts() {
 x264_capped=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 24 -keyint_min 24 -sc_threshold 0 -threads:v 1)
 
 gen_720p() {
+    local audio="$work/gen_720p.aac"
+    aac_track "$audio" 440 12
     "${ff[@]}" \
         -f lavfi -i testsrc2=s=1280x720:r=24:d=12 \
-        -f lavfi -i sine=f=440:r=48000:d=12 \
-        "${x264_capped[@]}" -crf 28 -maxrate 1200k -bufsize 2400k "${aac[@]}" \
+        -i "$audio" \
+        "${x264_capped[@]}" -crf 28 -maxrate 1200k -bufsize 2400k -c:a copy \
         "${bitexact[@]}" "$1"
 }
 
 gen_1080p() {
+    local audio="$work/gen_1080p.aac"
+    aac_track "$audio" 440 10
     "${ff[@]}" \
         -f lavfi -i testsrc2=s=1920x1080:r=24:d=10 \
-        -f lavfi -i sine=f=440:r=48000:d=10 \
-        "${x264_capped[@]}" -crf 28 -maxrate 3M -bufsize 6M "${aac[@]}" \
+        -i "$audio" \
+        "${x264_capped[@]}" -crf 28 -maxrate 3M -bufsize 6M -c:a copy \
         "${bitexact[@]}" "$1"
 }
 
