@@ -14,9 +14,14 @@
 # -bitexact (no version strings, no random container UIDs), video encoders run
 # with a fixed thread count (one where x264 rate control would otherwise race),
 # VP8 runs at a fixed speed, and every source is a fixed lavfi pattern.
-# Unless noted: video is 320x240 testsrc2, H.264 is libx264
-# ultrafast yuv420p with a keyframe every second (-g = fps, no scene cuts),
-# audio tones come from the `sine` source (peak 1/8, about -18 dBFS).
+#
+# Unless noted: video is 320x240 testsrc2; H.264 is libx264 ultrafast
+# yuv420p (Constrained Baseline, no B-frames) and H.264/HEVC/VP8/VP9/AV1/
+# Theora have a keyframe every second (no scene-cut keyframes). Tones come
+# from the `sine` source: peak 1/8 (-18 dBFS) per channel in mono and
+# multichannel tracks, -21 dBFS per channel in stereo tracks (mono upmix).
+# Matroska/FLV/MP4 streams start at 0 (see aac_track); WebM streams start at
+# +-0.007 s (Opus pre-skip) and MPEG-TS files at about 1.4 s (mux delay).
 #
 # Files (tests assert these facts; keep this list and the code in step):
 #
@@ -29,6 +34,7 @@
 #       Neither subtitle is default. Both carry the same cues:
 #         0.5–1.5 s "Hello from aether", 2.0–3.0 s "Second line".
 #       Chapters: 0–1 s "Opening", 1–2.5 s "Middle", 2.5–4 s "End".
+#       AAC tracks are 4.032 s (encoder priming + padding), so the file is.
 #       Container title "Demo<ESC>[31m Title" (a raw ESC byte) so that the
 #       UI's sanitiser has something to strip.
 #   h264-aac-2audio-srt-ass.srt / .ass / .vtt
@@ -40,7 +46,7 @@
 #   hevc10-hdr10-ac3-51-movtext.mp4
 #       HEVC Main 10 (libx265, yuv420p10le, tag hvc1) 24 fps 3 s, BT.2020
 #       primaries/matrix + PQ (smpte2084), both in the container and in the
-#       bitstream VUI, plus HDR10 SEI (mastering display: P3-D65-ish
+#       bitstream VUI, plus HDR10 SEI (mastering display: Display P3
 #       primaries, 1000 nits max / 0.0001 min; MaxCLL 1000, MaxFALL 400).
 #       AC-3 5.1 48 kHz (440 Hz tone in the centre channel only, via the
 #       mono→5.1 upmix). mov_text subtitle, language eng, one cue:
@@ -75,7 +81,7 @@
 #         a:3 DTS 5.1(side), spa, 770 Hz (experimental dca encoder; it has
 #             no "5.1" back variant).
 #       Multichannel tracks carry their tone in the centre channel only.
-#       a:0 is default (ffmpeg's automatic choice).
+#       Each track starts at 0 (encoded separately, then copied in).
 #   sine-1k.mkv
 #       H.264 24 fps 5 s + PCM s16le stereo 48 kHz, 1000 Hz sine with peak
 #       0.5 (-6.02 dBFS) in both channels (aevalsrc 0.5*sin(2*PI*1000*t):
@@ -90,6 +96,8 @@
 #       H.264 720x480 25 fps 3 s + DVD subtitles (dvd_subtitle, eng) made by
 #       gen-dvdsub.c: 0.5–1.5 s box with blocky "ONE", 2.0–2.8 s "TWO";
 #       4-colour palette (transparent, black box, white glyphs, yellow border).
+#       Packet durations are exact; the DVD stop command counts in 1024/90000 s
+#       ticks, so decoded end_display_time is 989 and 796 ms.
 #   dvbsub.ts
 #       MPEG-TS: H.264 720x576 25 fps 3 s + DVB subtitles (dvb_subtitle, eng),
 #       same cues as dvdsub.mkv, each followed by an empty clearing page.
@@ -298,14 +306,15 @@ gen_sidecar_srt() { write_srt "$1" "Sidecar one" "Sidecar two"; }
 gen_sidecar_ass() { write_ass "$1" '{\i1}Sidecar{\i0} one' "Sidecar two"; }
 gen_sidecar_vtt() { write_vtt "$1" "Sidecar one" "Sidecar two"; }
 
-# BT.2020 primaries/matrix; the transfer is the caller's.
-x265_common=colorprim=bt2020:colormatrix=bt2020nc:log-level=error
+# BT.2020 primaries/matrix (the transfer is the caller's) and, as for H.264,
+# a closed GOP with an IDR frame every second.
+x265_common=colorprim=bt2020:colormatrix=bt2020nc:keyint=24:min-keyint=24:scenecut=0:open-gop=0:log-level=error
 
 gen_hdr10_mp4() {
     local srt="$work/hdr.srt"
     printf '1\n00:00:00,500 --> 00:00:02,500\nHDR subtitle\n' >"$srt"
     # Mastering display in x265 units (0.00002 for chromaticity, 0.0001 cd/m2
-    # for luminance): BT.2020-ish G/B/R, D65 white, 1000 / 0.0001 nits.
+    # for luminance): Display P3 G/B/R, D65 white, 1000 / 0.0001 nits.
     local md='G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)'
     "${ff[@]}" \
         -f lavfi -i testsrc2=s=320x240:r=24:d=3 \
@@ -408,19 +417,23 @@ gen_flv() {
 }
 
 gen_multi_audio() {
+    # Each track is encoded on its own and then copied in: E-AC-3 and DTS
+    # have encoder delay, and muxing them straight from the encoders would
+    # shift every stream (video would start at 0.005 s).
+    local a0="$work/ma-eac3.mka" a1="$work/ma-flac.mka" a2="$work/ma-truehd.mka" a3="$work/ma-dts.mka"
+    "${ff[@]}" -f lavfi -i 'sine=f=440:r=48000:d=2,aformat=channel_layouts=5.1(side)' \
+        -c:a eac3 -b:a 384k "${bitexact[@]}" "$a0"
+    "${ff[@]}" -f lavfi -i 'sine=f=550:r=48000:d=2,aformat=channel_layouts=stereo' \
+        -c:a flac "${bitexact[@]}" "$a1"
+    "${ff[@]}" -f lavfi -i 'sine=f=660:r=48000:d=2,aformat=channel_layouts=5.1' \
+        -c:a truehd -strict -2 "${bitexact[@]}" "$a2"
+    "${ff[@]}" -f lavfi -i 'sine=f=770:r=48000:d=2,aformat=channel_layouts=5.1(side)' \
+        -c:a dca -b:a 768k -strict -2 "${bitexact[@]}" "$a3"
     "${ff[@]}" \
         -f lavfi -i testsrc2=s=320x240:r=24:d=2 \
-        -f lavfi -i 'sine=f=440:r=48000:d=2,aformat=channel_layouts=5.1(side)' \
-        -f lavfi -i 'sine=f=550:r=48000:d=2,aformat=channel_layouts=stereo' \
-        -f lavfi -i 'sine=f=660:r=48000:d=2,aformat=channel_layouts=5.1' \
-        -f lavfi -i 'sine=f=770:r=48000:d=2,aformat=channel_layouts=5.1(side)' \
+        -i "$a0" -i "$a1" -i "$a2" -i "$a3" \
         -map 0:v -map 1:a -map 2:a -map 3:a -map 4:a \
-        "${x264_24[@]}" -crf 30 \
-        -c:a:0 eac3 -b:a:0 384k \
-        -c:a:1 flac \
-        -c:a:2 truehd \
-        -c:a:3 dca -b:a:3 768k \
-        -strict -2 \
+        "${x264_24[@]}" -crf 30 -c:a copy \
         -metadata:s:a:0 language=eng -metadata:s:a:1 language=ger \
         -metadata:s:a:2 language=jpn -metadata:s:a:3 language=spa \
         "${bitexact[@]}" "$1"
