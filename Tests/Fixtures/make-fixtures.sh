@@ -20,8 +20,9 @@
 # Theora have a keyframe every second (no scene-cut keyframes). Tones come
 # from the `sine` source: peak 1/8 (-18 dBFS) per channel in mono and
 # multichannel tracks, -21 dBFS per channel in stereo tracks (mono upmix).
-# Matroska/FLV/MP4 streams start at 0 (see aac_track); WebM streams start at
-# +-0.007 s (Opus pre-skip) and MPEG-TS files at about 1.4 s (mux delay).
+# Matroska/FLV/MP4/AVI/Ogg streams start at 0 (see aac_track); WebM streams
+# start within 0.007 s of 0 (Opus pre-skip, Vorbis) and MPEG-TS streams at
+# about 1.4 s (mux delay).
 #
 # Files (tests assert these facts; keep this list and the code in step):
 #
@@ -81,7 +82,8 @@
 #         a:3 DTS 5.1(side), spa, 770 Hz (experimental dca encoder; it has
 #             no "5.1" back variant).
 #       Multichannel tracks carry their tone in the centre channel only.
-#       Each track starts at 0 (encoded separately, then copied in).
+#       a:0 is the only default track. Each track starts at 0 (encoded
+#       separately, then copied in).
 #   sine-1k.mkv
 #       H.264 24 fps 5 s + PCM s16le stereo 48 kHz, 1000 Hz sine with peak
 #       0.5 (-6.02 dBFS) in both channels (aevalsrc 0.5*sin(2*PI*1000*t):
@@ -436,6 +438,8 @@ gen_multi_audio() {
         "${x264_24[@]}" -crf 30 -c:a copy \
         -metadata:s:a:0 language=eng -metadata:s:a:1 language=ger \
         -metadata:s:a:2 language=jpn -metadata:s:a:3 language=spa \
+        -disposition:a:0 default -disposition:a:1 0 \
+        -disposition:a:2 0 -disposition:a:3 0 \
         "${bitexact[@]}" "$1"
 }
 
