@@ -1,0 +1,586 @@
+#!/usr/bin/env bash
+# make-fixtures.sh — generates the aether-tui test-media corpus.
+#
+# Usage: Tests/Fixtures/make-fixtures.sh [--force] [OUTDIR]
+#   OUTDIR   defaults to Tests/Fixtures/out (next to this script; git-ignored).
+#   --force  regenerates every file. Without it a file is skipped when it
+#            exists and is newer than this script (and than its inputs).
+# Prints one line per generated file and nothing when everything is current.
+# Needs: ffmpeg (with libx264, libx265, libvpx, libsvtav1 or libaom, libopus,
+# libvorbis, libtheora, libmp3lame), cc, pkg-config with libavformat,
+# libavcodec and libavutil headers, python3.
+#
+# Output is deterministic for a given ffmpeg build: every ffmpeg run uses
+# -bitexact (no version strings, no random container UIDs), video encoders run
+# with a fixed thread count (one where x264 rate control would otherwise race),
+# VP8 runs at a fixed speed, and every source is a fixed lavfi pattern.
+#
+# Unless noted: video is 320x240 testsrc2; H.264 is libx264 ultrafast
+# yuv420p (Constrained Baseline, no B-frames) and H.264/HEVC/VP8/VP9/AV1/
+# Theora have a keyframe every second (no scene-cut keyframes). Tones come
+# from the `sine` source: peak 1/8 (-18 dBFS) per channel in mono and
+# multichannel tracks, -21 dBFS per channel in stereo tracks (mono upmix).
+# Matroska/FLV/MP4/AVI/Ogg streams start at 0 (see aac_track); WebM streams
+# start within 0.007 s of 0 (Opus pre-skip, Vorbis) and MPEG-TS streams at
+# about 1.4 s (mux delay).
+#
+# Files (tests assert these facts; keep this list and the code in step):
+#
+# Feature-rich container (track selection, metadata, chapters, sanitising)
+#   h264-aac-2audio-srt-ass.mkv
+#       H.264 320x240 24 fps 4 s. Audio 0: AAC stereo 48 kHz 440 Hz, language
+#       eng, title "English Stereo", default. Audio 1: AAC stereo 48 kHz
+#       660 Hz, language fra, title "Français" (UTF-8), not default.
+#       Subtitle 0: SubRip, language eng. Subtitle 1: ASS, language fra.
+#       Neither subtitle is default. Both carry the same cues:
+#         0.5–1.5 s "Hello from aether", 2.0–3.0 s "Second line".
+#       Chapters: 0–1 s "Opening", 1–2.5 s "Middle", 2.5–4 s "End".
+#       AAC tracks are 4.032 s (encoder priming + padding), so the file is.
+#       Container title "Demo<ESC>[31m Title" (a raw ESC byte) so that the
+#       UI's sanitiser has something to strip.
+#   h264-aac-2audio-srt-ass.srt / .ass / .vtt
+#       Sidecar subtitles for the file above, same timings, texts
+#       "Sidecar one" / "Sidecar two". The .ass has full [Script Info],
+#       [V4+ Styles] and [Events] sections and an {\i1}…{\i0} override on cue 1.
+#
+# HDR and high bit depth (tone mapping, colour metadata)
+#   hevc10-hdr10-ac3-51-movtext.mp4
+#       HEVC Main 10 (libx265, yuv420p10le, tag hvc1) 24 fps 3 s, BT.2020
+#       primaries/matrix + PQ (smpte2084), both in the container and in the
+#       bitstream VUI, plus HDR10 SEI (mastering display: Display P3
+#       primaries, 1000 nits max / 0.0001 min; MaxCLL 1000, MaxFALL 400).
+#       AC-3 5.1 48 kHz (440 Hz tone in the centre channel only, via the
+#       mono→5.1 upmix). mov_text subtitle, language eng, one cue:
+#       0.5–2.5 s "HDR subtitle".
+#   hevc-hlg.mp4
+#       HEVC Main 10 24 fps 3 s, BT.2020 + HLG (arib-std-b67) in container
+#       and VUI, tag hvc1. AAC stereo 48 kHz.
+#
+# Codec / container coverage (decoder and demuxer matrix)
+#   vp9-opus.webm              VP9 24 fps 3 s + Opus stereo 48 kHz.
+#   av1-opus.webm              AV1 24 fps 2 s (libsvtav1 preset 12; libaom-av1
+#                              cpu-used 8 if SVT is missing) + Opus stereo.
+#   vp8-vorbis.webm            VP8 24 fps 3 s (realtime, fixed speed 8) +
+#                              Vorbis stereo 48 kHz.
+#   mpeg2-interlaced-mp2.ts    MPEG-TS: MPEG-2 video 720x576 25 fps,
+#                              interlaced top field first (field_order tt),
+#                              3 s + MP2 stereo 48 kHz (deinterlacer tests).
+#   mpeg4-mp3.avi              AVI: MPEG-4 Part 2 25 fps 3 s + MP3 stereo
+#                              44.1 kHz.
+#   theora-vorbis.ogg          Ogg: Theora 24 fps 3 s + Vorbis stereo 48 kHz.
+#   h264-aac.flv               FLV: H.264 24 fps 3 s + AAC stereo 48 kHz.
+#
+# Audio (track switching, downmix, levels, channel mapping)
+#   multi-audio.mkv
+#       H.264 24 fps 2 s + four audio tracks, all 48 kHz:
+#         a:0 E-AC-3 5.1(side), eng, 440 Hz. The brief asked for 7.1, but
+#             ffmpeg's eac3 encoder stops at 5.1 (no dependent substreams);
+#             5.1(side) is the nearest layout (7.1 minus the back pair).
+#         a:1 FLAC stereo, ger, 550 Hz.
+#         a:2 TrueHD 5.1, jpn, 660 Hz (experimental encoder, -strict -2).
+#             Encoded as "5.1" (back); the decoder reports 5.1(side).
+#         a:3 DTS 5.1(side), spa, 770 Hz (experimental dca encoder; it has
+#             no "5.1" back variant).
+#       Multichannel tracks carry their tone in the centre channel only.
+#       a:0 is the only default track. Each track starts at 0 (encoded
+#       separately, then copied in).
+#   sine-1k.mkv
+#       H.264 24 fps 5 s + PCM s16le stereo 48 kHz, 1000 Hz sine with peak
+#       0.5 (-6.02 dBFS) in both channels (aevalsrc 0.5*sin(2*PI*1000*t):
+#       `sine` peaks at 1/8, so "volume 0.5" of it would be -24 dBFS).
+#   tones-51.mkv
+#       H.264 24 fps 5 s + FLAC 5.1 48 kHz, one tone per channel (join filter,
+#       channel_layout=5.1 = FL FR FC LFE BL BR, which FLAC keeps):
+#       FL 300 Hz, FR 500 Hz, FC 700 Hz, LFE 90 Hz, BL 1100 Hz, BR 1300 Hz.
+#
+# Bitmap subtitles (compositor, palette handling)
+#   dvdsub.mkv
+#       H.264 720x480 25 fps 3 s + DVD subtitles (dvd_subtitle, eng) made by
+#       gen-dvdsub.c: 0.5–1.5 s box with blocky "ONE", 2.0–2.8 s "TWO";
+#       4-colour palette (transparent, black box, white glyphs, yellow border).
+#       Packet durations are exact; the DVD stop command counts in 1024/90000 s
+#       ticks, so decoded end_display_time is 989 and 796 ms.
+#   dvbsub.ts
+#       MPEG-TS: H.264 720x576 25 fps 3 s + DVB subtitles (dvb_subtitle, eng),
+#       same cues as dvdsub.mkv, each followed by an empty clearing page.
+#
+# Picture and timing
+#   h264-720p.mkv   H.264 1280x720 24 fps 12 s + AAC stereo; playback timing
+#                   and frame-drop tests.
+#   h264-1080p.mkv  H.264 1920x1080 24 fps 10 s + AAC stereo; decode/scale
+#                   benchmarks.
+#                   Both are CRF 28 capped by -maxrate (1.2 / 3 Mbit/s):
+#                   testsrc2's noise patch makes plain ultrafast CRF 28 files
+#                   7 MB (720p) and 10+ MB (1080p).
+#   solid-red.mkv   H.264 320x240 24 fps 2 s of colour #FF0000 (color source),
+#                   yuv420p, untagged (BT.601 limited), no audio; renderer
+#                   colour checks.
+#
+# Broken input (error paths; none of these should crash anything)
+#   truncated.mkv          first 30% of h264-aac-2audio-srt-ass.mkv.
+#   truncated-header.mkv   first 200 bytes of the same file.
+#   empty.mkv              0 bytes.
+#   random.mkv             64 KiB from Python's Mersenne Twister, seed 1.
+#   wrong-extension.mkv    a byte copy of h264-aac.flv (FLV data, .mkv name).
+set -euo pipefail
+shopt -s inherit_errexit
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+script="$script_dir/$(basename "${BASH_SOURCE[0]}")"
+
+usage() { sed -n '2,8p' "$script" | sed 's/^# \{0,1\}//'; }
+
+force=0
+outdir=""
+for arg in "$@"; do
+    case $arg in
+        --force) force=1 ;;
+        -h|--help) usage; exit 0 ;;
+        -*) printf 'make-fixtures: unknown option %s\n' "$arg" >&2; usage >&2; exit 2 ;;
+        *)
+            if [[ -n $outdir ]]; then
+                printf 'make-fixtures: more than one OUTDIR given\n' >&2; exit 2
+            fi
+            outdir=$arg ;;
+    esac
+done
+outdir=${outdir:-$script_dir/out}
+
+for tool in ffmpeg cc pkg-config python3; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        printf 'make-fixtures: %s not found in PATH\n' "$tool" >&2
+        exit 1
+    fi
+done
+
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+work="$outdir/.work"      # per-run scratch, removed on exit
+tools="$outdir/.tools"    # compiled generators, kept between runs
+rm -rf "$work"
+mkdir -p "$work" "$tools"
+current=""   # the fixture being generated, for the failure message
+on_exit() {
+    local status=$?
+    rm -rf "$work"
+    if [[ $status -ne 0 && -n $current ]]; then
+        printf 'make-fixtures: failed to generate %s\n' "$current" >&2
+    fi
+}
+trap on_exit EXIT
+
+# Common ffmpeg prefix: quiet, never interactive, deterministic output.
+ff=(ffmpeg -hide_banner -nostdin -loglevel error -y)
+bitexact=(-bitexact)
+# Video encoders use a fixed thread count so output does not depend on the
+# machine's core count.
+vthreads=(-threads:v 2)
+# H.264 at 24 fps with a keyframe every second and no scene-cut keyframes.
+x264_24=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 24 -keyint_min 24 -sc_threshold 0 "${vthreads[@]}")
+x264_25=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 25 -keyint_min 25 -sc_threshold 0 "${vthreads[@]}")
+aac=(-c:a aac -b:a 96k -ar 48000 -ac 2)
+
+# aac_track PATH FREQ SECONDS: AAC-LC stereo 48 kHz sine tone as raw ADTS.
+# Matroska and FLV have no field for the encoder's 1024-sample priming, so
+# muxing straight from the aac encoder (first packet at -21 ms) makes ffmpeg
+# shift every stream by +21 ms: video would start at 0.021 and subtitle cues
+# would land at 0.521 s. Re-muxing ADTS packets (which carry no timestamps)
+# starts every stream at 0; the priming simply plays as 21 ms of near-silence.
+aac_track() {
+    "${ff[@]}" -f lavfi -i "sine=f=$2:r=48000:d=$3" "${aac[@]}" "${bitexact[@]}" -f adts "$1"
+}
+
+# Silences SVT-AV1's banner on stderr (1 = errors only).
+export SVT_LOG=1
+
+encoders=$(ffmpeg -hide_banner -nostdin -encoders 2>/dev/null)
+have_encoder() { grep -qE "^ [A-Z.]{6} $1 " <<<"$encoders"; }
+
+# is_current OUT [INPUT...]: OUT exists, is newer than this script and than
+# every INPUT, and --force was not given.
+is_current() {
+    local out=$1 dep
+    shift
+    [[ $force -eq 0 && -e $out && $out -nt $script ]] || return 1
+    for dep in "$@"; do
+        [[ $out -nt $dep ]] || return 1
+    done
+}
+
+# build NAME FUNCTION [INPUT...]: unless OUTDIR/NAME is current, runs
+# FUNCTION with a scratch path of the same name, then moves the result into
+# place, so an interrupted run never leaves a half-written file that looks
+# current.
+build() {
+    local name=$1 fn=$2
+    shift 2
+    local out="$outdir/$name" tmp="$work/$name"
+    is_current "$out" "$@" && return 0
+    rm -f "$tmp"
+    current=$name
+    # Called plainly (not under `if`) so that set -e stays in force inside.
+    "$fn" "$tmp"
+    mv -f "$tmp" "$out"
+    current=""
+    printf '%-36s %9d bytes\n' "$name" "$(stat -c %s "$out")"
+}
+
+# ---------------------------------------------------------------------------
+# Text inputs
+
+write_srt() { # PATH TEXT1 TEXT2
+    printf '1\n00:00:00,500 --> 00:00:01,500\n%s\n\n2\n00:00:02,000 --> 00:00:03,000\n%s\n' "$2" "$3" >"$1"
+}
+
+write_ass() { # PATH TEXT1 TEXT2 (TEXT may carry override tags)
+    cat >"$1" <<EOF
+[Script Info]
+; aether-tui test fixture
+Title: aether-tui fixture
+ScriptType: v4.00+
+WrapStyle: 0
+ScaledBorderAndShadow: yes
+YCbCr Matrix: None
+PlayResX: 320
+PlayResY: 240
+
+[V4+ Styles]
+Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+Style: Default,DejaVu Sans,18,&H00FFFFFF,&H000000FF,&H00000000,&H80000000,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,1
+
+[Events]
+Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+Dialogue: 0,0:00:00.50,0:00:01.50,Default,,0,0,0,,$2
+Dialogue: 0,0:00:02.00,0:00:03.00,Default,,0,0,0,,$3
+EOF
+}
+
+write_vtt() { # PATH TEXT1 TEXT2
+    printf 'WEBVTT\n\n00:00:00.500 --> 00:00:01.500\n%s\n\n00:00:02.000 --> 00:00:03.000\n%s\n' "$2" "$3" >"$1"
+}
+
+# ---------------------------------------------------------------------------
+# Generators: each writes the fixture to the path in $1.
+
+gen_main_mkv() {
+    local srt="$work/main.srt" ass="$work/main.ass" meta="$work/chapters.ffmeta"
+    local eng="$work/main-eng.aac" fra="$work/main-fra.aac"
+    aac_track "$eng" 440 4
+    aac_track "$fra" 660 4
+    write_srt "$srt" "Hello from aether" "Second line"
+    write_ass "$ass" "Hello from aether" "Second line"
+    cat >"$meta" <<'EOF'
+;FFMETADATA1
+[CHAPTER]
+TIMEBASE=1/1000
+START=0
+END=1000
+title=Opening
+[CHAPTER]
+TIMEBASE=1/1000
+START=1000
+END=2500
+title=Middle
+[CHAPTER]
+TIMEBASE=1/1000
+START=2500
+END=4000
+title=End
+EOF
+    local title
+    title=$(printf 'Demo\033[31m Title')
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=4 \
+        -i "$eng" -i "$fra" -i "$srt" -i "$ass" -i "$meta" \
+        -map 0:v -map 1:a -map 2:a -map 3:s -map 4:s \
+        -map_chapters 5 \
+        "${x264_24[@]}" -crf 30 -c:a copy -c:s:0 srt -c:s:1 ass \
+        -metadata title="$title" \
+        -metadata:s:a:0 language=eng -metadata:s:a:0 title="English Stereo" \
+        -metadata:s:a:1 language=fra -metadata:s:a:1 title="Français" \
+        -metadata:s:s:0 language=eng -metadata:s:s:1 language=fra \
+        -disposition:a:0 default -disposition:a:1 0 \
+        -disposition:s:0 0 -disposition:s:1 0 \
+        "${bitexact[@]}" "$1"
+}
+
+gen_sidecar_srt() { write_srt "$1" "Sidecar one" "Sidecar two"; }
+gen_sidecar_ass() { write_ass "$1" '{\i1}Sidecar{\i0} one' "Sidecar two"; }
+gen_sidecar_vtt() { write_vtt "$1" "Sidecar one" "Sidecar two"; }
+
+# BT.2020 primaries/matrix (the transfer is the caller's) and, as for H.264,
+# a closed GOP with an IDR frame every second.
+x265_common=colorprim=bt2020:colormatrix=bt2020nc:keyint=24:min-keyint=24:scenecut=0:open-gop=0:log-level=error
+
+gen_hdr10_mp4() {
+    local srt="$work/hdr.srt"
+    printf '1\n00:00:00,500 --> 00:00:02,500\nHDR subtitle\n' >"$srt"
+    # Mastering display in x265 units (0.00002 for chromaticity, 0.0001 cd/m2
+    # for luminance): Display P3 G/B/R, D65 white, 1000 / 0.0001 nits.
+    local md='G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)'
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=3 \
+        -f lavfi -i sine=f=440:r=48000:d=3 \
+        -i "$srt" \
+        -map 0:v -map 1:a -map 2:s \
+        -c:v libx265 -preset ultrafast -pix_fmt yuv420p10le -crf 30 "${vthreads[@]}" \
+        -x265-params "$x265_common:transfer=smpte2084:hdr10=1:master-display=$md:max-cll=1000,400" \
+        -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc \
+        -tag:v hvc1 \
+        -c:a ac3 -b:a 384k -af aformat=channel_layouts=5.1 \
+        -c:s mov_text -metadata:s:s:0 language=eng \
+        "${bitexact[@]}" "$1"
+}
+
+gen_hlg_mp4() {
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=3 \
+        -f lavfi -i sine=f=440:r=48000:d=3 \
+        -c:v libx265 -preset ultrafast -pix_fmt yuv420p10le -crf 30 "${vthreads[@]}" \
+        -x265-params "$x265_common:transfer=arib-std-b67" \
+        -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc \
+        -tag:v hvc1 \
+        "${aac[@]}" "${bitexact[@]}" "$1"
+}
+
+gen_vp9_webm() {
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=3 \
+        -f lavfi -i sine=f=440:r=48000:d=3 \
+        -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 300k -g 24 "${vthreads[@]}" \
+        -c:a libopus -b:a 64k -ar 48000 -ac 2 \
+        "${bitexact[@]}" "$1"
+}
+
+gen_av1_webm() {
+    local video
+    if have_encoder libsvtav1; then
+        video=(-c:v libsvtav1 -preset 12 -crf 45 -g 24 "${vthreads[@]}")
+    else
+        video=(-c:v libaom-av1 -cpu-used 8 -row-mt 1 -crf 45 -b:v 0 -g 24 "${vthreads[@]}")
+    fi
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=2 \
+        -f lavfi -i sine=f=440:r=48000:d=2 \
+        "${video[@]}" -pix_fmt yuv420p \
+        -c:a libopus -b:a 64k -ar 48000 -ac 2 \
+        "${bitexact[@]}" "$1"
+}
+
+gen_vp8_webm() {
+    # A negative cpu-used fixes VP8's realtime speed at 8; a positive one lets
+    # libvpx adapt speed to wall-clock time, so output varies run to run.
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=3 \
+        -f lavfi -i sine=f=440:r=48000:d=3 \
+        -c:v libvpx -deadline realtime -cpu-used -8 -b:v 300k -g 24 "${vthreads[@]}" \
+        -c:a libvorbis -q:a 3 -ar 48000 -ac 2 \
+        "${bitexact[@]}" "$1"
+}
+
+gen_mpeg2_ts() {
+    # +ilme+ildct codes interlaced pictures, -top 1 marks them top field
+    # first, -field_order tt labels the stream.
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=720x576:r=25:d=3 \
+        -f lavfi -i sine=f=440:r=48000:d=3 \
+        -c:v mpeg2video -b:v 2M -maxrate 2M -bufsize 1835k -g 12 -bf 2 \
+        -flags:v +ilme+ildct -top 1 -field_order tt -pix_fmt yuv420p "${vthreads[@]}" \
+        -c:a mp2 -b:a 192k -ar 48000 -ac 2 \
+        "${bitexact[@]}" "$1"
+}
+
+gen_mpeg4_avi() {
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=25:d=3 \
+        -f lavfi -i sine=f=440:r=44100:d=3 \
+        -c:v mpeg4 -q:v 5 -g 25 "${vthreads[@]}" \
+        -c:a libmp3lame -b:a 128k -ar 44100 -ac 2 \
+        "${bitexact[@]}" "$1"
+}
+
+gen_theora_ogg() {
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=3 \
+        -f lavfi -i sine=f=440:r=48000:d=3 \
+        -c:v libtheora -q:v 5 -g 24 "${vthreads[@]}" \
+        -c:a libvorbis -q:a 3 -ar 48000 -ac 2 \
+        "${bitexact[@]}" "$1"
+}
+
+gen_flv() {
+    local audio="$work/gen_flv.aac"
+    aac_track "$audio" 440 3
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=3 \
+        -i "$audio" \
+        "${x264_24[@]}" -crf 30 -c:a copy \
+        "${bitexact[@]}" "$1"
+}
+
+gen_multi_audio() {
+    # Each track is encoded on its own and then copied in: E-AC-3 and DTS
+    # have encoder delay, and muxing them straight from the encoders would
+    # shift every stream (video would start at 0.005 s).
+    local a0="$work/ma-eac3.mka" a1="$work/ma-flac.mka" a2="$work/ma-truehd.mka" a3="$work/ma-dts.mka"
+    "${ff[@]}" -f lavfi -i 'sine=f=440:r=48000:d=2,aformat=channel_layouts=5.1(side)' \
+        -c:a eac3 -b:a 384k "${bitexact[@]}" "$a0"
+    "${ff[@]}" -f lavfi -i 'sine=f=550:r=48000:d=2,aformat=channel_layouts=stereo' \
+        -c:a flac "${bitexact[@]}" "$a1"
+    "${ff[@]}" -f lavfi -i 'sine=f=660:r=48000:d=2,aformat=channel_layouts=5.1' \
+        -c:a truehd -strict -2 "${bitexact[@]}" "$a2"
+    "${ff[@]}" -f lavfi -i 'sine=f=770:r=48000:d=2,aformat=channel_layouts=5.1(side)' \
+        -c:a dca -b:a 768k -strict -2 "${bitexact[@]}" "$a3"
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=2 \
+        -i "$a0" -i "$a1" -i "$a2" -i "$a3" \
+        -map 0:v -map 1:a -map 2:a -map 3:a -map 4:a \
+        "${x264_24[@]}" -crf 30 -c:a copy \
+        -metadata:s:a:0 language=eng -metadata:s:a:1 language=ger \
+        -metadata:s:a:2 language=jpn -metadata:s:a:3 language=spa \
+        -disposition:a:0 default -disposition:a:1 0 \
+        -disposition:a:2 0 -disposition:a:3 0 \
+        "${bitexact[@]}" "$1"
+}
+
+gen_sine_1k() {
+    local tone='0.5*sin(2*PI*1000*t)'
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=5 \
+        -f lavfi -i "aevalsrc=$tone|$tone:c=stereo:s=48000:d=5" \
+        "${x264_24[@]}" -crf 30 \
+        -c:a pcm_s16le \
+        "${bitexact[@]}" "$1"
+}
+
+gen_tones_51() {
+    local graph
+    graph='sine=f=300:r=48000:d=5[fl];sine=f=500:r=48000:d=5[fr];'
+    graph+='sine=f=700:r=48000:d=5[fc];sine=f=90:r=48000:d=5[lfe];'
+    graph+='sine=f=1100:r=48000:d=5[bl];sine=f=1300:r=48000:d=5[br];'
+    graph+='[fl][fr][fc][lfe][bl][br]join=inputs=6:channel_layout=5.1'
+    graph+=':map=0.0-FL|1.0-FR|2.0-FC|3.0-LFE|4.0-BL|5.0-BR[a]'
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=5 \
+        -filter_complex "$graph" \
+        -map 0:v -map '[a]' \
+        "${x264_24[@]}" -crf 30 \
+        -c:a flac \
+        "${bitexact[@]}" "$1"
+}
+
+# Compiles gen-dvdsub.c into OUTDIR/.tools (never into the source tree).
+gen_dvdsub_tool() {
+    local src="$script_dir/gen-dvdsub.c" bin="$tools/gen-dvdsub"
+    if [[ ! -x $bin || ! $bin -nt $src ]]; then
+        # shellcheck disable=SC2046  # pkg-config output must word-split
+        cc -std=c11 -O2 -Wall -Wextra -o "$bin.tmp" "$src" \
+            $(pkg-config --cflags --libs libavformat libavcodec libavutil)
+        mv -f "$bin.tmp" "$bin"
+    fi
+    printf '%s\n' "$bin"
+}
+
+gen_dvdsub_mkv() {
+    local gen subs="$work/dvdsub-subs.mkv"
+    gen=$(gen_dvdsub_tool)
+    "$gen" dvdsub 720x480 "$subs"
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=720x480:r=25:d=3 \
+        -i "$subs" \
+        -map 0:v -map 1:s \
+        "${x264_25[@]}" -crf 30 -c:s copy \
+        -metadata:s:s:0 language=eng \
+        "${bitexact[@]}" "$1"
+}
+
+gen_dvbsub_ts() {
+    local gen subs="$work/dvbsub-subs.mkv"
+    gen=$(gen_dvdsub_tool)
+    "$gen" dvbsub 720x576 "$subs"
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=720x576:r=25:d=3 \
+        -i "$subs" \
+        -map 0:v -map 1:s \
+        "${x264_25[@]}" -crf 30 -c:s copy \
+        -metadata:s:s:0 language=eng \
+        "${bitexact[@]}" "$1"
+}
+
+# x264 with VBV (-maxrate) and more than one thread is not deterministic, so
+# the two capped files are encoded single-threaded (about 3 s for 1080p).
+x264_capped=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 24 -keyint_min 24 -sc_threshold 0 -threads:v 1)
+
+gen_720p() {
+    local audio="$work/gen_720p.aac"
+    aac_track "$audio" 440 12
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=1280x720:r=24:d=12 \
+        -i "$audio" \
+        "${x264_capped[@]}" -crf 28 -maxrate 1200k -bufsize 2400k -c:a copy \
+        "${bitexact[@]}" "$1"
+}
+
+gen_1080p() {
+    local audio="$work/gen_1080p.aac"
+    aac_track "$audio" 440 10
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=1920x1080:r=24:d=10 \
+        -i "$audio" \
+        "${x264_capped[@]}" -crf 28 -maxrate 3M -bufsize 6M -c:a copy \
+        "${bitexact[@]}" "$1"
+}
+
+gen_solid_red() {
+    "${ff[@]}" \
+        -f lavfi -i color=c=red:s=320x240:r=24:d=2 \
+        "${x264_24[@]}" -crf 18 \
+        "${bitexact[@]}" "$1"
+}
+
+main_mkv="$outdir/h264-aac-2audio-srt-ass.mkv"
+
+gen_truncated() {
+    local size
+    size=$(stat -c %s "$main_mkv")
+    head -c $((size * 30 / 100)) "$main_mkv" >"$1"
+}
+gen_truncated_header() { head -c 200 "$main_mkv" >"$1"; }
+gen_empty() { : >"$1"; }
+gen_random() {
+    python3 -c '
+import random, sys
+rng = random.Random(1)
+sys.stdout.buffer.write(bytes(rng.getrandbits(8) for _ in range(65536)))
+' >"$1"
+}
+gen_wrong_extension() { cp "$outdir/h264-aac.flv" "$1"; }
+
+# ---------------------------------------------------------------------------
+
+build h264-aac-2audio-srt-ass.mkv     gen_main_mkv
+build h264-aac-2audio-srt-ass.srt     gen_sidecar_srt
+build h264-aac-2audio-srt-ass.ass     gen_sidecar_ass
+build h264-aac-2audio-srt-ass.vtt     gen_sidecar_vtt
+build hevc10-hdr10-ac3-51-movtext.mp4 gen_hdr10_mp4
+build hevc-hlg.mp4                    gen_hlg_mp4
+build vp9-opus.webm                   gen_vp9_webm
+build av1-opus.webm                   gen_av1_webm
+build vp8-vorbis.webm                 gen_vp8_webm
+build mpeg2-interlaced-mp2.ts         gen_mpeg2_ts
+build mpeg4-mp3.avi                   gen_mpeg4_avi
+build theora-vorbis.ogg               gen_theora_ogg
+build h264-aac.flv                    gen_flv
+build multi-audio.mkv                 gen_multi_audio
+build dvdsub.mkv                      gen_dvdsub_mkv "$script_dir/gen-dvdsub.c"
+build dvbsub.ts                       gen_dvbsub_ts "$script_dir/gen-dvdsub.c"
+build sine-1k.mkv                     gen_sine_1k
+build tones-51.mkv                    gen_tones_51
+build h264-720p.mkv                   gen_720p
+build h264-1080p.mkv                  gen_1080p
+build solid-red.mkv                   gen_solid_red
+build truncated.mkv                   gen_truncated "$main_mkv"
+build truncated-header.mkv            gen_truncated_header "$main_mkv"
+build empty.mkv                       gen_empty
+build random.mkv                      gen_random
+build wrong-extension.mkv             gen_wrong_extension "$outdir/h264-aac.flv"
