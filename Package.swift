@@ -30,9 +30,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        .testTarget(name: "AetherEngineTests", dependencies: ["AetherEngine"]),
+        // Fixtures, the PulseAudio null sink, and running the built binary, for every test target.
+        .target(name: "AetherTestSupport", path: "Tests/AetherTestSupport"),
+
+        .testTarget(name: "AetherEngineTests", dependencies: ["AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics"]),
-        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AetherEngine"]),
+        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["aether-tui", "AetherEngine", "AetherTestSupport"]),
     ]
 )

@@ -9,6 +9,8 @@ struct HeadlessPlayback {
     struct Summary: Codable {
         var mediaSeconds: Double
         var wallSeconds: Double
+        /// From the first audible/presented moment to the end (excludes open and device start-up).
+        var playingWallSeconds: Double
         var framesDecoded: Int
         var framesPresented: Int
         var framesDropped: Int
@@ -76,6 +78,7 @@ struct HeadlessPlayback {
         let usage = ResourceUsage.current()
         let summary = Summary(
             mediaSeconds: max(0, player.currentTime - startPosition), wallSeconds: wall,
+            playingWallSeconds: player.playingWallSeconds ?? 0,
             framesDecoded: final.framesDecoded, framesPresented: final.framesPresented,
             framesDropped: final.framesDropped, framesDroppedLate: final.framesDroppedLate,
             framesDroppedEarly: final.framesDroppedEarly,

@@ -10,6 +10,7 @@ extension PlaybackSession {
         var sinkPaused = false
         var writtenEnd: Double? = nil
         var landedWait = 0.0
+        var framesWritten = 0
         while !isStopped {
             let c = control.withLock { $0 }
             guard c.audioStreamIndex != nil else { Thread.sleep(forTimeInterval: 0.05); continue }
@@ -37,6 +38,7 @@ extension PlaybackSession {
                 mySerial = item.serial
                 sink.reset()
                 writtenEnd = nil
+                framesWritten = 0
                 landedWait = 0
                 if let wanted = c.audioStreamIndex, audioDecoder?.streamIndex != wanted {
                     switchDecoder(to: wanted, sink: sink)
@@ -75,11 +77,18 @@ extension PlaybackSession {
                 } catch {
                     warn("audio output failed (\(error)); continuing without sound")
                     control.withLock { $0.audioStreamIndex = nil }
+                    clock.removeLimit()
                     return
                 }
                 writtenEnd = chunk.pts + chunk.mediaDuration
+                framesWritten += chunk.samples.count / sink.format.channels
+                clock.limit(to: writtenEnd, serial: clockSerial)
                 let heardNow = heard(writtenEnd ?? chunk.pts, sink, decoder.rate)
+                // Arm only once the device had to make room: before that its delay can be a
+                // promise (PulseAudio reports progress before its stream really starts).
+                let primed = framesWritten > sink.bufferFrames
                 if !clock.isArmed {
+                    guard primed else { continue }
                     clock.arm(at: heardNow, source: sink.isClockSource ? .audio : .system, serial: clockSerial)
                     if videoDecoder == nil { markLanded(serial: mySerial) }
                 } else {
@@ -87,7 +96,13 @@ extension PlaybackSession {
                 }
             }
             if isEnd, control.withLock({ $0.serial == mySerial }) {
+                if !clock.isArmed, let writtenEnd {  // shorter than the device buffer
+                    clock.arm(at: heard(writtenEnd, sink, decoder.rate), source: .audio,
+                              serial: control.withLock { $0.clockSerial })
+                    if videoDecoder == nil { markLanded(serial: mySerial) }
+                }
                 sink.drain()
+                clock.removeLimit()
                 control.withLock { if $0.serial == mySerial { $0.audioEnded = true } }
                 checkEnded()
             }

@@ -26,6 +26,9 @@ public protocol AudioSink: AnyObject {
     var format: AudioFormat { get }
     /// True when the device paces in real time and its delay is a usable clock.
     var isClockSource: Bool { get }
+    /// Frames the device buffers. Once this many are written, a `write` returning means the
+    /// device really consumed audio (some devices report a delay before they truly start).
+    var bufferFrames: Int { get }
     func write(_ samples: UnsafeBufferPointer<Int16>) throws
     /// Frames written but not yet heard.
     func delayFrames() -> Int

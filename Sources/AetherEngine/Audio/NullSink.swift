@@ -7,6 +7,7 @@ public final class NullSink: AudioSink {
     public let bufferSeconds: Double
     public var name: String { "null" }
     public var isClockSource: Bool { true }
+    public var bufferFrames: Int { Int(bufferSeconds * Double(format.sampleRate)) }
     /// Monotonic time at which everything written so far will have been "heard".
     private var playedUntil: Double = 0
     private var pausedAt: Double? = nil

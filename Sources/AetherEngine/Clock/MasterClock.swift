@@ -16,6 +16,10 @@ public final class MasterClock: Sendable {
         var armed = false
         var source = Source.system
         var serial = 0
+        var firstArmedHost: Double?
+        /// The clock never runs past the end of the audio written so far (an underrun or a
+        /// device that has not started holds it, instead of letting video race ahead).
+        var limit = Double.infinity
     }
 
     private let state = Mutex(State())
@@ -33,9 +37,12 @@ public final class MasterClock: Sendable {
         let t = now()
         return state.withLock { s in
             guard s.armed, !s.paused else { return s.media }
-            return s.media + (t - s.host) * s.rate
+            return min(s.media + (t - s.host) * s.rate, max(s.media, s.limit))
         }
     }
+
+    /// Monotonic seconds at which the clock first started running (playback really began).
+    public var firstArmedHost: Double? { state.withLock { $0.firstArmedHost } }
 
     public var isArmed: Bool { state.withLock { $0.armed } }
     public var isPaused: Bool { state.withLock { $0.paused } }
@@ -50,6 +57,7 @@ public final class MasterClock: Sendable {
         state.withLock { s in
             s.media = media
             s.armed = false
+            s.limit = .infinity
             s.serial += 1
             return s.serial
         }
@@ -64,8 +72,20 @@ public final class MasterClock: Sendable {
             s.host = t
             s.armed = true
             s.source = source
+            if s.firstArmedHost == nil { s.firstArmedHost = t }
         }
     }
+
+    /// Caps the clock at `media` (the end of the audio written under `serial`).
+    public func limit(to media: Double?, serial: Int) {
+        state.withLock { s in
+            guard serial == s.serial else { return }
+            s.limit = media ?? .infinity
+        }
+    }
+
+    /// Lifts the cap (audio ended or was switched off: the host clock carries on alone).
+    public func removeLimit() { state.withLock { $0.limit = .infinity } }
 
     /// Folds a device reading (`media` is being heard now) into the clock: slewed when close,
     /// re-anchored when further than `policy.hardResyncSeconds`.
@@ -73,7 +93,7 @@ public final class MasterClock: Sendable {
         let t = now()
         state.withLock { s in
             guard s.armed, serial == s.serial, !s.paused else { return }
-            let predicted = s.media + (t - s.host) * s.rate
+            let predicted = min(s.media + (t - s.host) * s.rate, max(s.media, s.limit))
             let error = media - predicted
             s.media = abs(error) > policy.hardResyncSeconds ? media : predicted + error * policy.slewFactor
             s.host = t

@@ -43,6 +43,8 @@ struct SessionControl {
     var endedEarlyMessage: String?
     var demuxedUntil = 0.0
     var lastPresentedPTS: Double?
+    /// Monotonic seconds when the session reached `.ended`.
+    var endedHost: Double?
 }
 
 /// One loaded source: the demuxer, decoders, queues, audio sink and the four real-time threads
@@ -228,6 +230,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             if videoDone && audioDone && c.state != .ended {
                 c.state = .ended
                 c.paused = true
+                c.endedHost = MonotonicClock.seconds()
             }
         }
     }

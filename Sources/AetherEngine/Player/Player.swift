@@ -175,6 +175,12 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// Set when playback ended before the media did (truncated file, read error).
     public var endedEarlyMessage: String? { current?.control.withLock { $0.endedEarlyMessage } }
 
+    /// Wall seconds from the moment the clock first ran to the end of playback (or now).
+    public var playingWallSeconds: Double? {
+        guard let s = current, let start = s.clock.firstArmedHost else { return nil }
+        return (s.control.withLock { $0.endedHost } ?? MonotonicClock.seconds()) - start
+    }
+
     /// Statistics over every frame presented so far (for summaries).
     public var gapStatistics: GapStatistics { current?.telemetry.allGaps ?? GapStatistics([]) }
 

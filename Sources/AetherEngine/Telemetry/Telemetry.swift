@@ -78,8 +78,13 @@ final class Telemetry: Sendable {
     func decoded(seconds: Double) { counters.withLock { $0.framesDecoded += 1; $0.decodeSeconds += seconds } }
     func droppedEarly() { counters.withLock { $0.droppedEarly += 1 } }
     func droppedLate() { counters.withLock { $0.droppedLate += 1 } }
-    func presented(gap: Double) {
-        counters.withLock { $0.framesPresented += 1; $0.gaps.append(gap) }
+    /// A frame reached the host; `gap` is nil when it was shown outside clock pacing
+    /// (the first frame after a seek, a frame step).
+    func presented(gap: Double?) {
+        counters.withLock { c in
+            c.framesPresented += 1
+            if let gap { c.gaps.append(gap) }
+        }
     }
 
     /// Fills the counter-derived fields of `snapshot`; advances the interval when `advance`.

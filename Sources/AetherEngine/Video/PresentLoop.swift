@@ -25,6 +25,7 @@ extension PlaybackSession {
             if shownSerial != c.serial {
                 _ = frameQueue.pop(timeout: 0)
                 show(frame)
+                telemetry.presented(gap: nil)
                 shownSerial = c.serial
                 unarmedSince = nil
                 land(serial: c.serial)
@@ -34,6 +35,7 @@ extension PlaybackSession {
                 if c.stepRequests > 0 {
                     _ = frameQueue.pop(timeout: 0)
                     show(frame)
+                    telemetry.presented(gap: nil)
                     clock.set(media: frame.pts)
                     control.withLock { $0.stepRequests -= 1; $0.steppedWhilePaused = true }
                 } else {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Starts (idempotently) a PulseAudio daemon with a null sink for the audio tests, so ALSA's
+# `pulse` and `default` devices play in real time with no sound card, and `parec -d
+# nullsink.monitor` records what was played.
+#   usage: pulse-null-sink.sh [XDG_RUNTIME_DIR]     (default /tmp/aether-test-xdg)
+# The null sink idles with a 2 s latency and only notices a new stream when that timer fires, so
+# a stream's first start could stall up to 2 s — no real card does that. A silent 20 ms
+# keep-alive stream holds the sink at a sound card's latency.
+set -euo pipefail
+export XDG_RUNTIME_DIR="${1:-/tmp/aether-test-xdg}"
+mkdir -p "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+if ! pactl info >/dev/null 2>&1; then
+    pulseaudio --daemonize=yes --exit-idle-time=-1 -n \
+        --load="module-null-sink sink_name=nullsink" --load=module-native-protocol-unix \
+        --log-target=file:"$XDG_RUNTIME_DIR/pulse.log" 2>/dev/null || true
+    for _ in $(seq 50); do pactl info >/dev/null 2>&1 && break; sleep 0.1; done
+    pactl info >/dev/null 2>&1 || { echo "pulse-null-sink: PulseAudio did not start" >&2; exit 1; }
+    pactl set-default-sink nullsink
+fi
+if ! pgrep -f "pacat.*aether-keepalive" >/dev/null 2>&1; then
+    nohup pacat -p --client-name=aether-keepalive --stream-name=aether-keepalive --latency-msec=20 \
+        --raw --format=s16le --rate=48000 --channels=2 /dev/zero >/dev/null 2>&1 &
+    sleep 0.3
+fi
+echo "export XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR"
