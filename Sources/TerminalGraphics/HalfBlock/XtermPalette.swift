@@ -30,11 +30,20 @@ public enum XtermPalette {
         let ri = Int(nearestLevel[Int(r)]), gi = Int(nearestLevel[Int(g)]), bi = Int(nearestLevel[Int(b)])
         let cr = Int(cubeLevels[ri]) - Int(r), cg = Int(cubeLevels[gi]) - Int(g), cb = Int(cubeLevels[bi]) - Int(b)
         let cubeDistance = cr * cr + cg * cg + cb * cb
-        let mean = (Int(r) + Int(g) + Int(b) + 1) / 3
-        let greyStep = min(23, max(0, (mean - 8 + 5) / 10))
-        let grey = 8 + 10 * greyStep
-        let gr = grey - Int(r), gg = grey - Int(g), gb = grey - Int(b)
-        let greyDistance = gr * gr + gg * gg + gb * gb
+        // Distance to grey g is 3(g − mean)² + const: test the two ramp steps around the mean.
+        let sum = Int(r) + Int(g) + Int(b)
+        let below = min(23, max(0, (sum - 24) / 30))
+        var greyStep = below
+        var greyDistance = Int.max
+        for step in below...min(23, below + 1) {
+            let grey = 8 + 10 * step
+            let gr = grey - Int(r), gg = grey - Int(g), gb = grey - Int(b)
+            let d = gr * gr + gg * gg + gb * gb
+            if d < greyDistance {
+                greyDistance = d
+                greyStep = step
+            }
+        }
         if greyDistance < cubeDistance { return UInt8(232 + greyStep) }
         return UInt8(16 + 36 * ri + 6 * gi + bi)
     }
