@@ -3,7 +3,7 @@
 /// For each six-row band it collects, per colour present in the band, a row of sixel bits and
 /// the column span the colour occupies; then it writes each colour's span run-length encoded.
 /// Colours absent from a band cost nothing, and a colour's register is defined at its first
-/// use in the image (`#i;2;r;g;b` both defines and selects).
+/// use in the image (`#i;2;r;g;b#i`: xterm needs the selection after the definition).
 final class SixelRasterizer {
     private var width = 0
     private var bits: UnsafeMutablePointer<UInt8>
@@ -82,6 +82,9 @@ final class SixelRasterizer {
                                     w.decimal(Int(p >> 8 & 0xFF))
                                     w.byte(UInt8(ascii: ";"))
                                     w.decimal(Int(p & 0xFF))
+                                    // xterm does not select a register by defining it: select it again.
+                                    w.byte(UInt8(ascii: "#"))
+                                    w.decimal(c)
                                 }
                                 if lo > 0 { Self.run(&w, 63, lo) }
                                 var x = lo

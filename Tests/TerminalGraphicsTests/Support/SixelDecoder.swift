@@ -90,7 +90,8 @@ struct SixelDecoder {
                 }
                 guard let c = palette[selected] else { throw DecodeError.malformed("register \(selected) used before definition") }
                 color = c
-                bandSelections.append(selected)
+                // `#i;2;r;g;b#i` defines then selects: count one selection.
+                if bandSelections.last != selected { bandSelections.append(selected) }
             case UInt8(ascii: "!"):
                 i += 1
                 let n = number()
