@@ -64,6 +64,18 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(caps.probeMilliseconds < 200)
     }
 
+    /// Captured from Debian's xterm 379 (`xterm -ti vt340`), which ignores `CSI 16/14/18 t`
+    /// (allowWindowOps is off) and does not know mode 2026.
+    @Test func capturedXtermReply() {
+        var terminal = ScriptedTerminal(reply: "\u{1B}[?63;1;2;4;6;9;15;16;22;28c\u{1B}[?1;0;256S\u{1B}[?2;0;480;312S\u{1B}[?2026;0$y\u{1B}[0n")
+        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm"),
+                                         windowSize: (columns: 80, rows: 24, pixelWidth: 480, pixelHeight: 312)).capabilities
+        #expect(caps.sixel && caps.sixelColorRegisters == 256)
+        #expect(caps.sixelMaxGeometry == PixelSize(width: 480, height: 312))
+        #expect(caps.cellSize == CellSize(width: 6, height: 13) && caps.cellSizeSource == .ioctl)
+        #expect(!caps.synchronizedOutput)
+    }
+
     @Test func terminalWithoutSixelOrPixelSize() {
         var terminal = ScriptedTerminal(reply: Self.plainTerminal)
         let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm-256color")).capabilities
