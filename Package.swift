@@ -5,6 +5,7 @@ let package = Package(
     name: "aether-tui",
     products: [
         .executable(name: "aether-tui", targets: ["aether-tui"]),
+        .executable(name: "aether-bench", targets: ["aether-bench"]),
         .library(name: "AetherEngine", targets: ["AetherEngine"]),
         .library(name: "TerminalGraphics", targets: ["TerminalGraphics"]),
     ],
@@ -27,6 +28,12 @@ let package = Package(
         .target(name: "AetherTUI", dependencies: ["AetherEngine", "TerminalGraphics", "CNcurses"]),
         .executableTarget(name: "aether-tui", dependencies: [
             "AetherEngine", "TerminalGraphics", "AetherTUI",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // Benchmarks; one subcommand per subsystem (`aether-bench graphics …`, `aether-bench engine …`).
+        .executableTarget(name: "aether-bench", dependencies: [
+            "TerminalGraphics", "AetherEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

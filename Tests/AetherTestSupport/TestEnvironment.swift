@@ -74,11 +74,11 @@ extension Process {
         }
         let deadline = Date(timeIntervalSinceNow: timeout)
         var timedOut = false
+        // Poll rather than waitUntilExit(), which can miss the exit when called off the main thread.
         while p.isRunning {
-            if Date() > deadline { timedOut = true; p.terminate(); break }
-            Thread.sleep(forTimeInterval: 0.01)
+            if Date() > deadline, !timedOut { timedOut = true; p.terminate() }
+            Thread.sleep(forTimeInterval: 0.005)
         }
-        p.waitUntilExit()
         return ProcessResult(status: p.terminationStatus, stdout: outData.finish(), stderr: errData.finish(),
                              timedOut: timedOut)
     }

@@ -13,14 +13,14 @@ chmod 700 "$XDG_RUNTIME_DIR"
 if ! pactl info >/dev/null 2>&1; then
     pulseaudio --daemonize=yes --exit-idle-time=-1 -n \
         --load="module-null-sink sink_name=nullsink" --load=module-native-protocol-unix \
-        --log-target=file:"$XDG_RUNTIME_DIR/pulse.log" 2>/dev/null || true
+        --log-target=file:"$XDG_RUNTIME_DIR/pulse.log" </dev/null >/dev/null 2>&1 || true
     for _ in $(seq 50); do pactl info >/dev/null 2>&1 && break; sleep 0.1; done
     pactl info >/dev/null 2>&1 || { echo "pulse-null-sink: PulseAudio did not start" >&2; exit 1; }
     pactl set-default-sink nullsink
 fi
 if ! pgrep -f "pacat.*aether-keepalive" >/dev/null 2>&1; then
     nohup pacat -p --client-name=aether-keepalive --stream-name=aether-keepalive --latency-msec=20 \
-        --raw --format=s16le --rate=48000 --channels=2 /dev/zero >/dev/null 2>&1 &
+        --raw --format=s16le --rate=48000 --channels=2 /dev/zero </dev/null >/dev/null 2>&1 &
     sleep 0.3
 fi
 echo "export XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR"

@@ -43,9 +43,11 @@ public final class Resampler {
         try check(swr_alloc_set_opts2(&ctx, &outLayout, outputFormat, Int32(outputRate),
                                       &inLayout, AVSampleFormat(f.pointee.format), f.pointee.sample_rate,
                                       0, nil), "swr_alloc_set_opts2")
-        // Keep LFE out of the downmix (as mpv/ffmpeg do) but keep centre and surrounds at -3 dB.
+        // Downmix keeps everything: centre and surrounds at -3 dB, and LFE at -6 dB (libswresample's
+        // default drops LFE, so a stereo listener would lose the bass channel entirely).
         av_opt_set_double(UnsafeMutableRawPointer(ctx), "center_mix_level", 0.7071, 0)
         av_opt_set_double(UnsafeMutableRawPointer(ctx), "surround_mix_level", 0.7071, 0)
+        av_opt_set_double(UnsafeMutableRawPointer(ctx), "lfe_mix_level", 0.5, 0)
         let initResult = swr_init(ctx)
         if initResult < 0 {
             swr_free(&ctx)

@@ -1,0 +1,32 @@
+/// The size of one terminal cell in pixels, as reported by the terminal
+/// (TIOCGWINSZ `ws_xpixel/ws_ypixel` divided by the cell counts, or `CSI 16 t`).
+public struct CellSize: Sendable, Hashable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// A common default when the terminal does not say (xterm's default font).
+    public static let fallback = CellSize(width: 10, height: 20)
+
+    /// Whether both dimensions are plausible pixel sizes (a terminal may report zeros).
+    public var isValid: Bool { width > 0 && height > 0 && width <= 1024 && height <= 1024 }
+
+    public var description: String { "\(width)x\(height) px" }
+}
+
+/// A size in pixels.
+public struct PixelSize: Sendable, Hashable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public var description: String { "\(width)x\(height)" }
+}

@@ -1,0 +1,159 @@
+/// A growable byte buffer for one frame of terminal output.
+///
+/// Reused from frame to frame (``removeAll()`` keeps the capacity), so steady-state rendering
+/// allocates nothing. Hot loops reserve their worst case once and then write through a
+/// ``ByteWriter`` without per-byte capacity checks.
+public final class ByteBuffer {
+    private var storage: UnsafeMutablePointer<UInt8>
+    public private(set) var capacity: Int
+    public private(set) var count: Int = 0
+
+    public init(capacity: Int = 64 * 1024) {
+        self.capacity = max(64, capacity)
+        self.storage = .allocate(capacity: self.capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// Forgets the contents, keeps the memory.
+    public func removeAll() { count = 0 }
+
+    /// Makes room for at least `additional` more bytes.
+    public func reserve(additional: Int) {
+        let needed = count + additional
+        guard needed > capacity else { return }
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newStorage.update(from: storage, count: count)
+        storage.deallocate()
+        storage = newStorage
+        capacity = newCapacity
+    }
+
+    public func append(_ byte: UInt8) {
+        reserve(additional: 1)
+        storage[count] = byte
+        count += 1
+    }
+
+    public func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(additional: bytes.count)
+        UnsafeMutableRawPointer(storage + count).copyMemory(from: base, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    public func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    public func append(_ other: ByteBuffer) {
+        other.withUnsafeBytes { append($0) }
+    }
+
+    public func append(_ string: String) {
+        var s = string
+        s.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Lends the written bytes.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: storage, count: count))
+    }
+
+    /// A copy of the written bytes (tests, caches).
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// Runs `body` with a raw writer that may write up to `maxBytes` bytes without checks.
+    ///
+    /// The body must not write more than `maxBytes`; callers compute a worst case first.
+    func write<R>(maxBytes: Int, _ body: (inout ByteWriter) -> R) -> R {
+        reserve(additional: maxBytes)
+        var writer = ByteWriter(start: storage + count)
+        let result = body(&writer)
+        count = writer.cursor - storage
+        return result
+    }
+}
+
+/// Unchecked writes into memory a ``ByteBuffer`` reserved; see ``ByteBuffer/write(maxBytes:_:)``.
+struct ByteWriter {
+    var cursor: UnsafeMutablePointer<UInt8>
+
+    init(start: UnsafeMutablePointer<UInt8>) { cursor = start }
+
+    @inline(__always) mutating func byte(_ b: UInt8) {
+        cursor.pointee = b
+        cursor += 1
+    }
+
+    @inline(__always) mutating func bytes(_ a: UInt8, _ b: UInt8) {
+        cursor[0] = a
+        cursor[1] = b
+        cursor += 2
+    }
+
+    @inline(__always) mutating func bytes(_ a: UInt8, _ b: UInt8, _ c: UInt8) {
+        cursor[0] = a
+        cursor[1] = b
+        cursor[2] = c
+        cursor += 3
+    }
+
+    /// Writes the `length` low bytes of `packed` (little-endian); stores 4 bytes, so the
+    /// reservation must leave 3 bytes of slack past the logical end.
+    @inline(__always) mutating func packed(_ packed: UInt32, length: Int) {
+        UnsafeMutableRawPointer(cursor).storeBytes(of: packed.littleEndian, as: UInt32.self)
+        cursor += length
+    }
+
+    /// Writes a non-negative decimal number.
+    @inline(__always) mutating func decimal(_ value: Int) {
+        if value < 1000 {
+            let entry = DecimalTable.entries[value]
+            packed(entry.digits, length: entry.length)
+            return
+        }
+        var v = max(0, value)
+        var tmp: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                  UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = 0
+        withUnsafeMutableBytes(of: &tmp) { t in
+            repeat {
+                t[n] = UInt8(truncatingIfNeeded: 48 + v % 10)
+                v /= 10
+                n += 1
+            } while v > 0
+            for i in stride(from: n - 1, through: 0, by: -1) { byte(t[i]) }
+        }
+    }
+}
+
+/// Precomputed decimal digits for 0...999, packed little-endian into a UInt32.
+enum DecimalTable {
+    struct Entry: Sendable {
+        var digits: UInt32
+        var length: Int
+    }
+
+    static let entries: [Entry] = (0..<1000).map { value in
+        let digits = Array(String(value).utf8)
+        return Entry(digits: pack(digits), length: digits.count)
+    }
+
+    /// `;NNN` for 0...255, the SGR parameter LUT (mpv vo_tct's `lut[256]`).
+    static let semicolonEntries: [Entry] = (0..<256).map { value in
+        let digits = Array(";\(value)".utf8)
+        return Entry(digits: pack(digits), length: digits.count)
+    }
+
+    static func pack(_ bytes: [UInt8]) -> UInt32 {
+        var v: UInt32 = 0
+        for (i, b) in bytes.prefix(4).enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
+        return v
+    }
+}

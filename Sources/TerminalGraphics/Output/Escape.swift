@@ -1,0 +1,39 @@
+/// Escape sequences used by the renderers and the probe. Coordinates in the API are 0-based
+/// cells; the 1-based conversion happens here and nowhere else.
+public enum Escape {
+    public static let esc: UInt8 = 0x1B
+
+    /// `CSI ?2026h`: begin synchronized update (the terminal holds the screen until `l`).
+    public static let beginSynchronizedUpdate: [UInt8] = Array("\u{1B}[?2026h".utf8)
+    /// `CSI ?2026l`: end synchronized update.
+    public static let endSynchronizedUpdate: [UInt8] = Array("\u{1B}[?2026l".utf8)
+    /// `CSI 0m`: reset colours and attributes.
+    public static let resetAttributes: [UInt8] = Array("\u{1B}[0m".utf8)
+    /// `CSI ?25l` / `CSI ?25h`: hide / show the cursor.
+    public static let hideCursor: [UInt8] = Array("\u{1B}[?25l".utf8)
+    public static let showCursor: [UInt8] = Array("\u{1B}[?25h".utf8)
+
+    /// CUP: moves the cursor to a 0-based cell.
+    public static func cursorPosition(column: Int, row: Int) -> [UInt8] {
+        Array("\u{1B}[\(row + 1);\(column + 1)H".utf8)
+    }
+
+    /// CUP into a writer (hot path); at most 2 + 5 + 1 + 5 + 1 bytes plus packing slack.
+    @inline(__always) static func writeCursorPosition(_ w: inout ByteWriter, column: Int, row: Int) {
+        w.bytes(esc, UInt8(ascii: "["))
+        w.decimal(row + 1)
+        w.byte(UInt8(ascii: ";"))
+        w.decimal(column + 1)
+        w.byte(UInt8(ascii: "H"))
+    }
+
+    /// CUF: moves the cursor `n` cells right.
+    @inline(__always) static func writeCursorForward(_ w: inout ByteWriter, _ n: Int) {
+        w.bytes(esc, UInt8(ascii: "["))
+        if n != 1 { w.decimal(n) }
+        w.byte(UInt8(ascii: "C"))
+    }
+
+    /// Upper bound of ``writeCursorPosition`` plus slack.
+    static let maxCursorPositionBytes = 20
+}

@@ -1,0 +1,118 @@
+/// How the sixel encoder spreads the error between a pixel and its palette colour.
+public enum SixelDither: String, Sendable, CaseIterable {
+    /// Nearest colour only: fastest, stable from frame to frame, bands on gradients.
+    case none
+    /// 8×8 Bayer threshold added before the lookup: cheap, stable in time (no crawling noise).
+    case ordered
+    /// Floyd–Steinberg error diffusion: best still-image quality, noise changes every frame.
+    case errorDiffusion = "fs"
+
+    /// Parses `--vo-sixel-dither` values; accepts mpv's names where they mean the same.
+    public init?(option: String) {
+        switch option.lowercased() {
+        case "none", "off", "no": self = .none
+        case "ordered", "bayer": self = .ordered
+        case "fs", "floyd-steinberg", "error-diffusion", "errordiffusion", "diffusion": self = .errorDiffusion
+        default: return nil
+        }
+    }
+}
+
+/// Pass 1 of the sixel encoder: maps every pixel to a palette index, with the chosen dither.
+enum Ditherer {
+    /// The 8×8 Bayer matrix (values 0…63).
+    private static let bayer: [Int] = {
+        var m = [Int](repeating: 0, count: 64)
+        for y in 0..<8 {
+            for x in 0..<8 {
+                // Bit-reversed interleave of x ^ y and y gives the classic recursive matrix.
+                let v = x ^ y
+                let value = (v & 1) << 5 | (y & 1) << 4 | (v & 2) << 2 | (y & 2) << 1 | (v & 4) >> 1 | (y & 4) >> 2
+                m[y * 8 + x] = value
+            }
+        }
+        return m
+    }()
+
+    /// Ordered-dither offsets in `[-amplitude, amplitude]`.
+    static func orderedOffsets(amplitude: Int) -> [Int] {
+        bayer.map { (2 * $0 + 1 - 64) * amplitude / 64 }
+    }
+
+    static func map(_ image: PixelImage, lookup: ColorLookup, dither: SixelDither, amplitude: Int,
+                    into indices: UnsafeMutablePointer<UInt8>) {
+        let width = image.width, height = image.height, bpp = image.format.bytesPerPixel
+        image.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            switch dither {
+            case .none:
+                for y in 0..<height {
+                    let row = base + y * image.stride
+                    let out = indices + y * width
+                    for x in 0..<width {
+                        let p = row + x * bpp
+                        out[x] = UInt8(truncatingIfNeeded: lookup.index(Int(p[0]), Int(p[1]), Int(p[2])))
+                    }
+                }
+            case .ordered:
+                let offsets = orderedOffsets(amplitude: amplitude)
+                offsets.withUnsafeBufferPointer { offsets in
+                    for y in 0..<height {
+                        let row = base + y * image.stride
+                        let out = indices + y * width
+                        let line = (y & 7) << 3
+                        for x in 0..<width {
+                            let p = row + x * bpp
+                            let o = offsets[line | (x & 7)]
+                            let r = min(255, max(0, Int(p[0]) + o))
+                            let g = min(255, max(0, Int(p[1]) + o))
+                            let b = min(255, max(0, Int(p[2]) + o))
+                            out[x] = UInt8(truncatingIfNeeded: lookup.index(r, g, b))
+                        }
+                    }
+                }
+            case .errorDiffusion:
+                floydSteinberg(base, image: image, lookup: lookup, into: indices)
+            }
+        }
+    }
+
+    /// Floyd–Steinberg, left to right, errors kept in 1/16 units in two rows.
+    private static func floydSteinberg(_ base: UnsafePointer<UInt8>, image: PixelImage, lookup: ColorLookup,
+                                       into indices: UnsafeMutablePointer<UInt8>) {
+        let width = image.width, height = image.height, bpp = image.format.bytesPerPixel
+        let colors = lookup.palette.colors
+        let n = (width + 2) * 3
+        var current = [Int32](repeating: 0, count: n)
+        var next = [Int32](repeating: 0, count: n)
+        for y in 0..<height {
+            let row = base + y * image.stride
+            let out = indices + y * width
+            current.withUnsafeMutableBufferPointer { cur in
+                next.withUnsafeMutableBufferPointer { nxt in
+                    colors.withUnsafeBufferPointer { pal in
+                        for x in 0..<width {
+                            let p = row + x * bpp
+                            let e = (x + 1) * 3
+                            let r = min(255, max(0, Int(p[0]) + Int((cur[e] + 8) >> 4)))
+                            let g = min(255, max(0, Int(p[1]) + Int((cur[e + 1] + 8) >> 4)))
+                            let b = min(255, max(0, Int(p[2]) + Int((cur[e + 2] + 8) >> 4)))
+                            let i = lookup.index(r, g, b)
+                            out[x] = UInt8(truncatingIfNeeded: i)
+                            let c = pal[i]
+                            let er = Int32(r - Int(c >> 16 & 0xFF))
+                            let eg = Int32(g - Int(c >> 8 & 0xFF))
+                            let eb = Int32(b - Int(c & 0xFF))
+                            cur[e + 3] += 7 * er; cur[e + 4] += 7 * eg; cur[e + 5] += 7 * eb
+                            nxt[e - 3] += 3 * er; nxt[e - 2] += 3 * eg; nxt[e - 1] += 3 * eb
+                            nxt[e] += 5 * er; nxt[e + 1] += 5 * eg; nxt[e + 2] += 5 * eb
+                            nxt[e + 3] += er; nxt[e + 4] += eg; nxt[e + 5] += eb
+                        }
+                    }
+                }
+            }
+            swap(&current, &next)
+            for i in next.indices { next[i] = 0 }
+        }
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `aether-bench`: reproducible performance measurements, one subcommand per subsystem.
+@main
+struct AetherBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "aether-bench",
+        abstract: "Benchmarks for aether-tui's subsystems, with peers where installed.",
+        subcommands: [GraphicsBenchmark.self])
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// The peers: libsixel (through a driver compiled now from Tests/Scripts), mpv --vo=tct,
+/// mpv --vo=sixel, mpv --vo=null (decode cost) and timg, each only when installed.
+struct Peers {
+    let workDir: String
+    let colors: Int
+    let mediaSeconds: Int
+
+    struct Player {
+        var name: String
+        var cpuSeconds: Double
+        var bytes: Int
+        var media: Double
+        var frames: Int?
+        var cpuPerMediaSecond: Double { cpuSeconds / media }
+        var bytesPerSecond: Double { Double(bytes) / media }
+        var line: String {
+            var s = name.padding(toLength: 34, withPad: " ", startingAt: 0)
+            s += " CPU \(Stats.fmt(cpuPerMediaSecond, 3)) s/media-s  \(Stats.fmt(bytesPerSecond / 1e6, 2)) MB/s"
+            if let frames { s += "  \(frames)/\(Int(media * 24)) frames written" }
+            return s
+        }
+    }
+
+    /// Compiles the libsixel driver (needs cc, pkg-config and libsixel-dev).
+    func libsixelDriver() -> String? {
+        let binary = "\(workDir)/libsixel-bench"
+        if FileManager.default.isExecutableFile(atPath: binary) { return binary }
+        let source = ["Tests/Scripts/libsixel-bench.c", "\(FileManager.default.currentDirectoryPath)/Tests/Scripts/libsixel-bench.c"]
+            .first { FileManager.default.fileExists(atPath: $0) }
+        guard let source, Spawn.which("cc") != nil,
+              let flags = Spawn.output(["pkg-config", "--cflags", "--libs", "libsixel"]) else {
+            print("libsixel: skipped (needs cc, pkg-config, libsixel-dev and the repository's Tests/Scripts)")
+            return nil
+        }
+        let argv = ["cc", "-O2", "-o", binary, source] + flags.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        guard Spawn.run(argv).status == 0 else {
+            print("libsixel: driver did not compile")
+            return nil
+        }
+        return binary
+    }
+
+    func libsixel(_ set: FrameSet, diffuse: String, palette: String) throws -> RunResult? {
+        guard let driver = libsixelDriver() else { return nil }
+        let input = "\(workDir)/\(set.name)-\(set.width)x\(set.height)-all.rgb"
+        if !FileManager.default.fileExists(atPath: input) { try set.write(to: input) }
+        let output = "\(workDir)/libsixel-\(diffuse)-\(palette)-\(set.name).six"
+        let report = "\(workDir)/libsixel-report.txt"
+        let m = Spawn.run([driver, "\(set.width)", "\(set.height)", "\(set.count)", "\(colors)", diffuse, palette, input, output],
+                          stdoutPath: report)
+        guard m.status == 0, let text = try? String(contentsOfFile: report, encoding: .utf8) else { return nil }
+        var fields: [String: Double] = [:]
+        for pair in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let kv = pair.split(separator: "=")
+            if kv.count == 2 { fields[String(kv[0])] = Double(kv[1]) }
+        }
+        guard let median = fields["median_ms"], let mean = fields["mean_ms"], let bytes = fields["bytes"] else { return nil }
+        var result = RunResult(frameMilliseconds: Array(repeating: mean, count: set.count), bytes: Int(bytes))
+        result.medianOverride = median
+        let stream = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        var psnrs: [Double] = []
+        for (i, image) in SixelStreamDecoder.images(in: stream).enumerated() where i % 6 == 0 && i < set.count {
+            if let d = SixelStreamDecoder.decode(image), d.width == set.width, d.height == set.height {
+                psnrs.append(SixelStreamDecoder.psnr(d.pixels, set.frames[i]))
+            }
+        }
+        result.psnr = psnrs.isEmpty ? nil : psnrs.reduce(0, +) / Double(psnrs.count)
+        return result
+    }
+
+    /// A 1080p24 H.264 clip of testsrc2 for the players.
+    func clip() -> String? {
+        let path = "\(workDir)/testsrc2-1080p24-\(mediaSeconds)s.mkv"
+        if FileManager.default.fileExists(atPath: path) { return path }
+        let argv = ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=24", "-t", "\(mediaSeconds)",
+                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p", "-y", path]
+        return Spawn.run(argv).status == 0 ? path : nil
+    }
+
+    func players() -> [Player] {
+        guard let clip = clip() else {
+            print("players: skipped (ffmpeg with libx264 needed for the clip)")
+            return []
+        }
+        let media = Double(mediaSeconds)
+        var result: [Player] = []
+        if Spawn.which("mpv") != nil {
+            let common = ["mpv", "--no-config", "--really-quiet", "--no-audio", "--untimed", "--framedrop=no",
+                          "--no-input-terminal", "--hwdec=no"]
+            let runs: [(String, [String])] = [
+                ("mpv --vo=null", ["--vo=null"]),
+                ("mpv --vo=tct", ["--vo=tct", "--vo-tct-width=160", "--vo-tct-height=48"]),
+                ("mpv --vo=tct --vo-tct-256", ["--vo=tct", "--vo-tct-width=160", "--vo-tct-height=48", "--vo-tct-256=yes"]),
+                ("mpv --vo=sixel", ["--vo=sixel", "--vo-sixel-width=1280", "--vo-sixel-height=768",
+                                    "--vo-sixel-reqcolors=\(colors)", "--vo-sixel-dither=none"]),
+            ]
+            for (name, extra) in runs {
+                let out = "\(workDir)/peer-\(name.replacingOccurrences(of: " ", with: "_")).out"
+                let m = Spawn.run(common + extra + [clip], stdoutPath: out)
+                let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
+                var frames: Int?
+                if name.contains("sixel"), let data = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: out))) {
+                    frames = SixelStreamDecoder.images(in: data).count
+                }
+                if m.status == 0 { result.append(Player(name: name, cpuSeconds: m.cpuSeconds, bytes: bytes, media: media, frames: frames)) }
+                else { print("\(name): exited with status \(m.status)") }
+            }
+        } else {
+            print("mpv: not installed")
+        }
+        if Spawn.which("timg") != nil {
+            let out = "\(workDir)/peer-timg.out"
+            // Real-time playback (timg has no untimed mode); half blocks at 160x48.
+            let m = Spawn.run(["timg", "-g160x48", "-ph", "-V", "--threads=1", clip], stdoutPath: out)
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
+            if m.status == 0 { result.append(Player(name: "timg -ph (half blocks)", cpuSeconds: m.cpuSeconds, bytes: bytes, media: media)) }
+            else { print("timg: exited with status \(m.status)") }
+        } else {
+            print("timg: not installed")
+        }
+        return result
+    }
+}

@@ -1,0 +1,287 @@
+@testable import AetherEngine
+import AetherTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Real playback through ALSA's `pulse` device into a PulseAudio null sink, which paces in real
+/// time. Serialized: these measure wall-clock behaviour and must not compete with each other.
+@Suite(.serialized) struct PlaybackTests {
+    init() {
+        #expect(TestEnvironment.requirePulse(), "PulseAudio null sink did not start")
+    }
+
+    func options(_ configure: (inout PlayerOptions) -> Void = { _ in }) -> PlayerOptions {
+        var o = PlayerOptions()
+        o.audioOutput = .alsa(device: "pulse")
+        configure(&o)
+        return o
+    }
+
+    /// Waits until `condition` holds or `timeout` passes; returns whether it held.
+    @discardableResult
+    func wait(_ timeout: Double, _ condition: () -> Bool) -> Bool {
+        let end = MonotonicTime.now() + timeout
+        while MonotonicTime.now() < end {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return condition()
+    }
+
+    @Test func realTimeAtNormalSpeed() throws {
+        let player = Player()
+        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 10 })
+        player.play()
+        #expect(wait(20) { player.state == .ended })
+        let t = player.telemetry()
+        let wall = try #require(player.playingWallSeconds)
+        #expect(abs(wall - 10) / 10 <= 0.02, "played 10 s of media in \(wall) s of wall time")
+        #expect(t.clockSource == "audio")
+        #expect(t.framesDropped == 0, "dropped \(t.framesDroppedLate) late, \(t.framesDroppedEarly) early")
+        #expect(t.framesPresented == 240)
+        let gaps = player.gapStatistics
+        #expect(gaps.p95 <= 0.020, "A/V gap p95 \(gaps.p95 * 1000) ms")
+        player.stop()
+    }
+
+    @Test func doubleSpeedTakesHalfTheTime() throws {
+        let player = Player()
+        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 8; $0.speed = 2 })
+        player.play()
+        #expect(wait(20) { player.state == .ended })
+        let wall = try #require(player.playingWallSeconds)
+        #expect(abs(wall - 4) / 4 <= 0.05, "8 s of media at 2× took \(wall) s")
+        #expect(player.telemetry().clockSource == "audio")
+        player.stop()
+    }
+
+    @Test func pauseFreezesPositionAndResumeContinues() throws {
+        let player = Player()
+        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options())
+        player.play()
+        #expect(wait(5) { player.currentTime > 1.0 })
+        player.pause()
+        Thread.sleep(forTimeInterval: 0.1)
+        let paused = player.currentTime
+        let presented = player.telemetry().framesPresented
+        Thread.sleep(forTimeInterval: 2)
+        #expect(abs(player.currentTime - paused) < 0.001, "position moved while paused")
+        #expect(player.telemetry().framesPresented == presented)
+        #expect(player.state == .paused)
+        player.play()
+        Thread.sleep(forTimeInterval: 1)
+        let advanced = player.currentTime - paused
+        #expect(advanced > 0.8 && advanced < 1.2, "advanced \(advanced) s in 1 s after resume")
+        #expect(player.state == .playing)
+        player.stop()
+    }
+
+    /// The fixture has keyframes every second at 24 fps.
+    @Test func exactAndKeyframeSeeks() throws {
+        let player = Player()
+        let shown = Mutex<[Double]>([])
+        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options())
+        player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
+        #expect(wait(5) { player.state == .paused })
+
+        shown.withLock { $0.removeAll() }
+        player.seek(to: 2.53, mode: .exact)
+        #expect(wait(5) { player.state == .paused && !shown.withLock { $0.isEmpty } })
+        let exactFirst: Double = shown.withLock { $0.first } ?? -1
+        #expect(abs(exactFirst - 60.0 / 24) < 0.001, "exact seek showed \(exactFirst)")
+
+        shown.withLock { $0.removeAll() }
+        player.seek(to: 7.6, mode: .keyframe)
+        #expect(wait(5) { player.state == .paused && !shown.withLock { $0.isEmpty } })
+        let keyFirst: Double = shown.withLock { $0.first } ?? -1
+        #expect(abs(keyFirst - 7.0) < 0.001, "keyframe seek showed \(keyFirst)")
+        #expect(abs(player.currentTime - 7.0) < 0.001)
+
+        // Playing on after an exact seek continues from the target, in order.
+        shown.withLock { $0.removeAll() }
+        player.seek(to: 4.0, mode: .exact)
+        player.play()
+        #expect(wait(5) { shown.withLock { $0.count } >= 12 })
+        let frames = shown.withLock { $0 }
+        #expect(abs(frames[0] - 4.0) < 0.001)
+        #expect(zip(frames, frames.dropFirst()).allSatisfy { $1 > $0 }, "frames out of order: \(frames)")
+        player.stop()
+    }
+
+    @Test func stepShowsNextFrameWhilePaused() throws {
+        let player = Player()
+        let shown = Mutex<[Double]>([])
+        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.start = 3 })
+        player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
+        #expect(wait(5) { player.state == .paused })
+        Thread.sleep(forTimeInterval: 0.2)
+        shown.withLock { $0.removeAll() }
+        player.step()
+        #expect(wait(2) { shown.withLock { $0.count } == 1 })
+        player.step()
+        #expect(wait(2) { shown.withLock { $0.count } == 2 })
+        let stepped: [Double] = shown.withLock { $0 }.map { ($0 * 24).rounded() }
+        #expect(stepped == [73, 74])
+        #expect(player.isPaused)
+        player.stop()
+    }
+
+    /// Track 0 is a 440 Hz tone, track 1 a 660 Hz tone: what the sink plays proves the switch.
+    @Test func audioTrackSwitchMidPlayback() throws {
+        let player = Player()
+        try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: options())
+        player.play()
+        #expect(wait(5) { player.currentTime > 0.6 })
+        let before = try SinkRecorder()
+        Thread.sleep(forTimeInterval: 0.8)
+        let a = before.stop()
+        player.selectAudioTrack(1)
+        #expect(wait(3) { player.state == .playing && player.activeAudioTrack == 1 })
+        Thread.sleep(forTimeInterval: 0.4)
+        let after = try SinkRecorder()
+        Thread.sleep(forTimeInterval: 0.8)
+        let b = after.stop()
+        #expect(player.state == .playing || player.state == .ended)
+        #expect(player.telemetry().framesPresented > 40)
+        let fa = Signal.dominantFrequency(a.left[4800...].prefix(24000))
+        let fb = Signal.dominantFrequency(b.left[4800...].prefix(24000))
+        #expect(abs(fa - 440) <= 2, "before the switch the sink played \(fa) Hz")
+        #expect(abs(fb - 660) <= 2, "after the switch the sink played \(fb) Hz")
+        player.stop()
+    }
+
+    /// 1 kHz at -6 dBFS peak (-9.03 dBFS RMS) must come out of the sink as exactly that.
+    @Test func sineComesOutAtTheRightFrequencyAndLevel() throws {
+        let player = Player()
+        try player.load(url: TestEnvironment.fixture("sine-1k.mkv"), options: options())
+        let recorder = try SinkRecorder()
+        player.play()
+        #expect(wait(10) { player.currentTime > 3.5 })
+        let rec = recorder.stop()
+        player.stop()
+        // Analyse 2 s from the middle of what was recorded.
+        let start = max(0, rec.left.count - 48000 * 5 / 2)
+        let left = rec.left[start..<(start + 96000)]
+        let right = rec.right[start..<(start + 96000)]
+        #expect(abs(Signal.dominantFrequency(left) - 1000) <= 1)
+        #expect(abs(Signal.rmsDBFS(left) - -9.03) < 0.5, "left RMS \(Signal.rmsDBFS(left)) dBFS")
+        #expect(abs(Signal.rmsDBFS(right) - -9.03) < 0.5, "right RMS \(Signal.rmsDBFS(right)) dBFS")
+    }
+
+    /// FL 300, FR 500, FC 700, LFE 90, BL 1100, BR 1300 Hz: after the stereo downmix every tone is
+    /// still heard, on the side it belongs to (centre and LFE on both).
+    @Test func surroundDownmixKeepsEveryTone() throws {
+        let player = Player()
+        try player.load(url: TestEnvironment.fixture("tones-51.mkv"), options: options())
+        let recorder = try SinkRecorder()
+        player.play()
+        #expect(wait(10) { player.currentTime > 3.0 })
+        let rec = recorder.stop()
+        player.stop()
+        let start = max(0, rec.left.count - 48000 * 2)
+        let l = rec.left[start..<(start + 48000)]
+        let r = rec.right[start..<(start + 48000)]
+        let floor = 0.01   // -40 dBFS; each tone is at -18 dBFS before the mix
+        for (f, inLeft, inRight) in [(300.0, true, false), (500, false, true), (700, true, true), (90, true, true),
+                                     (1100, true, false), (1300, false, true)] {
+            let al = Signal.amplitude(l, frequency: f), ar = Signal.amplitude(r, frequency: f)
+            #expect((al > floor) == inLeft, "\(f) Hz left amplitude \(al)")
+            #expect((ar > floor) == inRight, "\(f) Hz right amplitude \(ar)")
+        }
+    }
+}
+
+/// Decoding is bit-exact: the same frames, hashed the same way, as `ffmpeg -f framemd5`.
+@Suite struct BitExactDecodeTests {
+    static let files = ["h264-aac-2audio-srt-ass.mkv", "vp9-opus.webm", "av1-opus.webm"]
+
+    @Test(arguments: files)
+    func frameHashesMatchFFmpeg(file: String) throws {
+        let path = TestEnvironment.fixture(file)
+        let ours = try FrameHasher.hashes(url: path)
+        let r = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"], timeout: 60)
+        #expect(r.status == 0)
+        let theirs = r.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) }
+        #expect(ours.count == theirs.count)
+        #expect(!ours.isEmpty)
+        #expect(ours.map(\.md5) == theirs)
+    }
+}
+
+/// Every fixture plays through to its end (4× speed, silent sink, pictures scaled), and files
+/// that cannot play say so instead of hanging.
+@Suite struct PlayToEndTests {
+    static let playable = [
+        "h264-aac-2audio-srt-ass.mkv", "hevc10-hdr10-ac3-51-movtext.mp4", "hevc-hlg.mp4", "vp9-opus.webm",
+        "av1-opus.webm", "vp8-vorbis.webm", "mpeg2-interlaced-mp2.ts", "mpeg4-mp3.avi", "theora-vorbis.ogg",
+        "h264-aac.flv", "multi-audio.mkv", "dvdsub.mkv", "dvbsub.ts", "tones-51.mkv", "solid-red.mkv",
+        "wrong-extension.mkv",
+    ]
+
+    @Test(arguments: playable)
+    func playsToTheEnd(file: String) throws {
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.speed = 4
+        try player.load(url: TestEnvironment.fixture(file), options: o)
+        player.setRenderSize(PixelSize(width: 160, height: 96))
+        let lastFrame = Mutex<VideoFrame?>(nil)
+        player.setFrameHandler { f in lastFrame.withLock { $0 = f } }
+        player.play()
+        let deadline = MonotonicTime.now() + 10
+        while player.state != .ended, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(player.state == .ended, "\(file) did not reach the end: \(player.state) at \(player.currentTime)")
+        #expect(player.warnings.isEmpty, "\(player.warnings)")
+        #expect(player.endedEarlyMessage == nil)
+        let info = try #require(player.mediaInfo)
+        if !info.video.isEmpty {
+            let t = player.telemetry()
+            #expect(t.framesPresented > 0)
+            let frame = try #require(lastFrame.withLock { $0 })
+            #expect(frame.width == 160 && frame.height == 96 && frame.pixels.count == 160 * 96 * 3)
+            if file.hasPrefix("mpeg2-interlaced") { #expect(t.deinterlacing) }
+            if file.hasPrefix("hevc") { #expect(t.toneMapping) }
+        }
+        player.stop()
+    }
+
+    @Test func hdrIsToneMappedNotWashedOut() throws {
+        // The same picture, SDR vs PQ-tagged, after tone-mapping: the PQ one must not be a grey wash.
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        try player.load(url: TestEnvironment.fixture("hevc10-hdr10-ac3-51-movtext.mp4"), options: o)
+        player.setRenderSize(PixelSize(width: 64, height: 48))
+        let frame = Mutex<VideoFrame?>(nil)
+        player.setFrameHandler { f in frame.withLock { $0 = f } }
+        player.seek(to: 1, mode: .exact)
+        let deadline = MonotonicTime.now() + 5
+        while frame.withLock({ $0?.pts ?? 0 }) < 0.9, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let pixels = try #require(frame.withLock { $0 }).pixels
+        let minimum = pixels.min() ?? 255, maximum = pixels.max() ?? 0
+        #expect(Int(maximum) - Int(minimum) > 150, "tone-mapped range \(minimum)…\(maximum)")
+        player.stop()
+    }
+
+    @Test func solidRedDecodesAsRed() throws {
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        try player.load(url: TestEnvironment.fixture("solid-red.mkv"), options: o)
+        player.setRenderSize(PixelSize(width: 32, height: 24))
+        let frame = Mutex<VideoFrame?>(nil)
+        player.setFrameHandler { f in frame.withLock { $0 = f } }
+        player.seek(to: 0.5, mode: .exact)
+        let deadline = MonotonicTime.now() + 5
+        while frame.withLock({ $0?.pts ?? 0 }) < 0.4, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let pixels = try #require(frame.withLock { $0 }).pixels
+        for i in stride(from: 0, to: pixels.count, by: 3) {
+            #expect(pixels[i] >= 250 && pixels[i + 1] <= 3 && pixels[i + 2] <= 3)
+            if !(pixels[i] >= 250 && pixels[i + 1] <= 3 && pixels[i + 2] <= 3) { break }
+        }
+        player.stop()
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+@testable import TerminalGraphics
+
+/// A terminal that answers with a script: `reply` arrives `delay` after the queries, in
+/// chunks of `chunk` bytes; `nil` reply = a terminal that never answers.
+struct ScriptedTerminal: ProbeTransport {
+    var reply: [UInt8]?
+    var delay: Duration = .milliseconds(5)
+    var chunk = Int.max
+    var sent: [UInt8] = []
+    private var delivered = 0
+    private var sentAt: ContinuousClock.Instant?
+
+    init(reply: String?, delay: Duration = .milliseconds(5), chunk: Int = .max) {
+        self.reply = reply.map { Array($0.utf8) }
+        self.delay = delay
+        self.chunk = chunk
+    }
+
+    mutating func send(_ bytes: [UInt8]) throws(SystemCallError) {
+        sent += bytes
+        sentAt = ContinuousClock.now
+    }
+
+    mutating func receive(timeout: Duration) throws(SystemCallError) -> [UInt8] {
+        guard let reply, let sentAt, delivered < reply.count else {
+            Thread.sleep(forTimeInterval: Double(timeout.components.attoseconds) / 1e18 + Double(timeout.components.seconds))
+            return []
+        }
+        let due = sentAt + delay
+        let now = ContinuousClock.now
+        if due > now {
+            let wait = min(timeout, due - now)
+            Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds))
+            if wait < due - now { return [] }
+        }
+        let end = min(reply.count, delivered + chunk)
+        defer { delivered = end }
+        return Array(reply[delivered..<end])
+    }
+}
+
+@Suite struct CapabilityProbeTests {
+    static let xtermVT340 = "\u{1B}[?63;1;2;4;6;9;15;16;17;18;21;22;28c\u{1B}[?1;0;256S\u{1B}[?2;0;1000;1000S"
+        + "\u{1B}[6;20;10t\u{1B}[4;480;800t\u{1B}[8;24;80t\u{1B}[?2026;0$y\u{1B}[0n"
+    static let plainTerminal = "\u{1B}[?62;22c\u{1B}[?2026;2$y\u{1B}[0n"
+
+    @Test func sixelTerminalWithCellSize() {
+        var terminal = ScriptedTerminal(reply: Self.xtermVT340)
+        let report = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm"))
+        let caps = report.capabilities
+        #expect(terminal.sent == CapabilityProbe.query)
+        #expect(caps.answered)
+        #expect(caps.sixel)
+        #expect(caps.sixelColorRegisters == 256)
+        #expect(caps.sixelMaxGeometry == PixelSize(width: 1000, height: 1000))
+        #expect(caps.cellSize == CellSize(width: 10, height: 20))
+        #expect(caps.cellSizeSource == .terminal)
+        #expect(caps.screenColumns == 80 && caps.screenRows == 24)
+        #expect(!caps.synchronizedOutput)
+        #expect(report.strayInput.isEmpty)
+        #expect(VideoOutputMode.auto.resolve(with: caps) == .sixel)
+        #expect(caps.probeMilliseconds < 200)
+    }
+
+    /// Captured from Debian's xterm 379 (`xterm -ti vt340`), which ignores `CSI 16/14/18 t`
+    /// (allowWindowOps is off) and does not know mode 2026.
+    @Test func capturedXtermReply() {
+        var terminal = ScriptedTerminal(reply: "\u{1B}[?63;1;2;4;6;9;15;16;22;28c\u{1B}[?1;0;256S\u{1B}[?2;0;480;312S\u{1B}[?2026;0$y\u{1B}[0n")
+        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm"),
+                                         windowSize: (columns: 80, rows: 24, pixelWidth: 480, pixelHeight: 312)).capabilities
+        #expect(caps.sixel && caps.sixelColorRegisters == 256)
+        #expect(caps.sixelMaxGeometry == PixelSize(width: 480, height: 312))
+        #expect(caps.cellSize == CellSize(width: 6, height: 13) && caps.cellSizeSource == .ioctl)
+        #expect(!caps.synchronizedOutput)
+    }
+
+    @Test func terminalWithoutSixelOrPixelSize() {
+        var terminal = ScriptedTerminal(reply: Self.plainTerminal)
+        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm-256color")).capabilities
+        #expect(caps.answered && !caps.sixel)
+        #expect(caps.cellSize == nil)
+        #expect(caps.synchronizedOutput)
+        #expect(!caps.truecolor)
+        #expect(VideoOutputMode.auto.resolve(with: caps) == .halfblock)
+        #expect(VideoOutputMode.halfBlockColors(option: nil, capabilities: caps) == .palette256)
+    }
+
+    @Test func textAreaReplyGivesCellSizeWhenCellReplyIsMissing() {
+        var terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[4;480;800t\u{1B}[8;24;80t\u{1B}[0n")
+        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        #expect(caps.cellSize == CellSize(width: 10, height: 20))
+    }
+
+    @Test func ioctlPixelSizeWins() {
+        var terminal = ScriptedTerminal(reply: Self.xtermVT340)
+        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(),
+                                         windowSize: (columns: 100, rows: 30, pixelWidth: 900, pixelHeight: 540)).capabilities
+        #expect(caps.cellSize == CellSize(width: 9, height: 18))
+        #expect(caps.cellSizeSource == .ioctl)
+        #expect(caps.screenColumns == 100)
+    }
+
+    @Test func silentTerminalCostsOnlyTheBudget() {
+        var terminal = ScriptedTerminal(reply: nil)
+        let start = ContinuousClock.now
+        let report = CapabilityProbe.probe(transport: &terminal,
+                                           environment: TerminalEnvironment(["TERM": "xterm-256color", "COLORTERM": "truecolor"]),
+                                           budget: .milliseconds(150))
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed < .milliseconds(300))
+        #expect(elapsed >= .milliseconds(140))
+        let caps = report.capabilities
+        #expect(!caps.answered && !caps.sixel)
+        #expect(caps.truecolor && caps.truecolorSource == .environment)
+        #expect(VideoOutputMode.auto.resolve(with: caps) == .halfblock)
+    }
+
+    @Test func slowTerminalPastTheBudgetIsTreatedAsSilent() {
+        var terminal = ScriptedTerminal(reply: Self.xtermVT340, delay: .milliseconds(400))
+        let start = ContinuousClock.now
+        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(), budget: .milliseconds(100)).capabilities
+        #expect(ContinuousClock.now - start < .milliseconds(250))
+        #expect(!caps.answered && !caps.sixel)
+    }
+
+    @Test func repliesSplitAcrossReadsAndStrayKeys() {
+        var terminal = ScriptedTerminal(reply: "q" + Self.xtermVT340, chunk: 1)
+        let report = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment())
+        #expect(report.capabilities.sixel)
+        #expect(report.capabilities.answered)
+        #expect(report.strayInput == Array("q".utf8))
+    }
+
+    @Test func tmuxWithoutSixelFallsBackToHalfBlock() {
+        var terminal = ScriptedTerminal(reply: "\u{1B}[?1;2c\u{1B}[0n")
+        let env = TerminalEnvironment(["TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0"])
+        let caps = CapabilityProbe.probe(transport: &terminal, environment: env).capabilities
+        #expect(caps.inTmux && !caps.sixel)
+        #expect(VideoOutputMode.auto.resolve(with: caps) == .halfblock)
+        #expect(VideoOutputMode.sixel.resolve(with: caps) == .sixel, "an explicit choice is kept")
+    }
+
+    @Test func hostileRepliesDoNotTrap() {
+        let garbage = "\u{1B}[?99999999999999999999;4c\u{1B}[?1;0;0S\u{1B}[6;0;0t\u{1B}[" + String(repeating: "9", count: 500)
+            + "x\u{1B}]junk\u{1B}[0n"
+        var terminal = ScriptedTerminal(reply: garbage, chunk: 7)
+        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        #expect(caps.answered)
+        #expect(caps.sixel)
+        #expect(caps.sixelColorRegisters == nil)
+        #expect(caps.cellSize == nil)
+        #expect(caps.effectiveSixelColors == 256)
+    }
+
+    @Test func summaryLinesNameEveryCapability() {
+        var terminal = ScriptedTerminal(reply: Self.xtermVT340)
+        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm")).capabilities
+        let text = caps.summaryLines.joined(separator: "\n")
+        for needle in ["sixel: yes", "sixel colour registers: 256", "cell size: 10x20 px (reply)", "synchronized output (?2026): no", "TERM: xterm"] {
+            #expect(text.contains(needle))
+        }
+    }
+
+    /// The real transport over pipes (no tty, so no termios change): a thread plays the terminal.
+    @Test func fileDescriptorTransportOverPipes() throws {
+        var toTerminal: [Int32] = [0, 0], fromTerminal: [Int32] = [0, 0]
+        #expect(pipe(&toTerminal) == 0 && pipe(&fromTerminal) == 0)
+        defer { for fd in toTerminal + fromTerminal { close(fd) } }
+        let terminalIn = toTerminal[0], terminalOut = fromTerminal[1]
+        let player = Thread {
+            var buffer = [UInt8](repeating: 0, count: 256)
+            var got: [UInt8] = []
+            while !got.elementsEqual(CapabilityProbe.query) && got.count < CapabilityProbe.query.count {
+                let n = buffer.withUnsafeMutableBytes { read(terminalIn, $0.baseAddress, $0.count) }
+                if n <= 0 { return }
+                got += buffer.prefix(n)
+            }
+            let reply = Array(CapabilityProbeTests.xtermVT340.utf8)
+            _ = reply.withUnsafeBytes { write(terminalOut, $0.baseAddress, $0.count) }
+        }
+        player.start()
+        let report = CapabilityProbe.probe(input: fromTerminal[0], output: toTerminal[1], environment: TerminalEnvironment())
+        #expect(report.error == nil)
+        #expect(report.capabilities.sixel && report.capabilities.answered)
+    }
+}

@@ -1,0 +1,118 @@
+import Testing
+@testable import TerminalGraphics
+
+@Suite struct SixelEncoderTests {
+    func encode(_ image: PixelImage, _ options: SixelEncoder.Options = .init()) throws -> (SixelDecoder, SixelEncoder.FrameReport, [UInt8]) {
+        let encoder = SixelEncoder(options: options)
+        let out = ByteBuffer()
+        let report = try encoder.encode(image, into: out)
+        return (try SixelDecoder.decode(out.bytes), report, out.bytes)
+    }
+
+    @Test(arguments: SixelDither.allCases)
+    func naturalImageAt256ColoursReaches30dB(dither: SixelDither) throws {
+        let image = try TestImages.natural(width: 320, height: 240)
+        let (decoded, report, bytes) = try encode(image, .init(colors: 256, dither: dither))
+        let psnr = TestImages.psnr(image, decoded.pixels, width: 320, height: 240)
+        print("sixel \(dither): PSNR \(psnr) dB, \(bytes.count) bytes, \(report.colorsUsed) colours")
+        #expect(psnr >= 30)
+        #expect(report.colorsUsed <= 256)
+    }
+
+    @Test func geometryAndRasterAttributes() throws {
+        let image = try TestImages.natural(width: 123, height: 66)
+        let (decoded, _, bytes) = try encode(image)
+        #expect(decoded.raster == [1, 1, 123, 66])
+        #expect(decoded.width == 123 && decoded.height == 66)
+        #expect(Array(bytes.prefix(8)) == Array("\u{1B}P0;1;0q".utf8))
+        #expect(Array(bytes.suffix(2)) == [0x1B, UInt8(ascii: "\\")])
+        // 66 rows = 11 bands → 10 graphics new lines.
+        #expect(bytes.filter { $0 == UInt8(ascii: "-") }.count == 10)
+        let odd = try TestImages.natural(width: 40, height: 40)
+        #expect(throws: RenderError.heightNotMultipleOfSix(40)) { try SixelEncoder().encode(odd, into: ByteBuffer()) }
+    }
+
+    @Test func onlyColoursPresentInABandAreSelected() throws {
+        // Top half red/green stripes, bottom half blue: bands of the bottom half must select only blue.
+        let image = try TestImages.image(width: 60, height: 36) { x, y in
+            y < 18 ? (x % 2 == 0 ? (255, 0, 0) : (0, 255, 0)) : (0, 0, 255)
+        }
+        let (decoded, _, _) = try encode(image, .init(colors: 16, dither: .none))
+        #expect(decoded.selectionsPerBand.count == 6)
+        for band in 0..<6 {
+            let selections = decoded.selectionsPerBand[band]
+            #expect(Set(selections).count == selections.count, "a colour is selected once per band")
+            #expect(selections.count == (band < 3 ? 2 : 1))
+        }
+        #expect(TestImages.psnr(image, decoded.pixels, width: 60, height: 36) > 45)
+    }
+
+    @Test func runLengthEncodesFlatAreas() throws {
+        let image = try TestImages.image(width: 600, height: 60) { _, _ in (30, 60, 90) }
+        let (decoded, _, bytes) = try encode(image)
+        #expect(bytes.count < 200)
+        #expect(String(decoding: bytes, as: UTF8.self).contains("!600~"))
+        #expect(TestImages.psnr(image, decoded.pixels, width: 600, height: 60) > 40)
+    }
+
+    @Test func colourCountIsHonoured() throws {
+        let image = try TestImages.natural(width: 120, height: 96)
+        for colors in [2, 16, 64] {
+            let (decoded, report, _) = try encode(image, .init(colors: colors, dither: .errorDiffusion))
+            #expect(report.colorsUsed <= colors)
+            #expect(decoded.definedRegisters.allSatisfy { $0 < colors })
+        }
+    }
+
+    @Test func identicalFrameIsNotReencoded() throws {
+        let image = try TestImages.natural(width: 120, height: 96)
+        let encoder = SixelEncoder()
+        let first = ByteBuffer()
+        #expect(try encoder.encode(image, into: first).outcome == .encoded)
+        let second = ByteBuffer()
+        let report = try encoder.encode(image, into: second)
+        #expect(report.outcome == .identical)
+        #expect(second.isEmpty)
+        let repeated = ByteBuffer()
+        _ = try encoder.encode(image, into: repeated, repeatIdentical: true)
+        #expect(repeated.bytes == first.bytes)
+        #expect(encoder.statistics.framesEncoded == 1 && encoder.statistics.framesIdentical == 2)
+    }
+
+    @Test func paletteIsKeptWithinASceneAndRebuiltOnACut() throws {
+        let encoder = SixelEncoder()
+        let out = ByteBuffer()
+        func frame(_ shift: Int) throws -> PixelImage {
+            try TestImages.image(width: 160, height: 96) { x, y in
+                let inBox = (x - shift) >= 40 && (x - shift) < 70 && y >= 30 && y < 60
+                return inBox ? (240, 200, 20) : (UInt8(x), UInt8(y * 2), 120)
+            }
+        }
+        var rebuilds: [Bool] = []
+        for shift in 0..<5 { rebuilds.append(try encoder.encode(try frame(shift * 3), into: out).paletteRebuilt) }
+        #expect(rebuilds == [true, false, false, false, false])
+        let cut = try TestImages.noise(width: 160, height: 96)
+        #expect(try encoder.encode(cut, into: out).paletteRebuilt)
+    }
+
+    @Test func geometryHelperKeepsMultiplesOfSixAndAvoidsScrolling() {
+        let cell = CellSize(width: 10, height: 21)
+        let size = SixelGeometry.imageSize(for: CellRect(column: 0, row: 0, width: 80, height: 10), cellSize: cell, screenRows: 24)
+        #expect(size == PixelSize(width: 800, height: 210))
+        // Reaching the bottom row: one text row short.
+        let bottom = SixelGeometry.imageSize(for: CellRect(column: 0, row: 14, width: 80, height: 10), cellSize: cell, screenRows: 24)
+        #expect(bottom.height == 9 * 21 / 6 * 6)
+        let clamped = SixelGeometry.imageSize(for: CellRect(column: 0, row: 0, width: 300, height: 100), cellSize: cell,
+                                              screenRows: 200, maxGeometry: PixelSize(width: 1000, height: 1000))
+        #expect(clamped == PixelSize(width: 1000, height: 996))
+        #expect(SixelGeometry.aspectFit(PixelSize(width: 1920, height: 1080), in: PixelSize(width: 1280, height: 1000))
+                == PixelSize(width: 1280, height: 720))
+    }
+
+    @Test func ditherOptionNames() {
+        #expect(SixelDither(option: "fs") == .errorDiffusion)
+        #expect(SixelDither(option: "ordered") == .ordered)
+        #expect(SixelDither(option: "none") == SixelDither.none)
+        #expect(SixelDither(option: "bogus") == nil)
+    }
+}
