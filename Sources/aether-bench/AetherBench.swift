@@ -6,5 +6,5 @@ struct AetherBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aether-bench",
         abstract: "Benchmarks for aether-tui's subsystems, with peers where installed.",
-        subcommands: [GraphicsBenchmark.self])
+        subcommands: [GraphicsBenchmark.self, EngineBenchmark.self, DecodePassCommand.self])
 }

@@ -61,5 +61,12 @@ enum Stats {
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
 
+    /// The nearest-rank percentile (`p` in 0–100).
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let s = values.sorted()
+        return s[min(s.count - 1, max(0, Int((Double(s.count) * p / 100).rounded(.up)) - 1))]
+    }
+
     static func fmt(_ v: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", v) }
 }

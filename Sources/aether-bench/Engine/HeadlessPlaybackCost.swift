@@ -1,0 +1,118 @@
+import AetherEngine
+import Foundation
+
+/// CPU per media second and the A/V gap of real-time headless playback: the real binary,
+/// `aether-tui FILE --vo=null --ao=null --stats-file=…`, measured with `wait4`, alternating with
+/// the floor `ffmpeg -i FILE -f null -` (audio and video decoded as fast as possible) on the same file.
+struct HeadlessPlaybackCost {
+    let player: String
+    let audioOutput: String
+    let repeats: Int
+    let workDir: String
+
+    /// The fields of aether-tui's `--stats-file` summary line that are used here.
+    struct Summary: Decodable {
+        var mediaSeconds: Double
+        var wallSeconds: Double
+        var framesPresented: Int
+        var framesDropped: Int
+        var avGapMeanMs: Double
+        var avGapP95Ms: Double
+        var avGapMaxMs: Double
+        var cpuSeconds: Double
+        var clockSource: String
+    }
+
+    struct Run: Codable {
+        var cpuSeconds: Double
+        var wallSeconds: Double
+        var mediaSeconds: Double
+        var framesPresented: Int
+        var framesDropped: Int
+        var avGapMeanMs: Double
+        var avGapP95Ms: Double
+        var avGapMaxMs: Double
+        var clockSource: String
+        var cpuPerMediaSecond: Double { cpuSeconds / max(0.001, mediaSeconds) }
+    }
+
+    struct Result: Codable {
+        var file: String
+        var command: String
+        var ffmpegCommand: String
+        var fileSeconds: Double
+        /// Medians over the runs.
+        var cpuPerMediaSecond: Double
+        var wallSeconds: Double
+        var mediaSeconds: Double
+        var framesPresented: Double
+        var framesDropped: Double
+        var avGapMeanMs: Double
+        var avGapP95Ms: Double
+        var avGapMaxMs: Double
+        /// The largest gap in any run.
+        var avGapWorstMs: Double
+        var clockSource: String
+        var ffmpegCPUSeconds: Double
+        var ffmpegCPUPerMediaSecond: Double
+        var ffmpegWallSeconds: Double
+        /// Ours ÷ ffmpeg, CPU per media second.
+        var cpuRatio: Double
+        var runs: [Run]
+    }
+
+    enum Failure: Error, CustomStringConvertible {
+        case player(String), ffmpeg(String), probe(String)
+        var description: String {
+            switch self {
+            case .player(let s): "headless playback failed: \(s)"
+            case .ffmpeg(let s): "ffmpeg failed: \(s)"
+            case .probe(let s): "cannot probe: \(s)"
+            }
+        }
+    }
+
+    func measure(file: String) throws -> Result {
+        guard let duration = (try? MediaProbe.probe(url: file))?.duration, duration > 0 else { throw Failure.probe(file) }
+        let stats = "\(workDir)/headless-stats.jsonl"
+        let ours = [player, file, "--vo=null", "--ao=\(audioOutput)", "--stats-file=\(stats)"]
+        let ffmpeg = ["ffmpeg", "-nostdin", "-v", "error", "-i", file, "-f", "null", "-"]
+        var runs: [Run] = [], floor: [Measured] = []
+        for _ in 0..<repeats {
+            try? FileManager.default.removeItem(atPath: stats)
+            let m = Spawn.run(ours)
+            guard m.status == 0, let summary = Self.summary(stats) else { throw Failure.player(ours.joined(separator: " ")) }
+            runs.append(Run(cpuSeconds: m.cpuSeconds, wallSeconds: m.wallSeconds, mediaSeconds: summary.mediaSeconds,
+                            framesPresented: summary.framesPresented, framesDropped: summary.framesDropped,
+                            avGapMeanMs: summary.avGapMeanMs, avGapP95Ms: summary.avGapP95Ms, avGapMaxMs: summary.avGapMaxMs,
+                            clockSource: summary.clockSource))
+            let f = Spawn.run(ffmpeg)
+            guard f.status == 0 else { throw Failure.ffmpeg(ffmpeg.joined(separator: " ")) }
+            floor.append(f)
+        }
+        let cpuPerMediaSecond = Stats.median(runs.map(\.cpuPerMediaSecond))
+        let ffmpegCPU = Stats.median(floor.map(\.cpuSeconds))
+        return Result(
+            file: file, command: ours.joined(separator: " "), ffmpegCommand: ffmpeg.joined(separator: " "),
+            fileSeconds: duration,
+            cpuPerMediaSecond: cpuPerMediaSecond,
+            wallSeconds: Stats.median(runs.map(\.wallSeconds)), mediaSeconds: Stats.median(runs.map(\.mediaSeconds)),
+            framesPresented: Stats.median(runs.map { Double($0.framesPresented) }),
+            framesDropped: Stats.median(runs.map { Double($0.framesDropped) }),
+            avGapMeanMs: Stats.median(runs.map(\.avGapMeanMs)), avGapP95Ms: Stats.median(runs.map(\.avGapP95Ms)),
+            avGapMaxMs: Stats.median(runs.map(\.avGapMaxMs)), avGapWorstMs: runs.map(\.avGapMaxMs).max() ?? 0,
+            clockSource: runs.first?.clockSource ?? "",
+            ffmpegCPUSeconds: ffmpegCPU, ffmpegCPUPerMediaSecond: ffmpegCPU / duration,
+            ffmpegWallSeconds: Stats.median(floor.map(\.wallSeconds)),
+            cpuRatio: cpuPerMediaSecond / (ffmpegCPU / duration), runs: runs)
+    }
+
+    /// The last `{"summary": …}` line of a stats file.
+    static func summary(_ path: String) -> Summary? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n").reversed() where line.hasPrefix("{\"summary\"") {
+            return (try? JSONDecoder().decode([String: Summary].self, from: Data(line.utf8)))?["summary"]
+        }
+        return nil
+    }
+}
