@@ -130,11 +130,11 @@ struct EngineBenchmark: ParsableCommand {
             out.append("== decode only, 1920x1080 24 fps testsrc2, \(clipSeconds) s at ~5 Mbit/s, threads \(r.threads == 0 ? "auto" : "\(r.threads)"); child processes, start-up included ==")
             out.append("   ours: aether-bench decode-pass F (DecodePass: VideoDecoder, no conversion)")
             out.append("   ffmpeg: ffmpeg -threads \(r.threads) -c:v DECODER -i F -map 0:v -f null -")
-            out.append(pad("codec", 12) + pad("decoder", 10) + pad("pix_fmt", 12) + rpad("kb/s", 6) + rpad("frames", 7)
+            out.append(pad("codec", 12) + pad("decoder", 12) + pad("pix_fmt", 12) + rpad("kb/s", 6) + rpad("frames", 7)
                        + rpad("ours fps", 10) + rpad("ffmpeg fps", 11) + rpad("fps ratio", 10)
                        + rpad("ours CPU s", 11) + rpad("ffmpeg CPU s", 13) + rpad("CPU ratio", 10))
             for d in r.decode {
-                out.append(pad(d.codec, 12) + pad(d.decoder, 10) + pad(d.pixelFormat, 12) + rpad(Stats.fmt(d.kbitPerSecond, 0), 6)
+                out.append(pad(d.codec, 12) + pad(d.decoder, 12) + pad(d.pixelFormat, 12) + rpad(Stats.fmt(d.kbitPerSecond, 0), 6)
                            + rpad("\(d.frames)", 7) + rpad(Stats.fmt(d.oursFPS, 1), 10) + rpad(Stats.fmt(d.ffmpegFPS, 1), 11)
                            + rpad(Stats.fmt(d.fpsRatio, 2) + "x", 10) + rpad(Stats.fmt(d.oursCPUSeconds, 3), 11)
                            + rpad(Stats.fmt(d.ffmpegCPUSeconds, 3), 13) + rpad(Stats.fmt(d.cpuRatio, 2) + "x", 10))
