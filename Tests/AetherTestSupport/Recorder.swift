@@ -20,7 +20,8 @@ public final class SinkRecorder: @unchecked Sendable {  // the process is only t
 
     /// Stops and returns the samples, de-interleaved (left, right) as Double in -1…1.
     public func stop() -> (left: [Double], right: [Double]) {
-        process.terminate()
+        // SIGKILL: a test runner may have SIGTERM ignored, and ignored signals survive exec.
+        kill(process.processIdentifier, SIGKILL)
         while process.isRunning { Thread.sleep(forTimeInterval: 0.005) }
         let data = (try? Data(contentsOf: file)) ?? Data()
         try? FileManager.default.removeItem(at: file)

@@ -76,7 +76,7 @@ extension Process {
         var timedOut = false
         // Poll rather than waitUntilExit(), which can miss the exit when called off the main thread.
         while p.isRunning {
-            if Date() > deadline, !timedOut { timedOut = true; p.terminate() }
+            if Date() > deadline, !timedOut { timedOut = true; kill(p.processIdentifier, SIGKILL) }
             Thread.sleep(forTimeInterval: 0.005)
         }
         return ProcessResult(status: p.terminationStatus, stdout: outData.finish(), stderr: errData.finish(),
