@@ -1,2 +1,0 @@
-import AetherEngine
-public enum AetherTUI {}
