@@ -22,10 +22,12 @@ let package = Package(
         ]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
+        // Saved termios + a crash-signal handler that restores the terminal (async-signal-safe C).
+        .target(name: "CTerminal"),
 
         .target(name: "AetherEngine", dependencies: ["CFFmpeg", "CALSA"]),
         .target(name: "TerminalGraphics"),
-        .target(name: "AetherTUI", dependencies: ["AetherEngine", "TerminalGraphics", "CNcurses"]),
+        .target(name: "AetherTUI", dependencies: ["AetherEngine", "TerminalGraphics", "CNcurses", "CTerminal"]),
         .executableTarget(name: "aether-tui", dependencies: [
             "AetherEngine", "TerminalGraphics", "AetherTUI",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -9,8 +9,27 @@
 /* Macros Swift cannot import, made callable. */
 static inline int aether_getmaxy(WINDOW *w) { return getmaxy(w); }
 static inline int aether_getmaxx(WINDOW *w) { return getmaxx(w); }
-static inline int aether_COLOR_PAIR(int n) { return COLOR_PAIR(n); }
+static inline int aether_COLOR_PAIR(int n) { return (int)COLOR_PAIR(n); }
 static inline WINDOW *aether_stdscr(void) { return stdscr; }
 static inline int aether_LINES(void) { return LINES; }
 static inline int aether_COLS(void) { return COLS; }
+static inline int aether_COLORS(void) { return COLORS; }
+static inline int aether_COLOR_PAIRS(void) { return COLOR_PAIRS; }
+static inline attr_t aether_A_BOLD(void) { return A_BOLD; }
+static inline attr_t aether_A_DIM(void) { return A_DIM; }
+static inline attr_t aether_A_REVERSE(void) { return A_REVERSE; }
+static inline attr_t aether_A_UNDERLINE(void) { return A_UNDERLINE; }
+static inline int aether_KEY_F(int n) { return KEY_F(n); }
+static inline mmask_t aether_all_mouse_events(void) { return ALL_MOUSE_EVENTS | REPORT_MOUSE_POSITION; }
+static inline mmask_t aether_BUTTON1_PRESSED(void) { return BUTTON1_PRESSED; }
+static inline mmask_t aether_BUTTON1_RELEASED(void) { return BUTTON1_RELEASED; }
+static inline mmask_t aether_BUTTON1_CLICKED(void) { return BUTTON1_CLICKED; }
+static inline mmask_t aether_BUTTON4_PRESSED(void) { return BUTTON4_PRESSED; }
+static inline mmask_t aether_BUTTON5_PRESSED(void) { return BUTTON5_PRESSED; }
+static inline mmask_t aether_REPORT_MOUSE_POSITION(void) { return REPORT_MOUSE_POSITION; }
+/* Draws a UTF-8 string at y,x with attributes and colour pair (waddnstr handles multibyte). */
+static inline int aether_put(int y, int x, const char *s, attr_t attrs, int pair, int n) {
+    attr_set(attrs, (short)pair, NULL);
+    return mvaddnstr(y, x, s, n);
+}
 #endif

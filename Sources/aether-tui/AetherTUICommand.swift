@@ -8,7 +8,7 @@ struct AetherTUICommand: ParsableCommand {
         commandName: "aether-tui",
         abstract: "A terminal media player: video as sixel or half-block cells, sound through ALSA.",
         version: "0.1.0",
-        subcommands: [Play.self, Probe.self],
+        subcommands: [Play.self, Probe.self, Caps.self],
         defaultSubcommand: Play.self)
 }
 

@@ -1,4 +1,6 @@
 import AetherEngine
+import AetherTUI
+import TerminalGraphics
 import ArgumentParser
 import Foundation
 
@@ -43,6 +45,18 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("http-header-fields"), help: ArgumentHelp("Extra HTTP headers for network sources, comma-separated 'Field: value' pairs.", valueName: "fields"))
     var httpHeaderFields: String?
 
+    @Option(help: ArgumentHelp("Colour theme: a name (default, light, solarized-dark, high-contrast, mono, or one in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file.", valueName: "name|path"))
+    var theme: String = "default"
+
+    @Option(name: .customLong("vo-sixel-colors"), help: ArgumentHelp("Sixel palette size, 2 to 256 (default: the terminal's colour registers).", valueName: "n"))
+    var sixelColors: Int?
+
+    @Option(name: .customLong("vo-sixel-dither"), help: ArgumentHelp("Sixel dithering: none, ordered, or fs (Floyd–Steinberg).", valueName: "none|ordered|fs"))
+    var sixelDither: String = "ordered"
+
+    @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Half-block colours: truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))
+    var halfBlockColors: String?
+
     @Option(name: .customLong("stats-file"), help: ArgumentHelp("Write telemetry as JSON lines at 1 Hz, plus a final summary line.", valueName: "path"))
     var statsFile: String?
 
@@ -51,6 +65,9 @@ struct PlaybackOptions: ParsableArguments {
         guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
+        if let n = sixelColors, !(2...256).contains(n) { throw ValidationError("--vo-sixel-colors must be between 2 and 256") }
+        guard ["none", "ordered", "fs"].contains(sixelDither) else { throw ValidationError("--vo-sixel-dither must be none, ordered or fs") }
+        if let h = halfBlockColors, !["truecolor", "256"].contains(h) { throw ValidationError("--vo-halfblock-colors must be truecolor or 256") }
         if let start, TimeArgument(start) == nil { throw ValidationError("--start: cannot parse '\(start)' as a time") }
         if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
         guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
@@ -113,6 +130,27 @@ struct Play: ParsableCommand {
             if code != 0 { throw ExitCode(code) }
             return
         }
-        throw fail("only --vo=null (headless playback) is available in this build")
+        guard isatty(STDOUT_FILENO) == 1, isatty(STDIN_FILENO) == 1 else {
+            throw fail("standard input and output must be a terminal (use --vo=null to play without one)")
+        }
+        let info: MediaInfo
+        do { info = try MediaProbe.probe(url: playback.source) } catch {
+            throw fail("cannot open '\(playback.source)': \(error.message)")
+        }
+        let env = ProcessInfo.processInfo.environment
+        var theme: Theme
+        do {
+            theme = try ThemeLoader.load(playback.theme, environment: env, executablePath: CommandLine.arguments[0])
+        } catch {
+            throw fail("\(error)")
+        }
+        if let noColor = env["NO_COLOR"], !noColor.isEmpty { theme = theme.withoutColor() }
+        let options = TUIOptions(
+            source: playback.source, player: playback.playerOptions(duration: info.duration),
+            videoOutput: VideoOutputMode(rawValue: playback.vo) ?? .auto, theme: theme,
+            sixelColors: playback.sixelColors, sixelDither: SixelDither(option: playback.sixelDither) ?? .ordered,
+            halfBlockColors: playback.halfBlockColors)
+        let code = TUIApp(options: options).run()
+        if code != 0 { throw ExitCode(code) }
     }
 }

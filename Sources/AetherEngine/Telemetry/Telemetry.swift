@@ -36,6 +36,8 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var toneMapping = false
     public var audioXruns = 0
 
+    public init() {}
+
     enum CodingKeys: String, CodingKey {
         case position, state, instantBitrate, averageBitrate, bufferedSeconds, bufferedFrames
         case framesDecoded, framesPresented, framesDroppedLate, framesDroppedEarly, observedFPS

@@ -1,0 +1,264 @@
+import AetherEngine
+import CNcurses
+import Foundation
+import TerminalGraphics
+
+extension TUIApp {
+    /// Redraws the chrome and overlays (ncurses sends only what changed) when something moved.
+    func draw() {
+        let now = MonotonicClock.seconds()
+        let playing = player.state == .playing
+        let visible = view.chromePinned || !playing || view.menu != nil || now - view.lastInput < ViewState.chromeTimeout
+        if visible != view.chromeVisible { view.chromeVisible = visible; view.dirty = true }
+        if let osd = view.osdMessage, now > osd.until { view.osdMessage = nil; view.dirty = true }
+        let tick = (player.currentTime * 4).rounded(.down)
+        if tick != lastDrawnFrameSecond { lastDrawnFrameSecond = tick; view.dirty = true }
+        guard view.dirty else { return }
+        view.dirty = false
+
+        var overlays: [CellRect] = []
+        tty.withLock {
+            erase()
+            if view.chromeVisible {
+                drawTitle()
+                drawTransport()
+            }
+            if let pane = layout.telemetryPane { drawTelemetry(in: pane) }
+            if view.subtitlesVisible { overlays += drawSubtitles() }
+            if view.showStats { overlays.append(drawStats()) }
+            if view.showHelp { overlays.append(drawHelp()) }
+            if view.menu != nil { let r = drawMenu(); overlays.append(r); view.menuRect = r } else { view.menuRect = nil }
+            if let osd = view.osdMessage { overlays.append(drawOSD(osd.text)) }
+            // The mask changes before ncurses writes: no frame may paint over a new overlay,
+            // and cells an overlay leaves are repainted by the next frame.
+            let changed = overlays != view.overlayRects
+            if changed {
+                view.overlayRects = overlays
+                updatePresenterGeometry(locked: true)
+            }
+            refresh()
+            if changed, player.isPaused { presenter.repaintLocked() }
+        }
+    }
+
+    /// Sixel images cover the overlays: put them back (called by the presenter under the TTY lock).
+    func redrawOverlaysAfterSixel() {
+        for r in view.overlayRects where !r.isEmpty {
+            touchline(aether_stdscr(), Int32(r.row), Int32(r.height))
+        }
+        if !view.overlayRects.isEmpty { refresh() }
+    }
+
+    // MARK: pieces
+
+    private func drawTitle() {
+        let info = player.mediaInfo
+        let name = info?.title ?? URL(fileURLWithPath: options.source).lastPathComponent
+        let title = TextSanitizer.clean(name)
+        Curses.fill(row: 0, column: 0, width: layout.columns, style: palette[.title])
+        Curses.put(" " + title, row: 0, column: 0, style: palette[.title], width: layout.columns - 1)
+        if let chapter = currentChapter() {
+            let text = "\(chapter.title ?? "chapter") "
+            Curses.put(text, row: 0, column: max(0, layout.columns - DisplayWidth.of(text)), style: palette[.title])
+        }
+    }
+
+    func currentChapter() -> Chapter? {
+        let now = player.currentTime
+        return player.mediaInfo?.chapters.last { $0.start <= now + 0.01 }
+    }
+
+    private func drawTransport() {
+        let row = layout.rows - 2
+        let width = layout.columns
+        let duration = player.duration ?? 0
+        let now = player.currentTime
+        // Progress bar: played ━, buffered ─ (brighter), empty ─, chapter ticks ┃.
+        let played = duration > 0 ? Int((now / duration) * Double(width)) : 0
+        let buffered = duration > 0 ? Int(min(duration, now + lastTelemetry.bufferedSeconds) / duration * Double(width)) : 0
+        let ticks = Set((player.mediaInfo?.chapters ?? []).dropFirst().map { duration > 0 ? Int($0.start / duration * Double(width)) : -1 })
+        for x in 0..<width {
+            let (glyph, role): (String, ThemeRole) =
+                ticks.contains(x) ? ("┃", .progressChapter)
+                : x < played ? ("━", .progressPlayed)
+                : x == played ? ("●", .progressPlayed)
+                : x < buffered ? ("─", .progressBuffered) : ("─", .progressEmpty)
+            Curses.put(glyph, row: row, column: x, style: palette[role])
+        }
+        // Status line.
+        let status = row + 1
+        Curses.fill(row: status, column: 0, width: width, style: palette[.status])
+        let icon = player.state == .paused ? "⏸" : player.state == .seeking ? "⇥" : "▶"
+        let timeText: String
+        if view.showRemaining {
+            timeText = "\(TimeFormat.clock(now)) / -\(TimeFormat.clock(max(0, duration - now)))"
+        } else {
+            timeText = "\(TimeFormat.clock(now)) / \(TimeFormat.clock(duration))"
+        }
+        Curses.put(" \(icon) ", row: status, column: 0, style: palette[.status])
+        Curses.put(timeText, row: status, column: 3, style: palette[.time])
+        var right: [(String, ThemeRole)] = []
+        let volume = player.isMuted ? "muted" : "vol \(Int(player.volume.rounded()))%"
+        right.append((volume, .status))
+        right.append((String(format: "%.2f×", player.rate), .status))
+        if let v = player.mediaInfo?.primaryVideo {
+            right.append((v.format.rawValue, v.format == .sdr ? .badge : .badgeHDR))
+            right.append(("\(v.width)×\(v.height)", .badge))
+        }
+        if let k = player.activeAudioTrack, let a = player.mediaInfo?.audio[safe: k] {
+            right.append((a.layoutShort + (a.isAtmos ? " Atmos" : ""), .badge))
+        }
+        right.append((renderer.rawValue, .badge))
+        var x = width
+        for (text, role) in right.reversed() {
+            let w = DisplayWidth.of(text) + 2
+            x -= w + 1
+            guard x > 3 + DisplayWidth.of(timeText) + 1 else { break }
+            Curses.put(" \(text) ", row: status, column: x, style: palette[role])
+        }
+    }
+
+    /// Text cues at the bottom of the video rectangle, wrapped to its width, on a band.
+    private func drawSubtitles() -> [CellRect] {
+        let t = player.currentTime - view.subtitleDelayBox.value
+        let texts = player.subtitleCues(at: t).compactMap(\.text)
+        guard !texts.isEmpty else { return [] }
+        let area = layout.video.isEmpty ? layout.videoArea : layout.video
+        let width = max(10, area.width - 4)
+        let lines = texts.flatMap { DisplayWidth.wrap($0, to: width) }
+        var rects: [CellRect] = []
+        let bottom = area.endRow - 1
+        for (i, line) in lines.reversed().enumerated() {
+            let row = bottom - i
+            guard row >= area.row else { break }
+            let w = DisplayWidth.of(line) + 2
+            let col = area.column + max(0, (area.width - w) / 2)
+            Curses.put(" \(line) ", row: row, column: col, style: palette[.subtitle])
+            rects.append(CellRect(column: col, row: row, width: min(w, area.width), height: 1))
+        }
+        return rects
+    }
+
+    func statsLines() -> [String] {
+        let info = player.mediaInfo
+        let t = lastTelemetry
+        var lines: [String] = []
+        lines.append("File       \(URL(fileURLWithPath: options.source).lastPathComponent)")
+        if let info { lines.append("Container  \(info.containerLongName)") }
+        if let v = info?.primaryVideo {
+            lines.append("Video      \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  decoder \(t.videoDecoder)")
+            lines.append("           \(v.width)×\(v.height)  \(v.pixelFormat ?? "?")  \(v.frameRate.map { String(format: "%.3f fps", $0) } ?? "")  \(v.format.rawValue)\(t.deinterlacing ? "  deinterlaced" : "")\(t.toneMapping ? "  tone-mapped" : "")")
+        }
+        if let k = player.activeAudioTrack, let a = info?.audio[safe: k] {
+            lines.append("Audio      #\(k + 1) \(a.codec)  \(a.layoutShort)  \(a.tags.language ?? "und")\(a.tags.title.map { "  \"\($0)\"" } ?? "")")
+        } else {
+            lines.append("Audio      none")
+        }
+        lines.append("Output     \(t.audioDevice)  \(t.audioFormat)")
+        lines.append("Clock      \(t.clockSource)  A/V \(String(format: "%+.1f ms (p95 %.1f)", t.avGapLastMs, t.avGapP95Ms))")
+        lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early)")
+        lines.append(String(format: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
+        let cell = capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
+        lines.append("Renderer   \(renderer.rawValue)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)")
+        if let track = view.subtitleTrack, let s = player.subtitleTracks.first(where: { $0.id == track }) {
+            lines.append("Subtitles  \(s.label)\(view.subtitleDelayBox.value != 0 ? String(format: "  delay %+.1f s", view.subtitleDelayBox.value) : "")")
+        }
+        return lines
+    }
+
+    private func drawStats() -> CellRect {
+        box(title: "Stats", lines: statsLines(), at: (layout.videoArea.column + 1, layout.videoArea.row), style: .stats, border: .statsBorder)
+    }
+
+    private func drawHelp() -> CellRect {
+        let rows = KeyMap.helpRows.map { row in DisplayWidth.clip(row.keys, to: 16).padding(toLength: 16, withPad: " ", startingAt: 0) + " " + row.description }
+        let width = (rows.map(DisplayWidth.of).max() ?? 20) + 4
+        let column = max(0, (layout.columns - width) / 2)
+        return box(title: "Keys", lines: rows + ["", "mouse: click or drag the progress bar to seek, wheel seeks 5 s"], at: (column, layout.videoArea.row), style: .help, border: .menuBorder)
+    }
+
+    private func drawMenu() -> CellRect {
+        guard var menu = view.menu else { return CellRect(column: 0, row: 0, width: 0, height: 0) }
+        let maxItems = max(1, layout.videoArea.height - 3)
+        if menu.selection < menu.scroll { menu.scroll = menu.selection }
+        if menu.selection >= menu.scroll + maxItems { menu.scroll = menu.selection - maxItems + 1 }
+        view.menu = menu
+        let visible = Array(menu.items.enumerated()).dropFirst(menu.scroll).prefix(maxItems)
+        let lines = visible.map { ($0.element.current ? "● " : "  ") + $0.element.label }
+        let width = min(layout.columns - 2, max(DisplayWidth.of(menu.title) + 4, (lines.map(DisplayWidth.of).max() ?? 10) + 4))
+        let height = lines.count + 2
+        let column = max(0, layout.columns - width - 2)
+        let row = max(layout.videoArea.row, layout.rows - 2 - height)
+        let rect = box(title: menu.title, lines: lines, at: (column, row), style: .menu, border: .menuBorder, width: width)
+        if let selectedRow = visible.firstIndex(where: { $0.offset == menu.selection }).map({ $0 - visible.startIndex }) {
+            Curses.put(" " + DisplayWidth.clip(lines[selectedRow], to: width - 3).padding(toLength: width - 3, withPad: " ", startingAt: 0),
+                       row: row + 1 + selectedRow, column: column + 1, style: palette[.menuSelected], width: width - 2)
+        }
+        return rect
+    }
+
+    private func drawOSD(_ text: String) -> CellRect {
+        let row = layout.videoArea.row
+        let col = layout.videoArea.column + 1
+        let w = DisplayWidth.of(text) + 2
+        Curses.put(" \(text) ", row: row, column: col, style: palette[.status])
+        return CellRect(column: col, row: row, width: w, height: 1)
+    }
+
+    private func drawTelemetry(in pane: CellRect) {
+        let t = lastTelemetry
+        let h = telemetryHistory
+        let spark = pane.width - 14
+        var lines: [(String, String)] = [
+            (String(format: "bitrate %5.2f Mb/s", t.instantBitrate / 1e6), TelemetryHistory.sparkline(h.bitrate, width: spark)),
+            (String(format: "A/V gap %+5.1f ms", t.avGapLastMs), TelemetryHistory.sparkline(h.gap, width: spark)),
+            (String(format: "fps     %5.1f", t.observedFPS), TelemetryHistory.sparkline(h.fps, width: spark)),
+            (String(format: "tty     %5.0f kB/s", (h.terminalBytes.last ?? 0) / 1000), TelemetryHistory.sparkline(h.terminalBytes, width: spark)),
+        ]
+        lines.append((String(format: "buffer  %5.1f s, %d frames", t.bufferedSeconds, t.bufferedFrames), ""))
+        lines.append(("frames  \(t.framesPresented) shown \(t.framesDropped) dropped", ""))
+        lines.append((String(format: "decode  %5.2f ms/frame", t.decodeMsPerFrame), ""))
+        lines.append(("clock   \(t.clockSource)", ""))
+        lines.append(("audio   \(t.audioDevice)", ""))
+        var row = pane.row
+        Curses.put(" Telemetry", row: row, column: pane.column, style: palette[.statsBorder], width: pane.width)
+        row += 1
+        for (label, sparkline) in lines where row < pane.endRow {
+            Curses.put(" " + label, row: row, column: pane.column, style: palette[.telemetry], width: pane.width)
+            row += 1
+            if !sparkline.isEmpty, row < pane.endRow {
+                Curses.put("  " + sparkline, row: row, column: pane.column, style: palette[.sparkline], width: pane.width)
+                row += 1
+            }
+        }
+    }
+
+    /// A bordered box of `lines`; returns the cells it covers.
+    @discardableResult
+    private func box(title: String, lines: [String], at origin: (Int, Int), style: ThemeRole, border: ThemeRole, width: Int? = nil) -> CellRect {
+        let inner = width.map { $0 - 2 } ?? min(layout.columns - origin.0 - 2, (lines.map(DisplayWidth.of).max() ?? 0) + 2)
+        guard inner > 2 else { return CellRect(column: 0, row: 0, width: 0, height: 0) }
+        let height = min(lines.count + 2, layout.rows - 2 - origin.1)
+        guard height >= 2 else { return CellRect(column: 0, row: 0, width: 0, height: 0) }
+        let (x, y) = origin
+        let top = "┌─ " + DisplayWidth.clip(title, to: max(0, inner - 3)) + " "
+        Curses.put(top + String(repeating: "─", count: max(0, inner - DisplayWidth.of(top) + 1)) + "┐", row: y, column: x, style: palette[border], width: inner + 2)
+        for i in 0..<(height - 2) {
+            Curses.put("│", row: y + 1 + i, column: x, style: palette[border])
+            let text = " " + DisplayWidth.clip(lines[i], to: inner - 1)
+            Curses.put(text + String(repeating: " ", count: max(0, inner - DisplayWidth.of(text))), row: y + 1 + i, column: x + 1, style: palette[style], width: inner)
+            Curses.put("│", row: y + 1 + i, column: x + inner + 1, style: palette[border])
+        }
+        Curses.put("└" + String(repeating: "─", count: inner) + "┘", row: y + height - 1, column: x, style: palette[border], width: inner + 2)
+        return CellRect(column: x, row: y, width: inner + 2, height: height)
+    }
+}
+
+enum TimeFormat {
+    /// `m:ss`, or `h:mm:ss` from an hour on.
+    static func clock(_ seconds: Double) -> String {
+        let s = max(0, Int(seconds.isFinite ? seconds : 0))
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+                         : String(format: "%02d:%02d", s / 60, s % 60)
+    }
+}

@@ -1,0 +1,217 @@
+import AetherEngine
+import CNcurses
+import Foundation
+
+extension TUIApp {
+    /// Reads one key or mouse event (waits up to the ncurses timeout) and acts on it.
+    func readInput() {
+        // Wait for input without holding the TTY lock (the present thread must never wait on us),
+        // then read it without blocking.
+        var pfd = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&pfd, 1, 30)
+        let pending = tty.withLock { view.pendingInput }
+        guard ready > 0 || pending else { return }
+        var wch: wint_t = 0
+        let result = tty.withLock { get_wch(&wch) }
+        tty.withLock { view.pendingInput = result != ERR }
+        guard result != ERR else { return }
+        view.lastInput = MonotonicClock.seconds()
+        view.dirty = true
+        if !view.chromeVisible { view.chromeVisible = true }
+        if result == KEY_CODE_YES {
+            switch Int32(wch) {
+            case KEY_RESIZE: relayout(); return
+            case KEY_MOUSE: handleMouse(); return
+            default: break
+            }
+        }
+        guard let key = TUIApp.key(result: result, code: wch) else { return }
+        if view.menu != nil { handleMenuKey(key); return }
+        if key == .escape {
+            if view.showHelp || view.showStats { view.showHelp = false; view.showStats = false }
+            return
+        }
+        if let command = KeyMap.command(for: key) { perform(command) }
+    }
+
+    static func key(result: Int32, code: wint_t) -> Key? {
+        if result == KEY_CODE_YES {
+            switch Int32(code) {
+            case KEY_LEFT: return .left
+            case KEY_RIGHT: return .right
+            case KEY_UP: return .up
+            case KEY_DOWN: return .down
+            case KEY_SLEFT: return .shiftLeft
+            case KEY_SRIGHT: return .shiftRight
+            case KEY_PPAGE: return .pageUp
+            case KEY_NPAGE: return .pageDown
+            case KEY_BACKSPACE: return .backspace
+            case KEY_ENTER: return .enter
+            case KEY_HOME: return .home
+            case KEY_END: return .end
+            default: return nil
+            }
+        }
+        switch code {
+        case 27: return .escape
+        case 127, 8: return .backspace
+        case 10, 13: return .enter
+        default:
+            guard let scalar = Unicode.Scalar(UInt32(code)) else { return nil }
+            return .character(Character(scalar))
+        }
+    }
+
+    func perform(_ command: Command) {
+        switch command {
+        case .togglePause:
+            player.togglePause()
+        case .seek(let seconds, let exact):
+            player.seek(by: seconds, mode: exact ? .exact : .keyframe)
+            osd(String(format: "seek %+.0f s", seconds))
+        case .chapter(let delta):
+            jumpChapter(delta)
+        case .speedMultiply(let factor):
+            player.setRate((player.rate * factor * 100).rounded() / 100)
+            osd(String(format: "speed %.2f×", player.rate))
+        case .speedReset:
+            player.setRate(1)
+            osd("speed 1.00×")
+        case .volume(let delta):
+            player.setVolume(player.volume + delta)
+            osd("volume \(Int(player.volume.rounded())) %")
+        case .toggleMute:
+            player.setMuted(!player.isMuted)
+            osd(player.isMuted ? "mute" : "unmute")
+        case .cycleAudio:
+            let count = player.mediaInfo?.audio.count ?? 0
+            guard count > 0 else { osd("no audio tracks"); return }
+            let next = ((player.activeAudioTrack ?? -1) + 1) % count
+            player.selectAudioTrack(next)
+            osd("audio: \(audioLabel(next))")
+        case .cycleSubtitles(let forward):
+            let tracks = player.subtitleTracks
+            guard !tracks.isEmpty else { osd("no subtitle tracks"); return }
+            // Order: off, 0, 1, … (mpv's j cycles through "no" too).
+            let current = view.subtitleTrack.map { $0 + 1 } ?? 0
+            let next = (current + (forward ? 1 : tracks.count)) % (tracks.count + 1)
+            selectSubtitle(next == 0 ? nil : next - 1)
+        case .toggleSubtitles:
+            view.subtitlesVisible.toggle()
+            osd(view.subtitlesVisible ? "subtitles visible" : "subtitles hidden")
+        case .subtitleDelay(let delta):
+            view.subtitleDelayBox.set(view.subtitleDelayBox.value + delta)
+            osd(String(format: "subtitle delay %+.1f s", view.subtitleDelayBox.value))
+        case .frameStep(let forward):
+            if forward { player.step() } else { player.stepBack() }
+        case .toggleStats:
+            view.showStats.toggle()
+        case .toggleHelp:
+            view.showHelp.toggle()
+        case .toggleTelemetry:
+            view.showTelemetry.toggle()
+            relayout()
+        case .openAudioMenu:
+            view.menu = TrackMenu.audio(player: player)
+        case .openSubtitleMenu:
+            view.menu = TrackMenu.subtitles(player: player, selected: view.subtitleTrack)
+        case .cycleRenderer:
+            guard player.mediaInfo?.primaryVideo != nil else { return }
+            if renderer == .halfBlock, sixelAvailable { renderer = .sixel } else if renderer == .sixel { renderer = .halfBlock } else {
+                osd("sixel is not available in this terminal"); return
+            }
+            relayout()
+            osd("renderer: \(renderer.rawValue)")
+        case .toggleRemaining:
+            view.showRemaining.toggle()
+        case .togglePinChrome:
+            view.chromePinned.toggle()
+            osd(view.chromePinned ? "transport bar pinned" : "transport bar auto-hides")
+        case .quit:
+            view.quitRequested = true
+        }
+    }
+
+    func selectSubtitle(_ id: Int?) {
+        player.selectSubtitleTrack(id)
+        view.subtitleTrack = id
+        view.subtitlesVisible = true
+        let label = id.flatMap { i in player.subtitleTracks.first { $0.id == i }?.label } ?? "off"
+        osd("subtitles: \(label)")
+    }
+
+    func audioLabel(_ index: Int) -> String {
+        guard let a = player.mediaInfo?.audio[safe: index] else { return "off" }
+        return [a.tags.language, a.tags.title.map { "\"\($0)\"" }, a.codec, a.layoutShort].compactMap { $0 }.joined(separator: " · ")
+    }
+
+    func jumpChapter(_ delta: Int) {
+        guard let chapters = player.mediaInfo?.chapters, !chapters.isEmpty else { osd("no chapters"); return }
+        let now = player.currentTime
+        let current = chapters.lastIndex { $0.start <= now + 0.01 } ?? -1
+        // Like mpv: going back from more than a second into a chapter restarts it.
+        var target = current + delta
+        if delta < 0, current >= 0, now - chapters[current].start > 1 { target = current }
+        guard target >= 0, target < chapters.count else { osd("no more chapters"); return }
+        player.seek(to: chapters[target].start, mode: .exact)
+        osd("chapter \(target + 1)/\(chapters.count): \(chapters[target].title ?? "")")
+    }
+
+    func osd(_ text: String) {
+        view.osdMessage = (text, MonotonicClock.seconds() + 1.5)
+    }
+
+    func handleMenuKey(_ key: Key) {
+        guard var menu = view.menu else { return }
+        switch key {
+        case .up: menu.move(-1)
+        case .down: menu.move(1)
+        case .escape, .character("q"): view.menu = nil; return
+        case .enter, .character(" "): choose(menu.selection, in: menu); return
+        default: return
+        }
+        view.menu = menu
+    }
+
+    func choose(_ index: Int, in menu: TrackMenu) {
+        guard menu.items.indices.contains(index) else { return }
+        let item = menu.items[index]
+        switch menu.kind {
+        case .audio:
+            player.selectAudioTrack(item.value)
+            osd("audio: \(item.value.map(audioLabel) ?? "off")")
+        case .subtitles:
+            selectSubtitle(item.value)
+        }
+        view.menu = nil
+    }
+
+    private func handleMouse() {
+        var event = MEVENT()
+        guard tty.withLock({ getmouse(&event) }) == OK else { return }
+        let x = Int(event.x), y = Int(event.y)
+        let state = event.bstate
+        let progressRow = layout.rows - 2
+        if state & aether_BUTTON4_PRESSED() != 0 { player.seek(by: 5, mode: .keyframe); return }
+        if state & aether_BUTTON5_PRESSED() != 0 { player.seek(by: -5, mode: .keyframe); return }
+        if var menu = view.menu, let rect = view.menuRect {
+            if rect.contains(column: x, row: y), state & (aether_BUTTON1_PRESSED() | aether_BUTTON1_CLICKED()) != 0 {
+                let index = y - rect.row - 1 + menu.scroll
+                if menu.items.indices.contains(index) { menu.selection = index; choose(index, in: menu) }
+            }
+            return
+        }
+        let pressed = state & (aether_BUTTON1_PRESSED() | aether_BUTTON1_CLICKED()) != 0
+        let motion = state & aether_REPORT_MOUSE_POSITION() != 0
+        if pressed, y == progressRow { view.dragging = true }
+        if (pressed && y == progressRow) || (motion && view.dragging), let duration = player.duration, duration > 0 {
+            let fraction = min(1, max(0, Double(x) / Double(max(1, layout.columns - 1))))
+            player.seek(to: fraction * duration, mode: view.dragging && motion ? .keyframe : .exact)
+        }
+        if state & aether_BUTTON1_RELEASED() != 0 { view.dragging = false }
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

@@ -1,0 +1,246 @@
+import AetherEngine
+import CNcurses
+import CTerminal
+import Foundation
+import Synchronization
+import TerminalGraphics
+
+/// The ncurses host: owns the screen, reads keys and mouse, lays out the video and chrome, and
+/// drives the engine. One UI thread (the caller's); video frames are painted on the engine's
+/// present thread by `VideoPresenter`, both under one TTY lock.
+public final class TUIApp {
+    /// Exit codes, as mpv uses them.
+    public enum Exit: Int32 { case ok = 0, error = 1, endedEarly = 2, signal = 4 }
+
+    let options: TUIOptions
+    let player = Player()
+    let tty = NSLock()
+    var presenter: VideoPresenter!
+    var capabilities: TerminalCapabilities
+    var renderer: Renderer
+    var sixelAvailable: Bool
+    var palette: Palette!
+    var layout: Layout!
+    var view = ViewState()
+    let quit = QuitSignals()
+    var telemetryHistory = TelemetryHistory()
+    var lastTelemetrySample = 0.0
+    var lastTelemetry = TelemetrySnapshot()
+    var lastDrawnFrameSecond = -1.0
+
+    public init(options: TUIOptions) {
+        self.options = options
+        capabilities = TerminalCapabilities()
+        renderer = .halfBlock
+        sixelAvailable = false
+    }
+
+    /// Runs until quit or end of file; the terminal is restored on every path.
+    public func run() -> Int32 {
+        // 1. Ask the terminal what it can do (before ncurses owns it).
+        let env = ProcessInfo.processInfo.environment
+        let report = CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO,
+                                           environment: TerminalEnvironment(env), budget: options.probeBudget)
+        capabilities = report.capabilities
+        let mode = options.videoOutput.resolve(with: capabilities)
+        sixelAvailable = capabilities.sixel
+        renderer = mode == .sixel ? .sixel : (mode == .null ? .none : .halfBlock)
+
+        // 2. Open the media; failures are one line on a terminal we have not touched yet.
+        do {
+            try player.load(url: options.source, options: options.player)
+        } catch {
+            FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean("\(error)"))\n".utf8))
+            return Exit.error.rawValue
+        }
+        for path in SubtitleStore.sidecarCandidates(for: options.source)
+        where !options.player.subtitleFiles.contains(path) {
+            player.addSubtitleFile(path)
+        }
+        view.subtitleTrack = player.activeSubtitleTrack
+        if options.player.subtitleTrack == nil, options.player.subtitlesEnabled, view.subtitleTrack == nil,
+           let first = player.subtitleTracks.first(where: { if case .sidecar = $0.source { return true }; return false }) {
+            player.selectSubtitleTrack(first.id)
+            view.subtitleTrack = first.id
+        }
+
+        // 3. Take the screen, with restoration armed for every way out.
+        let halfBlockColors = VideoOutputMode.halfBlockColors(option: options.halfBlockColors, capabilities: capabilities) ?? .truecolor
+        var sixelOptions = SixelEncoder.Options()
+        sixelOptions.colors = min(options.sixelColors ?? capabilities.effectiveSixelColors, capabilities.effectiveSixelColors)
+        sixelOptions.dither = options.sixelDither
+        presenter = VideoPresenter(tty: tty, fileDescriptor: STDOUT_FILENO,
+                                   synchronizedUpdate: capabilities.synchronizedOutput,
+                                   halfBlockColors: halfBlockColors, sixelOptions: sixelOptions)
+        startScreen()
+        defer { stopScreen() }
+
+        // 4. Wire the engine to the screen and play.
+        presenter.bitmapCues = { [player, delay = view.subtitleDelayBox] pts in
+            player.subtitleCues(at: pts - delay.value).compactMap {
+                if case .bitmap(let b) = $0.content { return b }
+                return nil
+            }
+        }
+        presenter.redrawOverlays = { [unowned self] in redrawOverlaysAfterSixel() }
+        relayout()
+        player.setFrameHandler { [presenter] frame in presenter?.present(frame) }
+        player.play()
+        view.lastInput = MonotonicClock.seconds()
+        return loop()
+    }
+
+    private func loop() -> Int32 {
+        while true {
+            if quit.isRaised { return Exit.signal.rawValue }
+            if view.quitRequested { return Exit.ok.rawValue }
+            switch player.state {
+            case .ended:
+                if player.endedEarlyMessage != nil { view.exitMessage = player.endedEarlyMessage.map { "'\(options.source)': \($0)" } }
+                return view.exitMessage == nil ? Exit.ok.rawValue : Exit.endedEarly.rawValue
+            case .error:
+                return Exit.error.rawValue
+            default: break
+            }
+            readInput()
+            let now = MonotonicClock.seconds()
+            if now - lastTelemetrySample >= 1 {
+                lastTelemetry = player.telemetry(advance: true)
+                telemetryHistory.add(lastTelemetry, terminalBytes: presenter.statistics.bytesWritten)
+                lastTelemetrySample = now
+                view.dirty = true
+            }
+            draw()
+        }
+    }
+
+    // MARK: screen lifecycle
+
+    private func startScreen() {
+        aether_terminal_save(STDIN_FILENO)
+        let restore = "\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
+        restore.withCString { aether_terminal_set_restore_sequence($0, strlen($0)) }
+        aether_terminal_install_crash_handlers()
+        setlocale(LC_ALL, "")
+        tty.withLock {
+            initscr()
+            cbreak()
+            noecho()
+            nonl()
+            keypad(aether_stdscr(), true)
+            set_escdelay(25)
+            nodelay(aether_stdscr(), true)
+            curs_set(0)
+            // Shift+arrows as tmux and xterm send them, whatever the terminfo says.
+            define_key("\u{1B}[1;2D", KEY_SLEFT)
+            define_key("\u{1B}[1;2C", KEY_SRIGHT)
+            mouseinterval(0)
+            mousemask(aether_all_mouse_events(), nil)
+            if has_colors() {
+                start_color()
+                use_default_colors()
+            }
+            palette = Palette(theme: options.theme, colors: has_colors() ? Int(aether_COLORS()) : 0)
+            erase()
+            refresh()
+        }
+    }
+
+    private func stopScreen() {
+        player.setFrameHandler(nil)
+        player.stop()
+        tty.withLock {
+            mousemask(0, nil)
+            endwin()
+            aether_terminal_restore()
+        }
+        if let message = view.exitMessage {
+            FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(message))\n".utf8))
+        }
+    }
+
+    // MARK: layout
+
+    func relayout() {
+        let info = player.mediaInfo
+        let aspect = info?.primaryVideo?.displayAspect ?? 16.0 / 9
+        let cell = capabilities.cellSize ?? CellSize(width: 8, height: 16)
+        let (cols, rows) = tty.withLock { (Curses.columns, Curses.rows) }
+        layout = Layout(columns: cols, rows: rows, cellSize: cell, displayAspect: aspect,
+                        renderer: info?.primaryVideo == nil ? .none : renderer,
+                        showTelemetry: view.showTelemetry, maxSixel: capabilities.sixelMaxGeometry)
+        if renderer == .none || info?.primaryVideo == nil {
+            player.setRenderSize(nil)
+        } else {
+            player.setRenderSize(AetherEngine.PixelSize(width: layout.renderSize.width, height: layout.renderSize.height))
+        }
+        tty.withLock {
+            erase()
+            clearok(aether_stdscr(), true)
+        }
+        view.overlayRects = []
+        updatePresenterGeometry()
+        presenter.invalidate()
+        view.dirty = true
+    }
+
+    /// The presenter's geometry for the current layout and overlays. `locked`: the caller holds `tty`.
+    func updatePresenterGeometry(locked: Bool = false) {
+        var mask = CellMask(columns: layout.columns, rows: layout.rows)
+        for r in view.overlayRects { mask.cover(r) }
+        let active = layout.video.isEmpty || player.mediaInfo?.primaryVideo == nil ? Renderer.none : renderer
+        presenter.configure(.init(rect: layout.video, renderSize: layout.renderSize, renderer: active, mask: mask), locked: locked)
+    }
+}
+
+/// UI state the key handlers change and the drawing reads.
+struct ViewState {
+    var dirty = true
+    var quitRequested = false
+    var exitMessage: String?
+    var showStats = false
+    var showHelp = false
+    var showTelemetry = false
+    var showRemaining = false
+    var chromePinned = false
+    var chromeVisible = true
+    var lastInput = 0.0
+    var menu: TrackMenu?
+    var subtitleTrack: Int?
+    var subtitlesVisible = true
+    let subtitleDelayBox = SubtitleDelay()
+    var osdMessage: (text: String, until: Double)?
+    var overlayRects: [CellRect] = []
+    var dragging = false
+    var menuRect: CellRect?
+    /// ncurses may hold decoded keys (an escape sequence read whole): keep reading until ERR.
+    var pendingInput = false
+    /// Seconds of playback without input after which the chrome hides (mpv's OSD timeout).
+    static let chromeTimeout = 3.0
+}
+
+/// Subtitle delay shared with the present thread (bitmap cues are blended there).
+final class SubtitleDelay: Sendable {
+    private let storage = Atomic<Int64>(0)
+    var value: Double { Double(storage.load(ordering: .relaxed)) / 1000 }
+    func set(_ seconds: Double) { storage.store(Int64((seconds * 1000).rounded()), ordering: .relaxed) }
+}
+
+/// SIGINT, SIGTERM and SIGHUP end the UI loop (handled off the signal context via Dispatch).
+final class QuitSignals: @unchecked Sendable {  // `raised` is only touched on `queue`
+    private var sources: [DispatchSourceSignal] = []
+    private let queue = DispatchQueue(label: "aether.tui.signals")
+    private var raised = false
+
+    init() {
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            s.setEventHandler { [unowned self] in raised = true }
+            s.resume()
+            sources.append(s)
+        }
+    }
+
+    var isRaised: Bool { queue.sync { raised } }
+}

@@ -1,0 +1,78 @@
+import AetherEngine
+
+/// The audio or subtitle dropdown: a list with the current track marked.
+struct TrackMenu {
+    enum Kind { case audio, subtitles }
+    struct Item {
+        var label: String
+        /// Track index (audio: position in MediaInfo.audio; subtitles: track id); nil = off.
+        var value: Int?
+        var current: Bool
+    }
+
+    var kind: Kind
+    var items: [Item]
+    var selection: Int
+    var scroll = 0
+
+    var title: String { kind == .audio ? "Audio tracks" : "Subtitle tracks" }
+
+    mutating func move(_ delta: Int) {
+        guard !items.isEmpty else { return }
+        selection = (selection + delta + items.count) % items.count
+    }
+
+    static func audio(player: Player) -> TrackMenu {
+        let active = player.activeAudioTrack
+        var items = (player.mediaInfo?.audio ?? []).enumerated().map { n, a -> Item in
+            var parts = ["\(n + 1)."]
+            parts.append(a.tags.language ?? "und")
+            if let t = a.tags.title { parts.append("\"\(t)\"") }
+            parts.append(a.codec)
+            parts.append(a.layoutShort + (a.isAtmos ? " Atmos" : ""))
+            if a.tags.isDefault { parts.append("default") }
+            if a.tags.isForced { parts.append("forced") }
+            return Item(label: parts.joined(separator: " "), value: n, current: n == active)
+        }
+        items.append(Item(label: "off", value: nil, current: active == nil))
+        return TrackMenu(kind: .audio, items: items, selection: items.firstIndex { $0.current } ?? 0)
+    }
+
+    static func subtitles(player: Player, selected: Int?) -> TrackMenu {
+        var items = [Item(label: "off", value: nil, current: selected == nil)]
+        for t in player.subtitleTracks {
+            items.append(Item(label: "\(t.id + 1). " + t.label, value: t.id, current: t.id == selected))
+        }
+        return TrackMenu(kind: .subtitles, items: items, selection: items.firstIndex { $0.current } ?? 0)
+    }
+}
+
+/// The last minute of 1 Hz telemetry, for the sparklines.
+struct TelemetryHistory {
+    static let length = 30
+    var bitrate: [Double] = []
+    var gap: [Double] = []
+    var fps: [Double] = []
+    var terminalBytes: [Double] = []
+    private var lastBytes = 0
+
+    mutating func add(_ t: TelemetrySnapshot, terminalBytes bytes: Int) {
+        func push(_ a: inout [Double], _ v: Double) {
+            a.append(v)
+            if a.count > TelemetryHistory.length { a.removeFirst(a.count - TelemetryHistory.length) }
+        }
+        push(&bitrate, t.instantBitrate)
+        push(&gap, abs(t.avGapLastMs))
+        push(&fps, t.observedFPS)
+        push(&terminalBytes, Double(max(0, bytes - lastBytes)))
+        lastBytes = bytes
+    }
+
+    /// `▁▂▃▄▅▆▇█` scaled to the series' own maximum.
+    static func sparkline(_ values: [Double], width: Int) -> String {
+        let bars = Array("▁▂▃▄▅▆▇█")
+        let tail = values.suffix(width)
+        let top = max(tail.max() ?? 0, 1e-9)
+        return String(tail.map { bars[min(7, max(0, Int(($0 / top) * 7.99)))] })
+    }
+}

@@ -1,0 +1,147 @@
+import AetherEngine
+import Foundation
+import Synchronization
+import TerminalGraphics
+
+/// Paints video frames into the video rectangle. Runs on the engine's present thread; every
+/// write to the terminal (ours and ncurses') happens under `tty`, so escape sequences never
+/// interleave. Each frame is bracketed by DECSC/DECRC (ncurses' idea of the cursor and
+/// attributes stays true) and by synchronized update where the terminal has it.
+final class VideoPresenter: @unchecked Sendable {  // mutable state is only touched under `tty`
+    struct Geometry {
+        var rect: CellRect
+        var renderSize: TerminalGraphics.PixelSize
+        var renderer: Renderer
+        var mask: CellMask
+    }
+
+    let tty: NSLock
+    private let writer: OutputWriter
+    private let halfBlock: HalfBlockRenderer
+    private let sixel: SixelEncoder
+    private var geometry: Geometry?
+    private var lastFrame: VideoFrame?
+    /// Bitmap subtitle cues to blend at a pts (set by the UI; called under `tty`).
+    var bitmapCues: (@Sendable (Double) -> [SubtitleBitmap])?
+    /// Re-emits ncurses overlays after a sixel image covered them (called under `tty`).
+    var redrawOverlays: (() -> Void)?
+    private(set) var framesPainted = 0
+    private(set) var bytesWritten = 0
+
+    init(tty: NSLock, fileDescriptor: Int32, synchronizedUpdate: Bool, halfBlockColors: HalfBlockColorMode,
+         sixelOptions: SixelEncoder.Options) {
+        self.tty = tty
+        writer = OutputWriter(fileDescriptor: fileDescriptor, synchronizedUpdate: synchronizedUpdate)
+        halfBlock = HalfBlockRenderer(colorMode: halfBlockColors)
+        sixel = SixelEncoder(options: sixelOptions)
+    }
+
+    /// New layout or mask (UI thread). A changed rectangle or renderer repaints everything.
+    func configure(_ g: Geometry, locked: Bool = false) {
+        if locked { apply(g) } else { tty.withLock { apply(g) } }
+    }
+
+    private func apply(_ g: Geometry) {
+        do {
+            if geometry?.rect != g.rect || geometry?.renderer != g.renderer || geometry?.renderSize != g.renderSize {
+                halfBlock.invalidate()
+                sixel.invalidate()
+            } else if let old = geometry?.mask, old != g.mask {
+                // Cells an overlay no longer covers must be repainted.
+                for row in g.rect.row..<g.rect.endRow {
+                    for column in g.rect.column..<g.rect.endColumn
+                    where old.isCovered(column: column, row: row) && !g.mask.isCovered(column: column, row: row) {
+                        halfBlock.invalidate(CellRect(column: column, row: row, width: 1, height: 1))
+                    }
+                }
+                sixel.invalidate()
+            }
+            geometry = g
+        }
+    }
+
+    /// Repaint the last frame; the caller holds `tty`.
+    func repaintLocked() {
+        if let lastFrame { paint(lastFrame) }
+    }
+
+    /// Forgets what the terminal shows (after ncurses cleared the screen).
+    func invalidate() {
+        tty.withLock {
+            halfBlock.invalidate()
+            sixel.invalidate()
+        }
+    }
+
+    /// Present thread: paint `frame` now.
+    func present(_ frame: VideoFrame) {
+        tty.withLock {
+            lastFrame = frame
+            paint(frame)
+        }
+    }
+
+    /// Repaint the last frame (paused, after a relayout or when an overlay closed).
+    func repaint() {
+        tty.withLock {
+            if let lastFrame { paint(lastFrame) }
+        }
+    }
+
+    private func paint(_ frame: VideoFrame) {
+        guard let g = geometry, g.renderer != .none, frame.hasPixels,
+              frame.width == g.renderSize.width, frame.height == g.renderSize.height, !g.rect.isEmpty else { return }
+        var pixels = frame.pixels
+        if let cues = bitmapCues?(frame.pts), !cues.isEmpty {
+            for cue in cues { SubtitleBlender.blend(cue, into: &pixels, width: frame.width, height: frame.height) }
+        }
+        guard let image = try? PixelImage(width: frame.width, height: frame.height, format: .rgb24, pixels: pixels) else { return }
+        writer.beginFrame()
+        writer.frame.append(Array("\u{1B}7".utf8))  // DECSC: save cursor and attributes for ncurses
+        switch g.renderer {
+        case .halfBlock:
+            _ = try? halfBlock.render(image, into: g.rect, mask: g.mask, output: writer.frame)
+        case .sixel:
+            writer.frame.append(Escape.cursorPosition(column: g.rect.column, row: g.rect.row))
+            let report = try? sixel.encode(image, into: writer.frame)
+            if report?.outcome == .identical {
+                writer.frame.removeAll()
+                return
+            }
+        case .none:
+            break
+        }
+        writer.frame.append(Array("\u{1B}8".utf8))  // DECRC
+        if let n = try? writer.endFrame() { bytesWritten += n }
+        framesPainted += 1
+        if g.renderer == .sixel { redrawOverlays?() }
+    }
+
+    var statistics: OutputWriter.Statistics { tty.withLock { writer.statistics } }
+}
+
+/// Blends premultiplied RGBA subtitle bitmaps into an RGB24 frame at their normalised position.
+enum SubtitleBlender {
+    static func blend(_ cue: SubtitleBitmap, into pixels: inout [UInt8], width: Int, height: Int) {
+        guard cue.pixelWidth > 0, cue.pixelHeight > 0 else { return }
+        let x0 = Int(cue.x * Double(width)), y0 = Int(cue.y * Double(height))
+        let w = max(1, Int((cue.width * Double(width)).rounded())), h = max(1, Int((cue.height * Double(height)).rounded()))
+        for y in 0..<h {
+            let dy = y0 + y
+            guard dy >= 0, dy < height else { continue }
+            let sy = min(cue.pixelHeight - 1, y * cue.pixelHeight / h)
+            for x in 0..<w {
+                let dx = x0 + x
+                guard dx >= 0, dx < width else { continue }
+                let sx = min(cue.pixelWidth - 1, x * cue.pixelWidth / w)
+                let s = (sy * cue.pixelWidth + sx) * 4
+                let a = Int(cue.rgba[s + 3])
+                guard a > 0 else { continue }
+                let d = (dy * width + dx) * 3
+                for c in 0..<3 {
+                    pixels[d + c] = UInt8(min(255, Int(cue.rgba[s + c]) + Int(pixels[d + c]) * (255 - a) / 255))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+import Foundation
+import TerminalGraphics
+
+struct Caps: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print what the terminal can do (sixel, colours, cell size, synchronized output) and which renderer auto picks.")
+
+    func run() throws {
+        let env = ProcessInfo.processInfo.environment
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw fail("standard input and output must be a terminal to ask it")
+        }
+        let report = CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO, environment: TerminalEnvironment(env))
+        for line in report.capabilities.summaryLines { print(line) }
+        print("renderer (--vo=auto): \(VideoOutputMode.auto.resolve(with: report.capabilities).rawValue)")
+    }
+}
