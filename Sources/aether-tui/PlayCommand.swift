@@ -42,6 +42,9 @@ struct PlaybackOptions: ParsableArguments {
     @Flag(help: "Start muted.")
     var mute = false
 
+    @Flag(help: "Start paused (the first frame is shown).")
+    var pause = false
+
     @Option(name: .customLong("http-header-fields"), help: ArgumentHelp("Extra HTTP headers for network sources, comma-separated 'Field: value' pairs.", valueName: "fields"))
     var httpHeaderFields: String?
 
@@ -149,7 +152,7 @@ struct Play: ParsableCommand {
             source: playback.source, player: playback.playerOptions(duration: info.duration),
             videoOutput: VideoOutputMode(rawValue: playback.vo) ?? .auto, theme: theme,
             sixelColors: playback.sixelColors, sixelDither: SixelDither(option: playback.sixelDither) ?? .ordered,
-            halfBlockColors: playback.halfBlockColors)
+            halfBlockColors: playback.halfBlockColors, startPaused: playback.pause)
         let code = TUIApp(options: options).run()
         if code != 0 { throw ExitCode(code) }
     }

@@ -85,7 +85,7 @@ public final class TUIApp {
         presenter.redrawOverlays = { [unowned self] in redrawOverlaysAfterSixel() }
         relayout()
         player.setFrameHandler { [presenter] frame in presenter?.present(frame) }
-        player.play()
+        if !options.startPaused { player.play() }
         view.lastInput = MonotonicClock.seconds()
         return loop()
     }

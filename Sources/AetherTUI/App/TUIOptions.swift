@@ -11,11 +11,13 @@ public struct TUIOptions: Sendable {
     public var sixelDither: SixelDither
     /// `truecolor`, `256`, or nil for what the terminal says.
     public var halfBlockColors: String?
+    public var startPaused: Bool
     /// Probe budget for the terminal's replies.
     public var probeBudget: Duration = CapabilityProbe.defaultBudget
 
     public init(source: String, player: PlayerOptions, videoOutput: VideoOutputMode, theme: Theme,
-                sixelColors: Int?, sixelDither: SixelDither, halfBlockColors: String?) {
+                sixelColors: Int?, sixelDither: SixelDither, halfBlockColors: String?, startPaused: Bool = false) {
+        self.startPaused = startPaused
         self.source = source
         self.player = player
         self.videoOutput = videoOutput

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Runs a command in a detached tmux session of fixed size on a private server, to drive the
+/// real binary as a user would (send-keys) and read the screen (capture-pane).
+public final class TmuxSession: @unchecked Sendable {  // used from one test at a time
+    public let socket: String
+    public let name = "t"
+
+    /// - Parameters:
+    ///   - command: argv; after it exits the pane prints `EXIT=<status>` and stays open.
+    ///   - environment: extra variables for the command.
+    public init(_ command: [String], columns: Int = 100, rows: Int = 30, environment: [String: String] = [:]) throws {
+        socket = "aether-test-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let env = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        let shell = "\(env) \(quoted); echo EXIT=$?; sleep 600"
+        let r = Process.run(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", name,
+                             "-x", "\(columns)", "-y", "\(rows)", shell], timeout: 10)
+        guard r.status == 0 else { throw TmuxError(message: r.stderr) }
+        tmux(["set-option", "-g", "status", "off"])
+    }
+
+    deinit { tmux(["kill-server"]) }
+
+    @discardableResult
+    public func tmux(_ args: [String]) -> ProcessResult {
+        Process.run(["/usr/bin/tmux", "-L", socket] + args, timeout: 10)
+    }
+
+    public func send(_ keys: String...) { tmux(["send-keys", "-t", name] + keys) }
+
+    /// The screen as text (`colours`: with SGR escapes, `capture-pane -e`).
+    public func screen(colours: Bool = false) -> String {
+        tmux(["capture-pane", "-p", "-t", name] + (colours ? ["-e"] : [])).stdout
+    }
+
+    public func lines() -> [String] { screen().components(separatedBy: "\n") }
+
+    /// Polls the screen until `predicate` holds (returns true) or `timeout` passes.
+    @discardableResult
+    public func waitFor(_ timeout: Double = 5, _ predicate: (String) -> Bool) -> Bool {
+        let end = MonotonicTime.now() + timeout
+        repeat {
+            if predicate(screen()) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while MonotonicTime.now() < end
+        return false
+    }
+
+    public func display(_ format: String) -> String {
+        tmux(["display-message", "-p", "-t", name, format]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    public var panePID: Int32 { Int32(display("#{pane_pid}")) ?? 0 }
+}
+
+public struct TmuxError: Error { public let message: String }

@@ -1,0 +1,128 @@
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// The real binary in tmux at 100×30, audio through the PulseAudio null sink: keys in,
+/// `capture-pane` out. Serialized: each plays in real time.
+@Suite(.serialized) struct TUITests {
+    init() {
+        #expect(TestEnvironment.requirePulse())
+    }
+
+    func start(_ fixture: String, _ args: [String] = [], columns: Int = 100, rows: Int = 30,
+               environment: [String: String] = [:]) throws -> TmuxSession {
+        var env = ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color", "COLORTERM": "truecolor"]
+        env.merge(environment) { $1 }
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture(fixture), "--audio-device=pulse"] + args,
+                                columns: columns, rows: rows, environment: env)
+        #expect(s.waitFor(8) { TUITests.time(in: $0) != nil }, "the transport bar never appeared:\n\(s.screen())")
+        return s
+    }
+
+    /// Seconds shown in the transport bar (`▶ 00:07 / 00:12`).
+    static func time(in screen: String) -> Int? {
+        guard let r = screen.range(of: #"(\d\d):(\d\d) / "#, options: .regularExpression) else { return nil }
+        let parts = screen[r].prefix(5).split(separator: ":").compactMap { Int($0) }
+        return parts.count == 2 ? parts[0] * 60 + parts[1] : nil
+    }
+
+    @Test func timeAdvancesSpacePausesArrowSeeksAndQRestores() throws {
+        let s = try start("h264-720p.mkv")
+        let t0 = try #require(TUITests.time(in: s.screen()))
+        #expect(s.waitFor(4) { (TUITests.time(in: $0) ?? 0) >= t0 + 2 }, "time did not advance")
+        s.send("space")
+        #expect(s.waitFor(2) { $0.contains("⏸") })
+        let paused = try #require(TUITests.time(in: s.screen()))
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(TUITests.time(in: s.screen()) == paused, "time moved while paused")
+        s.send("Right")
+        #expect(s.waitFor(3) { (TUITests.time(in: $0) ?? 0) >= paused + 4 })
+        let after = try #require(TUITests.time(in: s.screen()))
+        #expect((4...5).contains(after - paused), "→ moved from \(paused) to \(after)")
+        #expect(s.display("#{alternate_on}") == "1")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+        #expect(s.display("#{alternate_on}") == "0", "alternate screen left on")
+        #expect(s.display("#{cursor_flag}") == "1", "cursor left hidden")
+        #expect(s.display("#{mouse_any_flag}") == "0" && s.display("#{mouse_standard_flag}") == "0", "mouse reporting left on")
+    }
+
+    @Test func audioDropdownListsTracksAndSwitchesToFrench() throws {
+        let s = try start("h264-aac-2audio-srt-ass.mkv", ["--pause"])
+        s.send("a")
+        #expect(s.waitFor(3) { $0.contains("Audio tracks") })
+        let menu = s.screen()
+        #expect(menu.contains("1. eng \"English Stereo\" aac 2.0 default"))
+        #expect(menu.contains("2. fra \"Français\" aac 2.0"))
+        s.send("Down")
+        s.send("Enter")
+        #expect(s.waitFor(3) { !$0.contains("Audio tracks") })
+        s.send("i")
+        #expect(s.waitFor(3) { $0.contains("Audio      #2 aac  2.0  fra") }, "stats do not show the French track:\n\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
+    @Test func subtitleCueAppearsDuringItsTimeAndGoesAfter() throws {
+        // Embedded SRT: "Hello from aether" 0.5–1.5 s, "Second line" 2.0–3.0 s.
+        let s = try start("h264-aac-2audio-srt-ass.mkv", ["--pause", "--sid=1", "--start=1"])
+        #expect(s.waitFor(3) { $0.contains("Hello from aether") }, "cue missing:\n\(s.screen())")
+        s.send("S-Right")   // exact seek +1 s → 2.0 s
+        #expect(s.waitFor(3) { $0.contains("Second line") && !$0.contains("Hello from aether") },
+                "the first cue stayed or the second never came:\n\(s.screen())")
+        s.send("S-Right")   // 3.0 s: after the last cue
+        #expect(s.waitFor(3) { !$0.contains("Second line") })
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
+    @Test func statsOverlayTogglesAndResizeRelayouts() throws {
+        let s = try start("h264-720p.mkv", ["--pause"])
+        s.send("i")
+        #expect(s.waitFor(3) { $0.contains("┌─ Stats") && $0.contains("Renderer   half-block") })
+        s.send("i")
+        #expect(s.waitFor(3) { !$0.contains("┌─ Stats") })
+        s.tmux(["resize-window", "-t", s.name, "-x", "80", "-y", "24"])
+        #expect(s.waitFor(3) { screen in
+            let lines = screen.components(separatedBy: "\n")
+            // The transport bar moved to the new last rows and spans the new width exactly.
+            return lines.count >= 24 && lines[22].hasPrefix("━") && lines[22].count == 80 && TUITests.time(in: lines[23]) != nil
+        }, "no relayout after resize:\n\(s.screen())")
+        s.send("i")
+        #expect(s.waitFor(3) { $0.contains("cells of 80×24") })
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
+    @Test func solidRedFillsTheVideoRectangleInHalfBlocks() throws {
+        let s = try start("solid-red.mkv", ["--pause", "--vo=halfblock"])
+        Thread.sleep(forTimeInterval: 0.5)
+        let coloured = s.screen(colours: true)
+        // Middle row of the picture: its cells carry the red the decoder produced (253, 0, 0).
+        let row = coloured.components(separatedBy: "\n")[15]
+        #expect(row.contains("38;2;253;0;0") || row.contains("48;2;253;0;0"), "no red cells in: \(row.debugDescription)")
+        #expect(!row.contains(";2;0;0;255"))
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
+    @Test func sigtermRestoresTheTerminal() throws {
+        let s = try start("h264-720p.mkv")
+        let shell = s.panePID
+        let child = Process.run(["/usr/bin/pgrep", "-P", "\(shell)", "-f", "aether-tui"], timeout: 5).stdout
+            .split(separator: "\n").first.flatMap { Int32($0) }
+        let pid = try #require(child)
+        kill(pid, SIGTERM)
+        #expect(s.waitFor(5) { $0.contains("EXIT=4") }, "\(s.screen())")
+        #expect(s.display("#{alternate_on}") == "0")
+        #expect(s.display("#{cursor_flag}") == "1")
+    }
+
+    @Test func badFileIsOneLineAndNoRawMode() throws {
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("random.mkv")], environment: ["TERM": "screen-256color"])
+        #expect(s.waitFor(5) { $0.contains("EXIT=1") })
+        let screen = s.screen()
+        #expect(screen.contains("aether-tui: cannot open '\(TestEnvironment.fixture("random.mkv"))': Invalid data found when processing input"))
+        #expect(s.display("#{alternate_on}") == "0")
+    }
+}

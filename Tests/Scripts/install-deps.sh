@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages aether-tui needs to build, run and test (run as root).
+# Skips apt entirely when everything is already installed. The Swift 6 toolchain is expected
+# on PATH (swift.org's Linux toolchain).
+set -euo pipefail
+packages=(
+    # build: FFmpeg 5.1, ALSA, ncursesw
+    pkg-config libavformat-dev libavcodec-dev libavfilter-dev libavutil-dev libdav1d-dev
+    libswscale-dev libswresample-dev libasound2-dev libncursesw5-dev
+    # run: ALSA → PulseAudio bridge
+    libasound2-plugins
+    # tests: fixtures, audio, the TUI in tmux, man page lint, real sixel decoders and terminal
+    ffmpeg tmux pulseaudio pulseaudio-utils mandoc python3 gcc
+    libsixel-bin xvfb xterm x11-apps
+)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+    echo "install-deps: installing ${missing[*]}" >&2
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v swift >/dev/null || { echo "install-deps: the Swift 6 toolchain is not on PATH" >&2; exit 1; }
