@@ -1,5 +1,5 @@
 import AetherTestSupport
-@testable import AetherTUI
+import AetherTUI
 import Foundation
 import Testing
 
@@ -55,8 +55,14 @@ import Testing
 
     @Test(arguments: try shipped())
     func shippedThemeParsesAndSetsEveryRole(name: String) throws {
-        let entries = try ThemeParser.entries(Self.text(of: name), file: "themes/\(name).theme")
-        let missing = ThemeRole.allCases.filter { entries[$0] == nil }.map(\.rawValue)
+        let text = try Self.text(of: name)
+        _ = try ThemeLoader.parse(text, name: name, file: "themes/\(name).theme")
+        let keys = Set(text.split(separator: "\n").compactMap { line -> String? in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.hasPrefix("#"), let equals = trimmed.firstIndex(of: "=") else { return nil }
+            return trimmed[..<equals].trimmingCharacters(in: .whitespaces)
+        })
+        let missing = ThemeRole.allCases.map(\.rawValue).filter { !keys.contains($0) }
         #expect(missing.isEmpty, "themes/\(name).theme leaves \(missing) to the default theme")
         let theme = try ThemeLoader.load(name, environment: [:], executablePath: Self.repoExecutable)
         #expect(theme.name == name)
