@@ -45,6 +45,6 @@ let package = Package(
         .testTarget(name: "AetherEngineTests", dependencies: ["AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics"]),
         .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["aether-tui", "AetherEngine", "AetherTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["aether-tui", "AetherEngine", "AetherTUI", "AetherTestSupport"]),
     ]
 )

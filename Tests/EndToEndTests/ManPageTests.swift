@@ -1,0 +1,203 @@
+import AetherTUI
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// `man/aether-tui.1` is hand-written; these tests keep it in step with `--help` (the options) and
+/// `KeyMap.helpRows` (the keys), and keep `mandoc -Tlint` silent. They read the page as mandoc
+/// renders it (HTML, for its unambiguous section and list structure), not the roff source, so
+/// escapes such as `\(<-` compare as the `←` a reader sees.
+@Suite(.enabled(if: ManPage.mandoc != nil || ManPage.inCI, "mandoc is not installed (apt-get install mandoc)"))
+struct ManPageTests {
+    @Test func lintsClean() throws {
+        let mandoc = try ManPage.requireMandoc()
+        let r = Process.run([mandoc, "-Tlint", "-W", "warning", ManPage.path], timeout: 30)
+        #expect(r.stdout + r.stderr == "", "mandoc -Tlint -W warning man/aether-tui.1")
+        #expect(r.status == 0)
+    }
+
+    @Test func everyHelpOptionIsInTheManPageOptions() throws {
+        let documented = ManPage.longOptions(in: try ManPage.sectionText("OPTIONS"))
+        for (command, help) in try ManPage.helpOutputs() {
+            let missing = ManPage.longOptions(in: help).subtracting(documented)
+            #expect(missing.isEmpty, "`aether-tui \(command)` lists \(missing.sorted()) but the man page's OPTIONS section does not")
+        }
+    }
+
+    @Test func everyManPageOptionIsInSomeHelp() throws {
+        let documented = ManPage.longOptions(in: try ManPage.sectionText("OPTIONS"))
+        #expect(documented.count > 20, "the OPTIONS section was not found or not parsed")
+        var offered: Set<String> = []
+        for (_, help) in try ManPage.helpOutputs() { offered.formUnion(ManPage.longOptions(in: help)) }
+        let stale = documented.subtracting(offered)
+        #expect(stale.isEmpty, "the man page documents \(stale.sorted()), which no --help lists")
+    }
+
+    @Test func everyKeyMapRowIsInTheKeysSection() throws {
+        let listed = Set(try ManPage.listTags(inSection: "KEYS"))
+        for row in KeyMap.helpRows {
+            #expect(listed.contains(ManPage.normalised(row.keys)), "KEYS has no entry for \(row.keys) (\(row.description))")
+        }
+        let keys = try ManPage.sectionText("KEYS")
+        #expect(keys.contains("progress bar") && keys.contains("wheel"), "KEYS describes the mouse")
+    }
+
+    @Test func keysSectionListsNoKeyTheKeyMapLacks() throws {
+        let listed = try ManPage.listTags(inSection: "KEYS")
+        let known = Set(KeyMap.helpRows.map { ManPage.normalised($0.keys) })
+        #expect(listed.count == KeyMap.helpRows.count, "one KEYS entry per help row")
+        for tag in listed { #expect(known.contains(tag), "KEYS lists \(tag), which KeyMap.helpRows does not have") }
+    }
+
+    @Test func pageHasTheExpectedSections() throws {
+        let html = try ManPage.html()
+        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "KEYS", "ENVIRONMENT", "FILES",
+                        "EXIT_STATUS", "EXAMPLES", "SEE_ALSO"] {
+            #expect(html.contains("<h1 class=\"Sh\" id=\"\(section)\">"), "missing section \(section)")
+        }
+        let environment = try ManPage.sectionText("ENVIRONMENT")
+        for variable in ["NO_COLOR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "TERM", "COLORTERM", "TMUX", "AETHER_TUI_THEMES_DIR"] {
+            #expect(environment.contains(variable), "ENVIRONMENT lacks \(variable)")
+        }
+    }
+}
+
+/// The rendered man page and the binary's help texts.
+enum ManPage {
+    static let path = TestEnvironment.root.appendingPathComponent("man/aether-tui.1").path
+
+    /// CI must run these tests, so there a missing mandoc is a failure, not a skip.
+    static let inCI: Bool = !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
+
+    static let mandoc: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return (path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"])
+            .map { $0 + "/mandoc" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    struct Missing: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func requireMandoc() throws -> String {
+        guard let mandoc else { throw Missing(description: "mandoc is not installed (apt-get install mandoc)") }
+        return mandoc
+    }
+
+    /// `mandoc -Thtml -O fragment`: each `.Sh` is an `<h1 class="Sh" id="…">`, each tagged-list
+    /// item a `<dt>`.
+    static func html() throws -> String {
+        let r = Process.run([try requireMandoc(), "-Thtml", "-O", "fragment", path], timeout: 30)
+        guard r.status == 0, !r.stdout.isEmpty else { throw Missing(description: "mandoc -Thtml failed: \(r.stderr)") }
+        return r.stdout
+    }
+
+    /// The HTML of section `id` (`OPTIONS`, `EXIT_STATUS`), subsections included.
+    static func sectionHTML(_ id: String) throws -> String {
+        let page = try html()
+        guard let start = page.range(of: "<h1 class=\"Sh\" id=\"\(id)\">") else {
+            throw Missing(description: "the man page has no \(id) section")
+        }
+        let rest = page[start.upperBound...]
+        let end = rest.range(of: "<h1 class=\"Sh\"")?.lowerBound ?? rest.endIndex
+        return String(rest[..<end])
+    }
+
+    /// Section `id` as a reader sees it, whitespace collapsed.
+    static func sectionText(_ id: String) throws -> String {
+        normalised(text(ofHTML: try sectionHTML(id)))
+    }
+
+    /// The tags (`<dt>`) of the tagged lists in section `id`, as text.
+    static func listTags(inSection id: String) throws -> [String] {
+        let html = try sectionHTML(id)
+        var tags: [String] = []
+        var rest = html[...]
+        while let open = rest.range(of: "<dt"), let close = rest.range(of: "</dt>", range: open.upperBound..<rest.endIndex) {
+            tags.append(normalised(text(ofHTML: "<dt" + rest[open.upperBound..<close.lowerBound])))
+            rest = rest[close.upperBound...]
+        }
+        return tags
+    }
+
+    /// Tags removed, the entities mandoc writes decoded.
+    static func text(ofHTML html: String) -> String {
+        var out = ""
+        var rest = html[...]
+        while let lt = rest.firstIndex(of: "<") {
+            out += rest[..<lt]
+            guard let gt = rest[lt...].firstIndex(of: ">") else { break }
+            // No space in place of the tag: `<code>space</code>,` must read "space,". mandoc puts
+            // block elements on lines of their own, so words do not run together.
+            rest = rest[rest.index(after: gt)...]
+        }
+        out += rest
+        return decodeEntities(out)
+    }
+
+    static func decodeEntities(_ s: String) -> String {
+        var out = ""
+        var rest = s[...]
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            let tail = rest[amp...]
+            if let semi = tail.firstIndex(of: ";"), tail.distance(from: amp, to: semi) <= 10 {
+                let entity = String(tail[tail.index(after: amp)..<semi])
+                if let decoded = decode(entity) {
+                    out += decoded
+                    rest = rest[rest.index(after: semi)...]
+                    continue
+                }
+            }
+            out += "&"
+            rest = rest[rest.index(after: amp)...]
+        }
+        return out + rest
+    }
+
+    static func decode(_ entity: String) -> String? {
+        switch entity {
+        case "amp": return "&"
+        case "lt": return "<"
+        case "gt": return ">"
+        case "quot": return "\""
+        case "apos": return "'"
+        default:
+            let hex = entity.hasPrefix("#x") || entity.hasPrefix("#X")
+            let digits = entity.dropFirst(hex ? 2 : 1)
+            guard entity.hasPrefix("#"), let value = UInt32(digits, radix: hex ? 16 : 10),
+                  let scalar = Unicode.Scalar(value) else { return nil }
+            return String(Character(scalar))
+        }
+    }
+
+    /// Runs of whitespace (no-break spaces included) as one space, trimmed.
+    static func normalised(_ s: String) -> String {
+        s.split(whereSeparator: { $0.isWhitespace || $0 == "\u{A0}" }).joined(separator: " ")
+    }
+
+    /// Every `--long-option` in `text` (an `=value` suffix dropped).
+    static func longOptions(in text: String) -> Set<String> {
+        let optionCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789-")
+        var options: Set<String> = []
+        for word in text.split(whereSeparator: { !optionCharacters.contains($0) && !("A"..."Z").contains($0) }) {
+            guard word.hasPrefix("--"), word.count > 2, word.dropFirst(2).first?.isLetter == true else { continue }
+            var option = String(word)
+            while option.hasSuffix("-") { option.removeLast() }
+            options.insert(option)
+        }
+        return options
+    }
+
+    /// `--help` of the top-level command and of each subcommand, keyed by the arguments given.
+    static func helpOutputs() throws -> [(String, String)] {
+        try [["--help"], ["play", "--help"], ["probe", "--help"], ["caps", "--help"]].map { arguments in
+            let r = Process.run([TestEnvironment.binary] + arguments, timeout: 30)
+            guard r.status == 0, !r.stdout.isEmpty else {
+                throw Missing(description: "aether-tui \(arguments.joined(separator: " ")) exited \(r.status): \(r.stderr)")
+            }
+            return (arguments.joined(separator: " "), r.stdout)
+        }
+    }
+}
