@@ -49,7 +49,7 @@ struct PlaybackOptions: ParsableArguments {
     var httpHeaderFields: String?
 
     @Option(help: ArgumentHelp("Colour theme: a name (default, light, solarized-dark, high-contrast, mono, or one in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file.", valueName: "name|path"))
-    var theme: String = "default"
+    var theme: String?
 
     @Option(name: .customLong("vo-sixel-colors"), help: ArgumentHelp("Sixel palette size, 2 to 256 (default: the terminal's colour registers).", valueName: "n"))
     var sixelColors: Int?
@@ -143,11 +143,14 @@ struct Play: ParsableCommand {
         let env = ProcessInfo.processInfo.environment
         var theme: Theme
         do {
-            theme = try ThemeLoader.load(playback.theme, environment: env, executablePath: CommandLine.arguments[0])
+            theme = try ThemeLoader.load(playback.theme ?? "default", environment: env,
+                                         executablePath: Bundle.main.executablePath ?? CommandLine.arguments[0])
         } catch {
             throw fail("\(error)")
         }
-        if let noColor = env["NO_COLOR"], !noColor.isEmpty { theme = theme.withoutColor() }
+        // NO_COLOR (no-color.org) drops the chrome's colours; an explicit --theme overrides it.
+        // The picture is never affected.
+        if playback.theme == nil, ThemeLoader.noColorRequested(environment: env) { theme = theme.withoutColor() }
         let options = TUIOptions(
             source: playback.source, player: playback.playerOptions(duration: info.duration),
             videoOutput: VideoOutputMode(rawValue: playback.vo) ?? .auto, theme: theme,

@@ -37,7 +37,7 @@ public enum TestEnvironment {
         let runtime = "/tmp/aether-test-xdg"
         setenv("XDG_RUNTIME_DIR", runtime, 1)
         let result = Process.run(["/usr/bin/env", "bash", scripts.appendingPathComponent("pulse-null-sink.sh").path, runtime],
-                                 timeout: 60)
+                                 timeout: 60, capture: false)
         return result.status == 0
     }()
 
@@ -54,50 +54,92 @@ public struct ProcessResult: Sendable {
 }
 
 extension Process {
-    /// Runs `arguments` (argv[0] is the executable path), capturing output, killing it after `timeout` s.
+    /// Runs `arguments` (argv[0] is the executable path), capturing output, killing it after
+    /// `timeout` s. Built on posix_spawn + waitpid: Foundation's Process can miss the exit of a
+    /// child that forks a daemon (tmux), and a daemon that inherits the output pipe must not make
+    /// us wait for it — output is read until the child itself has exited, then drained.
+    /// `capture: false` sends output to /dev/null.
     public static func run(_ arguments: [String], environment: [String: String]? = nil,
-                           timeout: Double = 60) -> ProcessResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: arguments[0])
-        p.arguments = Array(arguments.dropFirst())
-        if let environment {
-            p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+                           timeout: Double = 60, capture: Bool = true) -> ProcessResult {
+        var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if capture {
+            guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
+                return ProcessResult(status: -1, stdout: "", stderr: "pipe failed", timedOut: false)
+            }
+            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+            for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        let outData = DataCollector(out.fileHandleForReading)
-        let errData = DataCollector(err.fileHandleForReading)
-        do { try p.run() } catch {
-            return ProcessResult(status: -1, stdout: "", stderr: "\(error)", timedOut: false)
+        // A test runner may ignore SIGTERM/SIGINT; children get default dispositions back.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for sig in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, sig) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+
+        var env = ProcessInfo.processInfo.environment
+        if let environment { env.merge(environment) { $1 } }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+        if capture { close(outPipe[1]); close(errPipe[1]) }
+        guard spawned == 0 else {
+            if capture { close(outPipe[0]); close(errPipe[0]) }
+            return ProcessResult(status: -1, stdout: "", stderr: String(cString: strerror(spawned)), timedOut: false)
         }
-        let deadline = Date(timeIntervalSinceNow: timeout)
+        var out = [UInt8](), err = [UInt8]()
+        func drain(_ fd: Int32, into buffer: inout [UInt8]) {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = read(fd, &chunk, chunk.count)
+                if n <= 0 { return }
+                buffer += chunk[0..<n]
+            }
+        }
+        if capture {
+            for fd in [outPipe[0], errPipe[0]] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        }
+        let deadline = MonotonicTime.now() + timeout
+        var status: Int32 = 0
         var timedOut = false
-        // Poll rather than waitUntilExit(), which can miss the exit when called off the main thread.
-        while p.isRunning {
-            if Date() > deadline, !timedOut { timedOut = true; kill(p.processIdentifier, SIGKILL) }
-            Thread.sleep(forTimeInterval: 0.005)
+        while true {
+            if capture {
+                var fds = [pollfd(fd: outPipe[0], events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: errPipe[0], events: Int16(POLLIN), revents: 0)]
+                _ = poll(&fds, 2, 5)
+                drain(outPipe[0], into: &out)
+                drain(errPipe[0], into: &err)
+            } else {
+                usleep(2000)
+            }
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0 && errno != EINTR { break }
+            if MonotonicTime.now() > deadline, !timedOut {
+                timedOut = true
+                kill(pid, SIGKILL)
+            }
         }
-        return ProcessResult(status: p.terminationStatus, stdout: outData.finish(), stderr: errData.finish(),
-                             timedOut: timedOut)
-    }
-}
-
-/// Drains a pipe on a background thread so a chatty child never blocks on a full pipe.
-final class DataCollector: @unchecked Sendable {  // `data` is only read after the reader finished
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
+        if capture {
+            drain(outPipe[0], into: &out)
+            drain(errPipe[0], into: &err)
+            close(outPipe[0]); close(errPipe[0])
         }
-    }
-
-    func finish() -> String {
-        done.wait()
-        return String(decoding: data, as: UTF8.self)
+        // WIFEXITED/WEXITSTATUS by hand (the macros do not import).
+        let code: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return ProcessResult(status: code, stdout: String(decoding: out, as: UTF8.self),
+                             stderr: String(decoding: err, as: UTF8.self), timedOut: timedOut)
     }
 }

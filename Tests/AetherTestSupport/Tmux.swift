@@ -15,8 +15,8 @@ public final class TmuxSession: @unchecked Sendable {  // used from one test at 
         let env = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         let shell = "\(env) \(quoted); echo EXIT=$?; sleep 600"
         let r = Process.run(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", name,
-                             "-x", "\(columns)", "-y", "\(rows)", shell], timeout: 10)
-        guard r.status == 0 else { throw TmuxError(message: r.stderr) }
+                             "-x", "\(columns)", "-y", "\(rows)", shell], timeout: 10, capture: false)
+        guard r.status == 0 else { throw TmuxError(message: "tmux new-session failed (\(r.status))") }
         tmux(["set-option", "-g", "status", "off"])
     }
 

@@ -56,7 +56,7 @@ struct ManPageTests {
             #expect(html.contains("<h1 class=\"Sh\" id=\"\(section)\">"), "missing section \(section)")
         }
         let environment = try ManPage.sectionText("ENVIRONMENT")
-        for variable in ["NO_COLOR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "TERM", "COLORTERM", "TMUX", "AETHER_TUI_THEMES_DIR"] {
+        for variable in ["NO_COLOR", "XDG_CONFIG_HOME", "TERM", "COLORTERM", "TMUX", "AETHER_TUI_THEMES_DIR"] {
             #expect(environment.contains(variable), "ENVIRONMENT lacks \(variable)")
         }
     }

@@ -111,5 +111,6 @@ extension PlaybackSession {
             if c.state != .ended { c.endedEarlyMessage = nil }
         }
         subtitles.seeked(to: target)
+        FFmpegLog.write("demux", "seek to \(String(format: "%.3f", target)) s (\(mode.rawValue)), serial \(serial)")
     }
 }

@@ -126,6 +126,16 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// Asks for frames scaled to `size` (nil = no pixels, timing only). Takes effect at the next frame.
     public func setRenderSize(_ size: PixelSize?) { current?.renderSize.withLock { $0 = size } }
 
+    /// Shows the current frame again at the current render size (after a layout change while
+    /// paused, or when the host attached after the first frame went out). Playing needs nothing:
+    /// the next frame comes at the new size.
+    public func redisplay() {
+        guard let s = current, s.videoDecoder != nil else { return }
+        let (paused, target) = s.control.withLock { ($0.paused, $0.pendingSeek?.target ?? $0.lastPresentedPTS) }
+        guard paused, s.control.withLock({ $0.state }) != .ended else { return }
+        s.requestSeek(to: target ?? currentTime, mode: .exact)
+    }
+
     /// Receives every presented frame on the present thread.
     public func setFrameHandler(_ handler: (@Sendable (VideoFrame) -> Void)?) {
         current?.onFrame.withLock { $0 = handler }

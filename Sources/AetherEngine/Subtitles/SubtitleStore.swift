@@ -21,8 +21,18 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     private var decoders: [Int: CodecContext] = [:]
     private let videoWidth: Int
     private let videoHeight: Int
+    /// Cues that began before a seek target are still on screen after it, but the demuxer starts
+    /// reading at the target: a second demuxer reads the subtitle packets of the preceding
+    /// `lookBehind` seconds, off the playback threads.
+    static let lookBehind = 10.0
+    private let url: String
+    private let prefetchQueue = DispatchQueue(label: "aether.subtitles.prefetch")
+    private var prefetchFormat: FormatContext?
+    private var prefetchDecoders: [Int: CodecContext] = [:]
+    private let prefetchGeneration = Atomic<Int>(0)
 
     init(info: MediaInfo) {
+        url = info.url
         videoWidth = info.primaryVideo?.width ?? 0
         videoHeight = info.primaryVideo?.height ?? 0
         let tracks = info.subtitles.enumerated().map { n, s in
@@ -68,7 +78,48 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         state.withLock { s in s.tracks.contains { $0.info.source == .embedded(streamIndex: streamIndex) } }
     }
 
-    func seeked(to time: Double) {}
+    /// The demuxer moved to `time`: fetch the cues that started shortly before it.
+    func seeked(to time: Double) {
+        let hasEmbedded = state.withLock { s in s.tracks.contains { if case .embedded = $0.info.source { return true }; return false } }
+        guard hasEmbedded else { return }
+        let generation = prefetchGeneration.add(1, ordering: .relaxed).newValue
+        prefetchQueue.async { [self] in
+            guard prefetchGeneration.load(ordering: .relaxed) == generation else { return }  // superseded
+            prefetch(around: time, generation: generation)
+        }
+    }
+
+    /// Runs on `prefetchQueue` only.
+    private func prefetch(around time: Double, generation: Int) {
+        if prefetchFormat == nil {
+            prefetchFormat = try? FormatContext(url: url, timeout: 5)
+            guard let format = prefetchFormat else { return }
+            for i in 0..<format.streamCount {
+                guard let stream = format.stream(i) else { continue }
+                let isSubtitle = stream.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE
+                stream.pointee.discard = isSubtitle ? AVDISCARD_DEFAULT : AVDISCARD_ALL
+            }
+        }
+        guard let format = prefetchFormat, let packet = try? Packet() else { return }
+        try? format.seek(toSeconds: max(0, time - SubtitleStore.lookBehind))
+        var packets = 0
+        while packets < 2000, prefetchGeneration.load(ordering: .relaxed) == generation,
+              (try? format.read(into: packet)) == true {
+            defer { packet.unref() }
+            packets += 1
+            let index = packet.streamIndex
+            guard let stream = format.stream(index), stream.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE,
+                  let par = stream.pointee.codecpar else { continue }
+            let tb = stream.pointee.time_base
+            if let pts = packet.pts, Double(pts) * Double(tb.num) / Double(max(1, tb.den)) > time + 1 { break }
+            if prefetchDecoders[index] == nil {
+                prefetchDecoders[index] = try? CodecContext(parameters: par, timeBase: tb, threads: 1)
+            }
+            guard let decoder = prefetchDecoders[index] else { continue }
+            insert(SubtitleStore.decode(packet, decoder: decoder, stream: stream, width: videoWidth, height: videoHeight),
+                   streamIndex: index)
+        }
+    }
 
     /// Loads a sidecar (SRT, ASS, VTT …) as a new track and returns its id; nil if unreadable.
     @discardableResult
@@ -121,7 +172,12 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
             decoders[index] = try? CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
         }
         guard let decoder = decoders[index] else { return }
-        let cues = SubtitleStore.decode(packet, decoder: decoder, stream: stream, width: videoWidth, height: videoHeight)
+        insert(SubtitleStore.decode(packet, decoder: decoder, stream: stream, width: videoWidth, height: videoHeight),
+               streamIndex: index)
+    }
+
+    /// Adds decoded cues to the track of `streamIndex`, in start order, without duplicates.
+    private func insert(_ cues: [SubtitleCue], streamIndex index: Int) {
         guard !cues.isEmpty else { return }
         state.withLock { s in
             guard let t = s.tracks.firstIndex(where: { $0.info.source == .embedded(streamIndex: index) }) else { return }

@@ -23,6 +23,7 @@ extension PlaybackSession {
                 continue
             }
             if shownSerial != c.serial {
+                FFmpegLog.write("present", "first frame of serial \(c.serial) at \(String(format: "%.3f", frame.pts)) s (\(frame.hasPixels ? "\(frame.width)x\(frame.height)" : "no pixels"))")
                 _ = frameQueue.pop(timeout: 0)
                 show(frame)
                 telemetry.presented(gap: nil)

@@ -37,7 +37,13 @@ extension TUIApp {
                 updatePresenterGeometry(locked: true)
             }
             refresh()
-            if changed, player.isPaused { presenter.repaintLocked() }
+            if view.screenCleared {
+                // ncurses just cleared the terminal: everything under the video is gone.
+                view.screenCleared = false
+                presenter.repaintLocked(full: true)
+            } else if changed, player.isPaused {
+                presenter.repaintLocked()
+            }
         }
     }
 

@@ -7,13 +7,13 @@ extension TUIApp {
     func readInput() {
         // Wait for input without holding the TTY lock (the present thread must never wait on us),
         // then read it without blocking.
+        // get_wch also runs even when poll saw nothing: a SIGWINCH interrupts poll, and ncurses
+        // reports it as KEY_RESIZE only from get_wch.
         var pfd = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&pfd, 1, 30)
-        let pending = tty.withLock { view.pendingInput }
-        guard ready > 0 || pending else { return }
+        if !view.pendingInput { _ = poll(&pfd, 1, 30) }
         var wch: wint_t = 0
         let result = tty.withLock { get_wch(&wch) }
-        tty.withLock { view.pendingInput = result != ERR }
+        view.pendingInput = result != ERR
         guard result != ERR else { return }
         view.lastInput = MonotonicClock.seconds()
         view.dirty = true

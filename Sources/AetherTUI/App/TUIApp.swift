@@ -85,7 +85,7 @@ public final class TUIApp {
         presenter.redrawOverlays = { [unowned self] in redrawOverlaysAfterSixel() }
         relayout()
         player.setFrameHandler { [presenter] frame in presenter?.present(frame) }
-        if !options.startPaused { player.play() }
+        if options.startPaused { player.redisplay() } else { player.play() }
         view.lastInput = MonotonicClock.seconds()
         return loop()
     }
@@ -103,6 +103,7 @@ public final class TUIApp {
             default: break
             }
             readInput()
+            checkTerminalSize()
             let now = MonotonicClock.seconds()
             if now - lastTelemetrySample >= 1 {
                 lastTelemetry = player.telemetry(advance: true)
@@ -161,6 +162,17 @@ public final class TUIApp {
 
     // MARK: layout
 
+    /// SIGWINCH reaches ncurses only if its handler runs on a thread that then calls get_wch;
+    /// asking the kernel each tick (one ioctl) makes resizes certain.
+    func checkTerminalSize() {
+        var ws = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return }
+        if Int(ws.ws_col) != layout.columns || Int(ws.ws_row) != layout.rows {
+            tty.withLock { _ = resizeterm(Int32(ws.ws_row), Int32(ws.ws_col)) }
+            relayout()
+        }
+    }
+
     func relayout() {
         let info = player.mediaInfo
         let aspect = info?.primaryVideo?.displayAspect ?? 16.0 / 9
@@ -178,9 +190,12 @@ public final class TUIApp {
             erase()
             clearok(aether_stdscr(), true)
         }
-        view.overlayRects = []
+        view.screenCleared = true
+        // Keep the old overlay rectangles masked until the next draw recomputes them, so no frame
+        // paints where ncurses is about to draw an overlay.
         updatePresenterGeometry()
         presenter.invalidate()
+        player.redisplay()
         view.dirty = true
     }
 
@@ -215,6 +230,8 @@ struct ViewState {
     var menuRect: CellRect?
     /// ncurses may hold decoded keys (an escape sequence read whole): keep reading until ERR.
     var pendingInput = false
+    /// The next refresh clears the terminal (clearok): the video must be repainted after it.
+    var screenCleared = false
     /// Seconds of playback without input after which the chrome hides (mpv's OSD timeout).
     static let chromeTimeout = 3.0
 }

@@ -30,34 +30,6 @@ struct Palette {
 
     /// -1 is the terminal's default colour (use_default_colors).
     static func colorNumber(_ color: ThemeColor, colors: Int) -> Int {
-        guard let index = color.xterm256Index else { return -1 }
-        if colors >= 256 { return index }
-        if colors >= 16, index < 16 { return index }
-        return nearestBasic(index, limit: colors >= 16 ? 16 : 8)
-    }
-
-    /// Maps an xterm-256 index onto the 8 (or 16) basic colours.
-    static func nearestBasic(_ index: Int, limit: Int) -> Int {
-        if index < limit { return index }
-        if index < 16 { return index - 8 }
-        let rgb = XtermRGB.rgb(index)
-        let basics: [(Int, Int, Int)] = [(0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205),
-                                         (0, 205, 205), (229, 229, 229), (127, 127, 127), (255, 0, 0), (0, 255, 0),
-                                         (255, 255, 0), (92, 92, 255), (255, 0, 255), (0, 255, 255), (255, 255, 255)]
-        var best = 0, bestD = Int.max
-        for (i, b) in basics.prefix(limit).enumerated() {
-            let d = (b.0 - rgb.0) * (b.0 - rgb.0) + (b.1 - rgb.1) * (b.1 - rgb.1) + (b.2 - rgb.2) * (b.2 - rgb.2)
-            if d < bestD { bestD = d; best = i }
-        }
-        return best
-    }
-}
-
-enum XtermRGB {
-    static func rgb(_ index: Int) -> (Int, Int, Int) {
-        if index >= 232 { let v = 8 + (index - 232) * 10; return (v, v, v) }
-        let i = max(0, index - 16)
-        let steps = [0, 95, 135, 175, 215, 255]
-        return (steps[i / 36 % 6], steps[i / 6 % 6], steps[i % 6])
+        color.paletteIndex(colors: colors) ?? -1
     }
 }

@@ -60,8 +60,12 @@ final class VideoPresenter: @unchecked Sendable {  // mutable state is only touc
         }
     }
 
-    /// Repaint the last frame; the caller holds `tty`.
-    func repaintLocked() {
+    /// Repaint the last frame; the caller holds `tty`. `full` forgets what the terminal shows first.
+    func repaintLocked(full: Bool = false) {
+        if full {
+            halfBlock.invalidate()
+            sixel.invalidate()
+        }
         if let lastFrame { paint(lastFrame) }
     }
 
