@@ -17,6 +17,7 @@ public final class MasterClock: Sendable {
         var source = Source.system
         var serial = 0
         var firstArmedHost: Double?
+        var armedHost = 0.0
         /// The clock never runs past the end of the audio written so far (an underrun or a
         /// device that has not started holds it, instead of letting video race ahead).
         var limit = Double.infinity
@@ -43,6 +44,12 @@ public final class MasterClock: Sendable {
 
     /// Monotonic seconds at which the clock first started running (playback really began).
     public var firstArmedHost: Double? { state.withLock { $0.firstArmedHost } }
+
+    /// Seconds since the clock was last armed (start, seek), or nil while unarmed.
+    public var secondsSinceArmed: Double? {
+        let t = now()
+        return state.withLock { $0.armed ? t - $0.armedHost : nil }
+    }
 
     public var isArmed: Bool { state.withLock { $0.armed } }
     public var isPaused: Bool { state.withLock { $0.paused } }
@@ -73,6 +80,7 @@ public final class MasterClock: Sendable {
             s.armed = true
             s.source = source
             if s.firstArmedHost == nil { s.firstArmedHost = t }
+            s.armedHost = t
         }
     }
 

@@ -3,6 +3,10 @@
 public struct SyncPolicy: Sendable {
     /// A frame later than this many frame intervals behind the clock is dropped (counted late).
     public var lateDropIntervals = 1.0
+    /// For this long after the clock starts (playback start, after a seek) late frames are shown
+    /// rather than dropped: the device may have started a period before we could tell, and
+    /// dropping the first frames of a scene is worse than showing them a few ms late.
+    public var startGraceSeconds = 0.3
     /// The decoder drops frames already this far behind the clock before queueing them (counted early).
     public var earlyDropSeconds = 0.25
     /// An audio-device reading further than this from the interpolated clock re-anchors it hard;

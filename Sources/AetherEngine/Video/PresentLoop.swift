@@ -63,7 +63,8 @@ extension PlaybackSession {
                 Thread.sleep(forTimeInterval: min(wait, policy.maxWaitSeconds))
                 continue
             }
-            if now > frame.pts + frame.duration * policy.lateDropIntervals, frameQueue.count > 1 {
+            let inGrace = (clock.secondsSinceArmed ?? 0) < policy.startGraceSeconds
+            if !inGrace, now > frame.pts + frame.duration * policy.lateDropIntervals, frameQueue.count > 1 {
                 _ = frameQueue.pop(timeout: 0)
                 telemetry.droppedLate()
                 continue
