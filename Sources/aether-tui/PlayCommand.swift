@@ -151,11 +151,12 @@ struct Play: ParsableCommand {
         // NO_COLOR (no-color.org) drops the chrome's colours; an explicit --theme overrides it.
         // The picture is never affected.
         if playback.theme == nil, ThemeLoader.noColorRequested(environment: env) { theme = theme.withoutColor() }
-        let options = TUIOptions(
+        var options = TUIOptions(
             source: playback.source, player: playback.playerOptions(duration: info.duration),
             videoOutput: VideoOutputMode(rawValue: playback.vo) ?? .auto, theme: theme,
             sixelColors: playback.sixelColors, sixelDither: SixelDither(option: playback.sixelDither) ?? .ordered,
             halfBlockColors: playback.halfBlockColors, startPaused: playback.pause)
+        options.statsFile = playback.statsFile
         let code = TUIApp(options: options).run()
         if code != 0 { throw ExitCode(code) }
     }

@@ -27,6 +27,8 @@ public final class TUIApp {
     var lastTelemetrySample = 0.0
     var lastTelemetry = TelemetrySnapshot()
     var lastDrawnFrameSecond = -1.0
+    var stats: StatsFile?
+    var wallStart = 0.0
 
     public init(options: TUIOptions) {
         self.options = options
@@ -64,6 +66,13 @@ public final class TUIApp {
             view.subtitleTrack = first.id
         }
 
+        if let path = options.statsFile {
+            do { stats = try StatsFile(path: path) } catch {
+                FileHandle.standardError.write(Data("aether-tui: \(error)\n".utf8))
+                return Exit.error.rawValue
+            }
+        }
+
         // 3. Take the screen, with restoration armed for every way out.
         let halfBlockColors = VideoOutputMode.halfBlockColors(option: options.halfBlockColors, capabilities: capabilities) ?? .truecolor
         var sixelOptions = SixelEncoder.Options()
@@ -87,7 +96,17 @@ public final class TUIApp {
         player.setFrameHandler { [presenter] frame in presenter?.present(frame) }
         if options.startPaused { player.redisplay() } else { player.play() }
         view.lastInput = MonotonicClock.seconds()
-        return loop()
+        wallStart = view.lastInput
+        let code = loop()
+        if let stats {
+            var summary = PlaybackSummary(player: player, startPosition: options.player.start,
+                                          wallSeconds: MonotonicClock.seconds() - wallStart, interrupted: code == Exit.signal.rawValue)
+            summary.renderer = renderer.rawValue
+            summary.framesPainted = presenter.framesPaintedCount
+            summary.terminalBytes = presenter.statistics.bytesWritten
+            stats.write("summary", summary)
+        }
+        return code
     }
 
     private func loop() -> Int32 {
@@ -108,6 +127,7 @@ public final class TUIApp {
             if now - lastTelemetrySample >= 1 {
                 lastTelemetry = player.telemetry(advance: true)
                 telemetryHistory.add(lastTelemetry, terminalBytes: presenter.statistics.bytesWritten)
+                stats?.write("telemetry", lastTelemetry)
                 lastTelemetrySample = now
                 view.dirty = true
             }

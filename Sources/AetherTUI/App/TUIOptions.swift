@@ -12,6 +12,8 @@ public struct TUIOptions: Sendable {
     /// `truecolor`, `256`, or nil for what the terminal says.
     public var halfBlockColors: String?
     public var startPaused: Bool
+    /// `--stats-file`: 1 Hz telemetry and a summary (with terminal bytes) as JSON lines.
+    public var statsFile: String?
     /// Probe budget for the terminal's replies.
     public var probeBudget: Duration = CapabilityProbe.defaultBudget
 

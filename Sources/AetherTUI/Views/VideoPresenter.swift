@@ -122,6 +122,7 @@ final class VideoPresenter: @unchecked Sendable {  // mutable state is only touc
     }
 
     var statistics: OutputWriter.Statistics { tty.withLock { writer.statistics } }
+    var framesPaintedCount: Int { tty.withLock { framesPainted } }
 }
 
 /// Blends premultiplied RGBA subtitle bitmaps into an RGB24 frame at their normalised position.

@@ -1,0 +1,76 @@
+import Foundation
+
+/// `--stats-file`: telemetry as JSON lines at 1 Hz (`{"telemetry": …}`) and one final
+/// `{"summary": …}` line, for whichever host plays (headless or the TUI).
+public final class StatsFile {
+    private let handle: FileHandle
+    private let encoder = JSONEncoder()
+
+    public init(path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let h = FileHandle(forWritingAtPath: path) else {
+            throw PlayerError("cannot write stats file '\(path)'")
+        }
+        handle = h
+        encoder.outputFormatting = [.sortedKeys]
+    }
+
+    deinit { try? handle.close() }
+
+    public func write<T: Encodable>(_ key: String, _ value: T) {
+        guard let data = try? encoder.encode([key: value]) else { return }
+        handle.write(data + Data("\n".utf8))
+    }
+}
+
+/// The last line of a stats file: what one playback cost and how well it kept time.
+public struct PlaybackSummary: Codable, Sendable {
+    public var mediaSeconds: Double
+    public var wallSeconds: Double
+    /// From the first audible/presented moment to the end (excludes open and device start-up).
+    public var playingWallSeconds: Double
+    public var framesDecoded: Int
+    public var framesPresented: Int
+    public var framesDropped: Int
+    public var framesDroppedLate: Int
+    public var framesDroppedEarly: Int
+    public var avGapMeanMs: Double
+    public var avGapP95Ms: Double
+    public var avGapMaxMs: Double
+    public var cpuSeconds: Double
+    public var peakRSSKiB: Int
+    public var clockSource: String
+    public var audioDevice: String
+    public var endedEarly: String?
+    public var interrupted: Bool
+    /// Terminal hosts only: the renderer, frames it painted, bytes it wrote to the terminal.
+    public var renderer: String?
+    public var framesPainted: Int?
+    public var terminalBytes: Int?
+
+    /// Gathers the figures from `player` (call before stopping it).
+    public init(player: Player, startPosition: Double, wallSeconds: Double, interrupted: Bool) {
+        let t = player.telemetry(advance: false)
+        let gaps = player.gapStatistics
+        var u = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &u)
+        mediaSeconds = max(0, player.currentTime - startPosition)
+        self.wallSeconds = wallSeconds
+        playingWallSeconds = player.playingWallSeconds ?? 0
+        framesDecoded = t.framesDecoded
+        framesPresented = t.framesPresented
+        framesDropped = t.framesDropped
+        framesDroppedLate = t.framesDroppedLate
+        framesDroppedEarly = t.framesDroppedEarly
+        avGapMeanMs = gaps.mean * 1000
+        avGapP95Ms = gaps.p95 * 1000
+        avGapMaxMs = gaps.max * 1000
+        cpuSeconds = Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6
+            + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) / 1e6
+        peakRSSKiB = Int(u.ru_maxrss)
+        clockSource = t.clockSource
+        audioDevice = t.audioDevice
+        endedEarly = player.endedEarlyMessage
+        self.interrupted = interrupted
+    }
+}
