@@ -1,0 +1,43 @@
+import AetherEngine
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// `aether-tui FILE --vo=null`: the headless player as scripts run it.
+@Suite struct HeadlessTests {
+    @Test func truncatedFileEndsWithAClearErrorAndNoHang() {
+        let path = TestEnvironment.fixture("truncated.mkv")
+        let r = Process.run([TestEnvironment.binary, path, "--vo=null", "--ao=null", "--speed=4"], timeout: 20)
+        #expect(!r.timedOut)
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix("aether-tui: '\(path)': file ends at "), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("of 4.03 s (truncated?)\n"), "\(r.stderr)")
+    }
+
+    @Test func unreadableFilesFailAtOnce() {
+        for name in ["random.mkv", "empty.mkv"] {
+            let path = TestEnvironment.fixture(name)
+            let r = Process.run([TestEnvironment.binary, path, "--vo=null", "--ao=null"], timeout: 20)
+            #expect(!r.timedOut)
+            #expect(r.status == 1)
+            #expect(r.stderr == "aether-tui: cannot open '\(path)': Invalid data found when processing input\n")
+        }
+    }
+
+    @Test func statsFileHasTelemetryLinesAndASummary() throws {
+        let stats = NSTemporaryDirectory() + "aether-stats-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: stats) }
+        let r = Process.run([TestEnvironment.binary, TestEnvironment.fixture("h264-720p.mkv"), "--vo=null", "--ao=null",
+                             "--start=2", "--length=2.5", "--stats-file", stats], timeout: 20)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count >= 3)
+        #expect(lines.dropLast().allSatisfy { $0.hasPrefix("{\"telemetry\":") })
+        struct Line: Decodable { let summary: PlaybackSummary }
+        let summary = try JSONDecoder().decode(Line.self, from: Data(lines.last!.utf8)).summary
+        #expect(abs(summary.mediaSeconds - 2.5) < 0.05, "played \(summary.mediaSeconds) s")
+        #expect(summary.framesPresented == 60)
+        #expect(summary.framesDropped == 0)
+        #expect(summary.cpuSeconds > 0 && summary.peakRSSKiB > 0)
+    }
+}
