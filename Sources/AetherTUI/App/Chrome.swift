@@ -13,6 +13,9 @@ extension TUIApp {
         if let osd = view.osdMessage, now > osd.until { view.osdMessage = nil; view.dirty = true }
         let tick = (player.currentTime * 4).rounded(.down)
         if tick != lastDrawnFrameSecond { lastDrawnFrameSecond = tick; view.dirty = true }
+        // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
+        let cueKey = view.subtitlesVisible ? player.subtitleCues(at: player.currentTime - view.subtitleDelayBox.value).map { "\($0.start)" }.joined(separator: ",") : ""
+        if cueKey != view.cueKey { view.cueKey = cueKey; view.dirty = true }
         guard view.dirty else { return }
         view.dirty = false
 
@@ -129,7 +132,13 @@ extension TUIApp {
         let t = player.currentTime - view.subtitleDelayBox.value
         let texts = player.subtitleCues(at: t).compactMap(\.text)
         guard !texts.isEmpty else { return [] }
-        let area = layout.video.isEmpty ? layout.videoArea : layout.video
+        var area = layout.video.isEmpty ? layout.videoArea : layout.video
+        // A sixel image hides text drawn over it in some terminals (xterm): use the letterbox
+        // rows under the picture when there are any.
+        if renderer == .sixel, !layout.video.isEmpty, layout.video.endRow < layout.videoArea.endRow {
+            area = CellRect(column: layout.video.column, row: layout.videoArea.row, width: layout.video.width,
+                            height: layout.videoArea.endRow - layout.videoArea.row)
+        }
         let width = max(10, area.width - 4)
         let lines = texts.flatMap { DisplayWidth.wrap($0, to: width) }
         var rects: [CellRect] = []

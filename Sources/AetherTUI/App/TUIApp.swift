@@ -252,6 +252,8 @@ struct ViewState {
     var pendingInput = false
     /// The next refresh clears the terminal (clearok): the video must be repainted after it.
     var screenCleared = false
+    /// Which subtitle cues were last drawn.
+    var cueKey = ""
     /// Seconds of playback without input after which the chrome hides (mpv's OSD timeout).
     static let chromeTimeout = 3.0
 }

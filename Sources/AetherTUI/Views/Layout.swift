@@ -15,6 +15,8 @@ public struct Layout: Equatable, Sendable {
     public static let telemetryWidth = 36
     public static let chromeTop = 1
     public static let chromeBottom = 2
+    /// Rows kept under a sixel picture for subtitles.
+    public static let sixelSubtitleRows = 2
 
     public var columns: Int
     public var rows: Int
@@ -43,8 +45,11 @@ public struct Layout: Equatable, Sendable {
 
         switch renderer {
         case .sixel:
-            // Fit in pixels, keep the height a multiple of 6 (sixel bands), stay inside the area.
-            var box = TerminalGraphics.PixelSize(width: area.width * cell.width, height: area.height * cell.height)
+            // Fit in pixels, keep the height a multiple of 6 (sixel bands), stay inside the area,
+            // and leave `sixelSubtitleRows` free under the picture: terminals draw sixel graphics
+            // above text, so subtitles must not overlap the image.
+            let pictureRows = max(1, area.height - Layout.sixelSubtitleRows)
+            var box = TerminalGraphics.PixelSize(width: area.width * cell.width, height: pictureRows * cell.height)
             if let maxSixel, maxSixel.width > 0, maxSixel.height > 0 {
                 box = TerminalGraphics.PixelSize(width: min(box.width, maxSixel.width), height: min(box.height, maxSixel.height))
             }
