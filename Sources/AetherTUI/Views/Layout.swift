@@ -59,8 +59,8 @@ public struct Layout: Equatable, Sendable {
             let width = max(0, min(box.width, Int((Double(height) * aspect).rounded())))
             renderSize = TerminalGraphics.PixelSize(width: width, height: height)
             let cols = min(area.width, (width + cell.width - 1) / cell.width)
-            let rowsUsed = min(area.height, (height + cell.height - 1) / cell.height)
-            video = CellRect(column: area.column + (area.width - cols) / 2, row: area.row + (area.height - rowsUsed) / 2,
+            let rowsUsed = min(pictureRows, (height + cell.height - 1) / cell.height)
+            video = CellRect(column: area.column + (area.width - cols) / 2, row: area.row + (pictureRows - rowsUsed) / 2,
                              width: cols, height: rowsUsed)
         case .halfBlock, .none:
             // One cell is cell.width × cell.height physical pixels and shows 1 × 2 picture pixels.

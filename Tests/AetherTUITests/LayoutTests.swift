@@ -1,0 +1,75 @@
+@testable import AetherTUI
+import TerminalGraphics
+import Testing
+
+@Suite struct LayoutTests {
+    let cell = CellSize(width: 8, height: 16)
+
+    @Test func halfBlockLetterboxesWideVideoAndKeepsChromeRows() {
+        let l = Layout(columns: 160, rows: 48, cellSize: cell, displayAspect: 16.0 / 9, renderer: .halfBlock, showTelemetry: false)
+        #expect(l.videoArea == CellRect(column: 0, row: 1, width: 160, height: 45))
+        // 160 cells × 8 px = 1280 px wide → 720 px tall = 45 rows of 16 px: fills the area exactly.
+        #expect(l.video == CellRect(column: 0, row: 1, width: 160, height: 45))
+        #expect(l.renderSize == PixelSize(width: 160, height: 90))
+        #expect(l.transportRows == 46...47)
+    }
+
+    @Test func halfBlockPillarboxesNarrowVideoCentred() {
+        let l = Layout(columns: 160, rows: 48, cellSize: cell, displayAspect: 4.0 / 3, renderer: .halfBlock, showTelemetry: false)
+        // 45 rows × 16 px = 720 px tall → 960 px wide = 120 cells, centred.
+        #expect(l.video == CellRect(column: 20, row: 1, width: 120, height: 45))
+        #expect(l.renderSize == PixelSize(width: 120, height: 90))
+    }
+
+    @Test func telemetryPaneTakesTheRightColumns() {
+        let l = Layout(columns: 160, rows: 48, cellSize: cell, displayAspect: 16.0 / 9, renderer: .halfBlock, showTelemetry: true)
+        #expect(l.telemetryPane == CellRect(column: 160 - Layout.telemetryWidth, row: 1, width: Layout.telemetryWidth, height: 45))
+        #expect(l.video.endColumn <= 160 - Layout.telemetryWidth)
+    }
+
+    @Test func sixelHeightIsAMultipleOfSixAndLeavesSubtitleRows() {
+        let l = Layout(columns: 160, rows: 48, cellSize: cell, displayAspect: 16.0 / 9, renderer: .sixel, showTelemetry: false)
+        #expect(l.renderSize.height % 6 == 0)
+        #expect(l.renderSize.height <= (45 - Layout.sixelSubtitleRows) * 16)
+        #expect(abs(Double(l.renderSize.width) / Double(l.renderSize.height) - 16.0 / 9) < 0.01)
+        #expect(l.video.endRow <= 1 + 45 - Layout.sixelSubtitleRows)
+    }
+
+    @Test func tinyScreensDoNotTrap() {
+        for (c, r) in [(1, 1), (5, 3), (0, 0), (20, 4)] {
+            let l = Layout(columns: c, rows: r, cellSize: cell, displayAspect: 1.78, renderer: .halfBlock, showTelemetry: true)
+            #expect(l.video.width >= 0 && l.video.height >= 0)
+        }
+    }
+}
+
+@Suite struct KeyMapTests {
+    @Test func mpvDefaults() {
+        #expect(KeyMap.command(for: .character(" ")) == .togglePause)
+        #expect(KeyMap.command(for: .right) == .seek(seconds: 5, exact: false))
+        #expect(KeyMap.command(for: .up) == .seek(seconds: 60, exact: false))
+        #expect(KeyMap.command(for: .shiftLeft) == .seek(seconds: -1, exact: true))
+        #expect(KeyMap.command(for: .character("]")) == .speedMultiply(1.1))
+        #expect(KeyMap.command(for: .character("}")) == .speedMultiply(2))
+        #expect(KeyMap.command(for: .character("9")) == .volume(delta: -2))
+        #expect(KeyMap.command(for: .character("j")) == .cycleSubtitles(forward: true))
+        #expect(KeyMap.command(for: .character("q")) == .quit)
+    }
+
+    @Test func noKeyIsBoundTwice() {
+        var seen: Set<Key> = []
+        for binding in KeyMap.bindings {
+            for key in binding.triggers {
+                #expect(!seen.contains(key), "\(key) bound twice")
+                seen.insert(key)
+            }
+        }
+    }
+
+    @Test func wrapAndClipCountDisplayColumns() {
+        #expect(DisplayWidth.of("日本") == 4)
+        #expect(DisplayWidth.clip("日本語", to: 5) == "日本")
+        #expect(DisplayWidth.wrap("one two three four", to: 9) == ["one two", "three", "four"])
+        #expect(TelemetryHistory.sparkline([0, 1, 2, 4], width: 4) == "▁▂▄█")
+    }
+}
