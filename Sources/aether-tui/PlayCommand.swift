@@ -54,8 +54,8 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-sixel-colors"), help: ArgumentHelp("Sixel palette size, 2 to 256 (default: the terminal's colour registers).", valueName: "n"))
     var sixelColors: Int?
 
-    @Option(name: .customLong("vo-sixel-dither"), help: ArgumentHelp("Sixel dithering: none, ordered, or fs (Floyd–Steinberg).", valueName: "none|ordered|fs"))
-    var sixelDither: String = "ordered"
+    @Option(name: .customLong("vo-sixel-dither"), help: ArgumentHelp("Sixel dithering: none (fewest bytes), ordered, or fs (Floyd–Steinberg).", valueName: "none|ordered|fs"))
+    var sixelDither: String = "none"
 
     @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Half-block colours: truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))
     var halfBlockColors: String?
@@ -154,7 +154,7 @@ struct Play: ParsableCommand {
         var options = TUIOptions(
             source: playback.source, player: playback.playerOptions(duration: info.duration),
             videoOutput: VideoOutputMode(rawValue: playback.vo) ?? .auto, theme: theme,
-            sixelColors: playback.sixelColors, sixelDither: SixelDither(option: playback.sixelDither) ?? .ordered,
+            sixelColors: playback.sixelColors, sixelDither: SixelDither(option: playback.sixelDither) ?? .none,
             halfBlockColors: playback.halfBlockColors, startPaused: playback.pause)
         options.statsFile = playback.statsFile
         let code = TUIApp(options: options).run()
