@@ -14,11 +14,16 @@ extension PlaybackSession {
         while !isStopped {
             let c = control.withLock { $0 }
             guard c.audioStreamIndex != nil else { Thread.sleep(forTimeInterval: 0.05); continue }
-            if c.paused, c.state != .seeking {
+            if c.paused {
+                // Nothing is written while paused, seeking or not: audio written now would move
+                // the clock when the sink pauses. An audio-only seek lands at its target at once.
+                if videoDecoder == nil, c.state == .seeking || c.state == .loading, c.pendingSeek == nil, c.landed != nil {
+                    markLanded(serial: c.serial)
+                }
                 if !sinkPaused, c.serial == mySerial {
                     sink.setPaused(true)
                     sinkPaused = true
-                    if let writtenEnd { clock.set(media: heard(writtenEnd, sink, c.rate)) }
+                    if let writtenEnd, clock.isArmed { clock.set(media: heard(writtenEnd, sink, c.rate)) }
                 }
                 Thread.sleep(forTimeInterval: 0.01)
                 continue
