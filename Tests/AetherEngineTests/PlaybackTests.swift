@@ -285,3 +285,74 @@ import Testing
         player.stop()
     }
 }
+
+/// Subtitles decoded by the engine: bitmap cues with their timing and position, sidecars, and
+/// cues that began before a seek target.
+@Suite struct SubtitleDecodeTests {
+    func play(_ file: String, configure: (inout PlayerOptions) -> Void = { _ in }) throws -> Player {
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.speed = 4
+        configure(&o)
+        try player.load(url: TestEnvironment.fixture(file), options: o)
+        player.play()
+        let deadline = MonotonicTime.now() + 10
+        while player.state != .ended, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        return player
+    }
+
+    @Test func dvdBitmapCuesHaveTimesPixelsAndAPlace() throws {
+        let player = try play("dvdsub.mkv") { $0.subtitleTrack = 0 }
+        let cues = player.subtitleStore?.cues(track: 0) ?? []
+        #expect(cues.count == 2)
+        #expect(cues.map { ($0.start * 10).rounded() / 10 } == [0.5, 2.0])
+        for cue in cues {
+            guard case .bitmap(let b) = cue.content else { Issue.record("not a bitmap cue"); continue }
+            #expect(b.pixelWidth > 0 && b.rgba.count == b.pixelWidth * b.pixelHeight * 4)
+            #expect(b.y > 0.5 && b.y + b.height <= 1.0, "cue not near the bottom: \(b)")
+            #expect(b.x > 0.2 && b.x + b.width < 0.8, "cue not centred: \(b)")
+        }
+        player.stop()
+    }
+
+    @Test func sidecarSRTBecomesATrack() throws {
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.subtitleFiles = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt")]
+        try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
+        let sidecar = try #require(player.subtitleTracks.last)
+        #expect(sidecar.kind == .text)
+        player.selectSubtitleTrack(sidecar.id)
+        #expect(player.subtitleCues(at: 0.7).compactMap(\.text) == ["Sidecar one"])
+        #expect(player.subtitleCues(at: 1.7).isEmpty)
+        #expect(player.subtitleCues(at: 2.5).compactMap(\.text) == ["Sidecar two"])
+        player.stop()
+    }
+
+    @Test func assOverridesAreStripped() throws {
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.subtitleFiles = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.ass")]
+        try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
+        let id = try #require(player.subtitleTracks.last?.id)
+        player.selectSubtitleTrack(id)
+        #expect(player.subtitleCues(at: 1.0).compactMap(\.text) == ["Sidecar one"])
+        player.stop()
+    }
+
+    @Test func cueThatBeganBeforeTheSeekTargetIsShown() throws {
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.subtitleTrack = 0
+        o.start = 1.2   // inside "Hello from aether" (0.5–1.5), after the keyframe at 1.0
+        try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
+        let deadline = MonotonicTime.now() + 3
+        while player.subtitleCues(at: 1.2).isEmpty, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(player.subtitleCues(at: 1.2).compactMap(\.text) == ["Hello from aether"])
+        player.stop()
+    }
+}

@@ -1,4 +1,5 @@
 @testable import AetherTUI
+import AetherEngine
 import TerminalGraphics
 import Testing
 
@@ -71,5 +72,20 @@ import Testing
         #expect(DisplayWidth.clip("日本語", to: 5) == "日本")
         #expect(DisplayWidth.wrap("one two three four", to: 9) == ["one two", "three", "four"])
         #expect(TelemetryHistory.sparkline([0, 1, 2, 4], width: 4) == "▁▂▄█")
+    }
+}
+
+@Suite struct SubtitleBlenderTests {
+    @Test func blendsPremultipliedRGBAAtItsNormalisedPlace() {
+        var pixels = [UInt8](repeating: 0, count: 10 * 10 * 3)
+        // A 2×2 opaque white bitmap over the lower-right quarter, and a fully transparent corner.
+        let cue = AetherEngine.SubtitleBitmap(x: 0.5, y: 0.5, width: 0.5, height: 0.5, pixelWidth: 2, pixelHeight: 2,
+                                              rgba: [255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 0, 0])
+        SubtitleBlender.blend(cue, into: &pixels, width: 10, height: 10)
+        func px(_ x: Int, _ y: Int) -> [UInt8] { Array(pixels[(y * 10 + x) * 3..<(y * 10 + x) * 3 + 3]) }
+        #expect(px(5, 5) == [255, 255, 255])
+        #expect(px(9, 6) == [255, 255, 255])
+        #expect(px(9, 9) == [0, 0, 0])      // transparent part leaves the picture alone
+        #expect(px(2, 2) == [0, 0, 0])      // outside the cue
     }
 }

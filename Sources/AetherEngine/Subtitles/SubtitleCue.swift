@@ -25,6 +25,16 @@ public struct SubtitleBitmap: Sendable, Equatable {
     public var pixelWidth: Int
     public var pixelHeight: Int
     public var rgba: [UInt8]
+
+    public init(x: Double, y: Double, width: Double, height: Double, pixelWidth: Int, pixelHeight: Int, rgba: [UInt8]) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.rgba = rgba
+    }
 }
 
 /// A subtitle track the user can pick: an embedded stream or a sidecar file.
