@@ -89,6 +89,25 @@ public struct PixelImage {
         }
     }
 
+    /// Calls `body` with the RGB of every `step`-th pixel of every `step`-th row (palette and
+    /// scene statistics sample the picture rather than read all of it).
+    @inline(__always)
+    func forEachSample(step: Int, _ body: (UInt8, UInt8, UInt8) -> Void) {
+        let bpp = format.bytesPerPixel
+        let step = max(1, step)
+        withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            let px = base.assumingMemoryBound(to: UInt8.self)
+            for y in Swift.stride(from: 0, to: height, by: step) {
+                let row = px + y * stride
+                for x in Swift.stride(from: 0, to: width, by: step) {
+                    let p = row + x * bpp
+                    body(p[0], p[1], p[2])
+                }
+            }
+        }
+    }
+
     /// The RGB of one pixel (for tests and slow paths; the renderers read rows directly).
     public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
         withUnsafeBytes { raw in

@@ -30,22 +30,13 @@ enum Quantizer {
         // Sample every `step`-th pixel on every `step`-th row.
         var step = 1
         while total / (step * step) > maxSamples { step += 1 }
-        let bpp = image.format.bytesPerPixel
-        image.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            let px = base.assumingMemoryBound(to: UInt8.self)
-            for y in stride(from: 0, to: image.height, by: step) {
-                let row = px + y * image.stride
-                for x in stride(from: 0, to: image.width, by: step) {
-                    let p = row + x * bpp
-                    let r = Int(p[0]), g = Int(p[1]), b = Int(p[2])
-                    let i = (r >> 3) << 10 | (g >> 3) << 5 | (b >> 3)
-                    count[i] += 1
-                    sum[3 * i] += UInt32(r)
-                    sum[3 * i + 1] += UInt32(g)
-                    sum[3 * i + 2] += UInt32(b)
-                }
-            }
+        image.forEachSample(step: step) { r8, g8, b8 in
+            let r = Int(r8), g = Int(g8), b = Int(b8)
+            let i = (r >> 3) << 10 | (g >> 3) << 5 | (b >> 3)
+            count[i] += 1
+            sum[3 * i] += UInt32(r)
+            sum[3 * i + 1] += UInt32(g)
+            sum[3 * i + 2] += UInt32(b)
         }
         var bins: [Bin] = []
         for i in 0..<(1 << 15) where count[i] > 0 {

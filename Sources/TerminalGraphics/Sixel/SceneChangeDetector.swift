@@ -38,19 +38,10 @@ struct SceneChangeDetector {
 
     private mutating func sample(_ image: PixelImage) {
         for i in current.indices { current[i] = 0 }
-        let bpp = image.format.bytesPerPixel
         let step = max(1, min(image.width, image.height) / 96)
         current.withUnsafeMutableBufferPointer { hist in
-            image.withUnsafeBytes { raw in
-                guard let base = raw.baseAddress else { return }
-                let px = base.assumingMemoryBound(to: UInt8.self)
-                for y in stride(from: 0, to: image.height, by: step) {
-                    let row = px + y * image.stride
-                    for x in stride(from: 0, to: image.width, by: step) {
-                        let p = row + x * bpp
-                        hist[Int(p[0] >> 4) << 8 | Int(p[1] >> 4) << 4 | Int(p[2] >> 4)] += 1
-                    }
-                }
+            image.forEachSample(step: step) { r, g, b in
+                hist[Int(r >> 4) << 8 | Int(g >> 4) << 4 | Int(b >> 4)] += 1
             }
         }
     }
