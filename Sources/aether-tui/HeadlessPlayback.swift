@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherTUI
 import Foundation
 
 /// `--vo=null`: plays with no picture, writes 1 Hz telemetry and a final summary as JSON lines
@@ -8,13 +9,7 @@ struct HeadlessPlayback {
 
     func run() throws -> Int32 {
         let player = Player()
-        let info: MediaInfo
-        do {
-            info = try MediaProbe.probe(url: options.source)
-        } catch {
-            throw fail("cannot open '\(options.source)': \(error.message)")
-        }
-        let playerOptions = options.playerOptions(duration: info.duration)
+        let playerOptions = try options.resolvedPlayerOptions()
         do {
             try player.load(url: options.source, options: playerOptions)
         } catch {
@@ -27,7 +22,7 @@ struct HeadlessPlayback {
             do { stats = try StatsFile(path: path) } catch { throw fail("\(error)") }
         }
 
-        let stop = SignalFlag(signals: [SIGINT, SIGTERM, SIGHUP])
+        let stop = QuitSignals()
         let wallStart = MonotonicClock.seconds()
         player.play()
         var nextTick = wallStart + 1
@@ -54,23 +49,4 @@ struct HeadlessPlayback {
         }
         return 0
     }
-}
-
-/// Raised by SIGINT/SIGTERM/SIGHUP, handled off the signal context through Dispatch.
-final class SignalFlag: @unchecked Sendable {  // `raised` is only touched on `queue`
-    private var sources: [DispatchSourceSignal] = []
-    private let queue = DispatchQueue(label: "aether.signals")
-    private var raised = false
-
-    init(signals: [Int32]) {
-        for sig in signals {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            source.setEventHandler { [unowned self] in raised = true }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    var isRaised: Bool { queue.sync { raised } }
 }

@@ -88,6 +88,21 @@ struct PlaybackOptions: ParsableArguments {
         }
     }
 
+    /// Engine options. Only a percentage in `--start`/`--length` needs the duration, so only then
+    /// is the source probed before the player opens it.
+    func resolvedPlayerOptions() throws -> PlayerOptions {
+        let usesPercent = [start, length].contains { text in
+            if case .percent = text.flatMap(TimeArgument.init) { return true }
+            return false
+        }
+        guard usesPercent else { return playerOptions(duration: nil) }
+        do {
+            return playerOptions(duration: try MediaProbe.probe(url: source).duration)
+        } catch {
+            throw fail("cannot open '\(source)': \(error.message)")
+        }
+    }
+
     /// Engine options; `duration` resolves percentages.
     func playerOptions(duration: Double?) -> PlayerOptions {
         var o = PlayerOptions()
@@ -136,10 +151,7 @@ struct Play: ParsableCommand {
         guard isatty(STDOUT_FILENO) == 1, isatty(STDIN_FILENO) == 1 else {
             throw fail("standard input and output must be a terminal (use --vo=null to play without one)")
         }
-        let info: MediaInfo
-        do { info = try MediaProbe.probe(url: playback.source) } catch {
-            throw fail("cannot open '\(playback.source)': \(error.message)")
-        }
+        let playerOptions = try playback.resolvedPlayerOptions()
         let env = ProcessInfo.processInfo.environment
         var theme: Theme
         do {
@@ -152,7 +164,7 @@ struct Play: ParsableCommand {
         // The picture is never affected.
         if playback.theme == nil, ThemeLoader.noColorRequested(environment: env) { theme = theme.withoutColor() }
         var options = TUIOptions(
-            source: playback.source, player: playback.playerOptions(duration: info.duration),
+            source: playback.source, player: playerOptions,
             videoOutput: VideoOutputMode(rawValue: playback.vo) ?? .auto, theme: theme,
             sixelColors: playback.sixelColors, sixelDither: SixelDither(option: playback.sixelDither) ?? .none,
             halfBlockColors: playback.halfBlockColors, startPaused: playback.pause)

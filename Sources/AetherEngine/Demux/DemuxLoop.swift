@@ -44,11 +44,10 @@ extension PlaybackSession {
                     continue
                 }
             }
-            let interrupted = { [unowned self] in control.withLock { $0.pendingSeek != nil || $0.stopped } }
             if index == videoIndex, let p = try? packet.take() {
-                videoQueue.push(.item(p, serial: serial), interrupted: interrupted)
+                videoQueue.push(.item(p, serial: serial), interrupted: seekPendingOrStopped)
             } else if index == audioIndex, let p = try? packet.take() {
-                audioQueue.push(.item(p, serial: serial), interrupted: interrupted)
+                audioQueue.push(.item(p, serial: serial), interrupted: seekPendingOrStopped)
             } else if subtitles.handles(streamIndex: index) {
                 subtitles.add(packet: packet, stream: format.stream(index))
                 packet.unref()
@@ -56,6 +55,11 @@ extension PlaybackSession {
                 packet.unref()
             }
         }
+    }
+
+    /// A blocked push gives up when a seek is waiting or the session stops.
+    private func seekPendingOrStopped() -> Bool {
+        control.withLock { $0.pendingSeek != nil || $0.stopped }
     }
 
     private func ptsSeconds(_ packet: Packet, _ index: Int) -> Double? {
@@ -76,9 +80,8 @@ extension PlaybackSession {
             }
             return c.serial
         }
-        let interrupted = { [unowned self] in control.withLock { $0.pendingSeek != nil || $0.stopped } }
-        videoQueue.push(.end(serial: serial), interrupted: interrupted)
-        audioQueue.push(.end(serial: serial), interrupted: interrupted)
+        videoQueue.push(.end(serial: serial), interrupted: seekPendingOrStopped)
+        audioQueue.push(.end(serial: serial), interrupted: seekPendingOrStopped)
     }
 
     /// Flushes every queue under a new serial, repositions the demuxer, and re-anchors the clock.

@@ -77,7 +77,9 @@ final class Telemetry: Sendable {
     }
 
     func addBytes(_ n: Int) { counters.withLock { $0.bytesRead += n } }
-    func decoded(seconds: Double) { counters.withLock { $0.framesDecoded += 1; $0.decodeSeconds += seconds } }
+    func decoded(frames: Int, seconds: Double) {
+        counters.withLock { $0.framesDecoded += frames; $0.decodeSeconds += seconds }
+    }
     func droppedEarly() { counters.withLock { $0.droppedEarly += 1 } }
     func droppedLate() { counters.withLock { $0.droppedLate += 1 } }
     /// A frame reached the host; `gap` is nil when it was shown outside clock pacing
@@ -116,8 +118,9 @@ final class Telemetry: Sendable {
             snapshot.framesDroppedEarly = c.droppedEarly
             let window = c.gaps.suffix(Telemetry.gapWindow)
             snapshot.avGapLastMs = (c.gaps.last ?? 0) * 1000
-            snapshot.avGapMeanMs = GapStatistics(Array(window)).mean * 1000
-            snapshot.avGapP95Ms = GapStatistics(Array(window)).p95 * 1000
+            let recent = GapStatistics(Array(window))
+            snapshot.avGapMeanMs = recent.mean * 1000
+            snapshot.avGapP95Ms = recent.p95 * 1000
         }
     }
 

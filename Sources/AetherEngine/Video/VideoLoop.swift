@@ -62,9 +62,7 @@ extension PlaybackSession {
                 FFmpegLog.write("vd", "decode error: \(error)")
             }
             busy += MonotonicClock.seconds() - segmentStart
-            if frames > 0 {
-                for _ in 0..<frames { telemetry.decoded(seconds: busy / Double(frames)) }
-            }
+            if frames > 0 { telemetry.decoded(frames: frames, seconds: busy) }
             if decoder.isDeinterlacing { decoderNames.withLock { $0.deinterlacing = true } }
             if reachedEnd {
                 frameQueue.push(.end(serial: serial)) { [unowned self] in

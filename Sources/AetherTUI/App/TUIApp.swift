@@ -39,7 +39,14 @@ public final class TUIApp {
 
     /// Runs until quit or end of file; the terminal is restored on every path.
     public func run() -> Int32 {
-        // 1. Ask the terminal what it can do (before ncurses owns it).
+        // 1. Open the media; failures are one line on a terminal we have not touched yet.
+        do {
+            try player.load(url: options.source, options: options.player)
+        } catch {
+            FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean("\(error)"))\n".utf8))
+            return Exit.error.rawValue
+        }
+        // 2. Ask the terminal what it can do (before ncurses owns it).
         let env = ProcessInfo.processInfo.environment
         let report = CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO,
                                            environment: TerminalEnvironment(env), budget: options.probeBudget)
@@ -48,13 +55,6 @@ public final class TUIApp {
         sixelAvailable = capabilities.sixel
         renderer = mode == .sixel ? .sixel : (mode == .null ? .none : .halfBlock)
 
-        // 2. Open the media; failures are one line on a terminal we have not touched yet.
-        do {
-            try player.load(url: options.source, options: options.player)
-        } catch {
-            FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean("\(error)"))\n".utf8))
-            return Exit.error.rawValue
-        }
         for path in SubtitleStore.sidecarCandidates(for: options.source)
         where !options.player.subtitleFiles.contains(path) {
             player.addSubtitleFile(path)
@@ -265,13 +265,14 @@ final class SubtitleDelay: Sendable {
     func set(_ seconds: Double) { storage.store(Int64((seconds * 1000).rounded()), ordering: .relaxed) }
 }
 
-/// SIGINT, SIGTERM and SIGHUP end the UI loop (handled off the signal context via Dispatch).
-final class QuitSignals: @unchecked Sendable {  // `raised` is only touched on `queue`
+/// SIGINT, SIGTERM and SIGHUP, handled off the signal context via Dispatch: a host's loop polls
+/// `isRaised` and stops cleanly (the TUI and the headless player share it).
+public final class QuitSignals: @unchecked Sendable {  // `raised` is only touched on `queue`
     private var sources: [DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "aether.tui.signals")
     private var raised = false
 
-    init() {
+    public init() {
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
@@ -281,5 +282,5 @@ final class QuitSignals: @unchecked Sendable {  // `raised` is only touched on `
         }
     }
 
-    var isRaised: Bool { queue.sync { raised } }
+    public var isRaised: Bool { queue.sync { raised } }
 }

@@ -42,22 +42,20 @@ final class VideoPresenter: @unchecked Sendable {  // mutable state is only touc
     }
 
     private func apply(_ g: Geometry) {
-        do {
-            if geometry?.rect != g.rect || geometry?.renderer != g.renderer || geometry?.renderSize != g.renderSize {
-                halfBlock.invalidate()
-                sixel.invalidate()
-            } else if let old = geometry?.mask, old != g.mask {
-                // Cells an overlay no longer covers must be repainted.
-                for row in g.rect.row..<g.rect.endRow {
-                    for column in g.rect.column..<g.rect.endColumn
-                    where old.isCovered(column: column, row: row) && !g.mask.isCovered(column: column, row: row) {
-                        halfBlock.invalidate(CellRect(column: column, row: row, width: 1, height: 1))
-                    }
+        if geometry?.rect != g.rect || geometry?.renderer != g.renderer || geometry?.renderSize != g.renderSize {
+            halfBlock.invalidate()
+            sixel.invalidate()
+        } else if let old = geometry?.mask, old != g.mask {
+            // Cells an overlay no longer covers must be repainted.
+            for row in g.rect.row..<g.rect.endRow {
+                for column in g.rect.column..<g.rect.endColumn
+                where old.isCovered(column: column, row: row) && !g.mask.isCovered(column: column, row: row) {
+                    halfBlock.invalidate(CellRect(column: column, row: row, width: 1, height: 1))
                 }
-                sixel.invalidate()
             }
-            geometry = g
+            sixel.invalidate()
         }
+        geometry = g
     }
 
     /// Repaint the last frame; the caller holds `tty`. `full` forgets what the terminal shows first.
