@@ -9,20 +9,31 @@ struct HeadlessPlayback {
 
     func run() throws -> Int32 {
         let player = Player()
-        let playerOptions = try options.resolvedPlayerOptions()
+        var playerOptions = try options.resolvedPlayerOptions()
+        // Quit signals work from the first moment: one during the open cancels it.
+        let stop = QuitSignals()
+        let interrupt = InterruptToken()
+        playerOptions.interrupt = interrupt
+        stop.onRaise { interrupt.cancel() }
         do {
             try player.load(url: options.source, options: playerOptions)
         } catch {
+            if stop.isRaised { return 4 }
             throw fail("\(error)")
         }
-        for warning in player.warnings { _ = fail("warning: \(warning)", code: 0) }
+        var warned = 0
+        func reportWarnings() {
+            let all = player.warnings
+            for warning in all.dropFirst(warned) { _ = fail("warning: \(warning)", code: 0) }
+            warned = all.count
+        }
+        reportWarnings()
 
         var stats: StatsFile? = nil
         if let path = options.statsFile {
             do { stats = try StatsFile(path: path) } catch { throw fail("\(error)") }
         }
 
-        let stop = QuitSignals()
         let wallStart = MonotonicClock.seconds()
         player.play()
         var nextTick = wallStart + 1
@@ -32,6 +43,7 @@ struct HeadlessPlayback {
             let now = MonotonicClock.seconds()
             if now >= nextTick {
                 stats?.write("telemetry", player.telemetry(advance: true))
+                reportWarnings()
                 nextTick += 1
             }
             Thread.sleep(forTimeInterval: 0.02)
@@ -41,8 +53,14 @@ struct HeadlessPlayback {
         stats?.write("summary", summary)
         stats = nil
         let early = player.endedEarlyMessage
+        let failure = player.state == .error ? player.failureMessage : nil
+        reportWarnings()
         player.stop()
         if stop.isRaised { return 4 }
+        if let failure {
+            _ = fail("'\(TextSanitizer.clean(options.source))': \(failure)")
+            return 1
+        }
         if let early {
             _ = fail("'\(options.source)': \(early)")
             return 2

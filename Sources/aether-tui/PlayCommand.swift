@@ -36,6 +36,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"))
     var subFiles: [String] = []
 
+    @Option(name: .customLong("sub-codepage"), help: ArgumentHelp("Code page of subtitle files that are not UTF-8 (default CP1252).", valueName: "codepage"))
+    var subCodepage: String = "CP1252"
+
     @Option(help: ArgumentHelp("Volume in percent, 0 to 130.", valueName: "percent"))
     var volume: Double = 100
 
@@ -45,7 +48,7 @@ struct PlaybackOptions: ParsableArguments {
     @Flag(help: "Start paused (the first frame is shown).")
     var pause = false
 
-    @Option(name: .customLong("http-header-fields"), help: ArgumentHelp("Extra HTTP headers for network sources, comma-separated 'Field: value' pairs.", valueName: "fields"))
+    @Option(name: .customLong("http-header-fields"), help: ArgumentHelp("Extra HTTP headers for network sources, comma-separated 'Field: value' pairs (a comma not followed by a new 'Field:' stays in the value).", valueName: "fields"))
     var httpHeaderFields: String?
 
     @Option(help: ArgumentHelp("Colour theme: a name (default, light, solarized-dark, high-contrast, mono, or one in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file.", valueName: "name|path"))
@@ -124,11 +127,10 @@ struct PlaybackOptions: ParsableArguments {
         }
         o.subtitleFiles = subFiles
         if let fields = httpHeaderFields {
-            for pair in fields.split(separator: ",") {
-                let kv = pair.split(separator: ":", maxSplits: 1)
-                if kv.count == 2 { o.httpHeaders[kv[0].trimmingCharacters(in: .whitespaces)] = kv[1].trimmingCharacters(in: .whitespaces) }
-            }
+            // Checked (CR/LF, token names) when the source is opened.
+            for field in SourceOptions.splitFields(fields) { o.httpHeaders[field.name] = field.value }
         }
+        o.subtitleCodepage = subCodepage
         return o
     }
 }

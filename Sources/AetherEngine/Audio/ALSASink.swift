@@ -1,8 +1,11 @@
 import CALSA
 import Foundation
+import Synchronization
 
 /// Plays through an ALSA PCM device; owns the `snd_pcm_t` and closes it exactly once.
 /// Recovers from xruns and suspends inside `write` (mpv's `recover_and_get_state`).
+/// The device is opened non-blocking: `write` and `drain` wait in `snd_pcm_wait` slices of at
+/// most 50 ms, so `interrupt()` ends them at once and a stalled device cannot hang a thread.
 public final class ALSASink: AudioSink {
     private let pcm: OpaquePointer
     public let device: String
@@ -12,6 +15,9 @@ public final class ALSASink: AudioSink {
     private let canPause: Bool
     private var paused = false
     public private(set) var xruns = 0
+    private let interrupted = Atomic<Bool>(false)
+    /// Wait slices in a row in which the device took nothing; past `stallLimit` it is stalled.
+    static let stallLimit = 100  // × 50 ms = 5 s
     public var name: String { "alsa:\(device)" }
     public var isClockSource: Bool { true }
 
@@ -20,7 +26,7 @@ public final class ALSASink: AudioSink {
     public init(device: String = "default", rate: Int, channels: Int,
                 bufferTime: UInt32 = 100_000, periodTime: UInt32 = 20_000) throws(ALSAError) {
         var handle: OpaquePointer? = nil
-        try ALSASink.check(snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0), "snd_pcm_open")
+        try ALSASink.check(snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), "snd_pcm_open")
         guard let handle else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", message: "no device") }
         var hw: OpaquePointer? = nil
         snd_pcm_hw_params_malloc(&hw)
@@ -61,18 +67,29 @@ public final class ALSASink: AudioSink {
         snd_pcm_close(pcm)
     }
 
+    public func interrupt() { interrupted.store(true, ordering: .relaxed) }
+
     public func write(_ samples: UnsafeBufferPointer<Int16>) throws {
         guard var p = samples.baseAddress else { return }
         var frames = samples.count / format.channels
-        while frames > 0 {
+        var idle = 0
+        while frames > 0, !interrupted.load(ordering: .relaxed) {
             let n = snd_pcm_writei(pcm, p, snd_pcm_uframes_t(frames))
-            if n >= 0 {
+            if n > 0 {
                 frames -= Int(n)
                 p += Int(n) * format.channels
+                idle = 0
                 continue
             }
             let code = Int32(n)
-            if code == -EAGAIN { snd_pcm_wait(pcm, 100); continue }
+            if code == 0 || code == -EAGAIN {
+                idle += 1
+                if idle > ALSASink.stallLimit {
+                    throw ALSAError(code: -EAGAIN, function: "snd_pcm_writei", message: "the device stopped taking audio")
+                }
+                snd_pcm_wait(pcm, 50)
+                continue
+            }
             if code == -EPIPE || code == -ESTRPIPE || code == -EINTR {
                 if code == -EPIPE { xruns += 1 }
                 let r = snd_pcm_recover(pcm, code, 1)
@@ -104,9 +121,18 @@ public final class ALSASink: AudioSink {
         if paused, canPause { paused = false }
     }
 
+    /// Waits until the queued audio has been heard (non-blocking `snd_pcm_drain` returns at
+    /// once; the delay is watched instead), at most the buffer's length plus a second.
     public func drain() {
         if paused { setPaused(false) }
-        snd_pcm_drain(pcm)
+        let state = snd_pcm_state(pcm)
+        if state == SND_PCM_STATE_PREPARED, delayFrames() > 0 { snd_pcm_start(pcm) }
+        let deadline = MonotonicClock.seconds() + Double(bufferFrames) / Double(max(1, format.sampleRate)) + 1
+        while !interrupted.load(ordering: .relaxed), MonotonicClock.seconds() < deadline,
+              snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING, delayFrames() > 0 {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        snd_pcm_drop(pcm)
         snd_pcm_prepare(pcm)
     }
 

@@ -3,17 +3,23 @@ import Foundation
 extension PlaybackSession {
     /// The audio thread: decodes, trims to the seek landing point and the --length end, applies
     /// volume, writes to the sink (which paces this thread in real time), and after each write
-    /// re-anchors the master clock from the device: heard = written end − delay.
+    /// re-anchors the master clock from the device: heard = written end − delay. A damaged
+    /// packet costs its samples only (counted as a decode error); a stream that never decodes is
+    /// reported and left out, and the clock falls back to the system clock.
     func audioLoop() {
         guard let sink else { return }
         var mySerial = -1
         var sinkPaused = false
         var writtenEnd: Double? = nil
-        var landedWait = 0.0
         var framesWritten = 0
+        var chunksEver = 0
+        var failuresInARow = 0
         while !isStopped {
             let c = control.withLock { $0 }
-            guard c.audioStreamIndex != nil else { Thread.sleep(forTimeInterval: 0.05); continue }
+            guard c.audioStreamIndex != nil else {
+                control.wait(seconds: 0.25) { $0.audioStreamIndex != nil || $0.stopped }
+                continue
+            }
             if c.paused {
                 // Nothing is written while paused, seeking or not: audio written now would move
                 // the clock when the sink pauses. An audio-only seek lands at its target at once.
@@ -25,7 +31,9 @@ extension PlaybackSession {
                     sinkPaused = true
                     if let writtenEnd, clock.isArmed { clock.set(media: heard(writtenEnd, sink, c.rate)) }
                 }
-                Thread.sleep(forTimeInterval: 0.01)
+                control.wait(seconds: 0.25) {
+                    !$0.paused || $0.serial != c.serial || $0.stopped || $0.landed != c.landed || $0.state != c.state
+                }
                 continue
             }
             if sinkPaused {
@@ -37,14 +45,13 @@ extension PlaybackSession {
                 sink.reset()
                 writtenEnd = nil
             }
-            guard let item = audioQueue.pop(timeout: 0.05) else { continue }
+            guard let item = audioQueue.pop(timeout: 0.1) else { continue }
             guard item.serial == c.serial else { continue }
             if item.serial != mySerial {
                 mySerial = item.serial
                 sink.reset()
                 writtenEnd = nil
                 framesWritten = 0
-                landedWait = 0
                 if let wanted = c.audioStreamIndex, audioDecoder?.streamIndex != wanted {
                     switchDecoder(to: wanted, sink: sink)
                 }
@@ -59,21 +66,26 @@ extension PlaybackSession {
                 case .end: chunks = (try? decoder.decode(nil)) ?? []; isEnd = true
                 }
             } catch {
+                telemetry.decodeError()
+                failuresInARow += 1
                 FFmpegLog.write("ad", "decode error: \(error)")
+                if chunksEver == 0, failuresInARow >= PlaybackSession.undecodableAfterErrors {
+                    let codec = info.audio.first { $0.index == decoder.streamIndex }?.codec ?? "audio"
+                    disable(streamIndex: decoder.streamIndex,
+                            because: "cannot decode audio stream #\(decoder.streamIndex) (\(codec)): \((error as? FFmpegError)?.message ?? "\(error)")")
+                }
                 continue
             }
+            if !chunks.isEmpty { chunksEver += chunks.count; failuresInARow = 0 }
             for var chunk in chunks {
-                // Keyframe seek with video: wait until the video says where playback lands.
-                var landed = control.withLock { $0.serial == mySerial ? $0.landed : nil }
-                while landed == nil, !isStopped, control.withLock({ $0.serial == mySerial }) {
-                    Thread.sleep(forTimeInterval: 0.005)
-                    landedWait += 0.005
-                    if landedWait > 2 {  // no video frame came: the audio decides
-                        control.withLock { if $0.serial == mySerial, $0.landed == nil { $0.landed = chunk.pts } }
-                    }
-                    landed = control.withLock { $0.serial == mySerial ? $0.landed : nil }
+                // Keyframe seek with video: wait until the video says where playback lands
+                // (at most 2 s: if no video frame comes, the audio decides).
+                let serial = mySerial
+                let waited = control.wait(seconds: 2) { $0.serial != serial || $0.stopped || $0.landed != nil }
+                if waited.serial == serial, !waited.stopped, waited.landed == nil {
+                    control.withLock { if $0.serial == serial, $0.landed == nil { $0.landed = chunk.pts } }
                 }
-                guard let start = landed, control.withLock({ $0.serial == mySerial }) else { break }
+                guard let start = control.withLock({ $0.serial == mySerial ? $0.landed : nil }) else { break }
                 guard trim(&chunk, from: start, to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
                 let (volume, muted, clockSerial) = control.withLock { ($0.volume, $0.muted, $0.clockSerial) }
                 applyVolume(&chunk.samples, volume: muted ? 0 : volume)
@@ -131,7 +143,7 @@ extension PlaybackSession {
     private func switchDecoder(to index: Int, sink: AudioSink) {
         guard let stream = format.stream(index) else { return }
         do {
-            let decoder = try AudioDecoder(stream: stream, index: index, output: sink.format)
+            let decoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: format.timeline)
             decoder.setRate(control.withLock { $0.rate })
             audioDecoder = decoder
             decoderNames.withLock { $0.audio = decoder.decoderName }

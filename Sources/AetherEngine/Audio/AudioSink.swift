@@ -18,7 +18,10 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
 ///   audio thread in real time). It never starts playback early: the first write starts it.
 /// - `setPaused(true)` freezes output, keeping what is queued when the device can.
 /// - `reset()` drops everything queued (seek, rate change, track switch).
-/// - `drain()` blocks until everything queued has been heard (end of file).
+/// - `drain()` blocks until everything queued has been heard (end of file), at most the buffered
+///   duration plus a second.
+/// - `interrupt()` (any thread) ends a blocked `write`/`drain` at once: nothing waits forever
+///   on a stalled device.
 public protocol AudioSink: AnyObject {
     /// `alsa:default`, `alsa:pulse`, `null`.
     var name: String { get }
@@ -35,6 +38,9 @@ public protocol AudioSink: AnyObject {
     func setPaused(_ paused: Bool)
     func reset()
     func drain()
+    /// Makes a blocked `write` or `drain` return now, and every later one at once (the session
+    /// is stopping). The only method that may be called from another thread.
+    func interrupt()
 }
 
 /// An error from ALSA carrying the failing call and `snd_strerror`'s text.

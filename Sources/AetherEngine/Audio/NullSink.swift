@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A sink that plays nothing but paces like a device with `bufferSeconds` of buffer, so headless
 /// playback with `--ao=null` still runs in real time.
@@ -11,6 +12,23 @@ public final class NullSink: AudioSink {
     /// Monotonic time at which everything written so far will have been "heard".
     private var playedUntil: Double = 0
     private var pausedAt: Double? = nil
+    private let interrupted = Atomic<Bool>(false)
+    private let wake = NSCondition()
+
+    public func interrupt() {
+        wake.withLock {
+            interrupted.store(true, ordering: .relaxed)
+            wake.broadcast()
+        }
+    }
+
+    /// Sleeps `seconds` unless interrupted.
+    private func pause(_ seconds: Double) {
+        wake.withLock {
+            let deadline = Date(timeIntervalSinceNow: seconds)
+            while !interrupted.load(ordering: .relaxed), wake.wait(until: deadline) {}
+        }
+    }
 
     public init(format: AudioFormat, bufferSeconds: Double = 0.1) {
         self.format = format
@@ -23,7 +41,7 @@ public final class NullSink: AudioSink {
         if pausedAt != nil { setPaused(false) }
         playedUntil = max(playedUntil, now) + seconds
         let wait = playedUntil - bufferSeconds - now
-        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+        if wait > 0 { pause(wait) }
     }
 
     public func delayFrames() -> Int {
@@ -43,6 +61,6 @@ public final class NullSink: AudioSink {
     public func reset() { playedUntil = 0; pausedAt = nil }
     public func drain() {
         let wait = playedUntil - MonotonicClock.seconds()
-        if wait > 0, pausedAt == nil { Thread.sleep(forTimeInterval: wait) }
+        if wait > 0, pausedAt == nil { pause(min(wait, bufferSeconds + 1)) }
     }
 }

@@ -20,6 +20,7 @@ final class AudioDecoder {
     let codec: CodecContext
     let streamIndex: Int
     let timeBase: AVRational
+    let timeline: Timeline
     let output: AudioFormat
     private let resampler: Resampler
     private var tempo: FilterGraph?
@@ -30,13 +31,14 @@ final class AudioDecoder {
     private var nextPTS: Double?
     private var buffer: [UInt8] = []
 
-    init(stream: UnsafeMutablePointer<AVStream>, index: Int, output: AudioFormat) throws(FFmpegError) {
+    init(stream: UnsafeMutablePointer<AVStream>, index: Int, output: AudioFormat, timeline: Timeline) throws(FFmpegError) {
         guard let par = stream.pointee.codecpar else {
             throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
         }
         codec = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
         streamIndex = index
         timeBase = stream.pointee.time_base
+        self.timeline = timeline
         self.output = output
         resampler = Resampler(outputRate: output.sampleRate, outputChannels: output.channels)
         frame = try Frame()
@@ -85,7 +87,7 @@ final class AudioDecoder {
 
     private func convert(_ decoded: Frame) throws -> AudioChunk? {
         let rate = Double(max(1, decoded.pointer.pointee.sample_rate))
-        let framePTS = decoded.pts.map { Double($0) * Double(timeBase.num) / Double(max(1, timeBase.den)) }
+        let framePTS = timeline.seconds(decoded.pts, timeBase)
         var start = nextPTS ?? framePTS ?? 0
         if let framePTS, abs(framePTS - start) > AudioDecoder.reanchorThreshold { start = framePTS }
         let inputDuration = Double(decoded.sampleCount) / rate

@@ -20,7 +20,7 @@ public enum DecodePass {
         guard let index = info.primaryVideo?.index, let stream = format.stream(index) else {
             throw FFmpegError(function: "av_find_best_stream", message: "no video stream")
         }
-        let decoder = try VideoDecoder(stream: stream, index: index, threads: threads)
+        let decoder = try VideoDecoder(stream: stream, index: index, threads: threads, timeline: format.timeline)
         let packet = try Packet()
         var frames = 0
         var pixelFormat: String?

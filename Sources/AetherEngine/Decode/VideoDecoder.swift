@@ -32,11 +32,15 @@ final class VideoDecoder {
     let codec: CodecContext
     let streamIndex: Int
     let timeBase: AVRational
+    let timeline: Timeline
     let frameInterval: Double
     let transfer: AVColorTransferCharacteristic
     private var deinterlacer: FilterGraph?
+    /// The input shape the deinterlacer was built for; a frame of another shape rebuilds it.
+    private var deinterlacerInput: FrameShape?
     private var deinterlaceFailed = false
-    private var toneMapper: (graph: FilterGraph, size: PixelSize)?
+    private var lastPTS: Double?
+    private var toneMapper: (graph: FilterGraph, size: PixelSize, input: FrameShape)?
     private let scaler = Scaler()
     private let frame: Frame
     private let filtered: Frame
@@ -45,13 +49,14 @@ final class VideoDecoder {
 
     var isHDR: Bool { transfer == AVCOL_TRC_SMPTE2084 || transfer == AVCOL_TRC_ARIB_STD_B67 }
 
-    init(stream: UnsafeMutablePointer<AVStream>, index: Int, threads: Int) throws(FFmpegError) {
+    init(stream: UnsafeMutablePointer<AVStream>, index: Int, threads: Int, timeline: Timeline) throws(FFmpegError) {
         guard let par = stream.pointee.codecpar else {
             throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
         }
         codec = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: threads)
         streamIndex = index
         timeBase = stream.pointee.time_base
+        self.timeline = timeline
         transfer = par.pointee.color_trc
         var rate = stream.pointee.avg_frame_rate
         if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
@@ -64,8 +69,21 @@ final class VideoDecoder {
     /// Drops decoder and filter state (after a seek).
     func flush() {
         codec.flush()
-        if deinterlacer != nil { deinterlacer = nil }  // rebuilt on the next interlaced frame
+        deinterlacer = nil  // rebuilt on the next interlaced frame
+        deinterlacerInput = nil
+        deinterlaceFailed = false
         toneMapper = nil
+        lastPTS = nil
+    }
+
+    /// What a filter graph's buffer source is configured for: a frame that differs (a broadcast
+    /// switching 720×576i to 176×144, 4:2:0 to 4:2:2, or its field order) needs a new graph.
+    struct FrameShape: Equatable {
+        var width: Int32, height: Int32, format: Int32, topFieldFirst: Bool
+        init(_ f: Frame) {
+            let p = f.pointer.pointee
+            width = p.width; height = p.height; format = p.format; topFieldFirst = p.top_field_first != 0
+        }
     }
 
     /// Sends `packet` (nil = drain) and calls `emit` with each finished frame and its pts in seconds.
@@ -88,15 +106,35 @@ final class VideoDecoder {
     }
 
     private func deliver(_ decoded: Frame, emit: (Frame, Double) throws -> Void) throws {
+        let shape = FrameShape(decoded)
+        if let current = deinterlacerInput, current != shape {
+            // The stream changed shape: drain what the old graph holds, then build anew.
+            if let old = deinterlacer {
+                try? old.push(nil)
+                while (try? old.pull(into: filtered)) == true {
+                    defer { filtered.unref() }
+                    if let pts = seconds(filtered.pts, old.outputTimeBase) { try emit(filtered, pts) }
+                }
+            }
+            FFmpegLog.write("vd", "frame shape changed to \(shape.width)x\(shape.height) format \(shape.format); rebuilding the deinterlacer")
+            deinterlacer = nil
+            deinterlacerInput = nil
+            deinterlaceFailed = false
+        }
         if decoded.isInterlaced, deinterlacer == nil, !deinterlaceFailed {
             deinterlacer = (try? FilterGraph(video: "bwdif=mode=send_frame:parity=auto:deint=interlaced", like: decoded, timeBase: timeBase))
                 ?? (try? FilterGraph(video: "yadif=mode=send_frame:parity=auto:deint=interlaced", like: decoded, timeBase: timeBase))
             deinterlaceFailed = deinterlacer == nil
+            deinterlacerInput = deinterlacer == nil ? nil : shape
             isDeinterlacing = deinterlacer != nil
             if let d = deinterlacer { FFmpegLog.write("vd", "deinterlacing with \(d.description)") }
         }
         guard let deinterlacer else {
-            if let pts = seconds(decoded.pts, timeBase) { try emit(decoded, pts) }
+            // A frame without any timestamp follows the previous one by a frame interval.
+            if let pts = seconds(decoded.pts, timeBase) ?? lastPTS.map({ $0 + frameInterval }) {
+                lastPTS = pts
+                try emit(decoded, pts)
+            }
             return
         }
         try deinterlacer.push(decoded)
@@ -111,12 +149,13 @@ final class VideoDecoder {
     func render(_ decoded: Frame, size: PixelSize, into pixels: inout [UInt8]) throws(FFmpegError) {
         pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
         if isHDR {
-            if toneMapper == nil || toneMapper?.size != size {
+            let input = FrameShape(decoded)
+            if toneMapper == nil || toneMapper?.size != size || toneMapper?.input != input {
                 let npl = transfer == AVCOL_TRC_ARIB_STD_B67 ? 1000 : 100
                 let chain = "scale=w=\(size.width):h=\(size.height):flags=bilinear,"
                     + "zscale=t=linear:npl=\(npl),format=gbrpf32le,zscale=p=bt709,"
                     + "tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=rgb24"
-                toneMapper = (try FilterGraph(video: chain, like: decoded, timeBase: timeBase), size)
+                toneMapper = (try FilterGraph(video: chain, like: decoded, timeBase: timeBase), size, input)
             }
             if let graph = toneMapper?.graph {
                 try graph.push(decoded)
@@ -145,8 +184,5 @@ final class VideoDecoder {
         }
     }
 
-    private func seconds(_ pts: Int64?, _ tb: AVRational) -> Double? {
-        guard let pts, tb.den > 0 else { return nil }
-        return Double(pts) * Double(tb.num) / Double(tb.den)
-    }
+    private func seconds(_ pts: Int64?, _ tb: AVRational) -> Double? { timeline.seconds(pts, tb) }
 }

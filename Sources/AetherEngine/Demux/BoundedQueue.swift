@@ -19,18 +19,36 @@ public final class BoundedQueue<Element>: @unchecked Sendable {  // all state is
         self.costOf = cost
     }
 
+    /// Longest a blocked push goes without re-checking its `interrupted` predicate.
+    static var recheck: Double { 0.1 }
+
     public var count: Int { condition.withLock { items.count - head } }
+
+    /// Waits until an item is queued (true), or `timeout` passes or the queue closes (false),
+    /// without taking it.
+    public func waitForItem(timeout: Double) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while items.count == head {
+            if closed || !condition.wait(until: deadline) { return items.count > head }
+        }
+        return true
+    }
+
+    public var isClosed: Bool { condition.withLock { closed } }
     public var totalCost: Int { condition.withLock { cost } }
 
-    /// Appends `item`, waiting while the queue is full. Returns false if the queue was closed.
-    /// `interrupted` is polled while waiting, so a seek can abandon a blocked push.
+    /// Appends `item`, waiting while the queue is full. Returns false if the queue was closed or
+    /// `interrupted` became true. `interrupted` is checked whenever the queue changes (a pop, a
+    /// flush, a close all wake the waiter) and at least every `recheck` seconds.
     @discardableResult
     public func push(_ item: Element, interrupted: () -> Bool = { false }) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while !closed, items.count - head > 0, items.count - head >= maxCount || cost >= maxCost {
             if interrupted() { return false }
-            condition.wait(until: Date(timeIntervalSinceNow: 0.02))
+            condition.wait(until: Date(timeIntervalSinceNow: BoundedQueue.recheck))
         }
         if closed { return false }
         items.append(item)

@@ -2,54 +2,90 @@ import CFFmpeg
 import Foundation
 
 extension PlaybackSession {
+    /// Consecutive failed reads (damaged data the demuxer cannot resync past) that end the input.
+    static let maxConsecutiveReadErrors = 200
+
     /// The demux thread: reads packets, routes them by stream into the bounded queues (blocking
-    /// when they are full), taps subtitle packets into the store, and carries out seeks.
+    /// when they are full), taps the selected subtitle track's packets into the store, carries
+    /// out seeks, and at the end of input sends an end item down both queues. Damaged data is
+    /// skipped (the demuxer resyncs), as ffplay does; only the end of the input or an I/O error
+    /// ends it. Waits are condition waits: it sleeps at the end of input until a seek or stop.
     func demuxLoop() {
         guard let packet = try? Packet() else { return }
-        var lastReadError: String?
-        while !isStopped {
-            if let seek = control.withLock({ c -> (target: Double, mode: SeekMode)? in
+        var readErrors = 0
+        var lastAny = 0.0          // latest packet end of any stream (subtitles too), media seconds
+        var checked = Set<Int>()   // streams whose first packet was checked for encryption
+        while true {
+            let c = control.withLock { c -> SessionControl in
                 defer { c.pendingSeek = nil }
-                return c.pendingSeek
-            }) {
+                return c
+            }
+            if c.stopped { break }
+            if let seek = c.pendingSeek {
                 perform(seek: seek.target, mode: seek.mode)
+                lastAny = seek.target
+                readErrors = 0
                 continue
             }
-            if control.withLock({ $0.demuxEOF }) {
-                Thread.sleep(forTimeInterval: 0.01)
+            if c.demuxEOF {
+                control.wait(seconds: 0.5) { $0.pendingSeek != nil || $0.stopped }
                 continue
             }
             let got: Bool
             do {
                 got = try format.read(into: packet)
+                readErrors = 0
             } catch {
                 if isStopped { break }
-                lastReadError = error.message
-                got = false
+                if error.isTryAgain {
+                    control.wait(seconds: 0.01) { $0.pendingSeek != nil || $0.stopped }
+                    continue
+                }
+                readErrors += 1
+                telemetry.readError()
+                FFmpegLog.write("demux", "read error \(readErrors): \(error.message)")
+                if format.ioFailed || format.atEndOfInput || readErrors >= PlaybackSession.maxConsecutiveReadErrors {
+                    finishDemux(readError: format.atEndOfInput && !format.ioFailed ? nil : error.message, lastAny: lastAny)
+                }
+                continue
             }
             if !got {
-                finishDemux(readError: lastReadError)
-                lastReadError = nil
+                finishDemux(readError: nil, lastAny: lastAny)
                 continue
             }
             telemetry.addBytes(packet.size)
             let index = packet.streamIndex
-            let (serial, audioIndex) = control.withLock { ($0.serial, $0.audioStreamIndex) }
-            let seconds = ptsSeconds(packet, index)
-            if let seconds, index == videoIndex || index == audioIndex {
-                control.withLock { $0.demuxedUntil = max($0.demuxedUntil, seconds) }
-                if let end = endTime, seconds > end + 0.5 {
+            let (serial, audioIndex, videoOff) = control.withLock { ($0.serial, $0.audioStreamIndex, $0.videoDisabled) }
+            let isVideo = index == videoIndex && !videoOff && videoDecoder != nil
+            let isAudio = index == audioIndex
+            if (isVideo || isAudio), !checked.contains(index) {
+                checked.insert(index)
+                if let scheme = packet.encryptionScheme {
                     packet.unref()
-                    finishDemux(readError: nil)
+                    let codec = format.stream(index).map { MediaProbe.codecName($0.pointee.codecpar) } ?? "?"
+                    disable(streamIndex: index, because: "stream #\(index) (\(codec)) is encrypted (\(scheme)); cannot play it")
                     continue
                 }
             }
-            if index == videoIndex, let p = try? packet.take() {
+            let seconds = ptsSeconds(packet, index)
+            if let seconds, seconds.sane(in: -1e9...1e9) != nil {
+                let end = seconds + max(0, packetDuration(packet, index))
+                lastAny = max(lastAny, min(end, seconds + 3600))
+                if isVideo || isAudio {
+                    control.withLock { $0.demuxedUntil = max($0.demuxedUntil, seconds) }
+                    if let endTime, seconds > endTime + 0.5 {
+                        packet.unref()
+                        finishDemux(readError: nil, lastAny: lastAny)
+                        continue
+                    }
+                }
+            }
+            if isVideo, let p = try? packet.take() {
                 videoQueue.push(.item(p, serial: serial), interrupted: seekPendingOrStopped)
-            } else if index == audioIndex, let p = try? packet.take() {
+            } else if isAudio, let p = try? packet.take() {
                 audioQueue.push(.item(p, serial: serial), interrupted: seekPendingOrStopped)
             } else if subtitles.handles(streamIndex: index) {
-                subtitles.add(packet: packet, stream: format.stream(index))
+                subtitles.add(packet: packet, stream: format.stream(index), position: seconds)
                 packet.unref()
             } else {
                 packet.unref()
@@ -63,20 +99,27 @@ extension PlaybackSession {
     }
 
     private func ptsSeconds(_ packet: Packet, _ index: Int) -> Double? {
-        guard let stream = format.stream(index), let pts = packet.pts ?? packet.dts else { return nil }
-        let tb = stream.pointee.time_base
-        return Double(pts) * Double(tb.num) / Double(max(1, tb.den))
+        guard let stream = format.stream(index) else { return nil }
+        return format.timeline.seconds(packet.pts ?? packet.dts, stream.pointee.time_base)
     }
 
-    /// End of input: tell both decoders, and note when a file stopped well short of its length.
-    private func finishDemux(readError: String?) {
+    private func packetDuration(_ packet: Packet, _ index: Int) -> Double {
+        guard let stream = format.stream(index), packet.duration > 0 else { return 0 }
+        return Timeline.sourceSeconds(packet.duration, stream.pointee.time_base) ?? 0
+    }
+
+    /// End of input: tell both decoders, and note when a file stopped well short of its length
+    /// (measured against the last packet of any stream, so a subtitle track that outlasts the
+    /// picture and sound does not make an intact file look truncated).
+    private func finishDemux(readError: String?, lastAny: Double) {
         let serial = control.withLock { c -> Int in
             c.demuxEOF = true
-            let short = (info.duration ?? 0) - c.demuxedUntil
+            let reached = max(c.demuxedUntil, lastAny)
+            let short = (info.duration ?? 0) - reached
             if let readError {
                 c.endedEarlyMessage = "read error at \(String(format: "%.2f", c.demuxedUntil)) s: \(readError)"
             } else if endTime == nil, short > 1.0 {
-                c.endedEarlyMessage = String(format: "file ends at %.2f s of %.2f s (truncated?)", c.demuxedUntil, info.duration ?? 0)
+                c.endedEarlyMessage = String(format: "file ends at %.2f s of %.2f s (truncated?)", reached, info.duration ?? 0)
             }
             return c.serial
         }

@@ -37,6 +37,8 @@ public final class FormatContext {
     let pointer: UnsafeMutablePointer<AVFormatContext>
     public let url: String
     public let interrupt: InterruptToken
+    /// Where media time 0 is (the source's `start_time`).
+    public let timeline: Timeline
 
     /// Opens `url` and reads stream information.
     /// The corresponding C functions are `avformat_open_input` and `avformat_find_stream_info`.
@@ -70,11 +72,24 @@ public final class FormatContext {
             throw FFmpegError(code: info, function: "avformat_find_stream_info")
         }
         pointer = ctx
+        timeline = Timeline(ctx)
     }
 
     deinit {
         var doomed: UnsafeMutablePointer<AVFormatContext>? = pointer
         avformat_close_input(&doomed)
+    }
+
+    /// True when the byte stream has reached its end (`avio_feof`).
+    public var atEndOfInput: Bool {
+        guard let pb = pointer.pointee.pb else { return false }
+        return avio_feof(pb) != 0
+    }
+
+    /// True when the byte stream reported an I/O error (not merely damaged data).
+    public var ioFailed: Bool {
+        guard let pb = pointer.pointee.pb else { return false }
+        return pb.pointee.error < 0 && pb.pointee.error != aether_AVERROR_EOF()
     }
 
     public var streamCount: Int { Int(pointer.pointee.nb_streams) }
@@ -93,10 +108,10 @@ public final class FormatContext {
         return true
     }
 
-    /// Seeks so that the next packets start at a keyframe at or before `seconds` (any stream).
-    /// The corresponding C function is `avformat_seek_file`.
+    /// Seeks so that the next packets start at a keyframe at or before media time `seconds`
+    /// (any stream). The corresponding C function is `avformat_seek_file`.
     public func seek(toSeconds seconds: Double, timeout: Double = 8) throws(FFmpegError) {
-        let ts = Int64((max(0, seconds) * Double(AV_TIME_BASE)).rounded())
+        let ts = timeline.sourceTimestamp(seconds.isFinite ? max(0, seconds) : 0)
         interrupt.arm(seconds: timeout)
         defer { interrupt.arm(seconds: nil) }
         try check(avformat_seek_file(pointer, -1, Int64.min, ts, ts, 0), "avformat_seek_file")

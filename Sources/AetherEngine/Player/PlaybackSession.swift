@@ -15,38 +15,6 @@ enum QueueItem<Payload> {
     }
 }
 
-/// Control state shared by the session's threads; only touched under `PlaybackSession.control`.
-struct SessionControl {
-    var serial = 0
-    var clockSerial = 0
-    var pendingSeek: (target: Double, mode: SeekMode)?
-    var state = PlayerState.loading
-    var paused = true
-    var stopped = false
-    var demuxEOF = false
-    var rate = 1.0
-    var volume = 100.0
-    var muted = false
-    var audioStreamIndex: Int?
-    var subtitleStreamIndex: Int?
-    /// Exact seek: frames ending before this are skipped by the video thread.
-    var skipVideoUntil: Double?
-    /// Where the current serial's playback begins; nil until the first video frame after a
-    /// keyframe seek says where the keyframe is.
-    var landed: Double?
-    var videoEnded = false
-    var audioEnded = false
-    var stepRequests = 0
-    /// A frame step moved the picture away from the audio: re-align on resume.
-    var steppedWhilePaused = false
-    var resumeAfterSeek = false
-    var endedEarlyMessage: String?
-    var demuxedUntil = 0.0
-    var lastPresentedPTS: Double?
-    /// Monotonic seconds when the session reached `.ended`.
-    var endedHost: Double?
-}
-
 /// One loaded source: the demuxer, decoders, queues, audio sink and the four real-time threads
 /// (demux, video decode, audio decode+write, present). Created by `Player.load`.
 final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in `control`, queues, atomics
@@ -57,7 +25,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let policy: SyncPolicy
     let clock: MasterClock
     let telemetry = Telemetry()
-    let control = Mutex(SessionControl())
+    let control = ControlBox()
     let videoQueue: BoundedQueue<QueueItem<Packet>>
     let audioQueue: BoundedQueue<QueueItem<Packet>>
     let frameQueue: BoundedQueue<QueueItem<VideoFrame>>
@@ -67,8 +35,9 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let subtitles: SubtitleStore
     let warnings = Mutex<[String]>([])
     let endTime: Double?
-    private var threads: [Thread] = []
-    let threadsDone = DispatchGroup()
+    let threads = SessionThreads()
+    /// Options the source was opened with (headers, protocol whitelist), for second readers.
+    let openOptions: [String: String]
     let decoderNames = Mutex<(video: String, audio: String, deinterlacing: Bool)>(("", "", false))
     /// Decoder for the current audio stream; owned by the audio thread after start.
     var audioDecoder: AudioDecoder?
@@ -79,17 +48,24 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         self.options = options
         policy = options.policy
         clock = MasterClock(policy: options.policy)
-        var headers = ""
-        for (k, v) in options.httpHeaders { headers += "\(k): \(v)\r\n" }
+        let openOptions: [String: String]
+        do { openOptions = try SourceOptions.make(headers: options.httpHeaders) } catch {
+            throw PlayerError("\(error)")
+        }
+        self.openOptions = openOptions
         let format: FormatContext
         do {
-            format = try FormatContext(url: url, options: headers.isEmpty ? [:] : ["headers": headers],
-                                       timeout: options.openTimeout)
+            format = try FormatContext(url: url, options: openOptions, timeout: options.openTimeout,
+                                       interrupt: options.interrupt ?? InterruptToken())
         } catch {
             throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(error.message)")
         }
         self.format = format
-        do { info = try MediaProbe.probe(format) } catch {
+        do {
+            format.interrupt.arm(seconds: options.openTimeout)
+            defer { format.interrupt.arm(seconds: nil) }
+            info = try MediaProbe.probe(format)
+        } catch {
             throw PlayerError("cannot read '\(TextSanitizer.clean(url))': \(error.message)")
         }
         videoIndex = info.primaryVideo?.index
@@ -103,14 +79,17 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             return 0
         }
         frameQueue = BoundedQueue(maxCount: options.policy.frameQueueCapacity)
-        subtitles = SubtitleStore(info: info)
+        subtitles = SubtitleStore(info: info, url: url, openOptions: openOptions, timeline: format.timeline,
+                                  codepage: options.subtitleCodepage)
 
         // Video decoder.
         if let videoIndex, let stream = format.stream(videoIndex) {
             do {
-                videoDecoder = try VideoDecoder(stream: stream, index: videoIndex, threads: options.decodeThreads)
+                videoDecoder = try VideoDecoder(stream: stream, index: videoIndex, threads: options.decodeThreads,
+                                                timeline: format.timeline)
             } catch {
-                throw PlayerError("cannot decode video stream #\(videoIndex) of '\(TextSanitizer.clean(url))': \(error.message)")
+                let codec = info.primaryVideo?.codec ?? "video"
+                warnings.withLock { $0.append("cannot decode video stream #\(videoIndex) (\(codec)): \(error.message)") }
             }
         }
         // Audio track and sink.
@@ -125,7 +104,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         }
         var sink: AudioSink? = nil
         if let index = audioIndex, let stream = format.stream(index), let par = stream.pointee.codecpar {
-            let wantRate = Int(par.pointee.sample_rate > 0 ? par.pointee.sample_rate : 48000)
+            // A damaged header can claim any rate (2147483647 Hz): ask the device for a sane one,
+            // libswresample converts whatever the decoder really produces.
+            let rate = Int(par.pointee.sample_rate)
+            let wantRate = (8000...384_000).contains(rate) ? rate : 48000
             // Ask for stereo: we downmix ourselves (centre and surrounds kept), whatever the device.
             let wantChannels = min(2, max(1, Int(par.pointee.ch_layout.nb_channels)))
             switch options.audioOutput {
@@ -141,7 +123,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             }
             if let sink {
                 do {
-                    audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format)
+                    audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: format.timeline)
                 } catch {
                     warnings.withLock { $0.append("cannot decode audio stream #\(index) (\(error.message)); playing without sound") }
                     audioIndex = nil
@@ -151,13 +133,16 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         self.sink = audioDecoder == nil ? nil : sink
         if audioDecoder == nil { audioIndex = nil }
         if videoDecoder == nil && audioDecoder == nil {
-            throw PlayerError("nothing to play in '\(TextSanitizer.clean(url))': no decodable audio or video stream")
+            let why = warnings.withLock { $0.last.map { ": \($0)" } ?? ": no decodable audio or video stream" }
+            throw PlayerError("nothing to play in '\(TextSanitizer.clean(url))'\(why)")
         }
-        let initialSubtitle = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled)
-        for path in options.subtitleFiles { subtitles.addSidecar(path: path) }
+        // Sidecars first, so `--sid` can name a `--sub-file` track.
+        for path in options.subtitleFiles {
+            do { try subtitles.addSidecar(path: path) } catch { warnings.withLock { $0.append("\(error)") } }
+        }
+        _ = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled)
         control.withLock { c in
             c.audioStreamIndex = audioIndex
-            c.subtitleStreamIndex = initialSubtitle
             c.rate = min(4, max(0.25, options.speed))
             c.volume = min(130, max(0, options.volume))
             c.muted = options.muted
@@ -169,36 +154,61 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     }
 
     var hasAudio: Bool { control.withLock { $0.audioStreamIndex != nil } }
-    var hasVideo: Bool { videoDecoder != nil }
+    var hasVideo: Bool { videoDecoder != nil && !control.withLock { $0.videoDisabled } }
 
-    func start() {
-        let loops: [(String, @Sendable () -> Void)] = [
-            ("aether.demux", { [unowned self] in demuxLoop() }),
-            ("aether.video", { [unowned self] in videoLoop() }),
-            ("aether.audio", { [unowned self] in audioLoop() }),
-            ("aether.present", { [unowned self] in presentLoop() }),
-        ]
-        for (name, body) in loops {
-            threadsDone.enter()
-            let t = Thread { [threadsDone] in
-                body()
-                threadsDone.leave()
+    /// A stream that cannot be played after all (undecodable, encrypted): leave it out and let
+    /// the others play; with nothing left the session fails with `message`.
+    func disable(streamIndex index: Int, because message: String) {
+        let nothingLeft = control.withLock { c -> Bool in
+            if index == videoIndex {
+                guard !c.videoDisabled else { return false }
+                c.videoDisabled = true
+                c.videoEnded = true
+                if c.landed == nil { c.landed = c.skipVideoUntil ?? c.demuxedUntil }
+            } else if index == c.audioStreamIndex {
+                c.audioStreamIndex = nil
+                c.audioEnded = true
+            } else {
+                return false
             }
-            t.name = name
-            t.qualityOfService = .userInteractive
-            threads.append(t)
-            t.start()
+            let noVideo = videoDecoder == nil || c.videoDisabled
+            if noVideo && c.audioStreamIndex == nil && c.failure == nil {
+                c.failure = message
+                c.state = .error
+                return true
+            }
+            return false
         }
+        if index != videoIndex { clock.removeLimit() }
+        if !nothingLeft { warn(message) } else { FFmpegLog.write("player", message) }
+        videoQueue.flush()
+        checkEnded()
     }
 
-    /// Stops every thread and waits for them (the session's C resources are freed when it is released).
+    func start() {
+        // Each thread holds the session until it ends: C resources are freed after the last one.
+        threads.start("aether.demux") { [self] in demuxLoop() }
+        threads.start("aether.video") { [self] in videoLoop() }
+        threads.start("aether.audio") { [self] in audioLoop() }
+        threads.start("aether.present") { [self] in presentLoop() }
+    }
+
+    /// Longest `stop()` waits for the threads to end.
+    static let stopTimeout = 1.0
+
+    /// Stops every thread and joins them, within `stopTimeout` whatever the decoders and the
+    /// devices are doing (blocking reads and device writes are interrupted). A thread that
+    /// still has not ended is reported in the log; it holds the session until it does.
     func stop() {
         control.withLock { $0.stopped = true }
         format.interrupt.cancel()
+        sink?.interrupt()
         videoQueue.close()
         audioQueue.close()
         frameQueue.close()
-        threadsDone.wait()
+        let stuck = threads.join(timeout: PlaybackSession.stopTimeout)
+        if !stuck.isEmpty { FFmpegLog.write("player", "stop: threads still running after \(PlaybackSession.stopTimeout) s: \(stuck.joined(separator: ", "))") }
+        subtitles.close()
     }
 
     var isStopped: Bool { control.withLock { $0.stopped } }
@@ -206,7 +216,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     func requestSeek(to target: Double, mode: SeekMode) {
         var t = max(0, target)
         if let d = info.duration { t = min(t, max(0, d - 0.05)) }
+        guard t.isFinite else { return }
         let seekTarget = t
+        let failed = control.withLock { $0.state == .error }
+        if failed { return }
         control.withLock { c in
             if c.pendingSeek == nil { c.resumeAfterSeek = !c.paused }
             c.pendingSeek = (seekTarget, mode)
@@ -224,8 +237,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// Marks the session ended once every active stream has finished.
     func checkEnded() {
         control.withLock { c in
-            guard c.pendingSeek == nil, c.state != .seeking || c.landed != nil else { return }
-            let videoDone = videoDecoder == nil || c.videoEnded
+            guard c.pendingSeek == nil, c.state != .error, c.state != .seeking || c.landed != nil else { return }
+            let videoDone = videoDecoder == nil || c.videoEnded || c.videoDisabled
             let audioDone = c.audioStreamIndex == nil || c.audioEnded
             if videoDone && audioDone && c.state != .ended {
                 c.state = .ended

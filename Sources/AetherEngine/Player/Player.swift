@@ -116,12 +116,24 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         if changed { s.requestSeek(to: currentTime, mode: .exact) }
     }
 
-    /// Selects subtitle track `id` (see `subtitleTracks`), nil = off.
-    public func selectSubtitleTrack(_ id: Int?) { current?.subtitles.select(id) }
+    /// Selects subtitle track `id` (see `subtitleTracks`), nil = off. An embedded track's recent
+    /// cues are fetched in the background (only the selected track's cues are kept).
+    public func selectSubtitleTrack(_ id: Int?) {
+        guard let s = current else { return }
+        let ahead = s.control.withLock { $0.demuxedUntil }
+        s.subtitles.select(id, position: currentTime, readAhead: ahead)
+    }
 
-    /// Adds a subtitle file as a track; returns its id.
+    /// Adds a subtitle file as a track; returns its id, or nil (with a warning) when it cannot
+    /// be read: not a regular file, too large, not subtitles.
     @discardableResult
-    public func addSubtitleFile(_ path: String) -> Int? { current?.subtitles.addSidecar(path: path) }
+    public func addSubtitleFile(_ path: String) -> Int? {
+        guard let s = current else { return nil }
+        do { return try s.subtitles.addSidecar(path: path) } catch {
+            s.warn("\(error)")
+            return nil
+        }
+    }
 
     /// Asks for frames scaled to `size` (nil = no pixels, timing only). Takes effect at the next frame.
     public func setRenderSize(_ size: PixelSize?) { current?.renderSize.withLock { $0 = size } }
@@ -150,12 +162,19 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     public var isPaused: Bool { current?.control.withLock { $0.paused } ?? true }
 
+    /// Whether the video stream is playing (false when there is none, or it was left out as
+    /// undecodable or encrypted).
+    public var hasVideo: Bool { current?.hasVideo ?? false }
+
     /// The clock's media time (seconds).
     public var currentTime: Double {
         guard let s = current else { return 0 }
         let (state, target) = s.control.withLock { ($0.state, $0.pendingSeek?.target) }
         if let target { return target }
-        if state == .ended, let end = s.endTime ?? s.info.duration { return end }
+        if state == .ended {
+            let last = s.control.withLock { max($0.lastPresentedPTS ?? 0, $0.demuxedUntil) }
+            return min(s.endTime ?? .infinity, s.info.duration ?? last, max(last, s.clock.time))
+        }
         return s.clock.time
     }
 
@@ -184,6 +203,13 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     /// Set when playback ended before the media did (truncated file, read error).
     public var endedEarlyMessage: String? { current?.control.withLock { $0.endedEarlyMessage } }
+
+    /// Why the session failed after loading (`state == .error`): every stream turned out to be
+    /// undecodable or encrypted.
+    public var failureMessage: String? {
+        guard let s = current else { return lock.withLock { loadError } }
+        return s.control.withLock { $0.failure }
+    }
 
     /// Wall seconds from the moment the clock first ran to the end of playback (or now).
     public var playingWallSeconds: Double? {

@@ -44,6 +44,11 @@ public struct PlayerOptions: Sendable {
     public var policy = SyncPolicy.standard
     /// Seconds opening a source may block.
     public var openTimeout = 15.0
+    /// Cancels a load in progress (and later blocking reads) when the host wants out, e.g. on
+    /// SIGINT before the screen is up. Nil: the session makes its own.
+    public var interrupt: InterruptToken?
+    /// Code page of sidecar subtitle files that are not UTF-8 (mpv's `--sub-codepage`).
+    public var subtitleCodepage = "CP1252"
 
     public init() {}
 }

@@ -7,6 +7,9 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     /// libavformat's long name, e.g. `Matroska / WebM`.
     public var containerLongName: String
     public var title: String?
+    /// Source seconds of media time 0 (the container's `start_time`; hours for broadcast
+    /// captures). Every other time here and in the player is measured from it.
+    public var startTime: Double = 0
     /// Seconds, when the container knows.
     public var duration: Double?
     /// Overall bits per second, when known.

@@ -19,9 +19,10 @@ public enum MediaProbe {
             container: string(ctx.pointee.iformat?.pointee.name) ?? "unknown",
             containerLongName: string(ctx.pointee.iformat?.pointee.long_name) ?? "unknown",
             title: tag(ctx.pointee.metadata, "title"),
-            duration: ctx.pointee.duration > 0 ? Double(ctx.pointee.duration) / Double(AV_TIME_BASE) : nil,
+            startTime: format.timeline.origin,
+            duration: duration(ctx),
             bitRate: ctx.pointee.bit_rate > 0 ? Int(ctx.pointee.bit_rate) : nil,
-            chapters: chapters(ctx), video: [], audio: [], subtitles: [], attachments: [])
+            chapters: chapters(ctx, format.timeline), video: [], audio: [], subtitles: [], attachments: [])
 
         for index in 0..<format.streamCount {
             guard let stream = format.stream(index), let par = stream.pointee.codecpar else { continue }
@@ -124,13 +125,27 @@ public enum MediaProbe {
         return nil
     }
 
-    private static func chapters(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> [Chapter] {
-        (0..<Int(ctx.pointee.nb_chapters)).compactMap { i in
-            guard let c = ctx.pointee.chapters[i] else { return nil }
-            let tb = Double(c.pointee.time_base.num) / Double(max(1, c.pointee.time_base.den))
-            return Chapter(title: tag(c.pointee.metadata, "title"),
-                           start: Double(c.pointee.start) * tb, end: Double(c.pointee.end) * tb)
+    /// Longest plausible media: a container claiming more (a damaged header) is taken as unknown.
+    static let maxDuration = 1e8
+
+    /// The container's duration in seconds, nil when unknown or out of all reason.
+    private static func duration(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> Double? {
+        guard ctx.pointee.duration > 0, ctx.pointee.duration != aether_AV_NOPTS_VALUE() else { return nil }
+        return (Double(ctx.pointee.duration) / Double(AV_TIME_BASE)).sane(in: 0.000_001...maxDuration)
+    }
+
+    /// Chapters on the media timeline, in start order; ones that start outside the media (a
+    /// chapter at 9e18 s) or have no usable time are left out, ends are clamped to the next start.
+    private static func chapters(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ timeline: Timeline) -> [Chapter] {
+        let limit = duration(ctx) ?? maxDuration
+        var list: [Chapter] = (0..<Int(ctx.pointee.nb_chapters)).compactMap { i in
+            guard let c = ctx.pointee.chapters[i],
+                  let start = timeline.seconds(c.pointee.start, c.pointee.time_base)?.sane(in: -1...limit) else { return nil }
+            let end = timeline.seconds(c.pointee.end, c.pointee.time_base)?.sane(in: start...limit) ?? limit
+            return Chapter(title: tag(c.pointee.metadata, "title"), start: max(0, start), end: end)
         }
+        list.sort { $0.start < $1.start }
+        return list
     }
 
     // MARK: helpers

@@ -14,6 +14,17 @@ public struct SubtitleCue: Sendable, Equatable {
         if case .text(let t) = content { return t }
         return nil
     }
+
+    /// An empty bitmap event: it ends the cue showing (PGS, DVB, DVD).
+    var isClear: Bool {
+        if case .bitmap(let b) = content { return b.rgba.isEmpty }
+        return false
+    }
+
+    var bitmapBytes: Int {
+        if case .bitmap(let b) = content { return b.rgba.count }
+        return 0
+    }
 }
 
 /// Premultiplied RGBA pixels and where they go, as fractions of the video frame.

@@ -2,19 +2,41 @@ import CFFmpeg
 import Foundation
 import Synchronization
 
-/// Decodes subtitle packets as the demuxer reads them (every subtitle stream, so switching
-/// tracks is instant), loads sidecar files whole, and answers "what is on screen at t".
+/// Decodes the selected subtitle track's packets as the demuxer reads them, loads sidecar files
+/// whole, and answers "what is on screen at t".
+///
+/// Bounded whatever the file does: cues are kept for the selected track only (switching tracks
+/// refetches the new one's recent cues off the playback threads), embedded cues older than
+/// `keepBehind` seconds before the demuxer are pruned, each track holds at most `maxCues` cues and
+/// `maxBitmapBytes` of bitmaps, a text cue is cut at `maxCueCharacters`, and a bitmap cue is
+/// cropped to its opaque pixels and refused past `maxBitmapSide`. Insertion is a binary search.
 /// Thread-safe: the demux thread adds, the UI thread reads.
-public final class SubtitleStore: @unchecked Sendable {  // all mutable state behind `state`
+public final class SubtitleStore: @unchecked Sendable {  // all mutable state behind `state`; decoders on their threads
     struct Track {
         var info: SubtitleTrackInfo
         var cues: [SubtitleCue] = []
+        var bitmapBytes = 0
+        /// Longest cue so far: how far back from `t` a cue showing at `t` can start.
+        var longest = 0.0
     }
 
     struct State {
         var tracks: [Track] = []
         var selected: Int?
+        var insertsSincePrune = 0
     }
+
+    static let maxCues = 20_000
+    static let maxBitmapBytes = 64 << 20
+    static let maxCueCharacters = 4_000
+    /// Largest subtitle canvas side scanned (PGS is 1920×1080; DVB up to 4096).
+    static let maxBitmapSide = 8192
+    /// Embedded cues ending this long before the demuxer's position are dropped.
+    static let keepBehind = 120.0
+    /// Longest a cue may last (teletext-style "until replaced" cues are cut here).
+    static let maxCueDuration = 600.0
+    /// Sidecar files larger than this are refused (a film's SRT is well under 1 MiB).
+    public static let maxSidecarBytes = 64 << 20
 
     private let state = Mutex(State())
     /// Per-stream decoders, used on the demux thread only.
@@ -26,13 +48,24 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     /// `lookBehind` seconds, off the playback threads.
     static let lookBehind = 10.0
     private let url: String
+    private let openOptions: [String: String]
+    private let timeline: Timeline
+    /// Sidecar text that is not UTF-8 is read in this code page (`--sub-codepage`).
+    let fallbackCodepage: String
     private let prefetchQueue = DispatchQueue(label: "aether.subtitles.prefetch")
     private var prefetchFormat: FormatContext?
     private var prefetchDecoders: [Int: CodecContext] = [:]
     private let prefetchGeneration = Atomic<Int>(0)
 
-    init(info: MediaInfo) {
-        url = info.url
+    /// - Parameters:
+    ///   - url: the source exactly as opened (not the sanitised name), for the look-behind reader.
+    ///   - openOptions: what the source was opened with (HTTP headers, protocol whitelist).
+    init(info: MediaInfo, url: String, openOptions: [String: String] = [:], timeline: Timeline,
+         codepage: String = "CP1252") {
+        self.url = url
+        self.openOptions = openOptions
+        self.timeline = timeline
+        fallbackCodepage = codepage
         videoWidth = info.primaryVideo?.width ?? 0
         videoHeight = info.primaryVideo?.height ?? 0
         let tracks = info.subtitles.enumerated().map { n, s in
@@ -43,11 +76,31 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         state.withLock { $0.tracks = tracks }
     }
 
+    /// A store for tests: the tracks of `info`, no source to read.
+    convenience init(info: MediaInfo) { self.init(info: info, url: "", timeline: Timeline(origin: 0)) }
+
     public var tracks: [SubtitleTrackInfo] { state.withLock { $0.tracks.map(\.info) } }
     public var selectedTrack: Int? { state.withLock { $0.selected } }
 
-    public func select(_ id: Int?) {
-        state.withLock { s in s.selected = id.flatMap { id in s.tracks.indices.contains(id) ? id : nil } }
+    /// Selects track `id` (nil = off). Embedded cues of other tracks are dropped; the new track's
+    /// cues from `lookBehind` before `position` up to `readAhead` are fetched off the playback
+    /// threads (the demuxer only decodes the selected track from here on).
+    public func select(_ id: Int?, position: Double? = nil, readAhead: Double? = nil) {
+        let fetch = state.withLock { s -> Bool in
+            let new = id.flatMap { id in s.tracks.indices.contains(id) ? id : nil }
+            guard new != s.selected else { return false }
+            s.selected = new
+            for i in s.tracks.indices where i != new {
+                if case .embedded = s.tracks[i].info.source {
+                    s.tracks[i].cues = []
+                    s.tracks[i].bitmapBytes = 0
+                    s.tracks[i].longest = 0
+                }
+            }
+            guard let new, case .embedded = s.tracks[new].info.source else { return false }
+            return true
+        }
+        if fetch, let position { seeked(to: position, readAhead: readAhead ?? position) }
     }
 
     /// The track to start with: the requested one, else a forced or default one.
@@ -61,38 +114,76 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         return choice
     }
 
+    /// At most this many cues are returned by `active(at:)` (the latest-starting ones).
+    static let maxActive = 8
+
     /// Cues of the selected track on screen at `time`, in start order.
     public func active(at time: Double) -> [SubtitleCue] {
         state.withLock { s in
             guard let id = s.selected else { return [] }
-            return s.tracks[id].cues.filter { $0.start <= time && time < $0.end }
+            let cues = s.tracks[id].cues
+            var i = SubtitleStore.upperBound(cues, time)  // first cue starting after `time`
+            var found: [SubtitleCue] = []
+            let earliest = time - s.tracks[id].longest
+            while i > 0, found.count < SubtitleStore.maxActive {
+                i -= 1
+                let cue = cues[i]
+                if cue.start < earliest { break }
+                if time < cue.end { found.append(cue) }
+            }
+            return found.reversed()
         }
     }
 
-    /// All cues decoded so far for track `id` (tests, menus).
+    /// Index of the first cue starting after `time` (cues are in start order).
+    private static func upperBound(_ cues: [SubtitleCue], _ time: Double) -> Int {
+        var lo = 0, hi = cues.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if cues[mid].start <= time { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// All cues held for track `id` (tests, menus).
     public func cues(track id: Int) -> [SubtitleCue] {
         state.withLock { s in s.tracks.indices.contains(id) ? s.tracks[id].cues : [] }
     }
 
+    /// True when the demuxer should decode this stream's packets: it is the selected track.
     func handles(streamIndex: Int) -> Bool {
-        state.withLock { s in s.tracks.contains { $0.info.source == .embedded(streamIndex: streamIndex) } }
-    }
-
-    /// The demuxer moved to `time`: fetch the cues that started shortly before it.
-    func seeked(to time: Double) {
-        let hasEmbedded = state.withLock { s in s.tracks.contains { if case .embedded = $0.info.source { return true }; return false } }
-        guard hasEmbedded else { return }
-        let generation = prefetchGeneration.add(1, ordering: .relaxed).newValue
-        prefetchQueue.async { [self] in
-            guard prefetchGeneration.load(ordering: .relaxed) == generation else { return }  // superseded
-            prefetch(around: time, generation: generation)
+        state.withLock { s in
+            guard let id = s.selected else { return false }
+            return s.tracks[id].info.source == .embedded(streamIndex: streamIndex)
         }
     }
 
+    /// The demuxer moved to `time`: fetch the cues that started shortly before it (up to
+    /// `readAhead`, where the demuxer will take over).
+    func seeked(to time: Double, readAhead: Double? = nil) {
+        guard !url.isEmpty, let stream = state.withLock({ s -> Int? in
+            guard let id = s.selected, case .embedded(let index) = s.tracks[id].info.source else { return nil }
+            return index
+        }) else { return }
+        let generation = prefetchGeneration.add(1, ordering: .relaxed).newValue
+        let until = max(time, readAhead ?? time) + 1
+        prefetchQueue.async { [self] in
+            guard prefetchGeneration.load(ordering: .relaxed) == generation else { return }  // superseded
+            prefetch(stream: stream, from: time - SubtitleStore.lookBehind, until: until, generation: generation)
+        }
+    }
+
+    /// Stops a look-behind read in flight and closes its demuxer (the session is ending).
+    func close() {
+        prefetchGeneration.add(1, ordering: .relaxed)
+        prefetchFormat?.interrupt.cancel()
+        prefetchQueue.sync { prefetchFormat = nil; prefetchDecoders = [:] }
+    }
+
     /// Runs on `prefetchQueue` only.
-    private func prefetch(around time: Double, generation: Int) {
+    private func prefetch(stream wanted: Int, from start: Double, until: Double, generation: Int) {
         if prefetchFormat == nil {
-            prefetchFormat = try? FormatContext(url: url, timeout: 5)
+            prefetchFormat = try? FormatContext(url: url, options: openOptions, timeout: 5)
             guard let format = prefetchFormat else { return }
             for i in 0..<format.streamCount {
                 guard let stream = format.stream(i) else { continue }
@@ -101,42 +192,81 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
             }
         }
         guard let format = prefetchFormat, let packet = try? Packet() else { return }
-        try? format.seek(toSeconds: max(0, time - SubtitleStore.lookBehind))
+        try? format.seek(toSeconds: max(0, start))
         var packets = 0
-        while packets < 2000, prefetchGeneration.load(ordering: .relaxed) == generation,
+        format.interrupt.arm(seconds: 10)
+        defer { format.interrupt.arm(seconds: nil) }
+        while packets < 20_000, prefetchGeneration.load(ordering: .relaxed) == generation,
               (try? format.read(into: packet)) == true {
             defer { packet.unref() }
             packets += 1
             let index = packet.streamIndex
-            guard let stream = format.stream(index), stream.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE,
-                  let par = stream.pointee.codecpar else { continue }
-            let tb = stream.pointee.time_base
-            if let pts = packet.pts, Double(pts) * Double(tb.num) / Double(max(1, tb.den)) > time + 1 { break }
+            guard index == wanted, let stream = format.stream(index), let par = stream.pointee.codecpar else { continue }
+            if let pts = timeline.seconds(packet.pts, stream.pointee.time_base), pts > until { break }
             if prefetchDecoders[index] == nil {
-                prefetchDecoders[index] = try? CodecContext(parameters: par, timeBase: tb, threads: 1)
+                prefetchDecoders[index] = try? CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
             }
             guard let decoder = prefetchDecoders[index] else { continue }
-            insert(SubtitleStore.decode(packet, decoder: decoder, stream: stream, width: videoWidth, height: videoHeight),
-                   streamIndex: index)
+            insert(SubtitleStore.decode(packet, decoder: decoder, stream: stream, timeline: timeline,
+                                        width: videoWidth, height: videoHeight),
+                   streamIndex: index, position: nil)
         }
     }
 
-    /// Loads a sidecar (SRT, ASS, VTT …) as a new track and returns its id; nil if unreadable.
+    /// Why a sidecar could not be loaded.
+    public struct SidecarError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Loads a sidecar (SRT, ASS, VTT …) as a new track and returns its id.
+    ///
+    /// Only regular files up to `maxSidecarBytes` are read (a FIFO named `movie.srt` would block
+    /// forever), with a deadline; text that is not UTF-8 is converted from `fallbackCodepage`.
     @discardableResult
-    public func addSidecar(path: String) -> Int? {
-        guard let format = try? FormatContext(url: path, timeout: 5),
-              let stream = (0..<format.streamCount).lazy.compactMap({ format.stream($0) })
+    public func addSidecar(path: String) throws(SidecarError) -> Int {
+        let name = TextSanitizer.clean(path)
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw SidecarError(description: "cannot read subtitle file '\(name)': \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw SidecarError(description: "subtitle file '\(name)' is not a regular file")
+        }
+        guard Int(info.st_size) <= SubtitleStore.maxSidecarBytes else {
+            throw SidecarError(description: "subtitle file '\(name)' is too large (\(info.st_size) bytes)")
+        }
+        let codepage = SubtitleStore.isUTF8(path: path) ? nil : fallbackCodepage
+        let format: FormatContext
+        do {
+            format = try FormatContext(url: "file:" + path, options: ["protocol_whitelist": "file"], timeout: 5)
+        } catch {
+            throw SidecarError(description: "cannot read subtitle file '\(name)': \(error.message)")
+        }
+        guard let stream = (0..<format.streamCount).lazy.compactMap({ format.stream($0) })
                 .first(where: { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE }),
-              let par = stream.pointee.codecpar,
-              let decoder = try? CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1),
-              let packet = try? Packet() else { return nil }
+              let par = stream.pointee.codecpar else {
+            throw SidecarError(description: "'\(name)' holds no subtitles")
+        }
+        let decoder: CodecContext
+        do {
+            decoder = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1) { ctx in
+                if let codepage { av_opt_set(ctx, "sub_charenc", codepage, 0) }
+            }
+        } catch {
+            throw SidecarError(description: "cannot decode subtitle file '\(name)': \(error.message)")
+        }
+        guard let packet = try? Packet() else { throw SidecarError(description: "out of memory") }
         var cues: [SubtitleCue] = []
-        while (try? format.read(into: packet)) == true {
+        format.interrupt.arm(seconds: 10)
+        while cues.count < SubtitleStore.maxCues, (try? format.read(into: packet)) == true {
             if packet.streamIndex == Int(stream.pointee.index) {
-                cues += SubtitleStore.decode(packet, decoder: decoder, stream: stream, width: videoWidth, height: videoHeight)
+                // A sidecar's times are on the film's timeline as they stand.
+                cues += SubtitleStore.decode(packet, decoder: decoder, stream: stream, timeline: format.timeline,
+                                             width: videoWidth, height: videoHeight, origin: 0)
             }
             packet.unref()
         }
+        format.interrupt.arm(seconds: nil)
         let props = avcodec_descriptor_get(par.pointee.codec_id)?.pointee.props ?? 0
         let codec = String(cString: avcodec_get_name(par.pointee.codec_id))
         return state.withLock { s in
@@ -145,10 +275,25 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
                 id: id, source: .sidecar(path: path), codec: codec,
                 kind: props & AV_CODEC_PROP_BITMAP_SUB != 0 ? .bitmap : .text,
                 language: nil, title: nil, isDefault: false, isForced: false))
-            track.cues = cues.sorted { $0.start < $1.start }
+            track.cues = cues.filter { !$0.isClear }.sorted { $0.start < $1.start }
+            track.longest = track.cues.map { $0.end - $0.start }.max() ?? 0
             s.tracks.append(track)
             return id
         }
+    }
+
+    /// True when the first 1 MiB of the file is valid UTF-8 (a cut multi-byte character at the
+    /// end of the sample is allowed).
+    static func isUTF8(path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return true }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 1 << 20) else { return true }
+        var bytes = [UInt8](data)
+        if bytes.count == 1 << 20 {
+            while let last = bytes.last, last & 0xC0 == 0x80 { bytes.removeLast() }
+            if let last = bytes.last, last >= 0xC0 { bytes.removeLast() }
+        }
+        return String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// Finds sidecar files next to `path` sharing its base name (`movie.srt`, `movie.en.ass`).
@@ -164,58 +309,93 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         }.sorted().map { dir.appendingPathComponent($0).path }
     }
 
-    /// Called on the demux thread with each subtitle packet.
-    func add(packet: Packet, stream: UnsafeMutablePointer<AVStream>?) {
+    /// Called on the demux thread with each packet of the selected track; `position` is the
+    /// demuxer's media time (older cues are pruned against it).
+    func add(packet: Packet, stream: UnsafeMutablePointer<AVStream>?, position: Double?) {
         guard let stream, let par = stream.pointee.codecpar else { return }
         let index = packet.streamIndex
         if decoders[index] == nil {
             decoders[index] = try? CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
         }
         guard let decoder = decoders[index] else { return }
-        insert(SubtitleStore.decode(packet, decoder: decoder, stream: stream, width: videoWidth, height: videoHeight),
-               streamIndex: index)
+        insert(SubtitleStore.decode(packet, decoder: decoder, stream: stream, timeline: timeline,
+                                    width: videoWidth, height: videoHeight),
+               streamIndex: index, position: position)
     }
 
-    /// Adds decoded cues to the track of `streamIndex`, in start order, without duplicates.
-    private func insert(_ cues: [SubtitleCue], streamIndex index: Int) {
+    /// Adds decoded cues to the track of `streamIndex`, in start order, without duplicates, within
+    /// the track's bounds.
+    func insert(_ cues: [SubtitleCue], streamIndex index: Int, position: Double?) {
         guard !cues.isEmpty else { return }
         state.withLock { s in
-            guard let t = s.tracks.firstIndex(where: { $0.info.source == .embedded(streamIndex: index) }) else { return }
+            guard let t = s.tracks.firstIndex(where: { $0.info.source == .embedded(streamIndex: index) }),
+                  t == s.selected else { return }
             for cue in cues {
                 // Bitmap formats end a cue with an empty one: close the open cue instead.
-                if case .bitmap(let b) = cue.content, b.rgba.isEmpty {
-                    if let last = s.tracks[t].cues.indices.last, s.tracks[t].cues[last].end > cue.start {
-                        s.tracks[t].cues[last].end = cue.start
-                    }
+                if cue.isClear {
+                    let at = SubtitleStore.upperBound(s.tracks[t].cues, cue.start)
+                    if at > 0, s.tracks[t].cues[at - 1].end > cue.start { s.tracks[t].cues[at - 1].end = cue.start }
                     continue
                 }
-                if s.tracks[t].cues.contains(where: { $0.start == cue.start && $0.content == cue.content }) { continue }
-                let at = s.tracks[t].cues.firstIndex { $0.start > cue.start } ?? s.tracks[t].cues.count
+                let at = SubtitleStore.upperBound(s.tracks[t].cues, cue.start)
+                var j = at
+                var duplicate = false
+                while j > 0, s.tracks[t].cues[j - 1].start == cue.start {
+                    j -= 1
+                    if s.tracks[t].cues[j].content == cue.content { duplicate = true; break }
+                }
+                if duplicate { continue }
                 s.tracks[t].cues.insert(cue, at: at)
+                s.tracks[t].bitmapBytes += cue.bitmapBytes
+                s.tracks[t].longest = max(s.tracks[t].longest, cue.end - cue.start)
+                s.insertsSincePrune += 1
+            }
+            if s.insertsSincePrune >= 256 || s.tracks[t].cues.count > SubtitleStore.maxCues
+                || s.tracks[t].bitmapBytes > SubtitleStore.maxBitmapBytes {
+                s.insertsSincePrune = 0
+                SubtitleStore.prune(&s.tracks[t], before: position.map { $0 - SubtitleStore.keepBehind })
             }
         }
+    }
+
+    /// Drops cues that ended before `cutoff`, then the oldest ones past the count and byte caps.
+    private static func prune(_ track: inout Track, before cutoff: Double?) {
+        if let cutoff {
+            track.cues.removeAll { $0.end < cutoff }
+        }
+        let drop = max(0, track.cues.count - maxCues)
+        var bytes = track.cues[drop...].reduce(0) { $0 + $1.bitmapBytes }
+        var end = drop
+        while end < track.cues.count, bytes > maxBitmapBytes {
+            bytes -= track.cues[end].bitmapBytes
+            end += 1
+        }
+        if end > 0 { track.cues.removeFirst(end) }
+        track.bitmapBytes = bytes
     }
 
     /// `avcodec_decode_subtitle2` with AetherEngine's timing rules: start = pts + start_display_time;
     /// end from end_display_time, else the packet duration, else 5 s.
     static func decode(_ packet: Packet, decoder: CodecContext, stream: UnsafeMutablePointer<AVStream>,
-                       width: Int, height: Int) -> [SubtitleCue] {
+                       timeline: Timeline, width: Int, height: Int, origin: Double? = nil) -> [SubtitleCue] {
         var sub = AVSubtitle()
         var got: Int32 = 0
         guard avcodec_decode_subtitle2(decoder.pointer, &sub, &got, packet.pointer) >= 0, got != 0 else { return [] }
         defer { avsubtitle_free(&sub) }
         let tb = stream.pointee.time_base
-        let toSeconds = { (v: Int64) in Double(v) * Double(tb.num) / Double(max(1, tb.den)) }
-        let pts = packet.pts.map(toSeconds) ?? (sub.pts != aether_AV_NOPTS_VALUE() ? Double(sub.pts) / 1e6 : 0)
+        let line = origin.map { Timeline(origin: $0) } ?? timeline
+        guard let pts = line.seconds(packet.pts, tb) ?? line.seconds(sub.pts, AVRational(num: 1, den: AV_TIME_BASE)),
+              pts.sane(in: -1e9...1e9) != nil else { return [] }
         let start = pts + Double(sub.start_display_time) / 1000
         var end: Double
         if sub.end_display_time > sub.start_display_time, sub.end_display_time != UInt32.max {
             end = pts + Double(sub.end_display_time) / 1000
-        } else if packet.duration > 0 {
-            end = pts + toSeconds(packet.duration)
+        } else if packet.duration > 0, let d = Timeline.sourceSeconds(packet.duration, tb) {
+            end = pts + d
         } else {
             end = start + 5
         }
+        end = min(end, start + maxCueDuration)
         var cues: [SubtitleCue] = []
         let frameW = width > 0 ? width : Int(decoder.pointer.pointee.width)
         let frameH = height > 0 ? height : Int(decoder.pointer.pointee.height)
@@ -228,14 +408,14 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
             switch rect.pointee.type {
             case SUBTITLE_ASS:
                 if let ass = rect.pointee.ass {
-                    let text = TextSanitizer.clean(ASSText.plain(fromEvent: String(cString: ass)), keepNewlines: true)
+                    let text = limited(TextSanitizer.clean(ASSText.plain(fromEvent: limitedCString(ass)), keepNewlines: true))
                     if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                         cues.append(SubtitleCue(start: start, end: end, content: .text(text)))
                     }
                 }
             case SUBTITLE_TEXT:
                 if let t = rect.pointee.text {
-                    let text = TextSanitizer.clean(String(cString: t), keepNewlines: true)
+                    let text = limited(TextSanitizer.clean(limitedCString(t), keepNewlines: true))
                     if !text.isEmpty { cues.append(SubtitleCue(start: start, end: end, content: .text(text))) }
                 }
             case SUBTITLE_BITMAP:
@@ -249,11 +429,26 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         return cues
     }
 
+    /// At most `maxCueCharacters` of a cue's text (a 4 MiB line is cut, marked with `…`).
+    static func limited(_ text: String) -> String {
+        guard text.unicodeScalars.count > maxCueCharacters else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.prefix(maxCueCharacters))) + "…"
+    }
+
+    /// A C string read no further than 4 × `maxCueCharacters` bytes.
+    static func limitedCString(_ p: UnsafePointer<CChar>) -> String {
+        let n = strnlen(p, 4 * maxCueCharacters)
+        return p.withMemoryRebound(to: UInt8.self, capacity: n) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self)
+        }
+    }
+
     /// The palette walk: indices in `data[0]`, a `[B,G,R,A]` palette in `data[1]`; cropped to the
     /// pixels with alpha ≥ 8 and written as premultiplied RGBA.
     static func bitmap(_ rect: AVSubtitleRect, frameWidth: Int, frameHeight: Int) -> SubtitleBitmap? {
         let w = Int(rect.w), h = Int(rect.h), stride = Int(rect.linesize.0)
-        guard w > 0, h > 0, let indices = rect.data.0, let palette = rect.data.1 else { return nil }
+        guard w > 0, h > 0, w <= maxBitmapSide, h <= maxBitmapSide, stride >= w,
+              let indices = rect.data.0, let palette = rect.data.1 else { return nil }
         let colours = Int(max(0, rect.nb_colors))
         func alpha(_ i: Int) -> UInt8 { i < colours ? palette[i * 4 + 3] : 0 }
         var minX = w, minY = h, maxX = -1, maxY = -1

@@ -15,6 +15,10 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var framesPresented: Int = 0
     public var framesDroppedLate: Int = 0
     public var framesDroppedEarly: Int = 0
+    /// Packets the decoders rejected as damaged (skipped, playback went on), and failed reads
+    /// the demuxer resynced past.
+    public var decodeErrors: Int = 0
+    public var readErrors: Int = 0
     public var framesDropped: Int { framesDroppedLate + framesDroppedEarly }
     /// Frames presented per wall second over the last interval.
     public var observedFPS: Double = 0
@@ -40,7 +44,7 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case position, state, instantBitrate, averageBitrate, bufferedSeconds, bufferedFrames
-        case framesDecoded, framesPresented, framesDroppedLate, framesDroppedEarly, observedFPS
+        case framesDecoded, framesPresented, framesDroppedLate, framesDroppedEarly, decodeErrors, readErrors, observedFPS
         case avGapLastMs, avGapMeanMs, avGapP95Ms, decodeMsPerFrame, clockSource, audioDevice
         case audioFormat, videoDecoder, audioDecoder, rate, volume, muted, deinterlacing, toneMapping, audioXruns
     }
@@ -56,8 +60,14 @@ final class Telemetry: Sendable {
         var framesPresented = 0
         var droppedLate = 0
         var droppedEarly = 0
+        var decodeErrors = 0
+        var readErrors = 0
         var decodeSeconds = 0.0
-        var gaps: [Double] = []          // every presented frame's gap, seconds
+        /// The last `gapWindow` presented frames' gaps (seconds), a ring.
+        var recentGaps: [Double] = []
+        var recentNext = 0
+        /// Every presented frame's gap, in fixed memory.
+        var allGaps = GapHistogram()
         var lastSampleHost = 0.0
         var lastSampleBytes = 0
         var lastSamplePresented = 0
@@ -67,6 +77,7 @@ final class Telemetry: Sendable {
         var decodeMs = 0.0
         var instantBitrate = 0.0
         var observedFPS = 0.0
+        var lastGap = 0.0
     }
 
     let counters = Mutex(Counters())
@@ -81,13 +92,23 @@ final class Telemetry: Sendable {
         counters.withLock { $0.framesDecoded += frames; $0.decodeSeconds += seconds }
     }
     func droppedEarly() { counters.withLock { $0.droppedEarly += 1 } }
+    func decodeError() { counters.withLock { $0.decodeErrors += 1 } }
+    func readError() { counters.withLock { $0.readErrors += 1 } }
     func droppedLate() { counters.withLock { $0.droppedLate += 1 } }
     /// A frame reached the host; `gap` is nil when it was shown outside clock pacing
     /// (the first frame after a seek, a frame step).
     func presented(gap: Double?) {
         counters.withLock { c in
             c.framesPresented += 1
-            if let gap { c.gaps.append(gap) }
+            guard let gap, gap.isFinite else { return }
+            c.allGaps.add(gap)
+            if c.recentGaps.count < Telemetry.gapWindow {
+                c.recentGaps.append(gap)
+            } else {
+                c.recentGaps[c.recentNext] = gap
+            }
+            c.recentNext = (c.recentNext + 1) % Telemetry.gapWindow
+            c.lastGap = gap
         }
     }
 
@@ -116,16 +137,55 @@ final class Telemetry: Sendable {
             snapshot.framesPresented = c.framesPresented
             snapshot.framesDroppedLate = c.droppedLate
             snapshot.framesDroppedEarly = c.droppedEarly
-            let window = c.gaps.suffix(Telemetry.gapWindow)
-            snapshot.avGapLastMs = (c.gaps.last ?? 0) * 1000
-            let recent = GapStatistics(Array(window))
+            snapshot.decodeErrors = c.decodeErrors
+            snapshot.readErrors = c.readErrors
+            snapshot.avGapLastMs = c.lastGap * 1000
+            let recent = GapStatistics(c.recentGaps)
             snapshot.avGapMeanMs = recent.mean * 1000
             snapshot.avGapP95Ms = recent.p95 * 1000
         }
     }
 
     /// Statistics over every presented frame so far.
-    var allGaps: GapStatistics { counters.withLock { GapStatistics($0.gaps) } }
+    var allGaps: GapStatistics { counters.withLock { $0.allGaps.statistics } }
+}
+
+/// Statistics of any number of A/V gaps in fixed memory: an exact count, mean and maximum, and
+/// the 95th percentile of magnitudes from a histogram of `resolution`-wide bins up to `range`
+/// (larger gaps share the last bin; the maximum stays exact).
+public struct GapHistogram: Sendable, Equatable {
+    public static let resolution = 0.000_25
+    public static let range = 2.0
+    private var bins = [UInt32](repeating: 0, count: Int(range / resolution) + 1)
+    public private(set) var count = 0
+    private var sum = 0.0
+    private var maxMagnitude = 0.0
+
+    public init() {}
+
+    public mutating func add(_ gap: Double) {
+        guard gap.isFinite else { return }
+        let m = abs(gap)
+        bins[min(bins.count - 1, Int(m / GapHistogram.resolution))] &+= 1
+        count += 1
+        sum += gap
+        maxMagnitude = max(maxMagnitude, m)
+    }
+
+    public var statistics: GapStatistics {
+        guard count > 0 else { return GapStatistics([]) }
+        let rank = Int((Double(count) * 0.95).rounded(.up))
+        var seen = 0
+        var p95 = maxMagnitude
+        for (i, n) in bins.enumerated() {
+            seen += Int(n)
+            if seen >= rank {
+                p95 = min(maxMagnitude, Double(i + 1) * GapHistogram.resolution)
+                break
+            }
+        }
+        return GapStatistics(count: count, mean: sum / Double(count), p95: p95, max: maxMagnitude)
+    }
 }
 
 /// Mean, 95th percentile (of absolute values) and maximum of A/V gaps.
@@ -134,6 +194,13 @@ public struct GapStatistics: Sendable, Codable, Equatable {
     public let mean: Double
     public let p95: Double
     public let max: Double
+
+    public init(count: Int, mean: Double, p95: Double, max: Double) {
+        self.count = count
+        self.mean = mean
+        self.p95 = p95
+        self.max = max
+    }
 
     public init(_ gaps: [Double]) {
         count = gaps.count

@@ -1,16 +1,25 @@
 import Foundation
 
 extension PlaybackSession {
+    /// A frame further than this from the clock (either way) is a timestamp discontinuity (a
+    /// damaged or spliced stream), not a frame to wait for or drop: it is shown at the nominal
+    /// frame rate without sync (ffplay's AV_NOSYNC_THRESHOLD), so a jump in the timestamps can
+    /// neither stall the picture nor drop the rest of the film.
+    static let noSyncSeconds = 10.0
+
     /// The present thread: shows each frame when the clock reaches its pts, drops frames more
     /// than `policy.lateDropIntervals` behind (counted late) when a newer one is waiting, shows
     /// the first frame after a load or seek at once (even paused), and carries out frame steps.
     /// The host's `onFrame` runs on this thread; the gap is measured after it returns.
+    /// Every wait is a condition wait with a deadline: a new frame, a seek, pause, stop or a
+    /// rate change wakes it.
     func presentLoop() {
         var shownSerial = -1
         var unarmedSince: Double? = nil
+        var lastShowHost = 0.0
         while !isStopped {
             guard let item = frameQueue.peek() else {
-                Thread.sleep(forTimeInterval: 0.002)
+                _ = frameQueue.waitForItem(timeout: 0.25)
                 continue
             }
             let c = control.withLock { $0 }
@@ -40,7 +49,7 @@ extension PlaybackSession {
                     clock.set(media: frame.pts)
                     control.withLock { $0.stepRequests -= 1; $0.steppedWhilePaused = true }
                 } else {
-                    Thread.sleep(forTimeInterval: 0.005)
+                    control.wait(seconds: 0.25) { !$0.paused || $0.stepRequests > 0 || $0.serial != c.serial || $0.stopped }
                 }
                 continue
             }
@@ -52,15 +61,33 @@ extension PlaybackSession {
                     clock.arm(at: frame.pts, source: .system, serial: c.clockSerial)
                 } else {
                     if unarmedSince == nil { unarmedSince = now }
-                    Thread.sleep(forTimeInterval: 0.002)
+                    // The audio thread arms the clock; look again shortly (or on any change).
+                    control.wait(seconds: 0.005) { $0.serial != c.serial || $0.stopped || $0.paused }
                     continue
                 }
             }
             let now = clock.time
             let rate = max(0.01, clock.rate)
+            if abs(frame.pts - now) >= PlaybackSession.noSyncSeconds {
+                let due = lastShowHost + frame.duration / rate
+                let left = due - MonotonicClock.seconds()
+                if left > 0.001 {
+                    let serial = c.serial
+                    control.wait(seconds: min(left, policy.maxWaitSeconds)) { $0.serial != serial || $0.paused || $0.stopped }
+                    continue
+                }
+                _ = frameQueue.pop(timeout: 0)
+                show(frame)
+                lastShowHost = MonotonicClock.seconds()
+                telemetry.presented(gap: nil)
+                continue
+            }
             let wait = (frame.pts - now) / rate
             if wait > 0.001 {
-                Thread.sleep(forTimeInterval: min(wait, policy.maxWaitSeconds))
+                let serial = c.serial, oldRate = c.rate
+                control.wait(seconds: min(wait, policy.maxWaitSeconds)) {
+                    $0.serial != serial || $0.paused || $0.stopped || $0.rate != oldRate
+                }
                 continue
             }
             let inGrace = (clock.secondsSinceArmed ?? 0) < policy.startGraceSeconds
@@ -71,6 +98,7 @@ extension PlaybackSession {
             }
             _ = frameQueue.pop(timeout: 0)
             show(frame)
+            lastShowHost = MonotonicClock.seconds()
             telemetry.presented(gap: frame.pts - clock.time)
         }
     }

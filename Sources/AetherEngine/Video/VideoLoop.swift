@@ -1,17 +1,27 @@
 import Foundation
 
 extension PlaybackSession {
+    /// Decode failures in a row, with no frame ever decoded, after which the video stream is
+    /// declared undecodable and left out (the audio plays on).
+    static let undecodableAfterErrors = 24
+
     /// The video thread: decodes packets of the current serial, skips frames before an exact
     /// seek target, drops frames already behind the clock (counted early), converts the rest to
-    /// RGB at the host's size and queues them for the presenter.
+    /// RGB at the host's size and queues them for the presenter. A packet the decoder rejects
+    /// costs that frame only (counted as a decode error); a stream that never yields a frame is
+    /// reported and left out. The end item is passed on once the decoder is drained.
     func videoLoop() {
         guard let decoder = videoDecoder else { return }
         var mySerial = -1
+        var endedSerial = -1         // serial whose end was passed on: its leftovers are dropped
         var pixels: [UInt8] = []
+        var framesEver = 0
+        var failuresInARow = 0
+        var lastError = ""
         while !isStopped {
-            guard let item = videoQueue.pop(timeout: 0.1) else { continue }
-            let serial = control.withLock { $0.serial }
-            guard item.serial == serial else { continue }
+            guard let item = videoQueue.pop(timeout: 0.25) else { continue }
+            let (serial, disabled) = control.withLock { ($0.serial, $0.videoDisabled) }
+            guard item.serial == serial, serial != endedSerial, !disabled else { continue }
             if serial != mySerial {
                 decoder.flush()
                 mySerial = serial
@@ -20,7 +30,7 @@ extension PlaybackSession {
             var frames = 0
             var segmentStart = MonotonicClock.seconds()
             var reachedEnd = false
-            let emit: (Frame, Double) throws -> Void = { [unowned self] frame, pts in
+            let emit: (Frame, Double) throws -> Void = { [self] frame, pts in
                 frames += 1
                 guard !reachedEnd else { return }
                 let c = control.withLock { c -> SessionControl in
@@ -30,8 +40,8 @@ extension PlaybackSession {
                 guard c.serial == serial else { return }
                 if let skip = c.skipVideoUntil, pts + decoder.frameInterval <= skip + 0.0005 { return }
                 if let end = endTime, pts >= end { reachedEnd = true; return }
-                if clock.isArmed, !c.paused, c.stepRequests == 0,
-                   pts + policy.earlyDropSeconds < clock.time {
+                if clock.isArmed, !c.paused, c.stepRequests == 0, case let behind = clock.time - pts,
+                   behind > policy.earlyDropSeconds, behind < PlaybackSession.noSyncSeconds {
                     telemetry.droppedEarly()
                     return
                 }
@@ -44,7 +54,7 @@ extension PlaybackSession {
                 let out = VideoFrame(pts: pts, duration: decoder.frameInterval, width: size?.width ?? frame.width,
                                      height: size?.height ?? frame.height, pixels: pixels, serial: serial)
                 busy += MonotonicClock.seconds() - segmentStart
-                frameQueue.push(.item(out, serial: serial)) { [unowned self] in
+                frameQueue.push(.item(out, serial: serial)) { [self] in
                     control.withLock { $0.serial != serial || $0.stopped }
                 }
                 segmentStart = MonotonicClock.seconds()
@@ -57,22 +67,35 @@ extension PlaybackSession {
                     try decoder.decode(nil, emit: emit)
                     reachedEnd = true
                 }
+                if frames > 0 { failuresInARow = 0 }
             } catch {
-                // A corrupt packet costs a frame, not the session (logged, as ffplay does).
+                // A damaged packet costs a frame, not the session (logged, counted, as ffplay does).
+                telemetry.decodeError()
+                failuresInARow += 1
+                lastError = (error as? FFmpegError)?.message ?? "\(error)"
                 FFmpegLog.write("vd", "decode error: \(error)")
+                if case .end = item { reachedEnd = true }
+            }
+            framesEver += frames
+            if framesEver == 0, failuresInARow >= PlaybackSession.undecodableAfterErrors {
+                let codec = info.primaryVideo?.codec ?? "video"
+                disable(streamIndex: decoder.streamIndex,
+                        because: "cannot decode video stream #\(decoder.streamIndex) (\(codec)): \(lastError)")
+                frameQueue.push(.end(serial: serial)) { [self] in
+                    control.withLock { $0.serial != serial || $0.stopped }
+                }
+                return
             }
             busy += MonotonicClock.seconds() - segmentStart
             if frames > 0 { telemetry.decoded(frames: frames, seconds: busy) }
             if decoder.isDeinterlacing { decoderNames.withLock { $0.deinterlacing = true } }
             if reachedEnd {
-                frameQueue.push(.end(serial: serial)) { [unowned self] in
+                frameQueue.push(.end(serial: serial)) { [self] in
                     control.withLock { $0.serial != serial || $0.stopped }
                 }
-                // Everything after the end of a --length window is irrelevant until a seek.
-                while !isStopped, control.withLock({ $0.serial == serial }) {
-                    if case .some = videoQueue.pop(if: { $0.serial == serial }) { continue }
-                    Thread.sleep(forTimeInterval: 0.01)
-                }
+                // Everything after the end (of the file or of a --length window) is irrelevant
+                // until a seek starts a new serial.
+                endedSerial = serial
             }
         }
     }

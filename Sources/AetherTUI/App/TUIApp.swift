@@ -39,10 +39,16 @@ public final class TUIApp {
 
     /// Runs until quit or end of file; the terminal is restored on every path.
     public func run() -> Int32 {
-        // 1. Open the media; failures are one line on a terminal we have not touched yet.
+        // 1. Open the media; failures are one line on a terminal we have not touched yet. A quit
+        //    signal during the open (a stalled network source) cancels it.
+        var playerOptions = options.player
+        let interrupt = InterruptToken()
+        playerOptions.interrupt = interrupt
+        quit.onRaise { interrupt.cancel() }
         do {
-            try player.load(url: options.source, options: options.player)
+            try player.load(url: options.source, options: playerOptions)
         } catch {
+            if quit.isRaised { return Exit.signal.rawValue }
             FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean("\(error)"))\n".utf8))
             return Exit.error.rawValue
         }
@@ -118,6 +124,7 @@ public final class TUIApp {
                 if player.endedEarlyMessage != nil { view.exitMessage = player.endedEarlyMessage.map { "'\(options.source)': \($0)" } }
                 return view.exitMessage == nil ? Exit.ok.rawValue : Exit.endedEarly.rawValue
             case .error:
+                view.exitMessage = player.failureMessage.map { "'\(options.source)': \($0)" }
                 return Exit.error.rawValue
             default: break
             }
@@ -271,12 +278,27 @@ public final class QuitSignals: @unchecked Sendable {  // `raised` is only touch
     private var sources: [DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "aether.tui.signals")
     private var raised = false
+    private var handlers: [@Sendable () -> Void] = []
+
+    /// Runs `body` (on the signal queue) when a quit signal arrives, or at once if one has.
+    public func onRaise(_ body: @escaping @Sendable () -> Void) {
+        let now = queue.sync { () -> Bool in
+            if !raised { handlers.append(body) }
+            return raised
+        }
+        if now { body() }
+    }
 
     public init() {
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            s.setEventHandler { [unowned self] in raised = true }
+            s.setEventHandler { [unowned self] in
+                raised = true
+                let run = handlers
+                handlers = []
+                run.forEach { $0() }
+            }
             s.resume()
             sources.append(s)
         }

@@ -10,6 +10,7 @@
 #include <libavutil/display.h>
 #include <libavutil/dovi_meta.h>
 #include <libavutil/error.h>
+#include <libavutil/encryption_info.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/mastering_display_metadata.h>
 #include <libavutil/md5.h>

@@ -1,0 +1,69 @@
+import Foundation
+
+/// What every source is opened with: validated HTTP headers and an explicit protocol whitelist,
+/// whatever libavformat's defaults are in the installed version.
+public enum SourceOptions {
+    /// Protocols a source (and every nested open: HLS segments and keys, DASH fragments) may use.
+    public static let protocolWhitelist =
+        "file,pipe,http,https,tcp,tls,crypto,data,hls,udp,rtp,rtsp,srtp,rtmp,rtmps,rtmpt,rtmpts,srt,ftp,httpproxy,subfile"
+
+    /// A header name or value that would let a caller inject more headers or a request line.
+    public struct InvalidHeader: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// libavformat options for a source: the protocol whitelist, the concat demuxer's safe mode
+    /// (no absolute or `..` paths from a playlist), and `headers` when any are given.
+    /// Header names must be HTTP tokens; names and values must not hold CR, LF or NUL.
+    public static func make(headers: [String: String]) throws(InvalidHeader) -> [String: String] {
+        var options = ["protocol_whitelist": protocolWhitelist, "safe": "1"]
+        var lines = ""
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            try validate(name: name, value: value)
+            lines += "\(name): \(value)\r\n"
+        }
+        if !lines.isEmpty { options["headers"] = lines }
+        return options
+    }
+
+    /// Throws when `name` is not an HTTP token or either part holds a control character.
+    public static func validate(name: String, value: String) throws(InvalidHeader) {
+        let tokenExtras: Set<Unicode.Scalar> = ["!", "#", "$", "%", "&", "'", "*", "+", "-", ".", "^", "_", "`", "|", "~"]
+        let nameOK = !name.isEmpty && name.unicodeScalars.allSatisfy {
+            $0.isASCII && (($0.properties.isAlphabetic) || ("0"..."9").contains($0) || tokenExtras.contains($0))
+        }
+        guard nameOK else {
+            throw InvalidHeader(description: "invalid HTTP header name '\(TextSanitizer.clean(name))'")
+        }
+        guard !value.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }) else {
+            throw InvalidHeader(description: "invalid HTTP header '\(TextSanitizer.clean(name))': the value holds a line break or control character")
+        }
+    }
+
+    /// Splits mpv's `--http-header-fields` list: `Field: value, Other: value`. A comma only
+    /// separates fields when what follows it starts a new `Name:`; otherwise it belongs to the
+    /// value (`Cookie: a=1, b=2` is one field).
+    public static func splitFields(_ list: String) -> [(name: String, value: String)] {
+        var fields: [String] = []
+        for piece in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            if let last = fields.last, !startsField(piece) {
+                fields[fields.count - 1] = last + "," + piece
+            } else {
+                fields.append(piece)
+            }
+        }
+        return fields.compactMap { field in
+            guard let colon = field.firstIndex(of: ":") else { return nil }
+            let name = field[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            return name.isEmpty ? nil : (name, value)
+        }
+    }
+
+    private static func startsField(_ piece: String) -> Bool {
+        guard let colon = piece.firstIndex(of: ":") else { return false }
+        let name = piece[..<colon].trimmingCharacters(in: .whitespaces)
+        return (try? validate(name: name, value: "")) != nil
+    }
+}
+

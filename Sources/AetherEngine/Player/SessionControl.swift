@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+
+/// Control state shared by the session's threads; only touched inside `ControlBox.withLock`.
+struct SessionControl {
+    var serial = 0
+    var clockSerial = 0
+    var pendingSeek: (target: Double, mode: SeekMode)?
+    var state = PlayerState.loading
+    var paused = true
+    var stopped = false
+    var demuxEOF = false
+    var rate = 1.0
+    var volume = 100.0
+    var muted = false
+    var audioStreamIndex: Int?
+    /// The video stream could not be decoded at all: it is left out, the other streams play.
+    var videoDisabled = false
+    /// Exact seek: frames ending before this are skipped by the video thread.
+    var skipVideoUntil: Double?
+    /// Where the current serial's playback begins; nil until the first video frame after a
+    /// keyframe seek says where the keyframe is.
+    var landed: Double?
+    var videoEnded = false
+    var audioEnded = false
+    var stepRequests = 0
+    /// A frame step moved the picture away from the audio: re-align on resume.
+    var steppedWhilePaused = false
+    var resumeAfterSeek = false
+    var endedEarlyMessage: String?
+    /// Nothing could be played after all (every stream failed to decode): the session errs.
+    var failure: String?
+    var demuxedUntil = 0.0
+    var lastPresentedPTS: Double?
+    /// Monotonic seconds when the session reached `.ended`.
+    var endedHost: Double?
+}
+
+/// The session's control state behind one condition: every change wakes the threads waiting
+/// for one (`wait(until:for:)`), so no thread polls with sleeps.
+final class ControlBox: @unchecked Sendable {  // `value` is only touched with `condition` held
+    private var value = SessionControl()
+    private let condition = NSCondition()
+
+    /// Runs `body` with the state locked, then wakes every waiter (they re-check their condition).
+    func withLock<R>(_ body: (inout SessionControl) throws -> R) rethrows -> R {
+        condition.lock()
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
+        return try body(&value)
+    }
+
+    /// Waits until `done` holds for the state, or until monotonic time `deadline`, and returns
+    /// the state as it then is.
+    @discardableResult
+    func wait(until deadline: Double, for done: (SessionControl) -> Bool) -> SessionControl {
+        condition.lock()
+        defer { condition.unlock() }
+        while !done(value) {
+            let left = deadline - MonotonicClock.seconds()
+            if left <= 0 { break }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: left))
+        }
+        return value
+    }
+
+    /// Waits up to `seconds`, returning early when `done` holds.
+    @discardableResult
+    func wait(seconds: Double, for done: (SessionControl) -> Bool) -> SessionControl {
+        wait(until: MonotonicClock.seconds() + seconds, for: done)
+    }
+}
+
+/// Starts the session's threads and joins them: the one owner of every thread a session runs.
+final class SessionThreads: @unchecked Sendable {  // `running` and `started` are guarded by `lock`
+    private let lock = NSLock()
+    private var running: Set<String> = []
+    private var started = 0
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts `body` on a new thread named `name`. The closure keeps what it captures alive
+    /// until the thread ends, so a thread that outlives `join` never touches freed state.
+    func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        lock.withLock {
+            running.insert(name)
+            started += 1
+        }
+        let t = Thread { [self] in
+            body()
+            lock.withLock { _ = running.remove(name) }
+            finished.signal()
+        }
+        t.name = name
+        t.qualityOfService = .userInteractive
+        t.start()
+    }
+
+    /// Waits until every started thread has ended, at most `timeout` seconds; returns the
+    /// names of those still running (empty when all joined).
+    func join(timeout: Double) -> [String] {
+        let deadline = DispatchTime.now() + timeout
+        let n = lock.withLock { () -> Int in defer { started = 0 }; return started }
+        for _ in 0..<n where finished.wait(timeout: deadline) == .timedOut {
+            return lock.withLock { running.sorted() }
+        }
+        return []
+    }
+}
