@@ -64,7 +64,7 @@ enum ProbeReport {
     }
 
     static func timestamp(_ seconds: Double) -> String {
-        let ms = Int((seconds * 1000).rounded())
+        let ms = Int(saturating: (max(-3.6e12, min(3.6e12, seconds)) * 1000).rounded())
         return String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
     }
 

@@ -158,13 +158,13 @@ extension PlaybackSession {
         guard secondsPerFrame > 0 else { return false }
         if chunk.pts + chunk.mediaDuration <= start { return false }
         if chunk.pts < start {
-            let drop = min(chunk.samples.count / channels, Int(((start - chunk.pts) / secondsPerFrame).rounded()))
+            let drop = min(chunk.samples.count / channels, Int(saturating: ((start - chunk.pts) / secondsPerFrame).rounded()))
             chunk.samples.removeFirst(drop * channels)
             chunk.pts += Double(drop) * secondsPerFrame
             chunk.mediaDuration -= Double(drop) * secondsPerFrame
         }
         if let end, chunk.pts + chunk.mediaDuration > end {
-            let keep = max(0, Int(((end - chunk.pts) / secondsPerFrame).rounded()))
+            let keep = max(0, Int(saturating: ((end - chunk.pts) / secondsPerFrame).rounded()))
             chunk.samples.removeLast(chunk.samples.count - min(chunk.samples.count, keep * channels))
             chunk.mediaDuration = Double(keep) * secondsPerFrame
         }

@@ -46,7 +46,7 @@ public final class NullSink: AudioSink {
 
     public func delayFrames() -> Int {
         let now = pausedAt ?? MonotonicClock.seconds()
-        return max(0, Int(((playedUntil - now) * Double(format.sampleRate)).rounded()))
+        return max(0, Int(saturating: ((playedUntil - now) * Double(format.sampleRate)).rounded()))
     }
 
     public func setPaused(_ paused: Bool) {

@@ -7,7 +7,12 @@ public enum MediaProbe {
     static let packetBudget = 400
 
     public static func probe(url: String, options: [String: String] = [:], timeout: Double = 15) throws(FFmpegError) -> MediaInfo {
-        let format = try FormatContext(url: url, options: options, timeout: timeout)
+        var opened = options
+        for (k, v) in (try? SourceOptions.make(headers: [:])) ?? [:] where opened[k] == nil { opened[k] = v }
+        let format = try FormatContext(url: url, options: opened, timeout: timeout)
+        // The bitstream scan reads packets: it gets the same deadline as the open.
+        format.interrupt.arm(seconds: timeout)
+        defer { format.interrupt.arm(seconds: nil) }
         return try probe(format)
     }
 

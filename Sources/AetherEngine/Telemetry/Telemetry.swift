@@ -166,7 +166,7 @@ public struct GapHistogram: Sendable, Equatable {
     public mutating func add(_ gap: Double) {
         guard gap.isFinite else { return }
         let m = abs(gap)
-        bins[min(bins.count - 1, Int(m / GapHistogram.resolution))] &+= 1
+        bins[Int(min(Double(bins.count - 1), m / GapHistogram.resolution))] &+= 1
         count += 1
         sum += gap
         maxMagnitude = max(maxMagnitude, m)

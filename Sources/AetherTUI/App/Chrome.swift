@@ -83,9 +83,11 @@ extension TUIApp {
         let duration = player.duration ?? 0
         let now = player.currentTime
         // Progress bar: played ━, buffered ─ (brighter), empty ─, chapter ticks ┃.
-        let played = duration > 0 ? Int((now / duration) * Double(width)) : 0
-        let buffered = duration > 0 ? Int(min(duration, now + lastTelemetry.bufferedSeconds) / duration * Double(width)) : 0
-        let ticks = Set((player.mediaInfo?.chapters ?? []).dropFirst().map { duration > 0 ? Int($0.start / duration * Double(width)) : -1 })
+        // Media values are clamped before any integer conversion (a damaged file can claim 1.8e19 s).
+        func column(_ t: Double) -> Int { duration > 0 ? Int(saturating: min(1, max(0, t / duration)) * Double(width)) : 0 }
+        let played = column(now)
+        let buffered = column(min(duration, now + lastTelemetry.bufferedSeconds))
+        let ticks = Set((player.mediaInfo?.chapters ?? []).dropFirst().map { duration > 0 ? column($0.start) : -1 })
         for x in 0..<width {
             let (glyph, role): (String, ThemeRole) =
                 ticks.contains(x) ? ("┃", .progressChapter)
@@ -272,7 +274,7 @@ extension TUIApp {
 enum TimeFormat {
     /// `m:ss`, or `h:mm:ss` from an hour on.
     static func clock(_ seconds: Double) -> String {
-        let s = max(0, Int(seconds.isFinite ? seconds : 0))
+        let s = max(0, Int(saturating: seconds.isFinite ? min(seconds, 3.6e9) : 0))
         return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
                          : String(format: "%02d:%02d", s / 60, s % 60)
     }

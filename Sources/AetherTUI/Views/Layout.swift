@@ -40,7 +40,8 @@ public struct Layout: Equatable, Sendable {
         let area = CellRect(column: 0, row: Layout.chromeTop, width: max(0, columns - pane), height: areaRows)
         videoArea = area
         telemetryPane = pane > 0 ? CellRect(column: columns - pane, row: Layout.chromeTop, width: pane, height: areaRows) : nil
-        let aspect = displayAspect.isFinite && displayAspect > 0 ? displayAspect : 16.0 / 9
+        // A damaged header can claim any aspect: keep it within what a screen could show.
+        let aspect = displayAspect.isFinite && displayAspect > 0 ? min(20, max(0.05, displayAspect)) : 16.0 / 9
         let cell = cellSize.isValid ? cellSize : CellSize.fallback
 
         switch renderer {

@@ -1,0 +1,115 @@
+@testable import AetherEngine
+import Foundation
+import Synchronization
+import Testing
+
+@Suite struct BoundedQueueTests {
+    @Test func firstInFirstOut() {
+        let q = BoundedQueue<Int>(maxCount: 10)
+        for i in 0..<5 { #expect(q.push(i)) }
+        #expect((0..<5).map { _ in q.pop(timeout: 0) } == [0, 1, 2, 3, 4])
+        #expect(q.pop(timeout: 0.01) == nil)
+    }
+
+    @Test func aFullQueueBlocksUntilAPop() {
+        let q = BoundedQueue<Int>(maxCount: 2)
+        q.push(1); q.push(2)
+        let pushed = Locked(false)
+        let t = Thread { q.push(3); pushed.set(true) }
+        t.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(!pushed.value, "the third push waits")
+        #expect(q.pop(timeout: 1) == 1)
+        #expect(waitUntil(2) { pushed.value })
+        #expect(q.count == 2)
+    }
+
+    @Test func costBoundsTheQueue() {
+        let q = BoundedQueue<Int>(maxCount: 100, maxCost: 10) { $0 }
+        #expect(q.push(6))
+        #expect(q.push(6))  // cost 12 ≥ 10 from now on
+        #expect(!q.push(1, interrupted: { true }), "full by cost: an interrupted push gives up")
+        #expect(q.totalCost == 12)
+        _ = q.pop(timeout: 0)
+        #expect(q.totalCost == 6)
+    }
+
+    @Test func closeWakesABlockedPushAndPop() {
+        let q = BoundedQueue<Int>(maxCount: 1)
+        q.push(1)
+        let results = Locked<[String]>([])
+        let pusher = Thread { let ok = q.push(2); results.mutate { $0.append("push \(ok)") } }
+        let empty = BoundedQueue<Int>(maxCount: 1)
+        let popper = Thread { let v = empty.pop(); results.mutate { $0.append("pop \(String(describing: v))") } }
+        pusher.start(); popper.start()
+        Thread.sleep(forTimeInterval: 0.05)
+        q.close(); empty.close()
+        #expect(waitUntil(2) { results.value.count == 2 })
+        #expect(Set(results.value) == ["push false", "pop nil"])
+    }
+
+    @Test func aBlockedPushGivesUpWhenInterrupted() {
+        let q = BoundedQueue<Int>(maxCount: 1)
+        q.push(1)
+        let seekPending = Locked(false)
+        let result = Locked<Bool?>(nil)
+        let t = Thread {
+            let ok = q.push(2, interrupted: { seekPending.value })
+            result.set(ok)
+        }
+        t.start()
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(result.value == nil, "still waiting for room")
+        seekPending.set(true)
+        #expect(waitUntil(1) { result.value != nil })
+        #expect(result.value == false)
+        #expect(q.count == 1 && q.peek() == 1, "the interrupted item was not queued")
+    }
+
+    @Test func flushEmptiesAndLetsABlockedPushIn() {
+        let q = BoundedQueue<Int>(maxCount: 1)
+        q.push(1)
+        let result = Locked<Bool?>(nil)
+        let t = Thread { let ok = q.push(2); result.set(ok) }
+        t.start()
+        Thread.sleep(forTimeInterval: 0.05)
+        q.flush()
+        #expect(waitUntil(1) { result.value == true })
+        #expect(q.count == 1 && q.peek() == 2, "the old item went with the flush")
+    }
+
+    @Test func endItemsTravelWithTheirSerial() {
+        let q = BoundedQueue<QueueItem<Int>>(maxCount: 4)
+        q.push(.item(1, serial: 1)); q.push(.end(serial: 1)); q.push(.item(7, serial: 2))
+        let serials = (0..<3).compactMap { _ in q.pop(timeout: 0)?.serial }
+        #expect(serials == [1, 1, 2])
+    }
+
+    @Test func waitForItemReturnsWhenSomethingArrives() {
+        let q = BoundedQueue<Int>(maxCount: 4)
+        #expect(!q.waitForItem(timeout: 0.01))
+        let t = Thread { Thread.sleep(forTimeInterval: 0.05); q.push(9) }
+        t.start()
+        #expect(q.waitForItem(timeout: 2))
+        #expect(q.peek() == 9)
+    }
+}
+
+func waitUntil(_ timeout: Double, _ condition: () -> Bool) -> Bool {
+    let end = Date(timeIntervalSinceNow: timeout)
+    while Date() < end {
+        if condition() { return true }
+        Thread.sleep(forTimeInterval: 0.002)
+    }
+    return condition()
+}
+
+/// A value shared with a test's threads.
+final class Locked<T>: @unchecked Sendable {  // `stored` is only touched under `lock`
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T { lock.withLock { stored } }
+    func set(_ value: T) { lock.withLock { stored = value } }
+    func mutate(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
+}

@@ -1,0 +1,89 @@
+@testable import AetherEngine
+import Synchronization
+import Testing
+
+/// A time source the test moves by hand (as swift-nio's tests drive an embedded event loop).
+final class ManualTime: Sendable {
+    private let now = Mutex(100.0)
+    func advance(_ seconds: Double) { now.withLock { $0 += seconds } }
+    var source: @Sendable () -> Double { { [self] in now.withLock { $0 } } }
+}
+
+@Suite struct MasterClockTests {
+    let time = ManualTime()
+    var clock: MasterClock { MasterClock(timeSource: time.source) }
+
+    @Test func holdsTheAnchorUntilArmedThenRuns() {
+        let clock = clock
+        clock.reset(to: 5)
+        clock.setPaused(false)
+        time.advance(1)
+        #expect(clock.time == 5, "an unarmed clock does not run")
+        clock.arm(at: 5, source: .audio)
+        time.advance(0.5)
+        #expect(abs(clock.time - 5.5) < 1e-9)
+        #expect(clock.isArmed && clock.source == .audio)
+    }
+
+    @Test func rateScalesAndStaysContinuous() {
+        let clock = clock
+        clock.setPaused(false)
+        clock.arm(at: 0, source: .system)
+        time.advance(1)
+        clock.setRate(2)
+        #expect(abs(clock.time - 1) < 1e-9, "changing speed does not jump")
+        time.advance(1)
+        #expect(abs(clock.time - 3) < 1e-9)
+    }
+
+    @Test func pauseFreezesAndResumeContinues() {
+        let clock = clock
+        clock.setPaused(false)
+        clock.arm(at: 10, source: .audio)
+        time.advance(2)
+        clock.setPaused(true)
+        time.advance(30)
+        #expect(abs(clock.time - 12) < 1e-9)
+        clock.setPaused(false)
+        time.advance(1)
+        #expect(abs(clock.time - 13) < 1e-9)
+    }
+
+    @Test func smallErrorsAreSlewedLargeOnesResync() {
+        let clock = clock
+        clock.setPaused(false)
+        let serial = clock.reset(to: 0)
+        clock.arm(at: 0, source: .audio, serial: serial)
+        time.advance(1)
+        clock.correct(heard: 1.01, serial: serial)  // 10 ms ahead: slewed by slewFactor
+        #expect(abs(clock.time - (1 + 0.01 * clock.policy.slewFactor)) < 1e-9)
+        clock.correct(heard: 3, serial: serial)      // far off: re-anchored
+        #expect(abs(clock.time - 3) < 1e-9)
+    }
+
+    @Test func readingsFromAnOlderSerialAreIgnored() {
+        let clock = clock
+        clock.setPaused(false)
+        let old = clock.reset(to: 0)
+        clock.arm(at: 0, source: .audio, serial: old)
+        let new = clock.reset(to: 50)
+        #expect(new != old)
+        clock.arm(at: 0, source: .audio, serial: old)  // stale: ignored
+        #expect(!clock.isArmed)
+        clock.arm(at: 50, source: .audio, serial: new)
+        clock.correct(heard: 99, serial: old)
+        #expect(abs(clock.time - 50) < 1e-9)
+    }
+
+    @Test func neverRunsPastTheAudioWritten() {
+        let clock = clock
+        clock.setPaused(false)
+        let serial = clock.reset(to: 0)
+        clock.arm(at: 0, source: .audio, serial: serial)
+        clock.limit(to: 0.5, serial: serial)
+        time.advance(2)
+        #expect(clock.time == 0.5, "an underrun holds the clock")
+        clock.removeLimit()
+        #expect(abs(clock.time - 2) < 1e-9)
+    }
+}

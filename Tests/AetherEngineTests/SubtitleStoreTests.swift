@@ -1,0 +1,124 @@
+@testable import AetherEngine
+import CFFmpeg
+import Testing
+
+/// The store's ordering, windows and caps, with cues inserted directly (no decoder involved).
+@Suite struct SubtitleStoreTests {
+    /// A store with two embedded text tracks (streams 2 and 3), the first selected.
+    func store() -> SubtitleStore {
+        let tags = StreamTags(language: nil, title: nil, isDefault: false, isForced: false)
+        let info = MediaInfo(url: "x", container: "matroska", containerLongName: "Matroska", title: nil,
+                             duration: 100, bitRate: nil, chapters: [], video: [], audio: [],
+                             subtitles: [SubtitleStreamInfo(index: 2, codec: "subrip", codecLongName: "SubRip", kind: .text, tags: tags),
+                                         SubtitleStreamInfo(index: 3, codec: "subrip", codecLongName: "SubRip", kind: .text, tags: tags)],
+                             attachments: [])
+        let s = SubtitleStore(info: info)
+        s.select(0)
+        return s
+    }
+
+    func text(_ start: Double, _ end: Double, _ t: String) -> SubtitleCue { SubtitleCue(start: start, end: end, content: .text(t)) }
+
+    @Test func cuesAreKeptInStartOrderWithoutDuplicates() {
+        let s = store()
+        s.insert([text(5, 6, "c"), text(1, 2, "a"), text(3, 4, "b")], streamIndex: 2, position: nil)
+        s.insert([text(3, 4, "b"), text(3, 4, "b2")], streamIndex: 2, position: nil)  // a look-behind re-read
+        #expect(s.cues(track: 0).map(\.text) == ["a", "b", "b2", "c"])
+    }
+
+    @Test func activeFindsLongCuesThatStartedEarlier() {
+        let s = store()
+        s.insert([text(0, 60, "long"), text(10, 11, "short"), text(30, 31, "later")], streamIndex: 2, position: nil)
+        #expect(s.active(at: 10.5).map(\.text) == ["long", "short"])
+        #expect(s.active(at: 20).map(\.text) == ["long"])
+        #expect(s.active(at: 61).isEmpty)
+        #expect(s.active(at: 30).map(\.text) == ["long", "later"])
+    }
+
+    @Test func anEmptyBitmapEndsTheCueShowing() {
+        let s = store()
+        let pixels = SubtitleBitmap(x: 0, y: 0, width: 0.1, height: 0.1, pixelWidth: 1, pixelHeight: 1, rgba: [255, 255, 255, 255])
+        let clear = SubtitleBitmap(x: 0, y: 0, width: 0, height: 0, pixelWidth: 0, pixelHeight: 0, rgba: [])
+        s.insert([SubtitleCue(start: 1, end: 6, content: .bitmap(pixels))], streamIndex: 2, position: nil)
+        s.insert([SubtitleCue(start: 3, end: 3, content: .bitmap(clear))], streamIndex: 2, position: nil)
+        #expect(s.cues(track: 0).count == 1)
+        #expect(s.cues(track: 0).first?.end == 3)
+    }
+
+    @Test func onlyTheSelectedTrackKeepsCues() {
+        let s = store()
+        s.insert([text(1, 2, "other track")], streamIndex: 3, position: nil)
+        #expect(s.cues(track: 1).isEmpty)
+        #expect(!s.handles(streamIndex: 3) && s.handles(streamIndex: 2))
+        s.insert([text(1, 2, "mine")], streamIndex: 2, position: nil)
+        s.select(1)
+        #expect(s.cues(track: 0).isEmpty, "switching tracks drops the old track's cues")
+        #expect(s.handles(streamIndex: 3))
+    }
+
+    @Test func oldCuesArePrunedBehindTheDemuxer() {
+        let s = store()
+        let many = (0..<300).map { text(Double($0), Double($0) + 1, "cue \($0)") }
+        s.insert(many, streamIndex: 2, position: 299)
+        let kept = s.cues(track: 0)
+        #expect(kept.first!.start >= 299 - SubtitleStore.keepBehind - 1)
+        #expect(kept.last?.text == "cue 299")
+    }
+
+    @Test func theCountIsCapped() {
+        let s = store()
+        let n = SubtitleStore.maxCues + 500
+        let all = (0..<n).map { text(Double($0) * 0.001, Double($0) * 0.001 + 5, "\($0)") }
+        s.insert(all, streamIndex: 2, position: nil)
+        let kept = s.cues(track: 0)
+        #expect(kept.count <= SubtitleStore.maxCues)
+        #expect(kept.last?.text == "\(n - 1)", "the newest cues are kept")
+        #expect(s.active(at: Double(n) * 0.001).count <= SubtitleStore.maxActive)
+    }
+
+    @Test func longTextIsCut() {
+        let line = String(repeating: "word ", count: 200_000)
+        let cut = SubtitleStore.limited(line)
+        #expect(cut.unicodeScalars.count == SubtitleStore.maxCueCharacters + 1)
+        #expect(cut.hasSuffix("…"))
+    }
+}
+
+@Suite struct TimelineTests {
+    @Test func measuresFromTheStart() {
+        let line = Timeline(origin: 3600)
+        let tb = AVRational(num: 1, den: 90_000)
+        #expect(line.seconds(3600 * 90_000 + 45_000, tb) == 0.5)
+        #expect(line.seconds(nil, tb) == nil)
+        #expect(line.seconds(Int64.min, tb) == nil, "AV_NOPTS_VALUE")
+        #expect(line.sourceTimestamp(0) == 3_600_000_000)
+    }
+
+    @Test func hostileValuesNeverTrap() {
+        let line = Timeline(origin: 1.8e19)
+        #expect(line.sourceTimestamp(1e300) == Int64.max)
+        #expect(line.sourceTimestamp(-.infinity) == Int64.min)
+        #expect(Timeline(origin: .nan).origin == 0)
+        #expect(Timeline(origin: 0).seconds(5, AVRational(num: 0, den: 0)) == nil)
+        #expect(Int(saturating: 9e18 * 1000) == Int.max)
+        #expect(Int(saturating: .nan) == 0)
+        #expect(Int32(saturating: 2147483648.0 * 2) == Int32.max)
+        #expect(1e19.sane(in: 0...1e8) == nil)
+    }
+}
+
+@Suite struct SourceOptionsTests {
+    @Test func headersWithLineBreaksAreRefused() {
+        #expect(throws: SourceOptions.InvalidHeader.self) { try SourceOptions.make(headers: ["X-A": "1\r\nEvil: yes"]) }
+        #expect(throws: SourceOptions.InvalidHeader.self) { try SourceOptions.make(headers: ["Bad Name": "v"]) }
+        let ok = try? SourceOptions.make(headers: ["Cookie": "a=1, b=2"])
+        #expect(ok?["headers"] == "Cookie: a=1, b=2\r\n")
+        #expect(ok?["protocol_whitelist"] == SourceOptions.protocolWhitelist)
+    }
+
+    @Test func aCommaInsideAValueStaysThere() {
+        let fields = SourceOptions.splitFields("Cookie: a=1, b=2, X-Token: abc, Accept: text/html, */*")
+        #expect(fields.map(\.name) == ["Cookie", "X-Token", "Accept"])
+        #expect(fields.map(\.value) == ["a=1, b=2", "abc", "text/html, */*"])
+    }
+}
