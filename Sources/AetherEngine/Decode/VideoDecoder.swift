@@ -46,6 +46,9 @@ final class VideoDecoder {
     private let filtered: Frame
     private let mapped: Frame
     public private(set) var isDeinterlacing = false
+    /// Seconds spent in filter graphs and in libswscale since the caller last took them.
+    var filterSeconds = 0.0
+    var scaleSeconds = 0.0
 
     var isHDR: Bool { transfer == AVCOL_TRC_SMPTE2084 || transfer == AVCOL_TRC_ARIB_STD_B67 }
 
@@ -137,8 +140,10 @@ final class VideoDecoder {
             }
             return
         }
+        let start = MonotonicClock.seconds()
         try deinterlacer.push(decoded)
-        while try deinterlacer.pull(into: filtered) {
+        filterSeconds += MonotonicClock.seconds() - start
+        while try timed({ try deinterlacer.pull(into: filtered) }) {
             defer { filtered.unref() }
             // Untimestamped output fields are dropped (as AetherEngine does).
             if let pts = seconds(filtered.pts, deinterlacer.outputTimeBase) { try emit(filtered, pts) }
@@ -146,7 +151,15 @@ final class VideoDecoder {
     }
 
     /// Converts `decoded` to RGB24 at `size`, tone-mapping HDR sources first.
+    private func timed(_ body: () throws -> Bool) throws -> Bool {
+        let start = MonotonicClock.seconds()
+        defer { filterSeconds += MonotonicClock.seconds() - start }
+        return try body()
+    }
+
     func render(_ decoded: Frame, size: PixelSize, into pixels: inout [UInt8]) throws(FFmpegError) {
+        let start = MonotonicClock.seconds()
+        defer { scaleSeconds += MonotonicClock.seconds() - start }
         pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
         if isHDR {
             let input = FrameShape(decoded)

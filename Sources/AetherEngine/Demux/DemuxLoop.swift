@@ -32,8 +32,10 @@ extension PlaybackSession {
                 continue
             }
             let got: Bool
+            let readStart = MonotonicClock.seconds()
             do {
                 got = try format.read(into: packet)
+                telemetry.add(.read, seconds: MonotonicClock.seconds() - readStart)
                 readErrors = 0
             } catch {
                 if isStopped { break }

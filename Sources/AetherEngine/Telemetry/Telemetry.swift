@@ -27,7 +27,18 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var avGapLastMs: Double = 0
     public var avGapMeanMs: Double = 0
     public var avGapP95Ms: Double = 0
+    /// Per-stage cost over the last interval (the bytes-to-pixels pipeline, stage by stage):
+    /// reading a packet (I/O and demuxing), decoding a frame, filtering it (deinterlace, tone
+    /// map), scaling it to the host's size, and the host's presenting of it. Hosts fill in
+    /// `renderMsPerFrame` (encoding for the terminal) and `writeMsPerFrame` (writing the bytes),
+    /// which together make up the present stage.
+    public var readMsPerPacket: Double = 0
     public var decodeMsPerFrame: Double = 0
+    public var filterMsPerFrame: Double = 0
+    public var scaleMsPerFrame: Double = 0
+    public var presentMsPerFrame: Double = 0
+    public var renderMsPerFrame: Double = 0
+    public var writeMsPerFrame: Double = 0
     public var clockSource: String = "system"
     public var audioDevice: String = ""
     public var audioFormat: String = ""
@@ -45,7 +56,8 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case position, state, instantBitrate, averageBitrate, bufferedSeconds, bufferedFrames
         case framesDecoded, framesPresented, framesDroppedLate, framesDroppedEarly, decodeErrors, readErrors, observedFPS
-        case avGapLastMs, avGapMeanMs, avGapP95Ms, decodeMsPerFrame, clockSource, audioDevice
+        case avGapLastMs, avGapMeanMs, avGapP95Ms, readMsPerPacket, decodeMsPerFrame, filterMsPerFrame
+        case scaleMsPerFrame, presentMsPerFrame, renderMsPerFrame, writeMsPerFrame, clockSource, audioDevice
         case audioFormat, videoDecoder, audioDecoder, rate, volume, muted, deinterlacing, toneMapping, audioXruns
     }
 }
@@ -78,6 +90,11 @@ final class Telemetry: Sendable {
         var instantBitrate = 0.0
         var observedFPS = 0.0
         var lastGap = 0.0
+        var stageSeconds = [0.0, 0.0, 0.0, 0.0]
+        var stageCounts = [0, 0, 0, 0]
+        var lastStageSeconds = [0.0, 0.0, 0.0, 0.0]
+        var lastStageCounts = [0, 0, 0, 0]
+        var stageMs = [0.0, 0.0, 0.0, 0.0]
     }
 
     let counters = Mutex(Counters())
@@ -90,6 +107,16 @@ final class Telemetry: Sendable {
     func addBytes(_ n: Int) { counters.withLock { $0.bytesRead += n } }
     func decoded(frames: Int, seconds: Double) {
         counters.withLock { $0.framesDecoded += frames; $0.decodeSeconds += seconds }
+    }
+
+    /// The pipeline stages timed apart from decoding.
+    enum Stage: Int { case read, filter, scale, present }
+
+    func add(_ stage: Stage, seconds: Double, count: Int = 1) {
+        counters.withLock { c in
+            c.stageSeconds[stage.rawValue] += seconds
+            c.stageCounts[stage.rawValue] += count
+        }
     }
     func droppedEarly() { counters.withLock { $0.droppedEarly += 1 } }
     func decodeError() { counters.withLock { $0.decodeErrors += 1 } }
@@ -127,10 +154,26 @@ final class Telemetry: Sendable {
                 c.lastSamplePresented = c.framesPresented
                 c.lastSampleDecoded = c.framesDecoded
                 c.lastSampleDecodeSeconds = c.decodeSeconds
+                // Filter and scale run per decoded frame, inside the decode thread's busy time.
+                for i in 0..<4 {
+                    let n = c.stageCounts[i] - c.lastStageCounts[i]
+                    if n > 0 { c.stageMs[i] = (c.stageSeconds[i] - c.lastStageSeconds[i]) * 1000 / Double(n) }
+                }
+                if frames > 0 {
+                    let f = Stage.filter.rawValue, s = Stage.scale.rawValue
+                    let other = (c.stageSeconds[f] - c.lastStageSeconds[f]) + (c.stageSeconds[s] - c.lastStageSeconds[s])
+                    c.decodeMs = max(0, c.decodeMs - other * 1000 / Double(frames))
+                }
+                c.lastStageSeconds = c.stageSeconds
+                c.lastStageCounts = c.stageCounts
             }
             snapshot.instantBitrate = c.instantBitrate
             snapshot.observedFPS = c.observedFPS
             snapshot.decodeMsPerFrame = c.decodeMs
+            snapshot.readMsPerPacket = c.stageMs[Stage.read.rawValue]
+            snapshot.filterMsPerFrame = c.stageMs[Stage.filter.rawValue]
+            snapshot.scaleMsPerFrame = c.stageMs[Stage.scale.rawValue]
+            snapshot.presentMsPerFrame = c.stageMs[Stage.present.rawValue]
             let elapsed = now - c.startHost
             snapshot.averageBitrate = elapsed > 0 ? Double(c.bytesRead) * 8 / elapsed : 0
             snapshot.framesDecoded = c.framesDecoded

@@ -105,7 +105,9 @@ extension PlaybackSession {
 
     private func show(_ frame: VideoFrame) {
         let sink = onFrame.withLock { $0 }
+        let start = MonotonicClock.seconds()
         sink?(frame)
+        telemetry.add(.present, seconds: MonotonicClock.seconds() - start)
         control.withLock { $0.lastPresentedPTS = frame.pts }
     }
 

@@ -88,6 +88,10 @@ extension PlaybackSession {
             }
             busy += MonotonicClock.seconds() - segmentStart
             if frames > 0 { telemetry.decoded(frames: frames, seconds: busy) }
+            if decoder.filterSeconds > 0 { telemetry.add(.filter, seconds: decoder.filterSeconds, count: max(1, frames)) }
+            if decoder.scaleSeconds > 0 { telemetry.add(.scale, seconds: decoder.scaleSeconds, count: max(1, frames)) }
+            decoder.filterSeconds = 0
+            decoder.scaleSeconds = 0
             if decoder.isDeinterlacing { decoderNames.withLock { $0.deinterlacing = true } }
             if reachedEnd {
                 frameQueue.push(.end(serial: serial)) { [self] in

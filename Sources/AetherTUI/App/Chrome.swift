@@ -235,6 +235,9 @@ extension TUIApp {
         lines.append((String(format: "buffer  %5.1f s, %d frames", t.bufferedSeconds, t.bufferedFrames), ""))
         lines.append(("frames  \(t.framesPresented) shown \(t.framesDropped) dropped", ""))
         lines.append((String(format: "decode  %5.2f ms/frame", t.decodeMsPerFrame), ""))
+        // The pipeline stage by stage (ms per packet for read, per frame for the rest).
+        lines.append((String(format: "read %.2f filter %.2f scale %.2f", t.readMsPerPacket, t.filterMsPerFrame, t.scaleMsPerFrame), ""))
+        lines.append((String(format: "render %.2f write %.2f ms", t.renderMsPerFrame, t.writeMsPerFrame), ""))
         lines.append(("clock   \(t.clockSource)", ""))
         lines.append(("audio   \(t.audioDevice)", ""))
         var row = pane.row

@@ -26,6 +26,7 @@ public final class TUIApp {
     var telemetryHistory = TelemetryHistory()
     var lastTelemetrySample = 0.0
     var lastTelemetry = TelemetrySnapshot()
+    var lastStageTotals: (frames: Int, render: Double, write: Double) = (0, 0, 0)
     var lastDrawnFrameSecond = -1.0
     var stats: StatsFile?
     var wallStart = 0.0
@@ -133,6 +134,13 @@ public final class TUIApp {
             let now = MonotonicClock.seconds()
             if now - lastTelemetrySample >= 1 {
                 lastTelemetry = player.telemetry(advance: true)
+                let totals = presenter.stageTotals
+                if totals.frames > lastStageTotals.frames {
+                    let n = Double(totals.frames - lastStageTotals.frames)
+                    lastTelemetry.renderMsPerFrame = (totals.render - lastStageTotals.render) * 1000 / n
+                    lastTelemetry.writeMsPerFrame = (totals.write - lastStageTotals.write) * 1000 / n
+                }
+                lastStageTotals = totals
                 telemetryHistory.add(lastTelemetry, terminalBytes: presenter.statistics.bytesWritten)
                 stats?.write("telemetry", lastTelemetry)
                 lastTelemetrySample = now

@@ -27,6 +27,9 @@ final class VideoPresenter: @unchecked Sendable {  // mutable state is only touc
     var redrawOverlays: (() -> Void)?
     private(set) var framesPainted = 0
     private(set) var bytesWritten = 0
+    /// Seconds spent encoding pictures for the terminal and writing them, over `framesPainted`.
+    private(set) var renderSeconds = 0.0
+    private(set) var writeSeconds = 0.0
 
     init(tty: NSLock, fileDescriptor: Int32, synchronizedUpdate: Bool, halfBlockColors: HalfBlockColorMode,
          sixelOptions: SixelEncoder.Options) {
@@ -98,6 +101,7 @@ final class VideoPresenter: @unchecked Sendable {  // mutable state is only touc
             for cue in cues { SubtitleBlender.blend(cue, into: &pixels, width: frame.width, height: frame.height) }
         }
         guard let image = try? PixelImage(width: frame.width, height: frame.height, format: .rgb24, pixels: pixels) else { return }
+        let renderStart = MonotonicClock.seconds()
         writer.beginFrame()
         writer.frame.append(Array("\u{1B}7".utf8))  // DECSC: save cursor and attributes for ncurses
         switch g.renderer {
@@ -114,13 +118,18 @@ final class VideoPresenter: @unchecked Sendable {  // mutable state is only touc
             break
         }
         writer.frame.append(Array("\u{1B}8".utf8))  // DECRC
+        let writeStart = MonotonicClock.seconds()
+        renderSeconds += writeStart - renderStart
         if let n = try? writer.endFrame() { bytesWritten += n }
+        writeSeconds += MonotonicClock.seconds() - writeStart
         framesPainted += 1
         if g.renderer == .sixel { redrawOverlays?() }
     }
 
     var statistics: OutputWriter.Statistics { tty.withLock { writer.statistics } }
     var framesPaintedCount: Int { tty.withLock { framesPainted } }
+    /// (frames painted, render seconds, write seconds) so far.
+    var stageTotals: (frames: Int, render: Double, write: Double) { tty.withLock { (framesPainted, renderSeconds, writeSeconds) } }
 }
 
 /// Blends premultiplied RGBA subtitle bitmaps into an RGB24 frame at their normalised position.
