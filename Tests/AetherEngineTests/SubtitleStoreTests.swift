@@ -1,5 +1,6 @@
 @testable import AetherEngine
 import CFFmpeg
+import Foundation
 import Testing
 
 /// The store's ordering, windows and caps, with cues inserted directly (no decoder involved).
@@ -74,6 +75,25 @@ import Testing
         #expect(kept.count <= SubtitleStore.maxCues)
         #expect(kept.last?.text == "\(n - 1)", "the newest cues are kept")
         #expect(s.active(at: Double(n) * 0.001).count <= SubtitleStore.maxActive)
+    }
+
+    @Test func aLatin1SidecarIsReadInItsCodePage() throws {
+        let path = NSTemporaryDirectory() + "aether-latin1-\(UUID().uuidString).srt"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // "Café déjà vu — naïve" in CP1252 (0x97 is the em dash there).
+        let text: [UInt8] = Array("1\r\n00:00:01,000 --> 00:00:02,000\r\nCaf".utf8) + [0xE9] + Array(" d".utf8) + [0xE9]
+            + Array("j".utf8) + [0xE0] + Array(" vu ".utf8) + [0x97] + Array(" na".utf8) + [0xEF] + Array("ve\r\n\r\n".utf8)
+        try Data(text).write(to: URL(fileURLWithPath: path))
+        let s = store()
+        let id = try s.addSidecar(path: path)
+        #expect(s.cues(track: id).map(\.text) == ["Café déjà vu — naïve"])
+    }
+
+    @Test func aSidecarMustBeARegularFile() throws {
+        let path = NSTemporaryDirectory() + "aether-fifo-\(UUID().uuidString).srt"
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: SubtitleStore.SidecarError.self) { try store().addSidecar(path: path) }
     }
 
     @Test func longTextIsCut() {
