@@ -331,6 +331,32 @@ import Testing
         player.stop()
     }
 
+    @Test func sidCanPickASubFileTrack() throws {
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.subtitleFiles = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt")]
+        let embedded = try MediaProbe.probe(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")).subtitles.count
+        o.subtitleTrack = embedded  // the first track after the embedded ones: the --sub-file
+        try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
+        let active = try #require(player.activeSubtitleTrack)
+        #expect(player.subtitleTracks[active].source == .sidecar(path: o.subtitleFiles[0]))
+        #expect(player.subtitleCues(at: 0.7).compactMap(\.text) == ["Sidecar one"])
+        player.stop()
+    }
+
+    @Test func switchingTracksFetchesTheNewTracksCues() throws {
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.subtitlesEnabled = false
+        try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
+        #expect(player.subtitleStore?.cues(track: 0).isEmpty == true, "no track selected: nothing decoded")
+        player.selectSubtitleTrack(0)   // paused at 0: the look-behind reader fetches the cues
+        #expect(waitUntil(5) { player.subtitleCues(at: 0.7).compactMap(\.text) == ["Hello from aether"] })
+        player.stop()
+    }
+
     @Test func assOverridesAreStripped() throws {
         let player = Player()
         var o = PlayerOptions()

@@ -57,6 +57,15 @@ import Testing
         #expect(s.display("#{mouse_any_flag}") == "0" && s.display("#{mouse_standard_flag}") == "0", "mouse reporting left on")
     }
 
+    @Test func aBroadcastTimelineRunsFromZeroAndLengthEndsIt() throws {
+        // An MPEG-TS whose timestamps start at 3600 s: the bar reads from 0:00, and --length
+        // counts from the file's start.
+        let s = try start("hostile/ts-offset-3600.ts", ["--length=3"])
+        let first = s.screen()
+        #expect(first.contains("00:00 / 00:10") || first.contains("00:01 / 00:10"), "transport bar:\n\(first)")
+        #expect(s.waitFor(10) { $0.contains("EXIT=0") }, "--length=3 did not end playback:\n\(s.screen())")
+    }
+
     @Test func audioDropdownListsTracksAndSwitchesToFrench() throws {
         let s = try start("h264-aac-2audio-srt-ass.mkv", ["--pause"])
         s.send("a")
