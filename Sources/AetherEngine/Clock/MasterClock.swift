@@ -23,7 +23,7 @@ public final class MasterClock: Sendable {
         var limit = Double.infinity
     }
 
-    private let state = Mutex(State())
+    private let state = Guarded(State())
     private let now: @Sendable () -> Double
     public let policy: SyncPolicy
 

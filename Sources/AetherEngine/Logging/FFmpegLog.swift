@@ -7,7 +7,7 @@ import Synchronization
 public enum FFmpegLog {
     /// A `FILE*` is only touched under the mutex, so handing it across threads is safe.
     private struct LogFile: @unchecked Sendable { let handle: UnsafeMutablePointer<FILE> }
-    private static let sink = Mutex<LogFile?>(nil)
+    private static let sink = Guarded<LogFile?>(nil)
 
     /// Sends FFmpeg's log lines at `level` (an `AV_LOG_*` value) or more severe to `path`;
     /// with no path, FFmpeg is silenced. Call once at start-up.

@@ -30,15 +30,15 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let audioQueue: BoundedQueue<QueueItem<Packet>>
     let frameQueue: BoundedQueue<QueueItem<VideoFrame>>
     let sink: AudioSink?
-    let renderSize = Mutex<PixelSize?>(nil)
-    let onFrame = Mutex<(@Sendable (VideoFrame) -> Void)?>(nil)
+    let renderSize = Guarded<PixelSize?>(nil)
+    let onFrame = Guarded<(@Sendable (VideoFrame) -> Void)?>(nil)
     let subtitles: SubtitleStore
-    let warnings = Mutex<[String]>([])
+    let warnings = Guarded<[String]>([])
     let endTime: Double?
     let threads = SessionThreads()
     /// Options the source was opened with (headers, protocol whitelist), for second readers.
     let openOptions: [String: String]
-    let decoderNames = Mutex<(video: String, audio: String, deinterlacing: Bool)>(("", "", false))
+    let decoderNames = Guarded<(video: String, audio: String, deinterlacing: Bool)>(("", "", false))
     /// Decoder for the current audio stream; owned by the audio thread after start.
     var audioDecoder: AudioDecoder?
     /// Owned by the video thread after start.

@@ -38,7 +38,7 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     /// Sidecar files larger than this are refused (a film's SRT is well under 1 MiB).
     public static let maxSidecarBytes = 64 << 20
 
-    private let state = Mutex(State())
+    private let state = Guarded(State())
     /// Per-stream decoders, used on the demux thread only.
     private var decoders: [Int: CodecContext] = [:]
     private let videoWidth: Int
@@ -56,6 +56,8 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     private var prefetchFormat: FormatContext?
     private var prefetchDecoders: [Int: CodecContext] = [:]
     private let prefetchGeneration = Atomic<Int>(0)
+    /// Cancels the look-behind reader's blocking I/O from any thread (`close()`).
+    private let prefetchInterrupt = InterruptToken()
 
     /// - Parameters:
     ///   - url: the source exactly as opened (not the sanitised name), for the look-behind reader.
@@ -176,14 +178,14 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     /// Stops a look-behind read in flight and closes its demuxer (the session is ending).
     func close() {
         prefetchGeneration.add(1, ordering: .relaxed)
-        prefetchFormat?.interrupt.cancel()
+        prefetchInterrupt.cancel()
         prefetchQueue.sync { prefetchFormat = nil; prefetchDecoders = [:] }
     }
 
     /// Runs on `prefetchQueue` only.
     private func prefetch(stream wanted: Int, from start: Double, until: Double, generation: Int) {
         if prefetchFormat == nil {
-            prefetchFormat = try? FormatContext(url: url, options: openOptions, timeout: 5)
+            prefetchFormat = try? FormatContext(url: url, options: openOptions, timeout: 5, interrupt: prefetchInterrupt)
             guard let format = prefetchFormat else { return }
             for i in 0..<format.streamCount {
                 guard let stream = format.stream(i) else { continue }

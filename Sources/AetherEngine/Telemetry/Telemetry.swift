@@ -97,7 +97,7 @@ final class Telemetry: Sendable {
         var stageMs = [0.0, 0.0, 0.0, 0.0]
     }
 
-    let counters = Mutex(Counters())
+    let counters = Guarded(Counters())
 
     init() {
         let now = MonotonicClock.seconds()
