@@ -39,6 +39,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // libFuzzer targets (media, subtitle, theme); a file replayer when built normally.
+        // Tests/Scripts/fuzz.sh builds it with -sanitize=fuzzer,address -DFUZZING.
+        .executableTarget(name: "aether-fuzz", dependencies: ["AetherEngine", "AetherTUI"]),
+
         // Fixtures, the PulseAudio null sink, and running the built binary, for every test target.
         .target(name: "AetherTestSupport", path: "Tests/AetherTestSupport"),
 

@@ -165,6 +165,30 @@ import Testing
         #expect(r.stderr.contains("is not a regular file"), "\(r.stderr)")
     }
 
+    /// Inputs the fuzzers found (Tests/Fuzz/Regressions) plus the hostile corpus, replayed
+    /// through the fuzz entry points by the normally built `aether-fuzz`.
+    @Test func fuzzRegressionsReplayWithoutACrash() throws {
+        let fuzz = URL(fileURLWithPath: TestEnvironment.binary).deletingLastPathComponent().appendingPathComponent("aether-fuzz").path
+        let regressions = TestEnvironment.root.appendingPathComponent("Tests/Fuzz/Regressions")
+        func files(_ dir: String) -> [String] {
+            let path = regressions.appendingPathComponent(dir).path
+            return ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+                .filter { !$0.hasPrefix(".") }.sorted().map { path + "/" + $0 }
+        }
+        let hostile = TestEnvironment.fixtureDirectory.appendingPathComponent("hostile").path
+        _ = TestEnvironment.fixture("hostile/ts-offset-3600.ts")
+        let corpus = ((try? FileManager.default.contentsOfDirectory(atPath: hostile)) ?? [])
+            .filter { !$0.hasSuffix(".srt") }.sorted().map { hostile + "/" + $0 }
+        let themes = ((try? FileManager.default.contentsOfDirectory(atPath: TestEnvironment.root.appendingPathComponent("themes").path)) ?? [])
+            .map { TestEnvironment.root.appendingPathComponent("themes/" + $0).path }
+        for (target, inputs) in [("media", files("media") + corpus), ("subtitle", files("subtitle")), ("theme", files("theme") + themes)]
+        where !inputs.isEmpty {
+            let r = Process.run([fuzz, target] + inputs, timeout: 300)
+            #expect(r.status == 0, "aether-fuzz \(target): status \(r.status)\n\(r.stderr.suffix(2000))")
+            #expect(r.stdout.contains("\(inputs.count) input(s) replayed"), "\(r.stdout)")
+        }
+    }
+
     @Test func headerInjectionIsRefused() {
         let r = Process.run([TestEnvironment.binary, TestEnvironment.fixture("h264-720p.mkv"), "--vo=null", "--ao=null",
                              "--length=1", "--http-header-fields", "X-A: 1\r\nEvil: yes"], timeout: 15)

@@ -45,11 +45,32 @@ public final class FormatContext {
     /// - Parameters:
     ///   - options: demuxer/protocol options (e.g. `headers`, `user_agent`).
     ///   - timeout: seconds that opening and probing may block before giving up.
-    public init(url: String, options: [String: String] = [:], timeout: Double = 15,
-                interrupt: InterruptToken = InterruptToken()) throws(FFmpegError) {
+    public convenience init(url: String, options: [String: String] = [:], timeout: Double = 15,
+                            interrupt: InterruptToken = InterruptToken()) throws(FFmpegError) {
+        try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, memory: nil)
+    }
+
+    /// Demuxes `bytes` from memory through a custom AVIOContext (fuzzing, tests): no file, no
+    /// protocol is ever opened.
+    public convenience init(bytes: [UInt8], timeout: Double = 5) throws(FFmpegError) {
+        let memory = try MemoryInput(bytes)
+        try self.init(url: "memory:", options: ["protocol_whitelist": "none"], timeout: timeout,
+                      interrupt: InterruptToken(), memory: memory)
+    }
+
+    /// The in-memory byte source, kept alive (and freed) after the demuxer that reads it.
+    private let memory: MemoryInput?
+
+    private init(url: String, options: [String: String], timeout: Double,
+                 interrupt: InterruptToken, memory: MemoryInput?) throws(FFmpegError) {
         self.url = url
         self.interrupt = interrupt
+        self.memory = memory
         guard var ctx = avformat_alloc_context() else { throw .outOfMemory("avformat_alloc_context") }
+        if let memory {
+            ctx.pointee.pb = memory.context
+            ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        }
         ctx.pointee.interrupt_callback = AVIOInterruptCB(
             callback: interruptCallback, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
         var dict: OpaquePointer? = nil
@@ -58,7 +79,7 @@ public final class FormatContext {
         interrupt.arm(seconds: timeout)
         var maybe: UnsafeMutablePointer<AVFormatContext>? = ctx
         // On failure avformat_open_input frees the context and sets it to NULL.
-        let opened = avformat_open_input(&maybe, url, nil, &dict)
+        let opened = avformat_open_input(&maybe, memory == nil ? url : nil, nil, &dict)
         guard opened >= 0, let ok = maybe else {
             interrupt.arm(seconds: nil)
             throw FFmpegError(code: opened, function: "avformat_open_input")
@@ -115,5 +136,75 @@ public final class FormatContext {
         interrupt.arm(seconds: timeout)
         defer { interrupt.arm(seconds: nil) }
         try check(avformat_seek_file(pointer, -1, Int64.min, ts, ts, 0), "avformat_seek_file")
+    }
+}
+
+/// Owns an AVIOContext reading from a byte array (and the buffer FFmpeg reads through); freed
+/// exactly once, after the demuxer that uses it.
+final class MemoryInput {
+    let context: UnsafeMutablePointer<AVIOContext>
+    private let data: UnsafeMutableRawBufferPointer
+    private var position = 0
+
+    init(_ bytes: [UInt8]) throws(FFmpegError) {
+        data = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        data.copyBytes(from: bytes)
+        let size = 4096
+        guard let buffer = av_malloc(size) else {
+            data.deallocate()
+            throw .outOfMemory("av_malloc")
+        }
+        var made: UnsafeMutablePointer<AVIOContext>?
+        let count = bytes.count
+        made = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, nil,
+            { opaque, out, wanted in
+                let me = Unmanaged<MemoryInput>.fromOpaque(opaque!).takeUnretainedValue()
+                return me.read(into: out, wanted: Int(wanted))
+            }, nil,
+            { opaque, offset, whence in
+                let me = Unmanaged<MemoryInput>.fromOpaque(opaque!).takeUnretainedValue()
+                return me.seek(offset, whence)
+            })
+        guard let made else {
+            av_free(buffer)
+            data.deallocate()
+            throw .outOfMemory("avio_alloc_context")
+        }
+        context = made
+        self.count = count
+        context.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    private let count: Int
+
+    deinit {
+        var ctx: UnsafeMutablePointer<AVIOContext>? = context
+        av_freep(&ctx!.pointee.buffer)
+        avio_context_free(&ctx)
+        data.deallocate()
+    }
+
+    private func read(into out: UnsafeMutablePointer<UInt8>?, wanted: Int) -> Int32 {
+        guard let out, wanted > 0 else { return 0 }
+        let n = min(wanted, count - position)
+        guard n > 0 else { return aether_AVERROR_EOF() }
+        out.update(from: data.baseAddress!.advanced(by: position).assumingMemoryBound(to: UInt8.self), count: n)
+        position += n
+        return Int32(n)
+    }
+
+    private func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
+        if whence & AVSEEK_SIZE != 0 { return Int64(count) }
+        let base: Int64
+        switch whence & ~AVSEEK_FORCE {
+        case SEEK_SET: base = 0
+        case SEEK_CUR: base = Int64(position)
+        case SEEK_END: base = Int64(count)
+        default: return -1
+        }
+        let (target, overflow) = base.addingReportingOverflow(offset)
+        guard !overflow, target >= 0, target <= Int64(count) else { return -1 }
+        position = Int(target)
+        return target
     }
 }

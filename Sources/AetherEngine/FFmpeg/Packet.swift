@@ -9,6 +9,14 @@ public final class Packet: @unchecked Sendable {  // handed from thread to threa
         pointer = p
     }
 
+    /// A packet holding a copy of `bytes` (with FFmpeg's zeroed input padding).
+    /// The corresponding C function is `av_new_packet`.
+    public convenience init(bytes: [UInt8]) throws(FFmpegError) {
+        try self.init()
+        try check(av_new_packet(pointer, Int32(clamping: bytes.count)), "av_new_packet")
+        if !bytes.isEmpty { pointer.pointee.data.update(from: bytes, count: bytes.count) }
+    }
+
     deinit {
         var doomed: UnsafeMutablePointer<AVPacket>? = pointer
         av_packet_free(&doomed)

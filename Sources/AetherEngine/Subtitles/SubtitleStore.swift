@@ -380,11 +380,16 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     /// end from end_display_time, else the packet duration, else 5 s.
     static func decode(_ packet: Packet, decoder: CodecContext, stream: UnsafeMutablePointer<AVStream>,
                        timeline: Timeline, width: Int, height: Int, origin: Double? = nil) -> [SubtitleCue] {
+        decode(packet, decoder: decoder, timeBase: stream.pointee.time_base, timeline: timeline,
+               width: width, height: height, origin: origin)
+    }
+
+    static func decode(_ packet: Packet, decoder: CodecContext, timeBase tb: AVRational,
+                       timeline: Timeline, width: Int, height: Int, origin: Double? = nil) -> [SubtitleCue] {
         var sub = AVSubtitle()
         var got: Int32 = 0
         guard avcodec_decode_subtitle2(decoder.pointer, &sub, &got, packet.pointer) >= 0, got != 0 else { return [] }
         defer { avsubtitle_free(&sub) }
-        let tb = stream.pointee.time_base
         let line = origin.map { Timeline(origin: $0) } ?? timeline
         guard let pts = line.seconds(packet.pts, tb) ?? line.seconds(sub.pts, AVRational(num: 1, den: AV_TIME_BASE)),
               pts.sane(in: -1e9...1e9) != nil else { return [] }

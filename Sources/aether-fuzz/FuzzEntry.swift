@@ -1,0 +1,83 @@
+import AetherEngine
+import AetherTUI
+import Foundation
+
+/// libFuzzer targets over the code that reads untrusted bytes, chosen by `AETHER_FUZZ_TARGET`:
+/// - `media`: demux (from memory, through a custom AVIOContext), probe, and decode with the
+///   playback decoders, filters, scaler, resampler and subtitle decoders;
+/// - `subtitle`: one packet into a subtitle decoder (first byte picks the codec) and the cue
+///   clean-up (ASS stripping, sanitising, the bitmap palette walk);
+/// - `theme`: the theme parser.
+///
+/// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
+/// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
+/// through the same entry point, so crashes kept as regression files are re-checked.
+enum FuzzTarget: String, CaseIterable {
+    case media, subtitle, theme
+
+    nonisolated(unsafe) static var current: FuzzTarget =
+        ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .media:
+            _ = DecodeCheck.media(bytes, maxPackets: 300)
+        case .subtitle:
+            _ = DecodeCheck.subtitle(bytes)
+        case .theme:
+            _ = try? ThemeLoader.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz", file: "fuzz.theme")
+        }
+    }
+}
+
+@_cdecl("LLVMFuzzerInitialize")
+public func fuzzInitialize(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+    try? FFmpegLog.configure(path: nil)
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    FuzzTarget.current.run(bytes)
+    return 0
+}
+
+#if FUZZING
+/// libFuzzer's driver, run from the entry point SwiftPM gives an executable target
+/// (`aether_fuzz_main`, which it links as `main`).
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
+                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+
+@_cdecl("aether_fuzz_main")
+func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var vector = argv
+    _ = fuzzInitialize(nil, nil)
+    return LLVMFuzzerRunDriver(&count, &vector) { data, size in fuzzOneInput(data, size) }
+}
+#else
+@main
+struct Replay {
+    static func main() {
+        let args = Array(CommandLine.arguments.dropFirst())
+        guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme FILE…\n".utf8))
+            exit(2)
+        }
+        try? FFmpegLog.configure(path: nil)
+        var count = 0
+        for path in args.dropFirst() {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                FileHandle.standardError.write(Data("aether-fuzz: cannot read \(path)\n".utf8))
+                exit(1)
+            }
+            target.run([UInt8](data))
+            count += 1
+        }
+        print("aether-fuzz \(target.rawValue): \(count) input(s) replayed without a crash")
+    }
+}
+#endif

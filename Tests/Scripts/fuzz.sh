@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# libFuzzer over the code that reads untrusted bytes (not part of CI):
+#   bash Tests/Scripts/fuzz.sh media|subtitle|theme [seconds=600]
+# Builds Sources/aether-fuzz with -sanitize=fuzzer,address in .build-fuzz, seeds a working corpus
+# (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
+# runs for the given time, and copies any crash, leak-free timeout or OOM input into
+# Tests/Fuzz/Regressions/TARGET/ (commit those: the suite replays them on every run).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+target="${1:?usage: fuzz.sh media|subtitle|theme [seconds]}"
+seconds="${2:-600}"
+case "$target" in media|subtitle|theme) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+swift build --product aether-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
+corpus="Tests/Fixtures/out/fuzz/$target"
+artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
+regressions="Tests/Fuzz/Regressions/$target"
+mkdir -p "$corpus" "$artifacts" "$regressions"
+seed() {  # seed NAME FILE: the first 64 KiB of FILE
+    head -c 65536 "$2" > "$corpus/seed-$1" 2>/dev/null || true
+}
+case "$target" in
+    media)
+        bash Tests/Fixtures/make-fixtures.sh >/dev/null
+        for f in Tests/Fixtures/out/*.{mkv,mp4,webm,ts,avi,ogg,flv,nut,wav} Tests/Fixtures/out/hostile/*.{mkv,mp4,webm,ts,nut,wav}; do
+            [ -f "$f" ] && seed "$(basename "$f")" "$f"
+        done
+        max_len=65536 ;;
+    subtitle)
+        # First byte picks the codec (DecodeCheck.subtitleCodecs): 0 subrip, 1 ass, 2 webvtt, 3 mov_text,
+        # 4 PGS, 5 DVD, 6 DVB.
+        printf '\x00Hello <i>world</i>\n<font color="red">x</font>' > "$corpus/seed-subrip"
+        printf '\x010,0,Default,,0,0,0,,{\\an8\\c&H00FF00&}Top {\\b1}bold{\\b0}\\Nline' > "$corpus/seed-ass"
+        printf '\x02<v Bob>Hi</v> <c.red>there</c>' > "$corpus/seed-webvtt"
+        printf '\x03\x00\x05hello' > "$corpus/seed-movtext"
+        for f in Tests/Fixtures/out/*.sup; do [ -f "$f" ] && { printf '\x04'; head -c 4096 "$f"; } > "$corpus/seed-pgs-$(basename "$f")"; done
+        max_len=16384 ;;
+    theme)
+        for f in themes/*.theme; do cp "$f" "$corpus/seed-$(basename "$f")"; done
+        max_len=8192 ;;
+esac
+cp "$regressions"/* "$corpus"/ 2>/dev/null || true
+log="Tests/Fixtures/out/fuzz/$target.log"
+set +e
+AETHER_FUZZ_TARGET="$target" ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1" \
+    .build-fuzz/debug/aether-fuzz "$corpus" -max_total_time="$seconds" -max_len="$max_len" -timeout=20 \
+    -rss_limit_mb=3072 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
+status=$?
+set -e
+found=0
+for f in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-*; do
+    [ -f "$f" ] || continue
+    cp "$f" "$regressions/"; found=$((found + 1))
+done
+grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|cov: [0-9]+" "$log" | tail -4
+echo "fuzz $target: ${seconds}s, exit $status, $found new regression input(s) in $regressions (log: $log)"
+exit $status
