@@ -45,6 +45,28 @@ import Testing
         player.stop()
     }
 
+    /// `stop()` joins every thread within a second whatever the session is doing: playing,
+    /// paused, mid-seek, after the end, or before the audio device ever started.
+    @Test func stopReturnsPromptlyInEveryState() throws {
+        let states: [(String, (Player) -> Void)] = [
+            ("playing", { $0.play(); Thread.sleep(forTimeInterval: 0.5) }),
+            ("paused", { $0.play(); Thread.sleep(forTimeInterval: 0.3); $0.pause() }),
+            ("seeking", { $0.play(); $0.seek(to: 6); $0.seek(to: 2) }),
+            ("loaded", { _ in }),
+            ("ended", { p in p.play(); _ = self.wait(5) { p.state == .ended } }),
+        ]
+        for (name, setUp) in states {
+            let player = Player()
+            try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = name == "ended" ? 1 : nil })
+            setUp(player)
+            let start = MonotonicTime.now()
+            player.stop()
+            let took = MonotonicTime.now() - start
+            #expect(took < 1.2, "stop() while \(name) took \(took) s")
+            #expect(player.state == .idle)
+        }
+    }
+
     @Test func doubleSpeedTakesHalfTheTime() throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 8; $0.speed = 2 })
