@@ -28,6 +28,11 @@ struct EngineBenchmark: ParsableCommand {
     @Option(help: ArgumentHelp("The aether-tui binary (default: next to aether-bench).", valueName: "path"))
     var player: String?
     @Option(help: ArgumentHelp("--ao for headless playback.", valueName: "null|alsa")) var ao = "null"
+    @Option(help: ArgumentHelp("An earlier build of aether-tui to run alternately with ours in the playback part (ours ÷ baseline is reported).", valueName: "path"))
+    var baselinePlayer: String?
+    @Option(help: ArgumentHelp("--vo for the playback part; halfblock and sixel run in a pseudo-terminal (script).", valueName: "null|halfblock|sixel"))
+    var vo = "null"
+    @Option(help: ArgumentHelp("Pseudo-terminal size for --vo halfblock/sixel, in cells.", valueName: "COLSxROWS")) var ttySize = "160x48"
     @Option(help: ArgumentHelp("Size seek frames are delivered at, or none (timing only).", valueName: "WxH|none"))
     var seekRenderSize = "1280x720"
     @Option(help: "Scratch directory (decode clips are cached here).") var workDir = "/tmp/aether-bench-engine"
@@ -94,7 +99,10 @@ struct EngineBenchmark: ParsableCommand {
             guard FileManager.default.isExecutableFile(atPath: binary) else {
                 throw ValidationError("no aether-tui at \(binary): build it (swift build -c release --product aether-tui) or pass --player")
             }
-            let bench = HeadlessPlaybackCost(player: binary, audioOutput: ao, repeats: repeats, workDir: workDir)
+            var bench = HeadlessPlaybackCost(player: binary, audioOutput: ao, repeats: repeats, workDir: workDir)
+            bench.baseline = baselinePlayer
+            bench.videoOutput = vo
+            bench.ttySize = ttySize
             report.playback = try bench.measure(file: file)
             progress("playback: \(Stats.fmt(report.playback!.cpuPerMediaSecond, 3)) CPU s per media s")
         }
@@ -144,7 +152,7 @@ struct EngineBenchmark: ParsableCommand {
         }
         if let p = r.playback {
             out.append("")
-            out.append("== headless playback, \(p.file) (\(Stats.fmt(p.fileSeconds)) s) ==")
+            out.append("== playback, --vo=\(p.videoOutput), \(p.file) (\(Stats.fmt(p.fileSeconds)) s) ==")
             out.append("   ours:  \(p.command.replacingOccurrences(of: p.file, with: "F"))")
             out.append("   floor: \(p.ffmpegCommand.replacingOccurrences(of: p.file, with: "F"))")
             out.append(pad("CPU s per media s", 24) + "ours \(Stats.fmt(p.cpuPerMediaSecond, 4))   ffmpeg floor \(Stats.fmt(p.ffmpegCPUPerMediaSecond, 4))   ratio \(Stats.fmt(p.cpuRatio, 2))x")
@@ -152,6 +160,11 @@ struct EngineBenchmark: ParsableCommand {
             out.append(pad("A/V gap ms", 24) + "mean \(Stats.fmt(p.avGapMeanMs)) (signed)   p95 \(Stats.fmt(p.avGapP95Ms))   max \(Stats.fmt(p.avGapMaxMs))   worst run max \(Stats.fmt(p.avGapWorstMs))   clock \(p.clockSource)")
             out.append(pad("frames", 24) + "presented \(Int(p.framesPresented))   dropped \(Int(p.framesDropped))")
             out.append(pad("per run", 24) + p.runs.map { "\(Stats.fmt($0.cpuPerMediaSecond, 4))" }.joined(separator: " ") + " CPU s/media s")
+            if let base = p.baselineCPUPerMediaSecond, let ratio = p.cpuRatioToBaseline {
+                out.append("   baseline: \((p.baselineCommand ?? "").replacingOccurrences(of: p.file, with: "F"))")
+                out.append(pad("baseline (same loop)", 24) + "CPU s per media s \(Stats.fmt(base, 4))   ours ÷ baseline \(Stats.fmt(ratio, 3))x   A/V p95 \(Stats.fmt(p.baselineAvGapP95Ms ?? 0)) ms   presented \(Int(p.baselineFramesPresented ?? 0))   dropped \(Int(p.baselineFramesDropped ?? 0))")
+                out.append(pad("baseline per run", 24) + (p.baselineRuns ?? []).map { "\(Stats.fmt($0.cpuPerMediaSecond, 4))" }.joined(separator: " ") + " CPU s/media s")
+            }
         }
         if let s = r.seek {
             out.append("")

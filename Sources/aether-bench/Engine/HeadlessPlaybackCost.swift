@@ -4,11 +4,29 @@ import Foundation
 /// CPU per media second and the A/V gap of real-time headless playback: the real binary,
 /// `aether-tui FILE --vo=null --ao=null --stats-file=…`, measured with `wait4`, alternating with
 /// the floor `ffmpeg -i FILE -f null -` (audio and video decoded as fast as possible) on the same file.
+///
+/// With `baseline`, a second build of the player (an earlier commit) runs in the same loop,
+/// alternating with ours, so a change is judged against its baseline on the same noisy machine.
+/// With `videoOutput` other than `null`, each player runs in a pseudo-terminal of `ttySize` cells
+/// (`script`), painting half-blocks or sixels into a reader that takes bytes as fast as it can.
 struct HeadlessPlaybackCost {
     let player: String
     let audioOutput: String
     let repeats: Int
     let workDir: String
+    var baseline: String? = nil
+    var videoOutput = "null"
+    var ttySize = "160x48"
+
+    /// The command line for `binary`: headless, or the TUI inside `script`'s pseudo-terminal.
+    func command(_ binary: String, file: String, stats: String) -> [String] {
+        let args = [binary, file, "--vo=\(videoOutput)", "--ao=\(audioOutput)", "--stats-file=\(stats)"]
+        guard videoOutput != "null" else { return args }
+        let wh = ttySize.split(separator: "x")
+        let quoted = args.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let shell = "stty cols \(wh.first ?? "160") rows \(wh.last ?? "48"); TERM=xterm-256color COLORTERM=truecolor exec \(quoted) >/dev/null"
+        return ["script", "-q", "-e", "-c", shell, "/dev/null"]
+    }
 
     /// The fields of aether-tui's `--stats-file` summary line that are used here.
     struct Summary: Decodable {
@@ -59,6 +77,15 @@ struct HeadlessPlaybackCost {
         /// Ours ÷ ffmpeg, CPU per media second.
         var cpuRatio: Double
         var runs: [Run]
+        var videoOutput: String = "null"
+        /// The baseline build's medians from the same loop, and ours ÷ baseline.
+        var baselineCommand: String?
+        var baselineCPUPerMediaSecond: Double?
+        var baselineAvGapP95Ms: Double?
+        var baselineFramesPresented: Double?
+        var baselineFramesDropped: Double?
+        var cpuRatioToBaseline: Double?
+        var baselineRuns: [Run]?
     }
 
     enum Failure: Error, CustomStringConvertible {
@@ -75,24 +102,29 @@ struct HeadlessPlaybackCost {
     func measure(file: String) throws -> Result {
         guard let duration = (try? MediaProbe.probe(url: file))?.duration, duration > 0 else { throw Failure.probe(file) }
         let stats = "\(workDir)/headless-stats.jsonl"
-        let ours = [player, file, "--vo=null", "--ao=\(audioOutput)", "--stats-file=\(stats)"]
+        let ours = command(player, file: file, stats: stats)
+        let theirs = baseline.map { command($0, file: file, stats: stats) }
         let ffmpeg = ["ffmpeg", "-nostdin", "-v", "error", "-i", file, "-f", "null", "-"]
-        var runs: [Run] = [], floor: [Measured] = []
-        for _ in 0..<repeats {
+        var runs: [Run] = [], baselineRuns: [Run] = [], floor: [Measured] = []
+        func once(_ argv: [String]) throws -> Run {
             try? FileManager.default.removeItem(atPath: stats)
-            let m = Spawn.run(ours)
-            guard m.status == 0, let summary = Self.summary(stats) else { throw Failure.player(ours.joined(separator: " ")) }
-            runs.append(Run(cpuSeconds: m.cpuSeconds, wallSeconds: m.wallSeconds, mediaSeconds: summary.mediaSeconds,
-                            framesPresented: summary.framesPresented, framesDropped: summary.framesDropped,
-                            avGapMeanMs: summary.avGapMeanMs, avGapP95Ms: summary.avGapP95Ms, avGapMaxMs: summary.avGapMaxMs,
-                            clockSource: summary.clockSource))
+            let m = Spawn.run(argv)
+            guard m.status == 0, let summary = Self.summary(stats) else { throw Failure.player(argv.joined(separator: " ")) }
+            return Run(cpuSeconds: m.cpuSeconds, wallSeconds: m.wallSeconds, mediaSeconds: summary.mediaSeconds,
+                       framesPresented: summary.framesPresented, framesDropped: summary.framesDropped,
+                       avGapMeanMs: summary.avGapMeanMs, avGapP95Ms: summary.avGapP95Ms, avGapMaxMs: summary.avGapMaxMs,
+                       clockSource: summary.clockSource)
+        }
+        for _ in 0..<repeats {
+            runs.append(try once(ours))
+            if let theirs { baselineRuns.append(try once(theirs)) }
             let f = Spawn.run(ffmpeg)
             guard f.status == 0 else { throw Failure.ffmpeg(ffmpeg.joined(separator: " ")) }
             floor.append(f)
         }
         let cpuPerMediaSecond = Stats.median(runs.map(\.cpuPerMediaSecond))
         let ffmpegCPU = Stats.median(floor.map(\.cpuSeconds))
-        return Result(
+        var result = Result(
             file: file, command: ours.joined(separator: " "), ffmpegCommand: ffmpeg.joined(separator: " "),
             fileSeconds: duration,
             cpuPerMediaSecond: cpuPerMediaSecond,
@@ -105,6 +137,18 @@ struct HeadlessPlaybackCost {
             ffmpegCPUSeconds: ffmpegCPU, ffmpegCPUPerMediaSecond: ffmpegCPU / duration,
             ffmpegWallSeconds: Stats.median(floor.map(\.wallSeconds)),
             cpuRatio: cpuPerMediaSecond / (ffmpegCPU / duration), runs: runs)
+        result.videoOutput = videoOutput
+        if let theirs, !baselineRuns.isEmpty {
+            let base = Stats.median(baselineRuns.map(\.cpuPerMediaSecond))
+            result.baselineCommand = theirs.joined(separator: " ")
+            result.baselineCPUPerMediaSecond = base
+            result.baselineAvGapP95Ms = Stats.median(baselineRuns.map(\.avGapP95Ms))
+            result.baselineFramesPresented = Stats.median(baselineRuns.map { Double($0.framesPresented) })
+            result.baselineFramesDropped = Stats.median(baselineRuns.map { Double($0.framesDropped) })
+            result.cpuRatioToBaseline = cpuPerMediaSecond / max(0.000_001, base)
+            result.baselineRuns = baselineRuns
+        }
+        return result
     }
 
     /// The last `{"summary": …}` line of a stats file.
