@@ -2,9 +2,15 @@ import Foundation
 
 /// Runs a command in a detached tmux session of fixed size on a private server, to drive the
 /// real binary as a user would (send-keys) and read the screen (capture-pane).
+///
+/// Each session has its own server (a unique `-L` socket), and the server and everything it
+/// started end with the session: ``close()`` (also run by `deinit`) kills the server, then
+/// SIGKILLs whatever of the server and the panes' process groups is still alive, so a test leaves
+/// no tmux server, shell or player behind, whether it passes, fails or throws.
 public final class TmuxSession: @unchecked Sendable {  // used from one test at a time
     public let socket: String
     public let name = "t"
+    private var closed = false
 
     /// - Parameters:
     ///   - command: argv; after it exits the pane prints `EXIT=<status>` and stays open.
@@ -20,7 +26,39 @@ public final class TmuxSession: @unchecked Sendable {  // used from one test at 
         tmux(["set-option", "-g", "status", "off"])
     }
 
-    deinit { tmux(["kill-server"]) }
+    deinit { close() }
+
+    /// Ends the server and every process in its panes. Safe to call more than once.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        let server = Int32(tmux(["display-message", "-p", "#{pid}"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        // Each pane's shell leads its own process group (tmux calls setsid for it).
+        let groups = tmux(["list-panes", "-a", "-F", "#{pane_pid}"]).stdout
+            .split(separator: "\n").compactMap { Int32($0) }.filter { $0 > 1 }
+        tmux(["kill-server"])
+        let deadline = MonotonicTime.now() + 2
+        func alive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 }
+        while MonotonicTime.now() < deadline, (server.map(alive) ?? false) || groups.contains(where: alive) {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        for group in groups { kill(-group, SIGKILL) }
+        if let server, server > 1, alive(server) { kill(server, SIGKILL) }
+    }
+
+    /// The pids of the processes running in the pane: the shell (`pane_pid`) and its descendants.
+    public var paneProcesses: [Int32] {
+        guard let shell = Int32(display("#{pane_pid}")), shell > 1 else { return [] }
+        var result: [Int32] = [shell]
+        var frontier = [shell]
+        while let parent = frontier.popLast() {
+            let children = Process.run(["/usr/bin/pgrep", "-P", "\(parent)"], timeout: 5).stdout
+                .split(separator: "\n").compactMap { Int32($0) }
+            result += children
+            frontier += children
+        }
+        return result
+    }
 
     @discardableResult
     public func tmux(_ args: [String]) -> ProcessResult {
