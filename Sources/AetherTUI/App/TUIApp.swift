@@ -200,7 +200,7 @@ public final class TUIApp {
         let (cols, rows) = tty.withLock { (Curses.columns, Curses.rows) }
         layout = Layout(columns: cols, rows: rows, cellSize: cell, displayAspect: aspect,
                         renderer: info?.primaryVideo == nil ? .none : renderer,
-                        showTelemetry: view.showTelemetry, maxSixel: capabilities.sixelMaxGeometry)
+                        showTelemetry: view.showTelemetry, maxSixel: capabilities.effectiveSixelMaxGeometry)
         if renderer == .none || info?.primaryVideo == nil {
             player.setRenderSize(nil)
         } else {
