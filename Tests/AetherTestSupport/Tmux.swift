@@ -67,6 +67,20 @@ public final class TmuxSession: @unchecked Sendable {  // used from one test at 
 
     public func send(_ keys: String...) { tmux(["send-keys", "-t", name] + keys) }
 
+    /// Writes `bytes` to the pane's terminal as they are (`send-keys -H`), as if the terminal
+    /// itself sent them: for replies and escape sequences.
+    public func sendBytes(_ bytes: [UInt8]) {
+        tmux(["send-keys", "-t", name, "-H"] + bytes.map { String($0, radix: 16) })
+    }
+
+    /// The pid of the first process named `name` running in the pane (the shell's descendants).
+    public func pid(of command: String) -> Int32? {
+        paneProcesses.dropFirst().first { pid in
+            (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) == command
+        }
+    }
+
     /// The screen as text (`colours`: with SGR escapes, `capture-pane -e`).
     public func screen(colours: Bool = false) -> String {
         tmux(["capture-pane", "-p", "-t", name] + (colours ? ["-e"] : [])).stdout

@@ -130,6 +130,34 @@ import Testing
         #expect(s.display("#{cursor_flag}") == "1")
     }
 
+    /// Replies that come after the probe's budget (a slow ssh link) are not keys: before, a
+    /// late DA1 lowered the speed, changed the volume, opened help and the subtitle menu.
+    @Test func lateTerminalRepliesAreNotKeys() throws {
+        let s = try start("h264-aac-2audio-srt-ass.mkv", ["--pause"])
+        #expect(s.waitFor(3) { $0.contains("vol 100%") && $0.contains("1.00×") })
+        let replies = [
+            "\u{1B}[?63;1;2;4;6;9;15;16;17;18;21;22;28c",   // DA1: [ ? 6 9 … c would be keys
+            "\u{1B}[4;600;800t", "\u{1B}[6;20;10t", "\u{1B}[8;30;100t",   // window reports: 0 is volume up
+            "\u{1B}[?1;0;256S", "\u{1B}[?2;0;1000;1000S",     // XTSMGRAPHICS
+            "\u{1B}[12;40R", "\u{1B}[?2026;2$y", "\u{1B}[0n",
+            "\u{1B}P1$r0m\u{1B}\\", "\u{1B}]11;rgb:0000/0000/0000\u{1B}\\", "\u{1B}_Gi=31;OK\u{1B}\\",
+        ]
+        for reply in replies {
+            s.sendBytes(Array(reply.utf8))
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let screen = s.screen()
+        #expect(screen.contains("vol 100%") && screen.contains("1.00×"), "a reply changed speed or volume:\n\(screen)")
+        #expect(!screen.contains("Keys") && !screen.contains("Subtitle tracks") && !screen.contains("┌─ Stats"),
+                "a reply opened an overlay:\n\(screen)")
+        // Keys still work after the replies.
+        s.send("]")
+        #expect(s.waitFor(3) { $0.contains("1.10×") }, "] after the replies did nothing:\n\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     @Test func badFileIsOneLineAndNoRawMode() throws {
         let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("random.mkv")], columns: 200,
                                 environment: ["TERM": "screen-256color"])

@@ -22,6 +22,8 @@ public final class TUIApp {
     var palette: Palette!
     var layout: Layout!
     var view = ViewState()
+    /// Drops terminal replies that arrive after the probe (they are not keys).
+    var replyFilter = ReplyFilter()
     let quit = QuitSignals()
     var telemetryHistory = TelemetryHistory()
     var lastTelemetrySample = 0.0
@@ -248,7 +250,8 @@ struct ViewState {
     var overlayRects: [CellRect] = []
     var dragging = false
     var menuRect: CellRect?
-    /// ncurses may hold decoded keys (an escape sequence read whole): keep reading until ERR.
+    /// The last read stopped at `TUIApp.maxInputPerRead` with more waiting in ncurses: read again
+    /// before waiting on the fd.
     var pendingInput = false
     /// The next refresh clears the terminal (clearok): the video must be repainted after it.
     var screenCleared = false
