@@ -15,11 +15,16 @@ public final class TmuxSession: @unchecked Sendable {  // used from one test at 
     /// - Parameters:
     ///   - command: argv; after it exits the pane prints `EXIT=<status>` and stays open.
     ///   - environment: extra variables for the command.
-    public init(_ command: [String], columns: Int = 100, rows: Int = 30, environment: [String: String] = [:]) throws {
+    ///   - stdin: a file to redirect the command's input from (`/dev/tty`: the pane's terminal,
+    ///     opened read-only).
+    ///   - afterExit: shell commands run in the pane after `EXIT=` is printed (`stty -a`).
+    public init(_ command: [String], columns: Int = 100, rows: Int = 30, environment: [String: String] = [:],
+                stdin: String? = nil, afterExit: String? = nil) throws {
         socket = "aether-test-\(getpid())-\(UUID().uuidString.prefix(8))"
-        let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quoted = command.map(quote).joined(separator: " ") + (stdin.map { " < " + quote($0) } ?? "")
         let env = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
-        let shell = "\(env) \(quoted); echo EXIT=$?; sleep 600"
+        let shell = "\(env) \(quoted); echo EXIT=$?; \(afterExit.map { $0 + "; " } ?? "")sleep 600"
         let r = Process.run(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", name,
                              "-x", "\(columns)", "-y", "\(rows)", shell], timeout: 10, capture: false)
         guard r.status == 0 else { throw TmuxError(message: "tmux new-session failed (\(r.status))") }

@@ -10,11 +10,17 @@ import Testing
     }
 
     func start(_ fixture: String, _ args: [String] = [], columns: Int = 100, rows: Int = 30,
-               environment: [String: String] = [:]) throws -> TmuxSession {
+               environment: [String: String] = [:], stdin: String? = nil, afterExit: String? = nil) throws -> TmuxSession {
+        try start(path: TestEnvironment.fixture(fixture), args, columns: columns, rows: rows, environment: environment,
+                  stdin: stdin, afterExit: afterExit)
+    }
+
+    func start(path: String, _ args: [String] = [], columns: Int = 100, rows: Int = 30,
+               environment: [String: String] = [:], stdin: String? = nil, afterExit: String? = nil) throws -> TmuxSession {
         var env = ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color", "COLORTERM": "truecolor"]
         env.merge(environment) { $1 }
-        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture(fixture), "--audio-device=pulse"] + args,
-                                columns: columns, rows: rows, environment: env)
+        let s = try TmuxSession([TestEnvironment.binary, path, "--audio-device=pulse"] + args,
+                                columns: columns, rows: rows, environment: env, stdin: stdin, afterExit: afterExit)
         #expect(s.waitFor(8) { TUITests.time(in: $0) != nil }, "the transport bar never appeared:\n\(s.screen())")
         return s
     }
@@ -156,6 +162,29 @@ import Testing
         #expect(s.waitFor(3) { $0.contains("1.10×") }, "] after the replies did nothing:\n\(s.screen())")
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
+    /// Ctrl-\ (SIGQUIT) quits cleanly like SIGTERM; a crash signal restores the terminal and
+    /// then dies of it. Both with stdin redirected read-only (`< /dev/tty`), where writing the
+    /// restore bytes to the fd the termios came from would fail and leave the alternate screen on.
+    @Test(arguments: [SIGQUIT, SIGSEGV])
+    func quitAndCrashSignalsRestoreTheTerminalWithReadOnlyStdin(signal: Int32) throws {
+        // The Swift runtime's backtracer runs after the restore (on the normal screen); it would
+        // wait 30 s for a key on a terminal.
+        let s = try start("h264-720p.mkv", environment: ["SWIFT_BACKTRACE": "interactive=no"], stdin: "/dev/tty", afterExit: "stty -a")
+        #expect(s.display("#{alternate_on}") == "1")
+        let pid = try #require(s.pid(of: "aether-tui"), "no aether-tui in the pane")
+        kill(pid, signal)
+        #expect(s.waitFor(20) { $0.contains("EXIT=") && $0.contains("icanon") }, "\(s.screen())")
+        let screen = s.screen()
+        let status = signal == SIGQUIT ? 4 : 128 + Int(signal)
+        #expect(screen.contains("EXIT=\(status)"), "\(screen)")
+        #expect(s.display("#{alternate_on}") == "0", "alternate screen left on")
+        #expect(s.display("#{cursor_flag}") == "1", "cursor left hidden")
+        #expect(s.display("#{mouse_any_flag}") == "0" && s.display("#{mouse_standard_flag}") == "0", "mouse reporting left on")
+        let words = Set(screen.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" }).map(String.init))
+        #expect(words.contains("echo") && words.contains("icanon") && !words.contains("-echo") && !words.contains("-icanon"),
+                "stty -a after the exit:\n\(screen)")
     }
 
     @Test func badFileIsOneLineAndNoRawMode() throws {

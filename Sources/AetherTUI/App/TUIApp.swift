@@ -141,7 +141,9 @@ public final class TUIApp {
 
     private func startScreen() {
         aether_terminal_save(STDIN_FILENO)
-        let restore = "\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
+        // CAN and ST first: a crash can come in the middle of a sixel image (a DCS string) or an
+        // escape sequence, which would otherwise swallow the rest.
+        let restore = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
         restore.withCString { aether_terminal_set_restore_sequence($0, strlen($0)) }
         aether_terminal_install_crash_handlers()
         setlocale(LC_ALL, "")
@@ -268,15 +270,18 @@ final class SubtitleDelay: Sendable {
     func set(_ seconds: Double) { storage.store(Int64((seconds * 1000).rounded()), ordering: .relaxed) }
 }
 
-/// SIGINT, SIGTERM and SIGHUP, handled off the signal context via Dispatch: a host's loop polls
-/// `isRaised` and stops cleanly (the TUI and the headless player share it).
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT (Ctrl-\), handled off the signal context via Dispatch:
+/// a host's loop polls `isRaised` and stops cleanly, restoring the terminal (the TUI and the
+/// headless player share it). SIGQUIT would otherwise reach the Swift runtime's backtracer, which
+/// prints inside the alternate screen and leaves the terminal raw.
 public final class QuitSignals: @unchecked Sendable {  // `raised` is only touched on `queue`
+    public static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
     private var sources: [DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "aether.tui.signals")
     private var raised = false
 
     public init() {
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
+        for sig in QuitSignals.signals {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
             s.setEventHandler { [unowned self] in raised = true }
