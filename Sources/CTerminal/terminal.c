@@ -70,6 +70,9 @@ void aether_terminal_restore(void) {
 }
 
 void aether_terminal_install_altstack(void) {
+    static __thread int done;
+    if (done) return;
+    done = 1;
     stack_t current;
     if (sigaltstack(NULL, &current) == 0 && !(current.ss_flags & SS_DISABLE) && current.ss_sp != NULL) return;
     /* Enough for the handler (a few syscalls) and the Swift backtracer's own handler after it. */

@@ -1,4 +1,5 @@
 import AetherEngine
+import CTerminal
 import Foundation
 import Synchronization
 import TerminalGraphics
@@ -77,6 +78,9 @@ final class VideoPresenter: @unchecked Sendable {  // mutable state is only touc
 
     /// Present thread: paint `frame` now.
     func present(_ frame: VideoFrame) {
+        // The engine's present thread writes to the terminal too: a stack overflow there must
+        // still be able to restore it (once per thread; a thread-local check after that).
+        aether_terminal_install_altstack()
         tty.withLock {
             lastFrame = frame
             paint(frame)

@@ -24,7 +24,8 @@ void aether_terminal_restore(void);
 
 /* Gives the calling thread an alternate signal stack if it has none, so a crash handler can
    still run after a stack overflow (SIGSEGV on the guard page). Per thread: the crash handlers
-   install one for the thread that calls them; other threads call this when they start. */
+   install one for the thread that calls them; other threads call this when they start (after
+   the first call on a thread it costs a thread-local check). */
 void aether_terminal_install_altstack(void);
 
 /* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP: restore the terminal on the alternate
