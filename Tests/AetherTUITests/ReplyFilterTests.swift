@@ -98,9 +98,17 @@ import Testing
         #expect(Self.run([Self.read(string + "q")]).commands == [.quit])
     }
 
-    @Test func altKeysAndMalformedSequencesMakeNoStrayCommands() {
-        // Alt+0 (ESC 0) is not "volume up"; a CSI broken by a newline keeps the newline.
-        #expect(Self.run([Self.read("\u{1B}0")]).commands.isEmpty)
+    @Test func escapeThenAKeyInOneReadIsBothKeys() {
+        // Escape then q within ncurses' escape delay: no reply starts with ESC q.
+        #expect(Self.run([Self.read("\u{1B}q")]).keys == [.escape, .character("q")])
+        #expect(Self.run([Self.read("\u{1B}\r")]).keys == [.escape, .enter])
+    }
+
+    @Test func aMalformedSequenceKeepsWhatBrokeIt() {
+        // A CSI broken by a carriage return: the sequence is dropped, the Enter kept.
         #expect(Self.run([Self.read("\u{1B}[12\r")]).keys == [.enter])
+        // A string broken by ESC + something other than `\`: the string is dropped, and what
+        // follows is read afresh.
+        #expect(Self.run([Self.read("\u{1B}]11;x\u{1B}q")]).keys == [.escape, .character("q")])
     }
 }

@@ -18,10 +18,11 @@ enum TerminalInput: Equatable, Sendable {
 ///   and unknown keys (Ctrl+arrows on a terminfo that lacks them);
 /// - control strings up to ST (`ESC \`), C1 ST or BEL: DCS (`ESC P`, e.g. XTGETTCAP and DECRQSS
 ///   answers), OSC (`ESC ]`, colour queries), kitty's APC graphics replies (`ESC _G…`), PM, SOS;
-/// - SS3 (`ESC O x`) and two-character escapes (Alt+key, which nothing is bound to).
+/// - SS3 (`ESC O x`).
 ///
 /// A lone ESC is the Escape key: ncurses returns ESC with nothing after it only once its escape
-/// delay has passed. Two safeguards cover a reply split across reads:
+/// delay has passed. ESC followed by anything else (no reply starts that way) is the Escape key
+/// and then that key: Escape then `q` typed quickly still quits. Two safeguards cover a reply split across reads:
 /// - a sequence cut off at the end of a read continues in the next one, unless no input came
 ///   for ``staleAfter`` seconds (then it is dropped and typing works again: a lost terminator
 ///   costs at most the keys typed within a second of it);
@@ -103,11 +104,12 @@ struct ReplyFilter {
                 out.append(.character(Self.esc))
                 state = .ground
                 return false
-            case 0x00..<0x20, 0x7F:
-                state = .ground                 // ESC + a control character: keep the control
-                return false
             default:
-                state = .ground                 // ESC x: a two-character escape or Alt+key
+                // No reply starts this way: the Escape key, then a key typed within ncurses'
+                // escape delay (Escape then q, quickly), or Alt+key; both count as typed.
+                out.append(.character(Self.esc))
+                state = .ground
+                return false
             }
             return true
 
