@@ -187,6 +187,37 @@ import Testing
                 "stty -a after the exit:\n\(screen)")
     }
 
+    /// A file and its sidecar named with a right-to-left override, an escape sequence and a
+    /// zero-width space: the title, the stats box and the subtitle menu show the name cleaned,
+    /// and none of those characters reaches the terminal.
+    @Test func hostileFileNamesNeverReachTheTerminal() throws {
+        let dir = NSTemporaryDirectory() + "aether-names-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let base = dir + "/evil\u{202E}\u{1B}[31mna\u{200B}me"
+        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("h264-720p.mkv"), toPath: base + ".mkv")
+        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt"), toPath: base + ".srt")
+        let s = try start(path: base + ".mkv", ["--pause"])
+        #expect(s.waitFor(3) { $0.contains(" evilname.mkv") }, "title:\n\(s.screen())")
+        s.send("i")
+        #expect(s.waitFor(3) { $0.contains("File       evilname.mkv") && $0.contains("Subtitles  evilname.srt") },
+                "stats:\n\(s.screen())")
+        func check(_ what: String) {
+            let coloured = s.screen(colours: true)
+            for bad in ["\u{202E}", "\u{200B}", "[31m", "^["] {
+                #expect(!coloured.contains(bad) && !s.screen().contains(bad), "\(what) shows \(bad.debugDescription):\n\(coloured)")
+            }
+        }
+        check("the stats box")
+        s.send("i")
+        s.send("c")
+        #expect(s.waitFor(3) { $0.contains("Subtitle tracks") && $0.contains("evilname.srt") }, "menu:\n\(s.screen())")
+        check("the subtitle menu")
+        s.send("Escape")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     @Test func badFileIsOneLineAndNoRawMode() throws {
         let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("random.mkv")], columns: 200,
                                 environment: ["TERM": "screen-256color"])

@@ -67,7 +67,7 @@ extension TUIApp {
         Curses.fill(row: 0, column: 0, width: layout.columns, style: palette[.title])
         Curses.put(" " + title, row: 0, column: 0, style: palette[.title], width: layout.columns - 1)
         if let chapter = currentChapter() {
-            let text = "\(chapter.title ?? "chapter") "
+            let text = "\(TextSanitizer.clean(chapter.title ?? "chapter")) "
             Curses.put(text, row: 0, column: max(0, layout.columns - DisplayWidth.of(text)), style: palette[.title])
         }
     }
@@ -154,6 +154,7 @@ extension TUIApp {
         return rects
     }
 
+    /// The stats box's lines; every one sanitised (file names and tags reach the terminal here).
     func statsLines() -> [String] {
         let info = player.mediaInfo
         let t = lastTelemetry
@@ -178,7 +179,7 @@ extension TUIApp {
         if let track = view.subtitleTrack, let s = player.subtitleTracks.first(where: { $0.id == track }) {
             lines.append("Subtitles  \(s.label)\(view.subtitleDelayBox.value != 0 ? String(format: "  delay %+.1f s", view.subtitleDelayBox.value) : "")")
         }
-        return lines
+        return lines.map { TextSanitizer.clean($0) }
     }
 
     private func drawStats() -> CellRect {

@@ -173,8 +173,9 @@ extension TUIApp {
         osd("chapter \(target + 1)/\(chapters.count): \(chapters[target].title ?? "")")
     }
 
+    /// Shows `text` for 1.5 s; sanitised (track labels and chapter names come from the media).
     func osd(_ text: String) {
-        view.osdMessage = (text, MonotonicClock.seconds() + 1.5)
+        view.osdMessage = (TextSanitizer.clean(text), MonotonicClock.seconds() + 1.5)
     }
 
     func handleMenuKey(_ key: Key) {
