@@ -24,6 +24,8 @@ public final class TUIApp {
     var view = ViewState()
     /// Drops terminal replies that arrive after the probe (they are not keys).
     var replyFilter = ReplyFilter()
+    /// Text cues wrapped once per cue and width (UI thread only).
+    var subtitleWraps = SubtitleWrapCache()
     let quit = QuitSignals()
     var telemetryHistory = TelemetryHistory()
     var lastTelemetrySample = 0.0
