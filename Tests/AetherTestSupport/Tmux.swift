@@ -41,14 +41,27 @@ public final class TmuxSession: @unchecked Sendable {  // used from one test at 
         // Each pane's shell leads its own process group (tmux calls setsid for it).
         let groups = tmux(["list-panes", "-a", "-F", "#{pane_pid}"]).stdout
             .split(separator: "\n").compactMap { Int32($0) }.filter { $0 > 1 }
+        let processes = [server].compactMap { $0 } + paneProcesses
         tmux(["kill-server"])
-        let deadline = MonotonicTime.now() + 2
-        func alive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 }
-        while MonotonicTime.now() < deadline, (server.map(alive) ?? false) || groups.contains(where: alive) {
-            Thread.sleep(forTimeInterval: 0.02)
+        func waitUntilGone(_ seconds: Double) {
+            let deadline = MonotonicTime.now() + seconds
+            while MonotonicTime.now() < deadline, processes.contains(where: TmuxSession.isRunning) {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
         }
+        waitUntilGone(2)
+        // Whatever ignored the hangup (or had it blocked) is killed, with its process group.
         for group in groups { kill(-group, SIGKILL) }
-        if let server, server > 1, alive(server) { kill(server, SIGKILL) }
+        for pid in processes where TmuxSession.isRunning(pid) { kill(pid, SIGKILL) }
+        waitUntilGone(2)
+    }
+
+    /// Whether `pid` exists and is not a zombie (an exited process its new parent has yet to reap).
+    public static func isRunning(_ pid: Int32) -> Bool {
+        guard pid > 1, kill(pid, 0) == 0 else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let state = stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).first else { return true }
+        return state != "Z" && state != "X"
     }
 
     /// The pids of the processes running in the pane: the shell (`pane_pid`) and its descendants.
