@@ -48,7 +48,10 @@ let package = Package(
 
         .testTarget(name: "AetherEngineTests", dependencies: ["AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics"]),
-        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherTestSupport"]),
+        // Crashes a child process on a pty with CTerminal's handlers armed (fork + C only).
+        .target(name: "CTerminalTestSupport", dependencies: ["CTerminal"], path: "Tests/CTerminalTestSupport"),
+
+        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherTestSupport", "CTerminalTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["aether-tui", "AetherEngine", "AetherTUI", "AetherTestSupport"]),
     ]
 )

@@ -1,19 +1,38 @@
 #include "CTerminal.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <termios.h>
 #include <unistd.h>
 
 static struct termios saved;
-static int saved_fd = -1;
+static int saved_fd = -1;   /* where the termios came from (stdin; may be read-only) */
+static int output_fd = -1;  /* where the restore bytes go: the terminal's output */
 static char restore_bytes[256];
 static size_t restore_length;
+
+/* Handlers that were in place before ours, by signal number. */
+#define MAX_SIGNAL 65
+static struct sigaction previous[MAX_SIGNAL];
 
 int aether_terminal_save(int fd) {
     if (tcgetattr(fd, &saved) != 0) return -1;
     saved_fd = fd;
+    if (output_fd < 0) {
+        /* Non-blocking: a stalled terminal (Ctrl-S, a dead ssh link) must not hang a crash. */
+        output_fd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+        if (output_fd < 0) {
+            if (isatty(STDOUT_FILENO)) output_fd = STDOUT_FILENO;
+            else if (isatty(STDERR_FILENO)) output_fd = STDERR_FILENO;
+        }
+    }
     return 0;
 }
+
+int aether_terminal_output_fd(void) { return output_fd; }
 
 void aether_terminal_set_restore_sequence(const char *bytes, size_t length) {
     if (length > sizeof restore_bytes) length = sizeof restore_bytes;
@@ -21,31 +40,85 @@ void aether_terminal_set_restore_sequence(const char *bytes, size_t length) {
     restore_length = length;
 }
 
-void aether_terminal_restore(void) {
-    if (saved_fd < 0) return;
+/* write(2) until done; waits for room at most ~1 s in all (async-signal-safe: poll, write). */
+static void write_all(int fd, const char *bytes, size_t length) {
     size_t off = 0;
-    while (off < restore_length) {
-        ssize_t n = write(saved_fd, restore_bytes + off, restore_length - off);
-        if (n <= 0) break;
-        off += (size_t)n;
+    int waits = 0;
+    while (off < length) {
+        ssize_t n = write(fd, bytes + off, length - off);
+        if (n > 0) { off += (size_t)n; continue; }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && waits++ < 10) {
+            struct pollfd p = { .fd = fd, .events = POLLOUT };
+            poll(&p, 1, 100);
+            continue;
+        }
+        return;
     }
-    tcsetattr(saved_fd, TCSAFLUSH, &saved);
 }
 
-static void crash_handler(int sig) {
+void aether_terminal_restore(void) {
+    if (saved_fd < 0) return;
+    int saved_errno = errno;
+    if (output_fd >= 0) write_all(output_fd, restore_bytes, restore_length);
+    /* TCSANOW, not TCSAFLUSH: waiting for the output to drain could hang on a stalled
+       terminal. Unread input (keys, late terminal replies) is dropped so the shell does not
+       receive it. */
+    tcflush(saved_fd, TCIFLUSH);
+    tcsetattr(saved_fd, TCSANOW, &saved);
+    errno = saved_errno;
+}
+
+void aether_terminal_install_altstack(void) {
+    static __thread int done;
+    if (done) return;
+    done = 1;
+    stack_t current;
+    if (sigaltstack(NULL, &current) == 0 && !(current.ss_flags & SS_DISABLE) && current.ss_sp != NULL) return;
+    /* Enough for the handler (a few syscalls) and the Swift backtracer's own handler after it. */
+    size_t size = 256 * 1024;
+    void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack == MAP_FAILED) return;
+    stack_t ss = { .ss_sp = stack, .ss_size = size, .ss_flags = 0 };
+    if (sigaltstack(&ss, NULL) != 0) munmap(stack, size);
+}
+
+static void crash_handler(int sig, siginfo_t *info, void *context) {
     aether_terminal_restore();
-    signal(sig, SIG_DFL);
-    raise(sig);
+    /* Whatever handled the signal before us (the Swift runtime's backtracer) runs now, on the
+       normal screen, with the true siginfo and context. It may return: for a signal that was
+       sent (kill -SEGV) the backtracer does, and the process would carry on. */
+    struct sigaction prev = previous[sig];
+    if (prev.sa_flags & SA_SIGINFO) {
+        if (prev.sa_sigaction != NULL) prev.sa_sigaction(sig, info, context);
+    } else if (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
+        prev.sa_handler(sig);
+    }
+    /* Then the default action: the process dies of this signal (a truthful exit status and core
+       dump). A fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE from the kernel) returns to the faulting
+       instruction, which faults again. A signal that was sent (kill, raise, abort), or a trap
+       that would continue past its instruction, is sent again: it is blocked here, so it
+       arrives as this handler returns. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    if (info == NULL || info->si_code <= 0 || sig == SIGTRAP || sig == SIGABRT) raise(sig);
 }
 
 void aether_terminal_install_crash_handlers(void) {
+    aether_terminal_install_altstack();
     int signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        int sig = signals[i];
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = crash_handler;
+        sa.sa_sigaction = crash_handler;
         sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND;
-        sigaction(signals[i], &sa, NULL);
+        /* SA_RESETHAND: a fault inside the handler itself kills with the default action. */
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+        struct sigaction old;
+        if (sigaction(sig, &sa, &old) == 0 && old.sa_sigaction != crash_handler) previous[sig] = old;
     }
 }

@@ -1,3 +1,4 @@
+import AetherEngine
 import ArgumentParser
 import Foundation
 import TerminalGraphics
@@ -12,7 +13,8 @@ struct Caps: ParsableCommand {
             throw fail("standard input and output must be a terminal to ask it")
         }
         let report = CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO, environment: TerminalEnvironment(env))
-        for line in report.capabilities.summaryLines { print(line) }
+        // TERM and TERM_PROGRAM are printed as found: sanitised like any text from outside.
+        for line in report.capabilities.summaryLines { print(TextSanitizer.clean(line)) }
         print("renderer (--vo=auto): \(VideoOutputMode.auto.resolve(with: report.capabilities).rawValue)")
     }
 }

@@ -36,6 +36,24 @@ import Testing
         #expect(l.video.endRow <= 1 + 45 - Layout.sixelSubtitleRows)
     }
 
+    /// A tty may claim 65535 columns and a terminal any cell size: the picture asked of the
+    /// decoder stays within Layout.maxRenderSide, and an implausible cell falls back.
+    @Test func hugeScreensAndCellsGiveABoundedPicture() {
+        for renderer in [Renderer.halfBlock, .sixel] {
+            for (c, r) in [(65535, 65535), (10000, 20), (20, 10000)] {
+                let l = Layout(columns: c, rows: r, cellSize: CellSize(width: 1024, height: 1024), displayAspect: 16.0 / 9,
+                               renderer: renderer, showTelemetry: false)
+                #expect(l.renderSize.width <= Layout.maxRenderSide && l.renderSize.height <= Layout.maxRenderSide,
+                        "\(renderer) \(c)×\(r): \(l.renderSize)")
+                #expect(l.renderSize.width > 0 && l.renderSize.height > 0)
+            }
+        }
+        let l = Layout(columns: 160, rows: 48, cellSize: CellSize(width: 1024, height: 1024), displayAspect: 16.0 / 9,
+                       renderer: .sixel, showTelemetry: false)
+        let fallback = CellSize.fallback
+        #expect(l.renderSize.width <= 160 * fallback.width && l.renderSize.height <= 46 * fallback.height)
+    }
+
     @Test func tinyScreensDoNotTrap() {
         for (c, r) in [(1, 1), (5, 3), (0, 0), (20, 4)] {
             let l = Layout(columns: c, rows: r, cellSize: cell, displayAspect: 1.78, renderer: .halfBlock, showTelemetry: true)

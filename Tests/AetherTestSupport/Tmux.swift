@@ -2,25 +2,81 @@ import Foundation
 
 /// Runs a command in a detached tmux session of fixed size on a private server, to drive the
 /// real binary as a user would (send-keys) and read the screen (capture-pane).
+///
+/// Each session has its own server (a unique `-L` socket), and the server and everything it
+/// started end with the session: ``close()`` (also run by `deinit`) kills the server, then
+/// SIGKILLs whatever of the server and the panes' process groups is still alive, so a test leaves
+/// no tmux server, shell or player behind, whether it passes, fails or throws.
 public final class TmuxSession: @unchecked Sendable {  // used from one test at a time
     public let socket: String
     public let name = "t"
+    private var closed = false
 
     /// - Parameters:
     ///   - command: argv; after it exits the pane prints `EXIT=<status>` and stays open.
     ///   - environment: extra variables for the command.
-    public init(_ command: [String], columns: Int = 100, rows: Int = 30, environment: [String: String] = [:]) throws {
+    ///   - stdin: a file to redirect the command's input from (`/dev/tty`: the pane's terminal,
+    ///     opened read-only).
+    ///   - afterExit: shell commands run in the pane after `EXIT=` is printed (`stty -a`).
+    public init(_ command: [String], columns: Int = 100, rows: Int = 30, environment: [String: String] = [:],
+                stdin: String? = nil, afterExit: String? = nil) throws {
         socket = "aether-test-\(getpid())-\(UUID().uuidString.prefix(8))"
-        let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quoted = command.map(quote).joined(separator: " ") + (stdin.map { " < " + quote($0) } ?? "")
         let env = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
-        let shell = "\(env) \(quoted); echo EXIT=$?; sleep 600"
+        let shell = "\(env) \(quoted); echo EXIT=$?; \(afterExit.map { $0 + "; " } ?? "")sleep 600"
         let r = Process.run(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", name,
                              "-x", "\(columns)", "-y", "\(rows)", shell], timeout: 10, capture: false)
         guard r.status == 0 else { throw TmuxError(message: "tmux new-session failed (\(r.status))") }
         tmux(["set-option", "-g", "status", "off"])
     }
 
-    deinit { tmux(["kill-server"]) }
+    deinit { close() }
+
+    /// Ends the server and every process in its panes. Safe to call more than once.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        let server = Int32(tmux(["display-message", "-p", "#{pid}"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        // Each pane's shell leads its own process group (tmux calls setsid for it).
+        let groups = tmux(["list-panes", "-a", "-F", "#{pane_pid}"]).stdout
+            .split(separator: "\n").compactMap { Int32($0) }.filter { $0 > 1 }
+        let processes = [server].compactMap { $0 } + paneProcesses
+        tmux(["kill-server"])
+        func waitUntilGone(_ seconds: Double) {
+            let deadline = MonotonicTime.now() + seconds
+            while MonotonicTime.now() < deadline, processes.contains(where: TmuxSession.isRunning) {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+        waitUntilGone(2)
+        // Whatever ignored the hangup (or had it blocked) is killed, with its process group.
+        for group in groups { kill(-group, SIGKILL) }
+        for pid in processes where TmuxSession.isRunning(pid) { kill(pid, SIGKILL) }
+        waitUntilGone(2)
+    }
+
+    /// Whether `pid` exists and is not a zombie (an exited process its new parent has yet to reap).
+    public static func isRunning(_ pid: Int32) -> Bool {
+        guard pid > 1, kill(pid, 0) == 0 else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let state = stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).first else { return true }
+        return state != "Z" && state != "X"
+    }
+
+    /// The pids of the processes running in the pane: the shell (`pane_pid`) and its descendants.
+    public var paneProcesses: [Int32] {
+        guard let shell = Int32(display("#{pane_pid}")), shell > 1 else { return [] }
+        var result: [Int32] = [shell]
+        var frontier = [shell]
+        while let parent = frontier.popLast() {
+            let children = Process.run(["/usr/bin/pgrep", "-P", "\(parent)"], timeout: 5).stdout
+                .split(separator: "\n").compactMap { Int32($0) }
+            result += children
+            frontier += children
+        }
+        return result
+    }
 
     @discardableResult
     public func tmux(_ args: [String]) -> ProcessResult {
@@ -28,6 +84,20 @@ public final class TmuxSession: @unchecked Sendable {  // used from one test at 
     }
 
     public func send(_ keys: String...) { tmux(["send-keys", "-t", name] + keys) }
+
+    /// Writes `bytes` to the pane's terminal as they are (`send-keys -H`), as if the terminal
+    /// itself sent them: for replies and escape sequences.
+    public func sendBytes(_ bytes: [UInt8]) {
+        tmux(["send-keys", "-t", name, "-H"] + bytes.map { String($0, radix: 16) })
+    }
+
+    /// The pid of the first process named `name` running in the pane (the shell's descendants).
+    public func pid(of command: String) -> Int32? {
+        paneProcesses.dropFirst().first { pid in
+            (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) == command
+        }
+    }
 
     /// The screen as text (`colours`: with SGR escapes, `capture-pane -e`).
     public func screen(colours: Bool = false) -> String {

@@ -10,11 +10,17 @@ import Testing
     }
 
     func start(_ fixture: String, _ args: [String] = [], columns: Int = 100, rows: Int = 30,
-               environment: [String: String] = [:]) throws -> TmuxSession {
+               environment: [String: String] = [:], stdin: String? = nil, afterExit: String? = nil) throws -> TmuxSession {
+        try start(path: TestEnvironment.fixture(fixture), args, columns: columns, rows: rows, environment: environment,
+                  stdin: stdin, afterExit: afterExit)
+    }
+
+    func start(path: String, _ args: [String] = [], columns: Int = 100, rows: Int = 30,
+               environment: [String: String] = [:], stdin: String? = nil, afterExit: String? = nil) throws -> TmuxSession {
         var env = ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color", "COLORTERM": "truecolor"]
         env.merge(environment) { $1 }
-        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture(fixture), "--audio-device=pulse"] + args,
-                                columns: columns, rows: rows, environment: env)
+        let s = try TmuxSession([TestEnvironment.binary, path, "--audio-device=pulse"] + args,
+                                columns: columns, rows: rows, environment: env, stdin: stdin, afterExit: afterExit)
         #expect(s.waitFor(8) { TUITests.time(in: $0) != nil }, "the transport bar never appeared:\n\(s.screen())")
         return s
     }
@@ -137,6 +143,88 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=4") }, "\(s.screen())")
         #expect(s.display("#{alternate_on}") == "0")
         #expect(s.display("#{cursor_flag}") == "1")
+    }
+
+    /// Replies that come after the probe's budget (a slow ssh link) are not keys: before, a
+    /// late DA1 lowered the speed, changed the volume, opened help and the subtitle menu.
+    @Test func lateTerminalRepliesAreNotKeys() throws {
+        let s = try start("h264-aac-2audio-srt-ass.mkv", ["--pause"])
+        #expect(s.waitFor(3) { $0.contains("vol 100%") && $0.contains("1.00×") })
+        let replies = [
+            "\u{1B}[?63;1;2;4;6;9;15;16;17;18;21;22;28c",   // DA1: [ ? 6 9 … c would be keys
+            "\u{1B}[4;600;800t", "\u{1B}[6;20;10t", "\u{1B}[8;30;100t",   // window reports: 0 is volume up
+            "\u{1B}[?1;0;256S", "\u{1B}[?2;0;1000;1000S",     // XTSMGRAPHICS
+            "\u{1B}[12;40R", "\u{1B}[?2026;2$y", "\u{1B}[0n",
+            "\u{1B}P1$r0m\u{1B}\\", "\u{1B}]11;rgb:0000/0000/0000\u{1B}\\", "\u{1B}_Gi=31;OK\u{1B}\\",
+        ]
+        for reply in replies {
+            s.sendBytes(Array(reply.utf8))
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let screen = s.screen()
+        #expect(screen.contains("vol 100%") && screen.contains("1.00×"), "a reply changed speed or volume:\n\(screen)")
+        #expect(!screen.contains("Keys") && !screen.contains("Subtitle tracks") && !screen.contains("┌─ Stats"),
+                "a reply opened an overlay:\n\(screen)")
+        // Keys still work after the replies.
+        s.send("]")
+        #expect(s.waitFor(3) { $0.contains("1.10×") }, "] after the replies did nothing:\n\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
+    /// Ctrl-\ (SIGQUIT) quits cleanly like SIGTERM; a crash signal restores the terminal and
+    /// then dies of it. Both with stdin redirected read-only (`< /dev/tty`), where writing the
+    /// restore bytes to the fd the termios came from would fail and leave the alternate screen on.
+    @Test(arguments: [SIGQUIT, SIGSEGV])
+    func quitAndCrashSignalsRestoreTheTerminalWithReadOnlyStdin(signal: Int32) throws {
+        // The Swift runtime's backtracer runs after the restore (on the normal screen); it would
+        // wait 30 s for a key on a terminal.
+        let s = try start("h264-720p.mkv", environment: ["SWIFT_BACKTRACE": "interactive=no"], stdin: "/dev/tty", afterExit: "stty -a")
+        #expect(s.display("#{alternate_on}") == "1")
+        let pid = try #require(s.pid(of: "aether-tui"), "no aether-tui in the pane")
+        kill(pid, signal)
+        #expect(s.waitFor(20) { $0.contains("EXIT=") && $0.contains("icanon") }, "\(s.screen())")
+        let screen = s.screen()
+        let status = signal == SIGQUIT ? 4 : 128 + Int(signal)
+        #expect(screen.contains("EXIT=\(status)"), "\(screen)")
+        #expect(s.display("#{alternate_on}") == "0", "alternate screen left on")
+        #expect(s.display("#{cursor_flag}") == "1", "cursor left hidden")
+        #expect(s.display("#{mouse_any_flag}") == "0" && s.display("#{mouse_standard_flag}") == "0", "mouse reporting left on")
+        let words = Set(screen.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" }).map(String.init))
+        #expect(words.contains("echo") && words.contains("icanon") && !words.contains("-echo") && !words.contains("-icanon"),
+                "stty -a after the exit:\n\(screen)")
+    }
+
+    /// A file and its sidecar named with a right-to-left override, an escape sequence and a
+    /// zero-width space: the title, the stats box and the subtitle menu show the name cleaned,
+    /// and none of those characters reaches the terminal.
+    @Test func hostileFileNamesNeverReachTheTerminal() throws {
+        let dir = NSTemporaryDirectory() + "aether-names-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let base = dir + "/evil\u{202E}\u{1B}[31mna\u{200B}me"
+        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("h264-720p.mkv"), toPath: base + ".mkv")
+        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt"), toPath: base + ".srt")
+        let s = try start(path: base + ".mkv", ["--pause"])
+        #expect(s.waitFor(3) { $0.contains(" evilname.mkv") }, "title:\n\(s.screen())")
+        s.send("i")
+        #expect(s.waitFor(3) { $0.contains("File       evilname.mkv") && $0.contains("Subtitles  evilname.srt") },
+                "stats:\n\(s.screen())")
+        func check(_ what: String) {
+            let coloured = s.screen(colours: true)
+            for bad in ["\u{202E}", "\u{200B}", "[31m", "^["] {
+                #expect(!coloured.contains(bad) && !s.screen().contains(bad), "\(what) shows \(bad.debugDescription):\n\(coloured)")
+            }
+        }
+        check("the stats box")
+        s.send("i")
+        s.send("c")
+        #expect(s.waitFor(3) { $0.contains("Subtitle tracks") && $0.contains("evilname.srt") }, "menu:\n\(s.screen())")
+        check("the subtitle menu")
+        s.send("Escape")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
     @Test func badFileIsOneLineAndNoRawMode() throws {

@@ -154,6 +154,58 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(caps.effectiveSixelColors == 256)
     }
 
+    /// A terminal's claims are bounded (ReplyLimits): 1024×1024-px cells would make a frame
+    /// buffer of gigabytes. Out-of-range values are dropped and the next source is used.
+    @Test func absurdCellSizesAreIgnored() {
+        var terminal = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}[6;1024;1024t\u{1B}[4;100000;100000t\u{1B}[8;24;80t\u{1B}[0n")
+        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        #expect(caps.answered && caps.sixel)
+        #expect(caps.cellSize == nil, "cell \(String(describing: caps.cellSize)) believed")
+        #expect(caps.cellSizeSource == .assumed)
+    }
+
+    @Test func anOutOfRangeSourceFallsThroughToTheNextOne() {
+        // TIOCGWINSZ claims 65535×65535 px for 80×24 cells (819×2730-px cells): the CSI 16 t reply is used.
+        var terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[6;20;10t\u{1B}[0n")
+        var caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(),
+                                         windowSize: (columns: 80, rows: 24, pixelWidth: 65535, pixelHeight: 65535)).capabilities
+        #expect(caps.cellSize == CellSize(width: 10, height: 20) && caps.cellSizeSource == .terminal)
+        // A cell reply one pixel too wide: the text area (CSI 14 t ÷ CSI 18 t) gives the cell.
+        terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[6;20;65t\u{1B}[4;480;800t\u{1B}[8;24;80t\u{1B}[0n")
+        caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        #expect(caps.cellSize == CellSize(width: 10, height: 20))
+        // A screen of 99999 rows is not believed either, so the text area cannot be divided.
+        terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[4;480;800t\u{1B}[8;99999;80t\u{1B}[0n")
+        caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        #expect(caps.screenRows == nil && caps.cellSize == nil)
+    }
+
+    @Test func cellLimitsAreInclusive() {
+        #expect(CellSize(width: 64, height: 128).isValid)
+        #expect(CellSize(width: 1, height: 1).isValid)
+        #expect(!CellSize(width: 65, height: 20).isValid)
+        #expect(!CellSize(width: 10, height: 129).isValid)
+        #expect(!CellSize(width: 0, height: 20).isValid)
+        var terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[6;128;64t\u{1B}[0n")
+        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        #expect(caps.cellSize == CellSize(width: 64, height: 128))
+    }
+
+    @Test func sixelLimitsAreBounded() {
+        var terminal = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}[?1;0;1000000S\u{1B}[?2;0;100000;100000S\u{1B}[0n")
+        var caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        #expect(caps.sixelColorRegisters == nil && caps.effectiveSixelColors == 256)
+        #expect(caps.sixelMaxGeometry == nil)
+        #expect(caps.effectiveSixelMaxGeometry == PixelSize(width: 4096, height: 4096))
+        terminal = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}[?2;0;4096;1200S\u{1B}[0n")
+        caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        #expect(caps.effectiveSixelMaxGeometry == PixelSize(width: 4096, height: 1200))
+        // However large the cell rectangle, a sixel image stays within the ceiling.
+        let size = SixelGeometry.imageSize(for: CellRect(column: 0, row: 0, width: 5000, height: 3000),
+                                           cellSize: CellSize(width: 64, height: 128), screenRows: 0)
+        #expect(size.width <= 4096 && size.height <= 4096)
+    }
+
     @Test func summaryLinesNameEveryCapability() {
         var terminal = ScriptedTerminal(reply: Self.xtermVT340)
         let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm")).capabilities

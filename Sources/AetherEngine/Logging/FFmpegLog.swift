@@ -10,7 +10,9 @@ public enum FFmpegLog {
     private static let sink = Guarded<LogFile?>(nil)
 
     /// Sends FFmpeg's log lines at `level` (an `AV_LOG_*` value) or more severe to `path`;
-    /// with no path, FFmpeg is silenced. Call once at start-up.
+    /// with no path, FFmpeg is silenced. Call once at start-up. Before this is called (and in
+    /// any program that never calls it) every line is dropped: CFFmpeg installs its callback
+    /// when the program loads, so FFmpeg's own stderr logger never runs.
     public static func configure(path: String?, level: Int32 = AV_LOG_INFO) throws {
         var file: LogFile? = nil
         if let path {

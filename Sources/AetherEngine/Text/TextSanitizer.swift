@@ -1,8 +1,17 @@
-/// Makes text that came from a media file (titles, tags, subtitle lines) safe to put on a terminal.
+/// Makes text that came from a media file or a file name (titles, tags, chapter names, subtitle
+/// lines, sidecar names) safe to put on a terminal.
 ///
 /// Removes escape sequences whole (CSI, OSC, DCS/APC/PM/SOS strings, two-byte ESC sequences) and
-/// every remaining C0/C1 control character, DEL, and bidirectional-override characters that could
-/// reorder what the user sees. Invalid UTF-8 becomes U+FFFD. Newlines are kept only when asked for.
+/// every remaining C0/C1 control character and DEL. Also removes what would make the text look
+/// other than it is:
+/// - bidirectional controls (U+061C, U+200E/U+200F, U+202A–U+202E, U+2066–U+2069), which reorder it;
+/// - zero-width and invisible format characters (U+200B–U+200D, U+2060–U+2064, U+206A–U+206F,
+///   U+FEFF, U+180E), which hide characters between others;
+/// - tag characters (U+E0000–U+E007F), invisible ASCII look-alikes that can smuggle text;
+/// - interlinear annotation controls (U+FFF9–U+FFFB).
+/// Tabs become spaces; U+2028/U+2029 (line and paragraph separators) become a newline when
+/// newlines are kept, else a space. Invalid UTF-8 becomes U+FFFD. Newlines are kept only when
+/// asked for.
 public enum TextSanitizer {
     public static func clean(_ text: String, keepNewlines: Bool = false) -> String {
         var out = String.UnicodeScalarView()
@@ -27,8 +36,12 @@ public enum TextSanitizer {
             case 0x9D, 0x90, 0x98, 0x9E, 0x9F: skipString(&scalars)                 // C1 OSC DCS SOS PM APC
             case 0x0A where keepNewlines: out.append(s)
             case 0x09: out.append(" ")
+            case 0x2028, 0x2029: out.append(keepNewlines ? "\n" : " ")               // line/paragraph separators
             case 0x00...0x1F, 0x7F...0x9F: continue
             case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: continue  // bidi controls
+            case 0x200B...0x200D, 0x2060...0x2064, 0x206A...0x206F, 0xFEFF, 0x180E: continue  // zero-width, invisible
+            case 0xE0000...0xE007F: continue                                        // tag characters
+            case 0xFFF9...0xFFFB: continue                                          // interlinear annotation
             default: out.append(s)
             }
         }

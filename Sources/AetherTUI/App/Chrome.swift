@@ -14,10 +14,13 @@ extension TUIApp {
         let tick = (player.currentTime * 4).rounded(.down)
         if tick != lastDrawnFrameSecond { lastDrawnFrameSecond = tick; view.dirty = true }
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
-        let cueKey = view.subtitlesVisible ? player.subtitleCues(at: player.currentTime - view.subtitleDelayBox.value).map { "\($0.start)" }.joined(separator: ",") : ""
+        let cues = view.subtitlesVisible ? player.subtitleCues(at: player.currentTime - view.subtitleDelayBox.value) : []
+        let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
         if cueKey != view.cueKey { view.cueKey = cueKey; view.dirty = true }
         guard view.dirty else { return }
         view.dirty = false
+        // Wrapped here, outside the terminal lock, and only when a cue is new (SubtitleWrapCache).
+        let subtitles = subtitleLines(cues)
 
         var overlays: [CellRect] = []
         tty.withLock {
@@ -27,7 +30,7 @@ extension TUIApp {
                 drawTransport()
             }
             if let pane = layout.telemetryPane { drawTelemetry(in: pane) }
-            if view.subtitlesVisible { overlays += drawSubtitles() }
+            overlays += drawSubtitles(subtitles)
             if view.showStats { overlays.append(drawStats()) }
             if view.showHelp { overlays.append(drawHelp()) }
             if view.menu != nil { let r = drawMenu(); overlays.append(r); view.menuRect = r } else { view.menuRect = nil }
@@ -67,7 +70,7 @@ extension TUIApp {
         Curses.fill(row: 0, column: 0, width: layout.columns, style: palette[.title])
         Curses.put(" " + title, row: 0, column: 0, style: palette[.title], width: layout.columns - 1)
         if let chapter = currentChapter() {
-            let text = "\(chapter.title ?? "chapter") "
+            let text = "\(TextSanitizer.clean(chapter.title ?? "chapter")) "
             Curses.put(text, row: 0, column: max(0, layout.columns - DisplayWidth.of(text)), style: palette[.title])
         }
     }
@@ -129,11 +132,8 @@ extension TUIApp {
         }
     }
 
-    /// Text cues at the bottom of the video rectangle, wrapped to its width, on a band.
-    private func drawSubtitles() -> [CellRect] {
-        let t = player.currentTime - view.subtitleDelayBox.value
-        let texts = player.subtitleCues(at: t).compactMap(\.text)
-        guard !texts.isEmpty else { return [] }
+    /// Where text cues go: the bottom of the video rectangle, or under a sixel picture.
+    private func subtitleArea() -> CellRect {
         var area = layout.video.isEmpty ? layout.videoArea : layout.video
         // A sixel image hides text drawn over it in some terminals (xterm): use the letterbox
         // rows under the picture when there are any.
@@ -141,8 +141,28 @@ extension TUIApp {
             area = CellRect(column: layout.video.column, row: layout.videoArea.row, width: layout.video.width,
                             height: layout.videoArea.endRow - layout.videoArea.row)
         }
+        return area
+    }
+
+    /// The lines of the text cues in `cues`, wrapped to the subtitle area, and at most as many as
+    /// it has rows (the last ones, as the bottom-anchored band shows them).
+    private func subtitleLines(_ cues: [SubtitleCue]) -> [String] {
+        let area = subtitleArea()
+        guard area.height > 0 else { return [] }
         let width = max(10, area.width - 4)
-        let lines = texts.flatMap { DisplayWidth.wrap($0, to: width) }
+        var lines: [String] = []
+        for cue in cues {
+            guard let text = cue.text else { continue }
+            lines += subtitleWraps.lines(start: cue.start, end: cue.end, text: text, width: width).suffix(area.height)
+        }
+        return Array(lines.suffix(area.height))
+    }
+
+    /// Draws `lines` (from `subtitleLines`) at the bottom of the subtitle area on a band; returns
+    /// the cells they cover. Caller holds `tty`.
+    private func drawSubtitles(_ lines: [String]) -> [CellRect] {
+        guard !lines.isEmpty else { return [] }
+        let area = subtitleArea()
         var rects: [CellRect] = []
         let bottom = area.endRow - 1
         for (i, line) in lines.reversed().enumerated() {
@@ -180,7 +200,7 @@ extension TUIApp {
         if let track = view.subtitleTrack, let s = player.subtitleTracks.first(where: { $0.id == track }) {
             lines.append("Subtitles  \(s.label)\(view.subtitleDelayBox.value != 0 ? String(format: "  delay %+.1f s", view.subtitleDelayBox.value) : "")")
         }
-        return lines
+        return lines.map { TextSanitizer.clean($0) }
     }
 
     private func drawStats() -> CellRect {

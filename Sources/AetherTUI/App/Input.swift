@@ -3,7 +3,8 @@ import CNcurses
 import Foundation
 
 extension TUIApp {
-    /// Reads one key or mouse event (waits up to the ncurses timeout) and acts on it.
+    /// Reads what the terminal sent (waits up to 30 ms for it), drops terminal replies, and acts
+    /// on each key and mouse event.
     func readInput() {
         // Wait for input without holding the TTY lock (the present thread must never wait on us),
         // then read it without blocking.
@@ -11,21 +12,34 @@ extension TUIApp {
         // reports it as KEY_RESIZE only from get_wch.
         var pfd = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
         if !view.pendingInput { _ = poll(&pfd, 1, 30) }
-        var wch: wint_t = 0
-        let result = tty.withLock { get_wch(&wch) }
-        view.pendingInput = result != ERR
-        guard result != ERR else { return }
+        // Everything available now, in one read, so that a terminal reply is seen whole.
+        var batch: [TerminalInput] = []
+        tty.withLock {
+            var wch: wint_t = 0
+            while batch.count < TUIApp.maxInputPerRead {
+                let result = get_wch(&wch)
+                if result == ERR { break }
+                batch.append(result == KEY_CODE_YES ? .functionKey(Int32(wch)) : .character(UInt32(wch)))
+            }
+        }
+        // ncurses may hold more decoded input than one read takes: read again without waiting.
+        view.pendingInput = batch.count >= TUIApp.maxInputPerRead
+        for input in replyFilter.feed(batch, now: MonotonicClock.seconds()) { handle(input) }
+    }
+
+    /// Most inputs taken in one read (a paste can be long; the screen must still be drawn).
+    static let maxInputPerRead = 4096
+
+    private func handle(_ input: TerminalInput) {
         view.lastInput = MonotonicClock.seconds()
         view.dirty = true
         if !view.chromeVisible { view.chromeVisible = true }
-        if result == KEY_CODE_YES {
-            switch Int32(wch) {
-            case KEY_RESIZE: relayout(); return
-            case KEY_MOUSE: handleMouse(); return
-            default: break
-            }
+        switch input {
+        case .functionKey(KEY_RESIZE): relayout(); return
+        case .functionKey(KEY_MOUSE): handleMouse(); return
+        default: break
         }
-        guard let key = TUIApp.key(result: result, code: wch) else { return }
+        guard let key = TUIApp.key(for: input) else { return }
         if view.menu != nil { handleMenuKey(key); return }
         if key == .escape {
             if view.showHelp || view.showStats { view.showHelp = false; view.showStats = false }
@@ -34,9 +48,10 @@ extension TUIApp {
         if let command = KeyMap.command(for: key) { perform(command) }
     }
 
-    static func key(result: Int32, code: wint_t) -> Key? {
-        if result == KEY_CODE_YES {
-            switch Int32(code) {
+    static func key(for input: TerminalInput) -> Key? {
+        switch input {
+        case .functionKey(let code):
+            switch code {
             case KEY_LEFT: return .left
             case KEY_RIGHT: return .right
             case KEY_UP: return .up
@@ -51,14 +66,15 @@ extension TUIApp {
             case KEY_END: return .end
             default: return nil
             }
-        }
-        switch code {
-        case 27: return .escape
-        case 127, 8: return .backspace
-        case 10, 13: return .enter
-        default:
-            guard let scalar = Unicode.Scalar(UInt32(code)) else { return nil }
-            return .character(Character(scalar))
+        case .character(let code):
+            switch code {
+            case 27: return .escape
+            case 127, 8: return .backspace
+            case 10, 13: return .enter
+            default:
+                guard code >= 0x20, let scalar = Unicode.Scalar(code) else { return nil }
+                return .character(Character(scalar))
+            }
         }
     }
 
@@ -157,8 +173,9 @@ extension TUIApp {
         osd("chapter \(target + 1)/\(chapters.count): \(chapters[target].title ?? "")")
     }
 
+    /// Shows `text` for 1.5 s; sanitised (track labels and chapter names come from the media).
     func osd(_ text: String) {
-        view.osdMessage = (text, MonotonicClock.seconds() + 1.5)
+        view.osdMessage = (TextSanitizer.clean(text), MonotonicClock.seconds() + 1.5)
     }
 
     func handleMenuKey(_ key: Key) {

@@ -22,6 +22,10 @@ public final class TUIApp {
     var palette: Palette!
     var layout: Layout!
     var view = ViewState()
+    /// Drops terminal replies that arrive after the probe (they are not keys).
+    var replyFilter = ReplyFilter()
+    /// Text cues wrapped once per cue and width (UI thread only).
+    var subtitleWraps = SubtitleWrapCache()
     let quit = QuitSignals()
     var telemetryHistory = TelemetryHistory()
     var lastTelemetrySample = 0.0
@@ -154,7 +158,9 @@ public final class TUIApp {
 
     private func startScreen() {
         aether_terminal_save(STDIN_FILENO)
-        let restore = "\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
+        // CAN and ST first: a crash can come in the middle of a sixel image (a DCS string) or an
+        // escape sequence, which would otherwise swallow the rest.
+        let restore = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
         restore.withCString { aether_terminal_set_restore_sequence($0, strlen($0)) }
         aether_terminal_install_crash_handlers()
         setlocale(LC_ALL, "")
@@ -215,7 +221,7 @@ public final class TUIApp {
         let (cols, rows) = tty.withLock { (Curses.columns, Curses.rows) }
         layout = Layout(columns: cols, rows: rows, cellSize: cell, displayAspect: aspect,
                         renderer: info?.primaryVideo == nil ? .none : renderer,
-                        showTelemetry: view.showTelemetry, maxSixel: capabilities.sixelMaxGeometry)
+                        showTelemetry: view.showTelemetry, maxSixel: capabilities.effectiveSixelMaxGeometry)
         if renderer == .none || info?.primaryVideo == nil {
             player.setRenderSize(nil)
         } else {
@@ -263,7 +269,8 @@ struct ViewState {
     var overlayRects: [CellRect] = []
     var dragging = false
     var menuRect: CellRect?
-    /// ncurses may hold decoded keys (an escape sequence read whole): keep reading until ERR.
+    /// The last read stopped at `TUIApp.maxInputPerRead` with more waiting in ncurses: read again
+    /// before waiting on the fd.
     var pendingInput = false
     /// The next refresh clears the terminal (clearok): the video must be repainted after it.
     var screenCleared = false
@@ -280,9 +287,12 @@ final class SubtitleDelay: Sendable {
     func set(_ seconds: Double) { storage.store(Int64((seconds * 1000).rounded()), ordering: .relaxed) }
 }
 
-/// SIGINT, SIGTERM and SIGHUP, handled off the signal context via Dispatch: a host's loop polls
-/// `isRaised` and stops cleanly (the TUI and the headless player share it).
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT (Ctrl-\), handled off the signal context via Dispatch:
+/// a host's loop polls `isRaised` and stops cleanly, restoring the terminal (the TUI and the
+/// headless player share it). SIGQUIT would otherwise reach the Swift runtime's backtracer, which
+/// prints inside the alternate screen and leaves the terminal raw.
 public final class QuitSignals: @unchecked Sendable {  // `raised` is only touched on `queue`
+    public static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
     private var sources: [DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "aether.tui.signals")
     private var raised = false
@@ -298,7 +308,7 @@ public final class QuitSignals: @unchecked Sendable {  // `raised` is only touch
     }
 
     public init() {
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
+        for sig in QuitSignals.signals {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
             s.setEventHandler { [unowned self] in

@@ -1,3 +1,4 @@
+import AetherEngine
 import CNcurses
 import Foundation
 
@@ -7,11 +8,16 @@ enum Curses {
     static var rows: Int { Int(aether_LINES()) }
 
     /// Draws `text` at row/column, clipped to `width` display columns.
+    ///
+    /// Every string the chrome draws passes here, so here it is sanitised once more, whatever
+    /// the caller did: no control character, escape sequence, bidi or invisible character from
+    /// a file name or a tag reaches the terminal. (Callers sanitise too, so widths are measured
+    /// on the text that is drawn.)
     static func put(_ text: String, row: Int, column: Int, style: CursesStyle, width: Int? = nil) {
         guard row >= 0, row < rows, column >= 0, column < columns else { return }
         let room = min(width ?? Int.max, columns - column)
         guard room > 0 else { return }
-        let clipped = DisplayWidth.clip(text, to: room)
+        let clipped = DisplayWidth.clip(TextSanitizer.clean(text), to: room)
         _ = clipped.withCString { aether_put(Int32(row), Int32(column), $0, style.attributes, style.pair, -1) }
     }
 
@@ -35,7 +41,8 @@ enum DisplayWidth {
 
     static func width(_ u: Unicode.Scalar) -> Int {
         let v = u.value
-        if v == 0 || (0x300...0x36F).contains(v) || (0x200B...0x200F).contains(v) { return 0 }
+        if v < 0x300 { return v == 0 ? 0 : 1 }   // fast path: ASCII and Latin
+        if (0x300...0x36F).contains(v) || (0x200B...0x200F).contains(v) { return 0 }
         if (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
             || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v)
             || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1FAFF).contains(v) || (0x20000...0x3FFFD).contains(v) { return 2 }
@@ -54,25 +61,114 @@ enum DisplayWidth {
         return String(out)
     }
 
-    /// Word-wraps `text` (which may contain newlines) to lines of at most `columns`.
+    /// Word-wraps `text` (which may contain newlines) to lines of at most `columns` display
+    /// columns: words are separated by runs of spaces (kept as one), a word wider than a line is
+    /// cut.
+    ///
+    /// One pass over the text's UTF-8 bytes, lines copied out once: a 4 MiB single-line cue
+    /// wraps in linear time. (The wrapper this replaces re-measured the whole line for every
+    /// word and re-copied a long word for every cut: quadratic.)
     static func wrap(_ text: String, to columns: Int) -> [String] {
         guard columns > 0 else { return [] }
+        var text = text
+        return text.withUTF8 { wrap(utf8: $0, to: columns) }
+    }
+
+    private static func wrap(utf8 bytes: UnsafeBufferPointer<UInt8>, to columns: Int) -> [String] {
+        // Plain pointer reads (`p[i]` is transparent): this runs over megabytes in debug builds too.
+        guard let p = bytes.baseAddress, bytes.count > 0 else { return [] }
+        let space: UInt8 = 0x20, newline: UInt8 = 0x0A
+        let count = bytes.count
         var lines: [String] = []
-        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = ""
-            for word in paragraph.split(separator: " ") {
-                let w = String(word)
-                if line.isEmpty { line = w } else if of(line) + 1 + of(w) <= columns { line += " " + w } else {
-                    lines.append(line); line = w
-                }
-                while of(line) > columns {
-                    let head = clip(line, to: columns)
-                    lines.append(head)
-                    line = String(line.unicodeScalars.dropFirst(head.unicodeScalars.count))
+        func string(_ from: Int, _ to: Int) -> String { String(decoding: UnsafeBufferPointer(start: p + from, count: to - from), as: UTF8.self) }
+        // The line being filled is p[lineStart..<lineEnd] (none: lineStart < 0); `gapped` when a
+        // gap inside it is more than one space (then the copy collapses the runs).
+        var lineStart = -1, lineEnd = 0, lineWidth = 0, gapped = false
+        func emitLine() {
+            guard lineStart >= 0 else { return }
+            lines.append(gapped ? collapsingSpaces(UnsafeBufferPointer(start: p + lineStart, count: lineEnd - lineStart))
+                                : string(lineStart, lineEnd))
+            lineStart = -1
+            gapped = false
+        }
+        var i = 0
+        while i < count {
+            let b = p[i]
+            if b == newline { emitLine(); i += 1; continue }
+            if b == space { i += 1; continue }
+            // A word: p[i..<k], `w` columns wide.
+            var k = i, w = 0
+            while k < count {
+                let c = p[k]
+                if c == space || c == newline { break }
+                if c < 0x80 {
+                    w += 1
+                    k += 1
+                } else {
+                    let (scalar, length) = decode(p, count, at: k)
+                    w += width(scalar)
+                    k += length
                 }
             }
-            if !line.isEmpty { lines.append(line) }
+            if lineStart >= 0, lineWidth + 1 + w <= columns {
+                if i - lineEnd > 1 { gapped = true }
+                lineEnd = k
+                lineWidth += 1 + w
+            } else {
+                emitLine()
+                if w <= columns {
+                    lineStart = i
+                    lineEnd = k
+                    lineWidth = w
+                } else {
+                    // Wider than a line: cut it into full lines; the rest starts the next line.
+                    var start = i, used = 0, c = i
+                    while c < k {
+                        var cw = 1, length = 1
+                        if p[c] >= 0x80 {
+                            let (scalar, n) = decode(p, count, at: c)
+                            cw = width(scalar)
+                            length = n
+                        }
+                        if used + cw > columns, c > start {
+                            lines.append(string(start, c))
+                            start = c
+                            used = 0
+                        }
+                        used += cw
+                        c += length
+                    }
+                    lineStart = start
+                    lineEnd = k
+                    lineWidth = used
+                }
+            }
+            i = k
         }
+        emitLine()
         return lines
+    }
+
+    /// The scalar whose UTF-8 encoding starts at `bytes[i]` (valid UTF-8: it came from a String).
+    private static func decode(_ p: UnsafePointer<UInt8>, _ count: Int, at i: Int) -> (Unicode.Scalar, Int) {
+        let b = UInt32(p[i])
+        let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1
+        guard i + length <= count, length > 1 else { return (Unicode.Scalar(UInt8(truncatingIfNeeded: b)), 1) }
+        var value = b & (0xFF >> UInt32(length + 1))
+        for n in 1..<length { value = value << 6 | UInt32(p[i + n] & 0x3F) }
+        return (Unicode.Scalar(value) ?? "\u{FFFD}", length)
+    }
+
+    /// `slice` as a string with each run of spaces made one space.
+    private static func collapsingSpaces(_ slice: UnsafeBufferPointer<UInt8>) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(slice.count)
+        var previousSpace = false
+        for b in slice {
+            if b == 0x20, previousSpace { continue }
+            previousSpace = b == 0x20
+            out.append(b)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

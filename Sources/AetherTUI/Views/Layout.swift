@@ -17,6 +17,9 @@ public struct Layout: Equatable, Sendable {
     public static let chromeBottom = 2
     /// Rows kept under a sixel picture for subtitles.
     public static let sixelSubtitleRows = 2
+    /// The largest picture asked of the decoder, on each side, whatever the terminal reports
+    /// (a tty can claim 65535 columns): ``ReplyLimits/sixelGeometry``'s ceiling.
+    public static let maxRenderSide = ReplyLimits.sixelGeometry.upperBound
 
     public var columns: Int
     public var rows: Int
@@ -50,7 +53,8 @@ public struct Layout: Equatable, Sendable {
             // and leave `sixelSubtitleRows` free under the picture: terminals draw sixel graphics
             // above text, so subtitles must not overlap the image.
             let pictureRows = max(1, area.height - Layout.sixelSubtitleRows)
-            var box = TerminalGraphics.PixelSize(width: area.width * cell.width, height: pictureRows * cell.height)
+            var box = TerminalGraphics.PixelSize(width: min(Layout.maxRenderSide, area.width * cell.width),
+                                                 height: min(Layout.maxRenderSide, pictureRows * cell.height))
             if let maxSixel, maxSixel.width > 0, maxSixel.height > 0 {
                 box = TerminalGraphics.PixelSize(width: min(box.width, maxSixel.width), height: min(box.height, maxSixel.height))
             }
@@ -68,8 +72,8 @@ public struct Layout: Equatable, Sendable {
             let physicalW = Double(area.width * cell.width), physicalH = Double(area.height * cell.height)
             var w = physicalW, h = w / aspect
             if h > physicalH { h = physicalH; w = h * aspect }
-            let cols = min(area.width, max(area.width > 0 ? 1 : 0, Int((w / Double(cell.width)).rounded())))
-            let rowsUsed = min(area.height, max(area.height > 0 ? 1 : 0, Int((h / Double(cell.height)).rounded())))
+            let cols = min(area.width, Layout.maxRenderSide, max(area.width > 0 ? 1 : 0, Int((w / Double(cell.width)).rounded())))
+            let rowsUsed = min(area.height, Layout.maxRenderSide / 2, max(area.height > 0 ? 1 : 0, Int((h / Double(cell.height)).rounded())))
             video = CellRect(column: area.column + (area.width - cols) / 2, row: area.row + (area.height - rowsUsed) / 2,
                              width: cols, height: rowsUsed)
             renderSize = TerminalGraphics.PixelSize(width: cols, height: rowsUsed * 2)

@@ -32,7 +32,7 @@ struct TrackMenu {
             parts.append(a.layoutShort + (a.isAtmos ? " Atmos" : ""))
             if a.tags.isDefault { parts.append("default") }
             if a.tags.isForced { parts.append("forced") }
-            return Item(label: parts.joined(separator: " "), value: n, current: n == active)
+            return Item(label: TextSanitizer.clean(parts.joined(separator: " ")), value: n, current: n == active)
         }
         items.append(Item(label: "off", value: nil, current: active == nil))
         return TrackMenu(kind: .audio, items: items, selection: items.firstIndex { $0.current } ?? 0)
@@ -41,7 +41,8 @@ struct TrackMenu {
     static func subtitles(player: Player, selected: Int?) -> TrackMenu {
         var items = [Item(label: "off", value: nil, current: selected == nil)]
         for t in player.subtitleTracks {
-            items.append(Item(label: "\(t.id + 1). " + t.label, value: t.id, current: t.id == selected))
+            // A sidecar's label is its file name: sanitised like anything else from outside.
+            items.append(Item(label: TextSanitizer.clean("\(t.id + 1). " + t.label), value: t.id, current: t.id == selected))
         }
         return TrackMenu(kind: .subtitles, items: items, selection: items.firstIndex { $0.current } ?? 0)
     }

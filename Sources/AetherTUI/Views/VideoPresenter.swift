@@ -1,4 +1,5 @@
 import AetherEngine
+import CTerminal
 import Foundation
 import Synchronization
 import TerminalGraphics
@@ -56,9 +57,37 @@ final class VideoPresenter: @unchecked Sendable {  // mutable state is only touc
                     halfBlock.invalidate(CellRect(column: column, row: row, width: 1, height: 1))
                 }
             }
+            blankNewlyCovered(old: old, new: g.mask, in: g.rect)
             sixel.invalidate()
         }
         geometry = g
+    }
+
+    /// Cells an overlay now covers still show video on the terminal, while ncurses believes
+    /// them blank (it never drew the video) and so skips the overlay's blank cells there: the
+    /// picture would show through a box's spaces. Blank them now, before ncurses draws, so the
+    /// terminal is what ncurses believes it is. Caller holds `tty`.
+    private func blankNewlyCovered(old: CellMask, new: CellMask, in rect: CellRect) {
+        guard lastFrame != nil else { return }   // nothing painted yet
+        writer.frame.removeAll()
+        writer.frame.append(Array("\u{1B}7".utf8) + Escape.resetAttributes)
+        var any = false
+        for row in rect.row..<rect.endRow {
+            var column = rect.column
+            while column < rect.endColumn {
+                guard new.isCovered(column: column, row: row), !old.isCovered(column: column, row: row) else { column += 1; continue }
+                let start = column
+                while column < rect.endColumn, new.isCovered(column: column, row: row), !old.isCovered(column: column, row: row) {
+                    column += 1
+                }
+                writer.frame.append(Escape.cursorPosition(column: start, row: row))
+                writer.frame.append(Array(repeating: UInt8(ascii: " "), count: column - start))
+                any = true
+            }
+        }
+        writer.frame.append(Array("\u{1B}8".utf8))
+        if any, let n = try? writer.write(writer.frame) { bytesWritten += n }
+        writer.frame.removeAll()
     }
 
     /// Repaint the last frame; the caller holds `tty`. `full` forgets what the terminal shows first.
@@ -80,6 +109,9 @@ final class VideoPresenter: @unchecked Sendable {  // mutable state is only touc
 
     /// Present thread: paint `frame` now.
     func present(_ frame: VideoFrame) {
+        // The engine's present thread writes to the terminal too: a stack overflow there must
+        // still be able to restore it (once per thread; a thread-local check after that).
+        aether_terminal_install_altstack()
         tty.withLock {
             lastFrame = frame
             paint(frame)

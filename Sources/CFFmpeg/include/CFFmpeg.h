@@ -33,7 +33,8 @@ static inline void aether_strerror(int code, char *buf, size_t size) {
 }
 
 /* Log routing: Swift cannot take FFmpeg's va_list callback, so the C side formats each line
-   and hands the finished text to `sink` (NULL restores FFmpeg's default stderr logger). */
+   and hands the finished text to `sink`; NULL drops every line. The callback is installed when
+   the program loads, before any FFmpeg call; FFmpeg's default logger (stderr) never runs. */
 typedef void (*aether_log_sink)(int level, const char *line);
 void aether_set_log_sink(aether_log_sink sink);
 #endif

@@ -5,16 +5,33 @@
 /* Terminal restoration that works from any exit path, including a crash signal, where only
    async-signal-safe calls are allowed: the saved termios and a prepared byte string. */
 
-/* Saves fd's current termios (call before ncurses changes anything). Returns 0 or -1. */
+/* Saves fd's current termios (call before ncurses changes anything) and opens the terminal's
+   output for the restore bytes: /dev/tty (O_WRONLY | O_NOCTTY, non-blocking), else stdout or
+   stderr if one is a tty. `fd` is often stdin and may be read-only (`< /dev/tty`), so the bytes
+   never go to it. Returns 0, or -1 when fd has no termios. */
 int aether_terminal_save(int fd);
+
+/* The fd the restore bytes go to (-1: none found), for tests and diagnostics. */
+int aether_terminal_output_fd(void);
 
 /* Sets the bytes written on restore (leave alternate screen, show cursor, mouse off, SGR reset). */
 void aether_terminal_set_restore_sequence(const char *bytes, size_t length);
 
-/* Writes the restore sequence and puts the saved termios back. Safe in a signal handler. */
+/* Writes the restore sequence to the terminal's output (giving up after about a second if the
+   terminal does not take it), discards unread input, and puts the saved termios back on the fd
+   it came from. Safe in a signal handler. */
 void aether_terminal_restore(void);
 
-/* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP: restore the terminal, then die of the
-   same signal with its default action (so the exit status and core dump stay truthful). */
+/* Gives the calling thread an alternate signal stack if it has none, so a crash handler can
+   still run after a stack overflow (SIGSEGV on the guard page). Per thread: the crash handlers
+   install one for the thread that calls them; other threads call this when they start (after
+   the first call on a thread it costs a thread-local check). */
+void aether_terminal_install_altstack(void);
+
+/* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP: restore the terminal on the alternate
+   signal stack, run whatever handled the signal before (the Swift runtime's backtracer), so its
+   crash report lands on the normal screen, then die of the signal with its default action, so
+   the exit status and core dump stay truthful. Installs an alternate stack for the calling
+   thread. */
 void aether_terminal_install_crash_handlers(void);
 #endif

@@ -85,32 +85,37 @@ public enum CapabilityProbe {
     }
 
     /// Folds replies, the window size and environment hints into capabilities.
+    ///
+    /// Every size is checked against ``ReplyLimits``; one out of range is dropped, as if the
+    /// terminal had not sent it, so the next source (or the fallback) is used.
     static func apply(_ replies: [TerminalReply], environment: TerminalEnvironment,
                       windowSize: (columns: Int, rows: Int, pixelWidth: Int, pixelHeight: Int)?,
                       to caps: inout TerminalCapabilities) {
         var cellReply: CellSize?
         var textArea: PixelSize?
-        if let ws = windowSize, ws.columns > 0, ws.rows > 0 {
+        let cells = ReplyLimits.screenCells, pixels = ReplyLimits.windowPixels
+        let ws = windowSize.flatMap { cells.contains($0.columns) && cells.contains($0.rows) ? $0 : nil }
+        if let ws {
             caps.screenColumns = ws.columns
             caps.screenRows = ws.rows
         }
         for reply in replies {
             switch reply {
             case .deviceAttributes(let attributes):
-                caps.deviceAttributes = attributes
+                caps.deviceAttributes = Array(attributes.prefix(64))
                 caps.sixel = attributes.dropFirst().contains(4)
             case .graphicsAttribute(item: 1, status: 0, let values):
-                if let n = values.first, n > 0 { caps.sixelColorRegisters = n }
+                if let n = values.first, ReplyLimits.colorRegisters.contains(n) { caps.sixelColorRegisters = n }
             case .graphicsAttribute(item: 2, status: 0, let values):
-                if values.count >= 2, values[0] > 0, values[1] > 0 {
+                if values.count >= 2, ReplyLimits.sixelGeometry.contains(values[0]), ReplyLimits.sixelGeometry.contains(values[1]) {
                     caps.sixelMaxGeometry = PixelSize(width: values[0], height: values[1])
                 }
             case .windowReport(kind: 6, let h, let w):
                 cellReply = CellSize(width: w, height: h)
             case .windowReport(kind: 4, let h, let w):
-                textArea = PixelSize(width: w, height: h)
+                if pixels.contains(w), pixels.contains(h) { textArea = PixelSize(width: w, height: h) }
             case .windowReport(kind: 8, let rows, let columns):
-                if caps.screenRows == nil, rows > 0, columns > 0 {
+                if caps.screenRows == nil, cells.contains(rows), cells.contains(columns) {
                     caps.screenRows = rows
                     caps.screenColumns = columns
                 }
@@ -121,7 +126,7 @@ public enum CapabilityProbe {
             }
         }
         // Cell size: TIOCGWINSZ pixels, else CSI 16 t, else CSI 14 t ÷ cells.
-        if let ws = windowSize, ws.columns > 0, ws.rows > 0, ws.pixelWidth > 0, ws.pixelHeight > 0,
+        if let ws, pixels.contains(ws.pixelWidth), pixels.contains(ws.pixelHeight),
            case let size = CellSize(width: ws.pixelWidth / ws.columns, height: ws.pixelHeight / ws.rows), size.isValid {
             caps.cellSize = size
             caps.cellSizeSource = .ioctl

@@ -40,6 +40,14 @@ public struct TerminalCapabilities: Sendable, Equatable {
     /// Colour registers to use for sixel: the terminal's, else 256, never above 256.
     public var effectiveSixelColors: Int { min(256, max(2, sixelColorRegisters ?? 256)) }
 
+    /// The largest sixel image to make: the terminal's reported limit, else (and never above)
+    /// ``ReplyLimits/sixelGeometry`` on each side.
+    public var effectiveSixelMaxGeometry: PixelSize {
+        let ceiling = ReplyLimits.sixelGeometry.upperBound
+        return PixelSize(width: min(ceiling, sixelMaxGeometry?.width ?? ceiling),
+                         height: min(ceiling, sixelMaxGeometry?.height ?? ceiling))
+    }
+
     /// Lines for `aether-tui caps`: one `name: value (source)` per line.
     public var summaryLines: [String] {
         func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }

@@ -12,8 +12,9 @@ public struct CellSize: Sendable, Hashable, CustomStringConvertible {
     /// A common default when the terminal does not say (xterm's default font).
     public static let fallback = CellSize(width: 10, height: 20)
 
-    /// Whether both dimensions are plausible pixel sizes (a terminal may report zeros).
-    public var isValid: Bool { width > 0 && height > 0 && width <= 1024 && height <= 1024 }
+    /// Whether both dimensions are plausible pixel sizes (a terminal may report zeros, or
+    /// nonsense): inside ``ReplyLimits/cellWidth`` × ``ReplyLimits/cellHeight``.
+    public var isValid: Bool { ReplyLimits.accepts(self) }
 
     public var description: String { "\(width)x\(height) px" }
 }

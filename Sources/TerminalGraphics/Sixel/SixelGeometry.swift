@@ -1,7 +1,8 @@
 /// Sizes and places sixel images so they fit their cell rectangle and never scroll the screen.
 public enum SixelGeometry {
     /// The largest sixel image for `rect`: `columns × cellWidth` wide, `rows × cellHeight` high
-    /// rounded down to a multiple of 6, clamped to the terminal's maximum geometry.
+    /// rounded down to a multiple of 6, clamped to the terminal's maximum geometry and to
+    /// ``ReplyLimits/sixelGeometry``.
     ///
     /// A sixel image leaves the cursor on the text row below it; when that row would be past the
     /// bottom of the screen the terminal scrolls. So when `rect` reaches the last screen row the
@@ -17,6 +18,8 @@ public enum SixelGeometry {
             width = min(width, maxGeometry.width)
             height = min(height, maxGeometry.height)
         }
+        width = min(width, ReplyLimits.sixelGeometry.upperBound)
+        height = min(height, ReplyLimits.sixelGeometry.upperBound)
         return PixelSize(width: max(0, width), height: max(0, height / 6 * 6))
     }
 

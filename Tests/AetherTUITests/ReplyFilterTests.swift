@@ -1,0 +1,114 @@
+@testable import AetherTUI
+import Testing
+
+/// Terminal replies that arrive after the probe must never be read as keys (over ssh they did:
+/// speed fell to 0.46×, volume rose to 130 %, help opened).
+@Suite struct ReplyFilterTests {
+    /// A read as ncurses returns it when it knows no key for the bytes: one character each.
+    static func read(_ text: String) -> [TerminalInput] { text.unicodeScalars.map { .character($0.value) } }
+
+    /// Feeds `reads` one after another, `interval` seconds apart; returns the commands they make
+    /// and the keys that got through.
+    static func run(_ reads: [[TerminalInput]], interval: Double = 0.01) -> (commands: [Command], keys: [Key]) {
+        var filter = ReplyFilter()
+        var keys: [Key] = []
+        for (n, read) in reads.enumerated() {
+            keys += filter.feed(read, now: 100 + Double(n) * interval).compactMap(TUIApp.key(for:))
+        }
+        return (keys.compactMap(KeyMap.command(for:)), keys)
+    }
+
+    static let replies: [(String, String)] = [
+        ("DA1 (xterm vt340)", "\u{1B}[?63;1;2;4;6;9;15;16;17;18;21;22;28c"),
+        ("DA1 (tmux)", "\u{1B}[?1;2c"),
+        ("cell size CSI 6 t", "\u{1B}[6;20;10t"),
+        ("text area CSI 4 t", "\u{1B}[4;600;800t"),
+        ("screen CSI 8 t", "\u{1B}[8;24;80t"),
+        ("cursor position CSI R", "\u{1B}[12;40R"),
+        ("XTSMGRAPHICS colours", "\u{1B}[?1;0;256S"),
+        ("XTSMGRAPHICS geometry", "\u{1B}[?2;0;1000;1000S"),
+        ("DECRPM ?2026", "\u{1B}[?2026;2$y"),
+        ("DSR", "\u{1B}[0n"),
+        ("DCS DECRQSS", "\u{1B}P1$r0;1m\u{1B}\\"),
+        ("DCS XTGETTCAP", "\u{1B}P1+r544e=787465726d\u{1B}\\"),
+        ("OSC colour, ST", "\u{1B}]11;rgb:0000/0000/0000\u{1B}\\"),
+        ("OSC colour, BEL", "\u{1B}]10;rgb:ffff/ffff/ffff\u{07}"),
+        ("kitty APC OK", "\u{1B}_Gi=31;OK\u{1B}\\"),
+        ("kitty APC error", "\u{1B}_Gi=31;EINVAL:Zero width/height not allowed\u{1B}\\"),
+        ("C1 CSI", "\u{9B}?62;4c"),
+        ("SS3", "\u{1B}OP"),
+    ]
+
+    @Test(arguments: replies)
+    func aReplyMakesNoCommand(name: String, reply: String) {
+        let r = Self.run([Self.read(reply)])
+        #expect(r.commands.isEmpty, "\(name) became \(r.commands)")
+        #expect(r.keys.isEmpty, "\(name) became keys \(r.keys)")
+    }
+
+    @Test func theWholeProbeAnswerInOneReadMakesNoCommand() {
+        let all = Self.replies.map(\.1).joined()
+        #expect(Self.run([Self.read(all)]).keys.isEmpty)
+    }
+
+    @Test func keysAroundARepliesStillWork() {
+        let r = Self.run([Self.read("["), Self.read("\u{1B}[?62;4c\u{1B}[4;600;800t"), Self.read("]"), Self.read("q")])
+        #expect(r.commands == [.speedMultiply(1 / 1.1), .speedMultiply(1.1), .quit])
+        // Keys typed in the same read as a reply (a paste, a fast typist over ssh) too.
+        #expect(Self.run([Self.read("9\u{1B}[?62;4c0")]).commands == [.volume(delta: -2), .volume(delta: 2)])
+    }
+
+    @Test func aLoneEscapeIsTheEscapeKey() {
+        #expect(Self.run([Self.read("\u{1B}")]).keys == [.escape])
+        #expect(Self.run([Self.read("\u{1B}\u{1B}")]).keys == [.escape, .escape])
+        #expect(Self.run([Self.read("\u{1B}"), Self.read("q")]).commands == [.quit])
+    }
+
+    @Test func ncursesKeysPassThrough() {
+        let r = Self.run([[.functionKey(0o404)], Self.read("\u{1B}[?62c"), [.functionKey(0o405)]])   // KEY_LEFT, KEY_RIGHT
+        #expect(r.keys == [.left, .right])
+    }
+
+    @Test func aReplySplitAcrossReadsIsStillSwallowed() {
+        // Cut inside the sequence: the rest continues it.
+        #expect(Self.run([Self.read("\u{1B}[?63;1;2"), Self.read(";4c")]).keys.isEmpty)
+        #expect(Self.run([Self.read("\u{1B}_Gi=31;"), Self.read("OK\u{1B}"), Self.read("\\")]).keys.isEmpty)
+        // Cut right after ESC (ncurses gave up after its escape delay): the ESC counts as the
+        // Escape key, but the rest, arriving as one read soon after, is no keys.
+        let r = Self.run([Self.read("\u{1B}"), Self.read("[?63;1;2;4c")], interval: 0.1)
+        #expect(r.keys == [.escape] && r.commands.isEmpty)
+        #expect(Self.run([Self.read("\u{1B}"), Self.read("]11;rgb:0/0/0\u{07}")], interval: 0.1).commands.isEmpty)
+    }
+
+    @Test func aKeyTypedAfterEscapeIsAKey() {
+        // One key per read: `[` after Escape is the speed key, even soon after.
+        #expect(Self.run([Self.read("\u{1B}"), Self.read("[")], interval: 0.1).commands == [.speedMultiply(1 / 1.1)])
+        // Long after a lone ESC, a read starting with `[` is the user's.
+        #expect(Self.run([Self.read("\u{1B}"), Self.read("[]")], interval: 2).commands == [.speedMultiply(1 / 1.1), .speedMultiply(1.1)])
+    }
+
+    @Test func anAbandonedSequenceStopsSwallowing() {
+        // An unterminated string, then nothing for longer than staleAfter: typing works again.
+        let r = Self.run([Self.read("\u{1B}]11;rgb:00"), Self.read("0")], interval: ReplyFilter.staleAfter + 0.5)
+        #expect(r.commands == [.volume(delta: 2)])
+        // However long a reply is, all of it is swallowed, and what follows its end is keys.
+        let long = "\u{1B}[" + String(repeating: "1;", count: 5000) + "c"
+        #expect(Self.run([Self.read(long + "q")]).commands == [.quit])
+        let string = "\u{1B}P" + String(repeating: "0", count: 100_000) + "\u{1B}\\"
+        #expect(Self.run([Self.read(string + "q")]).commands == [.quit])
+    }
+
+    @Test func escapeThenAKeyInOneReadIsBothKeys() {
+        // Escape then q within ncurses' escape delay: no reply starts with ESC q.
+        #expect(Self.run([Self.read("\u{1B}q")]).keys == [.escape, .character("q")])
+        #expect(Self.run([Self.read("\u{1B}\r")]).keys == [.escape, .enter])
+    }
+
+    @Test func aMalformedSequenceKeepsWhatBrokeIt() {
+        // A CSI broken by a carriage return: the sequence is dropped, the Enter kept.
+        #expect(Self.run([Self.read("\u{1B}[12\r")]).keys == [.enter])
+        // A string broken by ESC + something other than `\`: the string is dropped, and what
+        // follows is read afresh.
+        #expect(Self.run([Self.read("\u{1B}]11;x\u{1B}q")]).keys == [.escape, .character("q")])
+    }
+}
