@@ -24,7 +24,7 @@ struct HeadlessPlaybackCost {
         guard videoOutput != "null" else { return args }
         let wh = ttySize.split(separator: "x")
         let quoted = args.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let shell = "stty cols \(wh.first ?? "160") rows \(wh.last ?? "48"); TERM=xterm-256color COLORTERM=truecolor exec \(quoted) >/dev/null"
+        let shell = "stty cols \(wh.first ?? "160") rows \(wh.last ?? "48"); TERM=xterm-256color COLORTERM=truecolor exec \(quoted)"
         return ["script", "-q", "-e", "-c", shell, "/dev/null"]
     }
 
