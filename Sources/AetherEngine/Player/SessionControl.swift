@@ -73,6 +73,18 @@ final class ControlBox: @unchecked Sendable {  // `value` is only touched with `
     }
 }
 
+/// Hooks a host runs on each of the engine's own threads as it starts.
+public enum EngineThreads {
+    private static let hook = Guarded<(@Sendable () -> Void)?>(nil)
+
+    /// Runs `body` first thing on every engine thread started from now on (the TUI installs an
+    /// alternate signal stack there, so a stack overflow on any thread can still restore the
+    /// terminal). Set it once, before loading.
+    public static func setStartHook(_ body: (@Sendable () -> Void)?) { hook.withLock { $0 = body } }
+
+    static var startHook: (@Sendable () -> Void)? { hook.withLock { $0 } }
+}
+
 /// Starts the session's threads and joins them: the one owner of every thread a session runs.
 final class SessionThreads: @unchecked Sendable {  // `running` and `started` are guarded by `lock`
     private let lock = NSLock()
@@ -87,7 +99,9 @@ final class SessionThreads: @unchecked Sendable {  // `running` and `started` ar
             running.insert(name)
             started += 1
         }
+        let onStart = EngineThreads.startHook
         let t = Thread { [self] in
+            onStart?()
             body()
             lock.withLock { _ = running.remove(name) }
             finished.signal()

@@ -47,6 +47,9 @@ public final class TUIApp {
         // 1. Open the media; failures are one line on a terminal we have not touched yet. A quit
         //    signal during the open (a stalled network source) cancels it.
         var playerOptions = options.player
+        // Every engine thread gets an alternate signal stack: a stack overflow on any of them
+        // can still restore the terminal.
+        EngineThreads.setStartHook { aether_terminal_install_altstack() }
         let interrupt = InterruptToken()
         playerOptions.interrupt = interrupt
         quit.onRaise { interrupt.cancel() }
