@@ -6,7 +6,7 @@
 #   --force  regenerates every file. Without it a file is skipped when it
 #            exists and is newer than this script (and than its inputs).
 # Prints one line per generated file and nothing when everything is current.
-# Needs: ffmpeg (with libx264, libx265, libvpx, libsvtav1 or libaom, libopus,
+# Needs: ffmpeg and ffprobe (ffmpeg with libx264, libx265, libvpx, libsvtav1 or libaom, libopus,
 # libvorbis, libtheora, libmp3lame), cc, pkg-config with libavformat,
 # libavcodec and libavutil headers, python3.
 #
@@ -122,6 +122,26 @@
 #   empty.mkv              0 bytes.
 #   random.mkv             64 KiB from Python's Mersenne Twister, seed 1.
 #   wrong-extension.mkv    a byte copy of h264-aac.flv (FLV data, .mkv name).
+#
+# Damaged data and hostile timestamps (probe --packets / --frames)
+#   damaged-h264.mkv
+#       H.264 320x240 24 fps 4 s (one keyframe a second, as above) + AAC
+#       stereo 48 kHz 440 Hz, with two video packets overwritten in place
+#       (bytes from Python's Mersenne Twister, seed 7), found with ffprobe:
+#       the packet at 1.5 s from its 9th byte on, a quarter of its size (its
+#       NAL length prefix becomes garbage: the decoder rejects the packet,
+#       "Invalid data found when processing input"), and the middle quarter
+#       of the packet at 2.5 s (decoded with concealment: decode_error_flags
+#       set). Neither is a keyframe. The container is intact: every packet
+#       still demuxes, and a player must play on to the end (3.958 s).
+#   nopts.h264
+#       Raw H.264 Annex B stream, 320x240 24 fps 2 s (48 frames): the raw
+#       demuxer gives every packet and frame AV_NOPTS_VALUE pts and dts.
+#   extreme-timestamps.mkv
+#       Written by gen-extreme-timestamps.py: one 8 kHz mono PCM s16le track
+#       with millisecond timestamps, clusters at 0, 1 s, 2^62, 2^63-16, 2^63
+#       and 2^64-1 ms, two 50 ms blocks each (12 packets). libavformat makes
+#       packet timestamps from 0 up to 4.6e18 and down to Int64.min + 50.
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -146,7 +166,7 @@ for arg in "$@"; do
 done
 outdir=${outdir:-$script_dir/out}
 
-for tool in ffmpeg cc pkg-config python3; do
+for tool in ffmpeg ffprobe cc pkg-config python3; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         printf 'make-fixtures: %s not found in PATH\n' "$tool" >&2
         exit 1
@@ -556,6 +576,42 @@ sys.stdout.buffer.write(bytes(rng.getrandbits(8) for _ in range(65536)))
 }
 gen_wrong_extension() { cp "$outdir/h264-aac.flv" "$1"; }
 
+gen_damaged_h264() {
+    local audio="$work/damaged.aac" base="$work/damaged-base.mkv"
+    aac_track "$audio" 440 4
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=4 \
+        -i "$audio" \
+        "${x264_24[@]}" -crf 30 -c:a copy \
+        "${bitexact[@]}" "$base"
+    # One "pts_time,size,pos" line per video packet.
+    ffprobe -v error -select_streams v:0 -show_entries packet=pts_time,size,pos -of csv=p=0 "$base" |
+        python3 -c '
+import random, sys
+packets = [[float(v) for v in line.split(",")] for line in sys.stdin if line.strip()]
+def at(t):
+    return min(packets, key=lambda p: abs(p[0] - t))
+rng = random.Random(7)
+with open(sys.argv[1], "r+b") as f:
+    _, size, pos = at(1.5)
+    f.seek(int(pos) + 8)
+    f.write(bytes(rng.getrandbits(8) for _ in range(int(size) // 4)))
+    _, size, pos = at(2.5)
+    f.seek(int(pos) + int(size) // 2)
+    f.write(bytes(rng.getrandbits(8) for _ in range(int(size) // 4)))
+' "$base"
+    mv -f "$base" "$1"
+}
+
+gen_nopts_h264() {
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=2 \
+        "${x264_24[@]}" -crf 30 \
+        "${bitexact[@]}" -f h264 "$1"
+}
+
+gen_extreme_timestamps() { python3 "$script_dir/gen-extreme-timestamps.py" "$1"; }
+
 # ---------------------------------------------------------------------------
 
 build h264-aac-2audio-srt-ass.mkv     gen_main_mkv
@@ -584,3 +640,6 @@ build truncated-header.mkv            gen_truncated_header "$main_mkv"
 build empty.mkv                       gen_empty
 build random.mkv                      gen_random
 build wrong-extension.mkv             gen_wrong_extension "$outdir/h264-aac.flv"
+build damaged-h264.mkv                gen_damaged_h264
+build nopts.h264                      gen_nopts_h264
+build extreme-timestamps.mkv          gen_extreme_timestamps "$script_dir/gen-extreme-timestamps.py"
