@@ -67,6 +67,35 @@ import Testing
         }
     }
 
+    /// A caller preempted right after asking for a seek (the demux thread performs it and queues
+    /// the rest of the short file, end items included, meanwhile) must not lose those packets.
+    @Test func aSeekWhoseCallerStallsStillEnds() throws {
+        PlaybackSession.testPauseAfterSeekRequest.withLock { $0 = 0.3 }
+        defer { PlaybackSession.testPauseAfterSeekRequest.withLock { $0 = nil } }
+        let player = Player()
+        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.audioOutput = .null })
+        player.play()
+        player.seek(to: 10.5)
+        #expect(wait(8) { player.state == .ended }, "stuck in \(player.state) at \(player.currentTime) s")
+        player.stop()
+    }
+
+    /// Seeks in quick succession near the end of a short file (the demuxer reads all of it at
+    /// once): whatever interleaving the threads take, the end items survive and playback ends.
+    @Test func rapidSeeksNearTheEndStillEnd() throws {
+        for round in 0..<5 {
+            let player = Player()
+            try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.audioOutput = .null })
+            player.play()
+            for i in 0..<40 {
+                player.seek(to: 10.5 + Double(i % 7) * 0.2, mode: i % 2 == 0 ? .exact : .keyframe)
+                if i % 5 == 0 { Thread.sleep(forTimeInterval: 0.002) }
+            }
+            #expect(wait(10) { player.state == .ended }, "round \(round): stuck in \(player.state) at \(player.currentTime) s")
+            player.stop()
+        }
+    }
+
     @Test func doubleSpeedTakesHalfTheTime() throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 8; $0.speed = 2 })

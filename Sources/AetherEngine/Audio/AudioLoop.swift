@@ -45,8 +45,17 @@ extension PlaybackSession {
                 sink.reset()
                 writtenEnd = nil
             }
-            guard let item = audioQueue.pop(timeout: 0.1) else { continue }
-            guard item.serial == c.serial else { continue }
+            // Only what is queued ahead of an item matters: compare it with the serial as it is
+            // now, not as it was before the wait (an item of a seek made during the wait is
+            // current, and dropping it could drop the stream's end).
+            guard let item = audioQueue.peek() ?? (audioQueue.waitForItem(timeout: 0.1) ? audioQueue.peek() : nil) else { continue }
+            let current = control.withLock { $0.serial }
+            if item.serial != current {
+                _ = audioQueue.pop(if: { $0.serial == item.serial })
+                continue
+            }
+            if current != c.serial || control.withLock({ $0.paused }) { continue }  // look at the state again first
+            guard let item = audioQueue.pop(if: { $0.serial == current }) else { continue }
             if item.serial != mySerial {
                 mySerial = item.serial
                 sink.reset()

@@ -105,6 +105,10 @@ public final class BoundedQueue<Element>: @unchecked Sendable {  // all state is
         }
     }
 
+    /// Wakes every waiter without changing the contents (a blocked push re-checks its
+    /// `interrupted` predicate).
+    public func wake() { condition.withLock { condition.broadcast() } }
+
     public func close() {
         condition.withLock {
             closed = true

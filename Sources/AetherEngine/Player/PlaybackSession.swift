@@ -181,7 +181,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         }
         if index != videoIndex { clock.removeLimit() }
         if !nothingLeft { warn(message) } else { FFmpegLog.write("player", message) }
-        videoQueue.flush()
+        videoQueue.wake()
         checkEnded()
     }
 
@@ -192,6 +192,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         threads.start("aether.audio") { [self] in audioLoop() }
         threads.start("aether.present") { [self] in presentLoop() }
     }
+
+    /// Tests only: how long `requestSeek` stalls between recording the seek and waking the demux
+    /// thread, as a preempted caller would (the demux thread carries the seek out meanwhile).
+    static let testPauseAfterSeekRequest = Guarded<Double?>(nil)
 
     /// Longest `stop()` waits for the threads to end.
     static let stopTimeout = 1.0
@@ -225,8 +229,14 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             c.pendingSeek = (seekTarget, mode)
             c.state = .seeking
         }
-        videoQueue.flush()   // unblock a demux push waiting on a full queue
-        audioQueue.flush()
+        if let pause = PlaybackSession.testPauseAfterSeekRequest.withLock({ $0 }) { Thread.sleep(forTimeInterval: pause) }
+        // Wake a demux push waiting on a full queue (it gives up: a seek is pending). Never
+        // flush here: the demux thread may already have carried this seek out and queued the
+        // new serial's packets (a short file entirely, end items included), and a late flush
+        // would throw them away and leave every thread waiting for input that never comes.
+        // The demux thread flushes the queues itself when it performs the seek.
+        videoQueue.wake()
+        audioQueue.wake()
     }
 
     func warn(_ message: String) {
