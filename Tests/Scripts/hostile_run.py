@@ -88,7 +88,7 @@ FILES = {
     "many-cues-200k.mkv": dict(expect=PLAYS, args=["--sid=1"]),
     "long-cue-4m.mkv": dict(expect=PLAYS, args=["--sid=1"]),
     "ts-offset-3600-60s.ts": dict(expect=PLAYS),
-    "ts-pts-wrap-60s.ts": dict(length=34, expect={"exit": {0}, "played": 33.5, "frames": 700}),
+    "ts-pts-wrap-60s.ts": dict(length=34, expect={"exit": {0}, "played": 33.5, "frames": 750}),
     "mkv-offset-chapters-60s.mkv": dict(expect=PLAYS),
     "damaged-frame-60s.mkv": dict(expect=PLAYS),
     "interlaced-switch-36s.ts": dict(length=36, expect={"exit": {0}, "played": 35, "frames": 750}),
