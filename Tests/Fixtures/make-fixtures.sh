@@ -643,3 +643,14 @@ build wrong-extension.mkv             gen_wrong_extension "$outdir/h264-aac.flv"
 build damaged-h264.mkv                gen_damaged_h264
 build nopts.h264                      gen_nopts_h264
 build extreme-timestamps.mkv          gen_extreme_timestamps "$script_dir/gen-extreme-timestamps.py"
+
+# Files not made for the happy path (broadcast timelines, damage, encryption, number traps,
+# unbounded input): Tests/Scripts/hostile-corpus.sh's small set, regenerated when its scripts change.
+hostile_dir="$outdir/hostile"
+hostile_gen="$script_dir/../Scripts/hostile-corpus.sh"
+if [ ! -f "$hostile_dir/.stamp" ] || [ "$hostile_gen" -nt "$hostile_dir/.stamp" ] \
+    || [ "$script_dir/../Scripts/hostile_corpus_tools.py" -nt "$hostile_dir/.stamp" ]; then
+    bash "$hostile_gen" "$hostile_dir" >/dev/null
+    touch "$hostile_dir/.stamp"
+    echo "hostile/ corpus                      $(ls "$hostile_dir" | wc -l) files"
+fi
