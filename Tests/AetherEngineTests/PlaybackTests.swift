@@ -67,6 +67,27 @@ import Testing
         }
     }
 
+    /// Deinterlaced frames keep their times: filters rescale `pts` to their own time base but
+    /// copy the input's best-effort timestamp, so reading the wrong one halves every time (the
+    /// picture then fell behind the sound and frames were dropped).
+    @Test func deinterlacedFramesKeepTheirTimes() throws {
+        let player = Player()
+        let times = Locked<[Double]>([])
+        try player.load(url: TestEnvironment.fixture("mpeg2-interlaced-mp2.ts"), options: options { $0.audioOutput = .null; $0.length = 3 })
+        player.setFrameHandler { frame in times.mutate { $0.append(frame.pts) } }
+        player.play()
+        #expect(wait(10) { player.state == .ended })
+        let t = player.telemetry()
+        #expect(t.deinterlacing)
+        #expect(t.framesDropped == 0, "dropped \(t.framesDroppedEarly) early, \(t.framesDroppedLate) late")
+        let fps = try #require(player.mediaInfo?.primaryVideo?.frameRate)
+        let shown = times.value
+        #expect(abs(Double(shown.count) - 3 * fps) <= 2, "\(shown.count) frames for 3 s at \(fps) fps")
+        let steps = zip(shown.dropFirst(), shown).map { $0 - $1 }
+        #expect(steps.allSatisfy { abs($0 - 1 / fps) < 0.002 }, "frame steps \(steps.prefix(5))")
+        player.stop()
+    }
+
     /// A caller preempted right after asking for a seek (the demux thread performs it and queues
     /// the rest of the short file, end items included, meanwhile) must not lose those packets.
     @Test func aSeekWhoseCallerStallsStillEnds() throws {

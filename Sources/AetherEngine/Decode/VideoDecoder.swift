@@ -103,7 +103,7 @@ final class VideoDecoder {
             try? deinterlacer.push(nil)
             while try deinterlacer.pull(into: filtered) {
                 defer { filtered.unref() }
-                if let pts = seconds(filtered.pts, deinterlacer.outputTimeBase) { try emit(filtered, pts) }
+                if let pts = seconds(filtered.filterPTS, deinterlacer.outputTimeBase) { try emit(filtered, pts) }
             }
         }
     }
@@ -116,7 +116,7 @@ final class VideoDecoder {
                 try? old.push(nil)
                 while (try? old.pull(into: filtered)) == true {
                     defer { filtered.unref() }
-                    if let pts = seconds(filtered.pts, old.outputTimeBase) { try emit(filtered, pts) }
+                    if let pts = seconds(filtered.filterPTS, old.outputTimeBase) { try emit(filtered, pts) }
                 }
             }
             FFmpegLog.write("vd", "frame shape changed to \(shape.width)x\(shape.height) format \(shape.format); rebuilding the deinterlacer")
@@ -146,7 +146,7 @@ final class VideoDecoder {
         while try timed({ try deinterlacer.pull(into: filtered) }) {
             defer { filtered.unref() }
             // Untimestamped output fields are dropped (as AetherEngine does).
-            if let pts = seconds(filtered.pts, deinterlacer.outputTimeBase) { try emit(filtered, pts) }
+            if let pts = seconds(filtered.filterPTS, deinterlacer.outputTimeBase) { try emit(filtered, pts) }
         }
     }
 

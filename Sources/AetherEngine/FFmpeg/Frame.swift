@@ -22,6 +22,10 @@ public final class Frame: @unchecked Sendable {  // handed from thread to thread
         if best != aether_AV_NOPTS_VALUE() { return best }
         return pointer.pointee.pts == aether_AV_NOPTS_VALUE() ? nil : pointer.pointee.pts
     }
+    /// The frame's own `pts`, nil when unset. A filter graph's output must be read this way:
+    /// filters rescale `pts` to their output time base (bwdif doubles it) but copy the input's
+    /// `best_effort_timestamp` unchanged, in the input's time base.
+    public var filterPTS: Int64? { pointer.pointee.pts == aether_AV_NOPTS_VALUE() ? nil : pointer.pointee.pts }
     public var isInterlaced: Bool { pointer.pointee.interlaced_frame != 0 }
     public var sampleCount: Int { Int(pointer.pointee.nb_samples) }
 
