@@ -16,6 +16,8 @@ struct AudioChunk {
 /// timestamp disagrees by more than `reanchorThreshold` (AetherEngine's AudioClockAnchor).
 final class AudioDecoder {
     static let reanchorThreshold = 0.1
+    /// Sample rates a stream may have (a header outside this is damaged).
+    static let sampleRates = 1000...768_000
 
     let codec: CodecContext
     let streamIndex: Int
@@ -34,6 +36,13 @@ final class AudioDecoder {
     init(stream: UnsafeMutablePointer<AVStream>, index: Int, output: AudioFormat, timeline: Timeline) throws(FFmpegError) {
         guard let par = stream.pointee.codecpar else {
             throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
+        }
+        // A damaged header can claim any rate or channel count (2147483647 Hz made a resampler
+        // ask for gigabytes): refuse what no real stream has.
+        let rate = Int(par.pointee.sample_rate), channels = Int(par.pointee.ch_layout.nb_channels)
+        guard rate == 0 || AudioDecoder.sampleRates.contains(rate), channels <= 64 else {
+            throw FFmpegError(function: "audio stream", message: "\(rate) Hz, \(channels) channels is out of range",
+                              code: aether_AVERROR(EINVAL))
         }
         codec = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
         streamIndex = index
@@ -86,6 +95,11 @@ final class AudioDecoder {
     }
 
     private func convert(_ decoded: Frame) throws -> AudioChunk? {
+        guard AudioDecoder.sampleRates.contains(Int(decoded.pointer.pointee.sample_rate)),
+              decoded.pointer.pointee.ch_layout.nb_channels <= 64 else {
+            throw FFmpegError(function: "audio frame", message: "\(decoded.pointer.pointee.sample_rate) Hz is out of range",
+                              code: aether_AVERROR(EINVAL))
+        }
         let rate = Double(max(1, decoded.pointer.pointee.sample_rate))
         let framePTS = timeline.seconds(decoded.pts, timeBase)
         var start = nextPTS ?? framePTS ?? 0

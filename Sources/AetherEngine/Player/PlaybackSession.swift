@@ -133,7 +133,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         self.sink = audioDecoder == nil ? nil : sink
         if audioDecoder == nil { audioIndex = nil }
         if videoDecoder == nil && audioDecoder == nil {
-            let why = warnings.withLock { $0.last.map { ": \($0)" } ?? ": no decodable audio or video stream" }
+            let why = warnings.withLock { w in
+                w.last.map { ": " + $0.replacingOccurrences(of: "; playing without sound", with: "") }
+                    ?? ": no decodable audio or video stream"
+            }
             throw PlayerError("nothing to play in '\(TextSanitizer.clean(url))'\(why)")
         }
         // Sidecars first, so `--sid` can name a `--sub-file` track.
