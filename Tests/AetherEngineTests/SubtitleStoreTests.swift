@@ -142,3 +142,23 @@ import Testing
         #expect(fields.map(\.value) == ["a=1, b=2", "abc", "text/html, */*"])
     }
 }
+
+@Suite struct EncryptionScanTests {
+    func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        let size = 8 + payload.count
+        return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + payload
+    }
+
+    @Test func findsProtectedSampleEntriesAndTheScheme() {
+        let schm = box("schm", [0, 0, 0, 0] + Array("cbcs".utf8) + [0, 1, 0, 0])
+        let header = box("moov", box("trak", box("stsd", box("encv", [UInt8](repeating: 0, count: 78) + box("sinf", schm)))))
+        let found = EncryptionScan.scan(bytes: header)
+        #expect(found == EncryptionScan.Finding(video: true, audio: false, scheme: "cbcs"))
+    }
+
+    @Test func plainFilesAndStrayLettersAreNotEncrypted() {
+        #expect(EncryptionScan.scan(bytes: box("moov", box("trak", box("stsd", box("avc1", [UInt8](repeating: 7, count: 90)))))) == nil)
+        // "encv" in payload bytes without a plausible box size before it.
+        #expect(EncryptionScan.scan(bytes: [0xFF, 0xFF, 0xFF, 0xFF] + Array("encv".utf8) + [1, 2, 3]) == nil)
+    }
+}

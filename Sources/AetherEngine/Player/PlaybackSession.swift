@@ -36,6 +36,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let warnings = Guarded<[String]>([])
     let endTime: Double?
     let threads = SessionThreads()
+    /// Streams the header says are encrypted: never decoded.
+    private(set) var encryptedStreams: Set<Int> = []
     /// Options the source was opened with (headers, protocol whitelist), for second readers.
     let openOptions: [String: String]
     let decoderNames = Guarded<(video: String, audio: String, deinterlacing: Bool)>(("", "", false))
@@ -69,6 +71,20 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             throw PlayerError("cannot read '\(TextSanitizer.clean(url))': \(error.message)")
         }
         videoIndex = info.primaryVideo?.index
+        // CENC in MP4: said from the header, before anything reaches a decoder.
+        var encrypted = Set<Int>()
+        if info.container.contains("mp4") || info.container.contains("mov"), !url.contains("://") || url.hasPrefix("file:"),
+           let found = EncryptionScan.scan(path: url.hasPrefix("file:") ? String(url.dropFirst(5)) : url) {
+            let streams = (found.video ? info.video.map { ($0.index, $0.codec) } : [])
+                + (found.audio ? info.audio.map { ($0.index, $0.codec) } : [])
+            let lines = streams.map { "stream #\($0.0) (\($0.1)) is encrypted (\(found.scheme)); cannot play it" }
+            let playable = (found.video ? 0 : info.video.count) + (found.audio ? 0 : info.audio.count)
+            if playable == 0, let first = lines.first {
+                throw PlayerError("cannot play '\(TextSanitizer.clean(url))': \(first)")
+            }
+            encrypted = Set(streams.map(\.0))
+            warnings.withLock { $0.append(contentsOf: lines) }
+        }
         endTime = options.length.map { options.start + max(0, $0) }
         videoQueue = BoundedQueue(maxCount: 600, maxCost: options.policy.packetQueueBytes) { item in
             if case .item(let p, _) = item { return p.size }
@@ -83,7 +99,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                                   codepage: options.subtitleCodepage)
 
         // Video decoder.
-        if let videoIndex, let stream = format.stream(videoIndex) {
+        encryptedStreams = encrypted
+        if let videoIndex, !encrypted.contains(videoIndex), let stream = format.stream(videoIndex) {
             do {
                 videoDecoder = try VideoDecoder(stream: stream, index: videoIndex, threads: options.decodeThreads,
                                                 timeline: format.timeline)
@@ -94,7 +111,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         }
         // Audio track and sink.
         var audioIndex: Int? = nil
-        if options.audioEnabled, !info.audio.isEmpty {
+        if options.audioEnabled, info.audio.contains(where: { !encrypted.contains($0.index) }) {
             if let k = options.audioTrack, info.audio.indices.contains(k) {
                 audioIndex = info.audio[k].index
             } else {
