@@ -162,3 +162,12 @@ import Testing
         #expect(EncryptionScan.scan(bytes: [0xFF, 0xFF, 0xFF, 0xFF] + Array("encv".utf8) + [1, 2, 3]) == nil)
     }
 }
+
+@Suite struct Windows1252Tests {
+    @Test func embeddedTextThatIsNotUTF8IsReadAsWindows1252() {
+        let bytes: [CChar] = ([0x43, 0x61, 0x66, 0xE9, 0x20, 0x97, 0x20, 0x80, 0] as [UInt8]).map { CChar(bitPattern: $0) }
+        #expect(bytes.withUnsafeBufferPointer { SubtitleStore.limitedCString($0.baseAddress!) } == "Café — €")
+        let utf8 = Array("Café — ok".utf8CString)
+        #expect(utf8.withUnsafeBufferPointer { SubtitleStore.limitedCString($0.baseAddress!) } == "Café — ok")
+    }
+}

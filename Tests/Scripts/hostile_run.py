@@ -615,7 +615,7 @@ def build_cases(corpus, opts, names_dir):
             Case("terminal: 1024x1024-px cells, sixel", "pty", control, ["--sid=1"], L, replies=0.0, vo="auto",
                  winsize_pixels=(65535, 65535), expect=PLAYS),
             Case("terminal: replies 0.6 s late", "pty", control, ["--sid=1"], 6, replies=0.6, vo="auto",
-                 expect={"exit": {0}, "played": 5.5}, extra_checks=[late_keys_check]),
+                 expect={"exit": {0}, "played": 3.9}, extra_checks=[late_keys_check]),
         ]
     return cases
 

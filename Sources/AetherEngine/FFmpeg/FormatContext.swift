@@ -135,6 +135,14 @@ public final class FormatContext {
         let ts = timeline.sourceTimestamp(seconds.isFinite ? max(0, seconds) : 0)
         interrupt.arm(seconds: timeout)
         defer { interrupt.arm(seconds: nil) }
+        // The start of an MPEG-TS/PS: the first video keyframe usually comes after `start_time`
+        // (the audio's), and a timestamp search then finds none at or before it and lands a
+        // GOP later. Back to the first byte instead; these demuxers resync on their own.
+        if seconds <= 0.0005, let name = pointer.pointee.iformat?.pointee.name,
+           ["mpegts", "mpeg"].contains(String(cString: name)),
+           av_seek_frame(pointer, -1, 0, AVSEEK_FLAG_BYTE) >= 0 {
+            return
+        }
         try check(avformat_seek_file(pointer, -1, Int64.min, ts, ts, 0), "avformat_seek_file")
     }
 }

@@ -442,12 +442,29 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         return String(String.UnicodeScalarView(text.unicodeScalars.prefix(maxCueCharacters))) + "…"
     }
 
-    /// A C string read no further than 4 × `maxCueCharacters` bytes.
+    /// A C string read no further than 4 × `maxCueCharacters` bytes. Text that is not UTF-8
+    /// (an embedded SubRip track muxed from a Windows-1252 file) is read as Windows-1252 rather
+    /// than turned into replacement characters.
     static func limitedCString(_ p: UnsafePointer<CChar>) -> String {
         let n = strnlen(p, 4 * maxCueCharacters)
         return p.withMemoryRebound(to: UInt8.self, capacity: n) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self)
+            let bytes = UnsafeBufferPointer(start: $0, count: n)
+            return String(validating: bytes, as: UTF8.self) ?? windows1252(bytes)
         }
+    }
+
+    /// Windows-1252 → Unicode: Latin-1, with 0x80–0x9F mapped to the punctuation Windows puts
+    /// there (undefined ones become U+FFFD).
+    static func windows1252(_ bytes: some Sequence<UInt8>) -> String {
+        let high: [UInt32] = [0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039,
+                              0x0152, 0xFFFD, 0x017D, 0xFFFD, 0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+                              0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178]
+        var out = String.UnicodeScalarView()
+        for b in bytes {
+            let v = (0x80...0x9F).contains(b) ? high[Int(b) - 0x80] : UInt32(b)
+            out.append(Unicode.Scalar(v) ?? "\u{FFFD}")
+        }
+        return String(out)
     }
 
     /// The palette walk: indices in `data[0]`, a `[B,G,R,A]` palette in `data[1]`; cropped to the

@@ -174,8 +174,8 @@ extension TUIApp {
     }
 
     /// Shows `text` for 1.5 s; sanitised (track labels and chapter names come from the media).
-    func osd(_ text: String) {
-        view.osdMessage = (TextSanitizer.clean(text), MonotonicClock.seconds() + 1.5)
+    func osd(_ text: String, seconds: Double = 1.5) {
+        view.osdMessage = (TextSanitizer.clean(text), MonotonicClock.seconds() + seconds)
     }
 
     func handleMenuKey(_ key: Key) {

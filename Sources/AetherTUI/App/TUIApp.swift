@@ -138,6 +138,7 @@ public final class TUIApp {
             }
             readInput()
             checkTerminalSize()
+            showNewWarnings()
             let now = MonotonicClock.seconds()
             if now - lastTelemetrySample >= 1 {
                 lastTelemetry = player.telemetry(advance: true)
@@ -193,15 +194,30 @@ public final class TUIApp {
 
     private func stopScreen() {
         player.setFrameHandler(nil)
+        let warnings = player.warnings
         player.stop()
         tty.withLock {
             mousemask(0, nil)
             endwin()
             aether_terminal_restore()
         }
+        // What went wrong but did not stop playback (a stream left out, a sidecar refused)
+        // stays readable after the screen is gone.
+        for warning in warnings {
+            FileHandle.standardError.write(Data("aether-tui: warning: \(TextSanitizer.clean(warning))\n".utf8))
+        }
         if let message = view.exitMessage {
             FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(message))\n".utf8))
         }
+    }
+
+    /// Engine warnings that arrived since the last look (a stream found undecodable mid-way)
+    /// show on the OSD as they come.
+    private func showNewWarnings() {
+        let count = player.warnings.count
+        guard count > view.warningsShown else { return }
+        if let last = player.warnings.last { osd("⚠ " + last, seconds: 5) }
+        view.warningsShown = count
     }
 
     // MARK: layout
@@ -257,6 +273,7 @@ struct ViewState {
     var dirty = true
     var quitRequested = false
     var exitMessage: String?
+    var warningsShown = 0
     var showStats = false
     var showHelp = false
     var showTelemetry = false
