@@ -403,6 +403,18 @@ import Testing
         player.stop()
     }
 
+    @Test func anEmbeddedWindows1252TrackIsRead() throws {
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.subtitleTrack = 0
+        try player.load(url: TestEnvironment.fixture("hostile/latin1-embedded.mkv"), options: o)
+        player.play()
+        #expect(waitUntil(5) { player.subtitleStore?.cues(track: 0).contains { $0.text?.contains("Café") == true } == true },
+                "cues: \(player.subtitleStore?.cues(track: 0).compactMap(\.text) ?? [])")
+        player.stop()
+    }
+
     @Test func sidCanPickASubFileTrack() throws {
         let player = Player()
         var o = PlayerOptions()

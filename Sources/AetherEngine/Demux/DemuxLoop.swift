@@ -138,8 +138,9 @@ extension PlaybackSession {
         videoQueue.flush()
         audioQueue.flush()
         frameQueue.flush()
+        let preroll = mode == .exact ? control.withLock { $0.seekPreroll } : 0
         do {
-            try format.seek(toSeconds: target)
+            try format.seek(toSeconds: max(0, target - preroll))
         } catch {
             warn("seek to \(String(format: "%.2f", target)) s failed: \(error.message)")
         }
@@ -155,10 +156,11 @@ extension PlaybackSession {
             c.videoEnded = false
             c.audioEnded = false
             c.stepRequests = 0
+            c.firstFrameSeen = false
             c.steppedWhilePaused = false
             if c.state != .ended { c.endedEarlyMessage = nil }
         }
         subtitles.seeked(to: target)
-        FFmpegLog.write("demux", "seek to \(String(format: "%.3f", target)) s (\(mode.rawValue)), serial \(serial)")
+        FFmpegLog.write("demux", "seek to \(String(format: "%.3f", target)) s (\(mode.rawValue)\(preroll > 0 ? ", from \(preroll) s before" : "")), serial \(serial)")
     }
 }

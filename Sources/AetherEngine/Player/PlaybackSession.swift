@@ -248,6 +248,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             if c.pendingSeek == nil { c.resumeAfterSeek = !c.paused }
             c.pendingSeek = (seekTarget, mode)
             c.state = .seeking
+            c.seekPreroll = 0
+            c.seekRetries = 0
         }
         if let pause = PlaybackSession.testPauseAfterSeekRequest.withLock({ $0 }) { Thread.sleep(forTimeInterval: pause) }
         // Wake a demux push waiting on a full queue (it gives up: a seek is pending). Never
@@ -257,6 +259,28 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         // The demux thread flushes the queues itself when it performs the seek.
         videoQueue.wake()
         audioQueue.wake()
+    }
+
+    /// Prerolls tried, in turn, when an exact seek lands after its target.
+    static let seekPrerolls = [1.0, 4.0, 15.0]
+
+    /// The first frame of an exact seek came after the target: seek again from further back
+    /// (keeping the target). Returns false when out of retries (the frame is shown).
+    func retryExactSeek(serial: Int) -> Bool {
+        let retried = control.withLock { c -> Bool in
+            // Nothing to gain once the demuxer already started from the beginning.
+            guard c.serial == serial, c.pendingSeek == nil, let target = c.skipVideoUntil,
+                  target - c.seekPreroll > 0, c.seekRetries < PlaybackSession.seekPrerolls.count else { return false }
+            c.seekPreroll = PlaybackSession.seekPrerolls[c.seekRetries]
+            c.seekRetries += 1
+            c.pendingSeek = (target, .exact)
+            return true
+        }
+        if retried {
+            videoQueue.wake()
+            audioQueue.wake()
+        }
+        return retried
     }
 
     func warn(_ message: String) {

@@ -16,6 +16,12 @@ struct SessionControl {
     var audioStreamIndex: Int?
     /// The video stream could not be decoded at all: it is left out, the other streams play.
     var videoDisabled = false
+    /// Exact seek that landed after its target (MPEG-TS timestamp searches can overshoot a
+    /// keyframe): the demuxer goes this many seconds further back, and how often it has.
+    var seekPreroll = 0.0
+    var seekRetries = 0
+    /// The current serial's video thread has let a frame through (no more exact-seek retries).
+    var firstFrameSeen = false
     /// Exact seek: frames ending before this are skipped by the video thread.
     var skipVideoUntil: Double?
     /// Where the current serial's playback begins; nil until the first video frame after a

@@ -388,7 +388,13 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
                        timeline: Timeline, width: Int, height: Int, origin: Double? = nil) -> [SubtitleCue] {
         var sub = AVSubtitle()
         var got: Int32 = 0
-        guard avcodec_decode_subtitle2(decoder.pointer, &sub, &got, packet.pointer) >= 0, got != 0 else { return [] }
+        var result = avcodec_decode_subtitle2(decoder.pointer, &sub, &got, packet.pointer)
+        if result < 0, let converted = windows1252Packet(packet, decoder: decoder) {
+            // Text decoders refuse text that is not UTF-8 (an embedded track muxed from a
+            // Windows-1252 file): read it as Windows-1252 instead of losing the cue.
+            result = avcodec_decode_subtitle2(decoder.pointer, &sub, &got, converted.pointer)
+        }
+        guard result >= 0, got != 0 else { return [] }
         defer { avsubtitle_free(&sub) }
         let line = origin.map { Timeline(origin: $0) } ?? timeline
         guard let pts = line.seconds(packet.pts, tb) ?? line.seconds(sub.pts, AVRational(num: 1, den: AV_TIME_BASE)),
@@ -451,6 +457,20 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
             let bytes = UnsafeBufferPointer(start: $0, count: n)
             return String(validating: bytes, as: UTF8.self) ?? windows1252(bytes)
         }
+    }
+
+    /// A copy of a text subtitle packet whose bytes are not UTF-8, converted from Windows-1252;
+    /// nil for bitmap codecs and for packets that are UTF-8 already.
+    static func windows1252Packet(_ packet: Packet, decoder: CodecContext) -> Packet? {
+        let props = avcodec_descriptor_get(decoder.pointer.pointee.codec_id)?.pointee.props ?? 0
+        guard props & AV_CODEC_PROP_TEXT_SUB != 0, let data = packet.pointer.pointee.data, packet.size > 0 else { return nil }
+        let bytes = UnsafeBufferPointer(start: data, count: packet.size)
+        guard String(validating: bytes, as: UTF8.self) == nil,
+              let copy = try? Packet(bytes: Array(windows1252(bytes).utf8)) else { return nil }
+        copy.pointer.pointee.pts = packet.pointer.pointee.pts
+        copy.pointer.pointee.dts = packet.pointer.pointee.dts
+        copy.pointer.pointee.duration = packet.pointer.pointee.duration
+        return copy
     }
 
     /// Windows-1252 → Unicode: Latin-1, with 0x80–0x9F mapped to the punctuation Windows puts

@@ -39,6 +39,13 @@ extension PlaybackSession {
                 }
                 guard c.serial == serial else { return }
                 if let skip = c.skipVideoUntil, pts + decoder.frameInterval <= skip + 0.0005 { return }
+                // An exact seek whose first frame is well after the target overshot the keyframe.
+                if let skip = c.skipVideoUntil, !c.firstFrameSeen,
+                   pts > skip + 2 * decoder.frameInterval + 0.05, retryExactSeek(serial: serial) {
+                    reachedEnd = true  // drop the rest of this serial's frames
+                    return
+                }
+                control.withLock { if $0.serial == serial { $0.firstFrameSeen = true } }
                 if let end = endTime, pts >= end { reachedEnd = true; return }
                 if clock.isArmed, !c.paused, c.stepRequests == 0, case let behind = clock.time - pts,
                    behind > policy.earlyDropSeconds, behind < PlaybackSession.noSyncSeconds {

@@ -74,6 +74,12 @@ public final class TUIApp {
             player.addSubtitleFile(path)
         }
         view.subtitleTrack = player.activeSubtitleTrack
+        // `--sid=N` may name a sidecar found next to the file (numbered after the embedded tracks).
+        if let wanted = options.player.subtitleTrack, options.player.subtitlesEnabled, view.subtitleTrack == nil,
+           player.subtitleTracks.indices.contains(wanted) {
+            player.selectSubtitleTrack(wanted)
+            view.subtitleTrack = wanted
+        }
         if options.player.subtitleTrack == nil, options.player.subtitlesEnabled, view.subtitleTrack == nil,
            let first = player.subtitleTracks.first(where: { if case .sidecar = $0.source { return true }; return false }) {
             player.selectSubtitleTrack(first.id)
