@@ -178,7 +178,7 @@ import Testing
         let hostile = TestEnvironment.fixtureDirectory.appendingPathComponent("hostile").path
         _ = TestEnvironment.fixture("hostile/ts-offset-3600.ts")
         let corpus = ((try? FileManager.default.contentsOfDirectory(atPath: hostile)) ?? [])
-            .filter { !$0.hasSuffix(".srt") }.sorted().map { hostile + "/" + $0 }
+            .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".srt") }.sorted().map { hostile + "/" + $0 }
         let themes = ((try? FileManager.default.contentsOfDirectory(atPath: TestEnvironment.root.appendingPathComponent("themes").path)) ?? [])
             .map { TestEnvironment.root.appendingPathComponent("themes/" + $0).path }
         for (target, inputs) in [("media", files("media") + corpus), ("subtitle", files("subtitle")), ("theme", files("theme") + themes)]
