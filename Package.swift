@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "CTerminal"),
 
         .target(name: "AetherEngine", dependencies: ["CFFmpeg", "CALSA"]),
-        .target(name: "TerminalGraphics"),
+        .target(name: "TerminalGraphics", dependencies: ["AetherEngine"]),
         .target(name: "AetherTUI", dependencies: ["AetherEngine", "TerminalGraphics", "CNcurses", "CTerminal"]),
         .executableTarget(name: "aether-tui", dependencies: [
             "AetherEngine", "TerminalGraphics", "AetherTUI",

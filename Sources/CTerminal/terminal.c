@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CTerminal.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -121,4 +122,11 @@ void aether_terminal_install_crash_handlers(void) {
         struct sigaction old;
         if (sigaction(sig, &sa, &old) == 0 && old.sa_sigaction != crash_handler) previous[sig] = old;
     }
+}
+
+int aether_terminal_capture_pipe(int fds[2], int capacity) {
+    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    (void)fcntl(fds[0], F_SETPIPE_SZ, capacity);
+    (void)fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    return 0;
 }

@@ -15,6 +15,9 @@ struct Caps: ParsableCommand {
         let report = CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO, environment: TerminalEnvironment(env))
         // TERM and TERM_PROGRAM are printed as found: sanitised like any text from outside.
         for line in report.capabilities.summaryLines { print(TextSanitizer.clean(line)) }
-        print("renderer (--vo=auto): \(VideoOutputMode.auto.resolve(with: report.capabilities).rawValue)")
+        print("video output (--vo=auto): \(VideoDrivers.resolve("auto", capabilities: report.capabilities)?.name ?? "-")")
+        for entry in VideoDrivers.all where entry.name != "null" {
+            print("  \(entry.name): \(entry.suits(report.capabilities) ? "suits this terminal" : "not detected")  (\(entry.summary))")
+        }
     }
 }

@@ -9,7 +9,7 @@ struct PlaybackOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("A media file or a URL libavformat can open.", valueName: "file|url"))
     var source: String
 
-    @Option(help: ArgumentHelp("Video output: auto, sixel, halfblock, or null (no picture, headless).", valueName: "auto|sixel|halfblock|null"))
+    @Option(help: ArgumentHelp("Video output: auto (the best the terminal has), sixel, halfblock, or null (no picture, headless).", valueName: "auto|sixel|halfblock|null"))
     var vo: String = "auto"
 
     @Option(help: ArgumentHelp("Audio output: alsa or null (silent, still paced in real time).", valueName: "alsa|null"))
@@ -67,7 +67,9 @@ struct PlaybackOptions: ParsableArguments {
     var statsFile: String?
 
     func validate() throws {
-        guard ["auto", "sixel", "halfblock", "null"].contains(vo) else { throw ValidationError("--vo must be auto, sixel, halfblock or null") }
+        guard VideoDrivers.names.contains(vo) else {
+            throw ValidationError("--vo must be one of: \(VideoDrivers.names.joined(separator: ", "))")
+        }
         guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
@@ -167,9 +169,11 @@ struct Play: ParsableCommand {
         if playback.theme == nil, ThemeLoader.noColorRequested(environment: env) { theme = theme.withoutColor() }
         var options = TUIOptions(
             source: playback.source, player: playerOptions,
-            videoOutput: VideoOutputMode(rawValue: playback.vo) ?? .auto, theme: theme,
-            sixelColors: playback.sixelColors, sixelDither: SixelDither(option: playback.sixelDither) ?? .none,
-            halfBlockColors: playback.halfBlockColors, startPaused: playback.pause)
+            videoOutput: playback.vo,
+            drivers: VideoDrivers.Options(sixelColors: playback.sixelColors,
+                                          sixelDither: SixelDither(option: playback.sixelDither) ?? .none,
+                                          halfBlockColors: playback.halfBlockColors.flatMap(VideoDrivers.halfBlockColors(option:))),
+            theme: theme, startPaused: playback.pause)
         options.statsFile = playback.statsFile
         let code = TUIApp(options: options).run()
         if code != 0 { throw ExitCode(code) }

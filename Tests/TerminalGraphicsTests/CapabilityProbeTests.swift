@@ -60,7 +60,7 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(caps.screenColumns == 80 && caps.screenRows == 24)
         #expect(!caps.synchronizedOutput)
         #expect(report.strayInput.isEmpty)
-        #expect(VideoOutputMode.auto.resolve(with: caps) == .sixel)
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "sixel")
         #expect(caps.probeMilliseconds < 200)
     }
 
@@ -83,8 +83,8 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(caps.cellSize == nil)
         #expect(caps.synchronizedOutput)
         #expect(!caps.truecolor)
-        #expect(VideoOutputMode.auto.resolve(with: caps) == .halfblock)
-        #expect(VideoOutputMode.halfBlockColors(option: nil, capabilities: caps) == .palette256)
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
+        #expect((VideoDrivers.make("halfblock", capabilities: caps, options: .init()) as? HalfBlockDriver)?.colorMode == .palette256)
     }
 
     @Test func textAreaReplyGivesCellSizeWhenCellReplyIsMissing() {
@@ -114,7 +114,7 @@ struct ScriptedTerminal: ProbeTransport {
         let caps = report.capabilities
         #expect(!caps.answered && !caps.sixel)
         #expect(caps.truecolor && caps.truecolorSource == .environment)
-        #expect(VideoOutputMode.auto.resolve(with: caps) == .halfblock)
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
     }
 
     @Test func slowTerminalPastTheBudgetIsTreatedAsSilent() {
@@ -138,8 +138,9 @@ struct ScriptedTerminal: ProbeTransport {
         let env = TerminalEnvironment(["TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0"])
         let caps = CapabilityProbe.probe(transport: &terminal, environment: env).capabilities
         #expect(caps.inTmux && !caps.sixel)
-        #expect(VideoOutputMode.auto.resolve(with: caps) == .halfblock)
-        #expect(VideoOutputMode.sixel.resolve(with: caps) == .sixel, "an explicit choice is kept")
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
+        #expect(VideoDrivers.resolve("sixel", capabilities: caps)?.name == "sixel", "an explicit choice is kept")
+        #expect(VideoDrivers.resolve("bogus", capabilities: caps) == nil)
     }
 
     @Test func hostileRepliesDoNotTrap() {
@@ -201,8 +202,9 @@ struct ScriptedTerminal: ProbeTransport {
         caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
         #expect(caps.effectiveSixelMaxGeometry == PixelSize(width: 4096, height: 1200))
         // However large the cell rectangle, a sixel image stays within the ceiling.
-        let size = SixelGeometry.imageSize(for: CellRect(column: 0, row: 0, width: 5000, height: 3000),
-                                           cellSize: CellSize(width: 64, height: 128), screenRows: 0)
+        let size = PictureGeometry.pixelPlacement(area: CellRect(column: 0, row: 0, width: 5000, height: 3000), displayAspect: 1,
+                                                  geometry: TerminalGeometry(columns: 5000, rows: 3000, cellSize: CellSize(width: 64, height: 128)),
+                                                  reservedRows: 0, heightMultiple: 6).pictureSize
         #expect(size.width <= 4096 && size.height <= 4096)
     }
 

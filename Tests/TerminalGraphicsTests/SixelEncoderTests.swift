@@ -95,18 +95,31 @@ import Testing
         #expect(try encoder.encode(cut, into: out).paletteRebuilt)
     }
 
-    @Test func geometryHelperKeepsMultiplesOfSixAndAvoidsScrolling() {
+    @Test func pixelPlacementKeepsMultiplesOfSixAndAvoidsScrolling() {
         let cell = CellSize(width: 10, height: 21)
-        let size = SixelGeometry.imageSize(for: CellRect(column: 0, row: 0, width: 80, height: 10), cellSize: cell, screenRows: 24)
-        #expect(size == PixelSize(width: 800, height: 210))
+        let wide = 800.0 / 210
+        let g = TerminalGeometry(columns: 80, rows: 24, cellSize: cell)
+        let p = PictureGeometry.pixelPlacement(area: CellRect(column: 0, row: 0, width: 80, height: 10), displayAspect: wide,
+                                               geometry: g, reservedRows: 0, heightMultiple: 6)
+        #expect(p.pictureSize == PixelSize(width: 800, height: 210))
+        #expect(p.rect == CellRect(column: 0, row: 0, width: 80, height: 10))
         // Reaching the bottom row: one text row short.
-        let bottom = SixelGeometry.imageSize(for: CellRect(column: 0, row: 14, width: 80, height: 10), cellSize: cell, screenRows: 24)
-        #expect(bottom.height == 9 * 21 / 6 * 6)
-        let clamped = SixelGeometry.imageSize(for: CellRect(column: 0, row: 0, width: 300, height: 100), cellSize: cell,
-                                              screenRows: 200, maxGeometry: PixelSize(width: 1000, height: 1000))
-        #expect(clamped == PixelSize(width: 1000, height: 996))
-        #expect(SixelGeometry.aspectFit(PixelSize(width: 1920, height: 1080), in: PixelSize(width: 1280, height: 1000))
+        let bottom = PictureGeometry.pixelPlacement(area: CellRect(column: 0, row: 14, width: 80, height: 10), displayAspect: wide,
+                                                    geometry: g, reservedRows: 0, heightMultiple: 6)
+        #expect(bottom.pictureSize.height == 9 * 21 / 6 * 6)
+        #expect(bottom.rect.endRow <= 23)
+        let clamped = PictureGeometry.pixelPlacement(
+            area: CellRect(column: 0, row: 0, width: 300, height: 100), displayAspect: 1,
+            geometry: TerminalGeometry(columns: 300, rows: 200, cellSize: cell, maxPicture: PixelSize(width: 1000, height: 1000)),
+            reservedRows: 0, heightMultiple: 6)
+        #expect(clamped.pictureSize == PixelSize(width: 996, height: 996))
+        #expect(PictureGeometry.fitted(aspect: 16.0 / 9, in: PixelSize(width: 1280, height: 1000), heightMultiple: 6)
                 == PixelSize(width: 1280, height: 720))
+        // The governor's scale: a smaller picture over fewer cells, still a multiple of 6, centred.
+        let scaled = PictureGeometry.pixelPlacement(area: CellRect(column: 0, row: 0, width: 80, height: 10), displayAspect: wide,
+                                                    geometry: g, reservedRows: 0, scale: 0.75, heightMultiple: 6)
+        #expect(scaled.pictureSize.height % 6 == 0 && scaled.pictureSize.height <= 158)
+        #expect(scaled.rect.width < 80 && scaled.rect.column > 0)
     }
 
     @Test func ditherOptionNames() {

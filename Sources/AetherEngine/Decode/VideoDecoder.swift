@@ -12,17 +12,22 @@ public struct VideoFrame: Sendable {
     public let pixels: [UInt8]
     /// Seek generation this frame belongs to.
     let serial: Int
+    /// Handed over by clock pacing (not the first frame after a seek, nor a step): its A/V gap
+    /// counts. Set by the presenter.
+    public internal(set) var paced = false
     public var hasPixels: Bool { !pixels.isEmpty }
 }
 
-/// Pixel dimensions the host wants frames scaled to.
-public struct PixelSize: Sendable, Equatable, Hashable {
+/// A size in pixels: what the host wants frames scaled to, and the one pixel-size type the
+/// terminal graphics use too.
+public struct PixelSize: Sendable, Equatable, Hashable, CustomStringConvertible {
     public var width: Int
     public var height: Int
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
+    public var description: String { "\(width)x\(height)" }
 }
 
 /// Decodes one video stream and converts frames for the host: deinterlaces from the first

@@ -32,6 +32,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let sink: AudioSink?
     let renderSize = Guarded<PixelSize?>(nil)
     let onFrame = Guarded<(@Sendable (VideoFrame) -> Void)?>(nil)
+    /// The host paints on its own thread and reports each frame's arrival on screen.
+    let hostReportsDisplay = Guarded(false)
     let subtitles: SubtitleStore
     let warnings = Guarded<[String]>([])
     let endTime: Double?

@@ -153,6 +153,27 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         current?.onFrame.withLock { $0 = handler }
     }
 
+    /// A host that paints frames on its own thread (the handler only hands them over, so the
+    /// gap measured when it returns means nothing) calls ``frameDisplayed(_:)`` when a frame has
+    /// reached the screen and ``frameSuperseded()`` when it replaced one it never showed.
+    public func setHostReportsDisplay(_ reports: Bool) {
+        current?.hostReportsDisplay.withLock { $0 = reports }
+    }
+
+    /// `frame` reached the screen now: its A/V gap (pts minus the clock) is recorded, if it was
+    /// handed over by clock pacing and belongs to the current seek generation.
+    public func frameDisplayed(_ frame: VideoFrame) {
+        guard frame.paced, let s = current, s.clock.isArmed else { return }
+        let (serial, paused) = s.control.withLock { ($0.serial, $0.paused) }
+        guard frame.serial == serial, !paused else { return }
+        s.telemetry.displayed(gap: frame.pts - s.clock.time)
+    }
+
+    /// The host replaced a frame it had not shown with a newer one (the output is too slow).
+    public func frameSuperseded() {
+        current?.telemetry.superseded()
+    }
+
     // MARK: state
 
     public var state: PlayerState {

@@ -34,6 +34,8 @@ public struct PlaybackSummary: Codable, Sendable {
     public var framesDropped: Int
     public var framesDroppedLate: Int
     public var framesDroppedEarly: Int
+    /// Frames a host painting on its own thread replaced before showing them (terminal too slow).
+    public var framesSuperseded: Int
     public var avGapMeanMs: Double
     public var avGapP95Ms: Double
     public var avGapMaxMs: Double
@@ -62,6 +64,7 @@ public struct PlaybackSummary: Codable, Sendable {
         framesDropped = t.framesDropped
         framesDroppedLate = t.framesDroppedLate
         framesDroppedEarly = t.framesDroppedEarly
+        framesSuperseded = t.framesSuperseded
         avGapMeanMs = gaps.mean * 1000
         avGapP95Ms = gaps.p95 * 1000
         avGapMaxMs = gaps.max * 1000

@@ -15,6 +15,9 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var framesPresented: Int = 0
     public var framesDroppedLate: Int = 0
     public var framesDroppedEarly: Int = 0
+    /// Frames the host replaced with a newer one before it could show them (a terminal slower
+    /// than the video): reported by hosts that paint on their own thread.
+    public var framesSuperseded: Int = 0
     /// Packets the decoders rejected as damaged (skipped, playback went on), and failed reads
     /// the demuxer resynced past.
     public var decodeErrors: Int = 0
@@ -55,7 +58,7 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case position, state, instantBitrate, averageBitrate, bufferedSeconds, bufferedFrames
-        case framesDecoded, framesPresented, framesDroppedLate, framesDroppedEarly, decodeErrors, readErrors, observedFPS
+        case framesDecoded, framesPresented, framesDroppedLate, framesDroppedEarly, framesSuperseded, decodeErrors, readErrors, observedFPS
         case avGapLastMs, avGapMeanMs, avGapP95Ms, readMsPerPacket, decodeMsPerFrame, filterMsPerFrame
         case scaleMsPerFrame, presentMsPerFrame, renderMsPerFrame, writeMsPerFrame, clockSource, audioDevice
         case audioFormat, videoDecoder, audioDecoder, rate, volume, muted, deinterlacing, toneMapping, audioXruns
@@ -72,6 +75,7 @@ final class Telemetry: Sendable {
         var framesPresented = 0
         var droppedLate = 0
         var droppedEarly = 0
+        var superseded = 0
         var decodeErrors = 0
         var readErrors = 0
         var decodeSeconds = 0.0
@@ -95,6 +99,18 @@ final class Telemetry: Sendable {
         var lastStageSeconds = [0.0, 0.0, 0.0, 0.0]
         var lastStageCounts = [0, 0, 0, 0]
         var stageMs = [0.0, 0.0, 0.0, 0.0]
+
+        mutating func record(gap: Double) {
+            guard gap.isFinite else { return }
+            allGaps.add(gap)
+            if recentGaps.count < Telemetry.gapWindow {
+                recentGaps.append(gap)
+            } else {
+                recentGaps[recentNext] = gap
+            }
+            recentNext = (recentNext + 1) % Telemetry.gapWindow
+            lastGap = gap
+        }
     }
 
     let counters = Guarded(Counters())
@@ -122,21 +138,21 @@ final class Telemetry: Sendable {
     func decodeError() { counters.withLock { $0.decodeErrors += 1 } }
     func readError() { counters.withLock { $0.readErrors += 1 } }
     func droppedLate() { counters.withLock { $0.droppedLate += 1 } }
+    func superseded() { counters.withLock { $0.superseded += 1 } }
     /// A frame reached the host; `gap` is nil when it was shown outside clock pacing
-    /// (the first frame after a seek, a frame step).
+    /// (the first frame after a seek, a frame step) or when the host measures the gap itself
+    /// (``displayed(gap:)``).
     func presented(gap: Double?) {
         counters.withLock { c in
             c.framesPresented += 1
-            guard let gap, gap.isFinite else { return }
-            c.allGaps.add(gap)
-            if c.recentGaps.count < Telemetry.gapWindow {
-                c.recentGaps.append(gap)
-            } else {
-                c.recentGaps[c.recentNext] = gap
-            }
-            c.recentNext = (c.recentNext + 1) % Telemetry.gapWindow
-            c.lastGap = gap
+            if let gap { c.record(gap: gap) }
         }
+    }
+
+    /// A host that paints on its own thread: a handed-over frame reached the screen `gap`
+    /// seconds before (negative: after) the clock.
+    func displayed(gap: Double) {
+        counters.withLock { $0.record(gap: gap) }
     }
 
     /// Fills the counter-derived fields of `snapshot`; advances the interval when `advance`.
@@ -180,6 +196,7 @@ final class Telemetry: Sendable {
             snapshot.framesPresented = c.framesPresented
             snapshot.framesDroppedLate = c.droppedLate
             snapshot.framesDroppedEarly = c.droppedEarly
+            snapshot.framesSuperseded = c.superseded
             snapshot.decodeErrors = c.decodeErrors
             snapshot.readErrors = c.readErrors
             snapshot.avGapLastMs = c.lastGap * 1000

@@ -10,7 +10,9 @@ extension PlaybackSession {
     /// The present thread: shows each frame when the clock reaches its pts, drops frames more
     /// than `policy.lateDropIntervals` behind (counted late) when a newer one is waiting, shows
     /// the first frame after a load or seek at once (even paused), and carries out frame steps.
-    /// The host's `onFrame` runs on this thread; the gap is measured after it returns.
+    /// The host's `onFrame` runs on this thread; the gap is measured after it returns, unless
+    /// the host paints on its own thread and reports when the frame reached the screen
+    /// (``Player/frameDisplayed(_:)``).
     /// Every wait is a condition wait with a deadline: a new frame, a seek, pause, stop or a
     /// rate change wakes it.
     func presentLoop() {
@@ -97,15 +99,17 @@ extension PlaybackSession {
                 continue
             }
             _ = frameQueue.pop(timeout: 0)
-            show(frame)
+            show(frame, paced: true)
             lastShowHost = MonotonicClock.seconds()
-            telemetry.presented(gap: frame.pts - clock.time)
+            telemetry.presented(gap: hostReportsDisplay.withLock { $0 } ? nil : frame.pts - clock.time)
         }
     }
 
-    private func show(_ frame: VideoFrame) {
+    private func show(_ frame: VideoFrame, paced: Bool = false) {
         let sink = onFrame.withLock { $0 }
         let start = MonotonicClock.seconds()
+        var frame = frame
+        frame.paced = paced
         sink?(frame)
         telemetry.add(.present, seconds: MonotonicClock.seconds() - start)
         control.withLock { $0.lastPresentedPTS = frame.pts }

@@ -23,7 +23,7 @@ extension TUIApp {
         let subtitles = subtitleLines(cues)
 
         var overlays: [CellRect] = []
-        tty.withLock {
+        terminal.withScreen {
             erase()
             if view.chromeVisible {
                 drawTitle()
@@ -39,26 +39,48 @@ extension TUIApp {
             // and cells an overlay leaves are repainted by the next frame.
             let changed = overlays != view.overlayRects
             if changed {
+                eraseNewlyCovered(old: view.overlayRects, new: overlays)
                 view.overlayRects = overlays
-                updatePresenterGeometry(locked: true)
+                updateOutputScene()
             }
             refresh()
             if view.screenCleared {
                 // ncurses just cleared the terminal: everything under the video is gone.
                 view.screenCleared = false
-                presenter.repaintLocked(full: true)
+                output.repaint(full: true)
             } else if changed, player.isPaused {
-                presenter.repaintLocked()
+                output.repaint()
             }
         }
     }
 
-    /// Sixel images cover the overlays: put them back (called by the presenter under the TTY lock).
-    func redrawOverlaysAfterSixel() {
-        for r in view.overlayRects where !r.isEmpty {
-            touchline(aether_stdscr(), Int32(r.row), Int32(r.height))
+    /// Cells an overlay now covers still show video on the terminal, while ncurses believes
+    /// them blank (it never drew the video) and so skips the overlay's blank cells there: the
+    /// picture would show through a box's spaces. Erase them (ECH) before ncurses draws, so the
+    /// terminal is what ncurses believes it is; in terminals that keep graphics per cell (xterm)
+    /// the erase takes the sixel picture off those cells too. Inside `terminal.withScreen`.
+    private func eraseNewlyCovered(old: [CellRect], new: [CellRect]) {
+        let video = layout.video
+        guard !video.isEmpty else { return }
+        var before = CellMask(columns: layout.columns, rows: layout.rows)
+        for r in old { before.cover(r) }
+        let bytes = ByteBuffer(capacity: 1024)
+        for rect in new {
+            let r = rect.intersection(video)
+            guard !r.isEmpty else { continue }
+            for row in r.row..<r.endRow {
+                var column = r.column
+                while column < r.endColumn {
+                    guard !before.isCovered(column: column, row: row) else { column += 1; continue }
+                    let start = column
+                    while column < r.endColumn, !before.isCovered(column: column, row: row) { column += 1 }
+                    bytes.append(Escape.cursorPosition(column: start, row: row))
+                    bytes.append(Escape.eraseCharacters(column - start))
+                }
+            }
         }
-        if !view.overlayRects.isEmpty { refresh() }
+        guard !bytes.isEmpty else { return }
+        terminal.emitInScreen(Escape.saveCursor + Escape.resetAttributes + bytes.bytes + Escape.restoreCursor)
     }
 
     // MARK: pieces
@@ -122,7 +144,7 @@ extension TUIApp {
         if let k = player.activeAudioTrack, let a = player.mediaInfo?.audio[safe: k] {
             right.append((a.layoutShort + (a.isAtmos ? " Atmos" : ""), .badge))
         }
-        right.append((renderer.rawValue, .badge))
+        right.append((driver.name, .badge))
         var x = width
         for (text, role) in right.reversed() {
             let w = DisplayWidth.of(text) + 2
@@ -137,7 +159,7 @@ extension TUIApp {
         var area = layout.video.isEmpty ? layout.videoArea : layout.video
         // A sixel image hides text drawn over it in some terminals (xterm): use the letterbox
         // rows under the picture when there are any.
-        if renderer == .sixel, !layout.video.isEmpty, layout.video.endRow < layout.videoArea.endRow {
+        if driver.drawsAboveText, !layout.video.isEmpty, layout.video.endRow < layout.videoArea.endRow {
             area = CellRect(column: layout.video.column, row: layout.videoArea.row, width: layout.video.width,
                             height: layout.videoArea.endRow - layout.videoArea.row)
         }
@@ -193,10 +215,10 @@ extension TUIApp {
         }
         lines.append("Output     \(t.audioDevice)  \(t.audioFormat)")
         lines.append("Clock      \(t.clockSource)  A/V \(String(format: "%+.1f ms (p95 %.1f)", t.avGapLastMs, t.avGapP95Ms))")
-        lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early)")
+        lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early), \(t.framesSuperseded) superseded")
         lines.append(String(format: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
         let cell = capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
-        lines.append("Renderer   \(renderer.rawValue)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)")
+        lines.append("Video out  \(outputDescription)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)")
         if let track = view.subtitleTrack, let s = player.subtitleTracks.first(where: { $0.id == track }) {
             lines.append("Subtitles  \(s.label)\(view.subtitleDelayBox.value != 0 ? String(format: "  delay %+.1f s", view.subtitleDelayBox.value) : "")")
         }

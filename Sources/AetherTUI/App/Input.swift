@@ -1,6 +1,7 @@
 import AetherEngine
 import CNcurses
 import Foundation
+import TerminalGraphics
 
 extension TUIApp {
     /// Reads what the terminal sent (waits up to 30 ms for it), drops terminal replies, and acts
@@ -14,7 +15,7 @@ extension TUIApp {
         if !view.pendingInput { _ = poll(&pfd, 1, 30) }
         // Everything available now, in one read, so that a terminal reply is seen whole.
         var batch: [TerminalInput] = []
-        tty.withLock {
+        terminal.withScreen {
             var wch: wint_t = 0
             while batch.count < TUIApp.maxInputPerRead {
                 let result = get_wch(&wch)
@@ -133,11 +134,10 @@ extension TUIApp {
             view.menu = TrackMenu.subtitles(player: player, selected: view.subtitleTrack)
         case .cycleRenderer:
             guard player.mediaInfo?.primaryVideo != nil else { return }
-            if renderer == .halfBlock, sixelAvailable { renderer = .sixel } else if renderer == .sixel { renderer = .halfBlock } else {
-                osd("sixel is not available in this terminal"); return
+            guard let next = VideoDrivers.cycle(after: driver.name, capabilities: capabilities) else {
+                osd("no other video output suits this terminal"); return
             }
-            relayout()
-            osd("renderer: \(renderer.rawValue)")
+            switchDriver(to: next)
         case .toggleRemaining:
             view.showRemaining.toggle()
         case .togglePinChrome:
@@ -205,7 +205,7 @@ extension TUIApp {
 
     private func handleMouse() {
         var event = MEVENT()
-        guard tty.withLock({ getmouse(&event) }) == OK else { return }
+        guard terminal.withScreen({ getmouse(&event) }) == OK else { return }
         let x = Int(event.x), y = Int(event.y)
         let state = event.bstate
         let progressRow = layout.rows - 2

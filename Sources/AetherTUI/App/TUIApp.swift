@@ -5,20 +5,21 @@ import Foundation
 import Synchronization
 import TerminalGraphics
 
-/// The ncurses host: owns the screen, reads keys and mouse, lays out the video and chrome, and
-/// drives the engine. One UI thread (the caller's); video frames are painted on the engine's
-/// present thread by `VideoPresenter`, both under one TTY lock.
+/// The ncurses host: reads keys and mouse, lays out the video and chrome, and drives the
+/// engine. One UI thread (the caller's); video frames are drawn on the output's render thread
+/// (``VideoOutput``); every byte reaches the terminal through ``Terminal``, whose writer
+/// thread is the only one that can block on it.
 public final class TUIApp {
     /// Exit codes, as mpv uses them.
     public enum Exit: Int32 { case ok = 0, error = 1, endedEarly = 2, signal = 4 }
 
     let options: TUIOptions
     let player = Player()
-    let tty = NSLock()
-    var presenter: VideoPresenter!
+    let terminal = Terminal()
+    var output: VideoOutput!
     var capabilities: TerminalCapabilities
-    var renderer: Renderer
-    var sixelAvailable: Bool
+    /// The active video driver (used here only for its placement; it draws on the render thread).
+    var driver: any VideoDriver = NullDriver()
     var palette: Palette!
     var layout: Layout!
     var view = ViewState()
@@ -30,7 +31,7 @@ public final class TUIApp {
     var telemetryHistory = TelemetryHistory()
     var lastTelemetrySample = 0.0
     var lastTelemetry = TelemetrySnapshot()
-    var lastStageTotals: (frames: Int, render: Double, write: Double) = (0, 0, 0)
+    var lastOutputTotals = VideoOutput.Totals()
     var lastDrawnFrameSecond = -1.0
     var stats: StatsFile?
     var wallStart = 0.0
@@ -38,8 +39,6 @@ public final class TUIApp {
     public init(options: TUIOptions) {
         self.options = options
         capabilities = TerminalCapabilities()
-        renderer = .halfBlock
-        sixelAvailable = false
     }
 
     /// Runs until quit or end of file; the terminal is restored on every path.
@@ -65,9 +64,7 @@ public final class TUIApp {
         let report = CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO,
                                            environment: TerminalEnvironment(env), budget: options.probeBudget)
         capabilities = report.capabilities
-        let mode = options.videoOutput.resolve(with: capabilities)
-        sixelAvailable = capabilities.sixel
-        renderer = mode == .sixel ? .sixel : (mode == .null ? .none : .halfBlock)
+        driver = VideoDrivers.make(options.videoOutput, capabilities: capabilities, options: options.drivers) ?? NullDriver()
 
         for path in SubtitleStore.sidecarCandidates(for: options.source)
         where !options.player.subtitleFiles.contains(path) {
@@ -94,26 +91,21 @@ public final class TUIApp {
         }
 
         // 3. Take the screen, with restoration armed for every way out.
-        let halfBlockColors = VideoOutputMode.halfBlockColors(option: options.halfBlockColors, capabilities: capabilities) ?? .truecolor
-        var sixelOptions = SixelEncoder.Options()
-        sixelOptions.colors = min(options.sixelColors ?? capabilities.effectiveSixelColors, capabilities.effectiveSixelColors)
-        sixelOptions.dither = options.sixelDither
-        presenter = VideoPresenter(tty: tty, fileDescriptor: STDOUT_FILENO,
-                                   synchronizedUpdate: capabilities.synchronizedOutput,
-                                   halfBlockColors: halfBlockColors, sixelOptions: sixelOptions)
-        startScreen()
-        defer { stopScreen() }
-
-        // 4. Wire the engine to the screen and play.
-        presenter.bitmapCues = { [player, delay = view.subtitleDelayBox] pts in
+        output = VideoOutput(terminal: terminal, player: player, driver: driver,
+                             synchronizedUpdate: capabilities.synchronizedOutput) { [player, delay = view.subtitleDelayBox] pts in
             player.subtitleCues(at: pts - delay.value).compactMap {
                 if case .bitmap(let b) = $0.content { return b }
                 return nil
             }
         }
-        presenter.redrawOverlays = { [unowned self] in redrawOverlaysAfterSixel() }
+        startScreen()
+        defer { stopScreen() }
+
+        // 4. Wire the engine to the screen and play.
+        output.start()
         relayout()
-        player.setFrameHandler { [presenter] frame in presenter?.present(frame) }
+        player.setHostReportsDisplay(true)
+        player.setFrameHandler { [output] frame in output?.post(frame) }
         if options.startPaused { player.redisplay() } else { player.play() }
         view.lastInput = MonotonicClock.seconds()
         wallStart = view.lastInput
@@ -121,9 +113,9 @@ public final class TUIApp {
         if let stats {
             var summary = PlaybackSummary(player: player, startPosition: options.player.start,
                                           wallSeconds: MonotonicClock.seconds() - wallStart, interrupted: code == Exit.signal.rawValue)
-            summary.renderer = renderer.rawValue
-            summary.framesPainted = presenter.framesPaintedCount
-            summary.terminalBytes = presenter.statistics.bytesWritten
+            summary.renderer = driver.name
+            summary.framesPainted = output.currentTotals.framesPainted
+            summary.terminalBytes = terminal.statistics.bytesWritten
             stats.write("summary", summary)
         }
         return code
@@ -148,14 +140,14 @@ public final class TUIApp {
             let now = MonotonicClock.seconds()
             if now - lastTelemetrySample >= 1 {
                 lastTelemetry = player.telemetry(advance: true)
-                let totals = presenter.stageTotals
-                if totals.frames > lastStageTotals.frames {
-                    let n = Double(totals.frames - lastStageTotals.frames)
-                    lastTelemetry.renderMsPerFrame = (totals.render - lastStageTotals.render) * 1000 / n
-                    lastTelemetry.writeMsPerFrame = (totals.write - lastStageTotals.write) * 1000 / n
+                let totals = output.currentTotals
+                if totals.framesPainted > lastOutputTotals.framesPainted {
+                    let n = Double(totals.framesPainted - lastOutputTotals.framesPainted)
+                    lastTelemetry.renderMsPerFrame = (totals.renderSeconds - lastOutputTotals.renderSeconds) * 1000 / n
+                    lastTelemetry.writeMsPerFrame = (totals.writeSeconds - lastOutputTotals.writeSeconds) * 1000 / n
                 }
-                lastStageTotals = totals
-                telemetryHistory.add(lastTelemetry, terminalBytes: presenter.statistics.bytesWritten)
+                lastOutputTotals = totals
+                telemetryHistory.add(lastTelemetry, terminalBytes: terminal.statistics.bytesWritten)
                 stats?.write("telemetry", lastTelemetry)
                 lastTelemetrySample = now
                 view.dirty = true
@@ -167,19 +159,17 @@ public final class TUIApp {
     // MARK: screen lifecycle
 
     private func startScreen() {
-        aether_terminal_save(STDIN_FILENO)
         // CAN and ST first: a crash can come in the middle of a sixel image (a DCS string) or an
         // escape sequence, which would otherwise swallow the rest.
         let restore = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
-        restore.withCString { aether_terminal_set_restore_sequence($0, strlen($0)) }
-        aether_terminal_install_crash_handlers()
-        setlocale(LC_ALL, "")
-        tty.withLock {
-            initscr()
-            cbreak()
-            noecho()
-            nonl()
+        terminal.start(restoreSequence: restore)
+        terminal.withScreen {
             keypad(aether_stdscr(), true)
+            // ncurses believes the cells under the video are blank: insert/delete-character
+            // would shift video cells into an overlay (seen as picture cells inside the stats box
+            // in tmux). Rows are always rewritten in place.
+            idcok(aether_stdscr(), false)
+            idlok(aether_stdscr(), false)
             set_escdelay(25)
             nodelay(aether_stdscr(), true)
             curs_set(0)
@@ -201,12 +191,14 @@ public final class TUIApp {
     private func stopScreen() {
         player.setFrameHandler(nil)
         let warnings = player.warnings
+        output.stop()
         player.stop()
-        tty.withLock {
-            mousemask(0, nil)
-            endwin()
-            aether_terminal_restore()
-        }
+        // Pictures that outlive the screen (kitty's) are taken down; a stalled terminal is
+        // given a second to take what is pending, then abandoned.
+        let teardown = ByteBuffer(capacity: 256)
+        driver.teardown(into: teardown)
+        if !teardown.isEmpty { terminal.write(teardown.bytes) }
+        terminal.stop(abandonAfter: 1.0)
         // What went wrong but did not stop playback (a stream left out, a sidecar refused)
         // stays readable after the screen is gone.
         for warning in warnings {
@@ -234,7 +226,7 @@ public final class TUIApp {
         var ws = winsize()
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return }
         if Int(ws.ws_col) != layout.columns || Int(ws.ws_row) != layout.rows {
-            tty.withLock { _ = resizeterm(Int32(ws.ws_row), Int32(ws.ws_col)) }
+            terminal.withScreen { _ = resizeterm(Int32(ws.ws_row), Int32(ws.ws_col)) }
             relayout()
         }
     }
@@ -242,35 +234,46 @@ public final class TUIApp {
     func relayout() {
         let info = player.mediaInfo
         let aspect = info?.primaryVideo?.displayAspect ?? 16.0 / 9
-        let cell = capabilities.cellSize ?? CellSize(width: 8, height: 16)
-        let (cols, rows) = tty.withLock { (Curses.columns, Curses.rows) }
-        layout = Layout(columns: cols, rows: rows, cellSize: cell, displayAspect: aspect,
-                        renderer: info?.primaryVideo == nil ? .none : renderer,
-                        showTelemetry: view.showTelemetry, maxSixel: capabilities.effectiveSixelMaxGeometry)
-        if renderer == .none || info?.primaryVideo == nil {
+        let (cols, rows) = terminal.withScreen { (Curses.columns, Curses.rows) }
+        layout = Layout(columns: cols, rows: rows, cellSize: capabilities.cellSize ?? CellSize(width: 8, height: 16),
+                        displayAspect: aspect, driver: info?.primaryVideo == nil ? nil : driver,
+                        showTelemetry: view.showTelemetry, maxPicture: capabilities.effectiveSixelMaxGeometry,
+                        scale: view.pictureScale)
+        if layout.placement.isEmpty {
             player.setRenderSize(nil)
         } else {
-            player.setRenderSize(AetherEngine.PixelSize(width: layout.renderSize.width, height: layout.renderSize.height))
+            player.setRenderSize(layout.renderSize)
         }
-        tty.withLock {
+        terminal.withScreen {
             erase()
             clearok(aether_stdscr(), true)
+            // Keep the old overlay rectangles masked until the next draw recomputes them, so no
+            // frame paints where ncurses is about to draw an overlay.
+            updateOutputScene()
         }
         view.screenCleared = true
-        // Keep the old overlay rectangles masked until the next draw recomputes them, so no frame
-        // paints where ncurses is about to draw an overlay.
-        updatePresenterGeometry()
-        presenter.invalidate()
         player.redisplay()
         view.dirty = true
     }
 
-    /// The presenter's geometry for the current layout and overlays. `locked`: the caller holds `tty`.
-    func updatePresenterGeometry(locked: Bool = false) {
+    /// Draws with `entry`'s driver from now on (the `d` key, the governor's last resort).
+    func switchDriver(to entry: VideoDrivers.Entry) {
+        driver = entry.make(capabilities, options.drivers)
+        view.pictureScale = 1
+        output.setDriver(driver)
+        relayout()
+        osd("video output: \(driver.name)")
+    }
+
+    /// The video output as the stats box shows it.
+    var outputDescription: String { driver.name }
+
+    /// The output's placement and mask for the current layout and overlays. Call inside
+    /// `terminal.withScreen`, before ncurses draws the overlays.
+    func updateOutputScene() {
         var mask = CellMask(columns: layout.columns, rows: layout.rows)
         for r in view.overlayRects { mask.cover(r) }
-        let active = layout.video.isEmpty || player.mediaInfo?.primaryVideo == nil ? Renderer.none : renderer
-        presenter.configure(.init(rect: layout.video, renderSize: layout.renderSize, renderer: active, mask: mask), locked: locked)
+        output.configure(.init(placement: layout.placement, mask: mask))
     }
 }
 
@@ -293,6 +296,8 @@ struct ViewState {
     let subtitleDelayBox = SubtitleDelay()
     var osdMessage: (text: String, until: Double)?
     var overlayRects: [CellRect] = []
+    /// The governor's picture scale (1: the whole area).
+    var pictureScale = 1.0
     var dragging = false
     var menuRect: CellRect?
     /// The last read stopped at `TUIApp.maxInputPerRead` with more waiting in ncurses: read again

@@ -5,27 +5,24 @@ import TerminalGraphics
 public struct TUIOptions: Sendable {
     public var source: String
     public var player: PlayerOptions
-    public var videoOutput: VideoOutputMode
+    /// `--vo`: a ``VideoDrivers`` name or `auto`.
+    public var videoOutput: String
+    /// The drivers' own options (`--vo-sixel-colors`, …).
+    public var drivers: VideoDrivers.Options
     public var theme: Theme
-    public var sixelColors: Int?
-    public var sixelDither: SixelDither
-    /// `truecolor`, `256`, or nil for what the terminal says.
-    public var halfBlockColors: String?
     public var startPaused: Bool
     /// `--stats-file`: 1 Hz telemetry and a summary (with terminal bytes) as JSON lines.
     public var statsFile: String?
     /// Probe budget for the terminal's replies.
     public var probeBudget: Duration = CapabilityProbe.defaultBudget
 
-    public init(source: String, player: PlayerOptions, videoOutput: VideoOutputMode, theme: Theme,
-                sixelColors: Int?, sixelDither: SixelDither, halfBlockColors: String?, startPaused: Bool = false) {
-        self.startPaused = startPaused
+    public init(source: String, player: PlayerOptions, videoOutput: String, drivers: VideoDrivers.Options,
+                theme: Theme, startPaused: Bool = false) {
         self.source = source
         self.player = player
         self.videoOutput = videoOutput
+        self.drivers = drivers
         self.theme = theme
-        self.sixelColors = sixelColors
-        self.sixelDither = sixelDither
-        self.halfBlockColors = halfBlockColors
+        self.startPaused = startPaused
     }
 }

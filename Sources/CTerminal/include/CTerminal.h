@@ -34,4 +34,7 @@ void aether_terminal_install_altstack(void);
    the exit status and core dump stay truthful. Installs an alternate stack for the calling
    thread. */
 void aether_terminal_install_crash_handlers(void);
+/* A pipe for capturing a library's terminal output: close-on-exec, the read end non-blocking,
+   as large as the system allows (up to `capacity` bytes). Returns 0 and fills fds, or -1. */
+int aether_terminal_capture_pipe(int fds[2], int capacity);
 #endif

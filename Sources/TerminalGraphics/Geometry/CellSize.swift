@@ -19,15 +19,5 @@ public struct CellSize: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(width)x\(height) px" }
 }
 
-/// A size in pixels.
-public struct PixelSize: Sendable, Hashable, CustomStringConvertible {
-    public var width: Int
-    public var height: Int
-
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-
-    public var description: String { "\(width)x\(height)" }
-}
+// One pixel-size type for the whole program: the engine's (the decoder is asked for it).
+@_exported import struct AetherEngine.PixelSize

@@ -10,7 +10,7 @@ public enum HalfBlockColorMode: String, Sendable, CaseIterable {
 public enum RenderError: Error, Sendable, Equatable {
     /// The image must be `rect.width` × `2 * rect.height` pixels for the half-block renderer.
     case imageSizeMismatch(image: PixelSize, expected: PixelSize)
-    /// The sixel encoder takes images whose height is a multiple of 6 (see ``SixelGeometry``).
+    /// The sixel encoder takes images whose height is a multiple of 6 (see ``PictureGeometry``).
     case heightNotMultipleOfSix(Int)
 }
 

@@ -20,6 +20,9 @@ public final class ByteBuffer {
     /// Forgets the contents, keeps the memory.
     public func removeAll() { count = 0 }
 
+    /// Drops the bytes from `offset` on (keeps the first `offset`).
+    public func truncate(to offset: Int) { count = min(count, max(0, offset)) }
+
     /// Makes room for at least `additional` more bytes.
     public func reserve(additional: Int) {
         let needed = count + additional

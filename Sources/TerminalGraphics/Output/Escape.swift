@@ -13,6 +13,16 @@ public enum Escape {
     public static let hideCursor: [UInt8] = Array("\u{1B}[?25l".utf8)
     public static let showCursor: [UInt8] = Array("\u{1B}[?25h".utf8)
 
+    /// DECSC / DECRC: save and restore the cursor position and attributes (so ncurses' idea of
+    /// them stays true around a picture).
+    public static let saveCursor: [UInt8] = Array("\u{1B}7".utf8)
+    public static let restoreCursor: [UInt8] = Array("\u{1B}8".utf8)
+
+    /// ECH: erases `n` cells from the cursor (they become blank in the current background).
+    public static func eraseCharacters(_ n: Int) -> [UInt8] {
+        Array("\u{1B}[\(max(1, n))X".utf8)
+    }
+
     /// CUP: moves the cursor to a 0-based cell.
     public static func cursorPosition(column: Int, row: Int) -> [UInt8] {
         Array("\u{1B}[\(row + 1);\(column + 1)H".utf8)

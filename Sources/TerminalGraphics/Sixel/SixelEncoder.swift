@@ -84,8 +84,8 @@ public final class SixelEncoder {
 
     /// Appends one complete sixel image (DCS … ST) for `image` to `output`.
     ///
-    /// The image height must be a multiple of 6 (``SixelGeometry`` sizes images that way) so
-    /// the last band is full and the cursor lands where ``SixelGeometry`` expects.
+    /// The image height must be a multiple of 6 (``PictureGeometry`` sizes images that way) so
+    /// the last band is full and the cursor lands where ``PictureGeometry`` expects.
     /// Place the cursor (CUP) at the image's top-left cell before these bytes.
     @discardableResult
     public func encode(_ image: PixelImage, into output: ByteBuffer,

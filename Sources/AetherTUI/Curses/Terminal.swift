@@ -1,0 +1,296 @@
+import AetherEngine
+import CNcurses
+import CTerminal
+import Foundation
+import TerminalGraphics
+
+/// The terminal, owned once: its output fd, the saved modes, ncurses' screen, the lock, and
+/// the one thread that writes to it.
+///
+/// Everything that reaches the terminal goes through ``Terminal``'s queue in the order it was
+/// enqueued: ncurses' updates (captured from a pipe it writes into, see ``start(restoreSequence:)``)
+/// and video frames. The lock is held only to call ncurses and to enqueue bytes, never while
+/// writing to the terminal or encoding a picture, so a terminal that stops reading (an ssh
+/// stall, Ctrl-S, a slow sixel terminal) holds up the writer thread and nothing else: keys and
+/// signals are still handled at once.
+final class Terminal: @unchecked Sendable {  // mutable state is guarded by `lock` / `queue`
+    /// Bytes waiting to be written, and whether they were.
+    final class Ticket: @unchecked Sendable {  // guarded by `condition`
+        private let condition = NSCondition()
+        private var outcome: Bool?
+        private var acceptedAt = 0.0
+
+        /// Waits until the bytes were written (true) or abandoned (false), or `timeout` passes (nil).
+        func wait(timeout: Double) -> Bool? {
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            condition.lock()
+            defer { condition.unlock() }
+            while outcome == nil, condition.wait(until: deadline) {}
+            return outcome
+        }
+
+        /// When `write` accepted the last byte (monotonic seconds).
+        var acceptedTime: Double { condition.withLock { acceptedAt } }
+
+        fileprivate func finish(_ written: Bool) {
+            condition.withLock {
+                outcome = written
+                acceptedAt = MonotonicClock.seconds()
+                condition.broadcast()
+            }
+        }
+    }
+
+    /// Writer statistics since start.
+    struct Statistics: Sendable, Equatable {
+        var bytesWritten = 0
+        /// Times the terminal did not take bytes and the writer had to wait.
+        var stalls = 0
+        var writeSeconds = 0.0
+        /// Bytes dropped because the terminal did not read them before quitting.
+        var bytesAbandoned = 0
+    }
+
+    private struct Chunk {
+        var bytes: [UInt8]
+        var ticket: Ticket?
+    }
+
+    private let lock = NSLock()
+    private let queue = NSCondition()
+    private var chunks: [Chunk] = []
+    private var stopping = false
+    private var abandon = false
+    private var writing = false
+    private var stats = Statistics()
+    private var thread: Thread?
+    private var finished = false
+
+    /// Our own open of the terminal for writing (non-blocking; stdin keeps its flags).
+    private(set) var outputFD: Int32 = -1
+    /// ncurses' output fd: the terminal while ncurses sets its modes, then the pipe's write end.
+    private var cursesFD: Int32 = -1
+    private var pipeRead: Int32 = -1
+    private var screen: OpaquePointer?
+    private var cursesOut: UnsafeMutablePointer<FILE>?
+    private var cursesIn: UnsafeMutablePointer<FILE>?
+    private var drainBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// Takes the terminal: saves its modes, arms restoration for every exit path (crash signals
+    /// included), starts ncurses on it with cbreak/noecho/keypad, then redirects ncurses' output
+    /// into a pipe this type drains, and starts the writer thread.
+    func start(restoreSequence: String) {
+        aether_terminal_save(STDIN_FILENO)
+        restoreSequence.withCString { aether_terminal_set_restore_sequence($0, strlen($0)) }
+        aether_terminal_install_crash_handlers()
+        setlocale(LC_ALL, "")
+        // ncurses would query the window size on its own fd after SIGWINCH, which becomes the
+        // pipe: the host polls TIOCGWINSZ on the terminal and calls resizeterm instead.
+        signal(SIGWINCH, SIG_IGN)
+        if let name = ttyname(STDOUT_FILENO) {
+            outputFD = open(name, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
+        }
+        if outputFD < 0 {
+            outputFD = dup(STDOUT_FILENO)
+            _ = fcntl(outputFD, F_SETFL, fcntl(outputFD, F_GETFL) | O_NONBLOCK)
+        }
+        cursesFD = dup(STDOUT_FILENO)
+        cursesOut = fdopen(cursesFD, "w")
+        cursesIn = fdopen(dup(STDIN_FILENO), "r")
+        lock.withLock {
+            screen = newterm(nil, cursesOut, cursesIn)
+            _ = set_term(screen)
+            cbreak()
+            noecho()
+            nonl()
+            // Everything ncurses writes from here on is captured: a pipe as large as the system
+            // allows (1 MiB; a full redraw of a huge screen stays below it), drained after every
+            // ncurses call, so ncurses never blocks on it.
+            var fds: [Int32] = [-1, -1]
+            if aether_terminal_capture_pipe(&fds, 1 << 20) == 0 {
+                fflush(cursesOut)
+                pipeRead = fds[0]
+                dup2(fds[1], cursesFD)
+                close(fds[1])
+            }
+        }
+        let t = Thread { [unowned self] in writerLoop() }
+        t.name = "aether.tty.writer"
+        t.stackSize = 512 * 1024
+        thread = t
+        t.start()
+    }
+
+    /// Runs ncurses calls under the lock, then moves what ncurses wrote into the queue, so it
+    /// reaches the terminal in order with the video frames.
+    @discardableResult
+    func withScreen<R>(_ body: () throws -> R) rethrows -> R {
+        lock.lock()
+        defer {
+            drainCurses()
+            lock.unlock()
+        }
+        return try body()
+    }
+
+    /// Enqueues `buffer` if `accept` (evaluated under the lock, in order with ncurses' updates)
+    /// says so; returns the ticket to wait on, or nil when refused or stopping.
+    func submit(_ buffer: ByteBuffer, accept: () -> Bool = { true }) -> Ticket? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard accept() else { return nil }
+        drainCurses()
+        let ticket = Ticket()
+        guard enqueue(buffer.bytes, ticket: ticket) else { return nil }
+        return ticket
+    }
+
+    /// Inside ``withScreen(_:)`` only: enqueues `bytes` after what ncurses wrote so far and
+    /// before what it writes next.
+    func emitInScreen(_ bytes: [UInt8]) {
+        drainCurses()
+        _ = enqueue(bytes, ticket: nil)
+    }
+
+    /// Enqueues raw bytes (terminal resets, erases) in order; false when stopping.
+    @discardableResult
+    func write(_ bytes: [UInt8]) -> Bool {
+        lock.withLock {
+            drainCurses()
+            return enqueue(bytes, ticket: nil)
+        }
+    }
+
+    var statistics: Statistics { queue.withLock { stats } }
+
+    /// Whether bytes are still waiting for the terminal.
+    var isBacklogged: Bool { queue.withLock { writing || !chunks.isEmpty } }
+
+    /// Ends the screen: ncurses' exit sequence is queued, the writer is given `abandonAfter`
+    /// seconds to get everything out; what the terminal has not taken by then is abandoned (the
+    /// pending output is discarded with TCOFLUSH so the restore sequence fits), and the saved
+    /// modes and the restore sequence are put back. Idempotent.
+    func stop(abandonAfter: Double = 1.0) {
+        guard !finished else { return }
+        finished = true
+        lock.withLock {
+            mousemask(0, nil)
+            endwin()
+            drainCurses()
+        }
+        let deadline = Date(timeIntervalSinceNow: abandonAfter)
+        queue.lock()
+        stopping = true
+        queue.broadcast()
+        while writing || !chunks.isEmpty, queue.wait(until: deadline) {}
+        let stuck = writing || !chunks.isEmpty
+        if stuck {
+            abandon = true
+            for chunk in chunks {
+                stats.bytesAbandoned += chunk.bytes.count
+                chunk.ticket?.finish(false)
+            }
+            chunks.removeAll()
+            queue.broadcast()
+        }
+        queue.unlock()
+        if stuck, outputFD >= 0 { tcflush(outputFD, TCOFLUSH) }
+        // The writer notices `abandon` within one poll interval.
+        let joinDeadline = Date(timeIntervalSinceNow: 0.2)
+        queue.lock()
+        while writing, queue.wait(until: joinDeadline) {}
+        queue.unlock()
+        lock.withLock {
+            if let screen { delscreen(screen) }
+            screen = nil
+            if let cursesOut { fclose(cursesOut) }
+            cursesOut = nil
+            if let cursesIn { fclose(cursesIn) }
+            cursesIn = nil
+            if pipeRead >= 0 { close(pipeRead) }
+            pipeRead = -1
+        }
+        aether_terminal_restore()
+        if outputFD >= 0 { close(outputFD) }
+        outputFD = -1
+    }
+
+    // MARK: private
+
+    /// Reads everything ncurses has written so far into the queue. Caller holds `lock`.
+    private func drainCurses() {
+        guard pipeRead >= 0 else { return }
+        var collected: [UInt8] = []
+        while true {
+            let n = drainBuffer.withUnsafeMutableBytes { read(pipeRead, $0.baseAddress, $0.count) }
+            if n > 0 {
+                collected.append(contentsOf: drainBuffer[0..<n])
+                continue
+            }
+            if n < 0, errno == EINTR { continue }
+            break
+        }
+        if !collected.isEmpty { _ = enqueue(collected, ticket: nil) }
+    }
+
+    private func enqueue(_ bytes: [UInt8], ticket: Ticket?) -> Bool {
+        queue.lock()
+        defer { queue.unlock() }
+        guard !abandon else { ticket?.finish(false); return false }
+        chunks.append(Chunk(bytes: bytes, ticket: ticket))
+        queue.broadcast()
+        return true
+    }
+
+    private func writerLoop() {
+        aether_terminal_install_altstack()
+        while true {
+            queue.lock()
+            while chunks.isEmpty, !(stopping || abandon) { queue.wait() }
+            if chunks.isEmpty || abandon {
+                queue.unlock()
+                if stopping || abandon { return }
+                continue
+            }
+            let chunk = chunks.removeFirst()
+            writing = true
+            queue.unlock()
+            let written = writeAll(chunk.bytes)
+            chunk.ticket?.finish(written)
+            queue.withLock {
+                writing = false
+                queue.broadcast()
+            }
+        }
+    }
+
+    /// Writes `bytes` to the terminal, waiting (in 50 ms polls) while it does not read, until
+    /// done or abandoned.
+    private func writeAll(_ bytes: [UInt8]) -> Bool {
+        let start = MonotonicClock.seconds()
+        var offset = 0
+        var stalled = false
+        let ok: Bool = bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return true }
+            while offset < raw.count {
+                if queue.withLock({ abandon }) { return false }
+                let n = Glibc.write(outputFD, base + offset, raw.count - offset)
+                if n > 0 { offset += n; continue }
+                let err = n < 0 ? errno : EIO
+                if err == EINTR { continue }
+                guard err == EAGAIN || err == EWOULDBLOCK else { return false }
+                stalled = true
+                var pfd = pollfd(fd: outputFD, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&pfd, 1, 50)
+            }
+            return true
+        }
+        queue.withLock {
+            stats.bytesWritten += offset
+            if stalled { stats.stalls += 1 }
+            stats.writeSeconds += MonotonicClock.seconds() - start
+            if !ok { stats.bytesAbandoned += bytes.count - offset }
+        }
+        return ok
+    }
+}

@@ -1,0 +1,238 @@
+import AetherEngine
+import CTerminal
+import Foundation
+import TerminalGraphics
+
+/// The video output: a one-slot, latest-wins mailbox the engine posts frames into, and a
+/// render thread that composes (bitmap subtitles), encodes with the active ``VideoDriver`` and
+/// hands the bytes to the ``Terminal``.
+///
+/// The engine never waits for the terminal: a frame posted while the previous one is still
+/// being drawn replaces the one waiting (counted as superseded, apart from frames the engine
+/// dropped late). A frame's A/V gap is measured when the terminal's `write` accepted its last
+/// byte. What the render thread measures feeds the ``OutputGovernor``.
+final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `state`
+    /// Where and how to draw, set by the UI thread.
+    struct Scene: Equatable {
+        var placement: Placement
+        var mask: CellMask
+    }
+
+    /// Totals for the stats box, the telemetry pane and the stats file.
+    struct Totals: Sendable, Equatable {
+        var framesPainted = 0
+        var framesSuperseded = 0
+        var framesSkippedByGovernor = 0
+        var renderSeconds = 0.0
+        var writeSeconds = 0.0
+        var bytes = 0
+    }
+
+    private let terminal: Terminal
+    private let player: Player
+    private let synchronizedUpdate: Bool
+    private let state = NSCondition()
+    // Guarded by `state`:
+    private var pending: VideoFrame?
+    private var last: VideoFrame?
+    private var scene = Scene(placement: .none, mask: CellMask(columns: 0, rows: 0))
+    private var generation = 0
+    private var repaintRequested = false
+    private var fullRepaint = false
+    private var nextDriver: (any VideoDriver)?
+    private var stopped = false
+    private var totals = Totals()
+    private var thread: Thread?
+    private var running = false
+    // Render thread only:
+    private var driver: any VideoDriver
+    private let buffer = ByteBuffer(capacity: 512 * 1024)
+
+    /// Bitmap subtitle cues to blend at a pts (called on the render thread).
+    let bitmapCues: @Sendable (Double) -> [SubtitleBitmap]
+
+    init(terminal: Terminal, player: Player, driver: any VideoDriver, synchronizedUpdate: Bool,
+         bitmapCues: @escaping @Sendable (Double) -> [SubtitleBitmap]) {
+        self.terminal = terminal
+        self.player = player
+        self.driver = driver
+        self.synchronizedUpdate = synchronizedUpdate
+        self.bitmapCues = bitmapCues
+    }
+
+    func start() {
+        let t = Thread { [self] in renderLoop() }
+        t.name = "aether.vo.render"
+        t.stackSize = 1 << 20
+        state.withLock { running = true; thread = t }
+        t.start()
+    }
+
+    /// Engine present thread: hand over `frame`; never blocks on the terminal.
+    func post(_ frame: VideoFrame) {
+        let replaced = state.withLock { () -> Bool in
+            let had = pending != nil
+            pending = frame
+            state.broadcast()
+            return had
+        }
+        if replaced {
+            state.withLock { totals.framesSuperseded += 1 }
+            player.frameSuperseded()
+        }
+    }
+
+    /// UI thread: a new placement or mask. Bytes encoded for the previous scene are refused by
+    /// the terminal (see ``Terminal/submit(_:accept:)``), so no frame paints over a new overlay.
+    /// Call it under the terminal's lock (inside `withScreen`) before ncurses draws the overlay.
+    func configure(_ newScene: Scene) {
+        state.withLock {
+            guard newScene != scene else { return }
+            if newScene.placement != scene.placement { fullRepaint = true }
+            scene = newScene
+            generation += 1
+            repaintRequested = true
+            state.broadcast()
+        }
+    }
+
+    /// UI thread: draw with `driver` from the next frame on (its placement comes with the next
+    /// ``configure(_:)``).
+    func setDriver(_ driver: any VideoDriver) {
+        state.withLock {
+            nextDriver = driver
+            generation += 1
+            state.broadcast()
+        }
+    }
+
+    /// Draws the last frame again (paused, after a relayout, after the screen was cleared);
+    /// `full` forgets what the terminal shows first.
+    func repaint(full: Bool = false) {
+        state.withLock {
+            repaintRequested = true
+            if full { fullRepaint = true }
+            state.broadcast()
+        }
+    }
+
+    var currentTotals: Totals { state.withLock { totals } }
+
+    /// Stops the render thread (it finishes or abandons the frame in hand).
+    func stop() {
+        state.withLock {
+            stopped = true
+            state.broadcast()
+        }
+        let deadline = Date(timeIntervalSinceNow: 1.5)
+        state.lock()
+        while running, state.wait(until: deadline) {}
+        state.unlock()
+    }
+
+    // MARK: render thread
+
+    private func renderLoop() {
+        aether_terminal_install_altstack()
+        defer { state.withLock { running = false; state.broadcast() } }
+        while true {
+            state.lock()
+            while pending == nil, !repaintRequested, nextDriver == nil, !stopped { state.wait() }
+            if stopped { state.unlock(); return }
+            var teardown: ByteBuffer?
+            if let d = nextDriver {
+                let bytes = ByteBuffer(capacity: 256)
+                driver.teardown(into: bytes)
+                if !bytes.isEmpty { teardown = bytes }
+                driver = d
+                nextDriver = nil
+                fullRepaint = true
+            }
+            let frame = pending ?? last
+            let isRepaint = pending == nil
+            pending = nil
+            repaintRequested = false
+            let full = fullRepaint
+            fullRepaint = false
+            let scene = self.scene
+            let generation = self.generation
+            if let frame { last = frame }
+            state.unlock()
+            if let teardown { _ = terminal.submit(teardown) }
+            if full { driver.invalidate() }
+            guard let frame else { continue }
+            draw(frame, scene: scene, generation: generation, isRepaint: isRepaint)
+        }
+    }
+
+    private func draw(_ frame: VideoFrame, scene: Scene, generation: Int, isRepaint: Bool) {
+        let placement = scene.placement
+        guard !placement.isEmpty, frame.hasPixels, frame.width == placement.pictureSize.width,
+              frame.height == placement.pictureSize.height else { return }
+        var pixels = frame.pixels
+        let cues = bitmapCues(frame.pts)
+        for cue in cues { SubtitleBlender.blend(cue, into: &pixels, width: frame.width, height: frame.height) }
+        guard let image = try? PixelImage(width: frame.width, height: frame.height, format: .rgb24, pixels: pixels) else { return }
+        let renderStart = MonotonicClock.seconds()
+        buffer.removeAll()
+        if synchronizedUpdate { buffer.append(Escape.beginSynchronizedUpdate) }
+        buffer.append(Escape.saveCursor)   // ncurses' idea of the cursor and attributes stays true
+        let body = buffer.count
+        guard let report = try? driver.render(image, placement: placement, mask: scene.mask, into: buffer) else { return }
+        if report.unchanged || buffer.count == body {
+            if !isRepaint { player.frameDisplayed(frame) }
+            return
+        }
+        buffer.append(Escape.restoreCursor)
+        if synchronizedUpdate { buffer.append(Escape.endSynchronizedUpdate) }
+        let renderSeconds = MonotonicClock.seconds() - renderStart
+        // Refused when the scene changed while encoding (an overlay opened): the driver's idea
+        // of the screen includes bytes that never went out, so it starts over.
+        guard let ticket = terminal.submit(buffer, accept: { state.withLock { self.generation == generation } }) else {
+            driver.invalidate()
+            state.withLock { repaintRequested = true }
+            return
+        }
+        let writeStart = MonotonicClock.seconds()
+        var outcome: Bool? = nil
+        while outcome == nil {
+            outcome = ticket.wait(timeout: 0.1)
+            if outcome == nil, state.withLock({ stopped }) { return }
+        }
+        guard outcome == true else { return }
+        if !isRepaint { player.frameDisplayed(frame) }
+        let writeSeconds = ticket.acceptedTime - writeStart
+        state.withLock {
+            totals.framesPainted += 1
+            totals.renderSeconds += renderSeconds
+            totals.writeSeconds += writeSeconds
+            totals.bytes += report.bytes
+        }
+    }
+}
+
+/// Blends premultiplied RGBA subtitle bitmaps into an RGB24 frame at their normalised position.
+enum SubtitleBlender {
+    static func blend(_ cue: SubtitleBitmap, into pixels: inout [UInt8], width: Int, height: Int) {
+        guard cue.pixelWidth > 0, cue.pixelHeight > 0 else { return }
+        let x0 = Int(cue.x * Double(width)), y0 = Int(cue.y * Double(height))
+        let w = max(1, Int((cue.width * Double(width)).rounded())), h = max(1, Int((cue.height * Double(height)).rounded()))
+        for y in 0..<h {
+            let dy = y0 + y
+            guard dy >= 0, dy < height else { continue }
+            let sy = min(cue.pixelHeight - 1, y * cue.pixelHeight / h)
+            for x in 0..<w {
+                let dx = x0 + x
+                guard dx >= 0, dx < width else { continue }
+                let sx = min(cue.pixelWidth - 1, x * cue.pixelWidth / w)
+                let s = (sy * cue.pixelWidth + sx) * 4
+                let a = Int(cue.rgba[s + 3])
+                guard a > 0 else { continue }
+                let d = (dy * width + dx) * 3
+                for c in 0..<3 {
+                    pixels[d + c] = UInt8(min(255, Int(cue.rgba[s + c]) + Int(pixels[d + c]) * (255 - a) / 255))
+                }
+            }
+        }
+    }
+}

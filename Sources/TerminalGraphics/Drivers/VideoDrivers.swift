@@ -1,0 +1,77 @@
+/// The registry of video output drivers: `--vo` names to drivers, and `auto`'s choice.
+///
+/// This is the only place that knows which kinds of output exist.
+public enum VideoDrivers {
+    /// Options the drivers take from the command line.
+    public struct Options: Sendable, Equatable {
+        /// `--vo-sixel-colors` (nil: the terminal's colour registers).
+        public var sixelColors: Int?
+        public var sixelDither: SixelDither
+        /// `--vo-halfblock-colors` (nil: what the terminal supports).
+        public var halfBlockColors: HalfBlockColorMode?
+
+        public init(sixelColors: Int? = nil, sixelDither: SixelDither = .none, halfBlockColors: HalfBlockColorMode? = nil) {
+            self.sixelColors = sixelColors
+            self.sixelDither = sixelDither
+            self.halfBlockColors = halfBlockColors
+        }
+    }
+
+    /// One registered driver.
+    public struct Entry: Sendable {
+        public let name: String
+        public let summary: String
+        /// Whether the probed terminal can show it (auto only picks these; the order of
+        /// ``all`` is auto's preference).
+        public let suits: @Sendable (TerminalCapabilities) -> Bool
+        public let make: @Sendable (TerminalCapabilities, Options) -> any VideoDriver
+    }
+
+    /// Every driver, best first: kitty > sixel > half-block; null last (never auto).
+    public static let all: [Entry] = [
+        Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",
+              suits: { $0.sixel }) { caps, options in
+            SixelDriver(colors: min(options.sixelColors ?? caps.effectiveSixelColors, caps.effectiveSixelColors),
+                        dither: options.sixelDither)
+        },
+        Entry(name: "halfblock", summary: "▀ cells in 24-bit or 256 colours (any terminal)",
+              suits: { _ in true }) { caps, options in
+            HalfBlockDriver(colorMode: options.halfBlockColors ?? (caps.truecolor ? .truecolor : .palette256))
+        },
+        Entry(name: "null", summary: "no picture (headless playback)", suits: { _ in false }) { _, _ in NullDriver() },
+    ]
+
+    /// `auto` and every driver name.
+    public static var names: [String] { ["auto"] + all.map(\.name) }
+
+    public static func entry(named name: String) -> Entry? { all.first { $0.name == name } }
+
+    /// The driver `name` means on this terminal: `auto` is the best one the terminal has;
+    /// an explicit name is kept (the user may know better than the probe). Nil for an unknown name.
+    public static func resolve(_ name: String, capabilities: TerminalCapabilities) -> Entry? {
+        if name == "auto" { return all.first { $0.suits(capabilities) } }
+        return entry(named: name)
+    }
+
+    /// Makes the driver `name` resolves to.
+    public static func make(_ name: String, capabilities: TerminalCapabilities, options: Options) -> (any VideoDriver)? {
+        resolve(name, capabilities: capabilities).map { $0.make(capabilities, options) }
+    }
+
+    /// The drivers a "next output" key cycles through on this terminal: the ones that suit it,
+    /// plus `current` when the user chose it explicitly.
+    public static func cycle(after current: String, capabilities: TerminalCapabilities) -> Entry? {
+        let usable = all.filter { $0.suits(capabilities) || $0.name == current }
+        guard usable.count > 1, let i = usable.firstIndex(where: { $0.name == current }) else { return nil }
+        return usable[(i + 1) % usable.count]
+    }
+
+    /// The half-block colour mode for `--vo-halfblock-colors` (nil for an unknown value).
+    public static func halfBlockColors(option: String) -> HalfBlockColorMode? {
+        switch option.lowercased() {
+        case "truecolor", "24bit", "rgb": .truecolor
+        case "256": .palette256
+        default: nil
+        }
+    }
+}
