@@ -104,7 +104,7 @@ import Testing
     @Test func statsOverlayTogglesAndResizeRelayouts() throws {
         let s = try start("h264-720p.mkv", ["--pause"])
         s.send("i")
-        #expect(s.waitFor(3) { $0.contains("┌─ Stats") && $0.contains("Renderer   half-block") })
+        #expect(s.waitFor(3) { $0.contains("┌─ Stats") && $0.contains("Video out  halfblock") })
         s.send("i")
         #expect(s.waitFor(3) { !$0.contains("┌─ Stats") })
         s.tmux(["resize-window", "-t", s.name, "-x", "80", "-y", "24"])
@@ -118,6 +118,61 @@ import Testing
         #expect(s.waitFor(3) { $0.contains("cells of 80×24") }, "stats after resize:\n\(s.screen())")
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
+    /// Cells of a box drawn over a playing half-block picture that show picture glyphs: none may
+    /// (the picture must not bleed through the stats box or the help box).
+    static func pictureCellsInsideBoxes(_ screen: String) -> Int {
+        let lines = screen.components(separatedBy: "\n").map { Array($0) }
+        var count = 0
+        for (top, line) in lines.enumerated() {
+            guard let left = line.firstIndex(of: "┌"), let right = line.lastIndex(of: "┐") else { continue }
+            var bottom = top + 1
+            while bottom < lines.count, !(lines[bottom].indices.contains(left) && lines[bottom][left] == "└") { bottom += 1 }
+            for row in top..<min(bottom + 1, lines.count) {
+                let cells = lines[row]
+                for column in left...right where cells.indices.contains(column) && (cells[column] == "▀" || cells[column] == "█") {
+                    count += 1
+                }
+            }
+        }
+        return count
+    }
+
+    @Test func statsAndHelpBoxesOverAPlayingPictureHaveNoPictureCellsInside() throws {
+        let s = try start("h264-720p.mkv", ["--vo=halfblock"], columns: 120, rows: 40)
+        s.send("i")
+        #expect(s.waitFor(3) { $0.contains("┌─ Stats") })
+        // The stats text changes every second and the box's width with it: watch it a while.
+        for _ in 0..<6 {
+            Thread.sleep(forTimeInterval: 0.5)
+            let screen = s.screen()
+            #expect(TUITests.pictureCellsInsideBoxes(screen) == 0, "picture inside the stats box:\n\(screen)")
+        }
+        s.send("?")
+        #expect(s.waitFor(3) { $0.contains("┌─ Keys") })
+        Thread.sleep(forTimeInterval: 1)
+        let screen = s.screen()
+        #expect(TUITests.pictureCellsInsideBoxes(screen) == 0, "picture inside the boxes:\n\(screen)")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
+    /// A terminal that stops reading (an ssh stall, Ctrl-S): the pty's buffer fills and every
+    /// write to it blocks. q, SIGTERM and SIGHUP still end the player within a second, and the
+    /// terminal gets its modes and the restore sequence back once it reads again.
+    @Test(arguments: [["--key", "q"], ["--signal", "TERM"], ["--signal", "HUP"]])
+    func aStalledTerminalStillQuitsWithinASecond(how: [String]) throws {
+        let script = TestEnvironment.scripts.appendingPathComponent("stalled_pty.py").path
+        let r = Process.run(["/usr/bin/python3", script, "--stall", "5"] + how + ["--", TestEnvironment.binary, "--ao=null",
+                            TestEnvironment.fixture("h264-720p.mkv")], timeout: 30)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout) \(r.stderr)")
+        #expect((json["queued_when_stalled"] as? Int ?? 0) > 0, "the terminal never stalled: \(json)")
+        #expect(json["status"] as? Int == (how[0] == "--key" ? 0 : 4), "\(json)")
+        let seconds = try #require(json["exit_seconds"] as? Double, "never exited: \(json)")
+        #expect(seconds < 1.0, "\(json)")
+        #expect(json["canonical"] as? Bool == true && json["echo"] as? Bool == true, "modes not restored: \(json)")
+        #expect(json["left_alternate_screen"] as? Bool == true && json["shows_cursor"] as? Bool == true, "\(json)")
     }
 
     @Test func solidRedFillsTheVideoRectangleInHalfBlocks() throws {

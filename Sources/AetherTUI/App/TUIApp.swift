@@ -194,11 +194,12 @@ public final class TUIApp {
         output.stop()
         player.stop()
         // Pictures that outlive the screen (kitty's) are taken down; a stalled terminal is
-        // given a second to take what is pending, then abandoned.
+        // given half a second to take what is pending, then abandoned (quitting takes under a
+        // second however long the terminal stays stalled).
         let teardown = ByteBuffer(capacity: 256)
         driver.teardown(into: teardown)
         if !teardown.isEmpty { terminal.write(teardown.bytes) }
-        terminal.stop(abandonAfter: 1.0)
+        terminal.stop(abandonAfter: 0.5)
         // What went wrong but did not stop playback (a stream left out, a sidecar refused)
         // stays readable after the screen is gone.
         for warning in warnings {
