@@ -19,6 +19,7 @@ struct GraphicsBenchmark: ParsableCommand {
     @Option(help: "Scratch directory for frames and peer output.") var workDir = "/tmp/aether-bench-graphics"
     @Option(help: "Sixel sequences, comma-separated: testsrc2, still, grainy.") var sequences = "testsrc2,still,grainy"
     @Option(help: "Sixel dithers to measure, comma-separated: none, ordered, fs.") var dithers = "none,ordered,fs"
+    @Option(help: "The sixel encoder's noise threshold (default: the encoder's own).") var noiseThreshold: Int?
     @Flag(help: "Skip mpv, timg and libsixel.") var noPeers = false
     @Flag(help: "Only the sixel encoder and libsixel (no half-block, no players).") var sixelOnly = false
 
@@ -29,7 +30,8 @@ struct GraphicsBenchmark: ParsableCommand {
 
     func run() throws {
         try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
-        print("aether-bench graphics: \(frames) frames/sequence, \(repeats) runs, one thread; "
+        print("aether-bench graphics: \(frames) frames/sequence, \(repeats) runs, one thread, "
+              + "sixel noise threshold \(sixelOptions(.none).noiseThreshold); "
               + "1080p sources scaled by ffmpeg (testsrc2: area, grainy: bilinear as playback)")
 
         if !sixelOnly {
@@ -120,6 +122,12 @@ struct GraphicsBenchmark: ParsableCommand {
         return RunResult.medianRun(runs)
     }
 
+    func sixelOptions(_ dither: SixelDither) -> SixelEncoder.Options {
+        var o = SixelEncoder.Options(colors: colors, dither: dither)
+        if let noiseThreshold { o.noiseThreshold = noiseThreshold }
+        return o
+    }
+
     /// Times `encode` of every frame, `repeats` times (a fresh encoder each run); then, untimed,
     /// paints every frame's output over the previous ones as a terminal would and measures PSNR.
     func sixel(_ set: FrameSet, dither: SixelDither) throws -> RunResult {
@@ -127,19 +135,26 @@ struct GraphicsBenchmark: ParsableCommand {
         let out = ByteBuffer(capacity: 4 << 20)
         var runs: [RunResult] = []
         for _ in 0..<repeats {
-            let encoder = SixelEncoder(options: .init(colors: colors, dither: dither))
+            let encoder = SixelEncoder(options: sixelOptions(dither))
             var times: [Double] = [], bytes = 0
+            var analyse: [Double] = [], map: [Double] = [], emit: [Double] = []
             for image in images {
                 out.removeAll()
                 let t0 = DispatchTime.now().uptimeNanoseconds
-                try encoder.encode(image, into: out)
+                let report = try encoder.encode(image, into: out)
                 times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
                 bytes += out.count
+                analyse.append(Double(report.analyseNanoseconds) / 1e6)
+                map.append(Double(report.mapNanoseconds) / 1e6)
+                emit.append(Double(report.emitNanoseconds) / 1e6)
             }
-            runs.append(RunResult(frameMilliseconds: times, bytes: bytes))
+            var run = RunResult(frameMilliseconds: times, bytes: bytes)
+            run.note = "palettes \(encoder.statistics.paletteRebuilds), unchanged \(encoder.statistics.framesIdentical); "
+                + "median ms analyse \(Stats.fmt(Stats.median(analyse))) map \(Stats.fmt(Stats.median(map))) emit \(Stats.fmt(Stats.median(emit)))"
+            runs.append(run)
         }
         var result = RunResult.medianRun(runs)
-        let encoder = SixelEncoder(options: .init(colors: colors, dither: dither))
+        let encoder = SixelEncoder(options: sixelOptions(dither))
         var screen = [UInt8](repeating: 0, count: set.width * set.height * 3)
         var psnrs: [Double] = []
         for (i, image) in images.enumerated() {
@@ -162,6 +177,8 @@ struct RunResult {
     /// Mean PSNR over the frames, and the worst frame's.
     var psnr: Double?
     var minPSNR: Double?
+    /// Shown at the end of the line.
+    var note = ""
 
     var frames: Int { frameMilliseconds.count }
     var medianMs: Double { Stats.median(frameMilliseconds) }
@@ -191,6 +208,7 @@ struct RunResult {
         s += "  \(Int(bytesPerFrame)) B/frame  CPU \(Stats.fmt(cpuPerMediaSecond, 3)) s/media-s  \(Stats.fmt(bytesPerSecond / 1e6, 2)) MB/s"
         if !frameMilliseconds.isEmpty { s += "  max \(Stats.fmt(frameMilliseconds.max() ?? 0, 1)) ms  late \(late)/\(frames)" }
         if let psnr { s += "  PSNR \(Stats.fmt(psnr)) dB (min \(Stats.fmt(minPSNR ?? psnr)))" }
+        if !note.isEmpty { s += "  \(note)" }
         return s
     }
 }
