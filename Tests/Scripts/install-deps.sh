@@ -12,6 +12,8 @@ packages=(
     # tests: fixtures, audio, the TUI in tmux, man page lint, real sixel decoders and terminal
     ffmpeg tmux pulseaudio pulseaudio-utils mandoc python3 gcc
     libsixel-bin xvfb xterm x11-apps
+    # bench: `aether-bench graphics` compiles Tests/Scripts/libsixel-bench.c against libsixel
+    libsixel-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -3,7 +3,7 @@
  * Built at bench time (never committed as a binary):
  *   cc -O2 -o libsixel-bench Tests/Scripts/libsixel-bench.c $(pkg-config --cflags --libs libsixel)
  * Usage: libsixel-bench W H FRAMES COLORS none|fs|atkinson|auto perframe|reuse in.rgb out.six
- * Prints: frames=N median_ms=X mean_ms=Y bytes=Z
+ * Prints: frames=N median_ms=X mean_ms=Y bytes=Z times_ms=T0,T1,... (each frame, in order)
  * Timing covers palette building (sixel_dither_initialize) and sixel_encode; the copy of the
  * input frame (libsixel dithers in place) is outside the timed region.
  */
@@ -69,7 +69,12 @@ int main(int argc, char **argv) {
         total += ms[i];
     }
     fclose(sink.f);
-    qsort(ms, n, sizeof *ms, cmp);
-    printf("frames=%d median_ms=%.3f mean_ms=%.3f bytes=%zu\n", n, ms[n / 2], total / n, sink.bytes);
+    double *sorted = malloc(n * sizeof *sorted);
+    if (!sorted) return 1;
+    memcpy(sorted, ms, n * sizeof *ms);
+    qsort(sorted, n, sizeof *sorted, cmp);
+    printf("frames=%d median_ms=%.3f mean_ms=%.3f bytes=%zu times_ms=", n, sorted[n / 2], total / n, sink.bytes);
+    for (int i = 0; i < n; i++) printf(i ? ",%.3f" : "%.3f", ms[i]);
+    printf("\n");
     return 0;
 }

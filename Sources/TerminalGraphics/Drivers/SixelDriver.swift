@@ -39,8 +39,7 @@ public final class SixelDriver: VideoDriver {
         let mark = output.count
         output.append(Escape.cursorPosition(column: placement.rect.column, row: placement.rect.row))
         let holes = Self.transparentRects(mask: mask, placement: placement)
-        _ = holes  // MERGE: pass as `transparent:` once the encoder has it
-        let report = try encoder.encode(image, into: output)
+        let report = try encoder.encode(image, into: output, transparent: holes)
         if report.outcome == .identical {
             output.truncate(to: mark)
             return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)

@@ -1,4 +1,4 @@
-/// A rectangle of pixels inside an image, 0-based from its top-left pixel.
+/// A rectangle of pixels in an image, 0-based (x 0 / y 0 is the image's top-left pixel).
 public struct PixelRect: Sendable, Hashable {
     public var x: Int
     public var y: Int
@@ -12,9 +12,10 @@ public struct PixelRect: Sendable, Hashable {
         self.height = height
     }
 
+    /// True when the rectangle covers no pixel.
     public var isEmpty: Bool { width <= 0 || height <= 0 }
 
-    /// The overlap of two rectangles (empty when they do not meet).
+    /// The overlap of two rectangles (empty, with zero width or height, when they do not meet).
     public func intersection(_ other: PixelRect) -> PixelRect {
         let x0 = max(x, other.x), y0 = max(y, other.y)
         let x1 = min(x + width, other.x + other.width), y1 = min(y + height, other.y + other.height)

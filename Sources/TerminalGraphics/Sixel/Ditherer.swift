@@ -19,6 +19,12 @@ public enum SixelDither: String, Sendable, CaseIterable {
 }
 
 /// Pass 1 of the sixel encoder: maps every pixel to a palette index, with the chosen dither.
+///
+/// Noise hysteresis (none and ordered): a pixel keeps the index the terminal already shows
+/// (`previous`) while that colour is within `threshold` (Euclidean RGB distance) of the new
+/// pixel, so film grain and compression noise do not flip pixels between neighbouring palette
+/// colours and get re-sent every frame. `previous` holds ``ColorLookup/none`` where the
+/// terminal's pixel is unknown; those always take the nearest colour.
 enum Ditherer {
     /// The 8×8 Bayer matrix (values 0…63).
     private static let bayer: [Int] = {
@@ -39,41 +45,57 @@ enum Ditherer {
         bayer.map { (2 * $0 + 1 - 64) * amplitude / 64 }
     }
 
-    static func map(_ image: PixelImage, lookup: ColorLookup, dither: SixelDither, amplitude: Int,
-                    into indices: UnsafeMutablePointer<UInt8>) {
-        let width = image.width, height = image.height, bpp = image.format.bytesPerPixel
+    static func map(_ image: PixelImage, lookup: ColorLookup, dither: SixelDither, amplitude: Int, threshold: Int,
+                    previous: UnsafePointer<UInt8>, into indices: UnsafeMutablePointer<UInt8>) {
+        let width = image.width, height = image.height
         image.withUnsafeBytes { raw in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
             switch dither {
-            case .none:
-                for y in 0..<height {
-                    let row = base + y * image.stride
-                    let out = indices + y * width
-                    for x in 0..<width {
-                        let p = row + x * bpp
-                        out[x] = UInt8(truncatingIfNeeded: lookup.index(Int(p[0]), Int(p[1]), Int(p[2])))
-                    }
-                }
-            case .ordered:
-                let offsets = orderedOffsets(amplitude: amplitude)
+            case .none, .ordered:
+                let offsets = orderedOffsets(amplitude: dither == .ordered ? amplitude : 0)
                 offsets.withUnsafeBufferPointer { offsets in
+                    guard let offsets = offsets.baseAddress else { return }
                     for y in 0..<height {
                         let row = base + y * image.stride
-                        let out = indices + y * width
-                        let line = (y & 7) << 3
-                        for x in 0..<width {
-                            let p = row + x * bpp
-                            let o = offsets[line | (x & 7)]
-                            let r = min(255, max(0, Int(p[0]) + o))
-                            let g = min(255, max(0, Int(p[1]) + o))
-                            let b = min(255, max(0, Int(p[2]) + o))
-                            out[x] = UInt8(truncatingIfNeeded: lookup.index(r, g, b))
+                        let line = offsets + ((y & 7) << 3)
+                        if dither == .none {
+                            mapRow(row, width: width, bpp: image.format.bytesPerPixel, ordered: false, offsets: line,
+                                   lookup: lookup, threshold: threshold, previous: previous + y * width, into: indices + y * width)
+                        } else {
+                            mapRow(row, width: width, bpp: image.format.bytesPerPixel, ordered: true, offsets: line,
+                                   lookup: lookup, threshold: threshold, previous: previous + y * width, into: indices + y * width)
                         }
                     }
                 }
             case .errorDiffusion:
                 floydSteinberg(base, image: image, lookup: lookup, into: indices)
             }
+        }
+    }
+
+    /// One row of nearest-colour (optionally ordered) mapping with the noise hysteresis. The
+    /// keep-or-replace choice is a select, not a branch: grain makes it unpredictable.
+    @inline(__always)
+    private static func mapRow(_ row: UnsafePointer<UInt8>, width: Int, bpp: Int, ordered: Bool,
+                               offsets: UnsafePointer<Int>, lookup: ColorLookup, threshold: Int,
+                               previous: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) {
+        let limit = Int32(min(threshold, 1 << 12) * min(threshold, 1 << 12))
+        // Index 255 (unknown) holds a colour far from every pixel: it is never kept.
+        let red = lookup.red, green = lookup.green, blue = lookup.blue
+        for x in 0..<width {
+            let p = row + x * bpp
+            let r = Int32(p[0]), g = Int32(p[1]), b = Int32(p[2])
+            let n: UInt8
+            if ordered {
+                let o = Int32(offsets[x & 7])
+                n = lookup.index(Int(min(255, max(0, r &+ o))), Int(min(255, max(0, g &+ o))), Int(min(255, max(0, b &+ o))))
+            } else {
+                n = lookup.index(Int(r), Int(g), Int(b))
+            }
+            let s = previous[x]
+            let k = Int(s)
+            let dr = red[k] &- r, dg = green[k] &- g, db = blue[k] &- b
+            out[x] = dr &* dr &+ dg &* dg &+ db &* db <= limit ? s : n
         }
     }
 
@@ -98,8 +120,8 @@ enum Ditherer {
                             let g = min(255, max(0, Int(p[1]) + Int((cur[e + 1] + 8) >> 4)))
                             let b = min(255, max(0, Int(p[2]) + Int((cur[e + 2] + 8) >> 4)))
                             let i = lookup.index(r, g, b)
-                            out[x] = UInt8(truncatingIfNeeded: i)
-                            let c = pal[i]
+                            out[x] = i
+                            let c = pal[Int(i)]
                             let er = Int32(r - Int(c >> 16 & 0xFF))
                             let eg = Int32(g - Int(c >> 8 & 0xFF))
                             let eb = Int32(b - Int(c & 0xFF))

@@ -4,35 +4,57 @@ import Glibc
 
 /// Encodes RGB(A) frames as sixel images for a video stream.
 ///
-/// - Palette per scene: up to ``Options/colors`` registers, rebuilt only when the
-///   ``SceneChangeDetector`` sees the picture change enough, so consecutive frames share a
+/// - Palette per scene: up to ``Options/colors`` registers (at most 255), rebuilt only when
+///   the ``SceneChangeDetector`` sees the picture change enough, so consecutive frames share a
 ///   palette (no palette flicker) and a warm nearest-colour table.
 /// - Dithering: ``SixelDither`` none / ordered / error diffusion.
-/// - Identical input frames are not re-encoded: ``encode(_:into:repeatIdentical:)`` reports
-///   ``FrameReport/Outcome-swift.enum/identical`` and writes nothing (the terminal still shows it),
-///   or the previous bytes when the caller must repaint.
+/// - Only what changed is sent: the encoder remembers the palette index the terminal shows at
+///   every pixel, and each image paints only the pixels whose index changes; the others are
+///   left unset, which with `P2=1` keeps what the terminal shows. With
+///   ``Options/noiseThreshold`` a pixel also keeps its shown colour while that colour is within
+///   the threshold of the new pixel, so grain does not repaint the whole picture every frame.
+///   The image always starts at the top-left of the picture and has its full size, so the
+///   caller places it exactly as a full frame (no cell geometry is needed); a band where
+///   nothing changed costs one byte. A palette rebuild repaints everything.
+/// - Identical input frames are not re-encoded: ``encode(_:into:repeatIdentical:transparent:)``
+///   reports ``FrameReport/Outcome-swift.enum/identical`` and writes nothing (the terminal still
+///   shows it), or a full repaint of what the terminal should show when the caller must repaint.
+/// - Overlays: pixel rectangles passed as `transparent` are never painted.
 ///
 /// Not thread-safe: one encoder per video region, used on the render thread.
 public final class SixelEncoder {
     public struct Options: Sendable, Equatable {
-        /// Palette size, 2…256; use ``TerminalCapabilities/sixelColorRegisters`` as the limit.
+        /// Palette size, 2…256 (the encoder uses at most 255 registers); use
+        /// ``TerminalCapabilities/sixelColorRegisters`` as the limit.
         public var colors: Int
         public var dither: SixelDither
         /// Share (0…1) of sampled pixels whose coarse colour must change before a new palette is built.
         public var sceneChangeThreshold: Double
+        /// Euclidean RGB distance (0…441) within which a pixel keeps the colour the terminal
+        /// already shows instead of being repainted; 0 repaints every pixel whose palette index
+        /// changes. Applies to `none` and `ordered` dither (error diffusion changes its noise
+        /// every frame by design).
+        public var noiseThreshold: Int
 
-        public init(colors: Int = 256, dither: SixelDither = .ordered, sceneChangeThreshold: Double = 0.2) {
+        public init(colors: Int = 256, dither: SixelDither = .ordered, sceneChangeThreshold: Double = 0.2,
+                    noiseThreshold: Int = Options.defaultNoiseThreshold) {
             self.colors = min(256, max(2, colors))
             self.dither = dither
             self.sceneChangeThreshold = sceneChangeThreshold
+            self.noiseThreshold = max(0, noiseThreshold)
         }
+
+        /// About twice the grain of a typical film or noisy H.264 source at 1280×768; see the
+        /// graphics benchmark's grainy sequence.
+        public static let defaultNoiseThreshold = 12
     }
 
     /// What one `encode` call did, with the time of each phase (habit 11).
     public struct FrameReport: Sendable, Equatable {
         public enum Outcome: Sendable, Equatable {
             case encoded
-            /// Same pixels as the previous frame.
+            /// Same pixels as the previous frame, or no pixel beyond the noise threshold: the
+            /// terminal already shows this picture.
             case identical
         }
         public var outcome: Outcome
@@ -63,69 +85,125 @@ public final class SixelEncoder {
     private var detector: SceneChangeDetector
     private let lookup = ColorLookup()
     private let rasterizer = SixelRasterizer()
-    private var indices: [UInt8] = []
+    /// This frame's palette index per pixel (``ColorLookup/none``: transparent).
+    private var indices: UnsafeMutablePointer<UInt8>
+    /// The index the terminal shows per pixel (``ColorLookup/none``: unknown).
+    private var shown: UnsafeMutablePointer<UInt8>
+    private var pixelCapacity = 0
     private var previousInput: [UInt8] = []
     private var previousSize = PixelSize(width: 0, height: 0)
-    private let previousOutput = ByteBuffer(capacity: 1024)
+    private var previousTransparent: [PixelRect] = []
     private var hasPalette = false
 
     public init(options: Options = Options()) {
         self.options = options
         self.detector = SceneChangeDetector(threshold: options.sceneChangeThreshold)
+        indices = .allocate(capacity: 1)
+        shown = .allocate(capacity: 1)
     }
 
-    /// Forgets the palette and the previous frame: the next frame is analysed from scratch.
+    deinit {
+        indices.deallocate()
+        shown.deallocate()
+    }
+
+    /// Forgets the palette and what the terminal shows: the next frame is analysed and painted
+    /// from scratch.
     public func invalidate() {
         detector = SceneChangeDetector(threshold: options.sceneChangeThreshold)
         hasPalette = false
         previousSize = PixelSize(width: 0, height: 0)
-        previousOutput.removeAll()
+        if pixelCapacity > 0 { shown.update(repeating: ColorLookup.none, count: pixelCapacity) }
     }
 
-    /// Appends one complete sixel image (DCS … ST) for `image` to `output`.
+    /// Appends one sixel image (DCS … ST) for `image` to `output`, painting only what the
+    /// terminal does not already show (see the type's notes); appends nothing when that is
+    /// nothing.
     ///
     /// The image height must be a multiple of 6 (``PictureGeometry`` sizes images that way) so
     /// the last band is full and the cursor lands where ``PictureGeometry`` expects.
-    /// Place the cursor (CUP) at the image's top-left cell before these bytes.
+    /// Place the cursor (CUP) at the image's top-left cell before these bytes, every frame.
+    ///
+    /// - Parameters:
+    ///   - repeatIdentical: when the terminal already shows the picture, append a full image
+    ///     of it anyway (the caller must repaint, for example after the screen was cleared
+    ///     behind the encoder's back; ``invalidate()`` does the same for the next frame).
+    ///   - transparent: rectangles in image pixels that are left unpainted (overlays drawn
+    ///     over the video); the terminal keeps what it shows there. Their pixels count as
+    ///     unknown afterwards, so they are painted once the rectangle goes away.
     @discardableResult
-    public func encode(_ image: PixelImage, into output: ByteBuffer,
-                       repeatIdentical: Bool = false) throws(RenderError) -> FrameReport {
+    public func encode(_ image: PixelImage, into output: ByteBuffer, repeatIdentical: Bool = false,
+                       transparent: [PixelRect] = []) throws(RenderError) -> FrameReport {
         guard image.height % 6 == 0 else { throw .heightNotMultipleOfSix(image.height) }
-        if isIdenticalToPrevious(image) {
-            statistics.framesIdentical += 1
-            var report = FrameReport(outcome: .identical)
-            if repeatIdentical {
-                output.append(previousOutput)
-                report.bytes = previousOutput.count
-            }
-            return report
+        let bounds = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
+        let holes = transparent.map { $0.intersection(bounds) }.filter { !$0.isEmpty }
+        let pixels = image.width * image.height
+        if pixels > pixelCapacity {
+            indices.deallocate()
+            shown.deallocate()
+            indices = .allocate(capacity: pixels)
+            shown = .allocate(capacity: pixels)
+            indices.initialize(repeating: ColorLookup.none, count: pixels)
+            shown.initialize(repeating: ColorLookup.none, count: pixels)
+            pixelCapacity = pixels
+        }
+        if image.size != previousSize { shown.update(repeating: ColorLookup.none, count: pixels) }
+        let sameOverlays = holes == previousTransparent
+        previousTransparent = holes
+        if isIdenticalToPrevious(image) && sameOverlays {
+            return identical(image, output: output, repeatIdentical: repeatIdentical)
         }
         var report = FrameReport(outcome: .encoded)
         let t0 = OutputWriter.monotonicNanoseconds()
         if detector.shouldRebuild(for: image) || !hasPalette {
-            lookup.reset(Quantizer.palette(for: image, colors: options.colors))
+            lookup.reset(Quantizer.palette(for: image, colors: min(options.colors, ColorLookup.maxColors)))
             hasPalette = true
             report.paletteRebuilt = true
             statistics.paletteRebuilds += 1
+            // Registers are redefined: terminals that share them across images would recolour
+            // what they show, so everything is painted again.
+            shown.update(repeating: ColorLookup.none, count: pixels)
         }
         let t1 = OutputWriter.monotonicNanoseconds()
-        let pixels = image.width * image.height
-        if indices.count < pixels { indices = [UInt8](repeating: 0, count: pixels) }
         let amplitude = Self.orderedAmplitude(colors: lookup.palette.count)
-        let start = output.count
-        indices.withUnsafeMutableBufferPointer { idx in
-            guard let base = idx.baseAddress else { return }
-            Ditherer.map(image, lookup: lookup, dither: options.dither, amplitude: amplitude, into: base)
-            report.mapNanoseconds = OutputWriter.monotonicNanoseconds() - t1
-            report.colorsUsed = rasterizer.write(indices: base, width: image.width, height: image.height,
-                                                 palette: lookup.palette, output: output)
+        Ditherer.map(image, lookup: lookup, dither: options.dither, amplitude: amplitude,
+                     threshold: options.noiseThreshold, previous: shown, into: indices)
+        for hole in holes {
+            for y in hole.y..<(hole.y + hole.height) {
+                (indices + y * image.width + hole.x).update(repeating: ColorLookup.none, count: hole.width)
+            }
         }
-        report.emitNanoseconds = OutputWriter.monotonicNanoseconds() - t1 - report.mapNanoseconds
+        let t2 = OutputWriter.monotonicNanoseconds()
+        report.mapNanoseconds = t2 - t1
+        let start = output.count
+        report.colorsUsed = rasterizer.write(indices: indices, previous: shown, width: image.width,
+                                             height: image.height, palette: lookup.palette, output: output)
+        swap(&indices, &shown)
+        report.emitNanoseconds = OutputWriter.monotonicNanoseconds() - t2
         report.analyseNanoseconds = t1 - t0
         report.bytes = output.count - start
-        previousOutput.removeAll()
-        output.withUnsafeBytes { previousOutput.append(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        guard report.bytes > 0 else {
+            // Nothing beyond the noise threshold: the terminal already shows this picture.
+            var same = identical(image, output: output, repeatIdentical: repeatIdentical)
+            same.paletteRebuilt = report.paletteRebuilt
+            return same
+        }
         statistics.framesEncoded += 1
+        return report
+    }
+
+    /// The report for a picture the terminal already shows; with `repeatIdentical`, a full
+    /// image of what it shows.
+    private func identical(_ image: PixelImage, output: ByteBuffer, repeatIdentical: Bool) -> FrameReport {
+        statistics.framesIdentical += 1
+        var report = FrameReport(outcome: .identical)
+        guard repeatIdentical else { return report }
+        let start = output.count
+        // `indices` is scratch between frames: nothing known, so every shown pixel is painted.
+        indices.update(repeating: ColorLookup.none, count: image.width * image.height)
+        report.colorsUsed = rasterizer.write(indices: shown, previous: indices, width: image.width,
+                                             height: image.height, palette: lookup.palette, output: output)
+        report.bytes = output.count - start
         return report
     }
 

@@ -1,111 +1,202 @@
-/// Pass 2 of the sixel encoder: palette indices → sixel bands.
+/// Pass 2 of the sixel encoder: palette indices → sixel bands, painting only what changed.
 ///
-/// For each six-row band it collects, per colour present in the band, a row of sixel bits and
-/// the column span the colour occupies; then it writes each colour's span run-length encoded.
-/// Colours absent from a band cost nothing, and a colour's register is defined at its first
-/// use in the image (`#i;2;r;g;b#i`: xterm needs the selection after the definition).
+/// Each pixel is one of three kinds, from this frame's index and the index the terminal shows
+/// (`previous`):
+/// - *required*: the index differs from what is shown (or nothing is known): it must be painted;
+/// - *optional*: the terminal already shows this colour there: painting it again is harmless;
+/// - *transparent*: index ``ColorLookup/none``: never painted (the image is drawn with `P2=1`,
+///   so unset pixels keep whatever the terminal shows there).
+///
+/// For each six-row band it walks the columns once and collects, per colour, the columns where
+/// the colour occurs with their sixel bits (required and optional rows together, so a column
+/// costs one character however many of its rows changed) and whether any row there is
+/// required. Then each colour with a required column is written: columns without a required
+/// row are skipped as blank sixels (`?`, run-length encoded), others as their bits. A colour
+/// with nothing required in a band costs nothing there; a band with nothing required costs one
+/// `-`; a frame with nothing required writes no image at all.
+///
+/// A colour's register is defined at its first use in the image (`#i;2;r;g;b#i`: xterm needs
+/// the selection after the definition). All buffers are sized once per width.
 final class SixelRasterizer {
     private var width = 0
-    private var bits: UnsafeMutablePointer<UInt8>
-    private var minX = [Int32](repeating: .max, count: 256)
-    private var maxX = [Int32](repeating: -1, count: 256)
-    private var order = [UInt8](repeating: 0, count: 256)
+    /// Per colour, up to `width` entries `x << 16 | required << 8 | bits`, in column order.
+    private var entries: UnsafeMutablePointer<UInt32>
+    private let counts: UnsafeMutablePointer<Int32>
+    /// Colours in order of first appearance in the band.
+    private let order: UnsafeMutablePointer<UInt8>
+    private let defined: UnsafeMutablePointer<Bool>
+    /// One column's distinct colours and their sixel bits.
+    private let column: UnsafeMutablePointer<UInt8>
+    private let columnBits: UnsafeMutablePointer<UInt32>
+
+    private static let requiredFlag: UInt32 = 0x100
 
     init() {
-        bits = .allocate(capacity: 1)
-        bits.initialize(to: 0)
+        entries = .allocate(capacity: 1)
+        entries.initialize(to: 0)
+        counts = .allocate(capacity: 256)
+        counts.initialize(repeating: 0, count: 256)
+        order = .allocate(capacity: 256)
+        order.initialize(repeating: 0, count: 256)
+        defined = .allocate(capacity: 256)
+        defined.initialize(repeating: false, count: 256)
+        column = .allocate(capacity: 6)
+        column.initialize(repeating: 0, count: 6)
+        columnBits = .allocate(capacity: 6)
+        columnBits.initialize(repeating: 0, count: 6)
     }
 
-    deinit { bits.deallocate() }
+    deinit {
+        entries.deallocate()
+        counts.deallocate()
+        order.deallocate()
+        defined.deallocate()
+        column.deallocate()
+        columnBits.deallocate()
+    }
 
     private func prepare(width: Int) {
         guard width != self.width else { return }
-        bits.deallocate()
-        bits = .allocate(capacity: 256 * width)
-        bits.initialize(repeating: 0, count: 256 * width)
+        entries.deallocate()
+        entries = .allocate(capacity: 256 * width)
+        entries.initialize(repeating: 0, count: 256 * width)
         self.width = width
     }
 
-    /// Writes a complete DCS sixel image; returns the number of palette registers used.
-    func write(indices: UnsafePointer<UInt8>, width: Int, height: Int, palette: SixelPalette,
-               output: ByteBuffer) -> Int {
+    /// Writes one DCS sixel image with the required pixels of `indices` (see the type's note);
+    /// writes nothing when no pixel is required. `height` is a multiple of 6. Returns the
+    /// number of palette registers the image defines.
+    func write(indices: UnsafePointer<UInt8>, previous: UnsafePointer<UInt8>, width: Int, height: Int,
+               palette: SixelPalette, output: ByteBuffer) -> Int {
         prepare(width: width)
-        // DCS P1=0 (aspect from raster attributes) ; P2=1 (unset pixels keep their colour) ; 0 q
-        output.append(Self.header)
-        output.append("\"1;1;\(width);\(height)")
-        var defined = [Bool](repeating: false, count: 256)
+        defined.update(repeating: false, count: 256)
         var used = 0
-        let bits = self.bits
-        let percents = palette.percents
-        minX.withUnsafeMutableBufferPointer { minX in
-            maxX.withUnsafeMutableBufferPointer { maxX in
-                order.withUnsafeMutableBufferPointer { order in
-                    for band in stride(from: 0, to: height, by: 6) {
-                        var count = 0
-                        for r in 0..<min(6, height - band) {
-                            let row = indices + (band + r) * width
-                            let bit = UInt8(1) << UInt8(r)
-                            var x = 0
-                            while x < width {
-                                let c = Int(row[x])
-                                let start = x
-                                x += 1
-                                while x < width && Int(row[x]) == c { x += 1 }
-                                let line = bits + c * width
-                                for i in start..<x { line[i] |= bit }
-                                if minX[c] == .max {
-                                    order[count] = UInt8(c)
-                                    count += 1
-                                    minX[c] = Int32(start)
-                                    maxX[c] = Int32(x - 1)
-                                } else {
-                                    if Int32(start) < minX[c] { minX[c] = Int32(start) }
-                                    if Int32(x - 1) > maxX[c] { maxX[c] = Int32(x - 1) }
-                                }
-                            }
+        var started = false
+        var pendingNewlines = 0
+        let entries = self.entries, counts = self.counts, order = self.order, defined = self.defined
+        let column = self.column, columnBits = self.columnBits
+        palette.percents.withUnsafeBufferPointer { percents in
+            for band in stride(from: 0, to: height, by: 6) {
+                let top = indices + band * width, shownTop = previous + band * width
+                var colours = 0
+                // Columns → per-colour entries. A column where no pixel changed has no
+                // required entry, so it is skipped whole (eight columns at a time when it can).
+                var x = 0
+                while x < width {
+                    if x + 8 <= width {
+                        var diff: UInt64 = 0
+                        for r in 0..<6 {
+                            let o = r * width + x
+                            diff |= UnsafeRawPointer(top + o).loadUnaligned(as: UInt64.self)
+                                ^ UnsafeRawPointer(shownTop + o).loadUnaligned(as: UInt64.self)
                         }
-                        for k in 0..<count {
-                            let c = Int(order[k])
-                            let lo = Int(minX[c]), hi = Int(maxX[c])
-                            let line = bits + c * width
-                            output.write(maxBytes: hi - lo + 1 + 48) { w in
-                                if k > 0 { w.byte(UInt8(ascii: "$")) }
-                                w.byte(UInt8(ascii: "#"))
-                                w.decimal(c)
-                                if !defined[c] {
-                                    defined[c] = true
-                                    used += 1
-                                    let p = c < percents.count ? percents[c] : 0
-                                    w.bytes(UInt8(ascii: ";"), UInt8(ascii: "2"), UInt8(ascii: ";"))
-                                    w.decimal(Int(p >> 16 & 0xFF))
-                                    w.byte(UInt8(ascii: ";"))
-                                    w.decimal(Int(p >> 8 & 0xFF))
-                                    w.byte(UInt8(ascii: ";"))
-                                    w.decimal(Int(p & 0xFF))
-                                    // xterm does not select a register by defining it: select it again.
-                                    w.byte(UInt8(ascii: "#"))
-                                    w.decimal(c)
-                                }
-                                if lo > 0 { Self.run(&w, 63, lo) }
-                                var x = lo
-                                while x <= hi {
-                                    let v = line[x]
-                                    var n = 1
-                                    while x + n <= hi && line[x + n] == v { n += 1 }
-                                    Self.run(&w, 63 &+ v, n)
-                                    x += n
-                                }
-                            }
-                            (line + lo).update(repeating: 0, count: hi - lo + 1)
-                            minX[c] = .max
-                            maxX[c] = -1
+                        if diff == 0 {
+                            x += 8
+                            continue
                         }
-                        if band + 6 < height { output.append(UInt8(ascii: "-")) }
                     }
+                    // The column's distinct colours with their bits, then one entry each.
+                    var distinct = 0
+                    var required: UInt32 = 0
+                    for r in 0..<6 {
+                        let o = r * width + x
+                        let c = top[o]
+                        if c == ColorLookup.none { continue }
+                        let bit = UInt32(1) << UInt32(r) | (c != shownTop[o] ? Self.requiredFlag : 0)
+                        required |= bit
+                        var j = 0
+                        while j < distinct && column[j] != c { j += 1 }
+                        if j == distinct {
+                            column[j] = c
+                            columnBits[j] = bit
+                            distinct += 1
+                        } else {
+                            columnBits[j] |= bit
+                        }
+                    }
+                    if required & Self.requiredFlag != 0 {
+                        let x16 = UInt32(x) << 16
+                        for j in 0..<distinct {
+                            let c = column[j]
+                            let ci = Int(c)
+                            let n = Int(counts[ci])
+                            if n == 0 {
+                                order[colours] = c
+                                colours += 1
+                            }
+                            entries[ci * width + n] = x16 | columnBits[j]
+                            counts[ci] = Int32(n + 1)
+                        }
+                    }
+                    x += 1
                 }
+                // Entries → sixels, colour by colour.
+                var written = 0
+                for k in 0..<colours {
+                    let c = Int(order[k])
+                    let n = Int(counts[c])
+                    counts[c] = 0
+                    let list = entries + c * width
+                    var first = 0
+                    while first < n && list[first] & Self.requiredFlag == 0 { first += 1 }
+                    guard first < n else { continue }
+                    if !started {
+                        started = true
+                        output.append(Self.header)
+                        output.append("\"1;1;\(width);\(height)")
+                    }
+                    output.write(maxBytes: pendingNewlines + 48 + (n - first) * 16) { w in
+                        for _ in 0..<pendingNewlines { w.byte(UInt8(ascii: "-")) }
+                        if written > 0 { w.byte(UInt8(ascii: "$")) }
+                        w.byte(UInt8(ascii: "#"))
+                        w.decimal(c)
+                        if !defined[c] {
+                            defined[c] = true
+                            used += 1
+                            let p = c < percents.count ? percents[c] : 0
+                            w.bytes(UInt8(ascii: ";"), UInt8(ascii: "2"), UInt8(ascii: ";"))
+                            w.decimal(Int(p >> 16 & 0xFF))
+                            w.byte(UInt8(ascii: ";"))
+                            w.decimal(Int(p >> 8 & 0xFF))
+                            w.byte(UInt8(ascii: ";"))
+                            w.decimal(Int(p & 0xFF))
+                            // xterm does not select a register by defining it: select it again.
+                            w.byte(UInt8(ascii: "#"))
+                            w.decimal(c)
+                        }
+                        // `next` is the column after the last sixel written; runs of one
+                        // character are held in (`pending`, `count`) until they end.
+                        var next = 0
+                        var pending: UInt8 = 0
+                        var count = 0
+                        for i in first..<n {
+                            let e = list[i]
+                            guard e & Self.requiredFlag != 0 else { continue }
+                            let x = Int(e >> 16)
+                            let ch = 63 &+ UInt8(truncatingIfNeeded: e & 63)
+                            if x == next && ch == pending {
+                                count += 1
+                            } else {
+                                if count > 0 { Self.run(&w, pending, count) }
+                                if x > next { Self.run(&w, 63, x - next) }
+                                pending = ch
+                                count = 1
+                            }
+                            next = x + 1
+                        }
+                        Self.run(&w, pending, count)
+                    }
+                    pendingNewlines = 0
+                    written += 1
+                }
+                if band + 6 < height { pendingNewlines += 1 }
             }
         }
-        output.append(Self.trailer)
+        if started {
+            // Every band's `-`, so the image is as tall as its raster attributes say.
+            for _ in 0..<pendingNewlines { output.append(UInt8(ascii: "-")) }
+            output.append(Self.trailer)
+        }
         return used
     }
 
@@ -120,6 +211,8 @@ final class SixelRasterizer {
         }
     }
 
+    /// DCS P1=0 (aspect from the raster attributes) ; P2=1 (pixels the image does not set keep
+    /// what the terminal shows) ; P3=0 q.
     static let header: [UInt8] = Array("\u{1B}P0;1;0q".utf8)
     static let trailer: [UInt8] = Array("\u{1B}\\".utf8)
 }

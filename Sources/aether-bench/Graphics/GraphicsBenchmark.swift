@@ -3,8 +3,10 @@ import Foundation
 import TerminalGraphics
 
 /// `aether-bench graphics`: render-only throughput and bytes per frame of the half-block
-/// renderer (160×48 cells) and the sixel encoder (1280×768 px) on moving and static 1080p
-/// sequences, with the peers that are installed measured in the same invocation.
+/// renderer (160×48 cells) and the sixel encoder (1280×768 px) on testsrc2 (moving and still)
+/// and a grainy real-picture sequence, with the peers that are installed measured in the same
+/// invocation. Sixel quality is the PSNR of what a terminal would show (every image painted
+/// over the previous ones) against the source frame, averaged over all frames.
 struct GraphicsBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "graphics",
@@ -15,69 +17,87 @@ struct GraphicsBenchmark: ParsableCommand {
     @Option(help: "Seconds of 1080p24 video for the player peers (mpv, timg).") var mediaSeconds = 5
     @Option(help: "Sixel palette size.") var colors = 256
     @Option(help: "Scratch directory for frames and peer output.") var workDir = "/tmp/aether-bench-graphics"
+    @Option(help: "Sixel sequences, comma-separated: testsrc2, still, grainy.") var sequences = "testsrc2,still,grainy"
+    @Option(help: "Sixel dithers to measure, comma-separated: none, ordered, fs.") var dithers = "none,ordered,fs"
+    @Option(help: "The sixel encoder's noise threshold (default: the encoder's own).") var noiseThreshold: Int?
     @Flag(help: "Skip mpv, timg and libsixel.") var noPeers = false
+    @Flag(help: "Only the sixel encoder and libsixel (no half-block, no players).") var sixelOnly = false
 
     static let fps = 24.0
+    /// The targets on the grainy sequence.
+    static let targetMedianMs = 10.0
+    static let targetPSNR = 32.0
 
     func run() throws {
         try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
-        print("aether-bench graphics: \(frames) frames/sequence, \(repeats) runs, testsrc2 1080p24 scaled by ffmpeg (area)")
-        let hbMoving = try FrameSet.generate(moving: true, width: 160, height: 96, count: frames, directory: workDir)
-        let hbStatic = try FrameSet.generate(moving: false, width: 160, height: 96, count: frames, directory: workDir)
-        let sxMoving = try FrameSet.generate(moving: true, width: 1280, height: 768, count: frames, directory: workDir)
-        let sxStatic = try FrameSet.generate(moving: false, width: 1280, height: 768, count: frames, directory: workDir)
+        print("aether-bench graphics: \(frames) frames/sequence, \(repeats) runs, one thread, "
+              + "sixel noise threshold \(sixelOptions(.none).noiseThreshold); "
+              + "1080p sources scaled by ffmpeg (testsrc2: area, grainy: bilinear as playback)")
 
-        print("\n== half-block, 160x48 cells (160x96 px) ==")
-        var hb: [String: RunResult] = [:]
-        for mode in HalfBlockColorMode.allCases {
-            for set in [hbMoving, hbStatic] {
-                let r = try halfBlock(set, mode: mode)
-                hb["\(mode.rawValue)/\(set.name)"] = r
-                print(r.line(label: "ours \(mode.rawValue) \(set.name)"))
+        if !sixelOnly {
+            let hbMoving = try FrameSet.generate(.testsrc2, width: 160, height: 96, count: frames, directory: workDir)
+            let hbStatic = try FrameSet.generate(.still, width: 160, height: 96, count: frames, directory: workDir)
+            print("\n== half-block, 160x48 cells (160x96 px) ==")
+            var hb: [String: RunResult] = [:]
+            for mode in HalfBlockColorMode.allCases {
+                for set in [hbMoving, hbStatic] {
+                    let r = try halfBlock(set, mode: mode)
+                    hb["\(mode.rawValue)/\(set.name)"] = r
+                    print(r.line(label: "ours \(mode.rawValue) \(set.name)"))
+                }
             }
-        }
-
-        print("\n== sixel, 1280x768 px, \(colors) colours ==")
-        var sx: [String: RunResult] = [:]
-        for dither in SixelDither.allCases {
-            for set in [sxMoving, sxStatic] {
-                let r = try sixel(set, dither: dither)
-                sx["\(dither.rawValue)/\(set.name)"] = r
-                print(r.line(label: "ours \(dither.rawValue) \(set.name)"))
-            }
-        }
-
-        guard !noPeers else { return }
-        let peers = Peers(workDir: workDir, colors: colors, mediaSeconds: mediaSeconds)
-        print("\n== libsixel (same frames, same palette size; compiled from Tests/Scripts/libsixel-bench.c) ==")
-        var lib: [String: RunResult] = [:]
-        for (diffuse, policy) in [("none", "perframe"), ("fs", "perframe"), ("none", "reuse")] {
-            for set in [sxMoving, sxStatic] {
-                if let r = try peers.libsixel(set, diffuse: diffuse, palette: policy) {
-                    lib["\(diffuse)/\(policy)/\(set.name)"] = r
-                    print(r.line(label: "libsixel \(diffuse) \(policy) \(set.name)"))
+            if !noPeers {
+                let peers = Peers(workDir: workDir, colors: colors, mediaSeconds: mediaSeconds)
+                print("\n== players on a \(mediaSeconds) s 1080p24 H.264 clip (CPU includes decoding) ==")
+                let players = peers.players()
+                for p in players { print(p.line) }
+                if let tct = players.first(where: { $0.name == "mpv --vo=tct" }), let ours = hb["truecolor/testsrc2"] {
+                    let null = players.first(where: { $0.name == "mpv --vo=null" })
+                    print("half-block truecolor moving vs mpv tct: CPU \(Stats.fmt(ours.cpuPerMediaSecond / tct.cpuPerMediaSecond, 3))x (vs tct total)"
+                        + (null.map { ", \(Stats.fmt(ours.cpuPerMediaSecond / max(0.001, tct.cpuPerMediaSecond - $0.cpuPerMediaSecond), 3))x (vs tct minus decode)" } ?? "")
+                        + ", bytes/s \(Stats.fmt(ours.bytesPerSecond / max(1, tct.bytesPerSecond), 3))x")
                 }
             }
         }
-        print("\n== players on a \(mediaSeconds) s 1080p24 H.264 clip (CPU includes decoding) ==")
-        let players = peers.players()
-        for p in players { print(p.line) }
 
-        print("\n== ratios (this run) ==")
-        if let ours = sx["none/moving"], let theirs = lib["none/perframe/moving"] {
-            print("sixel none moving: ours/libsixel fps \(Stats.fmt(ours.fps / theirs.fps))x, PSNR \(Stats.fmt(ours.psnr ?? 0)) vs \(Stats.fmt(theirs.psnr ?? 0)) dB")
-        }
-        if let ours = sx["fs/moving"], let theirs = lib["fs/perframe/moving"] {
-            print("sixel fs moving: ours/libsixel fps \(Stats.fmt(ours.fps / theirs.fps))x, PSNR \(Stats.fmt(ours.psnr ?? 0)) vs \(Stats.fmt(theirs.psnr ?? 0)) dB")
-        }
-        if let ours = sx["ordered/moving"], let theirs = lib["none/perframe/moving"] {
-            print("sixel ordered (our default) vs libsixel none: fps \(Stats.fmt(ours.fps / theirs.fps))x, PSNR \(Stats.fmt(ours.psnr ?? 0)) vs \(Stats.fmt(theirs.psnr ?? 0)) dB")
-        }
-        if let tct = players.first(where: { $0.name == "mpv --vo=tct" }), let ours = hb["truecolor/moving"] {
-            let null = players.first(where: { $0.name == "mpv --vo=null" })
-            print("half-block truecolor moving vs mpv tct: CPU \(Stats.fmt(ours.cpuPerMediaSecond / tct.cpuPerMediaSecond, 3))x (vs tct total)"
-                + (null.map { ", \(Stats.fmt(ours.cpuPerMediaSecond / max(0.001, tct.cpuPerMediaSecond - $0.cpuPerMediaSecond), 3))x (vs tct minus decode)" } ?? "")
-                + ", bytes/s \(Stats.fmt(ours.bytesPerSecond / max(1, tct.bytesPerSecond), 3))x")
+        let sources = sequences.split(separator: ",").compactMap { FrameSet.Source(rawValue: String($0)) }
+        let ditherList = dithers.split(separator: ",").compactMap { SixelDither(option: String($0)) }
+        let peers = Peers(workDir: workDir, colors: colors, mediaSeconds: mediaSeconds)
+        let driver = noPeers ? nil : peers.libsixelDriver()
+        for source in sources {
+            let set = try FrameSet.generate(source, width: 1280, height: 768, count: frames, directory: workDir)
+            print("\n== sixel \(set.name), 1280x768 px, \(colors) colours, \(set.count) frames ==")
+            var ours: [SixelDither: RunResult] = [:]
+            for dither in ditherList {
+                let r = try sixel(set, dither: dither)
+                ours[dither] = r
+                print(r.line(label: "ours \(dither.rawValue)" + (dither == SixelEncoder.Options().dither ? " (default)" : "")))
+            }
+            var theirs: [String: RunResult] = [:]
+            if let driver {
+                for (diffuse, policy) in [("none", "perframe"), ("fs", "perframe"), ("none", "reuse")] {
+                    if let r = try peers.libsixel(set, driver: driver, diffuse: diffuse, palette: policy) {
+                        theirs["\(diffuse)/\(policy)"] = r
+                        print(r.line(label: "libsixel \(diffuse) \(policy)"))
+                    } else {
+                        print("libsixel \(diffuse) \(policy): the driver failed")
+                    }
+                }
+            }
+            for (dither, r) in ours.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                for (key, l) in theirs.sorted(by: { $0.key < $1.key }) {
+                    print("  ours \(dither.rawValue) / libsixel \(key): time \(Stats.fmt(r.medianMs / max(0.001, l.medianMs)))x, "
+                          + "bytes \(Stats.fmt(r.bytesPerFrame / max(1, l.bytesPerFrame)))x, "
+                          + "PSNR \(Stats.fmt(r.psnr ?? 0)) vs \(Stats.fmt(l.psnr ?? 0)) dB")
+                }
+            }
+            if source == .grainy, let r = ours[SixelEncoder.Options().dither] {
+                let fast = r.medianMs <= Self.targetMedianMs && (r.psnr ?? 0) >= Self.targetPSNR
+                let lean = theirs.values.filter { ($0.psnr ?? 0) <= (r.psnr ?? 0) }.allSatisfy { r.bytesPerFrame <= $0.bytesPerFrame }
+                print("  target (default dither): median ≤ \(Stats.fmt(Self.targetMedianMs, 0)) ms at ≥ \(Stats.fmt(Self.targetPSNR, 0)) dB: "
+                      + (fast ? "met" : "NOT met") + "; bytes ≤ libsixel's at equal or lower PSNR: "
+                      + (driver == nil ? "libsixel missing" : (lean ? "met" : "NOT met")))
+            }
         }
     }
 
@@ -102,33 +122,50 @@ struct GraphicsBenchmark: ParsableCommand {
         return RunResult.medianRun(runs)
     }
 
+    func sixelOptions(_ dither: SixelDither) -> SixelEncoder.Options {
+        var o = SixelEncoder.Options(colors: colors, dither: dither)
+        if let noiseThreshold { o.noiseThreshold = noiseThreshold }
+        return o
+    }
+
+    /// Times `encode` of every frame, `repeats` times (a fresh encoder each run); then, untimed,
+    /// paints every frame's output over the previous ones as a terminal would and measures PSNR.
     func sixel(_ set: FrameSet, dither: SixelDither) throws -> RunResult {
         let images = try (0..<set.count).map(set.image)
         let out = ByteBuffer(capacity: 4 << 20)
         var runs: [RunResult] = []
         for _ in 0..<repeats {
-            let encoder = SixelEncoder(options: .init(colors: colors, dither: dither))
+            let encoder = SixelEncoder(options: sixelOptions(dither))
             var times: [Double] = [], bytes = 0
+            var analyse: [Double] = [], map: [Double] = [], emit: [Double] = []
             for image in images {
                 out.removeAll()
                 let t0 = DispatchTime.now().uptimeNanoseconds
-                try encoder.encode(image, into: out)
+                let report = try encoder.encode(image, into: out)
                 times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
                 bytes += out.count
+                analyse.append(Double(report.analyseNanoseconds) / 1e6)
+                map.append(Double(report.mapNanoseconds) / 1e6)
+                emit.append(Double(report.emitNanoseconds) / 1e6)
             }
-            runs.append(RunResult(frameMilliseconds: times, bytes: bytes))
+            var run = RunResult(frameMilliseconds: times, bytes: bytes)
+            run.note = "palettes \(encoder.statistics.paletteRebuilds), unchanged \(encoder.statistics.framesIdentical); "
+                + "median ms analyse \(Stats.fmt(Stats.median(analyse))) map \(Stats.fmt(Stats.median(map))) emit \(Stats.fmt(Stats.median(emit)))"
+            runs.append(run)
         }
         var result = RunResult.medianRun(runs)
-        // Quality, outside the timing: decode every 6th frame and compare with its source.
-        let encoder = SixelEncoder(options: .init(colors: colors, dither: dither))
+        let encoder = SixelEncoder(options: sixelOptions(dither))
+        var screen = [UInt8](repeating: 0, count: set.width * set.height * 3)
         var psnrs: [Double] = []
         for (i, image) in images.enumerated() {
             out.removeAll()
-            try encoder.encode(image, into: out, repeatIdentical: true)
-            guard i % 6 == 0, let decoded = SixelStreamDecoder.images(in: out.bytes).first.flatMap(SixelStreamDecoder.decode) else { continue }
-            psnrs.append(SixelStreamDecoder.psnr(decoded.pixels, set.frames[i]))
+            try encoder.encode(image, into: out)
+            for img in SixelStreamDecoder.images(in: out.bytes) {
+                SixelStreamDecoder.paint(img, onto: &screen, width: set.width, height: set.height)
+            }
+            psnrs.append(SixelStreamDecoder.psnr(screen, set.frames[i]))
         }
-        result.psnr = psnrs.isEmpty ? nil : psnrs.reduce(0, +) / Double(psnrs.count)
+        result.setPSNR(psnrs)
         return result
     }
 }
@@ -137,13 +174,16 @@ struct GraphicsBenchmark: ParsableCommand {
 struct RunResult {
     var frameMilliseconds: [Double]
     var bytes: Int
+    /// Mean PSNR over the frames, and the worst frame's.
     var psnr: Double?
-    /// For peers that report only aggregates.
-    var medianOverride: Double?
+    var minPSNR: Double?
+    /// Shown at the end of the line.
+    var note = ""
 
     var frames: Int { frameMilliseconds.count }
-    var medianMs: Double { medianOverride ?? Stats.median(frameMilliseconds) }
-    var meanMs: Double { frameMilliseconds.isEmpty ? medianMs : frameMilliseconds.reduce(0, +) / Double(frames) }
+    var medianMs: Double { Stats.median(frameMilliseconds) }
+    var p95Ms: Double { Stats.percentile(frameMilliseconds, 95) }
+    var meanMs: Double { frameMilliseconds.isEmpty ? 0 : frameMilliseconds.reduce(0, +) / Double(frames) }
     var fps: Double { 1000 / max(0.0001, meanMs) }
     var bytesPerFrame: Double { Double(bytes) / Double(max(1, frames)) }
     /// Render CPU per second of 24 fps media (single-threaded, so wall time = CPU time).
@@ -152,6 +192,11 @@ struct RunResult {
     /// Frames that took longer than one 24 fps frame interval.
     var late: Int { frameMilliseconds.filter { $0 > 1000 / GraphicsBenchmark.fps }.count }
 
+    mutating func setPSNR(_ values: [Double]) {
+        psnr = values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+        minPSNR = values.min()
+    }
+
     static func medianRun(_ runs: [RunResult]) -> RunResult {
         let sorted = runs.sorted { $0.meanMs < $1.meanMs }
         return sorted[sorted.count / 2]
@@ -159,10 +204,11 @@ struct RunResult {
 
     func line(label: String) -> String {
         var s = label.padding(toLength: 34, withPad: " ", startingAt: 0)
-        s += " median \(Stats.fmt(medianMs, 3)) ms  mean \(Stats.fmt(meanMs, 3)) ms  \(Stats.fmt(fps, 1)) fps"
+        s += " median \(Stats.fmt(medianMs, 3)) ms  p95 \(Stats.fmt(p95Ms, 3)) ms  mean \(Stats.fmt(meanMs, 3)) ms  \(Stats.fmt(fps, 1)) fps"
         s += "  \(Int(bytesPerFrame)) B/frame  CPU \(Stats.fmt(cpuPerMediaSecond, 3)) s/media-s  \(Stats.fmt(bytesPerSecond / 1e6, 2)) MB/s"
         if !frameMilliseconds.isEmpty { s += "  max \(Stats.fmt(frameMilliseconds.max() ?? 0, 1)) ms  late \(late)/\(frames)" }
-        if let psnr { s += "  PSNR \(Stats.fmt(psnr)) dB" }
+        if let psnr { s += "  PSNR \(Stats.fmt(psnr)) dB (min \(Stats.fmt(minPSNR ?? psnr)))" }
+        if !note.isEmpty { s += "  \(note)" }
         return s
     }
 }

@@ -23,50 +23,54 @@ struct Peers {
         }
     }
 
-    /// Compiles the libsixel driver (needs cc, pkg-config and libsixel-dev).
+    /// Compiles the libsixel driver (needs cc, pkg-config and libsixel-dev, which
+    /// Tests/Scripts/install-deps.sh installs); says why when it cannot.
     func libsixelDriver() -> String? {
         let binary = "\(workDir)/libsixel-bench"
-        if FileManager.default.isExecutableFile(atPath: binary) { return binary }
         let source = ["Tests/Scripts/libsixel-bench.c", "\(FileManager.default.currentDirectoryPath)/Tests/Scripts/libsixel-bench.c"]
             .first { FileManager.default.fileExists(atPath: $0) }
-        guard let source, Spawn.which("cc") != nil,
-              let flags = Spawn.output(["pkg-config", "--cflags", "--libs", "libsixel"]) else {
-            print("libsixel: skipped (needs cc, pkg-config, libsixel-dev and the repository's Tests/Scripts)")
+        guard let source else {
+            print("libsixel: MISSING: Tests/Scripts/libsixel-bench.c not found (run from the repository root)")
             return nil
         }
+        guard Spawn.which("cc") != nil, let flags = Spawn.output(["pkg-config", "--cflags", "--libs", "libsixel"]) else {
+            print("libsixel: MISSING: needs cc, pkg-config and libsixel-dev; run `bash Tests/Scripts/install-deps.sh`")
+            return nil
+        }
+        // Always rebuilt (under a second), so an edited driver is never measured stale.
         let argv = ["cc", "-O2", "-o", binary, source] + flags.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
         guard Spawn.run(argv).status == 0 else {
-            print("libsixel: driver did not compile")
+            print("libsixel: MISSING: the driver did not compile (\(argv.joined(separator: " ")))")
             return nil
         }
         return binary
     }
 
-    func libsixel(_ set: FrameSet, diffuse: String, palette: String) throws -> RunResult? {
-        guard let driver = libsixelDriver() else { return nil }
-        let input = "\(workDir)/\(set.name)-\(set.width)x\(set.height)-all.rgb"
+    /// Encodes `set` with libsixel; PSNR of every frame painted as a terminal would.
+    func libsixel(_ set: FrameSet, driver: String, diffuse: String, palette: String) throws -> RunResult? {
+        let input = "\(workDir)/\(set.name)-\(set.width)x\(set.height)-\(set.count)-all.rgb"
         if !FileManager.default.fileExists(atPath: input) { try set.write(to: input) }
         let output = "\(workDir)/libsixel-\(diffuse)-\(palette)-\(set.name).six"
         let report = "\(workDir)/libsixel-report.txt"
         let m = Spawn.run([driver, "\(set.width)", "\(set.height)", "\(set.count)", "\(colors)", diffuse, palette, input, output],
                           stdoutPath: report)
         guard m.status == 0, let text = try? String(contentsOfFile: report, encoding: .utf8) else { return nil }
-        var fields: [String: Double] = [:]
+        var fields: [String: String] = [:]
         for pair in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
-            let kv = pair.split(separator: "=")
-            if kv.count == 2 { fields[String(kv[0])] = Double(kv[1]) }
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            if kv.count == 2 { fields[String(kv[0])] = String(kv[1]) }
         }
-        guard let median = fields["median_ms"], let mean = fields["mean_ms"], let bytes = fields["bytes"] else { return nil }
-        var result = RunResult(frameMilliseconds: Array(repeating: mean, count: set.count), bytes: Int(bytes))
-        result.medianOverride = median
+        guard let times = fields["times_ms"]?.split(separator: ",").compactMap({ Double($0) }), times.count == set.count,
+              let bytes = fields["bytes"].flatMap(Int.init) else { return nil }
+        var result = RunResult(frameMilliseconds: times, bytes: bytes)
         let stream = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        var screen = [UInt8](repeating: 0, count: set.width * set.height * 3)
         var psnrs: [Double] = []
-        for (i, image) in SixelStreamDecoder.images(in: stream).enumerated() where i % 6 == 0 && i < set.count {
-            if let d = SixelStreamDecoder.decode(image), d.width == set.width, d.height == set.height {
-                psnrs.append(SixelStreamDecoder.psnr(d.pixels, set.frames[i]))
-            }
+        for (i, image) in SixelStreamDecoder.images(in: stream).enumerated() where i < set.count {
+            SixelStreamDecoder.paint(image, onto: &screen, width: set.width, height: set.height)
+            psnrs.append(SixelStreamDecoder.psnr(screen, set.frames[i]))
         }
-        result.psnr = psnrs.isEmpty ? nil : psnrs.reduce(0, +) / Double(psnrs.count)
+        result.setPSNR(psnrs)
         return result
     }
 

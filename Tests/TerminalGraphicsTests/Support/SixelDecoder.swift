@@ -8,6 +8,10 @@ struct SixelDecoder {
     /// Raster attributes as given (`"Pan;Pad;Ph;Pv`).
     var raster: [Int] = []
     var pixels: [UInt8] = []
+    /// Per pixel: did the image set it (with `P2=1`, unset pixels keep what the screen shows).
+    var painted: [Bool] = []
+    /// The DCS parameters before `q` (P1;P2;P3).
+    var parameters: [Int] = []
     /// Registers defined in this image.
     var definedRegisters: Set<Int> = []
     /// Colour selections per band (for "only colours present in the band" checks).
@@ -22,6 +26,7 @@ struct SixelDecoder {
     private mutating func run(_ bytes: [UInt8]) throws {
         guard let p = bytes.firstIndex(of: 0x1B), p + 1 < bytes.count, bytes[p + 1] == UInt8(ascii: "P"),
               let q = bytes[p...].firstIndex(of: UInt8(ascii: "q")) else { throw DecodeError.notSixel }
+        parameters = bytes[(p + 2)..<q].split(separator: UInt8(ascii: ";")).map { Int(String(decoding: $0, as: UTF8.self)) ?? 0 }
         var i = q + 1
         var palette = [Int: (UInt8, UInt8, UInt8)]()
         var color = (UInt8(0), UInt8(0), UInt8(0))
@@ -29,6 +34,7 @@ struct SixelDecoder {
         var x = 0, band = 0
         var maxX = 0
         var canvas = [Int: [UInt8]]()   // row → RGB row, grown on demand
+        var set = [Int: [Bool]]()       // row → painted flags, grown on demand
         var bandSelections: [Int] = []
         func number() -> Int {
             var n = 0
@@ -51,14 +57,18 @@ struct SixelDecoder {
             for r in 0..<6 where bits & (1 << r) != 0 {
                 let y = band * 6 + r
                 var row = canvas[y] ?? []
+                var flags = set[y] ?? []
                 let need = (x + count) * 3
                 if row.count < need { row += [UInt8](repeating: 0, count: need - row.count) }
+                if flags.count < x + count { flags += [Bool](repeating: false, count: x + count - flags.count) }
                 for k in 0..<count {
                     row[(x + k) * 3] = color.0
                     row[(x + k) * 3 + 1] = color.1
                     row[(x + k) * 3 + 2] = color.2
+                    flags[x + k] = true
                 }
                 canvas[y] = row
+                set[y] = flags
             }
             x += count
             maxX = max(maxX, x)
@@ -123,6 +133,10 @@ struct SixelDecoder {
         for (y, row) in canvas where y < height {
             let n = min(row.count, width * 3)
             for k in 0..<n { pixels[y * width * 3 + k] = row[k] }
+        }
+        painted = [Bool](repeating: false, count: width * height)
+        for (y, flags) in set where y < height {
+            for x in 0..<min(flags.count, width) where flags[x] { painted[y * width + x] = true }
         }
     }
 
