@@ -1,0 +1,167 @@
+/// Steps a video output's quality down when frames cannot reach the terminal on time, and back
+/// up when there is headroom, with hysteresis. Pure: fed with what the render thread measured
+/// per frame, it returns the settings to use. Unit-tested with synthetic sample streams.
+///
+/// The rungs, best first — sixel: 256 → 128 → 64 colours, then the picture ×0.75 twice, then
+/// every 2nd frame painted, then half-block; kitty: scale, frame divisor, half-block;
+/// half-block: frame divisor only.
+///
+/// - Down: over the last second (at least 12 frames, after a settling time since the last
+///   change) the median load — (encode + write) ÷ frame interval — is above 0.9, or more than
+///   10 % of frames were superseded in the mailbox, or the 90th-percentile latency is above two
+///   frame intervals.
+/// - Up: a load under 0.5 with nothing superseded and no write stall for `upHold` seconds
+///   (3 s at first). Falling back within 5 s of a step up doubles `upHold` (up to 48 s), so a
+///   rung that cannot hold is not retried in a loop.
+public struct OutputGovernor: Sendable {
+    /// Which rungs exist.
+    public enum Kind: Sendable { case sixel, kitty, halfBlock }
+
+    /// One painted frame, as the render thread measured it.
+    public struct Sample: Sendable, Equatable {
+        /// Seconds between frames at the current speed.
+        public var frameInterval: Double
+        public var encodeSeconds: Double
+        /// Time until `write` accepted the frame's last byte.
+        public var writeSeconds: Double
+        /// Seconds the frame reached the screen after it was due (negative: early).
+        public var latency: Double
+        /// Frames replaced in the mailbox since the previous sample.
+        public var superseded: Int
+        /// The terminal did not take the bytes at once.
+        public var stalled: Bool
+
+        public init(frameInterval: Double, encodeSeconds: Double, writeSeconds: Double, latency: Double = 0,
+                    superseded: Int = 0, stalled: Bool = false) {
+            self.frameInterval = frameInterval
+            self.encodeSeconds = encodeSeconds
+            self.writeSeconds = writeSeconds
+            self.latency = latency
+            self.superseded = superseded
+            self.stalled = stalled
+        }
+    }
+
+    /// What the output should do.
+    public struct Settings: Sendable, Equatable {
+        /// Palette size (sixel), nil for drivers without one.
+        public var colors: Int?
+        /// Linear picture scale (≤ 1).
+        public var scale: Double
+        /// Paint every `frameDivisor`-th frame.
+        public var frameDivisor: Int
+        /// Give up the pixel driver for half-block.
+        public var fallback: Bool
+
+        public init(colors: Int? = nil, scale: Double = 1, frameDivisor: Int = 1, fallback: Bool = false) {
+            self.colors = colors
+            self.scale = scale
+            self.frameDivisor = frameDivisor
+            self.fallback = fallback
+        }
+    }
+
+    public let kind: Kind
+    public let enabled: Bool
+    public private(set) var rungs: [Settings]
+    public private(set) var level = 0
+    public var settings: Settings { rungs[level] }
+
+    private var window: [(time: Double, sample: Sample)] = []
+    private var lastChange = -Double.infinity
+    private var lastStepUp = -Double.infinity
+    private var headroomSince: Double?
+    private(set) var upHold = 3.0
+
+    public static let settleSeconds = 0.5
+    public static let windowSeconds = 1.0
+    public static let minimumSamples = 12
+
+    /// - Parameters:
+    ///   - maxColors: the sixel palette to start from (the terminal's registers or the option).
+    ///   - enabled: false pins the top rung (`--vo-governor=no`).
+    public init(kind: Kind, maxColors: Int = 256, enabled: Bool = true) {
+        self.kind = kind
+        self.enabled = enabled
+        var rungs: [Settings] = []
+        switch kind {
+        case .sixel:
+            let top = min(256, max(2, maxColors))
+            for colors in [top, 128, 64] where colors <= top && !rungs.contains(where: { $0.colors == colors }) {
+                rungs.append(Settings(colors: colors))
+            }
+            let low = rungs.last?.colors ?? top
+            rungs += [Settings(colors: low, scale: 0.75), Settings(colors: low, scale: 0.5625),
+                      Settings(colors: low, scale: 0.5625, frameDivisor: 2),
+                      Settings(colors: low, scale: 0.5625, frameDivisor: 2, fallback: true)]
+        case .kitty:
+            rungs = [Settings(), Settings(scale: 0.75), Settings(scale: 0.5625), Settings(scale: 0.5625, frameDivisor: 2),
+                     Settings(scale: 0.5625, frameDivisor: 2, fallback: true)]
+        case .halfBlock:
+            rungs = [Settings(), Settings(frameDivisor: 2)]
+        }
+        self.rungs = rungs
+    }
+
+    /// Adds one frame's measurements taken at `now` (monotonic seconds); returns the new
+    /// settings when they change.
+    public mutating func add(_ sample: Sample, now: Double) -> Settings? {
+        guard enabled, sample.frameInterval > 0, sample.frameInterval.isFinite else { return nil }
+        window.append((now, sample))
+        window.removeAll { now - $0.time > Self.windowSeconds }
+        guard now - lastChange >= Self.settleSeconds, window.count >= Self.minimumSamples else { return nil }
+        let loads = window.map { ($0.sample.encodeSeconds + $0.sample.writeSeconds) / $0.sample.frameInterval }.sorted()
+        let load = loads[loads.count / 2]
+        let superseded = window.reduce(0) { $0 + $1.sample.superseded }
+        let supersededShare = Double(superseded) / Double(window.count + superseded)
+        let latencies = window.map { $0.sample.latency / $0.sample.frameInterval }.sorted()
+        let latencyP90 = latencies[min(latencies.count - 1, latencies.count * 9 / 10)]
+        let stalled = window.contains { $0.sample.stalled }
+
+        if load > 0.9 || supersededShare > 0.1 || latencyP90 > 2 {
+            headroomSince = nil
+            guard level + 1 < rungs.count else { return nil }
+            if now - lastStepUp < 5 { upHold = min(48, upHold * 2) }
+            return change(to: level + 1, now: now)
+        }
+        if load < 0.5, superseded == 0, !stalled {
+            if headroomSince == nil { headroomSince = now }
+            if level > 0, let since = headroomSince, now - since >= upHold {
+                lastStepUp = now
+                return change(to: level - 1, now: now)
+            }
+        } else {
+            headroomSince = nil
+        }
+        return nil
+    }
+
+    private mutating func change(to newLevel: Int, now: Double) -> Settings {
+        level = newLevel
+        lastChange = now
+        headroomSince = nil
+        window.removeAll()
+        return settings
+    }
+
+    /// The state for the stats box and telemetry pane, e.g.
+    /// `sixel 128 colours ×0.75 12 fps (governed)`; `(pinned)` when the governor is off.
+    public func describe(driverName: String, fps: Double) -> String {
+        var parts = [driverName]
+        let s = settings
+        if let colors = s.colors { parts.append("\(colors) colours") }
+        if s.scale < 1 { parts.append("×" + Self.decimal(s.scale)) }
+        if fps > 0 { parts.append("\(Int((fps / Double(s.frameDivisor)).rounded())) fps") }
+        parts.append(enabled ? (level > 0 ? "(governed)" : "(full quality)") : "(pinned)")
+        return parts.joined(separator: " ")
+    }
+
+    private static func decimal(_ v: Double) -> String {
+        var text = String(Int((v * 100).rounded()))
+        while text.count < 3 { text = "0" + text }
+        text.insert(".", at: text.index(text.endIndex, offsetBy: -2))
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,94 @@
+import TerminalGraphics
+import Testing
+
+@Suite struct OutputGovernorTests {
+    let interval = 1.0 / 24
+
+    /// Feeds `seconds` of frames at 24 fps with the given load; returns every change.
+    func feed(_ g: inout OutputGovernor, from start: Double, seconds: Double, load: Double,
+              superseded: Int = 0, stalled: Bool = false) -> [OutputGovernor.Settings] {
+        var changes: [OutputGovernor.Settings] = []
+        var t = start
+        while t < start + seconds {
+            let sample = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: load * interval * 0.6,
+                                               writeSeconds: load * interval * 0.4, superseded: superseded, stalled: stalled)
+            if let s = g.add(sample, now: t) { changes.append(s) }
+            t += interval
+        }
+        return changes
+    }
+
+    @Test func overloadStepsDownInOrderAndStopsAtTheFloor() {
+        var g = OutputGovernor(kind: .sixel, maxColors: 256)
+        let changes = feed(&g, from: 0, seconds: 30, load: 1.5)
+        #expect(changes.map(\.colors) == [128, 64, 64, 64, 64, 64])
+        #expect(changes.map(\.scale) == [1, 1, 0.75, 0.5625, 0.5625, 0.5625])
+        #expect(changes.map(\.frameDivisor) == [1, 1, 1, 1, 2, 2])
+        #expect(changes.last?.fallback == true)
+        #expect(g.level == g.rungs.count - 1)
+        // At the floor, more overload changes nothing.
+        #expect(feed(&g, from: 30, seconds: 5, load: 3).isEmpty)
+    }
+
+    @Test func supersededFramesAndLateFramesCountAsOverload() {
+        var g = OutputGovernor(kind: .kitty)
+        #expect(feed(&g, from: 0, seconds: 1.5, load: 0.3, superseded: 1).first?.scale == 0.75)
+        var h = OutputGovernor(kind: .halfBlock)
+        var changes: [OutputGovernor.Settings] = []
+        for i in 0..<48 {
+            let late = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.001, writeSeconds: 0.001, latency: 0.2)
+            if let s = h.add(late, now: Double(i) * interval) { changes.append(s) }
+        }
+        #expect(changes == [OutputGovernor.Settings(frameDivisor: 2)])
+    }
+
+    @Test func headroomStepsBackUpAfterAWhile() {
+        var g = OutputGovernor(kind: .sixel)
+        _ = feed(&g, from: 0, seconds: 2, load: 1.5)
+        // (Overload still in the window may take one more step in the first second.)
+        _ = feed(&g, from: 2, seconds: 1, load: 0.2)
+        let down = g.level
+        #expect(down >= 1)
+        // Headroom for less than the hold time: nothing.
+        #expect(feed(&g, from: 3, seconds: 1.5, load: 0.2).isEmpty)
+        // Sustained headroom: back up one rung at a time, to full quality.
+        let ups = feed(&g, from: 4.5, seconds: 20, load: 0.2)
+        #expect(ups.count == down)
+        #expect(g.level == 0 && g.settings.colors == 256)
+    }
+
+    @Test func aLoadThatOnlyFitsTheLowerRungDoesNotOscillate() {
+        // Overload at the top rung, headroom one rung down: every retry fails at once.
+        var g = OutputGovernor(kind: .halfBlock)
+        var changes = 0
+        var t = 0.0
+        while t < 120 {
+            let load = g.level == 0 ? 1.4 : 0.3
+            let sample = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: load * interval, writeSeconds: 0)
+            if g.add(sample, now: t) != nil { changes += 1 }
+            t += interval
+        }
+        // With a fixed 3 s hold it would change ~2 × 120 / 4 = 60 times; the doubling hold
+        // allows down, up 3 s later, down, up 6 s later, … (3 + 6 + 12 + 24 + 48 + 48 < 120).
+        #expect(changes <= 14, "\(changes) changes in 120 s")
+        #expect(changes >= 4)
+    }
+
+    @Test func pinnedNeverChanges() {
+        var g = OutputGovernor(kind: .sixel, enabled: false)
+        #expect(feed(&g, from: 0, seconds: 10, load: 5, superseded: 3, stalled: true).isEmpty)
+        #expect(g.settings == OutputGovernor.Settings(colors: 256))
+        #expect(g.describe(driverName: "sixel", fps: 24) == "sixel 256 colours 24 fps (pinned)")
+    }
+
+    @Test func descriptions() {
+        var g = OutputGovernor(kind: .sixel, maxColors: 128)
+        #expect(g.rungs.first?.colors == 128 && g.rungs[1].colors == 64)
+        #expect(g.describe(driverName: "sixel", fps: 24) == "sixel 128 colours 24 fps (full quality)")
+        _ = feed(&g, from: 0, seconds: 3.5, load: 2)
+        #expect(g.describe(driverName: "sixel", fps: 24) == "sixel 64 colours ×0.75 24 fps (governed)"
+                || g.describe(driverName: "sixel", fps: 24).contains("(governed)"))
+        let h = OutputGovernor(kind: .halfBlock)
+        #expect(h.describe(driverName: "halfblock", fps: 23.976) == "halfblock 24 fps (full quality)")
+    }
+}
