@@ -60,6 +60,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-sixel-dither"), help: ArgumentHelp("Sixel dithering: none (fewest bytes), ordered, or fs (Floyd–Steinberg).", valueName: "none|ordered|fs"))
     var sixelDither: String = "none"
 
+    @Option(name: .customLong("vo-governor"), help: ArgumentHelp("Step picture quality down when the terminal cannot keep up (sixel colours, picture scale, every 2nd frame, half-block) and back up when it can: yes, or no to pin the settings.", valueName: "yes|no"))
+    var voGovernor: String = "yes"
+
     @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Half-block colours: truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))
     var halfBlockColors: String?
 
@@ -74,6 +77,7 @@ struct PlaybackOptions: ParsableArguments {
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
         if let n = sixelColors, !(2...256).contains(n) { throw ValidationError("--vo-sixel-colors must be between 2 and 256") }
+        guard ["yes", "no"].contains(voGovernor) else { throw ValidationError("--vo-governor must be yes or no") }
         guard ["none", "ordered", "fs"].contains(sixelDither) else { throw ValidationError("--vo-sixel-dither must be none, ordered or fs") }
         if let h = halfBlockColors, !["truecolor", "256"].contains(h) { throw ValidationError("--vo-halfblock-colors must be truecolor or 256") }
         if let start, TimeArgument(start) == nil { throw ValidationError("--start: cannot parse '\(start)' as a time") }
@@ -175,6 +179,7 @@ struct Play: ParsableCommand {
                                           halfBlockColors: playback.halfBlockColors.flatMap(VideoDrivers.halfBlockColors(option:))),
             theme: theme, startPaused: playback.pause)
         options.statsFile = playback.statsFile
+        options.governor = playback.voGovernor == "yes"
         let code = TUIApp(options: options).run()
         if code != 0 { throw ExitCode(code) }
     }

@@ -162,11 +162,15 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     /// `frame` reached the screen now: its A/V gap (pts minus the clock) is recorded, if it was
     /// handed over by clock pacing and belongs to the current seek generation.
-    public func frameDisplayed(_ frame: VideoFrame) {
-        guard frame.paced, let s = current, s.clock.isArmed else { return }
+    /// Returns the gap, or nil when it does not count.
+    @discardableResult
+    public func frameDisplayed(_ frame: VideoFrame) -> Double? {
+        guard frame.paced, let s = current, s.clock.isArmed else { return nil }
         let (serial, paused) = s.control.withLock { ($0.serial, $0.paused) }
-        guard frame.serial == serial, !paused else { return }
-        s.telemetry.displayed(gap: frame.pts - s.clock.time)
+        guard frame.serial == serial, !paused else { return nil }
+        let gap = frame.pts - s.clock.time
+        s.telemetry.displayed(gap: gap)
+        return gap
     }
 
     /// The host replaced a frame it had not shown with a newer one (the output is too slow).

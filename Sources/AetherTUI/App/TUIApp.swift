@@ -92,7 +92,7 @@ public final class TUIApp {
 
         // 3. Take the screen, with restoration armed for every way out.
         output = VideoOutput(terminal: terminal, player: player, driver: driver,
-                             synchronizedUpdate: capabilities.synchronizedOutput) { [player, delay = view.subtitleDelayBox] pts in
+                             synchronizedUpdate: capabilities.synchronizedOutput, governed: options.governor) { [player, delay = view.subtitleDelayBox] pts in
             player.subtitleCues(at: pts - delay.value).compactMap {
                 if case .bitmap(let b) = $0.content { return b }
                 return nil
@@ -136,6 +136,7 @@ public final class TUIApp {
             }
             readInput()
             checkTerminalSize()
+            applyGovernor()
             showNewWarnings()
             let now = MonotonicClock.seconds()
             if now - lastTelemetrySample >= 1 {
@@ -267,7 +268,22 @@ public final class TUIApp {
     }
 
     /// The video output as the stats box shows it.
-    var outputDescription: String { driver.name }
+    var outputDescription: String {
+        let governed = output.governorDescription
+        return governed.isEmpty ? driver.name : governed
+    }
+
+    /// The governor stepped: a new picture scale is a relayout; its last resort is half-block.
+    func applyGovernor() {
+        guard let change = output.takeGovernorChange() else { return }
+        if change.fallback, driver.name != "halfblock", let halfBlock = VideoDrivers.entry(named: "halfblock") {
+            switchDriver(to: halfBlock)
+            osd("terminal too slow for \(TextSanitizer.clean(options.videoOutput)): half-block")
+        } else if change.scale != view.pictureScale {
+            view.pictureScale = change.scale
+            relayout()
+        }
+    }
 
     /// The output's placement and mask for the current layout and overlays. Call inside
     /// `terminal.withScreen`, before ncurses draws the overlays.

@@ -10,6 +10,8 @@ public struct TUIOptions: Sendable {
     /// The drivers' own options (`--vo-sixel-colors`, …).
     public var drivers: VideoDrivers.Options
     public var theme: Theme
+    /// `--vo-governor`: step quality down when the terminal cannot keep up (false pins it).
+    public var governor = true
     public var startPaused: Bool
     /// `--stats-file`: 1 Hz telemetry and a summary (with terminal bytes) as JSON lines.
     public var statsFile: String?

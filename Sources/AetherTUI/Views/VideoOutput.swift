@@ -42,20 +42,28 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     private var nextDriver: (any VideoDriver)?
     private var stopped = false
     private var totals = Totals()
+    private var governorChange: OutputGovernor.Settings?
+    private var governorText = ""
     private var thread: Thread?
     private var running = false
     // Render thread only:
     private var driver: any VideoDriver
     private let buffer = ByteBuffer(capacity: 512 * 1024)
+    private var governor: OutputGovernor?
+    private let governorEnabled: Bool
+    private var frameCounter = 0
+    private var supersededAtLastSample = 0
 
     /// Bitmap subtitle cues to blend at a pts (called on the render thread).
     let bitmapCues: @Sendable (Double) -> [SubtitleBitmap]
 
-    init(terminal: Terminal, player: Player, driver: any VideoDriver, synchronizedUpdate: Bool,
+    init(terminal: Terminal, player: Player, driver: any VideoDriver, synchronizedUpdate: Bool, governed: Bool,
          bitmapCues: @escaping @Sendable (Double) -> [SubtitleBitmap]) {
         self.terminal = terminal
         self.player = player
         self.driver = driver
+        self.governorEnabled = governed
+        self.governor = Self.makeGovernor(for: driver, enabled: governed)
         self.synchronizedUpdate = synchronizedUpdate
         self.bitmapCues = bitmapCues
     }
@@ -118,6 +126,23 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
 
     var currentTotals: Totals { state.withLock { totals } }
 
+    /// The governor's new settings since the last call (UI thread: a new picture scale means a
+    /// relayout, a fallback a switch to half-block).
+    func takeGovernorChange() -> OutputGovernor.Settings? {
+        state.withLock {
+            defer { governorChange = nil }
+            return governorChange
+        }
+    }
+
+    /// The governor's state for the stats box, e.g. `sixel 128 colours ×0.75 12 fps (governed)`.
+    var governorDescription: String { state.withLock { governorText } }
+
+    private static func makeGovernor(for driver: any VideoDriver, enabled: Bool) -> OutputGovernor? {
+        guard let kind = driver.governorKind else { return nil }
+        return OutputGovernor(kind: kind, maxColors: (driver as? SixelDriver)?.maximumColors ?? 256, enabled: enabled)
+    }
+
     /// Stops the render thread (it finishes or abandons the frame in hand).
     func stop() {
         state.withLock {
@@ -145,6 +170,7 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
                 driver.teardown(into: bytes)
                 if !bytes.isEmpty { teardown = bytes }
                 driver = d
+                governor = Self.makeGovernor(for: d, enabled: governorEnabled)
                 nextDriver = nil
                 fullRepaint = true
             }
@@ -161,6 +187,14 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
             if let teardown { _ = terminal.submit(teardown) }
             if full { driver.invalidate() }
             guard let frame else { continue }
+            // The governor's last rungs paint every 2nd frame.
+            if !isRepaint, let divisor = governor?.settings.frameDivisor, divisor > 1 {
+                frameCounter += 1
+                if frameCounter % divisor != 0 {
+                    state.withLock { totals.framesSkippedByGovernor += 1 }
+                    continue
+                }
+            }
             draw(frame, scene: scene, generation: generation, isRepaint: isRepaint)
         }
     }
@@ -200,13 +234,28 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
             if outcome == nil, state.withLock({ stopped }) { return }
         }
         guard outcome == true else { return }
-        if !isRepaint { player.frameDisplayed(frame) }
+        let gap = isRepaint ? nil : player.frameDisplayed(frame)
         let writeSeconds = ticket.acceptedTime - writeStart
-        state.withLock {
+        let superseded = state.withLock { () -> Int in
             totals.framesPainted += 1
             totals.renderSeconds += renderSeconds
             totals.writeSeconds += writeSeconds
             totals.bytes += report.bytes
+            return totals.framesSuperseded
+        }
+        guard !isRepaint, var g = governor else { return }
+        let interval = frame.duration / max(0.01, player.rate)
+        let sample = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: renderSeconds, writeSeconds: writeSeconds,
+                                           latency: gap.map { -$0 } ?? 0, superseded: superseded - supersededAtLastSample,
+                                           stalled: writeSeconds > interval)
+        supersededAtLastSample = superseded
+        let change = g.add(sample, now: MonotonicClock.seconds())
+        if let change, let colors = change.colors { driver.paletteColors = colors }
+        let text = g.describe(driverName: driver.name, fps: 1 / max(0.001, interval))
+        governor = g
+        state.withLock {
+            if let change { governorChange = change }
+            governorText = text
         }
     }
 }

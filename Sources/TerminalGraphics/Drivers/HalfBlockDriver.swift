@@ -3,6 +3,7 @@
 public final class HalfBlockDriver: VideoDriver {
     public let name = "halfblock"
     public let drawsAboveText = false
+    public var governorKind: OutputGovernor.Kind? { .halfBlock }
     public var paletteColors: Int? {
         get { nil }
         set {}

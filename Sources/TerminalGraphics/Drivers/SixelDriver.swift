@@ -4,6 +4,9 @@
 public final class SixelDriver: VideoDriver {
     public let name = "sixel"
     public let drawsAboveText = true
+    public var governorKind: OutputGovernor.Kind? { .sixel }
+    /// The palette the governor starts from.
+    public var maximumColors: Int { maxColors }
     public var paletteColors: Int? {
         get { encoder.options.colors }
         set {

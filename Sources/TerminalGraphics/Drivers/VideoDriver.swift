@@ -69,6 +69,8 @@ public protocol VideoDriver: AnyObject {
     var drawsAboveText: Bool { get }
     /// Text rows kept free under the picture for subtitles (drivers that draw above text).
     var rowsBelowPicture: Int { get }
+    /// Which quality ladder the ``OutputGovernor`` may use (nil: none).
+    var governorKind: OutputGovernor.Kind? { get }
     /// Palette size for drivers that have one (sixel), else nil; a governor may lower it (set on
     /// the render thread; a change makes the next frame a full repaint).
     var paletteColors: Int? { get set }
@@ -90,6 +92,7 @@ public protocol VideoDriver: AnyObject {
 
 extension VideoDriver {
     public var rowsBelowPicture: Int { drawsAboveText ? 2 : 0 }
+    public var governorKind: OutputGovernor.Kind? { nil }
     public func teardown(into output: ByteBuffer) {}
 
     /// Appends an erase (ECH) of `rect`'s cells, row by row, with default attributes: the cells
