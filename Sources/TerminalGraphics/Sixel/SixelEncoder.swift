@@ -155,8 +155,12 @@ public final class SixelEncoder {
         }
         var report = FrameReport(outcome: .encoded)
         let t0 = OutputWriter.monotonicNanoseconds()
-        if detector.shouldRebuild(for: image) || !hasPalette {
+        let sceneChanged = detector.shouldRebuild(for: image)
+        if sceneChanged || !hasPalette || detector.hasDrifted(image, lookup: lookup) {
+            if !sceneChanged { detector.adoptReference() }
             lookup.reset(Quantizer.palette(for: image, colors: min(options.colors, ColorLookup.maxColors)))
+            detector.paletteRebuilt()
+            _ = detector.hasDrifted(image, lookup: lookup)
             hasPalette = true
             report.paletteRebuilt = true
             statistics.paletteRebuilds += 1
