@@ -106,26 +106,58 @@ enum Quantizer {
         return Box(range: range, error: vr + vg + vb, axis: axis)
     }
 
-    /// Lloyd iterations over the weighted bins; empty clusters keep their centre.
+    /// Lloyd iterations over the weighted bins; empty clusters keep their centre. The nearest
+    /// centre is found as ``ColorLookup`` finds a palette colour: centres sorted by green, a
+    /// walk outwards from the bin's green that stops once green alone is farther than the best.
     private static func kMeans(_ bins: [Bin], centres: inout [Bin], iterations: Int) {
         let k = centres.count
+        var acc = [Bin](repeating: Bin(r: 0, g: 0, b: 0, weight: 0), count: k)
+        var order = [Int](0..<k)
         for _ in 0..<iterations {
-            var acc = [Bin](repeating: Bin(r: 0, g: 0, b: 0, weight: 0), count: k)
-            for bin in bins {
-                var best = 0
-                var bestD = Float.greatestFiniteMagnitude
-                for (j, c) in centres.enumerated() {
-                    let dr = bin.r - c.r, dg = bin.g - c.g, db = bin.b - c.b
-                    let d = dr * dr + dg * dg + db * db
-                    if d < bestD {
-                        bestD = d
-                        best = j
+            for j in 0..<k { acc[j] = Bin(r: 0, g: 0, b: 0, weight: 0) }
+            order.sort { centres[$0].g < centres[$1].g }
+            let sorted = order.map { centres[$0] }
+            sorted.withUnsafeBufferPointer { c in
+                for bin in bins {
+                    // Binary search for the first centre with green ≥ the bin's.
+                    var lo = 0, hi = k
+                    while lo < hi {
+                        let mid = (lo + hi) >> 1
+                        if c[mid].g < bin.g { lo = mid + 1 } else { hi = mid }
                     }
+                    var best = 0
+                    var bestD = Float.greatestFiniteMagnitude
+                    var up = lo, down = lo - 1
+                    while up < k || down >= 0 {
+                        if up < k {
+                            let dg = c[up].g - bin.g
+                            if dg * dg > bestD {
+                                up = k
+                            } else {
+                                let dr = c[up].r - bin.r, db = c[up].b - bin.b
+                                let d = dr * dr + dg * dg + db * db
+                                if d < bestD { bestD = d; best = up }
+                                up += 1
+                            }
+                        }
+                        if down >= 0 {
+                            let dg = c[down].g - bin.g
+                            if dg * dg > bestD {
+                                down = -1
+                            } else {
+                                let dr = c[down].r - bin.r, db = c[down].b - bin.b
+                                let d = dr * dr + dg * dg + db * db
+                                if d < bestD { bestD = d; best = down }
+                                down -= 1
+                            }
+                        }
+                    }
+                    let j = order[best]
+                    acc[j].r += bin.r * bin.weight
+                    acc[j].g += bin.g * bin.weight
+                    acc[j].b += bin.b * bin.weight
+                    acc[j].weight += bin.weight
                 }
-                acc[best].r += bin.r * bin.weight
-                acc[best].g += bin.g * bin.weight
-                acc[best].b += bin.b * bin.weight
-                acc[best].weight += bin.weight
             }
             for j in 0..<k where acc[j].weight > 0 {
                 let w = acc[j].weight

@@ -150,7 +150,7 @@ struct GraphicsBenchmark: ParsableCommand {
             }
             var run = RunResult(frameMilliseconds: times, bytes: bytes)
             run.note = "palettes \(encoder.statistics.paletteRebuilds), unchanged \(encoder.statistics.framesIdentical); "
-                + "median ms analyse \(Stats.fmt(Stats.median(analyse))) map \(Stats.fmt(Stats.median(map))) emit \(Stats.fmt(Stats.median(emit)))"
+                + "median ms analyse \(Stats.fmt(Stats.median(analyse))) (max \(Stats.fmt(analyse.max() ?? 0))) map \(Stats.fmt(Stats.median(map))) emit \(Stats.fmt(Stats.median(emit)))"
             runs.append(run)
         }
         var result = RunResult.medianRun(runs)
