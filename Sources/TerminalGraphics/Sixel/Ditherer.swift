@@ -25,7 +25,14 @@ public enum SixelDither: String, Sendable, CaseIterable {
 /// pixel, so film grain and compression noise do not flip pixels between neighbouring palette
 /// colours and get re-sent every frame. `previous` holds ``ColorLookup/none`` where the
 /// terminal's pixel is unknown; those always take the nearest colour.
-enum Ditherer {
+///
+/// One per encoder: it keeps its scratch (ordered offsets, error-diffusion rows) from frame to
+/// frame, so mapping allocates nothing in steady state.
+final class Ditherer {
+    private var offsets = [Int](repeating: 0, count: 64)
+    private var offsetsAmplitude = 0
+    /// Two rows of Floyd–Steinberg errors, `(width + 2) × 3` each.
+    private var errors: [Int32] = []
     /// The 8×8 Bayer matrix (values 0…63).
     private static let bayer: [Int] = {
         var m = [Int](repeating: 0, count: 64)
@@ -45,24 +52,28 @@ enum Ditherer {
         bayer.map { (2 * $0 + 1 - 64) * amplitude / 64 }
     }
 
-    static func map(_ image: PixelImage, lookup: ColorLookup, dither: SixelDither, amplitude: Int, threshold: Int,
+    func map(_ image: PixelImage, lookup: ColorLookup, dither: SixelDither, amplitude: Int, threshold: Int,
                     previous: UnsafePointer<UInt8>, into indices: UnsafeMutablePointer<UInt8>) {
         let width = image.width, height = image.height
         image.withUnsafeBytes { raw in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
             switch dither {
             case .none, .ordered:
-                let offsets = orderedOffsets(amplitude: dither == .ordered ? amplitude : 0)
+                let amplitude = dither == .ordered ? amplitude : 0
+                if amplitude != offsetsAmplitude {
+                    offsets = Self.orderedOffsets(amplitude: amplitude)
+                    offsetsAmplitude = amplitude
+                }
                 offsets.withUnsafeBufferPointer { offsets in
                     guard let offsets = offsets.baseAddress else { return }
                     for y in 0..<height {
                         let row = base + y * image.stride
                         let line = offsets + ((y & 7) << 3)
                         if dither == .none {
-                            mapRow(row, width: width, bpp: image.format.bytesPerPixel, ordered: false, offsets: line,
+                            Self.mapRow(row, width: width, bpp: image.format.bytesPerPixel, ordered: false, offsets: line,
                                    lookup: lookup, threshold: threshold, previous: previous + y * width, into: indices + y * width)
                         } else {
-                            mapRow(row, width: width, bpp: image.format.bytesPerPixel, ordered: true, offsets: line,
+                            Self.mapRow(row, width: width, bpp: image.format.bytesPerPixel, ordered: true, offsets: line,
                                    lookup: lookup, threshold: threshold, previous: previous + y * width, into: indices + y * width)
                         }
                     }
@@ -100,18 +111,19 @@ enum Ditherer {
     }
 
     /// Floyd–Steinberg, left to right, errors kept in 1/16 units in two rows.
-    private static func floydSteinberg(_ base: UnsafePointer<UInt8>, image: PixelImage, lookup: ColorLookup,
+    private func floydSteinberg(_ base: UnsafePointer<UInt8>, image: PixelImage, lookup: ColorLookup,
                                        into indices: UnsafeMutablePointer<UInt8>) {
         let width = image.width, height = image.height, bpp = image.format.bytesPerPixel
         let colors = lookup.palette.colors
         let n = (width + 2) * 3
-        var current = [Int32](repeating: 0, count: n)
-        var next = [Int32](repeating: 0, count: n)
-        for y in 0..<height {
-            let row = base + y * image.stride
-            let out = indices + y * width
-            current.withUnsafeMutableBufferPointer { cur in
-                next.withUnsafeMutableBufferPointer { nxt in
+        if errors.count != 2 * n { errors = [Int32](repeating: 0, count: 2 * n) }
+        errors.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        errors.withUnsafeMutableBufferPointer { rows in
+            guard let rows = rows.baseAddress else { return }
+            var cur = rows, nxt = rows + n
+            for y in 0..<height {
+                let row = base + y * image.stride
+                let out = indices + y * width
                     colors.withUnsafeBufferPointer { pal in
                         for x in 0..<width {
                             let p = row + x * bpp
@@ -131,10 +143,9 @@ enum Ditherer {
                             nxt[e + 3] += er; nxt[e + 4] += eg; nxt[e + 5] += eb
                         }
                     }
-                }
+                swap(&cur, &nxt)
+                nxt.update(repeating: 0, count: n)
             }
-            swap(&current, &next)
-            for i in next.indices { next[i] = 0 }
         }
     }
 }

@@ -89,6 +89,7 @@ public final class SixelEncoder {
     private var detector: SceneChangeDetector
     private let lookup = ColorLookup()
     private let rasterizer = SixelRasterizer()
+    private let ditherer = Ditherer()
     /// This frame's palette index per pixel (``ColorLookup/none``: transparent).
     private var indices: UnsafeMutablePointer<UInt8>
     /// The index the terminal shows per pixel (``ColorLookup/none``: unknown).
@@ -174,7 +175,7 @@ public final class SixelEncoder {
         }
         let t1 = OutputWriter.monotonicNanoseconds()
         let amplitude = Self.orderedAmplitude(colors: lookup.palette.count)
-        Ditherer.map(image, lookup: lookup, dither: options.dither, amplitude: amplitude,
+        ditherer.map(image, lookup: lookup, dither: options.dither, amplitude: amplitude,
                      threshold: options.noiseThreshold, previous: shown, into: indices)
         for hole in holes {
             for y in hole.y..<(hole.y + hole.height) {

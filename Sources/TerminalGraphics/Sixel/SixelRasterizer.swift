@@ -143,7 +143,13 @@ final class SixelRasterizer {
                     if !started {
                         started = true
                         output.append(Self.header)
-                        output.append("\"1;1;\(width);\(height)")
+                        output.write(maxBytes: 32) { w in
+                            w.bytes(UInt8(ascii: "\""), UInt8(ascii: "1"), UInt8(ascii: ";"))
+                            w.bytes(UInt8(ascii: "1"), UInt8(ascii: ";"))
+                            w.decimal(width)
+                            w.byte(UInt8(ascii: ";"))
+                            w.decimal(height)
+                        }
                     }
                     output.write(maxBytes: pendingNewlines + 48 + (n - first) * 16) { w in
                         for _ in 0..<pendingNewlines { w.byte(UInt8(ascii: "-")) }
