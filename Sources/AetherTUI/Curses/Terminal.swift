@@ -265,31 +265,18 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     }
 
     /// Writes `bytes` to the terminal, waiting (in 50 ms polls) while it does not read, until
-    /// done or abandoned.
+    /// done or abandoned (one chunk with any wait counts as one stall).
     private func writeAll(_ bytes: [UInt8]) -> Bool {
         let start = MonotonicClock.seconds()
-        var offset = 0
-        var stalled = false
-        let ok: Bool = bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return true }
-            while offset < raw.count {
-                if queue.withLock({ abandon }) { return false }
-                let n = Glibc.write(outputFD, base + offset, raw.count - offset)
-                if n > 0 { offset += n; continue }
-                let err = n < 0 ? errno : EIO
-                if err == EINTR { continue }
-                guard err == EAGAIN || err == EWOULDBLOCK else { return false }
-                stalled = true
-                var pfd = pollfd(fd: outputFD, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&pfd, 1, 50)
-            }
-            return true
+        let outcome = bytes.withUnsafeBytes {
+            OutputWriter.writeFully($0, to: outputFD, pollMilliseconds: 50) { queue.withLock { abandon } }
         }
+        let ok = outcome.error == nil && !outcome.abandoned
         queue.withLock {
-            stats.bytesWritten += offset
-            if stalled { stats.stalls += 1 }
+            stats.bytesWritten += outcome.written
+            if outcome.stalls > 0 { stats.stalls += 1 }
             stats.writeSeconds += MonotonicClock.seconds() - start
-            if !ok { stats.bytesAbandoned += bytes.count - offset }
+            if !ok { stats.bytesAbandoned += bytes.count - outcome.written }
         }
         return ok
     }

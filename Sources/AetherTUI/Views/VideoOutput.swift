@@ -80,14 +80,12 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     func post(_ frame: VideoFrame) {
         let replaced = state.withLock { () -> Bool in
             let had = pending != nil
+            if had { totals.framesSuperseded += 1 }
             pending = frame
             state.broadcast()
             return had
         }
-        if replaced {
-            state.withLock { totals.framesSuperseded += 1 }
-            player.frameSuperseded()
-        }
+        if replaced { player.frameSuperseded() }
     }
 
     /// UI thread: a new placement or mask. Bytes encoded for the previous scene are refused by

@@ -4,10 +4,6 @@ public final class HalfBlockDriver: VideoDriver {
     public let name = "halfblock"
     public let drawsAboveText = false
     public var governorKind: OutputGovernor.Kind? { .halfBlock }
-    public var paletteColors: Int? {
-        get { nil }
-        set {}
-    }
     private let renderer: HalfBlockRenderer
 
     public var colorMode: HalfBlockColorMode { renderer.colorMode }
@@ -36,10 +32,6 @@ public final class HalfBlockDriver: VideoDriver {
 public final class NullDriver: VideoDriver {
     public let name = "null"
     public let drawsAboveText = false
-    public var paletteColors: Int? {
-        get { nil }
-        set {}
-    }
     public init() {}
     public func placement(for area: CellRect, displayAspect: Double, geometry: TerminalGeometry, scale: Double) -> Placement { .none }
     public func render(_ image: PixelImage, placement: Placement, mask: CellMask,

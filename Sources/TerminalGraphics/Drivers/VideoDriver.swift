@@ -93,6 +93,11 @@ public protocol VideoDriver: AnyObject {
 extension VideoDriver {
     public var rowsBelowPicture: Int { drawsAboveText ? 2 : 0 }
     public var governorKind: OutputGovernor.Kind? { nil }
+    /// Drivers without a palette: nil, and setting it does nothing.
+    public var paletteColors: Int? {
+        get { nil }
+        set {}
+    }
     public func teardown(into output: ByteBuffer) {}
 
     /// Appends an erase (ECH) of `rect`'s cells, row by row, with default attributes: the cells

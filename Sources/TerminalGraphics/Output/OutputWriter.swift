@@ -70,36 +70,61 @@ public final class OutputWriter {
     public func write(_ buffer: ByteBuffer) throws(SystemCallError) -> Int {
         let start = Self.monotonicNanoseconds()
         defer { statistics.writeNanoseconds &+= Self.monotonicNanoseconds() &- start }
-        let result: Result<Int, SystemCallError> = buffer.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return .success(0) }
-            var offset = 0
-            while offset < raw.count {
-                statistics.writeCalls += 1
-                let n = Glibc.write(fileDescriptor, base + offset, raw.count - offset)
-                if n > 0 {
-                    offset += n
-                    statistics.bytesWritten += n
-                    continue
-                }
-                let err = n < 0 ? errno : EIO
-                switch err {
-                case EINTR:
-                    continue
-                case EAGAIN, EWOULDBLOCK:
-                    statistics.stalls += 1
-                    var pfd = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
-                    let p = poll(&pfd, 1, 1000)
-                    if p < 0 && errno != EINTR { return .failure(SystemCallError(errno: errno, function: "poll")) }
-                default:
-                    return .failure(SystemCallError(errno: err, function: "write"))
-                }
-            }
-            return .success(offset)
-        }
-        return try result.get()
+        let outcome = buffer.withUnsafeBytes { Self.writeFully($0, to: fileDescriptor, pollMilliseconds: 1000) }
+        statistics.writeCalls += outcome.writeCalls
+        statistics.bytesWritten += outcome.written
+        statistics.stalls += outcome.stalls
+        if let error = outcome.error { throw error }
+        return outcome.written
     }
 
-    static func monotonicNanoseconds() -> UInt64 {
+    /// What ``writeFully(_:to:pollMilliseconds:abandon:)`` did.
+    public struct WriteOutcome: Sendable, Equatable {
+        public var written = 0
+        public var writeCalls = 0
+        /// Times `write` returned EAGAIN and the caller waited for the terminal.
+        public var stalls = 0
+        /// The failing call (`write`, `poll`), if one failed.
+        public var error: SystemCallError?
+        /// `abandon` said to stop before everything was written.
+        public var abandoned = false
+    }
+
+    /// Writes all of `raw` to `fd`: retries `EINTR`, waits with `poll` (up to
+    /// `pollMilliseconds` at a time) on `EAGAIN` from a non-blocking terminal, and stops early
+    /// when `abandon` says so (asked before every `write`). The one write loop of the program.
+    public static func writeFully(_ raw: UnsafeRawBufferPointer, to fd: Int32, pollMilliseconds: Int32,
+                                  abandon: () -> Bool = { false }) -> WriteOutcome {
+        var outcome = WriteOutcome()
+        guard let base = raw.baseAddress else { return outcome }
+        while outcome.written < raw.count {
+            if abandon() { outcome.abandoned = true; return outcome }
+            outcome.writeCalls += 1
+            let n = Glibc.write(fd, base + outcome.written, raw.count - outcome.written)
+            if n > 0 {
+                outcome.written += n
+                continue
+            }
+            let err = n < 0 ? errno : EIO
+            switch err {
+            case EINTR:
+                continue
+            case EAGAIN, EWOULDBLOCK:
+                outcome.stalls += 1
+                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                if poll(&pfd, 1, pollMilliseconds) < 0 && errno != EINTR {
+                    outcome.error = SystemCallError(errno: errno, function: "poll")
+                    return outcome
+                }
+            default:
+                outcome.error = SystemCallError(errno: err, function: "write")
+                return outcome
+            }
+        }
+        return outcome
+    }
+
+    public static func monotonicNanoseconds() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
