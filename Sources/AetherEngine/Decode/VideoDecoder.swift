@@ -8,14 +8,15 @@ public struct VideoFrame: Sendable {
     public let duration: Double
     public let width: Int
     public let height: Int
-    /// RGB24, `width * 3` bytes per row; empty when the host asked for no pixels (`--vo=null`).
-    public let pixels: [UInt8]
+    /// RGB24, `width * 3` bytes per row, from the session's pool; nil when the host asked for no
+    /// pixels (`--vo=null`).
+    public let pixels: PixelBuffer?
     /// Seek generation this frame belongs to.
     let serial: Int
     /// Handed over by clock pacing (not the first frame after a seek, nor a step): its A/V gap
     /// counts. Set by the presenter.
     public internal(set) var paced = false
-    public var hasPixels: Bool { !pixels.isEmpty }
+    public var hasPixels: Bool { pixels != nil }
 }
 
 /// A size in pixels: what the host wants frames scaled to, and the one pixel-size type the
@@ -155,17 +156,20 @@ final class VideoDecoder {
         }
     }
 
-    /// Converts `decoded` to RGB24 at `size`, tone-mapping HDR sources first.
     private func timed(_ body: () throws -> Bool) throws -> Bool {
         let start = MonotonicClock.seconds()
         defer { filterSeconds += MonotonicClock.seconds() - start }
         return try body()
     }
 
-    func render(_ decoded: Frame, size: PixelSize, into pixels: inout [UInt8]) throws(FFmpegError) {
+    /// Converts `decoded` to RGB24 at `size` into `pixels` (`size.width * size.height * 3`
+    /// bytes), tone-mapping HDR sources first.
+    func render(_ decoded: Frame, size: PixelSize, into pixels: PixelBuffer) throws(FFmpegError) {
         let start = MonotonicClock.seconds()
         defer { scaleSeconds += MonotonicClock.seconds() - start }
-        pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
+        guard pixels.count == size.width * size.height * 3, pixels.count > 0 else {
+            throw FFmpegError(function: "render", message: "a \(pixels.count)-byte buffer for \(size)")
+        }
         if isHDR {
             let input = FrameShape(decoded)
             if toneMapper == nil || toneMapper?.size != size || toneMapper?.input != input {
@@ -179,26 +183,21 @@ final class VideoDecoder {
                 try graph.push(decoded)
                 if try graph.pull(into: mapped) {
                     defer { mapped.unref() }
-                    copyPacked(mapped, size: size, into: &pixels)
+                    copyPacked(mapped, size: size, into: pixels.mutableBytes)
                     return
                 }
             }
         }
-        try pixels.withUnsafeMutableBufferPointer { buf throws(FFmpegError) in
-            guard let base = buf.baseAddress else { return }
-            try scaler.scale(decoded, width: size.width, height: size.height, format: AV_PIX_FMT_RGB24,
-                             into: base, stride: size.width * 3)
-        }
+        try scaler.scale(decoded, width: size.width, height: size.height, format: AV_PIX_FMT_RGB24,
+                         into: pixels.base, stride: size.width * 3)
     }
 
-    private func copyPacked(_ f: Frame, size: PixelSize, into pixels: inout [UInt8]) {
+    private func copyPacked(_ f: Frame, size: PixelSize, into dst: UnsafeMutableRawBufferPointer) {
         let src = f.pointer.pointee
-        guard let data = src.data.0, src.width == size.width, src.height == size.height else { return }
+        guard let data = src.data.0, let base = dst.baseAddress, src.width == size.width, src.height == size.height else { return }
         let rowBytes = size.width * 3
-        pixels.withUnsafeMutableBytes { dst in
-            for y in 0..<size.height {
-                (dst.baseAddress! + y * rowBytes).copyMemory(from: data + y * Int(src.linesize.0), byteCount: rowBytes)
-            }
+        for y in 0..<size.height {
+            (base + y * rowBytes).copyMemory(from: data + y * Int(src.linesize.0), byteCount: rowBytes)
         }
     }
 

@@ -4,7 +4,9 @@ import Foundation
 /// producer thread and one consumer thread. `flush()` empties it (seek); `close()` wakes everyone
 /// and makes `push`/`pop` return immediately (stop).
 public final class BoundedQueue<Element>: @unchecked Sendable {  // all state is guarded by `condition`
-    private var items: [Element] = []
+    /// `items[head...]` are queued; slots before `head` are taken and already nil (a taken item
+    /// must not stay alive in the array: a video frame holds its picture memory).
+    private var items: [Element?] = []
     private var head = 0
     private var cost = 0
     private var closed = false
@@ -79,13 +81,15 @@ public final class BoundedQueue<Element>: @unchecked Sendable {  // all state is
     /// Removes the oldest item if `predicate` accepts it.
     public func pop(if predicate: (Element) -> Bool) -> Element? {
         condition.withLock {
-            guard items.count > head, predicate(items[head]) else { return nil }
+            guard items.count > head, let first = items[head], predicate(first) else { return nil }
             return takeFirst()
         }
     }
 
     private func takeFirst() -> Element {
-        let item = items[head]
+        // Slots from `head` on are always filled (push appends non-nil items).
+        let item = items[head].unsafelyUnwrapped
+        items[head] = nil
         head += 1
         cost -= costOf(item)
         if head > 64, head * 2 > items.count {
@@ -118,6 +122,6 @@ public final class BoundedQueue<Element>: @unchecked Sendable {  // all state is
 
     /// Calls `body` on every queued item, oldest first.
     public func forEach(_ body: (Element) -> Void) {
-        condition.withLock { items[head...].forEach(body) }
+        condition.withLock { items[head...].forEach { $0.map(body) } }
     }
 }

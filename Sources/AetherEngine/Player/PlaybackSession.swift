@@ -29,6 +29,9 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let videoQueue: BoundedQueue<QueueItem<Packet>>
     let audioQueue: BoundedQueue<QueueItem<Packet>>
     let frameQueue: BoundedQueue<QueueItem<VideoFrame>>
+    /// Picture memory for the frames: the queue, the frame being presented, the host's mailbox
+    /// and the one it is painting.
+    let pixelPool: PixelBufferPool
     let sink: AudioSink?
     let renderSize = Guarded<PixelSize?>(nil)
     let onFrame = Guarded<(@Sendable (VideoFrame) -> Void)?>(nil)
@@ -97,6 +100,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             return 0
         }
         frameQueue = BoundedQueue(maxCount: options.policy.frameQueueCapacity)
+        pixelPool = PixelBufferPool(limit: options.policy.frameQueueCapacity + 4)
         subtitles = SubtitleStore(info: info, url: url, openOptions: openOptions, timeline: format.timeline,
                                   codepage: options.subtitleCodepage)
 

@@ -35,8 +35,8 @@ public enum DecodeCheck {
             }
         }
         guard let packet = try? Packet() else { return out }
-        var pixels: [UInt8] = []
         let size = PixelSize(width: 64, height: 36)
+        let pixels = PixelBuffer(count: size.width * size.height * 3)
         let width = info.primaryVideo?.width ?? 0, height = info.primaryVideo?.height ?? 0
         while out.packets < maxPackets {
             let got: Bool
@@ -48,7 +48,7 @@ public enum DecodeCheck {
             if let d = video[index] {
                 do {
                     try d.decode(packet) { frame, _ in
-                        try d.render(frame, size: size, into: &pixels)
+                        try d.render(frame, size: size, into: pixels)
                         out.videoFrames += 1
                     }
                 } catch { out.errors += 1 }
@@ -59,7 +59,7 @@ public enum DecodeCheck {
                                                  width: width, height: height).count
             }
         }
-        for d in video.values { try? d.decode(nil) { frame, _ in try d.render(frame, size: size, into: &pixels) } }
+        for d in video.values { try? d.decode(nil) { frame, _ in try d.render(frame, size: size, into: pixels) } }
         return out
     }
 

@@ -14,7 +14,6 @@ extension PlaybackSession {
         guard let decoder = videoDecoder else { return }
         var mySerial = -1
         var endedSerial = -1         // serial whose end was passed on: its leftovers are dropped
-        var pixels: [UInt8] = []
         var framesEver = 0
         var failuresInARow = 0
         var lastError = ""
@@ -53,10 +52,11 @@ extension PlaybackSession {
                     return
                 }
                 let size = renderSize.withLock { $0 }
+                var pixels: PixelBuffer?
                 if let size, size.width > 0, size.height > 0 {
-                    try decoder.render(frame, size: size, into: &pixels)
-                } else {
-                    pixels = []
+                    let buffer = pixelPool.take(count: size.width * size.height * 3)
+                    try decoder.render(frame, size: size, into: buffer)
+                    pixels = buffer
                 }
                 let out = VideoFrame(pts: pts, duration: decoder.frameInterval, width: size?.width ?? frame.width,
                                      height: size?.height ?? frame.height, pixels: pixels, serial: serial)

@@ -49,6 +49,8 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     // Render thread only:
     private var driver: any VideoDriver
     private let buffer = ByteBuffer(capacity: 512 * 1024)
+    /// A frame with bitmap subtitles burnt in (render thread only; reused).
+    private var scratch: [UInt8] = []
     private var governor: OutputGovernor?
     private let governorEnabled: Bool
     private var frameCounter = 0
@@ -199,18 +201,31 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
 
     private func draw(_ frame: VideoFrame, scene: Scene, generation: Int, isRepaint: Bool) {
         let placement = scene.placement
-        guard !placement.isEmpty, frame.hasPixels, frame.width == placement.pictureSize.width,
+        guard !placement.isEmpty, let pixels = frame.pixels, frame.width == placement.pictureSize.width,
               frame.height == placement.pictureSize.height else { return }
-        var pixels = frame.pixels
         let cues = bitmapCues(frame.pts)
-        for cue in cues { SubtitleBlender.blend(cue, into: &pixels, width: frame.width, height: frame.height) }
-        guard let image = try? PixelImage(width: frame.width, height: frame.height, format: .rgb24, pixels: pixels) else { return }
         let renderStart = MonotonicClock.seconds()
         buffer.removeAll()
         if synchronizedUpdate { buffer.append(Escape.beginSynchronizedUpdate) }
         buffer.append(Escape.saveCursor)   // ncurses' idea of the cursor and attributes stays true
         let body = buffer.count
-        guard let report = try? driver.render(image, placement: placement, mask: scene.mask, into: buffer) else { return }
+        let render = { [driver, buffer] (image: PixelImage) -> RenderReport? in
+            try? driver.render(image, placement: placement, mask: scene.mask, into: buffer)
+        }
+        let rendered: RenderReport?
+        if cues.isEmpty {
+            // The frame's pooled pixels, read in place.
+            rendered = pixels.withUnsafeBytes { raw in
+                (try? PixelImage(borrowing: raw, width: frame.width, height: frame.height, format: .rgb24)).flatMap(render)
+            }
+        } else {
+            // Subtitles are burnt into a copy (the frame may be painted again without them).
+            scratch.removeAll(keepingCapacity: true)
+            pixels.withUnsafeBytes { scratch.append(contentsOf: $0) }
+            for cue in cues { SubtitleBlender.blend(cue, into: &scratch, width: frame.width, height: frame.height) }
+            rendered = (try? PixelImage(width: frame.width, height: frame.height, format: .rgb24, pixels: scratch)).flatMap(render)
+        }
+        guard let report = rendered else { return }
         if report.unchanged || buffer.count == body {
             if !isRepaint { player.frameDisplayed(frame) }
             return

@@ -30,9 +30,10 @@ struct EngineBenchmark: ParsableCommand {
     @Option(help: ArgumentHelp("--ao for headless playback.", valueName: "null|alsa")) var ao = "null"
     @Option(help: ArgumentHelp("An earlier build of aether-tui to run alternately with ours in the playback part (ours ÷ baseline is reported).", valueName: "path"))
     var baselinePlayer: String?
-    @Option(help: ArgumentHelp("--vo for the playback part; halfblock and sixel run in a pseudo-terminal (script).", valueName: "null|halfblock|sixel"))
+    @Option(help: ArgumentHelp("--vo for the playback part; any but null runs in a pseudo-terminal.", valueName: "null|halfblock|sixel|kitty|auto"))
     var vo = "null"
-    @Option(help: ArgumentHelp("Pseudo-terminal size for --vo halfblock/sixel, in cells.", valueName: "COLSxROWS")) var ttySize = "160x48"
+    @Option(help: ArgumentHelp("Pseudo-terminal size for --vo halfblock/sixel/kitty/auto, in cells of 8x16 pixels.", valueName: "COLSxROWS")) var ttySize = "160x48"
+    @Flag(help: "The pseudo-terminal does not answer the capability probe (as `script` into /dev/null).") var silentTerminal = false
     @Option(help: ArgumentHelp("Size seek frames are delivered at, or none (timing only).", valueName: "WxH|none"))
     var seekRenderSize = "1280x720"
     @Option(help: "Scratch directory (decode clips are cached here).") var workDir = "/tmp/aether-bench-engine"
@@ -103,6 +104,7 @@ struct EngineBenchmark: ParsableCommand {
             bench.baseline = baselinePlayer
             bench.videoOutput = vo
             bench.ttySize = ttySize
+            bench.silentTerminal = silentTerminal
             report.playback = try bench.measure(file: file)
             progress("playback: \(Stats.fmt(report.playback!.cpuPerMediaSecond, 3)) CPU s per media s")
         }
@@ -159,10 +161,12 @@ struct EngineBenchmark: ParsableCommand {
             out.append(pad("CPU s per run", 24) + "ours \(Stats.fmt(Stats.median(p.runs.map(\.cpuSeconds)), 3)) over \(Stats.fmt(p.mediaSeconds)) media s (wall \(Stats.fmt(p.wallSeconds)) s)   ffmpeg \(Stats.fmt(p.ffmpegCPUSeconds, 3)) (wall \(Stats.fmt(p.ffmpegWallSeconds, 3)) s)")
             out.append(pad("A/V gap ms", 24) + "mean \(Stats.fmt(p.avGapMeanMs)) (signed)   p95 \(Stats.fmt(p.avGapP95Ms))   max \(Stats.fmt(p.avGapMaxMs))   worst run max \(Stats.fmt(p.avGapWorstMs))   clock \(p.clockSource)")
             out.append(pad("frames", 24) + "presented \(Int(p.framesPresented))   dropped \(Int(p.framesDropped))")
+            out.append(pad("output", 24) + p.output.line)
             out.append(pad("per run", 24) + p.runs.map { "\(Stats.fmt($0.cpuPerMediaSecond, 4))" }.joined(separator: " ") + " CPU s/media s")
             if let base = p.baselineCPUPerMediaSecond, let ratio = p.cpuRatioToBaseline {
                 out.append("   baseline: \((p.baselineCommand ?? "").replacingOccurrences(of: p.file, with: "F"))")
                 out.append(pad("baseline (same loop)", 24) + "CPU s per media s \(Stats.fmt(base, 4))   ours ÷ baseline \(Stats.fmt(ratio, 3))x   A/V p95 \(Stats.fmt(p.baselineAvGapP95Ms ?? 0)) ms   presented \(Int(p.baselineFramesPresented ?? 0))   dropped \(Int(p.baselineFramesDropped ?? 0))")
+                if let o = p.baselineOutput { out.append(pad("baseline output", 24) + o.line) }
                 out.append(pad("baseline per run", 24) + (p.baselineRuns ?? []).map { "\(Stats.fmt($0.cpuPerMediaSecond, 4))" }.joined(separator: " ") + " CPU s/media s")
             }
         }

@@ -8,7 +8,8 @@ import Foundation
 /// With `baseline`, a second build of the player (an earlier commit) runs in the same loop,
 /// alternating with ours, so a change is judged against its baseline on the same noisy machine.
 /// With `videoOutput` other than `null`, each player runs in a pseudo-terminal of `ttySize` cells
-/// (`script`), painting half-blocks or sixels into a reader that takes bytes as fast as it can.
+/// of 8×16 pixels (``PtyTerminal``), painting into a reader that takes bytes as fast as it can
+/// and answers the capability probe as xterm -ti vt340 does (`silentTerminal`: it does not).
 struct HeadlessPlaybackCost {
     let player: String
     let audioOutput: String
@@ -17,15 +18,16 @@ struct HeadlessPlaybackCost {
     var baseline: String? = nil
     var videoOutput = "null"
     var ttySize = "160x48"
+    var silentTerminal = false
 
-    /// The command line for `binary`: headless, or the TUI inside `script`'s pseudo-terminal.
+    /// The command line for `binary` (the TUI runs it in a ``PtyTerminal``).
     func command(_ binary: String, file: String, stats: String) -> [String] {
-        let args = [binary, file, "--vo=\(videoOutput)", "--ao=\(audioOutput)", "--stats-file=\(stats)"]
-        guard videoOutput != "null" else { return args }
-        let wh = ttySize.split(separator: "x")
-        let quoted = args.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let shell = "stty cols \(wh.first ?? "160") rows \(wh.last ?? "48"); TERM=xterm-256color COLORTERM=truecolor exec \(quoted)"
-        return ["script", "-q", "-e", "-c", shell, "/dev/null"]
+        [binary, file, "--vo=\(videoOutput)", "--ao=\(audioOutput)", "--stats-file=\(stats)"]
+    }
+
+    var terminal: PtyTerminal {
+        let wh = ttySize.split(separator: "x").compactMap { Int($0) }
+        return PtyTerminal(columns: wh.first ?? 160, rows: wh.last ?? 48, answers: !silentTerminal)
     }
 
     /// The fields of aether-tui's `--stats-file` summary line that are used here.
@@ -39,6 +41,10 @@ struct HeadlessPlaybackCost {
         var avGapMaxMs: Double
         var cpuSeconds: Double
         var clockSource: String
+        var peakRSSKiB: Int?
+        var framesSuperseded: Int?
+        var framesPainted: Int?
+        var terminalBytes: Int?
     }
 
     struct Run: Codable {
@@ -51,6 +57,11 @@ struct HeadlessPlaybackCost {
         var avGapP95Ms: Double
         var avGapMaxMs: Double
         var clockSource: String
+        var peakRSSMB: Double = 0
+        var framesSuperseded: Int = 0
+        var framesPainted: Int?
+        var terminalBytes: Int = 0
+        var firstPictureSeconds: Double?
         var cpuPerMediaSecond: Double { cpuSeconds / max(0.001, mediaSeconds) }
     }
 
@@ -77,6 +88,8 @@ struct HeadlessPlaybackCost {
         /// Ours ÷ ffmpeg, CPU per media second.
         var cpuRatio: Double
         var runs: [Run]
+        var output: Output
+        var baselineOutput: Output?
         var videoOutput: String = "null"
         /// The baseline build's medians from the same loop, and ours ÷ baseline.
         var baselineCommand: String?
@@ -86,6 +99,34 @@ struct HeadlessPlaybackCost {
         var baselineFramesDropped: Double?
         var cpuRatioToBaseline: Double?
         var baselineRuns: [Run]?
+    }
+
+    /// The terminal side of a set of runs (medians).
+    struct Output: Codable {
+        var peakRSSMB: Double
+        var framesPainted: Double?
+        var framesSuperseded: Double
+        var megabytesPerMediaSecond: Double
+        var firstPictureSeconds: Double?
+
+        init(_ runs: [Run]) {
+            peakRSSMB = Stats.median(runs.map(\.peakRSSMB))
+            let painted = runs.compactMap(\.framesPainted)
+            framesPainted = painted.isEmpty ? nil : Stats.median(painted.map(Double.init))
+            framesSuperseded = Stats.median(runs.map { Double($0.framesSuperseded) })
+            megabytesPerMediaSecond = Stats.median(runs.map { Double($0.terminalBytes) / 1e6 / max(0.001, $0.mediaSeconds) })
+            let first = runs.compactMap(\.firstPictureSeconds)
+            firstPictureSeconds = first.isEmpty ? nil : Stats.median(first)
+        }
+
+        var line: String {
+            var parts = ["peak RSS \(Stats.fmt(peakRSSMB, 1)) MB"]
+            if let framesPainted { parts.append("painted \(Int(framesPainted))") }
+            parts.append("superseded \(Int(framesSuperseded))")
+            parts.append("\(Stats.fmt(megabytesPerMediaSecond, 2)) MB/media s")
+            if let firstPictureSeconds { parts.append("first picture byte \(Stats.fmt(firstPictureSeconds, 3)) s") }
+            return parts.joined(separator: "   ")
+        }
     }
 
     enum Failure: Error, CustomStringConvertible {
@@ -108,12 +149,26 @@ struct HeadlessPlaybackCost {
         var runs: [Run] = [], baselineRuns: [Run] = [], floor: [Measured] = []
         func once(_ argv: [String]) throws -> Run {
             try? FileManager.default.removeItem(atPath: stats)
-            let m = Spawn.run(argv)
+            var m = Measured(status: -1, cpuSeconds: 0, wallSeconds: 0)
+            var pty: PtyTerminal.Result?
+            if videoOutput == "null" {
+                m = Spawn.run(argv)
+            } else {
+                let r = try terminal.run(argv)
+                m = Measured(status: r.status, cpuSeconds: r.cpuSeconds, wallSeconds: r.wallSeconds)
+                pty = r
+            }
             guard m.status == 0, let summary = Self.summary(stats) else { throw Failure.player(argv.joined(separator: " ")) }
-            return Run(cpuSeconds: m.cpuSeconds, wallSeconds: m.wallSeconds, mediaSeconds: summary.mediaSeconds,
-                       framesPresented: summary.framesPresented, framesDropped: summary.framesDropped,
-                       avGapMeanMs: summary.avGapMeanMs, avGapP95Ms: summary.avGapP95Ms, avGapMaxMs: summary.avGapMaxMs,
-                       clockSource: summary.clockSource)
+            var run = Run(cpuSeconds: m.cpuSeconds, wallSeconds: m.wallSeconds, mediaSeconds: summary.mediaSeconds,
+                          framesPresented: summary.framesPresented, framesDropped: summary.framesDropped,
+                          avGapMeanMs: summary.avGapMeanMs, avGapP95Ms: summary.avGapP95Ms, avGapMaxMs: summary.avGapMaxMs,
+                          clockSource: summary.clockSource)
+            run.peakRSSMB = Double(pty?.maxRSSKiB ?? summary.peakRSSKiB ?? 0) / 1024
+            run.framesSuperseded = summary.framesSuperseded ?? 0
+            run.framesPainted = summary.framesPainted
+            run.terminalBytes = pty?.bytes ?? summary.terminalBytes ?? 0
+            run.firstPictureSeconds = pty?.firstPictureSeconds
+            return run
         }
         for _ in 0..<repeats {
             runs.append(try once(ours))
@@ -136,7 +191,7 @@ struct HeadlessPlaybackCost {
             clockSource: runs.first?.clockSource ?? "",
             ffmpegCPUSeconds: ffmpegCPU, ffmpegCPUPerMediaSecond: ffmpegCPU / duration,
             ffmpegWallSeconds: Stats.median(floor.map(\.wallSeconds)),
-            cpuRatio: cpuPerMediaSecond / (ffmpegCPU / duration), runs: runs)
+            cpuRatio: cpuPerMediaSecond / (ffmpegCPU / duration), runs: runs, output: Output(runs))
         result.videoOutput = videoOutput
         if let theirs, !baselineRuns.isEmpty {
             let base = Stats.median(baselineRuns.map(\.cpuPerMediaSecond))
@@ -147,6 +202,7 @@ struct HeadlessPlaybackCost {
             result.baselineFramesDropped = Stats.median(baselineRuns.map { Double($0.framesDropped) })
             result.cpuRatioToBaseline = cpuPerMediaSecond / max(0.000_001, base)
             result.baselineRuns = baselineRuns
+            result.baselineOutput = Output(baselineRuns)
         }
         return result
     }
