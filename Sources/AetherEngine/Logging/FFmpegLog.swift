@@ -32,13 +32,31 @@ public enum FFmpegLog {
         aether_set_log_sink(file == nil ? nil : logSink)
     }
 
-    /// Writes one line of our own to the log file, if there is one.
+    /// Writes one line of our own to the log file, if there is one, with the seconds since
+    /// the process started (`[present 0.212] first frame …`): start-up and seek timelines read
+    /// straight off the log.
     public static func write(_ component: String, _ message: String) {
         sink.withLock { file in
             guard let file else { return }
-            fputs("[\(component)] \(message)\n", file.handle)
+            let t = String(format: "%.3f", MonotonicClock.seconds() - processStart)
+            fputs("[\(component) \(t)] \(message)\n", file.handle)
         }
     }
+
+    /// When the process started, on ``MonotonicClock`` (from /proc/self/stat; else now).
+    static let processStart: Double = {
+        let now = MonotonicClock.seconds()
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return now }
+        // Field 22 (starttime, clock ticks since boot); fields after the command start at 3.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let ticks = Double(fields[19]) else { return now }
+        var uptime = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &uptime)
+        let boot = Double(uptime.tv_sec) + Double(uptime.tv_nsec) / 1e9
+        let age = boot - ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+        return now - max(0, age)
+    }()
 
     fileprivate static func emit(_ line: UnsafePointer<CChar>) {
         sink.withLock { file in

@@ -37,6 +37,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let onFrame = Guarded<(@Sendable (VideoFrame) -> Void)?>(nil)
     /// The host paints on its own thread and reports each frame's arrival on screen.
     let hostReportsDisplay = Guarded(false)
+    /// Seconds before its pts a paced frame is handed over (``Player/setPresentationLead(_:)``).
+    let presentationLead = Guarded(0.0)
     let subtitles: SubtitleStore
     let warnings = Guarded<[String]>([])
     let endTime: Double?

@@ -143,8 +143,12 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// the next frame comes at the new size.
     public func redisplay() {
         guard let s = current, s.videoDecoder != nil else { return }
-        let (paused, target) = s.control.withLock { ($0.paused, $0.pendingSeek?.target ?? $0.lastPresentedPTS) }
-        guard paused, s.control.withLock({ $0.state }) != .ended else { return }
+        let (paused, target, coming) = s.control.withLock {
+            ($0.paused, $0.pendingSeek?.target ?? $0.lastPresentedPTS, $0.pendingSeek != nil || !$0.firstFrameSeen)
+        }
+        // The first frame of the current position is still to come (a load or seek in flight):
+        // it is converted at the size set now, so seeking again would only decode it twice.
+        guard paused, !coming, s.control.withLock({ $0.state }) != .ended else { return }
         s.requestSeek(to: target ?? currentTime, mode: .exact)
     }
 
@@ -158,6 +162,15 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// reached the screen and ``frameSuperseded()`` when it replaced one it never showed.
     public func setHostReportsDisplay(_ reports: Bool) {
         current?.hostReportsDisplay.withLock { $0 = reports }
+    }
+
+    /// How long before its time a frame is handed to the host: a host whose painting takes a
+    /// while (encoding and writing a sixel picture) gets the frame that much earlier, so that it
+    /// reaches the screen on time rather than late by the painting. Clamped to 0…one frame
+    /// interval (more would only make frames replace each other in the host's mailbox).
+    public func setPresentationLead(_ seconds: Double) {
+        let lead = seconds.isFinite ? max(0, seconds) : 0
+        current?.presentationLead.withLock { $0 = lead }
     }
 
     /// `frame` reached the screen now: its A/V gap (pts minus the clock) is recorded, if it was

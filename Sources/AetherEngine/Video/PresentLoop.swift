@@ -84,7 +84,9 @@ extension PlaybackSession {
                 telemetry.presented(gap: nil)
                 continue
             }
-            let wait = (frame.pts - now) / rate
+            // A host that paints for a while gets the frame that much early (at most a frame).
+            let lead = min(presentationLead.withLock { $0 }, frame.duration / rate)
+            let wait = (frame.pts - now) / rate - lead
             if wait > 0.001 {
                 let serial = c.serial, oldRate = c.rate
                 control.wait(seconds: min(wait, policy.maxWaitSeconds)) {

@@ -44,7 +44,12 @@ extension PlaybackSession {
                     reachedEnd = true  // drop the rest of this serial's frames
                     return
                 }
-                control.withLock { if $0.serial == serial { $0.firstFrameSeen = true } }
+                let first = control.withLock { c -> Bool in
+                    guard c.serial == serial, !c.firstFrameSeen else { return false }
+                    c.firstFrameSeen = true
+                    return true
+                }
+                if first { FFmpegLog.write("vd", "first frame of serial \(serial) decoded at \(String(format: "%.3f", pts)) s") }
                 if let end = endTime, pts >= end { reachedEnd = true; return }
                 if clock.isArmed, !c.paused, c.stepRequests == 0, case let behind = clock.time - pts,
                    behind > policy.earlyDropSeconds, behind < PlaybackSession.noSyncSeconds {

@@ -43,8 +43,8 @@ public final class TUIApp {
 
     /// Runs until quit or end of file; the terminal is restored on every path.
     public func run() -> Int32 {
-        // 1. Open the media; failures are one line on a terminal we have not touched yet. A quit
-        //    signal during the open (a stalled network source) cancels it.
+        // 1. Open the media; failures are one line on the terminal as it was. A quit signal
+        //    during the open (a stalled network source) cancels it.
         var playerOptions = options.player
         // Every engine thread gets an alternate signal stack: a stack overflow on any of them
         // can still restore the terminal.
@@ -52,18 +52,27 @@ public final class TUIApp {
         let interrupt = InterruptToken()
         playerOptions.interrupt = interrupt
         quit.onRaise { interrupt.cancel() }
+        // 2. Ask the terminal what it can do (before ncurses owns it), on its own thread while
+        //    the media opens: a terminal that answers slowly (ssh) or not at all (the budget)
+        //    costs no start-up time on top of the open.
+        let env = ProcessInfo.processInfo.environment
+        let budget = options.probeBudget
+        let probe = ProbeThread {
+            CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO,
+                                  environment: TerminalEnvironment(env), budget: budget)
+        }
         do {
             try player.load(url: options.source, options: playerOptions)
         } catch {
+            _ = probe.wait()   // the terminal is back in its own modes before the error line
             if quit.isRaised { return Exit.signal.rawValue }
             FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean("\(error)"))\n".utf8))
             return Exit.error.rawValue
         }
-        // 2. Ask the terminal what it can do (before ncurses owns it).
-        let env = ProcessInfo.processInfo.environment
-        let report = CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO,
-                                           environment: TerminalEnvironment(env), budget: options.probeBudget)
+        FFmpegLog.write("tui", "media open")
+        let report = probe.wait()
         capabilities = report.capabilities
+        FFmpegLog.write("tui", "terminal probed in \(Int(capabilities.probeMilliseconds)) ms (answered: \(capabilities.answered))")
         driver = VideoDrivers.make(options.videoOutput, capabilities: capabilities, options: options.drivers) ?? NullDriver()
 
         for path in SubtitleStore.sidecarCandidates(for: options.source)
@@ -106,6 +115,7 @@ public final class TUIApp {
         relayout()
         player.setHostReportsDisplay(true)
         player.setFrameHandler { [output] frame in output?.post(frame) }
+        FFmpegLog.write("tui", "screen up, video output \(driver.name)")
         if options.startPaused { player.redisplay() } else { player.play() }
         view.lastInput = MonotonicClock.seconds()
         wallStart = view.lastInput
@@ -119,6 +129,28 @@ public final class TUIApp {
             stats.write("summary", summary)
         }
         return code
+    }
+
+    /// Runs the capability probe on a thread of its own and hands back its report.
+    final class ProbeThread: @unchecked Sendable {  // `report` is written before `done` is signalled
+        private var report: CapabilityProbe.Report?
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ body: @escaping @Sendable () -> CapabilityProbe.Report) {
+            let t = Thread { [self] in
+                report = body()
+                done.signal()
+            }
+            t.name = "aether.probe"
+            t.start()
+        }
+
+        /// Waits for the probe (at most its budget plus a little) and returns what it found.
+        func wait() -> CapabilityProbe.Report {
+            done.wait()
+            done.signal()   // a second wait returns at once
+            return report!   // set before `done` is signalled
+        }
     }
 
     private func loop() -> Int32 {

@@ -34,6 +34,8 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     private let state = NSCondition()
     // Guarded by `state`:
     private var pending: VideoFrame?
+    /// When `pending` was posted (monotonic seconds).
+    private var pendingPostedAt = 0.0
     private var last: VideoFrame?
     private var scene = Scene(placement: .none, mask: CellMask(columns: 0, rows: 0))
     private var generation = 0
@@ -54,6 +56,9 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     private var governor: OutputGovernor?
     private let governorEnabled: Bool
     private var frameCounter = 0
+    /// Recent post-to-screen latencies of paced frames, and the lead last given to the engine.
+    private var latencies = LatencyWindow()
+    private var lead = 0.0
     private var supersededAtLastSample = 0
 
     /// Bitmap subtitle cues to blend at a pts (called on the render thread).
@@ -84,6 +89,7 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
             let had = pending != nil
             if had { totals.framesSuperseded += 1 }
             pending = frame
+            pendingPostedAt = MonotonicClock.seconds()
             state.broadcast()
             return had
         }
@@ -176,6 +182,7 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
             }
             let frame = pending ?? last
             let isRepaint = pending == nil
+            let postedAt = pendingPostedAt
             pending = nil
             repaintRequested = false
             let full = fullRepaint
@@ -195,11 +202,11 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
                     continue
                 }
             }
-            draw(frame, scene: scene, generation: generation, isRepaint: isRepaint)
+            draw(frame, scene: scene, generation: generation, isRepaint: isRepaint, postedAt: postedAt)
         }
     }
 
-    private func draw(_ frame: VideoFrame, scene: Scene, generation: Int, isRepaint: Bool) {
+    private func draw(_ frame: VideoFrame, scene: Scene, generation: Int, isRepaint: Bool, postedAt: Double) {
         let placement = scene.placement
         guard !placement.isEmpty, let pixels = frame.pixels, frame.width == placement.pictureSize.width,
               frame.height == placement.pictureSize.height else { return }
@@ -248,8 +255,12 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
         }
         guard outcome == true else { return }
         let gap = isRepaint ? nil : player.frameDisplayed(frame)
+        if gap != nil { updateLead(latency: ticket.acceptedTime - postedAt) }
         let writeSeconds = ticket.acceptedTime - writeStart
         let superseded = state.withLock { () -> Int in
+            if totals.framesPainted == 0 {
+                FFmpegLog.write("vo", "first picture: \(report.bytes) bytes, encoded in \(Int(renderSeconds * 1000)) ms, written in \(Int(writeSeconds * 1000)) ms")
+            }
             totals.framesPainted += 1
             totals.renderSeconds += renderSeconds
             totals.writeSeconds += writeSeconds
@@ -270,6 +281,41 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
             if let change { governorChange = change }
             governorText = text
         }
+    }
+}
+
+extension VideoOutput {
+    /// Render thread: the engine hands frames over early by the median of the recent
+    /// post-to-screen latencies, so that they reach the screen at their time, not a painting
+    /// late (sixel encoding and writing take 10–30 ms a frame).
+    fileprivate func updateLead(latency: Double) {
+        guard latency.isFinite, latency >= 0 else { return }
+        latencies.add(latency)
+        guard latencies.count >= 4 else { return }
+        let median = latencies.median
+        if abs(median - lead) > 0.001 {
+            lead = median
+            player.setPresentationLead(median)
+        }
+    }
+}
+
+/// The last few latencies, for a running median (render thread only).
+struct LatencyWindow {
+    private var values: [Double] = []
+    private var next = 0
+    let capacity = 16
+    var count: Int { values.count }
+
+    mutating func add(_ value: Double) {
+        if values.count < capacity { values.append(value) } else { values[next] = value }
+        next = (next + 1) % capacity
+    }
+
+    var median: Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 }
 
