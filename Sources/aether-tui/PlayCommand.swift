@@ -63,6 +63,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-governor"), help: ArgumentHelp("Step picture quality down when the terminal cannot keep up (sixel colours, picture scale, every 2nd frame, half-block) and back up when it can: yes, or no to pin the settings.", valueName: "yes|no"))
     var voGovernor: String = "yes"
 
+    @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: bidir when the picture is 4× or more smaller than the source, else none).", valueName: "level"))
+    var skipLoopFilter: String?
+
     @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Half-block colours: truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))
     var halfBlockColors: String?
 
@@ -77,6 +80,9 @@ struct PlaybackOptions: ParsableArguments {
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
         if let n = sixelColors, !(2...256).contains(n) { throw ValidationError("--vo-sixel-colors must be between 2 and 256") }
+        if let s = skipLoopFilter, LoopFilterSkip(rawValue: s) == nil {
+            throw ValidationError("--vd-lavc-skiploopfilter must be one of: \(LoopFilterSkip.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         guard ["yes", "no"].contains(voGovernor) else { throw ValidationError("--vo-governor must be yes or no") }
         guard ["none", "ordered", "fs"].contains(sixelDither) else { throw ValidationError("--vo-sixel-dither must be none, ordered or fs") }
         if let h = halfBlockColors, !["truecolor", "256"].contains(h) { throw ValidationError("--vo-halfblock-colors must be truecolor or 256") }
@@ -119,6 +125,7 @@ struct PlaybackOptions: ParsableArguments {
         o.length = length.flatMap(TimeArgument.init)?.resolve(duration: duration)
         o.speed = speed
         o.volume = volume
+        o.skipLoopFilter = skipLoopFilter.flatMap(LoopFilterSkip.init(rawValue:))
         o.muted = mute
         o.audioOutput = ao == "null" ? .null : .alsa(device: audioDevice)
         switch trackChoice(aid) {

@@ -338,6 +338,26 @@ import Testing
         player.stop()
     }
 
+    @Test(arguments: [(PixelSize(width: 160, height: 90), nil as LoopFilterSkip?, "bidir" as String?),
+                      (PixelSize(width: 1280, height: 720), nil, nil),
+                      (PixelSize(width: 1280, height: 720), .all, "all")])
+    func theLoopFilterIsSkippedOnlyWhereItCannotShow(size: PixelSize, forced: LoopFilterSkip?, expected: String?) throws {
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.skipLoopFilter = forced
+        try player.load(url: TestEnvironment.fixture("h264-1080p.mkv"), options: o)
+        player.setRenderSize(size)
+        let frames = Mutex(0)
+        player.setFrameHandler { f in if f.pixels?.count == size.width * size.height * 3 { frames.withLock { $0 += 1 } } }
+        player.play()
+        let deadline = MonotonicTime.now() + 5
+        while frames.withLock({ $0 }) < 3, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(frames.withLock { $0 } >= 3)
+        #expect(player.telemetry(advance: false).loopFilterSkip == expected)
+        player.stop()
+    }
+
     @Test func solidRedDecodesAsRed() throws {
         let player = Player()
         var o = PlayerOptions()

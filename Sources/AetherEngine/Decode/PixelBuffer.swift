@@ -14,6 +14,11 @@ import Synchronization
 public final class PixelBuffer: @unchecked Sendable {
     /// Bytes in the buffer (`width * height * 3`).
     public let count: Int
+    /// Bytes allocated past ``count``: libswscale's vectorised unscaled YUV 4:2:0/4:2:2 → RGB24
+    /// converter writes whole 8-pixel groups, up to 42 bytes past the last row of a tightly
+    /// packed picture (measured over widths 2…300 with libswscale 6.7; valgrind reports the
+    /// writes). Without the slack those bytes land on the allocator's bookkeeping.
+    static let slack = 64
     let base: UnsafeMutablePointer<UInt8>
     private let pool: PixelBufferPool?
 
@@ -23,7 +28,7 @@ public final class PixelBuffer: @unchecked Sendable {
     init(count: Int, pool: PixelBufferPool?) {
         self.count = max(0, count)
         self.pool = pool
-        base = pool?.memory(count: self.count) ?? .allocate(capacity: max(1, self.count))
+        base = pool?.memory(count: self.count) ?? .allocate(capacity: self.count + Self.slack)
     }
 
     deinit {
@@ -86,7 +91,7 @@ public final class PixelBufferPool: Sendable {
             return (nil, s.free)
         }
         for block in stale { block.pointer.deallocate() }
-        return found?.pointer ?? .allocate(capacity: max(1, count))
+        return found?.pointer ?? .allocate(capacity: count + PixelBuffer.slack)
     }
 
     fileprivate func recycle(_ pointer: UnsafeMutablePointer<UInt8>, count: Int) {

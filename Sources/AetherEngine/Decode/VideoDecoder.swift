@@ -56,6 +56,26 @@ final class VideoDecoder {
     var filterSeconds = 0.0
     var scaleSeconds = 0.0
 
+    /// The loop filter level in use (H.264 and HEVC only; others decode in full).
+    private(set) var loopFilterSkip = LoopFilterSkip.default
+    private var loopFilterSize: PixelSize?
+
+    /// Lets the decoder skip the loop filter where it cannot show: `forced` if given, else the
+    /// automatic choice for pictures shown at `size`. libavcodec reads the level per frame
+    /// (frame threads take it from the user context with each packet), so it can change at
+    /// any time.
+    func chooseLoopFilter(for size: PixelSize?, forced: LoopFilterSkip?) {
+        let id = codec.pointer.pointee.codec_id
+        guard id == AV_CODEC_ID_H264 || id == AV_CODEC_ID_HEVC, size != loopFilterSize || loopFilterSize == nil else { return }
+        loopFilterSize = size
+        let source = PixelSize(width: Int(codec.pointer.pointee.width), height: Int(codec.pointer.pointee.height))
+        let level = forced ?? size.map { LoopFilterSkip.automatic(source: source, picture: $0) } ?? .default
+        guard level != loopFilterSkip else { return }
+        loopFilterSkip = level
+        codec.pointer.pointee.skip_loop_filter = level.discard
+        FFmpegLog.write("vd", "loop filter: skip \(level.rawValue) (source \(source), picture \(size?.description ?? "none"))")
+    }
+
     var isHDR: Bool { transfer == AVCOL_TRC_SMPTE2084 || transfer == AVCOL_TRC_ARIB_STD_B67 }
 
     init(stream: UnsafeMutablePointer<AVStream>, index: Int, threads: Int, timeline: Timeline) throws(FFmpegError) {

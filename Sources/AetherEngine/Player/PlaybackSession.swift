@@ -32,6 +32,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// Picture memory for the frames: the queue, the frame being presented, the host's mailbox
     /// and the one it is painting.
     let pixelPool: PixelBufferPool
+    /// `--vd-lavc-skiploopfilter` (nil: automatic).
+    let skipLoopFilter: LoopFilterSkip?
     let sink: AudioSink?
     let renderSize = Guarded<PixelSize?>(nil)
     let onFrame = Guarded<(@Sendable (VideoFrame) -> Void)?>(nil)
@@ -47,7 +49,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     private(set) var encryptedStreams: Set<Int> = []
     /// Options the source was opened with (headers, protocol whitelist), for second readers.
     let openOptions: [String: String]
-    let decoderNames = Guarded<(video: String, audio: String, deinterlacing: Bool)>(("", "", false))
+    let decoderNames = Guarded<(video: String, audio: String, deinterlacing: Bool, loopFilterSkip: String)>(("", "", false, ""))
     /// Decoder for the current audio stream; owned by the audio thread after start.
     var audioDecoder: AudioDecoder?
     /// Owned by the video thread after start.
@@ -103,6 +105,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         }
         frameQueue = BoundedQueue(maxCount: options.policy.frameQueueCapacity)
         pixelPool = PixelBufferPool(limit: options.policy.frameQueueCapacity + 4)
+        skipLoopFilter = options.skipLoopFilter
         subtitles = SubtitleStore(info: info, url: url, openOptions: openOptions, timeline: format.timeline,
                                   codepage: options.subtitleCodepage)
 
@@ -177,7 +180,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         }
         clock.setRate(min(4, max(0.25, options.speed)))
         audioDecoder?.setRate(min(4, max(0.25, options.speed)))
-        decoderNames.withLock { $0 = (videoDecoder?.codec.decoderName ?? "", audioDecoder?.decoderName ?? "", false) }
+        decoderNames.withLock { $0 = (videoDecoder?.codec.decoderName ?? "", audioDecoder?.decoderName ?? "", false, "") }
         requestSeek(to: max(0, options.start), mode: .exact)
     }
 

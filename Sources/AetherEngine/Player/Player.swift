@@ -276,6 +276,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         t.videoDecoder = names.video
         t.audioDecoder = c.audioStreamIndex == nil ? "" : names.audio
         t.deinterlacing = names.deinterlacing
+        t.loopFilterSkip = names.loopFilterSkip.isEmpty ? nil : names.loopFilterSkip
         t.toneMapping = (s.info.primaryVideo?.format.isHDR ?? false) && s.renderSize.withLock { $0 != nil }
         t.rate = c.rate
         t.volume = c.volume

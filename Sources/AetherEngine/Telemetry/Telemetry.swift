@@ -51,6 +51,8 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var volume: Double = 100
     public var muted = false
     public var deinterlacing = false
+    /// Frames the decoder leaves without the loop filter (`bidir`, …), nil when none.
+    public var loopFilterSkip: String?
     public var toneMapping = false
     public var audioXruns = 0
 
@@ -61,7 +63,7 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
         case framesDecoded, framesPresented, framesDroppedLate, framesDroppedEarly, framesSuperseded, decodeErrors, readErrors, observedFPS
         case avGapLastMs, avGapMeanMs, avGapP95Ms, readMsPerPacket, decodeMsPerFrame, filterMsPerFrame
         case scaleMsPerFrame, presentMsPerFrame, renderMsPerFrame, writeMsPerFrame, clockSource, audioDevice
-        case audioFormat, videoDecoder, audioDecoder, rate, volume, muted, deinterlacing, toneMapping, audioXruns
+        case audioFormat, videoDecoder, audioDecoder, rate, volume, muted, deinterlacing, loopFilterSkip, toneMapping, audioXruns
     }
 }
 

@@ -57,6 +57,7 @@ extension PlaybackSession {
                     return
                 }
                 let size = renderSize.withLock { $0 }
+                decoder.chooseLoopFilter(for: size, forced: skipLoopFilter)
                 var pixels: PixelBuffer?
                 if let size, size.width > 0, size.height > 0 {
                     let buffer = pixelPool.take(count: size.width * size.height * 3)
@@ -105,6 +106,8 @@ extension PlaybackSession {
             decoder.filterSeconds = 0
             decoder.scaleSeconds = 0
             if decoder.isDeinterlacing { decoderNames.withLock { $0.deinterlacing = true } }
+            let skip = decoder.loopFilterSkip == .default ? "" : decoder.loopFilterSkip.rawValue
+            decoderNames.withLock { $0.loopFilterSkip = skip }
             if reachedEnd {
                 frameQueue.push(.end(serial: serial)) { [self] in
                     control.withLock { $0.serial != serial || $0.stopped }
