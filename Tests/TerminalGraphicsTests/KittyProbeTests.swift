@@ -208,17 +208,19 @@ import Testing
     }
 
     @Test func tmuxPaneAnswersAreParsed() {
-        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a\n") == TmuxPane(passthrough: true, top: 0, left: 0, version: "3.3a"))
-        #expect(TmuxPane(reply: "0|5|10|on|top|3.3a") == TmuxPane(passthrough: false, top: 6, left: 10, version: "3.3a"))
-        #expect(TmuxPane(reply: "all|4|0|2|top|3.5")?.passthrough == true)
-        #expect(TmuxPane(reply: "all|4|0|2|top|3.5")?.top == 6)
-        #expect(TmuxPane(reply: "on|4|0|off|top|3.4")?.top == 4)
-        #expect(TmuxPane(reply: "|0|0|on|bottom|3.2a")?.passthrough == true, "before 3.3 passthrough always worked")
-        #expect(TmuxPane(reply: "|0|0|on|bottom|")?.passthrough == false)
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|1\n") == TmuxPane(passthrough: true, top: 0, left: 0, version: "3.3a"))
+        #expect(TmuxPane(reply: "0|5|10|on|top|3.3a|1") == TmuxPane(passthrough: false, top: 6, left: 10, version: "3.3a"))
+        #expect(TmuxPane(reply: "all|4|0|2|top|3.5|1")?.passthrough == true)
+        #expect(TmuxPane(reply: "all|4|0|2|top|3.5|1")?.top == 6)
+        #expect(TmuxPane(reply: "on|4|0|off|top|3.4|1")?.top == 4)
+        #expect(TmuxPane(reply: "|0|0|on|bottom|3.2a|1")?.passthrough == true, "before 3.3 passthrough always worked")
+        #expect(TmuxPane(reply: "|0|0|on|bottom||1")?.passthrough == false)
         #expect(TmuxPane(reply: "no server running on /tmp/tmux-0/default") == nil)
-        #expect(TmuxPane(reply: "1|99999|0|on|bottom|3.3a") == nil)
-        #expect(TmuxPane(reply: "1|-3|0|on|bottom|3.3a") == nil)
+        #expect(TmuxPane(reply: "1|99999|0|on|bottom|3.3a|1") == nil)
+        #expect(TmuxPane(reply: "1|-3|0|on|bottom|3.3a|1") == nil)
         #expect(TmuxPane(reply: "") == nil)
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|0")?.passthrough == false, "a detached session passes nothing through")
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|")?.passthrough == true)
     }
 
     // MARK: the tmux query's child process (a stand-in for tmux)
@@ -231,7 +233,7 @@ import Testing
     }
 
     @Test func tmuxQueryReadsTheAnswer() throws {
-        let path = try Self.script("echo \"$@\" > \"$0.args\"; echo '1|3|7|on|bottom|3.3a'")
+        let path = try Self.script("echo \"$@\" > \"$0.args\"; echo '1|3|7|on|bottom|3.3a|1'")
         defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: path + ".args") }
         let query = TmuxQuery(environment: Self.tmuxEnvironment, executable: path)
         #expect(query.finish(timeout: .seconds(5)) == TmuxPane(passthrough: true, top: 3, left: 7, version: "3.3a"))
@@ -253,7 +255,7 @@ import Testing
 
     @Test func aMissingOrFailingTmuxIsNoAnswer() throws {
         #expect(TmuxQuery(environment: Self.tmuxEnvironment, executable: "/nonexistent/tmux").finish(timeout: .seconds(1)) == nil)
-        let path = try Self.script("echo '1|0|0|on|bottom|3.3a'; exit 1")
+        let path = try Self.script("echo '1|0|0|on|bottom|3.3a|1'; exit 1")
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(TmuxQuery(environment: Self.tmuxEnvironment, executable: path).finish(timeout: .seconds(5)) == nil)
     }

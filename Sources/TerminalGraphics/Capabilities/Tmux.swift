@@ -79,7 +79,8 @@ public struct TmuxPassthrough: Sendable, Equatable {
 /// pane sits on the outer terminal.
 public struct TmuxPane: Sendable, Equatable {
     /// `allow-passthrough` is `on` or `all` for this pane (or tmux is older than 3.3, which
-    /// always passed `DCS tmux;` through).
+    /// always passed `DCS tmux;` through), and a client is attached (a detached session has no
+    /// terminal to pass anything to, nor one to answer).
     public var passthrough: Bool
     /// The pane's top-left cell on the outer terminal: `pane_top` plus the status lines above
     /// the window when `status-position` is `top`, and `pane_left`.
@@ -98,19 +99,20 @@ public struct TmuxPane: Sendable, Equatable {
     /// The format ``TmuxQuery`` asks tmux to expand (`display-message -p`): options are looked
     /// up pane → window → global, so `#{allow-passthrough}` is the pane's effective value
     /// (`show -gv` and `show -pv` in one answer).
-    public static let format = "#{allow-passthrough}|#{pane_top}|#{pane_left}|#{status}|#{status-position}|#{version}"
+    public static let format = "#{allow-passthrough}|#{pane_top}|#{pane_left}|#{status}|#{status-position}|#{version}|#{session_attached}"
 
     /// Parses tmux's expansion of ``format``; nil when it is not one (no tmux, no server).
     public init?(reply: String) {
         let line = reply.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map(String.init) ?? ""
         let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-        guard fields.count == 6, let paneTop = Int(fields[1]), let paneLeft = Int(fields[2]) else { return nil }
+        guard fields.count == 7, let paneTop = Int(fields[1]), let paneLeft = Int(fields[2]) else { return nil }
         let limit = ReplyLimits.screenCells
         guard limit.contains(paneTop + 1), limit.contains(paneLeft + 1) else { return nil }
         let value = fields[0].lowercased()
         var passthrough = ["1", "on", "all"].contains(value)
         // Before 3.3 there was no such option (it expands to nothing) and passthrough always worked.
         if value.isEmpty, let older = Self.isOlderThan33(fields[5]) { passthrough = older }
+        if let clients = Int(fields[6]), clients == 0 { passthrough = false }
         let statusLines: Int
         switch fields[3].lowercased() {
         case "on": statusLines = 1
