@@ -14,7 +14,8 @@ import Glibc
 ///   `c`/`r`, the cells the terminal scales the picture to (any picture size fills them).
 /// - Chunks: the base64 payload in pieces of at most 4096 bytes (3072 pixel bytes), `m=1` on all
 ///   but the last, `m=0` on the last. The first chunk carries every key; the others only `m`
-///   and `q` (kitty's spec allows `q` there, and kitty before 0.20 needed it to stay quiet).
+///   and `q` (kitty's spec allows `q` there, and kitty once needed it on every chunk to stay
+///   quiet: kitty#3375).
 /// - Unchanged frames: the packed pixels are compared with the previous frame's (`memcmp`);
 ///   equal pixels, size and cells write nothing and report ``Outcome/identical``.
 /// - Memory: two packed-pixel buffers (this frame, the last one), sized once per picture size and
