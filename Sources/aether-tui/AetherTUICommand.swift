@@ -6,7 +6,7 @@ import Foundation
 struct AetherTUICommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aether-tui",
-        abstract: "A terminal media player: video as sixel or half-block cells, sound through ALSA.",
+        abstract: "A terminal media player: video as kitty or sixel images or half-block cells, sound through ALSA.",
         version: "0.1.0",
         subcommands: [Play.self, Probe.self, Caps.self],
         defaultSubcommand: Play.self)

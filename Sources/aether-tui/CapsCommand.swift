@@ -5,7 +5,7 @@ import TerminalGraphics
 
 struct Caps: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print what the terminal can do (sixel, colours, cell size, synchronized output) and which renderer auto picks.")
+        abstract: "Print what the terminal can do (kitty graphics, sixel, colours, cell size, synchronized output, tmux passthrough) and which renderer auto picks.")
 
     func run() throws {
         let env = ProcessInfo.processInfo.environment

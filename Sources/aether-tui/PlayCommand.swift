@@ -9,7 +9,7 @@ struct PlaybackOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("A media file or a URL libavformat can open.", valueName: "file|url"))
     var source: String
 
-    @Option(help: ArgumentHelp("Video output: auto (the best the terminal has), sixel, halfblock, or null (no picture, headless).", valueName: "auto|sixel|halfblock|null"))
+    @Option(help: ArgumentHelp("Video output: auto (the best the terminal has: kitty, then sixel, then halfblock), kitty, sixel, halfblock, or null (no picture, headless).", valueName: "auto|kitty|sixel|halfblock|null"))
     var vo: String = "auto"
 
     @Option(help: ArgumentHelp("Audio output: alsa or null (silent, still paced in real time).", valueName: "alsa|null"))

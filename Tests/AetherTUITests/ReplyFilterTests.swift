@@ -111,4 +111,21 @@ import Testing
         // follows is read afresh.
         #expect(Self.run([Self.read("\u{1B}]11;x\u{1B}q")]).keys == [.escape, .character("q")])
     }
+
+    /// kitty's graphics replies arrive late over a slow link, and through tmux's passthrough
+    /// after tmux's own replies (the probe may be over by then): none may become keys.
+    @Test func lateKittyRepliesAreSwallowed() {
+        // The outer terminal's answer through tmux: kitty's OK, then its DA1, in one read.
+        #expect(Self.run([Self.read("\u{1B}_Gi=31;OK\u{1B}\\\u{1B}[?62;4;22c")]).keys.isEmpty)
+        // An error reply (colon, spaces) split over three reads.
+        #expect(Self.run([Self.read("\u{1B}_Gi=31;ENOTSUP"), Self.read("PORTED:no graphics here\u{1B}"), Self.read("\\")]).keys.isEmpty)
+        // A reply to a picture (a terminal that ignores q=2) with a long image id.
+        #expect(Self.run([Self.read("\u{1B}_Gi=1097167976,p=1;OK\u{1B}\\")]).keys.isEmpty)
+        // ncurses gave up after ESC: the ESC is the Escape key, the rest of the reply no keys.
+        let split = Self.run([Self.read("\u{1B}"), Self.read("_Gi=31;OK\u{1B}\\")], interval: 0.1)
+        #expect(split.keys == [.escape] && split.commands.isEmpty)
+        // Keys after a reply still work.
+        #expect(Self.run([Self.read("\u{1B}_Gi=31;OK\u{1B}\\"), Self.read("q")]).commands == [.quit])
+        #expect(Self.run([Self.read("\u{1B}_Gi=31;OK\u{1B}\\q")]).commands == [.quit])
+    }
 }

@@ -261,8 +261,24 @@ public final class TUIApp {
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return }
         if Int(ws.ws_col) != layout.columns || Int(ws.ws_row) != layout.rows {
             terminal.withScreen { _ = resizeterm(Int32(ws.ws_row), Int32(ws.ws_col)) }
+            refreshTmuxPane()
             relayout()
         }
+    }
+
+    /// Inside tmux with passthrough, pictures are placed from the pane's origin on the outer
+    /// terminal, and a resize may have moved the pane (a split, a closed neighbour): ask tmux
+    /// again (a few milliseconds) and, if the pane moved, draw with a driver made for where it is.
+    func refreshTmuxPane() {
+        guard capabilities.tmuxPassthrough else { return }
+        let environment = TerminalEnvironment(ProcessInfo.processInfo.environment)
+        guard let pane = TmuxQuery(environment: environment).finish(timeout: .milliseconds(100)),
+              pane != capabilities.tmuxPane else { return }
+        capabilities.tmuxPane = pane
+        guard let entry = VideoDrivers.entry(named: driver.name) else { return }
+        driver = entry.make(capabilities, options.drivers)
+        view.pictureScale = 1
+        output.setDriver(driver)
     }
 
     func relayout() {

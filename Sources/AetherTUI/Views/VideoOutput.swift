@@ -191,6 +191,13 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
             let generation = self.generation
             if let frame { last = frame }
             state.unlock()
+            if full, scene.placement.isEmpty, teardown == nil {
+                // No room for the picture any more: pictures that outlive the screen's erase
+                // (kitty's) are taken down.
+                let bytes = ByteBuffer(capacity: 256)
+                driver.teardown(into: bytes)
+                if !bytes.isEmpty { teardown = bytes }
+            }
             if let teardown { _ = terminal.submit(teardown) }
             if full { driver.invalidate() }
             guard let frame else { continue }

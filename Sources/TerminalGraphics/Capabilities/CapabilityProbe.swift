@@ -8,17 +8,50 @@ import Glibc
 /// One write carries every query, DSR last:
 /// DA1 (`CSI c`), XTSMGRAPHICS colour registers and sixel geometry (`CSI ?1;1;0S`,
 /// `CSI ?2;1;0S`), cell size (`CSI 16 t`), text area (`CSI 14 t`), screen cells (`CSI 18 t`),
-/// synchronized output (DECRQM `CSI ?2026$p`), then DSR (`CSI 5n`). Terminals answer in order,
-/// so the DSR reply (`CSI 0n`) means every answer the terminal will give has arrived; a silent
-/// terminal costs at most the budget. Bytes that are not replies come back as ``Report/strayInput``.
+/// synchronized output (DECRQM `CSI ?2026$p`), kitty graphics (`APC G a=q …`, a 1×1 image the
+/// terminal only checks), then DSR (`CSI 5n`). Terminals answer in order, so the DSR reply
+/// (`CSI 0n`) means every answer the terminal will give has arrived; a silent terminal costs at
+/// most the budget. Bytes that are not replies come back as ``Report/strayInput``.
+///
+/// Inside tmux the panes see tmux, not the terminal: tmux answers DA1 and DSR itself and takes a
+/// bare APC string for a pane title. So there the kitty query and a second DA1 go first,
+/// wrapped for tmux's passthrough (``TmuxPassthrough``), to the outer terminal; tmux drops them
+/// unless `allow-passthrough` is on, which ``TmuxQuery`` asks tmux (a child process started
+/// before the queries go out and collected after the sentinel). With passthrough on, the outer
+/// terminal's replies come after tmux's own (they make a round trip through it), its DA1 last:
+/// the probe waits for that second DA1 (or the budget), takes kitty graphics and sixel from the
+/// outer terminal, and the drivers wrap what they draw.
 public enum CapabilityProbe {
     /// Long enough for a terminal over ssh, short enough not to be noticed at startup.
     public static let defaultBudget: Duration = .milliseconds(250)
 
-    /// The queries, in one write.
-    public static let query: [UInt8] = Array(
+    /// kitty's graphics query: can a 1×1 RGB image with id 31 be loaded? (`a=q`: checked, not
+    /// stored or shown). kitty, WezTerm, ghostty and Konsole answer `i=31;OK`.
+    public static let kittyQuery: [UInt8] = Array("\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\".utf8)
+    /// The image id of ``kittyQuery``.
+    static let kittyQueryID = 31
+
+    /// Every query but kitty's and the sentinel.
+    private static let textQueries: [UInt8] = Array(
         ("\u{1B}[c" + "\u{1B}[?1;1;0S" + "\u{1B}[?2;1;0S" + "\u{1B}[16t" + "\u{1B}[14t" + "\u{1B}[18t"
-            + "\u{1B}[?2026$p" + "\u{1B}[5n").utf8)
+            + "\u{1B}[?2026$p").utf8)
+    /// DSR, the sentinel.
+    private static let sentinel: [UInt8] = Array("\u{1B}[5n".utf8)
+
+    /// The queries, in one write (outside tmux and GNU screen).
+    public static let query: [UInt8] = textQueries + kittyQuery + sentinel
+
+    /// The queries for a terminal in `environment`: ``query``; inside tmux the kitty query and a
+    /// DA1 for the outer terminal wrapped first and no bare APC (tmux would take it for a pane
+    /// title); in GNU screen no APC (its hardstatus line).
+    public static func queries(for environment: TerminalEnvironment) -> [UInt8] {
+        guard environment.inTmux || environment.inScreen else { return query }
+        var bytes: [UInt8] = []
+        if environment.inTmux {
+            bytes += TmuxPassthrough.wrap(kittyQuery) + TmuxPassthrough.wrap(Array("\u{1B}[c".utf8))
+        }
+        return bytes + textQueries + sentinel
+    }
 
     /// What the probe found.
     public struct Report: Sendable, Equatable {
@@ -34,10 +67,13 @@ public enum CapabilityProbe {
     /// - Parameters:
     ///   - windowSize: TIOCGWINSZ of the terminal if known (cells and pixels; pixels 0 = unknown).
     ///   - budget: the longest the probe waits for the sentinel.
+    ///   - tmuxPane: inside tmux, what tmux says about the pane (called once, after tmux's
+    ///     sentinel, with the time left; nil: tmux did not say, so no passthrough).
     public static func probe<T: ProbeTransport>(
         transport: inout T, environment: TerminalEnvironment,
         windowSize: (columns: Int, rows: Int, pixelWidth: Int, pixelHeight: Int)? = nil,
-        budget: Duration = defaultBudget
+        budget: Duration = defaultBudget,
+        tmuxPane: (_ timeLeft: Duration) -> TmuxPane? = { _ in nil }
     ) -> Report {
         let clock = ContinuousClock()
         let start = clock.now
@@ -50,19 +86,33 @@ public enum CapabilityProbe {
         var stray: [UInt8] = []
         var replies: [TerminalReply] = []
         var failure: SystemCallError?
-        do throws(SystemCallError) {
-            try transport.send(query)
-            while !caps.answered {
+        var attributeReplies = 0
+        /// Reads until `done` holds or the deadline passes.
+        func read(until done: () -> Bool) throws(SystemCallError) {
+            while !done() {
                 let now = clock.now
-                guard now < deadline else { break }
+                guard now < deadline else { return }
                 let bytes = try transport.receive(timeout: deadline - now)
                 guard !bytes.isEmpty else { continue }
                 let parsed = parser.feed(bytes)
                 stray += parsed.stray
                 for reply in parsed.replies {
-                    if case .statusReport = reply { caps.answered = true }
+                    switch reply {
+                    case .statusReport: caps.answered = true
+                    case .deviceAttributes: attributeReplies += 1
+                    default: break
+                    }
                     replies.append(reply)
                 }
+            }
+        }
+        do throws(SystemCallError) {
+            try transport.send(queries(for: environment))
+            try read { caps.answered }
+            if environment.inTmux {
+                caps.tmuxPane = tmuxPane(max(.zero, deadline - clock.now))
+                // The outer terminal answers through tmux after tmux's own replies, DA1 last.
+                if caps.tmuxPassthrough { try read { attributeReplies >= 2 } }
             }
         } catch {
             failure = error
@@ -75,13 +125,18 @@ public enum CapabilityProbe {
     }
 
     /// Probes the terminal on `input`/`output` (switching `input` to raw mode for the duration)
-    /// with the process environment as hints.
+    /// with the process environment as hints; inside tmux asks tmux about passthrough at the
+    /// same time (``TmuxQuery``).
     public static func probe(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO,
                              environment: TerminalEnvironment, budget: Duration = defaultBudget) -> Report {
+        let tmux = environment.inTmux ? TmuxQuery(environment: environment) : nil
         var transport = FileDescriptorTransport(input: input, output: output)
         defer { transport.restore() }
         let size = FileDescriptorTransport.windowSize(output) ?? FileDescriptorTransport.windowSize(input)
-        return probe(transport: &transport, environment: environment, windowSize: size, budget: budget)
+        return probe(transport: &transport, environment: environment, windowSize: size, budget: budget) { timeLeft in
+            // tmux answers in a few milliseconds; a busy server gets at least 100 ms.
+            tmux?.finish(timeout: max(timeLeft, .milliseconds(100)))
+        }
     }
 
     /// Folds replies, the window size and environment hints into capabilities.
@@ -99,11 +154,28 @@ public enum CapabilityProbe {
             caps.screenColumns = ws.columns
             caps.screenRows = ws.rows
         }
+        // Inside tmux with passthrough the first DA1 is tmux's, a second the outer terminal's;
+        // kitty replies come only from the outer terminal (tmux has no kitty graphics), and
+        // without passthrough none is believed.
+        let passthrough = caps.inTmux && caps.tmuxPassthrough
+        var attributeReplies = 0
         for reply in replies {
             switch reply {
+            case .deviceAttributes(let attributes) where passthrough && attributeReplies == 1:
+                attributeReplies += 1
+                caps.outerDeviceAttributes = Array(attributes.prefix(64))
+                if !caps.sixel, attributes.dropFirst().contains(4) {
+                    caps.sixel = true
+                    caps.sixelThroughTmux = true
+                }
             case .deviceAttributes(let attributes):
+                guard attributeReplies == 0 else { break }
+                attributeReplies += 1
                 caps.deviceAttributes = Array(attributes.prefix(64))
                 caps.sixel = attributes.dropFirst().contains(4)
+            case .kittyGraphics(let id, let ok) where id == kittyQueryID && (!caps.inTmux || passthrough):
+                caps.kittyGraphics = ok
+                caps.kittyGraphicsSource = .terminal
             case .graphicsAttribute(item: 1, status: 0, let values):
                 if let n = values.first, ReplyLimits.colorRegisters.contains(n) { caps.sixelColorRegisters = n }
             case .graphicsAttribute(item: 2, status: 0, let values):
@@ -137,6 +209,11 @@ public enum CapabilityProbe {
                   case let size = CellSize(width: textArea.width / c, height: textArea.height / r), size.isValid {
             caps.cellSize = size
             caps.cellSizeSource = .terminal
+        }
+        // A terminal that did not answer at all may still be kitty (a slow link): its name says so.
+        if !caps.answered, replies.isEmpty, environment.suggestsKittyGraphics {
+            caps.kittyGraphics = true
+            caps.kittyGraphicsSource = .environment
         }
         if environment.suggestsTruecolor {
             caps.truecolor = true

@@ -24,6 +24,9 @@ public enum ReplyLimits {
     public static let sixelGeometry = 1...4096
     /// Sixel colour registers (XTSMGRAPHICS `Pi=1`).
     public static let colorRegisters = 2...65536
+    /// The longest APC reply (kitty's `ESC _G i=31;OK ESC \`, or an error message), from ESC to
+    /// ST; a longer run is not a reply and is handed back as stray input, never waited on.
+    public static let apcReplyBytes = 256
 
     /// Whether `size` is a plausible cell.
     public static func accepts(_ size: CellSize) -> Bool {

@@ -10,13 +10,19 @@ enum TerminalReply: Equatable {
     case modeReport(mode: Int, value: Int)
     /// DSR: `CSI Ps n` (0 = ready), the sentinel.
     case statusReport(Int)
+    /// kitty graphics: `APC G i=<id> ; OK ST` (`ok`), or an error such as `ENOTSUPPORTED:…`.
+    case kittyGraphics(imageID: Int?, ok: Bool)
 }
 
 /// Splits the bytes read from the terminal into replies and everything else.
 ///
 /// Bytes that are not replies (keys typed while probing) are handed back as stray input so the
 /// host can use them; an incomplete sequence at the end of a read waits for the next read.
-/// Numbers are clamped, never trapped on: the input is the terminal's, not ours.
+/// Numbers are clamped, never trapped on: the input is the terminal's, not ours. CSI replies
+/// (`ESC [` or C1 CSI) and APC strings (`ESC _ … ESC \`, kitty's graphics replies) are
+/// understood; an APC string longer than ``ReplyLimits/apcReplyBytes`` or with a byte no reply
+/// has (a control, a non-ASCII byte) is stray from its ESC up to that point, and the scan goes on
+/// from there — a reply after it (the DSR sentinel) is still found.
 struct ReplyParser {
     private var pending: [UInt8] = []
     /// Longest CSI sequence accepted; longer runs are not replies.
@@ -33,6 +39,22 @@ struct ReplyParser {
             var bodyStart: Int
             if b == 0x1B {
                 guard i + 1 < data.count else { break scan }   // lone ESC: wait for more
+                if data[i + 1] == UInt8(ascii: "_") {
+                    switch Self.scanAPC(data, from: i) {
+                    case .incomplete:
+                        break scan
+                    case .stray(let end):
+                        stray += data[i..<end]
+                        i = end
+                    case .reply(let reply, let end):
+                        replies.append(reply)
+                        i = end
+                    case .unknown(let end):
+                        stray += data[i..<end]
+                        i = end
+                    }
+                    continue
+                }
                 guard data[i + 1] == UInt8(ascii: "[") else {
                     stray.append(b)
                     i += 1
@@ -72,6 +94,51 @@ struct ReplyParser {
         }
         pending = Array(data[i...])
         return (replies, stray)
+    }
+
+    private enum APCScan {
+        /// No terminator yet, within the length limit: wait for the next read.
+        case incomplete
+        /// Not a reply: stray up to `end` (exclusive), where the scan goes on.
+        case stray(end: Int)
+        /// A complete APC string that is not a reply we know.
+        case unknown(end: Int)
+        case reply(TerminalReply, end: Int)
+    }
+
+    /// Scans the APC string whose `ESC _` is at `start`: printable ASCII up to `ESC \`, at most
+    /// ``ReplyLimits/apcReplyBytes`` in all.
+    private static func scanAPC(_ data: [UInt8], from start: Int) -> APCScan {
+        let limit = ReplyLimits.apcReplyBytes
+        var j = start + 2
+        while j < data.count {
+            guard j - start < limit else { return .stray(end: j) }
+            let b = data[j]
+            if b == 0x1B {
+                guard j + 1 < data.count else { return .incomplete }
+                guard data[j + 1] == UInt8(ascii: "\\"), j + 2 - start <= limit else { return .stray(end: j) }
+                let body = Array(data[(start + 2)..<j])
+                if let reply = interpretAPC(body) { return .reply(reply, end: j + 2) }
+                return .unknown(end: j + 2)
+            }
+            guard b >= 0x20, b <= 0x7E else { return .stray(end: j) }
+            j += 1
+        }
+        return j - start >= limit ? .stray(end: j) : .incomplete
+    }
+
+    /// `G i=31 ; OK` → a kitty reply (keys before `;`, the message after it).
+    private static func interpretAPC(_ body: [UInt8]) -> TerminalReply? {
+        guard body.first == UInt8(ascii: "G") else { return nil }
+        let rest = body.dropFirst()
+        let semicolon = rest.firstIndex(of: UInt8(ascii: ";")) ?? rest.endIndex
+        var imageID: Int?
+        for pair in rest[..<semicolon].split(separator: UInt8(ascii: ",")) {
+            guard pair.count >= 2, pair.first == UInt8(ascii: "i"), pair[pair.startIndex + 1] == UInt8(ascii: "=") else { continue }
+            imageID = numbers(Array(pair.dropFirst(2))).first
+        }
+        let message = semicolon < rest.endIndex ? Array(rest[(semicolon + 1)...]) : []
+        return .kittyGraphics(imageID: imageID, ok: message == Array("OK".utf8))
     }
 
     private static func interpret(_ body: [UInt8], final: UInt8) -> TerminalReply? {

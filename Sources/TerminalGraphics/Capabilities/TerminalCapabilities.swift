@@ -8,8 +8,16 @@ public struct TerminalCapabilities: Sendable, Equatable {
         case assumed = "default"
     }
 
-    /// DA1 lists attribute 4.
+    /// DA1 lists attribute 4 (inside tmux: tmux's own, or the outer terminal's through
+    /// passthrough, see ``sixelThroughTmux``).
     public var sixel = false
+    /// Sixel comes from the terminal outside tmux (tmux itself has none): images go to it
+    /// wrapped in tmux's passthrough.
+    public var sixelThroughTmux = false
+    /// kitty's graphics protocol: the terminal answered the `a=q` query with `OK` (an error reply
+    /// means no), or, when it answered nothing at all, its name suggests it (``Source/environment``).
+    public var kittyGraphics = false
+    public var kittyGraphicsSource: Source = .assumed
     /// Colour registers (XTSMGRAPHICS `Pi=1`); 256 when the terminal has sixel but does not say.
     public var sixelColorRegisters: Int?
     /// Largest sixel image (XTSMGRAPHICS `Pi=2`).
@@ -28,6 +36,11 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var term: String?
     public var termProgram: String?
     public var inTmux = false
+    /// Inside tmux: what tmux said about the pane (passthrough, where it sits on the outer
+    /// terminal); nil when not in tmux or tmux did not answer.
+    public var tmuxPane: TmuxPane?
+    /// The outer terminal's DA1, asked through tmux's passthrough.
+    public var outerDeviceAttributes: [Int] = []
     /// The terminal answered the DSR sentinel within the time budget.
     public var answered = false
     /// DA1 attributes as received.
@@ -36,6 +49,17 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var probeMilliseconds: Double = 0
 
     public init() {}
+
+    /// Inside tmux with `allow-passthrough` on: graphics can reach the outer terminal, which was
+    /// probed through it.
+    public var tmuxPassthrough: Bool { inTmux && (tmuxPane?.passthrough ?? false) }
+
+    /// How pictures reach the outer terminal from inside tmux: wrapped for passthrough, placed
+    /// from the pane's origin (unknown: the top-left corner). Nil outside tmux.
+    public var passthrough: TmuxPassthrough? {
+        guard inTmux else { return nil }
+        return TmuxPassthrough(paneTop: tmuxPane?.top ?? 0, paneLeft: tmuxPane?.left ?? 0)
+    }
 
     /// Colour registers to use for sixel: the terminal's, else 256, never above 256.
     public var effectiveSixelColors: Int { min(256, max(2, sixelColorRegisters ?? 256)) }
@@ -56,8 +80,18 @@ public struct TerminalCapabilities: Sendable, Equatable {
         lines.append("TERM: \(term ?? "-")")
         lines.append("TERM_PROGRAM: \(termProgram ?? "-")")
         lines.append("tmux: \(yesNo(inTmux))")
-        lines.append("device attributes (DA1): \(deviceAttributes.isEmpty ? "-" : deviceAttributes.map(String.init).joined(separator: ";"))")
-        lines.append("sixel: \(yesNo(sixel))")
+        if inTmux {
+            if let pane = tmuxPane {
+                lines.append("tmux passthrough: \(yesNo(pane.passthrough)) (pane at row \(pane.top), column \(pane.left); tmux \(pane.version ?? "-"))")
+            } else {
+                lines.append("tmux passthrough: no (tmux did not answer)")
+            }
+        }
+        func attributes(_ a: [Int]) -> String { a.isEmpty ? "-" : a.map(String.init).joined(separator: ";") }
+        lines.append("device attributes (DA1): \(attributes(deviceAttributes))")
+        if tmuxPassthrough { lines.append("outer terminal DA1 (through tmux): \(attributes(outerDeviceAttributes))") }
+        lines.append("kitty graphics: \(yesNo(kittyGraphics)) (\(kittyGraphicsSource.rawValue))")
+        lines.append("sixel: \(yesNo(sixel))\(sixelThroughTmux ? " (outer terminal, through tmux)" : "")")
         lines.append("sixel colour registers: \(sixelColorRegisters.map(String.init) ?? "-")")
         lines.append("sixel max geometry: \(sixelMaxGeometry?.description ?? "-")")
         lines.append("cell size: \(cellSize?.description ?? "-") (\(cellSizeSource.rawValue))")

@@ -5,20 +5,23 @@ public struct TerminalEnvironment: Sendable, Equatable {
     public var colorTerm: String?
     /// `$TMUX` (set inside tmux).
     public var tmux: String?
+    /// `$TMUX_PANE` (the pane's id, `%3`, inside tmux).
+    public var tmuxPane: String?
     /// terminfo's `RGB` or `Tc` flag, if the host looked it up (e.g. ncurses `tigetflag`);
     /// TerminalGraphics does not read terminfo itself.
     public var terminfoTruecolor: Bool?
 
     public init(term: String? = nil, termProgram: String? = nil, colorTerm: String? = nil,
-                tmux: String? = nil, terminfoTruecolor: Bool? = nil) {
+                tmux: String? = nil, tmuxPane: String? = nil, terminfoTruecolor: Bool? = nil) {
         self.term = term
         self.termProgram = termProgram
         self.colorTerm = colorTerm
         self.tmux = tmux
+        self.tmuxPane = tmuxPane
         self.terminfoTruecolor = terminfoTruecolor
     }
 
-    /// Reads `TERM`, `TERM_PROGRAM`, `COLORTERM` and `TMUX` from a dictionary (pass
+    /// Reads `TERM`, `TERM_PROGRAM`, `COLORTERM`, `TMUX` and `TMUX_PANE` from a dictionary (pass
     /// `ProcessInfo.processInfo.environment`).
     public init(_ environment: [String: String], terminfoTruecolor: Bool? = nil) {
         func value(_ key: String) -> String? {
@@ -26,11 +29,26 @@ public struct TerminalEnvironment: Sendable, Equatable {
             return v
         }
         self.init(term: value("TERM"), termProgram: value("TERM_PROGRAM"), colorTerm: value("COLORTERM"),
-                  tmux: value("TMUX"), terminfoTruecolor: terminfoTruecolor)
+                  tmux: value("TMUX"), tmuxPane: value("TMUX_PANE"), terminfoTruecolor: terminfoTruecolor)
     }
 
     public var inTmux: Bool {
         tmux != nil || (term?.hasPrefix("tmux") ?? false) || termProgram == "tmux"
+    }
+
+    /// GNU screen (outside tmux): it takes an APC string for its hardstatus line, so kitty's
+    /// query is not sent to it.
+    public var inScreen: Bool {
+        !inTmux && (term?.hasPrefix("screen") ?? false)
+    }
+
+    /// Whether the environment names a terminal with kitty's graphics protocol (`TERM=xterm-kitty`,
+    /// `TERM_PROGRAM` kitty, WezTerm or ghostty). A hint for a terminal that did not answer at
+    /// all; never believed inside tmux, whose panes see tmux, not the terminal.
+    public var suggestsKittyGraphics: Bool {
+        guard !inTmux else { return false }
+        if term == "xterm-kitty" { return true }
+        return termProgram.map(["kitty", "WezTerm", "ghostty"].contains) ?? false
     }
 
     /// Whether the environment says 24-bit colour works.

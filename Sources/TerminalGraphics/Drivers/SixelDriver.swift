@@ -1,6 +1,11 @@
 /// `--vo=sixel`: DEC sixel images with a per-scene palette (``SixelEncoder``). Terminals draw
 /// sixel above text, so cells an overlay covers are left transparent (`P2=1`) and two text rows
 /// stay free under the picture for subtitles.
+///
+/// Inside tmux without sixel of its own but with passthrough to a sixel terminal, each image goes
+/// to the outer terminal wrapped (``TmuxPassthrough``), placed from inside the wrap. tmux takes a
+/// string only up to its input buffer limit (1 MiB, `INPUT_BUF_LIMIT`): a first frame larger than
+/// that is dropped by tmux, and later (partial) frames paint only what changed.
 public final class SixelDriver: VideoDriver {
     public let name = "sixel"
     public let drawsAboveText = true
@@ -18,12 +23,18 @@ public final class SixelDriver: VideoDriver {
     private let encoder: SixelEncoder
     private let maxColors: Int
     private var lastMask: CellMask?
+    private let passthrough: TmuxPassthrough?
+    /// The image before it is wrapped for tmux (reused).
+    private let unwrapped: ByteBuffer?
 
     /// - Parameters:
     ///   - colors: palette size; also the most the governor may use (the terminal's registers).
-    public init(colors: Int, dither: SixelDither) {
+    ///   - passthrough: inside tmux, when the sixel terminal is the one outside it.
+    public init(colors: Int, dither: SixelDither, passthrough: TmuxPassthrough? = nil) {
         maxColors = min(256, max(2, colors))
         encoder = SixelEncoder(options: SixelEncoder.Options(colors: maxColors, dither: dither))
+        self.passthrough = passthrough
+        unwrapped = passthrough == nil ? nil : ByteBuffer(capacity: 256 * 1024)
     }
 
     public func placement(for area: CellRect, displayAspect: Double, geometry: TerminalGeometry, scale: Double) -> Placement {
@@ -40,8 +51,19 @@ public final class SixelDriver: VideoDriver {
             lastMask = mask
         }
         let mark = output.count
-        output.append(Escape.cursorPosition(column: placement.rect.column, row: placement.rect.row))
         let holes = Self.transparentRects(mask: mask, placement: placement)
+        if let passthrough, let unwrapped {
+            unwrapped.removeAll()
+            let report = try encoder.encode(image, into: unwrapped, transparent: holes)
+            if report.outcome == .identical {
+                return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+            }
+            unwrapped.withUnsafeBytes {
+                passthrough.wrapPlaced($0, column: placement.rect.column, row: placement.rect.row, into: output)
+            }
+            return RenderReport(bytes: output.count - mark, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+        }
+        output.append(Escape.cursorPosition(column: placement.rect.column, row: placement.rect.row))
         let report = try encoder.encode(image, into: output, transparent: holes)
         if report.outcome == .identical {
             output.truncate(to: mark)

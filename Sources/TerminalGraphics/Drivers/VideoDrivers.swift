@@ -28,11 +28,19 @@ public enum VideoDrivers {
     }
 
     /// Every driver, best first: kitty > sixel > half-block; null last (never auto).
+    ///
+    /// Inside tmux, kitty and sixel suit only what passthrough reaches (or, for sixel, tmux's own
+    /// sixel); without `allow-passthrough` auto picks half-block.
     public static let all: [Entry] = [
+        Entry(name: "kitty", summary: "kitty graphics protocol images (kitty, WezTerm, ghostty, Konsole; tmux with allow-passthrough)",
+              suits: { $0.kittyGraphics && (!$0.inTmux || $0.tmuxPassthrough) }) { caps, _ in
+            // Inside tmux always wrapped: a bare APC string would become the pane's title.
+            KittyDriver(passthrough: caps.passthrough)
+        },
         Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",
-              suits: { $0.sixel }) { caps, options in
+              suits: { $0.sixel && (!$0.sixelThroughTmux || $0.tmuxPassthrough) }) { caps, options in
             SixelDriver(colors: min(options.sixelColors ?? caps.effectiveSixelColors, caps.effectiveSixelColors),
-                        dither: options.sixelDither)
+                        dither: options.sixelDither, passthrough: caps.sixelThroughTmux ? caps.passthrough : nil)
         },
         Entry(name: "halfblock", summary: "▀ cells in 24-bit or 256 colours (any terminal)",
               suits: { _ in true }) { caps, options in

@@ -3,14 +3,14 @@ import Foundation
 import TerminalGraphics
 
 /// `aether-bench graphics`: render-only throughput and bytes per frame of the half-block
-/// renderer (160×48 cells) and the sixel encoder (1280×768 px) on testsrc2 (moving and still)
+/// renderer (160×48 cells), the kitty encoder and the sixel encoder (1280×768 px) on testsrc2 (moving and still)
 /// and a grainy real-picture sequence, with the peers that are installed measured in the same
 /// invocation. Sixel quality is the PSNR of what a terminal would show (every image painted
 /// over the previous ones) against the source frame, averaged over all frames.
 struct GraphicsBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "graphics",
-        abstract: "Half-block and sixel render throughput vs mpv (tct/sixel), timg and libsixel.")
+        abstract: "Half-block, kitty and sixel render throughput vs mpv (tct/sixel), timg and libsixel.")
 
     @Option(help: "Frames per sequence.") var frames = 48
     @Option(help: "Timed runs per configuration (the median run is reported).") var repeats = 5
@@ -57,6 +57,14 @@ struct GraphicsBenchmark: ParsableCommand {
                         + (null.map { ", \(Stats.fmt(ours.cpuPerMediaSecond / max(0.001, tct.cpuPerMediaSecond - $0.cpuPerMediaSecond), 3))x (vs tct minus decode)" } ?? "")
                         + ", bytes/s \(Stats.fmt(ours.bytesPerSecond / max(1, tct.bytesPerSecond), 3))x")
                 }
+            }
+        }
+
+        if !sixelOnly {
+            for source in [FrameSet.Source.testsrc2, .still] {
+                let set = try FrameSet.generate(source, width: 1280, height: 768, count: frames, directory: workDir)
+                print("\n== kitty \(set.name), 1280x768 px (raw RGB, base64) ==")
+                print(try kitty(set).line(label: "ours kitty \(set.name)"))
             }
         }
 
@@ -118,6 +126,30 @@ struct GraphicsBenchmark: ParsableCommand {
                 bytes += out.count
             }
             runs.append(RunResult(frameMilliseconds: times, bytes: bytes))
+        }
+        return RunResult.medianRun(runs)
+    }
+
+    /// Times `encode` of every frame (packing, the unchanged-frame check, base64 and chunking),
+    /// `repeats` times.
+    func kitty(_ set: FrameSet) throws -> RunResult {
+        let images = try (0..<set.count).map(set.image)
+        let out = ByteBuffer(capacity: 4 << 20)
+        var runs: [RunResult] = []
+        for _ in 0..<repeats {
+            let encoder = KittyEncoder()
+            var times: [Double] = [], bytes = 0, unchanged = 0
+            for image in images {
+                out.removeAll()
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                let report = encoder.encode(image, columns: 128, rows: 38, into: out)
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                bytes += out.count
+                if report.outcome == .identical { unchanged += 1 }
+            }
+            var run = RunResult(frameMilliseconds: times, bytes: bytes)
+            run.note = "unchanged \(unchanged)"
+            runs.append(run)
         }
         return RunResult.medianRun(runs)
     }

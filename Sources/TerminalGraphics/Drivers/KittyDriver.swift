@@ -1,0 +1,97 @@
+/// `--vo=kitty`: kitty's graphics protocol (kitty, WezTerm, ghostty, Konsole) through
+/// ``KittyEncoder``: raw RGB frames, one image replaced in place, stretched by the terminal over
+/// the placement's cells. Kitty pictures are drawn above text, so cells an overlay covers are
+/// transparent (RGBA, alpha 0) and two text rows stay free under the picture for subtitles.
+///
+/// Inside tmux every sequence goes to the outer terminal wrapped for passthrough, the cursor
+/// moved to the picture inside the wrap (tmux writes passthrough at once, wherever the outer
+/// cursor is); a bare kitty sequence would become the pane's title.
+public final class KittyDriver: VideoDriver {
+    public let name = "kitty"
+    public let drawsAboveText = true
+    public var governorKind: OutputGovernor.Kind? { .kitty }
+    private let encoder: KittyEncoder
+    private let passthrough: TmuxPassthrough?
+    // Per placement and mask, not per frame: the framing (tmux: the cursor move inside the wrap)
+    // and the transparent rectangles.
+    private var framed: Placement?
+    private var framing = KittyEncoder.Framing.plain
+    private var holesKey: (mask: CellMask, placement: Placement)?
+    private var holes: [PixelRect] = []
+
+    /// - Parameters:
+    ///   - passthrough: inside tmux, how to reach the outer terminal (nil: a terminal of its own).
+    public init(passthrough: TmuxPassthrough? = nil, imageID: Int = 0x4165_7468) {
+        self.passthrough = passthrough
+        encoder = KittyEncoder(imageID: imageID)
+    }
+
+    /// The image id this driver's pictures have.
+    public var imageID: Int { encoder.imageID }
+
+    public func placement(for area: CellRect, displayAspect: Double, geometry: TerminalGeometry, scale: Double) -> Placement {
+        PictureGeometry.pixelPlacement(area: area, displayAspect: displayAspect, geometry: geometry,
+                                       reservedRows: rowsBelowPicture, scale: scale, heightMultiple: 1,
+                                       cellsFollowPicture: false)
+    }
+
+    public func render(_ image: PixelImage, placement: Placement, mask: CellMask,
+                       into output: ByteBuffer) throws(RenderError) -> RenderReport {
+        let start = OutputWriter.monotonicNanoseconds()
+        let rect = placement.rect
+        if framed != placement {
+            // A new place: the same pixels must be sent again (the image moves with its placement).
+            encoder.invalidate()
+            framed = placement
+            framing = passthrough.map { KittyEncoder.Framing.tmux($0, column: rect.column, row: rect.row) } ?? .plain
+        }
+        if holesKey?.mask != mask || holesKey?.placement != placement {
+            holes = Self.transparentRects(mask: mask, placement: placement)
+            holesKey = (mask, placement)
+        }
+        let mark = output.count
+        if passthrough == nil { output.append(Escape.cursorPosition(column: rect.column, row: rect.row)) }
+        let report = encoder.encode(image, columns: rect.width, rows: rect.height, transparent: holes,
+                                    framing: framing, into: output)
+        if report.outcome == .identical {
+            output.truncate(to: mark)
+            return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+        }
+        return RenderReport(bytes: output.count - mark, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+    }
+
+    public func invalidate() { encoder.invalidate() }
+
+    /// Deletes the image and its data in the terminal.
+    public func teardown(into output: ByteBuffer) {
+        let framing = passthrough.map { _ in KittyEncoder.Framing(before: TmuxPassthrough.opening, after: TmuxPassthrough.closing,
+                                                                   doublesEscapes: true) } ?? .plain
+        encoder.delete(framing: framing, into: output)
+        framed = nil
+    }
+
+    /// The picture's pixels under covered cells. The terminal stretches the picture over the
+    /// placement's cells, so a cell is a fractional pixel rectangle; each hole is rounded out to
+    /// whole pixels (a pixel any covered cell touches is transparent: an overlay is never
+    /// overdrawn by a sliver of picture). One rectangle per run of covered cells in a row.
+    static func transparentRects(mask: CellMask, placement: Placement) -> [PixelRect] {
+        let r = placement.rect
+        let w = placement.pictureSize.width, h = placement.pictureSize.height
+        guard !r.isEmpty, w > 0, h > 0 else { return [] }
+        var rects: [PixelRect] = []
+        for row in r.row..<r.endRow where mask.anyCovered(row: row, column: r.column, count: r.width) {
+            let k = row - r.row
+            let y0 = k * h / r.height, y1 = ((k + 1) * h + r.height - 1) / r.height
+            var column = r.column
+            while column < r.endColumn {
+                guard mask.isCovered(column: column, row: row) else { column += 1; continue }
+                let first = column
+                while column < r.endColumn, mask.isCovered(column: column, row: row) { column += 1 }
+                let x0 = (first - r.column) * w / r.width, x1 = ((column - r.column) * w + r.width - 1) / r.width
+                let hole = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+                if !hole.isEmpty { rects.append(hole) }
+            }
+        }
+        return rects
+    }
+}

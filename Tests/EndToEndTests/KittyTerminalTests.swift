@@ -1,0 +1,94 @@
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// The TUI on a stand-in kitty terminal (`Tests/Scripts/kitty_pty.py`: a pty that answers the
+/// probe, kitty's `a=q` included, and decodes every kitty image it receives), directly and
+/// through a real tmux with and without `allow-passthrough`. Serialized: each plays in real time.
+@Suite(.serialized) struct KittyTerminalTests {
+    struct Transmission: Decodable {
+        var keys: [String: String]
+        var chunks: Int
+        var bytes: Int
+        var mean: [Double]
+        /// The cursor (row, column, 0-based) where the picture was placed.
+        var at: [Int]
+        var max_chunk: Int
+    }
+
+    struct Report: Decodable {
+        var transmissions: [Transmission]
+        var deletes: [[String: String]]
+        var queries: Int
+        var status: Int?
+        var errors: [String]
+    }
+
+    static func run(_ command: [String], extra: [String] = []) throws -> Report {
+        let script = TestEnvironment.scripts.appendingPathComponent("kitty_pty.py").path
+        let r = Process.run(["/usr/bin/python3", script, "--keys-after", "3", "--timeout", "20"] + extra + ["--"] + command, timeout: 40)
+        return try JSONDecoder().decode(Report.self, from: Data(r.stdout.utf8))
+    }
+
+    static var player: [String] {
+        [TestEnvironment.binary, "--ao=null", "--pause", TestEnvironment.fixture("solid-red.mkv")]
+    }
+
+    /// tmux on a private socket with `conf`, running the player; the server ends with its session.
+    static func inTmux(_ conf: String, _ body: ([String]) throws -> Void) throws {
+        let socket = "aether-kitty-\(getpid())-\(UUID().uuidString.prefix(6))"
+        let path = NSTemporaryDirectory() + socket + ".conf"
+        try conf.write(toFile: path, atomically: true, encoding: .utf8)
+        defer {
+            _ = Process.run(["/usr/bin/tmux", "-L", socket, "kill-server"], timeout: 10)
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        let quoted = player.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        try body(["/usr/bin/tmux", "-L", socket, "-f", path, "new-session", quoted])
+    }
+
+    static func isRed(_ t: Transmission) -> Bool { t.mean[0] >= 245 && t.mean[1] <= 6 && t.mean[2] <= 6 }
+
+    @Test func aKittyTerminalGetsTheFrameAsKittyImages() throws {
+        let r = try Self.run(Self.player)
+        #expect(r.status == 0 && r.queries == 1 && r.errors.isEmpty, "\(r)")
+        let t = try #require(r.transmissions.first, "no kitty image arrived")
+        #expect(t.keys["a"] == "T" && t.keys["f"] == "24" && t.keys["q"] == "2" && t.keys["C"] == "1")
+        #expect(Int(t.keys["c"] ?? "") ?? 0 > 10 && Int(t.keys["r"] ?? "") ?? 0 > 5)
+        #expect(Self.isRed(t), "the picture is not the fixture's red: \(t.mean)")
+        #expect(t.max_chunk <= 4096 && t.chunks > 1)
+        #expect(r.deletes.count == 1 && r.deletes.first?["i"] == t.keys["i"], "the image was not deleted at exit")
+    }
+
+    @Test func aTerminalThatSaysNoGetsNoKittyImages() throws {
+        let r = try Self.run(Self.player, extra: ["--no-kitty"])
+        #expect(r.status == 0 && r.queries == 1)
+        #expect(r.transmissions.isEmpty && r.deletes.isEmpty)
+    }
+
+    @Test func throughTmuxWithPassthroughTheOuterTerminalGetsThemAtThePane() throws {
+        // The same 29-row pane under a status line at the bottom, then at the top: the picture
+        // must land one terminal row lower in the second (tmux writes passthrough wherever the
+        // outer cursor is; the driver places it from the pane's origin).
+        var placed: [[Int]] = []
+        for position in ["bottom", "top"] {
+            try Self.inTmux("set -g allow-passthrough on\nset -g status-position \(position)\nset -g escape-time 10\n") { tmux in
+                let r = try Self.run(tmux)
+                #expect(r.status == 0 && r.queries == 1 && r.errors.isEmpty, "\(r)")
+                let t = try #require(r.transmissions.first, "no kitty image came through tmux (status \(position))")
+                #expect(Self.isRed(t), "\(t.mean)")
+                #expect(r.deletes.count == 1)
+                placed.append(t.at)
+            }
+        }
+        #expect(placed.count == 2 && placed[1] == [placed[0][0] + 1, placed[0][1]], "placed at \(placed)")
+    }
+
+    @Test func throughTmuxWithoutPassthroughNothingReachesTheTerminal() throws {
+        try Self.inTmux("set -g allow-passthrough off\nset -g escape-time 10\n") { tmux in
+            let r = try Self.run(tmux)
+            #expect(r.status == 0, "\(r)")
+            #expect(r.queries == 0 && r.transmissions.isEmpty && r.deletes.isEmpty, "kitty sequences leaked: \(r)")
+        }
+    }
+}

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""A stand-in kitty terminal on a pseudo-terminal: runs a command in it, answers the queries a
+terminal answers (DA1, DSR, cell size, kitty's a=q with OK), reads every kitty graphics command
+the command sends, sends keys after a while, and reports what arrived as one JSON object.
+
+    kitty_pty.py [--cols 100 --rows 30] [--keys-after 3] [--keys q] [--no-kitty] -- COMMAND ARGS...
+
+Run tmux as the command (tmux -L sock new-session PLAYER…) to test passthrough: the terminal
+then sees what tmux forwards. The report: transmissions (keys of each first chunk, chunk
+count, decoded byte count, mean RGB of the decoded picture, the cursor cell where it was
+placed), deletes, whether any APC arrived inside a DCS (an unwrapped passthrough), exit status.
+"""
+import argparse, base64, fcntl, json, os, pty, re, select, signal, struct, sys, termios, time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--cols", type=int, default=100)
+ap.add_argument("--rows", type=int, default=30)
+ap.add_argument("--keys-after", type=float, default=3.0)
+ap.add_argument("--keys", default="q")
+ap.add_argument("--timeout", type=float, default=15.0)
+ap.add_argument("--no-kitty", action="store_true", help="answer a=q with an error")
+ap.add_argument("--dump", default=None, help="also write everything received to this file")
+ap.add_argument("cmd", nargs=argparse.REMAINDER)
+a = ap.parse_args()
+cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+
+pid, master = pty.fork()
+if pid == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", a.rows, a.cols, a.cols * 10, a.rows * 20))
+    os.environ["TERM"] = "xterm-256color"   # terminfo for xterm-kitty may be missing
+    os.environ.pop("TMUX", None)
+    os.environ.pop("TMUX_PANE", None)
+    os.execvp(cmd[0], cmd)
+
+ESC = b"\x1b"
+buf = bytearray()
+report = {"transmissions": [], "deletes": [], "queries": 0, "status": None, "errors": []}
+open_chunks = []
+cursor = [0, 0]          # row, column (0-based), as far as CUP/DECSC/DECRC go
+saved = [0, 0]
+
+def answer(data):
+    os.write(master, data)
+
+def handle_apc(body):
+    # body: b"G<keys>;<payload>"
+    if not body.startswith(b"G"):
+        return
+    keys_part, _, payload = body[1:].partition(b";")
+    keys = dict(kv.split(b"=", 1) for kv in keys_part.split(b",") if b"=" in kv)
+    keys = {k.decode(): v.decode() for k, v in keys.items()}
+    if keys.get("a") == "q":
+        report["queries"] += 1
+        if a.no_kitty:
+            answer(b"\x1b_Gi=%s;ENOTSUPPORTED:no graphics here\x1b\\" % keys.get("i", "0").encode())
+        else:
+            answer(b"\x1b_Gi=%s;OK\x1b\\" % keys.get("i", "0").encode())
+        return
+    if keys.get("a") == "d":
+        report["deletes"].append(keys)
+        return
+    open_chunks.append((keys, payload, list(cursor)))
+    if keys.get("m", "0") == "0":
+        first, _, at = open_chunks[0]
+        data = base64.b64decode(b"".join(p for _, p, _ in open_chunks))
+        bpp = int(first.get("f", "32")) // 8
+        n = len(data) // bpp
+        mean = [round(sum(data[c::bpp]) / max(1, n), 1) for c in range(3)]
+        report["transmissions"].append({"keys": first, "chunks": len(open_chunks), "bytes": len(data),
+                                        "mean": mean, "at": at,
+                                        "max_chunk": max(len(p) for _, p, _ in open_chunks)})
+        open_chunks.clear()
+
+csi = re.compile(rb"\x1b\[([0-9;?>]*)([A-Za-z])")
+
+def scan():
+    """Consumes complete sequences from buf; leaves an incomplete tail."""
+    global buf
+    i = 0
+    while True:
+        j = buf.find(ESC, i)
+        if j < 0 or j + 1 >= len(buf):
+            buf = buf[j:] if j >= 0 else bytearray()
+            return
+        c = buf[j + 1:j + 2]
+        if c in (b"_", b"P", b"]"):
+            end = buf.find(b"\x1b\\", j + 2)
+            if end < 0:
+                buf = buf[j:]
+                return
+            body = bytes(buf[j + 2:end])
+            if c == b"_":
+                handle_apc(body)
+            elif c == b"P" and b"\x1b_G" in body:
+                report["errors"].append("an APC arrived inside a DCS string")
+            i = end + 2
+            continue
+        if c == b"7":
+            saved[:] = cursor
+            i = j + 2
+            continue
+        if c == b"8":
+            cursor[:] = saved
+            i = j + 2
+            continue
+        m = csi.match(buf, j)
+        if m is None:
+            if len(buf) - j < 32 and c == b"[":
+                buf = buf[j:]
+                return
+            i = j + 1
+            continue
+        params, final = m.group(1), m.group(2)
+        if final == b"c" and params in (b"", b"0"):
+            answer(b"\x1b[?62;22c")
+        elif final == b"n" and params == b"5":
+            answer(b"\x1b[0n")
+        elif final == b"t" and params == b"16":
+            answer(b"\x1b[6;20;10t")
+        elif final == b"H":
+            parts = [int(p) if p else 1 for p in params.split(b";")] + [1, 1]
+            cursor[:] = [parts[0] - 1, parts[1] - 1]
+        i = m.end()
+
+start = time.monotonic()
+keys_sent = False
+status = None
+while time.monotonic() - start < a.timeout:
+    r, _, _ = select.select([master], [], [], 0.02)
+    if r:
+        try:
+            chunk = os.read(master, 1 << 20)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        buf.extend(chunk)
+        if a.dump:
+            with open(a.dump, "ab") as f:
+                f.write(chunk)
+        scan()
+    if not keys_sent and time.monotonic() - start >= a.keys_after:
+        os.write(master, a.keys.encode())
+        keys_sent = True
+    done, st = os.waitpid(pid, os.WNOHANG)
+    if done:
+        status = os.waitstatus_to_exitcode(st)
+        # Drain what is left.
+        while True:
+            r, _, _ = select.select([master], [], [], 0.1)
+            if not r:
+                break
+            try:
+                chunk = os.read(master, 1 << 20)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf.extend(chunk)
+            scan()
+        break
+deadline = time.monotonic() + 3
+while status is None and time.monotonic() < deadline:   # the pty closed: the command is ending
+    done, st = os.waitpid(pid, os.WNOHANG)
+    if done:
+        status = os.waitstatus_to_exitcode(st)
+    else:
+        time.sleep(0.02)
+if status is None:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+report["status"] = status
+print(json.dumps(report))

@@ -1,0 +1,262 @@
+import Foundation
+import Testing
+@testable import TerminalGraphics
+
+/// kitty's `a=q` query, APC replies, tmux passthrough and auto's order, against scripted terminals.
+@Suite struct KittyProbeTests {
+    static let ok = "\u{1B}_Gi=31;OK\u{1B}\\"
+    static let dsr = "\u{1B}[0n"
+
+    static func probe(_ reply: String?, environment: TerminalEnvironment = TerminalEnvironment(term: "xterm-256color"),
+                      chunk: Int = .max, budget: Duration = CapabilityProbe.defaultBudget,
+                      tmux: TmuxPane? = nil) -> (report: CapabilityProbe.Report, sent: [UInt8]) {
+        var terminal = ScriptedTerminal(reply: reply, chunk: chunk)
+        let report = CapabilityProbe.probe(transport: &terminal, environment: environment, budget: budget) { _ in tmux }
+        return (report, terminal.sent)
+    }
+
+    @Test func theKittyQueryGoesBeforeTheSentinel() throws {
+        let query = CapabilityProbe.query
+        let kitty = try #require(query.firstRange(of: CapabilityProbe.kittyQuery))
+        let dsr = try #require(query.firstRange(of: Array("\u{1B}[5n".utf8)))
+        #expect(kitty.upperBound == dsr.lowerBound)
+        #expect(query.suffix(4) == ArraySlice("\u{1B}[5n".utf8))
+    }
+
+    @Test func anOKReplyMeansKittyGraphics() {
+        let (report, sent) = Self.probe("\u{1B}[?62;22c" + Self.ok + Self.dsr)
+        let caps = report.capabilities
+        #expect(sent == CapabilityProbe.query)
+        #expect(caps.answered && caps.kittyGraphics && caps.kittyGraphicsSource == .terminal)
+        #expect(report.strayInput.isEmpty)
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "kitty")
+        #expect(VideoDrivers.make("auto", capabilities: caps, options: .init()) is KittyDriver)
+        #expect(caps.summaryLines.contains("kitty graphics: yes (reply)"))
+    }
+
+    @Test func anErrorReplyMeansNo() {
+        let caps = Self.probe("\u{1B}[?62;4c\u{1B}_Gi=31;ENOTSUPPORTED:graphics not here\u{1B}\\" + Self.dsr).report.capabilities
+        #expect(caps.answered && !caps.kittyGraphics && caps.kittyGraphicsSource == .terminal)
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "sixel")
+        #expect(caps.summaryLines.contains("kitty graphics: no (reply)"))
+    }
+
+    @Test func aReplyForAnotherImageIsNotOurs() {
+        let caps = Self.probe("\u{1B}[?62c\u{1B}_Gi=7;OK\u{1B}\\" + Self.dsr).report.capabilities
+        #expect(!caps.kittyGraphics)
+    }
+
+    @Test func apcGarbageAndOverlongAPCBecomeStray() {
+        let junk = "\u{1B}_Xjunk\u{1B}\\"
+        let long = "\u{1B}_G" + String(repeating: "A", count: 300) + "\u{1B}\\"
+        let control = "\u{1B}_Gi=31;O\u{07}K\u{1B}\\"
+        for chunk in [1, 7, Int.max] {
+            let (report, _) = Self.probe(junk + long + control + "\u{1B}[?62;4c" + Self.ok + Self.dsr, chunk: chunk)
+            let caps = report.capabilities
+            #expect(caps.answered, "the sentinel after the garbage was lost (chunks of \(chunk))")
+            #expect(caps.kittyGraphics && caps.sixel)
+            let stray = String(decoding: report.strayInput, as: UTF8.self)
+            #expect(stray.contains("junk") && stray.contains(String(repeating: "A", count: 250)))
+        }
+        // An APC that never ends is given up after the limit, not waited on for ever.
+        var parser = ReplyParser()
+        let endless = [UInt8]("\u{1B}_G".utf8) + [UInt8](repeating: UInt8(ascii: "B"), count: 1000)
+        var stray: [UInt8] = []
+        for piece in stride(from: 0, to: endless.count, by: 100) {
+            stray += parser.feed(Array(endless[piece..<min(endless.count, piece + 100)])).stray
+        }
+        #expect(stray == endless)
+        #expect(parser.feed(Array(Self.dsr.utf8)).replies == [.statusReport(0)])
+        // Exactly the limit is still a reply; one byte more is not.
+        let fits = "\u{1B}_Gi=31;" + String(repeating: "E", count: ReplyLimits.apcReplyBytes - 10) + "\u{1B}\\"
+        #expect(fits.utf8.count == ReplyLimits.apcReplyBytes)
+        parser = ReplyParser()
+        #expect(parser.feed(Array(fits.utf8)).replies == [.kittyGraphics(imageID: 31, ok: false)])
+        parser = ReplyParser()
+        let over = parser.feed(Array(("\u{1B}_Gi=31;E" + String(repeating: "E", count: ReplyLimits.apcReplyBytes - 10) + "\u{1B}\\").utf8))
+        #expect(over.replies.isEmpty)
+    }
+
+    @Test func aSilentTerminalNamedKittyGetsKittyFromTheEnvironment() {
+        for env in [TerminalEnvironment(term: "xterm-kitty"), TerminalEnvironment(term: "xterm-256color", termProgram: "WezTerm"),
+                    TerminalEnvironment(term: "xterm-ghostty", termProgram: "ghostty")] {
+            let caps = Self.probe(nil, environment: env, budget: .milliseconds(30)).report.capabilities
+            #expect(!caps.answered && caps.kittyGraphics && caps.kittyGraphicsSource == .environment)
+            #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "kitty")
+        }
+        // A terminal that answered without a kitty reply is believed over its name.
+        let caps = Self.probe("\u{1B}[?62c" + Self.dsr, environment: TerminalEnvironment(term: "xterm-kitty")).report.capabilities
+        #expect(caps.answered && !caps.kittyGraphics)
+        // An unknown silent terminal gets nothing.
+        #expect(!Self.probe(nil, budget: .milliseconds(30)).report.capabilities.kittyGraphics)
+    }
+
+    @Test func gnuScreenGetsNoAPC() {
+        let (_, sent) = Self.probe("\u{1B}[?1;2c" + Self.dsr, environment: TerminalEnvironment(term: "screen-256color"))
+        #expect(sent.firstRange(of: Array("\u{1B}_".utf8)) == nil)
+        #expect(sent.suffix(4) == ArraySlice("\u{1B}[5n".utf8))
+    }
+
+    // MARK: registry
+
+    @Test func autoPrefersKittyThenSixelThenHalfBlock() {
+        var caps = TerminalCapabilities()
+        caps.kittyGraphics = true
+        caps.sixel = true
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "kitty")
+        #expect(VideoDrivers.all.first?.name == "kitty")
+        caps.kittyGraphics = false
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "sixel")
+        caps.sixel = false
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
+        #expect(VideoDrivers.names.contains("kitty"))
+        #expect(VideoDrivers.make("kitty", capabilities: caps, options: .init()) is KittyDriver, "--vo kitty is kept")
+        // The d key cycles kitty → sixel → half-block on a terminal with both.
+        caps.kittyGraphics = true
+        caps.sixel = true
+        #expect(VideoDrivers.cycle(after: "kitty", capabilities: caps)?.name == "sixel")
+        #expect(VideoDrivers.cycle(after: "halfblock", capabilities: caps)?.name == "kitty")
+    }
+
+    @Test func inTmuxWithoutPassthroughAutoIsHalfBlock() {
+        var caps = TerminalCapabilities()
+        caps.inTmux = true
+        caps.kittyGraphics = true            // even if something claimed it
+        caps.tmuxPane = TmuxPane(passthrough: false)
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
+        caps.tmuxPane = nil
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
+    }
+
+    // MARK: tmux
+
+    static let tmuxEnvironment = TerminalEnvironment(["TERM": "screen-256color", "TMUX": "/tmp/tmux-0/default,1,0", "TMUX_PANE": "%0"])
+
+    @Test func inTmuxTheKittyQueryIsOnlySentWrapped() throws {
+        let (report, sent) = Self.probe("\u{1B}[?1;2c" + Self.dsr + Self.ok + "\u{1B}[?62;4c", environment: Self.tmuxEnvironment,
+                                        tmux: TmuxPane(passthrough: false))
+        #expect(sent == CapabilityProbe.queries(for: Self.tmuxEnvironment))
+        let unwrapped = try KittyStream.unwrapTmux(sent)
+        #expect(unwrapped.starts(with: CapabilityProbe.kittyQuery + Array("\u{1B}[c".utf8)))
+        let outside = try KittyStream.unwrapTmux(sent, keepInner: false)
+        #expect(outside.firstRange(of: Array("\u{1B}_".utf8)) == nil, "a bare APC would become the pane's title")
+        #expect(outside.suffix(4) == ArraySlice("\u{1B}[5n".utf8))
+        let caps = report.capabilities
+        #expect(caps.inTmux && !caps.tmuxPassthrough)
+        #expect(!caps.kittyGraphics && !caps.sixel, "replies that slipped through without passthrough are not believed")
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
+        #expect(caps.summaryLines.contains { $0.hasPrefix("tmux passthrough: no") })
+    }
+
+    @Test func withPassthroughTheOuterTerminalIsProbed() throws {
+        // tmux's own replies, then (after a round trip) the outer terminal's kitty reply and DA1.
+        let reply = "\u{1B}[?1;2c" + Self.dsr + Self.ok + "\u{1B}[?62;4;22c"
+        let pane = TmuxPane(passthrough: true, top: 2, left: 10, version: "3.3a")
+        let (report, _) = Self.probe(reply, environment: Self.tmuxEnvironment, chunk: 5, tmux: pane)
+        let caps = report.capabilities
+        #expect(caps.tmuxPassthrough && caps.tmuxPane == pane)
+        #expect(caps.deviceAttributes == [1, 2] && caps.outerDeviceAttributes == [62, 4, 22])
+        #expect(caps.kittyGraphics && caps.sixel && caps.sixelThroughTmux)
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "kitty")
+        #expect(caps.passthrough == TmuxPassthrough(paneTop: 2, paneLeft: 10))
+        #expect(caps.probeMilliseconds < 200, "the outer DA1 ends the wait")
+        let lines = caps.summaryLines
+        #expect(lines.contains("tmux passthrough: yes (pane at row 2, column 10; tmux 3.3a)"))
+        #expect(lines.contains("outer terminal DA1 (through tmux): 62;4;22"))
+        // A driver made for it wraps what it draws.
+        let out = ByteBuffer()
+        let driver = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init()))
+        let image = try TestImages.natural(width: 30, height: 20)
+        _ = try driver.render(image, placement: Placement(rect: CellRect(column: 0, row: 0, width: 3, height: 1),
+                                                         pictureSize: image.size), mask: CellMask(columns: 80, rows: 24), into: out)
+        #expect(out.bytes.starts(with: Array("\u{1B}Ptmux;\u{1B}\u{1B}7\u{1B}\u{1B}[3;11H".utf8)))
+    }
+
+    @Test func withPassthroughASixelOnlyOuterTerminalGetsWrappedSixel() throws {
+        let caps = Self.probe("\u{1B}[?1;2c" + Self.dsr + "\u{1B}[?63;4c", environment: Self.tmuxEnvironment,
+                              tmux: TmuxPane(passthrough: true)).report.capabilities
+        #expect(!caps.kittyGraphics && caps.sixel && caps.sixelThroughTmux)
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "sixel")
+        let driver = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init()))
+        let image = try TestImages.natural(width: 30, height: 24)
+        let out = ByteBuffer()
+        _ = try driver.render(image, placement: Placement(rect: CellRect(column: 0, row: 0, width: 3, height: 2),
+                                                         pictureSize: image.size), mask: CellMask(columns: 80, rows: 24), into: out)
+        #expect(out.bytes.starts(with: TmuxPassthrough.opening))
+    }
+
+    @Test func tmuxWithItsOwnSixelIsNotWrapped() throws {
+        let caps = Self.probe("\u{1B}[?1;2;4c" + Self.dsr + "\u{1B}[?62;4c", environment: Self.tmuxEnvironment,
+                              tmux: TmuxPane(passthrough: true)).report.capabilities
+        #expect(caps.sixel && !caps.sixelThroughTmux)
+        let driver = try #require(VideoDrivers.make("sixel", capabilities: caps, options: .init()))
+        let image = try TestImages.natural(width: 30, height: 24)
+        let out = ByteBuffer()
+        _ = try driver.render(image, placement: Placement(rect: CellRect(column: 0, row: 0, width: 3, height: 2),
+                                                         pictureSize: image.size), mask: CellMask(columns: 80, rows: 24), into: out)
+        #expect(out.bytes.starts(with: Escape.cursorPosition(column: 0, row: 0)))
+    }
+
+    @Test func aSilentOuterTerminalCostsOnlyTheBudget() {
+        let start = ContinuousClock.now
+        let caps = Self.probe("\u{1B}[?1;2c" + Self.dsr, environment: Self.tmuxEnvironment, budget: .milliseconds(120),
+                              tmux: TmuxPane(passthrough: true)).report.capabilities
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .milliseconds(110) && elapsed < .milliseconds(400))
+        #expect(caps.answered && caps.tmuxPassthrough && !caps.kittyGraphics && !caps.sixel)
+        #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
+    }
+
+    @Test func tmuxPaneAnswersAreParsed() {
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|1\n") == TmuxPane(passthrough: true, top: 0, left: 0, version: "3.3a"))
+        #expect(TmuxPane(reply: "0|5|10|on|top|3.3a|1") == TmuxPane(passthrough: false, top: 6, left: 10, version: "3.3a"))
+        #expect(TmuxPane(reply: "all|4|0|2|top|3.5|1")?.passthrough == true)
+        #expect(TmuxPane(reply: "all|4|0|2|top|3.5|1")?.top == 6)
+        #expect(TmuxPane(reply: "on|4|0|off|top|3.4|1")?.top == 4)
+        #expect(TmuxPane(reply: "|0|0|on|bottom|3.2a|1")?.passthrough == true, "before 3.3 passthrough always worked")
+        #expect(TmuxPane(reply: "|0|0|on|bottom||1")?.passthrough == false)
+        #expect(TmuxPane(reply: "no server running on /tmp/tmux-0/default") == nil)
+        #expect(TmuxPane(reply: "1|99999|0|on|bottom|3.3a|1") == nil)
+        #expect(TmuxPane(reply: "1|-3|0|on|bottom|3.3a|1") == nil)
+        #expect(TmuxPane(reply: "") == nil)
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|0")?.passthrough == false, "a detached session passes nothing through")
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|")?.passthrough == true)
+    }
+
+    // MARK: the tmux query's child process (a stand-in for tmux)
+
+    static func script(_ body: String) throws -> String {
+        let path = NSTemporaryDirectory() + "aether-fake-tmux-\(getpid())-\(UUID().uuidString.prefix(6))"
+        try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    @Test func tmuxQueryReadsTheAnswer() throws {
+        let path = try Self.script("echo \"$@\" > \"$0.args\"; echo '1|3|7|on|bottom|3.3a|1'")
+        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: path + ".args") }
+        let query = TmuxQuery(environment: Self.tmuxEnvironment, executable: path)
+        #expect(query.finish(timeout: .seconds(5)) == TmuxPane(passthrough: true, top: 3, left: 7, version: "3.3a"))
+        let args = try String(contentsOfFile: path + ".args", encoding: .utf8)
+        #expect(args == "display-message -p -t %0 \(TmuxPane.format)\n")
+    }
+
+    @Test func aTmuxQueryThatHangsIsKilledAtTheDeadline() throws {
+        let path = try Self.script("echo $$ > \"$0.pid\"; exec sleep 30")
+        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: path + ".pid") }
+        let start = ContinuousClock.now
+        let query = TmuxQuery(environment: Self.tmuxEnvironment, executable: path)
+        #expect(query.finish(timeout: .milliseconds(150)) == nil)
+        #expect(ContinuousClock.now - start < .seconds(2))
+        if let text = try? String(contentsOfFile: path + ".pid", encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            #expect(kill(pid, 0) != 0, "the child was left running")
+        }
+    }
+
+    @Test func aMissingOrFailingTmuxIsNoAnswer() throws {
+        #expect(TmuxQuery(environment: Self.tmuxEnvironment, executable: "/nonexistent/tmux").finish(timeout: .seconds(1)) == nil)
+        let path = try Self.script("echo '1|0|0|on|bottom|3.3a|1'; exit 1")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(TmuxQuery(environment: Self.tmuxEnvironment, executable: path).finish(timeout: .seconds(5)) == nil)
+    }
+}
