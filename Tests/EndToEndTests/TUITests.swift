@@ -282,6 +282,19 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
+    /// A TERM ncurses has no terminfo entry for: one clear line and exit 1 within seconds
+    /// (newterm returned nil and the player waited forever), the terminal left in its modes.
+    @Test func unknownTerminalTypeIsOneLine() throws {
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"),
+                                 "--ao=null"], columns: 200, environment: ["TERM": "no-such-terminal-xyz"],
+                                afterExit: "stty -a | grep -o ' -icanon\\| icanon' | head -1")
+        #expect(s.waitFor(8) { $0.contains("EXIT=") }, "the player did not exit:\n\(s.screen())")
+        let screen = s.screen()
+        #expect(screen.contains("EXIT=1"), "\(screen)")
+        #expect(screen.contains("aether-tui: the terminal type 'no-such-terminal-xyz' (TERM) is not in the terminfo database"), "\(screen)")
+        #expect(s.waitFor(3) { $0.contains(" icanon") }, "the terminal was left in raw mode:\n\(s.screen())")
+    }
+
     @Test func badFileIsOneLineAndNoRawMode() throws {
         let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("random.mkv")], columns: 200,
                                 environment: ["TERM": "screen-256color"])

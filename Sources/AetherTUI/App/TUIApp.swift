@@ -107,7 +107,11 @@ public final class TUIApp {
                 return nil
             }
         }
-        startScreen()
+        do { try startScreen() } catch {
+            player.stop()
+            FileHandle.standardError.write(Data("aether-tui: \(error)\n".utf8))
+            return Exit.error.rawValue
+        }
         defer { stopScreen() }
 
         // 4. Wire the engine to the screen and play.
@@ -191,11 +195,11 @@ public final class TUIApp {
 
     // MARK: screen lifecycle
 
-    private func startScreen() {
+    private func startScreen() throws(Terminal.StartError) {
         // CAN and ST first: a crash can come in the middle of a sixel image (a DCS string) or an
         // escape sequence, which would otherwise swallow the rest.
         let restore = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
-        terminal.start(restoreSequence: restore)
+        try terminal.start(restoreSequence: restore)
         terminal.withScreen {
             keypad(aether_stdscr(), true)
             // ncurses believes the cells under the video are blank: insert/delete-character

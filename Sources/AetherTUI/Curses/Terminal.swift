@@ -79,7 +79,7 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     /// Takes the terminal: saves its modes, arms restoration for every exit path (crash signals
     /// included), starts ncurses on it with cbreak/noecho/keypad, then redirects ncurses' output
     /// into a pipe this type drains, and starts the writer thread.
-    func start(restoreSequence: String) {
+    func start(restoreSequence: String) throws(StartError) {
         aether_terminal_save(STDIN_FILENO)
         restoreSequence.withCString { aether_terminal_set_restore_sequence($0, strlen($0)) }
         aether_terminal_install_crash_handlers()
@@ -97,8 +97,19 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
         cursesFD = dup(STDOUT_FILENO)
         cursesOut = fdopen(cursesFD, "w")
         cursesIn = fdopen(dup(STDIN_FILENO), "r")
+        // An unknown TERM (no terminfo entry): newterm returns nil and nothing was changed yet.
+        guard let opened = newterm(nil, cursesOut, cursesIn) else {
+            if let cursesOut { fclose(cursesOut) }
+            if let cursesIn { fclose(cursesIn) }
+            cursesOut = nil
+            cursesIn = nil
+            if outputFD >= 0 { close(outputFD) }
+            outputFD = -1
+            aether_terminal_set_restore_sequence("", 0)
+            throw StartError(term: ProcessInfo.processInfo.environment["TERM"] ?? "")
+        }
         lock.withLock {
-            screen = newterm(nil, cursesOut, cursesIn)
+            screen = opened
             _ = set_term(screen)
             cbreak()
             noecho()
@@ -119,6 +130,16 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
         t.stackSize = 512 * 1024
         thread = t
         t.start()
+    }
+
+    /// ncurses has no terminfo entry for the terminal type.
+    struct StartError: Error, CustomStringConvertible {
+        let term: String
+        var description: String {
+            term.isEmpty
+                ? "TERM is not set; set it to the terminal's type (for example TERM=xterm-256color), or play headless with --vo=null"
+                : "the terminal type '\(TextSanitizer.clean(term))' (TERM) is not in the terminfo database; set TERM to a known type (for example TERM=xterm-256color), or play headless with --vo=null"
+        }
     }
 
     /// Runs ncurses calls under the lock, then moves what ncurses wrote into the queue, so it
