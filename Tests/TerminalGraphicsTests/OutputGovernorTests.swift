@@ -42,6 +42,27 @@ import Testing
         #expect(changes == [OutputGovernor.Settings(frameDivisor: 2)])
     }
 
+    /// A terminal that takes only 6 of 24 frames a second (xterm with 1080p grain): the rest
+    /// are superseded. Fewer than 12 samples a second must still step down (it never did).
+    @Test func aSlowTerminalPaintingFewFramesStillStepsDown() {
+        var g = OutputGovernor(kind: .sixel, maxColors: 256)
+        var changes: [OutputGovernor.Settings] = []
+        var t = 0.0
+        while t < 3 {
+            let sample = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.015, writeSeconds: 0.15,
+                                               latency: 0.1, superseded: 3, stalled: true)
+            if let s = g.add(sample, now: t) { changes.append(s) }
+            t += 1.0 / 6
+        }
+        // Three of four frames superseded is far behind: two rungs at a time.
+        #expect(changes.first?.colors == 64 && changes.first?.scale == 1, "\(changes)")
+        #expect(changes.dropFirst().first?.scale == 0.5625, "\(changes)")
+        // Two frames are not enough to judge, however slow they were.
+        var h = OutputGovernor(kind: .sixel, maxColors: 256)
+        let slow = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.5, writeSeconds: 0.5, superseded: 20)
+        #expect(h.add(slow, now: 0) == nil && h.add(slow, now: 1.1) == nil)
+    }
+
     @Test func headroomStepsBackUpAfterAWhile() {
         var g = OutputGovernor(kind: .sixel)
         _ = feed(&g, from: 0, seconds: 2, load: 1.5)

@@ -47,6 +47,9 @@ public struct PlaybackSummary: Codable, Sendable {
     public var interrupted: Bool
     /// Terminal hosts only: the renderer, frames it painted, bytes it wrote to the terminal.
     public var renderer: String?
+    /// Where the output's governor left it (`sixel 128 colours ×0.75 24 fps (governed)`), or the
+    /// renderer's name when nothing was governed.
+    public var output: String?
     public var framesPainted: Int?
     public var terminalBytes: Int?
 

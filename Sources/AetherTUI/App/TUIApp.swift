@@ -128,6 +128,7 @@ public final class TUIApp {
             var summary = PlaybackSummary(player: player, startPosition: options.player.start,
                                           wallSeconds: MonotonicClock.seconds() - wallStart, interrupted: code == Exit.signal.rawValue)
             summary.renderer = driver.name
+            summary.output = outputDescription
             summary.framesPainted = output.currentTotals.framesPainted
             summary.terminalBytes = terminal.statistics.bytesWritten
             stats.write("summary", summary)

@@ -6,10 +6,11 @@
 /// every 2nd frame painted, then half-block; kitty: scale, frame divisor, half-block;
 /// half-block: frame divisor only.
 ///
-/// - Down: over the last second (at least 12 frames, after a settling time since the last
-///   change) the median load — (encode + write) ÷ frame interval — is above 0.9, or more than
+/// - Down: over the last second (or the last 12 frames when fewer were painted in it, at
+///   least 4, after a settling time since the last change) the median load — (encode + write) ÷ frame interval — is above 0.9, or more than
 ///   10 % of frames were superseded in the mailbox, or the 90th-percentile latency is above two
-///   frame intervals.
+///   frame intervals. Twice as bad as that (a load above 2.5, half the frames superseded or
+///   a latency above four intervals) steps two rungs at once.
 /// - Up: a load under 0.5 with nothing superseded and no write stall for `upHold` seconds
 ///   (3 s at first). Falling back within 5 s of a step up doubles `upHold` (up to 48 s), so a
 ///   rung that cannot hold is not retried in a loop.
@@ -76,6 +77,9 @@ public struct OutputGovernor: Sendable {
     public static let settleSeconds = 0.5
     public static let windowSeconds = 1.0
     public static let minimumSamples = 12
+    /// A window spanning a whole second is judged from this many frames.
+    public static let fewestSamples = 4
+    public static let longestWindowSeconds = 4.0
 
     /// - Parameters:
     ///   - maxColors: the sixel palette to start from (the terminal's registers or the option).
@@ -108,8 +112,15 @@ public struct OutputGovernor: Sendable {
     public mutating func add(_ sample: Sample, now: Double) -> Settings? {
         guard enabled, sample.frameInterval > 0, sample.frameInterval.isFinite else { return nil }
         window.append((now, sample))
-        window.removeAll { now - $0.time > Self.windowSeconds }
-        guard now - lastChange >= Self.settleSeconds, window.count >= Self.minimumSamples else { return nil }
+        // The last second, or the last `minimumSamples` frames when fewer were painted in it
+        // (a terminal that takes 6 frames a second must still be judged), at most 4 s back.
+        while let first = window.first, now - first.time > Self.windowSeconds,
+              window.count > Self.minimumSamples || now - first.time > Self.longestWindowSeconds {
+            window.removeFirst()
+        }
+        guard now - lastChange >= Self.settleSeconds, let first = window.first,
+              window.count >= Self.minimumSamples
+                || (window.count >= Self.fewestSamples && now - first.time >= Self.windowSeconds) else { return nil }
         let loads = window.map { ($0.sample.encodeSeconds + $0.sample.writeSeconds) / $0.sample.frameInterval }.sorted()
         let load = loads[loads.count / 2]
         let superseded = window.reduce(0) { $0 + $1.sample.superseded }
@@ -122,7 +133,10 @@ public struct OutputGovernor: Sendable {
             headroomSince = nil
             guard level + 1 < rungs.count else { return nil }
             if now - lastStepUp < 5 { upHold = min(48, upHold * 2) }
-            return change(to: level + 1, now: now)
+            // Far behind (a slow terminal meeting a full-size picture): two rungs at once, so
+            // the picture is in time after a couple of seconds rather than five or six.
+            let severe = load > 2.5 || supersededShare > 0.5 || latencyP90 > 4
+            return change(to: min(rungs.count - 1, level + (severe ? 2 : 1)), now: now)
         }
         if load < 0.5, superseded == 0, !stalled {
             if headroomSince == nil { headroomSince = now }
