@@ -10,17 +10,18 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 export XDG_RUNTIME_DIR=/tmp/aether-test-xdg
 eval "$(bash "$root/Tests/Scripts/pulse-null-sink.sh" "$XDG_RUNTIME_DIR")" >/dev/null
 work=$(mktemp -d /tmp/aether-xterm-XXXXXX)
-display=":$((90 + $$ % 9))"
 cleanup() {
     [ -n "${xterm_pid:-}" ] && kill -9 "$xterm_pid" 2>/dev/null || true
-    [ -n "${xvfb_pid:-}" ] && kill -9 "$xvfb_pid" 2>/dev/null || true
+    [ -n "${xvfb_pid:-}" ] && kill "$xvfb_pid" 2>/dev/null || true
     wait 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
-Xvfb "$display" -screen 0 1920x1080x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+# Xvfb picks a free display number itself and writes it to fd 3.
+Xvfb -displayfd 3 -screen 0 1920x1080x24 -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
 xvfb_pid=$!
-for _ in $(seq 100); do [ -S "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.05; done
+for _ in $(seq 200); do [ -s "$work/display" ] && break; sleep 0.05; done
+display=":$(head -1 "$work/display")"
 quoted=$(printf "'%s' " "$player" "$file" --ao=alsa --audio-device=pulse --stats-file="$work/stats.jsonl" "$@")
 DISPLAY="$display" xterm -ti vt340 -xrm 'XTerm*numColorRegisters: 256' -xrm 'XTerm*maxGraphicSize: 4000x4000' \
     -fa 'DejaVu Sans Mono' -fs 10 -geometry 160x48+0+0 -bw 0 -b 0 \

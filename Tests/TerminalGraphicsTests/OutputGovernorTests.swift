@@ -32,7 +32,17 @@ import Testing
 
     @Test func supersededFramesAndLateFramesCountAsOverload() {
         var g = OutputGovernor(kind: .kitty)
-        #expect(feed(&g, from: 0, seconds: 1.5, load: 0.3, superseded: 1).first?.scale == 0.75)
+        // One frame superseded for every one painted: twice too much, so about half the cost.
+        #expect(feed(&g, from: 0, seconds: 1.5, load: 0.3, superseded: 1).first?.scale == 0.5625)
+        var k = OutputGovernor(kind: .kitty)
+        // One in five superseded: one rung.
+        var kittyChanges: [OutputGovernor.Settings] = []
+        for i in 0..<40 {
+            let s = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.001, writeSeconds: 0.001,
+                                          superseded: i % 4 == 0 ? 1 : 0)
+            if let c = k.add(s, now: Double(i) * interval) { kittyChanges.append(c) }
+        }
+        #expect(kittyChanges.first?.scale == 0.75, "\(kittyChanges)")
         var h = OutputGovernor(kind: .halfBlock)
         var changes: [OutputGovernor.Settings] = []
         for i in 0..<48 {
@@ -54,13 +64,37 @@ import Testing
             if let s = g.add(sample, now: t) { changes.append(s) }
             t += 1.0 / 6
         }
-        // Three of four frames superseded is far behind: two rungs at a time.
-        #expect(changes.first?.colors == 64 && changes.first?.scale == 1, "\(changes)")
-        #expect(changes.dropFirst().first?.scale == 0.5625, "\(changes)")
+        // Three of four frames superseded is four times too much: one jump to about a quarter
+        // of the cost (64 colours at ×0.5625), not one rung a second.
+        #expect(changes.first?.colors == 64 && changes.first?.scale == 0.5625, "\(changes)")
+        #expect(changes.first?.frameDivisor == 1 && changes.first?.fallback == false, "\(changes)")
         // Two frames are not enough to judge, however slow they were.
         var h = OutputGovernor(kind: .sixel, maxColors: 256)
         let slow = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.5, writeSeconds: 0.5, superseded: 20)
         #expect(h.add(slow, now: 0) == nil && h.add(slow, now: 1.1) == nil)
+    }
+
+    /// Half-block is a one-way step: a start-up spike that throws the governor to the rung
+    /// before it does not also take the driver away; seconds of overload there do.
+    @Test func theLastRungNeedsSustainedOverload() {
+        var g = OutputGovernor(kind: .sixel, maxColors: 256)
+        var changes: [(time: Double, settings: OutputGovernor.Settings)] = []
+        var t = 0.0
+        while t < 6 {
+            let sample = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.4, writeSeconds: 0.4)
+            if let s = g.add(sample, now: t) { changes.append((t, s)) }
+            t += interval
+        }
+        // One jump to the rung before the last (never straight to half-block)…
+        #expect(changes.count == 2, "\(changes)")
+        #expect(changes.first?.settings.frameDivisor == 2 && changes.first?.settings.fallback == false)
+        #expect((changes.first?.time ?? 9) < 1.5)
+        // …and half-block only after the hold on it.
+        if changes.count == 2 {
+            #expect(changes[1].settings.fallback)
+            #expect(changes[1].time - changes[0].time >= OutputGovernor.fallbackHoldSeconds)
+            #expect(changes[1].time - changes[0].time < OutputGovernor.fallbackHoldSeconds + 0.2)
+        }
     }
 
     @Test func headroomStepsBackUpAfterAWhile() {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Steps a video output's quality down when frames cannot reach the terminal on time, and back
 /// up when there is headroom, with hysteresis. Pure: fed with what the render thread measured
 /// per frame, it returns the settings to use. Unit-tested with synthetic sample streams.
@@ -9,8 +11,8 @@
 /// - Down: over the last second (or the last 12 frames when fewer were painted in it, at
 ///   least 4, after a settling time since the last change) the median load — (encode + write) ÷ frame interval — is above 0.9, or more than
 ///   10 % of frames were superseded in the mailbox, or the 90th-percentile latency is above two
-///   frame intervals. Twice as bad as that (a load above 2.5, half the frames superseded or
-///   a latency above four intervals) steps two rungs at once.
+///   frame intervals. Asked for twice what it can take or more (load ÷ 0.9, frames offered ÷
+///   painted, latency ÷ two intervals), it jumps to the rung a cost model says will fit.
 /// - Up: a load under 0.5 with nothing superseded and no write stall for `upHold` seconds
 ///   (3 s at first). Falling back within 5 s of a step up doubles `upHold` (up to 48 s), so a
 ///   rung that cannot hold is not retried in a loop.
@@ -80,6 +82,8 @@ public struct OutputGovernor: Sendable {
     /// A window spanning a whole second is judged from this many frames.
     public static let fewestSamples = 4
     public static let longestWindowSeconds = 4.0
+    /// Seconds of overload on the rung before the last before giving the driver up.
+    public static let fallbackHoldSeconds = 3.0
 
     /// - Parameters:
     ///   - maxColors: the sixel palette to start from (the terminal's registers or the option).
@@ -119,8 +123,8 @@ public struct OutputGovernor: Sendable {
             window.removeFirst()
         }
         guard now - lastChange >= Self.settleSeconds, let first = window.first,
-              window.count >= Self.minimumSamples
-                || (window.count >= Self.fewestSamples && now - first.time >= Self.windowSeconds) else { return nil }
+              window.count >= Self.fewestSamples else { return nil }
+        let span = now - first.time
         let loads = window.map { ($0.sample.encodeSeconds + $0.sample.writeSeconds) / $0.sample.frameInterval }.sorted()
         let load = loads[loads.count / 2]
         let superseded = window.reduce(0) { $0 + $1.sample.superseded }
@@ -128,15 +132,29 @@ public struct OutputGovernor: Sendable {
         let latencies = window.map { $0.sample.latency / $0.sample.frameInterval }.sorted()
         let latencyP90 = latencies[min(latencies.count - 1, latencies.count * 9 / 10)]
         let stalled = window.contains { $0.sample.stalled }
+        let offered = Double(window.count + superseded) / Double(window.count)
+        let severity = max(load / 0.9, offered, latencyP90 / 2)
+        // Judged on a second of frames (or 12 of them); half a second is enough when the
+        // terminal is asked for twice what it takes (every frame late costs a dropped one).
+        guard window.count >= Self.minimumSamples || span >= Self.windowSeconds
+                || (severity >= 2 && span >= Self.windowSeconds / 2) else { return nil }
 
         if load > 0.9 || supersededShare > 0.1 || latencyP90 > 2 {
             headroomSince = nil
             guard level + 1 < rungs.count else { return nil }
             if now - lastStepUp < 5 { upHold = min(48, upHold * 2) }
-            // Far behind (a slow terminal meeting a full-size picture): two rungs at once, so
-            // the picture is in time after a couple of seconds rather than five or six.
-            let severe = load > 2.5 || supersededShare > 0.5 || latencyP90 > 4
-            return change(to: min(rungs.count - 1, level + (severe ? 2 : 1)), now: now)
+            // How many times too much the terminal is asked for: over 2 (a slow terminal meeting
+            // a full-size picture), jump to the rung estimated to fit, so the picture is in time
+            // after a couple of seconds rather than five or six; never straight to the last rung.
+            var target = level + 1
+            // Giving up the driver cannot be undone (the new driver has its own governor): only
+            // after the rung before it has been overloaded for a while, not on a start-up spike.
+            if rungs[target].fallback, now - lastChange < Self.fallbackHoldSeconds { return nil }
+            if severity >= 2 {
+                let budget = Self.cost(rungs[level]) / severity
+                while target + 2 < rungs.count, Self.cost(rungs[target]) > budget { target += 1 }
+            }
+            return change(to: target, now: now)
         }
         if load < 0.5, superseded == 0, !stalled {
             if headroomSince == nil { headroomSince = now }
@@ -148,6 +166,13 @@ public struct OutputGovernor: Sendable {
             headroomSince = nil
         }
         return nil
+    }
+
+    /// What a rung costs the terminal relative to the top one (a rough model: pixels, fewer
+    /// palette colours write fewer colour runs, every 2nd frame halves it). Only used to jump
+    /// when far behind; the measurements after the jump correct it either way.
+    static func cost(_ s: Settings) -> Double {
+        s.scale * s.scale * pow(Double(s.colors ?? 256) / 256, 0.35) / Double(s.frameDivisor)
     }
 
     private mutating func change(to newLevel: Int, now: Double) -> Settings {
