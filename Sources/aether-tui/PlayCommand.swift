@@ -72,6 +72,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("stats-file"), help: ArgumentHelp("Write telemetry as JSON lines at 1 Hz, plus a final summary line.", valueName: "path"))
     var statsFile: String?
 
+    @Option(name: .customLong("screenshot-directory"), help: ArgumentHelp("Where s and S save screenshots (default: $XDG_PICTURES_DIR, else the current directory).", valueName: "path"))
+    var screenshotDirectory: String?
+
     func validate() throws {
         guard VideoDrivers.names.contains(vo) else {
             throw ValidationError("--vo must be one of: \(VideoDrivers.names.joined(separator: ", "))")
@@ -186,6 +189,7 @@ struct Play: ParsableCommand {
                                           halfBlockColors: playback.halfBlockColors.flatMap(VideoDrivers.halfBlockColors(option:))),
             theme: theme, startPaused: playback.pause)
         options.statsFile = playback.statsFile
+        options.screenshotDirectory = playback.screenshotDirectory
         options.governor = playback.voGovernor == "yes"
         let code = TUIApp(options: options).run()
         if code != 0 { throw ExitCode(code) }

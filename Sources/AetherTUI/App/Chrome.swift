@@ -35,6 +35,8 @@ extension TUIApp {
             if view.showHelp { overlays.append(drawHelp()) }
             if view.menu != nil { let r = drawMenu(); overlays.append(r); view.menuRect = r } else { view.menuRect = nil }
             if let osd = view.osdMessage { overlays.append(drawOSD(osd.text)) }
+            if let rect = drawScrubPreview() { overlays.append(rect) }
+            erasePreviewLeftovers(now: overlays)
             // The mask changes before ncurses writes: no frame may paint over a new overlay,
             // and cells an overlay leaves are repainted by the next frame.
             let changed = overlays != view.overlayRects
@@ -102,6 +104,60 @@ extension TUIApp {
         return player.mediaInfo?.chapters.last { $0.start <= now + 0.01 }
     }
 
+    /// The progress bar's column for `time`.
+    func markerColumn(_ time: Double) -> Int {
+        let duration = player.duration ?? 0
+        return duration > 0 ? min(layout.columns - 1, Int(saturating: min(1, max(0, time / duration)) * Double(layout.columns))) : 0
+    }
+
+    /// The scrub preview's label row and cells (a box the video leaves alone; the picture is
+    /// drawn there by the output's still driver). Nil when there is none.
+    private func drawScrubPreview() -> CellRect? {
+        guard let scrub = view.scrub else { return nil }
+        let chapter = player.mediaInfo?.chapters.last { $0.start <= scrub.target + 0.01 }
+        let label = " " + TimeFormat.clock(scrub.target) + (chapter.map { "  " + TextSanitizer.clean($0.title ?? "chapter") } ?? "") + " "
+        guard let preview = view.preview,
+              let spot = previewPlacement(for: preview, marker: markerColumn(scrub.target)) else {
+            // No picture (yet): the label alone, above the marker.
+            let w = min(layout.columns, DisplayWidth.of(label))
+            let column = min(layout.columns - w, max(0, markerColumn(scrub.target) - w / 2))
+            Curses.put(label, row: layout.rows - 3, column: column, style: palette[.status], width: w)
+            return CellRect(column: column, row: layout.rows - 3, width: w, height: 1)
+        }
+        let rect = CellRect(column: spot.label.column, row: spot.label.row, width: spot.label.width,
+                            height: layout.rows - 2 - spot.label.row)
+        Curses.fill(row: spot.label.row, column: rect.column, width: rect.width, style: palette[.status])
+        Curses.put(label, row: spot.label.row, column: rect.column, style: palette[.status], width: rect.width)
+        return rect
+    }
+
+    /// Cells the preview covered and no longer does, outside the video's picture: nothing else
+    /// repaints them (the video repaints its own cells), and ncurses believes them blank, so
+    /// they are erased (ECH; xterm drops the sixel picture there too).
+    private func erasePreviewLeftovers(now overlays: [CellRect]) {
+        let current = view.scrub != nil ? overlays.last : nil
+        defer { view.previewRect = current }
+        guard let old = view.previewRect, old != current else { return }
+        var keep = CellMask(columns: layout.columns, rows: layout.rows)
+        if let current { keep.cover(current) }
+        let bytes = ByteBuffer(capacity: 1024)
+        for row in old.row..<old.endRow {
+            var column = old.column
+            while column < old.endColumn {
+                guard !keep.isCovered(column: column, row: row) else { column += 1; continue }
+                let start = column
+                while column < old.endColumn, !keep.isCovered(column: column, row: row) { column += 1 }
+                bytes.append(Escape.cursorPosition(column: start, row: row))
+                bytes.append(Escape.eraseCharacters(column - start))
+            }
+        }
+        guard !bytes.isEmpty else { return }
+        terminal.emitInScreen(Escape.saveCursor + Escape.resetAttributes + bytes.bytes + Escape.restoreCursor)
+        // ncurses rewrites those rows from scratch (the chrome under the old preview).
+        for row in old.row..<old.endRow { wtouchln(aether_stdscr(), Int32(row), 1, 1) }
+        output.repaint(full: false)
+    }
+
     private func drawTransport() {
         let row = layout.rows - 2
         let width = layout.columns
@@ -121,12 +177,17 @@ extension TUIApp {
                 : x < buffered ? ("─", .progressBuffered) : ("─", .progressEmpty)
             Curses.put(glyph, row: row, column: x, style: palette[role])
         }
+        if let scrub = view.scrub {
+            Curses.put("◆", row: row, column: markerColumn(scrub.target), style: palette[.time])
+        }
         // Status line.
         let status = row + 1
         Curses.fill(row: status, column: 0, width: width, style: palette[.status])
         let icon = player.state == .paused ? "⏸" : player.state == .seeking ? "⇥" : "▶"
         let timeText: String
-        if view.showRemaining {
+        if let scrub = view.scrub {
+            timeText = "\(TimeFormat.clock(scrub.target)) / \(TimeFormat.clock(duration))  scrub: Enter seeks, Esc leaves"
+        } else if view.showRemaining {
             timeText = "\(TimeFormat.clock(now)) / -\(TimeFormat.clock(max(0, duration - now)))"
         } else {
             timeText = "\(TimeFormat.clock(now)) / \(TimeFormat.clock(duration))"

@@ -42,6 +42,7 @@ extension TUIApp {
         }
         guard let key = TUIApp.key(for: input) else { return }
         if view.menu != nil { handleMenuKey(key); return }
+        if handleScrubKey(key) { return }
         if key == .escape {
             if view.showHelp || view.showStats { view.showHelp = false; view.showStats = false }
             return
@@ -143,6 +144,10 @@ extension TUIApp {
         case .togglePinChrome:
             view.chromePinned.toggle()
             osd(view.chromePinned ? "transport bar pinned" : "transport bar auto-hides")
+        case .browse:
+            startScrub(at: player.currentTime, byMouse: false)
+        case .screenshot(let subtitles):
+            takeScreenshot(subtitles: subtitles)
         case .quit:
             view.quitRequested = true
         }
@@ -218,14 +223,30 @@ extension TUIApp {
             }
             return
         }
-        let pressed = state & (aether_BUTTON1_PRESSED() | aether_BUTTON1_CLICKED()) != 0
+        // The progress bar: hovering shows the scrub marker and its preview, dragging moves it,
+        // releasing the button (or a click) seeks there exactly.
+        let pressed = state & aether_BUTTON1_PRESSED() != 0
+        let clicked = state & aether_BUTTON1_CLICKED() != 0
+        let released = state & aether_BUTTON1_RELEASED() != 0
         let motion = state & aether_REPORT_MOUSE_POSITION() != 0
-        if pressed, y == progressRow { view.dragging = true }
-        if (pressed && y == progressRow) || (motion && view.dragging), let duration = player.duration, duration > 0 {
-            let fraction = min(1, max(0, Double(x) / Double(max(1, layout.columns - 1))))
-            player.seek(to: fraction * duration, mode: view.dragging && motion ? .keyframe : .exact)
+        guard let duration = player.duration, duration > 0 else { return }
+        let time = min(1, max(0, Double(x) / Double(max(1, layout.columns - 1)))) * duration
+        if (pressed || clicked) && y == progressRow {
+            if view.scrub == nil { startScrub(at: time, byMouse: true) } else { moveScrub(to: time) }
+            if clicked { commitScrub(); return }
+            view.dragging = true
+            view.scrub?.dragging = true
+        } else if motion {
+            if view.dragging || y == progressRow {
+                if view.scrub == nil { startScrub(at: time, byMouse: true) } else { moveScrub(to: time) }
+            } else if view.scrub?.byMouse == true {
+                cancelScrub()
+            }
         }
-        if state & aether_BUTTON1_RELEASED() != 0 { view.dragging = false }
+        if released {
+            if view.dragging, view.scrub != nil { commitScrub() }
+            view.dragging = false
+        }
     }
 }
 

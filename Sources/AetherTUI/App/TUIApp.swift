@@ -35,6 +35,10 @@ public final class TUIApp {
     var lastDrawnFrameSecond = -1.0
     var stats: StatsFile?
     var wallStart = 0.0
+    /// Scrub previews (made on first use).
+    var previews: PreviewFetcher?
+    /// Messages from screenshots taken in the background.
+    let screenshotResults = Mutex<[String]>([])
 
     public init(options: TUIOptions) {
         self.options = options
@@ -101,7 +105,12 @@ public final class TUIApp {
 
         // 3. Take the screen, with restoration armed for every way out.
         output = VideoOutput(terminal: terminal, player: player, driver: driver,
-                             synchronizedUpdate: capabilities.synchronizedOutput, governed: options.governor) { [player, delay = view.subtitleDelayBox] pts in
+                             synchronizedUpdate: capabilities.synchronizedOutput, governed: options.governor,
+                             makeStillDriver: { [capabilities, drivers = options.drivers] name, instance in
+                                 var options = drivers
+                                 options.instance = instance
+                                 return VideoDrivers.entry(named: name)?.make(capabilities, options)
+                             }) { [player, delay = view.subtitleDelayBox] pts in
             player.subtitleCues(at: pts - delay.value).compactMap {
                 if case .bitmap(let b) = $0.content { return b }
                 return nil
@@ -172,6 +181,8 @@ public final class TUIApp {
             default: break
             }
             readInput()
+            pollPreview()
+            pollScreenshots()
             checkTerminalSize()
             applyGovernor()
             showNewWarnings()
@@ -228,6 +239,12 @@ public final class TUIApp {
 
     private func stopScreen() {
         player.setFrameHandler(nil)
+        if let previews {
+            // The extractor's FFmpeg work ends before the process does.
+            let done = DispatchSemaphore(value: 0)
+            Task.detached { await previews.shutdown(); done.signal() }
+            _ = done.wait(timeout: .now() + 2)
+        }
         let warnings = player.warnings
         output.stop()
         player.stop()
@@ -343,7 +360,12 @@ public final class TUIApp {
     func updateOutputScene() {
         var mask = CellMask(columns: layout.columns, rows: layout.rows)
         for r in view.overlayRects { mask.cover(r) }
-        output.configure(.init(placement: layout.placement, mask: mask))
+        var stills: [VideoOutput.Still] = []
+        if let preview = view.preview, let scrub = view.scrub,
+           let spot = previewPlacement(for: preview, marker: markerColumn(scrub.target)) {
+            stills.append(.init(placement: spot.placement, stamp: preview.stamp, picture: preview.picture))
+        }
+        output.configure(.init(placement: layout.placement, mask: mask, stills: stills))
     }
 }
 
@@ -370,6 +392,12 @@ struct ViewState {
     var pictureScale = 1.0
     var dragging = false
     var menuRect: CellRect?
+    /// Scrub mode (nil: off) and the thumbnail shown for its marker.
+    var scrub: ScrubState?
+    var preview: ScrubPreview?
+    var previewStamp = 0
+    /// Cells the preview covered when last drawn (erased when it moves or goes).
+    var previewRect: CellRect?
     /// The last read stopped at `TUIApp.maxInputPerRead` with more waiting in ncurses: read again
     /// before waiting on the fd.
     var pendingInput = false

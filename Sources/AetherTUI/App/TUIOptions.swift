@@ -15,6 +15,8 @@ public struct TUIOptions: Sendable {
     public var startPaused: Bool
     /// `--stats-file`: 1 Hz telemetry and a summary (with terminal bytes) as JSON lines.
     public var statsFile: String?
+    /// `--screenshot-directory` (nil: `$XDG_PICTURES_DIR`, else the current directory).
+    public var screenshotDirectory: String?
     /// Probe budget for the terminal's replies.
     public var probeBudget: Duration = CapabilityProbe.defaultBudget
 

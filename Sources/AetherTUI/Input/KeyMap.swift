@@ -21,6 +21,8 @@ public enum Command: Equatable, Sendable {
     case cycleRenderer
     case toggleRemaining
     case togglePinChrome
+    case browse
+    case screenshot(subtitles: Bool)
     case quit
 }
 
@@ -73,6 +75,11 @@ public enum KeyMap {
         KeyBinding(keys: "d", description: "switch renderer (sixel / half-block)", triggers: [.character("d")], command: .cycleRenderer),
         KeyBinding(keys: "r", description: "show remaining time instead of duration", triggers: [.character("r")], command: .toggleRemaining),
         KeyBinding(keys: "o", description: "pin the transport bar (no auto-hide)", triggers: [.character("o")], command: .togglePinChrome),
+        KeyBinding(keys: "b", description: "scrub: marker with a preview; ← → ↑ ↓ Home End PgUp PgDn move it, Enter seeks, Esc leaves",
+                   triggers: [.character("b")], command: .browse),
+        KeyBinding(keys: "s S", description: "screenshot (PNG at source size) with / without subtitles", triggers: [.character("s")],
+                   command: .screenshot(subtitles: true)),
+        KeyBinding(keys: "", description: "", triggers: [.character("S")], command: .screenshot(subtitles: false)),
         KeyBinding(keys: "?", description: "this help", triggers: [.character("?")], command: .toggleHelp),
         KeyBinding(keys: "q", description: "quit", triggers: [.character("q"), .character("Q")], command: .quit),
     ]

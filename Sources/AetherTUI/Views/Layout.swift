@@ -18,6 +18,8 @@ public struct Layout: Equatable, Sendable {
     /// The picture: the cells it covers and the size to ask the decoder for.
     public var placement: Placement
     public var telemetryPane: CellRect?
+    /// The terminal as the drivers see it (cell size, largest picture).
+    public var geometry: TerminalGeometry
     /// The letterboxed video itself.
     public var video: CellRect { placement.rect }
     /// Pixel size to ask the decoder for.
@@ -37,7 +39,7 @@ public struct Layout: Equatable, Sendable {
         let area = CellRect(column: 0, row: Layout.chromeTop, width: max(0, columns - pane), height: areaRows)
         videoArea = area
         telemetryPane = pane > 0 ? CellRect(column: columns - pane, row: Layout.chromeTop, width: pane, height: areaRows) : nil
-        let geometry = TerminalGeometry(columns: columns, rows: rows, cellSize: cellSize, maxPicture: maxPicture)
+        geometry = TerminalGeometry(columns: columns, rows: rows, cellSize: cellSize, maxPicture: maxPicture)
         placement = driver?.placement(for: area, displayAspect: displayAspect, geometry: geometry, scale: scale) ?? .none
     }
 }

@@ -16,6 +16,31 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     struct Scene: Equatable {
         var placement: Placement
         var mask: CellMask
+        /// Pictures drawn beside the video (the scrub preview), each by a driver of its own.
+        var stills: [Still] = []
+    }
+
+    /// A picture the UI puts on screen next to the video: the scrub preview. Its cells are in
+    /// the video's mask, so the video never paints over it.
+    struct Still: Equatable {
+        var placement: Placement
+        /// Changes when the picture does (pictures are not compared byte by byte).
+        var stamp: Int
+        var picture: StillPicture
+
+        static func == (a: Still, b: Still) -> Bool { a.placement == b.placement && a.stamp == b.stamp }
+    }
+
+    /// Packed RGB24 pixels of a still, shared with the render thread (never mutated).
+    final class StillPicture: @unchecked Sendable {
+        let width: Int, height: Int
+        let pixels: [UInt8]
+
+        init(width: Int, height: Int, pixels: [UInt8]) {
+            self.width = width
+            self.height = height
+            self.pixels = pixels
+        }
     }
 
     /// Totals for the stats box, the telemetry pane and the stats file.
@@ -63,9 +88,16 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
 
     /// Bitmap subtitle cues to blend at a pts (called on the render thread).
     let bitmapCues: @Sendable (Double) -> [SubtitleBitmap]
+    /// Makes the driver that draws still `instance` (1…) for the video driver named `name`.
+    let makeStillDriver: @Sendable (_ name: String, _ instance: Int) -> (any VideoDriver)?
+    // Render thread only: the stills' drivers and what each shows.
+    private var stillDrivers: [Int: any VideoDriver] = [:]
+    private var drawnStills: [Int: Still] = [:]
 
     init(terminal: Terminal, player: Player, driver: any VideoDriver, synchronizedUpdate: Bool, governed: Bool,
+         makeStillDriver: @escaping @Sendable (String, Int) -> (any VideoDriver)? = { _, _ in nil },
          bitmapCues: @escaping @Sendable (Double) -> [SubtitleBitmap]) {
+        self.makeStillDriver = makeStillDriver
         self.terminal = terminal
         self.player = player
         self.driver = driver
@@ -174,6 +206,9 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
             if let d = nextDriver {
                 let bytes = ByteBuffer(capacity: 256)
                 driver.teardown(into: bytes)
+                for (_, still) in stillDrivers { still.teardown(into: bytes) }
+                stillDrivers.removeAll()
+                drawnStills.removeAll()
                 if !bytes.isEmpty { teardown = bytes }
                 driver = d
                 governor = Self.makeGovernor(for: d, enabled: governorEnabled)
@@ -199,18 +234,58 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
                 if !bytes.isEmpty { teardown = bytes }
             }
             if let teardown { _ = terminal.submit(teardown) }
-            if full { driver.invalidate() }
-            guard let frame else { continue }
-            // The governor's last rungs paint every 2nd frame.
-            if !isRepaint, let divisor = governor?.settings.frameDivisor, divisor > 1 {
-                frameCounter += 1
-                if frameCounter % divisor != 0 {
-                    state.withLock { totals.framesSkippedByGovernor += 1 }
-                    continue
-                }
+            if full {
+                driver.invalidate()
+                for (_, still) in stillDrivers { still.invalidate() }
+                drawnStills.removeAll()
             }
-            draw(frame, scene: scene, generation: generation, isRepaint: isRepaint, postedAt: postedAt)
+            if let frame {
+                // The governor's last rungs paint every 2nd frame.
+                var skip = false
+                if !isRepaint, let divisor = governor?.settings.frameDivisor, divisor > 1 {
+                    frameCounter += 1
+                    if frameCounter % divisor != 0 {
+                        state.withLock { totals.framesSkippedByGovernor += 1 }
+                        skip = true
+                    }
+                }
+                if !skip { draw(frame, scene: scene, generation: generation, isRepaint: isRepaint, postedAt: postedAt) }
+            }
+            drawStills(scene, generation: generation)
         }
+    }
+
+    /// Draws the stills that are new or moved since they were last drawn; takes down (kitty)
+    /// the ones that went (their cells are erased by the UI and repainted by the video).
+    private func drawStills(_ scene: Scene, generation: Int) {
+        let bytes = ByteBuffer(capacity: 64 * 1024)
+        for (slot, _) in drawnStills where slot >= scene.stills.count {
+            stillDrivers[slot]?.teardown(into: bytes)
+            stillDrivers[slot]?.invalidate()
+            drawnStills[slot] = nil
+        }
+        for (slot, still) in scene.stills.enumerated() where drawnStills[slot] != still && !still.placement.isEmpty {
+            if stillDrivers[slot] == nil { stillDrivers[slot] = makeStillDriver(driver.name, slot + 1) }
+            guard let stillDriver = stillDrivers[slot] else { continue }
+            let size = still.placement.pictureSize
+            guard let source = try? PixelImage(width: still.picture.width, height: still.picture.height,
+                                               format: .rgb24, pixels: still.picture.pixels),
+                  let image = try? source.resampled(width: size.width, height: size.height) else { continue }
+            if drawnStills[slot]?.placement != still.placement { stillDriver.invalidate() }
+            bytes.append(Escape.saveCursor)
+            let empty = CellMask(columns: scene.mask.columns, rows: scene.mask.rows)
+            _ = try? stillDriver.render(image, placement: still.placement, mask: empty, into: bytes)
+            bytes.append(Escape.restoreCursor)
+            drawnStills[slot] = still
+        }
+        guard !bytes.isEmpty else { return }
+        // Refused when the scene changed meanwhile: drawn again for the new one.
+        guard let ticket = terminal.submit(bytes, accept: { state.withLock { self.generation == generation } }) else {
+            drawnStills.removeAll()
+            for (_, still) in stillDrivers { still.invalidate() }
+            return
+        }
+        while ticket.wait(timeout: 0.1) == nil, !state.withLock({ stopped }) {}
     }
 
     private func draw(_ frame: VideoFrame, scene: Scene, generation: Int, isRepaint: Bool, postedAt: Double) {
@@ -323,31 +398,5 @@ struct LatencyWindow {
         guard !values.isEmpty else { return 0 }
         let sorted = values.sorted()
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
-}
-
-/// Blends premultiplied RGBA subtitle bitmaps into an RGB24 frame at their normalised position.
-enum SubtitleBlender {
-    static func blend(_ cue: SubtitleBitmap, into pixels: inout [UInt8], width: Int, height: Int) {
-        guard cue.pixelWidth > 0, cue.pixelHeight > 0 else { return }
-        let x0 = Int(cue.x * Double(width)), y0 = Int(cue.y * Double(height))
-        let w = max(1, Int((cue.width * Double(width)).rounded())), h = max(1, Int((cue.height * Double(height)).rounded()))
-        for y in 0..<h {
-            let dy = y0 + y
-            guard dy >= 0, dy < height else { continue }
-            let sy = min(cue.pixelHeight - 1, y * cue.pixelHeight / h)
-            for x in 0..<w {
-                let dx = x0 + x
-                guard dx >= 0, dx < width else { continue }
-                let sx = min(cue.pixelWidth - 1, x * cue.pixelWidth / w)
-                let s = (sy * cue.pixelWidth + sx) * 4
-                let a = Int(cue.rgba[s + 3])
-                guard a > 0 else { continue }
-                let d = (dy * width + dx) * 3
-                for c in 0..<3 {
-                    pixels[d + c] = UInt8(min(255, Int(cue.rgba[s + c]) + Int(pixels[d + c]) * (255 - a) / 255))
-                }
-            }
-        }
     }
 }

@@ -21,7 +21,10 @@ public final class KittyDriver: VideoDriver {
 
     /// - Parameters:
     ///   - passthrough: inside tmux, how to reach the outer terminal (nil: a terminal of its own).
-    public init(passthrough: TmuxPassthrough? = nil, imageID: Int = 0x4165_7468) {
+    /// The video's image id ("Aeth"); other pictures on the screen take the ids after it.
+    public static let defaultImageID = 0x4165_7468
+
+    public init(passthrough: TmuxPassthrough? = nil, imageID: Int = KittyDriver.defaultImageID) {
         self.passthrough = passthrough
         encoder = KittyEncoder(imageID: imageID)
     }

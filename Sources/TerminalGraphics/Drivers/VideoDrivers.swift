@@ -9,11 +9,16 @@ public enum VideoDrivers {
         public var sixelDither: SixelDither
         /// `--vo-halfblock-colors` (nil: what the terminal supports).
         public var halfBlockColors: HalfBlockColorMode?
+        /// Which picture this driver draws: 0 the video, 1… other pictures on the same screen
+        /// (scrub previews); kitty gives each its own image id.
+        public var instance: Int
 
-        public init(sixelColors: Int? = nil, sixelDither: SixelDither = .none, halfBlockColors: HalfBlockColorMode? = nil) {
+        public init(sixelColors: Int? = nil, sixelDither: SixelDither = .none, halfBlockColors: HalfBlockColorMode? = nil,
+                    instance: Int = 0) {
             self.sixelColors = sixelColors
             self.sixelDither = sixelDither
             self.halfBlockColors = halfBlockColors
+            self.instance = max(0, instance)
         }
     }
 
@@ -33,9 +38,9 @@ public enum VideoDrivers {
     /// sixel); without `allow-passthrough` auto picks half-block.
     public static let all: [Entry] = [
         Entry(name: "kitty", summary: "kitty graphics protocol images (kitty, WezTerm, ghostty, Konsole; tmux with allow-passthrough)",
-              suits: { $0.kittyGraphics && (!$0.inTmux || $0.tmuxPassthrough) }) { caps, _ in
+              suits: { $0.kittyGraphics && (!$0.inTmux || $0.tmuxPassthrough) }) { caps, options in
             // Inside tmux always wrapped: a bare APC string would become the pane's title.
-            KittyDriver(passthrough: caps.passthrough)
+            KittyDriver(passthrough: caps.passthrough, imageID: KittyDriver.defaultImageID + options.instance)
         },
         Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",
               suits: { $0.sixel && (!$0.sixelThroughTmux || $0.tmuxPassthrough) }) { caps, options in

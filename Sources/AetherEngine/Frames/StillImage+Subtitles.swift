@@ -1,0 +1,61 @@
+import CFFmpeg
+import Foundation
+
+extension StillImage {
+    /// The picture with `cues` burnt in, as mpv's `s` screenshot has them: bitmap cues (PGS,
+    /// DVB, DVD) blended at their place, text cues rendered by libass (libavfilter's
+    /// `subtitles` filter, the fonts fontconfig finds) at the bottom, centred.
+    public func burning(_ cues: [SubtitleCue]) throws(FFmpegError) -> StillImage {
+        var pixels = self.pixels
+        for cue in cues {
+            if case .bitmap(let bitmap) = cue.content {
+                SubtitleBlender.blend(bitmap, into: &pixels, width: width, height: height)
+            }
+        }
+        let texts = cues.compactMap { cue -> String? in
+            if case .text(let text) = cue.content { return text }
+            return nil
+        }
+        if !texts.isEmpty { pixels = try Self.renderText(texts.joined(separator: "\n"), onto: pixels, width: width, height: height) }
+        return StillImage(width: width, height: height, pixels: pixels, seconds: seconds, isKeyframe: isKeyframe)
+    }
+
+    /// Runs one RGB24 picture through `subtitles=` with a one-cue SRT file shown throughout.
+    private static func renderText(_ text: String, onto pixels: [UInt8], width: Int, height: Int) throws(FFmpegError) -> [UInt8] {
+        // The cue's text goes through a file, never into the filter string (no escaping games).
+        let path = NSTemporaryDirectory() + "aether-tui-burn-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).srt"
+        let body = TextSanitizer.clean(text, keepNewlines: true)
+        guard FileManager.default.createFile(atPath: path, contents: Data("1\n00:00:00,000 --> 99:00:00,000\n\(body)\n\n".utf8)) else {
+            throw FFmpegError(function: "burn subtitles", message: "cannot write \(path)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let frame = try Frame()
+        let f = frame.pointer
+        f.pointee.width = Int32(width)
+        f.pointee.height = Int32(height)
+        f.pointee.format = AV_PIX_FMT_RGB24.rawValue
+        f.pointee.pts = 0
+        let rc = av_frame_get_buffer(f, 0)
+        if rc < 0 { throw FFmpegError(code: rc, function: "av_frame_get_buffer") }
+        guard let plane = f.pointee.data.0 else { throw FFmpegError(function: "av_frame_get_buffer", message: "no plane") }
+        let stride = Int(f.pointee.linesize.0)
+        pixels.withUnsafeBufferPointer { src in
+            for y in 0..<height { (plane + y * stride).update(from: src.baseAddress! + y * width * 3, count: width * 3) }
+        }
+        let graph = try FilterGraph(video: "subtitles=filename=\(path):original_size=\(width)x\(height),format=rgb24",
+                                    like: frame, timeBase: AVRational(num: 1, den: 1000))
+        try graph.push(frame)
+        let out = try Frame()
+        guard try graph.pull(into: out), let data = out.pointer.pointee.data.0,
+              out.pointer.pointee.width == Int32(width), out.pointer.pointee.height == Int32(height) else {
+            throw FFmpegError(function: "burn subtitles", message: "the subtitles filter gave no picture")
+        }
+        defer { out.unref() }
+        var result = [UInt8](repeating: 0, count: width * height * 3)
+        let outStride = Int(out.pointer.pointee.linesize.0)
+        result.withUnsafeMutableBufferPointer { dst in
+            for y in 0..<height { (dst.baseAddress! + y * width * 3).update(from: data + y * outStride, count: width * 3) }
+        }
+        return result
+    }
+}

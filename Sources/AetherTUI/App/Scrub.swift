@@ -1,0 +1,248 @@
+import AetherEngine
+import CNcurses
+import Foundation
+import Synchronization
+import TerminalGraphics
+
+/// Scrub mode: a marker on the progress bar, moved by the mouse (hover or drag) or by keys
+/// after `b`, with the target time, its chapter and a thumbnail of it above the bar. Enter or a
+/// click seeks there (exactly); Esc leaves. Playback goes on underneath.
+struct ScrubState: Equatable {
+    /// Where the marker is (seconds).
+    var target: Double
+    /// Started by hovering the mouse over the bar (leaving the bar ends it).
+    var byMouse: Bool
+    /// Button 1 is held: releasing it seeks.
+    var dragging = false
+}
+
+/// Thumbnails for scrub mode, fetched off the UI thread from a ``FrameExtractor`` (its own
+/// demuxer and decoder; playback is never touched).
+///
+/// One worker task asks for one thumbnail at a time: the newest position the UI wants first
+/// (positions the marker passed meanwhile are skipped), and while nothing is wanted, the
+/// thumbnails around the marker and then along the whole timeline, so that moving the marker
+/// finds them cached. The UI polls ``take()``.
+final class PreviewFetcher: Sendable {
+    let extractor: FrameExtractor
+    private struct State {
+        var wanted: Double?
+        var delivered: (time: Double, image: StillImage)?
+        var around: Double = 0
+        var duration: Double = 0
+        var prefetch: [Double] = []
+        var stopped = false
+        var wake: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+    private let width: Int
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    /// - Parameter width: thumbnail width in pixels (one size for the cache).
+    init(url: String, headers: [String: String], width: Int = 320) {
+        extractor = FrameExtractor(url: url, headers: headers)
+        self.width = width
+        let t = Task.detached(priority: .utility) { [self] in await work() }
+        task.withLock { $0 = t }
+    }
+
+    /// UI thread: show the thumbnail for `time` as soon as there is one.
+    func request(_ time: Double, duration: Double) {
+        let wake = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.wanted = time
+            if abs(s.around - time) > 30 || s.duration != duration || s.prefetch.isEmpty {
+                s.around = time
+                s.duration = duration
+                s.prefetch = Self.prefetchOrder(around: time, duration: duration)
+            }
+            defer { s.wake = nil }
+            return s.wake
+        }
+        wake?.resume()
+    }
+
+    /// The newest thumbnail delivered since the last call.
+    func take() -> (time: Double, image: StillImage)? {
+        state.withLock { s in
+            defer { s.delivered = nil }
+            return s.delivered
+        }
+    }
+
+    /// Ends the worker and releases the extractor's FFmpeg resources.
+    func shutdown() async {
+        let wake = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.stopped = true
+            defer { s.wake = nil }
+            return s.wake
+        }
+        wake?.resume()
+        await task.withLock { $0 }?.value
+        await extractor.shutdown()
+    }
+
+    /// Seconds to prefetch, nearest first: every 5 s for a minute around the marker, then the
+    /// whole timeline in 40 steps.
+    static func prefetchOrder(around time: Double, duration: Double) -> [Double] {
+        guard duration > 0 else { return [] }
+        var order: [Double] = []
+        for step in 1...12 {
+            for sign in [1.0, -1.0] {
+                let t = time + sign * Double(step) * 5
+                if t >= 0, t < duration { order.append(t) }
+            }
+        }
+        for i in 0..<40 { order.append(duration * Double(i) / 40) }
+        return order
+    }
+
+    private func work() async {
+        while true {
+            let next = await nextJob()
+            guard let (time, interactive) = next else { return }
+            if interactive, let cached = await extractor.cachedThumbnail(at: time) {
+                deliver(time, cached)
+                continue
+            }
+            if !interactive, await extractor.cachedThumbnail(at: time) != nil { continue }
+            let image = try? await extractor.thumbnail(at: time, maxWidth: width)
+            if interactive, let image { deliver(time, image) }
+        }
+    }
+
+    private func deliver(_ time: Double, _ image: StillImage) {
+        state.withLock { s in
+            // A newer wish arrived meanwhile: it is served next, this one is still shown now.
+            s.delivered = (time, image)
+        }
+    }
+
+    /// The wanted position, else the next prefetch position, else waits for a wish; nil when stopped.
+    private func nextJob() async -> (Double, Bool)? {
+        while true {
+            let job = state.withLock { s -> (Double, Bool)?? in
+                if s.stopped { return .some(nil) }
+                if let t = s.wanted { s.wanted = nil; return (t, true) }
+                if !s.prefetch.isEmpty { return (s.prefetch.removeFirst(), false) }
+                return nil
+            }
+            if let job { return job }
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { s -> Bool in
+                    if s.stopped || s.wanted != nil { return true }
+                    s.wake = c
+                    return false
+                }
+                if resumeNow { c.resume() }
+            }
+        }
+    }
+}
+
+extension TUIApp {
+    /// Scrub mode keys; true when the key was scrub mode's.
+    func handleScrubKey(_ key: Key) -> Bool {
+        guard let scrub = view.scrub else { return false }
+        let duration = player.duration ?? 0
+        switch key {
+        case .left: moveScrub(to: scrub.target - 5)
+        case .right: moveScrub(to: scrub.target + 5)
+        case .shiftLeft: moveScrub(to: scrub.target - 1)
+        case .shiftRight: moveScrub(to: scrub.target + 1)
+        case .down: moveScrub(to: scrub.target - 60)
+        case .up: moveScrub(to: scrub.target + 60)
+        case .home: moveScrub(to: 0)
+        case .end: moveScrub(to: max(0, duration - 1))
+        case .pageUp, .pageDown:
+            let chapters = player.mediaInfo?.chapters ?? []
+            let current = chapters.lastIndex { $0.start <= scrub.target + 0.01 } ?? -1
+            let index = key == .pageUp ? (current > 0 && scrub.target - chapters[current].start < 1 ? current - 1 : current)
+                                       : current + 1
+            if chapters.indices.contains(index) { moveScrub(to: chapters[index].start) }
+        case .enter: commitScrub()
+        case .escape, .character("b"): cancelScrub()
+        default: return false
+        }
+        return true
+    }
+
+    /// Enters scrub mode at `time` (the current position for `b`).
+    func startScrub(at time: Double, byMouse: Bool) {
+        guard let duration = player.duration, duration > 0, player.mediaInfo?.primaryVideo != nil else {
+            osd("nothing to scrub")
+            return
+        }
+        if previews == nil {
+            previews = PreviewFetcher(url: options.source, headers: options.player.httpHeaders)
+        }
+        view.scrub = ScrubState(target: min(duration, max(0, time)), byMouse: byMouse)
+        previews?.request(view.scrub!.target, duration: duration)
+        view.dirty = true
+    }
+
+    func moveScrub(to time: Double) {
+        guard var scrub = view.scrub, let duration = player.duration, duration > 0 else { return }
+        scrub.target = min(duration, max(0, time))
+        view.scrub = scrub
+        previews?.request(scrub.target, duration: duration)
+        view.dirty = true
+    }
+
+    /// Seeks to the marker (exactly) and leaves scrub mode.
+    func commitScrub() {
+        guard let scrub = view.scrub else { return }
+        player.seek(to: scrub.target, mode: .exact)
+        osd("seek \(TimeFormat.clock(scrub.target))")
+        cancelScrub()
+    }
+
+    func cancelScrub() {
+        view.scrub = nil
+        view.preview = nil
+        view.dirty = true
+    }
+
+    /// UI loop: a thumbnail arrived for the marker.
+    func pollPreview() {
+        guard let delivered = previews?.take(), view.scrub != nil else { return }
+        view.previewStamp += 1
+        view.preview = ScrubPreview(time: delivered.time, stamp: view.previewStamp,
+                                    picture: VideoOutput.StillPicture(width: delivered.image.width, height: delivered.image.height,
+                                                                      pixels: delivered.image.pixels))
+        view.dirty = true
+    }
+
+    /// Where the preview goes: above the progress bar, centred on the marker, a third of the
+    /// screen wide (16…48 columns), as tall as the picture's aspect needs plus a label row.
+    /// Nil when the screen is too small.
+    func previewPlacement(for preview: ScrubPreview, marker column: Int) -> (label: CellRect, placement: Placement)? {
+        let width = min(48, max(16, layout.columns / 3))
+        guard layout.columns >= width, preview.picture.width > 0, preview.picture.height > 0 else { return nil }
+        let aspect = Double(preview.picture.width) / Double(preview.picture.height)
+        let geometry = layout.geometry
+        let cell = geometry.cellSize
+        // Rows the picture needs at this width, plus the rows a pixel driver keeps under it.
+        let pictureRows: Int
+        if driver.drawsAboveText {
+            pictureRows = Int((Double(width * cell.width) / aspect / Double(cell.height)).rounded(.up)) + driver.rowsBelowPicture
+        } else {
+            pictureRows = Int((Double(width) / aspect / 2).rounded(.up))
+        }
+        let bottom = layout.rows - 2   // the progress bar
+        let available = bottom - Layout.chromeTop - 1
+        let rows = min(pictureRows, available)
+        guard rows >= 3 else { return nil }
+        let column = min(layout.columns - width, max(0, column - width / 2))
+        let area = CellRect(column: column, row: bottom - rows, width: width, height: rows)
+        let placement = driver.placement(for: area, displayAspect: aspect, geometry: geometry, scale: 1)
+        guard !placement.isEmpty else { return nil }
+        return (CellRect(column: column, row: bottom - rows - 1, width: width, height: 1), placement)
+    }
+}
+
+/// The thumbnail shown for the scrub marker.
+struct ScrubPreview {
+    var time: Double
+    var stamp: Int
+    var picture: VideoOutput.StillPicture
+}

@@ -1,0 +1,55 @@
+import AetherEngine
+import Foundation
+import Synchronization
+
+extension TUIApp {
+    /// `s` / `S`: the frame on screen at source resolution, decoded again by the scrub
+    /// previews' extractor (never from the playback pipeline), with the subtitles on screen
+    /// burnt in (`s`) or not (`S`), saved as PNG. The chrome says where it went.
+    func takeScreenshot(subtitles: Bool) {
+        guard player.mediaInfo?.primaryVideo != nil else { osd("no video to take a screenshot of"); return }
+        let time = player.currentTime
+        let cues = subtitles && view.subtitlesVisible && view.subtitleTrack != nil
+            ? player.subtitleCues(at: time - view.subtitleDelayBox.value) : []
+        let path = Self.screenshotPath(directory: options.screenshotDirectory, source: options.source, time: time,
+                                       environment: ProcessInfo.processInfo.environment)
+        if previews == nil, let duration = player.duration, duration > 0 {
+            previews = PreviewFetcher(url: options.source, headers: options.player.httpHeaders)
+        }
+        guard let extractor = previews?.extractor else { osd("no screenshot: the file has no duration"); return }
+        osd("screenshot…")
+        let results = screenshotResults
+        Task.detached(priority: .utility) {
+            let message: String
+            do {
+                guard let still = try await extractor.snapshot(at: time) else { return }
+                try PNGWriter.write(cues.isEmpty ? still : try still.burning(cues), to: path)
+                message = "screenshot: \(path)"
+            } catch {
+                message = "screenshot failed: \(error)"
+            }
+            results.withLock { $0.append(message) }
+        }
+    }
+
+    /// UI loop: screenshots that finished.
+    func pollScreenshots() {
+        let done = screenshotResults.withLock { r -> [String] in defer { r.removeAll() }; return r }
+        for message in done { osd(message, seconds: 4) }
+    }
+
+    /// `<directory>/aether-tui-<name>-<hh-mm-ss.mmm>.png`; the directory is the option, else
+    /// `$XDG_PICTURES_DIR`, else the current directory. The name is the source's file name
+    /// without its extension, reduced to characters safe in a file name.
+    static func screenshotPath(directory: String?, source: String, time: Double, environment: [String: String]) -> String {
+        let dir = directory ?? environment["XDG_PICTURES_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.currentDirectoryPath
+        let base = URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
+        let safe = String(base.unicodeScalars.map { s -> Character in
+            s.properties.isAlphabetic || ("0"..."9").contains(s) || "-_.".unicodeScalars.contains(s) ? Character(s) : "_"
+        }.prefix(80))
+        let ms = Int((max(0, time) * 1000).rounded())
+        let stamp = String(format: "%02d-%02d-%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+        return (dir as NSString).appendingPathComponent("aether-tui-\(safe.isEmpty ? "media" : safe)-\(stamp).png")
+    }
+}
