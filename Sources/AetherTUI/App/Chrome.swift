@@ -294,7 +294,7 @@ extension TUIApp {
         let rows = KeyMap.helpRows.map { row in DisplayWidth.clip(row.keys, to: 16).padding(toLength: 16, withPad: " ", startingAt: 0) + " " + row.description }
         let width = (rows.map(DisplayWidth.of).max() ?? 20) + 4
         let column = max(0, (layout.columns - width) / 2)
-        return box(title: "Keys", lines: rows + ["", "mouse: click or drag the progress bar to seek, wheel seeks 5 s"], at: (column, layout.videoArea.row), style: .help, border: .menuBorder)
+        return box(title: "Keys", lines: rows + ["", "mouse: hover the bar for a preview, click or drag and release to seek; wheel ±5 s"], at: (column, layout.videoArea.row), style: .help, border: .menuBorder)
     }
 
     private func drawMenu() -> CellRect {

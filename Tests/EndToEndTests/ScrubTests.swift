@@ -1,0 +1,112 @@
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// Scrub mode and screenshots in the real binary, in tmux at 100×30 with half-block output (the
+/// preview is drawn in cells, so `capture-pane` sees it). The fixture is 4:3, so the picture
+/// leaves letterbox columns left and right where only the preview can draw.
+@Suite(.serialized) struct ScrubTests {
+    init() {
+        #expect(TestEnvironment.requirePulse())
+    }
+
+    private func start(_ args: [String] = []) throws -> TmuxSession {
+        let env = ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color", "COLORTERM": "truecolor"]
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"),
+                                 "--audio-device=pulse", "--vo=halfblock", "--pause"] + args,
+                                columns: 100, rows: 30, environment: env)
+        #expect(s.waitFor(8) { TUITests.time(in: $0) != nil }, "the transport bar never appeared:\n\(s.screen())")
+        return s
+    }
+
+    /// Columns of the rows above the bar (the preview's rows) that show picture cells.
+    private static func pictureColumns(_ screen: String, rows: ClosedRange<Int>) -> Set<Int> {
+        let lines = screen.components(separatedBy: "\n").map { Array($0) }
+        var columns: Set<Int> = []
+        for row in rows where lines.indices.contains(row) {
+            for (x, c) in lines[row].enumerated() where c == "▀" || c == "▄" || c == "█" { columns.insert(x) }
+        }
+        return columns
+    }
+
+    @Test func bShowsAPreviewAboveTheBarThatFollowsTheMarkerAndGoesOnEsc() throws {
+        let s = try start()
+        defer { s.close() }
+        // The picture's own columns (row 15 is in the middle of it).
+        #expect(s.waitFor(5) { !Self.pictureColumns($0, rows: 15...15).isEmpty }, "no picture:\n\(s.screen())")
+        let video = Self.pictureColumns(s.screen(), rows: 15...15)
+        let left = video.min() ?? 0, right = video.max() ?? 99
+        #expect(left >= 5 && right <= 94, "expected letterbox columns either side of the 4:3 picture: \(left)…\(right)")
+        let previewRows = 12...27
+        #expect(Self.pictureColumns(s.screen(), rows: previewRows).filter { $0 < left || $0 > right }.isEmpty)
+
+        s.send("b")
+        #expect(s.waitFor(5) { $0.contains("scrub: Enter seeks") }, "no scrub mode:\n\(s.screen())")
+        // The marker at 00:00: the preview sits at the left edge, over the left letterbox.
+        #expect(s.waitFor(5) { Self.pictureColumns($0, rows: previewRows).contains { $0 < left } },
+                "no preview at the left:\n\(s.screen())")
+        #expect(s.screen().contains("◆"))
+
+        s.send("End")
+        #expect(s.waitFor(5) { screen in
+            let cells = Self.pictureColumns(screen, rows: previewRows)
+            return cells.contains { $0 > right } && !cells.contains { $0 < left } && screen.contains("00:03 / 00:04")
+        }, "the preview did not move to the end (or left cells behind):\n\(s.screen())")
+
+        s.send("Escape")
+        #expect(s.waitFor(5) { screen in
+            !screen.contains("scrub:") && Self.pictureColumns(screen, rows: previewRows).allSatisfy { (left...right).contains($0) }
+        }, "the preview stayed after Esc:\n\(s.screen())")
+        // Esc cancelled: still at the start.
+        #expect(s.screen().contains("00:00 / 00:04"))
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
+    @Test func enterSeeksToTheMarker() throws {
+        let s = try start()
+        defer { s.close() }
+        s.send("b")
+        #expect(s.waitFor(5) { $0.contains("scrub: Enter seeks") })
+        s.send("Right")   // +5 s, clamped to the 4 s clip's end
+        s.send("Shift-Left")
+        s.send("Enter")
+        #expect(s.waitFor(5) { !$0.contains("scrub:") && TUITests.time(in: $0) == 3 }, "no seek to the marker:\n\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
+    /// `S` saves the frame on screen at source size; it equals ffmpeg's decode of that frame.
+    @Test func screenshotIsTheDecodedFrame() throws {
+        let dir = NSTemporaryDirectory() + "aether-shots-\(getpid())"
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try start(["--screenshot-directory=\(dir)"])
+        defer { s.close() }
+        s.send("S")
+        #expect(s.waitFor(8) { $0.contains("screenshot: \(dir)/aether-tui-h264-aac-2audio-srt-ass-00-00-00.000.png") },
+                "no screenshot message:\n\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+        let png = dir + "/aether-tui-h264-aac-2audio-srt-ass-00-00-00.000.png"
+        func raw(_ input: [String]) -> [UInt8] {
+            let out = dir + "/raw-\(UInt32.random(in: 0...UInt32.max)).rgb"
+            _ = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-y"] + input + ["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", out],
+                            timeout: 20)
+            return FileManager.default.contents(atPath: out).map { [UInt8]($0) } ?? []
+        }
+        let shot = (data: raw(["-i", png]), ())
+        let reference = (data: raw(["-i", TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")]), ())
+        #expect(shot.data.count == 320 * 240 * 3, "the PNG is not 320×240 RGB: \(shot.data.count) bytes")
+        #expect(reference.data.count == shot.data.count)
+        if shot.data.count == reference.data.count, !shot.data.isEmpty {
+            var se = 0.0
+            for (a, b) in zip(shot.data, reference.data) { let d = Double(a) - Double(b); se += d * d }
+            let mse = se / Double(shot.data.count)
+            let psnr = mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+            print("screenshot PSNR against ffmpeg: \(psnr) dB")
+            #expect(psnr >= 35)
+        }
+    }
+}
