@@ -75,7 +75,7 @@ public enum KeyMap {
         KeyBinding(keys: "d", description: "switch renderer (sixel / half-block)", triggers: [.character("d")], command: .cycleRenderer),
         KeyBinding(keys: "r", description: "show remaining time instead of duration", triggers: [.character("r")], command: .toggleRemaining),
         KeyBinding(keys: "o", description: "pin the transport bar (no auto-hide)", triggers: [.character("o")], command: .togglePinChrome),
-        KeyBinding(keys: "b", description: "scrub: marker with a preview; ← → ↑ ↓ Home End PgUp PgDn move it, Enter seeks, Esc leaves",
+        KeyBinding(keys: "b", description: "scrub with a preview (arrows move, Enter seeks, Esc leaves)",
                    triggers: [.character("b")], command: .browse),
         KeyBinding(keys: "s S", description: "screenshot (PNG at source size) with / without subtitles", triggers: [.character("s")],
                    command: .screenshot(subtitles: true)),
