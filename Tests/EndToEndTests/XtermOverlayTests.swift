@@ -17,16 +17,24 @@ final class XtermSession {
             .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    init(command: String, columns: Int = 100, rows: Int = 30, displayBase: Int) throws {
-        display = ":\(displayBase + Int(getpid() % 9))"
+    init(command: String, columns: Int = 100, rows: Int = 30) throws {
         cells = (columns, rows)
+        // Xvfb picks a free display itself and prints its number when it is ready (a display
+        // number of our own choosing can still be held by a server that is going away).
         xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        xvfb.arguments = [display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"]
-        xvfb.standardOutput = FileHandle.nullDevice
+        xvfb.arguments = ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"]
+        let ready = Pipe()
+        xvfb.standardOutput = ready
         xvfb.standardError = FileHandle.nullDevice
         try xvfb.run()
-        let socket = "/tmp/.X11-unix/X\(display.dropFirst())"
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { Thread.sleep(forTimeInterval: 0.05) }
+        var number = ""
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !number.hasSuffix("\n"), Date() < deadline {
+            let chunk = ready.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            number += String(decoding: chunk, as: UTF8.self)
+        }
+        display = ":" + number.trimmingCharacters(in: .whitespacesAndNewlines)
         xterm.executableURL = URL(fileURLWithPath: "/usr/bin/xterm")
         xterm.arguments = ["-display", display, "-ti", "vt340", "-xrm", "XTerm*numColorRegisters: 256",
                            "-xrm", "XTerm*maxGraphicSize: 2000x2000", "-geometry", "\(columns)x\(rows)+0+0",
@@ -75,7 +83,8 @@ final class XtermSession {
 
     func stop() {
         if xterm.isRunning { kill(xterm.processIdentifier, SIGKILL); xterm.waitUntilExit() }
-        if xvfb.isRunning { kill(xvfb.processIdentifier, SIGKILL); xvfb.waitUntilExit() }
+        // SIGTERM: Xvfb removes its lock and socket on the way out.
+        if xvfb.isRunning { kill(xvfb.processIdentifier, SIGTERM); xvfb.waitUntilExit() }
     }
 
     deinit { stop() }
@@ -114,7 +123,7 @@ struct Screenshot {
     func overlayRowsAreNotCoveredByTheSixelPicture(key: String, box: String) throws {
         #expect(XtermSession.toolsPresent, "Xvfb, xterm, xwd, ffmpeg or xdotool missing")
         let command = "'\(TestEnvironment.binary)' '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=sixel --ao=null --pause"
-        let x = try XtermSession(command: command, displayBase: 80)
+        let x = try XtermSession(command: command)
         defer { x.stop() }
 
         // The picture: a red rectangle filling most of the video area.
