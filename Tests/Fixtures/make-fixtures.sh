@@ -116,6 +116,21 @@
 #                   yuv420p, untagged (BT.601 limited), no audio; renderer
 #                   colour checks.
 #
+# Numbered frames (FrameExtractor: thumbnails, snapshots, rotation, SAR)
+#   frames-numbered.mkv
+#       H.264 320x240 24 fps 10 s (240 frames), no audio, CRF 18, a keyframe
+#       exactly every 24 frames (0, 1, 2 … 9 s; no scene cuts, no B-frames).
+#       Each frame shows its own number N in binary: eight vertical stripes
+#       40 px wide, stripe k (from the left) white (Y 235) when bit k of N is
+#       set, else black (Y 16). Frame N starts at N/24 s.
+#   frames-rotate90.mp4
+#       The first 2 s of frames-numbered.mkv (stream copy) with a display
+#       matrix rotation of 90 (-metadata:s:v rotate=90): ffmpeg shows it
+#       240x320, the left stripe at the bottom.
+#   frames-sar2.mkv
+#       The same pattern at 160x240 (stripes 20 px wide) with a sample
+#       aspect ratio of 2:1, 24 fps 2 s: displayed 320x240.
+#
 # Broken input (error paths; none of these should crash anything)
 #   truncated.mkv          first 30% of h264-aac-2audio-srt-ass.mkv.
 #   truncated-header.mkv   first 200 bytes of the same file.
@@ -558,6 +573,24 @@ gen_solid_red() {
         "${bitexact[@]}" "$1"
 }
 
+# numbered_pattern WIDTH: the lavfi graph for the frame-number stripes.
+numbered_pattern() {
+    local stripe=$(($1 / 8))
+    printf "color=c=black:s=%dx240:r=24:d=10,format=gray,geq=lum='if(mod(floor(N/pow(2\\,floor(X/%d)))\\,2)\\,235\\,16)',format=yuv420p" "$1" "$stripe"
+}
+
+gen_frames_numbered() {
+    "${ff[@]}" -f lavfi -i "$(numbered_pattern 320)" "${x264_24[@]}" -crf 18 "${bitexact[@]}" "$1"
+}
+
+gen_frames_rotate90() {
+    "${ff[@]}" -i "$outdir/frames-numbered.mkv" -t 2 -c copy -metadata:s:v rotate=90 "${bitexact[@]}" -f mp4 "$1"
+}
+
+gen_frames_sar2() {
+    "${ff[@]}" -f lavfi -i "$(numbered_pattern 160),setsar=2" -t 2 "${x264_24[@]}" -crf 18 "${bitexact[@]}" "$1"
+}
+
 main_mkv="$outdir/h264-aac-2audio-srt-ass.mkv"
 
 gen_truncated() {
@@ -635,6 +668,9 @@ build tones-51.mkv                    gen_tones_51
 build h264-720p.mkv                   gen_720p
 build h264-1080p.mkv                  gen_1080p
 build solid-red.mkv                   gen_solid_red
+build frames-numbered.mkv             gen_frames_numbered
+build frames-rotate90.mp4             gen_frames_rotate90 "$outdir/frames-numbered.mkv"
+build frames-sar2.mkv                 gen_frames_sar2
 build truncated.mkv                   gen_truncated "$main_mkv"
 build truncated-header.mkv            gen_truncated_header "$main_mkv"
 build empty.mkv                       gen_empty

@@ -46,11 +46,10 @@ final class VideoDecoder {
     private var deinterlacerInput: FrameShape?
     private var deinterlaceFailed = false
     private var lastPTS: Double?
-    private var toneMapper: (graph: FilterGraph, size: PixelSize, input: FrameShape)?
+    private let toneMapper: ToneMapper?
     private let scaler = Scaler()
     private let frame: Frame
     private let filtered: Frame
-    private let mapped: Frame
     public private(set) var isDeinterlacing = false
     /// Seconds spent in filter graphs and in libswscale since the caller last took them.
     var filterSeconds = 0.0
@@ -76,7 +75,7 @@ final class VideoDecoder {
         FFmpegLog.write("vd", "loop filter: skip \(level.rawValue) (source \(source), picture \(size?.description ?? "none"))")
     }
 
-    var isHDR: Bool { transfer == AVCOL_TRC_SMPTE2084 || transfer == AVCOL_TRC_ARIB_STD_B67 }
+    var isHDR: Bool { toneMapper != nil }
 
     init(stream: UnsafeMutablePointer<AVStream>, index: Int, threads: Int, timeline: Timeline) throws(FFmpegError) {
         guard let par = stream.pointee.codecpar else {
@@ -92,7 +91,7 @@ final class VideoDecoder {
         frameInterval = rate.num > 0 && rate.den > 0 ? min(1, Double(rate.den) / Double(rate.num)) : 1.0 / 25
         frame = try Frame()
         filtered = try Frame()
-        mapped = try Frame()
+        toneMapper = ToneMapper.needsMapping(transfer) ? try ToneMapper(transfer: transfer, timeBase: stream.pointee.time_base) : nil
     }
 
     /// Drops decoder and filter state (after a seek).
@@ -101,7 +100,7 @@ final class VideoDecoder {
         deinterlacer = nil  // rebuilt on the next interlaced frame
         deinterlacerInput = nil
         deinterlaceFailed = false
-        toneMapper = nil
+        toneMapper?.reset()
         lastPTS = nil
     }
 
@@ -190,35 +189,9 @@ final class VideoDecoder {
         guard pixels.count == size.width * size.height * 3, pixels.count > 0 else {
             throw FFmpegError(function: "render", message: "a \(pixels.count)-byte buffer for \(size)")
         }
-        if isHDR {
-            let input = FrameShape(decoded)
-            if toneMapper == nil || toneMapper?.size != size || toneMapper?.input != input {
-                let npl = transfer == AVCOL_TRC_ARIB_STD_B67 ? 1000 : 100
-                let chain = "scale=w=\(size.width):h=\(size.height):flags=bilinear,"
-                    + "zscale=t=linear:npl=\(npl),format=gbrpf32le,zscale=p=bt709,"
-                    + "tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=rgb24"
-                toneMapper = (try FilterGraph(video: chain, like: decoded, timeBase: timeBase), size, input)
-            }
-            if let graph = toneMapper?.graph {
-                try graph.push(decoded)
-                if try graph.pull(into: mapped) {
-                    defer { mapped.unref() }
-                    copyPacked(mapped, size: size, into: pixels.mutableBytes)
-                    return
-                }
-            }
-        }
+        if let toneMapper, try toneMapper.render(decoded, size: size, into: pixels.mutableBytes) { return }
         try scaler.scale(decoded, width: size.width, height: size.height, format: AV_PIX_FMT_RGB24,
                          into: pixels.base, stride: size.width * 3)
-    }
-
-    private func copyPacked(_ f: Frame, size: PixelSize, into dst: UnsafeMutableRawBufferPointer) {
-        let src = f.pointer.pointee
-        guard let data = src.data.0, let base = dst.baseAddress, src.width == size.width, src.height == size.height else { return }
-        let rowBytes = size.width * 3
-        for y in 0..<size.height {
-            (base + y * rowBytes).copyMemory(from: data + y * Int(src.linesize.0), byteCount: rowBytes)
-        }
     }
 
     private func seconds(_ pts: Int64?, _ tb: AVRational) -> Double? { timeline.seconds(pts, tb) }

@@ -1,0 +1,76 @@
+import CFFmpeg
+import Foundation
+
+/// Writes ``StillImage``s as PNG files with libavcodec's `png` encoder (RGB24, lossless).
+public enum PNGWriter {
+    /// The PNG file's bytes. The corresponding C functions are `avcodec_send_frame` and
+    /// `avcodec_receive_packet` on the `png` encoder.
+    public static func encode(_ image: StillImage) throws -> [UInt8] {
+        guard image.width > 0, image.height > 0, image.pixels.count == image.width * image.height * 3 else {
+            throw FFmpegError(function: "PNGWriter.encode",
+                              message: "\(image.pixels.count) bytes for a \(image.width)x\(image.height) RGB24 picture")
+        }
+        let encoder = try ImageEncoder(codec: AV_CODEC_ID_PNG, width: image.width, height: image.height, format: AV_PIX_FMT_RGB24)
+        return try encoder.encode(image)
+    }
+
+    /// Encodes `image` and writes it to `path` (replacing the file).
+    public static func write(_ image: StillImage, to path: String) throws {
+        let bytes = try encode(image)
+        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}
+
+/// Owns an `AVCodecContext` opened as a picture encoder; freed exactly once.
+final class ImageEncoder {
+    private let pointer: UnsafeMutablePointer<AVCodecContext>
+
+    init(codec id: AVCodecID, width: Int, height: Int, format: AVPixelFormat) throws(FFmpegError) {
+        guard let codec = avcodec_find_encoder(id) else {
+            throw FFmpegError(function: "avcodec_find_encoder", message: "no \(String(cString: avcodec_get_name(id))) encoder",
+                              code: aether_AVERROR(ENOSYS))
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw .outOfMemory("avcodec_alloc_context3") }
+        pointer = ctx
+        ctx.pointee.width = Int32(width)
+        ctx.pointee.height = Int32(height)
+        ctx.pointee.pix_fmt = format
+        ctx.pointee.time_base = AVRational(num: 1, den: 25)
+        try check(avcodec_open2(ctx, codec, nil), "avcodec_open2")
+    }
+
+    deinit {
+        var doomed: UnsafeMutablePointer<AVCodecContext>? = pointer
+        avcodec_free_context(&doomed)
+    }
+
+    /// One picture in, the encoded bytes out.
+    func encode(_ image: StillImage) throws(FFmpegError) -> [UInt8] {
+        let frame = try Frame()
+        let f = frame.pointer
+        f.pointee.width = pointer.pointee.width
+        f.pointee.height = pointer.pointee.height
+        f.pointee.format = pointer.pointee.pix_fmt.rawValue
+        f.pointee.pts = 0
+        try check(av_frame_get_buffer(f, 0), "av_frame_get_buffer")
+        guard let data = f.pointee.data.0 else { throw .outOfMemory("av_frame_get_buffer") }
+        let rowBytes = image.width * 3, stride = Int(f.pointee.linesize.0)
+        image.pixels.withUnsafeBufferPointer { src in
+            guard let base = src.baseAddress else { return }
+            for y in 0..<image.height { (data + y * stride).update(from: base + y * rowBytes, count: rowBytes) }
+        }
+        try check(avcodec_send_frame(pointer, f), "avcodec_send_frame")
+        try check(avcodec_send_frame(pointer, nil), "avcodec_send_frame")
+        let packet = try Packet()
+        var bytes: [UInt8] = []
+        while true {
+            let r = avcodec_receive_packet(pointer, packet.pointer)
+            if r == aether_AVERROR_EOF() || r == aether_AVERROR_EAGAIN() { break }
+            try check(r, "avcodec_receive_packet")
+            if let p = packet.pointer.pointee.data { bytes += UnsafeBufferPointer(start: p, count: packet.size) }
+            packet.unref()
+        }
+        guard !bytes.isEmpty else { throw FFmpegError(function: "avcodec_receive_packet", message: "the encoder produced nothing") }
+        return bytes
+    }
+}
