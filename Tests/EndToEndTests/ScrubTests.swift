@@ -19,43 +19,74 @@ import Testing
         return s
     }
 
-    /// Columns of the rows above the bar (the preview's rows) that show picture cells.
+    /// Columns of `rows` that show picture cells: a half-block glyph, or a cell painted with an
+    /// RGB background (a flat area of a picture is spaces on a coloured background). Read from
+    /// `capture-pane -e`, whose SGR sequences carry the colours.
     private static func pictureColumns(_ screen: String, rows: ClosedRange<Int>) -> Set<Int> {
-        let lines = screen.components(separatedBy: "\n").map { Array($0) }
+        let lines = screen.components(separatedBy: "\n")
         var columns: Set<Int> = []
         for row in rows where lines.indices.contains(row) {
-            for (x, c) in lines[row].enumerated() where c == "▀" || c == "▄" || c == "█" { columns.insert(x) }
+            var background = false
+            var column = 0
+            var chars = Array(lines[row].unicodeScalars)[...]
+            while let c = chars.popFirst() {
+                if c == "\u{1B}" {
+                    var sequence = ""
+                    while let n = chars.popFirst() {
+                        if n == "m" || n.properties.isAlphabetic { break }
+                        sequence.unicodeScalars.append(n)
+                    }
+                    let parameters = sequence.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+                    var i = 0
+                    while i < parameters.count {
+                        switch parameters[i] {
+                        case "", "0", "49": background = false
+                        case "48": background = true; i += parameters[safe: i + 1] == "2" ? 4 : 2
+                        case "38": i += parameters[safe: i + 1] == "2" ? 4 : 2
+                        default: break
+                        }
+                        i += 1
+                    }
+                    continue
+                }
+                if background || c == "▀" || c == "▄" || c == "█" { columns.insert(column) }
+                column += 1
+            }
         }
         return columns
+    }
+
+    private func pictureColumns(_ s: TmuxSession, rows: ClosedRange<Int>) -> Set<Int> {
+        Self.pictureColumns(s.screen(colours: true), rows: rows)
     }
 
     @Test func bShowsAPreviewAboveTheBarThatFollowsTheMarkerAndGoesOnEsc() throws {
         let s = try start()
         defer { s.close() }
         // The picture's own columns (row 15 is in the middle of it).
-        #expect(s.waitFor(5) { !Self.pictureColumns($0, rows: 15...15).isEmpty }, "no picture:\n\(s.screen())")
-        let video = Self.pictureColumns(s.screen(), rows: 15...15)
+        #expect(s.waitFor(5) { _ in !pictureColumns(s, rows: 15...15).isEmpty }, "no picture:\n\(s.screen())")
+        let video = pictureColumns(s, rows: 15...15)
         let left = video.min() ?? 0, right = video.max() ?? 99
         #expect(left >= 5 && right <= 94, "expected letterbox columns either side of the 4:3 picture: \(left)…\(right)")
-        let previewRows = 12...27
-        #expect(Self.pictureColumns(s.screen(), rows: previewRows).filter { $0 < left || $0 > right }.isEmpty)
+        let previewRows = 20...27
+        #expect(pictureColumns(s, rows: previewRows).filter { $0 < left || $0 > right }.isEmpty)
 
         s.send("b")
         #expect(s.waitFor(5) { $0.contains("scrub: Enter seeks") }, "no scrub mode:\n\(s.screen())")
         // The marker at 00:00: the preview sits at the left edge, over the left letterbox.
-        #expect(s.waitFor(5) { Self.pictureColumns($0, rows: previewRows).contains { $0 < left } },
+        #expect(s.waitFor(5) { _ in pictureColumns(s, rows: previewRows).contains { $0 < left } },
                 "no preview at the left:\n\(s.screen())")
         #expect(s.screen().contains("◆"))
 
         s.send("End")
         #expect(s.waitFor(5) { screen in
-            let cells = Self.pictureColumns(screen, rows: previewRows)
+            let cells = pictureColumns(s, rows: previewRows)
             return cells.contains { $0 > right } && !cells.contains { $0 < left } && screen.contains("00:03 / 00:04")
         }, "the preview did not move to the end (or left cells behind):\n\(s.screen())")
 
         s.send("Escape")
         #expect(s.waitFor(5) { screen in
-            !screen.contains("scrub:") && Self.pictureColumns(screen, rows: previewRows).allSatisfy { (left...right).contains($0) }
+            !screen.contains("scrub:") && pictureColumns(s, rows: previewRows).allSatisfy { (left...right).contains($0) }
         }, "the preview stayed after Esc:\n\(s.screen())")
         // Esc cancelled: still at the start.
         #expect(s.screen().contains("00:00 / 00:04"))
@@ -109,4 +140,8 @@ import Testing
             #expect(psnr >= 35)
         }
     }
+}
+
+private extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

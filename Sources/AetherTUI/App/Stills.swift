@@ -28,14 +28,13 @@ extension TUIApp {
             } catch {
                 message = "screenshot failed: \(error)"
             }
-            results.withLock { $0.append(message) }
+            results.post(message)
         }
     }
 
     /// UI loop: screenshots that finished.
     func pollScreenshots() {
-        let done = screenshotResults.withLock { r -> [String] in defer { r.removeAll() }; return r }
-        for message in done { osd(message, seconds: 4) }
+        for message in screenshotResults.take() { osd(message, seconds: 4) }
     }
 
     /// `<directory>/aether-tui-<name>-<hh-mm-ss.mmm>.png`; the directory is the option, else
@@ -52,4 +51,11 @@ extension TUIApp {
         let stamp = String(format: "%02d-%02d-%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
         return (dir as NSString).appendingPathComponent("aether-tui-\(safe.isEmpty ? "media" : safe)-\(stamp).png")
     }
+}
+
+/// Messages posted from background work for the UI thread to show.
+final class MessageBox: Sendable {
+    private let messages = Mutex<[String]>([])
+    func post(_ message: String) { messages.withLock { $0.append(message) } }
+    func take() -> [String] { messages.withLock { m in defer { m.removeAll() }; return m } }
 }

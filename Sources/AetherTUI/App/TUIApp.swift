@@ -38,7 +38,7 @@ public final class TUIApp {
     /// Scrub previews (made on first use).
     var previews: PreviewFetcher?
     /// Messages from screenshots taken in the background.
-    let screenshotResults = Mutex<[String]>([])
+    let screenshotResults = MessageBox()
 
     public init(options: TUIOptions) {
         self.options = options
