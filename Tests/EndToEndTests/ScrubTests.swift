@@ -142,6 +142,45 @@ import Testing
     }
 }
 
+extension ScrubTests {
+    /// `s` burns the subtitle on screen into the screenshot (libass), `S` does not: at 1 s the
+    /// sidecar cue "Sidecar one" shows; the two PNGs differ in the bottom third and nowhere else.
+    @Test func sBurnsTheSubtitleInAndSDoesNot() throws {
+        let dir = NSTemporaryDirectory() + "aether-shots-s-\(getpid())"
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try start(["--screenshot-directory=\(dir)", "--start=1"])
+        defer { s.close() }
+        #expect(s.waitFor(5) { $0.contains("Sidecar one") }, "no subtitle on screen:\n\(s.screen())")
+        s.send("s")
+        #expect(s.waitFor(8) { $0.contains("screenshot: ") && $0.contains("00-00-01.000.png") }, "\(s.screen())")
+        s.send("S")
+        #expect(s.waitFor(8) { $0.contains("00-00-01.000-2.png") }, "\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+        func raw(_ png: String) -> [UInt8] {
+            let out = png + ".rgb"
+            _ = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-y", "-i", png, "-f", "rawvideo", "-pix_fmt", "rgb24", out], timeout: 20)
+            return FileManager.default.contents(atPath: out).map { [UInt8]($0) } ?? []
+        }
+        let with = raw(dir + "/aether-tui-h264-aac-2audio-srt-ass-00-00-01.000.png")
+        let without = raw(dir + "/aether-tui-h264-aac-2audio-srt-ass-00-00-01.000-2.png")
+        try #require(with.count == 320 * 240 * 3 && without.count == with.count, "\(with.count) / \(without.count) bytes")
+        var changedTop = 0, changedBottom = 0
+        for y in 0..<240 {
+            for x in 0..<320 {
+                let i = (y * 320 + x) * 3
+                let d = abs(Int(with[i]) - Int(without[i])) + abs(Int(with[i + 1]) - Int(without[i + 1])) + abs(Int(with[i + 2]) - Int(without[i + 2]))
+                if d > 60 { if y < 160 { changedTop += 1 } else { changedBottom += 1 } }
+            }
+        }
+        print("burnt-in subtitle: \(changedBottom) pixels changed in the bottom third, \(changedTop) above")
+        #expect(changedBottom > 200, "no text burnt into the bottom third")
+        #expect(changedTop == 0, "pixels changed above the subtitle area")
+    }
+}
+
 private extension Array {
     subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

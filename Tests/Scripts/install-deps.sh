@@ -11,7 +11,7 @@ packages=(
     libasound2-plugins
     # tests: fixtures, audio, the TUI in tmux, man page lint, real sixel decoders and terminal
     ffmpeg tmux pulseaudio pulseaudio-utils mandoc python3 gcc
-    libsixel-bin xvfb xterm x11-apps xdotool
+    libsixel-bin xvfb xterm x11-apps xdotool fonts-dejavu-core
     # bench: `aether-bench graphics` compiles Tests/Scripts/libsixel-bench.c against libsixel
     libsixel-dev
 )

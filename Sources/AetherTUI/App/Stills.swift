@@ -39,7 +39,8 @@ extension TUIApp {
 
     /// `<directory>/aether-tui-<name>-<hh-mm-ss.mmm>.png`; the directory is the option, else
     /// `$XDG_PICTURES_DIR`, else the current directory. The name is the source's file name
-    /// without its extension, reduced to characters safe in a file name.
+    /// without its extension, reduced to characters safe in a file name; `-2`, `-3` … are
+    /// added when that file exists.
     static func screenshotPath(directory: String?, source: String, time: Double, environment: [String: String]) -> String {
         let dir = directory ?? environment["XDG_PICTURES_DIR"].flatMap { $0.isEmpty ? nil : $0 }
             ?? FileManager.default.currentDirectoryPath
@@ -49,7 +50,12 @@ extension TUIApp {
         }.prefix(80))
         let ms = Int((max(0, time) * 1000).rounded())
         let stamp = String(format: "%02d-%02d-%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
-        return (dir as NSString).appendingPathComponent("aether-tui-\(safe.isEmpty ? "media" : safe)-\(stamp).png")
+        let stem = (dir as NSString).appendingPathComponent("aether-tui-\(safe.isEmpty ? "media" : safe)-\(stamp)")
+        // A second screenshot of the same moment (`s` then `S`) does not replace the first.
+        var path = stem + ".png"
+        var n = 2
+        while FileManager.default.fileExists(atPath: path), n < 1000 { path = stem + "-\(n).png"; n += 1 }
+        return path
     }
 }
 
