@@ -19,22 +19,22 @@ final class XtermSession {
 
     init(command: String, columns: Int = 100, rows: Int = 30) throws {
         cells = (columns, rows)
-        // Xvfb picks a free display itself and prints its number when it is ready (a display
-        // number of our own choosing can still be held by a server that is going away).
+        // A display number no server holds (one of our own choosing can still be held by a
+        // server that is going away, which made a later test talk to the wrong one).
+        var number = 100
+        for _ in 0..<50 {
+            number = Int.random(in: 100...999)
+            if !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") { break }
+        }
+        display = ":\(number)"
         xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        xvfb.arguments = ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"]
-        let ready = Pipe()
-        xvfb.standardOutput = ready
+        xvfb.arguments = [display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"]
+        xvfb.standardOutput = FileHandle.nullDevice
         xvfb.standardError = FileHandle.nullDevice
         try xvfb.run()
-        var number = ""
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while !number.hasSuffix("\n"), Date() < deadline {
-            let chunk = ready.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            number += String(decoding: chunk, as: UTF8.self)
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
+            Thread.sleep(forTimeInterval: 0.05)
         }
-        display = ":" + number.trimmingCharacters(in: .whitespacesAndNewlines)
         xterm.executableURL = URL(fileURLWithPath: "/usr/bin/xterm")
         xterm.arguments = ["-display", display, "-ti", "vt340", "-xrm", "XTerm*numColorRegisters: 256",
                            "-xrm", "XTerm*maxGraphicSize: 2000x2000", "-geometry", "\(columns)x\(rows)+0+0",
@@ -45,8 +45,8 @@ final class XtermSession {
         Thread.sleep(forTimeInterval: 0.3)
         try xterm.run()
         for _ in 0..<50 {
-            let r = Process.run(["/usr/bin/xdotool", "search", "--sync", "--class", "xterm", "getwindowgeometry", "--shell"],
-                                environment: ["DISPLAY": display], timeout: 5)
+            let r = Process.run(["/usr/bin/xdotool", "search", "--class", "xterm", "getwindowgeometry", "--shell"],
+                                environment: ["DISPLAY": display], timeout: 2)
             let values = Dictionary(r.stdout.split(separator: "\n").compactMap { line -> (String, Int)? in
                 let kv = line.split(separator: "=")
                 guard kv.count == 2, let v = Int(kv[1]) else { return nil }
@@ -83,8 +83,12 @@ final class XtermSession {
 
     func stop() {
         if xterm.isRunning { kill(xterm.processIdentifier, SIGKILL); xterm.waitUntilExit() }
-        // SIGTERM: Xvfb removes its lock and socket on the way out.
-        if xvfb.isRunning { kill(xvfb.processIdentifier, SIGTERM); xvfb.waitUntilExit() }
+        // SIGKILL (the test runner's ignored SIGTERM is inherited), then what Xvfb would have
+        // removed on a clean exit.
+        if xvfb.isRunning { kill(xvfb.processIdentifier, SIGKILL); xvfb.waitUntilExit() }
+        let number = display.dropFirst()
+        try? FileManager.default.removeItem(atPath: "/tmp/.X\(number)-lock")
+        try? FileManager.default.removeItem(atPath: "/tmp/.X11-unix/X\(number)")
     }
 
     deinit { stop() }
@@ -173,5 +177,45 @@ struct Screenshot {
         #expect(band.count >= minimumRows * x.cellHeight,
                 "the \(box) box shows \(band.count) pixel rows, expected at least \(minimumRows) cell rows of \(x.cellHeight) px")
         print("xterm \(box) box: \(band.count) pixel rows unbroken over the picture, cell height \(x.cellHeight) px")
+    }
+}
+
+/// The scrub preview in a real sixel terminal is a picture of its own (not cells): with the
+/// marker at the start it sits over the left pillarbox of a 4:3 clip, and goes with Esc.
+@Suite struct XtermScrubPreviewTests {
+    @Test(.enabled(if: XtermSession.toolsPresent || ProcessInfo.processInfo.environment["CI"] != nil))
+    func scrubPreviewIsASixelPictureThatGoesOnEsc() throws {
+        #expect(XtermSession.toolsPresent, "Xvfb, xterm, xwd, ffmpeg or xdotool missing")
+        let command = "'\(TestEnvironment.binary)' '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=sixel --ao=null --pause"
+        let x = try XtermSession(command: command)
+        defer { x.stop() }
+        var picture = (x0: 0, y0: 0, x1: -1, y1: -1, count: 0)
+        for _ in 0..<40 where picture.count < 20_000 {
+            Thread.sleep(forTimeInterval: 0.25)
+            if let shot = x.screenshot() { picture = shot.redBox() }
+        }
+        try #require(picture.count >= 20_000, "no sixel picture on screen (\(picture.count) red pixels)")
+        try #require(picture.x0 > 40, "the 4:3 picture should leave a pillarbox: \(picture)")
+        /// Red pixels left of the video picture (where only the preview can be).
+        func leftOfPicture(_ shot: Screenshot) -> Int {
+            var n = 0
+            for y in 0..<shot.height { for px in 0..<(picture.x0 - 2) where shot.isRed(px, y) { n += 1 } }
+            return n
+        }
+        x.press("b")
+        var preview = 0
+        for _ in 0..<20 where preview < 500 {
+            Thread.sleep(forTimeInterval: 0.25)
+            if let shot = x.screenshot() { preview = leftOfPicture(shot) }
+        }
+        #expect(preview >= 500, "no preview picture left of the video (\(preview) red pixels)")
+        x.press("Escape")
+        var left = preview
+        for _ in 0..<20 where left > 0 {
+            Thread.sleep(forTimeInterval: 0.25)
+            if let shot = x.screenshot() { left = leftOfPicture(shot) }
+        }
+        #expect(left == 0, "\(left) preview pixels stayed after Esc")
+        print("xterm scrub preview: \(preview) red pixels in the pillarbox, \(left) after Esc")
     }
 }
