@@ -25,8 +25,6 @@ public actor FrameExtractor {
     /// Bumped by every request: an idle timer armed before it no longer closes anything.
     private var activity = 0
     private var idleTimer: Task<Void, Never>?
-    /// The source's nominal frame interval, learnt from the first decode (snapshot cache hits).
-    private var frameInterval = 1.0 / 25
 
     /// Seconds a request's network reads (and the open) may block before giving up.
     public static let readTimeout = 8.0
@@ -92,7 +90,8 @@ public actor FrameExtractor {
         guard let (image, position) = try await decode(request, at: seconds, .snapshot(maxWidth: bounds.0, maxHeight: bounds.1)) else {
             return nil
         }
-        cache.insertSnapshot(image, at: position, maxWidth: bounds.0, maxHeight: bounds.1, frameInterval: frameInterval)
+        let interval = status.timing.withLock { $0?.frameInterval } ?? 1.0 / 25
+        cache.insertSnapshot(image, at: position, maxWidth: bounds.0, maxHeight: bounds.1, frameInterval: interval)
         return delivered(image, request)
     }
 
@@ -103,6 +102,13 @@ public actor FrameExtractor {
         if hit != nil { counters.cacheHits += 1 }
         return hit
     }
+
+    /// Drops every cached still (the source stays open): the next requests decode.
+    public func clearCache() { cache.removeAll() }
+
+    /// The media's length in seconds once the source has been opened (nil before, or when the
+    /// container does not say).
+    public var duration: Double? { status.timing.withLock { $0?.duration } }
 
     /// Stops all work and waits until every FFmpeg resource is released. Permanent: later
     /// requests throw ``FrameExtractorError/shutDown``.
@@ -137,7 +143,7 @@ public actor FrameExtractor {
     /// The position as the decoder will take it, when the source's length is known.
     private func clamp(_ seconds: Double) -> Double {
         let t = seconds.isFinite ? max(0, seconds) : 0
-        guard let last = status.lastPosition.withLock({ $0 }) else { return t }
+        guard let last = status.timing.withLock({ $0?.lastPosition }) else { return t }
         return min(t, last)
     }
 
@@ -153,7 +159,6 @@ public actor FrameExtractor {
     private struct Outcome: Sendable {
         var image: StillImage?
         var position: Double
-        var frameInterval: Double
     }
 
     /// Runs one decode on the thread: nil (counted) when superseded before or during it.
@@ -173,7 +178,7 @@ public actor FrameExtractor {
                     let decoder = try context.open()
                     let position = decoder.clamp(seconds)
                     let image = try decoder.extract(at: position, kind) { !gate.isCurrent(request) }
-                    done.resume(returning: Outcome(image: image, position: position, frameInterval: decoder.frameInterval))
+                    done.resume(returning: Outcome(image: image, position: position))
                 } catch {
                     // A failed read may leave the demuxer anywhere: start afresh next time.
                     context.close()
@@ -187,7 +192,6 @@ public actor FrameExtractor {
             return nil
         }
         counters.decodes += 1
-        frameInterval = outcome.frameInterval
         guard let image = outcome.image else {
             counters.superseded += 1
             return nil
