@@ -22,9 +22,11 @@ public actor FrameExtractor {
     private var counters = FrameExtractorStatistics()
     private var isShutDown = false
     private var inFlight = 0
-    /// Bumped by every request: an idle timer armed before it no longer closes anything.
-    private var activity = 0
-    private var idleTimer: Task<Void, Never>?
+    /// When the last request finished (monotonic seconds).
+    private var lastActivity = 0.0
+    /// Sleeps until `lastActivity + idleTimeout`, then closes the source if nothing came since.
+    /// One at a time: a timer per request would leave a pending sleep per request behind.
+    private var idleWatcher: Task<Void, Never>?
 
     /// Seconds a request's network reads (and the open) may block before giving up.
     public static let readTimeout = 8.0
@@ -49,7 +51,7 @@ public actor FrameExtractor {
     }
 
     deinit {
-        idleTimer?.cancel()
+        idleWatcher?.cancel()
         thread.stop()
     }
 
@@ -115,8 +117,8 @@ public actor FrameExtractor {
     public func shutdown() async {
         isShutDown = true
         _ = gate.next()  // whatever is in flight stops at its next check
-        idleTimer?.cancel()
-        idleTimer = nil
+        idleWatcher?.cancel()
+        idleWatcher = nil
         cache.removeAll()
         await thread.stopAndWait()
     }
@@ -136,7 +138,6 @@ public actor FrameExtractor {
     /// A new current request (superseding the one in flight).
     private func begin() throws(FrameExtractorError) -> UInt64 {
         guard !isShutDown else { throw .shutDown }
-        activity += 1
         return gate.next()
     }
 
@@ -164,7 +165,6 @@ public actor FrameExtractor {
     /// Runs one decode on the thread: nil (counted) when superseded before or during it.
     private func decode(_ request: UInt64, at seconds: Double, _ kind: StillDecoder.Request) async throws -> (StillImage, Double)? {
         inFlight += 1
-        idleTimer?.cancel()
         defer {
             inFlight -= 1
             armIdleTimer()
@@ -214,20 +214,26 @@ public actor FrameExtractor {
 
     private func armIdleTimer() {
         guard inFlight == 0, !isShutDown else { return }
-        idleTimer?.cancel()
-        let mark = activity
-        let delay = UInt64(idleTimeout * 1e9)
-        idleTimer = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: delay)
-            guard !Task.isCancelled else { return }
-            await self?.closeIfIdle(since: mark)
+        lastActivity = MonotonicClock.seconds()
+        guard idleWatcher == nil else { return }
+        idleWatcher = Task { [weak self] in
+            while let wait = await self?.idleWait() {
+                try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+                if Task.isCancelled { return }
+            }
         }
     }
 
-    /// Closes the source and drops the cache when nothing was asked since `mark`.
-    private func closeIfIdle(since mark: Int) async {
-        guard mark == activity, inFlight == 0, !isShutDown else { return }
+    /// Seconds the watcher sleeps before it looks again; nil when it ends (the source was closed
+    /// for idleness, and the cache dropped, or the extractor shut down).
+    private func idleWait() async -> Double? {
+        guard !isShutDown else { return nil }
+        let left = lastActivity + idleTimeout - MonotonicClock.seconds()
+        if inFlight > 0 || left > 0 { return max(0.01, inFlight > 0 ? idleTimeout : left) }
+        // Cleared before the wait: a request arriving meanwhile arms a new watcher.
+        idleWatcher = nil
         cache.removeAll()
         await perform { $0.close() }
+        return nil
     }
 }
