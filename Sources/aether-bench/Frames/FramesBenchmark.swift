@@ -52,7 +52,7 @@ struct FramesBenchmark: AsyncParsableCommand {
                 guard let path else { print("\(name): skipped (\(problem ?? "?"))"); continue }
                 var row = try await latency(path)
                 row.clip = "\(name) 1080p, GOP \(Double(gop) / 24) s"
-                func pair(_ a: Double, _ b: Double) -> String { "\(Stats.fmt(a, 1))/\(Stats.fmt(b, 1))".padding(toLength: 15, withPad: " ", startingAt: 0) }
+                func pair(_ a: Double, _ b: Double) -> String { "\(Stats.fmt(a, a < 1 ? 3 : 1))/\(Stats.fmt(b, b < 1 ? 3 : 1))".padding(toLength: 15, withPad: " ", startingAt: 0) }
                 print(row.clip.padding(toLength: 30, withPad: " ", startingAt: 0) + "  " + row.size.padding(toLength: 9, withPad: " ", startingAt: 0)
                       + " " + pair(row.coldP50Ms, row.coldP95Ms) + " " + pair(row.warmP50Ms, row.warmP95Ms) + " " + pair(row.cachedP50Ms, row.cachedP95Ms))
             }
