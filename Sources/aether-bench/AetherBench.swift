@@ -2,9 +2,9 @@ import ArgumentParser
 
 /// `aether-bench`: reproducible performance measurements, one subcommand per subsystem.
 @main
-struct AetherBench: ParsableCommand {
+struct AetherBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aether-bench",
         abstract: "Benchmarks for aether-tui's subsystems, with peers where installed.",
-        subcommands: [GraphicsBenchmark.self, EngineBenchmark.self, DecodePassCommand.self])
+        subcommands: [GraphicsBenchmark.self, EngineBenchmark.self, FramesBenchmark.self, DecodePassCommand.self])
 }

@@ -3,12 +3,12 @@ import ArgumentParser
 import Foundation
 
 @main
-struct AetherTUICommand: ParsableCommand {
+struct AetherTUICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aether-tui",
         abstract: "A terminal media player: video as kitty or sixel images or half-block cells, sound through ALSA.",
         version: "0.1.0",
-        subcommands: [Play.self, Probe.self, Caps.self],
+        subcommands: [Play.self, Probe.self, Caps.self, Extract.self],
         defaultSubcommand: Play.self)
 }
 

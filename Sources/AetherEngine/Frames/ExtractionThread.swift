@@ -15,8 +15,16 @@ final class RequestGate: Sendable {
 final class ExtractionStatus: Sendable {
     let isOpen = Atomic<Bool>(false)
     let opens = Atomic<Int>(0)
-    /// The last position with a picture, once the source has been opened (kept across closes).
-    let lastPosition = Mutex<Double?>(nil)
+    /// The source's length and frame interval, once it has been opened (kept across closes).
+    let timing = Mutex<SourceTiming?>(nil)
+}
+
+/// How long a source is and how long each of its frames shows.
+struct SourceTiming: Sendable {
+    var duration: Double?
+    var frameInterval: Double
+    /// The last position with a picture: one frame before the end.
+    var lastPosition: Double? { duration.map { max(0, $0 - frameInterval) } }
 }
 
 /// The state that lives on the extractor's thread and nowhere else: how to open the source, and
@@ -45,7 +53,7 @@ final class ExtractionContext {
         decoder = opened
         status.opens.wrappingAdd(1, ordering: .relaxed)
         status.isOpen.store(true, ordering: .relaxed)
-        status.lastPosition.withLock { $0 = opened.lastPosition }
+        status.timing.withLock { $0 = opened.timing }
         return opened
     }
 

@@ -22,11 +22,11 @@ public actor FrameExtractor {
     private var counters = FrameExtractorStatistics()
     private var isShutDown = false
     private var inFlight = 0
-    /// Bumped by every request: an idle timer armed before it no longer closes anything.
-    private var activity = 0
-    private var idleTimer: Task<Void, Never>?
-    /// The source's nominal frame interval, learnt from the first decode (snapshot cache hits).
-    private var frameInterval = 1.0 / 25
+    /// When the last request finished (monotonic seconds).
+    private var lastActivity = 0.0
+    /// Sleeps until `lastActivity + idleTimeout`, then closes the source if nothing came since.
+    /// One at a time: a timer per request would leave a pending sleep per request behind.
+    private var idleWatcher: Task<Void, Never>?
 
     /// Seconds a request's network reads (and the open) may block before giving up.
     public static let readTimeout = 8.0
@@ -51,7 +51,7 @@ public actor FrameExtractor {
     }
 
     deinit {
-        idleTimer?.cancel()
+        idleWatcher?.cancel()
         thread.stop()
     }
 
@@ -92,7 +92,8 @@ public actor FrameExtractor {
         guard let (image, position) = try await decode(request, at: seconds, .snapshot(maxWidth: bounds.0, maxHeight: bounds.1)) else {
             return nil
         }
-        cache.insertSnapshot(image, at: position, maxWidth: bounds.0, maxHeight: bounds.1, frameInterval: frameInterval)
+        let interval = status.timing.withLock { $0?.frameInterval } ?? 1.0 / 25
+        cache.insertSnapshot(image, at: position, maxWidth: bounds.0, maxHeight: bounds.1, frameInterval: interval)
         return delivered(image, request)
     }
 
@@ -104,13 +105,20 @@ public actor FrameExtractor {
         return hit
     }
 
+    /// Drops every cached still (the source stays open): the next requests decode.
+    public func clearCache() { cache.removeAll() }
+
+    /// The media's length in seconds once the source has been opened (nil before, or when the
+    /// container does not say).
+    public var duration: Double? { status.timing.withLock { $0?.duration } }
+
     /// Stops all work and waits until every FFmpeg resource is released. Permanent: later
     /// requests throw ``FrameExtractorError/shutDown``.
     public func shutdown() async {
         isShutDown = true
         _ = gate.next()  // whatever is in flight stops at its next check
-        idleTimer?.cancel()
-        idleTimer = nil
+        idleWatcher?.cancel()
+        idleWatcher = nil
         cache.removeAll()
         await thread.stopAndWait()
     }
@@ -130,14 +138,13 @@ public actor FrameExtractor {
     /// A new current request (superseding the one in flight).
     private func begin() throws(FrameExtractorError) -> UInt64 {
         guard !isShutDown else { throw .shutDown }
-        activity += 1
         return gate.next()
     }
 
     /// The position as the decoder will take it, when the source's length is known.
     private func clamp(_ seconds: Double) -> Double {
         let t = seconds.isFinite ? max(0, seconds) : 0
-        guard let last = status.lastPosition.withLock({ $0 }) else { return t }
+        guard let last = status.timing.withLock({ $0?.lastPosition }) else { return t }
         return min(t, last)
     }
 
@@ -153,13 +160,11 @@ public actor FrameExtractor {
     private struct Outcome: Sendable {
         var image: StillImage?
         var position: Double
-        var frameInterval: Double
     }
 
     /// Runs one decode on the thread: nil (counted) when superseded before or during it.
     private func decode(_ request: UInt64, at seconds: Double, _ kind: StillDecoder.Request) async throws -> (StillImage, Double)? {
         inFlight += 1
-        idleTimer?.cancel()
         defer {
             inFlight -= 1
             armIdleTimer()
@@ -173,7 +178,7 @@ public actor FrameExtractor {
                     let decoder = try context.open()
                     let position = decoder.clamp(seconds)
                     let image = try decoder.extract(at: position, kind) { !gate.isCurrent(request) }
-                    done.resume(returning: Outcome(image: image, position: position, frameInterval: decoder.frameInterval))
+                    done.resume(returning: Outcome(image: image, position: position))
                 } catch {
                     // A failed read may leave the demuxer anywhere: start afresh next time.
                     context.close()
@@ -187,7 +192,6 @@ public actor FrameExtractor {
             return nil
         }
         counters.decodes += 1
-        frameInterval = outcome.frameInterval
         guard let image = outcome.image else {
             counters.superseded += 1
             return nil
@@ -210,20 +214,26 @@ public actor FrameExtractor {
 
     private func armIdleTimer() {
         guard inFlight == 0, !isShutDown else { return }
-        idleTimer?.cancel()
-        let mark = activity
-        let delay = UInt64(idleTimeout * 1e9)
-        idleTimer = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: delay)
-            guard !Task.isCancelled else { return }
-            await self?.closeIfIdle(since: mark)
+        lastActivity = MonotonicClock.seconds()
+        guard idleWatcher == nil else { return }
+        idleWatcher = Task { [weak self] in
+            while let wait = await self?.idleWait() {
+                try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+                if Task.isCancelled { return }
+            }
         }
     }
 
-    /// Closes the source and drops the cache when nothing was asked since `mark`.
-    private func closeIfIdle(since mark: Int) async {
-        guard mark == activity, inFlight == 0, !isShutDown else { return }
+    /// Seconds the watcher sleeps before it looks again; nil when it ends (the source was closed
+    /// for idleness, and the cache dropped, or the extractor shut down).
+    private func idleWait() async -> Double? {
+        guard !isShutDown else { return nil }
+        let left = lastActivity + idleTimeout - MonotonicClock.seconds()
+        if inFlight > 0 || left > 0 { return max(0.01, inFlight > 0 ? idleTimeout : left) }
+        // Cleared before the wait: a request arriving meanwhile arms a new watcher.
+        idleWatcher = nil
         cache.removeAll()
         await perform { $0.close() }
+        return nil
     }
 }

@@ -15,9 +15,9 @@ final class StillDecoder {
     let streamIndex: Int
     let timeBase: AVRational
     let timeline: Timeline
-    /// Media seconds of the last instant with a picture (duration − one frame), nil when unknown.
-    let lastPosition: Double?
-    let frameInterval: Double
+    /// The media's length (nil when unknown) and frame interval.
+    let timing: SourceTiming
+    var frameInterval: Double { timing.frameInterval }
     let rotation: Int
     /// Seconds a request's reads may block (a stalled network source).
     let readTimeout: Double
@@ -45,11 +45,9 @@ final class StillDecoder {
         self.readTimeout = readTimeout
         var rate = stream.pointee.avg_frame_rate
         if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
-        let interval = rate.num > 0 && rate.den > 0 ? min(1, Double(rate.den) / Double(rate.num)) : 1.0 / 25
-        frameInterval = interval
+        timing = SourceTiming(duration: Self.duration(source.pointer, stream: stream, timeline: source.timeline),
+                              frameInterval: rate.num > 0 && rate.den > 0 ? min(1, Double(rate.den) / Double(rate.num)) : 1.0 / 25)
         rotation = StillGeometry.rotation(of: stream)
-        let duration = Self.duration(source.pointer, stream: stream, timeline: source.timeline)
-        lastPosition = duration.map { max(0, $0 - interval) }
         // Thumbnails: one keyframe, fast. Slice threads only (frame threads would hold the first
         // picture back until more packets came), low delay (libdav1d), no loop filter.
         thumbnailCodec = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: max(1, min(2, threads))) { ctx in
@@ -80,7 +78,7 @@ final class StillDecoder {
     /// A requested position inside the media: not before 0, not after the last frame.
     func clamp(_ seconds: Double) -> Double {
         let t = seconds.isFinite ? max(0, seconds) : 0
-        guard let lastPosition else { return t }
+        guard let lastPosition = timing.lastPosition else { return t }
         return min(t, lastPosition)
     }
 

@@ -30,8 +30,9 @@ struct CodecClip {
     ]
 
     /// Encodes the clip unless it is cached; nil (with the reason) when the encoder is missing or fails.
-    func ensure(seconds: Int, directory: String) -> (path: String?, problem: String?) {
-        let path = "\(directory)/\(name)-1080p24-\(seconds)s.mkv"
+    /// `gop`: frames from one keyframe to the next.
+    func ensure(seconds: Int, directory: String, gop: Int = 24) -> (path: String?, problem: String?) {
+        let path = "\(directory)/\(name)-1080p24-\(seconds)s" + (gop == 24 ? "" : "-gop\(gop)") + ".mkv"
         if FileManager.default.fileExists(atPath: path) { return (path, nil) }
         guard let encoders = Spawn.output(["ffmpeg", "-hide_banner", "-encoders"]),
               encoders.contains(" \(encoderName) ") else {
@@ -39,7 +40,7 @@ struct CodecClip {
         }
         let partial = path + ".part.mkv"
         let argv = ["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=24", "-t", "\(seconds)",
-                    "-an", "-g", "24"] + encoder + ["-y", partial]
+                    "-an", "-g", "\(gop)"] + encoder + ["-y", partial]
         guard Spawn.run(argv).status == 0, (try? FileManager.default.moveItem(atPath: partial, toPath: path)) != nil else {
             try? FileManager.default.removeItem(atPath: partial)
             return (nil, "encoding failed: \(argv.joined(separator: " "))")
