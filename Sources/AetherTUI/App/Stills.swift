@@ -37,20 +37,14 @@ extension TUIApp {
         for message in screenshotResults.take() { osd(message, seconds: 4) }
     }
 
-    /// `<directory>/aether-tui-<name>-<hh-mm-ss.mmm>.png`; the directory is the option, else
-    /// `$XDG_PICTURES_DIR`, else the current directory. The name is the source's file name
-    /// without its extension, reduced to characters safe in a file name; `-2`, `-3` … are
-    /// added when that file exists.
+    /// `<directory>/aether-tui-<name>-<hh-mm-ss.mmm>.png` (``StillFileName``, as `extract` names
+    /// them); the directory is the option, else `$XDG_PICTURES_DIR`, else the current
+    /// directory; `-2`, `-3` … are added when that file exists.
     static func screenshotPath(directory: String?, source: String, time: Double, environment: [String: String]) -> String {
         let dir = directory ?? environment["XDG_PICTURES_DIR"].flatMap { $0.isEmpty ? nil : $0 }
             ?? FileManager.default.currentDirectoryPath
-        let base = URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
-        let safe = String(base.unicodeScalars.map { s -> Character in
-            s.properties.isAlphabetic || ("0"..."9").contains(s) || "-_.".unicodeScalars.contains(s) ? Character(s) : "_"
-        }.prefix(80))
-        let ms = Int((max(0, time) * 1000).rounded())
-        let stamp = String(format: "%02d-%02d-%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
-        let stem = (dir as NSString).appendingPathComponent("aether-tui-\(safe.isEmpty ? "media" : safe)-\(stamp)")
+        let name = StillFileName.make(source: source, seconds: time)
+        let stem = (dir as NSString).appendingPathComponent((name as NSString).deletingPathExtension)
         // A second screenshot of the same moment (`s` then `S`) does not replace the first.
         var path = stem + ".png"
         var n = 2
