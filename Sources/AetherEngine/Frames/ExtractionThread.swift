@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import Synchronization
 
@@ -116,7 +117,7 @@ final class ExtractionThread: @unchecked Sendable {  // every var is guarded by 
     private func run(_ makeContext: () -> ExtractionContext) {
         // Previews and screenshots yield the CPU to playback: nice 10 for this thread only
         // (Linux applies setpriority to a thread id), so a scrub never costs a painted frame.
-        _ = setpriority(PRIO_PROCESS, id_t(gettid()), 10)
+        _ = aether_nice_this_thread(10)
         EngineThreads.startHook?()
         do {
             let context = makeContext()

@@ -19,6 +19,14 @@
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Lowers the calling thread's CPU priority (Linux: setpriority on a thread id is per thread). */
+static inline int aether_nice_this_thread(int niceness) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness);
+}
 
 /* Function-like macros Swift cannot import, made callable. */
 static inline int aether_AVERROR(int e) { return AVERROR(e); }
