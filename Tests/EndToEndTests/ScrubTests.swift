@@ -143,6 +143,32 @@ import Testing
 }
 
 extension ScrubTests {
+    /// `B` (paused) shows a row of thumbnails, one per chapter of the fixture (Opening, Middle,
+    /// End), the current one chosen; → and Enter seek to the next chapter; Esc-less close.
+    @Test func filmstripShowsTheChaptersAndEnterSeeks() throws {
+        let s = try start()
+        defer { s.close() }
+        #expect(s.waitFor(5) { _ in !pictureColumns(s, rows: 15...15).isEmpty })
+        let before = Array(s.screen(colours: true).components(separatedBy: "\n")[21...27])
+        s.send("B")
+        #expect(s.waitFor(5) { $0.contains("▶ 00:00") }, "no filmstrip:\n\(s.screen())")
+        let labels = s.lines().first { $0.contains("▶ 00:00") } ?? ""
+        // Three chapter thumbnails side by side, each with its start time.
+        let times = labels.matches(of: try Regex(#"\d\d:\d\d"#)).count
+        #expect(times == 3, "expected three chapter thumbnails: \(labels)")
+        // The thumbnails are drawn over the rows above the bar: those rows now show other cells
+        // (three small pictures) than the paused video did.
+        func rows(_ screen: String) -> [String] { Array(screen.components(separatedBy: "\n")[21...27]) }
+        #expect(s.waitFor(5) { _ in rows(s.screen(colours: true)) != before && !pictureColumns(s, rows: 21...27).isEmpty },
+                "no thumbnails above the bar:\n\(s.screen())")
+        s.send("Right")
+        #expect(s.waitFor(3) { screen in screen.components(separatedBy: "\n").contains { $0.contains("▶ 00:0") && !$0.contains("▶ 00:00") } })
+        s.send("Enter")
+        #expect(s.waitFor(5) { !$0.contains("▶ 00:") && TUITests.time(in: $0).map { $0 >= 1 } == true }, "no seek:\n\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     /// `s` burns the subtitle on screen into the screenshot (libass), `S` does not: at 1 s the
     /// sidecar cue "Sidecar one" shows; the two PNGs differ in the bottom third and nowhere else.
     @Test func sBurnsTheSubtitleInAndSDoesNot() throws {

@@ -35,8 +35,9 @@ extension TUIApp {
             if view.showHelp { overlays.append(drawHelp()) }
             if view.menu != nil { let r = drawMenu(); overlays.append(r); view.menuRect = r } else { view.menuRect = nil }
             if let osd = view.osdMessage { overlays.append(drawOSD(osd.text)) }
-            if let rect = drawScrubPreview() { overlays.append(rect) }
-            erasePreviewLeftovers(now: overlays)
+            let stillsRect = drawScrubPreview() ?? drawFilmstrip()
+            if let stillsRect { overlays.append(stillsRect) }
+            erasePreviewLeftovers(now: stillsRect)
             // The mask changes before ncurses writes: no frame may paint over a new overlay,
             // and cells an overlay leaves are repainted by the next frame.
             let changed = overlays != view.overlayRects
@@ -131,11 +132,29 @@ extension TUIApp {
         return rect
     }
 
+    /// The filmstrip's labels (time; the chosen one highlighted) and the cells its thumbnails
+    /// cover. Nil when it is closed.
+    private func drawFilmstrip() -> CellRect? {
+        guard let strip = view.filmstrip else { return nil }
+        let items = filmstripPlacements(strip)
+        let total = strip.times.count * (strip.width + 1) - 1
+        let left = max(0, (layout.columns - total) / 2)
+        let top = items.map(\.label.row).min() ?? (layout.rows - 3)
+        for (slot, time) in strip.times.enumerated() {
+            let column = left + slot * (strip.width + 1)
+            guard column + strip.width <= layout.columns else { break }
+            let role: ThemeRole = slot == strip.selection ? .menuSelected : .status
+            let text = (slot == strip.selection ? "▶ " : "  ") + TimeFormat.clock(time)
+            Curses.fill(row: top, column: column, width: strip.width, style: palette[role])
+            Curses.put(text, row: top, column: column, style: palette[role], width: strip.width)
+        }
+        return CellRect(column: left, row: top, width: min(total, layout.columns - left), height: layout.rows - 2 - top)
+    }
+
     /// Cells the preview covered and no longer does, outside the video's picture: nothing else
     /// repaints them (the video repaints its own cells), and ncurses believes them blank, so
     /// they are erased (ECH; xterm drops the sixel picture there too).
-    private func erasePreviewLeftovers(now overlays: [CellRect]) {
-        let current = view.scrub != nil ? overlays.last : nil
+    private func erasePreviewLeftovers(now current: CellRect?) {
         defer { view.previewRect = current }
         guard let old = view.previewRect, old != current else { return }
         var keep = CellMask(columns: layout.columns, rows: layout.rows)

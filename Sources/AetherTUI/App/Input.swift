@@ -42,7 +42,7 @@ extension TUIApp {
         }
         guard let key = TUIApp.key(for: input) else { return }
         if view.menu != nil { handleMenuKey(key); return }
-        if handleScrubKey(key) { return }
+        if handleScrubKey(key) || handleFilmstripKey(key) { return }
         if key == .escape {
             if view.showHelp || view.showStats { view.showHelp = false; view.showStats = false }
             return
@@ -146,6 +146,8 @@ extension TUIApp {
             osd(view.chromePinned ? "transport bar pinned" : "transport bar auto-hides")
         case .browse:
             startScrub(at: player.currentTime, byMouse: false)
+        case .filmstrip:
+            openFilmstrip()
         case .screenshot(let subtitles):
             takeScreenshot(subtitles: subtitles)
         case .quit:

@@ -28,6 +28,9 @@ final class PreviewFetcher: Sendable {
     private struct State {
         var wanted: Double?
         var delivered: (time: Double, image: StillImage)?
+        /// Filmstrip positions still to fetch, and what arrived for them.
+        var strip: [Double] = []
+        var stripDelivered: [(time: Double, image: StillImage)] = []
         var around: Double = 0
         var duration: Double = 0
         var prefetch: [Double] = []
@@ -59,6 +62,25 @@ final class PreviewFetcher: Sendable {
             return s.wake
         }
         wake?.resume()
+    }
+
+    /// UI thread: fetch all of `times` (the filmstrip), in order, after the marker's wish.
+    func requestStrip(_ times: [Double]) {
+        let wake = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.strip = times
+            s.stripDelivered.removeAll()
+            defer { s.wake = nil }
+            return s.wake
+        }
+        wake?.resume()
+    }
+
+    /// Filmstrip thumbnails delivered since the last call.
+    func takeStrip() -> [(time: Double, image: StillImage)] {
+        state.withLock { s in
+            defer { s.stripDelivered.removeAll() }
+            return s.stripDelivered
+        }
     }
 
     /// The newest thumbnail delivered since the last call.
@@ -96,40 +118,41 @@ final class PreviewFetcher: Sendable {
         return order
     }
 
+    private enum Job { case marker(Double), strip(Double), prefetch(Double) }
+
     private func work() async {
         while true {
-            let next = await nextJob()
-            guard let (time, interactive) = next else { return }
-            if interactive, let cached = await extractor.cachedThumbnail(at: time) {
-                deliver(time, cached)
-                continue
+            guard let job = await nextJob() else { return }
+            switch job {
+            case .marker(let time), .strip(let time):
+                var image = await extractor.cachedThumbnail(at: time)
+                if image == nil { image = try? await extractor.thumbnail(at: time, maxWidth: width) }
+                guard let image else { continue }
+                state.withLock { s in
+                    // A newer wish may have arrived meanwhile: it is served next, this one is shown now.
+                    if case .marker = job { s.delivered = (time, image) } else { s.stripDelivered.append((time, image)) }
+                }
+            case .prefetch(let time):
+                if await extractor.cachedThumbnail(at: time) != nil { continue }
+                _ = try? await extractor.thumbnail(at: time, maxWidth: width)
             }
-            if !interactive, await extractor.cachedThumbnail(at: time) != nil { continue }
-            let image = try? await extractor.thumbnail(at: time, maxWidth: width)
-            if interactive, let image { deliver(time, image) }
-        }
-    }
-
-    private func deliver(_ time: Double, _ image: StillImage) {
-        state.withLock { s in
-            // A newer wish arrived meanwhile: it is served next, this one is still shown now.
-            s.delivered = (time, image)
         }
     }
 
     /// The wanted position, else the next prefetch position, else waits for a wish; nil when stopped.
-    private func nextJob() async -> (Double, Bool)? {
+    private func nextJob() async -> Job? {
         while true {
-            let job = state.withLock { s -> (Double, Bool)?? in
+            let job = state.withLock { s -> Job?? in
                 if s.stopped { return .some(nil) }
-                if let t = s.wanted { s.wanted = nil; return (t, true) }
-                if !s.prefetch.isEmpty { return (s.prefetch.removeFirst(), false) }
+                if let t = s.wanted { s.wanted = nil; return .marker(t) }
+                if !s.strip.isEmpty { return .strip(s.strip.removeFirst()) }
+                if !s.prefetch.isEmpty { return .prefetch(s.prefetch.removeFirst()) }
                 return nil
             }
             if let job { return job }
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { s -> Bool in
-                    if s.stopped || s.wanted != nil { return true }
+                    if s.stopped || s.wanted != nil || !s.strip.isEmpty { return true }
                     s.wake = c
                     return false
                 }
@@ -217,8 +240,16 @@ extension TUIApp {
     /// Nil when the screen is too small.
     func previewPlacement(for preview: ScrubPreview, marker column: Int) -> (label: CellRect, placement: Placement)? {
         let width = min(48, max(16, layout.columns / 3))
-        guard layout.columns >= width, preview.picture.width > 0, preview.picture.height > 0 else { return nil }
-        let aspect = Double(preview.picture.width) / Double(preview.picture.height)
+        return stillPlacement(preview.picture, width: width, column: min(layout.columns - width, max(0, column - width / 2)))
+    }
+
+    /// A still `width` columns wide from `column`, standing on the progress bar, with a label
+    /// row above it: as many rows as the picture's aspect needs (plus the rows a pixel driver
+    /// keeps free under its pictures). Nil when it does not fit.
+    func stillPlacement(_ picture: VideoOutput.StillPicture, width: Int, column: Int,
+                        maxRows: Int = .max) -> (label: CellRect, placement: Placement)? {
+        guard width > 0, column >= 0, column + width <= layout.columns, picture.width > 0, picture.height > 0 else { return nil }
+        let aspect = Double(picture.width) / Double(picture.height)
         let geometry = layout.geometry
         let cell = geometry.cellSize
         // Rows the picture needs at this width, plus the rows a pixel driver keeps under it.
@@ -230,9 +261,8 @@ extension TUIApp {
         }
         let bottom = layout.rows - 2   // the progress bar
         let available = bottom - Layout.chromeTop - 1
-        let rows = min(pictureRows, available)
+        let rows = min(pictureRows, available, maxRows)
         guard rows >= 3 else { return nil }
-        let column = min(layout.columns - width, max(0, column - width / 2))
         let area = CellRect(column: column, row: bottom - rows, width: width, height: rows)
         let placement = driver.placement(for: area, displayAspect: aspect, geometry: geometry, scale: 1)
         guard !placement.isEmpty else { return nil }

@@ -182,6 +182,7 @@ public final class TUIApp {
             }
             readInput()
             pollPreview()
+            pollFilmstrip()
             pollScreenshots()
             checkTerminalSize()
             applyGovernor()
@@ -364,6 +365,8 @@ public final class TUIApp {
         if let preview = view.preview, let scrub = view.scrub,
            let spot = previewPlacement(for: preview, marker: markerColumn(scrub.target)) {
             stills.append(.init(placement: spot.placement, stamp: preview.stamp, picture: preview.picture))
+        } else if let strip = view.filmstrip {
+            stills = filmstripStills(strip)
         }
         output.configure(.init(placement: layout.placement, mask: mask, stills: stills))
     }
@@ -396,6 +399,8 @@ struct ViewState {
     var scrub: ScrubState?
     var preview: ScrubPreview?
     var previewStamp = 0
+    /// `B`: the filmstrip (nil: closed).
+    var filmstrip: Filmstrip?
     /// Cells the preview covered when last drawn (erased when it moves or goes).
     var previewRect: CellRect?
     /// The last read stopped at `TUIApp.maxInputPerRead` with more waiting in ncurses: read again

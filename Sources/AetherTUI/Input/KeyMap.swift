@@ -22,6 +22,7 @@ public enum Command: Equatable, Sendable {
     case toggleRemaining
     case togglePinChrome
     case browse
+    case filmstrip
     case screenshot(subtitles: Bool)
     case quit
 }
@@ -77,6 +78,8 @@ public enum KeyMap {
         KeyBinding(keys: "o", description: "pin the transport bar (no auto-hide)", triggers: [.character("o")], command: .togglePinChrome),
         KeyBinding(keys: "b", description: "scrub with a preview (arrows move, Enter seeks, Esc leaves)",
                    triggers: [.character("b")], command: .browse),
+        KeyBinding(keys: "B", description: "filmstrip around the position (pauses; ← → Enter Esc)",
+                   triggers: [.character("B")], command: .filmstrip),
         KeyBinding(keys: "s S", description: "screenshot (PNG at source size) with / without subtitles", triggers: [.character("s")],
                    command: .screenshot(subtitles: true)),
         KeyBinding(keys: "", description: "", triggers: [.character("S")], command: .screenshot(subtitles: false)),

@@ -1,0 +1,121 @@
+import AetherEngine
+import Foundation
+import TerminalGraphics
+
+/// `B` while paused: a row of thumbnails around the current position (or the chapters, when
+/// the file has them) standing on the progress bar; ← → choose, Enter seeks there, Esc or `B`
+/// closes. Each thumbnail is a still of the active output, like the scrub preview.
+struct Filmstrip {
+    var times: [Double]
+    var selection: Int
+    /// Thumbnails that arrived, by slot, and their stamps (a new picture is drawn again).
+    var pictures: [Int: VideoOutput.StillPicture] = [:]
+    var stamps: [Int: Int] = [:]
+    /// Columns per thumbnail.
+    var width: Int
+
+    /// Positions for `count` thumbnails: the chapters around the current one when there are at
+    /// least two, else steps of up to 10 s (the clip split evenly when it is short) centred on
+    /// `now`; kept inside the file, without repeats.
+    static func times(now: Double, duration: Double, chapters: [Double], count: Int) -> [Double] {
+        guard duration > 0, count > 0 else { return [] }
+        if chapters.count >= 2 {
+            let current = chapters.lastIndex { $0 <= now + 0.01 } ?? 0
+            let first = min(max(0, current - count / 2), max(0, chapters.count - count))
+            return Array(chapters[first..<min(chapters.count, first + count)])
+        }
+        let step = min(10, duration / Double(count))
+        var times: [Double] = []
+        let start = min(max(0, now - step * Double(count / 2)), max(0, duration - step * Double(count)))
+        for i in 0..<count {
+            let t = min(duration - 0.001, start + step * Double(i))
+            if times.last.map({ t - $0 > 0.01 }) ?? true { times.append(t) }
+        }
+        return times
+    }
+}
+
+extension TUIApp {
+    func openFilmstrip() {
+        guard let duration = player.duration, duration > 0, player.mediaInfo?.primaryVideo != nil else {
+            osd("nothing to show in a filmstrip")
+            return
+        }
+        if !player.isPaused { player.togglePause() }
+        cancelScrub()
+        let width = max(12, min(24, layout.columns / 5))
+        let count = max(1, min(7, (layout.columns + 1) / (width + 1)))
+        let chapters = (player.mediaInfo?.chapters ?? []).map(\.start)
+        let times = Filmstrip.times(now: player.currentTime, duration: duration, chapters: chapters, count: count)
+        guard !times.isEmpty else { return }
+        let now = player.currentTime
+        let selection = times.indices.min { abs(times[$0] - now) < abs(times[$1] - now) } ?? 0
+        if previews == nil { previews = PreviewFetcher(url: options.source, headers: options.player.httpHeaders) }
+        previews?.requestStrip(times)
+        view.filmstrip = Filmstrip(times: times, selection: selection, width: width)
+        view.dirty = true
+    }
+
+    func closeFilmstrip() {
+        view.filmstrip = nil
+        view.dirty = true
+    }
+
+    /// Filmstrip keys; true when the key was the filmstrip's.
+    func handleFilmstripKey(_ key: Key) -> Bool {
+        guard var strip = view.filmstrip else { return false }
+        switch key {
+        case .left: strip.selection = max(0, strip.selection - 1)
+        case .right: strip.selection = min(strip.times.count - 1, strip.selection + 1)
+        case .home: strip.selection = 0
+        case .end: strip.selection = strip.times.count - 1
+        case .enter:
+            let target = strip.times[strip.selection]
+            player.seek(to: target, mode: .exact)
+            osd("seek \(TimeFormat.clock(target))")
+            closeFilmstrip()
+            return true
+        case .escape, .character("B"): closeFilmstrip(); return true
+        default: return false
+        }
+        view.filmstrip = strip
+        view.dirty = true
+        return true
+    }
+
+    /// UI loop: filmstrip thumbnails that arrived.
+    func pollFilmstrip() {
+        let arrived = previews?.takeStrip() ?? []
+        guard var strip = view.filmstrip, !arrived.isEmpty else { return }
+        for (time, image) in arrived {
+            guard let slot = strip.times.firstIndex(where: { abs($0 - time) < 0.0005 }) else { continue }
+            view.previewStamp += 1
+            strip.pictures[slot] = VideoOutput.StillPicture(width: image.width, height: image.height, pixels: image.pixels)
+            strip.stamps[slot] = view.previewStamp
+        }
+        view.filmstrip = strip
+        view.dirty = true
+    }
+
+    /// Where each thumbnail goes: a centred row standing on the progress bar, all as tall as
+    /// the tallest needs (at most a third of the screen).
+    func filmstripPlacements(_ strip: Filmstrip) -> [(slot: Int, label: CellRect, placement: Placement)] {
+        let total = strip.times.count * (strip.width + 1) - 1
+        let left = max(0, (layout.columns - total) / 2)
+        let maxRows = max(3, (layout.rows - 3) / 3)
+        return strip.times.indices.compactMap { slot in
+            guard let picture = strip.pictures[slot],
+                  let spot = stillPlacement(picture, width: strip.width, column: left + slot * (strip.width + 1), maxRows: maxRows)
+            else { return nil }
+            return (slot, spot.label, spot.placement)
+        }
+    }
+
+    /// The stills the output draws for the filmstrip.
+    func filmstripStills(_ strip: Filmstrip) -> [VideoOutput.Still] {
+        filmstripPlacements(strip).compactMap { item in
+            guard let picture = strip.pictures[item.slot], let stamp = strip.stamps[item.slot] else { return nil }
+            return VideoOutput.Still(placement: item.placement, stamp: stamp, picture: picture)
+        }
+    }
+}
