@@ -28,6 +28,54 @@ import Testing
         #expect(psnr >= 35, "PSNR \(psnr) dB")
     }
 
+    /// Over HTTP (a Range-capable server of the suite on 127.0.0.1): the extractor opens its own
+    /// connection, seeks with Range requests, sends the given header on every request, and the
+    /// snapshot is still ffmpeg's frame.
+    @Test func snapshotOverHTTPSendsTheHeadersOnEveryRequest() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/requests.jsonl"
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = [TestEnvironment.root.appendingPathComponent("Tests/Scripts/range_http.py").path,
+                            (Self.numbered as NSString).deletingLastPathComponent, log]
+        let out = Pipe(), input = Pipe()
+        server.standardOutput = out
+        server.standardInput = input
+        try server.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        var portText = ""
+        while !portText.hasSuffix("\n") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            portText += String(decoding: chunk, as: UTF8.self)
+        }
+        let port = try #require(Int(portText.trimmingCharacters(in: .whitespacesAndNewlines)), "no port: \(portText)")
+        let url = "http://127.0.0.1:\(port)/frames-numbered.mkv"
+        let png = dir + "/still.png"
+        let r = Process.run([TestEnvironment.binary, "extract", url, "--at", "7.5", "--snapshot", "-o", png,
+                             "--http-header-fields", "X-Aether-Test: scrub-42"], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        let pixels = try #require(StillReference.decodeImage(png))
+        let reference = try #require(StillReference.ffmpegFrame(Self.numbered, at: 7.5))
+        #expect(StillReference.frameNumber(pixels, width: 320) == 180)
+        #expect(StillReference.psnr(pixels, reference) >= 35)
+        let requests = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(requests.count >= 2, "expected an open and a seek: \(requests.count) requests")
+        #expect(requests.contains { ($0["range"] as? String).map { $0 != "bytes=0-" } ?? false }, "no seek by Range")
+        for request in requests {
+            let headers = request["headers"] as? [String: String] ?? [:]
+            #expect(headers["X-Aether-Test"] == "scrub-42", "a request without the header: \(request)")
+        }
+        print("extract over HTTP: \(requests.count) requests, all with the header")
+    }
+
     @Test func thumbnailGoesToTheDefaultNameInTheCurrentDirectory() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
