@@ -60,6 +60,23 @@ import Testing
         #expect(r.deletes.count == 1 && r.deletes.first?["i"] == t.keys["i"], "the image was not deleted at exit")
     }
 
+    /// Scrub mode on a kitty terminal: the preview is a kitty image of its own (another image id,
+    /// placed above the progress bar, the fixture's red), taken down with Esc; the video's image
+    /// stays.
+    @Test func theScrubPreviewIsAKittyImageOfItsOwn() throws {
+        let r = try Self.run(Self.player, extra: ["--keys", "b\u{1B}q", "--key-gap", "1.5"])
+        #expect(r.status == 0 && r.errors.isEmpty, "\(r)")
+        let ids = Set(r.transmissions.compactMap { $0.keys["i"] })
+        #expect(ids.count == 2, "expected the video's image and the preview's: \(ids)")
+        let video = try #require(r.transmissions.first?.keys["i"])
+        let preview = try #require(r.transmissions.first { $0.keys["i"] != video }, "no preview image")
+        #expect(Self.isRed(preview), "the preview is not the fixture's red: \(preview.mean)")
+        #expect(Int(preview.keys["c"] ?? "") ?? 0 < Int(r.transmissions[0].keys["c"] ?? "") ?? 0, "the preview is not smaller")
+        // Esc deleted the preview while playing on; quitting deleted the video's image.
+        #expect(r.deletes.contains { $0["i"] == preview.keys["i"] }, "the preview was not deleted: \(r.deletes)")
+        #expect(r.deletes.contains { $0["i"] == video }, "the video image was not deleted at exit")
+    }
+
     @Test func aTerminalThatSaysNoGetsNoKittyImages() throws {
         let r = try Self.run(Self.player, extra: ["--no-kitty"])
         #expect(r.status == 0 && r.queries == 1)

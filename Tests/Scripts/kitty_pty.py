@@ -17,6 +17,7 @@ ap.add_argument("--cols", type=int, default=100)
 ap.add_argument("--rows", type=int, default=30)
 ap.add_argument("--keys-after", type=float, default=3.0)
 ap.add_argument("--keys", default="q")
+ap.add_argument("--key-gap", type=float, default=0.0, help="seconds between keys (0: all at once)")
 ap.add_argument("--timeout", type=float, default=15.0)
 ap.add_argument("--no-kitty", action="store_true", help="answer a=q with an error")
 ap.add_argument("--dump", default=None, help="also write everything received to this file")
@@ -124,6 +125,7 @@ def scan():
 
 start = time.monotonic()
 keys_sent = False
+keys_written = 0
 status = None
 while time.monotonic() - start < a.timeout:
     r, _, _ = select.select([master], [], [], 0.02)
@@ -140,8 +142,16 @@ while time.monotonic() - start < a.timeout:
                 f.write(chunk)
         scan()
     if not keys_sent and time.monotonic() - start >= a.keys_after:
-        os.write(master, a.keys.encode())
-        keys_sent = True
+        elapsed = time.monotonic() - start - a.keys_after
+        if a.key_gap <= 0:
+            os.write(master, a.keys.encode())
+            keys_sent = True
+        else:
+            due = min(len(a.keys), int(elapsed / a.key_gap) + 1)
+            while keys_written < due:
+                os.write(master, a.keys[keys_written].encode())
+                keys_written += 1
+            keys_sent = keys_written == len(a.keys)
     done, st = os.waitpid(pid, os.WNOHANG)
     if done:
         status = os.waitstatus_to_exitcode(st)
