@@ -100,9 +100,12 @@ import Testing
         s.send("b")
         #expect(s.waitFor(5) { $0.contains("scrub: Enter seeks") })
         s.send("Right")   // +5 s, clamped to the 4 s clip's end
-        s.send("Shift-Left")
+        s.send("S-Left")   // −1 s
         s.send("Enter")
         #expect(s.waitFor(5) { !$0.contains("scrub:") && TUITests.time(in: $0) == 3 }, "no seek to the marker:\n\(s.screen())")
+        // Nothing but scrub keys reached the player (no stray screenshot in the working directory).
+        let strays = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.currentDirectoryPath)) ?? []
+        #expect(!strays.contains { $0.hasPrefix("aether-tui-") && $0.hasSuffix(".png") }, "\(strays)")
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
