@@ -59,6 +59,21 @@ final class XtermSession {
 
     var cellHeight: Int { windowSize.height / cells.rows }
 
+    /// The player paused on the solid red fixture in sixel.
+    static func playingSolidRed() throws -> XtermSession {
+        try XtermSession(command: "'\(TestEnvironment.binary)' '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=sixel --ao=null --pause")
+    }
+
+    /// Waits up to 10 s for at least `minimum` red pixels on screen; their bounding box and count.
+    func waitForRedPicture(minimum: Int = 20_000) -> (x0: Int, y0: Int, x1: Int, y1: Int, count: Int) {
+        var picture = (x0: 0, y0: 0, x1: -1, y1: -1, count: 0)
+        for _ in 0..<40 where picture.count < minimum {
+            Thread.sleep(forTimeInterval: 0.25)
+            if let shot = screenshot() { picture = shot.redBox() }
+        }
+        return picture
+    }
+
     /// Types `keys` (xdotool key names) into the window under the pointer.
     func press(_ keys: String...) {
         _ = Process.run(["/usr/bin/xdotool", "mousemove", "20", "20"], environment: ["DISPLAY": display], timeout: 5)
@@ -126,16 +141,11 @@ struct Screenshot {
           arguments: [("question", "help"), ("i", "stats")])
     func overlayRowsAreNotCoveredByTheSixelPicture(key: String, box: String) throws {
         #expect(XtermSession.toolsPresent, "Xvfb, xterm, xwd, ffmpeg or xdotool missing")
-        let command = "'\(TestEnvironment.binary)' '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=sixel --ao=null --pause"
-        let x = try XtermSession(command: command)
+        let x = try XtermSession.playingSolidRed()
         defer { x.stop() }
 
         // The picture: a red rectangle filling most of the video area.
-        var picture = (x0: 0, y0: 0, x1: -1, y1: -1, count: 0)
-        for _ in 0..<40 where picture.count < 20_000 {
-            Thread.sleep(forTimeInterval: 0.25)
-            if let shot = x.screenshot() { picture = shot.redBox() }
-        }
+        let picture = x.waitForRedPicture()
         try #require(picture.count >= 20_000, "no sixel picture on screen (\(picture.count) red pixels)")
         #expect(x.cellHeight >= 8, "xterm geometry unknown: \(x.windowSize)")
 
@@ -186,14 +196,9 @@ struct Screenshot {
     @Test(.enabled(if: XtermSession.toolsPresent || ProcessInfo.processInfo.environment["CI"] != nil))
     func scrubPreviewIsASixelPictureThatGoesOnEsc() throws {
         #expect(XtermSession.toolsPresent, "Xvfb, xterm, xwd, ffmpeg or xdotool missing")
-        let command = "'\(TestEnvironment.binary)' '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=sixel --ao=null --pause"
-        let x = try XtermSession(command: command)
+        let x = try XtermSession.playingSolidRed()
         defer { x.stop() }
-        var picture = (x0: 0, y0: 0, x1: -1, y1: -1, count: 0)
-        for _ in 0..<40 where picture.count < 20_000 {
-            Thread.sleep(forTimeInterval: 0.25)
-            if let shot = x.screenshot() { picture = shot.redBox() }
-        }
+        let picture = x.waitForRedPicture()
         try #require(picture.count >= 20_000, "no sixel picture on screen (\(picture.count) red pixels)")
         try #require(picture.x0 > 40, "the 4:3 picture should leave a pillarbox: \(picture)")
         /// Red pixels left of the video picture (where only the preview can be).

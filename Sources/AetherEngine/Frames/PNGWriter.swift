@@ -46,20 +46,8 @@ final class ImageEncoder {
 
     /// One picture in, the encoded bytes out.
     func encode(_ image: StillImage) throws(FFmpegError) -> [UInt8] {
-        let frame = try Frame()
-        let f = frame.pointer
-        f.pointee.width = pointer.pointee.width
-        f.pointee.height = pointer.pointee.height
-        f.pointee.format = pointer.pointee.pix_fmt.rawValue
-        f.pointee.pts = 0
-        try check(av_frame_get_buffer(f, 0), "av_frame_get_buffer")
-        guard let data = f.pointee.data.0 else { throw .outOfMemory("av_frame_get_buffer") }
-        let rowBytes = image.width * 3, stride = Int(f.pointee.linesize.0)
-        image.pixels.withUnsafeBufferPointer { src in
-            guard let base = src.baseAddress else { return }
-            for y in 0..<image.height { (data + y * stride).update(from: base + y * rowBytes, count: rowBytes) }
-        }
-        try check(avcodec_send_frame(pointer, f), "avcodec_send_frame")
+        let frame = try image.rgbFrame()
+        try check(avcodec_send_frame(pointer, frame.pointer), "avcodec_send_frame")
         try check(avcodec_send_frame(pointer, nil), "avcodec_send_frame")
         let packet = try Packet()
         var bytes: [UInt8] = []

@@ -16,12 +16,14 @@ extension StillImage {
             if case .text(let text) = cue.content { return text }
             return nil
         }
-        if !texts.isEmpty { pixels = try Self.renderText(texts.joined(separator: "\n"), onto: pixels, width: width, height: height) }
-        return StillImage(width: width, height: height, pixels: pixels, seconds: seconds, isKeyframe: isKeyframe)
+        let blended = StillImage(width: width, height: height, pixels: pixels, seconds: seconds, isKeyframe: isKeyframe)
+        guard !texts.isEmpty else { return blended }
+        return StillImage(width: width, height: height, pixels: try blended.renderingText(texts.joined(separator: "\n")),
+                          seconds: seconds, isKeyframe: isKeyframe)
     }
 
-    /// Runs one RGB24 picture through `subtitles=` with a one-cue SRT file shown throughout.
-    private static func renderText(_ text: String, onto pixels: [UInt8], width: Int, height: Int) throws(FFmpegError) -> [UInt8] {
+    /// The picture's pixels run through `subtitles=` with a one-cue SRT file shown throughout.
+    private func renderingText(_ text: String) throws(FFmpegError) -> [UInt8] {
         // The cue's text goes through a file, never into the filter string (no escaping games).
         let path = NSTemporaryDirectory() + "aether-tui-burn-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).srt"
         let body = TextSanitizer.clean(text, keepNewlines: true)
@@ -29,6 +31,23 @@ extension StillImage {
             throw FFmpegError(function: "burn subtitles", message: "cannot write \(path)")
         }
         defer { try? FileManager.default.removeItem(atPath: path) }
+        let frame = try rgbFrame()
+        let graph = try FilterGraph(video: "subtitles=filename=\(path):original_size=\(width)x\(height),format=rgb24",
+                                    like: frame, timeBase: AVRational(num: 1, den: 1000))
+        try graph.push(frame)
+        let out = try Frame()
+        guard try graph.pull(into: out), out.pointer.pointee.data.0 != nil,
+              out.pointer.pointee.width == Int32(width), out.pointer.pointee.height == Int32(height) else {
+            throw FFmpegError(function: "burn subtitles", message: "the subtitles filter gave no picture")
+        }
+        defer { out.unref() }
+        var result = [UInt8](repeating: 0, count: width * height * 3)
+        result.withUnsafeMutableBytes { ToneMapper.copyPacked(out, size: PixelSize(width: width, height: height), into: $0) }
+        return result
+    }
+
+    /// The picture as an RGB24 `Frame` (pts 0), for libavcodec and libavfilter.
+    func rgbFrame() throws(FFmpegError) -> Frame {
         let frame = try Frame()
         let f = frame.pointer
         f.pointee.width = Int32(width)
@@ -37,25 +56,12 @@ extension StillImage {
         f.pointee.pts = 0
         let rc = av_frame_get_buffer(f, 0)
         if rc < 0 { throw FFmpegError(code: rc, function: "av_frame_get_buffer") }
-        guard let plane = f.pointee.data.0 else { throw FFmpegError(function: "av_frame_get_buffer", message: "no plane") }
-        let stride = Int(f.pointee.linesize.0)
+        guard let data = f.pointee.data.0 else { throw .outOfMemory("av_frame_get_buffer") }
+        let rowBytes = width * 3, stride = Int(f.pointee.linesize.0)
         pixels.withUnsafeBufferPointer { src in
-            for y in 0..<height { (plane + y * stride).update(from: src.baseAddress! + y * width * 3, count: width * 3) }
+            guard let base = src.baseAddress else { return }
+            for y in 0..<height { (data + y * stride).update(from: base + y * rowBytes, count: rowBytes) }
         }
-        let graph = try FilterGraph(video: "subtitles=filename=\(path):original_size=\(width)x\(height),format=rgb24",
-                                    like: frame, timeBase: AVRational(num: 1, den: 1000))
-        try graph.push(frame)
-        let out = try Frame()
-        guard try graph.pull(into: out), let data = out.pointer.pointee.data.0,
-              out.pointer.pointee.width == Int32(width), out.pointer.pointee.height == Int32(height) else {
-            throw FFmpegError(function: "burn subtitles", message: "the subtitles filter gave no picture")
-        }
-        defer { out.unref() }
-        var result = [UInt8](repeating: 0, count: width * height * 3)
-        let outStride = Int(out.pointer.pointee.linesize.0)
-        result.withUnsafeMutableBufferPointer { dst in
-            for y in 0..<height { (dst.baseAddress! + y * width * 3).update(from: data + y * outStride, count: width * 3) }
-        }
-        return result
+        return frame
     }
 }

@@ -21,9 +21,6 @@ public struct StillImage: Sendable, Equatable {
     public var byteCount: Int { pixels.count }
 }
 
-/// The two kinds of still: a cheap preview from the nearest keyframe, or the exact frame.
-public enum StillKind: Sendable { case thumbnail, snapshot }
-
 /// Counters of a ``FrameExtractor``, for tests, the stats pane and the benchmark.
 public struct FrameExtractorStatistics: Sendable, Equatable, Codable {
     /// The demuxer and decoder are open now.

@@ -68,22 +68,17 @@ extension TUIApp {
         var before = CellMask(columns: layout.columns, rows: layout.rows)
         for r in old { before.cover(r) }
         let bytes = ByteBuffer(capacity: 1024)
-        for rect in new {
-            let r = rect.intersection(video)
-            guard !r.isEmpty else { continue }
-            for row in r.row..<r.endRow {
-                var column = r.column
-                while column < r.endColumn {
-                    guard !before.isCovered(column: column, row: row) else { column += 1; continue }
-                    let start = column
-                    while column < r.endColumn, !before.isCovered(column: column, row: row) { column += 1 }
-                    bytes.append(Escape.cursorPosition(column: start, row: row))
-                    bytes.append(Escape.eraseCharacters(column - start))
-                }
-            }
-        }
-        guard !bytes.isEmpty else { return }
+        for rect in new { bytes.appendErase(rect.intersection(video), sparing: before) }
+        emitErase(bytes)
+    }
+
+    /// Sends `bytes` (erases) in order with ncurses' output, with default attributes and the
+    /// cursor put back; false when there was nothing to send. Inside `terminal.withScreen`.
+    @discardableResult
+    private func emitErase(_ bytes: ByteBuffer) -> Bool {
+        guard !bytes.isEmpty else { return false }
         terminal.emitInScreen(Escape.saveCursor + Escape.resetAttributes + bytes.bytes + Escape.restoreCursor)
+        return true
     }
 
     // MARK: pieces
@@ -137,18 +132,17 @@ extension TUIApp {
     private func drawFilmstrip() -> CellRect? {
         guard let strip = view.filmstrip else { return nil }
         let items = filmstripPlacements(strip)
-        let total = strip.times.count * (strip.width + 1) - 1
-        let left = max(0, (layout.columns - total) / 2)
+        let left = strip.column(of: 0, screenColumns: layout.columns)
         let top = items.map(\.label.row).min() ?? (layout.rows - 3)
         for (slot, time) in strip.times.enumerated() {
-            let column = left + slot * (strip.width + 1)
+            let column = strip.column(of: slot, screenColumns: layout.columns)
             guard column + strip.width <= layout.columns else { break }
             let role: ThemeRole = slot == strip.selection ? .menuSelected : .status
             let text = (slot == strip.selection ? "▶ " : "  ") + TimeFormat.clock(time)
             Curses.fill(row: top, column: column, width: strip.width, style: palette[role])
             Curses.put(text, row: top, column: column, style: palette[role], width: strip.width)
         }
-        return CellRect(column: left, row: top, width: min(total, layout.columns - left), height: layout.rows - 2 - top)
+        return CellRect(column: left, row: top, width: min(strip.totalWidth, layout.columns - left), height: layout.rows - 2 - top)
     }
 
     /// Cells the preview covered and no longer does, outside the video's picture: nothing else
@@ -160,18 +154,8 @@ extension TUIApp {
         var keep = CellMask(columns: layout.columns, rows: layout.rows)
         if let current { keep.cover(current) }
         let bytes = ByteBuffer(capacity: 1024)
-        for row in old.row..<old.endRow {
-            var column = old.column
-            while column < old.endColumn {
-                guard !keep.isCovered(column: column, row: row) else { column += 1; continue }
-                let start = column
-                while column < old.endColumn, !keep.isCovered(column: column, row: row) { column += 1 }
-                bytes.append(Escape.cursorPosition(column: start, row: row))
-                bytes.append(Escape.eraseCharacters(column - start))
-            }
-        }
-        guard !bytes.isEmpty else { return }
-        terminal.emitInScreen(Escape.saveCursor + Escape.resetAttributes + bytes.bytes + Escape.restoreCursor)
+        bytes.appendErase(old, sparing: keep)
+        guard emitErase(bytes) else { return }
         // ncurses rewrites those rows from scratch (the chrome under the old preview).
         for row in old.row..<old.endRow { wtouchln(aether_stdscr(), Int32(row), 1, 1) }
         output.repaint(full: false)

@@ -14,6 +14,14 @@ struct Filmstrip {
     /// Columns per thumbnail.
     var width: Int
 
+    /// Columns the row takes (thumbnails one column apart).
+    var totalWidth: Int { times.count * (width + 1) - 1 }
+
+    /// The first column of thumbnail `slot` in a row centred on a screen `columns` wide.
+    func column(of slot: Int, screenColumns columns: Int) -> Int {
+        max(0, (columns - totalWidth) / 2) + slot * (width + 1)
+    }
+
     /// Positions for `count` thumbnails: the chapters around the current one when there are at
     /// least two, else steps of up to 10 s (the clip split evenly when it is short) centred on
     /// `now`; kept inside the file, without repeats.
@@ -100,12 +108,11 @@ extension TUIApp {
     /// Where each thumbnail goes: a centred row standing on the progress bar, all as tall as
     /// the tallest needs (at most a third of the screen).
     func filmstripPlacements(_ strip: Filmstrip) -> [(slot: Int, label: CellRect, placement: Placement)] {
-        let total = strip.times.count * (strip.width + 1) - 1
-        let left = max(0, (layout.columns - total) / 2)
         let maxRows = max(3, (layout.rows - 3) / 3)
         return strip.times.indices.compactMap { slot in
             guard let picture = strip.pictures[slot],
-                  let spot = stillPlacement(picture, width: strip.width, column: left + slot * (strip.width + 1), maxRows: maxRows)
+                  let spot = stillPlacement(picture, width: strip.width, column: strip.column(of: slot, screenColumns: layout.columns),
+                                            maxRows: maxRows)
             else { return nil }
             return (slot, spot.label, spot.placement)
         }

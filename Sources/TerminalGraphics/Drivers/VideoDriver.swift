@@ -99,19 +99,25 @@ extension VideoDriver {
         set {}
     }
     public func teardown(into output: ByteBuffer) {}
+}
 
-    /// Appends an erase (ECH) of `rect`'s cells, row by row, with default attributes: the cells
-    /// become blank for text and, in terminals that keep graphics per cell (xterm), lose the
-    /// picture there too. Saves and restores the cursor.
-    public static func erase(_ rect: CellRect, into output: ByteBuffer) {
+extension ByteBuffer {
+    /// Appends an erase (ECH) of the cells of `rect` that `spared` does not cover, one run of
+    /// cells at a time: the cells become blank for text and, in terminals that keep graphics per
+    /// cell (xterm), lose the picture there too. The caller sets default attributes and saves
+    /// and restores the cursor around it.
+    public func appendErase(_ rect: CellRect, sparing spared: CellMask) {
         guard !rect.isEmpty else { return }
-        output.append(Escape.saveCursor)
-        output.append(Escape.resetAttributes)
         for row in rect.row..<rect.endRow {
-            output.append(Escape.cursorPosition(column: rect.column, row: row))
-            output.append(Escape.eraseCharacters(rect.width))
+            var column = rect.column
+            while column < rect.endColumn {
+                guard !spared.isCovered(column: column, row: row) else { column += 1; continue }
+                let start = column
+                while column < rect.endColumn, !spared.isCovered(column: column, row: row) { column += 1 }
+                append(Escape.cursorPosition(column: start, row: row))
+                append(Escape.eraseCharacters(column - start))
+            }
         }
-        output.append(Escape.restoreCursor)
     }
 }
 
