@@ -94,6 +94,29 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
+    /// A new thumbnail for a marker whose preview stays in place (near the start the preview is
+    /// pinned to the left edge) is drawn: on the numbered clip (a keyframe every second, frame 0
+    /// black, frame 24 with white stripes) 1 s and 0 s have different thumbnails in the same cells.
+    @Test func aNewThumbnailInTheSamePlaceIsDrawn() throws {
+        let env = ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color", "COLORTERM": "truecolor"]
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("frames-numbered.mkv"), "--ao=null",
+                                 "--vo=halfblock", "--pause", "--start=1"], columns: 100, rows: 30, environment: env)
+        defer { s.close() }
+        #expect(s.waitFor(8) { $0.contains("00:01 / 00:10") }, "the transport bar never appeared:\n\(s.screen())")
+        Thread.sleep(forTimeInterval: 0.5)
+        func previewRows() -> [String] { Array(s.screen(colours: true).components(separatedBy: "\n")[20...27]) }
+        let video = previewRows()
+        s.send("b")
+        #expect(s.waitFor(5) { _ in previewRows() != video }, "no preview at 00:01:\n\(s.screen())")
+        Thread.sleep(forTimeInterval: 0.5)
+        let atOne = previewRows()
+        s.send("S-Left")
+        #expect(s.waitFor(5) { $0.contains("00:00 / 00:10") }, "the marker did not move:\n\(s.screen())")
+        #expect(s.waitFor(5) { _ in previewRows() != atOne }, "the thumbnail for 00:00 was never drawn:\n\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     @Test func enterSeeksToTheMarker() throws {
         let s = try start()
         defer { s.close() }

@@ -44,8 +44,10 @@ extension TUIApp {
             if changed {
                 eraseNewlyCovered(old: view.overlayRects, new: overlays)
                 view.overlayRects = overlays
-                updateOutputScene()
             }
+            // A new thumbnail can arrive for a preview that stays in place: the output gets the
+            // scene whenever stills are up (it ignores a scene equal to the one it has).
+            if changed || stillsRect != nil { updateOutputScene() }
             refresh()
             if view.screenCleared {
                 // ncurses just cleared the terminal: everything under the video is gone.
