@@ -24,7 +24,10 @@ final class XtermSession {
         var number = 100
         for _ in 0..<50 {
             number = Int.random(in: 100...999)
-            if !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") { break }
+            // Neither a lock nor a socket: a socket left by a killed server would make the wait
+            // below end at once and xterm connect before the new server listens.
+            if !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock"),
+               !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { break }
         }
         display = ":\(number)"
         xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
@@ -58,6 +61,9 @@ final class XtermSession {
     }
 
     var cellHeight: Int { windowSize.height / cells.rows }
+
+    /// For failure messages: whether the X server and the terminal are still up.
+    var state: String { "display \(display), Xvfb \(xvfb.isRunning ? "up" : "gone"), xterm \(xterm.isRunning ? "up" : "gone"), window \(windowSize)" }
 
     /// The player paused on the solid red fixture in sixel.
     static func playingSolidRed() throws -> XtermSession {
@@ -146,7 +152,7 @@ struct Screenshot {
 
         // The picture: a red rectangle filling most of the video area.
         let picture = x.waitForRedPicture()
-        try #require(picture.count >= 20_000, "no sixel picture on screen (\(picture.count) red pixels)")
+        try #require(picture.count >= 20_000, "no sixel picture on screen (\(picture.count) red pixels; \(x.state))")
         #expect(x.cellHeight >= 8, "xterm geometry unknown: \(x.windowSize)")
 
         x.press(key)
@@ -199,7 +205,7 @@ struct Screenshot {
         let x = try XtermSession.playingSolidRed()
         defer { x.stop() }
         let picture = x.waitForRedPicture()
-        try #require(picture.count >= 20_000, "no sixel picture on screen (\(picture.count) red pixels)")
+        try #require(picture.count >= 20_000, "no sixel picture on screen (\(picture.count) red pixels; \(x.state))")
         try #require(picture.x0 > 40, "the 4:3 picture should leave a pillarbox: \(picture)")
         /// Red pixels left of the video picture (where only the preview can be).
         func leftOfPicture(_ shot: Screenshot) -> Int {
