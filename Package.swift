@@ -27,9 +27,12 @@ let package = Package(
 
         .target(name: "AetherEngine", dependencies: ["CFFmpeg", "CALSA"]),
         .target(name: "TerminalGraphics", dependencies: ["AetherEngine"]),
-        .target(name: "AetherTUI", dependencies: ["AetherEngine", "TerminalGraphics", "CNcurses", "CTerminal"]),
+        // The command layer: playlists, resume, config and key bindings, and the remote front
+        // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
+        .target(name: "AetherControl", dependencies: ["AetherEngine"]),
+        .target(name: "AetherTUI", dependencies: ["AetherEngine", "AetherControl", "TerminalGraphics", "CNcurses", "CTerminal"]),
         .executableTarget(name: "aether-tui", dependencies: [
-            "AetherEngine", "TerminalGraphics", "AetherTUI",
+            "AetherEngine", "TerminalGraphics", "AetherTUI", "AetherControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -47,6 +50,7 @@ let package = Package(
         .target(name: "AetherTestSupport", path: "Tests/AetherTestSupport"),
 
         .testTarget(name: "AetherEngineTests", dependencies: ["AetherEngine", "AetherTestSupport"]),
+        .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherTestSupport"]),
         .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics"]),
         // Crashes a child process on a pty with CTerminal's handlers armed (fork + C only).
         .target(name: "CTerminalTestSupport", dependencies: ["CTerminal"], path: "Tests/CTerminalTestSupport"),

