@@ -286,8 +286,8 @@ public final class PlayerController {
     /// The item ended: loop it, or go to the next one that opens. False when there is none.
     private func advanceAtEnd() -> Bool {
         if player.state == .ended, player.mediaInfo != nil, loopsLeft.isOn {
+            // The same item again (one summary covers every pass).
             if case .times(let n) = loopsLeft { loopsLeft = n > 1 ? .times(n - 1) : .no }
-            host?.controllerWillUnloadItem(self, reason: "eof")
             player.seek(to: 0, mode: .exact)
             player.play()
             hub.emit(.seeked(position: 0))
