@@ -137,6 +137,14 @@ import Testing
         #expect(s.first?.volume == 40)
     }
 
+    @Test func keepOpenStaysAtTheEnd() throws {
+        let file = TestEnvironment.fixture("solid-red.mkv")
+        var (r, _) = try Self.headless([file, "--length=0.3"], timeout: 5)
+        #expect(!r.timedOut && r.status == 0)
+        (r, _) = try Self.headless([file, "--length=0.3", "--keep-open"], timeout: 2.5)
+        #expect(r.timedOut, "with --keep-open the player stays on the last frame")
+    }
+
     @Test func alangPicksTheFrenchTrackAndSlangItsSubtitles() throws {
         let file = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
         var (r, s) = try Self.headless([file, "--length=0.3", "--alang=fr,en", "--slang=fre"])
