@@ -468,8 +468,10 @@ public final class PlayerController {
     private func skip(to index: Int, forward: Bool) -> CommandResult {
         var i: Int? = index
         var tries = 0
+        // Like mpv, moving through the playlist keeps playback paused when it was.
+        let paused = player.isPaused && player.state != .ended && player.mediaInfo != nil
         while let k = i, tries < playlist.count {
-            if load(index: k) {
+            if load(index: k, paused: paused) {
                 show("\(k + 1)/\(playlist.count) \(playlist.items[k].displayName)")
                 return .ok
             }
