@@ -59,6 +59,9 @@ public enum MediaProbe {
                 continue
             }
         }
+        let audioStream = info.audio.first { $0.isDefault }.flatMap { format.stream($0.index) }
+            ?? info.audio.first.flatMap { format.stream($0.index) }
+        info.tags = MediaTags.read(ctx.pointee.metadata, fallback: audioStream?.pointee.metadata)
         return info
     }
 
