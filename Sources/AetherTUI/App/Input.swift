@@ -134,7 +134,7 @@ extension TUIApp {
         case .openSubtitleMenu:
             view.menu = TrackMenu.subtitles(player: player, selected: view.subtitleTrack)
         case .cycleRenderer:
-            guard player.mediaInfo?.primaryVideo != nil else { return }
+            guard player.hasVideo || music?.cover != nil else { return }
             guard let next = VideoDrivers.cycle(after: driver.name, capabilities: capabilities) else {
                 osd("no other video output suits this terminal"); return
             }
