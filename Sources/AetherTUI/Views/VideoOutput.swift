@@ -205,7 +205,8 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
             while pending == nil, !repaintRequested, nextDriver == nil, !stopped { state.wait() }
             if stopped {
                 state.unlock()
-                // Pictures that outlive the screen (kitty's) are taken down with it.
+                // Pictures that outlive the screen (kitty's) are taken down with it: every still
+                // driver's, whatever this thread believes is shown (a refused redraw forgets it).
                 let bytes = ByteBuffer(capacity: 256)
                 for (_, still) in stillDrivers { still.teardown(into: bytes) }
                 if !bytes.isEmpty { _ = terminal.submit(bytes) }
