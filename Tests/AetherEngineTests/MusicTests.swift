@@ -129,6 +129,14 @@ import Testing
         #expect(try info("sine-1k.mkv").tags.isEmpty)
     }
 
+    /// In a video file an audio stream's title names the track ("English Stereo"): it is not
+    /// taken for the work's title; the container's is (sanitised).
+    @Test func aTrackTitleIsNotTheTitle() throws {
+        let tags = try info("h264-aac-2audio-srt-ass.mkv").tags
+        #expect(tags.title == "Demo Title", "\(tags)")
+        #expect(tags.artist == nil)
+    }
+
     @Test func yearIsTheFirstFourDigitRun() {
         #expect(MediaTags(date: "2021").year == "2021")
         #expect(MediaTags(date: "2021-05-14").year == "2021")

@@ -3,8 +3,9 @@ import CFFmpeg
 /// The music tags of a source (ID3, Vorbis comments, MP4 atoms, Matroska tags), as libavformat
 /// names them; every value sanitised for the terminal, nil when absent or empty.
 ///
-/// Read from the container's metadata, each missing key then from the main audio stream's: Ogg
-/// (Vorbis, Opus) keeps its comments on the stream, MP3, FLAC and MP4 on the container.
+/// Read from the container's metadata; in a file whose only stream is one audio track, each
+/// missing key then from that stream's: Ogg (Vorbis, Opus) keeps its comments on the stream,
+/// MP3, FLAC and MP4 on the container.
 public struct MediaTags: Codable, Sendable, Equatable {
     public var title: String?
     public var artist: String?

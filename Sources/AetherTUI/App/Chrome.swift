@@ -91,7 +91,7 @@ extension TUIApp {
 
     private func drawTitle() {
         let info = player.mediaInfo
-        let name = info?.title ?? URL(fileURLWithPath: options.source).lastPathComponent
+        let name = info?.title ?? player.tags.title ?? URL(fileURLWithPath: options.source).lastPathComponent
         let title = TextSanitizer.clean(name)
         Curses.fill(row: 0, column: 0, width: layout.columns, style: palette[.title])
         Curses.put(" " + title, row: 0, column: 0, style: palette[.title], width: layout.columns - 1)
