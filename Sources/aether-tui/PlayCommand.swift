@@ -37,6 +37,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Subtitle track: its number (1 = first subtitle track), auto, or no.", valueName: "n|auto|no"))
     var sid: String = "auto"
 
+    @Option(help: ArgumentHelp("Video: auto, or no to decode no video at all and show the music view (cover art, tags, spectrum) instead.", valueName: "auto|no"))
+    var vid: String = "auto"
+
     @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"))
     var subFiles: [String] = []
 
@@ -166,6 +169,7 @@ struct PlaybackOptions: ParsableArguments {
         if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
         guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
         guard trackChoice(sid) != nil else { throw ValidationError("--sid must be a track number, auto or no") }
+        guard ["auto", "no"].contains(vid) else { throw ValidationError("--vid must be auto or no") }
     }
 
     /// nil = invalid; .some(nil) = auto; .some(-1) = no; .some(k) = 0-based track.
@@ -215,6 +219,7 @@ struct PlaybackOptions: ParsableArguments {
         default: break
         }
         o.subtitleFiles = subFiles
+        o.videoEnabled = vid != "no"
         if let fields = httpHeaderFields {
             // Checked (CR/LF, token names) when the source is opened.
             for field in SourceOptions.splitFields(fields) { o.httpHeaders[field.name] = field.value }

@@ -131,6 +131,26 @@
 #       The same pattern at 160x240 (stripes 20 px wide) with a sample
 #       aspect ratio of 2:1, 24 fps 2 s: displayed 320x240.
 #
+# Music (cover art, tags, the music view and its spectrum)
+#   music-tagged.mp3
+#       MP3 (libmp3lame 128 kb/s) stereo 44.1 kHz 6 s: a sine of peak 0.5 in
+#       both channels, 1000 Hz for the first 3 s and 4000 Hz for the last 3 s
+#       (the decoder starts at 0.025 s: LAME's delay). ID3v2.4 tags: title
+#       "Test Title", artist "Test Artist", album "Album <ESC>[31mOne" (a raw
+#       ESC byte: sanitised it is "Album One"), album_artist "Various", track
+#       "3/12", date "2021-05-14", genre "Ambient". Attached picture (APIC,
+#       "Cover (front)"): a 120x80 PNG, left half #D02020, right half #2040E0.
+#   music-cover.flac
+#       FLAC stereo 48 kHz 2 s, 440 Hz; Vorbis comments TITLE "Flac Title",
+#       ARTIST "Flac Artist"; picture: a 64x64 JPEG of #20C040 (q 2: every
+#       pixel within a few levels of it).
+#   music-cover.m4a
+#       AAC stereo 48 kHz 2 s, 440 Hz (ipod muxer), title "M4A Title"; covr:
+#       the PNG of music-tagged.mp3.
+#   music-plain.opus
+#       Ogg Opus stereo 48 kHz 2 s, 440 Hz, no picture; title "Opus Title" and
+#       artist "Opus Artist" (Ogg keeps them on the stream, not the container).
+#
 # Broken input (error paths; none of these should crash anything)
 #   truncated.mkv          first 30% of h264-aac-2audio-srt-ass.mkv.
 #   truncated-header.mkv   first 200 bytes of the same file.
@@ -591,6 +611,43 @@ gen_frames_sar2() {
     "${ff[@]}" -f lavfi -i "$(numbered_pattern 160),setsar=2" -t 2 "${x264_24[@]}" -crf 18 "${bitexact[@]}" "$1"
 }
 
+# music_cover_png PATH: 120x80, left half #D02020, right half #2040E0.
+music_cover_png() {
+    "${ff[@]}" -filter_complex "color=c=0xD02020:s=60x80[a];color=c=0x2040E0:s=60x80[b];[a][b]hstack" \
+        -frames:v 1 -pix_fmt rgb24 "${bitexact[@]}" "$1"
+}
+
+gen_music_mp3() {
+    local cover="$work/music-cover.png" tone
+    music_cover_png "$cover"
+    tone="0.5*sin(2*PI*if(lt(t\,3)\,1000\,4000)*t)"
+    "${ff[@]}" -f lavfi -i "aevalsrc=$tone|$tone:s=44100:d=6" -i "$cover" -map 0:a -map 1:v \
+        -c:a libmp3lame -b:a 128k -c:v copy -disposition:v:0 attached_pic -metadata:s:v comment="Cover (front)" \
+        -metadata title="Test Title" -metadata artist="Test Artist" -metadata album=$'Album \e[31mOne' \
+        -metadata album_artist="Various" -metadata track="3/12" -metadata date="2021-05-14" -metadata genre="Ambient" \
+        -id3v2_version 4 "${bitexact[@]}" -f mp3 "$1"
+}
+
+gen_music_flac() {
+    local cover="$work/music-cover.jpg"
+    "${ff[@]}" -f lavfi -i "color=c=0x20C040:s=64x64" -frames:v 1 -q:v 2 "${bitexact[@]}" "$cover"
+    "${ff[@]}" -f lavfi -i "sine=f=440:r=48000:d=2" -i "$cover" -map 0:a -map 1:v -ac 2 -c:a flac \
+        -c:v copy -disposition:v:0 attached_pic -metadata:s:v comment="Cover (front)" \
+        -metadata title="Flac Title" -metadata artist="Flac Artist" "${bitexact[@]}" -f flac "$1"
+}
+
+gen_music_m4a() {
+    local cover="$work/music-cover-m4a.png"
+    music_cover_png "$cover"
+    "${ff[@]}" -f lavfi -i "sine=f=440:r=48000:d=2" -i "$cover" -map 0:a -map 1:v -ac 2 "${aac[@]}" \
+        -c:v copy -disposition:v:0 attached_pic -metadata title="M4A Title" "${bitexact[@]}" -f ipod "$1"
+}
+
+gen_music_opus() {
+    "${ff[@]}" -f lavfi -i "sine=f=440:r=48000:d=2" -ac 2 -c:a libopus -b:a 64k \
+        -metadata title="Opus Title" -metadata artist="Opus Artist" "${bitexact[@]}" -f ogg "$1"
+}
+
 main_mkv="$outdir/h264-aac-2audio-srt-ass.mkv"
 
 gen_truncated() {
@@ -671,6 +728,10 @@ build solid-red.mkv                   gen_solid_red
 build frames-numbered.mkv             gen_frames_numbered
 build frames-rotate90.mp4             gen_frames_rotate90 "$outdir/frames-numbered.mkv"
 build frames-sar2.mkv                 gen_frames_sar2
+build music-tagged.mp3                gen_music_mp3
+build music-cover.flac                gen_music_flac
+build music-cover.m4a                 gen_music_m4a
+build music-plain.opus                gen_music_opus
 build truncated.mkv                   gen_truncated "$main_mkv"
 build truncated-header.mkv            gen_truncated_header "$main_mkv"
 build empty.mkv                       gen_empty

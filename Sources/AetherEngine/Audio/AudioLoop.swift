@@ -43,6 +43,7 @@ extension PlaybackSession {
             if let decoder = audioDecoder, decoder.rate != c.rate {
                 decoder.setRate(c.rate)
                 sink.reset()
+                audioTap?.reset()
                 writtenEnd = nil
             }
             // Only what is queued ahead of an item matters: compare it with the serial as it is
@@ -59,6 +60,7 @@ extension PlaybackSession {
             if item.serial != mySerial {
                 mySerial = item.serial
                 sink.reset()
+                audioTap?.reset()
                 writtenEnd = nil
                 framesWritten = 0
                 if let wanted = c.audioStreamIndex, audioDecoder?.streamIndex != wanted {
@@ -97,6 +99,10 @@ extension PlaybackSession {
                 guard let start = control.withLock({ $0.serial == mySerial ? $0.landed : nil }) else { break }
                 guard trim(&chunk, from: start, to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
                 let (volume, muted, clockSerial) = control.withLock { ($0.volume, $0.muted, $0.clockSerial) }
+                // What plays, before the volume: a visualisation shows the music, muted or not.
+                chunk.samples.withUnsafeBufferPointer {
+                    audioTap?.append($0, channels: sink.format.channels, pts: chunk.pts, mediaDuration: chunk.mediaDuration)
+                }
                 applyVolume(&chunk.samples, volume: muted ? 0 : volume)
                 do {
                     try chunk.samples.withUnsafeBufferPointer { try sink.write($0) }

@@ -50,6 +50,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// Options the source was opened with (headers, protocol whitelist), for second readers.
     let openOptions: [String: String]
     let decoderNames = Guarded<(video: String, audio: String, deinterlacing: Bool, loopFilterSkip: String)>(("", "", false, ""))
+    /// The source's cover picture (decoded on first use), nil when it has none.
+    let coverArt: CoverArt?
+    /// The samples written to the device, for visualisation (nil without audio).
+    let audioTap: AudioTap?
     /// Decoder for the current audio stream; owned by the audio thread after start.
     var audioDecoder: AudioDecoder?
     /// Owned by the video thread after start.
@@ -79,7 +83,9 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         } catch {
             throw PlayerError("cannot read '\(TextSanitizer.clean(url))': \(error.message)")
         }
-        videoIndex = info.primaryVideo?.index
+        // `--vid=no`: no video stream at all (an attached picture never is one: see CoverArt).
+        videoIndex = options.videoEnabled ? info.primaryVideo?.index : nil
+        coverArt = CoverArt.take(from: format)
         // CENC in MP4: said from the header, before anything reaches a decoder.
         var encrypted = Set<Int>()
         if info.container.contains("mp4") || info.container.contains("mov"), !url.contains("://") || url.hasPrefix("file:"),
@@ -163,6 +169,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             }
         }
         self.sink = audioDecoder == nil ? nil : sink
+        audioTap = self.sink.map { AudioTap(sampleRate: $0.format.sampleRate) }
         if audioDecoder == nil { audioIndex = nil }
         if videoDecoder == nil && audioDecoder == nil {
             let why = warnings.withLock { w in

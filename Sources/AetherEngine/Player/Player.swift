@@ -249,6 +249,26 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         return s.info.audio.firstIndex { $0.index == index }
     }
 
+    // MARK: music
+
+    /// The source's cover art (its attached picture: ID3 `APIC`, FLAC `PICTURE`, MP4 `covr`),
+    /// upright RGB no larger than 1024 px; decoded on the first call (a few milliseconds), nil
+    /// when the source has none or it cannot be decoded.
+    public var coverArt: StillImage? { current?.coverArt?.image }
+
+    /// Music tags of the source (sanitised); empty when idle.
+    public var tags: MediaTags { current?.info.tags ?? MediaTags() }
+
+    /// Fills `samples` with the mono samples (−1…1) heard up to the clock's position now (the
+    /// last `samples.count` of them; zeros where none are held, e.g. just after a seek) and
+    /// returns their sample rate; nil, with `samples` untouched, when nothing plays audio.
+    @discardableResult
+    public func audioWindow(into samples: inout [Float]) -> Int? {
+        guard let s = current, let tap = s.audioTap, s.hasAudio else { return nil }
+        tap.window(endingAt: currentTime, into: &samples)
+        return tap.sampleRate
+    }
+
     public var subtitleTracks: [SubtitleTrackInfo] { current?.subtitles.tracks ?? [] }
     public var activeSubtitleTrack: Int? { current?.subtitles.selectedTrack }
     /// Cues of the selected subtitle track showing at media time `time` (the subtitle delay

@@ -30,6 +30,8 @@ public struct PlayerOptions: Sendable {
     public var audioTrack: Int?
     /// False plays no audio at all (mpv `--aid=no`).
     public var audioEnabled = true
+    /// False decodes no video at all (mpv `--vid=no`): the source plays as audio only.
+    public var videoEnabled = true
     /// Index into `MediaInfo.subtitles` (nil = none unless a default/forced track exists).
     public var subtitleTrack: Int?
     public var subtitlesEnabled = true

@@ -19,6 +19,8 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     public var audio: [AudioStreamInfo]
     public var subtitles: [SubtitleStreamInfo]
     public var attachments: [AttachmentInfo]
+    /// Music tags (title, artist, album, track, date, genre).
+    public var tags = MediaTags()
 
     /// The most useful video stream: the default one, else the first.
     public var primaryVideo: VideoStreamInfo? { video.first { $0.isDefault } ?? video.first }

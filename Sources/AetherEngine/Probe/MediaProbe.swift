@@ -59,6 +59,10 @@ public enum MediaProbe {
                 continue
             }
         }
+        // A music file's only stream may carry the file's tags (Ogg); in a file with video or
+        // several audio tracks a stream's title names the track, not the work.
+        let musicStream = info.video.isEmpty && info.audio.count == 1 ? format.stream(info.audio[0].index) : nil
+        info.tags = MediaTags.read(ctx.pointee.metadata, fallback: musicStream?.pointee.metadata)
         return info
     }
 

@@ -17,6 +17,7 @@ extension TUIApp {
         let cues = controller.subtitlesVisible ? player.subtitleCues(at: player.currentTime) : []
         let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
         if cueKey != view.cueKey { view.cueKey = cueKey; view.dirty = true }
+        if musicViewNeedsDrawing(now: now) { view.dirty = true }
         guard view.dirty else { return }
         view.dirty = false
         // Wrapped here, outside the terminal lock, and only when a cue is new (SubtitleWrapCache).
@@ -25,6 +26,7 @@ extension TUIApp {
         var overlays: [CellRect] = []
         terminal.withScreen {
             erase()
+            drawMusicView()
             if view.chromeVisible {
                 drawTitle()
                 drawTransport()
@@ -65,12 +67,14 @@ extension TUIApp {
     /// terminal is what ncurses believes it is; in terminals that keep graphics per cell (xterm)
     /// the erase takes the sixel picture off those cells too. Inside `terminal.withScreen`.
     private func eraseNewlyCovered(old: [CellRect], new: [CellRect]) {
-        let video = layout.video
-        guard !video.isEmpty else { return }
+        let pictures = [layout.video, musicPictureRect].compactMap { $0 }.filter { !$0.isEmpty }
+        guard !pictures.isEmpty else { return }
         var before = CellMask(columns: layout.columns, rows: layout.rows)
         for r in old { before.cover(r) }
         let bytes = ByteBuffer(capacity: 1024)
-        for rect in new { bytes.appendErase(rect.intersection(video), sparing: before) }
+        for rect in new {
+            for picture in pictures { bytes.appendErase(rect.intersection(picture), sparing: before) }
+        }
         emitErase(bytes)
     }
 
@@ -87,7 +91,7 @@ extension TUIApp {
 
     private func drawTitle() {
         let info = player.mediaInfo
-        let name = info?.title ?? URL(fileURLWithPath: currentSource).lastPathComponent
+        let name = info?.title ?? player.tags.title ?? controller.playlist.current?.displayName ?? URL(fileURLWithPath: currentSource).lastPathComponent
         let title = TextSanitizer.clean(name)
         Curses.fill(row: 0, column: 0, width: layout.columns, style: palette[.title])
         Curses.put(" " + title, row: 0, column: 0, style: palette[.title], width: layout.columns - 1)
@@ -203,7 +207,7 @@ extension TUIApp {
         let volume = player.isMuted ? "muted" : "vol \(Int(player.volume.rounded()))%"
         right.append((volume, .status))
         right.append((String(format: "%.2f×", player.rate), .status))
-        if let v = player.mediaInfo?.primaryVideo {
+        if player.hasVideo, let v = player.mediaInfo?.primaryVideo {
             right.append((v.format.rawValue, v.format == .sdr ? .badge : .badgeHDR))
             right.append(("\(v.width)×\(v.height)", .badge))
         }

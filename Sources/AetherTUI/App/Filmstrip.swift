@@ -45,7 +45,7 @@ struct Filmstrip {
 
 extension TUIApp {
     func openFilmstrip() {
-        guard let duration = player.duration, duration > 0, player.mediaInfo?.primaryVideo != nil else {
+        guard let duration = player.duration, duration > 0, player.hasVideo else {
             osd("nothing to show in a filmstrip")
             return
         }

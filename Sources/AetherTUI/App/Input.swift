@@ -109,7 +109,7 @@ extension TUIApp {
         case "menu-sub": view.menu = TrackMenu.subtitles(player: player, selected: player.activeSubtitleTrack)
         case "menu-playlist": view.menu = TrackMenu.playlist(controller.playlist)
         case "cycle-vo":
-            guard player.mediaInfo?.primaryVideo != nil else { return .failure("no video to draw") }
+            guard player.hasVideo || music?.cover != nil else { return .failure("no picture to draw") }
             guard let next = VideoDrivers.cycle(after: driver.name, capabilities: capabilities) else {
                 return .failure("no other video output suits this terminal")
             }

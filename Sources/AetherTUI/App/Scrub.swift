@@ -191,11 +191,12 @@ extension TUIApp {
 
     /// Enters scrub mode at `time` (the current position for `b`).
     func startScrub(at time: Double, byMouse: Bool) {
-        guard let duration = player.duration, duration > 0, player.mediaInfo?.primaryVideo != nil else {
+        guard let duration = player.duration, duration > 0 else {
             osd("nothing to scrub")
             return
         }
-        if previews == nil {
+        // Without a playing video stream (the music view) the marker has a time but no picture.
+        if previews == nil, player.hasVideo {
             previews = PreviewFetcher(url: currentSource, headers: options.player.httpHeaders)
         }
         view.scrub = ScrubState(target: min(duration, max(0, time)), byMouse: byMouse)

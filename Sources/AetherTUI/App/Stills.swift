@@ -7,7 +7,7 @@ extension TUIApp {
     /// previews' extractor (never from the playback pipeline), with the subtitles on screen
     /// burnt in (`s`) or not (`S`), saved as PNG. The chrome says where it went.
     func takeScreenshot(subtitles: Bool) {
-        guard player.mediaInfo?.primaryVideo != nil else { osd("no video to take a screenshot of"); return }
+        guard player.hasVideo else { osd("no video to take a screenshot of"); return }
         let time = player.currentTime
         let cues = subtitles && controller.subtitlesVisible && player.activeSubtitleTrack != nil
             ? player.subtitleCues(at: time) : []

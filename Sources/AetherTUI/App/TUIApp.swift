@@ -46,6 +46,8 @@ public final class TUIApp {
     var wallStart = 0.0
     /// Scrub previews (made on first use).
     var previews: PreviewFetcher?
+    /// The music view (cover, tags, spectrum), shown while no video stream plays.
+    var music: MusicView?
     /// Messages from screenshots taken in the background.
     let screenshotResults = MessageBox()
 
@@ -317,9 +319,10 @@ public final class TUIApp {
         let aspect = info?.primaryVideo?.displayAspect ?? 16.0 / 9
         let (cols, rows) = terminal.withScreen { (Curses.columns, Curses.rows) }
         layout = Layout(columns: cols, rows: rows, cellSize: capabilities.cellSize ?? CellSize(width: 8, height: 16),
-                        displayAspect: aspect, driver: info?.primaryVideo == nil ? nil : driver,
+                        displayAspect: aspect, driver: player.hasVideo ? driver : nil,
                         showTelemetry: view.showTelemetry, maxPicture: capabilities.effectiveSixelMaxGeometry,
                         scale: view.pictureScale)
+        layoutMusicView()
         if layout.placement.isEmpty {
             player.setRenderSize(nil)
         } else {
@@ -370,6 +373,7 @@ public final class TUIApp {
         var mask = CellMask(columns: layout.columns, rows: layout.rows)
         for r in view.overlayRects { mask.cover(r) }
         var stills: [VideoOutput.Still] = []
+        if let cover = musicCoverStill(mask: mask) { stills.append(cover) }
         if let preview = view.preview, let scrub = view.scrub,
            let spot = previewPlacement(for: preview, marker: markerColumn(scrub.target)) {
             stills.append(.init(placement: spot.placement, stamp: preview.stamp, picture: preview.picture))
@@ -471,6 +475,7 @@ extension TUIApp: PlayerHost {
         view.preview = nil
         view.filmstrip = nil
         view.menu = nil
+        music = nil   // the next item's cover and tags
         guard screenUp else { return }
         attachItem()
     }

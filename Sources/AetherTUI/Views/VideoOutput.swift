@@ -20,15 +20,17 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
         var stills: [Still] = []
     }
 
-    /// A picture the UI puts on screen next to the video: the scrub preview. Its cells are in
-    /// the video's mask, so the video never paints over it.
+    /// A picture the UI puts on screen next to the video: the scrub preview, the music view's
+    /// cover. A preview's cells are in the video's mask, so the video never paints over it.
     struct Still: Equatable {
         var placement: Placement
         /// Changes when the picture does (pictures are not compared byte by byte).
         var stamp: Int
         var picture: StillPicture
+        /// Cells left alone (overlays over the cover); nil: none.
+        var mask: CellMask? = nil
 
-        static func == (a: Still, b: Still) -> Bool { a.placement == b.placement && a.stamp == b.stamp }
+        static func == (a: Still, b: Still) -> Bool { a.placement == b.placement && a.stamp == b.stamp && a.mask == b.mask }
     }
 
     /// Packed RGB24 pixels of a still, shared with the render thread (never mutated).
@@ -201,7 +203,15 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
         while true {
             state.lock()
             while pending == nil, !repaintRequested, nextDriver == nil, !stopped { state.wait() }
-            if stopped { state.unlock(); return }
+            if stopped {
+                state.unlock()
+                // Pictures that outlive the screen (kitty's) are taken down with it: every still
+                // driver's, whatever this thread believes is shown (a refused redraw forgets it).
+                let bytes = ByteBuffer(capacity: 256)
+                for (_, still) in stillDrivers { still.teardown(into: bytes) }
+                if !bytes.isEmpty { _ = terminal.submit(bytes) }
+                return
+            }
             var teardown: ByteBuffer?
             if let d = nextDriver {
                 let bytes = ByteBuffer(capacity: 256)
@@ -273,8 +283,8 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
                   let image = try? source.resampled(width: size.width, height: size.height) else { continue }
             if drawnStills[slot]?.placement != still.placement { stillDriver.invalidate() }
             bytes.append(Escape.saveCursor)
-            let empty = CellMask(columns: scene.mask.columns, rows: scene.mask.rows)
-            _ = try? stillDriver.render(image, placement: still.placement, mask: empty, into: bytes)
+            let mask = still.mask ?? CellMask(columns: scene.mask.columns, rows: scene.mask.rows)
+            _ = try? stillDriver.render(image, placement: still.placement, mask: mask, into: bytes)
             bytes.append(Escape.restoreCursor)
             drawnStills[slot] = still
         }

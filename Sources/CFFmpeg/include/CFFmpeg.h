@@ -16,6 +16,7 @@
 #include <libavutil/md5.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
+#include <libavutil/tx.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 #include <stdio.h>
