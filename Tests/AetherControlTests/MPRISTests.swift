@@ -173,7 +173,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.3)
         #expect(!log.text.contains("PropertiesChanged"), "\(log.text)")
         host.update { $0.status = .paused; $0.volume = 30 }
-        try waitFor { log.text.contains("PropertiesChanged") }
+        try Poll.until { log.text.contains("PropertiesChanged") }
         #expect(log.text.contains("string \"PlaybackStatus\""))
         #expect(log.text.contains("string \"Paused\""))
         #expect(log.text.contains("string \"Volume\""))
@@ -181,11 +181,11 @@ import Testing
         #expect(!log.text.contains("string \"Position\""))
         // A seek sends Seeked with the new position in µs.
         host.hub.submit(.seek(9, .absolute, exact: true))
-        try waitFor { log.text.contains("member=Seeked") }
+        try Poll.until { log.text.contains("member=Seeked") }
         #expect(log.text.contains("int64 9000000"), "\(log.text)")
         // A new item changes the metadata.
         host.update { $0.playlistPosition = 2; $0.mediaTitle = "Next Song" }
-        try waitFor { log.text.contains("Next Song") }
+        try Poll.until { log.text.contains("Next Song") }
         #expect(log.text.contains("object path \"/org/aether_tui/track/2\""))
     }
 
@@ -254,7 +254,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.3)
         // The call is waiting; reads are still answered meanwhile.
         #expect(bus.playerctl("-p", "aether-tui", "status").stdout == "Paused\n")
-        try waitFor(timeout: 6) { call.withLock { $0 } != nil }
+        try Poll.until(timeout: 6) { call.withLock { $0 } != nil }
         let elapsed = MonotonicTime.now() - start
         let result = try #require(call.withLock { $0 })
         #expect(result.status != 0)
@@ -275,17 +275,6 @@ import Testing
         #expect(hub.takeRequests().map(\.command) == [.quit(code: 0, watchLater: false)])
     }
 }
-
-/// Waits until `condition` holds (polling every 20 ms), failing after `timeout` seconds.
-func waitFor(timeout: Double = 3, _ condition: () -> Bool) throws {
-    let deadline = MonotonicTime.now() + timeout
-    while !condition() {
-        guard MonotonicTime.now() < deadline else { throw WaitTimedOut() }
-        Thread.sleep(forTimeInterval: 0.02)
-    }
-}
-
-struct WaitTimedOut: Error {}
 
 /// A stand-in for the TUI's or headless host loop: every 5 ms it runs the hub's commands on
 /// its snapshot (recording them), answers them and publishes the snapshot, as the real host

@@ -149,3 +149,19 @@ public final class SessionBus: @unchecked Sendable {  // used from one test at a
         return pid
     }
 }
+
+/// Polls `condition` every 20 ms until it holds; throws ``TimedOut`` after `timeout` seconds.
+public enum Poll {
+    public struct TimedOut: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func until(timeout: Double = 3, _ what: String = "condition",
+                             _ condition: () -> Bool) throws {
+        let deadline = MonotonicTime.now() + timeout
+        while !condition() {
+            guard MonotonicTime.now() < deadline else { throw TimedOut(description: "\(what): not after \(timeout) s") }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+}
