@@ -58,7 +58,7 @@ let package = Package(
         // Crashes a child process on a pty with CTerminal's handlers armed (fork + C only).
         .target(name: "CTerminalTestSupport", dependencies: ["CTerminal"], path: "Tests/CTerminalTestSupport"),
 
-        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherTestSupport", "CTerminalTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["aether-tui", "AetherEngine", "AetherTUI", "AetherTestSupport"]),
+        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherControl", "AetherTestSupport", "CTerminalTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherTestSupport"]),
     ]
 )

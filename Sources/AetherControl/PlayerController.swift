@@ -137,12 +137,12 @@ public final class PlayerController {
 
     /// Loads the first item that opens, from `--playlist-start` on. False when none did (the
     /// reasons are in ``errors``).
-    public func start() -> Bool {
+    public func start(paused: Bool = false) -> Bool {
         let first = min(max(0, settings.playlistStart), max(0, playlist.count - 1))
         guard playlist.count > 0 else { errors.append("nothing to play"); return false }
         var index: Int? = first
         while let i = index {
-            if load(index: i) { return true }
+            if load(index: i, paused: paused) { return true }
             index = i + 1 < playlist.count ? i + 1 : nil
         }
         return false
