@@ -42,6 +42,8 @@ public final class MPRISServer: Sendable {
         self.core = core
         self.thread = thread
         observer = core.hub.subscribe { [core] event in core.note(event) }
+        // Whatever changed between the bus thread's first look and the subscription.
+        core.recheck()
     }
 
     /// Releases the name and closes the connection; returns once the bus thread has ended.
@@ -102,6 +104,9 @@ final class MPRISCore: Sendable {
     }
 
     func requestStop() { post { $0.stopping = true } }
+
+    /// Has the bus thread compare the snapshot with what it last signalled.
+    func recheck() { post { $0.changed = true } }
 
     private func post(_ change: (inout Inbox) -> Void) {
         let wake = inbox.withLock { inbox in
