@@ -286,8 +286,8 @@ public final class PlayerController {
     /// The item ended: loop it, or go to the next one that opens. False when there is none.
     private func advanceAtEnd() -> Bool {
         if player.state == .ended, player.mediaInfo != nil, loopsLeft.isOn {
+            // The same item again (one summary covers every pass).
             if case .times(let n) = loopsLeft { loopsLeft = n > 1 ? .times(n - 1) : .no }
-            host?.controllerWillUnloadItem(self, reason: "eof")
             player.seek(to: 0, mode: .exact)
             player.play()
             hub.emit(.seeked(position: 0))
@@ -468,8 +468,10 @@ public final class PlayerController {
     private func skip(to index: Int, forward: Bool) -> CommandResult {
         var i: Int? = index
         var tries = 0
+        // Like mpv, moving through the playlist keeps playback paused when it was.
+        let paused = player.isPaused && player.state != .ended && player.mediaInfo != nil
         while let k = i, tries < playlist.count {
-            if load(index: k) {
+            if load(index: k, paused: paused) {
                 show("\(k + 1)/\(playlist.count) \(playlist.items[k].displayName)")
                 return .ok
             }
