@@ -24,12 +24,15 @@ let package = Package(
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
         // Saved termios + a crash-signal handler that restores the terminal (async-signal-safe C).
         .target(name: "CTerminal"),
+        // sd-bus (libsystemd) for the MPRIS server: its object vtables are C macros, so they
+        // live in this shim, which forwards calls and property access to Swift.
+        .target(name: "CSystemd", linkerSettings: [.linkedLibrary("systemd")]),
 
         .target(name: "AetherEngine", dependencies: ["CFFmpeg", "CALSA"]),
         .target(name: "TerminalGraphics", dependencies: ["AetherEngine"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
-        .target(name: "AetherControl", dependencies: ["AetherEngine", "CFFmpeg"]),
+        .target(name: "AetherControl", dependencies: ["AetherEngine", "CFFmpeg", "CSystemd"]),
         .target(name: "AetherTUI", dependencies: ["AetherEngine", "AetherControl", "TerminalGraphics", "CNcurses", "CTerminal"]),
         .executableTarget(name: "aether-tui", dependencies: [
             "AetherEngine", "TerminalGraphics", "AetherTUI", "AetherControl",

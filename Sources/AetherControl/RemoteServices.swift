@@ -13,12 +13,19 @@ public final class RemoteServices {
     public let hub: RemoteHub
     public init(hub: RemoteHub) { self.hub = hub }
 
+    /// The MPRIS server while it runs (RemoteServices+MPRIS.swift).
+    var mpris: MPRISServer?
+
     /// Starts what `options` asks for; a front end that cannot start says why in the returned
     /// warnings (one line each) and the player goes on without it.
     public func start(_ options: Options) -> [String] {
-        []
+        var warnings: [String] = []
+        warnings += startMPRIS(options)
+        return warnings
     }
 
     /// Stops every front end (sockets closed and removed, bus name released).
-    public func stop() {}
+    public func stop() {
+        stopMPRIS()
+    }
 }
