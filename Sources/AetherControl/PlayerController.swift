@@ -351,8 +351,17 @@ public final class PlayerController {
         if let item = playlist.current {
             s.path = TextSanitizer.clean(item.source)
             s.filename = TextSanitizer.clean(item.displayName)
-            s.mediaTitle = player.mediaInfo?.title.map { TextSanitizer.clean($0) } ?? item.title.map { TextSanitizer.clean($0) } ?? s.filename
-            s.tags.title = player.mediaInfo?.title.map { TextSanitizer.clean($0) } ?? item.title.map { TextSanitizer.clean($0) }
+            let tags = player.tags
+            func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
+            s.tags.title = clean(player.mediaInfo?.title) ?? clean(tags.title) ?? clean(item.title)
+            s.mediaTitle = s.tags.title ?? s.filename
+            s.tags.artist = clean(tags.artist)
+            s.tags.album = clean(tags.album)
+            s.tags.albumArtist = clean(tags.albumArtist)
+            s.tags.genre = clean(tags.genre)
+            s.tags.year = clean(tags.year)
+            // "3/12" → 3
+            s.tags.track = tags.track.flatMap { Int($0.split(separator: "/").first.map(String.init) ?? "") }
         }
         let loopAll = settings.loopPlaylist.isOn
         s.canGoNext = playlist.index(after: playlist.position, loop: loopAll) != nil

@@ -94,6 +94,24 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
     }
 
+    @Test func musicTagsReachTheMetadata() throws {
+        let bus = try SessionBus()
+        let player = RunningPlayer([TestEnvironment.fixture("music-tagged.mp3"), "--vo=null", "--ao=null",
+                                    "--no-config", "--loop-file=inf"], environment: bus.environment)
+        try Poll.until(timeout: 15) {
+            bus.playerctl("-p", "aether-tui", "status").stdout == "Playing\n" || player.result != nil
+        }
+        func field(_ key: String) -> String { bus.playerctl("-p", "aether-tui", "metadata", key).stdout }
+        #expect(field("title") == "Test Title\n")
+        #expect(field("artist") == "Test Artist\n")
+        #expect(field("album") == "Album One\n", "sanitised")
+        #expect(field("xesam:trackNumber") == "3\n")
+        #expect(field("xesam:genre") == "Ambient\n")
+        _ = bus.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.aether-tui",
+                     "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Quit"])
+        #expect(try player.waitForExit().status == 0)
+    }
+
     @Test(arguments: ["unset", "nowhere"])
     func withoutABusThePlayerRunsSilently(bus: String) throws {
         let runtime = NSTemporaryDirectory() + "aether-nobus-\(UUID().uuidString.prefix(8))"
