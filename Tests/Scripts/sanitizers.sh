@@ -17,7 +17,9 @@ run() {
     local kind="$1" dir=".build-${1:0:1}san"
     [ "$kind" = address ] && dir=.build-asan
     [ "$kind" = thread ] && dir=.build-tsan
-    local log="/tmp/aether-$kind-sanitizer.log"
+    # One log per run: two runs at once (two worktrees) must not write into each other's.
+    local log
+    log=$(mktemp "/tmp/aether-$kind-sanitizer.XXXXXX.log")
     echo "== $kind: building in $dir" >&2
     swift build --build-tests -Xswiftc "-sanitize=$kind" --scratch-path "$dir" >/dev/null
     echo "== $kind: swift test (log: $log)" >&2
