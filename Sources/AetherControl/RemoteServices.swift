@@ -11,14 +11,22 @@ public final class RemoteServices {
     }
 
     public let hub: RemoteHub
+    private var ipcServer: IPCServer?
     public init(hub: RemoteHub) { self.hub = hub }
 
     /// Starts what `options` asks for; a front end that cannot start says why in the returned
     /// warnings (one line each) and the player goes on without it.
     public func start(_ options: Options) -> [String] {
-        []
+        var warnings: [String] = []
+        if let path = options.ipcServerPath, ipcServer == nil {
+            do { ipcServer = try IPCServer(path: path, hub: hub) } catch { warnings.append("--input-ipc-server: \(error)") }
+        }
+        return warnings
     }
 
     /// Stops every front end (sockets closed and removed, bus name released).
-    public func stop() {}
+    public func stop() {
+        ipcServer?.stop()
+        ipcServer = nil
+    }
 }
