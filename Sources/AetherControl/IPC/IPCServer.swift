@@ -29,8 +29,8 @@ public final class IPCServer: Sendable {
     /// Creates the socket at `path` (replacing a stale socket, never another kind of file) and
     /// starts serving on a new thread.
     public init(path: String, hub: RemoteHub, limits: Limits = Limits()) throws(IPCServerError) {
-        let (listener, identity, absolute) = try UnixSocket.listen(at: path)
         let mailbox = try IPCMailbox()
+        let (listener, identity, absolute) = try UnixSocket.listen(at: path)
         self.path = absolute
         self.hub = hub
         self.mailbox = mailbox
