@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "TerminalGraphics", dependencies: ["AetherEngine"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
-        .target(name: "AetherControl", dependencies: ["AetherEngine"]),
+        .target(name: "AetherControl", dependencies: ["AetherEngine", "CFFmpeg"]),
         .target(name: "AetherTUI", dependencies: ["AetherEngine", "AetherControl", "TerminalGraphics", "CNcurses", "CTerminal"]),
         .executableTarget(name: "aether-tui", dependencies: [
             "AetherEngine", "TerminalGraphics", "AetherTUI", "AetherControl",

@@ -1,70 +1,112 @@
+import AetherControl
 import AetherEngine
 import AetherTUI
 import Foundation
 
-/// `--vo=null`: plays with no picture, writes 1 Hz telemetry and a final summary as JSON lines
-/// (`--stats-file`), stops cleanly on SIGINT/SIGTERM.
+/// `--vo=null`: plays the playlist with no picture, writes 1 Hz telemetry and one summary per
+/// item as JSON lines (`--stats-file`), answers the IPC socket and MPRIS, stops cleanly on
+/// SIGINT/SIGTERM.
 struct HeadlessPlayback {
     let options: PlaybackOptions
 
     func run() throws -> Int32 {
-        let player = Player()
-        var playerOptions = try options.resolvedPlayerOptions()
-        // Quit signals work from the first moment: one during the open cancels it.
+        let playerOptions = try options.resolvedPlayerOptions()
         let stop = QuitSignals()
-        let interrupt = InterruptToken()
-        playerOptions.interrupt = interrupt
-        stop.onRaise { interrupt.cancel() }
-        do {
-            try player.load(url: options.source, options: playerOptions)
-        } catch {
-            if stop.isRaised { return 4 }
-            throw fail("\(error)")
-        }
-        var warned = 0
-        func reportWarnings() {
-            let all = player.warnings
-            for warning in all.dropFirst(warned) { _ = fail("warning: \(warning)", code: 0) }
-            warned = all.count
-        }
-        reportWarnings()
 
         var stats: StatsFile? = nil
         if let path = options.statsFile {
             do { stats = try StatsFile(path: path) } catch { throw fail("\(error)") }
         }
+        let (playlist, playlistWarnings) = options.playlist()
+        for w in playlistWarnings { _ = fail("warning: \(w)", code: 0) }
+        let controller = PlayerController(player: Player(), playlist: playlist,
+                                          settings: options.controllerSettings(player: playerOptions))
+        controller.setSubtitleDelaySetting(options.subDelay)
+        let host = Host(stats: stats)
+        controller.host = host
+        // Quit signals work from the first moment: one during an open cancels it.
+        stop.onRaise { [interrupter = controller.interrupter] in interrupter.raise() }
+        let services = RemoteServices(hub: controller.hub)
+        for w in services.start(options.remoteOptions) { _ = fail("warning: \(w)", code: 0) }
+        defer { services.stop() }
 
-        let wallStart = MonotonicClock.seconds()
-        player.play()
-        var nextTick = wallStart + 1
-        while !stop.isRaised {
-            let state = player.state
-            if state == .ended || state == .error { break }
+        guard controller.start() else {
+            if stop.isRaised { return 4 }
+            for line in controller.errors { _ = fail(line) }
+            controller.finish(interrupted: false)
+            return controller.exitCode()
+        }
+        var code: Int32 = 0
+        var nextTick = MonotonicClock.seconds() + 1
+        while true {
+            if stop.isRaised {
+                host.itemEnded(controller, interrupted: true)
+                code = 4
+                break
+            }
+            if case .finished(let c) = controller.tick() { code = c; break }
             let now = MonotonicClock.seconds()
             if now >= nextTick {
-                stats?.write("telemetry", player.telemetry(advance: true))
-                reportWarnings()
+                stats?.write("telemetry", controller.player.telemetry(advance: true))
+                host.reportWarnings(controller.player)
                 nextTick += 1
             }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        let summary = PlaybackSummary(player: player, startPosition: playerOptions.start,
-                                      wallSeconds: MonotonicClock.seconds() - wallStart, interrupted: stop.isRaised)
-        stats?.write("summary", summary)
+        host.reportWarnings(controller.player)
+        controller.finish(interrupted: code == 4)
+        controller.player.stop()
         stats = nil
-        let early = player.endedEarlyMessage
-        let failure = player.state == .error ? player.failureMessage : nil
-        reportWarnings()
-        player.stop()
-        if stop.isRaised { return 4 }
-        if let failure {
-            _ = fail("'\(TextSanitizer.clean(options.source))': \(failure)")
-            return 1
+        for line in controller.errors { _ = fail(line) }
+        return code
+    }
+
+    /// Stats summaries per item and warnings, for the controller.
+    final class Host: PlayerHost {
+        let stats: StatsFile?
+        var warned = 0
+        var wallStart = MonotonicClock.seconds()
+        var summaryWritten = false
+
+        init(stats: StatsFile?) { self.stats = stats }
+
+        func reportWarnings(_ player: Player) {
+            let all = player.warnings
+            for warning in all.dropFirst(warned) { _ = fail("warning: \(warning)", code: 0) }
+            warned = all.count
         }
-        if let early {
-            _ = fail("'\(options.source)': \(early)")
-            return 2
+
+        func itemEnded(_ controller: PlayerController, interrupted: Bool) {
+            guard !summaryWritten else { return }
+            summaryWritten = true
+            guard let stats, controller.player.mediaInfo != nil else { return }
+            var summary = PlaybackSummary(player: controller.player, startPosition: controller.itemStartPosition,
+                                          wallSeconds: MonotonicClock.seconds() - wallStart, interrupted: interrupted)
+            summary.source = controller.playlist.current.map { TextSanitizer.clean($0.source) }
+            summary.playlistPosition = controller.playlist.position
+            stats.write("summary", summary)
         }
-        return 0
+
+        func controllerWillUnloadItem(_ controller: PlayerController, reason: String) {
+            reportWarnings(controller.player)
+            itemEnded(controller, interrupted: false)
+        }
+
+        func controllerDidLoadItem(_ controller: PlayerController) {
+            warned = 0
+            summaryWritten = false
+            wallStart = MonotonicClock.seconds()
+            reportWarnings(controller.player)
+        }
+
+        func controller(_ controller: PlayerController, show message: String) {}
+
+        func controller(_ controller: PlayerController, perform ui: String) -> CommandResult {
+            .failure("'\(ui)' needs the terminal player")
+        }
+
+        func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult {
+            .failure("screenshots need the terminal player")
+        }
     }
 }

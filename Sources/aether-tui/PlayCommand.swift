@@ -1,3 +1,4 @@
+import AetherControl
 import AetherEngine
 import AetherTUI
 import TerminalGraphics
@@ -6,8 +7,11 @@ import Foundation
 
 /// Options shared by playback in the TUI and headless (`--vo=null`) modes, named as mpv names them.
 struct PlaybackOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("A media file or a URL libavformat can open.", valueName: "file|url"))
-    var source: String
+    @Argument(help: ArgumentHelp("Media files, URLs libavformat can open, directories (their media files, in natural order) and .m3u/.m3u8/.pls playlists, played in order.", valueName: "file|url|dir|playlist"))
+    var sources: [String] = []
+
+    /// The first item (what `--start=N%` is measured against).
+    var source: String { sources.first ?? "" }
 
     @Option(help: ArgumentHelp("Video output: auto (the best the terminal has: kitty, then sixel, then halfblock), kitty, sixel, halfblock, or null (no picture, headless).", valueName: "auto|kitty|sixel|halfblock|null"))
     var vo: String = "auto"
@@ -72,10 +76,79 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("stats-file"), help: ArgumentHelp("Write telemetry as JSON lines at 1 Hz, plus a final summary line.", valueName: "path"))
     var statsFile: String?
 
+    @Option(name: .customLong("playlist-start"), help: ArgumentHelp("Start with this playlist item (0 = the first).", valueName: "n"))
+    var playlistStart: Int = 0
+
+    @Option(name: .customLong("loop-file"), help: ArgumentHelp("Play each item N more times, inf for ever, no (default). A bare --loop-file is inf.", valueName: "N|inf|no"))
+    var loopFile: String = "no"
+
+    @Option(name: .customLong("loop-playlist"), help: ArgumentHelp("Play the playlist N more times, inf for ever, no (default). A bare --loop-playlist is inf.", valueName: "N|inf|no"))
+    var loopPlaylist: String = "no"
+
+    @Flag(help: "Play the playlist in random order.")
+    var shuffle = false
+
+    @Option(name: .customLong("shuffle-seed"), help: ArgumentHelp("Seed for --shuffle (the same seed, the same order).", valueName: "n"))
+    var shuffleSeed: UInt64?
+
+    @Flag(name: .customLong("keep-open"), help: "At the end of the last item stay on its last frame, paused, instead of quitting.")
+    var keepOpen = false
+
+    @Flag(name: .customLong("resume-playback"), inversion: .prefixedNo,
+          help: "Resume where Q (quit-watch-later) left a file, with its tracks, volume and speed.")
+    var resumePlayback = true
+
+    @Flag(name: .customLong("save-position-on-quit"), help: "Save the position on every quit, not only Q.")
+    var savePositionOnQuit = false
+
+    @Option(name: .customLong("watch-later-dir"), help: ArgumentHelp("Where positions are saved (default: $XDG_STATE_HOME/aether-tui/watch_later).", valueName: "path"))
+    var watchLaterDir: String?
+
+    @Option(help: ArgumentHelp("Preferred audio languages, most wanted first (e.g. jpn,eng).", valueName: "list"))
+    var alang: String?
+
+    @Option(help: ArgumentHelp("Preferred subtitle languages, most wanted first (e.g. eng,fra).", valueName: "list"))
+    var slang: String?
+
+    @Option(name: .customLong("sub-delay"), help: ArgumentHelp("Show subtitles this many seconds later (negative: earlier).", valueName: "seconds"))
+    var subDelay: Double = 0
+
+    @Option(name: .customLong("audio-delay"), help: ArgumentHelp("Play the sound this many seconds later than the picture (negative: earlier).", valueName: "seconds"))
+    var audioDelay: Double = 0
+
+    @Option(name: .customLong("sub-auto"), help: ArgumentHelp("Load subtitle files found next to the media (movie.srt, movie.en.ass): fuzzy (default), exact, or no.", valueName: "fuzzy|exact|no"))
+    var subAuto: String = "fuzzy"
+
+    @Option(name: .customLong("input-ipc-server"), help: ArgumentHelp("Listen for mpv-style JSON IPC commands on this Unix socket (mode 0600).", valueName: "path"))
+    var inputIPCServer: String?
+
+    @Flag(name: .customLong("mpris"), inversion: .prefixedNo, help: "Offer media-key control (MPRIS) on the D-Bus session bus when there is one.")
+    var mpris = true
+
+    @Option(name: .customLong("input-conf"), help: ArgumentHelp("Key bindings file (default: input.conf in the config directory).", valueName: "path"))
+    var inputConf: String?
+
+    @Option(help: ArgumentHelp("Apply these [profile] sections of the config file (comma-separated).", valueName: "name"))
+    var profile: String?
+
+    @Option(name: .customLong("config-dir"), help: ArgumentHelp("Read aether-tui.conf and input.conf from here (default: $XDG_CONFIG_HOME/aether-tui).", valueName: "path"))
+    var configDir: String?
+
+    @Flag(name: .customLong("no-config"), help: "Read no config file or input.conf.")
+    var noConfig = false
+
     @Option(name: .customLong("screenshot-directory"), help: ArgumentHelp("Where s and S save screenshots (default: $XDG_PICTURES_DIR, else the current directory).", valueName: "path"))
     var screenshotDirectory: String?
 
     func validate() throws {
+        guard !sources.isEmpty else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
+        guard LoopCount(option: loopFile) != nil else { throw ValidationError("--loop-file must be a count, inf or no") }
+        guard LoopCount(option: loopPlaylist) != nil else { throw ValidationError("--loop-playlist must be a count, inf or no") }
+        guard ["fuzzy", "exact", "all", "no"].contains(subAuto) else { throw ValidationError("--sub-auto must be fuzzy, exact or no") }
+        guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
+        guard subDelay.isFinite, audioDelay.isFinite, abs(audioDelay) <= 10 else {
+            throw ValidationError("--audio-delay must be between -10 and 10 seconds")
+        }
         guard VideoDrivers.names.contains(vo) else {
             throw ValidationError("--vo must be one of: \(VideoDrivers.names.joined(separator: ", "))")
         }
@@ -147,7 +220,45 @@ struct PlaybackOptions: ParsableArguments {
             for field in SourceOptions.splitFields(fields) { o.httpHeaders[field.name] = field.value }
         }
         o.subtitleCodepage = subCodepage
+        o.audioLanguages = alang.map(Self.languageList) ?? []
+        o.subtitleLanguages = slang.map(Self.languageList) ?? []
+        o.audioDelay = audioDelay
         return o
+    }
+
+    static func languageList(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The playlist from the arguments (directories and playlist files expanded).
+    func playlist() -> (Playlist, [String]) {
+        let expanded = PlaylistLoader.expand(sources)
+        return (Playlist(expanded.items), expanded.warnings)
+    }
+
+    /// How the playlist plays, from the options.
+    func controllerSettings(player: PlayerOptions) -> ControllerSettings {
+        var c = ControllerSettings()
+        c.player = player
+        c.startGiven = start != nil
+        c.playlistStart = playlistStart
+        c.loopFile = LoopCount(option: loopFile) ?? .no
+        c.loopPlaylist = LoopCount(option: loopPlaylist) ?? .no
+        c.shuffle = shuffle
+        c.shuffleSeed = shuffleSeed
+        c.keepOpen = keepOpen
+        c.resume = resumePlayback
+        c.savePositionOnQuit = savePositionOnQuit
+        if let dir = watchLaterDir { c.watchLater = WatchLater(directory: dir) }
+        c.subtitleAutoload = subAuto != "no"
+        return c
+    }
+
+    var remoteOptions: RemoteServices.Options {
+        var r = RemoteServices.Options()
+        r.ipcServerPath = inputIPCServer
+        r.mpris = mpris
+        return r
     }
 }
 

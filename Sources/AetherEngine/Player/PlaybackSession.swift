@@ -123,9 +123,13 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         // Audio track and sink.
         var audioIndex: Int? = nil
         if options.audioEnabled, info.audio.contains(where: { !encrypted.contains($0.index) }) {
+            let playable = info.audio.filter { !encrypted.contains($0.index) }
             if let k = options.audioTrack, info.audio.indices.contains(k) {
                 audioIndex = info.audio[k].index
+            } else if let match = LanguagePreference.first(of: options.audioLanguages, in: playable.map(\.tags.language)) {
+                audioIndex = playable[match].index
             } else {
+                // libavformat's choice weighs the default flag, then channels and bit rate.
                 let best = av_find_best_stream(format.pointer, AVMEDIA_TYPE_AUDIO, -1, Int32(videoIndex ?? -1), nil, 0)
                 audioIndex = best >= 0 ? Int(best) : info.audio.first?.index
             }
@@ -171,12 +175,14 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         for path in options.subtitleFiles {
             do { try subtitles.addSidecar(path: path) } catch { warnings.withLock { $0.append("\(error)") } }
         }
-        _ = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled)
+        _ = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled,
+                                   languages: options.subtitleLanguages)
         control.withLock { c in
             c.audioStreamIndex = audioIndex
             c.rate = min(4, max(0.25, options.speed))
             c.volume = min(130, max(0, options.volume))
             c.muted = options.muted
+            c.audioDelay = options.audioDelay.isFinite ? min(10, max(-10, options.audioDelay)) : 0
         }
         clock.setRate(min(4, max(0.25, options.speed)))
         audioDecoder?.setRate(min(4, max(0.25, options.speed)))

@@ -104,6 +104,25 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     public func setMuted(_ muted: Bool) { current?.control.withLock { $0.muted = muted } }
 
+    /// Seconds the sound should come after the picture (mpv's `--audio-delay`; negative: before),
+    /// clamped to ±10 s. The picture follows the audio clock shifted by this much.
+    public func setAudioDelay(_ seconds: Double) {
+        guard seconds.isFinite else { return }
+        current?.control.withLock { $0.audioDelay = min(10, max(-10, seconds)) }
+    }
+
+    public var audioDelay: Double { current?.control.withLock { $0.audioDelay } ?? 0 }
+
+    /// Seconds subtitles are shown later than their timestamps (mpv's `--sub-delay`), clamped to
+    /// ±600 s; ``subtitleCues(at:)`` applies it.
+    public func setSubtitleDelay(_ seconds: Double) {
+        guard seconds.isFinite else { return }
+        subtitleDelayStore.withLock { $0 = min(600, max(-600, seconds)) }
+    }
+
+    public var subtitleDelay: Double { subtitleDelayStore.withLock { $0 } }
+    private let subtitleDelayStore = Mutex(0.0)
+
     /// Switches to `MediaInfo.audio[track]` mid-playback (nil = no audio), keeping the position.
     public func selectAudioTrack(_ track: Int?) {
         guard let s = current, s.sink != nil else { return }
@@ -179,9 +198,9 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     @discardableResult
     public func frameDisplayed(_ frame: VideoFrame) -> Double? {
         guard frame.paced, let s = current, s.clock.isArmed else { return nil }
-        let (serial, paused) = s.control.withLock { ($0.serial, $0.paused) }
+        let (serial, paused, delay) = s.control.withLock { ($0.serial, $0.paused, $0.audioDelay) }
         guard frame.serial == serial, !paused else { return nil }
-        let gap = frame.pts - s.clock.time
+        let gap = frame.pts - s.clock.time - delay
         s.telemetry.displayed(gap: gap)
         return gap
     }
@@ -232,8 +251,9 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     public var subtitleTracks: [SubtitleTrackInfo] { current?.subtitles.tracks ?? [] }
     public var activeSubtitleTrack: Int? { current?.subtitles.selectedTrack }
-    /// Cues of the selected subtitle track showing at `time`.
-    public func subtitleCues(at time: Double) -> [SubtitleCue] { current?.subtitles.active(at: time) ?? [] }
+    /// Cues of the selected subtitle track showing at media time `time` (the subtitle delay
+    /// applied).
+    public func subtitleCues(at time: Double) -> [SubtitleCue] { current?.subtitles.active(at: time - subtitleDelay) ?? [] }
     public var subtitleStore: SubtitleStore? { current?.subtitles }
 
     /// Problems that did not stop playback (audio device fell back, a track failed).

@@ -50,6 +50,12 @@ public struct PlayerOptions: Sendable {
     /// Cancels a load in progress (and later blocking reads) when the host wants out, e.g. on
     /// SIGINT before the screen is up. Nil: the session makes its own.
     public var interrupt: InterruptToken?
+    /// Preferred audio and subtitle languages, most wanted first (mpv's `--alang`/`--slang`):
+    /// used when no track number is given. `fr`, `fra` and `fre` name the same language.
+    public var audioLanguages: [String] = []
+    public var subtitleLanguages: [String] = []
+    /// Seconds the sound comes after the picture (``Player/setAudioDelay(_:)``).
+    public var audioDelay = 0.0
     /// Code page of sidecar subtitle files that are not UTF-8 (mpv's `--sub-codepage`).
     public var subtitleCodepage = "CP1252"
 

@@ -13,6 +13,9 @@ struct SessionControl {
     var rate = 1.0
     var volume = 100.0
     var muted = false
+    /// Seconds the sound is late against the picture (mpv's `--audio-delay`): frames are shown
+    /// when the audio clock reaches their pts minus this.
+    var audioDelay = 0.0
     var audioStreamIndex: Int?
     /// The video stream could not be decoded at all: it is left out, the other streams play.
     var videoDisabled = false

@@ -105,11 +105,13 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         if fetch, let position { seeked(to: position, readAhead: readAhead ?? position) }
     }
 
-    /// The track to start with: the requested one, else a forced or default one.
-    func initialTrack(requested: Int?, enabled: Bool) -> Int? {
+    /// The track to start with: the requested one, else the first in a preferred language
+    /// (`languages`, most wanted first), else a forced or default one.
+    func initialTrack(requested: Int?, enabled: Bool, languages: [String] = []) -> Int? {
         guard enabled else { return nil }
         let choice = state.withLock { s -> Int? in
             if let requested, s.tracks.indices.contains(requested) { return requested }
+            if let match = LanguagePreference.first(of: languages, in: s.tracks.map(\.info.language)) { return match }
             return s.tracks.firstIndex { $0.info.isForced } ?? s.tracks.firstIndex { $0.info.isDefault }
         }
         select(choice)

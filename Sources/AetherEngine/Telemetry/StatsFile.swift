@@ -52,6 +52,9 @@ public struct PlaybackSummary: Codable, Sendable {
     public var output: String?
     public var framesPainted: Int?
     public var terminalBytes: Int?
+    /// The item this summary is for, and its place in the playlist (0-based).
+    public var source: String?
+    public var playlistPosition: Int?
 
     /// Gathers the figures from `player` (call before stopping it).
     public init(player: Player, startPosition: Double, wallSeconds: Double, interrupted: Bool) {

@@ -68,7 +68,7 @@ extension PlaybackSession {
                     continue
                 }
             }
-            let now = clock.time
+            let now = clock.time + c.audioDelay
             let rate = max(0.01, clock.rate)
             if abs(frame.pts - now) >= PlaybackSession.noSyncSeconds {
                 let due = lastShowHost + frame.duration / rate
@@ -103,7 +103,7 @@ extension PlaybackSession {
             _ = frameQueue.pop(timeout: 0)
             show(frame, paced: true)
             lastShowHost = MonotonicClock.seconds()
-            telemetry.presented(gap: hostReportsDisplay.withLock { $0 } ? nil : frame.pts - clock.time)
+            telemetry.presented(gap: hostReportsDisplay.withLock { $0 } ? nil : frame.pts - clock.time - c.audioDelay)
         }
     }
 
