@@ -1,19 +1,19 @@
 @testable import AetherControl
 import AetherTestSupport
 import Foundation
-import Synchronization
+import Synchronization  // Atomic
 import Testing
 
 /// Plays the host: every few milliseconds it runs the hub's queued commands against its own
 /// snapshot, publishes the snapshot, then replies (so a reply implies the new state is readable).
 final class FakeHost: Sendable {
     let hub = RemoteHub()
-    private let state: Mutex<(snapshot: PlayerSnapshot, commands: [PlayerCommand], delay: Double)>
+    private let state: Locked<(snapshot: PlayerSnapshot, commands: [PlayerCommand], delay: Double)>
     private let running = Atomic<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
 
     init(_ snapshot: PlayerSnapshot = FakeHost.playing) {
-        state = Mutex((snapshot, [], 0))
+        state = Locked((snapshot, [], 0))
         hub.publish(snapshot)
         let thread = Thread { [self] in
             while running.load(ordering: .relaxed) {

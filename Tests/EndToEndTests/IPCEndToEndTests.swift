@@ -1,13 +1,12 @@
 import AetherTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// `--input-ipc-server`: the real player, driven over its socket as an mpv script would.
 @Suite(.serialized) struct IPCEndToEndTests {
     /// Runs the player in the background; `wait()` returns how it ended.
     final class BackgroundPlayer: Sendable {
-        private let result = Mutex<ProcessResult?>(nil)
+        private let result = Locked<ProcessResult?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
         init(_ arguments: [String], timeout: Double = 60) {

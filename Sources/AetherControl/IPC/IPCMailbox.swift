@@ -1,10 +1,11 @@
 import Foundation
-import Synchronization
 
 /// What other threads hand the IPC server's thread: the host's events and command results
 /// (posted from the host's thread, which must never wait on a socket) and the order to stop.
-/// Posting wakes the server's `poll` through a socket pair. Thread-safe.
-final class IPCMailbox: Sendable {
+/// Posting wakes the server's `poll` through a socket pair. Thread-safe: the state is behind a
+/// pthread lock (NSLock) rather than `Synchronization.Mutex`, whose futexes ThreadSanitizer
+/// cannot see (as the engine's `Guarded`).
+final class IPCMailbox: @unchecked Sendable {  // `state` is only touched with `lock` held
     enum Item: Sendable {
         case event(PlayerEvent)
         /// The host ran client `client`'s command.
@@ -22,7 +23,8 @@ final class IPCMailbox: Sendable {
         var readFD: Int32
         var writeFD: Int32
     }
-    private let state: Mutex<State>
+    private let lock = NSLock()
+    private var state: State
 
     init() throws(IPCServerError) {
         // A socket pair rather than a pipe: created close-on-exec in one call (pipe2 is a GNU
@@ -31,7 +33,7 @@ final class IPCMailbox: Sendable {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw IPCServerError("socketpair", "wake pipe", errno: errno) }
         wakeFD = fds[0]
-        state = Mutex(State(readFD: fds[0], writeFD: fds[1]))
+        state = State(readFD: fds[0], writeFD: fds[1])
     }
 
     deinit { close() }
@@ -39,7 +41,7 @@ final class IPCMailbox: Sendable {
     /// Queues `item` and wakes the server (one byte waiting while anything is queued).
     /// Dropped once the mailbox is closed.
     func post(_ item: Item) {
-        state.withLock { s in
+        withState { s in
             guard s.writeFD >= 0 else { return }
             s.items.append(item)
             if s.items.count == 1 {
@@ -51,7 +53,7 @@ final class IPCMailbox: Sendable {
 
     /// Everything queued, oldest first; takes the wake-up byte.
     func take() -> [Item] {
-        state.withLock { s in
+        withState { s in
             guard s.readFD >= 0 else { return [] }
             var sink = [UInt8](repeating: 0, count: 64)
             while read(s.readFD, &sink, sink.count) > 0 {}
@@ -62,7 +64,7 @@ final class IPCMailbox: Sendable {
 
     /// Closes the socket pair; later posts are dropped.
     func close() {
-        state.withLock { s in
+        withState { s in
             guard s.readFD >= 0 else { return }
             Glibc.close(s.readFD)
             Glibc.close(s.writeFD)
@@ -70,5 +72,11 @@ final class IPCMailbox: Sendable {
             s.writeFD = -1
             s.items.removeAll()
         }
+    }
+
+    private func withState<R>(_ body: (inout State) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
     }
 }
