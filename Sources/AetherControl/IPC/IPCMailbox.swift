@@ -2,10 +2,8 @@ import Foundation
 
 /// What other threads hand the IPC server's thread: the host's events and command results
 /// (posted from the host's thread, which must never wait on a socket) and the order to stop.
-/// Posting wakes the server's `poll` through a socket pair. Thread-safe: the state is behind a
-/// pthread lock (NSLock) rather than `Synchronization.Mutex`, whose futexes ThreadSanitizer
-/// cannot see (as the engine's `Guarded`).
-final class IPCMailbox: @unchecked Sendable {  // `state` is only touched with `lock` held
+/// Posting wakes the server's `poll` through a socket pair. Thread-safe.
+final class IPCMailbox: Sendable {
     enum Item: Sendable {
         case event(PlayerEvent)
         /// The host ran client `client`'s command.
@@ -23,8 +21,7 @@ final class IPCMailbox: @unchecked Sendable {  // `state` is only touched with `
         var readFD: Int32
         var writeFD: Int32
     }
-    private let lock = NSLock()
-    private var state: State
+    private let state: Guarded<State>
 
     init() throws(IPCServerError) {
         // A socket pair rather than a pipe: created close-on-exec in one call (pipe2 is a GNU
@@ -33,7 +30,7 @@ final class IPCMailbox: @unchecked Sendable {  // `state` is only touched with `
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw IPCServerError("socketpair", "wake pipe", errno: errno) }
         wakeFD = fds[0]
-        state = State(readFD: fds[0], writeFD: fds[1])
+        state = Guarded(State(readFD: fds[0], writeFD: fds[1]))
     }
 
     deinit { close() }
@@ -41,7 +38,7 @@ final class IPCMailbox: @unchecked Sendable {  // `state` is only touched with `
     /// Queues `item` and wakes the server (one byte waiting while anything is queued).
     /// Dropped once the mailbox is closed.
     func post(_ item: Item) {
-        withState { s in
+        state.withLock { s in
             guard s.writeFD >= 0 else { return }
             s.items.append(item)
             if s.items.count == 1 {
@@ -53,7 +50,7 @@ final class IPCMailbox: @unchecked Sendable {  // `state` is only touched with `
 
     /// Everything queued, oldest first; takes the wake-up byte.
     func take() -> [Item] {
-        withState { s in
+        state.withLock { s in
             guard s.readFD >= 0 else { return [] }
             var sink = [UInt8](repeating: 0, count: 64)
             while read(s.readFD, &sink, sink.count) > 0 {}
@@ -64,7 +61,7 @@ final class IPCMailbox: @unchecked Sendable {  // `state` is only touched with `
 
     /// Closes the socket pair; later posts are dropped.
     func close() {
-        withState { s in
+        state.withLock { s in
             guard s.readFD >= 0 else { return }
             Glibc.close(s.readFD)
             Glibc.close(s.writeFD)
@@ -72,11 +69,5 @@ final class IPCMailbox: @unchecked Sendable {  // `state` is only touched with `
             s.writeFD = -1
             s.items.removeAll()
         }
-    }
-
-    private func withState<R>(_ body: (inout State) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
     }
 }
