@@ -50,12 +50,12 @@ let package = Package(
         .target(name: "AetherTestSupport", path: "Tests/AetherTestSupport"),
 
         .testTarget(name: "AetherEngineTests", dependencies: ["AetherEngine", "AetherTestSupport"]),
-        .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherTestSupport"]),
+        .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics"]),
         // Crashes a child process on a pty with CTerminal's handlers armed (fork + C only).
         .target(name: "CTerminalTestSupport", dependencies: ["CTerminal"], path: "Tests/CTerminalTestSupport"),
 
-        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherTestSupport", "CTerminalTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["aether-tui", "AetherEngine", "AetherTUI", "AetherTestSupport"]),
+        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherControl", "AetherTestSupport", "CTerminalTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherTestSupport"]),
     ]
 )

@@ -61,8 +61,13 @@ public enum PlayerCommand: Sendable, Equatable {
                 if let value { return value }
                 throw ParseError(message: "'\(name)' needs a number")
             }
-            guard let n = Double(text), n.isFinite else { throw ParseError(message: "'\(name)': '\(text)' is not a number") }
-            return n
+            // mpv accepts a fraction (`multiply speed 1/1.1`).
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), let a = Double(parts[0]),
+                  let b = parts.count == 2 ? Double(parts[1]) : 1, b != 0, (a / b).isFinite else {
+                throw ParseError(message: "'\(name)': '\(text)' is not a number")
+            }
+            return a / b
         }
         func property(_ i: Int) throws(ParseError) -> String {
             guard let p = arg(i) else { throw ParseError(message: "'\(name)' needs a property") }

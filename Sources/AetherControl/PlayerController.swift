@@ -137,12 +137,12 @@ public final class PlayerController {
 
     /// Loads the first item that opens, from `--playlist-start` on. False when none did (the
     /// reasons are in ``errors``).
-    public func start() -> Bool {
+    public func start(paused: Bool = false) -> Bool {
         let first = min(max(0, settings.playlistStart), max(0, playlist.count - 1))
         guard playlist.count > 0 else { errors.append("nothing to play"); return false }
         var index: Int? = first
         while let i = index {
-            if load(index: i) { return true }
+            if load(index: i, paused: paused) { return true }
             index = i + 1 < playlist.count ? i + 1 : nil
         }
         return false
@@ -289,8 +289,8 @@ public final class PlayerController {
     /// The item ended: loop it, or go to the next one that opens. False when there is none.
     private func advanceAtEnd() -> Bool {
         if player.state == .ended, player.mediaInfo != nil, loopsLeft.isOn {
+            // The same item again (one summary covers every pass).
             if case .times(let n) = loopsLeft { loopsLeft = n > 1 ? .times(n - 1) : .no }
-            host?.controllerWillUnloadItem(self, reason: "eof")
             player.seek(to: 0, mode: .exact)
             player.play()
             hub.emit(.seeked(position: 0))
@@ -471,8 +471,10 @@ public final class PlayerController {
     private func skip(to index: Int, forward: Bool) -> CommandResult {
         var i: Int? = index
         var tries = 0
+        // Like mpv, moving through the playlist keeps playback paused when it was.
+        let paused = player.isPaused && player.state != .ended && player.mediaInfo != nil
         while let k = i, tries < playlist.count {
-            if load(index: k) {
+            if load(index: k, paused: paused) {
                 show("\(k + 1)/\(playlist.count) \(playlist.items[k].displayName)")
                 return .ok
             }

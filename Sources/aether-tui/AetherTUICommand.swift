@@ -2,7 +2,18 @@ import AetherEngine
 import ArgumentParser
 import Foundation
 
+/// The entry point: the config file's options are put in front of the command line, then the
+/// parser takes over.
 @main
+enum Main {
+    static func main() async {
+        let expanded = ConfigArguments.expand(Array(CommandLine.arguments.dropFirst()),
+                                              environment: ProcessInfo.processInfo.environment)
+        for warning in expanded.warnings { _ = fail("warning: \(warning)", code: 0) }
+        await AetherTUICommand.main(expanded.arguments)
+    }
+}
+
 struct AetherTUICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aether-tui",

@@ -30,7 +30,7 @@ struct HeadlessPlayback {
         for w in services.start(options.remoteOptions) { _ = fail("warning: \(w)", code: 0) }
         defer { services.stop() }
 
-        guard controller.start() else {
+        guard controller.start(paused: options.pause) else {
             if stop.isRaised { return 4 }
             for line in controller.errors { _ = fail(line) }
             controller.finish(interrupted: false)

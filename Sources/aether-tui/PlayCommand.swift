@@ -292,8 +292,12 @@ struct Play: ParsableCommand {
         // NO_COLOR (no-color.org) drops the chrome's colours; an explicit --theme overrides it.
         // The picture is never affected.
         if playback.theme == nil, ThemeLoader.noColorRequested(environment: env) { theme = theme.withoutColor() }
+        let (bindings, bindingWarnings) = playback.loadBindings(environment: env)
+        for w in bindingWarnings { _ = fail("warning: \(w)", code: 0) }
+        let (playlist, playlistWarnings) = playback.playlist()
+        for w in playlistWarnings { _ = fail("warning: \(w)", code: 0) }
         var options = TUIOptions(
-            source: playback.source, player: playerOptions,
+            playlist: playlist, controller: playback.controllerSettings(player: playerOptions),
             videoOutput: playback.vo,
             drivers: VideoDrivers.Options(sixelColors: playback.sixelColors,
                                           sixelDither: SixelDither(option: playback.sixelDither) ?? .none,
@@ -302,6 +306,9 @@ struct Play: ParsableCommand {
         options.statsFile = playback.statsFile
         options.screenshotDirectory = playback.screenshotDirectory
         options.governor = playback.voGovernor == "yes"
+        options.remote = playback.remoteOptions
+        options.subtitleDelay = playback.subDelay
+        options.bindings = bindings
         let code = TUIApp(options: options).run()
         if code != 0 { throw ExitCode(code) }
     }

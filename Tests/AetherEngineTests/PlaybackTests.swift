@@ -181,6 +181,43 @@ import Testing
         player.stop()
     }
 
+    /// `--audio-delay`: each frame is shown when the audio clock reaches its pts minus the delay,
+    /// so the picture runs that much ahead of the sound (and the sound that much behind it).
+    @Test(arguments: [0.0, 0.3, -0.2])
+    func audioDelayShiftsThePictureAgainstTheAudioClock(delay: Double) throws {
+        let player = Player()
+        let leads = Mutex<[Double]>([])
+        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.start = 2; $0.audioDelay = delay })
+        player.setFrameHandler { [player] f in
+            guard f.paced else { return }
+            leads.withLock { $0.append(f.pts - player.currentTime) }
+        }
+        #expect(player.audioDelay == delay)
+        player.play()
+        #expect(wait(8) { leads.withLock { $0.count } >= 60 })
+        player.stop()
+        let sorted = leads.withLock { $0 }.dropFirst(10).sorted()
+        let median = sorted[sorted.count / 2]
+        #expect(abs(median - delay) < 0.03, "frames shown \(median) s ahead of the audio clock, delay \(delay)")
+    }
+
+    @Test func subtitleDelayShiftsTheCues() throws {
+        let player = Player()
+        try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"),
+                        options: options { $0.subtitleTrack = 0 })
+        defer { player.stop() }
+        #expect(wait(5) { player.state == .paused })
+        #expect(wait(3) { !(player.subtitleStore?.cues(track: 0).isEmpty ?? true) })
+        let cue = try #require(player.subtitleStore?.cues(track: 0).first)
+        let inside = (cue.start + cue.end) / 2
+        #expect(!player.subtitleCues(at: inside).isEmpty)
+        player.setSubtitleDelay(cue.end - cue.start + 1)
+        #expect(player.subtitleCues(at: inside).isEmpty, "shown later by more than its length")
+        #expect(!player.subtitleCues(at: inside + cue.end - cue.start + 1).isEmpty)
+        player.setSubtitleDelay(.nan)
+        #expect(player.subtitleDelay == cue.end - cue.start + 1, "a NaN delay is ignored")
+    }
+
     @Test func stepShowsNextFrameWhilePaused() throws {
         let player = Player()
         let shown = Mutex<[Double]>([])

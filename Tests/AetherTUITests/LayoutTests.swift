@@ -1,3 +1,4 @@
+import AetherControl
 @testable import AetherTUI
 import AetherEngine
 import TerminalGraphics
@@ -64,26 +65,64 @@ import Testing
 }
 
 @Suite struct KeyMapTests {
-    @Test func mpvDefaults() {
-        #expect(KeyMap.command(for: .character(" ")) == .togglePause)
-        #expect(KeyMap.command(for: .right) == .seek(seconds: 5, exact: false))
-        #expect(KeyMap.command(for: .up) == .seek(seconds: 60, exact: false))
-        #expect(KeyMap.command(for: .shiftLeft) == .seek(seconds: -1, exact: true))
-        #expect(KeyMap.command(for: .character("]")) == .speedMultiply(1.1))
-        #expect(KeyMap.command(for: .character("}")) == .speedMultiply(2))
-        #expect(KeyMap.command(for: .character("9")) == .volume(delta: -2))
-        #expect(KeyMap.command(for: .character("j")) == .cycleSubtitles(forward: true))
-        #expect(KeyMap.command(for: .character("q")) == .quit)
+    @Test func mpvDefaults() throws {
+        #expect(KeyMap.command(for: .character(" ")) == .cycle("pause", up: true))
+        #expect(KeyMap.command(for: .right) == .seek(5, .relative, exact: false))
+        #expect(KeyMap.command(for: .up) == .seek(60, .relative, exact: false))
+        #expect(KeyMap.command(for: .shiftLeft) == .seek(-1, .relative, exact: true))
+        #expect(KeyMap.command(for: .character("]")) == .multiply("speed", 1.1))
+        #expect(KeyMap.command(for: .character("[")) == .multiply("speed", 1 / 1.1))
+        #expect(KeyMap.command(for: .character("}")) == .multiply("speed", 2))
+        #expect(KeyMap.command(for: .character("9")) == .add("volume", -2))
+        #expect(KeyMap.command(for: .character("#")) == .cycle("audio", up: true))
+        #expect(KeyMap.command(for: .character("j")) == .cycle("sub", up: true))
+        #expect(KeyMap.command(for: .character(">")) == .playlistNext)
+        #expect(KeyMap.command(for: .function(8)) == .ui("menu-playlist"))
+        #expect(KeyMap.command(for: .control("-")) == .add("audio-delay", -0.1))
+        #expect(KeyMap.command(for: .control("+")) == .add("audio-delay", 0.1))
+        #expect(KeyMap.command(for: .character("q")) == .quit(code: 0, watchLater: false))
+        #expect(KeyMap.command(for: .character("Q")) == .quit(code: 0, watchLater: true))
     }
 
-    @Test func noKeyIsBoundTwice() {
-        var seen: Set<Key> = []
+    @Test func everyDefaultParsesAndNoKeyIsBoundTwice() throws {
+        var seen: Set<String> = []
         for binding in KeyMap.bindings {
+            _ = try PlayerCommand.parse(binding.command)
             for key in binding.triggers {
-                #expect(!seen.contains(key), "\(key) bound twice")
-                seen.insert(key)
+                let name = try #require(KeyMap.canonicalName(key), "\(key)")
+                #expect(!seen.contains(name), "\(key) bound twice")
+                seen.insert(name)
             }
         }
+    }
+
+    @Test func keyNamesAsInputConfWritesThem() {
+        #expect(KeyMap.canonicalName("right") == "RIGHT")
+        #expect(KeyMap.canonicalName("ctrl+X") == "Ctrl+x")
+        #expect(KeyMap.canonicalName("Ctrl++") == "Ctrl++")
+        #expect(KeyMap.canonicalName("shift+ctrl+LEFT") == "Ctrl+Shift+LEFT")
+        #expect(KeyMap.canonicalName("#") == "SHARP")
+        #expect(KeyMap.canonicalName("PGDN") == "PGDWN")
+        #expect(KeyMap.canonicalName("NOSUCHKEY") == nil)
+        #expect(Key.control("x").mpvName == KeyMap.canonicalName("Ctrl+x"))
+        #expect(Key.character(" ").mpvName == "SPACE")
+    }
+
+    @Test func inputConfOverridesDefaultsAndReportsBadLines() {
+        let (b, warnings) = InputBindings.load(text: """
+            # comment
+            RIGHT seek 10
+            Ctrl+x cycle sub
+            l no-such-command
+            BOGUS+k quit
+            y cycle volme
+            """)
+        #expect(b.command(for: .right) == .seek(10, .relative, exact: false))
+        #expect(b.command(for: .control("x")) == .cycle("sub", up: true))
+        #expect(b.command(for: .left) == .seek(-5, .relative, exact: false), "defaults stay")
+        #expect(b.command(for: .character("l")) == nil)
+        #expect(warnings == ["input.conf:4: unknown command 'no-such-command'", "input.conf:5: unknown key 'BOGUS+k'",
+                             "input.conf:6: 'cycle': unknown property 'volme'"])
     }
 
     @Test func wrapAndClipCountDisplayColumns() {

@@ -1,3 +1,4 @@
+import AetherControl
 @testable import AetherTUI
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 
     /// Feeds `reads` one after another, `interval` seconds apart; returns the commands they make
     /// and the keys that got through.
-    static func run(_ reads: [[TerminalInput]], interval: Double = 0.01) -> (commands: [Command], keys: [Key]) {
+    static func run(_ reads: [[TerminalInput]], interval: Double = 0.01) -> (commands: [PlayerCommand], keys: [Key]) {
         var filter = ReplyFilter()
         var keys: [Key] = []
         for (n, read) in reads.enumerated() {
@@ -53,15 +54,15 @@ import Testing
 
     @Test func keysAroundARepliesStillWork() {
         let r = Self.run([Self.read("["), Self.read("\u{1B}[?62;4c\u{1B}[4;600;800t"), Self.read("]"), Self.read("q")])
-        #expect(r.commands == [.speedMultiply(1 / 1.1), .speedMultiply(1.1), .quit])
+        #expect(r.commands == [.multiply("speed", 1 / 1.1), .multiply("speed", 1.1), .quit(code: 0, watchLater: false)])
         // Keys typed in the same read as a reply (a paste, a fast typist over ssh) too.
-        #expect(Self.run([Self.read("9\u{1B}[?62;4c0")]).commands == [.volume(delta: -2), .volume(delta: 2)])
+        #expect(Self.run([Self.read("9\u{1B}[?62;4c0")]).commands == [.add("volume", -2), .add("volume", 2)])
     }
 
     @Test func aLoneEscapeIsTheEscapeKey() {
         #expect(Self.run([Self.read("\u{1B}")]).keys == [.escape])
         #expect(Self.run([Self.read("\u{1B}\u{1B}")]).keys == [.escape, .escape])
-        #expect(Self.run([Self.read("\u{1B}"), Self.read("q")]).commands == [.quit])
+        #expect(Self.run([Self.read("\u{1B}"), Self.read("q")]).commands == [.quit(code: 0, watchLater: false)])
     }
 
     @Test func ncursesKeysPassThrough() {
@@ -82,20 +83,20 @@ import Testing
 
     @Test func aKeyTypedAfterEscapeIsAKey() {
         // One key per read: `[` after Escape is the speed key, even soon after.
-        #expect(Self.run([Self.read("\u{1B}"), Self.read("[")], interval: 0.1).commands == [.speedMultiply(1 / 1.1)])
+        #expect(Self.run([Self.read("\u{1B}"), Self.read("[")], interval: 0.1).commands == [.multiply("speed", 1 / 1.1)])
         // Long after a lone ESC, a read starting with `[` is the user's.
-        #expect(Self.run([Self.read("\u{1B}"), Self.read("[]")], interval: 2).commands == [.speedMultiply(1 / 1.1), .speedMultiply(1.1)])
+        #expect(Self.run([Self.read("\u{1B}"), Self.read("[]")], interval: 2).commands == [.multiply("speed", 1 / 1.1), .multiply("speed", 1.1)])
     }
 
     @Test func anAbandonedSequenceStopsSwallowing() {
         // An unterminated string, then nothing for longer than staleAfter: typing works again.
         let r = Self.run([Self.read("\u{1B}]11;rgb:00"), Self.read("0")], interval: ReplyFilter.staleAfter + 0.5)
-        #expect(r.commands == [.volume(delta: 2)])
+        #expect(r.commands == [.add("volume", 2)])
         // However long a reply is, all of it is swallowed, and what follows its end is keys.
         let long = "\u{1B}[" + String(repeating: "1;", count: 5000) + "c"
-        #expect(Self.run([Self.read(long + "q")]).commands == [.quit])
+        #expect(Self.run([Self.read(long + "q")]).commands == [.quit(code: 0, watchLater: false)])
         let string = "\u{1B}P" + String(repeating: "0", count: 100_000) + "\u{1B}\\"
-        #expect(Self.run([Self.read(string + "q")]).commands == [.quit])
+        #expect(Self.run([Self.read(string + "q")]).commands == [.quit(code: 0, watchLater: false)])
     }
 
     @Test func escapeThenAKeyInOneReadIsBothKeys() {
@@ -125,7 +126,7 @@ import Testing
         let split = Self.run([Self.read("\u{1B}"), Self.read("_Gi=31;OK\u{1B}\\")], interval: 0.1)
         #expect(split.keys == [.escape] && split.commands.isEmpty)
         // Keys after a reply still work.
-        #expect(Self.run([Self.read("\u{1B}_Gi=31;OK\u{1B}\\"), Self.read("q")]).commands == [.quit])
-        #expect(Self.run([Self.read("\u{1B}_Gi=31;OK\u{1B}\\q")]).commands == [.quit])
+        #expect(Self.run([Self.read("\u{1B}_Gi=31;OK\u{1B}\\"), Self.read("q")]).commands == [.quit(code: 0, watchLater: false)])
+        #expect(Self.run([Self.read("\u{1B}_Gi=31;OK\u{1B}\\q")]).commands == [.quit(code: 0, watchLater: false)])
     }
 }

@@ -22,8 +22,23 @@ public enum TestEnvironment {
         return fixtureDirectory.appendingPathComponent(name).path
     }
 
+    /// An empty config and state home for every player the tests start (the tests' own
+    /// environment and tmux sessions): no user's aether-tui.conf, input.conf or saved
+    /// positions can change what a test sees, and a test's saved positions stay out of the
+    /// others' way unless it sets its own.
+    public static let isolatedHomes: (config: String, state: String) = {
+        let base = NSTemporaryDirectory() + "aether-test-home-\(getpid())"
+        let config = base + "/config", state = base + "/state"
+        try? FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        setenv("XDG_CONFIG_HOME", config, 1)
+        setenv("XDG_STATE_HOME", state, 1)
+        return (config, state)
+    }()
+
     /// The `aether-tui` binary SwiftPM built next to the test bundle.
     public static var binary: String {
+        _ = isolatedHomes
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = dir.appendingPathComponent("aether-tui").path

@@ -17,7 +17,8 @@ import Testing
 
     func start(path: String, _ args: [String] = [], columns: Int = 100, rows: Int = 30,
                environment: [String: String] = [:], stdin: String? = nil, afterExit: String? = nil) throws -> TmuxSession {
-        var env = ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color", "COLORTERM": "truecolor"]
+        var env = ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color", "COLORTERM": "truecolor",
+                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
         env.merge(environment) { $1 }
         let s = try TmuxSession([TestEnvironment.binary, path, "--audio-device=pulse"] + args,
                                 columns: columns, rows: rows, environment: env, stdin: stdin, afterExit: afterExit)

@@ -55,6 +55,13 @@ public struct PlaybackSummary: Codable, Sendable {
     /// The item this summary is for, and its place in the playlist (0-based).
     public var source: String?
     public var playlistPosition: Int?
+    /// Where the item started (a resumed position, `--start`), and its tracks (1-based, nil:
+    /// none) and volume when it ended.
+    public var startPosition: Double?
+    public var audioTrack: Int?
+    public var subtitleTrack: Int?
+    public var volume: Double?
+    public var muted: Bool?
 
     /// Gathers the figures from `player` (call before stopping it).
     public init(player: Player, startPosition: Double, wallSeconds: Double, interrupted: Bool) {
@@ -81,5 +88,10 @@ public struct PlaybackSummary: Codable, Sendable {
         audioDevice = t.audioDevice
         endedEarly = player.endedEarlyMessage
         self.interrupted = interrupted
+        self.startPosition = startPosition
+        audioTrack = player.activeAudioTrack.map { $0 + 1 }
+        subtitleTrack = player.activeSubtitleTrack.map { $0 + 1 }
+        volume = player.volume
+        muted = player.isMuted
     }
 }

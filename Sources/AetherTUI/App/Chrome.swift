@@ -14,7 +14,7 @@ extension TUIApp {
         let tick = (player.currentTime * 4).rounded(.down)
         if tick != lastDrawnFrameSecond { lastDrawnFrameSecond = tick; view.dirty = true }
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
-        let cues = view.subtitlesVisible ? player.subtitleCues(at: player.currentTime - view.subtitleDelayBox.value) : []
+        let cues = controller.subtitlesVisible ? player.subtitleCues(at: player.currentTime) : []
         let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
         if cueKey != view.cueKey { view.cueKey = cueKey; view.dirty = true }
         guard view.dirty else { return }
@@ -87,7 +87,7 @@ extension TUIApp {
 
     private func drawTitle() {
         let info = player.mediaInfo
-        let name = info?.title ?? URL(fileURLWithPath: options.source).lastPathComponent
+        let name = info?.title ?? URL(fileURLWithPath: currentSource).lastPathComponent
         let title = TextSanitizer.clean(name)
         Curses.fill(row: 0, column: 0, width: layout.columns, style: palette[.title])
         Curses.put(" " + title, row: 0, column: 0, style: palette[.title], width: layout.columns - 1)
@@ -268,7 +268,8 @@ extension TUIApp {
         let info = player.mediaInfo
         let t = lastTelemetry
         var lines: [String] = []
-        lines.append("File       \(URL(fileURLWithPath: options.source).lastPathComponent)")
+        let position = controller.playlist.count > 1 ? "  (\((controller.playlist.position ?? 0) + 1)/\(controller.playlist.count))" : ""
+        lines.append("File       \(controller.playlist.current?.displayName ?? URL(fileURLWithPath: currentSource).lastPathComponent)\(position)")
         if let info { lines.append("Container  \(info.containerLongName)") }
         if let v = info?.primaryVideo {
             lines.append("Video      \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  decoder \(t.videoDecoder)")
@@ -279,14 +280,14 @@ extension TUIApp {
         } else {
             lines.append("Audio      none")
         }
-        lines.append("Output     \(t.audioDevice)  \(t.audioFormat)")
+        lines.append("Output     \(t.audioDevice)  \(t.audioFormat)\(player.audioDelay != 0 ? String(format: "  audio delay %+.1f s", player.audioDelay) : "")")
         lines.append("Clock      \(t.clockSource)  A/V \(String(format: "%+.1f ms (p95 %.1f)", t.avGapLastMs, t.avGapP95Ms))")
         lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early), \(t.framesSuperseded) superseded")
         lines.append(String(format: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
         let cell = capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
         lines.append("Video out  \(outputDescription)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)")
-        if let track = view.subtitleTrack, let s = player.subtitleTracks.first(where: { $0.id == track }) {
-            lines.append("Subtitles  \(s.label)\(view.subtitleDelayBox.value != 0 ? String(format: "  delay %+.1f s", view.subtitleDelayBox.value) : "")")
+        if let track = player.activeSubtitleTrack, let s = player.subtitleTracks.first(where: { $0.id == track }) {
+            lines.append("Subtitles  \(s.label)\(player.subtitleDelay != 0 ? String(format: "  delay %+.1f s", player.subtitleDelay) : "")")
         }
         return lines.map { TextSanitizer.clean($0) }
     }

@@ -1,3 +1,4 @@
+import AetherControl
 import AetherEngine
 import CNcurses
 import Foundation
@@ -47,8 +48,15 @@ extension TUIApp {
             if view.showHelp || view.showStats { view.showHelp = false; view.showStats = false }
             return
         }
-        if let command = KeyMap.command(for: key) { perform(command) }
+        // Everything else goes through the bindings (the defaults under input.conf's) to the
+        // controller, like IPC and MPRIS commands.
+        if let command = options.bindings.command(for: key) { controller.execute(command) }
     }
+
+    /// Key codes ncurses is taught for Ctrl++ and Ctrl+- as xterm's modifyOtherKeys and the
+    /// kitty keyboard protocol send them.
+    static let ctrlPlusCode: Int32 = 0x7E01
+    static let ctrlMinusCode: Int32 = 0x7E02
 
     static func key(for input: TerminalInput) -> Key? {
         switch input {
@@ -66,6 +74,11 @@ extension TUIApp {
             case KEY_ENTER: return .enter
             case KEY_HOME: return .home
             case KEY_END: return .end
+            case KEY_DC: return .delete
+            case KEY_IC: return .insert
+            case ctrlPlusCode: return .control("+")
+            case ctrlMinusCode: return .control("-")
+            case (KEY_F0 + 1)...(KEY_F0 + 12): return .function(Int(code - KEY_F0))
             default: return nil
             }
         case .character(let code):
@@ -73,6 +86,10 @@ extension TUIApp {
             case 27: return .escape
             case 127, 8: return .backspace
             case 10, 13: return .enter
+            case 9: return .tab
+            // Ctrl+letter; 0x1F is what terminals send for Ctrl+- (and Ctrl+_ , Ctrl+/).
+            case 1...26: return .control(Character(Unicode.Scalar(code + 0x60)!))
+            case 0x1F: return .control("-")
             default:
                 guard code >= 0x20, let scalar = Unicode.Scalar(code) else { return nil }
                 return .character(Character(scalar))
@@ -80,104 +97,33 @@ extension TUIApp {
         }
     }
 
-    func perform(_ command: Command) {
-        switch command {
-        case .togglePause:
-            player.togglePause()
-        case .seek(let seconds, let exact):
-            player.seek(by: seconds, mode: exact ? .exact : .keyframe)
-            osd(String(format: "seek %+.0f s", seconds))
-        case .chapter(let delta):
-            jumpChapter(delta)
-        case .speedMultiply(let factor):
-            player.setRate((player.rate * factor * 100).rounded() / 100)
-            osd(String(format: "speed %.2f×", player.rate))
-        case .speedReset:
-            player.setRate(1)
-            osd("speed 1.00×")
-        case .volume(let delta):
-            player.setVolume(player.volume + delta)
-            osd("volume \(Int(player.volume.rounded())) %")
-        case .toggleMute:
-            player.setMuted(!player.isMuted)
-            osd(player.isMuted ? "mute" : "unmute")
-        case .cycleAudio:
-            let count = player.mediaInfo?.audio.count ?? 0
-            guard count > 0 else { osd("no audio tracks"); return }
-            let next = ((player.activeAudioTrack ?? -1) + 1) % count
-            player.selectAudioTrack(next)
-            osd("audio: \(audioLabel(next))")
-        case .cycleSubtitles(let forward):
-            let tracks = player.subtitleTracks
-            guard !tracks.isEmpty else { osd("no subtitle tracks"); return }
-            // Order: off, 0, 1, … (mpv's j cycles through "no" too).
-            let current = view.subtitleTrack.map { $0 + 1 } ?? 0
-            let next = (current + (forward ? 1 : tracks.count)) % (tracks.count + 1)
-            selectSubtitle(next == 0 ? nil : next - 1)
-        case .toggleSubtitles:
-            view.subtitlesVisible.toggle()
-            osd(view.subtitlesVisible ? "subtitles visible" : "subtitles hidden")
-        case .subtitleDelay(let delta):
-            view.subtitleDelayBox.set(view.subtitleDelayBox.value + delta)
-            osd(String(format: "subtitle delay %+.1f s", view.subtitleDelayBox.value))
-        case .frameStep(let forward):
-            if forward { player.step() } else { player.stepBack() }
-        case .toggleStats:
-            view.showStats.toggle()
-        case .toggleHelp:
-            view.showHelp.toggle()
-        case .toggleTelemetry:
+    /// The TUI's own commands (``PlayerCommand/ui(_:)``), from keys, input.conf or the IPC.
+    func perform(ui name: String) -> CommandResult {
+        switch name {
+        case "stats": view.showStats.toggle()
+        case "help": view.showHelp.toggle()
+        case "telemetry":
             view.showTelemetry.toggle()
             relayout()
-        case .openAudioMenu:
-            view.menu = TrackMenu.audio(player: player)
-        case .openSubtitleMenu:
-            view.menu = TrackMenu.subtitles(player: player, selected: view.subtitleTrack)
-        case .cycleRenderer:
-            guard player.mediaInfo?.primaryVideo != nil else { return }
+        case "menu-audio": view.menu = TrackMenu.audio(player: player)
+        case "menu-sub": view.menu = TrackMenu.subtitles(player: player, selected: player.activeSubtitleTrack)
+        case "menu-playlist": view.menu = TrackMenu.playlist(controller.playlist)
+        case "cycle-vo":
+            guard player.mediaInfo?.primaryVideo != nil else { return .failure("no video to draw") }
             guard let next = VideoDrivers.cycle(after: driver.name, capabilities: capabilities) else {
-                osd("no other video output suits this terminal"); return
+                return .failure("no other video output suits this terminal")
             }
             switchDriver(to: next)
-        case .toggleRemaining:
-            view.showRemaining.toggle()
-        case .togglePinChrome:
+        case "remaining": view.showRemaining.toggle()
+        case "pin-osd":
             view.chromePinned.toggle()
             osd(view.chromePinned ? "transport bar pinned" : "transport bar auto-hides")
-        case .browse:
-            startScrub(at: player.currentTime, byMouse: false)
-        case .filmstrip:
-            openFilmstrip()
-        case .screenshot(let subtitles):
-            takeScreenshot(subtitles: subtitles)
-        case .quit:
-            view.quitRequested = true
+        case "scrub": startScrub(at: player.currentTime, byMouse: false)
+        case "filmstrip": openFilmstrip()
+        default: return .failure("unknown binding '\(name)'")
         }
-    }
-
-    func selectSubtitle(_ id: Int?) {
-        player.selectSubtitleTrack(id)
-        view.subtitleTrack = id
-        view.subtitlesVisible = true
-        let label = id.flatMap { i in player.subtitleTracks.first { $0.id == i }?.label } ?? "off"
-        osd("subtitles: \(label)")
-    }
-
-    func audioLabel(_ index: Int) -> String {
-        guard let a = player.mediaInfo?.audio[safe: index] else { return "off" }
-        return [a.tags.language, a.tags.title.map { "\"\($0)\"" }, a.codec, a.layoutShort].compactMap { $0 }.joined(separator: " · ")
-    }
-
-    func jumpChapter(_ delta: Int) {
-        guard let chapters = player.mediaInfo?.chapters, !chapters.isEmpty else { osd("no chapters"); return }
-        let now = player.currentTime
-        let current = chapters.lastIndex { $0.start <= now + 0.01 } ?? -1
-        // Like mpv: going back from more than a second into a chapter restarts it.
-        var target = current + delta
-        if delta < 0, current >= 0, now - chapters[current].start > 1 { target = current }
-        guard target >= 0, target < chapters.count else { osd("no more chapters"); return }
-        player.seek(to: chapters[target].start, mode: .exact)
-        osd("chapter \(target + 1)/\(chapters.count): \(chapters[target].title ?? "")")
+        view.dirty = true
+        return .ok
     }
 
     /// Shows `text` for 1.5 s; sanitised (track labels and chapter names come from the media).
@@ -200,14 +146,12 @@ extension TUIApp {
     func choose(_ index: Int, in menu: TrackMenu) {
         guard menu.items.indices.contains(index) else { return }
         let item = menu.items[index]
-        switch menu.kind {
-        case .audio:
-            player.selectAudioTrack(item.value)
-            osd("audio: \(item.value.map(audioLabel) ?? "off")")
-        case .subtitles:
-            selectSubtitle(item.value)
-        }
         view.menu = nil
+        switch menu.kind {
+        case .audio: controller.selectAudio(item.value)
+        case .subtitles: controller.selectSubtitle(item.value)
+        case .playlist: if let i = item.value { controller.execute(.playlistPlay(i)) }
+        }
     }
 
     private func handleMouse() {
@@ -216,8 +160,8 @@ extension TUIApp {
         let x = Int(event.x), y = Int(event.y)
         let state = event.bstate
         let progressRow = layout.rows - 2
-        if state & aether_BUTTON4_PRESSED() != 0 { player.seek(by: 5, mode: .keyframe); return }
-        if state & aether_BUTTON5_PRESSED() != 0 { player.seek(by: -5, mode: .keyframe); return }
+        if state & aether_BUTTON4_PRESSED() != 0 { controller.execute(.seek(5, .relative, exact: false)); return }
+        if state & aether_BUTTON5_PRESSED() != 0 { controller.execute(.seek(-5, .relative, exact: false)); return }
         if var menu = view.menu, let rect = view.menuRect {
             if rect.contains(column: x, row: y), state & (aether_BUTTON1_PRESSED() | aether_BUTTON1_CLICKED()) != 0 {
                 let index = y - rect.row - 1 + menu.scroll

@@ -196,7 +196,7 @@ extension TUIApp {
             return
         }
         if previews == nil {
-            previews = PreviewFetcher(url: options.source, headers: options.player.httpHeaders)
+            previews = PreviewFetcher(url: currentSource, headers: options.player.httpHeaders)
         }
         view.scrub = ScrubState(target: min(duration, max(0, time)), byMouse: byMouse)
         previews?.request(view.scrub!.target, duration: duration)

@@ -9,12 +9,12 @@ extension TUIApp {
     func takeScreenshot(subtitles: Bool) {
         guard player.mediaInfo?.primaryVideo != nil else { osd("no video to take a screenshot of"); return }
         let time = player.currentTime
-        let cues = subtitles && view.subtitlesVisible && view.subtitleTrack != nil
-            ? player.subtitleCues(at: time - view.subtitleDelayBox.value) : []
-        let path = Self.screenshotPath(directory: options.screenshotDirectory, source: options.source, time: time,
+        let cues = subtitles && controller.subtitlesVisible && player.activeSubtitleTrack != nil
+            ? player.subtitleCues(at: time) : []
+        let path = Self.screenshotPath(directory: options.screenshotDirectory, source: currentSource, time: time,
                                        environment: ProcessInfo.processInfo.environment)
         if previews == nil, let duration = player.duration, duration > 0 {
-            previews = PreviewFetcher(url: options.source, headers: options.player.httpHeaders)
+            previews = PreviewFetcher(url: currentSource, headers: options.player.httpHeaders)
         }
         guard let extractor = previews?.extractor else { osd("no screenshot: the file has no duration"); return }
         osd("screenshot…")

@@ -1,3 +1,4 @@
+import AetherControl
 import AetherEngine
 import CNcurses
 import CTerminal
@@ -15,6 +16,14 @@ public final class TUIApp {
 
     let options: TUIOptions
     let player = Player()
+    /// Carries out every command (keys, mouse, IPC, MPRIS) and walks the playlist.
+    let controller: PlayerController
+    /// The JSON IPC socket and MPRIS.
+    let services: RemoteServices
+    /// The screen is up (items loaded before it only get wired to it when it comes up).
+    var screenUp = false
+    /// The current item's stats summary is written.
+    var summaryWritten = false
     let terminal = Terminal()
     var output: VideoOutput!
     var capabilities: TerminalCapabilities
@@ -43,19 +52,23 @@ public final class TUIApp {
     public init(options: TUIOptions) {
         self.options = options
         capabilities = TerminalCapabilities()
+        controller = PlayerController(player: player, playlist: options.playlist, settings: options.controller)
+        services = RemoteServices(hub: controller.hub)
+        controller.setSubtitleDelaySetting(options.subtitleDelay)
+        controller.host = self
     }
+
+    /// The item playing (its path or URL).
+    var currentSource: String { controller.playlist.current?.source ?? options.source }
 
     /// Runs until quit or end of file; the terminal is restored on every path.
     public func run() -> Int32 {
         // 1. Open the media; failures are one line on the terminal as it was. A quit signal
         //    during the open (a stalled network source) cancels it.
-        var playerOptions = options.player
         // Every engine thread gets an alternate signal stack: a stack overflow on any of them
         // can still restore the terminal.
         EngineThreads.setStartHook { aether_terminal_install_altstack() }
-        let interrupt = InterruptToken()
-        playerOptions.interrupt = interrupt
-        quit.onRaise { interrupt.cancel() }
+        quit.onRaise { [interrupter = controller.interrupter] in interrupter.raise() }
         // 2. Ask the terminal what it can do (before ncurses owns it), on its own thread while
         //    the media opens: a terminal that answers slowly (ssh) or not at all (the budget)
         //    costs no start-up time on top of the open.
@@ -65,36 +78,19 @@ public final class TUIApp {
             CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO,
                                   environment: TerminalEnvironment(env), budget: budget)
         }
-        do {
-            try player.load(url: options.source, options: playerOptions)
-        } catch {
+        guard controller.start(paused: true) else {
             _ = probe.wait()   // the terminal is back in its own modes before the error line
             if quit.isRaised { return Exit.signal.rawValue }
-            FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean("\(error)"))\n".utf8))
-            return Exit.error.rawValue
+            for line in controller.errors {
+                FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(line))\n".utf8))
+            }
+            return controller.exitCode()
         }
         FFmpegLog.write("tui", "media open")
         let report = probe.wait()
         capabilities = report.capabilities
         FFmpegLog.write("tui", "terminal probed in \(Int(capabilities.probeMilliseconds)) ms (answered: \(capabilities.answered))")
         driver = VideoDrivers.make(options.videoOutput, capabilities: capabilities, options: options.drivers) ?? NullDriver()
-
-        for path in SubtitleStore.sidecarCandidates(for: options.source)
-        where !options.player.subtitleFiles.contains(path) {
-            player.addSubtitleFile(path)
-        }
-        view.subtitleTrack = player.activeSubtitleTrack
-        // `--sid=N` may name a sidecar found next to the file (numbered after the embedded tracks).
-        if let wanted = options.player.subtitleTrack, options.player.subtitlesEnabled, view.subtitleTrack == nil,
-           player.subtitleTracks.indices.contains(wanted) {
-            player.selectSubtitleTrack(wanted)
-            view.subtitleTrack = wanted
-        }
-        if options.player.subtitleTrack == nil, options.player.subtitlesEnabled, view.subtitleTrack == nil,
-           let first = player.subtitleTracks.first(where: { if case .sidecar = $0.source { return true }; return false }) {
-            player.selectSubtitleTrack(first.id)
-            view.subtitleTrack = first.id
-        }
 
         if let path = options.statsFile {
             do { stats = try StatsFile(path: path) } catch {
@@ -110,8 +106,8 @@ public final class TUIApp {
                                  var options = drivers
                                  options.instance = instance
                                  return VideoDrivers.entry(named: name)?.make(capabilities, options)
-                             }) { [player, delay = view.subtitleDelayBox] pts in
-            player.subtitleCues(at: pts - delay.value).compactMap {
+                             }) { [player] pts in
+            player.subtitleCues(at: pts).compactMap {
                 if case .bitmap(let b) = $0.content { return b }
                 return nil
             }
@@ -123,26 +119,43 @@ public final class TUIApp {
         }
         defer { stopScreen() }
 
-        // 4. Wire the engine to the screen and play.
+        // 4. Wire the engine to the screen and play; the remote front ends start.
         output.start()
-        relayout()
-        player.setHostReportsDisplay(true)
-        player.setFrameHandler { [output] frame in output?.post(frame) }
+        screenUp = true
+        attachItem()
         FFmpegLog.write("tui", "screen up, video output \(driver.name)")
+        for warning in services.start(options.remote) { osd("⚠ " + warning, seconds: 5) }
+        defer { services.stop() }
         if options.startPaused { player.redisplay() } else { player.play() }
         view.lastInput = MonotonicClock.seconds()
-        wallStart = view.lastInput
         let code = loop()
-        if let stats {
-            var summary = PlaybackSummary(player: player, startPosition: options.player.start,
-                                          wallSeconds: MonotonicClock.seconds() - wallStart, interrupted: code == Exit.signal.rawValue)
-            summary.renderer = driver.name
-            summary.output = outputDescription
-            summary.framesPainted = output.currentTotals.framesPainted
-            summary.terminalBytes = terminal.statistics.bytesWritten
-            stats.write("summary", summary)
-        }
+        writeSummary(interrupted: code == Exit.signal.rawValue)
+        controller.finish(interrupted: code == Exit.signal.rawValue)
         return code
+    }
+
+    /// Wires the loaded item to the screen: frames to the output, the layout for its picture.
+    func attachItem() {
+        wallStart = MonotonicClock.seconds()
+        summaryWritten = false
+        player.setHostReportsDisplay(true)
+        player.setFrameHandler { [output] frame in output?.post(frame) }
+        relayout()
+    }
+
+    /// One stats summary per item.
+    func writeSummary(interrupted: Bool) {
+        guard let stats, !summaryWritten, player.mediaInfo != nil else { return }
+        summaryWritten = true
+        var summary = PlaybackSummary(player: player, startPosition: controller.itemStartPosition,
+                                      wallSeconds: MonotonicClock.seconds() - wallStart, interrupted: interrupted)
+        summary.renderer = driver.name
+        summary.output = outputDescription
+        summary.framesPainted = output.currentTotals.framesPainted
+        summary.terminalBytes = terminal.statistics.bytesWritten
+        summary.source = TextSanitizer.clean(currentSource)
+        summary.playlistPosition = controller.playlist.position
+        stats.write("summary", summary)
     }
 
     /// Runs the capability probe on a thread of its own and hands back its report.
@@ -170,16 +183,8 @@ public final class TUIApp {
     private func loop() -> Int32 {
         while true {
             if quit.isRaised { return Exit.signal.rawValue }
-            if view.quitRequested { return Exit.ok.rawValue }
-            switch player.state {
-            case .ended:
-                if player.endedEarlyMessage != nil { view.exitMessage = player.endedEarlyMessage.map { "'\(options.source)': \($0)" } }
-                return view.exitMessage == nil ? Exit.ok.rawValue : Exit.endedEarly.rawValue
-            case .error:
-                view.exitMessage = player.failureMessage.map { "'\(options.source)': \($0)" }
-                return Exit.error.rawValue
-            default: break
-            }
+            // Remote commands, the playlist's next item, the published state.
+            if case .finished(let code) = controller.tick() { return code }
             readInput()
             pollPreview()
             pollFilmstrip()
@@ -226,6 +231,9 @@ public final class TUIApp {
             // Shift+arrows as tmux and xterm send them, whatever the terminfo says.
             define_key("\u{1B}[1;2D", KEY_SLEFT)
             define_key("\u{1B}[1;2C", KEY_SRIGHT)
+            // Ctrl++ and Ctrl+- (audio delay) as xterm's modifyOtherKeys and kitty report them.
+            for seq in ["\u{1B}[27;5;43~", "\u{1B}[43;5u"] { define_key(seq, TUIApp.ctrlPlusCode) }
+            for seq in ["\u{1B}[27;5;45~", "\u{1B}[45;5u"] { define_key(seq, TUIApp.ctrlMinusCode) }
             mouseinterval(0)
             mousemask(aether_all_mouse_events(), nil)
             if has_colors() {
@@ -261,8 +269,8 @@ public final class TUIApp {
         for warning in warnings {
             FileHandle.standardError.write(Data("aether-tui: warning: \(TextSanitizer.clean(warning))\n".utf8))
         }
-        if let message = view.exitMessage {
-            FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(message))\n".utf8))
+        for line in controller.errors {
+            FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(line))\n".utf8))
         }
     }
 
@@ -375,8 +383,6 @@ public final class TUIApp {
 /// UI state the key handlers change and the drawing reads.
 struct ViewState {
     var dirty = true
-    var quitRequested = false
-    var exitMessage: String?
     var warningsShown = 0
     var showStats = false
     var showHelp = false
@@ -386,9 +392,6 @@ struct ViewState {
     var chromeVisible = true
     var lastInput = 0.0
     var menu: TrackMenu?
-    var subtitleTrack: Int?
-    var subtitlesVisible = true
-    let subtitleDelayBox = SubtitleDelay()
     var osdMessage: (text: String, until: Double)?
     var overlayRects: [CellRect] = []
     /// The governor's picture scale (1: the whole area).
@@ -412,13 +415,6 @@ struct ViewState {
     var cueKey = ""
     /// Seconds of playback without input after which the chrome hides (mpv's OSD timeout).
     static let chromeTimeout = 3.0
-}
-
-/// Subtitle delay shared with the present thread (bitmap cues are blended there).
-final class SubtitleDelay: Sendable {
-    private let storage = Atomic<Int64>(0)
-    var value: Double { Double(storage.load(ordering: .relaxed)) / 1000 }
-    func set(_ seconds: Double) { storage.store(Int64((seconds * 1000).rounded()), ordering: .relaxed) }
 }
 
 /// SIGINT, SIGTERM, SIGHUP and SIGQUIT (Ctrl-\), handled off the signal context via Dispatch:
@@ -457,4 +453,38 @@ public final class QuitSignals: @unchecked Sendable {  // `raised` is only touch
     }
 
     public var isRaised: Bool { queue.sync { raised } }
+}
+
+/// The controller's callbacks: what only the screen can do.
+extension TUIApp: PlayerHost {
+    public func controllerWillUnloadItem(_ controller: PlayerController, reason: String) {
+        writeSummary(interrupted: false)
+    }
+
+    public func controllerDidLoadItem(_ controller: PlayerController) {
+        // A new item: its previews, menus and scrub state belonged to the last one.
+        if let previews {
+            Task.detached { await previews.shutdown() }
+            self.previews = nil
+        }
+        view.scrub = nil
+        view.preview = nil
+        view.filmstrip = nil
+        view.menu = nil
+        guard screenUp else { return }
+        attachItem()
+    }
+
+    public func controller(_ controller: PlayerController, show message: String) {
+        osd(message, seconds: message.hasPrefix("resuming") || message.hasPrefix("cannot") ? 4 : 1.5)
+    }
+
+    public func controller(_ controller: PlayerController, perform ui: String) -> CommandResult {
+        perform(ui: ui)
+    }
+
+    public func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult {
+        takeScreenshot(subtitles: subtitles)
+        return .ok
+    }
 }

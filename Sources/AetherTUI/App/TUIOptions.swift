@@ -1,10 +1,21 @@
+import AetherControl
 import AetherEngine
 import TerminalGraphics
 
 /// Everything the TUI needs from the command line.
 public struct TUIOptions: Sendable {
+    /// The first item (the playlist's, before any shuffle).
     public var source: String
     public var player: PlayerOptions
+    /// What to play and how (`--loop-file`, `--shuffle`, resume …).
+    public var playlist: Playlist
+    public var controller: ControllerSettings
+    /// The key bindings: the defaults with input.conf over them.
+    public var bindings = InputBindings()
+    /// `--input-ipc-server`, MPRIS.
+    public var remote = RemoteServices.Options()
+    /// `--sub-delay`.
+    public var subtitleDelay = 0.0
     /// `--vo`: a ``VideoDrivers`` name or `auto`.
     public var videoOutput: String
     /// The drivers' own options (`--vo-sixel-colors`, …).
@@ -20,10 +31,12 @@ public struct TUIOptions: Sendable {
     /// Probe budget for the terminal's replies.
     public var probeBudget: Duration = CapabilityProbe.defaultBudget
 
-    public init(source: String, player: PlayerOptions, videoOutput: String, drivers: VideoDrivers.Options,
+    public init(playlist: Playlist, controller: ControllerSettings, videoOutput: String, drivers: VideoDrivers.Options,
                 theme: Theme, startPaused: Bool = false) {
-        self.source = source
-        self.player = player
+        self.source = playlist.items.first?.source ?? ""
+        self.playlist = playlist
+        self.controller = controller
+        self.player = controller.player
         self.videoOutput = videoOutput
         self.drivers = drivers
         self.theme = theme

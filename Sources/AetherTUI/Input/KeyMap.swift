@@ -1,102 +1,198 @@
-/// What a key does. The TUI's input loop maps keys to these; the help overlay, `--help` and the
-/// man page list the same table (`KeyMap.bindings`).
-public enum Command: Equatable, Sendable {
-    case togglePause
-    case seek(seconds: Double, exact: Bool)
-    case chapter(delta: Int)
-    case speedMultiply(Double)
-    case speedReset
-    case volume(delta: Double)
-    case toggleMute
-    case cycleAudio
-    case cycleSubtitles(forward: Bool)
-    case toggleSubtitles
-    case subtitleDelay(delta: Double)
-    case frameStep(forward: Bool)
-    case toggleStats
-    case toggleHelp
-    case toggleTelemetry
-    case openAudioMenu
-    case openSubtitleMenu
-    case cycleRenderer
-    case toggleRemaining
-    case togglePinChrome
-    case browse
-    case filmstrip
-    case screenshot(subtitles: Bool)
-    case quit
-}
+import AetherControl
+import Foundation
 
 /// A key the user can press, in terminal-neutral form.
 public enum Key: Hashable, Sendable {
     case character(Character)
     case left, right, up, down, shiftLeft, shiftRight, pageUp, pageDown, backspace, escape, enter, home, end
+    case tab, delete, insert
+    /// F1…F12.
+    case function(Int)
+    /// Ctrl plus a letter or a symbol (`Ctrl+x`, `Ctrl+-`, `Ctrl++`).
+    case control(Character)
+
+    /// The key's name in mpv's `input.conf` syntax, as ``KeyMap/canonicalName(_:)`` spells it.
+    public var mpvName: String {
+        switch self {
+        case .character(" "): return "SPACE"
+        case .character("#"): return "SHARP"
+        case .character(let c): return String(c)
+        case .left: return "LEFT"
+        case .right: return "RIGHT"
+        case .up: return "UP"
+        case .down: return "DOWN"
+        case .shiftLeft: return "Shift+LEFT"
+        case .shiftRight: return "Shift+RIGHT"
+        case .pageUp: return "PGUP"
+        case .pageDown: return "PGDWN"
+        case .backspace: return "BS"
+        case .escape: return "ESC"
+        case .enter: return "ENTER"
+        case .home: return "HOME"
+        case .end: return "END"
+        case .tab: return "TAB"
+        case .delete: return "DEL"
+        case .insert: return "INS"
+        case .function(let n): return "F\(n)"
+        case .control(let c): return "Ctrl+" + (c.isLetter ? String(c).lowercased() : String(c))
+        }
+    }
 }
 
+/// One default binding: the keys (mpv names), the command in mpv's syntax, and how the help
+/// overlay and the man page show it (an empty `keys` merges the row into the one before).
 public struct KeyBinding: Sendable {
     /// How the help overlay and the man page name the key(s).
     public let keys: String
     public let description: String
-    public let triggers: [Key]
-    public let command: Command
+    public let triggers: [String]
+    public let command: String
 }
 
-/// mpv's default keys where mpv has one; our own choices for what mpv lacks.
+/// The default key bindings, written as an `input.conf` would write them: mpv's default keys
+/// and commands where mpv has one, our own for what mpv lacks (`script-binding` names the
+/// TUI's own panels). A user's `input.conf` is laid over them.
 public enum KeyMap {
+    static func b(_ keys: String, _ description: String, _ triggers: [String], _ command: String) -> KeyBinding {
+        KeyBinding(keys: keys, description: description, triggers: triggers, command: command)
+    }
+
     public static let bindings: [KeyBinding] = [
-        KeyBinding(keys: "space, p", description: "pause / play", triggers: [.character(" "), .character("p")], command: .togglePause),
-        KeyBinding(keys: "← →", description: "seek back / forward 5 seconds", triggers: [.left], command: .seek(seconds: -5, exact: false)),
-        KeyBinding(keys: "", description: "", triggers: [.right], command: .seek(seconds: 5, exact: false)),
-        KeyBinding(keys: "↓ ↑", description: "seek back / forward 60 seconds", triggers: [.down], command: .seek(seconds: -60, exact: false)),
-        KeyBinding(keys: "", description: "", triggers: [.up], command: .seek(seconds: 60, exact: false)),
-        KeyBinding(keys: "Shift+← Shift+→", description: "seek back / forward 1 second, exactly", triggers: [.shiftLeft], command: .seek(seconds: -1, exact: true)),
-        KeyBinding(keys: "", description: "", triggers: [.shiftRight], command: .seek(seconds: 1, exact: true)),
-        KeyBinding(keys: "PgUp PgDn", description: "previous / next chapter", triggers: [.pageUp], command: .chapter(delta: -1)),
-        KeyBinding(keys: "", description: "", triggers: [.pageDown], command: .chapter(delta: 1)),
-        KeyBinding(keys: "[ ]", description: "speed −10 % / +10 %", triggers: [.character("[")], command: .speedMultiply(1 / 1.1)),
-        KeyBinding(keys: "", description: "", triggers: [.character("]")], command: .speedMultiply(1.1)),
-        KeyBinding(keys: "{ }", description: "halve / double speed", triggers: [.character("{")], command: .speedMultiply(0.5)),
-        KeyBinding(keys: "", description: "", triggers: [.character("}")], command: .speedMultiply(2)),
-        KeyBinding(keys: "Backspace", description: "reset speed to 1×", triggers: [.backspace], command: .speedReset),
-        KeyBinding(keys: "9 0", description: "volume down / up", triggers: [.character("9"), .character("/")], command: .volume(delta: -2)),
-        KeyBinding(keys: "", description: "", triggers: [.character("0"), .character("*")], command: .volume(delta: 2)),
-        KeyBinding(keys: "m", description: "mute / unmute", triggers: [.character("m")], command: .toggleMute),
-        KeyBinding(keys: "#", description: "next audio track", triggers: [.character("#")], command: .cycleAudio),
-        KeyBinding(keys: "j J", description: "next / previous subtitle track", triggers: [.character("j")], command: .cycleSubtitles(forward: true)),
-        KeyBinding(keys: "", description: "", triggers: [.character("J")], command: .cycleSubtitles(forward: false)),
-        KeyBinding(keys: "v", description: "subtitles on / off", triggers: [.character("v")], command: .toggleSubtitles),
-        KeyBinding(keys: "z Z", description: "subtitle delay −0.1 / +0.1 seconds", triggers: [.character("z")], command: .subtitleDelay(delta: -0.1)),
-        KeyBinding(keys: "", description: "", triggers: [.character("Z"), .character("x")], command: .subtitleDelay(delta: 0.1)),
-        KeyBinding(keys: ". ,", description: "step one frame forward / back (pauses)", triggers: [.character(".")], command: .frameStep(forward: true)),
-        KeyBinding(keys: "", description: "", triggers: [.character(",")], command: .frameStep(forward: false)),
-        KeyBinding(keys: "a", description: "audio track menu", triggers: [.character("a")], command: .openAudioMenu),
-        KeyBinding(keys: "c", description: "subtitle track menu", triggers: [.character("c")], command: .openSubtitleMenu),
-        KeyBinding(keys: "i", description: "stats overlay", triggers: [.character("i"), .character("I")], command: .toggleStats),
-        KeyBinding(keys: "T", description: "telemetry pane with sparklines", triggers: [.character("T")], command: .toggleTelemetry),
-        KeyBinding(keys: "d", description: "switch renderer (sixel / half-block)", triggers: [.character("d")], command: .cycleRenderer),
-        KeyBinding(keys: "r", description: "show remaining time instead of duration", triggers: [.character("r")], command: .toggleRemaining),
-        KeyBinding(keys: "o", description: "pin the transport bar (no auto-hide)", triggers: [.character("o")], command: .togglePinChrome),
-        KeyBinding(keys: "b", description: "scrub with a preview (arrows move, Enter seeks, Esc leaves)",
-                   triggers: [.character("b")], command: .browse),
-        KeyBinding(keys: "B", description: "filmstrip around the position (pauses; ← → Enter Esc)",
-                   triggers: [.character("B")], command: .filmstrip),
-        KeyBinding(keys: "s S", description: "screenshot (PNG at source size) with / without subtitles", triggers: [.character("s")],
-                   command: .screenshot(subtitles: true)),
-        KeyBinding(keys: "", description: "", triggers: [.character("S")], command: .screenshot(subtitles: false)),
-        KeyBinding(keys: "?", description: "this help", triggers: [.character("?")], command: .toggleHelp),
-        KeyBinding(keys: "q", description: "quit", triggers: [.character("q"), .character("Q")], command: .quit),
+        b("space, p", "pause / play", ["SPACE", "p"], "cycle pause"),
+        b("← →", "seek back / forward 5 seconds", ["LEFT"], "seek -5"),
+        b("", "", ["RIGHT"], "seek 5"),
+        b("↓ ↑", "seek back / forward 60 seconds", ["DOWN"], "seek -60"),
+        b("", "", ["UP"], "seek 60"),
+        b("Shift+← Shift+→", "seek back / forward 1 second, exactly", ["Shift+LEFT"], "seek -1 exact"),
+        b("", "", ["Shift+RIGHT"], "seek 1 exact"),
+        b("PgUp PgDn", "previous / next chapter", ["PGUP"], "add chapter -1"),
+        b("", "", ["PGDWN"], "add chapter 1"),
+        b("[ ]", "speed −10 % / +10 %", ["["], "multiply speed 1/1.1"),
+        b("", "", ["]"], "multiply speed 1.1"),
+        b("{ }", "halve / double speed", ["{"], "multiply speed 0.5"),
+        b("", "", ["}"], "multiply speed 2.0"),
+        b("Backspace", "reset speed to 1×", ["BS"], "set speed 1.0"),
+        b("9 0", "volume down / up", ["9", "/"], "add volume -2"),
+        b("", "", ["0", "*"], "add volume 2"),
+        b("m", "mute / unmute", ["m"], "cycle mute"),
+        b("#", "next audio track", ["SHARP"], "cycle audio"),
+        b("j J", "next / previous subtitle track", ["j"], "cycle sub"),
+        b("", "", ["J"], "cycle sub down"),
+        b("v", "subtitles on / off", ["v"], "cycle sub-visibility"),
+        b("z Z", "subtitle delay −0.1 / +0.1 seconds", ["z"], "add sub-delay -0.1"),
+        b("", "", ["Z", "x"], "add sub-delay 0.1"),
+        b("Ctrl+- Ctrl++", "audio delay −0.1 / +0.1 seconds", ["Ctrl+-"], "add audio-delay -0.100"),
+        b("", "", ["Ctrl++"], "add audio-delay 0.100"),
+        b(". ,", "step one frame forward / back (pauses)", ["."], "frame-step"),
+        b("", "", [","], "frame-back-step"),
+        b("> <", "next / previous playlist item", [">", "ENTER"], "playlist-next"),
+        b("", "", ["<"], "playlist-prev"),
+        b("F8", "playlist menu", ["F8"], "script-binding menu-playlist"),
+        b("a", "audio track menu", ["a"], "script-binding menu-audio"),
+        b("c", "subtitle track menu", ["c"], "script-binding menu-sub"),
+        b("i", "stats overlay", ["i", "I"], "script-binding stats"),
+        b("T", "telemetry pane with sparklines", ["T"], "script-binding telemetry"),
+        b("d", "switch renderer (sixel / half-block)", ["d"], "script-binding cycle-vo"),
+        b("r", "show remaining time instead of duration", ["r"], "script-binding remaining"),
+        b("o", "pin the transport bar (no auto-hide)", ["o"], "script-binding pin-osd"),
+        b("b", "scrub with a preview (arrows move, Enter seeks, Esc leaves)", ["b"], "script-binding scrub"),
+        b("B", "filmstrip around the position (pauses; ← → Enter Esc)", ["B"], "script-binding filmstrip"),
+        b("s S", "screenshot (PNG at source size) with / without subtitles", ["s"], "screenshot"),
+        b("", "", ["S"], "screenshot video"),
+        b("?", "this help", ["?"], "script-binding help"),
+        b("q", "quit", ["q"], "quit"),
+        b("Q", "quit and remember the position (resumed next time)", ["Q"], "quit-watch-later"),
     ]
 
-    private static let table: [Key: Command] = {
-        var t: [Key: Command] = [:]
-        for b in bindings { for k in b.triggers { t[k] = b.command } }
+    /// The defaults, parsed (a binding that does not parse is a bug, caught by the tests).
+    public static let defaults: [String: PlayerCommand] = {
+        var t: [String: PlayerCommand] = [:]
+        for binding in bindings {
+            guard let command = try? PlayerCommand.parse(binding.command) else { continue }
+            for key in binding.triggers { if let name = canonicalName(key) { t[name] = command } }
+        }
         return t
     }()
 
-    public static func command(for key: Key) -> Command? { table[key] }
+    public static func command(for key: Key) -> PlayerCommand? { defaults[key.mpvName] }
 
     /// The rows the help overlay and the man page show (paired keys merged into one row).
     public static var helpRows: [(keys: String, description: String)] {
         bindings.filter { !$0.keys.isEmpty }.map { ($0.keys, $0.description) }
+    }
+
+    static let named: [String: String] = {
+        var m: [String: String] = [:]
+        for n in ["SPACE", "SHARP", "LEFT", "RIGHT", "UP", "DOWN", "PGUP", "PGDWN", "BS", "ESC", "ENTER", "HOME",
+                  "END", "TAB", "DEL", "INS", "KP_ENTER"] { m[n] = n }
+        for n in 1...12 { m["F\(n)"] = "F\(n)" }
+        m["PGDN"] = "PGDWN"; m["PAGEUP"] = "PGUP"; m["PAGEDOWN"] = "PGDWN"; m["BACKSPACE"] = "BS"
+        m["ESCAPE"] = "ESC"; m["RETURN"] = "ENTER"; m["KP_ENTER"] = "ENTER"; m["DELETE"] = "DEL"
+        m["INSERT"] = "INS"; m["PLUS"] = "+"; m["MINUS"] = "-"
+        return m
+    }()
+
+    /// A key name as `input.conf` may write it, in the one spelling bindings are stored under:
+    /// named keys upper case (`right` = `RIGHT`), modifiers `Ctrl+`, `Alt+`, `Shift+` in that
+    /// order and any case, `Ctrl+X` = `Ctrl+x`, `#` = `SHARP`, ` ` = `SPACE`. nil: not a key.
+    public static func canonicalName(_ text: String) -> String? {
+        guard !text.isEmpty else { return nil }
+        var rest = Substring(text)
+        var ctrl = false, alt = false, shift = false
+        // Modifiers: a `+` that is not the last character separates one (`Ctrl++` is Ctrl and +).
+        while let plus = rest.firstIndex(of: "+"), plus != rest.index(before: rest.endIndex), plus != rest.startIndex {
+            switch rest[..<plus].lowercased() {
+            case "ctrl": ctrl = true
+            case "alt", "meta": alt = true
+            case "shift": shift = true
+            default: return nil
+            }
+            rest = rest[rest.index(after: plus)...]
+        }
+        var key: String
+        if rest.count == 1 {
+            key = rest == "#" ? "SHARP" : rest == " " ? "SPACE" : String(rest)
+            if ctrl, key.first!.isLetter { key = key.lowercased() }
+        } else if let n = named[rest.uppercased()] {
+            key = n
+        } else {
+            return nil
+        }
+        return (ctrl ? "Ctrl+" : "") + (alt ? "Alt+" : "") + (shift ? "Shift+" : "") + key
+    }
+}
+
+/// The active key bindings: the defaults with a user's `input.conf` laid over them.
+public struct InputBindings: Sendable {
+    public private(set) var table: [String: PlayerCommand]
+
+    public init(table: [String: PlayerCommand] = KeyMap.defaults) { self.table = table }
+
+    public func command(for key: Key) -> PlayerCommand? { table[key.mpvName] }
+
+    /// Reads `input.conf` lines (`KEY command args`, `#` comments) over the defaults. A line that
+    /// does not parse is left out and reported as `input.conf:N: why`.
+    public static func load(text: String, name: String = "input.conf") -> (InputBindings, [String]) {
+        var bindings = InputBindings()
+        var warnings: [String] = []
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let parts = line.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" })
+            guard let keyName = KeyMap.canonicalName(String(parts[0])) else {
+                warnings.append("\(name):\(n + 1): unknown key '\(parts[0])'")
+                continue
+            }
+            guard parts.count == 2 else {
+                warnings.append("\(name):\(n + 1): '\(parts[0])' has no command")
+                continue
+            }
+            do {
+                bindings.table[keyName] = try PlayerCommand.parse(String(parts[1]))
+            } catch {
+                warnings.append("\(name):\(n + 1): \(error.message)")
+            }
+        }
+        return (bindings, warnings)
     }
 }

@@ -1,8 +1,9 @@
+import AetherControl
 import AetherEngine
 
 /// The audio or subtitle dropdown: a list with the current track marked.
 struct TrackMenu {
-    enum Kind { case audio, subtitles }
+    enum Kind { case audio, subtitles, playlist }
     struct Item {
         var label: String
         /// Track index (audio: position in MediaInfo.audio; subtitles: track id); nil = off.
@@ -15,7 +16,13 @@ struct TrackMenu {
     var selection: Int
     var scroll = 0
 
-    var title: String { kind == .audio ? "Audio tracks" : "Subtitle tracks" }
+    var title: String {
+        switch kind {
+        case .audio: "Audio tracks"
+        case .subtitles: "Subtitle tracks"
+        case .playlist: "Playlist"
+        }
+    }
 
     mutating func move(_ delta: Int) {
         guard !items.isEmpty else { return }
@@ -45,6 +52,14 @@ struct TrackMenu {
             items.append(Item(label: TextSanitizer.clean("\(t.id + 1). " + t.label), value: t.id, current: t.id == selected))
         }
         return TrackMenu(kind: .subtitles, items: items, selection: items.firstIndex { $0.current } ?? 0)
+    }
+
+    /// The playlist dropdown (F8): every item by title or file name, the playing one marked.
+    static func playlist(_ playlist: Playlist) -> TrackMenu {
+        let items = playlist.items.enumerated().map { n, item in
+            Item(label: TextSanitizer.clean("\(n + 1). \(item.displayName)"), value: n, current: n == playlist.position)
+        }
+        return TrackMenu(kind: .playlist, items: items, selection: items.firstIndex { $0.current } ?? 0)
     }
 }
 
