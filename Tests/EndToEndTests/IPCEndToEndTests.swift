@@ -84,6 +84,42 @@ import Testing
         #expect((try? FileManager.default.contentsOfDirectory(atPath: dir)) == [])
     }
 
+    @Test func theTerminalPlayerAnswersTooAndItsKeysReachObservers() throws {
+        #expect(TestEnvironment.requirePulse())
+        let dir = Self.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let socket = dir + "/tui.sock"
+        let env = ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color", "COLORTERM": "truecolor",
+                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
+        let tui = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("h264-720p.mkv"), "--audio-device=pulse",
+                                   "--input-ipc-server=\(socket)"], environment: env)
+        defer { tui.close() }
+        #expect(tui.waitFor(8) { TUITests.time(in: $0) != nil }, "the transport bar never appeared:\n\(tui.screen())")
+        let client = try IPCTestClient(path: socket, timeout: 10)
+        var st = stat()
+        #expect(lstat(socket, &st) == 0 && st.st_mode & 0o7777 == 0o600)
+
+        #expect(client.request(#"{"command":["observe_property",1,"pause"]}"#)?["error"] as? String == "success")
+        #expect(client.waitForEvent { $0["id"] as? Int == 1 }?["data"] as? Bool == false)
+        // Commands over the socket show on the screen …
+        #expect(client.request(#"{"command":["set_property","pause",true]}"#)?["error"] as? String == "success")
+        #expect(tui.waitFor(3) { $0.contains("⏸") }, "IPC pause did not show:\n\(tui.screen())")
+        #expect(client.request(#"{"command":["seek",7,"absolute"]}"#)?["error"] as? String == "success")
+        #expect(tui.waitFor(3) { TUITests.time(in: $0) == 7 }, "IPC seek did not show:\n\(tui.screen())")
+        let position = client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double
+        #expect(position.map { abs($0 - 7) < 0.1 } == true, "time-pos \(String(describing: position))")
+        // … and keys reach the socket's observers.
+        #expect(client.waitForEvent { $0["id"] as? Int == 1 }?["data"] as? Bool == true)
+        tui.send("space")
+        #expect(client.waitForEvent { $0["id"] as? Int == 1 }?["data"] as? Bool == false)
+
+        #expect(client.request(#"{"command":["quit"]}"#)?["error"] as? String == "success")
+        #expect(tui.waitFor(5) { $0.contains("EXIT=0") }, "quit over IPC did not end the player:\n\(tui.screen())")
+        #expect(tui.display("#{alternate_on}") == "0", "alternate screen left on")
+        #expect(client.closedByServer())
+        #expect(!FileManager.default.fileExists(atPath: socket))
+    }
+
     @Test func aSocketThatCannotBeMadeIsOneWarning() throws {
         let dir = Self.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
