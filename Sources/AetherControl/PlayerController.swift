@@ -237,9 +237,12 @@ public final class PlayerController {
     /// Runs queued remote commands, moves on at an item's end, and publishes the state. Call
     /// from the host's loop (every 20–30 ms).
     public func tick() -> TickResult {
-        for request in hub.takeRequests() {
-            request.reply(execute(request.command))
-        }
+        // Replies go out after the state they produced is published, so a client that asks for
+        // a property right after its command's reply reads the new value.
+        let requests = hub.takeRequests()
+        let results = requests.map { execute($0.command) }
+        if !requests.isEmpty { publish() }
+        for (request, result) in zip(requests, results) { request.reply(result) }
         if let code = quitCode { return .finished(code: code) }
         switch player.state {
         case .ended where !heldAtEnd:

@@ -1,5 +1,5 @@
+import AetherEngine
 import Foundation
-import Synchronization
 
 /// What a command came to.
 public enum CommandResult: Sendable, Equatable {
@@ -44,7 +44,7 @@ public final class RemoteHub: Sendable {
         var nextObserver = 1
         var closed = false
     }
-    private let state = Mutex(State())
+    private let state = Guarded(State())
 
     public init() {}
 
@@ -64,7 +64,7 @@ public final class RemoteHub: Sendable {
     /// Queues `command` and waits up to `timeout` seconds for its result (for threads that must
     /// answer synchronously, like a D-Bus method handler).
     public func submitAndWait(_ command: PlayerCommand, timeout: Double = 2) -> CommandResult {
-        let box = Mutex<CommandResult?>(nil)
+        let box = Guarded<CommandResult?>(nil)
         let done = DispatchSemaphore(value: 0)
         submit(command) { result in
             box.withLock { $0 = result }

@@ -11,6 +11,7 @@ public final class RemoteServices {
     }
 
     public let hub: RemoteHub
+    private var ipcServer: IPCServer?
     public init(hub: RemoteHub) { self.hub = hub }
 
     /// The MPRIS server while it runs (RemoteServices+MPRIS.swift).
@@ -21,11 +22,16 @@ public final class RemoteServices {
     public func start(_ options: Options) -> [String] {
         var warnings: [String] = []
         warnings += startMPRIS(options)
+        if let path = options.ipcServerPath, ipcServer == nil {
+            do { ipcServer = try IPCServer(path: path, hub: hub) } catch { warnings.append("--input-ipc-server: \(error)") }
+        }
         return warnings
     }
 
     /// Stops every front end (sockets closed and removed, bus name released).
     public func stop() {
         stopMPRIS()
+        ipcServer?.stop()
+        ipcServer = nil
     }
 }

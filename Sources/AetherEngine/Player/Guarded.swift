@@ -4,13 +4,13 @@ import Foundation
 /// shared between the session's threads: on Linux `Mutex` waits on futexes that
 /// ThreadSanitizer cannot see, so every access it guards is reported as a race, and a sanitizer
 /// run must be able to tell real races from those.
-final class Guarded<Value>: @unchecked Sendable {  // `value` is only touched with `lock` held
+public final class Guarded<Value>: @unchecked Sendable {  // `value` is only touched with `lock` held
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { self.value = value }
 
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

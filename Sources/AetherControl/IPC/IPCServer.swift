@@ -1,0 +1,313 @@
+import Foundation
+import Synchronization
+
+/// mpv's JSON IPC (`--input-ipc-server=PATH`): a Unix socket, mode 0600, where scripts get and
+/// set properties, observe them, run commands and receive events (``IPCSession`` speaks the
+/// protocol). One thread of its own polls the listening socket, every client and a wake pipe;
+/// it talks to the player only through the ``RemoteHub``. Clients and lines are bounded
+/// (``Limits``): a client past a limit is dropped, never the server.
+public final class IPCServer: Sendable {
+    public struct Limits: Sendable {
+        /// Clients at once; one more is closed as soon as it is accepted.
+        public var clients = 32
+        /// Bytes in one line; a client sending a longer one is dropped.
+        public var lineBytes = 1 << 20
+        /// Bytes waiting to be sent to one client; a client that reads none of its replies and
+        /// events while they pile up past this is dropped.
+        public var pendingOutputBytes = 4 << 20
+        public init() {}
+    }
+
+    /// Where the socket is (absolute), until ``stop()`` removes it.
+    public let path: String
+    private let hub: RemoteHub
+    private let mailbox: IPCMailbox
+    private let subscription: Int
+    private let finished = DispatchSemaphore(value: 0)
+    private let stopped = Atomic<Bool>(false)
+
+    /// Creates the socket at `path` (replacing a stale socket, never another kind of file) and
+    /// starts serving on a new thread.
+    public init(path: String, hub: RemoteHub, limits: Limits = Limits()) throws(IPCServerError) {
+        let mailbox = try IPCMailbox()
+        let (listener, identity, absolute) = try UnixSocket.listen(at: path)
+        self.path = absolute
+        self.hub = hub
+        self.mailbox = mailbox
+        subscription = hub.subscribe { event in mailbox.post(.event(event)) }
+        let loop = IPCLoop(listener: listener, identity: identity, path: absolute, hub: hub, mailbox: mailbox, limits: limits)
+        let done = finished
+        let thread = Thread {
+            loop.run()
+            done.signal()
+        }
+        thread.name = "aether-ipc"
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// Sends what is already queued (a last `shutdown` event, the reply to `quit`) as far as the
+    /// clients take it within a moment, closes every connection and the socket, removes the
+    /// socket file, and returns once the thread has ended. Safe to call more than once.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        mailbox.post(.stop)
+        finished.wait()
+        hub.unsubscribe(subscription)
+        mailbox.close()
+    }
+}
+
+/// The server's thread: the one owner of the listening socket and of every client connection.
+/// Created by ``IPCServer/init(path:hub:limits:)`` and touched by that thread alone once it
+/// runs.
+private final class IPCLoop: @unchecked Sendable {
+    private var listener: OwnedDescriptor?
+    private let identity: FileIdentity
+    private let path: String
+    private let hub: RemoteHub
+    private let mailbox: IPCMailbox
+    private let limits: IPCServer.Limits
+    private var connections: [Connection] = []
+    private var nextClient = 1
+    /// After accept ran out of descriptors: when to try again (the listener stays readable, so
+    /// polling it meanwhile would spin).
+    private var acceptPausedUntil: Double?
+
+    /// Time to deliver what is queued when stopping.
+    private static let finalFlushSeconds = 0.25
+    private static let acceptPauseSeconds = 0.1
+    private static let readChunk = 64 * 1024
+
+    init(listener: OwnedDescriptor, identity: FileIdentity, path: String, hub: RemoteHub, mailbox: IPCMailbox,
+         limits: IPCServer.Limits) {
+        self.listener = listener
+        self.identity = identity
+        self.path = path
+        self.hub = hub
+        self.mailbox = mailbox
+        self.limits = limits
+    }
+
+    /// One client: its socket, protocol state and buffers.
+    final class Connection {
+        let id: Int
+        let socket: OwnedDescriptor
+        var session: IPCSession
+        var input: [UInt8] = []
+        /// Bytes of `input` already searched for a newline.
+        var scanned = 0
+        var output: [UInt8] = []
+        var outputStart = 0
+        /// A command is with the host; further lines wait (replies keep request order).
+        var waiting = false
+        /// The client shut its sending side: answer what it sent, then close.
+        var readClosed = false
+        var dead = false
+
+        init(id: Int, socket: OwnedDescriptor) {
+            self.id = id
+            self.socket = socket
+            session = IPCSession(name: "ipc-\(id)")
+        }
+
+        var pendingOutput: Int { output.count - outputStart }
+    }
+
+    func run() {
+        var running = true
+        while running {
+            let now = Self.now()
+            if let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
+            var fds = [pollfd(fd: mailbox.wakeFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: acceptPausedUntil == nil ? (listener?.fd ?? -1) : -1, events: Int16(POLLIN), revents: 0)]
+            let polled = connections
+            for c in polled {
+                var events: Int32 = 0
+                if !c.waiting && !c.readClosed { events |= Int32(POLLIN) }
+                if c.pendingOutput > 0 { events |= Int32(POLLOUT) }
+                fds.append(pollfd(fd: c.socket.fd, events: Int16(events), revents: 0))
+            }
+            let timeout = acceptPausedUntil.map { Int32(max(1, ($0 - now) * 1000)) } ?? -1
+            let n = poll(&fds, nfds_t(fds.count), timeout)
+            if n < 0 {
+                if errno == EINTR { continue }
+                break  // EFAULT/EINVAL/ENOMEM: nothing sensible left to wait on
+            }
+            if fds[0].revents != 0 {
+                for item in mailbox.take() {
+                    switch item {
+                    case .event(let event): deliver(event)
+                    case .result(let client, let pending, let result): finish(client: client, pending: pending, result)
+                    case .stop: running = false
+                    }
+                }
+            }
+            for (i, c) in polled.enumerated() where !c.dead {
+                let revents = Int32(fds[i + 2].revents)
+                if revents & Int32(POLLIN) != 0 { receive(c) }
+                if revents & (Int32(POLLERR) | Int32(POLLNVAL)) != 0 { c.dead = true }
+                if revents & Int32(POLLHUP) != 0 && revents & Int32(POLLIN) == 0 { c.dead = true }
+                if revents & Int32(POLLOUT) != 0 { flush(c) }
+            }
+            if fds[1].revents & Int16(POLLIN) != 0 { accept() }
+            reap()
+        }
+        finalFlush()
+        connections.removeAll()
+        UnixSocket.remove(path, ifStill: identity)
+        listener = nil
+    }
+
+    // MARK: clients
+
+    private func accept() {
+        guard let listener else { return }
+        while true {
+            // Blocking sockets: reads follow POLLIN and sends say MSG_DONTWAIT, so none waits.
+            let fd = UnixSocket.acceptCloseOnExec(listener.fd)
+            if fd < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM: acceptPausedUntil = Self.now() + Self.acceptPauseSeconds
+                default: break  // EAGAIN: all taken
+                }
+                return
+            }
+            let socket = OwnedDescriptor(fd)
+            guard connections.count < limits.clients else { continue }  // closed as `socket` goes
+            connections.append(Connection(id: nextClient, socket: socket))
+            nextClient += 1
+        }
+    }
+
+    private func receive(_ c: Connection) {
+        var chunk = [UInt8](repeating: 0, count: Self.readChunk)
+        let n = chunk.withUnsafeMutableBytes { recv(c.socket.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if n < 0 {
+            if errno != EAGAIN && errno != EINTR { c.dead = true }
+            return
+        }
+        if n == 0 {
+            c.readClosed = true
+        } else {
+            c.input += chunk[0..<n]
+        }
+        process(c)
+    }
+
+    /// Runs the client's complete lines until one needs the host.
+    private func process(_ c: Connection) {
+        var start = 0
+        while !c.waiting && !c.dead {
+            guard let newline = c.input[max(start, c.scanned)...].firstIndex(of: 0x0A) else {
+                c.scanned = c.input.count
+                // The last line of a client that stopped sending needs no newline.
+                if c.readClosed && start < c.input.count {
+                    guard c.input.count - start <= limits.lineBytes else { c.dead = true; return }
+                    run(c, line: c.input[start...])
+                    start = c.input.count
+                    continue
+                }
+                break
+            }
+            let line = c.input[start..<newline]
+            start = newline + 1
+            c.scanned = start
+            guard line.count <= limits.lineBytes else { c.dead = true; return }
+            run(c, line: line)
+        }
+        if start > 0 {
+            c.input.removeSubrange(0..<start)
+            c.scanned -= start
+        }
+        if c.input.count > limits.lineBytes { c.dead = true }
+        flush(c)
+    }
+
+    private func run(_ c: Connection, line: ArraySlice<UInt8>) {
+        let hub = self.hub
+        for action in c.session.handle(line: line, snapshot: { hub.snapshot }) {
+            switch action {
+            case .send(let text): send(text, to: c)
+            case .run(let command, let pending):
+                c.waiting = true
+                let mailbox = self.mailbox, id = c.id
+                hub.submit(command) { result in mailbox.post(.result(client: id, pending: pending, result)) }
+            }
+        }
+    }
+
+    /// The host ran a client's command: answer, and go on with the lines that waited.
+    private func finish(client: Int, pending: IPCSession.Pending?, _ result: CommandResult) {
+        guard let c = connections.first(where: { $0.id == client && !$0.dead }) else { return }
+        c.waiting = false
+        if let pending { send(IPCSession.reply(to: pending, result: result), to: c) }
+        process(c)
+    }
+
+    private func deliver(_ event: PlayerEvent) {
+        for c in connections where !c.dead {
+            for line in c.session.lines(for: event) { send(line, to: c) }
+            flush(c)
+        }
+    }
+
+    private func send(_ line: String, to c: Connection) {
+        guard !c.dead else { return }
+        c.output += line.utf8
+        c.output.append(0x0A)
+        if c.pendingOutput > limits.pendingOutputBytes { c.dead = true }
+    }
+
+    /// Writes what the socket takes now.
+    private func flush(_ c: Connection) {
+        while !c.dead && c.pendingOutput > 0 {
+            let n = c.output.withUnsafeBytes { raw in
+                Glibc.send(c.socket.fd, raw.baseAddress.map { $0 + c.outputStart }, c.pendingOutput,
+                           Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno != EAGAIN { c.dead = true }
+                break
+            }
+            c.outputStart += n
+        }
+        if c.outputStart == c.output.count {
+            c.output.removeAll(keepingCapacity: c.output.count <= Self.readChunk)
+            c.outputStart = 0
+        } else if c.outputStart > Self.readChunk && c.outputStart * 2 > c.output.count {
+            c.output.removeSubrange(0..<c.outputStart)
+            c.outputStart = 0
+        }
+    }
+
+    /// Closes dead clients, and those that stopped sending once everything is answered.
+    private func reap() {
+        for c in connections where c.readClosed && !c.waiting && c.input.isEmpty && c.pendingOutput == 0 { c.dead = true }
+        connections.removeAll { $0.dead }
+    }
+
+    /// Lets the clients take what is queued for them, for a short while at most.
+    private func finalFlush() {
+        let deadline = Self.now() + Self.finalFlushSeconds
+        while true {
+            let waiting = connections.filter { !$0.dead && $0.pendingOutput > 0 }
+            let left = deadline - Self.now()
+            guard !waiting.isEmpty, left > 0 else { return }
+            var fds = waiting.map { pollfd(fd: $0.socket.fd, events: Int16(POLLOUT), revents: 0) }
+            guard poll(&fds, nfds_t(fds.count), Int32(max(1, left * 1000))) >= 0 || errno == EINTR else { return }
+            for (i, c) in waiting.enumerated() where fds[i].revents != 0 {
+                if fds[i].revents & Int16(POLLOUT) != 0 { flush(c) } else { c.dead = true }
+            }
+        }
+    }
+
+    private static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
