@@ -49,7 +49,7 @@ public struct PlayerSnapshot: Sendable, Equatable {
     /// A property by its mpv name (nil: not a property we know).
     public func property(_ name: String) -> PropertyValue? {
         switch name {
-        case "pause": return .bool(status != .playing)
+        case "pause": return .bool(status == .paused)   // mpv: false with nothing loaded
         case "time-pos", "playback-time": return status == .stopped ? PropertyValue.none : .number(position)
         case "duration": return duration.map(PropertyValue.number) ?? PropertyValue.none
         case "percent-pos":

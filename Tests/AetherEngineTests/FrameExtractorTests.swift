@@ -63,18 +63,27 @@ import Testing
         await extractor.shutdown()
     }
 
-    /// Twenty requests queued one after another (in order, from the main actor) while none has
-    /// finished: only the last is answered, the others return nil.
+    /// Twenty requests queued one after another while none has finished (the extraction thread
+    /// is held busy until all twenty have begun): only the last is answered, the others return nil.
     @MainActor @Test func burstOfTwentyDeliversOnlyTheLast() async throws {
         let extractor = FrameExtractor(url: Self.numbered)
         await extractor.prewarm()
+        let release = DispatchSemaphore(value: 0)
+        await extractor.holdThreadForTesting(until: release)
         var tasks: [Task<StillImage?, Error>] = []
         for n in 0..<20 {
             let seconds = 0.2 + Double(n) * 0.45
             tasks.append(Task { @MainActor in
                 n % 3 == 2 ? try await extractor.snapshot(at: seconds) : try await extractor.thumbnail(at: seconds)
             })
+            // In order: request n has begun before request n + 1 is made.
+            var polls = 0
+            while await extractor.statistics.requests <= n, polls < 2000 {
+                try await Task.sleep(nanoseconds: 1_000_000)
+                polls += 1
+            }
         }
+        release.signal()
         var results: [StillImage?] = []
         for task in tasks { results.append(try await task.value) }
         let stats = await extractor.statistics

@@ -55,13 +55,7 @@ import Testing
         #expect(client.request(#"{"command":["seek",5,"absolute"],"request_id":2}"#) as NSDictionary?
                 == ["data": NSNull(), "request_id": 2, "error": "success"])
         let position = client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double
-        withKnownIssue("""
-            Player.currentTime gives the old position while the demuxer carries out a seek: it \
-            clears pendingSeek when it takes the seek, before the clock is anchored at the target \
-            (seen under ThreadSanitizer, which widens that window)
-            """, isIntermittent: true) {
-            #expect(position.map { abs($0 - 5) < 0.1 } == true, "time-pos \(String(describing: position))")
-        }
+        #expect(position.map { abs($0 - 5) < 0.1 } == true, "time-pos \(String(describing: position))")
         // Still there a moment later: paused.
         usleep(300_000)
         let later = client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double

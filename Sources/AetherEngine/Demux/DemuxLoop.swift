@@ -17,6 +17,8 @@ extension PlaybackSession {
         var checked = Set<Int>()   // streams whose first packet was checked for encryption
         while true {
             let c = control.withLock { c -> SessionControl in
+                // Until the clock is reset to it, the position is the seek's target.
+                if let seek = c.pendingSeek { c.seekInFlight = seek.target }
                 defer { c.pendingSeek = nil }
                 return c
             }
@@ -147,6 +149,7 @@ extension PlaybackSession {
         let clockSerial = clock.reset(to: target)
         let hasVideo = videoDecoder != nil
         control.withLock { c in
+            if c.pendingSeek == nil { c.seekInFlight = nil }
             guard c.serial == serial else { return }
             c.clockSerial = clockSerial
             c.skipVideoUntil = mode == .exact ? target : nil

@@ -133,11 +133,18 @@ public actor FrameExtractor {
         return s
     }
 
+    /// Tests: occupies the extraction thread until `release` is signalled, so that requests
+    /// made meanwhile are all queued behind it.
+    func holdThreadForTesting(until release: DispatchSemaphore) {
+        _ = thread.submit { _ in release.wait() }
+    }
+
     // MARK: requests
 
     /// A new current request (superseding the one in flight).
     private func begin() throws(FrameExtractorError) -> UInt64 {
         guard !isShutDown else { throw .shutDown }
+        counters.requests += 1
         return gate.next()
     }
 

@@ -37,6 +37,8 @@ public struct FrameExtractorStatistics: Sendable, Equatable, Codable {
     public var cacheBytes = 0
     /// Requests that returned nil because a newer one came.
     public var superseded = 0
+    /// Thumbnail and snapshot requests received (cache hits included).
+    public var requests = 0
 
     public init() {}
 }

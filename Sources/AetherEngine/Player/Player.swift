@@ -226,7 +226,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// The clock's media time (seconds).
     public var currentTime: Double {
         guard let s = current else { return 0 }
-        let (state, target) = s.control.withLock { ($0.state, $0.pendingSeek?.target) }
+        let (state, target) = s.control.withLock { ($0.state, $0.pendingSeek?.target ?? $0.seekInFlight) }
         if let target { return target }
         if state == .ended {
             let last = s.control.withLock { max($0.lastPresentedPTS ?? 0, $0.demuxedUntil) }

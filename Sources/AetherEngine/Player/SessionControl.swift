@@ -6,6 +6,9 @@ struct SessionControl {
     var serial = 0
     var clockSerial = 0
     var pendingSeek: (target: Double, mode: SeekMode)?
+    /// A seek the demux thread has taken but not yet carried out (the clock still shows the old
+    /// position): ``Player/currentTime`` reports its target meanwhile.
+    var seekInFlight: Double?
     var state = PlayerState.loading
     var paused = true
     var stopped = false
