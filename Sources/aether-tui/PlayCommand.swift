@@ -58,6 +58,27 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("http-header-fields"), help: ArgumentHelp("Extra HTTP headers for network sources, comma-separated 'Field: value' pairs (a comma not followed by a new 'Field:' stays in the value).", valueName: "fields"))
     var httpHeaderFields: String?
 
+    @Option(name: .customLong("user-agent"), help: ArgumentHelp("User-Agent of every HTTP request (default: libavformat's).", valueName: "string"))
+    var userAgent: String?
+
+    @Option(help: ArgumentHelp("Referer of every HTTP request.", valueName: "url"))
+    var referrer: String?
+
+    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds a network read or connect may wait for data before the transfer is retried (default 10).", valueName: "seconds"))
+    var networkTimeout: Double = 10
+
+    @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient network failures (reset, timeout, 5xx, a body cut short) retried in a row, with exponential backoff, before playback gives up (default 6).", valueName: "n"))
+    var networkRetries: Int = 6
+
+    @Option(help: ArgumentHelp("Demuxer cache: auto (network sources only), yes or no.", valueName: "auto|yes|no"))
+    var cache: String = "auto"
+
+    @Option(name: .customLong("cache-secs"), help: ArgumentHelp("Seconds the demuxer reads ahead when the cache is on (default 30).", valueName: "seconds"))
+    var cacheSecs: Double = 30
+
+    @Option(name: .customLong("cache-pause-wait"), help: ArgumentHelp("Seconds buffered before playback goes on after the cache ran dry (default 1).", valueName: "seconds"))
+    var cachePauseWait: Double = 1
+
     @Option(help: ArgumentHelp("Colour theme: a name (default, light, solarized-dark, high-contrast, mono, or one in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file.", valueName: "name|path"))
     var theme: String?
 
@@ -170,6 +191,11 @@ struct PlaybackOptions: ParsableArguments {
         guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
         guard trackChoice(sid) != nil else { throw ValidationError("--sid must be a track number, auto or no") }
         guard ["auto", "no"].contains(vid) else { throw ValidationError("--vid must be auto or no") }
+        guard ["auto", "yes", "no"].contains(cache) else { throw ValidationError("--cache must be auto, yes or no") }
+        guard cacheSecs.isFinite, cacheSecs > 0 else { throw ValidationError("--cache-secs must be more than 0") }
+        guard cachePauseWait.isFinite, cachePauseWait >= 0 else { throw ValidationError("--cache-pause-wait must be 0 or more") }
+        guard networkTimeout.isFinite, networkTimeout > 0 else { throw ValidationError("--network-timeout must be more than 0") }
+        guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be between 0 and 100") }
     }
 
     /// nil = invalid; .some(nil) = auto; .some(-1) = no; .some(k) = 0-based track.
@@ -224,6 +250,17 @@ struct PlaybackOptions: ParsableArguments {
             // Checked (CR/LF, token names) when the source is opened.
             for field in SourceOptions.splitFields(fields) { o.httpHeaders[field.name] = field.value }
         }
+        o.network.userAgent = userAgent
+        o.network.referrer = referrer
+        o.network.readTimeout = networkTimeout
+        o.network.retries = networkRetries
+        switch cache {
+        case "yes": o.cacheSeconds = cacheSecs
+        case "no": o.cacheSeconds = 0
+        default: o.cacheSeconds = nil  // the engine decides: network sources only
+        }
+        o.networkCacheSeconds = cacheSecs
+        o.cachePauseWait = cachePauseWait
         o.subtitleCodepage = subCodepage
         o.audioLanguages = alang.map(Self.languageList) ?? []
         o.subtitleLanguages = slang.map(Self.languageList) ?? []

@@ -150,7 +150,7 @@ extension PlaybackSession {
     private func markLanded(serial: Int) {
         control.withLock { c in
             if c.serial == serial, c.state == .seeking || c.state == .loading {
-                c.state = c.paused ? .paused : .playing
+                c.state = c.userPaused ? .paused : .playing
             }
         }
     }

@@ -33,6 +33,11 @@ extension PlaybackSession {
                 control.wait(seconds: 0.5) { $0.pendingSeek != nil || $0.stopped }
                 continue
             }
+            // The demuxer cache is full: wait for the playhead to move on.
+            if cacheSeconds > 0, c.state != .loading, c.state != .seeking, c.demuxedUntil - clock.time > cacheSeconds {
+                control.wait(seconds: 0.1) { $0.pendingSeek != nil || $0.stopped }
+                continue
+            }
             let got: Bool
             let readStart = MonotonicClock.seconds()
             do {

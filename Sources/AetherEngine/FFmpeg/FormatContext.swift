@@ -45,9 +45,13 @@ public final class FormatContext {
     /// - Parameters:
     ///   - options: demuxer/protocol options (e.g. `headers`, `user_agent`).
     ///   - timeout: seconds that opening and probing may block before giving up.
+    ///   - network: for a network URL, read it through the resilient reader with these settings
+    ///     (retries, read deadline, headers on every nested request, network-only protocols for
+    ///     nested opens); nil opens it with libavformat's plain protocols.
     public convenience init(url: String, options: [String: String] = [:], timeout: Double = 15,
-                            interrupt: InterruptToken = InterruptToken()) throws(FFmpegError) {
-        try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, memory: nil)
+                            interrupt: InterruptToken = InterruptToken(),
+                            network: NetworkSettings? = nil) throws(FFmpegError) {
+        try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, memory: nil, network: network)
     }
 
     /// Demuxes `bytes` from memory through a custom AVIOContext (fuzzing, tests): no file, no
@@ -55,17 +59,39 @@ public final class FormatContext {
     public convenience init(bytes: [UInt8], timeout: Double = 5) throws(FFmpegError) {
         let memory = try MemoryInput(bytes)
         try self.init(url: "memory:", options: ["protocol_whitelist": "none"], timeout: timeout,
-                      interrupt: InterruptToken(), memory: memory)
+                      interrupt: InterruptToken(), memory: memory, network: nil)
     }
 
     /// The in-memory byte source, kept alive (and freed) after the demuxer that reads it.
     private let memory: MemoryInput?
+    /// The network layer of an HTTP(S) source: kept alive (and freed) after the demuxer.
+    private let network: NetworkSession?
+    /// The main input of an HTTP(S) source; freed after the demuxer (custom I/O).
+    private let mainInput: ResilientInput?
+
+    /// What the network is doing (nil for a local source).
+    public var networkStatus: NetworkStatus? { network?.monitor.status }
 
     private init(url: String, options: [String: String], timeout: Double,
-                 interrupt: InterruptToken, memory: MemoryInput?) throws(FFmpegError) {
+                 interrupt: InterruptToken, memory: MemoryInput?, network settings: NetworkSettings?) throws(FFmpegError) {
         self.url = url
         self.interrupt = interrupt
         self.memory = memory
+        var options = options
+        let scheme = NetworkSettings.scheme(of: url)
+        var session: NetworkSession? = nil
+        if let settings, NetworkSettings.isNetwork(url) {
+            if scheme == "http" || scheme == "https" {
+                session = NetworkSession(settings: settings, interrupt: interrupt, options: options)
+                options["protocol_whitelist"] = NetworkSession.networkWhitelist
+                // HLS would reuse its own http connections (an assertion on ours): one request each.
+                options["http_persistent"] = "0"
+            } else {
+                options["rw_timeout"] = String(Int64(max(0.1, settings.readTimeout) * 1_000_000))
+                if let agent = settings.userAgent { options["user_agent"] = agent }
+            }
+        }
+        network = session
         guard var ctx = avformat_alloc_context() else { throw .outOfMemory("avformat_alloc_context") }
         if let memory {
             ctx.pointee.pb = memory.context
@@ -73,10 +99,25 @@ public final class FormatContext {
         }
         ctx.pointee.interrupt_callback = AVIOInterruptCB(
             callback: interruptCallback, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+        interrupt.arm(seconds: timeout)
+        if let session {
+            session.install(on: ctx)
+            do {
+                let main = try session.openMain(url: url)
+                mainInput = main
+                ctx.pointee.pb = main.context
+                ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            } catch {
+                interrupt.arm(seconds: nil)
+                avformat_free_context(ctx)
+                throw error
+            }
+        } else {
+            mainInput = nil
+        }
         var dict: OpaquePointer? = nil
         for (key, value) in options { av_dict_set(&dict, key, value, 0) }
         defer { av_dict_free(&dict) }
-        interrupt.arm(seconds: timeout)
         var maybe: UnsafeMutablePointer<AVFormatContext>? = ctx
         // On failure avformat_open_input frees the context and sets it to NULL.
         let opened = avformat_open_input(&maybe, memory == nil ? url : nil, nil, &dict)

@@ -16,7 +16,24 @@ public enum SourceOptions {
     /// (no absolute or `..` paths from a playlist), and `headers` when any are given.
     /// Header names must be HTTP tokens; names and values must not hold CR, LF or NUL.
     public static func make(headers: [String: String]) throws(InvalidHeader) -> [String: String] {
+        var network = NetworkSettings()
+        network.headers = headers
+        return try make(network: network)
+    }
+
+    /// As ``make(headers:)``, plus the user agent and referrer of `network` (for every open of
+    /// the source: playback, sidecars, the frame extractor).
+    public static func make(network: NetworkSettings) throws(InvalidHeader) -> [String: String] {
+        let headers = network.headers
         var options = ["protocol_whitelist": protocolWhitelist, "safe": "1"]
+        if let agent = network.userAgent {
+            try validate(name: "User-Agent", value: agent)
+            options["user_agent"] = agent
+        }
+        if let referrer = network.referrer {
+            try validate(name: "Referer", value: referrer)
+            options["referer"] = referrer
+        }
         var lines = ""
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             try validate(name: name, value: value)

@@ -33,15 +33,17 @@ struct SourceTiming: Sendable {
 final class ExtractionContext {
     let url: String
     let options: Result<[String: String], FrameExtractorError>
+    let network: NetworkSettings
     let threads: Int
     let readTimeout: Double
     let status: ExtractionStatus
     private var decoder: StillDecoder?
 
-    init(url: String, options: Result<[String: String], FrameExtractorError>, threads: Int, readTimeout: Double,
-         status: ExtractionStatus) {
+    init(url: String, options: Result<[String: String], FrameExtractorError>, network: NetworkSettings,
+         threads: Int, readTimeout: Double, status: ExtractionStatus) {
         self.url = url
         self.options = options
+        self.network = network
         self.threads = threads
         self.readTimeout = readTimeout
         self.status = status
@@ -50,7 +52,7 @@ final class ExtractionContext {
     /// The open decoder, opening the source first when it is closed.
     func open() throws -> StillDecoder {
         if let decoder { return decoder }
-        let opened = try StillDecoder(url: url, options: try options.get(), threads: threads, readTimeout: readTimeout)
+        let opened = try StillDecoder(url: url, options: try options.get(), network: network, threads: threads, readTimeout: readTimeout)
         decoder = opened
         status.opens.wrappingAdd(1, ordering: .relaxed)
         status.isOpen.store(true, ordering: .relaxed)

@@ -37,16 +37,30 @@ public actor FrameExtractor {
     ///   - idleTimeout: seconds without requests after which the source is closed.
     ///   - decoderThreads: decoder threads, at most 2.
     public init(url: String, headers: [String: String] = [:], idleTimeout: Double = 10, decoderThreads: Int = 2) {
+        var network = NetworkSettings()
+        network.headers = headers
+        self.init(url: url, network: network, idleTimeout: idleTimeout, decoderThreads: decoderThreads)
+    }
+
+    /// As ``init(url:headers:idleTimeout:decoderThreads:)``, with every network setting of
+    /// playback (headers, user agent, referrer; a network source goes through the resilient
+    /// reader, with the extractor's own shorter read deadline).
+    public init(url: String, network: NetworkSettings, idleTimeout: Double = 10, decoderThreads: Int = 2) {
         self.url = url
         self.idleTimeout = idleTimeout.sane(in: 0...86_400) ?? 10
+        var settings = network
+        settings.readTimeout = min(settings.readTimeout, FrameExtractor.readTimeout)
+        settings.retries = min(settings.retries, 2)
+        let network = settings
         let options: Result<[String: String], FrameExtractorError>
-        do { options = .success(try SourceOptions.make(headers: headers)) } catch {
+        do { options = .success(try SourceOptions.make(network: network)) } catch {
             options = .failure(.invalidHeader(error.description))
         }
         let threads = max(1, min(2, decoderThreads))
         let status = self.status
         thread = ExtractionThread(name: "aether-frames") {
-            ExtractionContext(url: url, options: options, threads: threads, readTimeout: FrameExtractor.readTimeout, status: status)
+            ExtractionContext(url: url, options: options, network: network, threads: threads,
+                              readTimeout: FrameExtractor.readTimeout, status: status)
         }
     }
 

@@ -31,8 +31,8 @@ final class StillDecoder {
     private let frame: Frame
     private let held: Frame
 
-    init(url: String, options: [String: String], threads: Int, readTimeout: Double) throws {
-        source = try FormatContext(url: url, options: options, timeout: readTimeout)
+    init(url: String, options: [String: String], network: NetworkSettings? = nil, threads: Int, readTimeout: Double) throws {
+        source = try FormatContext(url: url, options: options, timeout: readTimeout, network: network)
         let index = av_find_best_stream(source.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard index >= 0, let stream = source.stream(Int(index)), let par = stream.pointee.codecpar else {
             throw FrameExtractorError.noVideo

@@ -44,6 +44,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let subtitles: SubtitleStore
     let warnings = Guarded<[String]>([])
     let endTime: Double?
+    /// Seconds the demuxer reads ahead (0: no cache, the packet queues bound it alone).
+    let cacheSeconds: Double
     let threads = SessionThreads()
     /// Streams the header says are encrypted: never decoded.
     private(set) var encryptedStreams: Set<Int> = []
@@ -64,14 +66,14 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         policy = options.policy
         clock = MasterClock(policy: options.policy)
         let openOptions: [String: String]
-        do { openOptions = try SourceOptions.make(headers: options.httpHeaders) } catch {
+        do { openOptions = try SourceOptions.make(network: options.network) } catch {
             throw PlayerError("\(error)")
         }
         self.openOptions = openOptions
         let format: FormatContext
         do {
             format = try FormatContext(url: url, options: openOptions, timeout: options.openTimeout,
-                                       interrupt: options.interrupt ?? InterruptToken())
+                                       interrupt: options.interrupt ?? InterruptToken(), network: options.network)
         } catch {
             throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(error.message)")
         }
@@ -101,11 +103,16 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             warnings.withLock { $0.append(contentsOf: lines) }
         }
         endTime = options.length.map { options.start + max(0, $0) }
-        videoQueue = BoundedQueue(maxCount: 600, maxCost: options.policy.packetQueueBytes) { item in
+        cacheSeconds = max(0, options.cacheSeconds ?? (NetworkSettings.isNetwork(url) ? options.networkCacheSeconds : 0))
+        // A cache holds its seconds of packets (mpv's default byte cap, 150 MiB); without one,
+        // the queues hold a few seconds.
+        let queueBytes = cacheSeconds > 0 ? max(options.policy.packetQueueBytes, 150 << 20) : options.policy.packetQueueBytes
+        let videoPackets = cacheSeconds > 0 ? max(600, Int(cacheSeconds * 130)) : 600
+        videoQueue = BoundedQueue(maxCount: videoPackets, maxCost: queueBytes) { item in
             if case .item(let p, _) = item { return p.size }
             return 0
         }
-        audioQueue = BoundedQueue(maxCount: 4000, maxCost: options.policy.packetQueueBytes / 2) { item in
+        audioQueue = BoundedQueue(maxCount: max(4000, videoPackets * 4), maxCost: queueBytes / 2) { item in
             if case .item(let p, _) = item { return p.size }
             return 0
         }
@@ -235,6 +242,42 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         threads.start("aether.video") { [self] in videoLoop() }
         threads.start("aether.audio") { [self] in audioLoop() }
         threads.start("aether.present") { [self] in presentLoop() }
+        if cacheSeconds > 0 { threads.start("aether.cache") { [self] in cacheLoop() } }
+    }
+
+    /// Playhead-to-demuxer margin under which a cached source stops to refill.
+    static let bufferingLowWater = 0.25
+
+    /// A source with a demuxer cache: pauses playback when the demuxer falls behind the playhead
+    /// (the network stalled) and resumes once `cachePauseWait` seconds are buffered again, or
+    /// the input ended. The user's pause is kept apart (``SessionControl/userPaused``).
+    private func cacheLoop() {
+        let wait = max(0.1, options.cachePauseWait)
+        while true {
+            let c = control.wait(until: MonotonicClock.seconds() + 0.05) { $0.stopped }
+            if c.stopped { return }
+            let now = clock.time
+            let change = control.withLock { c -> Bool? in
+                let ahead = c.demuxedUntil - now
+                let settled = c.state == .playing || c.state == .paused
+                if !c.buffering {
+                    guard settled, !c.userPaused, c.pendingSeek == nil, !c.demuxEOF, c.firstFrameSeen || videoDecoder == nil,
+                          ahead < PlaybackSession.bufferingLowWater else { return nil }
+                    c.buffering = true
+                    c.rebuffers += 1
+                    c.paused = true
+                    return true
+                }
+                guard c.demuxEOF || ahead >= wait || c.pendingSeek != nil || c.state == .ended || c.state == .error else { return nil }
+                c.buffering = false
+                c.paused = c.userPaused || c.state == .ended
+                return c.paused
+            }
+            if let change {
+                clock.setPaused(change)
+                FFmpegLog.write("cache", change ? "buffering: the demuxer is \(String(format: "%.2f", control.withLock { $0.demuxedUntil } - now)) s ahead" : "buffered: playing on")
+            }
+        }
     }
 
     /// Tests only: how long `requestSeek` stalls between recording the seek and waking the demux
@@ -269,7 +312,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         let failed = control.withLock { $0.state == .error }
         if failed { return }
         control.withLock { c in
-            if c.pendingSeek == nil { c.resumeAfterSeek = !c.paused }
+            if c.pendingSeek == nil { c.resumeAfterSeek = !c.userPaused }
             c.pendingSeek = (seekTarget, mode)
             c.state = .seeking
             c.seekPreroll = 0
@@ -321,6 +364,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             if videoDone && audioDone && c.state != .ended {
                 c.state = .ended
                 c.paused = true
+                c.buffering = false
                 c.endedHost = MonotonicClock.seconds()
             }
         }

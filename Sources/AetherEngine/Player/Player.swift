@@ -45,18 +45,19 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     public func play() { setPaused(false) }
     public func pause() { setPaused(true) }
-    public func togglePause() { setPaused(!(current?.control.withLock { $0.paused } ?? true)) }
+    public func togglePause() { setPaused(!(current?.control.withLock { $0.userPaused } ?? true)) }
 
     private func setPaused(_ paused: Bool) {
         guard let s = current else { return }
         let resync = s.control.withLock { c -> Bool in
             guard c.state != .ended || paused else { return false }
-            c.paused = paused
+            c.userPaused = paused
+            c.paused = paused || c.buffering
             if c.state == .playing || c.state == .paused { c.state = paused ? .paused : .playing }
             defer { if !paused { c.steppedWhilePaused = false } }
             return !paused && c.steppedWhilePaused
         }
-        s.clock.setPaused(paused)
+        s.clock.setPaused(s.control.withLock { $0.paused })
         // Frame steps moved the picture away from the audio: realign both at the picture.
         if resync { s.requestSeek(to: s.clock.time, mode: .exact) }
     }
@@ -217,7 +218,20 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         return s.control.withLock { $0.state }
     }
 
-    public var isPaused: Bool { current?.control.withLock { $0.paused } ?? true }
+    public var isPaused: Bool { current?.control.withLock { $0.userPaused || $0.state == .ended } ?? true }
+
+    /// A network source ran dry and playback waits for the cache to refill (`buffering…`).
+    public var isBuffering: Bool { current?.control.withLock { $0.buffering } ?? false }
+
+    /// How far the demuxer has read ahead, in media seconds, for a source with a demuxer cache
+    /// (network sources); nil otherwise.
+    public var cachedUntil: Double? {
+        guard let s = current, s.cacheSeconds > 0 else { return nil }
+        return s.control.withLock { $0.demuxEOF ? (s.info.duration ?? $0.demuxedUntil) : $0.demuxedUntil }
+    }
+
+    /// What the network is doing for the current source (nil for a local one).
+    public var networkStatus: NetworkStatus? { current?.format.networkStatus }
 
     /// Whether the video stream is playing (false when there is none, or it was left out as
     /// undecodable or encrypted).
@@ -322,6 +336,19 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         t.volume = c.volume
         t.muted = c.muted
         t.audioXruns = (s.sink as? ALSASink)?.xruns ?? 0
+        t.buffering = c.buffering
+        t.rebuffers = c.rebuffers
+        t.cachedUntil = cachedUntil
+        if let net = s.format.networkStatus {
+            switch net.phase {
+            case .flowing: t.networkPhase = "flowing"
+            case .reconnecting(let attempt): t.networkPhase = "reconnecting \(attempt)"
+            case .failed: t.networkPhase = "failed"
+            }
+            t.networkBytes = net.bytes
+            t.networkRetries = net.retries
+            t.networkBytesPerSecond = net.throughput
+        }
         return t
     }
 }

@@ -37,7 +37,12 @@ public struct PlayerOptions: Sendable {
     public var subtitlesEnabled = true
     /// Extra subtitle files to load as tracks (`--sub-file`).
     public var subtitleFiles: [String] = []
-    public var httpHeaders: [String: String] = [:]
+    public var httpHeaders: [String: String] {
+        get { network.headers }
+        set { network.headers = newValue }
+    }
+    /// How network sources are fetched (headers, user agent, read deadline, retries).
+    public var network = NetworkSettings()
     public var audioOutput: AudioOutputChoice = .alsa(device: "default")
     /// Volume in percent, 0–130.
     public var volume: Double = 100
@@ -49,6 +54,15 @@ public struct PlayerOptions: Sendable {
     public var policy = SyncPolicy.standard
     /// Seconds opening a source may block.
     public var openTimeout = 15.0
+    /// The demuxer cache: how many seconds the demuxer reads ahead of the playhead (mpv's
+    /// `--cache-secs`). nil: 30 for network sources, none for local ones (bounded by the packet
+    /// queues only). A source with a cache pauses (``Player/isBuffering``) when it runs dry and
+    /// goes on once ``cachePauseWait`` seconds are buffered again.
+    public var cacheSeconds: Double?
+    /// The cache's length when ``cacheSeconds`` is nil and the source is a network one.
+    public var networkCacheSeconds = 30.0
+    /// Seconds buffered before playback resumes after running dry (mpv's `--cache-pause-wait`).
+    public var cachePauseWait = 1.0
     /// Cancels a load in progress (and later blocking reads) when the host wants out, e.g. on
     /// SIGINT before the screen is up. Nil: the session makes its own.
     public var interrupt: InterruptToken?

@@ -10,7 +10,14 @@ struct SessionControl {
     /// position): ``Player/currentTime`` reports its target meanwhile.
     var seekInFlight: Double?
     var state = PlayerState.loading
+    /// Effective pause (the threads stop): the user's pause or a cache underrun.
     var paused = true
+    /// What the user asked for (``Player/pause()``/``Player/play()``).
+    var userPaused = true
+    /// A network source ran dry: paused until the demuxer cache holds enough again.
+    var buffering = false
+    /// Times playback stopped to refill the cache.
+    var rebuffers = 0
     var stopped = false
     var demuxEOF = false
     var rate = 1.0

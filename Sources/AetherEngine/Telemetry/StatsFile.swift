@@ -62,6 +62,10 @@ public struct PlaybackSummary: Codable, Sendable {
     public var subtitleTrack: Int?
     public var volume: Double?
     public var muted: Bool?
+    /// Network sources: times playback stopped to refill the cache, reconnects, body bytes.
+    public var rebuffers: Int?
+    public var networkRetries: Int?
+    public var networkBytes: Int64?
 
     /// Gathers the figures from `player` (call before stopping it).
     public init(player: Player, startPosition: Double, wallSeconds: Double, interrupted: Bool) {
@@ -93,5 +97,12 @@ public struct PlaybackSummary: Codable, Sendable {
         subtitleTrack = player.activeSubtitleTrack.map { $0 + 1 }
         volume = player.volume
         muted = player.isMuted
+        if let net = player.networkStatus {
+            rebuffers = t.rebuffers
+            networkRetries = net.retries
+            networkBytes = net.bytes
+        } else if t.rebuffers > 0 {
+            rebuffers = t.rebuffers
+        }
     }
 }

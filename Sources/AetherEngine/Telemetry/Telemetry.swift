@@ -55,6 +55,16 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var loopFilterSkip: String?
     public var toneMapping = false
     public var audioXruns = 0
+    /// Network sources: playback waits for the cache (`buffering…`), times it had to, how far
+    /// the demuxer has read (media seconds), the network's phase (`flowing`, `reconnecting 2`,
+    /// `failed`), body bytes received, reconnects and the recent rate (bytes/s).
+    public var buffering = false
+    public var rebuffers = 0
+    public var cachedUntil: Double?
+    public var networkPhase: String?
+    public var networkBytes: Int64?
+    public var networkRetries: Int?
+    public var networkBytesPerSecond: Double?
 
     public init() {}
 

@@ -121,7 +121,7 @@ extension PlaybackSession {
     private func land(serial: Int) {
         control.withLock { c in
             guard c.serial == serial, c.pendingSeek == nil else { return }
-            if c.state == .seeking || c.state == .loading { c.state = c.paused ? .paused : .playing }
+            if c.state == .seeking || c.state == .loading { c.state = c.userPaused ? .paused : .playing }
         }
     }
 }

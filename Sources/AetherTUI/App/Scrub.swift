@@ -42,8 +42,8 @@ final class PreviewFetcher: Sendable {
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     /// - Parameter width: thumbnail width in pixels (one size for the cache).
-    init(url: String, headers: [String: String], width: Int = 320) {
-        extractor = FrameExtractor(url: url, headers: headers)
+    init(url: String, network: NetworkSettings, width: Int = 320) {
+        extractor = FrameExtractor(url: url, network: network)
         self.width = width
         let t = Task.detached(priority: .utility) { [self] in await work() }
         task.withLock { $0 = t }
@@ -197,7 +197,7 @@ extension TUIApp {
         }
         // Without a playing video stream (the music view) the marker has a time but no picture.
         if previews == nil, player.hasVideo {
-            previews = PreviewFetcher(url: currentSource, headers: options.player.httpHeaders)
+            previews = PreviewFetcher(url: currentSource, network: options.player.network)
         }
         view.scrub = ScrubState(target: min(duration, max(0, time)), byMouse: byMouse)
         previews?.request(view.scrub!.target, duration: duration)

@@ -14,7 +14,7 @@ extension TUIApp {
         let path = Self.screenshotPath(directory: options.screenshotDirectory, source: currentSource, time: time,
                                        environment: ProcessInfo.processInfo.environment)
         if previews == nil, let duration = player.duration, duration > 0 {
-            previews = PreviewFetcher(url: currentSource, headers: options.player.httpHeaders)
+            previews = PreviewFetcher(url: currentSource, network: options.player.network)
         }
         guard let extractor = previews?.extractor else { osd("no screenshot: the file has no duration"); return }
         osd("screenshot…")

@@ -35,6 +35,21 @@ static inline int aether_AVERROR_EOF(void) { return AVERROR_EOF; }
 static inline int aether_AVERROR_EAGAIN(void) { return AVERROR(EAGAIN); }
 static inline int64_t aether_AV_NOPTS_VALUE(void) { return AV_NOPTS_VALUE; }
 static inline AVRational aether_AV_TIME_BASE_Q(void) { return AV_TIME_BASE_Q; }
+static inline int aether_AVERROR_EXIT(void) { return AVERROR_EXIT; }
+
+/* The HTTP status class libavformat's http protocol reported in `code` (400, 401, 403, 404,
+   499 for another 4xx, 500 for any 5xx), 0 when `code` is not an HTTP status error. */
+static inline int aether_http_status_of(int code) {
+    switch (code) {
+    case AVERROR_HTTP_BAD_REQUEST: return 400;
+    case AVERROR_HTTP_UNAUTHORIZED: return 401;
+    case AVERROR_HTTP_FORBIDDEN: return 403;
+    case AVERROR_HTTP_NOT_FOUND: return 404;
+    case AVERROR_HTTP_OTHER_4XX: return 499;
+    case AVERROR_HTTP_SERVER_ERROR: return 500;
+    default: return 0;
+    }
+}
 
 /* av_strerror into a caller buffer (AV_ERROR_MAX_STRING_SIZE is 64). */
 static inline void aether_strerror(int code, char *buf, size_t size) {

@@ -1,0 +1,150 @@
+import CFFmpeg
+import Foundation
+
+/// Everything one network source opens goes through here: the main input and, through
+/// libavformat's `io_open`/`io_close` hooks, every nested open of the HLS and DASH demuxers
+/// (playlists, segments, keys, init sections). Each open gets the same request options (headers,
+/// user agent, referrer, read deadline) and the protocol policy; HTTP(S) resources are read by a
+/// ``ResilientInput``. The session is the format context's `opaque` and lives as long as it.
+final class NetworkSession: @unchecked Sendable {  // `readers` is Guarded; the rest is immutable
+    let settings: NetworkSettings
+    let monitor = NetworkMonitor()
+    let interrupt: InterruptToken
+    /// Options for every open (libavformat protocol options).
+    let options: [String: String]
+    /// Schemes a nested open may use.
+    let allowedSchemes: Set<String>
+    /// The interrupt callback every connection polls.
+    var interruptCallback: AVIOInterruptCB {
+        AVIOInterruptCB(callback: interruptCallback_c, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+    }
+    private let readers = Guarded<[UnsafeMutableRawPointer: ResilientInput]>([:])
+    private let flowed = Guarded(false)
+
+    /// Schemes a network source's nested opens may use: never local files, pipes or other
+    /// transports a remote playlist could point at.
+    static let networkSchemes: Set<String> = ["http", "https", "crypto", "crypto+http", "crypto+https", "data"]
+    /// The protocol whitelist for a network source (and its nested opens).
+    static let networkWhitelist = "http,https,tcp,tls,crypto,data,httpproxy"
+
+    init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String]) {
+        self.settings = settings
+        self.interrupt = interrupt
+        var merged = options
+        merged["rw_timeout"] = String(Int64(max(0.1, settings.readTimeout) * 1_000_000))
+        if let agent = settings.userAgent { merged["user_agent"] = agent }
+        if let referrer = settings.referrer { merged["referer"] = referrer }
+        merged["protocol_whitelist"] = Self.networkWhitelist
+        // Demuxer options, not protocol ones.
+        merged.removeValue(forKey: "safe")
+        self.options = merged
+        allowedSchemes = Self.networkSchemes
+    }
+
+    /// Whether any byte has arrived (before it, an I/O error is most likely a bad host name).
+    var hasFlowed: Bool { flowed.withLock { $0 } }
+
+    func received(_ count: Int) {
+        monitor.received(count)
+        flowed.withLock { $0 = true }
+    }
+
+    /// Waits `seconds`, waking early (false) when the session is interrupted.
+    func sleep(seconds: Double) -> Bool {
+        let end = MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9)
+        while MonotonicClock.nanoseconds() < end {
+            if interrupt.shouldInterrupt { return false }
+            usleep(10_000)
+        }
+        return !interrupt.shouldInterrupt
+    }
+
+    /// Opens the main input.
+    func openMain(url: String) throws(FFmpegError) -> ResilientInput {
+        try ResilientInput(url: url, options: options, session: self)
+    }
+
+    /// `io_open` for nested opens. Returns 0 or an AVERROR.
+    func openNested(url: String, flags: Int32, callerOptions: OpaquePointer?,
+                    into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
+        guard flags & AVIO_FLAG_WRITE == 0 else { return aether_AVERROR(EPERM) }
+        let scheme = NetworkSettings.scheme(of: url) ?? "file"
+        guard allowedSchemes.contains(scheme) else {
+            let reason = "refused to open '\(TextSanitizer.clean(url))' from a network source (protocol '\(TextSanitizer.clean(scheme))' is not allowed)"
+            FFmpegLog.write("net", reason)
+            monitor.failed(reason)
+            return aether_AVERROR(EPERM)
+        }
+        // The caller's options (byte ranges, `seekable`) under ours (headers, deadline, policy).
+        var merged: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let next = av_dict_get(callerOptions, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            merged[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
+            entry = next
+        }
+        for (key, value) in options { merged[key] = value }
+        if scheme == "http" || scheme == "https" {
+            do {
+                let reader = try ResilientInput(url: url, options: merged, session: self)
+                pb.pointee = reader.context
+                readers.withLock { $0[UnsafeMutableRawPointer(reader.context)] = reader }
+                return 0
+            } catch {
+                return error.code
+            }
+        }
+        var dict: OpaquePointer? = nil
+        for (key, value) in merged { av_dict_set(&dict, key, value, 0) }
+        defer { av_dict_free(&dict) }
+        var callback = interruptCallback
+        monitor.requested()
+        return avio_open2(pb, url, flags, &callback, &dict)
+    }
+
+    /// `io_close`: frees a context opened by ``openNested(url:flags:callerOptions:into:)``.
+    func closeNested(_ pb: UnsafeMutablePointer<AVIOContext>) {
+        let key = UnsafeMutableRawPointer(pb)
+        let reader = readers.withLock { $0.removeValue(forKey: key) }
+        if reader == nil {
+            var doomed: UnsafeMutablePointer<AVIOContext>? = pb
+            avio_closep(&doomed)
+        }
+        // `reader` is released here: its deinit frees both contexts.
+    }
+
+    /// Installs the hooks on `ctx` (its `opaque` becomes this session, unretained: the owner
+    /// keeps the session alive until the context is closed).
+    func install(on ctx: UnsafeMutablePointer<AVFormatContext>) {
+        ctx.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
+        ctx.pointee.io_open = networkIOOpen
+        ctx.pointee.io_close = networkIOClose
+    }
+}
+
+private let interruptCallback_c: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
+    guard let opaque else { return 0 }
+    return Unmanaged<InterruptToken>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
+}
+
+private let networkIOOpen: @convention(c) (UnsafeMutablePointer<AVFormatContext>?,
+                                           UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?,
+                                           UnsafePointer<CChar>?, Int32,
+                                           UnsafeMutablePointer<OpaquePointer?>?) -> Int32 = { s, pb, url, flags, options in
+    guard let s, let pb, let url else { return aether_AVERROR(EINVAL) }
+    guard let opaque = s.pointee.opaque else {
+        // Not one of ours (a nested context without the session): refuse rather than guess.
+        return aether_AVERROR(EPERM)
+    }
+    let session = Unmanaged<NetworkSession>.fromOpaque(opaque).takeUnretainedValue()
+    return session.openNested(url: String(cString: url), flags: flags, callerOptions: options?.pointee, into: pb)
+}
+
+private let networkIOClose: @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<AVIOContext>?) -> Void = { s, pb in
+    guard let pb else { return }
+    guard let s, let opaque = s.pointee.opaque else {
+        var doomed: UnsafeMutablePointer<AVIOContext>? = pb
+        avio_closep(&doomed)
+        return
+    }
+    Unmanaged<NetworkSession>.fromOpaque(opaque).takeUnretainedValue().closeNested(pb)
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// How network sources are fetched: what every request carries, how long a read may wait, and
+/// how hard a broken transfer is retried.
+public struct NetworkSettings: Sendable, Equatable {
+    /// Extra request headers, sent with every request (the source, HLS/DASH playlists, segments
+    /// and keys, sidecar subtitles, the frame extractor's own connection).
+    public var headers: [String: String] = [:]
+    /// `User-Agent` (libavformat's default when nil).
+    public var userAgent: String?
+    /// `Referer`.
+    public var referrer: String?
+    /// Seconds one read (or connect) may wait for a byte before it counts as a failure.
+    public var readTimeout: Double = 10
+    /// Transient failures (connection reset, timeout, 5xx, a body cut short) retried in a row
+    /// before the transfer gives up.
+    public var retries = 6
+    /// First retry delay in seconds; doubled on each further attempt, with ±25 % jitter, and
+    /// capped at ``maxBackoff``.
+    public var initialBackoff = 0.25
+    public var maxBackoff = 4.0
+
+    public init() {}
+
+    /// The delay before retry `attempt` (1-based), jitter drawn from `unit` (0...1).
+    public func backoff(attempt: Int, unit: Double) -> Double {
+        let base = min(maxBackoff, initialBackoff * pow(2, Double(max(0, attempt - 1))))
+        return base * (0.75 + 0.5 * min(1, max(0, unit)))
+    }
+
+    /// True for URLs whose bytes come over the network (the resilient reader and the demuxer
+    /// cache apply to them; `file:`, `pipe:` and plain paths are local).
+    public static func isNetwork(_ url: String) -> Bool {
+        guard let scheme = scheme(of: url) else { return false }
+        return !["file", "pipe", "fd", "data", "memory"].contains(scheme)
+    }
+
+    /// The URL's scheme, lower-cased (`crypto+http://` gives `crypto+http`); nil for a path.
+    public static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = url[..<colon]
+        guard scheme.count >= 2, let first = scheme.unicodeScalars.first, first.properties.isAlphabetic,
+              scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+}
+
+/// What the network is doing for the current source.
+public struct NetworkStatus: Sendable, Equatable {
+    public enum Phase: Sendable, Equatable {
+        /// Bytes arrive (or nothing is being fetched).
+        case flowing
+        /// A transfer broke and is being retried: the attempt number (1-based).
+        case reconnecting(attempt: Int)
+        /// A transfer gave up (the reason, sanitised).
+        case failed(String)
+    }
+    public var phase: Phase = .flowing
+    /// Body bytes received over every connection of the source.
+    public var bytes: Int64 = 0
+    /// Requests made (first opens and reconnects).
+    public var requests = 0
+    /// Reconnects after a transient failure.
+    public var retries = 0
+    /// Bytes per second over the last second or so.
+    public var throughput: Double = 0
+    /// The last transient failure, for the stats box.
+    public var lastError: String?
+
+    public init() {}
+}
+
+/// Collects ``NetworkStatus`` from every reader of one source (main input, playlists,
+/// segments), from whichever thread reads.
+final class NetworkMonitor: Sendable {
+    private struct State {
+        var status = NetworkStatus()
+        var windowStart: UInt64 = 0
+        var windowBytes: Int64 = 0
+        var lastByte: UInt64 = 0
+    }
+    private let state = Guarded(State())
+
+    func received(_ count: Int) {
+        let now = MonotonicClock.nanoseconds()
+        state.withLock { s in
+            s.status.bytes += Int64(count)
+            s.windowBytes += Int64(count)
+            s.lastByte = now
+            if s.windowStart == 0 { s.windowStart = now }
+            let elapsed = Double(now - s.windowStart) / 1e9
+            if elapsed >= 1 {
+                s.status.throughput = Double(s.windowBytes) / elapsed
+                s.windowStart = now
+                s.windowBytes = 0
+            }
+            if case .reconnecting = s.status.phase { s.status.phase = .flowing }
+        }
+    }
+
+    func requested() { state.withLock { $0.status.requests += 1 } }
+
+    func reconnecting(attempt: Int, after error: String) {
+        state.withLock {
+            $0.status.retries += 1
+            $0.status.phase = .reconnecting(attempt: attempt)
+            $0.status.lastError = error
+        }
+    }
+
+    func recovered() {
+        state.withLock { if case .reconnecting = $0.status.phase { $0.status.phase = .flowing } }
+    }
+
+    func failed(_ reason: String) { state.withLock { $0.status.phase = .failed(reason) } }
+
+    var status: NetworkStatus {
+        let now = MonotonicClock.nanoseconds()
+        return state.withLock { s in
+            var status = s.status
+            // Nothing for over two seconds: the rate is what arrived in the open window.
+            if s.lastByte != 0, now - s.lastByte > 2_000_000_000 { status.throughput = 0 }
+            return status
+        }
+    }
+}
