@@ -319,6 +319,18 @@ struct Play: ParsableCommand {
             if code != 0 { throw ExitCode(code) }
             return
         }
+        // `-` plays standard input; the keys then come from the controlling terminal.
+        if playback.sources.contains("-"), isatty(STDIN_FILENO) == 0 {
+            let media = dup(STDIN_FILENO)
+            let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+            guard media >= 0, tty >= 0 else {
+                throw fail("'-' plays standard input, and the player then needs a terminal on /dev/tty for its keys (use --vo=null to play without one)")
+            }
+            _ = fcntl(media, F_SETFD, FD_CLOEXEC)
+            dup2(tty, STDIN_FILENO)
+            close(tty)
+            SourceOptions.standardInput.store(media, ordering: .relaxed)
+        }
         guard isatty(STDOUT_FILENO) == 1, isatty(STDIN_FILENO) == 1 else {
             throw fail("standard input and output must be a terminal (use --vo=null to play without one)")
         }

@@ -54,7 +54,9 @@ extension PlaybackSession {
                 telemetry.readError()
                 FFmpegLog.write("demux", "read error \(readErrors): \(error.message)")
                 if format.ioFailed || format.atEndOfInput || readErrors >= PlaybackSession.maxConsecutiveReadErrors {
-                    finishDemux(readError: format.atEndOfInput && !format.ioFailed ? nil : error.message, lastAny: lastAny)
+                    var reason = error.message
+                    if case .failed(let why) = format.networkStatus?.phase { reason = why }
+                    finishDemux(readError: format.atEndOfInput && !format.ioFailed ? nil : reason, lastAny: lastAny)
                 }
                 continue
             }
@@ -146,8 +148,10 @@ extension PlaybackSession {
         audioQueue.flush()
         frameQueue.flush()
         let preroll = mode == .exact ? control.withLock { $0.seekPreroll } : 0
+        // The load's seek to the start of a pipe or live stream: the demuxer is there already.
+        let atStartAlready = serial == 1 && target <= 0 && !format.isByteSeekable
         do {
-            try format.seek(toSeconds: max(0, target - preroll))
+            if !atStartAlready { try format.seek(toSeconds: max(0, target - preroll)) }
         } catch {
             warn("seek to \(String(format: "%.2f", target)) s failed: \(error.message)")
         }

@@ -120,7 +120,7 @@ public final class FormatContext {
         defer { av_dict_free(&dict) }
         var maybe: UnsafeMutablePointer<AVFormatContext>? = ctx
         // On failure avformat_open_input frees the context and sets it to NULL.
-        let opened = avformat_open_input(&maybe, memory == nil ? url : nil, nil, &dict)
+        let opened = avformat_open_input(&maybe, memory == nil ? SourceOptions.resolve(url) : nil, nil, &dict)
         guard opened >= 0, let ok = maybe else {
             interrupt.arm(seconds: nil)
             throw FFmpegError(code: opened, function: "avformat_open_input")
@@ -140,6 +140,13 @@ public final class FormatContext {
     deinit {
         var doomed: UnsafeMutablePointer<AVFormatContext>? = pointer
         avformat_close_input(&doomed)
+    }
+
+    /// False when the bytes arrive once only (a pipe, a live stream): repositioning the demuxer
+    /// would read ahead and throw away what it passes.
+    public var isByteSeekable: Bool {
+        guard let pb = pointer.pointee.pb else { return true }  // demuxers that open their own input
+        return pb.pointee.seekable != 0
     }
 
     /// True when the byte stream has reached its end (`avio_feof`).

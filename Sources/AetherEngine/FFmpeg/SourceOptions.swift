@@ -1,8 +1,24 @@
 import Foundation
+import Synchronization
 
 /// What every source is opened with: validated HTTP headers and an explicit protocol whitelist,
 /// whatever libavformat's defaults are in the installed version.
 public enum SourceOptions {
+    /// The descriptor `-` reads the media from (standard input unless the host moved it, e.g. a
+    /// TUI that needs standard input for the terminal).
+    public static let standardInput = Atomic<Int32>(STDIN_FILENO)
+
+    /// The URL libavformat opens for a source: `-` is standard input (mpv's convention).
+    public static func resolve(_ url: String) -> String {
+        url == "-" ? "pipe:\(standardInput.load(ordering: .relaxed))" : url
+    }
+
+    /// False for sources that can be read once only (`-`, `pipe:`, `fd:`): no second reader
+    /// (frame extractor, subtitle look-behind) may open them, as it would take playback's bytes.
+    public static func isReopenable(_ url: String) -> Bool {
+        !(url == "-" || url.hasPrefix("pipe:") || url.hasPrefix("fd:"))
+    }
+
     /// Protocols a source (and every nested open: HLS segments and keys, DASH fragments) may use.
     public static let protocolWhitelist =
         "file,pipe,http,https,tcp,tls,crypto,data,hls,udp,rtp,rtsp,srtp,rtmp,rtmps,rtmpt,rtmpts,srt,ftp,httpproxy,subfile"

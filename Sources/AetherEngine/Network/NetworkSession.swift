@@ -59,9 +59,13 @@ final class NetworkSession: @unchecked Sendable {  // `readers` is Guarded; the 
         return !interrupt.shouldInterrupt
     }
 
+    /// The source's own URL (set by ``openMain(url:)``).
+    private(set) var mainURL = ""
+
     /// Opens the main input.
     func openMain(url: String) throws(FFmpegError) -> ResilientInput {
-        try ResilientInput(url: url, options: options, session: self)
+        mainURL = url
+        return try ResilientInput(url: url, options: options, session: self)
     }
 
     /// `io_open` for nested opens. Returns 0 or an AVERROR.

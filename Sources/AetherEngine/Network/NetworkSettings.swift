@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 
 /// How network sources are fetched: what every request carries, how long a read may wait, and
@@ -33,6 +34,23 @@ public struct NetworkSettings: Sendable, Equatable {
     public static func isNetwork(_ url: String) -> Bool {
         guard let scheme = scheme(of: url) else { return false }
         return !["file", "pipe", "fd", "data", "memory"].contains(scheme)
+    }
+
+    /// FFmpeg's words for a failed open, made specific where they are vague: an I/O error on a
+    /// host name that does not resolve says so.
+    public static func explain(_ error: FFmpegError, url: String) -> String {
+        guard error.code == aether_AVERROR(EIO), isNetwork(url), let host = URLComponents(string: url)?.host,
+              !host.isEmpty, !resolves(host) else { return error.message }
+        return "cannot resolve host '\(TextSanitizer.clean(host))'"
+    }
+
+    private static func resolves(_ host: String) -> Bool {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &result)
+        if let result { freeaddrinfo(result) }
+        return status == 0
     }
 
     /// The URL's scheme, lower-cased (`crypto+http://` gives `crypto+http`); nil for a path.

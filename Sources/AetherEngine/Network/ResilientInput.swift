@@ -110,14 +110,17 @@ final class ResilientInput {
     /// interrupted, or out of attempts). Counts the attempt and reports it.
     private func retryDelay(after error: Int32, attempt: inout Int, what: String) -> Double? {
         guard error != aether_AVERROR_EXIT(), !session.interrupt.isCancelled else { return nil }
-        let message = FFmpegError(code: error, function: what).message
+        let message = error == NetworkFault.truncated ? "the server closed the connection at byte \(base + position) of \(base + size)"
+            : FFmpegError(code: error, function: what).message
+        // The source's own URL is in the player's error line already; a segment's is not.
+        let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
         guard NetworkFault.isTransient(error, flowing: session.hasFlowed) else {
-            session.monitor.failed("\(TextSanitizer.clean(url)): \(message)")
+            session.monitor.failed(which + message)
             return nil
         }
         attempt += 1
         guard attempt <= session.settings.retries else {
-            session.monitor.failed("\(TextSanitizer.clean(url)): \(message) (gave up after \(attempt - 1) retries)")
+            session.monitor.failed(which + "\(message) (gave up after \(attempt - 1) retr\(attempt == 2 ? "y" : "ies"))")
             return nil
         }
         session.monitor.reconnecting(attempt: attempt, after: message)

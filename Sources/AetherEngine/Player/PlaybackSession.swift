@@ -75,7 +75,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             format = try FormatContext(url: url, options: openOptions, timeout: options.openTimeout,
                                        interrupt: options.interrupt ?? InterruptToken(), network: options.network)
         } catch {
-            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(error.message)")
+            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(NetworkSettings.explain(error, url: url))")
         }
         self.format = format
         do {
@@ -90,7 +90,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         coverArt = CoverArt.take(from: format)
         // CENC in MP4: said from the header, before anything reaches a decoder.
         var encrypted = Set<Int>()
-        if info.container.contains("mp4") || info.container.contains("mov"), !url.contains("://") || url.hasPrefix("file:"),
+        if info.container.contains("mp4") || info.container.contains("mov"), url != "-", !url.contains("://") || url.hasPrefix("file:"),
            let found = EncryptionScan.scan(path: url.hasPrefix("file:") ? String(url.dropFirst(5)) : url) {
             let streams = (found.video ? info.video.map { ($0.index, $0.codec) } : [])
                 + (found.audio ? info.audio.map { ($0.index, $0.codec) } : [])

@@ -187,6 +187,7 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     /// Runs on `prefetchQueue` only.
     private func prefetch(stream wanted: Int, from start: Double, until: Double, generation: Int) {
         if prefetchFormat == nil {
+            guard SourceOptions.isReopenable(url) else { return }  // a second reader would take the pipe's bytes
             prefetchFormat = try? FormatContext(url: url, options: openOptions, timeout: 5, interrupt: prefetchInterrupt)
             guard let format = prefetchFormat else { return }
             for i in 0..<format.streamCount {

@@ -176,7 +176,8 @@ extension TUIApp {
         // Media values are clamped before any integer conversion (a damaged file can claim 1.8e19 s).
         func column(_ t: Double) -> Int { duration > 0 ? Int(saturating: min(1, max(0, t / duration)) * Double(width)) : 0 }
         let played = column(now)
-        let buffered = column(min(duration, now + lastTelemetry.bufferedSeconds))
+        // A source with a demuxer cache shows how far it has read; others what is queued.
+        let buffered = column(min(duration, player.cachedUntil ?? (now + lastTelemetry.bufferedSeconds)))
         let ticks = Set((player.mediaInfo?.chapters ?? []).dropFirst().map { duration > 0 ? column($0.start) : -1 })
         for x in 0..<width {
             let (glyph, role): (String, ThemeRole) =
@@ -192,8 +193,8 @@ extension TUIApp {
         // Status line.
         let status = row + 1
         Curses.fill(row: status, column: 0, width: width, style: palette[.status])
-        let icon = player.state == .paused ? "⏸" : player.state == .seeking ? "⇥" : "▶"
-        let timeText: String
+        let icon = player.state == .paused ? "⏸" : player.state == .seeking ? "⇥" : player.isBuffering ? "…" : "▶"
+        var timeText: String
         if let scrub = view.scrub {
             timeText = "\(TimeFormat.clock(scrub.target)) / \(TimeFormat.clock(duration))  scrub: Enter seeks, Esc leaves"
         } else if view.showRemaining {
@@ -201,6 +202,7 @@ extension TUIApp {
         } else {
             timeText = "\(TimeFormat.clock(now)) / \(TimeFormat.clock(duration))"
         }
+        if let network = networkText() { timeText += "  " + network }
         Curses.put(" \(icon) ", row: status, column: 0, style: palette[.status])
         Curses.put(timeText, row: status, column: 3, style: palette[.time])
         var right: [(String, ThemeRole)] = []
@@ -222,6 +224,13 @@ extension TUIApp {
             guard x > 3 + DisplayWidth.of(timeText) + 1 else { break }
             Curses.put(" \(text) ", row: status, column: x, style: palette[role])
         }
+    }
+
+    /// What the network is doing when the user should know: `reconnecting (2)` while a transfer
+    /// is retried, `buffering…` while playback waits for the cache, nil otherwise.
+    func networkText() -> String? {
+        if case .reconnecting(let attempt) = player.networkStatus?.phase { return "reconnecting (\(attempt))" }
+        return player.isBuffering ? "buffering…" : nil
     }
 
     /// Where text cues go: the bottom of the video rectangle, or under a sixel picture.
@@ -290,6 +299,19 @@ extension TUIApp {
         lines.append(String(format: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
         let cell = capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
         lines.append("Video out  \(outputDescription)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)")
+        if let net = player.networkStatus {
+            let phase: String
+            switch net.phase {
+            case .flowing: phase = player.isBuffering ? "buffering" : "flowing"
+            case .reconnecting(let attempt): phase = "reconnecting (\(attempt))"
+            case .failed: phase = "failed"
+            }
+            lines.append(String(format: "Network    %@  %.1f MB received  %.0f kB/s  %d retries", phase,
+                                Double(net.bytes) / 1e6, net.throughput / 1000, net.retries))
+            if let until = player.cachedUntil {
+                lines.append(String(format: "Cache      %.1f s ahead  %d rebuffers", max(0, until - player.currentTime), t.rebuffers))
+            }
+        }
         if let track = player.activeSubtitleTrack, let s = player.subtitleTracks.first(where: { $0.id == track }) {
             lines.append("Subtitles  \(s.label)\(player.subtitleDelay != 0 ? String(format: "  delay %+.1f s", player.subtitleDelay) : "")")
         }
@@ -346,6 +368,10 @@ extension TUIApp {
             (String(format: "tty     %5.0f kB/s", (h.terminalBytes.last ?? 0) / 1000), TelemetryHistory.sparkline(h.terminalBytes, width: spark)),
         ]
         lines.append((String(format: "buffer  %5.1f s, %d frames", t.bufferedSeconds, t.bufferedFrames), ""))
+        if let bytes = t.networkBytes {
+            lines.append((String(format: "net     %5.0f kB/s, %.1f MB, %d retries, %d rebuffers",
+                                 (t.networkBytesPerSecond ?? 0) / 1000, Double(bytes) / 1e6, t.networkRetries ?? 0, t.rebuffers), ""))
+        }
         lines.append(("frames  \(t.framesPresented) shown \(t.framesDropped) dropped", ""))
         lines.append((String(format: "decode  %5.2f ms/frame", t.decodeMsPerFrame), ""))
         // The pipeline stage by stage (ms per packet for read, per frame for the rest).

@@ -58,7 +58,7 @@ extension TUIApp {
         guard !times.isEmpty else { return }
         let now = player.currentTime
         let selection = times.indices.min { abs(times[$0] - now) < abs(times[$1] - now) } ?? 0
-        if previews == nil { previews = PreviewFetcher(url: currentSource, network: options.player.network) }
+        if previews == nil, SourceOptions.isReopenable(currentSource) { previews = PreviewFetcher(url: currentSource, network: options.player.network) }
         previews?.requestStrip(times)
         view.filmstrip = Filmstrip(times: times, selection: selection, width: width)
         view.dirty = true

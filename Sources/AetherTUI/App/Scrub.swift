@@ -196,7 +196,7 @@ extension TUIApp {
             return
         }
         // Without a playing video stream (the music view) the marker has a time but no picture.
-        if previews == nil, player.hasVideo {
+        if previews == nil, player.hasVideo, SourceOptions.isReopenable(currentSource) {
             previews = PreviewFetcher(url: currentSource, network: options.player.network)
         }
         view.scrub = ScrubState(target: min(duration, max(0, time)), byMouse: byMouse)

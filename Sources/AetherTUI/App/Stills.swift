@@ -13,7 +13,7 @@ extension TUIApp {
             ? player.subtitleCues(at: time) : []
         let path = Self.screenshotPath(directory: options.screenshotDirectory, source: currentSource, time: time,
                                        environment: ProcessInfo.processInfo.environment)
-        if previews == nil, let duration = player.duration, duration > 0 {
+        if previews == nil, SourceOptions.isReopenable(currentSource), let duration = player.duration, duration > 0 {
             previews = PreviewFetcher(url: currentSource, network: options.player.network)
         }
         guard let extractor = previews?.extractor else { osd("no screenshot: the file has no duration"); return }

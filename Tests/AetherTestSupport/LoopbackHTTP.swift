@@ -1,0 +1,130 @@
+import Foundation
+
+/// A real HTTP server on 127.0.0.1 (`Tests/Scripts/range_http.py`, Range requests) serving a
+/// directory, with the suite's fault proxy (`Tests/Scripts/fault_proxy.py`) in front of it:
+/// tests fetch through ``url(_:)`` (the proxy), replace the proxy's fault rules at run time and
+/// read which requests it saw. Both processes end with ``stop()`` (or when this is released).
+public final class LoopbackHTTP: @unchecked Sendable {  // used from one test at a time
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The proxy's port (what the player is given), and the server's behind it.
+    public let port: Int
+    public let serverPort: Int
+    private var processes: [(Process, Pipe)] = []
+
+    /// Serves `root`; `rules` is the proxy's initial rule list (JSON).
+    public init(root: String, rules: String = "[]") throws {
+        let dir = NSTemporaryDirectory() + "aether-http-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let rulesFile = dir + "/rules.json"
+        try rules.write(toFile: rulesFile, atomically: true, encoding: .utf8)
+        var started: [(Process, Pipe)] = []
+        func launch(_ arguments: [String]) throws -> Int {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3"] + arguments
+            let out = Pipe(), input = Pipe()
+            process.standardOutput = out
+            process.standardInput = input
+            try process.run()
+            started.append((process, input))
+            var text = ""
+            while !text.hasSuffix("\n") {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw Failure(description: "\(arguments.first ?? "?") printed no port: \(text)")
+            }
+            return port
+        }
+        do {
+            serverPort = try launch([TestEnvironment.scripts.appendingPathComponent("range_http.py").path, root, dir + "/server.jsonl"])
+            port = try launch([TestEnvironment.scripts.appendingPathComponent("fault_proxy.py").path, String(serverPort),
+                               dir + "/proxy.jsonl", rulesFile])
+        } catch {
+            Self.end(started)
+            throw error
+        }
+        processes = started
+    }
+
+    deinit { stop() }
+
+    /// Ends the proxy and the server and waits for them.
+    public func stop() {
+        Self.end(processes)
+        processes = []
+    }
+
+    private static func end(_ list: [(Process, Pipe)]) {
+        for (process, input) in list {
+            try? input.fileHandleForWriting.close()
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    /// `http://127.0.0.1:PORT/path` through the proxy.
+    public func url(_ path: String) -> String {
+        "http://127.0.0.1:\(port)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path)
+    }
+
+    /// Replaces the proxy's rules (a JSON list; see fault_proxy.py).
+    public func setRules(_ json: String) throws {
+        let status = try request("POST", "/__rules", body: json).status
+        guard status == 204 else { throw Failure(description: "the proxy refused the rules (\(status)): \(json)") }
+    }
+
+    /// The requests the proxy has finished answering, oldest first (fault_proxy.py's log objects:
+    /// method, path, range, headers, rule, status, bytes, length, cut, …).
+    public func requests() throws -> [[String: Any]] {
+        let body = try request("GET", "/__log").body
+        guard let list = try JSONSerialization.jsonObject(with: body) as? [[String: Any]] else {
+            throw Failure(description: "the proxy's log is not a JSON list")
+        }
+        return list
+    }
+
+    /// Forgets the requests logged so far.
+    public func clearRequests() throws { _ = try request("DELETE", "/__log") }
+
+    /// One HTTP/1.0 exchange with the proxy's control endpoints over a plain socket.
+    private func request(_ method: String, _ path: String, body: String = "") throws -> (status: Int, body: Data) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "cannot reach the proxy on port \(port)") }
+        let payload = Array(body.utf8)
+        let head = "\(method) \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(payload.count)\r\nConnection: close\r\n\r\n"
+        let bytes = Array(head.utf8) + payload
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw Failure(description: "write to the proxy failed") }
+            sent += n
+        }
+        var response = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            response.append(contentsOf: buffer[0..<n])
+        }
+        guard let split = response.range(of: Data("\r\n\r\n".utf8)),
+              let statusLine = String(data: response[..<split.lowerBound], encoding: .utf8)?.split(separator: "\r\n").first,
+              let status = statusLine.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { throw Failure(description: "no HTTP response from the proxy") }
+        return (status, Data(response[split.upperBound...]))
+    }
+}
