@@ -169,6 +169,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # many parallel connects (the default, 5, makes some wait a second)
 
     def handle_error(self, request, client_address):
         pass  # a client that went away must not print a traceback, nor stop anything
@@ -179,6 +180,6 @@ print(server.server_address[1], flush=True)
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
 threading.Thread(target=lambda: (sys.stdin.read(), server.shutdown()), daemon=True).start()
 try:
-    server.serve_forever()
+    server.serve_forever(poll_interval=0.1)
 except SystemExit:
     pass
