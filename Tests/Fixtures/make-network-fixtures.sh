@@ -6,115 +6,146 @@
 #   --force  regenerates everything. Without it a file or directory is skipped when it
 #            exists and is newer than this script (and than its inputs).
 # Prints one line per generated file and nothing when everything is current.
-# Needs: ffmpeg and ffprobe (libx264, aac, mjpeg, drawtext for the counter), python3.
-# make-fixtures.sh runs it last, into its OUTDIR/net. About 12 s on 2 cores.
+# Needs: ffmpeg and ffprobe (libx264, aac, mjpeg; drawtext for the counter), python3.
+# make-fixtures.sh runs it last, into its OUTDIR/net. 9-11 s on 2 idle cores (one ffmpeg at
+# a time), 15 s niced beside a build.
 #
 # Serve OUTDIR with Tests/Scripts/range_http.py (optionally behind Tests/Scripts/fault_proxy.py)
-# and open http://127.0.0.1:PORT/<file>. All URIs inside playlists and manifests are relative.
+# and open http://127.0.0.1:PORT/<file>. Every URI inside the playlists and manifests is
+# relative (except the hostile ones).
 #
 # Output is deterministic for a given ffmpeg build: -bitexact everywhere, one thread per
 # video encoder (x264 with VBV and several threads is not deterministic), fixed lavfi sources.
 #
-# Unless noted: video is lavfi testsrc2 at 24 fps with the frame number and the time drawn at
-# the top left ("480 00:00:20.000", white on a dark box; DejaVu Sans Mono Bold — without that
-# font, and without fontconfig's monospace, the picture is plain testsrc2), H.264 libx264
+# Unless noted: video is lavfi testsrc2 at 24 fps with its frame number and time drawn at the
+# top left (e.g. "480 00:00:20.000", white on a dark box, DejaVu Sans Mono Bold; without that
+# font or fontconfig's monospace, or without drawtext, it is plain testsrc2), H.264 libx264
 # ultrafast yuv420p Constrained Baseline, no B-frames, a keyframe exactly every 48 frames (2 s:
-# frames 0, 48, 96 ...; no scene cuts), rate-capped (-b:v = -maxrate, bufsize 2 s). Audio is
-# AAC-LC stereo 48 kHz, a 440 Hz sine (peak 1/8). Every clip is 20 s unless noted. HLS
-# segments are MPEG-TS and 2 s (10 per 20 s); DASH segments are fMP4 (.m4s) and 2 s.
+# frames 0, 48, 96 ...; no scene cuts), rate-capped (-b:v = -maxrate, bufsize 2 s; the real
+# rate lands about 5% above the cap). Audio is AAC-LC stereo 48 kHz, a 440 Hz sine (peak 1/8).
+# Clips are 20 s unless noted. HLS segments are MPEG-TS, 2 s each, timestamps from 1.4 s
+# (audio 1.400, video 1.421333: mux delay): segment N's first video packet is the keyframe
+# of frame 48 N at pts 1.421333 + 2 N. DASH segments are fMP4 (.m4s), 2 s each, video from
+# 0 and audio from -0.021333 (AAC priming).
 #
-# Files (tests may assert these facts; keep this list and the code in step):
+# Files (tests may assert these facts; keep this list and the code in step). Bitrates
+# "measured" are file bytes x 8 / duration, container overhead included.
 #
 # Progressive download
 #   progressive.mp4
-#       640x360 video 500 kb/s + AAC 96 kb/s, 20 s (AAC ends at 20.011), moov first
-#       (+faststart), about 1.4 MB: a Range request for any offset can seek.
+#       640x360 video (cap 500 kb/s, measured 522) + AAC 96 kb/s, 20.000 s (both streams),
+#       1556461 bytes, boxes ftyp, moov, free, mdat (+faststart: the index comes first, so
+#       a player can seek with one Range request). Keyframes at 0, 2 ... 18 s.
 #   progressive.srt
 #       Sidecar SubRip for it (UTF-8), four cues: 1–3 s "Network one", 5–7 s "Network two",
 #       10–12 s "Network three", 17–19 s "Réseau quatre".
 #
 # HLS
 #   hls-vod/master.m3u8
-#       Master playlist (EXT-X-VERSION 3) of three variants, in this order, each
-#       EXT-X-STREAM-INF with BANDWIDTH (1.1 x the nominal video + audio rate), RESOLUTION
-#       and CODECS:
-#         v0/index.m3u8  320x180  video 180 kb/s + AAC 48 kb/s   BANDWIDTH=250800
-#                        CODECS="avc1.42c00c,mp4a.40.2"
-#         v1/index.m3u8  640x360  video 540 kb/s + AAC 96 kb/s   BANDWIDTH=699600
-#                        CODECS="avc1.42c01e,mp4a.40.2"
-#         v2/index.m3u8  960x540  video 1235 kb/s + AAC 128 kb/s BANDWIDTH=1499300
-#                        CODECS="avc1.42c01f,mp4a.40.2"
-#       Each variant has its own AAC encode (muxed in its segments; no EXT-X-MEDIA groups).
+#       Master playlist (EXT-X-VERSION 3, no EXT-X-MEDIA) of three variants in this order,
+#       each EXT-X-STREAM-INF with BANDWIDTH (ffmpeg's: 1.1 x the nominal video + audio rate,
+#       so below the measured peak), RESOLUTION and CODECS:
+#         v0/index.m3u8  320x180  video 180k + AAC 48k   BANDWIDTH=250800
+#                        CODECS="avc1.42c00c,mp4a.40.2"  measured 272 kb/s, peak segment 302
+#         v1/index.m3u8  640x360  video 540k + AAC 96k   BANDWIDTH=699600
+#                        CODECS="avc1.42c01e,mp4a.40.2"  measured 705 kb/s, peak segment 758
+#         v2/index.m3u8  960x540  video 1235k + AAC 128k BANDWIDTH=1499300
+#                        CODECS="avc1.42c01f,mp4a.40.2"  measured 1482 kb/s, peak 1635
+#       Each variant has its own AAC encode, muxed into its segments.
 #   hls-vod/v{0,1,2}/index.m3u8, hls-vod/v{0,1,2}/seg000.ts ... seg009.ts
-#       VOD media playlists (EXT-X-PLAYLIST-TYPE:VOD, TARGETDURATION 2, MEDIA-SEQUENCE 0,
-#       ten "#EXTINF:2.000000," segments, EXT-X-ENDLIST). Segment N starts with a keyframe at
-#       N*2 s of content (frame 48 N); the same N is the same content in every variant, so a
-#       switch at a segment boundary is seamless. The directory names the variant.
-#       MPEG-TS timestamps start at 1.4 s (mux delay).
+#       VOD media playlists: EXT-X-VERSION 3, TARGETDURATION 2, MEDIA-SEQUENCE 0,
+#       PLAYLIST-TYPE VOD, ten "#EXTINF:2.000000," segments, EXT-X-ENDLIST; 20.000 s each.
+#       Segment N holds frames 48 N ... 48 N + 47 in every variant (same content, aligned
+#       keyframes: a switch at a segment boundary is seamless). The directory names the
+#       variant.
 #   hls-aes/index.m3u8, hls-aes/seg000.ts ... seg009.ts, hls-aes/enc.key
-#       progressive.mp4's streams (stream copy) as one VOD media playlist (no master),
-#       encrypted with AES-128: "#EXT-X-KEY:METHOD=AES-128,URI="enc.key"" (relative URI,
-#       served over HTTP), no IV attribute (so the IV of segment N is N, its media sequence
-#       number). The key, enc.key, is the 16 bytes 00 01 02 ... 0f. Segments are not
-#       MPEG-TS without the key (no 0x47 sync byte every 188 bytes).
+#       progressive.mp4's streams (stream copy, so its frames, bit for bit) as one VOD media
+#       playlist (no master; ten 2 s segments, 20.000 s), AES-128 encrypted:
+#         #EXT-X-KEY:METHOD=AES-128,URI="enc.key",IV=0x101112131415161718191a1b1c1d1e1f
+#       once, before the first segment: a relative key URI (fetched over HTTP, Content-Type
+#       application/octet-stream) and one explicit IV for every segment (not the media
+#       sequence number). enc.key is the 16 bytes 00 01 02 ... 0f. Without the key a segment
+#       is not MPEG-TS (ffprobe: "Invalid data found when processing input").
 #   hls-thumbs/master.m3u8
-#       Master playlist with one variant, v0/index.m3u8 (640x360, video 540 kb/s + AAC 96
-#       kb/s, 30 s: fifteen 2 s segments seg000.ts ... seg014.ts), followed by a Roku-style
-#       image stream (added after ffmpeg wrote the master):
-#         #EXT-X-IMAGE-STREAM-INF:BANDWIDTH=<B>,RESOLUTION=160x90,CODECS="jpeg",URI="thumbs/index.m3u8"
-#       B = the bigger sheet's size x 8 / 20 s, rounded up.
+#       Master playlist of one variant, v0/index.m3u8 (640x360, video 540k + AAC 96k,
+#       BANDWIDTH=699600, CODECS="avc1.42c01e,mp4a.40.2", 30 s: fifteen 2 s segments
+#       seg000.ts ... seg014.ts), then a blank line and, as the last line, a Roku-style image
+#       stream (appended after ffmpeg wrote the master):
+#         #EXT-X-IMAGE-STREAM-INF:BANDWIDTH=15412,RESOLUTION=160x90,CODECS="jpeg",URI="thumbs/index.m3u8"
+#       (BANDWIDTH: the bigger sheet's bytes x 8 / 20 s, rounded up). RESOLUTION is one
+#       thumbnail's size. lavf's hls demuxer skips the line ("Skip ('#EXT-X-IMAGE-STREAM-INF
+#       ...')" at -v verbose) and never fetches the image playlist: ffprobe sees one video and
+#       one audio stream, 30.000 s.
 #   hls-thumbs/thumbs/index.m3u8, hls-thumbs/thumbs/tile1.jpg, tile2.jpg
-#       The image media playlist: EXT-X-VERSION 7, TARGETDURATION 20, MEDIA-SEQUENCE 0,
-#       PLAYLIST-TYPE VOD, EXT-X-IMAGES-ONLY, then per sheet "#EXTINF:<d>," +
-#       "#EXT-X-TILES:RESOLUTION=160x90,LAYOUT=5x2,DURATION=2.000" + its URI, EXT-X-ENDLIST.
-#       Each sheet is an 800x180 JPEG of 5 columns x 2 rows of 160x90 thumbnails, row-major,
-#       thumbnail k (from 0, over all sheets) being video frame 48 k (k * 2 s; its counter
-#       reads "48k"). Two sheets: tile1.jpg EXTINF 20.000 covers 0–20 s (10 thumbnails),
-#       tile2.jpg EXTINF 10.000 covers 20–30 s: only its top row (5 thumbnails) is filled,
-#       the bottom row is black. (30 s, so that there are two sheets and the last is partial.)
+#       The image media playlist:
+#         #EXTM3U / #EXT-X-TARGETDURATION:20 / #EXT-X-VERSION:7 / #EXT-X-MEDIA-SEQUENCE:0 /
+#         #EXT-X-PLAYLIST-TYPE:VOD / #EXT-X-IMAGES-ONLY, then per sheet
+#         #EXTINF:<d>, / #EXT-X-TILES:RESOLUTION=160x90,LAYOUT=5x2,DURATION=2.000 / tileN.jpg,
+#         then #EXT-X-ENDLIST.
+#       Each sheet is an 800x180 baseline JPEG (yuvj420p) of 5 columns x 2 rows of 160x90
+#       thumbnails, row-major; thumbnail k (from 0, over all sheets) is video frame 48 k, the
+#       picture at k x 2 s (its counter reads 48 k). Two sheets: tile1.jpg (38530 bytes,
+#       EXTINF 20.000) covers 0–20 s with ten thumbnails; tile2.jpg (22397 bytes, EXTINF
+#       10.000) covers 20–30 s: its top row holds five thumbnails (frames 480 ... 672), its
+#       bottom row is black. The clip is 30 s so that there are two sheets and the last is
+#       partial.
 #
 # DASH
 #   dash-vod/manifest.mpd
-#       Static MPD (profile isoff-live, mediaPresentationDuration PT20.0S), one Period,
-#       AdaptationSet 0 video with Representation id 0 (320x180, bandwidth 180000,
-#       avc1.42c00c) and id 1 (640x360, bandwidth 540000, avc1.42c01e); AdaptationSet 1
-#       audio with Representation id 2 (AAC 96000, mp4a.40.2, 48 kHz, 2 channels). Each
-#       Representation has a SegmentTemplate with a SegmentTimeline (video timescale 12288:
-#       <S t="0" d="24576" r="9"/>, ten 2 s segments; audio timescale 48000, ten segments of
-#       95232–96256 samples), initialization "init-stream$RepresentationID$.m4s", media
-#       "chunk-stream$RepresentationID$-$Number%05d$.m4s", startNumber 1.
+#       Static MPD (profile isoff-live, mediaPresentationDuration PT20.0S, maxSegmentDuration
+#       PT2.0S, minBufferTime PT4.0S), one Period, AdaptationSet 0 (video, segmentAlignment,
+#       maxWidth 640) with Representation id 0 (320x180, bandwidth 180000, avc1.42c00c;
+#       measured 190 kb/s) and id 1 (640x360, bandwidth 540000, avc1.42c01e; measured 565);
+#       AdaptationSet 1 (audio) with Representation id 2 (mp4a.40.2, bandwidth 96000, 48 kHz,
+#       2 channels). Each Representation has its own SegmentTemplate (initialization
+#       "init-stream$RepresentationID$.m4s", media "chunk-stream$RepresentationID$-$Number%05d$.m4s",
+#       startNumber 1) with a SegmentTimeline: video timescale 12288, <S t="0" d="24576"
+#       r="9"/> (ten 2 s segments); audio timescale 48000, ten segments of 95232 to 96256
+#       samples (960000 in all).
 #   dash-vod/init-stream{0,1,2}.m4s, dash-vod/chunk-stream{0,1,2}-00001.m4s ... -00010.m4s
-#   dash-number/...
-#       The same content and file names, with -use_timeline 0: each SegmentTemplate has
-#       duration= and no SegmentTimeline (video duration 24576 / timescale 12288 = 2 s), the
-#       $Number$ addressing mode.
-#   dash-thumbs/manifest.mpd, init-stream{0,1}.m4s, chunk-stream{0,1}-00001 ... 00020.m4s
-#       40 s (twenty 2 s segments), Representation 0 video 640x360 540 kb/s, 1 audio AAC
-#       96 kb/s, SegmentTimeline as in dash-vod. Then (added after ffmpeg wrote the MPD, as
-#       the last AdaptationSet of the Period) a DASH-IF IOP 4.3 thumbnail set:
+#   dash-number/manifest.mpd, init-stream{0,1,2}.m4s, chunk-stream{0,1,2}-00001.m4s ...
+#       The same streams and names made with -use_timeline 0: each SegmentTemplate has
+#       timescale="1000000" duration="2000000" and no SegmentTimeline ($Number$ addressing:
+#       segment n starts at (n-1) x 2 s). Video has ten chunks, 00001 ... 00010; audio has an
+#       eleventh, chunk-stream2-00011.m4s (423 bytes: the AAC tail past 20 s), which the MPD
+#       (20 s / 2 s = 10 segments) does not address. lavf's dash demuxer asks for chunk 00011
+#       of every representation (404 for video, logging "Error when loading first fragment
+#       of playlist") and plays to the end anyway.
+#   dash-thumbs/manifest.mpd, init-stream{0,1}.m4s, chunk-stream{0,1}-00001 ... -00020.m4s
+#       40 s (PT40.0S; twenty 2 s segments, <S t="0" d="24576" r="19"/>), Representation 0
+#       video 640x360 bandwidth 540000 (measured 553 kb/s), Representation 1 audio AAC 96000.
+#       Then, as the Period's last AdaptationSet (added after ffmpeg wrote the MPD), a DASH-IF
+#       IOP 4.3 thumbnail set:
 #         <AdaptationSet id="2" contentType="image" mimeType="image/jpeg">
-#           <SegmentTemplate media="thumbs/tile$Number$.jpg" duration="20" startNumber="1"
-#             timescale="1"/>
-#           <Representation id="thumbs" bandwidth="<B>" width="800" height="180">
-#             <EssentialProperty schemeIdUri="http://dashif.org/thumbnail_tile" value="5x2"/>
+#           <SegmentTemplate media="thumbs/tile$Number$.jpg" duration="20" startNumber="1" timescale="1" />
+#           <Representation id="thumbs" bandwidth="15416" width="800" height="180">
+#             <EssentialProperty schemeIdUri="http://dashif.org/thumbnail_tile" value="5x2" />
 #           </Representation>
 #         </AdaptationSet>
-#       B as for hls-thumbs. Width/height are the whole sheet; each thumbnail is 800/5 x 180/2 =
-#       160x90 and lasts 20 s / 10 = 2 s.
+#       Width/height are the whole sheet: one thumbnail is 800/5 x 180/2 = 160x90 and lasts
+#       20 s / 10 = 2 s; sheet n covers (n-1) x 20 s to n x 20 s. lavf's dash demuxer skips
+#       the set ("skipp not supported representation type" at -v verbose) and fetches no
+#       tile: ffprobe sees one video and one audio stream, 40.000 s.
 #   dash-thumbs/thumbs/tile1.jpg, tile2.jpg
-#       Two full 800x180 sheets (5x2): tile1 frames 0, 48 ... 432 (0–18 s), tile2 frames
-#       480 ... 912 (20–38 s), thumbnail k = frame 48 k as for hls-thumbs.
+#       Two full 800x180 sheets (5x2, 38530 and 38540 bytes): tile1 holds frames 0, 48 ...
+#       432 (0–18 s), tile2 frames 480 ... 912 (20–38 s); thumbnail k = frame 48 k as in
+#       hls-thumbs (tile1.jpg is the same file as hls-thumbs/thumbs/tile1.jpg).
 #
-# Hostile playlists (a player must not read local files on a remote playlist's say-so)
+# Hostile playlists (a player must never read a local file on a remote playlist's say-so)
 #   hostile/passwd.m3u8
-#       HLS VOD media playlist whose only segment URI is file:///etc/passwd.
+#       HLS VOD media playlist whose only segment (#EXTINF:2.000000,) is file:///etc/passwd.
+#       lavf (5.1.9 here) refuses it even with file whitelisted: "URL file:///etc/passwd is
+#       not in allowed_segment_extensions".
 #   hostile/passwd-master.m3u8
-#       HLS master playlist whose only variant (BANDWIDTH 500000, 640x360) is
-#       file:///etc/passwd.
+#       HLS master playlist whose only variant (BANDWIDTH=500000,RESOLUTION=640x360) is
+#       file:///etc/passwd. Opened over HTTP with lavf's default protocol whitelist it fails
+#       ("Protocol 'file' not on whitelist"); with file in -protocol_whitelist lavf DOES open
+#       /etc/passwd (as a variant playlist; it then fails to parse it).
 #   hostile/remote-list.m3u
-#       Extended M3U playlist of two entries: file:///etc/passwd (title "passwd"), then
-#       ../progressive.mp4 (title "progressive"; over HTTP it resolves to /progressive.mp4,
-#       which exists).
+#       Extended M3U of two entries: file:///etc/passwd (#EXTINF:-1,passwd), then
+#       ../progressive.mp4 (#EXTINF:20,progressive; against the playlist's URL
+#       http://HOST/hostile/remote-list.m3u it resolves to http://HOST/progressive.mp4, which
+#       exists). lavf has no demuxer for it.
 #
 # Live HLS is not a fixture: Tests/Scripts/live_hls.sh OUTDIR SECONDS writes one in real time.
 
