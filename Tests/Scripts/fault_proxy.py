@@ -352,7 +352,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     raise Dropped()
                 break
             if bps:
-                delay = pace_t + (sent - pace_bytes) / bps - time.monotonic()
+                delay = pace_t + (sent + len(chunk) - pace_bytes) / bps - time.monotonic()  # never ahead of B
                 if delay > 0:
                     time.sleep(delay)
             self.wfile.write(chunk)
