@@ -201,8 +201,8 @@ bitexact=(-bitexact)
 x264=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 48 -keyint_min 48 -sc_threshold 0 -threads:v 1)
 aac=(-c:a aac -ar 48000 -ac 2)
 
-# shellcheck disable=SC2046  # $(vrate ...) must word-split
-# vrate SPEC KBPS: a capped video rate for output stream SPEC (e.g. v:0), bufsize 2 s.
+# vrate SPEC KBPS: a capped video rate for output stream SPEC (e.g. v:0), bufsize 2 s, as
+# separate words: callers leave $(vrate ...) unquoted (shellcheck SC2046) so that it splits.
 vrate() { printf -- '-b:%s\n%sk\n-maxrate:%s\n%sk\n-bufsize:%s\n%sk\n' "$1" "$2" "$1" "$2" "$1" $(($2 * 2)); }
 
 # The counter's font: DejaVu Sans Mono Bold, else fontconfig's monospace, else none.
