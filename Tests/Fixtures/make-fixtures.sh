@@ -177,6 +177,11 @@
 #       with millisecond timestamps, clusters at 0, 1 s, 2^62, 2^63-16, 2^63
 #       and 2^64-1 ms, two 50 ms blocks each (12 packets). libavformat makes
 #       packet timestamps from 0 up to 4.6e18 and down to Int64.min + 50.
+#
+# Network sources
+#   net/   progressive MP4, HLS (three variants, AES-128, thumbnails), DASH
+#          (SegmentTimeline, $Number$, thumbnails) and hostile playlists, made
+#          last by make-network-fixtures.sh (its header lists the files).
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -751,3 +756,9 @@ if [ ! -f "$hostile_dir/.stamp" ] || [ "$hostile_gen" -nt "$hostile_dir/.stamp" 
     touch "$hostile_dir/.stamp"
     echo "hostile/ corpus                      $(ls "$hostile_dir" | wc -l) files"
 fi
+
+# Network sources (progressive HTTP, HLS, DASH, thumbnail manifests, hostile playlists):
+# make-network-fixtures.sh into OUTDIR/net, with its own skip-if-current checks.
+net_args=("$outdir/net")
+if [[ $force -eq 1 ]]; then net_args=(--force "${net_args[@]}"); fi
+bash "$script_dir/make-network-fixtures.sh" "${net_args[@]}" | sed 's|^|net/|'

@@ -1,0 +1,440 @@
+#!/usr/bin/env bash
+# make-network-fixtures.sh — generates the network-source corpus (progressive HTTP, HLS, DASH).
+#
+# Usage: Tests/Fixtures/make-network-fixtures.sh [--force] [OUTDIR]
+#   OUTDIR   defaults to Tests/Fixtures/out/net (git-ignored).
+#   --force  regenerates everything. Without it a file or directory is skipped when it
+#            exists and is newer than this script (and than its inputs).
+# Prints one line per generated file and nothing when everything is current.
+# Needs: ffmpeg and ffprobe (libx264, aac, mjpeg; drawtext for the counter), python3.
+# make-fixtures.sh runs it last, into its OUTDIR/net. 9-11 s on 2 idle cores (one ffmpeg at
+# a time), 15 s niced beside a build.
+#
+# Serve OUTDIR with Tests/Scripts/range_http.py (optionally behind Tests/Scripts/fault_proxy.py)
+# and open http://127.0.0.1:PORT/<file>. Every URI inside the playlists and manifests is
+# relative (except the hostile ones).
+#
+# Output is deterministic for a given ffmpeg build: -bitexact everywhere, one thread per
+# video encoder (x264 with VBV and several threads is not deterministic), fixed lavfi sources.
+#
+# Unless noted: video is lavfi testsrc2 at 24 fps with its frame number and time drawn at the
+# top left (e.g. "480 00:00:20.000", white on a dark box, DejaVu Sans Mono Bold; without that
+# font or fontconfig's monospace, or without drawtext, it is plain testsrc2), H.264 libx264
+# ultrafast yuv420p Constrained Baseline, no B-frames, a keyframe exactly every 48 frames (2 s:
+# frames 0, 48, 96 ...; no scene cuts), rate-capped (-b:v = -maxrate, bufsize 2 s; the real
+# rate lands about 5% above the cap). Audio is AAC-LC stereo 48 kHz, a 440 Hz sine (peak 1/8).
+# Clips are 20 s unless noted. HLS segments are MPEG-TS, 2 s each, timestamps from 1.4 s
+# (audio 1.400, video 1.421333: mux delay): segment N's first video packet is the keyframe
+# of frame 48 N at pts 1.421333 + 2 N. DASH segments are fMP4 (.m4s), 2 s each, video from
+# 0 and audio from -0.021333 (AAC priming).
+#
+# Files (tests may assert these facts; keep this list and the code in step). Bitrates
+# "measured" are file bytes x 8 / duration, container overhead included.
+#
+# Progressive download
+#   progressive.mp4
+#       640x360 video (cap 500 kb/s, measured 522) + AAC 96 kb/s, 20.000 s (both streams),
+#       1556461 bytes, boxes ftyp, moov, free, mdat (+faststart: the index comes first, so
+#       a player can seek with one Range request). Keyframes at 0, 2 ... 18 s.
+#   progressive.srt
+#       Sidecar SubRip for it (UTF-8), four cues: 1–3 s "Network one", 5–7 s "Network two",
+#       10–12 s "Network three", 17–19 s "Réseau quatre".
+#
+# HLS
+#   hls-vod/master.m3u8
+#       Master playlist (EXT-X-VERSION 3, no EXT-X-MEDIA) of three variants in this order,
+#       each EXT-X-STREAM-INF with BANDWIDTH (ffmpeg's: 1.1 x the nominal video + audio rate,
+#       so below the measured peak), RESOLUTION and CODECS:
+#         v0/index.m3u8  320x180  video 180k + AAC 48k   BANDWIDTH=250800
+#                        CODECS="avc1.42c00c,mp4a.40.2"  measured 272 kb/s, peak segment 302
+#         v1/index.m3u8  640x360  video 540k + AAC 96k   BANDWIDTH=699600
+#                        CODECS="avc1.42c01e,mp4a.40.2"  measured 705 kb/s, peak segment 758
+#         v2/index.m3u8  960x540  video 1235k + AAC 128k BANDWIDTH=1499300
+#                        CODECS="avc1.42c01f,mp4a.40.2"  measured 1482 kb/s, peak 1635
+#       Each variant has its own AAC encode, muxed into its segments.
+#   hls-vod/v{0,1,2}/index.m3u8, hls-vod/v{0,1,2}/seg000.ts ... seg009.ts
+#       VOD media playlists: EXT-X-VERSION 3, TARGETDURATION 2, MEDIA-SEQUENCE 0,
+#       PLAYLIST-TYPE VOD, ten "#EXTINF:2.000000," segments, EXT-X-ENDLIST; 20.000 s each.
+#       Segment N holds frames 48 N ... 48 N + 47 in every variant (same content, aligned
+#       keyframes: a switch at a segment boundary is seamless). The directory names the
+#       variant.
+#   hls-aes/index.m3u8, hls-aes/seg000.ts ... seg009.ts, hls-aes/enc.key
+#       progressive.mp4's streams (stream copy, so its frames, bit for bit) as one VOD media
+#       playlist (no master; ten 2 s segments, 20.000 s), AES-128 encrypted:
+#         #EXT-X-KEY:METHOD=AES-128,URI="enc.key",IV=0x101112131415161718191a1b1c1d1e1f
+#       once, before the first segment: a relative key URI (fetched over HTTP, Content-Type
+#       application/octet-stream) and one explicit IV for every segment (not the media
+#       sequence number). enc.key is the 16 bytes 00 01 02 ... 0f. Without the key a segment
+#       is not MPEG-TS (ffprobe: "Invalid data found when processing input").
+#   hls-thumbs/master.m3u8
+#       Master playlist of one variant, v0/index.m3u8 (640x360, video 540k + AAC 96k,
+#       BANDWIDTH=699600, CODECS="avc1.42c01e,mp4a.40.2", 30 s: fifteen 2 s segments
+#       seg000.ts ... seg014.ts), then a blank line and, as the last line, a Roku-style image
+#       stream (appended after ffmpeg wrote the master):
+#         #EXT-X-IMAGE-STREAM-INF:BANDWIDTH=15412,RESOLUTION=160x90,CODECS="jpeg",URI="thumbs/index.m3u8"
+#       (BANDWIDTH: the bigger sheet's bytes x 8 / 20 s, rounded up). RESOLUTION is one
+#       thumbnail's size. lavf's hls demuxer skips the line ("Skip ('#EXT-X-IMAGE-STREAM-INF
+#       ...')" at -v verbose) and never fetches the image playlist: ffprobe sees one video and
+#       one audio stream, 30.000 s.
+#   hls-thumbs/thumbs/index.m3u8, hls-thumbs/thumbs/tile1.jpg, tile2.jpg
+#       The image media playlist:
+#         #EXTM3U / #EXT-X-TARGETDURATION:20 / #EXT-X-VERSION:7 / #EXT-X-MEDIA-SEQUENCE:0 /
+#         #EXT-X-PLAYLIST-TYPE:VOD / #EXT-X-IMAGES-ONLY, then per sheet
+#         #EXTINF:<d>, / #EXT-X-TILES:RESOLUTION=160x90,LAYOUT=5x2,DURATION=2.000 / tileN.jpg,
+#         then #EXT-X-ENDLIST.
+#       Each sheet is an 800x180 baseline JPEG (yuvj420p) of 5 columns x 2 rows of 160x90
+#       thumbnails, row-major; thumbnail k (from 0, over all sheets) is video frame 48 k, the
+#       picture at k x 2 s (its counter reads 48 k). Two sheets: tile1.jpg (38530 bytes,
+#       EXTINF 20.000) covers 0–20 s with ten thumbnails; tile2.jpg (22397 bytes, EXTINF
+#       10.000) covers 20–30 s: its top row holds five thumbnails (frames 480 ... 672), its
+#       bottom row is black. The clip is 30 s so that there are two sheets and the last is
+#       partial.
+#
+# DASH
+#   dash-vod/manifest.mpd
+#       Static MPD (profile isoff-live, mediaPresentationDuration PT20.0S, maxSegmentDuration
+#       PT2.0S, minBufferTime PT4.0S), one Period, AdaptationSet 0 (video, segmentAlignment,
+#       maxWidth 640) with Representation id 0 (320x180, bandwidth 180000, avc1.42c00c;
+#       measured 190 kb/s) and id 1 (640x360, bandwidth 540000, avc1.42c01e; measured 565);
+#       AdaptationSet 1 (audio) with Representation id 2 (mp4a.40.2, bandwidth 96000, 48 kHz,
+#       2 channels). Each Representation has its own SegmentTemplate (initialization
+#       "init-stream$RepresentationID$.m4s", media "chunk-stream$RepresentationID$-$Number%05d$.m4s",
+#       startNumber 1) with a SegmentTimeline: video timescale 12288, <S t="0" d="24576"
+#       r="9"/> (ten 2 s segments); audio timescale 48000, ten segments of 95232 to 96256
+#       samples (960000 in all).
+#   dash-vod/init-stream{0,1,2}.m4s, dash-vod/chunk-stream{0,1,2}-00001.m4s ... -00010.m4s
+#   dash-number/manifest.mpd, init-stream{0,1,2}.m4s, chunk-stream{0,1,2}-00001.m4s ...
+#       The same streams and names made with -use_timeline 0: each SegmentTemplate has
+#       timescale="1000000" duration="2000000" and no SegmentTimeline ($Number$ addressing:
+#       segment n starts at (n-1) x 2 s). Video has ten chunks, 00001 ... 00010; audio has an
+#       eleventh, chunk-stream2-00011.m4s (423 bytes: the AAC tail past 20 s), which the MPD
+#       (20 s / 2 s = 10 segments) does not address. lavf's dash demuxer asks for chunk 00011
+#       of every representation (404 for video, logging "Error when loading first fragment
+#       of playlist") and plays to the end anyway.
+#   dash-thumbs/manifest.mpd, init-stream{0,1}.m4s, chunk-stream{0,1}-00001 ... -00020.m4s
+#       40 s (PT40.0S; twenty 2 s segments, <S t="0" d="24576" r="19"/>), Representation 0
+#       video 640x360 bandwidth 540000 (measured 553 kb/s), Representation 1 audio AAC 96000.
+#       Then, as the Period's last AdaptationSet (added after ffmpeg wrote the MPD), a DASH-IF
+#       IOP 4.3 thumbnail set:
+#         <AdaptationSet id="2" contentType="image" mimeType="image/jpeg">
+#           <SegmentTemplate media="thumbs/tile$Number$.jpg" duration="20" startNumber="1" timescale="1" />
+#           <Representation id="thumbs" bandwidth="15416" width="800" height="180">
+#             <EssentialProperty schemeIdUri="http://dashif.org/thumbnail_tile" value="5x2" />
+#           </Representation>
+#         </AdaptationSet>
+#       Width/height are the whole sheet: one thumbnail is 800/5 x 180/2 = 160x90 and lasts
+#       20 s / 10 = 2 s; sheet n covers (n-1) x 20 s to n x 20 s. lavf's dash demuxer skips
+#       the set ("skipp not supported representation type" at -v verbose) and fetches no
+#       tile: ffprobe sees one video and one audio stream, 40.000 s.
+#   dash-thumbs/thumbs/tile1.jpg, tile2.jpg
+#       Two full 800x180 sheets (5x2, 38530 and 38540 bytes): tile1 holds frames 0, 48 ...
+#       432 (0–18 s), tile2 frames 480 ... 912 (20–38 s); thumbnail k = frame 48 k as in
+#       hls-thumbs (tile1.jpg is the same file as hls-thumbs/thumbs/tile1.jpg).
+#
+# Hostile playlists (a player must never read a local file on a remote playlist's say-so)
+#   hostile/passwd.m3u8
+#       HLS VOD media playlist whose only segment (#EXTINF:2.000000,) is file:///etc/passwd.
+#       lavf (5.1.9 here) refuses it even with file whitelisted: "URL file:///etc/passwd is
+#       not in allowed_segment_extensions".
+#   hostile/passwd-master.m3u8
+#       HLS master playlist whose only variant (BANDWIDTH=500000,RESOLUTION=640x360) is
+#       file:///etc/passwd. Opened over HTTP with lavf's default protocol whitelist it fails
+#       ("Protocol 'file' not on whitelist"); with file in -protocol_whitelist lavf DOES open
+#       /etc/passwd (as a variant playlist; it then fails to parse it).
+#   hostile/remote-list.m3u
+#       Extended M3U of two entries: file:///etc/passwd (#EXTINF:-1,passwd), then
+#       ../progressive.mp4 (#EXTINF:20,progressive; against the playlist's URL
+#       http://HOST/hostile/remote-list.m3u it resolves to http://HOST/progressive.mp4, which
+#       exists). lavf has no demuxer for it.
+#
+# Live HLS is not a fixture: Tests/Scripts/live_hls.sh OUTDIR SECONDS writes one in real time.
+
+set -euo pipefail
+shopt -s inherit_errexit
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+script="$script_dir/$(basename "${BASH_SOURCE[0]}")"
+
+usage() { sed -n '2,9p' "$script" | sed 's/^# \{0,1\}//'; }
+
+force=0
+outdir=""
+for arg in "$@"; do
+    case $arg in
+        --force) force=1 ;;
+        -h|--help) usage; exit 0 ;;
+        -*) printf 'make-network-fixtures: unknown option %s\n' "$arg" >&2; usage >&2; exit 2 ;;
+        *)
+            if [[ -n $outdir ]]; then
+                printf 'make-network-fixtures: more than one OUTDIR given\n' >&2; exit 2
+            fi
+            outdir=$arg ;;
+    esac
+done
+outdir=${outdir:-$script_dir/out/net}
+
+for tool in ffmpeg ffprobe python3; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        printf 'make-network-fixtures: %s not found in PATH\n' "$tool" >&2
+        exit 1
+    fi
+done
+
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+work="$outdir/.work"      # per-run scratch, removed on exit
+rm -rf "$work"
+mkdir -p "$work"
+current=""   # the fixture being generated, for the failure message
+on_exit() {
+    local status=$?
+    rm -rf "$work"
+    if [[ $status -ne 0 && -n $current ]]; then
+        printf 'make-network-fixtures: failed to generate %s\n' "$current" >&2
+    fi
+}
+trap on_exit EXIT
+
+ff=(ffmpeg -hide_banner -nostdin -loglevel error -y)
+bitexact=(-bitexact)
+# A keyframe exactly every 2 s at 24 fps; one thread (rate-capped x264 is only deterministic so).
+x264=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 48 -keyint_min 48 -sc_threshold 0 -threads:v 1)
+aac=(-c:a aac -ar 48000 -ac 2)
+
+# vrate SPEC KBPS: a capped video rate for output stream SPEC (e.g. v:0), bufsize 2 s, as
+# separate words: callers leave $(vrate ...) unquoted (shellcheck SC2046) so that it splits.
+vrate() { printf -- '-b:%s\n%sk\n-maxrate:%s\n%sk\n-bufsize:%s\n%sk\n' "$1" "$2" "$1" "$2" "$1" $(($2 * 2)); }
+
+# The counter's font: DejaVu Sans Mono Bold, else fontconfig's monospace, else none.
+font=/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf
+if [[ ! -f $font ]]; then
+    font=$(fc-match -f '%{file}' 'monospace:bold' 2>/dev/null || true)
+fi
+filters=$(ffmpeg -hide_banner -nostdin -filters 2>/dev/null)  # not piped into grep -q: pipefail
+if [[ -z $font || ! -f $font ]] || ! grep -q ' drawtext ' <<<"$filters"; then
+    font=""
+fi
+
+# source W H SECONDS: the lavfi video: testsrc2 with the frame number and the time on it.
+source_video() {
+    local graph="testsrc2=s=$1x$2:r=24:d=$3" size=$(($2 / 10))
+    if [[ -n $font ]]; then
+        graph+=",drawtext=fontfile=$font:text='%{frame_num} %{pts\\:hms}':x=$((size / 2)):y=$((size / 2))"
+        graph+=":fontsize=$size:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=$((size / 6))"
+    fi
+    printf '%s' "$graph"
+}
+tone() { printf 'sine=f=440:r=48000:d=%s' "$1"; }
+
+# thumbnail_sheets DIR SECONDS: DIR/tile1.jpg, tile2.jpg ...: the source's frames 0, 48, 96 ...
+# (one every 2 s) at 160x90, 5x2 to an 800x180 sheet (the last one padded with black).
+# A run of its own: in the same run as the DASH muxer it changed how the audio was segmented.
+thumbnail_sheets() {
+    mkdir -p "$1"
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 "$2")" \
+        -vf "select='not(mod(n\\,48))',scale=160:90,tile=5x2" \
+        -fps_mode passthrough -c:v mjpeg -q:v 3 -threads:v 1 -start_number 1 \
+        "${bitexact[@]}" "$1/tile%d.jpg"
+}
+
+# is_current OUT [INPUT...]: OUT (file or directory) exists, is newer than this script and
+# than every INPUT, and --force was not given.
+is_current() {
+    local out=$1 dep
+    shift
+    [[ $force -eq 0 && -e $out && $out -nt $script ]] || return 1
+    for dep in "$@"; do
+        [[ $out -nt $dep ]] || return 1
+    done
+}
+
+report() { # NAME: one line per file under OUTDIR/NAME (or for the file itself)
+    local path
+    if [[ -d $outdir/$1 ]]; then
+        (cd "$outdir" && find "$1" -type f | LC_ALL=C sort) | while read -r path; do
+            printf '%-36s %9d bytes\n' "$path" "$(stat -c %s "$outdir/$path")"
+        done
+    else
+        printf '%-36s %9d bytes\n' "$1" "$(stat -c %s "$outdir/$1")"
+    fi
+}
+
+# build NAME FUNCTION [INPUT...]: unless OUTDIR/NAME is current, runs FUNCTION with a scratch
+# path of the same name (a file, or for a directory fixture a directory it creates), then
+# moves the result into place, so an interrupted run never leaves a half-written fixture that
+# looks current.
+build() {
+    local name=$1 fn=$2
+    shift 2
+    local out="$outdir/$name" tmp="$work/$name"
+    is_current "$out" "$@" && return 0
+    rm -rf "$tmp"
+    current=$name
+    # Called plainly (not under `if`) so that set -e stays in force inside.
+    "$fn" "$tmp"
+    rm -rf "$out"
+    mv -f "$tmp" "$out"
+    touch "$out"
+    current=""
+    report "$name"
+}
+
+# ---------------------------------------------------------------------------
+# Generators: each writes the fixture to the path in $1.
+
+gen_progressive() {
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 20)" -f lavfi -i "$(tone 20)" \
+        "${x264[@]}" $(vrate v 500) "${aac[@]}" -b:a 96k \
+        -movflags +faststart "${bitexact[@]}" -f mp4 "$1"
+}
+
+gen_progressive_srt() {
+    printf '%s\n' 1 '00:00:01,000 --> 00:00:03,000' 'Network one' '' \
+        2 '00:00:05,000 --> 00:00:07,000' 'Network two' '' \
+        3 '00:00:10,000 --> 00:00:12,000' 'Network three' '' \
+        4 '00:00:17,000 --> 00:00:19,000' 'Réseau quatre' >"$1"
+}
+
+# hls_out DIR [VAR_STREAM_MAP]: the options of an HLS VOD with 2 s segments in DIR/v%v/ and a
+# master playlist DIR/master.m3u8.
+hls_out() {
+    printf -- '%s\n' -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename "$1/v%v/seg%03d.ts" \
+        -master_pl_name master.m3u8 -var_stream_map "${2:-v:0,a:0}" "$1/v%v/index.m3u8"
+}
+
+gen_hls_vod() {
+    mkdir -p "$1"
+    local -a out
+    mapfile -t out < <(hls_out "$1" "v:0,a:0 v:1,a:1 v:2,a:2")
+    "${ff[@]}" -f lavfi -i "$(source_video 960 540 20)" -f lavfi -i "$(tone 20)" \
+        -filter_complex "[0:v]split=3[a][b][v2];[a]scale=320:180[v0];[b]scale=640:360[v1];[1:a]asplit=3[a0][a1][a2]" \
+        -map '[v0]' -map '[v1]' -map '[v2]' -map '[a0]' -map '[a1]' -map '[a2]' \
+        "${x264[@]}" $(vrate v:0 180) $(vrate v:1 540) $(vrate v:2 1235) \
+        "${aac[@]}" -b:a:0 48k -b:a:1 96k -b:a:2 128k \
+        "${bitexact[@]}" "${out[@]}"
+    grep -q 'CODECS=' "$1/master.m3u8"
+}
+
+gen_hls_aes() {
+    mkdir -p "$1"
+    printf '\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f' >"$1/enc.key"
+    printf 'enc.key\n%s\n101112131415161718191a1b1c1d1e1f\n' "$1/enc.key" >"$work/hls-aes.keyinfo"
+    "${ff[@]}" -i "$outdir/progressive.mp4" -map 0 -c copy \
+        -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename "$1/seg%03d.ts" \
+        -hls_key_info_file "$work/hls-aes.keyinfo" "${bitexact[@]}" "$1/index.m3u8"
+}
+
+# dash_out DIR USE_TIMELINE: a static MPD DIR/manifest.mpd with 2 s segments, video
+# representations in AdaptationSet 0 and audio in 1.
+dash_out() {
+    printf -- '%s\n' -f dash -seg_duration 2 -use_template 1 -use_timeline "$2" \
+        -adaptation_sets 'id=0,streams=v id=1,streams=a' "$1/manifest.mpd"
+}
+
+dash_two_videos() { # DIR USE_TIMELINE
+    mkdir -p "$1"
+    local -a out
+    mapfile -t out < <(dash_out "$1" "$2")
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 20)" -f lavfi -i "$(tone 20)" \
+        -filter_complex "[0:v]split=2[a][v1];[a]scale=320:180[v0]" \
+        -map '[v0]' -map '[v1]' -map 1:a \
+        "${x264[@]}" $(vrate v:0 180) $(vrate v:1 540) "${aac[@]}" -b:a 96k \
+        "${bitexact[@]}" "${out[@]}"
+}
+gen_dash_vod() { dash_two_videos "$1" 1; }
+gen_dash_number() { dash_two_videos "$1" 0; }
+
+# sheet_bandwidth FILE...: the biggest sheet's bits over the 20 s it covers, rounded up.
+sheet_bandwidth() {
+    local max
+    max=$(stat -c %s "$@" | sort -n | tail -1)
+    echo $(((max * 8 + 19) / 20))
+}
+
+gen_dash_thumbs() {
+    local -a out
+    mapfile -t out < <(dash_out "$1" 1)
+    mkdir -p "$1"
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 40)" -f lavfi -i "$(tone 40)" \
+        -map 0:v -map 1:a "${x264[@]}" $(vrate v 540) "${aac[@]}" -b:a 96k \
+        "${bitexact[@]}" "${out[@]}"
+    thumbnail_sheets "$1/thumbs" 40
+    python3 - "$1/manifest.mpd" "$(sheet_bandwidth "$1"/thumbs/tile*.jpg)" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+path, bandwidth = sys.argv[1], sys.argv[2]
+text = open(path, encoding="utf-8").read()
+assert text.count("</Period>") == 1, "one Period expected"
+ids = [int(a.get("id")) for a in ET.fromstring(text).iter("{urn:mpeg:dash:schema:mpd:2011}AdaptationSet")]
+images = f"""\t\t<AdaptationSet id="{max(ids) + 1}" contentType="image" mimeType="image/jpeg">
+\t\t\t<SegmentTemplate media="thumbs/tile$Number$.jpg" duration="20" startNumber="1" timescale="1" />
+\t\t\t<Representation id="thumbs" bandwidth="{bandwidth}" width="800" height="180">
+\t\t\t\t<EssentialProperty schemeIdUri="http://dashif.org/thumbnail_tile" value="5x2" />
+\t\t\t</Representation>
+\t\t</AdaptationSet>
+"""
+text = text.replace("\t</Period>", images + "\t</Period>")
+ET.fromstring(text)  # still well-formed
+open(path, "w", encoding="utf-8").write(text)
+EOF
+}
+
+gen_hls_thumbs() {
+    local -a out
+    mapfile -t out < <(hls_out "$1")
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 30)" -f lavfi -i "$(tone 30)" \
+        -map 0:v -map 1:a "${x264[@]}" $(vrate v 540) "${aac[@]}" -b:a 96k \
+        "${bitexact[@]}" "${out[@]}"
+    thumbnail_sheets "$1/thumbs" 30
+    local sheets=("$1"/thumbs/tile*.jpg) thumbs=15 i
+    [[ ${#sheets[@]} -eq 2 ]]
+    printf '#EXT-X-IMAGE-STREAM-INF:BANDWIDTH=%d,RESOLUTION=160x90,CODECS="jpeg",URI="thumbs/index.m3u8"\n' \
+        "$(sheet_bandwidth "${sheets[@]}")" >>"$1/master.m3u8"
+    {
+        printf '#EXTM3U\n#EXT-X-TARGETDURATION:20\n#EXT-X-VERSION:7\n#EXT-X-MEDIA-SEQUENCE:0\n'
+        printf '#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-IMAGES-ONLY\n'
+        for ((i = 1; i <= ${#sheets[@]}; i++)); do
+            local n=$((thumbs - (i - 1) * 10 > 10 ? 10 : thumbs - (i - 1) * 10))
+            printf '#EXTINF:%d.000,\n#EXT-X-TILES:RESOLUTION=160x90,LAYOUT=5x2,DURATION=2.000\ntile%d.jpg\n' $((n * 2)) "$i"
+        done
+        printf '#EXT-X-ENDLIST\n'
+    } >"$1/thumbs/index.m3u8"
+}
+
+gen_hostile() {
+    mkdir -p "$1"
+    cat >"$1/passwd.m3u8" <<'EOF'
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-TARGETDURATION:2
+#EXT-X-MEDIA-SEQUENCE:0
+#EXT-X-PLAYLIST-TYPE:VOD
+#EXTINF:2.000000,
+file:///etc/passwd
+#EXT-X-ENDLIST
+EOF
+    cat >"$1/passwd-master.m3u8" <<'EOF'
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-STREAM-INF:BANDWIDTH=500000,RESOLUTION=640x360
+file:///etc/passwd
+EOF
+    cat >"$1/remote-list.m3u" <<'EOF'
+#EXTM3U
+#EXTINF:-1,passwd
+file:///etc/passwd
+#EXTINF:20,progressive
+../progressive.mp4
+EOF
+}
+
+# ---------------------------------------------------------------------------
+
+build progressive.mp4 gen_progressive
+build progressive.srt gen_progressive_srt
+build hls-vod         gen_hls_vod
+build hls-aes         gen_hls_aes "$outdir/progressive.mp4"
+build hls-thumbs      gen_hls_thumbs
+build dash-vod        gen_dash_vod
+build dash-number     gen_dash_number
+build dash-thumbs     gen_dash_thumbs
+build hostile         gen_hostile
