@@ -70,6 +70,12 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient network failures (reset, timeout, 5xx, a body cut short) retried in a row, with exponential backoff, before playback gives up (default 6).", valueName: "n"))
     var networkRetries: Int = 6
 
+    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: min, max (the default), or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest). Other variants are never fetched.", valueName: "min|max|rate"))
+    var hlsBitrate: String = "max"
+
+    @Option(name: .customLong("video-range"), help: ArgumentHelp("HLS and DASH: prefer SDR or HDR variants; auto prefers SDR (what a terminal shows).", valueName: "auto|sdr|hdr"))
+    var videoRange: String = "auto"
+
     @Option(help: ArgumentHelp("Demuxer cache: auto (network sources only), yes or no.", valueName: "auto|yes|no"))
     var cache: String = "auto"
 
@@ -191,6 +197,8 @@ struct PlaybackOptions: ParsableArguments {
         guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
         guard trackChoice(sid) != nil else { throw ValidationError("--sid must be a track number, auto or no") }
         guard ["auto", "no"].contains(vid) else { throw ValidationError("--vid must be auto or no") }
+        guard VariantPreference(option: hlsBitrate) != nil else { throw ValidationError("--hls-bitrate must be min, max or a bit rate (e.g. 700k)") }
+        guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
         guard ["auto", "yes", "no"].contains(cache) else { throw ValidationError("--cache must be auto, yes or no") }
         guard cacheSecs.isFinite, cacheSecs > 0 else { throw ValidationError("--cache-secs must be more than 0") }
         guard cachePauseWait.isFinite, cachePauseWait >= 0 else { throw ValidationError("--cache-pause-wait must be 0 or more") }
@@ -250,6 +258,8 @@ struct PlaybackOptions: ParsableArguments {
             // Checked (CR/LF, token names) when the source is opened.
             for field in SourceOptions.splitFields(fields) { o.httpHeaders[field.name] = field.value }
         }
+        o.variantPreference = VariantPreference(option: hlsBitrate) ?? .max
+        o.videoRange = VideoRangePreference(rawValue: videoRange) ?? .auto
         o.network.userAgent = userAgent
         o.network.referrer = referrer
         o.network.readTimeout = networkTimeout

@@ -147,11 +147,15 @@ extension PlaybackSession {
         videoQueue.flush()
         audioQueue.flush()
         frameQueue.flush()
-        let preroll = mode == .exact ? control.withLock { $0.seekPreroll } : 0
-        // The load's seek to the start of a pipe or live stream: the demuxer is there already.
-        let atStartAlready = serial == 1 && target <= 0 && !format.isByteSeekable
+        let (preroll, audio) = control.withLock { ($0.seekPreroll, $0.audioStreamIndex) }
+        // An audio track switch comes as a seek: its stream may have been discarded.
+        applyAdaptiveDiscard(audio: audio)
+        // The load's seek to the start of a pipe or live stream, or of HLS/DASH: the demuxer is
+        // there already (and libavformat's HLS refuses a timestamp before its first packet's,
+        // which the start is: the seek failed and the first segment was skipped).
+        let atStartAlready = serial == 1 && target <= 0 && (!format.isByteSeekable || isAdaptive)
         do {
-            if !atStartAlready { try format.seek(toSeconds: max(0, target - preroll)) }
+            if !atStartAlready { try format.seek(toSeconds: max(0, target - (mode == .exact ? preroll : 0))) }
         } catch {
             warn("seek to \(String(format: "%.2f", target)) s failed: \(error.message)")
         }

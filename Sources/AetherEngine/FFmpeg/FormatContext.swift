@@ -81,14 +81,15 @@ public final class FormatContext {
         let scheme = NetworkSettings.scheme(of: url)
         var session: NetworkSession? = nil
         if let settings, NetworkSettings.isNetwork(url) {
-            if scheme == "http" || scheme == "https" {
+            // libavformat's DASH demuxer opens its segments itself (not through io_open) and takes
+            // their headers from the manifest's own http connection: it keeps libavformat's.
+            if (scheme == "http" || scheme == "https") && !StreamVariants.isDASH(url) {
                 session = NetworkSession(settings: settings, interrupt: interrupt, options: options)
                 options["protocol_whitelist"] = NetworkSession.networkWhitelist
                 // HLS would reuse its own http connections (an assertion on ours): one request each.
                 options["http_persistent"] = "0"
             } else {
                 options["rw_timeout"] = String(Int64(max(0.1, settings.readTimeout) * 1_000_000))
-                if let agent = settings.userAgent { options["user_agent"] = agent }
             }
         }
         network = session

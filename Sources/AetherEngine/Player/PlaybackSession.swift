@@ -44,6 +44,11 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let subtitles: SubtitleStore
     let warnings = Guarded<[String]>([])
     let endTime: Double?
+    /// HLS or DASH through libavformat: unplayed variant streams are discarded.
+    let isAdaptive: Bool
+    /// The adaptive stream's variants and the one playing (nil: not adaptive, or one variant).
+    let variants: [StreamVariant]
+    let variant: StreamVariant?
     /// Seconds the demuxer reads ahead (0: no cache, the packet queues bound it alone).
     let cacheSeconds: Double
     let threads = SessionThreads()
@@ -70,21 +75,65 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             throw PlayerError("\(error)")
         }
         self.openOptions = openOptions
+        let interrupt = options.interrupt ?? InterruptToken()
+        // An HLS master: choose the variant here and, when its sound is muxed in, open its media
+        // playlist alone, so that no other variant is ever fetched.
+        var openURL = url
+        var variants: [StreamVariant] = []
+        var variant: StreamVariant?
+        if StreamVariants.isHLS(url),
+           let text = SmallFetch.text(url, options: openOptions, settings: options.network, interrupt: interrupt, timeout: options.openTimeout),
+           let master = HLSMasterPlaylist.parse(text, base: url),
+           let k = VariantChooser.choose(master.variants, preference: options.variantPreference, range: options.videoRange) {
+            variants = master.variants
+            variant = master.variants[k]
+            if !master.needsRenditions(master.variants[k]), let uri = master.variants[k].uri { openURL = uri }
+            FFmpegLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(openURL == url ? " through the master (separate audio renditions)" : "")")
+        }
+        // A remote DASH manifest is read by libavformat's demuxer, which opens what it names
+        // without the protocol whitelist: refuse one that names anything but http(s).
+        if NetworkSettings.isNetwork(url), StreamVariants.isDASH(url),
+           let text = SmallFetch.text(url, options: openOptions, settings: options.network, interrupt: interrupt, timeout: options.openTimeout),
+           let foreign = StreamVariants.foreignReference(inManifest: text) {
+            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
+        }
+        if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
         let format: FormatContext
         do {
-            format = try FormatContext(url: url, options: openOptions, timeout: options.openTimeout,
-                                       interrupt: options.interrupt ?? InterruptToken(), network: options.network)
+            format = try FormatContext(url: openURL, options: openOptions, timeout: options.openTimeout,
+                                       interrupt: interrupt, network: options.network)
         } catch {
-            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(NetworkSettings.explain(error, url: url))")
+            throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL))")
         }
         self.format = format
+        var probed: MediaInfo
         do {
             format.interrupt.arm(seconds: options.openTimeout)
             defer { format.interrupt.arm(seconds: nil) }
-            info = try MediaProbe.probe(format)
+            probed = try MediaProbe.probe(format)
         } catch {
-            throw PlayerError("cannot read '\(TextSanitizer.clean(url))': \(error.message)")
+            throw PlayerError("cannot read '\(TextSanitizer.clean(openURL))': \(error.message)")
         }
+        // HLS through the master, or DASH: libavformat exposes every variant's video as a stream;
+        // one is chosen and the others are discarded (never fetched once playing).
+        isAdaptive = probed.container.contains("hls") || probed.container.contains("dash")
+        if isAdaptive, probed.video.count > 1 {
+            let candidates = probed.video.map { v -> StreamVariant in
+                var c = StreamVariant(bandwidth: Self.variantBitrate(format, v.index))
+                c.width = v.width
+                c.height = v.height
+                c.codecs = v.codec
+                c.videoRange = v.format == .sdr ? "SDR" : v.format == .hlg ? "HLG" : "PQ"
+                return c
+            }
+            if let k = VariantChooser.choose(candidates, preference: options.variantPreference, range: options.videoRange) {
+                if variant == nil || variants.isEmpty { variants = candidates; variant = candidates[k] }
+                probed.video = [probed.video[k]]
+            }
+        }
+        info = probed
+        self.variant = variant
+        self.variants = variants
         // `--vid=no`: no video stream at all (an attached picture never is one: see CoverArt).
         videoIndex = options.videoEnabled ? info.primaryVideo?.index : nil
         coverArt = CoverArt.take(from: format)
@@ -119,7 +168,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         frameQueue = BoundedQueue(maxCount: options.policy.frameQueueCapacity)
         pixelPool = PixelBufferPool(limit: options.policy.frameQueueCapacity + 4)
         skipLoopFilter = options.skipLoopFilter
-        subtitles = SubtitleStore(info: info, url: url, openOptions: openOptions, timeline: format.timeline,
+        subtitles = SubtitleStore(info: info, url: openURL, openOptions: openOptions, timeline: format.timeline,
                                   codepage: options.subtitleCodepage)
 
         // Video decoder.
@@ -201,10 +250,33 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         clock.setRate(min(4, max(0.25, options.speed)))
         audioDecoder?.setRate(min(4, max(0.25, options.speed)))
         decoderNames.withLock { $0 = (videoDecoder?.codec.decoderName ?? "", audioDecoder?.decoderName ?? "", false, "") }
+        applyAdaptiveDiscard(audio: audioIndex)
         requestSeek(to: max(0, options.start), mode: .exact)
     }
 
     var hasAudio: Bool { control.withLock { $0.audioStreamIndex != nil } }
+
+    /// A variant stream's peak bit rate: libavformat's `variant_bitrate` (HLS BANDWIDTH, DASH
+    /// bandwidth), else the stream's bit rate.
+    static func variantBitrate(_ format: FormatContext, _ index: Int) -> Int {
+        guard let stream = format.stream(index) else { return 0 }
+        if let entry = av_dict_get(stream.pointee.metadata, "variant_bitrate", nil, 0), let rate = Int(String(cString: entry.pointee.value)) {
+            return rate
+        }
+        return Int(stream.pointee.codecpar?.pointee.bit_rate ?? 0)
+    }
+
+    /// Adaptive sources: every video and audio stream but the ones playing is discarded, so the
+    /// demuxer never fetches their segments. Demux thread (or before it starts).
+    func applyAdaptiveDiscard(audio: Int?) {
+        guard isAdaptive else { return }
+        for i in 0..<format.streamCount {
+            guard let stream = format.stream(i), let type = stream.pointee.codecpar?.pointee.codec_type else { continue }
+            guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO else { continue }
+            let keep = i == videoIndex || i == audio
+            stream.pointee.discard = keep ? AVDISCARD_DEFAULT : AVDISCARD_ALL
+        }
+    }
     var hasVideo: Bool { videoDecoder != nil && !control.withLock { $0.videoDisabled } }
 
     /// A stream that cannot be played after all (undecodable, encrypted): leave it out and let

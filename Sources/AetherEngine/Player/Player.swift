@@ -230,6 +230,11 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         return s.control.withLock { $0.demuxEOF ? (s.info.duration ?? $0.demuxedUntil) : $0.demuxedUntil }
     }
 
+    /// The variant of an adaptive stream (HLS, DASH) that plays, and all of them (empty for
+    /// other sources).
+    public var variant: StreamVariant? { current?.variant }
+    public var variants: [StreamVariant] { current?.variants ?? [] }
+
     /// What the network is doing for the current source (nil for a local one).
     public var networkStatus: NetworkStatus? { current?.format.networkStatus }
 

@@ -59,6 +59,10 @@ public struct PlayerOptions: Sendable {
     /// queues only). A source with a cache pauses (``Player/isBuffering``) when it runs dry and
     /// goes on once ``cachePauseWait`` seconds are buffered again.
     public var cacheSeconds: Double?
+    /// Which variant of an HLS or DASH stream plays (mpv's `--hls-bitrate`).
+    public var variantPreference = VariantPreference.max
+    /// SDR or HDR variants first.
+    public var videoRange = VideoRangePreference.auto
     /// The cache's length when ``cacheSeconds`` is nil and the source is a network one.
     public var networkCacheSeconds = 30.0
     /// Seconds buffered before playback resumes after running dry (mpv's `--cache-pause-wait`).

@@ -299,6 +299,10 @@ extension TUIApp {
         lines.append(String(format: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
         let cell = capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
         lines.append("Video out  \(outputDescription)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)")
+        if let variant = player.variant {
+            let k = player.variants.firstIndex(of: variant).map { " (\($0 + 1) of \(player.variants.count))" } ?? ""
+            lines.append("Variant    \(variant.summary)\(k)")
+        }
         if let net = player.networkStatus {
             let phase: String
             switch net.phase {

@@ -1,0 +1,244 @@
+import CFFmpeg
+import Foundation
+
+/// One variant of an adaptive stream (an HLS `EXT-X-STREAM-INF`, or a DASH video
+/// representation as libavformat exposes it).
+public struct StreamVariant: Sendable, Equatable {
+    /// The media playlist (absolute), nil for a DASH representation.
+    public var uri: String?
+    /// Peak bits per second (HLS `BANDWIDTH`, DASH `bandwidth`).
+    public var bandwidth: Int
+    public var averageBandwidth: Int?
+    public var width: Int?
+    public var height: Int?
+    public var codecs: String?
+    /// `SDR`, `PQ` or `HLG` (HLS `VIDEO-RANGE`; missing means SDR).
+    public var videoRange: String?
+    public var frameRate: Double?
+    /// The `AUDIO` rendition group it plays with, if any.
+    public var audioGroup: String?
+
+    public init(uri: String? = nil, bandwidth: Int) {
+        self.uri = uri
+        self.bandwidth = bandwidth
+    }
+
+    public var isHDR: Bool { videoRange == "PQ" || videoRange == "HLG" }
+
+    /// `640×360  700 kb/s  avc1.42c01e,mp4a.40.2  SDR`
+    public var summary: String {
+        var parts: [String] = []
+        if let width, let height { parts.append("\(width)×\(height)") }
+        parts.append("\((bandwidth + 500) / 1000) kb/s")
+        if let codecs, !codecs.isEmpty { parts.append(TextSanitizer.clean(codecs)) }
+        parts.append(videoRange.map { TextSanitizer.clean($0) } ?? "SDR")
+        return parts.joined(separator: "  ")
+    }
+}
+
+/// An `EXT-X-MEDIA` alternative rendition.
+public struct MediaRendition: Sendable, Equatable {
+    public var type: String
+    public var groupID: String
+    public var name: String?
+    public var language: String?
+    public var channels: String?
+    public var uri: String?
+    public var isDefault = false
+}
+
+/// Which variant to play (mpv's `--hls-bitrate`, for HLS and DASH).
+public enum VariantPreference: Sendable, Equatable {
+    /// The lowest bit rate.
+    case min
+    /// The highest (the default).
+    case max
+    /// The highest whose peak bit rate is at most this many bits per second (a cap); the lowest
+    /// when none is.
+    case atMost(Int)
+
+    /// `min`, `max`, or bits per second (`1500000`, `1.5M`, `700k`).
+    public init?(option: String) {
+        let text = option.trimmingCharacters(in: .whitespaces).lowercased()
+        switch text {
+        case "min": self = .min
+        case "max", "": self = .max
+        default:
+            var number = text
+            var scale = 1.0
+            if number.hasSuffix("k") { scale = 1e3; number.removeLast() }
+            else if number.hasSuffix("m") { scale = 1e6; number.removeLast() }
+            guard let value = Double(number), value.isFinite, value > 0, value * scale < 1e12 else { return nil }
+            self = .atMost(Int(value * scale))
+        }
+    }
+}
+
+/// SDR or HDR variants first (`--video-range`); `auto` prefers SDR, which is what a terminal
+/// shows (an HDR picture is tone-mapped down at a cost).
+public enum VideoRangePreference: String, Sendable, CaseIterable {
+    case auto, sdr, hdr
+}
+
+/// An HLS master playlist, as far as the player needs it: variants and renditions.
+public struct HLSMasterPlaylist: Sendable, Equatable {
+    public var variants: [StreamVariant] = []
+    public var renditions: [MediaRendition] = []
+
+    /// Parses `text`; nil when it is not a master playlist (a media playlist, or not HLS).
+    /// Relative URIs are resolved against `base` (the playlist's URL or path).
+    public static func parse(_ text: String, base: String) -> HLSMasterPlaylist? {
+        let lines = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard lines.first?.hasPrefix("#EXTM3U") == true else { return nil }
+        var master = HLSMasterPlaylist()
+        var pending: [String: String]?
+        for line in lines {
+            if line.hasPrefix("#EXT-X-STREAM-INF:") {
+                pending = attributes(String(line.dropFirst("#EXT-X-STREAM-INF:".count)))
+            } else if line.hasPrefix("#EXT-X-MEDIA:") {
+                let a = attributes(String(line.dropFirst("#EXT-X-MEDIA:".count)))
+                guard let type = a["TYPE"], let group = a["GROUP-ID"] else { continue }
+                master.renditions.append(MediaRendition(
+                    type: type, groupID: group, name: a["NAME"], language: a["LANGUAGE"], channels: a["CHANNELS"],
+                    uri: a["URI"].map { resolve($0, against: base) }, isDefault: a["DEFAULT"] == "YES"))
+            } else if !line.hasPrefix("#"), let a = pending {
+                pending = nil
+                guard let bandwidth = a["BANDWIDTH"].flatMap({ Int($0) }), bandwidth > 0 else { continue }
+                var v = StreamVariant(uri: resolve(line, against: base), bandwidth: bandwidth)
+                v.averageBandwidth = a["AVERAGE-BANDWIDTH"].flatMap { Int($0) }
+                if let resolution = a["RESOLUTION"]?.lowercased().split(separator: "x"), resolution.count == 2 {
+                    v.width = Int(resolution[0])
+                    v.height = Int(resolution[1])
+                }
+                v.codecs = a["CODECS"]
+                v.videoRange = a["VIDEO-RANGE"]?.uppercased()
+                v.frameRate = a["FRAME-RATE"].flatMap { Double($0) }
+                v.audioGroup = a["AUDIO"]
+                master.variants.append(v)
+            }
+        }
+        return master.variants.isEmpty ? nil : master
+    }
+
+    /// Whether `variant`'s sound lives in separate rendition playlists (then the master must be
+    /// played whole by libavformat; otherwise the variant's own playlist is enough).
+    public func needsRenditions(_ variant: StreamVariant) -> Bool {
+        guard let group = variant.audioGroup else { return false }
+        return renditions.contains { $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil }
+    }
+
+    /// `KEY=VALUE,KEY="quoted, with commas"` → dictionary.
+    static func attributes(_ text: String) -> [String: String] {
+        var result: [String: String] = [:]
+        var key = "", value = "", inKey = true, quoted = false
+        func flush() {
+            let k = key.trimmingCharacters(in: .whitespaces)
+            if !k.isEmpty { result[k.uppercased()] = value }
+            key = ""; value = ""; inKey = true
+        }
+        for ch in text {
+            if inKey {
+                if ch == "=" { inKey = false } else if ch == "," { flush() } else { key.append(ch) }
+            } else if ch == "\"" {
+                quoted.toggle()
+            } else if ch == ",", !quoted {
+                flush()
+            } else {
+                value.append(ch)
+            }
+        }
+        flush()
+        return result
+    }
+
+    static func resolve(_ uri: String, against base: String) -> String {
+        if NetworkSettings.scheme(of: uri) != nil { return uri }
+        if NetworkSettings.scheme(of: base) != nil, let url = URL(string: uri, relativeTo: URL(string: base)) {
+            return url.absoluteString
+        }
+        if uri.hasPrefix("/") { return uri }
+        return ((base as NSString).deletingLastPathComponent as NSString).appendingPathComponent(uri)
+    }
+}
+
+public enum StreamVariants {
+    /// A DASH manifest by its name (`.mpd`, before any query).
+    public static func isDASH(_ url: String) -> Bool { pathExtension(url) == "mpd" }
+    /// An HLS playlist by its name (`.m3u8`).
+    public static func isHLS(_ url: String) -> Bool { pathExtension(url) == "m3u8" }
+
+    static func pathExtension(_ url: String) -> String {
+        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        return (path as NSString).pathExtension.lowercased()
+    }
+
+    /// The first URL in a DASH manifest (BaseURL text, `media`, `initialization`, `sourceURL`,
+    /// `href` attributes) whose scheme a network source may not use (anything but http and
+    /// https: a remote manifest must not read local files), or nil.
+    public static func foreignReference(inManifest text: String) -> String? {
+        var candidates: [String] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: "<BaseURL") {
+            guard let gt = rest[open.upperBound...].firstIndex(of: ">"),
+                  let close = rest[gt...].range(of: "</BaseURL>") else { break }
+            candidates.append(String(rest[rest.index(after: gt)..<close.lowerBound]))
+            rest = rest[close.upperBound...]
+        }
+        for attribute in ["media", "initialization", "sourceURL", "href", "xlink:href"] {
+            var scan = Substring(text)
+            while let found = scan.range(of: " \(attribute)=\"") {
+                guard let end = scan[found.upperBound...].firstIndex(of: "\"") else { break }
+                candidates.append(String(scan[found.upperBound..<end]))
+                scan = scan[end...]
+            }
+        }
+        for candidate in candidates {
+            let value = candidate.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let scheme = NetworkSettings.scheme(of: value), scheme != "http", scheme != "https" { return value }
+        }
+        return nil
+    }
+}
+
+/// Picks variants.
+public enum VariantChooser {
+    /// The index in `variants` to play, or nil when there are none.
+    public static func choose(_ variants: [StreamVariant], preference: VariantPreference, range: VideoRangePreference) -> Int? {
+        guard !variants.isEmpty else { return nil }
+        var pool = Array(variants.indices)
+        let wantHDR = range == .hdr
+        let matching = pool.filter { variants[$0].isHDR == wantHDR }
+        if !matching.isEmpty { pool = matching }
+        let byRate = pool.sorted { variants[$0].bandwidth < variants[$1].bandwidth }
+        switch preference {
+        case .min: return byRate.first
+        case .max: return byRate.last
+        case .atMost(let cap): return byRate.last { variants[$0].bandwidth <= cap } ?? byRate.first
+        }
+    }
+}
+
+/// Reads a small text resource (a playlist) with the source's options: a local path, or a URL
+/// through libavformat's protocols (headers, deadline, network-only whitelist).
+enum SmallFetch {
+    static func text(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
+                     timeout: Double, limit: Int = 1 << 20) -> String? {
+        if NetworkSettings.scheme(of: url) == nil || url.hasPrefix("file:") {
+            let path = url.hasPrefix("file:") ? String(url.dropFirst(5)) : url
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                  let size = attributes[.size] as? Int, size <= limit,
+                  let data = FileManager.default.contents(atPath: path) else { return nil }
+            return String(decoding: data, as: UTF8.self)
+        }
+        guard NetworkSettings.isNetwork(url) else { return nil }
+        let session = NetworkSession(settings: settings, interrupt: interrupt, options: options)
+        interrupt.arm(seconds: timeout)
+        defer { interrupt.arm(seconds: nil) }
+        guard let input = try? ResilientInput(url: url, options: session.options, session: session) else { return nil }
+        var data = [UInt8](repeating: 0, count: limit)
+        let n = avio_read(input.context, &data, Int32(limit))
+        guard n > 0 else { return nil }
+        return String(decoding: data[0..<Int(n)], as: UTF8.self)
+    }
+}
