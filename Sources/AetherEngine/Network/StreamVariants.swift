@@ -224,21 +224,30 @@ public enum VariantChooser {
 enum SmallFetch {
     static func text(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
                      timeout: Double, limit: Int = 1 << 20) -> String? {
+        (try? bytes(url, options: options, settings: settings, interrupt: interrupt, timeout: timeout, limit: limit))
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The resource's bytes; throws FFmpeg's words when it cannot be read, or when it is larger
+    /// than `limit`.
+    static func bytes(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
+                      timeout: Double, limit: Int) throws(FFmpegError) -> [UInt8] {
         if NetworkSettings.scheme(of: url) == nil || url.hasPrefix("file:") {
             let path = url.hasPrefix("file:") ? String(url.dropFirst(5)) : url
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                   let size = attributes[.size] as? Int, size <= limit,
-                  let data = FileManager.default.contents(atPath: path) else { return nil }
-            return String(decoding: data, as: UTF8.self)
+                  let data = FileManager.default.contents(atPath: path) else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
+            return [UInt8](data)
         }
-        guard NetworkSettings.isNetwork(url) else { return nil }
+        guard NetworkSettings.isNetwork(url) else { throw FFmpegError(code: aether_AVERROR(EPERM), function: "open") }
         let session = NetworkSession(settings: settings, interrupt: interrupt, options: options)
         interrupt.arm(seconds: timeout)
         defer { interrupt.arm(seconds: nil) }
-        guard let input = try? ResilientInput(url: url, options: session.options, session: session) else { return nil }
-        var data = [UInt8](repeating: 0, count: limit)
-        let n = avio_read(input.context, &data, Int32(limit))
-        guard n > 0 else { return nil }
-        return String(decoding: data[0..<Int(n)], as: UTF8.self)
+        let input = try ResilientInput(url: url, options: session.options, session: session)
+        var data = [UInt8](repeating: 0, count: limit + 1)
+        let n = avio_read(input.context, &data, Int32(limit + 1))
+        guard n >= 0 else { throw FFmpegError(code: n, function: "avio_read") }
+        guard Int(n) <= limit else { throw FFmpegError(code: aether_AVERROR(EFBIG), function: "avio_read") }
+        return Array(data[0..<Int(n)])
     }
 }

@@ -85,6 +85,12 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
            let text = SmallFetch.text(url, options: openOptions, settings: options.network, interrupt: interrupt, timeout: options.openTimeout),
            let master = HLSMasterPlaylist.parse(text, base: url),
            let k = VariantChooser.choose(master.variants, preference: options.variantPreference, range: options.videoRange) {
+            // A remote master may only point at http(s): never at local files.
+            if NetworkSettings.isNetwork(url),
+               let foreign = (master.variants.compactMap(\.uri) + master.renditions.compactMap(\.uri))
+                .first(where: { !["http", "https"].contains(NetworkSettings.scheme(of: $0) ?? "file") }) {
+                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the playlist refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
+            }
             variants = master.variants
             variant = master.variants[k]
             if !master.needsRenditions(master.variants[k]), let uri = master.variants[k].uri { openURL = uri }

@@ -230,6 +230,7 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     @discardableResult
     public func addSidecar(path: String) throws(SidecarError) -> Int {
         let name = TextSanitizer.clean(path)
+        if NetworkSettings.isNetwork(path) { return try addNetworkSidecar(url: path) }
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw SidecarError(description: "cannot read subtitle file '\(name)': \(String(cString: strerror(errno)))")
@@ -247,6 +248,29 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         } catch {
             throw SidecarError(description: "cannot read subtitle file '\(name)': \(error.message)")
         }
+        return try addSidecar(format: format, name: name, path: path, codepage: codepage)
+    }
+
+    /// A sidecar over the network: fetched whole (with the source's headers, at most
+    /// `maxSidecarBytes`), then demuxed from memory.
+    private func addNetworkSidecar(url: String) throws(SidecarError) -> Int {
+        let name = TextSanitizer.clean(url)
+        let bytes: [UInt8]
+        do {
+            bytes = try SmallFetch.bytes(url, options: openOptions, settings: NetworkSettings(), interrupt: InterruptToken(),
+                                         timeout: 10, limit: SubtitleStore.maxSidecarBytes)
+        } catch {
+            throw SidecarError(description: "cannot read subtitle file '\(name)': \(error.message)")
+        }
+        let codepage = String(validating: bytes, as: UTF8.self) != nil ? nil : fallbackCodepage
+        let format: FormatContext
+        do { format = try FormatContext(bytes: bytes) } catch {
+            throw SidecarError(description: "cannot read subtitle file '\(name)': \(error.message)")
+        }
+        return try addSidecar(format: format, name: name, path: url, codepage: codepage)
+    }
+
+    private func addSidecar(format: FormatContext, name: String, path: String, codepage: String?) throws(SidecarError) -> Int {
         guard let stream = (0..<format.streamCount).lazy.compactMap({ format.stream($0) })
                 .first(where: { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE }),
               let par = stream.pointee.codecpar else {

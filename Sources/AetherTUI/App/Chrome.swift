@@ -8,7 +8,9 @@ extension TUIApp {
     func draw() {
         let now = MonotonicClock.seconds()
         let playing = player.state == .playing
+        // The network's trouble (`buffering…`, `reconnecting (2)`) shows the chrome, as mpv's OSD does.
         let visible = view.chromePinned || !playing || view.menu != nil || now - view.lastInput < ViewState.chromeTimeout
+            || networkText() != nil
         if visible != view.chromeVisible { view.chromeVisible = visible; view.dirty = true }
         if let osd = view.osdMessage, now > osd.until { view.osdMessage = nil; view.dirty = true }
         let tick = (player.currentTime * 4).rounded(.down)

@@ -1,0 +1,228 @@
+import AetherEngine
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// Network sources through the real binary against a real HTTP server on loopback
+/// (`range_http.py`) behind the suite's fault proxy (`fault_proxy.py`): progressive HTTP with
+/// Range, HLS (variants, AES-128), DASH, dropped and stalled connections, 4xx/5xx, bad hosts,
+/// hostile playlists, and standard input. Media: `Tests/Fixtures/make-network-fixtures.sh`.
+@Suite(.serialized) struct NetworkTests {
+    static var root: String { (TestEnvironment.fixture("net/progressive.mp4") as NSString).deletingLastPathComponent }
+    /// progressive.mp4: 20 s, 24 fps.
+    static let progressiveFrames = 480
+    static let progressiveBytes = 1_556_461
+
+    static func headless(_ arguments: [String], timeout: Double = 40) throws -> (ProcessResult, [PlaybackSummary]) {
+        try EverydayPlayerTests.headless(arguments, timeout: timeout)
+    }
+
+    static func errorLines(_ r: ProcessResult) -> [String] {
+        r.stderr.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    }
+
+    /// The first byte a request asked for (its Range start; 0 without one).
+    static func rangeStart(_ request: [String: Any]) -> Int {
+        guard let range = request["range"] as? String, range.hasPrefix("bytes=") else { return 0 }
+        return Int(range.dropFirst(6).split(separator: "-").first ?? "0") ?? 0
+    }
+
+    @Test func aFileOverHTTPPlaysAndSeeks() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("progressive.mp4"), "--start=12", "--length=3"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first)
+        #expect(abs(summary.mediaSeconds - 3) < 0.3, "played \(summary.mediaSeconds) s")
+        #expect(summary.startPosition == 12)
+        #expect(summary.framesPresented >= 60)
+        #expect(summary.endedEarly == nil)
+        // The index is at the front: the seek to 12 s is one Range request into the file.
+        let requests = try server.requests().filter { ($0["path"] as? String) == "/progressive.mp4" }
+        #expect(requests.contains { Self.rangeStart($0) > Self.progressiveBytes / 3 }, "no Range request past the start: \(requests.map { $0["range"] ?? "" })")
+    }
+
+    @Test func headersGoWithEveryRequestSegmentsAndSidecarsToo() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("hls-vod/master.m3u8"), "--sub-file", server.url("progressive.srt"),
+                                        "--length=5", "--http-header-fields", "X-Aether-Test: net-7, X-Second: two",
+                                        "--user-agent", "aether-test/1", "--referrer", "http://ref.example/"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(s.first.map { $0.mediaSeconds > 4 } == true)
+        let requests = try server.requests()
+        let paths = requests.compactMap { $0["path"] as? String }
+        #expect(paths.contains { $0.hasSuffix(".m3u8") } && paths.contains { $0.hasSuffix(".ts") } && paths.contains { $0.hasSuffix(".srt") },
+                "\(paths)")
+        for request in requests {
+            let headers = request["headers"] as? [String: String] ?? [:]
+            #expect(headers["X-Aether-Test"] == "net-7" && headers["X-Second"] == "two", "\(request["path"] ?? "?") without the headers: \(headers)")
+            #expect(headers["User-Agent"] == "aether-test/1" && headers["Referer"] == "http://ref.example/", "\(request["path"] ?? "?"): \(headers)")
+        }
+    }
+
+    @Test func aConnectionDroppedAt40PercentIsRecoveredWithNoFrameLost() throws {
+        let drop = Self.progressiveBytes * 4 / 10
+        let server = try LoopbackHTTP(root: Self.root, rules: #"[{"path": "progressive\\.mp4$", "times": 1, "drop_after": \#(drop)}]"#)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("progressive.mp4"), "--speed=4"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first)
+        #expect(summary.endedEarly == nil)
+        #expect(summary.framesDecoded == Self.progressiveFrames, "decoded \(summary.framesDecoded)")
+        #expect(summary.framesPresented + summary.framesDropped == Self.progressiveFrames)
+        #expect((summary.networkRetries ?? 0) >= 1)
+        #expect(summary.networkBytes == Int64(Self.progressiveBytes), "bytes \(String(describing: summary.networkBytes))")
+        let requests = try server.requests()
+        let cut = try #require(requests.firstIndex { ($0["cut"] as? Bool) == true }, "no request was cut")
+        // The next request resumes where the bytes stopped (some may die in the socket with the reset).
+        let resumed = requests[(cut + 1)...].map(Self.rangeStart)
+        #expect(resumed.contains { $0 > 0 && $0 <= drop }, "resumed at \(resumed), dropped after \(drop)")
+    }
+
+    @Test func aStalledServerShowsBufferingAndPlaybackRecovers() throws {
+        let stall = Self.progressiveBytes * 3 / 10
+        let server = try LoopbackHTTP(root: Self.root, rules: #"[{"path": "progressive\\.mp4$", "times": 1, "stall_after": \#(stall), "stall_seconds": 3}]"#)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("progressive.mp4"), "--speed=4", "--cache-secs=4"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first)
+        #expect((summary.rebuffers ?? 0) >= 1, "no rebuffer")
+        #expect(summary.framesDecoded == Self.progressiveFrames)
+        #expect(summary.endedEarly == nil)
+        #expect(summary.networkRetries == 0, "a 3 s stall is within the 10 s read deadline")
+    }
+
+    @Test func theTransportBarSaysBufferingWhileTheServerStalls() throws {
+        let stall = Self.progressiveBytes / 10  // about 2 s in
+        // Every request stalls once, 10 % into its body (the TUI's first request only reads the index),
+        // for 6 s: the playhead gets there long before the stall ends.
+        let server = try LoopbackHTTP(root: Self.root, rules: #"[{"path": "progressive\\.mp4$", "stall_after": \#(stall), "stall_seconds": 6}]"#)
+        defer { server.stop() }
+        let session = try TmuxSession([TestEnvironment.binary, server.url("progressive.mp4"), "--ao=null", "--vo=halfblock", "--cache-secs=2"],
+                                      columns: 100, rows: 30)
+        defer { session.close() }
+        // The chrome, hidden while the picture plays, comes back to say so.
+        #expect(session.waitFor(10) { $0.contains("buffering…") }, "never buffering:\n\(session.screen())")
+        session.send("o")  // pin the transport bar, to watch the clock after the stall
+        // Then it plays on past the stall.
+        #expect(session.waitFor(20) { !$0.contains("buffering…") && ($0.contains("00:05 /") || $0.contains("00:06 /")) },
+                "did not recover:\n\(session.screen())")
+    }
+
+    @Test func aServerStalledPastTheDeadlineEndsWithOneClearLine() throws {
+        let stall = Self.progressiveBytes * 3 / 10
+        let server = try LoopbackHTTP(root: Self.root, rules: #"""
+            [{"path": "progressive\\.mp4$", "times": 1, "stall_after": \#(stall), "stall_seconds": 1e9},
+             {"path": "progressive\\.mp4$", "status": 503}]
+            """#)
+        defer { server.stop() }
+        let start = Date()
+        let (r, s) = try Self.headless([server.url("progressive.mp4"), "--network-timeout=1", "--network-retries=2"])
+        #expect(r.status != 0)
+        #expect(Date().timeIntervalSince(start) < 20)
+        let lines = Self.errorLines(r)
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.first.map { $0.contains("read error") && $0.contains("gave up after 2 retries") } == true, "\(lines)")
+        #expect(s.first?.endedEarly != nil)
+    }
+
+    @Test(arguments: [("missing.mp4", "[]", "404"), ("progressive.mp4", #"[{"status": 403}]"#, "403")])
+    func httpErrorsEndWithOneClearLine(path: String, rules: String, code: String) throws {
+        let server = try LoopbackHTTP(root: Self.root, rules: rules)
+        defer { server.stop() }
+        let start = Date()
+        let (r, _) = try Self.headless([server.url(path)])
+        #expect(r.status != 0)
+        #expect(Date().timeIntervalSince(start) < 5, "a 4xx is not retried")
+        let lines = Self.errorLines(r)
+        #expect(lines.count == 1 && lines[0].contains(code) && lines[0].contains(path), "\(lines)")
+        #expect(try server.requests().count == 1, "retried a permanent error")
+    }
+
+    @Test func aHostThatDoesNotResolveEndsWithOneClearLine() throws {
+        let (r, _) = try Self.headless(["http://aether-no-such-host.invalid/clip.mp4"], timeout: 20)
+        #expect(r.status != 0)
+        let lines = Self.errorLines(r)
+        #expect(lines == ["aether-tui: cannot open 'http://aether-no-such-host.invalid/clip.mp4': cannot resolve host 'aether-no-such-host.invalid'"])
+    }
+
+    /// Which HLS variant directories the proxy saw segment requests for.
+    static func variantsFetched(_ server: LoopbackHTTP) throws -> Set<String> {
+        Set(try server.requests().compactMap { ($0["path"] as? String).flatMap { path -> String? in
+            let parts = path.split(separator: "/")
+            return parts.count == 3 && parts[2].hasSuffix(".ts") ? String(parts[1]) : nil
+        } })
+    }
+
+    @Test(arguments: [("min", "v0"), ("max", "v2"), ("800k", "v1")])
+    func hlsBitrateFetchesOnlyTheChosenVariant(choice: String, variant: String) throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("hls-vod/master.m3u8"), "--hls-bitrate=\(choice)", "--length=6"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(s.first.map { $0.mediaSeconds > 5 } == true)
+        #expect(try Self.variantsFetched(server) == [variant])
+    }
+
+    @Test func dashPlaysTheChosenRepresentationOnly() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("dash-vod/manifest.mpd"), "--hls-bitrate=min", "--length=8"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(s.first.map { $0.mediaSeconds > 7 } == true)
+        let paths = try server.requests().compactMap { $0["path"] as? String }
+        let low = paths.filter { $0.contains("chunk-stream0-") }.count
+        let high = paths.filter { $0.contains("chunk-stream1-") }.count
+        // libavformat reads the first fragment of every representation to probe it; after that
+        // only the chosen one.
+        #expect(low >= 4 && high <= 1, "stream0 \(low) chunks, stream1 \(high)")
+    }
+
+    @Test(arguments: ["hls-aes/index.m3u8", "dash-number/manifest.mpd"])
+    func encryptedHLSAndNumberedDASHPlayEveryFrame(path: String) throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url(path), "--speed=4"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first)
+        #expect(summary.framesDecoded == Self.progressiveFrames, "decoded \(summary.framesDecoded)")
+        #expect(summary.endedEarly == nil)
+    }
+
+    @Test(arguments: ["hostile/passwd.m3u8", "hostile/passwd-master.m3u8", "hostile/remote-list.m3u"])
+    func aRemotePlaylistCannotReadLocalFiles(path: String) throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url(path)], timeout: 20)
+        #expect(r.status != 0)
+        #expect(s.allSatisfy { $0.framesDecoded == 0 })
+        #expect(!r.stdout.contains("root:") && !r.stderr.contains("root:"))
+        #expect(Self.errorLines(r).count == 1, "\(r.stderr)")
+    }
+
+    @Test func aRemoteDASHManifestNamingALocalFileIsRefused() throws {
+        let dir = NSTemporaryDirectory() + "aether-net-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var mpd = try String(contentsOfFile: Self.root + "/dash-vod/manifest.mpd", encoding: .utf8)
+        mpd = mpd.replacingOccurrences(of: "<Period", with: "<BaseURL>file:///etc/</BaseURL>\n<Period")
+        try mpd.write(toFile: dir + "/evil.mpd", atomically: true, encoding: .utf8)
+        let server = try LoopbackHTTP(root: dir)
+        defer { server.stop() }
+        let (r, _) = try Self.headless([server.url("evil.mpd")], timeout: 20)
+        #expect(r.status != 0)
+        #expect(Self.errorLines(r) == ["aether-tui: cannot open '\(server.url("evil.mpd"))': the manifest refers to 'file:///etc/' (a network source may only use http and https)"])
+    }
+
+    @Test func standardInputPlays() throws {
+        let file = Self.root + "/progressive.mp4"
+        let stats = EverydayPlayerTests.temp("stats.jsonl")
+        let r = Process.run(["/bin/sh", "-c", "exec \"$0\" - --vo=null --ao=null --speed=4 --stats-file \"$1\" < \"$2\"",
+                             TestEnvironment.binary, stats, file], timeout: 30)
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(try EverydayPlayerTests.summaries(stats).first)
+        #expect(summary.source == "-")
+        #expect(summary.framesDecoded == Self.progressiveFrames)
+    }
+}
