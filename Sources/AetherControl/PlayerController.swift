@@ -406,10 +406,13 @@ public final class PlayerController {
                 player.seek(to: target, mode: exact || amount >= 0 ? .exact : mode)
                 show("seek to \(Self.clock(target))")
             case .absolutePercent:
-                guard let d = player.duration, d > 0 else { return .failure("the length is unknown") }
-                target = min(100, max(0, amount)) / 100 * d
+                // Live: percentages of the kept window (100 is the live edge).
+                guard let range = player.seekableRange, range.upperBound > range.lowerBound else {
+                    return .failure("the length is unknown")
+                }
+                target = range.lowerBound + min(100, max(0, amount)) / 100 * (range.upperBound - range.lowerBound)
                 player.seek(to: target, mode: mode)
-                show("seek to \(Self.clock(target))")
+                show(player.isLive && amount >= 100 ? "back to live" : "seek to \(Self.clock(target))")
             }
             if heldAtEnd { heldAtEnd = false }
             hub.emit(.seeked(position: max(0, target)))

@@ -76,6 +76,15 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("video-range"), help: ArgumentHelp("HLS and DASH: prefer SDR or HDR variants; auto prefers SDR (what a terminal shows).", valueName: "auto|sdr|hdr"))
     var videoRange: String = "auto"
 
+    @Flag(help: "Treat the source as live (a stream without end), whatever it says.")
+    var live = false
+
+    @Option(help: ArgumentHelp("Seconds of a live stream kept for pause, rewind and scrubbing (default 1800; 0: none). The window lives in memory up to --timeshift-memory, then in files under $XDG_CACHE_HOME/aether-tui/, deleted on exit.", valueName: "seconds"))
+    var timeshift: Double = 1800
+
+    @Option(name: .customLong("timeshift-memory"), help: ArgumentHelp("MiB of the timeshift window kept in memory (default 64).", valueName: "MiB"))
+    var timeshiftMemory: Int = 64
+
     @Option(help: ArgumentHelp("Demuxer cache: auto (network sources only), yes or no.", valueName: "auto|yes|no"))
     var cache: String = "auto"
 
@@ -199,6 +208,8 @@ struct PlaybackOptions: ParsableArguments {
         guard ["auto", "no"].contains(vid) else { throw ValidationError("--vid must be auto or no") }
         guard VariantPreference(option: hlsBitrate) != nil else { throw ValidationError("--hls-bitrate must be min, max or a bit rate (e.g. 700k)") }
         guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
+        guard timeshift.isFinite, timeshift >= 0 else { throw ValidationError("--timeshift must be 0 or more seconds") }
+        guard (1...65536).contains(timeshiftMemory) else { throw ValidationError("--timeshift-memory must be between 1 and 65536 MiB") }
         guard ["auto", "yes", "no"].contains(cache) else { throw ValidationError("--cache must be auto, yes or no") }
         guard cacheSecs.isFinite, cacheSecs > 0 else { throw ValidationError("--cache-secs must be more than 0") }
         guard cachePauseWait.isFinite, cachePauseWait >= 0 else { throw ValidationError("--cache-pause-wait must be 0 or more") }
@@ -258,6 +269,13 @@ struct PlaybackOptions: ParsableArguments {
             // Checked (CR/LF, token names) when the source is opened.
             for field in SourceOptions.splitFields(fields) { o.httpHeaders[field.name] = field.value }
         }
+        if live { o.live = true }
+        o.timeshiftSeconds = timeshift
+        o.timeshiftMemoryBytes = timeshiftMemory << 20
+        let env = ProcessInfo.processInfo.environment
+        let cacheHome = env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? ((env["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".cache")
+        o.timeshiftDirectory = (cacheHome as NSString).appendingPathComponent("aether-tui")
         o.variantPreference = VariantPreference(option: hlsBitrate) ?? .max
         o.videoRange = VideoRangePreference(rawValue: videoRange) ?? .auto
         o.network.userAgent = userAgent

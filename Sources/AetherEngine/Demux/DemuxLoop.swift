@@ -40,7 +40,17 @@ extension PlaybackSession {
             }
             let got: Bool
             let readStart = MonotonicClock.seconds()
-            do {
+            if let timeshift {
+                // Live: the capture thread reads the network into the kept window; this reads it back.
+                switch timeshift.read(into: packet, interrupted: seekPendingOrStopped) {
+                case .interrupted: continue
+                case .end(let failure):
+                    finishDemux(readError: failure, lastAny: lastAny)
+                    continue
+                case .packet: got = true
+                }
+                telemetry.add(.read, seconds: MonotonicClock.seconds() - readStart)
+            } else { do {
                 got = try format.read(into: packet)
                 telemetry.add(.read, seconds: MonotonicClock.seconds() - readStart)
                 readErrors = 0
@@ -60,6 +70,7 @@ extension PlaybackSession {
                 }
                 continue
             }
+            } // not live
             if !got {
                 finishDemux(readError: nil, lastAny: lastAny)
                 continue
@@ -109,7 +120,7 @@ extension PlaybackSession {
         control.withLock { $0.pendingSeek != nil || $0.stopped }
     }
 
-    private func ptsSeconds(_ packet: Packet, _ index: Int) -> Double? {
+    func ptsSeconds(_ packet: Packet, _ index: Int) -> Double? {
         guard let stream = format.stream(index) else { return nil }
         return format.timeline.seconds(packet.pts ?? packet.dts, stream.pointee.time_base)
     }
@@ -148,14 +159,19 @@ extension PlaybackSession {
         audioQueue.flush()
         frameQueue.flush()
         let (preroll, audio) = control.withLock { ($0.seekPreroll, $0.audioStreamIndex) }
-        // An audio track switch comes as a seek: its stream may have been discarded.
-        applyAdaptiveDiscard(audio: audio)
+        // An audio track switch comes as a seek: its stream may have been discarded (live: the
+        // capture thread, which owns the demuxer, does it).
+        if timeshift == nil { applyAdaptiveDiscard(audio: audio) }
         // The load's seek to the start of a pipe or live stream, or of HLS/DASH: the demuxer is
         // there already (and libavformat's HLS refuses a timestamp before its first packet's,
         // which the start is: the seek failed and the first segment was skipped).
         let atStartAlready = serial == 1 && target <= 0 && (!format.isByteSeekable || isAdaptive)
         do {
-            if !atStartAlready { try format.seek(toSeconds: max(0, target - (mode == .exact ? preroll : 0))) }
+            if let timeshift {
+                timeshift.seek(to: max(0, target - (mode == .exact ? preroll : 0)))
+            } else if !atStartAlready {
+                try format.seek(toSeconds: max(0, target - (mode == .exact ? preroll : 0)))
+            }
         } catch {
             warn("seek to \(String(format: "%.2f", target)) s failed: \(error.message)")
         }

@@ -46,6 +46,11 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let endTime: Double?
     /// HLS or DASH through libavformat: unplayed variant streams are discarded.
     let isAdaptive: Bool
+    /// A live stream (no length); with a timeshift window, the capture thread reads it into
+    /// `timeshift` and the demux thread plays from there.
+    let isLive: Bool
+    let timeshift: TimeshiftBuffer?
+    static let timeshiftSerial = Atomic<Int>(0)
     /// The adaptive stream's variants and the one playing (nil: not adaptive, or one variant).
     let variants: [StreamVariant]
     let variant: StreamVariant?
@@ -138,6 +143,19 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             }
         }
         info = probed
+        // Live: a network source without a length (live HLS/DASH, a TS over HTTP, UDP), or forced.
+        isLive = options.live ?? (NetworkSettings.isNetwork(url) && probed.duration == nil)
+        if isLive, options.timeshiftSeconds > 0 {
+            let memory = max(1 << 20, options.timeshiftMemoryBytes)
+            let parent = options.timeshiftDirectory ?? NSTemporaryDirectory() + "aether-timeshift"
+            TimeshiftBuffer.removeStale(in: parent)
+            timeshift = TimeshiftBuffer(settings: .init(
+                window: options.timeshiftSeconds, memoryLimit: memory,
+                directory: parent + "/timeshift-\(getpid())-\(PlaybackSession.timeshiftSerial.add(1, ordering: .relaxed).newValue)",
+                chunkBytes: max(64 << 10, min(2 << 20, memory / 4))))
+        } else {
+            timeshift = nil
+        }
         self.variant = variant
         self.variants = variants
         // `--vid=no`: no video stream at all (an attached picture never is one: see CoverArt).
@@ -321,6 +339,47 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         threads.start("aether.audio") { [self] in audioLoop() }
         threads.start("aether.present") { [self] in presentLoop() }
         if cacheSeconds > 0 { threads.start("aether.cache") { [self] in cacheLoop() } }
+        if timeshift != nil { threads.start("aether.capture") { [self] in captureLoop() } }
+    }
+
+    /// Live with timeshift: reads the stream into the kept window, whatever the playhead does
+    /// (paused, rewound), until it ends or the session stops. Owns the demuxer's reads.
+    private func captureLoop() {
+        guard let timeshift, let packet = try? Packet() else { return }
+        var audio = control.withLock { $0.audioStreamIndex }
+        var errors = 0
+        let hasVideo = videoIndex != nil && videoDecoder != nil
+        while !isStopped {
+            let wanted = control.withLock { $0.audioStreamIndex }
+            if wanted != audio {
+                applyAdaptiveDiscard(audio: wanted)
+                audio = wanted
+            }
+            do {
+                guard try format.read(into: packet) else {
+                    timeshift.finish(error: nil)
+                    return
+                }
+                errors = 0
+            } catch {
+                if isStopped { break }
+                if error.isTryAgain { usleep(10_000); continue }
+                errors += 1
+                FFmpegLog.write("live", "read error \(errors): \(error.message)")
+                if format.ioFailed || format.atEndOfInput || errors >= PlaybackSession.maxConsecutiveReadErrors {
+                    var reason = error.message
+                    if case .failed(let why) = format.networkStatus?.phase { reason = why }
+                    timeshift.finish(error: format.atEndOfInput && !format.ioFailed ? nil : reason)
+                    return
+                }
+                continue
+            }
+            let index = packet.streamIndex
+            timeshift.append(packet, time: ptsSeconds(packet, index),
+                             videoKeyframe: index == videoIndex && packet.isKeyframe, hasVideo: hasVideo)
+            packet.unref()
+        }
+        timeshift.finish(error: nil)
     }
 
     /// Playhead-to-demuxer margin under which a cached source stops to refill.
@@ -378,6 +437,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         let stuck = threads.join(timeout: PlaybackSession.stopTimeout)
         if !stuck.isEmpty { FFmpegLog.write("player", "stop: threads still running after \(PlaybackSession.stopTimeout) s: \(stuck.joined(separator: ", "))") }
         subtitles.close()
+        timeshift?.close()
     }
 
     var isStopped: Bool { control.withLock { $0.stopped } }
@@ -385,6 +445,11 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     func requestSeek(to target: Double, mode: SeekMode) {
         var t = max(0, target)
         if let d = info.duration { t = min(t, max(0, d - 0.05)) }
+        if isLive {
+            // Inside the kept window; without one a live stream cannot be repositioned.
+            guard let window = timeshift?.window else { return }
+            t = min(max(t, window.lowerBound), window.upperBound)
+        }
         guard t.isFinite else { return }
         let seekTarget = t
         let failed = control.withLock { $0.state == .error }

@@ -230,6 +230,29 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         return s.control.withLock { $0.demuxEOF ? (s.info.duration ?? $0.demuxedUntil) : $0.demuxedUntil }
     }
 
+    /// A live stream (no length): positions run from where playback joined it.
+    public var isLive: Bool { current?.isLive ?? false }
+
+    /// Live: the kept window (oldest moment ... live edge) in media seconds; nil without one.
+    public var liveWindow: ClosedRange<Double>? {
+        guard let s = current, s.isLive else { return nil }
+        if let window = s.timeshift?.window { return window }
+        let edge = s.control.withLock { $0.demuxedUntil }
+        return edge...edge
+    }
+
+    /// Seconds playback is behind the live edge (nil when not live).
+    public var liveLatency: Double? { liveWindow.map { max(0, $0.upperBound - currentTime) } }
+
+    /// Where a seek may go: the kept window for live, the length otherwise (nil: unknown).
+    public var seekableRange: ClosedRange<Double>? {
+        if isLive { return liveWindow }
+        return duration.map { 0...$0 }
+    }
+
+    /// Timeshift window bytes in memory and on disk (live only).
+    public var timeshiftBytes: (memory: Int, disk: Int)? { current?.timeshift?.bytes }
+
     /// The variant of an adaptive stream (HLS, DASH) that plays, and all of them (empty for
     /// other sources).
     public var variant: StreamVariant? { current?.variant }

@@ -59,6 +59,17 @@ public struct PlayerOptions: Sendable {
     /// queues only). A source with a cache pauses (``Player/isBuffering``) when it runs dry and
     /// goes on once ``cachePauseWait`` seconds are buffered again.
     public var cacheSeconds: Double?
+    /// Treat the source as live (true) or not (false); nil: live when a network source has no
+    /// length.
+    public var live: Bool?
+    /// Seconds of a live stream kept behind the live edge for pause, rewind and scrubbing
+    /// (0: none, the stream plays as it comes).
+    public var timeshiftSeconds = 1800.0
+    /// Bytes of the window kept in memory; older parts spill to files in ``timeshiftDirectory``.
+    public var timeshiftMemoryBytes = 64 << 20
+    /// Where the window spills (a directory per session inside, deleted when it ends); nil: the
+    /// temporary directory.
+    public var timeshiftDirectory: String?
     /// Which variant of an HLS or DASH stream plays (mpv's `--hls-bitrate`).
     public var variantPreference = VariantPreference.max
     /// SDR or HDR variants first.

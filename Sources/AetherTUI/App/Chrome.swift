@@ -174,12 +174,16 @@ extension TUIApp {
         let width = layout.columns
         let duration = player.duration ?? 0
         let now = player.currentTime
+        // Live: the bar spans the kept window, its right end the live edge.
+        let live = player.isLive ? player.liveWindow : nil
+        let origin = live?.lowerBound ?? 0
+        let span = live.map { $0.upperBound - $0.lowerBound } ?? duration
         // Progress bar: played ━, buffered ─ (brighter), empty ─, chapter ticks ┃.
         // Media values are clamped before any integer conversion (a damaged file can claim 1.8e19 s).
-        func column(_ t: Double) -> Int { duration > 0 ? Int(saturating: min(1, max(0, t / duration)) * Double(width)) : 0 }
+        func column(_ t: Double) -> Int { span > 0 ? Int(saturating: min(1, max(0, (t - origin) / span)) * Double(width)) : 0 }
         let played = column(now)
         // A source with a demuxer cache shows how far it has read; others what is queued.
-        let buffered = column(min(duration, player.cachedUntil ?? (now + lastTelemetry.bufferedSeconds)))
+        let buffered = live != nil ? column(now) : column(min(duration, player.cachedUntil ?? (now + lastTelemetry.bufferedSeconds)))
         let ticks = Set((player.mediaInfo?.chapters ?? []).dropFirst().map { duration > 0 ? column($0.start) : -1 })
         for x in 0..<width {
             let (glyph, role): (String, ThemeRole) =
@@ -199,6 +203,12 @@ extension TUIApp {
         var timeText: String
         if let scrub = view.scrub {
             timeText = "\(TimeFormat.clock(scrub.target)) / \(TimeFormat.clock(duration))  scrub: Enter seeks, Esc leaves"
+        } else if let latency = player.liveLatency {
+            // As close as playback joined the stream is live; further back says how far.
+            let baseline = min(view.liveBaseline ?? latency, latency)
+            view.liveBaseline = baseline
+            let behind = latency - baseline
+            timeText = "\(TimeFormat.clock(now))  LIVE" + (behind >= 2.5 ? " -\(TimeFormat.clock(behind))" : "")
         } else if view.showRemaining {
             timeText = "\(TimeFormat.clock(now)) / -\(TimeFormat.clock(max(0, duration - now)))"
         } else {

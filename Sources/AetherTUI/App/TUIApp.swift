@@ -139,6 +139,7 @@ public final class TUIApp {
     /// Wires the loaded item to the screen: frames to the output, the layout for its picture.
     func attachItem() {
         wallStart = MonotonicClock.seconds()
+        view.liveBaseline = nil
         summaryWritten = false
         player.setHostReportsDisplay(true)
         player.setFrameHandler { [output] frame in output?.post(frame) }
@@ -395,6 +396,9 @@ struct ViewState {
     var chromePinned = false
     var chromeVisible = true
     var lastInput = 0.0
+    /// Live: the smallest latency behind the edge seen since the item began (where playback
+    /// joined the stream, a few segments back); the bar says how far behind only beyond it.
+    var liveBaseline: Double?
     var menu: TrackMenu?
     var osdMessage: (text: String, until: Double)?
     var overlayRects: [CellRect] = []

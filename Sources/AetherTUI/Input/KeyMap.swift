@@ -95,6 +95,8 @@ public enum KeyMap {
         b("d", "switch renderer (sixel / half-block)", ["d"], "script-binding cycle-vo"),
         b("r", "show remaining time instead of duration", ["r"], "script-binding remaining"),
         b("o", "pin the transport bar (no auto-hide)", ["o"], "script-binding pin-osd"),
+        b("Home End", "jump to the start / the end (live: the oldest kept moment / back to live)", ["HOME"], "seek 0 absolute-percent"),
+        b("", "", ["END"], "seek 100 absolute-percent"),
         b("b", "scrub with a preview (arrows move, Enter seeks, Esc leaves)", ["b"], "script-binding scrub"),
         b("B", "filmstrip around the position (pauses; ← → Enter Esc)", ["B"], "script-binding filmstrip"),
         b("s S", "screenshot (PNG at source size) with / without subtitles", ["s"], "screenshot"),
