@@ -106,6 +106,12 @@ public actor SpriteThumbnails {
         return Self.cut(tile, from: sheet, maxWidth: maxWidth)
     }
 
+    /// Whether the sheet holding `seconds`' thumbnail is cached (false without a track).
+    public func hasCachedSheet(at seconds: Double) -> Bool {
+        guard case .some(.some(let track)) = loaded, let tile = track.tile(at: seconds) else { return false }
+        return cache.contains(tile.sheet.url)
+    }
+
     public var statistics: SpriteThumbnailStatistics {
         var s = counters
         s.cachedSheets = cache.count
@@ -282,6 +288,9 @@ struct SpriteSheetCache {
     }
 
     var count: Int { entries.count }
+
+    /// Without touching its recency.
+    func contains(_ url: String) -> Bool { entries[url] != nil }
 
     mutating func sheet(_ url: String) -> DecodedSheet? {
         guard let entry = entries[url] else { return nil }
