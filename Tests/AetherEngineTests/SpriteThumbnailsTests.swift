@@ -201,3 +201,53 @@ import Testing
         #expect((cut?["bytes"] as? Int).map { $0 < 38530 } == true, "the slow sheet was not abandoned: \(String(describing: cut))")
     }
 }
+
+/// The sheet decoder on its own: a fixture sheet decodes to ffmpeg's pixels; what is not a
+/// picture, or claims an absurd size, is refused before any picture memory is taken.
+@Suite struct SheetDecoderTests {
+    @Test func fixtureSheetDecodesLikeFFmpeg() throws {
+        let path = TestEnvironment.fixture("net/hls-thumbs/thumbs/tile2.jpg")
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        let sheet = try SheetDecoder.decode([UInt8](bytes))
+        #expect(sheet.width == 800 && sheet.height == 180)
+        let reference = try #require(StillReference.decodeImage(path))
+        #expect(StillReference.psnr(sheet.pixels, reference) >= 45)
+    }
+
+    @Test func pngRoundTrip() throws {
+        // An 8×4 picture of two colours, written by our own PNG writer.
+        var pixels: [UInt8] = []
+        for y in 0..<4 { for x in 0..<8 { pixels += (x + y) % 2 == 0 ? [250, 10, 20] : [5, 200, 90] } }
+        let still = StillImage(width: 8, height: 4, pixels: pixels, seconds: 0, isKeyframe: true)
+        let png = try PNGWriter.encode(still)
+        let sheet = try SheetDecoder.decode(png)
+        #expect(sheet.width == 8 && sheet.height == 4 && sheet.pixels == pixels)
+    }
+
+    /// IHDR rewritten to 60000×60000 (valid CRC): over the pixel cap, an error, no 10 GB buffer.
+    @Test func hugeDeclaredSizeIsRefused() throws {
+        let still = StillImage(width: 2, height: 2, pixels: [UInt8](repeating: 128, count: 12), seconds: 0, isKeyframe: true)
+        var png = try PNGWriter.encode(still)
+        // Signature (8), length (4), "IHDR" (4), width (4), height (4) ... CRC after 13 data bytes.
+        for offset in [16, 20] { png.replaceSubrange(offset..<(offset + 4), with: [0x00, 0x00, 0xEA, 0x60]) }
+        let crc = Self.crc32(Array(png[12..<29]))
+        png.replaceSubrange(29..<33, with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+        #expect(throws: (any Error).self) { try SheetDecoder.decode(png) }
+    }
+
+    @Test func notAPicture() {
+        #expect(throws: (any Error).self) { try SheetDecoder.decode(Array("<html>404</html>".utf8)) }
+        #expect(throws: (any Error).self) { try SheetDecoder.decode([]) }
+        #expect(throws: (any Error).self) { try SheetDecoder.decode([0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0x41, count: 500)) }
+        #expect(throws: (any Error).self) { try SheetDecoder.decode([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]) }
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            crc ^= UInt32(b)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+}
