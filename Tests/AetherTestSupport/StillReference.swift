@@ -17,6 +17,12 @@ public enum StillReference {
         rawOutput(["/usr/bin/env", "ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
     }
 
+    /// A picture file (JPEG, PNG) decoded by ffmpeg, after `filter` (`crop=…`), as packed RGB24.
+    public static func ffmpegImage(_ path: String, filter: String) -> [UInt8]? {
+        rawOutput(["/usr/bin/env", "ffmpeg", "-nostdin", "-v", "error", "-i", path, "-frames:v", "1", "-vf", filter,
+                   "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+    }
+
     private static func rawOutput(_ argv: [String]) -> [UInt8]? {
         let path = NSTemporaryDirectory() + "aether-still-\(UUID().uuidString).rgb"
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -101,6 +101,15 @@ final class CodecParameters {
         try check(avcodec_parameters_copy(p, source), "avcodec_parameters_copy")
     }
 
+    /// Empty parameters naming only the codec (the decoder reads the rest from the bitstream:
+    /// a JPEG or PNG file).
+    init(codec: AVCodecID, type: AVMediaType) throws(FFmpegError) {
+        guard let p = avcodec_parameters_alloc() else { throw .outOfMemory("avcodec_parameters_alloc") }
+        pointer = p
+        p.pointee.codec_type = type
+        p.pointee.codec_id = codec
+    }
+
     deinit {
         var doomed: UnsafeMutablePointer<AVCodecParameters>? = pointer
         avcodec_parameters_free(&doomed)

@@ -28,9 +28,15 @@ struct SourceTiming: Sendable {
     var lastPosition: Double? { duration.map { max(0, $0 - frameInterval) } }
 }
 
+/// What lives on an ``ExtractionThread`` and nowhere else; closed (its FFmpeg resources freed)
+/// when the thread ends.
+protocol ThreadConfinedContext: AnyObject, SendableMetatype {
+    func close()
+}
+
 /// The state that lives on the extractor's thread and nowhere else: how to open the source, and
 /// the open ``StillDecoder`` when there is one.
-final class ExtractionContext {
+final class ExtractionContext: ThreadConfinedContext {
     let url: String
     let options: Result<[String: String], FrameExtractorError>
     let network: NetworkSettings
@@ -70,8 +76,8 @@ final class ExtractionContext {
 /// The one thread that runs an extractor's blocking FFmpeg work, in submission order, off
 /// Swift's cooperative pool. Jobs wait in a queue guarded by a condition variable; the thread
 /// sleeps on it when there is nothing to do.
-final class ExtractionThread: @unchecked Sendable {  // every var is guarded by `condition`
-    typealias Job = @Sendable (ExtractionContext) -> Void
+final class ExtractionThread<Context: ThreadConfinedContext>: @unchecked Sendable {  // every var is guarded by `condition`
+    typealias Job = @Sendable (Context) -> Void
     private let condition = NSCondition()
     private var jobs: [Job] = []
     private var stopping = false
@@ -79,7 +85,7 @@ final class ExtractionThread: @unchecked Sendable {  // every var is guarded by 
     private var finishWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Starts the thread; `makeContext` runs on it, so the context never leaves it.
-    init(name: String, makeContext: @escaping @Sendable () -> ExtractionContext) {
+    init(name: String, makeContext: @escaping @Sendable () -> Context) {
         let thread = Thread { [self] in run(makeContext) }
         thread.name = name
         thread.stackSize = 4 << 20
@@ -116,7 +122,7 @@ final class ExtractionThread: @unchecked Sendable {  // every var is guarded by 
         }
     }
 
-    private func run(_ makeContext: () -> ExtractionContext) {
+    private func run(_ makeContext: () -> Context) {
         // Previews and screenshots yield the CPU to playback: nice 10 for this thread only
         // (Linux applies setpriority to a thread id), so a scrub never costs a painted frame.
         _ = aether_nice_this_thread(10)

@@ -15,7 +15,7 @@ import Foundation
 public actor FrameExtractor {
     public nonisolated let url: String
     private let idleTimeout: Double
-    private let thread: ExtractionThread
+    private let thread: ExtractionThread<ExtractionContext>
     private let gate = RequestGate()
     private let status = ExtractionStatus()
     private var cache = StillCache()

@@ -250,4 +250,31 @@ enum SmallFetch {
         guard Int(n) <= limit else { throw FFmpegError(code: aether_AVERROR(EFBIG), function: "avio_read") }
         return Array(data[0..<Int(n)])
     }
+
+    /// The whole of a small binary resource (a thumbnail sheet), the same way; nil when it cannot
+    /// be read, is empty, or is larger than `limit` bytes.
+    static func bytes(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
+                      timeout: Double, limit: Int) -> [UInt8]? {
+        if NetworkSettings.scheme(of: url) == nil || url.hasPrefix("file:") {
+            let path = url.hasPrefix("file:") ? String(url.dropFirst(5)) : url
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                  let size = attributes[.size] as? Int, size > 0, size <= limit,
+                  let data = FileManager.default.contents(atPath: path), data.count <= limit else { return nil }
+            return [UInt8](data)
+        }
+        guard NetworkSettings.isNetwork(url) else { return nil }
+        let session = NetworkSession(settings: settings, interrupt: interrupt, options: options)
+        interrupt.arm(seconds: timeout)
+        defer { interrupt.arm(seconds: nil) }
+        guard let input = try? ResilientInput(url: url, options: session.options, session: session) else { return nil }
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = avio_read(input.context, &chunk, Int32(chunk.count))
+            if n == aether_AVERROR_EOF() || n == 0 { break }
+            guard n > 0, data.count + Int(n) <= limit else { return nil }
+            data += chunk[0..<Int(n)]
+        }
+        return data.isEmpty ? nil : data
+    }
 }

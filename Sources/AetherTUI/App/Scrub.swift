@@ -16,15 +16,21 @@ struct ScrubState: Equatable {
     var dragging = false
 }
 
-/// Thumbnails for scrub mode, fetched off the UI thread from a ``FrameExtractor`` (its own
-/// demuxer and decoder; playback is never touched).
+/// Thumbnails for scrub mode, fetched off the UI thread: cut from the sheets of the source's
+/// thumbnail track when its manifest publishes one (``SpriteThumbnails``: an HTTP(S) DASH or HLS
+/// source), else (and for any sheet that cannot be had) decoded by a ``FrameExtractor`` (its
+/// own demuxer and decoder). Playback is never touched.
 ///
 /// One worker task asks for one thumbnail at a time: the newest position the UI wants first
 /// (positions the marker passed meanwhile are skipped), and while nothing is wanted, the
 /// thumbnails around the marker and then along the whole timeline, so that moving the marker
-/// finds them cached. The UI polls ``take()``.
+/// finds them cached (with a thumbnail track, only the sheets within a minute of the marker:
+/// each covers many positions, and the whole timeline's would crowd the cache). The UI polls
+/// ``take()``.
 final class PreviewFetcher: Sendable {
     let extractor: FrameExtractor
+    /// The manifest's thumbnail track, for a source that may have one.
+    let sprites: SpriteThumbnails?
     private struct State {
         var wanted: Double?
         var delivered: (time: Double, image: StillImage)?
@@ -44,6 +50,7 @@ final class PreviewFetcher: Sendable {
     /// - Parameter width: thumbnail width in pixels (one size for the cache).
     init(url: String, network: NetworkSettings, width: Int = 320) {
         extractor = FrameExtractor(url: url, network: network)
+        sprites = SpriteThumbnails.isCandidate(url) ? SpriteThumbnails(url: url, network: network, preferredWidth: width) : nil
         self.width = width
         let t = Task.detached(priority: .utility) { [self] in await work() }
         task.withLock { $0 = t }
@@ -100,6 +107,7 @@ final class PreviewFetcher: Sendable {
         }
         wake?.resume()
         await task.withLock { $0 }?.value
+        await sprites?.shutdown()
         await extractor.shutdown()
     }
 
@@ -125,18 +133,34 @@ final class PreviewFetcher: Sendable {
             guard let job = await nextJob() else { return }
             switch job {
             case .marker(let time), .strip(let time):
-                var image = await extractor.cachedThumbnail(at: time)
-                if image == nil { image = try? await extractor.thumbnail(at: time, maxWidth: width) }
-                guard let image else { continue }
+                guard let image = await thumbnail(at: time) else { continue }
                 state.withLock { s in
                     // A newer wish may have arrived meanwhile: it is served next, this one is shown now.
                     if case .marker = job { s.delivered = (time, image) } else { s.stripDelivered.append((time, image)) }
                 }
             case .prefetch(let time):
+                if let sprites, await sprites.track() != nil {
+                    let around = state.withLock { $0.around }
+                    if abs(time - around) <= 60, await !sprites.hasCachedSheet(at: time) {
+                        _ = await sprites.thumbnail(at: time, maxWidth: width)
+                    }
+                    continue
+                }
                 if await extractor.cachedThumbnail(at: time) != nil { continue }
                 _ = try? await extractor.thumbnail(at: time, maxWidth: width)
             }
         }
+    }
+
+    /// The thumbnail for `time`: from the thumbnail track when there is one and its sheet can be
+    /// had, else decoded.
+    private func thumbnail(at time: Double) async -> StillImage? {
+        if let sprites, await sprites.track() != nil {
+            if let image = await sprites.cachedThumbnail(at: time, maxWidth: width) { return image }
+            if let image = await sprites.thumbnail(at: time, maxWidth: width) { return image }
+        }
+        if let image = await extractor.cachedThumbnail(at: time) { return image }
+        return try? await extractor.thumbnail(at: time, maxWidth: width)
     }
 
     /// The wanted position, else the next prefetch position, else waits for a wish; nil when stopped.
