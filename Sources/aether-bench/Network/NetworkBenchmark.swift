@@ -1,0 +1,173 @@
+import ArgumentParser
+import Foundation
+
+/// `aether-bench network`: network sources on loopback, through the suite's HTTP server
+/// (`Tests/Scripts/range_http.py`) and fault proxy (`Tests/Scripts/fault_proxy.py`), on the
+/// network fixtures (`Tests/Fixtures/make-network-fixtures.sh`).
+///
+/// 1. Startup: seconds from exec to the first frame presented (the headless player's
+///    `first frame of serial 1` log line), per source (progressive MP4, HLS master, DASH), with
+///    no added latency and with 100 ms added to every response by the proxy (each request pays
+///    it, as a 100 ms round trip would). Beside it, the same for `ffmpeg -i URL -frames:v 1 -f null -`
+///    (open, probe, first decoded frame), alternating in the same loop.
+/// 2. Rebuffers on a throttled link: the progressive clip (≈ 80 kB/s) played in real time with
+///    the proxy pacing the body at a fraction of that and at a margin above it; rebuffers and
+///    wall time from the summary.
+struct NetworkBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "network",
+        abstract: "Startup to first frame over loopback (plain and +100 ms per request) and rebuffers on a throttled link.")
+
+    @Option(help: "The aether-tui binary.") var player = ".build/release/aether-tui"
+    @Option(help: "Runs per case (medians reported).") var repeats = 5
+    @Option(help: ArgumentHelp("Parts to run, comma-separated.", valueName: "startup,throttle")) var parts = "startup,throttle"
+    @Option(help: "The network fixtures (make-network-fixtures.sh output).") var fixtures = "Tests/Fixtures/out/net"
+    @Option(help: "Scratch directory.") var workDir = "/tmp/aether-bench-network"
+
+    static var scripts: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Tests/Scripts").path
+    }
+
+    /// The server and the proxy, ended by `stop()`.
+    final class Loopback {
+        private var processes: [(Process, Pipe)] = []
+        private(set) var port = 0
+
+        init(root: String, log: String) throws {
+            func launch(_ arguments: [String]) throws -> Int {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                p.arguments = ["python3"] + arguments
+                let out = Pipe(), input = Pipe()
+                p.standardOutput = out
+                p.standardInput = input
+                try p.run()
+                processes.append((p, input))
+                var text = ""
+                while !text.hasSuffix("\n") {
+                    let chunk = out.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                    throw ValidationError("\(arguments[0]) did not start: \(text)")
+                }
+                return port
+            }
+            let server = try launch([NetworkBenchmark.scripts + "/range_http.py", root, log + ".server"])
+            port = try launch([NetworkBenchmark.scripts + "/fault_proxy.py", String(server), log + ".proxy"])
+        }
+
+        func rules(_ json: String) {
+            _ = Spawn.run(["curl", "-s", "-X", "POST", "--data", json, "http://127.0.0.1:\(port)/__rules"])
+        }
+
+        func stop() {
+            for (p, input) in processes {
+                try? input.fileHandleForWriting.close()
+                if p.isRunning { p.terminate() }
+                p.waitUntilExit()
+            }
+            processes = []
+        }
+
+        deinit { stop() }
+    }
+
+    func run() async throws {
+        try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
+        guard FileManager.default.isExecutableFile(atPath: player) else { throw ValidationError("no player at \(player)") }
+        guard FileManager.default.fileExists(atPath: fixtures + "/progressive.mp4") else {
+            throw ValidationError("no network fixtures in \(fixtures) (run Tests/Fixtures/make-network-fixtures.sh)")
+        }
+        let loopback = try Loopback(root: fixtures, log: workDir + "/requests")
+        defer { loopback.stop() }
+        print("aether-bench network: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(EngineBenchmark.loadAverage()); player \(player)")
+        let list = parts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        if list.contains("startup") { try startup(loopback) }
+        if list.contains("throttle") { try throttle(loopback) }
+    }
+
+    /// Seconds from exec to the first presented frame, from the player's log.
+    func playerStartup(_ url: String) -> Double? {
+        let log = workDir + "/startup.log"
+        try? FileManager.default.removeItem(atPath: log)
+        let m = Spawn.run([player, url, "--vo=null", "--ao=null", "--length=0.5", "--log-file=\(log)"])
+        guard m.status == 0, let text = try? String(contentsOfFile: log, encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.contains("first frame of serial 1 at") }),
+              let close = line.firstIndex(of: "]"), let space = line.firstIndex(of: " ") else { return nil }
+        return Double(line[line.index(after: space)..<close])
+    }
+
+    /// Wall seconds of `ffmpeg -i URL -frames:v 1 -f null -` (open, probe, first frame).
+    func ffmpegStartup(_ url: String) -> Double? {
+        let m = Spawn.run(["ffmpeg", "-nostdin", "-v", "error", "-protocol_whitelist", "http,https,tcp,tls,crypto,hls,data",
+                           "-i", url, "-frames:v", "1", "-f", "null", "-"])
+        return m.status == 0 ? m.wallSeconds : nil
+    }
+
+    func startup(_ loopback: Loopback) throws {
+        print("\n== startup to the first frame, s (median of \(repeats); p95) ==")
+        print("source".padding(toLength: 30, withPad: " ", startingAt: 0) + "latency   aether-tui        ffmpeg (open+probe+1 frame)   ratio")
+        let sources = ["progressive.mp4", "hls-vod/master.m3u8", "dash-vod/manifest.mpd"]
+        for latency in [0, 100] {
+            loopback.rules(latency == 0 ? "[]" : "[{\"latency_ms\": \(latency)}]")
+            for source in sources {
+                let url = "http://127.0.0.1:\(loopback.port)/\(source)"
+                var ours: [Double] = [], theirs: [Double] = []
+                for _ in 0..<repeats {
+                    if let t = playerStartup(url) { ours.append(t) }
+                    if let t = ffmpegStartup(url) { theirs.append(t) }
+                }
+                let a = Stats.median(ours), b = Stats.median(theirs)
+                print(source.padding(toLength: 30, withPad: " ", startingAt: 0)
+                      + "\(latency) ms".padding(toLength: 10, withPad: " ", startingAt: 0)
+                      + "\(Stats.fmt(a, 3)) (p95 \(Stats.fmt(Stats.percentile(ours, 95), 3)))".padding(toLength: 18, withPad: " ", startingAt: 0)
+                      + "\(Stats.fmt(b, 3)) (p95 \(Stats.fmt(Stats.percentile(theirs, 95), 3)))".padding(toLength: 30, withPad: " ", startingAt: 0)
+                      + (b > 0 ? Stats.fmt(a / b, 2) : "-") + (ours.count < repeats ? "  (\(repeats - ours.count) runs failed)" : ""))
+            }
+        }
+        loopback.rules("[]")
+    }
+
+    struct Summary: Decodable {
+        var summary: Fields?
+        struct Fields: Decodable {
+            var mediaSeconds: Double
+            var wallSeconds: Double
+            var rebuffers: Int?
+            var framesDecoded: Int
+            var endedEarly: String?
+        }
+    }
+
+    func throttle(_ loopback: Loopback) throws {
+        let file = fixtures + "/progressive.mp4"
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        let rate = Double(bytes) / 20  // bytes per media second (a 20 s clip)
+        print("\n== progressive.mp4 (\(Int(rate / 1000)) kB/s average) in real time over a paced link, --cache-secs=5 ==")
+        print("link".padding(toLength: 22, withPad: " ", startingAt: 0) + "rebuffers (runs)      wall s (median)   frames")
+        for factor in [0.8, 1.5] {
+            let bps = Int(rate * factor)
+            loopback.rules("[{\"path\": \"progressive\", \"throttle_bps\": \(bps)}]")
+            var rebuffers: [Int] = [], walls: [Double] = [], frames: [Int] = []
+            for _ in 0..<max(1, repeats / 2) {
+                let stats = workDir + "/throttle.jsonl"
+                try? FileManager.default.removeItem(atPath: stats)
+                _ = Spawn.run([player, "http://127.0.0.1:\(loopback.port)/progressive.mp4", "--vo=null", "--ao=null",
+                               "--cache-secs=5", "--stats-file=\(stats)"])
+                let text = (try? String(contentsOfFile: stats, encoding: .utf8)) ?? ""
+                guard let line = text.split(separator: "\n").last,
+                      let s = try? JSONDecoder().decode(Summary.self, from: Data(line.utf8)).summary else { continue }
+                rebuffers.append(s.rebuffers ?? 0)
+                walls.append(s.wallSeconds)
+                frames.append(s.framesDecoded)
+            }
+            print("\(Int(factor * 100)) % (\(bps / 1000) kB/s)".padding(toLength: 22, withPad: " ", startingAt: 0)
+                  + "\(rebuffers)".padding(toLength: 22, withPad: " ", startingAt: 0)
+                  + Stats.fmt(Stats.median(walls), 1).padding(toLength: 18, withPad: " ", startingAt: 0) + "\(frames)")
+        }
+        loopback.rules("[]")
+    }
+}
