@@ -12,13 +12,26 @@ import Testing
         let directory: String
         let server: LoopbackHTTP
         private let writer: Process
+        let dash: Bool
 
-        init(seconds: Int) throws {
+        /// HLS by `live_hls.sh`, or (`dash`) a dynamic DASH MPD written by the ffmpeg CLI.
+        init(seconds: Int, dash: Bool = false) throws {
+            self.dash = dash
             directory = NSTemporaryDirectory() + "aether-live-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             writer = Process()
             writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            writer.arguments = ["bash", TestEnvironment.scripts.appendingPathComponent("live_hls.sh").path, directory, String(seconds)]
+            if dash {
+                writer.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                                    "-re", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=24", "-re", "-f", "lavfi", "-i", "sine=f=440:r=48000",
+                                    "-t", String(seconds), "-map", "0:v", "-map", "1:a",
+                                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "48", "-keyint_min", "48", "-sc_threshold", "0",
+                                    "-b:v", "300k", "-c:a", "aac", "-b:a", "64k",
+                                    "-f", "dash", "-seg_duration", "2", "-window_size", "6", "-extra_window_size", "2",
+                                    "-use_template", "1", "-use_timeline", "1", directory + "/live.mpd"]
+            } else {
+                writer.arguments = ["bash", TestEnvironment.scripts.appendingPathComponent("live_hls.sh").path, directory, String(seconds)]
+            }
             writer.standardOutput = FileHandle.nullDevice
             writer.standardError = FileHandle.nullDevice
             try writer.run()
@@ -29,6 +42,13 @@ import Testing
         func waitForSegments(_ count: Int, timeout: Double = 30) -> Bool {
             let end = Date().addingTimeInterval(timeout)
             while Date() < end {
+                if dash {
+                    // Media segments of the video representation on disk.
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+                    if names.filter({ $0.hasPrefix("chunk-stream0-") }).count >= count { return true }
+                    Thread.sleep(forTimeInterval: 0.2)
+                    continue
+                }
                 let text = (try? String(contentsOfFile: directory + "/index.m3u8", encoding: .utf8)) ?? ""
                 if text.components(separatedBy: "#EXTINF").count - 1 >= count { return true }
                 Thread.sleep(forTimeInterval: 0.2)
@@ -36,7 +56,7 @@ import Testing
             return false
         }
 
-        var url: String { server.url("index.m3u8") }
+        var url: String { server.url(dash ? "live.mpd" : "index.m3u8") }
 
         func stop() {
             if writer.isRunning {
@@ -84,6 +104,21 @@ import Testing
         // The kept window's files went with the player.
         let left = (try? FileManager.default.contentsOfDirectory(atPath: cache + "/aether-tui")) ?? []
         #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    @Test func aLiveDASHStreamShowsLiveAndRewinds() throws {
+        let stream = try LiveStream(seconds: 60, dash: true)
+        defer { stream.stop() }
+        #expect(stream.waitForSegments(4))
+        let session = try TmuxSession([TestEnvironment.binary, stream.url, "--ao=null", "--vo=halfblock"], columns: 100, rows: 30)
+        defer { session.close() }
+        session.send("o")
+        #expect(session.waitFor(15) { $0.contains("LIVE") }, "no LIVE:\n\(session.screen())")
+        Thread.sleep(forTimeInterval: 6)
+        session.send("Left")
+        #expect(session.waitFor(5) { $0.contains("LIVE -00:") }, "not behind after rewinding:\n\(session.screen())")
+        session.send("End")
+        #expect(session.waitFor(8) { $0.contains("LIVE") && !$0.contains("LIVE -") }, "not back at live:\n\(session.screen())")
     }
 
     /// `LIVE -00:12` → 12.

@@ -215,6 +215,64 @@ import Testing
         #expect(Self.errorLines(r) == ["aether-tui: cannot open '\(server.url("evil.mpd"))': the manifest refers to 'file:///etc/' (a network source may only use http and https)"])
     }
 
+    @Test func ctrlCInterruptsAStalledNetworkReadAtOnce() throws {
+        let server = try LoopbackHTTP(root: Self.root, rules: #"[{"path": "progressive\\.mp4$", "stall_after": 200000, "stall_seconds": 1e9}]"#)
+        defer { server.stop() }
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
+        player.arguments = [server.url("progressive.mp4"), "--vo=null", "--ao=null", "--cache-secs=60"]
+        player.standardOutput = FileHandle.nullDevice
+        player.standardError = FileHandle.nullDevice
+        try player.run()
+        defer { if player.isRunning { kill(player.processIdentifier, SIGKILL); player.waitUntilExit() } }
+        // Past the stall point, the demuxer (and, once the cache ran dry, playback) waits on the network.
+        Thread.sleep(forTimeInterval: 4)
+        #expect(player.isRunning)
+        let start = Date()
+        kill(player.processIdentifier, SIGINT)
+        while player.isRunning, Date().timeIntervalSince(start) < 5 { Thread.sleep(forTimeInterval: 0.02) }
+        let took = Date().timeIntervalSince(start)
+        #expect(!player.isRunning && took < 1, "SIGINT took \(took) s")
+        if !player.isRunning { #expect(player.terminationStatus == 4, "exit status \(player.terminationStatus)") }
+    }
+
+    /// DASH with SegmentBase (one fragmented MP4 with a sidx, addressed by byte ranges), which
+    /// the ffmpeg CLI does not write: the MPD is made here around its output.
+    @Test func dashSegmentBaseWithSidxPlays() throws {
+        let dir = NSTemporaryDirectory() + "aether-net-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let made = Process.run(["/usr/bin/env", "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", Self.root + "/progressive.mp4",
+                                "-map", "0:v", "-c", "copy", "-movflags", "+frag_keyframe+empty_moov+default_base_moof+global_sidx",
+                                dir + "/v.mp4"], timeout: 60)
+        #expect(made.status == 0, "\(made.stderr)")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/v.mp4")))
+        var boxes: [String: (offset: Int, size: Int)] = [:]
+        var at = 0
+        while at + 8 <= bytes.count {
+            let size = bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[at + 4..<at + 8], as: UTF8.self)
+            if boxes[type] == nil { boxes[type] = (at, size) }
+            guard size >= 8 else { break }
+            at += size
+        }
+        let moov = try #require(boxes["moov"]), sidx = try #require(boxes["sidx"])
+        let mpd = """
+            <?xml version="1.0"?>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT20S" minBufferTime="PT2S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">
+            <Period><AdaptationSet mimeType="video/mp4"><Representation id="v" bandwidth="600000" width="640" height="360" codecs="avc1.42c01e">
+            <BaseURL>v.mp4</BaseURL><SegmentBase indexRange="\(sidx.offset)-\(sidx.offset + sidx.size - 1)"><Initialization range="0-\(moov.offset + moov.size - 1)"/></SegmentBase>
+            </Representation></AdaptationSet></Period></MPD>
+            """
+        try mpd.write(toFile: dir + "/sb.mpd", atomically: true, encoding: .utf8)
+        let server = try LoopbackHTTP(root: dir)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("sb.mpd"), "--speed=4"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first)
+        #expect(summary.framesDecoded == Self.progressiveFrames, "decoded \(summary.framesDecoded)")
+    }
+
     @Test func standardInputPlays() throws {
         let file = Self.root + "/progressive.mp4"
         let stats = EverydayPlayerTests.temp("stats.jsonl")
