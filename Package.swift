@@ -42,6 +42,8 @@ let package = Package(
         // Benchmarks; one subcommand per subsystem (`aether-bench graphics …`, `aether-bench engine …`).
         .executableTarget(name: "aether-bench", dependencies: [
             "TerminalGraphics", "AetherEngine",
+            // The network part serves the fixtures through the suite's server and fault proxy.
+            "AetherTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -165,6 +165,24 @@ import Testing
         #expect(try Self.variantsFetched(server) == [variant])
     }
 
+    /// Separate audio renditions (English, French) are audio tracks; `--alang` chooses, and once
+    /// playing only the chosen rendition and variant are fetched (libavformat reads one segment
+    /// of each to probe it).
+    @Test(arguments: [("eng", "English", "Francais", 1), ("fra", "Francais", "English", 2)])
+    func hlsAudioRenditionsAreTracks(language: String, chosen: String, other: String, track: Int) throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("hls-renditions/master.m3u8"), "--hls-bitrate=min", "--alang=\(language)", "--length=6"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first)
+        #expect(summary.audioTrack == track)
+        #expect(summary.mediaSeconds > 5)
+        let segments = try server.requests().compactMap { $0["path"] as? String }.filter { $0.hasSuffix(".ts") }
+        func count(_ dir: String) -> Int { segments.filter { $0.contains("/\(dir)/") }.count }
+        #expect(count(chosen) >= 3 && count(other) <= 1, "\(chosen) \(count(chosen)), \(other) \(count(other))")
+        #expect(count("2") >= 3 && count("3") <= 1, "low variant \(count("2")), high \(count("3"))")
+    }
+
     @Test func dashPlaysTheChosenRepresentationOnly() throws {
         let server = try LoopbackHTTP(root: Self.root)
         defer { server.stop() }

@@ -58,6 +58,13 @@
 #       Segment N holds frames 48 N ... 48 N + 47 in every variant (same content, aligned
 #       keyframes: a switch at a segment boundary is seamless). The directory names the
 #       variant.
+#   hls-renditions/master.m3u8
+#       Master playlist with separate audio renditions: two EXT-X-MEDIA TYPE=AUDIO in group
+#       "group_aud", English (LANGUAGE="eng", DEFAULT=YES, URI English/index.m3u8, a 440 Hz
+#       tone) and French (LANGUAGE="fra", URI Francais/index.m3u8, 660 Hz), and two video-only
+#       variants with AUDIO="group_aud": 2/index.m3u8 320x180 (180k) and 3/index.m3u8 640x360
+#       (540k). 10 s, 2 s segments, AAC 64k. A player has to read the master through
+#       libavformat (the variant playlists carry no sound).
 #   hls-aes/index.m3u8, hls-aes/seg000.ts ... seg009.ts, hls-aes/enc.key
 #       progressive.mp4's streams (stream copy, so its frames, bit for bit) as one VOD media
 #       playlist (no master; ten 2 s segments, 20.000 s), AES-128 encrypted:
@@ -315,6 +322,18 @@ gen_hls_vod() {
     grep -q 'CODECS=' "$1/master.m3u8"
 }
 
+gen_hls_renditions() {
+    mkdir -p "$1"
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 10)" -f lavfi -i "$(tone 10)" -f lavfi -i "sine=f=660:r=48000:d=10" \
+        -filter_complex "[0:v]split=2[a][b];[a]scale=320:180[v0];[b]copy[v1]" \
+        -map '[v0]' -map '[v1]' -map 1:a -map 2:a \
+        "${x264[@]}" $(vrate v:0 180) $(vrate v:1 540) "${aac[@]}" -b:a 64k \
+        -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename "$1/%v/seg%03d.ts" -master_pl_name master.m3u8 \
+        -var_stream_map "a:0,agroup:aud,language:eng,name:English,default:yes a:1,agroup:aud,language:fra,name:Francais v:0,agroup:aud v:1,agroup:aud" \
+        "${bitexact[@]}" "$1/%v/index.m3u8"
+    grep -q 'LANGUAGE="fra"' "$1/master.m3u8"
+}
+
 gen_hls_aes() {
     mkdir -p "$1"
     printf '\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f' >"$1/enc.key"
@@ -432,6 +451,7 @@ EOF
 build progressive.mp4 gen_progressive
 build progressive.srt gen_progressive_srt
 build hls-vod         gen_hls_vod
+build hls-renditions  gen_hls_renditions
 build hls-aes         gen_hls_aes "$outdir/progressive.mp4"
 build hls-thumbs      gen_hls_thumbs
 build dash-vod        gen_dash_vod

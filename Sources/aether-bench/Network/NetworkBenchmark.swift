@@ -1,8 +1,9 @@
+import AetherTestSupport
 import ArgumentParser
 import Foundation
 
-/// `aether-bench network`: network sources on loopback, through the suite's HTTP server
-/// (`Tests/Scripts/range_http.py`) and fault proxy (`Tests/Scripts/fault_proxy.py`), on the
+/// `aether-bench network`: network sources on loopback, through the suite's HTTP server and
+/// fault proxy (``LoopbackHTTP``: `Tests/Scripts/range_http.py`, `fault_proxy.py`), on the
 /// network fixtures (`Tests/Fixtures/make-network-fixtures.sh`).
 ///
 /// 1. Startup: seconds from exec to the first frame presented (the headless player's
@@ -24,64 +25,13 @@ struct NetworkBenchmark: AsyncParsableCommand {
     @Option(help: "The network fixtures (make-network-fixtures.sh output).") var fixtures = "Tests/Fixtures/out/net"
     @Option(help: "Scratch directory.") var workDir = "/tmp/aether-bench-network"
 
-    static var scripts: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Tests/Scripts").path
-    }
-
-    /// The server and the proxy, ended by `stop()`.
-    final class Loopback {
-        private var processes: [(Process, Pipe)] = []
-        private(set) var port = 0
-
-        init(root: String, log: String) throws {
-            func launch(_ arguments: [String]) throws -> Int {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                p.arguments = ["python3"] + arguments
-                let out = Pipe(), input = Pipe()
-                p.standardOutput = out
-                p.standardInput = input
-                try p.run()
-                processes.append((p, input))
-                var text = ""
-                while !text.hasSuffix("\n") {
-                    let chunk = out.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    text += String(decoding: chunk, as: UTF8.self)
-                }
-                guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                    throw ValidationError("\(arguments[0]) did not start: \(text)")
-                }
-                return port
-            }
-            let server = try launch([NetworkBenchmark.scripts + "/range_http.py", root, log + ".server"])
-            port = try launch([NetworkBenchmark.scripts + "/fault_proxy.py", String(server), log + ".proxy"])
-        }
-
-        func rules(_ json: String) {
-            _ = Spawn.run(["curl", "-s", "-X", "POST", "--data", json, "http://127.0.0.1:\(port)/__rules"])
-        }
-
-        func stop() {
-            for (p, input) in processes {
-                try? input.fileHandleForWriting.close()
-                if p.isRunning { p.terminate() }
-                p.waitUntilExit()
-            }
-            processes = []
-        }
-
-        deinit { stop() }
-    }
-
     func run() async throws {
         try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
         guard FileManager.default.isExecutableFile(atPath: player) else { throw ValidationError("no player at \(player)") }
         guard FileManager.default.fileExists(atPath: fixtures + "/progressive.mp4") else {
             throw ValidationError("no network fixtures in \(fixtures) (run Tests/Fixtures/make-network-fixtures.sh)")
         }
-        let loopback = try Loopback(root: fixtures, log: workDir + "/requests")
+        let loopback = try LoopbackHTTP(root: fixtures)
         defer { loopback.stop() }
         print("aether-bench network: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(EngineBenchmark.loadAverage()); player \(player)")
         let list = parts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -107,12 +57,12 @@ struct NetworkBenchmark: AsyncParsableCommand {
         return m.status == 0 ? m.wallSeconds : nil
     }
 
-    func startup(_ loopback: Loopback) throws {
+    func startup(_ loopback: LoopbackHTTP) throws {
         print("\n== startup to the first frame, s (median of \(repeats); p95) ==")
         print("source".padding(toLength: 30, withPad: " ", startingAt: 0) + "latency   aether-tui        ffmpeg (open+probe+1 frame)   ratio")
         let sources = ["progressive.mp4", "hls-vod/master.m3u8", "dash-vod/manifest.mpd"]
         for latency in [0, 100] {
-            loopback.rules(latency == 0 ? "[]" : "[{\"latency_ms\": \(latency)}]")
+            try loopback.setRules(latency == 0 ? "[]" : "[{\"latency_ms\": \(latency)}]")
             for source in sources {
                 let url = "http://127.0.0.1:\(loopback.port)/\(source)"
                 var ours: [Double] = [], theirs: [Double] = []
@@ -128,7 +78,7 @@ struct NetworkBenchmark: AsyncParsableCommand {
                       + (b > 0 ? Stats.fmt(a / b, 2) : "-") + (ours.count < repeats ? "  (\(repeats - ours.count) runs failed)" : ""))
             }
         }
-        loopback.rules("[]")
+        try loopback.setRules("[]")
     }
 
     struct Summary: Decodable {
@@ -142,7 +92,7 @@ struct NetworkBenchmark: AsyncParsableCommand {
         }
     }
 
-    func throttle(_ loopback: Loopback) throws {
+    func throttle(_ loopback: LoopbackHTTP) throws {
         let file = fixtures + "/progressive.mp4"
         let bytes = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
         let rate = Double(bytes) / 20  // bytes per media second (a 20 s clip)
@@ -150,7 +100,7 @@ struct NetworkBenchmark: AsyncParsableCommand {
         print("link".padding(toLength: 22, withPad: " ", startingAt: 0) + "rebuffers (runs)      wall s (median)   frames")
         for factor in [0.8, 1.5] {
             let bps = Int(rate * factor)
-            loopback.rules("[{\"path\": \"progressive\", \"throttle_bps\": \(bps)}]")
+            try loopback.setRules("[{\"path\": \"progressive\", \"throttle_bps\": \(bps)}]")
             var rebuffers: [Int] = [], walls: [Double] = [], frames: [Int] = []
             for _ in 0..<max(1, repeats / 2) {
                 let stats = workDir + "/throttle.jsonl"
@@ -168,6 +118,6 @@ struct NetworkBenchmark: AsyncParsableCommand {
                   + "\(rebuffers)".padding(toLength: 22, withPad: " ", startingAt: 0)
                   + Stats.fmt(Stats.median(walls), 1).padding(toLength: 18, withPad: " ", startingAt: 0) + "\(frames)")
         }
-        loopback.rules("[]")
+        try loopback.setRules("[]")
     }
 }
