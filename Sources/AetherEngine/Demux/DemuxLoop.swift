@@ -181,6 +181,7 @@ extension PlaybackSession {
             if c.pendingSeek == nil { c.seekInFlight = nil }
             guard c.serial == serial else { return }
             c.clockSerial = clockSerial
+            c.serialStart = target
             c.skipVideoUntil = mode == .exact ? target : nil
             c.landed = (mode == .exact || !hasVideo) ? target : nil
             c.demuxEOF = false

@@ -401,7 +401,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                     guard settled, !c.userPaused, c.pendingSeek == nil, !c.demuxEOF, c.firstFrameSeen || videoDecoder == nil,
                           ahead < PlaybackSession.bufferingLowWater else { return nil }
                     c.buffering = true
-                    c.rebuffers += 1
+                    if now - c.serialStart > 1 { c.rebuffers += 1 }
                     c.paused = true
                     return true
                 }

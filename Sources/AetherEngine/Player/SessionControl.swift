@@ -16,8 +16,11 @@ struct SessionControl {
     var userPaused = true
     /// A network source ran dry: paused until the demuxer cache holds enough again.
     var buffering = false
-    /// Times playback stopped to refill the cache.
+    /// Times playback stopped to refill the cache (not counting the fill right after a load or
+    /// seek, which is the start, not an interruption).
     var rebuffers = 0
+    /// Media time the current serial started from (the load's or the seek's target).
+    var serialStart = 0.0
     var stopped = false
     var demuxEOF = false
     var rate = 1.0
