@@ -16,6 +16,8 @@ packages=(
     libsixel-bin xvfb xterm x11-apps xdotool fonts-dejavu-core
     # MPRIS tests: a private session bus and playerctl
     dbus-daemon playerctl
+    # network tests: pkill ends the live stream writer
+    procps
     # bench: `aether-bench graphics` compiles Tests/Scripts/libsixel-bench.c against libsixel
     libsixel-dev
 )
