@@ -152,7 +152,7 @@ import Testing
     /// The fixture has keyframes every second at 24 fps.
     @Test func exactAndKeyframeSeeks() throws {
         let player = Player()
-        let shown = Mutex<[Double]>([])
+        let shown = Guarded<[Double]>([])
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options())
         player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
         #expect(wait(5) { player.state == .paused })
@@ -186,7 +186,7 @@ import Testing
     @Test(arguments: [0.0, 0.3, -0.2])
     func audioDelayShiftsThePictureAgainstTheAudioClock(delay: Double) throws {
         let player = Player()
-        let leads = Mutex<[Double]>([])
+        let leads = Guarded<[Double]>([])
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.start = 2; $0.audioDelay = delay })
         player.setFrameHandler { [player] f in
             guard f.paced else { return }
@@ -220,7 +220,7 @@ import Testing
 
     @Test func stepShowsNextFrameWhilePaused() throws {
         let player = Player()
-        let shown = Mutex<[Double]>([])
+        let shown = Guarded<[Double]>([])
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.start = 3 })
         player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
         #expect(wait(5) { player.state == .paused })
@@ -337,7 +337,7 @@ import Testing
         o.speed = 4
         try player.load(url: TestEnvironment.fixture(file), options: o)
         player.setRenderSize(PixelSize(width: 160, height: 96))
-        let lastFrame = Mutex<VideoFrame?>(nil)
+        let lastFrame = Guarded<VideoFrame?>(nil)
         player.setFrameHandler { f in lastFrame.withLock { $0 = f } }
         player.play()
         let deadline = MonotonicTime.now() + 10
@@ -364,7 +364,7 @@ import Testing
         o.audioOutput = .null
         try player.load(url: TestEnvironment.fixture("hevc10-hdr10-ac3-51-movtext.mp4"), options: o)
         player.setRenderSize(PixelSize(width: 64, height: 48))
-        let frame = Mutex<VideoFrame?>(nil)
+        let frame = Guarded<VideoFrame?>(nil)
         player.setFrameHandler { f in frame.withLock { $0 = f } }
         player.seek(to: 1, mode: .exact)
         let deadline = MonotonicTime.now() + 5
@@ -385,7 +385,7 @@ import Testing
         o.skipLoopFilter = forced
         try player.load(url: TestEnvironment.fixture("h264-1080p.mkv"), options: o)
         player.setRenderSize(size)
-        let frames = Mutex(0)
+        let frames = Guarded(0)
         player.setFrameHandler { f in if f.pixels?.count == size.width * size.height * 3 { frames.withLock { $0 += 1 } } }
         player.play()
         let deadline = MonotonicTime.now() + 5
@@ -401,7 +401,7 @@ import Testing
         o.audioOutput = .null
         try player.load(url: TestEnvironment.fixture("solid-red.mkv"), options: o)
         player.setRenderSize(PixelSize(width: 32, height: 24))
-        let frame = Mutex<VideoFrame?>(nil)
+        let frame = Guarded<VideoFrame?>(nil)
         player.setFrameHandler { f in frame.withLock { $0 = f } }
         player.seek(to: 0.5, mode: .exact)
         let deadline = MonotonicTime.now() + 5
