@@ -156,7 +156,7 @@ import Testing
         #expect(s.waitFor(5) { screen in
             !screen.contains("Container")
                 && Set(Self.picture(s.screen(colours: true), colour: Self.red).map { "\($0.0),\($0.1)" }) == cover
-        }, "the cover did not come back whole:\n\(s.screen())")
+        }, "the cover did not come back whole: missing \(cover.subtracting(Set(Self.picture(s.screen(colours: true), colour: Self.red).map { "\($0.0),\($0.1)" })).sorted().prefix(12)), extra \(Set(Self.picture(s.screen(colours: true), colour: Self.red).map { "\($0.0),\($0.1)" }).subtracting(cover).sorted().prefix(12))\n\(s.screen())")
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
@@ -205,7 +205,8 @@ import Testing
         let x = try XtermSession(command: "'\(TestEnvironment.binary)' '\(TestEnvironment.fixture("music-tagged.mp3"))' --vo=sixel --ao=null --pause")
         defer { x.stop() }
         let red = x.waitForRedPicture(minimum: 5000)
-        #expect(red.count >= 5000, "only \(red.count) red pixels (\(x.state))")
+        // A required condition: without the picture the scan below has no rows to look at.
+        try #require(red.count >= 5000, "only \(red.count) red pixels (\(x.state))")
         let shot = try #require(x.screenshot())
         var blue = 0
         for y in max(0, red.y0)...max(0, red.y1) {

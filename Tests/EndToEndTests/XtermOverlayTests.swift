@@ -7,7 +7,9 @@ import Testing
 final class XtermSession {
     let display: String
     private let xvfb = Process()
-    private let xterm = Process()
+    private var xterm = Process()
+    private var xtermArguments: [String] = []
+    private var restarts = 0
     /// The xterm window's size in pixels (no border, no scrollbar) and its cell grid.
     private(set) var windowSize = (width: 0, height: 0)
     let cells: (columns: Int, rows: Int)
@@ -35,19 +37,34 @@ final class XtermSession {
         xvfb.standardOutput = FileHandle.nullDevice
         xvfb.standardError = FileHandle.nullDevice
         try xvfb.run()
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
+        // A loaded two-core machine can take seconds to bring the server up.
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
             Thread.sleep(forTimeInterval: 0.05)
         }
         xterm.executableURL = URL(fileURLWithPath: "/usr/bin/xterm")
-        xterm.arguments = ["-display", display, "-ti", "vt340", "-xrm", "XTerm*numColorRegisters: 256",
-                           "-xrm", "XTerm*maxGraphicSize: 2000x2000", "-geometry", "\(columns)x\(rows)+0+0",
-                           "-bw", "0", "-b", "0", "-e", "sh", "-c", command + "; sleep 60"]
+        xtermArguments = ["-display", display, "-ti", "vt340", "-xrm", "XTerm*numColorRegisters: 256",
+                          "-xrm", "XTerm*maxGraphicSize: 2000x2000", "-geometry", "\(columns)x\(rows)+0+0",
+                          "-bw", "0", "-b", "0", "-e", "sh", "-c", command + "; sleep 60"]
+        xterm.arguments = xtermArguments
         xterm.environment = ["DISPLAY": display, "PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
         xterm.standardOutput = FileHandle.nullDevice
         xterm.standardError = FileHandle.nullDevice
         Thread.sleep(forTimeInterval: 0.3)
         try xterm.run()
-        for _ in 0..<50 {
+        for attempt in 0..<80 {
+            // xterm that could not open the display yet (the server still starting) exits at
+            // once: start it again, twice at most (a clean-clone CI run once saw "xterm gone").
+            if !xterm.isRunning, windowSize.width == 0, attempt % 20 == 19, restarts < 2 {
+                restarts += 1
+                Thread.sleep(forTimeInterval: 0.5)
+                xterm = Process()
+                xterm.executableURL = URL(fileURLWithPath: "/usr/bin/xterm")
+                xterm.arguments = xtermArguments
+                xterm.environment = ["DISPLAY": display, "PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+                xterm.standardOutput = FileHandle.nullDevice
+                xterm.standardError = FileHandle.nullDevice
+                try xterm.run()
+            }
             let r = Process.run(["/usr/bin/xdotool", "search", "--class", "xterm", "getwindowgeometry", "--shell"],
                                 environment: ["DISPLAY": display], timeout: 2)
             let values = Dictionary(r.stdout.split(separator: "\n").compactMap { line -> (String, Int)? in
