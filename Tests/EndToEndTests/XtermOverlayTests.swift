@@ -72,7 +72,8 @@ final class XtermSession {
                 guard kv.count == 2, let v = Int(kv[1]) else { return nil }
                 return (String(kv[0]), v)
             }, uniquingKeysWith: { a, _ in a })
-            if let w = values["WIDTH"], let h = values["HEIGHT"], w > 0 { windowSize = (w, h); break }
+            // Not the 1×1 window xterm has before it is mapped.
+            if let w = values["WIDTH"], let h = values["HEIGHT"], w > 50, h > 50 { windowSize = (w, h); break }
             Thread.sleep(forTimeInterval: 0.1)
         }
     }
