@@ -121,6 +121,34 @@ import Testing
         #expect(session.waitFor(8) { $0.contains("LIVE") && !$0.contains("LIVE -") }, "not back at live:\n\(session.screen())")
     }
 
+    /// MPEG-TS over UDP (what a multicast feed looks like to libavformat, on loopback): the
+    /// player listens, ffmpeg sends in real time; live, with the kept window to rewind in.
+    @Test func anMPEGTSStreamOverUDPIsLive() throws {
+        let port = Int.random(in: 20_000...40_000)
+        let url = "udp://127.0.0.1:\(port)"
+        let session = try TmuxSession([TestEnvironment.binary, url, "--ao=null", "--vo=halfblock"], columns: 100, rows: 30)
+        defer { session.close() }
+        Thread.sleep(forTimeInterval: 0.5)
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sender.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=24",
+                            "-re", "-f", "lavfi", "-i", "sine=f=440:r=48000", "-t", "40", "-c:v", "libx264", "-preset", "ultrafast",
+                            "-g", "24", "-c:a", "aac", "-f", "mpegts", url + "?pkt_size=1316"]
+        sender.standardOutput = FileHandle.nullDevice
+        sender.standardError = FileHandle.nullDevice
+        try sender.run()
+        defer {
+            if sender.isRunning { _ = Process.run(["/usr/bin/pkill", "-KILL", "-f", url], timeout: 10); sender.waitUntilExit() }
+        }
+        session.send("o")
+        #expect(session.waitFor(20) { $0.contains("LIVE") }, "no LIVE:\n\(session.screen())")
+        Thread.sleep(forTimeInterval: 4)
+        session.send("Left")
+        #expect(session.waitFor(5) { $0.contains("LIVE -00:") }, "not behind after rewinding:\n\(session.screen())")
+        session.send("q")
+        #expect(session.waitFor(5) { $0.contains("EXIT=0") }, "\(session.screen())")
+    }
+
     /// `LIVE -00:12` → 12.
     static func behind(_ screen: String) -> Int? {
         guard let range = screen.range(of: "LIVE -") else { return nil }
