@@ -1,4 +1,5 @@
 @testable import AetherControl
+import AetherEngine
 import AetherTestSupport
 import Foundation
 import Synchronization  // Atomic
@@ -8,12 +9,12 @@ import Testing
 /// snapshot, publishes the snapshot, then replies (so a reply implies the new state is readable).
 final class IPCFakeHost: Sendable {
     let hub = RemoteHub()
-    private let state: Locked<(snapshot: PlayerSnapshot, commands: [PlayerCommand], delay: Double)>
+    private let state: Guarded<(snapshot: PlayerSnapshot, commands: [PlayerCommand], delay: Double)>
     private let running = Atomic<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
 
     init(_ snapshot: PlayerSnapshot = IPCFakeHost.playing) {
-        state = Locked((snapshot, [], 0))
+        state = Guarded((snapshot, [], 0))
         hub.publish(snapshot)
         let thread = Thread { [self] in
             while running.load(ordering: .relaxed) {

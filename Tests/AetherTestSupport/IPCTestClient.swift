@@ -137,18 +137,3 @@ public final class IPCTestClient {
         return nil
     }
 }
-
-/// A value behind a pthread lock, for state tests share between threads (`Synchronization.Mutex`
-/// waits on futexes ThreadSanitizer cannot see, so a sanitizer run would report every use).
-public final class Locked<Value>: @unchecked Sendable {  // `value` is only touched with `lock` held
-    private let lock = NSLock()
-    private var value: Value
-
-    public init(_ value: Value) { self.value = value }
-
-    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}

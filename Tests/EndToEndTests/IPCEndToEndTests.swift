@@ -1,3 +1,4 @@
+import AetherEngine
 import AetherTestSupport
 import Foundation
 import Testing
@@ -6,7 +7,7 @@ import Testing
 @Suite(.serialized) struct IPCEndToEndTests {
     /// Runs the player in the background; `wait()` returns how it ended.
     final class BackgroundPlayer: Sendable {
-        private let result = Locked<ProcessResult?>(nil)
+        private let result = Guarded<ProcessResult?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
         init(_ arguments: [String], timeout: Double = 60) {

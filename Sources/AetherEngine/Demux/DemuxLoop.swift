@@ -49,28 +49,26 @@ extension PlaybackSession {
                     continue
                 case .packet: got = true
                 }
-                telemetry.add(.read, seconds: MonotonicClock.seconds() - readStart)
-            } else { do {
-                got = try format.read(into: packet)
-                telemetry.add(.read, seconds: MonotonicClock.seconds() - readStart)
-                readErrors = 0
-            } catch {
-                if isStopped { break }
-                if error.isTryAgain {
-                    control.wait(seconds: 0.01) { $0.pendingSeek != nil || $0.stopped }
+            } else {
+                do {
+                    got = try format.read(into: packet)
+                    readErrors = 0
+                } catch {
+                    if isStopped { break }
+                    if error.isTryAgain {
+                        control.wait(seconds: 0.01) { $0.pendingSeek != nil || $0.stopped }
+                        continue
+                    }
+                    readErrors += 1
+                    telemetry.readError()
+                    FFmpegLog.write("demux", "read error \(readErrors): \(error.message)")
+                    if format.ioFailed || format.atEndOfInput || readErrors >= PlaybackSession.maxConsecutiveReadErrors {
+                        finishDemux(readError: format.atEndOfInput && !format.ioFailed ? nil : format.readFailure(error), lastAny: lastAny)
+                    }
                     continue
                 }
-                readErrors += 1
-                telemetry.readError()
-                FFmpegLog.write("demux", "read error \(readErrors): \(error.message)")
-                if format.ioFailed || format.atEndOfInput || readErrors >= PlaybackSession.maxConsecutiveReadErrors {
-                    var reason = error.message
-                    if case .failed(let why) = format.networkStatus?.phase { reason = why }
-                    finishDemux(readError: format.atEndOfInput && !format.ioFailed ? nil : reason, lastAny: lastAny)
-                }
-                continue
             }
-            } // not live
+            telemetry.add(.read, seconds: MonotonicClock.seconds() - readStart)
             if !got {
                 finishDemux(readError: nil, lastAny: lastAny)
                 continue

@@ -20,6 +20,12 @@ public final class InterruptToken: Sendable {
         deadline.store(MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9), ordering: .relaxed)
     }
 
+    /// libavformat's interrupt callback polling this token (for a format context or a
+    /// connection opened with `avio_open2`). The token must outlive what it is given to.
+    var callback: AVIOInterruptCB {
+        AVIOInterruptCB(callback: interruptCallback, opaque: Unmanaged.passUnretained(self).toOpaque())
+    }
+
     var shouldInterrupt: Bool {
         if isCancelled { return true }
         let d = deadline.load(ordering: .relaxed)
@@ -89,7 +95,7 @@ public final class FormatContext {
                 // HLS would reuse its own http connections (an assertion on ours): one request each.
                 options["http_persistent"] = "0"
             } else {
-                options["rw_timeout"] = String(Int64(max(0.1, settings.readTimeout) * 1_000_000))
+                options["rw_timeout"] = settings.readTimeoutOption
             }
         }
         network = session
@@ -98,8 +104,7 @@ public final class FormatContext {
             ctx.pointee.pb = memory.context
             ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
         }
-        ctx.pointee.interrupt_callback = AVIOInterruptCB(
-            callback: interruptCallback, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+        ctx.pointee.interrupt_callback = interrupt.callback
         interrupt.arm(seconds: timeout)
         if let session {
             session.install(on: ctx)
@@ -154,6 +159,13 @@ public final class FormatContext {
     public var atEndOfInput: Bool {
         guard let pb = pointer.pointee.pb else { return false }
         return avio_feof(pb) != 0
+    }
+
+    /// Why a failed read failed: the network's own reason when a transfer gave up (retries
+    /// used up, a 4xx), else FFmpeg's words for `error`.
+    func readFailure(_ error: FFmpegError) -> String {
+        if case .failed(let why) = networkStatus?.phase { return why }
+        return error.message
     }
 
     /// True when the byte stream reported an I/O error (not merely damaged data).

@@ -15,9 +15,7 @@ final class NetworkSession: @unchecked Sendable {  // `readers` is Guarded; the 
     /// Schemes a nested open may use.
     let allowedSchemes: Set<String>
     /// The interrupt callback every connection polls.
-    var interruptCallback: AVIOInterruptCB {
-        AVIOInterruptCB(callback: interruptCallback_c, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
-    }
+    var interruptCallback: AVIOInterruptCB { interrupt.callback }
     private let readers = Guarded<[UnsafeMutableRawPointer: ResilientInput]>([:])
     private let flowed = Guarded(false)
 
@@ -31,7 +29,7 @@ final class NetworkSession: @unchecked Sendable {  // `readers` is Guarded; the 
         self.settings = settings
         self.interrupt = interrupt
         var merged = options
-        merged["rw_timeout"] = String(Int64(max(0.1, settings.readTimeout) * 1_000_000))
+        merged["rw_timeout"] = settings.readTimeoutOption
         if let agent = settings.userAgent { merged["user_agent"] = agent }
         if let referrer = settings.referrer { merged["referer"] = referrer }
         merged["protocol_whitelist"] = Self.networkWhitelist
@@ -123,11 +121,6 @@ final class NetworkSession: @unchecked Sendable {  // `readers` is Guarded; the 
         ctx.pointee.io_open = networkIOOpen
         ctx.pointee.io_close = networkIOClose
     }
-}
-
-private let interruptCallback_c: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
-    guard let opaque else { return 0 }
-    return Unmanaged<InterruptToken>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
 }
 
 private let networkIOOpen: @convention(c) (UnsafeMutablePointer<AVFormatContext>?,

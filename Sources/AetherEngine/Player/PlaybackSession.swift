@@ -367,9 +367,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                 errors += 1
                 FFmpegLog.write("live", "read error \(errors): \(error.message)")
                 if format.ioFailed || format.atEndOfInput || errors >= PlaybackSession.maxConsecutiveReadErrors {
-                    var reason = error.message
-                    if case .failed(let why) = format.networkStatus?.phase { reason = why }
-                    timeshift.finish(error: format.atEndOfInput && !format.ioFailed ? nil : reason)
+                    timeshift.finish(error: format.atEndOfInput && !format.ioFailed ? nil : format.readFailure(error))
                     return
                 }
                 continue
