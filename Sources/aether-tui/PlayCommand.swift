@@ -103,6 +103,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-sixel-dither"), help: ArgumentHelp("Sixel dithering: none (fewest bytes), ordered, or fs (Floyd–Steinberg).", valueName: "none|ordered|fs"))
     var sixelDither: String = "none"
 
+    @Option(name: .customLong("vo-sixel-repaint"), help: ArgumentHelp("What each sixel frame paints: changed (only the pixels that changed, fewest bytes), full (the whole picture; xterm draws it far faster), or auto (full on xterm, else changed).", valueName: "auto|changed|full"))
+    var sixelRepaint: String = "auto"
+
     @Option(name: .customLong("vo-governor"), help: ArgumentHelp("Step picture quality down when the terminal cannot keep up (sixel colours, picture scale, every 2nd frame, half-block) and back up when it can: yes, or no to pin the settings.", valueName: "yes|no"))
     var voGovernor: String = "yes"
 
@@ -200,6 +203,9 @@ struct PlaybackOptions: ParsableArguments {
         }
         guard ["yes", "no"].contains(voGovernor) else { throw ValidationError("--vo-governor must be yes or no") }
         guard ["none", "ordered", "fs"].contains(sixelDither) else { throw ValidationError("--vo-sixel-dither must be none, ordered or fs") }
+        guard sixelRepaint == "auto" || SixelRepaint(rawValue: sixelRepaint) != nil else {
+            throw ValidationError("--vo-sixel-repaint must be auto, changed or full")
+        }
         if let h = halfBlockColors, !["truecolor", "256"].contains(h) { throw ValidationError("--vo-halfblock-colors must be truecolor or 256") }
         if let start, TimeArgument(start) == nil { throw ValidationError("--start: cannot parse '\(start)' as a time") }
         if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
@@ -383,6 +389,7 @@ struct Play: ParsableCommand {
             videoOutput: playback.vo,
             drivers: VideoDrivers.Options(sixelColors: playback.sixelColors,
                                           sixelDither: SixelDither(option: playback.sixelDither) ?? .none,
+                                          sixelRepaint: SixelRepaint(rawValue: playback.sixelRepaint),
                                           halfBlockColors: playback.halfBlockColors.flatMap(VideoDrivers.halfBlockColors(option:))),
             theme: theme, startPaused: playback.pause)
         options.statsFile = playback.statsFile

@@ -45,6 +45,48 @@ import Testing
         player.stop()
     }
 
+    /// A host that paints on its own thread (a slow terminal): the sound, and with it the
+    /// clock, of a seek starts once the host reports the seek's first picture on screen, not
+    /// while it is still being drawn; a host that never reports holds it at most half a second.
+    @Test(arguments: [true, false])
+    func theSoundStartsWithTheFirstPictureOnScreen(reports: Bool) throws {
+        let player = Player()
+        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 4 })
+        #expect(wait(5) { player.state == .paused })
+        let firstFrameAt = Guarded<Double?>(nil)
+        let reportedAt = Guarded<Double?>(nil)
+        player.setHostReportsDisplay(true)
+        player.setFrameHandler { f in
+            let first = firstFrameAt.withLock { t -> Bool in
+                guard t == nil else { return false }
+                t = MonotonicClock.seconds()
+                return true
+            }
+            guard reports else { return }
+            guard first else { player.frameDisplayed(f); return }
+            // The first picture takes 300 ms to draw.
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: 0.3)
+                reportedAt.withLock { $0 = MonotonicClock.seconds() }
+                player.frameDisplayed(f)
+            }
+        }
+        player.seek(to: 0, mode: .exact)
+        player.play()
+        #expect(wait(5) { player.playingWallSeconds != nil })
+        let armedAt = MonotonicClock.seconds() - (player.playingWallSeconds ?? 0)
+        let shown = try #require(firstFrameAt.withLock { $0 })
+        if reports {
+            let reported = try #require(reportedAt.withLock { $0 })
+            #expect(armedAt >= reported - 0.002, "the clock ran \((reported - armedAt) * 1000) ms before the picture was up")
+        } else {
+            #expect(armedAt - shown >= PlaybackSession.firstPictureWaitSeconds - 0.05)
+            #expect(armedAt - shown < 1.5, "waited \(armedAt - shown) s for a picture nobody reported")
+        }
+        #expect(wait(10) { player.state == .ended })
+        player.stop()
+    }
+
     /// `stop()` joins every thread within a second whatever the session is doing: playing,
     /// paused, mid-seek, after the end, or before the audio device ever started.
     @Test func stopReturnsPromptlyInEveryState() throws {

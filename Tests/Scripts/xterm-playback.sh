@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Plays FILE with PLAYER inside a real `xterm -ti vt340` under Xvfb (160×48 cells, DejaVu Sans
-# Mono 10, 256 colour registers), audio through the PulseAudio null sink, and prints the
-# player's --stats-file summary line (frames painted/superseded/dropped, A/V gap, the output
-# the governor settled on). Ends Xvfb and xterm before it returns.
+# Mono 10, 256 colour registers, maxGraphicSize the 1920x1080 screen: XTERM_GRAPHIC_SIZE
+# overrides it; xterm clears a buffer that large for every image), audio through the
+# PulseAudio null sink, and prints the player's --stats-file summary line (frames painted,
+# superseded and dropped, A/V gap, the output the governor settled on). Ends Xvfb and xterm before it returns.
 #   bash Tests/Scripts/xterm-playback.sh PLAYER FILE [player options…]
 set -euo pipefail
 player="$1"; file="$2"; shift 2
@@ -23,7 +24,7 @@ xvfb_pid=$!
 for _ in $(seq 200); do [ -s "$work/display" ] && break; sleep 0.05; done
 display=":$(head -1 "$work/display")"
 quoted=$(printf "'%s' " "$player" "$file" --ao=alsa --audio-device=pulse --stats-file="$work/stats.jsonl" "$@")
-DISPLAY="$display" xterm -ti vt340 -xrm 'XTerm*numColorRegisters: 256' -xrm 'XTerm*maxGraphicSize: 4000x4000' \
+DISPLAY="$display" xterm -ti vt340 -xrm 'XTerm*numColorRegisters: 256' -xrm "XTerm*maxGraphicSize: ${XTERM_GRAPHIC_SIZE:-1920x1080}" \
     -fa 'DejaVu Sans Mono' -fs 10 -geometry 160x48+0+0 -bw 0 -b 0 \
     -e sh -c "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR $quoted; echo \$? > $work/exit" >"$work/xterm.log" 2>&1 &
 xterm_pid=$!

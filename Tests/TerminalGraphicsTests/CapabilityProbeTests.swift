@@ -155,6 +155,43 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(caps.effectiveSixelColors == 256)
     }
 
+    /// XTVERSION (`DCS >|name ST`) names the terminal; xterm gets whole sixel pictures by default.
+    @Test func terminalVersionNamesXtermAndPicksWholeSixelPictures() throws {
+        var terminal = ScriptedTerminal(reply: "\u{1B}[?63;1;2;4;6;9;15;16;22;28c\u{1B}[?1;0;256S\u{1B}P>|XTerm(379)\u{1B}\\\u{1B}[0n",
+                                        chunk: 5)
+        let report = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm"))
+        let caps = report.capabilities
+        #expect(report.strayInput.isEmpty)
+        #expect(caps.terminalVersion == "XTerm(379)" && caps.isXterm)
+        #expect(caps.summaryLines.contains("terminal version (XTVERSION): XTerm(379)"))
+        #expect(VideoDrivers.sixelRepaint(for: caps) == .full)
+        let sixel = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init()) as? SixelDriver)
+        #expect(sixel.repaint == .full)
+        let chosen = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init(sixelRepaint: .changed)) as? SixelDriver)
+        #expect(chosen.repaint == .changed, "--vo-sixel-repaint wins over auto")
+
+        var foot = ScriptedTerminal(reply: "\u{1B}[?62;4;22c\u{1B}P>|foot(1.16.2)\u{1B}\\\u{1B}[0n")
+        let footCaps = CapabilityProbe.probe(transport: &foot, environment: TerminalEnvironment(term: "foot")).capabilities
+        #expect(footCaps.terminalVersion == "foot(1.16.2)" && !footCaps.isXterm)
+        #expect((VideoDrivers.make("auto", capabilities: footCaps, options: .init()) as? SixelDriver)?.repaint == .changed)
+        #expect(CapabilityProbe.query.starts(with: Array("\u{1B}[c".utf8)))
+        #expect(CapabilityProbe.query.suffix(4) == Array("\u{1B}[5n".utf8), "DSR stays last")
+    }
+
+    /// A DCS string with controls, or longer than the limit, is stray input, not a name, and
+    /// the sentinel after it is still found; a name is cut to 64 bytes.
+    @Test func hostileTerminalVersionsAreBounded() {
+        var control = ScriptedTerminal(reply: "\u{1B}P>|Evil\u{07}\u{1B}]0;pwned\u{07}\u{1B}\\\u{1B}[?62;4c\u{1B}[0n")
+        let c = CapabilityProbe.probe(transport: &control, environment: TerminalEnvironment()).capabilities
+        #expect(c.answered && c.sixel && c.terminalVersion == nil)
+        var long = ScriptedTerminal(reply: "\u{1B}P>|" + String(repeating: "A", count: 1000) + "\u{1B}\\\u{1B}[0n", chunk: 100)
+        let l = CapabilityProbe.probe(transport: &long, environment: TerminalEnvironment()).capabilities
+        #expect(l.answered && l.terminalVersion == nil)
+        var wide = ScriptedTerminal(reply: "\u{1B}P>|" + String(repeating: "B", count: 200) + "\u{1B}\\\u{1B}[0n")
+        let w = CapabilityProbe.probe(transport: &wide, environment: TerminalEnvironment()).capabilities
+        #expect(w.terminalVersion == String(repeating: "B", count: 64))
+    }
+
     /// A terminal's claims are bounded (ReplyLimits): 1024×1024-px cells would make a frame
     /// buffer of gigabytes. Out-of-range values are dropped and the next source is used.
     @Test func absurdCellSizesAreIgnored() {

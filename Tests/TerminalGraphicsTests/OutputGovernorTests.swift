@@ -76,6 +76,32 @@ import Testing
 
     /// Half-block is a one-way step: a start-up spike that throws the governor to the rung
     /// before it does not also take the driver away; seconds of overload there do.
+    /// The first frames on a slow terminal (measured in xterm: 256 colours at 1280×720 took
+    /// 45–60 ms a frame, with a quick one among them): six frames whose median overran its
+    /// interval step down at once instead of after a second of superseded frames; one slow
+    /// frame in four among quick ones does not.
+    @Test func sixMostlyOverrunFramesStepDownAtOnce() {
+        var g = OutputGovernor(kind: .sixel, maxColors: 256)
+        var changes: [(time: Double, settings: OutputGovernor.Settings)] = []
+        var t = 0.0
+        for write in [0.048, 0.020, 0.043, 0.033, 0.044, 0.041, 0.039, 0.042] {
+            let sample = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.014, writeSeconds: write)
+            if let s = g.add(sample, now: t) { changes.append((t, s)) }
+            t += 0.06
+        }
+        #expect(changes.count == 1)
+        #expect(changes.first?.settings.colors == 128)
+        #expect((changes.first?.time ?? 1) < 0.35, "judged on the sixth frame")
+        var spiky = OutputGovernor(kind: .sixel, maxColors: 256)
+        t = 0
+        for i in 0..<10 {
+            let slow = i % 4 == 0
+            let sample = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.01, writeSeconds: slow ? 0.06 : 0.01)
+            #expect(spiky.add(sample, now: t) == nil)
+            t += interval
+        }
+    }
+
     @Test func theLastRungNeedsSustainedOverload() {
         var g = OutputGovernor(kind: .sixel, maxColors: 256)
         var changes: [(time: Double, settings: OutputGovernor.Settings)] = []

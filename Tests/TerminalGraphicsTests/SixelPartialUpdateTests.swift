@@ -177,6 +177,35 @@ import Testing
         #expect(try SixelDecoder.decode(bytes).painted.allSatisfy { $0 })
     }
 
+    /// `--vo-sixel-repaint=full`: once anything changed, every pixel outside the overlays is
+    /// painted (an opaque image, which xterm draws in one step); grain within the noise
+    /// threshold and identical frames still send nothing; the palette is kept.
+    @Test func wholePicturesPaintEveryPixelOutsideTheOverlays() throws {
+        let a = try TestImages.natural(width: 160, height: 96)
+        let b = try withBox(a, 50, 40, 70, 52)
+        let encoder = SixelEncoder(options: .init(colors: 64, repaint: .full))
+        var screen = Screen(width: 160, height: 96)
+        let first = try encode(encoder, a)
+        #expect(try #require(try screen.paint(first.1)).painted.allSatisfy { $0 })
+        #expect(try encode(encoder, a).0.outcome == .identical)
+        let hole = PixelRect(x: 0, y: 0, width: 40, height: 30)
+        let second = try encode(encoder, b, transparent: [hole])
+        #expect(second.0.outcome == .encoded && !second.0.paletteRebuilt)
+        let image = try #require(try screen.paint(second.1))
+        for y in 0..<96 {
+            for x in 0..<160 {
+                #expect(image.painted[y * 160 + x] == !(x < 40 && y < 30), "pixel (\(x), \(y))")
+            }
+        }
+        #expect(TestImages.psnr(b, screen.pixels, width: 160, height: 96) >= 30)
+        // The same frame with the same overlay: nothing to send.
+        #expect(try encode(encoder, b, transparent: [hole]).0.outcome == .identical)
+        // With `changed` the same step paints only the box's bands: far fewer bytes.
+        let partial = SixelEncoder(options: .init(colors: 64))
+        _ = try encode(partial, a)
+        #expect(try encode(partial, b, transparent: [hole]).1.count * 4 < second.1.count)
+    }
+
     @Test func pixelRectIntersection() {
         let a = PixelRect(x: 0, y: 0, width: 10, height: 10)
         #expect(a.intersection(PixelRect(x: 5, y: -5, width: 10, height: 10)) == PixelRect(x: 5, y: 0, width: 5, height: 5))

@@ -96,6 +96,7 @@ extension PlaybackSession {
                 if waited.serial == serial, !waited.stopped, waited.landed == nil {
                     control.withLock { if $0.serial == serial, $0.landed == nil { $0.landed = chunk.pts } }
                 }
+                if framesWritten == 0 { waitForFirstPicture(serial: mySerial) }
                 guard let start = control.withLock({ $0.serial == mySerial ? $0.landed : nil }) else { break }
                 guard trim(&chunk, from: start, to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
                 let (volume, muted, clockSerial) = control.withLock { ($0.volume, $0.muted, $0.clockSerial) }

@@ -105,6 +105,8 @@ public final class MasterClock: Sendable {
             let error = media - predicted
             s.media = abs(error) > policy.hardResyncSeconds ? media : predicted + error * policy.slewFactor
             s.host = t
+            // Armed by the first frame while the sound was still priming: the device drives it now.
+            s.source = .audio
         }
     }
 

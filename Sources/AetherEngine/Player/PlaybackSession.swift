@@ -39,6 +39,11 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let onFrame = Guarded<(@Sendable (VideoFrame) -> Void)?>(nil)
     /// The host paints on its own thread and reports each frame's arrival on screen.
     let hostReportsDisplay = Guarded(false)
+    /// The newest serial the host reported a picture of (mirrors `displayedSerial`, so the
+    /// control lock is taken once per serial, not per frame).
+    private let displayedSerial = Guarded(-1)
+    /// The longest the sound of a load or seek waits for its first picture to reach the screen.
+    static let firstPictureWaitSeconds = 0.5
     /// Seconds before its pts a paced frame is handed over (``Player/setPresentationLead(_:)``).
     let presentationLead = Guarded(0.0)
     let subtitles: SubtitleStore
@@ -509,5 +514,26 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                 c.endedHost = MonotonicClock.seconds()
             }
         }
+    }
+}
+
+extension PlaybackSession {
+    /// The host put a frame of `serial` on screen.
+    func noteDisplayed(serial: Int) {
+        let isNew = displayedSerial.withLock { newest -> Bool in
+            guard serial > newest else { return false }
+            newest = serial
+            return true
+        }
+        if isNew { control.withLock { $0.displayedSerial = max($0.displayedSerial, serial) } }
+    }
+
+    /// Audio thread, before the first samples of `serial`: when the host paints on its own
+    /// thread, waits (at most ``firstPictureWaitSeconds``) until that serial's first picture is
+    /// on screen, so sound and clock start with the picture rather than while a slow terminal
+    /// is still drawing it (mpv starts audio once the first frame is shown, too).
+    func waitForFirstPicture(serial: Int) {
+        guard videoDecoder != nil, hostReportsDisplay.withLock({ $0 }) else { return }
+        control.wait(seconds: Self.firstPictureWaitSeconds) { $0.displayedSerial >= serial || $0.serial != serial || $0.stopped }
     }
 }

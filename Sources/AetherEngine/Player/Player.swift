@@ -198,6 +198,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// Returns the gap, or nil when it does not count.
     @discardableResult
     public func frameDisplayed(_ frame: VideoFrame) -> Double? {
+        current?.noteDisplayed(serial: frame.serial)
         guard frame.paced, let s = current, s.clock.isArmed else { return nil }
         let (serial, paused, delay) = s.control.withLock { ($0.serial, $0.paused, $0.audioDelay) }
         guard frame.serial == serial, !paused else { return nil }

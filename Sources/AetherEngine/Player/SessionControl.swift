@@ -43,6 +43,9 @@ struct SessionControl {
     /// Where the current serial's playback begins; nil until the first video frame after a
     /// keyframe seek says where the keyframe is.
     var landed: Double?
+    /// The newest serial whose picture the host reported on screen (hosts that paint on their
+    /// own thread): the sound of a load or seek starts with its first picture.
+    var displayedSerial = -1
     var videoEnded = false
     var audioEnded = false
     var stepRequests = 0

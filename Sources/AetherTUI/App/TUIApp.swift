@@ -91,7 +91,7 @@ public final class TUIApp {
         FFmpegLog.write("tui", "media open")
         let report = probe.wait()
         capabilities = report.capabilities
-        FFmpegLog.write("tui", "terminal probed in \(Int(capabilities.probeMilliseconds)) ms (answered: \(capabilities.answered))")
+        FFmpegLog.write("tui", "terminal probed in \(Int(capabilities.probeMilliseconds)) ms (answered: \(capabilities.answered), version: \(capabilities.terminalVersion ?? "-"))")
         driver = VideoDrivers.make(options.videoOutput, capabilities: capabilities, options: options.drivers) ?? NullDriver()
 
         if let path = options.statsFile {
@@ -125,7 +125,7 @@ public final class TUIApp {
         output.start()
         screenUp = true
         attachItem()
-        FFmpegLog.write("tui", "screen up, video output \(driver.name)")
+        FFmpegLog.write("tui", "screen up, video output \(driver.name)" + ((driver as? SixelDriver).map { " (repaint \($0.repaint.rawValue))" } ?? ""))
         for warning in services.start(options.remote) { osd("⚠ " + warning, seconds: 5) }
         defer { services.stop() }
         if options.startPaused { player.redisplay() } else { player.play() }

@@ -301,7 +301,12 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     private func draw(_ frame: VideoFrame, scene: Scene, generation: Int, isRepaint: Bool, postedAt: Double) {
         let placement = scene.placement
         guard !placement.isEmpty, let pixels = frame.pixels, frame.width == placement.pictureSize.width,
-              frame.height == placement.pictureSize.height else { return }
+              frame.height == placement.pictureSize.height else {
+            // Nothing to draw (no room, no video output, scaled for an older layout): handed
+            // over is as shown as it gets; the sound of a seek does not wait for it.
+            if !isRepaint { player.frameDisplayed(frame) }
+            return
+        }
         let cues = bitmapCues(frame.pts)
         let renderStart = MonotonicClock.seconds()
         buffer.removeAll()
@@ -368,6 +373,7 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
         let change = g.add(sample, now: MonotonicClock.seconds())
         if let change, let colors = change.colors { driver.paletteColors = colors }
         let text = g.describe(driverName: driver.name, fps: 1 / max(0.001, interval))
+        if change != nil { FFmpegLog.write("vo", "governor: \(text)") }
         governor = g
         state.withLock {
             if let change { governorChange = change }

@@ -8,8 +8,8 @@ import Glibc
 /// One write carries every query, DSR last:
 /// DA1 (`CSI c`), XTSMGRAPHICS colour registers and sixel geometry (`CSI ?1;1;0S`,
 /// `CSI ?2;1;0S`), cell size (`CSI 16 t`), text area (`CSI 14 t`), screen cells (`CSI 18 t`),
-/// synchronized output (DECRQM `CSI ?2026$p`), kitty graphics (`APC G a=q …`, a 1×1 image the
-/// terminal only checks), then DSR (`CSI 5n`). Terminals answer in order, so the DSR reply
+/// synchronized output (DECRQM `CSI ?2026$p`), the terminal's name (XTVERSION `CSI >0q`), kitty
+/// graphics (`APC G a=q …`, a 1×1 image the terminal only checks), then DSR (`CSI 5n`). Terminals answer in order, so the DSR reply
 /// (`CSI 0n`) means every answer the terminal will give has arrived; a silent terminal costs at
 /// most the budget. Bytes that are not replies come back as ``Report/strayInput``.
 ///
@@ -34,7 +34,7 @@ public enum CapabilityProbe {
     /// Every query but kitty's and the sentinel.
     private static let textQueries: [UInt8] = Array(
         ("\u{1B}[c" + "\u{1B}[?1;1;0S" + "\u{1B}[?2;1;0S" + "\u{1B}[16t" + "\u{1B}[14t" + "\u{1B}[18t"
-            + "\u{1B}[?2026$p").utf8)
+            + "\u{1B}[?2026$p" + "\u{1B}[>0q").utf8)
     /// DSR, the sentinel.
     private static let sentinel: [UInt8] = Array("\u{1B}[5n".utf8)
 
@@ -193,6 +193,8 @@ public enum CapabilityProbe {
                 }
             case .modeReport(mode: 2026, let value):
                 caps.synchronizedOutput = (1...3).contains(value)
+            case .terminalVersion(let name):
+                if caps.terminalVersion == nil { caps.terminalVersion = name }
             default:
                 break
             }

@@ -27,6 +27,8 @@ public enum ReplyLimits {
     /// The longest APC reply (kitty's `ESC _G i=31;OK ESC \`, or an error message), from ESC to
     /// ST; a longer run is not a reply and is handed back as stray input, never waited on.
     public static let apcReplyBytes = 256
+    /// The longest terminal name kept from an XTVERSION reply.
+    public static let terminalVersionBytes = 64
 
     /// Whether `size` is a plausible cell.
     public static func accepts(_ size: CellSize) -> Bool {

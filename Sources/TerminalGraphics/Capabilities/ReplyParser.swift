@@ -1,3 +1,5 @@
+import Foundation
+
 /// A terminal reply the probe understands.
 enum TerminalReply: Equatable {
     /// DA1: `CSI ? Ps ; … c`.
@@ -12,6 +14,8 @@ enum TerminalReply: Equatable {
     case statusReport(Int)
     /// kitty graphics: `APC G i=<id> ; OK ST` (`ok`), or an error such as `ENOTSUPPORTED:…`.
     case kittyGraphics(imageID: Int?, ok: Bool)
+    /// XTVERSION: `DCS > | name(version) ST`, e.g. `XTerm(379)`.
+    case terminalVersion(String)
 }
 
 /// Splits the bytes read from the terminal into replies and everything else.
@@ -19,10 +23,11 @@ enum TerminalReply: Equatable {
 /// Bytes that are not replies (keys typed while probing) are handed back as stray input so the
 /// host can use them; an incomplete sequence at the end of a read waits for the next read.
 /// Numbers are clamped, never trapped on: the input is the terminal's, not ours. CSI replies
-/// (`ESC [` or C1 CSI) and APC strings (`ESC _ … ESC \`, kitty's graphics replies) are
-/// understood; an APC string longer than ``ReplyLimits/apcReplyBytes`` or with a byte no reply
-/// has (a control, a non-ASCII byte) is stray from its ESC up to that point, and the scan goes on
-/// from there — a reply after it (the DSR sentinel) is still found.
+/// (`ESC [` or C1 CSI), APC strings (`ESC _ … ESC \`, kitty's graphics replies) and DCS strings
+/// (`ESC P … ESC \`, XTVERSION) are understood; a string longer than
+/// ``ReplyLimits/apcReplyBytes`` or with a byte no reply has (a control, a non-ASCII byte) is
+/// stray from its ESC up to that point, and the scan goes on from there — a reply after it (the
+/// DSR sentinel) is still found.
 struct ReplyParser {
     private var pending: [UInt8] = []
     /// Longest CSI sequence accepted; longer runs are not replies.
@@ -39,8 +44,8 @@ struct ReplyParser {
             var bodyStart: Int
             if b == 0x1B {
                 guard i + 1 < data.count else { break scan }   // lone ESC: wait for more
-                if data[i + 1] == UInt8(ascii: "_") {
-                    switch Self.scanAPC(data, from: i) {
+                if data[i + 1] == UInt8(ascii: "_") || data[i + 1] == UInt8(ascii: "P") {
+                    switch Self.scanString(data, from: i) {
                     case .incomplete:
                         break scan
                     case .stray(let end):
@@ -96,7 +101,7 @@ struct ReplyParser {
         return (replies, stray)
     }
 
-    private enum APCScan {
+    private enum StringScan {
         /// No terminator yet, within the length limit: wait for the next read.
         case incomplete
         /// Not a reply: stray up to `end` (exclusive), where the scan goes on.
@@ -106,9 +111,9 @@ struct ReplyParser {
         case reply(TerminalReply, end: Int)
     }
 
-    /// Scans the APC string whose `ESC _` is at `start`: printable ASCII up to `ESC \`, at most
-    /// ``ReplyLimits/apcReplyBytes`` in all.
-    private static func scanAPC(_ data: [UInt8], from start: Int) -> APCScan {
+    /// Scans the APC (`ESC _`) or DCS (`ESC P`) string at `start`: printable ASCII up to
+    /// `ESC \`, at most ``ReplyLimits/apcReplyBytes`` in all.
+    private static func scanString(_ data: [UInt8], from start: Int) -> StringScan {
         let limit = ReplyLimits.apcReplyBytes
         var j = start + 2
         while j < data.count {
@@ -118,7 +123,8 @@ struct ReplyParser {
                 guard j + 1 < data.count else { return .incomplete }
                 guard data[j + 1] == UInt8(ascii: "\\"), j + 2 - start <= limit else { return .stray(end: j) }
                 let body = Array(data[(start + 2)..<j])
-                if let reply = interpretAPC(body) { return .reply(reply, end: j + 2) }
+                let reply = data[start + 1] == UInt8(ascii: "P") ? interpretDCS(body) : interpretAPC(body)
+                if let reply { return .reply(reply, end: j + 2) }
                 return .unknown(end: j + 2)
             }
             guard b >= 0x20, b <= 0x7E else { return .stray(end: j) }
@@ -139,6 +145,14 @@ struct ReplyParser {
         }
         let message = semicolon < rest.endIndex ? Array(rest[(semicolon + 1)...]) : []
         return .kittyGraphics(imageID: imageID, ok: message == Array("OK".utf8))
+    }
+
+    /// `> | XTerm(379)` → the terminal's name and version (printable ASCII by the scan).
+    private static func interpretDCS(_ body: [UInt8]) -> TerminalReply? {
+        guard body.starts(with: Array(">|".utf8)) else { return nil }
+        let name = String(decoding: body.dropFirst(2).prefix(ReplyLimits.terminalVersionBytes), as: UTF8.self)
+            .trimmingCharacters(in: .whitespaces)
+        return name.isEmpty ? nil : .terminalVersion(name)
     }
 
     private static func interpret(_ body: [UInt8], final: UInt8) -> TerminalReply? {

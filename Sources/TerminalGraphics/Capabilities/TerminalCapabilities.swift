@@ -34,6 +34,8 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var truecolor = false
     public var truecolorSource: Source = .assumed
     public var term: String?
+    /// The terminal's own name and version (XTVERSION), e.g. `XTerm(379)`; inside tmux, tmux's.
+    public var terminalVersion: String?
     public var termProgram: String?
     public var inTmux = false
     /// Inside tmux: what tmux said about the pane (passthrough, where it sits on the outer
@@ -61,6 +63,10 @@ public struct TerminalCapabilities: Sendable, Equatable {
         return TmuxPassthrough(paneTop: tmuxPane?.top ?? 0, paneLeft: tmuxPane?.left ?? 0)
     }
 
+    /// xterm itself (not a terminal inside tmux): it draws sixel images with unset pixels one
+    /// colour run at a time (see ``SixelRepaint``).
+    public var isXterm: Bool { terminalVersion?.hasPrefix("XTerm(") ?? false }
+
     /// Colour registers to use for sixel: the terminal's, else 256, never above 256.
     public var effectiveSixelColors: Int { min(256, max(2, sixelColorRegisters ?? 256)) }
 
@@ -79,6 +85,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
         lines.append("terminal answered: \(yesNo(answered)) (\(String(format2(probeMilliseconds))) ms)")
         lines.append("TERM: \(term ?? "-")")
         lines.append("TERM_PROGRAM: \(termProgram ?? "-")")
+        lines.append("terminal version (XTVERSION): \(terminalVersion ?? "-")")
         lines.append("tmux: \(yesNo(inTmux))")
         if inTmux {
             if let pane = tmuxPane {

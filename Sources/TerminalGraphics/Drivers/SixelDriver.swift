@@ -10,6 +10,7 @@ public final class SixelDriver: VideoDriver {
     public let name = "sixel"
     public let drawsAboveText = true
     public var governorKind: OutputGovernor.Kind? { .sixel }
+    public var repaint: SixelRepaint { encoder.options.repaint }
     /// The palette the governor starts from.
     public var maximumColors: Int { maxColors }
     public var paletteColors: Int? {
@@ -30,9 +31,10 @@ public final class SixelDriver: VideoDriver {
     /// - Parameters:
     ///   - colors: palette size; also the most the governor may use (the terminal's registers).
     ///   - passthrough: inside tmux, when the sixel terminal is the one outside it.
-    public init(colors: Int, dither: SixelDither, passthrough: TmuxPassthrough? = nil) {
+    ///   - repaint: what each frame paints (``SixelRepaint``).
+    public init(colors: Int, dither: SixelDither, repaint: SixelRepaint = .changed, passthrough: TmuxPassthrough? = nil) {
         maxColors = min(256, max(2, colors))
-        encoder = SixelEncoder(options: SixelEncoder.Options(colors: maxColors, dither: dither))
+        encoder = SixelEncoder(options: SixelEncoder.Options(colors: maxColors, dither: dither, repaint: repaint))
         self.passthrough = passthrough
         unwrapped = passthrough == nil ? nil : ByteBuffer(capacity: 256 * 1024)
     }

@@ -7,16 +7,19 @@ public enum VideoDrivers {
         /// `--vo-sixel-colors` (nil: the terminal's colour registers).
         public var sixelColors: Int?
         public var sixelDither: SixelDither
+        /// `--vo-sixel-repaint` (nil: auto, whole pictures on xterm, else what changed).
+        public var sixelRepaint: SixelRepaint?
         /// `--vo-halfblock-colors` (nil: what the terminal supports).
         public var halfBlockColors: HalfBlockColorMode?
         /// Which picture this driver draws: 0 the video, 1… other pictures on the same screen
         /// (scrub previews); kitty gives each its own image id.
         public var instance: Int
 
-        public init(sixelColors: Int? = nil, sixelDither: SixelDither = .none, halfBlockColors: HalfBlockColorMode? = nil,
-                    instance: Int = 0) {
+        public init(sixelColors: Int? = nil, sixelDither: SixelDither = .none, sixelRepaint: SixelRepaint? = nil,
+                    halfBlockColors: HalfBlockColorMode? = nil, instance: Int = 0) {
             self.sixelColors = sixelColors
             self.sixelDither = sixelDither
+            self.sixelRepaint = sixelRepaint
             self.halfBlockColors = halfBlockColors
             self.instance = max(0, instance)
         }
@@ -45,7 +48,8 @@ public enum VideoDrivers {
         Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",
               suits: { $0.sixel && (!$0.sixelThroughTmux || $0.tmuxPassthrough) }) { caps, options in
             SixelDriver(colors: min(options.sixelColors ?? caps.effectiveSixelColors, caps.effectiveSixelColors),
-                        dither: options.sixelDither, passthrough: caps.sixelThroughTmux ? caps.passthrough : nil)
+                        dither: options.sixelDither, repaint: options.sixelRepaint ?? sixelRepaint(for: caps),
+                        passthrough: caps.sixelThroughTmux ? caps.passthrough : nil)
         },
         Entry(name: "halfblock", summary: "▀ cells in 24-bit or 256 colours (any terminal)",
               suits: { _ in true }) { caps, options in
@@ -77,6 +81,12 @@ public enum VideoDrivers {
         let usable = all.filter { $0.suits(capabilities) || $0.name == current }
         guard usable.count > 1, let i = usable.firstIndex(where: { $0.name == current }) else { return nil }
         return usable[(i + 1) % usable.count]
+    }
+
+    /// `--vo-sixel-repaint=auto`: whole pictures on xterm, which draws an image with unset
+    /// pixels one colour run at a time; only what changed elsewhere (fewest bytes).
+    public static func sixelRepaint(for caps: TerminalCapabilities) -> SixelRepaint {
+        caps.isXterm && !caps.sixelThroughTmux ? .full : .changed
     }
 
     /// The half-block colour mode for `--vo-halfblock-colors` (nil for an unknown value).

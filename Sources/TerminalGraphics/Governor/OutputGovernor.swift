@@ -9,7 +9,8 @@ import Foundation
 /// half-block: frame divisor only.
 ///
 /// - Down: over the last second (or the last 12 frames when fewer were painted in it, at
-///   least 4, after a settling time since the last change) the median load — (encode + write) ÷ frame interval — is above 0.9, or more than
+///   least 4, after a settling time since the last change; or after 6 frames when their median
+///   took over 1.1 frame intervals) the median load — (encode + write) ÷ frame interval — is above 0.9, or more than
 ///   10 % of frames were superseded in the mailbox, or the 90th-percentile latency is above two
 ///   frame intervals. Asked for twice what it can take or more (load ÷ 0.9, frames offered ÷
 ///   painted, latency ÷ two intervals), it jumps to the rung a cost model says will fit.
@@ -84,6 +85,9 @@ public struct OutputGovernor: Sendable {
     public static let longestWindowSeconds = 4.0
     /// Seconds of overload on the rung before the last before giving the driver up.
     public static let fallbackHoldSeconds = 3.0
+    /// A median load over this in `quickSamples` frames is judged at once, not after a second.
+    public static let sustainedOverload = 1.1
+    public static let quickSamples = 6
 
     /// - Parameters:
     ///   - maxColors: the sixel palette to start from (the terminal's registers or the option).
@@ -135,9 +139,12 @@ public struct OutputGovernor: Sendable {
         let offered = Double(window.count + superseded) / Double(window.count)
         let severity = max(load / 0.9, offered, latencyP90 / 2)
         // Judged on a second of frames (or 12 of them); half a second is enough when the
-        // terminal is asked for twice what it takes (every frame late costs a dropped one).
+        // terminal is asked for twice what it takes (every frame late costs a dropped one),
+        // and `quickSamples` frames when most of them took longer than their interval (the
+        // first frames on a slow terminal: each one waited for costs a superseded one).
+        let mostFramesOverran = window.count >= Self.quickSamples && load > Self.sustainedOverload
         guard window.count >= Self.minimumSamples || span >= Self.windowSeconds
-                || (severity >= 2 && span >= Self.windowSeconds / 2) else { return nil }
+                || (severity >= 2 && span >= Self.windowSeconds / 2) || mostFramesOverran else { return nil }
 
         if load > 0.9 || supersededShare > 0.1 || latencyP90 > 2 {
             headroomSince = nil
