@@ -15,10 +15,11 @@ let package = Package(
     targets: [
         // C libraries. Debian installs the FFmpeg headers on the default multiarch include path;
         // CFFmpeg is a C target (its log shim needs a va_list callback); the shim headers make
-        // function-like macros callable.
+        // function-like macros callable. libavfilter is loaded on first use, not linked
+        // (filter_loader.c: it pulls in ~12 MB of libraries most playback never needs).
         .target(name: "CFFmpeg", linkerSettings: [
-            .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter"),
-            .linkedLibrary("avutil"), .linkedLibrary("swscale"), .linkedLibrary("swresample"),
+            .linkedLibrary("avformat"), .linkedLibrary("avcodec"),
+            .linkedLibrary("avutil"), .linkedLibrary("swscale"), .linkedLibrary("swresample"), .linkedLibrary("dl"),
         ]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),

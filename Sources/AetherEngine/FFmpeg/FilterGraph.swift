@@ -2,6 +2,7 @@ import CFFmpeg
 
 /// Owns an `AVFilterGraph` with one buffer source and one buffer sink (`filter` in between);
 /// freed exactly once. Used for deinterlacing (bwdif/yadif), HDR→SDR tone-mapping and atempo.
+/// libavfilter is loaded by the first graph (CFFmpeg's `aether_avfilter_*`, not linked).
 public final class FilterGraph {
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
     private let source: UnsafeMutablePointer<AVFilterContext>
@@ -31,56 +32,64 @@ public final class FilterGraph {
 
     private init(sourceFilter: String, sinkFilter: String, sourceArgs: String, filter: String) throws(FFmpegError) {
         description = filter
-        guard let g = avfilter_graph_alloc() else { throw .outOfMemory("avfilter_graph_alloc") }
+        let firstGraph = !Self.loaded.withLock { was in defer { was = true }; return was }
+        if let why = aether_avfilter_load() {
+            throw FFmpegError(function: "avfilter_graph_alloc", message: String(cString: why), code: aether_AVERROR(ENOSYS))
+        }
+        guard let g = aether_avfilter_graph_alloc() else { throw .outOfMemory("avfilter_graph_alloc") }
         var src: UnsafeMutablePointer<AVFilterContext>? = nil
         var snk: UnsafeMutablePointer<AVFilterContext>? = nil
         var graphPtr: UnsafeMutablePointer<AVFilterGraph>? = g
         func fail(_ code: Int32, _ function: String) -> FFmpegError {
-            avfilter_graph_free(&graphPtr)
+            aether_avfilter_graph_free(&graphPtr)
             return FFmpegError(code: code, function: function)
         }
-        var r = avfilter_graph_create_filter(&src, avfilter_get_by_name(sourceFilter), "in", sourceArgs, nil, g)
+        var r = aether_avfilter_graph_create_filter(&src, sourceFilter, "in", sourceArgs, g)
         if r < 0 { throw fail(r, "avfilter_graph_create_filter(\(sourceFilter))") }
-        r = avfilter_graph_create_filter(&snk, avfilter_get_by_name(sinkFilter), "out", nil, nil, g)
+        r = aether_avfilter_graph_create_filter(&snk, sinkFilter, "out", nil, g)
         if r < 0 { throw fail(r, "avfilter_graph_create_filter(\(sinkFilter))") }
         guard let src, let snk else { throw fail(aether_AVERROR(ENOMEM), "avfilter_graph_create_filter") }
         // `o` feeds the graph's input label "in" from the source; `i` takes its "out" into the sink.
-        var o = avfilter_inout_alloc()
-        var i = avfilter_inout_alloc()
+        var o = aether_avfilter_inout_alloc()
+        var i = aether_avfilter_inout_alloc()
         guard let oo = o, let ii = i else {
-            avfilter_inout_free(&o); avfilter_inout_free(&i)
+            aether_avfilter_inout_free(&o); aether_avfilter_inout_free(&i)
             throw fail(aether_AVERROR(ENOMEM), "avfilter_inout_alloc")
         }
         oo.pointee.name = av_strdup("in"); oo.pointee.filter_ctx = src; oo.pointee.pad_idx = 0
         ii.pointee.name = av_strdup("out"); ii.pointee.filter_ctx = snk; ii.pointee.pad_idx = 0
-        r = avfilter_graph_parse_ptr(g, filter, &i, &o, nil)
+        r = aether_avfilter_graph_parse_ptr(g, filter, &i, &o)
         // parse_ptr consumes what it links and hands back the leftovers in i/o.
-        avfilter_inout_free(&i); avfilter_inout_free(&o)
+        aether_avfilter_inout_free(&i); aether_avfilter_inout_free(&o)
         if r < 0 { throw fail(r, "avfilter_graph_parse_ptr(\(filter))") }
-        r = avfilter_graph_config(g, nil)
+        r = aether_avfilter_graph_config(g)
         if r < 0 { throw fail(r, "avfilter_graph_config(\(filter))") }
         graph = g
         source = src
         sink = snk
+        if firstGraph { FFmpegLog.write("filter", "libavfilter loaded for \(filter)") }
     }
 
-    deinit { avfilter_graph_free(&graph) }
+    /// Whether a graph was ever asked for (libavfilter is then loaded, or cannot be).
+    private static let loaded = Guarded(false)
+
+    deinit { aether_avfilter_graph_free(&graph) }
 
     /// Pushes a frame (nil = end of stream). The corresponding C function is `av_buffersrc_add_frame_flags`.
     public func push(_ frame: Frame?) throws(FFmpegError) {
-        try check(av_buffersrc_add_frame_flags(source, frame?.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
+        try check(aether_av_buffersrc_add_frame_flags(source, frame?.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
                   "av_buffersrc_add_frame_flags")
     }
 
     /// Pulls the next filtered frame; false when the graph needs more input.
     /// The corresponding C function is `av_buffersink_get_frame`.
     public func pull(into frame: Frame) throws(FFmpegError) -> Bool {
-        let r = av_buffersink_get_frame(sink, frame.pointer)
+        let r = aether_av_buffersink_get_frame(sink, frame.pointer)
         if r == aether_AVERROR_EAGAIN() || r == aether_AVERROR_EOF() { return false }
         try check(r, "av_buffersink_get_frame")
         return true
     }
 
     /// The sink's time base (filters like atempo and bwdif change it).
-    public var outputTimeBase: AVRational { av_buffersink_get_time_base(sink) }
+    public var outputTimeBase: AVRational { aether_av_buffersink_get_time_base(sink) }
 }

@@ -61,4 +61,23 @@ static inline void aether_strerror(int code, char *buf, size_t size) {
    the program loads, before any FFmpeg call; FFmpeg's default logger (stderr) never runs. */
 typedef void (*aether_log_sink)(int level, const char *line);
 void aether_set_log_sink(aether_log_sink sink);
+
+/* libavfilter is not linked: the first filter graph loads it (filter_loader.c). The headers
+   above give its types; call it only through these. `aether_avfilter_load` loads it if need be
+   and returns NULL, or why it cannot be loaded. */
+const char *aether_avfilter_load(void);
+int aether_avfilter_is_loaded(void);
+AVFilterGraph *aether_avfilter_graph_alloc(void);
+/* avfilter_get_by_name + avfilter_graph_create_filter. */
+int aether_avfilter_graph_create_filter(AVFilterContext **ctx, const char *filter, const char *name,
+                                        const char *args, AVFilterGraph *graph);
+AVFilterInOut *aether_avfilter_inout_alloc(void);
+void aether_avfilter_inout_free(AVFilterInOut **inout);
+int aether_avfilter_graph_parse_ptr(AVFilterGraph *graph, const char *filters, AVFilterInOut **inputs,
+                                    AVFilterInOut **outputs);
+int aether_avfilter_graph_config(AVFilterGraph *graph);
+void aether_avfilter_graph_free(AVFilterGraph **graph);
+int aether_av_buffersrc_add_frame_flags(AVFilterContext *ctx, AVFrame *frame, int flags);
+int aether_av_buffersink_get_frame(AVFilterContext *ctx, AVFrame *frame);
+AVRational aether_av_buffersink_get_time_base(const AVFilterContext *ctx);
 #endif

@@ -20,6 +20,7 @@ struct GraphicsBenchmark: ParsableCommand {
     @Option(help: "Sixel sequences, comma-separated: testsrc2, still, grainy.") var sequences = "testsrc2,still,grainy"
     @Option(help: "Sixel dithers to measure, comma-separated: none, ordered, fs.") var dithers = "none,ordered,fs"
     @Option(help: "The sixel encoder's noise threshold (default: the encoder's own).") var noiseThreshold: Int?
+    @Option(help: "What each sixel frame paints: changed or full (--vo-sixel-repaint).") var repaint = "changed"
     @Flag(help: "Skip mpv, timg and libsixel.") var noPeers = false
     @Flag(help: "Only the sixel encoder and libsixel (no half-block, no players).") var sixelOnly = false
 
@@ -31,7 +32,7 @@ struct GraphicsBenchmark: ParsableCommand {
     func run() throws {
         try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
         print("aether-bench graphics: \(frames) frames/sequence, \(repeats) runs, one thread, "
-              + "sixel noise threshold \(sixelOptions(.none).noiseThreshold); "
+              + "sixel noise threshold \(sixelOptions(.none).noiseThreshold), repaint \(sixelOptions(.none).repaint.rawValue); "
               + "1080p sources scaled by ffmpeg (testsrc2: area, grainy: bilinear as playback)")
 
         if !sixelOnly {
@@ -157,6 +158,7 @@ struct GraphicsBenchmark: ParsableCommand {
     func sixelOptions(_ dither: SixelDither) -> SixelEncoder.Options {
         var o = SixelEncoder.Options(colors: colors, dither: dither)
         if let noiseThreshold { o.noiseThreshold = noiseThreshold }
+        o.repaint = SixelRepaint(rawValue: repaint) ?? .changed
         return o
     }
 
