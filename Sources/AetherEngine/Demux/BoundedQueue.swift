@@ -50,7 +50,7 @@ public final class BoundedQueue<Element>: @unchecked Sendable {  // all state is
         defer { condition.unlock() }
         while !closed, items.count - head > 0, items.count - head >= maxCount || cost >= maxCost {
             if interrupted() { return false }
-            condition.wait(until: Date(timeIntervalSinceNow: BoundedQueue.recheck))
+            _ = condition.wait(until: Date(timeIntervalSinceNow: BoundedQueue.recheck))
         }
         if closed { return false }
         items.append(item)

@@ -114,10 +114,10 @@ public final class SixelEncoder {
     private var indices: UnsafeMutablePointer<UInt8>
     /// The index the terminal shows per pixel (``ColorLookup/none``: unknown).
     private var shown: UnsafeMutablePointer<UInt8>
-    /// All ``ColorLookup/none`` (nothing known): what a whole-picture repaint is drawn against.
-    private var unknown: UnsafeMutablePointer<UInt8>
     private var pixelCapacity = 0
-    private var previousInput: [UInt8] = []
+    /// A 64-bit hash of each row of the previous input (an identical frame is not encoded
+    /// again); a copy of the picture would cost megabytes.
+    private var previousRows: [UInt64] = []
     private var previousSize = PixelSize(width: 0, height: 0)
     private var previousTransparent: [PixelRect] = []
     private var hasPalette = false
@@ -127,13 +127,11 @@ public final class SixelEncoder {
         self.detector = SceneChangeDetector(threshold: options.sceneChangeThreshold)
         indices = .allocate(capacity: 1)
         shown = .allocate(capacity: 1)
-        unknown = .allocate(capacity: 1)
     }
 
     deinit {
         indices.deallocate()
         shown.deallocate()
-        unknown.deallocate()
     }
 
     /// Forgets the palette and what the terminal shows: the next frame is analysed and painted
@@ -170,13 +168,10 @@ public final class SixelEncoder {
         if pixels > pixelCapacity {
             indices.deallocate()
             shown.deallocate()
-            unknown.deallocate()
             indices = .allocate(capacity: pixels)
             shown = .allocate(capacity: pixels)
-            unknown = .allocate(capacity: pixels)
             indices.initialize(repeating: ColorLookup.none, count: pixels)
             shown.initialize(repeating: ColorLookup.none, count: pixels)
-            unknown.initialize(repeating: ColorLookup.none, count: pixels)
             pixelCapacity = pixels
         }
         if image.size != previousSize { shown.update(repeating: ColorLookup.none, count: pixels) }
@@ -214,8 +209,10 @@ public final class SixelEncoder {
         let start = output.count
         // A whole-picture repaint once anything changed (beyond the noise threshold): drawn
         // against "nothing known", so every pixel outside the overlays is set.
-        let whole = options.repaint == .full && memcmp(indices, shown, pixels) != 0
-        report.colorsUsed = rasterizer.write(indices: indices, previous: whole ? unknown : shown, width: image.width,
+        if options.repaint == .full && memcmp(indices, shown, pixels) != 0 {
+            shown.update(repeating: ColorLookup.none, count: pixels)   // replaced by `indices` below
+        }
+        report.colorsUsed = rasterizer.write(indices: indices, previous: shown, width: image.width,
                                              height: image.height, palette: lookup.palette, output: output)
         swap(&indices, &shown)
         report.emitNanoseconds = OutputWriter.monotonicNanoseconds() - t2
@@ -251,26 +248,40 @@ public final class SixelEncoder {
         Int((10.0 * Double(256 / max(2, colors))).squareRoot().rounded()) + 5
     }
 
-    /// Compares `image` with the stored previous input and stores it when different.
+    /// Compares `image` with the previous input, row hash by row hash, and remembers its hashes.
     private func isIdenticalToPrevious(_ image: PixelImage) -> Bool {
         let rowBytes = image.width * image.format.bytesPerPixel
-        let total = rowBytes * image.height
-        let sameSize = previousSize == image.size && previousInput.count == total
-        var identical = sameSize
-        if previousInput.count != total { previousInput = [UInt8](repeating: 0, count: total) }
+        var identical = previousSize == image.size && previousRows.count == image.height
+        if previousRows.count != image.height { previousRows = [UInt64](repeating: 0, count: image.height) }
         image.withUnsafeBytes { raw in
             guard let src = raw.baseAddress else { return }
-            previousInput.withUnsafeMutableBytes { prev in
-                guard let dst = prev.baseAddress else { return }
-                for y in 0..<image.height {
-                    let s = src + y * image.stride, d = dst + y * rowBytes
-                    if identical && memcmp(s, d, rowBytes) == 0 { continue }
+            for y in 0..<image.height {
+                let h = Self.hash(src + y * image.stride, count: rowBytes)
+                if previousRows[y] != h {
                     identical = false
-                    d.copyMemory(from: s, byteCount: rowBytes)
+                    previousRows[y] = h
                 }
             }
         }
         previousSize = image.size
         return identical && hasPalette
+    }
+
+    /// A 64-bit hash of `count` bytes (multiply–xor–rotate over 8-byte words): two different
+    /// rows hash alike about once in 2⁶⁴.
+    static func hash(_ bytes: UnsafeRawPointer, count: Int) -> UInt64 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(count)
+        var i = 0
+        while i + 8 <= count {
+            let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            h = (h ^ w) &* 0xFF51_AFD7_ED55_8CCD
+            h = (h << 29) | (h >> 35)
+            i += 8
+        }
+        while i < count {
+            h = (h ^ UInt64(bytes.load(fromByteOffset: i, as: UInt8.self))) &* 0xC4CE_B9FE_1A85_EC53
+            i += 1
+        }
+        return h ^ (h >> 33)
     }
 }
