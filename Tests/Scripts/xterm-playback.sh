@@ -30,5 +30,6 @@ DISPLAY="$display" xterm -ti vt340 -xrm 'XTerm*numColorRegisters: 256' -xrm "XTe
 xterm_pid=$!
 for _ in $(seq 1200); do [ -f "$work/exit" ] && break; kill -0 "$xterm_pid" 2>/dev/null || break; sleep 0.1; done
 [ -f "$work/exit" ] || { echo "xterm-playback: the player did not finish within 120 s" >&2; cat "$work/xvfb.log" "$work/xterm.log" >&2; exit 1; }
+echo "exit status $(cat "$work/exit")" >&2
 [ -n "${STATS_OUT:-}" ] && cp "$work/stats.jsonl" "$STATS_OUT"
 grep '"summary"' "$work/stats.jsonl" | tail -1

@@ -194,7 +194,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             if case .item(let p, _) = item { return p.size }
             return 0
         }
-        frameQueue = BoundedQueue(maxCount: options.policy.frameQueueCapacity)
+        frameQueue = BoundedQueue(maxCount: options.policy.frameQueueCapacity, maxCost: options.policy.frameQueueBytes) { item in
+            if case .item(let frame, _) = item { return frame.pixels?.count ?? 0 }
+            return 0
+        }
         pixelPool = PixelBufferPool(limit: options.policy.frameQueueCapacity + 4)
         skipLoopFilter = options.skipLoopFilter
         subtitles = SubtitleStore(info: info, url: openURL, openOptions: openOptions, timeline: format.timeline,
@@ -441,6 +444,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         if !stuck.isEmpty { FFmpegLog.write("player", "stop: threads still running after \(PlaybackSession.stopTimeout) s: \(stuck.joined(separator: ", "))") }
         subtitles.close()
         timeshift?.close()
+        let pool = pixelPool.counts
+        FFmpegLog.write("player", "stopped; picture buffers allocated \(pool.allocated), reused \(pool.reused)")
     }
 
     var isStopped: Bool { control.withLock { $0.stopped } }

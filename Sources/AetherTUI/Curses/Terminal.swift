@@ -52,8 +52,21 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     }
 
     private struct Chunk {
-        var bytes: [UInt8]
+        enum Payload {
+            case bytes([UInt8])
+            /// A frame's buffer, written in place: its owner leaves it alone until the ticket
+            /// finishes (a copy of every frame, 0.3–1 MB in varying sizes made on one thread and
+            /// freed on another, grew glibc's arenas by a megabyte every few seconds).
+            case buffer(ByteBuffer)
+        }
+        var payload: Payload
         var ticket: Ticket?
+        var count: Int {
+            switch payload {
+            case .bytes(let b): b.count
+            case .buffer(let b): b.count
+            }
+        }
     }
 
     private let lock = NSLock()
@@ -155,14 +168,15 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     }
 
     /// Enqueues `buffer` if `accept` (evaluated under the lock, in order with ncurses' updates)
-    /// says so; returns the ticket to wait on, or nil when refused or stopping.
+    /// says so; returns the ticket to wait on, or nil when refused or stopping. The buffer is
+    /// written from where it is, not copied: do not change it until the ticket has finished.
     func submit(_ buffer: ByteBuffer, accept: () -> Bool = { true }) -> Ticket? {
         lock.lock()
         defer { lock.unlock() }
         guard accept() else { return nil }
         drainCurses()
         let ticket = Ticket()
-        guard enqueue(buffer.bytes, ticket: ticket) else { return nil }
+        guard enqueue(.buffer(buffer), ticket: ticket) else { return nil }
         return ticket
     }
 
@@ -170,7 +184,7 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     /// before what it writes next.
     func emitInScreen(_ bytes: [UInt8]) {
         drainCurses()
-        _ = enqueue(bytes, ticket: nil)
+        _ = enqueue(.bytes(bytes), ticket: nil)
     }
 
     /// Enqueues raw bytes (terminal resets, erases) in order; false when stopping.
@@ -178,7 +192,7 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     func write(_ bytes: [UInt8]) -> Bool {
         lock.withLock {
             drainCurses()
-            return enqueue(bytes, ticket: nil)
+            return enqueue(.bytes(bytes), ticket: nil)
         }
     }
 
@@ -208,7 +222,7 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
         if stuck {
             abandon = true
             for chunk in chunks {
-                stats.bytesAbandoned += chunk.bytes.count
+                stats.bytesAbandoned += chunk.count
                 chunk.ticket?.finish(false)
             }
             chunks.removeAll()
@@ -251,14 +265,14 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
             if n < 0, errno == EINTR { continue }
             break
         }
-        if !collected.isEmpty { _ = enqueue(collected, ticket: nil) }
+        if !collected.isEmpty { _ = enqueue(.bytes(collected), ticket: nil) }
     }
 
-    private func enqueue(_ bytes: [UInt8], ticket: Ticket?) -> Bool {
+    private func enqueue(_ payload: Chunk.Payload, ticket: Ticket?) -> Bool {
         queue.lock()
         defer { queue.unlock() }
         guard !abandon else { ticket?.finish(false); return false }
-        chunks.append(Chunk(bytes: bytes, ticket: ticket))
+        chunks.append(Chunk(payload: payload, ticket: ticket))
         queue.broadcast()
         return true
     }
@@ -276,7 +290,10 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
             let chunk = chunks.removeFirst()
             writing = true
             queue.unlock()
-            let written = writeAll(chunk.bytes)
+            let written = switch chunk.payload {
+            case .bytes(let bytes): bytes.withUnsafeBytes { writeAll($0) }
+            case .buffer(let buffer): buffer.withUnsafeBytes { writeAll($0) }
+            }
             chunk.ticket?.finish(written)
             queue.withLock {
                 writing = false
@@ -287,11 +304,9 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
 
     /// Writes `bytes` to the terminal, waiting (in 50 ms polls) while it does not read, until
     /// done or abandoned (one chunk with any wait counts as one stall).
-    private func writeAll(_ bytes: [UInt8]) -> Bool {
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let start = MonotonicClock.seconds()
-        let outcome = bytes.withUnsafeBytes {
-            OutputWriter.writeFully($0, to: outputFD, pollMilliseconds: 50) { queue.withLock { abandon } }
-        }
+        let outcome = OutputWriter.writeFully(bytes, to: outputFD, pollMilliseconds: 50) { queue.withLock { abandon } }
         let ok = outcome.error == nil && !outcome.abandoned
         queue.withLock {
             stats.bytesWritten += outcome.written
