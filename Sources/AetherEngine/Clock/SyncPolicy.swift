@@ -19,8 +19,9 @@ public struct SyncPolicy: Sendable {
     /// Decoded frames held ahead of the presenter.
     public var frameQueueCapacity = 4
     /// …and at most this many picture bytes of them (plus the frame that crosses it): 4 frames
-    /// of a small picture, 3 of 1280×720 RGB (2.8 MB each), 2 of 1920×1080.
-    public var frameQueueBytes = 6 << 20
+    /// up to 1280×720 RGB (2.8 MB each; 3 of them cost xterm superseded frames at start-up),
+    /// 3 of 1920×1080, 1 of 4K.
+    public var frameQueueBytes = 12 << 20
     /// Demuxed seconds buffered ahead (per stream queue), and a byte cap.
     public var packetQueueSeconds = 4.0
     public var packetQueueBytes = 32 << 20
