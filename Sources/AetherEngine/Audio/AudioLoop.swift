@@ -14,6 +14,7 @@ extension PlaybackSession {
         var framesWritten = 0
         var chunksEver = 0
         var failuresInARow = 0
+        var pictureWaitSerial = -1
         while !isStopped {
             let c = control.withLock { $0 }
             guard c.audioStreamIndex != nil else {
@@ -96,7 +97,11 @@ extension PlaybackSession {
                 if waited.serial == serial, !waited.stopped, waited.landed == nil {
                     control.withLock { if $0.serial == serial, $0.landed == nil { $0.landed = chunk.pts } }
                 }
-                if framesWritten == 0 { waitForFirstPicture(serial: mySerial) }
+                // Once per serial: chunks trimmed before the landing point do not wait again.
+                if framesWritten == 0, pictureWaitSerial != mySerial {
+                    pictureWaitSerial = mySerial
+                    waitForFirstPicture(serial: mySerial)
+                }
                 guard let start = control.withLock({ $0.serial == mySerial ? $0.landed : nil }) else { break }
                 guard trim(&chunk, from: start, to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
                 let (volume, muted, clockSerial) = control.withLock { ($0.volume, $0.muted, $0.clockSerial) }
