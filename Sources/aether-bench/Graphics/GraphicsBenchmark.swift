@@ -102,10 +102,13 @@ struct GraphicsBenchmark: ParsableCommand {
             }
             if source == .grainy, let r = ours[SixelEncoder.Options().dither] {
                 let fast = r.medianMs <= Self.targetMedianMs && (r.psnr ?? 0) >= Self.targetPSNR
-                // Bytes compared at the same picture quality: ours at each libsixel run's PSNR.
+                // Bytes compared at the same picture quality: ours at each libsixel run's PSNR,
+                // from one sweep of the noise threshold down to the lowest of those PSNRs.
+                let lowest = theirs.values.compactMap(\.psnr).min() ?? 0
+                let curve = theirs.isEmpty ? [] : try rateCurve(set, dither: SixelEncoder.Options().dither, downTo: lowest)
                 var lean = true
                 for (key, l) in theirs.sorted(by: { $0.key < $1.key }) {
-                    guard let target = l.psnr, let equal = try bytes(atPSNR: target, set, dither: SixelEncoder.Options().dither) else {
+                    guard let target = l.psnr, let equal = Self.bytes(atPSNR: target, on: curve) else {
                         lean = false
                         continue
                     }
@@ -222,19 +225,27 @@ struct GraphicsBenchmark: ParsableCommand {
         return (psnrs, Double(bytes) / Double(max(1, images.count)))
     }
 
-    /// Our bytes per frame at `psnr` (mean dB): the noise threshold trades bytes for PSNR, so
-    /// ours is encoded at thresholds on both sides of `psnr` and the bytes interpolated
-    /// linearly between the two. Nil when no threshold in the sweep brackets it.
-    func bytes(atPSNR psnr: Double, _ set: FrameSet, dither: SixelDither) throws -> (bytes: Double, threshold: Double)? {
+    /// One point of our bytes-for-PSNR curve: the noise threshold trades bytes for PSNR.
+    typealias RatePoint = (threshold: Int, bytes: Double, psnr: Double)
+
+    /// Our bytes per frame and mean PSNR at rising noise thresholds, until the PSNR falls
+    /// below `lowest` (dB).
+    func rateCurve(_ set: FrameSet, dither: SixelDither, downTo lowest: Double) throws -> [RatePoint] {
         let images = try (0..<set.count).map(set.image)
-        var points: [(threshold: Int, bytes: Double, psnr: Double)] = []
+        var points: [RatePoint] = []
         for threshold in [0, 4, 8, 12, 16, 20, 24, 28, 32, 40, 48] {
             var o = sixelOptions(dither)
             o.noiseThreshold = threshold
             let r = try shownPSNR(set, images: images, options: o)
             points.append((threshold, r.bytesPerFrame, r.psnrs.reduce(0, +) / Double(max(1, r.psnrs.count))))
-            if let last = points.last, last.psnr < psnr, points.count > 1 { break }
+            if let last = points.last, last.psnr < lowest, points.count > 1 { break }
         }
+        return points
+    }
+
+    /// Our bytes per frame at `psnr` (mean dB), interpolated linearly between the two points of
+    /// `curve` on either side of it; nil when no two points bracket it.
+    static func bytes(atPSNR psnr: Double, on points: [RatePoint]) -> (bytes: Double, threshold: Double)? {
         for (a, b) in zip(points, points.dropFirst()) where a.psnr >= psnr && b.psnr <= psnr && a.psnr > b.psnr {
             let t = (a.psnr - psnr) / (a.psnr - b.psnr)
             return (a.bytes + t * (b.bytes - a.bytes), Double(a.threshold) + t * Double(b.threshold - a.threshold))
