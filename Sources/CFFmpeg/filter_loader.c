@@ -62,7 +62,7 @@ const char *aether_avfilter_load(void) {
     return loaded ? NULL : load_error;
 }
 
-int aether_avfilter_is_loaded(void) {
+static int aether_avfilter_is_loaded(void) {
     pthread_once(&once, load);
     return loaded;
 }

@@ -66,7 +66,6 @@ void aether_set_log_sink(aether_log_sink sink);
    above give its types; call it only through these. `aether_avfilter_load` loads it if need be
    and returns NULL, or why it cannot be loaded. */
 const char *aether_avfilter_load(void);
-int aether_avfilter_is_loaded(void);
 AVFilterGraph *aether_avfilter_graph_alloc(void);
 /* avfilter_get_by_name + avfilter_graph_create_filter. */
 int aether_avfilter_graph_create_filter(AVFilterContext **ctx, const char *filter, const char *name,

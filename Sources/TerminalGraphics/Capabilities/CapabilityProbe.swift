@@ -9,9 +9,9 @@ import Glibc
 /// DA1 (`CSI c`), XTSMGRAPHICS colour registers and sixel geometry (`CSI ?1;1;0S`,
 /// `CSI ?2;1;0S`), cell size (`CSI 16 t`), text area (`CSI 14 t`), screen cells (`CSI 18 t`),
 /// synchronized output (DECRQM `CSI ?2026$p`), the terminal's name (XTVERSION `CSI >0q`), kitty
-/// graphics (`APC G a=q …`, a 1×1 image the terminal only checks), then DSR (`CSI 5n`). Terminals answer in order, so the DSR reply
-/// (`CSI 0n`) means every answer the terminal will give has arrived; a silent terminal costs at
-/// most the budget. Bytes that are not replies come back as ``Report/strayInput``.
+/// graphics (`APC G a=q …`, a 1×1 image the terminal only checks), then DSR (`CSI 5n`).
+/// Terminals answer in order, so the DSR reply (`CSI 0n`) means every answer the terminal will
+/// give has arrived; a silent terminal costs at most the budget. Bytes that are not replies come back as ``Report/strayInput``.
 ///
 /// Inside tmux the panes see tmux, not the terminal: tmux answers DA1 and DSR itself and takes a
 /// bare APC string for a pane title. So there the kitty query and a second DA1 go first,
