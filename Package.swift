@@ -48,9 +48,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        // libFuzzer targets (media, subtitle, theme); a file replayer when built normally.
+        // libFuzzer targets (media, subtitle, theme; inputconf, config, playlist, watchlater, ipc); a file replayer when built normally.
         // Tests/Scripts/fuzz.sh builds it with -sanitize=fuzzer,address -DFUZZING.
-        .executableTarget(name: "aether-fuzz", dependencies: ["AetherEngine", "AetherTUI"]),
+        .executableTarget(name: "aether-fuzz", dependencies: ["AetherEngine", "AetherTUI", "AetherControl"]),
 
         // Fixtures, the PulseAudio null sink, and running the built binary, for every test target.
         .target(name: "AetherTestSupport", path: "Tests/AetherTestSupport"),

@@ -1,3 +1,4 @@
+import AetherEngine
 import Foundation
 
 /// One thing to play: a file path or a URL, with the title a playlist file gave it.
@@ -92,15 +93,44 @@ public enum PlaylistLoader {
     ]
 
     static let playlistExtensions: Set<String> = ["m3u", "m3u8", "pls"]
-    /// Nested playlists and directories deeper than this are not followed (loops).
+    /// Nested playlists and directories deeper than this are not followed.
     static let maxDepth = 8
     /// A playlist file larger than this is not read as one.
     static let maxPlaylistBytes = 16 << 20
+    /// Items one expansion yields at most; the rest is left out with one warning.
+    public static let maxItems = 100_000
+    /// Warnings one expansion gives at most (then one line says how many more there were).
+    static let maxWarnings = 20
 
     public struct Result: Sendable {
         public var items: [PlaylistItem] = []
         /// One line per argument or entry that was left out.
         public var warnings: [String] = []
+        /// Playlist files and directories already expanded, by real path (symlinks resolved):
+        /// each is expanded once, so a list that names itself or a directory of links to itself
+        /// costs one pass, whatever its breadth.
+        var expanded = Set<String>()
+        var moreWarnings = 0
+        var full = false
+        let maxItems: Int
+
+        init(maxItems: Int) { self.maxItems = maxItems }
+
+        mutating func warn(_ line: String) {
+            if warnings.count < PlaylistLoader.maxWarnings { warnings.append(line) } else { moreWarnings += 1 }
+        }
+
+        /// Adds `item` unless the budget is spent (then says so once). False when full.
+        @discardableResult
+        mutating func add(_ item: PlaylistItem) -> Bool {
+            guard items.count < maxItems else {
+                if !full { warn("the playlist is cut at \(maxItems) items; the rest is left out") }
+                full = true
+                return false
+            }
+            items.append(item)
+            return true
+        }
     }
 
     public static func isURL(_ text: String) -> Bool {
@@ -109,29 +139,46 @@ public enum PlaylistLoader {
         return !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
     }
 
-    public static func expand(_ arguments: [String]) -> Result {
-        var result = Result()
-        for argument in arguments { add(argument, title: nil, depth: 0, into: &result) }
+    /// The items `arguments` stand for, at most `maxItems` of them; each playlist file and
+    /// directory is expanded once (by real path), at most ``maxDepth`` deep.
+    public static func expand(_ arguments: [String], maxItems: Int = maxItems) -> Result {
+        var result = Result(maxItems: maxItems)
+        for argument in arguments where !result.full { add(argument, title: nil, depth: 0, into: &result) }
+        if result.moreWarnings > 0 { result.warnings.append("… and \(result.moreWarnings) more warnings like these") }
         return result
     }
 
+    /// The path with every symlink resolved (nil: it cannot be).
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     private static func add(_ source: String, title: String?, depth: Int, into result: inout Result) {
+        guard !result.full else { return }
         if source == "-" || isURL(source) {
-            result.items.append(PlaylistItem(source: source, title: title))
+            result.add(PlaylistItem(source: source, title: title))
             return
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
             // Left to the player, which says "No such file or directory" with the name.
-            result.items.append(PlaylistItem(source: source, title: title))
+            result.add(PlaylistItem(source: source, title: title))
             return
         }
+        let shown = TextSanitizer.clean(source)
         if isDirectory.boolValue {
-            guard depth < maxDepth else { result.warnings.append("'\(source)': directories nested too deep"); return }
+            guard depth < maxDepth else { result.warn("'\(shown)': directories nested too deep"); return }
+            guard result.expanded.insert(realPath(source) ?? source).inserted else {
+                result.warn("'\(shown)': directory already expanded (a link loop?), left out")
+                return
+            }
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: source)) ?? []
             let sorted = entries.filter { !$0.hasPrefix(".") }.sorted(by: naturalOrder)
             var found = 0
             for name in sorted {
+                if result.full { break }
                 let path = (source as NSString).appendingPathComponent(name)
                 var dir: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &dir) else { continue }
@@ -141,41 +188,68 @@ public enum PlaylistLoader {
                     add(path, title: nil, depth: depth + 1, into: &result)
                     found += result.items.count - before
                 } else if mediaExtensions.contains(ext) {
-                    result.items.append(PlaylistItem(source: path))
-                    found += 1
+                    if result.add(PlaylistItem(source: path)) { found += 1 }
                 }
             }
-            if found == 0, depth == 0 { result.warnings.append("'\(source)': no media files in the directory") }
+            if found == 0, depth == 0, !result.full { result.warn("'\(shown)': no media files in the directory") }
             return
         }
         let ext = (source as NSString).pathExtension.lowercased()
-        if playlistExtensions.contains(ext), let entries = readPlaylist(source) {
-            guard depth < maxDepth else { result.warnings.append("'\(source)': playlists nested too deep"); return }
-            if entries.isEmpty { result.warnings.append("'\(source)': the playlist is empty") }
-            for entry in entries { add(entry.source, title: entry.title, depth: depth + 1, into: &result) }
+        if playlistExtensions.contains(ext), let parsed = readPlaylist(source) {
+            guard depth < maxDepth else { result.warn("'\(shown)': playlists nested too deep"); return }
+            guard result.expanded.insert(realPath(source) ?? source).inserted else {
+                result.warn("'\(shown)': playlist already expanded (it includes itself?), left out")
+                return
+            }
+            for w in parsed.warnings { result.warn("'\(shown)': \(w)") }
+            if parsed.items.isEmpty { result.warn("'\(shown)': the playlist is empty") }
+            for entry in parsed.items where !result.full { add(entry.source, title: entry.title, depth: depth + 1, into: &result) }
             return
         }
-        result.items.append(PlaylistItem(source: source, title: title))
+        result.add(PlaylistItem(source: source, title: title))
+    }
+
+    /// What a playlist file's text holds: its entries (at most the budget) and what was left out.
+    public struct Parsed: Sendable, Equatable {
+        public var items: [PlaylistItem] = []
+        public var warnings: [String] = []
     }
 
     /// The entries of an M3U or PLS file, or nil when it is not a list (an HLS media playlist,
-    /// unreadable, too large): then it is played as a source.
-    static func readPlaylist(_ path: String) -> [PlaylistItem]? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = attributes[.size] as? Int, size <= maxPlaylistBytes,
-              let data = FileManager.default.contents(atPath: path) else { return nil }
-        let text = String(decoding: data, as: UTF8.self)
-        let base = (path as NSString).deletingLastPathComponent
-        let lines = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        if (path as NSString).pathExtension.lowercased() == "pls" || lines.first?.lowercased() == "[playlist]" {
-            return parsePLS(lines, base: base)
-        }
-        if lines.contains(where: { $0.hasPrefix("#EXT-X-") }) { return nil }   // HLS: libavformat's
-        return parseM3U(lines, base: base)
+    /// unreadable, too large, not a regular file): then it is played as a source.
+    static func readPlaylist(_ path: String, maxEntries: Int = maxItems) -> Parsed? {
+        guard let (bytes, truncated) = TextBudget.read(path: path, limit: maxPlaylistBytes), !truncated else { return nil }
+        return parse(bytes: bytes, path: path, maxEntries: maxEntries)
     }
 
-    static func parseM3U(_ lines: [String], base: String) -> [PlaylistItem] {
+    /// The entries of a playlist file's bytes (`path` says where relative entries are and
+    /// whether it is a `.pls`), at most `maxEntries`; nil for an HLS playlist (a stream).
+    /// Lines over ``TextBudget/maxLineBytes`` are left out with a warning.
+    public static func parse(bytes: [UInt8], path: String, maxEntries: Int = maxItems) -> Parsed? {
+        let base = (path as NSString).deletingLastPathComponent
+        var parsed = Parsed()
+        var lines: [String] = []
+        var tooLong = 0
+        for line in TextBudget.lines(bytes) {
+            guard let text = line.text else { tooLong += 1; continue }
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if !trimmed.isEmpty { lines.append(trimmed) }
+        }
+        if tooLong > 0 {
+            parsed.warnings.append("\(tooLong) line(s) too long (over \(TextBudget.describe(bytes: TextBudget.maxLineBytes))) left out")
+        }
+        var cut = false
+        if (path as NSString).pathExtension.lowercased() == "pls" || lines.first?.lowercased() == "[playlist]" {
+            (parsed.items, cut) = parsePLS(lines, base: base, maxEntries: maxEntries)
+        } else {
+            if lines.contains(where: { $0.hasPrefix("#EXT-X-") }) { return nil }   // HLS: libavformat's
+            (parsed.items, cut) = parseM3U(lines, base: base, maxEntries: maxEntries)
+        }
+        if cut { parsed.warnings.append("more than \(maxEntries) entries; the rest is left out") }
+        return parsed
+    }
+
+    static func parseM3U(_ lines: [String], base: String, maxEntries: Int = maxItems) -> (items: [PlaylistItem], cut: Bool) {
         var items: [PlaylistItem] = []
         var title: String?
         for line in lines {
@@ -188,23 +262,28 @@ public enum PlaylistLoader {
                 continue
             }
             if line.hasPrefix("#") { continue }
+            guard items.count < maxEntries else { return (items, true) }
             items.append(PlaylistItem(source: resolve(line, base: base), title: title))
             title = nil
         }
-        return items
+        return (items, false)
     }
 
-    static func parsePLS(_ lines: [String], base: String) -> [PlaylistItem] {
+    static func parsePLS(_ lines: [String], base: String, maxEntries: Int = maxItems) -> (items: [PlaylistItem], cut: Bool) {
         var files: [Int: String] = [:]
         var titles: [Int: String] = [:]
+        var cut = false
         for line in lines {
             guard let eq = line.firstIndex(of: "=") else { continue }
             let key = line[..<eq].lowercased()
             let value = String(line[line.index(after: eq)...]).trimmingCharacters(in: .whitespaces)
-            if key.hasPrefix("file"), let n = Int(key.dropFirst(4)) { files[n] = value }
-            if key.hasPrefix("title"), let n = Int(key.dropFirst(5)) { titles[n] = value }
+            if key.hasPrefix("file"), let n = Int(key.dropFirst(4)) {
+                if files[n] == nil, files.count >= maxEntries { cut = true; continue }
+                files[n] = value
+            }
+            if key.hasPrefix("title"), let n = Int(key.dropFirst(5)), files[n] != nil || titles.count < maxEntries { titles[n] = value }
         }
-        return files.keys.sorted().map { PlaylistItem(source: resolve(files[$0]!, base: base), title: titles[$0]) }
+        return (files.keys.sorted().map { PlaylistItem(source: resolve(files[$0]!, base: base), title: titles[$0]) }, cut)
     }
 
     /// A relative entry is relative to the playlist's directory; `file://` URLs become paths.

@@ -64,30 +64,48 @@ public struct WatchLater: Sendable {
         try data.write(to: URL(fileURLWithPath: path(for: source)), options: .atomic)
     }
 
-    /// The saved entry for `source`, or nil (none, unreadable, no valid `start`).
+    /// A watch-later file larger than this is not read.
+    public static let maxBytes = 64 << 10
+    /// A saved position past this (about 31 years) is no position.
+    public static let maxStart = 1e9
+
+    /// The saved entry for `source`, or nil (none, unreadable, too large, no valid `start`).
     public func load(for source: String) -> Entry? {
-        guard let data = FileManager.default.contents(atPath: path(for: source)), data.count < 65536 else { return nil }
-        var entry: Entry?
+        guard let (bytes, truncated) = TextBudget.read(path: path(for: source), limit: Self.maxBytes), !truncated else { return nil }
+        return Self.parse(bytes)
+    }
+
+    /// An entry's text, every value checked against the player's own ranges: `start` finite,
+    /// 0…``maxStart``; tracks 1…999 or `no`; volume 0…130; speed 0.25…4; delays finite and
+    /// within ±1 hour (audio ±10 s, as `--audio-delay`). A value out of range is left out (the
+    /// player's default applies); nil when there is no valid `start`.
+    public static func parse(_ bytes: some Collection<UInt8>) -> Entry? {
         var values: [String: String] = [:]
-        for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
-            guard let eq = line.firstIndex(of: "=") else { continue }
-            values[String(line[..<eq])] = String(line[line.index(after: eq)...])
+        for line in TextBudget.lines(bytes, maxLineBytes: 4096) {
+            guard let text = line.text, !text.hasPrefix("#"), let eq = text.firstIndex(of: "=") else { continue }
+            let key = String(text[..<eq])
+            // The first value of a key counts (the file is written with one of each).
+            if values[key] == nil { values[key] = String(text[text.index(after: eq)...]) }
         }
-        guard let start = values["start"].flatMap(Double.init), start.isFinite, start >= 0 else { return nil }
-        entry = Entry(start: start)
+        func number(_ key: String, in range: ClosedRange<Double>) -> Double? {
+            guard let text = values[key], text.utf8.count <= 64, let d = Double(text), d.isFinite, range.contains(d) else { return nil }
+            return d
+        }
+        guard let start = number("start", in: 0...maxStart) else { return nil }
+        var entry = Entry(start: start)
         func track(_ text: String?) -> Int?? {
             guard let text else { return nil }
             if text == "no" { return .some(nil) }
-            return Int(text).flatMap { $0 >= 1 ? .some($0) : nil }
+            guard text.utf8.count <= 3, let n = Int(text), (1...999).contains(n) else { return nil }
+            return .some(n)
         }
-        func number(_ key: String) -> Double? { values[key].flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil } }
-        entry?.audioTrack = track(values["aid"])
-        entry?.subtitleTrack = track(values["sid"])
-        entry?.volume = number("volume")
-        entry?.muted = values["mute"].map { $0 == "yes" }
-        entry?.speed = number("speed")
-        entry?.subtitleDelay = number("sub-delay")
-        entry?.audioDelay = number("audio-delay")
+        entry.audioTrack = track(values["aid"])
+        entry.subtitleTrack = track(values["sid"])
+        entry.volume = number("volume", in: 0...130)
+        entry.muted = values["mute"].flatMap { $0 == "yes" ? true : $0 == "no" ? false : nil }
+        entry.speed = number("speed", in: 0.25...4)
+        entry.subtitleDelay = number("sub-delay", in: -3600...3600)
+        entry.audioDelay = number("audio-delay", in: -10...10)
         return entry
     }
 

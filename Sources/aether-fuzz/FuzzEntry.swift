@@ -1,3 +1,4 @@
+import AetherControl
 import AetherEngine
 import AetherTUI
 import Foundation
@@ -7,13 +8,16 @@ import Foundation
 ///   playback decoders, filters, scaler, resampler and subtitle decoders;
 /// - `subtitle`: one packet into a subtitle decoder (first byte picks the codec) and the cue
 ///   clean-up (ASS stripping, sanitising, the bitmap palette walk);
-/// - `theme`: the theme parser.
+/// - `theme`: the theme parser;
+/// - `inputconf`, `config` (with its profiles expanded), `playlist` (.m3u/.m3u8 and .pls text),
+///   `watchlater` (one entry), `ipc` (a client's stream through an IPC session): the readers
+///   of the other doors (DoorFuzz below).
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, theme
+    case media, subtitle, theme, inputconf, config, playlist, watchlater, ipc
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -26,6 +30,8 @@ enum FuzzTarget: String, CaseIterable {
             _ = DecodeCheck.subtitle(bytes)
         case .theme:
             _ = try? ThemeLoader.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz", file: "fuzz.theme")
+        case .inputconf, .config, .playlist, .watchlater, .ipc:
+            DoorFuzz.run(self, bytes)
         }
     }
 }
@@ -64,7 +70,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme|inputconf|config|playlist|watchlater|ipc FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)
@@ -81,3 +87,41 @@ struct Replay {
     }
 }
 #endif
+
+/// The text doors, each with the budgets it has in the player and a check of what they promise
+/// (a violated one traps, which the fuzzer reports as a crash).
+enum DoorFuzz {
+    static func run(_ target: FuzzTarget, _ bytes: [UInt8]) {
+        switch target {
+        case .inputconf:
+            let (bindings, warnings) = InputBindings.load(bytes: bytes, truncated: false)
+            precondition(bindings.table.count <= KeyMap.defaults.count + bytes.count / 2 + 1)
+            for w in warnings { precondition(w.utf8.count < 1024, "a warning too long") }
+        case .config:
+            let (file, warnings) = ConfigFile.parse(bytes: bytes, truncated: false)
+            for w in warnings { precondition(w.utf8.count < 1024, "a warning too long") }
+            let total = file.defaults.count + file.profiles.values.reduce(0) { $0 + $1.count }
+            // Each profile once per expansion: never more lines out than the file holds.
+            let (lines, unknown) = file.lines(profiles: Array(file.profiles.keys.sorted().prefix(8)) + ["missing"])
+            precondition(lines.count <= total, "profiles fanned out: \(lines.count) > \(total)")
+            precondition(unknown.count <= 100)
+        case .playlist:
+            for path in ["/fuzz/list.m3u", "/fuzz/list.pls"] {
+                guard let parsed = PlaylistLoader.parse(bytes: bytes, path: path, maxEntries: 1000) else { continue }
+                precondition(parsed.items.count <= 1000, "past the entry budget")
+            }
+        case .watchlater:
+            if let e = WatchLater.parse(bytes) {
+                precondition(e.start.isFinite && (0...WatchLater.maxStart).contains(e.start))
+                if let v = e.volume { precondition((0...130).contains(v)) }
+                if let s = e.speed { precondition((0.25...4).contains(s)) }
+                for t in [e.audioTrack, e.subtitleTrack] { if case .some(.some(let n)) = t { precondition((1...999).contains(n)) } }
+                for d in [e.subtitleDelay, e.audioDelay] { if let d { precondition(d.isFinite) } }
+            }
+        case .ipc:
+            IPCFuzz.run(bytes, lineBytes: 1 << 16)
+        default:
+            break
+        }
+    }
+}

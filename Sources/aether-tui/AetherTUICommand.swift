@@ -10,7 +10,18 @@ enum Main {
         let expanded = ConfigArguments.expand(Array(CommandLine.arguments.dropFirst()),
                                               environment: ProcessInfo.processInfo.environment)
         for warning in expanded.warnings { _ = fail("warning: \(warning)", code: 0) }
-        await AetherTUICommand.main(expanded.arguments)
+        ConfigArguments.startupWarnings = expanded.warnings
+        do {
+            var command = try AetherTUICommand.parseAsRoot(expanded.arguments)
+            if var command = command as? AsyncParsableCommand { try await command.run() } else { try command.run() }
+        } catch {
+            // A bad option or usage is status 1, as in mpv (ArgumentParser's own is 64, EX_USAGE).
+            if AetherTUICommand.exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((AetherTUICommand.fullMessage(for: error) + "\n").utf8))
+                exit(1)
+            }
+            AetherTUICommand.exit(withError: error)
+        }
     }
 }
 

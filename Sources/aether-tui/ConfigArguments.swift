@@ -49,26 +49,112 @@ enum ConfigArguments {
         guard !noConfig else { return Result(arguments: prefix + rest, warnings: []) }
         let dir = directory ?? ConfigFile.directory(environment: environment)
         let path = (dir as NSString).appendingPathComponent("aether-tui.conf")
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let warnings = profiles.isEmpty ? [] : ["no config file (\(path)) for --profile"]
+        guard let (file, syntaxWarnings) = ConfigFile.load(path: path) else {
+            let warnings = profiles.isEmpty ? [] : ["no config file (\(TextSanitizer.clean(path))) for --profile"]
             return Result(arguments: prefix + rest, warnings: warnings)
         }
-        let (file, syntaxWarnings) = ConfigFile.parse(String(decoding: data, as: UTF8.self))
         var warnings = syntaxWarnings
         let (lines, unknown) = file.lines(profiles: profiles)
         for name in unknown { warnings.append("aether-tui.conf: no profile '\(TextSanitizer.clean(name))'") }
-        var fromConfig: [String] = []
-        for line in lines {
-            if configOnly.contains(line.key) {
-                warnings.append("aether-tui.conf:\(line.number): '\(line.key)' only works on the command line")
-                continue
-            }
-            switch argument(for: line) {
-            case .success(let args): fromConfig += args
-            case .failure(let message): warnings.append("aether-tui.conf:\(line.number): \(message)")
+        let checked = checkLines(lines)
+        warnings += checked.warnings
+        if warnings.count > maxWarnings {
+            let more = warnings.count - maxWarnings
+            warnings = Array(warnings.prefix(maxWarnings)) + ["aether-tui.conf: … and \(more) more warnings"]
+        }
+        return Result(arguments: prefix + checked.arguments + rest, warnings: warnings)
+    }
+
+    /// The config's warnings (printed on stderr at once): the TUI shows them again on its
+    /// message line once the screen is up. Set by `main` before the parser runs.
+    nonisolated(unsafe) static var startupWarnings: [String] = []
+
+    /// Warnings shown at most (then one line says how many more there were).
+    static let maxWarnings = 20
+
+    /// What a flag or option of the play options is, from the parser's own description of them
+    /// (read once): long name → (takes a value, repeatable).
+    struct OptionShape { var takesValue: Bool; var repeating: Bool }
+    static let shapes: [String: OptionShape] = {
+        guard let data = PlaybackOptions._dumpHelp().data(using: .utf8),
+              let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let command = root["command"] as? [String: Any],
+              let arguments = command["arguments"] as? [[String: Any]] else { return [:] }
+        var shapes: [String: OptionShape] = [:]
+        for argument in arguments {
+            guard let kind = argument["kind"] as? String, kind == "option" || kind == "flag" else { continue }
+            let shape = OptionShape(takesValue: kind == "option", repeating: argument["isRepeating"] as? Bool ?? false)
+            for name in argument["names"] as? [[String: Any]] ?? [] where name["kind"] as? String == "long" {
+                if let n = name["name"] as? String { shapes[n] = shape }
             }
         }
-        return Result(arguments: prefix + fromConfig + rest, warnings: warnings)
+        return shapes
+    }()
+
+    /// Parser runs `checkLines` made (a test counts them: the work must not grow with the
+    /// number of lines).
+    nonisolated(unsafe) static var checksRun = 0
+
+    /// The command-line form of `lines`, each checked, with a warning for each bad one. A line
+    /// that a later line of the same (not repeatable) option overrides has no effect and is
+    /// dropped unchecked; an unknown option is known from the parser's description without a
+    /// parse; the rest is parsed together, and only a group that fails is split in halves to
+    /// find the bad lines. So the work is one parse for a good file, whatever its length, plus
+    /// a few per bad line (there is one per option at most), instead of one parse per line.
+    static func checkLines(_ lines: [ConfigFile.Line]) -> (arguments: [String], warnings: [String]) {
+        let shapes = Self.shapes
+        var warnings: [(Int, String)] = []
+        var last: [String: Int] = [:]
+        for (i, line) in lines.enumerated() { last[line.key] = i }
+        // (index, line, its form; nil: to be found by checking the line alone).
+        typealias Entry = (index: Int, line: ConfigFile.Line, args: [String]?)
+        var pending: [Entry] = []
+        for (i, line) in lines.enumerated() {
+            let key = line.key
+            if configOnly.contains(key) {
+                warnings.append((i, "aether-tui.conf:\(line.number): '\(key)' only works on the command line"))
+                continue
+            }
+            guard !shapes.isEmpty else { pending.append((i, line, nil)); continue }   // no description: one by one
+            let bare = key.hasPrefix("no-") ? String(key.dropFirst(3)) : key
+            guard let shape = shapes[key] ?? shapes[bare] else {
+                warnings.append((i, "aether-tui.conf:\(line.number): unknown option '\(TextSanitizer.clean(key))'"))
+                continue
+            }
+            if !shape.repeating, last[key] != i { continue }
+            var args: [String]?
+            if shapes[key] != nil {
+                switch (line.value, shape.takesValue) {
+                case (nil, false), ("yes", false): args = ["--\(key)"]
+                case ("no", false) where shapes["no-\(key)"] != nil: args = ["--no-\(key)"]
+                case (let value?, true): args = ["--\(key)=\(value)"]
+                default: args = nil
+                }
+            }
+            pending.append((i, line, args))
+        }
+        var accepted: [Int: [String]] = [:]
+        func alone(_ entry: Entry) {
+            switch argument(for: entry.line) {
+            case .success(let args): accepted[entry.index] = args
+            case .failure(let message): warnings.append((entry.index, "aether-tui.conf:\(entry.line.number): \(message)"))
+            }
+        }
+        func settle(_ group: ArraySlice<Entry>) {
+            guard !group.isEmpty else { return }
+            if group.count == 1 { alone(group.first!); return }
+            if check(group.flatMap { $0.args! }) == nil {
+                for entry in group { accepted[entry.index] = entry.args! }
+                return
+            }
+            let mid = group.startIndex + group.count / 2
+            settle(group[..<mid])
+            settle(group[mid...])
+        }
+        for entry in pending where entry.args == nil { alone(entry) }
+        settle(pending.filter { $0.args != nil }[...])
+        let arguments = accepted.keys.sorted().flatMap { accepted[$0]! }
+        return (arguments, warnings.sorted { $0.0 < $1.0 }.map(\.1))
     }
 
     enum Outcome { case success([String]), failure(String) }
@@ -99,6 +185,7 @@ enum ConfigArguments {
 
     /// nil when `args` parse (with a stand-in file), else the parser's message.
     static func check(_ args: [String]) -> String? {
+        checksRun += 1
         do {
             _ = try PlaybackOptions.parse(["placeholder.mkv"] + args)
             return nil
@@ -117,9 +204,9 @@ extension PlaybackOptions {
             guard !noConfig else { return (InputBindings(), []) }
             path = ((configDir ?? ConfigFile.directory(environment: environment)) as NSString).appendingPathComponent("input.conf")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return (InputBindings(), inputConf == nil ? [] : ["cannot read '\(path)'"])
+        guard let loaded = InputBindings.load(path: path) else {
+            return (InputBindings(), inputConf == nil ? [] : ["cannot read '\(TextSanitizer.clean(path))'"])
         }
-        return InputBindings.load(text: String(decoding: data, as: UTF8.self))
+        return loaded
     }
 }

@@ -17,6 +17,8 @@ struct HeadlessPlayback {
         if let path = options.statsFile {
             do { stats = try StatsFile(path: path) } catch { throw fail("\(error)") }
         }
+        // No keys headless, but a broken input.conf is said at once, as in the TUI.
+        for w in options.loadBindings(environment: ProcessInfo.processInfo.environment).1 { _ = fail("warning: \(w)", code: 0) }
         let (playlist, playlistWarnings) = options.playlist()
         for w in playlistWarnings { _ = fail("warning: \(w)", code: 0) }
         let controller = PlayerController(player: Player(), playlist: playlist,

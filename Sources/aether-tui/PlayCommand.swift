@@ -398,6 +398,7 @@ struct Play: ParsableCommand {
         options.remote = playback.remoteOptions
         options.subtitleDelay = playback.subDelay
         options.bindings = bindings
+        options.startupWarnings = ConfigArguments.startupWarnings + bindingWarnings + playlistWarnings
         let code = TUIApp(options: options).run()
         if code != 0 { throw ExitCode(code) }
     }

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # libFuzzer over the code that reads untrusted bytes (not part of CI):
-#   bash Tests/Scripts/fuzz.sh media|subtitle|theme [seconds=600]
-# Builds Sources/aether-fuzz with -sanitize=fuzzer,address in .build-fuzz, seeds a working corpus
+#   bash Tests/Scripts/fuzz.sh media|subtitle|theme|inputconf|config|playlist|watchlater|ipc [seconds=600]
+# Builds Sources/aether-fuzz with -sanitize=fuzzer,address in $FUZZ_SCRATCH (default .build-fuzz), seeds a working corpus
 # (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
 # runs for the given time, and copies any crash, leak-free timeout or OOM input into
 # Tests/Fuzz/Regressions/TARGET/ (commit those: the suite replays them on every run).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-target="${1:?usage: fuzz.sh media|subtitle|theme [seconds]}"
+target="${1:?usage: fuzz.sh media|subtitle|theme|inputconf|config|playlist|watchlater|ipc [seconds]}"
 seconds="${2:-600}"
-case "$target" in media|subtitle|theme) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
-swift build --product aether-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
+scratch="${FUZZ_SCRATCH:-.build-fuzz}"
+case "$target" in media|subtitle|theme|inputconf|config|playlist|watchlater|ipc) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+swift build --product aether-fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
 corpus="Tests/Fixtures/out/fuzz/$target"
 artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
 regressions="Tests/Fuzz/Regressions/$target"
@@ -38,12 +39,33 @@ case "$target" in
     theme)
         for f in themes/*.theme; do cp "$f" "$corpus/seed-$(basename "$f")"; done
         max_len=8192 ;;
+    inputconf)
+        printf 'RIGHT seek 10\nCtrl+x cycle sub\nk ignore\n# comment\nShift+LEFT seek -1 exact\nAlt+1 set volume 50\nq quit 4\nSPACE cycle pause\nCtrl++ add audio-delay 0.1\n' > "$corpus/seed-input.conf"
+        printf 'F8 script-binding x\nBADKEY seek 1\nx\n\tz   add sub-delay -0.1\n' > "$corpus/seed-bad.conf"
+        max_len=8192 ;;
+    config)
+        printf 'volume=70\nalang=jpn,eng\nvo-sixel-dither=fs\n--mute\nsub-file="/a b/c.srt"\nprofile=night\n[night]\nvolume=30\nprofile=loud,night\n[loud]\nvolume=100\nprofile=night\n[broken\nbad line=\n' > "$corpus/seed-aether-tui.conf"
+        printf '[a]\nprofile=b,b,b\n[b]\nprofile=c,c,c\n[c]\nvolume=1\n' > "$corpus/seed-fanout.conf"
+        max_len=8192 ;;
+    playlist)
+        printf '#EXTM3U\n#EXTINF:12,First one\na.mkv\n\n# comment\n/abs/b.mkv\nhttp://example.com/c.mp4\nfile:///x/d%%20e.mkv\n' > "$corpus/seed-list.m3u"
+        printf '[playlist]\nFile2=two.ogg\nFile1=one.ogg\nTitle1=Uno\nNumberOfEntries=2\n' > "$corpus/seed-list.pls"
+        printf '#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\nseg0.ts\n' > "$corpus/seed-hls.m3u8"
+        max_len=16384 ;;
+    watchlater)
+        printf '# /home/u/film.mkv\nstart=83.250000\naid=2\nsid=no\nvolume=37.000000\nmute=no\nspeed=1.250000\nsub-delay=0.100000\naudio-delay=-0.050000\n' > "$corpus/seed-entry"
+        printf 'start=1e300\nvolume=nan\naid=99999999999999999999\n' > "$corpus/seed-hostile"
+        max_len=4096 ;;
+    ipc)
+        printf '{"command":["get_property","volume"],"request_id":1}\n{"command":["set_property","pause",true]}\n{"command":["observe_property",1,"time-pos"]}\ncycle pause\n{"command":["seek","10","relative"],"request_id":"a"}\n' > "$corpus/seed-requests"
+        printf '{"command":["loadfile","/x.mkv","append"],"async":true}\n{"command":["seek",1e308,"absolute"]}\n{"a":[[[[{"b":"\\ud83d\\ude00"}]]]]}\n# comment\nset volume 50\n' > "$corpus/seed-more"
+        max_len=16384 ;;
 esac
 cp "$regressions"/* "$corpus"/ 2>/dev/null || true
 log="Tests/Fixtures/out/fuzz/$target.log"
 set +e
 AETHER_FUZZ_TARGET="$target" ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1" \
-    .build-fuzz/debug/aether-fuzz "$corpus" -max_total_time="$seconds" -max_len="$max_len" -timeout=20 \
+    "$scratch"/debug/aether-fuzz "$corpus" -max_total_time="$seconds" -max_len="$max_len" -timeout=20 \
     -rss_limit_mb=3072 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
 status=$?
 set -e

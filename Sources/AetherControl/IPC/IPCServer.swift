@@ -10,7 +10,9 @@ public final class IPCServer: Sendable {
     public struct Limits: Sendable {
         /// Clients at once; one more is closed as soon as it is accepted.
         public var clients = 32
-        /// Bytes in one line; a client sending a longer one is dropped.
+        /// Bytes in one line; a client sending a longer one gets one `line too long` error
+        /// reply and is closed. A client's unread input is bounded by this too (twice it, for
+        /// the lines already sent by a client that closed while a command ran).
         public var lineBytes = 1 << 20
         /// Bytes waiting to be sent to one client; a client that reads none of its replies and
         /// events while they pile up past this is dropped.
@@ -104,6 +106,9 @@ private final class IPCLoop: @unchecked Sendable {
         var waiting = false
         /// The client shut its sending side: answer what it sent, then close.
         var readClosed = false
+        /// Its receiving side is gone (a send failed): replies are dropped, but the lines it
+        /// sent before closing still run, as in mpv.
+        var writeBroken = false
         var dead = false
 
         init(id: Int, socket: OwnedDescriptor) {
@@ -127,7 +132,10 @@ private final class IPCLoop: @unchecked Sendable {
                 var events: Int32 = 0
                 if !c.waiting && !c.readClosed { events |= Int32(POLLIN) }
                 if c.pendingOutput > 0 { events |= Int32(POLLOUT) }
-                fds.append(pollfd(fd: c.socket.fd, events: Int16(events), revents: 0))
+                // A client that closed is not polled while its last commands run (its hang-up
+                // would be reported again and again).
+                let fd = c.readClosed && c.pendingOutput == 0 ? -1 : c.socket.fd
+                fds.append(pollfd(fd: fd, events: Int16(events), revents: 0))
             }
             let timeout = acceptPausedUntil.map { Int32(max(1, ($0 - now) * 1000)) } ?? -1
             let n = poll(&fds, nfds_t(fds.count), timeout)
@@ -147,8 +155,18 @@ private final class IPCLoop: @unchecked Sendable {
             for (i, c) in polled.enumerated() where !c.dead {
                 let revents = Int32(fds[i + 2].revents)
                 if revents & Int32(POLLIN) != 0 { receive(c) }
-                if revents & (Int32(POLLERR) | Int32(POLLNVAL)) != 0 { c.dead = true }
-                if revents & Int32(POLLHUP) != 0 && revents & Int32(POLLIN) == 0 { c.dead = true }
+                if revents & Int32(POLLNVAL) != 0 { c.dead = true }
+                // Hung up (or an error) while a command runs: what it sent before closing is
+                // still read and run once the command is answered.
+                if revents & (Int32(POLLHUP) | Int32(POLLERR)) != 0 && revents & Int32(POLLIN) == 0 {
+                    if !c.readClosed {
+                        drain(c)
+                    } else if revents & Int32(POLLOUT) == 0 {
+                        c.writeBroken = true   // both ways closed: nothing it is owed can be sent
+                        c.output.removeAll()
+                        c.outputStart = 0
+                    }
+                }
                 if revents & Int32(POLLOUT) != 0 { flush(c) }
             }
             if fds[1].revents & Int16(POLLIN) != 0 { accept() }
@@ -197,6 +215,34 @@ private final class IPCLoop: @unchecked Sendable {
         process(c)
     }
 
+    /// Reads what a client that hung up had sent (within twice the line budget), without
+    /// running it yet if a command of its is with the host.
+    private func drain(_ c: Connection) {
+        var chunk = [UInt8](repeating: 0, count: Self.readChunk)
+        while !c.readClosed && !c.dead {
+            let n = chunk.withUnsafeMutableBytes { recv(c.socket.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                c.readClosed = true   // EAGAIN after a hang-up, or a reset: nothing more will come
+                break
+            }
+            if n == 0 { c.readClosed = true; break }
+            c.input += chunk[0..<n]
+            if c.input.count > 2 * limits.lineBytes { refuse(c); return }
+        }
+        if !c.waiting { process(c) }
+    }
+
+    /// A line past the budget: one error reply, and the connection closes once it is sent.
+    private func refuse(_ c: Connection) {
+        c.input.removeAll()
+        c.scanned = 0
+        c.readClosed = true
+        shutdown(c.socket.fd, Int32(SHUT_RD))
+        send(IPCSession.reply(requestID: .int(0), status: .lineTooLong), to: c)
+        flush(c)
+    }
+
     /// Runs the client's complete lines until one needs the host.
     private func process(_ c: Connection) {
         var start = 0
@@ -205,7 +251,7 @@ private final class IPCLoop: @unchecked Sendable {
                 c.scanned = c.input.count
                 // The last line of a client that stopped sending needs no newline.
                 if c.readClosed && start < c.input.count {
-                    guard c.input.count - start <= limits.lineBytes else { c.dead = true; return }
+                    guard c.input.count - start <= limits.lineBytes else { refuse(c); return }
                     run(c, line: c.input[start...])
                     start = c.input.count
                     continue
@@ -215,14 +261,15 @@ private final class IPCLoop: @unchecked Sendable {
             let line = c.input[start..<newline]
             start = newline + 1
             c.scanned = start
-            guard line.count <= limits.lineBytes else { c.dead = true; return }
+            guard line.count <= limits.lineBytes else { refuse(c); return }
             run(c, line: line)
         }
         if start > 0 {
             c.input.removeSubrange(0..<start)
             c.scanned -= start
         }
-        if c.input.count > limits.lineBytes { c.dead = true }
+        // Not waiting, what is left is one unfinished line; waiting, it may hold several.
+        if c.input.count > (c.waiting ? 2 : 1) * limits.lineBytes { refuse(c); return }
         flush(c)
     }
 
@@ -255,7 +302,7 @@ private final class IPCLoop: @unchecked Sendable {
     }
 
     private func send(_ line: String, to c: Connection) {
-        guard !c.dead else { return }
+        guard !c.dead, !c.writeBroken else { return }
         c.output += line.utf8
         c.output.append(0x0A)
         if c.pendingOutput > limits.pendingOutputBytes { c.dead = true }
@@ -270,7 +317,12 @@ private final class IPCLoop: @unchecked Sendable {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                if errno != EAGAIN { c.dead = true }
+                if errno != EAGAIN {
+                    // The client stopped reading (EPIPE): drop its replies, keep running what it sent.
+                    c.writeBroken = true
+                    c.output.removeAll()
+                    c.outputStart = 0
+                }
                 break
             }
             c.outputStart += n

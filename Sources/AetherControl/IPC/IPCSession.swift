@@ -19,6 +19,8 @@ struct IPCSession {
         case propertyFormat = "unsupported format for accessing property"
         case propertyError = "error accessing property"
         case commandError = "error running command"
+        /// Not mpv's: a line past the server's budget (the connection then closes).
+        case lineTooLong = "line too long"
     }
 
     /// What a request needs from the server.

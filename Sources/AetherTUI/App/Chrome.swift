@@ -12,7 +12,12 @@ extension TUIApp {
         let visible = view.chromePinned || !playing || view.menu != nil || now - view.lastInput < ViewState.chromeTimeout
             || networkText() != nil
         if visible != view.chromeVisible { view.chromeVisible = visible; view.dirty = true }
-        if let osd = view.osdMessage, now > osd.until { view.osdMessage = nil; view.dirty = true }
+        if let osd = view.osdMessage, now > osd.until {
+            view.osdMessage = nil
+            view.dirty = true
+            // The next start-up warning (aether-tui.conf, input.conf, playlists) in turn.
+            if !view.queuedMessages.isEmpty { self.osd(view.queuedMessages.removeFirst(), seconds: 4) }
+        }
         let tick = (player.currentTime * 4).rounded(.down)
         if tick != lastDrawnFrameSecond { lastDrawnFrameSecond = tick; view.dirty = true }
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).

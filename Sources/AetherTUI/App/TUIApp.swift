@@ -127,6 +127,7 @@ public final class TUIApp {
         attachItem()
         FFmpegLog.write("tui", "screen up, video output \(driver.name)" + ((driver as? SixelDriver).map { " (repaint \($0.repaint.rawValue))" } ?? ""))
         for warning in services.start(options.remote) { osd("⚠ " + warning, seconds: 5) }
+        showStartupWarnings()
         defer { services.stop() }
         if options.startPaused { player.redisplay() } else { player.play() }
         view.lastInput = MonotonicClock.seconds()
@@ -277,6 +278,23 @@ public final class TUIApp {
         }
     }
 
+    /// What was wrong in aether-tui.conf, input.conf or the playlist shows on the message line
+    /// once the screen is up, one after another, 4 s each (a few at most: all of them are on
+    /// stderr, read after quitting).
+    private func showStartupWarnings() {
+        var lines = options.startupWarnings.map { "⚠ " + $0 }
+        guard !lines.isEmpty else { return }
+        let shown = 4
+        if lines.count > shown {
+            let more = lines.count - (shown - 1)
+            lines = Array(lines.prefix(shown - 1)) + ["⚠ \(more) more warnings: listed on stderr after quitting"]
+        }
+        if view.osdMessage == nil {
+            osd(lines.removeFirst(), seconds: 4)
+        }
+        view.queuedMessages += lines
+    }
+
     /// Engine warnings that arrived since the last look (a stream found undecodable mid-way)
     /// show on the OSD as they come.
     private func showNewWarnings() {
@@ -401,6 +419,8 @@ struct ViewState {
     var liveBaseline: Double?
     var menu: TrackMenu?
     var osdMessage: (text: String, until: Double)?
+    /// Messages waiting for the message line (start-up warnings), shown in turn.
+    var queuedMessages: [String] = []
     var overlayRects: [CellRect] = []
     /// The governor's picture scale (1: the whole area).
     var pictureScale = 1.0

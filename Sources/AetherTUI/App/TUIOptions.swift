@@ -28,6 +28,9 @@ public struct TUIOptions: Sendable {
     public var statsFile: String?
     /// `--screenshot-directory` (nil: `$XDG_PICTURES_DIR`, else the current directory).
     public var screenshotDirectory: String?
+    /// What was wrong in aether-tui.conf, input.conf and the playlist (also printed on
+    /// stderr): shown on the message line once the screen is up.
+    public var startupWarnings: [String] = []
     /// Probe budget for the terminal's replies.
     public var probeBudget: Duration = CapabilityProbe.defaultBudget
 

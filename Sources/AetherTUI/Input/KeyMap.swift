@@ -1,4 +1,5 @@
 import AetherControl
+import AetherEngine
 import Foundation
 
 /// A key the user can press, in terminal-neutral form.
@@ -172,27 +173,51 @@ public struct InputBindings: Sendable {
 
     public func command(for key: Key) -> PlayerCommand? { table[key.mpvName] }
 
+    /// `input.conf`'s byte budget: past it the rest is left out with a warning.
+    public static let maxBytes = 1 << 20
+
+    /// Reads `input.conf` at `path` within ``maxBytes``; nil when there is no such regular file.
+    public static func load(path: String, name: String = "input.conf") -> (InputBindings, [String])? {
+        guard let (bytes, truncated) = TextBudget.read(path: path, limit: maxBytes) else { return nil }
+        var (bindings, warnings) = load(bytes: bytes, name: name, truncated: truncated)
+        if truncated { warnings.insert("\(name): larger than \(TextBudget.describe(bytes: maxBytes)); the rest is left out", at: 0) }
+        return (bindings, warnings)
+    }
+
     /// Reads `input.conf` lines (`KEY command args`, `#` comments) over the defaults. A line that
     /// does not parse is left out and reported as `input.conf:N: why`.
     public static func load(text: String, name: String = "input.conf") -> (InputBindings, [String]) {
+        load(bytes: Array(text.utf8), name: name, truncated: false)
+    }
+
+    /// As ``load(text:name:)`` on bytes; a line over ``TextBudget/maxLineBytes`` is refused
+    /// (`input.conf:N: line too long`), and with `truncated` a last line with no newline is
+    /// left out (the file was cut at its budget).
+    public static func load(bytes: [UInt8], name: String = "input.conf", truncated: Bool) -> (InputBindings, [String]) {
         var bindings = InputBindings()
         var warnings: [String] = []
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+        func clean(_ text: some StringProtocol) -> String { TextSanitizer.clean(String(text.prefix(80))) }
+        for entry in TextBudget.lines(bytes, dropPartialLast: truncated) {
+            let number = entry.number
+            guard let text = entry.text else {
+                warnings.append("\(name):\(number): line too long (over \(TextBudget.describe(bytes: TextBudget.maxLineBytes)))")
+                continue
+            }
+            let line = text.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let parts = line.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" })
             guard let keyName = KeyMap.canonicalName(String(parts[0])) else {
-                warnings.append("\(name):\(n + 1): unknown key '\(parts[0])'")
+                warnings.append("\(name):\(number): unknown key '\(clean(parts[0]))'")
                 continue
             }
             guard parts.count == 2 else {
-                warnings.append("\(name):\(n + 1): '\(parts[0])' has no command")
+                warnings.append("\(name):\(number): '\(clean(parts[0]))' has no command")
                 continue
             }
             do {
                 bindings.table[keyName] = try PlayerCommand.parse(String(parts[1]))
             } catch {
-                warnings.append("\(name):\(n + 1): \(error.message)")
+                warnings.append("\(name):\(number): \(clean(error.message))")
             }
         }
         return (bindings, warnings)

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Budgets for the text files the player reads from outside (`aether-tui.conf`, `input.conf`,
+/// playlists, watch-later entries): a file is read up to a byte budget and split into lines on
+/// its bytes, and a line longer than ``maxLineBytes`` is refused with `name:N: line too long`
+/// before any `String` is made of it, so no file costs more than its budget in time or memory.
+public enum TextBudget {
+    /// A line longer than this (64 KiB) is refused.
+    public static let maxLineBytes = 64 << 10
+
+    /// One line of a file: its 1-based number and its text (without the newline and a
+    /// trailing CR), or nil when it was longer than the cap.
+    public struct Line: Sendable {
+        public var number: Int
+        public var text: String?
+    }
+
+    /// The first `limit` bytes of the regular file at `path` (never more is read), and whether
+    /// the file was longer. nil: missing, unreadable, or not a regular file (a FIFO, a device).
+    public static func read(path: String, limit: Int) -> (bytes: [UInt8], truncated: Bool)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var got = 0
+        while got < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + got, $0.count - got) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { break }
+            got += n
+        }
+        let truncated = got > limit
+        bytes.removeSubrange(min(got, limit)...)
+        return (bytes, truncated)
+    }
+
+    /// Splits `bytes` on LF; every line's text is decoded (invalid UTF-8 repaired) unless it is
+    /// longer than `maxLineBytes`. With `dropPartialLast`, a last line with no newline is left
+    /// out (the file was cut at its budget).
+    public static func lines(_ bytes: some Collection<UInt8>, maxLineBytes: Int = maxLineBytes,
+                             dropPartialLast: Bool = false) -> [Line] {
+        let all = Array(bytes)
+        var out: [Line] = []
+        var start = 0
+        var number = 0
+        while start < all.count {
+            number += 1
+            let end = all[start...].firstIndex(of: 0x0A) ?? all.count
+            if end == all.count, dropPartialLast { break }
+            var stop = end
+            if stop > start, all[stop - 1] == 0x0D { stop -= 1 }
+            if stop - start > maxLineBytes {
+                out.append(Line(number: number, text: nil))
+            } else {
+                out.append(Line(number: number, text: String(decoding: all[start..<stop], as: UTF8.self)))
+            }
+            start = end + 1
+        }
+        return out
+    }
+
+    /// `1 MiB`, `64 KiB`: a budget as the warnings name it.
+    public static func describe(bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes >> 10) KiB"
+    }
+}
