@@ -228,62 +228,73 @@ public enum PlaylistLoader {
     public static func parse(bytes: [UInt8], path: String, maxEntries: Int = maxItems) -> Parsed? {
         let base = (path as NSString).deletingLastPathComponent
         var parsed = Parsed()
-        var lines: [String] = []
         var tooLong = 0
-        for line in TextBudget.lines(bytes) {
-            guard let text = line.text else { tooLong += 1; continue }
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            if !trimmed.isEmpty { lines.append(trimmed) }
+        var first: String?
+        TextBudget.forEachLine(bytes) { _, line in
+            guard let line else { return true }
+            if line.isEmpty { return true }
+            first = String(decoding: line, as: UTF8.self)
+            return false
+        }
+        let pls = (path as NSString).pathExtension.lowercased() == "pls" || first?.lowercased() == "[playlist]"
+        var cut = false
+        if pls {
+            // Entries by number (a title may come before or after its file), at most the budget.
+            var files: [Int: String] = [:]
+            var titles: [Int: String] = [:]
+            func number(_ key: ArraySlice<UInt8>, after prefix: [UInt8]) -> Int? {
+                guard key.count > prefix.count, key.count <= prefix.count + 18,
+                      zip(key, prefix).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+                return Int(String(decoding: key.dropFirst(prefix.count), as: UTF8.self))
+            }
+            let file = Array("file".utf8), title = Array("title".utf8)
+            TextBudget.forEachLine(bytes) { _, line in
+                guard let line else { tooLong += 1; return true }
+                guard let eq = line.firstIndex(of: UInt8(ascii: "=")) else { return true }
+                let key = line[..<eq]
+                func value() -> String {
+                    var v = line[(eq + 1)...]
+                    while let b = v.first, b == 0x20 || b == 0x09 { v = v.dropFirst() }
+                    return String(decoding: v, as: UTF8.self)
+                }
+                if let n = number(key, after: file) {
+                    if files[n] == nil, files.count >= maxEntries { cut = true; return false }
+                    files[n] = value()
+                } else if let n = number(key, after: title), titles.count < maxEntries {
+                    titles[n] = value()
+                }
+                return true
+            }
+            parsed.items = files.keys.sorted().map { PlaylistItem(source: resolve(files[$0]!, base: base), title: titles[$0]) }
+        } else {
+            let tag = Array("#EXT-X-".utf8), extinf = Array("#EXTINF:".utf8)
+            var hls = false
+            var title: String?
+            TextBudget.forEachLine(bytes) { _, line in
+                guard let line else { tooLong += 1; return true }
+                if line.isEmpty { return true }
+                if line.first == UInt8(ascii: "#") {
+                    if line.starts(with: tag) { hls = true; return false }
+                    // #EXTINF:<seconds>[ attributes],<title>
+                    if line.starts(with: extinf), let comma = line.firstIndex(of: UInt8(ascii: ",")) {
+                        let t = String(decoding: line[(comma + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                        title = t.isEmpty ? nil : t
+                    }
+                    return true
+                }
+                guard parsed.items.count < maxEntries else { cut = true; return false }
+                parsed.items.append(PlaylistItem(source: resolve(String(decoding: line, as: UTF8.self), base: base), title: title))
+                title = nil
+                return true
+            }
+            // HLS (libavformat's): its tags come first, so none past the budget is looked for.
+            if hls { return nil }
         }
         if tooLong > 0 {
             parsed.warnings.append("\(tooLong) line(s) too long (over \(TextBudget.describe(bytes: TextBudget.maxLineBytes))) left out")
         }
-        var cut = false
-        if (path as NSString).pathExtension.lowercased() == "pls" || lines.first?.lowercased() == "[playlist]" {
-            (parsed.items, cut) = parsePLS(lines, base: base, maxEntries: maxEntries)
-        } else {
-            if lines.contains(where: { $0.hasPrefix("#EXT-X-") }) { return nil }   // HLS: libavformat's
-            (parsed.items, cut) = parseM3U(lines, base: base, maxEntries: maxEntries)
-        }
         if cut { parsed.warnings.append("more than \(maxEntries) entries; the rest is left out") }
         return parsed
-    }
-
-    static func parseM3U(_ lines: [String], base: String, maxEntries: Int = maxItems) -> (items: [PlaylistItem], cut: Bool) {
-        var items: [PlaylistItem] = []
-        var title: String?
-        for line in lines {
-            if line.hasPrefix("#EXTINF:") {
-                // #EXTINF:<seconds>[ attributes],<title>
-                if let comma = line.firstIndex(of: ",") {
-                    let t = line[line.index(after: comma)...].trimmingCharacters(in: .whitespaces)
-                    title = t.isEmpty ? nil : t
-                }
-                continue
-            }
-            if line.hasPrefix("#") { continue }
-            guard items.count < maxEntries else { return (items, true) }
-            items.append(PlaylistItem(source: resolve(line, base: base), title: title))
-            title = nil
-        }
-        return (items, false)
-    }
-
-    static func parsePLS(_ lines: [String], base: String, maxEntries: Int = maxItems) -> (items: [PlaylistItem], cut: Bool) {
-        var files: [Int: String] = [:]
-        var titles: [Int: String] = [:]
-        var cut = false
-        for line in lines {
-            guard let eq = line.firstIndex(of: "=") else { continue }
-            let key = line[..<eq].lowercased()
-            let value = String(line[line.index(after: eq)...]).trimmingCharacters(in: .whitespaces)
-            if key.hasPrefix("file"), let n = Int(key.dropFirst(4)) {
-                if files[n] == nil, files.count >= maxEntries { cut = true; continue }
-                files[n] = value
-            }
-            if key.hasPrefix("title"), let n = Int(key.dropFirst(5)), files[n] != nil || titles.count < maxEntries { titles[n] = value }
-        }
-        return (files.keys.sorted().map { PlaylistItem(source: resolve(files[$0]!, base: base), title: titles[$0]) }, cut)
     }
 
     /// A relative entry is relative to the playlist's directory; `file://` URLs become paths.

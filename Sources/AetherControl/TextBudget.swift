@@ -61,6 +61,24 @@ public enum TextBudget {
         return out
     }
 
+    /// Calls `body` with each LF-separated line of `bytes` (a trailing CR and the spaces and
+    /// tabs around it trimmed, on the bytes), in order, until it returns false; a line longer
+    /// than `maxLineBytes` comes as nil. Nothing is copied but the lines `body` keeps.
+    public static func forEachLine(_ bytes: [UInt8], maxLineBytes: Int = maxLineBytes,
+                                   _ body: (_ number: Int, _ line: ArraySlice<UInt8>?) -> Bool) {
+        var start = 0
+        var number = 0
+        while start < bytes.count {
+            number += 1
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            var from = start, to = end
+            while to > from, bytes[to - 1] == 0x0D || bytes[to - 1] == 0x20 || bytes[to - 1] == 0x09 { to -= 1 }
+            while from < to, bytes[from] == 0x20 || bytes[from] == 0x09 { from += 1 }
+            guard body(number, end - start > maxLineBytes ? nil : bytes[from..<to]) else { return }
+            start = end + 1
+        }
+    }
+
     /// `1 MiB`, `64 KiB`: a budget as the warnings name it.
     public static func describe(bytes: Int) -> String {
         bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes >> 10) KiB"

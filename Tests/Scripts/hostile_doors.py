@@ -169,11 +169,11 @@ def link_dir(clip):
 
 def million_pls(clip, missing):
     def build(d):
-        shutil.copy(clip, d + "/a.mkv")
+        shutil.copy(clip, d + "/a")   # short entries: the list stays under the 16 MiB a playlist may have
         with open(d + "/big.pls", "w") as f:
-            f.write("[playlist]\nFile1=a.mkv\n")
+            f.write("[playlist]\nFile1=a\n")
             for i in range(2, 1_000_001):
-                f.write(f"File{i}={'missing' if missing else 'a'}{'%d' % i if missing else ''}.mkv\n")
+                f.write(f"File{i}={'m%d' % i if missing else 'a'}\n")
         return [d + "/big.pls"]
     return build
 
