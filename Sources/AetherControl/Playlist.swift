@@ -134,9 +134,20 @@ public enum PlaylistLoader {
     }
 
     public static func isURL(_ text: String) -> Bool {
-        guard let colon = text.range(of: "://") else { return false }
-        let scheme = text[..<colon.lowerBound]
-        return !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
+        // `scheme://`: the scheme's characters are looked at on the bytes, up to the colon.
+        var length = 0
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: ":"):
+                return length > 0 && text.utf8.dropFirst(length).starts(with: "://".utf8)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                length += 1
+            default:
+                return false
+            }
+        }
+        return false
     }
 
     /// The items `arguments` stand for, at most `maxItems` of them; each playlist file and
@@ -300,8 +311,9 @@ public enum PlaylistLoader {
     /// A relative entry is relative to the playlist's directory; `file://` URLs become paths.
     static func resolve(_ entry: String, base: String) -> String {
         if entry.hasPrefix("file://"), let url = URL(string: entry), url.isFileURL { return url.path }
-        if isURL(entry) || entry.hasPrefix("/") || entry == "-" { return entry }
-        return (base as NSString).appendingPathComponent(entry)
+        if entry.hasPrefix("/") || entry == "-" || isURL(entry) { return entry }
+        if base.isEmpty { return entry }
+        return base.hasSuffix("/") ? base + entry : base + "/" + entry
     }
 
     /// Natural order: runs of digits compare as numbers (`ep2` < `ep10`), letters case-blind.

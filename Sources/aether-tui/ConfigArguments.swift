@@ -5,9 +5,10 @@ import ArgumentParser
 import Foundation
 
 /// Builds the command line the parser sees: `aether-tui.conf`'s options (the defaults, then
-/// `--profile`'s sections) go before the user's own arguments, so the command line wins. Each
-/// config line is checked on its own against the play options; a bad one is reported
-/// (`aether-tui.conf:12: unknown option 'volme'`) and left out, and the player still starts.
+/// `--profile`'s sections) go before the user's own arguments, so the command line wins. Every
+/// config line is checked against the play options (together, in one parse, when they are all
+/// good: see ``checkLines(_:)``); a bad one is reported (`aether-tui.conf:12: unknown option
+/// 'volme'`) and left out, and the player still starts.
 /// A bare `--loop-file`/`--loop-playlist` becomes `=inf`, as in mpv.
 enum ConfigArguments {
     /// Subcommands that take no play options (their arguments pass through untouched).
@@ -90,10 +91,6 @@ enum ConfigArguments {
         }
         return shapes
     }()
-
-    /// Parser runs `checkLines` made (a test counts them: the work must not grow with the
-    /// number of lines).
-    nonisolated(unsafe) static var checksRun = 0
 
     /// The command-line form of `lines`, each checked, with a warning for each bad one. A line
     /// that a later line of the same (not repeatable) option overrides has no effect and is
@@ -185,7 +182,6 @@ enum ConfigArguments {
 
     /// nil when `args` parse (with a stand-in file), else the parser's message.
     static func check(_ args: [String]) -> String? {
-        checksRun += 1
         do {
             _ = try PlaybackOptions.parse(["placeholder.mkv"] + args)
             return nil

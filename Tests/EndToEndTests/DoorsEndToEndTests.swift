@@ -166,6 +166,25 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
     }
 
+    @Test func configAndInputConfErrorsShowOnTheMessageLineAtStart() throws {
+        let dir = Self.temp()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "volume=40\nvolme=3\n".write(toFile: dir + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
+        try "BADKEY quit\n".write(toFile: dir + "/aether-tui/input.conf", atomically: true, encoding: .utf8)
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("h264-720p.mkv"), "--ao=null"], columns: 100, rows: 30,
+                                environment: ["XDG_CONFIG_HOME": dir, "XDG_STATE_HOME": dir + "/state", "TERM": "screen-256color"])
+        defer { s.close() }
+        // Before, they were printed only on the normal screen, seen once the player had gone.
+        // Read on the player's own (alternate) screen: the first with the transport bar up, the
+        // next one 4 s later (the bar has hidden by then).
+        #expect(s.waitFor(6) { $0.contains("aether-tui.conf:2: unknown option 'volme'") && $0.contains(" / 00:12")
+                               && s.display("#{alternate_on}") == "1" }, "\(s.screen())")
+        #expect(s.waitFor(8) { $0.contains("input.conf:1: unknown key 'BADKEY'") && s.display("#{alternate_on}") == "1" },
+                "\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     /// The fuzz regression files of these doors (and hostile seeds kept with them), replayed
     /// through the fuzz entry points by the normally built `aether-fuzz`.
     @Test(arguments: ["inputconf", "config", "playlist", "watchlater", "ipc"])

@@ -9,6 +9,7 @@
 #   e.g. swift build && Tests/Scripts/hostile-corpus.sh Tests/Fixtures/out/hostile &&
 #        Tests/Scripts/hostile-run.sh .build/debug/aether-tui Tests/Fixtures/out/hostile --pty
 # Options (hostile-run.sh --help for all): --only REGEX, --strict (WARN fails too), --length S,
-# --speed X, --no-probe, --no-names, --no-interrupts, --keep.
+# --speed X, --no-probe, --no-names, --no-interrupts, --keep, --doors CLIP (the text doors:
+# config, input.conf, playlists, watch-later, IPC; Tests/Scripts/hostile_doors.py).
 # Exit status: 0 no FAIL, 1 any FAIL (or WARN with --strict), 2 usage.
 exec python3 "$(dirname "$0")/hostile_run.py" "$@"

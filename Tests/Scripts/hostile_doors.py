@@ -173,7 +173,7 @@ def million_pls(clip, missing):
         with open(d + "/big.pls", "w") as f:
             f.write("[playlist]\nFile1=a\n")
             for i in range(2, 1_000_001):
-                f.write(f"File{i}={'m%d' % i if missing else 'a'}\n")
+                f.write(f"File{i}={'m' if missing else 'a'}\n")
         return [d + "/big.pls"]
     return build
 
@@ -206,13 +206,14 @@ def ipc_long_line(sock):
     return ok and r is not None, f"reply {out[:60]!r}, server alive: {r is not None}"
 
 
-def ipc_hostile_json(sock):
-    out = ipc_client(sock, b"[" * 200000 + b"\n" + b'{"a":"\\ud800"}\n' + b"9" * 100000 + b"\n"
-                     + b'{"command":["seek","1e308","absolute"]}\n', read=False)
-    time.sleep(0.5)
-    r = request(sock, {"command": ["get_property", "volume"]})
-    request(sock, {"command": ["quit"]})
-    return r is not None, f"server alive after deep nesting, lone surrogate, huge number, seek 1e308: {r is not None}"
+def ipc_hostile(payload, what):
+    def client(sock):
+        ipc_client(sock, payload)
+        time.sleep(0.5)
+        r = request(sock, {"command": ["get_property", "volume"]})
+        request(sock, {"command": ["quit"]})
+        return r is not None, f"player alive after {what}: {r is not None}"
+    return client
 
 
 def cases(clip):
@@ -230,10 +231,16 @@ def cases(clip):
         Case("directory: 10 links to itself", link_dir(clip), warn(r"already expanded")),
         Case("playlist: .pls of a million entries (start-up)", million_pls(clip, False),
              lambda st, err: (re.search(r"100000", err) is not None, f"stderr {err.strip()[:100]!r}"), until_summaries=1),
+        Case("playlist: .pls of a million missing entries (to the end)", million_pls(clip, True),
+             lambda st, err: (st in (2, 3), f"exit {st}, {err.count(chr(10))} stderr lines")),
         Case("watch-later: start=1e300", watch_later(clip), zero),
         Case("ipc: two commands, then close", lambda d: [], None, ["--pause"], ipc=ipc_two_then_close),
         Case("ipc: a 2 MiB line", lambda d: [], None, ["--pause"], ipc=ipc_long_line),
-        Case("ipc: hostile JSON", lambda d: [], None, ["--pause"], ipc=ipc_hostile_json),
+        Case("ipc: hostile JSON", lambda d: [], None, ["--pause"],
+             ipc=ipc_hostile(b"[" * 200000 + b"\n" + b'{"a":"\\ud800"}\n' + b"9" * 100000 + b"\n\xc0\xaf\n",
+                             "deep nesting, a lone surrogate, a huge number, bad UTF-8")),
+        Case("ipc: seek 1e308", lambda d: [], None, ["--pause"],
+             ipc=ipc_hostile(b'{"command":["seek","1e308","absolute"]}\n', "seek 1e308")),
     ]
 
 

@@ -36,6 +36,7 @@ import select
 import shutil
 import signal
 import struct
+import subprocess
 import sys
 import tempfile
 import termios
@@ -641,6 +642,7 @@ def main():
     ap.add_argument("--rss-warn-mb", type=float, default=512)
     ap.add_argument("--cpu-warn", type=float, default=8.0, help="CPU seconds per run above which to warn")
     ap.add_argument("--keep", action="store_true", help="keep each case's output, stderr and stats files")
+    ap.add_argument("--doors", metavar="CLIP", help="also the text doors (config, input.conf, playlists, watch-later, IPC) with CLIP: hostile_doors.py")
     opts = ap.parse_args()
     binary = os.path.abspath(opts.binary)
     if not os.access(binary, os.X_OK):
@@ -676,6 +678,10 @@ def main():
             json.dump(results, f, indent=1, ensure_ascii=True)
     fails = sum(r["result"] == "FAIL" for r in results)
     warns = sum(r["result"] == "WARN" for r in results)
+    if opts.doors:   # the doors' own section (it prints its cases and a count line)
+        print("\nhostile-run: the doors", flush=True)
+        doors = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_doors.py")
+        fails += 1 if subprocess.call([sys.executable, doors, binary, os.path.abspath(opts.doors)]) else 0
     print("\nhostile-run: %d runs: %d PASS, %d WARN, %d FAIL" % (len(results), len(results) - fails - warns, warns, fails))
     kill_all()
     return 1 if fails or (opts.strict and warns) else 0
