@@ -159,6 +159,26 @@ public enum PlaylistLoader {
         return result
     }
 
+    /// nil: nothing at `path` (or it cannot be seen); else whether it is a directory (links
+    /// followed). One stat(2), no Foundation path work: this runs once per playlist entry.
+    static func kind(of path: String) -> Bool? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The last path component's extension, lowercased (ASCII), "" when there is none.
+    static func pathExtension(_ path: String) -> String {
+        var ext: [UInt8] = []
+        for b in path.utf8.reversed() {
+            if b == UInt8(ascii: "/") { return "" }
+            if b == UInt8(ascii: ".") { return String(decoding: ext.reversed(), as: UTF8.self) }
+            if ext.count >= 8 { return "" }
+            ext.append(b >= 0x41 && b <= 0x5A ? b | 0x20 : b)
+        }
+        return ""
+    }
+
     /// The path with every symlink resolved (nil: it cannot be).
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
@@ -172,14 +192,13 @@ public enum PlaylistLoader {
             result.add(PlaylistItem(source: source, title: title))
             return
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
+        guard let isDirectory = kind(of: source) else {
             // Left to the player, which says "No such file or directory" with the name.
             result.add(PlaylistItem(source: source, title: title))
             return
         }
-        let shown = TextSanitizer.clean(source)
-        if isDirectory.boolValue {
+        var shown: String { TextSanitizer.clean(source) }
+        if isDirectory {
             guard depth < maxDepth else { result.warn("'\(shown)': directories nested too deep"); return }
             guard result.expanded.insert(realPath(source) ?? source).inserted else {
                 result.warn("'\(shown)': directory already expanded (a link loop?), left out")
@@ -191,22 +210,19 @@ public enum PlaylistLoader {
             for name in sorted {
                 if result.full { break }
                 let path = (source as NSString).appendingPathComponent(name)
-                var dir: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &dir) else { continue }
-                let ext = (name as NSString).pathExtension.lowercased()
-                if dir.boolValue {
+                guard let dir = kind(of: path) else { continue }
+                if dir {
                     let before = result.items.count
                     add(path, title: nil, depth: depth + 1, into: &result)
                     found += result.items.count - before
-                } else if mediaExtensions.contains(ext) {
+                } else if mediaExtensions.contains(pathExtension(name)) {
                     if result.add(PlaylistItem(source: path)) { found += 1 }
                 }
             }
             if found == 0, depth == 0, !result.full { result.warn("'\(shown)': no media files in the directory") }
             return
         }
-        let ext = (source as NSString).pathExtension.lowercased()
-        if playlistExtensions.contains(ext), let parsed = readPlaylist(source) {
+        if playlistExtensions.contains(pathExtension(source)), let parsed = readPlaylist(source) {
             guard depth < maxDepth else { result.warn("'\(shown)': playlists nested too deep"); return }
             guard result.expanded.insert(realPath(source) ?? source).inserted else {
                 result.warn("'\(shown)': playlist already expanded (it includes itself?), left out")
@@ -247,7 +263,7 @@ public enum PlaylistLoader {
             first = String(decoding: line, as: UTF8.self)
             return false
         }
-        let pls = (path as NSString).pathExtension.lowercased() == "pls" || first?.lowercased() == "[playlist]"
+        let pls = pathExtension(path) == "pls" || first?.lowercased() == "[playlist]"
         var cut = false
         if pls {
             // Entries by number (a title may come before or after its file), at most the budget.
