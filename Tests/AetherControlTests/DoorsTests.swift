@@ -1,4 +1,5 @@
 @testable import AetherControl
+import AetherTestSupport
 import Foundation
 import Testing
 
@@ -149,6 +150,48 @@ struct DoorsTests {
         #expect((try? JSONValue.parse([0x22, 0xED, 0xA0, 0x80, 0x22])) == nil, "a surrogate in UTF-8")
         #expect((try? JSONValue.parse([0x22, 0xFF, 0x22])) == nil)
         #expect(parse(String(repeating: "9", count: 1 << 20)) == nil, "a megabyte of digits is out of range")
+    }
+
+    @Test func aClientThatClosesWhileItsCommandRunsHasTheRestRun() throws {
+        let dir = SocketDirectory()
+        let host = IPCFakeHost()
+        defer { host.stop() }
+        host.setDelay(0.2)   // the client is gone before the first reply
+        let server = try IPCServer(path: dir.file("s"), hub: host.hub)
+        defer { server.stop() }
+        do {
+            let client = try IPCTestClient(path: dir.file("s"))
+            client.send(bytes: Array(#"{"command":["set_property","volume",37]}"#.utf8) + [0x0A]
+                        + Array(#"{"command":["set_property","pause",true]}"#.utf8) + [0x0A]
+                        + Array("add volume 1".utf8))   // the last with no newline
+            withExtendedLifetime(client) {}
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while host.commands.count < 3, Date() < deadline { usleep(10_000) }
+        #expect(host.commands.count == 3, "\(host.commands)")
+        #expect(host.snapshot.volume == 38 && host.snapshot.status == .paused)
+    }
+
+    @Test func aLineOverTheBudgetGetsOneErrorReplyThenTheConnectionCloses() throws {
+        let dir = SocketDirectory()
+        let host = IPCFakeHost()
+        defer { host.stop() }
+        var limits = IPCServer.Limits()
+        limits.lineBytes = 1000
+        let server = try IPCServer(path: dir.file("s"), hub: host.hub, limits: limits)
+        defer { server.stop() }
+        let client = try IPCTestClient(path: dir.file("s"))
+        client.send(bytes: [UInt8](repeating: UInt8(ascii: "x"), count: 1500))
+        #expect(client.readObject() as NSDictionary? == ["request_id": 0, "error": "line too long"])
+        #expect(client.closedByServer())
+        // Complete lines before the long one are run and answered first.
+        let other = try IPCTestClient(path: dir.file("s"))
+        other.send(bytes: Array(#"{"command":["get_property","pause"],"request_id":7}"#.utf8) + [0x0A]
+                   + [UInt8](repeating: UInt8(ascii: "y"), count: 1500))
+        #expect(other.readObject()?["request_id"] as? Int == 7)
+        #expect(other.readObject()?["error"] as? String == "line too long")
+        #expect(other.closedByServer())
+        #expect(host.commands.isEmpty)
     }
 
     @Test func hostileIPCLinesGetAnErrorReply() {
