@@ -175,6 +175,8 @@ public struct InputBindings: Sendable {
 
     /// `input.conf`'s byte budget: past it the rest is left out with a warning.
     public static let maxBytes = 1 << 20
+    /// Warnings given at most (then one line says how many more there were).
+    static let maxWarnings = 20
 
     /// Reads `input.conf` at `path` within ``maxBytes``; nil when there is no such regular file.
     public static func load(path: String, name: String = "input.conf") -> (InputBindings, [String])? {
@@ -219,6 +221,10 @@ public struct InputBindings: Sendable {
             } catch {
                 warnings.append("\(name):\(number): \(clean(error.message))")
             }
+        }
+        if warnings.count > maxWarnings {
+            let more = warnings.count - maxWarnings
+            warnings = Array(warnings.prefix(maxWarnings)) + ["\(name): … and \(more) more warnings"]
         }
         return (bindings, warnings)
     }
