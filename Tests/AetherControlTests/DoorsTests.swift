@@ -201,6 +201,13 @@ struct DoorsTests {
             let actions = session.handle(line: Array(line.utf8), snapshot: { snapshot })
             #expect(actions == [.send("{\"request_id\":0,\"error\":\"invalid parameter\"}")], "\(line.prefix(40))")
         }
+        // Observations are bounded (each costs work on every event).
+        for i in 0..<IPCSession.maxObservations {
+            _ = session.handle(line: Array(#"{"command":["observe_property",\#(i),"volume"]}"#.utf8), snapshot: { snapshot })
+        }
+        let refused = session.handle(line: Array(#"{"command":["observe_property",-1,"volume"]}"#.utf8), snapshot: { snapshot })
+        #expect(refused == [.send("{\"request_id\":0,\"error\":\"invalid parameter\"}")])
+        #expect(session.lines(for: .propertyChanged(name: "volume", value: .number(50))).count == IPCSession.maxObservations)
         // The fuzz entry point runs a stream of them without trapping.
         IPCFuzz.run(Array("{\"command\":[\"seek\",\"1e308\",\"absolute\"]}\nseek 1e308\n[\n{}\n\u{FF}\n".utf8))
     }

@@ -56,6 +56,9 @@ struct IPCSession {
 
     init(name: String) { self.name = name }
 
+    /// `observe_property` registrations one client may hold (mpv scripts use a few dozen).
+    static let maxObservations = 1000
+
     /// The API version `get_version` answers: mpv's `MPV_CLIENT_API_VERSION` 2.0, whose IPC
     /// subset this is.
     static let clientAPIVersion: Int64 = 2 << 16
@@ -139,6 +142,8 @@ struct IPCSession {
             return [.run(.set(property, value), Pending(requestID: requestID, isSetProperty: true))]
         case "observe_property", "observe_property_string":
             guard args.count == 2, let id = intArg(0), let property = stringArg(1) else { return fail(.invalidParameter) }
+            // A budget on the work every event costs (each observation is looked at).
+            guard observations.count < Self.maxObservations else { return fail(.invalidParameter) }
             var observation = Observation(id: id, property: property, asString: name == "observe_property_string")
             // The first event carries the current value, right after the reply.
             let event = Self.propertyChange(&observation, value: snapshot().property(property))
