@@ -119,6 +119,23 @@ import Testing
         #expect(summaries >= 2, "items played in 8 s: \(summaries) (the list took 65 s to start before)")
     }
 
+    @Test func keysAnswerInTheTUIWithAMillionEntryPls() throws {
+        let dir = Self.temp()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("h264-720p.mkv"), toPath: dir + "/a")
+        var text = "[playlist]\n"
+        text.reserveCapacity(15 << 20)
+        for i in 1...1_000_000 { text += "File\(i)=a\n" }
+        try text.write(toFile: dir + "/big.pls", atomically: false, encoding: .utf8)
+        let s = try TmuxSession([TestEnvironment.binary, dir + "/big.pls", "--ao=null", "--length=0.4"], columns: 100, rows: 30,
+                                environment: ["XDG_CONFIG_HOME": dir, "XDG_STATE_HOME": dir + "/state", "TERM": "screen-256color"])
+        defer { s.close() }
+        #expect(s.waitFor(10) { $0.contains(" / 00:12") && s.display("#{alternate_on}") == "1" }, "not up: \(s.screen())")
+        Thread.sleep(forTimeInterval: 1.5)   // past the first items
+        s.send("q")
+        #expect(s.waitFor(3) { $0.contains("EXIT=0") }, "q unanswered: \(s.screen())")
+    }
+
     @Test func aWatchLaterEntryOutOfRangeIsIgnored() throws {
         let dir = Self.temp()
         defer { try? FileManager.default.removeItem(atPath: dir) }
