@@ -391,8 +391,11 @@ public final class PlayerController {
 
     private func run(_ command: PlayerCommand) -> CommandResult {
         switch command {
-        case .seek(let amount, let reference, let exact):
+        case .seek(let requested, let reference, let exact):
             guard player.mediaInfo != nil else { return .failure("nothing is playing") }
+            // Clamped to ±31 years: `seek 1e308` goes to the end, as far as any file reaches.
+            let amount: Double
+            do { amount = try OutsideValue.seconds(requested, name: "seek") } catch { return .failure(error.message) }
             let mode: SeekMode = exact ? .exact : .keyframe
             let target: Double
             switch reference {
@@ -523,7 +526,7 @@ public final class PlayerController {
             if value.bool == false || value == .string("no") {
                 player.selectAudioTrack(nil)
                 show("audio: off")
-            } else if let n = value.number.map({ Int($0) }), (1...max(1, count)).contains(n), count > 0 {
+            } else if let n = track(value, count: count), count > 0 {
                 player.selectAudioTrack(n - 1)
                 show("audio: \(audioLabel(n - 1))")
             } else { return .failure("no audio track \(value)") }
@@ -531,7 +534,7 @@ public final class PlayerController {
             let tracks = player.subtitleTracks
             if value.bool == false || value == .string("no") {
                 selectSubtitle(nil)
-            } else if let n = value.number.map({ Int($0) }), tracks.indices.contains(n - 1) {
+            } else if let n = track(value, count: tracks.count) {
                 selectSubtitle(tracks[n - 1].id)
             } else { return .failure("no subtitle track \(value)") }
         case "sub-delay":
@@ -555,18 +558,21 @@ public final class PlayerController {
             guard let v = value.number else { return .failure("'percent-pos' takes a percentage") }
             return run(.seek(v, .absolutePercent, exact: true))
         case "chapter":
-            guard let v = value.number, let chapters = player.mediaInfo?.chapters, chapters.indices.contains(Int(v)) else {
-                return .failure("no such chapter")
-            }
-            return jumpToChapter(Int(v))
+            let chapters = player.mediaInfo?.chapters ?? []
+            guard let v = value.number else { return .failure("'chapter' takes a number") }
+            guard let index = try? OutsideValue.integer(v, in: 0...max(0, chapters.count - 1), name: name),
+                  chapters.indices.contains(index) else { return .failure("no such chapter") }
+            return jumpToChapter(index)
         case "playlist-pos":
             guard let v = value.number else { return .failure("'playlist-pos' takes a number") }
-            return run(.playlistPlay(Int(v)))
+            guard let index = try? OutsideValue.integer(v, in: 0...max(0, playlist.count - 1), name: name),
+                  playlist.items.indices.contains(index) else { return .failure("no playlist item \(value)") }
+            return run(.playlistPlay(index))
         case "loop-file", "loop-playlist":
             let loop: LoopCount?
             switch value {
             case .bool(let b): loop = b ? .infinite : .no
-            case .number(let n): loop = LoopCount(option: String(Int(n)))
+            case .number(let n): loop = (try? OutsideValue.integer(n, in: 0...Int(Int32.max), name: name)).map { $0 == 0 ? .no : .times($0) }
             case .string(let s): loop = LoopCount(option: s)
             case .none: loop = .no
             }
@@ -581,13 +587,22 @@ public final class PlayerController {
         return .ok
     }
 
+    /// A 1-based track number in 1…count from a property value (nil: not one).
+    private func track(_ value: PropertyValue, count: Int) -> Int? {
+        guard count > 0, let v = value.number else { return nil }
+        return try? OutsideValue.integer(v, in: 1...count, name: "track")
+    }
+
     private func add(_ name: String, _ delta: Double) -> CommandResult {
         switch name {
         case "volume": return set(name, .number(player.volume + delta))
         case "speed": return set(name, .number(((player.rate + delta) * 100).rounded() / 100))
         case "sub-delay": return set(name, .number(((player.subtitleDelay + delta) * 1000).rounded() / 1000))
         case "audio-delay": return set(name, .number(((player.audioDelay + delta) * 1000).rounded() / 1000))
-        case "chapter": return jumpChapter(Int(delta))
+        case "chapter":
+            // Any step past the first or last chapter is as far as it goes.
+            guard let steps = OutsideValue.clampedInteger(delta, to: -100_000...100_000) else { return .failure("'chapter' takes a number") }
+            return jumpChapter(steps)
         case "time-pos": return run(.seek(delta, .relative, exact: true))
         case "playlist-pos": return delta >= 0 ? run(.playlistNext) : run(.playlistPrevious)
         default: return .failure("cannot add to '\(name)'")

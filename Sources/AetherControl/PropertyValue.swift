@@ -1,3 +1,4 @@
+import AetherEngine
 import Foundation
 
 /// A property's value as mpv's JSON IPC carries it: a flag, a number, a string, or nothing
@@ -61,10 +62,11 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The value as a finite number (NaN, infinities and text that is not a number: nil).
     public var number: Double? {
         switch self {
-        case .number(let n): return n
-        case .string(let s): return Double(s)
+        case .number(let n): return n.isFinite ? n : nil
+        case .string(let s): return try? OutsideValue.number(s, name: "value")
         default: return nil
         }
     }
