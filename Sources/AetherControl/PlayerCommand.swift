@@ -143,6 +143,15 @@ public enum PlayerCommand: Sendable, Equatable {
         }
     }
 
+    /// `quit`, `quit-watch-later` and `stop`: the commands that must act even while a source
+    /// is opening.
+    public var leavesThePlayer: Bool {
+        switch self {
+        case .quit, .stop: return true
+        default: return false
+        }
+    }
+
     static let prefixes: Set<String> = ["no-osd", "osd-msg", "osd-bar", "osd-msg-bar", "osd-auto", "raw", "expand-properties"]
 
     /// Properties `set`, `add`, `multiply` and `cycle` accept.

@@ -45,6 +45,16 @@ public protocol PlayerHost: AnyObject {
     /// A command only an interactive host has (``PlayerCommand/ui(_:)``).
     func controller(_ controller: PlayerController, perform ui: String) -> CommandResult
     func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult
+    /// An item starts opening: the host's thread is blocked in it until ``controllerDidOpen(_:)``
+    /// (up to the open deadline on a stalled server). A host with keys keeps its quit keys
+    /// answering meanwhile, by submitting them to the hub from another thread.
+    func controllerWillOpen(_ controller: PlayerController)
+    func controllerDidOpen(_ controller: PlayerController)
+}
+
+public extension PlayerHost {
+    func controllerWillOpen(_ controller: PlayerController) {}
+    func controllerDidOpen(_ controller: PlayerController) {}
 }
 
 /// How many more times an item or the playlist repeats (mpv's `--loop-file`, `--loop-playlist`).
@@ -131,7 +141,22 @@ public final class PlayerController {
             self.playlist.shuffle(seed: settings.shuffleSeed ?? UInt64.random(in: 0...UInt64.max))
         }
         playlistLoopsLeft = settings.loopPlaylist
+        // A quit queued from any thread cancels an open in progress at once; the quit itself
+        // runs on the next tick.
+        hub.onLeave { [interrupter, openState] in
+            let opening = openState.withLock { s in
+                s.leave = s.leave ?? MonotonicClock.seconds()
+                return s.opening
+            }
+            if opening { interrupter.raise() }
+        }
     }
+
+    /// An open is in progress, and when a command that leaves was announced (from any thread).
+    private let openState = Guarded<(opening: Bool, leave: Double?)>((false, nil))
+    /// How long an announced quit (seen behind a slow IPC command) is waited for before the
+    /// item's state counts again.
+    static let leaveGrace = 2.0
 
     // MARK: loading
 
@@ -174,6 +199,16 @@ public final class PlayerController {
             if let a = entry.audioTrack {
                 if let n = a { options.audioTrack = n - 1; options.audioEnabled = true } else { options.audioEnabled = false }
             }
+        }
+        host?.controllerWillOpen(self)
+        let leaving = openState.withLock { s in
+            s.opening = true
+            return s.leave != nil
+        }
+        if leaving { interrupter.raise() }
+        defer {
+            openState.withLock { $0.opening = false }
+            host?.controllerDidOpen(self)
         }
         do {
             try player.load(url: item.source, options: options)
@@ -244,6 +279,11 @@ public final class PlayerController {
         if !requests.isEmpty { publish() }
         for (request, result) in zip(requests, results) { request.reply(result) }
         if let code = quitCode { return .finished(code: code) }
+        // A quit is on its way (it cancelled the open that just failed): the failed item is
+        // not an error to report, the quit decides how this ends.
+        if let announced = openState.withLock({ $0.leave }), MonotonicClock.seconds() - announced < Self.leaveGrace {
+            return .running
+        }
         switch player.state {
         case .ended where !heldAtEnd:
             if let message = player.endedEarlyMessage {

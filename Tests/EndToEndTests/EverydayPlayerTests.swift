@@ -197,6 +197,22 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
+    /// Home/End in every common encoding, under a TERM whose terminfo names only one of them
+    /// (tmux sends CSI 1~/4~ to a pane that says xterm-256color).
+    @Test func homeAndEndWhateverTheTerminfoSays() throws {
+        let s = try start([TestEnvironment.fixture("h264-720p.mkv"), "--pause"], environment: ["TERM": "xterm-256color"])
+        defer { s.close() }
+        let home = ["\u{1B}[1~", "\u{1B}[7~", "\u{1B}[H", "\u{1B}OH"], end = ["\u{1B}[4~", "\u{1B}[8~", "\u{1B}[F", "\u{1B}OF"]
+        for (h, e) in zip(home, end) {
+            s.sendBytes(Array(e.utf8))
+            #expect(s.waitFor(3) { (TUITests.time(in: $0) ?? 0) >= 11 }, "End as \(Array(e.utf8).dropFirst()): \(s.screen())")
+            s.sendBytes(Array(h.utf8))
+            #expect(s.waitFor(3) { TUITests.time(in: $0) == 0 }, "Home as \(Array(h.utf8).dropFirst()): \(s.screen())")
+        }
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     @Test func quitWatchLaterThenResumeLandsThere() throws {
         let state = NSTemporaryDirectory() + "aether-resume-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: state) }

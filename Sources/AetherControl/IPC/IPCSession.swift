@@ -167,6 +167,20 @@ struct IPCSession {
         }
     }
 
+    /// Whether `line` (JSON or text) is a command that leaves the player (`quit`, `stop`).
+    static func leaves(line: some Collection<UInt8>) -> Bool {
+        var rest = line[...]
+        while let b = rest.first, b == 0x20 || b == 0x09 || b == 0x0D { rest = rest.dropFirst() }
+        guard let first = rest.first else { return false }
+        if first == UInt8(ascii: "{") {
+            guard let message = try? JSONValue.parse(rest), case .array(let command)? = message["command"],
+                  case .string(let name)? = command.first else { return false }
+            return ["quit", "quit-watch-later", "stop"].contains(name)
+        }
+        guard let text = String(validating: rest, as: UTF8.self) else { return false }
+        return (try? PlayerCommand.parse(text))?.leavesThePlayer ?? false
+    }
+
     /// A line in input.conf syntax: run when it parses, never answered (mpv only logs a bad one).
     private func textCommand(_ bytes: some Collection<UInt8>) -> [Action] {
         guard let line = String(validating: bytes, as: UTF8.self),
