@@ -127,6 +127,8 @@ public final class PlayerController {
     private var quitCode: Int32?
     /// The current item reached its end and `--keep-open` holds it.
     private var heldAtEnd = false
+    /// The current item's size in bytes (local files).
+    private var itemFileSize: Int?
     /// Where the current item started (for its summary).
     public private(set) var itemStartPosition = 0.0
     /// Items loaded since the last one that played (stops a loop over a list of broken files).
@@ -176,6 +178,17 @@ public final class PlayerController {
     /// Loads item `index`; on failure records why and returns false (the player is idle).
     @discardableResult
     public func load(index: Int, paused: Bool = false) -> Bool {
+        load(index: index, paused: paused, reload: nil)
+    }
+
+    /// What a reload of the current item keeps: where it stood and its tracks.
+    private struct Reload {
+        var position: Double
+        var audioTrack: Int?
+        var subtitleTrack: Int?
+    }
+
+    private func load(index: Int, paused: Bool, reload: Reload?) -> Bool {
         guard playlist.items.indices.contains(index) else { return false }
         if player.state != .idle, player.mediaInfo != nil {
             host?.controllerWillUnloadItem(self, reason: heldAtEnd || player.state == .ended ? "eof" : "stop")
@@ -188,7 +201,12 @@ public final class PlayerController {
         options.interrupt = interrupter.fresh()
         resumedAt = nil
         var saved: WatchLater.Entry?
-        if settings.resume, !settings.startGiven, let entry = settings.watchLater.load(for: item.source) {
+        if let reload {
+            options.start = reload.position
+            if let a = reload.audioTrack { options.audioTrack = a; options.audioEnabled = true } else { options.audioEnabled = false }
+            options.subtitleTrack = reload.subtitleTrack
+            options.subtitlesEnabled = reload.subtitleTrack != nil
+        } else if settings.resume, !settings.startGiven, let entry = settings.watchLater.load(for: item.source) {
             saved = entry
             options.start = entry.start
             resumedAt = entry.start
@@ -223,6 +241,8 @@ public final class PlayerController {
         }
         consecutiveFailures = 0
         played += 1
+        itemFileSize = PlaylistLoader.isURL(item.source) ? nil
+            : (try? FileManager.default.attributesOfItem(atPath: item.source))?[.size] as? Int
         itemStartPosition = options.start
         loopsLeft = settings.loopFile
         if settings.subtitleAutoload, !PlaylistLoader.isURL(item.source) {
@@ -412,7 +432,63 @@ public final class PlayerController {
         s.loopFile = settings.loopFile.isOn
         s.loopPlaylist = loopAll
         s.shuffle = settings.shuffle
+        if let info = player.mediaInfo, state != .idle {
+            fillMedia(&s, info: info)
+        }
         return s
+    }
+
+    /// The track list, chapters, metadata and video parameters (all text sanitised).
+    private func fillMedia(_ s: inout PlayerSnapshot, info: MediaInfo) {
+        func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        let activeVideo = player.activeVideoTrack
+        s.videoTrack = activeVideo.map { $0 + 1 }
+        s.chapters = info.chapters.map { .init(title: clean($0.title) ?? "", time: $0.start) }
+        let now = player.currentTime
+        s.chapter = info.chapters.lastIndex { $0.start <= now + 0.01 }
+        var tracks: [PlayerSnapshot.Track] = []
+        for (k, v) in info.video.enumerated() {
+            var t = PlayerSnapshot.Track(kind: .video, id: k + 1, codec: v.codec)
+            t.title = clean(v.tags.title); t.language = clean(v.tags.language)
+            t.isDefault = v.tags.isDefault; t.isForced = v.tags.isForced; t.selected = k == activeVideo
+            t.width = v.width; t.height = v.height; t.fps = v.frameRate
+            tracks.append(t)
+        }
+        let activeAudio = player.activeAudioTrack
+        for (k, a) in info.audio.enumerated() {
+            var t = PlayerSnapshot.Track(kind: .audio, id: k + 1, codec: a.codec)
+            t.title = clean(a.tags.title); t.language = clean(a.tags.language)
+            t.isDefault = a.tags.isDefault; t.isForced = a.tags.isForced; t.selected = k == activeAudio
+            t.channels = a.channels; t.sampleRate = a.sampleRate
+            tracks.append(t)
+        }
+        let activeSub = player.activeSubtitleTrack
+        for (k, sub) in player.subtitleTracks.enumerated() {
+            var t = PlayerSnapshot.Track(kind: .sub, id: k + 1, codec: sub.codec)
+            t.title = clean(sub.title); t.language = clean(sub.language)
+            t.isDefault = sub.isDefault; t.isForced = sub.isForced; t.selected = sub.id == activeSub
+            if case .sidecar(let path) = sub.source { t.externalFilename = clean(path) }
+            tracks.append(t)
+        }
+        s.tracks = tracks
+        var metadata: [String: String] = [:]
+        let tags = info.tags
+        for (key, value) in [("title", info.title ?? tags.title), ("artist", tags.artist), ("album", tags.album),
+                             ("album_artist", tags.albumArtist), ("track", tags.track), ("date", tags.date),
+                             ("genre", tags.genre)] {
+            if let v = clean(value) { metadata[key] = v }
+        }
+        s.metadata = metadata
+        if let v = info.primaryVideo, activeVideo != nil {
+            let dw = v.displayAspect > 0 && v.height > 0 ? Int(saturating: (Double(v.height) * v.displayAspect).rounded()) : v.width
+            var p = PlayerSnapshot.VideoParams(width: v.width, height: v.height, displayWidth: dw, displayHeight: v.height, codec: v.codec)
+            p.pixelFormat = v.pixelFormat; p.primaries = v.colorPrimaries; p.gamma = v.colorTransfer; p.fps = v.frameRate
+            s.video = p
+        }
+        s.fileFormat = info.container
+        s.fileSize = itemFileSize
+        s.buffering = player.isBuffering
+        s.seekable = player.seekableRange != nil
     }
 
     public func publish() { hub.publish(snapshot()) }
@@ -552,14 +628,18 @@ public final class PlayerController {
         case "volume":
             guard let v = value.number else { return .failure("'volume' takes a number") }
             player.setVolume(v)
+            // Kept for the next items, as mpv keeps it.
+            settings.player.volume = player.volume
             show("volume \(Int(player.volume.rounded())) %")
         case "mute":
             guard let b = value.bool else { return .failure("'mute' takes yes or no") }
             player.setMuted(b)
+            settings.player.muted = b
             show(b ? "mute" : "unmute")
         case "speed":
             guard let v = value.number, v > 0 else { return .failure("'speed' takes a number") }
             player.setRate(v)
+            settings.player.speed = player.rate
             show(String(format: "speed %.2f×", player.rate))
         case "aid", "audio":
             let count = player.mediaInfo?.audio.count ?? 0
@@ -570,6 +650,22 @@ public final class PlayerController {
                 player.selectAudioTrack(n - 1)
                 show("audio: \(audioLabel(n - 1))")
             } else { return .failure("no audio track \(value)") }
+        case "vid", "video":
+            let count = player.mediaInfo?.video.count ?? 0
+            let choice: Int?
+            if value.bool == false || value == .string("no") { choice = nil } else if let n = track(value, count: count) {
+                choice = n - 1
+            } else { return .failure("no video track \(value)") }
+            guard choice != player.activeVideoTrack else { return .ok }
+            // Kept for the next items (mpv's --vid); the item reopens where it stood.
+            settings.player.videoEnabled = choice != nil
+            settings.player.videoTrack = choice
+            guard let index = playlist.position else { return .ok }
+            let paused = player.isPaused
+            let keep = Reload(position: player.currentTime, audioTrack: player.activeAudioTrack,
+                              subtitleTrack: player.activeSubtitleTrack.flatMap { id in player.subtitleTracks.firstIndex { $0.id == id } })
+            guard load(index: index, paused: paused, reload: keep) else { return .failure("cannot reopen with that video track") }
+            show("video: \(choice.map { videoLabel($0) } ?? "off")")
         case "sid", "sub":
             let tracks = player.subtitleTracks
             if value.bool == false || value == .string("no") {
@@ -615,6 +711,7 @@ public final class PlayerController {
             case .number(let n): loop = (try? OutsideValue.integer(n, in: 0...Int(Int32.max), name: name)).map { $0 == 0 ? .no : .times($0) }
             case .string(let s): loop = LoopCount(option: s)
             case .none: loop = .no
+            case .list, .map: loop = nil
             }
             guard let loop else { return .failure("'\(name)' takes inf, no or a count") }
             if name == "loop-file" { settings.loopFile = loop; loopsLeft = loop } else {
@@ -658,6 +755,13 @@ public final class PlayerController {
         case "sub-visibility": return set("sub-visibility", .bool(!subtitlesVisible))
         case "loop-file": return set(name, .bool(!settings.loopFile.isOn))
         case "loop-playlist": return set(name, .bool(!settings.loopPlaylist.isOn))
+        case "vid", "video":
+            // Order: 1, 2, …, off (mpv's _ cycles through "no" too).
+            let count = player.mediaInfo?.video.count ?? 0
+            guard count > 0 else { return .failure("no video tracks") }
+            let current = player.activeVideoTrack.map { $0 + 1 } ?? 0
+            let next = (current + (up ? 1 : count)) % (count + 1)
+            return set("vid", next == 0 ? .bool(false) : .number(Double(next)))
         case "aid", "audio":
             let count = player.mediaInfo?.audio.count ?? 0
             guard count > 0 else { return .failure("no audio tracks") }
@@ -687,6 +791,13 @@ public final class PlayerController {
     public func selectAudio(_ index: Int?) {
         player.selectAudioTrack(index)
         show("audio: \(index.map(audioLabel) ?? "off")")
+    }
+
+    public func videoLabel(_ index: Int) -> String {
+        guard let v = player.mediaInfo?.video, v.indices.contains(index) else { return "off" }
+        let t = v[index]
+        return ["#\(index + 1)", t.tags.language, t.tags.title.map { "\"\(TextSanitizer.clean($0))\"" }, t.codec, "\(t.width)×\(t.height)"]
+            .compactMap { $0 }.joined(separator: " · ")
     }
 
     public func audioLabel(_ index: Int) -> String {

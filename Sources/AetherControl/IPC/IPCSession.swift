@@ -59,7 +59,8 @@ struct IPCSession {
     static let clientAPIVersion: Int64 = 2 << 16
 
     /// Properties mpv types as integers (the rest of the numbers are doubles).
-    static let integerProperties: Set<String> = ["aid", "sid", "playlist-pos", "playlist-count"]
+    static let integerProperties: Set<String> = ["aid", "sid", "vid", "playlist-pos", "playlist-count", "chapter", "chapters",
+                                                 "width", "height", "dwidth", "dheight", "file-size"]
 
     // MARK: requests
 
@@ -258,6 +259,9 @@ struct IPCSession {
             let whole = n.isFinite && n == n.rounded() && abs(n) < 9e15
             if whole, property.map(integerProperties.contains) ?? true { return .int(Int64(n)) }
             return .double(n)
+        case .list(let items): return .array(items.map { json($0, property: nil) })
+        case .map(let fields):
+            return .object(fields.keys.sorted().map { key in (key: key, value: json(fields[key]!, property: nil)) })
         }
     }
 

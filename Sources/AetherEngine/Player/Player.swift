@@ -292,6 +292,12 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     public var videoFormat: VideoFormat? { current?.info.primaryVideo?.format }
 
     /// Position in `MediaInfo.audio` of the playing track, nil when silent.
+    /// The video track playing, as an index into `MediaInfo.video` (nil: none, `--vid=no`).
+    public var activeVideoTrack: Int? {
+        guard let s = current, s.videoIndex != nil else { return nil }
+        return s.info.primaryVideoPosition
+    }
+
     public var activeAudioTrack: Int? {
         guard let s = current else { return nil }
         let index = s.control.withLock { $0.audioStreamIndex }
