@@ -22,6 +22,9 @@ public final class TUIApp {
     let services: RemoteServices
     /// The screen is up (items loaded before it only get wired to it when it comes up).
     var screenUp = false
+    /// When free heap pages were last handed back, and how often.
+    var lastTrim = 0.0
+    static let trimInterval = 15.0
     /// The capability probe of start-up (it owns the terminal until it finishes).
     var probeThread: ProbeThread?
     /// Reads the quit keys while the loop is blocked opening an item.
@@ -201,6 +204,14 @@ public final class TUIApp {
             applyGovernor()
             showNewWarnings()
             let now = MonotonicClock.seconds()
+            if now - lastTrim >= TUIApp.trimInterval {
+                // Scrub previews, filmstrips, screenshots and resizes free memory in bursts:
+                // give it back (see MemoryPolicy).
+                MemoryPolicy.trim()
+                let took = MonotonicClock.seconds() - now
+                if took > 0.005 { FFmpegLog.write("tui", String(format: "malloc_trim took %.1f ms", took * 1000)) }
+                lastTrim = now
+            }
             if now - lastTelemetrySample >= 1 {
                 lastTelemetry = player.telemetry(advance: true)
                 let totals = output.currentTotals
