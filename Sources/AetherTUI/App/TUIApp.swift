@@ -24,7 +24,7 @@ public final class TUIApp {
     var screenUp = false
     /// When free heap pages were last handed back, and how often.
     var lastTrim = 0.0
-    static let trimInterval = 15.0
+    static let trimInterval = 5.0
     /// The capability probe of start-up (it owns the terminal until it finishes).
     var probeThread: ProbeThread?
     /// Reads the quit keys while the loop is blocked opening an item.
