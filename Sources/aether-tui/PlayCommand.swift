@@ -37,7 +37,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Subtitle track: its number (1 = first subtitle track), auto, or no.", valueName: "n|auto|no"))
     var sid: String = "auto"
 
-    @Option(help: ArgumentHelp("Video: auto, or no to decode no video at all and show the music view (cover art, tags, spectrum) instead.", valueName: "auto|no"))
+    @Option(help: ArgumentHelp("Video track (1 = the first), auto, or no to decode no video at all and show the music view (cover art, tags, spectrum) instead.", valueName: "N|auto|no"))
     var vid: String = "auto"
 
     @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"))
@@ -211,7 +211,7 @@ struct PlaybackOptions: ParsableArguments {
         if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
         guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
         guard trackChoice(sid) != nil else { throw ValidationError("--sid must be a track number, auto or no") }
-        guard ["auto", "no"].contains(vid) else { throw ValidationError("--vid must be auto or no") }
+        guard trackChoice(vid) != nil else { throw ValidationError("--vid must be a track number, auto or no") }
         guard VariantPreference(option: hlsBitrate) != nil else { throw ValidationError("--hls-bitrate must be min, max or a bit rate (e.g. 700k)") }
         guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
         guard timeshift.isFinite, timeshift >= 0 else { throw ValidationError("--timeshift must be 0 or more seconds") }
@@ -229,7 +229,7 @@ struct PlaybackOptions: ParsableArguments {
         case "auto": return .some(nil)
         case "no": return .some(-1)
         default:
-            guard let n = Int(value), n >= 1 else { return nil }
+            guard let n = Int(value), (1...9999).contains(n) else { return nil }
             return .some(n - 1)
         }
     }
@@ -270,7 +270,11 @@ struct PlaybackOptions: ParsableArguments {
         default: break
         }
         o.subtitleFiles = subFiles
-        o.videoEnabled = vid != "no"
+        switch trackChoice(vid) {
+        case .some(.some(-1)): o.videoEnabled = false
+        case .some(.some(let k)): o.videoTrack = k
+        default: break
+        }
         if let fields = httpHeaderFields {
             // Checked (CR/LF, token names) when the source is opened.
             for field in SourceOptions.splitFields(fields) { o.httpHeaders[field.name] = field.value }

@@ -39,5 +39,11 @@ import Testing
         #expect(summary.framesPresented == 60)
         #expect(summary.framesDropped == 0)
         #expect(summary.cpuSeconds > 0 && summary.peakRSSKiB > 0)
+        // The bit rate is the media's as it plays, not the reading: the demuxer has read this
+        // whole local file ahead by the second line, yet the rate stays near the file's
+        // (about 1 Mbit/s; issue 19 saw 0.00 Mb/s).
+        struct Telemetry: Decodable { let telemetry: TelemetrySnapshot }
+        let rates = try lines.dropLast().map { try JSONDecoder().decode(Telemetry.self, from: Data($0.utf8)).telemetry.instantBitrate }
+        #expect(rates.dropFirst().allSatisfy { $0 > 300_000 && $0 < 4_000_000 }, "\(rates)")
     }
 }

@@ -104,6 +104,8 @@ private final class IPCLoop: @unchecked Sendable {
         var outputStart = 0
         /// A command is with the host; further lines wait (replies keep request order).
         var waiting = false
+        /// Bytes of `input` already looked at for a quit while a command waits.
+        var peeked = 0
         /// The client shut its sending side: answer what it sent, then close.
         var readClosed = false
         /// Its receiving side is gone (a send failed): replies are dropped, but the lines it
@@ -130,7 +132,9 @@ private final class IPCLoop: @unchecked Sendable {
             let polled = connections
             for c in polled {
                 var events: Int32 = 0
-                if !c.waiting && !c.readClosed { events |= Int32(POLLIN) }
+                // While a command waits, read on only up to one line's budget: enough to see a
+                // quit queued behind it, and the back-pressure stays.
+                if !c.readClosed && (!c.waiting || c.input.count < limits.lineBytes) { events |= Int32(POLLIN) }
                 if c.pendingOutput > 0 { events |= Int32(POLLOUT) }
                 // A client that closed is not polled while its last commands run (its hang-up
                 // would be reported again and again).
@@ -212,6 +216,7 @@ private final class IPCLoop: @unchecked Sendable {
         } else {
             c.input += chunk[0..<n]
         }
+        if c.waiting { peekForLeave(c) }
         process(c)
     }
 
@@ -230,17 +235,31 @@ private final class IPCLoop: @unchecked Sendable {
             c.input += chunk[0..<n]
             if c.input.count > 2 * limits.lineBytes { refuse(c); return }
         }
-        if !c.waiting { process(c) }
+        if c.waiting { peekForLeave(c) } else { process(c) }
     }
 
     /// A line past the budget: one error reply, and the connection closes once it is sent.
     private func refuse(_ c: Connection) {
         c.input.removeAll()
         c.scanned = 0
+        c.peeked = 0
         c.readClosed = true
         shutdown(c.socket.fd, Int32(SHUT_RD))
         send(IPCSession.reply(requestID: .int(0), status: .lineTooLong), to: c)
         flush(c)
+    }
+
+    /// While a command is with the host (a `loadfile` of a stalled server can hold it for
+    /// seconds), a `quit` or `stop` queued behind it must not wait: the hub is told at once,
+    /// which cancels the open; the quit itself still runs in its turn, right after.
+    private func peekForLeave(_ c: Connection) {
+        var start = max(c.peeked, c.scanned)
+        while let newline = c.input[start...].firstIndex(of: 0x0A) {
+            let line = c.input[start..<newline]
+            start = newline + 1
+            if line.count <= limits.lineBytes, IPCSession.leaves(line: line) { hub.leaveSoon() }
+        }
+        c.peeked = start
     }
 
     /// Runs the client's complete lines until one needs the host.
@@ -267,6 +286,7 @@ private final class IPCLoop: @unchecked Sendable {
         if start > 0 {
             c.input.removeSubrange(0..<start)
             c.scanned -= start
+            c.peeked = max(0, c.peeked - start)
         }
         // Not waiting, what is left is one unfinished line; waiting, it may hold several.
         if c.input.count > (c.waiting ? 2 : 1) * limits.lineBytes { refuse(c); return }

@@ -147,6 +147,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                 probed.video = [probed.video[k]]
             }
         }
+        // `--vid=N` (adaptive sources keep the variant chosen above).
+        if let k = options.videoTrack, probed.video.indices.contains(k) { probed.chosenVideo = k }
         info = probed
         // Live: a network source without a length (live HLS/DASH, a TS over HTTP, UDP), or forced.
         isLive = options.live ?? (NetworkSettings.isNetwork(url) && probed.duration == nil)
