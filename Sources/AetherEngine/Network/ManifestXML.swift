@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// A small, forgiving XML reader for DASH manifests: elements, attributes and text, nothing
 /// more. Comments, processing instructions, the XML declaration and a DOCTYPE (with its internal
 /// subset) are skipped; CDATA is text; the five predefined entities and numeric character
@@ -27,6 +29,28 @@ struct ManifestXML {
     static func parse(_ text: String) -> Element? {
         var reader = Reader(bytes: Array(text.utf8))
         return reader.document()
+    }
+
+    /// Why a remote manifest is refused before libavformat's DASH demuxer (libxml2) may see it,
+    /// or nil: larger than 16 MiB, a DOCTYPE or an entity declaration (the rule of xml_guard.c,
+    /// which libavformat's own parse passes too), not well-formed enough to read, or more than
+    /// ``maxElements`` elements or ``maxDepth`` levels.
+    static func refusal(_ bytes: [UInt8]) -> String? {
+        let rule = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { aether_xml_refusal($0.baseAddress, Int32(clamping: $0.count)) }
+        }
+        switch rule {
+        case 0: break
+        case 2: return "manifest larger than 16 MiB refused"
+        case 3: return "the manifest has a DOCTYPE or declares XML entities (refused)"
+        default: return "the manifest is empty"
+        }
+        var reader = Reader(bytes: bytes)
+        guard reader.document() == nil else { return nil }
+        if reader.count > maxElements || reader.stack.count >= maxDepth {
+            return "the manifest has more than \(maxElements) elements or \(maxDepth) levels (refused)"
+        }
+        return "the manifest is not well-formed XML (near byte \(min(reader.i, bytes.count)))"
     }
 
     private struct Reader {

@@ -40,11 +40,15 @@ public struct NetworkSettings: Sendable, Equatable {
     }
 
     /// FFmpeg's words for a failed open, made specific where they are vague: an I/O error on a
-    /// host name that does not resolve says so.
-    public static func explain(_ error: FFmpegError, url: String) -> String {
-        guard error.code == aether_AVERROR(EIO), isNetwork(url), let host = URLComponents(string: url)?.host,
-              !host.isEmpty, !resolves(host) else { return error.message }
-        return "cannot resolve host '\(TextSanitizer.clean(host))'"
+    /// host name that does not resolve says so; a redirect loop or a redirect to a local file
+    /// (``RedirectProbe``, with the source's `options`) says so.
+    public static func explain(_ error: FFmpegError, url: String, options: [String: String] = [:], timeout: Double = 10) -> String {
+        if error.code == aether_AVERROR(EIO), isNetwork(url), let host = URLComponents(string: url)?.host,
+           !host.isEmpty, !resolves(host) {
+            return "cannot resolve host '\(TextSanitizer.clean(host))'"
+        }
+        return RedirectProbe.explain(error: error.code, url: url, options: options, interrupt: InterruptToken(), timeout: timeout)
+            ?? error.message
     }
 
     private static func resolves(_ host: String) -> Bool {
