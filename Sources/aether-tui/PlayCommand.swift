@@ -85,6 +85,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("timeshift-memory"), help: ArgumentHelp("MiB of the timeshift window kept in memory (default 64).", valueName: "MiB"))
     var timeshiftMemory: Int = 64
 
+    @Option(name: .customLong("timeshift-disk"), help: ArgumentHelp("Most of the timeshift window kept on disk (default 1G; 512M, 2G, 1.5GiB; never more than a quarter of the free space there). The oldest part is dropped past it, whatever the stream's timestamps do.", valueName: "size"))
+    var timeshiftDisk: String = "1G"
+
     @Option(help: ArgumentHelp("Demuxer cache: auto (network sources only), yes or no.", valueName: "auto|yes|no"))
     var cache: String = "auto"
 
@@ -216,6 +219,7 @@ struct PlaybackOptions: ParsableArguments {
         guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
         guard timeshift.isFinite, timeshift >= 0 else { throw ValidationError("--timeshift must be 0 or more seconds") }
         guard (1...65536).contains(timeshiftMemory) else { throw ValidationError("--timeshift-memory must be between 1 and 65536 MiB") }
+        guard ByteSize.parse(timeshiftDisk) != nil else { throw ValidationError("--timeshift-disk must be a size such as 512M or 2G (0 keeps nothing on disk)") }
         guard ["auto", "yes", "no"].contains(cache) else { throw ValidationError("--cache must be auto, yes or no") }
         guard cacheSecs.isFinite, cacheSecs > 0 else { throw ValidationError("--cache-secs must be more than 0") }
         guard cachePauseWait.isFinite, cachePauseWait >= 0 else { throw ValidationError("--cache-pause-wait must be 0 or more") }
@@ -278,6 +282,7 @@ struct PlaybackOptions: ParsableArguments {
         if live { o.live = true }
         o.timeshiftSeconds = timeshift
         o.timeshiftMemoryBytes = timeshiftMemory << 20
+        o.timeshiftDiskBytes = ByteSize.parse(timeshiftDisk) ?? o.timeshiftDiskBytes
         let env = ProcessInfo.processInfo.environment
         let cacheHome = env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? ((env["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".cache")
