@@ -7,13 +7,16 @@ import Foundation
 ///   playback decoders, filters, scaler, resampler and subtitle decoders;
 /// - `subtitle`: one packet into a subtitle decoder (first byte picks the codec) and the cue
 ///   clean-up (ASS stripping, sanitising, the bitmap palette walk);
-/// - `theme`: the theme parser.
+/// - `theme`: the theme parser;
+/// - `hls`: the HLS master/media/image playlist parsers and the variant choice;
+/// - `dash`: the DASH manifest pre-check (the rule libxml2's copy passes), XML reader, foreign
+///   reference scan and thumbnail track.
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, theme
+    case media, subtitle, theme, hls, dash
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -26,6 +29,10 @@ enum FuzzTarget: String, CaseIterable {
             _ = DecodeCheck.subtitle(bytes)
         case .theme:
             _ = try? ThemeLoader.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz", file: "fuzz.theme")
+        case .hls:
+            ManifestCheck.hls(bytes)
+        case .dash:
+            ManifestCheck.dash(bytes)
         }
     }
 }
@@ -64,7 +71,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme|hls|dash FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)

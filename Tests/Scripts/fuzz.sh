@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer over the code that reads untrusted bytes (not part of CI):
-#   bash Tests/Scripts/fuzz.sh media|subtitle|theme [seconds=600]
+#   bash Tests/Scripts/fuzz.sh media|subtitle|theme|hls|dash [seconds=600]
 # Builds Sources/aether-fuzz with -sanitize=fuzzer,address in .build-fuzz, seeds a working corpus
 # (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
 # runs for the given time, and copies any crash, leak-free timeout or OOM input into
@@ -8,9 +8,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-target="${1:?usage: fuzz.sh media|subtitle|theme [seconds]}"
+target="${1:?usage: fuzz.sh media|subtitle|theme|hls|dash [seconds]}"
 seconds="${2:-600}"
-case "$target" in media|subtitle|theme) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in media|subtitle|theme|hls|dash) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 swift build --product aether-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
 corpus="Tests/Fixtures/out/fuzz/$target"
 artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
@@ -38,6 +38,18 @@ case "$target" in
     theme)
         for f in themes/*.theme; do cp "$f" "$corpus/seed-$(basename "$f")"; done
         max_len=8192 ;;
+    hls)
+        bash Tests/Fixtures/make-fixtures.sh >/dev/null
+        for f in Tests/Fixtures/out/net/hls-*/*.m3u8 Tests/Fixtures/out/net/hls-*/*/*.m3u8; do
+            [ -f "$f" ] && seed "$(echo "${f#Tests/Fixtures/out/net/}" | tr / -)" "$f"
+        done
+        max_len=65536 ;;
+    dash)
+        bash Tests/Fixtures/make-fixtures.sh >/dev/null
+        for f in Tests/Fixtures/out/net/dash-*/*.mpd; do
+            [ -f "$f" ] && seed "$(echo "${f#Tests/Fixtures/out/net/}" | tr / -)" "$f"
+        done
+        max_len=65536 ;;
 esac
 cp "$regressions"/* "$corpus"/ 2>/dev/null || true
 log="Tests/Fixtures/out/fuzz/$target.log"

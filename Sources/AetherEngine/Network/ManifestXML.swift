@@ -235,3 +235,53 @@ struct ManifestXML {
         }
     }
 }
+
+/// The parsers of remote playlists and manifests run on untrusted bytes in one call each, for the
+/// fuzzers (`aether-fuzz hls|dash`) and the replay of their regression files.
+public enum ManifestCheck {
+    static let base = "http://fuzz.invalid/stream/index"
+
+    /// An HLS master or media playlist through every HLS reader: the master parser and variant
+    /// choice, the image streams and an image media playlist. Returns how much it found.
+    @discardableResult
+    public static func hls(_ bytes: [UInt8]) -> Int {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var found = 0
+        if let master = HLSMasterPlaylist.parse(text, base: base + ".m3u8") {
+            found += master.variants.count + master.renditions.count
+            for preference in [VariantPreference.min, .max, .atMost(1_000_000)] {
+                if let k = VariantChooser.choose(master.variants, preference: preference, range: .auto) {
+                    found += master.needsRenditions(master.variants[k]) ? 1 : 0
+                    _ = master.variants[k].summary
+                }
+            }
+        }
+        let streams = HLSThumbnails.imageStreams(in: text, base: base + ".m3u8")
+        found += streams.count
+        if let track = HLSThumbnails.track(inPlaylist: text, base: base + ".m3u8", stream: HLSThumbnails.choose(streams)) {
+            found += track.sheets.count
+            for t in [-1.0, 0, 1.5, 1e9, .nan, .infinity] {
+                if let tile = track.tile(at: t) { _ = tile.rect(sheetWidth: 1600, sheetHeight: 900) }
+            }
+            _ = track.summary
+        }
+        return found
+    }
+
+    /// A DASH manifest through every DASH reader: the pre-check libxml2's copy also passes
+    /// (xml_guard.c), the XML reader, the foreign-reference scan and the thumbnail track.
+    @discardableResult
+    public static func dash(_ bytes: [UInt8]) -> Int {
+        var found = ManifestXML.refusal(bytes) == nil ? 1 : 0
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let root = ManifestXML.parse(text) { found += root.children.count }
+        if StreamVariants.foreignReference(inManifest: text) != nil { found += 1 }
+        if let track = DASHThumbnails.track(in: text, base: base + ".mpd") {
+            found += track.sheets.count
+            for t in [-1.0, 0, 1.5, 1e9, .nan] {
+                if let tile = track.tile(at: t) { _ = tile.rect(sheetWidth: 1600, sheetHeight: 900) }
+            }
+        }
+        return found
+    }
+}

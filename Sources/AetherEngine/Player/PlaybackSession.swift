@@ -87,6 +87,9 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             return bytes
         } catch where error.code == aether_AVERROR(EFBIG) {
             throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(what) \(error.message)")
+        } catch where error.code == aether_AVERROR_EXIT() && !interrupt.isCancelled {
+            // The open deadline passed (a server that drips): libavformat would wait as long again.
+            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the \(what) did not arrive within \(String(format: "%g", timeout)) s")
         } catch {
             return nil
         }
