@@ -122,7 +122,7 @@ public final class FormatContext {
             } catch {
                 interrupt.arm(seconds: nil)
                 avformat_free_context(ctx)
-                throw session.failure.map { FFmpegError(function: "open", message: $0, code: error.code) } ?? error
+                throw session.failure.map { FFmpegError(function: "network", message: $0, code: error.code) } ?? error
             }
         } else {
             mainInput = nil
@@ -137,7 +137,7 @@ public final class FormatContext {
             interrupt.arm(seconds: nil)
             // A reader's refusal (a playlist over its budget) or a transfer that gave up is the
             // cause, not the interrupt or the vaguer error it left behind.
-            if let why = session?.failure { throw FFmpegError(function: "avformat_open_input", message: why, code: opened) }
+            if let why = session?.failure { throw FFmpegError(function: "network", message: why, code: opened) }
             throw FFmpegError(code: opened, function: "avformat_open_input")
         }
         ctx = ok
@@ -146,7 +146,7 @@ public final class FormatContext {
         if info < 0 {
             var doomed: UnsafeMutablePointer<AVFormatContext>? = ctx
             avformat_close_input(&doomed)
-            if let why = session?.failure { throw FFmpegError(function: "avformat_find_stream_info", message: why, code: info) }
+            if let why = session?.failure { throw FFmpegError(function: "network", message: why, code: info) }
             throw FFmpegError(code: info, function: "avformat_find_stream_info")
         }
         pointer = ctx

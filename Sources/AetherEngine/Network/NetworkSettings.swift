@@ -42,7 +42,15 @@ public struct NetworkSettings: Sendable, Equatable {
     /// FFmpeg's words for a failed open, made specific where they are vague: an I/O error on a
     /// host name that does not resolve says so; a redirect loop or a redirect to a local file
     /// (``RedirectProbe``, with the source's `options`) says so.
-    public static func explain(_ error: FFmpegError, url: String, options: [String: String] = [:], timeout: Double = 10) -> String {
+    /// With `openDeadline` (the open's deadline, when it was not the user who interrupted it),
+    /// an interrupted open says it ran out of time rather than "Immediate exit requested".
+    public static func explain(_ error: FFmpegError, url: String, options: [String: String] = [:], timeout: Double = 10,
+                               openDeadline: Double? = nil) -> String {
+        // The network layer's own reason (a refusal, a transfer that gave up) is specific already.
+        if error.function == "network" { return error.message }
+        if error.code == aether_AVERROR_EXIT(), let openDeadline, isNetwork(url) {
+            return "no complete answer within \(String(format: "%g", openDeadline)) s"
+        }
         if error.code == aether_AVERROR(EIO), isNetwork(url), let host = URLComponents(string: url)?.host,
            !host.isEmpty, !resolves(host) {
             return "cannot resolve host '\(TextSanitizer.clean(host))'"

@@ -146,7 +146,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             format = try FormatContext(url: openURL, options: openOptions, timeout: options.openTimeout,
                                        interrupt: interrupt, network: options.network)
         } catch {
-            throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout))")
+            throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
         }
         self.format = format
         var probed: MediaInfo
