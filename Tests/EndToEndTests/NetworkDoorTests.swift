@@ -86,6 +86,13 @@ import Testing
         try refuses("stall", saying: "stalled: no data for 2 s", extra: ["--network-timeout=2", "--network-retries=1"])
     }
 
+    /// A playlist sent a byte every 2 s, and a response whose headers never end: the open's
+    /// deadline (15 s) ends both with a line that says so, within the memory limit.
+    @Test(arguments: [("drip.m3u8", "the playlist did not arrive within 15 s"), ("huge-headers", "no complete answer within 15 s")])
+    func aServerThatNeverFinishesRunsOutOfTheOpenDeadline(path: String, expected: String) throws {
+        try refuses(path, saying: expected, timeout: 45)
+    }
+
     /// A live stream whose timestamps restart every two seconds never ages by media time: with a
     /// 10 s window, 1 MiB in memory and `--timeshift-disk=4M`, the spill stays within 4 MiB
     /// (before the byte bound, all of the stream went to disk).

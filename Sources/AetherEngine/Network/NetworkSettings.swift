@@ -46,14 +46,14 @@ public struct NetworkSettings: Sendable, Equatable {
     /// an interrupted open says it ran out of time rather than "Immediate exit requested".
     public static func explain(_ error: FFmpegError, url: String, options: [String: String] = [:], timeout: Double = 10,
                                openDeadline: Double? = nil) -> String {
+        if error.code == aether_AVERROR(EIO), isNetwork(url), let host = URLComponents(string: url)?.host,
+           !host.isEmpty, !resolves(host) {
+            return "cannot resolve host '\(TextSanitizer.clean(host))'"
+        }
         // The network layer's own reason (a refusal, a transfer that gave up) is specific already.
         if error.function == "network" { return error.message }
         if error.code == aether_AVERROR_EXIT(), let openDeadline, isNetwork(url) {
             return "no complete answer within \(String(format: "%g", openDeadline)) s"
-        }
-        if error.code == aether_AVERROR(EIO), isNetwork(url), let host = URLComponents(string: url)?.host,
-           !host.isEmpty, !resolves(host) {
-            return "cannot resolve host '\(TextSanitizer.clean(host))'"
         }
         return RedirectProbe.explain(error: error.code, url: url, options: options, interrupt: InterruptToken(), timeout: timeout)
             ?? error.message
