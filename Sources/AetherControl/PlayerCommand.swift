@@ -1,3 +1,5 @@
+import AetherEngine
+
 /// A player command, parsed from mpv's command syntax: an `input.conf` line's command part
 /// (`seek 10`, `cycle sub`, `add volume -2`), or a JSON IPC `command` array. Keys, the mouse,
 /// media keys (MPRIS), the IPC socket and key bindings all end up here, and one place carries
@@ -61,13 +63,14 @@ public enum PlayerCommand: Sendable, Equatable {
                 if let value { return value }
                 throw ParseError(message: "'\(name)' needs a number")
             }
-            // mpv accepts a fraction (`multiply speed 1/1.1`).
-            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-            guard (1...2).contains(parts.count), let a = Double(parts[0]),
-                  let b = parts.count == 2 ? Double(parts[1]) : 1, b != 0, (a / b).isFinite else {
-                throw ParseError(message: "'\(name)': '\(text)' is not a number")
-            }
-            return a / b
+            // mpv accepts a fraction (`multiply speed 1/1.1`); NaN, infinities and 1 MB
+            // "numbers" are refused here, ranges by each command.
+            do { return try OutsideValue.number(text, name: name) } catch { throw ParseError(message: error.message) }
+        }
+        func integer(_ i: Int, in range: ClosedRange<Int>, default value: Int? = nil) throws(ParseError) -> Int {
+            if arg(i) == nil, let value { return value }
+            let n = try number(i)
+            do { return try OutsideValue.integer(n, in: range, name: name) } catch { throw ParseError(message: error.message) }
         }
         func property(_ i: Int) throws(ParseError) -> String {
             guard let p = arg(i) else { throw ParseError(message: "'\(name)' needs a property") }
@@ -110,15 +113,15 @@ public enum PlayerCommand: Sendable, Equatable {
         case "playlist-next": return .playlistNext
         case "playlist-prev": return .playlistPrevious
         case "playlist-play-index":
-            let n = try number(0)
-            return .playlistPlay(Int(n))
+            return .playlistPlay(try integer(0, in: -1...Int(Int32.max)))
         case "loadfile":
             guard let url = arg(0) else { throw ParseError(message: "'loadfile' needs a file or URL") }
             let mode = arg(1).map { LoadMode(rawValue: $0) } ?? .replace
             guard let mode else { throw ParseError(message: "'loadfile': unknown mode '\(arg(1)!)'") }
             return .loadfile(url, mode)
-        case "quit": return .quit(code: Int32(clamping: Int(try number(0, default: 0))), watchLater: false)
-        case "quit-watch-later": return .quit(code: Int32(clamping: Int(try number(0, default: 0))), watchLater: true)
+        case "quit", "quit-watch-later":
+            // A process's exit status is one byte.
+            return .quit(code: Int32(try integer(0, in: 0...255, default: 0)), watchLater: name == "quit-watch-later")
         case "stop": return .stop
         case "screenshot":
             switch arg(0) {
@@ -140,11 +143,20 @@ public enum PlayerCommand: Sendable, Equatable {
         }
     }
 
+    /// `quit`, `quit-watch-later` and `stop`: the commands that must act even while a source
+    /// is opening.
+    public var leavesThePlayer: Bool {
+        switch self {
+        case .quit, .stop: return true
+        default: return false
+        }
+    }
+
     static let prefixes: Set<String> = ["no-osd", "osd-msg", "osd-bar", "osd-msg-bar", "osd-auto", "raw", "expand-properties"]
 
     /// Properties `set`, `add`, `multiply` and `cycle` accept.
     public static let settable: Set<String> = [
-        "pause", "volume", "mute", "speed", "aid", "sid", "audio", "sub", "sub-delay", "audio-delay",
+        "pause", "volume", "mute", "speed", "aid", "sid", "vid", "audio", "sub", "video", "sub-delay", "audio-delay",
         "sub-visibility", "chapter", "time-pos", "percent-pos", "playlist-pos", "loop-file", "loop-playlist",
     ]
 

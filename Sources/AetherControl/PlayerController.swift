@@ -45,6 +45,16 @@ public protocol PlayerHost: AnyObject {
     /// A command only an interactive host has (``PlayerCommand/ui(_:)``).
     func controller(_ controller: PlayerController, perform ui: String) -> CommandResult
     func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult
+    /// An item starts opening: the host's thread is blocked in it until ``controllerDidOpen(_:)``
+    /// (up to the open deadline on a stalled server). A host with keys keeps its quit keys
+    /// answering meanwhile, by submitting them to the hub from another thread.
+    func controllerWillOpen(_ controller: PlayerController)
+    func controllerDidOpen(_ controller: PlayerController)
+}
+
+public extension PlayerHost {
+    func controllerWillOpen(_ controller: PlayerController) {}
+    func controllerDidOpen(_ controller: PlayerController) {}
 }
 
 /// How many more times an item or the playlist repeats (mpv's `--loop-file`, `--loop-playlist`).
@@ -117,6 +127,8 @@ public final class PlayerController {
     private var quitCode: Int32?
     /// The current item reached its end and `--keep-open` holds it.
     private var heldAtEnd = false
+    /// The current item's size in bytes (local files).
+    private var itemFileSize: Int?
     /// Where the current item started (for its summary).
     public private(set) var itemStartPosition = 0.0
     /// Items loaded since the last one that played (stops a loop over a list of broken files).
@@ -131,7 +143,22 @@ public final class PlayerController {
             self.playlist.shuffle(seed: settings.shuffleSeed ?? UInt64.random(in: 0...UInt64.max))
         }
         playlistLoopsLeft = settings.loopPlaylist
+        // A quit queued from any thread cancels an open in progress at once; the quit itself
+        // runs on the next tick.
+        hub.onLeave { [interrupter, openState] in
+            let opening = openState.withLock { s in
+                s.leave = s.leave ?? MonotonicClock.seconds()
+                return s.opening
+            }
+            if opening { interrupter.raise() }
+        }
     }
+
+    /// An open is in progress, and when a command that leaves was announced (from any thread).
+    private let openState = Guarded<(opening: Bool, leave: Double?)>((false, nil))
+    /// How long an announced quit (seen behind a slow IPC command) is waited for before the
+    /// item's state counts again.
+    static let leaveGrace = 2.0
 
     // MARK: loading
 
@@ -151,6 +178,17 @@ public final class PlayerController {
     /// Loads item `index`; on failure records why and returns false (the player is idle).
     @discardableResult
     public func load(index: Int, paused: Bool = false) -> Bool {
+        load(index: index, paused: paused, reload: nil)
+    }
+
+    /// What a reload of the current item keeps: where it stood and its tracks.
+    private struct Reload {
+        var position: Double
+        var audioTrack: Int?
+        var subtitleTrack: Int?
+    }
+
+    private func load(index: Int, paused: Bool, reload: Reload?) -> Bool {
         guard playlist.items.indices.contains(index) else { return false }
         if player.state != .idle, player.mediaInfo != nil {
             host?.controllerWillUnloadItem(self, reason: heldAtEnd || player.state == .ended ? "eof" : "stop")
@@ -163,7 +201,12 @@ public final class PlayerController {
         options.interrupt = interrupter.fresh()
         resumedAt = nil
         var saved: WatchLater.Entry?
-        if settings.resume, !settings.startGiven, let entry = settings.watchLater.load(for: item.source) {
+        if let reload {
+            options.start = reload.position
+            if let a = reload.audioTrack { options.audioTrack = a; options.audioEnabled = true } else { options.audioEnabled = false }
+            options.subtitleTrack = reload.subtitleTrack
+            options.subtitlesEnabled = reload.subtitleTrack != nil
+        } else if settings.resume, !settings.startGiven, let entry = settings.watchLater.load(for: item.source) {
             saved = entry
             options.start = entry.start
             resumedAt = entry.start
@@ -174,6 +217,16 @@ public final class PlayerController {
             if let a = entry.audioTrack {
                 if let n = a { options.audioTrack = n - 1; options.audioEnabled = true } else { options.audioEnabled = false }
             }
+        }
+        host?.controllerWillOpen(self)
+        let leaving = openState.withLock { s in
+            s.opening = true
+            return s.leave != nil
+        }
+        if leaving { interrupter.raise() }
+        defer {
+            openState.withLock { $0.opening = false }
+            host?.controllerDidOpen(self)
         }
         do {
             try player.load(url: item.source, options: options)
@@ -188,6 +241,8 @@ public final class PlayerController {
         }
         consecutiveFailures = 0
         played += 1
+        itemFileSize = PlaylistLoader.isURL(item.source) ? nil
+            : (try? FileManager.default.attributesOfItem(atPath: item.source))?[.size] as? Int
         itemStartPosition = options.start
         loopsLeft = settings.loopFile
         if settings.subtitleAutoload, !PlaylistLoader.isURL(item.source) {
@@ -244,6 +299,11 @@ public final class PlayerController {
         if !requests.isEmpty { publish() }
         for (request, result) in zip(requests, results) { request.reply(result) }
         if let code = quitCode { return .finished(code: code) }
+        // A quit is on its way (it cancelled the open that just failed): the failed item is
+        // not an error to report, the quit decides how this ends.
+        if let announced = openState.withLock({ $0.leave }), MonotonicClock.seconds() - announced < Self.leaveGrace {
+            return .running
+        }
         switch player.state {
         case .ended where !heldAtEnd:
             if let message = player.endedEarlyMessage {
@@ -372,7 +432,63 @@ public final class PlayerController {
         s.loopFile = settings.loopFile.isOn
         s.loopPlaylist = loopAll
         s.shuffle = settings.shuffle
+        if let info = player.mediaInfo, state != .idle {
+            fillMedia(&s, info: info)
+        }
         return s
+    }
+
+    /// The track list, chapters, metadata and video parameters (all text sanitised).
+    private func fillMedia(_ s: inout PlayerSnapshot, info: MediaInfo) {
+        func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        let activeVideo = player.activeVideoTrack
+        s.videoTrack = activeVideo.map { $0 + 1 }
+        s.chapters = info.chapters.map { .init(title: clean($0.title) ?? "", time: $0.start) }
+        let now = player.currentTime
+        s.chapter = info.chapters.lastIndex { $0.start <= now + 0.01 }
+        var tracks: [PlayerSnapshot.Track] = []
+        for (k, v) in info.video.enumerated() {
+            var t = PlayerSnapshot.Track(kind: .video, id: k + 1, codec: v.codec)
+            t.title = clean(v.tags.title); t.language = clean(v.tags.language)
+            t.isDefault = v.tags.isDefault; t.isForced = v.tags.isForced; t.selected = k == activeVideo
+            t.width = v.width; t.height = v.height; t.fps = v.frameRate
+            tracks.append(t)
+        }
+        let activeAudio = player.activeAudioTrack
+        for (k, a) in info.audio.enumerated() {
+            var t = PlayerSnapshot.Track(kind: .audio, id: k + 1, codec: a.codec)
+            t.title = clean(a.tags.title); t.language = clean(a.tags.language)
+            t.isDefault = a.tags.isDefault; t.isForced = a.tags.isForced; t.selected = k == activeAudio
+            t.channels = a.channels; t.sampleRate = a.sampleRate
+            tracks.append(t)
+        }
+        let activeSub = player.activeSubtitleTrack
+        for (k, sub) in player.subtitleTracks.enumerated() {
+            var t = PlayerSnapshot.Track(kind: .sub, id: k + 1, codec: sub.codec)
+            t.title = clean(sub.title); t.language = clean(sub.language)
+            t.isDefault = sub.isDefault; t.isForced = sub.isForced; t.selected = sub.id == activeSub
+            if case .sidecar(let path) = sub.source { t.externalFilename = clean(path) }
+            tracks.append(t)
+        }
+        s.tracks = tracks
+        var metadata: [String: String] = [:]
+        let tags = info.tags
+        for (key, value) in [("title", info.title ?? tags.title), ("artist", tags.artist), ("album", tags.album),
+                             ("album_artist", tags.albumArtist), ("track", tags.track), ("date", tags.date),
+                             ("genre", tags.genre)] {
+            if let v = clean(value) { metadata[key] = v }
+        }
+        s.metadata = metadata
+        if let v = info.primaryVideo, activeVideo != nil {
+            let dw = v.displayAspect > 0 && v.height > 0 ? Int(saturating: (Double(v.height) * v.displayAspect).rounded()) : v.width
+            var p = PlayerSnapshot.VideoParams(width: v.width, height: v.height, displayWidth: dw, displayHeight: v.height, codec: v.codec)
+            p.pixelFormat = v.pixelFormat; p.primaries = v.colorPrimaries; p.gamma = v.colorTransfer; p.fps = v.frameRate
+            s.video = p
+        }
+        s.fileFormat = info.container
+        s.fileSize = itemFileSize
+        s.buffering = player.isBuffering
+        s.seekable = player.seekableRange != nil
     }
 
     public func publish() { hub.publish(snapshot()) }
@@ -391,8 +507,11 @@ public final class PlayerController {
 
     private func run(_ command: PlayerCommand) -> CommandResult {
         switch command {
-        case .seek(let amount, let reference, let exact):
+        case .seek(let requested, let reference, let exact):
             guard player.mediaInfo != nil else { return .failure("nothing is playing") }
+            // Clamped to ±31 years: `seek 1e308` goes to the end, as far as any file reaches.
+            let amount: Double
+            do { amount = try OutsideValue.seconds(requested, name: "seek") } catch { return .failure(error.message) }
             let mode: SeekMode = exact ? .exact : .keyframe
             let target: Double
             switch reference {
@@ -509,29 +628,49 @@ public final class PlayerController {
         case "volume":
             guard let v = value.number else { return .failure("'volume' takes a number") }
             player.setVolume(v)
+            // Kept for the next items, as mpv keeps it.
+            settings.player.volume = player.volume
             show("volume \(Int(player.volume.rounded())) %")
         case "mute":
             guard let b = value.bool else { return .failure("'mute' takes yes or no") }
             player.setMuted(b)
+            settings.player.muted = b
             show(b ? "mute" : "unmute")
         case "speed":
             guard let v = value.number, v > 0 else { return .failure("'speed' takes a number") }
             player.setRate(v)
+            settings.player.speed = player.rate
             show(String(format: "speed %.2f×", player.rate))
         case "aid", "audio":
             let count = player.mediaInfo?.audio.count ?? 0
             if value.bool == false || value == .string("no") {
                 player.selectAudioTrack(nil)
                 show("audio: off")
-            } else if let n = value.number.map({ Int($0) }), (1...max(1, count)).contains(n), count > 0 {
+            } else if let n = track(value, count: count), count > 0 {
                 player.selectAudioTrack(n - 1)
                 show("audio: \(audioLabel(n - 1))")
             } else { return .failure("no audio track \(value)") }
+        case "vid", "video":
+            let count = player.mediaInfo?.video.count ?? 0
+            let choice: Int?
+            if value.bool == false || value == .string("no") { choice = nil } else if let n = track(value, count: count) {
+                choice = n - 1
+            } else { return .failure("no video track \(value)") }
+            guard choice != player.activeVideoTrack else { return .ok }
+            // Kept for the next items (mpv's --vid); the item reopens where it stood.
+            settings.player.videoEnabled = choice != nil
+            settings.player.videoTrack = choice
+            guard let index = playlist.position else { return .ok }
+            let paused = player.isPaused
+            let keep = Reload(position: player.currentTime, audioTrack: player.activeAudioTrack,
+                              subtitleTrack: player.activeSubtitleTrack.flatMap { id in player.subtitleTracks.firstIndex { $0.id == id } })
+            guard load(index: index, paused: paused, reload: keep) else { return .failure("cannot reopen with that video track") }
+            show("video: \(choice.map { videoLabel($0) } ?? "off")")
         case "sid", "sub":
             let tracks = player.subtitleTracks
             if value.bool == false || value == .string("no") {
                 selectSubtitle(nil)
-            } else if let n = value.number.map({ Int($0) }), tracks.indices.contains(n - 1) {
+            } else if let n = track(value, count: tracks.count) {
                 selectSubtitle(tracks[n - 1].id)
             } else { return .failure("no subtitle track \(value)") }
         case "sub-delay":
@@ -555,20 +694,24 @@ public final class PlayerController {
             guard let v = value.number else { return .failure("'percent-pos' takes a percentage") }
             return run(.seek(v, .absolutePercent, exact: true))
         case "chapter":
-            guard let v = value.number, let chapters = player.mediaInfo?.chapters, chapters.indices.contains(Int(v)) else {
-                return .failure("no such chapter")
-            }
-            return jumpToChapter(Int(v))
+            let chapters = player.mediaInfo?.chapters ?? []
+            guard let v = value.number else { return .failure("'chapter' takes a number") }
+            guard let index = try? OutsideValue.integer(v, in: 0...max(0, chapters.count - 1), name: name),
+                  chapters.indices.contains(index) else { return .failure("no such chapter") }
+            return jumpToChapter(index)
         case "playlist-pos":
             guard let v = value.number else { return .failure("'playlist-pos' takes a number") }
-            return run(.playlistPlay(Int(v)))
+            guard let index = try? OutsideValue.integer(v, in: 0...max(0, playlist.count - 1), name: name),
+                  playlist.items.indices.contains(index) else { return .failure("no playlist item \(value)") }
+            return run(.playlistPlay(index))
         case "loop-file", "loop-playlist":
             let loop: LoopCount?
             switch value {
             case .bool(let b): loop = b ? .infinite : .no
-            case .number(let n): loop = LoopCount(option: String(Int(n)))
+            case .number(let n): loop = (try? OutsideValue.integer(n, in: 0...Int(Int32.max), name: name)).map { $0 == 0 ? .no : .times($0) }
             case .string(let s): loop = LoopCount(option: s)
             case .none: loop = .no
+            case .list, .map: loop = nil
             }
             guard let loop else { return .failure("'\(name)' takes inf, no or a count") }
             if name == "loop-file" { settings.loopFile = loop; loopsLeft = loop } else {
@@ -581,13 +724,22 @@ public final class PlayerController {
         return .ok
     }
 
+    /// A 1-based track number in 1…count from a property value (nil: not one).
+    private func track(_ value: PropertyValue, count: Int) -> Int? {
+        guard count > 0, let v = value.number else { return nil }
+        return try? OutsideValue.integer(v, in: 1...count, name: "track")
+    }
+
     private func add(_ name: String, _ delta: Double) -> CommandResult {
         switch name {
         case "volume": return set(name, .number(player.volume + delta))
         case "speed": return set(name, .number(((player.rate + delta) * 100).rounded() / 100))
         case "sub-delay": return set(name, .number(((player.subtitleDelay + delta) * 1000).rounded() / 1000))
         case "audio-delay": return set(name, .number(((player.audioDelay + delta) * 1000).rounded() / 1000))
-        case "chapter": return jumpChapter(Int(delta))
+        case "chapter":
+            // Any step past the first or last chapter is as far as it goes.
+            guard let steps = OutsideValue.clampedInteger(delta, to: -100_000...100_000) else { return .failure("'chapter' takes a number") }
+            return jumpChapter(steps)
         case "time-pos": return run(.seek(delta, .relative, exact: true))
         case "playlist-pos": return delta >= 0 ? run(.playlistNext) : run(.playlistPrevious)
         default: return .failure("cannot add to '\(name)'")
@@ -603,6 +755,13 @@ public final class PlayerController {
         case "sub-visibility": return set("sub-visibility", .bool(!subtitlesVisible))
         case "loop-file": return set(name, .bool(!settings.loopFile.isOn))
         case "loop-playlist": return set(name, .bool(!settings.loopPlaylist.isOn))
+        case "vid", "video":
+            // Order: 1, 2, …, off (mpv's _ cycles through "no" too).
+            let count = player.mediaInfo?.video.count ?? 0
+            guard count > 0 else { return .failure("no video tracks") }
+            let current = player.activeVideoTrack.map { $0 + 1 } ?? 0
+            let next = (current + (up ? 1 : count)) % (count + 1)
+            return set("vid", next == 0 ? .bool(false) : .number(Double(next)))
         case "aid", "audio":
             let count = player.mediaInfo?.audio.count ?? 0
             guard count > 0 else { return .failure("no audio tracks") }
@@ -632,6 +791,13 @@ public final class PlayerController {
     public func selectAudio(_ index: Int?) {
         player.selectAudioTrack(index)
         show("audio: \(index.map(audioLabel) ?? "off")")
+    }
+
+    public func videoLabel(_ index: Int) -> String {
+        guard let v = player.mediaInfo?.video, v.indices.contains(index) else { return "off" }
+        let t = v[index]
+        return ["#\(index + 1)", t.tags.language, t.tags.title.map { "\"\(TextSanitizer.clean($0))\"" }, t.codec, "\(t.width)×\(t.height)"]
+            .compactMap { $0 }.joined(separator: " · ")
     }
 
     public func audioLabel(_ index: Int) -> String {

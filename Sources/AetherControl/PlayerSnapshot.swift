@@ -31,6 +31,91 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var loopFile = false
     public var loopPlaylist = false
     public var shuffle = false
+    /// 1-based video track (nil: none).
+    public var videoTrack: Int?
+    /// The current chapter (0-based; nil: before the first, or none).
+    public var chapter: Int?
+    public var chapters: [ChapterEntry] = []
+    public var tracks: [Track] = []
+    /// Container metadata, keys as the file has them (sanitised).
+    public var metadata: [String: String] = [:]
+    public var video: VideoParams?
+    public var fileFormat: String?
+    public var fileSize: Int?
+    public var buffering = false
+    public var seekable = false
+
+    public struct ChapterEntry: Sendable, Equatable {
+        public var title: String
+        public var time: Double
+        public init(title: String, time: Double) { self.title = title; self.time = time }
+    }
+
+    /// One entry of mpv's `track-list` (all text sanitised).
+    public struct Track: Sendable, Equatable {
+        public enum Kind: String, Sendable { case video, audio, sub }
+        public var kind: Kind
+        /// 1-based within its kind, as `aid`/`sid`/`vid` count.
+        public var id: Int
+        public var title: String?
+        public var language: String?
+        public var codec: String
+        public var isDefault = false
+        public var isForced = false
+        public var selected = false
+        /// A sidecar file's path (subtitles loaded from a file).
+        public var externalFilename: String?
+        public var width: Int?
+        public var height: Int?
+        public var fps: Double?
+        public var channels: Int?
+        public var sampleRate: Int?
+        public init(kind: Kind, id: Int, codec: String) { self.kind = kind; self.id = id; self.codec = codec }
+
+        var node: PropertyValue {
+            var m: [String: PropertyValue] = ["type": .string(kind.rawValue), "id": .number(Double(id)),
+                                              "codec": .string(codec), "default": .bool(isDefault),
+                                              "forced": .bool(isForced), "selected": .bool(selected),
+                                              "external": .bool(externalFilename != nil)]
+            if let title { m["title"] = .string(title) }
+            if let language { m["lang"] = .string(language) }
+            if let externalFilename { m["external-filename"] = .string(externalFilename) }
+            if let width { m["demux-w"] = .number(Double(width)) }
+            if let height { m["demux-h"] = .number(Double(height)) }
+            if let fps { m["demux-fps"] = .number(fps) }
+            if let channels { m["demux-channel-count"] = .number(Double(channels)) }
+            if let sampleRate { m["demux-samplerate"] = .number(Double(sampleRate)) }
+            return .map(m)
+        }
+    }
+
+    /// mpv's `video-params` of the playing video track.
+    public struct VideoParams: Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        /// Display size (the sample aspect ratio applied).
+        public var displayWidth: Int
+        public var displayHeight: Int
+        public var pixelFormat: String?
+        public var primaries: String?
+        public var gamma: String?
+        public var codec: String
+        public var fps: Double?
+        public init(width: Int, height: Int, displayWidth: Int, displayHeight: Int, codec: String) {
+            self.width = width; self.height = height; self.displayWidth = displayWidth; self.displayHeight = displayHeight
+            self.codec = codec
+        }
+
+        var node: PropertyValue {
+            var m: [String: PropertyValue] = ["w": .number(Double(width)), "h": .number(Double(height)),
+                                              "dw": .number(Double(displayWidth)), "dh": .number(Double(displayHeight))]
+            if height > 0 { m["aspect"] = .number(Double(displayWidth) / Double(max(1, displayHeight))) }
+            if let pixelFormat { m["pixelformat"] = .string(pixelFormat) }
+            if let primaries { m["primaries"] = .string(primaries) }
+            if let gamma { m["gamma"] = .string(gamma) }
+            return .map(m)
+        }
+    }
 
     /// Tags of the current item (all sanitised).
     public struct Tags: Sendable, Equatable {
@@ -71,6 +156,32 @@ public struct PlayerSnapshot: Sendable, Equatable {
         case "loop-file": return .bool(loopFile)
         case "loop-playlist": return .bool(loopPlaylist)
         case "shuffle": return .bool(shuffle)
+        case "vid": return videoTrack.map { .number(Double($0)) } ?? .bool(false)
+        case "chapter":
+            guard !chapters.isEmpty else { return PropertyValue.none }
+            return .number(Double(chapter ?? -1))
+        case "chapters": return .number(Double(chapters.count))
+        case "chapter-list":
+            return .list(chapters.map { .map(["title": .string($0.title), "time": .number($0.time)]) })
+        case "track-list": return .list(tracks.map(\.node))
+        case "metadata": return status == .stopped ? PropertyValue.none : .map(metadata.mapValues(PropertyValue.string))
+        case "width": return video.map { .number(Double($0.width)) } ?? PropertyValue.none
+        case "height": return video.map { .number(Double($0.height)) } ?? PropertyValue.none
+        case "dwidth": return video.map { .number(Double($0.displayWidth)) } ?? PropertyValue.none
+        case "dheight": return video.map { .number(Double($0.displayHeight)) } ?? PropertyValue.none
+        case "video-params": return video?.node ?? PropertyValue.none
+        case "video-format", "video-codec": return video.map { .string($0.codec) } ?? PropertyValue.none
+        case "container-fps": return video?.fps.map(PropertyValue.number) ?? PropertyValue.none
+        case "file-format": return fileFormat.map(PropertyValue.string) ?? PropertyValue.none
+        case "file-size": return fileSize.map { .number(Double($0)) } ?? PropertyValue.none
+        case "time-remaining", "playtime-remaining":
+            guard status != .stopped, let d = duration else { return PropertyValue.none }
+            let left = max(0, d - position)
+            return .number(name == "playtime-remaining" && speed > 0 ? left / speed : left)
+        case "paused-for-cache": return .bool(buffering)
+        case "seekable": return .bool(seekable)
+        case "eof-reached": return .bool(status == .stopped && path != nil)
+        case "volume-max": return .number(130)
         default: return nil
         }
     }
@@ -79,6 +190,9 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public static let propertyNames = [
         "pause", "time-pos", "playback-time", "duration", "percent-pos", "volume", "mute", "speed",
         "aid", "sid", "sub-delay", "audio-delay", "playlist-pos", "playlist-count", "path", "filename",
-        "media-title", "idle-active", "loop-file", "loop-playlist", "shuffle",
+        "media-title", "idle-active", "loop-file", "loop-playlist", "shuffle", "vid", "chapter", "chapters",
+        "chapter-list", "track-list", "metadata", "width", "height", "dwidth", "dheight", "video-params",
+        "video-format", "video-codec", "container-fps", "file-format", "file-size", "time-remaining",
+        "playtime-remaining", "paused-for-cache", "seekable", "eof-reached", "volume-max",
     ]
 }

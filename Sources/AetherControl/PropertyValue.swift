@@ -1,3 +1,4 @@
+import AetherEngine
 import Foundation
 
 /// A property's value as mpv's JSON IPC carries it: a flag, a number, a string, or nothing
@@ -6,6 +7,9 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
     case bool(Bool)
     case number(Double)
     case string(String)
+    /// mpv's node types: `track-list`, `chapter-list` (lists of maps), `metadata` (a map).
+    case list([PropertyValue])
+    case map([String: PropertyValue])
     case none
 
     /// The value as Foundation's JSON writer takes it (`NSNull` for `.none`).
@@ -16,6 +20,8 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
             if n.isFinite, n == n.rounded(), abs(n) < 1e15 { return Int(n) }
             return n.isFinite ? n : 0
         case .string(let s): return s
+        case .list(let items): return items.map(\.jsonObject)
+        case .map(let fields): return fields.mapValues(\.jsonObject)
         case .none: return NSNull()
         }
     }
@@ -38,8 +44,15 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
         case .bool(let b): return b ? "yes" : "no"
         case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(n)
         case .string(let s): return s
+        case .list, .map: return Self.jsonText(jsonObject)
         case .none: return "no"
         }
+    }
+
+    /// A node as one line of JSON (mpv's `get_property_string` of a node), keys sorted.
+    static func jsonText(_ object: Any) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed]) else { return "" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Parses a command argument (`yes`, `no`, `0.5`, text) the way `set` does.
@@ -61,10 +74,11 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The value as a finite number (NaN, infinities and text that is not a number: nil).
     public var number: Double? {
         switch self {
-        case .number(let n): return n
-        case .string(let s): return Double(s)
+        case .number(let n): return n.isFinite ? n : nil
+        case .string(let s): return try? OutsideValue.number(s, name: "value")
         default: return nil
         }
     }

@@ -43,8 +43,16 @@ public final class RemoteHub: Sendable {
         var observers: [Int: @Sendable (PlayerEvent) -> Void] = [:]
         var nextObserver = 1
         var closed = false
+        var onLeave: (@Sendable () -> Void)?
     }
     private let state = Guarded(State())
+
+    /// Runs `handler` on the submitting thread whenever a command that leaves the player
+    /// (`quit`, `quit-watch-later`, `stop`) is queued: the host may be blocked opening a source
+    /// for seconds, and leaving must not wait for that (the controller cancels the open).
+    public func onLeave(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onLeave = handler }
+    }
 
     public init() {}
 
@@ -53,12 +61,19 @@ public final class RemoteHub: Sendable {
     /// Queues `command`; `reply` runs on the host's thread once it has been carried out (or at
     /// once with a failure when the player is leaving).
     public func submit(_ command: PlayerCommand, reply: @escaping @Sendable (CommandResult) -> Void = { _ in }) {
-        let accepted = state.withLock { s -> Bool in
-            guard !s.closed else { return false }
+        let (accepted, leave) = state.withLock { s -> (Bool, (@Sendable () -> Void)?) in
+            guard !s.closed else { return (false, nil) }
             s.inbox.append(Request(command: command, reply: reply))
-            return true
+            return (true, command.leavesThePlayer ? s.onLeave : nil)
         }
         if !accepted { reply(.failure("the player is shutting down")) }
+        leave?()
+    }
+
+    /// A command that leaves the player is on its way (queued behind a slow one): runs the
+    /// ``onLeave(_:)`` handler now.
+    public func leaveSoon() {
+        state.withLock { $0.onLeave }?()
     }
 
     /// Queues `command` and waits up to `timeout` seconds for its result (for threads that must

@@ -7,6 +7,8 @@ import Foundation
 @main
 enum Main {
     static func main() async {
+        // Before the player's threads: a few arenas, not one per thread (see MemoryPolicy).
+        MemoryPolicy.limitArenas()
         let expanded = ConfigArguments.expand(Array(CommandLine.arguments.dropFirst()),
                                               environment: ProcessInfo.processInfo.environment)
         for warning in expanded.warnings { _ = fail("warning: \(warning)", code: 0) }

@@ -37,7 +37,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Subtitle track: its number (1 = first subtitle track), auto, or no.", valueName: "n|auto|no"))
     var sid: String = "auto"
 
-    @Option(help: ArgumentHelp("Video: auto, or no to decode no video at all and show the music view (cover art, tags, spectrum) instead.", valueName: "auto|no"))
+    @Option(help: ArgumentHelp("Video track (1 = the first), auto, or no to decode no video at all and show the music view (cover art, tags, spectrum) instead.", valueName: "N|auto|no"))
     var vid: String = "auto"
 
     @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"))
@@ -191,7 +191,8 @@ struct PlaybackOptions: ParsableArguments {
         guard LoopCount(option: loopPlaylist) != nil else { throw ValidationError("--loop-playlist must be a count, inf or no") }
         guard ["fuzzy", "exact", "all", "no"].contains(subAuto) else { throw ValidationError("--sub-auto must be fuzzy, exact or no") }
         guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
-        guard subDelay.isFinite, audioDelay.isFinite, abs(audioDelay) <= 10 else {
+        guard subDelay.isFinite, abs(subDelay) <= 600 else { throw ValidationError("--sub-delay must be between -600 and 600 seconds") }
+        guard audioDelay.isFinite, abs(audioDelay) <= 10 else {
             throw ValidationError("--audio-delay must be between -10 and 10 seconds")
         }
         guard VideoDrivers.names.contains(vo) else {
@@ -214,16 +215,16 @@ struct PlaybackOptions: ParsableArguments {
         if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
         guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
         guard trackChoice(sid) != nil else { throw ValidationError("--sid must be a track number, auto or no") }
-        guard ["auto", "no"].contains(vid) else { throw ValidationError("--vid must be auto or no") }
+        guard trackChoice(vid) != nil else { throw ValidationError("--vid must be a track number, auto or no") }
         guard VariantPreference(option: hlsBitrate) != nil else { throw ValidationError("--hls-bitrate must be min, max or a bit rate (e.g. 700k)") }
         guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
-        guard timeshift.isFinite, timeshift >= 0 else { throw ValidationError("--timeshift must be 0 or more seconds") }
+        guard timeshift.isFinite, (0...604_800).contains(timeshift) else { throw ValidationError("--timeshift must be between 0 and 604800 seconds (a week)") }
         guard (1...65536).contains(timeshiftMemory) else { throw ValidationError("--timeshift-memory must be between 1 and 65536 MiB") }
         guard ByteSize.parse(timeshiftDisk) != nil else { throw ValidationError("--timeshift-disk must be a size such as 512M or 2G (0 keeps nothing on disk)") }
         guard ["auto", "yes", "no"].contains(cache) else { throw ValidationError("--cache must be auto, yes or no") }
-        guard cacheSecs.isFinite, cacheSecs > 0 else { throw ValidationError("--cache-secs must be more than 0") }
-        guard cachePauseWait.isFinite, cachePauseWait >= 0 else { throw ValidationError("--cache-pause-wait must be 0 or more") }
-        guard networkTimeout.isFinite, networkTimeout > 0 else { throw ValidationError("--network-timeout must be more than 0") }
+        guard cacheSecs.isFinite, cacheSecs > 0, cacheSecs <= 86_400 else { throw ValidationError("--cache-secs must be more than 0 and at most 86400") }
+        guard cachePauseWait.isFinite, (0...3600).contains(cachePauseWait) else { throw ValidationError("--cache-pause-wait must be between 0 and 3600") }
+        guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be more than 0 and at most 3600") }
         guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be between 0 and 100") }
     }
 
@@ -233,7 +234,7 @@ struct PlaybackOptions: ParsableArguments {
         case "auto": return .some(nil)
         case "no": return .some(-1)
         default:
-            guard let n = Int(value), n >= 1 else { return nil }
+            guard let n = Int(value), (1...9999).contains(n) else { return nil }
             return .some(n - 1)
         }
     }
@@ -274,7 +275,11 @@ struct PlaybackOptions: ParsableArguments {
         default: break
         }
         o.subtitleFiles = subFiles
-        o.videoEnabled = vid != "no"
+        switch trackChoice(vid) {
+        case .some(.some(-1)): o.videoEnabled = false
+        case .some(.some(let k)): o.videoTrack = k
+        default: break
+        }
         if let fields = httpHeaderFields {
             // Checked (CR/LF, token names) when the source is opened.
             for field in SourceOptions.splitFields(fields) { o.httpHeaders[field.name] = field.value }

@@ -74,7 +74,7 @@ enum ProbeReport {
     private static func kbps(_ bits: Int) -> String { "\(bits / 1000 + (bits % 1000 >= 500 ? 1 : 0)) kb/s" }
 
     private static func fpsText(_ fps: Double) -> String {
-        fps == fps.rounded() ? String(Int(fps)) : String(format: "%.3f", fps)
+        fps.isFinite && fps == fps.rounded() && abs(fps) < 1e15 ? String(Int(fps)) : String(format: "%.3f", fps)
     }
 }
 

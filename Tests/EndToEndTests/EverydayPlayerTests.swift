@@ -197,6 +197,42 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
+    /// A one-frame file opened with --pause stays on its picture (time does not move, so the
+    /// end is not reached) until playback goes on; headless too.
+    @Test func aOneFrameFileOpenedPausedStaysUntilPlay() throws {
+        let dir = NSTemporaryDirectory() + "aether-oneframe-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/one.mkv"
+        let made = Process.run(["/usr/bin/ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "lavfi",
+                                "-i", "color=c=red:s=320x240:r=24", "-frames:v", "1", "-c:v", "libx264", file], timeout: 30)
+        try #require(made.status == 0, "\(made.stderr)")
+        let s = try start([file, "--pause"])
+        defer { s.close() }
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(!s.screen().contains("EXIT="), "left at once:\n\(s.screen())")
+        s.send("space")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") }, "\(s.screen())")
+        let headless = Process.run([TestEnvironment.binary, file, "--pause", "--vo=null", "--ao=null"], timeout: 1.5)
+        #expect(headless.timedOut, "headless left at once: \(headless.status)")
+    }
+
+    /// Home/End in every common encoding, under a TERM whose terminfo names only one of them
+    /// (tmux sends CSI 1~/4~ to a pane that says xterm-256color).
+    @Test func homeAndEndWhateverTheTerminfoSays() throws {
+        let s = try start([TestEnvironment.fixture("h264-720p.mkv"), "--pause"], environment: ["TERM": "xterm-256color"])
+        defer { s.close() }
+        let home = ["\u{1B}[1~", "\u{1B}[7~", "\u{1B}[H", "\u{1B}OH"], end = ["\u{1B}[4~", "\u{1B}[8~", "\u{1B}[F", "\u{1B}OF"]
+        for (h, e) in zip(home, end) {
+            s.sendBytes(Array(e.utf8))
+            #expect(s.waitFor(3) { (TUITests.time(in: $0) ?? 0) >= 11 }, "End as \(Array(e.utf8).dropFirst()): \(s.screen())")
+            s.sendBytes(Array(h.utf8))
+            #expect(s.waitFor(3) { TUITests.time(in: $0) == 0 }, "Home as \(Array(h.utf8).dropFirst()): \(s.screen())")
+        }
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     @Test func quitWatchLaterThenResumeLandsThere() throws {
         let state = NSTemporaryDirectory() + "aether-resume-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: state) }

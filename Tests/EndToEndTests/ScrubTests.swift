@@ -189,8 +189,15 @@ extension ScrubTests {
                 "no thumbnails above the bar:\n\(s.screen())")
         s.send("Right")
         #expect(s.waitFor(3) { screen in screen.components(separatedBy: "\n").contains { $0.contains("▶ 00:0") && !$0.contains("▶ 00:00") } })
+        // The label is the time of the picture shown, and Enter lands there.
+        let chosen = s.lines().first { $0.contains("▶ 00:") }.flatMap { line -> Int? in
+            guard let r = line.range(of: #"▶ \d\d:\d\d"#, options: .regularExpression) else { return nil }
+            let parts = line[r].dropFirst(2).split(separator: ":").compactMap { Int($0) }
+            return parts.count == 2 ? parts[0] * 60 + parts[1] : nil
+        }
         s.send("Enter")
         #expect(s.waitFor(5) { !$0.contains("▶ 00:") && TUITests.time(in: $0).map { $0 >= 1 } == true }, "no seek:\n\(s.screen())")
+        #expect(chosen != nil && TUITests.time(in: s.screen()) == chosen, "labelled \(String(describing: chosen)), landed at \(String(describing: TUITests.time(in: s.screen())))")
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }

@@ -3,7 +3,11 @@
 and every write to it blocks. Then a key (or a signal) is sent and the time until the player
 exits is measured, and whether it put the terminal back (termios and the restore sequence).
 
-    stalled_pty.py [--key q | --signal TERM] [--stall 5] [--cols 200 --rows 60] -- PLAYER ARGS...
+    stalled_pty.py [--key q | --signal TERM] [--stall 5] [--cols 200 --rows 60]
+                   [--before KEYS --before-wait S] -- PLAYER ARGS...
+
+--before sends KEYS after the warm-up and keeps reading for S seconds before the stall (a `>`
+that starts opening an item which never arrives, before the `q` that must still answer).
 
 Prints one JSON object: exit status, seconds from the key to the exit, whether the output was
 stalled (bytes stopped flowing), the termios after exit, and whether the restore sequence
@@ -18,6 +22,8 @@ ap.add_argument("--stall", type=float, default=5.0)
 ap.add_argument("--warmup", type=float, default=2.0)
 ap.add_argument("--cols", type=int, default=200)
 ap.add_argument("--rows", type=int, default=60)
+ap.add_argument("--before", default=None)
+ap.add_argument("--before-wait", type=float, default=1.0)
 ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
 cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -45,6 +51,9 @@ def read_for(seconds):
     return True
 
 read_for(a.warmup)                       # playing, pictures flowing
+if a.before:
+    os.write(master, a.before.encode())
+    read_for(a.before_wait)
 before = len(out)
 time.sleep(a.stall)                      # the terminal stops reading: its buffer fills
 # Stalled: is the player still trying to write? (Bytes queued in the pty: FIONREAD.)

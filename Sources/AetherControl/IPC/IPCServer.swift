@@ -102,6 +102,8 @@ private final class IPCLoop: @unchecked Sendable {
         var outputStart = 0
         /// A command is with the host; further lines wait (replies keep request order).
         var waiting = false
+        /// Bytes of `input` already looked at for a quit while a command waits.
+        var peeked = 0
         /// The client shut its sending side: answer what it sent, then close.
         var readClosed = false
         var dead = false
@@ -125,7 +127,9 @@ private final class IPCLoop: @unchecked Sendable {
             let polled = connections
             for c in polled {
                 var events: Int32 = 0
-                if !c.waiting && !c.readClosed { events |= Int32(POLLIN) }
+                // While a command waits, read on only up to one line's budget: enough to see a
+                // quit queued behind it, and the back-pressure stays.
+                if !c.readClosed && (!c.waiting || c.input.count < limits.lineBytes) { events |= Int32(POLLIN) }
                 if c.pendingOutput > 0 { events |= Int32(POLLOUT) }
                 fds.append(pollfd(fd: c.socket.fd, events: Int16(events), revents: 0))
             }
@@ -194,7 +198,21 @@ private final class IPCLoop: @unchecked Sendable {
         } else {
             c.input += chunk[0..<n]
         }
+        if c.waiting { peekForLeave(c) }
         process(c)
+    }
+
+    /// While a command is with the host (a `loadfile` of a stalled server can hold it for
+    /// seconds), a `quit` or `stop` queued behind it must not wait: the hub is told at once,
+    /// which cancels the open; the quit itself still runs in its turn, right after.
+    private func peekForLeave(_ c: Connection) {
+        var start = max(c.peeked, c.scanned)
+        while let newline = c.input[start...].firstIndex(of: 0x0A) {
+            let line = c.input[start..<newline]
+            start = newline + 1
+            if line.count <= limits.lineBytes, IPCSession.leaves(line: line) { hub.leaveSoon() }
+        }
+        c.peeked = start
     }
 
     /// Runs the client's complete lines until one needs the host.
@@ -221,8 +239,11 @@ private final class IPCLoop: @unchecked Sendable {
         if start > 0 {
             c.input.removeSubrange(0..<start)
             c.scanned -= start
+            c.peeked = max(0, c.peeked - start)
         }
-        if c.input.count > limits.lineBytes { c.dead = true }
+        // A partial line past the budget (lines queued behind a waiting command are bounded by
+        // what is read while waiting).
+        if !c.waiting && c.input.count > limits.lineBytes { c.dead = true }
         flush(c)
     }
 

@@ -59,7 +59,8 @@ struct IPCSession {
     static let clientAPIVersion: Int64 = 2 << 16
 
     /// Properties mpv types as integers (the rest of the numbers are doubles).
-    static let integerProperties: Set<String> = ["aid", "sid", "playlist-pos", "playlist-count"]
+    static let integerProperties: Set<String> = ["aid", "sid", "vid", "playlist-pos", "playlist-count", "chapter", "chapters",
+                                                 "width", "height", "dwidth", "dheight", "file-size"]
 
     // MARK: requests
 
@@ -167,6 +168,20 @@ struct IPCSession {
         }
     }
 
+    /// Whether `line` (JSON or text) is a command that leaves the player (`quit`, `stop`).
+    static func leaves(line: some Collection<UInt8>) -> Bool {
+        var rest = line[...]
+        while let b = rest.first, b == 0x20 || b == 0x09 || b == 0x0D { rest = rest.dropFirst() }
+        guard let first = rest.first else { return false }
+        if first == UInt8(ascii: "{") {
+            guard let message = try? JSONValue.parse(rest), case .array(let command)? = message["command"],
+                  case .string(let name)? = command.first else { return false }
+            return ["quit", "quit-watch-later", "stop"].contains(name)
+        }
+        guard let text = String(validating: rest, as: UTF8.self) else { return false }
+        return (try? PlayerCommand.parse(text))?.leavesThePlayer ?? false
+    }
+
     /// A line in input.conf syntax: run when it parses, never answered (mpv only logs a bad one).
     private func textCommand(_ bytes: some Collection<UInt8>) -> [Action] {
         guard let line = String(validating: bytes, as: UTF8.self),
@@ -244,6 +259,9 @@ struct IPCSession {
             let whole = n.isFinite && n == n.rounded() && abs(n) < 9e15
             if whole, property.map(integerProperties.contains) ?? true { return .int(Int64(n)) }
             return .double(n)
+        case .list(let items): return .array(items.map { json($0, property: nil) })
+        case .map(let fields):
+            return .object(fields.keys.sorted().map { key in (key: key, value: json(fields[key]!, property: nil)) })
         }
     }
 

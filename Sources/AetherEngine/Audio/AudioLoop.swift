@@ -74,7 +74,9 @@ extension PlaybackSession {
             var isEnd = false
             do {
                 switch item {
-                case .item(let packet, _): chunks = try decoder.decode(packet)
+                case .item(let packet, _):
+                    telemetry.addPlayedBytes(packet.size)
+                    chunks = try decoder.decode(packet)
                 case .end: chunks = (try? decoder.decode(nil)) ?? []; isEnd = true
                 }
             } catch {

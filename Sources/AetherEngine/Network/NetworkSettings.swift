@@ -24,7 +24,7 @@ public struct NetworkSettings: Sendable, Equatable {
     public init() {}
 
     /// ``readTimeout`` as libavformat's `rw_timeout` option (microseconds, at least 0.1 s).
-    var readTimeoutOption: String { String(Int64(max(0.1, readTimeout) * 1_000_000)) }
+    var readTimeoutOption: String { String(Int64(saturating: min(86_400, max(0.1, readTimeout.isNaN ? 10 : readTimeout)) * 1_000_000)) }
 
     /// The delay before retry `attempt` (1-based), jitter drawn from `unit` (0...1).
     public func backoff(attempt: Int, unit: Double) -> Double {

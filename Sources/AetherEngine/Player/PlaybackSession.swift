@@ -174,6 +174,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                 probed.video = [probed.video[k]]
             }
         }
+        // `--vid=N` (adaptive sources keep the variant chosen above).
+        if let k = options.videoTrack, probed.video.indices.contains(k) { probed.chosenVideo = k }
         info = probed
         // Live: a network source without a length (live HLS/DASH, a TS over HTTP, UDP), or forced.
         isLive = options.live ?? (NetworkSettings.isNetwork(url) && probed.duration == nil)
@@ -215,7 +217,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         // A cache holds its seconds of packets (mpv's default byte cap, 150 MiB); without one,
         // the queues hold a few seconds.
         let queueBytes = cacheSeconds > 0 ? max(options.policy.packetQueueBytes, 150 << 20) : options.policy.packetQueueBytes
-        let videoPackets = cacheSeconds > 0 ? max(600, Int(cacheSeconds * 130)) : 600
+        let videoPackets = cacheSeconds > 0 ? max(600, min(1 << 22, Int(saturating: cacheSeconds * 130))) : 600
         videoQueue = BoundedQueue(maxCount: videoPackets, maxCost: queueBytes) { item in
             if case .item(let p, _) = item { return p.size }
             return 0

@@ -20,8 +20,12 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     /// Opens `url`, picks tracks, opens decoders and the audio device, and positions at
     /// `options.start`. Playback starts paused; call `play()`.
-    public func load(url: String, options: PlayerOptions = PlayerOptions()) throws {
+    public func load(url: String, options given: PlayerOptions = PlayerOptions()) throws {
         stop()
+        // Times may come from outside (a watch-later entry, a config file): finite, ±31 years.
+        var options = given
+        options.start = (try? OutsideValue.seconds(given.start, name: "start")) ?? 0
+        options.length = given.length.flatMap { try? OutsideValue.seconds($0, name: "length") }
         do {
             let s = try PlaybackSession(url: url, options: options)
             lock.withLock { session = s; loadError = nil }
@@ -64,14 +68,16 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     /// Seeks to `seconds` (clamped to the media). Works while paused (the new frame is shown).
     public func seek(to seconds: Double, mode: SeekMode = .exact) {
-        current?.requestSeek(to: seconds, mode: mode)
+        guard let target = try? OutsideValue.seconds(seconds, name: "seek") else { return }
+        current?.requestSeek(to: target, mode: mode)
     }
 
     /// Seeks relative to the current position.
     public func seek(by seconds: Double, mode: SeekMode = .keyframe) {
         guard let s = current else { return }
         let now = s.control.withLock { $0.pendingSeek?.target } ?? currentTime
-        s.requestSeek(to: now + seconds, mode: mode)
+        guard let target = try? OutsideValue.seconds(now + seconds, name: "seek") else { return }
+        s.requestSeek(to: target, mode: mode)
     }
 
     /// Shows the next frame and pauses (mpv `.`).
@@ -286,6 +292,12 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     public var videoFormat: VideoFormat? { current?.info.primaryVideo?.format }
 
     /// Position in `MediaInfo.audio` of the playing track, nil when silent.
+    /// The video track playing, as an index into `MediaInfo.video` (nil: none, `--vid=no`).
+    public var activeVideoTrack: Int? {
+        guard let s = current, s.videoIndex != nil else { return nil }
+        return s.info.primaryVideoPosition
+    }
+
     public var activeAudioTrack: Int? {
         guard let s = current else { return nil }
         let index = s.control.withLock { $0.audioStreamIndex }

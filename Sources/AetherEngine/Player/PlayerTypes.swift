@@ -32,6 +32,8 @@ public struct PlayerOptions: Sendable {
     public var audioEnabled = true
     /// False decodes no video at all (mpv `--vid=no`): the source plays as audio only.
     public var videoEnabled = true
+    /// Index into `MediaInfo.video` (nil = the default/first track).
+    public var videoTrack: Int?
     /// Index into `MediaInfo.subtitles` (nil = none unless a default/forced track exists).
     public var subtitleTrack: Int?
     public var subtitlesEnabled = true

@@ -22,8 +22,20 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     /// Music tags (title, artist, album, track, date, genre).
     public var tags = MediaTags()
 
-    /// The most useful video stream: the default one, else the first.
-    public var primaryVideo: VideoStreamInfo? { video.first { $0.isDefault } ?? video.first }
+    /// The video stream the user chose (`--vid=N`, an index into ``video``); nil: automatic.
+    public var chosenVideo: Int?
+
+    /// The video stream that plays: the chosen one, else the default one, else the first.
+    public var primaryVideo: VideoStreamInfo? {
+        if let k = chosenVideo, video.indices.contains(k) { return video[k] }
+        return video.first { $0.isDefault } ?? video.first
+    }
+
+    /// ``primaryVideo``'s position in ``video``.
+    public var primaryVideoPosition: Int? {
+        if let k = chosenVideo, video.indices.contains(k) { return k }
+        return video.firstIndex { $0.isDefault } ?? (video.isEmpty ? nil : 0)
+    }
 }
 
 public struct Chapter: Codable, Sendable, Equatable {

@@ -5,9 +5,14 @@ import Synchronization
 public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var position: Double = 0
     public var state: String = "idle"
-    /// Bits per second demuxed over the last interval, and since playback started.
+    /// Bits per second of the media played over the last interval (the packets the decoders
+    /// took: the stream's own bit rate times the speed), and since playback started. Reading
+    /// ahead does not count: a local file is read in bursts, then not at all.
     public var instantBitrate: Double = 0
     public var averageBitrate: Double = 0
+    /// Bits per second the demuxer read over the last interval (the download rate of a
+    /// network source while its cache fills).
+    public var readBitrate: Double = 0
     /// Seconds of demuxed media ahead of the clock, and decoded frames waiting.
     public var bufferedSeconds: Double = 0
     public var bufferedFrames: Int = 0
@@ -69,7 +74,7 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case position, state, instantBitrate, averageBitrate, bufferedSeconds, bufferedFrames
+        case position, state, instantBitrate, averageBitrate, readBitrate, bufferedSeconds, bufferedFrames
         case framesDecoded, framesPresented, framesDroppedLate, framesDroppedEarly, framesSuperseded, decodeErrors, readErrors, observedFPS
         case avGapLastMs, avGapMeanMs, avGapP95Ms, readMsPerPacket, decodeMsPerFrame, filterMsPerFrame
         case scaleMsPerFrame, presentMsPerFrame, renderMsPerFrame, writeMsPerFrame, clockSource, audioDevice
@@ -104,6 +109,9 @@ final class Telemetry: Sendable {
         var startHost = 0.0
         var decodeMs = 0.0
         var instantBitrate = 0.0
+        var readBitrate = 0.0
+        var bytesPlayed = 0
+        var lastSamplePlayed = 0
         var observedFPS = 0.0
         var lastGap = 0.0
         var stageSeconds = [0.0, 0.0, 0.0, 0.0]
@@ -133,6 +141,7 @@ final class Telemetry: Sendable {
     }
 
     func addBytes(_ n: Int) { counters.withLock { $0.bytesRead += n } }
+    func addPlayedBytes(_ n: Int) { counters.withLock { $0.bytesPlayed += n } }
     func decoded(frames: Int, seconds: Double) {
         counters.withLock { $0.framesDecoded += frames; $0.decodeSeconds += seconds }
     }
@@ -173,7 +182,9 @@ final class Telemetry: Sendable {
         counters.withLock { c in
             let dt = now - c.lastSampleHost
             if advance, dt >= 0.2 {
-                c.instantBitrate = Double(c.bytesRead - c.lastSampleBytes) * 8 / dt
+                c.instantBitrate = Double(c.bytesPlayed - c.lastSamplePlayed) * 8 / dt
+                c.readBitrate = Double(c.bytesRead - c.lastSampleBytes) * 8 / dt
+                c.lastSamplePlayed = c.bytesPlayed
                 c.observedFPS = Double(c.framesPresented - c.lastSamplePresented) / dt
                 let frames = c.framesDecoded - c.lastSampleDecoded
                 c.decodeMs = frames > 0 ? (c.decodeSeconds - c.lastSampleDecodeSeconds) * 1000 / Double(frames) : c.decodeMs
@@ -203,7 +214,8 @@ final class Telemetry: Sendable {
             snapshot.scaleMsPerFrame = c.stageMs[Stage.scale.rawValue]
             snapshot.presentMsPerFrame = c.stageMs[Stage.present.rawValue]
             let elapsed = now - c.startHost
-            snapshot.averageBitrate = elapsed > 0 ? Double(c.bytesRead) * 8 / elapsed : 0
+            snapshot.averageBitrate = elapsed > 0 ? Double(c.bytesPlayed) * 8 / elapsed : 0
+            snapshot.readBitrate = c.readBitrate
             snapshot.framesDecoded = c.framesDecoded
             snapshot.framesPresented = c.framesPresented
             snapshot.framesDroppedLate = c.droppedLate

@@ -27,6 +27,13 @@ extension PlaybackSession {
             let c = control.withLock { $0 }
             guard item.serial == c.serial else { _ = frameQueue.pop(timeout: 0); continue }
             guard case .item(let frame, _) = item else {
+                // Paused on the last picture (a one-frame file opened with --pause, a seek to
+                // the end while paused): the time does not move, so the end is not reached
+                // until playback goes on or a frame step asks for more.
+                if c.paused, shownSerial == c.serial, c.stepRequests == 0 {
+                    control.wait(seconds: 0.25) { !$0.paused || $0.stepRequests > 0 || $0.serial != c.serial || $0.stopped }
+                    continue
+                }
                 _ = frameQueue.pop(timeout: 0)
                 if shownSerial != c.serial { land(serial: c.serial) }
                 control.withLock { if $0.serial == c.serial { $0.videoEnded = true } }

@@ -21,6 +21,7 @@ extension PlaybackSession {
             guard let item = videoQueue.pop(timeout: 0.25) else { continue }
             let (serial, disabled) = control.withLock { ($0.serial, $0.videoDisabled) }
             guard item.serial == serial, serial != endedSerial, !disabled else { continue }
+            if case .item(let packet, _) = item { telemetry.addPlayedBytes(packet.size) }
             if serial != mySerial {
                 decoder.flush()
                 mySerial = serial

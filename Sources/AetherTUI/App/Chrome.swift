@@ -146,7 +146,7 @@ extension TUIApp {
             let column = strip.column(of: slot, screenColumns: layout.columns)
             guard column + strip.width <= layout.columns else { break }
             let role: ThemeRole = slot == strip.selection ? .menuSelected : .status
-            let text = (slot == strip.selection ? "▶ " : "  ") + TimeFormat.clock(time)
+            let text = (slot == strip.selection ? "▶ " : "  ") + TimeFormat.clock(strip.shown[slot] ?? time)
             Curses.fill(row: top, column: column, width: strip.width, style: palette[role])
             Curses.put(text, row: top, column: column, style: palette[role], width: strip.width)
         }

@@ -7,6 +7,9 @@ import TerminalGraphics
 /// closes. Each thumbnail is a still of the active output, like the scrub preview.
 struct Filmstrip {
     var times: [Double]
+    /// The media time of the picture each slot shows (a keyframe at or before its time):
+    /// the label says it and Enter lands on it, so what is shown is what is labelled.
+    var shown: [Int: Double] = [:]
     var selection: Int
     /// Thumbnails that arrived, by slot, and their stamps (a new picture is drawn again).
     var pictures: [Int: VideoOutput.StillPicture] = [:]
@@ -78,7 +81,7 @@ extension TUIApp {
         case .home: strip.selection = 0
         case .end: strip.selection = strip.times.count - 1
         case .enter:
-            let target = strip.times[strip.selection]
+            let target = strip.shown[strip.selection] ?? strip.times[strip.selection]
             player.seek(to: target, mode: .exact)
             osd("seek \(TimeFormat.clock(target))")
             closeFilmstrip()
@@ -99,6 +102,7 @@ extension TUIApp {
             guard let slot = strip.times.firstIndex(where: { abs($0 - time) < 0.0005 }) else { continue }
             view.previewStamp += 1
             strip.pictures[slot] = VideoOutput.StillPicture(width: image.width, height: image.height, pixels: image.pixels)
+            if image.seconds.isFinite { strip.shown[slot] = max(0, image.seconds) }
             strip.stamps[slot] = view.previewStamp
         }
         view.filmstrip = strip

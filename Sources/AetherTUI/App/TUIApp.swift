@@ -22,6 +22,13 @@ public final class TUIApp {
     let services: RemoteServices
     /// The screen is up (items loaded before it only get wired to it when it comes up).
     var screenUp = false
+    /// When free heap pages were last handed back, and how often.
+    var lastTrim = 0.0
+    static let trimInterval = 5.0
+    /// The capability probe of start-up (it owns the terminal until it finishes).
+    var probeThread: ProbeThread?
+    /// Reads the quit keys while the loop is blocked opening an item.
+    var openWatch: OpenWatch?
     /// The current item's stats summary is written.
     var summaryWritten = false
     let terminal = Terminal()
@@ -80,6 +87,7 @@ public final class TUIApp {
             CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO,
                                   environment: TerminalEnvironment(env), budget: budget)
         }
+        probeThread = probe
         guard controller.start(paused: true) else {
             _ = probe.wait()   // the terminal is back in its own modes before the error line
             if quit.isRaised { return Exit.signal.rawValue }
@@ -196,6 +204,14 @@ public final class TUIApp {
             applyGovernor()
             showNewWarnings()
             let now = MonotonicClock.seconds()
+            if now - lastTrim >= TUIApp.trimInterval {
+                // Scrub previews, filmstrips, screenshots and resizes free memory in bursts:
+                // give it back (see MemoryPolicy).
+                MemoryPolicy.trim()
+                let took = MonotonicClock.seconds() - now
+                if took > 0.005 { FFmpegLog.write("tui", String(format: "malloc_trim took %.1f ms", took * 1000)) }
+                lastTrim = now
+            }
             if now - lastTelemetrySample >= 1 {
                 lastTelemetry = player.telemetry(advance: true)
                 let totals = output.currentTotals
@@ -234,6 +250,10 @@ public final class TUIApp {
             // Shift+arrows as tmux and xterm send them, whatever the terminfo says.
             define_key("\u{1B}[1;2D", KEY_SLEFT)
             define_key("\u{1B}[1;2C", KEY_SRIGHT)
+            // Home/End in every common encoding, whatever terminfo says (tmux sends CSI 1~/4~
+            // under TERM=xterm-256color, rxvt CSI 7~/8~, xterm CSI H/F or SS3 H/F).
+            for seq in ["\u{1B}[H", "\u{1B}OH", "\u{1B}[1~", "\u{1B}[7~"] { define_key(seq, KEY_HOME) }
+            for seq in ["\u{1B}[F", "\u{1B}OF", "\u{1B}[4~", "\u{1B}[8~"] { define_key(seq, KEY_END) }
             // Ctrl++ and Ctrl+- (audio delay) as xterm's modifyOtherKeys and kitty report them.
             for seq in ["\u{1B}[27;5;43~", "\u{1B}[43;5u"] { define_key(seq, TUIApp.ctrlPlusCode) }
             for seq in ["\u{1B}[27;5;45~", "\u{1B}[45;5u"] { define_key(seq, TUIApp.ctrlMinusCode) }
@@ -465,6 +485,25 @@ public final class QuitSignals: @unchecked Sendable {  // `raised` is only touch
 
 /// The controller's callbacks: what only the screen can do.
 extension TUIApp: PlayerHost {
+    public func controllerWillOpen(_ controller: PlayerController) {
+        openWatch?.stop()
+        let probe = screenUp ? nil : probeThread
+        let bindings = options.bindings
+        openWatch = OpenWatch(input: STDIN_FILENO, takeModes: !screenUp, before: { _ = probe?.wait() }) { [hub = controller.hub] byte in
+            // The user's bindings decide what quits (q, Q and Ctrl-C by default).
+            let key: Key = byte == 0x03 ? .control("c") : .character(Character(UnicodeScalar(byte)))
+            if let command = bindings.command(for: key), command.leavesThePlayer {
+                FFmpegLog.write("tui", "\(command) while a source opens: cancelling the open")
+                hub.submit(command)
+            }
+        }
+    }
+
+    public func controllerDidOpen(_ controller: PlayerController) {
+        openWatch?.stop()
+        openWatch = nil
+    }
+
     public func controllerWillUnloadItem(_ controller: PlayerController, reason: String) {
         writeSummary(interrupted: false)
     }

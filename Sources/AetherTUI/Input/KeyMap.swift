@@ -79,6 +79,7 @@ public enum KeyMap {
         b("j J", "next / previous subtitle track", ["j"], "cycle sub"),
         b("", "", ["J"], "cycle sub down"),
         b("v", "subtitles on / off", ["v"], "cycle sub-visibility"),
+        b("_", "next video track (then off)", ["_"], "cycle video"),
         b("z Z", "subtitle delay −0.1 / +0.1 seconds", ["z"], "add sub-delay -0.1"),
         b("", "", ["Z", "x"], "add sub-delay 0.1"),
         b("Ctrl+- Ctrl++", "audio delay −0.1 / +0.1 seconds", ["Ctrl+-"], "add audio-delay -0.100"),

@@ -1,5 +1,6 @@
 #ifndef AETHER_CFFMPEG_SHIM_H
 #define AETHER_CFFMPEG_SHIM_H
+#include <malloc.h>
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavfilter/avfilter.h>
@@ -31,6 +32,10 @@ static inline int aether_nice_this_thread(int niceness) {
 
 /* Function-like macros Swift cannot import, made callable. */
 static inline int aether_AVERROR(int e) { return AVERROR(e); }
+/* glibc's allocator: at most `n` arenas (each thread otherwise gets its own, up to 8 per core,
+   and keeps what it freed), and giving freed memory back to the system. */
+static inline int aether_malloc_arena_max(int n) { return mallopt(M_ARENA_MAX, n); }
+static inline int aether_malloc_trim(void) { return malloc_trim(0); }
 static inline int aether_AVERROR_EOF(void) { return AVERROR_EOF; }
 static inline int aether_AVERROR_EAGAIN(void) { return AVERROR(EAGAIN); }
 static inline int64_t aether_AV_NOPTS_VALUE(void) { return AV_NOPTS_VALUE; }
