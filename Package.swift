@@ -20,6 +20,9 @@ let package = Package(
         .target(name: "CFFmpeg", linkerSettings: [
             .linkedLibrary("avformat"), .linkedLibrary("avcodec"),
             .linkedLibrary("avutil"), .linkedLibrary("swscale"), .linkedLibrary("swresample"), .linkedLibrary("dl"),
+            // xml_guard.c's xmlReadMemory must be in the dynamic symbol table, so that
+            // libavformat's calls into libxml2 land on it.
+            .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=xmlReadMemory"]),
         ]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),

@@ -9,6 +9,9 @@ import Foundation
 /// - `subtitle`: one packet into a subtitle decoder (first byte picks the codec) and the cue
 ///   clean-up (ASS stripping, sanitising, the bitmap palette walk);
 /// - `theme`: the theme parser;
+/// - `hls`: the HLS master/media/image playlist parsers and the variant choice;
+/// - `dash`: the DASH manifest pre-check (the rule libxml2's copy passes), XML reader, foreign
+///   reference scan and thumbnail track;
 /// - `inputconf`, `config` (with its profiles expanded), `playlist` (.m3u/.m3u8 and .pls text),
 ///   `watchlater` (one entry), `ipc` (a client's stream through an IPC session): the readers
 ///   of the other doors (DoorFuzz below).
@@ -17,7 +20,7 @@ import Foundation
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, theme, inputconf, config, playlist, watchlater, ipc
+    case media, subtitle, theme, hls, dash, inputconf, config, playlist, watchlater, ipc
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -30,6 +33,10 @@ enum FuzzTarget: String, CaseIterable {
             _ = DecodeCheck.subtitle(bytes)
         case .theme:
             _ = try? ThemeLoader.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz", file: "fuzz.theme")
+        case .hls:
+            ManifestCheck.hls(bytes)
+        case .dash:
+            ManifestCheck.dash(bytes)
         case .inputconf, .config, .playlist, .watchlater, .ipc:
             DoorFuzz.run(self, bytes)
         }
@@ -70,7 +77,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme|inputconf|config|playlist|watchlater|ipc FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme|hls|dash|inputconf|config|playlist|watchlater|ipc FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)

@@ -85,6 +85,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("timeshift-memory"), help: ArgumentHelp("MiB of the timeshift window kept in memory (default 64).", valueName: "MiB"))
     var timeshiftMemory: Int = 64
 
+    @Option(name: .customLong("timeshift-disk"), help: ArgumentHelp("Most of the timeshift window kept on disk (default 1G; 512M, 2G, 1.5GiB; never more than a quarter of the free space there). The oldest part is dropped past it, whatever the stream's timestamps do.", valueName: "size"))
+    var timeshiftDisk: String = "1G"
+
     @Option(help: ArgumentHelp("Demuxer cache: auto (network sources only), yes or no.", valueName: "auto|yes|no"))
     var cache: String = "auto"
 
@@ -188,7 +191,8 @@ struct PlaybackOptions: ParsableArguments {
         guard LoopCount(option: loopPlaylist) != nil else { throw ValidationError("--loop-playlist must be a count, inf or no") }
         guard ["fuzzy", "exact", "all", "no"].contains(subAuto) else { throw ValidationError("--sub-auto must be fuzzy, exact or no") }
         guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
-        guard subDelay.isFinite, audioDelay.isFinite, abs(audioDelay) <= 10 else {
+        guard subDelay.isFinite, abs(subDelay) <= 600 else { throw ValidationError("--sub-delay must be between -600 and 600 seconds") }
+        guard audioDelay.isFinite, abs(audioDelay) <= 10 else {
             throw ValidationError("--audio-delay must be between -10 and 10 seconds")
         }
         guard VideoDrivers.names.contains(vo) else {
@@ -214,12 +218,13 @@ struct PlaybackOptions: ParsableArguments {
         guard trackChoice(vid) != nil else { throw ValidationError("--vid must be a track number, auto or no") }
         guard VariantPreference(option: hlsBitrate) != nil else { throw ValidationError("--hls-bitrate must be min, max or a bit rate (e.g. 700k)") }
         guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
-        guard timeshift.isFinite, timeshift >= 0 else { throw ValidationError("--timeshift must be 0 or more seconds") }
+        guard timeshift.isFinite, (0...604_800).contains(timeshift) else { throw ValidationError("--timeshift must be between 0 and 604800 seconds (a week)") }
         guard (1...65536).contains(timeshiftMemory) else { throw ValidationError("--timeshift-memory must be between 1 and 65536 MiB") }
+        guard ByteSize.parse(timeshiftDisk) != nil else { throw ValidationError("--timeshift-disk must be a size such as 512M or 2G (0 keeps nothing on disk)") }
         guard ["auto", "yes", "no"].contains(cache) else { throw ValidationError("--cache must be auto, yes or no") }
-        guard cacheSecs.isFinite, cacheSecs > 0 else { throw ValidationError("--cache-secs must be more than 0") }
-        guard cachePauseWait.isFinite, cachePauseWait >= 0 else { throw ValidationError("--cache-pause-wait must be 0 or more") }
-        guard networkTimeout.isFinite, networkTimeout > 0 else { throw ValidationError("--network-timeout must be more than 0") }
+        guard cacheSecs.isFinite, cacheSecs > 0, cacheSecs <= 86_400 else { throw ValidationError("--cache-secs must be more than 0 and at most 86400") }
+        guard cachePauseWait.isFinite, (0...3600).contains(cachePauseWait) else { throw ValidationError("--cache-pause-wait must be between 0 and 3600") }
+        guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be more than 0 and at most 3600") }
         guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be between 0 and 100") }
     }
 
@@ -282,6 +287,7 @@ struct PlaybackOptions: ParsableArguments {
         if live { o.live = true }
         o.timeshiftSeconds = timeshift
         o.timeshiftMemoryBytes = timeshiftMemory << 20
+        o.timeshiftDiskBytes = ByteSize.parse(timeshiftDisk) ?? o.timeshiftDiskBytes
         let env = ProcessInfo.processInfo.environment
         let cacheHome = env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? ((env["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".cache")

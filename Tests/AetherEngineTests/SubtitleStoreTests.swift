@@ -132,7 +132,9 @@ import Testing
         #expect(throws: SourceOptions.InvalidHeader.self) { try SourceOptions.make(headers: ["X-A": "1\r\nEvil: yes"]) }
         #expect(throws: SourceOptions.InvalidHeader.self) { try SourceOptions.make(headers: ["Bad Name": "v"]) }
         let ok = try? SourceOptions.make(headers: ["Cookie": "a=1, b=2"])
-        #expect(ok?["headers"] == "Cookie: a=1, b=2\r\n")
+        #expect(ok?["headers"] == "Cookie: a=1, b=2\r\nAccept-Encoding: identity\r\n")
+        let own = try? SourceOptions.make(headers: ["accept-encoding": "gzip"])
+        #expect(own?["headers"] == "accept-encoding: gzip\r\n", "the user's own Accept-Encoding wins")
         #expect(ok?["protocol_whitelist"] == SourceOptions.protocolWhitelist)
     }
 

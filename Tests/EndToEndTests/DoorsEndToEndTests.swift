@@ -201,18 +201,4 @@ import Testing
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
-
-    /// The fuzz regression files of these doors (and hostile seeds kept with them), replayed
-    /// through the fuzz entry points by the normally built `aether-fuzz`.
-    @Test(arguments: ["inputconf", "config", "playlist", "watchlater", "ipc"])
-    func fuzzRegressionsReplay(target: String) {
-        let fuzz = URL(fileURLWithPath: TestEnvironment.binary).deletingLastPathComponent().appendingPathComponent("aether-fuzz").path
-        let dir = TestEnvironment.root.appendingPathComponent("Tests/Fuzz/Regressions/\(target)").path
-        let inputs = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [])
-            .filter { !$0.hasPrefix(".") }.sorted().map { dir + "/" + $0 }
-        #expect(!inputs.isEmpty, "no regression or seed files in \(dir)")
-        let r = Process.run([fuzz, target] + inputs, timeout: 120)
-        #expect(r.status == 0, "aether-fuzz \(target): status \(r.status)\n\(r.stderr.suffix(2000))")
-        #expect(r.stdout.contains("\(inputs.count) input(s) replayed"), "\(r.stdout)")
-    }
 }

@@ -24,6 +24,19 @@ import Testing
         }
     }
 
+    /// Options with values no player should take: one line naming the option, a usage exit,
+    /// never a trap in a later integer conversion.
+    @Test(arguments: ["--volume=nan", "--speed=inf", "--sub-delay=nan", "--sub-delay=1e308", "--audio-delay=1e308",
+                      "--cache-secs=1e308", "--cache-pause-wait=1e308", "--timeshift=1e308", "--network-timeout=1e308",
+                      "--start=nan", "--vid=1e300", "--aid=99999999999999999999"])
+    func hostileOptionValuesAreOneLine(option: String) {
+        let r = Process.run([TestEnvironment.binary, TestEnvironment.fixture("h264-720p.mkv"), "--vo=null", "--ao=null",
+                             "--length=0.2", option], timeout: 20)
+        let name = String(option.prefix { $0 != "=" })
+        #expect(r.status != 0 && !r.timedOut, "\(option): status \(r.status)")
+        #expect(r.stderr.contains(name), "\(option): \(r.stderr)")
+    }
+
     @Test func statsFileHasTelemetryLinesAndASummary() throws {
         let stats = NSTemporaryDirectory() + "aether-stats-\(UUID().uuidString).jsonl"
         defer { try? FileManager.default.removeItem(atPath: stats) }

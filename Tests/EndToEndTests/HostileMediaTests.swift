@@ -181,8 +181,11 @@ import Testing
             .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".srt") }.sorted().map { hostile + "/" + $0 }
         let themes = ((try? FileManager.default.contentsOfDirectory(atPath: TestEnvironment.root.appendingPathComponent("themes").path)) ?? [])
             .map { TestEnvironment.root.appendingPathComponent("themes/" + $0).path }
-        for (target, inputs) in [("media", files("media") + corpus), ("subtitle", files("subtitle")), ("theme", files("theme") + themes)]
-        where !inputs.isEmpty {
+        // Every target directory is replayed (a directory whose target aether-fuzz lacks fails).
+        let extra = ["media": corpus, "theme": themes]
+        let targets = ((try? FileManager.default.contentsOfDirectory(atPath: regressions.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        #expect(Set(["media", "subtitle", "theme", "hls", "dash", "inputconf", "config", "playlist", "watchlater", "ipc"]).isSubset(of: targets), "\(targets)")
+        for (target, inputs) in targets.map({ ($0, files($0) + (extra[$0] ?? [])) }) where !inputs.isEmpty {
             let r = Process.run([fuzz, target] + inputs, timeout: 300)
             #expect(r.status == 0, "aether-fuzz \(target): status \(r.status)\n\(r.stderr.suffix(2000))")
             #expect(r.stdout.contains("\(inputs.count) input(s) replayed"), "\(r.stdout)")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer over the code that reads untrusted bytes (not part of CI):
-#   bash Tests/Scripts/fuzz.sh media|subtitle|theme|inputconf|config|playlist|watchlater|ipc [seconds=600]
+#   bash Tests/Scripts/fuzz.sh media|subtitle|theme|hls|dash|inputconf|config|playlist|watchlater|ipc [seconds=600]
 # Builds Sources/aether-fuzz with -sanitize=fuzzer,address in $FUZZ_SCRATCH (default .build-fuzz), seeds a working corpus
 # (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
 # runs for the given time, and copies any crash, leak-free timeout or OOM input into
@@ -8,10 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-target="${1:?usage: fuzz.sh media|subtitle|theme|inputconf|config|playlist|watchlater|ipc [seconds]}"
+target="${1:?usage: fuzz.sh media|subtitle|theme|hls|dash|inputconf|config|playlist|watchlater|ipc [seconds]}"
 seconds="${2:-600}"
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"
-case "$target" in media|subtitle|theme|inputconf|config|playlist|watchlater|ipc) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in media|subtitle|theme|hls|dash|inputconf|config|playlist|watchlater|ipc) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 swift build --product aether-fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
 corpus="Tests/Fixtures/out/fuzz/$target"
 artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
@@ -39,6 +39,18 @@ case "$target" in
     theme)
         for f in themes/*.theme; do cp "$f" "$corpus/seed-$(basename "$f")"; done
         max_len=8192 ;;
+    hls)
+        bash Tests/Fixtures/make-fixtures.sh >/dev/null
+        for f in Tests/Fixtures/out/net/hls-*/*.m3u8 Tests/Fixtures/out/net/hls-*/*/*.m3u8; do
+            [ -f "$f" ] && seed "$(echo "${f#Tests/Fixtures/out/net/}" | tr / -)" "$f"
+        done
+        max_len=65536 ;;
+    dash)
+        bash Tests/Fixtures/make-fixtures.sh >/dev/null
+        for f in Tests/Fixtures/out/net/dash-*/*.mpd; do
+            [ -f "$f" ] && seed "$(echo "${f#Tests/Fixtures/out/net/}" | tr / -)" "$f"
+        done
+        max_len=65536 ;;
     inputconf)
         printf 'RIGHT seek 10\nCtrl+x cycle sub\nk ignore\n# comment\nShift+LEFT seek -1 exact\nAlt+1 set volume 50\nq quit 4\nSPACE cycle pause\nCtrl++ add audio-delay 0.1\n' > "$corpus/seed-input.conf"
         printf 'F8 script-binding x\nBADKEY seek 1\nx\n\tz   add sub-delay -0.1\n' > "$corpus/seed-bad.conf"

@@ -7,6 +7,9 @@ Passes (each run is one "case"):
   probe     BINARY probe FILE                       (every file)
   headless  BINARY FILE --vo=null --ao=null --length=L --speed=S --stats-file=…  (every file,
             plus variants with --start, and runtime file-name cases)
+  remote    (unless --no-remote; --only-remote alone) each misbehaviour of hostile_http.py played
+            headless (and in the pty): must exit non-zero with one line naming the cause (WARN
+            otherwise) and stay under 300 MB of peak RSS (FAIL otherwise)
   pty       with --pty: BINARY FILE --vo=halfblock --ao=null --length=L --speed=S --stats-file=…
             in a pseudo-terminal of 120×40, TERM=xterm-256color (every file, the variants, the
             runtime file-name cases, keys/signals sent at start-up, hostile terminal replies)
@@ -156,7 +159,7 @@ def on_signal(signum, _frame):
 class Case:
     def __init__(self, name, mode, path, args, length, expect=None, keys=(), cwd=None,
                  interrupt=None, allow_signal=None, replies=None, vo="halfblock", extra_checks=None,
-                 winsize_pixels=(0, 0), quit_case=False):
+                 winsize_pixels=(0, 0), quit_case=False, rss_fail_mb=None):
         self.name, self.mode, self.path, self.args = name, mode, path, list(args)
         self.length, self.expect, self.keys = length, expect, list(keys)
         self.cwd = cwd
@@ -167,6 +170,7 @@ class Case:
         self.extra_checks = extra_checks or []
         self.winsize_pixels = winsize_pixels
         self.quit_case = quit_case            # keys/interrupt end it: judge how fast
+        self.rss_fail_mb = rss_fail_mb        # peak RSS above this is a FAIL (remote doors)
 
 
 def spawn(argv, cwd, stdin_fd, stdout_fd, stderr_fd, env, ctty=False):
@@ -484,7 +488,9 @@ def judge(case, argv, status, usage, wall, hang, output, stdout, stderr, stats, 
             warns.append("slow quit: %.2f s after the key/signal" % took)
     rss = usage.ru_maxrss / 1024 if usage else None
     cpu = usage.ru_utime + usage.ru_stime if usage else None
-    if rss is not None and rss > opts.rss_warn_mb:
+    if rss is not None and case.rss_fail_mb and rss > case.rss_fail_mb:
+        fails.append("RSS: peak %.0f MB over %d MB" % (rss, case.rss_fail_mb))
+    elif rss is not None and rss > opts.rss_warn_mb:
         warns.append("peak RSS %.0f MB" % rss)
     if cpu is not None and cpu > opts.cpu_warn:
         warns.append("CPU %.1f s" % cpu)
@@ -622,6 +628,46 @@ def build_cases(corpus, opts, names_dir):
 
 
 # ---------------------------------------------------------------------------------------------
+# remote doors: hostile_http.py's misbehaving server (endless bodies, compression bombs, slow
+# drips, redirect chains, entity expansion, broken manifests with escapes, endless headers).
+# Each must end by itself with a non-zero exit, one line naming the cause, and at most 300 MB.
+
+REMOTE = [  # (path, message regex, extra arguments)
+    ("endless-media.m3u8", r"playlist larger than 16 MiB refused", []),
+    ("endless-master.m3u8", r"playlist larger than 16 MiB refused", []),
+    ("gzip-bomb.m3u8", r"playlist larger than 16 MiB refused", []),
+    ("gzip-master.m3u8", r"playlist larger than 16 MiB refused", []),
+    ("endless.mpd", r"manifest larger than 16 MiB refused", []),
+    ("gzip-bomb.mpd", r"manifest larger than 16 MiB refused", []),
+    ("entities.mpd", r"DOCTYPE or declares XML entities", []),
+    ("parse-error.mpd", r"not well-formed XML", []),
+    ("redirect-loop", r"redirect loop after 10 hops", []),
+    ("redirect-file", r"redirect to a local file refused", []),
+    ("stall", r"stalled: no data for 2 s", ["--network-timeout=2", "--network-retries=1"]),
+    ("drip.m3u8", r"': the playlist did not arrive within 15 s", []),
+    ("huge-headers", r"': no complete answer within 15 s", []),
+]
+
+
+def start_remote_server():
+    """Starts hostile_http.py; returns (process, port)."""
+    import subprocess
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_http.py")
+    proc = subprocess.Popen([sys.executable, script], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    port = int(proc.stdout.readline())
+
+    def stop():
+        proc.kill()
+        proc.wait()
+    atexit.register(stop)
+    return proc, port
+
+
+def remote_cases(opts, port):
+    modes = ["headless"] + (["pty"] if opts.pty else [])
+    return [Case("remote: " + path, mode, "http://127.0.0.1:%d/%s" % (port, path), extra, 12,
+                 expect={"exit_nonzero": True, "message": message}, rss_fail_mb=300)
+            for mode in modes for path, message, extra in REMOTE]
 
 
 def main():
@@ -642,6 +688,8 @@ def main():
     ap.add_argument("--rss-warn-mb", type=float, default=512)
     ap.add_argument("--cpu-warn", type=float, default=8.0, help="CPU seconds per run above which to warn")
     ap.add_argument("--keep", action="store_true", help="keep each case's output, stderr and stats files")
+    ap.add_argument("--no-remote", action="store_true", help="skip the remote-door cases (hostile_http.py)")
+    ap.add_argument("--only-remote", action="store_true", help="run the remote-door cases alone")
     ap.add_argument("--doors", metavar="CLIP", help="also the text doors (config, input.conf, playlists, watch-later, IPC) with CLIP: hostile_doors.py")
     opts = ap.parse_args()
     binary = os.path.abspath(opts.binary)
@@ -659,7 +707,9 @@ def main():
         atexit.register(shutil.rmtree, workdir, True)
     names_dir = os.path.join(workdir, "names")
     os.makedirs(names_dir)
-    cases = build_cases(corpus, opts, names_dir)
+    cases = [] if opts.only_remote else build_cases(corpus, opts, names_dir)
+    if not opts.no_remote:
+        cases += remote_cases(opts, start_remote_server()[1])
     print("hostile-run: %d runs of %s (work dir %s)" % (len(cases), binary, workdir), flush=True)
 
     results = []

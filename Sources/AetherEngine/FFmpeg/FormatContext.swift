@@ -8,8 +8,14 @@ public final class InterruptToken: Sendable {
     private let cancelled = Atomic<Bool>(false)
     /// Monotonic nanoseconds after which blocking I/O gives up; 0 = no deadline.
     private let deadline = Atomic<UInt64>(0)
+    /// Set by ``fail()``: a reader refused what the source sent (over budget); every blocking
+    /// call gives up, but the token does not count as cancelled by the user.
+    private let failed = Atomic<Bool>(false)
 
     public init() {}
+
+    /// Makes every blocking call on this token give up (a reader refused the source).
+    func fail() { failed.store(true, ordering: .relaxed) }
 
     public func cancel() { cancelled.store(true, ordering: .relaxed) }
     public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
@@ -27,7 +33,7 @@ public final class InterruptToken: Sendable {
     }
 
     var shouldInterrupt: Bool {
-        if isCancelled { return true }
+        if isCancelled || failed.load(ordering: .relaxed) { return true }
         let d = deadline.load(ordering: .relaxed)
         return d != 0 && MonotonicClock.nanoseconds() > d
     }
@@ -116,7 +122,7 @@ public final class FormatContext {
             } catch {
                 interrupt.arm(seconds: nil)
                 avformat_free_context(ctx)
-                throw error
+                throw session.failure.map { FFmpegError(function: "network", message: $0, code: error.code) } ?? error
             }
         } else {
             mainInput = nil
@@ -129,6 +135,9 @@ public final class FormatContext {
         let opened = avformat_open_input(&maybe, memory == nil ? SourceOptions.resolve(url) : nil, nil, &dict)
         guard opened >= 0, let ok = maybe else {
             interrupt.arm(seconds: nil)
+            // A reader's refusal (a playlist over its budget) or a transfer that gave up is the
+            // cause, not the interrupt or the vaguer error it left behind.
+            if let why = session?.failure { throw FFmpegError(function: "network", message: why, code: opened) }
             throw FFmpegError(code: opened, function: "avformat_open_input")
         }
         ctx = ok
@@ -137,6 +146,7 @@ public final class FormatContext {
         if info < 0 {
             var doomed: UnsafeMutablePointer<AVFormatContext>? = ctx
             avformat_close_input(&doomed)
+            if let why = session?.failure { throw FFmpegError(function: "network", message: why, code: info) }
             throw FFmpegError(code: info, function: "avformat_find_stream_info")
         }
         pointer = ctx
@@ -164,6 +174,7 @@ public final class FormatContext {
     /// Why a failed read failed: the network's own reason when a transfer gave up (retries
     /// used up, a 4xx), else FFmpeg's words for `error`.
     func readFailure(_ error: FFmpegError) -> String {
+        if let why = network?.refusal { return why }
         if case .failed(let why) = networkStatus?.phase { return why }
         return error.message
     }

@@ -55,7 +55,10 @@ public enum SourceOptions {
             try validate(name: name, value: value)
             lines += "\(name): \(value)\r\n"
         }
-        if !lines.isEmpty { options["headers"] = lines }
+        // Bodies as they are: a playlist compressed a thousandfold is no playlist (libavformat
+        // would inflate it; its readers count the inflated bytes against their budgets).
+        if !headers.keys.contains(where: { $0.lowercased() == "accept-encoding" }) { lines += "Accept-Encoding: identity\r\n" }
+        options["headers"] = lines
         return options
     }
 

@@ -362,8 +362,8 @@ final class SpriteFetchContext: ThreadConfinedContext {
     /// Fetches and decodes one sheet.
     func fetchSheet(_ url: String, interrupt: InterruptToken) -> SheetOutcome {
         guard let options, !interrupt.isCancelled else { return .cancelled }
-        guard let bytes = SmallFetch.bytes(url, options: options, settings: network, interrupt: interrupt,
-                                           timeout: Self.fetchTimeout, limit: SpriteThumbnails.maxSheetBytes) else {
+        guard let bytes = SmallFetch.nonEmptyBytes(url, options: options, settings: network, interrupt: interrupt,
+                                                   timeout: Self.fetchTimeout, limit: SpriteThumbnails.maxSheetBytes) else {
             return interrupt.isCancelled ? .cancelled : .failed("cannot fetch the thumbnail sheet")
         }
         do {

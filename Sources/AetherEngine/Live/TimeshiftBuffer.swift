@@ -7,8 +7,12 @@ import Foundation
 /// Packets are appended (capture thread) into chunks that each begin at an index point (a video
 /// keyframe, or every half second of sound without video). Chunks live in memory up to
 /// `memoryLimit` bytes in all; older ones are spilled to files in `directory` (deleted when
-/// dropped and on ``close()``). Chunks older than the window are dropped. One reader (the demux
-/// thread) reads the packets back in order from any index point.
+/// dropped and on ``close()``), at most `diskLimit` bytes of them. The oldest chunks are dropped
+/// when they fall out of the window by media time, or by arrival time (twice the window: a
+/// stream whose timestamps restart or jump back never ages by media time), or when the spill
+/// would pass `diskLimit` (or cannot be written): the window is bounded in bytes whatever the
+/// timestamps do. One reader (the demux thread) reads the packets back in order from any index
+/// point.
 final class TimeshiftBuffer: @unchecked Sendable {  // everything mutable is behind `condition`
     struct Settings: Sendable {
         /// Seconds of the stream kept behind the live edge.
@@ -17,6 +21,8 @@ final class TimeshiftBuffer: @unchecked Sendable {  // everything mutable is beh
         var memoryLimit: Int
         /// Where spilled chunks go (created when the first one spills).
         var directory: String
+        /// Bytes of spilled chunks kept on disk at most.
+        var diskLimit = 1 << 30
         /// A chunk is closed at the first index point past this many bytes.
         var chunkBytes = 2 << 20
     }
@@ -37,6 +43,8 @@ final class TimeshiftBuffer: @unchecked Sendable {  // everything mutable is beh
         var length = 0
         var firstTime: Double
         var lastTime: Double
+        /// When the chunk was started (monotonic nanoseconds).
+        let arrival = MonotonicClock.nanoseconds()
         init(id: Int, time: Double) { self.id = id; firstTime = time; lastTime = time }
     }
 
@@ -84,6 +92,20 @@ final class TimeshiftBuffer: @unchecked Sendable {  // everything mutable is beh
     }
 
     deinit { close() }
+
+    /// The spill bound: `asked` bytes, but never more than a quarter of the free space of the
+    /// file system `directory` is on (or would be: its nearest existing ancestor).
+    static func diskLimit(asked: Int64, directory: String) -> Int {
+        var path = directory
+        var fs = statvfs()
+        while statvfs(path, &fs) != 0 {
+            let parent = (path as NSString).deletingLastPathComponent
+            guard !parent.isEmpty, parent != path else { return Int(clamping: max(0, asked)) }
+            path = parent
+        }
+        let free = Double(fs.f_bavail) * Double(fs.f_frsize)
+        return Int(saturating: min(Double(max(0, asked)), free / 4))
+    }
 
     // MARK: capture side
 
@@ -141,31 +163,48 @@ final class TimeshiftBuffer: @unchecked Sendable {  // everything mutable is beh
         condition.unlock()
     }
 
-    /// Drops chunks that fell out of the window (never the newest).
+    /// Drops chunks that fell out of the window (never the newest): by media time, or by
+    /// arrival time past twice the window (timestamps that restart or go back never age).
     private func evict() {
         guard let newest = chunks.last?.lastTime else { return }
-        while chunks.count > 1, newest - chunks[1].firstTime > settings.window {
-            let doomed = chunks.removeFirst()
-            index.removeAll { $0.chunk == doomed.id }
-            if let bytes = doomed.bytes { memoryBytes -= bytes.count }
-            if let path = doomed.path {
-                spilledBytes -= doomed.length
-                if readFD?.chunk == doomed.id, let fd = readFD?.fd { closeDescriptor(fd); readFD = nil }
-                unlink(path)
-            }
-            if readChunk == doomed.id {
-                readChunk = chunks[0].id
-                readOffset = 0
-                readerEvicted = true
-            }
+        let now = MonotonicClock.nanoseconds()
+        while chunks.count > 1 {
+            let byMedia = newest - chunks[1].firstTime > settings.window
+            let byArrival = Double(now &- chunks[1].arrival) / 1e9 > 2 * settings.window
+            guard byMedia || byArrival else { break }
+            dropOldest()
+        }
+    }
+
+    /// Drops the oldest chunk (caller holds the lock; never the only one).
+    private func dropOldest() {
+        let doomed = chunks.removeFirst()
+        index.removeAll { $0.chunk == doomed.id }
+        if let bytes = doomed.bytes { memoryBytes -= bytes.count }
+        if let path = doomed.path {
+            spilledBytes -= doomed.length
+            if readFD?.chunk == doomed.id, let fd = readFD?.fd { closeDescriptor(fd); readFD = nil }
+            unlink(path)
+        }
+        if readChunk == doomed.id {
+            readChunk = chunks[0].id
+            readOffset = 0
+            readerEvicted = true
         }
     }
 
     /// Moves the oldest chunks in memory to files until the memory limit holds (never the one
-    /// being written).
+    /// being written). Spilled chunks come first in `chunks`; to keep the files within
+    /// `diskLimit` the oldest are dropped, and a chunk that does not fit (or cannot be written)
+    /// is dropped rather than kept in memory.
     private func spill() {
         while memoryBytes > settings.memoryLimit {
             guard let chunk = chunks.dropLast().first(where: { $0.bytes != nil }), let bytes = chunk.bytes else { return }
+            while spilledBytes + bytes.count > settings.diskLimit, chunks.count > 1, chunks[0] !== chunk { dropOldest() }
+            if spilledBytes + bytes.count > settings.diskLimit {
+                dropThrough(chunk)
+                continue
+            }
             if !spillDirectoryMade {
                 try? FileManager.default.createDirectory(atPath: settings.directory, withIntermediateDirectories: true,
                                                          attributes: [.posixPermissions: 0o700])
@@ -173,14 +212,23 @@ final class TimeshiftBuffer: @unchecked Sendable {  // everything mutable is beh
             }
             let path = settings.directory + "/chunk-\(chunk.id)"
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { return }  // disk full or gone: keep it in memory
+            guard fd >= 0 else { dropThrough(chunk); continue }  // disk full or gone: memory stays bounded
             let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             closeDescriptor(fd)
-            guard written == bytes.count else { unlink(path); return }
+            guard written == bytes.count else { unlink(path); dropThrough(chunk); continue }
             chunk.path = path
             chunk.bytes = nil
             memoryBytes -= bytes.count
             spilledBytes += bytes.count
+        }
+    }
+
+    /// Drops the oldest chunks up to and including `chunk` (never the newest).
+    private func dropThrough(_ chunk: Chunk) {
+        while chunks.count > 1 {
+            let first = chunks[0]
+            dropOldest()
+            if first === chunk { return }
         }
     }
 
@@ -308,3 +356,27 @@ final class TimeshiftBuffer: @unchecked Sendable {  // everything mutable is beh
 
 /// `close(2)` (the name is taken by the methods above).
 @inline(__always) private func closeDescriptor(_ fd: Int32) { _ = Glibc.close(fd) }
+
+/// Sizes as mpv writes them (`512M`, `2G`, `1.5GiB`, `65536`): a number of bytes, or with a
+/// binary suffix k/KiB, M/MiB, G/GiB, T/TiB (case-insensitive; `KB`, `MB` … mean the same).
+public enum ByteSize {
+    /// The size in bytes; nil for anything else (negative, not finite, over 1 PiB).
+    public static func parse(_ text: String) -> Int64? {
+        var number = text.trimmingCharacters(in: .whitespaces).lowercased()
+        var scale = 1.0
+        for (suffixes, factor) in [(["kib", "kb", "k"], 1024.0), (["mib", "mb", "m"], 1048576.0),
+                                   (["gib", "gb", "g"], 1073741824.0), (["tib", "tb", "t"], 1099511627776.0)] {
+            if let suffix = suffixes.first(where: { number.hasSuffix($0) }) {
+                number.removeLast(suffix.count)
+                scale = factor
+                break
+            }
+        }
+        if number.hasSuffix("b"), scale == 1 { number.removeLast() }
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+              let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        let bytes = (value * scale).rounded()
+        guard bytes <= 1_125_899_906_842_624 else { return nil }
+        return Int64(saturating: bytes)
+    }
+}

@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// A small, forgiving XML reader for DASH manifests: elements, attributes and text, nothing
 /// more. Comments, processing instructions, the XML declaration and a DOCTYPE (with its internal
 /// subset) are skipped; CDATA is text; the five predefined entities and numeric character
@@ -27,6 +29,28 @@ struct ManifestXML {
     static func parse(_ text: String) -> Element? {
         var reader = Reader(bytes: Array(text.utf8))
         return reader.document()
+    }
+
+    /// Why a remote manifest is refused before libavformat's DASH demuxer (libxml2) may see it,
+    /// or nil: larger than 16 MiB, a DOCTYPE or an entity declaration (the rule of xml_guard.c,
+    /// which libavformat's own parse passes too), not well-formed enough to read, or more than
+    /// ``maxElements`` elements or ``maxDepth`` levels.
+    static func refusal(_ bytes: [UInt8]) -> String? {
+        let rule = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { aether_xml_refusal($0.baseAddress, Int32(clamping: $0.count)) }
+        }
+        switch rule {
+        case 0: break
+        case 2: return "manifest larger than 16 MiB refused"
+        case 3: return "the manifest has a DOCTYPE or declares XML entities (refused)"
+        default: return "the manifest is empty"
+        }
+        var reader = Reader(bytes: bytes)
+        guard reader.document() == nil else { return nil }
+        if reader.count > maxElements || reader.stack.count >= maxDepth {
+            return "the manifest has more than \(maxElements) elements or \(maxDepth) levels (refused)"
+        }
+        return "the manifest is not well-formed XML (near byte \(min(reader.i, bytes.count)))"
     }
 
     private struct Reader {
@@ -209,5 +233,55 @@ struct ManifestXML {
             out += rest
             return out
         }
+    }
+}
+
+/// The parsers of remote playlists and manifests run on untrusted bytes in one call each, for the
+/// fuzzers (`aether-fuzz hls|dash`) and the replay of their regression files.
+public enum ManifestCheck {
+    static let base = "http://fuzz.invalid/stream/index"
+
+    /// An HLS master or media playlist through every HLS reader: the master parser and variant
+    /// choice, the image streams and an image media playlist. Returns how much it found.
+    @discardableResult
+    public static func hls(_ bytes: [UInt8]) -> Int {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var found = 0
+        if let master = HLSMasterPlaylist.parse(text, base: base + ".m3u8") {
+            found += master.variants.count + master.renditions.count
+            for preference in [VariantPreference.min, .max, .atMost(1_000_000)] {
+                if let k = VariantChooser.choose(master.variants, preference: preference, range: .auto) {
+                    found += master.needsRenditions(master.variants[k]) ? 1 : 0
+                    _ = master.variants[k].summary
+                }
+            }
+        }
+        let streams = HLSThumbnails.imageStreams(in: text, base: base + ".m3u8")
+        found += streams.count
+        if let track = HLSThumbnails.track(inPlaylist: text, base: base + ".m3u8", stream: HLSThumbnails.choose(streams)) {
+            found += track.sheets.count
+            for t in [-1.0, 0, 1.5, 1e9, .nan, .infinity] {
+                if let tile = track.tile(at: t) { _ = tile.rect(sheetWidth: 1600, sheetHeight: 900) }
+            }
+            _ = track.summary
+        }
+        return found
+    }
+
+    /// A DASH manifest through every DASH reader: the pre-check libxml2's copy also passes
+    /// (xml_guard.c), the XML reader, the foreign-reference scan and the thumbnail track.
+    @discardableResult
+    public static func dash(_ bytes: [UInt8]) -> Int {
+        var found = ManifestXML.refusal(bytes) == nil ? 1 : 0
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let root = ManifestXML.parse(text) { found += root.children.count }
+        if StreamVariants.foreignReference(inManifest: text) != nil { found += 1 }
+        if let track = DASHThumbnails.track(in: text, base: base + ".mpd") {
+            found += track.sheets.count
+            for t in [-1.0, 0, 1.5, 1e9, .nan] {
+                if let tile = track.tile(at: t) { _ = tile.rect(sheetWidth: 1600, sheetHeight: 900) }
+            }
+        }
+        return found
     }
 }

@@ -18,6 +18,33 @@ final class NetworkSession: @unchecked Sendable {  // `readers` is Guarded; the 
     var interruptCallback: AVIOInterruptCB { interrupt.callback }
     private let readers = Guarded<[UnsafeMutableRawPointer: ResilientInput]>([:])
     private let flowed = Guarded(false)
+    private let refusedReason = Guarded<(reason: String, code: Int32)?>(nil)
+
+    /// Bytes a playlist or manifest may have, after any decompression (a 10-hour VOD playlist of
+    /// 2 s segments is about 2 MiB; libavformat holds each entry in memory).
+    static let manifestBudget: Int64 = 16 << 20
+
+    /// A reader refused what the source sent (`reason`, one line; `code`, the AVERROR behind
+    /// it: `EFBIG` for a budget): every blocking call of the source gives up at once, and the open
+    /// or read fails with this reason.
+    func refuse(_ reason: String, code: Int32) {
+        FFmpegLog.write("net", reason)
+        refusedReason.withLock { if $0 == nil { $0 = (reason, code) } }
+        monitor.failed(reason)
+        if failsSource { interrupt.fail() }
+    }
+
+    /// Why a reader refused the source, if one did.
+    var refusal: String? { refusedReason.withLock { $0?.reason } }
+    /// The AVERROR of ``refusal``.
+    var refusalCode: Int32? { refusedReason.withLock { $0?.code } }
+
+    /// Why the source failed: a refusal, else the last transfer that gave up (nil when none did).
+    var failure: String? {
+        if let refusal { return refusal }
+        if case .failed(let why) = monitor.status.phase { return why }
+        return nil
+    }
 
     /// Schemes a network source's nested opens may use: never local files, pipes or other
     /// transports a remote playlist could point at.
@@ -25,9 +52,14 @@ final class NetworkSession: @unchecked Sendable {  // `readers` is Guarded; the 
     /// The protocol whitelist for a network source (and its nested opens).
     static let networkWhitelist = "http,https,tcp,tls,crypto,data,httpproxy"
 
-    init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String]) {
+    /// Whether a refusal (``refuse(_:)``) makes the whole source give up (a playback source), or
+    /// only the one fetch (a playlist fetched alone, a thumbnail sheet).
+    private let failsSource: Bool
+
+    init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String], failsSource: Bool = true) {
         self.settings = settings
         self.interrupt = interrupt
+        self.failsSource = failsSource
         var merged = options
         merged["rw_timeout"] = settings.readTimeoutOption
         if let agent = settings.userAgent { merged["user_agent"] = agent }

@@ -24,7 +24,7 @@ public struct NetworkSettings: Sendable, Equatable {
     public init() {}
 
     /// ``readTimeout`` as libavformat's `rw_timeout` option (microseconds, at least 0.1 s).
-    var readTimeoutOption: String { String(Int64(max(0.1, readTimeout) * 1_000_000)) }
+    var readTimeoutOption: String { String(Int64(saturating: min(86_400, max(0.1, readTimeout.isNaN ? 10 : readTimeout)) * 1_000_000)) }
 
     /// The delay before retry `attempt` (1-based), jitter drawn from `unit` (0...1).
     public func backoff(attempt: Int, unit: Double) -> Double {
@@ -40,11 +40,23 @@ public struct NetworkSettings: Sendable, Equatable {
     }
 
     /// FFmpeg's words for a failed open, made specific where they are vague: an I/O error on a
-    /// host name that does not resolve says so.
-    public static func explain(_ error: FFmpegError, url: String) -> String {
-        guard error.code == aether_AVERROR(EIO), isNetwork(url), let host = URLComponents(string: url)?.host,
-              !host.isEmpty, !resolves(host) else { return error.message }
-        return "cannot resolve host '\(TextSanitizer.clean(host))'"
+    /// host name that does not resolve says so; a redirect loop or a redirect to a local file
+    /// (``RedirectProbe``, with the source's `options`) says so.
+    /// With `openDeadline` (the open's deadline, when it was not the user who interrupted it),
+    /// an interrupted open says it ran out of time rather than "Immediate exit requested".
+    public static func explain(_ error: FFmpegError, url: String, options: [String: String] = [:], timeout: Double = 10,
+                               openDeadline: Double? = nil) -> String {
+        if error.code == aether_AVERROR(EIO), isNetwork(url), let host = URLComponents(string: url)?.host,
+           !host.isEmpty, !resolves(host) {
+            return "cannot resolve host '\(TextSanitizer.clean(host))'"
+        }
+        // The network layer's own reason (a refusal, a transfer that gave up) is specific already.
+        if error.function == "network" { return error.message }
+        if error.code == aether_AVERROR_EXIT(), let openDeadline, isNetwork(url) {
+            return "no complete answer within \(String(format: "%g", openDeadline)) s"
+        }
+        return RedirectProbe.explain(error: error.code, url: url, options: options, interrupt: InterruptToken(), timeout: timeout)
+            ?? error.message
     }
 
     private static func resolves(_ host: String) -> Bool {

@@ -24,6 +24,18 @@ final class ResilientInput {
     /// The resource's length from `base` (-1 while unknown, e.g. chunked or live).
     private var size: Int64 = -1
     private var seekable = false
+    /// Bytes this resource may deliver: set for a playlist or manifest (``NetworkSession/manifestBudget``),
+    /// known by its name, its content type, or its first bytes (`#EXTM3U`, `<`); nil for media.
+    private var budget: Int64?
+    /// What the budgeted resource is, for the refusal (`playlist`, `manifest`).
+    private var kind = ""
+    /// The body's first bytes while it is not yet known whether it is a playlist or manifest.
+    private var head: [UInt8] = []
+    private var classified = false
+    /// Past its budget: no byte more is read.
+    private var refused = false
+    /// The last read that timed out (`stalled: no data for 10 s`) until bytes flow again.
+    private var stalled: String?
 
     /// Connects (retrying transient failures) and builds the outer context.
     init(url: String, options: [String: String], session: NetworkSession) throws(FFmpegError) {
@@ -35,6 +47,7 @@ final class ResilientInput {
         let opened = connect(retrying: true)
         guard opened >= 0, let inner else { throw FFmpegError(code: opened, function: "avio_open2") }
         seekable = inner.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0
+        classifyByName(inner)
         let bufferSize: Int32 = 64 << 10
         guard let buffer = av_malloc(Int(bufferSize)) else {
             close()
@@ -110,11 +123,22 @@ final class ResilientInput {
     /// interrupted, or out of attempts). Counts the attempt and reports it.
     private func retryDelay(after error: Int32, attempt: inout Int, what: String) -> Double? {
         guard error != aether_AVERROR_EXIT(), !session.interrupt.isCancelled else { return nil }
-        let message = error == NetworkFault.truncated ? "the server closed the connection at byte \(base + position) of \(base + size)"
+        var message = error == NetworkFault.truncated ? "the server closed the connection at byte \(base + position) of \(base + size)"
             : FFmpegError(code: error, function: what).message
+        if error == aether_AVERROR(ETIMEDOUT) {
+            message = "stalled: no data for \(String(format: "%g", session.settings.readTimeout)) s"
+            stalled = message
+        }
         // The source's own URL is in the player's error line already; a segment's is not.
         let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
         guard NetworkFault.isTransient(error, flowing: session.hasFlowed) else {
+            if what == "open", let why = RedirectProbe.explain(error: error, url: url, options: options, interrupt: session.interrupt,
+                                                                timeout: session.settings.readTimeout) {
+                session.refuse(which + why, code: error)
+                return nil
+            }
+            // A stall, then a server that cannot resume: the stall is the cause.
+            if let stalled { message = "\(stalled) (resuming at byte \(base + position) failed: \(message))" }
             session.monitor.failed(which + message)
             return nil
         }
@@ -132,6 +156,7 @@ final class ResilientInput {
 
     private func read(into out: UnsafeMutablePointer<UInt8>?, wanted: Int32) -> Int32 {
         guard let out, wanted > 0 else { return 0 }
+        if refused { return aether_AVERROR_EXIT() }
         var attempt = 0
         while true {
             if session.interrupt.shouldInterrupt { return aether_AVERROR_EXIT() }
@@ -144,7 +169,16 @@ final class ResilientInput {
             if result >= 0, let inner {
                 result = avio_read_partial(inner, out, wanted)
                 if result > 0 {
+                    if !classified { classify(UnsafeBufferPointer(start: out, count: Int(result))) }
+                    if let budget, position + Int64(result) > budget {
+                        refused = true
+                        close()
+                        let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
+                        session.refuse(which + "\(kind) larger than \(budget >> 20) MiB refused", code: aether_AVERROR(EFBIG))
+                        return aether_AVERROR_EXIT()
+                    }
                     position += Int64(result)
+                    stalled = nil
                     session.received(Int(result))
                     if attempt > 0 { session.monitor.recovered() }
                     return result
@@ -161,6 +195,49 @@ final class ResilientInput {
             }
             guard session.sleep(seconds: delay) else { return aether_AVERROR_EXIT() }
         }
+    }
+
+    // MARK: budget
+
+    /// A playlist or manifest by its name (`.m3u8`, `.m3u`, `.mpd`) or content type.
+    private func classifyByName(_ inner: UnsafeMutablePointer<AVIOContext>) {
+        var mime = ""
+        var value: UnsafeMutablePointer<UInt8>?
+        if av_opt_get(inner, "mime_type", AV_OPT_SEARCH_CHILDREN, &value) >= 0, let value {
+            mime = String(cString: value).lowercased()
+            av_free(value)
+        }
+        let ext = StreamVariants.pathExtension(url)
+        if ext == "m3u8" || ext == "m3u" || mime.contains("mpegurl") {
+            setBudget("playlist")
+        } else if ext == "mpd" || mime.contains("dash+xml") {
+            setBudget("manifest")
+        }
+    }
+
+    /// A playlist or manifest by its first bytes (after a byte-order mark and white space):
+    /// `#EXTM3U` is an HLS playlist (libavformat's HLS demuxer reads nothing else), `<` XML.
+    private func classify(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard base + position == 0 || !head.isEmpty else { classified = true; return }
+        head += bytes.prefix(64 - head.count)
+        var text = head[...]
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
+        text = text.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        let playlist = Array("#EXTM3U".utf8)
+        if text.first == UInt8(ascii: "<") {
+            setBudget("manifest")
+        } else if text.starts(with: playlist) {
+            setBudget("playlist")
+        } else if text.count >= playlist.count || !playlist.starts(with: text) || head.count >= 64 {
+            classified = true
+        }
+        if classified { head = [] }
+    }
+
+    private func setBudget(_ what: String) {
+        budget = NetworkSession.manifestBudget
+        kind = what
+        classified = true
     }
 
     private func seek(_ offset: Int64, _ whence: Int32) -> Int64 {

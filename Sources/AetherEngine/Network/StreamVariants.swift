@@ -220,61 +220,70 @@ public enum VariantChooser {
 }
 
 /// Reads a small text resource (a playlist) with the source's options: a local path, or a URL
-/// through libavformat's protocols (headers, deadline, network-only whitelist).
+/// through libavformat's protocols (headers, deadline, network-only whitelist). Every read is
+/// bounded by `limit` bytes (after any decompression).
 enum SmallFetch {
     static func text(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
                      timeout: Double, limit: Int = 1 << 20) -> String? {
-        (try? bytes(url, options: options, settings: settings, interrupt: interrupt, timeout: timeout, limit: limit))
-            .map { String(decoding: $0, as: UTF8.self) }
+        let data: [UInt8]? = try? bytes(url, options: options, settings: settings, interrupt: interrupt, timeout: timeout, limit: limit)
+        return data.map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The resource's bytes; throws FFmpeg's words when it cannot be read, or when it is larger
-    /// than `limit`.
+    /// The resource's bytes; throws FFmpeg's words when it cannot be read, or one line (code
+    /// `EFBIG`) when it is larger than `limit`.
     static func bytes(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
                       timeout: Double, limit: Int) throws(FFmpegError) -> [UInt8] {
+        let limit = max(0, min(limit, 1 << 30))
         if NetworkSettings.scheme(of: url) == nil || url.hasPrefix("file:") {
             let path = url.hasPrefix("file:") ? String(url.dropFirst(5)) : url
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  let size = attributes[.size] as? Int, size <= limit,
-                  let data = FileManager.default.contents(atPath: path) else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
+                  let size = attributes[.size] as? Int else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
+            guard size <= limit else { throw tooLarge(limit) }
+            guard let data = FileManager.default.contents(atPath: path) else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
+            guard data.count <= limit else { throw tooLarge(limit) }
             return [UInt8](data)
         }
         guard NetworkSettings.isNetwork(url) else { throw FFmpegError(code: aether_AVERROR(EPERM), function: "open") }
-        let session = NetworkSession(settings: settings, interrupt: interrupt, options: options)
+        let session = NetworkSession(settings: settings, interrupt: interrupt, options: options, failsSource: false)
         interrupt.arm(seconds: timeout)
         defer { interrupt.arm(seconds: nil) }
-        let input = try ResilientInput(url: url, options: session.options, session: session)
-        var data = [UInt8](repeating: 0, count: limit + 1)
-        let n = avio_read(input.context, &data, Int32(limit + 1))
-        guard n >= 0 else { throw FFmpegError(code: n, function: "avio_read") }
-        guard Int(n) <= limit else { throw FFmpegError(code: aether_AVERROR(EFBIG), function: "avio_read") }
-        return Array(data[0..<Int(n)])
-    }
-
-    /// The whole of a small binary resource (a thumbnail sheet), the same way; nil when it cannot
-    /// be read, is empty, or is larger than `limit` bytes.
-    static func bytes(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
-                      timeout: Double, limit: Int) -> [UInt8]? {
-        if NetworkSettings.scheme(of: url) == nil || url.hasPrefix("file:") {
-            let path = url.hasPrefix("file:") ? String(url.dropFirst(5)) : url
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  let size = attributes[.size] as? Int, size > 0, size <= limit,
-                  let data = FileManager.default.contents(atPath: path), data.count <= limit else { return nil }
-            return [UInt8](data)
+        let input: ResilientInput
+        do { input = try ResilientInput(url: url, options: session.options, session: session) } catch {
+            throw refused(session) ?? error
         }
-        guard NetworkSettings.isNetwork(url) else { return nil }
-        let session = NetworkSession(settings: settings, interrupt: interrupt, options: options)
-        interrupt.arm(seconds: timeout)
-        defer { interrupt.arm(seconds: nil) }
-        guard let input = try? ResilientInput(url: url, options: session.options, session: session) else { return nil }
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let n = avio_read(input.context, &chunk, Int32(chunk.count))
             if n == aether_AVERROR_EOF() || n == 0 { break }
-            guard n > 0, data.count + Int(n) <= limit else { return nil }
+            guard n > 0 else {
+                if let refusal = refused(session) { throw refusal }
+                throw FFmpegError(code: n, function: "avio_read")
+            }
+            guard data.count + Int(n) <= limit else { throw tooLarge(limit) }
             data += chunk[0..<Int(n)]
         }
-        return data.isEmpty ? nil : data
+        return data
+    }
+
+    /// The whole of a small binary resource (a thumbnail sheet), the same way; nil when it cannot
+    /// be read, is empty, or is larger than `limit` bytes.
+    static func nonEmptyBytes(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
+                              timeout: Double, limit: Int) -> [UInt8]? {
+        let data: [UInt8]? = try? bytes(url, options: options, settings: settings, interrupt: interrupt, timeout: timeout, limit: limit)
+        guard let data, !data.isEmpty else { return nil }
+        return data
+    }
+
+    /// The session's refusal as an error (a budget's as ``tooLarge(_:)``), nil when none.
+    private static func refused(_ session: NetworkSession) -> FFmpegError? {
+        guard let why = session.refusal, let code = session.refusalCode else { return nil }
+        if code == aether_AVERROR(EFBIG) { return tooLarge(Int(NetworkSession.manifestBudget)) }
+        return FFmpegError(function: "open", message: why, code: code)
+    }
+
+    static func tooLarge(_ limit: Int) -> FFmpegError {
+        let size = limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
+        return FFmpegError(function: "avio_read", message: "larger than \(size) refused", code: aether_AVERROR(EFBIG))
     }
 }

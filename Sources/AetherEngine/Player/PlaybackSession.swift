@@ -76,6 +76,25 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// Owned by the video thread after start.
     var videoDecoder: VideoDecoder?
 
+    /// A playlist or manifest read ahead of libavformat, within ``NetworkSession/manifestBudget``:
+    /// nil when it cannot be read (libavformat's own open then says why); throws when it is over
+    /// the budget.
+    private static func prefetch(_ url: String, what: String, options: [String: String], settings: NetworkSettings,
+                                 interrupt: InterruptToken, timeout: Double) throws -> [UInt8]? {
+        do {
+            let bytes: [UInt8] = try SmallFetch.bytes(url, options: options, settings: settings, interrupt: interrupt,
+                                                      timeout: timeout, limit: Int(NetworkSession.manifestBudget))
+            return bytes
+        } catch where error.code == aether_AVERROR(EFBIG) {
+            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(what) \(error.message)")
+        } catch where error.code == aether_AVERROR_EXIT() && !interrupt.isCancelled {
+            // The open deadline passed (a server that drips): libavformat would wait as long again.
+            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the \(what) did not arrive within \(String(format: "%g", timeout)) s")
+        } catch {
+            return nil
+        }
+    }
+
     init(url: String, options: PlayerOptions) throws {
         self.options = options
         policy = options.policy
@@ -92,7 +111,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         var variants: [StreamVariant] = []
         var variant: StreamVariant?
         if StreamVariants.isHLS(url),
-           let text = SmallFetch.text(url, options: openOptions, settings: options.network, interrupt: interrupt, timeout: options.openTimeout),
+           let text = try Self.prefetch(url, what: "playlist", options: openOptions, settings: options.network,
+                                        interrupt: interrupt, timeout: options.openTimeout).map({ String(decoding: $0, as: UTF8.self) }),
            let master = HLSMasterPlaylist.parse(text, base: url),
            let k = VariantChooser.choose(master.variants, preference: options.variantPreference, range: options.videoRange) {
             // A remote master may only point at http(s): never at local files.
@@ -107,11 +127,18 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             FFmpegLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(openURL == url ? " through the master (separate audio renditions)" : "")")
         }
         // A remote DASH manifest is read by libavformat's demuxer, which opens what it names
-        // without the protocol whitelist: refuse one that names anything but http(s).
-        if NetworkSettings.isNetwork(url), StreamVariants.isDASH(url),
-           let text = SmallFetch.text(url, options: openOptions, settings: options.network, interrupt: interrupt, timeout: options.openTimeout),
-           let foreign = StreamVariants.foreignReference(inManifest: text) {
-            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
+        // without the protocol whitelist: refuse one that names anything but http(s). It is read
+        // here first within the manifest budget and checked (no DOCTYPE or entities, well-formed,
+        // element count): libavformat's own read has no bound (xml_guard.c checks its copy again).
+        if StreamVariants.isDASH(url),
+           let bytes = try Self.prefetch(url, what: "manifest", options: openOptions, settings: options.network,
+                                         interrupt: interrupt, timeout: options.openTimeout) {
+            if let why = ManifestXML.refusal(bytes) {
+                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(why)")
+            }
+            if NetworkSettings.isNetwork(url), let foreign = StreamVariants.foreignReference(inManifest: String(decoding: bytes, as: UTF8.self)) {
+                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
+            }
         }
         if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
         let format: FormatContext
@@ -119,7 +146,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             format = try FormatContext(url: openURL, options: openOptions, timeout: options.openTimeout,
                                        interrupt: interrupt, network: options.network)
         } catch {
-            throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL))")
+            throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
         }
         self.format = format
         var probed: MediaInfo
@@ -156,9 +183,12 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             let memory = max(1 << 20, options.timeshiftMemoryBytes)
             let parent = options.timeshiftDirectory ?? NSTemporaryDirectory() + "aether-timeshift"
             TimeshiftBuffer.removeStale(in: parent)
+            let disk = TimeshiftBuffer.diskLimit(asked: options.timeshiftDiskBytes, directory: parent)
+            FFmpegLog.write("live", "timeshift: \(options.timeshiftSeconds) s, \(memory >> 20) MiB in memory, at most \(disk >> 20) MiB on disk in \(TextSanitizer.clean(parent))")
             timeshift = TimeshiftBuffer(settings: .init(
                 window: options.timeshiftSeconds, memoryLimit: memory,
                 directory: parent + "/timeshift-\(getpid())-\(PlaybackSession.timeshiftSerial.add(1, ordering: .relaxed).newValue)",
+                diskLimit: disk,
                 chunkBytes: max(64 << 10, min(2 << 20, memory / 4))))
         } else {
             timeshift = nil
@@ -187,7 +217,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         // A cache holds its seconds of packets (mpv's default byte cap, 150 MiB); without one,
         // the queues hold a few seconds.
         let queueBytes = cacheSeconds > 0 ? max(options.policy.packetQueueBytes, 150 << 20) : options.policy.packetQueueBytes
-        let videoPackets = cacheSeconds > 0 ? max(600, Int(cacheSeconds * 130)) : 600
+        let videoPackets = cacheSeconds > 0 ? max(600, min(1 << 22, Int(saturating: cacheSeconds * 130))) : 600
         videoQueue = BoundedQueue(maxCount: videoPackets, maxCost: queueBytes) { item in
             if case .item(let p, _) = item { return p.size }
             return 0

@@ -69,6 +69,10 @@ public struct PlayerOptions: Sendable {
     public var timeshiftSeconds = 1800.0
     /// Bytes of the window kept in memory; older parts spill to files in ``timeshiftDirectory``.
     public var timeshiftMemoryBytes = 64 << 20
+    /// Bytes of the window kept on disk at most (mpv-like `--timeshift-disk`); the player also
+    /// keeps it under a quarter of the spill directory's free space. The oldest part is dropped
+    /// past it, whatever the stream's timestamps do.
+    public var timeshiftDiskBytes: Int64 = 1 << 30
     /// Where the window spills (a directory per session inside, deleted when it ends); nil: the
     /// temporary directory.
     public var timeshiftDirectory: String?

@@ -84,4 +84,8 @@ void aether_avfilter_graph_free(AVFilterGraph **graph);
 int aether_av_buffersrc_add_frame_flags(AVFilterContext *ctx, AVFrame *frame, int flags);
 int aether_av_buffersink_get_frame(AVFilterContext *ctx, AVFrame *frame);
 AVRational aether_av_buffersink_get_time_base(const AVFilterContext *ctx);
+/* xml_guard.c: the rule every DASH manifest passes before libxml2 parses it (libavformat's
+   xmlReadMemory calls land there): 0 acceptable, 1 no bytes, 2 larger than 16 MiB, 3 a DOCTYPE
+   or an entity declaration (refused outright: an MPD needs neither). */
+int aether_xml_refusal(const char *buffer, int size);
 #endif

@@ -1,0 +1,79 @@
+import Foundation
+
+/// The suite's misbehaving HTTP server on 127.0.0.1 (`Tests/Scripts/hostile_http.py`: endless
+/// bodies, compression bombs, entity expansion, broken manifests, redirect loops, stalls, endless
+/// headers), and a runner that measures the player's peak memory (`run_measured.py`). The server
+/// ends with ``stop()`` (or when this is released).
+public final class HostileHTTP: @unchecked Sendable {  // used from one test at a time
+    public let port: Int
+    private var process: Process?
+    private let input = Pipe()
+
+    /// `media` is served as plain files under `/media/`.
+    public init(media: String? = nil) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", TestEnvironment.scripts.appendingPathComponent("hostile_http.py").path] + (media.map { [$0] } ?? [])
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = input
+        try process.run()
+        var text = ""
+        while !text.hasSuffix("\n") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw LoopbackHTTP.Failure(description: "hostile_http.py printed no port: \(text)")
+        }
+        self.port = port
+        self.process = process
+    }
+
+    deinit { stop() }
+
+    public func stop() {
+        guard let process else { return }
+        try? input.fileHandleForWriting.close()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)/" + path }
+
+    /// One measured run (see run_measured.py).
+    public struct Measured: Sendable {
+        public let status: Int32
+        public let peakRSSKiB: Int
+        public let timedOut: Bool
+        /// What the player wrote on stderr (headless) or on the terminal (`pty`).
+        public let output: [UInt8]
+        public var text: String { String(decoding: output, as: UTF8.self) }
+        public var lines: [String] { text.split(separator: "\n").map(String.init).filter { !$0.isEmpty } }
+    }
+
+    /// Runs the player with `arguments` (headless, or in a 120×40 pseudo-terminal with `pty`),
+    /// killed after `timeout` s, and reports its exit, its peak RSS and its output.
+    public static func measure(_ arguments: [String], pty: Bool = false, timeout: Double = 40,
+                               environment: [String: String] = [:]) -> Measured {
+        let capture = NSTemporaryDirectory() + "aether-measured-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: capture) }
+        var argv = ["/usr/bin/env", "python3", TestEnvironment.scripts.appendingPathComponent("run_measured.py").path]
+        if pty { argv += ["--pty", capture] }
+        argv += ["--timeout", String(timeout), "--", TestEnvironment.binary] + arguments
+        let r = Process.run(argv, environment: environment, timeout: timeout + 10)
+        let summary = r.stdout.split(separator: "\n").last { $0.hasPrefix("run_measured:") } ?? ""
+        var fields: [String: Int] = [:]
+        for pair in summary.split(separator: " ").dropFirst() {
+            let kv = pair.split(separator: "=")
+            if kv.count == 2, let v = Int(kv[1]) { fields[String(kv[0])] = v }
+        }
+        let output = pty ? ((try? Data(contentsOf: URL(fileURLWithPath: capture))).map { [UInt8]($0) } ?? []) : Array(r.stderr.utf8)
+        return Measured(status: Int32(fields["exit"] ?? -1), peakRSSKiB: fields["peak_rss_kib"] ?? -1,
+                        timedOut: fields["timed_out"] != 0, output: output)
+    }
+}

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""A misbehaving HTTP/1.1 server on 127.0.0.1 for the remote-door tests (the suite's
+NetworkDoorTests and hostile_run.py's remote section). Python 3 standard library only.
+
+   hostile_http.py [MEDIA_DIR]
+
+Prints the port it listens on (first line of stdout, flushed); ends on SIGTERM or when stdin
+closes. MEDIA_DIR, when given, is served as plain files under /media/ (Content-Length, no Range).
+Every other path is one misbehaviour:
+
+  /endless-media.m3u8     an HLS media playlist as an endless chunked body (segments forever)
+  /endless-master.m3u8    a master whose one variant is /endless-media.m3u8
+  /gzip-bomb.m3u8         Content-Encoding: gzip; 1 GiB of media playlist when inflated (~1 MB sent)
+  /gzip-master.m3u8       a master whose one variant is /gzip-bomb.m3u8
+  /endless.mpd            a DASH manifest as an endless chunked body
+  /gzip-bomb.mpd          Content-Encoding: gzip; 1 GiB of MPD when inflated
+  /entities.mpd           a DASH manifest whose DOCTYPE declares nested entities (billion laughs)
+  /parse-error.mpd        a DASH manifest with a parse error on a line holding terminal escapes
+                          (screen clear, ESC]0;PWNED title, ESC]52 clipboard write)
+  /redirect-loop          302 to /redirect-loop-b, which 302s back (forever)
+  /redirect-file          302 to file:///etc/passwd
+  /stall                  200 with headers and 1 KiB of an MPEG-TS-like body, then silence
+  /drip.m3u8              an HLS playlist one byte every 2 s
+  /huge-headers           200 whose headers never end (Set-Cookie lines forever)
+"""
+import os, signal, sys, threading, time, zlib
+import http.server
+
+MEDIA = sys.argv[1] if len(sys.argv) > 1 else None
+INFLATED = 1 << 30
+_gzip_cache = {}
+_gzip_lock = threading.Lock()
+
+MEDIA_LINE = b"#EXTINF:2.000,\nhttp://127.0.0.1:1/segment-with-a-long-name-0000000000.ts\n"
+PROFILE = b' profiles="urn:mpeg:dash:profile:isoff-live:2011"'
+MPD_HEAD = (b'<?xml version="1.0"?>\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011"' + PROFILE + b' type="static" '
+            b'mediaPresentationDuration="PT10S" minBufferTime="PT2S"><Period>\n')
+MPD_LINE = b'<AdaptationSet mimeType="video/mp4"><Representation id="v" bandwidth="1000"/></AdaptationSet>\n'
+
+
+def gzip_body(kind):
+    """The compressed body (cached in memory: about 1 MB)."""
+    with _gzip_lock:
+        if kind not in _gzip_cache:
+            head, line = ((b"#EXTM3U\n#EXT-X-TARGETDURATION:2\n", MEDIA_LINE) if kind == "m3u8"
+                          else (MPD_HEAD, MPD_LINE))
+            z = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip wrapper
+            out = [z.compress(head)]
+            block = line * ((1 << 20) // len(line))
+            sent = len(head)
+            while sent < INFLATED:
+                out.append(z.compress(block))
+                sent += len(block)
+            out.append(z.flush())
+            _gzip_cache[kind] = b"".join(out)
+        return _gzip_cache[kind]
+
+
+# Five levels of ten over a 20 KB string (2 GB when expanded), with a comment that makes the
+# document large enough (80 KB) for libxml2's amplification check to let the references through.
+ENTITIES = (b'<?xml version="1.0"?>\n<!DOCTYPE MPD [\n <!ENTITY a "' + b"a" * 20000 + b'">\n'
+            + b"".join(b' <!ENTITY %c "&%c;&%c;&%c;&%c;&%c;&%c;&%c;&%c;&%c;&%c;">\n' % ((c,) + (c - 1,) * 10)
+                       for c in range(ord("b"), ord("g")))
+            + b']>\n<!-- ' + b"x" * 60000 + b' -->\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011"' + PROFILE
+            + b' type="static" mediaPresentationDuration="PT10S">'
+              b'<Period><AdaptationSet contentType="&f;" mimeType="&f;" lang="&f;"><Representation id="&f;" bandwidth="1000">'
+              b'</Representation></AdaptationSet></Period></MPD>\n')
+
+PARSE_ERROR = (b'<?xml version="1.0"?>\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011"' + PROFILE + b' type="static">\n'
+               b'<Period>\x1b[2J\x1b]0;PWNED\x07\x1b]52;c;UFdORUQ=\x07 <AdaptationSet <<< broken="\n</MPD>\n')
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def handle(self):
+        try:
+            super().handle()
+        except (OSError, ValueError):
+            pass  # the client went away
+
+    def head(self, status=200, headers=(), length=None, chunked=False):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        if length is not None:
+            self.send_header("Content-Length", str(length))
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        if length is None and not chunked:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+
+    def chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def endless(self, content_type, head, line):
+        self.head(headers=[("Content-Type", content_type)], chunked=True)
+        self.chunk(head)
+        block = line * ((64 << 10) // len(line))
+        while True:
+            self.chunk(block)
+
+    def body(self, content_type, data, extra=()):
+        self.head(headers=[("Content-Type", content_type)] + list(extra), length=len(data))
+        self.wfile.write(data)
+
+    def do_GET(self):
+        path = self.path.split("?", 1)[0]
+        if MEDIA and path.startswith("/media/"):
+            name = os.path.basename(path)
+            try:
+                with open(os.path.join(MEDIA, name), "rb") as f:
+                    data = f.read()
+            except OSError:
+                return self.send_error(404)
+            return self.body("application/octet-stream", data)
+        if path == "/endless-media.m3u8":
+            return self.endless("application/vnd.apple.mpegurl", b"#EXTM3U\n#EXT-X-TARGETDURATION:2\n", MEDIA_LINE)
+        if path == "/endless-master.m3u8":
+            return self.body("application/vnd.apple.mpegurl",
+                             b"#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000000\nendless-media.m3u8\n")
+        if path == "/gzip-bomb.m3u8":
+            return self.body("application/vnd.apple.mpegurl", gzip_body("m3u8"), [("Content-Encoding", "gzip")])
+        if path == "/gzip-master.m3u8":
+            return self.body("application/vnd.apple.mpegurl",
+                             b"#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000000\ngzip-bomb.m3u8\n")
+        if path == "/endless.mpd":
+            return self.endless("application/dash+xml", MPD_HEAD, MPD_LINE)
+        if path == "/gzip-bomb.mpd":
+            return self.body("application/dash+xml", gzip_body("mpd"), [("Content-Encoding", "gzip")])
+        if path == "/entities.mpd":
+            return self.body("application/dash+xml", ENTITIES)
+        if path == "/parse-error.mpd":
+            return self.body("application/dash+xml", PARSE_ERROR)
+        if path == "/redirect-loop":
+            return self.head(302, [("Location", "/redirect-loop-b")], length=0)
+        if path == "/redirect-loop-b":
+            return self.head(302, [("Location", "/redirect-loop")], length=0)
+        if path == "/redirect-file":
+            return self.head(302, [("Location", "file:///etc/passwd")], length=0)
+        if path == "/stall":
+            self.head(headers=[("Content-Type", "video/mp2t")], length=10 << 20)
+            self.wfile.write(b"\x47" + b"\x00" * 1023)
+            self.wfile.flush()
+            return self.wait_gone()
+        if path == "/drip.m3u8":
+            self.head(headers=[("Content-Type", "application/vnd.apple.mpegurl")], chunked=True)
+            text = b"#EXTM3U\n#EXT-X-TARGETDURATION:2\n" + MEDIA_LINE * 1000
+            for byte in text:
+                self.chunk(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(2)
+            return
+        if path == "/huge-headers":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: video/mp2t\r\n")
+            line = b"Set-Cookie: c%d=" + b"x" * 2000 + b"; Path=/\r\n"
+            n = 0
+            while True:
+                self.wfile.write(line % n)
+                n += 1
+        self.send_error(404)
+
+    def wait_gone(self):
+        while True:
+            try:
+                if not self.connection.recv(1024):
+                    return
+            except OSError:
+                return
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 64
+
+    def handle_error(self, request, client_address):
+        pass
+
+
+server = Server(("127.0.0.1", 0), Handler)
+print(server.server_address[1], flush=True)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+threading.Thread(target=lambda: (sys.stdin.read(), server.shutdown()), daemon=True).start()
+try:
+    server.serve_forever(poll_interval=0.1)
+except SystemExit:
+    pass
