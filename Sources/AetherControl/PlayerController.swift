@@ -116,6 +116,12 @@ public final class PlayerController {
     public private(set) var subtitlesVisible = true
     /// One line per item that could not be played (printed after the screen is gone).
     public private(set) var errors: [String] = []
+    /// ``errors`` as printed when the player leaves: the first `limit`, then how many more
+    /// (a playlist of 100 000 missing files is not 100 000 lines on the terminal).
+    public func reportedErrors(limit: Int = 20) -> [String] {
+        guard errors.count > limit else { return errors }
+        return Array(errors.prefix(limit)) + ["… and \(errors.count - limit) more items that could not be played"]
+    }
     /// A resume note for the item just loaded (`resumed at 00:07`), for the host to show.
     public private(set) var resumedAt: Double?
 
@@ -168,7 +174,7 @@ public final class PlayerController {
         let first = min(max(0, settings.playlistStart), max(0, playlist.count - 1))
         guard playlist.count > 0 else { errors.append("nothing to play"); return false }
         var index: Int? = first
-        while let i = index {
+        while let i = index, !interrupter.isRaised {
             if load(index: i, paused: paused) { return true }
             index = i + 1 < playlist.count ? i + 1 : nil
         }
@@ -359,7 +365,8 @@ public final class PlayerController {
         if player.state == .ended { hub.emit(.endFile(reason: "eof")) }
         var candidate = playlist.index(after: playlist.position, loop: false)
         var tries = 0
-        while tries < playlist.count {
+        // A quit cancels the chain too (a playlist of 100 000 missing files).
+        while tries < playlist.count, !interrupter.isRaised {
             if candidate == nil {
                 guard playlistLoopsLeft.isOn, played > 0 else { return false }
                 if case .times(let n) = playlistLoopsLeft { playlistLoopsLeft = n > 1 ? .times(n - 1) : .no }
@@ -604,7 +611,7 @@ public final class PlayerController {
         var tries = 0
         // Like mpv, moving through the playlist keeps playback paused when it was.
         let paused = player.isPaused && player.state != .ended && player.mediaInfo != nil
-        while let k = i, tries < playlist.count {
+        while let k = i, tries < playlist.count, !interrupter.isRaised {
             if load(index: k, paused: paused) {
                 show("\(k + 1)/\(playlist.count) \(playlist.items[k].displayName)")
                 return .ok

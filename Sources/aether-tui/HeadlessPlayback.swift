@@ -34,7 +34,7 @@ struct HeadlessPlayback {
 
         guard controller.start(paused: options.pause) else {
             if stop.isRaised { return 4 }
-            for line in controller.errors { _ = fail(line) }
+            for line in controller.reportedErrors() { _ = fail(line) }
             controller.finish(interrupted: false)
             return controller.exitCode()
         }
@@ -59,7 +59,7 @@ struct HeadlessPlayback {
         controller.finish(interrupted: code == 4)
         controller.player.stop()
         stats = nil
-        for line in controller.errors { _ = fail(line) }
+        for line in controller.reportedErrors() { _ = fail(line) }
         return code
     }
 

@@ -136,6 +136,27 @@ import Testing
         #expect(s.waitFor(3) { $0.contains("EXIT=0") }, "q unanswered: \(s.screen())")
     }
 
+    /// A playable first item, then 100 000 that are missing: at its end the player skips the
+    /// missing ones in one go, and q still answers (it took 33 s); the errors are summed up.
+    @Test func qAnswersWhileSkippingAHundredThousandMissingItems() throws {
+        let dir = Self.temp()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("h264-720p.mkv"), toPath: dir + "/a.mkv")
+        var text = "a.mkv\n"
+        text.reserveCapacity(2 << 20)
+        for i in 1...100_000 { text += "missing-\(i).mkv\n" }
+        try text.write(toFile: dir + "/list.m3u", atomically: false, encoding: .utf8)
+        let s = try TmuxSession([TestEnvironment.binary, dir + "/list.m3u", "--ao=null", "--length=0.5"], columns: 100, rows: 30,
+                                environment: ["XDG_CONFIG_HOME": dir, "XDG_STATE_HOME": dir + "/state", "TERM": "screen-256color"])
+        defer { s.close() }
+        #expect(s.waitFor(10) { $0.contains(" / 00:12") }, "not up: \(s.screen())")
+        Thread.sleep(forTimeInterval: 1.5)   // past the first item's end: skipping
+        s.send("q")
+        #expect(s.waitFor(3) { $0.contains("EXIT=") }, "q unanswered while skipping: \(s.screen())")
+        let errorLines = s.lines().filter { $0.contains("No such file") }.count
+        #expect(errorLines <= 20, "\(errorLines) error lines")
+    }
+
     @Test func aWatchLaterEntryOutOfRangeIsIgnored() throws {
         let dir = Self.temp()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -88,10 +88,12 @@ public final class TUIApp {
                                   environment: TerminalEnvironment(env), budget: budget)
         }
         probeThread = probe
-        guard controller.start(paused: true) else {
+        let started = controller.start(paused: true)
+        endOpenWatch()
+        guard started else {
             _ = probe.wait()   // the terminal is back in its own modes before the error line
             if quit.isRaised { return Exit.signal.rawValue }
-            for line in controller.errors {
+            for line in controller.reportedErrors() {
                 FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(line))\n".utf8))
             }
             return controller.exitCode()
@@ -197,6 +199,7 @@ public final class TUIApp {
             if quit.isRaised { return Exit.signal.rawValue }
             // Remote commands, the playlist's next item, the published state.
             if case .finished(let code) = controller.tick() { return code }
+            endOpenWatch()
             readInput()
             pollPreview()
             pollFilmstrip()
@@ -293,7 +296,7 @@ public final class TUIApp {
         for warning in warnings {
             FileHandle.standardError.write(Data("aether-tui: warning: \(TextSanitizer.clean(warning))\n".utf8))
         }
-        for line in controller.errors {
+        for line in controller.reportedErrors() {
             FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(line))\n".utf8))
         }
     }
@@ -506,7 +509,9 @@ public final class QuitSignals: @unchecked Sendable {  // `raised` is only touch
 /// The controller's callbacks: what only the screen can do.
 extension TUIApp: PlayerHost {
     public func controllerWillOpen(_ controller: PlayerController) {
-        openWatch?.stop()
+        // One watch for a run of opens (items that fail are skipped in one go): it ends when
+        // the loop reads keys again (``endOpenWatch()``).
+        guard openWatch == nil else { return }
         let probe = screenUp ? nil : probeThread
         let bindings = options.bindings
         openWatch = OpenWatch(input: STDIN_FILENO, takeModes: !screenUp, before: { _ = probe?.wait() }) { [hub = controller.hub] byte in
@@ -519,7 +524,10 @@ extension TUIApp: PlayerHost {
         }
     }
 
-    public func controllerDidOpen(_ controller: PlayerController) {
+    public func controllerDidOpen(_ controller: PlayerController) {}
+
+    /// The loop is back: keys go to ncurses again.
+    func endOpenWatch() {
         openWatch?.stop()
         openWatch = nil
     }
