@@ -183,7 +183,8 @@ struct IPCSession {
         if first == UInt8(ascii: "{") {
             guard let message = try? JSONValue.parse(rest), case .array(let command)? = message["command"],
                   case .string(let name)? = command.first else { return false }
-            return ["quit", "quit-watch-later", "stop"].contains(name)
+            // The command's name is enough: `quit`'s code does not change that it leaves.
+            return (try? PlayerCommand.parse(words: [name]))?.leavesThePlayer ?? false
         }
         guard let text = String(validating: rest, as: UTF8.self) else { return false }
         return (try? PlayerCommand.parse(text))?.leavesThePlayer ?? false
