@@ -65,8 +65,16 @@ void aether_terminal_restore(void) {
     /* TCSANOW, not TCSAFLUSH: waiting for the output to drain could hang on a stalled
        terminal. Unread input (keys, late terminal replies) is dropped so the shell does not
        receive it. */
+    /* From the background (job control), SIGTTOU would stop the process or, when a handler
+       catches it, restart the call for ever: blocked, the calls just proceed. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTTOU);
+    sigaddset(&block, SIGTTIN);
+    sigprocmask(SIG_BLOCK, &block, &old);
     tcflush(saved_fd, TCIFLUSH);
     tcsetattr(saved_fd, TCSANOW, &saved);
+    sigprocmask(SIG_SETMASK, &old, NULL);
     errno = saved_errno;
 }
 

@@ -44,6 +44,10 @@ public final class TUIApp {
     /// Text cues wrapped once per cue and width (UI thread only).
     var subtitleWraps = SubtitleWrapCache()
     let quit = QuitSignals()
+    /// Ctrl-Z and friends (made when the screen comes up).
+    var jobs: JobSignals!
+    /// Suspended by job control: whether playback was going (nil: not suspended).
+    var suspendedPlaying: Bool?
     var telemetryHistory = TelemetryHistory()
     var lastTelemetrySample = 0.0
     var lastTelemetry = TelemetrySnapshot()
@@ -130,6 +134,8 @@ public final class TUIApp {
             return Exit.error.rawValue
         }
         defer { stopScreen() }
+        jobs = JobSignals(wake: {})
+        defer { jobs.cancel() }
 
         // 4. Wire the engine to the screen and play; the remote front ends start.
         output.start()
@@ -200,6 +206,12 @@ public final class TUIApp {
             // Remote commands, the playlist's next item, the published state.
             if case .finished(let code) = controller.tick() { return code }
             endOpenWatch()
+            if handleJobControl() {
+                // The shell has the terminal (continued with `bg`): wait for `fg`.
+                var none = pollfd(fd: -1, events: 0, revents: 0)
+                _ = poll(&none, 1, 100)
+                continue
+            }
             readInput()
             pollPreview()
             pollFilmstrip()
@@ -242,7 +254,7 @@ public final class TUIApp {
         let restore = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
         try terminal.start(restoreSequence: restore)
         terminal.withScreen {
-            keypad(aether_stdscr(), true)
+            armScreenModes()
             // ncurses believes the cells under the video are blank: insert/delete-character
             // would shift video cells into an overlay (seen as picture cells inside the stats box
             // in tmux). Rows are always rewritten in place.
@@ -261,8 +273,6 @@ public final class TUIApp {
             // Ctrl++ and Ctrl+- (audio delay) as xterm's modifyOtherKeys and kitty report them.
             for seq in ["\u{1B}[27;5;43~", "\u{1B}[43;5u"] { define_key(seq, TUIApp.ctrlPlusCode) }
             for seq in ["\u{1B}[27;5;45~", "\u{1B}[45;5u"] { define_key(seq, TUIApp.ctrlMinusCode) }
-            mouseinterval(0)
-            mousemask(aether_all_mouse_events(), nil)
             if has_colors() {
                 start_color()
                 use_default_colors()
@@ -271,6 +281,13 @@ public final class TUIApp {
             erase()
             refresh()
         }
+    }
+
+    /// Keypad and mouse reporting (at start, and again after a suspend). Inside `withScreen`.
+    func armScreenModes() {
+        keypad(aether_stdscr(), true)
+        mouseinterval(0)
+        mousemask(aether_all_mouse_events(), nil)
     }
 
     private func stopScreen() {

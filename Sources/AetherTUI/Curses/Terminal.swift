@@ -88,6 +88,9 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     private var cursesOut: UnsafeMutablePointer<FILE>?
     private var cursesIn: UnsafeMutablePointer<FILE>?
     private var drainBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The modes ncurses set up (cbreak, noecho, nonl), put back on resume after a suspend.
+    private var programModes = termios()
+    private var haveProgramModes = false
 
     /// Takes the terminal: saves its modes, arms restoration for every exit path (crash signals
     /// included), starts ncurses on it with cbreak/noecho/keypad, then redirects ncurses' output
@@ -127,6 +130,7 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
             cbreak()
             noecho()
             nonl()
+            haveProgramModes = tcgetattr(STDIN_FILENO, &programModes) == 0
             // Everything ncurses writes from here on is captured: a pipe as large as the system
             // allows (1 MiB; a full redraw of a huge screen stays below it), drained after every
             // ncurses call, so ncurses never blocks on it.
@@ -248,6 +252,48 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
         aether_terminal_restore()
         if outputFD >= 0 { close(outputFD) }
         outputFD = -1
+    }
+
+    /// Job control (Ctrl-Z): gives the terminal back to the shell as it was before start —
+    /// ncurses leaves the alternate screen, what is queued is written (or abandoned after
+    /// `abandonAfter` seconds), then the restore sequence (mouse off, cursor on, SGR reset,
+    /// main screen) and the saved modes go back. The writer thread stays; nothing may be
+    /// written until ``resumeScreen()``.
+    func suspendScreen(abandonAfter: Double = 1.0) {
+        lock.withLock {
+            guard screen != nil else { return }
+            endwin()
+            drainCurses()
+        }
+        waitForWriter(abandonAfter: abandonAfter)
+        aether_terminal_restore()
+    }
+
+    /// After a suspend: the terminal in the player's modes again, ncurses back on the alternate
+    /// screen with keypad and mouse, and the next refresh redraws everything.
+    func resumeScreen() {
+        if haveProgramModes { tcsetattr(STDIN_FILENO, TCSANOW, &programModes) }
+        lock.withLock {
+            guard screen != nil else { return }
+            // Leaving endwin's state: ncurses re-sends the alternate screen and keypad modes.
+            refresh()
+            clearok(aether_stdscr(), true)
+            drainCurses()
+        }
+    }
+
+    /// Waits until the writer has written everything queued, or `abandonAfter` seconds; what
+    /// it has not taken by then is discarded (the writer stays alive).
+    private func waitForWriter(abandonAfter: Double) {
+        let deadline = Date(timeIntervalSinceNow: abandonAfter)
+        queue.lock()
+        while writing || !chunks.isEmpty, queue.wait(until: deadline) {}
+        for chunk in chunks {
+            stats.bytesAbandoned += chunk.count
+            chunk.ticket?.finish(false)
+        }
+        chunks.removeAll()
+        queue.unlock()
     }
 
     // MARK: private

@@ -70,6 +70,10 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     private var fullRepaint = false
     private var nextDriver: (any VideoDriver)?
     private var stopped = false
+    /// Job control: nothing is drawn while held (the terminal belongs to the shell).
+    private var held = false
+    /// The render thread has taken down its pictures and drawn nothing since `held` was set.
+    private var idle = false
     private var totals = Totals()
     private var governorChange: OutputGovernor.Settings?
     private var governorText = ""
@@ -183,6 +187,33 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
         return OutputGovernor(kind: kind, maxColors: (driver as? SixelDriver)?.maximumColors ?? 256, enabled: enabled)
     }
 
+    /// UI thread, on suspend (Ctrl-Z): waits (at most `timeout` seconds) until the render thread
+    /// has finished the frame in hand and taken down pictures that outlive the screen (kitty's);
+    /// from then on it draws nothing until ``release()``. True when it acknowledged in time.
+    @discardableResult
+    func hold(timeout: Double = 1.5) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        state.lock()
+        defer { state.unlock() }
+        held = true
+        idle = false
+        state.broadcast()
+        while running, !idle, state.wait(until: deadline) {}
+        return idle || !running
+    }
+
+    /// UI thread, on resume: draws again, everything from scratch (the terminal was the
+    /// shell's meanwhile).
+    func release() {
+        state.withLock {
+            held = false
+            idle = false
+            fullRepaint = true
+            repaintRequested = true
+            state.broadcast()
+        }
+    }
+
     /// Stops the render thread (it finishes or abandons the frame in hand).
     func stop() {
         state.withLock {
@@ -202,7 +233,26 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
         defer { state.withLock { running = false; state.broadcast() } }
         while true {
             state.lock()
-            while pending == nil, !repaintRequested, nextDriver == nil, !stopped { state.wait() }
+            if held, !stopped {
+                state.unlock()
+                // Pictures that outlive the screen go with it; the terminal then shows the shell.
+                let bytes = ByteBuffer(capacity: 256)
+                driver.teardown(into: bytes)
+                for (_, still) in stillDrivers { still.teardown(into: bytes) }
+                if !bytes.isEmpty, let ticket = terminal.submit(bytes) { _ = ticket.wait(timeout: 0.5) }
+                driver.invalidate()
+                for (_, still) in stillDrivers { still.invalidate() }
+                drawnStills.removeAll()
+                state.lock()
+                idle = true
+                state.broadcast()
+                while held, !stopped { state.wait() }
+            }
+            while pending == nil, !repaintRequested, nextDriver == nil, !stopped, !held { state.wait() }
+            if held, !stopped {
+                state.unlock()
+                continue
+            }
             if stopped {
                 state.unlock()
                 // Pictures that outlive the screen (kitty's) are taken down with it: every still
