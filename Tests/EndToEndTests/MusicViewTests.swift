@@ -218,4 +218,42 @@ import Testing
         #expect(blue >= red.count * 8 / 10, "\(blue) blue pixels right of \(red.count) red ones")
         #expect(red.x1 < x.windowSize.width / 2, "the cover reaches x \(red.x1) of \(x.windowSize.width)")
     }
+
+    /// The cover is whole before and after the transport bar hides (3 s without input), while the
+    /// spectrum next to it changes every frame: ncurses never erases or scrolls picture cells.
+    @Test func coverStaysWholeWhenTheBarHides() throws {
+        let s = try start("music-tagged.mp3", ["--loop-file=inf"])
+        defer { s.close() }
+        var before = s.screen(colours: true)
+        #expect(s.waitFor(5) { _ in before = s.screen(colours: true); return Self.picture(before, colour: Self.blue).count >= 100 },
+                "no cover:\n\(before)")
+        #expect(before.contains("━"), "the bar is not up")
+        let rows = Set((Self.picture(before, colour: Self.red) + Self.picture(before, colour: Self.blue)).map(\.1))
+        let cellsBefore = Self.picture(before, colour: Self.red).count + Self.picture(before, colour: Self.blue).count
+        // The bar hides; the spectrum keeps moving beside the cover for a few seconds.
+        #expect(s.waitFor(6) { !$0.contains("━") }, "the bar did not hide")
+        Thread.sleep(forTimeInterval: 1.5)
+        let after = s.screen(colours: true)
+        let rowsAfter = Set((Self.picture(after, colour: Self.red) + Self.picture(after, colour: Self.blue)).map(\.1))
+        let cellsAfter = Self.picture(after, colour: Self.red).count + Self.picture(after, colour: Self.blue).count
+        #expect(rowsAfter == rows, "cover rows \(rows.sorted()) before the bar hid, \(rowsAfter.sorted()) after")
+        #expect(cellsAfter == cellsBefore, "\(cellsBefore) cover cells before, \(cellsAfter) after")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
+    /// The same in xterm's sixel mode: the red half of the cover keeps its pixels when the bar
+    /// hides (it used to smear into stripes as ncurses scrolled the rows under it).
+    @Test(.enabled(if: XtermSession.toolsPresent || ProcessInfo.processInfo.environment["CI"] != nil))
+    func sixelCoverStaysWholeWhenTheBarHides() throws {
+        let x = try XtermSession(command: "'\(TestEnvironment.binary)' '\(TestEnvironment.fixture("music-tagged.mp3"))' --vo=sixel --ao=null --loop-file=inf")
+        defer { x.stop() }
+        let before = x.waitForRedPicture(minimum: 5000)
+        try #require(before.count >= 5000, "only \(before.count) red pixels (\(x.state))")
+        // The bar hides after 3 s without input; the spectrum moves meanwhile.
+        Thread.sleep(forTimeInterval: 5)
+        let after = try #require(x.screenshot()).redBox()
+        #expect(after.count == before.count && after.y0 == before.y0 && after.y1 == before.y1,
+                "red cover pixels \(before) before the bar hid, \(after) after")
+    }
 }

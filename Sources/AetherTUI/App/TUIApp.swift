@@ -92,6 +92,10 @@ public final class TUIApp {
                                   environment: TerminalEnvironment(env), budget: budget)
         }
         probeThread = probe
+        // The terminfo entry ncurses will read, without erase and scroll capabilities
+        // (TextOnlyTerminfo), made while the media opens.
+        let terminfo = BackgroundResult { TextOnlyTerminfo.prepare(term: env["TERM"] ?? "") }
+        defer { if let directory = terminfo.wait() { TextOnlyTerminfo.remove(directory) } }
         let started = controller.start(paused: true)
         endOpenWatch()
         guard started else {
@@ -128,7 +132,7 @@ public final class TUIApp {
                 return nil
             }
         }
-        do { try startScreen() } catch {
+        do { try startScreen(terminfoDirectory: terminfo.wait()) } catch {
             player.stop()
             FileHandle.standardError.write(Data("aether-tui: \(error)\n".utf8))
             return Exit.error.rawValue
@@ -176,6 +180,25 @@ public final class TUIApp {
         summary.source = TextSanitizer.clean(currentSource)
         summary.playlistPosition = controller.playlist.position
         stats.write("summary", summary)
+    }
+
+    /// A value computed on a global queue, waited for when needed.
+    final class BackgroundResult<Value>: @unchecked Sendable {  // `value` is written before `done` is signalled
+        private var value: Value?
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ body: @escaping @Sendable () -> Value) {
+            DispatchQueue.global().async { [self] in
+                value = body()
+                done.signal()
+            }
+        }
+
+        func wait() -> Value {
+            done.wait()
+            done.signal()
+            return value!
+        }
     }
 
     /// Runs the capability probe on a thread of its own and hands back its report.
@@ -248,11 +271,11 @@ public final class TUIApp {
 
     // MARK: screen lifecycle
 
-    private func startScreen() throws(Terminal.StartError) {
+    private func startScreen(terminfoDirectory: String?) throws(Terminal.StartError) {
         // CAN and ST first: a crash can come in the middle of a sixel image (a DCS string) or an
         // escape sequence, which would otherwise swallow the rest.
         let restore = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
-        try terminal.start(restoreSequence: restore)
+        try terminal.start(restoreSequence: restore, terminfoDirectory: terminfoDirectory)
         terminal.withScreen {
             armScreenModes()
             // ncurses believes the cells under the video are blank: insert/delete-character

@@ -95,7 +95,7 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     /// Takes the terminal: saves its modes, arms restoration for every exit path (crash signals
     /// included), starts ncurses on it with cbreak/noecho/keypad, then redirects ncurses' output
     /// into a pipe this type drains, and starts the writer thread.
-    func start(restoreSequence: String) throws(StartError) {
+    func start(restoreSequence: String, terminfoDirectory: String? = nil) throws(StartError) {
         aether_terminal_save(STDIN_FILENO)
         restoreSequence.withCString { aether_terminal_set_restore_sequence($0, strlen($0)) }
         aether_terminal_install_crash_handlers()
@@ -113,8 +113,15 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
         cursesFD = dup(STDOUT_FILENO)
         cursesOut = fdopen(cursesFD, "w")
         cursesIn = fdopen(dup(STDIN_FILENO), "r")
+        // ncurses reads the entry without erase and scroll capabilities (TextOnlyTerminfo).
+        let previous = getenv("TERMINFO").map { String(cString: $0) }
+        if let terminfoDirectory { setenv("TERMINFO", terminfoDirectory, 1) }
+        let screenOpened = newterm(nil, cursesOut, cursesIn)
+        if terminfoDirectory != nil {
+            if let previous { setenv("TERMINFO", previous, 1) } else { unsetenv("TERMINFO") }
+        }
         // An unknown TERM (no terminfo entry): newterm returns nil and nothing was changed yet.
-        guard let opened = newterm(nil, cursesOut, cursesIn) else {
+        guard let opened = screenOpened else {
             if let cursesOut { fclose(cursesOut) }
             if let cursesIn { fclose(cursesIn) }
             cursesOut = nil
