@@ -23,7 +23,13 @@ extension TUIApp {
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
         let cues = controller.subtitlesVisible ? player.subtitleCues(at: player.currentTime) : []
         let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
-        if cueKey != view.cueKey { view.cueKey = cueKey; view.dirty = true }
+        if cueKey != view.cueKey {
+            view.cueKey = cueKey
+            view.dirty = true
+            // Bitmap cues are burnt into the picture: while no new frame comes (paused), the
+            // shown one is painted again with the cues it now has (a track chosen, a cue ended).
+            if player.isPaused { output.repaint() }
+        }
         if musicViewNeedsDrawing(now: now) { view.dirty = true }
         guard view.dirty else { return }
         view.dirty = false
@@ -43,7 +49,7 @@ extension TUIApp {
             if view.showStats { overlays.append(drawStats()) }
             if view.showHelp { overlays.append(drawHelp()) }
             if view.menu != nil { let r = drawMenu(); overlays.append(r); view.menuRect = r } else { view.menuRect = nil }
-            if let osd = view.osdMessage { overlays.append(drawOSD(osd.text)) }
+            if let osd = view.osdMessage { overlays.append(drawOSD(osd.text, avoiding: overlays)) }
             let stillsRect = drawScrubPreview() ?? drawFilmstrip()
             if let stillsRect { overlays.append(stillsRect) }
             erasePreviewLeftovers(now: stillsRect)
@@ -370,10 +376,12 @@ extension TUIApp {
         return rect
     }
 
-    private func drawOSD(_ text: String) -> CellRect {
-        let row = layout.videoArea.row
+    /// The message line: the top row of the video area, or the first row below the boxes open
+    /// there (a message never covers a box's border or text).
+    private func drawOSD(_ text: String, avoiding boxes: [CellRect]) -> CellRect {
         let col = layout.videoArea.column + 1
         let w = DisplayWidth.of(text) + 2
+        let row = MessageLine.row(width: w, column: col, area: layout.videoArea, avoiding: boxes)
         Curses.put(" \(text) ", row: row, column: col, style: palette[.status])
         return CellRect(column: col, row: row, width: w, height: 1)
     }

@@ -1,0 +1,151 @@
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// What the screen shows after the UI changes around the picture, read from tmux as the colours
+/// a viewer sees (half-block cells decoded to their top and bottom colours).
+@Suite(.serialized) struct ScreenOwnerTests {
+    typealias RGB = (Int, Int, Int)
+
+    /// A cell as seen: its character (for text) and the colours of its top and bottom halves.
+    struct Seen: Equatable {
+        var text: Character
+        var top: [Int]?
+        var bottom: [Int]?
+    }
+
+    /// Decodes `capture-pane -e` output (attributes carried across lines, as tmux writes them).
+    static func seen(_ screen: String) -> [[Seen]] {
+        var rows: [[Seen]] = [[]]
+        var fg: [Int]?, bg: [Int]?
+        var chars = Array(screen)[...]
+        while let c = chars.popFirst() {
+            if c == "\n" { rows.append([]); continue }
+            if c == "\u{1B}" {
+                guard chars.first == "[" else { continue }
+                chars.removeFirst()
+                var sequence = ""
+                while let n = chars.popFirst() {
+                    sequence.append(n)
+                    if n.isLetter { break }
+                }
+                guard sequence.hasSuffix("m") else { continue }
+                let p = sequence.dropLast().split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
+                var i = 0
+                while i < p.count {
+                    switch p[i] {
+                    case 0: fg = nil; bg = nil
+                    case 39: fg = nil
+                    case 49: bg = nil
+                    case 38, 48:
+                        if i + 4 < p.count, p[i + 1] == 2 {
+                            if p[i] == 38 { fg = Array(p[i + 2...i + 4]) } else { bg = Array(p[i + 2...i + 4]) }
+                            i += 4
+                        } else {
+                            i += 2
+                        }
+                    default: break
+                    }
+                    i += 1
+                }
+                continue
+            }
+            let cell: Seen
+            switch c {
+            case "▀": cell = Seen(text: " ", top: fg, bottom: bg)
+            case "▄": cell = Seen(text: " ", top: bg, bottom: fg)
+            case "█": cell = Seen(text: " ", top: fg, bottom: fg)
+            case " ": cell = Seen(text: " ", top: bg, bottom: bg)
+            default: cell = Seen(text: c, top: bg, bottom: bg)
+            }
+            rows[rows.count - 1].append(cell)
+        }
+        return rows
+    }
+
+    /// Cells of rows `rows` that differ between two screens.
+    static func differing(_ a: String, _ b: String, rows: Range<Int>) -> Int {
+        let sa = seen(a), sb = seen(b)
+        var n = 0
+        for y in rows where sa.indices.contains(y) && sb.indices.contains(y) {
+            for x in 0..<max(sa[y].count, sb[y].count) {
+                let ca = sa[y].indices.contains(x) ? sa[y][x] : Seen(text: " ", top: nil, bottom: nil)
+                let cb = sb[y].indices.contains(x) ? sb[y][x] : Seen(text: " ", top: nil, bottom: nil)
+                if ca != cb { n += 1 }
+            }
+        }
+        return n
+    }
+
+    func start(_ path: String, _ args: [String]) throws -> TmuxSession {
+        let env = ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color", "COLORTERM": "truecolor",
+                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
+        let s = try TmuxSession([TestEnvironment.binary, path, "--vo=halfblock"] + args, columns: 100, rows: 30, environment: env)
+        #expect(s.waitFor(8) { TUITests.time(in: $0) != nil }, "the transport bar never appeared:\n\(s.screen())")
+        return s
+    }
+
+    /// A grainy clip (noise over testsrc2, every frame different), made once per run.
+    static let grainy: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("aether-grain-\(getpid()).mkv").path
+        _ = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=640x360:r=24:d=6,noise=alls=40:allf=t",
+                         "-c:v", "libx264", "-preset", "ultrafast", "-crf", "24", path], timeout: 60)
+        return path
+    }()
+
+    /// Paused, `b`, →, Esc: the picture is exactly what it was (the preview's cells repainted
+    /// from the frame on screen, nothing else touched).
+    @Test func cancelledScrubRestoresTheExactCells() throws {
+        let clip = Self.grainy
+        try #require(FileManager.default.fileExists(atPath: clip), "ffmpeg could not make the grainy clip")
+        defer { try? FileManager.default.removeItem(atPath: clip) }
+        let s = try start(clip, ["--ao=null", "--pause", "--start=2"])
+        defer { s.close() }
+        Thread.sleep(forTimeInterval: 2)   // the start-up message has gone
+        let before = s.screen(colours: true)
+        s.send("b")
+        #expect(s.waitFor(3) { _ in Self.differing(before, s.screen(colours: true), rows: 1..<27) > 20 }, "no preview appeared")
+        s.send("Right")
+        Thread.sleep(forTimeInterval: 1.5)
+        let during = s.screen(colours: true)
+        s.send("Escape")
+        var after = during
+        #expect(s.waitFor(3) { _ in after = s.screen(colours: true); return Self.differing(before, after, rows: 1..<27) == 0 },
+                "\(Self.differing(before, after, rows: 1..<27)) picture cells differ after Esc (\(Self.differing(before, during, rows: 1..<27)) during the scrub)")
+    }
+
+    /// A bitmap subtitle track chosen while paused shows its cue at once.
+    @Test func pausedBitmapSubtitleTrackShowsAtOnce() throws {
+        let s = try start(TestEnvironment.fixture("dvdsub.mkv"), ["--ao=null", "--sid=no", "--pause", "--start=2.3"])
+        defer { s.close() }
+        Thread.sleep(forTimeInterval: 1)
+        let before = s.screen(colours: true)
+        /// Cells showing black or white (the cue's box and glyphs).
+        func cueCells(_ screen: String) -> Int {
+            Self.seen(screen).joined().filter { cell in
+                [cell.top, cell.bottom].contains { c in c.map { $0.max()! < 30 || $0.min()! > 230 } ?? false }
+            }.count
+        }
+        let base = cueCells(before)
+        s.send("j")
+        var shown = 0
+        #expect(s.waitFor(2) { _ in shown = cueCells(s.screen(colours: true)) - base; return shown >= 15 },
+                "the cue did not show while paused (\(shown) more black or white cells)")
+        #expect(s.screen().contains("⏸"))
+    }
+
+    /// A message (the track switch) goes below the stats box, never over its border.
+    @Test func aMessageNeverCoversTheStatsBox() throws {
+        let s = try start(TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), ["--audio-device=pulse", "--pause"])
+        defer { s.close() }
+        s.send("i")
+        #expect(s.waitFor(2) { $0.contains("┌─ Stats") })
+        s.send("#")
+        #expect(s.waitFor(2) { $0.contains("audio: ") }, "no message:\n\(s.screen())")
+        let lines = s.lines()
+        let border = try #require(lines.firstIndex { $0.contains("┌─ Stats") }, "the box's top border was overwritten:\n\(s.screen())")
+        let message = try #require(lines.firstIndex { $0.contains("audio: ") })
+        let bottom = try #require(lines.firstIndex { $0.contains("└") })
+        #expect(message > bottom || message < border, "message on row \(message) inside the box (rows \(border)…\(bottom))")
+    }
+}
