@@ -181,36 +181,23 @@ extension TUIApp {
     }
 
     private func drawTransport() {
-        let row = layout.rows - 2
-        let width = layout.columns
+        var surface = CursesSurface(palette: palette)
+        transportBar().render(into: &surface)
+    }
+
+    /// The transport rows' state, from the player and the view.
+    func transportBar() -> TransportBar {
         let duration = player.duration ?? 0
         let now = player.currentTime
         // Live: the bar spans the kept window, its right end the live edge.
         let live = player.isLive ? player.liveWindow : nil
         let origin = live?.lowerBound ?? 0
         let span = live.map { $0.upperBound - $0.lowerBound } ?? duration
-        // Progress bar: played ━, buffered ─ (brighter), empty ─, chapter ticks ┃.
-        // Media values are clamped before any integer conversion (a damaged file can claim 1.8e19 s).
-        func column(_ t: Double) -> Int { span > 0 ? Int(saturating: min(1, max(0, (t - origin) / span)) * Double(width)) : 0 }
-        let played = column(now)
         // A source with a demuxer cache shows how far it has read; others what is queued.
-        let buffered = live != nil ? column(now) : column(min(duration, player.cachedUntil ?? (now + lastTelemetry.bufferedSeconds)))
-        let ticks = Set((player.mediaInfo?.chapters ?? []).dropFirst().map { duration > 0 ? column($0.start) : -1 })
-        for x in 0..<width {
-            let (glyph, role): (String, ThemeRole) =
-                ticks.contains(x) ? ("┃", .progressChapter)
-                : x < played ? ("━", .progressPlayed)
-                : x == played ? ("●", .progressPlayed)
-                : x < buffered ? ("─", .progressBuffered) : ("─", .progressEmpty)
-            Curses.put(glyph, row: row, column: x, style: palette[role])
-        }
-        if let scrub = view.scrub {
-            Curses.put("◆", row: row, column: markerColumn(scrub.target), style: palette[.time])
-        }
-        // Status line.
-        let status = row + 1
-        Curses.fill(row: status, column: 0, width: width, style: palette[.status])
-        let icon = player.state == .paused ? "⏸" : player.state == .seeking ? "⇥" : player.isBuffering ? "…" : "▶"
+        let buffered = live != nil ? now : min(duration, player.cachedUntil ?? (now + lastTelemetry.bufferedSeconds))
+        let chapters = duration > 0 ? (player.mediaInfo?.chapters ?? []).dropFirst().map(\.start) : []
+        let state: TransportBar.State = player.state == .paused ? .paused : player.state == .seeking ? .seeking
+            : player.isBuffering ? .buffering : .playing
         var timeText: String
         if let scrub = view.scrub {
             timeText = "\(TimeFormat.clock(scrub.target)) / \(TimeFormat.clock(duration))  scrub: Enter seeks, Esc leaves"
@@ -226,28 +213,21 @@ extension TUIApp {
             timeText = "\(TimeFormat.clock(now)) / \(TimeFormat.clock(duration))"
         }
         if let network = networkText() { timeText += "  " + network }
-        Curses.put(" \(icon) ", row: status, column: 0, style: palette[.status])
-        Curses.put(timeText, row: status, column: 3, style: palette[.time])
-        var right: [(String, ThemeRole)] = []
-        let volume = player.isMuted ? "muted" : "vol \(Int(player.volume.rounded()))%"
-        right.append((volume, .status))
-        right.append((String(format: "%.2f×", player.rate), .status))
+        var badges: [TransportBar.Badge] = []
+        badges.append(.init(text: player.isMuted ? "muted" : "vol \(Int(player.volume.rounded()))%", role: .status))
+        badges.append(.init(text: String(format: "%.2f×", player.rate), role: .status))
         if player.hasVideo, let v = player.mediaInfo?.primaryVideo {
-            right.append((v.format.rawValue, v.format == .sdr ? .badge : .badgeHDR))
-            right.append(("\(v.width)×\(v.height)", .badge))
+            badges.append(.init(text: v.format.rawValue, role: v.format == .sdr ? .badge : .badgeHDR))
+            badges.append(.init(text: "\(v.width)×\(v.height)", role: .badge))
         }
         if let k = player.activeAudioTrack, let a = player.mediaInfo?.audio[safe: k] {
-            right.append((a.layoutShort + (a.isAtmos ? " Atmos" : ""), .badge))
+            badges.append(.init(text: a.layoutShort + (a.isAtmos ? " Atmos" : ""), role: .badge))
         }
-        right.append((driver.name, .badge))
-        var x = width
-        for (text, role) in right.reversed() {
-            let w = DisplayWidth.of(text) + 2
-            x -= w + 1
-            guard x > 3 + DisplayWidth.of(timeText) + 1 else { break }
-            Curses.put(" \(text) ", row: status, column: x, style: palette[role])
-        }
+        badges.append(.init(text: driver.name, role: .badge))
+        return TransportBar(state: state, origin: origin, span: span, position: now, buffered: buffered,
+                            chapterStarts: chapters, scrubMarker: view.scrub?.target, timeText: timeText, badges: badges)
     }
+
 
     /// What the network is doing when the user should know: `reconnecting (2)` while a transfer
     /// is retried, `buffering…` while playback waits for the cache, nil otherwise.
@@ -379,12 +359,10 @@ extension TUIApp {
     /// The message line: the top row of the video area, or the first row below the boxes open
     /// there (a message never covers a box's border or text).
     private func drawOSD(_ text: String, avoiding boxes: [CellRect]) -> CellRect {
-        let col = layout.videoArea.column + 1
-        let w = DisplayWidth.of(text) + 2
-        let row = MessageLine.row(width: w, column: col, area: layout.videoArea, avoiding: boxes)
-        Curses.put(" \(text) ", row: row, column: col, style: palette[.status])
-        return CellRect(column: col, row: row, width: w, height: 1)
+        var surface = CursesSurface(palette: palette)
+        return MessageView(text: text).render(in: layout.videoArea, avoiding: boxes, into: &surface)
     }
+
 
     private func drawTelemetry(in pane: CellRect) {
         let t = lastTelemetry
@@ -424,22 +402,11 @@ extension TUIApp {
     /// A bordered box of `lines`; returns the cells it covers.
     @discardableResult
     private func box(title: String, lines: [String], at origin: (Int, Int), style: ThemeRole, border: ThemeRole, width: Int? = nil) -> CellRect {
-        let inner = width.map { $0 - 2 } ?? min(layout.columns - origin.0 - 2, (lines.map(DisplayWidth.of).max() ?? 0) + 2)
-        guard inner > 2 else { return CellRect(column: 0, row: 0, width: 0, height: 0) }
-        let height = min(lines.count + 2, layout.rows - 2 - origin.1)
-        guard height >= 2 else { return CellRect(column: 0, row: 0, width: 0, height: 0) }
-        let (x, y) = origin
-        let top = "┌─ " + DisplayWidth.clip(title, to: max(0, inner - 3)) + " "
-        Curses.put(top + String(repeating: "─", count: max(0, inner - DisplayWidth.of(top) + 1)) + "┐", row: y, column: x, style: palette[border], width: inner + 2)
-        for i in 0..<(height - 2) {
-            Curses.put("│", row: y + 1 + i, column: x, style: palette[border])
-            let text = " " + DisplayWidth.clip(lines[i], to: inner - 1)
-            Curses.put(text + String(repeating: " ", count: max(0, inner - DisplayWidth.of(text))), row: y + 1 + i, column: x + 1, style: palette[style], width: inner)
-            Curses.put("│", row: y + 1 + i, column: x + inner + 1, style: palette[border])
-        }
-        Curses.put("└" + String(repeating: "─", count: inner) + "┘", row: y + height - 1, column: x, style: palette[border], width: inner + 2)
-        return CellRect(column: x, row: y, width: inner + 2, height: height)
+        var surface = CursesSurface(palette: palette)
+        return BoxView(title: title, lines: lines, style: style, border: border, width: width)
+            .render(at: (origin.0, origin.1), into: &surface)
     }
+
 }
 
 enum TimeFormat {

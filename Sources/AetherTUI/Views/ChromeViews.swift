@@ -1,0 +1,118 @@
+import AetherEngine
+import TerminalGraphics
+
+/// A bordered box of lines (the stats overlay, the key help, the track menu's frame).
+struct BoxView: Equatable {
+    var title: String
+    var lines: [String]
+    var style: ThemeRole
+    var border: ThemeRole
+    /// The box's whole width (nil: as wide as the longest line needs).
+    var width: Int?
+
+    /// Draws the box with its top-left corner at `origin`, clipped to the rows above the two
+    /// transport rows; returns the cells it covers (empty when there is no room).
+    @discardableResult
+    func render(at origin: (column: Int, row: Int), into surface: inout some TextSurface) -> CellRect {
+        let empty = CellRect(column: 0, row: 0, width: 0, height: 0)
+        // As wide as the longest line, and at least as wide as the title.
+        let wanted = max((lines.map(DisplayWidth.of).max() ?? 0) + 2, DisplayWidth.of(title) + 4)
+        let inner = width.map { $0 - 2 } ?? min(surface.columns - origin.column - 2, wanted)
+        guard inner > 2 else { return empty }
+        let height = min(lines.count + 2, surface.rows - 2 - origin.row)
+        guard height >= 2 else { return empty }
+        let (x, y) = origin
+        let top = "┌─ " + DisplayWidth.clip(title, to: max(0, inner - 3)) + " "
+        surface.put(top + String(repeating: "─", count: max(0, inner - DisplayWidth.of(top) + 1)) + "┐", row: y, column: x, role: border, width: inner + 2)
+        for i in 0..<(height - 2) {
+            surface.put("│", row: y + 1 + i, column: x, role: border)
+            let text = " " + DisplayWidth.clip(lines[i], to: inner - 1)
+            surface.put(text + String(repeating: " ", count: max(0, inner - DisplayWidth.of(text))), row: y + 1 + i, column: x + 1, role: style, width: inner)
+            surface.put("│", row: y + 1 + i, column: x + inner + 1, role: border)
+        }
+        surface.put("└" + String(repeating: "─", count: inner) + "┘", row: y + height - 1, column: x, role: border, width: inner + 2)
+        return CellRect(column: x, row: y, width: inner + 2, height: height)
+    }
+}
+
+/// The message line: one transient message at the top of the video area, below any box there.
+struct MessageView: Equatable {
+    var text: String
+
+    @discardableResult
+    func render(in area: CellRect, avoiding boxes: [CellRect], into surface: inout some TextSurface) -> CellRect {
+        let column = area.column + 1
+        let width = DisplayWidth.of(text) + 2
+        let row = MessageLine.row(width: width, column: column, area: area, avoiding: boxes)
+        surface.put(" \(text) ", row: row, column: column, role: .status)
+        return CellRect(column: column, row: row, width: width, height: 1)
+    }
+}
+
+/// The two transport rows at the bottom: the progress bar (played, buffered, chapter ticks,
+/// the scrub marker) and the status line (state, time, badges right-aligned as room allows).
+struct TransportBar: Equatable {
+    enum State: Equatable { case playing, paused, seeking, buffering }
+    var state: State
+    /// Where the bar starts and how long it spans (the file, or a live stream's kept window).
+    var origin: Double
+    var span: Double
+    var position: Double
+    /// How far the source is read or queued (seconds on the same axis).
+    var buffered: Double
+    var chapterStarts: [Double] = []
+    /// The scrub marker's time (nil: no scrub).
+    var scrubMarker: Double?
+    /// The time text (`00:07 / 00:12`, `-00:05`, `LIVE`, the scrub hint, network state).
+    var timeText: String
+    /// Right-aligned items, left to right; the leftmost go first when room runs out.
+    var badges: [Badge]
+
+    struct Badge: Equatable {
+        var text: String
+        var role: ThemeRole
+    }
+
+    /// The bar's column for `time` (clamped: a damaged file can claim 1.8e19 s).
+    static func column(_ time: Double, origin: Double, span: Double, width: Int) -> Int {
+        span > 0 ? Int(saturating: min(1, max(0, (time - origin) / span)) * Double(width)) : 0
+    }
+
+    func render(into surface: inout some TextSurface) {
+        let row = surface.rows - 2
+        let width = surface.columns
+        guard row >= 0 else { return }
+        func column(_ t: Double) -> Int { Self.column(t, origin: origin, span: span, width: width) }
+        let played = column(position)
+        let bufferedColumn = column(buffered)
+        let ticks = Set(chapterStarts.map(column))
+        for x in 0..<width {
+            let (glyph, role): (String, ThemeRole) =
+                ticks.contains(x) ? ("┃", .progressChapter)
+                : x < played ? ("━", .progressPlayed)
+                : x == played ? ("●", .progressPlayed)
+                : x < bufferedColumn ? ("─", .progressBuffered) : ("─", .progressEmpty)
+            surface.put(glyph, row: row, column: x, role: role)
+        }
+        if let scrubMarker {
+            surface.put("◆", row: row, column: min(width - 1, column(scrubMarker)), role: .time)
+        }
+        let status = row + 1
+        surface.fill(row: status, column: 0, width: width, role: .status)
+        let icon = switch state {
+        case .paused: "⏸"
+        case .seeking: "⇥"
+        case .buffering: "…"
+        case .playing: "▶"
+        }
+        surface.put(" \(icon) ", row: status, column: 0, role: .status)
+        surface.put(timeText, row: status, column: 3, role: .time)
+        var x = width
+        for badge in badges.reversed() {
+            let w = DisplayWidth.of(badge.text) + 2
+            x -= w + 1
+            guard x > 3 + DisplayWidth.of(timeText) + 1 else { break }
+            surface.put(" \(badge.text) ", row: status, column: x, role: badge.role)
+        }
+    }
+}

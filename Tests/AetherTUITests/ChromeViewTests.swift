@@ -1,0 +1,115 @@
+@testable import AetherTUI
+import Testing
+import TerminalGraphics
+
+/// The chrome's views rendered into a plain cell grid and compared with text snapshots (the
+/// way ratatui tests widgets against its test backend): sizes, states, clipping, hostile text.
+struct ChromeViewTests {
+    static func bar(_ state: TransportBar.State = .playing, position: Double = 30, span: Double = 120, buffered: Double = 60,
+                    chapters: [Double] = [], scrub: Double? = nil, time: String = "00:30 / 02:00",
+                    badges: [TransportBar.Badge] = [.init(text: "vol 100%", role: .status), .init(text: "1.00×", role: .status),
+                                                    .init(text: "SDR", role: .badge), .init(text: "halfblock", role: .badge)]) -> TransportBar {
+        TransportBar(state: state, origin: 0, span: span, position: position, buffered: buffered, chapterStarts: chapters,
+                     scrubMarker: scrub, timeText: time, badges: badges)
+    }
+
+    @Test func transportBarAt40And80Columns() {
+        var narrow = CellGrid(columns: 40, rows: 4)
+        Self.bar().render(into: &narrow)
+        #expect(narrow.lines == [
+            "",
+            "",
+            "━━━━━━━━━━●─────────────────────────────",
+            " ▶ 00:30 / 02:00       SDR   halfblock",
+        ], "\(narrow.text)")
+        var wide = CellGrid(columns: 80, rows: 3)
+        Self.bar(.paused, chapters: [60]).render(into: &wide)
+        #expect(wide.lines == [
+            "",
+            "━━━━━━━━━━━━━━━━━━━━●───────────────────┃───────────────────────────────────────",
+            " ⏸ 00:30 / 02:00                            vol 100%   1.00×   SDR   halfblock",
+        ], "\(wide.text)")
+        // Roles: played, buffered, empty, chapter.
+        #expect(wide.roles[1][5] == .progressPlayed)
+        #expect(wide.roles[1][25] == .progressBuffered)
+        #expect(wide.roles[1][60] == .progressEmpty)
+        #expect(wide.roles[1][40] == .progressChapter)
+        #expect(wide.roles[2][4] == .time)
+    }
+
+    @Test func badgesGiveWayToTheTimeFromTheLeft() {
+        var grid = CellGrid(columns: 30, rows: 2)
+        Self.bar(time: "00:30 / 02:00  reconnecting (2)").render(into: &grid)
+        // The time keeps its room; no badge fits beside it here.
+        #expect(grid.lines[1] == " ▶ 00:30 / 02:00  reconnecting")
+        var some = CellGrid(columns: 44, rows: 2)
+        Self.bar().render(into: &some)
+        #expect(some.lines[1] == " ▶ 00:30 / 02:00   1.00×   SDR   halfblock", "\(some.text)")
+    }
+
+    @Test func scrubMarkerAndStates() {
+        var grid = CellGrid(columns: 24, rows: 2)
+        Self.bar(.seeking, position: 0, span: 120, buffered: 0, scrub: 1e300, time: "x").render(into: &grid)
+        // A huge scrub time is clamped to the last column.
+        #expect(grid.lines[0] == "●──────────────────────◆")
+        var empty = CellGrid(columns: 24, rows: 2)
+        Self.bar(position: 5, span: 0, buffered: 0, time: "x").render(into: &empty)
+        // No duration (a stream): the position dot stays at the start.
+        #expect(empty.lines[0] == "●───────────────────────")
+        #expect(grid.lines[1].hasPrefix(" ⇥ x"))
+        var buffering = CellGrid(columns: 24, rows: 2)
+        Self.bar(.buffering, time: "t").render(into: &buffering)
+        #expect(buffering.lines[1].hasPrefix(" … t"))
+    }
+
+    @Test func boxAtSeveralSizes() {
+        let stats = BoxView(title: "Stats", lines: ["File  clip.mkv", "Video h264"], style: .stats, border: .statsBorder)
+        var grid = CellGrid(columns: 30, rows: 8)
+        let rect = stats.render(at: (1, 1), into: &grid)
+        #expect(grid.lines == [
+            "",
+            " ┌─ Stats ────────┐",
+            " │ File  clip.mkv │",
+            " │ Video h264     │",
+            " └────────────────┘",
+            "", "", "",
+        ], "\(grid.text)")
+        #expect(rect == CellRect(column: 1, row: 1, width: 18, height: 4))
+        #expect(grid.roles[2][3] == .stats && grid.roles[2][1] == .statsBorder)
+        // Too few rows: clipped above the transport rows, the bottom border kept.
+        var short = CellGrid(columns: 30, rows: 5)
+        let clipped = stats.render(at: (1, 1), into: &short)
+        #expect(clipped.height == 2)
+        #expect(short.lines[1].hasPrefix(" ┌─ Stats") && short.lines[2].hasPrefix(" └"))
+        // Too narrow: nothing.
+        var narrow = CellGrid(columns: 4, rows: 8)
+        #expect(stats.render(at: (1, 1), into: &narrow).isEmpty)
+        #expect(narrow.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+    }
+
+    @Test func boxTextIsCleanedAndClipped() {
+        let hostile = BoxView(title: "T\u{1B}]0;pwned\u{07}", lines: ["a\u{202E}b\u{200B}c\u{1B}[31m", String(repeating: "界", count: 40)],
+                              style: .stats, border: .statsBorder, width: 20)
+        var grid = CellGrid(columns: 30, rows: 8)
+        hostile.render(at: (0, 0), into: &grid)
+        let text = grid.text
+        #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E || $0.value == 0x200B }, "\(text)")
+        for line in grid.lines { #expect(DisplayWidth.of(line) <= 30) }
+        #expect(grid.lines[0].hasSuffix("┐") && grid.lines[1].hasSuffix("│") && grid.lines[2].hasSuffix("│"), "\(text)")
+    }
+
+    @Test func messageGoesBelowTheBoxesAtTheTop() {
+        let area = CellRect(column: 0, row: 1, width: 40, height: 10)
+        var free = CellGrid(columns: 40, rows: 12)
+        #expect(MessageView(text: "paused").render(in: area, avoiding: [], into: &free).row == 1)
+        #expect(free.lines[1] == "  paused")
+        var grid = CellGrid(columns: 40, rows: 12)
+        let box = BoxView(title: "Stats", lines: ["a", "b"], style: .stats, border: .statsBorder).render(at: (1, 1), into: &grid)
+        let message = MessageView(text: "audio: fra").render(in: area, avoiding: [box], into: &grid)
+        #expect(message.row == box.row + box.height)
+        #expect(grid.lines[1].hasPrefix(" ┌─ Stats"), "\(grid.text)")
+        // Every row taken: the top row.
+        let full = CellRect(column: 0, row: 0, width: 40, height: 12)
+        #expect(MessageLine.row(width: 10, column: 1, area: area, avoiding: [full]) == 1)
+    }
+}
