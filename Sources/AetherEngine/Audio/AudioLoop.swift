@@ -97,7 +97,7 @@ extension PlaybackSession {
                 let serial = mySerial
                 let waited = control.wait(seconds: 2) { $0.serial != serial || $0.stopped || $0.landed != nil }
                 if waited.serial == serial, !waited.stopped, waited.landed == nil {
-                    control.withLock { if $0.serial == serial, $0.landed == nil { $0.landed = chunk.pts } }
+                    control.withLock { $0.seek.land(at: chunk.pts, serial: serial) }
                 }
                 // Once per serial: chunks trimmed before the landing point do not wait again.
                 if framesWritten == 0, pictureWaitSerial != mySerial {
@@ -143,7 +143,7 @@ extension PlaybackSession {
                 }
                 sink.drain()
                 clock.removeLimit()
-                control.withLock { if $0.serial == mySerial { $0.audioEnded = true } }
+                control.withLock { $0.seek.end(.audio, serial: mySerial) }
                 checkEnded()
             }
         }
@@ -157,9 +157,7 @@ extension PlaybackSession {
     /// Audio-only sources land when their first samples are written.
     private func markLanded(serial: Int) {
         control.withLock { c in
-            if c.serial == serial, c.state == .seeking || c.state == .loading {
-                c.state = c.userPaused ? .paused : .playing
-            }
+            if c.serial == serial { c.apply(.landed) }
         }
     }
 

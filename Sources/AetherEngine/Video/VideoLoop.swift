@@ -34,22 +34,18 @@ extension PlaybackSession {
                 frames += 1
                 guard !reachedEnd else { return }
                 let c = control.withLock { c -> SessionControl in
-                    if c.landed == nil, c.serial == serial { c.landed = pts; clock.set(media: pts) }
+                    if c.seek.land(at: pts, serial: serial) { clock.set(media: pts) }
                     return c
                 }
                 guard c.serial == serial else { return }
-                if let skip = c.skipVideoUntil, pts + decoder.frameInterval <= skip + 0.0005 { return }
+                if let skip = c.seek.skipVideoUntil, pts + decoder.frameInterval <= skip + 0.0005 { return }
                 // An exact seek whose first frame is well after the target overshot the keyframe.
-                if let skip = c.skipVideoUntil, !c.firstFrameSeen,
+                if let skip = c.seek.skipVideoUntil, !c.seek.firstFrameSeen,
                    pts > skip + 2 * decoder.frameInterval + 0.05, retryExactSeek(serial: serial) {
                     reachedEnd = true  // drop the rest of this serial's frames
                     return
                 }
-                let first = control.withLock { c -> Bool in
-                    guard c.serial == serial, !c.firstFrameSeen else { return false }
-                    c.firstFrameSeen = true
-                    return true
-                }
+                let first = control.withLock { $0.seek.sawFirstFrame(serial: serial) }
                 if first { FFmpegLog.write("vd", "first frame of serial \(serial) decoded at \(String(format: "%.3f", pts)) s") }
                 if let end = endTime, pts >= end { reachedEnd = true; return }
                 if clock.isArmed, !c.paused, c.stepRequests == 0, case let behind = clock.time - pts,

@@ -118,12 +118,7 @@ public final class TUIApp {
                                  var options = drivers
                                  options.instance = instance
                                  return VideoDrivers.entry(named: name)?.make(capabilities, options)
-                             }) { [player] pts in
-            player.subtitleCues(at: pts).compactMap {
-                if case .bitmap(let b) = $0.content { return b }
-                return nil
-            }
-        }
+                             })
         do { try startScreen() } catch {
             player.stop()
             FileHandle.standardError.write(Data("aether-tui: \(error)\n".utf8))
@@ -152,8 +147,7 @@ public final class TUIApp {
         wallStart = MonotonicClock.seconds()
         view.liveBaseline = nil
         summaryWritten = false
-        player.setHostReportsDisplay(true)
-        player.setFrameHandler { [output] frame in output?.post(frame) }
+        player.setFrameSink(output)
         relayout()
     }
 
@@ -274,7 +268,7 @@ public final class TUIApp {
     }
 
     private func stopScreen() {
-        player.setFrameHandler(nil)
+        player.setFrameSink(nil)
         if let previews {
             // The extractor's FFmpeg work ends before the process does.
             let done = DispatchSemaphore(value: 0)
