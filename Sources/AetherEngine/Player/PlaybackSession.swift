@@ -29,19 +29,11 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let videoQueue: BoundedQueue<QueueItem<Packet>>
     let audioQueue: BoundedQueue<QueueItem<Packet>>
     let frameQueue: BoundedQueue<QueueItem<VideoFrame>>
-    /// Picture memory for the frames: the queue, the frame being presented, the host's mailbox
-    /// and the one it is painting.
-    let pixelPool: PixelBufferPool
-    /// `--vd-lavc-skiploopfilter` (nil: automatic).
-    let skipLoopFilter: LoopFilterSkip?
-    let sink: AudioSink?
-    let renderSize = Guarded<PixelSize?>(nil)
-    /// Where due frames go (``FrameSink``); set by the host, read by the present thread.
-    let frameSink = Guarded<(any FrameSink)?>(nil)
-    /// What the host's reports say (newest serial on screen, presentation lead).
-    let feedback = PresentationFeedback()
-    /// Seconds subtitles come later than their timestamps: the player's, shared by its sessions.
-    let subtitleDelay: Guarded<Double>
+    /// Hands due frames with their cues to the host's ``FrameSink`` and takes its reports.
+    let presenter: Presenter
+    /// Decode failures in a row, with no frame ever decoded, after which a stream is declared
+    /// undecodable and left out (the others play on).
+    static let undecodableAfterErrors = 24
     /// The longest the sound of a load or seek waits for its first picture to reach the screen.
     static let firstPictureWaitSeconds = 0.5
     let subtitles: SubtitleStore
@@ -63,15 +55,19 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let encryptedStreams: Set<Int>
     /// Options the source was opened with (headers, protocol whitelist), for second readers.
     let openOptions: [String: String]
-    let decoderNames = Guarded<(video: String, audio: String, deinterlacing: Bool, loopFilterSkip: String)>(("", "", false, ""))
     /// The source's cover picture (decoded on first use), nil when it has none.
     let coverArt: CoverArt?
+    /// Decodes the sound and plays it on the device (nil: no audio decoder). Set once in
+    /// `init`, before any thread starts.
+    private(set) var audio: AudioPipeline?
+    /// The audio device (nil without audio).
+    var sink: AudioSink? { audio?.sink }
     /// The samples written to the device, for visualisation (nil without audio).
-    let audioTap: AudioTap?
-    /// Decoder for the current audio stream; owned by the audio thread after start.
-    var audioDecoder: AudioDecoder?
-    /// Owned by the video thread after start.
-    var videoDecoder: VideoDecoder?
+    var audioTap: AudioTap? { audio?.tap }
+    /// Decodes and converts the video (nil: no video decoder). Set once in `init`, before any
+    /// thread starts.
+    private(set) var video: VideoPipeline?
+    var videoDecoder: VideoDecoder? { video?.decoder }
 
     /// Opens `url` (``SourceOpener``) and sets up the queues and the clock; the threads start
     /// with ``start()``.
@@ -81,7 +77,6 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
 
     init(opened: OpenedSource, options: PlayerOptions, subtitleDelay: Guarded<Double>) {
         self.options = options
-        self.subtitleDelay = subtitleDelay
         policy = options.policy
         clock = MasterClock(policy: options.policy)
         format = opened.format
@@ -98,10 +93,6 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         cacheSeconds = opened.cacheSeconds
         coverArt = opened.coverArt
         subtitles = opened.subtitles
-        videoDecoder = opened.videoDecoder
-        audioDecoder = opened.audioDecoder
-        sink = opened.sink
-        audioTap = opened.sink.map { AudioTap(sampleRate: $0.format.sampleRate) }
         warnings = Guarded(opened.warnings)
         // A cache holds its seconds of packets (mpv's default byte cap, 150 MiB); without one,
         // the queues hold a few seconds.
@@ -119,8 +110,11 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             if case .item(let frame, _) = item { return frame.pixels?.count ?? 0 }
             return 0
         }
-        pixelPool = PixelBufferPool(limit: options.policy.frameQueueCapacity + 4)
-        skipLoopFilter = options.skipLoopFilter
+        presenter = Presenter(frames: frameQueue, control: control, clock: clock, telemetry: telemetry, policy: policy,
+                              subtitles: subtitles, subtitleDelay: subtitleDelay,
+                              videoEnded: { [control, hasVideo = opened.videoDecoder != nil] in
+                                  control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
+                              })
         control.withLock { c in
             c.audioStreamIndex = opened.audioIndex
             c.rate = min(4, max(0.25, options.speed))
@@ -129,8 +123,22 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             c.audioDelay = options.audioDelay.isFinite ? min(10, max(-10, options.audioDelay)) : 0
         }
         clock.setRate(min(4, max(0.25, options.speed)))
-        audioDecoder?.setRate(min(4, max(0.25, options.speed)))
-        decoderNames.withLock { $0 = (videoDecoder?.codec.decoderName ?? "", audioDecoder?.decoderName ?? "", false, "") }
+        if let decoder = opened.videoDecoder {
+            video = VideoPipeline(decoder: decoder, packets: videoQueue, frames: frameQueue, control: control, clock: clock,
+                                  telemetry: telemetry, policy: policy, skipLoopFilter: options.skipLoopFilter,
+                                  endTime: endTime, codecName: info.primaryVideo?.codec ?? "video",
+                                  retryExactSeek: { [unowned self] serial in retryExactSeek(serial: serial) },
+                                  disable: { [unowned self] index, message in disable(streamIndex: index, because: message) })
+        }
+        if let decoder = opened.audioDecoder, let sink = opened.sink {
+            audio = AudioPipeline(decoder: decoder, sink: sink, packets: audioQueue, control: control, clock: clock,
+                                  telemetry: telemetry, format: format, info: info, endTime: endTime,
+                                  hasVideo: opened.videoDecoder != nil,
+                                  waitForFirstPicture: { [unowned self] serial in waitForFirstPicture(serial: serial) },
+                                  disable: { [unowned self] index, message in disable(streamIndex: index, because: message) },
+                                  warn: { [unowned self] message in warn(message) })
+            audio?.setRate(min(4, max(0.25, options.speed)))
+        }
         applyAdaptiveDiscard(audio: opened.audioIndex)
         requestSeek(to: max(0, options.start), mode: .exact)
     }
@@ -181,9 +189,9 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     func start() {
         // Each thread holds the session until it ends: C resources are freed after the last one.
         threads.start("aether.demux") { [self] in demuxLoop() }
-        threads.start("aether.video") { [self] in videoLoop() }
-        threads.start("aether.audio") { [self] in audioLoop() }
-        threads.start("aether.present") { [self] in presentLoop() }
+        threads.start("aether.video") { [self] in video?.run() }
+        threads.start("aether.audio") { [self] in audio?.run() }
+        threads.start("aether.present") { [self] in presenter.run() }
         if cacheSeconds > 0 { threads.start("aether.cache") { [self] in cacheLoop() } }
         if timeshift != nil { threads.start("aether.capture") { [self] in captureLoop() } }
     }
@@ -282,7 +290,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         if !stuck.isEmpty { FFmpegLog.write("player", "stop: threads still running after \(PlaybackSession.stopTimeout) s: \(stuck.joined(separator: ", "))") }
         subtitles.close()
         timeshift?.close()
-        let pool = pixelPool.counts
+        let pool = video?.pixelPool.counts ?? (allocated: 0, reused: 0)
         FFmpegLog.write("player", "stopped; picture buffers allocated \(pool.allocated), reused \(pool.reused)")
     }
 
@@ -332,44 +340,18 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
 
     /// Marks the session ended once every active stream has finished.
     func checkEnded() {
-        control.withLock { c in
-            guard c.pendingSeek == nil, c.state != .error, c.state != .seeking || c.landed != nil else { return }
-            let videoDone = videoDecoder == nil || c.seek.videoEnded || c.videoDisabled
-            let audioDone = c.audioStreamIndex == nil || c.seek.audioEnded
-            if videoDone && audioDone { c.apply(.ended) }
-        }
+        let hasVideo = videoDecoder != nil
+        control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
     }
 }
 
 extension PlaybackSession {
-    /// The sink's report on a frame it was handed (any host thread): the first picture of a
-    /// serial lets that serial's sound start; a paced frame of the current serial shown while
-    /// playing gives its A/V gap, and its paint latency feeds the presentation lead.
-    func receive(_ report: FrameReport) {
-        switch report.outcome {
-        case .superseded:
-            telemetry.superseded()
-        case .displayed(let latency):
-            let frame = report.frame
-            var counts = false
-            if frame.paced, clock.isArmed {
-                let (serial, paused, delay) = control.withLock { ($0.serial, $0.paused, $0.audioDelay) }
-                if frame.serial == serial, !paused {
-                    telemetry.displayed(gap: frame.pts - clock.time - delay)
-                    counts = true
-                }
-            }
-            let isNew = feedback.displayed(serial: frame.serial, latency: counts ? latency : nil)
-            if isNew { control.withLock { $0.displayedSerial = max($0.displayedSerial, frame.serial) } }
-        }
-    }
-
     /// Audio thread, before the first samples of `serial`: when the sink paints on its own
     /// thread, waits (at most ``firstPictureWaitSeconds``) until that serial's first picture is
     /// reported on screen, so sound and clock start with the picture rather than while a slow
     /// terminal is still drawing it (mpv starts audio once the first frame is shown, too).
     func waitForFirstPicture(serial: Int) {
-        guard videoDecoder != nil, frameSink.withLock({ $0?.reportsDisplay ?? false }) else { return }
+        guard videoDecoder != nil, presenter.sinkReportsDisplay else { return }
         control.wait(seconds: Self.firstPictureWaitSeconds) { $0.displayedSerial >= serial || $0.serial != serial || $0.stopped }
     }
 }

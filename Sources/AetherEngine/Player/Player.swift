@@ -165,7 +165,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     }
 
     /// Asks for frames scaled to `size` (nil = no pixels, timing only). Takes effect at the next frame.
-    public func setRenderSize(_ size: PixelSize?) { current?.renderSize.withLock { $0 = size } }
+    public func setRenderSize(_ size: PixelSize?) { current?.video?.renderSize.withLock { $0 = size } }
 
     /// Shows the current frame again at the current render size (after a layout change while
     /// paused, or when the host attached after the first frame went out). Playing needs nothing:
@@ -184,7 +184,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// Hands every due frame, with its subtitle cues, to `sink` on the present thread (see
     /// ``FrameSink`` for the contract); nil: frames go nowhere.
     public func setFrameSink(_ sink: (any FrameSink)?) {
-        current?.frameSink.withLock { $0 = sink }
+        current?.presenter.sink.withLock { $0 = sink }
     }
 
     /// Receives every presented frame on the present thread (a sink that shows a frame by the
@@ -198,12 +198,12 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// of a seek with its first picture, and hands frames over early by the median paint
     /// latency (``presentationLead``). Any thread; never blocks for long.
     public func report(_ report: FrameReport) {
-        current?.receive(report)
+        current?.presenter.receive(report)
     }
 
     /// How long before its time a paced frame is handed to the sink: the median of the paint
     /// latencies recently reported (0 until four are known), used up to one frame interval.
-    public var presentationLead: Double { current?.feedback.presentationLead ?? 0 }
+    public var presentationLead: Double { current?.presenter.feedback.presentationLead ?? 0 }
 
     // MARK: state
 
@@ -354,12 +354,12 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         t.clockSource = s.clock.isArmed ? s.clock.source.rawValue : "unarmed"
         t.audioDevice = c.audioStreamIndex == nil ? "none" : (s.sink?.name ?? "none")
         t.audioFormat = c.audioStreamIndex == nil ? "" : (s.sink?.format.description ?? "")
-        let names = s.decoderNames.withLock { $0 }
-        t.videoDecoder = names.video
-        t.audioDecoder = c.audioStreamIndex == nil ? "" : names.audio
-        t.deinterlacing = names.deinterlacing
-        t.loopFilterSkip = names.loopFilterSkip.isEmpty ? nil : names.loopFilterSkip
-        t.toneMapping = (s.info.primaryVideo?.format.isHDR ?? false) && s.renderSize.withLock { $0 != nil }
+        t.videoDecoder = s.video?.decoderName ?? ""
+        t.audioDecoder = c.audioStreamIndex == nil ? "" : (s.audio?.decoderName.withLock { $0 } ?? "")
+        let video = s.video?.status.withLock { $0 } ?? (deinterlacing: false, loopFilterSkip: "")
+        t.deinterlacing = video.deinterlacing
+        t.loopFilterSkip = video.loopFilterSkip.isEmpty ? nil : video.loopFilterSkip
+        t.toneMapping = (s.info.primaryVideo?.format.isHDR ?? false) && (s.video?.renderSize.withLock { $0 != nil } ?? false)
         t.rate = c.rate
         t.volume = c.volume
         t.muted = c.muted

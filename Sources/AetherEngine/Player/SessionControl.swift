@@ -195,6 +195,15 @@ struct SessionControl {
         case failed(String)
     }
 
+    /// Marks the session ended once every active stream has played out (`hasVideo`: the
+    /// session has a video decoder).
+    mutating func endIfPlayedOut(hasVideo: Bool) {
+        guard pendingSeek == nil, state != .error, state != .seeking || landed != nil else { return }
+        let videoDone = !hasVideo || seek.videoEnded || videoDisabled
+        let audioDone = audioStreamIndex == nil || seek.audioEnded
+        if videoDone && audioDone { apply(.ended) }
+    }
+
     /// The one place ``state`` changes.
     mutating func apply(_ event: StateEvent) {
         switch event {
