@@ -15,8 +15,11 @@ enum QueueItem<Payload> {
     }
 }
 
-/// One loaded source: the demuxer, decoders, queues, audio sink and the four real-time threads
-/// (demux, video decode, audio decode+write, present). Created by `Player.load`.
+/// One loaded source, made by `Player.load` from what ``SourceOpener`` opened: the demux side
+/// (the demuxer, the packet and frame queues, the cache and capture threads, the timeshift
+/// window) and the three pipelines it feeds, each owning its own state and thread:
+/// ``VideoPipeline``, ``AudioPipeline`` and ``Presenter``. `stop()` is the one owner of every
+/// thread (``SessionThreads``). See the Playback article's type map.
 final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in `control`, queues, atomics
     let format: FormatContext
     let info: MediaInfo
