@@ -150,7 +150,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 let serial = mySerial
                 let waited = control.wait(seconds: 2) { $0.serial != serial || $0.stopped || $0.landed != nil }
                 if waited.serial == serial, !waited.stopped, waited.landed == nil {
-                    control.withLock { $0.seek.land(at: chunk.pts, serial: serial) }
+                    _ = control.withLock { $0.seek.land(at: chunk.pts, serial: serial) }
                 }
                 // Once per serial: chunks trimmed before the landing point do not wait again.
                 if framesWritten == 0, pictureWaitSerial != mySerial {
