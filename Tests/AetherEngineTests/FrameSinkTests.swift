@@ -94,13 +94,17 @@ final class TestSink: FrameSink, @unchecked Sendable {  // immutable after init
     }
 
     /// A sink that reports its paint latency gets paced frames that much early: the engine
-    /// keeps the median of the reported latencies and hands frames over by it.
+    /// keeps the median of the reported latencies and hands frames over by it. Each frame says
+    /// the rate it was handed over at.
     @Test func reportedLatencyMakesTheEngineHandFramesOverEarly() throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: nullAudio { $0.length = 4 })
         defer { player.stop() }
         let early = Guarded<[Double]>([])
+        let rates = Guarded<Set<Double>>([])
+        player.setRate(1.5)
         player.setFrameSink(TestSink(reportsDisplay: true) { [player] f in
+            rates.withLock { _ = $0.insert(f.rate) }
             if let due = f.dueAt { early.withLock { $0.append(due - f.handedAt) } }
             player.report(FrameReport(frame: f.id, outcome: .displayed(latency: f.dueAt == nil ? nil : 0.025)))
         })
@@ -111,6 +115,7 @@ final class TestSink: FrameSink, @unchecked Sendable {  // immutable after init
         let median = sorted[sorted.count / 2]
         #expect(median > 0.015 && median < 0.030, "handed over \(median * 1000) ms before due")
         #expect(player.telemetry(advance: false).framesPresented >= 40)
+        #expect(rates.withLock { $0 } == [1.5])
         #expect(player.gapStatistics.count >= 30, "reported frames give their A/V gap")
     }
 }

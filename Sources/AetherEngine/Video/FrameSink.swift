@@ -27,6 +27,8 @@ public struct PresentedFrame: Sendable {
     /// Monotonic seconds at which the clock reaches the frame's pts, at the rate of the
     /// moment; nil for frames shown outside clock pacing (the first frame of a seek, a step).
     public let dueAt: Double?
+    /// The playback rate at hand-over (frames come `frame.duration / rate` apart).
+    public let rate: Double
 
     /// The bitmap cues (PGS, DVB, DVD) to burn into the picture.
     public var bitmapCues: [SubtitleBitmap] {
@@ -42,7 +44,7 @@ public struct PresentedFrame: Sendable {
         f.paced = false
         return PresentedFrame(frame: f, cues: cues,
                               id: FrameID(serial: id.serial, sequence: sequence, pts: id.pts, paced: false),
-                              handedAt: handedAt, dueAt: nil)
+                              handedAt: handedAt, dueAt: nil, rate: rate)
     }
 }
 

@@ -177,7 +177,7 @@ final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded;
         let presented = PresentedFrame(
             frame: frame, cues: cues(at: frame.pts),
             id: FrameID(serial: frame.serial, sequence: sequence, pts: frame.pts, paced: frame.paced),
-            handedAt: start, dueAt: due.map { start + $0 })
+            handedAt: start, dueAt: due.map { start + $0 }, rate: c.rate)
         last = presented
         sink?.present(presented)
         telemetry.add(.present, seconds: MonotonicClock.seconds() - start)

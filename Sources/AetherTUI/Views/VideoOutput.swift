@@ -364,7 +364,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
             return totals.framesSuperseded
         }
         guard !isRepaint, var g = governor else { return }
-        let interval = frame.duration / max(0.01, player.rate)
+        let interval = frame.duration / max(0.01, presented.rate)
         let sample = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: renderSeconds, writeSeconds: writeSeconds,
                                            latency: late ?? 0, superseded: superseded - supersededAtLastSample,
                                            stalled: writeSeconds > interval)
