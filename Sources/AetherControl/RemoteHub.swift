@@ -44,6 +44,7 @@ public final class RemoteHub: Sendable {
         var nextObserver = 1
         var closed = false
         var onLeave: (@Sendable () -> Void)?
+        var onSubmit: (@Sendable () -> Void)?
     }
     private let state = Guarded(State())
 
@@ -54,6 +55,12 @@ public final class RemoteHub: Sendable {
         state.withLock { $0.onLeave = handler }
     }
 
+    /// Runs `handler` on the submitting thread after every queued command: the host's loop
+    /// waits on events and is woken by it. It must only signal.
+    public func onSubmit(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onSubmit = handler }
+    }
+
     public init() {}
 
     // MARK: remote side
@@ -61,13 +68,14 @@ public final class RemoteHub: Sendable {
     /// Queues `command`; `reply` runs on the host's thread once it has been carried out (or at
     /// once with a failure when the player is leaving).
     public func submit(_ command: PlayerCommand, reply: @escaping @Sendable (CommandResult) -> Void = { _ in }) {
-        let (accepted, leave) = state.withLock { s -> (Bool, (@Sendable () -> Void)?) in
-            guard !s.closed else { return (false, nil) }
+        let (accepted, leave, wake) = state.withLock { s -> (Bool, (@Sendable () -> Void)?, (@Sendable () -> Void)?) in
+            guard !s.closed else { return (false, nil, nil) }
             s.inbox.append(Request(command: command, reply: reply))
-            return (true, command.leavesThePlayer ? s.onLeave : nil)
+            return (true, command.leavesThePlayer ? s.onLeave : nil, s.onSubmit)
         }
         if !accepted { reply(.failure("the player is shutting down")) }
         leave?()
+        wake?()
     }
 
     /// A command that leaves the player is on its way (queued behind a slow one): runs the

@@ -55,22 +55,22 @@ import Testing
         #expect(wait(5) { player.state == .paused })
         let firstFrameAt = Guarded<Double?>(nil)
         let reportedAt = Guarded<Double?>(nil)
-        player.setHostReportsDisplay(true)
-        player.setFrameHandler { f in
+        player.setFrameSink(TestSink(reportsDisplay: true) { f in
             let first = firstFrameAt.withLock { t -> Bool in
                 guard t == nil else { return false }
                 t = MonotonicClock.seconds()
                 return true
             }
             guard reports else { return }
-            guard first else { player.frameDisplayed(f); return }
+            let shown = FrameReport(frame: f.id, outcome: .displayed(latency: nil))
+            guard first else { player.report(shown); return }
             // The first picture takes 300 ms to draw.
             Thread.detachNewThread {
                 Thread.sleep(forTimeInterval: 0.3)
                 reportedAt.withLock { $0 = MonotonicClock.seconds() }
-                player.frameDisplayed(f)
+                player.report(shown)
             }
-        }
+        })
         player.seek(to: 0, mode: .exact)
         player.play()
         #expect(wait(5) { player.playingWallSeconds != nil })

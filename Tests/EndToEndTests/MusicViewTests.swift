@@ -227,11 +227,11 @@ import Testing
         var before = s.screen(colours: true)
         #expect(s.waitFor(5) { _ in before = s.screen(colours: true); return Self.picture(before, colour: Self.blue).count >= 100 },
                 "no cover:\n\(before)")
-        #expect(before.contains("━"), "the bar is not up")
+        #expect(before.contains("●"), "the bar is not up")
         let rows = Set((Self.picture(before, colour: Self.red) + Self.picture(before, colour: Self.blue)).map(\.1))
         let cellsBefore = Self.picture(before, colour: Self.red).count + Self.picture(before, colour: Self.blue).count
         // The bar hides; the spectrum keeps moving beside the cover for a few seconds.
-        #expect(s.waitFor(6) { !$0.contains("━") }, "the bar did not hide")
+        #expect(s.waitFor(6) { !$0.contains("●") }, "the bar did not hide")
         Thread.sleep(forTimeInterval: 1.5)
         let after = s.screen(colours: true)
         let rowsAfter = Set((Self.picture(after, colour: Self.red) + Self.picture(after, colour: Self.blue)).map(\.1))

@@ -16,14 +16,13 @@ extension PlaybackSession {
         var lastAny = 0.0          // latest packet end of any stream (subtitles too), media seconds
         var checked = Set<Int>()   // streams whose first packet was checked for encryption
         while true {
-            let c = control.withLock { c -> SessionControl in
-                // Until the clock is reset to it, the position is the seek's target.
-                if let seek = c.pendingSeek { c.seekInFlight = seek.target }
-                defer { c.pendingSeek = nil }
-                return c
+            // Until the clock is reset to it, the position is the seek's target (in flight).
+            let (c, taken) = control.withLock { c -> (SessionControl, (target: Double, mode: SeekMode)?) in
+                let seek = c.seek.take()
+                return (c, seek)
             }
             if c.stopped { break }
-            if let seek = c.pendingSeek {
+            if let seek = taken {
                 perform(seek: seek.target, mode: seek.mode)
                 lastAny = seek.target
                 readErrors = 0
@@ -149,14 +148,11 @@ extension PlaybackSession {
 
     /// Flushes every queue under a new serial, repositions the demuxer, and re-anchors the clock.
     private func perform(seek target: Double, mode: SeekMode) {
-        let serial = control.withLock { c -> Int in
-            c.serial += 1
-            return c.serial
-        }
+        let serial = control.withLock { $0.seek.begin() }
         videoQueue.flush()
         audioQueue.flush()
         frameQueue.flush()
-        let (preroll, audio) = control.withLock { ($0.seekPreroll, $0.audioStreamIndex) }
+        let (preroll, audio) = control.withLock { ($0.seek.preroll, $0.audioStreamIndex) }
         // An audio track switch comes as a seek: its stream may have been discarded (live: the
         // capture thread, which owns the demuxer, does it).
         if timeshift == nil { applyAdaptiveDiscard(audio: audio) }
@@ -176,18 +172,11 @@ extension PlaybackSession {
         let clockSerial = clock.reset(to: target)
         let hasVideo = videoDecoder != nil
         control.withLock { c in
-            if c.pendingSeek == nil { c.seekInFlight = nil }
-            guard c.serial == serial else { return }
+            guard c.seek.started(serial: serial, at: target, mode: mode, landsAtTarget: mode == .exact || !hasVideo) else { return }
             c.clockSerial = clockSerial
-            c.serialStart = target
-            c.skipVideoUntil = mode == .exact ? target : nil
-            c.landed = (mode == .exact || !hasVideo) ? target : nil
             c.demuxEOF = false
             c.demuxedUntil = target
-            c.videoEnded = false
-            c.audioEnded = false
             c.stepRequests = 0
-            c.firstFrameSeen = false
             c.steppedWhilePaused = false
             if c.state != .ended { c.endedEarlyMessage = nil }
         }

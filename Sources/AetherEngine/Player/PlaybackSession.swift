@@ -15,8 +15,11 @@ enum QueueItem<Payload> {
     }
 }
 
-/// One loaded source: the demuxer, decoders, queues, audio sink and the four real-time threads
-/// (demux, video decode, audio decode+write, present). Created by `Player.load`.
+/// One loaded source, made by `Player.load` from what ``SourceOpener`` opened: the demux side
+/// (the demuxer, the packet and frame queues, the cache and capture threads, the timeshift
+/// window) and the three pipelines it feeds, each owning its own state and thread:
+/// ``VideoPipeline``, ``AudioPipeline`` and ``Presenter``. `stop()` is the one owner of every
+/// thread (``SessionThreads``). See the Playback article's type map.
 final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in `control`, queues, atomics
     let format: FormatContext
     let info: MediaInfo
@@ -25,29 +28,19 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let policy: SyncPolicy
     let clock: MasterClock
     let telemetry = Telemetry()
-    let control = ControlBox()
+    let control: ControlBox
     let videoQueue: BoundedQueue<QueueItem<Packet>>
     let audioQueue: BoundedQueue<QueueItem<Packet>>
     let frameQueue: BoundedQueue<QueueItem<VideoFrame>>
-    /// Picture memory for the frames: the queue, the frame being presented, the host's mailbox
-    /// and the one it is painting.
-    let pixelPool: PixelBufferPool
-    /// `--vd-lavc-skiploopfilter` (nil: automatic).
-    let skipLoopFilter: LoopFilterSkip?
-    let sink: AudioSink?
-    let renderSize = Guarded<PixelSize?>(nil)
-    let onFrame = Guarded<(@Sendable (VideoFrame) -> Void)?>(nil)
-    /// The host paints on its own thread and reports each frame's arrival on screen.
-    let hostReportsDisplay = Guarded(false)
-    /// The newest serial the host reported a picture of (mirrors `displayedSerial`, so the
-    /// control lock is taken once per serial, not per frame).
-    private let displayedSerial = Guarded(-1)
+    /// Hands due frames with their cues to the host's ``FrameSink`` and takes its reports.
+    let presenter: Presenter
+    /// Decode failures in a row, with no frame ever decoded, after which a stream is declared
+    /// undecodable and left out (the others play on).
+    static let undecodableAfterErrors = 24
     /// The longest the sound of a load or seek waits for its first picture to reach the screen.
     static let firstPictureWaitSeconds = 0.5
-    /// Seconds before its pts a paced frame is handed over (``Player/setPresentationLead(_:)``).
-    let presentationLead = Guarded(0.0)
     let subtitles: SubtitleStore
-    let warnings = Guarded<[String]>([])
+    let warnings: Guarded<[String]>
     let endTime: Double?
     /// HLS or DASH through libavformat: unplayed variant streams are discarded.
     let isAdaptive: Bool
@@ -55,7 +48,6 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// `timeshift` and the demux thread plays from there.
     let isLive: Bool
     let timeshift: TimeshiftBuffer?
-    static let timeshiftSerial = Atomic<Int>(0)
     /// The adaptive stream's variants and the one playing (nil: not adaptive, or one variant).
     let variants: [StreamVariant]
     let variant: StreamVariant?
@@ -63,157 +55,51 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let cacheSeconds: Double
     let threads = SessionThreads()
     /// Streams the header says are encrypted: never decoded.
-    private(set) var encryptedStreams: Set<Int> = []
+    let encryptedStreams: Set<Int>
     /// Options the source was opened with (headers, protocol whitelist), for second readers.
     let openOptions: [String: String]
-    let decoderNames = Guarded<(video: String, audio: String, deinterlacing: Bool, loopFilterSkip: String)>(("", "", false, ""))
     /// The source's cover picture (decoded on first use), nil when it has none.
     let coverArt: CoverArt?
+    /// Decodes the sound and plays it on the device (nil: no audio decoder). Set once in
+    /// `init`, before any thread starts.
+    private(set) var audio: AudioPipeline?
+    /// The audio device (nil without audio).
+    var sink: AudioSink? { audio?.sink }
     /// The samples written to the device, for visualisation (nil without audio).
-    let audioTap: AudioTap?
-    /// Decoder for the current audio stream; owned by the audio thread after start.
-    var audioDecoder: AudioDecoder?
-    /// Owned by the video thread after start.
-    var videoDecoder: VideoDecoder?
+    var audioTap: AudioTap? { audio?.tap }
+    /// Decodes and converts the video (nil: no video decoder). Set once in `init`, before any
+    /// thread starts.
+    private(set) var video: VideoPipeline?
+    var videoDecoder: VideoDecoder? { video?.decoder }
 
-    /// A playlist or manifest read ahead of libavformat, within ``NetworkSession/manifestBudget``:
-    /// nil when it cannot be read (libavformat's own open then says why); throws when it is over
-    /// the budget.
-    private static func prefetch(_ url: String, what: String, options: [String: String], settings: NetworkSettings,
-                                 interrupt: InterruptToken, timeout: Double) throws -> [UInt8]? {
-        do {
-            let bytes: [UInt8] = try SmallFetch.bytes(url, options: options, settings: settings, interrupt: interrupt,
-                                                      timeout: timeout, limit: Int(NetworkSession.manifestBudget))
-            return bytes
-        } catch where error.code == aether_AVERROR(EFBIG) {
-            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(what) \(error.message)")
-        } catch where error.code == aether_AVERROR_EXIT() && !interrupt.isCancelled {
-            // The open deadline passed (a server that drips): libavformat would wait as long again.
-            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the \(what) did not arrive within \(String(format: "%g", timeout)) s")
-        } catch {
-            return nil
-        }
+    /// Opens `url` (``SourceOpener``) and sets up the queues and the clock; the threads start
+    /// with ``start()``.
+    convenience init(url: String, options: PlayerOptions, subtitleDelay: Guarded<Double> = Guarded(0),
+                     changes: ChangeNotifier = ChangeNotifier()) throws {
+        try self.init(opened: SourceOpener.open(url: url, options: options), options: options, subtitleDelay: subtitleDelay,
+                      changes: changes)
     }
 
-    init(url: String, options: PlayerOptions) throws {
+    init(opened: OpenedSource, options: PlayerOptions, subtitleDelay: Guarded<Double>, changes: ChangeNotifier = ChangeNotifier()) {
+        control = ControlBox(changes: changes)
         self.options = options
         policy = options.policy
         clock = MasterClock(policy: options.policy)
-        let openOptions: [String: String]
-        do { openOptions = try SourceOptions.make(network: options.network) } catch {
-            throw PlayerError("\(error)")
-        }
-        self.openOptions = openOptions
-        let interrupt = options.interrupt ?? InterruptToken()
-        // An HLS master: choose the variant here and, when its sound is muxed in, open its media
-        // playlist alone, so that no other variant is ever fetched.
-        var openURL = url
-        var variants: [StreamVariant] = []
-        var variant: StreamVariant?
-        if StreamVariants.isHLS(url),
-           let text = try Self.prefetch(url, what: "playlist", options: openOptions, settings: options.network,
-                                        interrupt: interrupt, timeout: options.openTimeout).map({ String(decoding: $0, as: UTF8.self) }),
-           let master = HLSMasterPlaylist.parse(text, base: url),
-           let k = VariantChooser.choose(master.variants, preference: options.variantPreference, range: options.videoRange) {
-            // A remote master may only point at http(s): never at local files.
-            if NetworkSettings.isNetwork(url),
-               let foreign = (master.variants.compactMap(\.uri) + master.renditions.compactMap(\.uri))
-                .first(where: { !["http", "https"].contains(NetworkSettings.scheme(of: $0) ?? "file") }) {
-                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the playlist refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
-            }
-            variants = master.variants
-            variant = master.variants[k]
-            if !master.needsRenditions(master.variants[k]), let uri = master.variants[k].uri { openURL = uri }
-            FFmpegLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(openURL == url ? " through the master (separate audio renditions)" : "")")
-        }
-        // A remote DASH manifest is read by libavformat's demuxer, which opens what it names
-        // without the protocol whitelist: refuse one that names anything but http(s). It is read
-        // here first within the manifest budget and checked (no DOCTYPE or entities, well-formed,
-        // element count): libavformat's own read has no bound (xml_guard.c checks its copy again).
-        if StreamVariants.isDASH(url),
-           let bytes = try Self.prefetch(url, what: "manifest", options: openOptions, settings: options.network,
-                                         interrupt: interrupt, timeout: options.openTimeout) {
-            if let why = ManifestXML.refusal(bytes) {
-                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(why)")
-            }
-            if NetworkSettings.isNetwork(url), let foreign = StreamVariants.foreignReference(inManifest: String(decoding: bytes, as: UTF8.self)) {
-                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
-            }
-        }
-        if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
-        let format: FormatContext
-        do {
-            format = try FormatContext(url: openURL, options: openOptions, timeout: options.openTimeout,
-                                       interrupt: interrupt, network: options.network)
-        } catch {
-            throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
-        }
-        self.format = format
-        var probed: MediaInfo
-        do {
-            format.interrupt.arm(seconds: options.openTimeout)
-            defer { format.interrupt.arm(seconds: nil) }
-            probed = try MediaProbe.probe(format)
-        } catch {
-            throw PlayerError("cannot read '\(TextSanitizer.clean(openURL))': \(error.message)")
-        }
-        // HLS through the master, or DASH: libavformat exposes every variant's video as a stream;
-        // one is chosen and the others are discarded (never fetched once playing).
-        isAdaptive = probed.container.contains("hls") || probed.container.contains("dash")
-        if isAdaptive, probed.video.count > 1 {
-            let candidates = probed.video.map { v -> StreamVariant in
-                var c = StreamVariant(bandwidth: Self.variantBitrate(format, v.index))
-                c.width = v.width
-                c.height = v.height
-                c.codecs = v.codec
-                c.videoRange = v.format == .sdr ? "SDR" : v.format == .hlg ? "HLG" : "PQ"
-                return c
-            }
-            if let k = VariantChooser.choose(candidates, preference: options.variantPreference, range: options.videoRange) {
-                if variant == nil || variants.isEmpty { variants = candidates; variant = candidates[k] }
-                probed.video = [probed.video[k]]
-            }
-        }
-        // `--vid=N` (adaptive sources keep the variant chosen above).
-        if let k = options.videoTrack, probed.video.indices.contains(k) { probed.chosenVideo = k }
-        info = probed
-        // Live: a network source without a length (live HLS/DASH, a TS over HTTP, UDP), or forced.
-        isLive = options.live ?? (NetworkSettings.isNetwork(url) && probed.duration == nil)
-        if isLive, options.timeshiftSeconds > 0 {
-            let memory = max(1 << 20, options.timeshiftMemoryBytes)
-            let parent = options.timeshiftDirectory ?? NSTemporaryDirectory() + "aether-timeshift"
-            TimeshiftBuffer.removeStale(in: parent)
-            let disk = TimeshiftBuffer.diskLimit(asked: options.timeshiftDiskBytes, directory: parent)
-            FFmpegLog.write("live", "timeshift: \(options.timeshiftSeconds) s, \(memory >> 20) MiB in memory, at most \(disk >> 20) MiB on disk in \(TextSanitizer.clean(parent))")
-            timeshift = TimeshiftBuffer(settings: .init(
-                window: options.timeshiftSeconds, memoryLimit: memory,
-                directory: parent + "/timeshift-\(getpid())-\(PlaybackSession.timeshiftSerial.add(1, ordering: .relaxed).newValue)",
-                diskLimit: disk,
-                chunkBytes: max(64 << 10, min(2 << 20, memory / 4))))
-        } else {
-            timeshift = nil
-        }
-        self.variant = variant
-        self.variants = variants
-        // `--vid=no`: no video stream at all (an attached picture never is one: see CoverArt).
-        videoIndex = options.videoEnabled ? info.primaryVideo?.index : nil
-        coverArt = CoverArt.take(from: format)
-        // CENC in MP4: said from the header, before anything reaches a decoder.
-        var encrypted = Set<Int>()
-        if info.container.contains("mp4") || info.container.contains("mov"), url != "-", !url.contains("://") || url.hasPrefix("file:"),
-           let found = EncryptionScan.scan(path: url.hasPrefix("file:") ? String(url.dropFirst(5)) : url) {
-            let streams = (found.video ? info.video.map { ($0.index, $0.codec) } : [])
-                + (found.audio ? info.audio.map { ($0.index, $0.codec) } : [])
-            let lines = streams.map { "stream #\($0.0) (\($0.1)) is encrypted (\(found.scheme)); cannot play it" }
-            let playable = (found.video ? 0 : info.video.count) + (found.audio ? 0 : info.audio.count)
-            if playable == 0, let first = lines.first {
-                throw PlayerError("cannot play '\(TextSanitizer.clean(url))': \(first)")
-            }
-            encrypted = Set(streams.map(\.0))
-            warnings.withLock { $0.append(contentsOf: lines) }
-        }
-        endTime = options.length.map { options.start + max(0, $0) }
-        cacheSeconds = max(0, options.cacheSeconds ?? (NetworkSettings.isNetwork(url) ? options.networkCacheSeconds : 0))
+        format = opened.format
+        info = opened.info
+        openOptions = opened.openOptions
+        videoIndex = opened.videoIndex
+        isAdaptive = opened.isAdaptive
+        isLive = opened.isLive
+        timeshift = opened.timeshift
+        variants = opened.variants
+        variant = opened.variant
+        encryptedStreams = opened.encryptedStreams
+        endTime = opened.endTime
+        cacheSeconds = opened.cacheSeconds
+        coverArt = opened.coverArt
+        subtitles = opened.subtitles
+        warnings = Guarded(opened.warnings)
         // A cache holds its seconds of packets (mpv's default byte cap, 150 MiB); without one,
         // the queues hold a few seconds.
         let queueBytes = cacheSeconds > 0 ? max(options.policy.packetQueueBytes, 150 << 20) : options.policy.packetQueueBytes
@@ -230,105 +116,40 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             if case .item(let frame, _) = item { return frame.pixels?.count ?? 0 }
             return 0
         }
-        pixelPool = PixelBufferPool(limit: options.policy.frameQueueCapacity + 4)
-        skipLoopFilter = options.skipLoopFilter
-        subtitles = SubtitleStore(info: info, url: openURL, openOptions: openOptions, timeline: format.timeline,
-                                  codepage: options.subtitleCodepage)
-
-        // Video decoder.
-        encryptedStreams = encrypted
-        if let videoIndex, !encrypted.contains(videoIndex), let stream = format.stream(videoIndex) {
-            do {
-                videoDecoder = try VideoDecoder(stream: stream, index: videoIndex, threads: options.decodeThreads,
-                                                timeline: format.timeline)
-            } catch {
-                let codec = info.primaryVideo?.codec ?? "video"
-                warnings.withLock { $0.append("cannot decode video stream #\(videoIndex) (\(codec)): \(error.message)") }
-            }
-        }
-        // Audio track and sink.
-        var audioIndex: Int? = nil
-        if options.audioEnabled, info.audio.contains(where: { !encrypted.contains($0.index) }) {
-            let playable = info.audio.filter { !encrypted.contains($0.index) }
-            if let k = options.audioTrack, info.audio.indices.contains(k) {
-                audioIndex = info.audio[k].index
-            } else if let match = LanguagePreference.first(of: options.audioLanguages, in: playable.map(\.tags.language)) {
-                audioIndex = playable[match].index
-            } else {
-                // libavformat's choice weighs the default flag, then channels and bit rate.
-                let best = av_find_best_stream(format.pointer, AVMEDIA_TYPE_AUDIO, -1, Int32(videoIndex ?? -1), nil, 0)
-                audioIndex = best >= 0 ? Int(best) : info.audio.first?.index
-            }
-        }
-        var sink: AudioSink? = nil
-        if let index = audioIndex, let stream = format.stream(index), let par = stream.pointee.codecpar {
-            // A damaged header can claim any rate (2147483647 Hz): ask the device for a sane one,
-            // libswresample converts whatever the decoder really produces.
-            let rate = Int(par.pointee.sample_rate)
-            let wantRate = (8000...384_000).contains(rate) ? rate : 48000
-            // Ask for stereo: we downmix ourselves (centre and surrounds kept), whatever the device.
-            let wantChannels = min(2, max(1, Int(par.pointee.ch_layout.nb_channels)))
-            switch options.audioOutput {
-            case .null:
-                sink = NullSink(format: AudioFormat(sampleRate: wantRate, channels: wantChannels))
-            case .alsa(let device):
-                do {
-                    sink = try ALSASink(device: device, rate: wantRate, channels: wantChannels)
-                } catch {
-                    warnings.withLock { $0.append("audio device '\(device)' unavailable (\(error.message)); playing without sound") }
-                    sink = NullSink(format: AudioFormat(sampleRate: wantRate, channels: wantChannels))
-                }
-            }
-            if let sink {
-                do {
-                    audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: format.timeline)
-                } catch {
-                    warnings.withLock { $0.append("cannot decode audio stream #\(index) (\(error.message)); playing without sound") }
-                    audioIndex = nil
-                }
-            }
-        }
-        self.sink = audioDecoder == nil ? nil : sink
-        audioTap = self.sink.map { AudioTap(sampleRate: $0.format.sampleRate) }
-        if audioDecoder == nil { audioIndex = nil }
-        if videoDecoder == nil && audioDecoder == nil {
-            let why = warnings.withLock { w in
-                w.last.map { ": " + $0.replacingOccurrences(of: "; playing without sound", with: "") }
-                    ?? ": no decodable audio or video stream"
-            }
-            throw PlayerError("nothing to play in '\(TextSanitizer.clean(url))'\(why)")
-        }
-        // Sidecars first, so `--sid` can name a `--sub-file` track.
-        for path in options.subtitleFiles {
-            do { try subtitles.addSidecar(path: path) } catch { warnings.withLock { $0.append("\(error)") } }
-        }
-        _ = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled,
-                                   languages: options.subtitleLanguages)
+        presenter = Presenter(frames: frameQueue, control: control, clock: clock, telemetry: telemetry, policy: policy,
+                              subtitles: subtitles, subtitleDelay: subtitleDelay,
+                              videoEnded: { [control, hasVideo = opened.videoDecoder != nil] in
+                                  control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
+                              })
         control.withLock { c in
-            c.audioStreamIndex = audioIndex
+            c.audioStreamIndex = opened.audioIndex
             c.rate = min(4, max(0.25, options.speed))
             c.volume = min(130, max(0, options.volume))
             c.muted = options.muted
             c.audioDelay = options.audioDelay.isFinite ? min(10, max(-10, options.audioDelay)) : 0
         }
         clock.setRate(min(4, max(0.25, options.speed)))
-        audioDecoder?.setRate(min(4, max(0.25, options.speed)))
-        decoderNames.withLock { $0 = (videoDecoder?.codec.decoderName ?? "", audioDecoder?.decoderName ?? "", false, "") }
-        applyAdaptiveDiscard(audio: audioIndex)
+        if let decoder = opened.videoDecoder {
+            video = VideoPipeline(decoder: decoder, packets: videoQueue, frames: frameQueue, control: control, clock: clock,
+                                  telemetry: telemetry, policy: policy, skipLoopFilter: options.skipLoopFilter,
+                                  endTime: endTime, codecName: info.primaryVideo?.codec ?? "video",
+                                  retryExactSeek: { [unowned self] serial in retryExactSeek(serial: serial) },
+                                  disable: { [unowned self] index, message in disable(streamIndex: index, because: message) })
+        }
+        if let decoder = opened.audioDecoder, let sink = opened.sink {
+            audio = AudioPipeline(decoder: decoder, sink: sink, packets: audioQueue, control: control, clock: clock,
+                                  telemetry: telemetry, format: format, info: info, endTime: endTime,
+                                  hasVideo: opened.videoDecoder != nil,
+                                  waitForFirstPicture: { [unowned self] serial in waitForFirstPicture(serial: serial) },
+                                  disable: { [unowned self] index, message in disable(streamIndex: index, because: message) },
+                                  warn: { [unowned self] message in warn(message) })
+            audio?.setRate(min(4, max(0.25, options.speed)))
+        }
+        applyAdaptiveDiscard(audio: opened.audioIndex)
         requestSeek(to: max(0, options.start), mode: .exact)
     }
 
     var hasAudio: Bool { control.withLock { $0.audioStreamIndex != nil } }
-
-    /// A variant stream's peak bit rate: libavformat's `variant_bitrate` (HLS BANDWIDTH, DASH
-    /// bandwidth), else the stream's bit rate.
-    static func variantBitrate(_ format: FormatContext, _ index: Int) -> Int {
-        guard let stream = format.stream(index) else { return 0 }
-        if let entry = av_dict_get(stream.pointee.metadata, "variant_bitrate", nil, 0), let rate = Int(String(cString: entry.pointee.value)) {
-            return rate
-        }
-        return Int(stream.pointee.codecpar?.pointee.bit_rate ?? 0)
-    }
 
     /// Adaptive sources: every video and audio stream but the ones playing is discarded, so the
     /// demuxer never fetches their segments. Demux thread (or before it starts).
@@ -350,18 +171,17 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             if index == videoIndex {
                 guard !c.videoDisabled else { return false }
                 c.videoDisabled = true
-                c.videoEnded = true
-                if c.landed == nil { c.landed = c.skipVideoUntil ?? c.demuxedUntil }
+                c.seek.end(.video, serial: nil)
+                c.seek.land(at: c.seek.skipVideoUntil ?? c.demuxedUntil, serial: c.serial)
             } else if index == c.audioStreamIndex {
                 c.audioStreamIndex = nil
-                c.audioEnded = true
+                c.seek.end(.audio, serial: nil)
             } else {
                 return false
             }
             let noVideo = videoDecoder == nil || c.videoDisabled
             if noVideo && c.audioStreamIndex == nil && c.failure == nil {
-                c.failure = message
-                c.state = .error
+                c.apply(.failed(message))
                 return true
             }
             return false
@@ -375,9 +195,9 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     func start() {
         // Each thread holds the session until it ends: C resources are freed after the last one.
         threads.start("aether.demux") { [self] in demuxLoop() }
-        threads.start("aether.video") { [self] in videoLoop() }
-        threads.start("aether.audio") { [self] in audioLoop() }
-        threads.start("aether.present") { [self] in presentLoop() }
+        threads.start("aether.video") { [self] in video?.run() }
+        threads.start("aether.audio") { [self] in audio?.run() }
+        threads.start("aether.present") { [self] in presenter.run() }
         if cacheSeconds > 0 { threads.start("aether.cache") { [self] in cacheLoop() } }
         if timeshift != nil { threads.start("aether.capture") { [self] in captureLoop() } }
     }
@@ -436,10 +256,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                 let ahead = c.demuxedUntil - now
                 let settled = c.state == .playing || c.state == .paused
                 if !c.buffering {
-                    guard settled, !c.userPaused, c.pendingSeek == nil, !c.demuxEOF, c.firstFrameSeen || videoDecoder == nil,
+                    guard settled, !c.userPaused, c.pendingSeek == nil, !c.demuxEOF, c.seek.firstFrameSeen || videoDecoder == nil,
                           ahead < PlaybackSession.bufferingLowWater else { return nil }
                     c.buffering = true
-                    if now - c.serialStart > 1 { c.rebuffers += 1 }
+                    if now - c.seek.start > 1 { c.rebuffers += 1 }
                     c.paused = true
                     return true
                 }
@@ -476,7 +296,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         if !stuck.isEmpty { FFmpegLog.write("player", "stop: threads still running after \(PlaybackSession.stopTimeout) s: \(stuck.joined(separator: ", "))") }
         subtitles.close()
         timeshift?.close()
-        let pool = pixelPool.counts
+        let pool = video?.pixelPool.counts ?? (allocated: 0, reused: 0)
         FFmpegLog.write("player", "stopped; picture buffers allocated \(pool.allocated), reused \(pool.reused)")
     }
 
@@ -495,11 +315,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         let failed = control.withLock { $0.state == .error }
         if failed { return }
         control.withLock { c in
-            if c.pendingSeek == nil { c.resumeAfterSeek = !c.userPaused }
-            c.pendingSeek = (seekTarget, mode)
-            c.state = .seeking
-            c.seekPreroll = 0
-            c.seekRetries = 0
+            c.seek.request(to: seekTarget, mode: mode)
+            c.apply(.seekRequested)
         }
         if let pause = PlaybackSession.testPauseAfterSeekRequest.withLock({ $0 }) { Thread.sleep(forTimeInterval: pause) }
         // Wake a demux push waiting on a full queue (it gives up: a seek is pending). Never
@@ -511,21 +328,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         audioQueue.wake()
     }
 
-    /// Prerolls tried, in turn, when an exact seek lands after its target.
-    static let seekPrerolls = [1.0, 4.0, 15.0]
-
     /// The first frame of an exact seek came after the target: seek again from further back
     /// (keeping the target). Returns false when out of retries (the frame is shown).
     func retryExactSeek(serial: Int) -> Bool {
-        let retried = control.withLock { c -> Bool in
-            // Nothing to gain once the demuxer already started from the beginning.
-            guard c.serial == serial, c.pendingSeek == nil, let target = c.skipVideoUntil,
-                  target - c.seekPreroll > 0, c.seekRetries < PlaybackSession.seekPrerolls.count else { return false }
-            c.seekPreroll = PlaybackSession.seekPrerolls[c.seekRetries]
-            c.seekRetries += 1
-            c.pendingSeek = (target, .exact)
-            return true
-        }
+        let retried = control.withLock { $0.seek.retry(serial: serial) }
         if retried {
             videoQueue.wake()
             audioQueue.wake()
@@ -540,37 +346,18 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
 
     /// Marks the session ended once every active stream has finished.
     func checkEnded() {
-        control.withLock { c in
-            guard c.pendingSeek == nil, c.state != .error, c.state != .seeking || c.landed != nil else { return }
-            let videoDone = videoDecoder == nil || c.videoEnded || c.videoDisabled
-            let audioDone = c.audioStreamIndex == nil || c.audioEnded
-            if videoDone && audioDone && c.state != .ended {
-                c.state = .ended
-                c.paused = true
-                c.buffering = false
-                c.endedHost = MonotonicClock.seconds()
-            }
-        }
+        let hasVideo = videoDecoder != nil
+        control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
     }
 }
 
 extension PlaybackSession {
-    /// The host put a frame of `serial` on screen.
-    func noteDisplayed(serial: Int) {
-        let isNew = displayedSerial.withLock { newest -> Bool in
-            guard serial > newest else { return false }
-            newest = serial
-            return true
-        }
-        if isNew { control.withLock { $0.displayedSerial = max($0.displayedSerial, serial) } }
-    }
-
-    /// Audio thread, before the first samples of `serial`: when the host paints on its own
+    /// Audio thread, before the first samples of `serial`: when the sink paints on its own
     /// thread, waits (at most ``firstPictureWaitSeconds``) until that serial's first picture is
-    /// on screen, so sound and clock start with the picture rather than while a slow terminal
-    /// is still drawing it (mpv starts audio once the first frame is shown, too).
+    /// reported on screen, so sound and clock start with the picture rather than while a slow
+    /// terminal is still drawing it (mpv starts audio once the first frame is shown, too).
     func waitForFirstPicture(serial: Int) {
-        guard videoDecoder != nil, hostReportsDisplay.withLock({ $0 }) else { return }
+        guard videoDecoder != nil, presenter.sinkReportsDisplay else { return }
         control.wait(seconds: Self.firstPictureWaitSeconds) { $0.displayedSerial >= serial || $0.serial != serial || $0.stopped }
     }
 }

@@ -4,9 +4,14 @@ import Synchronization
 /// The engine's public face: load a source, control transport, read state and telemetry.
 /// No terminal knowledge; a host (the TUI, the headless CLI, a test) drives it.
 ///
-/// Thread-safe. Frames are delivered to `setFrameHandler`'s closure on the engine's present thread.
+/// Thread-safe. Frames, with their subtitle cues, are handed to the host's ``FrameSink`` (or
+/// `setFrameHandler`'s closure) on the engine's present thread; a sink that paints on its own
+/// thread sends back one ``FrameReport`` per frame with ``report(_:)``.
 public final class Player: @unchecked Sendable {  // the session reference is guarded by `lock`
     private let lock = NSLock()
+    /// Told whenever what a host shows changes (state, pause, buffering, a failure) in any item
+    /// this player loads: a host's loop waits on it instead of polling.
+    public let changes = ChangeNotifier()
     private var session: PlaybackSession?
     private var loadError: String?
 
@@ -27,7 +32,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         options.start = (try? OutsideValue.seconds(given.start, name: "start")) ?? 0
         options.length = given.length.flatMap { try? OutsideValue.seconds($0, name: "length") }
         do {
-            let s = try PlaybackSession(url: url, options: options)
+            let s = try PlaybackSession(url: url, options: options, subtitleDelay: subtitleDelayStore, changes: changes)
             lock.withLock { session = s; loadError = nil }
             s.start()
         } catch {
@@ -57,7 +62,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
             guard c.state != .ended || paused else { return false }
             c.userPaused = paused
             c.paused = paused || c.buffering
-            if c.state == .playing || c.state == .paused { c.state = paused ? .paused : .playing }
+            c.apply(.pauseChanged)
             defer { if !paused { c.steppedWhilePaused = false } }
             return !paused && c.steppedWhilePaused
         }
@@ -128,7 +133,8 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     }
 
     public var subtitleDelay: Double { subtitleDelayStore.withLock { $0 } }
-    private let subtitleDelayStore = Mutex(0.0)
+    /// Shared with every session this player loads (its presenter applies it to the cues).
+    private let subtitleDelayStore = Guarded(0.0)
 
     /// Switches to `MediaInfo.audio[track]` mid-playback (nil = no audio), keeping the position.
     public func selectAudioTrack(_ track: Int?) {
@@ -162,7 +168,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     }
 
     /// Asks for frames scaled to `size` (nil = no pixels, timing only). Takes effect at the next frame.
-    public func setRenderSize(_ size: PixelSize?) { current?.renderSize.withLock { $0 = size } }
+    public func setRenderSize(_ size: PixelSize?) { current?.video?.renderSize.withLock { $0 = size } }
 
     /// Shows the current frame again at the current render size (after a layout change while
     /// paused, or when the host attached after the first frame went out). Playing needs nothing:
@@ -170,7 +176,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     public func redisplay() {
         guard let s = current, s.videoDecoder != nil else { return }
         let (paused, target, coming) = s.control.withLock {
-            ($0.paused, $0.pendingSeek?.target ?? $0.lastPresentedPTS, $0.pendingSeek != nil || !$0.firstFrameSeen)
+            ($0.paused, $0.pendingSeek?.target ?? $0.lastPresentedPTS, $0.pendingSeek != nil || !$0.seek.firstFrameSeen)
         }
         // The first frame of the current position is still to come (a load or seek in flight):
         // it is converted at the size set now, so seeking again would only decode it twice.
@@ -178,45 +184,29 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         s.requestSeek(to: target ?? currentTime, mode: .exact)
     }
 
-    /// Receives every presented frame on the present thread.
+    /// Hands every due frame, with its subtitle cues, to `sink` on the present thread (see
+    /// ``FrameSink`` for the contract); nil: frames go nowhere.
+    public func setFrameSink(_ sink: (any FrameSink)?) {
+        current?.presenter.sink.withLock { $0 = sink }
+    }
+
+    /// Receives every presented frame on the present thread (a sink that shows a frame by the
+    /// time the closure returns).
     public func setFrameHandler(_ handler: (@Sendable (VideoFrame) -> Void)?) {
-        current?.onFrame.withLock { $0 = handler }
+        setFrameSink(handler.map { HandlerSink($0) })
     }
 
-    /// A host that paints frames on its own thread (the handler only hands them over, so the
-    /// gap measured when it returns means nothing) calls ``frameDisplayed(_:)`` when a frame has
-    /// reached the screen and ``frameSuperseded()`` when it replaced one it never showed.
-    public func setHostReportsDisplay(_ reports: Bool) {
-        current?.hostReportsDisplay.withLock { $0 = reports }
+    /// The sink's report on a frame it was handed: on screen (with how long painting took) or
+    /// replaced unseen. The engine measures the A/V gap of paced frames here, starts the sound
+    /// of a seek with its first picture, and hands frames over early by the median paint
+    /// latency (``presentationLead``). Any thread; never blocks for long.
+    public func report(_ report: FrameReport) {
+        current?.presenter.receive(report)
     }
 
-    /// How long before its time a frame is handed to the host: a host whose painting takes a
-    /// while (encoding and writing a sixel picture) gets the frame that much earlier, so that it
-    /// reaches the screen on time rather than late by the painting. Clamped to 0…one frame
-    /// interval (more would only make frames replace each other in the host's mailbox).
-    public func setPresentationLead(_ seconds: Double) {
-        let lead = seconds.isFinite ? max(0, seconds) : 0
-        current?.presentationLead.withLock { $0 = lead }
-    }
-
-    /// `frame` reached the screen now: its A/V gap (pts minus the clock) is recorded, if it was
-    /// handed over by clock pacing and belongs to the current seek generation.
-    /// Returns the gap, or nil when it does not count.
-    @discardableResult
-    public func frameDisplayed(_ frame: VideoFrame) -> Double? {
-        current?.noteDisplayed(serial: frame.serial)
-        guard frame.paced, let s = current, s.clock.isArmed else { return nil }
-        let (serial, paused, delay) = s.control.withLock { ($0.serial, $0.paused, $0.audioDelay) }
-        guard frame.serial == serial, !paused else { return nil }
-        let gap = frame.pts - s.clock.time - delay
-        s.telemetry.displayed(gap: gap)
-        return gap
-    }
-
-    /// The host replaced a frame it had not shown with a newer one (the output is too slow).
-    public func frameSuperseded() {
-        current?.telemetry.superseded()
-    }
+    /// How long before its time a paced frame is handed to the sink: the median of the paint
+    /// latencies recently reported (0 until four are known), used up to one frame interval.
+    public var presentationLead: Double { current?.presenter.feedback.presentationLead ?? 0 }
 
     // MARK: state
 
@@ -275,7 +265,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// The clock's media time (seconds).
     public var currentTime: Double {
         guard let s = current else { return 0 }
-        let (state, target) = s.control.withLock { ($0.state, $0.pendingSeek?.target ?? $0.seekInFlight) }
+        let (state, target) = s.control.withLock { ($0.state, $0.pendingSeek?.target ?? $0.seek.inFlight) }
         if let target { return target }
         if state == .ended {
             let last = s.control.withLock { max($0.lastPresentedPTS ?? 0, $0.demuxedUntil) }
@@ -331,6 +321,12 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     public func subtitleCues(at time: Double) -> [SubtitleCue] { current?.subtitles.active(at: time - subtitleDelay) ?? [] }
     public var subtitleStore: SubtitleStore? { current?.subtitles }
 
+    /// When (playback time) the active subtitle cues change next, or nil (``SubtitleStore/nextChange(after:)``).
+    public var nextSubtitleChange: Double? {
+        let delay = subtitleDelay
+        return current?.subtitles.nextChange(after: currentTime - delay).map { $0 + delay }
+    }
+
     /// Problems that did not stop playback (audio device fell back, a track failed).
     public var warnings: [String] { current?.warnings.withLock { $0 } ?? [] }
 
@@ -367,12 +363,12 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         t.clockSource = s.clock.isArmed ? s.clock.source.rawValue : "unarmed"
         t.audioDevice = c.audioStreamIndex == nil ? "none" : (s.sink?.name ?? "none")
         t.audioFormat = c.audioStreamIndex == nil ? "" : (s.sink?.format.description ?? "")
-        let names = s.decoderNames.withLock { $0 }
-        t.videoDecoder = names.video
-        t.audioDecoder = c.audioStreamIndex == nil ? "" : names.audio
-        t.deinterlacing = names.deinterlacing
-        t.loopFilterSkip = names.loopFilterSkip.isEmpty ? nil : names.loopFilterSkip
-        t.toneMapping = (s.info.primaryVideo?.format.isHDR ?? false) && s.renderSize.withLock { $0 != nil }
+        t.videoDecoder = s.video?.decoderName ?? ""
+        t.audioDecoder = c.audioStreamIndex == nil ? "" : (s.audio?.decoderName.withLock { $0 } ?? "")
+        let video = s.video?.status.withLock { $0 } ?? (deinterlacing: false, loopFilterSkip: "")
+        t.deinterlacing = video.deinterlacing
+        t.loopFilterSkip = video.loopFilterSkip.isEmpty ? nil : video.loopFilterSkip
+        t.toneMapping = (s.info.primaryVideo?.format.isHDR ?? false) && (s.video?.renderSize.withLock { $0 != nil } ?? false)
         t.rate = c.rate
         t.volume = c.volume
         t.muted = c.muted

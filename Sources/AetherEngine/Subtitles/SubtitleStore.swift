@@ -139,6 +139,26 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         }
     }
 
+    /// The next time after `time` at which the selected track's active cues change (a cue
+    /// starts or one showing ends), or nil when none will: a host sleeps until then.
+    public func nextChange(after time: Double) -> Double? {
+        state.withLock { s in
+            guard let id = s.selected else { return nil }
+            let cues = s.tracks[id].cues
+            let i = SubtitleStore.upperBound(cues, time)
+            var next = i < cues.count ? cues[i].start : Double.infinity
+            var j = i
+            let earliest = time - s.tracks[id].longest
+            while j > 0 {
+                j -= 1
+                let cue = cues[j]
+                if cue.start < earliest { break }
+                if cue.end > time { next = min(next, cue.end) }
+            }
+            return next.isFinite ? next : nil
+        }
+    }
+
     /// Index of the first cue starting after `time` (cues are in start order).
     private static func upperBound(_ cues: [SubtitleCue], _ time: Double) -> Int {
         var lo = 0, hi = cues.count

@@ -23,13 +23,9 @@ extension TUIApp {
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
         let cues = controller.subtitlesVisible ? player.subtitleCues(at: player.currentTime) : []
         let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
-        if cueKey != view.cueKey {
-            view.cueKey = cueKey
-            view.dirty = true
-            // Bitmap cues are burnt into the picture: while no new frame comes (paused), the
-            // shown one is painted again with the cues it now has (a track chosen, a cue ended).
-            if player.isPaused { output.repaint() }
-        }
+        // (Bitmap cues come with their frame: the engine hands the shown frame over again
+        // when its cues change while paused.)
+        if cueKey != view.cueKey { view.cueKey = cueKey; view.dirty = true }
         if musicViewNeedsDrawing(now: now) { view.dirty = true }
         guard view.dirty else { return }
         view.dirty = false

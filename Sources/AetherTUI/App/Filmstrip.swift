@@ -61,7 +61,7 @@ extension TUIApp {
         guard !times.isEmpty else { return }
         let now = player.currentTime
         let selection = times.indices.min { abs(times[$0] - now) < abs(times[$1] - now) } ?? 0
-        if previews == nil, SourceOptions.isReopenable(currentSource) { previews = PreviewFetcher(url: currentSource, network: options.player.network) }
+        if previews == nil, SourceOptions.isReopenable(currentSource) { previews = PreviewFetcher(url: currentSource, network: options.player.network, delivered: { [wake] in wake.signal() }) }
         previews?.requestStrip(times)
         view.filmstrip = Filmstrip(times: times, selection: selection, width: width)
         view.dirty = true

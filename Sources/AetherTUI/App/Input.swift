@@ -5,15 +5,11 @@ import Foundation
 import TerminalGraphics
 
 extension TUIApp {
-    /// Reads what the terminal sent (waits up to 30 ms for it), drops terminal replies, and acts
-    /// on each key and mouse event.
+    /// Reads what the terminal sent (the loop waited for it, ``TUIApp/waitForEvents(timeout:)``),
+    /// drops terminal replies, and acts on each key and mouse event.
     func readInput() {
-        // Wait for input without holding the TTY lock (the present thread must never wait on us),
-        // then read it without blocking.
-        // get_wch also runs even when poll saw nothing: a SIGWINCH interrupts poll, and ncurses
-        // reports it as KEY_RESIZE only from get_wch.
-        var pfd = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        if !view.pendingInput { _ = poll(&pfd, 1, 30) }
+        // Read without blocking (the wait happened without holding the TTY lock: the present
+        // thread must never wait on us).
         // Everything available now, in one read, so that a terminal reply is seen whole.
         var batch: [TerminalInput] = []
         terminal.withScreen {

@@ -2,7 +2,7 @@ import AetherEngine
 import CNcurses
 import Foundation
 
-/// SIGTSTP (Ctrl-Z), SIGTTIN, SIGTTOU and SIGCONT, noticed off the signal context through
+/// SIGTSTP (Ctrl-Z), SIGTTIN, SIGTTOU, SIGCONT and SIGWINCH, noticed off the signal context through
 /// Dispatch and acted on by the UI loop, which owns the screen: a stop gives the terminal back
 /// to the shell and stops the process; a continue takes the terminal again and repaints it all.
 final class JobSignals: @unchecked Sendable {  // the flags are only touched on `queue`
@@ -12,14 +12,15 @@ final class JobSignals: @unchecked Sendable {  // the flags are only touched on 
     private var stop = false
     private var lostTerminal = false
     private var continued = false
+    private var resized = false
 
     /// What arrived since the last look: `stop` (Ctrl-Z), `lostTerminal` (SIGTTIN/SIGTTOU: the
     /// terminal was touched from the background), `continued` (SIGCONT).
-    struct Events { var stop = false, lostTerminal = false, continued = false }
+    struct Events { var stop = false, lostTerminal = false, continued = false, resized = false }
 
     /// `wake` runs (on the signal queue) when a signal arrives, to wake the UI loop.
     init(wake: @escaping @Sendable () -> Void) {
-        for sig in JobSignals.stopSignals + [SIGCONT] {
+        for sig in JobSignals.stopSignals + [SIGCONT, SIGWINCH] {
             // Ignored as a disposition, so the kernel does not stop the process behind the UI's
             // back (SIGCONT continues a stopped process whatever its disposition).
             signal(sig, SIG_IGN)
@@ -27,6 +28,7 @@ final class JobSignals: @unchecked Sendable {  // the flags are only touched on 
             s.setEventHandler { [unowned self] in
                 switch sig {
                 case SIGCONT: continued = true
+                case SIGWINCH: resized = true
                 case SIGTSTP: stop = true
                 default: lostTerminal = true
                 }
@@ -40,8 +42,8 @@ final class JobSignals: @unchecked Sendable {  // the flags are only touched on 
     /// What arrived since the last call.
     func takeEvents() -> Events {
         queue.sync {
-            defer { stop = false; lostTerminal = false; continued = false }
-            return Events(stop: stop, lostTerminal: lostTerminal, continued: continued)
+            defer { stop = false; lostTerminal = false; continued = false; resized = false }
+            return Events(stop: stop, lostTerminal: lostTerminal, continued: continued, resized: resized)
         }
     }
 
@@ -51,7 +53,7 @@ final class JobSignals: @unchecked Sendable {  // the flags are only touched on 
             for s in sources { s.cancel() }
             sources.removeAll()
         }
-        for sig in JobSignals.stopSignals + [SIGCONT] { signal(sig, SIG_DFL) }
+        for sig in JobSignals.stopSignals + [SIGCONT, SIGWINCH] { signal(sig, SIG_DFL) }
     }
 }
 

@@ -48,7 +48,11 @@ final class PreviewFetcher: Sendable {
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     /// - Parameter width: thumbnail width in pixels (one size for the cache).
-    init(url: String, network: NetworkSettings, width: Int = 320) {
+    /// Runs (on the worker) when a thumbnail was delivered: wakes the UI loop.
+    private let delivered: @Sendable () -> Void
+
+    init(url: String, network: NetworkSettings, width: Int = 320, delivered: @escaping @Sendable () -> Void = {}) {
+        self.delivered = delivered
         extractor = FrameExtractor(url: url, network: network)
         sprites = SpriteThumbnails.isCandidate(url) ? SpriteThumbnails(url: url, network: network, preferredWidth: width) : nil
         self.width = width
@@ -138,6 +142,7 @@ final class PreviewFetcher: Sendable {
                     // A newer wish may have arrived meanwhile: it is served next, this one is shown now.
                     if case .marker = job { s.delivered = (time, image) } else { s.stripDelivered.append((time, image)) }
                 }
+                delivered()
             case .prefetch(let time):
                 if let sprites, await sprites.track() != nil {
                     let around = state.withLock { $0.around }
@@ -221,7 +226,7 @@ extension TUIApp {
         }
         // Without a playing video stream (the music view) the marker has a time but no picture.
         if previews == nil, player.hasVideo, SourceOptions.isReopenable(currentSource) {
-            previews = PreviewFetcher(url: currentSource, network: options.player.network)
+            previews = PreviewFetcher(url: currentSource, network: options.player.network, delivered: { [wake] in wake.signal() })
         }
         view.scrub = ScrubState(target: min(duration, max(0, time)), byMouse: byMouse)
         previews?.request(view.scrub!.target, duration: duration)

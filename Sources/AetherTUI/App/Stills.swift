@@ -53,9 +53,3 @@ extension TUIApp {
     }
 }
 
-/// Messages posted from background work for the UI thread to show.
-final class MessageBox: Sendable {
-    private let messages = Mutex<[String]>([])
-    func post(_ message: String) { messages.withLock { $0.append(message) } }
-    func take() -> [String] { messages.withLock { m in defer { m.removeAll() }; return m } }
-}

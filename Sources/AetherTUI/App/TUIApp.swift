@@ -44,6 +44,8 @@ public final class TUIApp {
     /// Text cues wrapped once per cue and width (UI thread only).
     var subtitleWraps = SubtitleWrapCache()
     let quit = QuitSignals()
+    /// Wakes the loop: input aside, everything that changes the screen signals it.
+    let wake = WakeUp()
     /// Ctrl-Z and friends (made when the screen comes up).
     var jobs: JobSignals!
     /// Suspended by job control: whether playback was going (nil: not suspended).
@@ -126,20 +128,23 @@ public final class TUIApp {
                                  var options = drivers
                                  options.instance = instance
                                  return VideoDrivers.entry(named: name)?.make(capabilities, options)
-                             }) { [player] pts in
-            player.subtitleCues(at: pts).compactMap {
-                if case .bitmap(let b) = $0.content { return b }
-                return nil
-            }
-        }
+                             })
         do { try startScreen(terminfoDirectory: terminfo.wait()) } catch {
             player.stop()
             FileHandle.standardError.write(Data("aether-tui: \(error)\n".utf8))
             return Exit.error.rawValue
         }
         defer { stopScreen() }
-        jobs = JobSignals(wake: {})
+        jobs = JobSignals(wake: { [wake] in wake.signal() })
         defer { jobs.cancel() }
+        // What wakes the loop besides the keyboard: the engine's state, remote commands, the
+        // governor, background results, signals.
+        quit.onRaise { [wake] in wake.signal() }
+        player.changes.set { [wake] in wake.signal() }
+        defer { player.changes.set(nil) }
+        controller.hub.onSubmit { [wake] in wake.signal() }
+        screenshotResults.wakes(wake)
+        output.onGovernorChange = { [wake] in wake.signal() }
 
         // 4. Wire the engine to the screen and play; the remote front ends start.
         output.start()
@@ -162,8 +167,7 @@ public final class TUIApp {
         wallStart = MonotonicClock.seconds()
         view.liveBaseline = nil
         summaryWritten = false
-        player.setHostReportsDisplay(true)
-        player.setFrameHandler { [output] frame in output?.post(frame) }
+        player.setFrameSink(output)
         relayout()
     }
 
@@ -230,9 +234,9 @@ public final class TUIApp {
             if case .finished(let code) = controller.tick() { return code }
             endOpenWatch()
             if handleJobControl() {
-                // The shell has the terminal (continued with `bg`): wait for `fg`.
-                var none = pollfd(fd: -1, events: 0, revents: 0)
-                _ = poll(&none, 1, 100)
+                // The shell has the terminal (continued with `bg`): wait for `fg` (its SIGCONT
+                // wakes us); the terminal is not read meanwhile.
+                waitForEvents(timeout: 1, readTerminal: false)
                 continue
             }
             readInput()
@@ -266,7 +270,41 @@ public final class TUIApp {
                 view.dirty = true
             }
             draw()
+            waitForEvents(timeout: view.pendingInput ? 0 : nextDue(now: MonotonicClock.seconds()))
         }
+    }
+
+    /// Waits until the terminal has input, something signals ``wake``, or `timeout` seconds
+    /// pass (the next thing due on screen, ``nextDue(now:)``).
+    func waitForEvents(timeout: Double, readTerminal: Bool = true) {
+        var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+        if readTerminal { fds.append(pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)) }
+        let milliseconds = Int32(max(0, min(timeout, 60)) * 1000)
+        _ = poll(&fds, nfds_t(fds.count), milliseconds)
+        wake.drain()
+    }
+
+    /// Seconds until something on screen is due without an event: the telemetry sample (1 s),
+    /// the message expiring, the chrome hiding, the clock text's next quarter second and the
+    /// next subtitle change of the media time while playing, the music view's next frame.
+    func nextDue(now: Double) -> Double {
+        var due = min(lastTelemetrySample + 1, lastTrim + TUIApp.trimInterval) - now
+        if let osd = view.osdMessage { due = min(due, osd.until - now) }
+        if player.state == .playing {
+            let rate = max(0.01, player.rate)
+            let quarters = player.currentTime * 4
+            due = min(due, (quarters.rounded(.down) + 1 - quarters) / 4 / rate)
+            if view.chromeVisible, !view.chromePinned, view.menu == nil {
+                due = min(due, view.lastInput + ViewState.chromeTimeout - now)
+            }
+            if controller.subtitlesVisible, let next = player.nextSubtitleChange {
+                due = min(due, (next - player.currentTime) / rate)
+            }
+            if music != nil { due = min(due, 1 / MusicView.rate) }
+        }
+        // Network trouble (`reconnecting (2)`) counts up without a state change.
+        if networkText() != nil { due = min(due, 0.25) }
+        return max(0.001, due)
     }
 
     // MARK: screen lifecycle
@@ -314,7 +352,7 @@ public final class TUIApp {
     }
 
     private func stopScreen() {
-        player.setFrameHandler(nil)
+        player.setFrameSink(nil)
         if let previews {
             // The extractor's FFmpeg work ends before the process does.
             let done = DispatchSemaphore(value: 0)

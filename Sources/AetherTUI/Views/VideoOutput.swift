@@ -3,15 +3,18 @@ import CTerminal
 import Foundation
 import TerminalGraphics
 
-/// The video output: a one-slot, latest-wins mailbox the engine posts frames into, and a
-/// render thread that composes (bitmap subtitles), encodes with the active ``VideoDriver`` and
-/// hands the bytes to the ``Terminal``.
+/// The video output: the engine's ``FrameSink``. A one-slot, latest-wins mailbox the present
+/// thread hands frames (with their subtitle cues) into, and a render thread that composes
+/// (bitmap subtitles), encodes with the active ``VideoDriver`` and hands the bytes to the
+/// ``Terminal``.
 ///
-/// The engine never waits for the terminal: a frame posted while the previous one is still
-/// being drawn replaces the one waiting (counted as superseded, apart from frames the engine
-/// dropped late). A frame's A/V gap is measured when the terminal's `write` accepted its last
-/// byte. What the render thread measures feeds the ``OutputGovernor``.
-final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `state`
+/// The engine never waits for the terminal: a frame handed over while the previous one is
+/// still being drawn replaces the one waiting (reported superseded, apart from frames the
+/// engine dropped late). Each frame's outcome goes back as one ``FrameReport``: on screen when
+/// the terminal's `write` accepted its last byte, with the latency since hand-over (the engine
+/// derives the A/V gap and its presentation lead from it). What the render thread measures
+/// feeds the ``OutputGovernor``.
+final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is guarded by `state`
     /// Where and how to draw, set by the UI thread.
     struct Scene: Equatable {
         var placement: Placement
@@ -60,10 +63,8 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     private let synchronizedUpdate: Bool
     private let state = NSCondition()
     // Guarded by `state`:
-    private var pending: VideoFrame?
-    /// When `pending` was posted (monotonic seconds).
-    private var pendingPostedAt = 0.0
-    private var last: VideoFrame?
+    private var pending: PresentedFrame?
+    private var last: PresentedFrame?
     private var scene = Scene(placement: .none, mask: CellMask(columns: 0, rows: 0))
     private var generation = 0
     private var repaintRequested = false
@@ -76,6 +77,8 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     private var idle = false
     private var totals = Totals()
     private var governorChange: OutputGovernor.Settings?
+    /// Wakes the UI loop when the governor stepped (set once before ``start()``).
+    var onGovernorChange: (@Sendable () -> Void)?
     private var governorText = ""
     private var thread: Thread?
     private var running = false
@@ -87,13 +90,8 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     private var governor: OutputGovernor?
     private let governorEnabled: Bool
     private var frameCounter = 0
-    /// Recent post-to-screen latencies of paced frames, and the lead last given to the engine.
-    private var latencies = LatencyWindow()
-    private var lead = 0.0
     private var supersededAtLastSample = 0
 
-    /// Bitmap subtitle cues to blend at a pts (called on the render thread).
-    let bitmapCues: @Sendable (Double) -> [SubtitleBitmap]
     /// Makes the driver that draws still `instance` (1…) for the video driver named `name`.
     let makeStillDriver: @Sendable (_ name: String, _ instance: Int) -> (any VideoDriver)?
     // Render thread only: the stills' drivers and what each shows.
@@ -101,8 +99,7 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     private var drawnStills: [Int: Still] = [:]
 
     init(terminal: Terminal, player: Player, driver: any VideoDriver, synchronizedUpdate: Bool, governed: Bool,
-         makeStillDriver: @escaping @Sendable (String, Int) -> (any VideoDriver)? = { _, _ in nil },
-         bitmapCues: @escaping @Sendable (Double) -> [SubtitleBitmap]) {
+         makeStillDriver: @escaping @Sendable (String, Int) -> (any VideoDriver)? = { _, _ in nil }) {
         self.makeStillDriver = makeStillDriver
         self.terminal = terminal
         self.player = player
@@ -110,7 +107,6 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
         self.governorEnabled = governed
         self.governor = Self.makeGovernor(for: driver, enabled: governed)
         self.synchronizedUpdate = synchronizedUpdate
-        self.bitmapCues = bitmapCues
     }
 
     func start() {
@@ -121,17 +117,19 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
         t.start()
     }
 
+    /// Paints on the render thread and reports every frame.
+    var reportsDisplay: Bool { true }
+
     /// Engine present thread: hand over `frame`; never blocks on the terminal.
-    func post(_ frame: VideoFrame) {
-        let replaced = state.withLock { () -> Bool in
-            let had = pending != nil
-            if had { totals.framesSuperseded += 1 }
+    func present(_ frame: PresentedFrame) {
+        let replaced = state.withLock { () -> PresentedFrame? in
+            let had = pending
+            if had != nil { totals.framesSuperseded += 1 }
             pending = frame
-            pendingPostedAt = MonotonicClock.seconds()
             state.broadcast()
             return had
         }
-        if replaced { player.frameSuperseded() }
+        if let replaced { player.report(FrameReport(frame: replaced.id, outcome: .superseded)) }
     }
 
     /// UI thread: a new placement or mask. Bytes encoded for the previous scene are refused by
@@ -277,7 +275,6 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
             }
             let frame = pending ?? last
             let isRepaint = pending == nil
-            let postedAt = pendingPostedAt
             pending = nil
             repaintRequested = false
             let full = fullRepaint
@@ -309,7 +306,7 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
                         skip = true
                     }
                 }
-                if !skip { draw(frame, scene: scene, generation: generation, isRepaint: isRepaint, postedAt: postedAt) }
+                if !skip { draw(frame, scene: scene, generation: generation, isRepaint: isRepaint) }
             }
             drawStills(scene, generation: generation)
         }
@@ -348,16 +345,17 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
         while ticket.wait(timeout: 0.1) == nil, !state.withLock({ stopped }) {}
     }
 
-    private func draw(_ frame: VideoFrame, scene: Scene, generation: Int, isRepaint: Bool, postedAt: Double) {
+    private func draw(_ presented: PresentedFrame, scene: Scene, generation: Int, isRepaint: Bool) {
+        let frame = presented.frame
         let placement = scene.placement
         guard !placement.isEmpty, let pixels = frame.pixels, frame.width == placement.pictureSize.width,
               frame.height == placement.pictureSize.height else {
             // Nothing to draw (no room, no video output, scaled for an older layout): handed
             // over is as shown as it gets; the sound of a seek does not wait for it.
-            if !isRepaint { player.frameDisplayed(frame) }
+            if !isRepaint { player.report(FrameReport(frame: presented.id, outcome: .displayed(latency: nil))) }
             return
         }
-        let cues = bitmapCues(frame.pts)
+        let cues = presented.bitmapCues
         let renderStart = MonotonicClock.seconds()
         buffer.removeAll()
         if synchronizedUpdate { buffer.append(Escape.beginSynchronizedUpdate) }
@@ -381,7 +379,7 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
         }
         guard let report = rendered else { return }
         if report.unchanged || buffer.count == body {
-            if !isRepaint { player.frameDisplayed(frame) }
+            if !isRepaint { player.report(FrameReport(frame: presented.id, outcome: .displayed(latency: nil))) }
             return
         }
         buffer.append(Escape.restoreCursor)
@@ -401,8 +399,11 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
             if outcome == nil, state.withLock({ stopped }) { return }
         }
         guard outcome == true else { return }
-        let gap = isRepaint ? nil : player.frameDisplayed(frame)
-        if gap != nil { updateLead(latency: ticket.acceptedTime - postedAt) }
+        if !isRepaint {
+            player.report(FrameReport(frame: presented.id, outcome: .displayed(latency: ticket.acceptedTime - presented.handedAt)))
+        }
+        // How late it reached the screen (wall seconds; nil outside clock pacing).
+        let late = isRepaint ? nil : presented.dueAt.map { ticket.acceptedTime - $0 }
         let writeSeconds = ticket.acceptedTime - writeStart
         let superseded = state.withLock { () -> Int in
             if totals.framesPainted == 0 {
@@ -415,9 +416,9 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
             return totals.framesSuperseded
         }
         guard !isRepaint, var g = governor else { return }
-        let interval = frame.duration / max(0.01, player.rate)
+        let interval = frame.duration / max(0.01, presented.rate)
         let sample = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: renderSeconds, writeSeconds: writeSeconds,
-                                           latency: gap.map { -$0 } ?? 0, superseded: superseded - supersededAtLastSample,
+                                           latency: late ?? 0, superseded: superseded - supersededAtLastSample,
                                            stalled: writeSeconds > interval)
         supersededAtLastSample = superseded
         let change = g.add(sample, now: MonotonicClock.seconds())
@@ -426,43 +427,8 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
         if change != nil { FFmpegLog.write("vo", "governor: \(text)") }
         governor = g
         state.withLock {
-            if let change { governorChange = change }
+            if let change { governorChange = change; onGovernorChange?() }
             governorText = text
         }
-    }
-}
-
-extension VideoOutput {
-    /// Render thread: the engine hands frames over early by the median of the recent
-    /// post-to-screen latencies, so that they reach the screen at their time, not a painting
-    /// late (sixel encoding and writing take 10–30 ms a frame).
-    fileprivate func updateLead(latency: Double) {
-        guard latency.isFinite, latency >= 0 else { return }
-        latencies.add(latency)
-        guard latencies.count >= 4 else { return }
-        let median = latencies.median
-        if abs(median - lead) > 0.001 {
-            lead = median
-            player.setPresentationLead(median)
-        }
-    }
-}
-
-/// The last few latencies, for a running median (render thread only).
-struct LatencyWindow {
-    private var values: [Double] = []
-    private var next = 0
-    let capacity = 16
-    var count: Int { values.count }
-
-    mutating func add(_ value: Double) {
-        if values.count < capacity { values.append(value) } else { values[next] = value }
-        next = (next + 1) % capacity
-    }
-
-    var median: Double {
-        guard !values.isEmpty else { return 0 }
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 }

@@ -1,13 +1,67 @@
 import Foundation
 
-extension PlaybackSession {
+/// The audio pipeline: owns the audio decoder (its thread's alone; it changes with the track),
+/// the device (``AudioSink``) and the tap of what it plays. It takes packets of the current
+/// serial off the audio packet queue, trims them to the seek's landing and the `--length` end,
+/// writes them to the device, and anchors the ``MasterClock`` on what the device has played.
+///
+/// Who touches what: `decoder` is the audio thread's; `decoderName` is written here and read
+/// by telemetry; the device is interrupted by `stop()` from another thread (its one
+/// cross-thread call). Seek state comes from the session's ``SeekGeneration``: the audio
+/// thread may decide a landing (`land`) and ends the audio (`end(.audio)`).
+final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thread's; `decoderName` guarded
+    let sink: AudioSink
+    /// The samples written to the device, for visualisation.
+    let tap: AudioTap
+    /// The decoder's name for telemetry.
+    let decoderName: Guarded<String>
+    private var decoder: AudioDecoder
+    private let packets: BoundedQueue<QueueItem<Packet>>
+    private let control: ControlBox
+    private let clock: MasterClock
+    private let telemetry: Telemetry
+    private let format: FormatContext
+    /// `--length`: samples from here on are not played.
+    private let endTime: Double?
+    /// Whether the session has video (else the audio decides the landing of each serial).
+    private let hasVideo: Bool
+    /// Codec names of the audio streams, by stream index (for messages).
+    private let codecNames: [Int: String]
+    /// Before a serial's first samples: waits for its first picture (sinks that report).
+    private let waitForFirstPicture: @Sendable (Int) -> Void
+    private let disable: @Sendable (Int, String) -> Void
+    private let warn: @Sendable (String) -> Void
+
+    init(decoder: AudioDecoder, sink: AudioSink, packets: BoundedQueue<QueueItem<Packet>>, control: ControlBox,
+         clock: MasterClock, telemetry: Telemetry, format: FormatContext, info: MediaInfo, endTime: Double?, hasVideo: Bool,
+         waitForFirstPicture: @escaping @Sendable (Int) -> Void, disable: @escaping @Sendable (Int, String) -> Void,
+         warn: @escaping @Sendable (String) -> Void) {
+        self.decoder = decoder
+        self.sink = sink
+        tap = AudioTap(sampleRate: sink.format.sampleRate)
+        decoderName = Guarded(decoder.decoderName)
+        self.packets = packets
+        self.control = control
+        self.clock = clock
+        self.telemetry = telemetry
+        self.format = format
+        self.endTime = endTime
+        self.hasVideo = hasVideo
+        codecNames = Dictionary(info.audio.map { ($0.index, $0.codec) }, uniquingKeysWith: { a, _ in a })
+        self.waitForFirstPicture = waitForFirstPicture
+        self.disable = disable
+        self.warn = warn
+    }
+
+    /// Before the threads start: the speed of the session's start.
+    func setRate(_ rate: Double) { decoder.setRate(rate) }
+
     /// The audio thread: decodes, trims to the seek landing point and the --length end, applies
     /// volume, writes to the sink (which paces this thread in real time), and after each write
     /// re-anchors the master clock from the device: heard = written end − delay. A damaged
     /// packet costs its samples only (counted as a decode error); a stream that never decodes is
     /// reported and left out, and the clock falls back to the system clock.
-    func audioLoop() {
-        guard let sink else { return }
+    func run() {
         var mySerial = -1
         var sinkPaused = false
         var writtenEnd: Double? = nil
@@ -15,7 +69,7 @@ extension PlaybackSession {
         var chunksEver = 0
         var failuresInARow = 0
         var pictureWaitSerial = -1
-        while !isStopped {
+        while !control.withLock({ $0.stopped }) {
             let c = control.withLock { $0 }
             guard c.audioStreamIndex != nil else {
                 control.wait(seconds: 0.25) { $0.audioStreamIndex != nil || $0.stopped }
@@ -24,7 +78,7 @@ extension PlaybackSession {
             if c.paused {
                 // Nothing is written while paused, seeking or not: audio written now would move
                 // the clock when the sink pauses. An audio-only seek lands at its target at once.
-                if videoDecoder == nil, c.state == .seeking || c.state == .loading, c.pendingSeek == nil, c.landed != nil {
+                if !hasVideo, c.state == .seeking || c.state == .loading, c.pendingSeek == nil, c.landed != nil {
                     markLanded(serial: c.serial)
                 }
                 if !sinkPaused, c.serial == mySerial {
@@ -41,35 +95,34 @@ extension PlaybackSession {
                 sink.setPaused(false)
                 sinkPaused = false
             }
-            if let decoder = audioDecoder, decoder.rate != c.rate {
+            if decoder.rate != c.rate {
                 decoder.setRate(c.rate)
                 sink.reset()
-                audioTap?.reset()
+                tap.reset()
                 writtenEnd = nil
             }
             // Only what is queued ahead of an item matters: compare it with the serial as it is
             // now, not as it was before the wait (an item of a seek made during the wait is
             // current, and dropping it could drop the stream's end).
-            guard let item = audioQueue.peek() ?? (audioQueue.waitForItem(timeout: 0.1) ? audioQueue.peek() : nil) else { continue }
+            guard let item = packets.peek() ?? (packets.waitForItem(timeout: 0.1) ? packets.peek() : nil) else { continue }
             let current = control.withLock { $0.serial }
             if item.serial != current {
-                _ = audioQueue.pop(if: { $0.serial == item.serial })
+                _ = packets.pop(if: { $0.serial == item.serial })
                 continue
             }
             if current != c.serial || control.withLock({ $0.paused }) { continue }  // look at the state again first
-            guard let item = audioQueue.pop(if: { $0.serial == current }) else { continue }
+            guard let item = packets.pop(if: { $0.serial == current }) else { continue }
             if item.serial != mySerial {
                 mySerial = item.serial
                 sink.reset()
-                audioTap?.reset()
+                tap.reset()
                 writtenEnd = nil
                 framesWritten = 0
-                if let wanted = c.audioStreamIndex, audioDecoder?.streamIndex != wanted {
-                    switchDecoder(to: wanted, sink: sink)
+                if let wanted = c.audioStreamIndex, decoder.streamIndex != wanted {
+                    switchDecoder(to: wanted)
                 }
-                audioDecoder?.flush()
+                decoder.flush()
             }
-            guard let decoder = audioDecoder else { continue }
             let chunks: [AudioChunk]
             var isEnd = false
             do {
@@ -84,9 +137,9 @@ extension PlaybackSession {
                 failuresInARow += 1
                 FFmpegLog.write("ad", "decode error: \(error)")
                 if chunksEver == 0, failuresInARow >= PlaybackSession.undecodableAfterErrors {
-                    let codec = info.audio.first { $0.index == decoder.streamIndex }?.codec ?? "audio"
-                    disable(streamIndex: decoder.streamIndex,
-                            because: "cannot decode audio stream #\(decoder.streamIndex) (\(codec)): \((error as? FFmpegError)?.message ?? "\(error)")")
+                    let codec = codecNames[decoder.streamIndex] ?? "audio"
+                    disable(decoder.streamIndex,
+                            "cannot decode audio stream #\(decoder.streamIndex) (\(codec)): \((error as? FFmpegError)?.message ?? "\(error)")")
                 }
                 continue
             }
@@ -97,19 +150,19 @@ extension PlaybackSession {
                 let serial = mySerial
                 let waited = control.wait(seconds: 2) { $0.serial != serial || $0.stopped || $0.landed != nil }
                 if waited.serial == serial, !waited.stopped, waited.landed == nil {
-                    control.withLock { if $0.serial == serial, $0.landed == nil { $0.landed = chunk.pts } }
+                    _ = control.withLock { $0.seek.land(at: chunk.pts, serial: serial) }
                 }
                 // Once per serial: chunks trimmed before the landing point do not wait again.
                 if framesWritten == 0, pictureWaitSerial != mySerial {
                     pictureWaitSerial = mySerial
-                    waitForFirstPicture(serial: mySerial)
+                    waitForFirstPicture(mySerial)
                 }
                 guard let start = control.withLock({ $0.serial == mySerial ? $0.landed : nil }) else { break }
                 guard trim(&chunk, from: start, to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
                 let (volume, muted, clockSerial) = control.withLock { ($0.volume, $0.muted, $0.clockSerial) }
                 // What plays, before the volume: a visualisation shows the music, muted or not.
                 chunk.samples.withUnsafeBufferPointer {
-                    audioTap?.append($0, channels: sink.format.channels, pts: chunk.pts, mediaDuration: chunk.mediaDuration)
+                    tap.append($0, channels: sink.format.channels, pts: chunk.pts, mediaDuration: chunk.mediaDuration)
                 }
                 applyVolume(&chunk.samples, volume: muted ? 0 : volume)
                 do {
@@ -130,7 +183,7 @@ extension PlaybackSession {
                 if !clock.isArmed {
                     guard primed else { continue }
                     clock.arm(at: heardNow, source: sink.isClockSource ? .audio : .system, serial: clockSerial)
-                    if videoDecoder == nil { markLanded(serial: mySerial) }
+                    if !hasVideo { markLanded(serial: mySerial) }
                 } else {
                     clock.correct(heard: heardNow, serial: clockSerial)
                 }
@@ -139,12 +192,12 @@ extension PlaybackSession {
                 if !clock.isArmed, let writtenEnd {  // shorter than the device buffer
                     clock.arm(at: heard(writtenEnd, sink, decoder.rate), source: .audio,
                               serial: control.withLock { $0.clockSerial })
-                    if videoDecoder == nil { markLanded(serial: mySerial) }
+                    if !hasVideo { markLanded(serial: mySerial) }
                 }
                 sink.drain()
                 clock.removeLimit()
-                control.withLock { if $0.serial == mySerial { $0.audioEnded = true } }
-                checkEnded()
+                control.withLock { $0.seek.end(.audio, serial: mySerial) }
+                control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
             }
         }
     }
@@ -157,19 +210,17 @@ extension PlaybackSession {
     /// Audio-only sources land when their first samples are written.
     private func markLanded(serial: Int) {
         control.withLock { c in
-            if c.serial == serial, c.state == .seeking || c.state == .loading {
-                c.state = c.userPaused ? .paused : .playing
-            }
+            if c.serial == serial { c.apply(.landed) }
         }
     }
 
-    private func switchDecoder(to index: Int, sink: AudioSink) {
+    private func switchDecoder(to index: Int) {
         guard let stream = format.stream(index) else { return }
         do {
             let decoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: format.timeline)
             decoder.setRate(control.withLock { $0.rate })
-            audioDecoder = decoder
-            decoderNames.withLock { $0.audio = decoder.decoderName }
+            self.decoder = decoder
+            decoderName.withLock { $0 = decoder.decoderName }
         } catch {
             warn("cannot decode audio stream #\(index): \(error.message)")
         }
