@@ -135,7 +135,7 @@ public final class TUIApp {
         output.start()
         screenUp = true
         attachItem()
-        FFmpegLog.write("tui", "screen up, video output \(driver.name)" + ((driver as? SixelDriver).map { " (repaint \($0.repaint.rawValue))" } ?? ""))
+        FFmpegLog.write("tui", "screen up, video output \(driver.name)" + (driver.logDetail.map { " (\($0))" } ?? ""))
         for warning in services.start(options.remote) { osd("⚠ " + warning, seconds: 5) }
         showStartupWarnings()
         defer { services.stop() }
@@ -400,8 +400,8 @@ public final class TUIApp {
     /// The governor stepped: a new picture scale is a relayout; its last resort is half-block.
     func applyGovernor() {
         guard let change = output.takeGovernorChange() else { return }
-        if change.fallback, driver.name != "halfblock", let halfBlock = VideoDrivers.entry(named: "halfblock") {
-            switchDriver(to: halfBlock)
+        if change.fallback, driver.name != VideoDrivers.fallback.name {
+            switchDriver(to: VideoDrivers.fallback)
             osd("terminal too slow for \(TextSanitizer.clean(options.videoOutput)): half-block")
         } else if change.scale != view.pictureScale {
             view.pictureScale = change.scale

@@ -179,8 +179,8 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     var governorDescription: String { state.withLock { governorText } }
 
     private static func makeGovernor(for driver: any VideoDriver, enabled: Bool) -> OutputGovernor? {
-        guard let kind = driver.governorKind else { return nil }
-        return OutputGovernor(kind: kind, maxColors: (driver as? SixelDriver)?.maximumColors ?? 256, enabled: enabled)
+        let rungs = driver.qualityRungs
+        return rungs.isEmpty ? nil : OutputGovernor(rungs: rungs, enabled: enabled)
     }
 
     /// Stops the render thread (it finishes or abandons the frame in hand).
