@@ -296,7 +296,8 @@ public final class PlayerController {
     public enum TickResult: Equatable { case running, finished(code: Int32) }
 
     /// Runs queued remote commands, moves on at an item's end, and publishes the state. Call
-    /// from the host's loop (every 20–30 ms).
+    /// from the host's loop: when ``RemoteHub/onRequest(_:)`` says a command is queued, and every
+    /// 20–30 ms while the player moves.
     public func tick() -> TickResult {
         // Replies go out after the state they produced is published, so a client that asks for
         // a property right after its command's reply reads the new value.

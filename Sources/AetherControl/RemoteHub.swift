@@ -27,8 +27,8 @@ public enum PlayerEvent: Sendable, Equatable {
 /// The meeting point of the host (the TUI's or the headless player's loop, which owns the
 /// ``PlayerController``) and remote front ends on their own threads (the JSON IPC socket,
 /// MPRIS). Remote threads never touch the player: they queue commands here, which the host runs
-/// on its own thread on its next tick (within about 30 ms), and they read the snapshot the host
-/// publishes each tick. Thread-safe.
+/// on its own thread on its next tick (at once for a host woken by ``onRequest(_:)``, else within
+/// its tick of about 30 ms), and they read the snapshot the host publishes each tick. Thread-safe.
 public final class RemoteHub: Sendable {
     /// A queued command and where its result goes.
     public struct Request: Sendable {
@@ -44,6 +44,7 @@ public final class RemoteHub: Sendable {
         var nextObserver = 1
         var closed = false
         var onLeave: (@Sendable () -> Void)?
+        var onRequest: (@Sendable () -> Void)?
     }
     private let state = Guarded(State())
 
@@ -54,6 +55,12 @@ public final class RemoteHub: Sendable {
         state.withLock { $0.onLeave = handler }
     }
 
+    /// Runs `handler` on the submitting thread after every command is queued: a host that waits
+    /// for work (rather than ticking) wakes up to run it.
+    public func onRequest(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onRequest = handler }
+    }
+
     public init() {}
 
     // MARK: remote side
@@ -61,13 +68,14 @@ public final class RemoteHub: Sendable {
     /// Queues `command`; `reply` runs on the host's thread once it has been carried out (or at
     /// once with a failure when the player is leaving).
     public func submit(_ command: PlayerCommand, reply: @escaping @Sendable (CommandResult) -> Void = { _ in }) {
-        let (accepted, leave) = state.withLock { s -> (Bool, (@Sendable () -> Void)?) in
-            guard !s.closed else { return (false, nil) }
+        let (accepted, leave, wake) = state.withLock { s -> (Bool, (@Sendable () -> Void)?, (@Sendable () -> Void)?) in
+            guard !s.closed else { return (false, nil, nil) }
             s.inbox.append(Request(command: command, reply: reply))
-            return (true, command.leavesThePlayer ? s.onLeave : nil)
+            return (true, command.leavesThePlayer ? s.onLeave : nil, s.onRequest)
         }
         if !accepted { reply(.failure("the player is shutting down")) }
         leave?()
+        wake?()
     }
 
     /// A command that leaves the player is on its way (queued behind a slow one): runs the

@@ -80,14 +80,7 @@ final class NetworkSession: @unchecked Sendable {  // `readers` is Guarded; the 
     }
 
     /// Waits `seconds`, waking early (false) when the session is interrupted.
-    func sleep(seconds: Double) -> Bool {
-        let end = MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9)
-        while MonotonicClock.nanoseconds() < end {
-            if interrupt.shouldInterrupt { return false }
-            usleep(10_000)
-        }
-        return !interrupt.shouldInterrupt
-    }
+    func backOff(seconds: Double) -> Bool { interrupt.wait(seconds: seconds) }
 
     /// The source's own URL (set by ``openMain(url:)``).
     private(set) var mainURL = ""

@@ -14,7 +14,8 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     deinit { session?.stop() }
 
-    private var current: PlaybackSession? { lock.withLock { session } }
+    /// The session playing now (internal: tests reach its threads' interleavings through it).
+    var current: PlaybackSession? { lock.withLock { session } }
 
     // MARK: loading
 
