@@ -1,11 +1,10 @@
 import AetherEngine
 import Foundation
-import Synchronization
 
 /// Cancels the blocking open or read of whichever item is loading when the host wants out (a
 /// quit signal); every load gets a fresh token (a stopped session cancels its own). Thread-safe.
 public final class LoadInterrupter: Sendable {
-    private let state = Mutex<(token: InterruptToken?, raised: Bool)>((nil, false))
+    private let state = Guarded<(token: InterruptToken?, raised: Bool)>((nil, false))
     public init() {}
 
     /// A token for the next load, already cancelled once ``raise()`` was called.

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The packed RGB24 pixels of one ``VideoFrame``.
 ///
@@ -62,7 +61,7 @@ public final class PixelBufferPool: Sendable {
         var allocated = 0
         var reused = 0
     }
-    private let state = Mutex(State())
+    private let state = Guarded(State())
 
     public init(limit: Int = 8) { self.limit = max(0, limit) }
 

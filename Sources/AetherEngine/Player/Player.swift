@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The engine's public face: load a source, control transport, read state and telemetry.
 /// No terminal knowledge; a host (the TUI, the headless CLI, a test) drives it.
@@ -129,7 +128,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     }
 
     public var subtitleDelay: Double { subtitleDelayStore.withLock { $0 } }
-    private let subtitleDelayStore = Mutex(0.0)
+    private let subtitleDelayStore = Guarded(0.0)
 
     /// Switches to `MediaInfo.audio[track]` mid-playback (nil = no audio), keeping the position.
     public func selectAudioTrack(_ track: Int?) {

@@ -1,6 +1,5 @@
 import AetherEngine
 import Foundation
-import Synchronization
 
 extension TUIApp {
     /// `s` / `S`: the frame on screen at source resolution, decoded again by the scrub
@@ -55,7 +54,7 @@ extension TUIApp {
 
 /// Messages posted from background work for the UI thread to show.
 final class MessageBox: Sendable {
-    private let messages = Mutex<[String]>([])
+    private let messages = Guarded<[String]>([])
     func post(_ message: String) { messages.withLock { $0.append(message) } }
     func take() -> [String] { messages.withLock { m in defer { m.removeAll() }; return m } }
 }

@@ -3,7 +3,6 @@ import AetherEngine
 import CNcurses
 import CTerminal
 import Foundation
-import Synchronization
 import TerminalGraphics
 
 /// The ncurses host: reads keys and mouse, lays out the video and chrome, and drives the
