@@ -9,8 +9,8 @@
 /// 288 MB on 1080p sixel playback).
 ///
 /// The bytes are written once, by the video thread, before the frame is handed over; from then
-/// on they are only read, from any thread. That is why the type is `@unchecked Sendable`.
-public final class PixelBuffer: @unchecked Sendable {
+/// on they are only read, from any thread.
+public final class PixelBuffer: @unchecked Sendable {  // `base` is written by one thread before the frame is published, then only read
     /// Bytes in the buffer (`width * height * 3`).
     public let count: Int
     /// Bytes allocated past ``count``: libswscale's vectorised unscaled YUV 4:2:0/4:2:2 → RGB24
@@ -52,7 +52,7 @@ public final class PixelBufferPool: Sendable {
     /// Free blocks kept: the frames in the queue, the mailbox and the one being painted, with
     /// a little room.
     public let limit: Int
-    private struct Block: @unchecked Sendable {
+    private struct Block {
         var pointer: UnsafeMutablePointer<UInt8>
         var count: Int
     }

@@ -6,7 +6,7 @@ import Foundation
 /// (playlists, segments, keys, init sections). Each open gets the same request options (headers,
 /// user agent, referrer, read deadline) and the protocol policy; HTTP(S) resources are read by a
 /// ``ResilientInput``. The session is the format context's `opaque` and lives as long as it.
-final class NetworkSession: @unchecked Sendable {  // `readers` is Guarded; the rest is immutable
+final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMain before any read; the rest is Guarded or immutable
     let settings: NetworkSettings
     let monitor = NetworkMonitor()
     let interrupt: InterruptToken

@@ -34,7 +34,7 @@ final class VideoOutput: @unchecked Sendable {  // mutable state is guarded by `
     }
 
     /// Packed RGB24 pixels of a still, shared with the render thread (never mutated).
-    final class StillPicture: @unchecked Sendable {
+    final class StillPicture: Sendable {
         let width: Int, height: Int
         let pixels: [UInt8]
 
