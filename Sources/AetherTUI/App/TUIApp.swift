@@ -471,7 +471,7 @@ struct ViewState {
 /// a host's loop polls `isRaised` and stops cleanly, restoring the terminal (the TUI and the
 /// headless player share it). SIGQUIT would otherwise reach the Swift runtime's backtracer, which
 /// prints inside the alternate screen and leaves the terminal raw.
-public final class QuitSignals: @unchecked Sendable {  // `raised` is only touched on `queue`
+public final class QuitSignals: @unchecked Sendable {  // `raised`, `handlers` and `sources` are only touched on `queue` (and in `init`)
     public static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
     private var sources: [DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "aether.tui.signals")
