@@ -32,8 +32,12 @@ let package = Package(
         // live in this shim, which forwards calls and property access to Swift.
         .target(name: "CSystemd", linkerSettings: [.linkedLibrary("systemd")]),
 
-        .target(name: "AetherEngine", dependencies: ["CFFmpeg", "CALSA"]),
-        .target(name: "TerminalGraphics", dependencies: ["AetherEngine"]),
+        // Value types the engine and the terminal graphics share (`PixelSize`); depends on nothing,
+        // so that neither library depends on the other.
+        .target(name: "AetherBase"),
+        .target(name: "AetherEngine", dependencies: ["AetherBase", "CFFmpeg", "CALSA"]),
+        // Depends on nothing of the engine: its tests build without FFmpeg and ALSA.
+        .target(name: "TerminalGraphics", dependencies: ["AetherBase"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
         .target(name: "AetherControl", dependencies: ["AetherEngine", "CFFmpeg", "CSystemd"]),

@@ -27,8 +27,8 @@ public enum PlayerEvent: Sendable, Equatable {
 /// The meeting point of the host (the TUI's or the headless player's loop, which owns the
 /// ``PlayerController``) and remote front ends on their own threads (the JSON IPC socket,
 /// MPRIS). Remote threads never touch the player: they queue commands here, which the host runs
-/// on its own thread on its next tick (within about 30 ms), and they read the snapshot the host
-/// publishes each tick. Thread-safe.
+/// on its own thread on its next tick (at once for a host woken by ``onRequest(_:)``, else within
+/// its tick of about 30 ms), and they read the snapshot the host publishes each tick. Thread-safe.
 public final class RemoteHub: Sendable {
     /// A queued command and where its result goes.
     public struct Request: Sendable {
@@ -44,7 +44,7 @@ public final class RemoteHub: Sendable {
         var nextObserver = 1
         var closed = false
         var onLeave: (@Sendable () -> Void)?
-        var onSubmit: (@Sendable () -> Void)?
+        var onRequest: (@Sendable () -> Void)?
     }
     private let state = Guarded(State())
 
@@ -55,10 +55,10 @@ public final class RemoteHub: Sendable {
         state.withLock { $0.onLeave = handler }
     }
 
-    /// Runs `handler` on the submitting thread after every queued command: the host's loop
-    /// waits on events and is woken by it. It must only signal.
-    public func onSubmit(_ handler: @escaping @Sendable () -> Void) {
-        state.withLock { $0.onSubmit = handler }
+    /// Runs `handler` on the submitting thread after every command is queued: a host that waits
+    /// for work (rather than ticking) wakes up to run it.
+    public func onRequest(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onRequest = handler }
     }
 
     public init() {}
@@ -71,7 +71,7 @@ public final class RemoteHub: Sendable {
         let (accepted, leave, wake) = state.withLock { s -> (Bool, (@Sendable () -> Void)?, (@Sendable () -> Void)?) in
             guard !s.closed else { return (false, nil, nil) }
             s.inbox.append(Request(command: command, reply: reply))
-            return (true, command.leavesThePlayer ? s.onLeave : nil, s.onSubmit)
+            return (true, command.leavesThePlayer ? s.onLeave : nil, s.onRequest)
         }
         if !accepted { reply(.failure("the player is shutting down")) }
         leave?()

@@ -26,8 +26,14 @@ struct HeadlessPlayback {
         controller.setSubtitleDelaySetting(options.subDelay)
         let host = Host(stats: stats)
         controller.host = host
+        // The loop waits for work: a remote command or a quit signal wakes it at once.
+        let wake = DispatchSemaphore(value: 0)
+        controller.hub.onRequest { wake.signal() }
         // Quit signals work from the first moment: one during an open cancels it.
-        stop.onRaise { [interrupter = controller.interrupter] in interrupter.raise() }
+        stop.onRaise { [interrupter = controller.interrupter] in
+            interrupter.raise()
+            wake.signal()
+        }
         let services = RemoteServices(hub: controller.hub)
         for w in services.start(options.remoteOptions) { _ = fail("warning: \(w)", code: 0) }
         defer { services.stop() }
@@ -40,6 +46,7 @@ struct HeadlessPlayback {
         }
         var code: Int32 = 0
         var nextTick = MonotonicClock.seconds() + 1
+        var lastWake = MonotonicClock.seconds()
         while true {
             if stop.isRaised {
                 host.itemEnded(controller, interrupted: true)
@@ -53,7 +60,14 @@ struct HeadlessPlayback {
                 host.reportWarnings(controller.player)
                 nextTick += 1
             }
-            Thread.sleep(forTimeInterval: 0.02)
+            // Settled (paused, idle, held at the end, failed) and no command for a while: nothing
+            // changes until a command, a quit signal or the next telemetry line. Otherwise the
+            // position moves (and the item's end must be noticed), so the state is published at
+            // `publishInterval`; the engine has no notification of its state to wait on.
+            let settled = Self.settledStates.contains(controller.player.state)
+                && MonotonicClock.seconds() - lastWake >= Self.settleSeconds
+            let wait = settled ? max(0, nextTick - MonotonicClock.seconds()) : Self.publishInterval
+            if wake.wait(timeout: .now() + wait) == .success { lastWake = MonotonicClock.seconds() }
         }
         host.reportWarnings(controller.player)
         controller.finish(interrupted: code == 4)
@@ -62,6 +76,15 @@ struct HeadlessPlayback {
         for line in controller.reportedErrors() { _ = fail(line) }
         return code
     }
+
+    /// How often the state is published while the player moves (remote front ends read the
+    /// position from it; mpv's observers see `time-pos` change as often).
+    static let publishInterval = 0.02
+    /// After a command the state is published at that rate for this long: what the command
+    /// started (a seek, a step, a reload) lands after its reply.
+    static let settleSeconds = 1.0
+    /// States in which only a command changes anything.
+    static let settledStates: Set<PlayerState> = [.paused, .idle, .ended, .error]
 
     /// Stats summaries per item and warnings, for the controller.
     final class Host: PlayerHost {

@@ -1,7 +1,7 @@
+import AetherEngine
 @testable import AetherControl
 import AetherTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The MPRIS server against a private `dbus-daemon` and the real `playerctl`, with a stand-in
@@ -243,7 +243,7 @@ import Testing
         hub.publish(s)
         let server = try #require(try MPRISServer.start(hub: hub, address: bus.address))
         defer { server.stop() }
-        let call = Mutex<ProcessResult?>(nil)
+        let call = Guarded<ProcessResult?>(nil)
         let caller = Thread {
             let r = bus.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--reply-timeout=10000",
                              "--dest=\(MPRIS.busName)", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player.PlayPause"])
@@ -286,7 +286,7 @@ final class FakeHost: Sendable {
         var commands: [PlayerCommand] = []
         var running = true
     }
-    private let state: Mutex<State>
+    private let state: Guarded<State>
     private let finished = DispatchSemaphore(value: 0)
 
     /// Playing item 2 of 3 (a song with every tag), 4.25 s of 12.5 s, volume 80 %.
@@ -313,7 +313,7 @@ final class FakeHost: Sendable {
     }()
 
     init(_ snapshot: PlayerSnapshot) {
-        state = Mutex(State(snapshot: snapshot))
+        state = Guarded(State(snapshot: snapshot))
         hub.publish(snapshot)
         let thread = Thread { [self] in
             while state.withLock({ $0.running }) {

@@ -1,3 +1,4 @@
+import AetherEngine
 @testable import AetherControl
 import Testing
 
@@ -51,7 +52,7 @@ struct PlayerCommandTests {
 
     @Test func hubRunsRemoteCommandsOnTheHostAndReportsChanges() async throws {
         let hub = RemoteHub()
-        let events = Mutex<[PlayerEvent]>([])
+        let events = Guarded<[PlayerEvent]>([])
         hub.subscribe { e in events.withLock { $0.append(e) } }
         var s = PlayerSnapshot()
         s.status = .playing
@@ -76,8 +77,6 @@ struct PlayerCommandTests {
         #expect(hub.submitAndWait(.frameStep) == .failure("the player is shutting down"))
     }
 }
-
-import Synchronization
 
 import Foundation
 

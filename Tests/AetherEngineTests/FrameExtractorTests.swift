@@ -69,7 +69,8 @@ import Testing
         let extractor = FrameExtractor(url: Self.numbered)
         await extractor.prewarm()
         let release = DispatchSemaphore(value: 0)
-        await extractor.holdThreadForTesting(until: release)
+        // Occupies the extraction thread until `release`: requests made meanwhile queue behind it.
+        #expect(extractor.thread.submit { _ in release.wait() })
         var tasks: [Task<StillImage?, Error>] = []
         for n in 0..<20 {
             let seconds = 0.2 + Double(n) * 0.45

@@ -1,10 +1,9 @@
 @testable import AetherEngine
-import Synchronization
 import Testing
 
 /// A time source the test moves by hand (as swift-nio's tests drive an embedded event loop).
 final class ManualTime: Sendable {
-    private let now = Mutex(100.0)
+    private let now = Guarded(100.0)
     func advance(_ seconds: Double) { now.withLock { $0 += seconds } }
     var source: @Sendable () -> Double { { [self] in now.withLock { $0 } } }
 }

@@ -133,12 +133,14 @@ import Testing
     /// A caller preempted right after asking for a seek (the demux thread performs it and queues
     /// the rest of the short file, end items included, meanwhile) must not lose those packets.
     @Test func aSeekWhoseCallerStallsStillEnds() throws {
-        PlaybackSession.testPauseAfterSeekRequest.withLock { $0 = 0.3 }
-        defer { PlaybackSession.testPauseAfterSeekRequest.withLock { $0 = nil } }
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.audioOutput = .null })
         player.play()
-        player.seek(to: 10.5)
+        // `player.seek(to: 10.5)` in two halves with the caller stalled between them.
+        let session = try #require(player.current)
+        #expect(session.recordSeek(to: 10.5, mode: .exact))
+        Thread.sleep(forTimeInterval: 0.3)
+        session.wakeForSeek()
         #expect(wait(8) { player.state == .ended }, "stuck in \(player.state) at \(player.currentTime) s")
         player.stop()
     }

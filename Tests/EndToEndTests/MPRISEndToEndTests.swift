@@ -1,6 +1,6 @@
+import AetherEngine
 import AetherTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The headless player (`--vo=null --ao=null`) on a private session bus, driven by `playerctl`
@@ -8,7 +8,7 @@ import Testing
 @Suite struct MPRISEndToEndTests {
     /// The player running on `bus` in a background thread; `result` is set when it exits.
     final class RunningPlayer: Sendable {
-        private let outcome = Mutex<ProcessResult?>(nil)
+        private let outcome = Guarded<ProcessResult?>(nil)
 
         init(_ arguments: [String], environment: [String: String]) {
             let thread = Thread { [self] in

@@ -119,7 +119,7 @@ import Testing
 
     @Test func driverPlacesTheCursorAndStretchesOverTheCells() throws {
         let driver = KittyDriver()
-        #expect(driver.name == "kitty" && driver.drawsAboveText && driver.rowsBelowPicture == 2 && driver.governorKind == .kitty)
+        #expect(driver.name == "kitty" && driver.drawsAboveText && driver.rowsBelowPicture == 2 && driver.qualityRungs == KittyDriver.qualityRungs)
         let area = CellRect(column: 0, row: 0, width: 80, height: 20)
         let full = driver.placement(for: area, displayAspect: 16.0 / 9, geometry: Self.geometry, scale: 1)
         let small = driver.placement(for: area, displayAspect: 16.0 / 9, geometry: Self.geometry, scale: 0.5)

@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func overloadStepsDownInOrderAndStopsAtTheFloor() {
-        var g = OutputGovernor(kind: .sixel, maxColors: 256)
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
         let changes = feed(&g, from: 0, seconds: 30, load: 1.5)
         #expect(changes.map(\.colors) == [128, 64, 64, 64, 64, 64])
         #expect(changes.map(\.scale) == [1, 1, 0.75, 0.5625, 0.5625, 0.5625])
@@ -31,10 +31,10 @@ import Testing
     }
 
     @Test func supersededFramesAndLateFramesCountAsOverload() {
-        var g = OutputGovernor(kind: .kitty)
+        var g = OutputGovernor(rungs: KittyDriver.qualityRungs)
         // One frame superseded for every one painted: twice too much, so about half the cost.
         #expect(feed(&g, from: 0, seconds: 1.5, load: 0.3, superseded: 1).first?.scale == 0.5625)
-        var k = OutputGovernor(kind: .kitty)
+        var k = OutputGovernor(rungs: KittyDriver.qualityRungs)
         // One in five superseded: one rung.
         var kittyChanges: [OutputGovernor.Settings] = []
         for i in 0..<40 {
@@ -43,7 +43,7 @@ import Testing
             if let c = k.add(s, now: Double(i) * interval) { kittyChanges.append(c) }
         }
         #expect(kittyChanges.first?.scale == 0.75, "\(kittyChanges)")
-        var h = OutputGovernor(kind: .halfBlock)
+        var h = OutputGovernor(rungs: HalfBlockDriver.qualityRungs)
         var changes: [OutputGovernor.Settings] = []
         for i in 0..<48 {
             let late = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.001, writeSeconds: 0.001, latency: 0.2)
@@ -55,7 +55,7 @@ import Testing
     /// A terminal that takes only 6 of 24 frames a second (xterm with 1080p grain): the rest
     /// are superseded. Fewer than 12 samples a second must still step down (it never did).
     @Test func aSlowTerminalPaintingFewFramesStillStepsDown() {
-        var g = OutputGovernor(kind: .sixel, maxColors: 256)
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
         var changes: [OutputGovernor.Settings] = []
         var t = 0.0
         while t < 3 {
@@ -69,7 +69,7 @@ import Testing
         #expect(changes.first?.colors == 64 && changes.first?.scale == 0.5625, "\(changes)")
         #expect(changes.first?.frameDivisor == 1 && changes.first?.fallback == false, "\(changes)")
         // Two frames are not enough to judge, however slow they were.
-        var h = OutputGovernor(kind: .sixel, maxColors: 256)
+        var h = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
         let slow = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.5, writeSeconds: 0.5, superseded: 20)
         #expect(h.add(slow, now: 0) == nil && h.add(slow, now: 1.1) == nil)
     }
@@ -81,7 +81,7 @@ import Testing
     /// interval step down at once instead of after a second of superseded frames; one slow
     /// frame in four among quick ones does not.
     @Test func sixMostlyOverrunFramesStepDownAtOnce() {
-        var g = OutputGovernor(kind: .sixel, maxColors: 256)
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
         var changes: [(time: Double, settings: OutputGovernor.Settings)] = []
         var t = 0.0
         for write in [0.048, 0.020, 0.043, 0.033, 0.044, 0.041, 0.039, 0.042] {
@@ -92,7 +92,7 @@ import Testing
         #expect(changes.count == 1)
         #expect(changes.first?.settings.colors == 128)
         #expect((changes.first?.time ?? 1) < 0.35, "judged on the sixth frame")
-        var spiky = OutputGovernor(kind: .sixel, maxColors: 256)
+        var spiky = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
         t = 0
         for i in 0..<10 {
             let slow = i % 4 == 0
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func theLastRungNeedsSustainedOverload() {
-        var g = OutputGovernor(kind: .sixel, maxColors: 256)
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
         var changes: [(time: Double, settings: OutputGovernor.Settings)] = []
         var t = 0.0
         while t < 6 {
@@ -124,7 +124,7 @@ import Testing
     }
 
     @Test func headroomStepsBackUpAfterAWhile() {
-        var g = OutputGovernor(kind: .sixel)
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
         _ = feed(&g, from: 0, seconds: 2, load: 1.5)
         // (Overload still in the window may take one more step in the first second.)
         _ = feed(&g, from: 2, seconds: 1, load: 0.2)
@@ -140,7 +140,7 @@ import Testing
 
     @Test func aLoadThatOnlyFitsTheLowerRungDoesNotOscillate() {
         // Overload at the top rung, headroom one rung down: every retry fails at once.
-        var g = OutputGovernor(kind: .halfBlock)
+        var g = OutputGovernor(rungs: HalfBlockDriver.qualityRungs)
         var changes = 0
         var t = 0.0
         while t < 120 {
@@ -156,20 +156,38 @@ import Testing
     }
 
     @Test func pinnedNeverChanges() {
-        var g = OutputGovernor(kind: .sixel, enabled: false)
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), enabled: false)
         #expect(feed(&g, from: 0, seconds: 10, load: 5, superseded: 3, stalled: true).isEmpty)
         #expect(g.settings == OutputGovernor.Settings(colors: 256))
         #expect(g.describe(driverName: "sixel", fps: 24) == "sixel 256 colours 24 fps (pinned)")
     }
 
     @Test func descriptions() {
-        var g = OutputGovernor(kind: .sixel, maxColors: 128)
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 128))
         #expect(g.rungs.first?.colors == 128 && g.rungs[1].colors == 64)
         #expect(g.describe(driverName: "sixel", fps: 24) == "sixel 128 colours 24 fps (full quality)")
         _ = feed(&g, from: 0, seconds: 3.5, load: 2)
         #expect(g.describe(driverName: "sixel", fps: 24) == "sixel 64 colours ×0.75 24 fps (governed)"
                 || g.describe(driverName: "sixel", fps: 24).contains("(governed)"))
-        let h = OutputGovernor(kind: .halfBlock)
+        let h = OutputGovernor(rungs: HalfBlockDriver.qualityRungs)
         #expect(h.describe(driverName: "halfblock", fps: 23.976) == "halfblock 24 fps (full quality)")
+    }
+
+    /// The ladders are the drivers' own (the governor knows no kind of output): a sixel driver's
+    /// starts at its palette, the pixel drivers end in the registry's fallback, half-block and the
+    /// null driver have nothing to fall back to.
+    @Test func eachDriverBringsItsOwnLadder() {
+        let sixel = SixelDriver(colors: 64, dither: .none, repaint: .full)
+        #expect(sixel.qualityRungs.first == OutputGovernor.Settings(colors: 64))
+        #expect(!sixel.qualityRungs.contains { ($0.colors ?? 0) > 64 })
+        #expect(sixel.qualityRungs.last?.fallback == true)
+        #expect(sixel.logDetail == "repaint full")
+        #expect(SixelDriver(colors: 256, dither: .none).qualityRungs.map(\.colors).prefix(3) == [256, 128, 64])
+        #expect(KittyDriver().qualityRungs.last?.fallback == true)
+        #expect(KittyDriver().qualityRungs.allSatisfy { $0.colors == nil })
+        #expect(HalfBlockDriver(colorMode: .truecolor).qualityRungs == [OutputGovernor.Settings(), OutputGovernor.Settings(frameDivisor: 2)])
+        #expect(NullDriver().qualityRungs.isEmpty && NullDriver().logDetail == nil)
+        #expect(VideoDrivers.fallback.name == "halfblock")
+        #expect(VideoDrivers.fallback.make(TerminalCapabilities(), .init()).qualityRungs.allSatisfy { !$0.fallback })
     }
 }

@@ -64,7 +64,7 @@ public final class IPCServer: Sendable {
 /// The server's thread: the one owner of the listening socket and of every client connection.
 /// Created by ``IPCServer/init(path:hub:limits:)`` and touched by that thread alone once it
 /// runs.
-private final class IPCLoop: @unchecked Sendable {
+private final class IPCLoop: @unchecked Sendable {  // built before its thread starts, then touched by that thread alone
     private var listener: OwnedDescriptor?
     private let identity: FileIdentity
     private let path: String

@@ -76,7 +76,7 @@ final class MPRISCore: Sendable {
         /// The eventfd holds a wake-up the bus thread has not taken yet.
         var woken = false
     }
-    private let inbox = Mutex(Inbox())
+    private let inbox = Guarded(Inbox())
 
     /// Properties that change on every tick while playing (MPRIS never signals the position).
     private static let tickProperties: Set<String> = ["time-pos", "playback-time", "percent-pos"]
@@ -141,7 +141,7 @@ final class BusThread: Sendable {
         case noBus
         case failed(BusError)
     }
-    private let started = Mutex<Start?>(nil)
+    private let started = Guarded<Start?>(nil)
     private let startedSignal = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 

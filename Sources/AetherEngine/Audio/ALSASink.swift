@@ -4,8 +4,9 @@ import Synchronization
 
 /// Plays through an ALSA PCM device; owns the `snd_pcm_t` and closes it exactly once.
 /// Recovers from xruns and suspends inside `write` (mpv's `recover_and_get_state`).
-/// The device is opened non-blocking: `write` and `drain` wait in `snd_pcm_wait` slices of at
-/// most 50 ms, so `interrupt()` ends them at once and a stalled device cannot hang a thread.
+/// The device is opened non-blocking: `write` waits in `snd_pcm_wait` slices of at most 50 ms and
+/// `drain` on a condition that `interrupt()` signals, so `interrupt()` ends them at once and a
+/// stalled device cannot hang a thread.
 public final class ALSASink: AudioSink {
     private let pcm: OpaquePointer
     public let device: String
@@ -16,6 +17,8 @@ public final class ALSASink: AudioSink {
     private var paused = false
     public private(set) var xruns = 0
     private let interrupted = Atomic<Bool>(false)
+    /// Broadcast by `interrupt()`: a drain waiting for the queued audio to be heard ends at once.
+    private let interruption = NSCondition()
     /// Wait slices in a row in which the device took nothing; past `stallLimit` it is stalled.
     static let stallLimit = 100  // × 50 ms = 5 s
     public var name: String { "alsa:\(device)" }
@@ -67,7 +70,12 @@ public final class ALSASink: AudioSink {
         snd_pcm_close(pcm)
     }
 
-    public func interrupt() { interrupted.store(true, ordering: .relaxed) }
+    public func interrupt() {
+        interruption.lock()
+        interrupted.store(true, ordering: .relaxed)
+        interruption.broadcast()
+        interruption.unlock()
+    }
 
     public func write(_ samples: UnsafeBufferPointer<Int16>) throws {
         guard var p = samples.baseAddress else { return }
@@ -121,17 +129,25 @@ public final class ALSASink: AudioSink {
         if paused, canPause { paused = false }
     }
 
-    /// Waits until the queued audio has been heard (non-blocking `snd_pcm_drain` returns at
-    /// once; the delay is watched instead), at most the buffer's length plus a second.
+    /// Waits until the queued audio has been heard, at most the buffer's length plus a second.
+    /// Non-blocking `snd_pcm_drain` returns at once (and a blocking one could not be interrupted):
+    /// instead it waits on ``interruption`` for as long as the device's delay says the queued
+    /// frames last, then asks again (the delay includes a sound server's latency), so the wait
+    /// ends when they have been heard, when the device stops, or at once on `interrupt()`.
     public func drain() {
         if paused { setPaused(false) }
         let state = snd_pcm_state(pcm)
         if state == SND_PCM_STATE_PREPARED, delayFrames() > 0 { snd_pcm_start(pcm) }
-        let deadline = MonotonicClock.seconds() + Double(bufferFrames) / Double(max(1, format.sampleRate)) + 1
-        while !interrupted.load(ordering: .relaxed), MonotonicClock.seconds() < deadline,
-              snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING, delayFrames() > 0 {
-            Thread.sleep(forTimeInterval: 0.01)
+        let rate = Double(max(1, format.sampleRate))
+        let deadline = MonotonicClock.seconds() + Double(bufferFrames) / rate + 1
+        interruption.lock()
+        while !interrupted.load(ordering: .relaxed), snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING {
+            let queued = delayFrames()
+            let left = deadline - MonotonicClock.seconds()
+            guard queued > 0, left > 0 else { break }
+            _ = interruption.wait(until: Date(timeIntervalSinceNow: min(left, max(0.001, Double(queued) / rate))))
         }
+        interruption.unlock()
         snd_pcm_drop(pcm)
         snd_pcm_prepare(pcm)
     }

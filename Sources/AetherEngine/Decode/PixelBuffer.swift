@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The packed RGB24 pixels of one ``VideoFrame``.
 ///
@@ -10,8 +9,8 @@ import Synchronization
 /// 288 MB on 1080p sixel playback).
 ///
 /// The bytes are written once, by the video thread, before the frame is handed over; from then
-/// on they are only read, from any thread. That is why the type is `@unchecked Sendable`.
-public final class PixelBuffer: @unchecked Sendable {
+/// on they are only read, from any thread.
+public final class PixelBuffer: @unchecked Sendable {  // `base` is written by one thread before the frame is published, then only read
     /// Bytes in the buffer (`width * height * 3`).
     public let count: Int
     /// Bytes allocated past ``count``: libswscale's vectorised unscaled YUV 4:2:0/4:2:2 → RGB24
@@ -53,7 +52,7 @@ public final class PixelBufferPool: Sendable {
     /// Free blocks kept: the frames in the queue, the mailbox and the one being painted, with
     /// a little room.
     public let limit: Int
-    private struct Block: @unchecked Sendable {
+    private struct Block {
         var pointer: UnsafeMutablePointer<UInt8>
         var count: Int
     }
@@ -62,7 +61,7 @@ public final class PixelBufferPool: Sendable {
         var allocated = 0
         var reused = 0
     }
-    private let state = Mutex(State())
+    private let state = Guarded(State())
 
     public init(limit: Int = 8) { self.limit = max(0, limit) }
 

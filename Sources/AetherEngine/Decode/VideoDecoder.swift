@@ -19,18 +19,6 @@ public struct VideoFrame: Sendable {
     public var hasPixels: Bool { pixels != nil }
 }
 
-/// A size in pixels: what the host wants frames scaled to, and the one pixel-size type the
-/// terminal graphics use too.
-public struct PixelSize: Sendable, Equatable, Hashable, CustomStringConvertible {
-    public var width: Int
-    public var height: Int
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-    public var description: String { "\(width)x\(height)" }
-}
-
 /// Decodes one video stream and converts frames for the host: deinterlaces from the first
 /// interlaced frame (bwdif, yadif fallback), tone-maps PQ/HLG to SDR BT.709 (zscale + tonemap),
 /// scales with libswscale. Used by the video thread only.

@@ -12,18 +12,48 @@ public final class InterruptToken: Sendable {
     /// call gives up, but the token does not count as cancelled by the user.
     private let failed = Atomic<Bool>(false)
 
+    /// Broadcast on every change of the flags or the deadline: ``wait(seconds:)`` ends as soon
+    /// as the token interrupts.
+    private let changed = NSCondition()
+
     public init() {}
 
     /// Makes every blocking call on this token give up (a reader refused the source).
-    func fail() { failed.store(true, ordering: .relaxed) }
+    func fail() { change { failed.store(true, ordering: .relaxed) } }
 
-    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+    public func cancel() { change { cancelled.store(true, ordering: .relaxed) } }
     public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     /// Arms a deadline `seconds` from now (nil disarms it).
     public func arm(seconds: Double?) {
-        guard let seconds else { deadline.store(0, ordering: .relaxed); return }
-        deadline.store(MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9), ordering: .relaxed)
+        change {
+            guard let seconds else { deadline.store(0, ordering: .relaxed); return }
+            deadline.store(MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9), ordering: .relaxed)
+        }
+    }
+
+    private func change(_ body: () -> Void) {
+        changed.lock()
+        body()
+        changed.broadcast()
+        changed.unlock()
+    }
+
+    /// Waits `seconds` (a retry's back-off); false as soon as the token interrupts (cancelled,
+    /// failed, or its deadline passed), true when the time is up.
+    func wait(seconds: Double) -> Bool {
+        let end = MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9)
+        changed.lock()
+        defer { changed.unlock() }
+        while true {
+            if shouldInterrupt { return false }
+            let now = MonotonicClock.nanoseconds()
+            guard now < end else { return true }
+            // Wake at the read deadline too: passing it interrupts.
+            let d = deadline.load(ordering: .relaxed)
+            let until = d != 0 && d > now ? min(end, d + 1) : end
+            _ = changed.wait(until: Date(timeIntervalSinceNow: Double(until - now) / 1e9))
+        }
     }
 
     /// libavformat's interrupt callback polling this token (for a format context or a

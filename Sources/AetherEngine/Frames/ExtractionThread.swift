@@ -17,7 +17,7 @@ final class ExtractionStatus: Sendable {
     let isOpen = Atomic<Bool>(false)
     let opens = Atomic<Int>(0)
     /// The source's length and frame interval, once it has been opened (kept across closes).
-    let timing = Mutex<SourceTiming?>(nil)
+    let timing = Guarded<SourceTiming?>(nil)
 }
 
 /// How long a source is and how long each of its frames shows.

@@ -15,7 +15,8 @@ import Foundation
 public actor FrameExtractor {
     public nonisolated let url: String
     private let idleTimeout: Double
-    private let thread: ExtractionThread<ExtractionContext>
+    /// The one thread the blocking work runs on (internal: tests occupy it to queue requests).
+    nonisolated let thread: ExtractionThread<ExtractionContext>
     private let gate = RequestGate()
     private let status = ExtractionStatus()
     private var cache = StillCache()
@@ -145,12 +146,6 @@ public actor FrameExtractor {
         s.snapshotsCached = cache.snapshotCount
         s.cacheBytes = cache.bytes
         return s
-    }
-
-    /// Tests: occupies the extraction thread until `release` is signalled, so that requests
-    /// made meanwhile are all queued behind it.
-    func holdThreadForTesting(until release: DispatchSemaphore) {
-        _ = thread.submit { _ in release.wait() }
     }
 
     // MARK: requests

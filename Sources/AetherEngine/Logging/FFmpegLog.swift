@@ -5,8 +5,8 @@ import Synchronization
 /// Routes libav* diagnostics: never to the terminal (it belongs to the picture), to a log file when
 /// one is given, each line prefixed with its component (`[matroska]`, `[h264]`) like mpv's `[ao/alsa]`.
 public enum FFmpegLog {
-    /// A `FILE*` is only touched under the mutex, so handing it across threads is safe.
-    private struct LogFile: @unchecked Sendable { let handle: UnsafeMutablePointer<FILE> }
+    /// The log file's `FILE*`, only touched under `sink`'s lock.
+    private struct LogFile { let handle: UnsafeMutablePointer<FILE> }
     private static let sink = Guarded<LogFile?>(nil)
 
     /// Sends FFmpeg's log lines at `level` (an `AV_LOG_*` value) or more severe to `path`;

@@ -6,7 +6,7 @@ import Foundation
 /// (playlists, segments, keys, init sections). Each open gets the same request options (headers,
 /// user agent, referrer, read deadline) and the protocol policy; HTTP(S) resources are read by a
 /// ``ResilientInput``. The session is the format context's `opaque` and lives as long as it.
-final class NetworkSession: @unchecked Sendable {  // `readers` is Guarded; the rest is immutable
+final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMain before any read; the rest is Guarded or immutable
     let settings: NetworkSettings
     let monitor = NetworkMonitor()
     let interrupt: InterruptToken
@@ -80,14 +80,7 @@ final class NetworkSession: @unchecked Sendable {  // `readers` is Guarded; the 
     }
 
     /// Waits `seconds`, waking early (false) when the session is interrupted.
-    func sleep(seconds: Double) -> Bool {
-        let end = MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9)
-        while MonotonicClock.nanoseconds() < end {
-            if interrupt.shouldInterrupt { return false }
-            usleep(10_000)
-        }
-        return !interrupt.shouldInterrupt
-    }
+    func backOff(seconds: Double) -> Bool { interrupt.wait(seconds: seconds) }
 
     /// The source's own URL (set by ``openMain(url:)``).
     private(set) var mainURL = ""

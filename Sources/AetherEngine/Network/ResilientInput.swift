@@ -96,7 +96,7 @@ final class ResilientInput {
                 return result
             }
             guard retrying, let delay = retryDelay(after: result, attempt: &attempt, what: "open") else { return result }
-            guard session.sleep(seconds: delay) else { return aether_AVERROR_EXIT() }
+            guard session.backOff(seconds: delay) else { return aether_AVERROR_EXIT() }
         }
     }
 
@@ -193,7 +193,7 @@ final class ResilientInput {
             guard let delay = retryDelay(after: result, attempt: &attempt, what: "read") else {
                 return result == NetworkFault.truncated ? aether_AVERROR(EIO) : result
             }
-            guard session.sleep(seconds: delay) else { return aether_AVERROR_EXIT() }
+            guard session.backOff(seconds: delay) else { return aether_AVERROR_EXIT() }
         }
     }
 

@@ -223,7 +223,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                 errors = 0
             } catch {
                 if isStopped { break }
-                if error.isTryAgain { usleep(10_000); continue }
+                if error.isTryAgain {
+                    control.wait(seconds: 0.01) { $0.stopped }
+                    continue
+                }
                 errors += 1
                 FFmpegLog.write("live", "read error \(errors): \(error.message)")
                 if format.ioFailed || format.atEndOfInput || errors >= PlaybackSession.maxConsecutiveReadErrors {
@@ -275,10 +278,6 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         }
     }
 
-    /// Tests only: how long `requestSeek` stalls between recording the seek and waking the demux
-    /// thread, as a preempted caller would (the demux thread carries the seek out meanwhile).
-    static let testPauseAfterSeekRequest = Guarded<Double?>(nil)
-
     /// Longest `stop()` waits for the threads to end.
     static let stopTimeout = 1.0
 
@@ -303,22 +302,34 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     var isStopped: Bool { control.withLock { $0.stopped } }
 
     func requestSeek(to target: Double, mode: SeekMode) {
+        guard recordSeek(to: target, mode: mode) else { return }
+        wakeForSeek()
+    }
+
+    /// The first half of ``requestSeek(to:mode:)``: the seek is pending (the demux thread may
+    /// carry it out from here on). False when there is nothing to seek.
+    func recordSeek(to target: Double, mode: SeekMode) -> Bool {
         var t = max(0, target)
         if let d = info.duration { t = min(t, max(0, d - 0.05)) }
         if isLive {
             // Inside the kept window; without one a live stream cannot be repositioned.
-            guard let window = timeshift?.window else { return }
+            guard let window = timeshift?.window else { return false }
             t = min(max(t, window.lowerBound), window.upperBound)
         }
-        guard t.isFinite else { return }
+        guard t.isFinite else { return false }
         let seekTarget = t
         let failed = control.withLock { $0.state == .error }
-        if failed { return }
+        if failed { return false }
         control.withLock { c in
             c.seek.request(to: seekTarget, mode: mode)
             c.apply(.seekRequested)
         }
-        if let pause = PlaybackSession.testPauseAfterSeekRequest.withLock({ $0 }) { Thread.sleep(forTimeInterval: pause) }
+        return true
+    }
+
+    /// The second half of ``requestSeek(to:mode:)``, which may run after the demux thread has
+    /// carried the seek out (the caller was preempted).
+    func wakeForSeek() {
         // Wake a demux push waiting on a full queue (it gives up: a seek is pending). Never
         // flush here: the demux thread may already have carried this seek out and queued the
         // new serial's packets (a short file entirely, end items included), and a late flush

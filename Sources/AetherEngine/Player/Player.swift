@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The engine's public face: load a source, control transport, read state and telemetry.
 /// No terminal knowledge; a host (the TUI, the headless CLI, a test) drives it.
@@ -19,7 +18,8 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     deinit { session?.stop() }
 
-    private var current: PlaybackSession? { lock.withLock { session } }
+    /// The session playing now (internal: tests reach its threads' interleavings through it).
+    var current: PlaybackSession? { lock.withLock { session } }
 
     // MARK: loading
 

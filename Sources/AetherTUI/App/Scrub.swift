@@ -1,7 +1,6 @@
 import AetherEngine
 import CNcurses
 import Foundation
-import Synchronization
 import TerminalGraphics
 
 /// Scrub mode: a marker on the progress bar, moved by the mouse (hover or drag) or by keys
@@ -43,9 +42,9 @@ final class PreviewFetcher: Sendable {
         var stopped = false
         var wake: CheckedContinuation<Void, Never>?
     }
-    private let state = Mutex(State())
+    private let state = Guarded(State())
     private let width: Int
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let task = Guarded<Task<Void, Never>?>(nil)
 
     /// - Parameter width: thumbnail width in pixels (one size for the cache).
     /// Runs (on the worker) when a thumbnail was delivered: wakes the UI loop.

@@ -1,6 +1,5 @@
 import AetherEngine
 import Foundation
-import Synchronization
 
 extension TUIApp {
     /// `s` / `S`: the frame on screen at source resolution, decoded again by the scrub

@@ -3,7 +3,6 @@ import AetherEngine
 import CNcurses
 import CTerminal
 import Foundation
-import Synchronization
 import TerminalGraphics
 
 /// The ncurses host: reads keys and mouse, lays out the video and chrome, and drives the
@@ -142,7 +141,7 @@ public final class TUIApp {
         quit.onRaise { [wake] in wake.signal() }
         player.changes.set { [wake] in wake.signal() }
         defer { player.changes.set(nil) }
-        controller.hub.onSubmit { [wake] in wake.signal() }
+        controller.hub.onRequest { [wake] in wake.signal() }
         screenshotResults.wakes(wake)
         output.onGovernorChange = { [wake] in wake.signal() }
 
@@ -150,7 +149,7 @@ public final class TUIApp {
         output.start()
         screenUp = true
         attachItem()
-        FFmpegLog.write("tui", "screen up, video output \(driver.name)" + ((driver as? SixelDriver).map { " (repaint \($0.repaint.rawValue))" } ?? ""))
+        FFmpegLog.write("tui", "screen up, video output \(driver.name)" + (driver.logDetail.map { " (\($0))" } ?? ""))
         for warning in services.start(options.remote) { osd("⚠ " + warning, seconds: 5) }
         showStartupWarnings()
         defer { services.stop() }
@@ -478,8 +477,8 @@ public final class TUIApp {
     /// The governor stepped: a new picture scale is a relayout; its last resort is half-block.
     func applyGovernor() {
         guard let change = output.takeGovernorChange() else { return }
-        if change.fallback, driver.name != "halfblock", let halfBlock = VideoDrivers.entry(named: "halfblock") {
-            switchDriver(to: halfBlock)
+        if change.fallback, driver.name != VideoDrivers.fallback.name {
+            switchDriver(to: VideoDrivers.fallback)
             osd("terminal too slow for \(TextSanitizer.clean(options.videoOutput)): half-block")
         } else if change.scale != view.pictureScale {
             view.pictureScale = change.scale
@@ -550,7 +549,7 @@ struct ViewState {
 /// a host's loop polls `isRaised` and stops cleanly, restoring the terminal (the TUI and the
 /// headless player share it). SIGQUIT would otherwise reach the Swift runtime's backtracer, which
 /// prints inside the alternate screen and leaves the terminal raw.
-public final class QuitSignals: @unchecked Sendable {  // `raised` is only touched on `queue`
+public final class QuitSignals: @unchecked Sendable {  // `raised`, `handlers` and `sources` are only touched on `queue` (and in `init`)
     public static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
     private var sources: [DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "aether.tui.signals")

@@ -37,7 +37,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
     }
 
     /// Packed RGB24 pixels of a still, shared with the render thread (never mutated).
-    final class StillPicture: @unchecked Sendable {
+    final class StillPicture: Sendable {
         let width: Int, height: Int
         let pixels: [UInt8]
 
@@ -181,8 +181,8 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
     var governorDescription: String { state.withLock { governorText } }
 
     private static func makeGovernor(for driver: any VideoDriver, enabled: Bool) -> OutputGovernor? {
-        guard let kind = driver.governorKind else { return nil }
-        return OutputGovernor(kind: kind, maxColors: (driver as? SixelDriver)?.maximumColors ?? 256, enabled: enabled)
+        let rungs = driver.qualityRungs
+        return rungs.isEmpty ? nil : OutputGovernor(rungs: rungs, enabled: enabled)
     }
 
     /// UI thread, on suspend (Ctrl-Z): waits (at most `timeout` seconds) until the render thread

@@ -1,3 +1,5 @@
+import AetherBase
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -142,6 +144,8 @@ public final class TmuxQuery {
     private var output: [UInt8] = []
     private var result: TmuxPane?
     private var finished = false
+    /// Collects the child once it is started.
+    private var reaper: ChildReaper?
 
     /// Starts the query; a failure to start (no `tmux` on `PATH`) is a query that answers nil.
     /// - Parameters:
@@ -181,6 +185,7 @@ public final class TmuxQuery {
         }
         pid = child
         readEnd = fds[0]
+        reaper = ChildReaper(pid: child)
     }
 
     /// Waits at most `timeout` for tmux's answer; a child still running then is killed. Nil when
@@ -206,25 +211,48 @@ public final class TmuxQuery {
         }
         close(readEnd)
         readEnd = -1
-        var status: Int32 = 0
         // After its output ends the child exits at once; a little grace past the deadline for that.
         let reapBy = (eof ? max(deadline, clock.now) : deadline) + .milliseconds(20)
-        var reaped = false
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { reaped = true; break }
-            if r < 0, errno != EINTR { break }
-            guard clock.now < reapBy else { break }
-            usleep(200)
-        }
-        if !reaped {
-            // Late (a server that does not answer): our own child, ended by its pid.
+        let left = clock.now.duration(to: reapBy).components
+        let seconds = max(0, Double(left.seconds) + Double(left.attoseconds) * 1e-18)
+        guard let reaper else { return nil }
+        guard let status = reaper.status(waitingUpTo: .now() + seconds) else {
+            // Late (a server that does not answer): our own child, ended by its pid (the reaper
+            // thread then collects it).
             kill(pid, SIGKILL)
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            _ = reaper.status(waitingUpTo: .distantFuture)
             return nil
         }
         guard eof, status == 0 else { return nil }   // exited 0 (WIFEXITED, code 0)
         result = TmuxPane(reply: String(decoding: output, as: UTF8.self))
         return result
+    }
+}
+
+/// Collects a child's exit on a thread of its own, blocked in `waitpid`, so that its parent can
+/// wait for the exit with a deadline instead of polling with `WNOHANG`.
+final class ChildReaper: Sendable {
+    private let exited = DispatchSemaphore(value: 0)
+    /// The wait status, nil until the child has been collected (or when `waitpid` failed).
+    private let collected = Guarded<Int32?>(nil)
+
+    init(pid: pid_t) {
+        let thread = Thread { [exited, collected] in
+            var status: Int32 = 0
+            var r: pid_t
+            repeat { r = waitpid(pid, &status, 0) } while r < 0 && errno == EINTR
+            if r == pid { collected.withLock { $0 = status } }
+            exited.signal()
+        }
+        thread.name = "aether.tmux-reaper"
+        thread.start()
+    }
+
+    /// The child's wait status once it has exited, waiting until `deadline` at most; nil when it
+    /// has not exited by then (or could not be waited for).
+    func status(waitingUpTo deadline: DispatchTime) -> Int32? {
+        guard exited.wait(timeout: deadline) == .success else { return nil }
+        exited.signal()   // later calls see it too
+        return collected.withLock { $0 }
     }
 }

@@ -3,7 +3,10 @@
 public final class HalfBlockDriver: VideoDriver {
     public let name = "halfblock"
     public let drawsAboveText = false
-    public var governorKind: OutputGovernor.Kind? { .halfBlock }
+    public var qualityRungs: [OutputGovernor.Settings] { Self.qualityRungs }
+
+    /// Half-block's quality ladder: every 2nd frame painted (it is the others' last resort).
+    public static let qualityRungs: [OutputGovernor.Settings] = [.init(), .init(frameDivisor: 2)]
     private let renderer: HalfBlockRenderer
 
     public var colorMode: HalfBlockColorMode { renderer.colorMode }

@@ -9,7 +9,13 @@
 public final class KittyDriver: VideoDriver {
     public let name = "kitty"
     public let drawsAboveText = true
-    public var governorKind: OutputGovernor.Kind? { .kitty }
+    public var qualityRungs: [OutputGovernor.Settings] { Self.qualityRungs }
+
+    /// Kitty's quality ladder: the picture ×0.75 twice, every 2nd frame painted, then half-block.
+    public static let qualityRungs: [OutputGovernor.Settings] = [
+        .init(), .init(scale: 0.75), .init(scale: 0.5625), .init(scale: 0.5625, frameDivisor: 2),
+        .init(scale: 0.5625, frameDivisor: 2, fallback: true),
+    ]
     private let encoder: KittyEncoder
     private let passthrough: TmuxPassthrough?
     // Per placement and mask, not per frame: the framing (tmux: the cursor move inside the wrap)

@@ -9,10 +9,24 @@
 public final class SixelDriver: VideoDriver {
     public let name = "sixel"
     public let drawsAboveText = true
-    public var governorKind: OutputGovernor.Kind? { .sixel }
     public var repaint: SixelRepaint { encoder.options.repaint }
-    /// The palette the governor starts from.
-    public var maximumColors: Int { maxColors }
+    public var logDetail: String? { "repaint \(repaint.rawValue)" }
+    /// From the driver's palette (the terminal's registers or the option).
+    public var qualityRungs: [OutputGovernor.Settings] { Self.qualityRungs(maxColors: maxColors) }
+
+    /// Sixel's quality ladder from a palette of `maxColors`: 256 → 128 → 64 colours (those not
+    /// above it), then the picture ×0.75 twice, then every 2nd frame painted, then half-block.
+    public static func qualityRungs(maxColors: Int) -> [OutputGovernor.Settings] {
+        let top = min(256, max(2, maxColors))
+        var rungs: [OutputGovernor.Settings] = []
+        for colors in [top, 128, 64] where colors <= top && !rungs.contains(where: { $0.colors == colors }) {
+            rungs.append(.init(colors: colors))
+        }
+        let low = rungs.last?.colors ?? top
+        return rungs + [.init(colors: low, scale: 0.75), .init(colors: low, scale: 0.5625),
+                        .init(colors: low, scale: 0.5625, frameDivisor: 2),
+                        .init(colors: low, scale: 0.5625, frameDivisor: 2, fallback: true)]
+    }
     public var paletteColors: Int? {
         get { encoder.options.colors }
         set {

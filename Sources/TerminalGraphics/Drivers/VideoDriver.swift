@@ -69,11 +69,15 @@ public protocol VideoDriver: AnyObject {
     var drawsAboveText: Bool { get }
     /// Text rows kept free under the picture for subtitles (drivers that draw above text).
     var rowsBelowPicture: Int { get }
-    /// Which quality ladder the ``OutputGovernor`` may use (nil: none).
-    var governorKind: OutputGovernor.Kind? { get }
+    /// The quality ladder the ``OutputGovernor`` may step down, best rung first (empty: the
+    /// driver is not governed). A rung's colours are for ``paletteColors``.
+    var qualityRungs: [OutputGovernor.Settings] { get }
     /// Palette size for drivers that have one (sixel), else nil; a governor may lower it (set on
     /// the render thread; a change makes the next frame a full repaint).
     var paletteColors: Int? { get set }
+    /// The driver's settings worth a word in the log beside its name (sixel: its repaint mode),
+    /// nil when there are none.
+    var logDetail: String? { get }
     /// Where the picture goes inside `area` for a source of `displayAspect`, and the picture
     /// size to decode for it; `scale` (≤ 1) asks pixel drivers for a smaller picture. Pure: it
     /// may be called from any thread.
@@ -92,7 +96,8 @@ public protocol VideoDriver: AnyObject {
 
 extension VideoDriver {
     public var rowsBelowPicture: Int { drawsAboveText ? 2 : 0 }
-    public var governorKind: OutputGovernor.Kind? { nil }
+    public var qualityRungs: [OutputGovernor.Settings] { [] }
+    public var logDetail: String? { nil }
     /// Drivers without a palette: nil, and setting it does nothing.
     public var paletteColors: Int? {
         get { nil }

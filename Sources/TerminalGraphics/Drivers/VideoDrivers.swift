@@ -39,24 +39,32 @@ public enum VideoDrivers {
     ///
     /// Inside tmux, kitty and sixel suit only what passthrough reaches (or, for sixel, tmux's own
     /// sixel); without `allow-passthrough` auto picks half-block.
-    public static let all: [Entry] = [
+    public static let all: [Entry] = [kitty, sixel, halfBlock, null]
+
+    /// What a governed pixel driver gives up for when the terminal cannot keep up (its last
+    /// rung, ``OutputGovernor/Settings/fallback``): half-block, which every terminal shows.
+    public static var fallback: Entry { halfBlock }
+
+    private static let kitty =
         Entry(name: "kitty", summary: "kitty graphics protocol images (kitty, WezTerm, ghostty, Konsole; tmux with allow-passthrough)",
               suits: { $0.kittyGraphics && (!$0.inTmux || $0.tmuxPassthrough) }) { caps, options in
             // Inside tmux always wrapped: a bare APC string would become the pane's title.
             KittyDriver(passthrough: caps.passthrough, imageID: KittyDriver.defaultImageID + options.instance)
-        },
+        }
+    private static let sixel =
         Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",
               suits: { $0.sixel && (!$0.sixelThroughTmux || $0.tmuxPassthrough) }) { caps, options in
             SixelDriver(colors: min(options.sixelColors ?? caps.effectiveSixelColors, caps.effectiveSixelColors),
                         dither: options.sixelDither, repaint: options.sixelRepaint ?? sixelRepaint(for: caps),
                         passthrough: caps.sixelThroughTmux ? caps.passthrough : nil)
-        },
+        }
+    private static let halfBlock =
         Entry(name: "halfblock", summary: "▀ cells in 24-bit or 256 colours (any terminal)",
               suits: { _ in true }) { caps, options in
             HalfBlockDriver(colorMode: options.halfBlockColors ?? (caps.truecolor ? .truecolor : .palette256))
-        },
-        Entry(name: "null", summary: "no picture (headless playback)", suits: { _ in false }) { _, _ in NullDriver() },
-    ]
+        }
+    private static let null =
+        Entry(name: "null", summary: "no picture (headless playback)", suits: { _ in false }) { _, _ in NullDriver() }
 
     /// `auto` and every driver name.
     public static var names: [String] { ["auto"] + all.map(\.name) }

@@ -19,5 +19,6 @@ public struct CellSize: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(width)x\(height) px" }
 }
 
-// One pixel-size type for the whole program: the engine's (the decoder is asked for it).
-@_exported import struct AetherEngine.PixelSize
+// One pixel-size type for the whole program, shared with the engine through AetherBase (which
+// depends on nothing): a module importing both sees the same `PixelSize`.
+@_exported import struct AetherBase.PixelSize

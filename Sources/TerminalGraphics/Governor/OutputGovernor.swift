@@ -4,9 +4,8 @@ import Foundation
 /// up when there is headroom, with hysteresis. Pure: fed with what the render thread measured
 /// per frame, it returns the settings to use. Unit-tested with synthetic sample streams.
 ///
-/// The rungs, best first — sixel: 256 → 128 → 64 colours, then the picture ×0.75 twice, then
-/// every 2nd frame painted, then half-block; kitty: scale, frame divisor, half-block;
-/// half-block: frame divisor only.
+/// The rungs, best first, are the driver's (``VideoDriver/qualityRungs``): the governor knows no
+/// kind of output, only the settings each rung asks for.
 ///
 /// - Down: over the last second (or the last 12 frames when fewer were painted in it, at
 ///   least 4, after a settling time since the last change; or after 6 frames when their median
@@ -18,9 +17,6 @@ import Foundation
 ///   (3 s at first). Falling back within 5 s of a step up doubles `upHold` (up to 48 s), so a
 ///   rung that cannot hold is not retried in a loop.
 public struct OutputGovernor: Sendable {
-    /// Which rungs exist.
-    public enum Kind: Sendable { case sixel, kitty, halfBlock }
-
     /// One painted frame, as the render thread measured it.
     public struct Sample: Sendable, Equatable {
         /// Seconds between frames at the current speed.
@@ -65,7 +61,6 @@ public struct OutputGovernor: Sendable {
         }
     }
 
-    public let kind: Kind
     public let enabled: Bool
     public private(set) var rungs: [Settings]
     public private(set) var level = 0
@@ -90,28 +85,11 @@ public struct OutputGovernor: Sendable {
     public static let quickSamples = 6
 
     /// - Parameters:
-    ///   - maxColors: the sixel palette to start from (the terminal's registers or the option).
+    ///   - rungs: the driver's quality ladder, best first (``VideoDriver/qualityRungs``); at least one.
     ///   - enabled: false pins the top rung (`--vo-governor=no`).
-    public init(kind: Kind, maxColors: Int = 256, enabled: Bool = true) {
-        self.kind = kind
+    public init(rungs: [Settings], enabled: Bool = true) {
+        precondition(!rungs.isEmpty, "a governor needs at least one rung")
         self.enabled = enabled
-        var rungs: [Settings] = []
-        switch kind {
-        case .sixel:
-            let top = min(256, max(2, maxColors))
-            for colors in [top, 128, 64] where colors <= top && !rungs.contains(where: { $0.colors == colors }) {
-                rungs.append(Settings(colors: colors))
-            }
-            let low = rungs.last?.colors ?? top
-            rungs += [Settings(colors: low, scale: 0.75), Settings(colors: low, scale: 0.5625),
-                      Settings(colors: low, scale: 0.5625, frameDivisor: 2),
-                      Settings(colors: low, scale: 0.5625, frameDivisor: 2, fallback: true)]
-        case .kitty:
-            rungs = [Settings(), Settings(scale: 0.75), Settings(scale: 0.5625), Settings(scale: 0.5625, frameDivisor: 2),
-                     Settings(scale: 0.5625, frameDivisor: 2, fallback: true)]
-        case .halfBlock:
-            rungs = [Settings(), Settings(frameDivisor: 2)]
-        }
         self.rungs = rungs
     }
 

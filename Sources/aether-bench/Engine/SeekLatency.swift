@@ -1,6 +1,5 @@
 import AetherEngine
 import Foundation
-import Synchronization
 
 /// Seek latency in process: a `Player` (audio `.null`) loaded and paused; the time from
 /// `seek(to:mode:)` to the frame handler receiving the first frame of the new position, for
@@ -54,7 +53,7 @@ struct SeekLatency {
 
     /// The last frame the handler received: count, monotonic time of receipt, pts.
     final class FrameProbe: Sendable {
-        let last = Mutex<(count: Int, at: Double, pts: Double)>((0, 0, 0))
+        let last = Guarded<(count: Int, at: Double, pts: Double)>((0, 0, 0))
         func record(_ frame: VideoFrame) {
             let now = MonotonicClock.seconds()
             last.withLock { $0 = ($0.count + 1, now, frame.pts) }

@@ -1,0 +1,50 @@
+import AetherEngine
+import Foundation
+
+/// Commands: the one entry (``execute(_:)``) and the dispatch to each family.
+extension PlayerController {
+    /// Carries out `command` and says how it went (the IPC's reply, an OSD message on failure).
+    @discardableResult
+    public func execute(_ command: PlayerCommand) -> CommandResult {
+        let result = run(command)
+        if case .failure(let why) = result { host?.controller(self, show: why) }
+        return result
+    }
+
+    func show(_ text: String) { host?.controller(self, show: text) }
+
+    func run(_ command: PlayerCommand) -> CommandResult {
+        switch command {
+        case .seek(let requested, let reference, let exact): return seek(requested, reference, exact: exact)
+        case .set(let name, let value): return set(name, value)
+        case .add(let name, let delta): return add(name, delta)
+        case .multiply(let name, let factor): return multiply(name, factor)
+        case .cycle(let name, let up): return cycle(name, up: up)
+        case .frameStep: player.step(); return .ok
+        case .frameBackStep: player.stepBack(); return .ok
+        case .playlistNext: return playlistNext()
+        case .playlistPrevious: return playlistPrevious()
+        case .playlistPlay(let i): return playlistPlay(i)
+        case .loadfile(let source, let mode): return loadfile(source, mode: mode)
+        case .quit(let code, let watchLater):
+            if watchLater || settings.savePositionOnQuit { saveWatchLater() }
+            if watchLater { show("position saved") }
+            host?.controllerWillUnloadItem(self, reason: "quit")
+            quitCode = code
+            return .ok
+        case .stop:
+            host?.controllerWillUnloadItem(self, reason: "stop")
+            quitCode = exitCode()
+            return .ok
+        case .screenshot(let subtitles):
+            return host?.controller(self, screenshot: subtitles) ?? .failure("screenshots need the terminal player")
+        case .showText(let text):
+            show(text)
+            return .ok
+        case .ui(let name):
+            return host?.controller(self, perform: name) ?? .failure("'\(name)' needs the terminal player")
+        case .ignore:
+            return .ok
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import AetherEngine
+import Foundation
+
+/// The playlist: moving through it, adding to it.
+extension PlayerController {
+    func playlistNext() -> CommandResult {
+        guard let i = playlist.index(after: playlist.position, loop: settings.loopPlaylist.isOn) else {
+            return .failure("no next item")
+        }
+        return skip(to: i, forward: true)
+    }
+
+    func playlistPrevious() -> CommandResult {
+        guard let i = playlist.index(before: playlist.position, loop: settings.loopPlaylist.isOn) else {
+            return .failure("no previous item")
+        }
+        return skip(to: i, forward: false)
+    }
+
+    func playlistPlay(_ i: Int) -> CommandResult {
+        guard playlist.items.indices.contains(i) else { return .failure("no playlist item \(i)") }
+        return skip(to: i, forward: true)
+    }
+
+    /// `loadfile <source> replace|append|append-play` (a playlist file is expanded).
+    func loadfile(_ source: String, mode: PlayerCommand.LoadMode) -> CommandResult {
+        let expanded = PlaylistLoader.expand([source])
+        guard !expanded.items.isEmpty else { return .failure(expanded.warnings.first ?? "nothing to load") }
+        switch mode {
+        case .replace:
+            playlist.replace(with: expanded.items[0])
+            for item in expanded.items.dropFirst() { playlist.append(item) }
+            return skip(to: 0, forward: true)
+        case .append, .appendPlay:
+            let first = playlist.count
+            for item in expanded.items { playlist.append(item) }
+            show("added \(expanded.items.count) to the playlist")
+            if mode == .appendPlay, heldAtEnd || player.state == .idle || player.state == .ended {
+                return skip(to: first, forward: true)
+            }
+            publish()
+            return .ok
+        }
+    }
+
+    /// Goes to item `index`; an item that will not open is skipped in the direction of travel.
+    func skip(to index: Int, forward: Bool) -> CommandResult {
+        var i: Int? = index
+        var tries = 0
+        // Like mpv, moving through the playlist keeps playback paused when it was.
+        let paused = player.isPaused && player.state != .ended && player.mediaInfo != nil
+        while let k = i, tries < playlist.count, !interrupter.isRaised {
+            if load(index: k, paused: paused) {
+                show("\(k + 1)/\(playlist.count) \(playlist.items[k].displayName)")
+                return .ok
+            }
+            i = forward ? playlist.index(after: k, loop: settings.loopPlaylist.isOn)
+                        : playlist.index(before: k, loop: settings.loopPlaylist.isOn)
+            tries += 1
+        }
+        return .failure("no playable item")
+    }
+}

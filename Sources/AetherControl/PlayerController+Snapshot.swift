@@ -1,0 +1,157 @@
+import AetherEngine
+import Foundation
+
+/// State: the snapshot remote front ends read.
+extension PlayerController {
+    /// The snapshot remote front ends read; also published by ``tick()``.
+    public func snapshot() -> PlayerSnapshot {
+        var s = PlayerSnapshot()
+        let state = player.state
+        switch state {
+        case .idle, .error: s.status = .stopped
+        case .ended: s.status = heldAtEnd ? .paused : .stopped
+        default: s.status = player.isPaused ? .paused : .playing
+        }
+        s.position = player.currentTime
+        s.duration = player.duration
+        s.volume = player.volume
+        s.muted = player.isMuted
+        s.speed = player.rate
+        s.audioTrack = player.activeAudioTrack.map { $0 + 1 }
+        s.subtitleTrack = player.activeSubtitleTrack.map { $0 + 1 }
+        s.subtitleDelay = player.subtitleDelay
+        s.audioDelay = player.audioDelay
+        s.playlistPosition = playlist.position
+        s.playlistCount = playlist.count
+        if let item = playlist.current {
+            s.path = TextSanitizer.clean(item.source)
+            s.filename = TextSanitizer.clean(item.displayName)
+            let tags = player.tags
+            func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
+            s.tags.title = clean(player.mediaInfo?.title) ?? clean(tags.title) ?? clean(item.title)
+            s.mediaTitle = s.tags.title ?? s.filename
+            s.tags.artist = clean(tags.artist)
+            s.tags.album = clean(tags.album)
+            s.tags.albumArtist = clean(tags.albumArtist)
+            s.tags.genre = clean(tags.genre)
+            s.tags.year = clean(tags.year)
+            // "3/12" → 3
+            s.tags.track = tags.track.flatMap { Int($0.split(separator: "/").first.map(String.init) ?? "") }
+        }
+        let loopAll = settings.loopPlaylist.isOn
+        s.canGoNext = playlist.index(after: playlist.position, loop: loopAll) != nil
+        s.canGoPrevious = playlist.index(before: playlist.position, loop: loopAll) != nil
+        s.loopFile = settings.loopFile.isOn
+        s.loopPlaylist = loopAll
+        s.shuffle = settings.shuffle
+        if let info = player.mediaInfo, state != .idle {
+            fillMedia(&s, info: info)
+        }
+        return s
+    }
+
+    /// The track list, chapters, metadata and video parameters (all text sanitised). What does
+    /// not change while the item plays comes from ``mediaCache``, built once per item; only the
+    /// selections, the chapter and the buffering state are read each time.
+    func fillMedia(_ s: inout PlayerSnapshot, info: MediaInfo) {
+        let subtitleTracks = player.subtitleTracks
+        let media: MediaCache
+        if let cached = mediaCache, cached.subtitleTracks == subtitleTracks {
+            media = cached
+        } else {
+            media = MediaCache(info: info, subtitleTracks: subtitleTracks)
+            mediaCache = media
+        }
+        let activeVideo = player.activeVideoTrack
+        let activeAudio = player.activeAudioTrack
+        let activeSub = player.activeSubtitleTrack
+        s.videoTrack = activeVideo.map { $0 + 1 }
+        s.chapters = media.chapters
+        let now = player.currentTime
+        s.chapter = info.chapters.lastIndex { $0.start <= now + 0.01 }
+        var tracks = media.tracks
+        for i in tracks.indices {
+            let key = media.selectionKeys[i]
+            switch tracks[i].kind {
+            case .video: tracks[i].selected = key == activeVideo
+            case .audio: tracks[i].selected = key == activeAudio
+            case .sub: tracks[i].selected = key == activeSub
+            }
+        }
+        s.tracks = tracks
+        s.metadata = media.metadata
+        if activeVideo != nil { s.video = media.video }
+        s.fileFormat = info.container
+        s.fileSize = itemFileSize
+        s.buffering = player.isBuffering
+        s.seekable = player.seekableRange != nil
+    }
+
+    public func publish() { hub.publish(snapshot()) }
+}
+
+/// What the snapshot shows of the loaded item that does not change while it plays, its text
+/// sanitised once: built from the item's ``MediaInfo`` and its subtitle tracks. Dropped when an
+/// item loads; rebuilt when the subtitle track list is not the one it was built from.
+struct MediaCache {
+    /// The subtitle tracks the list was built from.
+    let subtitleTracks: [SubtitleTrackInfo]
+    /// Video, audio and subtitle tracks in that order, none selected.
+    let tracks: [PlayerSnapshot.Track]
+    /// Per track, what its selection is compared with: the video or audio index, the subtitle id.
+    let selectionKeys: [Int]
+    let chapters: [PlayerSnapshot.ChapterEntry]
+    let metadata: [String: String]
+    /// The primary video's parameters (shown while a video track is active).
+    let video: PlayerSnapshot.VideoParams?
+
+    init(info: MediaInfo, subtitleTracks: [SubtitleTrackInfo]) {
+        func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        self.subtitleTracks = subtitleTracks
+        chapters = info.chapters.map { .init(title: clean($0.title) ?? "", time: $0.start) }
+        var tracks: [PlayerSnapshot.Track] = []
+        var keys: [Int] = []
+        for (k, v) in info.video.enumerated() {
+            var t = PlayerSnapshot.Track(kind: .video, id: k + 1, codec: v.codec)
+            t.title = clean(v.tags.title); t.language = clean(v.tags.language)
+            t.isDefault = v.tags.isDefault; t.isForced = v.tags.isForced
+            t.width = v.width; t.height = v.height; t.fps = v.frameRate
+            tracks.append(t)
+            keys.append(k)
+        }
+        for (k, a) in info.audio.enumerated() {
+            var t = PlayerSnapshot.Track(kind: .audio, id: k + 1, codec: a.codec)
+            t.title = clean(a.tags.title); t.language = clean(a.tags.language)
+            t.isDefault = a.tags.isDefault; t.isForced = a.tags.isForced
+            t.channels = a.channels; t.sampleRate = a.sampleRate
+            tracks.append(t)
+            keys.append(k)
+        }
+        for (k, sub) in subtitleTracks.enumerated() {
+            var t = PlayerSnapshot.Track(kind: .sub, id: k + 1, codec: sub.codec)
+            t.title = clean(sub.title); t.language = clean(sub.language)
+            t.isDefault = sub.isDefault; t.isForced = sub.isForced
+            if case .sidecar(let path) = sub.source { t.externalFilename = clean(path) }
+            tracks.append(t)
+            keys.append(sub.id)
+        }
+        self.tracks = tracks
+        selectionKeys = keys
+        var metadata: [String: String] = [:]
+        let tags = info.tags
+        for (key, value) in [("title", info.title ?? tags.title), ("artist", tags.artist), ("album", tags.album),
+                             ("album_artist", tags.albumArtist), ("track", tags.track), ("date", tags.date),
+                             ("genre", tags.genre)] {
+            if let v = clean(value) { metadata[key] = v }
+        }
+        self.metadata = metadata
+        if let v = info.primaryVideo {
+            let dw = v.displayAspect > 0 && v.height > 0 ? Int(saturating: (Double(v.height) * v.displayAspect).rounded()) : v.width
+            var p = PlayerSnapshot.VideoParams(width: v.width, height: v.height, displayWidth: dw, displayHeight: v.height, codec: v.codec)
+            p.pixelFormat = v.pixelFormat; p.primaries = v.colorPrimaries; p.gamma = v.colorTransfer; p.fps = v.frameRate
+            video = p
+        } else {
+            video = nil
+        }
+    }
+}

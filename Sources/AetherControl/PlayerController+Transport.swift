@@ -1,0 +1,56 @@
+import AetherEngine
+import Foundation
+
+/// Transport: seeks and chapters.
+extension PlayerController {
+    /// `seek <amount> relative|absolute|absolute-percent [exact]`.
+    func seek(_ requested: Double, _ reference: PlayerCommand.SeekReference, exact: Bool) -> CommandResult {
+        guard player.mediaInfo != nil else { return .failure("nothing is playing") }
+        // Clamped to ±31 years: `seek 1e308` goes to the end, as far as any file reaches.
+        let amount: Double
+        do { amount = try OutsideValue.seconds(requested, name: "seek") } catch { return .failure(error.message) }
+        let mode: SeekMode = exact ? .exact : .keyframe
+        let target: Double
+        switch reference {
+        case .relative:
+            target = player.currentTime + amount
+            player.seek(by: amount, mode: mode)
+            show(String(format: "seek %+.0f s", amount))
+        case .absolute:
+            // mpv: a negative absolute time counts from the end.
+            target = amount < 0 ? max(0, (player.duration ?? 0) + amount) : amount
+            player.seek(to: target, mode: exact || amount >= 0 ? .exact : mode)
+            show("seek to \(Self.clock(target))")
+        case .absolutePercent:
+            // Live: percentages of the kept window (100 is the live edge).
+            guard let range = player.seekableRange, range.upperBound > range.lowerBound else {
+                return .failure("the length is unknown")
+            }
+            target = range.lowerBound + min(100, max(0, amount)) / 100 * (range.upperBound - range.lowerBound)
+            player.seek(to: target, mode: mode)
+            show(player.isLive && amount >= 100 ? "back to live" : "seek to \(Self.clock(target))")
+        }
+        if heldAtEnd { heldAtEnd = false }
+        hub.emit(.seeked(position: max(0, target)))
+        return .ok
+    }
+
+    func jumpChapter(_ delta: Int) -> CommandResult {
+        guard let chapters = player.mediaInfo?.chapters, !chapters.isEmpty else { return .failure("no chapters") }
+        let now = player.currentTime
+        let current = chapters.lastIndex { $0.start <= now + 0.01 } ?? -1
+        // Like mpv: going back from more than a second into a chapter restarts it.
+        var target = current + delta
+        if delta < 0, current >= 0, now - chapters[current].start > 1 { target = current }
+        guard target >= 0, target < chapters.count else { return .failure("no more chapters") }
+        return jumpToChapter(target)
+    }
+
+    func jumpToChapter(_ index: Int) -> CommandResult {
+        guard let chapters = player.mediaInfo?.chapters, chapters.indices.contains(index) else { return .failure("no such chapter") }
+        player.seek(to: chapters[index].start, mode: .exact)
+        hub.emit(.seeked(position: chapters[index].start))
+        show("chapter \(index + 1)/\(chapters.count): \(chapters[index].title ?? "")")
+        return .ok
+    }
+}

@@ -1,0 +1,27 @@
+import AetherEngine
+
+/// What a host (the TUI, the headless player) does for the controller: things only it can
+/// do or show.
+public protocol PlayerHost: AnyObject {
+    /// The current item is about to be unloaded (`reason`: eof, stop, quit, error): the last
+    /// moment to read its figures (the stats summary).
+    func controllerWillUnloadItem(_ controller: PlayerController, reason: String)
+    /// A new item is loaded (paused at its start position unless playback runs): attach the
+    /// output, lay out.
+    func controllerDidLoadItem(_ controller: PlayerController)
+    /// Feedback for a command (mpv's OSD message), or an error with an item.
+    func controller(_ controller: PlayerController, show message: String)
+    /// A command only an interactive host has (``PlayerCommand/ui(_:)``).
+    func controller(_ controller: PlayerController, perform ui: String) -> CommandResult
+    func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult
+    /// An item starts opening: the host's thread is blocked in it until ``controllerDidOpen(_:)``
+    /// (up to the open deadline on a stalled server). A host with keys keeps its quit keys
+    /// answering meanwhile, by submitting them to the hub from another thread.
+    func controllerWillOpen(_ controller: PlayerController)
+    func controllerDidOpen(_ controller: PlayerController)
+}
+
+public extension PlayerHost {
+    func controllerWillOpen(_ controller: PlayerController) {}
+    func controllerDidOpen(_ controller: PlayerController) {}
+}
