@@ -7,7 +7,9 @@ import TerminalGraphics
 extension TUIApp {
     /// Reads what the terminal sent (the loop waited for it, ``TUIApp/waitForEvents(timeout:)``),
     /// drops terminal replies, and acts on each key and mouse event.
-    func readInput() {
+    /// True when anything was read.
+    @discardableResult
+    func readInput() -> Bool {
         // Read without blocking (the wait happened without holding the TTY lock: the present
         // thread must never wait on us).
         // Everything available now, in one read, so that a terminal reply is seen whole.
@@ -23,6 +25,7 @@ extension TUIApp {
         // ncurses may hold more decoded input than one read takes: read again without waiting.
         view.pendingInput = batch.count >= TUIApp.maxInputPerRead
         for input in replyFilter.feed(batch, now: MonotonicClock.seconds()) { handle(input) }
+        return !batch.isEmpty
     }
 
     /// Most inputs taken in one read (a paste can be long; the screen must still be drawn).

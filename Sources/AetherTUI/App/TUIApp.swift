@@ -238,7 +238,7 @@ public final class TUIApp {
                 waitForEvents(timeout: 1, readTerminal: false)
                 continue
             }
-            readInput()
+            let readSomething = readInput()
             pollPreview()
             pollFilmstrip()
             pollScreenshots()
@@ -269,7 +269,9 @@ public final class TUIApp {
                 view.dirty = true
             }
             draw()
-            waitForEvents(timeout: view.pendingInput ? 0 : nextDue(now: MonotonicClock.seconds()))
+            // Input acted on may have queued work for the controller (a quit, a playlist step):
+            // the next pass runs it before waiting.
+            waitForEvents(timeout: view.pendingInput || readSomething ? 0 : nextDue(now: MonotonicClock.seconds()))
         }
     }
 
