@@ -24,45 +24,9 @@ import Testing
 
     /// The screen's cells, row by row, with their 24-bit colours (other colours are nil).
     static func cells(_ screen: String) -> [[Cell]] {
-        screen.components(separatedBy: "\n").map { line in
-            var row: [Cell] = []
-            var fg: (Int, Int, Int)?, bg: (Int, Int, Int)?
-            var chars = Array(line)[...]
-            while let c = chars.popFirst() {
-                guard c == "\u{1B}" else {
-                    row.append(Cell(character: c, foreground: fg, background: bg))
-                    continue
-                }
-                guard chars.first == "[" else { continue }
-                chars.removeFirst()
-                var sequence = ""
-                while let n = chars.popFirst() {
-                    if n.isLetter { sequence.append(n); break }
-                    sequence.append(n)
-                }
-                guard sequence.hasSuffix("m") else { continue }
-                let p = sequence.dropLast().split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
-                var i = 0
-                while i < p.count {
-                    switch p[i] {
-                    case 0: fg = nil; bg = nil
-                    case 39: fg = nil
-                    case 49: bg = nil
-                    case 38, 48:
-                        if i + 4 < p.count, p[i + 1] == 2 {
-                            let rgb = (p[i + 2], p[i + 3], p[i + 4])
-                            if p[i] == 38 { fg = rgb } else { bg = rgb }
-                            i += 4
-                        } else {
-                            if p[i] == 38 { fg = nil } else { bg = nil }
-                            i += 2
-                        }
-                    default: break
-                    }
-                    i += 1
-                }
-            }
-            return row
+        func rgb(_ c: [Int]?) -> (Int, Int, Int)? { c.map { ($0[0], $0[1], $0[2]) } }
+        return CapturedCells.parse(screen).map { row in
+            row.map { Cell(character: $0.character, foreground: rgb($0.foreground), background: rgb($0.background)) }
         }
     }
 

@@ -5,8 +5,6 @@ import Testing
 /// What the screen shows after the UI changes around the picture, read from tmux as the colours
 /// a viewer sees (half-block cells decoded to their top and bottom colours).
 @Suite(.serialized) struct ScreenOwnerTests {
-    typealias RGB = (Int, Int, Int)
-
     /// A cell as seen: its character (for text) and the colours of its top and bottom halves.
     struct Seen: Equatable {
         var text: Character
@@ -14,53 +12,19 @@ import Testing
         var bottom: [Int]?
     }
 
-    /// Decodes `capture-pane -e` output (attributes carried across lines, as tmux writes them).
+    /// What a viewer sees of a `capture-pane -e` screen: half-block glyphs decoded to colours.
     static func seen(_ screen: String) -> [[Seen]] {
-        var rows: [[Seen]] = [[]]
-        var fg: [Int]?, bg: [Int]?
-        var chars = Array(screen)[...]
-        while let c = chars.popFirst() {
-            if c == "\n" { rows.append([]); continue }
-            if c == "\u{1B}" {
-                guard chars.first == "[" else { continue }
-                chars.removeFirst()
-                var sequence = ""
-                while let n = chars.popFirst() {
-                    sequence.append(n)
-                    if n.isLetter { break }
+        CapturedCells.parse(screen).map { row in
+            row.map { cell in
+                switch cell.character {
+                case "▀": Seen(text: " ", top: cell.foreground, bottom: cell.background)
+                case "▄": Seen(text: " ", top: cell.background, bottom: cell.foreground)
+                case "█": Seen(text: " ", top: cell.foreground, bottom: cell.foreground)
+                case " ": Seen(text: " ", top: cell.background, bottom: cell.background)
+                default: Seen(text: cell.character, top: cell.background, bottom: cell.background)
                 }
-                guard sequence.hasSuffix("m") else { continue }
-                let p = sequence.dropLast().split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
-                var i = 0
-                while i < p.count {
-                    switch p[i] {
-                    case 0: fg = nil; bg = nil
-                    case 39: fg = nil
-                    case 49: bg = nil
-                    case 38, 48:
-                        if i + 4 < p.count, p[i + 1] == 2 {
-                            if p[i] == 38 { fg = Array(p[i + 2...i + 4]) } else { bg = Array(p[i + 2...i + 4]) }
-                            i += 4
-                        } else {
-                            i += 2
-                        }
-                    default: break
-                    }
-                    i += 1
-                }
-                continue
             }
-            let cell: Seen
-            switch c {
-            case "▀": cell = Seen(text: " ", top: fg, bottom: bg)
-            case "▄": cell = Seen(text: " ", top: bg, bottom: fg)
-            case "█": cell = Seen(text: " ", top: fg, bottom: fg)
-            case " ": cell = Seen(text: " ", top: bg, bottom: bg)
-            default: cell = Seen(text: c, top: bg, bottom: bg)
-            }
-            rows[rows.count - 1].append(cell)
         }
-        return rows
     }
 
     /// Cells of rows `rows` that differ between two screens.
