@@ -125,15 +125,10 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     public func active(at time: Double) -> [SubtitleCue] {
         state.withLock { s in
             guard let id = s.selected else { return [] }
-            let cues = s.tracks[id].cues
-            var i = SubtitleStore.upperBound(cues, time)  // first cue starting after `time`
             var found: [SubtitleCue] = []
-            let earliest = time - s.tracks[id].longest
-            while i > 0, found.count < SubtitleStore.maxActive {
-                i -= 1
-                let cue = cues[i]
-                if cue.start < earliest { break }
-                if time < cue.end { found.append(cue) }
+            SubtitleStore.forEachShowing(s.tracks[id], at: time) { cue in
+                found.append(cue)
+                return found.count < SubtitleStore.maxActive
             }
             return found.reversed()
         }
@@ -147,15 +142,26 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
             let cues = s.tracks[id].cues
             let i = SubtitleStore.upperBound(cues, time)
             var next = i < cues.count ? cues[i].start : Double.infinity
-            var j = i
-            let earliest = time - s.tracks[id].longest
-            while j > 0 {
-                j -= 1
-                let cue = cues[j]
-                if cue.start < earliest { break }
-                if cue.end > time { next = min(next, cue.end) }
+            SubtitleStore.forEachShowing(s.tracks[id], at: time) { cue in
+                next = min(next, cue.end)
+                return true
             }
             return next.isFinite ? next : nil
+        }
+    }
+
+    /// Calls `body` with each cue of `track` showing at `time`, latest start first, while it
+    /// returns true. Only cues that can still show are looked at: none lasts longer than
+    /// `track.longest`.
+    private static func forEachShowing(_ track: Track, at time: Double, _ body: (SubtitleCue) -> Bool) {
+        let cues = track.cues
+        var i = upperBound(cues, time)  // first cue starting after `time`
+        let earliest = time - track.longest
+        while i > 0 {
+            i -= 1
+            let cue = cues[i]
+            if cue.start < earliest { break }
+            if time < cue.end, !body(cue) { return }
         }
     }
 

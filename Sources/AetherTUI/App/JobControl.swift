@@ -12,11 +12,10 @@ final class JobSignals: @unchecked Sendable {  // the flags are only touched on 
     private var stop = false
     private var lostTerminal = false
     private var continued = false
-    private var resized = false
 
     /// What arrived since the last look: `stop` (Ctrl-Z), `lostTerminal` (SIGTTIN/SIGTTOU: the
     /// terminal was touched from the background), `continued` (SIGCONT).
-    struct Events { var stop = false, lostTerminal = false, continued = false, resized = false }
+    struct Events { var stop = false, lostTerminal = false, continued = false }
 
     /// `wake` runs (on the signal queue) when a signal arrives, to wake the UI loop.
     init(wake: @escaping @Sendable () -> Void) {
@@ -28,7 +27,7 @@ final class JobSignals: @unchecked Sendable {  // the flags are only touched on 
             s.setEventHandler { [unowned self] in
                 switch sig {
                 case SIGCONT: continued = true
-                case SIGWINCH: resized = true
+                case SIGWINCH: break   // the loop reads the size on every pass: waking it is enough
                 case SIGTSTP: stop = true
                 default: lostTerminal = true
                 }
@@ -42,8 +41,8 @@ final class JobSignals: @unchecked Sendable {  // the flags are only touched on 
     /// What arrived since the last call.
     func takeEvents() -> Events {
         queue.sync {
-            defer { stop = false; lostTerminal = false; continued = false; resized = false }
-            return Events(stop: stop, lostTerminal: lostTerminal, continued: continued, resized: resized)
+            defer { stop = false; lostTerminal = false; continued = false }
+            return Events(stop: stop, lostTerminal: lostTerminal, continued: continued)
         }
     }
 
@@ -120,12 +119,8 @@ extension TUIApp {
         FFmpegLog.write("tui", "resumed (job control)")
         terminal.resumeScreen()
         terminal.withScreen { armScreenModes() }
-        var ws = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
-            terminal.withScreen { _ = resizeterm(Int32(ws.ws_row), Int32(ws.ws_col)) }
-        }
         output.release()
-        relayout()
+        checkTerminalSize(relayoutAnyway: true)
         view.lastInput = MonotonicClock.seconds()
         if playing { player.play() }
     }

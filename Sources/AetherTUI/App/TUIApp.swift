@@ -25,7 +25,7 @@ public final class TUIApp {
     var lastTrim = 0.0
     static let trimInterval = 5.0
     /// The capability probe of start-up (it owns the terminal until it finishes).
-    var probeThread: ProbeThread?
+    var probeThread: BackgroundResult<CapabilityProbe.Report>?
     /// Reads the quit keys while the loop is blocked opening an item.
     var openWatch: OpenWatch?
     /// The current item's stats summary is written.
@@ -88,14 +88,14 @@ public final class TUIApp {
         //    costs no start-up time on top of the open.
         let env = ProcessInfo.processInfo.environment
         let budget = options.probeBudget
-        let probe = ProbeThread {
+        let probe = BackgroundResult(name: "aether.probe") {
             CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO,
                                   environment: TerminalEnvironment(env), budget: budget)
         }
         probeThread = probe
         // The terminfo entry ncurses will read, without erase and scroll capabilities
         // (TextOnlyTerminfo), made while the media opens.
-        let terminfo = BackgroundResult { TextOnlyTerminfo.prepare(term: env["TERM"] ?? "") }
+        let terminfo = BackgroundResult(name: "aether.terminfo") { TextOnlyTerminfo.prepare(term: env["TERM"] ?? "") }
         defer { if let directory = terminfo.wait() { TextOnlyTerminfo.remove(directory) } }
         let started = controller.start(paused: true)
         endOpenWatch()
@@ -185,44 +185,26 @@ public final class TUIApp {
         stats.write("summary", summary)
     }
 
-    /// A value computed on a global queue, waited for when needed.
+    /// A value computed on a thread of its own (named, for logs and backtraces), waited for
+    /// when needed: the capability probe, the terminfo entry.
     final class BackgroundResult<Value>: @unchecked Sendable {  // `value` is written before `done` is signalled
         private var value: Value?
         private let done = DispatchSemaphore(value: 0)
 
-        init(_ body: @escaping @Sendable () -> Value) {
-            DispatchQueue.global().async { [self] in
+        init(name: String, _ body: @escaping @Sendable () -> Value) {
+            let t = Thread { [self] in
                 value = body()
                 done.signal()
             }
-        }
-
-        func wait() -> Value {
-            done.wait()
-            done.signal()
-            return value!
-        }
-    }
-
-    /// Runs the capability probe on a thread of its own and hands back its report.
-    final class ProbeThread: @unchecked Sendable {  // `report` is written before `done` is signalled
-        private var report: CapabilityProbe.Report?
-        private let done = DispatchSemaphore(value: 0)
-
-        init(_ body: @escaping @Sendable () -> CapabilityProbe.Report) {
-            let t = Thread { [self] in
-                report = body()
-                done.signal()
-            }
-            t.name = "aether.probe"
+            t.name = name
             t.start()
         }
 
-        /// Waits for the probe (at most its budget plus a little) and returns what it found.
-        func wait() -> CapabilityProbe.Report {
+        /// Waits for the value (the probe: at most its budget plus a little).
+        func wait() -> Value {
             done.wait()
             done.signal()   // a second wait returns at once
-            return report!   // set before `done` is signalled
+            return value!   // set before `done` is signalled
         }
     }
 
@@ -409,13 +391,17 @@ public final class TUIApp {
     // MARK: layout
 
     /// SIGWINCH reaches ncurses only if its handler runs on a thread that then calls get_wch;
-    /// asking the kernel each tick (one ioctl) makes resizes certain.
-    func checkTerminalSize() {
+    /// asking the kernel on each pass of the loop (one ioctl; SIGWINCH wakes the loop) makes
+    /// resizes certain. `relayoutAnyway`: lay out and repaint even at the same size (after a
+    /// suspend).
+    func checkTerminalSize(relayoutAnyway: Bool = false) {
         var ws = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return }
-        if Int(ws.ws_col) != layout.columns || Int(ws.ws_row) != layout.rows {
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0,
+           Int(ws.ws_col) != layout.columns || Int(ws.ws_row) != layout.rows {
             terminal.withScreen { _ = resizeterm(Int32(ws.ws_row), Int32(ws.ws_col)) }
             refreshTmuxPane()
+            relayout()
+        } else if relayoutAnyway {
             relayout()
         }
     }

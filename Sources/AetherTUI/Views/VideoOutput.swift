@@ -234,9 +234,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
             if held, !stopped {
                 state.unlock()
                 // Pictures that outlive the screen go with it; the terminal then shows the shell.
-                let bytes = ByteBuffer(capacity: 256)
-                driver.teardown(into: bytes)
-                for (_, still) in stillDrivers { still.teardown(into: bytes) }
+                let bytes = takeDownPictures(video: true)
                 if !bytes.isEmpty, let ticket = terminal.submit(bytes) { _ = ticket.wait(timeout: 0.5) }
                 driver.invalidate()
                 for (_, still) in stillDrivers { still.invalidate() }
@@ -255,16 +253,13 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
                 state.unlock()
                 // Pictures that outlive the screen (kitty's) are taken down with it: every still
                 // driver's, whatever this thread believes is shown (a refused redraw forgets it).
-                let bytes = ByteBuffer(capacity: 256)
-                for (_, still) in stillDrivers { still.teardown(into: bytes) }
+                let bytes = takeDownPictures(video: false)
                 if !bytes.isEmpty { _ = terminal.submit(bytes) }
                 return
             }
             var teardown: ByteBuffer?
             if let d = nextDriver {
-                let bytes = ByteBuffer(capacity: 256)
-                driver.teardown(into: bytes)
-                for (_, still) in stillDrivers { still.teardown(into: bytes) }
+                let bytes = takeDownPictures(video: true)
                 stillDrivers.removeAll()
                 drawnStills.removeAll()
                 if !bytes.isEmpty { teardown = bytes }
@@ -310,6 +305,15 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
             }
             drawStills(scene, generation: generation)
         }
+    }
+
+    /// The bytes that take down the pictures that outlive the screen (kitty's): every still
+    /// driver's, and the video driver's with `video`. Render thread.
+    private func takeDownPictures(video: Bool) -> ByteBuffer {
+        let bytes = ByteBuffer(capacity: 256)
+        if video { driver.teardown(into: bytes) }
+        for (_, still) in stillDrivers { still.teardown(into: bytes) }
+        return bytes
     }
 
     /// Draws the stills that are new or moved since they were last drawn; takes down (kitty)
