@@ -115,8 +115,14 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: bidir when the picture is 4× or more smaller than the source, else none).", valueName: "level"))
     var skipLoopFilter: String?
 
-    @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Half-block colours: truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))
+    @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Cell output colours (halfblock and cells): truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))
     var halfBlockColors: String?
+
+    @Option(name: .customLong("vo-cells"), help: ArgumentHelp("Pixels per cell for --vo=cells: octant (2x4, Unicode 16), sextant (2x3), quadrant (2x2) or half (1x2), or auto (the finest the terminal draws itself).", valueName: "auto|octant|sextant|quadrant|half"))
+    var voCells: String = "auto"
+
+    @Option(name: .customLong("vo-cells-tolerance"), help: ArgumentHelp("Cell outputs leave a cell alone unless redrawing it lowers its RMS error per pixel by more than this many levels (0-64; 0 redraws every change). The governor raises it when the terminal falls behind.", valueName: "levels"))
+    var voCellsTolerance: Double = CellDriver.defaultTolerance
 
     @Option(name: .customLong("stats-file"), help: ArgumentHelp("Write telemetry as JSON lines at 1 Hz, plus a final summary line.", valueName: "path"))
     var statsFile: String?
@@ -211,6 +217,12 @@ struct PlaybackOptions: ParsableArguments {
             throw ValidationError("--vo-sixel-repaint must be auto, changed or full")
         }
         if let h = halfBlockColors, !["truecolor", "256"].contains(h) { throw ValidationError("--vo-halfblock-colors must be truecolor or 256") }
+        guard voCells == "auto" || CellSymbols(option: voCells) != nil else {
+            throw ValidationError("--vo-cells must be auto, octant, sextant, quadrant or half")
+        }
+        guard voCellsTolerance.isFinite, (0...64).contains(voCellsTolerance) else {
+            throw ValidationError("--vo-cells-tolerance must be between 0 and 64")
+        }
         if let start, TimeArgument(start) == nil { throw ValidationError("--start: cannot parse '\(start)' as a time") }
         if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
         guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
@@ -400,7 +412,9 @@ struct Play: ParsableCommand {
             drivers: VideoDrivers.Options(sixelColors: playback.sixelColors,
                                           sixelDither: SixelDither(option: playback.sixelDither) ?? .none,
                                           sixelRepaint: SixelRepaint(rawValue: playback.sixelRepaint),
-                                          halfBlockColors: playback.halfBlockColors.flatMap(VideoDrivers.halfBlockColors(option:))),
+                                          halfBlockColors: playback.halfBlockColors.flatMap(VideoDrivers.halfBlockColors(option:)),
+                                          cellSymbols: CellSymbols(option: playback.voCells),
+                                          cellTolerance: playback.voCellsTolerance),
             theme: theme, startPaused: playback.pause)
         options.statsFile = playback.statsFile
         options.screenshotDirectory = playback.screenshotDirectory

@@ -43,13 +43,15 @@ import Testing
             if let c = k.add(s, now: Double(i) * interval) { kittyChanges.append(c) }
         }
         #expect(kittyChanges.first?.scale == 0.75, "\(kittyChanges)")
-        var h = OutputGovernor(rungs: HalfBlockDriver.qualityRungs)
+        var h = OutputGovernor(rungs: CellDriver.qualityRungs(for: .half))
         var changes: [OutputGovernor.Settings] = []
         for i in 0..<48 {
             let late = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.001, writeSeconds: 0.001, latency: 0.2)
             if let s = h.add(late, now: Double(i) * interval) { changes.append(s) }
         }
-        #expect(changes == [OutputGovernor.Settings(frameDivisor: 2)])
+        // Late frames step through the tolerant rung to every 2nd frame.
+        #expect(changes == [OutputGovernor.Settings(tolerance: CellDriver.governedTolerance),
+                            OutputGovernor.Settings(frameDivisor: 2, tolerance: CellDriver.governedTolerance)])
     }
 
     /// A terminal that takes only 6 of 24 frames a second (xterm with 1080p grain): the rest
@@ -140,7 +142,7 @@ import Testing
 
     @Test func aLoadThatOnlyFitsTheLowerRungDoesNotOscillate() {
         // Overload at the top rung, headroom one rung down: every retry fails at once.
-        var g = OutputGovernor(rungs: HalfBlockDriver.qualityRungs)
+        var g = OutputGovernor(rungs: CellDriver.qualityRungs(for: .half))
         var changes = 0
         var t = 0.0
         while t < 120 {
@@ -169,7 +171,7 @@ import Testing
         _ = feed(&g, from: 0, seconds: 3.5, load: 2)
         #expect(g.describe(driverName: "sixel", fps: 24) == "sixel 64 colours ×0.75 24 fps (governed)"
                 || g.describe(driverName: "sixel", fps: 24).contains("(governed)"))
-        let h = OutputGovernor(rungs: HalfBlockDriver.qualityRungs)
+        let h = OutputGovernor(rungs: CellDriver.qualityRungs(for: .half))
         #expect(h.describe(driverName: "halfblock", fps: 23.976) == "halfblock 24 fps (full quality)")
     }
 
@@ -185,7 +187,10 @@ import Testing
         #expect(SixelDriver(colors: 256, dither: .none).qualityRungs.map(\.colors).prefix(3) == [256, 128, 64])
         #expect(KittyDriver().qualityRungs.last?.fallback == true)
         #expect(KittyDriver().qualityRungs.allSatisfy { $0.colors == nil })
-        #expect(HalfBlockDriver(colorMode: .truecolor).qualityRungs == [OutputGovernor.Settings(), OutputGovernor.Settings(frameDivisor: 2)])
+        #expect(CellDriver(colorMode: .truecolor).qualityRungs == [OutputGovernor.Settings(), OutputGovernor.Settings(tolerance: 24),
+                                                                  OutputGovernor.Settings(frameDivisor: 2, tolerance: 24)])
+        // Finer cells give themselves up for half blocks; half blocks never fall back.
+        #expect(CellDriver(symbols: .octant, colorMode: .truecolor).qualityRungs.last?.fallback == true)
         #expect(NullDriver().qualityRungs.isEmpty && NullDriver().logDetail == nil)
         #expect(VideoDrivers.fallback.name == "halfblock")
         #expect(VideoDrivers.fallback.make(TerminalCapabilities(), .init()).qualityRungs.allSatisfy { !$0.fallback })

@@ -427,6 +427,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
         supersededAtLastSample = superseded
         let change = g.add(sample, now: MonotonicClock.seconds())
         if let change, let colors = change.colors { driver.paletteColors = colors }
+        if let change { driver.tolerance = change.tolerance }
         let text = g.describe(driverName: driver.name, fps: 1 / max(0.001, interval))
         if change != nil { FFmpegLog.write("vo", "governor: \(text)") }
         governor = g

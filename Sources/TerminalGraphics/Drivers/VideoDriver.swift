@@ -75,6 +75,9 @@ public protocol VideoDriver: AnyObject {
     /// Palette size for drivers that have one (sixel), else nil; a governor may lower it (set on
     /// the render thread; a change makes the next frame a full repaint).
     var paletteColors: Int? { get set }
+    /// Cell drivers' temporal tolerance as the governor sets it (nil: the driver's own); other
+    /// drivers ignore it. Set on the render thread.
+    var tolerance: Double? { get set }
     /// The driver's settings worth a word in the log beside its name (sixel: its repaint mode),
     /// nil when there are none.
     var logDetail: String? { get }
@@ -104,6 +107,11 @@ extension VideoDriver {
         set {}
     }
     public func teardown(into output: ByteBuffer) {}
+    /// Drivers without a tolerance: nil, and setting it does nothing.
+    public var tolerance: Double? {
+        get { nil }
+        set {}
+    }
 }
 
 extension ByteBuffer {

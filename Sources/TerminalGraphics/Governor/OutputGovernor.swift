@@ -52,12 +52,17 @@ public struct OutputGovernor: Sendable {
         public var frameDivisor: Int
         /// Give up the pixel driver for half-block.
         public var fallback: Bool
+        /// Cell outputs: leave cells alone whose change is smaller than this (``CellRenderer/tolerance``);
+        /// nil for the driver's own.
+        public var tolerance: Double?
 
-        public init(colors: Int? = nil, scale: Double = 1, frameDivisor: Int = 1, fallback: Bool = false) {
+        public init(colors: Int? = nil, scale: Double = 1, frameDivisor: Int = 1, fallback: Bool = false,
+                    tolerance: Double? = nil) {
             self.colors = colors
             self.scale = scale
             self.frameDivisor = frameDivisor
             self.fallback = fallback
+            self.tolerance = tolerance
         }
     }
 
@@ -175,6 +180,7 @@ public struct OutputGovernor: Sendable {
         let s = settings
         if let colors = s.colors { parts.append("\(colors) colours") }
         if s.scale < 1 { parts.append("×" + Self.decimal(s.scale)) }
+        if let t = s.tolerance, t > 0 { parts.append("tolerance \(Self.decimal(t))") }
         if fps > 0 { parts.append("\(Int((fps / Double(s.frameDivisor)).rounded())) fps") }
         parts.append(enabled ? (level > 0 ? "(governed)" : "(full quality)") : "(pinned)")
         return parts.joined(separator: " ")

@@ -40,7 +40,7 @@ struct GraphicsBenchmark: ParsableCommand {
             let hbStatic = try FrameSet.generate(.still, width: 160, height: 96, count: frames, directory: workDir)
             print("\n== half-block, 160x48 cells (160x96 px) ==")
             var hb: [String: RunResult] = [:]
-            for mode in HalfBlockColorMode.allCases {
+            for mode in CellColorMode.allCases {
                 for set in [hbMoving, hbStatic] {
                     let r = try halfBlock(set, mode: mode)
                     hb["\(mode.rawValue)/\(set.name)"] = r
@@ -124,13 +124,13 @@ struct GraphicsBenchmark: ParsableCommand {
     }
 
     /// Times `render` of every frame, `repeats` times; reports the median run.
-    func halfBlock(_ set: FrameSet, mode: HalfBlockColorMode) throws -> RunResult {
+    func halfBlock(_ set: FrameSet, mode: CellColorMode) throws -> RunResult {
         let rect = CellRect(column: 0, row: 0, width: set.width, height: set.height / 2)
         let images = try (0..<set.count).map(set.image)
         let out = ByteBuffer(capacity: 1 << 20)
         var runs: [RunResult] = []
         for _ in 0..<repeats {
-            let renderer = HalfBlockRenderer(colorMode: mode)
+            let renderer = CellRenderer(colorMode: mode)
             var times: [Double] = [], bytes = 0
             for image in images {
                 out.removeAll()
