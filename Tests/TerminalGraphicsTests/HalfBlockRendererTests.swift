@@ -1,7 +1,7 @@
 import Testing
 @testable import TerminalGraphics
 
-@Suite struct CellRendererTests {
+@Suite struct HalfBlockRendererTests {
     let rect = CellRect(column: 3, row: 2, width: 40, height: 12)
 
     func screen() -> VTScreen { VTScreen(columns: 50, rows: 16) }
