@@ -24,6 +24,11 @@ struct CellsBenchmark: ParsableCommand {
     @Option(help: "Tolerances to measure, comma-separated (levels; see --vo-cells-tolerance).") var tolerances = "0,12"
     @Flag(help: "Repeat the first measured frame (a still picture).") var still = false
     @Option(help: "Scratch directory.") var workDir = "/tmp/aether-bench-graphics"
+    @Flag(help: "Also play a cut of the clip in real time: aether-tui in each cell mode (a 160x48 pseudo-terminal, 24-bit colour) beside timg -ph/-pq and mpv --vo=tct, and headless beside the ffmpeg decode floor.")
+    var players = false
+    @Option(help: "Seconds of the clip the players play.") var playerSeconds = 10
+    @Option(help: "Runs per player (medians).") var repeats = 3
+    @Option(help: ArgumentHelp("The aether-tui binary (default: next to aether-bench).", valueName: "path")) var player: String?
 
     func run() throws {
         try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
@@ -54,6 +59,7 @@ struct CellsBenchmark: ParsableCommand {
         print("ideal sextant                       2x12 \(Stats.fmt(idealSextant12)) dB")
         print("ideal octant       PSNR 2x4 \(Stats.fmt(idealOctant)) dB   2x12 \(Stats.fmt(idealOctant12)) dB")
 
+        if players { try playerRuns(clip: path) }
         for symbols in symbolList {
             let size = PixelSize(width: columns * symbols.columns, height: rows * symbols.rows)
             var scaled: [[UInt8]] = []
@@ -90,5 +96,103 @@ struct CellsBenchmark: ParsableCommand {
                 }
             }
         }
+    }
+
+    /// One player run's figures.
+    struct PlayerRun {
+        var cpu: Double
+        var bytes: Int
+        var media: Double
+        var dropped: Int?
+        var painted: Int?
+    }
+
+    /// Real-time playback of a cut of `clip` (video only, as the peers get it) by every player,
+    /// alternating, `repeats` times; medians of CPU and bytes per media second.
+    func playerRuns(clip: String) throws {
+        let cut = "\(workDir)/cells-players-\(playerSeconds)s.mkv"
+        if !FileManager.default.fileExists(atPath: cut) {
+            let argv = ["ffmpeg", "-v", "error", "-ss", "\(skip / 24)", "-i", clip, "-t", "\(playerSeconds)", "-an", "-c", "copy", "-y", cut]
+            guard Spawn.run(argv).status == 0 else { throw ValidationError("ffmpeg could not cut \(clip)") }
+        }
+        let binary = player ?? URL(fileURLWithPath: EngineBenchmark.executablePath()).deletingLastPathComponent().appendingPathComponent("aether-tui").path
+        let stats = "\(workDir)/cells-players-stats.jsonl"
+        let media = Double(playerSeconds)
+        let pty = PtyTerminal(columns: columns, rows: rows, answers: true)
+        typealias Job = (name: String, run: () throws -> PlayerRun?)
+        func ours(_ extra: [String], inTerminal: Bool = true) -> () throws -> PlayerRun? {
+            {
+                try? FileManager.default.removeItem(atPath: stats)
+                let argv = [binary, cut, "--ao=null", "--stats-file=\(stats)"] + extra
+                var cpu = 0.0, bytes = 0, status: Int32 = -1
+                if inTerminal {
+                    let r = try pty.run(argv)
+                    (cpu, bytes, status) = (r.cpuSeconds, r.bytes, r.status)
+                } else {
+                    let m = Spawn.run(argv)
+                    (cpu, status) = (m.cpuSeconds, m.status)
+                }
+                guard status == 0, let summary = HeadlessPlaybackCost.summary(stats) else { return nil }
+                return PlayerRun(cpu: cpu, bytes: bytes, media: summary.mediaSeconds, dropped: summary.framesDropped,
+                                 painted: summary.framesPainted)
+            }
+        }
+        func peer(_ argv: [String]) -> () throws -> PlayerRun? {
+            {
+                let out = "\(workDir)/cells-peer.out"
+                let m = Spawn.run(argv, stdoutPath: out)
+                let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
+                return m.status == 0 ? PlayerRun(cpu: m.cpuSeconds, bytes: bytes, media: media) : nil
+            }
+        }
+        var jobs: [Job] = [
+            ("aether-tui halfblock, exact", ours(["--vo=halfblock", "--vo-cells-tolerance=0"])),
+            ("aether-tui halfblock", ours(["--vo=halfblock"])),
+            ("aether-tui cells quadrant", ours(["--vo=cells", "--vo-cells=quadrant"])),
+            ("aether-tui cells sextant", ours(["--vo=cells", "--vo-cells=sextant"])),
+            ("aether-tui cells octant", ours(["--vo=cells", "--vo-cells=octant"])),
+            ("aether-tui --vo=null (headless)", ours(["--vo=null"], inTerminal: false)),
+            ("ffmpeg -f null (decode floor)", peer(["ffmpeg", "-nostdin", "-v", "error", "-i", cut, "-f", "null", "-"])),
+        ]
+        if Spawn.which("timg") != nil {
+            jobs.append(("timg -ph (half blocks)", peer(["timg", "-g\(columns)x\(rows)", "-ph", "-V", "--threads=1", cut])))
+            jobs.append(("timg -pq (quarter blocks)", peer(["timg", "-g\(columns)x\(rows)", "-pq", "-V", "--threads=1", cut])))
+        } else {
+            print("timg: not installed (apt-get install timg)")
+        }
+        if Spawn.which("mpv") != nil {
+            jobs.append(("mpv --vo=tct", peer(["mpv", "--no-config", "--really-quiet", "--no-audio", "--untimed", "--framedrop=no",
+                                               "--no-input-terminal", "--hwdec=no", "--vo=tct", "--vo-tct-width=\(columns)",
+                                               "--vo-tct-height=\(rows)", cut])))
+        } else {
+            print("mpv: not installed (apt-get install mpv)")
+        }
+        var results: [String: [PlayerRun]] = [:]
+        for _ in 0..<repeats {
+            for job in jobs {
+                if let r = try job.run() { results[job.name, default: []].append(r) } else { print("\(job.name): failed") }
+            }
+        }
+        print("\n== players, \(playerSeconds) s of the clip, \(columns)x\(rows), 24-bit colour, \(repeats) runs (medians) ==")
+        var cpu: [String: Double] = [:], rate: [String: Double] = [:]
+        for job in jobs {
+            guard let runs = results[job.name], !runs.isEmpty else { continue }
+            cpu[job.name] = Stats.median(runs.map { $0.cpu / max(0.001, $0.media) })
+            rate[job.name] = Stats.median(runs.map { Double($0.bytes) / max(0.001, $0.media) })
+            var line = job.name.padding(toLength: 34, withPad: " ", startingAt: 0)
+                + " CPU \(Stats.fmt(cpu[job.name]!, 3)) s/media-s   \(Stats.fmt(rate[job.name]! / 1e6, 2)) MB/media-s"
+            if let d = runs.last?.dropped { line += "   dropped \(d)" }
+            if let p = runs.last?.painted { line += "   painted \(p)" }
+            print(line)
+        }
+        func ratio(_ a: String, _ b: String, _ table: [String: Double]) -> String {
+            guard let x = table[a], let y = table[b], y > 0 else { return "-" }
+            return Stats.fmt(x / y, 2) + "x"
+        }
+        let hb = "aether-tui halfblock", oct = "aether-tui cells octant"
+        print("halfblock vs mpv tct: bytes \(ratio(hb, "mpv --vo=tct", rate)); vs timg -ph: bytes \(ratio(hb, "timg -ph (half blocks)", rate)), CPU \(ratio(hb, "timg -ph (half blocks)", cpu))")
+        print("halfblock exact vs mpv tct: bytes \(ratio("aether-tui halfblock, exact", "mpv --vo=tct", rate))")
+        print("octant vs halfblock: bytes \(ratio(oct, hb, rate)), CPU \(ratio(oct, hb, cpu)); octant vs timg -pq: bytes \(ratio(oct, "timg -pq (quarter blocks)", rate)), CPU \(ratio(oct, "timg -pq (quarter blocks)", cpu))")
+        print("headless vs ffmpeg decode floor: CPU \(ratio("aether-tui --vo=null (headless)", "ffmpeg -f null (decode floor)", cpu))")
     }
 }

@@ -122,13 +122,16 @@ struct PtyTerminal {
                       maxRSSKiB: Int(usage.ru_maxrss), bytes: bytes, firstPictureSeconds: first)
     }
 
-    /// A sixel DCS (`ESC P q` with parameters), a kitty APC (`ESC _ G`), or `▀` (E2 96 80).
+    /// A sixel DCS (`ESC P q` with parameters), a kitty APC (`ESC _ G`), or a block character
+    /// of the cell outputs (`▀`…`▟` E2 96 80–9F, sextants F0 9F AC, octants F0 9C B4–B7).
     static func containsPicture(_ chunk: ArraySlice<UInt8>) -> Bool {
         var i = chunk.startIndex
         while i < chunk.endIndex - 2 {
             let b = chunk[i]
             if b == 0x1B, chunk[i + 1] == UInt8(ascii: "_"), chunk[i + 2] == UInt8(ascii: "G") { return true }
-            if b == 0xE2, chunk[i + 1] == 0x96, chunk[i + 2] == 0x80 { return true }
+            if b == 0xE2, chunk[i + 1] == 0x96, (0x80...0x9F).contains(chunk[i + 2]) { return true }
+            if b == 0xF0, chunk[i + 1] == 0x9F, chunk[i + 2] == 0xAC { return true }
+            if b == 0xF0, chunk[i + 1] == 0x9C, (0xB4...0xB7).contains(chunk[i + 2]) { return true }
             if b == 0x1B, chunk[i + 1] == UInt8(ascii: "P") {
                 var j = i + 2
                 while j < chunk.endIndex, (0x30...0x3B).contains(chunk[j]) { j += 1 }
