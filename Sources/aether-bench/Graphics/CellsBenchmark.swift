@@ -14,14 +14,15 @@ struct CellsBenchmark: ParsableCommand {
         commandName: "cells",
         abstract: "Cell outputs (half, quadrant, sextant, octant): reconstruction PSNR, bytes and time per frame.")
 
-    @Option(help: "The clip (default: the grainy 1080p clip, made once).") var clip: String?
+    @Option(help: "The clip: grainy (a zooming Mandelbrot set with film grain), film (soft drifting colour fields, a moving edge, fine grain), or a path; the first two are made once.")
+    var clip = "grainy"
     @Option(help: "Cells across and down.") var columns = 160
     @Option(help: "Cells down.") var rows = 48
     @Option(help: "Frames measured.") var frames = 48
     @Option(help: "Frames skipped first.") var skip = 120
     @Option(help: "Modes, comma-separated.") var modes = "half,quadrant,sextant,octant"
     @Option(help: "Colour modes, comma-separated: truecolor, 256.") var colors = "truecolor,256"
-    @Option(help: "Tolerances to measure, comma-separated (levels; see --vo-cells-tolerance).") var tolerances = "0,12"
+    @Option(help: "Tolerances to measure, comma-separated (levels; see --vo-cells-tolerance).") var tolerances = "0,8"
     @Flag(help: "Repeat the first measured frame (a still picture).") var still = false
     @Option(help: "Scratch directory.") var workDir = "/tmp/aether-bench-graphics"
     @Flag(help: "Also play a cut of the clip in real time: aether-tui in each cell mode (a 160x48 pseudo-terminal, 24-bit colour) beside timg -ph/-pq and mpv --vo=tct, and headless beside the ffmpeg decode floor.")
@@ -32,7 +33,12 @@ struct CellsBenchmark: ParsableCommand {
 
     func run() throws {
         try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
-        let path = try clip ?? FrameSet.grainyClip(directory: workDir)
+        let path: String
+        switch clip {
+        case "grainy": path = try FrameSet.grainyClip(directory: workDir)
+        case "film": path = try FrameSet.filmClip(directory: workDir)
+        default: path = clip
+        }
         let symbolList = modes.split(separator: ",").compactMap { CellSymbols(option: String($0)) }
         let colorList = colors.split(separator: ",").compactMap { CellColorMode(rawValue: String($0)) }
         let toleranceList = tolerances.split(separator: ",").compactMap { Double($0) }
