@@ -20,6 +20,13 @@ import Glibc
 ///   equal pixels, size and cells write nothing and report ``Outcome/identical``.
 /// - Memory: two packed-pixel buffers (this frame, the last one), sized once per picture size and
 ///   swapped, never copied; base64 goes straight into the caller's ``ByteBuffer``.
+/// - Shared memory (``Transmission/sharedMemory``, mpv's `--vo-kitty-use-shm`): the packed
+///   pixels go into a new POSIX shared memory object per frame (``SharedMemoryFrame``) and the
+///   APC string carries only its name (`t=s`, `S` the size): about 150 bytes through the tty
+///   instead of 4/3 of the pixels, no base64. The terminal reads the object and unlinks it;
+///   names it has not taken after a while are unlinked here (``SharedMemoryFrames``). When an
+///   object cannot be made (`shm_open` fails) or the terminal takes none of them, the encoder
+///   sends frames directly from then on and says so once in ``Report/note``.
 ///
 /// Not thread-safe: one encoder belongs to one render thread.
 public final class KittyEncoder {
@@ -39,6 +46,18 @@ public final class KittyEncoder {
         public var chunks: Int
         /// `f`: 24 (RGB) or 32 (RGBA, some pixels transparent).
         public var format: Int
+        /// How the pixels went.
+        public var transmission: Transmission = .direct
+        /// One line for the log when the transmission changed (shared memory gave up).
+        public var note: String? = nil
+    }
+
+    /// How the pixels reach the terminal.
+    public enum Transmission: String, Sendable, Equatable {
+        /// Base64 in the escape sequences (`t=d`), through the tty.
+        case direct
+        /// A POSIX shared memory object the terminal maps (`t=s`); only its name goes through the tty.
+        case sharedMemory = "shared memory"
     }
 
     /// How each chunk is enclosed: nothing (a terminal of its own), or tmux's passthrough (every
@@ -82,6 +101,10 @@ public final class KittyEncoder {
     private var bufferCapacity = 0
     /// What `previous` holds: nil when the terminal's picture is unknown.
     private var shown: Shown?
+    /// How frames are sent now (shared memory can fall back to direct, never the other way).
+    public private(set) var transmission: Transmission
+    /// Shared memory frames handed to the terminal (nil when sending directly).
+    private var sharedFrames: SharedMemoryFrames?
 
     private struct Shown: Equatable {
         var width: Int
@@ -91,11 +114,23 @@ public final class KittyEncoder {
         var alpha: Bool
     }
 
-    public init(imageID: Int = 0x4165_7468, placementID: Int = 1) {
+    /// - Parameter transmission: how pixels go to the terminal (``Transmission/sharedMemory``
+    ///   only where the terminal can map the objects: the same machine, no multiplexer between).
+    public convenience init(imageID: Int = 0x4165_7468, placementID: Int = 1, transmission: Transmission = .direct) {
+        self.init(imageID: imageID, placementID: placementID, transmission: transmission, sharedMemoryPrefix: nil)
+    }
+
+    /// - Parameter sharedMemoryPrefix: the start of the objects' names (tests; nil:
+    ///   `/aether-kitty-<pid>-<image id>`).
+    init(imageID: Int, placementID: Int, transmission: Transmission, sharedMemoryPrefix: String?) {
         self.imageID = max(1, min(Int(UInt32.max), imageID))
         self.placementID = max(1, min(Int(UInt32.max), placementID))
         current = .allocate(capacity: 1)
         previous = .allocate(capacity: 1)
+        self.transmission = transmission
+        if transmission == .sharedMemory {
+            sharedFrames = SharedMemoryFrames(prefix: sharedMemoryPrefix ?? "/aether-kitty-\(getpid())-\(self.imageID)")
+        }
     }
 
     deinit {
@@ -124,13 +159,28 @@ public final class KittyEncoder {
         swap(&current, &previous)
         shown = state
         let start = output.count
+        var note: String?
+        if transmission == .sharedMemory {
+            switch writeShared(count: count, state: state, framing: framing, into: output) {
+            case .sent:
+                return Report(outcome: .encoded, bytes: output.count - start, chunks: 1, format: bpp * 8,
+                              transmission: .sharedMemory)
+            case .gaveUp(let reason):
+                note = "kitty: \(reason); sending frames directly"
+                transmission = .direct
+                sharedFrames?.reclaimAll()
+                sharedFrames = nil
+            }
+        }
         let chunks = writeChunks(count: count, state: state, framing: framing, into: output)
-        return Report(outcome: .encoded, bytes: output.count - start, chunks: chunks, format: bpp * 8)
+        return Report(outcome: .encoded, bytes: output.count - start, chunks: chunks, format: bpp * 8, note: note)
     }
 
     /// Appends the delete of this encoder's image and its data (`a=d,d=I`): for teardown, or
-    /// before the picture moves somewhere the next frame will not cover.
+    /// before the picture moves somewhere the next frame will not cover. Shared memory objects
+    /// the terminal has not taken yet are unlinked.
     public func delete(framing: Framing = .plain, into output: ByteBuffer) {
+        sharedFrames?.reclaimAll()
         let escape: [UInt8] = framing.doublesEscapes ? [0x1B, 0x1B] : [0x1B]
         output.append(framing.before)
         output.append(escape)
@@ -141,7 +191,47 @@ public final class KittyEncoder {
         shown = nil
     }
 
+    /// Shared memory objects handed to the terminal and not yet known to be taken (tests).
+    var sharedMemoryPending: Int { sharedFrames?.pendingCount ?? 0 }
+
     // MARK: internals
+
+    private enum SharedOutcome {
+        case sent
+        case gaveUp(String)
+    }
+
+    /// Writes `previous` (`count` packed bytes) into a new shared memory object and appends the
+    /// one APC string that names it.
+    private func writeShared(count: Int, state: Shown, framing: Framing, into output: ByteBuffer) -> SharedOutcome {
+        guard let frames = sharedFrames else { return .gaveUp("no shared memory") }
+        if frames.terminalIgnoresThem {
+            return .gaveUp("the terminal took none of the last \(SharedMemoryFrames.untakenLimit) shared memory frames")
+        }
+        let frame: SharedMemoryFrame
+        do throws(SystemCallError) {
+            frame = try SharedMemoryFrame.create(name: frames.nextName(), size: count)
+        } catch {
+            return .gaveUp("shared memory failed (\(error))")
+        }
+        guard let bytes = frame.bytes?.baseAddress else { return .gaveUp("shared memory not mapped") }
+        bytes.copyMemory(from: previous, byteCount: count)
+        frame.handOff()
+        frames.handedOff(frame, now: Double(OutputWriter.monotonicNanoseconds()) / 1e9)
+        // POSIX names start with a slash; kitty is given the name without it (as mpv does).
+        let name = Base64.encode(Array(frame.name.utf8.dropFirst()))
+        let escape: [UInt8] = framing.doublesEscapes ? [0x1B, 0x1B] : [0x1B]
+        var keys: [UInt8] = Array("_Ga=T,t=s,f=\(state.alpha ? 32 : 24),s=\(state.width),v=\(state.height),S=\(count),".utf8)
+        keys += Array("i=\(imageID),p=\(placementID),C=1,c=\(state.columns),r=\(state.rows),q=2;".utf8)
+        output.append(framing.before)
+        output.append(escape)
+        output.append(keys)
+        output.append(name)
+        output.append(escape)
+        output.append(UInt8(ascii: "\\"))
+        output.append(framing.after)
+        return .sent
+    }
 
     private func reserve(_ count: Int) {
         guard count > bufferCapacity else { return }
