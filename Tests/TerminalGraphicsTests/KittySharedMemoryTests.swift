@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 import Testing
 @testable import TerminalGraphics
@@ -184,5 +185,56 @@ import Testing
         // Inside tmux: never asked.
         let tmux = probe(ok, TerminalEnvironment(term: "tmux-256color", tmux: "/tmp/tmux-0/default,1,0"))
         #expect(tmux.sent.firstRange(of: query) == nil && !tmux.caps.kittySharedMemory)
+    }
+
+    /// Over a remote link frames sent directly are deflated (`o=z`) when that makes them at most
+    /// 3/4 of their size; the terminal inflates exactly the frame. A frame that does not shrink
+    /// enough goes raw, and the next ones are not tried for a while.
+    @Test func overARemoteLinkFramesAreDeflatedWhenItPays() throws {
+        var pixels: [UInt8] = []
+        for y in 0..<90 { for x in 0..<160 { pixels += [UInt8(x), UInt8(y), 128] } }
+        let smooth = try PixelImage(width: 160, height: 90, format: .rgb24, pixels: pixels)
+        let encoder = KittyEncoder(imageID: 8, transmission: .direct, compresses: true)
+        let out = ByteBuffer()
+        let report = encoder.encode(smooth, columns: 20, rows: 5, into: out)
+        #expect(report.compressed && report.outcome == .encoded)
+        let raw = KittyEncoder(imageID: 8)
+        let rawOut = ByteBuffer()
+        _ = raw.encode(smooth, columns: 20, rows: 5, into: rawOut)
+        #expect(out.count * 4 <= rawOut.count * 3, "deflated \(out.count) bytes, raw \(rawOut.count)")
+        // The chunks joined, base64-decoded and inflated are the frame.
+        let text = String(decoding: out.bytes, as: UTF8.self)
+        var payload = ""
+        var keys = ""
+        for piece in text.components(separatedBy: "\u{1B}_G").dropFirst() {
+            let body = piece.components(separatedBy: "\u{1B}\\")[0]
+            let parts = body.split(separator: ";", maxSplits: 1)
+            if keys.isEmpty { keys = String(parts[0]) }
+            payload += parts.count > 1 ? String(parts[1]) : ""
+        }
+        #expect(keys.contains("o=z") && keys.contains("f=24") && keys.contains("s=160"), "\(keys)")
+        let deflatedBytes = try #require(Data(base64Encoded: payload))
+        var inflated = [UInt8](repeating: 0, count: 160 * 90 * 3)
+        var size = uLongf(inflated.count)
+        let status = deflatedBytes.withUnsafeBytes { src in
+            uncompress(&inflated, &size, src.bindMemory(to: UInt8.self).baseAddress, uLong(deflatedBytes.count))
+        }
+        #expect(status == Z_OK && Int(size) == inflated.count && inflated == pixels, "inflate status \(status), \(size) bytes")
+        // Noise does not shrink to 3/4: sent raw, and the next frame (smooth again) is not tried.
+        var rng = SystemRandomNumberGenerator()
+        let noise = try PixelImage(width: 160, height: 90, format: .rgb24, pixels: (0..<(160 * 90 * 3)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        out.removeAll()
+        let noisy = encoder.encode(noise, columns: 20, rows: 5, into: out)
+        let noisyParsed = try KittyStream.parse(out.bytes)
+        #expect(!noisy.compressed && noisyParsed.transmissions.first?.pixels == KittyEncoderTests.rgb(noise))
+        out.removeAll()
+        #expect(!encoder.encode(smooth, columns: 20, rows: 5, into: out).compressed, "tried again at once")
+        // Locally (no SSH) the driver never compresses; over SSH it does.
+        var caps = TerminalCapabilities()
+        caps.kittyGraphics = true
+        #expect(!KittySharedMemoryUse.compresses(for: caps))
+        caps.remote = true
+        #expect(KittySharedMemoryUse.compresses(for: caps))
+        #expect((VideoDrivers.make("kitty", capabilities: caps, options: .init()) as? KittyDriver)?.logDetail == "zlib over a remote link")
     }
 }

@@ -13,7 +13,9 @@ public final class KittyDriver: VideoDriver {
     public let name = "kitty"
     public let drawsAboveText = true
     public var qualityRungs: [OutputGovernor.Settings] { Self.qualityRungs }
-    public var logDetail: String? { encoder.transmission == .sharedMemory ? "shared memory" : nil }
+    public var logDetail: String? {
+        encoder.transmission == .sharedMemory ? "shared memory" : (encoder.compresses ? "zlib over a remote link" : nil)
+    }
 
     /// Kitty's quality ladder: the picture ×0.75, then every 2nd frame, then the picture at the
     /// floor (×0.5, ``OutputGovernor/minimumScale``) every 2nd and every 3rd frame, then
@@ -37,10 +39,12 @@ public final class KittyDriver: VideoDriver {
     /// The video's image id ("Aeth"); other pictures on the screen take the ids after it.
     public static let defaultImageID = 0x4165_7468
 
+    ///   - compresses: deflate frames sent directly (`o=z`) where it shrinks them enough: for a
+    ///     terminal over a remote link (``KittySharedMemoryUse/compresses(for:)``).
     public init(passthrough: TmuxPassthrough? = nil, imageID: Int = KittyDriver.defaultImageID,
-                transmission: KittyEncoder.Transmission = .direct) {
+                transmission: KittyEncoder.Transmission = .direct, compresses: Bool = false) {
         self.passthrough = passthrough
-        encoder = KittyEncoder(imageID: imageID, transmission: transmission)
+        encoder = KittyEncoder(imageID: imageID, transmission: transmission, compresses: compresses)
     }
 
     /// How frames reach the terminal now (shared memory may have fallen back to direct).
@@ -135,4 +139,11 @@ public enum KittySharedMemoryUse: String, Sendable, Equatable, CaseIterable {
         case .auto: caps.kittySharedMemory && !caps.remote && !caps.inTmux ? .sharedMemory : .direct
         }
     }
+
+    /// zlib's rule: frames sent directly are deflated (`o=z`, where that makes them at most
+    /// 3/4 of their size) when the terminal is over SSH, where the link, not the CPU, is what a
+    /// frame waits for. Locally never: shared memory sends no pixels through the tty, and a
+    /// pseudo-terminal takes raw base64 faster than zlib makes it smaller (level 1 costs 40–60 ms
+    /// for a grainy 1280×720 frame, 1–1.5 cores at 24 fps).
+    public static func compresses(for caps: TerminalCapabilities) -> Bool { caps.remote }
 }

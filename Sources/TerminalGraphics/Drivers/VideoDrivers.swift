@@ -52,7 +52,8 @@ public enum VideoDrivers {
               suits: { $0.kittyGraphics && (!$0.inTmux || $0.tmuxPassthrough) }) { caps, options in
             // Inside tmux always wrapped: a bare APC string would become the pane's title.
             KittyDriver(passthrough: caps.passthrough, imageID: KittyDriver.defaultImageID + options.instance,
-                        transmission: options.kittySharedMemory.transmission(for: caps))
+                        transmission: options.kittySharedMemory.transmission(for: caps),
+                        compresses: KittySharedMemoryUse.compresses(for: caps))
         }
     private static let sixel =
         Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",

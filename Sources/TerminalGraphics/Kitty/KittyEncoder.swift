@@ -1,3 +1,4 @@
+import CZlib
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,6 +21,9 @@ import Glibc
 ///   equal pixels, size and cells write nothing and report ``Outcome/identical``.
 /// - Memory: two packed-pixel buffers (this frame, the last one), sized once per picture size and
 ///   swapped, never copied; base64 goes straight into the caller's ``ByteBuffer``.
+/// - Compression (``compresses``, over a remote link): the packed pixels deflated (zlib level 1,
+///   `o=z`) when that makes them at most ``compressionWorthIt`` of their size; a frame that does
+///   not shrink that much goes raw, and the next ``compressionPause`` frames are not tried.
 /// - Shared memory (``Transmission/sharedMemory``, mpv's `--vo-kitty-use-shm`): the packed
 ///   pixels go into a new POSIX shared memory object per frame (``SharedMemoryFrame``) and the
 ///   APC string carries only its name (`t=s`, `S` the size): about 150 bytes through the tty
@@ -48,6 +52,8 @@ public final class KittyEncoder {
         public var format: Int
         /// How the pixels went.
         public var transmission: Transmission = .direct
+        /// The payload was deflated (`o=z`).
+        public var compressed = false
         /// One line for the log when the transmission changed (shared memory gave up).
         public var note: String? = nil
     }
@@ -105,6 +111,15 @@ public final class KittyEncoder {
     public private(set) var transmission: Transmission
     /// Shared memory frames handed to the terminal (nil when sending directly).
     private var sharedFrames: SharedMemoryFrames?
+    /// Deflate direct frames (`o=z`) when it pays (a remote terminal: the link is the limit).
+    public let compresses: Bool
+    /// A frame is sent compressed only when deflate made it at most this share of its size.
+    public static let compressionWorthIt = 0.75
+    /// Frames not tried after one that did not shrink enough (content that does not compress).
+    public static let compressionPause = 48
+    private var deflated: UnsafeMutablePointer<UInt8>
+    private var deflatedCapacity = 0
+    private var compressionSkip = 0
 
     private struct Shown: Equatable {
         var width: Int
@@ -116,17 +131,23 @@ public final class KittyEncoder {
 
     /// - Parameter transmission: how pixels go to the terminal (``Transmission/sharedMemory``
     ///   only where the terminal can map the objects: the same machine, no multiplexer between).
-    public convenience init(imageID: Int = 0x4165_7468, placementID: Int = 1, transmission: Transmission = .direct) {
-        self.init(imageID: imageID, placementID: placementID, transmission: transmission, sharedMemoryPrefix: nil)
+    /// - Parameter compresses: deflate direct frames (`o=z`) where that shrinks them enough
+    ///   (for a terminal over a remote link).
+    public convenience init(imageID: Int = 0x4165_7468, placementID: Int = 1, transmission: Transmission = .direct,
+                            compresses: Bool = false) {
+        self.init(imageID: imageID, placementID: placementID, transmission: transmission, sharedMemoryPrefix: nil,
+                  compresses: compresses)
     }
 
     /// - Parameter sharedMemoryPrefix: the start of the objects' names (tests; nil:
     ///   `/aether-kitty-<pid>-<image id>`).
-    init(imageID: Int, placementID: Int, transmission: Transmission, sharedMemoryPrefix: String?) {
+    init(imageID: Int, placementID: Int, transmission: Transmission, sharedMemoryPrefix: String?, compresses: Bool = false) {
         self.imageID = max(1, min(Int(UInt32.max), imageID))
         self.placementID = max(1, min(Int(UInt32.max), placementID))
         current = .allocate(capacity: 1)
         previous = .allocate(capacity: 1)
+        deflated = .allocate(capacity: 1)
+        self.compresses = compresses
         self.transmission = transmission
         if transmission == .sharedMemory {
             sharedFrames = SharedMemoryFrames(prefix: sharedMemoryPrefix ?? "/aether-kitty-\(getpid())-\(self.imageID)")
@@ -136,6 +157,7 @@ public final class KittyEncoder {
     deinit {
         current.deallocate()
         previous.deallocate()
+        deflated.deallocate()
     }
 
     /// Forgets what the terminal shows: the next frame is sent even if it is the same.
@@ -172,8 +194,36 @@ public final class KittyEncoder {
                 sharedFrames = nil
             }
         }
-        let chunks = writeChunks(count: count, state: state, framing: framing, into: output)
+        if let size = deflate(count: count) {
+            let chunks = writeChunks(from: deflated, count: size, compressed: true, state: state, framing: framing, into: output)
+            return Report(outcome: .encoded, bytes: output.count - start, chunks: chunks, format: bpp * 8,
+                          compressed: true, note: note)
+        }
+        let chunks = writeChunks(from: previous, count: count, compressed: false, state: state, framing: framing, into: output)
         return Report(outcome: .encoded, bytes: output.count - start, chunks: chunks, format: bpp * 8, note: note)
+    }
+
+    /// Deflates `previous` (`count` bytes) into `deflated` (zlib `compress2`, level 1); its size
+    /// when compressing is on and paid, else nil.
+    private func deflate(count: Int) -> Int? {
+        guard compresses else { return nil }
+        if compressionSkip > 0 {
+            compressionSkip -= 1
+            return nil
+        }
+        let bound = Int(compressBound(uLong(count)))
+        if bound > deflatedCapacity {
+            deflated.deallocate()
+            deflated = .allocate(capacity: bound)
+            deflatedCapacity = bound
+        }
+        var size = uLongf(bound)
+        let status = compress2(deflated, &size, previous, uLong(count), 1)
+        guard status == Z_OK, Double(size) <= Double(count) * Self.compressionWorthIt else {
+            compressionSkip = Self.compressionPause
+            return nil
+        }
+        return Int(size)
     }
 
     /// Appends the delete of this encoder's image and its data (`a=d,d=I`): for teardown, or
@@ -280,14 +330,15 @@ public final class KittyEncoder {
         }
     }
 
-    /// Writes `previous` (`count` packed bytes) as chunks; returns how many.
-    private func writeChunks(count: Int, state: Shown, framing: Framing, into output: ByteBuffer) -> Int {
+    /// Writes `count` bytes from `source` (packed pixels, or deflated with `compressed`) as
+    /// chunks; returns how many.
+    private func writeChunks(from source: UnsafeMutablePointer<UInt8>, count: Int, compressed: Bool, state: Shown,
+                             framing: Framing, into output: ByteBuffer) -> Int {
         let chunks = max(1, (count + Self.chunkBytes - 1) / Self.chunkBytes)
         let escapeLength = framing.doublesEscapes ? 2 : 1
         // Per chunk: framing, ESC _G, keys (first: under 160), ;, payload, ESC \; plus store slack.
         let perChunk = framing.before.count + framing.after.count + 2 * escapeLength + 16
         let worst = Base64.encodedCount(count) + chunks * perChunk + 160 + 8
-        let source = previous
         return Base64.pairs.withUnsafeBufferPointer { table -> Int in
             guard let pairs = table.baseAddress else { return 0 }
             return framing.before.withUnsafeBufferPointer { before in
@@ -302,6 +353,7 @@ public final class KittyEncoder {
                             w.bytes(UInt8(ascii: "_"), UInt8(ascii: "G"))
                             if index == 0 {
                                 writeFirstKeys(&w, state: state)
+                                if compressed { w.bytes(UInt8(ascii: "o"), UInt8(ascii: "="), UInt8(ascii: "z")); w.byte(UInt8(ascii: ",")) }
                             }
                             Self.key(&w, "m", last ? 0 : 1)
                             w.byte(UInt8(ascii: ","))
