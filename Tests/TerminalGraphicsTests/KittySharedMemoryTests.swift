@@ -57,7 +57,7 @@ import Testing
         #expect(keys["S"] == "\(97 * 53 * 3)" && keys["i"] == "77" && keys["p"] == "3" && keys["q"] == "2")
         #expect(keys["C"] == "1" && keys["c"] == "12" && keys["r"] == "4")
         let name = try Self.name(fromPayload: payload)
-        #expect(name.hasPrefix("/aether-kitty-\(getpid())-77-"), "\(name)")
+        #expect(name.hasPrefix("/aether-kitty-\(getpid())-77-") && name.split(separator: "-").count == 6, "\(name)")
         let pixels = try #require(Self.read(name), "no shared memory object \(name)")
         #expect(pixels == KittyEncoderTests.rgb(image), "the object does not hold the frame")
         // The terminal unlinks what it read; the encoder then has nothing of its own to remove.
@@ -95,7 +95,8 @@ import Testing
     }
 
     /// A name older than 8 frames and 2 s is reclaimed; one the terminal took is gone already
-    /// (it counts as taken); six untaken in a row mean the terminal reads none.
+    /// (it counts as taken). A terminal that took some and then lags is not given up; one that
+    /// took none of six is.
     @Test func oldNamesAreReclaimedAndATerminalThatTakesNoneIsNoticed() throws {
         let frames = SharedMemoryFrames(prefix: "/aether-test-\(getpid())-reclaim")
         var made: [String] = []
@@ -118,10 +119,25 @@ import Testing
             frame.handOff()
             frames.handedOff(frame, now: Double(i) * 0.5)
         }
-        #expect(frames.untakenInARow >= SharedMemoryFrames.untakenLimit && frames.terminalIgnoresThem, "\(frames.untakenInARow)")
+        #expect(frames.untakenInARow >= SharedMemoryFrames.untakenLimit && frames.taken == 4, "\(frames.untakenInARow)")
+        #expect(!frames.terminalIgnoresThem, "a terminal that took frames and lags was given up")
         #expect(!made.prefix(10).contains(where: Self.exists), "reclaimed names still exist")
         frames.reclaimAll()
         #expect(!made.contains(where: Self.exists), "names left after reclaimAll")
+        // A terminal that takes none: given up at the sixth reclaimed; and never more than
+        // `maxPending` names wait, however fast the frames come.
+        let ignored = SharedMemoryFrames(prefix: "/aether-test-\(getpid())-ignored")
+        var names: [String] = []
+        for i in 0..<(SharedMemoryFrames.maxPending + 20) {
+            let frame = try SharedMemoryFrame.create(name: ignored.nextName(), size: 3)
+            names.append(frame.name)
+            frame.handOff()
+            ignored.handedOff(frame, now: Double(i) * 0.001)
+            #expect(ignored.pendingCount <= SharedMemoryFrames.maxPending)
+        }
+        #expect(ignored.terminalIgnoresThem && ignored.taken == 0 && ignored.reclaimedUntaken == 20, "\(ignored.reclaimedUntaken)")
+        ignored.reclaimAll()
+        #expect(!names.contains(where: Self.exists))
         // A frame made but never handed off is removed with its owner.
         var unsent: SharedMemoryFrame? = try SharedMemoryFrame.create(name: "/aether-test-\(getpid())-unsent", size: 16)
         #expect(Self.exists("/aether-test-\(getpid())-unsent") && unsent?.bytes?.count == 16)

@@ -150,7 +150,10 @@ public final class KittyEncoder {
         self.compresses = compresses
         self.transmission = transmission
         if transmission == .sharedMemory {
-            sharedFrames = SharedMemoryFrames(prefix: sharedMemoryPrefix ?? "/aether-kitty-\(getpid())-\(self.imageID)")
+            // The pid, the image id and a random part: an encoder made for the same image id
+            // while an earlier one's names still exist never meets them.
+            let unique = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            sharedFrames = SharedMemoryFrames(prefix: sharedMemoryPrefix ?? "/aether-kitty-\(getpid())-\(self.imageID)-\(unique)")
         }
     }
 
@@ -256,14 +259,19 @@ public final class KittyEncoder {
     private func writeShared(count: Int, state: Shown, framing: Framing, into output: ByteBuffer) -> SharedOutcome {
         guard let frames = sharedFrames else { return .gaveUp("no shared memory") }
         if frames.terminalIgnoresThem {
-            return .gaveUp("the terminal took none of the last \(SharedMemoryFrames.untakenLimit) shared memory frames")
+            return .gaveUp("the terminal took none of the first \(SharedMemoryFrames.untakenLimit) shared memory frames")
         }
-        let frame: SharedMemoryFrame
-        do throws(SystemCallError) {
-            frame = try SharedMemoryFrame.create(name: frames.nextName(), size: count)
-        } catch {
-            return .gaveUp("shared memory failed (\(error))")
+        var made: SharedMemoryFrame?
+        // A name that exists already (left by someone else) is skipped, a few times.
+        for attempt in 0..<3 where made == nil {
+            do throws(SystemCallError) {
+                made = try SharedMemoryFrame.create(name: frames.nextName(), size: count)
+            } catch {
+                if error.errno == EEXIST, attempt < 2 { continue }
+                return .gaveUp("shared memory failed (\(error))")
+            }
         }
+        guard let frame = made else { return .gaveUp("shared memory failed (no free name)") }
         guard let bytes = frame.bytes?.baseAddress else { return .gaveUp("shared memory not mapped") }
         bytes.copyMemory(from: previous, byteCount: count)
         frame.handOff()

@@ -92,15 +92,18 @@ final class SharedMemoryFrame {
 
 /// The frames handed to the terminal and not yet known to be taken, oldest first, and the names
 /// new frames get. A frame older than ``reclaimAfter`` frames and ``reclaimSeconds`` is
-/// reclaimed (``SharedMemoryFrame/reclaim()``): the terminal has had its chance. Frames the
-/// terminal never takes, one after the other (``untakenLimit``), mean it does not read shared
-/// memory (a terminal in another mount namespace, one without `t=s`): the caller falls back.
+/// reclaimed (``SharedMemoryFrame/reclaim()``): the terminal has had its chance; so is any beyond
+/// ``maxPending`` (a terminal far behind loses frames rather than filling `/dev/shm`). A terminal
+/// that has taken none at all by the ``untakenLimit``-th reclaimed one does not read shared
+/// memory (a terminal in another mount namespace, one without `t=s`): the caller falls back. One
+/// that took some and lags (its frames queued in the tty) is not given up.
 ///
 /// At teardown (``reclaimAll()``, deinit) every name still pending is unlinked, so a terminal
 /// that went away leaves nothing in `/dev/shm`.
 final class SharedMemoryFrames {
     static let reclaimAfter = 8
     static let reclaimSeconds = 2.0
+    static let maxPending = 48
     static let untakenLimit = 6
 
     private let prefix: String
@@ -110,6 +113,8 @@ final class SharedMemoryFrames {
     private(set) var untakenInARow = 0
     /// Totals, for tests and the log.
     private(set) var reclaimedUntaken = 0
+    /// Frames found taken by the terminal (their names were gone when reclaimed).
+    private(set) var taken = 0
 
     /// - Parameter prefix: the start of every name (`/aether-kitty-<pid>-<image id>`).
     init(prefix: String) {
@@ -129,19 +134,21 @@ final class SharedMemoryFrames {
     /// reclaimed.
     func handedOff(_ frame: SharedMemoryFrame, now: Double) {
         pending.append((frame, now))
-        while pending.count > Self.reclaimAfter, let first = pending.first, now - first.at >= Self.reclaimSeconds {
+        while let first = pending.first, pending.count > Self.maxPending
+                || (pending.count > Self.reclaimAfter && now - first.at >= Self.reclaimSeconds) {
             pending.removeFirst()
             if first.frame.reclaim() {
                 untakenInARow += 1
                 reclaimedUntaken += 1
             } else {
                 untakenInARow = 0
+                taken += 1
             }
         }
     }
 
-    /// The terminal has not taken ``untakenLimit`` frames in a row.
-    var terminalIgnoresThem: Bool { untakenInARow >= Self.untakenLimit }
+    /// The terminal has taken none of the frames and left ``untakenLimit`` of them in a row.
+    var terminalIgnoresThem: Bool { taken == 0 && untakenInARow >= Self.untakenLimit }
 
     /// Unlinks every pending name (teardown: the terminal will read no more).
     func reclaimAll() {
