@@ -24,9 +24,13 @@ extension XtermSession {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
         // After the player: the shell's modes (no echo, bytes as they come), then whatever the
-        // terminal sends within 6 s is kept (dd stops at the first byte).
+        // terminal sends within 6 s is kept (dd stops at the first byte; `--foreground`, or dd
+        // would be stopped by SIGTTIN in timeout's own process group and read nothing). Then the
+        // control: the same with any-motion SGR reports turned on by hand must catch the moves.
+        let dd = "timeout --foreground 6 dd bs=1 count=1 status=none of="
         let command = "'\(TestEnvironment.binary)' '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=sixel --ao=null --pause"
-            + "; touch '\(work)/exited'; stty -icanon -echo; timeout 6 dd bs=1 count=1 of='\(work)/after' status=none; touch '\(work)/done'"
+            + "; touch '\(work)/exited'; stty -icanon -echo; \(dd)'\(work)/after'; touch '\(work)/done'"
+            + "; printf '\\033[?1003h\\033[?1006h'; \(dd)'\(work)/control'; printf '\\033[?1003l\\033[?1006l'; touch '\(work)/controlled'"
         let x = try XtermSession(command: command)
         defer { x.stop() }
         let picture = x.waitForRedPicture()
@@ -80,6 +84,16 @@ extension XtermSession {
         #expect(finished, "the check after the player did not finish")
         let after = FileManager.default.contents(atPath: work + "/after") ?? Data()
         #expect(after.isEmpty, "the terminal still reports the mouse after quit: \(Array(after))")
-        print("xterm mouse: hover preview \(hovered) px, \(left) after leaving, \(after.count) bytes after quit")
+        // The control: with the modes on by hand, the same moves are caught.
+        Thread.sleep(forTimeInterval: 0.5)
+        var controlled = false
+        for step in 0..<40 where !controlled {
+            x.hover(column: Double(10 + step % 12 * 6), row: 5 + step % 12)
+            Thread.sleep(forTimeInterval: 0.25)
+            controlled = FileManager.default.fileExists(atPath: work + "/controlled")
+        }
+        let control = FileManager.default.contents(atPath: work + "/control") ?? Data()
+        #expect(control.first == 0x1B, "the control caught no mouse report, so the check above proves nothing: \(Array(control))")
+        print("xterm mouse: hover preview \(hovered) px, \(left) after leaving, \(after.count) bytes after quit, control \(control.count) byte")
     }
 }
