@@ -109,6 +109,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-sixel-repaint"), help: ArgumentHelp("What each sixel frame paints: changed (only the pixels that changed, fewest bytes), full (the whole picture; xterm draws it far faster), or auto (full on xterm, else changed).", valueName: "auto|changed|full"))
     var sixelRepaint: String = "auto"
 
+    @Option(name: .customLong("vo-kitty-use-shm"), help: ArgumentHelp("kitty frames through POSIX shared memory (only the object's name goes through the tty): auto (when the terminal is on this machine, not over SSH or through tmux, and answered the probe's shared memory query), yes, or no (base64 through the tty).", valueName: "auto|yes|no"))
+    var kittyUseShm: String = "auto"
+
     @Option(name: .customLong("vo-governor"), help: ArgumentHelp("Step picture quality down when the terminal cannot keep up (sixel colours, picture scale, every 2nd frame, half-block) and back up when it can: yes, or no to pin the settings.", valueName: "yes|no"))
     var voGovernor: String = "yes"
 
@@ -211,6 +214,7 @@ struct PlaybackOptions: ParsableArguments {
         if let s = skipLoopFilter, LoopFilterSkip(rawValue: s) == nil {
             throw ValidationError("--vd-lavc-skiploopfilter must be one of: \(LoopFilterSkip.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        guard KittySharedMemoryUse(rawValue: kittyUseShm) != nil else { throw ValidationError("--vo-kitty-use-shm must be auto, yes or no") }
         guard ["yes", "no"].contains(voGovernor) else { throw ValidationError("--vo-governor must be yes or no") }
         guard ["none", "ordered", "fs"].contains(sixelDither) else { throw ValidationError("--vo-sixel-dither must be none, ordered or fs") }
         guard sixelRepaint == "auto" || SixelRepaint(rawValue: sixelRepaint) != nil else {
@@ -416,6 +420,7 @@ struct Play: ParsableCommand {
                                           cellSymbols: CellSymbols(option: playback.voCells),
                                           cellTolerance: playback.voCellsTolerance),
             theme: theme, startPaused: playback.pause)
+        options.drivers.kittySharedMemory = KittySharedMemoryUse(rawValue: playback.kittyUseShm) ?? .auto
         options.statsFile = playback.statsFile
         options.screenshotDirectory = playback.screenshotDirectory
         options.governor = playback.voGovernor == "yes"

@@ -47,11 +47,14 @@ public struct RenderReport: Sendable, Equatable {
     public var unchanged = false
     /// Time spent encoding.
     public var encodeNanoseconds: UInt64 = 0
+    /// One line for the log: the driver changed how it draws (kitty gave up shared memory).
+    public var note: String?
 
-    public init(bytes: Int = 0, unchanged: Bool = false, encodeNanoseconds: UInt64 = 0) {
+    public init(bytes: Int = 0, unchanged: Bool = false, encodeNanoseconds: UInt64 = 0, note: String? = nil) {
         self.bytes = bytes
         self.unchanged = unchanged
         self.encodeNanoseconds = encodeNanoseconds
+        self.note = note
     }
 }
 
@@ -156,7 +159,8 @@ public enum PictureGeometry {
                             height: min(geometry.maxPicture.height, pictureRows * cell.height))
         let fit = fitted(aspect: aspect, in: box, heightMultiple: heightMultiple)
         guard fit.width > 0, fit.height > 0 else { return .none }
-        let scale = min(1, max(0.1, scale))
+        // Never below the governor's floor: half the cell-pixel resolution on each side.
+        let scale = OutputGovernor.floored(scale)
         var picture = fit
         if scale < 1 {
             let h = Int(Double(fit.height) * scale) / heightMultiple * heightMultiple

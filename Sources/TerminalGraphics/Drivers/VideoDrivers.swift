@@ -18,6 +18,8 @@ public enum VideoDrivers {
         /// Which picture this driver draws: 0 the video, 1… other pictures on the same screen
         /// (scrub previews); kitty gives each its own image id.
         public var instance: Int
+        /// `--vo-kitty-use-shm`.
+        public var kittySharedMemory: KittySharedMemoryUse = .auto
 
         public init(sixelColors: Int? = nil, sixelDither: SixelDither = .none, sixelRepaint: SixelRepaint? = nil,
                     halfBlockColors: CellColorMode? = nil, cellSymbols: CellSymbols? = nil, cellTolerance: Double? = nil,
@@ -57,7 +59,9 @@ public enum VideoDrivers {
         Entry(name: "kitty", summary: "kitty graphics protocol images (kitty, WezTerm, ghostty, Konsole; tmux with allow-passthrough)",
               suits: { $0.kittyGraphics && (!$0.inTmux || $0.tmuxPassthrough) }) { caps, options in
             // Inside tmux always wrapped: a bare APC string would become the pane's title.
-            KittyDriver(passthrough: caps.passthrough, imageID: KittyDriver.defaultImageID + options.instance)
+            KittyDriver(passthrough: caps.passthrough, imageID: KittyDriver.defaultImageID + options.instance,
+                        transmission: options.kittySharedMemory.transmission(for: caps),
+                        compresses: KittySharedMemoryUse.compresses(for: caps))
         }
     private static let sixel =
         Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",
