@@ -43,3 +43,52 @@ import Testing
         #expect(worst <= PixelBuffer.slack, "libswscale wrote \(worst) bytes past the picture")
     }
 }
+
+/// Every column of a scaled picture is drawn: a uniform grey source scaled to any width comes out
+/// grey to its last column (xterm's half-block and foot's sixel showed the picture's last
+/// columns black at widths that were not a multiple of 16).
+@Suite struct ScalerCoverageTests {
+    /// The columns, from the right edge, whose pixels are far from the source's grey.
+    static func undrawnColumns(source: (Int, Int), to size: (Int, Int), scaler: Scaler) throws -> Int {
+        let frame = try Frame()
+        frame.pointer.pointee.width = Int32(source.0)
+        frame.pointer.pointee.height = Int32(source.1)
+        frame.pointer.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        frame.pointer.pointee.color_range = AVCOL_RANGE_MPEG
+        #expect(av_frame_get_buffer(frame.pointer, 0) == 0)
+        // Y 126, Cb = Cr = 128: a mid grey.
+        for plane in 0..<3 {
+            let lines = plane == 0 ? source.1 : (source.1 + 1) / 2
+            let stride = Int(withUnsafePointer(to: &frame.pointer.pointee.linesize) { $0.withMemoryRebound(to: Int32.self, capacity: 8) { $0[plane] } })
+            let base = withUnsafePointer(to: &frame.pointer.pointee.data) { $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { $0[plane] } }!
+            base.update(repeating: plane == 0 ? 126 : 128, count: stride * lines)
+        }
+        let buffer = PixelBuffer(count: size.0 * size.1 * 3)
+        buffer.mutableBytes.initializeMemory(as: UInt8.self, repeating: 0)
+        try scaler.scale(frame, width: size.0, height: size.1, format: AV_PIX_FMT_RGB24, into: buffer.base, stride: size.0 * 3)
+        var undrawn = 0
+        buffer.withUnsafeBytes { p in
+            for x in stride(from: size.0 - 1, through: 0, by: -1) {
+                let bad = (0..<size.1).contains { y in abs(Int(p[(y * size.0 + x) * 3 + 1]) - 128) > 12 }
+                if !bad { break }
+                undrawn += 1
+            }
+        }
+        return undrawn
+    }
+
+    @Test func everyColumnIsDrawnAtAnyWidth() throws {
+        var failures: [String] = []
+        for (source, widths) in [((1280, 720), Array(90...112) + [160, 200, 1008, 1015, 1016, 1023, 1272, 1427, 1917]),
+                                 ((1920, 1080), Array(150...170) + [1015, 1223])] {
+            for width in widths {
+                let height = max(2, width * source.1 / source.0 / 2 * 2)
+                for (name, scaler) in [("playback", Scaler()), ("bicubic", Scaler(flags: SWS_BICUBIC)), ("still", Scaler(flags: SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP | SWS_ACCURATE_RND))] {
+                    let n = try Self.undrawnColumns(source: source, to: (width, height), scaler: scaler)
+                    if n > 0 { failures.append("\(name) \(source.0)x\(source.1) → \(width)x\(height): \(n) columns") }
+                }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+}

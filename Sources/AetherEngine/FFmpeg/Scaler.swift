@@ -66,11 +66,19 @@ public final class Scaler {
             staged.pointer.pointee.colorspace = src.pointee.colorspace
             staged.pointer.pointee.color_range = src.pointee.color_range
             try convert.run(staged.pointer, to: destination, stride: stride, width: width, height: height,
-                            format: format, flags: flags, colorspaceFrom: src)
+                            format: format, flags: Self.convertFlags(flags, width: width), colorspaceFrom: src)
             return
         }
         try convert.run(src, to: destination, stride: stride, width: width, height: height, format: format,
-                        flags: flags, colorspaceFrom: src)
+                        flags: Self.convertFlags(flags, width: width), colorspaceFrom: src)
+    }
+
+    /// libswscale's vectorised YUV → RGB output draws whole groups of 8 pixels and leaves a row's
+    /// last `width % 8` pixels unwritten (black in the player: seen at 1015 and 1223 px, sixel
+    /// pictures in foot and xterm; full chroma interpolation alone still left them). Other widths
+    /// take the exact C path, which draws every pixel (and interpolates chroma).
+    static func convertFlags(_ flags: Int32, width: Int) -> Int32 {
+        width % 8 == 0 ? flags : flags | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND
     }
 
     private let resize = Pass()
