@@ -30,7 +30,10 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var screenRows: Int?
     /// DECRQM `?2026` answered set or reset (the mode exists).
     public var synchronizedOutput = false
-    /// 24-bit colour SGR.
+    /// 24-bit colour SGR: the terminal answered the probe's colour queries (``Source/terminal``:
+    /// XTGETTCAP `RGB`/`Tc`, or DECRQSS showing the colour it was given kept as RGB, or a palette
+    /// index for no), or names itself as a terminal that has it (XTVERSION), else the
+    /// environment's hints (``Source/environment``).
     public var truecolor = false
     public var truecolorSource: Source = .assumed
     public var term: String?
@@ -66,6 +69,12 @@ public struct TerminalCapabilities: Sendable, Equatable {
     /// xterm itself (not a terminal inside tmux): it draws sixel images with unset pixels one
     /// colour run at a time (see ``SixelRepaint``).
     public var isXterm: Bool { terminalVersion?.hasPrefix("XTerm(") ?? false }
+
+    /// Whether an XTVERSION name is one of the terminals known to draw 24-bit colour, for a
+    /// terminal that answered no colour query (kitty, foot, WezTerm, ghostty, contour, iTerm2).
+    static func namesDirectColorTerminal(_ version: String) -> Bool {
+        ["kitty(", "foot(", "WezTerm ", "ghostty", "contour ", "iTerm2 "].contains { version.hasPrefix($0) }
+    }
 
     /// Colour registers to use for sixel: the terminal's, else 256, never above 256.
     public var effectiveSixelColors: Int { min(256, max(2, sixelColorRegisters ?? 256)) }
