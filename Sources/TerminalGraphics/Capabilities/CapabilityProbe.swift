@@ -16,7 +16,7 @@ import Glibc
 /// give has arrived; a silent terminal costs at most the budget. Bytes that are not replies come back as ``Report/strayInput``.
 ///
 /// Inside tmux the panes see tmux, not the terminal: tmux answers DA1 and DSR itself and takes a
-/// bare APC string for a pane title. So there the kitty query and a second DA1 go first,
+/// bare APC string for a pane title. So there the kitty query, XTVERSION and a second DA1 go first,
 /// wrapped for tmux's passthrough (``TmuxPassthrough``), to the outer terminal; tmux drops them
 /// unless `allow-passthrough` is on, which ``TmuxQuery`` asks tmux (a child process started
 /// before the queries go out and collected after the sentinel). With passthrough on, the outer
@@ -56,8 +56,8 @@ public enum CapabilityProbe {
     /// The queries, in one write (outside tmux, GNU screen and the Linux console).
     public static let query: [UInt8] = textQueries + directColorQueries + kittyQuery + sentinel
 
-    /// The queries for a terminal in `environment`: ``query``; inside tmux the kitty query and a
-    /// DA1 for the outer terminal wrapped first and no bare APC (tmux would take it for a pane
+    /// The queries for a terminal in `environment`: ``query``; inside tmux the kitty query,
+    /// XTVERSION and a DA1 for the outer terminal wrapped first and no bare APC (tmux would take it for a pane
     /// title); in GNU screen no APC (its hardstatus line) and no DCS (screen hands DCS strings
     /// to the terminal outside it, whose answer would not be screen's); on the Linux console
     /// (`TERM=linux`, which knows no DCS) no colour queries.
@@ -66,7 +66,8 @@ public enum CapabilityProbe {
         guard environment.inTmux || environment.inScreen else { return query }
         var bytes: [UInt8] = []
         if environment.inTmux {
-            bytes += TmuxPassthrough.wrap(kittyQuery) + TmuxPassthrough.wrap(Array("\u{1B}[c".utf8))
+            bytes += TmuxPassthrough.wrap(kittyQuery) + TmuxPassthrough.wrap(Array("\u{1B}[>0q".utf8))
+                + TmuxPassthrough.wrap(Array("\u{1B}[c".utf8))
             return bytes + textQueries + directColorQueries + sentinel
         }
         return bytes + textQueries + sentinel
@@ -253,6 +254,9 @@ public enum CapabilityProbe {
                 }
             case .modeReport(mode: 2026, let value):
                 caps.synchronizedOutput = (1...3).contains(value)
+            case .terminalVersion(let name) where caps.inTmux && !name.hasPrefix("tmux"):
+                // The outer terminal's name, asked through passthrough (tmux calls itself "tmux 3.3a").
+                if passthrough, caps.outerTerminalVersion == nil { caps.outerTerminalVersion = name }
             case .terminalVersion(let name):
                 if caps.terminalVersion == nil { caps.terminalVersion = name }
             case .setting(valid: true, let text):

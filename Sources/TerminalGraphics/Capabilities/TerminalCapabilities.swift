@@ -46,6 +46,8 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var tmuxPane: TmuxPane?
     /// The outer terminal's DA1, asked through tmux's passthrough.
     public var outerDeviceAttributes: [Int] = []
+    /// The outer terminal's name (XTVERSION), asked through tmux's passthrough.
+    public var outerTerminalVersion: String?
     /// The terminal answered the DSR sentinel within the time budget.
     public var answered = false
     /// DA1 attributes as received.
@@ -66,9 +68,12 @@ public struct TerminalCapabilities: Sendable, Equatable {
         return TmuxPassthrough(paneTop: tmuxPane?.top ?? 0, paneLeft: tmuxPane?.left ?? 0)
     }
 
-    /// xterm itself (not a terminal inside tmux): it draws sixel images with unset pixels one
-    /// colour run at a time (see ``SixelRepaint``).
+    /// xterm itself (not a terminal inside tmux).
     public var isXterm: Bool { terminalVersion?.hasPrefix("XTerm(") ?? false }
+
+    /// The name of the terminal that draws sixel images: the outer terminal's when they go
+    /// through tmux's passthrough, else the terminal's own (XTVERSION).
+    public var sixelTerminalVersion: String? { sixelThroughTmux ? outerTerminalVersion : terminalVersion }
 
     /// Whether an XTVERSION name is one of the terminals known to draw 24-bit colour, for a
     /// terminal that answered no colour query (kitty, foot, WezTerm, ghostty, contour, iTerm2).
@@ -105,7 +110,10 @@ public struct TerminalCapabilities: Sendable, Equatable {
         }
         func attributes(_ a: [Int]) -> String { a.isEmpty ? "-" : a.map(String.init).joined(separator: ";") }
         lines.append("device attributes (DA1): \(attributes(deviceAttributes))")
-        if tmuxPassthrough { lines.append("outer terminal DA1 (through tmux): \(attributes(outerDeviceAttributes))") }
+        if tmuxPassthrough {
+            lines.append("outer terminal DA1 (through tmux): \(attributes(outerDeviceAttributes))")
+            lines.append("outer terminal version (through tmux): \(outerTerminalVersion ?? "-")")
+        }
         lines.append("kitty graphics: \(yesNo(kittyGraphics)) (\(kittyGraphicsSource.rawValue))")
         lines.append("sixel: \(yesNo(sixel))\(sixelThroughTmux ? " (outer terminal, through tmux)" : "")")
         lines.append("sixel colour registers: \(sixelColorRegisters.map(String.init) ?? "-")")
