@@ -54,8 +54,12 @@ import Testing
 
     @Test(.enabled(if: RealTerminal.xterm.isPresent || inCI), arguments: cases)
     func playsReadablyAndRestoresTheTerminal(_ c: Case) throws {
-        try #require(c.terminal.isPresent && (!c.inTmux || FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")),
-                     "\(c.terminal.tools) or tmux missing: install-deps.sh installs them")
+        // A developer machine may lack a terminal (the case is skipped); CI installs them all.
+        guard c.terminal.isPresent && (!c.inTmux || FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")) else {
+            #expect(!Self.inCI, "\(c.terminal.tools) or tmux missing: install-deps.sh installs them")
+            print("matrix \(c.name): skipped, \(c.terminal.tools) or tmux missing")
+            return
+        }
         let work = NSTemporaryDirectory() + "aether-matrix-\(getpid())-\(c.terminal.rawValue)-\(UUID().uuidString.prefix(6))"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
