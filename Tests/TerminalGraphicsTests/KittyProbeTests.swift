@@ -241,6 +241,22 @@ import Testing
         #expect(TmuxPane(reply: "") == nil)
         #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|0")?.passthrough == false, "a detached session passes nothing through")
         #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|")?.passthrough == true)
+        // The client's features: RGB means tmux passes 24-bit colour on.
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|1|256,RGB,title,clipboard")?.rgb == true)
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|1|256,title,clipboard")?.rgb == false)
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.1|1|")?.rgb == false)
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|1|RGBX,xRGB")?.rgb == false)
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|1|a|b") == nil)
+    }
+
+    /// Inside tmux the terminal's own colour answer is tmux's to give: its client's features.
+    @Test func inTmuxTruecolorComesFromTheClientsFeatures() {
+        let rgb = Self.probe("\u{1B}[?1;2c" + Self.dsr, environment: Self.tmuxEnvironment,
+                             tmux: TmuxPane(passthrough: false, rgb: true)).report.capabilities
+        #expect(rgb.truecolor && rgb.truecolorSource == .terminal)
+        let plain = Self.probe("\u{1B}[?1;2c" + Self.dsr, environment: Self.tmuxEnvironment,
+                               tmux: TmuxPane(passthrough: false)).report.capabilities
+        #expect(!plain.truecolor)
     }
 
     // MARK: the tmux query's child process (a stand-in for tmux)

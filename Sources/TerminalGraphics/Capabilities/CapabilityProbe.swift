@@ -296,6 +296,10 @@ public enum CapabilityProbe {
         } else if caps.terminalVersion.map(TerminalCapabilities.namesDirectColorTerminal) == true, !caps.inTmux {
             caps.truecolor = true
             caps.truecolorSource = .terminal
+        } else if caps.inTmux, caps.tmuxPane?.rgb == true {
+            // tmux says its terminal takes 24-bit colour (it would turn it into 256 otherwise).
+            caps.truecolor = true
+            caps.truecolorSource = .terminal
         } else if environment.suggestsTruecolor {
             caps.truecolor = true
             caps.truecolorSource = .environment
