@@ -13,7 +13,7 @@ import Testing
 /// is restored (`stty -g` before and after, the status, the picture gone from the screen).
 /// The player runs with `--vo-governor=no`: the picture is compared at full quality on these
 /// slow software terminals, not at the rung the governor would choose. Serialized: each plays
-/// in real time; about 15 s per terminal.
+/// in real time; 11–15 s per terminal, about 90 s in all.
 @Suite(.serialized) struct TerminalMatrixTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
@@ -85,10 +85,12 @@ import Testing
             try "set -g allow-passthrough on\nset -g status off\nset -g escape-time 10\n".write(toFile: conf, atomically: true, encoding: .utf8)
             command = "/usr/bin/tmux -L \(tmuxSocket) -f \(q(conf)) new-session \(q(command + "; sleep 60"))"
         }
+        let caseStart = Date()
         let session = try TerminalSession(c.terminal, command: command, displays: Self.displays)
         defer {
-            session.stop()
+            // tmux's server first: while it runs, ending xterm waited for its `sleep 60`.
             if c.inTmux { _ = Process.run(["/usr/bin/tmux", "-L", tmuxSocket, "kill-server"], timeout: 10) }
+            session.stop()
         }
         func file(_ name: String) -> String? { try? String(contentsOfFile: work + "/" + name, encoding: .utf8) }
         func wait(for name: String, seconds: Double) -> Bool {
@@ -214,7 +216,7 @@ import Testing
         print("matrix \(c.name): PSNR \(String(format: "%.2f", match.psnr)) dB at \(compare.width)x\(compare.height) (bars \(bars.width)x\(bars.height), picture \(box.width)x\(box.height) at +\(box.x)+\(box.y), "
               + "source frame at \(String(format: "%.3f", match.time)) s of \(Self.fixture), screenshot \(String(format: "%.2f", elapsed)) s after start); "
               + "stats \(boxes["stats"] ?? "-"); help \(boxes["help"] ?? "-"); restored (stty same, status 0, \(Int(left * 100)) % bars left); "
-              + "\(version); \(truecolor)")
+              + "\(version); \(truecolor); \(String(format: "%.1f", Date().timeIntervalSince(caseStart))) s")
     }
 
     /// The best PSNR of `region` (RGB24, `box`'s size) against the frames of `fixture` between
