@@ -26,6 +26,8 @@ let package = Package(
         ]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
+        // zlib for kitty's compressed frames (`o=z`) over a remote link.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Saved termios + a crash-signal handler that restores the terminal (async-signal-safe C).
         .target(name: "CTerminal"),
         // sd-bus (libsystemd) for the MPRIS server: its object vtables are C macros, so they
@@ -37,7 +39,7 @@ let package = Package(
         .target(name: "AetherBase"),
         .target(name: "AetherEngine", dependencies: ["AetherBase", "CFFmpeg", "CALSA"]),
         // Depends on nothing of the engine: its tests build without FFmpeg and ALSA.
-        .target(name: "TerminalGraphics", dependencies: ["AetherBase"]),
+        .target(name: "TerminalGraphics", dependencies: ["AetherBase", "CZlib"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
         .target(name: "AetherControl", dependencies: ["AetherEngine", "CFFmpeg", "CSystemd"]),
@@ -64,7 +66,7 @@ let package = Package(
 
         .testTarget(name: "AetherEngineTests", dependencies: ["AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherEngine", "AetherTestSupport"]),
-        .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics"]),
+        .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics", "CZlib"]),
         // Crashes a child process on a pty with CTerminal's handlers armed (fork + C only).
         .target(name: "CTerminalTestSupport", dependencies: ["CTerminal"], path: "Tests/CTerminalTestSupport"),
 

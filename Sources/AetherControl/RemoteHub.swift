@@ -112,6 +112,10 @@ public final class RemoteHub: Sendable {
         }
     }
 
+    /// Someone follows the events (an IPC client, MPRIS): the host publishes the moving position
+    /// often; with nobody following, only when something else is due.
+    public var hasObservers: Bool { state.withLock { !$0.observers.isEmpty } }
+
     public func unsubscribe(_ token: Int) {
         _ = state.withLock { $0.observers.removeValue(forKey: token) }
     }

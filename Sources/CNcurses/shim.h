@@ -20,13 +20,11 @@ static inline attr_t aether_A_DIM(void) { return A_DIM; }
 static inline attr_t aether_A_REVERSE(void) { return A_REVERSE; }
 static inline attr_t aether_A_UNDERLINE(void) { return A_UNDERLINE; }
 static inline int aether_KEY_F(int n) { return KEY_F(n); }
-static inline mmask_t aether_all_mouse_events(void) { return ALL_MOUSE_EVENTS | REPORT_MOUSE_POSITION; }
-static inline mmask_t aether_BUTTON1_PRESSED(void) { return BUTTON1_PRESSED; }
-static inline mmask_t aether_BUTTON1_RELEASED(void) { return BUTTON1_RELEASED; }
-static inline mmask_t aether_BUTTON1_CLICKED(void) { return BUTTON1_CLICKED; }
-static inline mmask_t aether_BUTTON4_PRESSED(void) { return BUTTON4_PRESSED; }
-static inline mmask_t aether_BUTTON5_PRESSED(void) { return BUTTON5_PRESSED; }
-static inline mmask_t aether_REPORT_MOUSE_POSITION(void) { return REPORT_MOUSE_POSITION; }
+/* The terminfo entry has a mouse (a kmous string): the terminal reports the mouse. */
+static inline int aether_terminfo_has_mouse(void) {
+    char *s = tigetstr("kmous");
+    return s != NULL && s != (char *)-1 && s[0] != 0;
+}
 /* Draws a UTF-8 string at y,x with attributes and colour pair (waddnstr handles multibyte). */
 static inline int aether_put(int y, int x, const char *s, attr_t attrs, int pair, int n) {
     attr_set(attrs, (short)pair, NULL);

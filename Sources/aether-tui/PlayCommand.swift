@@ -109,14 +109,23 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-sixel-repaint"), help: ArgumentHelp("What each sixel frame paints: changed (only the pixels that changed, fewest bytes; right only where the terminal keeps the earlier picture under them), full (the whole picture), or auto (changed on xterm and foot, else full).", valueName: "auto|changed|full"))
     var sixelRepaint: String = "auto"
 
+    @Option(name: .customLong("vo-kitty-use-shm"), help: ArgumentHelp("kitty frames through POSIX shared memory (only the object's name goes through the tty): auto (when the terminal is on this machine, not over SSH or through tmux, and answered the probe's shared memory query), yes, or no (base64 through the tty).", valueName: "auto|yes|no"))
+    var kittyUseShm: String = "auto"
+
     @Option(name: .customLong("vo-governor"), help: ArgumentHelp("Step picture quality down when the terminal cannot keep up (sixel colours, picture scale, every 2nd frame, half-block) and back up when it can: yes, or no to pin the settings.", valueName: "yes|no"))
     var voGovernor: String = "yes"
 
     @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: bidir when the picture is 4× or more smaller than the source, else none).", valueName: "level"))
     var skipLoopFilter: String?
 
-    @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Half-block colours: truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))
+    @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Cell output colours (halfblock and cells): truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))
     var halfBlockColors: String?
+
+    @Option(name: .customLong("vo-cells"), help: ArgumentHelp("Pixels per cell for --vo=cells: octant (2x4, Unicode 16), sextant (2x3), quadrant (2x2) or half (1x2), or auto (the finest the terminal draws itself).", valueName: "auto|octant|sextant|quadrant|half"))
+    var voCells: String = "auto"
+
+    @Option(name: .customLong("vo-cells-tolerance"), help: ArgumentHelp("Cell outputs leave a cell alone unless redrawing it lowers its RMS error per pixel by more than this many levels (0-64; 0 redraws every change). The governor raises it when the terminal falls behind.", valueName: "levels"))
+    var voCellsTolerance: Double = CellDriver.defaultTolerance
 
     @Option(name: .customLong("stats-file"), help: ArgumentHelp("Write telemetry as JSON lines at 1 Hz, plus a final summary line.", valueName: "path"))
     var statsFile: String?
@@ -205,12 +214,19 @@ struct PlaybackOptions: ParsableArguments {
         if let s = skipLoopFilter, LoopFilterSkip(rawValue: s) == nil {
             throw ValidationError("--vd-lavc-skiploopfilter must be one of: \(LoopFilterSkip.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        guard KittySharedMemoryUse(rawValue: kittyUseShm) != nil else { throw ValidationError("--vo-kitty-use-shm must be auto, yes or no") }
         guard ["yes", "no"].contains(voGovernor) else { throw ValidationError("--vo-governor must be yes or no") }
         guard ["none", "ordered", "fs"].contains(sixelDither) else { throw ValidationError("--vo-sixel-dither must be none, ordered or fs") }
         guard sixelRepaint == "auto" || SixelRepaint(rawValue: sixelRepaint) != nil else {
             throw ValidationError("--vo-sixel-repaint must be auto, changed or full")
         }
         if let h = halfBlockColors, !["truecolor", "256"].contains(h) { throw ValidationError("--vo-halfblock-colors must be truecolor or 256") }
+        guard voCells == "auto" || CellSymbols(option: voCells) != nil else {
+            throw ValidationError("--vo-cells must be auto, octant, sextant, quadrant or half")
+        }
+        guard voCellsTolerance.isFinite, (0...64).contains(voCellsTolerance) else {
+            throw ValidationError("--vo-cells-tolerance must be between 0 and 64")
+        }
         if let start, TimeArgument(start) == nil { throw ValidationError("--start: cannot parse '\(start)' as a time") }
         if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
         guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
@@ -400,8 +416,11 @@ struct Play: ParsableCommand {
             drivers: VideoDrivers.Options(sixelColors: playback.sixelColors,
                                           sixelDither: SixelDither(option: playback.sixelDither) ?? .none,
                                           sixelRepaint: SixelRepaint(rawValue: playback.sixelRepaint),
-                                          halfBlockColors: playback.halfBlockColors.flatMap(VideoDrivers.halfBlockColors(option:))),
+                                          halfBlockColors: playback.halfBlockColors.flatMap(VideoDrivers.halfBlockColors(option:)),
+                                          cellSymbols: CellSymbols(option: playback.voCells),
+                                          cellTolerance: playback.voCellsTolerance),
             theme: theme, startPaused: playback.pause)
+        options.drivers.kittySharedMemory = KittySharedMemoryUse(rawValue: playback.kittyUseShm) ?? .auto
         options.statsFile = playback.statsFile
         options.screenshotDirectory = playback.screenshotDirectory
         options.governor = playback.voGovernor == "yes"

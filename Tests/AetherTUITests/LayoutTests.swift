@@ -8,7 +8,7 @@ import Testing
     let cell = CellSize(width: 8, height: 16)
 
     @Test func halfBlockLetterboxesWideVideoAndKeepsChromeRows() {
-        let l = Layout(columns: 160, rows: 48, cellSize: cell, displayAspect: 16.0 / 9, driver: HalfBlockDriver(colorMode: .truecolor), showTelemetry: false)
+        let l = Layout(columns: 160, rows: 48, cellSize: cell, displayAspect: 16.0 / 9, driver: CellDriver(colorMode: .truecolor), showTelemetry: false)
         #expect(l.videoArea == CellRect(column: 0, row: 1, width: 160, height: 45))
         // 160 cells × 8 px = 1280 px wide → 720 px tall = 45 rows of 16 px: fills the area exactly.
         #expect(l.video == CellRect(column: 0, row: 1, width: 160, height: 45))
@@ -17,14 +17,14 @@ import Testing
     }
 
     @Test func halfBlockPillarboxesNarrowVideoCentred() {
-        let l = Layout(columns: 160, rows: 48, cellSize: cell, displayAspect: 4.0 / 3, driver: HalfBlockDriver(colorMode: .truecolor), showTelemetry: false)
+        let l = Layout(columns: 160, rows: 48, cellSize: cell, displayAspect: 4.0 / 3, driver: CellDriver(colorMode: .truecolor), showTelemetry: false)
         // 45 rows × 16 px = 720 px tall → 960 px wide = 120 cells, centred.
         #expect(l.video == CellRect(column: 20, row: 1, width: 120, height: 45))
         #expect(l.renderSize == PixelSize(width: 120, height: 90))
     }
 
     @Test func telemetryPaneTakesTheRightColumns() {
-        let l = Layout(columns: 160, rows: 48, cellSize: cell, displayAspect: 16.0 / 9, driver: HalfBlockDriver(colorMode: .truecolor), showTelemetry: true)
+        let l = Layout(columns: 160, rows: 48, cellSize: cell, displayAspect: 16.0 / 9, driver: CellDriver(colorMode: .truecolor), showTelemetry: true)
         #expect(l.telemetryPane == CellRect(column: 160 - Layout.telemetryWidth, row: 1, width: Layout.telemetryWidth, height: 45))
         #expect(l.video.endColumn <= 160 - Layout.telemetryWidth)
     }
@@ -41,7 +41,7 @@ import Testing
     /// A tty may claim 65535 columns and a terminal any cell size: the picture asked of the
     /// decoder stays within ReplyLimits.sixelGeometry.upperBound, and an implausible cell falls back.
     @Test func hugeScreensAndCellsGiveABoundedPicture() {
-        for renderer in [HalfBlockDriver(colorMode: .truecolor), SixelDriver(colors: 256, dither: .none)] as [any VideoDriver] {
+        for renderer in [CellDriver(colorMode: .truecolor), SixelDriver(colors: 256, dither: .none)] as [any VideoDriver] {
             for (c, r) in [(65535, 65535), (10000, 20), (20, 10000)] {
                 let l = Layout(columns: c, rows: r, cellSize: CellSize(width: 1024, height: 1024), displayAspect: 16.0 / 9,
                                driver: renderer, showTelemetry: false)
@@ -58,7 +58,7 @@ import Testing
 
     @Test func tinyScreensDoNotTrap() {
         for (c, r) in [(1, 1), (5, 3), (0, 0), (20, 4)] {
-            let l = Layout(columns: c, rows: r, cellSize: cell, displayAspect: 1.78, driver: HalfBlockDriver(colorMode: .truecolor), showTelemetry: true)
+            let l = Layout(columns: c, rows: r, cellSize: cell, displayAspect: 1.78, driver: CellDriver(colorMode: .truecolor), showTelemetry: true)
             #expect(l.video.width >= 0 && l.video.height >= 0)
         }
     }

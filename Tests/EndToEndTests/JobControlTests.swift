@@ -45,11 +45,14 @@ import Testing
         let pid = try #require(s.pid(of: "aether-tui"))
         #expect(s.waitFor(3) { JobControlTests.hasPicture($0) })
         #expect(s.display("#{alternate_on}") == "1")
+        #expect(s.display("#{mouse_any_flag}") == "1" && s.display("#{mouse_sgr_flag}") == "1", "no any-motion SGR mouse while playing")
 
         // Ctrl-Z: the shell's screen, its prompt, the player stopped.
         s.send("C-z")
         #expect(s.waitFor(3) { $0.contains("Stopped") && $0.contains("shell$") }, "no job-control stop:\n\(s.screen())")
         #expect(s.display("#{alternate_on}") == "0", "still in the alternate screen after Ctrl-Z")
+        #expect(s.display("#{mouse_any_flag}") == "0" && s.display("#{mouse_sgr_flag}") == "0"
+                && s.display("#{mouse_standard_flag}") == "0", "mouse reporting left on for the shell after Ctrl-Z")
         #expect(JobControlTests.processState(pid) == "T")
         #expect(!JobControlTests.hasPicture(s.screen()), "picture cells on the shell's screen:\n\(s.screen())")
         // Nothing reaches the terminal while stopped: every byte the pane gets is recorded.
@@ -75,6 +78,8 @@ import Testing
         // `fg`: the alternate screen, a full repaint, keys act at once (not echoed, no Enter).
         s.send("fg", "Enter")
         #expect(s.waitFor(3) { _ in s.display("#{alternate_on}") == "1" }, "fg did not take the alternate screen")
+        #expect(s.waitFor(3) { _ in s.display("#{mouse_any_flag}") == "1" && s.display("#{mouse_sgr_flag}") == "1" },
+                "fg did not turn the mouse back on")
         #expect(s.waitFor(3) { JobControlTests.hasPicture($0) && TUITests.time(in: $0) != nil },
                 "no full repaint after fg:\n\(s.screen())")
         let t0 = try #require(TUITests.time(in: s.screen()))
@@ -87,6 +92,7 @@ import Testing
         s.send("q")
         #expect(s.waitFor(4) { $0.contains("shell$") && !$0.contains("Stats") })
         #expect(s.display("#{alternate_on}") == "0")
+        #expect(s.display("#{mouse_any_flag}") == "0" && s.display("#{mouse_sgr_flag}") == "0", "mouse reporting left on after q")
         #expect(!JobControlTests.hasPicture(s.screen()), "picture fragments on the shell's screen:\n\(s.screen())")
         s.send("stty -a | grep -q -- ' icanon ' && stty -a | grep -q -- ' echo ' && echo MODES-COOKED", "Enter")
         #expect(s.waitFor(3) { $0.contains("\nMODES-COOKED") }, "terminal left raw:\n\(s.screen())")

@@ -20,6 +20,8 @@ import Testing
         var transmissions: [Transmission]
         var deletes: [[String: String]]
         var queries: Int
+        /// kitty's `t=s` queries (asked only where the terminal is local).
+        var shm_queries: Int
         var status: Int?
         var errors: [String]
     }
@@ -50,8 +52,9 @@ import Testing
     static func isRed(_ t: Transmission) -> Bool { t.mean[0] >= 245 && t.mean[1] <= 6 && t.mean[2] <= 6 }
 
     @Test func aKittyTerminalGetsTheFrameAsKittyImages() throws {
-        let r = try Self.run(Self.player)
+        let r = try Self.run(Self.player + ["--vo-kitty-use-shm=no"])
         #expect(r.status == 0 && r.queries == 1 && r.errors.isEmpty, "\(r)")
+        #expect(r.transmissions.allSatisfy { $0.keys["t"] == nil }, "shared memory though --vo-kitty-use-shm=no")
         let t = try #require(r.transmissions.first, "no kitty image arrived")
         #expect(t.keys["a"] == "T" && t.keys["f"] == "24" && t.keys["q"] == "2" && t.keys["C"] == "1")
         #expect(Int(t.keys["c"] ?? "") ?? 0 > 10 && Int(t.keys["r"] ?? "") ?? 0 > 5)
@@ -60,11 +63,38 @@ import Testing
         #expect(r.deletes.count == 1 && r.deletes.first?["i"] == t.keys["i"], "the image was not deleted at exit")
     }
 
+    /// A local terminal that reads shared memory (as kitty does) gets every frame as a POSIX
+    /// shared memory object (`t=s`, only the name through the tty), the preview too; it unlinks
+    /// what it read, and the player leaves nothing in /dev/shm. One that cannot (WezTerm,
+    /// ghostty) gets the frames directly.
+    @Test func aLocalKittyGetsFramesThroughSharedMemory() throws {
+        func leftovers() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []).filter { $0.hasPrefix("aether-") }
+        }
+        let before = Set(leftovers())
+        let r = try Self.run(Self.player, extra: ["--keys", "b\u{1B}q", "--key-gap", "1.5"])
+        #expect(r.status == 0 && r.queries == 1 && r.shm_queries == 1 && r.errors.isEmpty, "\(r)")
+        let t = try #require(r.transmissions.first, "no kitty image arrived")
+        #expect(t.keys["t"] == "s" && t.keys["a"] == "T" && t.keys["q"] == "2" && t.chunks == 1, "\(t.keys)")
+        #expect(t.bytes == (Int(t.keys["s"] ?? "") ?? 0) * (Int(t.keys["v"] ?? "") ?? 0) * 3 && t.keys["S"] == "\(t.bytes)")
+        #expect(Self.isRed(t), "the picture is not the fixture's red: \(t.mean)")
+        #expect(t.max_chunk < 100, "the name is the whole payload: \(t.max_chunk) bytes")
+        #expect(Set(r.transmissions.compactMap { $0.keys["i"] }).count == 2, "the preview is an image of its own")
+        #expect(r.transmissions.allSatisfy { $0.keys["t"] == "s" })
+        #expect(r.deletes.count >= 2, "\(r.deletes)")
+        let left = Set(leftovers()).subtracting(before)
+        #expect(left.isEmpty, "left in /dev/shm: \(left)")
+        let refused = try Self.run(Self.player, extra: ["--no-shm"])
+        #expect(refused.status == 0 && refused.shm_queries == 1 && refused.errors.isEmpty, "\(refused)")
+        let direct = try #require(refused.transmissions.first, "no kitty image arrived")
+        #expect(direct.keys["t"] == nil && direct.chunks > 1 && Self.isRed(direct), "\(direct.keys)")
+    }
+
     /// Scrub mode on a kitty terminal: the preview is a kitty image of its own (another image id,
     /// placed above the progress bar, the fixture's red), taken down with Esc; the video's image
     /// stays.
     @Test func theScrubPreviewIsAKittyImageOfItsOwn() throws {
-        let r = try Self.run(Self.player, extra: ["--keys", "b\u{1B}q", "--key-gap", "1.5"])
+        let r = try Self.run(Self.player + ["--vo-kitty-use-shm=no"], extra: ["--keys", "b\u{1B}q", "--key-gap", "1.5"])
         #expect(r.status == 0 && r.errors.isEmpty, "\(r)")
         let ids = Set(r.transmissions.compactMap { $0.keys["i"] })
         #expect(ids.count == 2, "expected the video's image and the preview's: \(ids)")

@@ -57,11 +57,14 @@ import Testing
         let after = try #require(TUITests.time(in: s.screen()))
         #expect((4...5).contains(after - paused), "→ moved from \(paused) to \(after)")
         #expect(s.display("#{alternate_on}") == "1")
+        // Any-motion mouse reports in SGR encoding, turned on by the player itself.
+        #expect(s.display("#{mouse_any_flag}") == "1" && s.display("#{mouse_sgr_flag}") == "1", "no any-motion SGR mouse")
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
         #expect(s.display("#{alternate_on}") == "0", "alternate screen left on")
         #expect(s.display("#{cursor_flag}") == "1", "cursor left hidden")
-        #expect(s.display("#{mouse_any_flag}") == "0" && s.display("#{mouse_standard_flag}") == "0", "mouse reporting left on")
+        #expect(s.display("#{mouse_any_flag}") == "0" && s.display("#{mouse_standard_flag}") == "0"
+                && s.display("#{mouse_sgr_flag}") == "0", "mouse reporting left on")
     }
 
     @Test func aBroadcastTimelineRunsFromZeroAndLengthEndsIt() throws {
@@ -246,7 +249,8 @@ import Testing
         #expect(screen.contains("EXIT=\(status)"), "\(screen)")
         #expect(s.display("#{alternate_on}") == "0", "alternate screen left on")
         #expect(s.display("#{cursor_flag}") == "1", "cursor left hidden")
-        #expect(s.display("#{mouse_any_flag}") == "0" && s.display("#{mouse_standard_flag}") == "0", "mouse reporting left on")
+        #expect(s.display("#{mouse_any_flag}") == "0" && s.display("#{mouse_standard_flag}") == "0"
+                && s.display("#{mouse_sgr_flag}") == "0", "mouse reporting left on")
         let words = Set(screen.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" }).map(String.init))
         #expect(words.contains("echo") && words.contains("icanon") && !words.contains("-echo") && !words.contains("-icanon"),
                 "stty -a after the exit:\n\(screen)")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A stand-in kitty terminal on a pseudo-terminal: runs a command in it, answers the queries a
-terminal answers (DA1, DSR, cell size, kitty's a=q with OK), reads every kitty graphics command
-the command sends, sends keys after a while, and reports what arrived as one JSON object.
+terminal answers (DA1, DSR, cell size, kitty's a=q with OK; its t=s query by reading and unlinking
+the shared memory object, as kitty does), reads every kitty graphics command the command sends
+(a t=s transmission from its shared memory object, unlinked after), sends keys after a while, and reports what arrived as one JSON object.
 
     kitty_pty.py [--cols 100 --rows 30] [--keys-after 3] [--keys q] [--no-kitty] -- COMMAND ARGS...
 
@@ -20,6 +21,7 @@ ap.add_argument("--keys", default="q")
 ap.add_argument("--key-gap", type=float, default=0.0, help="seconds between keys (0: all at once)")
 ap.add_argument("--timeout", type=float, default=15.0)
 ap.add_argument("--no-kitty", action="store_true", help="answer a=q with an error")
+ap.add_argument("--no-shm", action="store_true", help="answer a=q,t=s with an error (as WezTerm and ghostty)")
 ap.add_argument("--dump", default=None, help="also write everything received to this file")
 ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
@@ -35,13 +37,31 @@ if pid == 0:
 
 ESC = b"\x1b"
 buf = bytearray()
-report = {"transmissions": [], "deletes": [], "queries": 0, "status": None, "errors": []}
+report = {"transmissions": [], "deletes": [], "queries": 0, "shm_queries": 0, "status": None, "errors": []}
 open_chunks = []
 cursor = [0, 0]          # row, column (0-based), as far as CUP/DECSC/DECRC go
 saved = [0, 0]
 
 def answer(data):
     os.write(master, data)
+
+def read_shm(payload):
+    """The POSIX shared memory object a t=s payload names, read and unlinked as kitty does; None
+    when it does not exist."""
+    try:
+        name = base64.b64decode(payload).decode().lstrip("/")
+    except Exception:
+        return None
+    if not name or "/" in name:
+        return None
+    path = "/dev/shm/" + name
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        os.unlink(path)
+        return data
+    except OSError:
+        return None
 
 def handle_apc(body):
     # body: b"G<keys>;<payload>"
@@ -50,6 +70,11 @@ def handle_apc(body):
     keys_part, _, payload = body[1:].partition(b";")
     keys = dict(kv.split(b"=", 1) for kv in keys_part.split(b",") if b"=" in kv)
     keys = {k.decode(): v.decode() for k, v in keys.items()}
+    if keys.get("a") == "q" and keys.get("t") == "s":
+        report["shm_queries"] += 1
+        ok = not a.no_kitty and not a.no_shm and read_shm(payload) is not None
+        answer(b"\x1b_Gi=%s;%s\x1b\\" % (keys.get("i", "0").encode(), b"OK" if ok else b"EBADF:no shared memory here"))
+        return
     if keys.get("a") == "q":
         report["queries"] += 1
         if a.no_kitty:
@@ -59,6 +84,17 @@ def handle_apc(body):
         return
     if keys.get("a") == "d":
         report["deletes"].append(keys)
+        return
+    if keys.get("t") == "s" and not open_chunks:
+        data = read_shm(payload)
+        if data is None:
+            report["errors"].append("a t=s transmission names no shared memory object")
+            return
+        bpp = int(keys.get("f", "32")) // 8
+        n = len(data) // bpp
+        mean = [round(sum(data[c::bpp]) / max(1, n), 1) for c in range(3)]
+        report["transmissions"].append({"keys": keys, "chunks": 1, "bytes": len(data), "mean": mean,
+                                        "at": list(cursor), "max_chunk": len(payload)})
         return
     open_chunks.append((keys, payload, list(cursor)))
     if keys.get("m", "0") == "0":

@@ -84,7 +84,7 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(caps.synchronizedOutput)
         #expect(!caps.truecolor)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
-        #expect((VideoDrivers.make("halfblock", capabilities: caps, options: .init()) as? HalfBlockDriver)?.colorMode == .palette256)
+        #expect((VideoDrivers.make("halfblock", capabilities: caps, options: .init()) as? CellDriver)?.colorMode == .palette256)
     }
 
     @Test func textAreaReplyGivesCellSizeWhenCellReplyIsMissing() {

@@ -6,8 +6,8 @@ import Testing
 
     func screen() -> VTScreen { VTScreen(columns: 50, rows: 16) }
 
-    func render(_ renderer: HalfBlockRenderer, _ image: PixelImage, mask: CellMask? = nil,
-                into screen: inout VTScreen) throws -> (bytes: [UInt8], stats: HalfBlockRenderer.FrameStatistics) {
+    func render(_ renderer: CellRenderer, _ image: PixelImage, mask: CellMask? = nil,
+                into screen: inout VTScreen) throws -> (bytes: [UInt8], stats: CellRenderer.FrameStatistics) {
         let out = ByteBuffer()
         let stats = try renderer.render(image, into: rect, mask: mask, output: out)
         try screen.feed(out.bytes)
@@ -31,7 +31,7 @@ import Testing
     @Test func truecolorCellsEqualSourcePixels() throws {
         for image in [try TestImages.natural(width: 40, height: 24), try TestImages.noise(width: 40, height: 24)] {
             var vt = screen()
-            let renderer = HalfBlockRenderer()
+            let renderer = CellRenderer()
             let (_, stats) = try render(renderer, image, into: &vt)
             #expect(stats.cellsDrawn == rect.cellCount)
             assertMatches(vt, image)
@@ -47,7 +47,7 @@ import Testing
     @Test func uniformAreasUseOneColour() throws {
         let image = try TestImages.image(width: 40, height: 24) { x, _ in x < 20 ? (10, 20, 30) : (200, 100, 0) }
         var vt = screen()
-        let (bytes, stats) = try render(HalfBlockRenderer(), image, into: &vt)
+        let (bytes, stats) = try render(CellRenderer(), image, into: &vt)
         assertMatches(vt, image)
         // Two colours per row at most, one SGR each.
         #expect(stats.colorChanges <= 2 * rect.height)
@@ -57,7 +57,7 @@ import Testing
     @Test func palette256PicksNearestColour() throws {
         let image = try TestImages.noise(width: 40, height: 24, seed: 99)
         var vt = screen()
-        let renderer = HalfBlockRenderer(colorMode: .palette256)
+        let renderer = CellRenderer(colorMode: .palette256)
         _ = try render(renderer, image, into: &vt)
         func distance(_ i: Int, _ p: (r: UInt8, g: UInt8, b: UInt8)) -> Int {
             let c = XtermPalette.rgb(index: i)
@@ -84,7 +84,7 @@ import Testing
     @Test func identicalFrameWritesNothing() throws {
         let image = try TestImages.natural(width: 40, height: 24)
         var vt = screen()
-        let renderer = HalfBlockRenderer()
+        let renderer = CellRenderer()
         _ = try render(renderer, image, into: &vt)
         let (bytes, stats) = try render(renderer, image, into: &vt)
         #expect(bytes.isEmpty)
@@ -95,7 +95,7 @@ import Testing
     @Test func oneChangedPixelRewritesOneCell() throws {
         var pixels = TestImages.make(width: 40, height: 24) { x, y in (UInt8(x * 6), UInt8(y * 10), 128) }
         var vt = screen()
-        let renderer = HalfBlockRenderer()
+        let renderer = CellRenderer()
         _ = try render(renderer, try PixelImage(width: 40, height: 24, pixels: pixels), into: &vt)
         // Pixel (17, 9) is the lower half of cell (17, 4).
         let o = (9 * 40 + 17) * 3
@@ -116,7 +116,7 @@ import Testing
         let overlay = CellRect(column: 10, row: 4, width: 12, height: 3)
         mask.cover(overlay)
         var vt = screen()
-        let renderer = HalfBlockRenderer()
+        let renderer = CellRenderer()
         let (_, s1) = try render(renderer, first, mask: mask, into: &vt)
         let (_, s2) = try render(renderer, second, mask: mask, into: &vt)
         #expect(s1.cellsMasked == overlay.cellCount && s2.cellsMasked == overlay.cellCount)
@@ -133,7 +133,7 @@ import Testing
     @Test func invalidateRepaintsEverything() throws {
         let image = try TestImages.natural(width: 40, height: 24)
         var vt = screen()
-        let renderer = HalfBlockRenderer()
+        let renderer = CellRenderer()
         _ = try render(renderer, image, into: &vt)
         renderer.invalidate()
         let (_, stats) = try render(renderer, image, into: &vt)
@@ -153,13 +153,13 @@ import Testing
         }
         let image = try PixelImage(width: 40, height: 24, format: .rgba32, stride: 200, pixels: padded)
         var vt = screen()
-        _ = try render(HalfBlockRenderer(), image, into: &vt)
+        _ = try render(CellRenderer(), image, into: &vt)
         assertMatches(vt, source)
     }
 
     @Test func wrongSizeIsAnErrorNotATrap() throws {
         let image = try TestImages.natural(width: 40, height: 23)
-        #expect(throws: RenderError.self) { try HalfBlockRenderer().render(image, into: rect, output: ByteBuffer()) }
+        #expect(throws: RenderError.self) { try CellRenderer().render(image, into: rect, output: ByteBuffer()) }
         #expect(throws: PixelImageError.self) { try PixelImage(width: 10, height: 10, pixels: [1, 2, 3]) }
     }
 }

@@ -9,7 +9,7 @@ import Testing
     let writer = OutputWriter(fileDescriptor: fds[1], synchronizedUpdate: true)
     writer.beginFrame()
     let image = try TestImages.natural(width: 20, height: 10)
-    try HalfBlockRenderer().render(image, into: CellRect(column: 0, row: 0, width: 20, height: 5), output: writer.frame)
+    try CellRenderer().render(image, into: CellRect(column: 0, row: 0, width: 20, height: 5), output: writer.frame)
     let n = try writer.endFrame()
     close(fds[1])
     var data: [UInt8] = []

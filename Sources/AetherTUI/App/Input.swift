@@ -37,7 +37,7 @@ extension TUIApp {
         if !view.chromeVisible { view.chromeVisible = true }
         switch input {
         case .functionKey(KEY_RESIZE): relayout(); return
-        case .functionKey(KEY_MOUSE): handleMouse(); return
+        case .mouse(let report): handleMouse(report); return
         default: break
         }
         guard let key = TUIApp.key(for: input) else { return }
@@ -93,6 +93,8 @@ extension TUIApp {
                 guard code >= 0x20, let scalar = Unicode.Scalar(code) else { return nil }
                 return .character(Character(scalar))
             }
+        case .mouse:
+            return nil
         }
     }
 
@@ -153,35 +155,33 @@ extension TUIApp {
         }
     }
 
-    private func handleMouse() {
-        var event = MEVENT()
-        guard terminal.withScreen({ getmouse(&event) }) == OK else { return }
-        let x = Int(event.x), y = Int(event.y)
-        let state = event.bstate
+    /// A mouse report (``ReplyFilter`` decoded it): the wheel seeks, a press in a menu chooses;
+    /// on the progress bar hovering shows the scrub marker and its preview, dragging moves it,
+    /// releasing the button seeks there exactly.
+    func handleMouse(_ report: MouseReport) {
+        let x = min(report.column, max(0, layout.columns - 1)), y = report.row
         let progressRow = layout.rows - 2
-        if state & aether_BUTTON4_PRESSED() != 0 { controller.execute(.seek(5, .relative, exact: false)); return }
-        if state & aether_BUTTON5_PRESSED() != 0 { controller.execute(.seek(-5, .relative, exact: false)); return }
+        switch report.action {
+        case .wheelUp: controller.execute(.seek(5, .relative, exact: false)); return
+        case .wheelDown: controller.execute(.seek(-5, .relative, exact: false)); return
+        default: break
+        }
+        let pressed = report.action == .press && report.button == 0
         if var menu = view.menu, let rect = view.menuRect {
-            if rect.contains(column: x, row: y), state & (aether_BUTTON1_PRESSED() | aether_BUTTON1_CLICKED()) != 0 {
+            if rect.contains(column: x, row: y), pressed {
                 let index = y - rect.row - 1 + menu.scroll
                 if menu.items.indices.contains(index) { menu.selection = index; choose(index, in: menu) }
             }
             return
         }
-        // The progress bar: hovering shows the scrub marker and its preview, dragging moves it,
-        // releasing the button (or a click) seeks there exactly.
-        let pressed = state & aether_BUTTON1_PRESSED() != 0
-        let clicked = state & aether_BUTTON1_CLICKED() != 0
-        let released = state & aether_BUTTON1_RELEASED() != 0
-        let motion = state & aether_REPORT_MOUSE_POSITION() != 0
+        let released = report.action == .release
         guard let duration = player.duration, duration > 0 else { return }
         let time = min(1, max(0, Double(x) / Double(max(1, layout.columns - 1)))) * duration
-        if (pressed || clicked) && y == progressRow {
+        if pressed && y == progressRow {
             if view.scrub == nil { startScrub(at: time, byMouse: true) } else { moveScrub(to: time) }
-            if clicked { commitScrub(); return }
             view.dragging = true
             view.scrub?.dragging = true
-        } else if motion {
+        } else if report.action == .motion {
             if view.dragging || y == progressRow {
                 if view.scrub == nil { startScrub(at: time, byMouse: true) } else { moveScrub(to: time) }
             } else if view.scrub?.byMouse == true {

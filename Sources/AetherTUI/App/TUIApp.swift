@@ -292,11 +292,14 @@ public final class TUIApp {
 
     // MARK: screen lifecycle
 
+    /// What every way out writes (normal quit, signals, a crash, Ctrl-Z): CAN and ST first (a
+    /// crash can come in the middle of a sixel image, a DCS string, or an escape sequence, which
+    /// would otherwise swallow the rest), mouse reports off (press, drag, any motion, SGR), SGR
+    /// reset, synchronized output off, the cursor on, the main screen.
+    static let restoreSequence = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
+
     private func startScreen(terminfoDirectory: String?) throws(Terminal.StartError) {
-        // CAN and ST first: a crash can come in the middle of a sixel image (a DCS string) or an
-        // escape sequence, which would otherwise swallow the rest.
-        let restore = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
-        try terminal.start(restoreSequence: restore, terminfoDirectory: terminfoDirectory)
+        try terminal.start(restoreSequence: Self.restoreSequence, terminfoDirectory: terminfoDirectory)
         terminal.withScreen {
             armScreenModes()
             // ncurses believes the cells under the video are blank: insert/delete-character
@@ -328,10 +331,17 @@ public final class TUIApp {
     }
 
     /// Keypad and mouse reporting (at start, and again after a suspend). Inside `withScreen`.
+    ///
+    /// ncurses would enable only press and release (mode 1000) for xterm's terminfo, so it is
+    /// taught no mouse at all (its `kmous` key is undefined: reports reach ``ReplyFilter`` as
+    /// characters, which decodes them); the player turns on any-motion reports in SGR encoding
+    /// itself (``MouseReport/enableSequence``) where the terminfo entry has a mouse (`kmous`).
+    /// The restore sequence turns them off on every way out.
     func armScreenModes() {
         keypad(aether_stdscr(), true)
-        mouseinterval(0)
-        mousemask(aether_all_mouse_events(), nil)
+        let hasMouse = aether_terminfo_has_mouse() != 0
+        define_key(nil, KEY_MOUSE)
+        if hasMouse { terminal.emitInScreen(Array(MouseReport.enableSequence.utf8)) }
     }
 
     private func stopScreen() {

@@ -220,7 +220,6 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
         guard !finished else { return }
         finished = true
         lock.withLock {
-            mousemask(0, nil)
             endwin()
             drainCurses()
         }

@@ -2,8 +2,10 @@
 enum TerminalInput: Equatable, Sendable {
     /// A character (a Unicode scalar value, or a byte in the C locale).
     case character(UInt32)
-    /// A key ncurses decoded itself (`KEY_CODE_YES`: arrows, `KEY_RESIZE`, `KEY_MOUSE`, …).
+    /// A key ncurses decoded itself (`KEY_CODE_YES`: arrows, `KEY_RESIZE`, …).
     case functionKey(Int32)
+    /// A mouse report (``ReplyFilter`` decodes them; ncurses is taught no mouse).
+    case mouse(MouseReport)
 }
 
 /// Keeps terminal replies out of the keys.
@@ -19,6 +21,10 @@ enum TerminalInput: Equatable, Sendable {
 /// - control strings up to ST (`ESC \`), C1 ST or BEL: DCS (`ESC P`, e.g. XTGETTCAP and DECRQSS
 ///   answers), OSC (`ESC ]`, colour queries), kitty's APC graphics replies (`ESC _G…`), PM, SOS;
 /// - SS3 (`ESC O x`).
+///
+/// Mouse reports are the one kind of sequence handed on: SGR (`CSI < Cb ; Cx ; Cy M|m`) and X10
+/// (`CSI M` + three characters) become ``TerminalInput/mouse(_:)`` (``MouseReport``: numbers
+/// clamped, malformed ones swallowed, a run of motion reports in one read coalesced to its last).
 ///
 /// A lone ESC is the Escape key: ncurses returns ESC with nothing after it only once its escape
 /// delay has passed. ESC followed by anything else (no reply starts that way) is the Escape key
@@ -41,9 +47,15 @@ struct ReplyFilter {
         case ss3
         case string
         case stringEscape
+        /// After `CSI M`: the three characters of an X10 mouse report.
+        case x10
     }
 
     private var state = State.ground
+    /// The CSI sequence being read (mouse reports are decoded from it).
+    private var csi = CSIParameters()
+    /// The X10 report's characters so far.
+    private var x10: [UInt32] = []
     private var lastInput = -Double.infinity
     private var loneEscapeAt: Double?
 
@@ -67,7 +79,28 @@ struct ReplyFilter {
             let isLast = i == batch.count - 1
             if step(input, isLast: isLast, now: now, into: &out) { i += 1 }
         }
+        return Self.coalescingMotion(out)
+    }
+
+    /// `inputs` with every motion report that another one follows at once dropped: the pointer
+    /// is where the last one says (a read full of motion costs one move, not thousands).
+    static func coalescingMotion(_ inputs: [TerminalInput]) -> [TerminalInput] {
+        var out: [TerminalInput] = []
+        out.reserveCapacity(inputs.count)
+        for input in inputs {
+            if case .mouse(let m) = input, m.action == .motion, case .mouse(let previous)? = out.last,
+               previous.action == .motion, previous.button == m.button {
+                out[out.count - 1] = input
+            } else {
+                out.append(input)
+            }
+        }
         return out
+    }
+
+    private mutating func startCSI() {
+        state = .csi
+        csi = CSIParameters()
     }
 
     /// Introducers after ESC that start a sequence: CSI, SS3, OSC, DCS, SOS, PM, APC.
@@ -87,7 +120,7 @@ struct ReplyFilter {
                 } else {
                     state = .escape
                 }
-            case 0x9B: state = .csi                                             // C1 CSI
+            case 0x9B: startCSI()                                               // C1 CSI
             case 0x90, 0x98, 0x9D, 0x9E, 0x9F: state = .string                  // C1 DCS SOS OSC PM APC
             default: out.append(input)
             }
@@ -96,7 +129,7 @@ struct ReplyFilter {
         case .escape:
             guard case .character(let c) = input else { state = .ground; return false }  // Alt+function key
             switch c {
-            case 0x5B: state = .csi
+            case 0x5B: startCSI()
             case 0x4F: state = .ss3
             case 0x5D, 0x50, 0x58, 0x5E, 0x5F: state = .string
             case Self.esc:
@@ -117,9 +150,15 @@ struct ReplyFilter {
             guard case .character(let c) = input else { state = .ground; return false }
             switch c {
             case 0x20...0x3F:
+                csi.add(c)
                 return true                     // parameters and intermediates
+            case 0x4D where csi.isEmpty:
+                state = .x10                    // CSI M: an X10 mouse report's three characters follow
+                x10.removeAll()
+                return true
             case 0x40...0x7E:
-                state = .ground                 // final byte: the whole sequence is swallowed
+                state = .ground                 // final byte: the whole sequence is swallowed…
+                if let report = csi.mouseReport(final: c) { out.append(.mouse(report)) }   // …or it is the mouse
                 return true
             default:
                 state = .ground                 // malformed: drop what came, look at this again
@@ -135,6 +174,17 @@ struct ReplyFilter {
             if case .character(let c) = input {
                 if c == 0x07 || c == 0x9C { state = .ground; return true }      // BEL, C1 ST
                 if c == Self.esc { state = .stringEscape; return true }
+            }
+            return true
+
+        case .x10:
+            // Any character (X10 values run to 255 and beyond in UTF-8 terminals); a decoded key
+            // is not part of a report: drop what came and look at it again.
+            guard case .character(let c) = input else { state = .ground; return false }
+            x10.append(c)
+            if x10.count == 3 {
+                state = .ground
+                if let report = MouseReport.x10(code: x10[0], column: x10[1], row: x10[2]) { out.append(.mouse(report)) }
             }
             return true
 

@@ -382,6 +382,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
             rendered = (try? PixelImage(width: frame.width, height: frame.height, format: .rgb24, pixels: scratch)).flatMap(render)
         }
         guard let report = rendered else { return }
+        if let note = report.note { FFmpegLog.write("vo", note) }
         if report.unchanged || buffer.count == body {
             if !isRepaint { player.report(FrameReport(frame: presented.id, outcome: .displayed(latency: nil))) }
             return
@@ -421,12 +422,15 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
         }
         guard !isRepaint, var g = governor else { return }
         let interval = frame.duration / max(0.01, presented.rate)
-        let sample = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: renderSeconds, writeSeconds: writeSeconds,
+        // A rung that paints every n-th frame gives each painted frame n intervals.
+        let budget = interval * Double(g.settings.frameDivisor)
+        let sample = OutputGovernor.Sample(frameInterval: budget, encodeSeconds: renderSeconds, writeSeconds: writeSeconds,
                                            latency: late ?? 0, superseded: superseded - supersededAtLastSample,
-                                           stalled: writeSeconds > interval)
+                                           stalled: writeSeconds > budget)
         supersededAtLastSample = superseded
         let change = g.add(sample, now: MonotonicClock.seconds())
         if let change, let colors = change.colors { driver.paletteColors = colors }
+        if let change { driver.tolerance = change.tolerance }
         let text = g.describe(driverName: driver.name, fps: 1 / max(0.001, interval))
         if change != nil { FFmpegLog.write("vo", "governor: \(text)") }
         governor = g

@@ -32,6 +32,17 @@ public enum CapabilityProbe {
     public static let kittyQuery: [UInt8] = Array("\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\".utf8)
     /// The image id of ``kittyQuery``.
     static let kittyQueryID = 31
+    /// The image id of ``kittySharedMemoryQuery(name:)``.
+    static let kittySharedMemoryQueryID = 32
+
+    /// kitty's graphics query through shared memory: can a 1×1 RGB image be read from the POSIX
+    /// shared memory object `name` (`t=s`)? A terminal that can answers `i=32;OK` (and unlinks the
+    /// object); one that cannot, an error.
+    public static func kittySharedMemoryQuery(name: String) -> [UInt8] {
+        let bare = name.hasPrefix("/") ? String(name.dropFirst()) : name
+        return Array("\u{1B}_Gi=\(kittySharedMemoryQueryID),s=1,v=1,a=q,t=s,f=24,S=3;".utf8)
+            + Base64.encode(Array(bare.utf8)) + Array("\u{1B}\\".utf8)
+    }
 
     /// Every query but the colour queries, kitty's and the sentinel.
     private static let textQueries: [UInt8] = Array(
@@ -57,13 +68,17 @@ public enum CapabilityProbe {
     public static let query: [UInt8] = textQueries + directColorQueries + kittyQuery + sentinel
 
     /// The queries for a terminal in `environment`: ``query``; inside tmux the kitty query,
-    /// XTVERSION and a DA1 for the outer terminal wrapped first and no bare APC (tmux would take it for a pane
-    /// title); in GNU screen no APC (its hardstatus line) and no DCS (screen hands DCS strings
-    /// to the terminal outside it, whose answer would not be screen's); on the Linux console
-    /// (`TERM=linux`, which knows no DCS) no colour queries.
-    public static func queries(for environment: TerminalEnvironment) -> [UInt8] {
-        if environment.term == "linux" { return textQueries + kittyQuery + sentinel }
-        guard environment.inTmux || environment.inScreen else { return query }
+    /// XTVERSION and a DA1 for the outer terminal wrapped first and no bare APC (tmux would take
+    /// it for a pane title); in GNU screen no APC (its hardstatus line) and no DCS (screen hands
+    /// DCS strings to the terminal outside it, whose answer would not be screen's); on the Linux
+    /// console (`TERM=linux`, which knows no DCS) no colour queries. `sharedMemory`, kitty's
+    /// `t=s` query, goes before the sentinel (only where the terminal is local).
+    public static func queries(for environment: TerminalEnvironment, sharedMemory: [UInt8]? = nil) -> [UInt8] {
+        if environment.term == "linux" { return textQueries + kittyQuery + (sharedMemory ?? []) + sentinel }
+        guard environment.inTmux || environment.inScreen else {
+            guard let sharedMemory else { return query }
+            return textQueries + directColorQueries + kittyQuery + sharedMemory + sentinel
+        }
         var bytes: [UInt8] = []
         if environment.inTmux {
             bytes += TmuxPassthrough.wrap(kittyQuery) + TmuxPassthrough.wrap(Array("\u{1B}[>0q".utf8))
@@ -132,6 +147,7 @@ public enum CapabilityProbe {
         transport: inout T, environment: TerminalEnvironment,
         windowSize: (columns: Int, rows: Int, pixelWidth: Int, pixelHeight: Int)? = nil,
         budget: Duration = defaultBudget,
+        sharedMemoryQuery: [UInt8]? = nil,
         tmuxPane: (_ timeLeft: Duration) -> TmuxPane? = { _ in nil }
     ) -> Report {
         let clock = ContinuousClock()
@@ -141,6 +157,7 @@ public enum CapabilityProbe {
         caps.term = environment.term
         caps.termProgram = environment.termProgram
         caps.inTmux = environment.inTmux
+        caps.remote = environment.overSSH
         var parser = ReplyParser()
         var stray: [UInt8] = []
         var replies: [TerminalReply] = []
@@ -166,7 +183,7 @@ public enum CapabilityProbe {
             }
         }
         do throws(SystemCallError) {
-            try transport.send(queries(for: environment))
+            try transport.send(queries(for: environment, sharedMemory: environment.isLocal ? sharedMemoryQuery : nil))
             try read { caps.answered }
             if environment.inTmux {
                 caps.tmuxPane = tmuxPane(max(.zero, deadline - clock.now))
@@ -192,7 +209,14 @@ public enum CapabilityProbe {
         var transport = FileDescriptorTransport(input: input, output: output)
         defer { transport.restore() }
         let size = FileDescriptorTransport.windowSize(output) ?? FileDescriptorTransport.windowSize(input)
-        return probe(transport: &transport, environment: environment, windowSize: size, budget: budget) { timeLeft in
+        // kitty's t=s query reads a 1×1 black picture from an object made here; a terminal that
+        // took it unlinked it, one that did not leaves it to `reclaim` after the sentinel.
+        let shared = environment.isLocal ? try? SharedMemoryFrame.create(name: "/aether-probe-\(getpid())", size: 3) : nil
+        if let shared, let bytes = shared.bytes { bytes.initializeMemory(as: UInt8.self, repeating: 0) }
+        shared?.handOff()
+        defer { shared?.reclaim() }
+        return probe(transport: &transport, environment: environment, windowSize: size, budget: budget,
+                     sharedMemoryQuery: shared.map { kittySharedMemoryQuery(name: $0.name) }) { timeLeft in
             // tmux answers in a few milliseconds; a busy server gets at least 100 ms.
             tmux?.finish(timeout: max(timeLeft, .milliseconds(100)))
         }
@@ -234,6 +258,8 @@ public enum CapabilityProbe {
                 attributeReplies += 1
                 caps.deviceAttributes = Array(attributes.prefix(64))
                 caps.sixel = attributes.dropFirst().contains(4)
+            case .kittyGraphics(let id, let ok) where id == kittySharedMemoryQueryID && environment.isLocal:
+                caps.kittySharedMemory = ok
             case .kittyGraphics(let id, let ok) where id == kittyQueryID && (!caps.inTmux || passthrough):
                 caps.kittyGraphics = ok
                 caps.kittyGraphicsSource = .terminal

@@ -18,6 +18,12 @@ public struct TerminalCapabilities: Sendable, Equatable {
     /// means no), or, when it answered nothing at all, its name suggests it (``Source/environment``).
     public var kittyGraphics = false
     public var kittyGraphicsSource: Source = .assumed
+    /// kitty's graphics through POSIX shared memory (`t=s`): the terminal read a 1×1 image from
+    /// a shared memory object the probe made and answered `OK` (asked only where ``remote`` is
+    /// false and no multiplexer is between).
+    public var kittySharedMemory = false
+    /// Over SSH (`SSH_CONNECTION`/`SSH_TTY`): the terminal is on another machine.
+    public var remote = false
     /// Colour registers (XTSMGRAPHICS `Pi=1`); 256 when the terminal has sixel but does not say.
     public var sixelColorRegisters: Int?
     /// Largest sixel image (XTSMGRAPHICS `Pi=2`).
@@ -115,6 +121,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
             lines.append("outer terminal version (through tmux): \(outerTerminalVersion ?? "-")")
         }
         lines.append("kitty graphics: \(yesNo(kittyGraphics)) (\(kittyGraphicsSource.rawValue))")
+        lines.append("kitty shared memory (t=s): \(yesNo(kittySharedMemory))\(remote ? " (over SSH: not asked)" : "")")
         lines.append("sixel: \(yesNo(sixel))\(sixelThroughTmux ? " (outer terminal, through tmux)" : "")")
         lines.append("sixel colour registers: \(sixelColorRegisters.map(String.init) ?? "-")")
         lines.append("sixel max geometry: \(sixelMaxGeometry?.description ?? "-")")

@@ -10,6 +10,9 @@ public struct TerminalEnvironment: Sendable, Equatable {
     /// terminfo's `RGB` or `Tc` flag, if the host looked it up (e.g. ncurses `tigetflag`);
     /// TerminalGraphics does not read terminfo itself.
     public var terminfoTruecolor: Bool?
+    /// `$SSH_CONNECTION` or `$SSH_TTY` is set: the terminal is on another machine (it cannot map
+    /// our shared memory).
+    public var overSSH = false
 
     public init(term: String? = nil, termProgram: String? = nil, colorTerm: String? = nil,
                 tmux: String? = nil, tmuxPane: String? = nil, terminfoTruecolor: Bool? = nil) {
@@ -30,7 +33,11 @@ public struct TerminalEnvironment: Sendable, Equatable {
         }
         self.init(term: value("TERM"), termProgram: value("TERM_PROGRAM"), colorTerm: value("COLORTERM"),
                   tmux: value("TMUX"), tmuxPane: value("TMUX_PANE"), terminfoTruecolor: terminfoTruecolor)
+        overSSH = value("SSH_CONNECTION") != nil || value("SSH_TTY") != nil
     }
+
+    /// The terminal may share our memory: not over SSH, not behind tmux or GNU screen.
+    public var isLocal: Bool { !overSSH && !inTmux && !inScreen }
 
     public var inTmux: Bool {
         tmux != nil || (term?.hasPrefix("tmux") ?? false) || termProgram == "tmux"

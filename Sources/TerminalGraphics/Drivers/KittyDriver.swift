@@ -3,6 +3,9 @@
 /// the placement's cells. Kitty pictures are drawn above text, so cells an overlay covers are
 /// transparent (RGBA, alpha 0) and two text rows stay free under the picture for subtitles.
 ///
+/// Locally (``KittySharedMemoryUse``) frames go through POSIX shared memory (`t=s`): only
+/// the object's name passes through the tty.
+///
 /// Inside tmux every sequence goes to the outer terminal wrapped for passthrough, the cursor
 /// moved to the picture inside the wrap (tmux writes passthrough at once, wherever the outer
 /// cursor is); a bare kitty sequence would become the pane's title.
@@ -10,11 +13,17 @@ public final class KittyDriver: VideoDriver {
     public let name = "kitty"
     public let drawsAboveText = true
     public var qualityRungs: [OutputGovernor.Settings] { Self.qualityRungs }
+    public var logDetail: String? {
+        encoder.transmission == .sharedMemory ? "shared memory" : (encoder.compresses ? "zlib over a remote link" : nil)
+    }
 
-    /// Kitty's quality ladder: the picture ×0.75 twice, every 2nd frame painted, then half-block.
+    /// Kitty's quality ladder: the picture ×0.75, then every 2nd frame, then the picture at the
+    /// floor (×0.5, ``OutputGovernor/minimumScale``) every 2nd and every 3rd frame, then
+    /// half-block. Frames go before pixels: a picture never shrinks below half the cell-pixel
+    /// resolution of its placement.
     public static let qualityRungs: [OutputGovernor.Settings] = [
-        .init(), .init(scale: 0.75), .init(scale: 0.5625), .init(scale: 0.5625, frameDivisor: 2),
-        .init(scale: 0.5625, frameDivisor: 2, fallback: true),
+        .init(), .init(scale: 0.75), .init(scale: 0.75, frameDivisor: 2), .init(scale: 0.5, frameDivisor: 2),
+        .init(scale: 0.5, frameDivisor: 3), .init(scale: 0.5, frameDivisor: 3, fallback: true),
     ]
     private let encoder: KittyEncoder
     private let passthrough: TmuxPassthrough?
@@ -30,10 +39,16 @@ public final class KittyDriver: VideoDriver {
     /// The video's image id ("Aeth"); other pictures on the screen take the ids after it.
     public static let defaultImageID = 0x4165_7468
 
-    public init(passthrough: TmuxPassthrough? = nil, imageID: Int = KittyDriver.defaultImageID) {
+    ///   - compresses: deflate frames sent directly (`o=z`) where it shrinks them enough: for a
+    ///     terminal over a remote link (``KittySharedMemoryUse/compresses(for:)``).
+    public init(passthrough: TmuxPassthrough? = nil, imageID: Int = KittyDriver.defaultImageID,
+                transmission: KittyEncoder.Transmission = .direct, compresses: Bool = false) {
         self.passthrough = passthrough
-        encoder = KittyEncoder(imageID: imageID)
+        encoder = KittyEncoder(imageID: imageID, transmission: transmission, compresses: compresses)
     }
+
+    /// How frames reach the terminal now (shared memory may have fallen back to direct).
+    public var transmission: KittyEncoder.Transmission { encoder.transmission }
 
     /// The image id this driver's pictures have.
     public var imageID: Int { encoder.imageID }
@@ -66,7 +81,8 @@ public final class KittyDriver: VideoDriver {
             output.truncate(to: mark)
             return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
         }
-        return RenderReport(bytes: output.count - mark, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+        return RenderReport(bytes: output.count - mark, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start,
+                            note: report.note)
     }
 
     public func invalidate() { encoder.invalidate() }
@@ -103,4 +119,31 @@ public final class KittyDriver: VideoDriver {
         }
         return rects
     }
+}
+
+/// `--vo-kitty-use-shm` (mpv's name): whether kitty frames go through POSIX shared memory.
+public enum KittySharedMemoryUse: String, Sendable, Equatable, CaseIterable {
+    /// Where the terminal is on this machine (not over SSH), not behind tmux or screen, and
+    /// answered the probe's `t=s` query with `OK`.
+    case auto
+    /// Always (a failed `shm_open` still falls back to direct, with a line in the log).
+    case yes
+    /// Never: base64 through the tty.
+    case no
+
+    /// The transmission for a terminal with `caps`.
+    public func transmission(for caps: TerminalCapabilities) -> KittyEncoder.Transmission {
+        switch self {
+        case .yes: .sharedMemory
+        case .no: .direct
+        case .auto: caps.kittySharedMemory && !caps.remote && !caps.inTmux ? .sharedMemory : .direct
+        }
+    }
+
+    /// zlib's rule: frames sent directly are deflated (`o=z`, where that makes them at most
+    /// 3/4 of their size) when the terminal is over SSH, where the link, not the CPU, is what a
+    /// frame waits for. Locally never: shared memory sends no pixels through the tty, and a
+    /// pseudo-terminal takes raw base64 faster than zlib makes it smaller (level 1 costs 40–60 ms
+    /// for a grainy 1280×720 frame, 1–1.5 cores at 24 fps).
+    public static func compresses(for caps: TerminalCapabilities) -> Bool { caps.remote }
 }

@@ -15,7 +15,8 @@ public final class SixelDriver: VideoDriver {
     public var qualityRungs: [OutputGovernor.Settings] { Self.qualityRungs(maxColors: maxColors) }
 
     /// Sixel's quality ladder from a palette of `maxColors`: 256 → 128 → 64 colours (those not
-    /// above it), then the picture ×0.75 twice, then every 2nd frame painted, then half-block.
+    /// above it), then the picture ×0.75, every 2nd frame, the picture at the floor (×0.5,
+    /// ``OutputGovernor/minimumScale``) every 2nd and every 3rd frame, then half-block.
     public static func qualityRungs(maxColors: Int) -> [OutputGovernor.Settings] {
         let top = min(256, max(2, maxColors))
         var rungs: [OutputGovernor.Settings] = []
@@ -23,9 +24,9 @@ public final class SixelDriver: VideoDriver {
             rungs.append(.init(colors: colors))
         }
         let low = rungs.last?.colors ?? top
-        return rungs + [.init(colors: low, scale: 0.75), .init(colors: low, scale: 0.5625),
-                        .init(colors: low, scale: 0.5625, frameDivisor: 2),
-                        .init(colors: low, scale: 0.5625, frameDivisor: 2, fallback: true)]
+        return rungs + [.init(colors: low, scale: 0.75), .init(colors: low, scale: 0.75, frameDivisor: 2),
+                        .init(colors: low, scale: 0.5, frameDivisor: 2), .init(colors: low, scale: 0.5, frameDivisor: 3),
+                        .init(colors: low, scale: 0.5, frameDivisor: 3, fallback: true)]
     }
     public var paletteColors: Int? {
         get { encoder.options.colors }

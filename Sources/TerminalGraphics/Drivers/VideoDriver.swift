@@ -47,11 +47,14 @@ public struct RenderReport: Sendable, Equatable {
     public var unchanged = false
     /// Time spent encoding.
     public var encodeNanoseconds: UInt64 = 0
+    /// One line for the log: the driver changed how it draws (kitty gave up shared memory).
+    public var note: String?
 
-    public init(bytes: Int = 0, unchanged: Bool = false, encodeNanoseconds: UInt64 = 0) {
+    public init(bytes: Int = 0, unchanged: Bool = false, encodeNanoseconds: UInt64 = 0, note: String? = nil) {
         self.bytes = bytes
         self.unchanged = unchanged
         self.encodeNanoseconds = encodeNanoseconds
+        self.note = note
     }
 }
 
@@ -75,6 +78,9 @@ public protocol VideoDriver: AnyObject {
     /// Palette size for drivers that have one (sixel), else nil; a governor may lower it (set on
     /// the render thread; a change makes the next frame a full repaint).
     var paletteColors: Int? { get set }
+    /// Cell drivers' temporal tolerance as the governor sets it (nil: the driver's own); other
+    /// drivers ignore it. Set on the render thread.
+    var tolerance: Double? { get set }
     /// The driver's settings worth a word in the log beside its name (sixel: its repaint mode),
     /// nil when there are none.
     var logDetail: String? { get }
@@ -104,6 +110,11 @@ extension VideoDriver {
         set {}
     }
     public func teardown(into output: ByteBuffer) {}
+    /// Drivers without a tolerance: nil, and setting it does nothing.
+    public var tolerance: Double? {
+        get { nil }
+        set {}
+    }
 }
 
 extension ByteBuffer {
@@ -148,7 +159,8 @@ public enum PictureGeometry {
                             height: min(geometry.maxPicture.height, pictureRows * cell.height))
         let fit = fitted(aspect: aspect, in: box, heightMultiple: heightMultiple)
         guard fit.width > 0, fit.height > 0 else { return .none }
-        let scale = min(1, max(0.1, scale))
+        // Never below the governor's floor: half the cell-pixel resolution on each side.
+        let scale = OutputGovernor.floored(scale)
         var picture = fit
         if scale < 1 {
             let h = Int(Double(fit.height) * scale) / heightMultiple * heightMultiple

@@ -9,18 +9,27 @@ public enum VideoDrivers {
         public var sixelDither: SixelDither
         /// `--vo-sixel-repaint` (nil: auto, ``VideoDrivers/sixelRepaint(for:)``).
         public var sixelRepaint: SixelRepaint?
-        /// `--vo-halfblock-colors` (nil: what the terminal supports).
-        public var halfBlockColors: HalfBlockColorMode?
+        /// `--vo-halfblock-colors` (nil: what the terminal supports), for every cell output.
+        public var halfBlockColors: CellColorMode?
+        /// `--vo-cells` (nil: what the terminal draws, see ``CellSymbols/preferred(for:)``).
+        public var cellSymbols: CellSymbols?
+        /// `--vo-cells-tolerance` (nil: ``CellDriver/defaultTolerance``).
+        public var cellTolerance: Double?
         /// Which picture this driver draws: 0 the video, 1… other pictures on the same screen
         /// (scrub previews); kitty gives each its own image id.
         public var instance: Int
+        /// `--vo-kitty-use-shm`.
+        public var kittySharedMemory: KittySharedMemoryUse = .auto
 
         public init(sixelColors: Int? = nil, sixelDither: SixelDither = .none, sixelRepaint: SixelRepaint? = nil,
-                    halfBlockColors: HalfBlockColorMode? = nil, instance: Int = 0) {
+                    halfBlockColors: CellColorMode? = nil, cellSymbols: CellSymbols? = nil, cellTolerance: Double? = nil,
+                    instance: Int = 0) {
             self.sixelColors = sixelColors
             self.sixelDither = sixelDither
             self.sixelRepaint = sixelRepaint
             self.halfBlockColors = halfBlockColors
+            self.cellSymbols = cellSymbols
+            self.cellTolerance = cellTolerance
             self.instance = max(0, instance)
         }
     }
@@ -35,11 +44,12 @@ public enum VideoDrivers {
         public let make: @Sendable (TerminalCapabilities, Options) -> any VideoDriver
     }
 
-    /// Every driver, best first: kitty > sixel > half-block; null last (never auto).
+    /// Every driver, best first: kitty > sixel > cells finer than half blocks (where the
+    /// terminal draws them) > half-block; null last (never auto).
     ///
     /// Inside tmux, kitty and sixel suit only what passthrough reaches (or, for sixel, tmux's own
     /// sixel); without `allow-passthrough` auto picks half-block.
-    public static let all: [Entry] = [kitty, sixel, halfBlock, null]
+    public static let all: [Entry] = [kitty, sixel, cells, halfBlock, null]
 
     /// What a governed pixel driver gives up for when the terminal cannot keep up (its last
     /// rung, ``OutputGovernor/Settings/fallback``): half-block, which every terminal shows.
@@ -49,7 +59,9 @@ public enum VideoDrivers {
         Entry(name: "kitty", summary: "kitty graphics protocol images (kitty, WezTerm, ghostty, Konsole; tmux with allow-passthrough)",
               suits: { $0.kittyGraphics && (!$0.inTmux || $0.tmuxPassthrough) }) { caps, options in
             // Inside tmux always wrapped: a bare APC string would become the pane's title.
-            KittyDriver(passthrough: caps.passthrough, imageID: KittyDriver.defaultImageID + options.instance)
+            KittyDriver(passthrough: caps.passthrough, imageID: KittyDriver.defaultImageID + options.instance,
+                        transmission: options.kittySharedMemory.transmission(for: caps),
+                        compresses: KittySharedMemoryUse.compresses(for: caps))
         }
     private static let sixel =
         Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",
@@ -58,10 +70,18 @@ public enum VideoDrivers {
                         dither: options.sixelDither, repaint: options.sixelRepaint ?? sixelRepaint(for: caps),
                         passthrough: caps.sixelThroughTmux ? caps.passthrough : nil)
         }
+    private static let cells =
+        Entry(name: "cells", summary: "octant, sextant or quadrant cells, 2×4, 2×3 or 2×2 pixels each (--vo-cells)",
+              suits: { CellSymbols.preferred(for: $0) != .half }) { caps, options in
+            CellDriver(symbols: options.cellSymbols ?? CellSymbols.preferred(for: caps),
+                       colorMode: options.halfBlockColors ?? (caps.truecolor ? .truecolor : .palette256),
+                       tolerance: options.cellTolerance ?? CellDriver.defaultTolerance, name: "cells")
+        }
     private static let halfBlock =
         Entry(name: "halfblock", summary: "▀ cells in 24-bit or 256 colours (any terminal)",
               suits: { _ in true }) { caps, options in
-            HalfBlockDriver(colorMode: options.halfBlockColors ?? (caps.truecolor ? .truecolor : .palette256))
+            CellDriver(symbols: .half, colorMode: options.halfBlockColors ?? (caps.truecolor ? .truecolor : .palette256),
+                       tolerance: options.cellTolerance ?? CellDriver.defaultTolerance, name: "halfblock")
         }
     private static let null =
         Entry(name: "null", summary: "no picture (headless playback)", suits: { _ in false }) { _, _ in NullDriver() }
@@ -109,7 +129,7 @@ public enum VideoDrivers {
     }
 
     /// The half-block colour mode for `--vo-halfblock-colors` (nil for an unknown value).
-    public static func halfBlockColors(option: String) -> HalfBlockColorMode? {
+    public static func halfBlockColors(option: String) -> CellColorMode? {
         switch option.lowercased() {
         case "truecolor", "24bit", "rgb": .truecolor
         case "256": .palette256

@@ -13,6 +13,11 @@ import Foundation
 ///   10 % of frames were superseded in the mailbox, or the 90th-percentile latency is above two
 ///   frame intervals. Asked for twice what it can take or more (load ÷ 0.9, frames offered ÷
 ///   painted, latency ÷ two intervals), it jumps to the rung a cost model says will fit.
+/// - Floor: no rung asks for a picture smaller than ``minimumScale`` (half the cell-pixel
+///   resolution of the placement; a driver's rung below it is raised to it, and
+///   ``PictureGeometry/pixelPlacement(area:displayAspect:geometry:reservedRows:scale:heightMultiple:cellsFollowPicture:)``
+///   never makes one either). The drivers' ladders drop frames (every 2nd, every 3rd) before
+///   they reach the floor, and give the pixel driver up for half-block after it.
 /// - Up: a load under 0.5 with nothing superseded and no write stall for `upHold` seconds
 ///   (3 s at first). Falling back within 5 s of a step up doubles `upHold` (up to 48 s), so a
 ///   rung that cannot hold is not retried in a loop.
@@ -52,12 +57,17 @@ public struct OutputGovernor: Sendable {
         public var frameDivisor: Int
         /// Give up the pixel driver for half-block.
         public var fallback: Bool
+        /// Cell outputs: leave cells alone whose change is smaller than this (``CellRenderer/tolerance``);
+        /// nil for the driver's own.
+        public var tolerance: Double?
 
-        public init(colors: Int? = nil, scale: Double = 1, frameDivisor: Int = 1, fallback: Bool = false) {
+        public init(colors: Int? = nil, scale: Double = 1, frameDivisor: Int = 1, fallback: Bool = false,
+                    tolerance: Double? = nil) {
             self.colors = colors
             self.scale = scale
             self.frameDivisor = frameDivisor
             self.fallback = fallback
+            self.tolerance = tolerance
         }
     }
 
@@ -90,7 +100,26 @@ public struct OutputGovernor: Sendable {
     public init(rungs: [Settings], enabled: Bool = true) {
         precondition(!rungs.isEmpty, "a governor needs at least one rung")
         self.enabled = enabled
-        self.rungs = rungs
+        self.rungs = rungs.map { rung in
+            var r = rung
+            r.scale = Self.floored(r.scale)
+            r.frameDivisor = min(Self.maximumFrameDivisor, max(1, r.frameDivisor))
+            return r
+        }
+    }
+
+    /// The smallest picture scale any rung asks for: half the cell-pixel resolution of the
+    /// placement on each side (a 1280×720 placement is never drawn from fewer than 640×360
+    /// pixels). Below it a stretched picture stops being readable (seen in kitty under software
+    /// GL: 64×36 pixels over the whole window); frames are dropped first, then the driver is
+    /// given up for half-block.
+    public static let minimumScale = 0.5
+    /// At most every 3rd frame is painted (8 fps from 24).
+    public static let maximumFrameDivisor = 3
+
+    /// `scale` within the floor and 1 (not finite: 1).
+    public static func floored(_ scale: Double) -> Double {
+        scale.isFinite ? min(1, max(minimumScale, scale)) : 1
     }
 
     /// Adds one frame's measurements taken at `now` (monotonic seconds); returns the new
@@ -175,6 +204,7 @@ public struct OutputGovernor: Sendable {
         let s = settings
         if let colors = s.colors { parts.append("\(colors) colours") }
         if s.scale < 1 { parts.append("×" + Self.decimal(s.scale)) }
+        if let t = s.tolerance, t > 0 { parts.append("tolerance \(Self.decimal(t))") }
         if fps > 0 { parts.append("\(Int((fps / Double(s.frameDivisor)).rounded())) fps") }
         parts.append(enabled ? (level > 0 ? "(governed)" : "(full quality)") : "(pinned)")
         return parts.joined(separator: " ")

@@ -38,4 +38,22 @@ enum Base64 {
         writer.bytes(UInt8(truncatingIfNeeded: first), UInt8(truncatingIfNeeded: first >> 8))
         writer.bytes(rest > 1 ? UInt8(truncatingIfNeeded: second) : pad, pad)
     }
+
+    /// `bytes` in base64 (short strings: names, queries).
+    static func encode(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(encodedCount(bytes.count))
+        var i = 0
+        while i < bytes.count {
+            let b0 = UInt32(bytes[i]), b1 = i + 1 < bytes.count ? UInt32(bytes[i + 1]) : 0
+            let b2 = i + 2 < bytes.count ? UInt32(bytes[i + 2]) : 0
+            let v = b0 << 16 | b1 << 8 | b2
+            out.append(alphabet[Int(v >> 18 & 63)])
+            out.append(alphabet[Int(v >> 12 & 63)])
+            out.append(i + 1 < bytes.count ? alphabet[Int(v >> 6 & 63)] : UInt8(ascii: "="))
+            out.append(i + 2 < bytes.count ? alphabet[Int(v & 63)] : UInt8(ascii: "="))
+            i += 3
+        }
+        return out
+    }
 }

@@ -1,3 +1,4 @@
+import CZlib
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,6 +21,16 @@ import Glibc
 ///   equal pixels, size and cells write nothing and report ``Outcome/identical``.
 /// - Memory: two packed-pixel buffers (this frame, the last one), sized once per picture size and
 ///   swapped, never copied; base64 goes straight into the caller's ``ByteBuffer``.
+/// - Compression (``compresses``, over a remote link): the packed pixels deflated (zlib level 1,
+///   `o=z`) when that makes them at most ``compressionWorthIt`` of their size; a frame that does
+///   not shrink that much goes raw, and the next ``compressionPause`` frames are not tried.
+/// - Shared memory (``Transmission/sharedMemory``, mpv's `--vo-kitty-use-shm`): the packed
+///   pixels go into a new POSIX shared memory object per frame (``SharedMemoryFrame``) and the
+///   APC string carries only its name (`t=s`, `S` the size): about 150 bytes through the tty
+///   instead of 4/3 of the pixels, no base64. The terminal reads the object and unlinks it;
+///   names it has not taken after a while are unlinked here (``SharedMemoryFrames``). When an
+///   object cannot be made (`shm_open` fails) or the terminal takes none of them, the encoder
+///   sends frames directly from then on and says so once in ``Report/note``.
 ///
 /// Not thread-safe: one encoder belongs to one render thread.
 public final class KittyEncoder {
@@ -39,6 +50,20 @@ public final class KittyEncoder {
         public var chunks: Int
         /// `f`: 24 (RGB) or 32 (RGBA, some pixels transparent).
         public var format: Int
+        /// How the pixels went.
+        public var transmission: Transmission = .direct
+        /// The payload was deflated (`o=z`).
+        public var compressed = false
+        /// One line for the log when the transmission changed (shared memory gave up).
+        public var note: String? = nil
+    }
+
+    /// How the pixels reach the terminal.
+    public enum Transmission: String, Sendable, Equatable {
+        /// Base64 in the escape sequences (`t=d`), through the tty.
+        case direct
+        /// A POSIX shared memory object the terminal maps (`t=s`); only its name goes through the tty.
+        case sharedMemory = "shared memory"
     }
 
     /// How each chunk is enclosed: nothing (a terminal of its own), or tmux's passthrough (every
@@ -82,6 +107,19 @@ public final class KittyEncoder {
     private var bufferCapacity = 0
     /// What `previous` holds: nil when the terminal's picture is unknown.
     private var shown: Shown?
+    /// How frames are sent now (shared memory can fall back to direct, never the other way).
+    public private(set) var transmission: Transmission
+    /// Shared memory frames handed to the terminal (nil when sending directly).
+    private var sharedFrames: SharedMemoryFrames?
+    /// Deflate direct frames (`o=z`) when it pays (a remote terminal: the link is the limit).
+    public let compresses: Bool
+    /// A frame is sent compressed only when deflate made it at most this share of its size.
+    public static let compressionWorthIt = 0.75
+    /// Frames not tried after one that did not shrink enough (content that does not compress).
+    public static let compressionPause = 48
+    private var deflated: UnsafeMutablePointer<UInt8>
+    private var deflatedCapacity = 0
+    private var compressionSkip = 0
 
     private struct Shown: Equatable {
         var width: Int
@@ -91,16 +129,38 @@ public final class KittyEncoder {
         var alpha: Bool
     }
 
-    public init(imageID: Int = 0x4165_7468, placementID: Int = 1) {
+    /// - Parameter transmission: how pixels go to the terminal (``Transmission/sharedMemory``
+    ///   only where the terminal can map the objects: the same machine, no multiplexer between).
+    /// - Parameter compresses: deflate direct frames (`o=z`) where that shrinks them enough
+    ///   (for a terminal over a remote link).
+    public convenience init(imageID: Int = 0x4165_7468, placementID: Int = 1, transmission: Transmission = .direct,
+                            compresses: Bool = false) {
+        self.init(imageID: imageID, placementID: placementID, transmission: transmission, sharedMemoryPrefix: nil,
+                  compresses: compresses)
+    }
+
+    /// - Parameter sharedMemoryPrefix: the start of the objects' names (tests; nil:
+    ///   `/aether-kitty-<pid>-<image id>`).
+    init(imageID: Int, placementID: Int, transmission: Transmission, sharedMemoryPrefix: String?, compresses: Bool = false) {
         self.imageID = max(1, min(Int(UInt32.max), imageID))
         self.placementID = max(1, min(Int(UInt32.max), placementID))
         current = .allocate(capacity: 1)
         previous = .allocate(capacity: 1)
+        deflated = .allocate(capacity: 1)
+        self.compresses = compresses
+        self.transmission = transmission
+        if transmission == .sharedMemory {
+            // The pid, the image id and a random part: an encoder made for the same image id
+            // while an earlier one's names still exist never meets them.
+            let unique = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            sharedFrames = SharedMemoryFrames(prefix: sharedMemoryPrefix ?? "/aether-kitty-\(getpid())-\(self.imageID)-\(unique)")
+        }
     }
 
     deinit {
         current.deallocate()
         previous.deallocate()
+        deflated.deallocate()
     }
 
     /// Forgets what the terminal shows: the next frame is sent even if it is the same.
@@ -124,13 +184,56 @@ public final class KittyEncoder {
         swap(&current, &previous)
         shown = state
         let start = output.count
-        let chunks = writeChunks(count: count, state: state, framing: framing, into: output)
-        return Report(outcome: .encoded, bytes: output.count - start, chunks: chunks, format: bpp * 8)
+        var note: String?
+        if transmission == .sharedMemory {
+            switch writeShared(count: count, state: state, framing: framing, into: output) {
+            case .sent:
+                return Report(outcome: .encoded, bytes: output.count - start, chunks: 1, format: bpp * 8,
+                              transmission: .sharedMemory)
+            case .gaveUp(let reason):
+                note = "kitty: \(reason); sending frames directly"
+                transmission = .direct
+                sharedFrames?.reclaimAll()
+                sharedFrames = nil
+            }
+        }
+        if let size = deflate(count: count) {
+            let chunks = writeChunks(from: deflated, count: size, compressed: true, state: state, framing: framing, into: output)
+            return Report(outcome: .encoded, bytes: output.count - start, chunks: chunks, format: bpp * 8,
+                          compressed: true, note: note)
+        }
+        let chunks = writeChunks(from: previous, count: count, compressed: false, state: state, framing: framing, into: output)
+        return Report(outcome: .encoded, bytes: output.count - start, chunks: chunks, format: bpp * 8, note: note)
+    }
+
+    /// Deflates `previous` (`count` bytes) into `deflated` (zlib `compress2`, level 1); its size
+    /// when compressing is on and paid, else nil.
+    private func deflate(count: Int) -> Int? {
+        guard compresses else { return nil }
+        if compressionSkip > 0 {
+            compressionSkip -= 1
+            return nil
+        }
+        let bound = Int(compressBound(uLong(count)))
+        if bound > deflatedCapacity {
+            deflated.deallocate()
+            deflated = .allocate(capacity: bound)
+            deflatedCapacity = bound
+        }
+        var size = uLongf(bound)
+        let status = compress2(deflated, &size, previous, uLong(count), 1)
+        guard status == Z_OK, Double(size) <= Double(count) * Self.compressionWorthIt else {
+            compressionSkip = Self.compressionPause
+            return nil
+        }
+        return Int(size)
     }
 
     /// Appends the delete of this encoder's image and its data (`a=d,d=I`): for teardown, or
-    /// before the picture moves somewhere the next frame will not cover.
+    /// before the picture moves somewhere the next frame will not cover. Shared memory objects
+    /// the terminal has not taken yet are unlinked.
     public func delete(framing: Framing = .plain, into output: ByteBuffer) {
+        sharedFrames?.reclaimAll()
         let escape: [UInt8] = framing.doublesEscapes ? [0x1B, 0x1B] : [0x1B]
         output.append(framing.before)
         output.append(escape)
@@ -141,7 +244,52 @@ public final class KittyEncoder {
         shown = nil
     }
 
+    /// Shared memory objects handed to the terminal and not yet known to be taken (tests).
+    var sharedMemoryPending: Int { sharedFrames?.pendingCount ?? 0 }
+
     // MARK: internals
+
+    private enum SharedOutcome {
+        case sent
+        case gaveUp(String)
+    }
+
+    /// Writes `previous` (`count` packed bytes) into a new shared memory object and appends the
+    /// one APC string that names it.
+    private func writeShared(count: Int, state: Shown, framing: Framing, into output: ByteBuffer) -> SharedOutcome {
+        guard let frames = sharedFrames else { return .gaveUp("no shared memory") }
+        if frames.terminalIgnoresThem {
+            return .gaveUp("the terminal took none of the first \(SharedMemoryFrames.untakenLimit) shared memory frames")
+        }
+        var made: SharedMemoryFrame?
+        // A name that exists already (left by someone else) is skipped, a few times.
+        for attempt in 0..<3 where made == nil {
+            do throws(SystemCallError) {
+                made = try SharedMemoryFrame.create(name: frames.nextName(), size: count)
+            } catch {
+                if error.errno == EEXIST, attempt < 2 { continue }
+                return .gaveUp("shared memory failed (\(error))")
+            }
+        }
+        guard let frame = made else { return .gaveUp("shared memory failed (no free name)") }
+        guard let bytes = frame.bytes?.baseAddress else { return .gaveUp("shared memory not mapped") }
+        bytes.copyMemory(from: previous, byteCount: count)
+        frame.handOff()
+        frames.handedOff(frame, now: Double(OutputWriter.monotonicNanoseconds()) / 1e9)
+        // POSIX names start with a slash; kitty is given the name without it (as mpv does).
+        let name = Base64.encode(Array(frame.name.utf8.dropFirst()))
+        let escape: [UInt8] = framing.doublesEscapes ? [0x1B, 0x1B] : [0x1B]
+        var keys: [UInt8] = Array("_Ga=T,t=s,f=\(state.alpha ? 32 : 24),s=\(state.width),v=\(state.height),S=\(count),".utf8)
+        keys += Array("i=\(imageID),p=\(placementID),C=1,c=\(state.columns),r=\(state.rows),q=2;".utf8)
+        output.append(framing.before)
+        output.append(escape)
+        output.append(keys)
+        output.append(name)
+        output.append(escape)
+        output.append(UInt8(ascii: "\\"))
+        output.append(framing.after)
+        return .sent
+    }
 
     private func reserve(_ count: Int) {
         guard count > bufferCapacity else { return }
@@ -190,14 +338,15 @@ public final class KittyEncoder {
         }
     }
 
-    /// Writes `previous` (`count` packed bytes) as chunks; returns how many.
-    private func writeChunks(count: Int, state: Shown, framing: Framing, into output: ByteBuffer) -> Int {
+    /// Writes `count` bytes from `source` (packed pixels, or deflated with `compressed`) as
+    /// chunks; returns how many.
+    private func writeChunks(from source: UnsafeMutablePointer<UInt8>, count: Int, compressed: Bool, state: Shown,
+                             framing: Framing, into output: ByteBuffer) -> Int {
         let chunks = max(1, (count + Self.chunkBytes - 1) / Self.chunkBytes)
         let escapeLength = framing.doublesEscapes ? 2 : 1
         // Per chunk: framing, ESC _G, keys (first: under 160), ;, payload, ESC \; plus store slack.
         let perChunk = framing.before.count + framing.after.count + 2 * escapeLength + 16
         let worst = Base64.encodedCount(count) + chunks * perChunk + 160 + 8
-        let source = previous
         return Base64.pairs.withUnsafeBufferPointer { table -> Int in
             guard let pairs = table.baseAddress else { return 0 }
             return framing.before.withUnsafeBufferPointer { before in
@@ -212,6 +361,7 @@ public final class KittyEncoder {
                             w.bytes(UInt8(ascii: "_"), UInt8(ascii: "G"))
                             if index == 0 {
                                 writeFirstKeys(&w, state: state)
+                                if compressed { w.bytes(UInt8(ascii: "o"), UInt8(ascii: "="), UInt8(ascii: "z")); w.byte(UInt8(ascii: ",")) }
                             }
                             Self.key(&w, "m", last ? 0 : 1)
                             w.byte(UInt8(ascii: ","))

@@ -34,6 +34,12 @@ struct EngineBenchmark: ParsableCommand {
     var vo = "null"
     @Option(help: ArgumentHelp("Pseudo-terminal size for --vo halfblock/sixel/kitty/auto, in cells of 8x16 pixels.", valueName: "COLSxROWS")) var ttySize = "160x48"
     @Flag(help: "The pseudo-terminal does not answer the capability probe (as `script` into /dev/null).") var silentTerminal = false
+    @Flag(help: "The pseudo-terminal's child sees SSH_CONNECTION set (a terminal over SSH: kitty deflates frames, no shared memory).")
+    var remoteTerminal = false
+    @Option(name: .customLong("player-arg"), help: ArgumentHelp("An extra option for our player in the playback part (repeatable), e.g. --player-arg=--vo-kitty-use-shm=yes.", valueName: "option"))
+    var playerArguments: [String] = []
+    @Option(name: .customLong("baseline-arg"), help: ArgumentHelp("An extra option for the baseline player (repeatable); with --baseline-player the same binary, it compares two settings.", valueName: "option"))
+    var baselineArguments: [String] = []
     @Option(help: ArgumentHelp("Size seek frames are delivered at, or none (timing only).", valueName: "WxH|none"))
     var seekRenderSize = "1280x720"
     @Option(help: "Scratch directory (decode clips are cached here).") var workDir = "/tmp/aether-bench-engine"
@@ -105,6 +111,9 @@ struct EngineBenchmark: ParsableCommand {
             bench.videoOutput = vo
             bench.ttySize = ttySize
             bench.silentTerminal = silentTerminal
+            bench.playerArguments = playerArguments
+            bench.remoteTerminal = remoteTerminal
+            bench.baselineArguments = baselineArguments
             report.playback = try bench.measure(file: file)
             progress("playback: \(Stats.fmt(report.playback!.cpuPerMediaSecond, 3)) CPU s per media s")
         }

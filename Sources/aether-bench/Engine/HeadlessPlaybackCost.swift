@@ -19,15 +19,26 @@ struct HeadlessPlaybackCost {
     var videoOutput = "null"
     var ttySize = "160x48"
     var silentTerminal = false
+    /// Extra options for our player and for the baseline (e.g. `--vo-kitty-use-shm=yes` against
+    /// `=no` with the same binary).
+    var playerArguments: [String] = []
+    /// The child sees `SSH_CONNECTION` (a terminal over SSH).
+    var remoteTerminal = false
+    var baselineArguments: [String] = []
 
     /// The command line for `binary` (the TUI runs it in a ``PtyTerminal``).
-    func command(_ binary: String, file: String, stats: String) -> [String] {
-        [binary, file, "--vo=\(videoOutput)", "--ao=\(audioOutput)", "--stats-file=\(stats)"]
+    func command(_ binary: String, file: String, stats: String, extra: [String] = []) -> [String] {
+        [binary, file, "--vo=\(videoOutput)", "--ao=\(audioOutput)", "--stats-file=\(stats)"] + extra
     }
 
     var terminal: PtyTerminal {
         let wh = ttySize.split(separator: "x").compactMap { Int($0) }
-        return PtyTerminal(columns: wh.first ?? 160, rows: wh.last ?? 48, answers: !silentTerminal)
+        var t = PtyTerminal(columns: wh.first ?? 160, rows: wh.last ?? 48, answers: !silentTerminal)
+        // With --vo=kitty the pseudo-terminal answers kitty's queries and takes shared memory
+        // frames as kitty does.
+        t.kitty = videoOutput == "kitty"
+        if remoteTerminal { t.environment["SSH_CONNECTION"] = "192.0.2.1 50000 192.0.2.2 22" }
+        return t
     }
 
     /// The fields of aether-tui's `--stats-file` summary line that are used here.
@@ -143,8 +154,8 @@ struct HeadlessPlaybackCost {
     func measure(file: String) throws -> Result {
         guard let duration = (try? MediaProbe.probe(url: file))?.duration, duration > 0 else { throw Failure.probe(file) }
         let stats = "\(workDir)/headless-stats.jsonl"
-        let ours = command(player, file: file, stats: stats)
-        let theirs = baseline.map { command($0, file: file, stats: stats) }
+        let ours = command(player, file: file, stats: stats, extra: playerArguments)
+        let theirs = baseline.map { command($0, file: file, stats: stats, extra: baselineArguments) }
         let ffmpeg = ["ffmpeg", "-nostdin", "-v", "error", "-i", file, "-f", "null", "-"]
         var runs: [Run] = [], baselineRuns: [Run] = [], floor: [Measured] = []
         func once(_ argv: [String]) throws -> Run {

@@ -49,6 +49,21 @@ struct FrameSet {
         return path
     }
 
+    /// A film-like 1080p24 clip: soft colour fields drifting slowly (sky, walls, skin), a few
+    /// sharp moving edges, and fine temporal grain, H.264 at 8 Mbit/s (made once, 12 s).
+    static func filmClip(directory: String) throws -> String {
+        let path = "\(directory)/film-1080p24-12s.mkv"
+        if FileManager.default.fileExists(atPath: path) { return path }
+        let graph = "gradients=s=1920x1080:r=24:n=5:speed=0.015:seed=7,"
+            + "drawbox=x='660+300*sin(t/3)':y=300:w=360:h=520:color=0x283040@0.9:t=fill,"
+            + "gblur=sigma=1.2,noise=alls=5:allf=t,format=yuv420p"
+        let argv = ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", graph,
+                    "-t", "12", "-c:v", "libx264", "-preset", "veryfast", "-b:v", "8M", "-g", "48", "-y", path + ".part.mkv"]
+        guard Spawn.run(argv).status == 0 else { throw Failure.ffmpeg(argv.joined(separator: " ")) }
+        try FileManager.default.moveItem(atPath: path + ".part.mkv", toPath: path)
+        return path
+    }
+
     /// `count` frames of `source` at `width × height`. testsrc2 is scaled with `area` (a clean
     /// synthetic picture); the grainy clip is decoded and scaled `bilinear`, as playback's
     /// libswscale does (`Scaler`'s default).

@@ -10,7 +10,7 @@ import TerminalGraphics
 struct GraphicsBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "graphics",
-        abstract: "Half-block, kitty and sixel render throughput vs mpv (tct/sixel), timg and libsixel.")
+        abstract: "Cell outputs' quality (and players), half-block, kitty and sixel render throughput vs mpv (tct/sixel), timg and libsixel.")
 
     @Option(help: "Frames per sequence.") var frames = 48
     @Option(help: "Timed runs per configuration (the median run is reported).") var repeats = 5
@@ -23,6 +23,7 @@ struct GraphicsBenchmark: ParsableCommand {
     @Option(help: "What each sixel frame paints: changed or full (--vo-sixel-repaint).") var repaint = "changed"
     @Flag(help: "Skip mpv, timg and libsixel.") var noPeers = false
     @Flag(help: "Only the sixel encoder and libsixel (no half-block, no players).") var sixelOnly = false
+    @Flag(help: "Skip the cell outputs' quality and player runs (`aether-bench cells`).") var noCells = false
 
     static let fps = 24.0
     /// The targets on the grainy sequence.
@@ -35,12 +36,23 @@ struct GraphicsBenchmark: ParsableCommand {
               + "sixel noise threshold \(sixelOptions(.none).noiseThreshold), repaint \(sixelOptions(.none).repaint.rawValue); "
               + "1080p sources scaled by ffmpeg (testsrc2: area, grainy: bilinear as playback)")
 
+        if !sixelOnly && !noCells {
+            // The cell outputs judged by what they show (see `aether-bench cells`): a grainy
+            // still, the grainy clip moving with the players beside it, and a film-like clip.
+            for arguments in [["--clip", "grainy", "--still", "--tolerances", "0"],
+                              ["--clip", "grainy", "--colors", "truecolor,256"] + (noPeers ? [] : ["--players"]),
+                              ["--clip", "film", "--colors", "truecolor"]] {
+                print("")
+                var cells = try CellsBenchmark.parse(arguments + ["--work-dir", workDir])
+                try cells.run()
+            }
+        }
         if !sixelOnly {
             let hbMoving = try FrameSet.generate(.testsrc2, width: 160, height: 96, count: frames, directory: workDir)
             let hbStatic = try FrameSet.generate(.still, width: 160, height: 96, count: frames, directory: workDir)
             print("\n== half-block, 160x48 cells (160x96 px) ==")
             var hb: [String: RunResult] = [:]
-            for mode in HalfBlockColorMode.allCases {
+            for mode in CellColorMode.allCases {
                 for set in [hbMoving, hbStatic] {
                     let r = try halfBlock(set, mode: mode)
                     hb["\(mode.rawValue)/\(set.name)"] = r
@@ -124,13 +136,13 @@ struct GraphicsBenchmark: ParsableCommand {
     }
 
     /// Times `render` of every frame, `repeats` times; reports the median run.
-    func halfBlock(_ set: FrameSet, mode: HalfBlockColorMode) throws -> RunResult {
+    func halfBlock(_ set: FrameSet, mode: CellColorMode) throws -> RunResult {
         let rect = CellRect(column: 0, row: 0, width: set.width, height: set.height / 2)
         let images = try (0..<set.count).map(set.image)
         let out = ByteBuffer(capacity: 1 << 20)
         var runs: [RunResult] = []
         for _ in 0..<repeats {
-            let renderer = HalfBlockRenderer(colorMode: mode)
+            let renderer = CellRenderer(colorMode: mode)
             var times: [Double] = [], bytes = 0
             for image in images {
                 out.removeAll()

@@ -18,6 +18,10 @@ struct PtyTerminal {
     var cellHeight = 16
     /// Answer the probe (a terminal) or not (a pipe pretending to be one).
     var answers = true
+    /// Also play kitty's part: answer its graphics queries (`a=q`; the `t=s` one by reading and
+    /// unlinking the shared memory object, as kitty does) and unlink every shared memory object
+    /// a `t=s` transmission names (the player leaves them to the terminal).
+    var kitty = false
     /// Extra environment for the child (TERM and COLORTERM are set here).
     var environment: [String: String] = [:]
 
@@ -94,6 +98,7 @@ struct PtyTerminal {
         var first: Double?
         var scanner = ReplyScanner(answers: answers, columns: columns, rows: rows,
                                    cellWidth: cellWidth, cellHeight: cellHeight)
+        var kittyScanner = KittyScanner()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var status: Int32 = 0
         var usage = rusage()
@@ -106,7 +111,8 @@ struct PtyTerminal {
                     bytes += n
                     let chunk = buffer[0..<n]
                     if first == nil, Self.containsPicture(chunk) { first = MonotonicSeconds.now() - start }
-                    let reply = scanner.feed(chunk)
+                    var reply = scanner.feed(chunk)
+                    if kitty, answers { reply += kittyScanner.feed(chunk) }
                     if !reply.isEmpty { _ = reply.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } }
                 } else if n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN) {
                     // EIO: every slave descriptor closed; the child is exiting.
@@ -122,13 +128,16 @@ struct PtyTerminal {
                       maxRSSKiB: Int(usage.ru_maxrss), bytes: bytes, firstPictureSeconds: first)
     }
 
-    /// A sixel DCS (`ESC P q` with parameters), a kitty APC (`ESC _ G`), or `▀` (E2 96 80).
+    /// A sixel DCS (`ESC P q` with parameters), a kitty APC (`ESC _ G`), or a block character
+    /// of the cell outputs (`▀`…`▟` E2 96 80–9F, sextants F0 9F AC, octants F0 9C B4–B7).
     static func containsPicture(_ chunk: ArraySlice<UInt8>) -> Bool {
         var i = chunk.startIndex
         while i < chunk.endIndex - 2 {
             let b = chunk[i]
             if b == 0x1B, chunk[i + 1] == UInt8(ascii: "_"), chunk[i + 2] == UInt8(ascii: "G") { return true }
-            if b == 0xE2, chunk[i + 1] == 0x96, chunk[i + 2] == 0x80 { return true }
+            if b == 0xE2, chunk[i + 1] == 0x96, (0x80...0x9F).contains(chunk[i + 2]) { return true }
+            if b == 0xF0, chunk[i + 1] == 0x9F, chunk[i + 2] == 0xAC { return true }
+            if b == 0xF0, chunk[i + 1] == 0x9C, (0xB4...0xB7).contains(chunk[i + 2]) { return true }
             if b == 0x1B, chunk[i + 1] == UInt8(ascii: "P") {
                 var j = i + 2
                 while j < chunk.endIndex, (0x30...0x3B).contains(chunk[j]) { j += 1 }
@@ -180,6 +189,57 @@ private struct ReplyScanner {
             answered.insert(query)
         }
         return Array(reply.utf8)
+    }
+}
+
+/// kitty's graphics commands in the child's output, as kitty acts on them for the benchmark:
+/// short APC `G` strings (queries, `t=s` transmissions, deletes) are read whole; long ones (direct
+/// transmissions) are skipped. `a=q` is answered `OK` (the `t=s` query only when its shared memory
+/// object exists, which is then unlinked); a `t=s` transmission's object is unlinked.
+private struct KittyScanner {
+    private enum State { case ground, escape, apcStart, body, skip, skipEscape, bodyEscape }
+    private var state = State.ground
+    private var body: [UInt8] = []
+    /// Longer APC strings are direct transmissions: not kept.
+    static let maxBody = 512
+    private(set) var sharedFramesTaken = 0
+
+    mutating func feed(_ chunk: ArraySlice<UInt8>) -> [UInt8] {
+        var reply: [UInt8] = []
+        for b in chunk {
+            switch state {
+            case .ground: if b == 0x1B { state = .escape }
+            case .escape: state = b == UInt8(ascii: "_") ? .apcStart : (b == 0x1B ? .escape : .ground)
+            case .apcStart:
+                if b == UInt8(ascii: "G") { state = .body; body.removeAll(keepingCapacity: true) } else { state = .ground }
+            case .body:
+                if b == 0x1B { state = .bodyEscape } else if body.count < Self.maxBody { body.append(b) } else { state = .skip }
+            case .bodyEscape:
+                if b == UInt8(ascii: "\\") { reply += handle(body); state = .ground } else { state = .body; body.append(0x1B); body.append(b) }
+            case .skip: if b == 0x1B { state = .skipEscape }
+            case .skipEscape: state = b == UInt8(ascii: "\\") ? .ground : .skip
+            }
+        }
+        return reply
+    }
+
+    private mutating func handle(_ body: [UInt8]) -> [UInt8] {
+        let text = String(decoding: body, as: UTF8.self)
+        let parts = text.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
+        var keys: [String: String] = [:]
+        for pair in parts[0].split(separator: ",") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            if kv.count == 2 { keys[String(kv[0])] = String(kv[1]) }
+        }
+        let payload = parts.count > 1 ? String(parts[1]) : ""
+        var taken = false
+        if keys["t"] == "s", let data = Data(base64Encoded: payload), let name = String(data: data, encoding: .utf8) {
+            taken = shm_unlink("/" + name) == 0
+            if taken, keys["a"] != "q" { sharedFramesTaken += 1 }
+        }
+        guard keys["a"] == "q" else { return [] }
+        let ok = keys["t"] != "s" || taken
+        return Array("\u{1B}_Gi=\(keys["i"] ?? "0");\(ok ? "OK" : "EBADF")\u{1B}\\".utf8)
     }
 }
 

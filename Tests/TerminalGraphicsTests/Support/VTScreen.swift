@@ -17,6 +17,7 @@ struct VTScreen {
         var halves: (top: Color, bottom: Color) {
             switch glyph {
             case "▀": (fg, bg)
+            case "▄": (bg, fg)
             case "█": (fg, fg)
             default: (bg, bg)
             }
@@ -55,7 +56,7 @@ struct VTScreen {
                 guard i + len <= bytes.count, let ch = String(decoding: bytes[i..<(i + len)], as: UTF8.self).first else {
                     throw ParseError.unexpected("bad UTF-8")
                 }
-                guard ["▀", "█", " "].contains(ch) else { throw ParseError.unexpected("glyph \(ch)") }
+                guard ["▀", "▄", "█", " "].contains(ch) else { throw ParseError.unexpected("glyph \(ch)") }
                 guard cursor.column < columns, cursor.row < rows else { throw ParseError.unexpected("write outside screen") }
                 var cell = cells[cursor.row * columns + cursor.column]
                 cell.glyph = ch
