@@ -148,9 +148,11 @@ import Testing
         }
         let match = try #require(matches.max { $0.psnr < $1.psnr }, "\(c.name): ffmpeg's psnr gave nothing")
         // The picture's content fills its placement (within 2 px).
-        withKnownIssue("the picture's last columns are black where its width is not a multiple of 16 (scaled 96 px wide in xterm's 100 cells, 1008 in foot's 1015)") {
+        // foot: the sixel picture's last 5–7 columns are black (1008 of 1015 px drawn; xterm's
+        // half-block lost its last 4 cells the same way until main's 4:4:4 scaling).
+        withKnownIssue("foot: the sixel picture's last columns are black (1008 px of a 1015 px picture)") {
             #expect(bars.width >= box.width - 2, "\(c.name): the colour bars end \(box.width - bars.width) px short of the picture's right edge")
-        } when: { c.name == "xterm half-block" || c.terminal == .foot }
+        } when: { c.terminal == .foot }
         #expect(match.psnr >= c.minimumPSNR,
                 "\(c.name): picture \(box) (compared at \(compare.width)x\(compare.height)) is \(String(format: "%.1f", match.psnr)) dB from the source (at \(String(format: "%.2f", match.time)) s), expected ≥ \(c.minimumPSNR)")
 
