@@ -59,7 +59,7 @@ let package = Package(
 
         // libFuzzer targets (media, subtitle, theme; inputconf, config, playlist, watchlater, ipc); a file replayer when built normally.
         // Tests/Scripts/fuzz.sh builds it with -sanitize=fuzzer,address -DFUZZING.
-        .executableTarget(name: "aether-fuzz", dependencies: ["AetherEngine", "AetherTUI", "AetherControl"]),
+        .executableTarget(name: "aether-fuzz", dependencies: ["AetherEngine", "AetherTUI", "AetherControl", "TerminalGraphics"]),
 
         // Fixtures, the PulseAudio null sink, and running the built binary, for every test target.
         .target(name: "AetherTestSupport", path: "Tests/AetherTestSupport"),

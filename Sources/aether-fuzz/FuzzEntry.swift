@@ -2,6 +2,7 @@ import AetherControl
 import AetherEngine
 import AetherTUI
 import Foundation
+import TerminalGraphics
 
 /// libFuzzer targets over the code that reads untrusted bytes, chosen by `AETHER_FUZZ_TARGET`:
 /// - `media`: demux (from memory, through a custom AVIOContext), probe, and decode with the
@@ -14,13 +15,15 @@ import Foundation
 ///   reference scan and thumbnail track;
 /// - `inputconf`, `config` (with its profiles expanded), `playlist` (.m3u/.m3u8 and .pls text),
 ///   `watchlater` (one entry), `ipc` (a client's stream through an IPC session): the readers
-///   of the other doors (DoorFuzz below).
+///   of the other doors (DoorFuzz below);
+/// - `replies`: a terminal's answers to the capability probe (CSI, APC and DCS replies:
+///   XTVERSION, XTGETTCAP, DECRQSS, kitty's) through ``CapabilityProbe`` (ReplyFuzz below).
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, theme, hls, dash, inputconf, config, playlist, watchlater, ipc
+    case media, subtitle, theme, hls, dash, inputconf, config, playlist, watchlater, ipc, replies
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -39,6 +42,8 @@ enum FuzzTarget: String, CaseIterable {
             ManifestCheck.dash(bytes)
         case .inputconf, .config, .playlist, .watchlater, .ipc:
             DoorFuzz.run(self, bytes)
+        case .replies:
+            ReplyFuzz.run(bytes)
         }
     }
 }
@@ -77,7 +82,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme|hls|dash|inputconf|config|playlist|watchlater|ipc FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme|hls|dash|inputconf|config|playlist|watchlater|ipc|replies FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)
@@ -130,5 +135,43 @@ enum DoorFuzz {
         default:
             break
         }
+    }
+}
+
+/// The capability probe against a terminal that answers with the input: the first byte picks
+/// how the answer is split across reads (1–16 bytes, or all at once) and whether the probe runs
+/// as if inside tmux (the outer terminal's replies through passthrough); the rest is the answer.
+/// Checks what the probe promises: bounded names and lists, believable sizes.
+enum ReplyFuzz {
+    struct Terminal: ProbeTransport {
+        var reply: [UInt8]
+        var chunk: Int
+        var offset = 0
+        mutating func send(_ bytes: [UInt8]) throws(SystemCallError) {}
+        mutating func receive(timeout: Duration) throws(SystemCallError) -> [UInt8] {
+            let end = offset + min(reply.count - offset, chunk)
+            defer { offset = end }
+            return Array(reply[offset..<end])
+        }
+    }
+
+    static func run(_ bytes: [UInt8]) {
+        guard let first = bytes.first else { return }
+        let chunk = first & 0x0F == 0 ? Int.max : Int(first & 0x0F)
+        let inTmux = first & 0x10 != 0
+        var terminal = Terminal(reply: Array(bytes.dropFirst()), chunk: chunk)
+        let environment = inTmux ? TerminalEnvironment(term: "tmux-256color", tmux: "/tmp/fuzz,1,0", tmuxPane: "%1")
+                                 : TerminalEnvironment(term: "xterm")
+        let pane = TmuxPane(passthrough: first & 0x20 != 0)
+        let report = CapabilityProbe.probe(transport: &terminal, environment: environment, budget: .milliseconds(2)) { _ in
+            inTmux ? pane : nil
+        }
+        let caps = report.capabilities
+        precondition((caps.terminalVersion?.utf8.count ?? 0) <= ReplyLimits.terminalVersionBytes, "a name past its bound")
+        precondition(caps.deviceAttributes.count <= 64 && caps.outerDeviceAttributes.count <= 64)
+        if let cell = caps.cellSize { precondition(ReplyLimits.accepts(cell), "an unbelievable cell \(cell)") }
+        if let g = caps.sixelMaxGeometry { precondition(g.width <= 4096 && g.height <= 4096) }
+        precondition(caps.effectiveSixelColors <= 256)
+        precondition(report.strayInput.count <= bytes.count, "stray input larger than the input")
     }
 }

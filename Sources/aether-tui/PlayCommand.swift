@@ -106,7 +106,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-sixel-dither"), help: ArgumentHelp("Sixel dithering: none (fewest bytes), ordered, or fs (Floyd–Steinberg).", valueName: "none|ordered|fs"))
     var sixelDither: String = "none"
 
-    @Option(name: .customLong("vo-sixel-repaint"), help: ArgumentHelp("What each sixel frame paints: changed (only the pixels that changed, fewest bytes), full (the whole picture; xterm draws it far faster), or auto (full on xterm, else changed).", valueName: "auto|changed|full"))
+    @Option(name: .customLong("vo-sixel-repaint"), help: ArgumentHelp("What each sixel frame paints: changed (only the pixels that changed, fewest bytes; right only where the terminal keeps the earlier picture under them), full (the whole picture), or auto (changed on xterm and foot, else full).", valueName: "auto|changed|full"))
     var sixelRepaint: String = "auto"
 
     @Option(name: .customLong("vo-kitty-use-shm"), help: ArgumentHelp("kitty frames through POSIX shared memory (only the object's name goes through the tty): auto (when the terminal is on this machine, not over SSH or through tmux, and answered the probe's shared memory query), yes, or no (base64 through the tty).", valueName: "auto|yes|no"))

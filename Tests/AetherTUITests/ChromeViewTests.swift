@@ -27,7 +27,7 @@ struct ChromeViewTests {
         #expect(wide.lines == [
             "",
             "━━━━━━━━━━━━━━━━━━━━●───────────────────┃───────────────────────────────────────",
-            " ⏸ 00:30 / 02:00                            vol 100%   1.00×   SDR   halfblock",
+            " ‖ 00:30 / 02:00                            vol 100%   1.00×   SDR   halfblock",
         ], "\(wide.text)")
         // Roles: played, buffered, empty, chapter.
         #expect(wide.roles[1][5] == .progressPlayed)
@@ -56,7 +56,7 @@ struct ChromeViewTests {
         Self.bar(position: 5, span: 0, buffered: 0, time: "x").render(into: &empty)
         // No duration (a stream): the position dot stays at the start.
         #expect(empty.lines[0] == "●───────────────────────")
-        #expect(grid.lines[1].hasPrefix(" ⇥ x"))
+        #expect(grid.lines[1].hasPrefix(" » x"))
         var buffering = CellGrid(columns: 24, rows: 2)
         Self.bar(.buffering, time: "t").render(into: &buffering)
         #expect(buffering.lines[1].hasPrefix(" … t"))

@@ -98,7 +98,7 @@ import Testing
         #expect(client.waitForEvent { $0["id"] as? Int == 1 }?["data"] as? Bool == false)
         // Commands over the socket show on the screen …
         #expect(client.request(#"{"command":["set_property","pause",true]}"#)?["error"] as? String == "success")
-        #expect(tui.waitFor(3) { $0.contains("⏸") }, "IPC pause did not show:\n\(tui.screen())")
+        #expect(tui.waitFor(3) { $0.contains("‖") }, "IPC pause did not show:\n\(tui.screen())")
         #expect(client.request(#"{"command":["seek",7,"absolute"]}"#)?["error"] as? String == "success")
         #expect(tui.waitFor(3) { TUITests.time(in: $0) == 7 }, "IPC seek did not show:\n\(tui.screen())")
         let position = client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double

@@ -152,7 +152,7 @@ import Testing
         #expect(s.waitFor(8) { TUITests.time(in: $0) != nil }, "the transport bar never appeared:\n\(s.screen())")
         try Poll.until(timeout: 5) { ctl("status").stdout == "Playing\n" }
         #expect(ctl("play-pause").status == 0)
-        #expect(s.waitFor(2) { $0.contains("⏸") }, "\(s.screen())")
+        #expect(s.waitFor(2) { $0.contains("‖") }, "\(s.screen())")
         #expect(ctl("status").stdout == "Paused\n")
         let paused = try #require(TUITests.time(in: s.screen()))
         Thread.sleep(forTimeInterval: 1.2)

@@ -48,7 +48,7 @@ import Testing
         let t0 = try #require(TUITests.time(in: s.screen()))
         #expect(s.waitFor(4) { (TUITests.time(in: $0) ?? 0) >= t0 + 2 }, "time did not advance")
         s.send("space")
-        #expect(s.waitFor(2) { $0.contains("⏸") })
+        #expect(s.waitFor(2) { $0.contains("‖") })
         let paused = try #require(TUITests.time(in: s.screen()))
         Thread.sleep(forTimeInterval: 1.5)
         #expect(TUITests.time(in: s.screen()) == paused, "time moved while paused")

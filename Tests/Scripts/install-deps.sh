@@ -14,6 +14,9 @@ packages=(
     # tests: fixtures, audio, the TUI in tmux, man page lint, real sixel decoders and terminal
     ffmpeg tmux pulseaudio pulseaudio-utils mandoc python3 gcc
     libsixel-bin xvfb xterm x11-apps xdotool fonts-dejavu-core
+    # the real-terminal matrix: mlterm, kitty (software GL through Mesa), foot inside weston's
+    # X11 backend; the chrome glyph check reads DejaVu and Noto Sans Mono with fontconfig
+    mlterm kitty libgl1-mesa-dri foot weston fonts-noto-mono fontconfig
     # MPRIS tests: a private session bus and playerctl
     dbus-daemon playerctl
     # network tests: pkill ends the live stream writer

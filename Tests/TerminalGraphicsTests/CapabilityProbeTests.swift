@@ -155,8 +155,9 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(caps.effectiveSixelColors == 256)
     }
 
-    /// XTVERSION (`DCS >|name ST`) names the terminal; xterm gets whole sixel pictures by default.
-    @Test func terminalVersionNamesXtermAndPicksWholeSixelPictures() throws {
+    /// XTVERSION (`DCS >|name ST`) names the terminal; the terminals known to compose sixel
+    /// images (xterm, foot) get only what changed by default, any other whole pictures.
+    @Test func terminalVersionNamesTheTerminalAndPicksTheSixelRepaint() throws {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?63;1;2;4;6;9;15;16;22;28c\u{1B}[?1;0;256S\u{1B}P>|XTerm(379)\u{1B}\\\u{1B}[0n",
                                         chunk: 5)
         let report = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm"))
@@ -164,16 +165,23 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(report.strayInput.isEmpty)
         #expect(caps.terminalVersion == "XTerm(379)" && caps.isXterm)
         #expect(caps.summaryLines.contains("terminal version (XTVERSION): XTerm(379)"))
-        #expect(VideoDrivers.sixelRepaint(for: caps) == .full)
+        #expect(VideoDrivers.sixelRepaint(for: caps) == .changed)
         let sixel = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init()) as? SixelDriver)
-        #expect(sixel.repaint == .full)
-        let chosen = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init(sixelRepaint: .changed)) as? SixelDriver)
-        #expect(chosen.repaint == .changed, "--vo-sixel-repaint wins over auto")
+        #expect(sixel.repaint == .changed)
+        let chosen = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init(sixelRepaint: .full)) as? SixelDriver)
+        #expect(chosen.repaint == .full, "--vo-sixel-repaint wins over auto")
 
-        var foot = ScriptedTerminal(reply: "\u{1B}[?62;4;22c\u{1B}P>|foot(1.16.2)\u{1B}\\\u{1B}[0n")
+        var foot = ScriptedTerminal(reply: "\u{1B}[?62;4;22c\u{1B}P>|foot(1.13.1)\u{1B}\\\u{1B}[0n")
         let footCaps = CapabilityProbe.probe(transport: &foot, environment: TerminalEnvironment(term: "foot")).capabilities
-        #expect(footCaps.terminalVersion == "foot(1.16.2)" && !footCaps.isXterm)
+        #expect(footCaps.terminalVersion == "foot(1.13.1)" && !footCaps.isXterm)
         #expect((VideoDrivers.make("auto", capabilities: footCaps, options: .init()) as? SixelDriver)?.repaint == .changed)
+        // mlterm 3.9 does not answer XTVERSION and draws unset pixels as background: whole pictures.
+        var mlterm = ScriptedTerminal(reply: "\u{1B}[?63;1;2;3;4;6;7;15;18;22;29c\u{1B}[0n")
+        let mltermCaps = CapabilityProbe.probe(transport: &mlterm, environment: TerminalEnvironment(term: "mlterm")).capabilities
+        #expect((VideoDrivers.make("auto", capabilities: mltermCaps, options: .init()) as? SixelDriver)?.repaint == .full)
+        var other = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}P>|WezTerm 20240203\u{1B}\\\u{1B}[0n")
+        let otherCaps = CapabilityProbe.probe(transport: &other, environment: TerminalEnvironment()).capabilities
+        #expect(VideoDrivers.sixelRepaint(for: otherCaps) == .full)
         #expect(CapabilityProbe.query.starts(with: Array("\u{1B}[c".utf8)))
         #expect(CapabilityProbe.query.suffix(4) == Array("\u{1B}[5n".utf8), "DSR stays last")
     }

@@ -137,7 +137,7 @@ import Testing
                                         tmux: TmuxPane(passthrough: false))
         #expect(sent == CapabilityProbe.queries(for: Self.tmuxEnvironment))
         let unwrapped = try KittyStream.unwrapTmux(sent)
-        #expect(unwrapped.starts(with: CapabilityProbe.kittyQuery + Array("\u{1B}[c".utf8)))
+        #expect(unwrapped.starts(with: CapabilityProbe.kittyQuery + Array("\u{1B}[>0q\u{1B}[c".utf8)))
         let outside = try KittyStream.unwrapTmux(sent, keepInner: false)
         #expect(outside.firstRange(of: Array("\u{1B}_".utf8)) == nil, "a bare APC would become the pane's title")
         #expect(outside.suffix(4) == ArraySlice("\u{1B}[5n".utf8))
@@ -170,6 +170,26 @@ import Testing
         _ = try driver.render(image, placement: Placement(rect: CellRect(column: 0, row: 0, width: 3, height: 1),
                                                          pictureSize: image.size), mask: CellMask(columns: 80, rows: 24), into: out)
         #expect(out.bytes.starts(with: Array("\u{1B}Ptmux;\u{1B}\u{1B}7\u{1B}\u{1B}[3;11H".utf8)))
+    }
+
+    /// The outer terminal's name comes through passthrough too (tmux names itself "tmux 3.3a"):
+    /// sixel through tmux to xterm paints what changed (xterm composes images); to a terminal
+    /// that does not say, whole pictures. Without passthrough no outer name is believed.
+    @Test func withPassthroughTheOuterTerminalNamesItself() throws {
+        let wrappedVersion = TmuxPassthrough.wrap(Array("\u{1B}[>0q".utf8))
+        #expect(CapabilityProbe.queries(for: Self.tmuxEnvironment).firstRange(of: wrappedVersion) != nil)
+        let reply = "\u{1B}[?1;2c\u{1B}P>|tmux 3.3a\u{1B}\\" + Self.dsr + "\u{1B}P>|XTerm(379)\u{1B}\\\u{1B}[?63;4c"
+        let caps = Self.probe(reply, environment: Self.tmuxEnvironment, chunk: 7,
+                              tmux: TmuxPane(passthrough: true)).report.capabilities
+        #expect(caps.terminalVersion == "tmux 3.3a" && caps.outerTerminalVersion == "XTerm(379)")
+        #expect(caps.sixelThroughTmux && caps.sixelTerminalVersion == "XTerm(379)")
+        #expect(VideoDrivers.sixelRepaint(for: caps) == .changed)
+        #expect(caps.summaryLines.contains("outer terminal version (through tmux): XTerm(379)"))
+        let silent = Self.probe("\u{1B}[?1;2c\u{1B}P>|tmux 3.3a\u{1B}\\" + Self.dsr + "\u{1B}[?63;4c", environment: Self.tmuxEnvironment,
+                                tmux: TmuxPane(passthrough: true)).report.capabilities
+        #expect(silent.outerTerminalVersion == nil && VideoDrivers.sixelRepaint(for: silent) == .full)
+        let closed = Self.probe(reply, environment: Self.tmuxEnvironment, tmux: TmuxPane(passthrough: false)).report.capabilities
+        #expect(closed.outerTerminalVersion == nil, "no passthrough: a reply that slipped through is not believed")
     }
 
     @Test func withPassthroughASixelOnlyOuterTerminalGetsWrappedSixel() throws {
@@ -221,6 +241,22 @@ import Testing
         #expect(TmuxPane(reply: "") == nil)
         #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|0")?.passthrough == false, "a detached session passes nothing through")
         #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|")?.passthrough == true)
+        // The client's features: RGB means tmux passes 24-bit colour on.
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|1|256,RGB,title,clipboard")?.rgb == true)
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|1|256,title,clipboard")?.rgb == false)
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.1|1|")?.rgb == false)
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|1|RGBX,xRGB")?.rgb == false)
+        #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|1|a|b") == nil)
+    }
+
+    /// Inside tmux the terminal's own colour answer is tmux's to give: its client's features.
+    @Test func inTmuxTruecolorComesFromTheClientsFeatures() {
+        let rgb = Self.probe("\u{1B}[?1;2c" + Self.dsr, environment: Self.tmuxEnvironment,
+                             tmux: TmuxPane(passthrough: false, rgb: true)).report.capabilities
+        #expect(rgb.truecolor && rgb.truecolorSource == .terminal)
+        let plain = Self.probe("\u{1B}[?1;2c" + Self.dsr, environment: Self.tmuxEnvironment,
+                               tmux: TmuxPane(passthrough: false)).report.capabilities
+        #expect(!plain.truecolor)
     }
 
     // MARK: the tmux query's child process (a stand-in for tmux)

@@ -73,6 +73,21 @@ struct TransportBar: Equatable {
         var role: ThemeRole
     }
 
+    /// The state's glyph on the status line. Only characters the common monospace fonts have
+    /// (DejaVu Sans Mono, Noto Sans Mono, both checked by the tests): `⏸` (U+23F8) is in
+    /// neither, nor in any font Debian installs with them, and xterm, which does not fall back
+    /// to other fonts for it, drew an empty box; `⇥` is not in Noto Sans Mono. Asking the
+    /// terminal would not tell: it moves the cursor by the character's width whether or not a
+    /// font has the glyph (xterm, kitty, foot and mlterm all reported one cell for `⏸`).
+    static func icon(_ state: State) -> String {
+        switch state {
+        case .paused: "‖"
+        case .seeking: "»"
+        case .buffering: "…"
+        case .playing: "▶"
+        }
+    }
+
     /// The bar's column for `time` (clamped: a damaged file can claim 1.8e19 s).
     static func column(_ time: Double, origin: Double, span: Double, width: Int) -> Int {
         span > 0 ? Int(saturating: min(1, max(0, (time - origin) / span)) * Double(width)) : 0
@@ -99,12 +114,7 @@ struct TransportBar: Equatable {
         }
         let status = row + 1
         surface.fill(row: status, column: 0, width: width, role: .status)
-        let icon = switch state {
-        case .paused: "⏸"
-        case .seeking: "⇥"
-        case .buffering: "…"
-        case .playing: "▶"
-        }
+        let icon = Self.icon(state)
         surface.put(" \(icon) ", row: status, column: 0, role: .status)
         surface.put(timeText, row: status, column: 3, role: .time)
         var x = width

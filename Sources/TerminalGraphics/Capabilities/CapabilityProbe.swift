@@ -8,13 +8,15 @@ import Glibc
 /// One write carries every query, DSR last:
 /// DA1 (`CSI c`), XTSMGRAPHICS colour registers and sixel geometry (`CSI ?1;1;0S`,
 /// `CSI ?2;1;0S`), cell size (`CSI 16 t`), text area (`CSI 14 t`), screen cells (`CSI 18 t`),
-/// synchronized output (DECRQM `CSI ?2026$p`), the terminal's name (XTVERSION `CSI >0q`), kitty
-/// graphics (`APC G a=q …`, a 1×1 image the terminal only checks), then DSR (`CSI 5n`).
+/// synchronized output (DECRQM `CSI ?2026$p`), the terminal's name (XTVERSION `CSI >0q`),
+/// 24-bit colour (``directColorQueries``: XTGETTCAP `RGB`/`Tc`, and DECRQSS of a direct-colour
+/// SGR set for the purpose), kitty graphics (`APC G a=q …`, a 1×1 image the terminal only
+/// checks), then DSR (`CSI 5n`).
 /// Terminals answer in order, so the DSR reply (`CSI 0n`) means every answer the terminal will
 /// give has arrived; a silent terminal costs at most the budget. Bytes that are not replies come back as ``Report/strayInput``.
 ///
 /// Inside tmux the panes see tmux, not the terminal: tmux answers DA1 and DSR itself and takes a
-/// bare APC string for a pane title. So there the kitty query and a second DA1 go first,
+/// bare APC string for a pane title. So there the kitty query, XTVERSION and a second DA1 go first,
 /// wrapped for tmux's passthrough (``TmuxPassthrough``), to the outer terminal; tmux drops them
 /// unless `allow-passthrough` is on, which ``TmuxQuery`` asks tmux (a child process started
 /// before the queries go out and collected after the sentinel). With passthrough on, the outer
@@ -42,30 +44,87 @@ public enum CapabilityProbe {
             + Base64.encode(Array(bare.utf8)) + Array("\u{1B}\\".utf8)
     }
 
-    /// Every query but kitty's and the sentinel.
+    /// Every query but the colour queries, kitty's and the sentinel.
     private static let textQueries: [UInt8] = Array(
         ("\u{1B}[c" + "\u{1B}[?1;1;0S" + "\u{1B}[?2;1;0S" + "\u{1B}[16t" + "\u{1B}[14t" + "\u{1B}[18t"
             + "\u{1B}[?2026$p" + "\u{1B}[>0q").utf8)
+    /// The foreground ``directColorQueries`` sets and asks back: no 256-colour palette has it,
+    /// so a terminal that keeps colours as palette indices answers with another colour.
+    static let probeColor: (red: Int, green: Int, blue: Int) = (1, 2, 3)
+    /// 24-bit colour, asked two ways (xterm sets no `COLORTERM` and has no terminfo flag for it
+    /// in its usual entries; measured answers in ``directColor(inSetting:)``):
+    /// - XTGETTCAP (`DCS + q 524742;5463 ST`): the terminal's own `RGB` and `Tc` capabilities
+    ///   (foot answers `RGB=8`; kitty and mlterm answer "unknown"; xterm nothing);
+    /// - DECRQSS of the SGR after setting the foreground to ``probeColor`` with the
+    ///   semicolon form every 24-bit terminal parses (`CSI 38;2;1;2;3 m`, `DCS $ q m ST`): xterm,
+    ///   foot and kitty answer it as a direct colour, mlterm as `38;5;16` (its nearest palette
+    ///   entry). The attributes are reset (`CSI 0 m`) at once; nothing is printed in between.
+    public static let directColorQueries: [UInt8] = Array(
+        ("\u{1B}P+q524742;5463\u{1B}\\" + "\u{1B}[38;2;1;2;3m" + "\u{1B}P$qm\u{1B}\\" + "\u{1B}[0m").utf8)
     /// DSR, the sentinel.
     private static let sentinel: [UInt8] = Array("\u{1B}[5n".utf8)
 
-    /// The queries, in one write (outside tmux and GNU screen).
-    public static let query: [UInt8] = textQueries + kittyQuery + sentinel
+    /// The queries, in one write (outside tmux, GNU screen and the Linux console).
+    public static let query: [UInt8] = textQueries + directColorQueries + kittyQuery + sentinel
 
-    /// The queries for a terminal in `environment`: ``query``; inside tmux the kitty query and a
-    /// DA1 for the outer terminal wrapped first and no bare APC (tmux would take it for a pane
-    /// title); in GNU screen no APC (its hardstatus line). `sharedMemory`, kitty's `t=s` query,
-    /// goes before the sentinel (only where the terminal is local).
+    /// The queries for a terminal in `environment`: ``query``; inside tmux the kitty query,
+    /// XTVERSION and a DA1 for the outer terminal wrapped first and no bare APC (tmux would take
+    /// it for a pane title); in GNU screen no APC (its hardstatus line) and no DCS (screen hands
+    /// DCS strings to the terminal outside it, whose answer would not be screen's); on the Linux
+    /// console (`TERM=linux`, which knows no DCS) no colour queries. `sharedMemory`, kitty's
+    /// `t=s` query, goes before the sentinel (only where the terminal is local).
     public static func queries(for environment: TerminalEnvironment, sharedMemory: [UInt8]? = nil) -> [UInt8] {
+        if environment.term == "linux" { return textQueries + kittyQuery + (sharedMemory ?? []) + sentinel }
         guard environment.inTmux || environment.inScreen else {
             guard let sharedMemory else { return query }
-            return textQueries + kittyQuery + sharedMemory + sentinel
+            return textQueries + directColorQueries + kittyQuery + sharedMemory + sentinel
         }
         var bytes: [UInt8] = []
         if environment.inTmux {
-            bytes += TmuxPassthrough.wrap(kittyQuery) + TmuxPassthrough.wrap(Array("\u{1B}[c".utf8))
+            bytes += TmuxPassthrough.wrap(kittyQuery) + TmuxPassthrough.wrap(Array("\u{1B}[>0q".utf8))
+                + TmuxPassthrough.wrap(Array("\u{1B}[c".utf8))
+            return bytes + textQueries + directColorQueries + sentinel
         }
         return bytes + textQueries + sentinel
+    }
+
+    /// An XTGETTCAP entry that says 24-bit colour: `Tc` (a flag), or `RGB` as a flag or with
+    /// bits per channel (`8`, `8/8/8`).
+    static func namesDirectColor(_ entry: TermcapEntry) -> Bool {
+        switch entry.name {
+        case "Tc": true
+        case "RGB": entry.value.map { !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "/") } } ?? true
+        default: false
+        }
+    }
+
+    /// What a DECRQSS answer for SGR (`0;38:2::1:2:3m`) says after the probe set the foreground
+    /// to ``probeColor``: true when it holds that colour as RGB (`38:2::r:g:b` with a colour
+    /// space, `38:2:r:g:b`, `38;2;r;g;b`), false when it holds a palette index instead
+    /// (`38;5;n`, `38:5:n`), nil when it is no SGR or holds no foreground (no answer either way).
+    /// At most ``ReplyLimits/settingParameters`` parameters are read.
+    static func directColor(inSetting text: String) -> Bool? {
+        guard text.hasSuffix("m") else { return nil }
+        let parameters = text.dropLast().split(separator: ";", omittingEmptySubsequences: false)
+            .prefix(ReplyLimits.settingParameters)
+            .map { $0.split(separator: ":", omittingEmptySubsequences: false).map { Int($0.prefix(7)) } }
+        let wanted = [probeColor.red, probeColor.green, probeColor.blue]
+        var i = 0
+        while i < parameters.count {
+            let sub = parameters[i]
+            guard sub.first == 38 else { i += 1; continue }
+            if sub.count > 1 {
+                // Colon form: 38:2:[colour space:]r:g:b or 38:5:n.
+                if sub[1] == 5 { return false }
+                guard sub[1] == 2, sub.count == 5 || sub.count == 6 else { return nil }
+                return sub.suffix(3).map { $0 ?? -1 } == wanted
+            }
+            let next = parameters.dropFirst(i + 1).map { $0.count == 1 ? $0[0] : nil }
+            if next.first == 5 { return false }
+            guard next.first == 2, next.count >= 4 else { return nil }
+            return next[1...3].map { $0 ?? -1 } == wanted
+        }
+        return nil
     }
 
     /// What the probe found.
@@ -172,6 +231,8 @@ public enum CapabilityProbe {
                       to caps: inout TerminalCapabilities) {
         var cellReply: CellSize?
         var textArea: PixelSize?
+        var settingDirect: Bool?
+        var termcapDirect = false
         let cells = ReplyLimits.screenCells, pixels = ReplyLimits.windowPixels
         let ws = windowSize.flatMap { cells.contains($0.columns) && cells.contains($0.rows) ? $0 : nil }
         if let ws {
@@ -219,8 +280,15 @@ public enum CapabilityProbe {
                 }
             case .modeReport(mode: 2026, let value):
                 caps.synchronizedOutput = (1...3).contains(value)
+            case .terminalVersion(let name) where caps.inTmux && !name.hasPrefix("tmux"):
+                // The outer terminal's name, asked through passthrough (tmux calls itself "tmux 3.3a").
+                if passthrough, caps.outerTerminalVersion == nil { caps.outerTerminalVersion = name }
             case .terminalVersion(let name):
                 if caps.terminalVersion == nil { caps.terminalVersion = name }
+            case .setting(valid: true, let text):
+                if let direct = directColor(inSetting: text) { settingDirect = direct }
+            case .termcap(valid: true, let entries):
+                if entries.contains(where: Self.namesDirectColor) { termcapDirect = true }
             default:
                 break
             }
@@ -243,7 +311,22 @@ public enum CapabilityProbe {
             caps.kittyGraphics = true
             caps.kittyGraphicsSource = .environment
         }
-        if environment.suggestsTruecolor {
+        // 24-bit colour: the terminal's own answer wins (it either keeps a colour as RGB or
+        // turned it into a palette index), then its name, then the environment's hints.
+        if settingDirect == true || termcapDirect {
+            caps.truecolor = true
+            caps.truecolorSource = .terminal
+        } else if settingDirect == false {
+            caps.truecolor = false
+            caps.truecolorSource = .terminal
+        } else if caps.terminalVersion.map(TerminalCapabilities.namesDirectColorTerminal) == true, !caps.inTmux {
+            caps.truecolor = true
+            caps.truecolorSource = .terminal
+        } else if caps.inTmux, caps.tmuxPane?.rgb == true {
+            // tmux says its terminal takes 24-bit colour (it would turn it into 256 otherwise).
+            caps.truecolor = true
+            caps.truecolorSource = .terminal
+        } else if environment.suggestsTruecolor {
             caps.truecolor = true
             caps.truecolorSource = .environment
         }

@@ -29,6 +29,10 @@ public enum ReplyLimits {
     public static let apcReplyBytes = 256
     /// The longest terminal name kept from an XTVERSION reply.
     public static let terminalVersionBytes = 64
+    /// The most `name=value` pairs read from one XTGETTCAP reply (we ask for two).
+    public static let termcapEntries = 8
+    /// The most SGR parameters read from one DECRQSS reply (ours has one colour: 0;38:2::1:2:3).
+    public static let settingParameters = 32
 
     /// Whether `size` is a plausible cell.
     public static func accepts(_ size: CellSize) -> Bool {

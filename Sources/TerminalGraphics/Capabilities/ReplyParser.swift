@@ -16,6 +16,18 @@ enum TerminalReply: Equatable {
     case kittyGraphics(imageID: Int?, ok: Bool)
     /// XTVERSION: `DCS > | name(version) ST`, e.g. `XTerm(379)`.
     case terminalVersion(String)
+    /// XTGETTCAP: `DCS 1 + r name=value ; … ST` (names and values hex-encoded on the wire,
+    /// decoded here), or `DCS 0 + r name ST` for a name the terminal does not know (`valid` false).
+    case termcap(valid: Bool, entries: [TermcapEntry])
+    /// DECRQSS: `DCS 1 $ r setting ST` (e.g. `0;38:2::1:2:3m` for the current SGR), or
+    /// `DCS 0 $ r ST` for a request the terminal does not answer (`valid` false).
+    case setting(valid: Bool, text: String)
+}
+
+/// One capability of an XTGETTCAP reply: `RGB` → `8`, `Tc` → nil (a boolean has no value).
+struct TermcapEntry: Equatable {
+    var name: String
+    var value: String?
 }
 
 /// Splits the bytes read from the terminal into replies and everything else.
@@ -24,7 +36,7 @@ enum TerminalReply: Equatable {
 /// host can use them; an incomplete sequence at the end of a read waits for the next read.
 /// Numbers are clamped, never trapped on: the input is the terminal's, not ours. CSI replies
 /// (`ESC [` or C1 CSI), APC strings (`ESC _ … ESC \`, kitty's graphics replies) and DCS strings
-/// (`ESC P … ESC \`, XTVERSION) are understood; a string longer than
+/// (`ESC P … ESC \`: XTVERSION, XTGETTCAP, DECRQSS) are understood; a string longer than
 /// ``ReplyLimits/apcReplyBytes`` or with a byte no reply has (a control, a non-ASCII byte) is
 /// stray from its ESC up to that point, and the scan goes on from there — a reply after it (the
 /// DSR sentinel) is still found.
@@ -147,12 +159,68 @@ struct ReplyParser {
         return .kittyGraphics(imageID: imageID, ok: message == Array("OK".utf8))
     }
 
-    /// `> | XTerm(379)` → the terminal's name and version (printable ASCII by the scan).
+    /// `> | XTerm(379)` → the terminal's name and version; `1 + r 524742=38` → XTGETTCAP;
+    /// `1 $ r 0;38:2::1:2:3m` → DECRQSS (printable ASCII by the scan, at most
+    /// ``ReplyLimits/apcReplyBytes`` long).
     private static func interpretDCS(_ body: [UInt8]) -> TerminalReply? {
-        guard body.starts(with: Array(">|".utf8)) else { return nil }
-        let name = String(decoding: body.dropFirst(2).prefix(ReplyLimits.terminalVersionBytes), as: UTF8.self)
-            .trimmingCharacters(in: .whitespaces)
-        return name.isEmpty ? nil : .terminalVersion(name)
+        if body.starts(with: Array(">|".utf8)) {
+            let name = String(decoding: body.dropFirst(2).prefix(ReplyLimits.terminalVersionBytes), as: UTF8.self)
+                .trimmingCharacters(in: .whitespaces)
+            return name.isEmpty ? nil : .terminalVersion(name)
+        }
+        guard body.count >= 3, body[0] == UInt8(ascii: "0") || body[0] == UInt8(ascii: "1"),
+              body[2] == UInt8(ascii: "r") else { return nil }
+        let valid = body[0] == UInt8(ascii: "1")
+        let rest = body.dropFirst(3)
+        switch body[1] {
+        case UInt8(ascii: "$"):
+            return .setting(valid: valid, text: String(decoding: rest, as: UTF8.self))
+        case UInt8(ascii: "+"):
+            return termcap(valid: valid, rest)
+        default:
+            return nil
+        }
+    }
+
+    /// XTGETTCAP's `name=value;name…`, hex pairs decoded; nil when a name or value is not hex
+    /// or decodes to a byte no capability name has. At most ``ReplyLimits/termcapEntries``.
+    private static func termcap(valid: Bool, _ text: ArraySlice<UInt8>) -> TerminalReply? {
+        var entries: [TermcapEntry] = []
+        for item in text.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: true)
+            .prefix(ReplyLimits.termcapEntries) {
+            let parts = item.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = hexText(parts[0]), !name.isEmpty else { return nil }
+            var value: String?
+            if parts.count == 2 {
+                guard let v = hexText(parts[1]) else { return nil }
+                value = v
+            }
+            entries.append(TermcapEntry(name: name, value: value))
+        }
+        return .termcap(valid: valid, entries: entries)
+    }
+
+    /// `524742` → `RGB`: pairs of hex digits, each a printable ASCII byte; nil otherwise.
+    private static func hexText(_ hex: ArraySlice<UInt8>) -> String? {
+        guard hex.count % 2 == 0 else { return nil }
+        func digit(_ b: UInt8) -> UInt8? {
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            guard let high = digit(hex[i]), let low = digit(hex[i + 1]) else { return nil }
+            let byte = high << 4 | low
+            guard byte >= 0x20, byte <= 0x7E else { return nil }
+            bytes.append(byte)
+            i += 2
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func interpret(_ body: [UInt8], final: UInt8) -> TerminalReply? {

@@ -36,7 +36,10 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var screenRows: Int?
     /// DECRQM `?2026` answered set or reset (the mode exists).
     public var synchronizedOutput = false
-    /// 24-bit colour SGR.
+    /// 24-bit colour SGR: the terminal answered the probe's colour queries (``Source/terminal``:
+    /// XTGETTCAP `RGB`/`Tc`, or DECRQSS showing the colour it was given kept as RGB, or a palette
+    /// index for no), or names itself as a terminal that has it (XTVERSION), else the
+    /// environment's hints (``Source/environment``).
     public var truecolor = false
     public var truecolorSource: Source = .assumed
     public var term: String?
@@ -49,6 +52,8 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var tmuxPane: TmuxPane?
     /// The outer terminal's DA1, asked through tmux's passthrough.
     public var outerDeviceAttributes: [Int] = []
+    /// The outer terminal's name (XTVERSION), asked through tmux's passthrough.
+    public var outerTerminalVersion: String?
     /// The terminal answered the DSR sentinel within the time budget.
     public var answered = false
     /// DA1 attributes as received.
@@ -69,9 +74,18 @@ public struct TerminalCapabilities: Sendable, Equatable {
         return TmuxPassthrough(paneTop: tmuxPane?.top ?? 0, paneLeft: tmuxPane?.left ?? 0)
     }
 
-    /// xterm itself (not a terminal inside tmux): it draws sixel images with unset pixels one
-    /// colour run at a time (see ``SixelRepaint``).
+    /// xterm itself (not a terminal inside tmux).
     public var isXterm: Bool { terminalVersion?.hasPrefix("XTerm(") ?? false }
+
+    /// The name of the terminal that draws sixel images: the outer terminal's when they go
+    /// through tmux's passthrough, else the terminal's own (XTVERSION).
+    public var sixelTerminalVersion: String? { sixelThroughTmux ? outerTerminalVersion : terminalVersion }
+
+    /// Whether an XTVERSION name is one of the terminals known to draw 24-bit colour, for a
+    /// terminal that answered no colour query (kitty, foot, WezTerm, ghostty, contour, iTerm2).
+    static func namesDirectColorTerminal(_ version: String) -> Bool {
+        ["kitty(", "foot(", "WezTerm ", "ghostty", "contour ", "iTerm2 "].contains { version.hasPrefix($0) }
+    }
 
     /// Colour registers to use for sixel: the terminal's, else 256, never above 256.
     public var effectiveSixelColors: Int { min(256, max(2, sixelColorRegisters ?? 256)) }
@@ -102,7 +116,10 @@ public struct TerminalCapabilities: Sendable, Equatable {
         }
         func attributes(_ a: [Int]) -> String { a.isEmpty ? "-" : a.map(String.init).joined(separator: ";") }
         lines.append("device attributes (DA1): \(attributes(deviceAttributes))")
-        if tmuxPassthrough { lines.append("outer terminal DA1 (through tmux): \(attributes(outerDeviceAttributes))") }
+        if tmuxPassthrough {
+            lines.append("outer terminal DA1 (through tmux): \(attributes(outerDeviceAttributes))")
+            lines.append("outer terminal version (through tmux): \(outerTerminalVersion ?? "-")")
+        }
         lines.append("kitty graphics: \(yesNo(kittyGraphics)) (\(kittyGraphicsSource.rawValue))")
         lines.append("kitty shared memory (t=s): \(yesNo(kittySharedMemory))\(remote ? " (over SSH: not asked)" : "")")
         lines.append("sixel: \(yesNo(sixel))\(sixelThroughTmux ? " (outer terminal, through tmux)" : "")")

@@ -90,24 +90,29 @@ public struct TmuxPane: Sendable, Equatable {
     public var left: Int
     /// `#{version}`, e.g. `3.3a`.
     public var version: String?
+    /// tmux's terminal (the client) takes 24-bit colour: `RGB` in `#{client_termfeatures}`
+    /// (tmux 3.2 and later; tmux turns 24-bit colours into 256 for a client without it).
+    public var rgb: Bool
 
-    public init(passthrough: Bool, top: Int = 0, left: Int = 0, version: String? = nil) {
+    public init(passthrough: Bool, top: Int = 0, left: Int = 0, version: String? = nil, rgb: Bool = false) {
         self.passthrough = passthrough
         self.top = max(0, top)
         self.left = max(0, left)
         self.version = version
+        self.rgb = rgb
     }
 
     /// The format ``TmuxQuery`` asks tmux to expand (`display-message -p`): options are looked
     /// up pane → window → global, so `#{allow-passthrough}` is the pane's effective value
     /// (`show -gv` and `show -pv` in one answer).
-    public static let format = "#{allow-passthrough}|#{pane_top}|#{pane_left}|#{status}|#{status-position}|#{version}|#{session_attached}"
+    public static let format = "#{allow-passthrough}|#{pane_top}|#{pane_left}|#{status}|#{status-position}|#{version}|#{session_attached}|#{client_termfeatures}"
 
     /// Parses tmux's expansion of ``format``; nil when it is not one (no tmux, no server).
     public init?(reply: String) {
         let line = reply.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map(String.init) ?? ""
         let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-        guard fields.count == 7, let paneTop = Int(fields[1]), let paneLeft = Int(fields[2]) else { return nil }
+        // The eighth field (client features) is absent in the answers of older formats.
+        guard fields.count == 7 || fields.count == 8, let paneTop = Int(fields[1]), let paneLeft = Int(fields[2]) else { return nil }
         let limit = ReplyLimits.screenCells
         guard limit.contains(paneTop + 1), limit.contains(paneLeft + 1) else { return nil }
         let value = fields[0].lowercased()
@@ -121,7 +126,8 @@ public struct TmuxPane: Sendable, Equatable {
         case let s: statusLines = min(5, max(0, Int(s) ?? 0))
         }
         let top = paneTop + (fields[4].lowercased() == "top" ? statusLines : 0)
-        self.init(passthrough: passthrough, top: top, left: paneLeft, version: fields[5].isEmpty ? nil : fields[5])
+        let rgb = fields.count == 8 && fields[7].prefix(512).split(separator: ",").contains("RGB")
+        self.init(passthrough: passthrough, top: top, left: paneLeft, version: fields[5].isEmpty ? nil : fields[5], rgb: rgb)
     }
 
     /// `3.2a` → true, `3.3a` / `next-3.4` → false; nil when it is not a version.

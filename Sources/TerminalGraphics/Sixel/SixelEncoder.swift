@@ -5,10 +5,12 @@ import Glibc
 /// What each sixel frame paints (`--vo-sixel-repaint`).
 ///
 /// Painting only the pixels that changed (unset pixels keep what the terminal shows, `P2=1`)
-/// sends the fewest bytes, but some terminals draw an image with unset pixels far more slowly
-/// than an opaque one: xterm composes its images and, when the result has any hole, sends the X
-/// server one line request per run of one colour instead of one `XPutImage` (on a grainy
-/// 1280×768 picture it painted 8 frames a second that way, 18 with whole pictures).
+/// sends the fewest bytes, but only on a terminal that composes its images: one that keeps the
+/// earlier image under a new image's unset pixels (xterm, foot). mlterm draws them as
+/// background, so there only whole pictures are right. Which a terminal gets by default is
+/// ``VideoDrivers/sixelRepaint(for:)``. (xterm sends the X server one line request per colour
+/// run of an image with holes; once measured at 8 frames a second against 18 with whole
+/// pictures on a grainy 1280×768 picture, the real-terminal matrix later found the two equal.)
 public enum SixelRepaint: String, Sendable, CaseIterable {
     /// Only the pixels whose colour changed.
     case changed
@@ -31,7 +33,7 @@ public enum SixelRepaint: String, Sendable, CaseIterable {
 ///   caller places it exactly as a full frame (no cell geometry is needed); a band where
 ///   nothing changed costs one byte. A palette rebuild repaints everything.
 /// - ``SixelRepaint/full`` paints the whole picture whenever anything changed instead (for
-///   terminals that draw an image with unset pixels slowly: xterm).
+///   terminals that do not compose images: mlterm).
 /// - Identical input frames are not re-encoded: ``encode(_:into:repeatIdentical:transparent:)``
 ///   reports ``FrameReport/Outcome-swift.enum/identical`` and writes nothing (the terminal still
 ///   shows it), or a full repaint of what the terminal should show when the caller must repaint.
