@@ -229,6 +229,9 @@ import Testing
             var c = TerminalCapabilities(); c.terminalVersion = "foot(1.20.0)"; return c }())?.name == "cells")
         #expect(VideoDrivers.resolve("auto", capabilities: TerminalCapabilities())?.name == "halfblock")
         #expect(CellSymbols(option: "OCTANT") == .octant && CellSymbols(option: "eighth") == nil)
+        var foot = TerminalCapabilities()
+        foot.terminalVersion = "foot(1.20.0)"
+        #expect(foot.summaryLines.contains("cells (--vo-cells=auto): octant"), "\(foot.summaryLines)")
     }
 
     /// The decoder is fed what the renderer never writes: garbage, cut sequences, huge numbers,

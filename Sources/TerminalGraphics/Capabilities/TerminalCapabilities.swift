@@ -129,6 +129,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
         if let c = screenColumns, let r = screenRows { lines.append("screen: \(c)x\(r) cells") }
         lines.append("synchronized output (?2026): \(yesNo(synchronizedOutput))")
         lines.append("truecolor: \(yesNo(truecolor)) (\(truecolorSource.rawValue))")
+        lines.append("cells (--vo-cells=auto): \(CellSymbols.preferred(for: self))")
         return lines
     }
 
