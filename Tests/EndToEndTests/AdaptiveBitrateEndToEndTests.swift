@@ -60,7 +60,7 @@ import Testing
         let url = server.url("hls-abr/master.m3u8")
         let recorder = try SinkRecorder()
         let t0 = MonotonicTime.now()
-        let auto = try Self.start(url, ["--user-agent=abr-auto", "--log-file=\(dir)/auto.log"], socket: dir + "/auto.sock", stats: dir + "/auto.jsonl")
+        let auto = try Self.start(url, ["--user-agent=abr-auto"], socket: dir + "/auto.sock", stats: dir + "/auto.jsonl")
         let fixed = try Self.start(url, ["--hls-bitrate=max", "--ao=null", "--user-agent=abr-max"], socket: dir + "/max.sock", stats: dir + "/max.jsonl")
         func waitUntil(_ t: Double) { let left = t0 + t - MonotonicTime.now(); if left > 0 { Thread.sleep(forTimeInterval: left) } }
 
@@ -113,8 +113,6 @@ import Testing
 
         // No audio gap at a switch (nor anywhere while playing).
         let (gaps, silence) = Self.silences(sound, longerThan: 20)
-        try? FileManager.default.removeItem(atPath: "/tmp/abr-debug-auto.log"); try? FileManager.default.copyItem(atPath: dir + "/auto.log", toPath: "/tmp/abr-debug-auto.log")
-        try? FileManager.default.removeItem(atPath: "/tmp/abr-debug-auto.jsonl"); try? FileManager.default.copyItem(atPath: auto.stats, toPath: "/tmp/abr-debug-auto.jsonl")
         let xruns = try String(contentsOfFile: auto.stats, encoding: .utf8).split(separator: "\n")
             .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .compactMap { ($0["telemetry"] as? [String: Any])?["audioXruns"] as? Int }.max()
