@@ -82,8 +82,10 @@ import Testing
         // 3 s buffered at 4 Mb/s: the top's segment takes 1.8 s (> 1.5 s), the middle's 0.75 s.
         let d = try #require(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 4e6, buffer: 3, segmentSeconds: 2, sinceSwitch: 100, policy: p))
         #expect(d.rung == 1 && d.reason.hasPrefix("buffer 3.0 s"), "\(d)")
-        // Nothing buffered: the lowest.
-        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 4e6, buffer: 0, segmentSeconds: 2, sinceSwitch: 100, policy: p)?.rung == 0)
+        // Nothing buffered (a seek): what loads in 3/4 of a segment's time stays or is chosen.
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 4e6, buffer: 0, segmentSeconds: 2, sinceSwitch: 100, policy: p)?.rung == 1)
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 6e6, buffer: 0, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 1.2e6, buffer: 0, segmentSeconds: 2, sinceSwitch: 100, policy: p)?.rung == 0)
     }
 
     @Test func upIsHeldAfterASwitchAndNeedsMoreMarginWithLessBuffer() throws {
@@ -103,7 +105,7 @@ import Testing
         }
         #expect(AdaptiveRule.decide(current: 7, rates: Self.rates, estimate: 1e6, buffer: 10, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
         // NaN buffer and segment length are read as empty and 2 s: a drop, not a trap.
-        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 4e6, buffer: .nan, segmentSeconds: .nan, sinceSwitch: .nan, policy: p)?.rung == 0)
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 4e6, buffer: .nan, segmentSeconds: .nan, sinceSwitch: .nan, policy: p)?.rung == 1)
     }
 
     // MARK: ladder and hostile masters

@@ -17,7 +17,8 @@ public struct AdaptivePolicy: Sendable, Equatable {
     public var lowBuffer = 8.0
     public var highBuffer = 20.0
     /// Under this many seconds buffered, only a variant whose next segment loads within half
-    /// the buffer may play (drop fast before the buffer runs dry).
+    /// the buffer, or within 3/4 of the segment's own length, may play (drop fast before the
+    /// buffer runs dry, but not after a seek on a link that carries the rate).
     public var emergencyBuffer = 4.0
     /// Seconds after a switch before the player may switch up again (no oscillation); a
     /// switch down is never held.
@@ -79,8 +80,11 @@ public enum AdaptiveRule {
         func fetch(_ r: Int) -> Double { rates[r] * segment / low }
         let mbps = { (v: Double) in String(format: "%.2f Mb/s", v / 1e6) }
         // Running dry: the best rung whose segment loads within half of what is buffered.
-        if buffer < policy.emergencyBuffer, fetch(current) > buffer * 0.5 {
-            let best = (0..<current).last { fetch($0) <= buffer * 0.5 } ?? 0
+        // A segment that loads in under 3/4 of its own length refills even an empty buffer (after
+        // a seek, at start), so it may stay.
+        let room = max(buffer * 0.5, segment * 0.75)
+        if buffer < policy.emergencyBuffer, fetch(current) > room {
+            let best = (0..<current).last { fetch($0) <= room } ?? 0
             if best < current {
                 return Decision(rung: best, reason: String(format: "buffer %.1f s, throughput %@", buffer, mbps(low)))
             }
