@@ -85,6 +85,12 @@ extension PlayerController {
         s.fileSize = itemFileSize
         s.buffering = player.isBuffering
         s.seekable = player.seekableRange != nil
+        s.hlsBitrate = player.variant?.bandwidth
+        if let adaptive = player.adaptive { s.estimatedThroughput = adaptive.estimate.map { $0.rounded() } }
+        if activeVideo != nil, player.networkStatus != nil {
+            let rate = player.telemetry(advance: false).instantBitrate
+            if rate > 0 { s.videoBitrate = rate.rounded() }
+        }
     }
 
     public func publish() { hub.publish(snapshot()) }

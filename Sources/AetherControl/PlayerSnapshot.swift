@@ -44,6 +44,12 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var fileSize: Int?
     public var buffering = false
     public var seekable = false
+    /// Adaptive streams: the playing variant's peak bit rate (`BANDWIDTH`, b/s); the video's
+    /// measured bit rate (b/s); the bit-rate switching's throughput estimate (b/s, nil when the
+    /// variant is fixed or nothing was measured yet).
+    public var hlsBitrate: Int?
+    public var videoBitrate: Double?
+    public var estimatedThroughput: Double?
 
     public struct ChapterEntry: Sendable, Equatable {
         public var title: String
@@ -182,6 +188,9 @@ public struct PlayerSnapshot: Sendable, Equatable {
         case "seekable": return .bool(seekable)
         case "eof-reached": return .bool(status == .stopped && path != nil)
         case "volume-max": return .number(130)
+        case "hls-bitrate": return hlsBitrate.map { .number(Double($0)) } ?? PropertyValue.none
+        case "video-bitrate": return videoBitrate.map(PropertyValue.number) ?? PropertyValue.none
+        case "estimated-throughput": return estimatedThroughput.map(PropertyValue.number) ?? PropertyValue.none
         default: return nil
         }
     }
@@ -194,5 +203,6 @@ public struct PlayerSnapshot: Sendable, Equatable {
         "chapter-list", "track-list", "metadata", "width", "height", "dwidth", "dheight", "video-params",
         "video-format", "video-codec", "container-fps", "file-format", "file-size", "time-remaining",
         "playtime-remaining", "paused-for-cache", "seekable", "eof-reached", "volume-max",
+        "hls-bitrate", "video-bitrate", "estimated-throughput",
     ]
 }

@@ -10,7 +10,8 @@ import TerminalGraphics
 /// - `subtitle`: one packet into a subtitle decoder (first byte picks the codec) and the cue
 ///   clean-up (ASS stripping, sanitising, the bitmap palette walk);
 /// - `theme`: the theme parser;
-/// - `hls`: the HLS master/media/image playlist parsers and the variant choice;
+/// - `hls`: the HLS master/media/image playlist parsers, the variant choice and the bit-rate
+///   switching ladder and rule;
 /// - `dash`: the DASH manifest pre-check (the rule libxml2's copy passes), XML reader, foreign
 ///   reference scan and thumbnail track;
 /// - `inputconf`, `config` (with its profiles expanded), `playlist` (.m3u/.m3u8 and .pls text),

@@ -59,7 +59,7 @@ struct HeadlessPlayback {
             if case .finished(let c) = controller.tick() { code = c; break }
             let now = MonotonicClock.seconds()
             if now >= nextTick {
-                stats?.write("telemetry", controller.player.telemetry(advance: true))
+                stats?.record(controller.player.telemetry(advance: true), player: controller.player)
                 host.reportWarnings(controller.player)
                 nextTick += 1
             }

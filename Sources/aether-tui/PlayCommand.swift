@@ -70,8 +70,8 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient network failures (reset, timeout, 5xx, a body cut short) retried in a row, with exponential backoff, before playback gives up (default 6).", valueName: "n"))
     var networkRetries: Int = 6
 
-    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: min, max (the default), or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest). Other variants are never fetched.", valueName: "min|max|rate"))
-    var hlsBitrate: String = "max"
+    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: auto (the default: switch between the variants as the measured throughput and the buffer allow, at segment boundaries; HLS VOD with MPEG-TS segments, otherwise the start choice stays), or a fixed choice: min, max, or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest; other variants are never fetched).", valueName: "auto|min|max|rate"))
+    var hlsBitrate: String = "auto"
 
     @Option(name: .customLong("video-range"), help: ArgumentHelp("HLS and DASH: prefer SDR or HDR variants; auto prefers SDR (what a terminal shows).", valueName: "auto|sdr|hdr"))
     var videoRange: String = "auto"
@@ -232,7 +232,7 @@ struct PlaybackOptions: ParsableArguments {
         guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
         guard trackChoice(sid) != nil else { throw ValidationError("--sid must be a track number, auto or no") }
         guard trackChoice(vid) != nil else { throw ValidationError("--vid must be a track number, auto or no") }
-        guard VariantPreference(option: hlsBitrate) != nil else { throw ValidationError("--hls-bitrate must be min, max or a bit rate (e.g. 700k)") }
+        guard VariantPreference(option: hlsBitrate) != nil else { throw ValidationError("--hls-bitrate must be auto, min, max or a bit rate (e.g. 700k)") }
         guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
         guard timeshift.isFinite, (0...604_800).contains(timeshift) else { throw ValidationError("--timeshift must be between 0 and 604800 seconds (a week)") }
         guard (1...65536).contains(timeshiftMemory) else { throw ValidationError("--timeshift-memory must be between 1 and 65536 MiB") }
@@ -308,7 +308,7 @@ struct PlaybackOptions: ParsableArguments {
         let cacheHome = env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? ((env["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".cache")
         o.timeshiftDirectory = (cacheHome as NSString).appendingPathComponent("aether-tui")
-        o.variantPreference = VariantPreference(option: hlsBitrate) ?? .max
+        o.variantPreference = VariantPreference(option: hlsBitrate) ?? .auto
         o.videoRange = VideoRangePreference(rawValue: videoRange) ?? .auto
         o.network.userAgent = userAgent
         o.network.referrer = referrer

@@ -49,7 +49,8 @@ public enum TestEnvironment {
     }
 
     private static let pulseReady: Bool = {
-        let runtime = "/tmp/aether-test-xdg"
+        // AETHER_PULSE_RUNTIME gives a run its own daemon (a shared one mixes other runs' sound in).
+        let runtime = ProcessInfo.processInfo.environment["AETHER_PULSE_RUNTIME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp/aether-test-xdg"
         setenv("XDG_RUNTIME_DIR", runtime, 1)
         let result = Process.run(["/usr/bin/env", "bash", scripts.appendingPathComponent("pulse-null-sink.sh").path, runtime],
                                  timeout: 60, capture: false)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # make-network-fixtures.sh — generates the network-source corpus (progressive HTTP, HLS, DASH).
 #
-# Usage: Tests/Fixtures/make-network-fixtures.sh [--force] [OUTDIR]
+# Usage: Tests/Fixtures/make-network-fixtures.sh [--force] [--only NAME] [OUTDIR]
 #   OUTDIR   defaults to Tests/Fixtures/out/net (git-ignored).
 #   --force  regenerates everything. Without it a file or directory is skipped when it
 #            exists and is newer than this script (and than its inputs).
+#   --only NAME  considers just the fixture NAME (e.g. hls-abr).
 # Prints one line per generated file and nothing when everything is current.
 # Needs: ffmpeg and ffprobe (libx264, aac, mjpeg; drawtext for the counter), python3.
 # make-fixtures.sh runs it last, into its OUTDIR/net. 9-11 s on 2 idle cores (one ffmpeg at
@@ -58,6 +59,18 @@
 #       Segment N holds frames 48 N ... 48 N + 47 in every variant (same content, aligned
 #       keyframes: a switch at a segment boundary is seamless). The directory names the
 #       variant.
+#   hls-abr/master.m3u8
+#       Bit-rate switching: a master (EXT-X-VERSION 3, no EXT-X-MEDIA) of three variants of
+#       the same 60 s (source_video, 24 fps, keyframes every 2 s), constant bit rate (x264
+#       nal-hrd=cbr: filler keeps every segment near its rate), each with the same AAC 64k
+#       encode of the tone muxed in (the audio packets are identical in every variant: a
+#       switch cannot change the sound). BANDWIDTH is rewritten to round figures above the
+#       measured peak (AVERAGE-BANDWIDTH removed):
+#         v0/index.m3u8  320x180  video 420k  BANDWIDTH=600000
+#         v1/index.m3u8  480x270  video 1200k BANDWIDTH=1500000
+#         v2/index.m3u8  640x360  video 3000k BANDWIDTH=3600000
+#       thirty 2 s MPEG-TS segments seg000.ts ... seg029.ts each, aligned (segment N starts
+#       with frame 48 N in every variant), VOD playlists as in hls-vod.
 #   hls-renditions/master.m3u8
 #       Master playlist with separate audio renditions: two EXT-X-MEDIA TYPE=AUDIO in group
 #       "group_aud", English (LANGUAGE="eng", DEFAULT=YES, URI English/index.m3u8, a 440 Hz
@@ -162,13 +175,17 @@ shopt -s inherit_errexit
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 script="$script_dir/$(basename "${BASH_SOURCE[0]}")"
 
-usage() { sed -n '2,9p' "$script" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,10p' "$script" | sed 's/^# \{0,1\}//'; }
 
 force=0
 outdir=""
+only=""
+expect_only=0
 for arg in "$@"; do
+    if [[ $expect_only -eq 1 ]]; then only=$arg; expect_only=0; continue; fi
     case $arg in
         --force) force=1 ;;
+        --only) expect_only=1 ;;
         -h|--help) usage; exit 0 ;;
         -*) printf 'make-network-fixtures: unknown option %s\n' "$arg" >&2; usage >&2; exit 2 ;;
         *)
@@ -273,6 +290,7 @@ report() { # NAME: one line per file under OUTDIR/NAME (or for the file itself)
 build() {
     local name=$1 fn=$2
     shift 2
+    [[ -z $only || $only == "$name" ]] || return 0
     local out="$outdir/$name" tmp="$work/$name"
     is_current "$out" "$@" && return 0
     rm -rf "$tmp"
@@ -320,6 +338,33 @@ gen_hls_vod() {
         "${aac[@]}" -b:a:0 48k -b:a:1 96k -b:a:2 128k \
         "${bitexact[@]}" "${out[@]}"
     grep -q 'CODECS=' "$1/master.m3u8"
+}
+
+gen_hls_abr() {
+    mkdir -p "$1"
+    local -a out
+    mapfile -t out < <(hls_out "$1" "v:0,a:0 v:1,a:1 v:2,a:2")
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 60)" -f lavfi -i "$(tone 60)" \
+        -filter_complex "[0:v]split=3[a][b][v2];[a]scale=320:180[v0];[b]scale=480:270[v1];[1:a]asplit=3[a0][a1][a2]" \
+        -map '[v0]' -map '[v1]' -map '[v2]' -map '[a0]' -map '[a1]' -map '[a2]' \
+        "${x264[@]}" -x264-params nal-hrd=cbr \
+        -b:v:0 420k -minrate:v:0 420k -maxrate:v:0 420k -bufsize:v:0 840k \
+        -b:v:1 1200k -minrate:v:1 1200k -maxrate:v:1 1200k -bufsize:v:1 2400k \
+        -b:v:2 3000k -minrate:v:2 3000k -maxrate:v:2 3000k -bufsize:v:2 6000k \
+        "${aac[@]}" -b:a 64k "${bitexact[@]}" "${out[@]}"
+    python3 - "$1/master.m3u8" <<'EOF'
+import re, sys
+path = sys.argv[1]
+rates = iter(["600000", "1500000", "3600000"])
+lines = []
+for line in open(path, encoding="utf-8").read().splitlines():
+    if line.startswith("#EXT-X-STREAM-INF:"):
+        line = re.sub(r"(?<=[:,])BANDWIDTH=\d+", "BANDWIDTH=" + next(rates), line)
+        line = re.sub(r",AVERAGE-BANDWIDTH=\d+", "", line)
+    lines.append(line)
+open(path, "w", encoding="utf-8").write("\n".join(lines) + "\n")
+EOF
+    grep -q 'BANDWIDTH=3600000' "$1/master.m3u8"
 }
 
 gen_hls_renditions() {
@@ -451,6 +496,7 @@ EOF
 build progressive.mp4 gen_progressive
 build progressive.srt gen_progressive_srt
 build hls-vod         gen_hls_vod
+build hls-abr         gen_hls_abr
 build hls-renditions  gen_hls_renditions
 build hls-aes         gen_hls_aes "$outdir/progressive.mp4"
 build hls-thumbs      gen_hls_thumbs

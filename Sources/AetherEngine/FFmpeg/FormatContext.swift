@@ -96,6 +96,14 @@ public final class FormatContext {
         try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, memory: nil, network: network)
     }
 
+    /// An HLS variant's media playlist whose segments `adaptive` may take from other variants
+    /// (bit-rate switching; it sees every segment download, the probe's included).
+    convenience init(url: String, options: [String: String], timeout: Double, interrupt: InterruptToken,
+                     network: NetworkSettings?, adaptive: AdaptiveSwitcher?) throws(FFmpegError) {
+        try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, memory: nil, network: network,
+                      adaptive: adaptive)
+    }
+
     /// Demuxes `bytes` from memory through a custom AVIOContext (fuzzing, tests): no file, no
     /// protocol is ever opened.
     public convenience init(bytes: [UInt8], timeout: Double = 5) throws(FFmpegError) {
@@ -114,8 +122,12 @@ public final class FormatContext {
     /// What the network is doing (nil for a local source).
     public var networkStatus: NetworkStatus? { network?.monitor.status }
 
+    /// Bit-rate switching of this source (nil: the variant is fixed).
+    let adaptive: AdaptiveSwitcher?
+
     private init(url: String, options: [String: String], timeout: Double,
-                 interrupt: InterruptToken, memory: MemoryInput?, network settings: NetworkSettings?) throws(FFmpegError) {
+                 interrupt: InterruptToken, memory: MemoryInput?, network settings: NetworkSettings?,
+                 adaptive: AdaptiveSwitcher? = nil) throws(FFmpegError) {
         self.url = url
         self.interrupt = interrupt
         self.memory = memory
@@ -126,7 +138,7 @@ public final class FormatContext {
             // libavformat's DASH demuxer opens its segments itself (not through io_open) and takes
             // their headers from the manifest's own http connection: it keeps libavformat's.
             if (scheme == "http" || scheme == "https") && !StreamVariants.isDASH(url) {
-                session = NetworkSession(settings: settings, interrupt: interrupt, options: options)
+                session = NetworkSession(settings: settings, interrupt: interrupt, options: options, adaptive: adaptive)
                 options["protocol_whitelist"] = NetworkSession.networkWhitelist
                 // HLS would reuse its own http connections (an assertion on ours): one request each.
                 options["http_persistent"] = "0"
@@ -135,6 +147,7 @@ public final class FormatContext {
             }
         }
         network = session
+        self.adaptive = session == nil ? nil : adaptive
         guard var ctx = avformat_alloc_context() else { throw .outOfMemory("avformat_alloc_context") }
         if let memory {
             ctx.pointee.pb = memory.context

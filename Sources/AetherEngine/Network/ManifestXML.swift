@@ -249,12 +249,24 @@ public enum ManifestCheck {
         var found = 0
         if let master = HLSMasterPlaylist.parse(text, base: base + ".m3u8") {
             found += master.variants.count + master.renditions.count
-            for preference in [VariantPreference.min, .max, .atMost(1_000_000)] {
+            for preference in [VariantPreference.auto, .min, .max, .atMost(1_000_000)] {
                 if let k = VariantChooser.choose(master.variants, preference: preference, range: .auto) {
                     found += master.needsRenditions(master.variants[k]) ? 1 : 0
                     _ = master.variants[k].summary
+                    // Bit-rate switching's ladder and one decision over its rates.
+                    let ladder = VariantChooser.ladder(master.variants, anchor: k, limit: AdaptivePolicy().maxRungs)
+                    let rates = ladder.map { Double(master.variants[$0].bandwidth) }
+                    if let here = ladder.firstIndex(of: k) {
+                        found += AdaptiveRule.decide(current: here, rates: rates, estimate: 2e6, recent: 1e6, buffer: 3,
+                                                     segmentSeconds: 2, sinceSwitch: 10, policy: AdaptivePolicy())?.rung ?? 0
+                    }
                 }
             }
+        }
+        // As a media playlist (what bit-rate switching reads of each variant).
+        if let media = try? HLSMediaPlaylist.parse(text, base: base + ".m3u8") {
+            found += media.segments.count + (media.isSwitchable ? 1 : 0)
+            if let last = media.segments.last { found += media.index(startingAt: last.start, tolerance: 0.5) ?? 0 }
         }
         let streams = HLSThumbnails.imageStreams(in: text, base: base + ".m3u8")
         found += streams.count

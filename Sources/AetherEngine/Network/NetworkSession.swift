@@ -16,7 +16,13 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     let allowedSchemes: Set<String>
     /// The interrupt callback every connection polls.
     var interruptCallback: AVIOInterruptCB { interrupt.callback }
-    private let readers = Guarded<[UnsafeMutableRawPointer: ResilientInput]>([:])
+    /// What each nested context handed to libavformat belongs to (a ``ResilientInput``, or the
+    /// ``MemoryInput`` of a segment fetched whole), released in ``closeNested(_:)``.
+    private let readers = Guarded<[UnsafeMutableRawPointer: AnyObject]>([:])
+    /// Bit-rate switching: picks each HLS segment's variant and is told its download time.
+    let adaptive: AdaptiveSwitcher?
+    /// A segment fetched whole may be this large (a larger one is refused).
+    static let wholeSegmentLimit = 256 << 20
     private let flowed = Guarded(false)
     private let refusedReason = Guarded<(reason: String, code: Int32)?>(nil)
 
@@ -56,8 +62,10 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     /// only the one fetch (a playlist fetched alone, a thumbnail sheet).
     private let failsSource: Bool
 
-    init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String], failsSource: Bool = true) {
+    init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String], failsSource: Bool = true,
+         adaptive: AdaptiveSwitcher? = nil) {
         self.settings = settings
+        self.adaptive = adaptive
         self.interrupt = interrupt
         self.failsSource = failsSource
         var merged = options
@@ -111,6 +119,15 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
         }
         for (key, value) in options { merged[key] = value }
         if scheme == "http" || scheme == "https" {
+            if let adaptive, let plan = adaptive.plan(for: url) {
+                var result = openWhole(plan, options: merged, into: pb)
+                if result < 0, plan.url != url, !interrupt.shouldInterrupt {
+                    adaptive.failed(plan)
+                    result = openWhole(AdaptiveSwitcher.Plan(url: url, rung: plan.rung, mediaSeconds: plan.mediaSeconds),
+                                       options: merged, measured: false, into: pb)
+                }
+                return result
+            }
             do {
                 let reader = try ResilientInput(url: url, options: merged, session: self)
                 pb.pointee = reader.context
@@ -128,6 +145,32 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
         return avio_open2(pb, url, flags, &callback, &dict)
     }
 
+    /// Fetches a segment whole through a ``ResilientInput`` (resume, retries, counts), times the
+    /// download for the throughput estimate, and hands libavformat the bytes from memory.
+    private func openWhole(_ plan: AdaptiveSwitcher.Plan, options: [String: String], measured: Bool = true,
+                           into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
+        let started = MonotonicClock.seconds()
+        var data: [UInt8] = []
+        do {
+            let reader = try ResilientInput(url: plan.url, options: options, session: self)
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let n = avio_read(reader.context, &chunk, Int32(chunk.count))
+                if n == aether_AVERROR_EOF() || n == 0 { break }
+                guard n > 0 else { return n }
+                guard data.count + Int(n) <= Self.wholeSegmentLimit else { return aether_AVERROR(EFBIG) }
+                data += chunk[0..<Int(n)]
+            }
+            if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: MonotonicClock.seconds() - started) }
+            let memory = try MemoryInput(data)
+            pb.pointee = memory.context
+            readers.withLock { $0[UnsafeMutableRawPointer(memory.context)] = memory }
+            return 0
+        } catch {
+            return error.code
+        }
+    }
+
     /// `io_close`: frees a context opened by ``openNested(url:flags:callerOptions:into:)``.
     func closeNested(_ pb: UnsafeMutablePointer<AVIOContext>) {
         let key = UnsafeMutableRawPointer(pb)
@@ -136,7 +179,7 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
             var doomed: UnsafeMutablePointer<AVIOContext>? = pb
             avio_closep(&doomed)
         }
-        // `reader` is released here: its deinit frees both contexts.
+        // `reader` is released here: its deinit frees its contexts.
     }
 
     /// Installs the hooks on `ctx` (its `opaque` becomes this session, unretained: the owner

@@ -49,20 +49,25 @@ public struct MediaRendition: Sendable, Equatable {
 
 /// Which variant to play (mpv's `--hls-bitrate`, for HLS and DASH).
 public enum VariantPreference: Sendable, Equatable {
+    /// Switch with the link while playing (the default): start where the assumed throughput
+    /// allows, then follow the measured one (``AdaptiveSwitcher``). Where switching is not
+    /// possible (live, byte ranges, keys, init sections, DASH) it is the start choice, fixed.
+    case auto
     /// The lowest bit rate.
     case min
-    /// The highest (the default).
+    /// The highest.
     case max
     /// The highest whose peak bit rate is at most this many bits per second (a cap); the lowest
     /// when none is.
     case atMost(Int)
 
-    /// `min`, `max`, or bits per second (`1500000`, `1.5M`, `700k`).
+    /// `auto`, `min`, `max`, or bits per second (`1500000`, `1.5M`, `700k`).
     public init?(option: String) {
         let text = option.trimmingCharacters(in: .whitespaces).lowercased()
         switch text {
+        case "auto", "": self = .auto
         case "min": self = .min
-        case "max", "": self = .max
+        case "max": self = .max
         default:
             var number = text
             var scale = 1.0
@@ -85,6 +90,11 @@ public struct HLSMasterPlaylist: Sendable, Equatable {
     public var variants: [StreamVariant] = []
     public var renditions: [MediaRendition] = []
 
+    /// Highest `BANDWIDTH` taken (1 Tb/s); a larger one drops its variant.
+    public static let maxBandwidth = 1_000_000_000_000
+    /// Variants kept at most (the rest of a master listing more are ignored).
+    public static let maxVariants = 4096
+
     /// Parses `text`; nil when it is not a master playlist (a media playlist, or not HLS).
     /// Relative URIs are resolved against `base` (the playlist's URL or path).
     public static func parse(_ text: String, base: String) -> HLSMasterPlaylist? {
@@ -104,16 +114,20 @@ public struct HLSMasterPlaylist: Sendable, Equatable {
                     uri: a["URI"].map { resolve($0, against: base) }, isDefault: a["DEFAULT"] == "YES"))
             } else if !line.hasPrefix("#"), let a = pending {
                 pending = nil
-                guard let bandwidth = a["BANDWIDTH"].flatMap({ Int($0) }), bandwidth > 0 else { continue }
+                // Outside numbers: a BANDWIDTH that is not a whole number in 1 b/s…1 Tb/s drops
+                // the variant; the other attributes are left out when unusable.
+                guard let text = a["BANDWIDTH"],
+                      let bandwidth = try? OutsideValue.integer(text, in: 1...maxBandwidth, name: "BANDWIDTH") else { continue }
+                guard master.variants.count < maxVariants else { continue }
                 var v = StreamVariant(uri: resolve(line, against: base), bandwidth: bandwidth)
-                v.averageBandwidth = a["AVERAGE-BANDWIDTH"].flatMap { Int($0) }
+                v.averageBandwidth = a["AVERAGE-BANDWIDTH"].flatMap { try? OutsideValue.integer($0, in: 1...maxBandwidth, name: "AVERAGE-BANDWIDTH") }
                 if let resolution = a["RESOLUTION"]?.lowercased().split(separator: "x"), resolution.count == 2 {
-                    v.width = Int(resolution[0])
-                    v.height = Int(resolution[1])
+                    v.width = try? OutsideValue.integer(String(resolution[0]), in: 1...65_535, name: "RESOLUTION")
+                    v.height = try? OutsideValue.integer(String(resolution[1]), in: 1...65_535, name: "RESOLUTION")
                 }
                 v.codecs = a["CODECS"]
                 v.videoRange = a["VIDEO-RANGE"]?.uppercased()
-                v.frameRate = a["FRAME-RATE"].flatMap { Double($0) }
+                v.frameRate = a["FRAME-RATE"].flatMap { try? OutsideValue.clamped(OutsideValue.number($0, name: "FRAME-RATE"), to: 0...1000, name: "FRAME-RATE") }
                 v.audioGroup = a["AUDIO"]
                 master.variants.append(v)
             }
@@ -215,7 +229,32 @@ public enum VariantChooser {
         case .min: return byRate.first
         case .max: return byRate.last
         case .atMost(let cap): return byRate.last { variants[$0].bandwidth <= cap } ?? byRate.first
+        case .auto:
+            // The start: what the assumed throughput carries with the up-switch margin.
+            let policy = AdaptivePolicy()
+            return byRate.last { Double(variants[$0].bandwidth) <= policy.defaultEstimate * policy.upFactor } ?? byRate.first
         }
+    }
+
+    /// The variants bit-rate switching may move between around `variants[anchor]`: the same
+    /// dynamic range (`--video-range` chose it) and audio group (`--alang` chose in it), one per
+    /// peak rate, rates ascending, at most `limit` (spread over the rates). Indices into
+    /// `variants`; the anchor is always among them.
+    public static func ladder(_ variants: [StreamVariant], anchor: Int, limit: Int) -> [Int] {
+        guard variants.indices.contains(anchor) else { return [] }
+        let a = variants[anchor]
+        var byRate: [Int: Int] = [:]
+        for (i, v) in variants.enumerated() where v.isHDR == a.isHDR && v.audioGroup == a.audioGroup && v.uri != nil {
+            if i == anchor || byRate[v.bandwidth] == nil { byRate[v.bandwidth] = i }
+        }
+        byRate[a.bandwidth] = anchor
+        let sorted = byRate.keys.sorted().compactMap { byRate[$0] }
+        var kept = AdaptiveRule.thin(sorted.count, limit: max(2, limit)).map { sorted[$0] }
+        if !kept.contains(anchor) {
+            kept.append(anchor)
+            kept.sort { variants[$0].bandwidth < variants[$1].bandwidth }
+        }
+        return kept
     }
 }
 

@@ -193,6 +193,11 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     }
 
     func start() {
+        if let adaptive = format.adaptive {
+            // Seconds demuxed ahead of the playhead: the buffer the switching rule weighs.
+            adaptive.setBufferLevel { [control, clock] in max(0, control.withLock { $0.demuxedUntil } - clock.time) }
+            adaptive.arm()
+        }
         // Each thread holds the session until it ends: C resources are freed after the last one.
         threads.start("aether.demux") { [self] in demuxLoop() }
         threads.start("aether.video") { [self] in video?.run() }

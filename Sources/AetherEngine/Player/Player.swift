@@ -252,7 +252,11 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     /// The variant of an adaptive stream (HLS, DASH) that plays, and all of them (empty for
     /// other sources).
-    public var variant: StreamVariant? { current?.variant }
+    public var variant: StreamVariant? { current?.format.adaptive?.status.variant ?? current?.variant }
+
+    /// Bit-rate switching (`--hls-bitrate=auto` on a switchable HLS source): the variant now, the
+    /// throughput estimate, every switch with its reason. Nil when the variant is fixed.
+    public var adaptive: AdaptiveStatus? { current?.format.adaptive?.status }
     public var variants: [StreamVariant] { current?.variants ?? [] }
 
     /// What the network is doing for the current source (nil for a local one).
@@ -385,6 +389,14 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
             t.networkBytes = net.bytes
             t.networkRetries = net.retries
             t.networkBytesPerSecond = net.throughput
+        }
+        if let variant = variant { t.hlsBitrate = variant.bandwidth }
+        if let adaptive = s.format.adaptive?.status {
+            t.estimatedThroughput = adaptive.estimate.map { $0.rounded() }
+            t.variantSwitches = adaptive.switchCount
+            t.variantNumber = adaptive.variantIndex + 1
+        } else if let variant = s.variant, let k = s.variants.firstIndex(of: variant) {
+            t.variantNumber = k + 1
         }
         return t
     }

@@ -77,7 +77,7 @@ public struct PlayerOptions: Sendable {
     /// temporary directory.
     public var timeshiftDirectory: String?
     /// Which variant of an HLS or DASH stream plays (mpv's `--hls-bitrate`).
-    public var variantPreference = VariantPreference.max
+    public var variantPreference = VariantPreference.auto
     /// SDR or HDR variants first.
     public var videoRange = VideoRangePreference.auto
     /// The cache's length when ``cacheSeconds`` is nil and the source is a network one.

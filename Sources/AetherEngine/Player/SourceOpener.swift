@@ -25,6 +25,8 @@ struct OpenedSource {
     /// The adaptive stream's variants and the one playing (empty/nil: not adaptive).
     let variants: [StreamVariant]
     let variant: StreamVariant?
+    /// Bit-rate switching (`--hls-bitrate=auto` on a switchable HLS master), nil when the variant is fixed.
+    let adaptive: AdaptiveSwitcher?
     /// Streams the header says are encrypted: never decoded.
     let encryptedStreams: Set<Int>
     /// `--length`: where playback stops (media seconds).
@@ -68,6 +70,38 @@ enum SourceOpener {
         }
     }
 
+    /// Bit-rate switching around `master.variants[anchor]` (whose media playlist libavformat
+    /// plays), or nil when there is nothing to switch between or the anchor's playlist cannot be
+    /// switched (live, byte ranges, keys, init sections): then the variant stays fixed (logged).
+    private static func switcher(master: HLSMasterPlaylist, anchor: Int, options: PlayerOptions,
+                                 openOptions: [String: String]) -> AdaptiveSwitcher? {
+        let policy = AdaptivePolicy()
+        let ladder = VariantChooser.ladder(master.variants, anchor: anchor, limit: policy.maxRungs)
+        guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = master.variants[anchor].uri else { return nil }
+        let settings = options.network
+        let timeout = min(options.openTimeout, max(1, settings.readTimeout))
+        let loader: @Sendable (String) -> String? = { url in
+            SmallFetch.text(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
+                            limit: Int(NetworkSession.manifestBudget))
+        }
+        guard let text = loader(uri) else {
+            FFmpegLog.write("abr", "no switching: the variant's playlist cannot be read")
+            return nil
+        }
+        let playlist: HLSMediaPlaylist
+        do { playlist = try HLSMediaPlaylist.parse(text, base: uri) } catch {
+            FFmpegLog.write("abr", "no switching: the variant's playlist is refused (\(error.message))")
+            return nil
+        }
+        guard playlist.isSwitchable else {
+            FFmpegLog.write("abr", "no switching: the variant's playlist is live or uses byte ranges, keys or init sections")
+            return nil
+        }
+        FFmpegLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
+        return AdaptiveSwitcher(variants: master.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist,
+                                policy: policy, loader: loader)
+    }
+
     static func open(url: String, options: PlayerOptions) throws -> OpenedSource {
         var warnings: [String] = []
         let openOptions: [String: String]
@@ -80,6 +114,7 @@ enum SourceOpener {
         var openURL = url
         var variants: [StreamVariant] = []
         var variant: StreamVariant?
+        var adaptive: AdaptiveSwitcher?
         if StreamVariants.isHLS(url),
            let text = try Self.prefetch(url, what: "playlist", options: openOptions, settings: options.network,
                                         interrupt: interrupt, timeout: options.openTimeout).map({ String(decoding: $0, as: UTF8.self) }),
@@ -95,6 +130,9 @@ enum SourceOpener {
             variant = master.variants[k]
             if !master.needsRenditions(master.variants[k]), let uri = master.variants[k].uri { openURL = uri }
             FFmpegLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(openURL == url ? " through the master (separate audio renditions)" : "")")
+            if options.variantPreference == .auto, openURL != url, NetworkSettings.isNetwork(url) {
+                adaptive = Self.switcher(master: master, anchor: k, options: options, openOptions: openOptions)
+            }
         }
         // A remote DASH manifest is read by libavformat's demuxer, which opens what it names
         // without the protocol whitelist: refuse one that names anything but http(s). It is read
@@ -114,7 +152,7 @@ enum SourceOpener {
         let format: FormatContext
         do {
             format = try FormatContext(url: openURL, options: openOptions, timeout: options.openTimeout,
-                                       interrupt: interrupt, network: options.network)
+                                       interrupt: interrupt, network: options.network, adaptive: adaptive)
         } catch {
             throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
         }
@@ -254,6 +292,7 @@ enum SourceOpener {
         return OpenedSource(
             format: format, info: info, openOptions: openOptions, videoIndex: videoIndex, audioIndex: audioIndex,
             isAdaptive: isAdaptive, isLive: isLive, timeshift: timeshift, variants: variants, variant: variant,
+            adaptive: format.adaptive,
             encryptedStreams: encrypted, endTime: endTime, cacheSeconds: cacheSeconds, coverArt: coverArt,
             subtitles: subtitles, videoDecoder: videoDecoder, audioDecoder: audioDecoder,
             sink: audioDecoder == nil ? nil : sink, warnings: warnings)

@@ -17,6 +17,21 @@ public final class StatsFile {
 
     deinit { try? handle.close() }
 
+    /// Variant switches already written (of the current item).
+    private var switchesWritten = 0
+
+    /// The 1 Hz line: `{"telemetry": …}`, then one `{"switch": …}` line per variant switch since
+    /// the last call (its position, the variants' numbers and peak rates, the reason, the
+    /// estimate and the buffer when it was decided).
+    public func record(_ telemetry: TelemetrySnapshot, player: Player) {
+        write("telemetry", telemetry)
+        guard let adaptive = player.adaptive else { switchesWritten = 0; return }
+        if adaptive.switchCount < switchesWritten { switchesWritten = 0 }
+        let new = adaptive.switchCount - switchesWritten
+        for change in adaptive.switches.suffix(min(new, adaptive.switches.count)) { write("switch", change) }
+        switchesWritten = adaptive.switchCount
+    }
+
     public func write<T: Encodable>(_ key: String, _ value: T) {
         guard let data = try? encoder.encode([key: value]) else { return }
         handle.write(data + Data("\n".utf8))
@@ -66,6 +81,9 @@ public struct PlaybackSummary: Codable, Sendable {
     public var rebuffers: Int?
     public var networkRetries: Int?
     public var networkBytes: Int64?
+    /// Bit-rate switching: switches made and the last throughput estimate (b/s).
+    public var variantSwitches: Int?
+    public var estimatedThroughput: Double?
 
     /// Gathers the figures from `player` (call before stopping it).
     public init(player: Player, startPosition: Double, wallSeconds: Double, interrupted: Bool) {
@@ -103,6 +121,10 @@ public struct PlaybackSummary: Codable, Sendable {
             networkBytes = net.bytes
         } else if t.rebuffers > 0 {
             rebuffers = t.rebuffers
+        }
+        if let adaptive = player.adaptive {
+            variantSwitches = adaptive.switchCount
+            estimatedThroughput = adaptive.estimate.map { $0.rounded() }
         }
     }
 }

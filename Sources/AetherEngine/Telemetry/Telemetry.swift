@@ -70,6 +70,13 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var networkBytes: Int64?
     public var networkRetries: Int?
     public var networkBytesPerSecond: Double?
+    /// Adaptive streams: the playing variant's peak bit rate (`BANDWIDTH`, b/s) and its 1-based
+    /// number in the master; with bit-rate switching, the throughput estimate (b/s) and how many
+    /// switches there were.
+    public var hlsBitrate: Int?
+    public var variantNumber: Int?
+    public var estimatedThroughput: Double?
+    public var variantSwitches: Int?
 
     public init() {}
 
@@ -79,6 +86,7 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
         case avGapLastMs, avGapMeanMs, avGapP95Ms, readMsPerPacket, decodeMsPerFrame, filterMsPerFrame
         case scaleMsPerFrame, presentMsPerFrame, renderMsPerFrame, writeMsPerFrame, clockSource, audioDevice
         case audioFormat, videoDecoder, audioDecoder, rate, volume, muted, deinterlacing, loopFilterSkip, toneMapping, audioXruns
+        case hlsBitrate, variantNumber, estimatedThroughput, variantSwitches
     }
 }
 

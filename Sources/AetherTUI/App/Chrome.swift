@@ -298,7 +298,15 @@ extension TUIApp {
         lines.append(String(format: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
         let cell = capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
         lines.append("Video out  \(outputDescription)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)")
-        if let variant = player.variant {
+        if let adaptive = player.adaptive {
+            lines.append("Variant    \(adaptive.variant.summary) (\(adaptive.variantIndex + 1) of \(player.variants.count))  auto")
+            let estimate = adaptive.estimate.map { String(format: "%.2f Mb/s", $0 / 1e6) } ?? "not measured"
+            var line = "Bit rate   estimate \(estimate)  \(adaptive.switchCount) switch\(adaptive.switchCount == 1 ? "" : "es")"
+            if let last = adaptive.switches.last {
+                line += "  last \(last.fromVariant)→\(last.toVariant) at \(TimeFormat.clock(last.position)): \(last.reason)"
+            }
+            lines.append(line)
+        } else if let variant = player.variant {
             let k = player.variants.firstIndex(of: variant).map { " (\($0 + 1) of \(player.variants.count))" } ?? ""
             lines.append("Variant    \(variant.summary)\(k)")
         }
@@ -374,6 +382,12 @@ extension TUIApp {
         if let bytes = t.networkBytes {
             lines.append((String(format: "net     %5.0f kB/s, %.1f MB, %d retries, %d rebuffers",
                                  (t.networkBytesPerSecond ?? 0) / 1000, Double(bytes) / 1e6, t.networkRetries ?? 0, t.rebuffers), ""))
+        }
+        if let rate = t.hlsBitrate {
+            var line = String(format: "variant %d  %.2f Mb/s", t.variantNumber ?? 0, Double(rate) / 1e6)
+            if let estimate = t.estimatedThroughput { line += String(format: "  est %.2f", estimate / 1e6) }
+            if let switches = t.variantSwitches { line += "  \(switches) sw" }
+            lines.append((line, ""))
         }
         lines.append(("frames  \(t.framesPresented) shown \(t.framesDropped) dropped", ""))
         lines.append((String(format: "decode  %5.2f ms/frame", t.decodeMsPerFrame), ""))

@@ -246,7 +246,7 @@ public final class TUIApp {
                 }
                 lastOutputTotals = totals
                 telemetryHistory.add(lastTelemetry, terminalBytes: terminal.statistics.bytesWritten)
-                stats?.write("telemetry", lastTelemetry)
+                stats?.record(lastTelemetry, player: player)
                 lastTelemetrySample = now
                 view.dirty = true
             }

@@ -7,7 +7,8 @@ import Foundation
 /// network fixtures (`Tests/Fixtures/make-network-fixtures.sh`).
 ///
 /// 1. Startup: seconds from exec to the first frame presented (the headless player's
-///    `first frame of serial 1` log line), per source (progressive MP4, HLS master, DASH), with
+///    `first frame of serial 1` log line), per source (progressive MP4, the HLS masters hls-vod
+///    and hls-abr with `--hls-bitrate=auto`, the default, and with `max`, DASH), with
 ///    no added latency and with 100 ms added to every response by the proxy (each request pays
 ///    it, as a 100 ms round trip would). Beside it, the same for `ffmpeg -i URL -frames:v 1 -f null -`
 ///    (open, probe, first decoded frame), alternating in the same loop.
@@ -40,10 +41,10 @@ struct NetworkBenchmark: AsyncParsableCommand {
     }
 
     /// Seconds from exec to the first presented frame, from the player's log.
-    func playerStartup(_ url: String) -> Double? {
+    func playerStartup(_ url: String, _ arguments: [String] = []) -> Double? {
         let log = workDir + "/startup.log"
         try? FileManager.default.removeItem(atPath: log)
-        let m = Spawn.run([player, url, "--vo=null", "--ao=null", "--length=0.5", "--log-file=\(log)"])
+        let m = Spawn.run([player, url, "--vo=null", "--ao=null", "--length=0.5", "--log-file=\(log)"] + arguments)
         guard m.status == 0, let text = try? String(contentsOfFile: log, encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.contains("first frame of serial 1 at") }),
               let close = line.firstIndex(of: "]"), let space = line.firstIndex(of: " ") else { return nil }
@@ -60,18 +61,23 @@ struct NetworkBenchmark: AsyncParsableCommand {
     func startup(_ loopback: LoopbackHTTP) throws {
         print("\n== startup to the first frame, s (median of \(repeats); p95) ==")
         print("source".padding(toLength: 30, withPad: " ", startingAt: 0) + "latency   aether-tui        ffmpeg (open+probe+1 frame)   ratio")
-        let sources = ["progressive.mp4", "hls-vod/master.m3u8", "dash-vod/manifest.mpd"]
+        // HLS masters with the default `--hls-bitrate=auto` (bit-rate switching) and with `max`.
+        let sources: [(String, [String])] = [
+            ("progressive.mp4", []), ("hls-vod/master.m3u8", []), ("hls-vod/master.m3u8", ["--hls-bitrate=max"]),
+            ("hls-abr/master.m3u8", []), ("hls-abr/master.m3u8", ["--hls-bitrate=max"]), ("dash-vod/manifest.mpd", []),
+        ].filter { FileManager.default.fileExists(atPath: fixtures + "/" + $0.0) }
         for latency in [0, 100] {
             try loopback.setRules(latency == 0 ? "[]" : "[{\"latency_ms\": \(latency)}]")
-            for source in sources {
+            for (source, arguments) in sources {
                 let url = "http://127.0.0.1:\(loopback.port)/\(source)"
                 var ours: [Double] = [], theirs: [Double] = []
                 for _ in 0..<repeats {
-                    if let t = playerStartup(url) { ours.append(t) }
+                    if let t = playerStartup(url, arguments) { ours.append(t) }
                     if let t = ffmpegStartup(url) { theirs.append(t) }
                 }
                 let a = Stats.median(ours), b = Stats.median(theirs)
-                print(source.padding(toLength: 30, withPad: " ", startingAt: 0)
+                let name = source + (source.hasSuffix(".m3u8") ? (arguments.isEmpty ? " auto" : " max") : "")
+                print(name.padding(toLength: 30, withPad: " ", startingAt: 0)
                       + "\(latency) ms".padding(toLength: 10, withPad: " ", startingAt: 0)
                       + "\(Stats.fmt(a, 3)) (p95 \(Stats.fmt(Stats.percentile(ours, 95), 3)))".padding(toLength: 18, withPad: " ", startingAt: 0)
                       + "\(Stats.fmt(b, 3)) (p95 \(Stats.fmt(Stats.percentile(theirs, 95), 3)))".padding(toLength: 30, withPad: " ", startingAt: 0)

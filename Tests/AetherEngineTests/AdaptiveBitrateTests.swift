@@ -1,0 +1,232 @@
+@testable import AetherEngine
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// Bit-rate switching without a network: the throughput estimator, the switching rule, the
+/// ladder, the media playlist parser and the switcher's segment plans, with hostile playlists
+/// (absurd BANDWIDTH, zero/negative/NaN durations, thousands of variants).
+@Suite struct AdaptiveBitrateTests {
+    static let host = "http://media.example/abr/"
+
+    // MARK: estimator
+
+    @Test func theEstimateIsTheLowerOfTheFastAndSlowAverages() {
+        var e = ThroughputEstimator()
+        #expect(e.estimate == nil)
+        // 6 Mb/s for a while (750 kB segments of 2 s in 1 s each).
+        for _ in 0..<10 { e.sample(bytes: 750_000, seconds: 1, mediaSeconds: 2) }
+        let steady = e.estimate ?? 0
+        #expect(abs(steady - 6e6) < 1e3, "steady estimate \(steady)")
+        // One slow download (1 Mb/s, 6 s): the fast average falls at once, and the estimate with it.
+        e.sample(bytes: 750_000, seconds: 6, mediaSeconds: 2)
+        let after = e.estimate ?? 0
+        #expect(after < 3.5e6, "after a 1 Mb/s download the estimate is \(after)")
+        #expect(e.lastRate == 1e6)
+        // Back to 6 Mb/s: the slow average holds the estimate back for a few segments.
+        e.sample(bytes: 750_000, seconds: 1, mediaSeconds: 2)
+        let oneBack = e.estimate ?? 0
+        #expect(oneBack < 5e6 && oneBack > after, "one fast download later: \(oneBack)")
+        for _ in 0..<8 { e.sample(bytes: 750_000, seconds: 1, mediaSeconds: 2) }
+        #expect((e.estimate ?? 0) > 5e6, "eight segments later: \(e.estimate ?? 0)")
+    }
+
+    @Test func tinyAndUnusableSamplesAreLeftOutAndInstantOnesCapped() {
+        var e = ThroughputEstimator()
+        let taken1 = e.sample(bytes: 4000, seconds: 0.001, mediaSeconds: 2)
+        #expect(!taken1)
+        let taken2 = e.sample(bytes: 1 << 20, seconds: .nan, mediaSeconds: 2)
+        #expect(!taken2)
+        let taken3 = e.sample(bytes: 1 << 20, seconds: -1, mediaSeconds: 2)
+        #expect(!taken3)
+        let taken4 = e.sample(bytes: Int.min, seconds: 1, mediaSeconds: 2)
+        #expect(!taken4)
+        #expect(e.estimate == nil && e.ignored == 4)
+        // A cached answer in no time counts as taking hls.js's 50 ms, not as infinitely fast.
+        let taken5 = e.sample(bytes: 1 << 20, seconds: 0, mediaSeconds: .infinity)
+        #expect(taken5)
+        #expect(abs((e.estimate ?? 0) - Double(1 << 20) * 8 / 0.05) < 1, "\(e.estimate ?? 0)")
+        // A huge transfer is capped at 10 Gb/s, and the estimate stays finite.
+        e.sample(bytes: Int.max, seconds: 0.05, mediaSeconds: 1e300)
+        let capped = e.estimate ?? .nan
+        #expect(capped.isFinite && capped <= 10e9, "\(capped)")
+    }
+
+    // MARK: rule
+
+    static let rates = [600_000.0, 1_500_000, 3_600_000]
+
+    @Test func aSteadyLinkKeepsItsVariant() {
+        let p = AdaptivePolicy()
+        // 6 Mb/s and a deep buffer: the top stays; so does the bottom on 1 Mb/s.
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 6e6, buffer: 20, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
+        #expect(AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 1e6, buffer: 20, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
+        // Just under the keep margin of the top's rate: no switch either way (hysteresis band).
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 3.8e6, buffer: 10, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
+        #expect(AdaptiveRule.decide(current: 1, rates: Self.rates, estimate: 3.8e6, buffer: 10, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
+    }
+
+    @Test func aFallingLinkGoesStraightToWhatItCarries() throws {
+        let p = AdaptivePolicy()
+        // The average still says 2.2 Mb/s but the last download ran at 1 Mb/s: straight to the bottom.
+        let d = try #require(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 2.2e6, recent: 1e6, buffer: 8,
+                                                 segmentSeconds: 2, sinceSwitch: 100, policy: p))
+        #expect(d.rung == 0, "\(d)")
+        #expect(d.reason.contains("1.00 Mb/s under 3.60 Mb/s"), "\(d.reason)")
+        // Down is never held.
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 2e6, buffer: 10, segmentSeconds: 2, sinceSwitch: 0, policy: p)?.rung == 1)
+    }
+
+    @Test func aLowBufferDropsToWhatLoadsInHalfOfIt() throws {
+        let p = AdaptivePolicy()
+        // 3 s buffered at 4 Mb/s: the top's segment takes 1.8 s (> 1.5 s), the middle's 0.75 s.
+        let d = try #require(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 4e6, buffer: 3, segmentSeconds: 2, sinceSwitch: 100, policy: p))
+        #expect(d.rung == 1 && d.reason.hasPrefix("buffer 3.0 s"), "\(d)")
+        // Nothing buffered (a seek): what loads in 3/4 of a segment's time stays or is chosen.
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 4e6, buffer: 0, segmentSeconds: 2, sinceSwitch: 100, policy: p)?.rung == 1)
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 6e6, buffer: 0, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 1.2e6, buffer: 0, segmentSeconds: 2, sinceSwitch: 100, policy: p)?.rung == 0)
+    }
+
+    @Test func upIsHeldAfterASwitchAndNeedsMoreMarginWithLessBuffer() throws {
+        let p = AdaptivePolicy()
+        #expect(AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 6e6, buffer: 10, segmentSeconds: 2, sinceSwitch: 1, policy: p) == nil)
+        #expect(AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 6e6, buffer: 10, segmentSeconds: 2, sinceSwitch: 5, policy: p)?.rung == 2)
+        // 4.3 Mb/s: 3.6 Mb/s is 84 % of it: not with 8 s buffered (70 %), yes with 20 s (90 %).
+        #expect(AdaptiveRule.decide(current: 1, rates: Self.rates, estimate: 4.3e6, buffer: 8, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
+        let deep = try #require(AdaptiveRule.decide(current: 1, rates: Self.rates, estimate: 4.3e6, buffer: 20, segmentSeconds: 2, sinceSwitch: 100, policy: p))
+        #expect(deep.rung == 2 && deep.reason == "throughput 4.30 Mb/s, buffer 20.0 s", "\(deep)")
+    }
+
+    @Test func unusableNumbersNeverSwitch() {
+        let p = AdaptivePolicy()
+        for estimate in [Double.nan, .infinity, 0, -5] {
+            #expect(AdaptiveRule.decide(current: 1, rates: Self.rates, estimate: estimate, buffer: 10, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
+        }
+        #expect(AdaptiveRule.decide(current: 7, rates: Self.rates, estimate: 1e6, buffer: 10, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
+        // NaN buffer and segment length are read as empty and 2 s: a drop, not a trap.
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 4e6, buffer: .nan, segmentSeconds: .nan, sinceSwitch: .nan, policy: p)?.rung == 1)
+    }
+
+    // MARK: ladder and hostile masters
+
+    @Test func hostileBandwidthsAreRefusedAndThousandsOfVariantsThinned() throws {
+        var text = "#EXTM3U\n"
+        for bad in ["99999999999999999999", "1e30", "-5", "0", "nan", "9223372036854775807", "1000000000001", String(repeating: "9", count: 5000)] {
+            text += "#EXT-X-STREAM-INF:BANDWIDTH=\(bad),RESOLUTION=99999999999x-3,FRAME-RATE=nan\nbad.m3u8\n"
+        }
+        for k in 0..<5000 { text += "#EXT-X-STREAM-INF:BANDWIDTH=\(100_000 + k * 1000),AVERAGE-BANDWIDTH=1e400\nv\(k).m3u8\n" }
+        let master = try #require(HLSMasterPlaylist.parse(text, base: Self.host + "master.m3u8"))
+        #expect(master.variants.count == HLSMasterPlaylist.maxVariants, "\(master.variants.count)")
+        #expect(master.variants.allSatisfy { $0.uri?.hasSuffix("bad.m3u8") == false })
+        #expect(master.variants.allSatisfy { $0.averageBandwidth == nil && $0.width == nil })
+        #expect(master.variants.first?.summary == "100 kb/s  SDR")
+        let start = try #require(VariantChooser.choose(master.variants, preference: .auto, range: .auto))
+        #expect(master.variants[start].bandwidth == 700_000, "auto starts at \(master.variants[start].bandwidth)")
+        let ladder = VariantChooser.ladder(master.variants, anchor: start, limit: AdaptivePolicy().maxRungs)
+        #expect(ladder.count <= AdaptivePolicy().maxRungs + 1 && ladder.contains(start), "\(ladder.count) rungs")
+        let rates = ladder.map { master.variants[$0].bandwidth }
+        #expect(rates == rates.sorted() && rates.first == 100_000 && rates.last == 100_000 + 4095 * 1000, "\(rates.first ?? 0)…\(rates.last ?? 0)")
+    }
+
+    @Test func theLadderKeepsTheRangeAndAudioGroupChosen() {
+        func v(_ rate: Int, _ range: String, _ group: String) -> StreamVariant {
+            var s = StreamVariant(uri: Self.host + "\(rate)\(range)\(group).m3u8", bandwidth: rate)
+            s.videoRange = range
+            s.audioGroup = group
+            return s
+        }
+        let variants = [v(500_000, "SDR", "a"), v(900_000, "PQ", "a"), v(1_000_000, "SDR", "b"), v(2_000_000, "SDR", "a"), v(2_000_000, "SDR", "a")]
+        #expect(VariantChooser.ladder(variants, anchor: 0, limit: 32) == [0, 3])
+        #expect(VariantChooser.ladder(variants, anchor: 1, limit: 32) == [1])
+        #expect(VariantPreference(option: "auto") == .auto && VariantPreference(option: "") == .auto)
+        #expect(VariantPreference(option: "1.5M") == .atMost(1_500_000))
+    }
+
+    // MARK: media playlists
+
+    static func mediaPlaylist(_ durations: [String], prefix: String = "seg", extra: String = "", ended: Bool = true) -> String {
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n\(extra)"
+        for (k, d) in durations.enumerated() { text += "#EXTINF:\(d),\n\(prefix)\(k).ts\n" }
+        return text + (ended ? "#EXT-X-ENDLIST\n" : "")
+    }
+
+    @Test func aMediaPlaylistGivesEachSegmentItsPlaceOnTheTimeline() throws {
+        let p = try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2.000000", "2.0", "1.5"]), base: Self.host + "v0/index.m3u8")
+        #expect(p.segments.map(\.uri) == ["seg0", "seg1", "seg2"].map { Self.host + "v0/\($0).ts" })
+        #expect(p.segments.map(\.start) == [0, 2, 4])
+        #expect(p.isSwitchable && p.targetDuration == 2)
+        #expect(p.index(startingAt: 4.1, tolerance: 0.25) == 2 && p.index(startingAt: 3, tolerance: 0.25) == nil)
+        #expect(p.index(of: Self.host + "v0/seg1.ts") == 1)
+        for (extra, ended) in [("#EXT-X-BYTERANGE:1000@0\n", true), ("#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n", true),
+                               ("#EXT-X-MAP:URI=\"init.mp4\"\n", true), ("", false)] {
+            let q = try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"], extra: extra, ended: ended), base: Self.host)
+            #expect(!q.isSwitchable, "\(extra) ended \(ended)")
+        }
+        #expect(try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"], extra: "#EXT-X-KEY:METHOD=NONE\n"), base: Self.host).isSwitchable)
+    }
+
+    @Test func hostileSegmentDurationsRefuseThePlaylist() {
+        for bad in ["0", "-2", "nan", "inf", "1e300", "3601", "", String(repeating: "1", count: 100)] {
+            #expect(throws: OutsideValue.Refusal.self, "EXTINF:\(bad)") {
+                try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2", bad]), base: Self.host)
+            }
+        }
+        #expect(throws: OutsideValue.Refusal.self) {
+            try HLSMediaPlaylist.parse(Self.mediaPlaylist(Array(repeating: "1", count: HLSMediaPlaylist.maxSegments + 1)), base: Self.host)
+        }
+        #expect(throws: OutsideValue.Refusal.self) { try HLSMediaPlaylist.parse("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv.m3u8\n", base: Self.host) }
+        #expect(throws: OutsideValue.Refusal.self) { try HLSMediaPlaylist.parse("<html>", base: Self.host) }
+    }
+
+    // MARK: switcher
+
+    /// A ladder of three 10-segment variants v0, v1, v2 (600k, 1.5M, 3.6M), v0 playing.
+    static func switcher(playlists: [String: String]) throws -> AdaptiveSwitcher {
+        let variants = (0..<3).map { StreamVariant(uri: Self.host + "v\($0)/index.m3u8", bandwidth: Int(rates[$0])) }
+        let anchor = try HLSMediaPlaylist.parse(mediaPlaylist(Array(repeating: "2", count: 10)), base: variants[0].uri ?? "")
+        let s = AdaptiveSwitcher(variants: variants, ladder: [0, 1, 2], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) { url in
+            return playlists[url]
+        }
+        return s
+    }
+
+    @Test func segmentsComeFromTheChosenVariantOnceArmed() throws {
+        let ten = Self.mediaPlaylist(Array(repeating: "2", count: 10))
+        let s = try Self.switcher(playlists: [Self.host + "v1/index.m3u8": ten, Self.host + "v2/index.m3u8": ten])
+        s.setBufferLevel { 10 }
+        // Not armed (opening, probing): the anchor's own segment, and no switch.
+        let first = try #require(s.plan(for: Self.host + "v0/seg0.ts"))
+        #expect(first.url == Self.host + "v0/seg0.ts" && first.rung == 0)
+        s.downloaded(first, bytes: 750_000, seconds: 1)  // 6 Mb/s
+        s.arm()
+        let second = try #require(s.plan(for: Self.host + "v0/seg1.ts"))
+        #expect(second.url == Self.host + "v2/seg1.ts", "\(second)")
+        #expect(s.status.variant.bandwidth == 3_600_000 && s.status.switchCount == 1)
+        #expect(s.status.switches.first.map { $0.fromVariant == 1 && $0.toVariant == 3 && $0.position == 2 } == true, "\(s.status.switches)")
+        // Not a segment of the playing playlist: opened as it is.
+        #expect(s.plan(for: Self.host + "v0/index.m3u8") == nil)
+        // The link falls to 1 Mb/s: the next segment is the lowest variant's.
+        s.downloaded(second, bytes: 900_000, seconds: 7.2)
+        let third = try #require(s.plan(for: Self.host + "v0/seg2.ts"))
+        #expect(third.url == Self.host + "v0/seg2.ts" && s.status.switchCount == 2, "\(third) \(s.status.switches)")
+    }
+
+    @Test func aVariantWithAHostileOrMisalignedPlaylistIsLeftOut() throws {
+        // v2's segments are 3 s long (they do not line up); v1's durations are hostile.
+        let s = try Self.switcher(playlists: [
+            Self.host + "v1/index.m3u8": Self.mediaPlaylist(["2", "0", "-1"]),
+            Self.host + "v2/index.m3u8": Self.mediaPlaylist(Array(repeating: "3", count: 7)),
+        ])
+        s.setBufferLevel { 30 }
+        s.arm()
+        let first = try #require(s.plan(for: Self.host + "v0/seg0.ts"))
+        s.downloaded(first, bytes: 2_000_000, seconds: 0.1)
+        for k in 1..<10 {
+            let plan = try #require(s.plan(for: Self.host + "v0/seg\(k).ts"))
+            #expect(plan.url == Self.host + "v0/seg\(k).ts", "segment \(k): \(plan)")
+            s.downloaded(plan, bytes: 2_000_000, seconds: 0.1)
+        }
+        #expect(s.status.variant.bandwidth == 600_000 && s.status.switchCount == 0, "\(s.status)")
+    }
+}
