@@ -256,6 +256,13 @@ struct Screenshot {
         return rgb[i] > 200 && rgb[i + 1] < 60 && rgb[i + 2] < 60
     }
 
+    /// Red pixels left of column `x` (where only a scrub preview can be, left of the picture).
+    func redPixels(leftOf x: Int) -> Int {
+        var n = 0
+        for y in 0..<height { for px in 0..<max(0, x) where isRed(px, y) { n += 1 } }
+        return n
+    }
+
     /// The bounding box of the red pixels and how many there are.
     func redBox() -> (x0: Int, y0: Int, x1: Int, y1: Int, count: Int) {
         var box = (x0: width, y0: height, x1: -1, y1: -1, count: 0)

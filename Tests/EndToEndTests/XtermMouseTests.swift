@@ -37,11 +37,7 @@ extension XtermSession {
         try #require(picture.count >= 20_000, "no sixel picture on screen (\(picture.count) red pixels; \(x.state))")
         try #require(picture.x0 > 40, "the 4:3 picture should leave a pillarbox: \(picture)")
         /// Red pixels left of the video picture (where only the preview can be).
-        func leftOfPicture(_ shot: Screenshot) -> Int {
-            var n = 0
-            for y in 0..<shot.height { for px in 0..<(picture.x0 - 2) where shot.isRed(px, y) { n += 1 } }
-            return n
-        }
+        func leftOfPicture(_ shot: Screenshot) -> Int { shot.redPixels(leftOf: picture.x0 - 2) }
         func waitForPreview(_ done: (Int) -> Bool) -> Int {
             var n = -1
             for _ in 0..<24 {

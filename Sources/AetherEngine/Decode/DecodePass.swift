@@ -15,12 +15,7 @@ public enum DecodePass {
 
     /// - Parameter threads: decoder threads, as `PlayerOptions.decodeThreads` (0 = as many as cores).
     public static func run(url: String, threads: Int = 0) throws -> Result {
-        let format = try FormatContext(url: url)
-        let info = try MediaProbe.probe(format)
-        guard let index = info.primaryVideo?.index, let stream = format.stream(index) else {
-            throw FFmpegError(function: "av_find_best_stream", message: "no video stream")
-        }
-        let decoder = try VideoDecoder(stream: stream, index: index, threads: threads, timeline: format.timeline)
+        let (format, index, decoder) = try openVideo(url: url, threads: threads)
         let packet = try Packet()
         var frames = 0
         var pixelFormat: String?
@@ -37,6 +32,16 @@ public enum DecodePass {
         }
         try decoder.decode(nil, emit: count)
         return Result(frames: frames, decoderName: decoder.codec.decoderName, pixelFormat: pixelFormat ?? "?")
+    }
+
+    /// The source, its primary video stream and the playback decoder for it.
+    private static func openVideo(url: String, threads: Int) throws -> (FormatContext, Int, VideoDecoder) {
+        let format = try FormatContext(url: url)
+        let info = try MediaProbe.probe(format)
+        guard let index = info.primaryVideo?.index, let stream = format.stream(index) else {
+            throw FFmpegError(function: "av_find_best_stream", message: "no video stream")
+        }
+        return (format, index, try VideoDecoder(stream: stream, index: index, threads: threads, timeline: format.timeline))
     }
 
     /// One decoded frame as playback would draw it, with the source for comparison.
@@ -57,12 +62,7 @@ public enum DecodePass {
     /// returns false to stop. For the benchmark and the picture-quality tests.
     public static func pictures(url: String, size: PixelSize, reference: Bool = false, first: Int = 0, every: Int = 1,
                                 threads: Int = 1, body: (Picture) throws -> Bool) throws {
-        let format = try FormatContext(url: url)
-        let info = try MediaProbe.probe(format)
-        guard let index = info.primaryVideo?.index, let stream = format.stream(index) else {
-            throw FFmpegError(function: "av_find_best_stream", message: "no video stream")
-        }
-        let decoder = try VideoDecoder(stream: stream, index: index, threads: threads, timeline: format.timeline)
+        let (format, index, decoder) = try openVideo(url: url, threads: threads)
         let packet = try Packet()
         let pixels = PixelBuffer(count: size.width * size.height * 3)
         let accurate = Scaler.reference()
