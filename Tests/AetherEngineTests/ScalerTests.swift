@@ -83,7 +83,7 @@ import Testing
                                  ((1920, 1080), Array(150...170) + [1015, 1223])] {
             for width in widths {
                 let height = max(2, width * source.1 / source.0 / 2 * 2)
-                for (name, scaler) in [("playback", Scaler()), ("bicubic", Scaler(flags: SWS_BICUBIC)), ("still", Scaler(flags: SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP | SWS_ACCURATE_RND))] {
+                for (name, scaler) in [("playback", Scaler()), ("bicubic", Scaler(flags: SWS_BICUBIC)), ("still", Scaler(flags: Scaler.accurateFlags))] {
                     let n = try Self.undrawnColumns(source: source, to: (width, height), scaler: scaler)
                     if n > 0 { failures.append("\(name) \(source.0)x\(source.1) → \(width)x\(height): \(n) columns") }
                 }

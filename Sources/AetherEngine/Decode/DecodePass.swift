@@ -80,7 +80,8 @@ public enum DecodePass {
                     try accurate.scale(frame, width: frame.width, height: frame.height, format: AV_PIX_FMT_RGB24,
                                        into: buffer.baseAddress!, stride: frame.width * 3)
                 }
-                source = Array(full.prefix(frame.width * frame.height * 3))
+                full.removeLast(64)   // the converter's slack past the last row
+                source = full
             }
             going = try body(Picture(index: n, seconds: pts, scaled: scaled, source: source,
                                      sourceWidth: frame.width, sourceHeight: frame.height))

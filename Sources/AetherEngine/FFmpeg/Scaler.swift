@@ -14,9 +14,10 @@ public final class Scaler {
     /// The most accurate conversion libswscale makes (bicubic, chroma interpolated to every
     /// pixel, exact rounding), in one pass: for stills and as the reference pictures are
     /// measured against.
-    public static func reference() -> Scaler {
-        Scaler(flags: SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP | SWS_ACCURATE_RND, twoPass: false)
-    }
+    public static func reference() -> Scaler { Scaler(flags: accurateFlags, twoPass: false) }
+
+    /// Bicubic, chroma interpolated to every pixel, exact rounding: stills and the reference.
+    public static let accurateFlags: Int32 = SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP | SWS_ACCURATE_RND
 
     /// Whether subsampled YUV is scaled in its own format first (fast; see ``scale(_:width:height:format:into:stride:)``).
     private let twoPass: Bool

@@ -27,7 +27,7 @@ final class StillDecoder {
     private var snapshotCodec: CodecContext?
     /// Stills are looked at closely: bicubic, chroma interpolated to every pixel, exact rounding
     /// (the fast path's nearest chroma cost 3 dB against ffmpeg's accurate conversion on grain).
-    private let scaler = Scaler(flags: SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP | SWS_ACCURATE_RND)
+    private let scaler = Scaler(flags: Scaler.accurateFlags)
     private let toneMapper: ToneMapper?
     private let packet: Packet
     private let frame: Frame

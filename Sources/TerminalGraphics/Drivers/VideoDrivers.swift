@@ -73,16 +73,21 @@ public enum VideoDrivers {
     private static let cells =
         Entry(name: "cells", summary: "octant, sextant or quadrant cells, 2×4, 2×3 or 2×2 pixels each (--vo-cells)",
               suits: { CellSymbols.preferred(for: $0) != .half }) { caps, options in
-            CellDriver(symbols: options.cellSymbols ?? CellSymbols.preferred(for: caps),
-                       colorMode: options.halfBlockColors ?? (caps.truecolor ? .truecolor : .palette256),
-                       tolerance: options.cellTolerance ?? CellDriver.defaultTolerance, name: "cells")
+            cellDriver("cells", symbols: options.cellSymbols ?? CellSymbols.preferred(for: caps), caps, options)
         }
     private static let halfBlock =
         Entry(name: "halfblock", summary: "▀ cells in 24-bit or 256 colours (any terminal)",
               suits: { _ in true }) { caps, options in
-            CellDriver(symbols: .half, colorMode: options.halfBlockColors ?? (caps.truecolor ? .truecolor : .palette256),
-                       tolerance: options.cellTolerance ?? CellDriver.defaultTolerance, name: "halfblock")
+            cellDriver("halfblock", symbols: .half, caps, options)
         }
+
+    /// A cell output with the options' colours and tolerance (else what the terminal has and
+    /// the default).
+    private static func cellDriver(_ name: String, symbols: CellSymbols, _ caps: TerminalCapabilities,
+                                   _ options: Options) -> CellDriver {
+        CellDriver(symbols: symbols, colorMode: options.halfBlockColors ?? (caps.truecolor ? .truecolor : .palette256),
+                   tolerance: options.cellTolerance ?? CellDriver.defaultTolerance, name: name)
+    }
     private static let null =
         Entry(name: "null", summary: "no picture (headless playback)", suits: { _ in false }) { _, _ in NullDriver() }
 

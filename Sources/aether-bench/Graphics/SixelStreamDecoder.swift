@@ -1,4 +1,5 @@
 import Foundation
+import TerminalGraphics
 
 /// Decodes sixel streams (ours and libsixel's) back to RGB for PSNR. Kept separate from the
 /// test suite's decoder on purpose: the tests' one is the independent verifier of the encoder,
@@ -112,8 +113,7 @@ enum SixelStreamDecoder {
             let d = Int(a[k]) - Int(b[k])
             se += d * d
         }
-        let mse = Double(se) / Double(a.count)
-        return mse == 0 ? 99 : 10 * Foundation.log10(255 * 255 / mse)
+        return PictureQuality.psnr(Double(se) / Double(a.count))
     }
 
     /// Reads DCS parameters, numbers and the body of one image.
