@@ -118,6 +118,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: bidir when the picture is 4× or more smaller than the source, else none).", valueName: "level"))
     var skipLoopFilter: String?
 
+    @Option(name: .customLong("vd-lavc-threads"), help: ArgumentHelp("Video decoder threads, 0 to 16 (0: as many as libavcodec chooses for the cores).", valueName: "N"))
+    var decodeThreads: Int = 0
+
     @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Cell output colours (halfblock and cells): truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))
     var halfBlockColors: String?
 
@@ -214,6 +217,7 @@ struct PlaybackOptions: ParsableArguments {
         if let s = skipLoopFilter, LoopFilterSkip(rawValue: s) == nil {
             throw ValidationError("--vd-lavc-skiploopfilter must be one of: \(LoopFilterSkip.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        guard (0...16).contains(decodeThreads) else { throw ValidationError("--vd-lavc-threads must be between 0 and 16") }
         guard KittySharedMemoryUse(rawValue: kittyUseShm) != nil else { throw ValidationError("--vo-kitty-use-shm must be auto, yes or no") }
         guard ["yes", "no"].contains(voGovernor) else { throw ValidationError("--vo-governor must be yes or no") }
         guard ["none", "ordered", "fs"].contains(sixelDither) else { throw ValidationError("--vo-sixel-dither must be none, ordered or fs") }
@@ -278,6 +282,7 @@ struct PlaybackOptions: ParsableArguments {
         o.speed = speed
         o.volume = volume
         o.skipLoopFilter = skipLoopFilter.flatMap(LoopFilterSkip.init(rawValue:))
+        o.decodeThreads = decodeThreads
         o.muted = mute
         o.audioOutput = ao == "null" ? .null : .alsa(device: audioDevice)
         switch trackChoice(aid) {

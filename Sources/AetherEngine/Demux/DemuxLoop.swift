@@ -17,7 +17,7 @@ extension PlaybackSession {
         var checked = Set<Int>()   // streams whose first packet was checked for encryption
         while true {
             // Until the clock is reset to it, the position is the seek's target (in flight).
-            let (c, taken) = control.withLock { c -> (SessionControl, (target: Double, mode: SeekMode)?) in
+            let (c, taken) = control.withLock { c -> (SessionControl, PendingSeek?) in
                 let seek = c.seek.take()
                 return (c, seek)
             }

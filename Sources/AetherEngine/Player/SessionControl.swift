@@ -16,11 +16,17 @@ import Synchronization
 /// | `land` | video (first frame of a keyframe seek), audio (no frame within 2 s), `disable` | `landed` |
 /// | `sawFirstFrame` | video | `firstFrameSeen` |
 /// | `end` | present (video), audio (audio), `disable` (either) | `videoEnded`, `audioEnded` |
-struct SeekGeneration {
+/// A seek asked for and not yet taken by the demux thread.
+struct PendingSeek: Equatable {
+    var target: Double
+    var mode: SeekMode
+}
+
+struct SeekGeneration: Equatable {
     /// The generation every queued item, frame and clock anchor is tagged with.
     private(set) var serial = 0
     /// The newest seek asked for and not yet taken by the demux thread.
-    private(set) var pending: (target: Double, mode: SeekMode)?
+    private(set) var pending: PendingSeek?
     /// A seek the demux thread has taken but not yet carried out (the clock still shows the old
     /// position): ``Player/currentTime`` reports its target meanwhile.
     private(set) var inFlight: Double?
@@ -45,7 +51,7 @@ struct SeekGeneration {
 
     /// A seek is wanted (the newest wins); its preroll starts from nothing.
     mutating func request(to target: Double, mode: SeekMode) {
-        pending = (target, mode)
+        pending = PendingSeek(target: target, mode: mode)
         preroll = 0
         retries = 0
     }
@@ -58,12 +64,12 @@ struct SeekGeneration {
               target - preroll > 0, retries < Self.prerolls.count else { return false }
         preroll = Self.prerolls[retries]
         retries += 1
-        pending = (target, .exact)
+        pending = PendingSeek(target: target, mode: .exact)
         return true
     }
 
     /// The demux thread takes the pending seek, which is in flight until `started`.
-    mutating func take() -> (target: Double, mode: SeekMode)? {
+    mutating func take() -> PendingSeek? {
         guard let seek = pending else { return nil }
         inFlight = seek.target
         pending = nil
@@ -139,10 +145,10 @@ struct SeekGeneration {
 /// - `displayedSerial`: the host's reports (``Player/report(_:)``).
 /// - `lastPresentedPTS`: the present thread.
 /// - `stopped`: `stop()`.
-struct SessionControl {
+struct SessionControl: Equatable {
     var seek = SeekGeneration()
     var serial: Int { seek.serial }
-    var pendingSeek: (target: Double, mode: SeekMode)? { seek.pending }
+    var pendingSeek: PendingSeek? { seek.pending }
     var landed: Double? { seek.landed }
     var clockSerial = 0
     /// Where playback stands: changed by ``apply(_:)`` only.
@@ -247,19 +253,23 @@ final class ControlBox: @unchecked Sendable {  // `value` is only touched with `
 
     init(changes: ChangeNotifier = ChangeNotifier()) { self.changes = changes }
 
-    /// Runs `body` with the state locked, then wakes every waiter (they re-check their condition)
-    /// and, when what a host shows changed, the host (``ChangeNotifier``).
+    /// Runs `body` with the state locked; when it changed the state, wakes every waiter (they
+    /// re-check their condition) and, when what a host shows changed, the host
+    /// (``ChangeNotifier``). A read changes nothing and wakes nobody: the threads read the
+    /// state several times a frame, and waking every waiter each time cost more CPU than the
+    /// half-block renderer (a futex storm: 9,000 calls in 11 s on the present thread alone).
     func withLock<R>(_ body: (inout SessionControl) throws -> R) rethrows -> R {
         condition.lock()
-        let before = value.shown
-        var changed = false
+        let before = value
+        var changed = false, shownChanged = false
         defer {
-            condition.broadcast()
+            if changed { condition.broadcast() }
             condition.unlock()
-            if changed { changes.notify() }
+            if shownChanged { changes.notify() }
         }
         let result = try body(&value)
-        changed = value.shown != before
+        changed = value != before
+        shownChanged = changed && value.shown != before.shown
         return result
     }
 

@@ -25,11 +25,14 @@ struct CellsBenchmark: ParsableCommand {
     @Option(help: "Tolerances to measure, comma-separated (levels; see --vo-cells-tolerance).") var tolerances = "0,8"
     @Flag(help: "Repeat the first measured frame (a still picture).") var still = false
     @Option(help: "Scratch directory.") var workDir = "/tmp/aether-bench-graphics"
-    @Flag(help: "Also play a cut of the clip in real time: aether-tui in each cell mode (a 160x48 pseudo-terminal, 24-bit colour) beside timg -ph/-pq and mpv --vo=tct, and headless beside the ffmpeg decode floor.")
+    @Flag(help: "Also play a cut of the clip in real time: aether-tui in each cell mode beside timg -ph/-pq and mpv --vo=tct, all in the same 160x48 pseudo-terminal in 24-bit colour (timg -ph also into a file), and headless beside the ffmpeg decode floor.")
     var players = false
     @Option(help: "Seconds of the clip the players play.") var playerSeconds = 10
     @Option(help: "Runs per player (medians).") var repeats = 3
+    @Option(help: "Only the players whose names contain one of these words, comma-separated (e.g. halfblock,timg).") var only: String?
+    @Flag(help: "Skip the quality table (players only).") var noTable = false
     @Option(help: ArgumentHelp("The aether-tui binary (default: next to aether-bench).", valueName: "path")) var player: String?
+    @Option(help: ArgumentHelp("Another aether-tui binary (an earlier build) to play half blocks beside this one.", valueName: "path")) var baselinePlayer: String?
 
     func run() throws {
         try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
@@ -43,6 +46,10 @@ struct CellsBenchmark: ParsableCommand {
         let colorList = colors.split(separator: ",").compactMap { CellColorMode(rawValue: String($0)) }
         let toleranceList = tolerances.split(separator: ",").compactMap { Double($0) }
         let rect = CellRect(column: 0, row: 0, width: columns, height: rows)
+        if noTable {
+            if players { try playerRuns(clip: path) }
+            return
+        }
         print("aether-bench cells: \(path), \(columns)x\(rows) cells, \(frames) frames after \(skip)\(still ? " (one frame repeated)" : ""); "
               + "PSNR against the source area-averaged to 2x4 (and 2x12) sub-cells per cell")
 
@@ -123,10 +130,16 @@ struct CellsBenchmark: ParsableCommand {
         }
         let binary = player ?? URL(fileURLWithPath: EngineBenchmark.executablePath()).deletingLastPathComponent().appendingPathComponent("aether-tui").path
         let stats = "\(workDir)/cells-players-stats.jsonl"
-        let media = Double(playerSeconds)
+        // A stream copy cuts at keyframes, so the cut is longer than asked (11.17 s for 10 on
+        // the grainy clip): the peers' figures are per second of what they really played.
+        let probe = "\(workDir)/cells-players-duration.txt"
+        _ = Spawn.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", cut], stdoutPath: probe)
+        let probed = (try? String(contentsOfFile: probe, encoding: .utf8)).flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard let media = probed, media.isFinite, media > 0 else { throw ValidationError("ffprobe could not tell the length of \(cut)") }
+        print("players: \(cut), \(Stats.fmt(media, 3)) s")
         let pty = PtyTerminal(columns: columns, rows: rows, answers: true)
         typealias Job = (name: String, run: () throws -> PlayerRun?)
-        func ours(_ extra: [String], inTerminal: Bool = true) -> () throws -> PlayerRun? {
+        func ours(_ extra: [String], inTerminal: Bool = true, binary: String = binary) -> () throws -> PlayerRun? {
             {
                 try? FileManager.default.removeItem(atPath: stats)
                 let argv = [binary, cut, "--ao=null", "--stats-file=\(stats)"] + extra
@@ -143,8 +156,15 @@ struct CellsBenchmark: ParsableCommand {
                                  painted: summary.framesPainted)
             }
         }
-        func peer(_ argv: [String]) -> () throws -> PlayerRun? {
+        // The peers draw into the same pseudo-terminal as aether-tui (like for like: a tty's
+        // writes cost the writer CPU a file's do not); timg also into a file, as earlier runs
+        // measured it.
+        func peer(_ argv: [String], inTerminal: Bool = true) -> () throws -> PlayerRun? {
             {
+                if inTerminal {
+                    let r = try pty.run(argv)
+                    return r.status == 0 ? PlayerRun(cpu: r.cpuSeconds, bytes: r.bytes, media: media) : nil
+                }
                 let out = "\(workDir)/cells-peer.out"
                 let m = Spawn.run(argv, stdoutPath: out)
                 let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
@@ -158,11 +178,15 @@ struct CellsBenchmark: ParsableCommand {
             ("aether-tui cells sextant", ours(["--vo=cells", "--vo-cells=sextant"])),
             ("aether-tui cells octant", ours(["--vo=cells", "--vo-cells=octant"])),
             ("aether-tui --vo=null (headless)", ours(["--vo=null"], inTerminal: false)),
-            ("ffmpeg -f null (decode floor)", peer(["ffmpeg", "-nostdin", "-v", "error", "-i", cut, "-f", "null", "-"])),
+            ("ffmpeg -f null (decode floor)", peer(["ffmpeg", "-nostdin", "-v", "error", "-i", cut, "-f", "null", "-"], inTerminal: false)),
         ]
+        if let baselinePlayer {
+            jobs.insert(("aether-tui halfblock, baseline build", ours(["--vo=halfblock"], binary: baselinePlayer)), at: 2)
+        }
         if Spawn.which("timg") != nil {
             jobs.append(("timg -ph (half blocks)", peer(["timg", "-g\(columns)x\(rows)", "-ph", "-V", "--threads=1", cut])))
             jobs.append(("timg -pq (quarter blocks)", peer(["timg", "-g\(columns)x\(rows)", "-pq", "-V", "--threads=1", cut])))
+            jobs.append(("timg -ph into a file", peer(["timg", "-g\(columns)x\(rows)", "-ph", "-V", "--threads=1", cut], inTerminal: false)))
         } else {
             print("timg: not installed (apt-get install timg)")
         }
@@ -172,6 +196,10 @@ struct CellsBenchmark: ParsableCommand {
                                                "--vo-tct-height=\(rows)", cut])))
         } else {
             print("mpv: not installed (apt-get install mpv)")
+        }
+        if let only {
+            let words = only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            jobs = jobs.filter { job in words.contains { job.name.contains($0) } }
         }
         var results: [String: [PlayerRun]] = [:]
         for _ in 0..<repeats {
@@ -197,6 +225,7 @@ struct CellsBenchmark: ParsableCommand {
         }
         let hb = "aether-tui halfblock", oct = "aether-tui cells octant"
         print("halfblock vs mpv tct: bytes \(ratio(hb, "mpv --vo=tct", rate)); vs timg -ph: bytes \(ratio(hb, "timg -ph (half blocks)", rate)), CPU \(ratio(hb, "timg -ph (half blocks)", cpu))")
+        print("halfblock vs timg -ph into a file: CPU \(ratio(hb, "timg -ph into a file", cpu))")
         print("halfblock exact vs mpv tct: bytes \(ratio("aether-tui halfblock, exact", "mpv --vo=tct", rate))")
         print("octant vs halfblock: bytes \(ratio(oct, hb, rate)), CPU \(ratio(oct, hb, cpu)); octant vs timg -pq: bytes \(ratio(oct, "timg -pq (quarter blocks)", rate)), CPU \(ratio(oct, "timg -pq (quarter blocks)", cpu))")
         print("headless vs ffmpeg decode floor: CPU \(ratio("aether-tui --vo=null (headless)", "ffmpeg -f null (decode floor)", cpu))")
