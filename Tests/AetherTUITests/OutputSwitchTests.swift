@@ -28,8 +28,9 @@ import Testing
             guard j < b.count else { throw SwitchError.unexpected("truncated CSI") }
             let n = String(decoding: b[(i + 2)..<j], as: UTF8.self).split(separator: ";").map { Int($0) ?? 0 }
             switch b[j] {
-            case UInt8(ascii: "H"): cursor = (n[1] - 1, n[0] - 1)
-            case UInt8(ascii: "X"): for k in 0..<n[0] { erased.insert([cursor.column + k, cursor.row]) }
+            case UInt8(ascii: "H") where n.count == 2: cursor = (n[1] - 1, n[0] - 1)
+            case UInt8(ascii: "X") where n.count == 1 && n[0] > 0:
+                for k in 0..<n[0] { erased.insert([cursor.column + k, cursor.row]) }
             case UInt8(ascii: "m"): #expect(n == [0])
             default: throw SwitchError.unexpected("CSI final \(b[j])")
             }

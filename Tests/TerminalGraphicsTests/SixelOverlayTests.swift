@@ -245,6 +245,21 @@ import Testing
             #expect(d.painted.allSatisfy { $0 }, "a piece paints all of itself")
         }
         #expect(report.pieces.last?.bytes.upperBound == bytes.count && report.pieces.first?.bytes.lowerBound == 0)
+        // The same frame again: nothing to send; asked to repeat it (after a clear), the same
+        // pieces of what the terminal shows.
+        let again = ByteBuffer()
+        let same = try encoder.encode(try TestImages.natural(width: 200, height: 132), into: again,
+                                      transparent: SixelDriver.transparentRects(mask: Self.mask([Self.box]), placement: Self.placement),
+                                      pieces: rects)
+        #expect(same.outcome == .identical && again.isEmpty)
+        let repeated = ByteBuffer()
+        let echo = try encoder.encode(try TestImages.natural(width: 200, height: 132), into: repeated, repeatIdentical: true,
+                                        transparent: SixelDriver.transparentRects(mask: Self.mask([Self.box]), placement: Self.placement),
+                                        pieces: rects)
+        #expect(echo.outcome == .identical && echo.pieces.map(\.rect) == rects)
+        for (first, second) in zip(report.pieces, echo.pieces) {
+            #expect(try SixelDecoder.decode(Array(bytes[first.bytes])).pixels == SixelDecoder.decode(Array(repeated.bytes[second.bytes])).pixels)
+        }
     }
 
     /// Through tmux's passthrough each piece goes to the outer terminal wrapped and placed.
