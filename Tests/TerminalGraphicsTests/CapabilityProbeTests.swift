@@ -179,6 +179,8 @@ struct ScriptedTerminal: ProbeTransport {
         var mlterm = ScriptedTerminal(reply: "\u{1B}[?63;1;2;3;4;6;7;15;18;22;29c\u{1B}[0n")
         let mltermCaps = CapabilityProbe.probe(transport: &mlterm, environment: TerminalEnvironment(term: "mlterm")).capabilities
         #expect((VideoDrivers.make("auto", capabilities: mltermCaps, options: .init()) as? SixelDriver)?.repaint == .full)
+        #expect((VideoDrivers.make("auto", capabilities: mltermCaps, options: .init()) as? SixelDriver)?.overlays == .clipped)
+        #expect((VideoDrivers.make("auto", capabilities: footCaps, options: .init()) as? SixelDriver)?.overlays == .transparent)
         var other = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}P>|WezTerm 20240203\u{1B}\\\u{1B}[0n")
         let otherCaps = CapabilityProbe.probe(transport: &other, environment: TerminalEnvironment()).capabilities
         #expect(VideoDrivers.sixelRepaint(for: otherCaps) == .full)

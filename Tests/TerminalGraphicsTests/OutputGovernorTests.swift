@@ -234,7 +234,7 @@ import Testing
         #expect(sixel.qualityRungs.first == OutputGovernor.Settings(colors: 64))
         #expect(!sixel.qualityRungs.contains { ($0.colors ?? 0) > 64 })
         #expect(sixel.qualityRungs.last?.fallback == true)
-        #expect(sixel.logDetail == "repaint full")
+        #expect(sixel.logDetail == "repaint full, overlays transparent")
         #expect(SixelDriver(colors: 256, dither: .none).qualityRungs.map(\.colors).prefix(3) == [256, 128, 64])
         #expect(KittyDriver().qualityRungs.last?.fallback == true)
         #expect(KittyDriver().qualityRungs.allSatisfy { $0.colors == nil })

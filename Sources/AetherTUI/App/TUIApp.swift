@@ -428,7 +428,7 @@ public final class TUIApp {
         guard let entry = VideoDrivers.entry(named: driver.name) else { return }
         driver = entry.make(capabilities, options.drivers)
         view.pictureScale = 1
-        output.setDriver(driver)
+        terminal.withScreen { output.setDriver(driver) }
     }
 
     func relayout() {
@@ -461,7 +461,8 @@ public final class TUIApp {
     func switchDriver(to entry: VideoDrivers.Entry) {
         driver = entry.make(capabilities, options.drivers)
         view.pictureScale = 1
-        output.setDriver(driver)
+        // The old output's picture is erased before anything is drawn for the new one.
+        terminal.withScreen { output.setDriver(driver) }
         relayout()
         osd("video output: \(driver.name)")
     }

@@ -146,14 +146,38 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
         }
     }
 
-    /// UI thread: draw with `driver` from the next frame on (its placement comes with the next
-    /// ``configure(_:)``).
+    /// UI thread, inside `withScreen`: draw with `driver` from the next frame on (its placement
+    /// comes with the next ``configure(_:)``).
+    ///
+    /// The pictures of the output being replaced are erased here, in order with ncurses' output
+    /// and before anything is drawn after the switch (``pictureErase(for:)``): a sixel picture
+    /// stays on the screen until its cells are erased, and the cells the next output draws need
+    /// not be the ones it covered (the governor's fallback to half-block draws a picture of
+    /// another size). Frames the old driver encoded are refused from here on, so none lands
+    /// after the erase.
     func setDriver(_ driver: any VideoDriver) {
-        state.withLock {
+        let erase = state.withLock { () -> [UInt8] in
             nextDriver = driver
             generation += 1
             state.broadcast()
+            return Self.pictureErase(for: scene)
         }
+        if !erase.isEmpty { terminal.emitInScreen(erase) }
+    }
+
+    /// The bytes that erase (ECH, default attributes, the cursor put back) the cells the
+    /// pictures of `scene` cover: the video's but those its mask leaves to overlays (their text
+    /// stays), and each still's but those over it (its own mask). Empty when there is none.
+    /// In every terminal this takes a sixel picture off those cells (and their text, which the
+    /// relayout after a switch draws again); kitty's images go with the driver's teardown.
+    static func pictureErase(for scene: Scene) -> [UInt8] {
+        let bytes = ByteBuffer(capacity: 1024)
+        bytes.appendErase(scene.placement.rect, sparing: scene.mask)
+        for still in scene.stills {
+            bytes.appendErase(still.placement.rect, sparing: still.mask ?? CellMask(columns: 0, rows: 0))
+        }
+        guard !bytes.isEmpty else { return [] }
+        return Escape.saveCursor + Escape.resetAttributes + bytes.bytes + Escape.restoreCursor
     }
 
     /// Draws the last frame again (paused, after a relayout, after the screen was cleared);

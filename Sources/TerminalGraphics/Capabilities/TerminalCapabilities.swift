@@ -81,6 +81,18 @@ public struct TerminalCapabilities: Sendable, Equatable {
     /// through tmux's passthrough, else the terminal's own (XTVERSION).
     public var sixelTerminalVersion: String? { sixelThroughTmux ? outerTerminalVersion : terminalVersion }
 
+    /// The terminal that draws sixel images composes them: it keeps what it shows (text, an
+    /// earlier image) under a new image's unset pixels (`P2=1`). Known of xterm (`XTerm(`) and
+    /// foot (`foot(`) by their XTVERSION name (the outer terminal's through tmux); not of
+    /// mlterm 3.9, which draws unset pixels as background and so blanks text under them (it
+    /// answers no XTVERSION and sets no `TERM_PROGRAM`), nor of any terminal that does not say
+    /// its name: those get whole pictures and pictures that never cover an overlay, which are
+    /// right everywhere.
+    public var sixelComposes: Bool {
+        guard let name = sixelTerminalVersion else { return false }
+        return name.hasPrefix("XTerm(") || name.hasPrefix("foot(")
+    }
+
     /// Whether an XTVERSION name is one of the terminals known to draw 24-bit colour, for a
     /// terminal that answered no colour query (kitty, foot, WezTerm, ghostty, contour, iTerm2).
     static func namesDirectColorTerminal(_ version: String) -> Bool {
@@ -125,6 +137,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
         lines.append("sixel: \(yesNo(sixel))\(sixelThroughTmux ? " (outer terminal, through tmux)" : "")")
         lines.append("sixel colour registers: \(sixelColorRegisters.map(String.init) ?? "-")")
         lines.append("sixel max geometry: \(sixelMaxGeometry?.description ?? "-")")
+        if sixel { lines.append("sixel composes images: \(yesNo(sixelComposes)) (\(sixelComposes ? "pictures with holes for overlays, changed pixels" : "pictures around overlays, whole pictures"))") }
         lines.append("cell size: \(cellSize?.description ?? "-") (\(cellSizeSource.rawValue))")
         if let c = screenColumns, let r = screenRows { lines.append("screen: \(c)x\(r) cells") }
         lines.append("synchronized output (?2026): \(yesNo(synchronizedOutput))")

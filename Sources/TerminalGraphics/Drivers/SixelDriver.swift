@@ -1,6 +1,18 @@
+/// How a sixel picture leaves the cells an overlay covers alone (the stats and help boxes, a
+/// menu, the scrub preview): decided per terminal by ``TerminalCapabilities/sixelComposes``.
+public enum SixelOverlays: String, Sendable, CaseIterable {
+    /// One image with those cells' pixels unset (`P2=1`): the terminal keeps the text there
+    /// (xterm, foot).
+    case transparent
+    /// The picture around those cells, one image per rectangle of uncovered cells, so no image
+    /// touches an overlay: mlterm draws an image's unset pixels as background, which blanked
+    /// the boxes' text under a picture with holes.
+    case clipped
+}
+
 /// `--vo=sixel`: DEC sixel images with a per-scene palette (``SixelEncoder``). Terminals draw
-/// sixel above text, so cells an overlay covers are left transparent (`P2=1`) and two text rows
-/// stay free under the picture for subtitles.
+/// sixel above text, so cells an overlay covers are left out of the picture (``SixelOverlays``)
+/// and two text rows stay free under the picture for subtitles.
 ///
 /// Inside tmux without sixel of its own but with passthrough to a sixel terminal, each image goes
 /// to the outer terminal wrapped (``TmuxPassthrough``), placed from inside the wrap. tmux takes a
@@ -10,7 +22,8 @@ public final class SixelDriver: VideoDriver {
     public let name = "sixel"
     public let drawsAboveText = true
     public var repaint: SixelRepaint { encoder.options.repaint }
-    public var logDetail: String? { "repaint \(repaint.rawValue)" }
+    public var logDetail: String? { "repaint \(repaint.rawValue), overlays \(overlays.rawValue)" }
+    public let overlays: SixelOverlays
     /// From the driver's palette (the terminal's registers or the option).
     public var qualityRungs: [OutputGovernor.Settings] { Self.qualityRungs(maxColors: maxColors) }
 
@@ -40,18 +53,20 @@ public final class SixelDriver: VideoDriver {
     private let maxColors: Int
     private var lastMask: CellMask?
     private let passthrough: TmuxPassthrough?
-    /// The image before it is wrapped for tmux (reused).
-    private let unwrapped: ByteBuffer?
+    /// The images before they are placed (wrapped for tmux, or in pieces); made on first use.
+    private var staging: ByteBuffer?
 
     /// - Parameters:
     ///   - colors: palette size; also the most the governor may use (the terminal's registers).
     ///   - passthrough: inside tmux, when the sixel terminal is the one outside it.
     ///   - repaint: what each frame paints (``SixelRepaint``).
-    public init(colors: Int, dither: SixelDither, repaint: SixelRepaint = .changed, passthrough: TmuxPassthrough? = nil) {
+    ///   - overlays: how the picture leaves overlay cells alone (``SixelOverlays``).
+    public init(colors: Int, dither: SixelDither, repaint: SixelRepaint = .changed, overlays: SixelOverlays = .transparent,
+                passthrough: TmuxPassthrough? = nil) {
         maxColors = min(256, max(2, colors))
         encoder = SixelEncoder(options: SixelEncoder.Options(colors: maxColors, dither: dither, repaint: repaint))
+        self.overlays = overlays
         self.passthrough = passthrough
-        unwrapped = passthrough == nil ? nil : ByteBuffer(capacity: 256 * 1024)
     }
 
     public func placement(for area: CellRect, displayAspect: Double, geometry: TerminalGeometry, scale: Double) -> Placement {
@@ -69,27 +84,79 @@ public final class SixelDriver: VideoDriver {
         }
         let mark = output.count
         let holes = Self.transparentRects(mask: mask, placement: placement)
-        if let passthrough, let unwrapped {
-            unwrapped.removeAll()
-            let report = try encoder.encode(image, into: unwrapped, transparent: holes)
+        let pieces = overlays == .clipped && !holes.isEmpty ? Self.uncoveredRects(mask: mask, placement: placement) : []
+        if passthrough == nil, pieces.isEmpty {
+            // One image straight into the output.
+            output.append(Escape.cursorPosition(column: placement.rect.column, row: placement.rect.row))
+            let report = try encoder.encode(image, into: output, transparent: holes)
             if report.outcome == .identical {
+                output.truncate(to: mark)
                 return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
-            }
-            unwrapped.withUnsafeBytes {
-                passthrough.wrapPlaced($0, column: placement.rect.column, row: placement.rect.row, into: output)
             }
             return RenderReport(bytes: output.count - mark, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
         }
-        output.append(Escape.cursorPosition(column: placement.rect.column, row: placement.rect.row))
-        let report = try encoder.encode(image, into: output, transparent: holes)
+        // Staged, then each image placed at its cell (and wrapped for tmux).
+        let staged = staging ?? ByteBuffer(capacity: 256 * 1024)
+        staging = staged
+        staged.removeAll()
+        let report = try encoder.encode(image, into: staged, transparent: holes, pieces: pieces)
         if report.outcome == .identical {
-            output.truncate(to: mark)
             return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+        }
+        let whole = PixelRect(x: 0, y: 0, width: placement.pictureSize.width, height: placement.pictureSize.height)
+        let images = pieces.isEmpty ? [SixelEncoder.FrameReport.Piece(rect: whole, bytes: 0..<staged.count)] : report.pieces
+        let cell = placement.cellSize
+        staged.withUnsafeBytes { raw in
+            for piece in images {
+                let column = placement.rect.column + piece.rect.x / cell.width
+                let row = placement.rect.row + piece.rect.y / cell.height
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[piece.bytes])
+                if let passthrough {
+                    passthrough.wrapPlaced(bytes, column: column, row: row, into: output)
+                } else {
+                    output.append(Escape.cursorPosition(column: column, row: row))
+                    output.append(bytes)
+                }
+            }
         }
         return RenderReport(bytes: output.count - mark, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
     }
 
     public func invalidate() { encoder.invalidate() }
+
+    /// The picture's pixels outside covered cells, in cell-aligned rectangles: each run of rows
+    /// whose uncovered columns are the same gives one rectangle per run of uncovered columns
+    /// (above a box one, beside it two, below it one). Empty when no cell of the picture is
+    /// uncovered.
+    static func uncoveredRects(mask: CellMask, placement: Placement) -> [PixelRect] {
+        let r = placement.rect, cell = placement.cellSize
+        let picture = PixelRect(x: 0, y: 0, width: placement.pictureSize.width, height: placement.pictureSize.height)
+        func runs(_ row: Int) -> [Range<Int>] {
+            var found: [Range<Int>] = []
+            var column = r.column
+            while column < r.endColumn {
+                guard !mask.isCovered(column: column, row: row) else { column += 1; continue }
+                let first = column
+                while column < r.endColumn, !mask.isCovered(column: column, row: row) { column += 1 }
+                found.append(first..<column)
+            }
+            return found
+        }
+        var rects: [PixelRect] = []
+        var row = r.row
+        while row < r.endRow {
+            let same = runs(row)
+            let first = row
+            row += 1
+            while row < r.endRow, runs(row) == same { row += 1 }
+            for run in same {
+                let piece = PixelRect(x: (run.lowerBound - r.column) * cell.width, y: (first - r.row) * cell.height,
+                                      width: run.count * cell.width, height: (row - first) * cell.height).intersection(picture)
+                if !piece.isEmpty { rects.append(piece) }
+            }
+        }
+        return rects
+    }
 
     /// The picture's pixels under covered cells, one rectangle per run of covered cells in a row.
     static func transparentRects(mask: CellMask, placement: Placement) -> [PixelRect] {

@@ -68,6 +68,7 @@ public enum VideoDrivers {
               suits: { $0.sixel && (!$0.sixelThroughTmux || $0.tmuxPassthrough) }) { caps, options in
             SixelDriver(colors: min(options.sixelColors ?? caps.effectiveSixelColors, caps.effectiveSixelColors),
                         dither: options.sixelDither, repaint: options.sixelRepaint ?? sixelRepaint(for: caps),
+                        overlays: caps.sixelComposes ? .transparent : .clipped,
                         passthrough: caps.sixelThroughTmux ? caps.passthrough : nil)
         }
     private static let cells =
@@ -128,9 +129,11 @@ public enum VideoDrivers {
     ///   mostly white picture (5 dB against the source), whole pictures are right (29 dB);
     /// - any other terminal, or one that does not say its name (mlterm does not answer
     ///   XTVERSION), gets whole pictures, which are right everywhere.
+    ///
+    /// The same fact decides how a picture leaves overlays alone (``SixelOverlays``): holes
+    /// where the terminal composes, the picture in pieces around them elsewhere.
     public static func sixelRepaint(for caps: TerminalCapabilities) -> SixelRepaint {
-        guard let name = caps.sixelTerminalVersion else { return .full }
-        return name.hasPrefix("XTerm(") || name.hasPrefix("foot(") ? .changed : .full
+        caps.sixelComposes ? .changed : .full
     }
 
     /// The half-block colour mode for `--vo-halfblock-colors` (nil for an unknown value).

@@ -38,6 +38,9 @@ public enum SixelRepaint: String, Sendable, CaseIterable {
 ///   reports ``FrameReport/Outcome-swift.enum/identical`` and writes nothing (the terminal still
 ///   shows it), or a full repaint of what the terminal should show when the caller must repaint.
 /// - Overlays: pixel rectangles passed as `transparent` are never painted.
+/// - Pieces: a frame can go out as several images, one per rectangle of `pieces` (the
+///   picture around the overlays, for terminals that do not compose images: mlterm blanks the
+///   text under an image's unset pixels, so no image may cover an overlay at all).
 ///
 /// Not thread-safe: one encoder per video region, used on the render thread.
 public final class SixelEncoder {
@@ -77,6 +80,13 @@ public final class SixelEncoder {
 
     /// What one `encode` call did, with the time of each phase (habit 11).
     public struct FrameReport: Sendable, Equatable {
+        /// One image of a frame sent in pieces: the rectangle of the picture it paints and its
+        /// bytes in the output (absolute offsets). The caller places it at the rectangle's origin.
+        public struct Piece: Sendable, Equatable {
+            public var rect: PixelRect
+            public var bytes: Range<Int>
+        }
+
         public enum Outcome: Sendable, Equatable {
             case encoded
             /// Same pixels as the previous frame, or no pixel beyond the noise threshold: the
@@ -93,6 +103,9 @@ public final class SixelEncoder {
         public var mapNanoseconds: UInt64 = 0
         /// Sixel bands and run-length encoding.
         public var emitNanoseconds: UInt64 = 0
+        /// The images written when the frame was asked for in pieces, in order (pieces with
+        /// nothing to paint are left out); empty when it went out as one image.
+        public var pieces: [Piece] = []
     }
 
     public struct Statistics: Sendable, Equatable {
@@ -123,6 +136,9 @@ public final class SixelEncoder {
     private var previousSize = PixelSize(width: 0, height: 0)
     private var previousTransparent: [PixelRect] = []
     private var hasPalette = false
+    /// One piece's indices and shown indices, its height rounded up to a whole band (reused).
+    private var pieceIndices: [UInt8] = []
+    private var pieceShown: [UInt8] = []
 
     public init(options: Options = Options()) {
         self.options = options
@@ -160,9 +176,14 @@ public final class SixelEncoder {
     ///   - transparent: rectangles in image pixels that are left unpainted (overlays drawn
     ///     over the video); the terminal keeps what it shows there. Their pixels count as
     ///     unknown afterwards, so they are painted once the rectangle goes away.
+    ///   - pieces: empty, one image of the whole picture; otherwise one image per rectangle
+    ///     (in image pixels, any height), each painting only the pixels inside it, its raster
+    ///     attributes its own size, reported in ``FrameReport/pieces`` for the caller to place
+    ///     (CUP to the cell at the rectangle's origin before each). Pixels in no piece are
+    ///     never painted; give them as `transparent` too, so they count as unknown.
     @discardableResult
     public func encode(_ image: PixelImage, into output: ByteBuffer, repeatIdentical: Bool = false,
-                       transparent: [PixelRect] = []) throws(RenderError) -> FrameReport {
+                       transparent: [PixelRect] = [], pieces: [PixelRect] = []) throws(RenderError) -> FrameReport {
         guard image.height % 6 == 0 else { throw .heightNotMultipleOfSix(image.height) }
         let bounds = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         let holes = transparent.map { $0.intersection(bounds) }.filter { !$0.isEmpty }
@@ -179,8 +200,10 @@ public final class SixelEncoder {
         if image.size != previousSize { shown.update(repeating: ColorLookup.none, count: pixels) }
         let sameOverlays = holes == previousTransparent
         previousTransparent = holes
+        // Nil: one image of the whole picture.
+        let rects = pieces.isEmpty ? nil : pieces.map { $0.intersection(bounds) }.filter { !$0.isEmpty }
         if isIdenticalToPrevious(image) && sameOverlays {
-            return identical(image, output: output, repeatIdentical: repeatIdentical)
+            return identical(image, output: output, repeatIdentical: repeatIdentical, pieces: rects)
         }
         var report = FrameReport(outcome: .encoded)
         let t0 = OutputWriter.monotonicNanoseconds()
@@ -214,15 +237,20 @@ public final class SixelEncoder {
         if options.repaint == .full && memcmp(indices, shown, pixels) != 0 {
             shown.update(repeating: ColorLookup.none, count: pixels)   // replaced by `indices` below
         }
-        report.colorsUsed = rasterizer.write(indices: indices, previous: shown, width: image.width,
-                                             height: image.height, palette: lookup.palette, output: output)
+        if let rects {
+            (report.colorsUsed, report.pieces) = writePieces(rects, indices: indices, previous: shown,
+                                                             width: image.width, output: output)
+        } else {
+            report.colorsUsed = rasterizer.write(indices: indices, previous: shown, width: image.width,
+                                                 height: image.height, palette: lookup.palette, output: output)
+        }
         swap(&indices, &shown)
         report.emitNanoseconds = OutputWriter.monotonicNanoseconds() - t2
         report.analyseNanoseconds = t1 - t0
         report.bytes = output.count - start
         guard report.bytes > 0 else {
             // Nothing beyond the noise threshold: the terminal already shows this picture.
-            var same = identical(image, output: output, repeatIdentical: repeatIdentical)
+            var same = identical(image, output: output, repeatIdentical: repeatIdentical, pieces: rects)
             same.paletteRebuilt = report.paletteRebuilt
             return same
         }
@@ -232,17 +260,63 @@ public final class SixelEncoder {
 
     /// The report for a picture the terminal already shows; with `repeatIdentical`, a full
     /// image of what it shows.
-    private func identical(_ image: PixelImage, output: ByteBuffer, repeatIdentical: Bool) -> FrameReport {
+    private func identical(_ image: PixelImage, output: ByteBuffer, repeatIdentical: Bool, pieces: [PixelRect]?) -> FrameReport {
         statistics.framesIdentical += 1
         var report = FrameReport(outcome: .identical)
         guard repeatIdentical else { return report }
         let start = output.count
         // `indices` is scratch between frames: nothing known, so every shown pixel is painted.
         indices.update(repeating: ColorLookup.none, count: image.width * image.height)
-        report.colorsUsed = rasterizer.write(indices: shown, previous: indices, width: image.width,
-                                             height: image.height, palette: lookup.palette, output: output)
+        if let pieces {
+            (report.colorsUsed, report.pieces) = writePieces(pieces, indices: shown, previous: indices,
+                                                             width: image.width, output: output)
+        } else {
+            report.colorsUsed = rasterizer.write(indices: shown, previous: indices, width: image.width,
+                                                 height: image.height, palette: lookup.palette, output: output)
+        }
         report.bytes = output.count - start
         return report
+    }
+
+    /// One image per rectangle of `pieces` (inside the picture), from a copy of its pixels'
+    /// `indices` and `previous` whose rows past its height (to a whole band) are transparent:
+    /// the image is exactly the rectangle's size. Returns the most registers one defines and
+    /// the images written.
+    private func writePieces(_ pieces: [PixelRect], indices: UnsafePointer<UInt8>, previous: UnsafePointer<UInt8>,
+                             width: Int, output: ByteBuffer) -> (colors: Int, pieces: [FrameReport.Piece]) {
+        var colors = 0
+        var written: [FrameReport.Piece] = []
+        for piece in pieces {
+            let bandHeight = (piece.height + 5) / 6 * 6
+            let count = piece.width * bandHeight
+            if pieceIndices.count < count {
+                pieceIndices = [UInt8](repeating: ColorLookup.none, count: count)
+                pieceShown = [UInt8](repeating: ColorLookup.none, count: count)
+            }
+            pieceIndices.withUnsafeMutableBufferPointer { toIndices in
+                pieceShown.withUnsafeMutableBufferPointer { toShown in
+                    guard let dstIndices = toIndices.baseAddress, let dstShown = toShown.baseAddress else { return }
+                    for row in 0..<bandHeight {
+                        let dst = row * piece.width
+                        if row < piece.height {
+                            let src = (piece.y + row) * width + piece.x
+                            (dstIndices + dst).update(from: indices + src, count: piece.width)
+                            (dstShown + dst).update(from: previous + src, count: piece.width)
+                        } else {
+                            (dstIndices + dst).update(repeating: ColorLookup.none, count: piece.width)
+                            (dstShown + dst).update(repeating: ColorLookup.none, count: piece.width)
+                        }
+                    }
+                    let start = output.count
+                    let used = rasterizer.write(indices: dstIndices, previous: dstShown, width: piece.width,
+                                                height: bandHeight, rasterHeight: piece.height,
+                                                palette: lookup.palette, output: output)
+                    colors = max(colors, used)
+                    if output.count > start { written.append(.init(rect: piece, bytes: start..<output.count)) }
+                }
+            }
+        }
+        return (colors, written)
     }
 
     /// Ordered-dither strength: about half the typical distance between palette colours.

@@ -64,10 +64,12 @@ final class SixelRasterizer {
     }
 
     /// Writes one DCS sixel image with the required pixels of `indices` (see the type's note);
-    /// writes nothing when no pixel is required. `height` is a multiple of 6. Returns the
-    /// number of palette registers the image defines.
+    /// writes nothing when no pixel is required. `height` is a multiple of 6; `rasterHeight`
+    /// (default `height`) is the height the raster attributes give, for an image whose last
+    /// band is only partly its own (its rows past it transparent). Returns the number of
+    /// palette registers the image defines.
     func write(indices: UnsafePointer<UInt8>, previous: UnsafePointer<UInt8>, width: Int, height: Int,
-               palette: SixelPalette, output: ByteBuffer) -> Int {
+               rasterHeight: Int? = nil, palette: SixelPalette, output: ByteBuffer) -> Int {
         prepare(width: width)
         defined.update(repeating: false, count: 256)
         var used = 0
@@ -148,7 +150,7 @@ final class SixelRasterizer {
                             w.bytes(UInt8(ascii: "1"), UInt8(ascii: ";"))
                             w.decimal(width)
                             w.byte(UInt8(ascii: ";"))
-                            w.decimal(height)
+                            w.decimal(rasterHeight ?? height)
                         }
                     }
                     output.write(maxBytes: pendingNewlines + 48 + (n - first) * 16) { w in
