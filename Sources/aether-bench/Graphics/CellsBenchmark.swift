@@ -174,6 +174,8 @@ struct CellsBenchmark: ParsableCommand {
         var jobs: [Job] = [
             ("aether-tui halfblock, exact", ours(["--vo=halfblock", "--vo-cells-tolerance=0"])),
             ("aether-tui halfblock", ours(["--vo=halfblock"])),
+            // timg decodes on one thread (libavcodec's default thread count).
+            ("aether-tui halfblock, 1 decoder thread", ours(["--vo=halfblock", "--vd-lavc-threads=1"])),
             ("aether-tui cells quadrant", ours(["--vo=cells", "--vo-cells=quadrant"])),
             ("aether-tui cells sextant", ours(["--vo=cells", "--vo-cells=sextant"])),
             ("aether-tui cells octant", ours(["--vo=cells", "--vo-cells=octant"])),
@@ -181,7 +183,7 @@ struct CellsBenchmark: ParsableCommand {
             ("ffmpeg -f null (decode floor)", peer(["ffmpeg", "-nostdin", "-v", "error", "-i", cut, "-f", "null", "-"], inTerminal: false)),
         ]
         if let baselinePlayer {
-            jobs.insert(("aether-tui halfblock, baseline build", ours(["--vo=halfblock"], binary: baselinePlayer)), at: 2)
+            jobs.insert(("aether-tui halfblock, baseline build", ours(["--vo=halfblock"], binary: baselinePlayer)), at: 3)
         }
         if Spawn.which("timg") != nil {
             jobs.append(("timg -ph (half blocks)", peer(["timg", "-g\(columns)x\(rows)", "-ph", "-V", "--threads=1", cut])))
@@ -213,7 +215,7 @@ struct CellsBenchmark: ParsableCommand {
             guard let runs = results[job.name], !runs.isEmpty else { continue }
             cpu[job.name] = Stats.median(runs.map { $0.cpu / max(0.001, $0.media) })
             rate[job.name] = Stats.median(runs.map { Double($0.bytes) / max(0.001, $0.media) })
-            var line = job.name.padding(toLength: 34, withPad: " ", startingAt: 0)
+            var line = job.name.padding(toLength: 40, withPad: " ", startingAt: 0)
                 + " CPU \(Stats.fmt(cpu[job.name]!, 3)) s/media-s   \(Stats.fmt(rate[job.name]! / 1e6, 2)) MB/media-s"
             if let d = runs.last?.dropped { line += "   dropped \(d)" }
             if let p = runs.last?.painted { line += "   painted \(p)" }
@@ -226,6 +228,7 @@ struct CellsBenchmark: ParsableCommand {
         let hb = "aether-tui halfblock", oct = "aether-tui cells octant"
         print("halfblock vs mpv tct: bytes \(ratio(hb, "mpv --vo=tct", rate)); vs timg -ph: bytes \(ratio(hb, "timg -ph (half blocks)", rate)), CPU \(ratio(hb, "timg -ph (half blocks)", cpu))")
         print("halfblock vs timg -ph into a file: CPU \(ratio(hb, "timg -ph into a file", cpu))")
+        print("halfblock on 1 decoder thread vs timg -ph: CPU \(ratio("aether-tui halfblock, 1 decoder thread", "timg -ph (half blocks)", cpu)); into a file: \(ratio("aether-tui halfblock, 1 decoder thread", "timg -ph into a file", cpu))")
         print("halfblock exact vs mpv tct: bytes \(ratio("aether-tui halfblock, exact", "mpv --vo=tct", rate))")
         print("octant vs halfblock: bytes \(ratio(oct, hb, rate)), CPU \(ratio(oct, hb, cpu)); octant vs timg -pq: bytes \(ratio(oct, "timg -pq (quarter blocks)", rate)), CPU \(ratio(oct, "timg -pq (quarter blocks)", cpu))")
         print("headless vs ffmpeg decode floor: CPU \(ratio("aether-tui --vo=null (headless)", "ffmpeg -f null (decode floor)", cpu))")
