@@ -7,7 +7,7 @@
 #            exists and is newer than this script (and than its inputs).
 #   --only NAME  considers just the fixture NAME (e.g. hls-abr).
 # Prints one line per generated file and nothing when everything is current.
-# Needs: ffmpeg and ffprobe (libx264, aac, mjpeg; drawtext for the counter), python3.
+# Needs: ffmpeg and ffprobe (libx264, aac, mjpeg; drawtext for the counter), python3, openssl.
 # make-fixtures.sh runs it last, into its OUTDIR/net. 9-11 s on 2 idle cores (one ffmpeg at
 # a time), 15 s niced beside a build.
 #
@@ -110,6 +110,29 @@
 #       bottom row is black. The clip is 30 s so that there are two sheets and the last is
 #       partial.
 #
+#   hls-download/master.m3u8
+#       Offline download (aether-tui download): a master (EXT-X-VERSION 3) of two video-only
+#       variants of the same 10 s (source_video, 24 fps, keyframes every 2 s), each with
+#       AUDIO="group_aud" and SUBTITLES="subs":
+#         2/index.m3u8  160x90   video 100k  BANDWIDTH=162800
+#         3/index.m3u8  320x180  video 300k  BANDWIDTH=382800
+#       two audio renditions (EXT-X-MEDIA TYPE=AUDIO, GROUP-ID "group_aud", AAC 48k, separate
+#       playlists): NAME="English" LANGUAGE="eng" DEFAULT=YES URI English/index.m3u8 (440 Hz)
+#       and NAME="Français" LANGUAGE="fra" DEFAULT=NO URI Francais/index.m3u8 (660 Hz), and
+#       one WebVTT rendition (TYPE=SUBTITLES, GROUP-ID "subs", NAME="English subtitles",
+#       LANGUAGE="eng", DEFAULT=YES, URI 2/index_vtt.m3u8, segments index0.vtt ...), three
+#       cues: 1.0–2.5 s "First cue", 3.0–5.0 s "Second cue spans", 6.5–7.5 s "Third cue"
+#       (ffmpeg writes them 0.022 s late; each segment gets
+#       X-TIMESTAMP-MAP=MPEGTS:126000,LOCAL:00:00:00.000, so on the MPEG-TS timeline they
+#       land 1.4 s later, with the media). 2 s MPEG-TS segments seg000.ts ... per variant and
+#       rendition.
+#   hls-download-aes/master.m3u8
+#       The same, every MPEG-TS segment (video and audio; not the WebVTT) AES-128-CBC
+#       encrypted (openssl enc, PKCS#7 padding) with the key hls-download-aes/enc.key (00 01
+#       ... 0f), each media playlist saying once, before its first segment,
+#         #EXT-X-KEY:METHOD=AES-128,URI="../enc.key"
+#       with NO IV attribute: the IV is each segment's media sequence number (0, 1 ...).
+#
 # DASH
 #   dash-vod/manifest.mpd
 #       Static MPD (profile isoff-live, mediaPresentationDuration PT20.0S, maxSegmentDuration
@@ -197,7 +220,7 @@ for arg in "$@"; do
 done
 outdir=${outdir:-$script_dir/out/net}
 
-for tool in ffmpeg ffprobe python3; do
+for tool in ffmpeg ffprobe python3 openssl; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         printf 'make-network-fixtures: %s not found in PATH\n' "$tool" >&2
         exit 1
@@ -388,6 +411,56 @@ gen_hls_aes() {
         -hls_key_info_file "$work/hls-aes.keyinfo" "${bitexact[@]}" "$1/index.m3u8"
 }
 
+# hls_download DIR [KEYINFO]: the download fixture (see hls-download above), encrypted with
+# KEYINFO when given.
+hls_download() {
+    mkdir -p "$1"
+    local -a key=()
+    if [[ -n ${2:-} ]]; then key=(-hls_key_info_file "$2"); fi
+    printf 'WEBVTT\n\n00:00:01.000 --> 00:00:02.500\nFirst cue\n\n00:00:03.000 --> 00:00:05.000\nSecond cue spans\n\n00:00:06.500 --> 00:00:07.500\nThird cue\n' >"$work/download.vtt"
+    "${ff[@]}" -f lavfi -i "$(source_video 320 180 10)" -f lavfi -i "$(tone 10)" -f lavfi -i "sine=f=660:r=48000:d=10" \
+        -i "$work/download.vtt" \
+        -filter_complex "[0:v]split=2[a][b];[a]scale=160:90[v0];[b]copy[v1]" \
+        -map '[v0]' -map '[v1]' -map 1:a -map 2:a -map 3:s \
+        "${x264[@]}" $(vrate v:0 100) $(vrate v:1 300) "${aac[@]}" -b:a 48k -c:s webvtt \
+        -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename "$1/%v/seg%03d.ts" -master_pl_name master.m3u8 \
+        -var_stream_map "a:0,agroup:aud,language:eng,name:English,default:yes a:1,agroup:aud,language:fra,name:Francais v:0,agroup:aud,s:0,sgroup:subs v:1,agroup:aud" \
+        "${key[@]}" "${bitexact[@]}" "$1/%v/index.m3u8"
+    python3 - "$1" <<'EOF'
+import glob, os, sys
+root = sys.argv[1]
+path = os.path.join(root, "master.m3u8")
+text = open(path, encoding="utf-8").read()
+text = text.replace('NAME="audio_0"', 'NAME="English"').replace('NAME="audio_1"', 'NAME="Français"')
+text = text.replace('NAME="subtitle_2",DEFAULT=NO,', 'NAME="English subtitles",DEFAULT=YES,LANGUAGE="eng",')
+assert text.count('SUBTITLES="subs"') == 2 and 'LANGUAGE="fra"' in text and 'English subtitles' in text, text
+open(path, "w", encoding="utf-8").write(text)
+for vtt in glob.glob(os.path.join(root, "2", "index*.vtt")):
+    body = open(vtt, encoding="utf-8").read()
+    assert body.startswith("WEBVTT\n")
+    open(vtt, "w", encoding="utf-8").write("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:126000,LOCAL:00:00:00.000" + body[len("WEBVTT"):])
+EOF
+}
+gen_hls_download() { hls_download "$1"; }
+gen_hls_download_aes() {
+    hls_download "$1"
+    printf '\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f' >"$1/enc.key"
+    # ffmpeg 5.1's hls muxer writes (and uses) IV=0x0 when the key info has no IV, so the
+    # segments are encrypted here instead, each with its media sequence number as the IV.
+    local playlist segment seq
+    for playlist in "$1"/*/index.m3u8; do
+        seq=$(sed -n 's/^#EXT-X-MEDIA-SEQUENCE://p' "$playlist")
+        while read -r segment; do
+            openssl enc -aes-128-cbc -K 000102030405060708090a0b0c0d0e0f -iv "$(printf '%032x' "$seq")" \
+                -in "$(dirname "$playlist")/$segment" -out "$work/segment.enc"
+            mv -f "$work/segment.enc" "$(dirname "$playlist")/$segment"
+            seq=$((seq + 1))
+        done < <(grep -v '^#' "$playlist" | grep .)
+        sed -i '0,/^#EXTINF/s//#EXT-X-KEY:METHOD=AES-128,URI="..\/enc.key"\n#EXTINF/' "$playlist"
+        grep -q 'METHOD=AES-128' "$playlist"
+    done
+}
+
 # dash_out DIR USE_TIMELINE: a static MPD DIR/manifest.mpd with 2 s segments, video
 # representations in AdaptationSet 0 and audio in 1.
 dash_out() {
@@ -500,6 +573,8 @@ build hls-abr         gen_hls_abr
 build hls-renditions  gen_hls_renditions
 build hls-aes         gen_hls_aes "$outdir/progressive.mp4"
 build hls-thumbs      gen_hls_thumbs
+build hls-download    gen_hls_download
+build hls-download-aes gen_hls_download_aes
 build dash-vod        gen_dash_vod
 build dash-number     gen_dash_number
 build dash-thumbs     gen_dash_thumbs
