@@ -189,6 +189,22 @@
 #       ../progressive.mp4 (#EXTINF:20,progressive; against the playlist's URL
 #       http://HOST/hostile/remote-list.m3u it resolves to http://HOST/progressive.mp4, which
 #       exists). lavf has no demuxer for it.
+#   hostile/download-dotdot.m3u8
+#       HLS VOD media playlist (for aether-tui download) of hls-download/3's five segments
+#       named through `..`: ../hls-download/3/seg000.ts, ../../../../hls-download/3/seg001.ts
+#       (dot segments past the root resolve to it: http://HOST/hls-download/3/seg001.ts),
+#       ./../hls-download/3/seg002.ts, ../hls-download/./3/seg003.ts,
+#       ../hls-download/3/../3/seg004.ts; EXTINF as in hls-download/3/index.m3u8.
+#   hostile/download-local-audio.m3u8
+#       Master playlist: one variant ../hls-download/3/index.m3u8 (BANDWIDTH=382800,
+#       AUDIO="a") whose only audio rendition (EXT-X-MEDIA TYPE=AUDIO, GROUP-ID "a",
+#       LANGUAGE="eng", DEFAULT=YES) is URI="file:///etc/passwd".
+#   hostile/download-local-key.m3u8
+#       VOD media playlist: #EXT-X-KEY:METHOD=AES-128,URI="file:///etc/passwd", then
+#       ../hls-download-aes/3/seg000.ts (#EXTINF:2.000000,).
+#   hostile/download-absolute.m3u8
+#       VOD media playlist whose only segment is the absolute path /etc/passwd (against the
+#       playlist's URL: http://HOST/etc/passwd, which the server does not have: 404).
 #
 # Live HLS is not a fixture: Tests/Scripts/live_hls.sh OUTDIR SECONDS writes one in real time.
 
@@ -561,6 +577,50 @@ EOF
 file:///etc/passwd
 #EXTINF:20,progressive
 ../progressive.mp4
+EOF
+    cat >"$1/download-dotdot.m3u8" <<'EOF'
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-TARGETDURATION:2
+#EXT-X-MEDIA-SEQUENCE:0
+#EXT-X-PLAYLIST-TYPE:VOD
+#EXTINF:2.000000,
+../hls-download/3/seg000.ts
+#EXTINF:2.000000,
+../../../../hls-download/3/seg001.ts
+#EXTINF:2.000000,
+./../hls-download/3/seg002.ts
+#EXTINF:2.000000,
+../hls-download/./3/seg003.ts
+#EXTINF:2.000000,
+../hls-download/3/../3/seg004.ts
+#EXT-X-ENDLIST
+EOF
+    cat >"$1/download-local-audio.m3u8" <<'EOF'
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="passwd",DEFAULT=YES,LANGUAGE="eng",URI="file:///etc/passwd"
+#EXT-X-STREAM-INF:BANDWIDTH=382800,RESOLUTION=320x180,AUDIO="a"
+../hls-download/3/index.m3u8
+EOF
+    cat >"$1/download-local-key.m3u8" <<'EOF'
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-TARGETDURATION:2
+#EXT-X-PLAYLIST-TYPE:VOD
+#EXT-X-KEY:METHOD=AES-128,URI="file:///etc/passwd"
+#EXTINF:2.000000,
+../hls-download-aes/3/seg000.ts
+#EXT-X-ENDLIST
+EOF
+    cat >"$1/download-absolute.m3u8" <<'EOF'
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-TARGETDURATION:2
+#EXT-X-PLAYLIST-TYPE:VOD
+#EXTINF:2.000000,
+/etc/passwd
+#EXT-X-ENDLIST
 EOF
 }
 

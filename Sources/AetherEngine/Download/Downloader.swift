@@ -137,13 +137,38 @@ public final class Downloader {
         }
         report(plan.tracks.first.map(Self.label) ?? "")
 
+        do {
+            try fetchAll(plan, part: part, done: &done, summary: &summary) { entry, fetchedBytes in
+                let t = plan.tracks[entry.track]
+                state.bytes += Int64(entry.bytes)
+                state.fetched += Int64(fetchedBytes)
+                guard entry.segment >= 0 else { return }
+                state.segmentsDone += 1
+                let e = expected(t, t.segments[entry.segment].duration)
+                doneExpected += e
+                fetchedExpected += e
+                report(Self.label(t))
+            }
+        } catch {
+            // Nothing on disk: no state worth keeping.
+            if done.isEmpty { part.remove() }
+            throw error
+        }
+        return try remux(plan, part: part, container: container, summary: summary, bytes: state.bytes, started: started)
+    }
+
+    /// Fetches every segment not in `done`, storing and journaling each; `landed` is told of
+    /// each (its entry and the bytes fetched for it).
+    private func fetchAll(_ plan: DownloadPlan, part: PartDirectory, done: inout Set<DownloadState.Key>, summary: inout DownloadSummary,
+                          landed: (DownloadState.Entry, Int) -> Void) throws(DownloadError) {
         var keys: [String: [UInt8]] = [:]
         for (t, track) in plan.tracks.enumerated() {
-            let label = Self.label(track)
             if let initURI = track.initSection, !done.contains(.init(track: t, segment: -1)) {
                 let data = try fetch(initURI, limit: DownloadState.maxSegmentBytes)
-                try part.record(part.store(track: t, segment: -1, data))
+                let entry = try part.store(track: t, segment: -1, data)
+                try part.record(entry)
                 done.insert(.init(track: t, segment: -1))
+                landed(entry, data.count)
             }
             for (s, segment) in track.segments.enumerated() where !done.contains(.init(track: t, segment: s)) {
                 var data = try fetch(segment.uri, limit: track.kind == .subtitle ? Self.subtitleSegmentLimit : DownloadState.maxSegmentBytes)
@@ -160,16 +185,15 @@ public final class Downloader {
                 try part.record(entry)
                 done.insert(.init(track: t, segment: s))
                 summary.fetched += 1
-                state.bytes += Int64(data.count)
-                state.fetched += Int64(fetchedBytes)
-                state.segmentsDone += 1
-                let e = expected(track, segment.duration)
-                doneExpected += e
-                fetchedExpected += e
-                report(label)
+                landed(entry, fetchedBytes)
             }
         }
+    }
 
+    /// Remuxes the stored segments into `output` and removes the part directory.
+    private func remux(_ plan: DownloadPlan, part: PartDirectory, container: String, summary: DownloadSummary, bytes: Int64,
+                       started: Double) throws(DownloadError) -> DownloadSummary {
+        var summary = summary
         // Remux into a file inside the part directory, then move it into place.
         var inputs: [RemuxInput] = []
         for (t, track) in plan.tracks.enumerated() where track.kind != .subtitle {
@@ -205,11 +229,10 @@ public final class Downloader {
         part.remove()
         let status = session.monitor.status
         summary.streams = remuxed.streams
-        summary.bytes = state.bytes
+        summary.bytes = bytes
         summary.retries = status.retries
         summary.requests = status.requests
         summary.seconds = MonotonicClock.seconds() - started
-        state.fraction = 1
         return summary
     }
 

@@ -127,6 +127,9 @@ final class RemuxOutput {
         let result = avformat_alloc_output_context2(&made, nil, container, path)
         guard result >= 0, let made else { throw DownloadError("cannot make a \(container) muxer: \(FFmpegError(code: result, function: "avformat_alloc_output_context2").message)") }
         format = made
+        // No random UIDs, dates or encoder string: the same download gives the same bytes
+        // (an interrupted and resumed one included).
+        format.pointee.flags |= AVFMT_FLAG_BITEXACT
         var dict: OpaquePointer?
         av_dict_set(&dict, "protocol_whitelist", "file", 0)
         defer { av_dict_free(&dict) }
