@@ -348,6 +348,36 @@ import Testing
         #expect(Self.frames(dir + "/x.mkv", map: "0:v") == Self.frames(Self.source("hls-download/3/index.m3u8"), map: "0:v"))
     }
 
+    @Test func namesFromThePlaylistAreSanitisedInTheProgressAndTheTags() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = Self.download([server.url("hostile/download-escapes.m3u8"), "-o", dir + "/n.mkv"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stdout.contains("\u{1B}") && !r.stdout.contains("\u{07}") && !r.stdout.contains("\u{202E}"), "\(r.stdout.debugDescription)")
+        let (streams, _) = try Self.streams(dir + "/n.mkv")
+        #expect(streams.count == 2)
+        let title = streams.last?.title ?? ""
+        #expect(title.contains("Evil") && !title.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{202E}" }, "\(title.debugDescription)")
+        #expect(streams.last?.language == "", "a tag that is not a language is left out")
+    }
+
+    @Test func onATerminalTheProgressIsOneLineRedrawn() throws {
+        let server = try LoopbackHTTP(root: Self.root, rules: #"[{"path": "\\.ts$", "latency_ms": 30}]"#)
+        defer { server.stop() }
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // script(1) gives the command a pseudo-terminal for its standard output.
+        let command = [TestEnvironment.binary, "download", server.url("hls-download/master.m3u8"), "-o", dir + "/p.mkv"]
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        let r = Process.run(["/usr/bin/script", "-qfec", command, "/dev/null"], timeout: 60)
+        #expect(r.status == 0, "\(r.stdout)")
+        #expect(r.stdout.contains("\r[") && r.stdout.contains("\u{1B}[K"), "\(r.stdout.debugDescription)")
+        #expect(r.stdout.contains("[########################] 100%"), "\(r.stdout.debugDescription)")
+        #expect(!r.stdout.contains("download: "), "no plain lines on a terminal")
+    }
+
     @Test func badArgumentsAreOneLine() throws {
         for arguments in [["http://127.0.0.1:1/x.m3u8", "--hls-bitrate=auto"], ["http://127.0.0.1:1/x.m3u8", "--video-range=4k"],
                           ["http://127.0.0.1:1/x.m3u8", "--network-retries=-1"]] {

@@ -205,6 +205,11 @@
 #   hostile/download-absolute.m3u8
 #       VOD media playlist whose only segment is the absolute path /etc/passwd (against the
 #       playlist's URL: http://HOST/etc/passwd, which the server does not have: 404).
+#   hostile/download-escapes.m3u8
+#       Master playlist: one variant ../hls-download/2/index.m3u8 (BANDWIDTH=162800,
+#       AUDIO="a") whose audio rendition (URI ../hls-download/Francais/index.m3u8, DEFAULT=YES)
+#       has NAME = ESC "]0;owned" BEL "Evil" U+202E "vaw.exe" and LANGUAGE = ESC "[2Jfra":
+#       terminal controls and a bidi override for the progress line and the output's tags.
 #
 # Live HLS is not a fixture: Tests/Scripts/live_hls.sh OUTDIR SECONDS writes one in real time.
 
@@ -622,6 +627,8 @@ EOF
 /etc/passwd
 #EXT-X-ENDLIST
 EOF
+    printf '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="\033]0;owned\007Evil\342\200\256vaw.exe",DEFAULT=YES,LANGUAGE="\033[2Jfra",URI="../hls-download/Francais/index.m3u8"\n#EXT-X-STREAM-INF:BANDWIDTH=162800,AUDIO="a"\n../hls-download/2/index.m3u8\n' \
+        >"$1/download-escapes.m3u8"
 }
 
 # ---------------------------------------------------------------------------
