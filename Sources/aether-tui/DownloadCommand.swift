@@ -18,7 +18,7 @@ struct Download: ParsableCommand {
             tag, title and default flag.
 
             Segments are kept in PATH.part/ next to the output with a journal of what is done: \
-            after Ctrl-C (status 130) or a failure, the same command continues where it \
+            after Ctrl-C (status 4, as for a signal in play) or a failure, the same command continues where it \
             stopped. A journal or segment that does not check out is fetched again. The \
             directory is removed when the output is written. An existing output is never \
             overwritten.
@@ -108,7 +108,7 @@ struct Download: ParsableCommand {
         } catch {
             bar.finish()
             if interrupt.isCancelled {
-                throw fail("interrupted: what was fetched is kept in '\(path).part'; run the same command again to continue", code: 130)
+                throw fail("interrupted: what was fetched is kept in '\(path).part'; run the same command again to continue", code: 4)
             }
             throw fail("cannot download '\(url)': \(error.message)")
         }
