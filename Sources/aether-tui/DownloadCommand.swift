@@ -13,8 +13,8 @@ struct Download: ParsableCommand {
             (EXT-X-MEDIA) of that variant's groups chosen by --alang and --slang, AES-128 \
             segments decrypted, through the player's network reader (a dropped connection is \
             resumed at the byte, transient failures retried). The tracks are remuxed, not \
-            re-encoded, into one Matroska file (MP4 when -o ends in .mp4; WebVTT subtitles are \
-            left out of MP4), with each rendition's LANGUAGE, NAME and DEFAULT=YES as language \
+            re-encoded, into one Matroska file (MP4 when -o ends in .mp4, WebVTT subtitles then \
+            converted to MP4's mov_text), with each rendition's LANGUAGE, NAME and DEFAULT=YES as language \
             tag, title and default flag.
 
             Segments are kept in PATH.part/ next to the output with a journal of what is done: \

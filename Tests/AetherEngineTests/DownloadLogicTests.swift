@@ -97,6 +97,8 @@ struct DownloadLogicTests {
             (Self.media().replacingOccurrences(of: "seg1.ts", with: "file:///etc/passwd"), "refused 'file:///etc/passwd'"),
             (Self.media(key: "#EXT-X-KEY:METHOD=AES-128,URI=\"file:///etc/passwd\""), "refused 'file:///etc/passwd'"),
             (Self.media(extra: "#EXT-X-MAP:URI=\"pipe:0\"\n"), "refused 'pipe:0'"),
+            // No URL parser takes it; joined to the playlist's URL as a path it would be `http:/…`.
+            (Self.media().replacingOccurrences(of: "seg1.ts", with: "se*-x:1,"), "is not a URL"),
             (Self.media(end: false), "live playlist"),
             (Self.media(extra: "#EXT-X-BYTERANGE:100@0\n"), "byte-range"),
             (Self.media(key: "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"k\""), "'SAMPLE-AES' is not supported"),

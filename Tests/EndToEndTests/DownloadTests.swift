@@ -136,8 +136,14 @@ import Testing
         let format = Process.run(["/usr/bin/ffprobe", "-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0", out]).stdout
         #expect(format.contains("mp4"), "\(format)")
         let (streams, _) = try Self.streams(out)
-        #expect(streams.map(\.type) == ["video", "audio"])
+        // WebVTT becomes mov_text (MP4's text subtitles), on the same timeline.
+        #expect(streams.map(\.type) == ["video", "audio", "subtitle"])
         #expect(streams[1].language == "fra" && streams[1].isDefault)
+        #expect(streams[2].codec == "mov_text" && streams[2].language == "eng" && streams[2].isDefault)
+        let handlers = Process.run(["/usr/bin/ffprobe", "-v", "error", "-show_entries", "stream_tags=handler_name", "-of", "csv=p=0", out]).stdout
+        #expect(handlers.contains("Français") && handlers.contains("English subtitles"), "\(handlers)")
+        let cues = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-i", out, "-map", "0:s", "-f", "webvtt", "-"], timeout: 30).stdout
+        #expect(cues.contains("00:01.022 --> 00:02.522\nFirst cue") && cues.contains("00:06.522 --> 00:07.522\nThird cue"), "\(cues)")
         #expect(Self.frames(out, map: "0:a") == Self.frames(Self.source("hls-download/Francais/index.m3u8"), map: "0:a"))
     }
 

@@ -52,7 +52,9 @@ public enum DownloadCheck {
                     guard let plan = try? HLSDownloadPlanner.plan(url: "http://h/m.m3u8", request: request, fetch: { _ in text }) else { continue }
                     for track in plan.tracks {
                         for segment in track.segments {
-                            precondition(segment.uri.hasPrefix("http://") || segment.uri.hasPrefix("https://"), "a non-http segment passed")
+                            let lower = segment.uri.lowercased()
+                            precondition((lower.hasPrefix("http://") || lower.hasPrefix("https://")) && URLComponents(string: segment.uri)?.host?.isEmpty == false,
+                                         "a segment that is not an http(s) URL passed")
                             if let key = segment.key { precondition(key.method == "AES-128" && key.uri != nil && key.iv.map { $0.count == 16 } != false) }
                         }
                     }

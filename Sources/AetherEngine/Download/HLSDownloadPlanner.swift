@@ -82,10 +82,15 @@ public enum HLSDownloadPlanner {
 
     /// Only http and https: a remote playlist naming `file:`, a local path, or any other
     /// protocol is refused (as the player's network rules refuse it).
+    /// The URI must also be a whole URL with a host (`http:/h/x`, what a name no URL parser
+    /// takes becomes when joined to its playlist's as a path, is refused).
     static func allowed(_ uri: String) throws(DownloadError) {
         let scheme = NetworkSettings.scheme(of: uri)
         guard scheme == "http" || scheme == "https" else {
             throw DownloadError("refused '\(TextSanitizer.clean(uri))' named by a remote playlist (only http and https are allowed)")
+        }
+        guard uri.lowercased().hasPrefix("\(scheme ?? "")://"), let host = URLComponents(string: uri)?.host, !host.isEmpty else {
+            throw DownloadError("'\(TextSanitizer.clean(uri))' named by a playlist is not a URL")
         }
     }
 

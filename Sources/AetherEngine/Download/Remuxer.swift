@@ -179,6 +179,8 @@ enum Remuxer {
         let output = try RemuxOutput(path: path, container: container)
         // (input, input stream) → output stream
         var map: [[Int: Int]] = Array(repeating: [:], count: inputs.count)
+        // WebVTT streams going into MP4, converted to mov_text.
+        var converters: [[Int: SubtitleConverter]] = Array(repeating: [:], count: inputs.count)
         var defaultTaken = Set<Int32>()
         var result = Result()
         // Which rendition of each kind is the default: the one marked so, else the first.
@@ -190,15 +192,17 @@ enum Remuxer {
             for index in input.wanted {
                 let source = input.format.pointee.streams[index]!
                 let par = source.pointee.codecpar!
-                if container == "mp4", par.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE {
-                    // MP4 carries text subtitles as mov_text only; WebVTT would need converting.
-                    FFmpegLog.write("download", "subtitle track left out of the MP4 (WebVTT does not go in MP4; use .mkv)")
-                    continue
-                }
                 guard let stream = avformat_new_stream(output.format, nil) else { throw DownloadError("out of memory (avformat_new_stream)") }
-                guard avcodec_parameters_copy(stream.pointee.codecpar, par) >= 0 else { throw DownloadError("out of memory (avcodec_parameters_copy)") }
-                stream.pointee.codecpar.pointee.codec_tag = 0
-                stream.pointee.time_base = source.pointee.time_base
+                if container == "mp4", par.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE {
+                    // MP4 carries text subtitles as mov_text only.
+                    let converter = try SubtitleConverter(source: source)
+                    guard converter.configure(stream) else { throw DownloadError("cannot set up the mov_text stream") }
+                    converters[n][index] = converter
+                } else {
+                    guard avcodec_parameters_copy(stream.pointee.codecpar, par) >= 0 else { throw DownloadError("out of memory (avcodec_parameters_copy)") }
+                    stream.pointee.codecpar.pointee.codec_tag = 0
+                    stream.pointee.time_base = source.pointee.time_base
+                }
                 let type = par.pointee.codec_type
                 // The variant's own sound (no rendition): no tags of its own, default.
                 let isRendition = !(input.track.kind == .video && type == AVMEDIA_TYPE_AUDIO)
@@ -208,6 +212,8 @@ enum Remuxer {
                     }
                     if let name = input.track.name.map({ TextSanitizer.clean($0) }), !name.isEmpty {
                         av_dict_set(&stream.pointee.metadata, "title", name, 0)
+                        // MP4 names a track by its handler.
+                        if container == "mp4" { av_dict_set(&stream.pointee.metadata, "handler_name", name, 0) }
                     }
                 }
                 let isDefault = isRendition ? firstOfKind[input.track.kind] == n : !defaultTaken.contains(type.rawValue)
@@ -233,6 +239,8 @@ enum Remuxer {
             do { pending.append(try Packet()) } catch { throw DownloadError("out of memory (av_packet_alloc)") }
         }
         var loaded = Array(repeating: false, count: inputs.count)
+        let scratch: Packet
+        do { scratch = try Packet() } catch { throw DownloadError("out of memory (av_packet_alloc)") }
         func load(_ n: Int) throws(DownloadError) {
             let packet = pending[n].pointer
             while true {
@@ -268,10 +276,20 @@ enum Remuxer {
                 if packet.pointee.pts != aether_AV_NOPTS_VALUE() { packet.pointee.pts -= offset }
                 if packet.pointee.dts != aether_AV_NOPTS_VALUE() { packet.pointee.dts -= offset }
             }
-            av_packet_rescale_ts(packet, sourceStream.pointee.time_base, target.pointee.time_base)
-            packet.pointee.stream_index = Int32(out)
-            packet.pointee.pos = -1
-            let written = av_interleaved_write_frame(output.format, packet)
+            var outgoing = packet
+            if let converter = converters[n][Int(packet.pointee.stream_index)] {
+                let converted = try converter.convert(packet, source: sourceStream.pointee.time_base, into: scratch)
+                av_packet_unref(packet)
+                loaded[n] = false
+                guard converted else { continue }
+                outgoing = scratch.pointer
+                av_packet_rescale_ts(outgoing, converter.timeBase, target.pointee.time_base)
+            } else {
+                av_packet_rescale_ts(packet, sourceStream.pointee.time_base, target.pointee.time_base)
+            }
+            outgoing.pointee.stream_index = Int32(out)
+            outgoing.pointee.pos = -1
+            let written = av_interleaved_write_frame(output.format, outgoing)
             loaded[n] = false
             guard written >= 0 else {
                 throw DownloadError("cannot write the output: \(FFmpegError(code: written, function: "av_interleaved_write_frame").message)")
