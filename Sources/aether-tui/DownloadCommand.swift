@@ -155,7 +155,8 @@ final class ProgressPrinter {
             let width = 24
             let filled = Int((p.fraction * Double(width)).rounded(.down))
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            write("\r[\(bar)] \(Self.line(p))\u{1B}[K")
+            // Never wider than the terminal: a wrapped line would not be redrawn in place.
+            write("\r" + String("[\(bar)] \(Self.line(p))".prefix(Self.columns() - 1)) + "\u{1B}[K")
             drawn = true
         } else {
             guard lastLine < 0 || now - lastLine >= 1 || complete else { return }
@@ -167,6 +168,13 @@ final class ProgressPrinter {
     func finish() {
         if terminal, drawn { write("\n") }
         drawn = false
+    }
+
+    /// The terminal's width (`TIOCGWINSZ`; a size from the tty is bounded like any outside value).
+    static func columns() -> Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return min(1000, max(20, Int(size.ws_col)))
     }
 
     static func line(_ p: DownloadProgress) -> String {

@@ -169,6 +169,21 @@ import Testing
         #expect(Self.frames(dir + "/b.mkv", map: "0:v") == Self.frames(Self.source("progressive.mp4"), map: "0:v"))
     }
 
+    @Test func fragmentedMP4SegmentsWithAnInitSection() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = Self.download([server.url("hls-download-fmp4/index.m3u8"), "-o", dir + "/f.mkv"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.fetched(server, #"init\.mp4$"#).count == 1)
+        let source = Self.source("hls-download-fmp4/index.m3u8")
+        let video = Self.frames(dir + "/f.mkv", map: "0:v")
+        #expect(video.count == 144)
+        #expect(video == Self.frames(source, map: "0:v"))
+        #expect(Self.frames(dir + "/f.mkv", map: "0:a") == Self.frames(source, map: "0:a"))
+    }
+
     // MARK: the network
 
     @Test func aDropMidSegmentResumesAtTheByte() throws {

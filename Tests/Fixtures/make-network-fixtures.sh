@@ -133,6 +133,12 @@
 #         #EXT-X-KEY:METHOD=AES-128,URI="../enc.key"
 #       with NO IV attribute: the IV is each segment's media sequence number (0, 1 ...).
 #
+#   hls-download-fmp4/index.m3u8, init.mp4, seg0.m4s ... seg2.m4s
+#       A VOD media playlist (EXT-X-VERSION 7) of fragmented-MP4 segments with an init
+#       section (#EXT-X-MAP:URI="init.mp4"): source_video 160x90 (video 100k) + the tone (AAC
+#       48k) muxed, 6 s, three 2 s segments. What a DASH representation translated into a
+#       segment list looks like to the downloader.
+#
 # DASH
 #   dash-vod/manifest.mpd
 #       Static MPD (profile isoff-live, mediaPresentationDuration PT20.0S, maxSegmentDuration
@@ -482,6 +488,15 @@ gen_hls_download_aes() {
     done
 }
 
+gen_hls_download_fmp4() {
+    mkdir -p "$1"
+    "${ff[@]}" -f lavfi -i "$(source_video 160 90 6)" -f lavfi -i "$(tone 6)" \
+        "${x264[@]}" $(vrate v 100) "${aac[@]}" -b:a 48k \
+        -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_type fmp4 -hls_fmp4_init_filename init.mp4 \
+        -hls_segment_filename "$1/seg%d.m4s" "${bitexact[@]}" "$1/index.m3u8"
+    grep -q '#EXT-X-MAP:URI="init.mp4"' "$1/index.m3u8"
+}
+
 # dash_out DIR USE_TIMELINE: a static MPD DIR/manifest.mpd with 2 s segments, video
 # representations in AdaptationSet 0 and audio in 1.
 dash_out() {
@@ -642,6 +657,7 @@ build hls-aes         gen_hls_aes "$outdir/progressive.mp4"
 build hls-thumbs      gen_hls_thumbs
 build hls-download    gen_hls_download
 build hls-download-aes gen_hls_download_aes
+build hls-download-fmp4 gen_hls_download_fmp4
 build dash-vod        gen_dash_vod
 build dash-number     gen_dash_number
 build dash-thumbs     gen_dash_thumbs
