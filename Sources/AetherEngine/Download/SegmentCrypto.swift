@@ -10,10 +10,8 @@ final class AES128Decryptor {
         guard key.count == 16 else { throw DownloadError("an AES-128 key is 16 bytes, the server sent \(key.count)") }
         guard let made = av_aes_alloc() else { throw DownloadError("out of memory (av_aes_alloc)") }
         context = made
-        guard av_aes_init(context, key, 128, 1) == 0 else {
-            av_free(UnsafeMutableRawPointer(context))
-            throw DownloadError("av_aes_init refused the key")
-        }
+        // Initialised: a throw from here on runs deinit, which frees the context.
+        guard av_aes_init(context, key, 128, 1) == 0 else { throw DownloadError("av_aes_init refused the key") }
     }
 
     deinit { av_free(UnsafeMutableRawPointer(context)) }
