@@ -35,7 +35,7 @@ struct Download: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write: Matroska, or MP4 when it ends in .mp4 (default: the playlist's name with .mkv, in the current directory).", valueName: "path"))
     var output: String?
 
-    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("The video variant: min, max (the default), or the highest at or under a peak bit rate in bits/s (700k, 1.5M; else the lowest).", valueName: "min|max|rate"))
+    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("The video variant: min, max, or the highest at or under a peak bit rate in bits/s (700k, 1.5M; else the lowest).", valueName: "min|max|rate"))
     var hlsBitrate: String = "max"
 
     @Option(name: .customLong("video-range"), help: ArgumentHelp("Prefer SDR or HDR variants; auto prefers SDR.", valueName: "auto|sdr|hdr"))
@@ -56,10 +56,10 @@ struct Download: ParsableCommand {
     @Option(help: ArgumentHelp("Referer of every HTTP request.", valueName: "url"))
     var referrer: String?
 
-    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds a read or connect may wait for data before the transfer is retried (default 10).", valueName: "seconds"))
+    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds a read or connect may wait for data before the transfer is retried.", valueName: "seconds"))
     var networkTimeout: Double = 10
 
-    @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient failures retried in a row before the download stops (default 6).", valueName: "n"))
+    @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient failures retried in a row before the download stops.", valueName: "n"))
     var networkRetries: Int = 6
 
     @OptionGroup var common: CommonOptions

@@ -70,8 +70,15 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = dir + "/show.mkv"
         let started = Date()
-        let r = Self.download([server.url("hls-download/master.m3u8"), "-o", out, "--hls-bitrate=300k", "--alang=fra", "--slang=eng"])
+        let r = Self.download([server.url("hls-download/master.m3u8"), "-o", out, "--hls-bitrate=300k", "--alang=fra", "--slang=eng",
+                               "--http-header-fields", "X-Aether-Test: dl-1", "--user-agent", "aether-test/dl", "--referrer", "http://ref.example/"])
         let seconds = Date().timeIntervalSince(started)
+        // Headers, user agent and referrer on every request: playlists, segments, subtitles.
+        for request in try server.requests() {
+            let headers = request["headers"] as? [String: String] ?? [:]
+            #expect(headers["X-Aether-Test"] == "dl-1" && headers["User-Agent"] == "aether-test/dl" && headers["Referer"] == "http://ref.example/",
+                    "\(request["path"] ?? "?"): \(headers)")
+        }
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.isEmpty, "\(r.stderr)")
         // Only the chosen playlists and segments were fetched.
