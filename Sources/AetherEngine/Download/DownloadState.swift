@@ -89,12 +89,17 @@ public struct DownloadState: Sendable, Equatable {
 final class PartDirectory {
     let path: String
     private var journal: Int32 = -1
+    /// The directory, open and locked (`flock`) while this download uses it.
+    private var lock: Int32 = -1
 
     init(output: String) {
         path = output + ".part"
     }
 
-    deinit { if journal >= 0 { close(journal) } }
+    deinit {
+        if journal >= 0 { close(journal) }
+        if lock >= 0 { close(lock) }
+    }
 
     var journalPath: String { path + "/state" }
 
@@ -103,11 +108,13 @@ final class PartDirectory {
     }
 
     /// Makes sure the directory exists and is ours: a real directory, not a symbolic link.
-    /// An existing directory without a journal must be empty (it is not ours otherwise).
+    /// An existing directory without a journal must be empty (it is not ours otherwise). Locks
+    /// it: a second download into the same output at the same time is refused.
     func prepare() throws(DownloadError) {
         var st = stat()
         if lstat(path, &st) != 0 {
             guard mkdir(path, 0o700) == 0 else { throw DownloadError("cannot create '\(TextSanitizer.clean(path))': \(String(cString: strerror(errno)))") }
+            try takeLock()
             return
         }
         guard st.st_mode & S_IFMT == S_IFDIR else {
@@ -120,6 +127,15 @@ final class PartDirectory {
             guard entries.isEmpty else {
                 throw DownloadError("'\(TextSanitizer.clean(path))' exists and holds no download state: remove it or choose another -o")
             }
+        }
+        try takeLock()
+    }
+
+    private func takeLock() throws(DownloadError) {
+        lock = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard lock >= 0 else { throw DownloadError("cannot open '\(TextSanitizer.clean(path))': \(String(cString: strerror(errno)))") }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            throw DownloadError("another download is writing '\(TextSanitizer.clean(path))'")
         }
     }
 
@@ -172,6 +188,7 @@ final class PartDirectory {
     func remove() {
         if journal >= 0 { close(journal); journal = -1 }
         try? FileManager.default.removeItem(atPath: path)
+        if lock >= 0 { close(lock); lock = -1 }
     }
 
     /// `name` written as `name.tmp` (created fresh, never through a link) then renamed over it.
