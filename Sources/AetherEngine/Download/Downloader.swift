@@ -196,10 +196,12 @@ public final class Downloader {
         var summary = summary
         // Remux into a file inside the part directory, then move it into place.
         var inputs: [RemuxInput] = []
+        var chains: [SegmentChainInput] = []
         for (t, track) in plan.tracks.enumerated() where track.kind != .subtitle {
             var files = track.initSection != nil ? [part.segmentPath(track: t, segment: -1)] : []
             files += track.segments.indices.map { part.segmentPath(track: t, segment: $0) }
             let chain = try SegmentChainInput(files: files)
+            chains.append(chain)
             inputs.append(try RemuxInput(track: track, reader: chain, io: chain.context, formatName: nil))
         }
         let shift = inputs.compactMap(\.startSeconds).min() ?? 0
@@ -223,9 +225,12 @@ public final class Downloader {
         unlink(temporary)
         let remuxed = try Remuxer.run(inputs, shift: shift, to: temporary, container: container, interrupt: interrupt)
         inputs.removeAll()
-        guard rename(temporary, output) == 0 else {
-            throw DownloadError("cannot move the output into place: \(String(cString: strerror(errno)))")
+        // A segment file gone between its fetch and now: the output would be cut short.
+        if let lost = chains.lazy.compactMap(\.failed).first {
+            throw DownloadError("cannot read the downloaded segment '\(TextSanitizer.clean(lost))'; run again to fetch it anew")
         }
+        chains.removeAll()
+        try Self.place(temporary, at: output)
         part.remove()
         let status = session.monitor.status
         summary.streams = remuxed.streams
@@ -234,6 +239,19 @@ public final class Downloader {
         summary.requests = status.requests
         summary.seconds = MonotonicClock.seconds() - started
         return summary
+    }
+
+    /// Moves the finished file into place without replacing anything that appeared there
+    /// meanwhile: a hard link fails when the name exists; where links are not supported, rename.
+    static func place(_ temporary: String, at output: String) throws(DownloadError) {
+        if link(temporary, output) == 0 {
+            unlink(temporary)
+            return
+        }
+        guard errno != EEXIST else { throw DownloadError("'\(TextSanitizer.clean(output))' exists: not overwritten") }
+        guard rename(temporary, output) == 0 else {
+            throw DownloadError("cannot move the output into place: \(String(cString: strerror(errno)))")
+        }
     }
 
     static func label(_ track: DownloadTrack) -> String {

@@ -9,6 +9,8 @@ final class SegmentChainInput {
     private let files: [String]
     private var next = 0
     private var fd: Int32 = -1
+    /// A segment file that could not be opened or read (the output would be cut short).
+    private(set) var failed: String?
 
     init(files: [String]) throws(DownloadError) {
         self.files = files
@@ -40,14 +42,20 @@ final class SegmentChainInput {
                 guard next < files.count else { return aether_AVERROR_EOF() }
                 fd = open(files[next], O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
                 next += 1
-                guard fd >= 0 else { return aether_AVERROR(EIO) }
+                guard fd >= 0 else {
+                    failed = files[next - 1]
+                    return aether_AVERROR(EIO)
+                }
             }
             let n = Foundation.read(fd, out, wanted)
             if n > 0 { return Int32(n) }
             if n < 0, errno == EINTR { continue }
             close(fd)
             fd = -1
-            if n < 0 { return aether_AVERROR(EIO) }
+            if n < 0 {
+                failed = files[next - 1]
+                return aether_AVERROR(EIO)
+            }
         }
     }
 }
