@@ -24,8 +24,9 @@ struct Download: ParsableCommand {
             overwritten.
 
             A remote playlist naming anything but http(s) (file://, a local path) is refused; \
-            nothing named by a playlist becomes a file name. Live playlists and byte-range \
-            segments are not supported. Progress goes to standard output: a bar on a terminal, \
+            nothing named by a playlist becomes a file name. Byte-range segments and init \
+            sections (EXT-X-BYTERANGE, EXT-X-MAP BYTERANGE) are fetched by range; live \
+            playlists are not supported. Progress goes to standard output: a bar on a terminal, \
             plain lines otherwise.
             """)
 

@@ -100,7 +100,10 @@ struct DownloadLogicTests {
             // No URL parser takes it; joined to the playlist's URL as a path it would be `http:/…`.
             (Self.media().replacingOccurrences(of: "seg1.ts", with: "se*-x:1,"), "is not a URL"),
             (Self.media(end: false), "live playlist"),
-            (Self.media(extra: "#EXT-X-BYTERANGE:100@0\n"), "byte-range"),
+            (Self.media(extra: "#EXT-X-BYTERANGE:100\n"), "EXT-X-BYTERANGE"),          // no offset, nothing before
+            (Self.media(extra: "#EXT-X-BYTERANGE:0@5\n"), "EXT-X-BYTERANGE"),
+            (Self.media(extra: "#EXT-X-BYTERANGE:-4@5\n"), "EXT-X-BYTERANGE"),
+            (Self.media(extra: "#EXT-X-MAP:URI=\"init.mp4\",BYTERANGE=\"100\"\n"), "EXT-X-BYTERANGE"),
             (Self.media(key: "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"k\""), "'SAMPLE-AES' is not supported"),
             (Self.media(key: "#EXT-X-KEY:METHOD=AES-128,URI=\"k\",IV=0x12"), "IV"),
             (Self.media(key: "#EXT-X-KEY:METHOD=AES-128"), "without a URI"),
@@ -123,6 +126,35 @@ struct DownloadLogicTests {
         s.texts[Self.base] = Self.master.replacingOccurrences(of: "URI=\"fr/index.m3u8\"", with: "URI=\"file:///etc/passwd\"")
         #expect(throws: DownloadError.self) { try Self.plan(DownloadRequest(), s) }
         #expect(s.asked == [Self.base])
+    }
+
+    @Test func byteRangesFollowOnWithinOneResourceOnly() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MAP:URI="all.mp4",BYTERANGE="700@0"
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:1000@700
+            all.mp4
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:500
+            all.mp4
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:300
+            other.mp4
+            #EXT-X-ENDLIST
+            """
+        let p = try HLSMediaPlaylist.parse(text, base: Self.base)
+        #expect(p.initRange == .init(offset: 0, length: 700))
+        #expect(p.segments[0].byteRange == .init(offset: 700, length: 1000))
+        #expect(p.segments[1].byteRange == .init(offset: 1700, length: 500))
+        #expect(p.segments[2].byteRange == nil && p.hasBadByteRange, "a range without an offset cannot start another resource")
+        let good = try Self.plan(DownloadRequest(), Served([Self.base: text.replacingOccurrences(of: "300\nother", with: "300@0\nother")]))
+        #expect(good.tracks[0].initRange?.length == 700 && good.tracks[0].segments.map { $0.byteRange?.offset } == [700, 1700, 0])
+        // The ranges are part of what a state directory was written for.
+        var shifted = good
+        shifted.tracks[0].segments[1].byteRange?.offset += 1
+        #expect(shifted.fingerprint(format: "matroska") != good.fingerprint(format: "matroska"))
     }
 
     @Test func keysAndIVsComeThrough() throws {

@@ -196,6 +196,23 @@ import Testing
         #expect(Self.frames(dir + "/f.mkv", map: "0:a") == Self.frames(source, map: "0:a"))
     }
 
+    @Test func byteRangesOfOneFileWithARangedInitSection() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = Self.download([server.url("hls-download-ranges/index.m3u8"), "-o", dir + "/r.mkv"])
+        #expect(r.status == 0, "\(r.stderr)")
+        // One request per range, each from its offset (the init section's from 0).
+        let starts = try Self.fetched(server, #"index\.m4s$"#).map(NetworkTests.rangeStart)
+        let playlist = try String(contentsOfFile: Self.source("hls-download-ranges/index.m3u8"), encoding: .utf8)
+        let offsets = [0] + playlist.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-BYTERANGE:") }.compactMap { Int($0.split(separator: "@").last ?? "") }
+        #expect(starts == offsets, "\(starts) against \(offsets)")
+        let source = Self.source("hls-download-fmp4/index.m3u8")
+        #expect(Self.frames(dir + "/r.mkv", map: "0:v") == Self.frames(source, map: "0:v"))
+        #expect(Self.frames(dir + "/r.mkv", map: "0:a") == Self.frames(source, map: "0:a"))
+    }
+
     // MARK: the network
 
     @Test func aDropMidSegmentResumesAtTheByte() throws {

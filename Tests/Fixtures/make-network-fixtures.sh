@@ -138,6 +138,11 @@
 #       section (#EXT-X-MAP:URI="init.mp4"): source_video 160x90 (video 100k) + the tone (AAC
 #       48k) muxed, 6 s, three 2 s segments. What a DASH representation translated into a
 #       segment list looks like to the downloader.
+#   hls-download-ranges/index.m3u8, index.m4s
+#       The same as hls-download-fmp4 in ONE file (ffmpeg -hls_flags single_file): the init
+#       section is #EXT-X-MAP:URI="index.m4s",BYTERANGE="<n>@0" and each segment an
+#       #EXT-X-BYTERANGE:<length>@<offset> of index.m4s: the shape of a DASH SegmentBase
+#       representation (an Initialization range, then the sidx's references).
 #
 # DASH
 #   dash-vod/manifest.mpd
@@ -497,6 +502,16 @@ gen_hls_download_fmp4() {
     grep -q '#EXT-X-MAP:URI="init.mp4"' "$1/index.m3u8"
 }
 
+gen_hls_download_ranges() {
+    mkdir -p "$1"
+    "${ff[@]}" -f lavfi -i "$(source_video 160 90 6)" -f lavfi -i "$(tone 6)" \
+        "${x264[@]}" $(vrate v 100) "${aac[@]}" -b:a 48k \
+        -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_type fmp4 -hls_flags single_file \
+        "${bitexact[@]}" "$1/index.m3u8"
+    grep -q '#EXT-X-MAP:URI="index.m4s",BYTERANGE=' "$1/index.m3u8"
+    [[ $(grep -c '^#EXT-X-BYTERANGE:' "$1/index.m3u8") -eq 3 ]]
+}
+
 # dash_out DIR USE_TIMELINE: a static MPD DIR/manifest.mpd with 2 s segments, video
 # representations in AdaptationSet 0 and audio in 1.
 dash_out() {
@@ -658,6 +673,7 @@ build hls-thumbs      gen_hls_thumbs
 build hls-download    gen_hls_download
 build hls-download-aes gen_hls_download_aes
 build hls-download-fmp4 gen_hls_download_fmp4
+build hls-download-ranges gen_hls_download_ranges
 build dash-vod        gen_dash_vod
 build dash-number     gen_dash_number
 build dash-thumbs     gen_dash_thumbs

@@ -23,12 +23,19 @@ public struct DownloadPlan: Sendable, Equatable {
     public func fingerprint(format: String) -> String {
         var text = "aether-tui download plan 1\n\(format)\n\(source)\n"
         for (i, track) in tracks.enumerated() {
-            text += "track \(i) \(track.kind.rawValue) \(track.initSection ?? "-")\n"
+            text += "track \(i) \(track.kind.rawValue) \(track.initSection ?? "-") \(Self.describe(track.initRange))\n"
             for segment in track.segments {
-                text += "\(segment.uri) \(segment.sequence) \(segment.key.map { "\($0.method) \($0.uri ?? "-") \($0.iv.map(SHA256.hex) ?? "seq")" } ?? "clear")\n"
+                text += "\(segment.uri) \(segment.sequence) \(Self.describe(segment.byteRange)) "
+                    + "\(segment.key.map { "\($0.method) \($0.uri ?? "-") \($0.iv.map(SHA256.hex) ?? "seq")" } ?? "clear")\n"
             }
         }
         return SHA256.hex(SHA256.digest(Array(text.utf8)))
+    }
+}
+
+extension DownloadPlan {
+    static func describe(_ range: HLSMediaPlaylist.ByteRange?) -> String {
+        range.map { "\($0.length)@\($0.offset)" } ?? "whole"
     }
 }
 
@@ -48,8 +55,10 @@ public struct DownloadTrack: Sendable, Equatable {
     /// For a video track: its segments also carry the sound (no separate audio rendition was
     /// chosen), so the output keeps their audio streams.
     public var keepsMuxedAudio = false
-    /// An init section (`EXT-X-MAP`, a DASH `initialization`) fetched before the segments.
+    /// An init section (`EXT-X-MAP`, a DASH `initialization`) fetched before the segments,
+    /// and the bytes of it to fetch (a DASH `SegmentBase`'s `Initialization range`).
     public var initSection: String?
+    public var initRange: HLSMediaPlaylist.ByteRange?
     public var segments: [DownloadSegment]
 
     public init(kind: Kind, name: String? = nil, language: String? = nil, isDefault: Bool = false, bitrate: Int,
@@ -73,12 +82,16 @@ public struct DownloadSegment: Sendable, Equatable {
     /// Media sequence number (the AES-128 IV when the key gives none).
     public var sequence: Int
     public var key: HLSMediaPlaylist.SegmentKey?
+    /// Only these bytes of `uri` (`EXT-X-BYTERANGE`, a DASH `sidx` reference).
+    public var byteRange: HLSMediaPlaylist.ByteRange?
 
-    public init(uri: String, duration: Double, sequence: Int, key: HLSMediaPlaylist.SegmentKey? = nil) {
+    public init(uri: String, duration: Double, sequence: Int, key: HLSMediaPlaylist.SegmentKey? = nil,
+                byteRange: HLSMediaPlaylist.ByteRange? = nil) {
         self.uri = uri
         self.duration = duration
         self.sequence = sequence
         self.key = key
+        self.byteRange = byteRange
     }
 }
 

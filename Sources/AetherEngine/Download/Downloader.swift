@@ -164,14 +164,15 @@ public final class Downloader {
         var keys: [String: [UInt8]] = [:]
         for (t, track) in plan.tracks.enumerated() {
             if let initURI = track.initSection, !done.contains(.init(track: t, segment: -1)) {
-                let data = try fetch(initURI, limit: DownloadState.maxSegmentBytes)
+                let data = try fetch(initURI, limit: DownloadState.maxSegmentBytes, range: track.initRange)
                 let entry = try part.store(track: t, segment: -1, data)
                 try part.record(entry)
                 done.insert(.init(track: t, segment: -1))
                 landed(entry, data.count)
             }
             for (s, segment) in track.segments.enumerated() where !done.contains(.init(track: t, segment: s)) {
-                var data = try fetch(segment.uri, limit: track.kind == .subtitle ? Self.subtitleSegmentLimit : DownloadState.maxSegmentBytes)
+                var data = try fetch(segment.uri, limit: track.kind == .subtitle ? Self.subtitleSegmentLimit : DownloadState.maxSegmentBytes,
+                                     range: segment.byteRange)
                 let fetchedBytes = data.count
                 if let key = segment.key, let keyURI = key.uri {
                     if keys[keyURI] == nil { keys[keyURI] = try fetch(keyURI, limit: Self.keyLimit) }
@@ -258,22 +259,32 @@ public final class Downloader {
         [track.kind.rawValue, track.language ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
     }
 
-    /// A resource's bytes through ``ResilientInput``; only http and https.
-    func fetch(_ url: String, limit: Int) throws(DownloadError) -> [UInt8] {
+    /// A resource's bytes through ``ResilientInput``, only `range` of it when given (a request
+    /// from its offset, read up to its length); only http and https.
+    func fetch(_ url: String, limit: Int, range: HLSMediaPlaylist.ByteRange? = nil) throws(DownloadError) -> [UInt8] {
         try HLSDownloadPlanner.allowed(url)
         if interrupt.isCancelled { throw DownloadError("interrupted") }
+        let limit = range.map { min(limit, $0.length) } ?? limit
+        if let range, range.length > limit { throw DownloadError("\(TextSanitizer.clean(url)): a byte range larger than \(limit) bytes") }
+        var options = session.options
+        if let range, range.offset > 0 { options["offset"] = String(range.offset) }
         let input: ResilientInput
-        do { input = try ResilientInput(url: url, options: session.options, session: session) } catch {
+        do { input = try ResilientInput(url: url, options: options, session: session) } catch {
             throw failure(url, error)
         }
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
-            let n = avio_read(input.context, &chunk, Int32(chunk.count))
+            let want = range.map { min(chunk.count, $0.length - data.count) } ?? chunk.count
+            if want == 0 { break }
+            let n = avio_read(input.context, &chunk, Int32(want))
             if n == aether_AVERROR_EOF() || n == 0 { break }
             guard n > 0 else { throw failure(url, FFmpegError(code: n, function: "avio_read")) }
             guard data.count + Int(n) <= limit else { throw DownloadError("\(TextSanitizer.clean(url)): larger than \(limit) bytes") }
             data += chunk[0..<Int(n)]
+        }
+        if let range, data.count != range.length {
+            throw DownloadError("\(TextSanitizer.clean(url)): ended \(range.length - data.count) bytes short of its byte range")
         }
         return data
     }

@@ -7,8 +7,8 @@ import Foundation
 /// driven from memory by tests and the fuzzer.
 ///
 /// Refuses (one line): a URI in any playlist whose protocol is not http or https (a remote
-/// playlist must not name local files), a live playlist, byte ranges, a key method other than
-/// AES-128, a key without a URI or with a malformed IV, an empty playlist.
+/// playlist must not name local files), a live playlist, an unreadable byte range, a key method
+/// other than AES-128, a key without a URI or with a malformed IV, an empty playlist.
 public enum HLSDownloadPlanner {
     /// Renditions of one kind kept at most.
     public static let maxRenditions = 16
@@ -102,7 +102,7 @@ public enum HLSDownloadPlanner {
         let name = TextSanitizer.clean(url)
         guard !playlist.segments.isEmpty else { throw DownloadError("\(name): the playlist lists no segment") }
         guard playlist.isEnded else { throw DownloadError("\(name): a live playlist (no EXT-X-ENDLIST) cannot be downloaded") }
-        guard !playlist.usesByteRanges else { throw DownloadError("\(name): byte-range segments (EXT-X-BYTERANGE) are not supported") }
+        guard !playlist.hasBadByteRange else { throw DownloadError("\(name): an EXT-X-BYTERANGE that is not length[@offset] with a known offset") }
         if let map = playlist.initSection { try allowed(map) }
         for segment in playlist.segments {
             try allowed(segment.uri)
@@ -119,10 +119,11 @@ public enum HLSDownloadPlanner {
 
     static func track(_ kind: DownloadTrack.Kind, _ playlist: HLSMediaPlaylist, bitrate: Int, keepsMuxedAudio: Bool) -> DownloadTrack {
         var t = DownloadTrack(kind: kind, bitrate: bitrate, segments: playlist.segments.map {
-            DownloadSegment(uri: $0.uri, duration: $0.duration, sequence: $0.sequence, key: $0.key)
+            DownloadSegment(uri: $0.uri, duration: $0.duration, sequence: $0.sequence, key: $0.key, byteRange: $0.byteRange)
         })
         t.keepsMuxedAudio = keepsMuxedAudio
         t.initSection = playlist.initSection
+        t.initRange = playlist.initRange
         return t
     }
 }
