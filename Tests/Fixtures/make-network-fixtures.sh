@@ -7,7 +7,7 @@
 #            exists and is newer than this script (and than its inputs).
 #   --only NAME  considers just the fixture NAME (e.g. hls-abr).
 # Prints one line per generated file and nothing when everything is current.
-# Needs: ffmpeg and ffprobe (libx264, aac, mjpeg; drawtext for the counter), python3.
+# Needs: ffmpeg and ffprobe (libx264, aac, mjpeg; drawtext for the counter), python3, openssl.
 # make-fixtures.sh runs it last, into its OUTDIR/net. 9-11 s on 2 idle cores (one ffmpeg at
 # a time), 15 s niced beside a build.
 #
@@ -110,6 +110,40 @@
 #       bottom row is black. The clip is 30 s so that there are two sheets and the last is
 #       partial.
 #
+#   hls-download/master.m3u8
+#       Offline download (aether-tui download): a master (EXT-X-VERSION 3) of two video-only
+#       variants of the same 10 s (source_video, 24 fps, keyframes every 2 s), each with
+#       AUDIO="group_aud" and SUBTITLES="subs":
+#         2/index.m3u8  160x90   video 100k  BANDWIDTH=162800
+#         3/index.m3u8  320x180  video 300k  BANDWIDTH=382800
+#       two audio renditions (EXT-X-MEDIA TYPE=AUDIO, GROUP-ID "group_aud", AAC 48k, separate
+#       playlists): NAME="English" LANGUAGE="eng" DEFAULT=YES URI English/index.m3u8 (440 Hz)
+#       and NAME="Français" LANGUAGE="fra" DEFAULT=NO URI Francais/index.m3u8 (660 Hz), and
+#       one WebVTT rendition (TYPE=SUBTITLES, GROUP-ID "subs", NAME="English subtitles",
+#       LANGUAGE="eng", DEFAULT=YES, URI 2/index_vtt.m3u8, segments index0.vtt ...), three
+#       cues: 1.0–2.5 s "First cue", 3.0–5.0 s "Second cue spans", 6.5–7.5 s "Third cue"
+#       (ffmpeg writes them 0.022 s late; each segment gets
+#       X-TIMESTAMP-MAP=MPEGTS:126000,LOCAL:00:00:00.000, so on the MPEG-TS timeline they
+#       land 1.4 s later, with the media). 2 s MPEG-TS segments seg000.ts ... per variant and
+#       rendition.
+#   hls-download-aes/master.m3u8
+#       The same, every MPEG-TS segment (video and audio; not the WebVTT) AES-128-CBC
+#       encrypted (openssl enc, PKCS#7 padding) with the key hls-download-aes/enc.key (00 01
+#       ... 0f), each media playlist saying once, before its first segment,
+#         #EXT-X-KEY:METHOD=AES-128,URI="../enc.key"
+#       with NO IV attribute: the IV is each segment's media sequence number (0, 1 ...).
+#
+#   hls-download-fmp4/index.m3u8, init.mp4, seg0.m4s ... seg2.m4s
+#       A VOD media playlist (EXT-X-VERSION 7) of fragmented-MP4 segments with an init
+#       section (#EXT-X-MAP:URI="init.mp4"): source_video 160x90 (video 100k) + the tone (AAC
+#       48k) muxed, 6 s, three 2 s segments. What a DASH representation translated into a
+#       segment list looks like to the downloader.
+#   hls-download-ranges/index.m3u8, index.m4s
+#       The same as hls-download-fmp4 in ONE file (ffmpeg -hls_flags single_file): the init
+#       section is #EXT-X-MAP:URI="index.m4s",BYTERANGE="<n>@0" and each segment an
+#       #EXT-X-BYTERANGE:<length>@<offset> of index.m4s: the shape of a DASH SegmentBase
+#       representation (an Initialization range, then the sidx's references).
+#
 # DASH
 #   dash-vod/manifest.mpd
 #       Static MPD (profile isoff-live, mediaPresentationDuration PT20.0S, maxSegmentDuration
@@ -166,6 +200,27 @@
 #       ../progressive.mp4 (#EXTINF:20,progressive; against the playlist's URL
 #       http://HOST/hostile/remote-list.m3u it resolves to http://HOST/progressive.mp4, which
 #       exists). lavf has no demuxer for it.
+#   hostile/download-dotdot.m3u8
+#       HLS VOD media playlist (for aether-tui download) of hls-download/3's five segments
+#       named through `..`: ../hls-download/3/seg000.ts, ../../../../hls-download/3/seg001.ts
+#       (dot segments past the root resolve to it: http://HOST/hls-download/3/seg001.ts),
+#       ./../hls-download/3/seg002.ts, ../hls-download/./3/seg003.ts,
+#       ../hls-download/3/../3/seg004.ts; EXTINF as in hls-download/3/index.m3u8.
+#   hostile/download-local-audio.m3u8
+#       Master playlist: one variant ../hls-download/3/index.m3u8 (BANDWIDTH=382800,
+#       AUDIO="a") whose only audio rendition (EXT-X-MEDIA TYPE=AUDIO, GROUP-ID "a",
+#       LANGUAGE="eng", DEFAULT=YES) is URI="file:///etc/passwd".
+#   hostile/download-local-key.m3u8
+#       VOD media playlist: #EXT-X-KEY:METHOD=AES-128,URI="file:///etc/passwd", then
+#       ../hls-download-aes/3/seg000.ts (#EXTINF:2.000000,).
+#   hostile/download-absolute.m3u8
+#       VOD media playlist whose only segment is the absolute path /etc/passwd (against the
+#       playlist's URL: http://HOST/etc/passwd, which the server does not have: 404).
+#   hostile/download-escapes.m3u8
+#       Master playlist: one variant ../hls-download/2/index.m3u8 (BANDWIDTH=162800,
+#       AUDIO="a") whose audio rendition (URI ../hls-download/Francais/index.m3u8, DEFAULT=YES)
+#       has NAME = ESC "]0;owned" BEL "Evil" U+202E "vaw.exe" and LANGUAGE = ESC "[2Jfra":
+#       terminal controls and a bidi override for the progress line and the output's tags.
 #
 # Live HLS is not a fixture: Tests/Scripts/live_hls.sh OUTDIR SECONDS writes one in real time.
 
@@ -197,7 +252,7 @@ for arg in "$@"; do
 done
 outdir=${outdir:-$script_dir/out/net}
 
-for tool in ffmpeg ffprobe python3; do
+for tool in ffmpeg ffprobe python3 openssl; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         printf 'make-network-fixtures: %s not found in PATH\n' "$tool" >&2
         exit 1
@@ -388,6 +443,75 @@ gen_hls_aes() {
         -hls_key_info_file "$work/hls-aes.keyinfo" "${bitexact[@]}" "$1/index.m3u8"
 }
 
+# hls_download DIR [KEYINFO]: the download fixture (see hls-download above), encrypted with
+# KEYINFO when given.
+hls_download() {
+    mkdir -p "$1"
+    local -a key=()
+    if [[ -n ${2:-} ]]; then key=(-hls_key_info_file "$2"); fi
+    printf 'WEBVTT\n\n00:00:01.000 --> 00:00:02.500\nFirst cue\n\n00:00:03.000 --> 00:00:05.000\nSecond cue spans\n\n00:00:06.500 --> 00:00:07.500\nThird cue\n' >"$work/download.vtt"
+    "${ff[@]}" -f lavfi -i "$(source_video 320 180 10)" -f lavfi -i "$(tone 10)" -f lavfi -i "sine=f=660:r=48000:d=10" \
+        -i "$work/download.vtt" \
+        -filter_complex "[0:v]split=2[a][b];[a]scale=160:90[v0];[b]copy[v1]" \
+        -map '[v0]' -map '[v1]' -map 1:a -map 2:a -map 3:s \
+        "${x264[@]}" $(vrate v:0 100) $(vrate v:1 300) "${aac[@]}" -b:a 48k -c:s webvtt \
+        -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename "$1/%v/seg%03d.ts" -master_pl_name master.m3u8 \
+        -var_stream_map "a:0,agroup:aud,language:eng,name:English,default:yes a:1,agroup:aud,language:fra,name:Francais v:0,agroup:aud,s:0,sgroup:subs v:1,agroup:aud" \
+        "${key[@]}" "${bitexact[@]}" "$1/%v/index.m3u8"
+    python3 - "$1" <<'EOF'
+import glob, os, sys
+root = sys.argv[1]
+path = os.path.join(root, "master.m3u8")
+text = open(path, encoding="utf-8").read()
+text = text.replace('NAME="audio_0"', 'NAME="English"').replace('NAME="audio_1"', 'NAME="Français"')
+text = text.replace('NAME="subtitle_2",DEFAULT=NO,', 'NAME="English subtitles",DEFAULT=YES,LANGUAGE="eng",')
+assert text.count('SUBTITLES="subs"') == 2 and 'LANGUAGE="fra"' in text and 'English subtitles' in text, text
+open(path, "w", encoding="utf-8").write(text)
+for vtt in glob.glob(os.path.join(root, "2", "index*.vtt")):
+    body = open(vtt, encoding="utf-8").read()
+    assert body.startswith("WEBVTT\n")
+    open(vtt, "w", encoding="utf-8").write("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:126000,LOCAL:00:00:00.000" + body[len("WEBVTT"):])
+EOF
+}
+gen_hls_download() { hls_download "$1"; }
+gen_hls_download_aes() {
+    hls_download "$1"
+    printf '\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f' >"$1/enc.key"
+    # ffmpeg 5.1's hls muxer writes (and uses) IV=0x0 when the key info has no IV, so the
+    # segments are encrypted here instead, each with its media sequence number as the IV.
+    local playlist segment seq
+    for playlist in "$1"/*/index.m3u8; do
+        seq=$(sed -n 's/^#EXT-X-MEDIA-SEQUENCE://p' "$playlist")
+        while read -r segment; do
+            openssl enc -aes-128-cbc -K 000102030405060708090a0b0c0d0e0f -iv "$(printf '%032x' "$seq")" \
+                -in "$(dirname "$playlist")/$segment" -out "$work/segment.enc"
+            mv -f "$work/segment.enc" "$(dirname "$playlist")/$segment"
+            seq=$((seq + 1))
+        done < <(grep -v '^#' "$playlist" | grep .)
+        sed -i '0,/^#EXTINF/s//#EXT-X-KEY:METHOD=AES-128,URI="..\/enc.key"\n#EXTINF/' "$playlist"
+        grep -q 'METHOD=AES-128' "$playlist"
+    done
+}
+
+gen_hls_download_fmp4() {
+    mkdir -p "$1"
+    "${ff[@]}" -f lavfi -i "$(source_video 160 90 6)" -f lavfi -i "$(tone 6)" \
+        "${x264[@]}" $(vrate v 100) "${aac[@]}" -b:a 48k \
+        -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_type fmp4 -hls_fmp4_init_filename init.mp4 \
+        -hls_segment_filename "$1/seg%d.m4s" "${bitexact[@]}" "$1/index.m3u8"
+    grep -q '#EXT-X-MAP:URI="init.mp4"' "$1/index.m3u8"
+}
+
+gen_hls_download_ranges() {
+    mkdir -p "$1"
+    "${ff[@]}" -f lavfi -i "$(source_video 160 90 6)" -f lavfi -i "$(tone 6)" \
+        "${x264[@]}" $(vrate v 100) "${aac[@]}" -b:a 48k \
+        -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_type fmp4 -hls_flags single_file \
+        "${bitexact[@]}" "$1/index.m3u8"
+    grep -q '#EXT-X-MAP:URI="index.m4s",BYTERANGE=' "$1/index.m3u8"
+    [[ $(grep -c '^#EXT-X-BYTERANGE:' "$1/index.m3u8") -eq 3 ]]
+}
+
 # dash_out DIR USE_TIMELINE: a static MPD DIR/manifest.mpd with 2 s segments, video
 # representations in AdaptationSet 0 and audio in 1.
 dash_out() {
@@ -489,6 +613,52 @@ file:///etc/passwd
 #EXTINF:20,progressive
 ../progressive.mp4
 EOF
+    cat >"$1/download-dotdot.m3u8" <<'EOF'
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-TARGETDURATION:2
+#EXT-X-MEDIA-SEQUENCE:0
+#EXT-X-PLAYLIST-TYPE:VOD
+#EXTINF:2.000000,
+../hls-download/3/seg000.ts
+#EXTINF:2.000000,
+../../../../hls-download/3/seg001.ts
+#EXTINF:2.000000,
+./../hls-download/3/seg002.ts
+#EXTINF:2.000000,
+../hls-download/./3/seg003.ts
+#EXTINF:2.000000,
+../hls-download/3/../3/seg004.ts
+#EXT-X-ENDLIST
+EOF
+    cat >"$1/download-local-audio.m3u8" <<'EOF'
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="passwd",DEFAULT=YES,LANGUAGE="eng",URI="file:///etc/passwd"
+#EXT-X-STREAM-INF:BANDWIDTH=382800,RESOLUTION=320x180,AUDIO="a"
+../hls-download/3/index.m3u8
+EOF
+    cat >"$1/download-local-key.m3u8" <<'EOF'
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-TARGETDURATION:2
+#EXT-X-PLAYLIST-TYPE:VOD
+#EXT-X-KEY:METHOD=AES-128,URI="file:///etc/passwd"
+#EXTINF:2.000000,
+../hls-download-aes/3/seg000.ts
+#EXT-X-ENDLIST
+EOF
+    cat >"$1/download-absolute.m3u8" <<'EOF'
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-TARGETDURATION:2
+#EXT-X-PLAYLIST-TYPE:VOD
+#EXTINF:2.000000,
+/etc/passwd
+#EXT-X-ENDLIST
+EOF
+    printf '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="\033]0;owned\007Evil\342\200\256vaw.exe",DEFAULT=YES,LANGUAGE="\033[2Jfra",URI="../hls-download/Francais/index.m3u8"\n#EXT-X-STREAM-INF:BANDWIDTH=162800,AUDIO="a"\n../hls-download/2/index.m3u8\n' \
+        >"$1/download-escapes.m3u8"
 }
 
 # ---------------------------------------------------------------------------
@@ -500,6 +670,10 @@ build hls-abr         gen_hls_abr
 build hls-renditions  gen_hls_renditions
 build hls-aes         gen_hls_aes "$outdir/progressive.mp4"
 build hls-thumbs      gen_hls_thumbs
+build hls-download    gen_hls_download
+build hls-download-aes gen_hls_download_aes
+build hls-download-fmp4 gen_hls_download_fmp4
+build hls-download-ranges gen_hls_download_ranges
 build dash-vod        gen_dash_vod
 build dash-number     gen_dash_number
 build dash-thumbs     gen_dash_thumbs

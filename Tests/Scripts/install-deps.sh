@@ -23,6 +23,9 @@ packages=(
     dbus-daemon playerctl
     # network tests: pkill ends the live stream writer
     procps
+    # download tests: openssl encrypts the sequence-number-IV fixture and checks av_aes
+    # (script(1), for the progress bar on a pty, is in bsdutils, which Debian always has)
+    openssl
     # bench: `aether-bench graphics` compiles Tests/Scripts/libsixel-bench.c against libsixel
     libsixel-dev
 )

@@ -12,6 +12,58 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
         /// Seconds from the playlist's first segment.
         public var start: Double
         public var duration: Double
+        /// Its media sequence number (`EXT-X-MEDIA-SEQUENCE` + its place): the AES-128 IV when
+        /// the key gives none.
+        public var sequence = 0
+        /// The `EXT-X-KEY` in force for it (nil: clear).
+        public var key: SegmentKey?
+        /// `EXT-X-BYTERANGE`: only these bytes of `uri` (nil: all of it).
+        public var byteRange: ByteRange?
+    }
+
+    /// A sub-range of a resource (`EXT-X-BYTERANGE:<length>[@<offset>]`).
+    public struct ByteRange: Sendable, Equatable, Hashable {
+        public var offset: Int
+        public var length: Int
+        public init(offset: Int, length: Int) {
+            self.offset = offset
+            self.length = length
+        }
+
+        /// Longest sub-range accepted (1 TiB); offsets up to 2^50.
+        static let maxLength = 1 << 40
+        static let maxOffset = 1 << 50
+
+        /// `length[@offset]`; without `@offset` the range follows `previous` (the same
+        /// resource's last sub-range). Nil when the numbers are not whole and in range, or no
+        /// offset can be known.
+        static func parse(_ text: String, following previous: ByteRange?) -> ByteRange? {
+            let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "@", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count),
+                  let length = try? OutsideValue.integer(String(parts[0]), in: 1...maxLength, name: "EXT-X-BYTERANGE") else { return nil }
+            let offset: Int
+            if parts.count == 2 {
+                guard let given = try? OutsideValue.integer(String(parts[1]), in: 0...maxOffset, name: "EXT-X-BYTERANGE") else { return nil }
+                offset = given
+            } else {
+                guard let previous, previous.offset + previous.length <= maxOffset else { return nil }
+                offset = previous.offset + previous.length
+            }
+            return ByteRange(offset: offset, length: length)
+        }
+    }
+
+    /// An `EXT-X-KEY` other than `METHOD=NONE`.
+    public struct SegmentKey: Sendable, Equatable, Hashable {
+        /// `AES-128`, `SAMPLE-AES` ... upper-cased as given.
+        public var method: String
+        /// The key's URI (absolute); nil when the tag names none.
+        public var uri: String?
+        /// The 16-byte IV from `IV=0x…`; nil when the tag has none (the sequence number is the IV)
+        /// or it is not 32 hex digits.
+        public var iv: [UInt8]?
+        /// `IV` was given but is not 32 hex digits.
+        public var badIV = false
     }
 
     public var segments: [Segment] = []
@@ -24,6 +76,14 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
     public var usesByteRanges = false
     public var isEncrypted = false
     public var hasInitSection = false
+    /// `EXT-X-MAP`'s URI (absolute), the first one, and its `BYTERANGE`.
+    public var initSection: String?
+    public var initRange: ByteRange?
+    /// An `EXT-X-BYTERANGE` (or a `BYTERANGE` of `EXT-X-MAP`) that could not be read: its
+    /// segment's range is unknown.
+    public var hasBadByteRange = false
+    /// `EXT-X-MEDIA-SEQUENCE` (0 when missing or unusable).
+    public var mediaSequence = 0
 
     /// Segments one playlist may list (a ten-hour VOD of 2 s segments has 18 000).
     public static let maxSegments = 100_000
@@ -46,6 +106,8 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
         var playlist = HLSMediaPlaylist()
         var pending: Double?
         var start = 0.0
+        var key: SegmentKey?
+        var pendingRange: String?
         for raw in lines {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("#EXTINF:") {
@@ -63,11 +125,32 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
                 playlist.isEnded = true
             } else if line.hasPrefix("#EXT-X-BYTERANGE") {
                 playlist.usesByteRanges = true
+                pendingRange = String(line.dropFirst("#EXT-X-BYTERANGE".count).drop { $0 == ":" })
             } else if line.hasPrefix("#EXT-X-KEY:") {
-                let method = HLSMasterPlaylist.attributes(String(line.dropFirst("#EXT-X-KEY:".count)))["METHOD"]
-                if method?.uppercased() != "NONE" { playlist.isEncrypted = true }
+                let a = HLSMasterPlaylist.attributes(String(line.dropFirst("#EXT-X-KEY:".count)))
+                let method = (a["METHOD"] ?? "").uppercased()
+                if method == "NONE" {
+                    key = nil
+                } else {
+                    playlist.isEncrypted = true
+                    let iv = a["IV"].flatMap(Self.iv)
+                    key = SegmentKey(method: method, uri: a["URI"].map { HLSMasterPlaylist.resolve($0, against: base) },
+                                     iv: iv, badIV: a["IV"] != nil && iv == nil)
+                }
+            } else if line.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") {
+                playlist.mediaSequence = (try? OutsideValue.integer(String(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count)),
+                                                                    in: 0...Int(Int32.max), name: "EXT-X-MEDIA-SEQUENCE")) ?? 0
             } else if line.hasPrefix("#EXT-X-MAP") {
                 playlist.hasInitSection = true
+                let a = line.hasPrefix("#EXT-X-MAP:") ? HLSMasterPlaylist.attributes(String(line.dropFirst("#EXT-X-MAP:".count))) : [:]
+                if playlist.initSection == nil, let uri = a["URI"] {
+                    playlist.initSection = HLSMasterPlaylist.resolve(uri, against: base)
+                    if let range = a["BYTERANGE"] {
+                        // An init section's range always names its offset.
+                        playlist.initRange = range.contains("@") ? ByteRange.parse(range, following: nil) : nil
+                        if playlist.initRange == nil { playlist.hasBadByteRange = true }
+                    }
+                }
             } else if line.hasPrefix("#EXT-X-STREAM-INF") {
                 throw OutsideValue.Refusal("a master playlist, not a media playlist")
             } else if !line.hasPrefix("#"), let duration = pending {
@@ -75,11 +158,38 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
                 guard playlist.segments.count < maxSegments else {
                     throw OutsideValue.Refusal("more than \(maxSegments) segments")
                 }
-                playlist.segments.append(Segment(uri: HLSMasterPlaylist.resolve(line, against: base), start: start, duration: duration))
+                let uri = HLSMasterPlaylist.resolve(line, against: base)
+                var range: ByteRange?
+                if let text = pendingRange {
+                    // Without an offset a range continues the same resource's previous one.
+                    let last = playlist.segments.last
+                    range = ByteRange.parse(text, following: last?.uri == uri ? last?.byteRange : nil)
+                    if range == nil { playlist.hasBadByteRange = true }
+                }
+                playlist.segments.append(Segment(uri: uri, start: start, duration: duration,
+                                                 sequence: playlist.mediaSequence + playlist.segments.count, key: key, byteRange: range))
+                pendingRange = nil
                 start += duration
             }
         }
         return playlist
+    }
+
+    /// `0x` + 32 hex digits → 16 bytes; nil otherwise.
+    static func iv(_ text: String) -> [UInt8]? {
+        var hex = Substring(text.trimmingCharacters(in: .whitespaces))
+        guard hex.hasPrefix("0x") || hex.hasPrefix("0X") else { return nil }
+        hex = hex.dropFirst(2)
+        guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else { return nil }
+        var bytes: [UInt8] = []
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            let next = hex.index(i, offsetBy: 2)
+            guard let byte = UInt8(hex[i..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            i = next
+        }
+        return bytes
     }
 
     /// The segment whose URI is `uri`, or nil.

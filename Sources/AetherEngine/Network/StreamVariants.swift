@@ -17,6 +17,8 @@ public struct StreamVariant: Sendable, Equatable {
     public var frameRate: Double?
     /// The `AUDIO` rendition group it plays with, if any.
     public var audioGroup: String?
+    /// The `SUBTITLES` rendition group it plays with, if any.
+    public var subtitleGroup: String?
 
     public init(uri: String? = nil, bandwidth: Int) {
         self.uri = uri
@@ -129,6 +131,7 @@ public struct HLSMasterPlaylist: Sendable, Equatable {
                 v.videoRange = a["VIDEO-RANGE"]?.uppercased()
                 v.frameRate = a["FRAME-RATE"].flatMap { try? OutsideValue.clamped(OutsideValue.number($0, name: "FRAME-RATE"), to: 0...1000, name: "FRAME-RATE") }
                 v.audioGroup = a["AUDIO"]
+                v.subtitleGroup = a["SUBTITLES"]
                 master.variants.append(v)
             }
         }

@@ -1,0 +1,207 @@
+import AetherEngine
+import ArgumentParser
+import Dispatch
+import Foundation
+
+/// `aether-tui download`: one variant of an HLS source with its chosen renditions, into one file.
+struct Download: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Download an HLS stream (one video variant, chosen audio and subtitle renditions) into one MKV or MP4 file.",
+        discussion: """
+            Fetches exactly one video variant of an HLS master playlist (--hls-bitrate, \
+            --video-range; default: the highest bit rate) and the audio and subtitle renditions \
+            (EXT-X-MEDIA) of that variant's groups chosen by --alang and --slang, AES-128 \
+            segments decrypted, through the player's network reader (a dropped connection is \
+            resumed at the byte, transient failures retried). The tracks are remuxed, not \
+            re-encoded, into one Matroska file (MP4 when -o ends in .mp4, WebVTT subtitles then \
+            converted to MP4's mov_text), with each rendition's LANGUAGE, NAME and DEFAULT=YES as language \
+            tag, title and default flag.
+
+            Segments are kept in PATH.part/ next to the output with a journal of what is done: \
+            after Ctrl-C (status 4, as for a signal in play) or a failure, the same command continues where it \
+            stopped. A journal or segment that does not check out is fetched again. The \
+            directory is removed when the output is written. An existing output is never \
+            overwritten.
+
+            A remote playlist naming anything but http(s) (file://, a local path) is refused; \
+            nothing named by a playlist becomes a file name. Byte-range segments and init \
+            sections (EXT-X-BYTERANGE, EXT-X-MAP BYTERANGE) are fetched by range; live \
+            playlists are not supported. Progress goes to standard output: a bar on a terminal, \
+            plain lines otherwise.
+            """)
+
+    @Argument(help: ArgumentHelp("An http(s) URL of an HLS master or media playlist.", valueName: "url"))
+    var url: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write: Matroska, or MP4 when it ends in .mp4 (default: the playlist's name with .mkv, in the current directory).", valueName: "path"))
+    var output: String?
+
+    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("The video variant: min, max, or the highest at or under a peak bit rate in bits/s (700k, 1.5M; else the lowest).", valueName: "min|max|rate"))
+    var hlsBitrate: String = "max"
+
+    @Option(name: .customLong("video-range"), help: ArgumentHelp("Prefer SDR or HDR variants; auto prefers SDR.", valueName: "auto|sdr|hdr"))
+    var videoRange: String = "auto"
+
+    @Option(help: ArgumentHelp("Audio renditions to keep, by language (e.g. fra,eng), or all (default: the DEFAULT=YES one, else the first).", valueName: "list"))
+    var alang: String?
+
+    @Option(help: ArgumentHelp("Subtitle renditions to keep, by language (e.g. eng), all, or no (default: those marked DEFAULT=YES).", valueName: "list"))
+    var slang: String?
+
+    @Option(name: .customLong("http-header-fields"), help: ArgumentHelp("Extra HTTP headers for every request, comma-separated 'Field: value' pairs.", valueName: "fields"))
+    var httpHeaderFields: String?
+
+    @Option(name: .customLong("user-agent"), help: ArgumentHelp("User-Agent of every HTTP request.", valueName: "string"))
+    var userAgent: String?
+
+    @Option(help: ArgumentHelp("Referer of every HTTP request.", valueName: "url"))
+    var referrer: String?
+
+    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds a read or connect may wait for data before the transfer is retried.", valueName: "seconds"))
+    var networkTimeout: Double = 10
+
+    @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient failures retried in a row before the download stops.", valueName: "n"))
+    var networkRetries: Int = 6
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard let preference = VariantPreference(option: hlsBitrate), preference != .auto else {
+            throw ValidationError("--hls-bitrate must be min, max or a bit rate (e.g. 700k)")
+        }
+        guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
+        guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be from 0 to 3600 seconds") }
+        guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be from 0 to 100") }
+    }
+
+    func run() throws {
+        try common.configureLogging()
+        var network = NetworkSettings()
+        network.userAgent = userAgent
+        network.referrer = referrer
+        network.readTimeout = networkTimeout
+        network.retries = networkRetries
+        for field in SourceOptions.splitFields(httpHeaderFields ?? "") { network.headers[field.name] = field.value }
+        let options: [String: String]
+        do { options = try SourceOptions.make(network: network) } catch { throw fail(error.description) }
+
+        var request = DownloadRequest()
+        request.preference = VariantPreference(option: hlsBitrate) ?? .max
+        request.range = VideoRangePreference(rawValue: videoRange) ?? .auto
+        request.audioLanguages = alang.map(PlaybackOptions.languageList) ?? []
+        request.subtitleLanguages = slang.map(PlaybackOptions.languageList) ?? []
+        let path = output ?? Self.defaultOutput(for: url)
+
+        let interrupt = InterruptToken()
+        let signals = Self.cancelOnSignals(interrupt)
+        defer { signals.forEach { $0.cancel() } }
+        let downloader = Downloader(output: path, network: network, options: options, interrupt: interrupt)
+        let bar = ProgressPrinter(terminal: isatty(STDOUT_FILENO) == 1)
+        do {
+            let plan = try downloader.plan(url: url, request: request)
+            let summary = try downloader.run(plan) { bar.show($0) }
+            bar.finish()
+            if let why = summary.discarded { _ = fail("note: the earlier run's state was not used (\(why)); started over", code: 0) }
+            if summary.damaged > 0 { _ = fail("note: \(summary.damaged) segment(s) on disk did not check out and were fetched again", code: 0) }
+            print("wrote \(TextSanitizer.clean(path)): \(summary.streams) streams, \(ProgressPrinter.size(summary.bytes)), "
+                  + "\(summary.fetched) segments fetched, \(summary.kept) kept from an earlier run, \(summary.retries) retries, "
+                  + String(format: "%.1f s", summary.seconds))
+        } catch {
+            bar.finish()
+            if interrupt.isCancelled {
+                throw fail("interrupted: what was fetched is kept in '\(path).part'; run the same command again to continue", code: 4)
+            }
+            throw fail("cannot download '\(url)': \(error.message)")
+        }
+    }
+
+    /// `master.m3u8` → `master.mkv` in the current directory (letters, digits, `._-` only).
+    static func defaultOutput(for url: String) -> String {
+        let path = URLComponents(string: url)?.path ?? ""
+        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let safe = String(stem.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }
+            .map(Character.init)).trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        return (safe.isEmpty ? "download" : safe) + ".mkv"
+    }
+
+    /// SIGINT and SIGTERM cancel the download (the segment in flight is dropped, the rest kept).
+    static func cancelOnSignals(_ interrupt: InterruptToken) -> [DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { interrupt.cancel() }
+            source.resume()
+            return source
+        }
+    }
+}
+
+/// The download's progress on standard output: on a terminal one line redrawn in place (a bar,
+/// bytes, rate, ETA, the track); otherwise plain lines, at most one a second and the last.
+final class ProgressPrinter {
+    private let terminal: Bool
+    private var lastLine = -1.0
+    private var drawn = false
+    private var last: DownloadProgress?
+
+    init(terminal: Bool) { self.terminal = terminal }
+
+    func show(_ p: DownloadProgress) {
+        last = p
+        let now = MonotonicClock.seconds()
+        let complete = p.segmentsDone == p.segmentsTotal
+        if terminal {
+            guard now - lastLine >= 0.1 || complete else { return }
+            lastLine = now
+            let width = 24
+            let filled = Int((p.fraction * Double(width)).rounded(.down))
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            // Never wider than the terminal: a wrapped line would not be redrawn in place.
+            write("\r" + String("[\(bar)] \(Self.line(p))".prefix(Self.columns() - 1)) + "\u{1B}[K")
+            drawn = true
+        } else {
+            guard lastLine < 0 || now - lastLine >= 1 || complete else { return }
+            lastLine = now
+            write("download: \(Self.line(p))\n")
+        }
+    }
+
+    func finish() {
+        if terminal, drawn { write("\n") }
+        drawn = false
+    }
+
+    /// The terminal's width (`TIOCGWINSZ`; a size from the tty is bounded like any outside value).
+    static func columns() -> Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return min(1000, max(20, Int(size.ws_col)))
+    }
+
+    static func line(_ p: DownloadProgress) -> String {
+        var parts = [String(format: "%3d%%", Int((p.fraction * 100).rounded(.down))), size(p.bytes),
+                     "\(size(Int64(p.rate)))/s", "ETA " + (p.eta.map(clock) ?? "--:--"),
+                     "\(p.segmentsDone)/\(p.segmentsTotal) segments"]
+        if p.retries > 0 { parts.append("\(p.retries) retries") }
+        parts.append(TextSanitizer.clean(p.track))
+        return parts.joined(separator: "  ")
+    }
+
+    static func size(_ bytes: Int64) -> String {
+        let b = Double(bytes)
+        if b >= 1_073_741_824 { return String(format: "%.2f GiB", b / Double(1 << 30)) }
+        if b >= 1_048_576 { return String(format: "%.1f MiB", b / Double(1 << 20)) }
+        return String(format: "%.0f KiB", b / 1024)
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let hour = 3600
+        guard seconds.isFinite, seconds >= 0 else { return "--:--" }
+        let s = min(Int(seconds.rounded()), 359_999)
+        return s >= hour ? String(format: "%d:%02d:%02d", s / hour, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,261 @@
+@testable import AetherEngine
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// The download's pure parts, from memory: the HLS plan (variant and rendition choice, the
+/// refusals), the state journal's reader (hostile input: it lives on disk between runs), the
+/// WebVTT join, AES-128 through av_aes.
+struct DownloadLogicTests {
+    static let base = "http://127.0.0.1:1/show/master.m3u8"
+
+    static let master = """
+        #EXTM3U
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",DEFAULT=YES,LANGUAGE="eng",URI="en/index.m3u8"
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="Français",DEFAULT=NO,LANGUAGE="fr",URI="fr/index.m3u8"
+        #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",DEFAULT=YES,LANGUAGE="eng",URI="subs/en.m3u8"
+        #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Deutsch",DEFAULT=NO,LANGUAGE="de",URI="subs/de.m3u8"
+        #EXT-X-STREAM-INF:BANDWIDTH=600000,RESOLUTION=320x180,AUDIO="aud",SUBTITLES="subs"
+        lo/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=1500000,RESOLUTION=640x360,AUDIO="aud",SUBTITLES="subs"
+        hi/index.m3u8
+        """
+
+    static func media(_ segments: Int = 3, key: String? = nil, extra: String = "", end: Bool = true) -> String {
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:7\n" + extra
+        if let key { text += key + "\n" }
+        for i in 0..<segments { text += "#EXTINF:2.0,\nseg\(i).ts\n" }
+        return text + (end ? "#EXT-X-ENDLIST\n" : "")
+    }
+
+    /// A fetch from a dictionary of URL → text; records what was asked for.
+    final class Served {
+        var texts: [String: String]
+        var asked: [String] = []
+        init(_ texts: [String: String]) { self.texts = texts }
+        func fetch(_ url: String) throws(DownloadError) -> String {
+            asked.append(url)
+            guard let text = texts[url] else { throw DownloadError("404 \(url)") }
+            return text
+        }
+    }
+
+    static func served(media: String = media()) -> Served {
+        var texts = [base: master]
+        for path in ["lo/index.m3u8", "hi/index.m3u8", "en/index.m3u8", "fr/index.m3u8", "subs/en.m3u8", "subs/de.m3u8"] {
+            texts["http://127.0.0.1:1/show/" + path] = media
+        }
+        return Served(texts)
+    }
+
+    static func plan(_ request: DownloadRequest, _ served: Served = served()) throws -> DownloadPlan {
+        try HLSDownloadPlanner.plan(url: base, request: request, fetch: served.fetch)
+    }
+
+    @Test func aCapAndLanguagesChooseOneVariantAndTheRenditions() throws {
+        var request = DownloadRequest()
+        request.preference = VariantPreference(option: "1.5M")!
+        request.audioLanguages = ["fra"]
+        request.subtitleLanguages = ["eng"]
+        let s = Self.served()
+        let plan = try Self.plan(request, s)
+        #expect(plan.tracks.map(\.kind) == [.video, .audio, .subtitle])
+        #expect(plan.tracks[0].segments.first?.uri == "http://127.0.0.1:1/show/hi/seg0.ts")
+        #expect(plan.tracks[0].segments.first?.sequence == 7)
+        #expect(plan.tracks[1].language == "fr" && plan.tracks[1].name == "Français" && !plan.tracks[1].isDefault)
+        #expect(plan.tracks[2].language == "eng" && plan.tracks[2].isDefault)
+        #expect(!plan.tracks[0].keepsMuxedAudio)
+        // Only the chosen playlists were read.
+        #expect(s.asked == [Self.base] + ["hi/index.m3u8", "fr/index.m3u8", "subs/en.m3u8"].map { "http://127.0.0.1:1/show/" + $0 })
+    }
+
+    @Test func withoutListsTheDefaultsAreTakenAndAllOrNoWork() throws {
+        var request = DownloadRequest()
+        request.preference = .min
+        var plan = try Self.plan(request)
+        #expect(plan.tracks.map(\.kind) == [.video, .audio, .subtitle])
+        #expect(plan.tracks[0].segments[0].uri.contains("/lo/"))
+        #expect(plan.tracks[1].language == "eng")
+        request.audioLanguages = ["all"]
+        request.subtitleLanguages = ["no"]
+        plan = try Self.plan(request)
+        #expect(plan.tracks.map(\.kind) == [.video, .audio, .audio])
+        // A language nobody has falls back to the default.
+        request.audioLanguages = ["jpn"]
+        plan = try Self.plan(request)
+        #expect(plan.tracks[1].language == "eng")
+    }
+
+    @Test func aMediaPlaylistAloneIsOneTrackWithItsOwnSound() throws {
+        let s = Served([Self.base: Self.media(4)])
+        let plan = try Self.plan(DownloadRequest(), s)
+        #expect(plan.tracks.count == 1 && plan.tracks[0].keepsMuxedAudio && plan.tracks[0].segments.count == 4)
+    }
+
+    @Test func foreignProtocolsLiveByteRangesAndOtherKeysAreRefused() {
+        let cases: [(String, String)] = [
+            (Self.media().replacingOccurrences(of: "seg1.ts", with: "file:///etc/passwd"), "refused 'file:///etc/passwd'"),
+            (Self.media(key: "#EXT-X-KEY:METHOD=AES-128,URI=\"file:///etc/passwd\""), "refused 'file:///etc/passwd'"),
+            (Self.media(extra: "#EXT-X-MAP:URI=\"pipe:0\"\n"), "refused 'pipe:0'"),
+            // No URL parser takes it; joined to the playlist's URL as a path it would be `http:/…`.
+            (Self.media().replacingOccurrences(of: "seg1.ts", with: "se*-x:1,"), "is not a URL"),
+            (Self.media(end: false), "live playlist"),
+            (Self.media(extra: "#EXT-X-BYTERANGE:100\n"), "EXT-X-BYTERANGE"),          // no offset, nothing before
+            (Self.media(extra: "#EXT-X-BYTERANGE:0@5\n"), "EXT-X-BYTERANGE"),
+            (Self.media(extra: "#EXT-X-BYTERANGE:-4@5\n"), "EXT-X-BYTERANGE"),
+            (Self.media(extra: "#EXT-X-MAP:URI=\"init.mp4\",BYTERANGE=\"100\"\n"), "EXT-X-BYTERANGE"),
+            (Self.media(key: "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"k\""), "'SAMPLE-AES' is not supported"),
+            (Self.media(key: "#EXT-X-KEY:METHOD=AES-128,URI=\"k\",IV=0x12"), "IV"),
+            (Self.media(key: "#EXT-X-KEY:METHOD=AES-128"), "without a URI"),
+            ("#EXTM3U\n#EXT-X-ENDLIST\n", "no segment"),
+            ("<html>", "not an HLS playlist"),
+        ]
+        for (text, reason) in cases {
+            do {
+                _ = try Self.plan(DownloadRequest(), Served([Self.base: text]))
+                Issue.record("accepted: \(text)")
+            } catch let error as DownloadError {
+                #expect(error.message.contains(reason), "\(error.message) (wanted \(reason))")
+                #expect(!error.message.contains("\n"))
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+        // In a master: a rendition naming a local file refuses the download before any fetch of it.
+        let s = Self.served()
+        s.texts[Self.base] = Self.master.replacingOccurrences(of: "URI=\"fr/index.m3u8\"", with: "URI=\"file:///etc/passwd\"")
+        #expect(throws: DownloadError.self) { try Self.plan(DownloadRequest(), s) }
+        #expect(s.asked == [Self.base])
+    }
+
+    @Test func byteRangesFollowOnWithinOneResourceOnly() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MAP:URI="all.mp4",BYTERANGE="700@0"
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:1000@700
+            all.mp4
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:500
+            all.mp4
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:300
+            other.mp4
+            #EXT-X-ENDLIST
+            """
+        let p = try HLSMediaPlaylist.parse(text, base: Self.base)
+        #expect(p.initRange == .init(offset: 0, length: 700))
+        #expect(p.segments[0].byteRange == .init(offset: 700, length: 1000))
+        #expect(p.segments[1].byteRange == .init(offset: 1700, length: 500))
+        #expect(p.segments[2].byteRange == nil && p.hasBadByteRange, "a range without an offset cannot start another resource")
+        let good = try Self.plan(DownloadRequest(), Served([Self.base: text.replacingOccurrences(of: "300\nother", with: "300@0\nother")]))
+        #expect(good.tracks[0].initRange?.length == 700 && good.tracks[0].segments.map { $0.byteRange?.offset } == [700, 1700, 0])
+        // The ranges are part of what a state directory was written for.
+        var shifted = good
+        shifted.tracks[0].segments[1].byteRange?.offset += 1
+        #expect(shifted.fingerprint(format: "matroska") != good.fingerprint(format: "matroska"))
+    }
+
+    @Test func keysAndIVsComeThrough() throws {
+        let text = Self.media(2, key: "#EXT-X-KEY:METHOD=AES-128,URI=\"k.bin\",IV=0x000102030405060708090A0B0C0D0E0F")
+        let p = try HLSMediaPlaylist.parse(text, base: Self.base)
+        let key = try #require(p.segments[0].key)
+        #expect(key.uri == "http://127.0.0.1:1/show/k.bin")
+        #expect(key.iv == Array(0...15))
+        #expect(p.segments[1].sequence == 8)
+        #expect(AES128Decryptor.sequenceIV(258) == [UInt8](repeating: 0, count: 14) + [1, 2])
+    }
+
+    // MARK: AES-128
+
+    @Test func aesRefusesWhatCannotBeCiphertext() throws {
+        let aes = try AES128Decryptor(key: Array(0...15))
+        #expect(throws: DownloadError.self) { try aes.decrypt([], iv: Array(0...15)) }
+        #expect(throws: DownloadError.self) { try aes.decrypt(Array(repeating: 1, count: 15), iv: Array(0...15)) }
+        #expect(throws: DownloadError.self) { try aes.decrypt(Array(repeating: 1, count: 16), iv: [1]) }
+        #expect(throws: DownloadError.self) { try AES128Decryptor(key: [1, 2, 3]) }
+    }
+
+    @Test func aesRoundTripsWithOpenSSL() throws {
+        let dir = NSTemporaryDirectory() + "aether-aes-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let plain = Array("The quick brown fox jumps over the lazy dog, 47 bytes".utf8)
+        try Data(plain).write(to: URL(fileURLWithPath: dir + "/p"))
+        let r = Process.run(["/usr/bin/openssl", "enc", "-aes-128-cbc", "-K", "000102030405060708090a0b0c0d0e0f",
+                             "-iv", "00000000000000000000000000000009", "-in", dir + "/p", "-out", dir + "/c"])
+        #expect(r.status == 0)
+        let cipher = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/c")))
+        let aes = try AES128Decryptor(key: Array(0...15))
+        #expect(try aes.decrypt(cipher, iv: AES128Decryptor.sequenceIV(9)) == plain)
+        #expect((try? aes.decrypt(cipher, iv: AES128Decryptor.sequenceIV(8))) != plain)
+    }
+
+    // MARK: the journal
+
+    static let twoTracks = DownloadPlan(source: "http://h/m.m3u8", tracks: [
+        DownloadTrack(kind: .video, bitrate: 1, segments: (0..<3).map { DownloadSegment(uri: "http://h/v\($0).ts", duration: 2, sequence: $0) }),
+        DownloadTrack(kind: .audio, bitrate: 1, segments: (0..<2).map { DownloadSegment(uri: "http://h/a\($0).ts", duration: 2, sequence: $0) }),
+    ])
+    static let digest = String(repeating: "ab", count: 32)
+
+    static func journal(_ lines: [String], plan: String? = nil, newline: Bool = true) -> [UInt8] {
+        let fingerprint = plan ?? twoTracks.fingerprint(format: "matroska")
+        return Array(([DownloadState.header, "plan \(fingerprint)"] + lines).joined(separator: "\n").utf8) + (newline ? [10] : [])
+    }
+
+    @Test func aJournalIsReadStrictly() throws {
+        let fingerprint = Self.twoTracks.fingerprint(format: "matroska")
+        let good = try DownloadState.parse(Self.journal(["done 0 1 100 \(Self.digest)", "done 1 0 5 \(Self.digest)"]),
+                                           plan: Self.twoTracks, fingerprint: fingerprint)
+        #expect(good.done.count == 2)
+        // A torn last line is a write cut short: ignored.
+        let torn = try DownloadState.parse(Self.journal(["done 0 1 100 \(Self.digest)", "done 1 0 5 ab"], newline: false),
+                                           plan: Self.twoTracks, fingerprint: fingerprint)
+        #expect(torn.done.count == 1)
+        let bad: [[UInt8]] = [
+            [],
+            Array("garbage\n".utf8),
+            Self.journal([], plan: String(repeating: "0", count: 64)),          // another plan
+            Self.journal(["done 2 0 1 \(Self.digest)"]),                         // no such track
+            Self.journal(["done 0 3 1 \(Self.digest)"]),                         // no such segment
+            Self.journal(["done 0 -1 1 \(Self.digest)"]),                        // no init section
+            Self.journal(["done 0 0 -5 \(Self.digest)"]),
+            Self.journal(["done 0 0 01 \(Self.digest)"]),
+            Self.journal(["done 0 0 1 \(Self.digest.uppercased())"]),
+            Self.journal(["done 0 0 1 ../../etc/passwd"]),
+            Self.journal(["done 0 0 1 \(Self.digest)", "done 0 0 1 \(Self.digest)"]),   // twice
+            Self.journal(["done 0 0 99999999999 \(Self.digest)"]),
+            Self.journal(["done 0 0 1 \(Self.digest) extra"]),
+            Self.journal(["rm -rf / 0 0 1 \(Self.digest)"]),
+        ]
+        for bytes in bad {
+            #expect(throws: DownloadError.self, "\(String(decoding: bytes, as: UTF8.self))") {
+                try DownloadState.parse(bytes, plan: Self.twoTracks, fingerprint: fingerprint)
+            }
+        }
+        // The fingerprint follows the container, the URIs and the keys.
+        var other = Self.twoTracks
+        other.tracks[0].segments[0].key = .init(method: "AES-128", uri: "http://h/k", iv: nil)
+        #expect(other.fingerprint(format: "matroska") != fingerprint)
+        #expect(Self.twoTracks.fingerprint(format: "mp4") != fingerprint)
+    }
+
+    // MARK: WebVTT
+
+    @Test func webVTTSegmentsJoinOnTheTransportTimeline() throws {
+        let one = Array("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:900000,LOCAL:00:00:00.000\n\n00:01.000 --> 00:02.500 line:0\nHello\nworld\n\n00:03.000 --> 00:05.000\nSpans\n".utf8)
+        let two = Array("WEBVTT\r\nX-TIMESTAMP-MAP=LOCAL:00:00:02.000,MPEGTS:1080000\r\n\r\nNOTE skipped\r\n\r\ncue-id\r\n00:00:03.000 --> 00:00:05.000\r\nSpans\r\n\r\n00:00:06.000 --> 00:00:07.000\r\nLast\r\n".utf8)
+        let cues = try WebVTTJoin.cues([one, two])
+        #expect(cues.map(\.text) == ["Hello\nworld", "Spans", "Last"])
+        #expect(cues.map(\.start) == [11, 13, 16])
+        #expect(cues[0].settings == "line:0")
+        let doc = WebVTTJoin.document(cues, shift: 10.5)
+        #expect(doc.hasPrefix("WEBVTT\n\n00:00:00.500 --> 00:00:02.000 line:0\nHello\nworld\n\n"))
+        for hostile in ["not vtt", "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:x,LOCAL:00:00.000\n", "WEBVTT\n\n99:99.999 --> 00:01.000\nx\n",
+                        "WEBVTT\n\n00:05.000 --> 00:01.000\nx\n", "WEBVTT\n\n00:00.000 --> 999999:00:00.000\nx\n"] {
+            #expect(throws: DownloadError.self, "\(hostile)") { try WebVTTJoin.cues([Array(hostile.utf8)]) }
+        }
+    }
+}
