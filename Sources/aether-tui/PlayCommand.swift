@@ -118,7 +118,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: bidir when the picture is 4× or more smaller than the source, else none).", valueName: "level"))
     var skipLoopFilter: String?
 
-    @Option(name: .customLong("vd-lavc-threads"), help: ArgumentHelp("Video decoder threads, 0 to 16 (0: as many as libavcodec chooses for the cores).", valueName: "N"))
+    @Option(name: .customLong("vd-lavc-threads"), help: ArgumentHelp("Video decoder threads, 1 to 16, or 0: automatic (one thread up to 1080p30, more at the next keyframe if one cannot keep up; larger sources as many as libavcodec chooses).", valueName: "N"))
     var decodeThreads: Int = 0
 
     @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Cell output colours (halfblock and cells): truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))

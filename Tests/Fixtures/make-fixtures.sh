@@ -109,6 +109,8 @@
 #                   and frame-drop tests.
 #   h264-1080p.mkv  H.264 1920x1080 24 fps 10 s + AAC stereo; decode/scale
 #                   benchmarks.
+#   h264-bframes.mkv H.264 640x360 24 fps 8 s, 3 B-frames, a keyframe every
+#                   second, no audio: the decoder holds frames back (reopen test).
 #                   Both are CRF 28 capped by -maxrate (1.2 / 3 Mbit/s):
 #                   testsrc2's noise patch makes plain ultrafast CRF 28 files
 #                   7 MB (720p) and 10+ MB (1080p).
@@ -571,6 +573,13 @@ gen_dvbsub_ts() {
 # the two capped files are encoded single-threaded (about 3 s for 1080p).
 x264_capped=(-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 24 -keyint_min 24 -sc_threshold 0 -threads:v 1)
 
+gen_bframes() {
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=640x360:r=24:d=8 \
+        -c:v libx264 -preset veryfast -bf 3 -g 24 -keyint_min 24 -sc_threshold 0 -pix_fmt yuv420p -threads:v 1 \
+        "${bitexact[@]}" "$1"
+}
+
 gen_720p() {
     local audio="$work/gen_720p.aac"
     aac_track "$audio" 440 12
@@ -729,6 +738,7 @@ build sine-1k.mkv                     gen_sine_1k
 build tones-51.mkv                    gen_tones_51
 build h264-720p.mkv                   gen_720p
 build h264-1080p.mkv                  gen_1080p
+build h264-bframes.mkv                gen_bframes
 build solid-red.mkv                   gen_solid_red
 build frames-numbered.mkv             gen_frames_numbered
 build frames-rotate90.mp4             gen_frames_rotate90 "$outdir/frames-numbered.mkv"

@@ -16,6 +16,9 @@ public struct SyncPolicy: Sendable {
     public var slewFactor = 0.1
     /// Longest the presenter sleeps before looking again (keeps pause/seek responsive).
     public var maxWaitSeconds = 0.01
+    /// A one-thread video decoder that works more than this share of the frame interval per
+    /// frame is reopened with more threads (``DecoderThreads``).
+    public var oneThreadBusyShare = 0.5
     /// Decoded frames held ahead of the presenter.
     public var frameQueueCapacity = 4
     /// …and at most this many picture bytes of them (plus the frame that crosses it): 4 frames

@@ -23,7 +23,12 @@ public struct VideoFrame: Sendable {
 /// interlaced frame (bwdif, yadif fallback), tone-maps PQ/HLG to SDR BT.709 (zscale + tonemap),
 /// scales with libswscale. Used by the video thread only.
 final class VideoDecoder {
-    let codec: CodecContext
+    private(set) var codec: CodecContext
+    /// The stream's parameters (owned by the format context, which outlives the decoder) and
+    /// time base, for reopening the decoder with more threads.
+    private let parameters: UnsafeMutablePointer<AVCodecParameters>
+    /// The decoder's threads: as opened, and whether they may still rise.
+    private(set) var threadPlan: DecoderThreads
     let streamIndex: Int
     let timeBase: AVRational
     let timeline: Timeline
@@ -65,21 +70,52 @@ final class VideoDecoder {
 
     var isHDR: Bool { toneMapper != nil }
 
-    init(stream: UnsafeMutablePointer<AVStream>, index: Int, threads: Int, timeline: Timeline) throws(FFmpegError) {
+    /// - Parameters:
+    ///   - threads: decoder threads (0: libavcodec's choice for the cores).
+    ///   - automaticThreads: with `threads` 0, choose as ``DecoderThreads`` does (playback)
+    ///     instead of leaving it to libavcodec (throughput measurements).
+    init(stream: UnsafeMutablePointer<AVStream>, index: Int, threads: Int, timeline: Timeline,
+         automaticThreads: Bool = false) throws(FFmpegError) {
         guard let par = stream.pointee.codecpar else {
             throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
         }
-        codec = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: threads)
+        var rate = stream.pointee.avg_frame_rate
+        if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
+        let interval = rate.num > 0 && rate.den > 0 ? min(1, Double(rate.den) / Double(rate.num)) : 1.0 / 25
+        threadPlan = automaticThreads && threads == 0
+            ? DecoderThreads(asked: 0, width: Int(par.pointee.width), height: Int(par.pointee.height), frameInterval: interval)
+            : .fixed(threads)
+        codec = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: threadPlan.current)
+        parameters = par
         streamIndex = index
         timeBase = stream.pointee.time_base
         self.timeline = timeline
         transfer = par.pointee.color_trc
-        var rate = stream.pointee.avg_frame_rate
-        if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
-        frameInterval = rate.num > 0 && rate.den > 0 ? min(1, Double(rate.den) / Double(rate.num)) : 1.0 / 25
+        frameInterval = interval
         frame = try Frame()
         filtered = try Frame()
         toneMapper = ToneMapper.needsMapping(transfer) ? try ToneMapper(transfer: transfer, timeBase: stream.pointee.time_base) : nil
+    }
+
+    /// Hands the frames the decoder still holds to `emit` (through the deinterlacer, which
+    /// keeps its state) and opens a new decoder with libavcodec's threads. Called before a
+    /// keyframe, so the new decoder needs nothing the old one had.
+    func reopenWithMoreThreads(emit: (Frame, Double) throws -> Void) throws {
+        _ = try? codec.send(nil)
+        while (try? codec.receive(into: frame)) == true {
+            defer { frame.unref() }
+            try deliver(frame, emit: emit)
+        }
+        let fresh = try CodecContext(parameters: parameters, timeBase: timeBase, threads: 0)
+        fresh.pointer.pointee.skip_loop_filter = loopFilterSkip.discard
+        codec = fresh
+        threadPlan.upgraded()
+        FFmpegLog.write("vd", "one decoder thread could not keep up: reopened with libavcodec's threads")
+    }
+
+    /// The video thread's work on the frames of one packet, for ``DecoderThreads``.
+    func observe(frames: Int, busy: Double, rate: Double, busyShare: Double) {
+        threadPlan.observe(frames: frames, busy: busy, frameInterval: frameInterval, rate: rate, busyShare: busyShare)
     }
 
     /// Drops decoder and filter state (after a seek).

@@ -367,9 +367,10 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         t.clockSource = s.clock.isArmed ? s.clock.source.rawValue : "unarmed"
         t.audioDevice = c.audioStreamIndex == nil ? "none" : (s.sink?.name ?? "none")
         t.audioFormat = c.audioStreamIndex == nil ? "" : (s.sink?.format.description ?? "")
-        t.videoDecoder = s.video?.decoderName ?? ""
+        let video = s.video?.status.withLock { $0 } ?? (deinterlacing: false, loopFilterSkip: "", threads: 0)
+        // "h264, 1 thread" while one decoder thread keeps up (``DecoderThreads``).
+        t.videoDecoder = (s.video?.decoderName).map { video.threads > 0 ? "\($0), \(video.threads) thread\(video.threads == 1 ? "" : "s")" : $0 } ?? ""
         t.audioDecoder = c.audioStreamIndex == nil ? "" : (s.audio?.decoderName.withLock { $0 } ?? "")
-        let video = s.video?.status.withLock { $0 } ?? (deinterlacing: false, loopFilterSkip: "")
         t.deinterlacing = video.deinterlacing
         t.loopFilterSkip = video.loopFilterSkip.isEmpty ? nil : video.loopFilterSkip
         t.toneMapping = (s.info.primaryVideo?.format.isHDR ?? false) && (s.video?.renderSize.withLock { $0 != nil } ?? false)

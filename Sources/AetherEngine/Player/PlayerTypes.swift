@@ -49,7 +49,7 @@ public struct PlayerOptions: Sendable {
     /// Volume in percent, 0–130.
     public var volume: Double = 100
     public var muted = false
-    /// Decoder threads (0 = as many as cores).
+    /// Video decoder threads; 0: automatic (``DecoderThreads``).
     public var decodeThreads = 0
     /// H.264/HEVC loop filter skipping (mpv's `--vd-lavc-skiploopfilter`); nil: automatic.
     public var skipLoopFilter: LoopFilterSkip?
@@ -134,5 +134,74 @@ public enum LoopFilterSkip: String, Sendable, CaseIterable {
         let shown = picture.width * picture.height
         guard shown > 0 else { return .default }
         return source.width * source.height >= 4 * shown ? .bidir : .default
+    }
+}
+
+/// How many threads the video decoder runs (`--vd-lavc-threads`, mpv's option).
+///
+/// Asked for (1–16): that many, always. Automatic (0): one thread when the source is at most
+/// 1080p at 30 frames a second, else libavcodec's choice for the cores; a one-thread decoder
+/// that cannot keep up (over the last 48 frames the video thread worked more than half of the
+/// frame interval per frame at the current speed)
+/// is reopened with libavcodec's choice at the next keyframe, and stays so.
+///
+/// Measured on the 1080p grain clip (aether-bench, 2 cores): frame threads cost 11 % more
+/// decode CPU than one thread (median of 6 runs each, ffmpeg -threads 1 against auto), and
+/// exact seeks took longer with them (median 229 against 177 ms, p95 436 against 300 ms).
+public struct DecoderThreads: Sendable, Equatable {
+    /// Threads to open the decoder with (0: libavcodec's choice).
+    public private(set) var current: Int
+    /// Whether the count may still rise (automatic, starting at one).
+    public private(set) var adaptive: Bool
+    /// Asked to rise: the next keyframe reopens the decoder.
+    public private(set) var upgradeWanted = false
+    private var windowFrames = 0
+    private var windowBusy = 0.0
+
+    /// Frames per judgement.
+    static let window = 48
+    /// Share of the frame interval the video thread may work per frame on one thread
+    /// (``SyncPolicy/oneThreadBusyShare``).
+    public static let busyShare = 0.5
+    /// The most a one-thread start takes on: 1920×1088 at 30.5 frames a second.
+    static let oneThreadPixelRate = 1920.0 * 1088 * 30.5
+
+    public init(asked: Int, width: Int, height: Int, frameInterval: Double) {
+        if asked > 0 {
+            current = asked
+            adaptive = false
+        } else {
+            let rate = Double(max(0, width)) * Double(max(0, height)) / max(1e-3, frameInterval)
+            current = rate > 0 && rate <= Self.oneThreadPixelRate ? 1 : 0
+            adaptive = current == 1
+        }
+    }
+
+    /// Exactly `threads` (0: libavcodec's choice), never changed.
+    public static func fixed(_ threads: Int) -> DecoderThreads {
+        var t = DecoderThreads(asked: max(1, threads), width: 0, height: 0, frameInterval: 1)
+        t.current = max(0, threads)
+        return t
+    }
+
+    /// The video thread worked `busy` seconds (decoding, filtering, scaling; not waiting for
+    /// room in the frame queue) on `frames` frames at playback `rate`.
+    public mutating func observe(frames: Int, busy: Double, frameInterval: Double, rate: Double,
+                                 busyShare: Double = DecoderThreads.busyShare) {
+        guard adaptive, !upgradeWanted, frames > 0 else { return }
+        windowFrames += frames
+        windowBusy += max(0, busy)
+        guard windowFrames >= Self.window else { return }
+        let perFrame = windowBusy / Double(windowFrames)
+        if perFrame > busyShare * frameInterval / max(0.01, rate) { upgradeWanted = true }
+        windowFrames = 0
+        windowBusy = 0
+    }
+
+    /// The decoder was reopened with libavcodec's choice.
+    public mutating func upgraded() {
+        current = 0
+        adaptive = false
+        upgradeWanted = false
     }
 }

@@ -228,7 +228,7 @@ enum SourceOpener {
         if let videoIndex, !encrypted.contains(videoIndex), let stream = format.stream(videoIndex) {
             do {
                 videoDecoder = try VideoDecoder(stream: stream, index: videoIndex, threads: options.decodeThreads,
-                                                timeline: format.timeline)
+                                                timeline: format.timeline, automaticThreads: true)
             } catch {
                 let codec = info.primaryVideo?.codec ?? "video"
                 warnings.append("cannot decode video stream #\(videoIndex) (\(codec)): \(error.message)")

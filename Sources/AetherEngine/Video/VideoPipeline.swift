@@ -18,8 +18,9 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
     /// Picture memory for the frames: the queue, the frame being presented, the host's mailbox
     /// and the one it is painting.
     let pixelPool: PixelBufferPool
-    /// For telemetry: whether the deinterlacer engaged, and the loop filter skipping in use.
-    let status = Guarded<(deinterlacing: Bool, loopFilterSkip: String)>((false, ""))
+    /// For telemetry: whether the deinterlacer engaged, the loop filter skipping in use, and
+    /// the decoder's threads (0: libavcodec's choice).
+    let status = Guarded<(deinterlacing: Bool, loopFilterSkip: String, threads: Int)>((false, "", 0))
     private let packets: BoundedQueue<QueueItem<Packet>>
     private let frameQueue: BoundedQueue<QueueItem<VideoFrame>>
     private let control: ControlBox
@@ -122,6 +123,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
             do {
                 switch item {
                 case .item(let packet, _):
+                    if decoder.threadPlan.upgradeWanted, packet.isKeyframe { try decoder.reopenWithMoreThreads(emit: emit) }
                     try decoder.decode(packet, emit: emit)
                 case .end:
                     try decoder.decode(nil, emit: emit)
@@ -145,7 +147,10 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                 return
             }
             busy += MonotonicClock.seconds() - segmentStart
-            if frames > 0 { telemetry.decoded(frames: frames, seconds: busy) }
+            if frames > 0 {
+                telemetry.decoded(frames: frames, seconds: busy)
+                decoder.observe(frames: frames, busy: busy, rate: control.withLock { $0.rate }, busyShare: policy.oneThreadBusyShare)
+            }
             if decoder.filterSeconds > 0 { telemetry.add(.filter, seconds: decoder.filterSeconds, count: max(1, frames)) }
             if decoder.scaleSeconds > 0 { telemetry.add(.scale, seconds: decoder.scaleSeconds, count: max(1, frames)) }
             decoder.filterSeconds = 0
@@ -154,6 +159,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
             status.withLock { s in
                 if decoder.isDeinterlacing { s.deinterlacing = true }
                 s.loopFilterSkip = skip
+                s.threads = decoder.threadPlan.current
             }
             if reachedEnd {
                 frameQueue.push(.end(serial: serial)) { [self] in

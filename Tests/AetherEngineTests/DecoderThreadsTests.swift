@@ -1,0 +1,99 @@
+@testable import AetherEngine
+import AetherTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The video decoder's thread count: one thread where it keeps up, more at the next keyframe
+/// where it does not, and exactly what was asked for otherwise.
+struct DecoderThreadsTests {
+    @Test func automaticStartsOnOneThreadUpTo1080p30() {
+        #expect(DecoderThreads(asked: 0, width: 1920, height: 1080, frameInterval: 1.0 / 24).current == 1)
+        #expect(DecoderThreads(asked: 0, width: 1920, height: 1088, frameInterval: 1.0 / 30).current == 1)
+        #expect(DecoderThreads(asked: 0, width: 1280, height: 720, frameInterval: 1.0 / 60).current == 1)
+        // 1080p60 and 4K: libavcodec's choice from the start, and no adapting.
+        let fast = DecoderThreads(asked: 0, width: 1920, height: 1080, frameInterval: 1.0 / 60)
+        #expect(fast.current == 0 && !fast.adaptive)
+        #expect(DecoderThreads(asked: 0, width: 3840, height: 2160, frameInterval: 1.0 / 24).current == 0)
+        // Nonsense sizes (0, negative) are not "small": libavcodec decides.
+        #expect(DecoderThreads(asked: 0, width: 0, height: 0, frameInterval: 1.0 / 24).current == 0)
+        #expect(DecoderThreads(asked: 0, width: -5, height: 1080, frameInterval: 1.0 / 24).current == 0)
+    }
+
+    @Test func askedCountsAndFixedNeverChange() {
+        var asked = DecoderThreads(asked: 3, width: 640, height: 360, frameInterval: 1.0 / 24)
+        #expect(asked.current == 3 && !asked.adaptive)
+        asked.observe(frames: 100, busy: 100, frameInterval: 1.0 / 24, rate: 1)
+        #expect(!asked.upgradeWanted && asked.current == 3)
+        var fixed = DecoderThreads.fixed(0)
+        fixed.observe(frames: 100, busy: 100, frameInterval: 1.0 / 24, rate: 1)
+        #expect(fixed.current == 0 && !fixed.upgradeWanted)
+        #expect(DecoderThreads.fixed(1).current == 1 && !DecoderThreads.fixed(1).adaptive)
+    }
+
+    /// Judged over 48 frames: 40 % of the interval per frame keeps one thread, 60 % asks for
+    /// more, and at double speed the same work is twice the share.
+    @Test func aSlowWindowAsksForMoreThreadsOnce() {
+        let interval = 1.0 / 24
+        var t = DecoderThreads(asked: 0, width: 1920, height: 1080, frameInterval: interval)
+        for _ in 0..<47 { t.observe(frames: 1, busy: 0.9 * interval, frameInterval: interval, rate: 1) }
+        #expect(!t.upgradeWanted, "47 frames are not a window yet")
+        t.observe(frames: 1, busy: 0.9 * interval, frameInterval: interval, rate: 1)
+        #expect(t.upgradeWanted)
+        t.upgraded()
+        #expect(t.current == 0 && !t.adaptive && !t.upgradeWanted)
+
+        var steady = DecoderThreads(asked: 0, width: 1920, height: 1080, frameInterval: interval)
+        for _ in 0..<480 { steady.observe(frames: 1, busy: 0.4 * interval, frameInterval: interval, rate: 1) }
+        #expect(!steady.upgradeWanted && steady.current == 1)
+        for _ in 0..<48 { steady.observe(frames: 1, busy: 0.4 * interval, frameInterval: interval, rate: 2) }
+        #expect(steady.upgradeWanted, "0.4 of the interval is 0.8 of it at 2x")
+    }
+
+    @Test func hostileFiguresNeverTrapOrUpgrade() {
+        var t = DecoderThreads(asked: 0, width: 1280, height: 720, frameInterval: 1.0 / 24)
+        t.observe(frames: 0, busy: .infinity, frameInterval: 1.0 / 24, rate: 1)
+        t.observe(frames: 48, busy: -.infinity, frameInterval: 1.0 / 24, rate: 0)
+        t.observe(frames: 48, busy: .nan, frameInterval: 1.0 / 24, rate: .nan)
+        #expect(t.current == 1)
+        #expect(DecoderThreads(asked: 0, width: .max, height: .max, frameInterval: 1.0 / 24).current == 0)
+        #expect(DecoderThreads(asked: 0, width: 1280, height: 720, frameInterval: .nan).current == 0)
+    }
+}
+
+/// The reopen in real playback: a one-thread decoder told to upgrade at once (a busy share of
+/// zero) reopens at the next keyframe and the pictures go on without a gap or a repeat: the
+/// frames the old decoder still held (B-frames wait for their references) come out first.
+@Suite(.serialized) struct DecoderThreadsPlaybackTests {
+    @Test func aDecoderReopenedWithMoreThreadsKeepsEveryFrame() throws {
+        #expect(TestEnvironment.requirePulse(), "PulseAudio null sink did not start")
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .alsa(device: "pulse")
+        o.length = 6
+        o.policy.oneThreadBusyShare = 0
+        let shown = Mutex<[Double]>([])
+        try player.load(url: TestEnvironment.fixture("h264-bframes.mkv"), options: o)
+        player.setFrameSink(TestSink(reportsDisplay: false) { f in shown.withLock { $0.append(f.frame.pts) } })
+        player.play()
+        let end = MonotonicTime.now() + 3
+        var early = ""
+        while MonotonicTime.now() < end, early.isEmpty {
+            if player.telemetry().framesDecoded > 0 { early = player.telemetry().videoDecoder }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let deadline = MonotonicTime.now() + 20
+        while MonotonicTime.now() < deadline, player.state != .ended { Thread.sleep(forTimeInterval: 0.05) }
+        let t = player.telemetry()
+        player.stop()
+        #expect(early == "h264, 1 thread", "at the start: \(early)")
+        #expect(t.videoDecoder == "h264", "after the first 48 frames' keyframe: \(t.videoDecoder)")
+        #expect(t.decodeErrors == 0)
+        let pts = shown.withLock { $0 }
+        // 6 s at 24 fps (the first frame may come at the start grace); steps of one frame only.
+        #expect(pts.count >= 140, "\(pts.count) frames shown")
+        let steps = zip(pts, pts.dropFirst()).map { $1 - $0 }
+        let bad = steps.enumerated().filter { abs($0.element - 1.0 / 24) > 0.004 }
+        #expect(bad.isEmpty, "frames out of step at \(bad.prefix(5).map { String(format: "#%d %+.3f s", $0.offset, $0.element) })")
+    }
+}
