@@ -43,6 +43,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"))
     var subFiles: [String] = []
 
+    @Option(name: .customLong("audio-file"), help: ArgumentHelp("Play this file's audio with the main file's picture, as an extra audio track chosen by default (repeatable; a path or an http(s) URL).", valueName: "path|URL"))
+    var audioFiles: [String] = []
+
     @Option(name: .customLong("sub-codepage"), help: ArgumentHelp("Code page of subtitle files that are not UTF-8 (default CP1252).", valueName: "codepage"))
     var subCodepage: String = "CP1252"
 
@@ -296,6 +299,7 @@ struct PlaybackOptions: ParsableArguments {
         default: break
         }
         o.subtitleFiles = subFiles
+        o.audioFiles = audioFiles
         switch trackChoice(vid) {
         case .some(.some(-1)): o.videoEnabled = false
         case .some(.some(let k)): o.videoTrack = k

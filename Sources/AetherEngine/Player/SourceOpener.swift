@@ -41,6 +41,8 @@ struct OpenedSource {
     let sink: AudioSink?
     /// Problems met while opening that do not stop playback.
     let warnings: [String]
+    /// The `--audio-file`s that opened (their tracks are in `info.audio`, after the source's own).
+    let externals: [ExternalAudio]
 
     /// Numbers the timeshift directories of the sessions of this process.
     static let timeshiftSerial = Atomic<Int>(0)
@@ -183,6 +185,18 @@ enum SourceOpener {
         }
         // `--vid=N` (adaptive sources keep the variant chosen above).
         if let k = options.videoTrack, probed.video.indices.contains(k) { probed.chosenVideo = k }
+        // `--audio-file`: each opens with the source's rules; one that cannot is a warning.
+        var externals: [ExternalAudio] = []
+        for (n, file) in options.audioFiles.prefix(ExternalAudio.maxFiles).enumerated() {
+            do {
+                let ext = try ExternalAudio.open(file, number: n, openOptions: openOptions, options: options)
+                externals.append(ext)
+                probed.audio += ext.tracks
+            } catch {
+                warnings.append("\(error)")
+            }
+        }
+        let ownAudio = probed.audio.filter { $0.externalFile == nil }
         let info = probed
         // Live: a network source without a length (live HLS/DASH, a TS over HTTP, UDP), or forced.
         let isLive = options.live ?? (NetworkSettings.isNetwork(url) && probed.duration == nil)
@@ -209,9 +223,9 @@ enum SourceOpener {
         if info.container.contains("mp4") || info.container.contains("mov"), url != "-", !url.contains("://") || url.hasPrefix("file:"),
            let found = EncryptionScan.scan(path: url.hasPrefix("file:") ? String(url.dropFirst(5)) : url) {
             let streams = (found.video ? info.video.map { ($0.index, $0.codec) } : [])
-                + (found.audio ? info.audio.map { ($0.index, $0.codec) } : [])
+                + (found.audio ? ownAudio.map { ($0.index, $0.codec) } : [])
             let lines = streams.map { "stream #\($0.0) (\($0.1)) is encrypted (\(found.scheme)); cannot play it" }
-            let playable = (found.video ? 0 : info.video.count) + (found.audio ? 0 : info.audio.count)
+            let playable = (found.video ? 0 : info.video.count) + (found.audio ? 0 : ownAudio.count) + externals.count
             if playable == 0, let first = lines.first {
                 throw PlayerError("cannot play '\(TextSanitizer.clean(url))': \(first)")
             }
@@ -240,6 +254,9 @@ enum SourceOpener {
             let playable = info.audio.filter { !encrypted.contains($0.index) }
             if let k = options.audioTrack, info.audio.indices.contains(k) {
                 audioIndex = info.audio[k].index
+            } else if let first = externals.first?.tracks.first {
+                // An audio file given for this source plays (as in mpv).
+                audioIndex = first.index
             } else if let match = LanguagePreference.first(of: options.audioLanguages, in: playable.map(\.tags.language)) {
                 audioIndex = playable[match].index
             } else {
@@ -250,7 +267,9 @@ enum SourceOpener {
         }
         var sink: AudioSink? = nil
         var audioDecoder: AudioDecoder?
-        if let index = audioIndex, let stream = format.stream(index), let par = stream.pointee.codecpar {
+        let audioStreams = AudioStreams(main: format, externals: externals)
+        if let index = audioIndex, let found = audioStreams.stream(index), let par = found.0.pointee.codecpar {
+            let (stream, timeline) = found
             // A damaged header can claim any rate (2147483647 Hz): ask the device for a sane one,
             // libswresample converts whatever the decoder really produces.
             let rate = Int(par.pointee.sample_rate)
@@ -270,7 +289,7 @@ enum SourceOpener {
             }
             if let sink {
                 do {
-                    audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: format.timeline)
+                    audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline)
                 } catch {
                     warnings.append("cannot decode audio stream #\(index) (\(error.message)); playing without sound")
                     audioIndex = nil
@@ -295,7 +314,7 @@ enum SourceOpener {
             adaptive: format.adaptive,
             encryptedStreams: encrypted, endTime: endTime, cacheSeconds: cacheSeconds, coverArt: coverArt,
             subtitles: subtitles, videoDecoder: videoDecoder, audioDecoder: audioDecoder,
-            sink: audioDecoder == nil ? nil : sink, warnings: warnings)
+            sink: audioDecoder == nil ? nil : sink, warnings: warnings, externals: externals)
     }
 
     /// A variant stream's peak bit rate: libavformat's `variant_bitrate` (HLS BANDWIDTH, DASH
