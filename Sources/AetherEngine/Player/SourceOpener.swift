@@ -104,7 +104,37 @@ enum SourceOpener {
                                 policy: policy, loader: loader)
     }
 
+    /// libavformat's "Invalid data found when processing input" (`AVERROR_INVALIDDATA`).
+    static let invalidData: Int32 = -0x4144_4E49
+
+    /// An http(s) source libavformat reached but did not recognise as media: a page for yt-dlp.
+    private struct NotMedia: Error { let message: String }
+
+    /// Opens `url`; an http(s) URL that turns out not to be media (libavformat reads it but
+    /// recognises no format: an HTML page) is handed to yt-dlp (``YtdlRunner``) unless
+    /// `--ytdl=no`, and what it names plays: its video (or only) URL as the source, a separate
+    /// audio URL as the first `--audio-file`, with its HTTP headers (the user's own win) and
+    /// its title and chapters.
     static func open(url: String, options: PlayerOptions) throws -> OpenedSource {
+        do {
+            return try openMedia(url: url, options: options)
+        } catch let notMedia as NotMedia {
+            let page = try YtdlRunner.resolve(url: url, settings: options.ytdl, interrupt: options.interrupt ?? InterruptToken())
+            FFmpegLog.write("ytdl", "the page names \(TextSanitizer.clean(page.url))\(page.audioURL.map { " + audio " + TextSanitizer.clean($0) } ?? "")")
+            _ = notMedia
+            var o = options
+            o.page = page
+            if let audio = page.audioURL { o.audioFiles.insert(audio, at: 0) }
+            var headers = page.headers
+            if let ua = headers.removeValue(forKey: "User-Agent"), o.network.userAgent == nil { o.network.userAgent = ua }
+            if let ref = headers.removeValue(forKey: "Referer"), o.network.referrer == nil { o.network.referrer = ref }
+            let mine = Set(o.network.headers.keys.map { $0.lowercased() })
+            for (name, value) in headers where !mine.contains(name.lowercased()) { o.network.headers[name] = value }
+            return try openMedia(url: page.url, options: o)
+        }
+    }
+
+    private static func openMedia(url: String, options: PlayerOptions) throws -> OpenedSource {
         var warnings: [String] = []
         let openOptions: [String: String]
         do { openOptions = try SourceOptions.make(network: options.network) } catch {
@@ -156,6 +186,10 @@ enum SourceOpener {
             format = try FormatContext(url: openURL, options: openOptions, timeout: options.openTimeout,
                                        interrupt: interrupt, network: options.network, adaptive: adaptive)
         } catch {
+            if error.code == invalidData, options.ytdl.enabled, options.page == nil,
+               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
+                throw NotMedia(message: error.message)
+            }
             throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
         }
         var probed: MediaInfo
@@ -164,7 +198,16 @@ enum SourceOpener {
             defer { format.interrupt.arm(seconds: nil) }
             probed = try MediaProbe.probe(format)
         } catch {
+            if error.code == invalidData, options.ytdl.enabled, options.page == nil,
+               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
+                throw NotMedia(message: error.message)
+            }
             throw PlayerError("cannot read '\(TextSanitizer.clean(openURL))': \(error.message)")
+        }
+        // A page's title and chapters (yt-dlp's) stand for the media's.
+        if let page = options.page {
+            if let title = page.title { probed.title = title }
+            if probed.chapters.isEmpty, !page.chapters.isEmpty { probed.chapters = page.chapters }
         }
         // HLS through the master, or DASH: libavformat exposes every variant's video as a stream;
         // one is chosen and the others are discarded (never fetched once playing).
