@@ -17,6 +17,8 @@ import TerminalGraphics
 /// - `inputconf`, `config` (with its profiles expanded), `playlist` (.m3u/.m3u8 and .pls text),
 ///   `watchlater` (one entry), `ipc` (a client's stream through an IPC session): the readers
 ///   of the other doors (DoorFuzz below);
+/// - `ytdl`: yt-dlp's `-J` answer (``PageMedia/parse(_:)``) and the `--ytdl-raw-options` and
+///   `--ytdl-format` checks;
 /// - `replies`: a terminal's answers to the capability probe (CSI, APC and DCS replies:
 ///   XTVERSION, XTGETTCAP, DECRQSS, kitty's) through ``CapabilityProbe`` (ReplyFuzz below).
 ///
@@ -24,7 +26,7 @@ import TerminalGraphics
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, theme, hls, dash, inputconf, config, playlist, watchlater, ipc, replies
+    case media, subtitle, theme, hls, dash, inputconf, config, playlist, watchlater, ipc, replies, ytdl
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -45,6 +47,22 @@ enum FuzzTarget: String, CaseIterable {
             DoorFuzz.run(self, bytes)
         case .replies:
             ReplyFuzz.run(bytes)
+        case .ytdl:
+            if let page = try? PageMedia.parse(bytes) {
+                // What the parser lets through is bounded and never names anything but http(s).
+                for url in [page.url] + (page.audioURL.map { [$0] } ?? []) {
+                    precondition(url.hasPrefix("http://") || url.hasPrefix("https://") || url.lowercased().hasPrefix("http"))
+                    precondition(url.utf8.count <= 16 << 10 && !url.contains("\n") && !url.contains("\r"))
+                }
+                precondition(page.headers.count <= 32 && page.headers.allSatisfy { !$0.value.contains("\r") && !$0.value.contains("\n") })
+                precondition(page.chapters.count <= 1000 && page.chapters.allSatisfy { $0.start.isFinite && $0.end >= $0.start })
+                precondition(page.title.map { !$0.contains("\u{1B}") && $0.count <= 1024 } ?? true)
+            }
+            let text = String(decoding: bytes.prefix(8192), as: UTF8.self)
+            if let options = try? YtdlSettings.parseRawOptions(text) {
+                precondition(options.count <= 32 && options.allSatisfy { !$0.key.hasPrefix("-") && !YtdlSettings.refusedKeys.contains($0.key) })
+            }
+            _ = try? YtdlSettings.checkFormat(text)
         }
     }
 }

@@ -52,7 +52,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("ytdl-format"), help: ArgumentHelp("yt-dlp's format choice (its -f), e.g. bestvideo+bestaudio; separate video and audio play together.", valueName: "format"))
     var ytdlFormat: String?
 
-    @Option(name: .customLong("ytdl-raw-options"), help: ArgumentHelp("More yt-dlp options, key=value,flag= (each becomes --key value); options that run programs or write files are refused.", valueName: "k=v,..."))
+    @Option(name: .customLong("ytdl-raw-options"), help: ArgumentHelp("More yt-dlp options as key=value,flag= (each passes yt-dlp its option KEY with VALUE); options that run programs or write files are refused.", valueName: "k=v,..."))
     var ytdlRawOptions: String?
 
     @Option(name: .customLong("sub-codepage"), help: ArgumentHelp("Code page of subtitle files that are not UTF-8 (default CP1252).", valueName: "codepage"))

@@ -23,6 +23,8 @@ packages=(
     dbus-daemon playerctl
     # network tests: pkill ends the live stream writer
     procps
+    # page URLs (--ytdl): yt-dlp's generic extractor against a loopback page
+    yt-dlp
     # bench: `aether-bench graphics` compiles Tests/Scripts/libsixel-bench.c against libsixel
     libsixel-dev
 )

@@ -23,7 +23,7 @@ public struct YtdlSettings: Sendable, Equatable {
 
     /// yt-dlp options that run programs or read or write files of their own: refused in
     /// `--ytdl-raw-options` (they would turn a page URL into a command).
-    static let refusedKeys: Set<String> = ["exec", "exec-before-download", "netrc-cmd", "config-location", "config-locations",
+    public static let refusedKeys: Set<String> = ["exec", "exec-before-download", "netrc-cmd", "config-location", "config-locations",
                                            "batch-file", "a", "o", "output", "paths", "P", "print-to-file", "load-info-json",
                                            "update", "U", "update-to", "plugin-dirs", "downloader", "external-downloader",
                                            "downloader-args", "external-downloader-args", "postprocessor-args", "ppa",
