@@ -1,4 +1,5 @@
 @testable import AetherEngine
+import AetherTestSupport
 import Foundation
 import Testing
 
@@ -64,5 +65,19 @@ struct PageMediaTests {
         for bad in ["", "-x", "a\u{1B}b", String(repeating: "b", count: 257), "a\u{202E}b"] {
             #expect(throws: PlayerError.self, "\(bad)") { try YtdlSettings.checkFormat(bad) }
         }
+    }
+
+    /// What the opener takes from a page: its title stands for the media's, its chapters fill an
+    /// empty chapter list.
+    @Test func aPagesTitleAndChaptersBecomeTheMedias() throws {
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.page = PageMedia(url: "http://127.0.0.1:9/v.mp4", title: "Page title",
+                           chapters: [Chapter(title: "One", start: 0, end: 5), Chapter(title: "Two", start: 5, end: 12)])
+        let player = Player()
+        defer { player.stop() }
+        try player.load(url: TestEnvironment.fixture("video-only.mkv"), options: o)
+        #expect(player.mediaInfo?.title == "Page title")
+        #expect(player.mediaInfo?.chapters.map(\.title) == ["One", "Two"])
     }
 }

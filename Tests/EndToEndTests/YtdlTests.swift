@@ -52,6 +52,25 @@ import Testing
         }
     }
 
+    /// In the engine: the page's title is the media's (media-title, MPRIS and the chrome read
+    /// `MediaInfo.title`), and its separate audio is an external audio track, playing.
+    @Test func thePagesTitleAndAudioReachTheEngine() throws {
+        let server = try LoopbackHTTP(root: Self.site)
+        defer { server.stop() }
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.ytdl.format = "0+1"
+        o.ytdl.rawOptions = [("video-multistreams", "")]
+        let player = Player()
+        defer { player.stop() }
+        try player.load(url: server.url("page.html"), options: o)
+        let info = try #require(player.mediaInfo)
+        #expect(info.title == "Loopback page (1)", "\(info.title ?? "nil")")
+        #expect(info.audio.count == 1 && info.audio.first?.externalFile == server.url("a.m4a"), "\(info.audio)")
+        #expect(player.activeAudioTrack == 0)
+        #expect(info.video.count == 1)
+    }
+
     /// yt-dlp's own choice (one format): its `url` plays.
     @Test func aPageWithOneChosenFormatPlays() throws {
         let server = try LoopbackHTTP(root: Self.site)
