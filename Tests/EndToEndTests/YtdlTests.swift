@@ -21,6 +21,13 @@ import Testing
             </body></html>
             """
         try? page.write(toFile: dir + "/page.html", atomically: true, encoding: .utf8)
+        // A page that links an HLS master (a copy of the network fixtures' hls-vod, 6 MB: the
+        // server serves nothing outside its root).
+        let hls = (TestEnvironment.fixture("net/hls-vod/master.m3u8") as NSString).deletingLastPathComponent
+        try? FileManager.default.removeItem(atPath: dir + "/hls")
+        try? FileManager.default.copyItem(atPath: hls, toPath: dir + "/hls")
+        try? "<html><head><title>HLS page</title></head><body><video controls><source src=\"hls/master.m3u8\" type=\"application/x-mpegURL\"></video></body></html>"
+            .write(toFile: dir + "/page-hls.html", atomically: true, encoding: .utf8)
         try? "<html><head><title>Nothing</title></head><body>no media here</body></html>".write(toFile: dir + "/empty.html", atomically: true, encoding: .utf8)
         return dir
     }()
@@ -78,6 +85,19 @@ import Testing
         let (r, s) = try EverydayPlayerTests.headless([server.url("page.html"), "--ytdl-format=0", "--length=1"], timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(s.first.map { $0.framesPresented >= 20 } == true, "\(s)")
+    }
+
+    /// A page whose `<source>` is an HLS master: yt-dlp reads the master and names a variant's
+    /// playlist, which plays through the HLS path.
+    @Test func aPageLinkingAnHLSManifestPlays() throws {
+        let server = try LoopbackHTTP(root: Self.site)
+        defer { server.stop() }
+        let (r, s) = try EverydayPlayerTests.headless([server.url("page-hls.html"), "--length=2"], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first)
+        #expect(summary.framesPresented >= 40 && summary.clockSource == "audio", "\(summary.framesPresented) \(summary.clockSource)")
+        let paths = try server.requests().compactMap { $0["path"] as? String }
+        #expect(paths.contains { $0.hasPrefix("/hls/") && $0.hasSuffix(".ts") }, "\(paths)")
     }
 
     @Test func aPageWithoutMediaIsOneLineAndFails() throws {

@@ -108,10 +108,22 @@ enum SourceOpener {
     static let invalidData: Int32 = -0x4144_4E49
 
     /// An http(s) source libavformat reached but did not recognise as media: a page for yt-dlp.
-    private struct NotMedia: Error { let message: String }
+    private struct NotMedia: Error { let error: PlayerError }
+
+    /// The most of a page read to tell whether it is HTML.
+    static let pageBudget = 8 << 20
+
+    /// Whether `bytes` begin as an HTML document does (after a byte-order mark, white space and
+    /// comments, within the first KiB): only such a page goes to yt-dlp, so a playlist, a
+    /// manifest or a damaged file keeps its own error (and its own rules).
+    static func looksLikeHTML(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(1024), as: UTF8.self).lowercased()
+        let trimmed = head.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+        return ["<!doctype html", "<html", "<head", "<body", "<!--", "<meta", "<title", "<video"].contains { trimmed.hasPrefix($0) }
+    }
 
     /// Opens `url`; an http(s) URL that turns out not to be media (libavformat reads it but
-    /// recognises no format: an HTML page) is handed to yt-dlp (``YtdlRunner``) unless
+    /// recognises no format, and it begins as HTML does) is handed to yt-dlp (``YtdlRunner``) unless
     /// `--ytdl=no`, and what it names plays: its video (or only) URL as the source, a separate
     /// audio URL as the first `--audio-file`, with its HTTP headers (the user's own win) and
     /// its title and chapters.
@@ -119,9 +131,14 @@ enum SourceOpener {
         do {
             return try openMedia(url: url, options: options)
         } catch let notMedia as NotMedia {
+            // Only an HTML page: read it once more (within a budget) to see.
+            let interrupt = options.interrupt ?? InterruptToken()
+            guard let openOptions = try? SourceOptions.make(network: options.network),
+                  let body = try? SmallFetch.bytes(url, options: openOptions, settings: options.network, interrupt: interrupt,
+                                                   timeout: options.openTimeout, limit: pageBudget),
+                  looksLikeHTML(body) else { throw notMedia.error }
             let page = try YtdlRunner.resolve(url: url, settings: options.ytdl, interrupt: options.interrupt ?? InterruptToken())
             FFmpegLog.write("ytdl", "the page names \(TextSanitizer.clean(page.url))\(page.audioURL.map { " + audio " + TextSanitizer.clean($0) } ?? "")")
-            _ = notMedia
             var o = options
             o.page = page
             if let audio = page.audioURL { o.audioFiles.insert(audio, at: 0) }
@@ -186,11 +203,12 @@ enum SourceOpener {
             format = try FormatContext(url: openURL, options: openOptions, timeout: options.openTimeout,
                                        interrupt: interrupt, network: options.network, adaptive: adaptive)
         } catch {
+            let failure = PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
             if error.code == invalidData, options.ytdl.enabled, options.page == nil,
                ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
-                throw NotMedia(message: error.message)
+                throw NotMedia(error: failure)
             }
-            throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
+            throw failure
         }
         var probed: MediaInfo
         do {
@@ -198,11 +216,12 @@ enum SourceOpener {
             defer { format.interrupt.arm(seconds: nil) }
             probed = try MediaProbe.probe(format)
         } catch {
+            let failure = PlayerError("cannot read '\(TextSanitizer.clean(openURL))': \(error.message)")
             if error.code == invalidData, options.ytdl.enabled, options.page == nil,
                ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
-                throw NotMedia(message: error.message)
+                throw NotMedia(error: failure)
             }
-            throw PlayerError("cannot read '\(TextSanitizer.clean(openURL))': \(error.message)")
+            throw failure
         }
         // A page's title and chapters (yt-dlp's) stand for the media's.
         if let page = options.page {
@@ -231,6 +250,7 @@ enum SourceOpener {
         // `--audio-file`: each opens with the source's rules; one that cannot is a warning.
         var externals: [ExternalAudio] = []
         for (n, file) in options.audioFiles.prefix(ExternalAudio.maxFiles).enumerated() {
+            if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
             do {
                 let ext = try ExternalAudio.open(file, number: n, openOptions: openOptions, options: options)
                 externals.append(ext)
