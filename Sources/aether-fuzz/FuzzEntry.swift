@@ -60,7 +60,7 @@ enum FuzzTarget: String, CaseIterable {
             }
             let text = String(decoding: bytes.prefix(8192), as: UTF8.self)
             if let options = try? YtdlSettings.parseRawOptions(text) {
-                precondition(options.count <= 32 && options.allSatisfy { !$0.key.hasPrefix("-") && !YtdlSettings.refusedKeys.contains($0.key) })
+                precondition(options.count <= 32 && options.allSatisfy { option in !option.key.hasPrefix("-") && !YtdlSettings.refusedKeys.contains { $0.hasPrefix(option.key) } })
             }
             _ = try? YtdlSettings.checkFormat(text)
         }

@@ -58,7 +58,7 @@ struct PageMediaTests {
             return s
         }()) == ["-J", "--no-playlist", "--no-warnings", "--no-progress", "-f", "bv+ba", "--video-multistreams",
                  "--format-sort", "res:720", "--proxy", "--", "http://h/p"])
-        for bad in ["exec=rm", "--x=1", "a b=1", "o=/tmp/x", "k=v\u{1}", String(repeating: "a=1,", count: 33)] {
+        for bad in ["exec=rm", "exec-befo=rm", "config-loc=/x", "batch=/x", "--x=1", "a b=1", "o=/tmp/x", "k=v\u{1}", String(repeating: "a=1,", count: 33)] {
             #expect(throws: PlayerError.self, "\(bad)") { try YtdlSettings.parseRawOptions(bad) }
         }
         #expect(try YtdlSettings.checkFormat("bestvideo[height<=720]+bestaudio/best") == "bestvideo[height<=720]+bestaudio/best")

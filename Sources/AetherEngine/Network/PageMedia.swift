@@ -22,7 +22,8 @@ public struct YtdlSettings: Sendable, Equatable {
     }
 
     /// yt-dlp options that run programs or read or write files of their own: refused in
-    /// `--ytdl-raw-options` (they would turn a page URL into a command).
+    /// `--ytdl-raw-options` (they would turn a page URL into a command), with every
+    /// abbreviation of them.
     public static let refusedKeys: Set<String> = ["exec", "exec-before-download", "netrc-cmd", "config-location", "config-locations",
                                            "batch-file", "a", "o", "output", "paths", "P", "print-to-file", "load-info-json",
                                            "update", "U", "update-to", "plugin-dirs", "downloader", "external-downloader",
@@ -52,7 +53,9 @@ public struct YtdlSettings: Sendable, Equatable {
                   key.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }) else {
                 throw PlayerError("--ytdl-raw-options: '\(TextSanitizer.clean(String(key.prefix(80))))' is not an option name")
             }
-            guard !refusedKeys.contains(key) else {
+            // yt-dlp takes any unambiguous abbreviation of a long option (`--exec-befo`): a key
+            // that begins a refused option's name is refused too.
+            guard !refusedKeys.contains(where: { $0.hasPrefix(key) }) else {
                 throw PlayerError("--ytdl-raw-options: '\(key)' is refused (it runs programs or reads or writes files)")
             }
             guard value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
