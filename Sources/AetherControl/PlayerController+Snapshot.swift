@@ -130,6 +130,7 @@ struct MediaCache {
             t.title = clean(a.tags.title); t.language = clean(a.tags.language)
             t.isDefault = a.tags.isDefault; t.isForced = a.tags.isForced
             t.channels = a.channels; t.sampleRate = a.sampleRate
+            t.externalFilename = clean(a.externalFile)
             tracks.append(t)
             keys.append(k)
         }

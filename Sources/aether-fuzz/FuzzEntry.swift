@@ -19,6 +19,8 @@ import TerminalGraphics
 /// - `inputconf`, `config` (with its profiles expanded), `playlist` (.m3u/.m3u8 and .pls text),
 ///   `watchlater` (one entry), `ipc` (a client's stream through an IPC session): the readers
 ///   of the other doors (DoorFuzz below);
+/// - `ytdl`: yt-dlp's `-J` answer (``PageMedia/parse(_:)``) and the `--ytdl-raw-options` and
+///   `--ytdl-format` checks;
 /// - `replies`: a terminal's answers to the capability probe (CSI, APC and DCS replies:
 ///   XTVERSION, XTGETTCAP, DECRQSS, kitty's) through ``CapabilityProbe`` (ReplyFuzz below).
 ///
@@ -26,7 +28,7 @@ import TerminalGraphics
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, theme, hls, dash, download, inputconf, config, playlist, watchlater, ipc, replies
+    case media, subtitle, theme, hls, dash, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -49,6 +51,22 @@ enum FuzzTarget: String, CaseIterable {
             DoorFuzz.run(self, bytes)
         case .replies:
             ReplyFuzz.run(bytes)
+        case .ytdl:
+            if let page = try? PageMedia.parse(bytes) {
+                // What the parser lets through is bounded and never names anything but http(s).
+                for url in [page.url] + (page.audioURL.map { [$0] } ?? []) {
+                    precondition(url.hasPrefix("http://") || url.hasPrefix("https://") || url.lowercased().hasPrefix("http"))
+                    precondition(url.utf8.count <= 16 << 10 && !url.contains("\n") && !url.contains("\r"))
+                }
+                precondition(page.headers.count <= 32 && page.headers.allSatisfy { !$0.value.contains("\r") && !$0.value.contains("\n") })
+                precondition(page.chapters.count <= 1000 && page.chapters.allSatisfy { $0.start.isFinite && $0.end >= $0.start })
+                precondition(page.title.map { !$0.contains("\u{1B}") && $0.count <= 1024 } ?? true)
+            }
+            let text = String(decoding: bytes.prefix(8192), as: UTF8.self)
+            if let options = try? YtdlSettings.parseRawOptions(text) {
+                precondition(options.count <= 32 && options.allSatisfy { option in !option.key.hasPrefix("-") && !YtdlSettings.refusedKeys.contains { $0.hasPrefix(option.key) } })
+            }
+            _ = try? YtdlSettings.checkFormat(text)
         }
     }
 }
@@ -87,7 +105,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme|hls|dash|download|inputconf|config|playlist|watchlater|ipc|replies FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme|hls|dash|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)

@@ -43,6 +43,18 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"))
     var subFiles: [String] = []
 
+    @Option(name: .customLong("audio-file"), help: ArgumentHelp("Play this file's audio with the main file's picture, as an extra audio track chosen by default (repeatable; a path or an http(s) URL).", valueName: "path|URL"))
+    var audioFiles: [String] = []
+
+    @Option(help: ArgumentHelp("An http(s) URL that is not media (a web page) is read by yt-dlp, and what it finds plays; no tries the URL as media only (default yes).", valueName: "yes|no"))
+    var ytdl: String = "yes"
+
+    @Option(name: .customLong("ytdl-format"), help: ArgumentHelp("yt-dlp's format choice (its -f), e.g. bestvideo+bestaudio; separate video and audio play together.", valueName: "format"))
+    var ytdlFormat: String?
+
+    @Option(name: .customLong("ytdl-raw-options"), help: ArgumentHelp("More yt-dlp options as key=value,flag= (each passes yt-dlp its option KEY with VALUE); options that run programs or write files are refused.", valueName: "k=v,..."))
+    var ytdlRawOptions: String?
+
     @Option(name: .customLong("sub-codepage"), help: ArgumentHelp("Code page of subtitle files that are not UTF-8 (default CP1252).", valueName: "codepage"))
     var subCodepage: String = "CP1252"
 
@@ -233,6 +245,13 @@ struct PlaybackOptions: ParsableArguments {
         }
         if let start, TimeArgument(start) == nil { throw ValidationError("--start: cannot parse '\(start)' as a time") }
         if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
+        guard ["yes", "no"].contains(ytdl) else { throw ValidationError("--ytdl must be yes or no") }
+        if let ytdlFormat {
+            do { _ = try YtdlSettings.checkFormat(ytdlFormat) } catch { throw ValidationError(error.message) }
+        }
+        if let ytdlRawOptions {
+            do { _ = try YtdlSettings.parseRawOptions(ytdlRawOptions) } catch { throw ValidationError(error.message) }
+        }
         guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
         guard trackChoice(sid) != nil else { throw ValidationError("--sid must be a track number, auto or no") }
         guard trackChoice(vid) != nil else { throw ValidationError("--vid must be a track number, auto or no") }
@@ -296,6 +315,10 @@ struct PlaybackOptions: ParsableArguments {
         default: break
         }
         o.subtitleFiles = subFiles
+        o.audioFiles = audioFiles
+        o.ytdl.enabled = ytdl == "yes"
+        o.ytdl.format = ytdlFormat.flatMap { try? YtdlSettings.checkFormat($0) }
+        o.ytdl.rawOptions = ytdlRawOptions.flatMap { try? YtdlSettings.parseRawOptions($0) } ?? []
         switch trackChoice(vid) {
         case .some(.some(-1)): o.videoEnabled = false
         case .some(.some(let k)): o.videoTrack = k

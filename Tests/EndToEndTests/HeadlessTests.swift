@@ -29,7 +29,8 @@ import Testing
     @Test(arguments: ["--volume=nan", "--speed=inf", "--sub-delay=nan", "--sub-delay=1e308", "--audio-delay=1e308",
                       "--cache-secs=1e308", "--cache-pause-wait=1e308", "--timeshift=1e308", "--network-timeout=1e308",
                       "--start=nan", "--vid=1e300", "--aid=99999999999999999999",
-                      "--vd-lavc-threads=17", "--vd-lavc-threads=-1", "--vd-lavc-threads=99999999999999999999"])
+                      "--vd-lavc-threads=17", "--vd-lavc-threads=-1", "--vd-lavc-threads=99999999999999999999",
+                      "--ytdl=1e308", "--ytdl-format=-1e308", "--ytdl-raw-options=-1e308=nan"])
     func hostileOptionValuesAreOneLine(option: String) {
         let r = Process.run([TestEnvironment.binary, TestEnvironment.fixture("h264-720p.mkv"), "--vo=null", "--ao=null",
                              "--length=0.2", option], timeout: 20)

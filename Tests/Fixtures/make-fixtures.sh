@@ -88,6 +88,12 @@
 #       H.264 24 fps 5 s + PCM s16le stereo 48 kHz, 1000 Hz sine with peak
 #       0.5 (-6.02 dBFS) in both channels (aevalsrc 0.5*sin(2*PI*1000*t):
 #       `sine` peaks at 1/8, so "volume 0.5" of it would be -24 dBFS).
+#   video-only.mkv
+#       H.264 24 fps 12 s, no audio stream (the picture for --audio-file tests).
+#   tones-stepped.mka
+#       FLAC mono 48 kHz 12 s whose tone steps up at every odd second:
+#       300 Hz in [0,1), 400 Hz in [1,3), 500 Hz in [3,5), 600 Hz in [5,7), ...
+#       (300 + 100*floor((t+1)/2)): where a seek landed is heard.
 #   tones-51.mkv
 #       H.264 24 fps 5 s + FLAC 5.1 48 kHz, one tone per channel (join filter,
 #       channel_layout=5.1 = FL FR FC LFE BL BR, which FLAC keeps):
@@ -515,6 +521,19 @@ gen_sine_1k() {
         "${bitexact[@]}" "$1"
 }
 
+gen_video_only() {
+    "${ff[@]}" \
+        -f lavfi -i testsrc2=s=320x240:r=24:d=12 \
+        "${x264_24[@]}" -crf 30 \
+        "${bitexact[@]}" "$1"
+}
+
+gen_tones_stepped() {
+    "${ff[@]}" \
+        -f lavfi -i 'aevalsrc=0.5*sin(2*PI*(300+100*floor((t+1)/2))*t):s=48000:d=12' \
+        -c:a flac "${bitexact[@]}" -f matroska "$1"
+}
+
 gen_tones_51() {
     local graph
     graph='sine=f=300:r=48000:d=5[fl];sine=f=500:r=48000:d=5[fr];'
@@ -736,6 +755,8 @@ build dvdsub.mkv                      gen_dvdsub_mkv "$script_dir/gen-dvdsub.c"
 build dvbsub.ts                       gen_dvbsub_ts "$script_dir/gen-dvdsub.c"
 build sine-1k.mkv                     gen_sine_1k
 build tones-51.mkv                    gen_tones_51
+build video-only.mkv                  gen_video_only
+build tones-stepped.mka               gen_tones_stepped
 build h264-720p.mkv                   gen_720p
 build h264-1080p.mkv                  gen_1080p
 build h264-bframes.mkv                gen_bframes

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer over the code that reads untrusted bytes (not part of CI):
-#   bash Tests/Scripts/fuzz.sh media|subtitle|theme|hls|dash|download|inputconf|config|playlist|watchlater|ipc|replies [seconds=600]
+#   bash Tests/Scripts/fuzz.sh media|subtitle|theme|hls|dash|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl [seconds=600]
 # Builds Sources/aether-fuzz with -sanitize=fuzzer,address in $FUZZ_SCRATCH (default .build-fuzz), seeds a working corpus
 # (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
 # runs for the given time, and copies any crash, leak-free timeout or OOM input into
@@ -8,10 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-target="${1:?usage: fuzz.sh media|subtitle|theme|hls|dash|download|inputconf|config|playlist|watchlater|ipc|replies [seconds]}"
+target="${1:?usage: fuzz.sh media|subtitle|theme|hls|dash|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl [seconds]}"
 seconds="${2:-600}"
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"
-case "$target" in media|subtitle|theme|hls|dash|download|inputconf|config|playlist|watchlater|ipc|replies) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in media|subtitle|theme|hls|dash|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 swift build --product aether-fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
 corpus="Tests/Fixtures/out/fuzz/$target"
 artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
@@ -84,6 +84,9 @@ case "$target" in
         printf '{"command":["get_property","volume"],"request_id":1}\n{"command":["set_property","pause",true]}\n{"command":["observe_property",1,"time-pos"]}\ncycle pause\n{"command":["seek","10","relative"],"request_id":"a"}\n' > "$corpus/seed-requests"
         printf '{"command":["loadfile","/x.mkv","append"],"async":true}\n{"command":["seek",1e308,"absolute"]}\n{"a":[[[[{"b":"\\ud83d\\ude00"}]]]]}\n# comment\nset volume 50\n' > "$corpus/seed-more"
         max_len=16384 ;;
+    ytdl)
+        # Seeds: yt-dlp answers kept in Tests/Fuzz/Regressions/ytdl (copied in below).
+        max_len=65536 ;;
     replies)
         # Seeds: the answers of real terminals kept in Tests/Fuzz/Regressions/replies (copied in below).
         # First byte: bits 0-3 the read size (0: all at once), bit 4 inside tmux, bit 5 passthrough.

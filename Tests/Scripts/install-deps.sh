@@ -26,6 +26,8 @@ packages=(
     # download tests: openssl encrypts the sequence-number-IV fixture and checks av_aes
     # (script(1), for the progress bar on a pty, is in bsdutils, which Debian always has)
     openssl
+    # page URLs (--ytdl): yt-dlp's generic extractor against a loopback page
+    yt-dlp
     # bench: `aether-bench graphics` compiles Tests/Scripts/libsixel-bench.c against libsixel
     libsixel-dev
 )

@@ -20,7 +20,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     private let control: ControlBox
     private let clock: MasterClock
     private let telemetry: Telemetry
-    private let format: FormatContext
+    private let streams: AudioStreams
     /// `--length`: samples from here on are not played.
     private let endTime: Double?
     /// Whether the session has video (else the audio decides the landing of each serial).
@@ -33,7 +33,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     private let warn: @Sendable (String) -> Void
 
     init(decoder: AudioDecoder, sink: AudioSink, packets: BoundedQueue<QueueItem<Packet>>, control: ControlBox,
-         clock: MasterClock, telemetry: Telemetry, format: FormatContext, info: MediaInfo, endTime: Double?, hasVideo: Bool,
+         clock: MasterClock, telemetry: Telemetry, streams: AudioStreams, info: MediaInfo, endTime: Double?, hasVideo: Bool,
          waitForFirstPicture: @escaping @Sendable (Int) -> Void, disable: @escaping @Sendable (Int, String) -> Void,
          warn: @escaping @Sendable (String) -> Void) {
         self.decoder = decoder
@@ -44,7 +44,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
         self.control = control
         self.clock = clock
         self.telemetry = telemetry
-        self.format = format
+        self.streams = streams
         self.endTime = endTime
         self.hasVideo = hasVideo
         codecNames = Dictionary(info.audio.map { ($0.index, $0.codec) }, uniquingKeysWith: { a, _ in a })
@@ -215,9 +215,9 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     }
 
     private func switchDecoder(to index: Int) {
-        guard let stream = format.stream(index) else { return }
+        guard let (stream, timeline) = streams.stream(index).map({ ($0.0, $0.1) }) else { return }
         do {
-            let decoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: format.timeline)
+            let decoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline)
             decoder.setRate(control.withLock { $0.rate })
             self.decoder = decoder
             decoderName.withLock { $0 = decoder.decoderName }

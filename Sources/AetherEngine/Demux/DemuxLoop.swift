@@ -131,7 +131,7 @@ extension PlaybackSession {
     /// (measured against the last packet of any stream, so a subtitle track that outlasts the
     /// picture and sound does not make an intact file look truncated).
     private func finishDemux(readError: String?, lastAny: Double) {
-        let serial = control.withLock { c -> Int in
+        let (serial, audioFile) = control.withLock { c -> (Int, Bool) in
             c.demuxEOF = true
             let reached = max(c.demuxedUntil, lastAny)
             let short = (info.duration ?? 0) - reached
@@ -140,10 +140,11 @@ extension PlaybackSession {
             } else if endTime == nil, short > 1.0 {
                 c.endedEarlyMessage = String(format: "file ends at %.2f s of %.2f s (truncated?)", reached, info.duration ?? 0)
             }
-            return c.serial
+            return (c.serial, ExternalAudio.isExternal(c.audioStreamIndex))
         }
         videoQueue.push(.end(serial: serial), interrupted: seekPendingOrStopped)
-        audioQueue.push(.end(serial: serial), interrupted: seekPendingOrStopped)
+        // An audio file's end is the audio-file thread's to send.
+        if !audioFile { audioQueue.push(.end(serial: serial), interrupted: seekPendingOrStopped) }
     }
 
     /// Flushes every queue under a new serial, repositions the demuxer, and re-anchors the clock.
@@ -172,6 +173,9 @@ extension PlaybackSession {
         let clockSerial = clock.reset(to: target)
         let hasVideo = videoDecoder != nil
         control.withLock { c in
+            // The audio-file thread follows: same serial, same position.
+            c.readSerial = serial
+            c.readFrom = max(0, target - (mode == .exact ? preroll : 0))
             guard c.seek.started(serial: serial, at: target, mode: mode, landsAtTarget: mode == .exact || !hasVideo) else { return }
             c.clockSerial = clockSerial
             c.demuxEOF = false
@@ -182,5 +186,90 @@ extension PlaybackSession {
         }
         subtitles.seeked(to: target)
         FFmpegLog.write("demux", "seek to \(String(format: "%.3f", target)) s (\(mode.rawValue)\(preroll > 0 ? ", from \(preroll) s before" : "")), serial \(serial)")
+    }
+}
+
+extension PlaybackSession {
+    /// The audio-file thread (`--audio-file`): while a track of an audio file is selected, reads
+    /// that file's demuxer into the audio queue under the demux thread's serial, repositioning it
+    /// wherever the demux thread's seeks go (the serial and position it published), and sends the
+    /// audio's end item at the file's end. The main demux loop leaves audio alone meanwhile (its
+    /// audio streams never match an audio file's index). It waits on conditions, never polls.
+    func audioFileLoop() {
+        guard let packet = try? Packet() else { return }
+        var mySerial = 0
+        var finished = true
+        var readErrors = 0
+        var file: ExternalAudio?
+        var local = 0
+        let hasOwnVideo = videoDecoder != nil
+        while true {
+            let c = control.withLock { $0 }
+            if c.stopped { break }
+            if c.readSerial != mySerial {
+                // A seek (or a track switch, which comes as one): reposition and read on.
+                mySerial = c.readSerial
+                readErrors = 0
+                file = c.audioStreamIndex.flatMap { index in externals.first { $0.owns(index) } }
+                finished = file == nil
+                if let file, let index = c.audioStreamIndex, let l = file.local(index) {
+                    local = l
+                    file.select(local: l)
+                    do { try file.format.seek(toSeconds: c.readFrom) } catch {
+                        warn("audio file: seek to \(String(format: "%.2f", c.readFrom)) s failed: \(error.message)")
+                    }
+                }
+                continue
+            }
+            guard !finished, c.pendingSeek == nil, c.serial == mySerial, let file else {
+                control.wait(seconds: 0.5) { $0.readSerial != mySerial || $0.stopped }
+                continue
+            }
+            var got = false
+            do {
+                got = try file.format.read(into: packet)
+                readErrors = 0
+            } catch {
+                if isStopped { break }
+                if error.isTryAgain {
+                    control.wait(seconds: 0.01) { $0.readSerial != mySerial || $0.stopped }
+                    continue
+                }
+                readErrors += 1
+                FFmpegLog.write("demux", "audio file: read error \(readErrors): \(error.message)")
+                let fmt = file.format
+                guard fmt.ioFailed || fmt.atEndOfInput || readErrors >= PlaybackSession.maxConsecutiveReadErrors else { continue }
+                if !(fmt.atEndOfInput && !fmt.ioFailed) { warn("audio file: read error: \(fmt.readFailure(error))") }
+            }
+            if !got {
+                finished = true
+                audioQueue.push(.end(serial: mySerial), interrupted: { [control] in
+                    control.withLock { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
+                })
+                continue
+            }
+            guard packet.streamIndex == local, let stream = file.format.stream(local) else {
+                packet.unref()
+                continue
+            }
+            telemetry.addBytes(packet.size)
+            if let seconds = file.format.timeline.seconds(packet.pts ?? packet.dts, stream.pointee.time_base),
+               seconds.sane(in: -1e9...1e9) != nil {
+                if !hasOwnVideo { control.withLock { $0.demuxedUntil = max($0.demuxedUntil, seconds) } }
+                if let endTime, seconds > endTime + 0.5 {
+                    packet.unref()
+                    finished = true
+                    audioQueue.push(.end(serial: mySerial), interrupted: { [control] in
+                        control.withLock { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
+                    })
+                    continue
+                }
+            }
+            if let p = try? packet.take() {
+                audioQueue.push(.item(p, serial: mySerial), interrupted: { [control] in
+                    control.withLock { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
+                })
+            }
+        }
     }
 }

@@ -60,6 +60,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let openOptions: [String: String]
     /// The source's cover picture (decoded on first use), nil when it has none.
     let coverArt: CoverArt?
+    /// The `--audio-file`s (their demuxers are read by the audio-file thread).
+    let externals: [ExternalAudio]
     /// Decodes the sound and plays it on the device (nil: no audio decoder). Set once in
     /// `init`, before any thread starts.
     private(set) var audio: AudioPipeline?
@@ -98,6 +100,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         endTime = opened.endTime
         cacheSeconds = opened.cacheSeconds
         coverArt = opened.coverArt
+        externals = opened.externals
         subtitles = opened.subtitles
         warnings = Guarded(opened.warnings)
         // A cache holds its seconds of packets (mpv's default byte cap, 150 MiB); without one,
@@ -138,7 +141,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         }
         if let decoder = opened.audioDecoder, let sink = opened.sink {
             audio = AudioPipeline(decoder: decoder, sink: sink, packets: audioQueue, control: control, clock: clock,
-                                  telemetry: telemetry, format: format, info: info, endTime: endTime,
+                                  telemetry: telemetry, streams: AudioStreams(main: format, externals: opened.externals),
+                                  info: info, endTime: endTime,
                                   hasVideo: opened.videoDecoder != nil,
                                   waitForFirstPicture: { [unowned self] serial in waitForFirstPicture(serial: serial) },
                                   disable: { [unowned self] index, message in disable(streamIndex: index, because: message) },
@@ -205,6 +209,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         threads.start("aether.present") { [self] in presenter.run() }
         if cacheSeconds > 0 { threads.start("aether.cache") { [self] in cacheLoop() } }
         if timeshift != nil { threads.start("aether.capture") { [self] in captureLoop() } }
+        if !externals.isEmpty { threads.start("aether.audiofile") { [self] in audioFileLoop() } }
     }
 
     /// Live with timeshift: reads the stream into the kept window, whatever the playhead does
@@ -292,6 +297,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     func stop() {
         control.withLock { $0.stopped = true }
         format.interrupt.cancel()
+        for ext in externals { ext.format.interrupt.cancel() }
         sink?.interrupt()
         videoQueue.close()
         audioQueue.close()

@@ -37,6 +37,14 @@ public struct PlayerOptions: Sendable {
     /// Index into `MediaInfo.subtitles` (nil = none unless a default/forced track exists).
     public var subtitleTrack: Int?
     public var subtitlesEnabled = true
+    /// Audio files whose sound plays with the source's picture (mpv's `--audio-file`): their
+    /// audio streams are extra tracks after the source's own, and the first is chosen unless
+    /// ``audioTrack`` says otherwise. Local paths or http(s) URLs, opened with the source's rules.
+    public var audioFiles: [String] = []
+    /// Page URLs through yt-dlp (mpv's `--ytdl`, `--ytdl-format`, `--ytdl-raw-options`).
+    public var ytdl = YtdlSettings()
+    /// What yt-dlp found for this load (set by the opener: its title and chapters are used).
+    var page: PageMedia?
     /// Extra subtitle files to load as tracks (`--sub-file`).
     public var subtitleFiles: [String] = []
     public var httpHeaders: [String: String] {

@@ -171,6 +171,10 @@ struct SessionControl: Equatable {
     /// when the audio clock reaches their pts minus this.
     var audioDelay = 0.0
     var audioStreamIndex: Int?
+    /// The newest seek the demux thread carried out (its serial and where it reads from): the
+    /// audio-file thread repositions its demuxer there.
+    var readSerial = 0
+    var readFrom = 0.0
     /// The video stream could not be decoded at all: it is left out, the other streams play.
     var videoDisabled = false
     /// The newest serial whose picture the host reported on screen (hosts that paint on their

@@ -41,6 +41,8 @@ struct OpenedSource {
     let sink: AudioSink?
     /// Problems met while opening that do not stop playback.
     let warnings: [String]
+    /// The `--audio-file`s that opened (their tracks are in `info.audio`, after the source's own).
+    let externals: [ExternalAudio]
 
     /// Numbers the timeshift directories of the sessions of this process.
     static let timeshiftSerial = Atomic<Int>(0)
@@ -102,7 +104,54 @@ enum SourceOpener {
                                 policy: policy, loader: loader)
     }
 
+    /// libavformat's "Invalid data found when processing input" (`AVERROR_INVALIDDATA`).
+    static let invalidData: Int32 = -0x4144_4E49
+
+    /// An http(s) source libavformat reached but did not recognise as media: a page for yt-dlp.
+    private struct NotMedia: Error { let error: PlayerError }
+
+    /// The most of a page read to tell whether it is HTML.
+    static let pageBudget = 8 << 20
+
+    /// Whether `bytes` begin as an HTML document does (after a byte-order mark, white space and
+    /// comments, within the first KiB): only such a page goes to yt-dlp, so a playlist, a
+    /// manifest or a damaged file keeps its own error (and its own rules).
+    static func looksLikeHTML(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(1024), as: UTF8.self).lowercased()
+        let trimmed = head.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+        return ["<!doctype html", "<html", "<head", "<body", "<!--", "<meta", "<title", "<video"].contains { trimmed.hasPrefix($0) }
+    }
+
+    /// Opens `url`; an http(s) URL that turns out not to be media (libavformat reads it but
+    /// recognises no format, and it begins as HTML does) is handed to yt-dlp (``YtdlRunner``) unless
+    /// `--ytdl=no`, and what it names plays: its video (or only) URL as the source, a separate
+    /// audio URL as the first `--audio-file`, with its HTTP headers (the user's own win) and
+    /// its title and chapters.
     static func open(url: String, options: PlayerOptions) throws -> OpenedSource {
+        do {
+            return try openMedia(url: url, options: options)
+        } catch let notMedia as NotMedia {
+            // Only an HTML page: read it once more (within a budget) to see.
+            let interrupt = options.interrupt ?? InterruptToken()
+            guard let openOptions = try? SourceOptions.make(network: options.network),
+                  let body = try? SmallFetch.bytes(url, options: openOptions, settings: options.network, interrupt: interrupt,
+                                                   timeout: options.openTimeout, limit: pageBudget),
+                  looksLikeHTML(body) else { throw notMedia.error }
+            let page = try YtdlRunner.resolve(url: url, settings: options.ytdl, interrupt: options.interrupt ?? InterruptToken())
+            FFmpegLog.write("ytdl", "the page names \(TextSanitizer.clean(page.url))\(page.audioURL.map { " + audio " + TextSanitizer.clean($0) } ?? "")")
+            var o = options
+            o.page = page
+            if let audio = page.audioURL { o.audioFiles.insert(audio, at: 0) }
+            var headers = page.headers
+            if let ua = headers.removeValue(forKey: "User-Agent"), o.network.userAgent == nil { o.network.userAgent = ua }
+            if let ref = headers.removeValue(forKey: "Referer"), o.network.referrer == nil { o.network.referrer = ref }
+            let mine = Set(o.network.headers.keys.map { $0.lowercased() })
+            for (name, value) in headers where !mine.contains(name.lowercased()) { o.network.headers[name] = value }
+            return try openMedia(url: page.url, options: o)
+        }
+    }
+
+    private static func openMedia(url: String, options: PlayerOptions) throws -> OpenedSource {
         var warnings: [String] = []
         let openOptions: [String: String]
         do { openOptions = try SourceOptions.make(network: options.network) } catch {
@@ -154,7 +203,12 @@ enum SourceOpener {
             format = try FormatContext(url: openURL, options: openOptions, timeout: options.openTimeout,
                                        interrupt: interrupt, network: options.network, adaptive: adaptive)
         } catch {
-            throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
+            let failure = PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
+            if error.code == invalidData, options.ytdl.enabled, options.page == nil,
+               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
+                throw NotMedia(error: failure)
+            }
+            throw failure
         }
         var probed: MediaInfo
         do {
@@ -162,7 +216,17 @@ enum SourceOpener {
             defer { format.interrupt.arm(seconds: nil) }
             probed = try MediaProbe.probe(format)
         } catch {
-            throw PlayerError("cannot read '\(TextSanitizer.clean(openURL))': \(error.message)")
+            let failure = PlayerError("cannot read '\(TextSanitizer.clean(openURL))': \(error.message)")
+            if error.code == invalidData, options.ytdl.enabled, options.page == nil,
+               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
+                throw NotMedia(error: failure)
+            }
+            throw failure
+        }
+        // A page's title and chapters (yt-dlp's) stand for the media's.
+        if let page = options.page {
+            if let title = page.title { probed.title = title }
+            if probed.chapters.isEmpty, !page.chapters.isEmpty { probed.chapters = page.chapters }
         }
         // HLS through the master, or DASH: libavformat exposes every variant's video as a stream;
         // one is chosen and the others are discarded (never fetched once playing).
@@ -183,6 +247,19 @@ enum SourceOpener {
         }
         // `--vid=N` (adaptive sources keep the variant chosen above).
         if let k = options.videoTrack, probed.video.indices.contains(k) { probed.chosenVideo = k }
+        // `--audio-file`: each opens with the source's rules; one that cannot is a warning.
+        var externals: [ExternalAudio] = []
+        for (n, file) in options.audioFiles.prefix(ExternalAudio.maxFiles).enumerated() {
+            if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
+            do {
+                let ext = try ExternalAudio.open(file, number: n, openOptions: openOptions, options: options)
+                externals.append(ext)
+                probed.audio += ext.tracks
+            } catch {
+                warnings.append("\(error)")
+            }
+        }
+        let ownAudio = probed.audio.filter { $0.externalFile == nil }
         let info = probed
         // Live: a network source without a length (live HLS/DASH, a TS over HTTP, UDP), or forced.
         let isLive = options.live ?? (NetworkSettings.isNetwork(url) && probed.duration == nil)
@@ -209,9 +286,9 @@ enum SourceOpener {
         if info.container.contains("mp4") || info.container.contains("mov"), url != "-", !url.contains("://") || url.hasPrefix("file:"),
            let found = EncryptionScan.scan(path: url.hasPrefix("file:") ? String(url.dropFirst(5)) : url) {
             let streams = (found.video ? info.video.map { ($0.index, $0.codec) } : [])
-                + (found.audio ? info.audio.map { ($0.index, $0.codec) } : [])
+                + (found.audio ? ownAudio.map { ($0.index, $0.codec) } : [])
             let lines = streams.map { "stream #\($0.0) (\($0.1)) is encrypted (\(found.scheme)); cannot play it" }
-            let playable = (found.video ? 0 : info.video.count) + (found.audio ? 0 : info.audio.count)
+            let playable = (found.video ? 0 : info.video.count) + (found.audio ? 0 : ownAudio.count) + externals.count
             if playable == 0, let first = lines.first {
                 throw PlayerError("cannot play '\(TextSanitizer.clean(url))': \(first)")
             }
@@ -240,6 +317,9 @@ enum SourceOpener {
             let playable = info.audio.filter { !encrypted.contains($0.index) }
             if let k = options.audioTrack, info.audio.indices.contains(k) {
                 audioIndex = info.audio[k].index
+            } else if let first = externals.first?.tracks.first {
+                // An audio file given for this source plays (as in mpv).
+                audioIndex = first.index
             } else if let match = LanguagePreference.first(of: options.audioLanguages, in: playable.map(\.tags.language)) {
                 audioIndex = playable[match].index
             } else {
@@ -250,7 +330,9 @@ enum SourceOpener {
         }
         var sink: AudioSink? = nil
         var audioDecoder: AudioDecoder?
-        if let index = audioIndex, let stream = format.stream(index), let par = stream.pointee.codecpar {
+        let audioStreams = AudioStreams(main: format, externals: externals)
+        if let index = audioIndex, let found = audioStreams.stream(index), let par = found.0.pointee.codecpar {
+            let (stream, timeline) = found
             // A damaged header can claim any rate (2147483647 Hz): ask the device for a sane one,
             // libswresample converts whatever the decoder really produces.
             let rate = Int(par.pointee.sample_rate)
@@ -270,7 +352,7 @@ enum SourceOpener {
             }
             if let sink {
                 do {
-                    audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: format.timeline)
+                    audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline)
                 } catch {
                     warnings.append("cannot decode audio stream #\(index) (\(error.message)); playing without sound")
                     audioIndex = nil
@@ -295,7 +377,7 @@ enum SourceOpener {
             adaptive: format.adaptive,
             encryptedStreams: encrypted, endTime: endTime, cacheSeconds: cacheSeconds, coverArt: coverArt,
             subtitles: subtitles, videoDecoder: videoDecoder, audioDecoder: audioDecoder,
-            sink: audioDecoder == nil ? nil : sink, warnings: warnings)
+            sink: audioDecoder == nil ? nil : sink, warnings: warnings, externals: externals)
     }
 
     /// A variant stream's peak bit rate: libavformat's `variant_bitrate` (HLS BANDWIDTH, DASH

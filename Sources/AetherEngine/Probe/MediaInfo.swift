@@ -116,6 +116,8 @@ public struct AudioStreamInfo: Codable, Sendable, Equatable {
     public var isAtmos: Bool
     public var bitRate: Int?
     public var tags: StreamTags
+    /// The `--audio-file` this track comes from (nil: the source's own).
+    public var externalFile: String? = nil
 
     public var isDefault: Bool { tags.isDefault }
 }
