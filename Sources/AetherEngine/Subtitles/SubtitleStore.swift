@@ -119,7 +119,7 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     }
 
     /// At most this many cues are returned by `active(at:)` (the latest-starting ones).
-    static let maxActive = 8
+    public static let maxActive = 8
 
     /// Cues of the selected track on screen at `time`, in start order.
     public func active(at time: Double) -> [SubtitleCue] {
