@@ -50,7 +50,7 @@ public final class ASSRenderer {
 
     /// Loads the fonts added to the library and, with `fontconfig`, the system's; `family` is
     /// the fallback family.
-    public func setFonts(family: String = "sans-serif", fontconfig: Bool = true) {
+    public func setFonts(family: String? = "sans-serif", fontconfig: Bool = true) {
         ass_set_fonts(pointer, nil, family,
                       Int32(fontconfig ? ASS_FONTPROVIDER_AUTODETECT.rawValue : ASS_FONTPROVIDER_NONE.rawValue), nil, 0)
     }
