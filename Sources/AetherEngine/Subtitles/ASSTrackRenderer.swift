@@ -54,6 +54,9 @@ public final class ASSTrackRenderer {
 
     deinit { ass_free_track(track) }
 
+    /// Events libass holds (it keeps one per ReadOrder: a re-read block is dropped).
+    public var trackEventCount: Int { Int(track.pointee.n_events) }
+
     /// Adds one event (a Matroska-style ASS block) shown from `startMs` for `durationMs`.
     public func addEvent(_ data: [UInt8], startMs: Int64, durationMs: Int64) {
         guard !data.isEmpty, data.count <= Self.maxChunkBytes, durationMs >= 0 else { return }
