@@ -273,6 +273,12 @@ public enum ASSEvent {
         }
 
         mutating func run(_ text: Substring, into sub: inout StyledSubtitle) {
+            // Fast path, most dialogue: no override block and no escape, one run.
+            if !text.utf8.contains(UInt8(ascii: "{")), !text.utf8.contains(UInt8(ascii: "\\")) {
+                let clean = hidden ? "" : TextSanitizer.clean(String(text), keepNewlines: true)
+                sub.runs = clean.isEmpty ? [] : [StyledSubtitle.Run(text: clean, bold: bold, italic: italic, color: color)]
+                return
+            }
             let scalars = Array(text.unicodeScalars)
             var i = 0
             while i < scalars.count {
