@@ -28,6 +28,8 @@ let package = Package(
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
         // zlib for kitty's compressed frames (`o=z`) over a remote link.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // libass (ASS/SSA subtitle rendering); its shim formats libass's va_list messages for the log.
+        .systemLibrary(name: "CLibass", pkgConfig: "libass", providers: [.apt(["libass-dev"])]),
         // Saved termios + a crash-signal handler that restores the terminal (async-signal-safe C).
         .target(name: "CTerminal"),
         // sd-bus (libsystemd) for the MPRIS server: its object vtables are C macros, so they
@@ -37,7 +39,7 @@ let package = Package(
         // Value types the engine and the terminal graphics share (`PixelSize`); depends on nothing,
         // so that neither library depends on the other.
         .target(name: "AetherBase"),
-        .target(name: "AetherEngine", dependencies: ["AetherBase", "CFFmpeg", "CALSA"]),
+        .target(name: "AetherEngine", dependencies: ["AetherBase", "CFFmpeg", "CALSA", "CLibass"]),
         // Depends on nothing of the engine: its tests build without FFmpeg and ALSA.
         .target(name: "TerminalGraphics", dependencies: ["AetherBase", "CZlib"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front

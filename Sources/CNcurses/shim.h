@@ -19,6 +19,7 @@ static inline attr_t aether_A_BOLD(void) { return A_BOLD; }
 static inline attr_t aether_A_DIM(void) { return A_DIM; }
 static inline attr_t aether_A_REVERSE(void) { return A_REVERSE; }
 static inline attr_t aether_A_UNDERLINE(void) { return A_UNDERLINE; }
+static inline attr_t aether_A_ITALIC(void) { return A_ITALIC; }
 static inline int aether_KEY_F(int n) { return KEY_F(n); }
 /* The terminfo entry has a mouse (a kmous string): the terminal reports the mouse. */
 static inline int aether_terminfo_has_mouse(void) {

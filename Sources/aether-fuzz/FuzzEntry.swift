@@ -9,6 +9,8 @@ import TerminalGraphics
 ///   playback decoders, filters, scaler, resampler and subtitle decoders;
 /// - `subtitle`: one packet into a subtitle decoder (first byte picks the codec) and the cue
 ///   clean-up (ASS stripping, sanitising, the bitmap palette walk);
+/// - `ass`: an ASS header and events through the cell outputs' parser and placement
+///   (``ASSCellCheck``: lines inside the picture, nothing unsanitised, no override block);
 /// - `theme`: the theme parser;
 /// - `hls`: the HLS master/media/image playlist parsers, the variant choice and the bit-rate
 ///   switching ladder and rule;
@@ -28,7 +30,7 @@ import TerminalGraphics
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, theme, hls, dash, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl
+    case media, subtitle, ass, theme, hls, dash, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -39,6 +41,8 @@ enum FuzzTarget: String, CaseIterable {
             _ = DecodeCheck.media(bytes, maxPackets: 300)
         case .subtitle:
             _ = DecodeCheck.subtitle(bytes)
+        case .ass:
+            ASSCellCheck.run(bytes)
         case .theme:
             _ = try? ThemeLoader.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz", file: "fuzz.theme")
         case .hls:
@@ -105,7 +109,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme|hls|dash|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)

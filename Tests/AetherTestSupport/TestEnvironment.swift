@@ -16,6 +16,21 @@ public enum TestEnvironment {
         return result.status == 0
     }()
 
+    /// The ASS typesetting fixtures (Tests/Fixtures/make-subtitle-fixtures.sh), in their own
+    /// directory so that they do not make make-fixtures.sh's corpus out of date.
+    public static let subtitleFixtureDirectory = root.appendingPathComponent("Tests/Fixtures/out-subtitles")
+    private static let subtitleFixturesReady: Bool = {
+        let result = Process.run(["/usr/bin/env", "flock", "/tmp/aether-fixtures.lock", "bash",
+                                  root.appendingPathComponent("Tests/Fixtures/make-subtitle-fixtures.sh").path,
+                                  subtitleFixtureDirectory.path], timeout: 300)
+        return result.status == 0
+    }()
+
+    public static func subtitleFixture(_ name: String) -> String {
+        precondition(subtitleFixturesReady, "Tests/Fixtures/make-subtitle-fixtures.sh failed")
+        return subtitleFixtureDirectory.appendingPathComponent(name).path
+    }
+
     /// Path of a generated fixture, generating the corpus first if needed.
     public static func fixture(_ name: String) -> String {
         precondition(fixturesReady, "Tests/Fixtures/make-fixtures.sh failed")

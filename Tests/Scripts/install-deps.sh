@@ -7,6 +7,8 @@ packages=(
     # build: FFmpeg 5.1, ALSA, ncursesw
     pkg-config libavformat-dev libavcodec-dev libavfilter-dev libavutil-dev libdav1d-dev
     libswscale-dev libswresample-dev libasound2-dev libncursesw5-dev
+    # ASS/SSA subtitles (CLibass); the subtitle fixtures are set in DejaVu Sans (extra: Bold, Oblique)
+    libass-dev fonts-dejavu-extra
     # kitty frames deflated over SSH (CZlib)
     zlib1g-dev
     # MPRIS (media keys) through sd-bus

@@ -34,6 +34,14 @@ public final class CodecContext {
         try check(avcodec_open2(ctx, codec, nil), "avcodec_open2")
     }
 
+    /// The ASS header a text subtitle decoder made when it opened (`subtitle_header`: the file's
+    /// own for ASS/SSA, FFmpeg's default for SubRip, WebVTT and mov_text), parsed once.
+    lazy var assScript: ASSScript = {
+        guard let header = pointer.pointee.subtitle_header, pointer.pointee.subtitle_header_size > 0 else { return ASSScript() }
+        let n = min(Int(pointer.pointee.subtitle_header_size), ASSScript.maxHeaderBytes)
+        return ASSScript.parse(String(decoding: UnsafeBufferPointer(start: header, count: n), as: UTF8.self))
+    }()
+
     deinit {
         var doomed: UnsafeMutablePointer<AVCodecContext>? = pointer
         avcodec_free_context(&doomed)

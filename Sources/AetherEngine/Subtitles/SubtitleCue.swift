@@ -3,6 +3,16 @@ public struct SubtitleCue: Sendable, Equatable {
     public var start: Double
     public var end: Double
     public var content: Content
+    /// For a text cue from an ASS event (every text decoder in FFmpeg makes one: SRT, WebVTT and
+    /// mov_text too): where the script places it and its styled runs. nil for bitmaps.
+    public var styled: StyledSubtitle?
+
+    public init(start: Double, end: Double, content: Content, styled: StyledSubtitle? = nil) {
+        self.start = start
+        self.end = end
+        self.content = content
+        self.styled = styled
+    }
 
     public enum Content: Sendable, Equatable {
         /// Plain text, sanitised; lines separated by `\n`.

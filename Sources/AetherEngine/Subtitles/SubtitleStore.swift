@@ -119,7 +119,7 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     }
 
     /// At most this many cues are returned by `active(at:)` (the latest-starting ones).
-    static let maxActive = 8
+    public static let maxActive = 8
 
     /// Cues of the selected track on screen at `time`, in start order.
     public func active(at time: Double) -> [SubtitleCue] {
@@ -474,9 +474,11 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
             switch rect.pointee.type {
             case SUBTITLE_ASS:
                 if let ass = rect.pointee.ass {
-                    let text = limited(TextSanitizer.clean(ASSText.plain(fromEvent: limitedCString(ass)), keepNewlines: true))
+                    var styled = ASSEvent.parse(limitedCString(ass), script: decoder.assScript)
+                    let text = limited(styled.plainText)
                     if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                        cues.append(SubtitleCue(start: start, end: end, content: .text(text)))
+                        if text != styled.plainText { styled.runs = [StyledSubtitle.Run(text: text)] }  // cut: plain
+                        cues.append(SubtitleCue(start: start, end: end, content: .text(text), styled: styled))
                     }
                 }
             case SUBTITLE_TEXT:

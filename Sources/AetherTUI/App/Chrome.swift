@@ -30,7 +30,7 @@ extension TUIApp {
         guard view.dirty else { return }
         view.dirty = false
         // Wrapped here, outside the terminal lock, and only when a cue is new (SubtitleWrapCache).
-        let subtitles = subtitleLines(cues)
+        let subtitles = subtitlePlacement(cues)
 
         var overlays: [CellRect] = []
         terminal.withScreen {
@@ -244,36 +244,34 @@ extension TUIApp {
         return area
     }
 
-    /// The lines of the text cues in `cues`, wrapped to the subtitle area, and at most as many as
-    /// it has rows (the last ones, as the bottom-anchored band shows them).
-    private func subtitleLines(_ cues: [SubtitleCue]) -> [String] {
+    /// The text cues in `cues` placed in cells: as their script places them (SubtitleCellLayout)
+    /// over the picture, or, where a sixel picture would hide text drawn over it (xterm), as
+    /// lines at the bottom of the subtitle area.
+    private func subtitlePlacement(_ cues: [SubtitleCue]) -> [SubtitleCellLayout.Line] {
         let area = subtitleArea()
-        guard area.height > 0 else { return [] }
+        guard area.height > 0, cues.contains(where: { $0.text != nil }) else { return [] }
+        if !driver.drawsAboveText, !layout.video.isEmpty {
+            return subtitleCells.lines(for: cues.filter { $0.text != nil }, in: layout.video)
+        }
         let width = max(10, area.width - 4)
         var lines: [String] = []
         for cue in cues {
             guard let text = cue.text else { continue }
             lines += subtitleWraps.lines(start: cue.start, end: cue.end, text: text, width: width).suffix(area.height)
         }
-        return Array(lines.suffix(area.height))
+        let bottom = area.endRow - 1
+        return lines.suffix(area.height).reversed().enumerated().map { i, line in
+            let w = min(DisplayWidth.of(line) + 2, area.width)
+            return SubtitleCellLayout.Line(row: bottom - i, column: area.column + max(0, (area.width - w) / 2), width: w,
+                                           segments: [SubtitleCellLayout.Segment(text: line, style: SubtitleCellStyle())])
+        }
     }
 
-    /// Draws `lines` (from `subtitleLines`) at the bottom of the subtitle area on a band; returns
-    /// the cells they cover. Caller holds `tty`.
-    private func drawSubtitles(_ lines: [String]) -> [CellRect] {
+    /// Draws the placed subtitle lines; returns the cells they cover. Caller holds `tty`.
+    private func drawSubtitles(_ lines: [SubtitleCellLayout.Line]) -> [CellRect] {
         guard !lines.isEmpty else { return [] }
-        let area = subtitleArea()
-        var rects: [CellRect] = []
-        let bottom = area.endRow - 1
-        for (i, line) in lines.reversed().enumerated() {
-            let row = bottom - i
-            guard row >= area.row else { break }
-            let w = DisplayWidth.of(line) + 2
-            let col = area.column + max(0, (area.width - w) / 2)
-            Curses.put(" \(line) ", row: row, column: col, style: palette[.subtitle])
-            rects.append(CellRect(column: col, row: row, width: min(w, area.width), height: 1))
-        }
-        return rects
+        var surface = CursesSurface(palette: palette)
+        return SubtitleCellLayout.render(lines, into: &surface)
     }
 
     func statsLines() -> [String] {

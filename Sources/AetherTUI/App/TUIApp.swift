@@ -42,6 +42,7 @@ public final class TUIApp {
     var replyFilter = ReplyFilter()
     /// Text cues wrapped once per cue and width (UI thread only).
     var subtitleWraps = SubtitleWrapCache()
+    var subtitleCells = SubtitleCellCache()
     let quit = QuitSignals()
     /// Wakes the loop: input aside, everything that changes the screen signals it.
     let wake = WakeUp()

@@ -10,6 +10,9 @@ protocol TextSurface {
     /// Draws `text` at row/column in `role`'s style, clipped to `width` display columns and to
     /// the surface.
     mutating func put(_ text: String, row: Int, column: Int, role: ThemeRole, width: Int?)
+    /// Draws subtitle text in the theme's subtitle style with the script's bold, italic and
+    /// colour (the colour only where the theme has colours: never under NO_COLOR).
+    mutating func putStyled(_ text: String, row: Int, column: Int, style: SubtitleCellStyle, width: Int?)
 }
 
 extension TextSurface {
@@ -32,6 +35,10 @@ struct CursesSurface: TextSurface {
     mutating func put(_ text: String, row: Int, column: Int, role: ThemeRole, width: Int?) {
         Curses.put(text, row: row, column: column, style: palette[role], width: width)
     }
+
+    mutating func putStyled(_ text: String, row: Int, column: Int, style: SubtitleCellStyle, width: Int?) {
+        Curses.put(text, row: row, column: column, style: palette.subtitle(style), width: width)
+    }
 }
 
 /// A grid of cells for view tests: each cell's character and the role it was drawn in.
@@ -40,12 +47,23 @@ struct CellGrid: TextSurface {
     let rows: Int
     private(set) var characters: [[Character]]
     private(set) var roles: [[ThemeRole?]]
+    /// The subtitle style each cell was drawn in by `putStyled` (nil: drawn with `put`).
+    private(set) var styles: [[SubtitleCellStyle?]]
 
     init(columns: Int, rows: Int) {
         self.columns = columns
         self.rows = rows
         characters = Array(repeating: Array(repeating: " ", count: columns), count: rows)
         roles = Array(repeating: Array(repeating: nil, count: columns), count: rows)
+        styles = Array(repeating: Array(repeating: nil, count: columns), count: rows)
+    }
+
+    mutating func putStyled(_ text: String, row: Int, column: Int, style: SubtitleCellStyle, width: Int?) {
+        put(text, row: row, column: column, role: .subtitle, width: width)
+        guard row >= 0, row < rows, column >= 0, column < columns else { return }
+        let room = min(width ?? Int.max, columns - column)
+        let drawn = DisplayWidth.of(DisplayWidth.clip(TextSanitizer.clean(text), to: room))
+        for x in column..<min(columns, column + drawn) { styles[row][x] = style }
     }
 
     mutating func put(_ text: String, row: Int, column: Int, role: ThemeRole, width: Int?) {

@@ -1,0 +1,194 @@
+@testable import AetherEngine
+import AetherTestSupport
+import CFFmpeg
+import Foundation
+import Testing
+
+/// libass into RGB pictures, fed as the demuxer feeds it (codec private data, then blocks),
+/// against FFmpeg's `subtitles` filter (the same library) on the same frame.
+@Suite(.serialized) struct ASSTrackRendererTests {
+    static let width = 320, height = 240
+
+    /// The fixture's ASS track: header (extradata) and its events with their times (ms).
+    static func track(_ path: String) throws -> (header: [UInt8], events: [(data: [UInt8], start: Int64, duration: Int64)]) {
+        let format = try FormatContext(url: path)
+        var index = -1
+        var header: [UInt8] = []
+        for i in 0..<format.streamCount {
+            guard let par = format.stream(i)?.pointee.codecpar, par.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE else { continue }
+            index = i
+            if let extra = par.pointee.extradata { header = Array(UnsafeBufferPointer(start: extra, count: Int(par.pointee.extradata_size))) }
+        }
+        let stream = try #require(format.stream(index))
+        let tb = stream.pointee.time_base
+        let packet = try Packet()
+        var events: [(data: [UInt8], start: Int64, duration: Int64)] = []
+        while try format.read(into: packet) {
+            defer { packet.unref() }
+            guard packet.streamIndex == index, let data = packet.pointer.pointee.data, let pts = packet.pts else { continue }
+            let ms = { (v: Int64) in av_rescale_q(v, tb, AVRational(num: 1, den: 1000)) }
+            events.append((Array(UnsafeBufferPointer(start: data, count: packet.size)), ms(pts), ms(packet.duration)))
+        }
+        return (header, events)
+    }
+
+    static func grey() -> [UInt8] { [UInt8](repeating: 128, count: width * height * 3) }
+
+    /// FFmpeg's `subtitles` filter shapes text with libass's simple shaper (see
+    /// ``ASSTrackRenderer/Shaping``): compared with the same shaper. (With the complex one the
+    /// kerning moves glyphs by sub-pixels: 37 dB over the boxes here.)
+    @Test func matchesFFmpegsSubtitlesFilterOverTheTextBoxes() throws {
+        let fixture = TestEnvironment.subtitleFixture("ass-signs.mkv")
+        let (header, events) = try Self.track(fixture)
+        #expect(!header.isEmpty && events.count == 5)
+        let renderer = try #require(ASSTrackRenderer(header: header, shaping: .simple))
+        for e in events { renderer.addEvent(e.data, startMs: e.start, durationMs: e.duration) }
+        var ours = Self.grey()
+        let blended = ours.withUnsafeMutableBufferPointer {
+            renderer.render(atMilliseconds: 2000, into: $0, width: Self.width, height: Self.height, stride: Self.width * 3)
+        }
+        #expect(blended)
+        // The reference: a grey frame at 2 s through `subtitles` (blending in RGB).
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("ass-ref-\(getpid()).rgb").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let r = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x808080:s=320x240:r=10:d=3",
+                             "-vf", "format=rgb24,subtitles=filename=\(fixture)", "-ss", "2", "-frames:v", "1",
+                             "-f", "rawvideo", "-pix_fmt", "rgb24", out], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        let reference = try [UInt8](Data(contentsOf: URL(fileURLWithPath: out)))
+        if let dump = ProcessInfo.processInfo.environment["AETHER_ASS_DUMP"] {
+            try Data(ours).write(to: URL(fileURLWithPath: dump + ".ours.rgb"))
+            try Data(reference).write(to: URL(fileURLWithPath: dump + ".ref.rgb"))
+        }
+        try #require(reference.count == ours.count)
+        // The subtitle bounding boxes: connected regions of pixels either picture changed.
+        let changed = (0..<(Self.width * Self.height)).filter { p in
+            (0..<3).contains { reference[p * 3 + $0] != 128 || ours[p * 3 + $0] != 128 }
+        }
+        #expect(changed.count > 1000, "the text covers \(changed.count) pixels")
+        var sum = 0.0
+        var count = 0
+        for box in Self.boxes(changed) {
+            for y in box.y0...box.y1 { for x in box.x0...box.x1 { for c in 0..<3 {
+                let i = (y * Self.width + x) * 3 + c
+                let d = Double(Int(ours[i]) - Int(reference[i]))
+                sum += d * d; count += 1
+            } } }
+        }
+        let mse = sum / Double(max(count, 1))
+        let psnr = mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+        print("ASS PSNR vs ffmpeg subtitles over \(count / 3) px of boxes: \(String(format: "%.2f", psnr)) dB")
+        #expect(psnr >= 40, "PSNR \(psnr) dB")
+        // Not just grey against grey: our blend put the text where FFmpeg did.
+        let ink = changed.filter { p in ours[p * 3] != 128 }.count
+        #expect(ink > 500)
+    }
+
+    @Test func aSecondRenderOfTheSameImagesBlendsNothing() throws {
+        let (header, events) = try Self.track(TestEnvironment.subtitleFixture("ass-signs.mkv"))
+        let renderer = try #require(ASSTrackRenderer(header: header))
+        for e in events { renderer.addEvent(e.data, startMs: e.start, durationMs: e.duration) }
+        for e in events { renderer.addEvent(e.data, startMs: e.start, durationMs: e.duration) }  // a re-read: libass drops duplicates
+        #expect(renderer.trackEventCount == events.count)
+        var picture = Self.grey()
+        func render(_ ms: Int64) -> Bool {
+            picture.withUnsafeMutableBufferPointer { renderer.render(atMilliseconds: ms, into: $0, width: Self.width, height: Self.height, stride: Self.width * 3) }
+        }
+        #expect(render(2000))
+        #expect(!render(2000), "unchanged images: the last blend stands")
+        #expect(render(6000), "the events ended: the picture changes")
+        #expect(!render(7000))
+    }
+
+    /// Bounding boxes of 8-connected groups of `pixels` (indices), grown by 2 px.
+    static func boxes(_ pixels: [Int]) -> [(x0: Int, y0: Int, x1: Int, y1: Int)] {
+        var set = Set(pixels)
+        var out: [(Int, Int, Int, Int)] = []
+        while let start = set.first {
+            set.remove(start)
+            var stack = [start]
+            var x0 = Int.max, y0 = Int.max, x1 = 0, y1 = 0
+            while let p = stack.popLast() {
+                let x = p % width, y = p / width
+                x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
+                for dy in -1...1 { for dx in -1...1 {
+                    let nx = x + dx, ny = y + dy
+                    guard nx >= 0, ny >= 0, nx < width, ny < height else { continue }
+                    if set.remove(ny * width + nx) != nil { stack.append(ny * width + nx) }
+                } }
+            }
+            out.append((max(0, x0 - 2), max(0, y0 - 2), min(width - 1, x1 + 2), min(height - 1, y1 + 2)))
+        }
+        return out
+    }
+}
+
+/// Hostile and heavy scripts through libass: bounded, logged once, and what a frame costs.
+@Suite(.serialized) struct ASSTrackRendererLoadTests {
+    static let header = Array("""
+        [Script Info]
+        ScriptType: v4.00+
+        PlayResX: 1280
+        PlayResY: 720
+
+        [V4+ Styles]
+        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+        Style: Default,DejaVu Sans,40,&H00FFFFFF,&H000000FF,&H00000000,&H80000000,0,0,0,0,100,100,0,0,1,2,1,2,20,20,30,1
+
+        [Events]
+        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+        """.utf8)
+
+    /// Milliseconds per rendered frame (p50, p95) at 1280×720 over `frames` frames 40 ms apart,
+    /// each frame re-blended (as after a change).
+    static func cost(_ renderer: ASSTrackRenderer, frames: Int, from start: Int64) -> (p50: Double, p95: Double) {
+        let width = 1280, height = 720
+        var picture = [UInt8](repeating: 60, count: width * height * 3)
+        var times: [Double] = []
+        for n in 0..<frames {
+            let t0 = MonotonicClock.seconds()
+            picture.withUnsafeMutableBufferPointer {
+                _ = renderer.render(atMilliseconds: start + Int64(n) * 40, into: $0, width: width, height: height, stride: width * 3, force: true)
+            }
+            times.append((MonotonicClock.seconds() - t0) * 1000)
+        }
+        times.sort()
+        return (times[times.count / 2], times[min(times.count - 1, times.count * 95 / 100)])
+    }
+
+    @Test func typicalAndHeavyScriptsCostPerFrame() throws {
+        // Typical: two dialogue lines at a time. Heavy: 10,000 events, 200 on screen at once,
+        // positioned, rotated and karaoke-timed (typesetting).
+        let typical = try #require(ASSTrackRenderer(header: Self.header))
+        for i in 0..<600 {
+            let text = "\(i),0,Default,,0,0,0,,Line \(i) of the dialogue, long enough to be a real subtitle\\Nand a second line"
+            typical.addEvent(Array(text.utf8), startMs: Int64(i) * 2000, durationMs: 2000)
+        }
+        let heavy = try #require(ASSTrackRenderer(header: Self.header))
+        for i in 0..<10_000 {
+            let x = (i * 37) % 1280, y = (i * 53) % 720
+            let text = "\(i),0,Default,,0,0,0,,{\\pos(\(x),\(y))\\frz\(i % 90)\\fs24\\k20}Sign {\\k30}\(i){\\t(0,1000,\\fscx150)}"
+            heavy.addEvent(Array(text.utf8), startMs: Int64(i / 200) * 4000, durationMs: 4000)
+        }
+        #expect(heavy.eventCount == 10_000)
+        let t = Self.cost(typical, frames: 100, from: 10_000)
+        let h = Self.cost(heavy, frames: 100, from: 20_000)
+        print(String(format: "libass cost at 1280x720: typical p50 %.2f ms p95 %.2f ms; heavy (200 signs on screen) p50 %.2f ms p95 %.2f ms",
+                     t.p50, t.p95, h.p50, h.p95))
+        #expect(t.p50 > 0 && h.p50 > t.p50, "the heavy script costs more than dialogue")
+    }
+
+    @Test func aMalformedHeaderAndGarbageEventsStillRender() throws {
+        let renderer = try #require(ASSTrackRenderer(header: Array("[Script Info]\nPlayResX: -5\n[V4+ Styles]\nFormat: Name\nStyle: ,,,,\n\u{0}\u{FF}".utf8)))
+        renderer.addEvent(Array("not,an,event".utf8), startMs: 0, durationMs: 1000)
+        renderer.addEvent([0xFF, 0xFE, 0x00, 0x41], startMs: 0, durationMs: 1000)
+        renderer.addEvent(Array("0,0,Default,,0,0,0,,still shown".utf8), startMs: 0, durationMs: 1000)
+        var picture = [UInt8](repeating: 0, count: 320 * 240 * 3)
+        let changed = picture.withUnsafeMutableBufferPointer { renderer.render(atMilliseconds: 500, into: $0, width: 320, height: 240, stride: 960) }
+        #expect(changed)
+        #expect(picture.contains { $0 > 128 }, "the valid event was drawn")
+        // A picture too small for its stride is refused, not written past.
+        var small = [UInt8](repeating: 0, count: 10)
+        #expect(!small.withUnsafeMutableBufferPointer { renderer.render(atMilliseconds: 500, into: $0, width: 320, height: 240, stride: 960) })
+    }
+}
