@@ -14,6 +14,8 @@ import TerminalGraphics
 ///   switching ladder and rule;
 /// - `dash`: the DASH manifest pre-check (the rule libxml2's copy passes), XML reader, foreign
 ///   reference scan and thumbnail track;
+/// - `mpd`: the MPD parser DASH playback reads segments from (timelines, templates, lists,
+///   `sidx`), its joined tracks and the HLS playlists it is translated into;
 /// - `inputconf`, `config` (with its profiles expanded), `playlist` (.m3u/.m3u8 and .pls text),
 ///   `watchlater` (one entry), `ipc` (a client's stream through an IPC session): the readers
 ///   of the other doors (DoorFuzz below);
@@ -24,7 +26,7 @@ import TerminalGraphics
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, theme, hls, dash, inputconf, config, playlist, watchlater, ipc, replies
+    case media, subtitle, theme, hls, dash, mpd, inputconf, config, playlist, watchlater, ipc, replies
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -41,6 +43,8 @@ enum FuzzTarget: String, CaseIterable {
             ManifestCheck.hls(bytes)
         case .dash:
             ManifestCheck.dash(bytes)
+        case .mpd:
+            ManifestCheck.mpd(bytes)
         case .inputconf, .config, .playlist, .watchlater, .ipc:
             DoorFuzz.run(self, bytes)
         case .replies:
@@ -83,7 +87,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme|hls|dash|inputconf|config|playlist|watchlater|ipc|replies FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|theme|hls|dash|mpd|inputconf|config|playlist|watchlater|ipc|replies FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)
