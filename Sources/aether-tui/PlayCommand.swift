@@ -76,6 +76,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("video-range"), help: ArgumentHelp("HLS and DASH: prefer SDR or HDR variants; auto prefers SDR (what a terminal shows).", valueName: "auto|sdr|hdr"))
     var videoRange: String = "auto"
 
+    @Flag(name: .customLong("demuxer-lavf-dash"), help: "Play an HTTP(S) DASH manifest with libavformat's own dash demuxer (the fallback: it fetches segments itself, without resume, retry counting or the header and protocol rules) instead of the player's reader, which translates the MPD into HLS playlists and fetches every segment itself.")
+    var demuxerLavfDash = false
+
     @Flag(help: "Treat the source as live (a stream without end), whatever it says.")
     var live = false
 
@@ -310,6 +313,7 @@ struct PlaybackOptions: ParsableArguments {
         o.timeshiftDirectory = (cacheHome as NSString).appendingPathComponent("aether-tui")
         o.variantPreference = VariantPreference(option: hlsBitrate) ?? .auto
         o.videoRange = VideoRangePreference(rawValue: videoRange) ?? .auto
+        o.lavfDASH = demuxerLavfDash
         o.network.userAgent = userAgent
         o.network.referrer = referrer
         o.network.readTimeout = networkTimeout

@@ -192,9 +192,98 @@ import Testing
         let paths = try server.requests().compactMap { $0["path"] as? String }
         let low = paths.filter { $0.contains("chunk-stream0-") }.count
         let high = paths.filter { $0.contains("chunk-stream1-") }.count
-        // libavformat reads the first fragment of every representation to probe it; after that
-        // only the chosen one.
-        #expect(low >= 4 && high <= 1, "stream0 \(low) chunks, stream1 \(high)")
+        // Our reader: the translated master names the chosen representation only; the other is
+        // never fetched, not even to probe it.
+        #expect(low >= 4 && high == 0, "stream0 \(low) chunks, stream1 \(high)")
+        #expect(!paths.contains("/dash-vod/init-stream1.m4s"), "\(paths)")
+        // The playlists it made never reach the server.
+        #expect(!paths.contains { $0.contains("aether-dash") }, "\(paths)")
+    }
+
+    /// lavf's dash demuxer, kept as the named fallback, still plays (and reads the first
+    /// fragment of every representation to probe it).
+    @Test func theLavfDashDemuxerIsTheNamedFallback() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let logFile = EverydayPlayerTests.temp("lavf-dash.log")
+        defer { try? FileManager.default.removeItem(atPath: (logFile as NSString).deletingLastPathComponent) }
+        let (r, s) = try Self.headless([server.url("dash-vod/manifest.mpd"), "--hls-bitrate=min", "--length=6", "--demuxer-lavf-dash",
+                                        "--log-file", logFile])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(s.first.map { $0.mediaSeconds > 5 } == true)
+        let log = try String(contentsOfFile: logFile, encoding: .utf8)
+        #expect(log.contains("[dash @"), "lavf's dash demuxer did not run")
+        #expect(!log.contains("DASH through our reader"))
+    }
+
+    /// Every DASH request (manifest, init sections, segments) carries the headers, user agent
+    /// and referrer: they go through our reader.
+    @Test func dashSegmentsCarryTheHeadersAndUserAgent() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("dash-vod/manifest.mpd"), "--length=5", "--http-header-fields", "X-Aether-Test: dash-1",
+                                        "--user-agent", "aether-test/2", "--referrer", "http://ref.example/d"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(s.first.map { $0.mediaSeconds > 4 } == true)
+        let requests = try server.requests()
+        let paths = requests.compactMap { $0["path"] as? String }
+        #expect(paths.contains { $0.contains("init-stream2") } && paths.contains { $0.contains("chunk-stream2-") }, "no audio fetched: \(paths)")
+        #expect(paths.filter { $0.contains("chunk-stream") }.count >= 4, "\(paths)")
+        for request in requests {
+            let headers = request["headers"] as? [String: String] ?? [:]
+            #expect(headers["X-Aether-Test"] == "dash-1" && headers["User-Agent"] == "aether-test/2"
+                    && headers["Referer"] == "http://ref.example/d", "\(request["path"] ?? "?"): \(headers)")
+        }
+    }
+
+    /// A connection dropped in the middle of a DASH segment resumes at the byte where it
+    /// stopped (a Range request), the segment's bytes arrive exactly once, and every frame plays.
+    @Test func aDASHSegmentCutMidwayResumesAtTheByte() throws {
+        let chunk = "dash-vod/chunk-stream1-00004.m4s"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: Self.root + "/" + chunk)[.size] as? Int)
+        let server = try LoopbackHTTP(root: Self.root, rules: #"[{"path": "chunk-stream1-00004\\.m4s$", "times": 1, "drop_after": \#(size / 2)}]"#)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("dash-vod/manifest.mpd"), "--hls-bitrate=max", "--speed=4"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first)
+        #expect(summary.framesDecoded == Self.progressiveFrames, "decoded \(summary.framesDecoded)")
+        #expect(summary.endedEarly == nil)
+        #expect((summary.networkRetries ?? 0) >= 1)
+        let requests = try server.requests().filter { ($0["path"] as? String) == "/" + chunk }
+        #expect(requests.count == 2, "\(requests)")
+        #expect(requests.first?["cut"] as? Bool == true)
+        let resumedAt = requests.dropFirst().map(Self.rangeStart)
+        #expect(resumedAt == [size / 2], "resumed at \(resumedAt), cut after \(size / 2)")
+        let delivered = requests.compactMap { $0["bytes"] as? Int }.reduce(0, +)
+        #expect(delivered == size, "\(delivered) bytes of a \(size)-byte segment")
+    }
+
+    /// `$Time$` addressing: the dash-vod files renamed by their start times, the MPD's media
+    /// template rewritten; every frame plays.
+    @Test func aTimeAddressedTimelinePlaysEveryFrame() throws {
+        let dir = NSTemporaryDirectory() + "aether-net-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var mpd = try String(contentsOfFile: Self.root + "/dash-vod/manifest.mpd", encoding: .utf8)
+        mpd = mpd.replacingOccurrences(of: "chunk-stream$RepresentationID$-$Number%05d$.m4s", with: "t$RepresentationID$-$Time%010d$.m4s")
+        try mpd.write(toFile: dir + "/time.mpd", atomically: true, encoding: .utf8)
+        let parsed = try DASHManifest.parse(mpd, base: "http://127.0.0.1/time.mpd")
+        for rep in try #require(parsed.periods.first).adaptationSets.flatMap(\.representations) {
+            try FileManager.default.copyItem(atPath: Self.root + "/dash-vod/init-stream\(rep.id).m4s", toPath: dir + "/init-stream\(rep.id).m4s")
+            for (k, segment) in rep.segments.enumerated() {
+                let name = (segment.resource.url as NSString).lastPathComponent
+                #expect(name.hasPrefix("t\(rep.id)-") && name.count == "t0-0000000000.m4s".count, "\(name)")
+                try FileManager.default.copyItem(atPath: Self.root + "/dash-vod/chunk-stream\(rep.id)-" + String(format: "%05d.m4s", k + 1),
+                                                 toPath: dir + "/" + name)
+            }
+        }
+        let server = try LoopbackHTTP(root: dir)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("time.mpd"), "--hls-bitrate=max", "--speed=4"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first)
+        #expect(summary.framesDecoded == Self.progressiveFrames, "decoded \(summary.framesDecoded)")
+        #expect(try server.requests().allSatisfy { ($0["status"] as? Int ?? 0) < 400 }, "a request failed")
     }
 
     @Test(arguments: ["hls-aes/index.m3u8", "dash-number/manifest.mpd"])

@@ -62,10 +62,15 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     /// only the one fetch (a playlist fetched alone, a thumbnail sheet).
     private let failsSource: Bool
 
+    /// Playlists served from memory by URL (a DASH manifest translated, ``DASHSource``): asked
+    /// first for every open; nil for a URL it does not hold.
+    let documents: (@Sendable (String) -> [UInt8]?)?
+
     init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String], failsSource: Bool = true,
-         adaptive: AdaptiveSwitcher? = nil) {
+         adaptive: AdaptiveSwitcher? = nil, documents: (@Sendable (String) -> [UInt8]?)? = nil) {
         self.settings = settings
         self.adaptive = adaptive
+        self.documents = documents
         self.interrupt = interrupt
         self.failsSource = failsSource
         var merged = options
@@ -93,16 +98,32 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     /// The source's own URL (set by ``openMain(url:)``).
     private(set) var mainURL = ""
 
-    /// Opens the main input.
-    func openMain(url: String) throws(FFmpegError) -> ResilientInput {
+    /// Opens the main input: a document served from memory, else a ``ResilientInput``. Returns
+    /// the owner of the context (kept alive until the demuxer is closed) and the context.
+    func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>) {
         mainURL = url
-        return try ResilientInput(url: url, options: options, session: self)
+        if let bytes = documents?(url) {
+            let memory = try MemoryInput(bytes)
+            return (memory, memory.context)
+        }
+        let input = try ResilientInput(url: url, options: options, session: self)
+        return (input, input.context)
     }
 
     /// `io_open` for nested opens. Returns 0 or an AVERROR.
     func openNested(url: String, flags: Int32, callerOptions: OpaquePointer?,
                     into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
         guard flags & AVIO_FLAG_WRITE == 0 else { return aether_AVERROR(EPERM) }
+        if let bytes = documents?(url) {
+            do {
+                let memory = try MemoryInput(bytes)
+                pb.pointee = memory.context
+                readers.withLock { $0[UnsafeMutableRawPointer(memory.context)] = memory }
+                return 0
+            } catch {
+                return error.code
+            }
+        }
         let scheme = NetworkSettings.scheme(of: url) ?? "file"
         guard allowedSchemes.contains(scheme) else {
             let reason = "refused to open '\(TextSanitizer.clean(url))' from a network source (protocol '\(TextSanitizer.clean(scheme))' is not allowed)"

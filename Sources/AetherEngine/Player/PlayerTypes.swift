@@ -80,6 +80,10 @@ public struct PlayerOptions: Sendable {
     public var variantPreference = VariantPreference.auto
     /// SDR or HDR variants first.
     public var videoRange = VideoRangePreference.auto
+    /// An http(s) DASH manifest is played by libavformat's own dash demuxer (which opens its
+    /// segments itself: no resume, retry counting or header rules) instead of our reader
+    /// (``DASHSource``): `--demuxer-lavf-dash`, the fallback.
+    public var lavfDASH = false
     /// The cache's length when ``cacheSeconds`` is nil and the source is a network one.
     public var networkCacheSeconds = 30.0
     /// Seconds buffered before playback resumes after running dry (mpv's `--cache-pause-wait`).

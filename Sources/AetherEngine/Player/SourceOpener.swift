@@ -102,6 +102,28 @@ enum SourceOpener {
                                 policy: policy, loader: loader)
     }
 
+    /// A remote DASH manifest read by our MPD parser and translated to HLS playlists
+    /// (``DASHSource``); throws the parser's refusal as the open's error.
+    private static func dashSource(url: String, bytes: [UInt8], options: PlayerOptions,
+                                   openOptions: [String: String]) throws -> DASHSource {
+        let settings = options.network
+        let timeout = min(options.openTimeout, max(1, settings.readTimeout))
+        let choice = DASHSource.Choice(preference: options.variantPreference, range: options.videoRange,
+                                       audioLanguages: options.audioLanguages)
+        do {
+            return try DASHSource(url: url, bytes: bytes, choice: choice, index: { resource in
+                guard let range = resource.range else { return nil }
+                return try? SmallFetch.bytes(resource.url, options: openOptions, settings: settings, interrupt: InterruptToken(),
+                                             timeout: timeout, limit: 16 << 20, range: range)
+            }, refetch: {
+                try? SmallFetch.bytes(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
+                                      limit: Int(NetworkSession.manifestBudget))
+            })
+        } catch {
+            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(error.message)")
+        }
+    }
+
     static func open(url: String, options: PlayerOptions) throws -> OpenedSource {
         var warnings: [String] = []
         let openOptions: [String: String]
@@ -115,6 +137,7 @@ enum SourceOpener {
         var variants: [StreamVariant] = []
         var variant: StreamVariant?
         var adaptive: AdaptiveSwitcher?
+        var dash: DASHSource?
         if StreamVariants.isHLS(url),
            let text = try Self.prefetch(url, what: "playlist", options: openOptions, settings: options.network,
                                         interrupt: interrupt, timeout: options.openTimeout).map({ String(decoding: $0, as: UTF8.self) }),
@@ -147,12 +170,25 @@ enum SourceOpener {
             if NetworkSettings.isNetwork(url), let foreign = StreamVariants.foreignReference(inManifest: String(decoding: bytes, as: UTF8.self)) {
                 throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
             }
+            if !options.lavfDASH, ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
+                dash = try Self.dashSource(url: url, bytes: bytes, options: options, openOptions: openOptions)
+                if let dash {
+                    let p = dash.playlists
+                    openURL = p.masterURL
+                    variants = p.variants
+                    variant = p.chosen.map { p.variants[$0] }
+                    FFmpegLog.write("net", "DASH through our reader: \(p.variants.count) video representation(s)\(variant.map { "; playing \($0.summary)" } ?? ""), \(p.renditions.count) audio set(s)\(dash.manifest.isDynamic ? ", live" : "")")
+                }
+            }
         }
         if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
         let format: FormatContext
+        var documents: (@Sendable (String) -> [UInt8]?)?
+        if let dash { documents = { dash.document($0) } }
         do {
             format = try FormatContext(url: openURL, options: openOptions, timeout: options.openTimeout,
-                                       interrupt: interrupt, network: options.network, adaptive: adaptive)
+                                       interrupt: interrupt, network: options.network, adaptive: adaptive,
+                                       documents: documents)
         } catch {
             throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
         }
