@@ -319,4 +319,121 @@ import Testing
         #expect(!urls.contains { $0.contains("\n") }, "\(urls)")
         #expect(Self.refusal(Self.timeline(#"<S t="0" d="2000"/>"#, template: "media=\"a&#10;b.m4s\""), base: "/tmp/local.mpd") != nil)
     }
+
+    // MARK: translation into HLS playlists
+
+    static let twoLanguages = mpd("""
+        <Period duration="PT4S">
+          <AdaptationSet contentType="video">
+            <SegmentTemplate timescale="1" duration="2" media="$RepresentationID$-$Number$.m4s" initialization="$RepresentationID$-init.m4s"/>
+            <Representation id="lo" bandwidth="500000" width="640" height="360" codecs="avc1.64001e"/>
+            <Representation id="hi" bandwidth="2000000" width="1280" height="720" codecs="avc1.64001f"/>
+          </AdaptationSet>
+          <AdaptationSet contentType="audio" lang="en">
+            <SegmentTemplate timescale="1" duration="2" media="en-$Number$.m4s" initialization="en-init.m4s"/>
+            <Representation id="en" bandwidth="64000" codecs="mp4a.40.2"/>
+          </AdaptationSet>
+          <AdaptationSet contentType="audio" lang="fr">
+            <SegmentTemplate timescale="1" duration="2" media="fr-$Number$.m4s" initialization="fr-init.m4s"/>
+            <Representation id="fr" bandwidth="64000" codecs="mp4a.40.2"/>
+          </AdaptationSet>
+        </Period>
+        """)
+
+    @Test func theTranslationIsAMasterWithTheChosenVideoAndEveryAudioSet() throws {
+        let url = "http://media.example/dash/m.mpd?token=1"
+        let m = try DASHManifest.parse(Self.twoLanguages, base: url)
+        let p = try DASHPlaylists.make(m, url: url, preference: .min, range: .auto, audioLanguages: ["fra"])
+        #expect(p.masterURL == "http://media.example/dash/m.mpd/aether-dash/master.m3u8")
+        #expect(p.variants.map(\.bandwidth) == [500_000, 2_000_000] && p.chosen == 0)
+        let masterText = try #require(p.documents[p.masterURL])
+        let master = try #require(HLSMasterPlaylist.parse(masterText, base: p.masterURL))
+        // One variant: the other is never probed or fetched.
+        #expect(master.variants.count == 1 && master.variants[0].uri == p.variants[0].uri)
+        #expect(master.variants[0].width == 640 && master.needsRenditions(master.variants[0]))
+        #expect(master.renditions.map(\.language) == ["en", "fr"])
+        #expect(master.renditions.map(\.isDefault) == [false, true], "--alang=fra picks fr")
+        let videoURI = try #require(p.variants[0].uri)
+        let video = try #require(p.documents[videoURI])
+        #expect(video.contains("#EXT-X-MAP:URI=\"http://media.example/dash/lo-init.m4s\""))
+        #expect(video.contains("#EXT-X-PLAYLIST-TYPE:VOD") && video.hasSuffix("#EXT-X-ENDLIST\n"))
+        let parsed = try HLSMediaPlaylist.parse(video, base: p.variants[0].uri ?? "")
+        #expect(parsed.segments.map(\.uri) == ["lo-1.m4s", "lo-2.m4s"].map { "http://media.example/dash/" + $0 })
+        #expect(parsed.hasInitSection && parsed.isEnded && parsed.segments.map(\.duration) == [2, 2])
+        #expect(p.mediaPlaylists.count == 4)
+        let max = try DASHPlaylists.make(m, url: url, preference: .max, range: .auto, audioLanguages: [])
+        #expect(max.chosen == 1 && max.renditions.map(\.isDefault) == [true, false])
+    }
+
+    @Test func rangesAndALaterPeriodsInitSectionBecomeByteRangesAndADiscontinuity() throws {
+        var rep = DASHManifest.Representation(id: "r", bandwidth: 1)
+        rep.initialization = .init(url: "http://h/a.mp4", range: .init(offset: 0, length: 800))
+        rep.segments = [
+            .init(resource: .init(url: "http://h/a.mp4", range: .init(offset: 800, length: 1200)), start: 0, duration: 2, number: 0),
+            .init(resource: .init(url: "http://h/b.m4s", range: nil), start: 2, duration: 1.5, number: 1,
+                  initialization: .init(url: "http://h/b-init.m4s", range: nil)),
+        ]
+        let text = DASHPlaylists.mediaPlaylist(rep, dynamic: false)
+        #expect(text == """
+            #EXTM3U
+            #EXT-X-VERSION:7
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MEDIA-SEQUENCE:0
+            #EXT-X-PLAYLIST-TYPE:VOD
+            #EXT-X-INDEPENDENT-SEGMENTS
+            #EXT-X-MAP:URI="http://h/a.mp4",BYTERANGE="800@0"
+            #EXTINF:2.000000,
+            #EXT-X-BYTERANGE:1200@800
+            http://h/a.mp4
+            #EXT-X-DISCONTINUITY
+            #EXT-X-MAP:URI="http://h/b-init.m4s"
+            #EXTINF:1.500000,
+            http://h/b.m4s
+            #EXT-X-ENDLIST
+
+            """)
+        // Live: no end, the media sequence is the first segment's number.
+        rep.segments[0].number = 41
+        let live = DASHPlaylists.mediaPlaylist(rep, dynamic: true)
+        #expect(live.contains("#EXT-X-MEDIA-SEQUENCE:41") && !live.contains("ENDLIST") && !live.contains("PLAYLIST-TYPE"))
+    }
+
+    static let liveMPD = mpd("""
+        <Period start="PT0S"><AdaptationSet contentType="video">
+          <SegmentTemplate timescale="1" duration="2" startNumber="1" media="live-$Number$.m4s" initialization="init.m4s"/>
+          <Representation id="v" bandwidth="500000"/>
+        </AdaptationSet></Period>
+        """, type: "dynamic", extra: #"availabilityStartTime="2026-01-01T00:00:00Z" minimumUpdatePeriod="PT4S" timeShiftBufferDepth="PT10S""#)
+
+    @Test func aLiveSourceFetchesTheManifestAgainEachMinimumUpdatePeriod() throws {
+        let start = 1_767_225_600.0
+        let now = Guarded(start + 21)
+        let fetches = Guarded(0)
+        let source = try DASHSource(url: "http://media.example/live.mpd", bytes: Array(Self.liveMPD.utf8),
+                                    choice: .init(preference: .auto, range: .auto, audioLanguages: []),
+                                    clock: { now.withLock { $0 } }, index: { _ in nil },
+                                    refetch: { fetches.withLock { $0 += 1 }; return Array(Self.liveMPD.utf8) })
+        let media = try #require(source.playlists.variants.first?.uri)
+        func numbers() throws -> [Int] {
+            let text = String(decoding: try #require(source.document(media)), as: UTF8.self)
+            let playlist = try HLSMediaPlaylist.parse(text, base: media)
+            #expect(!playlist.isEnded)
+            return playlist.segments.map { Int(($0.uri as NSString).lastPathComponent.dropFirst(5).dropLast(4)) ?? -1 }
+        }
+        #expect(try numbers() == [6, 7, 8, 9, 10])
+        #expect(source.updatePeriod == 4)
+        // Within the update period: the same playlist, no fetch.
+        now.withLock { $0 += 3 }
+        #expect(try numbers() == [6, 7, 8, 9, 10] && fetches.withLock { $0 } == 0)
+        // Past it: fetched again, two segments later.
+        now.withLock { $0 += 1 }
+        #expect(try numbers() == [8, 9, 10, 11, 12] && fetches.withLock { $0 } == 1)
+        // The master is not a reason to fetch; a URL not of this source is not served.
+        now.withLock { $0 += 10 }
+        _ = source.document(source.playlists.masterURL)
+        #expect(fetches.withLock { $0 } == 1)
+        #expect(source.document("http://media.example/other.m3u8") == nil)
+        #expect(source.document("http://media.example/live.mpd/aether-dash/nothing.m3u8") == nil)
+    }
 }
+

@@ -258,6 +258,54 @@ import Testing
         #expect(delivered == size, "\(delivered) bytes of a \(size)-byte segment")
     }
 
+    /// A dynamic MPD generated here (`$Number$` segments of 2 s, `availabilityStartTime` 12.5 s
+    /// ago: six segments available, one more every 2 s; the dash-number files), served on
+    /// loopback: playback starts `--live-start-index` segments behind the live edge, the
+    /// manifest is fetched again as the edge moves, and every segment comes through our reader.
+    @Test func aLiveMPDStartsBehindTheEdgeAndIsFetchedAgain() throws {
+        let dir = NSTemporaryDirectory() + "aether-net-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: Self.root + "/dash-number") where name.hasSuffix(".m4s") {
+            try FileManager.default.copyItem(atPath: Self.root + "/dash-number/" + name, toPath: dir + "/" + name)
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let start = formatter.string(from: Date().addingTimeInterval(-12.5))
+        let template = #"<SegmentTemplate timescale="1000000" duration="2000000" startNumber="1" initialization="init-stream$RepresentationID$.m4s" media="chunk-stream$RepresentationID$-$Number%05d$.m4s"/>"#
+        let mpd = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" type="dynamic"
+                 availabilityStartTime="\(start)" minimumUpdatePeriod="PT2S" timeShiftBufferDepth="PT30S" minBufferTime="PT2S">
+              <Period id="0" start="PT0S">
+                <AdaptationSet id="0" contentType="video">\(template)
+                  <Representation id="1" mimeType="video/mp4" codecs="avc1.42c01e" bandwidth="540000" width="640" height="360"/>
+                </AdaptationSet>
+                <AdaptationSet id="1" contentType="audio" lang="eng">\(template)
+                  <Representation id="2" mimeType="audio/mp4" codecs="mp4a.40.2" bandwidth="96000"/>
+                </AdaptationSet>
+              </Period>
+            </MPD>
+            """
+        try mpd.write(toFile: dir + "/live.mpd", atomically: true, encoding: .utf8)
+        let server = try LoopbackHTTP(root: dir)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("live.mpd"), "--live-start-index=-2", "--length=5", "--user-agent", "aether-live/1"],
+                                       timeout: 40)
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first)
+        #expect(summary.framesDecoded >= 100, "decoded \(summary.framesDecoded)")
+        let requests = try server.requests()
+        let paths = requests.compactMap { $0["path"] as? String }
+        let video = paths.filter { $0.hasPrefix("/chunk-stream1-") }
+        // Six available, two back from the edge: the first is number 5; nothing before it.
+        #expect(video.first == "/chunk-stream1-00005.m4s", "\(video)")
+        #expect(!video.contains { ["00001", "00002", "00003", "00004"].contains(String($0.dropFirst(15).prefix(5))) }, "\(video)")
+        #expect(video.contains("/chunk-stream1-00007.m4s"), "the edge did not move on: \(video)")
+        #expect(paths.filter { $0 == "/live.mpd" }.count >= 2, "the manifest was not fetched again: \(paths)")
+        #expect(requests.allSatisfy { ($0["headers"] as? [String: String])?["User-Agent"] == "aether-live/1" })
+    }
+
     /// `$Time$` addressing: the dash-vod files renamed by their start times, the MPD's media
     /// template rewritten; every frame plays.
     @Test func aTimeAddressedTimelinePlaysEveryFrame() throws {

@@ -185,8 +185,11 @@ enum SourceOpener {
         let format: FormatContext
         var documents: (@Sendable (String) -> [UInt8]?)?
         if let dash { documents = { dash.document($0) } }
+        // The HLS demuxer's start on a live playlist (HLS, or DASH translated).
+        var demuxOptions = openOptions
+        demuxOptions["live_start_index"] = String(options.liveStartIndex)
         do {
-            format = try FormatContext(url: openURL, options: openOptions, timeout: options.openTimeout,
+            format = try FormatContext(url: openURL, options: demuxOptions, timeout: options.openTimeout,
                                        interrupt: interrupt, network: options.network, adaptive: adaptive,
                                        documents: documents)
         } catch {
