@@ -102,6 +102,39 @@ enum SourceOpener {
                                 policy: policy, loader: loader)
     }
 
+    /// Sample entries whose video carries its parameter sets in band (ISO/IEC 14496-15): a
+    /// segment of one representation decodes after another's init section.
+    static let inBandParameterSets = ["avc3", "avc4", "hev1", "dvhe"]
+
+    /// Bit-rate switching between the video representations of a translated DASH manifest
+    /// around `p.variants[anchor]`, or nil (logged): fewer than two, live, byte ranges, or fMP4
+    /// representations whose parameter sets are only in their init sections (`avc1`, `hvc1`:
+    /// switching would need the demuxer to take a new init section, which libavformat's HLS
+    /// demuxer does not).
+    private static func switcher(dash: DASHSource, anchor: Int) -> AdaptiveSwitcher? {
+        let p = dash.playlists
+        let policy = AdaptivePolicy()
+        let ladder = VariantChooser.ladder(p.variants, anchor: anchor, limit: policy.maxRungs)
+        guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = p.variants[anchor].uri,
+              let playlist = p.mediaPlaylists[uri] else { return nil }
+        let inBand = ladder.allSatisfy { k in
+            let codecs = (p.variants[k].codecs ?? "").lowercased()
+            return inBandParameterSets.contains { codecs.hasPrefix($0) }
+        }
+        let withInit = ladder.contains { p.variants[$0].uri.flatMap { p.mediaPlaylists[$0] }?.hasInitSection ?? false }
+        guard !withInit || inBand else {
+            FFmpegLog.write("abr", "no switching: the DASH representations carry their parameter sets in their init sections only (\(p.variants[anchor].codecs ?? "no codecs given"))")
+            return nil
+        }
+        guard playlist.isSwitchable(allowingInitSections: true) else {
+            FFmpegLog.write("abr", "no switching: the DASH representation is live or addressed by byte ranges")
+            return nil
+        }
+        FFmpegLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
+        return AdaptiveSwitcher(variants: p.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist, policy: policy,
+                                allowsInitSections: true, loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
+    }
+
     /// A remote DASH manifest read by our MPD parser and translated to HLS playlists
     /// (``DASHSource``); throws the parser's refusal as the open's error.
     private static func dashSource(url: String, bytes: [UInt8], options: PlayerOptions,
@@ -178,6 +211,9 @@ enum SourceOpener {
                     variants = p.variants
                     variant = p.chosen.map { p.variants[$0] }
                     FFmpegLog.write("net", "DASH through our reader: \(p.variants.count) video representation(s)\(variant.map { "; playing \($0.summary)" } ?? ""), \(p.renditions.count) audio set(s)\(dash.manifest.isDynamic ? ", live" : "")")
+                    if options.variantPreference == .auto, let k = p.chosen {
+                        adaptive = Self.switcher(dash: dash, anchor: k)
+                    }
                 }
             }
         }
