@@ -435,5 +435,35 @@ import Testing
         #expect(source.document("http://media.example/other.m3u8") == nil)
         #expect(source.document("http://media.example/live.mpd/aether-dash/nothing.m3u8") == nil)
     }
+
+    /// The translated playlists as the switcher's rungs: with init sections allowed (in-band
+    /// parameter sets) a segment comes from the chosen representation at the same time; without,
+    /// the other representations leave the ladder and the anchor's own segment is fetched.
+    @Test(arguments: [true, false])
+    func theSwitcherTakesTheTranslatedPlaylistsAsRungs(allowingInitSections: Bool) throws {
+        let url = "http://media.example/dash/m.mpd"
+        let m = try DASHManifest.parse(Self.twoLanguages.replacingOccurrences(of: "avc1.6400", with: "avc3.6400"), base: url)
+        let p = try DASHPlaylists.make(m, url: url, preference: .auto, range: .auto, audioLanguages: [])
+        #expect(p.chosen == 0 && p.variants.allSatisfy { $0.codecs?.hasPrefix("avc3") == true })
+        let anchorURI = try #require(p.variants[0].uri)
+        let anchor = try #require(p.mediaPlaylists[anchorURI])
+        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(),
+                                 allowsInitSections: allowingInitSections) { p.documents[$0] }
+        s.setBufferLevel { 30 }
+        s.arm()
+        // A fast link: three quick 2 s downloads of the low representation, then the next segment.
+        for k in 0..<3 {
+            let plan = try #require(s.plan(for: anchor.segments[k % 2].uri))
+            s.downloaded(plan, bytes: 2_000_000, seconds: 0.5)
+        }
+        let plan = try #require(s.plan(for: anchor.segments[1].uri))
+        if allowingInitSections {
+            #expect(plan.url == "http://media.example/dash/hi-2.m4s" && plan.rung == 1, "\(plan)")
+            #expect(s.status.switchCount == 1)
+        } else {
+            #expect(plan.url == anchor.segments[1].uri && plan.rung == 0, "\(plan)")
+            #expect(s.status.switchCount == 0)
+        }
+    }
 }
 

@@ -331,6 +331,15 @@ public enum ManifestCheck {
             }
             precondition(total <= limits.totalSegments, "past the manifest's segment budget")
             found += total + m.tracks.count
+            // The translation into HLS playlists: every one reads back as what it was made from.
+            for preference in [VariantPreference.auto, .min] {
+                guard let p = try? DASHPlaylists.make(m, url: base, preference: preference, range: .auto, audioLanguages: ["eng"]) else { continue }
+                precondition(p.mediaPlaylists.count + 1 == p.documents.count, "a media playlist that does not read back")
+                if let master = p.documents[p.masterURL] {
+                    precondition(HLSMasterPlaylist.parse(master, base: p.masterURL) != nil, "a master that does not read back")
+                }
+                found += p.documents.count
+            }
         }
         if let index = try? SegmentIndex.parse(bytes, at: 0) { found += index.references.count }
         return found
