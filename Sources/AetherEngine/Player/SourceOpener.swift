@@ -229,7 +229,8 @@ enum SourceOpener {
                                        interrupt: interrupt, network: options.network, adaptive: adaptive,
                                        documents: documents)
         } catch {
-            throw PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
+            // A translated DASH manifest is named by its own URL, not its in-memory master's.
+            throw PlayerError("cannot open '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
         }
         var probed: MediaInfo
         do {
@@ -237,7 +238,7 @@ enum SourceOpener {
             defer { format.interrupt.arm(seconds: nil) }
             probed = try MediaProbe.probe(format)
         } catch {
-            throw PlayerError("cannot read '\(TextSanitizer.clean(openURL))': \(error.message)")
+            throw PlayerError("cannot read '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(error.message)")
         }
         // HLS through the master, or DASH: libavformat exposes every variant's video as a stream;
         // one is chosen and the others are discarded (never fetched once playing).
