@@ -355,17 +355,21 @@ import Testing
         #expect(master.renditions.map(\.isDefault) == [false, true], "--alang=fra picks fr")
         let videoURI = try #require(p.variants[0].uri)
         let video = try #require(p.documents[videoURI])
-        #expect(video.contains("#EXT-X-MAP:URI=\"http://media.example/dash/lo-init.m4s\""))
+        // No init section named: each fMP4 segment is fetched with it and served as MPEG-TS.
+        #expect(!video.contains("#EXT-X-MAP"))
+        #expect(p.fetches["http://media.example/dash/lo-1.m4s"]
+                == .init(segment: .init(url: "http://media.example/dash/lo-1.m4s", range: nil),
+                         initialization: .init(url: "http://media.example/dash/lo-init.m4s", range: nil)))
         #expect(video.contains("#EXT-X-PLAYLIST-TYPE:VOD") && video.hasSuffix("#EXT-X-ENDLIST\n"))
         let parsed = try HLSMediaPlaylist.parse(video, base: p.variants[0].uri ?? "")
         #expect(parsed.segments.map(\.uri) == ["lo-1.m4s", "lo-2.m4s"].map { "http://media.example/dash/" + $0 })
-        #expect(parsed.hasInitSection && parsed.isEnded && parsed.segments.map(\.duration) == [2, 2])
+        #expect(parsed.isSwitchable && parsed.segments.map(\.duration) == [2, 2])
         #expect(p.mediaPlaylists.count == 4)
         let max = try DASHPlaylists.make(m, url: url, preference: .max, range: .auto, audioLanguages: [])
         #expect(max.chosen == 1 && max.renditions.map(\.isDefault) == [true, false])
     }
 
-    @Test func rangesAndALaterPeriodsInitSectionBecomeByteRangesAndADiscontinuity() throws {
+    @Test func rangedFMP4SegmentsAreNamedWithTheirRangeAndALaterPeriodStartsADiscontinuity() throws {
         var rep = DASHManifest.Representation(id: "r", bandwidth: 1)
         rep.initialization = .init(url: "http://h/a.mp4", range: .init(offset: 0, length: 800))
         rep.segments = [
@@ -381,17 +385,19 @@ import Testing
             #EXT-X-MEDIA-SEQUENCE:0
             #EXT-X-PLAYLIST-TYPE:VOD
             #EXT-X-INDEPENDENT-SEGMENTS
-            #EXT-X-MAP:URI="http://h/a.mp4",BYTERANGE="800@0"
             #EXTINF:2.000000,
-            #EXT-X-BYTERANGE:1200@800
-            http://h/a.mp4
+            http://h/a.mp4#aether-range=800-1200
             #EXT-X-DISCONTINUITY
-            #EXT-X-MAP:URI="http://h/b-init.m4s"
             #EXTINF:1.500000,
             http://h/b.m4s
             #EXT-X-ENDLIST
 
             """)
+        // Without an init section a range stays a byte range (the bytes are served as they are).
+        var plain = rep
+        plain.initialization = nil
+        plain.segments = [rep.segments[0]]
+        #expect(DASHPlaylists.mediaPlaylist(plain, dynamic: false).contains("#EXT-X-BYTERANGE:1200@800\nhttp://h/a.mp4\n"))
         // Live: no end, the media sequence is the first segment's number.
         rep.segments[0].number = 41
         let live = DASHPlaylists.mediaPlaylist(rep, dynamic: true)
@@ -436,19 +442,18 @@ import Testing
         #expect(source.document("http://media.example/live.mpd/aether-dash/nothing.m3u8") == nil)
     }
 
-    /// The translated playlists as the switcher's rungs: with init sections allowed (in-band
-    /// parameter sets) a segment comes from the chosen representation at the same time; without,
-    /// the other representations leave the ladder and the anchor's own segment is fetched.
-    @Test(arguments: [true, false])
-    func theSwitcherTakesTheTranslatedPlaylistsAsRungs(allowingInitSections: Bool) throws {
+    /// The translated playlists as the switcher's rungs: a fast link moves the next segment to
+    /// the higher representation at the same time (its own init section goes with it).
+    @Test func theSwitcherTakesTheTranslatedPlaylistsAsRungs() throws {
         let url = "http://media.example/dash/m.mpd"
-        let m = try DASHManifest.parse(Self.twoLanguages.replacingOccurrences(of: "avc1.6400", with: "avc3.6400"), base: url)
+        let m = try DASHManifest.parse(Self.twoLanguages, base: url)
         let p = try DASHPlaylists.make(m, url: url, preference: .auto, range: .auto, audioLanguages: [])
-        #expect(p.chosen == 0 && p.variants.allSatisfy { $0.codecs?.hasPrefix("avc3") == true })
+        #expect(p.chosen == 0)
         let anchorURI = try #require(p.variants[0].uri)
         let anchor = try #require(p.mediaPlaylists[anchorURI])
-        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(),
-                                 allowsInitSections: allowingInitSections) { p.documents[$0] }
+        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) {
+            p.documents[$0]
+        }
         s.setBufferLevel { 30 }
         s.arm()
         // A fast link: three quick 2 s downloads of the low representation, then the next segment.
@@ -457,13 +462,9 @@ import Testing
             s.downloaded(plan, bytes: 2_000_000, seconds: 0.5)
         }
         let plan = try #require(s.plan(for: anchor.segments[1].uri))
-        if allowingInitSections {
-            #expect(plan.url == "http://media.example/dash/hi-2.m4s" && plan.rung == 1, "\(plan)")
-            #expect(s.status.switchCount == 1)
-        } else {
-            #expect(plan.url == anchor.segments[1].uri && plan.rung == 0, "\(plan)")
-            #expect(s.status.switchCount == 0)
-        }
+        #expect(plan.url == "http://media.example/dash/hi-2.m4s" && plan.rung == 1, "\(plan)")
+        #expect(s.status.switchCount == 1)
+        #expect(p.fetches[plan.url]?.initialization.url == "http://media.example/dash/hi-init.m4s")
     }
 }
 

@@ -200,6 +200,22 @@ import Testing
         #expect(!paths.contains { $0.contains("aether-dash") }, "\(paths)")
     }
 
+    /// A start in the middle of a DASH source through our reader: the HLS demuxer finds the
+    /// segment from the translated playlist's timeline and fetches from there on.
+    @Test func aDASHSourceStartsInTheMiddle() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let (r, s) = try Self.headless([server.url("dash-vod/manifest.mpd"), "--hls-bitrate=max", "--start=12", "--length=3"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first)
+        #expect(summary.startPosition == 12)
+        #expect(abs(summary.mediaSeconds - 3) < 0.3, "played \(summary.mediaSeconds) s")
+        #expect(summary.framesPresented >= 60)
+        let video = try server.requests().compactMap { $0["path"] as? String }.filter { $0.hasPrefix("/dash-vod/chunk-stream1-") }
+        // The probe reads the first segment; then playback starts at segment 7 (12 s).
+        #expect(video.contains("/dash-vod/chunk-stream1-00007.m4s") && !video.contains("/dash-vod/chunk-stream1-00004.m4s"), "\(video)")
+    }
+
     /// lavf's dash demuxer, kept as the named fallback, still plays (and reads the first
     /// fragment of every representation to probe it).
     @Test func theLavfDashDemuxerIsTheNamedFallback() throws {

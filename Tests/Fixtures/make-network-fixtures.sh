@@ -136,11 +136,10 @@
 #       keyframes every 2 s, x264 nal-hrd=cbr at 420k/1200k/3000k, 320x180/480x270/640x360),
 #       static MPD, SegmentTimeline, $Number%05d$, AdaptationSet 0 video with Representations
 #       0, 1, 2 and AdaptationSet 1 audio (Representation 3, AAC 64k, 48 kHz stereo, its own
-#       segments). The video carries its parameter sets in band (sample entry avc3, codecs
-#       "avc3"; SPS/PPS before every keyframe through dump_extra), so any representation's
-#       segment decodes after any other's init section: what lets a player switch at a
-#       segment boundary without a new init section. bandwidth is rewritten to round figures
-#       above the measured peak: 600000, 1500000, 3600000 (the audio's stays as written).
+#       segments). As ffmpeg writes DASH by default: avc1, the parameter sets only in each
+#       representation's init section (a player switching representation needs the new one).
+#       bandwidth is rewritten to round figures above the measured peak: 600000, 1500000,
+#       3600000 (the audio's stays as written).
 #   dash-thumbs/manifest.mpd, init-stream{0,1}.m4s, chunk-stream{0,1}-00001 ... -00020.m4s
 #       40 s (PT40.0S; twenty 2 s segments, <S t="0" d="24576" r="19"/>), Representation 0
 #       video 640x360 bandwidth 540000 (measured 553 kb/s), Representation 1 audio AAC 96000.
@@ -423,7 +422,7 @@ gen_dash_abr() {
     "${ff[@]}" -f lavfi -i "$(source_video 640 360 60)" -f lavfi -i "$(tone 60)" \
         -filter_complex "[0:v]split=3[a][b][v2];[a]scale=320:180[v0];[b]scale=480:270[v1]" \
         -map '[v0]' -map '[v1]' -map '[v2]' -map 1:a \
-        "${x264[@]}" -x264-params nal-hrd=cbr -tag:v avc3 -bsf:v dump_extra=freq=keyframe \
+        "${x264[@]}" -x264-params nal-hrd=cbr \
         -b:v:0 420k -minrate:v:0 420k -maxrate:v:0 420k -bufsize:v:0 840k \
         -b:v:1 1200k -minrate:v:1 1200k -maxrate:v:1 1200k -bufsize:v:1 2400k \
         -b:v:2 3000k -minrate:v:2 3000k -maxrate:v:2 3000k -bufsize:v:2 6000k \

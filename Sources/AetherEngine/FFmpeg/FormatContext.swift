@@ -101,9 +101,10 @@ public final class FormatContext {
     /// `documents`: playlists served from memory (a DASH manifest translated to HLS, ``DASHSource``).
     convenience init(url: String, options: [String: String], timeout: Double, interrupt: InterruptToken,
                      network: NetworkSettings?, adaptive: AdaptiveSwitcher?,
-                     documents: (@Sendable (String) -> [UInt8]?)? = nil) throws(FFmpegError) {
+                     documents: (@Sendable (String) -> [UInt8]?)? = nil,
+                     transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil) throws(FFmpegError) {
         try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, memory: nil, network: network,
-                      adaptive: adaptive, documents: documents)
+                      adaptive: adaptive, documents: documents, transmuxed: transmuxed)
     }
 
     /// Demuxes `bytes` from memory through a custom AVIOContext (fuzzing, tests): no file, no
@@ -130,7 +131,8 @@ public final class FormatContext {
 
     private init(url: String, options: [String: String], timeout: Double,
                  interrupt: InterruptToken, memory: MemoryInput?, network settings: NetworkSettings?,
-                 adaptive: AdaptiveSwitcher? = nil, documents: (@Sendable (String) -> [UInt8]?)? = nil) throws(FFmpegError) {
+                 adaptive: AdaptiveSwitcher? = nil, documents: (@Sendable (String) -> [UInt8]?)? = nil,
+                 transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil) throws(FFmpegError) {
         self.url = url
         self.interrupt = interrupt
         self.memory = memory
@@ -142,7 +144,7 @@ public final class FormatContext {
             // their headers from the manifest's own http connection: it keeps libavformat's.
             if (scheme == "http" || scheme == "https") && !StreamVariants.isDASH(url) {
                 session = NetworkSession(settings: settings, interrupt: interrupt, options: options, adaptive: adaptive,
-                                         documents: documents)
+                                         documents: documents, transmuxed: transmuxed)
                 options["protocol_whitelist"] = NetworkSession.networkWhitelist
                 // HLS would reuse its own http connections (an assertion on ours): one request each.
                 options["http_persistent"] = "0"

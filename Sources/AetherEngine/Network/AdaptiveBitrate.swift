@@ -123,8 +123,8 @@ public enum AdaptiveRule {
     }
 }
 
-/// Switches an HLS stream (or a DASH one translated to HLS, ``DASHPlaylists``) between
-/// variants at segment boundaries while it plays.
+/// Switches an HLS stream (or a DASH one translated to HLS playlists whose fMP4 segments are
+/// served as MPEG-TS, ``DASHPlaylists``) between variants at segment boundaries while it plays.
 ///
 /// libavformat plays one variant's media playlist (the *anchor*, the variant chosen at start);
 /// every segment it opens goes through ``NetworkSession``, which asks ``plan(for:)`` which
@@ -134,8 +134,7 @@ public enum AdaptiveRule {
 /// stream, audio and video switch together, and the decoder picks up the new parameters in band.
 /// Each segment is downloaded whole and timed (``downloaded(_:bytes:seconds:)``) to feed the
 /// ``ThroughputEstimator``. A variant whose playlist cannot be read, is not VOD, uses byte
-/// ranges, keys or init sections (DASH representations whose video carries its parameter sets
-/// in band may have them: ``allowsInitSections``), or whose segments do not line up with the anchor's is left
+/// ranges, keys or init sections, or whose segments do not line up with the anchor's is left
 /// out of the ladder when first wanted (logged). Before ``arm()`` (during the open and probe)
 /// the anchor's own segments are fetched.
 ///
@@ -179,15 +178,10 @@ final class AdaptiveSwitcher: Sendable {
     /// Reads a variant's media playlist (nil when it cannot be read).
     private let loader: @Sendable (String) -> String?
 
-    /// Whether the rungs' playlists may have init sections (see
-    /// ``HLSMediaPlaylist/isSwitchable(allowingInitSections:)``: DASH with in-band parameter sets).
-    let allowsInitSections: Bool
-
     /// `ladder`: indices into `variants`, rates ascending; `anchor`: the rung libavformat plays,
     /// whose media playlist is `anchorPlaylist`.
     init(variants: [StreamVariant], ladder: [Int], anchor: Int, anchorPlaylist: HLSMediaPlaylist, policy: AdaptivePolicy,
-         allowsInitSections: Bool = false, loader: @escaping @Sendable (String) -> String?) {
-        self.allowsInitSections = allowsInitSections
+         loader: @escaping @Sendable (String) -> String?) {
         var rungs = ladder.map { Rung(variant: variants[$0], index: $0) }
         rungs[anchor].playlist = anchorPlaylist
         self.anchor = anchorPlaylist
@@ -285,7 +279,7 @@ final class AdaptiveSwitcher: Sendable {
             markUnusable(rung, why: "its playlist is refused (\(error.message))")
             return nil
         }
-        guard parsed.isSwitchable(allowingInitSections: allowsInitSections) else {
+        guard parsed.isSwitchable else {
             markUnusable(rung, why: "its playlist is live or uses byte ranges, keys or init sections")
             return nil
         }

@@ -31,13 +31,13 @@ public struct DASHManifest: Sendable, Equatable {
     }
 
     /// A byte range of a resource: `offset`, `length` bytes.
-    public struct ByteRange: Sendable, Equatable {
+    public struct ByteRange: Sendable, Hashable {
         public var offset: Int64
         public var length: Int64
     }
 
     /// An init section or a segment: an absolute URL and maybe a byte range of it.
-    public struct Resource: Sendable, Equatable {
+    public struct Resource: Sendable, Hashable {
         public var url: String
         public var range: ByteRange?
     }

@@ -27,6 +27,18 @@ public struct DASHPlaylists: Sendable, Equatable {
     /// Every representation's media playlist as ``HLSMediaPlaylist`` (by its URL): what bit-rate
     /// switching reads.
     public let mediaPlaylists: [String: HLSMediaPlaylist]
+    /// An fMP4 segment as the demuxer gets it: fetched with its init section and served as
+    /// MPEG-TS (``SegmentTransmuxer``), so the playlists name no init section and no byte range
+    /// (the MPEG-TS is larger than the range, and the HLS demuxer stops reading a ranged
+    /// segment at its length).
+    public struct Fetch: Sendable, Equatable {
+        public var segment: DASHManifest.Resource
+        public var initialization: DASHManifest.Resource
+    }
+
+    /// The fMP4 segments by the URL their playlist names (the segment's own URL, with
+    /// `#aether-range=OFFSET-LENGTH` when it is a byte range of it).
+    public let fetches: [String: Fetch]
 
     /// Renditions' group.
     static let audioGroup = "dash-audio"
@@ -46,9 +58,15 @@ public struct DASHPlaylists: Sendable, Equatable {
         let tracks = manifest.tracks
         var documents: [String: String] = [:]
         var media: [String: HLSMediaPlaylist] = [:]
+        var fetches: [String: Fetch] = [:]
         func add(_ rep: DASHManifest.Representation, name: String) throws(OutsideValue.Refusal) -> String {
             let uri = prefix + name + ".m3u8"
             let text = mediaPlaylist(rep, dynamic: manifest.isDynamic)
+            for segment in rep.segments {
+                if let i = segment.initialization ?? rep.initialization {
+                    fetches[line(for: segment)] = Fetch(segment: segment.resource, initialization: i)
+                }
+            }
             documents[uri] = text
             media[uri] = try HLSMediaPlaylist.parse(text, base: uri)
             return uri
@@ -110,10 +128,12 @@ public struct DASHPlaylists: Sendable, Equatable {
         let masterURL = prefix + "master.m3u8"
         documents[masterURL] = master
         return DASHPlaylists(masterURL: masterURL, documents: documents, variants: variants, chosen: chosen,
-                             renditions: renditions, mediaPlaylists: media)
+                             renditions: renditions, mediaPlaylists: media, fetches: fetches)
     }
 
-    /// One representation's HLS media playlist.
+    /// One representation's HLS media playlist. Init sections are not named (`EXT-X-MAP`): the
+    /// segments that need one are served as MPEG-TS with it (``fetches``); where a later
+    /// period's init section takes over, an `EXT-X-DISCONTINUITY`.
     static func mediaPlaylist(_ rep: DASHManifest.Representation, dynamic: Bool) -> String {
         let longest = rep.segments.map(\.duration).max() ?? 1
         let target = OutsideValue.clampedInteger(longest.rounded(.up), to: 1...3600) ?? 1
@@ -122,24 +142,24 @@ public struct DASHPlaylists: Sendable, Equatable {
         if !dynamic { text += "#EXT-X-PLAYLIST-TYPE:VOD\n" }
         text += "#EXT-X-INDEPENDENT-SEGMENTS\n"
         var initialization = rep.initialization
-        if let initialization { text += map(initialization) }
         for segment in rep.segments {
             if let own = segment.initialization, own != initialization {
-                text += "#EXT-X-DISCONTINUITY\n" + map(own)
+                text += "#EXT-X-DISCONTINUITY\n"
                 initialization = own
             }
             text += String(format: "#EXTINF:%.6f,\n", segment.duration)
-            if let r = segment.resource.range { text += "#EXT-X-BYTERANGE:\(r.length)@\(r.offset)\n" }
-            text += line(segment.resource.url) + "\n"
+            if initialization == nil, let r = segment.resource.range { text += "#EXT-X-BYTERANGE:\(r.length)@\(r.offset)\n" }
+            text += (initialization == nil ? line(segment.resource.url) : line(for: segment)) + "\n"
         }
         if !dynamic { text += "#EXT-X-ENDLIST\n" }
         return text
     }
 
-    private static func map(_ r: DASHManifest.Resource) -> String {
-        var text = "#EXT-X-MAP:URI=\"\(quoted(r.url))\""
-        if let range = r.range { text += ",BYTERANGE=\"\(range.length)@\(range.offset)\"" }
-        return text + "\n"
+    /// The line naming a transmuxed segment (a key of ``fetches``).
+    static func line(for segment: DASHManifest.Segment) -> String {
+        let url = line(segment.resource.url)
+        guard let r = segment.resource.range else { return url }
+        return url + "#aether-range=\(r.offset)-\(r.length)"
     }
 
     /// A URL as a playlist line: control characters cannot occur (the parser refuses them);
@@ -209,6 +229,11 @@ final class DASHSource: Sendable {
         var manifest = try DASHManifest.parse(String(decoding: bytes, as: UTF8.self), base: url, now: now)
         if manifest.needsIndex { try manifest.resolveIndexes(fetch: index) }
         return manifest
+    }
+
+    /// How the fMP4 segment the playlists name `url` is fetched (it is served as MPEG-TS), or nil.
+    func fetch(for url: String) -> DASHPlaylists.Fetch? {
+        state.withLock { $0.playlists.fetches[url] }
     }
 
     /// The playlist at `url` (UTF-8), or nil when it is not one of this source's.

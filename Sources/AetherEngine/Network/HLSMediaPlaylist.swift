@@ -33,15 +33,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
     public static let minSegmentSeconds = 0.001
 
     /// Whether a variant switch may replace this playlist's segments with another variant's.
-    public var isSwitchable: Bool { isSwitchable(allowingInitSections: false) }
-
-    /// As ``isSwitchable``, where an init section does not rule it out when
-    /// `allowingInitSections`: fMP4 whose video carries its parameter sets in band (DASH
-    /// `avc3`/`hev1` representations), so any variant's segment decodes after the init
-    /// section the demuxer read first.
-    public func isSwitchable(allowingInitSections: Bool) -> Bool {
-        isEnded && !usesByteRanges && !isEncrypted && (allowingInitSections || !hasInitSection) && !segments.isEmpty
-    }
+    public var isSwitchable: Bool { isEnded && !usesByteRanges && !isEncrypted && !hasInitSection && !segments.isEmpty }
 
     /// Parses a media playlist; throws a one-line refusal when it is not one, has an unusable
     /// duration, or lists more than ``maxSegments`` segments.

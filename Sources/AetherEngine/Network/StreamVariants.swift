@@ -51,8 +51,7 @@ public struct MediaRendition: Sendable, Equatable {
 public enum VariantPreference: Sendable, Equatable {
     /// Switch with the link while playing (the default): start where the assumed throughput
     /// allows, then follow the measured one (``AdaptiveSwitcher``). Where switching is not
-    /// possible (live, byte ranges, keys, init sections other than DASH's with in-band
-    /// parameter sets) it is the start choice, fixed.
+    /// possible (live, byte ranges, keys, HLS init sections) it is the start choice, fixed.
     case auto
     /// The lowest bit rate.
     case min

@@ -102,37 +102,24 @@ enum SourceOpener {
                                 policy: policy, loader: loader)
     }
 
-    /// Sample entries whose video carries its parameter sets in band (ISO/IEC 14496-15): a
-    /// segment of one representation decodes after another's init section.
-    static let inBandParameterSets = ["avc3", "avc4", "hev1", "dvhe"]
-
     /// Bit-rate switching between the video representations of a translated DASH manifest
-    /// around `p.variants[anchor]`, or nil (logged): fewer than two, live, byte ranges, or fMP4
-    /// representations whose parameter sets are only in their init sections (`avc1`, `hvc1`:
-    /// switching would need the demuxer to take a new init section, which libavformat's HLS
-    /// demuxer does not).
+    /// around `p.variants[anchor]`, or nil (logged): fewer than two, live, or byte ranges without
+    /// init sections. fMP4 segments are served as MPEG-TS with their own representation's
+    /// parameter sets in band (``SegmentTransmuxer``), so the playlists name no init section and
+    /// a segment of any representation decodes after any other's.
     private static func switcher(dash: DASHSource, anchor: Int) -> AdaptiveSwitcher? {
         let p = dash.playlists
         let policy = AdaptivePolicy()
         let ladder = VariantChooser.ladder(p.variants, anchor: anchor, limit: policy.maxRungs)
         guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = p.variants[anchor].uri,
               let playlist = p.mediaPlaylists[uri] else { return nil }
-        let inBand = ladder.allSatisfy { k in
-            let codecs = (p.variants[k].codecs ?? "").lowercased()
-            return inBandParameterSets.contains { codecs.hasPrefix($0) }
-        }
-        let withInit = ladder.contains { p.variants[$0].uri.flatMap { p.mediaPlaylists[$0] }?.hasInitSection ?? false }
-        guard !withInit || inBand else {
-            FFmpegLog.write("abr", "no switching: the DASH representations carry their parameter sets in their init sections only (\(p.variants[anchor].codecs ?? "no codecs given"))")
-            return nil
-        }
-        guard playlist.isSwitchable(allowingInitSections: true) else {
+        guard playlist.isSwitchable else {
             FFmpegLog.write("abr", "no switching: the DASH representation is live or addressed by byte ranges")
             return nil
         }
         FFmpegLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
         return AdaptiveSwitcher(variants: p.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist, policy: policy,
-                                allowsInitSections: true, loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
+                                loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
     }
 
     /// A remote DASH manifest read by our MPD parser and translated to HLS playlists
@@ -220,14 +207,22 @@ enum SourceOpener {
         if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
         let format: FormatContext
         var documents: (@Sendable (String) -> [UInt8]?)?
-        if let dash { documents = { dash.document($0) } }
+        var transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)?
+        if let dash {
+            documents = { dash.document($0) }
+            transmuxed = { dash.fetch(for: $0) }
+        }
         // The HLS demuxer's start on a live playlist (HLS, or DASH translated).
         var demuxOptions = openOptions
         demuxOptions["live_start_index"] = String(options.liveStartIndex)
+        // A translated DASH manifest's segments are MPEG-TS made here from fMP4 whatever their
+        // URLs end in (`.mp4` for SegmentBase): the HLS demuxer's extension rule, meant for
+        // what a remote playlist names, would refuse them. Our parser checked every URL.
+        if dash != nil { demuxOptions["extension_picky"] = "0" }
         do {
             format = try FormatContext(url: openURL, options: demuxOptions, timeout: options.openTimeout,
                                        interrupt: interrupt, network: options.network, adaptive: adaptive,
-                                       documents: documents)
+                                       documents: documents, transmuxed: transmuxed)
         } catch {
             // A translated DASH manifest is named by its own URL, not its in-memory master's.
             throw PlayerError("cannot open '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
