@@ -214,7 +214,7 @@ enum SourceOpener {
         }
         // The HLS demuxer's start on a live playlist (HLS, or DASH translated).
         var demuxOptions = openOptions
-        demuxOptions["live_start_index"] = String(options.liveStartIndex)
+        if NetworkSettings.isNetwork(url) { demuxOptions["live_start_index"] = String(options.liveStartIndex) }
         // A translated DASH manifest's segments are MPEG-TS made here from fMP4 whatever their
         // URLs end in (`.mp4` for SegmentBase): the HLS demuxer's extension rule, meant for
         // what a remote playlist names, would refuse them. Our parser checked every URL.
