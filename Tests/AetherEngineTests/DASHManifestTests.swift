@@ -466,5 +466,23 @@ import Testing
         #expect(s.status.switchCount == 1)
         #expect(p.fetches[plan.url]?.initialization.url == "http://media.example/dash/hi-init.m4s")
     }
+
+    /// What MPEG-TS cannot carry goes to lavf's dash demuxer instead of our reader.
+    @Test func webMAndVP9OrAV1ManifestsAreLeftToLavf() throws {
+        func reason(_ attributes: String) throws -> String? {
+            let m = try DASHManifest.parse(Self.mpd("""
+                <Period duration="PT2S"><AdaptationSet contentType="video">
+                  <SegmentTemplate timescale="1" duration="2" media="$Number$.seg"/>
+                  <Representation id="v" bandwidth="1000" \(attributes)/>
+                </AdaptationSet></Period>
+                """), base: Self.host + "m.mpd")
+            return SourceOpener.notForMPEGTS(m)
+        }
+        #expect(try reason(#"mimeType="video/webm" codecs="vp9""#) == "WebM segments")
+        #expect(try reason(#"mimeType="video/mp4" codecs="vp09.00.10.08""#) == "vp09 video")
+        #expect(try reason(#"mimeType="video/mp4" codecs="av01.0.04M.08""#) == "av01 video")
+        #expect(try reason(#"mimeType="video/mp4" codecs="avc1.64001f""#) == nil)
+        #expect(try reason(#"mimeType="video/mp4" codecs="hvc1.1.6.L93.B0""#) == nil)
+    }
 }
 

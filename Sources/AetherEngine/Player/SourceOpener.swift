@@ -122,6 +122,19 @@ enum SourceOpener {
                                 loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
     }
 
+    /// What in `manifest` MPEG-TS cannot carry (WebM segments, VP8/VP9/AV1 video: libavformat
+    /// 5.1's MPEG-TS muxer has none of them), or nil.
+    static func notForMPEGTS(_ manifest: DASHManifest) -> String? {
+        for track in manifest.tracks where track.contentType == .video || track.contentType == .audio {
+            for rep in track.representations {
+                if rep.mimeType?.lowercased().contains("webm") == true { return "WebM segments" }
+                let codecs = (rep.codecs ?? "").lowercased()
+                if let codec = ["vp8", "vp9", "vp09", "av01"].first(where: { codecs.hasPrefix($0) }) { return "\(codec) video" }
+            }
+        }
+        return nil
+    }
+
     /// A remote DASH manifest read by our MPD parser and translated to HLS playlists
     /// (``DASHSource``); throws the parser's refusal as the open's error.
     private static func dashSource(url: String, bytes: [UInt8], options: PlayerOptions,
@@ -191,7 +204,12 @@ enum SourceOpener {
                 throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
             }
             if !options.lavfDASH, ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
-                dash = try Self.dashSource(url: url, bytes: bytes, options: options, openOptions: openOptions)
+                let source = try Self.dashSource(url: url, bytes: bytes, options: options, openOptions: openOptions)
+                if let why = Self.notForMPEGTS(source.manifest) {
+                    FFmpegLog.write("net", "DASH with \(why): libavformat's dash demuxer plays it (MPEG-TS, which our reader serves fMP4 segments as, cannot carry it)")
+                } else {
+                    dash = source
+                }
                 if let dash {
                     let p = dash.playlists
                     openURL = p.masterURL
