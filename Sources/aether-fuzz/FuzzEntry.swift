@@ -18,6 +18,8 @@ import TerminalGraphics
 ///   reference scan and thumbnail track;
 /// - `download`: the offline download's readers (``DownloadCheck``): its state journal, the
 ///   WebVTT segment join, and the HLS planner over a master and media playlists;
+/// - `mpd`: the MPD parser DASH playback reads segments from (timelines, templates, lists,
+///   `sidx`), its joined tracks and the HLS playlists it is translated into;
 /// - `inputconf`, `config` (with its profiles expanded), `playlist` (.m3u/.m3u8 and .pls text),
 ///   `watchlater` (one entry), `ipc` (a client's stream through an IPC session): the readers
 ///   of the other doors (DoorFuzz below);
@@ -30,7 +32,7 @@ import TerminalGraphics
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -51,6 +53,8 @@ enum FuzzTarget: String, CaseIterable {
             ManifestCheck.dash(bytes)
         case .download:
             DownloadCheck.run(bytes)
+        case .mpd:
+            ManifestCheck.mpd(bytes)
         case .inputconf, .config, .playlist, .watchlater, .ipc:
             DoorFuzz.run(self, bytes)
         case .replies:
@@ -109,7 +113,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)

@@ -82,14 +82,20 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient network failures (reset, timeout, 5xx, a body cut short) retried in a row, with exponential backoff, before playback gives up (default 6).", valueName: "n"))
     var networkRetries: Int = 6
 
-    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: auto (the default: switch between the variants as the measured throughput and the buffer allow, at segment boundaries; HLS VOD with MPEG-TS segments, otherwise the start choice stays), or a fixed choice: min, max, or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest; other variants are never fetched).", valueName: "auto|min|max|rate"))
+    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: auto (the default: switch between the variants as the measured throughput and the buffer allow, at segment boundaries; HLS VOD with MPEG-TS segments and DASH VOD, otherwise the start choice stays), or a fixed choice: min, max, or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest; other variants are never fetched).", valueName: "auto|min|max|rate"))
     var hlsBitrate: String = "auto"
 
     @Option(name: .customLong("video-range"), help: ArgumentHelp("HLS and DASH: prefer SDR or HDR variants; auto prefers SDR (what a terminal shows).", valueName: "auto|sdr|hdr"))
     var videoRange: String = "auto"
 
+    @Flag(name: .customLong("demuxer-lavf-dash"), help: "Play an HTTP(S) DASH manifest with libavformat's own dash demuxer (the fallback: it fetches segments itself, without resume, retry counting or the header and protocol rules) instead of the player's reader, which translates the MPD into HLS playlists and fetches every segment itself.")
+    var demuxerLavfDash = false
+
     @Flag(help: "Treat the source as live (a stream without end), whatever it says.")
     var live = false
+
+    @Option(name: .customLong("live-start-index"), help: ArgumentHelp("Where a live HLS or DASH stream starts, in segments: negative counts back from the live edge (default -3: three segments behind it), 0 or more from the first segment listed (libavformat's HLS live_start_index).", valueName: "n"))
+    var liveStartIndex: Int = -3
 
     @Option(help: ArgumentHelp("Seconds of a live stream kept for pause, rewind and scrubbing (default 1800; 0: none). The window lives in memory up to --timeshift-memory, then in files under $XDG_CACHE_HOME/aether-tui/, deleted on exit.", valueName: "seconds"))
     var timeshift: Double = 1800
@@ -257,6 +263,7 @@ struct PlaybackOptions: ParsableArguments {
         guard trackChoice(vid) != nil else { throw ValidationError("--vid must be a track number, auto or no") }
         guard VariantPreference(option: hlsBitrate) != nil else { throw ValidationError("--hls-bitrate must be auto, min, max or a bit rate (e.g. 700k)") }
         guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
+        guard (-100_000...100_000).contains(liveStartIndex) else { throw ValidationError("--live-start-index must be in -100000…100000") }
         guard timeshift.isFinite, (0...604_800).contains(timeshift) else { throw ValidationError("--timeshift must be between 0 and 604800 seconds (a week)") }
         guard (1...65536).contains(timeshiftMemory) else { throw ValidationError("--timeshift-memory must be between 1 and 65536 MiB") }
         guard ByteSize.parse(timeshiftDisk) != nil else { throw ValidationError("--timeshift-disk must be a size such as 512M or 2G (0 keeps nothing on disk)") }
@@ -338,6 +345,8 @@ struct PlaybackOptions: ParsableArguments {
         o.timeshiftDirectory = (cacheHome as NSString).appendingPathComponent("aether-tui")
         o.variantPreference = VariantPreference(option: hlsBitrate) ?? .auto
         o.videoRange = VideoRangePreference(rawValue: videoRange) ?? .auto
+        o.lavfDASH = demuxerLavfDash
+        o.liveStartIndex = liveStartIndex
         o.network.userAgent = userAgent
         o.network.referrer = referrer
         o.network.readTimeout = networkTimeout

@@ -7,11 +7,28 @@ import Testing
 /// three-variant `hls-abr` fixture (600k/1.5M/3.6M, 60 s) behind the fault proxy, paced at
 /// 6 Mb/s, 1 Mb/s from 10 s, 6 Mb/s again from 24 s, both players quit at 44 s (the issue's
 /// 90 s run with the throttle at 20–50 s, scaled down by about half). `auto` plays through
-/// the pulse null sink, recorded; `max` plays beside it in the same run (no sound).
+/// the pulse null sink, recorded; `max` plays beside it in the same run (no sound). The same
+/// for DASH: `dash-abr` (the same encodes as fMP4 with in-band parameter sets, the audio in an
+/// adaptation set of its own) through our reader.
 @Suite(.serialized) struct AdaptiveBitrateEndToEndTests {
     static let slowFrom = 10.0, fastFrom = 24.0, quitAt = 44.0
+
+    /// One source to throttle: its manifest, the segments the proxy paces (a path pattern),
+    /// and the path prefixes of the lowest and the top variant's segments.
+    struct Source {
+        var manifest: String
+        var segments: String
+        var lowest: String
+        var top: String
+    }
+    static let hls = Source(manifest: "hls-abr/master.m3u8", segments: #"\\.ts$"#, lowest: "/hls-abr/v0/seg", top: "/hls-abr/v2/seg")
+    static let dash = Source(manifest: "dash-abr/manifest.mpd", segments: #"\\.m4s$"#, lowest: "/dash-abr/chunk-stream0-",
+                             top: "/dash-abr/chunk-stream2-")
+
     /// Body pacing in bytes per second (the proxy paces each response).
-    static func rules(bitsPerSecond: Int) -> String { #"[{"path": "\\.ts$", "throttle_bps": \#(bitsPerSecond / 8)}]"# }
+    static func rules(_ source: Source, bitsPerSecond: Int) -> String {
+        #"[{"path": "\#(source.segments)", "throttle_bps": \#(bitsPerSecond / 8)}]"#
+    }
 
     struct Run {
         let player: IPCEndToEndTests.BackgroundPlayer
@@ -52,12 +69,20 @@ import Testing
     }
 
     @Test func aThrottledLinkSwitchesDownWithoutRebufferingAndBackUpAfterwards() throws {
+        try Self.throttledRun(Self.hls)
+    }
+
+    @Test func aThrottledDASHLinkSwitchesDownWithoutRebufferingAndBackUpAfterwards() throws {
+        try Self.throttledRun(Self.dash)
+    }
+
+    static func throttledRun(_ source: Source) throws {
         #expect(TestEnvironment.requirePulse(), "no PulseAudio null sink")
-        let server = try LoopbackHTTP(root: NetworkTests.root, rules: Self.rules(bitsPerSecond: 6_000_000))
+        let server = try LoopbackHTTP(root: NetworkTests.root, rules: Self.rules(source, bitsPerSecond: 6_000_000))
         defer { server.stop() }
         let dir = IPCEndToEndTests.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let url = server.url("hls-abr/master.m3u8")
+        let url = server.url(source.manifest)
         let recorder = try SinkRecorder()
         let t0 = MonotonicTime.now()
         let auto = try Self.start(url, ["--user-agent=abr-auto"], socket: dir + "/auto.sock", stats: dir + "/auto.jsonl")
@@ -65,10 +90,10 @@ import Testing
         func waitUntil(_ t: Double) { let left = t0 + t - MonotonicTime.now(); if left > 0 { Thread.sleep(forTimeInterval: left) } }
 
         waitUntil(Self.slowFrom)
-        try server.setRules(Self.rules(bitsPerSecond: 1_000_000))
+        try server.setRules(Self.rules(source, bitsPerSecond: 1_000_000))
         let slowedAt = Date().timeIntervalSince1970
         waitUntil(Self.fastFrom)
-        try server.setRules(Self.rules(bitsPerSecond: 6_000_000))
+        try server.setRules(Self.rules(source, bitsPerSecond: 6_000_000))
         let recoveredAt = Date().timeIntervalSince1970
         waitUntil(Self.quitAt)
         // What IPC says after the recovery: the top variant, an estimate above its rate.
@@ -101,9 +126,9 @@ import Testing
         let requests = try server.requests().filter { ($0["headers"] as? [String: String])?["User-Agent"] == "abr-auto" }
         func path(_ r: [String: Any]) -> String { r["path"] as? String ?? "" }
         func time(_ r: [String: Any]) -> Double { r["time"] as? Double ?? 0 }
-        let lowWhileSlow = requests.contains { path($0).hasPrefix("/hls-abr/v0/seg") && time($0) > slowedAt && time($0) < recoveredAt }
+        let lowWhileSlow = requests.contains { path($0).hasPrefix(source.lowest) && time($0) > slowedAt && time($0) < recoveredAt }
         #expect(lowWhileSlow, "no lowest-variant segment fetched while throttled")
-        let backOnTop = requests.filter { path($0).hasPrefix("/hls-abr/v2/seg") && time($0) > recoveredAt }.map(time).min()
+        let backOnTop = requests.filter { path($0).hasPrefix(source.top) && time($0) > recoveredAt }.map(time).min()
         let after = backOnTop.map { $0 - recoveredAt } ?? .infinity
         #expect(after <= 15, "back on the top variant \(after) s after the recovery; switches \(moves)")
         let decodeErrors = try String(contentsOfFile: auto.stats, encoding: .utf8).split(separator: "\n")
@@ -122,6 +147,6 @@ import Testing
         #expect(heard.count >= 2, "switches heard: \(heard) of \(moves)")
         let atSwitch = gaps.filter { gap in heard.contains { abs(gap.at - $0) <= 1 } }
         #expect(atSwitch.isEmpty, "silence at a switch: \(atSwitch); every gap over 20 ms (s from the first sound, ms): \(gaps); device underruns \(String(describing: xruns)); switches \(moves)")
-        print("abr: switches \(moves); auto rebuffers \(autoRebuffers ?? -1), max \(maxRebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms")
+        print("abr \(source.manifest): switches \(moves); auto rebuffers \(autoRebuffers ?? -1), max \(maxRebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms")
     }
 }

@@ -165,6 +165,15 @@
 #       (20 s / 2 s = 10 segments) does not address. lavf's dash demuxer asks for chunk 00011
 #       of every representation (404 for video, logging "Error when loading first fragment
 #       of playlist") and plays to the end anyway.
+#   dash-abr/manifest.mpd, init-stream{0,1,2,3}.m4s, chunk-stream{0,1,2,3}-00001.m4s ... -00030.m4s
+#       Bit-rate switching for DASH: the hls-abr encodes as DASH (the same 60 s source, 24 fps,
+#       keyframes every 2 s, x264 nal-hrd=cbr at 420k/1200k/3000k, 320x180/480x270/640x360),
+#       static MPD, SegmentTimeline, $Number%05d$, AdaptationSet 0 video with Representations
+#       0, 1, 2 and AdaptationSet 1 audio (Representation 3, AAC 64k, 48 kHz stereo, its own
+#       segments). As ffmpeg writes DASH by default: avc1, the parameter sets only in each
+#       representation's init section (a player switching representation needs the new one).
+#       bandwidth is rewritten to round figures above the measured peak: 600000, 1500000,
+#       3600000 (the audio's stays as written).
 #   dash-thumbs/manifest.mpd, init-stream{0,1}.m4s, chunk-stream{0,1}-00001 ... -00020.m4s
 #       40 s (PT40.0S; twenty 2 s segments, <S t="0" d="24576" r="19"/>), Representation 0
 #       video 640x360 bandwidth 540000 (measured 553 kb/s), Representation 1 audio AAC 96000.
@@ -530,6 +539,28 @@ dash_two_videos() { # DIR USE_TIMELINE
         "${bitexact[@]}" "${out[@]}"
 }
 gen_dash_vod() { dash_two_videos "$1" 1; }
+gen_dash_abr() {
+    mkdir -p "$1"
+    local -a out
+    mapfile -t out < <(dash_out "$1" 1)
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 60)" -f lavfi -i "$(tone 60)" \
+        -filter_complex "[0:v]split=3[a][b][v2];[a]scale=320:180[v0];[b]scale=480:270[v1]" \
+        -map '[v0]' -map '[v1]' -map '[v2]' -map 1:a \
+        "${x264[@]}" -x264-params nal-hrd=cbr \
+        -b:v:0 420k -minrate:v:0 420k -maxrate:v:0 420k -bufsize:v:0 840k \
+        -b:v:1 1200k -minrate:v:1 1200k -maxrate:v:1 1200k -bufsize:v:1 2400k \
+        -b:v:2 3000k -minrate:v:2 3000k -maxrate:v:2 3000k -bufsize:v:2 6000k \
+        "${aac[@]}" -b:a 64k "${bitexact[@]}" "${out[@]}"
+    python3 - "$1/manifest.mpd" <<'EOF'
+import re, sys
+path = sys.argv[1]
+text = open(path, encoding="utf-8").read()
+rates = iter(["600000", "1500000", "3600000"])
+text = re.sub(r'(<Representation id="[012]"[^>]*?bandwidth=")\d+"', lambda m: m.group(1) + next(rates) + '"', text)
+open(path, "w", encoding="utf-8").write(text)
+EOF
+    grep -q 'bandwidth="3600000"' "$1/manifest.mpd"
+}
 gen_dash_number() { dash_two_videos "$1" 0; }
 
 # sheet_bandwidth FILE...: the biggest sheet's bits over the 20 s it covers, rounded up.
@@ -676,5 +707,6 @@ build hls-download-fmp4 gen_hls_download_fmp4
 build hls-download-ranges gen_hls_download_ranges
 build dash-vod        gen_dash_vod
 build dash-number     gen_dash_number
+build dash-abr        gen_dash_abr
 build dash-thumbs     gen_dash_thumbs
 build hostile         gen_hostile

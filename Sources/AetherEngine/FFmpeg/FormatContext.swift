@@ -98,10 +98,13 @@ public final class FormatContext {
 
     /// An HLS variant's media playlist whose segments `adaptive` may take from other variants
     /// (bit-rate switching; it sees every segment download, the probe's included).
+    /// `documents`: playlists served from memory (a DASH manifest translated to HLS, ``DASHSource``).
     convenience init(url: String, options: [String: String], timeout: Double, interrupt: InterruptToken,
-                     network: NetworkSettings?, adaptive: AdaptiveSwitcher?) throws(FFmpegError) {
+                     network: NetworkSettings?, adaptive: AdaptiveSwitcher?,
+                     documents: (@Sendable (String) -> [UInt8]?)? = nil,
+                     transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil) throws(FFmpegError) {
         try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, memory: nil, network: network,
-                      adaptive: adaptive)
+                      adaptive: adaptive, documents: documents, transmuxed: transmuxed)
     }
 
     /// Demuxes `bytes` from memory through a custom AVIOContext (fuzzing, tests): no file, no
@@ -116,8 +119,9 @@ public final class FormatContext {
     private let memory: MemoryInput?
     /// The network layer of an HTTP(S) source: kept alive (and freed) after the demuxer.
     private let network: NetworkSession?
-    /// The main input of an HTTP(S) source; freed after the demuxer (custom I/O).
-    private let mainInput: ResilientInput?
+    /// The main input of an HTTP(S) source (a ``ResilientInput``, or the ``MemoryInput`` of a
+    /// served playlist); freed after the demuxer (custom I/O).
+    private let mainInput: AnyObject?
 
     /// What the network is doing (nil for a local source).
     public var networkStatus: NetworkStatus? { network?.monitor.status }
@@ -127,7 +131,8 @@ public final class FormatContext {
 
     private init(url: String, options: [String: String], timeout: Double,
                  interrupt: InterruptToken, memory: MemoryInput?, network settings: NetworkSettings?,
-                 adaptive: AdaptiveSwitcher? = nil) throws(FFmpegError) {
+                 adaptive: AdaptiveSwitcher? = nil, documents: (@Sendable (String) -> [UInt8]?)? = nil,
+                 transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil) throws(FFmpegError) {
         self.url = url
         self.interrupt = interrupt
         self.memory = memory
@@ -138,7 +143,8 @@ public final class FormatContext {
             // libavformat's DASH demuxer opens its segments itself (not through io_open) and takes
             // their headers from the manifest's own http connection: it keeps libavformat's.
             if (scheme == "http" || scheme == "https") && !StreamVariants.isDASH(url) {
-                session = NetworkSession(settings: settings, interrupt: interrupt, options: options, adaptive: adaptive)
+                session = NetworkSession(settings: settings, interrupt: interrupt, options: options, adaptive: adaptive,
+                                         documents: documents, transmuxed: transmuxed)
                 options["protocol_whitelist"] = NetworkSession.networkWhitelist
                 // HLS would reuse its own http connections (an assertion on ours): one request each.
                 options["http_persistent"] = "0"
@@ -159,7 +165,7 @@ public final class FormatContext {
             session.install(on: ctx)
             do {
                 let main = try session.openMain(url: url)
-                mainInput = main
+                mainInput = main.owner
                 ctx.pointee.pb = main.context
                 ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
             } catch {

@@ -123,7 +123,8 @@ public enum AdaptiveRule {
     }
 }
 
-/// Switches an HLS stream between variants at segment boundaries while it plays.
+/// Switches an HLS stream (or a DASH one translated to HLS playlists whose fMP4 segments are
+/// served as MPEG-TS, ``DASHPlaylists``) between variants at segment boundaries while it plays.
 ///
 /// libavformat plays one variant's media playlist (the *anchor*, the variant chosen at start);
 /// every segment it opens goes through ``NetworkSession``, which asks ``plan(for:)`` which

@@ -296,4 +296,53 @@ public enum ManifestCheck {
         }
         return found
     }
+
+    /// An MPD through the DASH playback reader: the MPD parser (as a remote manifest and as a
+    /// local one, static timing and live timing), its joined tracks, and the input's own bytes
+    /// as the `sidx` every on-demand representation asks for. Checks what the parser promises:
+    /// segment budgets, finite times, http(s) only from a remote manifest.
+    @discardableResult
+    public static func mpd(_ bytes: [UInt8]) -> Int {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var found = 0
+        var limits = DASHManifest.Limits()
+        limits.segmentsPerRepresentation = 5000
+        limits.totalSegments = 20_000
+        for (base, now) in [(base + ".mpd", 1e9), ("/fuzz/local.mpd", 1.7e9)] {
+            guard var m = try? DASHManifest.parse(text, base: base, now: now, limits: limits) else { continue }
+            try? m.resolveIndexes(limits: limits) { resource in
+                guard let range = resource.range, range.offset < bytes.count else { return nil }
+                return Array(bytes[Int(range.offset)..<min(bytes.count, Int(range.offset + min(range.length, 1 << 20)))])
+            }
+            var total = 0
+            for period in m.periods {
+                for set in period.adaptationSets {
+                    for rep in set.representations {
+                        precondition(rep.segments.count <= limits.segmentsPerRepresentation, "past the segment budget")
+                        total += rep.segments.count
+                        for s in rep.segments {
+                            precondition(s.start.isFinite && s.duration.isFinite && s.duration > 0, "an unusable segment time")
+                            if base.hasPrefix("http") {
+                                precondition(s.resource.url.hasPrefix("http://") || s.resource.url.hasPrefix("https://"), "a local URL from a remote manifest")
+                            }
+                        }
+                    }
+                }
+            }
+            precondition(total <= limits.totalSegments, "past the manifest's segment budget")
+            found += total + m.tracks.count
+            // The translation into HLS playlists: every one reads back as what it was made from.
+            for preference in [VariantPreference.auto, .min] {
+                guard let p = try? DASHPlaylists.make(m, url: base, preference: preference, range: .auto, audioLanguages: ["eng"]) else { continue }
+                precondition(p.mediaPlaylists.count + 1 == p.documents.count, "a media playlist that does not read back")
+                if let master = p.documents[p.masterURL] {
+                    precondition(HLSMasterPlaylist.parse(master, base: p.masterURL) != nil, "a master that does not read back")
+                }
+                found += p.documents.count
+            }
+        }
+        if let index = try? SegmentIndex.parse(bytes, at: 0) { found += index.references.count }
+        return found
+    }
 }
+

@@ -62,10 +62,25 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     /// only the one fetch (a playlist fetched alone, a thumbnail sheet).
     private let failsSource: Bool
 
+    /// Playlists served from memory by URL (a DASH manifest translated, ``DASHSource``): asked
+    /// first for every open; nil for a URL it does not hold.
+    let documents: (@Sendable (String) -> [UInt8]?)?
+    /// How a translated DASH manifest's fMP4 segment is fetched, by the URL its playlist names:
+    /// whole, with its init section, served as MPEG-TS (``SegmentTransmuxer``).
+    let transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)?
+    /// Init sections fetched so far (a few KiB each; at most ``initCacheLimit`` kept).
+    private let initCache = Guarded<[DASHManifest.Resource: [UInt8]]>([:])
+    static let initCacheLimit = 64
+    /// An init section may be this large.
+    static let initSectionLimit = 4 << 20
+
     init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String], failsSource: Bool = true,
-         adaptive: AdaptiveSwitcher? = nil) {
+         adaptive: AdaptiveSwitcher? = nil, documents: (@Sendable (String) -> [UInt8]?)? = nil,
+         transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil) {
         self.settings = settings
         self.adaptive = adaptive
+        self.documents = documents
+        self.transmuxed = transmuxed
         self.interrupt = interrupt
         self.failsSource = failsSource
         var merged = options
@@ -93,16 +108,32 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     /// The source's own URL (set by ``openMain(url:)``).
     private(set) var mainURL = ""
 
-    /// Opens the main input.
-    func openMain(url: String) throws(FFmpegError) -> ResilientInput {
+    /// Opens the main input: a document served from memory, else a ``ResilientInput``. Returns
+    /// the owner of the context (kept alive until the demuxer is closed) and the context.
+    func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>) {
         mainURL = url
-        return try ResilientInput(url: url, options: options, session: self)
+        if let bytes = documents?(url) {
+            let memory = try MemoryInput(bytes)
+            return (memory, memory.context)
+        }
+        let input = try ResilientInput(url: url, options: options, session: self)
+        return (input, input.context)
     }
 
     /// `io_open` for nested opens. Returns 0 or an AVERROR.
     func openNested(url: String, flags: Int32, callerOptions: OpaquePointer?,
                     into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
         guard flags & AVIO_FLAG_WRITE == 0 else { return aether_AVERROR(EPERM) }
+        if let bytes = documents?(url) {
+            do {
+                let memory = try MemoryInput(bytes)
+                pb.pointee = memory.context
+                readers.withLock { $0[UnsafeMutableRawPointer(memory.context)] = memory }
+                return 0
+            } catch {
+                return error.code
+            }
+        }
         let scheme = NetworkSettings.scheme(of: url) ?? "file"
         guard allowedSchemes.contains(scheme) else {
             let reason = "refused to open '\(TextSanitizer.clean(url))' from a network source (protocol '\(TextSanitizer.clean(scheme))' is not allowed)"
@@ -128,6 +159,9 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
                 }
                 return result
             }
+            if transmuxed?(url) != nil {
+                return openWhole(AdaptiveSwitcher.Plan(url: url, rung: -1, mediaSeconds: 0), options: merged, measured: false, into: pb)
+            }
             do {
                 let reader = try ResilientInput(url: url, options: merged, session: self)
                 pb.pointee = reader.context
@@ -145,23 +179,67 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
         return avio_open2(pb, url, flags, &callback, &dict)
     }
 
+    /// Reads `url` whole through a ``ResilientInput`` (resume, retries, counts); at most `limit` bytes.
+    private func readWhole(_ url: String, options: [String: String], limit: Int) throws(FFmpegError) -> [UInt8] {
+        var data: [UInt8] = []
+        let reader = try ResilientInput(url: url, options: options, session: self)
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = avio_read(reader.context, &chunk, Int32(chunk.count))
+            if n == aether_AVERROR_EOF() || n == 0 { break }
+            guard n > 0 else { throw FFmpegError(code: n, function: "avio_read") }
+            guard data.count + Int(n) <= limit else { throw FFmpegError(code: aether_AVERROR(EFBIG), function: "avio_read") }
+            data += chunk[0..<Int(n)]
+        }
+        return data
+    }
+
+    /// `options` asking for `resource`'s byte range (and no other).
+    private func ranged(_ options: [String: String], _ resource: DASHManifest.Resource) -> [String: String] {
+        var options = options
+        options.removeValue(forKey: "offset")
+        options.removeValue(forKey: "end_offset")
+        if let range = resource.range {
+            options["offset"] = String(range.offset)
+            options["end_offset"] = String(range.offset + range.length)
+        }
+        return options
+    }
+
+    /// The bytes of an init section (fetched once, then from the cache).
+    private func initBytes(_ resource: DASHManifest.Resource) throws(FFmpegError) -> [UInt8] {
+        if let known = initCache.withLock({ $0[resource] }) { return known }
+        let bytes = try readWhole(resource.url, options: ranged(options, resource), limit: Self.initSectionLimit)
+        initCache.withLock { cache in
+            if cache.count >= Self.initCacheLimit { cache.removeAll() }
+            cache[resource] = bytes
+        }
+        return bytes
+    }
+
     /// Fetches a segment whole through a ``ResilientInput`` (resume, retries, counts), times the
-    /// download for the throughput estimate, and hands libavformat the bytes from memory.
+    /// download for the throughput estimate, and hands libavformat the bytes from memory; an
+    /// fMP4 segment of a translated DASH manifest (``transmuxed``) as MPEG-TS with its init
+    /// section (``SegmentTransmuxer``).
     private func openWhole(_ plan: AdaptiveSwitcher.Plan, options: [String: String], measured: Bool = true,
                            into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
         let started = MonotonicClock.seconds()
-        var data: [UInt8] = []
-        do {
-            let reader = try ResilientInput(url: plan.url, options: options, session: self)
-            var chunk = [UInt8](repeating: 0, count: 64 << 10)
-            while true {
-                let n = avio_read(reader.context, &chunk, Int32(chunk.count))
-                if n == aether_AVERROR_EOF() || n == 0 { break }
-                guard n > 0 else { return n }
-                guard data.count + Int(n) <= Self.wholeSegmentLimit else { return aether_AVERROR(EFBIG) }
-                data += chunk[0..<Int(n)]
+        do throws(FFmpegError) {
+            let fetch = transmuxed?(plan.url)
+            var data: [UInt8]
+            if let fetch {
+                data = try readWhole(fetch.segment.url, options: ranged(options, fetch.segment), limit: Self.wholeSegmentLimit)
+            } else {
+                data = try readWhole(plan.url, options: options, limit: Self.wholeSegmentLimit)
             }
             if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: MonotonicClock.seconds() - started) }
+            if let fetch {
+                let head = try initBytes(fetch.initialization)
+                do throws(FFmpegError) { data = try SegmentTransmuxer.transmux(head + data) } catch {
+                    FFmpegLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot rewrite the segment as MPEG-TS: \(error.message)")
+                    throw error
+                }
+            }
             let memory = try MemoryInput(data)
             pb.pointee = memory.context
             readers.withLock { $0[UnsafeMutableRawPointer(memory.context)] = memory }

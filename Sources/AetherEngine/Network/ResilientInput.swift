@@ -43,6 +43,8 @@ final class ResilientInput {
         self.session = session
         var options = options
         base = options.removeValue(forKey: "offset").flatMap { Int64($0) } ?? 0
+        // A byte range's end (HLS `EXT-X-BYTERANGE`, DASH ranges): the resource ends there.
+        if let end = options["end_offset"].flatMap({ Int64($0) }), end > base { size = end - base }
         self.options = options
         let opened = connect(retrying: true)
         guard opened >= 0, let inner else { throw FFmpegError(code: opened, function: "avio_open2") }
@@ -112,10 +114,8 @@ final class ResilientInput {
         let result = avio_open2(&pb, url, AVIO_FLAG_READ, &callback, &dict)
         guard result >= 0, let pb else { return result < 0 ? result : aether_AVERROR(EIO) }
         inner = pb
-        if size < 0 {
-            let total = avio_size(pb)
-            if total > 0 { size = total - base }
-        }
+        let total = avio_size(pb)
+        if total > base { size = size < 0 ? total - base : min(size, total - base) }
         return 0
     }
 

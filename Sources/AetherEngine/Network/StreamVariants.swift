@@ -53,7 +53,7 @@ public struct MediaRendition: Sendable, Equatable {
 public enum VariantPreference: Sendable, Equatable {
     /// Switch with the link while playing (the default): start where the assumed throughput
     /// allows, then follow the measured one (``AdaptiveSwitcher``). Where switching is not
-    /// possible (live, byte ranges, keys, init sections, DASH) it is the start choice, fixed.
+    /// possible (live, byte ranges, keys, HLS init sections) it is the start choice, fixed.
     case auto
     /// The lowest bit rate.
     case min
@@ -273,8 +273,9 @@ enum SmallFetch {
 
     /// The resource's bytes; throws FFmpeg's words when it cannot be read, or one line (code
     /// `EFBIG`) when it is larger than `limit`.
+    /// `range`: only these bytes of the resource (a network URL's: a DASH index).
     static func bytes(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
-                      timeout: Double, limit: Int) throws(FFmpegError) -> [UInt8] {
+                      timeout: Double, limit: Int, range: DASHManifest.ByteRange? = nil) throws(FFmpegError) -> [UInt8] {
         let limit = max(0, min(limit, 1 << 30))
         if NetworkSettings.scheme(of: url) == nil || url.hasPrefix("file:") {
             let path = url.hasPrefix("file:") ? String(url.dropFirst(5)) : url
@@ -290,7 +291,12 @@ enum SmallFetch {
         interrupt.arm(seconds: timeout)
         defer { interrupt.arm(seconds: nil) }
         let input: ResilientInput
-        do { input = try ResilientInput(url: url, options: session.options, session: session) } catch {
+        var requestOptions = session.options
+        if let range {
+            requestOptions["offset"] = String(range.offset)
+            requestOptions["end_offset"] = String(range.offset + range.length)
+        }
+        do { input = try ResilientInput(url: url, options: requestOptions, session: session) } catch {
             throw refused(session) ?? error
         }
         var data: [UInt8] = []

@@ -88,6 +88,14 @@ public struct PlayerOptions: Sendable {
     public var variantPreference = VariantPreference.auto
     /// SDR or HDR variants first.
     public var videoRange = VideoRangePreference.auto
+    /// An http(s) DASH manifest is played by libavformat's own dash demuxer (which opens its
+    /// segments itself: no resume, retry counting or header rules) instead of our reader
+    /// (``DASHSource``): `--demuxer-lavf-dash`, the fallback.
+    public var lavfDASH = false
+    /// Where a live HLS or DASH stream starts: this many segments from the live edge (negative:
+    /// back from the last; libavformat's HLS `live_start_index`, which mpv users pass with
+    /// `--demuxer-lavf-o`). `--live-start-index`.
+    public var liveStartIndex = -3
     /// The cache's length when ``cacheSeconds`` is nil and the source is a network one.
     public var networkCacheSeconds = 30.0
     /// Seconds buffered before playback resumes after running dry (mpv's `--cache-pause-wait`).

@@ -104,6 +104,61 @@ enum SourceOpener {
                                 policy: policy, loader: loader)
     }
 
+    /// Bit-rate switching between the video representations of a translated DASH manifest
+    /// around `p.variants[anchor]`, or nil (logged): fewer than two, live, or byte ranges without
+    /// init sections. fMP4 segments are served as MPEG-TS with their own representation's
+    /// parameter sets in band (``SegmentTransmuxer``), so the playlists name no init section and
+    /// a segment of any representation decodes after any other's.
+    private static func switcher(dash: DASHSource, anchor: Int) -> AdaptiveSwitcher? {
+        let p = dash.playlists
+        let policy = AdaptivePolicy()
+        let ladder = VariantChooser.ladder(p.variants, anchor: anchor, limit: policy.maxRungs)
+        guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = p.variants[anchor].uri,
+              let playlist = p.mediaPlaylists[uri] else { return nil }
+        guard playlist.isSwitchable else {
+            FFmpegLog.write("abr", "no switching: the DASH representation is live or addressed by byte ranges")
+            return nil
+        }
+        FFmpegLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
+        return AdaptiveSwitcher(variants: p.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist, policy: policy,
+                                loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
+    }
+
+    /// What in `manifest` MPEG-TS cannot carry (WebM segments, VP8/VP9/AV1 video: libavformat
+    /// 5.1's MPEG-TS muxer has none of them), or nil.
+    static func notForMPEGTS(_ manifest: DASHManifest) -> String? {
+        for track in manifest.tracks where track.contentType == .video || track.contentType == .audio {
+            for rep in track.representations {
+                if rep.mimeType?.lowercased().contains("webm") == true { return "WebM segments" }
+                let codecs = (rep.codecs ?? "").lowercased()
+                if let codec = ["vp8", "vp9", "vp09", "av01"].first(where: { codecs.hasPrefix($0) }) { return "\(codec) video" }
+            }
+        }
+        return nil
+    }
+
+    /// A remote DASH manifest read by our MPD parser and translated to HLS playlists
+    /// (``DASHSource``); throws the parser's refusal as the open's error.
+    private static func dashSource(url: String, bytes: [UInt8], options: PlayerOptions,
+                                   openOptions: [String: String]) throws -> DASHSource {
+        let settings = options.network
+        let timeout = min(options.openTimeout, max(1, settings.readTimeout))
+        let choice = DASHSource.Choice(preference: options.variantPreference, range: options.videoRange,
+                                       audioLanguages: options.audioLanguages)
+        do {
+            return try DASHSource(url: url, bytes: bytes, choice: choice, index: { resource in
+                guard let range = resource.range else { return nil }
+                return try? SmallFetch.bytes(resource.url, options: openOptions, settings: settings, interrupt: InterruptToken(),
+                                             timeout: timeout, limit: 16 << 20, range: range)
+            }, refetch: {
+                try? SmallFetch.bytes(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
+                                      limit: Int(NetworkSession.manifestBudget))
+            })
+        } catch {
+            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(error.message)")
+        }
+    }
+
     /// libavformat's "Invalid data found when processing input" (`AVERROR_INVALIDDATA`).
     static let invalidData: Int32 = -0x4144_4E49
 
@@ -164,6 +219,7 @@ enum SourceOpener {
         var variants: [StreamVariant] = []
         var variant: StreamVariant?
         var adaptive: AdaptiveSwitcher?
+        var dash: DASHSource?
         if StreamVariants.isHLS(url),
            let text = try Self.prefetch(url, what: "playlist", options: openOptions, settings: options.network,
                                         interrupt: interrupt, timeout: options.openTimeout).map({ String(decoding: $0, as: UTF8.self) }),
@@ -196,14 +252,47 @@ enum SourceOpener {
             if NetworkSettings.isNetwork(url), let foreign = StreamVariants.foreignReference(inManifest: String(decoding: bytes, as: UTF8.self)) {
                 throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
             }
+            if !options.lavfDASH, ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
+                let source = try Self.dashSource(url: url, bytes: bytes, options: options, openOptions: openOptions)
+                if let why = Self.notForMPEGTS(source.manifest) {
+                    FFmpegLog.write("net", "DASH with \(why): libavformat's dash demuxer plays it (MPEG-TS, which our reader serves fMP4 segments as, cannot carry it)")
+                } else {
+                    dash = source
+                }
+                if let dash {
+                    let p = dash.playlists
+                    openURL = p.masterURL
+                    variants = p.variants
+                    variant = p.chosen.map { p.variants[$0] }
+                    FFmpegLog.write("net", "DASH through our reader: \(p.variants.count) video representation(s)\(variant.map { "; playing \($0.summary)" } ?? ""), \(p.renditions.count) audio set(s)\(dash.manifest.isDynamic ? ", live" : "")")
+                    if options.variantPreference == .auto, let k = p.chosen {
+                        adaptive = Self.switcher(dash: dash, anchor: k)
+                    }
+                }
+            }
         }
         if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
         let format: FormatContext
+        var documents: (@Sendable (String) -> [UInt8]?)?
+        var transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)?
+        if let dash {
+            documents = { dash.document($0) }
+            transmuxed = { dash.fetch(for: $0) }
+        }
+        // The HLS demuxer's start on a live playlist (HLS, or DASH translated).
+        var demuxOptions = openOptions
+        if NetworkSettings.isNetwork(url) { demuxOptions["live_start_index"] = String(options.liveStartIndex) }
+        // A translated DASH manifest's segments are MPEG-TS made here from fMP4 whatever their
+        // URLs end in (`.mp4` for SegmentBase): the HLS demuxer's extension rule, meant for
+        // what a remote playlist names, would refuse them. Our parser checked every URL.
+        if dash != nil { demuxOptions["extension_picky"] = "0" }
         do {
-            format = try FormatContext(url: openURL, options: openOptions, timeout: options.openTimeout,
-                                       interrupt: interrupt, network: options.network, adaptive: adaptive)
+            format = try FormatContext(url: openURL, options: demuxOptions, timeout: options.openTimeout,
+                                       interrupt: interrupt, network: options.network, adaptive: adaptive,
+                                       documents: documents, transmuxed: transmuxed)
         } catch {
-            let failure = PlayerError("cannot open '\(TextSanitizer.clean(openURL))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
+            // A translated DASH manifest is named by its own URL, not its in-memory master's.
+            let failure = PlayerError("cannot open '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
             if error.code == invalidData, options.ytdl.enabled, options.page == nil,
                ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
                 throw NotMedia(error: failure)
@@ -216,7 +305,7 @@ enum SourceOpener {
             defer { format.interrupt.arm(seconds: nil) }
             probed = try MediaProbe.probe(format)
         } catch {
-            let failure = PlayerError("cannot read '\(TextSanitizer.clean(openURL))': \(error.message)")
+            let failure = PlayerError("cannot read '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(error.message)")
             if error.code == invalidData, options.ytdl.enabled, options.page == nil,
                ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
                 throw NotMedia(error: failure)
