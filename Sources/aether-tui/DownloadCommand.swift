@@ -48,20 +48,7 @@ struct Download: ParsableCommand {
     @Option(help: ArgumentHelp("Subtitle renditions to keep, by language (e.g. eng), all, or no (default: those marked DEFAULT=YES).", valueName: "list"))
     var slang: String?
 
-    @Option(name: .customLong("http-header-fields"), help: ArgumentHelp("Extra HTTP headers for every request, comma-separated 'Field: value' pairs.", valueName: "fields"))
-    var httpHeaderFields: String?
-
-    @Option(name: .customLong("user-agent"), help: ArgumentHelp("User-Agent of every HTTP request.", valueName: "string"))
-    var userAgent: String?
-
-    @Option(help: ArgumentHelp("Referer of every HTTP request.", valueName: "url"))
-    var referrer: String?
-
-    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds a read or connect may wait for data before the transfer is retried.", valueName: "seconds"))
-    var networkTimeout: Double = 10
-
-    @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient failures retried in a row before the download stops.", valueName: "n"))
-    var networkRetries: Int = 6
+    @OptionGroup var network: NetworkOptions
 
     @OptionGroup var common: CommonOptions
 
@@ -70,20 +57,14 @@ struct Download: ParsableCommand {
             throw ValidationError("--hls-bitrate must be min, max or a bit rate (e.g. 700k)")
         }
         guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
-        guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be from 0 to 3600 seconds") }
-        guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be from 0 to 100") }
     }
 
     func run() throws {
         try common.configureLogging()
-        var network = NetworkSettings()
-        network.userAgent = userAgent
-        network.referrer = referrer
-        network.readTimeout = networkTimeout
-        network.retries = networkRetries
-        for field in SourceOptions.splitFields(httpHeaderFields ?? "") { network.headers[field.name] = field.value }
+        var settings = NetworkSettings()
+        self.network.apply(to: &settings)
         let options: [String: String]
-        do { options = try SourceOptions.make(network: network) } catch { throw fail(error.description) }
+        do { options = try SourceOptions.make(network: settings) } catch { throw fail(error.description) }
 
         var request = DownloadRequest()
         request.preference = VariantPreference(option: hlsBitrate) ?? .max
@@ -95,7 +76,7 @@ struct Download: ParsableCommand {
         let interrupt = InterruptToken()
         let signals = Self.cancelOnSignals(interrupt)
         defer { signals.forEach { $0.cancel() } }
-        let downloader = Downloader(output: path, network: network, options: options, interrupt: interrupt)
+        let downloader = Downloader(output: path, network: settings, options: options, interrupt: interrupt)
         let bar = ProgressPrinter(terminal: isatty(STDOUT_FILENO) == 1)
         do {
             let plan = try downloader.plan(url: url, request: request)

@@ -5,6 +5,39 @@ import TerminalGraphics
 import ArgumentParser
 import Foundation
 
+/// How every HTTP request of a command is made (`play` and `download`), named as mpv names them.
+struct NetworkOptions: ParsableArguments {
+    @Option(name: .customLong("http-header-fields"), help: ArgumentHelp("Extra HTTP headers for every request, comma-separated 'Field: value' pairs (a comma not followed by a new 'Field:' stays in the value).", valueName: "fields"))
+    var httpHeaderFields: String?
+
+    @Option(name: .customLong("user-agent"), help: ArgumentHelp("User-Agent of every HTTP request (default: libavformat's).", valueName: "string"))
+    var userAgent: String?
+
+    @Option(help: ArgumentHelp("Referer of every HTTP request.", valueName: "url"))
+    var referrer: String?
+
+    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds a network read or connect may wait for data before the transfer is retried (default 10).", valueName: "seconds"))
+    var networkTimeout: Double = 10
+
+    @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient network failures (reset, timeout, 5xx, a body cut short) retried in a row, with exponential backoff, before the command gives up (default 6).", valueName: "n"))
+    var networkRetries: Int = 6
+
+    func validate() throws {
+        guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be more than 0 and at most 3600") }
+        guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be between 0 and 100") }
+    }
+
+    /// Headers (checked for CR/LF and token names when a source is opened), user agent,
+    /// referrer, deadline and retries into `settings`.
+    func apply(to settings: inout NetworkSettings) {
+        settings.userAgent = userAgent
+        settings.referrer = referrer
+        settings.readTimeout = networkTimeout
+        settings.retries = networkRetries
+        for field in SourceOptions.splitFields(httpHeaderFields ?? "") { settings.headers[field.name] = field.value }
+    }
+}
+
 /// Options shared by playback in the TUI and headless (`--vo=null`) modes, named as mpv names them.
 struct PlaybackOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("Media files, URLs libavformat can open, directories (their media files, in natural order) and .m3u/.m3u8/.pls playlists, played in order.", valueName: "file|url|dir|playlist"))
@@ -67,20 +100,7 @@ struct PlaybackOptions: ParsableArguments {
     @Flag(help: "Start paused (the first frame is shown).")
     var pause = false
 
-    @Option(name: .customLong("http-header-fields"), help: ArgumentHelp("Extra HTTP headers for network sources, comma-separated 'Field: value' pairs (a comma not followed by a new 'Field:' stays in the value).", valueName: "fields"))
-    var httpHeaderFields: String?
-
-    @Option(name: .customLong("user-agent"), help: ArgumentHelp("User-Agent of every HTTP request (default: libavformat's).", valueName: "string"))
-    var userAgent: String?
-
-    @Option(help: ArgumentHelp("Referer of every HTTP request.", valueName: "url"))
-    var referrer: String?
-
-    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds a network read or connect may wait for data before the transfer is retried (default 10).", valueName: "seconds"))
-    var networkTimeout: Double = 10
-
-    @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient network failures (reset, timeout, 5xx, a body cut short) retried in a row, with exponential backoff, before playback gives up (default 6).", valueName: "n"))
-    var networkRetries: Int = 6
+    @OptionGroup var network: NetworkOptions
 
     @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: auto (the default: switch between the variants as the measured throughput and the buffer allow, at segment boundaries; HLS VOD with MPEG-TS segments and DASH VOD, otherwise the start choice stays), or a fixed choice: min, max, or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest; other variants are never fetched).", valueName: "auto|min|max|rate"))
     var hlsBitrate: String = "auto"
@@ -270,8 +290,6 @@ struct PlaybackOptions: ParsableArguments {
         guard ["auto", "yes", "no"].contains(cache) else { throw ValidationError("--cache must be auto, yes or no") }
         guard cacheSecs.isFinite, cacheSecs > 0, cacheSecs <= 86_400 else { throw ValidationError("--cache-secs must be more than 0 and at most 86400") }
         guard cachePauseWait.isFinite, (0...3600).contains(cachePauseWait) else { throw ValidationError("--cache-pause-wait must be between 0 and 3600") }
-        guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be more than 0 and at most 3600") }
-        guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be between 0 and 100") }
     }
 
     /// nil = invalid; .some(nil) = auto; .some(-1) = no; .some(k) = 0-based track.
@@ -331,10 +349,6 @@ struct PlaybackOptions: ParsableArguments {
         case .some(.some(let k)): o.videoTrack = k
         default: break
         }
-        if let fields = httpHeaderFields {
-            // Checked (CR/LF, token names) when the source is opened.
-            for field in SourceOptions.splitFields(fields) { o.httpHeaders[field.name] = field.value }
-        }
         if live { o.live = true }
         o.timeshiftSeconds = timeshift
         o.timeshiftMemoryBytes = timeshiftMemory << 20
@@ -347,10 +361,7 @@ struct PlaybackOptions: ParsableArguments {
         o.videoRange = VideoRangePreference(rawValue: videoRange) ?? .auto
         o.lavfDASH = demuxerLavfDash
         o.liveStartIndex = liveStartIndex
-        o.network.userAgent = userAgent
-        o.network.referrer = referrer
-        o.network.readTimeout = networkTimeout
-        o.network.retries = networkRetries
+        network.apply(to: &o.network)
         switch cache {
         case "yes": o.cacheSeconds = cacheSecs
         case "no": o.cacheSeconds = 0

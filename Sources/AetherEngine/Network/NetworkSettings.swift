@@ -115,9 +115,13 @@ final class NetworkMonitor: Sendable {
     }
     private let state = Guarded(State())
 
+    // Every reading of the clock is taken inside the lock: readers on several threads (the
+    // main input, segments, playlists) and the status getter otherwise saw a newer time stored
+    // than their own, and the unsigned difference trapped (a crash under load, in the bit-rate
+    // switching test, with a segment reader and the status getter racing).
     func received(_ count: Int) {
-        let now = MonotonicClock.nanoseconds()
         state.withLock { s in
+            let now = MonotonicClock.nanoseconds()
             s.status.bytes += Int64(count)
             s.windowBytes += Int64(count)
             s.lastByte = now
@@ -149,8 +153,8 @@ final class NetworkMonitor: Sendable {
     func failed(_ reason: String) { state.withLock { $0.status.phase = .failed(reason) } }
 
     var status: NetworkStatus {
-        let now = MonotonicClock.nanoseconds()
-        return state.withLock { s in
+        state.withLock { s in
+            let now = MonotonicClock.nanoseconds()
             var status = s.status
             // Nothing for over two seconds: the rate is what arrived in the open window.
             if s.lastByte != 0, now - s.lastByte > 2_000_000_000 { status.throughput = 0 }
