@@ -10,7 +10,8 @@ import Testing
     /// A directory with the page, a page with no media, and the two media files (faststart MP4
     /// and M4A, remuxed from the fixtures with the ffmpeg CLI).
     static let site: String = {
-        let dir = NSTemporaryDirectory() + "aether-ytdl-\(getpid())"
+        // One place, made again by each run (the same bytes), so runs leave no trail of copies.
+        let dir = NSTemporaryDirectory() + "aether-ytdl-site"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let ff = ["/usr/bin/ffmpeg", "-v", "error", "-nostdin", "-y"]
         _ = Process.run(ff + ["-i", TestEnvironment.fixture("video-only.mkv"), "-c", "copy", "-movflags", "+faststart", dir + "/v.mp4"], timeout: 60)
