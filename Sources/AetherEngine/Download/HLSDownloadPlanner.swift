@@ -41,22 +41,19 @@ public enum HLSDownloadPlanner {
                           keepsMuxedAudio: separateAudio.isEmpty)
         video.name = nil
         var tracks = [video]
-        for rendition in separateAudio.prefix(maxRenditions) {
-            guard let uri = rendition.uri else { continue }
-            var t = track(.audio, try mediaPlaylist(fetch(uri), url: uri), bitrate: 128_000, keepsMuxedAudio: false)
-            t.name = rendition.name
-            t.language = rendition.language
-            t.isDefault = rendition.isDefault
+        // A rendition's own playlist as a track, with its name, language and default flag.
+        func rendition(_ kind: DownloadTrack.Kind, _ r: MediaRendition, bitrate: Int) throws(DownloadError) {
+            guard let uri = r.uri else { return }
+            var t = track(kind, try mediaPlaylist(fetch(uri), url: uri), bitrate: bitrate, keepsMuxedAudio: false)
+            t.name = r.name
+            t.language = r.language
+            t.isDefault = r.isDefault
             tracks.append(t)
         }
+        for r in separateAudio.prefix(maxRenditions) { try rendition(.audio, r, bitrate: 128_000) }
         let subtitleGroup = master.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == variant.subtitleGroup && $0.uri != nil }
-        for rendition in pick(subtitleGroup, languages: request.subtitleLanguages, fallbackToFirst: false).prefix(maxRenditions) {
-            guard let uri = rendition.uri else { continue }
-            var t = track(.subtitle, try mediaPlaylist(fetch(uri), url: uri), bitrate: 1000, keepsMuxedAudio: false)
-            t.name = rendition.name
-            t.language = rendition.language
-            t.isDefault = rendition.isDefault
-            tracks.append(t)
+        for r in pick(subtitleGroup, languages: request.subtitleLanguages, fallbackToFirst: false).prefix(maxRenditions) {
+            try rendition(.subtitle, r, bitrate: 1000)
         }
         return DownloadPlan(source: url, tracks: tracks)
     }

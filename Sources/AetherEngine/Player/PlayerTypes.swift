@@ -182,22 +182,24 @@ public struct DecoderThreads: Sendable, Equatable {
     /// The most a one-thread start takes on: 1920×1088 at 30.5 frames a second.
     static let oneThreadPixelRate = 1920.0 * 1088 * 30.5
 
+    private init(current: Int, adaptive: Bool) {
+        self.current = current
+        self.adaptive = adaptive
+    }
+
     public init(asked: Int, width: Int, height: Int, frameInterval: Double) {
         if asked > 0 {
-            current = asked
-            adaptive = false
+            self.init(current: asked, adaptive: false)
         } else {
             let rate = Double(max(0, width)) * Double(max(0, height)) / max(1e-3, frameInterval)
-            current = rate > 0 && rate <= Self.oneThreadPixelRate ? 1 : 0
-            adaptive = current == 1
+            let one = rate > 0 && rate <= Self.oneThreadPixelRate
+            self.init(current: one ? 1 : 0, adaptive: one)
         }
     }
 
     /// Exactly `threads` (0: libavcodec's choice), never changed.
     public static func fixed(_ threads: Int) -> DecoderThreads {
-        var t = DecoderThreads(asked: max(1, threads), width: 0, height: 0, frameInterval: 1)
-        t.current = max(0, threads)
-        return t
+        DecoderThreads(current: max(0, threads), adaptive: false)
     }
 
     /// The video thread worked `busy` seconds (decoding, filtering, scaling; not waiting for

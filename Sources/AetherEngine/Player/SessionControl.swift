@@ -22,7 +22,7 @@ struct PendingSeek: Equatable {
     var mode: SeekMode
 }
 
-struct SeekGeneration: Equatable {
+struct SeekGeneration {
     /// The generation every queued item, frame and clock anchor is tagged with.
     private(set) var serial = 0
     /// The newest seek asked for and not yet taken by the demux thread.
@@ -145,7 +145,7 @@ struct SeekGeneration: Equatable {
 /// - `displayedSerial`: the host's reports (``Player/report(_:)``).
 /// - `lastPresentedPTS`: the present thread.
 /// - `stopped`: `stop()`.
-struct SessionControl: Equatable {
+struct SessionControl {
     var seek = SeekGeneration()
     var serial: Int { seek.serial }
     var pendingSeek: PendingSeek? { seek.pending }
@@ -264,10 +264,11 @@ final class ControlBox: @unchecked Sendable {  // `value` is only touched with `
     /// futex calls of 11 s of half-block playback from 26,000 to 10,500, but the bit-rate
     /// switching test then never went back to the top variant (HLS and DASH, 3 runs; it passed
     /// again with this broadcast restored): some thread still depends on being woken by
-    /// others' reads. Found, it can go.
+    /// others' reads. Found, it can go (the state would then need to be `Equatable`, to tell a
+    /// change from a read).
     func withLock<R>(_ body: (inout SessionControl) throws -> R) rethrows -> R {
         condition.lock()
-        let before = value
+        let before = value.shown
         var shownChanged = false
         defer {
             condition.broadcast()
@@ -275,7 +276,7 @@ final class ControlBox: @unchecked Sendable {  // `value` is only touched with `
             if shownChanged { changes.notify() }
         }
         let result = try body(&value)
-        shownChanged = value.shown != before.shown
+        shownChanged = value.shown != before
         return result
     }
 

@@ -70,7 +70,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
         var lastError = ""
         while !control.withLock({ $0.stopped }) {
             guard let item = packets.pop(timeout: 0.25) else { continue }
-            let (serial, disabled) = control.withLock { ($0.serial, $0.videoDisabled) }
+            let (serial, disabled, rate) = control.withLock { ($0.serial, $0.videoDisabled, $0.rate) }
             guard item.serial == serial, serial != endedSerial, !disabled else { continue }
             if case .item(let packet, _) = item { telemetry.addPlayedBytes(packet.size) }
             if serial != mySerial {
@@ -149,7 +149,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
             busy += MonotonicClock.seconds() - segmentStart
             if frames > 0 {
                 telemetry.decoded(frames: frames, seconds: busy)
-                decoder.observe(frames: frames, busy: busy, rate: control.withLock { $0.rate }, busyShare: policy.oneThreadBusyShare)
+                decoder.observe(frames: frames, busy: busy, rate: rate, busyShare: policy.oneThreadBusyShare)
             }
             if decoder.filterSeconds > 0 { telemetry.add(.filter, seconds: decoder.filterSeconds, count: max(1, frames)) }
             if decoder.scaleSeconds > 0 { telemetry.add(.scale, seconds: decoder.scaleSeconds, count: max(1, frames)) }
