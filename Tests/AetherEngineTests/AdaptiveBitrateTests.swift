@@ -66,6 +66,38 @@ import Testing
         #expect(AdaptiveRule.decide(current: 1, rates: Self.rates, estimate: 3.8e6, buffer: 10, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
     }
 
+    @Test func aDeepBufferTrustsALinkThatCameBack() throws {
+        let p = AdaptivePolicy()
+        // After a slow spell the slow average still says 2.4 Mb/s; the last segments ran at 5.5–5.8.
+        // With 20 s buffered the fast average decides: the top.
+        let d = try #require(AdaptiveRule.decide(current: 1, rates: Self.rates, estimate: 2.4e6, recent: 5.8e6, fast: 5.5e6,
+                                                 buffer: 20, segmentSeconds: 2, sinceSwitch: 100, policy: p))
+        #expect(d.rung == 2 && d.reason.contains("5.50 Mb/s"), "\(d)")
+        // With little buffered the slow average still rules: stay.
+        #expect(AdaptiveRule.decide(current: 1, rates: Self.rates, estimate: 2.4e6, recent: 5.8e6, fast: 5.5e6,
+                                    buffer: 8, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
+        // A fast average whose last download was slow again is not trusted.
+        #expect(AdaptiveRule.decide(current: 1, rates: Self.rates, estimate: 2.4e6, recent: 2.0e6, fast: 5.5e6,
+                                    buffer: 20, segmentSeconds: 2, sinceSwitch: 100, policy: p) == nil)
+        // Nor is a fast average while the hold after a switch runs: a second on the wall clock
+        // and one segment measured.
+        #expect(AdaptiveRule.decide(current: 1, rates: Self.rates, estimate: 2.4e6, recent: 5.8e6, fast: 5.5e6,
+                                    buffer: 20, segmentSeconds: 2, sinceSwitch: 1, segmentsSinceSwitch: 1, policy: p) == nil)
+        // A deep buffer filling fast ends the hold after three segments measured, not four seconds.
+        #expect(AdaptiveRule.decide(current: 1, rates: Self.rates, estimate: 2.4e6, recent: 5.8e6, fast: 5.5e6,
+                                    buffer: 20, segmentSeconds: 2, sinceSwitch: 1, segmentsSinceSwitch: 3, policy: p)?.rung == 2)
+        // What went up on the fast average stays while the fast average carries it, though the
+        // slow one is still under the rate (no step back down at the next segment).
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 3.7e6, recent: 5.9e6, fast: 5.2e6,
+                                    buffer: 30, segmentSeconds: 2, sinceSwitch: 1, segmentsSinceSwitch: 1, policy: p) == nil)
+        // ... and goes down at once when a download is slow again.
+        #expect(AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 3.7e6, recent: 1.2e6, fast: 5.2e6,
+                                    buffer: 30, segmentSeconds: 2, sinceSwitch: 1, segmentsSinceSwitch: 1, policy: p)?.rung == 0)
+        // A shallow one does not.
+        #expect(AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 6e6, buffer: 10, segmentSeconds: 2, sinceSwitch: 1,
+                                    segmentsSinceSwitch: 3, policy: p) == nil)
+    }
+
     @Test func aFallingLinkGoesStraightToWhatItCarries() throws {
         let p = AdaptivePolicy()
         // The average still says 2.2 Mb/s but the last download ran at 1 Mb/s: straight to the bottom.

@@ -4,14 +4,14 @@ import Foundation
 import Testing
 
 /// `--hls-bitrate=auto` through the real binary on a link that slows down and comes back: the
-/// three-variant `hls-abr` fixture (600k/1.5M/3.6M, 60 s) behind the fault proxy, paced at
-/// 6 Mb/s, 1 Mb/s from 10 s, 6 Mb/s again from 24 s, both players quit at 44 s (the issue's
-/// 90 s run with the throttle at 20–50 s, scaled down by about half). `auto` plays through
+/// three-variant `hls-abr` fixture (600k/1.5M/3.6M, 100 s) behind the fault proxy, paced at
+/// 6 Mb/s, 1 Mb/s from 20 s, 6 Mb/s again from 50 s, both players quit at 90 s (the issue's
+/// schedule). `auto` plays through
 /// the pulse null sink, recorded; `max` plays beside it in the same run (no sound). The same
 /// for DASH: `dash-abr` (the same encodes as fMP4 with in-band parameter sets, the audio in an
 /// adaptation set of its own) through our reader.
 @Suite(.serialized) struct AdaptiveBitrateEndToEndTests {
-    static let slowFrom = 10.0, fastFrom = 24.0, quitAt = 44.0
+    static let slowFrom = 20.0, fastFrom = 50.0, quitAt = 90.0
 
     /// One source to throttle: its manifest, the segments the proxy paces (a path pattern),
     /// and the path prefixes of the lowest and the top variant's segments.
@@ -38,7 +38,7 @@ import Testing
 
     static func start(_ url: String, _ arguments: [String], socket: String, stats: String) throws -> Run {
         let player = IPCEndToEndTests.BackgroundPlayer([TestEnvironment.binary, url, "--vo=null", "--stats-file", stats,
-                                                        "--input-ipc-server=\(socket)"] + arguments, timeout: 90)
+                                                        "--input-ipc-server=\(socket)"] + arguments, timeout: 150)
         return Run(player: player, client: try IPCTestClient(path: socket, timeout: 15), stats: stats)
     }
 

@@ -76,10 +76,16 @@ import Testing
         #expect(!screen.contains("[31m") && !screen.contains("31mOne"))
 
         // The cover: red cells on the left, blue on the right, in the left two fifths.
+        // (A capture can land while the cover is still being written: wait for a whole one.)
         var coloured = s.screen(colours: true)
-        #expect(s.waitFor(5) { _ in coloured = s.screen(colours: true); return !Self.picture(coloured, colour: Self.blue).isEmpty },
-                "no cover:\n\(coloured)")
-        let red = Self.picture(coloured, colour: Self.red), blue = Self.picture(coloured, colour: Self.blue)
+        var red: [(Int, Int)] = [], blue: [(Int, Int)] = []
+        _ = s.waitFor(5) { _ in
+            coloured = s.screen(colours: true)
+            red = Self.picture(coloured, colour: Self.red)
+            blue = Self.picture(coloured, colour: Self.blue)
+            return red.count >= 100 && blue.count >= 100
+        }
+        #expect(!blue.isEmpty, "no cover:\n\(coloured)")
         #expect(red.count >= 100 && blue.count >= 100, "\(red.count) red and \(blue.count) blue cells")
         let redRight = red.map(\.0).max() ?? 99, blueLeft = blue.map(\.0).min() ?? 0
         #expect(redRight < blueLeft, "red must be left of blue: red up to \(redRight), blue from \(blueLeft)")

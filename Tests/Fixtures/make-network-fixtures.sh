@@ -61,7 +61,7 @@
 #       variant.
 #   hls-abr/master.m3u8
 #       Bit-rate switching: a master (EXT-X-VERSION 3, no EXT-X-MEDIA) of three variants of
-#       the same 60 s (source_video, 24 fps, keyframes every 2 s), constant bit rate (x264
+#       the same 100 s (source_video, 24 fps, keyframes every 2 s), constant bit rate (x264
 #       nal-hrd=cbr: filler keeps every segment near its rate), each with the same AAC 64k
 #       encode of the tone muxed in (the audio packets are identical in every variant: a
 #       switch cannot change the sound). BANDWIDTH is rewritten to round figures above the
@@ -69,7 +69,7 @@
 #         v0/index.m3u8  320x180  video 420k  BANDWIDTH=600000
 #         v1/index.m3u8  480x270  video 1200k BANDWIDTH=1500000
 #         v2/index.m3u8  640x360  video 3000k BANDWIDTH=3600000
-#       thirty 2 s MPEG-TS segments seg000.ts ... seg029.ts each, aligned (segment N starts
+#       fifty 2 s MPEG-TS segments seg000.ts ... seg049.ts each, aligned (segment N starts
 #       with frame 48 N in every variant), VOD playlists as in hls-vod.
 #   hls-renditions/master.m3u8
 #       Master playlist with separate audio renditions: two EXT-X-MEDIA TYPE=AUDIO in group
@@ -165,8 +165,8 @@
 #       (20 s / 2 s = 10 segments) does not address. lavf's dash demuxer asks for chunk 00011
 #       of every representation (404 for video, logging "Error when loading first fragment
 #       of playlist") and plays to the end anyway.
-#   dash-abr/manifest.mpd, init-stream{0,1,2,3}.m4s, chunk-stream{0,1,2,3}-00001.m4s ... -00030.m4s
-#       Bit-rate switching for DASH: the hls-abr encodes as DASH (the same 60 s source, 24 fps,
+#   dash-abr/manifest.mpd, init-stream{0,1,2,3}.m4s, chunk-stream{0,1,2,3}-00001.m4s ... -00050.m4s
+#       Bit-rate switching for DASH: the hls-abr encodes as DASH (the same 100 s source, 24 fps,
 #       keyframes every 2 s, x264 nal-hrd=cbr at 420k/1200k/3000k, 320x180/480x270/640x360),
 #       static MPD, SegmentTimeline, $Number%05d$, AdaptationSet 0 video with Representations
 #       0, 1, 2 and AdaptationSet 1 audio (Representation 3, AAC 64k, 48 kHz stereo, its own
@@ -408,7 +408,7 @@ gen_hls_abr() {
     mkdir -p "$1"
     local -a out
     mapfile -t out < <(hls_out "$1" "v:0,a:0 v:1,a:1 v:2,a:2")
-    "${ff[@]}" -f lavfi -i "$(source_video 640 360 60)" -f lavfi -i "$(tone 60)" \
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 100)" -f lavfi -i "$(tone 100)" \
         -filter_complex "[0:v]split=3[a][b][v2];[a]scale=320:180[v0];[b]scale=480:270[v1];[1:a]asplit=3[a0][a1][a2]" \
         -map '[v0]' -map '[v1]' -map '[v2]' -map '[a0]' -map '[a1]' -map '[a2]' \
         "${x264[@]}" -x264-params nal-hrd=cbr \
@@ -543,7 +543,7 @@ gen_dash_abr() {
     mkdir -p "$1"
     local -a out
     mapfile -t out < <(dash_out "$1" 1)
-    "${ff[@]}" -f lavfi -i "$(source_video 640 360 60)" -f lavfi -i "$(tone 60)" \
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 100)" -f lavfi -i "$(tone 100)" \
         -filter_complex "[0:v]split=3[a][b][v2];[a]scale=320:180[v0];[b]scale=480:270[v1]" \
         -map '[v0]' -map '[v1]' -map '[v2]' -map 1:a \
         "${x264[@]}" -x264-params nal-hrd=cbr \

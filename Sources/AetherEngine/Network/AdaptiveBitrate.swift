@@ -23,6 +23,10 @@ public struct AdaptivePolicy: Sendable, Equatable {
     /// Seconds after a switch before the player may switch up again (no oscillation); a
     /// switch down is never held.
     public var upHoldSeconds = 4.0
+    /// With at least ``highBuffer`` seconds buffered the hold also ends after this many
+    /// segments measured since the switch (a demuxer filling a deep buffer fetches several
+    /// segments in the hold's seconds; each is a measurement, and a wrong step costs no stall).
+    public var upHoldSegments = 3
     /// Variants considered at most (a master listing thousands keeps this many, spread over
     /// its rates).
     public var maxRungs = 32
@@ -70,13 +74,25 @@ public enum AdaptiveRule {
     /// `current` the rung playing; `estimate` bits/s; `recent` the last download's rate (b/s):
     /// the lower of the two decides whether to go down and how far (quick down, slow up);
     /// `buffer` seconds demuxed ahead of the playhead; `segmentSeconds` the next segment's
-    /// length; `sinceSwitch` wall seconds since the last switch. Nil: stay.
-    public static func decide(current: Int, rates: [Double], estimate: Double, recent: Double? = nil, buffer: Double,
-                              segmentSeconds: Double, sinceSwitch: Double, policy: AdaptivePolicy) -> Decision? {
+    /// length; `sinceSwitch` wall seconds since the last switch; `fast` the fast average alone
+    /// (b/s): the deeper the buffer between ``AdaptivePolicy/lowBuffer`` and
+    /// ``AdaptivePolicy/highBuffer``, the more the rule trusts it (and the last download) over
+    /// the slow average, for keeping a rate as for going up to one (BOLA's idea again: with a
+    /// deep buffer a wrong step up costs a segment, not a stall, so a link that came back is
+    /// used within a few segments; the same estimate keeps what it chose, so no oscillation).
+    /// Nil: stay.
+    /// `segmentsSinceSwitch` counts the segments measured since the last switch.
+    public static func decide(current: Int, rates: [Double], estimate: Double, recent: Double? = nil, fast: Double? = nil,
+                              buffer: Double, segmentSeconds: Double, sinceSwitch: Double, segmentsSinceSwitch: Int = 0,
+                              policy: AdaptivePolicy) -> Decision? {
         guard rates.indices.contains(current), estimate.isFinite, estimate > 0 else { return nil }
         let buffer = buffer.isFinite ? max(0, buffer) : 0
         let segment = segmentSeconds.isFinite ? max(0.001, segmentSeconds) : 2
-        let low = min(estimate, recent.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? estimate)
+        let positive = { (v: Double?) in v.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }
+        let depth = min(1, max(0, (buffer - policy.lowBuffer) / max(0.001, policy.highBuffer - policy.lowBuffer)))
+        let lately = min(positive(fast) ?? estimate, positive(recent) ?? .infinity)
+        let trusted = estimate + max(0, lately - estimate) * depth
+        let low = min(trusted, positive(recent) ?? trusted)
         func fetch(_ r: Int) -> Double { rates[r] * segment / low }
         let mbps = { (v: Double) in String(format: "%.2f Mb/s", v / 1e6) }
         // Running dry: the best rung whose segment loads within half of what is buffered.
@@ -97,17 +113,18 @@ public enum AdaptiveRule {
             }
             return nil
         }
-        let segmentUp = { (r: Int) in rates[r] * segment / estimate }
         // Up: held after a switch; the rate must fit the buffer-dependent share of the estimate
         // and its segment must load well within what is buffered (or one segment's time).
-        guard sinceSwitch >= policy.upHoldSeconds, current + 1 < rates.count else { return nil }
-        let depth = min(1, max(0, (buffer - policy.lowBuffer) / max(0.001, policy.highBuffer - policy.lowBuffer)))
+        let held = !(sinceSwitch >= policy.upHoldSeconds)
+            && !(buffer >= policy.highBuffer && segmentsSinceSwitch >= policy.upHoldSegments)
+        guard !held, current + 1 < rates.count else { return nil }
         let factor = policy.upFactor + (policy.upFactorHighBuffer - policy.upFactor) * depth
+        let segmentUp = { (r: Int) in rates[r] * segment / trusted }
         let allowance = max(segment, buffer * 0.5)
-        guard let best = (current + 1..<rates.count).last(where: { rates[$0] <= estimate * factor && segmentUp($0) <= allowance }) else {
+        guard let best = (current + 1..<rates.count).last(where: { rates[$0] <= trusted * factor && segmentUp($0) <= allowance }) else {
             return nil
         }
-        return Decision(rung: best, reason: String(format: "throughput %@, buffer %.1f s", mbps(estimate), buffer))
+        return Decision(rung: best, reason: String(format: "throughput %@, buffer %.1f s", mbps(trusted), buffer))
     }
 
     /// At most `limit` rungs of `rates` (ascending): the lowest, the highest, and the rest spread
@@ -164,6 +181,7 @@ final class AdaptiveSwitcher: Sendable {
         var switches: [BitrateSwitch] = []
         var switchCount = 0
         var lastSwitch = -Double.infinity
+        var measuredSinceSwitch = 0
         var armed = false
     }
 
@@ -219,8 +237,11 @@ final class AdaptiveSwitcher: Sendable {
                 let rates = usable.map { Double(s.rungs[$0].variant.bandwidth) }
                 guard let here = usable.firstIndex(of: s.current),
                       let d = AdaptiveRule.decide(current: here, rates: rates, estimate: s.estimator.estimate ?? policy.defaultEstimate,
-                                                  recent: s.estimator.lastRate, buffer: buffer, segmentSeconds: segment.duration,
-                                                  sinceSwitch: now - s.lastSwitch, policy: policy) else { return (s.current, nil, s.current) }
+                                                  recent: s.estimator.lastRate, fast: s.estimator.fastEstimate, buffer: buffer,
+                                                  segmentSeconds: segment.duration, sinceSwitch: now - s.lastSwitch,
+                                                  segmentsSinceSwitch: s.measuredSinceSwitch, policy: policy) else {
+                    return (s.current, nil, s.current)
+                }
                 return (usable[d.rung], d, s.current)
             }
             let rung = wanted
@@ -242,6 +263,7 @@ final class AdaptiveSwitcher: Sendable {
                     s.switchCount += 1
                     s.current = rung
                     s.lastSwitch = now
+                    s.measuredSinceSwitch = 0
                     FFmpegLog.write("abr", String(format: "segment at %.1f s: variant %d (%d b/s) -> %d (%d b/s): %@",
                                                   segment.start, change.fromVariant, change.fromBandwidth, change.toVariant,
                                                   change.toBandwidth, change.reason))
@@ -256,7 +278,9 @@ final class AdaptiveSwitcher: Sendable {
 
     /// A planned segment was downloaded whole: `bytes` in `seconds`.
     func downloaded(_ plan: Plan, bytes: Int, seconds: Double) {
-        state.withLock { $0.estimator.sample(bytes: bytes, seconds: seconds, mediaSeconds: plan.mediaSeconds) }
+        state.withLock { s in
+            if s.estimator.sample(bytes: bytes, seconds: seconds, mediaSeconds: plan.mediaSeconds) { s.measuredSinceSwitch += 1 }
+        }
     }
 
     /// A planned segment of another variant could not be fetched: that variant leaves the ladder.

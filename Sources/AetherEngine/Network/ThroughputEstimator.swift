@@ -79,4 +79,11 @@ public struct ThroughputEstimator: Sendable, Equatable {
         guard samples > 0 else { return nil }
         return min(fast.value, slow.value)
     }
+
+    /// The fast average alone (b/s), nil before the first sample: what the link did in the last
+    /// few segments. ``AdaptiveRule`` trusts it for a switch up when the buffer is deep.
+    public var fastEstimate: Double? {
+        guard samples > 0 else { return nil }
+        return fast.value
+    }
 }
