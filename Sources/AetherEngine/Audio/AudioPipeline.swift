@@ -69,8 +69,8 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
         var chunksEver = 0
         var failuresInARow = 0
         var pictureWaitSerial = -1
-        while !control.withLock({ $0.stopped }) {
-            let c = control.withLock { $0 }
+        while !control.read({ $0.stopped }) {
+            let c = control.read { $0 }
             guard c.audioStreamIndex != nil else {
                 control.wait(seconds: 0.25) { $0.audioStreamIndex != nil || $0.stopped }
                 continue
@@ -105,12 +105,12 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
             // now, not as it was before the wait (an item of a seek made during the wait is
             // current, and dropping it could drop the stream's end).
             guard let item = packets.peek() ?? (packets.waitForItem(timeout: 0.1) ? packets.peek() : nil) else { continue }
-            let current = control.withLock { $0.serial }
+            let current = control.read { $0.serial }
             if item.serial != current {
                 _ = packets.pop(if: { $0.serial == item.serial })
                 continue
             }
-            if current != c.serial || control.withLock({ $0.paused }) { continue }  // look at the state again first
+            if current != c.serial || control.read({ $0.paused }) { continue }  // look at the state again first
             guard let item = packets.pop(if: { $0.serial == current }) else { continue }
             if item.serial != mySerial {
                 mySerial = item.serial
@@ -157,9 +157,9 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                     pictureWaitSerial = mySerial
                     waitForFirstPicture(mySerial)
                 }
-                guard let start = control.withLock({ $0.serial == mySerial ? $0.landed : nil }) else { break }
+                guard let start = control.read({ $0.serial == mySerial ? $0.landed : nil }) else { break }
                 guard trim(&chunk, from: start, to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
-                let (volume, muted, clockSerial) = control.withLock { ($0.volume, $0.muted, $0.clockSerial) }
+                let (volume, muted, clockSerial) = control.read { ($0.volume, $0.muted, $0.clockSerial) }
                 // What plays, before the volume: a visualisation shows the music, muted or not.
                 chunk.samples.withUnsafeBufferPointer {
                     tap.append($0, channels: sink.format.channels, pts: chunk.pts, mediaDuration: chunk.mediaDuration)
@@ -188,10 +188,10 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                     clock.correct(heard: heardNow, serial: clockSerial)
                 }
             }
-            if isEnd, control.withLock({ $0.serial == mySerial }) {
+            if isEnd, control.read({ $0.serial == mySerial }) {
                 if !clock.isArmed, let writtenEnd {  // shorter than the device buffer
                     clock.arm(at: heard(writtenEnd, sink, decoder.rate), source: .audio,
-                              serial: control.withLock { $0.clockSerial })
+                              serial: control.read { $0.clockSerial })
                     if !hasVideo { markLanded(serial: mySerial) }
                 }
                 sink.drain()
@@ -218,7 +218,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
         guard let (stream, timeline) = streams.stream(index).map({ ($0.0, $0.1) }) else { return }
         do {
             let decoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline)
-            decoder.setRate(control.withLock { $0.rate })
+            decoder.setRate(control.read { $0.rate })
             self.decoder = decoder
             decoderName.withLock { $0 = decoder.decoderName }
         } catch {

@@ -74,7 +74,7 @@ extension PlaybackSession {
             }
             telemetry.addBytes(packet.size)
             let index = packet.streamIndex
-            let (serial, audioIndex, videoOff) = control.withLock { ($0.serial, $0.audioStreamIndex, $0.videoDisabled) }
+            let (serial, audioIndex, videoOff) = control.read { ($0.serial, $0.audioStreamIndex, $0.videoDisabled) }
             let isVideo = index == videoIndex && !videoOff && videoDecoder != nil
             let isAudio = index == audioIndex
             if (isVideo || isAudio), !checked.contains(index) {
@@ -114,7 +114,7 @@ extension PlaybackSession {
 
     /// A blocked push gives up when a seek is waiting or the session stops.
     private func seekPendingOrStopped() -> Bool {
-        control.withLock { $0.pendingSeek != nil || $0.stopped }
+        control.read { $0.pendingSeek != nil || $0.stopped }
     }
 
     func ptsSeconds(_ packet: Packet, _ index: Int) -> Double? {
@@ -153,7 +153,7 @@ extension PlaybackSession {
         videoQueue.flush()
         audioQueue.flush()
         frameQueue.flush()
-        let (preroll, audio) = control.withLock { ($0.seek.preroll, $0.audioStreamIndex) }
+        let (preroll, audio) = control.read { ($0.seek.preroll, $0.audioStreamIndex) }
         // An audio track switch comes as a seek: its stream may have been discarded (live: the
         // capture thread, which owns the demuxer, does it).
         if timeshift == nil { applyAdaptiveDiscard(audio: audio) }
@@ -204,7 +204,7 @@ extension PlaybackSession {
         var local = 0
         let hasOwnVideo = videoDecoder != nil
         while true {
-            let c = control.withLock { $0 }
+            let c = control.read { $0 }
             if c.stopped { break }
             if c.readSerial != mySerial {
                 // A seek (or a track switch, which comes as one): reposition and read on.
@@ -244,7 +244,7 @@ extension PlaybackSession {
             if !got {
                 finished = true
                 audioQueue.push(.end(serial: mySerial), interrupted: { [control] in
-                    control.withLock { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
+                    control.read { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
                 })
                 continue
             }
@@ -260,14 +260,14 @@ extension PlaybackSession {
                     packet.unref()
                     finished = true
                     audioQueue.push(.end(serial: mySerial), interrupted: { [control] in
-                        control.withLock { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
+                        control.read { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
                     })
                     continue
                 }
             }
             if let p = try? packet.take() {
                 audioQueue.push(.item(p, serial: mySerial), interrupted: { [control] in
-                    control.withLock { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
+                    control.read { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
                 })
             }
         }

@@ -153,7 +153,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         requestSeek(to: max(0, options.start), mode: .exact)
     }
 
-    var hasAudio: Bool { control.withLock { $0.audioStreamIndex != nil } }
+    var hasAudio: Bool { control.read { $0.audioStreamIndex != nil } }
 
     /// Adaptive sources: every video and audio stream but the ones playing is discarded, so the
     /// demuxer never fetches their segments. Demux thread (or before it starts).
@@ -166,7 +166,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             stream.pointee.discard = keep ? AVDISCARD_DEFAULT : AVDISCARD_ALL
         }
     }
-    var hasVideo: Bool { videoDecoder != nil && !control.withLock { $0.videoDisabled } }
+    var hasVideo: Bool { videoDecoder != nil && !control.read { $0.videoDisabled } }
 
     /// A stream that cannot be played after all (undecodable, encrypted): leave it out and let
     /// the others play; with nothing left the session fails with `message`.
@@ -199,7 +199,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     func start() {
         if let adaptive = format.adaptive {
             // Seconds demuxed ahead of the playhead: the buffer the switching rule weighs.
-            adaptive.setBufferLevel { [control, clock] in max(0, control.withLock { $0.demuxedUntil } - clock.time) }
+            adaptive.setBufferLevel { [control, clock] in max(0, control.read { $0.demuxedUntil } - clock.time) }
             adaptive.arm()
         }
         // Each thread holds the session until it ends: C resources are freed after the last one.
@@ -216,11 +216,11 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// (paused, rewound), until it ends or the session stops. Owns the demuxer's reads.
     private func captureLoop() {
         guard let timeshift, let packet = try? Packet() else { return }
-        var audio = control.withLock { $0.audioStreamIndex }
+        var audio = control.read { $0.audioStreamIndex }
         var errors = 0
         let hasVideo = videoIndex != nil && videoDecoder != nil
         while !isStopped {
-            let wanted = control.withLock { $0.audioStreamIndex }
+            let wanted = control.read { $0.audioStreamIndex }
             if wanted != audio {
                 applyAdaptiveDiscard(audio: wanted)
                 audio = wanted
@@ -283,7 +283,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             }
             if let change {
                 clock.setPaused(change)
-                FFmpegLog.write("cache", change ? "buffering: the demuxer is \(String(format: "%.2f", control.withLock { $0.demuxedUntil } - now)) s ahead" : "buffered: playing on")
+                FFmpegLog.write("cache", change ? "buffering: the demuxer is \(String(format: "%.2f", control.read { $0.demuxedUntil } - now)) s ahead" : "buffered: playing on")
             }
         }
     }
@@ -310,7 +310,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         FFmpegLog.write("player", "stopped; picture buffers allocated \(pool.allocated), reused \(pool.reused)")
     }
 
-    var isStopped: Bool { control.withLock { $0.stopped } }
+    var isStopped: Bool { control.read { $0.stopped } }
 
     func requestSeek(to target: Double, mode: SeekMode) {
         guard recordSeek(to: target, mode: mode) else { return }
@@ -329,7 +329,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         }
         guard t.isFinite else { return false }
         let seekTarget = t
-        let failed = control.withLock { $0.state == .error }
+        let failed = control.read { $0.state == .error }
         if failed { return false }
         control.withLock { c in
             c.seek.request(to: seekTarget, mode: mode)

@@ -54,7 +54,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     public func play() { setPaused(false) }
     public func pause() { setPaused(true) }
-    public func togglePause() { setPaused(!(current?.control.withLock { $0.userPaused } ?? true)) }
+    public func togglePause() { setPaused(!(current?.control.read { $0.userPaused } ?? true)) }
 
     private func setPaused(_ paused: Bool) {
         guard let s = current else { return }
@@ -66,7 +66,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
             defer { if !paused { c.steppedWhilePaused = false } }
             return !paused && c.steppedWhilePaused
         }
-        s.clock.setPaused(s.control.withLock { $0.paused })
+        s.clock.setPaused(s.control.read { $0.paused })
         // Frame steps moved the picture away from the audio: realign both at the picture.
         if resync { s.requestSeek(to: s.clock.time, mode: .exact) }
     }
@@ -80,7 +80,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// Seeks relative to the current position.
     public func seek(by seconds: Double, mode: SeekMode = .keyframe) {
         guard let s = current else { return }
-        let now = s.control.withLock { $0.pendingSeek?.target } ?? currentTime
+        let now = s.control.read { $0.pendingSeek?.target } ?? currentTime
         guard let target = try? OutsideValue.seconds(now + seconds, name: "seek") else { return }
         s.requestSeek(to: target, mode: mode)
     }
@@ -97,7 +97,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         guard let s = current else { return }
         pause()
         let interval = s.videoDecoder?.frameInterval ?? 0.04
-        let shown = s.control.withLock { $0.lastPresentedPTS } ?? currentTime
+        let shown = s.control.read { $0.lastPresentedPTS } ?? currentTime
         s.requestSeek(to: max(0, shown - interval), mode: .exact)
     }
 
@@ -123,7 +123,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         current?.control.withLock { $0.audioDelay = min(10, max(-10, seconds)) }
     }
 
-    public var audioDelay: Double { current?.control.withLock { $0.audioDelay } ?? 0 }
+    public var audioDelay: Double { current?.control.read { $0.audioDelay } ?? 0 }
 
     /// Seconds subtitles are shown later than their timestamps (mpv's `--sub-delay`), clamped to
     /// ±600 s; ``subtitleCues(at:)`` applies it.
@@ -152,7 +152,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// cues are fetched in the background (only the selected track's cues are kept).
     public func selectSubtitleTrack(_ id: Int?) {
         guard let s = current else { return }
-        let ahead = s.control.withLock { $0.demuxedUntil }
+        let ahead = s.control.read { $0.demuxedUntil }
         s.subtitles.select(id, position: currentTime, readAhead: ahead)
     }
 
@@ -180,7 +180,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         }
         // The first frame of the current position is still to come (a load or seek in flight):
         // it is converted at the size set now, so seeking again would only decode it twice.
-        guard paused, !coming, s.control.withLock({ $0.state }) != .ended else { return }
+        guard paused, !coming, s.control.read({ $0.state }) != .ended else { return }
         s.requestSeek(to: target ?? currentTime, mode: .exact)
     }
 
@@ -212,19 +212,19 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     public var state: PlayerState {
         guard let s = current else { return lock.withLock { loadError } == nil ? .idle : .error }
-        return s.control.withLock { $0.state }
+        return s.control.read { $0.state }
     }
 
-    public var isPaused: Bool { current?.control.withLock { $0.userPaused || $0.state == .ended } ?? true }
+    public var isPaused: Bool { current?.control.read { $0.userPaused || $0.state == .ended } ?? true }
 
     /// A network source ran dry and playback waits for the cache to refill (`buffering…`).
-    public var isBuffering: Bool { current?.control.withLock { $0.buffering } ?? false }
+    public var isBuffering: Bool { current?.control.read { $0.buffering } ?? false }
 
     /// How far the demuxer has read ahead, in media seconds, for a source with a demuxer cache
     /// (network sources); nil otherwise.
     public var cachedUntil: Double? {
         guard let s = current, s.cacheSeconds > 0 else { return nil }
-        return s.control.withLock { $0.demuxEOF ? (s.info.duration ?? $0.demuxedUntil) : $0.demuxedUntil }
+        return s.control.read { $0.demuxEOF ? (s.info.duration ?? $0.demuxedUntil) : $0.demuxedUntil }
     }
 
     /// A live stream (no length): positions run from where playback joined it.
@@ -234,7 +234,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     public var liveWindow: ClosedRange<Double>? {
         guard let s = current, s.isLive else { return nil }
         if let window = s.timeshift?.window { return window }
-        let edge = s.control.withLock { $0.demuxedUntil }
+        let edge = s.control.read { $0.demuxedUntil }
         return edge...edge
     }
 
@@ -269,10 +269,10 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// The clock's media time (seconds).
     public var currentTime: Double {
         guard let s = current else { return 0 }
-        let (state, target) = s.control.withLock { ($0.state, $0.pendingSeek?.target ?? $0.seek.inFlight) }
+        let (state, target) = s.control.read { ($0.state, $0.pendingSeek?.target ?? $0.seek.inFlight) }
         if let target { return target }
         if state == .ended {
-            let last = s.control.withLock { max($0.lastPresentedPTS ?? 0, $0.demuxedUntil) }
+            let last = s.control.read { max($0.lastPresentedPTS ?? 0, $0.demuxedUntil) }
             return min(s.endTime ?? .infinity, s.info.duration ?? last, max(last, s.clock.time))
         }
         return s.clock.time
@@ -280,9 +280,9 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     public var duration: Double? { current?.info.duration }
     public var mediaInfo: MediaInfo? { current?.info }
-    public var rate: Double { current?.control.withLock { $0.rate } ?? 1 }
-    public var volume: Double { current?.control.withLock { $0.volume } ?? 100 }
-    public var isMuted: Bool { current?.control.withLock { $0.muted } ?? false }
+    public var rate: Double { current?.control.read { $0.rate } ?? 1 }
+    public var volume: Double { current?.control.read { $0.volume } ?? 100 }
+    public var isMuted: Bool { current?.control.read { $0.muted } ?? false }
     public var videoFormat: VideoFormat? { current?.info.primaryVideo?.format }
 
     /// Position in `MediaInfo.audio` of the playing track, nil when silent.
@@ -294,7 +294,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
 
     public var activeAudioTrack: Int? {
         guard let s = current else { return nil }
-        let index = s.control.withLock { $0.audioStreamIndex }
+        let index = s.control.read { $0.audioStreamIndex }
         return s.info.audio.firstIndex { $0.index == index }
     }
 
@@ -335,19 +335,19 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     public var warnings: [String] { current?.warnings.withLock { $0 } ?? [] }
 
     /// Set when playback ended before the media did (truncated file, read error).
-    public var endedEarlyMessage: String? { current?.control.withLock { $0.endedEarlyMessage } }
+    public var endedEarlyMessage: String? { current?.control.read { $0.endedEarlyMessage } }
 
     /// Why the session failed after loading (`state == .error`): every stream turned out to be
     /// undecodable or encrypted.
     public var failureMessage: String? {
         guard let s = current else { return lock.withLock { loadError } }
-        return s.control.withLock { $0.failure }
+        return s.control.read { $0.failure }
     }
 
     /// Wall seconds from the moment the clock first ran to the end of playback (or now).
     public var playingWallSeconds: Double? {
         guard let s = current, let start = s.clock.firstArmedHost else { return nil }
-        return (s.control.withLock { $0.endedHost } ?? MonotonicClock.seconds()) - start
+        return (s.control.read { $0.endedHost } ?? MonotonicClock.seconds()) - start
     }
 
     /// Statistics over every frame presented so far (for summaries).
@@ -359,7 +359,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         var t = TelemetrySnapshot()
         guard let s = current else { return t }
         s.telemetry.fill(&t, advance: advance)
-        let c = s.control.withLock { $0 }
+        let c = s.control.read { $0 }
         t.state = c.state.rawValue
         t.position = currentTime
         t.bufferedSeconds = max(0, c.demuxedUntil - s.clock.time)

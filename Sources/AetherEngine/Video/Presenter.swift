@@ -66,14 +66,14 @@ final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded;
         var shownSerial = -1
         var unarmedSince: Double? = nil
         var lastShowHost = 0.0
-        while !control.withLock({ $0.stopped }) {
+        while !control.read({ $0.stopped }) {
             guard let item = frames.peek() else {
-                let (paused, serial) = control.withLock { ($0.paused, $0.serial) }
+                let (paused, serial) = control.read { ($0.paused, $0.serial) }
                 if paused { refreshCues(serial: serial) }
                 _ = frames.waitForItem(timeout: 0.25)
                 continue
             }
-            let c = control.withLock { $0 }
+            let c = control.read { $0 }
             guard item.serial == c.serial else { _ = frames.pop(timeout: 0); continue }
             guard case .item(let frame, _) = item else {
                 // Paused on the last picture (a one-frame file opened with --pause, a seek to
@@ -221,7 +221,7 @@ final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded;
             let frame = report.frame
             var counts = false
             if frame.paced, clock.isArmed {
-                let (serial, paused, delay) = control.withLock { ($0.serial, $0.paused, $0.audioDelay) }
+                let (serial, paused, delay) = control.read { ($0.serial, $0.paused, $0.audioDelay) }
                 if frame.serial == serial, !paused {
                     telemetry.displayed(gap: frame.pts - clock.time - delay)
                     counts = true

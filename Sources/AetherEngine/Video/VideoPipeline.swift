@@ -68,9 +68,9 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
         var framesEver = 0
         var failuresInARow = 0
         var lastError = ""
-        while !control.withLock({ $0.stopped }) {
+        while !control.read({ $0.stopped }) {
             guard let item = packets.pop(timeout: 0.25) else { continue }
-            let (serial, disabled, rate) = control.withLock { ($0.serial, $0.videoDisabled, $0.rate) }
+            let (serial, disabled, rate) = control.read { ($0.serial, $0.videoDisabled, $0.rate) }
             guard item.serial == serial, serial != endedSerial, !disabled else { continue }
             if case .item(let packet, _) = item { telemetry.addPlayedBytes(packet.size) }
             if serial != mySerial {
@@ -116,7 +116,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                                      height: size?.height ?? frame.height, pixels: pixels, serial: serial)
                 busy += MonotonicClock.seconds() - segmentStart
                 frameQueue.push(.item(out, serial: serial)) { [self] in
-                    control.withLock { $0.serial != serial || $0.stopped }
+                    control.read { $0.serial != serial || $0.stopped }
                 }
                 segmentStart = MonotonicClock.seconds()
             }
@@ -142,7 +142,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
             if framesEver == 0, failuresInARow >= PlaybackSession.undecodableAfterErrors {
                 disable(decoder.streamIndex, "cannot decode video stream #\(decoder.streamIndex) (\(codecName)): \(lastError)")
                 frameQueue.push(.end(serial: serial)) { [self] in
-                    control.withLock { $0.serial != serial || $0.stopped }
+                    control.read { $0.serial != serial || $0.stopped }
                 }
                 return
             }
@@ -163,7 +163,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
             }
             if reachedEnd {
                 frameQueue.push(.end(serial: serial)) { [self] in
-                    control.withLock { $0.serial != serial || $0.stopped }
+                    control.read { $0.serial != serial || $0.stopped }
                 }
                 // Everything after the end (of the file or of a --length window) is irrelevant
                 // until a seek starts a new serial.
