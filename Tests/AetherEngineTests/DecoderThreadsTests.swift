@@ -97,3 +97,23 @@ struct DecoderThreadsTests {
         #expect(bad.isEmpty, "frames out of step at \(bad.prefix(5).map { String(format: "#%d %+.3f s", $0.offset, $0.element) })")
     }
 }
+
+/// The automatic `--vd-lavc-skiploopfilter` level by how much smaller the picture is than the source.
+struct LoopFilterSkipTests {
+    static let hd = PixelSize(width: 1920, height: 1080)
+
+    @Test func theFilterGoesOnlyWhereThePictureCannotShowIt() {
+        // Half blocks at 160×48 (160×96 pixels: 135 source pixels each): all of it.
+        #expect(LoopFilterSkip.automatic(source: Self.hd, picture: PixelSize(width: 160, height: 96)) == .all)
+        // Octants at 160×48 (320×192: 34 each): B-frames only, nothing drifts.
+        #expect(LoopFilterSkip.automatic(source: Self.hd, picture: PixelSize(width: 320, height: 192)) == .bidir)
+        // Sixel at 1280×768 (2 each): the whole filter.
+        #expect(LoopFilterSkip.automatic(source: Self.hd, picture: PixelSize(width: 1280, height: 720)) == .default)
+        // The edges: exactly 64 and exactly 4 source pixels a pixel shown.
+        #expect(LoopFilterSkip.automatic(source: PixelSize(width: 640, height: 480), picture: PixelSize(width: 80, height: 60)) == .all)
+        #expect(LoopFilterSkip.automatic(source: PixelSize(width: 640, height: 480), picture: PixelSize(width: 81, height: 60)) == .bidir)
+        #expect(LoopFilterSkip.automatic(source: PixelSize(width: 640, height: 480), picture: PixelSize(width: 320, height: 240)) == .bidir)
+        #expect(LoopFilterSkip.automatic(source: PixelSize(width: 640, height: 480), picture: PixelSize(width: 321, height: 240)) == .default)
+        #expect(LoopFilterSkip.automatic(source: Self.hd, picture: PixelSize(width: 0, height: 0)) == .default)
+    }
+}

@@ -14,8 +14,11 @@ public struct SyncPolicy: Sendable {
     public var hardResyncSeconds = 0.05
     /// Fraction of the measured error folded into the clock at each audio write.
     public var slewFactor = 0.1
-    /// Longest the presenter sleeps before looking again (keeps pause/seek responsive).
-    public var maxWaitSeconds = 0.01
+    /// Longest the presenter sleeps before looking at the clock again. Pause, seeks, stops and
+    /// rate changes wake it at once (its waits are condition waits); this bounds how late a
+    /// frame can be when the audio clock re-anchors while it sleeps. 10 ms cost 100 wake-ups
+    /// a second for nothing.
+    public var maxWaitSeconds = 0.05
     /// A one-thread video decoder that works more than this share of the frame interval per
     /// frame is reopened with more threads (``DecoderThreads``).
     public var oneThreadBusyShare = 0.5

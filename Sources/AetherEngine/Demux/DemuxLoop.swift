@@ -17,9 +17,14 @@ extension PlaybackSession {
         var checked = Set<Int>()   // streams whose first packet was checked for encryption
         while true {
             // Until the clock is reset to it, the position is the seek's target (in flight).
-            let (c, taken) = control.withLock { c -> (SessionControl, PendingSeek?) in
-                let seek = c.seek.take()
-                return (c, seek)
+            // (A look first: taking is a change, which wakes every waiter, and this runs per packet.)
+            var c = control.read { $0 }
+            var taken: PendingSeek?
+            if c.pendingSeek != nil {
+                (c, taken) = control.withLock { c -> (SessionControl, PendingSeek?) in
+                    let seek = c.seek.take()
+                    return (c, seek)
+                }
             }
             if c.stopped { break }
             if let seek = taken {
@@ -91,7 +96,7 @@ extension PlaybackSession {
                 let end = seconds + max(0, packetDuration(packet, index))
                 lastAny = max(lastAny, min(end, seconds + 3600))
                 if isVideo || isAudio {
-                    control.withLock { $0.demuxedUntil = max($0.demuxedUntil, seconds) }
+                    control.note { $0.demuxedUntil = max($0.demuxedUntil, seconds) }
                     if let endTime, seconds > endTime + 0.5 {
                         packet.unref()
                         finishDemux(readError: nil, lastAny: lastAny)
@@ -179,7 +184,7 @@ extension PlaybackSession {
             guard c.seek.started(serial: serial, at: target, mode: mode, landsAtTarget: mode == .exact || !hasVideo) else { return }
             c.clockSerial = clockSerial
             c.demuxEOF = false
-            c.demuxedUntil = target
+            c.progress.demuxedUntil = target
             c.stepRequests = 0
             c.steppedWhilePaused = false
             if c.state != .ended { c.endedEarlyMessage = nil }
@@ -255,7 +260,7 @@ extension PlaybackSession {
             telemetry.addBytes(packet.size)
             if let seconds = file.format.timeline.seconds(packet.pts ?? packet.dts, stream.pointee.time_base),
                seconds.sane(in: -1e9...1e9) != nil {
-                if !hasOwnVideo { control.withLock { $0.demuxedUntil = max($0.demuxedUntil, seconds) } }
+                if !hasOwnVideo { control.note { $0.demuxedUntil = max($0.demuxedUntil, seconds) } }
                 if let endTime, seconds > endTime + 0.5 {
                     packet.unref()
                     finished = true

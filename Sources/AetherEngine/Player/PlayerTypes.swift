@@ -145,11 +145,21 @@ public enum LoopFilterSkip: String, Sendable, CaseIterable {
         }
     }
 
-    /// The automatic choice for a `source` decoded to be shown at `picture`.
+    /// The automatic choice for a `source` decoded to be shown at `picture`: `all` when each
+    /// pixel shown averages 64 or more of the source's (8×8: every block edge the filter would
+    /// smooth falls inside one pixel shown), `bidir` from 4, else `default`.
+    ///
+    /// On the 1080p grain clip in half blocks at 160×48 (each pixel shown averages 135):
+    /// `all` decodes in 13 % less time than `none` (ffmpeg, 1 thread: 1.24 s against 1.42 s
+    /// for 11 s), `bidir` in 3 %; the ideal half-block picture of `all` is 0.11 dB worse
+    /// (0.2 dB on the worst frame, as its errors drift until the next keyframe) against the
+    /// source on the 2×4 sub-cell grid (25.90 against 26.01 dB).
     static func automatic(source: PixelSize, picture: PixelSize) -> LoopFilterSkip {
         let shown = picture.width * picture.height
         guard shown > 0 else { return .default }
-        return source.width * source.height >= 4 * shown ? .bidir : .default
+        let area = source.width * source.height
+        if area >= 64 * shown { return .all }
+        return area >= 4 * shown ? .bidir : .default
     }
 }
 

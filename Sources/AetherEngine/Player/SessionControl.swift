@@ -186,8 +186,15 @@ struct SessionControl {
     var endedEarlyMessage: String?
     /// Nothing could be played after all (every stream failed to decode): the session errs.
     private(set) var failure: String?
-    var demuxedUntil = 0.0
-    var lastPresentedPTS: Double?
+    /// How far demuxing and presenting got: written through ``ControlBox/note(_:)``, which
+    /// wakes nobody (several times a frame), so no wait's condition may read it.
+    struct Progress {
+        var demuxedUntil = 0.0
+        var lastPresentedPTS: Double?
+    }
+    var progress = Progress()
+    var demuxedUntil: Double { progress.demuxedUntil }
+    var lastPresentedPTS: Double? { progress.lastPresentedPTS }
     /// Monotonic seconds when the session reached `.ended`.
     private(set) var endedHost: Double?
 
@@ -282,6 +289,13 @@ final class ControlBox: @unchecked Sendable {  // `value` is only touched with `
         condition.lock()
         defer { condition.unlock() }
         return try body(value)
+    }
+
+    /// Records progress (``SessionControl/Progress``), locked, waking nobody.
+    func note<R>(_ body: (inout SessionControl.Progress) throws -> R) rethrows -> R {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body(&value.progress)
     }
 
     /// Waits until `done` holds for the state, or until monotonic time `deadline`, and returns

@@ -181,7 +181,7 @@ final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded;
         last = presented
         sink?.present(presented)
         telemetry.add(.present, seconds: MonotonicClock.seconds() - start)
-        control.withLock { $0.lastPresentedPTS = frame.pts }
+        control.note { $0.lastPresentedPTS = frame.pts }
         return sink?.reportsDisplay ?? false
     }
 

@@ -84,9 +84,14 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
             let emit: (Frame, Double) throws -> Void = { [self] frame, pts in
                 frames += 1
                 guard !reachedEnd else { return }
-                let c = control.withLock { c -> SessionControl in
-                    if c.seek.land(at: pts, serial: serial) { clock.set(media: pts) }
-                    return c
+                // (Landing is a change, which wakes every waiter: only the first frame of a
+                // serial takes the lock to change anything; the rest look.)
+                var c = control.read { $0 }
+                if c.serial == serial, c.landed == nil {
+                    c = control.withLock { c -> SessionControl in
+                        if c.seek.land(at: pts, serial: serial) { clock.set(media: pts) }
+                        return c
+                    }
                 }
                 guard c.serial == serial else { return }
                 if let skip = c.seek.skipVideoUntil, pts + decoder.frameInterval <= skip + 0.0005 { return }
@@ -96,7 +101,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                     reachedEnd = true  // drop the rest of this serial's frames
                     return
                 }
-                let first = control.withLock { $0.seek.sawFirstFrame(serial: serial) }
+                let first = !c.seek.firstFrameSeen && control.withLock { $0.seek.sawFirstFrame(serial: serial) }
                 if first { FFmpegLog.write("vd", "first frame of serial \(serial) decoded at \(String(format: "%.3f", pts)) s") }
                 if let end = endTime, pts >= end { reachedEnd = true; return }
                 if clock.isArmed, !c.paused, c.stepRequests == 0, case let behind = clock.time - pts,
