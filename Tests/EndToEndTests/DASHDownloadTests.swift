@@ -196,27 +196,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: out) }
         let path = out + "/r.mkv"
         let arguments = [server.url("dash-vod/manifest.mpd"), "-o", path, "--hls-bitrate=min"]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
-        process.arguments = ["download"] + arguments
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
         // Interrupt inside the video track: six of the 22 files (two init sections, twenty segments) on disk.
-        let deadline = Date().addingTimeInterval(40)
-        var onDisk = 0
-        while Date() < deadline, process.isRunning {
-            onDisk = ((try? FileManager.default.contentsOfDirectory(atPath: path + ".part")) ?? []).filter { $0.hasSuffix(".seg") }.count
-            if onDisk >= 6 { break }
-            usleep(20_000)
-        }
-        process.interrupt()
-        process.waitUntilExit()
-        let firstErr = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        _ = stdout.fileHandleForReading.readDataToEndOfFile()
+        let (onDisk, status, firstErr, stopSeconds) = try D.interrupted(arguments, output: path, atFiles: 6)
         #expect(onDisk >= 6, "the first run never had six files on disk")
-        #expect(process.terminationStatus == 4, "\(firstErr)")
+        #expect(status == 4 && stopSeconds < 2, "\(firstErr)")
         #expect(firstErr.contains("interrupted") && firstErr.split(separator: "\n").count == 1, "\(firstErr)")
         #expect(!FileManager.default.fileExists(atPath: path))
 
