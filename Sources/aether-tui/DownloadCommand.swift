@@ -21,7 +21,8 @@ struct Download: ParsableCommand {
             (--hls-bitrate, --video-range), the audio adaptation sets chosen by --alang (each \
             set's representation: the lowest with --hls-bitrate=min, else the highest) and the \
             WebVTT text sets chosen by --slang (default: none), each with its init section and \
-            segments (SegmentTemplate, SegmentTimeline, SegmentList, SegmentBase with sidx); \
+            segments (SegmentTemplate, SegmentTimeline, SegmentList, SegmentBase with sidx; \
+            fragmented MP4 or WebM); \
             the adaptation set's lang is the language tag. A live (dynamic) MPD is refused; \
             TTML and stpp subtitles are left out.
 

@@ -171,6 +171,39 @@ import Testing
         #expect(D.frames(out + "/sb.mkv", map: "0:v") == D.frames(Self.root + "/progressive.mp4", map: "0:v"))
     }
 
+    /// WebM segments (VP9 and Opus, which the player's MPEG-TS translation cannot carry) are
+    /// joined as one WebM stream per representation: into Matroska and into MP4, every frame the
+    /// representation's own.
+    @Test func webMRepresentationsIntoMatroskaAndMP4() throws {
+        let dir = try D.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let made = Process.run(["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=24:d=6",
+                                "-f", "lavfi", "-i", "sine=f=440:d=6", "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8",
+                                "-b:v", "100k", "-g", "48", "-keyint_min", "48", "-c:a", "libopus", "-b:a", "32k",
+                                "-f", "dash", "-dash_segment_type", "webm", "-seg_duration", "2", "-use_template", "1", "-use_timeline", "1",
+                                "-adaptation_sets", "id=0,streams=v id=1,streams=a", dir + "/w.mpd"], timeout: 60)
+        #expect(made.status == 0, "\(made.stderr)")
+        var reference = Data()
+        for name in ["init-stream0.webm"] + (1...3).map({ String(format: "chunk-stream0-%05d.webm", $0) }) {
+            reference += try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name))
+        }
+        try reference.write(to: URL(fileURLWithPath: dir + "/reference.webm"))
+        let frames = D.frames(dir + "/reference.webm", map: "0:v")
+        #expect(frames.count == 144)
+        let server = try LoopbackHTTP(root: dir)
+        defer { server.stop() }
+        let out = try D.scratch()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        for name in ["w.mkv", "w.mp4"] {
+            let r = D.download([server.url("w.mpd"), "-o", out + "/" + name])
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            let (streams, duration) = try D.streams(out + "/" + name)
+            #expect(streams.map(\.codec) == ["vp9", "opus"], "\(name): \(streams)")
+            #expect(abs(duration - 6) < 0.05, "\(name): \(duration) s")
+            #expect(D.frames(out + "/" + name, map: "0:v") == frames, "\(name)")
+        }
+    }
+
     // MARK: the network
 
     @Test func aDropMidSegmentResumesAtTheByte() throws {
