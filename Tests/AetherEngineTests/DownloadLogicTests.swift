@@ -236,6 +236,23 @@ struct DownloadLogicTests {
         #expect(capped.tracks[0].segments[0].uri.hasSuffix("/vlo-1.m4s") && capped.tracks[1].segments[0].uri.hasSuffix("/aen128-1.m4s"))
     }
 
+    @Test func aDASHManifestOfSoundOnlyGivesTheChosenAudioSets() throws {
+        let start = Self.mpd().range(of: "<AdaptationSet contentType=\"video\"")!.lowerBound
+        let end = Self.mpd().range(of: "</AdaptationSet>", range: start..<Self.mpd().endIndex)!.upperBound
+        var sound = Self.mpd()
+        sound.removeSubrange(start..<end)
+        var request = DownloadRequest()
+        request.audioLanguages = ["fra"]
+        let plan = try Self.dashPlan(request, sound)
+        #expect(plan.tracks.map(\.kind) == [.audio] && plan.tracks[0].language == "fr", "\(plan.tracks.map(\.kind))")
+        request.audioLanguages = []
+        request.subtitleLanguages = ["eng"]
+        #expect(try Self.dashPlan(request, sound).tracks.map(\.language) == ["en", "en"])
+        // Nothing to play at all: one line.
+        let text = sound.replacingOccurrences(of: "contentType=\"audio\"", with: "contentType=\"image\"")
+        #expect { try Self.dashPlan(DownloadRequest(), text) } throws: { ($0 as? DownloadError)?.message == "the source has no video variant and no audio" }
+    }
+
     @Test func hostileOrLiveDASHManifestsAreRefusedInOneLine() {
         let cases: [(String, String)] = [
             (Self.mpd(type: "dynamic"), "live (dynamic) DASH manifest cannot be downloaded"),

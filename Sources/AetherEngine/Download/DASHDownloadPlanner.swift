@@ -11,7 +11,8 @@ import Foundation
 /// Refuses (one line): what ``DASHManifest/parse(_:base:now:limits:)`` refuses (a URL that is
 /// not http(s), a timeline past its budgets, a number out of range), a dynamic (live) manifest,
 /// a representation whose periods need different init sections (one output track cannot carry
-/// two), no video representation with segments. Text sets that are not WebVTT files (TTML,
+/// two), no video or audio representation with segments. A manifest of sound only gives the
+/// chosen audio sets (and text sets) without a video track. Text sets that are not WebVTT files (TTML,
 /// `stpp` in MP4: libavformat 5.1 reads neither) are left out.
 public enum DASHDownloadPlanner {
     /// Plans the manifest `text` read from `url`; `fetch` reads a `SegmentBase` index range.
@@ -58,7 +59,6 @@ public enum DASHDownloadPlanner {
             v.subtitleGroup = "text"
             variants.append(v)
         }
-        guard !variants.isEmpty else { throw DownloadError("the manifest has no video representation with segments") }
         var renditions: [MediaRendition] = []
         for (k, track) in tracks.enumerated() where track.contentType == .audio || track.contentType == .text {
             let reps = track.representations.filter { !$0.segments.isEmpty && (track.contentType == .audio || isWebVTT($0)) }

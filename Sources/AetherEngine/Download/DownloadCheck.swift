@@ -67,13 +67,13 @@ public enum DownloadCheck {
     }
 
     /// What every plan promises: only http(s) URLs with a host, keys AES-128 with a URI and a
-    /// 16-byte IV, byte ranges non-empty, one video track first.
+    /// 16-byte IV, byte ranges non-empty, at most one video track and first, some track.
     static func check(_ plan: DownloadPlan) {
         func isURL(_ uri: String) -> Bool {
             let lower = uri.lowercased()
             return (lower.hasPrefix("http://") || lower.hasPrefix("https://")) && URLComponents(string: uri)?.host?.isEmpty == false
         }
-        precondition(plan.tracks.first?.kind == .video && plan.tracks.dropFirst().allSatisfy { $0.kind != .video })
+        precondition(!plan.tracks.isEmpty && plan.tracks.dropFirst().allSatisfy { $0.kind != .video })
         for track in plan.tracks {
             precondition(track.initSection.map(isURL) != false, "an init section that is not an http(s) URL passed")
             precondition(track.initRange.map { $0.length > 0 && $0.offset >= 0 } != false)

@@ -37,19 +37,25 @@ public enum DownloadPlanner {
     /// The plan of `source`: the variant `request` chooses from `variants` and, from the
     /// renditions of its `audioGroup` and `subtitleGroup`, the ones its language lists choose
     /// (renditions without a `uri` are carried in the variant's own segments: none chosen, the
-    /// video track keeps its muxed sound). `track` makes a chosen variant's or rendition's
-    /// track from its `uri` (kind, uri, the bits per second to expect); the name, language and
-    /// default flag are set here.
+    /// video track keeps its muxed sound). With no variant at all (a DASH manifest of sound
+    /// only), the renditions of every group, and no video track. `track` makes a chosen
+    /// variant's or rendition's track from its `uri` (kind, uri, the bits per second to expect);
+    /// the name, language and default flag are set here.
     static func plan(source: String, variants: [StreamVariant], renditions: [MediaRendition], request: DownloadRequest,
                      track: (DownloadTrack.Kind, String, Int) throws(DownloadError) -> DownloadTrack) throws(DownloadError) -> DownloadPlan {
-        guard let chosen = VariantChooser.choose(variants, preference: request.preference, range: request.range),
-              let videoURI = variants[chosen].uri else { throw DownloadError("the source has no video variant") }
-        let variant = variants[chosen]
-        let audioGroup = renditions.filter { $0.type == "AUDIO" && $0.groupID == variant.audioGroup }
+        let chosen = VariantChooser.choose(variants, preference: request.preference, range: request.range)
+        let variant = chosen.map { variants[$0] }
+        let audioGroup = renditions.filter { $0.type == "AUDIO" && (variant == nil || $0.groupID == variant?.audioGroup) }
         let audio = pick(audioGroup, languages: request.audioLanguages, fallbackToFirst: true).filter { $0.uri != nil }
-        var video = try track(.video, videoURI, variant.bandwidth)
-        video.keepsMuxedAudio = audio.isEmpty
-        var tracks = [video]
+        var tracks: [DownloadTrack] = []
+        if let variant {
+            guard let videoURI = variant.uri else { throw DownloadError("the source's variant has no URI") }
+            var video = try track(.video, videoURI, variant.bandwidth)
+            video.keepsMuxedAudio = audio.isEmpty
+            tracks.append(video)
+        } else if audio.isEmpty {
+            throw DownloadError("the source has no video variant and no audio")
+        }
         func add(_ kind: DownloadTrack.Kind, _ r: MediaRendition, bitrate: Int) throws(DownloadError) {
             guard let uri = r.uri else { return }
             var t = try track(kind, uri, bitrate)
@@ -59,7 +65,7 @@ public enum DownloadPlanner {
             tracks.append(t)
         }
         for r in audio.prefix(maxRenditions) { try add(.audio, r, bitrate: 128_000) }
-        let subtitleGroup = renditions.filter { $0.type == "SUBTITLES" && $0.groupID == variant.subtitleGroup && $0.uri != nil }
+        let subtitleGroup = renditions.filter { $0.type == "SUBTITLES" && (variant == nil || $0.groupID == variant?.subtitleGroup) && $0.uri != nil }
         for r in pick(subtitleGroup, languages: request.subtitleLanguages, fallbackToFirst: false).prefix(maxRenditions) {
             try add(.subtitle, r, bitrate: 1000)
         }
