@@ -24,7 +24,8 @@ struct Download: ParsableCommand {
             segments (SegmentTemplate, SegmentTimeline, SegmentList, SegmentBase with sidx; \
             fragmented MP4 or WebM); \
             the adaptation set's lang is the language tag. A live (dynamic) MPD is refused; \
-            TTML and stpp subtitles are left out.
+            TTML and stpp subtitles are left out (a note says so when --slang asked for \
+            them). A manifest of sound only gives its audio.
 
             Segments are kept in PATH.part/ next to the output with a journal of what is done: \
             after Ctrl-C (status 4, as for a signal in play) or a failure, the same command continues where it \
@@ -89,6 +90,7 @@ struct Download: ParsableCommand {
         let bar = ProgressPrinter(terminal: isatty(STDOUT_FILENO) == 1)
         do {
             let plan = try downloader.plan(url: url, request: request)
+            for note in plan.notes { _ = fail("note: \(note)", code: 0) }
             let summary = try downloader.run(plan) { bar.show($0) }
             bar.finish()
             if let why = summary.discarded { _ = fail("note: the earlier run's state was not used (\(why)); started over", code: 0) }

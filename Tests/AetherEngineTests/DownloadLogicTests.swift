@@ -233,6 +233,8 @@ struct DownloadLogicTests {
         request.subtitleLanguages = ["all"]
         let capped = try Self.dashPlan(request)
         #expect(capped.tracks.map(\.kind) == [.video, .audio, .audio, .subtitle], "TTML is left out")
+        #expect(capped.notes == ["subtitles in 'de' left out: only WebVTT text sets can be downloaded (not TTML or stpp)"])
+        #expect(plan.notes.isEmpty && low.notes.isEmpty, "German was not asked for")
         #expect(capped.tracks[0].segments[0].uri.hasSuffix("/vlo-1.m4s") && capped.tracks[1].segments[0].uri.hasSuffix("/aen128-1.m4s"))
     }
 

@@ -102,6 +102,13 @@ import Testing
         #expect(lines.dropLast().last?.contains("100%") == true && lines.dropLast().last?.contains("21/21 segments") == true, "\(r.stdout)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["show.mkv"])
         let bytes = (try FileManager.default.attributesOfItem(atPath: out + "/show.mkv")[.size] as? Int) ?? 0
+        // German subtitles exist only as TTML: said in one line, not fetched, the rest written.
+        try server.clearRequests()
+        let german = D.download([server.url("manifest.mpd"), "-o", out + "/de.mkv", "--slang=deu"])
+        #expect(german.status == 0, "\(german.stderr)")
+        #expect(german.stderr == "aether-tui: note: subtitles in 'de' left out: only WebVTT text sets can be downloaded (not TTML or stpp)\n", "\(german.stderr)")
+        #expect(try D.streams(out + "/de.mkv").streams.map(\.type) == ["video", "audio"])
+        #expect(try !server.requests().contains { ($0["path"] as? String)?.hasSuffix(".ttml") == true })
         print("dash download: \(bytes) bytes in \(String(format: "%.2f", seconds)) s (process) — \(lines.last ?? "")")
     }
 

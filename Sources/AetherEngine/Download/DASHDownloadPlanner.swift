@@ -60,9 +60,17 @@ public enum DASHDownloadPlanner {
             variants.append(v)
         }
         var renditions: [MediaRendition] = []
+        var unsupported: [MediaRendition] = []
         for (k, track) in tracks.enumerated() where track.contentType == .audio || track.contentType == .text {
             let reps = track.representations.filter { !$0.segments.isEmpty && (track.contentType == .audio || isWebVTT($0)) }
-            guard let rep = request.preference == .min ? reps.first : reps.last else { continue }
+            guard let rep = request.preference == .min ? reps.first : reps.last else {
+                if track.contentType == .text {
+                    var r = MediaRendition(type: "SUBTITLES", groupID: "text")
+                    r.language = track.language
+                    unsupported.append(r)
+                }
+                continue
+            }
             let audio = track.contentType == .audio
             let key = "dash:\(audio ? "audio" : "text"):\(k)"
             representations[key] = rep
@@ -71,11 +79,16 @@ public enum DASHDownloadPlanner {
             r.uri = key
             renditions.append(r)
         }
-        return try DownloadPlanner.plan(source: url, variants: variants, renditions: renditions, request: request) {
+        var plan = try DownloadPlanner.plan(source: url, variants: variants, renditions: renditions, request: request) {
             (kind: DownloadTrack.Kind, key: String, _: Int) throws(DownloadError) -> DownloadTrack in
             guard let rep = representations[key] else { throw DownloadError("no representation '\(TextSanitizer.clean(key))'") }
             return try Self.track(kind, rep)
         }
+        // Text sets --slang asked for by language (or all) that are not WebVTT: said, not fetched.
+        for r in DownloadPlanner.pick(unsupported, languages: request.subtitleLanguages, fallbackToFirst: false) {
+            plan.notes.append("subtitles\(r.language.map { " in '\(TextSanitizer.clean($0))'" } ?? "") left out: only WebVTT text sets can be downloaded (not TTML or stpp)")
+        }
+        return plan
     }
 
     /// A text representation the download can join: a WebVTT file (`text/vtt`, or a `.vtt`
