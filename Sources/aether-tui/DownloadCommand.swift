@@ -3,10 +3,10 @@ import ArgumentParser
 import Dispatch
 import Foundation
 
-/// `aether-tui download`: one variant of an HLS source with its chosen renditions, into one file.
+/// `aether-tui download`: one variant of an HLS or DASH source with its chosen renditions, into one file.
 struct Download: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Download an HLS stream (one video variant, chosen audio and subtitle renditions) into one MKV or MP4 file.",
+        abstract: "Download an HLS or DASH stream (one video variant, chosen audio and subtitle renditions) into one MKV or MP4 file.",
         discussion: """
             Fetches exactly one video variant of an HLS master playlist (--hls-bitrate, \
             --video-range; default: the highest bit rate) and the audio and subtitle renditions \
@@ -17,35 +17,45 @@ struct Download: ParsableCommand {
             converted to MP4's mov_text), with each rendition's LANGUAGE, NAME and DEFAULT=YES as language \
             tag, title and default flag.
 
+            A static DASH manifest (MPD) is downloaded the same way: one video representation \
+            (--hls-bitrate, --video-range), the audio adaptation sets chosen by --alang (each \
+            set's representation: the lowest with --hls-bitrate=min, else the highest) and the \
+            WebVTT text sets chosen by --slang (default: none), each with its init section and \
+            segments (SegmentTemplate, SegmentTimeline, SegmentList, SegmentBase with sidx; \
+            fragmented MP4 or WebM); \
+            the adaptation set's lang is the language tag. A live (dynamic) MPD is refused; \
+            TTML and stpp subtitles are left out (a note says so when --slang asked for \
+            them). A manifest of sound only gives its audio.
+
             Segments are kept in PATH.part/ next to the output with a journal of what is done: \
             after Ctrl-C (status 4, as for a signal in play) or a failure, the same command continues where it \
             stopped. A journal or segment that does not check out is fetched again. The \
             directory is removed when the output is written. An existing output is never \
             overwritten.
 
-            A remote playlist naming anything but http(s) (file://, a local path) is refused; \
-            nothing named by a playlist becomes a file name. Byte-range segments and init \
+            A remote playlist or manifest naming anything but http(s) (file://, a local path) is \
+            refused; nothing named by a playlist or manifest becomes a file name. Byte-range segments and init \
             sections (EXT-X-BYTERANGE, EXT-X-MAP BYTERANGE) are fetched by range; live \
             playlists are not supported. Progress goes to standard output: a bar on a terminal, \
             plain lines otherwise.
             """)
 
-    @Argument(help: ArgumentHelp("An http(s) URL of an HLS master or media playlist.", valueName: "url"))
+    @Argument(help: ArgumentHelp("An http(s) URL of an HLS master or media playlist, or of a DASH manifest (MPD).", valueName: "url"))
     var url: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write: Matroska, or MP4 when it ends in .mp4 (default: the playlist's name with .mkv, in the current directory).", valueName: "path"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write: Matroska, or MP4 when it ends in .mp4 (default: the playlist's or manifest's name with .mkv, in the current directory).", valueName: "path"))
     var output: String?
 
-    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("The video variant: min, max, or the highest at or under a peak bit rate in bits/s (700k, 1.5M; else the lowest).", valueName: "min|max|rate"))
+    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("The video variant or representation: min, max, or the highest at or under a peak bit rate in bits/s (700k, 1.5M; else the lowest).", valueName: "min|max|rate"))
     var hlsBitrate: String = "max"
 
     @Option(name: .customLong("video-range"), help: ArgumentHelp("Prefer SDR or HDR variants; auto prefers SDR.", valueName: "auto|sdr|hdr"))
     var videoRange: String = "auto"
 
-    @Option(help: ArgumentHelp("Audio renditions to keep, by language (e.g. fra,eng), or all (default: the DEFAULT=YES one, else the first).", valueName: "list"))
+    @Option(help: ArgumentHelp("Audio renditions (DASH: adaptation sets) to keep, by language (e.g. fra,eng), or all (default: the DEFAULT=YES one, else the first).", valueName: "list"))
     var alang: String?
 
-    @Option(help: ArgumentHelp("Subtitle renditions to keep, by language (e.g. eng), all, or no (default: those marked DEFAULT=YES).", valueName: "list"))
+    @Option(help: ArgumentHelp("Subtitle renditions (DASH: WebVTT text sets) to keep, by language (e.g. eng), all, or no (default: those marked DEFAULT=YES).", valueName: "list"))
     var slang: String?
 
     @OptionGroup var network: NetworkOptions
@@ -80,6 +90,7 @@ struct Download: ParsableCommand {
         let bar = ProgressPrinter(terminal: isatty(STDOUT_FILENO) == 1)
         do {
             let plan = try downloader.plan(url: url, request: request)
+            for note in plan.notes { _ = fail("note: \(note)", code: 0) }
             let summary = try downloader.run(plan) { bar.show($0) }
             bar.finish()
             if let why = summary.discarded { _ = fail("note: the earlier run's state was not used (\(why)); started over", code: 0) }

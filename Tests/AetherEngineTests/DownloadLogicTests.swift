@@ -167,6 +167,147 @@ struct DownloadLogicTests {
         #expect(AES128Decryptor.sequenceIV(258) == [UInt8](repeating: 0, count: 14) + [1, 2])
     }
 
+    // MARK: DASH
+
+    static let mpdURL = "http://127.0.0.1:1/show/manifest.mpd"
+
+    /// Two video representations (template + timeline), audio in English and French, a WebVTT
+    /// text set and a TTML one.
+    static func mpd(type: String = "static", timeline: String = #"<S t="0" d="4" r="2"/>"#, media: String = "v$RepresentationID$-$Number$.m4s",
+                    extraSets: String = "") -> String {
+        """
+        <?xml version="1.0"?>
+        <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="\(type)" mediaPresentationDuration="PT12S">
+        <Period id="0" start="PT0S">
+        <AdaptationSet contentType="video" mimeType="video/mp4">
+        <SegmentTemplate timescale="2" initialization="init-$RepresentationID$.m4s" media="\(media)" startNumber="1"><SegmentTimeline>\(timeline)</SegmentTimeline></SegmentTemplate>
+        <Representation id="lo" bandwidth="300000" width="320" height="180"/>
+        <Representation id="hi" bandwidth="900000" width="640" height="360"/>
+        </AdaptationSet>
+        <AdaptationSet contentType="audio" lang="en" mimeType="audio/mp4">
+        <SegmentTemplate timescale="2" initialization="init-$RepresentationID$.m4s" media="a$RepresentationID$-$Number$.m4s" duration="4"/>
+        <Representation id="en64" bandwidth="64000"/><Representation id="en128" bandwidth="128000"/>
+        </AdaptationSet>
+        <AdaptationSet contentType="audio" lang="fr" mimeType="audio/mp4">
+        <SegmentTemplate timescale="2" initialization="init-$RepresentationID$.m4s" media="a$RepresentationID$-$Number$.m4s" duration="4"/>
+        <Representation id="fr" bandwidth="96000"/>
+        </AdaptationSet>
+        <AdaptationSet contentType="text" mimeType="text/vtt" lang="en"><Representation id="subs" bandwidth="200"><BaseURL>subs/en.vtt</BaseURL></Representation></AdaptationSet>
+        <AdaptationSet contentType="text" mimeType="application/ttml+xml" lang="de"><Representation id="ttml" bandwidth="200"><BaseURL>de.ttml</BaseURL></Representation></AdaptationSet>
+        \(extraSets)
+        </Period></MPD>
+        """
+    }
+
+    /// Plans `text` as served at ``mpdURL``; every range read answers `index` (nil: fails).
+    static func dashPlan(_ request: DownloadRequest, _ text: String = mpd(), index: [UInt8]? = []) throws -> DownloadPlan {
+        try DownloadPlanner.plan(url: Self.mpdURL, request: request) { (url: String, range: HLSMediaPlaylist.ByteRange?) throws(DownloadError) -> [UInt8] in
+            if url == Self.mpdURL && range == nil { return Array(text.utf8) }
+            guard range != nil, let index else { throw DownloadError("v.mp4: 503") }
+            return index
+        }
+    }
+
+    @Test func aDASHManifestPlansOneRepresentationAndTheChosenSets() throws {
+        var request = DownloadRequest()
+        request.audioLanguages = ["fra"]
+        request.subtitleLanguages = ["eng"]
+        let plan = try Self.dashPlan(request)
+        #expect(plan.tracks.map(\.kind) == [.video, .audio, .subtitle])
+        let video = plan.tracks[0]
+        #expect(video.initSection == "http://127.0.0.1:1/show/init-hi.m4s" && video.bitrate == 900_000 && !video.keepsMuxedAudio)
+        #expect(video.segments.map(\.uri) == (1...3).map { "http://127.0.0.1:1/show/vhi-\($0).m4s" })
+        #expect(video.segments.map(\.duration) == [2, 2, 2])
+        #expect(plan.tracks[1].language == "fr" && plan.tracks[1].initSection == "http://127.0.0.1:1/show/init-fr.m4s")
+        #expect(plan.tracks[1].segments.count == 6, "12 s of 2 s segments")
+        #expect(plan.tracks[2].language == "en" && plan.tracks[2].segments.map(\.uri) == ["http://127.0.0.1:1/show/subs/en.vtt"])
+        #expect(plan.tracks[2].initSection == nil)
+        // min: the lowest video and the lowest of each audio set; no lists: the first audio set, no subtitles.
+        request = DownloadRequest()
+        request.preference = .min
+        let low = try Self.dashPlan(request)
+        #expect(low.tracks.map(\.kind) == [.video, .audio])
+        #expect(low.tracks[0].segments[0].uri.hasSuffix("/vlo-1.m4s") && low.tracks[1].segments[0].uri.hasSuffix("/aen64-1.m4s"))
+        request.preference = VariantPreference(option: "500k")!
+        request.audioLanguages = ["all"]
+        request.subtitleLanguages = ["all"]
+        let capped = try Self.dashPlan(request)
+        #expect(capped.tracks.map(\.kind) == [.video, .audio, .audio, .subtitle], "TTML is left out")
+        #expect(capped.notes == ["subtitles in 'de' left out: only WebVTT text sets can be downloaded (not TTML or stpp)"])
+        #expect(plan.notes.isEmpty && low.notes.isEmpty, "German was not asked for")
+        #expect(capped.tracks[0].segments[0].uri.hasSuffix("/vlo-1.m4s") && capped.tracks[1].segments[0].uri.hasSuffix("/aen128-1.m4s"))
+    }
+
+    @Test func aDASHManifestOfSoundOnlyGivesTheChosenAudioSets() throws {
+        let start = Self.mpd().range(of: "<AdaptationSet contentType=\"video\"")!.lowerBound
+        let end = Self.mpd().range(of: "</AdaptationSet>", range: start..<Self.mpd().endIndex)!.upperBound
+        var sound = Self.mpd()
+        sound.removeSubrange(start..<end)
+        var request = DownloadRequest()
+        request.audioLanguages = ["fra"]
+        let plan = try Self.dashPlan(request, sound)
+        #expect(plan.tracks.map(\.kind) == [.audio] && plan.tracks[0].language == "fr", "\(plan.tracks.map(\.kind))")
+        request.audioLanguages = []
+        request.subtitleLanguages = ["eng"]
+        #expect(try Self.dashPlan(request, sound).tracks.map(\.language) == ["en", "en"])
+        // Nothing to play at all: one line.
+        let text = sound.replacingOccurrences(of: "contentType=\"audio\"", with: "contentType=\"image\"")
+        #expect { try Self.dashPlan(DownloadRequest(), text) } throws: { ($0 as? DownloadError)?.message == "the source has no video variant and no audio" }
+    }
+
+    @Test func hostileOrLiveDASHManifestsAreRefusedInOneLine() {
+        let cases: [(String, String)] = [
+            (Self.mpd(type: "dynamic"), "live (dynamic) DASH manifest cannot be downloaded"),
+            (Self.mpd().replacingOccurrences(of: "<Period", with: "<BaseURL>file:///etc/</BaseURL><Period"), "refers to 'file:///etc/'"),
+            (Self.mpd(media: "file:///etc/passwd"), "refers to 'file:///etc/passwd'"),
+            (Self.mpd(timeline: #"<S t="0" d="4" r="1000000000000"/>"#), "'S@r'"),
+            (Self.mpd(timeline: #"<S t="0" d="1" r="99999"/><S d="1" r="99999"/>"#), "more than 100000"),
+            (Self.mpd(timeline: #"<S t="-5" d="4"/>"#), "'S@t'"),
+            ("<html><body>hi</body></html>", "not a DASH manifest"),
+            ("<MPD", "not well-formed"),
+            ("PK\u{3}\u{4}", "neither an HLS playlist nor a DASH manifest"),
+        ]
+        for (text, reason) in cases {
+            do {
+                _ = try Self.dashPlan(DownloadRequest(), text)
+                Issue.record("accepted: \(text.prefix(200))")
+            } catch let error as DownloadError {
+                #expect(error.message.contains(reason), "\(error.message) (wanted \(reason))")
+                #expect(!error.message.contains("\n"))
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+    }
+
+    @Test func aDASHSegmentBaseIndexIsReadByRangeAndAFailedIndexFailsTheDownload() throws {
+        // A sidx (version 0) of two references, 1000 and 1500 bytes, 2 s each at timescale 1000.
+        var sidx: [UInt8] = [0, 0, 0, 0x38] + Array("sidx".utf8) + [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0x03, 0xE8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]
+        for size in [1000, 1500] { sidx += [0, 0, UInt8(size >> 8), UInt8(size & 0xFF), 0, 0, 0x07, 0xD0, 0x90, 0, 0, 0] }
+        let base = """
+            <?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT4S"><Period>
+            <AdaptationSet contentType="video"><Representation id="v" bandwidth="500000"><BaseURL>v.mp4</BaseURL>
+            <SegmentBase indexRange="800-855"/></Representation></AdaptationSet></Period></MPD>
+            """
+        let plan = try Self.dashPlan(DownloadRequest(), base, index: sidx)
+        let video = try #require(plan.tracks.first)
+        #expect(video.initSection == "http://127.0.0.1:1/show/v.mp4" && video.initRange == .init(offset: 0, length: 800))
+        #expect(video.segments.map(\.byteRange) == [.init(offset: 856, length: 1000), .init(offset: 1856, length: 1500)])
+        #expect(video.segments.allSatisfy { $0.uri == "http://127.0.0.1:1/show/v.mp4" && $0.duration == 2 })
+        #expect(throws: DownloadError.self) { try Self.dashPlan(DownloadRequest(), base, index: Array(sidx.prefix(20))) }
+        #expect { try Self.dashPlan(DownloadRequest(), base, index: nil) } throws: { ($0 as? DownloadError)?.message == "v.mp4: 503" }
+    }
+
+    @Test func periodsWithDifferentInitSectionsAreNotJoinedIntoOneTrack() {
+        let period = #"<Period duration="PT4S"><AdaptationSet contentType="video"><SegmentTemplate initialization="init-$RepresentationID$-{n}.m4s" media="v-{n}-$Number$.m4s" duration="2" timescale="1"/><Representation id="v" bandwidth="1000"/></AdaptationSet></Period>"#
+        let text = #"<?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT8S">"#
+            + period.replacingOccurrences(of: "{n}", with: "1") + period.replacingOccurrences(of: "{n}", with: "2") + "</MPD>"
+        #expect(throws: DownloadError.self) { try Self.dashPlan(DownloadRequest(), text) }
+        // The same init section in both: one track of four segments.
+        let same = text.replacingOccurrences(of: "init-$RepresentationID$-2.m4s", with: "init-$RepresentationID$-1.m4s")
+        #expect((try? Self.dashPlan(DownloadRequest(), same))?.tracks.first?.segments.count == 4)
+    }
+
     // MARK: AES-128
 
     @Test func aesRefusesWhatCannotBeCiphertext() throws {

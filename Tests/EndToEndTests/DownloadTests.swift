@@ -61,6 +61,35 @@ import Testing
         return Int(text[range].split(separator: " ")[0])
     }
 
+    /// Runs `download arguments` writing `output`, waits until `files` segment files (init
+    /// sections included) are in `output.part/` (at most `seconds`), runs `meanwhile`, then sends
+    /// SIGINT: the files seen, the exit status, standard error and the seconds it took to stop.
+    static func interrupted(_ arguments: [String], output: String, atFiles files: Int, within seconds: Double = 40,
+                            meanwhile: () -> Void = {}) throws -> (onDisk: Int, status: Int32, stderr: String, stopSeconds: Double) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
+        process.arguments = ["download"] + arguments
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let deadline = Date().addingTimeInterval(seconds)
+        var onDisk = 0
+        while Date() < deadline, process.isRunning {
+            onDisk = ((try? FileManager.default.contentsOfDirectory(atPath: output + ".part")) ?? []).filter { $0.hasSuffix(".seg") }.count
+            if onDisk >= files { break }
+            usleep(20_000)
+        }
+        meanwhile()
+        let interruptedAt = Date()
+        process.interrupt()  // SIGINT
+        process.waitUntilExit()
+        let stopSeconds = Date().timeIntervalSince(interruptedAt)
+        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = stdout.fileHandleForReading.readDataToEndOfFile()
+        return (onDisk, process.terminationStatus, text, stopSeconds)
+    }
+
     // MARK: what is fetched and written
 
     @Test func oneVariantOneFrenchAudioOneEnglishSubtitleWithTheirTags() throws {
@@ -253,32 +282,15 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = dir + "/r.mkv"
         let arguments = [server.url("hls-download/master.m3u8"), "-o", out, "--alang=fra"]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
-        process.arguments = ["download"] + arguments
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        // Interrupt at half: 8 of the 16 segments on disk.
-        let deadline = Date().addingTimeInterval(30)
-        var onDisk = 0
-        while Date() < deadline, process.isRunning {
-            onDisk = ((try? FileManager.default.contentsOfDirectory(atPath: out + ".part")) ?? []).filter { $0.hasSuffix(".seg") }.count
-            if onDisk >= 8 { break }
-            usleep(20_000)
+        // Interrupt at half: 8 of the 16 segments on disk. A second download into the same
+        // output meanwhile is refused (the part directory is locked).
+        var rival: ProcessResult?
+        let (onDisk, status, firstErr, stopSeconds) = try Self.interrupted(arguments, output: out, atFiles: 8, within: 30) {
+            rival = Self.download(arguments)
         }
-        // A second download into the same output meanwhile is refused (the part directory is locked).
-        let rival = Self.download(arguments)
-        #expect(rival.status == 1 && rival.stderr.contains("another download is writing"), "\(rival.stderr)")
-        let interruptedAt = Date()
-        process.interrupt()  // SIGINT
-        process.waitUntilExit()
-        let stopSeconds = Date().timeIntervalSince(interruptedAt)
-        let firstErr = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        _ = stdout.fileHandleForReading.readDataToEndOfFile()
+        #expect(rival?.status == 1 && rival?.stderr.contains("another download is writing") == true, "\(rival?.stderr ?? "")")
         #expect(onDisk >= 8, "the first run never had eight segments on disk")
-        #expect(process.terminationStatus == 4, "\(firstErr)")
+        #expect(status == 4, "\(firstErr)")
         #expect(firstErr.contains("interrupted") && firstErr.split(separator: "\n").count == 1, "\(firstErr)")
         #expect(stopSeconds < 2, "took \(stopSeconds) s to stop")
         #expect(!FileManager.default.fileExists(atPath: out))

@@ -428,12 +428,10 @@ import Testing
         if !player.isRunning { #expect(player.terminationStatus == 4, "exit status \(player.terminationStatus)") }
     }
 
-    /// DASH with SegmentBase (one fragmented MP4 with a sidx, addressed by byte ranges), which
-    /// the ffmpeg CLI does not write: the MPD is made here around its output.
-    @Test func dashSegmentBaseWithSidxPlays() throws {
-        let dir = NSTemporaryDirectory() + "aether-net-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+    /// Writes `v.mp4` (progressive.mp4's video as one fragmented MP4 with a global sidx) and
+    /// `sb.mpd`, a static MPD addressing it by `SegmentBase` (an `Initialization` range and the
+    /// sidx's `indexRange`), which the ffmpeg CLI does not write, into `dir`.
+    static func makeSegmentBase(in dir: String) throws {
         let made = Process.run(["/usr/bin/env", "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", Self.root + "/progressive.mp4",
                                 "-map", "0:v", "-c", "copy", "-movflags", "+frag_keyframe+empty_moov+default_base_moof+global_sidx",
                                 dir + "/v.mp4"], timeout: 60)
@@ -457,6 +455,14 @@ import Testing
             </Representation></AdaptationSet></Period></MPD>
             """
         try mpd.write(toFile: dir + "/sb.mpd", atomically: true, encoding: .utf8)
+    }
+
+    /// DASH with SegmentBase (one fragmented MP4 with a sidx, addressed by byte ranges).
+    @Test func dashSegmentBaseWithSidxPlays() throws {
+        let dir = NSTemporaryDirectory() + "aether-net-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.makeSegmentBase(in: dir)
         let server = try LoopbackHTTP(root: dir)
         defer { server.stop() }
         let (r, s) = try Self.headless([server.url("sb.mpd"), "--speed=4"])

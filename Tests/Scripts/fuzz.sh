@@ -50,11 +50,14 @@ case "$target" in
         max_len=65536 ;;
     download)
         # First byte picks the reader (DownloadCheck): 0 the state journal, 1 WebVTT segments
-        # (split at NUL), 2 the HLS planner.
+        # (split at NUL), 2 the HLS planner, 3 the DASH planner.
         cp Tests/Fuzz/Regressions/download/* "$corpus/" 2>/dev/null || true
         bash Tests/Fixtures/make-fixtures.sh >/dev/null
         for f in Tests/Fixtures/out/net/hls-download/master.m3u8 Tests/Fixtures/out/net/hls-download*/*/index*.m3u8 Tests/Fixtures/out/net/hostile/download-*.m3u8; do
             [ -f "$f" ] && { printf '\x02'; head -c 65536 "$f"; } > "$corpus/seed-$(echo "${f#Tests/Fixtures/out/net/}" | tr / -)"
+        done
+        for f in Tests/Fixtures/out/net/dash-*/*.mpd; do
+            [ -f "$f" ] && { printf '\x03'; head -c 65536 "$f"; } > "$corpus/seed-$(echo "${f#Tests/Fixtures/out/net/}" | tr / -)"
         done
         for f in Tests/Fixtures/out/net/hls-download/2/index*.vtt; do
             [ -f "$f" ] && { printf '\x01'; cat "$f"; } > "$corpus/seed-$(basename "$f")"

@@ -5,6 +5,8 @@ import Foundation
 /// - 0: the state journal, against a fixed two-track plan (one with an init section);
 /// - 1: WebVTT segments (split at NUL bytes) joined, then written out;
 /// - 2: the HLS planner, every URL answering with the input (master and media playlists alike),
+///   for each variant choice and rendition list;
+/// - 3: the DASH planner, the input as the manifest (and as every `SegmentBase` index read),
 ///   for each variant choice and rendition list.
 /// Each checks what the reader promises; a broken promise traps (a crash to the fuzzer).
 public enum DownloadCheck {
@@ -19,7 +21,7 @@ public enum DownloadCheck {
     public static func run(_ bytes: [UInt8]) -> Int {
         guard let selector = bytes.first else { return 0 }
         let input = Array(bytes.dropFirst())
-        switch selector % 3 {
+        switch selector % 4 {
         case 0:
             // Any fingerprint line the input carries is tried as the plan's.
             let text = String(decoding: input.prefix(200), as: UTF8.self)
@@ -49,20 +51,38 @@ public enum DownloadCheck {
                     request.preference = preference
                     request.audioLanguages = languages
                     request.subtitleLanguages = languages
-                    guard let plan = try? HLSDownloadPlanner.plan(url: "http://h/m.m3u8", request: request, fetch: { _ in text }) else { continue }
-                    for track in plan.tracks {
-                        for segment in track.segments {
-                            let lower = segment.uri.lowercased()
-                            precondition((lower.hasPrefix("http://") || lower.hasPrefix("https://")) && URLComponents(string: segment.uri)?.host?.isEmpty == false,
-                                         "a segment that is not an http(s) URL passed")
-                            if let key = segment.key { precondition(key.method == "AES-128" && key.uri != nil && key.iv.map { $0.count == 16 } != false) }
-                        }
+                    let plan: DownloadPlan?
+                    if selector % 4 == 2 {
+                        plan = try? HLSDownloadPlanner.plan(url: "http://h/m.m3u8", request: request, fetch: { _ in text })
+                    } else {
+                        plan = try? DASHDownloadPlanner.plan(url: "http://h/m.mpd", text: text, request: request, fetch: { _, _ in input })
                     }
+                    guard let plan else { continue }
+                    check(plan)
                     found += plan.segmentCount
-                    _ = plan.fingerprint(format: "matroska")
                 }
             }
             return found
         }
+    }
+
+    /// What every plan promises: only http(s) URLs with a host, keys AES-128 with a URI and a
+    /// 16-byte IV, byte ranges non-empty, at most one video track and first, some track.
+    static func check(_ plan: DownloadPlan) {
+        func isURL(_ uri: String) -> Bool {
+            let lower = uri.lowercased()
+            return (lower.hasPrefix("http://") || lower.hasPrefix("https://")) && URLComponents(string: uri)?.host?.isEmpty == false
+        }
+        precondition(!plan.tracks.isEmpty && plan.tracks.dropFirst().allSatisfy { $0.kind != .video })
+        for track in plan.tracks {
+            precondition(track.initSection.map(isURL) != false, "an init section that is not an http(s) URL passed")
+            precondition(track.initRange.map { $0.length > 0 && $0.offset >= 0 } != false)
+            for segment in track.segments {
+                precondition(isURL(segment.uri), "a segment that is not an http(s) URL passed")
+                precondition(segment.byteRange.map { $0.length > 0 && $0.offset >= 0 } != false)
+                if let key = segment.key { precondition(key.method == "AES-128" && key.uri != nil && key.iv.map { $0.count == 16 } != false) }
+            }
+        }
+        _ = plan.fingerprint(format: "matroska")
     }
 }

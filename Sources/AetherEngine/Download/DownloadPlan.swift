@@ -9,6 +9,9 @@ public struct DownloadPlan: Sendable, Equatable {
     /// The source's URL (for messages and the state's fingerprint).
     public var source: String
     public var tracks: [DownloadTrack]
+    /// What was asked for but left out, one line each for the user (not part of the
+    /// fingerprint: it decides no byte).
+    public var notes: [String] = []
 
     public init(source: String, tracks: [DownloadTrack]) {
         self.source = source

@@ -40,7 +40,7 @@ public struct DownloadSummary: Sendable, Equatable {
     public var streams = 0
 }
 
-/// Fetches a ``DownloadPlan``'s segments through the player's network reader (``ResilientInput``:
+/// Fetches a ``DownloadPlan``'s segments (HLS or DASH: see ``DownloadPlanner``) through the player's network reader (``ResilientInput``:
 /// resume at the byte after a drop, backoff and retries, deadlines, the header and protocol
 /// rules), decrypts AES-128 segments, keeps them in `OUTPUT.part/` with a journal so a second
 /// run continues where an interrupted one stopped, and remuxes them into `OUTPUT`.
@@ -69,14 +69,17 @@ public final class Downloader {
 
     public var networkStatus: NetworkStatus { session.monitor.status }
 
-    /// The HLS plan for `url` (only http and https sources).
+    /// Largest `SegmentBase` index read (as the player's).
+    static let indexLimit = 16 << 20
+
+    /// The plan for `url`, an HLS playlist or a DASH manifest (only http and https sources).
     public func plan(url: String, request: DownloadRequest) throws(DownloadError) -> DownloadPlan {
         let scheme = NetworkSettings.scheme(of: url)
         guard scheme == "http" || scheme == "https" else {
             throw DownloadError("only http and https sources can be downloaded")
         }
-        return try HLSDownloadPlanner.plan(url: url, request: request) { (u: String) throws(DownloadError) -> String in
-            String(decoding: try self.fetch(u, limit: Self.playlistLimit), as: UTF8.self)
+        return try DownloadPlanner.plan(url: url, request: request) { (u: String, range: HLSMediaPlaylist.ByteRange?) throws(DownloadError) -> [UInt8] in
+            try self.fetch(u, limit: range == nil ? Self.playlistLimit : Self.indexLimit, range: range)
         }
     }
 
@@ -262,7 +265,7 @@ public final class Downloader {
     /// A resource's bytes through ``ResilientInput``, only `range` of it when given (a request
     /// from its offset, read up to its length); only http and https.
     func fetch(_ url: String, limit: Int, range: HLSMediaPlaylist.ByteRange? = nil) throws(DownloadError) -> [UInt8] {
-        try HLSDownloadPlanner.allowed(url)
+        try DownloadPlanner.allowed(url)
         if interrupt.isCancelled { throw DownloadError("interrupted") }
         let limit = range.map { min(limit, $0.length) } ?? limit
         if let range, range.length > limit { throw DownloadError("\(TextSanitizer.clean(url)): a byte range larger than \(limit) bytes") }

@@ -10,84 +10,28 @@ import Foundation
 /// playlist must not name local files), a live playlist, an unreadable byte range, a key method
 /// other than AES-128, a key without a URI or with a malformed IV, an empty playlist.
 public enum HLSDownloadPlanner {
-    /// Renditions of one kind kept at most.
-    public static let maxRenditions = 16
-
+    /// Reads `url` and plans it (an HLS playlist only).
     public static func plan(url: String, request: DownloadRequest,
                             fetch: (String) throws(DownloadError) -> String) throws(DownloadError) -> DownloadPlan {
         let text = try fetch(url)
         guard text.drop(while: { $0 == "\u{FEFF}" || $0.isWhitespace }).hasPrefix("#EXTM3U") else {
-            throw DownloadError("not an HLS playlist (only HLS sources can be downloaded)")
+            throw DownloadError("not an HLS playlist (only HLS and DASH sources can be downloaded)")
         }
-        if let master = HLSMasterPlaylist.parse(text, base: url) {
-            return try plan(master: master, url: url, request: request, fetch: fetch)
-        }
-        let media = try mediaPlaylist(text, url: url)
-        return DownloadPlan(source: url, tracks: [track(.video, media, bitrate: 0, keepsMuxedAudio: true)])
+        return try plan(url: url, text: text, request: request, fetch: fetch)
     }
 
-    static func plan(master: HLSMasterPlaylist, url: String, request: DownloadRequest,
+    /// Plans the playlist `text` read from `url`: a master (``DownloadPlanner`` chooses from its
+    /// variants and renditions) or one media playlist (its segments carry the sound).
+    static func plan(url: String, text: String, request: DownloadRequest,
                      fetch: (String) throws(DownloadError) -> String) throws(DownloadError) -> DownloadPlan {
-        for variant in master.variants { try allowed(variant.uri ?? "") }
-        for rendition in master.renditions { if let uri = rendition.uri { try allowed(uri) } }
-        guard let chosen = VariantChooser.choose(master.variants, preference: request.preference, range: request.range),
-              let videoURI = master.variants[chosen].uri else { throw DownloadError("the master playlist has no variant") }
-        let variant = master.variants[chosen]
-
-        let audioGroup = master.renditions.filter { $0.type == "AUDIO" && $0.groupID == variant.audioGroup }
-        let audio = pick(audioGroup, languages: request.audioLanguages, fallbackToFirst: true)
-        let separateAudio = audio.filter { $0.uri != nil }
-        var video = track(.video, try mediaPlaylist(fetch(videoURI), url: videoURI), bitrate: variant.bandwidth,
-                          keepsMuxedAudio: separateAudio.isEmpty)
-        video.name = nil
-        var tracks = [video]
-        // A rendition's own playlist as a track, with its name, language and default flag.
-        func rendition(_ kind: DownloadTrack.Kind, _ r: MediaRendition, bitrate: Int) throws(DownloadError) {
-            guard let uri = r.uri else { return }
-            var t = track(kind, try mediaPlaylist(fetch(uri), url: uri), bitrate: bitrate, keepsMuxedAudio: false)
-            t.name = r.name
-            t.language = r.language
-            t.isDefault = r.isDefault
-            tracks.append(t)
+        guard let master = HLSMasterPlaylist.parse(text, base: url) else {
+            return DownloadPlan(source: url, tracks: [track(.video, try mediaPlaylist(text, url: url), bitrate: 0)])
         }
-        for r in separateAudio.prefix(maxRenditions) { try rendition(.audio, r, bitrate: 128_000) }
-        let subtitleGroup = master.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == variant.subtitleGroup && $0.uri != nil }
-        for r in pick(subtitleGroup, languages: request.subtitleLanguages, fallbackToFirst: false).prefix(maxRenditions) {
-            try rendition(.subtitle, r, bitrate: 1000)
-        }
-        return DownloadPlan(source: url, tracks: tracks)
-    }
-
-    /// The renditions `languages` chooses: those in any listed language, in the list's order;
-    /// `all` keeps every one, `no` none. With no list: the `DEFAULT=YES` ones, else (audio) the
-    /// first. A list that matches nothing falls back the same way.
-    static func pick(_ renditions: [MediaRendition], languages: [String], fallbackToFirst: Bool) -> [MediaRendition] {
-        let wanted = languages.map { $0.lowercased() }
-        if wanted.contains("no") { return [] }
-        if wanted.contains("all") { return renditions }
-        var chosen: [MediaRendition] = []
-        for language in wanted.map(LanguagePreference.canonical) where !language.isEmpty {
-            for r in renditions where r.language.map(LanguagePreference.canonical) == language && !chosen.contains(r) {
-                chosen.append(r)
-            }
-        }
-        if !chosen.isEmpty { return chosen }
-        let defaults = renditions.filter(\.isDefault)
-        if !defaults.isEmpty { return fallbackToFirst ? [defaults[0]] : defaults }
-        return fallbackToFirst ? Array(renditions.prefix(1)) : []
-    }
-
-    /// Only http and https: a remote playlist naming `file:`, a local path, or any other
-    /// protocol is refused (as the player's network rules refuse it).
-    /// The URI must also be a whole URL with a host (`http:/h/x`, what a name no URL parser
-    /// takes becomes when joined to its playlist's as a path, is refused).
-    static func allowed(_ uri: String) throws(DownloadError) {
-        let scheme = NetworkSettings.scheme(of: uri)
-        guard scheme == "http" || scheme == "https" else {
-            throw DownloadError("refused '\(TextSanitizer.clean(uri))' named by a remote playlist (only http and https are allowed)")
-        }
-        guard uri.lowercased().hasPrefix("\(scheme ?? "")://"), let host = URLComponents(string: uri)?.host, !host.isEmpty else {
-            throw DownloadError("'\(TextSanitizer.clean(uri))' named by a playlist is not a URL")
+        for variant in master.variants { try DownloadPlanner.allowed(variant.uri ?? "") }
+        for rendition in master.renditions { if let uri = rendition.uri { try DownloadPlanner.allowed(uri) } }
+        return try DownloadPlanner.plan(source: url, variants: master.variants, renditions: master.renditions, request: request) {
+            (kind: DownloadTrack.Kind, uri: String, bitrate: Int) throws(DownloadError) -> DownloadTrack in
+            track(kind, try mediaPlaylist(fetch(uri), url: uri), bitrate: bitrate)
         }
     }
 
@@ -100,25 +44,26 @@ public enum HLSDownloadPlanner {
         guard !playlist.segments.isEmpty else { throw DownloadError("\(name): the playlist lists no segment") }
         guard playlist.isEnded else { throw DownloadError("\(name): a live playlist (no EXT-X-ENDLIST) cannot be downloaded") }
         guard !playlist.hasBadByteRange else { throw DownloadError("\(name): an EXT-X-BYTERANGE that is not length[@offset] with a known offset") }
-        if let map = playlist.initSection { try allowed(map) }
+        if let map = playlist.initSection { try DownloadPlanner.allowed(map) }
         for segment in playlist.segments {
-            try allowed(segment.uri)
+            try DownloadPlanner.allowed(segment.uri)
             guard let key = segment.key else { continue }
             guard key.method == "AES-128" else {
                 throw DownloadError("\(name): encryption method '\(TextSanitizer.clean(key.method))' is not supported (AES-128 is)")
             }
             guard let keyURI = key.uri else { throw DownloadError("\(name): an EXT-X-KEY without a URI") }
-            try allowed(keyURI)
+            try DownloadPlanner.allowed(keyURI)
             guard !key.badIV else { throw DownloadError("\(name): an EXT-X-KEY IV that is not 0x and 32 hex digits") }
         }
         return playlist
     }
 
-    static func track(_ kind: DownloadTrack.Kind, _ playlist: HLSMediaPlaylist, bitrate: Int, keepsMuxedAudio: Bool) -> DownloadTrack {
+    /// A media playlist's segments as a track (its sound kept: a rendition's track is told otherwise).
+    static func track(_ kind: DownloadTrack.Kind, _ playlist: HLSMediaPlaylist, bitrate: Int) -> DownloadTrack {
         var t = DownloadTrack(kind: kind, bitrate: bitrate, segments: playlist.segments.map {
             DownloadSegment(uri: $0.uri, duration: $0.duration, sequence: $0.sequence, key: $0.key, byteRange: $0.byteRange)
         })
-        t.keepsMuxedAudio = keepsMuxedAudio
+        t.keepsMuxedAudio = kind == .video
         t.initSection = playlist.initSection
         t.initRange = playlist.initRange
         return t

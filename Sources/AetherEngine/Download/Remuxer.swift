@@ -67,8 +67,9 @@ final class RemuxInput {
     private let reader: AnyObject
     let track: DownloadTrack
 
-    /// Demuxers a downloaded segment may be read as (what HLS carries); nothing else is probed.
-    static let formats = "mpegts,mov,aac,mp3,ac3,eac3,webvtt,flac"
+    /// Demuxers a downloaded segment may be read as (what HLS and DASH carry: MPEG-TS, fMP4,
+    /// raw audio, WebVTT, and a DASH WebM init section with its segments); nothing else is probed.
+    static let formats = "mpegts,mov,aac,mp3,ac3,eac3,webvtt,flac,matroska"
 
     init(track: DownloadTrack, reader: AnyObject, io: UnsafeMutablePointer<AVIOContext>, formatName: String?) throws(DownloadError) {
         self.track = track
