@@ -423,7 +423,8 @@ import Testing
         player.stop()
     }
 
-    @Test(arguments: [(PixelSize(width: 160, height: 90), nil as LoopFilterSkip?, "bidir" as String?),
+    @Test(arguments: [(PixelSize(width: 160, height: 90), nil as LoopFilterSkip?, "all" as String?),
+                      (PixelSize(width: 480, height: 270), nil, "bidir"),
                       (PixelSize(width: 1280, height: 720), nil, nil),
                       (PixelSize(width: 1280, height: 720), .all, "all")])
     func theLoopFilterIsSkippedOnlyWhereItCannotShow(size: PixelSize, forced: LoopFilterSkip?, expected: String?) throws {
