@@ -6,12 +6,20 @@ public struct SubtitleCue: Sendable, Equatable {
     /// For a text cue from an ASS event (every text decoder in FFmpeg makes one: SRT, WebVTT and
     /// mov_text too): where the script places it and its styled runs. nil for bitmaps.
     public var styled: StyledSubtitle?
+    /// For a text cue from an ASS event: the event as the decoder made it and its track's
+    /// header, for libass (``ASSOverlayRenderer``). nil for bitmaps and plain text.
+    public var ass: ASSSource?
 
     public init(start: Double, end: Double, content: Content, styled: StyledSubtitle? = nil) {
         self.start = start
         self.end = end
         self.content = content
         self.styled = styled
+    }
+
+    public init(start: Double, end: Double, content: Content, styled: StyledSubtitle?, ass: ASSSource?) {
+        self.init(start: start, end: end, content: content, styled: styled)
+        self.ass = ass
     }
 
     public enum Content: Sendable, Equatable {
