@@ -33,6 +33,9 @@ public struct SubtitleCue: Sendable, Equatable {
         return nil
     }
 
+    /// A text cue with something for text cells to show (not a libass-only drawing).
+    public var hasVisibleText: Bool { text.map { !$0.isEmpty } ?? false }
+
     /// An empty bitmap event: it ends the cue showing (PGS, DVB, DVD).
     var isClear: Bool {
         if case .bitmap(let b) = content { return b.rgba.isEmpty }

@@ -494,12 +494,14 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
                 if let ass = rect.pointee.ass {
                     var styled = ASSEvent.parse(limitedCString(ass), script: decoder.assScript)
                     let text = limited(styled.plainText)
+                    let source = decoder.assHeader.map { ASSSource(header: $0, event: limitedEvent(ass)) }
                     if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                         if text != styled.plainText { styled.runs = [StyledSubtitle.Run(text: text)] }  // cut: plain
-                        let source = decoder.assHeader.map {
-                            ASSSource(header: $0, event: limitedEvent(ass))
-                        }
                         cues.append(SubtitleCue(start: start, end: end, content: .text(text), styled: styled, ass: source))
+                    } else if let source {
+                        // No text (a drawing, a sign made of shapes): only libass can show it;
+                        // text cells leave it out (``SubtitleCue/hasVisibleText``).
+                        cues.append(SubtitleCue(start: start, end: end, content: .text(""), styled: nil, ass: source))
                     }
                 }
             case SUBTITLE_TEXT:

@@ -24,7 +24,8 @@ extension TUIApp {
         // Text cues libass draws into the picture are not text cells too.
         let libass = VideoOutput.drawsTextSubtitles(driver: driver, style: options.subtitleStyle)
         output.textSubtitlesVisible.store(controller.subtitlesVisible, ordering: .relaxed)
-        let cues = controller.subtitlesVisible ? player.subtitleCues(at: player.currentTime).filter { !(libass && $0.ass != nil) } : []
+        let cues = controller.subtitlesVisible ? player.subtitleCues(at: player.currentTime)
+            .filter { $0.text == nil || ($0.hasVisibleText && !(libass && $0.ass != nil)) } : []
         let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
         // (Bitmap cues come with their frame: the engine hands the shown frame over again
         // when its cues change while paused.)
