@@ -1,0 +1,89 @@
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// libass in a real sixel terminal (xterm under Xvfb, checked by screenshot): a positioned sign
+/// (`\an7\pos(240,160)`, a red 60×60 drawing on a green 320×240 picture) is drawn at its place in
+/// the picture; with `--sub-ass=no` text cells keep subtitles and the drawing is not shown.
+@Suite(.serialized) struct ASSPixelTests {
+    static let enabled = XtermSession.toolsPresent || ProcessInfo.processInfo.environment["CI"] != nil
+
+    struct Box { var x0 = Int.max, y0 = Int.max, x1 = -1, y1 = -1, count = 0 }
+
+    static func box(_ shot: Screenshot, _ test: (UInt8, UInt8, UInt8) -> Bool) -> Box {
+        var b = Box()
+        for y in 0..<shot.height {
+            for x in 0..<shot.width {
+                let i = (y * shot.width + x) * 3
+                guard test(shot.rgb[i], shot.rgb[i + 1], shot.rgb[i + 2]) else { continue }
+                b.x0 = min(b.x0, x); b.x1 = max(b.x1, x); b.y0 = min(b.y0, y); b.y1 = max(b.y1, y); b.count += 1
+            }
+        }
+        return b
+    }
+
+    static func green(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Bool { g > 140 && r < 90 && b < 90 }
+    static func red(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Bool { r > 180 && g < 90 && b < 90 }
+
+    /// The picture (green and what is in it) and the red pixels, once the picture is up and
+    /// (when `expectRed`) the sign too, or after 10 s.
+    static func look(_ x: XtermSession, expectRed: Bool) -> (picture: Box, red: Box) {
+        var last = (Box(), Box())
+        for _ in 0..<40 {
+            Thread.sleep(forTimeInterval: 0.25)
+            guard let shot = x.screenshot() else { continue }
+            last = (box(shot, green), box(shot, red))
+            if last.0.count > 20_000, !expectRed || last.1.count > 1_000 { break }
+        }
+        return last
+    }
+
+    @Test(.enabled(if: enabled)) func aPositionedSignIsAtItsPlaceInTheSixelPicture() throws {
+        let fixture = TestEnvironment.subtitleFixture("ass-sign-e2e.mkv")
+        let x = try XtermSession(command: "'\(TestEnvironment.binary)' '\(fixture)' --vo=sixel --ao=null --pause --sid=1 --start=1")
+        defer { x.stop() }
+        let (picture, red) = Self.look(x, expectRed: true)
+        try #require(picture.count > 20_000, "no green picture on screen (\(x.state))")
+        #expect(red.count > 1_000, "the sign is not drawn: \(red.count) red pixels")
+        // Where the script puts it: x 240–300 and y 160–220 of 320×240.
+        let w = Double(picture.x1 - picture.x0 + 1), h = Double(picture.y1 - picture.y0 + 1)
+        let place = (x0: Double(red.x0 - picture.x0) / w, y0: Double(red.y0 - picture.y0) / h,
+                     x1: Double(red.x1 + 1 - picture.x0) / w, y1: Double(red.y1 + 1 - picture.y0) / h)
+        print(String(format: "sign at %.3f,%.3f–%.3f,%.3f of the picture (script: 0.750,0.667–0.938,0.917)",
+                     place.x0, place.y0, place.x1, place.y1))
+        #expect(abs(place.x0 - 0.75) < 0.03 && abs(place.x1 - 0.9375) < 0.03, "across: \(place)")
+        #expect(abs(place.y0 - 160.0 / 240) < 0.04 && abs(place.y1 - 220.0 / 240) < 0.04, "down: \(place)")
+        // A square: libass kept the aspect at the render size.
+        let ratio = Double(red.x1 - red.x0 + 1) / Double(red.y1 - red.y0 + 1)
+        #expect(abs(ratio - 1) < 0.1, "width/height \(ratio)")
+    }
+
+    @Test(.enabled(if: enabled)) func withSubAssNoTheDrawingStaysOutOfThePicture() throws {
+        let fixture = TestEnvironment.subtitleFixture("ass-sign-e2e.mkv")
+        let x = try XtermSession(command: "'\(TestEnvironment.binary)' '\(fixture)' --vo=sixel --ao=null --pause --sid=1 --start=1 --sub-ass=no")
+        defer { x.stop() }
+        var (picture, _) = Self.look(x, expectRed: false)
+        try #require(picture.count > 20_000, "no green picture on screen (\(x.state))")
+        Thread.sleep(forTimeInterval: 1.5)
+        let shot = try #require(x.screenshot())
+        picture = Self.box(shot, Self.green)
+        let red = Self.box(shot, Self.red)
+        #expect(red.count < 100, "\(red.count) red pixels: the text-cell path draws no drawings")
+    }
+
+    @Test func badSubtitleOptionsAreRefused() {
+        for (argument, says) in [("--sub-ass=maybe", "--sub-ass must be yes or no"),
+                                 ("--sub-ass-override=strip", "--sub-ass-override must be yes, force or no"),
+                                 ("--sub-color=red", "--sub-color must be #RRGGBB or #AARRGGBB"),
+                                 ("--sub-font-size=nan", "--sub-font-size must be between"),
+                                 ("--sub-font-size=1e300", "--sub-font-size must be between"),
+                                 ("--sub-scale=-1", "--sub-scale must be between"),
+                                 ("--sub-pos=151", "--sub-pos must be between"),
+                                 ("--sub-border-size=inf", "--sub-border-size must be between"),
+                                 ("--sub-font=a,b", "--sub-font must be a font family name")] {
+            let r = Process.run([TestEnvironment.binary, "--no-config", argument, "/nonexistent.mkv"], timeout: 30)
+            #expect(r.status != 0, "\(argument)")
+            #expect(r.stderr.contains(says), "\(argument): \(r.stderr)")
+        }
+    }
+}
