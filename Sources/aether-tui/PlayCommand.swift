@@ -112,7 +112,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("sub-scale"), help: ArgumentHelp("Scale subtitle text by this factor, 0 to 100 (default 1).", valueName: "factor"))
     var subScale: Double = 1
 
-    @Option(name: .customLong("sub-ass-override"), help: ArgumentHelp("ASS scripts: yes applies --sub-scale and --sub-pos to dialogue, force also replaces the script's dialogue style with the --sub-* style, no draws the script as authored (default yes).", valueName: "yes|force|no"))
+    @Option(name: .customLong("sub-ass-override"), help: ArgumentHelp("ASS scripts: yes applies --sub-scale and --sub-pos to dialogue, force also gives dialogue the style of --sub-font, --sub-font-size, --sub-color and --sub-border-size, no draws the script as authored (default yes).", valueName: "yes|force|no"))
     var subAssOverride: String = "yes"
 
     @Option(help: ArgumentHelp("Volume in percent, 0 to 130.", valueName: "percent"))
