@@ -124,11 +124,11 @@ public final class ASSOverlayRenderer {
             overlay = nil
             return true
         }
-        if track == nil || first.header !== header || first.fonts !== fonts || (!first.header.isNative && size != (width, height)) {
+        if track == nil || !isCurrent(first.header) || first.fonts !== fonts || (!first.header.isNative && size != (width, height)) {
             guard makeTrack(first, width: width, height: height) else { return false }
         }
         guard let track else { return false }
-        for (cue, source) in sources where source.header === header {
+        for (cue, source) in sources where isCurrent(source.header) {
             let start = Self.milliseconds(cue.start), end = Self.milliseconds(cue.end)
             let key = "\(start)|\(end)|\(source.dedupKey)"
             guard !fed.contains(key), fed.count < ASSTrackRenderer.maxEvents else { continue }
@@ -145,6 +145,13 @@ public final class ASSOverlayRenderer {
         overlay = ASSOverlayImage.composite(images, width: width, height: height)
         composites += 1
         return true
+    }
+
+    /// The same track's header: the same object, or the same bytes (cues fetched again after a
+    /// seek come from another decoder of the same stream, with a header object of its own).
+    private func isCurrent(_ other: ASSHeader) -> Bool {
+        guard let header else { return false }
+        return other === header || (other.isNative == header.isNative && other.bytes == header.bytes)
     }
 
     private func makeTrack(_ source: ASSSource, width: Int, height: Int) -> Bool {
