@@ -320,3 +320,25 @@ extension ASSOverlayTests {
         #expect(t.p50 > 0 && h.p50 > t.p50)
     }
 }
+
+extension ASSOverlayTests {
+    /// `s`: the libass rendering burnt in at source resolution, the sign at its scripted place;
+    /// with `--sub-ass=no` the drawing is not (plain text only).
+    @Test func screenshotsBurnInTheLibassRenderingAtSourceResolution() throws {
+        let fixture = TestEnvironment.subtitleFixture("ass-sign-e2e.mkv")
+        let cues = try Self.cues(fixture)
+        let green = [UInt8](repeating: 0, count: 320 * 240 * 3).enumerated().map { $0.offset % 3 == 1 ? UInt8(0xC0) : 0 }
+        let still = StillImage(width: 320, height: 240, pixels: green, seconds: 1, isKeyframe: true)
+        let burnt = try still.burning(cues, style: ASSStyleOptions(), at: 1)
+        func isRed(_ p: [UInt8], _ x: Int, _ y: Int) -> Bool {
+            let i = (y * 320 + x) * 3
+            return p[i] > 200 && p[i + 1] < 60 && p[i + 2] < 60
+        }
+        #expect(isRed(burnt.pixels, 245, 165) && isRed(burnt.pixels, 295, 215), "inside the scripted square")
+        #expect(!isRed(burnt.pixels, 235, 165) && !isRed(burnt.pixels, 245, 155) && !isRed(burnt.pixels, 305, 215))
+        var off = ASSStyleOptions()
+        off.enabled = false
+        let plain = try still.burning(cues, style: off, at: 1)
+        #expect(!isRed(plain.pixels, 270, 190), "--sub-ass=no: no drawing")
+    }
+}
