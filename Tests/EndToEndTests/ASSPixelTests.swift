@@ -2,7 +2,8 @@ import AetherTestSupport
 import Foundation
 import Testing
 
-/// libass in a real sixel terminal (xterm under Xvfb, checked by screenshot): a positioned sign
+/// libass in a real sixel terminal (xterm under Xvfb, checked by screenshot) and the kitty
+/// stand-in (images decoded from the bytes): a positioned sign
 /// (`\an7\pos(240,160)`, a red 60×60 drawing on a green 320×240 picture) is drawn at its place in
 /// the picture; with `--sub-ass=no` text cells keep subtitles and the drawing is not shown.
 @Suite(.serialized) struct ASSPixelTests {
@@ -69,6 +70,19 @@ import Testing
         picture = Self.box(shot, Self.green)
         let red = Self.box(shot, Self.red)
         #expect(red.count < 100, "\(red.count) red pixels: the text-cell path draws no drawings")
+    }
+
+    /// kitty (the stand-in terminal decodes every image): the red square is 60×60 of a 320×240
+    /// green picture, 4.7 % of it: the image's mean red is about 12 with libass, 0 without.
+    @Test func kittyImagesCarryTheSignAndNotWithSubAssNo() throws {
+        let fixture = TestEnvironment.subtitleFixture("ass-sign-e2e.mkv")
+        let player = [TestEnvironment.binary, "--ao=null", "--pause", "--sid=1", "--start=1", "--vo=kitty", "--vo-kitty-use-shm=no", fixture]
+        let with = try KittyTerminalTests.run(player)
+        let without = try KittyTerminalTests.run(player + ["--sub-ass=no"])
+        let last = try #require(with.transmissions.last, "no kitty image: \(with)")
+        print("kitty mean RGB with libass \(last.mean), with --sub-ass=no \(without.transmissions.last?.mean ?? [])")
+        #expect((8...17).contains(last.mean[0]) && last.mean[1] > 160, "mean \(last.mean)")
+        #expect(!without.transmissions.isEmpty && without.transmissions.allSatisfy { $0.mean[0] < 3 })
     }
 
     @Test func badSubtitleOptionsAreRefused() {
