@@ -57,6 +57,21 @@ import Testing
         // A square: libass kept the aspect at the render size.
         let ratio = Double(red.x1 - red.x0 + 1) / Double(red.y1 - red.y0 + 1)
         #expect(abs(ratio - 1) < 0.1, "width/height \(ratio)")
+        // `v` (sub-visibility) while paused: the sign goes, and comes back.
+        func redAfterPressingV(until done: (Int) -> Bool) -> Int {
+            x.press("v")
+            var count = -1
+            for _ in 0..<20 {
+                Thread.sleep(forTimeInterval: 0.25)
+                if let shot = x.screenshot() { count = Self.box(shot, Self.red).count }
+                if done(count) { break }
+            }
+            return count
+        }
+        let hidden = redAfterPressingV { $0 >= 0 && $0 < 100 }
+        #expect(hidden >= 0 && hidden < 100, "\(hidden) red pixels after v")
+        let shown = redAfterPressingV { $0 > 1_000 }
+        #expect(shown > 1_000, "\(shown) red pixels after v again")
     }
 
     @Test(.enabled(if: enabled)) func withSubAssNoTheDrawingStaysOutOfThePicture() throws {

@@ -23,7 +23,10 @@ extension TUIApp {
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
         // Text cues libass draws into the picture are not text cells too.
         let libass = VideoOutput.drawsTextSubtitles(driver: driver, style: options.subtitleStyle)
-        output.textSubtitlesVisible.store(controller.subtitlesVisible, ordering: .relaxed)
+        // `sub-visibility` changed: libass's overlay comes or goes on the frame shown (paused too).
+        if libass, output.textSubtitlesVisible.exchange(controller.subtitlesVisible, ordering: .relaxed) != controller.subtitlesVisible {
+            output.repaint()
+        }
         let cues = controller.subtitlesVisible ? player.subtitleCues(at: player.currentTime)
             .filter { $0.text == nil || ($0.hasVisibleText && !(libass && $0.ass != nil)) } : []
         let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
