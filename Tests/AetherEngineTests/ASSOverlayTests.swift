@@ -262,6 +262,19 @@ import Testing
         #expect(worker.skippedUpdates >= 1, "libass needs longer than 40 ms for 10,000 signs")
     }
 
+    /// A 1 MiB event line is cut at 64 KiB and weighs that much against the store's byte budget.
+    @Test func aHugeEventIsCutAndCountedAgainstTheStoresBudget() throws {
+        let line = "1,0,Default,,0,0,0,,{\\p1}m 0 0" + String(repeating: " l 1 1", count: 200_000)
+        let cut = line.withCString { SubtitleStore.limitedEvent($0) }
+        #expect(cut.utf8.count == ASSSource.maxEventBytes)
+        let header = ASSHeader(bytes: Self.header, isNative: true)
+        var cue = Self.cue(1, header: header, text: "")
+        cue.ass?.event = cut
+        #expect(cue.bitmapBytes == ASSSource.maxEventBytes)
+        let renderer = ASSOverlayRenderer(fontconfig: false)
+        renderer.update(cues: [cue], atSeconds: 1, width: 320, height: 240)  // a cut drawing: drawn or not, it returns
+    }
+
     @Test func aWorkerStopsAndJoinsAndAnswersNothingAfter() {
         let worker = ASSOverlayWorker(options: ASSStyleOptions())
         worker.stop()

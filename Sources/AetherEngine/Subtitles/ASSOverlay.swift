@@ -98,7 +98,8 @@ public final class ASSOverlayRenderer {
     private var header: ASSHeader?
     private var fonts: ASSFontSet?
     private var size = (width: 0, height: 0)
-    private var fed = Set<String>()
+    /// Events given to libass, as hashes of (start, end, event) (not the lines themselves).
+    private var fed = Set<Int>()
     private var readOrder = 0
     /// The last composited overlay (nil: nothing showing).
     public private(set) var overlay: ASSOverlayImage?
@@ -130,7 +131,11 @@ public final class ASSOverlayRenderer {
         guard let track else { return false }
         for (cue, source) in sources where isCurrent(source.header) {
             let start = Self.milliseconds(cue.start), end = Self.milliseconds(cue.end)
-            let key = "\(start)|\(end)|\(source.dedupKey)"
+            var hasher = Hasher()
+            hasher.combine(start)
+            hasher.combine(end)
+            hasher.combine(source.dedupKey)
+            let key = hasher.finalize()
             guard !fed.contains(key), fed.count < ASSTrackRenderer.maxEvents else { continue }
             fed.insert(key)
             guard let comma = source.event.firstIndex(of: ",") else { continue }
@@ -166,6 +171,7 @@ public final class ASSOverlayRenderer {
             return false
         }
         made.disableReadOrderCheck()
+        FFmpegLog.write("libass", "drawing a \(source.header.isNative ? "script" : "converted") track, \(fontList.count) attached font(s)")
         made.configure(options, native: source.header.isNative)
         track = made
         size = (0, 0)

@@ -42,9 +42,11 @@ public struct SubtitleCue: Sendable, Equatable {
         return false
     }
 
+    /// What the cue weighs against the store's byte budget: a bitmap's pixels, a libass
+    /// event's line (up to 64 KiB each: typesetting drawings are long).
     var bitmapBytes: Int {
         if case .bitmap(let b) = content { return b.rgba.count }
-        return 0
+        return ass?.event.utf8.count ?? 0
     }
 }
 
