@@ -37,20 +37,21 @@ import Testing
 
     /// Our picture: grey, the overlay at `seconds` blended in.
     static func ours(_ cues: [SubtitleCue], at seconds: Double, _ w: Int, _ h: Int,
-                     options: ASSStyleOptions = ASSStyleOptions()) -> [UInt8] {
+                     options: ASSStyleOptions = ASSStyleOptions(), storage: (width: Int, height: Int)? = nil) -> [UInt8] {
         let renderer = ASSOverlayRenderer(options: options, shaping: .simple)
-        renderer.update(cues: cues.filter { $0.start <= seconds && seconds < $0.end }, atSeconds: seconds, width: w, height: h)
+        renderer.update(cues: cues.filter { $0.start <= seconds && seconds < $0.end }, atSeconds: seconds, width: w, height: h,
+                        storage: storage)
         var picture = grey(w, h)
         renderer.overlay?.blend(into: &picture, width: w, height: h)
         return picture
     }
 
     /// FFmpeg's `subtitles` filter over a grey `w`×`h` frame at `seconds` (blending in RGB).
-    static func reference(_ path: String, at seconds: Double, _ w: Int, _ h: Int) throws -> [UInt8] {
+    static func reference(_ path: String, at seconds: Double, _ w: Int, _ h: Int, originalSize: String? = nil) throws -> [UInt8] {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("ass-overlay-ref-\(getpid()).rgb").path
         defer { try? FileManager.default.removeItem(atPath: out) }
         let r = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x808080:s=\(w)x\(h):r=10:d=\(Int(seconds) + 1)",
-                             "-vf", "format=rgb24,subtitles=filename=\(path)", "-ss", "\(seconds)", "-frames:v", "1",
+                             "-vf", "format=rgb24,subtitles=filename=\(path)" + (originalSize.map { ":original_size=\($0)" } ?? ""), "-ss", "\(seconds)", "-frames:v", "1",
                              "-f", "rawvideo", "-pix_fmt", "rgb24", out], timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
         return try [UInt8](Data(contentsOf: URL(fileURLWithPath: out)))
@@ -94,14 +95,15 @@ import Testing
         return out
     }
 
-    /// At a render size other than the script's PlayRes (480×360 for 320×240): PlayResX/Y scale.
+    /// At a render size other than the script's PlayRes and the video's (480×360 for 320×240):
+    /// PlayResX/Y scale; the storage size is the video's, as FFmpeg's `original_size` sets it.
     @Test func theOverlayAtTheRenderSizeMatchesFFmpegsSubtitlesFilter() throws {
         let fixture = TestEnvironment.subtitleFixture("ass-signs.mkv")
         let cues = try Self.cues(fixture)
         #expect(cues.count == 5 && cues.allSatisfy { $0.ass?.header.isNative == true })
         let (w, h) = (480, 360)
-        let ours = Self.ours(cues, at: 2, w, h)
-        let reference = try Self.reference(fixture, at: 2, w, h)
+        let ours = Self.ours(cues, at: 2, w, h, storage: (320, 240))
+        let reference = try Self.reference(fixture, at: 2, w, h, originalSize: "320x240")
         try #require(reference.count == ours.count)
         if let dump = ProcessInfo.processInfo.environment["AETHER_ASS_DUMP"] {
             try Data(ours).write(to: URL(fileURLWithPath: dump + ".ours.rgb"))

@@ -114,10 +114,11 @@ public final class ASSOverlayRenderer {
     }
 
     /// Brings ``overlay`` to time `seconds` for a `width`×`height` picture showing `cues` (the
-    /// text cues of the selected track on screen then, on the cues' timeline); returns whether
-    /// it changed.
+    /// text cues of the selected track on screen then, on the cues' timeline) of a video decoded
+    /// at `storage` (nil: the picture's size); returns whether it changed.
     @discardableResult
-    public func update(cues: [SubtitleCue], atSeconds seconds: Double, width: Int, height: Int) -> Bool {
+    public func update(cues: [SubtitleCue], atSeconds seconds: Double, width: Int, height: Int,
+                       storage: (width: Int, height: Int)? = nil) -> Bool {
         guard width > 0, height > 0, seconds.isFinite else { return false }
         let sources = cues.compactMap { cue in cue.ass.map { (cue, $0) } }
         guard let first = sources.first?.1 else {
@@ -145,7 +146,7 @@ public final class ASSOverlayRenderer {
         }
         let sized = size != (width, height)
         size = (width, height)
-        let (images, changed) = track.images(atMilliseconds: Self.milliseconds(seconds), width: width, height: height)
+        let (images, changed) = track.images(atMilliseconds: Self.milliseconds(seconds), width: width, height: height, storage: storage)
         guard changed || sized else { return false }
         overlay = ASSOverlayImage.composite(images, width: width, height: height)
         composites += 1
@@ -195,6 +196,7 @@ public final class ASSOverlayWorker: @unchecked Sendable {  // all mutable state
         var seconds: Double
         var width: Int
         var height: Int
+        var storage: (width: Int, height: Int)?
     }
     private let condition = NSCondition()
     private var pending: Job?
@@ -220,13 +222,13 @@ public final class ASSOverlayWorker: @unchecked Sendable {  // all mutable state
     /// Render thread: the overlay for this moment, or the last one when libass needs more than
     /// `budget` seconds.
     public func overlay(cues: [SubtitleCue], atSeconds seconds: Double, width: Int, height: Int,
-                        budget: Double) -> ASSOverlayImage? {
+                        storage: (width: Int, height: Int)? = nil, budget: Double) -> ASSOverlayImage? {
         condition.lock()
         defer { condition.unlock() }
         guard !stopped else { return nil }
         serial += 1
         let mine = serial
-        pending = Job(serial: mine, cues: cues, seconds: seconds, width: width, height: height)
+        pending = Job(serial: mine, cues: cues, seconds: seconds, width: width, height: height, storage: storage)
         condition.broadcast()
         let deadline = Date(timeIntervalSinceNow: max(0, budget))
         while doneSerial < mine, !stopped {
@@ -258,7 +260,7 @@ public final class ASSOverlayWorker: @unchecked Sendable {  // all mutable state
             let job = pending!
             pending = nil
             condition.unlock()
-            renderer.update(cues: job.cues, atSeconds: job.seconds, width: job.width, height: job.height)
+            renderer.update(cues: job.cues, atSeconds: job.seconds, width: job.width, height: job.height, storage: job.storage)
             let result = renderer.overlay
             condition.lock()
             latest = result

@@ -19,6 +19,7 @@ public final class ASSTrackRenderer {
     private let renderer: ASSRenderer
     private let track: UnsafeMutablePointer<ASS_Track>
     private var frameSize = (width: 0, height: 0)
+    private var storageSize = (width: 0, height: 0)
     /// Events given to libass (bounded: past `maxEvents` new ones are dropped and logged once).
     public private(set) var eventCount = 0
     public static let maxEvents = 200_000
@@ -100,16 +101,21 @@ public final class ASSTrackRenderer {
         }
     }
 
-    /// The images libass draws at `ms` for a `width`×`height` picture (frame and storage size
-    /// follow the picture, so `PlayResX/Y` scale to it), and whether they differ from the last
-    /// call's. Valid until the next call.
-    /// The corresponding C function is `ass_render_frame`.
-    func images(atMilliseconds ms: Int64, width: Int, height: Int) -> (first: UnsafeMutablePointer<ASS_Image>?, changed: Bool) {
+    /// The images libass draws at `ms` for a `width`×`height` picture of a video stored at
+    /// `storage` (its decoded size; nil: the picture's): `PlayResX/Y` scale to the picture, and
+    /// what libass measures in storage pixels (aspect, unscaled borders) to the source, as mpv
+    /// sets them. Whether they differ from the last call's. Valid until the next call.
+    /// The corresponding C functions are `ass_set_frame_size`, `ass_set_storage_size` and `ass_render_frame`.
+    func images(atMilliseconds ms: Int64, width: Int, height: Int,
+                storage: (width: Int, height: Int)? = nil) -> (first: UnsafeMutablePointer<ASS_Image>?, changed: Bool) {
         var resized = false
-        if frameSize != (width, height) {
+        var stored = (width: width, height: height)
+        if let storage, (1...16384).contains(storage.width), (1...16384).contains(storage.height) { stored = storage }
+        if frameSize != (width, height) || storageSize != stored {
             ass_set_frame_size(renderer.pointer, Int32(width), Int32(height))
-            ass_set_storage_size(renderer.pointer, Int32(width), Int32(height))
+            ass_set_storage_size(renderer.pointer, Int32(stored.width), Int32(stored.height))
             frameSize = (width, height)
+            storageSize = stored
             resized = true
         }
         var change: Int32 = 0

@@ -491,7 +491,9 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
         let cues = presented.cues.contains { $0.ass != nil }
             ? player.subtitleStore?.active(at: time, limit: Self.maxLibassCues) ?? [] : []
         let budget = presented.frame.duration / max(0.01, presented.rate)
+        let video = player.mediaInfo?.primaryVideo
         return assWorker.overlay(cues: cues, atSeconds: time, width: width, height: height,
+                                 storage: video.map { (width: $0.width, height: $0.height) },
                                  budget: min(0.25, max(0.005, budget)))
     }
 
