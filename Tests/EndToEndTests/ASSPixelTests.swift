@@ -100,6 +100,18 @@ import Testing
         #expect(!without.transmissions.isEmpty && without.transmissions.allSatisfy { $0.mean[0] < 3 })
     }
 
+    /// aether-tui.conf shares the options: good lines apply quietly (`#` in a colour is no
+    /// comment), a bad one is reported in one line and left out, and the player still plays.
+    @Test func theConfigFileTakesTheSameOptions() throws {
+        let dir = DoorsEndToEndTests.temp()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "sub-ass=yes\nsub-color=#FFFF00\nsub-font=DejaVu Serif\nsub-ass-override=force\nsub-scale=1.5\nsub-pos=151\n"
+            .write(toFile: dir + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
+        let r = DoorsEndToEndTests.play(config: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr == "aether-tui: warning: aether-tui.conf:6: --sub-pos must be between 0 and 150\n", "\(r.stderr)")
+    }
+
     @Test func badSubtitleOptionsAreRefused() {
         for (argument, says) in [("--sub-ass=maybe", "--sub-ass must be yes or no"),
                                  ("--sub-ass-override=strip", "--sub-ass-override must be yes, force or no"),
