@@ -88,9 +88,12 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
     private let buffer = ByteBuffer(capacity: 512 * 1024)
     /// A frame with bitmap subtitles burnt in (render thread only; reused).
     private var scratch: [UInt8] = []
-    /// libass for text subtitles, when the driver shows pixels and `--sub-ass` is on (its
-    /// thread is stopped with the render thread).
-    private let assWorker: ASSOverlayWorker?
+    /// `--sub-ass` and the `--sub-*` style.
+    private let subtitleStyle: ASSStyleOptions
+    /// libass for text subtitles, made by the render thread the first time a driver that shows
+    /// pixels has a frame to draw (the output may switch drivers); set under `state`, stopped
+    /// with the render thread.
+    private var assWorker: ASSOverlayWorker?
     /// `sub-visibility` as the UI thread last set it (libass draws nothing while false).
     let textSubtitlesVisible = Atomic<Bool>(true)
     private var governor: OutputGovernor?
@@ -108,7 +111,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
          subtitleStyle: ASSStyleOptions = ASSStyleOptions(),
          makeStillDriver: @escaping @Sendable (String, Int) -> (any VideoDriver)? = { _, _ in nil }) {
         self.makeStillDriver = makeStillDriver
-        assWorker = Self.drawsTextSubtitles(driver: driver, style: subtitleStyle) ? ASSOverlayWorker(options: subtitleStyle) : nil
+        self.subtitleStyle = subtitleStyle
         self.terminal = terminal
         self.player = player
         self.driver = driver
@@ -252,7 +255,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
 
     /// Stops the render thread (it finishes or abandons the frame in hand).
     func stop() {
-        defer { assWorker?.stop() }
+        defer { state.withLock { assWorker }?.stop() }
         state.withLock {
             stopped = true
             state.broadcast()
@@ -486,13 +489,19 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
     /// screen then (signs come hundreds at a time), on the cues' timeline (the subtitle delay
     /// taken off). Waits on libass at most one frame interval.
     private func assOverlay(for presented: PresentedFrame, width: Int, height: Int) -> ASSOverlayImage? {
-        guard let assWorker, textSubtitlesVisible.load(ordering: .relaxed) else { return nil }
+        guard Self.drawsTextSubtitles(driver: driver, style: subtitleStyle), textSubtitlesVisible.load(ordering: .relaxed) else { return nil }
+        let showing = presented.cues.contains { $0.ass != nil }
+        // The thread starts with the first text cue (a film without text subtitles has none).
+        let worker = state.withLock { () -> ASSOverlayWorker? in
+            if self.assWorker == nil, showing, !stopped { self.assWorker = ASSOverlayWorker(options: subtitleStyle) }
+            return self.assWorker
+        }
+        guard let worker else { return nil }
         let time = presented.id.pts - player.subtitleDelay
-        let cues = presented.cues.contains { $0.ass != nil }
-            ? player.subtitleStore?.active(at: time, limit: Self.maxLibassCues) ?? [] : []
+        let cues = showing ? player.subtitleStore?.active(at: time, limit: Self.maxLibassCues) ?? [] : []
         let budget = presented.frame.duration / max(0.01, presented.rate)
         let video = player.mediaInfo?.primaryVideo
-        return assWorker.overlay(cues: cues, atSeconds: time, width: width, height: height,
+        return worker.overlay(cues: cues, atSeconds: time, width: width, height: height,
                                  storage: video.map { (width: $0.width, height: $0.height) },
                                  budget: min(0.25, max(0.005, budget)))
     }
