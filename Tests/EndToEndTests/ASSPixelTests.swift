@@ -112,6 +112,40 @@ import Testing
         #expect(r.stderr == "aether-tui: warning: aether-tui.conf:6: --sub-pos must be between 0 and 150\n", "\(r.stderr)")
     }
 
+    /// `s` burns the sign in at source resolution where the script puts it (x 240–300, y
+    /// 160–220 of 320×240), whatever the output (here half-block in tmux, which shows it as
+    /// nothing: drawings have no cells).
+    @Test func theScreenshotHasTheSignAtItsPlace() throws {
+        #expect(TestEnvironment.requirePulse())
+        let dir = NSTemporaryDirectory() + "aether-shots-ass-\(getpid())"
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color", "COLORTERM": "truecolor"]
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.subtitleFixture("ass-sign-e2e.mkv"), "--audio-device=pulse",
+                                 "--vo=halfblock", "--pause", "--sid=1", "--start=1", "--screenshot-directory=\(dir)"],
+                                columns: 100, rows: 30, environment: env)
+        defer { s.close() }
+        #expect(s.waitFor(8) { TUITests.time(in: $0) != nil }, "\(s.screen())")
+        s.send("s")
+        #expect(s.waitFor(8) { $0.contains("screenshot: ") }, "\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+        let png = dir + "/aether-tui-ass-sign-e2e-00-00-01.000.png"
+        let out = png + ".rgb"
+        _ = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-y", "-i", png, "-f", "rawvideo", "-pix_fmt", "rgb24", out], timeout: 20)
+        let rgb = FileManager.default.contents(atPath: out).map { [UInt8]($0) } ?? []
+        try #require(rgb.count == 320 * 240 * 3, "\(rgb.count) bytes")
+        var red = Box()
+        for y in 0..<240 { for x in 0..<320 {
+            let i = (y * 320 + x) * 3
+            guard Self.red(rgb[i], rgb[i + 1], rgb[i + 2]) else { continue }
+            red.x0 = min(red.x0, x); red.x1 = max(red.x1, x); red.y0 = min(red.y0, y); red.y1 = max(red.y1, y); red.count += 1
+        } }
+        #expect(abs(red.x0 - 240) <= 2 && abs(red.x1 - 299) <= 2 && abs(red.y0 - 160) <= 2 && abs(red.y1 - 219) <= 2, "\(red)")
+        #expect(red.count > 3000)
+    }
+
     @Test func badSubtitleOptionsAreRefused() {
         for (argument, says) in [("--sub-ass=maybe", "--sub-ass must be yes or no"),
                                  ("--sub-ass-override=strip", "--sub-ass-override must be yes, force or no"),
