@@ -357,3 +357,26 @@ extension ASSOverlayTests {
         #expect(!isRed(plain.pixels, 270, 190), "--sub-ass=no: no drawing")
     }
 }
+
+extension ASSOverlayHostileTests {
+    /// A Matroska file with a 50 MB "font" attachment (made here, removed after): skipped before
+    /// it is copied, logged once; the attached fonts under the limits are still read.
+    @Test func aFiftyMegabyteAttachmentInAFileIsSkippedBeforeItIsCopied() throws {
+        let dir = NSTemporaryDirectory() + "aether-ass-attach-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #require(FileManager.default.createFile(atPath: dir + "/huge.ttf", contents: Data(count: 50_000_000)))
+        let font = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
+        let r = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=s=64x64:d=1", "-c:v", "libx264",
+                             "-attach", dir + "/huge.ttf", "-metadata:s:t:0", "mimetype=font/ttf",
+                             "-attach", font, "-metadata:s:t:1", "mimetype=application/vnd.ms-opentype",
+                             dir + "/a.mkv"], timeout: 60)
+        try #require(r.status == 0, "\(r.stderr)")
+        let before = ASSLog.linesLogged
+        let format = try FormatContext(url: dir + "/a.mkv")
+        let fonts = try #require(SourceOpener.attachedFonts(format))
+        #expect(fonts.fonts.map(\.name) == ["DejaVuSerif.ttf"])
+        _ = SourceOpener.attachedFonts(format)
+        #expect(ASSLog.linesLogged - before == 1, "the skip is logged once")
+    }
+}

@@ -485,7 +485,8 @@ extension SourceOpener {
     /// stream's extradata), for libass; nil when there are none.
     static func attachedFonts(_ format: FormatContext) -> ASSFontSet? {
         var fonts: [ASSFontSet.Font] = []
-        for index in 0..<format.streamCount {
+        var total = 0
+        for index in 0..<format.streamCount where fonts.count < ASSFontSet.maxFonts {
             guard let stream = format.stream(index), let par = stream.pointee.codecpar,
                   par.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT else { continue }
             let mime = metadataValue(stream.pointee.metadata, "mimetype")
@@ -494,10 +495,12 @@ extension SourceOpener {
                     || [AV_CODEC_ID_TTF, AV_CODEC_ID_OTF].contains(par.pointee.codec_id) else { continue }
             guard let data = par.pointee.extradata, par.pointee.extradata_size > 0 else { continue }
             let size = Int(par.pointee.extradata_size)
-            guard size <= ASSFontSet.maxFontBytes else {
-                ASSLog.receive(level: 1, line: "font attachment '\(TextSanitizer.clean(name))' (\(size) bytes) skipped: over the \(ASSFontSet.maxFontBytes >> 20) MiB limit")
+            // Checked before copying: a file of many large attachments costs no memory.
+            guard size <= ASSFontSet.maxFontBytes, total + size <= ASSFontSet.maxTotalBytes else {
+                ASSLog.receive(level: 1, line: "font attachment '\(TextSanitizer.clean(name))' (\(size) bytes) skipped: \(ASSFontSet.limitText)")
                 continue
             }
+            total += size
             fonts.append(ASSFontSet.Font(name: TextSanitizer.clean(name), data: Array(UnsafeBufferPointer(start: data, count: size))))
         }
         return fonts.isEmpty ? nil : ASSFontSet(fonts: fonts)

@@ -59,6 +59,7 @@ public final class ASSFontSet: Sendable {
     public static let maxFontBytes = 32 << 20
     public static let maxTotalBytes = 64 << 20
     public static let maxFonts = 256
+    static var limitText: String { "over the font limits (\(maxFontBytes >> 20) MiB a font, \(maxTotalBytes >> 20) MiB in all)" }
 
     /// MIME types of font attachments (mkvmerge's and the registered ones).
     static let fontTypes: Set<String> = ["application/x-truetype-font", "application/x-font-ttf", "application/x-font",
@@ -71,7 +72,7 @@ public final class ASSFontSet: Sendable {
         for font in fonts.prefix(Self.maxFonts) {
             guard !font.data.isEmpty else { continue }
             guard font.data.count <= Self.maxFontBytes, total + font.data.count <= Self.maxTotalBytes else {
-                ASSLog.receive(level: 1, line: "font attachment '\(font.name)' (\(font.data.count) bytes) skipped: over the \(Self.maxFontBytes >> 20) MiB limit")
+                ASSLog.receive(level: 1, line: "font attachment '\(font.name)' (\(font.data.count) bytes) skipped: \(Self.limitText)")
                 continue
             }
             total += font.data.count
