@@ -10,7 +10,8 @@ import TerminalGraphics
 /// - `subtitle`: one packet into a subtitle decoder (first byte picks the codec) and the cue
 ///   clean-up (ASS stripping, sanitising, the bitmap palette walk);
 /// - `ass`: an ASS header and events through the cell outputs' parser and placement
-///   (``ASSCellCheck``: lines inside the picture, nothing unsanitised, no override block);
+///   (``ASSCellCheck``: lines inside the picture, nothing unsanitised, no override block) and
+///   through libass into the pixel outputs' overlay (``ASSOverlayCheck``: inside the picture);
 /// - `theme`: the theme parser;
 /// - `hls`: the HLS master/media/image playlist parsers, the variant choice and the bit-rate
 ///   switching ladder and rule;
@@ -45,6 +46,7 @@ enum FuzzTarget: String, CaseIterable {
             _ = DecodeCheck.subtitle(bytes)
         case .ass:
             ASSCellCheck.run(bytes)
+            ASSOverlayCheck.run(bytes)
         case .theme:
             _ = try? ThemeLoader.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz", file: "fuzz.theme")
         case .hls:

@@ -91,6 +91,30 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("sub-codepage"), help: ArgumentHelp("Code page of subtitle files that are not UTF-8 (default CP1252).", valueName: "codepage"))
     var subCodepage: String = "CP1252"
 
+    @Option(name: .customLong("sub-ass"), help: ArgumentHelp("Draw text subtitles with libass, as their script styles and places them, in pixel outputs (sixel, kitty); no keeps them as text cells (default yes).", valueName: "yes|no"))
+    var subAss: String = "yes"
+
+    @Option(name: .customLong("sub-font"), help: ArgumentHelp("Font family for subtitles that are not ASS (SubRip, WebVTT, mov_text) drawn by libass (default sans-serif).", valueName: "family"))
+    var subFont: String = "sans-serif"
+
+    @Option(name: .customLong("sub-font-size"), help: ArgumentHelp("Their font size in pixels of a 720-line picture, 1 to 9000 (default 55).", valueName: "size"))
+    var subFontSize: Double = 55
+
+    @Option(name: .customLong("sub-color"), help: ArgumentHelp("Their colour as #RRGGBB or #AARRGGBB (default #FFFFFF).", valueName: "color"))
+    var subColor: String = "#FFFFFF"
+
+    @Option(name: .customLong("sub-border-size"), help: ArgumentHelp("Their outline in pixels of a 720-line picture, 0 to 100 (default 3).", valueName: "size"))
+    var subBorderSize: Double = 3
+
+    @Option(name: .customLong("sub-pos"), help: ArgumentHelp("Where the bottom subtitle line sits, percent of the picture's height from the top, 0 to 150 (default 100: the bottom; above 100 is taken as 100).", valueName: "percent"))
+    var subPos: Double = 100
+
+    @Option(name: .customLong("sub-scale"), help: ArgumentHelp("Scale subtitle text by this factor, 0 to 100 (default 1).", valueName: "factor"))
+    var subScale: Double = 1
+
+    @Option(name: .customLong("sub-ass-override"), help: ArgumentHelp("ASS scripts: yes applies --sub-scale and --sub-pos to dialogue, force also gives dialogue the style of --sub-font, --sub-font-size, --sub-color and --sub-border-size, no draws the script as authored (default yes).", valueName: "yes|force|no"))
+    var subAssOverride: String = "yes"
+
     @Option(help: ArgumentHelp("Volume in percent, 0 to 130.", valueName: "percent"))
     var volume: Double = 100
 
@@ -241,6 +265,7 @@ struct PlaybackOptions: ParsableArguments {
         guard LoopCount(option: loopPlaylist) != nil else { throw ValidationError("--loop-playlist must be a count, inf or no") }
         guard ["fuzzy", "exact", "all", "no"].contains(subAuto) else { throw ValidationError("--sub-auto must be fuzzy, exact or no") }
         guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
+        _ = try subtitleStyle()
         guard subDelay.isFinite, abs(subDelay) <= 600 else { throw ValidationError("--sub-delay must be between -600 and 600 seconds") }
         guard audioDelay.isFinite, abs(audioDelay) <= 10 else {
             throw ValidationError("--audio-delay must be between -10 and 10 seconds")
@@ -290,6 +315,38 @@ struct PlaybackOptions: ParsableArguments {
         guard ["auto", "yes", "no"].contains(cache) else { throw ValidationError("--cache must be auto, yes or no") }
         guard cacheSecs.isFinite, cacheSecs > 0, cacheSecs <= 86_400 else { throw ValidationError("--cache-secs must be more than 0 and at most 86400") }
         guard cachePauseWait.isFinite, (0...3600).contains(cachePauseWait) else { throw ValidationError("--cache-pause-wait must be between 0 and 3600") }
+    }
+
+    /// `--sub-ass` and the `--sub-*` style options, checked: out-of-range numbers, NaN,
+    /// colours that are not hex and font names with control characters are refused.
+    func subtitleStyle() throws(ValidationError) -> ASSStyleOptions {
+        var style = ASSStyleOptions()
+        guard ["yes", "no"].contains(subAss) else { throw ValidationError("--sub-ass must be yes or no") }
+        style.enabled = subAss == "yes"
+        guard let override = ASSStyleOptions.Override(rawValue: subAssOverride) else {
+            throw ValidationError("--sub-ass-override must be yes, force or no")
+        }
+        style.override = override
+        guard !subFont.isEmpty, subFont.count <= ASSStyleOptions.maxFontName,
+              subFont.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "," }) else {
+            throw ValidationError("--sub-font must be a font family name (1 to \(ASSStyleOptions.maxFontName) characters, no commas or control characters)")
+        }
+        style.font = subFont
+        func number(_ value: Double, _ range: ClosedRange<Double>, _ name: String) throws(ValidationError) -> Double {
+            guard let v = try? OutsideValue.finite(value, name: name), range.contains(v) else {
+                throw ValidationError("--\(name) must be between \(range.lowerBound.formatted()) and \(range.upperBound.formatted())")
+            }
+            return v
+        }
+        style.fontSize = try number(subFontSize, ASSStyleOptions.fontSizeRange, "sub-font-size")
+        style.borderSize = try number(subBorderSize, ASSStyleOptions.borderRange, "sub-border-size")
+        style.position = try number(subPos, ASSStyleOptions.positionRange, "sub-pos")
+        style.scale = try number(subScale, ASSStyleOptions.scaleRange, "sub-scale")
+        guard let color = ASSStyleOptions.parseColor(subColor) else {
+            throw ValidationError("--sub-color must be #RRGGBB or #AARRGGBB")
+        }
+        style.color = color
+        return style
     }
 
     /// nil = invalid; .some(nil) = auto; .some(-1) = no; .some(k) = 0-based track.
@@ -474,6 +531,7 @@ struct Play: ParsableCommand {
         options.governor = playback.voGovernor == "yes"
         options.remote = playback.remoteOptions
         options.subtitleDelay = playback.subDelay
+        options.subtitleStyle = try playback.subtitleStyle()
         options.bindings = bindings
         options.startupWarnings = ConfigArguments.startupWarnings + bindingWarnings + playlistWarnings
         let code = TUIApp(options: options).run()

@@ -42,6 +42,16 @@ public final class CodecContext {
         return ASSScript.parse(String(decoding: UnsafeBufferPointer(start: header, count: n), as: UTF8.self))
     }()
 
+    /// The same header as libass reads it (nil for decoders that make none); one object per
+    /// decoder, shared by its cues.
+    lazy var assHeader: ASSHeader? = {
+        guard let header = pointer.pointee.subtitle_header, pointer.pointee.subtitle_header_size > 0 else { return nil }
+        let n = min(Int(pointer.pointee.subtitle_header_size), ASSHeader.maxBytes)
+        let id = pointer.pointee.codec_id
+        return ASSHeader(bytes: Array(UnsafeBufferPointer(start: header, count: n)),
+                         isNative: id == AV_CODEC_ID_ASS || id == AV_CODEC_ID_SSA)
+    }()
+
     deinit {
         var doomed: UnsafeMutablePointer<AVCodecContext>? = pointer
         avcodec_free_context(&doomed)

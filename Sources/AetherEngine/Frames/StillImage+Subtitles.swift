@@ -3,17 +3,27 @@ import Foundation
 
 extension StillImage {
     /// The picture with `cues` burnt in, as mpv's `s` screenshot has them: bitmap cues (PGS,
-    /// DVB, DVD) blended at their place, text cues rendered by libass (libavfilter's
-    /// `subtitles` filter, the fonts fontconfig finds) at the bottom, centred.
-    public func burning(_ cues: [SubtitleCue]) throws(FFmpegError) -> StillImage {
+    /// DVB, DVD) blended at their place; text cues from ASS events (every text decoder makes
+    /// them) drawn by libass at the picture's (source) resolution as their script places and
+    /// styles them, at `cueSeconds` on the cues' timeline, with the file's fonts and `style`
+    /// (``ASSOverlayRenderer``); other text cues, or all of them when `style` is nil or
+    /// `--sub-ass=no`, rendered plain by libavfilter's `subtitles` filter at the bottom, centred.
+    public func burning(_ cues: [SubtitleCue], style: ASSStyleOptions? = nil, at cueSeconds: Double? = nil) throws(FFmpegError) -> StillImage {
         var pixels = self.pixels
         for cue in cues {
             if case .bitmap(let bitmap) = cue.content {
                 SubtitleBlender.blend(bitmap, into: &pixels, width: width, height: height)
             }
         }
-        let texts = cues.compactMap { cue -> String? in
-            if case .text(let text) = cue.content { return text }
+        var plain = cues
+        if let style, style.enabled, let cueSeconds, cues.contains(where: { $0.ass != nil }) {
+            let renderer = ASSOverlayRenderer(options: style)
+            renderer.update(cues: cues.filter { $0.ass != nil }, atSeconds: cueSeconds, width: width, height: height)
+            renderer.overlay?.blend(into: &pixels, width: width, height: height)
+            plain = cues.filter { $0.ass == nil }
+        }
+        let texts = plain.compactMap { cue -> String? in
+            if case .text(let text) = cue.content, !text.isEmpty { return text }
             return nil
         }
         let blended = StillImage(width: width, height: height, pixels: pixels, seconds: seconds, isKeyframe: isKeyframe)

@@ -387,7 +387,7 @@ enum SourceOpener {
         let endTime = options.length.map { options.start + max(0, $0) }
         let cacheSeconds = max(0, options.cacheSeconds ?? (NetworkSettings.isNetwork(url) ? options.networkCacheSeconds : 0))
         let subtitles = SubtitleStore(info: info, url: openURL, openOptions: openOptions, timeline: format.timeline,
-                                  codepage: options.subtitleCodepage)
+                                  codepage: options.subtitleCodepage, fonts: attachedFonts(format))
 
         // Video decoder.
         var videoDecoder: VideoDecoder?
@@ -477,5 +477,37 @@ enum SourceOpener {
             return rate
         }
         return Int(stream.pointee.codecpar?.pointee.bit_rate ?? 0)
+    }
+}
+
+extension SourceOpener {
+    /// The fonts attached to the file (Matroska attachments: FFmpeg keeps their bytes as the
+    /// stream's extradata), for libass; nil when there are none.
+    static func attachedFonts(_ format: FormatContext) -> ASSFontSet? {
+        var fonts: [ASSFontSet.Font] = []
+        var total = 0
+        for index in 0..<format.streamCount where fonts.count < ASSFontSet.maxFonts {
+            guard let stream = format.stream(index), let par = stream.pointee.codecpar,
+                  par.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT else { continue }
+            let mime = metadataValue(stream.pointee.metadata, "mimetype")
+            let name = metadataValue(stream.pointee.metadata, "filename") ?? "attachment \(index)"
+            guard ASSFontSet.isFont(mimeType: mime, filename: name)
+                    || [AV_CODEC_ID_TTF, AV_CODEC_ID_OTF].contains(par.pointee.codec_id) else { continue }
+            guard let data = par.pointee.extradata, par.pointee.extradata_size > 0 else { continue }
+            let size = Int(par.pointee.extradata_size)
+            // Checked before copying: a file of many large attachments costs no memory.
+            guard size <= ASSFontSet.maxFontBytes, total + size <= ASSFontSet.maxTotalBytes else {
+                ASSLog.receive(level: 1, line: "font attachment '\(TextSanitizer.clean(name))' (\(size) bytes) skipped: \(ASSFontSet.limitText)")
+                continue
+            }
+            total += size
+            fonts.append(ASSFontSet.Font(name: TextSanitizer.clean(name), data: Array(UnsafeBufferPointer(start: data, count: size))))
+        }
+        return fonts.isEmpty ? nil : ASSFontSet(fonts: fonts)
+    }
+
+    private static func metadataValue(_ dict: OpaquePointer?, _ key: String) -> String? {
+        guard let entry = av_dict_get(dict, key, nil, 0), let value = entry.pointee.value else { return nil }
+        return String(cString: value)
     }
 }

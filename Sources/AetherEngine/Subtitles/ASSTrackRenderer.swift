@@ -19,6 +19,7 @@ public final class ASSTrackRenderer {
     private let renderer: ASSRenderer
     private let track: UnsafeMutablePointer<ASS_Track>
     private var frameSize = (width: 0, height: 0)
+    private var storageSize = (width: 0, height: 0)
     /// Events given to libass (bounded: past `maxEvents` new ones are dropped and logged once).
     public private(set) var eventCount = 0
     public static let maxEvents = 200_000
@@ -53,6 +54,74 @@ public final class ASSTrackRenderer {
     }
 
     deinit { ass_free_track(track) }
+
+    /// Turns off libass's own duplicate check (a caller that numbers events itself, as
+    /// ``ASSOverlayRenderer`` does, need not pay for it).
+    /// The corresponding C function is `ass_set_check_readorder`.
+    func disableReadOrderCheck() { ass_set_check_readorder(track, 0) }
+
+    /// Applies the options as mpv's sd_ass does: `--sub-scale` and `--sub-pos` on dialogue
+    /// (always for converted subtitles, unless `--sub-ass-override=no` for scripts), and with
+    /// `force` the options' style in place of the script's dialogue style.
+    /// The corresponding C functions are `ass_set_font_scale`, `ass_set_line_position`,
+    /// `ass_set_selective_style_override_enabled` and `ass_set_selective_style_override`.
+    func configure(_ options: ASSStyleOptions, native: Bool) {
+        let r = renderer.pointer
+        let apply = !native || options.override != .no
+        ass_set_font_scale(r, apply ? options.scale : 1)
+        ass_set_line_position(r, apply ? max(0, min(100, 100 - options.position)) : 0)
+        guard native else { return }
+        switch options.override {
+        case .no:
+            ass_set_selective_style_override_enabled(r, 0)
+        case .yes:
+            ass_set_selective_style_override_enabled(r, Int32(ASS_OVERRIDE_BIT_SELECTIVE_FONT_SCALE.rawValue))
+        case .force:
+            var style = ASS_Style()
+            let name = strdup(options.font)
+            defer { free(name) }
+            style.FontName = name
+            style.FontSize = options.fontSize
+            let c = options.color
+            style.PrimaryColour = (c & 0xFFFF_FF00) | (255 - (c & 0xFF))   // RRGGBB + transparency
+            style.SecondaryColour = 0xFF00_0000
+            style.OutlineColour = 0x0000_0000
+            style.BackColour = 0x0000_0080
+            style.BorderStyle = 1
+            style.Outline = options.borderSize
+            style.Alignment = 2
+            style.MarginL = 25
+            style.MarginR = 25
+            style.MarginV = 22
+            style.ScaleX = 1
+            style.ScaleY = 1
+            ass_set_selective_style_override(r, &style)
+            ass_set_selective_style_override_enabled(
+                r, Int32(ASS_OVERRIDE_BIT_STYLE.rawValue | ASS_OVERRIDE_BIT_SELECTIVE_FONT_SCALE.rawValue))
+        }
+    }
+
+    /// The images libass draws at `ms` for a `width`×`height` picture of a video stored at
+    /// `storage` (its decoded size; nil: the picture's): `PlayResX/Y` scale to the picture, and
+    /// what libass measures in storage pixels (aspect, unscaled borders) to the source, as mpv
+    /// sets them. Whether they differ from the last call's. Valid until the next call.
+    /// The corresponding C functions are `ass_set_frame_size`, `ass_set_storage_size` and `ass_render_frame`.
+    func images(atMilliseconds ms: Int64, width: Int, height: Int,
+                storage: (width: Int, height: Int)? = nil) -> (first: UnsafeMutablePointer<ASS_Image>?, changed: Bool) {
+        var resized = false
+        var stored = (width: width, height: height)
+        if let storage, (1...16384).contains(storage.width), (1...16384).contains(storage.height) { stored = storage }
+        if frameSize != (width, height) || storageSize != stored {
+            ass_set_frame_size(renderer.pointer, Int32(width), Int32(height))
+            ass_set_storage_size(renderer.pointer, Int32(stored.width), Int32(stored.height))
+            frameSize = (width, height)
+            storageSize = stored
+            resized = true
+        }
+        var change: Int32 = 0
+        let first = ass_render_frame(renderer.pointer, track, ms, &change)
+        return (first, change != 0 || resized)
+    }
 
     /// Events libass holds (it keeps one per ReadOrder: a re-read block is dropped).
     public var trackEventCount: Int { Int(track.pointee.n_events) }

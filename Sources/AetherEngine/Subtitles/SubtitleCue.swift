@@ -6,12 +6,20 @@ public struct SubtitleCue: Sendable, Equatable {
     /// For a text cue from an ASS event (every text decoder in FFmpeg makes one: SRT, WebVTT and
     /// mov_text too): where the script places it and its styled runs. nil for bitmaps.
     public var styled: StyledSubtitle?
+    /// For a text cue from an ASS event: the event as the decoder made it and its track's
+    /// header, for libass (``ASSOverlayRenderer``). nil for bitmaps and plain text.
+    public var ass: ASSSource?
 
     public init(start: Double, end: Double, content: Content, styled: StyledSubtitle? = nil) {
         self.start = start
         self.end = end
         self.content = content
         self.styled = styled
+    }
+
+    public init(start: Double, end: Double, content: Content, styled: StyledSubtitle?, ass: ASSSource?) {
+        self.init(start: start, end: end, content: content, styled: styled)
+        self.ass = ass
     }
 
     public enum Content: Sendable, Equatable {
@@ -25,15 +33,20 @@ public struct SubtitleCue: Sendable, Equatable {
         return nil
     }
 
+    /// A text cue with something for text cells to show (not a libass-only drawing).
+    public var hasVisibleText: Bool { text.map { !$0.isEmpty } ?? false }
+
     /// An empty bitmap event: it ends the cue showing (PGS, DVB, DVD).
     var isClear: Bool {
         if case .bitmap(let b) = content { return b.rgba.isEmpty }
         return false
     }
 
+    /// What the cue weighs against the store's byte budget: a bitmap's pixels, a libass
+    /// event's line (up to 64 KiB each: typesetting drawings are long).
     var bitmapBytes: Int {
         if case .bitmap(let b) = content { return b.rgba.count }
-        return 0
+        return ass?.event.utf8.count ?? 0
     }
 }
 

@@ -43,6 +43,8 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     private var decoders: [Int: CodecContext] = [:]
     private let videoWidth: Int
     private let videoHeight: Int
+    /// The file's attached fonts, handed to libass with every text cue.
+    public let fonts: ASSFontSet?
     /// Cues that began before a seek target are still on screen after it, but the demuxer starts
     /// reading at the target: a second demuxer reads the subtitle packets of the preceding
     /// `lookBehind` seconds, off the playback threads.
@@ -63,7 +65,8 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     ///   - url: the source exactly as opened (not the sanitised name), for the look-behind reader.
     ///   - openOptions: what the source was opened with (HTTP headers, protocol whitelist).
     init(info: MediaInfo, url: String, openOptions: [String: String] = [:], timeline: Timeline,
-         codepage: String = "CP1252") {
+         codepage: String = "CP1252", fonts: ASSFontSet? = nil) {
+        self.fonts = fonts
         self.url = url
         self.openOptions = openOptions
         self.timeline = timeline
@@ -122,13 +125,15 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     public static let maxActive = 8
 
     /// Cues of the selected track on screen at `time`, in start order.
-    public func active(at time: Double) -> [SubtitleCue] {
+    /// `limit` (default ``maxActive``) caps how many: libass asks for more (typesetting puts
+    /// hundreds of signs on screen at once).
+    public func active(at time: Double, limit: Int = SubtitleStore.maxActive) -> [SubtitleCue] {
         state.withLock { s in
             guard let id = s.selected else { return [] }
             var found: [SubtitleCue] = []
             SubtitleStore.forEachShowing(s.tracks[id], at: time) { cue in
                 found.append(cue)
-                return found.count < SubtitleStore.maxActive
+                return found.count < max(1, limit)
             }
             return found.reversed()
         }
@@ -330,7 +335,7 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
                 id: id, source: .sidecar(path: path), codec: codec,
                 kind: props & AV_CODEC_PROP_BITMAP_SUB != 0 ? .bitmap : .text,
                 language: nil, title: nil, isDefault: false, isForced: false))
-            track.cues = cues.filter { !$0.isClear }.sorted { $0.start < $1.start }
+            track.cues = stampFonts(cues).filter { !$0.isClear }.sorted { $0.start < $1.start }
             track.longest = track.cues.map { $0.end - $0.start }.max() ?? 0
             s.tracks.append(track)
             return id
@@ -382,6 +387,7 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     /// the track's bounds.
     func insert(_ cues: [SubtitleCue], streamIndex index: Int, position: Double?) {
         guard !cues.isEmpty else { return }
+        let cues = stampFonts(cues)
         state.withLock { s in
             guard let t = s.tracks.firstIndex(where: { $0.info.source == .embedded(streamIndex: index) }),
                   t == s.selected else { return }
@@ -397,7 +403,9 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
                 var duplicate = false
                 while j > 0, s.tracks[t].cues[j - 1].start == cue.start {
                     j -= 1
-                    if s.tracks[t].cues[j].content == cue.content { duplicate = true; break }
+                    // Same text and, for ASS, the same event (typesetting layers one text several times).
+                    let other = s.tracks[t].cues[j]
+                    if other.content == cue.content, other.ass?.dedupKey == cue.ass?.dedupKey { duplicate = true; break }
                 }
                 if duplicate { continue }
                 s.tracks[t].cues.insert(cue, at: at)
@@ -410,6 +418,16 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
                 s.insertsSincePrune = 0
                 SubtitleStore.prune(&s.tracks[t], before: position.map { $0 - SubtitleStore.keepBehind })
             }
+        }
+    }
+
+    /// The cues with the file's fonts attached to their ASS source.
+    private func stampFonts(_ cues: [SubtitleCue]) -> [SubtitleCue] {
+        guard let fonts else { return cues }
+        return cues.map { cue in
+            var cue = cue
+            cue.ass?.fonts = fonts
+            return cue
         }
     }
 
@@ -476,9 +494,14 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
                 if let ass = rect.pointee.ass {
                     var styled = ASSEvent.parse(limitedCString(ass), script: decoder.assScript)
                     let text = limited(styled.plainText)
+                    let source = decoder.assHeader.map { ASSSource(header: $0, event: limitedEvent(ass)) }
                     if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                         if text != styled.plainText { styled.runs = [StyledSubtitle.Run(text: text)] }  // cut: plain
-                        cues.append(SubtitleCue(start: start, end: end, content: .text(text), styled: styled))
+                        cues.append(SubtitleCue(start: start, end: end, content: .text(text), styled: styled, ass: source))
+                    } else if let source {
+                        // No text (a drawing, a sign made of shapes): only libass can show it;
+                        // text cells leave it out (``SubtitleCue/hasVisibleText``).
+                        cues.append(SubtitleCue(start: start, end: end, content: .text(""), styled: nil, ass: source))
                     }
                 }
             case SUBTITLE_TEXT:
@@ -495,6 +518,15 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
             }
         }
         return cues
+    }
+
+    /// An event line for libass, read no further than ``ASSSource/maxEventBytes`` (cut there).
+    static func limitedEvent(_ p: UnsafePointer<CChar>) -> String {
+        let n = strnlen(p, ASSSource.maxEventBytes)
+        return p.withMemoryRebound(to: UInt8.self, capacity: n) {
+            let bytes = UnsafeBufferPointer(start: $0, count: n)
+            return String(validating: bytes, as: UTF8.self) ?? windows1252(bytes)
+        }
     }
 
     /// At most `maxCueCharacters` of a cue's text (a 4 MiB line is cut, marked with `…`).

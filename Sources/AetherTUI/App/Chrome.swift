@@ -21,7 +21,14 @@ extension TUIApp {
         let tick = (player.currentTime * 4).rounded(.down)
         if tick != lastDrawnFrameSecond { lastDrawnFrameSecond = tick; view.dirty = true }
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
-        let cues = controller.subtitlesVisible ? player.subtitleCues(at: player.currentTime) : []
+        // Text cues libass draws into the picture are not text cells too.
+        let libass = VideoOutput.drawsTextSubtitles(driver: driver, style: options.subtitleStyle)
+        // `sub-visibility` changed: libass's overlay comes or goes on the frame shown (paused too).
+        if libass, output.textSubtitlesVisible.exchange(controller.subtitlesVisible, ordering: .relaxed) != controller.subtitlesVisible {
+            output.repaint()
+        }
+        let cues = controller.subtitlesVisible ? player.subtitleCues(at: player.currentTime)
+            .filter { $0.text == nil || ($0.hasVisibleText && !(libass && $0.ass != nil)) } : []
         let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
         // (Bitmap cues come with their frame: the engine hands the shown frame over again
         // when its cues change while paused.)

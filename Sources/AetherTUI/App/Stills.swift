@@ -8,8 +8,11 @@ extension TUIApp {
     func takeScreenshot(subtitles: Bool) {
         guard player.hasVideo else { osd("no video to take a screenshot of"); return }
         let time = player.currentTime
+        // On the cues' timeline (the subtitle delay taken off); libass gets every cue showing.
+        let cueTime = time - player.subtitleDelay
         let cues = subtitles && controller.subtitlesVisible && player.activeSubtitleTrack != nil
-            ? player.subtitleCues(at: time) : []
+            ? player.subtitleStore?.active(at: cueTime, limit: VideoOutput.maxLibassCues) ?? [] : []
+        let style = options.subtitleStyle
         let path = Self.screenshotPath(directory: options.screenshotDirectory, source: currentSource, time: time,
                                        environment: ProcessInfo.processInfo.environment)
         if previews == nil, SourceOptions.isReopenable(currentSource), let duration = player.duration, duration > 0 {
@@ -22,7 +25,7 @@ extension TUIApp {
             let message: String
             do {
                 guard let still = try await extractor.snapshot(at: time) else { return }
-                try PNGWriter.write(cues.isEmpty ? still : try still.burning(cues), to: path)
+                try PNGWriter.write(cues.isEmpty ? still : try still.burning(cues, style: style, at: cueTime), to: path)
                 message = "screenshot: \(path)"
             } catch {
                 message = "screenshot failed: \(error)"

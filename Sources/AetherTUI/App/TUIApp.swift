@@ -124,6 +124,7 @@ public final class TUIApp {
         // 3. Take the screen, with restoration armed for every way out.
         output = VideoOutput(terminal: terminal, player: player, driver: driver,
                              synchronizedUpdate: capabilities.synchronizedOutput, governed: options.governor,
+                             subtitleStyle: options.subtitleStyle,
                              makeStillDriver: { [capabilities, drivers = options.drivers] name, instance in
                                  var options = drivers
                                  options.instance = instance

@@ -16,6 +16,8 @@ public struct TUIOptions: Sendable {
     public var remote = RemoteServices.Options()
     /// `--sub-delay`.
     public var subtitleDelay = 0.0
+    /// `--sub-ass` and the `--sub-*` style options: text subtitles drawn by libass in pixel outputs.
+    public var subtitleStyle = ASSStyleOptions()
     /// `--vo`: a ``VideoDrivers`` name or `auto`.
     public var videoOutput: String
     /// The drivers' own options (`--vo-sixel-colors`, …).

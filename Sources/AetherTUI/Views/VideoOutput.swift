@@ -1,6 +1,7 @@
 import AetherEngine
 import CTerminal
 import Foundation
+import Synchronization
 import TerminalGraphics
 
 /// The video output: the engine's ``FrameSink``. A one-slot, latest-wins mailbox the present
@@ -87,6 +88,14 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
     private let buffer = ByteBuffer(capacity: 512 * 1024)
     /// A frame with bitmap subtitles burnt in (render thread only; reused).
     private var scratch: [UInt8] = []
+    /// `--sub-ass` and the `--sub-*` style.
+    private let subtitleStyle: ASSStyleOptions
+    /// libass for text subtitles, made by the render thread the first time a driver that shows
+    /// pixels has a frame to draw (the output may switch drivers); set under `state`, stopped
+    /// with the render thread.
+    private var assWorker: ASSOverlayWorker?
+    /// `sub-visibility` as the UI thread last set it (libass draws nothing while false).
+    let textSubtitlesVisible = Atomic<Bool>(true)
     private var governor: OutputGovernor?
     private let governorEnabled: Bool
     private var frameCounter = 0
@@ -99,8 +108,10 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
     private var drawnStills: [Int: Still] = [:]
 
     init(terminal: Terminal, player: Player, driver: any VideoDriver, synchronizedUpdate: Bool, governed: Bool,
+         subtitleStyle: ASSStyleOptions = ASSStyleOptions(),
          makeStillDriver: @escaping @Sendable (String, Int) -> (any VideoDriver)? = { _, _ in nil }) {
         self.makeStillDriver = makeStillDriver
+        self.subtitleStyle = subtitleStyle
         self.terminal = terminal
         self.player = player
         self.driver = driver
@@ -236,8 +247,15 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
         }
     }
 
+    /// True when text subtitles with an ASS event are drawn into the picture by libass (and so
+    /// left out of the text cells).
+    static func drawsTextSubtitles(driver: any VideoDriver, style: ASSStyleOptions) -> Bool {
+        style.enabled && driver.showsPixels
+    }
+
     /// Stops the render thread (it finishes or abandons the frame in hand).
     func stop() {
+        defer { state.withLock { assWorker }?.stop() }
         state.withLock {
             stopped = true
             state.broadcast()
@@ -385,6 +403,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
         }
         let cues = presented.bitmapCues
         let renderStart = MonotonicClock.seconds()
+        let overlay = assOverlay(for: presented, width: frame.width, height: frame.height)
         buffer.removeAll()
         if synchronizedUpdate { buffer.append(Escape.beginSynchronizedUpdate) }
         buffer.append(Escape.saveCursor)   // ncurses' idea of the cursor and attributes stays true
@@ -393,7 +412,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
             try? driver.render(image, placement: placement, mask: scene.mask, into: buffer)
         }
         let rendered: RenderReport?
-        if cues.isEmpty {
+        if cues.isEmpty, overlay == nil {
             // The frame's pooled pixels, read in place.
             rendered = pixels.withUnsafeBytes { raw in
                 (try? PixelImage(borrowing: raw, width: frame.width, height: frame.height, format: .rgb24)).flatMap(render)
@@ -403,6 +422,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
             scratch.removeAll(keepingCapacity: true)
             pixels.withUnsafeBytes { scratch.append(contentsOf: $0) }
             for cue in cues { SubtitleBlender.blend(cue, into: &scratch, width: frame.width, height: frame.height) }
+            overlay?.blend(into: &scratch, width: frame.width, height: frame.height)
             rendered = (try? PixelImage(width: frame.width, height: frame.height, format: .rgb24, pixels: scratch)).flatMap(render)
         }
         guard let report = rendered else { return }
@@ -463,4 +483,29 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
             governorText = text
         }
     }
+
+    /// libass's overlay for the frame's moment (nil: none, or text subtitles are cells here).
+    /// The frame's text cues say whether any shows; libass gets all of the track's cues on
+    /// screen then (signs come hundreds at a time), on the cues' timeline (the subtitle delay
+    /// taken off). Waits on libass at most one frame interval.
+    private func assOverlay(for presented: PresentedFrame, width: Int, height: Int) -> ASSOverlayImage? {
+        guard Self.drawsTextSubtitles(driver: driver, style: subtitleStyle), textSubtitlesVisible.load(ordering: .relaxed) else { return nil }
+        let showing = presented.cues.contains { $0.ass != nil }
+        // The thread starts with the first text cue (a film without text subtitles has none).
+        let worker = state.withLock { () -> ASSOverlayWorker? in
+            if self.assWorker == nil, showing, !stopped { self.assWorker = ASSOverlayWorker(options: subtitleStyle) }
+            return self.assWorker
+        }
+        guard let worker else { return nil }
+        let time = presented.id.pts - player.subtitleDelay
+        let cues = showing ? player.subtitleStore?.active(at: time, limit: Self.maxLibassCues) ?? [] : []
+        let budget = presented.frame.duration / max(0.01, presented.rate)
+        let video = player.mediaInfo?.primaryVideo
+        return worker.overlay(cues: cues, atSeconds: time, width: width, height: height,
+                                 storage: video.map { (width: $0.width, height: $0.height) },
+                                 budget: min(0.25, max(0.005, budget)))
+    }
+
+    /// Most cues handed to libass for one moment.
+    static let maxLibassCues = 4096
 }

@@ -12,6 +12,7 @@
 public final class KittyDriver: VideoDriver {
     public let name = "kitty"
     public let drawsAboveText = true
+    public let showsPixels = true
     public var qualityRungs: [OutputGovernor.Settings] { Self.qualityRungs }
     public var logDetail: String? {
         encoder.transmission == .sharedMemory ? "shared memory" : (encoder.compresses ? "zlib over a remote link" : nil)

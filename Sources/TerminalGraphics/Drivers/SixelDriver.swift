@@ -21,6 +21,7 @@ public enum SixelOverlays: String, Sendable, CaseIterable {
 public final class SixelDriver: VideoDriver {
     public let name = "sixel"
     public let drawsAboveText = true
+    public let showsPixels = true
     public var repaint: SixelRepaint { encoder.options.repaint }
     public var logDetail: String? { "repaint \(repaint.rawValue), overlays \(overlays.rawValue)" }
     public let overlays: SixelOverlays

@@ -72,6 +72,9 @@ public protocol VideoDriver: AnyObject {
     var drawsAboveText: Bool { get }
     /// Text rows kept free under the picture for subtitles (drivers that draw above text).
     var rowsBelowPicture: Int { get }
+    /// The picture's pixels reach the screen one to one (sixel, kitty): text subtitles can be
+    /// drawn into them (libass); cell drivers keep text cells, crisper there.
+    var showsPixels: Bool { get }
     /// The quality ladder the ``OutputGovernor`` may step down, best rung first (empty: the
     /// driver is not governed). A rung's colours are for ``paletteColors``.
     var qualityRungs: [OutputGovernor.Settings] { get }
@@ -102,6 +105,7 @@ public protocol VideoDriver: AnyObject {
 
 extension VideoDriver {
     public var rowsBelowPicture: Int { drawsAboveText ? 2 : 0 }
+    public var showsPixels: Bool { false }
     public var qualityRungs: [OutputGovernor.Settings] { [] }
     public var logDetail: String? { nil }
     /// Drivers without a palette: nil, and setting it does nothing.
