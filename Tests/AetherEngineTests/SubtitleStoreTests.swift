@@ -173,3 +173,41 @@ import Testing
         #expect(utf8.withUnsafeBufferPointer { SubtitleStore.limitedCString($0.baseAddress!) } == "Café — ok")
     }
 }
+
+/// The object sizes a PGS packet claims, read before libavcodec allocates them.
+struct PGSObjectsTests {
+    /// A segment: type, 16-bit length, payload.
+    static func segment(_ type: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        [type, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload
+    }
+
+    /// An object definition's first fragment claiming `width`×`height`.
+    static func object(width: Int, height: Int, first: Bool = true) -> [UInt8] {
+        segment(0x15, [0, 1, 0, first ? 0xC0 : 0x40, 0, 0, 4,
+                       UInt8(width >> 8), UInt8(width & 0xFF), UInt8(height >> 8), UInt8(height & 0xFF), 0, 0])
+    }
+
+    static func side(_ bytes: [UInt8]) -> Int { bytes.withUnsafeBufferPointer { PGSObjects.largestSide($0) } }
+
+    @Test func theLargestClaimedSideIsFound() {
+        let presentation = Self.segment(0x16, [0x07, 0x80, 0x04, 0x38, 0x10, 0, 0, 0x80, 0, 0, 0])
+        #expect(Self.side(presentation + Self.object(width: 1920, height: 200) + Self.segment(0x80, [])) == 1920)
+        #expect(Self.side(Self.object(width: 12800, height: 12800)) == 12800)
+        #expect(Self.side(Self.object(width: 300, height: 9000) + Self.object(width: 100, height: 100)) == 9000)
+        // A continuation fragment carries no size; nothing else claims one.
+        #expect(Self.side(Self.object(width: 60000, height: 60000, first: false)) == 0)
+        #expect(Self.side(presentation) == 0)
+    }
+
+    @Test func truncatedAndHostilePacketsEndTheWalk() {
+        let whole = Self.object(width: 12800, height: 12800)
+        // Cut before the height's last byte: no claim read; after it, the claim counts.
+        for cut in 0..<whole.count {
+            #expect(Self.side(Array(whole.prefix(cut))) == (cut >= 14 ? 12800 : 0), "cut at \(cut)")
+        }
+        #expect(Self.side([]) == 0)
+        // A length running past the packet, and a zero length repeated: no overrun, no hang.
+        #expect(Self.side([0x15, 0xFF, 0xFF, 0, 1]) == 0)
+        #expect(Self.side([UInt8](repeating: 0, count: 30_000)) == 0)
+    }
+}

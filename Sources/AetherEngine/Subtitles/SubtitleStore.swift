@@ -457,6 +457,12 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
 
     static func decode(_ packet: Packet, decoder: CodecContext, timeBase tb: AVRational,
                        timeline: Timeline, width: Int, height: Int, origin: Double? = nil) -> [SubtitleCue] {
+        if decoder.pointer.pointee.codec_id == AV_CODEC_ID_HDMV_PGS_SUBTITLE, let data = packet.pointer.pointee.data,
+           PGSObjects.largestSide(UnsafeBufferPointer(start: data, count: Int(max(0, packet.pointer.pointee.size)))) > maxBitmapSide {
+            // libavcodec would allocate the whole canvas (twice) before we could refuse it.
+            FFmpegLog.write("sub", "a PGS object larger than \(maxBitmapSide) pixels a side is left out")
+            return []
+        }
         var sub = AVSubtitle()
         var got: Int32 = 0
         var result = avcodec_decode_subtitle2(decoder.pointer, &sub, &got, packet.pointer)
@@ -605,5 +611,29 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         return SubtitleBitmap(x: Double(Int(rect.x) + minX) / fw, y: Double(Int(rect.y) + minY) / fh,
                               width: Double(cw) / fw, height: Double(ch) / fh,
                               pixelWidth: cw, pixelHeight: ch, rgba: rgba)
+    }
+}
+
+/// The sizes PGS object definitions claim, read before libavcodec decodes them: its decoder
+/// allocates an object's whole canvas (and copies it), so a 12,800-pixel square costs hundreds
+/// of megabytes before the bitmap could be refused.
+enum PGSObjects {
+    /// The largest width or height any object definition segment (type 0x15, first fragment) in
+    /// `packet` claims; 0 when there is none. Segments: type (1 byte), length (2), payload; an
+    /// object definition's payload: id (2), version (1), sequence flags (1, 0x80 first
+    /// fragment), data length (3), width (2), height (2). A truncated segment ends the walk.
+    static func largestSide(_ packet: UnsafeBufferPointer<UInt8>) -> Int {
+        var offset = 0, largest = 0
+        while offset + 3 <= packet.count {
+            let type = packet[offset], length = Int(packet[offset + 1]) << 8 | Int(packet[offset + 2])
+            let payload = offset + 3
+            if type == 0x15, length >= 11, payload + 11 <= packet.count, packet[payload + 3] & 0x80 != 0 {
+                let width = Int(packet[payload + 7]) << 8 | Int(packet[payload + 8])
+                let height = Int(packet[payload + 9]) << 8 | Int(packet[payload + 10])
+                largest = max(largest, width, height)
+            }
+            offset = payload + length
+        }
+        return largest
     }
 }
