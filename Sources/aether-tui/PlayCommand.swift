@@ -189,7 +189,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-cells"), help: ArgumentHelp("Pixels per cell for --vo=cells: octant (2x4, Unicode 16), sextant (2x3), quadrant (2x2) or half (1x2), or auto (the finest the terminal draws itself).", valueName: "auto|octant|sextant|quadrant|half"))
     var voCells: String = "auto"
 
-    @Option(name: .customLong("vo-cells-tolerance"), help: ArgumentHelp("Cell outputs leave a cell alone unless redrawing it lowers its RMS error per pixel by more than this many levels (0-64; 0 redraws every change). The governor raises it when the terminal falls behind.", valueName: "levels"))
+    @Option(name: .customLong("vo-cells-tolerance"), help: ArgumentHelp("Cell outputs leave a cell alone unless redrawing it lowers its RMS error per pixel by more than this many levels, and draw a cell with the colours already set where they are within it (0-64; 0 draws every change exactly). The governor raises it when the terminal falls behind.", valueName: "levels"))
     var voCellsTolerance: Double = CellDriver.defaultTolerance
 
     @Option(name: .customLong("stats-file"), help: ArgumentHelp("Write telemetry as JSON lines at 1 Hz, plus a final summary line.", valueName: "path"))

@@ -26,7 +26,9 @@ public enum RenderError: Error, Sendable, Equatable {
 /// set; uniform cells use a space (background) or `█` (foreground) so they need one colour.
 ///
 /// With a ``tolerance``, a cell whose new fit is not visibly better than what the terminal
-/// already shows there is left alone (temporal noise, grain and slow drift cost no bytes).
+/// already shows there is left alone (temporal noise, grain and slow drift cost no bytes), and
+/// a cell that must be drawn takes the colours already set where they are within the same
+/// tolerance of its fit (neighbours of nearly one colour share one SGR).
 ///
 /// Not thread-safe: one renderer per video region, used on the render thread.
 public final class CellRenderer {
@@ -35,6 +37,8 @@ public final class CellRenderer {
         public var cellsDrawn = 0
         public var cellsSkipped = 0
         public var cellsMasked = 0
+        /// Cells drawn (or left alone) with colours the terminal already had, within the tolerance.
+        public var cellsPenReused = 0
         /// Cells that changed but by less than the tolerance (counted in ``cellsSkipped`` too).
         public var cellsTolerated = 0
         public var colorChanges = 0
@@ -146,19 +150,32 @@ public final class CellRenderer {
                                     p[2, sub] = Int(cellBase[o + 2])
                                 }
                                 let fit = CellFitting.fit(p, count: n)
-                                let cell = FittedCell.canonical(pattern: fit.pattern, first: painter.key(fit.first),
+                                var cell = FittedCell.canonical(pattern: fit.pattern, first: painter.key(fit.first),
                                                                 second: painter.key(fit.second), full: full)
-                                let packed = cell.packed
+                                var packed = cell.packed
                                 let shown = store[cellIndex]
                                 if shown == packed {
                                     stats.cellsSkipped += 1
                                     continue
                                 }
-                                if toleranceBudget > 0, shown != Self.unknown,
-                                   painter.error(FittedCell(packed: shown), p, n) - painter.error(cell, p, n) <= toleranceBudget {
-                                    stats.cellsSkipped += 1
-                                    stats.cellsTolerated += 1
-                                    continue
+                                if toleranceBudget > 0 {
+                                    if shown != Self.unknown,
+                                       painter.error(FittedCell(packed: shown), p, n) - painter.error(cell, p, n) <= toleranceBudget {
+                                        stats.cellsSkipped += 1
+                                        stats.cellsTolerated += 1
+                                        continue
+                                    }
+                                    // Within the same tolerance, the colours the terminal already has
+                                    // (no SGR, or half of one) instead of the exact fit.
+                                    if let near = painter.reusingPen(cell, n, budget: toleranceBudget) {
+                                        cell = near
+                                        packed = near.packed
+                                        stats.cellsPenReused += 1
+                                        if shown == packed {
+                                            stats.cellsSkipped += 1
+                                            continue
+                                        }
+                                    }
                                 }
                                 store[cellIndex] = packed
                                 stats.cellsDrawn += 1
@@ -230,6 +247,52 @@ private struct Painter {
             e += dr * dr + dg * dg + db * db
         }
         return e
+    }
+
+    /// `cell` drawn with one or both of the current pen colours instead of its own, when that
+    /// adds at most `budget` squared error; both pens (no SGR) before one (half an SGR); nil
+    /// when neither fits or the pens are unknown. 24-bit colour only (a palette index is a
+    /// coarse step already).
+    ///
+    /// The pattern stays; each of the fit's colours is the mean of its sub-cells, so showing
+    /// colour P for the k sub-cells of mean A adds k·|A−P|² to the error: six distances a cell,
+    /// not a pass over its pixels.
+    @inline(__always) func reusingPen(_ cell: FittedCell, _ n: Int, budget: Int) -> FittedCell? {
+        guard mode == .truecolor, currentFG != .max, currentBG != .max else { return nil }
+        let uniform = cell.pattern == full
+        // Nothing to save when the cell's own colours are set already (either way round).
+        if uniform ? (cell.first == currentBG || cell.first == currentFG)
+                   : (cell.first == currentFG && cell.second == currentBG) || (cell.first == currentBG && cell.second == currentFG) {
+            return nil
+        }
+        let countA = uniform ? n : cell.pattern.nonzeroBitCount, countB = n - countA
+        func distance(_ x: UInt32, _ y: UInt32) -> Int {
+            let dr = Int(x >> 16 & 0xFF) - Int(y >> 16 & 0xFF), dg = Int(x >> 8 & 0xFF) - Int(y >> 8 & 0xFF)
+            let db = Int(x & 0xFF) - Int(y & 0xFF)
+            return dr * dr + dg * dg + db * db
+        }
+        let aFG = countA * distance(cell.first, currentFG), aBG = countA * distance(cell.first, currentBG)
+        let bFG = countB == 0 ? 0 : countB * distance(cell.second, currentFG)
+        let bBG = countB == 0 ? 0 : countB * distance(cell.second, currentBG)
+        func made(_ a: UInt32, _ b: UInt32) -> FittedCell {
+            uniform ? FittedCell(pattern: full, first: a, second: a) : FittedCell.canonical(pattern: cell.pattern, first: a, second: b, full: full)
+        }
+        // Both pens: A in the foreground and B in the background, or the other way round.
+        if uniform {
+            if min(aFG, aBG) <= budget { return made(aFG <= aBG ? currentFG : currentBG, 0) }
+            return nil
+        }
+        let straight = aFG + bBG, crossed = aBG + bFG
+        if min(straight, crossed) <= budget {
+            return straight <= crossed ? made(currentFG, currentBG) : made(currentBG, currentFG)
+        }
+        // One pen: the one colour of the four pairings that adds least.
+        let one = min(aFG, aBG, bFG, bBG)
+        guard one <= budget else { return nil }
+        if one == aFG { return made(currentFG, cell.second) }
+        if one == aBG { return made(currentBG, cell.second) }
+        if one == bFG { return made(cell.first, currentFG) }
+        return made(cell.first, currentBG)
     }
 
     /// Writes the cell's glyph, preceded by the SGR it needs; returns 1 if SGR was written.
