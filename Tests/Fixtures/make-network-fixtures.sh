@@ -78,6 +78,14 @@
 #       variants with AUDIO="group_aud": 2/index.m3u8 320x180 (180k) and 3/index.m3u8 640x360
 #       (540k). 10 s, 2 s segments, AAC 64k. A player has to read the master through
 #       libavformat (the variant playlists carry no sound).
+#   hls-renditions-abr/master.m3u8
+#       Bit-rate switching with separate audio renditions: the hls-abr video ladder (50 s of
+#       source_video, 24 fps, keyframes every 2 s, x264 nal-hrd=cbr) as three video-only
+#       variants v0, v1, v2 (320x180 420k, 480x270 1200k, 640x360 3000k; BANDWIDTH
+#       rewritten to 600000, 1500000, 3600000, AVERAGE-BANDWIDTH removed), all with
+#       AUDIO="group_aud": English (LANGUAGE="eng", DEFAULT=YES, English/index.m3u8, 440 Hz)
+#       and French (LANGUAGE="fra", Francais/index.m3u8, 660 Hz), AAC 64k. 2 s MPEG-TS
+#       segments, VOD playlists, segment N of every video variant starts with frame 48 N.
 #   hls-aes/index.m3u8, hls-aes/seg000.ts ... seg009.ts, hls-aes/enc.key
 #       progressive.mp4's streams (stream copy, so its frames, bit for bit) as one VOD media
 #       playlist (no master; ten 2 s segments, 20.000 s), AES-128 encrypted:
@@ -443,6 +451,35 @@ gen_hls_renditions() {
     grep -q 'LANGUAGE="fra"' "$1/master.m3u8"
 }
 
+gen_hls_renditions_abr() {
+    mkdir -p "$1"
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 50)" -f lavfi -i "$(tone 50)" -f lavfi -i "sine=f=660:r=48000:d=50" \
+        -filter_complex "[0:v]split=3[a][b][v2];[a]scale=320:180[v0];[b]scale=480:270[v1]" \
+        -map '[v0]' -map '[v1]' -map '[v2]' -map 1:a -map 2:a \
+        "${x264[@]}" -x264-params nal-hrd=cbr \
+        -b:v:0 420k -minrate:v:0 420k -maxrate:v:0 420k -bufsize:v:0 840k \
+        -b:v:1 1200k -minrate:v:1 1200k -maxrate:v:1 1200k -bufsize:v:1 2400k \
+        -b:v:2 3000k -minrate:v:2 3000k -maxrate:v:2 3000k -bufsize:v:2 6000k \
+        "${aac[@]}" -b:a 64k \
+        -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename "$1/%v/seg%03d.ts" -master_pl_name master.m3u8 \
+        -var_stream_map "a:0,agroup:aud,language:eng,name:English,default:yes a:1,agroup:aud,language:fra,name:Francais v:0,agroup:aud,name:v0 v:1,agroup:aud,name:v1 v:2,agroup:aud,name:v2" \
+        "${bitexact[@]}" "$1/%v/index.m3u8"
+    python3 - "$1/master.m3u8" <<'EOF'
+import re, sys
+path = sys.argv[1]
+rates = iter(["600000", "1500000", "3600000"])
+lines = []
+for line in open(path, encoding="utf-8").read().splitlines():
+    if line.startswith("#EXT-X-STREAM-INF:"):
+        line = re.sub(r"(?<=[:,])BANDWIDTH=\d+", "BANDWIDTH=" + next(rates), line)
+        line = re.sub(r",AVERAGE-BANDWIDTH=\d+", "", line)
+    lines.append(line)
+open(path, "w", encoding="utf-8").write("\n".join(lines) + "\n")
+EOF
+    grep -q 'BANDWIDTH=3600000' "$1/master.m3u8"
+    grep -q 'LANGUAGE="fra"' "$1/master.m3u8"
+}
+
 gen_hls_aes() {
     mkdir -p "$1"
     printf '\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f' >"$1/enc.key"
@@ -699,6 +736,7 @@ build progressive.srt gen_progressive_srt
 build hls-vod         gen_hls_vod
 build hls-abr         gen_hls_abr
 build hls-renditions  gen_hls_renditions
+build hls-renditions-abr gen_hls_renditions_abr
 build hls-aes         gen_hls_aes "$outdir/progressive.mp4"
 build hls-thumbs      gen_hls_thumbs
 build hls-download    gen_hls_download
