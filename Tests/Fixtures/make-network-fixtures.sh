@@ -79,7 +79,7 @@
 #       (540k). 10 s, 2 s segments, AAC 64k. A player has to read the master through
 #       libavformat (the variant playlists carry no sound).
 #   hls-renditions-abr/master.m3u8
-#       Bit-rate switching with separate audio renditions: the hls-abr video ladder (50 s of
+#       Bit-rate switching with separate audio renditions: the hls-abr video ladder (80 s of
 #       source_video, 24 fps, keyframes every 2 s, x264 nal-hrd=cbr) as three video-only
 #       variants v0, v1, v2 (320x180 420k, 480x270 1200k, 640x360 3000k; BANDWIDTH
 #       rewritten to 600000, 1500000, 3600000, AVERAGE-BANDWIDTH removed), all with
@@ -453,7 +453,7 @@ gen_hls_renditions() {
 
 gen_hls_renditions_abr() {
     mkdir -p "$1"
-    "${ff[@]}" -f lavfi -i "$(source_video 640 360 50)" -f lavfi -i "$(tone 50)" -f lavfi -i "sine=f=660:r=48000:d=50" \
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 80)" -f lavfi -i "$(tone 80)" -f lavfi -i "sine=f=660:r=48000:d=80" \
         -filter_complex "[0:v]split=3[a][b][v2];[a]scale=320:180[v0];[b]scale=480:270[v1]" \
         -map '[v0]' -map '[v1]' -map '[v2]' -map 1:a -map 2:a \
         "${x264[@]}" -x264-params nal-hrd=cbr \
