@@ -198,6 +198,19 @@ import Testing
         #expect(try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"], extra: "#EXT-X-KEY:METHOD=NONE\n"), base: Self.host).isSwitchable)
     }
 
+    @Test func aPlaylistThatCannotBeSwitchedSaysWhy() throws {
+        let cases = [("", false, "is live (no EXT-X-ENDLIST; switching is for VOD only)"),
+                     ("#EXT-X-BYTERANGE:1000@0\n", true, "uses byte ranges (EXT-X-BYTERANGE)"),
+                     ("#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n", true, "is encrypted (EXT-X-KEY)"),
+                     ("#EXT-X-MAP:URI=\"init.mp4\"\n", true, "needs an init section (EXT-X-MAP)")]
+        for (extra, ended, says) in cases {
+            let p = try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"], extra: extra, ended: ended), base: Self.host)
+            #expect(p.switchRefusal == says && !p.isSwitchable, "\(extra): \(String(describing: p.switchRefusal))")
+        }
+        #expect(try HLSMediaPlaylist.parse(Self.mediaPlaylist([]), base: Self.host).switchRefusal == "lists no segments")
+        #expect(try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"]), base: Self.host).switchRefusal == nil)
+    }
+
     @Test func hostileSegmentDurationsRefuseThePlaylist() {
         for bad in ["0", "-2", "nan", "inf", "1e300", "3601", "", String(repeating: "1", count: 100)] {
             #expect(throws: OutsideValue.Refusal.self, "EXTINF:\(bad)") {

@@ -86,6 +86,18 @@
 #       AUDIO="group_aud": English (LANGUAGE="eng", DEFAULT=YES, English/index.m3u8, 440 Hz)
 #       and French (LANGUAGE="fra", Francais/index.m3u8, 660 Hz), AAC 64k. 2 s MPEG-TS
 #       segments, VOD playlists, segment N of every video variant starts with frame 48 N.
+#       master-live-audio.m3u8 is the same master with the French rendition's URI
+#       Francais/live.m3u8: its playlist without EXT-X-ENDLIST and EXT-X-PLAYLIST-TYPE (a live
+#       rendition beside VOD variants: switching is refused).
+#   dash-ranges-abr/sb.mpd, dash-ranges-abr/sl.mpd
+#       Bit-rate switching between DASH representations addressed by byte ranges: the
+#       hls-renditions-abr variants v0, v1, v2 and the French rendition, stream-copied (no
+#       encode) into one fragmented MP4 each (v0.mp4, v1.mp4, v2.mp4, Francais.mp4; a fragment
+#       per 2 s keyframe, a global sidx). sb.mpd addresses them by SegmentBase (the sidx's
+#       indexRange and an Initialization range), sl.mpd by SegmentList (an Initialization range
+#       and one SegmentURL mediaRange per fragment, read from the sidx here): a video
+#       adaptation set of three representations (600000, 1500000, 3600000) and a French audio
+#       one. 80 s.
 #   hls-aes/index.m3u8, hls-aes/seg000.ts ... seg009.ts, hls-aes/enc.key
 #       progressive.mp4's streams (stream copy, so its frames, bit for bit) as one VOD media
 #       playlist (no master; ten 2 s segments, 20.000 s), AES-128 encrypted:
@@ -478,6 +490,80 @@ open(path, "w", encoding="utf-8").write("\n".join(lines) + "\n")
 EOF
     grep -q 'BANDWIDTH=3600000' "$1/master.m3u8"
     grep -q 'LANGUAGE="fra"' "$1/master.m3u8"
+    # Hostile: the French rendition live (no ENDLIST, no PLAYLIST-TYPE) beside VOD variants.
+    grep -v -e '^#EXT-X-ENDLIST' -e '^#EXT-X-PLAYLIST-TYPE' "$1/Francais/index.m3u8" >"$1/Francais/live.m3u8"
+    sed 's#URI="Francais/index.m3u8"#URI="Francais/live.m3u8"#' "$1/master.m3u8" >"$1/master-live-audio.m3u8"
+    grep -q 'Francais/live.m3u8' "$1/master-live-audio.m3u8"
+}
+
+gen_dash_ranges_abr() {
+    mkdir -p "$1"
+    local from=$outdir/hls-renditions-abr v segments
+    for v in v0 v1 v2 Francais; do
+        segments=$(cd "$from/$v" && ls seg*.ts | LC_ALL=C sort | sed "s#^#$from/$v/#" | paste -sd'|')
+        # Through a plain MP4 first: with empty_moov the AAC config would be missing from the moov.
+        "${ff[@]}" -i "concat:$segments" -c copy -bsf:a aac_adtstoasc "$work/$v.mp4"
+        "${ff[@]}" -i "$work/$v.mp4" -c copy -movflags +frag_keyframe+empty_moov+default_base_moof+global_sidx \
+            "${bitexact[@]}" "$1/$v.mp4"
+        rm -f "$work/$v.mp4"
+    done
+    python3 - "$1" <<'EOF'
+import struct, sys
+out = sys.argv[1]
+def boxes(path):
+    b = open(path, 'rb').read()
+    at, found = 0, {}
+    while at + 8 <= len(b):
+        size = struct.unpack('>I', b[at:at + 4])[0]
+        found.setdefault(b[at + 4:at + 8].decode('latin1'), (at, size))
+        if size < 8:
+            break
+        at += size
+    return b, found
+def fragments(path):
+    # The sidx's references: (offset, length, seconds) of each fragment.
+    b, found = boxes(path)
+    at, size = found['sidx']
+    version = b[at + 8]
+    timescale = struct.unpack('>I', b[at + 16:at + 20])[0]
+    p = at + 20
+    if version == 0:
+        first = struct.unpack('>I', b[p + 4:p + 8])[0]; p += 8
+    else:
+        first = struct.unpack('>Q', b[p + 8:p + 16])[0]; p += 16
+    count = struct.unpack('>H', b[p + 2:p + 4])[0]; p += 4
+    offset, refs = at + size + first, []
+    for _ in range(count):
+        length = struct.unpack('>I', b[p:p + 4])[0] & 0x7fffffff
+        duration = struct.unpack('>I', b[p + 4:p + 8])[0]
+        refs.append((offset, length, duration / timescale))
+        offset += length; p += 12
+    return found, refs
+def rep(name, bandwidth, attrs, segment_list):
+    found, refs = fragments(f'{out}/{name}.mp4')
+    moov, sidx = found['moov'], found['sidx']
+    init = f'0-{moov[0] + moov[1] - 1}'
+    if not segment_list:
+        body = (f'<BaseURL>{name}.mp4</BaseURL><SegmentBase indexRange="{sidx[0]}-{sidx[0] + sidx[1] - 1}">'
+                f'<Initialization range="{init}"/></SegmentBase>')
+    else:
+        # Fragments of 2 s (frag_keyframe, a keyframe every 2 s): duration 2, timescale 1.
+        urls = ''.join(f'<SegmentURL mediaRange="{o}-{o + n - 1}"/>' for o, n, _ in refs)
+        body = (f'<BaseURL>{name}.mp4</BaseURL><SegmentList timescale="1000" duration="{round(refs[0][2] * 1000)}">'
+                f'<Initialization range="{init}"/>{urls}</SegmentList>')
+    return f'<Representation id="{name}" bandwidth="{bandwidth}" {attrs}>{body}</Representation>'
+for kind, segment_list in (('sb', False), ('sl', True)):
+    video = ''.join(rep(n, b, f'width="{w}" height="{h}" codecs="avc1.42c01e"', segment_list)
+                    for n, b, w, h in (('v0', 600000, 320, 180), ('v1', 1500000, 480, 270), ('v2', 3600000, 640, 360)))
+    audio = rep('Francais', 70000, 'codecs="mp4a.40.2" audioSamplingRate="48000"', segment_list)
+    open(f'{out}/{kind}.mpd', 'w').write(
+        '<?xml version="1.0"?>\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT80S" '
+        'minBufferTime="PT2S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">\n<Period>'
+        f'<AdaptationSet mimeType="video/mp4" segmentAlignment="true">{video}</AdaptationSet>'
+        f'<AdaptationSet mimeType="audio/mp4" lang="fra">{audio}</AdaptationSet></Period></MPD>\n')
+EOF
+    grep -q 'SegmentBase indexRange' "$1/sb.mpd"
+    grep -q 'SegmentURL mediaRange' "$1/sl.mpd"
 }
 
 gen_hls_aes() {
@@ -737,6 +823,7 @@ build hls-vod         gen_hls_vod
 build hls-abr         gen_hls_abr
 build hls-renditions  gen_hls_renditions
 build hls-renditions-abr gen_hls_renditions_abr
+build dash-ranges-abr  gen_dash_ranges_abr "$outdir/hls-renditions-abr"
 build hls-aes         gen_hls_aes "$outdir/progressive.mp4"
 build hls-thumbs      gen_hls_thumbs
 build hls-download    gen_hls_download

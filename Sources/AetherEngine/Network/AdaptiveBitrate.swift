@@ -303,8 +303,8 @@ final class AdaptiveSwitcher: Sendable {
             markUnusable(rung, why: "its playlist is refused (\(error.message))")
             return nil
         }
-        guard parsed.isSwitchable else {
-            markUnusable(rung, why: "its playlist is live or uses byte ranges, keys or init sections")
+        if let why = parsed.switchRefusal {
+            markUnusable(rung, why: "its playlist \(why)")
             return nil
         }
         state.withLock { $0.rungs[rung].playlist = parsed }

@@ -107,8 +107,8 @@ enum SourceOpener {
             FFmpegLog.write("abr", "no switching: the variant's playlist is refused (\(error.message))")
             return nil
         }
-        guard playlist.isSwitchable else {
-            FFmpegLog.write("abr", "no switching: the variant's playlist is live or uses byte ranges, keys or init sections")
+        if let why = playlist.switchRefusal {
+            FFmpegLog.write("abr", "no switching: the variant's playlist \(why)")
             return nil
         }
         FFmpegLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
@@ -153,8 +153,8 @@ enum SourceOpener {
         let ladder = VariantChooser.ladder(p.variants, anchor: anchor, limit: policy.maxRungs)
         guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = p.variants[anchor].uri,
               let playlist = p.mediaPlaylists[uri] else { return nil }
-        guard playlist.isSwitchable else {
-            FFmpegLog.write("abr", "no switching: the DASH representation is live or addressed by byte ranges")
+        if let why = playlist.switchRefusal {
+            FFmpegLog.write("abr", "no switching: \(dash.manifest.isDynamic ? "the manifest is dynamic (live; switching is for static manifests only)" : "the DASH representation \(why)")")
             return nil
         }
         FFmpegLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
