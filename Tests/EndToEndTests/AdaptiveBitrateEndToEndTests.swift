@@ -214,6 +214,7 @@ import Testing
     /// lowest variant while slow, the top one within 15 s of the recovery, the sound 660 Hz
     /// without silence at a switch; returns the request paths and the position at the quit.
     static func renditionRun(_ source: Source, _ arguments: [String]) throws -> (paths: [String], position: Double) {
+        let begun = MonotonicTime.now()
         #expect(TestEnvironment.requirePulse(), "no PulseAudio null sink")
         let slowFrom = 12.0, fastFrom = 28.0, quitAt = 46.0
         let server = try LoopbackHTTP(root: NetworkTests.root, rules: Self.rules(source, bitsPerSecond: 6_000_000))
@@ -274,7 +275,7 @@ import Testing
         if let a = loud.first, let b = loud.last, b > a { for i in a..<b where (sound[i] < 0) != (sound[i + 1] < 0) { crossings += 1 } }
         let hz = loud.first.flatMap { a in loud.last.map { b in Double(crossings) / 2 / (Double(max(1, b - a)) / 48000) } } ?? 0
         #expect(abs(hz - 660) < 20, "the sound is \(hz) Hz, not the French 660")
-        print("abr \(source.manifest) \(arguments.joined(separator: " ")): switches \(moves); rebuffers \(rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; \(String(format: "%.0f", hz)) Hz; quit in \(String(format: "%.1f", quitTook)) s, \(String(format: "%.0f", MonotonicTime.now() - t0)) s in all")
+        print("abr \(source.manifest) \(arguments.joined(separator: " ")): switches \(moves); rebuffers \(rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; \(String(format: "%.0f", hz)) Hz; quit in \(String(format: "%.1f", quitTook)) s, set up in \(String(format: "%.1f", t0 - begun)) s, \(String(format: "%.0f", MonotonicTime.now() - t0)) s played")
         return (requests.map(path), position)
     }
 

@@ -93,11 +93,11 @@
 #       Bit-rate switching between DASH representations addressed by byte ranges: the
 #       hls-renditions-abr variants v0, v1, v2 and the French rendition, stream-copied (no
 #       encode) into one fragmented MP4 each (v0.mp4, v1.mp4, v2.mp4, Francais.mp4; a fragment
-#       per 2 s keyframe, a global sidx). sb.mpd addresses them by SegmentBase (the sidx's
-#       indexRange and an Initialization range), sl.mpd by SegmentList (an Initialization range
-#       and one SegmentURL mediaRange per fragment, read from the sidx here): a video
-#       adaptation set of three representations (600000, 1500000, 3600000) and a French audio
-#       one. 80 s.
+#       per 2 s keyframe, or per 2 s of audio, a global sidx). sb.mpd addresses them by
+#       SegmentBase (the sidx's indexRange and an Initialization range), sl.mpd by SegmentList
+#       (an Initialization range and one SegmentURL mediaRange per fragment, read from the sidx
+#       here): a video adaptation set of three representations (600000, 1500000, 3600000)
+#       and a French audio one. 80 s.
 #   hls-aes/index.m3u8, hls-aes/seg000.ts ... seg009.ts, hls-aes/enc.key
 #       progressive.mp4's streams (stream copy, so its frames, bit for bit) as one VOD media
 #       playlist (no master; ten 2 s segments, 20.000 s), AES-128 encrypted:
@@ -499,12 +499,15 @@ EOF
 gen_dash_ranges_abr() {
     mkdir -p "$1"
     local from=$outdir/hls-renditions-abr v segments
+    local -a fragments
     for v in v0 v1 v2 Francais; do
         segments=$(cd "$from/$v" && ls seg*.ts | LC_ALL=C sort | sed "s#^#$from/$v/#" | paste -sd'|')
         # Through a plain MP4 first: with empty_moov the AAC config would be missing from the moov.
         "${ff[@]}" -i "concat:$segments" -c copy -bsf:a aac_adtstoasc "$work/$v.mp4"
-        "${ff[@]}" -i "$work/$v.mp4" -c copy -movflags +frag_keyframe+empty_moov+default_base_moof+global_sidx \
-            "${bitexact[@]}" "$1/$v.mp4"
+        # Video: a fragment per keyframe (2 s); audio: a fragment per 2 s (else it is one).
+        fragments=(-movflags +frag_keyframe+empty_moov+default_base_moof+global_sidx)
+        [[ $v == Francais ]] && fragments=(-frag_duration 2000000 -movflags +empty_moov+default_base_moof+global_sidx)
+        "${ff[@]}" -i "$work/$v.mp4" -c copy "${fragments[@]}" "${bitexact[@]}" "$1/$v.mp4"
         rm -f "$work/$v.mp4"
     done
     python3 - "$1" <<'EOF'
