@@ -302,4 +302,34 @@ import Testing
         let late = video.filter { !$0.hasPrefix("/hls-renditions-abr/v0/") && !$0.hasSuffix("seg000.ts") && !$0.hasSuffix("seg001.ts") && !$0.hasSuffix("seg002.ts") }
         #expect(late.isEmpty && video.filter { $0.hasPrefix("/hls-renditions-abr/v0/") }.count >= 3, "\(video)")
     }
+
+    /// Live sources keep their start variant and the log says why: a live HLS master of two
+    /// variants (`live_hls.sh`'s playlist under two rates), and a dynamic MPD of two video
+    /// representations (ffmpeg's dash muxer).
+    @Test(arguments: [false, true]) func aLiveSourceKeepsItsStartVariantAndSaysWhy(dash: Bool) throws {
+        let stream = try LiveTests.LiveStream(seconds: 40, dash: dash, twoVideos: true)
+        defer { stream.stop() }
+        #expect(stream.waitForSegments(4))
+        var url = stream.url
+        if !dash {
+            let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=600000\nindex.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=1500000\nindex.m3u8\n"
+            try master.write(toFile: stream.directory + "/master.m3u8", atomically: true, encoding: .utf8)
+            url = stream.server.url("master.m3u8")
+        }
+        let dir = IPCEndToEndTests.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try Self.start(url, ["--ao=null", "--log-file=\(dir)/log"], socket: dir + "/l.sock", stats: dir + "/l.jsonl")
+        Thread.sleep(forTimeInterval: 5)
+        let position = run.client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double
+        _ = run.client.request(#"{"command":["quit"]}"#)
+        let result = run.player.wait(timeout: 30)
+        #expect(result?.status == 0, "\(result?.stderr ?? "did not end")")
+        #expect(position != nil, "not playing")
+        let log = (try? String(contentsOfFile: dir + "/log", encoding: .utf8)) ?? ""
+        let abr = log.split(separator: "\n").filter { $0.hasPrefix("[abr ") }
+        let says = dash ? "no switching: the manifest is dynamic (live; switching is for static manifests only)"
+            : "no switching: the variant's playlist is live (no EXT-X-ENDLIST; switching is for VOD only)"
+        #expect(abr.count == 1 && abr.first?.hasSuffix(says) == true, "\(abr)")
+        #expect(try Self.read(run.stats).switches.isEmpty)
+    }
 }
