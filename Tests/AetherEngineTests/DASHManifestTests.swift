@@ -511,6 +511,44 @@ import Testing
         #expect(plain.switchRefusal == "uses byte ranges (EXT-X-BYTERANGE)")
     }
 
+    /// `SegmentBase` rungs whose sidx do not agree: the middle representation's index cuts 3 s
+    /// fragments where the others cut 2 s, so it is left out of the ladder (its segments do not
+    /// line up) and the switcher goes from the lowest to the top one; a sidx that lies about its
+    /// count refuses the manifest in one line (``hostileSegmentIndexesAreRefused``).
+    @Test func aSegmentBaseRungWhoseSidxDoesNotLineUpIsLeftOut() throws {
+        func rep(_ id: String, _ rate: Int) -> String {
+            #"<Representation id="\#(id)" bandwidth="\#(rate)"><BaseURL>\#(id).mp4</BaseURL><SegmentBase indexRange="700-799"/></Representation>"#
+        }
+        let url = "http://media.example/dash/sb.mpd"
+        var m = try DASHManifest.parse(Self.mpd(#"<Period duration="PT12S"><AdaptationSet contentType="video">"#
+            + rep("lo", 500_000) + rep("mid", 1_500_000) + rep("hi", 3_000_000) + "</AdaptationSet></Period>"), base: url)
+        let twos = Self.sidx(version: 0, references: Array(repeating: (1000, 2000), count: 6))
+        let threes = Self.sidx(version: 0, references: Array(repeating: (1000, 3000), count: 4))
+        try m.resolveIndexes { $0.url.hasSuffix("mid.mp4") ? threes : twos }
+        let p = try DASHPlaylists.make(m, url: url, preference: .auto, range: .auto, audioLanguages: [])
+        let anchorURI = try #require(p.variants[0].uri)
+        let anchor = try #require(p.mediaPlaylists[anchorURI])
+        #expect(anchor.isSwitchable && anchor.segments.count == 6)
+        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1, 2], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) {
+            p.documents[$0]
+        }
+        s.setBufferLevel { 30 }
+        s.arm()
+        // A link that carries the middle rate but not the top one: the middle is wanted, does not
+        // line up at 2 s, and is left out; the lowest stays.
+        let first = try #require(s.plan(for: anchor.segments[0].uri))
+        s.downloaded(first, bytes: 600_000, seconds: 2)  // 2.4 Mb/s
+        let second = try #require(s.plan(for: anchor.segments[1].uri))
+        #expect(second.rung == 0 && second.url == anchor.segments[1].uri, "\(second)")
+        // A fast link: the top one, whose fragments line up.
+        for k in 2..<5 {
+            let plan = try #require(s.plan(for: anchor.segments[k].uri))
+            s.downloaded(plan, bytes: 2_000_000, seconds: 0.5)
+        }
+        let last = try #require(s.plan(for: anchor.segments[5].uri))
+        #expect(last.rung == 2 && last.url.hasPrefix("http://media.example/dash/hi.mp4#aether-range="), "\(last) \(s.status)")
+    }
+
     /// What MPEG-TS cannot carry goes to lavf's dash demuxer instead of our reader.
     @Test func webMAndVP9OrAV1ManifestsAreLeftToLavf() throws {
         func reason(_ attributes: String) throws -> String? {
