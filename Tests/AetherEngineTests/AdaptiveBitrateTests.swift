@@ -198,6 +198,19 @@ import Testing
         #expect(try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"], extra: "#EXT-X-KEY:METHOD=NONE\n"), base: Self.host).isSwitchable)
     }
 
+    @Test func aPlaylistThatCannotBeSwitchedSaysWhy() throws {
+        let cases = [("", false, "is live (no EXT-X-ENDLIST; switching is for VOD only)"),
+                     ("#EXT-X-BYTERANGE:1000@0\n", true, "uses byte ranges (EXT-X-BYTERANGE)"),
+                     ("#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n", true, "is encrypted (EXT-X-KEY)"),
+                     ("#EXT-X-MAP:URI=\"init.mp4\"\n", true, "needs an init section (EXT-X-MAP)")]
+        for (extra, ended, says) in cases {
+            let p = try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"], extra: extra, ended: ended), base: Self.host)
+            #expect(p.switchRefusal == says && !p.isSwitchable, "\(extra): \(String(describing: p.switchRefusal))")
+        }
+        #expect(try HLSMediaPlaylist.parse(Self.mediaPlaylist([]), base: Self.host).switchRefusal == "lists no segments")
+        #expect(try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"]), base: Self.host).switchRefusal == nil)
+    }
+
     @Test func hostileSegmentDurationsRefuseThePlaylist() {
         for bad in ["0", "-2", "nan", "inf", "1e300", "3601", "", String(repeating: "1", count: 100)] {
             #expect(throws: OutsideValue.Refusal.self, "EXTINF:\(bad)") {
@@ -260,5 +273,70 @@ import Testing
             s.downloaded(plan, bytes: 2_000_000, seconds: 0.1)
         }
         #expect(s.status.variant.bandwidth == 600_000 && s.status.switchCount == 0, "\(s.status)")
+    }
+
+    // MARK: separate audio renditions
+
+    /// A master of two video-only variants playing with audio group "aud" (English and French),
+    /// and a variant of another group, "other", whose rendition is live.
+    static let renditionMaster = """
+        #EXTM3U
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="eng",DEFAULT=YES,URI="a/eng.m3u8"
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="\u{1B}]0;owned\u{07}Fran\u{202E}ais",LANGUAGE="fra",URI="a/fra.m3u8"
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="other",NAME="Live",URI="a/live.m3u8"
+        #EXT-X-STREAM-INF:BANDWIDTH=600000,AUDIO="aud"
+        v0/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=3600000,AUDIO="aud"
+        v2/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=1500000,AUDIO="other"
+        v1/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=900000,AUDIO="missing"
+        v3/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=2000000,AUDIO="missing"
+        v4/index.m3u8
+
+        """
+
+    @Test func aGroupOfVODRenditionsAllowsSwitchingItsVariants() throws {
+        let master = try #require(HLSMasterPlaylist.parse(Self.renditionMaster, base: Self.host + "master.m3u8"))
+        let vod = Self.mediaPlaylist(Array(repeating: "2", count: 5))
+        let docs = [Self.host + "a/eng.m3u8": vod, Self.host + "a/fra.m3u8": vod, Self.host + "a/live.m3u8": Self.mediaPlaylist(["2"], ended: false)]
+        #expect(master.needsRenditions(master.variants[0]))
+        // The ladder is the group's variants only; the live rendition of "other" does not matter.
+        #expect(VariantChooser.ladder(master.variants, anchor: 0, limit: 32) == [0, 1])
+        #expect(SourceOpener.renditionRefusal(master, group: "aud") { docs[$0] } == nil)
+        // The other group's rendition is live while its variant is VOD: no switching.
+        let live = try #require(SourceOpener.renditionRefusal(master, group: "other") { docs[$0] })
+        #expect(live == "the audio rendition 'Live' is live while the variants are VOD", "\(live)")
+    }
+
+    @Test func anUnreadableOrHostileRenditionRefusesSwitchingInOneCleanLine() throws {
+        let master = try #require(HLSMasterPlaylist.parse(Self.renditionMaster, base: Self.host + "master.m3u8"))
+        let vod = Self.mediaPlaylist(Array(repeating: "2", count: 5))
+        // French cannot be read; then it has a hostile duration; then it is a master, not a media playlist.
+        for (french, says) in [(nil, "cannot be read"), (Self.mediaPlaylist(["2", "nan"]), "is refused"),
+                               ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv.m3u8\n", "is refused")] {
+            let docs = [Self.host + "a/eng.m3u8": vod, Self.host + "a/fra.m3u8": french]
+            let why = try #require(SourceOpener.renditionRefusal(master, group: "aud") { docs[$0] ?? nil })
+            #expect(why.contains(says), "\(why)")
+            // The manifest's name reaches the log sanitised: no escape, BEL or bidi override.
+            #expect(!why.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E }, "\(why.debugDescription)")
+        }
+        // More renditions in a group than are checked: refused without reading any.
+        var many = "#EXTM3U\n"
+        for k in 0...SourceOpener.maxCheckedRenditions { many += "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"g\",NAME=\"r\(k)\",URI=\"a\(k).m3u8\"\n" }
+        many += "#EXT-X-STREAM-INF:BANDWIDTH=1000,AUDIO=\"g\"\nv.m3u8\n"
+        let big = try #require(HLSMasterPlaylist.parse(many, base: Self.host + "m.m3u8"))
+        var reads = 0
+        let why = SourceOpener.renditionRefusal(big, group: "g") { _ in reads += 1; return vod }
+        #expect(why?.contains("more than \(SourceOpener.maxCheckedRenditions)") == true && reads == 0, "\(String(describing: why))")
+    }
+
+    @Test func aVariantNamingAMissingGroupPlaysAloneAndSwitchesWithItsOwnGroup() throws {
+        let master = try #require(HLSMasterPlaylist.parse(Self.renditionMaster, base: Self.host + "master.m3u8"))
+        // AUDIO="missing" names no EXT-X-MEDIA: its sound must be muxed in; its own playlist plays.
+        #expect(!master.needsRenditions(master.variants[3]))
+        #expect(SourceOpener.renditionRefusal(master, group: "missing") { _ in nil } == nil)
+        #expect(VariantChooser.ladder(master.variants, anchor: 3, limit: 32) == [3, 4])
     }
 }

@@ -467,6 +467,88 @@ import Testing
         #expect(p.fetches[plan.url]?.initialization.url == "http://media.example/dash/hi-init.m4s")
     }
 
+    /// Byte-range representations (`SegmentList` here; `SegmentBase` translates the same once its
+    /// sidx is read) as rungs: each fragment is named by its file and range, so the switcher
+    /// plans the other representation's range at the same time, fetched with that file's own
+    /// init range. Without an init section the ranges stay `EXT-X-BYTERANGE` (the same URL for
+    /// every segment) and the representation is not switched, and the log says why.
+    @Test func byteRangeRepresentationsAreRungsWhenTheyHaveAnInitSection() throws {
+        func rep(_ id: String, _ rate: Int, initialization: Bool) -> String {
+            """
+            <Representation id="\(id)" bandwidth="\(rate)"><BaseURL>\(id).mp4</BaseURL>
+              <SegmentList timescale="1" duration="2">\(initialization ? #"<Initialization range="0-799"/>"# : "")
+                <SegmentURL mediaRange="800-1999"/><SegmentURL mediaRange="2000-2999"/><SegmentURL mediaRange="3000-3999"/>
+              </SegmentList>
+            </Representation>
+            """
+        }
+        let url = "http://media.example/dash/sl.mpd"
+        let m = try DASHManifest.parse(Self.mpd(#"<Period duration="PT6S"><AdaptationSet contentType="video">"#
+            + rep("lo", 500_000, initialization: true) + rep("hi", 3_000_000, initialization: true) + "</AdaptationSet></Period>"), base: url)
+        let p = try DASHPlaylists.make(m, url: url, preference: .auto, range: .auto, audioLanguages: [])
+        let anchorURI = try #require(p.variants[0].uri)
+        let anchor = try #require(p.mediaPlaylists[anchorURI])
+        #expect(anchor.isSwitchable && anchor.segments.map(\.uri) == ["800-1200", "2000-1000", "3000-1000"].map { "http://media.example/dash/lo.mp4#aether-range=\($0)" })
+        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) {
+            p.documents[$0]
+        }
+        s.setBufferLevel { 30 }
+        s.arm()
+        for _ in 0..<3 {
+            let plan = try #require(s.plan(for: anchor.segments[0].uri))
+            s.downloaded(plan, bytes: 2_000_000, seconds: 0.5)
+        }
+        let plan = try #require(s.plan(for: anchor.segments[1].uri))
+        #expect(plan.url == "http://media.example/dash/hi.mp4#aether-range=2000-1000" && plan.rung == 1, "\(plan)")
+        let fetch = try #require(p.fetches[plan.url])
+        #expect(fetch.segment == .init(url: "http://media.example/dash/hi.mp4", range: .init(offset: 2000, length: 1000)))
+        #expect(fetch.initialization == .init(url: "http://media.example/dash/hi.mp4", range: .init(offset: 0, length: 800)))
+
+        let bare = try DASHManifest.parse(Self.mpd(#"<Period duration="PT6S"><AdaptationSet contentType="video">"#
+            + rep("lo", 500_000, initialization: false) + rep("hi", 3_000_000, initialization: false) + "</AdaptationSet></Period>"), base: url)
+        let q = try DASHPlaylists.make(bare, url: url, preference: .auto, range: .auto, audioLanguages: [])
+        let plain = try #require(q.variants[0].uri.flatMap { q.mediaPlaylists[$0] })
+        #expect(plain.switchRefusal == "uses byte ranges (EXT-X-BYTERANGE)")
+    }
+
+    /// `SegmentBase` rungs whose sidx do not agree: the middle representation's index cuts 3 s
+    /// fragments where the others cut 2 s, so it is left out of the ladder (its segments do not
+    /// line up) and the switcher goes from the lowest to the top one; a sidx that lies about its
+    /// count refuses the manifest in one line (``hostileSegmentIndexesAreRefused``).
+    @Test func aSegmentBaseRungWhoseSidxDoesNotLineUpIsLeftOut() throws {
+        func rep(_ id: String, _ rate: Int) -> String {
+            #"<Representation id="\#(id)" bandwidth="\#(rate)"><BaseURL>\#(id).mp4</BaseURL><SegmentBase indexRange="700-799"/></Representation>"#
+        }
+        let url = "http://media.example/dash/sb.mpd"
+        var m = try DASHManifest.parse(Self.mpd(#"<Period duration="PT12S"><AdaptationSet contentType="video">"#
+            + rep("lo", 500_000) + rep("mid", 1_500_000) + rep("hi", 3_000_000) + "</AdaptationSet></Period>"), base: url)
+        let twos = Self.sidx(version: 0, references: Array(repeating: (1000, 2000), count: 6))
+        let threes = Self.sidx(version: 0, references: Array(repeating: (1000, 3000), count: 4))
+        try m.resolveIndexes { $0.url.hasSuffix("mid.mp4") ? threes : twos }
+        let p = try DASHPlaylists.make(m, url: url, preference: .auto, range: .auto, audioLanguages: [])
+        let anchorURI = try #require(p.variants[0].uri)
+        let anchor = try #require(p.mediaPlaylists[anchorURI])
+        #expect(anchor.isSwitchable && anchor.segments.count == 6)
+        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1, 2], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) {
+            p.documents[$0]
+        }
+        s.setBufferLevel { 30 }
+        s.arm()
+        // A link that carries the middle rate but not the top one: the middle is wanted, does not
+        // line up at 2 s, and is left out; the lowest stays.
+        let first = try #require(s.plan(for: anchor.segments[0].uri))
+        s.downloaded(first, bytes: 600_000, seconds: 2)  // 2.4 Mb/s
+        let second = try #require(s.plan(for: anchor.segments[1].uri))
+        #expect(second.rung == 0 && second.url == anchor.segments[1].uri, "\(second)")
+        // A fast link: the top one, whose fragments line up.
+        for k in 2..<5 {
+            let plan = try #require(s.plan(for: anchor.segments[k].uri))
+            s.downloaded(plan, bytes: 2_000_000, seconds: 0.5)
+        }
+        let last = try #require(s.plan(for: anchor.segments[5].uri))
+        #expect(last.rung == 2 && last.url.hasPrefix("http://media.example/dash/hi.mp4#aether-range="), "\(last) \(s.status)")
+    }
+
     /// What MPEG-TS cannot carry goes to lavf's dash demuxer instead of our reader.
     @Test func webMAndVP9OrAV1ManifestsAreLeftToLavf() throws {
         func reason(_ attributes: String) throws -> String? {

@@ -14,8 +14,9 @@ import Testing
         private let writer: Process
         let dash: Bool
 
-        /// HLS by `live_hls.sh`, or (`dash`) a dynamic DASH MPD written by the ffmpeg CLI.
-        init(seconds: Int, dash: Bool = false) throws {
+        /// HLS by `live_hls.sh`, or (`dash`) a dynamic DASH MPD written by the ffmpeg CLI (with
+        /// `twoVideos`, two video representations, 300k and 600k).
+        init(seconds: Int, dash: Bool = false, twoVideos: Bool = false) throws {
             self.dash = dash
             directory = NSTemporaryDirectory() + "aether-live-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -24,9 +25,9 @@ import Testing
             if dash {
                 writer.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                                     "-re", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=24", "-re", "-f", "lavfi", "-i", "sine=f=440:r=48000",
-                                    "-t", String(seconds), "-map", "0:v", "-map", "1:a",
+                                    "-t", String(seconds), "-map", "0:v"] + (twoVideos ? ["-map", "0:v"] : []) + ["-map", "1:a",
                                     "-c:v", "libx264", "-preset", "ultrafast", "-g", "48", "-keyint_min", "48", "-sc_threshold", "0",
-                                    "-b:v", "300k", "-c:a", "aac", "-b:a", "64k",
+                                    "-b:v", "300k"] + (twoVideos ? ["-b:v:1", "600k"] : []) + ["-c:a", "aac", "-b:a", "64k",
                                     "-f", "dash", "-seg_duration", "2", "-window_size", "6", "-extra_window_size", "2",
                                     "-use_template", "1", "-use_timeline", "1", directory + "/live.mpd"]
             } else {

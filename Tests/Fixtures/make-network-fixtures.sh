@@ -78,6 +78,26 @@
 #       variants with AUDIO="group_aud": 2/index.m3u8 320x180 (180k) and 3/index.m3u8 640x360
 #       (540k). 10 s, 2 s segments, AAC 64k. A player has to read the master through
 #       libavformat (the variant playlists carry no sound).
+#   hls-renditions-abr/master.m3u8
+#       Bit-rate switching with separate audio renditions: the hls-abr video ladder (80 s of
+#       source_video, 24 fps, keyframes every 2 s, x264 nal-hrd=cbr) as three video-only
+#       variants v0, v1, v2 (320x180 420k, 480x270 1200k, 640x360 3000k; BANDWIDTH
+#       rewritten to 600000, 1500000, 3600000, AVERAGE-BANDWIDTH removed), all with
+#       AUDIO="group_aud": English (LANGUAGE="eng", DEFAULT=YES, English/index.m3u8, 440 Hz)
+#       and French (LANGUAGE="fra", Francais/index.m3u8, 660 Hz), AAC 64k. 2 s MPEG-TS
+#       segments, VOD playlists, segment N of every video variant starts with frame 48 N.
+#       master-live-audio.m3u8 is the same master with the French rendition's URI
+#       Francais/live.m3u8: its playlist without EXT-X-ENDLIST and EXT-X-PLAYLIST-TYPE (a live
+#       rendition beside VOD variants: switching is refused).
+#   dash-ranges-abr/sb.mpd, dash-ranges-abr/sl.mpd
+#       Bit-rate switching between DASH representations addressed by byte ranges: the
+#       hls-renditions-abr variants v0, v1, v2 and the French rendition, stream-copied (no
+#       encode) into one fragmented MP4 each (v0.mp4, v1.mp4, v2.mp4, Francais.mp4; a fragment
+#       per 2 s keyframe, or per 2 s of audio, a global sidx). sb.mpd addresses them by
+#       SegmentBase (the sidx's indexRange and an Initialization range), sl.mpd by SegmentList
+#       (an Initialization range and one SegmentURL mediaRange per fragment, read from the sidx
+#       here): a video adaptation set of three representations (600000, 1500000, 3600000)
+#       and a French audio one. 80 s.
 #   hls-aes/index.m3u8, hls-aes/seg000.ts ... seg009.ts, hls-aes/enc.key
 #       progressive.mp4's streams (stream copy, so its frames, bit for bit) as one VOD media
 #       playlist (no master; ten 2 s segments, 20.000 s), AES-128 encrypted:
@@ -443,6 +463,112 @@ gen_hls_renditions() {
     grep -q 'LANGUAGE="fra"' "$1/master.m3u8"
 }
 
+gen_hls_renditions_abr() {
+    mkdir -p "$1"
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 80)" -f lavfi -i "$(tone 80)" -f lavfi -i "sine=f=660:r=48000:d=80" \
+        -filter_complex "[0:v]split=3[a][b][v2];[a]scale=320:180[v0];[b]scale=480:270[v1]" \
+        -map '[v0]' -map '[v1]' -map '[v2]' -map 1:a -map 2:a \
+        "${x264[@]}" -x264-params nal-hrd=cbr \
+        -b:v:0 420k -minrate:v:0 420k -maxrate:v:0 420k -bufsize:v:0 840k \
+        -b:v:1 1200k -minrate:v:1 1200k -maxrate:v:1 1200k -bufsize:v:1 2400k \
+        -b:v:2 3000k -minrate:v:2 3000k -maxrate:v:2 3000k -bufsize:v:2 6000k \
+        "${aac[@]}" -b:a 64k \
+        -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename "$1/%v/seg%03d.ts" -master_pl_name master.m3u8 \
+        -var_stream_map "a:0,agroup:aud,language:eng,name:English,default:yes a:1,agroup:aud,language:fra,name:Francais v:0,agroup:aud,name:v0 v:1,agroup:aud,name:v1 v:2,agroup:aud,name:v2" \
+        "${bitexact[@]}" "$1/%v/index.m3u8"
+    python3 - "$1/master.m3u8" <<'EOF'
+import re, sys
+path = sys.argv[1]
+rates = iter(["600000", "1500000", "3600000"])
+lines = []
+for line in open(path, encoding="utf-8").read().splitlines():
+    if line.startswith("#EXT-X-STREAM-INF:"):
+        line = re.sub(r"(?<=[:,])BANDWIDTH=\d+", "BANDWIDTH=" + next(rates), line)
+        line = re.sub(r",AVERAGE-BANDWIDTH=\d+", "", line)
+    lines.append(line)
+open(path, "w", encoding="utf-8").write("\n".join(lines) + "\n")
+EOF
+    grep -q 'BANDWIDTH=3600000' "$1/master.m3u8"
+    grep -q 'LANGUAGE="fra"' "$1/master.m3u8"
+    # Hostile: the French rendition live (no ENDLIST, no PLAYLIST-TYPE) beside VOD variants.
+    grep -v -e '^#EXT-X-ENDLIST' -e '^#EXT-X-PLAYLIST-TYPE' "$1/Francais/index.m3u8" >"$1/Francais/live.m3u8"
+    sed 's#URI="Francais/index.m3u8"#URI="Francais/live.m3u8"#' "$1/master.m3u8" >"$1/master-live-audio.m3u8"
+    grep -q 'Francais/live.m3u8' "$1/master-live-audio.m3u8"
+}
+
+gen_dash_ranges_abr() {
+    mkdir -p "$1"
+    local from=$outdir/hls-renditions-abr v segments
+    local -a fragments
+    for v in v0 v1 v2 Francais; do
+        segments=$(cd "$from/$v" && ls seg*.ts | LC_ALL=C sort | sed "s#^#$from/$v/#" | paste -sd'|')
+        # Through a plain MP4 first: with empty_moov the AAC config would be missing from the moov.
+        "${ff[@]}" -i "concat:$segments" -c copy -bsf:a aac_adtstoasc "$work/$v.mp4"
+        # Video: a fragment per keyframe (2 s); audio: a fragment per 2 s (else it is one).
+        fragments=(-movflags +frag_keyframe+empty_moov+default_base_moof+global_sidx)
+        [[ $v == Francais ]] && fragments=(-frag_duration 2000000 -movflags +empty_moov+default_base_moof+global_sidx)
+        "${ff[@]}" -i "$work/$v.mp4" -c copy "${fragments[@]}" "${bitexact[@]}" "$1/$v.mp4"
+        rm -f "$work/$v.mp4"
+    done
+    python3 - "$1" <<'EOF'
+import struct, sys
+out = sys.argv[1]
+def boxes(path):
+    b = open(path, 'rb').read()
+    at, found = 0, {}
+    while at + 8 <= len(b):
+        size = struct.unpack('>I', b[at:at + 4])[0]
+        found.setdefault(b[at + 4:at + 8].decode('latin1'), (at, size))
+        if size < 8:
+            break
+        at += size
+    return b, found
+def fragments(path):
+    # The sidx's references: (offset, length, seconds) of each fragment.
+    b, found = boxes(path)
+    at, size = found['sidx']
+    version = b[at + 8]
+    timescale = struct.unpack('>I', b[at + 16:at + 20])[0]
+    p = at + 20
+    if version == 0:
+        first = struct.unpack('>I', b[p + 4:p + 8])[0]; p += 8
+    else:
+        first = struct.unpack('>Q', b[p + 8:p + 16])[0]; p += 16
+    count = struct.unpack('>H', b[p + 2:p + 4])[0]; p += 4
+    offset, refs = at + size + first, []
+    for _ in range(count):
+        length = struct.unpack('>I', b[p:p + 4])[0] & 0x7fffffff
+        duration = struct.unpack('>I', b[p + 4:p + 8])[0]
+        refs.append((offset, length, duration / timescale))
+        offset += length; p += 12
+    return found, refs
+def rep(name, bandwidth, attrs, segment_list):
+    found, refs = fragments(f'{out}/{name}.mp4')
+    moov, sidx = found['moov'], found['sidx']
+    init = f'0-{moov[0] + moov[1] - 1}'
+    if not segment_list:
+        body = (f'<BaseURL>{name}.mp4</BaseURL><SegmentBase indexRange="{sidx[0]}-{sidx[0] + sidx[1] - 1}">'
+                f'<Initialization range="{init}"/></SegmentBase>')
+    else:
+        # Fragments of 2 s (frag_keyframe, a keyframe every 2 s): duration 2, timescale 1.
+        urls = ''.join(f'<SegmentURL mediaRange="{o}-{o + n - 1}"/>' for o, n, _ in refs)
+        body = (f'<BaseURL>{name}.mp4</BaseURL><SegmentList timescale="1000" duration="{round(refs[0][2] * 1000)}">'
+                f'<Initialization range="{init}"/>{urls}</SegmentList>')
+    return f'<Representation id="{name}" bandwidth="{bandwidth}" {attrs}>{body}</Representation>'
+for kind, segment_list in (('sb', False), ('sl', True)):
+    video = ''.join(rep(n, b, f'width="{w}" height="{h}" codecs="avc1.42c01e"', segment_list)
+                    for n, b, w, h in (('v0', 600000, 320, 180), ('v1', 1500000, 480, 270), ('v2', 3600000, 640, 360)))
+    audio = rep('Francais', 70000, 'codecs="mp4a.40.2" audioSamplingRate="48000"', segment_list)
+    open(f'{out}/{kind}.mpd', 'w').write(
+        '<?xml version="1.0"?>\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT80S" '
+        'minBufferTime="PT2S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">\n<Period>'
+        f'<AdaptationSet mimeType="video/mp4" segmentAlignment="true">{video}</AdaptationSet>'
+        f'<AdaptationSet mimeType="audio/mp4" lang="fra">{audio}</AdaptationSet></Period></MPD>\n')
+EOF
+    grep -q 'SegmentBase indexRange' "$1/sb.mpd"
+    grep -q 'SegmentURL mediaRange' "$1/sl.mpd"
+}
+
 gen_hls_aes() {
     mkdir -p "$1"
     printf '\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f' >"$1/enc.key"
@@ -699,6 +825,8 @@ build progressive.srt gen_progressive_srt
 build hls-vod         gen_hls_vod
 build hls-abr         gen_hls_abr
 build hls-renditions  gen_hls_renditions
+build hls-renditions-abr gen_hls_renditions_abr
+build dash-ranges-abr  gen_dash_ranges_abr "$outdir/hls-renditions-abr"
 build hls-aes         gen_hls_aes "$outdir/progressive.mp4"
 build hls-thumbs      gen_hls_thumbs
 build hls-download    gen_hls_download

@@ -151,9 +151,15 @@ public enum AdaptiveRule {
 /// stream, audio and video switch together, and the decoder picks up the new parameters in band.
 /// Each segment is downloaded whole and timed (``downloaded(_:bytes:seconds:)``) to feed the
 /// ``ThroughputEstimator``. A variant whose playlist cannot be read, is not VOD, uses byte
-/// ranges, keys or init sections, or whose segments do not line up with the anchor's is left
-/// out of the ladder when first wanted (logged). Before ``arm()`` (during the open and probe)
-/// the anchor's own segments are fetched.
+/// ranges, keys or init sections (``HLSMediaPlaylist/switchRefusal``), or whose segments do not
+/// line up with the anchor's is left out of the ladder when first wanted (logged). Before
+/// ``arm()`` (during the open and probe) the anchor's own segments are fetched.
+///
+/// Only the anchor's segments are replaced; anything else libavformat opens passes through.
+/// So a master whose sound is in separate audio renditions (read whole by libavformat's hls
+/// demuxer) switches its video variants while the chosen rendition plays on, and a translated
+/// DASH manifest's audio set likewise; a DASH `SegmentBase`/`SegmentList` fragment is named by
+/// its file and range (`#aether-range=`), so it plans like any other segment.
 ///
 /// Called from the demux thread (``plan(for:)``, ``downloaded(_:bytes:seconds:)``) and read
 /// from any thread (``status``); its state is behind one lock, never held across I/O.
@@ -303,8 +309,8 @@ final class AdaptiveSwitcher: Sendable {
             markUnusable(rung, why: "its playlist is refused (\(error.message))")
             return nil
         }
-        guard parsed.isSwitchable else {
-            markUnusable(rung, why: "its playlist is live or uses byte ranges, keys or init sections")
+        if let why = parsed.switchRefusal {
+            markUnusable(rung, why: "its playlist \(why)")
             return nil
         }
         state.withLock { $0.rungs[rung].playlist = parsed }

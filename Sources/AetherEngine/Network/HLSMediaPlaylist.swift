@@ -93,7 +93,20 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
     public static let minSegmentSeconds = 0.001
 
     /// Whether a variant switch may replace this playlist's segments with another variant's.
-    public var isSwitchable: Bool { isEnded && !usesByteRanges && !isEncrypted && !hasInitSection && !segments.isEmpty }
+    public var isSwitchable: Bool { switchRefusal == nil }
+
+    /// Why a variant switch may not replace this playlist's segments, as the rest of a sentence
+    /// (`is live …`) for the log; nil when it may. Live (a re-fetched playlist whose window
+    /// moves is not switched: the start choice stays), byte ranges, keys, init sections, or no
+    /// segments.
+    public var switchRefusal: String? {
+        if segments.isEmpty { return "lists no segments" }
+        if !isEnded { return "is live (no EXT-X-ENDLIST; switching is for VOD only)" }
+        if usesByteRanges { return "uses byte ranges (EXT-X-BYTERANGE)" }
+        if isEncrypted { return "is encrypted (EXT-X-KEY)" }
+        if hasInitSection { return "needs an init section (EXT-X-MAP)" }
+        return nil
+    }
 
     /// Parses a media playlist; throws a one-line refusal when it is not one, has an unusable
     /// duration, or lists more than ``maxSegments`` segments.

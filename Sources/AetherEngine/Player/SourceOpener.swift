@@ -75,6 +75,13 @@ enum SourceOpener {
     /// Bit-rate switching around `master.variants[anchor]` (whose media playlist libavformat
     /// plays), or nil when there is nothing to switch between or the anchor's playlist cannot be
     /// switched (live, byte ranges, keys, init sections): then the variant stays fixed (logged).
+    ///
+    /// A variant whose sound is in separate `EXT-X-MEDIA TYPE=AUDIO` renditions is played
+    /// through the master by libavformat's hls demuxer, which opens the rendition playlists
+    /// itself and reads the chosen rendition (`--alang`) beside the variant; the switcher then
+    /// replaces only the anchor's (video) segments, so the audio rendition plays on untouched
+    /// and the ladder is the variants of the same audio group. Such a master switches only when
+    /// every audio rendition of the group is VOD too (``renditionRefusal(_:group:loader:)``).
     private static func switcher(master: HLSMasterPlaylist, anchor: Int, options: PlayerOptions,
                                  openOptions: [String: String]) -> AdaptiveSwitcher? {
         let policy = AdaptivePolicy()
@@ -86,6 +93,11 @@ enum SourceOpener {
             SmallFetch.text(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
                             limit: Int(NetworkSession.manifestBudget))
         }
+        if master.needsRenditions(master.variants[anchor]), let group = master.variants[anchor].audioGroup,
+           let why = renditionRefusal(master, group: group, loader: loader) {
+            FFmpegLog.write("abr", "no switching: \(why)")
+            return nil
+        }
         guard let text = loader(uri) else {
             FFmpegLog.write("abr", "no switching: the variant's playlist cannot be read")
             return nil
@@ -95,13 +107,39 @@ enum SourceOpener {
             FFmpegLog.write("abr", "no switching: the variant's playlist is refused (\(error.message))")
             return nil
         }
-        guard playlist.isSwitchable else {
-            FFmpegLog.write("abr", "no switching: the variant's playlist is live or uses byte ranges, keys or init sections")
+        if let why = playlist.switchRefusal {
+            FFmpegLog.write("abr", "no switching: the variant's playlist \(why)")
             return nil
         }
         FFmpegLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
         return AdaptiveSwitcher(variants: master.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist,
                                 policy: policy, loader: loader)
+    }
+
+    /// Audio renditions of one group checked at most before switching (a master naming more
+    /// keeps its start variant).
+    static let maxCheckedRenditions = 16
+
+    /// Why the audio renditions of `group` rule out switching the variants that play with
+    /// them, or nil: each rendition playlist of the group (at most ``maxCheckedRenditions``)
+    /// must be readable, a media playlist, and VOD (a live rendition beside VOD variants has no
+    /// fixed timeline to switch the video against).
+    static func renditionRefusal(_ master: HLSMasterPlaylist, group: String,
+                                 loader: (String) -> String?) -> String? {
+        let audio = master.renditions.filter { $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil }
+        guard audio.count <= maxCheckedRenditions else {
+            return "the audio group has \(audio.count) renditions (more than \(maxCheckedRenditions))"
+        }
+        for r in audio {
+            let name = TextSanitizer.clean(r.name ?? r.language ?? r.groupID)
+            guard let uri = r.uri, let text = loader(uri) else { return "the audio rendition '\(name)' cannot be read" }
+            let playlist: HLSMediaPlaylist
+            do { playlist = try HLSMediaPlaylist.parse(text, base: uri) } catch {
+                return "the audio rendition '\(name)' is refused (\(error.message))"
+            }
+            guard playlist.isEnded else { return "the audio rendition '\(name)' is live while the variants are VOD" }
+        }
+        return nil
     }
 
     /// Bit-rate switching between the video representations of a translated DASH manifest
@@ -115,8 +153,8 @@ enum SourceOpener {
         let ladder = VariantChooser.ladder(p.variants, anchor: anchor, limit: policy.maxRungs)
         guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = p.variants[anchor].uri,
               let playlist = p.mediaPlaylists[uri] else { return nil }
-        guard playlist.isSwitchable else {
-            FFmpegLog.write("abr", "no switching: the DASH representation is live or addressed by byte ranges")
+        if let why = playlist.switchRefusal {
+            FFmpegLog.write("abr", "no switching: \(dash.manifest.isDynamic ? "the manifest is dynamic (live; switching is for static manifests only)" : "the DASH representation \(why)")")
             return nil
         }
         FFmpegLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
@@ -235,7 +273,7 @@ enum SourceOpener {
             variant = master.variants[k]
             if !master.needsRenditions(master.variants[k]), let uri = master.variants[k].uri { openURL = uri }
             FFmpegLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(openURL == url ? " through the master (separate audio renditions)" : "")")
-            if options.variantPreference == .auto, openURL != url, NetworkSettings.isNetwork(url) {
+            if options.variantPreference == .auto, NetworkSettings.isNetwork(url) {
                 adaptive = Self.switcher(master: master, anchor: k, options: options, openOptions: openOptions)
             }
         }
@@ -329,7 +367,10 @@ enum SourceOpener {
                 c.videoRange = v.format == .sdr ? "SDR" : v.format == .hlg ? "HLG" : "PQ"
                 return c
             }
-            if let k = VariantChooser.choose(candidates, preference: options.variantPreference, range: options.videoRange) {
+            // The variant chosen from the master (the switcher's anchor, whose segments it
+            // replaces) plays; else the chooser's pick among the streams.
+            let chosen = variant.flatMap { v in candidates.firstIndex { $0.bandwidth == v.bandwidth && $0.isHDR == v.isHDR } }
+            if let k = chosen ?? VariantChooser.choose(candidates, preference: options.variantPreference, range: options.videoRange) {
                 if variant == nil || variants.isEmpty { variants = candidates; variant = candidates[k] }
                 probed.video = [probed.video[k]]
             }
