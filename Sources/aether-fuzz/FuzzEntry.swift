@@ -8,7 +8,8 @@ import TerminalGraphics
 /// - `media`: demux (from memory, through a custom AVIOContext), probe, and decode with the
 ///   playback decoders, filters, scaler, resampler and subtitle decoders;
 /// - `subtitle`: one packet into a subtitle decoder (first byte picks the codec) and the cue
-///   clean-up (ASS stripping, sanitising, the bitmap palette walk);
+///   clean-up (ASS stripping, sanitising, the bitmap palette walk), and the same bytes as a
+///   WebVTT cue's settings (``CuePlacementCheck``);
 /// - `ass`: an ASS header and events through the cell outputs' parser and placement
 ///   (``ASSCellCheck``: lines inside the picture, nothing unsanitised, no override block) and
 ///   through libass into the pixel outputs' overlay (``ASSOverlayCheck``: inside the picture);
@@ -44,6 +45,7 @@ enum FuzzTarget: String, CaseIterable {
             _ = DecodeCheck.media(bytes, maxPackets: 300)
         case .subtitle:
             _ = DecodeCheck.subtitle(bytes)
+            CuePlacementCheck.run(bytes)
         case .ass:
             ASSCellCheck.run(bytes)
             ASSOverlayCheck.run(bytes)

@@ -96,12 +96,8 @@ struct Extract: AsyncParsableCommand {
         print("extractor: opens \(s.opens), decodes \(s.decodes), cache hits \(s.cacheHits), superseded \(s.superseded), cached \(s.thumbnailsCached) thumbnails + \(s.snapshotsCached) snapshots (\(s.cacheBytes) bytes)")
     }
 
-    /// `getrusage`'s `ru_maxrss`: the process's peak resident set, in KiB.
-    static func peakRSSKiB() -> Int {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss)
-    }
+    /// The process's own peak resident set, in KiB (``PeakMemory``).
+    static func peakRSSKiB() -> Int { PeakMemory.residentKiB() }
 
     static func describe(_ error: Error) -> String {
         switch error {

@@ -75,24 +75,7 @@ import Testing
 
     /// Bounding boxes of 8-connected groups of `pixels`, grown by 2 px.
     static func boxes(_ pixels: [Int], _ width: Int, _ height: Int) -> [(x0: Int, y0: Int, x1: Int, y1: Int)] {
-        var set = Set(pixels)
-        var out: [(Int, Int, Int, Int)] = []
-        while let start = set.first {
-            set.remove(start)
-            var stack = [start]
-            var x0 = Int.max, y0 = Int.max, x1 = 0, y1 = 0
-            while let p = stack.popLast() {
-                let x = p % width, y = p / width
-                x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
-                for dy in -1...1 { for dx in -1...1 {
-                    let nx = x + dx, ny = y + dy
-                    guard nx >= 0, ny >= 0, nx < width, ny < height else { continue }
-                    if set.remove(ny * width + nx) != nil { stack.append(ny * width + nx) }
-                } }
-            }
-            out.append((max(0, x0 - 2), max(0, y0 - 2), min(width - 1, x1 + 2), min(height - 1, y1 + 2)))
-        }
-        return out
+        ASSTrackRendererTests.boxes(pixels, width: width, height: height)
     }
 
     /// At a render size other than the script's PlayRes and the video's (480×360 for 320×240):
@@ -299,40 +282,6 @@ extension ASSOverlayTests {
         renderer.overlay?.blend(into: &picture, width: 320, height: 240)
         let whole = Self.ours(first, at: 2, 320, 240)
         #expect(Self.boxPSNR(picture, whole, 320, 240).psnr >= 60, "every cue drawn, once")
-    }
-
-    /// What libass costs the pixel path per frame (update + composite when changed + blend) at
-    /// 1280×768: a typical dialogue script and heavy typesetting (200 moving signs on screen).
-    @Test func costPerFrameAt1280x768() throws {
-        let header = ASSHeader(bytes: ASSOverlayHostileTests.header, isNative: true)
-        let typical = (0..<600).map { i in
-            ASSOverlayHostileTests.cue(i, header: header, text: "Line \(i) of the dialogue, long enough to be a real subtitle\\Nand a second line",
-                                      start: Double(i) * 2, end: Double(i) * 2 + 2)
-        }
-        let heavy = (0..<10_000).map { i in
-            ASSOverlayHostileTests.cue(i, header: header,
-                                      text: "{\\move(\((i * 37) % 1280),\((i * 53) % 720),\((i * 41) % 1280),\((i * 29) % 720))\\frz\(i % 90)\\fs24\\k20}Sign {\\k30}\(i)",
-                                      start: Double(i / 200) * 4, end: Double(i / 200) * 4 + 4)
-        }
-        func cost(_ cues: [SubtitleCue], from start: Double) -> (p50: Double, p95: Double) {
-            let renderer = ASSOverlayRenderer()
-            var frame = [UInt8](repeating: 60, count: 1280 * 768 * 3)
-            var times: [Double] = []
-            for n in 0..<100 {
-                let t = start + Double(n) * 0.04
-                let showing = cues.filter { $0.start <= t && t < $0.end }
-                let t0 = MonotonicClock.seconds()
-                renderer.update(cues: showing, atSeconds: t, width: 1280, height: 768)
-                renderer.overlay?.blend(into: &frame, width: 1280, height: 768)
-                times.append((MonotonicClock.seconds() - t0) * 1000)
-            }
-            times.sort()
-            return (times[50], times[95])
-        }
-        let t = cost(typical, from: 10), h = cost(heavy, from: 20)
-        print(String(format: "libass overlay at 1280x768 per frame: typical p50 %.2f ms p95 %.2f ms; heavy (200 moving signs) p50 %.2f ms p95 %.2f ms",
-                     t.p50, t.p95, h.p50, h.p95))
-        #expect(t.p50 > 0 && h.p50 > t.p50)
     }
 }
 

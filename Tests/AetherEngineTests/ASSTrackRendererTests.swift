@@ -101,7 +101,10 @@ import Testing
     }
 
     /// Bounding boxes of 8-connected groups of `pixels` (indices), grown by 2 px.
-    static func boxes(_ pixels: [Int]) -> [(x0: Int, y0: Int, x1: Int, y1: Int)] {
+    static func boxes(_ pixels: [Int]) -> [(x0: Int, y0: Int, x1: Int, y1: Int)] { boxes(pixels, width: width, height: height) }
+
+    /// The same in a picture `width` pixels wide and `height` high (``ASSOverlayTests`` too).
+    static func boxes(_ pixels: [Int], width: Int, height: Int) -> [(x0: Int, y0: Int, x1: Int, y1: Int)] {
         var set = Set(pixels)
         var out: [(Int, Int, Int, Int)] = []
         while let start = set.first {

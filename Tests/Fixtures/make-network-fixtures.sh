@@ -424,6 +424,23 @@ gen_hls_vod() {
     grep -q 'CODECS=' "$1/master.m3u8"
 }
 
+# round_bandwidths MASTER: the three variants' BANDWIDTH rewritten to round figures above their
+# measured peaks (600000, 1500000, 3600000), AVERAGE-BANDWIDTH removed.
+round_bandwidths() {
+    python3 - "$1" <<'EOF'
+import re, sys
+path = sys.argv[1]
+rates = iter(["600000", "1500000", "3600000"])
+lines = []
+for line in open(path, encoding="utf-8").read().splitlines():
+    if line.startswith("#EXT-X-STREAM-INF:"):
+        line = re.sub(r"(?<=[:,])BANDWIDTH=\d+", "BANDWIDTH=" + next(rates), line)
+        line = re.sub(r",AVERAGE-BANDWIDTH=\d+", "", line)
+    lines.append(line)
+open(path, "w", encoding="utf-8").write("\n".join(lines) + "\n")
+EOF
+}
+
 gen_hls_abr() {
     mkdir -p "$1"
     local -a out
@@ -436,18 +453,7 @@ gen_hls_abr() {
         -b:v:1 1200k -minrate:v:1 1200k -maxrate:v:1 1200k -bufsize:v:1 2400k \
         -b:v:2 3000k -minrate:v:2 3000k -maxrate:v:2 3000k -bufsize:v:2 6000k \
         "${aac[@]}" -b:a 64k "${bitexact[@]}" "${out[@]}"
-    python3 - "$1/master.m3u8" <<'EOF'
-import re, sys
-path = sys.argv[1]
-rates = iter(["600000", "1500000", "3600000"])
-lines = []
-for line in open(path, encoding="utf-8").read().splitlines():
-    if line.startswith("#EXT-X-STREAM-INF:"):
-        line = re.sub(r"(?<=[:,])BANDWIDTH=\d+", "BANDWIDTH=" + next(rates), line)
-        line = re.sub(r",AVERAGE-BANDWIDTH=\d+", "", line)
-    lines.append(line)
-open(path, "w", encoding="utf-8").write("\n".join(lines) + "\n")
-EOF
+    round_bandwidths "$1/master.m3u8"
     grep -q 'BANDWIDTH=3600000' "$1/master.m3u8"
 }
 
@@ -476,18 +482,7 @@ gen_hls_renditions_abr() {
         -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename "$1/%v/seg%03d.ts" -master_pl_name master.m3u8 \
         -var_stream_map "a:0,agroup:aud,language:eng,name:English,default:yes a:1,agroup:aud,language:fra,name:Francais v:0,agroup:aud,name:v0 v:1,agroup:aud,name:v1 v:2,agroup:aud,name:v2" \
         "${bitexact[@]}" "$1/%v/index.m3u8"
-    python3 - "$1/master.m3u8" <<'EOF'
-import re, sys
-path = sys.argv[1]
-rates = iter(["600000", "1500000", "3600000"])
-lines = []
-for line in open(path, encoding="utf-8").read().splitlines():
-    if line.startswith("#EXT-X-STREAM-INF:"):
-        line = re.sub(r"(?<=[:,])BANDWIDTH=\d+", "BANDWIDTH=" + next(rates), line)
-        line = re.sub(r",AVERAGE-BANDWIDTH=\d+", "", line)
-    lines.append(line)
-open(path, "w", encoding="utf-8").write("\n".join(lines) + "\n")
-EOF
+    round_bandwidths "$1/master.m3u8"
     grep -q 'BANDWIDTH=3600000' "$1/master.m3u8"
     grep -q 'LANGUAGE="fra"' "$1/master.m3u8"
     # Hostile: the French rendition live (no ENDLIST, no PLAYLIST-TYPE) beside VOD variants.

@@ -231,6 +231,42 @@ import Testing
         #expect(try render(palette, image, into: &decoder).stats.cellsPenReused == 0)
     }
 
+    /// A box over a still picture closes: the cells under it are drawn exactly as they were,
+    /// though a tolerant renderer drawing them afresh would pick its pen's colours (which differ
+    /// there now).
+    @Test func cellsUnderAClosedBoxComeBackExactly() throws {
+        let image = try TestImages.natural(width: rect.width, height: rect.height * 2)
+        let renderer = CellRenderer(symbols: .half)
+        renderer.tolerance = 8
+        var decoder = CellStreamDecoder(columns: 50, rows: 16)
+        _ = try render(renderer, image, into: &decoder)
+        let before = shown(decoder, gridRows: 2)
+        // A box over the middle of rows 3–6: the renderer leaves those cells; someone paints them.
+        let box = CellRect(column: 12, row: 3, width: 17, height: 4)
+        var mask = CellMask(columns: 50, rows: 16)
+        mask.cover(box)
+        _ = try render(renderer, image, mask: mask, into: &decoder)
+        var scribble = [UInt8]()
+        for row in box.row..<box.endRow {
+            scribble += Array("\u{1B}[\(row + 1);\(box.column + 1)H\u{1B}[48;2;255;0;255m".utf8) + Array(repeating: 0x20, count: box.width)
+        }
+        decoder.feed(scribble)
+        #expect(shown(decoder, gridRows: 2) != before)
+        // Closed: the next frame (the same picture) repaints exactly what was there.
+        let after = try render(renderer, image, into: &decoder)
+        #expect(after.stats.cellsDrawn == box.width * box.height, "\(after.stats)")
+        #expect(shown(decoder, gridRows: 2) == before)
+        // The same after a whole invalidate (a screen clear).
+        renderer.invalidate()
+        var clear = [UInt8]()
+        for row in rect.row..<rect.endRow {
+            clear += Array("\u{1B}[\(row + 1);\(rect.column + 1)H\u{1B}[48;2;0;0;0m".utf8) + Array(repeating: 0x20, count: rect.width)
+        }
+        decoder.feed(clear)
+        _ = try render(renderer, image, into: &decoder)
+        #expect(shown(decoder, gridRows: 2) == before)
+    }
+
     /// A two-colour cell is drawn the way round that keeps the colours the terminal has set:
     /// alternating rows of the same two colours need one SGR in all.
     @Test func cellsAreDrawnEitherWayRoundToKeepColours() throws {

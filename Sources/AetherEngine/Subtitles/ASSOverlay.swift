@@ -141,7 +141,10 @@ public final class ASSOverlayRenderer {
             fed.insert(key)
             guard let comma = source.event.firstIndex(of: ",") else { continue }
             readOrder += 1
-            let event = "\(readOrder)" + source.event[comma...]
+            var event = "\(readOrder)" + source.event[comma...]
+            if let placement = cue.placement, !source.header.isNative {
+                event = Self.placed(event, placement, playArea: options.playArea(aspect: Double(width) / Double(height)))
+            }
             track.addEvent(Array(event.utf8), startMs: start, durationMs: max(0, end - start))
         }
         let sized = size != (width, height)
@@ -177,6 +180,18 @@ public final class ASSOverlayRenderer {
         track = made
         size = (0, 0)
         return true
+    }
+
+    /// `event` (`ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text`) with the
+    /// override that puts it at `placement` first in its text.
+    static func placed(_ event: String, _ placement: CuePlacement, playArea: (x: Int, y: Int)) -> String {
+        var commas = 0
+        guard let textStart = event.firstIndex(where: { c in
+            if c == "," { commas += 1 }
+            return commas == 8
+        }) else { return event }
+        let text = event.index(after: textStart)
+        return String(event[..<text]) + placement.assOverride(resX: playArea.x, resY: playArea.y) + event[text...]
     }
 
     static func milliseconds(_ seconds: Double) -> Int64 {

@@ -41,12 +41,17 @@ public struct ASSStyleOptions: Sendable, Equatable {
         return value << 8 | value >> 24  // AARRGGBB → RRGGBBAA
     }
 
+    /// The play area of ``defaultHeader(aspect:)``: 720 high, as wide as the aspect asks.
+    public func playArea(aspect: Double) -> (x: Int, y: Int) {
+        let y = 720
+        return (Int((Double(y) * (aspect.isFinite && aspect > 0.1 && aspect < 10 ? aspect : 16.0 / 9)).rounded()), y)
+    }
+
     /// The `[Script Info]`/`[V4+ Styles]` header for subtitles that are not ASS (SubRip, WebVTT,
     /// mov_text): one `Default` style from the options, the play area `playResX`×720 (the
     /// picture's aspect, so glyphs are not stretched).
     public func defaultHeader(aspect: Double) -> [UInt8] {
-        let playResY = 720
-        let playResX = Int((Double(playResY) * (aspect.isFinite && aspect > 0.1 && aspect < 10 ? aspect : 16.0 / 9)).rounded())
+        let (playResX, playResY) = playArea(aspect: aspect)
         let r = color >> 24, g = (color >> 16) & 0xFF, b = (color >> 8) & 0xFF, a = 255 - (color & 0xFF)
         let primary = String(format: "&H%02X%02X%02X%02X", a, b, g, r)
         let name = String(font.unicodeScalars.filter { $0.value >= 0x20 && $0 != "," && $0 != "\u{7F}" }.prefix(Self.maxFontName))

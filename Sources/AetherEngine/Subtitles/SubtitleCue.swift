@@ -9,6 +9,9 @@ public struct SubtitleCue: Sendable, Equatable {
     /// For a text cue from an ASS event: the event as the decoder made it and its track's
     /// header, for libass (``ASSOverlayRenderer``). nil for bitmaps and plain text.
     public var ass: ASSSource?
+    /// For a WebVTT cue with settings: where they put it (also in ``styled``; libass gets it as
+    /// `\an`/`\pos`).
+    public var placement: CuePlacement?
 
     public init(start: Double, end: Double, content: Content, styled: StyledSubtitle? = nil) {
         self.start = start

@@ -489,6 +489,7 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         var cues: [SubtitleCue] = []
         let frameW = width > 0 ? width : Int(decoder.pointer.pointee.width)
         let frameH = height > 0 ? height : Int(decoder.pointer.pointee.height)
+        let placement = decoder.pointer.pointee.codec_id == AV_CODEC_ID_WEBVTT ? CuePlacement.webVTT(packet.pointer) : nil
         if sub.num_rects == 0 {
             // An empty bitmap event: clears what is showing.
             return [SubtitleCue(start: start, end: start, content: .bitmap(SubtitleBitmap(x: 0, y: 0, width: 0, height: 0, pixelWidth: 0, pixelHeight: 0, rgba: [])))]
@@ -499,11 +500,17 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
             case SUBTITLE_ASS:
                 if let ass = rect.pointee.ass {
                     var styled = ASSEvent.parse(limitedCString(ass), script: decoder.assScript)
+                    if let placement {
+                        styled.alignment = placement.alignment
+                        styled.position = placement.position
+                    }
                     let text = limited(styled.plainText)
                     let source = decoder.assHeader.map { ASSSource(header: $0, event: limitedEvent(ass)) }
                     if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                         if text != styled.plainText { styled.runs = [StyledSubtitle.Run(text: text)] }  // cut: plain
-                        cues.append(SubtitleCue(start: start, end: end, content: .text(text), styled: styled, ass: source))
+                        var cue = SubtitleCue(start: start, end: end, content: .text(text), styled: styled, ass: source)
+                        cue.placement = placement
+                        cues.append(cue)
                     } else if let source {
                         // No text (a drawing, a sign made of shapes): only libass can show it;
                         // text cells leave it out (``SubtitleCue/hasVisibleText``).

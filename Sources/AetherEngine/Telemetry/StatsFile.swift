@@ -105,7 +105,7 @@ public struct PlaybackSummary: Codable, Sendable {
         avGapMaxMs = gaps.max * 1000
         cpuSeconds = Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6
             + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) / 1e6
-        peakRSSKiB = Int(u.ru_maxrss)
+        peakRSSKiB = PeakMemory.residentKiB()
         clockSource = t.clockSource
         audioDevice = t.audioDevice
         endedEarly = player.endedEarlyMessage

@@ -46,10 +46,10 @@ public final class CellRenderer {
     }
 
     public var colorMode: CellColorMode {
-        didSet { if colorMode != oldValue { invalidate() } }
+        didSet { if colorMode != oldValue { forget() } }
     }
     public var symbols: CellSymbols {
-        didSet { if symbols != oldValue { invalidate() } }
+        didSet { if symbols != oldValue { forget() } }
     }
     /// A changed cell is redrawn only when that lowers its root-mean-square error per pixel
     /// (Euclidean RGB, 0–255 levels) against the new picture by more than this; 0 redraws every
@@ -60,6 +60,11 @@ public final class CellRenderer {
 
     /// Sentinel for "the terminal's content here is unknown".
     private static let unknown = UInt64.max
+    /// Set on a stored cell something else was drawn over (a box, a preview): the terminal no
+    /// longer shows it, but what it showed is kept, to be drawn again exactly when it still fits.
+    private static let obscuredBit: UInt64 = 1 << 63
+
+    private static func obscured(_ value: UInt64) -> UInt64 { value == unknown ? unknown : value | obscuredBit }
     private var backing: [UInt64] = []
     private var backingRect = CellRect(column: 0, row: 0, width: 0, height: 0)
 
@@ -68,19 +73,27 @@ public final class CellRenderer {
         self.colorMode = colorMode
     }
 
-    /// Forgets what the terminal shows: the next frame repaints every cell (after a resize,
-    /// a screen clear, or when something else drew over the region).
+    /// The next frame repaints every cell (after a screen clear, or when something else drew
+    /// over the region): each as it was where that still fits (``invalidate(_:)``).
     public func invalidate() {
+        for i in backing.indices { backing[i] = Self.obscured(backing[i]) }
+    }
+
+    /// Forgets what the terminal shows (another colour mode or cell set: what was stored means
+    /// nothing now).
+    private func forget() {
         for i in backing.indices { backing[i] = Self.unknown }
     }
 
-    /// Forgets the cells of `rect` (screen coordinates), for example where an overlay was.
+    /// Marks the cells of `rect` (screen coordinates) as drawn over, for example where an overlay
+    /// was: the next frame draws each again (what it showed before, where that still fits).
     public func invalidate(_ rect: CellRect) {
         let r = rect.intersection(backingRect)
         guard !r.isEmpty else { return }
         for row in r.row..<r.endRow {
             for column in r.column..<r.endColumn {
-                backing[(row - backingRect.row) * backingRect.width + column - backingRect.column] = Self.unknown
+                let i = (row - backingRect.row) * backingRect.width + column - backingRect.column
+                backing[i] = Self.obscured(backing[i])
             }
         }
     }
@@ -136,7 +149,7 @@ public final class CellRenderer {
                                 let screenColumn = rect.column + x
                                 let cellIndex = y * rect.width + x
                                 if rowMasked, let mask, mask.isCovered(column: screenColumn, row: screenRow) {
-                                    store[cellIndex] = Self.unknown
+                                    store[cellIndex] = Self.obscured(store[cellIndex])
                                     stats.cellsMasked += 1
                                     continue
                                 }
@@ -153,25 +166,33 @@ public final class CellRenderer {
                                 var cell = FittedCell.canonical(pattern: fit.pattern, first: painter.key(fit.first),
                                                                 second: painter.key(fit.second), full: full)
                                 var packed = cell.packed
-                                let shown = store[cellIndex]
-                                if shown == packed {
+                                var shown = store[cellIndex]
+                                // A cell something was drawn over: what it showed before is drawn
+                                // again where the tolerance would have kept it (a box closing over
+                                // a still picture leaves exactly the cells that were there).
+                                let wasObscured = shown != Self.unknown && shown & Self.obscuredBit != 0
+                                if wasObscured { shown &= ~Self.obscuredBit }
+                                if shown == packed, !wasObscured {
                                     stats.cellsSkipped += 1
                                     continue
                                 }
-                                if toleranceBudget > 0 {
+                                if toleranceBudget > 0, shown != packed {
                                     if shown != Self.unknown,
                                        painter.error(FittedCell(packed: shown), p, n) - painter.error(cell, p, n) <= toleranceBudget {
-                                        stats.cellsSkipped += 1
-                                        stats.cellsTolerated += 1
-                                        continue
-                                    }
-                                    // Within the same tolerance, the colours the terminal already has
-                                    // (no SGR, or half of one) instead of the exact fit.
-                                    if let near = painter.reusingPen(cell, n, budget: toleranceBudget) {
+                                        if !wasObscured {
+                                            stats.cellsSkipped += 1
+                                            stats.cellsTolerated += 1
+                                            continue
+                                        }
+                                        cell = FittedCell(packed: shown)
+                                        packed = shown
+                                    } else if let near = painter.reusingPen(cell, n, budget: toleranceBudget) {
+                                        // Within the same tolerance, the colours the terminal already
+                                        // has (no SGR, or half of one) instead of the exact fit.
                                         cell = near
                                         packed = near.packed
                                         stats.cellsPenReused += 1
-                                        if shown == packed {
+                                        if shown == packed, !wasObscured {
                                             stats.cellsSkipped += 1
                                             continue
                                         }
