@@ -84,7 +84,7 @@ struct Extract: AsyncParsableCommand {
             last = snapshot ? try await extractor.snapshot(at: position, maxWidth: width)
                             : try await extractor.thumbnail(at: position, maxWidth: width ?? 320)
             if loops > 1, n + 1 == max(1, loops / 10) {
-                print("peak RSS after \(n + 1) loops: \(Self.peakRSSKiB()) KiB")
+                print("peak RSS after \(n + 1) loops: \(PeakMemory.residentKiB()) KiB")
             }
         }
         guard let last else { throw FrameExtractorError.noFrame(target) }
@@ -92,12 +92,9 @@ struct Extract: AsyncParsableCommand {
     }
 
     private func report(_ s: FrameExtractorStatistics) {
-        print("peak RSS after \(loops) loops: \(Self.peakRSSKiB()) KiB")
+        print("peak RSS after \(loops) loops: \(PeakMemory.residentKiB()) KiB")
         print("extractor: opens \(s.opens), decodes \(s.decodes), cache hits \(s.cacheHits), superseded \(s.superseded), cached \(s.thumbnailsCached) thumbnails + \(s.snapshotsCached) snapshots (\(s.cacheBytes) bytes)")
     }
-
-    /// The process's own peak resident set, in KiB (``PeakMemory``).
-    static func peakRSSKiB() -> Int { PeakMemory.residentKiB() }
 
     static func describe(_ error: Error) -> String {
         switch error {

@@ -182,19 +182,8 @@ import Testing
 
 /// The hostile doors of the libass path: bounded, logged once, never waiting past the budget.
 @Suite(.serialized) struct ASSOverlayHostileTests {
-    static let header = Array("""
-        [Script Info]
-        ScriptType: v4.00+
-        PlayResX: 1280
-        PlayResY: 720
-
-        [V4+ Styles]
-        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
-        Style: Default,DejaVu Sans,40,&H00FFFFFF,&H000000FF,&H00000000,&H80000000,0,0,0,0,100,100,0,0,1,2,1,2,20,20,30,1
-
-        [Events]
-        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
-        """.utf8)
+    /// The load tests' 1280×720 script header (one `Default` style).
+    static let header = ASSTrackRendererLoadTests.header
 
     static func cue(_ n: Int, header: ASSHeader, fonts: ASSFontSet? = nil, text: String, start: Double = 0, end: Double = 10) -> SubtitleCue {
         SubtitleCue(start: start, end: end, content: .text(text), styled: nil,
