@@ -217,3 +217,107 @@ public final class StructureDocument {
         return .other
     }
 }
+
+extension StructureDocument {
+    /// Opens `path` with the parser its first bytes call for. A URL or a file our parsers do not
+    /// read gets libavformat's view (``LavfStructureParser``).
+    public static func open(path: String, budget: StructureBudget = StructureBudget()) throws(InspectError) -> StructureDocument {
+        if path.contains("://") {
+            let parser = try LavfStructureParser(url: path)
+            return StructureDocument(source: MemoryByteSource([]), parser: parser, budget: budget)
+        }
+        let source = try FileByteSource(path: path)
+        let parser: any StructureParser
+        switch detect(source) {
+        case .isobmff, .matroska, .mpegts, .other: parser = try LavfStructureParser(url: path)
+        }
+        return StructureDocument(source: source, parser: parser, budget: budget)
+    }
+
+    /// The chain of nodes a path names, from the top: `moov/trak[2]/mdia`, each step a node's
+    /// name with an optional 1-based index among the siblings of that name (`trak` is `trak[1]`).
+    /// Names compare case-sensitively, as box types do. Refused: an empty step, an index that is
+    /// not a number from 1, a step that names nothing (the message says which step).
+    public func resolve(_ path: String) throws(InspectError) -> [StructureNode] {
+        let steps = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard !steps.isEmpty else { throw InspectError("the node path '\(path)' is empty") }
+        guard steps.count <= budget.maxDepth else { throw InspectError("the node path has more than \(budget.maxDepth) steps") }
+        var chain: [StructureNode] = []
+        var level = parser.top().nodes
+        for (i, step) in steps.enumerated() {
+            var name = step
+            var index = 1
+            if step.hasSuffix("]"), let open = step.lastIndex(of: "[") {
+                name = String(step[..<open])
+                let digits = step[step.index(after: open)..<step.index(before: step.endIndex)]
+                guard let k = try? OutsideValue.integer(String(digits), in: 1...1_000_000, name: "node index") else {
+                    throw InspectError("'\(step)': the index must be a whole number from 1")
+                }
+                index = k
+            }
+            let matches = level.filter { $0.name == name }
+            guard matches.count >= index else {
+                let shown = chain.map(\.name).joined(separator: "/")
+                throw InspectError("no '\(step)' under \(shown.isEmpty ? "the top level" : "'\(shown)'") (\(matches.count) named '\(name)')")
+            }
+            let node = matches[index - 1]
+            chain.append(node)
+            if i < steps.count - 1 { level = node.isContainer ? parser.children(of: node).nodes : [] }
+        }
+        return chain
+    }
+
+    /// A node and what is under it, read within `maxNodes` in all (for `inspect --json`).
+    public func subtree(_ node: StructureNode, maxNodes: Int = 200_000) -> StructureTree {
+        var remaining = maxNodes
+        return expand(node, remaining: &remaining)
+    }
+
+    /// Every top-level node with what is under it, within `maxNodes`.
+    public func wholeTree(maxNodes: Int = 200_000) -> [StructureTree] {
+        var remaining = maxNodes
+        let top = parser.top()
+        remaining -= top.nodes.count
+        return top.nodes.map { expand($0, remaining: &remaining) }
+    }
+
+    private func expand(_ node: StructureNode, remaining: inout Int) -> StructureTree {
+        guard node.isContainer else { return StructureTree(node: node, children: [], truncated: false) }
+        guard remaining > 0 else { return StructureTree(node: node, children: [], truncated: true) }
+        var (nodes, omitted) = parser.children(of: node)
+        var withCount = node
+        withCount.omittedChildren = omitted
+        if nodes.count > remaining { nodes = Array(nodes.prefix(remaining)) }
+        remaining -= nodes.count
+        var children: [StructureTree] = []
+        for child in nodes { children.append(expand(child, remaining: &remaining)) }
+        return StructureTree(node: withCount, children: children, truncated: remaining <= 0)
+    }
+}
+
+/// A node with its children read (`inspect --json`).
+public struct StructureTree: Encodable, Sendable {
+    public let node: StructureNode
+    public let children: [StructureTree]
+    /// The node budget ran out under this node: it has more than is listed.
+    public let truncated: Bool
+
+    enum CodingKeys: String, CodingKey { case name, offset, headerSize, size, summary, fields, damage, omittedChildren, truncated, children }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(node.name, forKey: .name)
+        try c.encode(node.offset, forKey: .offset)
+        try c.encode(node.headerSize, forKey: .headerSize)
+        try c.encodeIfPresent(node.size, forKey: .size)
+        try c.encodeIfPresent(node.summary, forKey: .summary)
+        if !node.fields.isEmpty {
+            // Fields as an ordered list: names repeat (entries of a table).
+            try c.encode(node.fields.map { ["name": $0.name, "value": $0.value] }, forKey: .fields)
+        }
+        try c.encodeIfPresent(node.damage, forKey: .damage)
+        if node.omittedChildren > 0 { try c.encode(node.omittedChildren, forKey: .omittedChildren) }
+        if truncated { try c.encode(true, forKey: .truncated) }
+        if node.isContainer { try c.encode(children, forKey: .children) }
+    }
+}
