@@ -163,7 +163,7 @@ public enum PlayerCommand: Sendable, Equatable {
     /// The names `.ui` takes.
     public static let uiCommands: Set<String> = [
         "stats", "help", "telemetry", "menu-audio", "menu-sub", "menu-playlist", "cycle-vo", "remaining",
-        "pin-osd", "scrub", "filmstrip",
+        "pin-osd", "scrub", "filmstrip", "inspector",
     ]
 
     /// Splits mpv's command syntax into words.

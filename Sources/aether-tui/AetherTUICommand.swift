@@ -32,7 +32,7 @@ struct AetherTUICommand: AsyncParsableCommand {
         commandName: "aether-tui",
         abstract: "A terminal media player: video as kitty or sixel images or half-block cells, sound through ALSA.",
         version: "0.1.0",
-        subcommands: [Play.self, Probe.self, Caps.self, Extract.self, Download.self],
+        subcommands: [Play.self, Probe.self, Inspect.self, Caps.self, Extract.self, Download.self],
         defaultSubcommand: Play.self)
 }
 

@@ -479,6 +479,12 @@ struct Play: ParsableCommand {
     func run() throws {
         try common.configureLogging()
         ALSASink.silenceLibraryErrors()
+        try Self.runTUI(playback)
+    }
+
+    /// The TUI on `playback`'s sources (or headless with `--vo=null`); `adjust` changes the
+    /// options first (`inspect` opens the inspector).
+    static func runTUI(_ playback: PlaybackOptions, adjust: (inout TUIOptions) -> Void = { _ in }) throws {
         if playback.vo == "null" {
             let code = try HeadlessPlayback(options: playback).run()
             if code != 0 { throw ExitCode(code) }
@@ -534,6 +540,7 @@ struct Play: ParsableCommand {
         options.subtitleStyle = try playback.subtitleStyle()
         options.bindings = bindings
         options.startupWarnings = ConfigArguments.startupWarnings + bindingWarnings + playlistWarnings
+        adjust(&options)
         let code = TUIApp(options: options).run()
         if code != 0 { throw ExitCode(code) }
     }

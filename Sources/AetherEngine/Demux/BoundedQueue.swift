@@ -39,6 +39,10 @@ public final class BoundedQueue<Element>: @unchecked Sendable {  // all state is
     }
 
     public var isClosed: Bool { condition.withLock { closed } }
+    /// Items and cost queued, and the bounds, read together (the inspector's live tab).
+    public var fill: (count: Int, cost: Int, maxCount: Int, maxCost: Int) {
+        condition.withLock { (items.count - head, cost, maxCount, maxCost) }
+    }
     public var totalCost: Int { condition.withLock { cost } }
 
     /// Appends `item`, waiting while the queue is full. Returns false if the queue was closed or

@@ -364,6 +364,13 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         t.position = currentTime
         t.bufferedSeconds = max(0, c.demuxedUntil - s.clock.time)
         t.bufferedFrames = s.frameQueue.count
+        t.clockTime = s.clock.time
+        func fill<E>(_ name: String, _ q: BoundedQueue<E>) -> QueueFill {
+            let f = q.fill
+            return QueueFill(name: name, items: f.count, capacity: f.maxCount, bytes: f.cost,
+                             byteCapacity: f.maxCost == .max ? nil : f.maxCost)
+        }
+        t.queues = [fill("video packets", s.videoQueue), fill("audio packets", s.audioQueue), fill("frames", s.frameQueue)]
         t.clockSource = s.clock.isArmed ? s.clock.source.rawValue : "unarmed"
         t.audioDevice = c.audioStreamIndex == nil ? "none" : (s.sink?.name ?? "none")
         t.audioFormat = c.audioStreamIndex == nil ? "" : (s.sink?.format.description ?? "")

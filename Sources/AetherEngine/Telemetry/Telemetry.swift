@@ -77,6 +77,11 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var variantNumber: Int?
     public var estimatedThroughput: Double?
     public var variantSwitches: Int?
+    /// The pipeline's queues as they were at the sample (video and audio packets, decoded
+    /// frames): the inspector's live tab draws them.
+    public var queues: [QueueFill] = []
+    /// The master clock's media time at the sample.
+    public var clockTime: Double = 0
 
     public init() {}
 
@@ -86,7 +91,32 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
         case avGapLastMs, avGapMeanMs, avGapP95Ms, readMsPerPacket, decodeMsPerFrame, filterMsPerFrame
         case scaleMsPerFrame, presentMsPerFrame, renderMsPerFrame, writeMsPerFrame, clockSource, audioDevice
         case audioFormat, videoDecoder, audioDecoder, rate, volume, muted, deinterlacing, loopFilterSkip, toneMapping, audioXruns
-        case hlsBitrate, variantNumber, estimatedThroughput, variantSwitches
+        case hlsBitrate, variantNumber, estimatedThroughput, variantSwitches, queues, clockTime
+    }
+}
+
+/// One bounded queue's fill: items and bytes against its bounds.
+public struct QueueFill: Codable, Sendable, Equatable {
+    public var name: String
+    public var items: Int
+    public var capacity: Int
+    public var bytes: Int
+    /// Nil when the queue is bounded by count alone.
+    public var byteCapacity: Int?
+
+    public init(name: String, items: Int, capacity: Int, bytes: Int, byteCapacity: Int?) {
+        self.name = name
+        self.items = items
+        self.capacity = capacity
+        self.bytes = bytes
+        self.byteCapacity = byteCapacity
+    }
+
+    /// The fuller of the two bounds, 0…1.
+    public var level: Double {
+        let byItems = capacity > 0 ? Double(items) / Double(capacity) : 0
+        let byBytes = (byteCapacity ?? 0) > 0 ? Double(bytes) / Double(byteCapacity!) : 0
+        return min(1, max(byItems, byBytes))
     }
 }
 

@@ -51,6 +51,7 @@ extension TUIApp {
             overlays += drawSubtitles(subtitles)
             if view.showStats { overlays.append(drawStats()) }
             if view.showHelp { overlays.append(drawHelp()) }
+            if let inspector = view.inspector { overlays.append(drawInspector(inspector)) }
             if view.menu != nil { let r = drawMenu(); overlays.append(r); view.menuRect = r } else { view.menuRect = nil }
             if let osd = view.osdMessage { overlays.append(drawOSD(osd.text, avoiding: overlays)) }
             let stillsRect = drawScrubPreview() ?? drawFilmstrip()
@@ -65,7 +66,7 @@ extension TUIApp {
             }
             // A new thumbnail can arrive for a preview that stays in place: the output gets the
             // scene whenever stills are up (it ignores a scene equal to the one it has).
-            if changed || stillsRect != nil { updateOutputScene() }
+            if changed || stillsRect != nil || view.inspector?.tab == .frames { updateOutputScene() }
             refresh()
             if view.screenCleared {
                 // ncurses just cleared the terminal: everything under the video is gone.

@@ -42,6 +42,7 @@ extension TUIApp {
         }
         guard let key = TUIApp.key(for: input) else { return }
         if view.menu != nil { handleMenuKey(key); return }
+        if view.inspector != nil, handleInspectorKey(key) { return }
         if handleScrubKey(key) || handleFilmstripKey(key) { return }
         if key == .escape {
             if view.showHelp || view.showStats { view.showHelp = false; view.showStats = false }
@@ -121,6 +122,8 @@ extension TUIApp {
             osd(view.chromePinned ? "transport bar pinned" : "transport bar auto-hides")
         case "scrub": startScrub(at: player.currentTime, byMouse: false)
         case "filmstrip": openFilmstrip()
+        case "inspector":
+            if view.inspector != nil { closeInspector() } else { openInspector(tab: .container) }
         default: return .failure("unknown binding '\(name)'")
         }
         view.dirty = true

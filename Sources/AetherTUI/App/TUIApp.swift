@@ -155,6 +155,7 @@ public final class TUIApp {
         for warning in services.start(options.remote) { osd("⚠ " + warning, seconds: 5) }
         showStartupWarnings()
         defer { services.stop() }
+        if let tab = options.inspectorTab { openInspector(tab: Inspector.Tab(name: tab) ?? .container, node: options.inspectorNode) }
         if options.startPaused { player.redisplay() } else { player.play() }
         view.lastInput = MonotonicClock.seconds()
         let code = loop()
@@ -226,6 +227,7 @@ public final class TUIApp {
             pollPreview()
             pollFilmstrip()
             pollScreenshots()
+            pollInspector()
             checkTerminalSize()
             applyGovernor()
             showNewWarnings()
@@ -249,6 +251,7 @@ public final class TUIApp {
                 lastOutputTotals = totals
                 telemetryHistory.add(lastTelemetry, terminalBytes: terminal.statistics.bytesWritten)
                 stats?.record(lastTelemetry, player: player)
+                view.inspector?.live.record(lastTelemetry)
                 lastTelemetrySample = now
                 view.dirty = true
             }
@@ -347,6 +350,7 @@ public final class TUIApp {
     }
 
     private func stopScreen() {
+        view.inspector?.close()
         player.setFrameSink(nil)
         if let previews {
             // The extractor's FFmpeg work ends before the process does.
@@ -500,6 +504,7 @@ public final class TUIApp {
         } else if let strip = view.filmstrip {
             stills = filmstripStills(strip)
         }
+        if let still = inspectorStill() { stills.append(still) }
         output.configure(.init(placement: layout.placement, mask: mask, stills: stills))
     }
 }
@@ -533,6 +538,8 @@ struct ViewState {
     var previewStamp = 0
     /// `B`: the filmstrip (nil: closed).
     var filmstrip: Filmstrip?
+    /// `` ` `` or `inspect`: the pipeline inspector (nil: closed).
+    var inspector: Inspector?
     /// Cells the preview covered when last drawn (erased when it moves or goes).
     var previewRect: CellRect?
     /// The last read stopped at `TUIApp.maxInputPerRead` with more waiting in ncurses: read again

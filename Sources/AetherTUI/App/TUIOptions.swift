@@ -26,6 +26,10 @@ public struct TUIOptions: Sendable {
     /// `--vo-governor`: step quality down when the terminal cannot keep up (false pins it).
     public var governor = true
     public var startPaused: Bool
+    /// `inspect`: the inspector opens on this tab (container, packets, frames, live) at start.
+    public var inspectorTab: String?
+    /// `inspect FILE NODE`: the container tab opens down to this node path.
+    public var inspectorNode: String?
     /// `--stats-file`: 1 Hz telemetry and a summary (with terminal bytes) as JSON lines.
     public var statsFile: String?
     /// `--screenshot-directory` (nil: `$XDG_PICTURES_DIR`, else the current directory).

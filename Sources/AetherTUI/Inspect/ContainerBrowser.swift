@@ -1,0 +1,154 @@
+import AetherEngine
+import Foundation
+
+/// The container tab's tree: which nodes are open, which row is chosen, and the rows that are
+/// visible. Children are read from the parser the first time a node opens (bounded by its
+/// budget) and kept. UI thread only.
+final class ContainerBrowser {
+    /// A visible row: a node, or the `… N more` line under a node whose children the budget cut.
+    struct Row: Equatable {
+        /// Indices from the top level down to this node.
+        var path: [Int]
+        var node: StructureNode?
+        var depth: Int
+        var isOpen: Bool
+        /// `… N more` rows: how many were left out.
+        var omitted: Int = 0
+    }
+
+    let document: StructureDocument?
+    /// Why the file's structure cannot be shown (a URL, a file that cannot be read).
+    let failure: String?
+    private var top: [StructureNode] = []
+    private var topOmitted = 0
+    private var children: [[Int]: (nodes: [StructureNode], omitted: Int)] = [:]
+    private var open: Set<[Int]> = []
+    private(set) var rows: [Row] = []
+    var selection = 0
+    var scroll = 0
+    /// First byte the hex view shows, relative to the chosen node's start.
+    var hexOffset: Int64 = 0
+
+    init(document: StructureDocument?, failure: String?) {
+        self.document = document
+        self.failure = failure
+        if let document {
+            let t = document.parser.top()
+            top = t.nodes
+            topOmitted = t.omitted
+        }
+        rebuild()
+    }
+
+    static func open(path: String) -> ContainerBrowser {
+        do {
+            return ContainerBrowser(document: try StructureDocument.open(path: path), failure: nil)
+        } catch {
+            return ContainerBrowser(document: nil, failure: error.message)
+        }
+    }
+
+    var selected: Row? { rows[safe: selection] }
+
+    /// The node at `path`.
+    func node(at path: [Int]) -> StructureNode? {
+        guard let first = path.first, var node = top[safe: first] else { return nil }
+        for (depth, index) in path.dropFirst().enumerated() {
+            let prefix = Array(path.prefix(depth + 1))
+            guard let next = children[prefix]?.nodes[safe: index] else { return nil }
+            node = next
+        }
+        return node
+    }
+
+    private func rebuild() {
+        var out: [Row] = []
+        func add(_ nodes: [StructureNode], omitted: Int, prefix: [Int], depth: Int) {
+            for (i, node) in nodes.enumerated() {
+                let path = prefix + [i]
+                let isOpen = open.contains(path)
+                out.append(Row(path: path, node: node, depth: depth, isOpen: isOpen))
+                if isOpen, let kids = children[path] { add(kids.nodes, omitted: kids.omitted, prefix: path, depth: depth + 1) }
+            }
+            if omitted > 0 { out.append(Row(path: prefix + [-1], node: nil, depth: depth, isOpen: false, omitted: omitted)) }
+        }
+        add(top, omitted: topOmitted, prefix: [], depth: 0)
+        rows = out
+        selection = min(selection, max(0, rows.count - 1))
+    }
+
+    /// Opens the chosen node (reading its children the first time); on an open node, moves to
+    /// its first child.
+    func expand() {
+        guard let row = selected, let node = row.node, node.isContainer, let document else { return }
+        if row.isOpen {
+            if rows[safe: selection + 1]?.depth == row.depth + 1 { move(1) }
+            return
+        }
+        if children[row.path] == nil { children[row.path] = document.parser.children(of: node) }
+        open.insert(row.path)
+        rebuild()
+    }
+
+    /// Closes the chosen node; on a closed one, moves to its parent.
+    func collapse() {
+        guard let row = selected else { return }
+        if row.isOpen {
+            open.remove(row.path)
+            rebuild()
+            return
+        }
+        let parent = Array(row.path.dropLast())
+        if !parent.isEmpty, let index = rows.firstIndex(where: { $0.path == parent }) { select(index) }
+    }
+
+    /// Opens every node on `names` (a node path's steps, already resolved to nodes) and chooses
+    /// the last: `inspect FILE moov/trak/mdia` starts there.
+    func reveal(_ chain: [StructureNode]) {
+        var prefix: [Int] = []
+        var level = top
+        for (depth, wanted) in chain.enumerated() {
+            guard let i = level.firstIndex(where: { $0.offset == wanted.offset && $0.name == wanted.name }) else { break }
+            prefix.append(i)
+            if depth < chain.count - 1 {
+                if children[prefix] == nil, let document { children[prefix] = document.parser.children(of: level[i]) }
+                open.insert(prefix)
+                level = children[prefix]?.nodes ?? []
+            }
+        }
+        rebuild()
+        if let index = rows.firstIndex(where: { $0.path == prefix }) { select(index) }
+    }
+
+    func move(_ delta: Int) { select(selection + delta) }
+
+    func select(_ index: Int) {
+        let clamped = min(max(0, index), max(0, rows.count - 1))
+        if clamped != selection { hexOffset = 0 }
+        selection = clamped
+    }
+
+    /// Keeps the chosen row inside a window of `height` rows.
+    func scrollIntoView(height: Int) {
+        guard height > 0 else { return }
+        if selection < scroll { scroll = selection }
+        if selection >= scroll + height { scroll = selection - height + 1 }
+        scroll = max(0, min(scroll, max(0, rows.count - height)))
+    }
+
+    /// Moves the hex view by `delta` bytes, within the chosen node.
+    func scrollHex(by delta: Int64) {
+        guard let node = selected?.node else { return }
+        let length = node.size ?? ((document?.source.length ?? 0) - node.offset)
+        hexOffset = min(max(0, hexOffset + delta), max(0, (length - 1) / 16 * 16))
+    }
+
+    /// The chosen node's bytes for the hex view: `count` bytes from `hexOffset`.
+    func hexBytes(count: Int) -> (offset: Int64, bytes: [UInt8]) {
+        guard let node = selected?.node, let document else { return (0, []) }
+        let start = node.offset + hexOffset
+        let length = node.size.map { max(0, $0 - hexOffset) } ?? Int64(count)
+        let bytes = document.source.read(at: start, count: Int(min(Int64(count), length)))
+        return (start, bytes)
+    }
+}

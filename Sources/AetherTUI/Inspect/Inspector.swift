@@ -1,0 +1,118 @@
+import AetherEngine
+import Foundation
+import TerminalGraphics
+
+/// The pipeline inspector (`aether-tui inspect FILE`, or `` ` `` in the player): every stage
+/// from bytes to pixels in four tabs, drawn over the picture by the player's own screen. This is
+/// its state; ``InspectorView`` draws it and `TUIApp+Inspector` feeds it keys and data.
+final class Inspector {
+    enum Tab: Int, CaseIterable {
+        case container, packets, frames, live
+
+        var title: String {
+            switch self {
+            case .container: "Container"
+            case .packets: "Packets"
+            case .frames: "Frames"
+            case .live: "Live"
+            }
+        }
+
+        init?(name: String) {
+            guard let tab = Tab.allCases.first(where: { $0.title.lowercased() == name.lowercased() }) else { return nil }
+            self = tab
+        }
+    }
+
+    var tab: Tab
+    /// The file or URL inspected (shown sanitised).
+    let source: String
+    let browser: ContainerBrowser
+    var packets = PacketTable()
+    var loader: PacketLoader?
+    var worker: FrameWorker?
+    var frame: SteppedFrame?
+    var frameError: String?
+    /// Changes whenever a new picture arrives (the still's stamp).
+    var frameStamp = 0
+    var frameRequested = false
+    var live = LiveHistory()
+    /// Where the frames tab leaves room for the picture (set when drawn).
+    var pictureRect: CellRect?
+
+    init(source: String, tab: Tab, browser: ContainerBrowser) {
+        self.source = source
+        self.tab = tab
+        self.browser = browser
+    }
+
+    /// Ends the background readers (the inspector closed, the player quits).
+    func close() {
+        loader?.cancel()
+        worker?.stop()
+        loader = nil
+        worker = nil
+    }
+
+    deinit { close() }
+
+    /// Takes what the packet reader found since the last pass; true when anything changed.
+    func pollPackets() -> Bool {
+        guard let loader else { return false }
+        let got = loader.take(from: packets.rows.count)
+        let changed = !got.rows.isEmpty || got.finished != packets.finished || packets.streams.count != got.streams.count
+        packets.streams = got.streams
+        packets.append(got.rows)
+        packets.finished = got.finished
+        packets.note = got.note
+        return changed
+    }
+
+    /// Takes decoded frames; true when anything changed.
+    func pollFrames() -> Bool {
+        guard let worker else { return false }
+        let outcomes = worker.take()
+        for outcome in outcomes {
+            switch outcome {
+            case .frame(let f):
+                frame = f
+                frameError = nil
+                frameStamp &+= 1
+            case .failed(let message):
+                frameError = TextSanitizer.clean(message)
+            }
+        }
+        return !outcomes.isEmpty
+    }
+}
+
+/// The live tab's graphs: the last two minutes of each figure, one sample a second.
+struct LiveHistory {
+    static let length = 120
+    private(set) var series: [String: [Double]] = [:]
+
+    mutating func add(_ name: String, _ value: Double) {
+        var a = series[name, default: []]
+        a.append(value.isFinite ? value : 0)
+        if a.count > Self.length { a.removeFirst(a.count - Self.length) }
+        series[name] = a
+    }
+
+    subscript(name: String) -> [Double] { series[name] ?? [] }
+
+    /// One telemetry sample: the queues' fill, the cache ahead, the A/V gap, each stage's cost.
+    mutating func record(_ t: TelemetrySnapshot) {
+        for q in t.queues { add("queue " + q.name, q.level * 100) }
+        add("buffered", t.bufferedSeconds)
+        add("gap", t.avGapLastMs)
+        add("fps", t.observedFPS)
+        add("read", t.readMsPerPacket)
+        add("decode", t.decodeMsPerFrame)
+        add("filter", t.filterMsPerFrame)
+        add("scale", t.scaleMsPerFrame)
+        add("present", t.presentMsPerFrame)
+        add("render", t.renderMsPerFrame)
+        add("write", t.writeMsPerFrame)
+        add("dropped", Double(t.framesDropped))
+    }
+}

@@ -1,0 +1,198 @@
+import AetherEngine
+import Foundation
+
+/// One packet as the packets tab keeps it (compact: a film has millions).
+struct PacketRow: Equatable, Sendable {
+    var stream: Int32
+    var size: Int32
+    var pts: Int64?
+    var dts: Int64?
+    var duration: Int64?
+    var position: Int64?
+    var isKey: Bool
+    var isDiscard: Bool
+    var isCorrupt: Bool
+    /// 1-based group of pictures within the stream (a keyframe starts the next).
+    var gop: Int32
+
+    var flags: String { (isKey ? "K" : "_") + (isDiscard ? "D" : "_") + (isCorrupt ? "C" : "_") }
+}
+
+/// Reads every packet of a source on a thread of its own (`PacketInspector`, its own demuxer),
+/// up to ``PacketLoader/maxRows``; the UI takes what has arrived each pass. Cancelled when the
+/// inspector closes or the process quits.
+final class PacketLoader: @unchecked Sendable {  // `rows`, `streams`, `finished`, `failure` guarded by `lock`
+    /// Packets kept (about 50 MB); the tab says when a file has more.
+    static let maxRows = 1_000_000
+    private let lock = NSLock()
+    private var rows: [PacketRow] = []
+    private var streamList: [InspectedStream] = []
+    private var finished = false
+    private var endNote: String?
+    private var cancelled = false
+    private let onProgress: @Sendable () -> Void
+
+    init(url: String, onProgress: @escaping @Sendable () -> Void) {
+        self.onProgress = onProgress
+        let t = Thread { [self] in load(url) }
+        t.name = "aether.inspect.packets"
+        t.start()
+    }
+
+    func cancel() { lock.withLock { cancelled = true } }
+
+    /// Rows from `index` on that arrived since, the streams, and whether reading ended (and how).
+    func take(from index: Int) -> (rows: ArraySlice<PacketRow>, streams: [InspectedStream], finished: Bool, note: String?) {
+        lock.withLock { (rows[min(index, rows.count)...], streamList, finished, endNote) }
+    }
+
+    private func load(_ url: String) {
+        var limits = InspectionLimits()
+        limits.count = Self.maxRows
+        let inspector: PacketInspector
+        do { inspector = try PacketInspector(url: url, limits: limits) } catch {
+            lock.withLock { finished = true; endNote = "cannot read packets: \(error)" }
+            onProgress()
+            return
+        }
+        lock.withLock { streamList = inspector.streams }
+        var gops: [Int: Int32] = [:]
+        var batch: [PacketRow] = []
+        var lastSignal = MonotonicClock.seconds()
+        func flush() {
+            lock.withLock { rows += batch }
+            batch.removeAll(keepingCapacity: true)
+            onProgress()
+        }
+        while let event = inspector.next() {
+            if lock.withLock({ cancelled }) { return }
+            switch event {
+            case .packet(let p):
+                if p.isKey || gops[p.stream] == nil { gops[p.stream, default: 0] += 1 }
+                batch.append(PacketRow(stream: Int32(clamping: p.stream), size: Int32(clamping: p.size), pts: p.pts, dts: p.dts,
+                                       duration: p.duration, position: p.position, isKey: p.isKey, isDiscard: p.isDiscard,
+                                       isCorrupt: p.isCorrupt, gop: gops[p.stream] ?? 1))
+                let now = MonotonicClock.seconds()
+                if batch.count >= 4096 || now - lastSignal > 0.2 { flush(); lastSignal = now }
+            case .end(let end):
+                flush()
+                let note: String?
+                switch end.reason {
+                case .countLimit: note = "stopped at \(Self.maxRows) packets"
+                default: note = end.error.map { "reading stopped: \(TextSanitizer.clean($0))" }
+                }
+                lock.withLock { finished = true; endNote = note }
+                onProgress()
+                return
+            }
+        }
+    }
+}
+
+/// The packets tab's state: the rows read so far, the filters, the chosen row.
+struct PacketTable {
+    var rows: [PacketRow] = []
+    var streams: [InspectedStream] = []
+    var finished = false
+    var note: String?
+    /// nil: every stream.
+    var streamFilter: Int?
+    var keyframesOnly = false
+    /// Indices into `rows` that pass the filters.
+    private(set) var visible: [Int] = []
+    var selection = 0
+    var scroll = 0
+    /// The jump-to-time prompt's text while it is open.
+    var prompt: String?
+
+    mutating func append(_ more: ArraySlice<PacketRow>) {
+        let start = rows.count
+        rows += more
+        for i in start..<rows.count where passes(rows[i]) { visible.append(i) }
+    }
+
+    private func passes(_ row: PacketRow) -> Bool {
+        (streamFilter.map { Int(row.stream) == $0 } ?? true) && (!keyframesOnly || row.isKey)
+    }
+
+    /// Re-filters, keeping the chosen packet chosen (or the nearest after it).
+    mutating func refilter() {
+        let chosen = visible[safe: selection]
+        visible = rows.indices.filter { passes(rows[$0]) }
+        if let chosen { selection = visible.firstIndex { $0 >= chosen } ?? max(0, visible.count - 1) } else { selection = 0 }
+    }
+
+    /// `s`: every stream, then each in turn.
+    mutating func cycleStream() {
+        let indices = streams.map(\.index)
+        if let current = streamFilter, let k = indices.firstIndex(of: current) {
+            streamFilter = k + 1 < indices.count ? indices[k + 1] : nil
+        } else {
+            streamFilter = indices.first
+        }
+        refilter()
+    }
+
+    var selectedRow: PacketRow? { visible[safe: selection].map { rows[$0] } }
+
+    func stream(_ index: Int32) -> InspectedStream? { streams.first { $0.index == Int(index) } }
+
+    /// A row's time: dts, else pts, in seconds.
+    func seconds(_ row: PacketRow) -> Double? {
+        guard let s = stream(row.stream) else { return nil }
+        return s.timeBase.seconds(row.dts ?? row.pts)
+    }
+
+    /// Chooses the first visible packet at or after `seconds` (measured from the first packet's time).
+    mutating func jump(to seconds: Double) {
+        let table = self
+        let origin = table.visible.lazy.compactMap { table.seconds(table.rows[$0]) }.first ?? 0
+        let target = origin + seconds
+        selection = table.visible.firstIndex { (table.seconds(table.rows[$0]) ?? -Double.infinity) >= target } ?? max(0, visible.count - 1)
+    }
+
+    mutating func move(_ delta: Int) { selection = min(max(0, selection + delta), max(0, visible.count - 1)) }
+
+    mutating func scrollIntoView(height: Int) {
+        guard height > 0 else { return }
+        if selection < scroll { scroll = selection }
+        if selection >= scroll + height { scroll = selection - height + 1 }
+        scroll = max(0, min(scroll, max(0, visible.count - height)))
+    }
+
+    /// Bytes per second over the file's span in `buckets` equal slices, for `stream`: the
+    /// sparkline under the tab bar.
+    func bitrate(stream: Int, buckets: Int) -> [Double] {
+        guard buckets > 0, let s = streams.first(where: { $0.index == stream }) else { return [] }
+        var first = Double.infinity, last = -Double.infinity
+        for row in rows where Int(row.stream) == stream {
+            if let t = s.timeBase.seconds(row.dts ?? row.pts) { first = min(first, t); last = max(last, t) }
+        }
+        guard first.isFinite, last > first else { return [] }
+        var sums = [Double](repeating: 0, count: buckets)
+        let span = last - first
+        for row in rows where Int(row.stream) == stream {
+            guard let t = s.timeBase.seconds(row.dts ?? row.pts) else { continue }
+            let k = min(buckets - 1, max(0, Int(saturating: (t - first) / span * Double(buckets))))
+            sums[k] += Double(row.size)
+        }
+        let slice = span / Double(buckets)
+        return sums.map { $0 * 8 / slice }
+    }
+}
+
+/// `mm:ss`, `h:mm:ss`, or seconds (`5`, `83.5`), from the jump prompt; nil when it is not a time.
+enum InspectTime {
+    static func parse(_ text: String) -> Double? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count), text.utf8.count <= 32 else { return nil }
+        var total = 0.0
+        for (i, part) in parts.enumerated() {
+            guard let v = try? OutsideValue.clamped(OutsideValue.number(String(part), name: "time"), to: 0...OutsideValue.maxSeconds, name: "time"),
+                  !part.contains("/") else { return nil }
+            if i < parts.count - 1, v != v.rounded() { return nil }
+            total = total * 60 + v
+        }
+        return total
+    }
+}
