@@ -167,8 +167,8 @@ enum EBMLTree {
         #expect(MatroskaParser.isoDate(nanosecondsSince2001: -978_307_200_000_000_000) == "1970-01-01T00:00:00Z")
         #expect(MatroskaParser.isoDate(nanosecondsSince2001: 1) == "2001-01-01T00:00:00Z")
         #expect(MatroskaParser.isoDate(nanosecondsSince2001: -1) == "2000-12-31T23:59:59Z")
-        // 2024-02-29T12:34:56Z (a leap day) is 730,470,896 s after 2001.
-        #expect(MatroskaParser.isoDate(nanosecondsSince2001: 730_470_896_000_000_000) == "2024-02-29T12:34:56Z")
+        // 2024-02-29T12:34:56Z (a leap day) is 730,902,896 s after 2001.
+        #expect(MatroskaParser.isoDate(nanosecondsSince2001: 730_902_896_000_000_000) == "2024-02-29T12:34:56Z")
         #expect(MatroskaParser.isoDate(nanosecondsSince2001: .max) == "2293-04-11T23:47:16Z")
         #expect(MatroskaParser.isoDate(nanosecondsSince2001: .min) == "1708-09-22T00:12:43Z")
     }
