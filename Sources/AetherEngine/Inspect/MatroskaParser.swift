@@ -164,8 +164,7 @@ public final class MatroskaParser: StructureParser {
                 }
             case let .element(id, size, headerSize):
                 let info = MatroskaElements.byID[id]
-                if level.unknownSize, level.parentID != 0, let info, !info.mayBeChild(of: level.parentID) {
-                    // An element that cannot be the parent's child begins: the parent ends here.
+                if level.unknownSize, level.parentID != 0, let info, Self.ends(level.parentID, at: info) {
                     result.end = pos
                     return result
                 }
@@ -235,6 +234,16 @@ public final class MatroskaParser: StructureParser {
         }
         resolvedEnds[element.offset] = end
         return end
+    }
+
+    /// Whether `element` ends a parent of unknown size: it cannot be the parent's child, and it
+    /// belongs at the parent's level or above (a top-level element, a child of the Segment, or a
+    /// sibling of the parent: the next Cluster ends a live Cluster). An element that fits nowhere
+    /// near (a misplaced known ID, or an unknown one) is read as a child, as in a parent of known size.
+    private static func ends(_ parentID: UInt32, at element: EBMLElement) -> Bool {
+        guard !element.mayBeChild(of: parentID) else { return false }
+        let parentLevels = MatroskaElements.byID[parentID]?.parents ?? []
+        return element.parents.contains { $0 == 0 || $0 == MatroskaElements.segment || parentLevels.contains($0) }
     }
 
     /// After a header that is not EBML: a damage node, and where to go on (the next Cluster ID
