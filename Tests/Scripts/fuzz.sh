@@ -94,13 +94,13 @@ case "$target" in
         # Seeds: yt-dlp answers kept in Tests/Fuzz/Regressions/ytdl (copied in below).
         max_len=65536 ;;
     ebml)
-        # The inspector's Matroska structure parser: the Matroska and WebM fixtures' first 64 KiB
-        # (EBML header, SeekHead, Info, Tracks, the first Clusters), the live one with unknown sizes.
+        # The inspector's Matroska structure parser: the Matroska and WebM fixtures' heads (EBML
+        # header, SeekHead, Info, Tracks, the first Cluster's blocks), the live one with unknown sizes.
         bash Tests/Fixtures/make-fixtures.sh >/dev/null
         for f in Tests/Fixtures/out/*.{mkv,mka,webm} Tests/Fixtures/out/hostile/*.{mkv,webm}; do
             [ -f "$f" ] && seed "$(basename "$f")" "$f"
         done
-        max_len=65536 ;;
+        max_len=32768 ;;
     replies)
         # Seeds: the answers of real terminals kept in Tests/Fuzz/Regressions/replies (copied in below).
         # First byte: bits 0-3 the read size (0: all at once), bit 4 inside tmux, bit 5 passthrough.

@@ -286,17 +286,27 @@ public final class MatroskaParser: StructureParser {
     /// The first offset in `start..<end` where one of the 4-byte IDs begins, read in chunks.
     private func find(_ targets: [(id: UInt32, name: String)], from start: Int64, to end: Int64) -> (Int64, String)? {
         let chunk: Int64 = 64 << 10
+        var startsTarget = [Bool](repeating: false, count: 256)
+        for target in targets { startsTarget[Int(target.id >> 24)] = true }
         var at = start
         while at < end {
             let count = min(chunk + 3, end - at + 3)
             let bytes = source.read(at: at, count: Int(count))
             guard bytes.count >= 4 else { return nil }
-            var i = 0
-            while i + 3 < bytes.count, Int64(i) < end - at {
-                let word = UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
-                if let target = targets.first(where: { $0.id == word }) { return (at + Int64(i), target.name) }
-                i += 1
+            let stop = Int(min(Int64(bytes.count - 3), end - at))
+            let hit: (Int, String)? = bytes.withUnsafeBufferPointer { b in
+                var i = 0
+                while i < stop {
+                    // Most bytes start no target: one table lookup each.
+                    if startsTarget[Int(b[i])] {
+                        let word = UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
+                        if let target = targets.first(where: { $0.id == word }) { return (i, target.name) }
+                    }
+                    i += 1
+                }
+                return nil
             }
+            if let (i, name) = hit { return (at + Int64(i), name) }
             at += chunk
         }
         return nil
