@@ -9,9 +9,10 @@ import Foundation
 // What the file says is checked before it is used: a size that runs past the parent (or the file)
 // is clipped to it and named as damage; an ID or size that is not a VINT (a zero first byte) is
 // damage, and the parser looks for the next Cluster ID (bounded) to go on from; an unknown size
-// is legal only for the Segment and its Clusters (live muxing), which end where an element that
-// cannot be their child begins. Nothing is allocated from a size field: payload reads are clamped
-// to a few hundred bytes per field and to the budget's `maxFieldBytes`.
+// is legal only for the Segment and its Clusters (live muxing), which end where an element of
+// their own level or above begins (the next Cluster, the Cues; a Segment at the end of the
+// file). Nothing is allocated from a size field: payload reads are clamped to a few hundred
+// bytes per field and to the budget's `maxFieldBytes`.
 
 /// The EBML structure reader (see the file's header comment for the rules it keeps).
 public final class MatroskaParser: StructureParser {
@@ -93,8 +94,8 @@ public final class MatroskaParser: StructureParser {
         let start: Int64
         /// Where the level must end: the parent's end (already clipped) or the file's.
         let limit: Int64
-        /// The parent's size is unknown: the level also ends at the first element that cannot
-        /// be its child.
+        /// The parent's size is unknown: the level also ends at the first element of the
+        /// parent's own level or above (``ends(_:at:)``).
         let unknownSize: Bool
         /// The children's depth.
         let depth: Int
