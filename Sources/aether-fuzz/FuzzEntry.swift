@@ -28,13 +28,15 @@ import TerminalGraphics
 /// - `ytdl`: yt-dlp's `-J` answer (``PageMedia/parse(_:)``) and the `--ytdl-raw-options` and
 ///   `--ytdl-format` checks;
 /// - `replies`: a terminal's answers to the capability probe (CSI, APC and DCS replies:
-///   XTVERSION, XTGETTCAP, DECRQSS, kitty's) through ``CapabilityProbe`` (ReplyFuzz below).
+///   XTVERSION, XTGETTCAP, DECRQSS, kitty's) through ``CapabilityProbe`` (ReplyFuzz below);
+/// - `ebml`: the inspector's Matroska/WebM structure parser over the bytes in memory, every
+///   container expanded (``StructureTreeCheck``).
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -63,6 +65,13 @@ enum FuzzTarget: String, CaseIterable {
             DoorFuzz.run(self, bytes)
         case .replies:
             ReplyFuzz.run(bytes)
+        case .ebml:
+            // The default bounds, smaller: the same limits are hit with a fraction of the work.
+            var budget = StructureBudget()
+            budget.maxChildren = 256
+            budget.maxScanSteps = 4096
+            budget.maxDepth = 24
+            StructureTreeCheck.run(MatroskaParser(source: MemoryByteSource(bytes), budget: budget), length: Int64(bytes.count), budget: budget)
         case .ytdl:
             if let page = try? PageMedia.parse(bytes) {
                 // What the parser lets through is bounded and never names anything but http(s).
@@ -117,7 +126,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)

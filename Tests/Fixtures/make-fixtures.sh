@@ -186,6 +186,24 @@
 #       and 2^64-1 ms, two 50 ms blocks each (12 packets). libavformat makes
 #       packet timestamps from 0 up to 4.6e18 and down to Int64.min + 50.
 #
+# EBML structure (the inspector's Matroska parser against mkvinfo)
+#   ebml-attachments.mkv
+#       h264-aac-2audio-srt-ass.mkv remuxed with an attachment (note.txt,
+#       text/plain, 14 bytes "attached note\n") and a global COMMENT tag
+#       "ebml fixture": chapters, attachments, tags, SubRip and ASS subtitles
+#       (BlockGroups with BlockDuration) in one file.
+#   ebml-live.webm
+#       VP8 160x120 24 fps 3 s + Opus, muxed to a pipe with -live 1: the
+#       Segment has an unknown size; every Cluster's size field is then
+#       rewritten to "unknown" (all ones, same length), as a live muxer
+#       that cannot seek back writes them.
+#   ebml-mkvmerge-hdr.mkv (only when mkvmerge is installed)
+#       hevc10-hdr10-ac3-51-movtext.mp4's HEVC and AC-3 muxed by mkvmerge
+#       (--deterministic 7): Colour with MaxCLL 1000, MaxFALL 400 and
+#       MasteringMetadata (BT.2020 primaries, 1000 / 0.0001 nits), track
+#       name "HDR video", LanguageBCP47 en, laced AC-3 blocks, DateUTC and
+#       SegmentUUID, mkvmerge's statistics tags.
+#
 # Network sources
 #   net/   progressive MP4, HLS (three variants, AES-128, thumbnails), DASH
 #          (SegmentTimeline, $Number$, thumbnails) and hostile playlists, made
@@ -735,6 +753,63 @@ gen_nopts_h264() {
 
 gen_extreme_timestamps() { python3 "$script_dir/gen-extreme-timestamps.py" "$1"; }
 
+# --- EBML structure fixtures (the inspector's Matroska parser) -------------
+
+gen_ebml_attachments() {
+    local note="$work/note.txt"
+    printf 'attached note\n' >"$note"
+    "${ff[@]}" -i "$outdir/h264-aac-2audio-srt-ass.mkv" -map 0 -c copy \
+        -attach "$note" -metadata:s:t:0 mimetype=text/plain -metadata:s:t:0 filename=note.txt \
+        -metadata comment="ebml fixture" "${bitexact[@]}" -f matroska "$1"
+}
+
+gen_ebml_live() {
+    local piped="$work/ebml-live-piped.webm"
+    "${ff[@]}" -f lavfi -i testsrc2=s=160x120:r=24:d=3 -f lavfi -i sine=f=440:r=48000:d=3 \
+        -c:v libvpx -deadline realtime -cpu-used 8 -g 24 "${vthreads[@]}" -c:a libopus \
+        "${bitexact[@]}" -f webm -live 1 pipe:1 >"$piped"
+    # Every Cluster (a child of the unknown-size Segment) gets an unknown size of the same length.
+    python3 -c '
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+def vint(pos, is_id):
+    first = data[pos]
+    length = 8 - first.bit_length() + 1
+    value = first if is_id else first & (0xFF >> length)
+    for b in data[pos + 1:pos + length]:
+        value = value << 8 | b
+    return value, length
+def header(pos):
+    ident, n = vint(pos, True)
+    size, m = vint(pos + n, False)
+    return ident, n, size, m
+ident, n, size, m = header(0)
+pos = n + m + size                                   # past the EBML header
+ident, n, size, m = header(pos)
+assert ident == 0x18538067, "no Segment"
+pos += n + m
+clusters = 0
+while pos < len(data):
+    ident, n, size, m = header(pos)
+    if ident == 0x1F43B675:
+        data[pos + n] = 0xFF >> (m - 1)
+        for i in range(1, m):
+            data[pos + n + i] = 0xFF
+        clusters += 1
+    pos += n + m + size
+assert clusters > 1, "no Clusters"
+open(sys.argv[2], "wb").write(data)
+' "$piped" "$1"
+}
+
+gen_ebml_mkvmerge_hdr() {
+    mkvmerge --deterministic 7 -q -o "$1" \
+        --max-content-light 0:1000 --max-frame-light 0:400 --max-luminance 0:1000 --min-luminance 0:0.0001 \
+        --chromaticity-coordinates 0:0.68,0.32,0.265,0.69,0.15,0.06 --white-colour-coordinates 0:0.3127,0.329 \
+        --language 0:en --track-name '0:HDR video' --no-subtitles "$outdir/hevc10-hdr10-ac3-51-movtext.mp4"
+}
+# --- end of the EBML structure fixtures -------------------------------------
+
 # ---------------------------------------------------------------------------
 
 build h264-aac-2audio-srt-ass.mkv     gen_main_mkv
@@ -776,6 +851,12 @@ build wrong-extension.mkv             gen_wrong_extension "$outdir/h264-aac.flv"
 build damaged-h264.mkv                gen_damaged_h264
 build nopts.h264                      gen_nopts_h264
 build extreme-timestamps.mkv          gen_extreme_timestamps "$script_dir/gen-extreme-timestamps.py"
+# EBML structure fixtures
+build ebml-attachments.mkv            gen_ebml_attachments "$outdir/h264-aac-2audio-srt-ass.mkv"
+build ebml-live.webm                  gen_ebml_live
+if command -v mkvmerge >/dev/null 2>&1; then
+    build ebml-mkvmerge-hdr.mkv       gen_ebml_mkvmerge_hdr "$outdir/hevc10-hdr10-ac3-51-movtext.mp4"
+fi
 
 # Files not made for the happy path (broadcast timelines, damage, encryption, number traps,
 # unbounded input): Tests/Scripts/hostile-corpus.sh's small set, regenerated when its scripts change.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer over the code that reads untrusted bytes (not part of CI):
-#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl [seconds=600]
+#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml [seconds=600]
 # Builds Sources/aether-fuzz with -sanitize=fuzzer,address in $FUZZ_SCRATCH (default .build-fuzz), seeds a working corpus
 # (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
 # runs for the given time, and copies any crash, leak-free timeout or OOM input into
@@ -8,10 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl [seconds]}"
+target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml [seconds]}"
 seconds="${2:-600}"
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"
-case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 swift build --product aether-fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
 corpus="Tests/Fixtures/out/fuzz/$target"
 artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
@@ -93,6 +93,14 @@ case "$target" in
     ytdl)
         # Seeds: yt-dlp answers kept in Tests/Fuzz/Regressions/ytdl (copied in below).
         max_len=65536 ;;
+    ebml)
+        # The inspector's Matroska structure parser: the Matroska and WebM fixtures' heads (EBML
+        # header, SeekHead, Info, Tracks, the first Cluster's blocks), the live one with unknown sizes.
+        bash Tests/Fixtures/make-fixtures.sh >/dev/null
+        for f in Tests/Fixtures/out/*.{mkv,mka,webm} Tests/Fixtures/out/hostile/*.{mkv,webm}; do
+            [ -f "$f" ] && seed "$(basename "$f")" "$f"
+        done
+        max_len=32768 ;;
     replies)
         # Seeds: the answers of real terminals kept in Tests/Fuzz/Regressions/replies (copied in below).
         # First byte: bits 0-3 the read size (0: all at once), bit 4 inside tmux, bit 5 passthrough.

@@ -32,6 +32,8 @@ packages=(
     yt-dlp
     # bench: `aether-bench graphics` compiles Tests/Scripts/libsixel-bench.c against libsixel
     libsixel-dev
+    # inspector: mkvinfo is the reference EBML tree; mkvmerge writes the HDR Matroska fixture
+    mkvtoolnix
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -180,6 +180,14 @@ public protocol StructureParser: AnyObject {
     /// The children of a container node (depth + 1), read now; `omitted` as for `top()`.
     /// A node that is not a container, or is at the depth limit, has none.
     func children(of node: StructureNode) -> (nodes: [StructureNode], omitted: Int)
+    /// The node again with what reading its children taught (a Matroska Cluster's block counts
+    /// per track, known once its blocks have been read): the caller shows this one instead.
+    func refined(_ node: StructureNode) -> StructureNode
+}
+
+extension StructureParser {
+    /// Most nodes are complete when first read.
+    public func refined(_ node: StructureNode) -> StructureNode { node }
 }
 
 /// The structure of one file: its parser and the nodes read so far, addressed by paths.
