@@ -27,6 +27,8 @@ import TerminalGraphics
 ///   of the other doors (DoorFuzz below);
 /// - `ytdl`: yt-dlp's `-J` answer (``PageMedia/parse(_:)``) and the `--ytdl-raw-options` and
 ///   `--ytdl-format` checks;
+/// - `bmff`, `mpegts`: the inspector's container tab, ISO BMFF boxes and MPEG-TS packets
+///   (``StructureFuzz``: every node opened, each inside its parent unless damaged);
 /// - `replies`: a terminal's answers to the capability probe (CSI, APC and DCS replies:
 ///   XTVERSION, XTGETTCAP, DECRQSS, kitty's) through ``CapabilityProbe`` (ReplyFuzz below).
 ///
@@ -34,7 +36,7 @@ import TerminalGraphics
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, bmff, mpegts
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -63,6 +65,8 @@ enum FuzzTarget: String, CaseIterable {
             DoorFuzz.run(self, bytes)
         case .replies:
             ReplyFuzz.run(bytes)
+        case .bmff, .mpegts:
+            StructureFuzz.run(self, bytes)
         case .ytdl:
             if let page = try? PageMedia.parse(bytes) {
                 // What the parser lets through is bounded and never names anything but http(s).
@@ -117,7 +121,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|bmff|mpegts FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)

@@ -69,19 +69,43 @@ public final class ISOBMFFParser: StructureParser {
                 break
             }
             steps += 1
-            let listed = nodes.count < budget.maxChildren
-            let (node, next) = box(at: pos, end: end, depth: depth, parent: parent, decode: listed)
-            guard let node else { break }
-            if listed { nodes.append(node) } else { omitted += 1 }
+            let next: Int64?
+            if nodes.count < budget.maxChildren {
+                let (node, after) = box(at: pos, end: end, depth: depth, parent: parent)
+                nodes.append(node)
+                next = after
+            } else {
+                // Past the listing budget boxes are only counted: no node, no text.
+                omitted += 1
+                next = skip(at: pos, end: end)
+            }
             guard let next, next > pos else { break }
             pos = next
         }
         return (nodes, omitted)
     }
 
+    /// Where the box after the one at `pos` starts, read from its header only (nil: the level
+    /// ends with this box). The same size rules as ``box(at:end:depth:parent:)``.
+    func skip(at pos: Int64, end: Int64) -> Int64? {
+        let remaining = end - pos
+        var c = ContainerScan.Cursor(window.read(at: pos, count: Int(min(remaining, 16))))
+        guard let size32 = c.u32(), c.skip(4) else { return nil }
+        let size: Int64
+        switch size32 {
+        case 0, 2..<8: return nil
+        case 1:
+            guard let large = c.u64(), large >= 16 else { return nil }
+            size = large > UInt64(remaining) ? remaining : Int64(large)
+        default:
+            size = min(Int64(size32), remaining)
+        }
+        return pos + size < end ? pos + size : nil
+    }
+
     /// The box at `pos` in a level ending at `end`, and where the next one starts (nil: the level
     /// ends here, after damage or a box that runs to its end).
-    func box(at pos: Int64, end: Int64, depth: Int, parent: String?, decode: Bool) -> (StructureNode?, Int64?) {
+    func box(at pos: Int64, end: Int64, depth: Int, parent: String?) -> (StructureNode, Int64?) {
         let remaining = end - pos
         let head = window.read(at: pos, count: Int(min(remaining, 32)))
         let whose = parent ?? "the file"
@@ -153,7 +177,7 @@ public final class ISOBMFFParser: StructureParser {
             headerSize = size
         }
         var node = StructureNode(name: type, offset: pos, headerSize: headerSize, size: size, fields: fields, depth: depth)
-        if decode { describe(&node, type: type, parent: parent, damage: &damage) }
+        describe(&node, type: type, parent: parent, damage: &damage)
         if !damage.isEmpty { node.damage = TextSanitizer.clean(damage.joined(separator: "; ")) }
         if node.isContainer, depth >= budget.maxDepth {
             node.isContainer = false
@@ -406,7 +430,9 @@ public final class ISOBMFFParser: StructureParser {
             if type == "mdhd" {
                 if let lang = c.u16() {
                     let code = [lang >> 10 & 31, lang >> 5 & 31, lang & 31].map { UInt8($0) &+ 0x60 }
-                    let text = code.allSatisfy({ (0x61...0x7A).contains($0) }) ? String(decoding: code, as: UTF8.self) : String(format: "0x%04x", lang)
+                    // QuickTime keeps Macintosh language codes below 0x400 (0x7FFF: unspecified).
+                    let text = lang == 0x7FFF ? "unspecified (QuickTime)" : lang < 0x400 ? "Macintosh language \(lang)"
+                        : code.allSatisfy({ (0x61...0x7A).contains($0) }) ? String(decoding: code, as: UTF8.self) : String(format: "0x%04x", lang)
                     node.fields.append(StructureField("language", text))
                     node.summary = "timescale \(ContainerScan.grouped(scale)), \(secs.map { $0 + " s" } ?? "no duration"), \(text)"
                 }
