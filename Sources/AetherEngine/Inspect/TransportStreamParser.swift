@@ -128,6 +128,9 @@ public final class TransportStreamParser: StructureParser {
         var nit: (offset: Int64, fields: [StructureField])?
         var otherCRCErrors = 0
         static let maxOffsetsKept = 5
+        /// Past this many losses of sync the stream is not a transport stream worth scanning on.
+        static let maxSyncLosses = 10_000
+        var gaveUp: Int64?
 
         init(length: Int64, budget: StructureBudget) {
             self.length = length
@@ -137,8 +140,11 @@ public final class TransportStreamParser: StructureParser {
         /// Where packets start and their stride: three sync bytes a stride apart.
         mutating func findSync(_ source: any ByteSource, from start: Int64, limit: Int64) -> Int64? {
             var base = start
+            // Sync is usually found again within a packet: read a little first, more if not.
+            var step = 4096
             while base < limit {
-                let want = Int(min(limit - base, 1 << 20)) + 2 * stride + 1
+                let want = Int(min(limit - base, Int64(step))) + 2 * stride + 1
+                step = min(step * 4, 1 << 20)
                 let chunk = source.read(at: base, count: want)
                 // At the end of the source a packet is confirmed by the syncs that are there.
                 let final = chunk.count < want
@@ -191,6 +197,10 @@ public final class TransportStreamParser: StructureParser {
                 if chunk[i] != 0x47 {
                     syncLosses += 1
                     if syncLossOffsets.count < Self.maxOffsetsKept { syncLossOffsets.append(pos) }
+                    if syncLosses >= Self.maxSyncLosses {
+                        gaveUp = pos
+                        break
+                    }
                     guard let next = findSync(source, from: pos + 1, limit: limit) else {
                         trailing = limit - pos
                         break
@@ -560,6 +570,7 @@ public final class TransportStreamParser: StructureParser {
             if syncLosses > 0 {
                 damage.append("lost sync \(ContainerScan.grouped(syncLosses)) time\(syncLosses == 1 ? "" : "s"), first at offset\(syncLossOffsets.count == 1 ? "" : "s") \(syncLossOffsets.map { ContainerScan.grouped($0) }.joined(separator: ", "))")
             }
+            if let gaveUp { damage.append("gave up after \(ContainerScan.grouped(syncLosses)) losses of sync at offset \(ContainerScan.grouped(gaveUp))") }
             if invalidAdaptation > 0 { damage.append("\(ContainerScan.grouped(invalidAdaptation)) packets with an adaptation field longer than the packet") }
             if reservedAdaptation > 0 { fields.append(StructureField("packets with reserved adaptation control", ContainerScan.grouped(reservedAdaptation))) }
             if trailing > 0 { fields.append(StructureField("trailing bytes", ContainerScan.grouped(trailing))) }
