@@ -81,6 +81,10 @@ def walk(data, box, depth, out):
             if entry.format not in (b"avc1", b"encv", b"wvtt"):
                 expanded = 2
                 break
+    # pymp4 stops a container's children silently at the first it cannot parse (GreedyRange):
+    # a container that did not consume its declared size shows only the first of them.
+    if expanded == 1 and not consistent:
+        expanded = 2
     emit(out, depth, box.type, offset, size, expanded)
     out.extend(lines)
     return consistent
