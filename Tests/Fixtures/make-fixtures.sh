@@ -200,6 +200,10 @@
 #   inspect-2programs.ts
 #       MPEG-TS with two programs: 1 "One" (PMT 0x1000) = H.264 (0x0100) + AAC
 #       (0x0101); 2 "Two" (PMT 0x1001) = MP2 (0x0102, language fra).
+#   inspect-codecs.mp4
+#       Stream copies into one MP4 (-strict experimental): AV1 of av1-opus.webm,
+#       VP9 of vp9-opus.webm, Opus of av1-opus.webm, FLAC of music-cover.flac
+#       (av1C, vpcC, dOps, dfLa boxes).
 #
 # Network sources
 #   net/   progressive MP4, HLS (three variants, AES-128, thumbnails), DASH
@@ -330,6 +334,11 @@ gen_inspect_2programs() {
     "${ff[@]}" -f lavfi -i testsrc2=s=320x240:r=24:d=2 -f lavfi -i sine=f=440:r=48000:d=2 -f lavfi -i sine=f=660:r=48000:d=2 \
         -map 0 -map 1 -map 2 "${x264_24[@]}" -crf 30 -c:a:0 aac -c:a:1 mp2 -metadata:s:a:1 language=fra \
         -program title=One:st=0:st=1 -program title=Two:st=2 "${bitexact[@]}" -f mpegts "$1"
+}
+
+gen_inspect_codecs() {
+    "${ff[@]}" -i "$outdir/av1-opus.webm" -i "$outdir/vp9-opus.webm" -i "$outdir/music-cover.flac" \
+        -map 0:v -map 1:v -map 0:a -map 2:a -c copy -strict experimental "${bitexact[@]}" -f mp4 "$1"
 }
 
 # ---------------------------------------------------------------------------
@@ -819,6 +828,7 @@ build inspect-frag.mp4                gen_inspect_frag
 build inspect-qt.mov                  gen_inspect_mov
 build inspect-m2ts.m2ts               gen_inspect_m2ts
 build inspect-2programs.ts            gen_inspect_2programs
+build inspect-codecs.mp4              gen_inspect_codecs "$outdir/av1-opus.webm" "$outdir/vp9-opus.webm" "$outdir/music-cover.flac"
 
 # Files not made for the happy path (broadcast timelines, damage, encryption, number traps,
 # unbounded input): Tests/Scripts/hostile-corpus.sh's small set, regenerated when its scripts change.

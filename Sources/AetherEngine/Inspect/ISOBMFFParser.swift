@@ -310,6 +310,32 @@ public final class ISOBMFFParser: StructureParser {
             node.summary = "profile \(profile), level \(level), \(b >> 4)-bit"
         case "colr":
             colr(&node, damage: &damage)
+        case "dOps":
+            var c = ContainerScan.Cursor(payload(node, limit: 16))
+            guard let version = c.u8(), let channels = c.u8(), let preSkip = c.u16(), let rate = c.u32(), let gain = c.u16(), let family = c.u8() else { short("Opus header"); return }
+            node.fields += [StructureField("version", String(version)), StructureField("channels", String(channels)), StructureField("pre-skip", String(preSkip)),
+                            StructureField("input sample rate", String(rate)), StructureField("output gain", String(Int16(bitPattern: gain))),
+                            StructureField("channel mapping family", String(family))]
+            node.summary = "\(channels) ch, pre-skip \(preSkip)"
+        case "dfLa":
+            // A full box holding FLAC metadata blocks; the first is STREAMINFO.
+            var c = ContainerScan.Cursor(payload(node, limit: 64))
+            guard fullBox(&c, &node), let header = c.u8(), c.skip(3), header & 0x7F == 0, let minBlock = c.u16(), let maxBlock = c.u16(), c.skip(6),
+                  let packed = c.u64() else { short("STREAMINFO"); return }
+            let rate = packed >> 44, channels = (packed >> 41 & 7) + 1, bits = (packed >> 36 & 31) + 1, samples = packed & 0xF_FFFF_FFFF
+            node.fields += [StructureField("block size", "\(minBlock)–\(maxBlock)"), StructureField("sample rate", String(rate)),
+                            StructureField("channels", String(channels)), StructureField("bits per sample", String(bits)),
+                            StructureField("total samples", ContainerScan.grouped(samples))]
+            node.summary = "\(rate) Hz, \(channels) ch, \(bits)-bit"
+        case "dac3":
+            var c = ContainerScan.Cursor(payload(node, limit: 3))
+            guard let v = c.u24() else { short("AC-3 configuration"); return }
+            let acmod = Int(v >> 11 & 7), lfe = v >> 10 & 1
+            let layouts = ["1+1", "1/0 (mono)", "2/0 (stereo)", "3/0", "2/1", "3/1", "2/2", "3/2"]
+            node.fields += [StructureField("sample rate code", String(v >> 22)), StructureField("bsid", String(v >> 17 & 31)),
+                            StructureField("bsmod", String(v >> 14 & 7)), StructureField("acmod", "\(acmod) \(layouts[acmod])"),
+                            StructureField("LFE", lfe == 1 ? "yes" : "no"), StructureField("bit rate code", String(v >> 5 & 31))]
+            node.summary = layouts[acmod] + (lfe == 1 ? " + LFE" : "")
         case "mdcv":
             var c = ContainerScan.Cursor(payload(node, limit: 24))
             var xy: [(UInt16, UInt16)] = []

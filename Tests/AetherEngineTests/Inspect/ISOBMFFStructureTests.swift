@@ -12,7 +12,7 @@ import Testing
 
     static let fixtures = [
         "hevc10-hdr10-ac3-51-movtext.mp4", "hevc-hlg.mp4", "frames-rotate90.mp4", "music-cover.m4a",
-        "inspect-frag.mp4", "inspect-qt.mov", "hostile/cenc.mp4", "hostile/cenc-frag.mp4", "hostile/fmp4-huge-duration.mp4",
+        "inspect-frag.mp4", "inspect-qt.mov", "inspect-codecs.mp4", "hostile/cenc.mp4", "hostile/cenc-frag.mp4", "hostile/fmp4-huge-duration.mp4",
         "net/progressive.mp4", "net/dash-vod/init-stream0.m4s", "net/dash-vod/chunk-stream0-00001.m4s",
         "net/hls-download-fmp4/init.mp4", "net/hls-download-fmp4/seg0.m4s",
     ]
@@ -180,6 +180,20 @@ import Testing
         #expect(S.field(hlg, "transfer") == "18 arib-std-b67")
         let hvcC = try #require(S.walk(try Self.parser(S.fixture("hevc-hlg.mp4"))).first { $0.name == "hvcC" })
         #expect(S.field(hvcC, "bit depth") == "luma 10, chroma 10" && S.field(hvcC, "profile") == "Main 10 (2)")
+    }
+
+    @Test func av1VP9OpusAndFLACConfigurationsEqualFfprobes() throws {
+        let path = S.fixture("inspect-codecs.mp4")
+        let all = S.walk(try Self.parser(path))
+        let streams = try Self.ffprobe(path).streams
+        func node(_ name: String) throws -> StructureNode { try #require(all.first { $0.name == name }, "no \(name)") }
+        #expect(S.field(try node("av1C"), "profile") == "\(streams[0]["profile"] ?? "") (0)" && S.field(try node("av1C"), "bit depth") == "8")
+        #expect(S.field(try node("vpcC"), "profile").map { "Profile " + $0 } == streams[1]["profile"] as? String && S.field(try node("vpcC"), "bit depth") == "8")
+        #expect(S.field(try node("dOps"), "channels") == "\(streams[2]["channels"] ?? "")" && S.field(try node("Opus"), "sample rate") == streams[2]["sample_rate"] as? String)
+        let dfla = try node("dfLa")
+        #expect(S.field(dfla, "sample rate") == streams[3]["sample_rate"] as? String && S.field(dfla, "channels") == "\(streams[3]["channels"] ?? "")"
+                && S.field(dfla, "bits per sample") == streams[3]["bits_per_raw_sample"] as? String)
+        #expect(all.allSatisfy { $0.damage == nil })
     }
 
     @Test func theFragmentedFixtureShowsSidxMoofTrunAndMfra() throws {

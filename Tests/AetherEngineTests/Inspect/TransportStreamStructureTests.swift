@@ -49,6 +49,15 @@ import Testing
         }
     }
 
+    @Test func detectionPicksTheseParsersForTheFixtures() throws {
+        for name in Self.fixtures {
+            #expect(StructureDocument.detect(try FileByteSource(path: S.fixture(name))) == .mpegts, "\(name)")
+        }
+        for name in ISOBMFFStructureTests.fixtures {
+            #expect(StructureDocument.detect(try FileByteSource(path: S.fixture(name))) == .isobmff, "\(name)")
+        }
+    }
+
     @Test func theM2TSFixtureIsReadAs192BytePackets() throws {
         let parser = TransportStreamParser(source: try FileByteSource(path: S.fixture("inspect-m2ts.m2ts")))
         let first = try #require(parser.top().nodes.first)
