@@ -187,9 +187,10 @@ import Testing
         let all = S.walk(try Self.parser(path))
         let streams = try Self.ffprobe(path).streams
         func node(_ name: String) throws -> StructureNode { try #require(all.first { $0.name == name }, "no \(name)") }
-        #expect(S.field(try node("av1C"), "profile") == "\(streams[0]["profile"] ?? "") (0)" && S.field(try node("av1C"), "bit depth") == "8")
-        #expect(S.field(try node("vpcC"), "profile").map { "Profile " + $0 } == streams[1]["profile"] as? String && S.field(try node("vpcC"), "bit depth") == "8")
-        #expect(S.field(try node("dOps"), "channels") == "\(streams[2]["channels"] ?? "")" && S.field(try node("Opus"), "sample rate") == streams[2]["sample_rate"] as? String)
+        let av1C = try node("av1C"), vpcC = try node("vpcC"), dOps = try node("dOps"), opus = try node("Opus")
+        #expect(S.field(av1C, "profile") == "\(streams[0]["profile"] ?? "") (0)" && S.field(av1C, "bit depth") == "8")
+        #expect(S.field(vpcC, "profile").map { "Profile " + $0 } == streams[1]["profile"] as? String && S.field(vpcC, "bit depth") == "8")
+        #expect(S.field(dOps, "channels") == "\(streams[2]["channels"] ?? "")" && S.field(opus, "sample rate") == streams[2]["sample_rate"] as? String)
         let dfla = try node("dfLa")
         #expect(S.field(dfla, "sample rate") == streams[3]["sample_rate"] as? String && S.field(dfla, "channels") == "\(streams[3]["channels"] ?? "")"
                 && S.field(dfla, "bits per sample") == streams[3]["bits_per_raw_sample"] as? String)
