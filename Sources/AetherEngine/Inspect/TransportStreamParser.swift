@@ -22,7 +22,7 @@ public final class TransportStreamParser: StructureParser {
 
     public func top() -> (nodes: [StructureNode], omitted: Int) {
         let scan = result()
-        return (scan.topNodes(budget: budget), 0)
+        return (scan.topNodes(budget: budget), max(0, scan.programs.count - Scan.shownPrograms(budget)))
     }
 
     public func children(of node: StructureNode) -> (nodes: [StructureNode], omitted: Int) {
@@ -549,6 +549,10 @@ public final class TransportStreamParser: StructureParser {
 
         // MARK: nodes
 
+        /// PMT nodes listed at the top, leaving room for the other five (summary, PAT, SDT, NIT,
+        /// PIDs) within the children budget.
+        static func shownPrograms(_ budget: StructureBudget) -> Int { max(0, budget.maxChildren - 5) }
+
         static func pidName(_ pid: Int) -> String { String(format: "0x%04X", pid) }
 
         func pcrSeconds(_ v: UInt64) -> String { String(format: "%.6f", Double(v) / 27_000_000) }
@@ -589,7 +593,7 @@ public final class TransportStreamParser: StructureParser {
                 nodes.append(StructureNode(name: "PAT", offset: patOffset, headerSize: 4, size: 188, summary: "\(programs.count) program\(programs.count == 1 ? "" : "s")", fields: f,
                                            damage: patCRCErrors > 0 ? "\(patCRCErrors) PAT sections fail their CRC" : nil, depth: 0))
             }
-            for (index, p) in programs.prefix(budget.maxChildren).enumerated() {
+            for (index, p) in programs.prefix(Self.shownPrograms(budget)).enumerated() {
                 let name = "PMT program \(p.number) (PID \(Self.pidName(p.pmtPID)))"
                 guard let offset = p.offset else {
                     nodes.append(StructureNode(name: name, offset: patOffset ?? 0, headerSize: 0, size: 0,
