@@ -14,6 +14,8 @@ enum ContainerScan {
         private var bytes: [UInt8] = []
         /// The window's size: large reads (field payloads) go straight to the source.
         let size: Int
+        /// What a miss reads: enough for a run of small boxes' headers.
+        static let refill = 4 << 10
 
         init(_ source: any ByteSource, size: Int = 256 << 10) {
             self.source = source
@@ -27,9 +29,10 @@ enum ContainerScan {
             guard offset >= 0, count > 0, offset < source.length else { return [] }
             if count > size / 4 { return source.read(at: offset, count: count) }
             if base < 0 || offset < base || offset - base + Int64(count) > Int64(bytes.count) {
-                // Refill unless the window already holds everything up to the end of the source.
+                // A small refill: the next read is as likely a header megabytes away (a file of
+                // large fragments) as one nearby, and each miss must not cost a whole window.
                 base = offset
-                bytes = source.read(at: offset, count: size)
+                bytes = source.read(at: offset, count: min(size, max(count, Self.refill)))
             }
             let start = Int(offset - base)
             let end = min(bytes.count, start + count)

@@ -347,6 +347,43 @@ import Testing
 
     // MARK: lazy
 
+    /// Counts what the parser reads.
+    final class CountingSource: ByteSource {
+        let inner: any ByteSource
+        var bytesRead = 0
+        var reads = 0
+        init(_ inner: any ByteSource) { self.inner = inner }
+        var length: Int64 { inner.length }
+        func read(at offset: Int64, count: Int) -> [UInt8] {
+            let out = inner.read(at: offset, count: count)
+            bytesRead += out.count
+            reads += 1
+            return out
+        }
+    }
+
+    /// 2,000 top-level boxes of 1 MiB (a long fragmented file's moof/mdat pairs, sparse on disk):
+    /// listing them reads their headers, not a window per box.
+    @Test func manyLargeTopLevelBoxesCostTheirHeadersOnly() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aether-bmff-many-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("many.mp4").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(S.ftyp)))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        for i in 0..<2000 {
+            try handle.seek(toOffset: UInt64(S.ftyp.count) + UInt64(i) << 20)
+            try handle.write(contentsOf: Data(S.be32(1 << 20) + Array("mdat".utf8)))
+        }
+        try handle.truncate(atOffset: UInt64(S.ftyp.count) + 2000 << 20)
+        try handle.close()
+        let source = CountingSource(try FileByteSource(path: path))
+        let (top, seconds) = S.timed { ISOBMFFParser(source: source).top() }
+        print("2,000 boxes of 1 MiB: top() in \(String(format: "%.3f", seconds)) s, \(source.reads) reads, \(source.bytesRead) bytes")
+        #expect(top.nodes.count == 2001 && top.nodes.allSatisfy { $0.damage == nil })
+        #expect(seconds < 1 && source.bytesRead < 2001 * (16 << 10))
+    }
+
     /// A real MP4's boxes followed by a 2 GB mdat, sparse on disk: opening it reads headers only.
     @Test func aTwoGigabyteFileOpensLazily() throws {
         let m4a = [UInt8](try Data(contentsOf: URL(fileURLWithPath: S.fixture("music-cover.m4a"))))
