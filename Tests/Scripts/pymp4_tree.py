@@ -22,7 +22,7 @@ from pymp4.parser import Box
 
 def fourcc(t):
     if isinstance(t, bytes):
-        return "".join(chr(b) if 0x20 <= b < 0x7F and b != 0x5C else ("©" if b == 0xA9 else "\\x%02X" % b) for b in t)
+        return "".join(chr(b) if 0x20 <= b < 0x7F and b not in (0x5C, 0x2F) else ("©" if b == 0xA9 else "\\x%02X" % b) for b in t)
     return str(t)
 
 

@@ -110,12 +110,13 @@ enum ContainerScan {
     }
 
     /// A 32-bit four-character code as text: printable ASCII as is, `©` for 0xA9 (QuickTime's
-    /// metadata keys), anything else as `\xNN` (the bytes come from the file).
+    /// metadata keys), anything else as `\xNN` (the bytes come from the file). `/` is escaped
+    /// too: node paths (`moov/trak[1]`) split on it.
     static func fourCC(_ bytes: some Collection<UInt8>) -> String {
         var s = ""
         for b in bytes {
             switch b {
-            case 0x20...0x7E where b != 0x5C: s.unicodeScalars.append(Unicode.Scalar(b))
+            case 0x20...0x7E where b != 0x5C && b != 0x2F: s.unicodeScalars.append(Unicode.Scalar(b))
             case 0xA9: s += "©"
             default: s += String(format: "\\x%02X", b)
             }

@@ -242,9 +242,9 @@ import Testing
     }
 
     @Test func unknownAndUnprintableTypesAreNamedSafely() throws {
-        let bytes = S.ftyp + S.box("zzzz", [1, 2]) + S.be32(8) + [0x1B, 0x5B, 0x33, 0x00] + S.box("uuid", [UInt8](repeating: 0xAB, count: 20))
+        let bytes = S.ftyp + S.box("zzzz", [1, 2]) + S.be32(8) + [0x1B, 0x5B, 0x33, 0x00] + S.box("uuid", [UInt8](repeating: 0xAB, count: 20)) + S.box("a/bc")
         let nodes = Self.parser(bytes).top().nodes
-        #expect(nodes.map(\.name) == ["ftyp", "zzzz", "\\x1B[3\\x00", "uuid"])
+        #expect(nodes.map(\.name) == ["ftyp", "zzzz", "\\x1B[3\\x00", "uuid", "a\\x2Fbc"])
         #expect(nodes[3].headerSize == 24 && S.field(nodes[3], "extended type") == "abababab-abab-abab-abab-abababababab")
     }
 
