@@ -27,6 +27,8 @@ import TerminalGraphics
 ///   of the other doors (DoorFuzz below);
 /// - `ytdl`: yt-dlp's `-J` answer (``PageMedia/parse(_:)``) and the `--ytdl-raw-options` and
 ///   `--ytdl-format` checks;
+/// - `bmff`, `mpegts`: the inspector's container tab, ISO BMFF boxes and MPEG-TS packets
+///   (``StructureFuzz``: every node opened, each inside its parent unless damaged);
 /// - `replies`: a terminal's answers to the capability probe (CSI, APC and DCS replies:
 ///   XTVERSION, XTGETTCAP, DECRQSS, kitty's) through ``CapabilityProbe`` (ReplyFuzz below);
 /// - `ebml`: the inspector's Matroska/WebM structure parser over the bytes in memory, every
@@ -36,7 +38,7 @@ import TerminalGraphics
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -72,6 +74,8 @@ enum FuzzTarget: String, CaseIterable {
             budget.maxScanSteps = 4096
             budget.maxDepth = 24
             StructureTreeCheck.run(MatroskaParser(source: MemoryByteSource(bytes), budget: budget), length: Int64(bytes.count), budget: budget)
+        case .bmff, .mpegts:
+            StructureFuzz.run(self, bytes)
         case .ytdl:
             if let page = try? PageMedia.parse(bytes) {
                 // What the parser lets through is bounded and never names anything but http(s).
@@ -126,7 +130,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)

@@ -203,6 +203,24 @@
 #       MasteringMetadata (BT.2020 primaries, 1000 / 0.0001 nits), track
 #       name "HDR video", LanguageBCP47 en, laced AC-3 blocks, DateUTC and
 #       SegmentUUID, mkvmerge's statistics tags.
+# Structure inspector (the container tab's box and packet parsers)
+#   inspect-frag.mp4
+#       Fragmented MP4: H.264 + AAC stereo 48 kHz 440 Hz, 2 s (empty moov, one
+#       moof+mdat a second, default-base-is-moof), a global sidx per track
+#       before the first moof, and an mfra (tfra per track, mfro) at the end.
+#   inspect-qt.mov
+#       QuickTime: H.264 + PCM s16le mono 48 kHz 440 Hz ('sowt'), 2 s, title
+#       "QT Title" (QuickTime udta, Mac language codes, hdlr in minf).
+#   inspect-m2ts.m2ts
+#       M2TS (192-byte packets: a 4-byte timestamp before each TS packet):
+#       H.264 + AC-3 stereo, 2 s; one program, PMT PID 0x0100.
+#   inspect-2programs.ts
+#       MPEG-TS with two programs: 1 "One" (PMT 0x1000) = H.264 (0x0100) + AAC
+#       (0x0101); 2 "Two" (PMT 0x1001) = MP2 (0x0102, language fra).
+#   inspect-codecs.mp4
+#       Stream copies into one MP4 (-strict experimental): AV1 of av1-opus.webm,
+#       VP9 of vp9-opus.webm, Opus of av1-opus.webm, FLAC of music-cover.flac
+#       (av1C, vpcC, dOps, dfLa boxes).
 #
 # Network sources
 #   net/   progressive MP4, HLS (three variants, AES-128, thumbnails), DASH
@@ -309,6 +327,35 @@ build() {
     mv -f "$tmp" "$out"
     current=""
     printf '%-36s %9d bytes\n' "$name" "$(stat -c %s "$out")"
+}
+
+# Structure inspector fixtures (Tests/AetherEngineTests/Inspect).
+gen_inspect_frag() {
+    local audio="$work/inspect-frag.aac"
+    aac_track "$audio" 440 2
+    "${ff[@]}" -f lavfi -i testsrc2=s=320x240:r=24:d=2 -i "$audio" "${x264_24[@]}" -crf 30 -c:a copy -bsf:a aac_adtstoasc \
+        -movflags +frag_keyframe+empty_moov+default_base_moof+global_sidx "${bitexact[@]}" -f mp4 "$1"
+}
+
+gen_inspect_mov() {
+    "${ff[@]}" -f lavfi -i testsrc2=s=320x240:r=24:d=2 -f lavfi -i sine=f=440:r=48000:d=2 "${x264_24[@]}" -crf 30 \
+        -c:a pcm_s16le -metadata title="QT Title" "${bitexact[@]}" -f mov "$1"
+}
+
+gen_inspect_m2ts() {
+    "${ff[@]}" -f lavfi -i testsrc2=s=320x240:r=24:d=2 -f lavfi -i sine=f=440:r=48000:d=2 "${x264_24[@]}" -crf 30 \
+        -c:a ac3 -ac 2 -mpegts_m2ts_mode 1 "${bitexact[@]}" -f mpegts "$1"
+}
+
+gen_inspect_2programs() {
+    "${ff[@]}" -f lavfi -i testsrc2=s=320x240:r=24:d=2 -f lavfi -i sine=f=440:r=48000:d=2 -f lavfi -i sine=f=660:r=48000:d=2 \
+        -map 0 -map 1 -map 2 "${x264_24[@]}" -crf 30 -c:a:0 aac -c:a:1 mp2 -metadata:s:a:1 language=fra \
+        -program title=One:st=0:st=1 -program title=Two:st=2 "${bitexact[@]}" -f mpegts "$1"
+}
+
+gen_inspect_codecs() {
+    "${ff[@]}" -i "$outdir/av1-opus.webm" -i "$outdir/vp9-opus.webm" -i "$outdir/music-cover.flac" \
+        -map 0:v -map 1:v -map 0:a -map 2:a -c copy -strict experimental "${bitexact[@]}" -f mp4 "$1"
 }
 
 # ---------------------------------------------------------------------------
@@ -857,6 +904,11 @@ build ebml-live.webm                  gen_ebml_live
 if command -v mkvmerge >/dev/null 2>&1; then
     build ebml-mkvmerge-hdr.mkv       gen_ebml_mkvmerge_hdr "$outdir/hevc10-hdr10-ac3-51-movtext.mp4"
 fi
+build inspect-frag.mp4                gen_inspect_frag
+build inspect-qt.mov                  gen_inspect_mov
+build inspect-m2ts.m2ts               gen_inspect_m2ts
+build inspect-2programs.ts            gen_inspect_2programs
+build inspect-codecs.mp4              gen_inspect_codecs "$outdir/av1-opus.webm" "$outdir/vp9-opus.webm" "$outdir/music-cover.flac"
 
 # Files not made for the happy path (broadcast timelines, damage, encryption, number traps,
 # unbounded input): Tests/Scripts/hostile-corpus.sh's small set, regenerated when its scripts change.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer over the code that reads untrusted bytes (not part of CI):
-#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml [seconds=600]
+#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts [seconds=600]
 # Builds Sources/aether-fuzz with -sanitize=fuzzer,address in $FUZZ_SCRATCH (default .build-fuzz), seeds a working corpus
 # (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
 # runs for the given time, and copies any crash, leak-free timeout or OOM input into
@@ -8,10 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml [seconds]}"
+target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts [seconds]}"
 seconds="${2:-600}"
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"
-case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 swift build --product aether-fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
 corpus="Tests/Fixtures/out/fuzz/$target"
 artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
@@ -101,6 +101,24 @@ case "$target" in
             [ -f "$f" ] && seed "$(basename "$f")" "$f"
         done
         max_len=32768 ;;
+    bmff)
+        # The first and last 64 KiB of each MP4 (a moov written at the end is in the last).
+        [ -d Tests/Fixtures/out ] || bash Tests/Fixtures/make-fixtures.sh >/dev/null
+        for f in Tests/Fixtures/out/*.{mp4,m4a,mov} Tests/Fixtures/out/hostile/*.mp4 Tests/Fixtures/out/net/progressive.mp4 \
+                 Tests/Fixtures/out/net/dash-vod/init-stream0.m4s Tests/Fixtures/out/net/dash-vod/chunk-stream0-00001.m4s; do
+            [ -f "$f" ] || continue
+            seed "$(echo "${f#Tests/Fixtures/out/}" | tr / -)" "$f"
+            tail -c 65536 "$f" > "$corpus/seed-tail-$(echo "${f#Tests/Fixtures/out/}" | tr / -)"
+        done
+        max_len=65536 ;;
+    mpegts)
+        # 16 KiB (87 packets) holds the tables and every kind of packet; larger inputs only
+        # repeat them, at a quarter of the speed.
+        [ -d Tests/Fixtures/out ] || bash Tests/Fixtures/make-fixtures.sh >/dev/null
+        for f in Tests/Fixtures/out/*.{ts,m2ts} Tests/Fixtures/out/hostile/*.ts; do
+            [ -f "$f" ] && head -c 16384 "$f" > "$corpus/seed-$(echo "${f#Tests/Fixtures/out/}" | tr / -)"
+        done
+        max_len=16384 ;;
     replies)
         # Seeds: the answers of real terminals kept in Tests/Fuzz/Regressions/replies (copied in below).
         # First byte: bits 0-3 the read size (0: all at once), bit 4 inside tmux, bit 5 passthrough.

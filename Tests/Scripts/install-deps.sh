@@ -30,6 +30,8 @@ packages=(
     openssl
     # page URLs (--ytdl): yt-dlp's generic extractor against a loopback page
     yt-dlp
+    # inspector tests: pip, for pymp4 (below)
+    python3-pip
     # bench: `aether-bench graphics` compiles Tests/Scripts/libsixel-bench.c against libsixel
     libsixel-dev
     # inspector: mkvinfo is the reference EBML tree; mkvmerge writes the HDR Matroska fixture
@@ -44,5 +46,11 @@ if ((${#missing[@]})); then
     echo "install-deps: installing ${missing[*]}" >&2
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The inspector's ISO BMFF tree is compared with pymp4's (PyPI; Debian does not package it).
+# Debian 12's python3 is externally managed: pip refuses without --break-system-packages.
+if ! python3 -c 'import pymp4' 2>/dev/null; then
+    echo "install-deps: installing pymp4 (pip)" >&2
+    python3 -m pip install --quiet pymp4 2>/dev/null || python3 -m pip install --quiet --break-system-packages pymp4
 fi
 command -v swift >/dev/null || { echo "install-deps: the Swift 6 toolchain is not on PATH" >&2; exit 1; }
