@@ -488,4 +488,50 @@ import Testing
         #expect(AdaptiveSwitcher.needsDates(try HLSMediaPlaylist.parse(Self.livePlaylist(2, sequence: 10, count: 4, numberShift: 3), base: Self.host),
                                             anchor: try HLSMediaPlaylist.parse(Self.livePlaylist(0, sequence: 10, count: 4), base: Self.host)))
     }
+
+    @Test func noStepUpPastWhatTheLastDownloadCarriedAndLiveTrustsTwoSegmentsAhead() throws {
+        // The averages still say 2.25 Mb/s after the link fell to 1: the last download (1.04)
+        // keeps the lowest rung.
+        let held = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 2.25e6, recent: 1.04e6, fast: 2.25e6,
+                                       buffer: 3, segmentSeconds: 2, sinceSwitch: 10, policy: AdaptivePolicy())
+        #expect(held == nil, "\(String(describing: held))")
+        // The same averages with a fast last download: up.
+        let up = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 2.25e6, recent: 5.9e6, fast: 2.25e6,
+                                     buffer: 3, segmentSeconds: 2, sinceSwitch: 10, policy: AdaptivePolicy())
+        #expect(up?.rung == 1, "\(String(describing: up))")
+        // Live: full trust of the fast average at two segments ahead, none at one.
+        let live = AdaptivePolicy().live(segment: 2)
+        #expect(live.lowBuffer == 2 && live.highBuffer == 4)
+        #expect(AdaptivePolicy().live(segment: .nan).highBuffer == 4 && AdaptivePolicy().live(segment: 1e9).highBuffer == 20)
+        let climb = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 2.4e6, recent: 5.9e6, fast: 5.6e6,
+                                        buffer: 4, segmentSeconds: 2, sinceSwitch: 10, policy: live)
+        #expect(climb?.rung == 2, "\(String(describing: climb))")
+        let vod = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 2.4e6, recent: 5.9e6, fast: 5.6e6,
+                                      buffer: 4, segmentSeconds: 2, sinceSwitch: 10, policy: AdaptivePolicy())
+        #expect(vod?.rung == 1, "\(String(describing: vod))")
+    }
+
+    @Test func aSegmentLoadingTooSlowlyForTheBufferIsAbandonedForALowerVariant() throws {
+        let ten = Self.mediaPlaylist(Array(repeating: "2", count: 10))
+        let s = try Self.switcher(playlists: [Self.host + "v1/index.m3u8": ten, Self.host + "v2/index.m3u8": ten])
+        nonisolated(unsafe) var buffer = 2.5
+        s.setBufferLevel { buffer }
+        s.arm()
+        let first = try #require(s.plan(for: Self.host + "v0/seg0.ts"))
+        s.downloaded(first, bytes: 1_500_000, seconds: 2)  // 6 Mb/s
+        let top = try #require(s.plan(for: Self.host + "v0/seg1.ts"))
+        #expect(top.rung == 2 && top.anchorURL == Self.host + "v0/seg1.ts")
+        // Before half the segment's duration: carry on whatever the rate.
+        #expect(s.abandon(top, loaded: 10_000, elapsed: 0.9) == nil)
+        // 1 Mb/s after 1.1 s: 6.1 s left of 900 kB with 2.5 s buffered; v0's segment (150 kB) loads
+        // in 1.5 s at 80 % of that rate, v1's would not: v0.
+        let low = try #require(s.abandon(top, loaded: 137_500, elapsed: 1.1))
+        #expect(low.url == Self.host + "v0/seg1.ts" && low.rung == 0, "\(low)")
+        #expect(s.status.switchCount == 2 && s.status.switches.last?.reason.hasPrefix("abandoned a segment") == true, "\(s.status.switches)")
+        // Nothing lower than the lowest; a rest that loads within the buffer is finished.
+        #expect(s.abandon(low, loaded: 20_000, elapsed: 1.5) == nil)
+        buffer = 10
+        let again = try #require(s.plan(for: Self.host + "v0/seg2.ts"))
+        #expect(s.abandon(AdaptiveSwitcher.Plan(url: again.url, rung: 2, mediaSeconds: 2, anchorURL: Self.host + "v0/seg2.ts"), loaded: 137_500, elapsed: 1.1) == nil)
+    }
 }

@@ -30,7 +30,27 @@ public struct AdaptivePolicy: Sendable, Equatable {
     /// Variants considered at most (a master listing thousands keeps this many, spread over
     /// its rates).
     public var maxRungs = 32
+    /// A segment being downloaded is abandoned (hls.js's rule) once this share of its media
+    /// duration has passed, when what is left of it would take longer than the buffer holds and
+    /// a lower variant's whole segment loads sooner (at ``abandonMargin`` of the rate seen).
+    public var abandonAfter = 0.5
+    public var abandonMargin = 0.8
     public init() {}
+
+    /// The policy for a live stream of `segment`-second segments: a live player holds no more
+    /// than its distance to the live edge (it joins three segments behind it, and a segment is
+    /// only there once published), so the buffer depths at which the rule trusts the fast
+    /// average (``lowBuffer``, ``highBuffer``) are at most 1 and 2 segments: two segments ahead
+    /// is a full live buffer. Otherwise a live stream, never 8 s ahead, would climb back only as
+    /// fast as the slow average forgets a slow link. A wrong step up is caught by the abandon
+    /// rule (``AdaptiveSwitcher/abandon(_:loaded:elapsed:)``).
+    public func live(segment: Double) -> AdaptivePolicy {
+        var p = self
+        let d = segment.isFinite && segment > 0 ? min(segment, HLSMediaPlaylist.maxSegmentSeconds) : 2
+        p.lowBuffer = min(lowBuffer, d)
+        p.highBuffer = max(p.lowBuffer + 0.001, min(highBuffer, 2 * d))
+        return p
+    }
 }
 
 /// One change of variant, for the stats box, IPC and `--stats-file`.
@@ -121,7 +141,10 @@ public enum AdaptiveRule {
         let factor = policy.upFactor + (policy.upFactorHighBuffer - policy.upFactor) * depth
         let segmentUp = { (r: Int) in rates[r] * segment / trusted }
         let allowance = max(segment, buffer * 0.5)
-        guard let best = (current + 1..<rates.count).last(where: { rates[$0] <= trusted * factor && segmentUp($0) <= allowance }) else {
+        // Never past what the last download itself carried (the averages still remember a fast
+        // link for a while after it slowed: stepping up on them alone oscillates).
+        let lastCarries = { (r: Int) in positive(recent).map { rates[r] <= $0 * factor } ?? true }
+        guard let best = (current + 1..<rates.count).last(where: { rates[$0] <= trusted * factor && segmentUp($0) <= allowance && lastCarries($0) }) else {
             return nil
         }
         return Decision(rung: best, reason: String(format: "throughput %@, buffer %.1f s", mbps(trusted), buffer))
@@ -189,6 +212,8 @@ final class AdaptiveSwitcher: Sendable {
         /// The ladder rung it belongs to.
         var rung: Int
         var mediaSeconds: Double
+        /// The anchor's segment it stands for (its URL in the anchor's playlist).
+        var anchorURL = ""
     }
 
     struct Rung: Sendable {
@@ -323,55 +348,100 @@ final class AdaptiveSwitcher: Sendable {
                       let d = AdaptiveRule.decide(current: here, rates: rates, estimate: s.estimator.estimate ?? policy.defaultEstimate,
                                                   recent: s.estimator.lastRate, fast: s.estimator.fastEstimate, buffer: buffer,
                                                   segmentSeconds: segment.duration, sinceSwitch: now - s.lastSwitch,
-                                                  segmentsSinceSwitch: s.measuredSinceSwitch, policy: policy) else {
+                                                  segmentsSinceSwitch: s.measuredSinceSwitch,
+                                                  policy: isLive ? policy.live(segment: s.anchor.targetDuration ?? segment.duration) : policy) else {
                     return (s.current, nil, s.current)
                 }
                 return (usable[d.rung], d, s.current)
             }
             let rung = wanted
             let target: HLSMediaPlaylist.Segment
-            if rung == anchorRung {
-                target = segment
-            } else if isLive {
-                switch liveSegment(rung, matching: segment, patient: rung == current, wait: wait) {
-                case .found(let found): target = found
-                case .notYet:
-                    skipped.insert(rung)
-                    continue
-                case .never:
-                    continue
-                }
-            } else {
-                guard let playlist = playlist(of: rung) else { continue }
-                let tolerance = min(0.5, segment.duration * 0.25)
-                guard let k = playlist.index(startingAt: segment.start, tolerance: tolerance) else {
-                    markUnusable(rung, why: "its segments do not line up with the playing variant's")
-                    continue
-                }
-                target = playlist.segments[k]
+            switch lookup(rung, segment, patient: rung == current, wait: wait) {
+            case .found(let found): target = found
+            case .notYet:
+                skipped.insert(rung)
+                continue
+            case .never:
+                continue
             }
             if let decision, rung != current {
-                state.withLock { s in
-                    let from = s.rungs[s.current], to = s.rungs[rung]
-                    let change = BitrateSwitch(position: position, fromBandwidth: from.variant.bandwidth, toBandwidth: to.variant.bandwidth,
-                                               fromVariant: from.index + 1, toVariant: to.index + 1, reason: decision.reason,
-                                               estimate: s.estimator.estimate ?? policy.defaultEstimate, buffer: buffer)
-                    s.switches.append(change)
-                    if s.switches.count > Self.keptSwitches { s.switches.removeFirst(s.switches.count - Self.keptSwitches) }
-                    s.switchCount += 1
-                    s.current = rung
-                    s.lastSwitch = now
-                    s.measuredSinceSwitch = 0
-                    FFmpegLog.write("abr", String(format: "segment at %.1f s%@: variant %d (%d b/s) -> %d (%d b/s): %@",
-                                                  position, isLive ? " (#\(segment.sequence))" : "", change.fromVariant, change.fromBandwidth,
-                                                  change.toVariant, change.toBandwidth, change.reason))
-                }
+                record(to: rung, segment: segment, position: position, reason: decision.reason, buffer: buffer, now: now)
             }
-            return Plan(url: target.uri, rung: rung, mediaSeconds: target.duration)
+            return Plan(url: target.uri, rung: rung, mediaSeconds: target.duration, anchorURL: url)
         }
         // Nothing usable came of it: the anchor's own segment.
         state.withLock { $0.current = anchorRung }
-        return Plan(url: url, rung: anchorRung, mediaSeconds: segment.duration)
+        return Plan(url: url, rung: anchorRung, mediaSeconds: segment.duration, anchorURL: url)
+    }
+
+    /// The segment of `rung` standing for the anchor's `segment`: the anchor's own, a live
+    /// variant's by sequence number or date (``liveSegment(_:matching:patient:wait:)``), a VOD
+    /// variant's by start time.
+    private func lookup(_ rung: Int, _ segment: HLSMediaPlaylist.Segment, patient: Bool, wait: ((Double) -> Bool)?) -> LiveLookup {
+        if rung == anchorRung { return .found(segment) }
+        if isLive { return liveSegment(rung, matching: segment, patient: patient, wait: wait) }
+        guard let playlist = playlist(of: rung) else { return .never }
+        let tolerance = min(0.5, segment.duration * 0.25)
+        guard let k = playlist.index(startingAt: segment.start, tolerance: tolerance) else {
+            markUnusable(rung, why: "its segments do not line up with the playing variant's")
+            return .never
+        }
+        return .found(playlist.segments[k])
+    }
+
+    /// Notes a switch to `rung` at the anchor's `segment` (logged, counted, kept for the status).
+    private func record(to rung: Int, segment: HLSMediaPlaylist.Segment, position: Double, reason: String, buffer: Double, now: Double) {
+        state.withLock { s in
+            let from = s.rungs[s.current], to = s.rungs[rung]
+            let change = BitrateSwitch(position: position, fromBandwidth: from.variant.bandwidth, toBandwidth: to.variant.bandwidth,
+                                       fromVariant: from.index + 1, toVariant: to.index + 1, reason: reason,
+                                       estimate: s.estimator.estimate ?? policy.defaultEstimate, buffer: buffer)
+            s.switches.append(change)
+            if s.switches.count > Self.keptSwitches { s.switches.removeFirst(s.switches.count - Self.keptSwitches) }
+            s.switchCount += 1
+            s.current = rung
+            s.lastSwitch = now
+            s.measuredSinceSwitch = 0
+            FFmpegLog.write("abr", String(format: "segment at %.1f s%@: variant %d (%d b/s) -> %d (%d b/s): %@",
+                                          position, isLive ? " (#\(segment.sequence))" : "", change.fromVariant, change.fromBandwidth,
+                                          change.toVariant, change.toBandwidth, change.reason))
+        }
+    }
+
+    /// hls.js's abandon rule, asked while `plan`'s segment downloads (`loaded` bytes after
+    /// `elapsed` seconds): once ``AdaptivePolicy/abandonAfter`` of its media duration has
+    /// passed, if the rest at the rate seen would take longer than the buffer holds, the same
+    /// place from the highest lower variant whose whole segment loads within the buffer (at
+    /// ``AdaptivePolicy/abandonMargin`` of that rate; else the lowest), when that is sooner than
+    /// finishing. Returns that plan (the switch is counted, the partial download measured), or
+    /// nil: carry on. A live variant whose playlist does not list the place yet is not waited for.
+    func abandon(_ plan: Plan, loaded: Int, elapsed: Double) -> Plan? {
+        guard plan.mediaSeconds > 0, elapsed.isFinite, elapsed > plan.mediaSeconds * policy.abandonAfter, loaded > 0 else { return nil }
+        let buffer = bufferLevel.withLock { $0 }?() ?? 0
+        let rate = Double(loaded) * 8 / elapsed
+        guard let (segment, position, lower, expected) = state.withLock({ s -> (HLSMediaPlaylist.Segment, Double, [Int], Double)? in
+            guard s.armed, s.rungs.indices.contains(plan.rung), let i = s.anchor.index(of: plan.anchorURL) else { return nil }
+            let v = s.rungs[plan.rung].variant
+            let lower = s.rungs.indices.filter { $0 < plan.rung && !s.rungs[$0].unusable }
+            return (s.anchor.segments[i], s.anchorBase + s.anchor.segments[i].start, lower,
+                    Double(v.averageBandwidth ?? v.bandwidth) * plan.mediaSeconds / 8)
+        }) else { return nil }
+        let remaining = max(0, expected - Double(loaded)) * 8 / rate
+        guard remaining > buffer, !lower.isEmpty else { return nil }
+        let bandwidth = { (r: Int) in Double(self.state.withLock { $0.rungs[r].variant.bandwidth }) }
+        let fetch = { (r: Int) in bandwidth(r) * plan.mediaSeconds / (self.policy.abandonMargin * rate) }
+        let pick = lower.last { fetch($0) < buffer } ?? lower[0]
+        guard fetch(pick) < remaining, case .found(let target) = lookup(pick, segment, patient: false, wait: nil) else { return nil }
+        let now = MonotonicClock.seconds()
+        state.withLock { s in
+            if s.estimator.sample(bytes: loaded, seconds: elapsed, mediaSeconds: plan.mediaSeconds * min(1, Double(loaded) / max(1, expected))) {
+                s.measuredSinceSwitch += 1
+            }
+        }
+        record(to: pick, segment: segment, position: position,
+               reason: String(format: "abandoned a segment: throughput %.2f Mb/s, %.1f s left to load, buffer %.1f s", rate / 1e6, remaining, buffer),
+               buffer: buffer, now: now)
+        return Plan(url: target.uri, rung: pick, mediaSeconds: target.duration, anchorURL: plan.anchorURL)
     }
 
     /// A planned segment was downloaded whole: `bytes` in `seconds`.

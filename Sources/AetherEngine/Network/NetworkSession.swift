@@ -200,16 +200,23 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     }
 
     /// Reads `url` whole through a ``ResilientInput`` (resume, retries, counts); at most `limit` bytes.
-    private func readWhole(_ url: String, options: [String: String], limit: Int) throws(FFmpegError) -> [UInt8] {
+    /// `carryOn`, asked after each 16 KiB with the bytes so far and the seconds since the start,
+    /// may stop the download (false): then it throws `ECANCELED`.
+    private func readWhole(_ url: String, options: [String: String], limit: Int,
+                           carryOn: ((Int, Double) -> Bool)? = nil) throws(FFmpegError) -> [UInt8] {
         var data: [UInt8] = []
+        let started = MonotonicClock.seconds()
         let reader = try ResilientInput(url: url, options: options, session: self)
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var chunk = [UInt8](repeating: 0, count: carryOn == nil ? 64 << 10 : 16 << 10)
         while true {
             let n = avio_read(reader.context, &chunk, Int32(chunk.count))
             if n == aether_AVERROR_EOF() || n == 0 { break }
             guard n > 0 else { throw FFmpegError(code: n, function: "avio_read") }
             guard data.count + Int(n) <= limit else { throw FFmpegError(code: aether_AVERROR(EFBIG), function: "avio_read") }
             data += chunk[0..<Int(n)]
+            if let carryOn, !carryOn(data.count, MonotonicClock.seconds() - started) {
+                throw FFmpegError(code: aether_AVERROR(ECANCELED), function: "avio_read")
+            }
         }
         return data
     }
@@ -244,13 +251,25 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     private func openWhole(_ plan: AdaptiveSwitcher.Plan, options: [String: String], measured: Bool = true,
                            into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
         let started = MonotonicClock.seconds()
+        // A segment that loads too slowly for the buffer may be given up for a lower variant's.
+        var replacement: AdaptiveSwitcher.Plan?
+        let carryOn: ((Int, Double) -> Bool)? = measured && adaptive != nil ? { [adaptive] loaded, elapsed in
+            replacement = adaptive?.abandon(plan, loaded: loaded, elapsed: elapsed)
+            return replacement == nil
+        } : nil
         do throws(FFmpegError) {
             let fetch = transmuxed?(plan.url)
             var data: [UInt8]
-            if let fetch {
-                data = try readWhole(fetch.segment.url, options: ranged(options, fetch.segment), limit: Self.wholeSegmentLimit)
-            } else {
-                data = try readWhole(plan.url, options: options, limit: Self.wholeSegmentLimit)
+            do throws(FFmpegError) {
+                if let fetch {
+                    data = try readWhole(fetch.segment.url, options: ranged(options, fetch.segment), limit: Self.wholeSegmentLimit,
+                                         carryOn: carryOn)
+                } else {
+                    data = try readWhole(plan.url, options: options, limit: Self.wholeSegmentLimit, carryOn: carryOn)
+                }
+            } catch {
+                if let replacement { return openWhole(replacement, options: options, into: pb) }
+                throw error
             }
             if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: MonotonicClock.seconds() - started) }
             if let fetch {
