@@ -520,6 +520,9 @@ enum SourceOpener {
         for path in options.subtitleFiles {
             do { try subtitles.addSidecar(path: path) } catch { warnings.append("\(error)") }
         }
+        if let dash, options.subtitlesEnabled {
+            Self.addText(of: dash.manifest, to: subtitles, openOptions: openOptions, options: options)
+        }
         _ = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled,
                                    languages: options.subtitleLanguages)
         return OpenedSource(
@@ -543,6 +546,63 @@ enum SourceOpener {
 }
 
 extension SourceOpener {
+    /// WebVTT files (or WebVTT text segments) fetched for one DASH text set at most, and their
+    /// bytes in all (``SubtitleStore/maxSidecarBytes``).
+    static let maxTextSegments = 64
+
+    /// The text adaptation sets of a DASH manifest played through our reader, as subtitle
+    /// tracks (libavformat's HLS demuxer, which plays the translation, reads no subtitle
+    /// renditions in 5.1): a WebVTT set's representation (`text/vtt`, or `.vtt` files without a
+    /// MIME type; the one a download takes) has its files fetched with the source's headers and
+    /// joined, each period's cues moved by the period's start (``WebVTTJoin``), within
+    /// ``maxTextSegments`` files and ``SubtitleStore/maxSidecarBytes``; tagged with the set's
+    /// `lang`. TTML and stpp sets, and WebVTT in MP4 (`wvtt`), are left out with one log line each
+    /// (libavformat 5.1 reads no TTML; `wvtt` segments are not joined here), as downloads do.
+    static func addText(of manifest: DASHManifest, to subtitles: SubtitleStore, openOptions: [String: String],
+                        options: PlayerOptions) {
+        let timeout = min(options.openTimeout, max(1, options.network.readTimeout))
+        for (k, track) in manifest.tracks.enumerated() where track.contentType == .text {
+            let language = track.language.map { TextSanitizer.clean(String($0.prefix(32))) } ?? "none"
+            guard let rep = track.representations.last(where: { !$0.segments.isEmpty && DASHDownloadPlanner.isWebVTT($0) }) else {
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: only WebVTT files can be read (not TTML, stpp or WebVTT in MP4)")
+                continue
+            }
+            guard rep.segments.count <= maxTextSegments else {
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(rep.segments.count) files (more than \(maxTextSegments))")
+                continue
+            }
+            var files: [[UInt8]] = []
+            var total = 0
+            for segment in rep.segments {
+                guard let bytes = try? SmallFetch.bytes(segment.resource.url, options: openOptions, settings: options.network,
+                                                        interrupt: InterruptToken(), timeout: timeout,
+                                                        limit: SubtitleStore.maxSidecarBytes - total, range: segment.resource.range) else {
+                    files = []
+                    break
+                }
+                total += bytes.count
+                files.append(bytes)
+            }
+            guard !files.isEmpty else {
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: its files cannot be read")
+                continue
+            }
+            let cues: [WebVTTJoin.Cue]
+            do { cues = try WebVTTJoin.cues(files, offsets: rep.segments.map(\.periodStart)) } catch {
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(error.message)")
+                continue
+            }
+            let first = rep.segments[0].resource.url
+            do {
+                let id = try subtitles.addDocument(Array(WebVTTJoin.document(cues, shift: 0).utf8), name: first, path: first,
+                                                   language: track.language)
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)): \(cues.count) cues from \(files.count) WebVTT file(s), subtitle track \(id + 1)")
+            } catch {
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(error.description)")
+            }
+        }
+    }
+
     /// The fonts attached to the file (Matroska attachments: FFmpeg keeps their bytes as the
     /// stream's extradata), for libass; nil when there are none.
     static func attachedFonts(_ format: FormatContext) -> ASSFontSet? {
