@@ -34,4 +34,27 @@ import Testing
         let paths = try server.requests().compactMap { $0["path"] as? String }
         #expect(paths.filter { $0 == "/subs.vtt" }.count == 1 && !paths.contains("/subs.ttml"), "\(paths)")
     }
+
+    /// Hostile text sets: a `.vtt` that is not WebVTT, one that cannot be read (404), one with
+    /// an impossible cue time: each left out in one log line without control characters, the
+    /// video plays.
+    @Test func hostileWebVTTSetsAreLeftOutInOneLineEach() throws {
+        for (body, says) in [("NOT VTT\n00:01.000 --> 00:02.000\nx\n", "left out: a subtitle segment is not WebVTT"),
+                             (nil, "left out: its files cannot be read"),
+                             ("WEBVTT\n\n99:99:99.000 --> 00:00:01.000\nx\n", "left out: ")] {
+            let dir = try DASHDownloadTests.site(DASHDownloadTests.languages)
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            if let body { try body.write(toFile: dir + "/subs.vtt", atomically: true, encoding: .utf8) }
+            let server = try LoopbackHTTP(root: dir)
+            defer { server.stop() }
+            let log = dir + "/player.log"
+            let r = Process.run([TestEnvironment.binary, server.url("manifest.mpd"), "--vo=null", "--ao=null", "--length=2", "--slang=eng",
+                                 "--log-file=\(log)"], timeout: 40)
+            #expect(r.status == 0, "\(r.stderr)")
+            let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                .filter { $0.hasPrefix("[dash ") && $0.contains("text adaptation set 4") }
+            #expect(lines.count == 1 && lines[0].contains(says), "\(body ?? "404"): \(lines)")
+            #expect(!lines.joined().unicodeScalars.contains { $0.value < 0x20 }, "\(lines)")
+        }
+    }
 }
