@@ -126,7 +126,7 @@ struct PlaybackOptions: ParsableArguments {
 
     @OptionGroup var network: NetworkOptions
 
-    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: auto (the default: switch between the variants as the measured throughput and the buffer allow, at segment boundaries; HLS VOD with MPEG-TS segments, also with separate audio renditions (the video switches, the --alang rendition plays on), and DASH VOD, otherwise the start choice stays), or a fixed choice: min, max, or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest; other variants are never fetched).", valueName: "auto|min|max|rate"))
+    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: auto (the default: switch between the variants as the measured throughput and the buffer allow, at segment boundaries; HLS VOD and live with MPEG-TS segments (live: matched by media sequence number), also with separate audio renditions (the video switches, the --alang rendition plays on), and DASH VOD, otherwise the start choice stays), or a fixed choice: min, max, or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest; other variants are never fetched).", valueName: "auto|min|max|rate"))
     var hlsBitrate: String = "auto"
 
     @Option(name: .customLong("video-range"), help: ArgumentHelp("HLS and DASH: prefer SDR or HDR variants; auto prefers SDR (what a terminal shows).", valueName: "auto|sdr|hdr"))

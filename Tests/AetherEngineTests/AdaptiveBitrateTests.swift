@@ -191,16 +191,17 @@ import Testing
         #expect(p.index(startingAt: 4.1, tolerance: 0.25) == 2 && p.index(startingAt: 3, tolerance: 0.25) == nil)
         #expect(p.index(of: Self.host + "v0/seg1.ts") == 1)
         for (extra, ended) in [("#EXT-X-BYTERANGE:1000@0\n", true), ("#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n", true),
-                               ("#EXT-X-MAP:URI=\"init.mp4\"\n", true), ("", false)] {
+                               ("#EXT-X-MAP:URI=\"init.mp4\"\n", true)] {
             let q = try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"], extra: extra, ended: ended), base: Self.host)
             #expect(!q.isSwitchable, "\(extra) ended \(ended)")
         }
+        // Live is switchable (by media sequence number).
+        #expect(try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"], ended: false), base: Self.host).isSwitchable)
         #expect(try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"], extra: "#EXT-X-KEY:METHOD=NONE\n"), base: Self.host).isSwitchable)
     }
 
     @Test func aPlaylistThatCannotBeSwitchedSaysWhy() throws {
-        let cases = [("", false, "is live (no EXT-X-ENDLIST; switching is for VOD only)"),
-                     ("#EXT-X-BYTERANGE:1000@0\n", true, "uses byte ranges (EXT-X-BYTERANGE)"),
+        let cases = [("#EXT-X-BYTERANGE:1000@0\n", true, "uses byte ranges (EXT-X-BYTERANGE)"),
                      ("#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n", true, "is encrypted (EXT-X-KEY)"),
                      ("#EXT-X-MAP:URI=\"init.mp4\"\n", true, "needs an init section (EXT-X-MAP)")]
         for (extra, ended, says) in cases {
@@ -338,5 +339,199 @@ import Testing
         #expect(!master.needsRenditions(master.variants[3]))
         #expect(SourceOpener.renditionRefusal(master, group: "missing") { _ in nil } == nil)
         #expect(VariantChooser.ladder(master.variants, anchor: 3, limit: 32) == [3, 4])
+    }
+
+    // MARK: live
+
+    /// A live playlist of `count` 2 s segments from `sequence` on, each with a program
+    /// date-time (`dates`: 2 s apart from `origin`), segment names carrying the variant and number.
+    static func livePlaylist(_ variant: Int, sequence: Int, count: Int, origin: Double? = 1_700_000_000, numberShift: Int = 0,
+                             ended: Bool = false) -> String {
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(sequence + numberShift)\n"
+        for k in sequence..<(sequence + count) {
+            if let origin {
+                let date = Date(timeIntervalSince1970: origin + Double(k) * 2)
+                let f = ISO8601DateFormatter()
+                f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                text += "#EXT-X-PROGRAM-DATE-TIME:\(f.string(from: date))\n"
+            }
+            text += "#EXTINF:2.0,\nv\(variant)-\(k).ts\n"
+        }
+        return text + (ended ? "#EXT-X-ENDLIST\n" : "")
+    }
+
+    /// Variants' live playlists as a server would hand them out, changeable between reads, and
+    /// the reads counted per URL.
+    final class LiveServer: @unchecked Sendable {
+        private let lock = NSLock()
+        private var docs: [String: String] = [:]
+        private var reads: [String: Int] = [:]
+        func set(_ url: String, _ text: String?) { lock.withLock { docs[url] = text } }
+        func read(_ url: String) -> String? { lock.withLock { reads[url, default: 0] += 1; return docs[url] } }
+        func count(_ url: String) -> Int { lock.withLock { reads[url, default: 0] } }
+    }
+
+    /// A live ladder v0 (anchor, 600k), v1, v2; the server's v1/v2 documents from `server`.
+    static func liveSwitcher(anchorText: String, server: LiveServer) throws -> AdaptiveSwitcher {
+        let variants = (0..<3).map { StreamVariant(uri: Self.host + "v\($0)/index.m3u8", bandwidth: Int(rates[$0])) }
+        let anchor = try HLSMediaPlaylist.parse(anchorText, base: variants[0].uri ?? "")
+        return AdaptiveSwitcher(variants: variants, ladder: [0, 1, 2], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) {
+            server.read($0)
+        }
+    }
+
+    @Test func theDatesOfAPlaylistAreReadAndCarriedForward() throws {
+        let p = try HLSMediaPlaylist.parse(Self.livePlaylist(0, sequence: 5, count: 3), base: Self.host + "v0/index.m3u8")
+        #expect(p.segments.map(\.sequence) == [5, 6, 7] && !p.isEnded && p.isSwitchable)
+        #expect(p.segments.map(\.programDateTime) == [1_700_000_010, 1_700_000_012, 1_700_000_014])
+        #expect(p.index(sequence: 6) == 1 && p.index(sequence: 8) == nil && p.index(sequence: 4) == nil)
+        #expect(p.index(date: 1_700_000_012.3, tolerance: 0.5) == 1 && p.index(date: 1_700_000_013, tolerance: 0.5) == nil)
+        // A date only on the first segment: the others follow by their durations.
+        let one = try HLSMediaPlaylist.parse("#EXTM3U\n#EXT-X-PROGRAM-DATE-TIME:2026-11-24T16:00:00+01:00\n#EXTINF:2,\na.ts\n#EXTINF:1.5,\nb.ts\n#EXTINF:2,\nc.ts\n",
+                                             base: Self.host)
+        #expect(one.segments.map(\.programDateTime) == [1_795_532_400, 1_795_532_402, 1_795_532_403.5])
+        // Hostile dates are left out one by one; the playlist still plays.
+        for bad in ["", "yesterday", "2026-13-01T00:00:00Z", "2026-11-24T25:00:00Z", "1969-12-31T23:59:59Z", "2026-11-24T16:00:00Zjunk",
+                    "2026-11-24T16:00:00.Z", "2026-11-24T16:00:00+99:00", String(repeating: "2", count: 100_000), "２０２６-11-24T16:00:00Z"] {
+            let q = try HLSMediaPlaylist.parse("#EXTM3U\n#EXT-X-PROGRAM-DATE-TIME:\(bad)\n#EXTINF:2,\na.ts\n", base: Self.host)
+            #expect(q.segments.count == 1 && q.segments[0].programDateTime == nil, "\(bad.prefix(40))")
+        }
+        #expect(throws: OutsideValue.Refusal.self) { try OutsideValue.dateTime("2026-02-30T00:00:00\u{1B}[2J", name: "d") }
+        #expect(try OutsideValue.dateTime("2026-11-24t16:00:00.5z", name: "d") == 1_795_536_000.5)
+    }
+
+    @Test func liveSegmentsAreMatchedBySequenceNumberAndOtherVariantsReadAtTheirTargetDuration() throws {
+        let server = LiveServer()
+        let s = try Self.liveSwitcher(anchorText: Self.livePlaylist(0, sequence: 10, count: 4), server: server)
+        #expect(s.isLive)
+        // v2's window lags the anchor's by one segment and has a different origin for its
+        // starts: matched by number, not by time from its first segment.
+        server.set(Self.host + "v2/index.m3u8", Self.livePlaylist(2, sequence: 8, count: 5))
+        server.set(Self.host + "v1/index.m3u8", Self.livePlaylist(1, sequence: 10, count: 4))
+        s.setBufferLevel { 10 }
+        s.arm()
+        let first = try #require(s.plan(for: Self.host + "v0/v0-10.ts"))
+        s.downloaded(first, bytes: 750_000, seconds: 0.5)  // 12 Mb/s
+        let second = try #require(s.plan(for: Self.host + "v0/v0-11.ts"))
+        #expect(second.url == Self.host + "v2/v2-11.ts", "\(second)")
+        #expect(server.count(Self.host + "v2/index.m3u8") == 1)
+        // The anchor's reload (the demuxer's) lists #14; v2's copy does not, and was read just
+        // now: the variant playing waits until its target duration has passed, then reads again.
+        s.playlistFetched(Self.host + "v0/index.m3u8", text: Self.livePlaylist(0, sequence: 11, count: 4))
+        server.set(Self.host + "v2/index.m3u8", Self.livePlaylist(2, sequence: 9, count: 6))
+        var waited: [Double] = []
+        s.downloaded(second, bytes: 750_000, seconds: 0.5)
+        let third = try #require(s.plan(for: Self.host + "v0/v0-14.ts", wait: { waited.append($0); Thread.sleep(forTimeInterval: $0); return true }))
+        #expect(third.url == Self.host + "v2/v2-14.ts", "\(third)")
+        #expect(waited.count == 1 && (1.5...2.01).contains(waited[0]), "\(waited)")
+        #expect(server.count(Self.host + "v2/index.m3u8") == 2)
+        // The switch's position is on the first copy's timeline: #11 starts 2 s after #10.
+        #expect(s.status.switches.map(\.position) == [2], "\(s.status.switches)")
+        // No switch needed v1: it was never read.
+        #expect(server.count(Self.host + "v1/index.m3u8") == 0)
+    }
+
+    @Test func aLiveVariantThatStopsUpdatingOrGoesBackIsLeftOut() throws {
+        for hostile in ["stalled", "rewound", "ended", "vanished"] {
+            let server = LiveServer()
+            let s = try Self.liveSwitcher(anchorText: Self.livePlaylist(0, sequence: 10, count: 4), server: server)
+            let v2 = Self.host + "v2/index.m3u8"
+            server.set(v2, Self.livePlaylist(2, sequence: 10, count: 4))
+            s.setBufferLevel { 10 }
+            s.arm()
+            let first = try #require(s.plan(for: Self.host + "v0/v0-10.ts"))
+            s.downloaded(first, bytes: 750_000, seconds: 0.5)
+            #expect(try #require(s.plan(for: Self.host + "v0/v0-11.ts")).url == Self.host + "v2/v2-11.ts")
+            s.playlistFetched(Self.host + "v0/index.m3u8", text: Self.livePlaylist(0, sequence: 12, count: 4))
+            switch hostile {
+            case "stalled": break  // v2 stays as it was
+            case "rewound": server.set(v2, Self.livePlaylist(2, sequence: 1, count: 4))
+            case "ended": server.set(v2, Self.livePlaylist(2, sequence: 10, count: 4, ended: true))
+            default: server.set(v2, nil)
+            }
+            var waits = 0
+            let plan = try #require(s.plan(for: Self.host + "v0/v0-15.ts", wait: { _ in waits += 1; return true }))
+            // Left out: the segment comes from a variant that lists it (v1 was never read and has
+            // no document either, so the anchor's own), never from v2.
+            #expect(plan.url == Self.host + "v0/v0-15.ts", "\(hostile): \(plan)")
+            #expect(s.status.variant.bandwidth == 600_000, "\(hostile)")
+            let reads = server.count(v2)
+            #expect(hostile == "stalled" ? reads == 1 + AdaptiveSwitcher.liveReadsForCurrent : reads == 2, "\(hostile): \(reads) reads")
+            // Never asked for again.
+            _ = s.plan(for: Self.host + "v0/v0-14.ts", wait: { _ in true })
+            #expect(server.count(v2) == reads, "\(hostile)")
+        }
+    }
+
+    @Test func liveVariantsWhoseNumbersDoNotLineUpAreMatchedByDate() throws {
+        let server = LiveServer()
+        let s = try Self.liveSwitcher(anchorText: Self.livePlaylist(0, sequence: 10, count: 4), server: server)
+        // v2 numbers its segments 1000 higher; the dates agree.
+        server.set(Self.host + "v2/index.m3u8", Self.livePlaylist(2, sequence: 10, count: 4, numberShift: 1000))
+        s.setBufferLevel { 10 }
+        s.arm()
+        let first = try #require(s.plan(for: Self.host + "v0/v0-10.ts"))
+        s.downloaded(first, bytes: 750_000, seconds: 0.5)
+        // The first read of v2 finds no common number but overlapping dates: the date rule.
+        let second = try #require(s.plan(for: Self.host + "v0/v0-11.ts"))
+        #expect(second.url == Self.host + "v2/v2-11.ts", "\(second)")
+        // Without dates the numbers are trusted: a shifted variant without dates never matches.
+        let plain = LiveServer()
+        let t = try Self.liveSwitcher(anchorText: Self.livePlaylist(0, sequence: 10, count: 4, origin: nil), server: plain)
+        plain.set(Self.host + "v2/index.m3u8", Self.livePlaylist(2, sequence: 10, count: 4, origin: nil, numberShift: 1000))
+        t.setBufferLevel { 10 }
+        t.arm()
+        let a = try #require(t.plan(for: Self.host + "v0/v0-10.ts"))
+        t.downloaded(a, bytes: 750_000, seconds: 0.5)
+        let b = try #require(t.plan(for: Self.host + "v0/v0-11.ts"))
+        #expect(!b.url.contains("v2/"), "\(b)")
+        #expect(AdaptiveSwitcher.needsDates(try HLSMediaPlaylist.parse(Self.livePlaylist(2, sequence: 10, count: 4, numberShift: 3), base: Self.host),
+                                            anchor: try HLSMediaPlaylist.parse(Self.livePlaylist(0, sequence: 10, count: 4), base: Self.host)))
+    }
+
+    @Test func noStepUpPastWhatTheLastDownloadCarriedAndLiveTrustsTwoSegmentsAhead() throws {
+        // The averages still say 2.25 Mb/s after the link fell to 1: the last download (1.04)
+        // keeps the lowest rung.
+        let held = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 2.25e6, recent: 1.04e6, fast: 2.25e6,
+                                       buffer: 3, segmentSeconds: 2, sinceSwitch: 10, policy: AdaptivePolicy())
+        #expect(held == nil, "\(String(describing: held))")
+        // The same averages with a fast last download: up.
+        let up = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 2.25e6, recent: 5.9e6, fast: 2.25e6,
+                                     buffer: 3, segmentSeconds: 2, sinceSwitch: 10, policy: AdaptivePolicy())
+        #expect(up?.rung == 1, "\(String(describing: up))")
+        // Live: full trust of the fast average at two segments ahead, none at one.
+        let live = AdaptivePolicy().live(segment: 2)
+        #expect(live.lowBuffer == 2 && live.highBuffer == 4)
+        #expect(AdaptivePolicy().live(segment: .nan).highBuffer == 4 && AdaptivePolicy().live(segment: 1e9).highBuffer == 20)
+        let climb = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 2.4e6, recent: 5.9e6, fast: 5.6e6,
+                                        buffer: 4, segmentSeconds: 2, sinceSwitch: 10, policy: live)
+        #expect(climb?.rung == 2, "\(String(describing: climb))")
+        let vod = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 2.4e6, recent: 5.9e6, fast: 5.6e6,
+                                      buffer: 4, segmentSeconds: 2, sinceSwitch: 10, policy: AdaptivePolicy())
+        #expect(vod?.rung == 1, "\(String(describing: vod))")
+    }
+
+    @Test func aSegmentLoadingTooSlowlyForTheBufferIsAbandonedForALowerVariant() throws {
+        let ten = Self.mediaPlaylist(Array(repeating: "2", count: 10))
+        let s = try Self.switcher(playlists: [Self.host + "v1/index.m3u8": ten, Self.host + "v2/index.m3u8": ten])
+        nonisolated(unsafe) var buffer = 2.5
+        s.setBufferLevel { buffer }
+        s.arm()
+        let first = try #require(s.plan(for: Self.host + "v0/seg0.ts"))
+        s.downloaded(first, bytes: 1_500_000, seconds: 2)  // 6 Mb/s
+        let top = try #require(s.plan(for: Self.host + "v0/seg1.ts"))
+        #expect(top.rung == 2 && top.anchorURL == Self.host + "v0/seg1.ts")
+        // Before half the segment's duration: carry on whatever the rate.
+        #expect(s.abandon(top, loaded: 10_000, elapsed: 0.9) == nil)
+        // 1 Mb/s after 1.1 s: 6.1 s left of 900 kB with 2.5 s buffered; v0's segment (150 kB) loads
+        // in 1.5 s at 80 % of that rate, v1's would not: v0.
+        let low = try #require(s.abandon(top, loaded: 137_500, elapsed: 1.1))
+        #expect(low.url == Self.host + "v0/seg1.ts" && low.rung == 0, "\(low)")
+        #expect(s.status.switchCount == 2 && s.status.switches.last?.reason.hasPrefix("abandoned a segment") == true, "\(s.status.switches)")
+        // Nothing lower than the lowest; a rest that loads within the buffer is finished.
+        #expect(s.abandon(low, loaded: 20_000, elapsed: 1.5) == nil)
+        buffer = 10
+        let again = try #require(s.plan(for: Self.host + "v0/seg2.ts"))
+        #expect(s.abandon(AdaptiveSwitcher.Plan(url: again.url, rung: 2, mediaSeconds: 2, anchorURL: Self.host + "v0/seg2.ts"), loaded: 137_500, elapsed: 1.1) == nil)
     }
 }

@@ -279,6 +279,30 @@ import Testing
         return (requests.map(path), position)
     }
 
+    /// Every playlist of a master with separate audio renditions is fetched once at open: the
+    /// master, the start variant's playlist and both renditions (read by the player first, then
+    /// served to libavformat from memory), and the other variants' (read by libavformat, handed
+    /// to the switcher). The proxy log counts the requests per URL; the audio rendition chosen
+    /// still plays and the switcher still switches (to the top at the start, on loopback).
+    @Test func eachPlaylistOfAMasterWithRenditionsIsFetchedOnce() throws {
+        let server = try LoopbackHTTP(root: NetworkTests.root)
+        defer { server.stop() }
+        let dir = IPCEndToEndTests.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (r, s) = Self.headless([server.url("hls-renditions-abr/master.m3u8"), "--alang=fra", "--length=6",
+                                    "--log-file=\(dir)/log"], stats: dir + "/stats.jsonl")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect((s.first?.mediaSeconds ?? 0) > 5, "\(String(describing: s.first))")
+        var counts: [String: Int] = [:]
+        for path in try server.requests().compactMap({ $0["path"] as? String }) where path.hasSuffix(".m3u8") { counts[path, default: 0] += 1 }
+        let expected = ["master.m3u8", "v0/index.m3u8", "v1/index.m3u8", "v2/index.m3u8", "English/index.m3u8", "Francais/index.m3u8"]
+            .map { "/hls-renditions-abr/" + $0 }
+        #expect(Dictionary(uniqueKeysWithValues: expected.map { ($0, 1) }) == counts, "playlist requests: \(counts)")
+        let switches = try Self.read(dir + "/stats.jsonl").switches
+        #expect(switches.first?["toVariant"] as? Int == 3, "\(switches)")
+        print("playlists fetched once: \(counts.sorted { $0.key < $1.key })")
+    }
+
     /// Hostile: the French rendition is live (no ENDLIST) while the variants are VOD
     /// (`hls-renditions-abr/master-live-audio.m3u8`): switching is refused in one log line, the
     /// start variant plays on its own (no switch, no other variant's segment after the probe's).
@@ -303,19 +327,14 @@ import Testing
         #expect(late.isEmpty && video.filter { $0.hasPrefix("/hls-renditions-abr/v0/") }.count >= 3, "\(video)")
     }
 
-    /// Live sources keep their start variant and the log says why: a live HLS master of two
-    /// variants (`live_hls.sh`'s playlist under two rates), and a dynamic MPD of two video
-    /// representations (ffmpeg's dash muxer).
-    @Test(arguments: [false, true]) func aLiveSourceKeepsItsStartVariantAndSaysWhy(dash: Bool) throws {
+    /// A live DASH source keeps its start variant and the log says why: a dynamic MPD of two
+    /// video representations (ffmpeg's dash muxer). (Live HLS switches: LiveAdaptiveBitrateTests.)
+    @Test func aLiveDASHSourceKeepsItsStartVariantAndSaysWhy() throws {
+        let dash = true
         let stream = try LiveTests.LiveStream(seconds: 40, dash: dash, twoVideos: true)
         defer { stream.stop() }
         #expect(stream.waitForSegments(4))
-        var url = stream.url
-        if !dash {
-            let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=600000\nindex.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=1500000\nindex.m3u8\n"
-            try master.write(toFile: stream.directory + "/master.m3u8", atomically: true, encoding: .utf8)
-            url = stream.server.url("master.m3u8")
-        }
+        let url = stream.url
         let dir = IPCEndToEndTests.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try Self.start(url, ["--ao=null", "--log-file=\(dir)/log"], socket: dir + "/l.sock", stats: dir + "/l.jsonl")
@@ -327,8 +346,7 @@ import Testing
         #expect(position != nil, "not playing")
         let log = (try? String(contentsOfFile: dir + "/log", encoding: .utf8)) ?? ""
         let abr = log.split(separator: "\n").filter { $0.hasPrefix("[abr ") }
-        let says = dash ? "no switching: the manifest is dynamic (live; switching is for static manifests only)"
-            : "no switching: the variant's playlist is live (no EXT-X-ENDLIST; switching is for VOD only)"
+        let says = "no switching: the manifest is dynamic (live; switching is for static manifests only)"
         #expect(abr.count == 1 && abr.first?.hasSuffix(says) == true, "\(abr)")
         #expect(try Self.read(run.stats).switches.isEmpty)
     }

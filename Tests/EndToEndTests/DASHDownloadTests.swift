@@ -112,6 +112,52 @@ import Testing
         print("dash download: \(bytes) bytes in \(String(format: "%.2f", seconds)) s (process) — \(lines.last ?? "")")
     }
 
+    /// Two periods (dash-vod's top video split at 10 s: chunks 1–5, then 6–10 with its
+    /// presentationTimeOffset), each with its own WebVTT file whose cue times count from its
+    /// period's start: the second period's cue lands at 10 s + its local time in the output.
+    @Test func aSecondPeriodsWebVTTCuesAreOffsetByItsStart() throws {
+        let dir = try D.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.copyItem(atPath: Self.vod, toPath: dir + "/dash-vod")
+        func period(_ id: Int, start: Int, first: Int, vtt: String) -> String {
+            """
+            <Period id="\(id)" start="PT\(start)S" duration="PT10S"><BaseURL>dash-vod/</BaseURL>
+            <AdaptationSet id="0" contentType="video" startWithSAP="1" segmentAlignment="true">
+            <Representation id="1" mimeType="video/mp4" codecs="avc1.42c01e" bandwidth="540000" width="640" height="360">
+            <SegmentTemplate timescale="12288" presentationTimeOffset="\(start * 12288)" initialization="init-stream$RepresentationID$.m4s"
+             media="chunk-stream$RepresentationID$-$Number%05d$.m4s" startNumber="\(first)">
+            <SegmentTimeline><S t="\(start * 12288)" d="24576" r="4" /></SegmentTimeline></SegmentTemplate></Representation></AdaptationSet>
+            <AdaptationSet id="3" contentType="text" mimeType="text/vtt" lang="en">
+            <Representation id="subs" bandwidth="256"><BaseURL>../\(vtt)</BaseURL></Representation></AdaptationSet></Period>
+            """
+        }
+        let manifest = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" type="static"
+             mediaPresentationDuration="PT20.0S" minBufferTime="PT4.0S">
+            \(period(0, start: 0, first: 1, vtt: "p1.vtt"))
+            \(period(1, start: 10, first: 6, vtt: "p2.vtt"))
+            </MPD>
+            """
+        try manifest.write(toFile: dir + "/manifest.mpd", atomically: true, encoding: .utf8)
+        try "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nPeriod one\n".write(toFile: dir + "/p1.vtt", atomically: true, encoding: .utf8)
+        try "WEBVTT\n\n00:00:01.500 --> 00:00:03.000\nPeriod two\n".write(toFile: dir + "/p2.vtt", atomically: true, encoding: .utf8)
+        let server = try LoopbackHTTP(root: dir)
+        defer { server.stop() }
+        let out = try D.scratch()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let r = D.download([server.url("manifest.mpd"), "-o", out + "/two.mkv", "--slang=eng"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let paths = try server.requests().compactMap { $0["path"] as? String }
+        #expect(paths.contains("/p1.vtt") && paths.contains("/p2.vtt"), "\(paths)")
+        let (streams, duration) = try D.streams(out + "/two.mkv")
+        #expect(streams.map(\.type) == ["video", "subtitle"] && abs(duration - 20) < 0.1, "\(streams) \(duration)")
+        #expect(D.frames(out + "/two.mkv", map: "0:v") == (try Self.reference(1)))
+        let cues = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-i", out + "/two.mkv", "-map", "0:s", "-f", "webvtt", "-"], timeout: 30).stdout
+        #expect(cues.contains("00:01.000 --> 00:02.000\nPeriod one") && cues.contains("00:11.500 --> 00:13.000\nPeriod two"), "\(cues)")
+        print("two-period WebVTT download: \(cues.replacingOccurrences(of: "\n", with: " | "))")
+    }
+
     @Test func minAndMaxPickDifferentRepresentations() throws {
         let server = try LoopbackHTTP(root: Self.root)
         defer { server.stop() }

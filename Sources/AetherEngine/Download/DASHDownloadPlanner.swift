@@ -114,7 +114,9 @@ public enum DASHDownloadPlanner {
                 guard let converted = byteRange(r) else { throw DownloadError("\(name): an unusable byte range") }
                 range = converted
             }
-            segments.append(DownloadSegment(uri: s.resource.url, duration: s.duration, sequence: k, byteRange: range))
+            var segment = DownloadSegment(uri: s.resource.url, duration: s.duration, sequence: k, byteRange: range)
+            if kind == .subtitle { segment.cueOffset = s.periodStart }
+            segments.append(segment)
         }
         var t = DownloadTrack(kind: kind, bitrate: rep.bandwidth, segments: segments)
         if let i = rep.initialization {

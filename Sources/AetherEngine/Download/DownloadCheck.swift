@@ -34,7 +34,8 @@ public enum DownloadCheck {
             return state.done.count
         case 1:
             let segments = input.split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
-            guard let cues = try? WebVTTJoin.cues(segments) else { return 0 }
+            // Period offsets (a DASH download's), hostile ones among them.
+            guard let cues = try? WebVTTJoin.cues(segments, offsets: [0, 10, .nan, -1, 1e300, .infinity]) else { return 0 }
             precondition(cues.count <= WebVTTJoin.maxCues)
             for cue in cues { precondition(cue.start.isFinite && cue.end >= cue.start && cue.end <= WebVTTJoin.maxSeconds + 1e6) }
             let document = WebVTTJoin.document(cues, shift: 1.5)

@@ -87,6 +87,9 @@ public struct DownloadSegment: Sendable, Equatable {
     public var key: HLSMediaPlaylist.SegmentKey?
     /// Only these bytes of `uri` (`EXT-X-BYTERANGE`, a DASH `sidx` reference).
     public var byteRange: HLSMediaPlaylist.ByteRange?
+    /// Seconds added to the cue times of a WebVTT segment that has no `X-TIMESTAMP-MAP`: a DASH
+    /// text segment's period start (its cues count from the period's start).
+    public var cueOffset = 0.0
 
     public init(uri: String, duration: Double, sequence: Int, key: HLSMediaPlaylist.SegmentKey? = nil,
                 byteRange: HLSMediaPlaylist.ByteRange? = nil) {

@@ -220,7 +220,7 @@ public final class Downloader {
                 guard size <= Self.subtitleTrackLimit else { throw DownloadError("the subtitles are larger than \(Self.subtitleTrackLimit >> 20) MiB") }
                 segments.append(data)
             }
-            let document = WebVTTJoin.document(try WebVTTJoin.cues(segments), shift: shift)
+            let document = WebVTTJoin.document(try WebVTTJoin.cues(segments, offsets: track.segments.map(\.cueOffset)), shift: shift)
             let memory: MemoryInput
             do { memory = try MemoryInput(Array(document.utf8)) } catch { throw DownloadError("out of memory (subtitles)") }
             inputs.append(try RemuxInput(track: track, reader: memory, io: memory.context, formatName: "webvtt"))

@@ -20,16 +20,18 @@ public enum WebVTTJoin {
         public var text: String
     }
 
-    /// The cues of `segments`, in order, on the MPEG-TS timeline (seconds).
-    public static func cues(_ segments: [[UInt8]]) throws(DownloadError) -> [Cue] {
+    /// The cues of `segments`, in order, on the MPEG-TS timeline (seconds). `offsets[k]` (when
+    /// given and finite) is added to the cue times of segment `k` when it has no
+    /// `X-TIMESTAMP-MAP` (a DASH period's start).
+    public static func cues(_ segments: [[UInt8]], offsets: [Double] = []) throws(DownloadError) -> [Cue] {
         var cues: [Cue] = []
         var seen = Set<String>()
-        for bytes in segments {
+        for (k, bytes) in segments.enumerated() {
             var text = String(decoding: bytes, as: UTF8.self)
             if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
             let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
             guard let first = lines.first, first.hasPrefix("WEBVTT") else { throw DownloadError("a subtitle segment is not WebVTT") }
-            var offset = 0.0
+            var offset = offsets.indices.contains(k) && offsets[k].isFinite ? min(max(0, offsets[k]), maxSeconds) : 0.0
             var i = 1
             // Header: up to the first blank line.
             while i < lines.count, !lines[i].trimmingCharacters(in: .whitespaces).isEmpty {

@@ -99,12 +99,14 @@ public final class FormatContext {
     /// An HLS variant's media playlist whose segments `adaptive` may take from other variants
     /// (bit-rate switching; it sees every segment download, the probe's included).
     /// `documents`: playlists served from memory (a DASH manifest translated to HLS, ``DASHSource``).
+    /// `prefetched`: playlists the opener read, served once each (``PrefetchedDocuments``).
     convenience init(url: String, options: [String: String], timeout: Double, interrupt: InterruptToken,
                      network: NetworkSettings?, adaptive: AdaptiveSwitcher?,
                      documents: (@Sendable (String) -> [UInt8]?)? = nil,
-                     transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil) throws(FFmpegError) {
+                     transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil,
+                     prefetched: PrefetchedDocuments? = nil) throws(FFmpegError) {
         try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, memory: nil, network: network,
-                      adaptive: adaptive, documents: documents, transmuxed: transmuxed)
+                      adaptive: adaptive, documents: documents, transmuxed: transmuxed, prefetched: prefetched)
     }
 
     /// Demuxes `bytes` from memory through a custom AVIOContext (fuzzing, tests): no file, no
@@ -132,7 +134,8 @@ public final class FormatContext {
     private init(url: String, options: [String: String], timeout: Double,
                  interrupt: InterruptToken, memory: MemoryInput?, network settings: NetworkSettings?,
                  adaptive: AdaptiveSwitcher? = nil, documents: (@Sendable (String) -> [UInt8]?)? = nil,
-                 transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil) throws(FFmpegError) {
+                 transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil,
+                 prefetched: PrefetchedDocuments? = nil) throws(FFmpegError) {
         self.url = url
         self.interrupt = interrupt
         self.memory = memory
@@ -144,7 +147,7 @@ public final class FormatContext {
             // their headers from the manifest's own http connection: it keeps libavformat's.
             if (scheme == "http" || scheme == "https") && !StreamVariants.isDASH(url) {
                 session = NetworkSession(settings: settings, interrupt: interrupt, options: options, adaptive: adaptive,
-                                         documents: documents, transmuxed: transmuxed)
+                                         documents: documents, transmuxed: transmuxed, prefetched: prefetched)
                 options["protocol_whitelist"] = NetworkSession.networkWhitelist
                 // HLS would reuse its own http connections (an assertion on ours): one request each.
                 options["http_persistent"] = "0"

@@ -30,7 +30,27 @@ public struct AdaptivePolicy: Sendable, Equatable {
     /// Variants considered at most (a master listing thousands keeps this many, spread over
     /// its rates).
     public var maxRungs = 32
+    /// A segment being downloaded is abandoned (hls.js's rule) once this share of its media
+    /// duration has passed, when what is left of it would take longer than the buffer holds and
+    /// a lower variant's whole segment loads sooner (at ``abandonMargin`` of the rate seen).
+    public var abandonAfter = 0.5
+    public var abandonMargin = 0.8
     public init() {}
+
+    /// The policy for a live stream of `segment`-second segments: a live player holds no more
+    /// than its distance to the live edge (it joins three segments behind it, and a segment is
+    /// only there once published), so the buffer depths at which the rule trusts the fast
+    /// average (``lowBuffer``, ``highBuffer``) are at most 1 and 2 segments: two segments ahead
+    /// is a full live buffer. Otherwise a live stream, never 8 s ahead, would climb back only as
+    /// fast as the slow average forgets a slow link. A wrong step up is caught by the abandon
+    /// rule (``AdaptiveSwitcher/abandon(_:loaded:elapsed:)``).
+    public func live(segment: Double) -> AdaptivePolicy {
+        var p = self
+        let d = segment.isFinite && segment > 0 ? min(segment, HLSMediaPlaylist.maxSegmentSeconds) : 2
+        p.lowBuffer = min(lowBuffer, d)
+        p.highBuffer = max(p.lowBuffer + 0.001, min(highBuffer, 2 * d))
+        return p
+    }
 }
 
 /// One change of variant, for the stats box, IPC and `--stats-file`.
@@ -121,7 +141,10 @@ public enum AdaptiveRule {
         let factor = policy.upFactor + (policy.upFactorHighBuffer - policy.upFactor) * depth
         let segmentUp = { (r: Int) in rates[r] * segment / trusted }
         let allowance = max(segment, buffer * 0.5)
-        guard let best = (current + 1..<rates.count).last(where: { rates[$0] <= trusted * factor && segmentUp($0) <= allowance }) else {
+        // Never past what the last download itself carried (the averages still remember a fast
+        // link for a while after it slowed: stepping up on them alone oscillates).
+        let lastCarries = { (r: Int) in positive(recent).map { rates[r] <= $0 * factor } ?? true }
+        guard let best = (current + 1..<rates.count).last(where: { rates[$0] <= trusted * factor && segmentUp($0) <= allowance && lastCarries($0) }) else {
             return nil
         }
         return Decision(rung: best, reason: String(format: "throughput %@, buffer %.1f s", mbps(trusted), buffer))
@@ -144,16 +167,34 @@ public enum AdaptiveRule {
 /// served as MPEG-TS, ``DASHPlaylists``) between variants at segment boundaries while it plays.
 ///
 /// libavformat plays one variant's media playlist (the *anchor*, the variant chosen at start);
-/// every segment it opens goes through ``NetworkSession``, which asks ``plan(for:)`` which
+/// every segment it opens goes through ``NetworkSession``, which asks ``plan(for:wait:)`` which
 /// variant's segment at the same place on the timeline to fetch instead. The segments of a
 /// switchable ladder are aligned (same start times, each starting with a keyframe) and carry
 /// their audio and video muxed (MPEG-TS, same streams), so the demuxer reads one continuous
 /// stream, audio and video switch together, and the decoder picks up the new parameters in band.
 /// Each segment is downloaded whole and timed (``downloaded(_:bytes:seconds:)``) to feed the
-/// ``ThroughputEstimator``. A variant whose playlist cannot be read, is not VOD, uses byte
-/// ranges, keys or init sections (``HLSMediaPlaylist/switchRefusal``), or whose segments do not
-/// line up with the anchor's is left out of the ladder when first wanted (logged). Before
-/// ``arm()`` (during the open and probe) the anchor's own segments are fetched.
+/// ``ThroughputEstimator``. A variant whose playlist cannot be read, uses byte ranges, keys or
+/// init sections (``HLSMediaPlaylist/switchRefusal``), or whose segments do not line up with the
+/// anchor's is left out of the ladder when first wanted (logged). Before ``arm()`` (during the
+/// open and probe) the anchor's own segments are fetched.
+///
+/// **VOD**: a segment of another variant stands in for the anchor's that starts at the same
+/// time (cumulative durations from the playlist's first segment).
+///
+/// **Live** (the anchor has no `EXT-X-ENDLIST`): libavformat re-reads the anchor's playlist
+/// itself; ``NetworkSession`` reads each such reload whole and hands it here
+/// (``playlistFetched(_:text:)``) before serving it, so the anchor's copy is the demuxer's. Another
+/// variant's playlist is read again only when a segment is wanted from it that its copy does not
+/// list yet, and never sooner than its target duration after the last read (the HLS rule for
+/// reloads): the variant playing waits for that (at most two reads; then it is left out as a
+/// variant that stopped updating), a candidate for a switch is skipped for this segment instead.
+/// Segments are matched by **media sequence number** (the HLS rule: the same number is the same
+/// place in every variant). When the numbers do not line up (the same number carries program
+/// date-times further apart than the match tolerance, or the windows share no number while their
+/// dates overlap) that variant is matched by `EXT-X-PROGRAM-DATE-TIME` instead (logged once);
+/// without dates it is left out. Cumulative time is not used for live: each variant's window
+/// slides on its own, so its starts share no origin. A reload whose media sequence goes back, or
+/// that turns VOD while the anchor is live (or the other way), leaves the variant out.
 ///
 /// Only the anchor's segments are replaced; anything else libavformat opens passes through.
 /// So a master whose sound is in separate audio renditions (read whole by libavformat's hls
@@ -161,8 +202,9 @@ public enum AdaptiveRule {
 /// DASH manifest's audio set likewise; a DASH `SegmentBase`/`SegmentList` fragment is named by
 /// its file and range (`#aether-range=`), so it plans like any other segment.
 ///
-/// Called from the demux thread (``plan(for:)``, ``downloaded(_:bytes:seconds:)``) and read
-/// from any thread (``status``); its state is behind one lock, never held across I/O.
+/// Called from the demux thread (``plan(for:wait:)``, ``downloaded(_:bytes:seconds:)``,
+/// ``playlistFetched(_:text:)``) and read from any thread (``status``); its state is behind one
+/// lock, never held across I/O.
 final class AdaptiveSwitcher: Sendable {
     struct Plan: Sendable, Equatable {
         /// The URL to fetch.
@@ -170,6 +212,8 @@ final class AdaptiveSwitcher: Sendable {
         /// The ladder rung it belongs to.
         var rung: Int
         var mediaSeconds: Double
+        /// The anchor's segment it stands for (its URL in the anchor's playlist).
+        var anchorURL = ""
     }
 
     struct Rung: Sendable {
@@ -178,6 +222,10 @@ final class AdaptiveSwitcher: Sendable {
         var index: Int
         var playlist: HLSMediaPlaylist?
         var unusable = false
+        /// Live: when its playlist was last read (monotonic seconds).
+        var fetchedAt = -Double.infinity
+        /// Live: matched by program date-time (its sequence numbers do not line up).
+        var byDate = false
     }
 
     private struct State {
@@ -189,14 +237,24 @@ final class AdaptiveSwitcher: Sendable {
         var lastSwitch = -Double.infinity
         var measuredSinceSwitch = 0
         var armed = false
+        /// The anchor's playlist as the demuxer last read it.
+        var anchor: HLSMediaPlaylist
+        /// Live: media seconds of the anchor copy's first segment on the timeline of the first
+        /// copy (starts of later copies are shifted onto it, for the switch positions).
+        var anchorBase = 0.0
     }
 
     /// Switches kept for the status (the count goes on).
     static let keptSwitches = 256
+    /// Live: reads of the playing variant's playlist for one segment before it is left out.
+    static let liveReadsForCurrent = 2
 
     let policy: AdaptivePolicy
-    private let anchor: HLSMediaPlaylist
     private let anchorRung: Int
+    /// The anchor's media playlist URL.
+    private let anchorURI: String?
+    /// The anchor is live (no `EXT-X-ENDLIST`).
+    let isLive: Bool
     private let state: Guarded<State>
     private let bufferLevel = Guarded<(@Sendable () -> Double)?>(nil)
     /// Reads a variant's media playlist (nil when it cannot be read).
@@ -208,11 +266,14 @@ final class AdaptiveSwitcher: Sendable {
          loader: @escaping @Sendable (String) -> String?) {
         var rungs = ladder.map { Rung(variant: variants[$0], index: $0) }
         rungs[anchor].playlist = anchorPlaylist
-        self.anchor = anchorPlaylist
+        rungs[anchor].fetchedAt = MonotonicClock.seconds()
         self.anchorRung = anchor
+        self.anchorURI = rungs[anchor].variant.uri
+        self.isLive = !anchorPlaylist.isEnded
         self.policy = policy
         self.loader = loader
-        state = Guarded(State(rungs: rungs, current: anchor, estimator: ThroughputEstimator(policy: policy.estimator)))
+        state = Guarded(State(rungs: rungs, current: anchor, estimator: ThroughputEstimator(policy: policy.estimator),
+                              anchor: anchorPlaylist))
     }
 
     /// Seconds demuxed ahead of the playhead (set by the session before it starts).
@@ -228,58 +289,159 @@ final class AdaptiveSwitcher: Sendable {
         }
     }
 
+    /// Whether `url` is the media playlist of a variant of the ladder (the session then reads it
+    /// whole and hands it to ``playlistFetched(_:text:)``).
+    func watches(_ url: String) -> Bool {
+        state.withLock { s in s.rungs.contains { $0.variant.uri == url } }
+    }
+
+    /// The demuxer read `url`, a variant's media playlist (``watches(_:)``): the anchor's becomes
+    /// the copy segments are looked up in (live: its reload); another variant's is kept when
+    /// none was read yet (so it is not read twice).
+    func playlistFetched(_ url: String, text: String) {
+        guard let parsed = try? HLSMediaPlaylist.parse(text, base: url) else { return }
+        let now = MonotonicClock.seconds()
+        state.withLock { s in
+            if url == anchorURI {
+                let old = s.anchor
+                // Keep the positions continuous: shift the new copy onto the old one's timeline
+                // through a sequence number both list (else it follows the old copy's end).
+                if let first = parsed.segments.first {
+                    if let k = old.index(sequence: first.sequence) {
+                        s.anchorBase += old.segments[k].start - first.start
+                    } else if let last = old.segments.last, first.sequence > last.sequence {
+                        s.anchorBase += last.start + last.duration
+                    }
+                }
+                s.anchor = parsed
+                s.rungs[anchorRung].playlist = parsed
+                s.rungs[anchorRung].fetchedAt = now
+            } else if let r = s.rungs.firstIndex(where: { $0.variant.uri == url }), s.rungs[r].playlist == nil, !s.rungs[r].unusable,
+                      parsed.switchRefusal == nil, parsed.isEnded == s.anchor.isEnded {
+                s.rungs[r].playlist = parsed
+                s.rungs[r].fetchedAt = now
+                if isLive { s.rungs[r].byDate = Self.needsDates(parsed, anchor: s.anchor) }
+            }
+        }
+    }
+
     /// Which URL to fetch for `url` when it is a segment of the anchor playlist; nil otherwise
-    /// (the caller opens `url` as it is).
-    func plan(for url: String) -> Plan? {
-        guard let i = anchor.index(of: url) else { return nil }
-        let segment = anchor.segments[i]
+    /// (the caller opens `url` as it is). `wait` waits a number of seconds, false when the
+    /// source is interrupted (live: waiting for the playing variant's playlist to list the
+    /// segment; nil: never wait).
+    func plan(for url: String, wait: ((Double) -> Bool)? = nil) -> Plan? {
+        guard let (segment, position) = state.withLock({ s -> (HLSMediaPlaylist.Segment, Double)? in
+            guard let i = s.anchor.index(of: url) else { return nil }
+            return (s.anchor.segments[i], s.anchorBase + s.anchor.segments[i].start)
+        }) else { return nil }
         let buffer = bufferLevel.withLock { $0 }?() ?? 0
         let now = MonotonicClock.seconds()
+        // Live candidates whose playlist does not list this segment yet: not switched to now.
+        var skipped = Set<Int>()
         // Decide under the lock; load a playlist (I/O) outside it.
-        for _ in 0..<3 {
+        for _ in 0..<4 {
             let (wanted, decision, current) = state.withLock { s -> (Int, AdaptiveRule.Decision?, Int) in
                 guard s.armed else { return (s.current, nil, s.current) }
-                let usable = s.rungs.indices.filter { !s.rungs[$0].unusable || $0 == s.current }
+                let usable = s.rungs.indices.filter { (!s.rungs[$0].unusable && !skipped.contains($0)) || $0 == s.current }
                 let rates = usable.map { Double(s.rungs[$0].variant.bandwidth) }
                 guard let here = usable.firstIndex(of: s.current),
                       let d = AdaptiveRule.decide(current: here, rates: rates, estimate: s.estimator.estimate ?? policy.defaultEstimate,
                                                   recent: s.estimator.lastRate, fast: s.estimator.fastEstimate, buffer: buffer,
                                                   segmentSeconds: segment.duration, sinceSwitch: now - s.lastSwitch,
-                                                  segmentsSinceSwitch: s.measuredSinceSwitch, policy: policy) else {
+                                                  segmentsSinceSwitch: s.measuredSinceSwitch,
+                                                  policy: isLive ? policy.live(segment: s.anchor.targetDuration ?? segment.duration) : policy) else {
                     return (s.current, nil, s.current)
                 }
                 return (usable[d.rung], d, s.current)
             }
             let rung = wanted
-            guard let playlist = playlist(of: rung) else { continue }
-            let tolerance = min(0.5, segment.duration * 0.25)
-            guard let k = playlist.index(startingAt: segment.start, tolerance: tolerance) else {
-                markUnusable(rung, why: "its segments do not line up with the playing variant's")
+            let target: HLSMediaPlaylist.Segment
+            switch lookup(rung, segment, patient: rung == current, wait: wait) {
+            case .found(let found): target = found
+            case .notYet:
+                skipped.insert(rung)
+                continue
+            case .never:
                 continue
             }
-            let target = playlist.segments[k]
             if let decision, rung != current {
-                state.withLock { s in
-                    let from = s.rungs[s.current], to = s.rungs[rung]
-                    let change = BitrateSwitch(position: segment.start, fromBandwidth: from.variant.bandwidth, toBandwidth: to.variant.bandwidth,
-                                               fromVariant: from.index + 1, toVariant: to.index + 1, reason: decision.reason,
-                                               estimate: s.estimator.estimate ?? policy.defaultEstimate, buffer: buffer)
-                    s.switches.append(change)
-                    if s.switches.count > Self.keptSwitches { s.switches.removeFirst(s.switches.count - Self.keptSwitches) }
-                    s.switchCount += 1
-                    s.current = rung
-                    s.lastSwitch = now
-                    s.measuredSinceSwitch = 0
-                    FFmpegLog.write("abr", String(format: "segment at %.1f s: variant %d (%d b/s) -> %d (%d b/s): %@",
-                                                  segment.start, change.fromVariant, change.fromBandwidth, change.toVariant,
-                                                  change.toBandwidth, change.reason))
-                }
+                record(to: rung, segment: segment, position: position, reason: decision.reason, buffer: buffer, now: now)
             }
-            return Plan(url: target.uri, rung: rung, mediaSeconds: target.duration)
+            return Plan(url: target.uri, rung: rung, mediaSeconds: target.duration, anchorURL: url)
         }
         // Nothing usable came of it: the anchor's own segment.
         state.withLock { $0.current = anchorRung }
-        return Plan(url: url, rung: anchorRung, mediaSeconds: segment.duration)
+        return Plan(url: url, rung: anchorRung, mediaSeconds: segment.duration, anchorURL: url)
+    }
+
+    /// The segment of `rung` standing for the anchor's `segment`: the anchor's own, a live
+    /// variant's by sequence number or date (``liveSegment(_:matching:patient:wait:)``), a VOD
+    /// variant's by start time.
+    private func lookup(_ rung: Int, _ segment: HLSMediaPlaylist.Segment, patient: Bool, wait: ((Double) -> Bool)?) -> LiveLookup {
+        if rung == anchorRung { return .found(segment) }
+        if isLive { return liveSegment(rung, matching: segment, patient: patient, wait: wait) }
+        guard let playlist = playlist(of: rung) else { return .never }
+        let tolerance = min(0.5, segment.duration * 0.25)
+        guard let k = playlist.index(startingAt: segment.start, tolerance: tolerance) else {
+            markUnusable(rung, why: "its segments do not line up with the playing variant's")
+            return .never
+        }
+        return .found(playlist.segments[k])
+    }
+
+    /// Notes a switch to `rung` at the anchor's `segment` (logged, counted, kept for the status).
+    private func record(to rung: Int, segment: HLSMediaPlaylist.Segment, position: Double, reason: String, buffer: Double, now: Double) {
+        state.withLock { s in
+            let from = s.rungs[s.current], to = s.rungs[rung]
+            let change = BitrateSwitch(position: position, fromBandwidth: from.variant.bandwidth, toBandwidth: to.variant.bandwidth,
+                                       fromVariant: from.index + 1, toVariant: to.index + 1, reason: reason,
+                                       estimate: s.estimator.estimate ?? policy.defaultEstimate, buffer: buffer)
+            s.switches.append(change)
+            if s.switches.count > Self.keptSwitches { s.switches.removeFirst(s.switches.count - Self.keptSwitches) }
+            s.switchCount += 1
+            s.current = rung
+            s.lastSwitch = now
+            s.measuredSinceSwitch = 0
+            FFmpegLog.write("abr", String(format: "segment at %.1f s%@: variant %d (%d b/s) -> %d (%d b/s): %@",
+                                          position, isLive ? " (#\(segment.sequence))" : "", change.fromVariant, change.fromBandwidth,
+                                          change.toVariant, change.toBandwidth, change.reason))
+        }
+    }
+
+    /// hls.js's abandon rule, asked while `plan`'s segment downloads (`loaded` bytes after
+    /// `elapsed` seconds): once ``AdaptivePolicy/abandonAfter`` of its media duration has
+    /// passed, if the rest at the rate seen would take longer than the buffer holds, the same
+    /// place from the highest lower variant whose whole segment loads within the buffer (at
+    /// ``AdaptivePolicy/abandonMargin`` of that rate; else the lowest), when that is sooner than
+    /// finishing. Returns that plan (the switch is counted, the partial download measured), or
+    /// nil: carry on. A live variant whose playlist does not list the place yet is not waited for.
+    func abandon(_ plan: Plan, loaded: Int, elapsed: Double) -> Plan? {
+        guard plan.mediaSeconds > 0, elapsed.isFinite, elapsed > plan.mediaSeconds * policy.abandonAfter, loaded > 0 else { return nil }
+        let buffer = bufferLevel.withLock { $0 }?() ?? 0
+        let rate = Double(loaded) * 8 / elapsed
+        guard let (segment, position, lower, expected) = state.withLock({ s -> (HLSMediaPlaylist.Segment, Double, [Int], Double)? in
+            guard s.armed, s.rungs.indices.contains(plan.rung), let i = s.anchor.index(of: plan.anchorURL) else { return nil }
+            let v = s.rungs[plan.rung].variant
+            let lower = s.rungs.indices.filter { $0 < plan.rung && !s.rungs[$0].unusable }
+            return (s.anchor.segments[i], s.anchorBase + s.anchor.segments[i].start, lower,
+                    Double(v.averageBandwidth ?? v.bandwidth) * plan.mediaSeconds / 8)
+        }) else { return nil }
+        let remaining = max(0, expected - Double(loaded)) * 8 / rate
+        guard remaining > buffer, !lower.isEmpty else { return nil }
+        let bandwidth = { (r: Int) in Double(self.state.withLock { $0.rungs[r].variant.bandwidth }) }
+        let fetch = { (r: Int) in bandwidth(r) * plan.mediaSeconds / (self.policy.abandonMargin * rate) }
+        let pick = lower.last { fetch($0) < buffer } ?? lower[0]
+        guard fetch(pick) < remaining, case .found(let target) = lookup(pick, segment, patient: false, wait: nil) else { return nil }
+        let now = MonotonicClock.seconds()
+        state.withLock { s in
+            if s.estimator.sample(bytes: loaded, seconds: elapsed, mediaSeconds: plan.mediaSeconds * min(1, Double(loaded) / max(1, expected))) {
+                s.measuredSinceSwitch += 1
+            }
+        }
+        record(to: pick, segment: segment, position: position,
+               reason: String(format: "abandoned a segment: throughput %.2f Mb/s, %.1f s left to load, buffer %.1f s", rate / 1e6, remaining, buffer),
+               buffer: buffer, now: now)
+        return Plan(url: target.uri, rung: pick, mediaSeconds: target.duration, anchorURL: plan.anchorURL)
     }
 
     /// A planned segment was downloaded whole: `bytes` in `seconds`.
@@ -313,8 +475,115 @@ final class AdaptiveSwitcher: Sendable {
             markUnusable(rung, why: "its playlist \(why)")
             return nil
         }
+        if !parsed.isEnded {
+            markUnusable(rung, why: "its playlist is live while the playing variant's is VOD")
+            return nil
+        }
         state.withLock { $0.rungs[rung].playlist = parsed }
         return parsed
+    }
+
+    enum LiveLookup: Equatable {
+        case found(HLSMediaPlaylist.Segment)
+        /// Not listed yet, and not read again now (too soon, or interrupted): try later.
+        case notYet
+        /// The variant is left out (logged).
+        case never
+    }
+
+    /// Live: the segment of `rung` at the place of the anchor's `segment` (by sequence number,
+    /// or by date for a variant whose numbers do not line up), reading the rung's playlist again
+    /// when its copy does not list it yet and its target duration has passed since the last
+    /// read. `patient` (the variant playing): waits for that moment, up to
+    /// ``liveReadsForCurrent`` reads, then leaves the variant out; else one read at most, no wait.
+    func liveSegment(_ rung: Int, matching segment: HLSMediaPlaylist.Segment, patient: Bool,
+                     wait: ((Double) -> Bool)?) -> LiveLookup {
+        var reads = 0
+        while true {
+            let (copy, fetchedAt, byDate, unusable, uri) = state.withLock { s in
+                (s.rungs[rung].playlist, s.rungs[rung].fetchedAt, s.rungs[rung].byDate, s.rungs[rung].unusable, s.rungs[rung].variant.uri)
+            }
+            if unusable { return .never }
+            if let copy, let k = Self.match(segment, in: copy, byDate: byDate) { return .found(copy.segments[k]) }
+            if byDate, segment.programDateTime == nil {
+                markUnusable(rung, why: "it is matched by program date-time and the playing segment has none")
+                return .never
+            }
+            guard reads < (patient ? Self.liveReadsForCurrent : 1) else {
+                if patient {
+                    let newest = copy?.segments.last.map { "#\($0.sequence)" } ?? "none"
+                    markUnusable(rung, why: "its playlist stopped updating (newest segment \(newest), wanted #\(segment.sequence))")
+                    return .never
+                }
+                return .notYet
+            }
+            // Not sooner than a target duration after the last read.
+            let target = copy?.targetDuration ?? max(segment.duration, 1)
+            let due = fetchedAt + target - MonotonicClock.seconds()
+            if due > 0 {
+                guard patient, let wait, wait(due) else { return .notYet }
+            }
+            reads += 1
+            guard let uri, let text = loader(uri) else {
+                if patient {
+                    markUnusable(rung, why: "its playlist cannot be read")
+                    return .never
+                }
+                state.withLock { $0.rungs[rung].fetchedAt = MonotonicClock.seconds() }
+                return .notYet
+            }
+            let parsed: HLSMediaPlaylist
+            do { parsed = try HLSMediaPlaylist.parse(text, base: uri) } catch {
+                markUnusable(rung, why: "its playlist is refused (\(error.message))")
+                return .never
+            }
+            if let why = parsed.switchRefusal {
+                markUnusable(rung, why: "its playlist \(why)")
+                return .never
+            }
+            if let copy, parsed.mediaSequence < copy.mediaSequence {
+                markUnusable(rung, why: "its media sequence went back (\(parsed.mediaSequence) after \(copy.mediaSequence))")
+                return .never
+            }
+            let (dates, anchorLive) = state.withLock { s in (Self.needsDates(parsed, anchor: s.anchor), !s.anchor.isEnded) }
+            if parsed.isEnded, anchorLive, parsed.segments.last.map({ $0.sequence < segment.sequence }) ?? true {
+                markUnusable(rung, why: "its playlist ended before the playing variant's")
+                return .never
+            }
+            state.withLock { s in
+                s.rungs[rung].playlist = parsed
+                s.rungs[rung].fetchedAt = MonotonicClock.seconds()
+                if dates, !s.rungs[rung].byDate {
+                    s.rungs[rung].byDate = true
+                    FFmpegLog.write("abr", "variant \(s.rungs[rung].index + 1): its media sequence numbers do not line up with the playing variant's; matched by EXT-X-PROGRAM-DATE-TIME")
+                }
+            }
+        }
+    }
+
+    /// The index in `playlist` of the segment at `segment`'s place: the same media sequence
+    /// number, or (`byDate`) a program date-time within a quarter of its duration (at most 0.5 s).
+    static func match(_ segment: HLSMediaPlaylist.Segment, in playlist: HLSMediaPlaylist, byDate: Bool) -> Int? {
+        if byDate {
+            guard let date = segment.programDateTime else { return nil }
+            return playlist.index(date: date, tolerance: min(0.5, segment.duration * 0.25))
+        }
+        return playlist.index(sequence: segment.sequence)
+    }
+
+    /// Whether `playlist`'s sequence numbers fail to line up with `anchor`'s: a number both list
+    /// carries dates further apart than the match tolerance, or they share no number while
+    /// their dates overlap.
+    static func needsDates(_ playlist: HLSMediaPlaylist, anchor: HLSMediaPlaylist) -> Bool {
+        for a in anchor.segments {
+            guard let k = playlist.index(sequence: a.sequence) else { continue }
+            guard let d1 = a.programDateTime, let d2 = playlist.segments[k].programDateTime else { return false }
+            return abs(d1 - d2) > min(0.5, a.duration * 0.25)
+        }
+        // No common number: dates that overlap mean the numbering differs.
+        guard let a0 = anchor.segments.first?.programDateTime, let a1 = anchor.segments.last?.programDateTime,
+              let p0 = playlist.segments.first?.programDateTime, let p1 = playlist.segments.last?.programDateTime else { return false }
+        return p0 <= a1 && a0 <= p1
     }
 
     private func markUnusable(_ rung: Int, why: String) {

@@ -52,6 +52,9 @@ public struct DASHManifest: Sendable, Equatable {
         /// The init section this segment needs when it is not its representation's (a later
         /// period's, joined by ``DASHManifest/tracks``).
         public var initialization: Resource? = nil
+        /// Where its period starts on the presentation timeline, seconds (set by
+        /// ``DASHManifest/tracks``): a WebVTT text segment's cue times count from it.
+        public var periodStart = 0.0
     }
 
     public enum ContentType: String, Sendable {
@@ -144,6 +147,9 @@ public struct DASHManifest: Sendable, Equatable {
         for set in first.adaptationSets where set.contentType != .image {
             var track = Track(contentType: set.contentType, language: set.language,
                               representations: set.representations.sorted { $0.bandwidth < $1.bandwidth })
+            for k in track.representations.indices {
+                for i in track.representations[k].segments.indices { track.representations[k].segments[i].periodStart = first.start }
+            }
             for period in periods.dropFirst() {
                 let same = period.adaptationSets.first { $0.contentType == set.contentType && $0.language == set.language }
                     ?? period.adaptationSets.first { $0.contentType == set.contentType }
@@ -155,6 +161,7 @@ public struct DASHManifest: Sendable, Equatable {
                     track.representations[k].segments += joined.segments.map { s in
                         var s = s
                         if joined.initialization != own { s.initialization = joined.initialization }
+                        s.periodStart = period.start
                         return s
                     }
                 }

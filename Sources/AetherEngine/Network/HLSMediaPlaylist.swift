@@ -19,6 +19,9 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
         public var key: SegmentKey?
         /// `EXT-X-BYTERANGE`: only these bytes of `uri` (nil: all of it).
         public var byteRange: ByteRange?
+        /// Seconds since 1970 of its first sample (`EXT-X-PROGRAM-DATE-TIME`, or the last one
+        /// given plus the durations since); nil when the playlist gives none before it.
+        public var programDateTime: Double?
     }
 
     /// A sub-range of a resource (`EXT-X-BYTERANGE:<length>[@<offset>]`).
@@ -96,12 +99,11 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
     public var isSwitchable: Bool { switchRefusal == nil }
 
     /// Why a variant switch may not replace this playlist's segments, as the rest of a sentence
-    /// (`is live …`) for the log; nil when it may. Live (a re-fetched playlist whose window
-    /// moves is not switched: the start choice stays), byte ranges, keys, init sections, or no
-    /// segments.
+    /// (`uses byte ranges …`) for the log; nil when it may: byte ranges, keys, init sections, or
+    /// no segments. A live playlist (no `EXT-X-ENDLIST`) may be switched: its segments are
+    /// matched across variants by media sequence number (``AdaptiveSwitcher``).
     public var switchRefusal: String? {
         if segments.isEmpty { return "lists no segments" }
-        if !isEnded { return "is live (no EXT-X-ENDLIST; switching is for VOD only)" }
         if usesByteRanges { return "uses byte ranges (EXT-X-BYTERANGE)" }
         if isEncrypted { return "is encrypted (EXT-X-KEY)" }
         if hasInitSection { return "needs an init section (EXT-X-MAP)" }
@@ -121,6 +123,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
         var start = 0.0
         var key: SegmentKey?
         var pendingRange: String?
+        var pendingDate: Double?
         for raw in lines {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("#EXTINF:") {
@@ -164,6 +167,10 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
                         if playlist.initRange == nil { playlist.hasBadByteRange = true }
                     }
                 }
+            } else if line.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") {
+                // An unreadable date is left out (the next segment extrapolates or has none).
+                pendingDate = try? OutsideValue.dateTime(String(line.dropFirst("#EXT-X-PROGRAM-DATE-TIME:".count)),
+                                                         name: "EXT-X-PROGRAM-DATE-TIME")
             } else if line.hasPrefix("#EXT-X-STREAM-INF") {
                 throw OutsideValue.Refusal("a master playlist, not a media playlist")
             } else if !line.hasPrefix("#"), let duration = pending {
@@ -179,9 +186,12 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
                     range = ByteRange.parse(text, following: last?.uri == uri ? last?.byteRange : nil)
                     if range == nil { playlist.hasBadByteRange = true }
                 }
+                let date = pendingDate ?? playlist.segments.last.flatMap { last in last.programDateTime.map { $0 + last.duration } }
                 playlist.segments.append(Segment(uri: uri, start: start, duration: duration,
-                                                 sequence: playlist.mediaSequence + playlist.segments.count, key: key, byteRange: range))
+                                                 sequence: playlist.mediaSequence + playlist.segments.count, key: key, byteRange: range,
+                                                 programDateTime: date))
                 pendingRange = nil
+                pendingDate = nil
                 start += duration
             }
         }
@@ -208,6 +218,18 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
     /// The segment whose URI is `uri`, or nil.
     public func index(of uri: String) -> Int? {
         segments.firstIndex { $0.uri == uri }
+    }
+
+    /// The segment whose media sequence number is `sequence` (numbers are consecutive), or nil.
+    public func index(sequence: Int) -> Int? {
+        guard let first = segments.first else { return nil }
+        let k = sequence - first.sequence
+        return segments.indices.contains(k) ? k : nil
+    }
+
+    /// The segment whose program date-time is within `tolerance` s of `date`, or nil.
+    public func index(date: Double, tolerance: Double) -> Int? {
+        segments.firstIndex { $0.programDateTime.map { abs($0 - date) <= tolerance } ?? false }
     }
 
     /// The segment starting within `tolerance` s of `start` (binary search), or nil.

@@ -266,7 +266,25 @@ public enum ManifestCheck {
         // As a media playlist (what bit-rate switching reads of each variant).
         if let media = try? HLSMediaPlaylist.parse(text, base: base + ".m3u8") {
             found += media.segments.count + (media.isSwitchable ? 1 : 0)
-            if let last = media.segments.last { found += media.index(startingAt: last.start, tolerance: 0.5) ?? 0 }
+            if let last = media.segments.last {
+                found += media.index(startingAt: last.start, tolerance: 0.5) ?? 0
+                // Live switching: by sequence number, by date, and the numbering check.
+                found += media.index(sequence: last.sequence) ?? 0
+                found += AdaptiveSwitcher.match(last, in: media, byDate: true) ?? 0
+                found += AdaptiveSwitcher.needsDates(media, anchor: media) ? 1 : 0
+            }
+            // The switcher over it: a reload of the anchor and a segment planned from a second
+            // variant whose playlist is the same text (never waiting).
+            let a = base + "a.m3u8", b = base + "b.m3u8"
+            let switcher = AdaptiveSwitcher(variants: [StreamVariant(uri: a, bandwidth: 1_000_000), StreamVariant(uri: b, bandwidth: 2_000_000)],
+                                            ladder: [0, 1], anchor: 0, anchorPlaylist: media, policy: AdaptivePolicy(), loader: { _ in text })
+            switcher.playlistFetched(a, text: text)
+            switcher.playlistFetched(b, text: text)
+            switcher.arm()
+            if let first = media.segments.first, let plan = switcher.plan(for: first.uri) {
+                switcher.downloaded(plan, bytes: 1 << 20, seconds: 0.1)
+                found += switcher.abandon(plan, loaded: 1 << 10, elapsed: 1e9) == nil ? 0 : 1
+            }
         }
         let streams = HLSThumbnails.imageStreams(in: text, base: base + ".m3u8")
         found += streams.count

@@ -74,10 +74,16 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     /// An init section may be this large.
     static let initSectionLimit = 4 << 20
 
+    /// Playlists the opener already read (the master, the anchor's playlist, audio renditions):
+    /// each is served once from memory to the demuxer's first open of its URL, so none is fetched
+    /// twice at open; later opens (a live reload) go to the network.
+    let prefetched: PrefetchedDocuments?
+
     init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String], failsSource: Bool = true,
          adaptive: AdaptiveSwitcher? = nil, documents: (@Sendable (String) -> [UInt8]?)? = nil,
-         transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil) {
+         transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil, prefetched: PrefetchedDocuments? = nil) {
         self.settings = settings
+        self.prefetched = prefetched
         self.adaptive = adaptive
         self.documents = documents
         self.transmuxed = transmuxed
@@ -112,7 +118,7 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     /// the owner of the context (kept alive until the demuxer is closed) and the context.
     func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>) {
         mainURL = url
-        if let bytes = documents?(url) {
+        if let bytes = documents?(url) ?? prefetched?.take(url) {
             let memory = try MemoryInput(bytes)
             return (memory, memory.context)
         }
@@ -124,7 +130,7 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     func openNested(url: String, flags: Int32, callerOptions: OpaquePointer?,
                     into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
         guard flags & AVIO_FLAG_WRITE == 0 else { return aether_AVERROR(EPERM) }
-        if let bytes = documents?(url) {
+        if let bytes = documents?(url) ?? prefetched?.take(url) {
             do {
                 let memory = try MemoryInput(bytes)
                 pb.pointee = memory.context
@@ -150,7 +156,21 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
         }
         for (key, value) in options { merged[key] = value }
         if scheme == "http" || scheme == "https" {
-            if let adaptive, let plan = adaptive.plan(for: url) {
+            // A variant's media playlist (a live reload of the one playing): read whole, handed
+            // to the switcher, served from memory, so the demuxer and the switcher see one copy.
+            if let adaptive, adaptive.watches(url) {
+                do throws(FFmpegError) {
+                    let data = try readWhole(url, options: merged, limit: Int(Self.manifestBudget))
+                    adaptive.playlistFetched(url, text: String(decoding: data, as: UTF8.self))
+                    let memory = try MemoryInput(data)
+                    pb.pointee = memory.context
+                    readers.withLock { $0[UnsafeMutableRawPointer(memory.context)] = memory }
+                    return 0
+                } catch {
+                    return error.code
+                }
+            }
+            if let adaptive, let plan = adaptive.plan(for: url, wait: { self.backOff(seconds: $0) }) {
                 var result = openWhole(plan, options: merged, into: pb)
                 if result < 0, plan.url != url, !interrupt.shouldInterrupt {
                     adaptive.failed(plan)
@@ -180,16 +200,23 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     }
 
     /// Reads `url` whole through a ``ResilientInput`` (resume, retries, counts); at most `limit` bytes.
-    private func readWhole(_ url: String, options: [String: String], limit: Int) throws(FFmpegError) -> [UInt8] {
+    /// `carryOn`, asked after each 16 KiB with the bytes so far and the seconds since the start,
+    /// may stop the download (false): then it throws `ECANCELED`.
+    private func readWhole(_ url: String, options: [String: String], limit: Int,
+                           carryOn: ((Int, Double) -> Bool)? = nil) throws(FFmpegError) -> [UInt8] {
         var data: [UInt8] = []
+        let started = MonotonicClock.seconds()
         let reader = try ResilientInput(url: url, options: options, session: self)
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var chunk = [UInt8](repeating: 0, count: carryOn == nil ? 64 << 10 : 16 << 10)
         while true {
             let n = avio_read(reader.context, &chunk, Int32(chunk.count))
             if n == aether_AVERROR_EOF() || n == 0 { break }
             guard n > 0 else { throw FFmpegError(code: n, function: "avio_read") }
             guard data.count + Int(n) <= limit else { throw FFmpegError(code: aether_AVERROR(EFBIG), function: "avio_read") }
             data += chunk[0..<Int(n)]
+            if let carryOn, !carryOn(data.count, MonotonicClock.seconds() - started) {
+                throw FFmpegError(code: aether_AVERROR(ECANCELED), function: "avio_read")
+            }
         }
         return data
     }
@@ -224,13 +251,25 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     private func openWhole(_ plan: AdaptiveSwitcher.Plan, options: [String: String], measured: Bool = true,
                            into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
         let started = MonotonicClock.seconds()
+        // A segment that loads too slowly for the buffer may be given up for a lower variant's.
+        var replacement: AdaptiveSwitcher.Plan?
+        let carryOn: ((Int, Double) -> Bool)? = measured && adaptive != nil ? { [adaptive] loaded, elapsed in
+            replacement = adaptive?.abandon(plan, loaded: loaded, elapsed: elapsed)
+            return replacement == nil
+        } : nil
         do throws(FFmpegError) {
             let fetch = transmuxed?(plan.url)
             var data: [UInt8]
-            if let fetch {
-                data = try readWhole(fetch.segment.url, options: ranged(options, fetch.segment), limit: Self.wholeSegmentLimit)
-            } else {
-                data = try readWhole(plan.url, options: options, limit: Self.wholeSegmentLimit)
+            do throws(FFmpegError) {
+                if let fetch {
+                    data = try readWhole(fetch.segment.url, options: ranged(options, fetch.segment), limit: Self.wholeSegmentLimit,
+                                         carryOn: carryOn)
+                } else {
+                    data = try readWhole(plan.url, options: options, limit: Self.wholeSegmentLimit, carryOn: carryOn)
+                }
+            } catch {
+                if let replacement { return openWhole(replacement, options: options, into: pb) }
+                throw error
             }
             if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: MonotonicClock.seconds() - started) }
             if let fetch {
@@ -290,4 +329,31 @@ private let networkIOClose: @convention(c) (UnsafeMutablePointer<AVFormatContext
         return
     }
     Unmanaged<NetworkSession>.fromOpaque(opaque).takeUnretainedValue().closeNested(pb)
+}
+
+/// Documents read while opening a source, served once each to the demuxer's first open of the
+/// same URL (``NetworkSession/prefetched``). At most ``maxEntries`` documents of
+/// ``NetworkSession/manifestBudget`` bytes each are kept; more are not (the demuxer then fetches
+/// them itself).
+final class PrefetchedDocuments: Sendable {
+    static let maxEntries = 64
+    private let entries = Guarded<[String: [UInt8]]>([:])
+
+    init() {}
+
+    /// Keeps `bytes` for the first open of `url` (a later copy of the same URL replaces it).
+    func keep(_ url: String, _ bytes: [UInt8]) {
+        guard bytes.count <= Int(NetworkSession.manifestBudget) else { return }
+        entries.withLock { e in
+            if e[url] != nil || e.count < Self.maxEntries { e[url] = bytes }
+        }
+    }
+
+    /// The bytes kept for `url`, once (nil when none, or already taken).
+    func take(_ url: String) -> [UInt8]? {
+        entries.withLock { $0.removeValue(forKey: url) }
+    }
+
+    /// URLs still held (for tests and the log).
+    var held: [String] { entries.withLock { Array($0.keys) } }
 }

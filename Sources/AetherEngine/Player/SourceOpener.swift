@@ -82,8 +82,12 @@ enum SourceOpener {
     /// replaces only the anchor's (video) segments, so the audio rendition plays on untouched
     /// and the ladder is the variants of the same audio group. Such a master switches only when
     /// every audio rendition of the group is VOD too (``renditionRefusal(_:group:loader:)``).
+    ///
+    /// A live anchor playlist switches too (segments matched by media sequence number,
+    /// ``AdaptiveSwitcher``). Every playlist read here is kept in `prefetched`, so the demuxer's
+    /// first open of it is served from memory (no playlist is fetched twice at open).
     private static func switcher(master: HLSMasterPlaylist, anchor: Int, options: PlayerOptions,
-                                 openOptions: [String: String]) -> AdaptiveSwitcher? {
+                                 openOptions: [String: String], prefetched: PrefetchedDocuments) -> AdaptiveSwitcher? {
         let policy = AdaptivePolicy()
         let ladder = VariantChooser.ladder(master.variants, anchor: anchor, limit: policy.maxRungs)
         guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = master.variants[anchor].uri else { return nil }
@@ -93,12 +97,13 @@ enum SourceOpener {
             SmallFetch.text(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
                             limit: Int(NetworkSession.manifestBudget))
         }
-        if master.needsRenditions(master.variants[anchor]), let group = master.variants[anchor].audioGroup,
-           let why = renditionRefusal(master, group: group, loader: loader) {
-            FFmpegLog.write("abr", "no switching: \(why)")
-            return nil
+        // What the demuxer will open next: kept for its first open.
+        let opening: @Sendable (String) -> String? = { url in
+            guard let text = loader(url) else { return nil }
+            prefetched.keep(url, Array(text.utf8))
+            return text
         }
-        guard let text = loader(uri) else {
+        guard let text = opening(uri) else {
             FFmpegLog.write("abr", "no switching: the variant's playlist cannot be read")
             return nil
         }
@@ -111,7 +116,12 @@ enum SourceOpener {
             FFmpegLog.write("abr", "no switching: the variant's playlist \(why)")
             return nil
         }
-        FFmpegLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
+        if master.needsRenditions(master.variants[anchor]), let group = master.variants[anchor].audioGroup,
+           let why = renditionRefusal(master, group: group, live: !playlist.isEnded, loader: opening) {
+            FFmpegLog.write("abr", "no switching: \(why)")
+            return nil
+        }
+        FFmpegLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(playlist.isEnded ? "" : " (live: segments matched by media sequence number)")")
         return AdaptiveSwitcher(variants: master.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist,
                                 policy: policy, loader: loader)
     }
@@ -122,9 +132,10 @@ enum SourceOpener {
 
     /// Why the audio renditions of `group` rule out switching the variants that play with
     /// them, or nil: each rendition playlist of the group (at most ``maxCheckedRenditions``)
-    /// must be readable, a media playlist, and VOD (a live rendition beside VOD variants has no
-    /// fixed timeline to switch the video against).
-    static func renditionRefusal(_ master: HLSMasterPlaylist, group: String,
+    /// must be readable, a media playlist, and VOD when the variants are (`live` false: a live
+    /// rendition beside VOD variants has no fixed timeline to switch the video against), live
+    /// when they are live.
+    static func renditionRefusal(_ master: HLSMasterPlaylist, group: String, live: Bool = false,
                                  loader: (String) -> String?) -> String? {
         let audio = master.renditions.filter { $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil }
         guard audio.count <= maxCheckedRenditions else {
@@ -137,7 +148,9 @@ enum SourceOpener {
             do { playlist = try HLSMediaPlaylist.parse(text, base: uri) } catch {
                 return "the audio rendition '\(name)' is refused (\(error.message))"
             }
-            guard playlist.isEnded else { return "the audio rendition '\(name)' is live while the variants are VOD" }
+            guard playlist.isEnded != live else {
+                return "the audio rendition '\(name)' is \(live ? "VOD while the variants are live" : "live while the variants are VOD")"
+            }
         }
         return nil
     }
@@ -153,8 +166,12 @@ enum SourceOpener {
         let ladder = VariantChooser.ladder(p.variants, anchor: anchor, limit: policy.maxRungs)
         guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = p.variants[anchor].uri,
               let playlist = p.mediaPlaylists[uri] else { return nil }
+        if dash.manifest.isDynamic {
+            FFmpegLog.write("abr", "no switching: the manifest is dynamic (live; switching is for static manifests only)")
+            return nil
+        }
         if let why = playlist.switchRefusal {
-            FFmpegLog.write("abr", "no switching: \(dash.manifest.isDynamic ? "the manifest is dynamic (live; switching is for static manifests only)" : "the DASH representation \(why)")")
+            FFmpegLog.write("abr", "no switching: the DASH representation \(why)")
             return nil
         }
         FFmpegLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
@@ -258,10 +275,11 @@ enum SourceOpener {
         var variant: StreamVariant?
         var adaptive: AdaptiveSwitcher?
         var dash: DASHSource?
+        let prefetched = PrefetchedDocuments()
         if StreamVariants.isHLS(url),
-           let text = try Self.prefetch(url, what: "playlist", options: openOptions, settings: options.network,
-                                        interrupt: interrupt, timeout: options.openTimeout).map({ String(decoding: $0, as: UTF8.self) }),
-           let master = HLSMasterPlaylist.parse(text, base: url),
+           let bytes = try Self.prefetch(url, what: "playlist", options: openOptions, settings: options.network,
+                                         interrupt: interrupt, timeout: options.openTimeout),
+           let master = HLSMasterPlaylist.parse(String(decoding: bytes, as: UTF8.self), base: url),
            let k = VariantChooser.choose(master.variants, preference: options.variantPreference, range: options.videoRange) {
             // A remote master may only point at http(s): never at local files.
             if NetworkSettings.isNetwork(url),
@@ -272,9 +290,12 @@ enum SourceOpener {
             variants = master.variants
             variant = master.variants[k]
             if !master.needsRenditions(master.variants[k]), let uri = master.variants[k].uri { openURL = uri }
+            // Played through the master: the demuxer's open of it is served our copy.
+            if openURL == url { prefetched.keep(url, bytes) }
             FFmpegLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(openURL == url ? " through the master (separate audio renditions)" : "")")
             if options.variantPreference == .auto, NetworkSettings.isNetwork(url) {
-                adaptive = Self.switcher(master: master, anchor: k, options: options, openOptions: openOptions)
+                adaptive = Self.switcher(master: master, anchor: k, options: options, openOptions: openOptions,
+                                         prefetched: prefetched)
             }
         }
         // A remote DASH manifest is read by libavformat's demuxer, which opens what it names
@@ -327,7 +348,7 @@ enum SourceOpener {
         do {
             format = try FormatContext(url: openURL, options: demuxOptions, timeout: options.openTimeout,
                                        interrupt: interrupt, network: options.network, adaptive: adaptive,
-                                       documents: documents, transmuxed: transmuxed)
+                                       documents: documents, transmuxed: transmuxed, prefetched: prefetched)
         } catch {
             // A translated DASH manifest is named by its own URL, not its in-memory master's.
             let failure = PlayerError("cannot open '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
@@ -499,6 +520,9 @@ enum SourceOpener {
         for path in options.subtitleFiles {
             do { try subtitles.addSidecar(path: path) } catch { warnings.append("\(error)") }
         }
+        if let dash, options.subtitlesEnabled {
+            Self.addText(of: dash.manifest, to: subtitles, openOptions: openOptions, options: options)
+        }
         _ = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled,
                                    languages: options.subtitleLanguages)
         return OpenedSource(
@@ -522,6 +546,63 @@ enum SourceOpener {
 }
 
 extension SourceOpener {
+    /// WebVTT files (or WebVTT text segments) fetched for one DASH text set at most, and their
+    /// bytes in all (``SubtitleStore/maxSidecarBytes``).
+    static let maxTextSegments = 64
+
+    /// The text adaptation sets of a DASH manifest played through our reader, as subtitle
+    /// tracks (libavformat's HLS demuxer, which plays the translation, reads no subtitle
+    /// renditions in 5.1): a WebVTT set's representation (`text/vtt`, or `.vtt` files without a
+    /// MIME type; the one a download takes) has its files fetched with the source's headers and
+    /// joined, each period's cues moved by the period's start (``WebVTTJoin``), within
+    /// ``maxTextSegments`` files and ``SubtitleStore/maxSidecarBytes``; tagged with the set's
+    /// `lang`. TTML and stpp sets, and WebVTT in MP4 (`wvtt`), are left out with one log line each
+    /// (libavformat 5.1 reads no TTML; `wvtt` segments are not joined here), as downloads do.
+    static func addText(of manifest: DASHManifest, to subtitles: SubtitleStore, openOptions: [String: String],
+                        options: PlayerOptions) {
+        let timeout = min(options.openTimeout, max(1, options.network.readTimeout))
+        for (k, track) in manifest.tracks.enumerated() where track.contentType == .text {
+            let language = track.language.map { TextSanitizer.clean(String($0.prefix(32))) } ?? "none"
+            guard let rep = track.representations.last(where: { !$0.segments.isEmpty && DASHDownloadPlanner.isWebVTT($0) }) else {
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: only WebVTT files can be read (not TTML, stpp or WebVTT in MP4)")
+                continue
+            }
+            guard rep.segments.count <= maxTextSegments else {
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(rep.segments.count) files (more than \(maxTextSegments))")
+                continue
+            }
+            var files: [[UInt8]] = []
+            var total = 0
+            for segment in rep.segments {
+                guard let bytes = try? SmallFetch.bytes(segment.resource.url, options: openOptions, settings: options.network,
+                                                        interrupt: InterruptToken(), timeout: timeout,
+                                                        limit: SubtitleStore.maxSidecarBytes - total, range: segment.resource.range) else {
+                    files = []
+                    break
+                }
+                total += bytes.count
+                files.append(bytes)
+            }
+            guard !files.isEmpty else {
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: its files cannot be read")
+                continue
+            }
+            let cues: [WebVTTJoin.Cue]
+            do { cues = try WebVTTJoin.cues(files, offsets: rep.segments.map(\.periodStart)) } catch {
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(error.message)")
+                continue
+            }
+            let first = rep.segments[0].resource.url
+            do {
+                let id = try subtitles.addDocument(Array(WebVTTJoin.document(cues, shift: 0).utf8), name: first, path: first,
+                                                   language: track.language)
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)): \(cues.count) cues from \(files.count) WebVTT file(s), subtitle track \(id + 1)")
+            } catch {
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(error.description)")
+            }
+        }
+    }
+
     /// The fonts attached to the file (Matroska attachments: FFmpeg keeps their bytes as the
     /// stream's extradata), for libass; nil when there are none.
     static func attachedFonts(_ format: FormatContext) -> ASSFontSet? {

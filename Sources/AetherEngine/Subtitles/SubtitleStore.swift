@@ -301,7 +301,22 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
         return try addSidecar(format: format, name: name, path: url, codepage: codepage)
     }
 
-    private func addSidecar(format: FormatContext, name: String, path: String, codepage: String?) throws(SidecarError) -> Int {
+    /// A subtitle document already in memory (a DASH text set's WebVTT files joined), as a
+    /// sidecar track tagged with `language`.
+    func addDocument(_ bytes: [UInt8], name: String, path: String, language: String?) throws(SidecarError) -> Int {
+        guard bytes.count <= SubtitleStore.maxSidecarBytes else {
+            throw SidecarError(description: "subtitle file '\(TextSanitizer.clean(name))' is too large (\(bytes.count) bytes)")
+        }
+        let format: FormatContext
+        do { format = try FormatContext(bytes: bytes) } catch {
+            throw SidecarError(description: "cannot read subtitle file '\(TextSanitizer.clean(name))': \(error.message)")
+        }
+        return try addSidecar(format: format, name: TextSanitizer.clean(name), path: path, codepage: nil,
+                              language: language.map { TextSanitizer.clean(String($0.prefix(32))) })
+    }
+
+    private func addSidecar(format: FormatContext, name: String, path: String, codepage: String?,
+                            language: String? = nil) throws(SidecarError) -> Int {
         guard let stream = (0..<format.streamCount).lazy.compactMap({ format.stream($0) })
                 .first(where: { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE }),
               let par = stream.pointee.codecpar else {
@@ -334,7 +349,7 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
             var track = Track(info: SubtitleTrackInfo(
                 id: id, source: .sidecar(path: path), codec: codec,
                 kind: props & AV_CODEC_PROP_BITMAP_SUB != 0 ? .bitmap : .text,
-                language: nil, title: nil, isDefault: false, isForced: false))
+                language: language, title: nil, isDefault: false, isForced: false))
             track.cues = stampFonts(cues).filter { !$0.isClear }.sorted { $0.start < $1.start }
             track.longest = track.cues.map { $0.end - $0.start }.max() ?? 0
             s.tracks.append(track)

@@ -87,6 +87,60 @@ public enum OutsideValue {
         return text
     }
 
+    /// An ISO 8601 date and time with a zone (`2026-11-24T16:00:00.123Z`, `…+01:00`; without
+    /// one: UTC), as seconds since 1970: years 1970…9999, each field in its range, at most 64
+    /// bytes; else a refusal.
+    public static func dateTime(_ text: String, name: String) throws(Refusal) -> Double {
+        let t = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+        let refusal = Refusal("'\(name)': '\(TextSanitizer.clean(String(decoding: t.prefix(40), as: UTF8.self)))' is not a date")
+        guard t.count >= 19, t.count <= 64 else { throw refusal }
+        func digits(_ at: Int, _ count: Int) -> Int? {
+            guard at + count <= t.count else { return nil }
+            var v = 0
+            for b in t[at..<at + count] {
+                guard (48...57).contains(b) else { return nil }
+                v = v * 10 + Int(b - 48)
+            }
+            return v
+        }
+        guard let year = digits(0, 4), t[4] == 45, let month = digits(5, 2), t[7] == 45, let day = digits(8, 2),
+              t[10] == 84 || t[10] == 116 || t[10] == 32, let hour = digits(11, 2), t[13] == 58, let minute = digits(14, 2),
+              t[16] == 58, let second = digits(17, 2),
+              (1970...9999).contains(year), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { throw refusal }
+        var i = 19
+        var fraction = 0.0
+        if i < t.count, t[i] == 46 || t[i] == 44 {
+            i += 1
+            var scale = 0.1
+            let begin = i
+            while i < t.count, (48...57).contains(t[i]) { fraction += Double(t[i] - 48) * scale; scale /= 10; i += 1 }
+            guard i > begin else { throw refusal }
+        }
+        var zone = 0
+        if i < t.count {
+            if t[i] == 90 || t[i] == 122, i + 1 == t.count {
+                i += 1
+            } else if t[i] == 43 || t[i] == 45, let h = digits(i + 1, 2), h < 24 {
+                var m = 0
+                var end = i + 3
+                if end < t.count, t[end] == 58 { guard let mm = digits(end + 1, 2), mm < 60 else { throw refusal }; m = mm; end += 3 }
+                else if let mm = digits(end, 2), end + 2 == t.count { guard mm < 60 else { throw refusal }; m = mm; end += 2 }
+                zone = (h * 3600 + m * 60) * (t[i] == 43 ? 1 : -1)
+                i = end
+            }
+            guard i == t.count else { throw refusal }
+        }
+        // Days from 1970-01-01 (proleptic Gregorian, Howard Hinnant's days_from_civil).
+        let y = month <= 2 ? year - 1 : year
+        let era = y / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - zone) + fraction
+    }
+
     /// A number for a message: short, never the whole of a huge one.
     static func describe(_ value: Double) -> String {
         if value.isNaN { return "nan" }
