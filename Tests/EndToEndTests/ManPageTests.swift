@@ -192,7 +192,7 @@ enum ManPage {
 
     /// `--help` of the top-level command and of each subcommand, keyed by the arguments given.
     static func helpOutputs() throws -> [(String, String)] {
-        try [["--help"], ["play", "--help"], ["probe", "--help"], ["caps", "--help"], ["extract", "--help"], ["download", "--help"]].map { arguments in
+        try [["--help"], ["play", "--help"], ["probe", "--help"], ["inspect", "--help"], ["caps", "--help"], ["extract", "--help"], ["download", "--help"]].map { arguments in
             let r = Process.run([TestEnvironment.binary] + arguments, timeout: 30)
             guard r.status == 0, !r.stdout.isEmpty else {
                 throw Missing(description: "aether-tui \(arguments.joined(separator: " ")) exited \(r.status): \(r.stderr)")

@@ -237,7 +237,10 @@ extension StructureDocument {
         let source = try FileByteSource(path: path)
         let parser: any StructureParser
         switch detect(source) {
-        case .isobmff, .matroska, .mpegts, .other: parser = try LavfStructureParser(url: path)
+        case .isobmff: parser = ISOBMFFParser(source: source, budget: budget)
+        case .matroska: parser = MatroskaParser(source: source, budget: budget)
+        case .mpegts: parser = TransportStreamParser(source: source, budget: budget)
+        case .other: parser = try LavfStructureParser(url: path)
         }
         return StructureDocument(source: source, parser: parser, budget: budget)
     }
@@ -293,7 +296,7 @@ extension StructureDocument {
         guard node.isContainer else { return StructureTree(node: node, children: [], truncated: false) }
         guard remaining > 0 else { return StructureTree(node: node, children: [], truncated: true) }
         var (nodes, omitted) = parser.children(of: node)
-        var withCount = node
+        var withCount = parser.refined(node)
         withCount.omittedChildren = omitted
         if nodes.count > remaining { nodes = Array(nodes.prefix(remaining)) }
         remaining -= nodes.count

@@ -61,6 +61,16 @@ final class ContainerBrowser {
         return node
     }
 
+    private func setNode(at path: [Int], _ node: StructureNode) {
+        guard let last = path.last else { return }
+        if path.count == 1 { if top.indices.contains(last) { top[last] = node }; return }
+        let parent = Array(path.dropLast())
+        if var kids = children[parent], kids.nodes.indices.contains(last) {
+            kids.nodes[last] = node
+            children[parent] = kids
+        }
+    }
+
     private func rebuild() {
         var out: [Row] = []
         func add(_ nodes: [StructureNode], omitted: Int, prefix: [Int], depth: Int) {
@@ -85,7 +95,11 @@ final class ContainerBrowser {
             if rows[safe: selection + 1]?.depth == row.depth + 1 { move(1) }
             return
         }
-        if children[row.path] == nil { children[row.path] = document.parser.children(of: node) }
+        if children[row.path] == nil {
+            children[row.path] = document.parser.children(of: node)
+            // What only reading the children tells (a cluster's block counts) joins the node.
+            setNode(at: row.path, document.parser.refined(node))
+        }
         open.insert(row.path)
         rebuild()
     }
