@@ -188,8 +188,8 @@ enum InspectTime {
         guard (1...3).contains(parts.count), text.utf8.count <= 32 else { return nil }
         var total = 0.0
         for (i, part) in parts.enumerated() {
-            guard let v = try? OutsideValue.clamped(OutsideValue.number(String(part), name: "time"), to: 0...OutsideValue.maxSeconds, name: "time"),
-                  !part.contains("/") else { return nil }
+            guard !part.contains("/"), let n = try? OutsideValue.number(String(part), name: "time"), n >= 0,
+                  let v = try? OutsideValue.clamped(n, to: 0...OutsideValue.maxSeconds, name: "time") else { return nil }
             if i < parts.count - 1, v != v.rounded() { return nil }
             total = total * 60 + v
         }
