@@ -131,14 +131,7 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
                     into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
         guard flags & AVIO_FLAG_WRITE == 0 else { return aether_AVERROR(EPERM) }
         if let bytes = documents?(url) ?? prefetched?.take(url) {
-            do {
-                let memory = try MemoryInput(bytes)
-                pb.pointee = memory.context
-                readers.withLock { $0[UnsafeMutableRawPointer(memory.context)] = memory }
-                return 0
-            } catch {
-                return error.code
-            }
+            do { return try serve(bytes, into: pb) } catch { return error.code }
         }
         let scheme = NetworkSettings.scheme(of: url) ?? "file"
         guard allowedSchemes.contains(scheme) else {
@@ -162,10 +155,7 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
                 do throws(FFmpegError) {
                     let data = try readWhole(url, options: merged, limit: Int(Self.manifestBudget))
                     adaptive.playlistFetched(url, text: String(decoding: data, as: UTF8.self))
-                    let memory = try MemoryInput(data)
-                    pb.pointee = memory.context
-                    readers.withLock { $0[UnsafeMutableRawPointer(memory.context)] = memory }
-                    return 0
+                    return try serve(data, into: pb)
                 } catch {
                     return error.code
                 }
@@ -279,13 +269,19 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
                     throw error
                 }
             }
-            let memory = try MemoryInput(data)
-            pb.pointee = memory.context
-            readers.withLock { $0[UnsafeMutableRawPointer(memory.context)] = memory }
-            return 0
+            return try serve(data, into: pb)
         } catch {
             return error.code
         }
+    }
+
+    /// Hands `bytes` to the demuxer as the opened file (kept alive in `readers` until
+    /// `closeNested`); 0, or throws when the reader cannot be made.
+    private func serve(_ bytes: [UInt8], into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) throws(FFmpegError) -> Int32 {
+        let memory = try MemoryInput(bytes)
+        pb.pointee = memory.context
+        readers.withLock { $0[UnsafeMutableRawPointer(memory.context)] = memory }
+        return 0
     }
 
     /// `io_close`: frees a context opened by ``openNested(url:flags:callerOptions:into:)``.
