@@ -183,6 +183,15 @@ final class StillDecoder {
     /// Converts the picture in `frame` (media time `pts`) to an upright RGB24 still.
     private func still(pts: Double, maxWidth: Int?, maxHeight: Int?) throws -> StillImage {
         defer { frame.unref() }
+        return try Self.still(of: frame, parameters: parameters, rotation: rotation, scaler: scaler, toneMapper: toneMapper,
+                              seconds: pts, maxWidth: maxWidth, maxHeight: maxHeight)
+    }
+
+    /// The picture in `frame` as an upright RGB24 still at most `maxWidth`×`maxHeight` (display
+    /// aspect kept, rotation applied, PQ/HLG tone-mapped): the stills' and the inspector's
+    /// frames tab's one conversion.
+    static func still(of frame: Frame, parameters: UnsafePointer<AVCodecParameters>, rotation: Int, scaler: Scaler,
+                      toneMapper: ToneMapper?, seconds: Double, maxWidth: Int?, maxHeight: Int?) throws -> StillImage {
         let f = frame.pointer.pointee
         var sar = f.sample_aspect_ratio
         if sar.num <= 0 || sar.den <= 0 { sar = parameters.pointee.sample_aspect_ratio }
@@ -198,7 +207,7 @@ final class StillDecoder {
                              into: buffer.base, stride: scaled.width * 3)
         }
         let pixels = StillGeometry.rotate(buffer.copyBytes(), width: scaled.width, height: scaled.height, degrees: rotation)
-        return StillImage(width: output.width, height: output.height, pixels: pixels, seconds: pts,
+        return StillImage(width: output.width, height: output.height, pixels: pixels, seconds: seconds,
                           isKeyframe: f.key_frame != 0)
     }
 }

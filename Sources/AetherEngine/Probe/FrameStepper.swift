@@ -232,26 +232,16 @@ public final class FrameStepper {
         guard f.width > 0, f.height > 0, f.width <= 16384, f.height <= 16384 else {
             return .failure(InspectError("the frame's size \(f.width)×\(f.height) cannot be shown"))
         }
-        var sar = f.sample_aspect_ratio
-        if sar.num <= 0 || sar.den <= 0 { sar = parameters.pointee.sample_aspect_ratio }
-        let geometry = StillGeometry(codedWidth: Int(f.width), codedHeight: Int(f.height),
-                                     sampleAspect: sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1,
-                                     rotation: rotation)
-        let output = geometry.outputSize(maxWidth: maxSize.width, maxHeight: maxSize.height)
-        let scaled = geometry.scaledSize(for: output)
-        let buffer = PixelBuffer(count: scaled.width * scaled.height * 3)
+        let still: StillImage
         do {
-            let mapped = try toneMapper?.render(frame, size: scaled, into: buffer.mutableBytes) ?? false
-            if !mapped {
-                try scaler.scale(frame, width: scaled.width, height: scaled.height, format: AV_PIX_FMT_RGB24,
-                                 into: buffer.base, stride: scaled.width * 3)
-            }
+            still = try StillDecoder.still(of: frame, parameters: parameters, rotation: rotation, scaler: scaler,
+                                           toneMapper: toneMapper, seconds: record.ptsTime ?? 0,
+                                           maxWidth: maxSize.width, maxHeight: maxSize.height)
         } catch {
             return .failure(InspectError("cannot convert the frame: \(error)"))
         }
-        let pixels = StillGeometry.rotate(buffer.copyBytes(), width: scaled.width, height: scaled.height, degrees: rotation)
-        let still = StillImage(width: output.width, height: output.height, pixels: pixels,
-                               seconds: record.ptsTime ?? 0, isKeyframe: f.key_frame != 0)
+        var sar = f.sample_aspect_ratio
+        if sar.num <= 0 || sar.den <= 0 { sar = parameters.pointee.sample_aspect_ratio }
         var side: [String] = []
         if let data = f.side_data, f.nb_side_data > 0 {
             for i in 0..<min(Int(f.nb_side_data), 32) {
