@@ -509,6 +509,19 @@ import Testing
         let vod = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 2.4e6, recent: 5.9e6, fast: 5.6e6,
                                       buffer: 4, segmentSeconds: 2, sinceSwitch: 10, policy: AdaptivePolicy())
         #expect(vod?.rung == 1, "\(String(describing: vod))")
+        // The live run's flap (CI): top rung 3.6 Mb/s, a 4.66 Mb/s link, 1.7 s buffered. The
+        // segment loads in 1.55 s of its 2: live keeps pace and stays; VOD with 1.7 s buffered
+        // refills too slowly for its 3/4 rule and steps down.
+        let pace = AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 4.66e6, recent: 4.66e6, fast: 4.66e6,
+                                       buffer: 1.7, segmentSeconds: 2, sinceSwitch: 2, policy: live)
+        #expect(pace == nil, "\(String(describing: pace))")
+        let refill = AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 4.66e6, recent: 4.66e6, fast: 4.66e6,
+                                         buffer: 1.7, segmentSeconds: 2, sinceSwitch: 2, policy: AdaptivePolicy())
+        #expect(refill?.rung == 1, "\(String(describing: refill))")
+        // A live link that no longer keeps pace still drops at once.
+        let behind = AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 3.5e6, recent: 3.5e6, fast: 3.5e6,
+                                         buffer: 1.7, segmentSeconds: 2, sinceSwitch: 2, policy: live)
+        #expect(behind.map { $0.rung < 2 } == true, "\(String(describing: behind))")
     }
 
     @Test func aSegmentLoadingTooSlowlyForTheBufferIsAbandonedForALowerVariant() throws {

@@ -20,6 +20,9 @@ public struct AdaptivePolicy: Sendable, Equatable {
     /// the buffer, or within 3/4 of the segment's own length, may play (drop fast before the
     /// buffer runs dry, but not after a seek on a link that carries the rate).
     public var emergencyBuffer = 4.0
+    /// ...or whose segment loads within this share of its own length (refills even an empty
+    /// buffer: after a seek, at start).
+    public var emergencyLoadShare = 0.75
     /// Seconds after a switch before the player may switch up again (no oscillation); a
     /// switch down is never held.
     public var upHoldSeconds = 4.0
@@ -49,6 +52,11 @@ public struct AdaptivePolicy: Sendable, Equatable {
         let d = segment.isFinite && segment > 0 ? min(segment, HLSMediaPlaylist.maxSegmentSeconds) : 2
         p.lowBuffer = min(lowBuffer, d)
         p.highBuffer = max(p.lowBuffer + 0.001, min(highBuffer, 2 * d))
+        // A live buffer never leaves the emergency range (1-3 s is normal), and it holds steady
+        // as long as each segment loads within its own length (one is published per length):
+        // keeping pace is the keep rule's own share, not the 3/4 a VOD refill needs (the 3/4 rule
+        // stepped down on a 4.66 Mb/s link playing 3.6 Mb/s, and back up, in the live run).
+        p.emergencyLoadShare = max(emergencyLoadShare, keepFactor)
         return p
     }
 }
@@ -118,7 +126,7 @@ public enum AdaptiveRule {
         // Running dry: the best rung whose segment loads within half of what is buffered.
         // A segment that loads in under 3/4 of its own length refills even an empty buffer (after
         // a seek, at start), so it may stay.
-        let room = max(buffer * 0.5, segment * 0.75)
+        let room = max(buffer * 0.5, segment * policy.emergencyLoadShare)
         if buffer < policy.emergencyBuffer, fetch(current) > room {
             let best = (0..<current).last { fetch($0) <= room } ?? 0
             if best < current {
