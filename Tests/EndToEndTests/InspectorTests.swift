@@ -50,6 +50,108 @@ import Testing
         #expect(s.waitFor(5) { !$0.contains("Container") }, "q did not quit:\n\(s.screen())")
     }
 
+    /// The issue's walk on an MP4: open, expand `moov`, the packets tab, jump to 00:05, the
+    /// frame drawn in half blocks, keyframes only, quit.
+    @Test func mp4MoovPacketsJumpToFiveSecondsAndFrame() throws {
+        let file = TestEnvironment.fixture("inspect-8s.mp4")
+        // ffprobe's own count and keyframe times: the tab must agree.
+        let probe = Process.run(["/usr/bin/ffprobe", "-v", "error", "-show_entries", "packet=stream_index,pts_time,flags", "-of", "csv=p=0", file])
+        let packets = probe.stdout.split(separator: "\n")
+        let videoKeys = packets.filter { $0.hasPrefix("0,") && $0.hasSuffix(",K_") }.count
+        try #require(packets.count > 300 && videoKeys == 8, "ffprobe: \(packets.count) packets, \(videoKeys) video keyframes")
+        let s = try start([file])
+        defer { s.close() }
+        #expect(s.waitFor(10) { $0.contains("1 Container") && $0.contains("▸ moov") }, "no container tab:\n\(s.screen())")
+        // ffmpeg writes moov last (no faststart): End selects it.
+        s.send("End", "Right")
+        #expect(s.waitFor(5) { $0.contains("▾ moov") && $0.contains("mvhd") && $0.contains("trak") }, "moov did not open:\n\(s.screen())")
+        s.send("2")
+        #expect(s.waitFor(10) { $0.contains("\(packets.count) of \(packets.count) packets") }, "packets not read:\n\(s.screen())")
+        s.send("s")
+        #expect(s.waitFor(5) { $0.contains("filter: stream #0") })
+        s.send("g", "0", ":", "0", "5", "Enter")
+        #expect(s.waitFor(5) { screen in
+            screen.components(separatedBy: "\n").contains { $0.contains("5.000000    5.000000") && $0.contains("K__") }
+        }, "no keyframe at 00:05 shown:\n\(s.screen())")
+        // Keyframes only: the video's 8 keyframes (one a second), every row flagged K.
+        s.send("K")
+        #expect(s.waitFor(5) { $0.contains("keyframes only") }, "K did not filter:\n\(s.screen())")
+        let rows = s.screen().components(separatedBy: "\n").filter { $0.range(of: #"^\S*\s+\d+\s+0\s+\d+\.\d{6}"#, options: .regularExpression) != nil }
+        #expect(rows.count == videoKeys && rows.allSatisfy { $0.contains("K__") }, "keyframe rows:\n\(rows.joined(separator: "\n"))")
+        // The columns line up under the header (the byte position right-aligned under `pos`).
+        let screen = s.screen().components(separatedBy: "\n")
+        let header = try #require(screen.first { $0.contains("pos flags") })
+        func column(_ line: String, _ text: String) -> Int? { line.range(of: text).map { line.distance(from: line.startIndex, to: $0.lowerBound) } }
+        #expect(rows.allSatisfy { column($0, " K__") == column(header, " flags") }, "columns:\n\(header)\n\(rows.joined(separator: "\n"))")
+        s.send("K")
+        #expect(s.waitFor(5) { !$0.contains("keyframes only") })
+        s.send("Enter")
+        #expect(s.waitFor(10) { $0.contains("picture I") && $0.contains("5.000000 s") }, "frame at 00:05 not shown:\n\(s.screen())")
+        let picture = s.screen().components(separatedBy: "\n").dropFirst(2).prefix(20)
+            .map { $0.prefix(60).filter { $0 == "▀" || $0 == "▄" || $0 == "█" }.count }.reduce(0, +)
+        #expect(picture > 100, "no picture cells:\n\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { !$0.contains("Container") }, "q did not quit:\n\(s.screen())")
+    }
+
+    /// `` ` `` opens the inspector over a playing film (the same screen), the film plays on under
+    /// the live tab, and Esc gives the picture back.
+    @Test func backtickOpensTheInspectorOverAPlayingFilm() throws {
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("inspect-8s.mp4"), "--audio-device=pulse", "--vo=halfblock"],
+                                columns: 120, rows: 40, environment: Self.env)
+        defer { s.close() }
+        func cells(_ screen: String) -> Int {
+            screen.components(separatedBy: "\n").prefix(30).map { $0.filter { $0 == "▀" || $0 == "▄" || $0 == "█" }.count }.reduce(0, +)
+        }
+        #expect(s.waitFor(10) { cells($0) > 500 }, "no picture:\n\(s.screen())")
+        s.send("`")
+        #expect(s.waitFor(5) { $0.contains("1 Container") && $0.contains("▸ moov") }, "` did not open the inspector:\n\(s.screen())")
+        s.send("4")
+        #expect(s.waitFor(10) { screen in
+            screen.contains("video packets") && cells(screen) > 200
+                && (screen.range(of: #"(\d+) decoded"#, options: .regularExpression).map { Int(screen[$0].split(separator: " ")[0]) ?? 0 } ?? 0) > 24
+        }, "live tab over the playing film:\n\(s.screen())")
+        s.send("Escape")
+        #expect(s.waitFor(5) { !$0.contains("video packets") && !$0.contains("Container") && cells($0) > 500 }, "Esc:\n\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { cells($0) == 0 }, "q did not quit:\n\(s.screen())")
+    }
+
+    /// The frames tab in a real sixel terminal (xterm -ti vt340 under Xvfb): read back from the
+    /// window, the inspector hides the player's picture, `.` draws the first frame as a filled
+    /// 4:3 red rectangle (the source, solid red 320×240) in the tab's left part, and Esc gives
+    /// the player's picture back with no frame left behind.
+    @Test(.enabled(if: XtermSession.toolsPresent || ProcessInfo.processInfo.environment["CI"] != nil))
+    func framesTabDrawsASixelPictureInXterm() throws {
+        #expect(XtermSession.toolsPresent, "Xvfb, xterm, xwd, ffmpeg or xdotool missing")
+        let x = try XtermSession(command: "'\(TestEnvironment.binary)' inspect --tab frames '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=sixel --ao=null",
+                                 columns: 100, rows: 30)
+        defer { x.stop() }
+        // The tab is up (its frame not chosen yet): no red anywhere, the player's picture hidden.
+        Thread.sleep(forTimeInterval: 2)
+        let hidden = x.screenshot()?.redBox()
+        #expect(hidden?.count ?? -1 < 100, "the player's picture shows through the inspector: \(String(describing: hidden)); \(x.state)")
+        x.press("period")
+        let frame = x.waitForRedPicture(minimum: 10_000)
+        try #require(frame.count >= 10_000, "no sixel frame on screen (\(frame.count) red pixels; \(x.state))")
+        let (w, h) = (frame.x1 - frame.x0 + 1, frame.y1 - frame.y0 + 1)
+        #expect(Double(frame.count) >= 0.97 * Double(w * h), "not a filled picture: \(frame), \(w)×\(h)")
+        #expect(abs(Double(w) / Double(h) - 4.0 / 3.0) < 0.05, "aspect \(w)×\(h), the source is 320×240")
+        #expect(frame.x1 < x.windowSize.width * 4 / 5, "the picture is not in the tab's left part: \(frame), window \(x.windowSize)")
+        x.press("Escape")
+        var after = frame
+        for _ in 0..<24 {
+            Thread.sleep(forTimeInterval: 0.25)
+            guard let shot = x.screenshot() else { continue }
+            after = shot.redBox()
+            if after.count > 0, after.count != frame.count || after.x0 != frame.x0 { break }
+        }
+        let (aw, ah) = (after.x1 - after.x0 + 1, after.y1 - after.y0 + 1)
+        #expect(after.count != frame.count || after.x0 != frame.x0 || after.y0 != frame.y0, "the frame stayed after Esc: \(after)")
+        #expect(Double(after.count) >= 0.97 * Double(aw * ah), "the player's picture after Esc is not one rectangle (a frame left behind?): \(after)")
+        print("xterm inspector frame: \(frame) (\(w)×\(h)), player's picture after Esc \(after)")
+    }
+
     /// The live tab plays the file and shows the queues filling and frames decoded.
     @Test func liveTabShowsTheQueuesWhilePlaying() throws {
         let s = try start(["--tab", "live", TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")])

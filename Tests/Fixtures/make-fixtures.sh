@@ -217,6 +217,9 @@
 #   inspect-2programs.ts
 #       MPEG-TS with two programs: 1 "One" (PMT 0x1000) = H.264 (0x0100) + AAC
 #       (0x0101); 2 "Two" (PMT 0x1001) = MP2 (0x0102, language fra).
+#   inspect-8s.mp4
+#       H.264 320x240 24 fps 8 s (testsrc2 with moving grain, a keyframe each second)
+#       + AAC stereo in MP4: the inspector's tmux walk (moov, packets, a frame at 00:05).
 #   inspect-codecs.mp4
 #       Stream copies into one MP4 (-strict experimental): AV1 of av1-opus.webm,
 #       VP9 of vp9-opus.webm, Opus of av1-opus.webm, FLAC of music-cover.flac
@@ -340,6 +343,11 @@ gen_inspect_frag() {
 gen_inspect_mov() {
     "${ff[@]}" -f lavfi -i testsrc2=s=320x240:r=24:d=2 -f lavfi -i sine=f=440:r=48000:d=2 "${x264_24[@]}" -crf 30 \
         -c:a pcm_s16le -metadata title="QT Title" "${bitexact[@]}" -f mov "$1"
+}
+
+gen_inspect_mp4() {
+    "${ff[@]}" -f lavfi -i testsrc2=s=320x240:r=24:d=8 -f lavfi -i sine=f=440:r=48000:d=8 -vf noise=alls=18:allf=t \
+        "${x264_24[@]}" -crf 30 "${aac[@]}" "${bitexact[@]}" -f mp4 "$1"
 }
 
 gen_inspect_m2ts() {
@@ -908,6 +916,7 @@ build inspect-frag.mp4                gen_inspect_frag
 build inspect-qt.mov                  gen_inspect_mov
 build inspect-m2ts.m2ts               gen_inspect_m2ts
 build inspect-2programs.ts            gen_inspect_2programs
+build inspect-8s.mp4                  gen_inspect_mp4
 build inspect-codecs.mp4              gen_inspect_codecs "$outdir/av1-opus.webm" "$outdir/vp9-opus.webm" "$outdir/music-cover.flac"
 
 # Files not made for the happy path (broadcast timelines, damage, encryption, number traps,

@@ -157,7 +157,9 @@ struct InspectorView {
             surface.put(" jump to (seconds or m:ss): " + prompt + "▏", row: y, column: body.column, role: .menuSelected, width: body.width)
             y += 1
         }
-        let header = "     index st    dts (s)     pts (s)   dur (s)     size        pos flags  gop"
+        let pad = Self.rightAligned
+        let header = "   " + pad("index", 9) + " " + pad("st", 2) + " " + pad("dts (s)", 11) + " " + pad("pts (s)", 11)
+            + " " + pad("dur (s)", 9) + " " + pad("size", 8) + " " + pad("pos", 10) + " flags " + pad("gop", 4)
         surface.put(header, row: y, column: body.column, role: .menuBorder, width: body.width)
         y += 1
         let height = body.endRow - y
@@ -171,10 +173,16 @@ struct InspectorView {
             func t(_ v: Int64?) -> String { tb?.seconds(v).map { String(format: "%11.6f", $0) } ?? "          -" }
             let line = String(format: "%@ %9d %2d ", p.isKey ? "┌▶" : "│ ", rowIndex, p.stream) + t(p.dts) + " " + t(p.pts)
                 + " " + (tb?.seconds(p.duration).map { String(format: "%9.6f", $0) } ?? "        -")
-                + String(format: " %8d %10@ %@ %4d", p.size, (p.position.map { String($0) } ?? "-") as NSString, p.flags as NSString, p.gop)
+                + String(format: " %8d ", p.size) + Self.rightAligned(p.position.map { String($0) } ?? "-", 10)
+                + " " + p.flags + String(format: "   %4d", p.gop)
             let role: ThemeRole = k == table.selection ? .menuSelected : (p.isCorrupt ? .warning : (p.isKey ? .title : .menu))
             surface.put(line, row: y + i, column: body.column, role: role, width: body.width)
         }
+    }
+
+    /// `text` padded on the left to `width` columns (Foundation's `%10@` does not pad on Linux).
+    static func rightAligned(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
     }
 
     // MARK: frames
