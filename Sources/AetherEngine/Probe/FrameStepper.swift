@@ -38,7 +38,12 @@ public final class FrameStepper {
     private let maxSize: PixelSize
     /// The decoder is positioned after `current` (frames come in order from here).
     private var current: Int64?
+    /// The demuxer has no more packets of the stream: the decoder is being drained.
     private var ended = false
+    /// The drain (a flush packet) was refused while frames were waiting: sent again after one.
+    private var flushPending = false
+    /// The drained decoder gave its last frame.
+    private var drained = false
     /// `packet` was read but the decoder was full: it is sent after the next frame comes out.
     private var holding = false
     private var pendingErrors: [String] = []
@@ -77,7 +82,7 @@ public final class FrameStepper {
     /// The frame after the one shown last.
     public func next() -> Result<SteppedFrame, InspectError> {
         guard let current else { return .failure(InspectError("no frame shown yet")) }
-        if ended { return .failure(InspectError("the stream ends here")) }
+        if drained { return .failure(InspectError("the stream ends here")) }
         return decodeUntil { $0 > current }
     }
 
@@ -134,6 +139,8 @@ public final class FrameStepper {
         if holding { packet.unref(); holding = false }
         current = nil
         ended = false
+        flushPending = false
+        drained = false
     }
 
     /// Decodes until a frame with `accept(pts)` comes; that frame is converted and returned.
@@ -190,7 +197,13 @@ public final class FrameStepper {
                 } catch { note("\(error.function): \(TextSanitizer.clean(error.message))\(packetPlace)") }
                 continue
             }
-            if ended { return nil }
+            if ended {
+                // The decoder holds frames it reorders (B frames): a flush packet refused while
+                // they waited goes in now; once it is in, no frame means the last one was out.
+                if flushPending, (try? codec.send(nil)) != .full { flushPending = false; continue }
+                if !flushPending { drained = true }
+                return nil
+            }
             reads += 1
             source.interrupt.arm(seconds: Self.readTimeout)
             let more: Bool
@@ -201,7 +214,7 @@ public final class FrameStepper {
             source.interrupt.arm(seconds: nil)
             guard more else {
                 ended = true
-                _ = try? codec.send(nil)
+                flushPending = (try? codec.send(nil)) == .full
                 continue
             }
             guard packet.streamIndex == streamIndex else { packet.unref(); continue }
