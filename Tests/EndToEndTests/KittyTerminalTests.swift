@@ -107,6 +107,23 @@ import Testing
         #expect(r.deletes.contains { $0["i"] == video }, "the video image was not deleted at exit")
     }
 
+    /// The inspector's frames tab on a kitty terminal: `.` shows the first frame as a kitty
+    /// image (the fixture's red), deleted when the player quits.
+    @Test func theInspectorsFrameIsAKittyImage() throws {
+        let r = try Self.run([TestEnvironment.binary, "inspect", "--tab", "frames", "--ao=null", "--vo-kitty-use-shm=no",
+                              TestEnvironment.fixture("solid-red.mkv")], extra: ["--keys", ".q", "--key-gap", "1.5"])
+        #expect(r.status == 0 && r.errors.isEmpty, "\(r)")
+        let frame = try #require(r.transmissions.last, "no kitty image arrived")
+        #expect(Self.isRed(frame), "the frame is not the fixture's red: \(frame.mean)")
+        #expect(Int(frame.keys["c"] ?? "") ?? 0 > 10 && Int(frame.keys["r"] ?? "") ?? 0 > 5, "\(frame.keys)")
+        #expect(r.deletes.contains { $0["i"] == frame.keys["i"] }, "the frame's image was not deleted at exit: \(r.deletes)")
+        // Without `.` no image at all: the player's picture stays hidden under the inspector, so
+        // the image above was the frames tab's.
+        let none = try Self.run([TestEnvironment.binary, "inspect", "--tab", "frames", "--ao=null", "--vo-kitty-use-shm=no",
+                                 TestEnvironment.fixture("solid-red.mkv")], extra: ["--keys", "q"])
+        #expect(none.status == 0 && none.transmissions.isEmpty, "\(none.transmissions.map(\.keys))")
+    }
+
     @Test func aTerminalThatSaysNoGetsNoKittyImages() throws {
         let r = try Self.run(Self.player, extra: ["--no-kitty"])
         #expect(r.status == 0 && r.queries == 1)

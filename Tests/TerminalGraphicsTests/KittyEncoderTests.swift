@@ -136,6 +136,45 @@ import Testing
         #expect(t.pixels == Self.rgb(image))
     }
 
+    /// An overlay over the whole picture (the inspector over the video): the image is deleted
+    /// once, nothing is sent while it stays, and the picture comes back whole after it. The
+    /// sixel driver sends nothing either.
+    @Test func aWhollyCoveredPictureIsTakenDownNotSentTransparent() throws {
+        let driver = KittyDriver()
+        let placement = Placement(rect: CellRect(column: 3, row: 2, width: 10, height: 5),
+                                  pictureSize: PixelSize(width: 97, height: 53), cellSize: CellSize(width: 10, height: 20))
+        let image = try TestImages.natural(width: 97, height: 53)
+        let out = ByteBuffer()
+        _ = try driver.render(image, placement: placement, mask: CellMask(columns: 80, rows: 24), into: out)
+        #expect(try KittyStream.parse(out.bytes).transmissions.count == 1)
+        var all = CellMask(columns: 80, rows: 24)
+        all.cover(CellRect(column: 0, row: 1, width: 80, height: 20))
+        #expect(all.coversAll(placement.rect) && !CellMask(columns: 80, rows: 24).coversAll(placement.rect))
+        #expect(!all.coversAll(CellRect(column: 0, row: 0, width: 80, height: 2)) && !all.coversAll(CellRect(column: 0, row: 0, width: 0, height: 0)))
+        out.removeAll()
+        let first = try driver.render(image, placement: placement, mask: all, into: out)
+        let parsed = try KittyStream.parse(out.bytes)
+        #expect(parsed.transmissions.isEmpty && parsed.deletes.count == 1 && first.bytes == out.count, "\(parsed.deletes)")
+        out.removeAll()
+        let second = try driver.render(image, placement: placement, mask: all, into: out)
+        #expect(second.unchanged && out.count == 0)
+        let back = try driver.render(image, placement: placement, mask: CellMask(columns: 80, rows: 24), into: out)
+        let whole = try #require(try KittyStream.parse(out.bytes).transmissions.first)
+        #expect(!back.unchanged && whole.format == 24 && whole.pixels == Self.rgb(image))
+
+        let sixel = SixelDriver(colors: 256, dither: .none)
+        let sixelPlacement = sixel.placement(for: CellRect(column: 0, row: 0, width: 80, height: 20), displayAspect: 97.0 / 53,
+                                             geometry: Self.geometry, scale: 1)
+        let sixelImage = try TestImages.natural(width: sixelPlacement.pictureSize.width, height: sixelPlacement.pictureSize.height)
+        var cover = CellMask(columns: 80, rows: 24)
+        cover.cover(CellRect(column: 0, row: 0, width: 80, height: 24))
+        out.removeAll()
+        let covered = try sixel.render(sixelImage, placement: sixelPlacement, mask: cover, into: out)
+        #expect(covered.unchanged && out.count == 0)
+        let shown = try sixel.render(sixelImage, placement: sixelPlacement, mask: CellMask(columns: 80, rows: 24), into: out)
+        #expect(!shown.unchanged && out.count > 1000)
+    }
+
     @Test func maskedCellsAreTransparentExactly() throws {
         let driver = KittyDriver()
         // 97×53 pixels stretched over 10×5 cells: cells are fractional pixel rectangles.

@@ -34,6 +34,9 @@ public final class KittyDriver: VideoDriver {
     private var framing = KittyEncoder.Framing.plain
     private var holesKey: (mask: CellMask, placement: Placement)?
     private var holes: [PixelRect] = []
+    /// Every cell of the placement is covered (an overlay over the whole picture): the image
+    /// was deleted, and nothing is sent until a cell shows again.
+    private var hidden = false
 
     /// - Parameters:
     ///   - passthrough: inside tmux, how to reach the outer terminal (nil: a terminal of its own).
@@ -64,6 +67,15 @@ public final class KittyDriver: VideoDriver {
                        into output: ByteBuffer) throws(RenderError) -> RenderReport {
         let start = OutputWriter.monotonicNanoseconds()
         let rect = placement.rect
+        if mask.coversAll(rect) {
+            // A wholly transparent image would be sent for nothing: take the picture down once.
+            guard !hidden else { return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start) }
+            let mark = output.count
+            teardown(into: output)
+            hidden = true
+            return RenderReport(bytes: output.count - mark, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+        }
+        hidden = false
         if framed != placement {
             // A new place: the same pixels must be sent again (the image moves with its placement).
             encoder.invalidate()

@@ -78,6 +78,13 @@ public final class SixelDriver: VideoDriver {
     public func render(_ image: PixelImage, placement: Placement, mask: CellMask,
                        into output: ByteBuffer) throws(RenderError) -> RenderReport {
         let start = OutputWriter.monotonicNanoseconds()
+        if mask.coversAll(placement.rect) {
+            // Every pixel would be transparent (unpainted): nothing to send. The next image
+            // with cells showing is encoded whole (its mask differs from this one).
+            lastMask = mask
+            encoder.invalidate()
+            return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+        }
         if lastMask != mask {
             // The same pixels with other holes are a different image.
             encoder.invalidate()

@@ -43,4 +43,14 @@ public struct CellMask: Sendable, Equatable {
         for c in c0..<c1 where covered[row * columns + c] { return true }
         return false
     }
+
+    /// Whether every cell of `rect` is covered (a picture there would show nothing); an empty
+    /// rectangle is not.
+    public func coversAll(_ rect: CellRect) -> Bool {
+        guard !rect.isEmpty else { return false }
+        for row in rect.row..<rect.endRow {
+            for column in rect.column..<rect.endColumn where !isCovered(column: column, row: row) { return false }
+        }
+        return true
+    }
 }
