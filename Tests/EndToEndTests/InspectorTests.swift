@@ -139,13 +139,7 @@ import Testing
         #expect(abs(Double(w) / Double(h) - 4.0 / 3.0) < 0.05, "aspect \(w)×\(h), the source is 320×240")
         #expect(frame.x1 < x.windowSize.width * 4 / 5, "the picture is not in the tab's left part: \(frame), window \(x.windowSize)")
         x.press("Escape")
-        var after = frame
-        for _ in 0..<24 {
-            Thread.sleep(forTimeInterval: 0.25)
-            guard let shot = x.screenshot() else { continue }
-            after = shot.redBox()
-            if after.count > 0, after.count != frame.count || after.x0 != frame.x0 { break }
-        }
+        let after = x.waitForRedBox(from: frame) { $0.count > 0 && ($0.count != frame.count || $0.x0 != frame.x0) }
         let (aw, ah) = (after.x1 - after.x0 + 1, after.y1 - after.y0 + 1)
         #expect(after.count != frame.count || after.x0 != frame.x0 || after.y0 != frame.y0, "the frame stayed after Esc: \(after)")
         #expect(Double(after.count) >= 0.97 * Double(aw * ah), "the player's picture after Esc is not one rectangle (a frame left behind?): \(after)")

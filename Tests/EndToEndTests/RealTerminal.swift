@@ -213,6 +213,20 @@ final class TerminalSession {
         return picture
     }
 
+    /// The red area read back every 0.25 s for up to 6 s until `done` says so (the last one read,
+    /// or `start` when no screenshot could be taken).
+    func waitForRedBox(from start: (x0: Int, y0: Int, x1: Int, y1: Int, count: Int),
+                       until done: ((x0: Int, y0: Int, x1: Int, y1: Int, count: Int)) -> Bool) -> (x0: Int, y0: Int, x1: Int, y1: Int, count: Int) {
+        var box = start
+        for _ in 0..<24 {
+            Thread.sleep(forTimeInterval: 0.25)
+            guard let shot = screenshot() else { continue }
+            box = shot.redBox()
+            if done(box) { break }
+        }
+        return box
+    }
+
     /// Types `keys` (xdotool key names) into the window under the pointer.
     func press(_ keys: String...) {
         _ = Process.run(["/usr/bin/xdotool", "mousemove", "20", "20"], environment: ["DISPLAY": display], timeout: 5)

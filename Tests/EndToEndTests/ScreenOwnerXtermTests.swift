@@ -26,13 +26,7 @@ import Testing
         x.press("Escape")
         Thread.sleep(forTimeInterval: 0.5)
         x.press("space")
-        var after = during
-        for _ in 0..<24 {
-            Thread.sleep(forTimeInterval: 0.25)
-            guard let shot = x.screenshot() else { continue }
-            after = shot.redBox()
-            if abs(after.count - before.count) < 200 { break }
-        }
+        let after = x.waitForRedBox(from: during) { abs($0.count - before.count) < 200 }
         #expect(abs(after.y0 - before.y0) <= 1 && abs(after.y1 - before.y1) <= 1
                 && abs(after.x0 - before.x0) <= 1 && abs(after.x1 - before.x1) <= 1,
                 "red area before \(before), after the filmstrip \(after)")
