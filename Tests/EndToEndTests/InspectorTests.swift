@@ -12,6 +12,12 @@ import Testing
 
     private static let env = ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color", "COLORTERM": "truecolor"]
 
+    /// Half-block cells in the frames tab's picture (its left part, below the tab bar).
+    static func pictureCells(_ screen: String) -> Int {
+        screen.components(separatedBy: "\n").dropFirst(2).prefix(20)
+            .map { $0.prefix(60).filter { $0 == "▀" || $0 == "▄" || $0 == "█" }.count }.reduce(0, +)
+    }
+
     private func start(_ args: [String]) throws -> TmuxSession {
         try TmuxSession([TestEnvironment.binary, "inspect"] + args + ["--audio-device=pulse", "--vo=halfblock"],
                         columns: 120, rows: 40, environment: Self.env)
@@ -39,9 +45,8 @@ import Testing
         s.send("Enter")
         #expect(s.waitFor(10) { $0.contains("picture I") && $0.contains("pts 1000") }, "frame of the 1 s keyframe not shown:\n\(s.screen())")
         // The picture: half-block cells in the frames tab's left part.
-        let picture = s.screen().components(separatedBy: "\n").dropFirst(2).prefix(20)
-            .map { $0.prefix(60).filter { $0 == "▀" || $0 == "▄" || $0 == "█" }.count }.reduce(0, +)
-        #expect(picture > 100, "no picture cells:\n\(s.screen())")
+        // The picture follows the frame's text (the still is drawn by the output on its next pass).
+        #expect(s.waitFor(5) { Self.pictureCells($0) > 100 }, "no picture cells:\n\(s.screen())")
         s.send(".")
         #expect(s.waitFor(10) { $0.contains("pts 1042") && !$0.contains("picture I") }, "step forward:\n\(s.screen())")
         s.send(",")
@@ -87,9 +92,8 @@ import Testing
         #expect(s.waitFor(5) { !$0.contains("keyframes only") })
         s.send("Enter")
         #expect(s.waitFor(10) { $0.contains("picture I") && $0.contains("5.000000 s") }, "frame at 00:05 not shown:\n\(s.screen())")
-        let picture = s.screen().components(separatedBy: "\n").dropFirst(2).prefix(20)
-            .map { $0.prefix(60).filter { $0 == "▀" || $0 == "▄" || $0 == "█" }.count }.reduce(0, +)
-        #expect(picture > 100, "no picture cells:\n\(s.screen())")
+        // The picture follows the frame's text (the still is drawn by the output on its next pass).
+        #expect(s.waitFor(5) { Self.pictureCells($0) > 100 }, "no picture cells:\n\(s.screen())")
         s.send("q")
         #expect(s.waitFor(5) { !$0.contains("Container") }, "q did not quit:\n\(s.screen())")
     }
