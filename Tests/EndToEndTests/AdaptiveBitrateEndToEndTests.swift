@@ -327,18 +327,19 @@ import Testing
         #expect(late.isEmpty && video.filter { $0.hasPrefix("/hls-renditions-abr/v0/") }.count >= 3, "\(video)")
     }
 
-    /// A live DASH source keeps its start variant and the log says why: a dynamic MPD of two
-    /// video representations (ffmpeg's dash muxer). (Live HLS switches: LiveAdaptiveBitrateTests.)
-    @Test func aLiveDASHSourceKeepsItsStartVariantAndSaysWhy() throws {
-        let dash = true
-        let stream = try LiveTests.LiveStream(seconds: 40, dash: dash, twoVideos: true)
+    /// A live DASH source written by ffmpeg's dash muxer (a dynamic MPD of two video
+    /// representations, 300k and 600k, `$Number$` SegmentTimeline, its window sliding) switches
+    /// like live HLS: the log says so, it plays without a decode error, and any switch is to a
+    /// representation of the ladder. (The throttled live ladder: LiveAdaptiveBitrateTests.)
+    @Test func aLiveDASHSourceFromFFmpegSwitchesByNumber() throws {
+        let stream = try LiveTests.LiveStream(seconds: 40, dash: true, twoVideos: true)
         defer { stream.stop() }
         #expect(stream.waitForSegments(4))
         let url = stream.url
         let dir = IPCEndToEndTests.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try Self.start(url, ["--ao=null", "--log-file=\(dir)/log"], socket: dir + "/l.sock", stats: dir + "/l.jsonl")
-        Thread.sleep(forTimeInterval: 5)
+        Thread.sleep(forTimeInterval: 8)
         let position = run.client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double
         _ = run.client.request(#"{"command":["quit"]}"#)
         let result = run.player.wait(timeout: 30)
@@ -346,8 +347,14 @@ import Testing
         #expect(position != nil, "not playing")
         let log = (try? String(contentsOfFile: dir + "/log", encoding: .utf8)) ?? ""
         let abr = log.split(separator: "\n").filter { $0.hasPrefix("[abr ") }
-        let says = "no switching: the manifest is dynamic (live; switching is for static manifests only)"
-        #expect(abr.count == 1 && abr.first?.hasSuffix(says) == true, "\(abr)")
-        #expect(try Self.read(run.stats).switches.isEmpty)
+        #expect(abr.first?.contains("switching between 2 DASH representations") == true
+                && abr.first?.hasSuffix("(live: segments matched by media sequence number)") == true, "\(abr)")
+        #expect(!abr.contains { $0.contains("left out of switching") }, "\(abr)")
+        let switches = try Self.read(run.stats).switches
+        #expect(switches.allSatisfy { [1, 2].contains($0["toVariant"] as? Int ?? 0) }, "\(switches)")
+        let decodeErrors = try String(contentsOfFile: run.stats, encoding: .utf8).split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { ($0["telemetry"] as? [String: Any])?["decodeErrors"] as? Int }.max()
+        #expect(decodeErrors == 0, "decode errors: \(String(describing: decodeErrors)); switches \(switches)")
     }
 }

@@ -6,7 +6,9 @@ import Testing
 /// Bit-rate switching on live HLS: the `hls-abr` ladder (600k/1.5M/3.6M, 2 s MPEG-TS segments
 /// aligned across variants) played out as a live stream in real time by
 /// `Tests/Scripts/live_ladder.py` (a sliding window of 6 segments per variant, one more every 2 s,
-/// each with a program date-time), served on loopback behind the fault proxy.
+/// each with a program date-time), served on loopback behind the fault proxy; and live DASH: the
+/// `dash-abr` representations (the same ladder as fMP4, `$Number$` SegmentTimeline, a separate
+/// audio set) played out the same way as a dynamic MPD.
 @Suite(.serialized) struct LiveAdaptiveBitrateTests {
     /// A live ladder being written into a temporary directory and served over HTTP.
     final class LiveLadder {
@@ -14,12 +16,18 @@ import Testing
         let server: LoopbackHTTP
         private let writer: Process
 
-        init(seconds: Int, arguments: [String] = [], rules: String = "[]") throws {
+        let dash: Bool
+
+        /// The `hls-abr` ladder, or (`dash`) the `dash-abr` representations as a dynamic MPD
+        /// (`live.mpd`).
+        init(seconds: Int, dash: Bool = false, arguments: [String] = [], rules: String = "[]") throws {
+            self.dash = dash
             directory = NSTemporaryDirectory() + "aether-live-ladder-\(UUID().uuidString)"
             writer = Process()
             writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             writer.arguments = ["python3", TestEnvironment.scripts.appendingPathComponent("live_ladder.py").path,
-                                NetworkTests.root + "/hls-abr", directory, String(seconds)] + arguments
+                                NetworkTests.root + (dash ? "/dash-abr" : "/hls-abr"), directory, String(seconds)]
+                + (dash ? ["--dash"] : []) + arguments
             let out = Pipe()
             writer.standardOutput = out
             writer.standardError = FileHandle.nullDevice
@@ -34,7 +42,7 @@ import Testing
             server = try LoopbackHTTP(root: directory, rules: rules)
         }
 
-        var url: String { server.url("master.m3u8") }
+        var url: String { server.url(dash ? "live.mpd" : "master.m3u8") }
 
         func stop() {
             if writer.isRunning {
@@ -132,5 +140,88 @@ import Testing
         let (gaps, silence) = AdaptiveBitrateEndToEndTests.silences(sound, longerThan: 20)
         #expect(gaps.isEmpty && silence < 20, "gaps over 20 ms (s from the first sound, ms): \(gaps); switches \(moves)")
         print("abr live: switches \(moves); rebuffers \(rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; playlist reads v0 \(anchorReads), \(reads); \(segments.count) segments; set up in \(String(format: "%.1f", t0 - begun)) s, quit in \(String(format: "%.1f", quitTook)) s, checked after \(String(format: "%.1f", MonotonicTime.now() - begun)) s")
+    }
+
+    /// Live DASH: the `dash-abr` ladder as a dynamic MPD (`live_ladder.py --dash`: a window of 6
+    /// segments, one more and a new manifest every 2 s, minimumUpdatePeriod 2 s) behind the proxy
+    /// at 6 Mb/s, 1 Mb/s from 10 s, 6 Mb/s from 22 s, quit at 36 s (the suite's time: 45 s at
+    /// most). `auto` switches the video representations by `$Number$` (the translated
+    /// playlists' media sequence) while the audio set plays on: down while throttled, back on the
+    /// top within 15 s of the recovery, at most 5 switches and two changes of direction, no
+    /// rebuffer, no decode error, no silence over 20 ms; one video segment per number (a switch
+    /// replaces, never adds), every audio segment once; the manifest read again no sooner than
+    /// its minimumUpdatePeriod.
+    @Test func aLiveDASHLadderSwitchesDownAndBackUpByNumber() throws {
+        let begun = MonotonicTime.now()
+        #expect(TestEnvironment.requirePulse(), "no PulseAudio null sink")
+        let source = AdaptiveBitrateEndToEndTests.Source(manifest: "live.mpd", segments: #"\\.m4s$"#, lowest: "/chunk-stream0-",
+                                                         top: "/chunk-stream2-")
+        let stream = try LiveLadder(seconds: 60, dash: true, rules: AdaptiveBitrateEndToEndTests.rules(source, bitsPerSecond: 6_000_000))
+        defer { stream.stop() }
+        let slowFrom = 10.0, fastFrom = 22.0, quitAt = 36.0
+        let dir = IPCEndToEndTests.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let recorder = try SinkRecorder()
+        let t0 = MonotonicTime.now()
+        let run = try AdaptiveBitrateEndToEndTests.start(stream.url, ["--user-agent=abr-live-dash", "--log-file=\(dir)/log"],
+                                                         socket: dir + "/d.sock", stats: dir + "/d.jsonl")
+        func waitUntil(_ t: Double) { let left = t0 + t - MonotonicTime.now(); if left > 0 { Thread.sleep(forTimeInterval: left) } }
+        waitUntil(slowFrom)
+        try stream.server.setRules(AdaptiveBitrateEndToEndTests.rules(source, bitsPerSecond: 1_000_000))
+        let slowedAt = Date().timeIntervalSince1970
+        waitUntil(fastFrom)
+        try stream.server.setRules(AdaptiveBitrateEndToEndTests.rules(source, bitsPerSecond: 6_000_000))
+        let recoveredAt = Date().timeIntervalSince1970
+        waitUntil(quitAt)
+        let hlsBitrate = run.client.request(#"{"command":["get_property","hls-bitrate"]}"#)?["data"] as? Double
+        _ = run.client.request(#"{"command":["quit"]}"#)
+        let result = run.player.wait(timeout: 30)
+        let quitTook = MonotonicTime.now() - t0 - quitAt
+        let sound = recorder.stop().left
+        #expect(result?.status == 0, "\(result?.stderr ?? "did not end")")
+
+        let log = (try? String(contentsOfFile: dir + "/log", encoding: .utf8)) ?? ""
+        let abrLog = log.split(separator: "\n").filter { $0.hasPrefix("[abr ") }
+        let (switches, summary) = try AdaptiveBitrateEndToEndTests.read(run.stats)
+        let rebuffers = summary?["rebuffers"] as? Int
+        let moves = switches.map { "\($0["fromVariant"] ?? "?")→\($0["toVariant"] ?? "?") at \($0["position"] ?? "?") s: \($0["reason"] ?? "")" }
+        #expect(abrLog.first?.hasSuffix("DASH representations: 600000, 1500000, 3600000 b/s (live: segments matched by media sequence number)") == true,
+                "\(abrLog)")
+        #expect(rebuffers == 0, "rebuffered \(String(describing: rebuffers)) times; switches \(moves)")
+        #expect((2...5).contains(switches.count), "\(switches.count) switches: \(moves); \(abrLog)")
+        let ups = switches.map { ($0["toBandwidth"] as? Int ?? 0) > ($0["fromBandwidth"] as? Int ?? 0) }
+        let turns = zip(ups, ups.dropFirst()).filter { $0 != $1 }.count
+        #expect(turns <= 2, "oscillates: \(moves)")
+        #expect(switches.contains { $0["toVariant"] as? Int == 1 }, "never went down: \(moves)")
+        #expect(hlsBitrate == 3_600_000, "hls-bitrate \(String(describing: hlsBitrate)); switches \(moves); \(abrLog)")
+        let decodeErrors = try String(contentsOfFile: run.stats, encoding: .utf8).split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { ($0["telemetry"] as? [String: Any])?["decodeErrors"] as? Int }.max()
+        #expect(decodeErrors == 0, "decode errors across the switches: \(String(describing: decodeErrors))")
+
+        let requests = try stream.server.requests().filter { ($0["headers"] as? [String: String])?["User-Agent"] == "abr-live-dash" }
+        func path(_ r: [String: Any]) -> String { r["path"] as? String ?? "" }
+        func time(_ r: [String: Any]) -> Double { r["time"] as? Double ?? 0 }
+        #expect(requests.contains { path($0).hasPrefix(source.lowest) && time($0) > slowedAt && time($0) < recoveredAt },
+                "no lowest-representation segment fetched while throttled")
+        let backOnTop = requests.filter { path($0).hasPrefix(source.top) && time($0) > recoveredAt }.map(time).min()
+        let after = backOnTop.map { $0 - recoveredAt } ?? .infinity
+        #expect(after <= 15, "back on the top representation \(after) s after the recovery; switches \(moves)")
+        // One video segment per number (after the probe's first), each audio segment once, in order.
+        let video = requests.map(path).filter { $0.range(of: #"^/chunk-stream[0-2]-[0-9]{5}\.m4s$"#, options: .regularExpression) != nil }
+        let places = video.map { String($0.suffix(9)) }
+        let abandoned = switches.filter { ($0["reason"] as? String)?.hasPrefix("abandoned") == true }.count
+        #expect(Set(places.dropFirst(1)).count == places.count - 1 - abandoned, "video segments \(video); switches \(moves)")
+        let audio = requests.map(path).filter { $0.hasPrefix("/chunk-stream3-") }
+        let numbers = audio.compactMap { Int($0.dropFirst("/chunk-stream3-".count).prefix(5)) }
+        #expect(audio.count >= 12 && numbers == Array((numbers.first ?? 0)..<((numbers.first ?? 0) + numbers.count)), "audio segments \(audio)")
+        // The manifest: followed, never read again within its minimumUpdatePeriod.
+        let manifestTimes = requests.filter { path($0) == "/live.mpd" }.map(time).sorted()
+        let closest = zip(manifestTimes.dropFirst(), manifestTimes).map { $0 - $1 }.min() ?? .infinity
+        #expect(manifestTimes.count >= 8 && closest >= 1.9, "live.mpd read \(manifestTimes.count) times, two within \(closest) s")
+
+        let (gaps, silence) = AdaptiveBitrateEndToEndTests.silences(sound, longerThan: 20)
+        #expect(gaps.isEmpty && silence < 20, "gaps over 20 ms (s from the first sound, ms): \(gaps); switches \(moves)")
+        print("abr live DASH: switches \(moves); rebuffers \(rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; manifest reads \(manifestTimes.count); \(video.count) video and \(audio.count) audio segments; set up in \(String(format: "%.1f", t0 - begun)) s, quit in \(String(format: "%.1f", quitTook)) s, checked after \(String(format: "%.1f", MonotonicTime.now() - begun)) s")
     }
 }

@@ -196,6 +196,14 @@ public enum AdaptiveRule {
 /// slides on its own, so its starts share no origin. A reload whose media sequence goes back, or
 /// that turns VOD while the anchor is live (or the other way), leaves the variant out.
 ///
+/// **Live DASH** (a dynamic MPD translated, ``DASHSource``): each representation's playlist
+/// numbers its segments by `$Number$` (the same number is the same place in every
+/// representation of an aligned set) and dates them from `availabilityStartTime` (so a
+/// representation whose `startNumber` differs is matched by date, as above). The demuxer's
+/// reloads of the anchor are served from memory and handed here like an HTTP reload; another
+/// representation's playlist comes from the same translation (``localLoader``), so a copy that
+/// does not list a segment yet is read again at once.
+///
 /// Only the anchor's segments are replaced; anything else libavformat opens passes through.
 /// So a master whose sound is in separate audio renditions (read whole by libavformat's hls
 /// demuxer) switches its video variants while the chosen rendition plays on, and a translated
@@ -259,11 +267,15 @@ final class AdaptiveSwitcher: Sendable {
     private let bufferLevel = Guarded<(@Sendable () -> Double)?>(nil)
     /// Reads a variant's media playlist (nil when it cannot be read).
     private let loader: @Sendable (String) -> String?
+    /// The loader reads from memory (a translated DASH manifest's playlists, all made from the
+    /// one manifest the demuxer's copy came from): live, a copy that does not list a segment is
+    /// read again at once, not a target duration after the last read.
+    private let localLoader: Bool
 
     /// `ladder`: indices into `variants`, rates ascending; `anchor`: the rung libavformat plays,
     /// whose media playlist is `anchorPlaylist`.
     init(variants: [StreamVariant], ladder: [Int], anchor: Int, anchorPlaylist: HLSMediaPlaylist, policy: AdaptivePolicy,
-         loader: @escaping @Sendable (String) -> String?) {
+         localLoader: Bool = false, loader: @escaping @Sendable (String) -> String?) {
         var rungs = ladder.map { Rung(variant: variants[$0], index: $0) }
         rungs[anchor].playlist = anchorPlaylist
         rungs[anchor].fetchedAt = MonotonicClock.seconds()
@@ -272,6 +284,7 @@ final class AdaptiveSwitcher: Sendable {
         self.isLive = !anchorPlaylist.isEnded
         self.policy = policy
         self.loader = loader
+        self.localLoader = localLoader
         state = Guarded(State(rungs: rungs, current: anchor, estimator: ThroughputEstimator(policy: policy.estimator),
                               anchor: anchorPlaylist))
     }
@@ -517,9 +530,10 @@ final class AdaptiveSwitcher: Sendable {
                 }
                 return .notYet
             }
-            // Not sooner than a target duration after the last read.
+            // Not sooner than a target duration after the last read (a local loader's first
+            // read at once: the copy in memory may already be newer than this rung's).
             let target = copy?.targetDuration ?? max(segment.duration, 1)
-            let due = fetchedAt + target - MonotonicClock.seconds()
+            let due = localLoader && reads == 0 ? 0 : fetchedAt + target - MonotonicClock.seconds()
             if due > 0 {
                 guard patient, let wait, wait(due) else { return .notYet }
             }

@@ -131,6 +131,8 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
                     into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
         guard flags & AVIO_FLAG_WRITE == 0 else { return aether_AVERROR(EPERM) }
         if let bytes = documents?(url) ?? prefetched?.take(url) {
+            // A translated live DASH playlist reloaded: the switcher's copy is the demuxer's.
+            if let adaptive, adaptive.watches(url) { adaptive.playlistFetched(url, text: String(decoding: bytes, as: UTF8.self)) }
             do { return try serve(bytes, into: pb) } catch { return error.code }
         }
         let scheme = NetworkSettings.scheme(of: url) ?? "file"

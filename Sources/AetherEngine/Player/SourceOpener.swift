@@ -156,8 +156,9 @@ enum SourceOpener {
     }
 
     /// Bit-rate switching between the video representations of a translated DASH manifest
-    /// around `p.variants[anchor]`, or nil (logged): fewer than two, live, or byte ranges without
-    /// init sections. fMP4 segments are served as MPEG-TS with their own representation's
+    /// around `p.variants[anchor]`, or nil (logged): fewer than two, or byte ranges without
+    /// init sections. A dynamic manifest switches like live HLS (segments matched by media
+    /// sequence number, that is `$Number$`; by date where the numbers differ). fMP4 segments are served as MPEG-TS with their own representation's
     /// parameter sets in band (``SegmentTransmuxer``), so the playlists name no init section and
     /// a segment of any representation decodes after any other's.
     private static func switcher(dash: DASHSource, anchor: Int) -> AdaptiveSwitcher? {
@@ -166,17 +167,13 @@ enum SourceOpener {
         let ladder = VariantChooser.ladder(p.variants, anchor: anchor, limit: policy.maxRungs)
         guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = p.variants[anchor].uri,
               let playlist = p.mediaPlaylists[uri] else { return nil }
-        if dash.manifest.isDynamic {
-            FFmpegLog.write("abr", "no switching: the manifest is dynamic (live; switching is for static manifests only)")
-            return nil
-        }
         if let why = playlist.switchRefusal {
             FFmpegLog.write("abr", "no switching: the DASH representation \(why)")
             return nil
         }
-        FFmpegLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
+        FFmpegLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(dash.manifest.isDynamic ? " (live: segments matched by media sequence number)" : "")")
         return AdaptiveSwitcher(variants: p.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist, policy: policy,
-                                loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
+                                localLoader: true, loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
     }
 
     /// What in `manifest` MPEG-TS cannot carry (WebM segments, VP8/VP9/AV1 video: libavformat
