@@ -182,7 +182,7 @@ public struct DASHPlaylists: Sendable, Equatable {
         if own > lastNumber { return min(own, limit) }
         let gap = head.start - last
         let skipped = head.duration > 0 && gap.isFinite && gap > 0
-            ? OutsideValue.clampedInteger((gap / head.duration).rounded(.down), to: 0...limit) ?? 0 : 0
+            ? OutsideValue.clampedInteger((gap / head.duration).rounded(), to: 0...limit) ?? 0 : 0
         return min(lastNumber + max(1, skipped), limit)
     }
 
