@@ -222,6 +222,30 @@ final class AdaptiveSwitcher: Sendable {
         var mediaSeconds: Double
         /// The anchor's segment it stands for (its URL in the anchor's playlist).
         var anchorURL = ""
+        /// Only these bytes of ``url`` (an `EXT-X-BYTERANGE` segment), nil: all of it.
+        var range: HLSMediaPlaylist.ByteRange? = nil
+    }
+
+    /// The plan fetching `segment` of `rung`: its URL and byte range (a range named in a
+    /// rewritten anchor playlist, ``HLSMediaPlaylist/rangesAsURLs(_:base:)``, or its own
+    /// `EXT-X-BYTERANGE`).
+    private func plan(_ segment: HLSMediaPlaylist.Segment, rung: Int, anchorURL: String) -> Plan {
+        if let range = segment.byteRange {
+            return Plan(url: segment.uri, rung: rung, mediaSeconds: segment.duration, anchorURL: anchorURL, range: range)
+        }
+        if servesRanges, let (url, range) = HLSMediaPlaylist.rangedURL(segment.uri) {
+            return Plan(url: url, rung: rung, mediaSeconds: segment.duration, anchorURL: anchorURL, range: range)
+        }
+        return Plan(url: segment.uri, rung: rung, mediaSeconds: segment.duration, anchorURL: anchorURL)
+    }
+
+    /// The anchor's own segment at `url` (what the demuxer asked for), to fetch when the planned
+    /// one failed.
+    func own(_ url: String, mediaSeconds: Double) -> Plan {
+        if servesRanges, let (plain, range) = HLSMediaPlaylist.rangedURL(url) {
+            return Plan(url: plain, rung: anchorRung, mediaSeconds: mediaSeconds, anchorURL: url, range: range)
+        }
+        return Plan(url: url, rung: anchorRung, mediaSeconds: mediaSeconds, anchorURL: url)
     }
 
     struct Rung: Sendable {
@@ -271,11 +295,14 @@ final class AdaptiveSwitcher: Sendable {
     /// one manifest the demuxer's copy came from): live, a copy that does not list a segment is
     /// read again at once, not a target duration after the last read.
     private let localLoader: Bool
+    /// Byte-range playlists switch (HLS): the anchor's playlist is served rewritten
+    /// (``HLSMediaPlaylist/rangesAsURLs(_:base:)``), another variant's ranges go in the plan.
+    let servesRanges: Bool
 
     /// `ladder`: indices into `variants`, rates ascending; `anchor`: the rung libavformat plays,
     /// whose media playlist is `anchorPlaylist`.
     init(variants: [StreamVariant], ladder: [Int], anchor: Int, anchorPlaylist: HLSMediaPlaylist, policy: AdaptivePolicy,
-         localLoader: Bool = false, loader: @escaping @Sendable (String) -> String?) {
+         localLoader: Bool = false, servesRanges: Bool = false, loader: @escaping @Sendable (String) -> String?) {
         var rungs = ladder.map { Rung(variant: variants[$0], index: $0) }
         rungs[anchor].playlist = anchorPlaylist
         rungs[anchor].fetchedAt = MonotonicClock.seconds()
@@ -285,6 +312,7 @@ final class AdaptiveSwitcher: Sendable {
         self.policy = policy
         self.loader = loader
         self.localLoader = localLoader
+        self.servesRanges = servesRanges
         state = Guarded(State(rungs: rungs, current: anchor, estimator: ThroughputEstimator(policy: policy.estimator),
                               anchor: anchorPlaylist))
     }
@@ -310,9 +338,17 @@ final class AdaptiveSwitcher: Sendable {
 
     /// The demuxer read `url`, a variant's media playlist (``watches(_:)``): the anchor's becomes
     /// the copy segments are looked up in (live: its reload); another variant's is kept when
-    /// none was read yet (so it is not read twice).
-    func playlistFetched(_ url: String, text: String) {
-        guard let parsed = try? HLSMediaPlaylist.parse(text, base: url) else { return }
+    /// none was read yet (so it is not read twice). Returns the text to serve instead: the
+    /// anchor's with its byte ranges named in its URLs (``servesRanges``), else nil.
+    @discardableResult
+    func playlistFetched(_ url: String, text: String) -> String? {
+        var text = text
+        var served: String?
+        if servesRanges, url == anchorURI, let rewritten = HLSMediaPlaylist.rangesAsURLs(text, base: url) {
+            text = rewritten
+            served = rewritten
+        }
+        guard let parsed = try? HLSMediaPlaylist.parse(text, base: url) else { return served }
         let now = MonotonicClock.seconds()
         state.withLock { s in
             if url == anchorURI {
@@ -330,12 +366,18 @@ final class AdaptiveSwitcher: Sendable {
                 s.rungs[anchorRung].playlist = parsed
                 s.rungs[anchorRung].fetchedAt = now
             } else if let r = s.rungs.firstIndex(where: { $0.variant.uri == url }), s.rungs[r].playlist == nil, !s.rungs[r].unusable,
-                      parsed.switchRefusal == nil, parsed.isEnded == s.anchor.isEnded {
+                      refusal(parsed) == nil, parsed.isEnded == s.anchor.isEnded {
                 s.rungs[r].playlist = parsed
                 s.rungs[r].fetchedAt = now
                 if isLive { s.rungs[r].byDate = Self.needsDates(parsed, anchor: s.anchor) }
             }
         }
+        return served
+    }
+
+    /// Why a rung's playlist cannot be switched to (byte ranges allowed when ``servesRanges``).
+    private func refusal(_ playlist: HLSMediaPlaylist) -> String? {
+        servesRanges ? playlist.rangedSwitchRefusal : playlist.switchRefusal
     }
 
     /// Which URL to fetch for `url` when it is a segment of the anchor playlist; nil otherwise
@@ -380,11 +422,11 @@ final class AdaptiveSwitcher: Sendable {
             if let decision, rung != current {
                 record(to: rung, segment: segment, position: position, reason: decision.reason, buffer: buffer, now: now)
             }
-            return Plan(url: target.uri, rung: rung, mediaSeconds: target.duration, anchorURL: url)
+            return plan(target, rung: rung, anchorURL: url)
         }
         // Nothing usable came of it: the anchor's own segment.
         state.withLock { $0.current = anchorRung }
-        return Plan(url: url, rung: anchorRung, mediaSeconds: segment.duration, anchorURL: url)
+        return plan(segment, rung: anchorRung, anchorURL: url)
     }
 
     /// The segment of `rung` standing for the anchor's `segment`: the anchor's own, a live
@@ -454,7 +496,7 @@ final class AdaptiveSwitcher: Sendable {
         record(to: pick, segment: segment, position: position,
                reason: String(format: "abandoned a segment: throughput %.2f Mb/s, %.1f s left to load, buffer %.1f s", rate / 1e6, remaining, buffer),
                buffer: buffer, now: now)
-        return Plan(url: target.uri, rung: pick, mediaSeconds: target.duration, anchorURL: plan.anchorURL)
+        return self.plan(target, rung: pick, anchorURL: plan.anchorURL)
     }
 
     /// A planned segment was downloaded whole: `bytes` in `seconds`.
@@ -484,7 +526,7 @@ final class AdaptiveSwitcher: Sendable {
             markUnusable(rung, why: "its playlist is refused (\(error.message))")
             return nil
         }
-        if let why = parsed.switchRefusal {
+        if let why = refusal(parsed) {
             markUnusable(rung, why: "its playlist \(why)")
             return nil
         }
@@ -551,7 +593,7 @@ final class AdaptiveSwitcher: Sendable {
                 markUnusable(rung, why: "its playlist is refused (\(error.message))")
                 return .never
             }
-            if let why = parsed.switchRefusal {
+            if let why = refusal(parsed) {
                 markUnusable(rung, why: "its playlist \(why)")
                 return .never
             }

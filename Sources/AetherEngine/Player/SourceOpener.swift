@@ -107,12 +107,14 @@ enum SourceOpener {
             FFmpegLog.write("abr", "no switching: the variant's playlist cannot be read")
             return nil
         }
+        // Byte ranges: the demuxer is served the playlist with each range named in its URL.
+        let ranged = HLSMediaPlaylist.rangesAsURLs(text, base: uri)
         let playlist: HLSMediaPlaylist
-        do { playlist = try HLSMediaPlaylist.parse(text, base: uri) } catch {
+        do { playlist = try HLSMediaPlaylist.parse(ranged ?? text, base: uri) } catch {
             FFmpegLog.write("abr", "no switching: the variant's playlist is refused (\(error.message))")
             return nil
         }
-        if let why = playlist.switchRefusal {
+        if let why = playlist.rangedSwitchRefusal {
             FFmpegLog.write("abr", "no switching: the variant's playlist \(why)")
             return nil
         }
@@ -121,9 +123,9 @@ enum SourceOpener {
             FFmpegLog.write("abr", "no switching: \(why)")
             return nil
         }
-        FFmpegLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(playlist.isEnded ? "" : " (live: segments matched by media sequence number)")")
+        FFmpegLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(ranged == nil ? "" : " (byte ranges named in the segment URLs)")\(playlist.isEnded ? "" : " (live: segments matched by media sequence number)")")
         return AdaptiveSwitcher(variants: master.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist,
-                                policy: policy, loader: loader)
+                                policy: policy, servesRanges: true, loader: loader)
     }
 
     /// Audio renditions of one group checked at most before switching (a master naming more
