@@ -29,7 +29,7 @@ import Testing
         #expect(session.waitFor(5) { $0.contains("EXIT=0") })
         let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("[dash ") && $0.contains("text adaptation set") }
         #expect(lines.count == 2, "\(lines)")
-        #expect(lines.contains { $0.hasSuffix("text adaptation set 5 (language de) left out: only WebVTT files can be read (not TTML, stpp or WebVTT in MP4)") }, "\(lines)")
+        #expect(lines.contains { $0.hasSuffix("text adaptation set 5 (language de) left out: only WebVTT can be read (not TTML or stpp)") }, "\(lines)")
         #expect(lines.contains { $0.hasSuffix("text adaptation set 4 (language en): 2 cues from 1 WebVTT file(s), subtitle track 1") }, "\(lines)")
         let paths = try server.requests().compactMap { $0["path"] as? String }
         #expect(paths.filter { $0 == "/subs.vtt" }.count == 1 && !paths.contains("/subs.ttml"), "\(paths)")
