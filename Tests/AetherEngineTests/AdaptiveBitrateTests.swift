@@ -569,6 +569,18 @@ import Testing
         let vod = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 2.4e6, recent: 5.9e6, fast: 5.6e6,
                                       buffer: 4, segmentSeconds: 2, sinceSwitch: 10, policy: AdaptivePolicy())
         #expect(vod?.rung == 1, "\(String(describing: vod))")
+        // Live at the start (1.1 s buffered, 5.9 Mb/s): the top segment (1.2 s to load) would
+        // outlast the buffer, the middle one (0.5 s) does not; VOD allows a segment's time.
+        #expect(live.upWithinBuffer == 0.8 && AdaptivePolicy().upWithinBuffer == nil)
+        let start = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 5.9e6, recent: 5.9e6, fast: 5.9e6,
+                                        buffer: 1.1, segmentSeconds: 2, sinceSwitch: 10, policy: live)
+        #expect(start?.rung == 1, "\(String(describing: start))")
+        let vodStart = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 5.9e6, recent: 5.9e6, fast: 5.9e6,
+                                           buffer: 1.1, segmentSeconds: 2, sinceSwitch: 10, policy: AdaptivePolicy())
+        #expect(vodStart?.rung == 2, "\(String(describing: vodStart))")
+        let deeper = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 5.9e6, recent: 5.9e6, fast: 5.9e6,
+                                         buffer: 1.9, segmentSeconds: 2, sinceSwitch: 10, policy: live)
+        #expect(deeper?.rung == 2, "\(String(describing: deeper))")
     }
 
     @Test func aSegmentLoadingTooSlowlyForTheBufferIsAbandonedForALowerVariant() throws {

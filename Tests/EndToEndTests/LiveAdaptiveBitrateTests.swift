@@ -20,13 +20,13 @@ import Testing
 
         /// The `hls-abr` ladder, or (`dash`) the `dash-abr` representations as a dynamic MPD
         /// (`live.mpd`).
-        init(seconds: Int, dash: Bool = false, arguments: [String] = [], rules: String = "[]") throws {
+        init(seconds: Int, dash: Bool = false, fixture: String? = nil, arguments: [String] = [], rules: String = "[]") throws {
             self.dash = dash
             directory = NSTemporaryDirectory() + "aether-live-ladder-\(UUID().uuidString)"
             writer = Process()
             writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             writer.arguments = ["python3", TestEnvironment.scripts.appendingPathComponent("live_ladder.py").path,
-                                NetworkTests.root + (dash ? "/dash-abr" : "/hls-abr"), directory, String(seconds)]
+                                NetworkTests.root + "/" + (fixture ?? (dash ? "dash-abr" : "hls-abr")), directory, String(seconds)]
                 + (dash ? ["--dash"] : []) + arguments
             let out = Pipe()
             writer.standardOutput = out
@@ -223,5 +223,92 @@ import Testing
         let (gaps, silence) = AdaptiveBitrateEndToEndTests.silences(sound, longerThan: 20)
         #expect(gaps.isEmpty && silence < 20, "gaps over 20 ms (s from the first sound, ms): \(gaps); switches \(moves)")
         print("abr live DASH: switches \(moves); rebuffers \(rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; manifest reads \(manifestTimes.count); \(video.count) video and \(audio.count) audio segments; set up in \(String(format: "%.1f", t0 - begun)) s, quit in \(String(format: "%.1f", quitTook)) s, checked after \(String(format: "%.1f", MonotonicTime.now() - begun)) s")
+    }
+
+    /// Live HLS with separate audio renditions: `hls-renditions-abr` (the video ladder as
+    /// video-only variants, English 440 Hz and French 660 Hz AAC renditions) played out live by
+    /// `live_ladder.py` (renditions too), `--alang=fra`, behind the proxy at 6 Mb/s, 1 Mb/s from
+    /// 10 s, 6 Mb/s from 22 s, quit at 36 s. The video variants switch down and back up by media
+    /// sequence number while the French rendition plays on: each French segment fetched once and
+    /// in order, no English one after the probe's, the sound 660 Hz throughout with no silence
+    /// over 20 ms, no rebuffer, no decode error, at most 5 switches and two changes of direction.
+    @Test func aLiveMasterWithRenditionsSwitchesVideoWhileTheRenditionPlaysOn() throws {
+        let begun = MonotonicTime.now()
+        #expect(TestEnvironment.requirePulse(), "no PulseAudio null sink")
+        let source = AdaptiveBitrateEndToEndTests.Source(manifest: "master.m3u8", segments: #"\\.ts$"#, lowest: "/v0/seg", top: "/v2/seg")
+        let stream = try LiveLadder(seconds: 60, fixture: "hls-renditions-abr",
+                                    rules: AdaptiveBitrateEndToEndTests.rules(source, bitsPerSecond: 6_000_000))
+        defer { stream.stop() }
+        let slowFrom = 10.0, fastFrom = 22.0, quitAt = 36.0
+        let dir = IPCEndToEndTests.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let recorder = try SinkRecorder()
+        let t0 = MonotonicTime.now()
+        let run = try AdaptiveBitrateEndToEndTests.start(stream.url, ["--alang=fra", "--user-agent=abr-live-renditions", "--log-file=\(dir)/log"],
+                                                         socket: dir + "/r.sock", stats: dir + "/r.jsonl")
+        func waitUntil(_ t: Double) { let left = t0 + t - MonotonicTime.now(); if left > 0 { Thread.sleep(forTimeInterval: left) } }
+        waitUntil(slowFrom)
+        try stream.server.setRules(AdaptiveBitrateEndToEndTests.rules(source, bitsPerSecond: 1_000_000))
+        let slowedAt = Date().timeIntervalSince1970
+        waitUntil(fastFrom)
+        try stream.server.setRules(AdaptiveBitrateEndToEndTests.rules(source, bitsPerSecond: 6_000_000))
+        let recoveredAt = Date().timeIntervalSince1970
+        waitUntil(quitAt)
+        let hlsBitrate = run.client.request(#"{"command":["get_property","hls-bitrate"]}"#)?["data"] as? Double
+        _ = run.client.request(#"{"command":["quit"]}"#)
+        let result = run.player.wait(timeout: 30)
+        let sound = recorder.stop().left
+        #expect(result?.status == 0, "\(result?.stderr ?? "did not end")")
+
+        let log = (try? String(contentsOfFile: dir + "/log", encoding: .utf8)) ?? ""
+        let abrLog = log.split(separator: "\n").filter { $0.hasPrefix("[abr ") }
+        let (switches, summary) = try AdaptiveBitrateEndToEndTests.read(run.stats)
+        let rebuffers = summary?["rebuffers"] as? Int
+        let moves = switches.map { "\($0["fromVariant"] ?? "?")→\($0["toVariant"] ?? "?") at \($0["position"] ?? "?") s: \($0["reason"] ?? "")" }
+        #expect(abrLog.first?.hasSuffix("(live: segments matched by media sequence number)") == true, "\(abrLog)")
+        // Where the first rebuffer was seen (the first stats line counting one).
+        let firstRebuffer = try String(contentsOfFile: run.stats, encoding: .utf8).split(separator: "\n")
+            .first { $0.contains(#""rebuffers":"#) && !$0.contains(#""rebuffers":0"#) }.map { String($0.prefix(600)) } ?? "none"
+        #expect(rebuffers == 0, "rebuffered \(String(describing: rebuffers)) times; switches \(moves); first: \(firstRebuffer); \(log.split(separator: "\n").filter { $0.hasPrefix("[abr") || $0.hasPrefix("[cache") || $0.hasPrefix("[net") }.suffix(30))")
+        #expect((2...5).contains(switches.count), "\(switches.count) switches: \(moves); \(abrLog)")
+        let ups = switches.map { ($0["toBandwidth"] as? Int ?? 0) > ($0["fromBandwidth"] as? Int ?? 0) }
+        #expect(zip(ups, ups.dropFirst()).filter { $0 != $1 }.count <= 2, "oscillates: \(moves)")
+        #expect(switches.contains { $0["toVariant"] as? Int == 1 }, "never went down: \(moves)")
+        #expect(hlsBitrate == 3_600_000, "hls-bitrate \(String(describing: hlsBitrate)); switches \(moves)")
+        let decodeErrors = try String(contentsOfFile: run.stats, encoding: .utf8).split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { ($0["telemetry"] as? [String: Any])?["decodeErrors"] as? Int }.max()
+        #expect(decodeErrors == 0, "decode errors across the switches: \(String(describing: decodeErrors))")
+
+        let requests = try stream.server.requests().filter { ($0["headers"] as? [String: String])?["User-Agent"] == "abr-live-renditions" }
+        func path(_ r: [String: Any]) -> String { r["path"] as? String ?? "" }
+        func time(_ r: [String: Any]) -> Double { r["time"] as? Double ?? 0 }
+        #expect(requests.contains { path($0).hasPrefix(source.lowest) && time($0) > slowedAt && time($0) < recoveredAt },
+                "no lowest-variant segment fetched while throttled")
+        let backOnTop = requests.filter { path($0).hasPrefix(source.top) && time($0) > recoveredAt }.map(time).min()
+        let after = backOnTop.map { $0 - recoveredAt } ?? .infinity
+        #expect(after <= 15, "back on the top variant \(after) s after the recovery; switches \(moves)")
+        // The French rendition plays on: each segment once, in order; English for the probe at most.
+        let french = requests.map(path).filter { $0.hasPrefix("/Francais/seg") }
+        let numbers = french.compactMap { Int($0.dropFirst("/Francais/seg".count).prefix(3)) }
+        let first = numbers.first ?? 0
+        #expect(french.count >= 12 && numbers == Array(first..<(first + numbers.count)), "French segments \(french)")
+        let english = requests.map(path).filter { $0.hasPrefix("/English/seg") }
+        #expect(english.count <= 1, "English segments \(english)")
+        // One video segment per place (after the probe's), a switch replaces, never adds.
+        let video = requests.map(path).filter { $0.range(of: #"^/v[0-9]/seg[0-9]+\.ts$"#, options: .regularExpression) != nil }
+        let places = video.map { String($0.suffix(9)) }
+        let abandoned = switches.filter { ($0["reason"] as? String)?.hasPrefix("abandoned") == true }.count
+        #expect(Set(places.dropFirst(3)).count == places.count - 3 - abandoned, "video segments \(video); switches \(moves)")
+
+        // The sound: 660 Hz (the French tone), no silence over 20 ms.
+        let (gaps, silence) = AdaptiveBitrateEndToEndTests.silences(sound, longerThan: 20)
+        #expect(gaps.isEmpty && silence < 20, "gaps over 20 ms (s from the first sound, ms): \(gaps); switches \(moves)")
+        let loud = sound.indices.filter { abs(sound[$0]) > 0.05 }
+        var crossings = 0
+        if let a = loud.first, let b = loud.last, b > a { for i in a..<b where (sound[i] < 0) != (sound[i + 1] < 0) { crossings += 1 } }
+        let hz = loud.first.flatMap { a in loud.last.map { b in Double(crossings) / 2 / (Double(max(1, b - a)) / 48000) } } ?? 0
+        #expect(abs(hz - 660) < 20, "the sound is \(hz) Hz, not the French 660")
+        print("abr live renditions: switches \(moves); rebuffers \(rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; \(String(format: "%.0f", hz)) Hz; \(french.count) French, \(english.count) English, \(video.count) video segments; checked after \(String(format: "%.1f", MonotonicTime.now() - begun)) s")
     }
 }

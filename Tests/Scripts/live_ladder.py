@@ -5,8 +5,9 @@ Usage: live_ladder.py SRC OUTDIR SECONDS [--window N] [--start N] [--offset V:K]
                       [--stall V:T] [--rewind V:T] [--no-dates]
 
 SRC is a VOD master directory (master.m3u8 and, per variant, vN/index.m3u8 of MPEG-TS segments
-whose segments line up across variants, e.g. the `hls-abr` fixture). OUTDIR (created) gets a
-copy of master.m3u8 and, per variant, vN/index.m3u8: a live media playlist (no ENDLIST, no
+whose segments line up across variants, e.g. the `hls-abr` fixture; audio renditions named by
+EXT-X-MEDIA URI are played out the same way, e.g. `hls-renditions-abr`). OUTDIR (created) gets a
+copy of master.m3u8 and, per variant and rendition, its playlist: a live media playlist (no ENDLIST, no
 PLAYLIST-TYPE) listing the last N (--window, default 6) segments published, with
 EXT-X-MEDIA-SEQUENCE and an EXT-X-PROGRAM-DATE-TIME per segment (unless --no-dates). A segment is
 copied into OUTDIR (range_http.py refuses symlinks leaving its root) before it is listed; each
@@ -15,7 +16,7 @@ playlist is written to a temporary name and renamed, so a server never hands out
 live encoder publishes them), until SECONDS have passed or the content ends; then every playlist
 gets EXT-X-ENDLIST, as a live event that ends does.
 
-Hostile variants (V is the variant's number in the master, 0-based):
+Hostile variants (V is the variant's number in the master, 0-based; renditions after them):
   --offset V:K   V's media sequence numbers are K higher than the others' (dates still agree)
   --stall V:T    V's playlist stops updating T seconds after the start
   --rewind V:T   from T seconds on V's EXT-X-MEDIA-SEQUENCE is 100 lower than it was
@@ -42,7 +43,11 @@ import time
 
 
 def variant_dirs(master):
-    return [line.strip() for line in master.splitlines() if line.strip() and not line.startswith("#")]
+    """The variants' media playlists in the master's order, then the renditions' (EXT-X-MEDIA URI)."""
+    variants = [line.strip() for line in master.splitlines() if line.strip() and not line.startswith("#")]
+    renditions = [m.group(1) for line in master.splitlines() if line.startswith("#EXT-X-MEDIA:")
+                  for m in [re.search(r'URI="([^"]+)"', line)] if m]
+    return variants + renditions
 
 
 def read_vod(path):

@@ -35,6 +35,12 @@ public struct AdaptivePolicy: Sendable, Equatable {
     /// a lower variant's whole segment loads sooner (at ``abandonMargin`` of the rate seen).
     public var abandonAfter = 0.5
     public var abandonMargin = 0.8
+    /// Live: a higher variant's segment must also load within this share of what is buffered
+    /// (a live buffer cannot grow past the distance to the edge, so a step up whose segment
+    /// outlasts it stalls; seen at the start of live HLS with separate audio renditions, whose
+    /// audio segment the demuxer fetches in series); nil: not asked (VOD, where one segment's
+    /// time is allowed).
+    public var upWithinBuffer: Double? = nil
     public init() {}
 
     /// The policy for a live stream of `segment`-second segments: a live player holds no more
@@ -49,6 +55,7 @@ public struct AdaptivePolicy: Sendable, Equatable {
         let d = segment.isFinite && segment > 0 ? min(segment, HLSMediaPlaylist.maxSegmentSeconds) : 2
         p.lowBuffer = min(lowBuffer, d)
         p.highBuffer = max(p.lowBuffer + 0.001, min(highBuffer, 2 * d))
+        p.upWithinBuffer = upWithinBuffer ?? 0.8
         return p
     }
 }
@@ -144,7 +151,10 @@ public enum AdaptiveRule {
         // Never past what the last download itself carried (the averages still remember a fast
         // link for a while after it slowed: stepping up on them alone oscillates).
         let lastCarries = { (r: Int) in positive(recent).map { rates[r] <= $0 * factor } ?? true }
-        guard let best = (current + 1..<rates.count).last(where: { rates[$0] <= trusted * factor && segmentUp($0) <= allowance && lastCarries($0) }) else {
+        let withinBuffer = { (r: Int) in policy.upWithinBuffer.map { segmentUp(r) <= buffer * $0 } ?? true }
+        guard let best = (current + 1..<rates.count).last(where: {
+            rates[$0] <= trusted * factor && segmentUp($0) <= allowance && lastCarries($0) && withinBuffer($0)
+        }) else {
             return nil
         }
         return Decision(rung: best, reason: String(format: "throughput %@, buffer %.1f s", mbps(trusted), buffer))
