@@ -311,4 +311,40 @@ import Testing
         #expect(abs(hz - 660) < 20, "the sound is \(hz) Hz, not the French 660")
         print("abr live renditions: switches \(moves); rebuffers \(rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; \(String(format: "%.0f", hz)) Hz; \(french.count) French, \(english.count) English, \(video.count) video segments; checked after \(String(format: "%.1f", MonotonicTime.now() - begun)) s")
     }
+
+    /// Live DASH addressed by `$Time$` with a `startNumber` that never moves while the window
+    /// slides (as `$Time$` servers write it), the top representation's 7 higher: 12 s played on
+    /// loopback (`live_ladder.py --dash --time --offset 2:7`). The translated playlists' numbers
+    /// carry on from one manifest to the next (every frame of the 12 s decoded, each place on
+    /// the timeline fetched once), and the top representation is matched by program date-time
+    /// (logged) when the player switches up to it.
+    @Test func aLiveTimeTemplateDASHNumbersOnAndSwitchesByDate() throws {
+        let stream = try LiveLadder(seconds: 40, dash: true, arguments: ["--time", "--offset", "2:7"])
+        defer { stream.stop() }
+        let dir = IPCEndToEndTests.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = Process.run([TestEnvironment.binary, stream.url, "--vo=null", "--ao=null", "--length=12", "--user-agent=abr-live-time",
+                             "--log-file=\(dir)/log", "--stats-file=\(dir)/s.jsonl"], timeout: 40)
+        #expect(r.status == 0, "\(r.stderr)")
+        let log = (try? String(contentsOfFile: dir + "/log", encoding: .utf8)) ?? ""
+        let abr = log.split(separator: "\n").filter { $0.hasPrefix("[abr ") }
+        #expect(abr.contains { $0.hasSuffix("variant 3: its media sequence numbers do not line up with the playing variant's; matched by EXT-X-PROGRAM-DATE-TIME") },
+                "\(abr)")
+        #expect(!abr.contains { $0.contains("left out") }, "\(abr)")
+        let switches = try AdaptiveBitrateEndToEndTests.read(dir + "/s.jsonl").switches
+        #expect(switches.contains { $0["toVariant"] as? Int == 3 }, "\(switches)")
+        let summary = try #require(try EverydayPlayerTests.summaries(dir + "/s.jsonl").first)
+        #expect(summary.framesDecoded >= 12 * 24 - 2 && summary.framesDropped == 0, "\(summary)")
+        let decodeErrors = try String(contentsOfFile: dir + "/s.jsonl", encoding: .utf8).split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { ($0["telemetry"] as? [String: Any])?["decodeErrors"] as? Int }.max()
+        #expect(decodeErrors == 0, "\(String(describing: decodeErrors))")
+        // Video segments by their time: each place once (after the probe's first), in order.
+        let times = try stream.server.requests().filter { ($0["headers"] as? [String: String])?["User-Agent"] == "abr-live-time" }
+            .compactMap { $0["path"] as? String }.filter { $0.range(of: #"^/chunk-stream[0-2]-t[0-9]+\.m4s$"#, options: .regularExpression) != nil }
+            .compactMap { Int($0.split(separator: "t").last?.dropLast(4) ?? "") }
+        let places = Array(times.dropFirst())
+        #expect(places.count >= 5 && places == places.sorted() && Set(places).count == places.count
+                && zip(places.dropFirst(), places).allSatisfy { $0 - $1 == 24576 }, "segment times \(times)")
+    }
 }

@@ -29,7 +29,8 @@ minimumUpdatePeriod one segment, timeShiftBufferDepth the window) whose every Re
 SegmentTimeline lists the last N segments published, with startNumber the first one's number
 and each S with its t. Segment k of every Representation is published together, when video
 segment k ends. --offset V:K makes Representation V's (0-based, in the MPD's order) numbers K
-higher (its startNumber, and the names its segments are served under); --time names segments by $Time$ (startNumber still given, as servers do, but constant).
+higher (its startNumber, and the names its segments are served under); --time names segments by $Time$ (startNumber still given, as servers do, but constant:
+with --offset, K higher for V all along).
 When the content ends or SECONDS pass, live.mpd is left as it was last written.
 """
 import argparse
@@ -250,7 +251,7 @@ def dash(a):
                 media = tpl["media"].replace("$RepresentationID$", rattrs["id"])
                 if a.time:
                     media = re.sub(r"\$Number(%0\d+d)?\$", "t$Time$", media)
-                    start = int(tpl.get("startNumber", "1"))
+                    start = int(tpl.get("startNumber", "1")) + int(offsets.get(index, 0))
                 out.append("<Representation " + " ".join(f'{k}="{v}"' for k, v in rattrs.items()) + ">")
                 out.extend(extra)
                 out.append(f'<SegmentTemplate timescale="{tpl["timescale"]}" initialization="{tpl["initialization"]}"'
