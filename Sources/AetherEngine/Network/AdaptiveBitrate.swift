@@ -239,7 +239,7 @@ final class AdaptiveSwitcher: Sendable {
     /// The plan fetching `segment` of `rung`: its URL and byte range (a range named in a
     /// rewritten anchor playlist, ``HLSMediaPlaylist/rangesAsURLs(_:base:)``, or its own
     /// `EXT-X-BYTERANGE`).
-    private func plan(_ segment: HLSMediaPlaylist.Segment, rung: Int, anchorURL: String) -> Plan {
+    private func fetching(_ segment: HLSMediaPlaylist.Segment, rung: Int, anchorURL: String) -> Plan {
         if let range = segment.byteRange {
             return Plan(url: segment.uri, rung: rung, mediaSeconds: segment.duration, anchorURL: anchorURL, range: range)
         }
@@ -432,11 +432,11 @@ final class AdaptiveSwitcher: Sendable {
             if let decision, rung != current {
                 record(to: rung, segment: segment, position: position, reason: decision.reason, buffer: buffer, now: now)
             }
-            return plan(target, rung: rung, anchorURL: url)
+            return fetching(target, rung: rung, anchorURL: url)
         }
         // Nothing usable came of it: the anchor's own segment.
         state.withLock { $0.current = anchorRung }
-        return plan(segment, rung: anchorRung, anchorURL: url)
+        return fetching(segment, rung: anchorRung, anchorURL: url)
     }
 
     /// The segment of `rung` standing for the anchor's `segment`: the anchor's own, a live
@@ -506,7 +506,7 @@ final class AdaptiveSwitcher: Sendable {
         record(to: pick, segment: segment, position: position,
                reason: String(format: "abandoned a segment: throughput %.2f Mb/s, %.1f s left to load, buffer %.1f s", rate / 1e6, remaining, buffer),
                buffer: buffer, now: now)
-        return self.plan(target, rung: pick, anchorURL: plan.anchorURL)
+        return fetching(target, rung: pick, anchorURL: plan.anchorURL)
     }
 
     /// A planned segment was downloaded whole: `bytes` in `seconds`.
