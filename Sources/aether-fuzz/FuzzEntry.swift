@@ -32,13 +32,15 @@ import TerminalGraphics
 /// - `replies`: a terminal's answers to the capability probe (CSI, APC and DCS replies:
 ///   XTVERSION, XTGETTCAP, DECRQSS, kitty's) through ``CapabilityProbe`` (ReplyFuzz below);
 /// - `ebml`: the inspector's Matroska/WebM structure parser over the bytes in memory, every
-///   container expanded (``StructureTreeCheck``).
+///   container expanded (``StructureTreeCheck``);
+/// - `wvtt`: WebVTT in MP4 as a DASH text set segments it, an init section and a segment
+///   (``WVTTCheck``: cue times, text a WebVTT document can carry, the cue budget).
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -76,6 +78,8 @@ enum FuzzTarget: String, CaseIterable {
             StructureTreeCheck.run(MatroskaParser(source: MemoryByteSource(bytes), budget: budget), length: Int64(bytes.count), budget: budget)
         case .bmff, .mpegts:
             StructureFuzz.run(self, bytes)
+        case .wvtt:
+            WVTTCheck.run(bytes)
         case .ytdl:
             if let page = try? PageMedia.parse(bytes) {
                 // What the parser lets through is bounded and never names anything but http(s).
@@ -130,7 +134,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt FILE…\n".utf8))
             exit(2)
         }
         try? FFmpegLog.configure(path: nil)

@@ -212,6 +212,66 @@ import Testing
         #expect(try HLSMediaPlaylist.parse(Self.mediaPlaylist(["2"]), base: Self.host).switchRefusal == nil)
     }
 
+    /// A byte-range variant (`-hls_flags single_file`: one file, each segment a range of it) as
+    /// served to the demuxer: every range named in its segment's URL, no `EXT-X-BYTERANGE` left,
+    /// so another variant's range is read to its end; the switcher plans the other variant's own
+    /// range at the same time (the anchor's from the fragment), and falls back to the anchor's.
+    @Test func byteRangeVariantsAreServedWithTheirRangesInTheURLsAndSwitch() throws {
+        func ranged(_ lengths: [Int]) -> String {
+            var text = "#EXTM3U\n#EXT-X-VERSION:4\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+            var offset = 0
+            for (k, n) in lengths.enumerated() {
+                // The first with its offset, the rest following on (no @offset).
+                text += "#EXTINF:2.000000,\n#EXT-X-BYTERANGE:\(n)\(k == 0 ? "@0" : "")\nindex.ts\n"
+                offset += n
+            }
+            return text + "#EXT-X-ENDLIST\n"
+        }
+        let lo = Self.host + "v0/index.m3u8", hi = Self.host + "v2/index.m3u8"
+        let loText = ranged([1000, 1200, 900]), hiText = ranged([5000, 6100, 4800])
+        let rewritten = try #require(HLSMediaPlaylist.rangesAsURLs(loText, base: lo))
+        #expect(!rewritten.contains("BYTERANGE") && rewritten.contains("#EXT-X-ENDLIST") && rewritten.contains("#EXT-X-PLAYLIST-TYPE:VOD"))
+        let anchor = try HLSMediaPlaylist.parse(rewritten, base: lo)
+        #expect(anchor.segments.map(\.uri) == ["0-1000", "1000-1200", "2200-900"].map { Self.host + "v0/index.ts#aether-range=\($0)" })
+        #expect(anchor.segments.map(\.start) == [0, 2, 4] && anchor.rangedSwitchRefusal == nil && !anchor.usesByteRanges)
+        #expect(HLSMediaPlaylist.rangedURL(anchor.segments[2].uri)! == (Self.host + "v0/index.ts", .init(offset: 2200, length: 900)))
+        // Nothing to rewrite, or not to be rewritten: no ranges, a key, an init section, a bad range.
+        #expect(HLSMediaPlaylist.rangesAsURLs(Self.mediaPlaylist(["2"]), base: lo) == nil)
+        #expect(HLSMediaPlaylist.rangesAsURLs(loText.replacingOccurrences(of: "#EXT-X-PLAYLIST-TYPE:VOD\n", with: "#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n"), base: lo) == nil)
+        #expect(HLSMediaPlaylist.rangesAsURLs(loText.replacingOccurrences(of: "#EXT-X-PLAYLIST-TYPE:VOD\n", with: "#EXT-X-MAP:URI=\"i.mp4\"\n"), base: lo) == nil)
+        #expect(HLSMediaPlaylist.rangesAsURLs(loText.replacingOccurrences(of: "1000@0", with: "x@0"), base: lo) == nil)
+        // A range in a URL that is not one: refused.
+        for bad in ["a#aether-range=1", "a#aether-range=-1-5", "a#aether-range=0-0", "a#aether-range=1-99999999999999999999", "a#aether-range=x-1", "a"] {
+            #expect(HLSMediaPlaylist.rangedURL(bad) == nil, "\(bad)")
+        }
+
+        let variants = [StreamVariant(uri: lo, bandwidth: 600_000), StreamVariant(uri: hi, bandwidth: 3_600_000)]
+        let s = AdaptiveSwitcher(variants: variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(),
+                                 servesRanges: true) { $0 == hi ? hiText : nil }
+        // The demuxer's read of the anchor's playlist is served rewritten.
+        #expect(s.playlistFetched(lo, text: loText) == rewritten)
+        let first = try #require(s.plan(for: anchor.segments[0].uri))
+        #expect(first.url == Self.host + "v0/index.ts" && first.range == .init(offset: 0, length: 1000) && first.rung == 0)
+        s.setBufferLevel { 30 }
+        s.arm()
+        for k in 0..<3 {
+            let plan = try #require(s.plan(for: anchor.segments[k % 2].uri))
+            s.downloaded(plan, bytes: 2_000_000, seconds: 0.5)
+        }
+        let plan = try #require(s.plan(for: anchor.segments[2].uri))
+        #expect(plan.url == Self.host + "v2/index.ts" && plan.range == .init(offset: 11_100, length: 4800) && plan.rung == 1, "\(plan)")
+        #expect(s.own(anchor.segments[2].uri, mediaSeconds: 2).range == .init(offset: 2200, length: 900))
+        // Without servesRanges (a DASH translation) the other variant's ranges are refused.
+        let t = AdaptiveSwitcher(variants: variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) { $0 == hi ? hiText : nil }
+        t.setBufferLevel { 30 }
+        t.arm()
+        for k in 0..<4 {
+            let plan = try #require(t.plan(for: anchor.segments[k % 3].uri))
+            #expect(plan.rung == 0)
+            t.downloaded(plan, bytes: 2_000_000, seconds: 0.5)
+        }
+    }
+
     @Test func hostileSegmentDurationsRefuseThePlaylist() {
         for bad in ["0", "-2", "nan", "inf", "1e300", "3601", "", String(repeating: "1", count: 100)] {
             #expect(throws: OutsideValue.Refusal.self, "EXTINF:\(bad)") {
@@ -522,6 +582,18 @@ import Testing
         let behind = AdaptiveRule.decide(current: 2, rates: Self.rates, estimate: 3.5e6, recent: 3.5e6, fast: 3.5e6,
                                          buffer: 1.7, segmentSeconds: 2, sinceSwitch: 2, policy: live)
         #expect(behind.map { $0.rung < 2 } == true, "\(String(describing: behind))")
+        // Live at the start (1.1 s buffered, 5.9 Mb/s): the top segment (1.2 s to load) would
+        // outlast the buffer, the middle one (0.5 s) does not; VOD allows a segment's time.
+        #expect(live.upWithinBuffer == 0.8 && AdaptivePolicy().upWithinBuffer == nil)
+        let start = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 5.9e6, recent: 5.9e6, fast: 5.9e6,
+                                        buffer: 1.1, segmentSeconds: 2, sinceSwitch: 10, policy: live)
+        #expect(start?.rung == 1, "\(String(describing: start))")
+        let vodStart = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 5.9e6, recent: 5.9e6, fast: 5.9e6,
+                                           buffer: 1.1, segmentSeconds: 2, sinceSwitch: 10, policy: AdaptivePolicy())
+        #expect(vodStart?.rung == 2, "\(String(describing: vodStart))")
+        let deeper = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 5.9e6, recent: 5.9e6, fast: 5.9e6,
+                                         buffer: 1.9, segmentSeconds: 2, sinceSwitch: 10, policy: live)
+        #expect(deeper?.rung == 2, "\(String(describing: deeper))")
     }
 
     @Test func aSegmentLoadingTooSlowlyForTheBufferIsAbandonedForALowerVariant() throws {

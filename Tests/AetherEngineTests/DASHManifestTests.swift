@@ -442,6 +442,85 @@ import Testing
         #expect(source.document("http://media.example/live.mpd/aether-dash/nothing.m3u8") == nil)
     }
 
+    /// A dynamic `$Time$` manifest whose `startNumber` stays put while its window slides (as
+    /// `$Time$` servers do), two representations numbered apart (startNumber 1 and 101): the
+    /// translated playlists carry program date-times from availabilityStartTime, the numbers
+    /// carry on from one manifest to the next by start time (the HLS demuxer and the switcher
+    /// follow a live playlist by them), and the switcher matches the other representation by
+    /// date (its numbers do not line up) reading its playlist from memory at once.
+    @Test func aLiveTimeTemplateManifestNumbersOnAndSwitchesByDate() throws {
+        func manifest(from t: Int) -> String {
+            func rep(_ id: String, _ rate: Int, _ startNumber: Int) -> String {
+                """
+                <Representation id="\(id)" bandwidth="\(rate)"><SegmentTemplate timescale="10" media="\(id)-$Time$.m4s"
+                  initialization="\(id)-init.m4s" startNumber="\(startNumber)"><SegmentTimeline><S t="\(t)" d="20" r="3"/></SegmentTimeline>
+                </SegmentTemplate></Representation>
+                """
+            }
+            return Self.mpd(#"<Period start="PT0S"><AdaptationSet contentType="video">"# + rep("lo", 500_000, 1) + rep("hi", 3_000_000, 101)
+                            + "</AdaptationSet></Period>", type: "dynamic",
+                            extra: #"availabilityStartTime="2026-01-01T00:00:00Z" minimumUpdatePeriod="PT2S""#)
+        }
+        let start = 1_767_225_600.0
+        let now = Guarded(start + 20)
+        let served = Guarded(manifest(from: 100))
+        let url = "http://media.example/live/m.mpd"
+        let source = try DASHSource(url: url, bytes: Array(served.withLock { $0 }.utf8),
+                                    choice: .init(preference: .min, range: .auto, audioLanguages: []),
+                                    clock: { now.withLock { $0 } }, index: { _ in nil },
+                                    refetch: { Array(served.withLock { $0 }.utf8) })
+        let p = source.playlists
+        let lo = try #require(p.variants.first?.uri), hi = try #require(p.variants.last?.uri)
+        func playlist(_ uri: String) throws -> HLSMediaPlaylist {
+            try HLSMediaPlaylist.parse(String(decoding: try #require(source.document(uri)), as: UTF8.self), base: uri)
+        }
+        let anchor = try playlist(lo)
+        #expect(anchor.mediaSequence == 1 && anchor.segments.map(\.uri) == [100, 120, 140, 160].map { "http://media.example/live/lo-\($0).m4s" })
+        #expect(anchor.segments.map(\.programDateTime) == [10.0, 12, 14, 16].map { start + $0 })
+        #expect(try playlist(hi).mediaSequence == 101)
+
+        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(),
+                                 localLoader: true) { source.document($0).map { String(decoding: $0, as: UTF8.self) } }
+        #expect(s.isLive)
+        s.setBufferLevel { 30 }
+        s.arm()
+        for k in 0..<3 {
+            let plan = try #require(s.plan(for: anchor.segments[k].uri))
+            s.downloaded(plan, bytes: 2_000_000, seconds: 0.5)
+        }
+        let plan = try #require(s.plan(for: anchor.segments[3].uri))
+        #expect(plan.url == "http://media.example/live/hi-160.m4s" && plan.rung == 1, "\(plan)")
+        #expect(source.fetch(for: plan.url)?.initialization.url == "http://media.example/live/hi-init.m4s")
+
+        // The window slides by two segments; startNumber stays 1 and 101: the numbers carry on.
+        served.withLock { $0 = manifest(from: 140) }
+        now.withLock { $0 += 4 }
+        let slid = try playlist(lo)
+        #expect(slid.mediaSequence == 3 && slid.segments.first?.uri == "http://media.example/live/lo-140.m4s", "\(slid.mediaSequence)")
+        #expect(try playlist(hi).mediaSequence == 103)
+        // A segment that just left the window is still fetched with its init section.
+        #expect(source.fetch(for: "http://media.example/live/lo-100.m4s")?.initialization.url == "http://media.example/live/lo-init.m4s")
+    }
+
+    /// The numbering rule on its own: a common start carries the number on; without one the
+    /// manifest's number when it is past the last, else the last + the segments the gap holds;
+    /// at most Int32.max.
+    @Test func liveNumberingCarriesOnAcrossManifests() {
+        func segments(_ starts: [Double], number: Int64) -> [DASHManifest.Segment] {
+            starts.enumerated().map { .init(resource: .init(url: "http://h/\($0.offset)", range: nil), start: $0.element, duration: 2,
+                                            number: number + Int64($0.offset)) }
+        }
+        let previous = DASHPlaylists.Numbering(first: 40, starts: [10, 12, 14, 16])
+        #expect(DASHPlaylists.sequence(of: segments([14, 16, 18], number: 1), after: previous) == 42)
+        #expect(DASHPlaylists.sequence(of: segments([14.3, 16.3], number: 1), after: previous) == 42)
+        // No common start: the manifest's own number past the last, else the gap counted.
+        #expect(DASHPlaylists.sequence(of: segments([30, 32], number: 90), after: previous) == 90)
+        #expect(DASHPlaylists.sequence(of: segments([30, 32], number: 1), after: previous) == 50)
+        #expect(DASHPlaylists.sequence(of: segments([18], number: 1), after: previous) == 44)
+        #expect(DASHPlaylists.sequence(of: segments([0], number: 1 << 40), after: nil) == Int(Int32.max))
+        #expect(DASHPlaylists.sequence(of: segments([0], number: 7), after: nil) == 7)
+    }
+
     /// The translated playlists as the switcher's rungs: a fast link moves the next segment to
     /// the higher representation at the same time (its own init section goes with it).
     @Test func theSwitcherTakesTheTranslatedPlaylistsAsRungs() throws {

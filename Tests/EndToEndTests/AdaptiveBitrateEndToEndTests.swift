@@ -185,6 +185,50 @@ import Testing
         #expect(paths.filter { $0 == "/dash-ranges-abr/Francais.mp4" }.count >= 10, "audio ranges \(paths.filter { $0.contains("Francais") }.count)")
     }
 
+    /// HLS byte ranges without an init section: `hls-ranges-abr` (hls-abr's first 60 s as one
+    /// MPEG-TS file per variant, each segment an `EXT-X-BYTERANGE` of it, lengths differing across
+    /// variants) on the same schedule. The playing variant's playlist is served with each range
+    /// named in its URL (`#aether-range=`), so the demuxer reads another variant's range to its
+    /// end: the video switches down and back up, every range fetched is exactly one segment of
+    /// its own variant's playlist (never cut at the playing one's length), one per place on the
+    /// timeline, and the 440 Hz tone muxed in plays on with no silence at a switch.
+    @Test func anHLSByteRangeLadderSwitchesWholeRanges() throws {
+        let source = Source(manifest: "hls-ranges-abr/master.m3u8", segments: #"\\.ts$"#, lowest: "/hls-ranges-abr/v0/index.ts",
+                            top: "/hls-ranges-abr/v2/index.ts")
+        // Each variant's ranges as its playlist lists them: offset → (segment, length).
+        var ranges: [String: [Int: (segment: Int, length: Int)]] = [:]
+        for v in 0..<3 {
+            let path = "hls-ranges-abr/v\(v)/index.m3u8"
+            let text = try String(contentsOfFile: NetworkTests.root + "/" + path, encoding: .utf8)
+            let playlist = try HLSMediaPlaylist.parse(text, base: "http://h/" + path)
+            ranges["/hls-ranges-abr/v\(v)/index.ts"] = Dictionary(uniqueKeysWithValues: playlist.segments.enumerated().compactMap { k, s in
+                s.byteRange.map { ($0.offset, (k, $0.length)) }
+            })
+        }
+        var checked = false
+        _ = try Self.renditionRun(source, [], hz: 440) { requests, switches in
+            checked = true
+            let fetched = requests.filter { ($0["path"] as? String)?.hasSuffix("/index.ts") == true }
+            var places: [Int] = []
+            var cut: [String] = []
+            for r in fetched {
+                let path = r["path"] as? String ?? "", range = r["range"] as? String ?? ""
+                let bounds = range.dropFirst("bytes=".count).split(separator: "-").compactMap { Int($0) }
+                guard bounds.count == 2, let own = ranges[path]?[bounds[0]], own.length == bounds[1] - bounds[0] + 1 else {
+                    cut.append("\(path) \(range)")
+                    continue
+                }
+                places.append(own.segment)
+            }
+            #expect(cut.isEmpty && fetched.count >= 20, "ranges that are not a segment of their variant: \(cut); \(fetched.count) fetched")
+            #expect(Set(fetched.compactMap { $0["path"] as? String }).count == 3,
+                    "variants fetched: \(Set(fetched.compactMap { $0["path"] as? String }))")
+            let abandoned = switches.filter { ($0["reason"] as? String)?.hasPrefix("abandoned") == true }.count
+            #expect(Set(places.dropFirst(1)).count == places.count - 1 - abandoned, "segments by place: \(places)")
+        }
+        #expect(checked)
+    }
+
     /// `SegmentList` (an Initialization range and a SegmentURL mediaRange per fragment): the
     /// switch up at the start fetches the top representation's ranges; every frame of 8 s plays.
     @Test func aDASHSegmentListLadderSwitchesByteRanges() throws {
@@ -213,7 +257,8 @@ import Testing
     /// 1 Mb/s from 12 s, 6 Mb/s from 28 s, quit at 46 s. Checks no rebuffer, 2…4 switches, the
     /// lowest variant while slow, the top one within 15 s of the recovery, the sound 660 Hz
     /// without silence at a switch; returns the request paths and the position at the quit.
-    static func renditionRun(_ source: Source, _ arguments: [String]) throws -> (paths: [String], position: Double) {
+    static func renditionRun(_ source: Source, _ arguments: [String], hz expectedHz: Double = 660,
+                             requestsSeen: ((_ requests: [[String: Any]], _ switches: [[String: Any]]) -> Void)? = nil) throws -> (paths: [String], position: Double) {
         let begun = MonotonicTime.now()
         #expect(TestEnvironment.requirePulse(), "no PulseAudio null sink")
         let slowFrom = 12.0, fastFrom = 28.0, quitAt = 46.0
@@ -274,7 +319,8 @@ import Testing
         var crossings = 0
         if let a = loud.first, let b = loud.last, b > a { for i in a..<b where (sound[i] < 0) != (sound[i + 1] < 0) { crossings += 1 } }
         let hz = loud.first.flatMap { a in loud.last.map { b in Double(crossings) / 2 / (Double(max(1, b - a)) / 48000) } } ?? 0
-        #expect(abs(hz - 660) < 20, "the sound is \(hz) Hz, not the French 660")
+        #expect(abs(hz - expectedHz) < 20, "the sound is \(hz) Hz, not \(expectedHz)")
+        requestsSeen?(requests, switches)
         print("abr \(source.manifest) \(arguments.joined(separator: " ")): switches \(moves); rebuffers \(rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; \(String(format: "%.0f", hz)) Hz; quit in \(String(format: "%.1f", quitTook)) s, set up in \(String(format: "%.1f", t0 - begun)) s, \(String(format: "%.0f", MonotonicTime.now() - t0)) s played")
         return (requests.map(path), position)
     }
@@ -327,18 +373,19 @@ import Testing
         #expect(late.isEmpty && video.filter { $0.hasPrefix("/hls-renditions-abr/v0/") }.count >= 3, "\(video)")
     }
 
-    /// A live DASH source keeps its start variant and the log says why: a dynamic MPD of two
-    /// video representations (ffmpeg's dash muxer). (Live HLS switches: LiveAdaptiveBitrateTests.)
-    @Test func aLiveDASHSourceKeepsItsStartVariantAndSaysWhy() throws {
-        let dash = true
-        let stream = try LiveTests.LiveStream(seconds: 40, dash: dash, twoVideos: true)
+    /// A live DASH source written by ffmpeg's dash muxer (a dynamic MPD of two video
+    /// representations, 300k and 600k, `$Number$` SegmentTimeline, its window sliding) switches
+    /// like live HLS: the log says so, it plays without a decode error, and any switch is to a
+    /// representation of the ladder. (The throttled live ladder: LiveAdaptiveBitrateTests.)
+    @Test func aLiveDASHSourceFromFFmpegSwitchesByNumber() throws {
+        let stream = try LiveTests.LiveStream(seconds: 40, dash: true, twoVideos: true)
         defer { stream.stop() }
         #expect(stream.waitForSegments(4))
         let url = stream.url
         let dir = IPCEndToEndTests.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try Self.start(url, ["--ao=null", "--log-file=\(dir)/log"], socket: dir + "/l.sock", stats: dir + "/l.jsonl")
-        Thread.sleep(forTimeInterval: 5)
+        Thread.sleep(forTimeInterval: 8)
         let position = run.client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double
         _ = run.client.request(#"{"command":["quit"]}"#)
         let result = run.player.wait(timeout: 30)
@@ -346,8 +393,14 @@ import Testing
         #expect(position != nil, "not playing")
         let log = (try? String(contentsOfFile: dir + "/log", encoding: .utf8)) ?? ""
         let abr = log.split(separator: "\n").filter { $0.hasPrefix("[abr ") }
-        let says = "no switching: the manifest is dynamic (live; switching is for static manifests only)"
-        #expect(abr.count == 1 && abr.first?.hasSuffix(says) == true, "\(abr)")
-        #expect(try Self.read(run.stats).switches.isEmpty)
+        #expect(abr.first?.contains("switching between 2 DASH representations") == true
+                && abr.first?.hasSuffix("(live: segments matched by media sequence number)") == true, "\(abr)")
+        #expect(!abr.contains { $0.contains("left out of switching") }, "\(abr)")
+        let switches = try Self.read(run.stats).switches
+        #expect(switches.allSatisfy { [1, 2].contains($0["toVariant"] as? Int ?? 0) }, "\(switches)")
+        let decodeErrors = try String(contentsOfFile: run.stats, encoding: .utf8).split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { ($0["telemetry"] as? [String: Any])?["decodeErrors"] as? Int }.max()
+        #expect(decodeErrors == 0, "decode errors: \(String(describing: decodeErrors)); switches \(switches)")
     }
 }

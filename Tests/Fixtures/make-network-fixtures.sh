@@ -71,6 +71,12 @@
 #         v2/index.m3u8  640x360  video 3000k BANDWIDTH=3600000
 #       fifty 2 s MPEG-TS segments seg000.ts ... seg049.ts each, aligned (segment N starts
 #       with frame 48 N in every variant), VOD playlists as in hls-vod.
+#   hls-ranges-abr/master.m3u8, v{0,1,2}/index.m3u8, v{0,1,2}/index.ts
+#       The first 60 s of hls-abr (its segments 0-29 remuxed, -c copy) as byte ranges: each
+#       variant ONE MPEG-TS file (ffmpeg -hls_flags single_file), thirty 2 s segments, each an
+#       #EXT-X-BYTERANGE:<length>@<offset> of index.ts, no init section; the ranges differ in
+#       length across variants (a switch must not be cut at the playing variant's length). The
+#       master is hls-abr's (BANDWIDTH 600000/1500000/3600000).
 #   hls-renditions/master.m3u8
 #       Master playlist with separate audio renditions: two EXT-X-MEDIA TYPE=AUDIO in group
 #       "group_aud", English (LANGUAGE="eng", DEFAULT=YES, URI English/index.m3u8, a 440 Hz
@@ -457,6 +463,20 @@ gen_hls_abr() {
     grep -q 'BANDWIDTH=3600000' "$1/master.m3u8"
 }
 
+gen_hls_ranges_abr() {
+    mkdir -p "$1"
+    local from=$outdir/hls-abr v k list
+    for v in 0 1 2; do
+        mkdir -p "$1/v$v"
+        list="concat:"
+        for k in $(seq -f %03g 0 29); do list+="$from/v$v/seg$k.ts|"; done
+        "${ff[@]}" -i "${list%|}" -map 0 -c copy -f hls -hls_time 2 -hls_playlist_type vod -hls_flags single_file \
+            "${bitexact[@]}" "$1/v$v/index.m3u8"
+        grep -q '#EXT-X-BYTERANGE' "$1/v$v/index.m3u8"
+    done
+    sed -e "/^$/d" "$from/master.m3u8" > "$1/master.m3u8"
+}
+
 gen_hls_renditions() {
     mkdir -p "$1"
     "${ff[@]}" -f lavfi -i "$(source_video 640 360 10)" -f lavfi -i "$(tone 10)" -f lavfi -i "sine=f=660:r=48000:d=10" \
@@ -819,6 +839,7 @@ build progressive.mp4 gen_progressive
 build progressive.srt gen_progressive_srt
 build hls-vod         gen_hls_vod
 build hls-abr         gen_hls_abr
+build hls-ranges-abr  gen_hls_ranges_abr "$outdir/hls-abr"
 build hls-renditions  gen_hls_renditions
 build hls-renditions-abr gen_hls_renditions_abr
 build dash-ranges-abr  gen_dash_ranges_abr "$outdir/hls-renditions-abr"

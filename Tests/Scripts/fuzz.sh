@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer over the code that reads untrusted bytes (not part of CI):
-#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts [seconds=600]
+#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt [seconds=600]
 # Builds Sources/aether-fuzz with -sanitize=fuzzer,address in $FUZZ_SCRATCH (default .build-fuzz), seeds a working corpus
 # (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
 # runs for the given time, and copies any crash, leak-free timeout or OOM input into
@@ -8,10 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts [seconds]}"
+target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt [seconds]}"
 seconds="${2:-600}"
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"
-case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 swift build --product aether-fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
 corpus="Tests/Fixtures/out/fuzz/$target"
 artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
@@ -63,6 +63,18 @@ case "$target" in
             [ -f "$f" ] && { printf '\x01'; cat "$f"; } > "$corpus/seed-$(basename "$f")"
         done
         max_len=65536 ;;
+    wvtt)
+        # A 2-byte length, the init section, one segment (WVTTCheck): written by wvtt_segments.py.
+        cp Tests/Fuzz/Regressions/wvtt/* "$corpus/" 2>/dev/null || true
+        tmp=$(mktemp -d)
+        printf '[{"start": 1, "end": 5, "text": "a", "settings": "line:0", "id": "x"}, {"start": 3, "end": 4.5, "text": "b"}]' > "$tmp/cues.json"
+        python3 Tests/Scripts/wvtt_segments.py "$tmp/cues.json" "$tmp/out" 2 3
+        for k in 1 2 3; do
+            python3 -c 'import sys; h=open(sys.argv[1],"rb").read(); sys.stdout.buffer.write(len(h).to_bytes(2,"big")+h+open(sys.argv[2],"rb").read())' \
+                "$tmp/out/init.mp4" "$tmp/out/seg-$k.m4s" > "$corpus/seed-wvtt-$k"
+        done
+        rm -rf "$tmp"
+        max_len=16384 ;;
     dash|mpd)
         bash Tests/Fixtures/make-fixtures.sh >/dev/null
         for f in Tests/Fixtures/out/net/dash-*/*.mpd; do

@@ -5,8 +5,9 @@ Usage: live_ladder.py SRC OUTDIR SECONDS [--window N] [--start N] [--offset V:K]
                       [--stall V:T] [--rewind V:T] [--no-dates]
 
 SRC is a VOD master directory (master.m3u8 and, per variant, vN/index.m3u8 of MPEG-TS segments
-whose segments line up across variants, e.g. the `hls-abr` fixture). OUTDIR (created) gets a
-copy of master.m3u8 and, per variant, vN/index.m3u8: a live media playlist (no ENDLIST, no
+whose segments line up across variants, e.g. the `hls-abr` fixture; audio renditions named by
+EXT-X-MEDIA URI are played out the same way, e.g. `hls-renditions-abr`). OUTDIR (created) gets a
+copy of master.m3u8 and, per variant and rendition, its playlist: a live media playlist (no ENDLIST, no
 PLAYLIST-TYPE) listing the last N (--window, default 6) segments published, with
 EXT-X-MEDIA-SEQUENCE and an EXT-X-PROGRAM-DATE-TIME per segment (unless --no-dates). A segment is
 copied into OUTDIR (range_http.py refuses symlinks leaving its root) before it is listed; each
@@ -15,14 +16,26 @@ playlist is written to a temporary name and renamed, so a server never hands out
 live encoder publishes them), until SECONDS have passed or the content ends; then every playlist
 gets EXT-X-ENDLIST, as a live event that ends does.
 
-Hostile variants (V is the variant's number in the master, 0-based):
+Hostile variants (V is the variant's number in the master, 0-based; renditions after them):
   --offset V:K   V's media sequence numbers are K higher than the others' (dates still agree)
   --stall V:T    V's playlist stops updating T seconds after the start
   --rewind V:T   from T seconds on V's EXT-X-MEDIA-SEQUENCE is 100 lower than it was
 Prints "ready" on stdout once the first playlists are written. Ends on SIGTERM or SIGINT.
+
+--dash: SRC is a static DASH directory instead (manifest.mpd with SegmentTemplate and
+SegmentTimeline per Representation, e.g. the `dash-abr` fixture): OUTDIR gets every init
+section and live.mpd, a dynamic MPD (availabilityStartTime the first segment's wall clock,
+minimumUpdatePeriod one segment, timeShiftBufferDepth the window) whose every Representation's
+SegmentTimeline lists the last N segments published, with startNumber the first one's number
+and each S with its t. Segment k of every Representation is published together, when video
+segment k ends. --offset V:K makes Representation V's (0-based, in the MPD's order) numbers K
+higher (its startNumber, and the names its segments are served under); --time names segments by $Time$ (startNumber still given, as servers do, but constant:
+with --offset, K higher for V all along).
+When the content ends or SECONDS pass, live.mpd is left as it was last written.
 """
 import argparse
 import os
+import xml.etree.ElementTree as ET
 import re
 import shutil
 import signal
@@ -31,7 +44,11 @@ import time
 
 
 def variant_dirs(master):
-    return [line.strip() for line in master.splitlines() if line.strip() and not line.startswith("#")]
+    """The variants' media playlists in the master's order, then the renditions' (EXT-X-MEDIA URI)."""
+    variants = [line.strip() for line in master.splitlines() if line.strip() and not line.startswith("#")]
+    renditions = [m.group(1) for line in master.splitlines() if line.startswith("#EXT-X-MEDIA:")
+                  for m in [re.search(r'URI="([^"]+)"', line)] if m]
+    return variants + renditions
 
 
 def read_vod(path):
@@ -67,7 +84,11 @@ def main():
     ap.add_argument("--stall", action="append")
     ap.add_argument("--rewind", action="append")
     ap.add_argument("--no-dates", action="store_true")
+    ap.add_argument("--dash", action="store_true")
+    ap.add_argument("--time", action="store_true")
     a = ap.parse_args()
+    if a.dash:
+        return dash(a)
     offsets, stalls, rewinds = pairs(a.offset), pairs(a.stall), pairs(a.rewind)
 
     master = open(os.path.join(a.src, "master.m3u8"), encoding="utf-8").read()
@@ -145,6 +166,120 @@ def main():
     for v in range(len(playlists)):
         if not (v in stalls and time.time() - begun >= stalls[v]):
             write(v, published, True)
+
+
+MPD_NS = "{urn:mpeg:dash:schema:mpd:2011}"
+
+
+def iso(t):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % int((t % 1) * 1000)
+
+
+def dash(a):
+    offsets = pairs(a.offset)
+    root = ET.parse(os.path.join(a.src, "manifest.mpd")).getroot()
+    period = root.find(MPD_NS + "Period")
+    sets = []  # (adaptation set attributes, [(rep attributes, template attributes, [(t, d)])])
+    for aset in period.findall(MPD_NS + "AdaptationSet"):
+        reps = []
+        for rep in aset.findall(MPD_NS + "Representation"):
+            tpl = rep.find(MPD_NS + "SegmentTemplate")
+            entries, t = [], 0
+            for s in tpl.find(MPD_NS + "SegmentTimeline").findall(MPD_NS + "S"):
+                t = int(s.get("t", t))
+                for _ in range(int(s.get("r", "0")) + 1):
+                    entries.append((t, int(s.get("d"))))
+                    t += int(s.get("d"))
+            extra = [ET.tostring(c, encoding="unicode").replace("ns0:", "").replace(':ns0=', '=').strip()
+                     for c in rep if c.tag != MPD_NS + "SegmentTemplate"]
+            reps.append((dict(rep.attrib), dict(tpl.attrib), entries, extra))
+        sets.append((dict(aset.attrib), reps))
+    flat = [r for _, reps in sets for r in reps]
+    count = min(len(r[2]) for r in flat)
+    video = next(reps for attrs, reps in sets if attrs.get("contentType") == "video")
+    vscale = int(video[0][1]["timescale"])
+    vdur = [d / vscale for _, d in video[0][2]]
+    os.makedirs(a.outdir, exist_ok=True)
+
+    def files(rep, k, shift=0):
+        attrs, tpl, entries, _ = rep
+        number = int(tpl.get("startNumber", "1")) + k + shift
+        name = tpl["media"].replace("$RepresentationID$", attrs["id"])
+        name = re.sub(r"\$Number%0(\d+)d\$", lambda m: str(number).zfill(int(m.group(1))), name).replace("$Number$", str(number))
+        return name
+
+    def copy(name, as_name=None):
+        dst = os.path.join(a.outdir, as_name or name)
+        if not os.path.exists(dst):
+            shutil.copyfile(os.path.join(a.src, name), dst + ".tmp")
+            os.replace(dst + ".tmp", dst)
+
+    for rep in flat:
+        copy(rep[1]["initialization"].replace("$RepresentationID$", rep[0]["id"]))
+
+    def served(rep, k):
+        # Under --time the file is named by its t; under --offset by its shifted number.
+        if not a.time:
+            return files(rep, k, int(offsets.get(flat.index(rep), 0)))
+        base = rep[1]["media"].replace("$RepresentationID$", rep[0]["id"])
+        return re.sub(r"\$Number(%0\d+d)?\$", "t" + str(rep[2][k][0]), base)
+
+    def publish(k):
+        for rep in flat:
+            copy(files(rep, k), served(rep, k))
+
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
+    signal.signal(signal.SIGINT, lambda *_: stopping.append(1))
+    begun = time.time()
+    epoch = begun - sum(vdur[:a.start])
+    step = vdur[0]
+
+    def write(published):
+        first = max(0, published - a.window)
+        out = ['<?xml version="1.0" encoding="utf-8"?>',
+               '<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" type="dynamic"'
+               f' availabilityStartTime="{iso(epoch)}" publishTime="{iso(time.time())}" minimumUpdatePeriod="PT{step:.1f}S"'
+               f' timeShiftBufferDepth="PT{a.window * step:.1f}S" suggestedPresentationDelay="PT{3 * step:.1f}S"'
+               f' maxSegmentDuration="PT{step:.1f}S" minBufferTime="PT{2 * step:.1f}S">',
+               '<Period id="0" start="PT0.0S">']
+        index = 0
+        for attrs, reps in sets:
+            out.append("<AdaptationSet " + " ".join(f'{k}="{v}"' for k, v in attrs.items()) + ">")
+            for rattrs, tpl, entries, extra in reps:
+                start = int(tpl.get("startNumber", "1")) + first + int(offsets.get(index, 0))
+                media = tpl["media"].replace("$RepresentationID$", rattrs["id"])
+                if a.time:
+                    media = re.sub(r"\$Number(%0\d+d)?\$", "t$Time$", media)
+                    start = int(tpl.get("startNumber", "1")) + int(offsets.get(index, 0))
+                out.append("<Representation " + " ".join(f'{k}="{v}"' for k, v in rattrs.items()) + ">")
+                out.extend(extra)
+                out.append(f'<SegmentTemplate timescale="{tpl["timescale"]}" initialization="{tpl["initialization"]}"'
+                           f' media="{media}" startNumber="{start}"><SegmentTimeline>')
+                out.extend(f'<S t="{t}" d="{d}" />' for t, d in entries[first:published])
+                out.append("</SegmentTimeline></SegmentTemplate></Representation>")
+                index += 1
+            out.append("</AdaptationSet>")
+        out.append("</Period></MPD>")
+        path = os.path.join(a.outdir, "live.mpd")
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            f.write("\n".join(out) + "\n")
+        os.replace(path + ".tmp", path)
+
+    published = min(a.start, count)
+    for k in range(published):
+        publish(k)
+    write(published)
+    print("ready", flush=True)
+    due = begun + vdur[published - 1]
+    while not stopping and published < count and time.time() - begun < a.seconds:
+        time.sleep(max(0, min(0.1, due - time.time())))
+        if time.time() < due:
+            continue
+        publish(published)
+        published += 1
+        write(published)
+        due += vdur[published - 1]
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ if [ "${1:-}" = "--fast" ]; then
     [ -d Tests/Fixtures/out ] || bash Tests/Fixtures/make-fixtures.sh
     swift build --build-tests
     fast='TerminalGraphicsTests\.|AetherTUITests\.'
-    fast+='|AetherEngineTests\.(BoundedQueueTests|MasterClockTests|InspectionNumberTests|StreamSelectionTests|CoverArtTests|MediaTagsTests|FrameRateTests|VideoFormatClassifierTests|TextSanitizerTests|TextSanitizerUnicodeTests|ScalerTests|SheetDecoderTests|SubtitleStoreTests|TimelineTests|SourceOptionsTests|EncryptionScanTests|Windows1252Tests|ThumbnailSpriteParsingTests|SpectrumTests|DecoderThreadsTests|ISOBMFFStructureTests|TransportStreamStructureTests|MatroskaHostileTests|FrameStepperTests)/'
+    fast+='|AetherEngineTests\.(BoundedQueueTests|MasterClockTests|InspectionNumberTests|StreamSelectionTests|CoverArtTests|MediaTagsTests|FrameRateTests|VideoFormatClassifierTests|TextSanitizerTests|TextSanitizerUnicodeTests|ScalerTests|SheetDecoderTests|SubtitleStoreTests|TimelineTests|SourceOptionsTests|EncryptionScanTests|Windows1252Tests|ThumbnailSpriteParsingTests|SpectrumTests|DecoderThreadsTests|ISOBMFFStructureTests|TransportStreamStructureTests|MatroskaHostileTests|FrameStepperTests|WVTTReaderTests)/'
     fast+='|AetherControlTests\.(DoorsTests|OutsideValueTests|JSONValueTests|PlayerCommandTests|PropertyValueJSONTests|PlaylistTests|WatchLaterTests|ConfigFileTests)/'
     exec swift test --skip-build --no-parallel --filter "$fast" "$@"
 fi

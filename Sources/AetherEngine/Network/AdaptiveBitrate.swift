@@ -38,6 +38,12 @@ public struct AdaptivePolicy: Sendable, Equatable {
     /// a lower variant's whole segment loads sooner (at ``abandonMargin`` of the rate seen).
     public var abandonAfter = 0.5
     public var abandonMargin = 0.8
+    /// Live: a higher variant's segment must also load within this share of what is buffered
+    /// (a live buffer cannot grow past the distance to the edge, so a step up whose segment
+    /// outlasts it stalls; seen at the start of live HLS with separate audio renditions, whose
+    /// audio segment the demuxer fetches in series); nil: not asked (VOD, where one segment's
+    /// time is allowed).
+    public var upWithinBuffer: Double? = nil
     public init() {}
 
     /// The policy for a live stream of `segment`-second segments: a live player holds no more
@@ -57,6 +63,7 @@ public struct AdaptivePolicy: Sendable, Equatable {
         // keeping pace is the keep rule's own share, not the 3/4 a VOD refill needs (the 3/4 rule
         // stepped down on a 4.66 Mb/s link playing 3.6 Mb/s, and back up, in the live run).
         p.emergencyLoadShare = max(emergencyLoadShare, keepFactor)
+        p.upWithinBuffer = upWithinBuffer ?? 0.8
         return p
     }
 }
@@ -152,7 +159,10 @@ public enum AdaptiveRule {
         // Never past what the last download itself carried (the averages still remember a fast
         // link for a while after it slowed: stepping up on them alone oscillates).
         let lastCarries = { (r: Int) in positive(recent).map { rates[r] <= $0 * factor } ?? true }
-        guard let best = (current + 1..<rates.count).last(where: { rates[$0] <= trusted * factor && segmentUp($0) <= allowance && lastCarries($0) }) else {
+        let withinBuffer = { (r: Int) in policy.upWithinBuffer.map { segmentUp(r) <= buffer * $0 } ?? true }
+        guard let best = (current + 1..<rates.count).last(where: {
+            rates[$0] <= trusted * factor && segmentUp($0) <= allowance && lastCarries($0) && withinBuffer($0)
+        }) else {
             return nil
         }
         return Decision(rung: best, reason: String(format: "throughput %@, buffer %.1f s", mbps(trusted), buffer))
@@ -204,6 +214,14 @@ public enum AdaptiveRule {
 /// slides on its own, so its starts share no origin. A reload whose media sequence goes back, or
 /// that turns VOD while the anchor is live (or the other way), leaves the variant out.
 ///
+/// **Live DASH** (a dynamic MPD translated, ``DASHSource``): each representation's playlist
+/// numbers its segments by `$Number$` (the same number is the same place in every
+/// representation of an aligned set) and dates them from `availabilityStartTime` (so a
+/// representation whose `startNumber` differs is matched by date, as above). The demuxer's
+/// reloads of the anchor are served from memory and handed here like an HTTP reload; another
+/// representation's playlist comes from the same translation (``localLoader``), so a copy that
+/// does not list a segment yet is read again at once.
+///
 /// Only the anchor's segments are replaced; anything else libavformat opens passes through.
 /// So a master whose sound is in separate audio renditions (read whole by libavformat's hls
 /// demuxer) switches its video variants while the chosen rendition plays on, and a translated
@@ -222,6 +240,30 @@ final class AdaptiveSwitcher: Sendable {
         var mediaSeconds: Double
         /// The anchor's segment it stands for (its URL in the anchor's playlist).
         var anchorURL = ""
+        /// Only these bytes of ``url`` (an `EXT-X-BYTERANGE` segment), nil: all of it.
+        var range: HLSMediaPlaylist.ByteRange? = nil
+    }
+
+    /// The plan fetching `segment` of `rung`: its URL and byte range (a range named in a
+    /// rewritten anchor playlist, ``HLSMediaPlaylist/rangesAsURLs(_:base:)``, or its own
+    /// `EXT-X-BYTERANGE`).
+    private func fetching(_ segment: HLSMediaPlaylist.Segment, rung: Int, anchorURL: String) -> Plan {
+        if let range = segment.byteRange {
+            return Plan(url: segment.uri, rung: rung, mediaSeconds: segment.duration, anchorURL: anchorURL, range: range)
+        }
+        if servesRanges, let (url, range) = HLSMediaPlaylist.rangedURL(segment.uri) {
+            return Plan(url: url, rung: rung, mediaSeconds: segment.duration, anchorURL: anchorURL, range: range)
+        }
+        return Plan(url: segment.uri, rung: rung, mediaSeconds: segment.duration, anchorURL: anchorURL)
+    }
+
+    /// The anchor's own segment at `url` (what the demuxer asked for), to fetch when the planned
+    /// one failed.
+    func own(_ url: String, mediaSeconds: Double) -> Plan {
+        if servesRanges, let (plain, range) = HLSMediaPlaylist.rangedURL(url) {
+            return Plan(url: plain, rung: anchorRung, mediaSeconds: mediaSeconds, anchorURL: url, range: range)
+        }
+        return Plan(url: url, rung: anchorRung, mediaSeconds: mediaSeconds, anchorURL: url)
     }
 
     struct Rung: Sendable {
@@ -267,11 +309,18 @@ final class AdaptiveSwitcher: Sendable {
     private let bufferLevel = Guarded<(@Sendable () -> Double)?>(nil)
     /// Reads a variant's media playlist (nil when it cannot be read).
     private let loader: @Sendable (String) -> String?
+    /// The loader reads from memory (a translated DASH manifest's playlists, all made from the
+    /// one manifest the demuxer's copy came from): live, a copy that does not list a segment is
+    /// read again at once, not a target duration after the last read.
+    private let localLoader: Bool
+    /// Byte-range playlists switch (HLS): the anchor's playlist is served rewritten
+    /// (``HLSMediaPlaylist/rangesAsURLs(_:base:)``), another variant's ranges go in the plan.
+    let servesRanges: Bool
 
     /// `ladder`: indices into `variants`, rates ascending; `anchor`: the rung libavformat plays,
     /// whose media playlist is `anchorPlaylist`.
     init(variants: [StreamVariant], ladder: [Int], anchor: Int, anchorPlaylist: HLSMediaPlaylist, policy: AdaptivePolicy,
-         loader: @escaping @Sendable (String) -> String?) {
+         localLoader: Bool = false, servesRanges: Bool = false, loader: @escaping @Sendable (String) -> String?) {
         var rungs = ladder.map { Rung(variant: variants[$0], index: $0) }
         rungs[anchor].playlist = anchorPlaylist
         rungs[anchor].fetchedAt = MonotonicClock.seconds()
@@ -280,6 +329,8 @@ final class AdaptiveSwitcher: Sendable {
         self.isLive = !anchorPlaylist.isEnded
         self.policy = policy
         self.loader = loader
+        self.localLoader = localLoader
+        self.servesRanges = servesRanges
         state = Guarded(State(rungs: rungs, current: anchor, estimator: ThroughputEstimator(policy: policy.estimator),
                               anchor: anchorPlaylist))
     }
@@ -305,9 +356,17 @@ final class AdaptiveSwitcher: Sendable {
 
     /// The demuxer read `url`, a variant's media playlist (``watches(_:)``): the anchor's becomes
     /// the copy segments are looked up in (live: its reload); another variant's is kept when
-    /// none was read yet (so it is not read twice).
-    func playlistFetched(_ url: String, text: String) {
-        guard let parsed = try? HLSMediaPlaylist.parse(text, base: url) else { return }
+    /// none was read yet (so it is not read twice). Returns the text to serve instead: the
+    /// anchor's with its byte ranges named in its URLs (``servesRanges``), else nil.
+    @discardableResult
+    func playlistFetched(_ url: String, text: String) -> String? {
+        var text = text
+        var served: String?
+        if servesRanges, url == anchorURI, let rewritten = HLSMediaPlaylist.rangesAsURLs(text, base: url) {
+            text = rewritten
+            served = rewritten
+        }
+        guard let parsed = try? HLSMediaPlaylist.parse(text, base: url) else { return served }
         let now = MonotonicClock.seconds()
         state.withLock { s in
             if url == anchorURI {
@@ -325,12 +384,18 @@ final class AdaptiveSwitcher: Sendable {
                 s.rungs[anchorRung].playlist = parsed
                 s.rungs[anchorRung].fetchedAt = now
             } else if let r = s.rungs.firstIndex(where: { $0.variant.uri == url }), s.rungs[r].playlist == nil, !s.rungs[r].unusable,
-                      parsed.switchRefusal == nil, parsed.isEnded == s.anchor.isEnded {
+                      refusal(parsed) == nil, parsed.isEnded == s.anchor.isEnded {
                 s.rungs[r].playlist = parsed
                 s.rungs[r].fetchedAt = now
                 if isLive { s.rungs[r].byDate = Self.needsDates(parsed, anchor: s.anchor) }
             }
         }
+        return served
+    }
+
+    /// Why a rung's playlist cannot be switched to (byte ranges allowed when ``servesRanges``).
+    private func refusal(_ playlist: HLSMediaPlaylist) -> String? {
+        servesRanges ? playlist.rangedSwitchRefusal : playlist.switchRefusal
     }
 
     /// Which URL to fetch for `url` when it is a segment of the anchor playlist; nil otherwise
@@ -375,11 +440,11 @@ final class AdaptiveSwitcher: Sendable {
             if let decision, rung != current {
                 record(to: rung, segment: segment, position: position, reason: decision.reason, buffer: buffer, now: now)
             }
-            return Plan(url: target.uri, rung: rung, mediaSeconds: target.duration, anchorURL: url)
+            return fetching(target, rung: rung, anchorURL: url)
         }
         // Nothing usable came of it: the anchor's own segment.
         state.withLock { $0.current = anchorRung }
-        return Plan(url: url, rung: anchorRung, mediaSeconds: segment.duration, anchorURL: url)
+        return fetching(segment, rung: anchorRung, anchorURL: url)
     }
 
     /// The segment of `rung` standing for the anchor's `segment`: the anchor's own, a live
@@ -449,7 +514,7 @@ final class AdaptiveSwitcher: Sendable {
         record(to: pick, segment: segment, position: position,
                reason: String(format: "abandoned a segment: throughput %.2f Mb/s, %.1f s left to load, buffer %.1f s", rate / 1e6, remaining, buffer),
                buffer: buffer, now: now)
-        return Plan(url: target.uri, rung: pick, mediaSeconds: target.duration, anchorURL: plan.anchorURL)
+        return fetching(target, rung: pick, anchorURL: plan.anchorURL)
     }
 
     /// A planned segment was downloaded whole: `bytes` in `seconds`.
@@ -479,7 +544,7 @@ final class AdaptiveSwitcher: Sendable {
             markUnusable(rung, why: "its playlist is refused (\(error.message))")
             return nil
         }
-        if let why = parsed.switchRefusal {
+        if let why = refusal(parsed) {
             markUnusable(rung, why: "its playlist \(why)")
             return nil
         }
@@ -525,9 +590,10 @@ final class AdaptiveSwitcher: Sendable {
                 }
                 return .notYet
             }
-            // Not sooner than a target duration after the last read.
+            // Not sooner than a target duration after the last read (a local loader's first
+            // read at once: the copy in memory may already be newer than this rung's).
             let target = copy?.targetDuration ?? max(segment.duration, 1)
-            let due = fetchedAt + target - MonotonicClock.seconds()
+            let due = localLoader && reads == 0 ? 0 : fetchedAt + target - MonotonicClock.seconds()
             if due > 0 {
                 guard patient, let wait, wait(due) else { return .notYet }
             }
@@ -545,7 +611,7 @@ final class AdaptiveSwitcher: Sendable {
                 markUnusable(rung, why: "its playlist is refused (\(error.message))")
                 return .never
             }
-            if let why = parsed.switchRefusal {
+            if let why = refusal(parsed) {
                 markUnusable(rung, why: "its playlist \(why)")
                 return .never
             }

@@ -319,7 +319,8 @@ extension DASHManifest {
             if let t = set["contentType"]?.lowercased(), let known = ContentType(rawValue: t) { return known }
             let mime = (rep?["mimeType"] ?? set["mimeType"] ?? "").lowercased()
             for kind in [ContentType.video, .audio, .text, .image] where mime.hasPrefix(kind.rawValue + "/") { return kind }
-            if mime == "application/ttml+xml" || mime.hasPrefix("application/mp4") && (rep?["codecs"] ?? set["codecs"] ?? "").hasPrefix("stpp") { return .text }
+            let codecs = (rep?["codecs"] ?? set["codecs"] ?? "").lowercased()
+            if mime == "application/ttml+xml" || mime.hasPrefix("application/mp4") && (codecs.hasPrefix("stpp") || codecs.hasPrefix("wvtt")) { return .text }
             return .other
         }
 

@@ -40,6 +40,17 @@ public struct DASHPlaylists: Sendable, Equatable {
     /// `#aether-range=OFFSET-LENGTH` when it is a byte range of it).
     public let fetches: [String: Fetch]
 
+    /// A dynamic manifest's playlist's place on the timeline: the media sequence number of its
+    /// first segment and every segment's start (seconds on the presentation timeline). The next
+    /// translation numbers its segments on from these (``sequence(of:after:)``).
+    public struct Numbering: Sendable, Equatable {
+        public var first: Int
+        public var starts: [Double]
+    }
+
+    /// Each dynamic playlist's numbering by its URL (empty for a static manifest).
+    public let numbering: [String: Numbering]
+
     /// Renditions' group.
     static let audioGroup = "dash-audio"
 
@@ -52,16 +63,24 @@ public struct DASHPlaylists: Sendable, Equatable {
     /// Translates `manifest` (from `url`): the video representation by `preference` and
     /// `range`, each audio set's representation by `preference` (lowest for `min`, highest
     /// otherwise), the default audio by `audioLanguages`. Throws when nothing is playable.
+    /// `previous`: the translation of the same dynamic manifest read before (its playlists'
+    /// numbering carries on, ``sequence(of:after:)``).
     public static func make(_ manifest: DASHManifest, url: String, preference: VariantPreference, range: VideoRangePreference,
-                            audioLanguages: [String]) throws(OutsideValue.Refusal) -> DASHPlaylists {
+                            audioLanguages: [String], previous: DASHPlaylists? = nil) throws(OutsideValue.Refusal) -> DASHPlaylists {
         let prefix = prefix(of: url)
         let tracks = manifest.tracks
         var documents: [String: String] = [:]
         var media: [String: HLSMediaPlaylist] = [:]
         var fetches: [String: Fetch] = [:]
+        var numbering: [String: Numbering] = [:]
         func add(_ rep: DASHManifest.Representation, name: String) throws(OutsideValue.Refusal) -> String {
             let uri = prefix + name + ".m3u8"
-            let text = mediaPlaylist(rep, dynamic: manifest.isDynamic)
+            var first = 0
+            if manifest.isDynamic {
+                first = sequence(of: rep.segments, after: previous?.numbering[uri])
+                numbering[uri] = Numbering(first: first, starts: rep.segments.map(\.start))
+            }
+            let text = mediaPlaylist(rep, dynamic: manifest.isDynamic, sequence: first, availabilityStart: manifest.availabilityStartTime)
             for segment in rep.segments {
                 if let i = segment.initialization ?? rep.initialization {
                     fetches[line(for: segment)] = Fetch(segment: segment.resource, initialization: i)
@@ -128,24 +147,71 @@ public struct DASHPlaylists: Sendable, Equatable {
         let masterURL = prefix + "master.m3u8"
         documents[masterURL] = master
         return DASHPlaylists(masterURL: masterURL, documents: documents, variants: variants, chosen: chosen,
-                             renditions: renditions, mediaPlaylists: media, fetches: fetches)
+                             renditions: renditions, mediaPlaylists: media, fetches: fetches, numbering: numbering)
+    }
+
+    /// The media sequence number of the first of a dynamic representation's `segments`: the
+    /// number a segment at the same start had in the `previous` translation's playlist (minus
+    /// its place), so the numbers carry on from one manifest to the next whatever the manifest
+    /// numbers (a `$Time$` template whose `startNumber` stays put while its window slides; the
+    /// HLS demuxer and bit-rate switching follow a live playlist by its numbers). With no
+    /// segment in common: the first segment's `$Number$` when it is past the previous
+    /// playlist's last, else the number after it plus the segments the gap would hold. The
+    /// first translation: the first segment's `$Number$`. Clamped to `0…Int32.max` (what
+    /// `EXT-X-MEDIA-SEQUENCE` may carry).
+    static func sequence(of segments: [DASHManifest.Segment], after previous: Numbering?) -> Int {
+        let own = Int(clamping: segments.first?.number ?? 0)
+        let limit = Int(Int32.max)
+        guard let previous, let last = previous.starts.last, let head = segments.first else { return min(max(0, own), limit) }
+        // Binary search for a start within a quarter of a segment (at most 0.5 s).
+        func index(of start: Double, tolerance: Double) -> Int? {
+            var low = 0, high = previous.starts.count
+            while low < high {
+                let mid = (low + high) / 2
+                if previous.starts[mid] < start - tolerance { low = mid + 1 } else { high = mid }
+            }
+            return low < previous.starts.count && abs(previous.starts[low] - start) <= tolerance ? low : nil
+        }
+        // The first few segments are enough: a window that slid past them shares none.
+        for (j, segment) in segments.prefix(64).enumerated() {
+            if let k = index(of: segment.start, tolerance: min(0.5, segment.duration * 0.25)) {
+                return min(max(0, previous.first + k - j), limit)
+            }
+        }
+        let lastNumber = previous.first + previous.starts.count - 1
+        if own > lastNumber { return min(own, limit) }
+        let gap = head.start - last
+        let skipped = head.duration > 0 && gap.isFinite && gap > 0
+            ? OutsideValue.clampedInteger((gap / head.duration).rounded(), to: 0...limit) ?? 0 : 0
+        return min(lastNumber + max(1, skipped), limit)
     }
 
     /// One representation's HLS media playlist. Init sections are not named (`EXT-X-MAP`): the
     /// segments that need one are served as MPEG-TS with it (``fetches``); where a later
-    /// period's init section takes over, an `EXT-X-DISCONTINUITY`.
-    static func mediaPlaylist(_ rep: DASHManifest.Representation, dynamic: Bool) -> String {
+    /// period's init section takes over, an `EXT-X-DISCONTINUITY`. A dynamic manifest's: its
+    /// media sequence is the first segment's `$Number$` (the same number is the same place in
+    /// every representation of an aligned set) and, given `availabilityStart`, each segment
+    /// carries its `EXT-X-PROGRAM-DATE-TIME` (availability start + its start on the
+    /// presentation timeline), which bit-rate switching matches by when the numbers differ.
+    static func mediaPlaylist(_ rep: DASHManifest.Representation, dynamic: Bool, sequence: Int? = nil,
+                              availabilityStart: Double? = nil) -> String {
         let longest = rep.segments.map(\.duration).max() ?? 1
         let target = OutsideValue.clampedInteger(longest.rounded(.up), to: 1...3600) ?? 1
         var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:\(target)\n"
-        text += "#EXT-X-MEDIA-SEQUENCE:\(dynamic ? rep.segments.first?.number ?? 0 : 0)\n"
+        text += "#EXT-X-MEDIA-SEQUENCE:\(dynamic ? sequence ?? Int(clamping: rep.segments.first?.number ?? 0) : 0)\n"
         if !dynamic { text += "#EXT-X-PLAYLIST-TYPE:VOD\n" }
         text += "#EXT-X-INDEPENDENT-SEGMENTS\n"
         var initialization = rep.initialization
+        let dates = ISO8601DateFormatter()
+        dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        dates.timeZone = TimeZone(identifier: "UTC")
         for segment in rep.segments {
             if let own = segment.initialization, own != initialization {
                 text += "#EXT-X-DISCONTINUITY\n"
                 initialization = own
+            }
+            if dynamic, let availabilityStart, let date = programDateTime(availabilityStart + segment.start, formatter: dates) {
+                text += "#EXT-X-PROGRAM-DATE-TIME:\(date)\n"
             }
             text += String(format: "#EXTINF:%.6f,\n", segment.duration)
             if initialization == nil, let r = segment.resource.range { text += "#EXT-X-BYTERANGE:\(r.length)@\(r.offset)\n" }
@@ -153,6 +219,13 @@ public struct DASHPlaylists: Sendable, Equatable {
         }
         if !dynamic { text += "#EXT-X-ENDLIST\n" }
         return text
+    }
+
+    /// Seconds since 1970 as an `EXT-X-PROGRAM-DATE-TIME` value (UTC, milliseconds); nil for a
+    /// time no date can carry.
+    static func programDateTime(_ seconds: Double, formatter: ISO8601DateFormatter) -> String? {
+        guard seconds.isFinite, abs(seconds) < 1e11 else { return nil }
+        return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
     /// The line naming a transmuxed segment (a key of ``fetches``).
@@ -202,6 +275,8 @@ final class DASHSource: Sendable {
         var playlists: DASHPlaylists
         var fetchedAt: Double
         var refreshing = false
+        /// The fetches of the translation before the current one (a dynamic manifest's).
+        var previousFetches: [String: DASHPlaylists.Fetch] = [:]
     }
     private let state: Guarded<State>
 
@@ -233,7 +308,7 @@ final class DASHSource: Sendable {
 
     /// How the fMP4 segment the playlists name `url` is fetched (it is served as MPEG-TS), or nil.
     func fetch(for url: String) -> DASHPlaylists.Fetch? {
-        state.withLock { $0.playlists.fetches[url] }
+        state.withLock { $0.playlists.fetches[url] ?? $0.previousFetches[url] }
     }
 
     /// The playlist at `url` (UTF-8), or nil when it is not one of this source's.
@@ -268,8 +343,11 @@ final class DASHSource: Sendable {
         do {
             let manifest = try Self.read(bytes, url: self.url, now: clock(), index: { _ in nil })
             let playlists = try DASHPlaylists.make(manifest, url: self.url, preference: choice.preference, range: choice.range,
-                                                   audioLanguages: choice.audioLanguages)
+                                                   audioLanguages: choice.audioLanguages, previous: self.playlists)
             state.withLock { s in
+                // A segment that just left the window may still be asked for (the switcher
+                // matched it in the last copy): the last translation's fetches are kept beside.
+                s.previousFetches = s.playlists.fetches
                 s.manifest = manifest
                 s.playlists = playlists
                 s.fetchedAt = now

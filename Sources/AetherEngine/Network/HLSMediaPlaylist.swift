@@ -110,6 +110,65 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
         return nil
     }
 
+    /// Why a variant switch may not replace this playlist's segments when byte ranges are
+    /// served as the switcher plans them (``rangesAsURLs(_:base:)`` for the playing variant, the
+    /// range in the plan for another): ``switchRefusal`` less the byte ranges, unless one of
+    /// them could not be read.
+    public var rangedSwitchRefusal: String? {
+        if usesByteRanges, hasBadByteRange { return "has a byte range that cannot be read (EXT-X-BYTERANGE)" }
+        if segments.isEmpty { return "lists no segments" }
+        if isEncrypted { return "is encrypted (EXT-X-KEY)" }
+        if hasInitSection { return "needs an init section (EXT-X-MAP)" }
+        return nil
+    }
+
+    /// The fragment naming a byte range of a segment's URL in a rewritten playlist
+    /// (``rangesAsURLs(_:base:)``; a translated DASH manifest's the same).
+    public static let rangeFragment = "#aether-range="
+
+    /// `text` (a media playlist read from `base`) with each `EXT-X-BYTERANGE` segment named by
+    /// its absolute URL and range (`…/index.ts#aether-range=OFFSET-LENGTH`) and no
+    /// `EXT-X-BYTERANGE` line, so the HLS demuxer reads whatever is served for a segment to its
+    /// end (it cuts a ranged segment at the playlist's length, and another variant's range at
+    /// the same place is longer or shorter). Nil when there is nothing to rewrite or it may not
+    /// be: no byte ranges, one that cannot be read, keys or an init section, or a playlist
+    /// ``parse(_:base:)`` refuses (the same budgets).
+    public static func rangesAsURLs(_ text: String, base: String) -> String? {
+        guard let playlist = try? parse(text, base: base), playlist.usesByteRanges, playlist.rangedSwitchRefusal == nil else { return nil }
+        var out: [Substring] = []
+        var k = 0
+        var pending = false
+        for raw in text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("#EXT-X-BYTERANGE") { continue }
+            if line.hasPrefix("#EXTINF:") { pending = true }
+            if !line.hasPrefix("#"), pending, k < playlist.segments.count {
+                pending = false
+                let segment = playlist.segments[k]
+                k += 1
+                var uri = segment.uri
+                if uri.hasPrefix("#") { uri = "%23" + uri.dropFirst() }
+                if let r = segment.byteRange { uri += rangeFragment + "\(r.offset)-\(r.length)" }
+                out.append(Substring(uri))
+                continue
+            }
+            out.append(raw)
+        }
+        guard k == playlist.segments.count else { return nil }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// `url` named as ``rangesAsURLs(_:base:)`` names a range: the URL without the fragment and
+    /// the range (its numbers through ``OutsideValue``, in ``ByteRange``'s bounds); nil otherwise.
+    public static func rangedURL(_ url: String) -> (url: String, range: ByteRange)? {
+        guard let mark = url.range(of: rangeFragment, options: .backwards) else { return nil }
+        let parts = url[mark.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2,
+              let offset = try? OutsideValue.integer(String(parts[0]), in: 0...ByteRange.maxOffset, name: "aether-range"),
+              let length = try? OutsideValue.integer(String(parts[1]), in: 1...ByteRange.maxLength, name: "aether-range") else { return nil }
+        return (String(url[..<mark.lowerBound]), ByteRange(offset: offset, length: length))
+    }
+
     /// Parses a media playlist; throws a one-line refusal when it is not one, has an unusable
     /// duration, or lists more than ``maxSegments`` segments.
     public static func parse(_ text: String, base: String) throws(OutsideValue.Refusal) -> HLSMediaPlaylist {

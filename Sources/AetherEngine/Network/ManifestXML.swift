@@ -263,6 +263,12 @@ public enum ManifestCheck {
                 }
             }
         }
+        // A byte-range playlist rewritten for switching, and the ranges read back from its URLs.
+        if let rewritten = HLSMediaPlaylist.rangesAsURLs(text, base: base + ".m3u8"),
+           let media = try? HLSMediaPlaylist.parse(rewritten, base: base + ".m3u8") {
+            found += media.segments.compactMap { HLSMediaPlaylist.rangedURL($0.uri)?.range.length }.count
+        }
+        found += HLSMediaPlaylist.rangedURL(text)?.range.offset ?? 0
         // As a media playlist (what bit-rate switching reads of each variant).
         if let media = try? HLSMediaPlaylist.parse(text, base: base + ".m3u8") {
             found += media.segments.count + (media.isSwitchable ? 1 : 0)
@@ -357,6 +363,15 @@ public enum ManifestCheck {
                     precondition(HLSMasterPlaylist.parse(master, base: p.masterURL) != nil, "a master that does not read back")
                 }
                 found += p.documents.count
+                // A live manifest translated again after itself: the numbers carry on and read back.
+                if m.isDynamic, let again = try? DASHPlaylists.make(m, url: base, preference: preference, range: .auto,
+                                                                    audioLanguages: ["eng"], previous: p) {
+                    for (uri, numbering) in again.numbering {
+                        precondition((0...Int(Int32.max)).contains(numbering.first), "a media sequence out of range")
+                        precondition(again.mediaPlaylists[uri]?.mediaSequence == numbering.first, "a media sequence that does not read back")
+                    }
+                    found += again.numbering.count
+                }
             }
         }
         if let index = try? SegmentIndex.parse(bytes, at: 0) { found += index.references.count }

@@ -118,7 +118,7 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
     /// the owner of the context (kept alive until the demuxer is closed) and the context.
     func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>) {
         mainURL = url
-        if let bytes = documents?(url) ?? prefetched?.take(url) {
+        if let bytes = memoryDocument(url) {
             let memory = try MemoryInput(bytes)
             return (memory, memory.context)
         }
@@ -126,11 +126,23 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
         return (input, input.context)
     }
 
+    /// A document served from memory (``documents``, else ``prefetched``), or nil. A variant's
+    /// playlist read at open, or a translated live DASH playlist reloaded, is handed to the
+    /// switcher, so its copy is the demuxer's (a byte-range anchor's is served rewritten).
+    private func memoryDocument(_ url: String) -> [UInt8]? {
+        guard let bytes = documents?(url) ?? prefetched?.take(url) else { return nil }
+        if let adaptive, adaptive.watches(url),
+           let rewritten = adaptive.playlistFetched(url, text: String(decoding: bytes, as: UTF8.self)) {
+            return Array(rewritten.utf8)
+        }
+        return bytes
+    }
+
     /// `io_open` for nested opens. Returns 0 or an AVERROR.
     func openNested(url: String, flags: Int32, callerOptions: OpaquePointer?,
                     into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
         guard flags & AVIO_FLAG_WRITE == 0 else { return aether_AVERROR(EPERM) }
-        if let bytes = documents?(url) ?? prefetched?.take(url) {
+        if let bytes = memoryDocument(url) {
             do { return try serve(bytes, into: pb) } catch { return error.code }
         }
         let scheme = NetworkSettings.scheme(of: url) ?? "file"
@@ -154,8 +166,8 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
             if let adaptive, adaptive.watches(url) {
                 do throws(FFmpegError) {
                     let data = try readWhole(url, options: merged, limit: Int(Self.manifestBudget))
-                    adaptive.playlistFetched(url, text: String(decoding: data, as: UTF8.self))
-                    return try serve(data, into: pb)
+                    let rewritten = adaptive.playlistFetched(url, text: String(decoding: data, as: UTF8.self))
+                    return try serve(rewritten.map { Array($0.utf8) } ?? data, into: pb)
                 } catch {
                     return error.code
                 }
@@ -164,8 +176,7 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
                 var result = openWhole(plan, options: merged, into: pb)
                 if result < 0, plan.url != url, !interrupt.shouldInterrupt {
                     adaptive.failed(plan)
-                    result = openWhole(AdaptiveSwitcher.Plan(url: url, rung: plan.rung, mediaSeconds: plan.mediaSeconds),
-                                       options: merged, measured: false, into: pb)
+                    result = openWhole(adaptive.own(url, mediaSeconds: plan.mediaSeconds), options: merged, measured: false, into: pb)
                 }
                 return result
             }
@@ -254,6 +265,10 @@ final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMa
                 if let fetch {
                     data = try readWhole(fetch.segment.url, options: ranged(options, fetch.segment), limit: Self.wholeSegmentLimit,
                                          carryOn: carryOn)
+                } else if let range = plan.range {
+                    // A byte range of a variant's file (the demuxer gets it whole, to its end).
+                    let resource = DASHManifest.Resource(url: plan.url, range: .init(offset: Int64(range.offset), length: Int64(range.length)))
+                    data = try readWhole(plan.url, options: ranged(options, resource), limit: Self.wholeSegmentLimit, carryOn: carryOn)
                 } else {
                     data = try readWhole(plan.url, options: options, limit: Self.wholeSegmentLimit, carryOn: carryOn)
                 }

@@ -107,12 +107,14 @@ enum SourceOpener {
             FFmpegLog.write("abr", "no switching: the variant's playlist cannot be read")
             return nil
         }
+        // Byte ranges: the demuxer is served the playlist with each range named in its URL.
+        let ranged = HLSMediaPlaylist.rangesAsURLs(text, base: uri)
         let playlist: HLSMediaPlaylist
-        do { playlist = try HLSMediaPlaylist.parse(text, base: uri) } catch {
+        do { playlist = try HLSMediaPlaylist.parse(ranged ?? text, base: uri) } catch {
             FFmpegLog.write("abr", "no switching: the variant's playlist is refused (\(error.message))")
             return nil
         }
-        if let why = playlist.switchRefusal {
+        if let why = playlist.rangedSwitchRefusal {
             FFmpegLog.write("abr", "no switching: the variant's playlist \(why)")
             return nil
         }
@@ -121,9 +123,9 @@ enum SourceOpener {
             FFmpegLog.write("abr", "no switching: \(why)")
             return nil
         }
-        FFmpegLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(playlist.isEnded ? "" : " (live: segments matched by media sequence number)")")
+        FFmpegLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(ranged == nil ? "" : " (byte ranges named in the segment URLs)")\(playlist.isEnded ? "" : " (live: segments matched by media sequence number)")")
         return AdaptiveSwitcher(variants: master.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist,
-                                policy: policy, loader: loader)
+                                policy: policy, servesRanges: true, loader: loader)
     }
 
     /// Audio renditions of one group checked at most before switching (a master naming more
@@ -156,8 +158,9 @@ enum SourceOpener {
     }
 
     /// Bit-rate switching between the video representations of a translated DASH manifest
-    /// around `p.variants[anchor]`, or nil (logged): fewer than two, live, or byte ranges without
-    /// init sections. fMP4 segments are served as MPEG-TS with their own representation's
+    /// around `p.variants[anchor]`, or nil (logged): fewer than two, or byte ranges without
+    /// init sections. A dynamic manifest switches like live HLS (segments matched by media
+    /// sequence number, that is `$Number$`; by date where the numbers differ). fMP4 segments are served as MPEG-TS with their own representation's
     /// parameter sets in band (``SegmentTransmuxer``), so the playlists name no init section and
     /// a segment of any representation decodes after any other's.
     private static func switcher(dash: DASHSource, anchor: Int) -> AdaptiveSwitcher? {
@@ -166,17 +169,13 @@ enum SourceOpener {
         let ladder = VariantChooser.ladder(p.variants, anchor: anchor, limit: policy.maxRungs)
         guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = p.variants[anchor].uri,
               let playlist = p.mediaPlaylists[uri] else { return nil }
-        if dash.manifest.isDynamic {
-            FFmpegLog.write("abr", "no switching: the manifest is dynamic (live; switching is for static manifests only)")
-            return nil
-        }
         if let why = playlist.switchRefusal {
             FFmpegLog.write("abr", "no switching: the DASH representation \(why)")
             return nil
         }
-        FFmpegLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s")
+        FFmpegLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(dash.manifest.isDynamic ? " (live: segments matched by media sequence number)" : "")")
         return AdaptiveSwitcher(variants: p.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist, policy: policy,
-                                loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
+                                localLoader: true, loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
     }
 
     /// What in `manifest` MPEG-TS cannot carry (WebM segments, VP8/VP9/AV1 video: libavformat
@@ -556,15 +555,22 @@ extension SourceOpener {
     /// MIME type; the one a download takes) has its files fetched with the source's headers and
     /// joined, each period's cues moved by the period's start (``WebVTTJoin``), within
     /// ``maxTextSegments`` files and ``SubtitleStore/maxSidecarBytes``; tagged with the set's
-    /// `lang`. TTML and stpp sets, and WebVTT in MP4 (`wvtt`), are left out with one log line each
-    /// (libavformat 5.1 reads no TTML; `wvtt` segments are not joined here), as downloads do.
+    /// `lang`. A set of WebVTT in MP4 (`wvtt`: `application/mp4`, codecs `wvtt`) has its init
+    /// section and segments fetched the same way (within the same budgets) and its samples read
+    /// into cues (``WVTTReader``). TTML and stpp sets are left out with one log line each
+    /// (libavformat 5.1 reads no TTML), as downloads do.
     static func addText(of manifest: DASHManifest, to subtitles: SubtitleStore, openOptions: [String: String],
                         options: PlayerOptions) {
         let timeout = min(options.openTimeout, max(1, options.network.readTimeout))
         for (k, track) in manifest.tracks.enumerated() where track.contentType == .text {
             let language = track.language.map { TextSanitizer.clean(String($0.prefix(32))) } ?? "none"
+            if let rep = track.representations.last(where: { !$0.segments.isEmpty && isWVTT($0) }),
+               !track.representations.contains(where: { !$0.segments.isEmpty && DASHDownloadPlanner.isWebVTT($0) }) {
+                addWVTT(rep, set: k, track: track, language: language, to: subtitles, openOptions: openOptions, options: options, timeout: timeout)
+                continue
+            }
             guard let rep = track.representations.last(where: { !$0.segments.isEmpty && DASHDownloadPlanner.isWebVTT($0) }) else {
-                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: only WebVTT files can be read (not TTML, stpp or WebVTT in MP4)")
+                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: only WebVTT can be read (not TTML or stpp)")
                 continue
             }
             guard rep.segments.count <= maxTextSegments else {
@@ -600,6 +606,58 @@ extension SourceOpener {
             } catch {
                 FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(error.description)")
             }
+        }
+    }
+
+    /// Whether a text representation is WebVTT in MP4 (`wvtt`).
+    static func isWVTT(_ rep: DASHManifest.Representation) -> Bool {
+        (rep.mimeType?.lowercased().hasPrefix("application/mp4") ?? true) && (rep.codecs?.lowercased().hasPrefix("wvtt") ?? false)
+    }
+
+    /// A `wvtt` set as a subtitle track: its init section and at most ``maxTextSegments``
+    /// segments (within ``SubtitleStore/maxSidecarBytes`` in all) fetched, their samples read
+    /// (``WVTTReader``), each segment's cues placed at its start on the presentation timeline.
+    private static func addWVTT(_ rep: DASHManifest.Representation, set k: Int, track: DASHManifest.Track, language: String,
+                                to subtitles: SubtitleStore, openOptions: [String: String], options: PlayerOptions, timeout: Double) {
+        let name = "text adaptation set \(k + 1) (language \(language))"
+        guard let initialization = rep.initialization else {
+            FFmpegLog.write("dash", "\(name) left out: its WebVTT in MP4 has no init section")
+            return
+        }
+        guard rep.segments.count <= maxTextSegments else {
+            FFmpegLog.write("dash", "\(name) left out: \(rep.segments.count) segments (more than \(maxTextSegments))")
+            return
+        }
+        var total = 0
+        func fetch(_ resource: DASHManifest.Resource) -> [UInt8]? {
+            guard let bytes = try? SmallFetch.bytes(resource.url, options: openOptions, settings: options.network, interrupt: InterruptToken(),
+                                                    timeout: timeout, limit: SubtitleStore.maxSidecarBytes - total, range: resource.range) else { return nil }
+            total += bytes.count
+            return bytes
+        }
+        guard let head = fetch(initialization) else {
+            FFmpegLog.write("dash", "\(name) left out: its init section cannot be read")
+            return
+        }
+        var segments: [(bytes: [UInt8], start: Double)] = []
+        for segment in rep.segments {
+            guard let bytes = fetch(segment.resource) else {
+                FFmpegLog.write("dash", "\(name) left out: its segments cannot be read")
+                return
+            }
+            segments.append((bytes, segment.start))
+        }
+        let cues: [WebVTTJoin.Cue]
+        do { cues = try WVTTReader.cues(initialization: head, segments: segments) } catch {
+            FFmpegLog.write("dash", "\(name) left out: \(error.message)")
+            return
+        }
+        let first = rep.segments[0].resource.url
+        do {
+            let id = try subtitles.addDocument(Array(WebVTTJoin.document(cues, shift: 0).utf8), name: first, path: first, language: track.language)
+            FFmpegLog.write("dash", "\(name): \(cues.count) cues from \(segments.count) WebVTT in MP4 segment(s), subtitle track \(id + 1)")
+        } catch {
+            FFmpegLog.write("dash", "\(name) left out: \(error.description)")
         }
     }
 
