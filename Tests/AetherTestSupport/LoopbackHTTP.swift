@@ -81,10 +81,25 @@ public final class LoopbackHTTP: @unchecked Sendable {  // used from one test at
 
     /// The requests the proxy has finished answering, oldest first (fault_proxy.py's log objects:
     /// method, path, range, headers, rule, status, bytes, length, cut, …).
+    ///
+    /// The proxy logs a request once its response has ended, a moment after the client has the
+    /// last byte: a test that reads the log as soon as its client is done could miss the last
+    /// request (seen once in the suite). So the log is read until two reads 50 ms apart agree
+    /// (at most 1 s).
     public func requests() throws -> [[String: Any]] {
-        let body = try request("GET", "/__log").body
-        guard let list = try JSONSerialization.jsonObject(with: body) as? [[String: Any]] else {
-            throw Failure(description: "the proxy's log is not a JSON list")
+        func read() throws -> [[String: Any]] {
+            let body = try request("GET", "/__log").body
+            guard let list = try JSONSerialization.jsonObject(with: body) as? [[String: Any]] else {
+                throw Failure(description: "the proxy's log is not a JSON list")
+            }
+            return list
+        }
+        var list = try read()
+        for _ in 0..<20 {
+            Thread.sleep(forTimeInterval: 0.05)
+            let again = try read()
+            if again.count == list.count { return again }
+            list = again
         }
         return list
     }
