@@ -429,18 +429,23 @@ public final class MatroskaParser: StructureParser {
         if element.declared == nil {
             return ("unknown size", [StructureField("size", "unknown")], damage)
         }
+        /// The payload (at most 8 bytes) and its big-endian value; nil (and the damage said) when
+        /// the file ends inside it.
+        func bigEndian() -> (bytes: [UInt8], raw: UInt64)? {
+            let bytes = payload(of: element, limit: 8)
+            guard bytes.count == Int(size) else {
+                addDamage("its value at offset \(Self.grouped(element.payloadOffset)) is cut off at the end of the file")
+                return nil
+            }
+            return (bytes, bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        }
         switch type {
         case .uint, .int, .date:
             guard size <= 8 else {
                 addDamage("a number of \(Self.grouped(size)) bytes at offset \(Self.grouped(element.offset)) (at most 8)")
                 return (nil, [StructureField("size", Self.grouped(size) + " bytes")], damage)
             }
-            let bytes = payload(of: element, limit: 8)
-            guard bytes.count == Int(size) else {
-                addDamage("its value at offset \(Self.grouped(element.payloadOffset)) is cut off at the end of the file")
-                return (nil, [], damage)
-            }
-            let raw = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard let (bytes, raw) = bigEndian() else { return (nil, [], damage) }
             if type == .uint {
                 let (summary, fields) = uintValue(element.id, raw)
                 return (summary, fields, damage)
@@ -458,12 +463,7 @@ public final class MatroskaParser: StructureParser {
                 addDamage("a float of \(Self.grouped(size)) bytes at offset \(Self.grouped(element.offset)) (0, 4 or 8)")
                 return (nil, [StructureField("size", Self.grouped(size) + " bytes")], damage)
             }
-            let bytes = payload(of: element, limit: 8)
-            guard bytes.count == Int(size) else {
-                addDamage("its value at offset \(Self.grouped(element.payloadOffset)) is cut off at the end of the file")
-                return (nil, [], damage)
-            }
-            let raw = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard let raw = bigEndian()?.raw else { return (nil, [], damage) }
             let value = size == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw))) : size == 8 ? Double(bitPattern: raw) : 0
             var text = Self.number(value)
             var fields = [StructureField("value", text)]
