@@ -1,6 +1,9 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// What every end-to-end tier's tests build against: the binary they run and the helpers.
+let endToEnd: [Target.Dependency] = ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherTestSupport", "EndToEndSupport"]
+
 let package = Package(
     name: "aether-tui",
     products: [
@@ -66,13 +69,30 @@ let package = Package(
         // Fixtures, the PulseAudio null sink, and running the built binary, for every test target.
         .target(name: "AetherTestSupport", path: "Tests/AetherTestSupport"),
 
+        // Players run as the end-to-end tiers run them (headless, beside IPC, on the stand-in kitty
+        // pty), live streams, and real terminals under Xvfb.
+        .target(name: "EndToEndSupport", dependencies: ["AetherEngine", "AetherTestSupport"], path: "Tests/EndToEndSupport"),
+        // Generated pictures for the TerminalGraphics tests and the real-terminal tests.
+        .target(name: "TerminalGraphicsTestSupport", dependencies: ["TerminalGraphics"], path: "Tests/TerminalGraphicsTestSupport"),
+
+        // The tiers (Tests/Scripts/test.sh): a tier is a set of test targets.
+        // unit: pure tests, run in parallel (`test.sh --fast`).
         .testTarget(name: "AetherEngineTests", dependencies: ["AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherEngine", "AetherTestSupport"]),
-        .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics", "CZlib"]),
+        .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics", "TerminalGraphicsTestSupport", "CZlib"]),
         // Crashes a child process on a pty with CTerminal's handlers armed (fork + C only).
         .target(name: "CTerminalTestSupport", dependencies: ["CTerminal"], path: "Tests/CTerminalTestSupport"),
 
         .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherControl", "AetherTestSupport", "CTerminalTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherTestSupport"]),
+        // cli: the binary headless, in parallel.
+        .testTarget(name: "EndToEndTests", dependencies: endToEnd),
+        // realtime: playback paced by the ALSA clock, the TUI in tmux; serial.
+        .testTarget(name: "RealTimeTests", dependencies: endToEnd),
+        // network: loopback servers, fault proxies, live streams; serial.
+        .testTarget(name: "NetworkTests", dependencies: endToEnd),
+        // terminals: real terminals under Xvfb; serial.
+        .testTarget(name: "TerminalTests", dependencies: endToEnd + ["TerminalGraphics", "TerminalGraphicsTestSupport"]),
+        // Not in test.sh: the long runs of Tests/Scripts/soak.sh.
+        .testTarget(name: "SoakTests", dependencies: endToEnd),
     ]
 )

@@ -46,7 +46,9 @@ struct PlaybackOptions: ParsableArguments {
     /// The first item (what `--start=N%` is measured against).
     var source: String { sources.first ?? "" }
 
-    @Option(help: ArgumentHelp("Video output: auto (the best the terminal has: kitty, then sixel, then halfblock), kitty, sixel, halfblock, or null (no picture, headless).", valueName: "auto|kitty|sixel|halfblock|null"))
+    @Option(help: ArgumentHelp("Video output: auto (the best the terminal has: kitty, then sixel, then cells where the terminal draws octants or sextants itself, then halfblock), "
+                               + VideoDrivers.all.map { "\($0.name) (\($0.summary))" }.joined(separator: ", ") + ".",
+                               valueName: VideoDrivers.names.joined(separator: "|")))
     var vo: String = "auto"
 
     @Option(help: ArgumentHelp("Audio output: alsa or null (silent, still paced in real time).", valueName: "alsa|null"))
@@ -177,7 +179,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-governor"), help: ArgumentHelp("Step picture quality down when the terminal cannot keep up (sixel colours, picture scale, every 2nd frame, half-block) and back up when it can: yes, or no to pin the settings.", valueName: "yes|no"))
     var voGovernor: String = "yes"
 
-    @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: all when each pixel shown averages 64 or more of the source's, bidir when the picture is 4× or more smaller than the source, else none).", valueName: "level"))
+    @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: all when each pixel shown averages 64 or more of the source's, bidir when the picture is 4× or more smaller than the source, else default: every frame filtered).", valueName: "level"))
     var skipLoopFilter: String?
 
     @Option(name: .customLong("vd-lavc-threads"), help: ArgumentHelp("Video decoder threads, 1 to 16, or 0: automatic (one thread up to 1080p30, more at the next keyframe if one cannot keep up; larger sources as many as libavcodec chooses).", valueName: "N"))

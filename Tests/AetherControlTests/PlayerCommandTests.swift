@@ -50,7 +50,7 @@ struct PlayerCommandTests {
         #expect(PlayerSnapshot.propertyNames.allSatisfy { s.property($0) != nil })
     }
 
-    @Test func hubRunsRemoteCommandsOnTheHostAndReportsChanges() async throws {
+    @Test func hubRunsRemoteCommandsOnTheHostAndReportsChanges() throws {
         let hub = RemoteHub()
         let events = Guarded<[PlayerEvent]>([])
         hub.subscribe { e in events.withLock { $0.append(e) } }
@@ -63,16 +63,19 @@ struct PlayerCommandTests {
         s.status = .paused
         hub.publish(s)
         #expect(events.withLock { $0 } == [.propertyChanged(name: "pause", value: .bool(true))])
-        // A remote thread waits for its command; the "host" runs it.
-        let host = Task.detached {
-            for _ in 0..<200 {
+        // A remote caller waits for its command; the "host" (a thread of its own, as the UI's
+        // loop is, not a task: the cooperative pool may be busy with other tests) runs it.
+        let stop = Guarded(false)
+        let host = Thread {
+            while !stop.withLock({ $0 }) {
                 for r in hub.takeRequests() { r.reply(r.command == .frameStep ? .ok : .failure("no")) }
-                try? await Task.sleep(nanoseconds: 5_000_000)
+                Thread.sleep(forTimeInterval: 0.005)
             }
         }
-        let result = await Task.detached { hub.submitAndWait(.frameStep) }.value
+        host.start()
+        let result = hub.submitAndWait(.frameStep)
         #expect(result == .ok)
-        host.cancel()
+        stop.withLock { $0 = true }
         hub.close()
         #expect(hub.submitAndWait(.frameStep) == .failure("the player is shutting down"))
     }

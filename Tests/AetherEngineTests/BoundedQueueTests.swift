@@ -1,4 +1,5 @@
 @testable import AetherEngine
+import AetherTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -46,13 +47,13 @@ import Testing
     @Test func aFullQueueBlocksUntilAPop() {
         let q = BoundedQueue<Int>(maxCount: 2)
         q.push(1); q.push(2)
-        let pushed = Locked(false)
-        let t = Thread { q.push(3); pushed.set(true) }
+        let pushed = Guarded(false)
+        let t = Thread { q.push(3); pushed.withLock { $0 = true } }
         t.start()
         Thread.sleep(forTimeInterval: 0.1)
-        #expect(!pushed.value, "the third push waits")
+        #expect(!pushed.withLock { $0 }, "the third push waits")
         #expect(q.pop(timeout: 1) == 1)
-        #expect(waitUntil(2) { pushed.value })
+        #expect(waitUntil(2) { pushed.withLock { $0 } })
         #expect(q.count == 2)
     }
 
@@ -69,44 +70,44 @@ import Testing
     @Test func closeWakesABlockedPushAndPop() {
         let q = BoundedQueue<Int>(maxCount: 1)
         q.push(1)
-        let results = Locked<[String]>([])
-        let pusher = Thread { let ok = q.push(2); results.mutate { $0.append("push \(ok)") } }
+        let results = Guarded<[String]>([])
+        let pusher = Thread { let ok = q.push(2); results.withLock { $0.append("push \(ok)") } }
         let empty = BoundedQueue<Int>(maxCount: 1)
-        let popper = Thread { let v = empty.pop(); results.mutate { $0.append("pop \(String(describing: v))") } }
+        let popper = Thread { let v = empty.pop(); results.withLock { $0.append("pop \(String(describing: v))") } }
         pusher.start(); popper.start()
         Thread.sleep(forTimeInterval: 0.05)
         q.close(); empty.close()
-        #expect(waitUntil(2) { results.value.count == 2 })
-        #expect(Set(results.value) == ["push false", "pop nil"])
+        #expect(waitUntil(2) { results.withLock { $0 }.count == 2 })
+        #expect(Set(results.withLock { $0 }) == ["push false", "pop nil"])
     }
 
     @Test func aBlockedPushGivesUpWhenInterrupted() {
         let q = BoundedQueue<Int>(maxCount: 1)
         q.push(1)
-        let seekPending = Locked(false)
-        let result = Locked<Bool?>(nil)
+        let seekPending = Guarded(false)
+        let result = Guarded<Bool?>(nil)
         let t = Thread {
-            let ok = q.push(2, interrupted: { seekPending.value })
-            result.set(ok)
+            let ok = q.push(2, interrupted: { seekPending.withLock { $0 } })
+            result.withLock { $0 = ok }
         }
         t.start()
         Thread.sleep(forTimeInterval: 0.05)
-        #expect(result.value == nil, "still waiting for room")
-        seekPending.set(true)
-        #expect(waitUntil(1) { result.value != nil })
-        #expect(result.value == false)
+        #expect(result.withLock { $0 } == nil, "still waiting for room")
+        seekPending.withLock { $0 = true }
+        #expect(waitUntil(1) { result.withLock { $0 } != nil })
+        #expect(result.withLock { $0 } == false)
         #expect(q.count == 1 && q.peek() == 1, "the interrupted item was not queued")
     }
 
     @Test func flushEmptiesAndLetsABlockedPushIn() {
         let q = BoundedQueue<Int>(maxCount: 1)
         q.push(1)
-        let result = Locked<Bool?>(nil)
-        let t = Thread { let ok = q.push(2); result.set(ok) }
+        let result = Guarded<Bool?>(nil)
+        let t = Thread { let ok = q.push(2); result.withLock { $0 = ok } }
         t.start()
         Thread.sleep(forTimeInterval: 0.05)
         q.flush()
-        #expect(waitUntil(1) { result.value == true })
+        #expect(waitUntil(1) { result.withLock { $0 } == true })
         #expect(q.count == 1 && q.peek() == 2, "the old item went with the flush")
     }
 
@@ -125,23 +126,4 @@ import Testing
         #expect(q.waitForItem(timeout: 2))
         #expect(q.peek() == 9)
     }
-}
-
-func waitUntil(_ timeout: Double, _ condition: () -> Bool) -> Bool {
-    let end = Date(timeIntervalSinceNow: timeout)
-    while Date() < end {
-        if condition() { return true }
-        Thread.sleep(forTimeInterval: 0.002)
-    }
-    return condition()
-}
-
-/// A value shared with a test's threads.
-final class Locked<T>: @unchecked Sendable {  // `stored` is only touched under `lock`
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T { lock.withLock { stored } }
-    func set(_ value: T) { lock.withLock { stored = value } }
-    func mutate(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
 }

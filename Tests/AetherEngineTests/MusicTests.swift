@@ -91,11 +91,11 @@ import Testing
         defer { player.stop() }
         #expect(!player.hasVideo)
         #expect(player.mediaInfo?.video.count == 1, "the file still has its video stream")
-        let frames = Locked(0)
-        player.setFrameHandler { _ in frames.mutate { $0 += 1 } }
+        let frames = Guarded(0)
+        player.setFrameHandler { _ in frames.withLock { $0 += 1 } }
         player.play()
         #expect(waitUntil(5) { player.state == .ended })
-        #expect(frames.value == 0)
+        #expect(frames.withLock { $0 } == 0)
         #expect(player.telemetry().framesPresented == 0)
     }
 }

@@ -21,7 +21,10 @@ struct PeakMemoryTests {
         let peak = PeakMemory.residentKiB()
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        #expect(peak >= 64 << 10 && peak <= Int(usage.ru_maxrss), "VmHWM \(peak) KiB, ru_maxrss \(usage.ru_maxrss) KiB")
+        // Linux folds each thread's RSS count into the process's every 64 page faults, so with
+        // other tests allocating on other threads the two readings may differ by a few MiB.
+        let lag = 32 << 10
+        #expect(peak >= 64 << 10 && peak <= Int(usage.ru_maxrss) + lag, "VmHWM \(peak) KiB, ru_maxrss \(usage.ru_maxrss) KiB")
         #expect(block[0] == 1)
     }
 }

@@ -1,5 +1,6 @@
 import AetherControl
 import AetherTestSupport
+import EndToEndSupport
 import Foundation
 import Testing
 
@@ -8,40 +9,28 @@ import Testing
 /// within a deadline (before the fixes several ran for minutes or grew past a gigabyte) and
 /// says what it left out in one line.
 @Suite(.serialized) struct DoorsEndToEndTests {
-    static func temp() -> String {
-        let dir = NSTemporaryDirectory() + "aether-doors-e2e-\(UUID().uuidString)"
-        try? FileManager.default.createDirectory(atPath: dir + "/aether-tui", withIntermediateDirectories: true)
-        return dir
-    }
-
-    /// Plays a short clip headless with `dir` as `$XDG_CONFIG_HOME`.
-    static func play(config dir: String, _ args: [String] = [], timeout: Double = 20) -> ProcessResult {
-        Process.run([TestEnvironment.binary, TestEnvironment.fixture("sine-1k.mkv"), "--vo=null", "--ao=null", "--length=0.2"] + args,
-                    environment: ["XDG_CONFIG_HOME": dir, "XDG_STATE_HOME": dir + "/state"], timeout: timeout)
-    }
-
     @Test func profilesFanningOutStartAtOnce() throws {
-        let dir = Self.temp()
+        let dir = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Each profile names the next ten times, 8 deep: 10^8 applications before.
         var text = ""
         for i in 0..<8 { text += "[p\(i)]\nvolume=\(40 + i)\nprofile=" + Array(repeating: "p\(i + 1)", count: 10).joined(separator: ",") + "\n" }
         text += "[p8]\nmute\n"
         try text.write(toFile: dir + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
-        let r = Self.play(config: dir, ["--profile=p0"], timeout: 15)
+        let r = PlayerRuns.play(config: dir, ["--profile=p0"], timeout: 15)
         #expect(!r.timedOut, "profile expansion did not end")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.isEmpty, "\(r.stderr)")
     }
 
     @Test func twentyThousandConfigLinesAndHugeNamesStartAtOnce() throws {
-        let dir = Self.temp()
+        let dir = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var text = ""
         for i in 0..<20_000 { text += i % 2 == 0 ? "volume=\(i % 100)\n" : "sub-delay=0.\(i)\n" }
         text += "volme=3\nspeed=9\n"
         try text.write(toFile: dir + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
-        var r = Self.play(config: dir, timeout: 15)
+        var r = PlayerRuns.play(config: dir, timeout: 15)
         #expect(!r.timedOut, "20,000 lines took 49 s before")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.hasPrefix("aether-tui: warning: aether-tui.conf:20001: unknown option 'volme'\n"
@@ -56,7 +45,7 @@ import Testing
         for _ in 0..<50 { huge?.write(chunk) }
         huge?.write(Data("=1\n".utf8))
         try huge?.close()
-        r = Self.play(config: dir, timeout: 15)
+        r = PlayerRuns.play(config: dir, timeout: 15)
         #expect(!r.timedOut)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr == "aether-tui: warning: aether-tui.conf: larger than 1 MiB; the rest is left out\n", "\(r.stderr)")
@@ -64,7 +53,7 @@ import Testing
         // Many bad lines: a few shown, then how many more.
         text = (0..<5000).map { "bad\($0)=1\n" }.joined()
         try text.write(toFile: dir + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
-        r = Self.play(config: dir, timeout: 15)
+        r = PlayerRuns.play(config: dir, timeout: 15)
         #expect(!r.timedOut && r.status == 0)
         let lines = r.stderr.split(separator: "\n")
         #expect(lines.count == 21 && lines.last == "aether-tui: warning: aether-tui.conf: … and 4980 more warnings", "\(lines.suffix(2))")
@@ -80,7 +69,7 @@ import Testing
     }
 
     @Test func playlistsThatNameThemselvesAndLinkLoopsStartAtOnce() throws {
-        let dir = Self.temp()
+        let dir = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = TestEnvironment.fixture("sine-1k.mkv")
         // Ten times itself, then the clip: 10^8 expansions before.
@@ -102,7 +91,7 @@ import Testing
     }
 
     @Test func aMillionEntryPlsStartsAtOnceAndIsCut() throws {
-        let dir = Self.temp()
+        let dir = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = TestEnvironment.fixture("sine-1k.mkv")
         // Short entries: the list stays under the 16 MiB a playlist may have.
@@ -120,7 +109,7 @@ import Testing
     }
 
     @Test func keysAnswerInTheTUIWithAMillionEntryPls() throws {
-        let dir = Self.temp()
+        let dir = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.copyItem(atPath: TestEnvironment.fixture("h264-720p.mkv"), toPath: dir + "/a")
         var text = "[playlist]\n"
@@ -139,7 +128,7 @@ import Testing
     /// A playable first item, then 100 000 that are missing: at its end the player skips the
     /// missing ones in one go, and q still answers (it took 33 s); the errors are summed up.
     @Test func qAnswersWhileSkippingAHundredThousandMissingItems() throws {
-        let dir = Self.temp()
+        let dir = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.copyItem(atPath: TestEnvironment.fixture("h264-720p.mkv"), toPath: dir + "/a.mkv")
         var text = "a.mkv\n"
@@ -158,22 +147,22 @@ import Testing
     }
 
     @Test func aWatchLaterEntryOutOfRangeIsIgnored() throws {
-        let dir = Self.temp()
+        let dir = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = TestEnvironment.fixture("sine-1k.mkv")
         let store = WatchLater(directory: dir + "/state/aether-tui/watch_later")
         try store.save(WatchLater.Entry(start: 0), for: clip)
         try "start=1e300\nvolume=1e300\naid=99999999999999999999\n".write(toFile: store.path(for: clip), atomically: true, encoding: .utf8)
-        let r = Self.play(config: dir, timeout: 15)
+        let r = PlayerRuns.play(config: dir, timeout: 15)
         #expect(!r.timedOut)
         #expect(r.status == 0, "start=1e300 crashed every start of the file: \(r.status) \(r.stderr)")
     }
 
     @Test func anIPCClientThatSendsTwoCommandsAndClosesHasBothRun() throws {
-        let dir = IPCEndToEndTests.socketDirectory()
+        let dir = PlayerRuns.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let socket = dir + "/mpv.sock"
-        let player = IPCEndToEndTests.BackgroundPlayer([TestEnvironment.binary, TestEnvironment.fixture("h264-720p.mkv"),
+        let player = BackgroundPlayer([TestEnvironment.binary, TestEnvironment.fixture("h264-720p.mkv"),
                                                         "--vo=null", "--ao=null", "--pause", "--input-ipc-server=\(socket)"])
         let observer = try IPCTestClient(path: socket, timeout: 15)
         #expect(observer.request(#"{"command":["observe_property",1,"speed"]}"#)?["error"] as? String == "success")
@@ -205,7 +194,7 @@ import Testing
     }
 
     @Test func configAndInputConfErrorsShowOnTheMessageLineAtStart() throws {
-        let dir = Self.temp()
+        let dir = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "volume=40\nvolme=3\n".write(toFile: dir + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
         try "BADKEY quit\n".write(toFile: dir + "/aether-tui/input.conf", atomically: true, encoding: .utf8)

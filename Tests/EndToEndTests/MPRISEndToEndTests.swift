@@ -1,5 +1,6 @@
 import AetherEngine
 import AetherTestSupport
+import EndToEndSupport
 import Foundation
 import Testing
 
@@ -149,16 +150,16 @@ import Testing
                                 environment: environment)
         defer { s.close() }
         func ctl(_ arguments: String...) -> ProcessResult { bus.run(["/usr/bin/playerctl", "-p", "aether-tui"] + arguments) }
-        #expect(s.waitFor(8) { TUITests.time(in: $0) != nil }, "the transport bar never appeared:\n\(s.screen())")
+        #expect(s.waitFor(8) { PlayerRuns.time(in: $0) != nil }, "the transport bar never appeared:\n\(s.screen())")
         try Poll.until(timeout: 5) { ctl("status").stdout == "Playing\n" }
         #expect(ctl("play-pause").status == 0)
         #expect(s.waitFor(2) { $0.contains("‖") }, "\(s.screen())")
         #expect(ctl("status").stdout == "Paused\n")
-        let paused = try #require(TUITests.time(in: s.screen()))
+        let paused = try #require(PlayerRuns.time(in: s.screen()))
         Thread.sleep(forTimeInterval: 1.2)
-        #expect(TUITests.time(in: s.screen()) == paused, "time moved while paused")
+        #expect(PlayerRuns.time(in: s.screen()) == paused, "time moved while paused")
         #expect(ctl("position", "7").status == 0)
-        #expect(s.waitFor(3) { TUITests.time(in: $0) == 7 }, "\(s.screen())")
+        #expect(s.waitFor(3) { PlayerRuns.time(in: $0) == 7 }, "\(s.screen())")
         #expect(ctl("metadata", "title").stdout == "h264-720p.mkv\n")
         let quit = bus.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.aether-tui",
                             "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Quit"])

@@ -33,6 +33,38 @@ struct ManPageTests {
         #expect(stale.isEmpty, "the man page documents \(stale.sorted()), which no --help lists")
     }
 
+    /// An option whose help names its values (`--vo <auto|kitty|…>`) names the same values in the
+    /// man page (`.It Fl -vo Cm auto Ns | Ns Cm kitty …`) and in the README's options tables
+    /// (`` `--vo auto\|kitty\|…` ``): the outputs, levels and modes a user reads about are the
+    /// ones the binary takes.
+    @Test func enumeratedValuesAgreeAcrossHelpManPageAndReadme() throws {
+        var help: [String: Set<String>] = [:]
+        for (_, text) in try ManPage.helpOutputs() { help.merge(ManPage.helpValues(in: text)) { $0.union($1) } }
+        #expect(help["--vo"]?.contains("cells") == true, "--vo's help lists the cells output")
+        #expect(help.count >= 10, "the help's enumerated options were not found (\(help.keys.sorted()))")
+        let man = try ManPage.manValues()
+        let readme = try ManPage.readmeValues()
+        for (option, values) in help.sorted(by: { $0.key < $1.key }) {
+            if let documented = man[option] {
+                #expect(documented == values, "\(option): --help says \(values.sorted()), the man page \(documented.sorted())")
+            }
+            if let documented = readme[option] {
+                #expect(documented == values, "\(option): --help says \(values.sorted()), the README \(documented.sorted())")
+            }
+        }
+        let inBoth = Set(help.keys).intersection(man.keys)
+        #expect(inBoth.count >= help.count * 3 / 4, "the man page spells out the values of \(inBoth.count) of \(help.count) enumerated options")
+    }
+
+    /// Every option `--help` lists is named in the README (its options tables or its text).
+    @Test func everyHelpOptionIsInTheReadme() throws {
+        let readme = ManPage.longOptions(in: try String(contentsOfFile: ManPage.readmePath, encoding: .utf8))
+        for (command, help) in try ManPage.helpOutputs() {
+            let missing = ManPage.longOptions(in: help).subtracting(readme).subtracting(["--help", "--version"])
+            #expect(missing.isEmpty, "`aether-tui \(command)` lists \(missing.sorted()) but the README does not")
+        }
+    }
+
     @Test func everyKeyMapRowIsInTheKeysSection() throws {
         let listed = Set(try ManPage.listTags(inSection: "KEYS"))
         for row in KeyMap.helpRows {
@@ -188,6 +220,44 @@ enum ManPage {
             options.insert(option)
         }
         return options
+    }
+
+    static let readmePath = TestEnvironment.root.appendingPathComponent("README.md").path
+
+    /// `--option <a|b|c>` in a help text: the option and its values (two or more).
+    static func helpValues(in text: String) -> [String: Set<String>] {
+        valueLists(in: text, pattern: #"(--[a-z0-9-]+)[ =]<([a-z0-9-]+(?:\|[a-z0-9-]+)+)>"#, separator: "|")
+    }
+
+    /// `.It Fl -option Cm a Ns | Ns Cm b …` in the roff source.
+    static func manValues() throws -> [String: Set<String>] {
+        var values: [String: Set<String>] = [:]
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") where line.hasPrefix(".It Fl -") {
+            let words = line.split(separator: " ")
+            guard words.count > 3, words[2].hasPrefix("-"), words[3] == "Cm" else { continue }
+            let tail = words[3...].split(separator: "Cm").compactMap(\.first).map(String.init)
+            let listed = Set(tail.filter { $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } })
+            if listed.count >= 2 { values["-" + words[2], default: []].formUnion(listed) }
+        }
+        return values
+    }
+
+    /// `` `--option a\|b\|c` `` in the README's tables.
+    static func readmeValues() throws -> [String: Set<String>] {
+        valueLists(in: try String(contentsOfFile: readmePath, encoding: .utf8),
+                   pattern: #"`(--[a-z0-9-]+)[ =]([a-z0-9-]+(?:\\\|[a-z0-9-]+)+)`"#, separator: "\\|")
+    }
+
+    private static func valueLists(in text: String, pattern: String, separator: String) -> [String: Set<String>] {
+        guard let regex = try? NSRegularExpression(pattern: pattern) else { return [:] }
+        var values: [String: Set<String>] = [:]
+        let ns = text as NSString
+        for match in regex.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
+            let option = ns.substring(with: match.range(at: 1))
+            let listed = ns.substring(with: match.range(at: 2)).components(separatedBy: separator)
+            values[option, default: []].formUnion(listed)
+        }
+        return values
     }
 
     /// `--help` of the top-level command and of each subcommand, keyed by the arguments given.

@@ -1,5 +1,6 @@
 import AetherEngine
 import AetherTestSupport
+import EndToEndSupport
 import Foundation
 import Testing
 
@@ -8,9 +9,9 @@ import Testing
 /// speed kept from one playlist item to the next.
 @Suite(.serialized) struct ScriptPropertiesTests {
     /// Starts the headless player with a socket; the client, after the file is open.
-    static func start(_ arguments: [String], dir: String) throws -> (IPCEndToEndTests.BackgroundPlayer, IPCTestClient) {
+    static func start(_ arguments: [String], dir: String) throws -> (BackgroundPlayer, IPCTestClient) {
         let socket = dir + "/mpv.sock"
-        let player = IPCEndToEndTests.BackgroundPlayer([TestEnvironment.binary, "--vo=null", "--ao=null",
+        let player = BackgroundPlayer([TestEnvironment.binary, "--vo=null", "--ao=null",
                                                         "--input-ipc-server=\(socket)"] + arguments)
         let client = try IPCTestClient(path: socket, timeout: 15)
         #expect(client.request(#"{"command":["observe_property",99,"duration"]}"#)?["error"] as? String == "success")
@@ -22,7 +23,7 @@ import Testing
         client.request(#"{"command":["get_property","\#(name)"]}"#)?["data"]
     }
 
-    static func quit(_ player: IPCEndToEndTests.BackgroundPlayer, _ client: IPCTestClient) {
+    static func quit(_ player: BackgroundPlayer, _ client: IPCTestClient) {
         _ = client.request(#"{"command":["quit"]}"#)
         #expect(player.wait()?.status == 0)
     }
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func propertiesScriptsRead() throws {
-        let dir = IPCEndToEndTests.socketDirectory()
+        let dir = PlayerRuns.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (player, client) = try Self.start([TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), "--pause"], dir: dir)
         let chapters = try #require(Self.get(client, "chapter-list") as? [[String: Any]])
@@ -71,7 +72,7 @@ import Testing
     }
 
     @Test func videoTrackChoice() throws {
-        let dir = IPCEndToEndTests.socketDirectory()
+        let dir = PlayerRuns.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = try Self.twoVideoFile(in: dir)
         let (player, client) = try Self.start([file, "--vid=2", "--pause"], dir: dir)
@@ -100,7 +101,7 @@ import Testing
     }
 
     @Test func volumeMuteAndSpeedStayForTheNextItem() throws {
-        let dir = IPCEndToEndTests.socketDirectory()
+        let dir = PlayerRuns.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (player, client) = try Self.start(["sine-1k.mkv", "solid-red.mkv"].map(TestEnvironment.fixture) + ["--pause"], dir: dir)
         for line in [#"["set_property","volume",40]"#, #"["set_property","mute",true]"#, #"["set_property","speed",1.5]"#] {

@@ -1,4 +1,5 @@
 import Foundation
+import TerminalGraphicsTestSupport
 import Testing
 @testable import TerminalGraphics
 

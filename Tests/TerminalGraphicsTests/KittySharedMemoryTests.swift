@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import TerminalGraphicsTestSupport
 import Testing
 @testable import TerminalGraphics
 

@@ -1,3 +1,4 @@
+import TerminalGraphicsTestSupport
 import Testing
 @testable import TerminalGraphics
 

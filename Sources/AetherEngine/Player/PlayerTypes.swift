@@ -125,12 +125,12 @@ public struct PlayerError: Error, Sendable, CustomStringConvertible {
 /// Which frames the H.264/HEVC decoder may leave without its in-loop (deblocking) filter, after
 /// libavcodec's `AVDiscard` levels and mpv's `--vd-lavc-skiploopfilter` names.
 ///
-/// Automatic (no value chosen): ``bidir`` when the picture is 4× or more smaller in area than
-/// the source, else ``none``. Measured on the 1080p grain clip (aether-bench's): `bidir` costs
-/// nothing visible — 57.6 dB PSNR at 1280×720, 61.0 dB at 480×270, 63.3 dB at 160×90 against a
-/// full decode scaled the same way — and saves 12 % of the decode time; `all` saves 21 % but
-/// drifts through each GOP (reference frames stay unfiltered) to 36–38 dB, so it is only used
-/// when asked for.
+/// Automatic (no value chosen): see ``automatic(source:picture:)`` — `all` when each pixel shown
+/// averages 64 or more of the source's, ``bidir`` when the picture is 4× or more smaller in area
+/// than the source, else ``default`` (every frame filtered; libavcodec skips only empty packets).
+/// Measured on the 1080p grain clip (aether-bench's): `bidir` costs nothing visible — 57.6 dB
+/// PSNR at 1280×720, 61.0 dB at 480×270, 63.3 dB at 160×90 against a full decode scaled the same
+/// way — and saves 12 % of the decode time.
 public enum LoopFilterSkip: String, Sendable, CaseIterable {
     case none, `default`, nonref, bidir, nonkey, all
 

@@ -1,0 +1,42 @@
+@testable import AetherEngine
+import AetherTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The reopen in real playback: a one-thread decoder told to upgrade at once (a busy share of
+/// zero) reopens at the next keyframe and the pictures go on without a gap or a repeat: the
+/// frames the old decoder still held (B-frames wait for their references) come out first.
+@Suite(.serialized) struct DecoderThreadsPlaybackTests {
+    @Test func aDecoderReopenedWithMoreThreadsKeepsEveryFrame() throws {
+        #expect(TestEnvironment.requirePulse(), "PulseAudio null sink did not start")
+        let player = Player()
+        var o = PlayerOptions()
+        o.audioOutput = .alsa(device: "pulse")
+        o.length = 6
+        o.policy.oneThreadBusyShare = 0
+        let shown = Mutex<[Double]>([])
+        try player.load(url: TestEnvironment.fixture("h264-bframes.mkv"), options: o)
+        player.setFrameSink(TestSink(reportsDisplay: false) { f in shown.withLock { $0.append(f.frame.pts) } })
+        player.play()
+        let end = MonotonicTime.now() + 3
+        var early = ""
+        while MonotonicTime.now() < end, early.isEmpty {
+            if player.telemetry().framesDecoded > 0 { early = player.telemetry().videoDecoder }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let deadline = MonotonicTime.now() + 20
+        while MonotonicTime.now() < deadline, player.state != .ended { Thread.sleep(forTimeInterval: 0.05) }
+        let t = player.telemetry()
+        player.stop()
+        #expect(early == "h264, 1 thread", "at the start: \(early)")
+        #expect(t.videoDecoder == "h264", "after the first 48 frames' keyframe: \(t.videoDecoder)")
+        #expect(t.decodeErrors == 0)
+        let pts = shown.withLock { $0 }
+        // 6 s at 24 fps (the first frame may come at the start grace); steps of one frame only.
+        #expect(pts.count >= 140, "\(pts.count) frames shown")
+        let steps = zip(pts, pts.dropFirst()).map { $1 - $0 }
+        let bad = steps.enumerated().filter { abs($0.element - 1.0 / 24) > 0.004 }
+        #expect(bad.isEmpty, "frames out of step at \(bad.prefix(5).map { String(format: "#%d %+.3f s", $0.offset, $0.element) })")
+    }
+}

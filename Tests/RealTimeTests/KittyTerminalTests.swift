@@ -1,0 +1,133 @@
+import AetherTestSupport
+import EndToEndSupport
+import Foundation
+import Testing
+
+/// The TUI on a stand-in kitty terminal (`Tests/Scripts/kitty_pty.py`: a pty that answers the
+/// probe, kitty's `a=q` included, and decodes every kitty image it receives), directly and
+/// through a real tmux with and without `allow-passthrough`. Serialized: each plays in real time.
+@Suite(.serialized) struct KittyTerminalTests {
+    static var player: [String] {
+        [TestEnvironment.binary, "--ao=null", "--pause", TestEnvironment.fixture("solid-red.mkv")]
+    }
+
+    /// tmux on a private socket with `conf`, running the player; the server ends with its session.
+    static func inTmux(_ conf: String, _ body: ([String]) throws -> Void) throws {
+        let socket = "aether-kitty-\(getpid())-\(UUID().uuidString.prefix(6))"
+        let path = NSTemporaryDirectory() + socket + ".conf"
+        try conf.write(toFile: path, atomically: true, encoding: .utf8)
+        defer {
+            _ = Process.run(["/usr/bin/tmux", "-L", socket, "kill-server"], timeout: 10)
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        let quoted = player.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        try body(["/usr/bin/tmux", "-L", socket, "-f", path, "new-session", quoted])
+    }
+
+    static func isRed(_ t: KittyPty.Transmission) -> Bool { t.mean[0] >= 245 && t.mean[1] <= 6 && t.mean[2] <= 6 }
+
+    @Test func aKittyTerminalGetsTheFrameAsKittyImages() throws {
+        let r = try KittyPty.run(Self.player + ["--vo-kitty-use-shm=no"])
+        #expect(r.status == 0 && r.queries == 1 && r.errors.isEmpty, "\(r)")
+        #expect(r.transmissions.allSatisfy { $0.keys["t"] == nil }, "shared memory though --vo-kitty-use-shm=no")
+        let t = try #require(r.transmissions.first, "no kitty image arrived")
+        #expect(t.keys["a"] == "T" && t.keys["f"] == "24" && t.keys["q"] == "2" && t.keys["C"] == "1")
+        #expect(Int(t.keys["c"] ?? "") ?? 0 > 10 && Int(t.keys["r"] ?? "") ?? 0 > 5)
+        #expect(Self.isRed(t), "the picture is not the fixture's red: \(t.mean)")
+        #expect(t.max_chunk <= 4096 && t.chunks > 1)
+        #expect(r.deletes.count == 1 && r.deletes.first?["i"] == t.keys["i"], "the image was not deleted at exit")
+    }
+
+    /// A local terminal that reads shared memory (as kitty does) gets every frame as a POSIX
+    /// shared memory object (`t=s`, only the name through the tty), the preview too; it unlinks
+    /// what it read, and the player leaves nothing in /dev/shm. One that cannot (WezTerm,
+    /// ghostty) gets the frames directly.
+    @Test func aLocalKittyGetsFramesThroughSharedMemory() throws {
+        func leftovers() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []).filter { $0.hasPrefix("aether-") }
+        }
+        let before = Set(leftovers())
+        let r = try KittyPty.run(Self.player, extra: ["--keys", "b\u{1B}q", "--key-gap", "1.5"])
+        #expect(r.status == 0 && r.queries == 1 && r.shm_queries == 1 && r.errors.isEmpty, "\(r)")
+        let t = try #require(r.transmissions.first, "no kitty image arrived")
+        #expect(t.keys["t"] == "s" && t.keys["a"] == "T" && t.keys["q"] == "2" && t.chunks == 1, "\(t.keys)")
+        #expect(t.bytes == (Int(t.keys["s"] ?? "") ?? 0) * (Int(t.keys["v"] ?? "") ?? 0) * 3 && t.keys["S"] == "\(t.bytes)")
+        #expect(Self.isRed(t), "the picture is not the fixture's red: \(t.mean)")
+        #expect(t.max_chunk < 100, "the name is the whole payload: \(t.max_chunk) bytes")
+        #expect(Set(r.transmissions.compactMap { $0.keys["i"] }).count == 2, "the preview is an image of its own")
+        #expect(r.transmissions.allSatisfy { $0.keys["t"] == "s" })
+        #expect(r.deletes.count >= 2, "\(r.deletes)")
+        let left = Set(leftovers()).subtracting(before)
+        #expect(left.isEmpty, "left in /dev/shm: \(left)")
+        let refused = try KittyPty.run(Self.player, extra: ["--no-shm"])
+        #expect(refused.status == 0 && refused.shm_queries == 1 && refused.errors.isEmpty, "\(refused)")
+        let direct = try #require(refused.transmissions.first, "no kitty image arrived")
+        #expect(direct.keys["t"] == nil && direct.chunks > 1 && Self.isRed(direct), "\(direct.keys)")
+    }
+
+    /// Scrub mode on a kitty terminal: the preview is a kitty image of its own (another image id,
+    /// placed above the progress bar, the fixture's red), taken down with Esc; the video's image
+    /// stays.
+    @Test func theScrubPreviewIsAKittyImageOfItsOwn() throws {
+        let r = try KittyPty.run(Self.player + ["--vo-kitty-use-shm=no"], extra: ["--keys", "b\u{1B}q", "--key-gap", "1.5"])
+        #expect(r.status == 0 && r.errors.isEmpty, "\(r)")
+        let ids = Set(r.transmissions.compactMap { $0.keys["i"] })
+        #expect(ids.count == 2, "expected the video's image and the preview's: \(ids)")
+        let video = try #require(r.transmissions.first?.keys["i"])
+        let preview = try #require(r.transmissions.first { $0.keys["i"] != video }, "no preview image")
+        #expect(Self.isRed(preview), "the preview is not the fixture's red: \(preview.mean)")
+        #expect(Int(preview.keys["c"] ?? "") ?? 0 < Int(r.transmissions[0].keys["c"] ?? "") ?? 0, "the preview is not smaller")
+        // Esc deleted the preview while playing on; quitting deleted the video's image.
+        #expect(r.deletes.contains { $0["i"] == preview.keys["i"] }, "the preview was not deleted: \(r.deletes)")
+        #expect(r.deletes.contains { $0["i"] == video }, "the video image was not deleted at exit")
+    }
+
+    /// The inspector's frames tab on a kitty terminal: `.` shows the first frame as a kitty
+    /// image (the fixture's red), deleted when the player quits.
+    @Test func theInspectorsFrameIsAKittyImage() throws {
+        let r = try KittyPty.run([TestEnvironment.binary, "inspect", "--tab", "frames", "--ao=null", "--vo-kitty-use-shm=no",
+                              TestEnvironment.fixture("solid-red.mkv")], extra: ["--keys", ".q", "--key-gap", "1.5"])
+        #expect(r.status == 0 && r.errors.isEmpty, "\(r)")
+        let frame = try #require(r.transmissions.last, "no kitty image arrived")
+        #expect(Self.isRed(frame), "the frame is not the fixture's red: \(frame.mean)")
+        #expect(Int(frame.keys["c"] ?? "") ?? 0 > 10 && Int(frame.keys["r"] ?? "") ?? 0 > 5, "\(frame.keys)")
+        #expect(r.deletes.contains { $0["i"] == frame.keys["i"] }, "the frame's image was not deleted at exit: \(r.deletes)")
+        // Without `.` no image at all: the player's picture stays hidden under the inspector, so
+        // the image above was the frames tab's.
+        let none = try KittyPty.run([TestEnvironment.binary, "inspect", "--tab", "frames", "--ao=null", "--vo-kitty-use-shm=no",
+                                 TestEnvironment.fixture("solid-red.mkv")], extra: ["--keys", "q"])
+        #expect(none.status == 0 && none.transmissions.isEmpty, "\(none.transmissions.map(\.keys))")
+    }
+
+    @Test func aTerminalThatSaysNoGetsNoKittyImages() throws {
+        let r = try KittyPty.run(Self.player, extra: ["--no-kitty"])
+        #expect(r.status == 0 && r.queries == 1)
+        #expect(r.transmissions.isEmpty && r.deletes.isEmpty)
+    }
+
+    @Test func throughTmuxWithPassthroughTheOuterTerminalGetsThemAtThePane() throws {
+        // The same 29-row pane under a status line at the bottom, then at the top: the picture
+        // must land one terminal row lower in the second (tmux writes passthrough wherever the
+        // outer cursor is; the driver places it from the pane's origin).
+        var placed: [[Int]] = []
+        for position in ["bottom", "top"] {
+            try Self.inTmux("set -g allow-passthrough on\nset -g status-position \(position)\nset -g escape-time 10\n") { tmux in
+                let r = try KittyPty.run(tmux)
+                #expect(r.status == 0 && r.queries == 1 && r.errors.isEmpty, "\(r)")
+                let t = try #require(r.transmissions.first, "no kitty image came through tmux (status \(position))")
+                #expect(Self.isRed(t), "\(t.mean)")
+                #expect(r.deletes.count == 1)
+                placed.append(t.at)
+            }
+        }
+        #expect(placed.count == 2 && placed[1] == [placed[0][0] + 1, placed[0][1]], "placed at \(placed)")
+    }
+
+    @Test func throughTmuxWithoutPassthroughNothingReachesTheTerminal() throws {
+        try Self.inTmux("set -g allow-passthrough off\nset -g escape-time 10\n") { tmux in
+            let r = try KittyPty.run(tmux)
+            #expect(r.status == 0, "\(r)")
+            #expect(r.queries == 0 && r.transmissions.isEmpty && r.deletes.isEmpty, "kitty sequences leaked: \(r)")
+        }
+    }
+}
