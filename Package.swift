@@ -39,7 +39,28 @@ let package = Package(
         // Value types the engine and the terminal graphics share (`PixelSize`); depends on nothing,
         // so that neither library depends on the other.
         .target(name: "AetherBase"),
-        .target(name: "AetherEngine", dependencies: ["AetherBase", "CFFmpeg", "CALSA", "CLibass"]),
+        // The engine, one target per capability; dependencies point down only (DocC: "Targets").
+        // Media core: FFmpeg wrappers, decoders, scaler, still values, clock source, log, probe.
+        .target(name: "AetherMedia", dependencies: ["AetherBase", "CFFmpeg"]),
+        // HTTP session, HLS/DASH readers and translation, bit-rate switching, live/timeshift.
+        .target(name: "AetherStreaming", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
+        // The cue store, ASS/WebVTT/PGS, the libass overlay (sidecar URLs through streaming).
+        .target(name: "AetherSubtitles", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg", "CLibass"]),
+        // ISO BMFF / EBML / TS structure, the frame stepper and the packet/frame inspectors.
+        .target(name: "AetherStructure", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
+        // `aether-tui download`: plans, fetches, decrypts and remuxes HLS/DASH sources.
+        .target(name: "AetherDownload", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "CFFmpeg"]),
+        // The frame extractor (stills, scrub thumbnails) and sprite-sheet thumbnails.
+        .target(name: "AetherStills", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg"]),
+        // The player: session, demux loop, video/audio pipelines, presenter, master clock, telemetry.
+        .target(name: "AetherPlayback", dependencies: [
+            "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherDownload", "CFFmpeg", "CALSA", "CLibass",
+        ]),
+        // The umbrella: re-exports every engine target (and AetherBase) for `import AetherEngine`.
+        .target(name: "AetherEngine", dependencies: [
+            "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
+            "AetherStills", "AetherPlayback",
+        ]),
         // Depends on nothing of the engine: its tests build without FFmpeg and ALSA.
         .target(name: "TerminalGraphics", dependencies: ["AetherBase", "CZlib"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front
@@ -66,13 +87,17 @@ let package = Package(
         // Fixtures, the PulseAudio null sink, and running the built binary, for every test target.
         .target(name: "AetherTestSupport", path: "Tests/AetherTestSupport"),
 
-        .testTarget(name: "AetherEngineTests", dependencies: ["AetherEngine", "AetherTestSupport"]),
+        // The engine's unit tests reach internals through `@testable import` of the target that holds them.
+        .testTarget(name: "AetherEngineTests", dependencies: [
+            "AetherEngine", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
+            "AetherStills", "AetherPlayback", "AetherTestSupport",
+        ]),
         .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics", "CZlib"]),
         // Crashes a child process on a pty with CTerminal's handlers armed (fork + C only).
         .target(name: "CTerminalTestSupport", dependencies: ["CTerminal"], path: "Tests/CTerminalTestSupport"),
 
-        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherControl", "AetherTestSupport", "CTerminalTestSupport"]),
+        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherControl", "AetherSubtitles", "AetherTestSupport", "CTerminalTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherTestSupport"]),
     ]
 )
