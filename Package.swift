@@ -2,7 +2,9 @@
 import PackageDescription
 
 /// What every end-to-end tier's tests build against: the binary they run and the helpers.
-let endToEnd: [Target.Dependency] = ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherTestSupport", "EndToEndSupport"]
+/// (Real-time tests drive the player in-process too, reaching internals through `@testable import`.)
+let endToEnd: [Target.Dependency] = ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherTestSupport", "EndToEndSupport",
+                                     "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStills", "AetherPlayback"]
 
 let package = Package(
     name: "aether-tui",
@@ -42,7 +44,28 @@ let package = Package(
         // Value types the engine and the terminal graphics share (`PixelSize`); depends on nothing,
         // so that neither library depends on the other.
         .target(name: "AetherBase"),
-        .target(name: "AetherEngine", dependencies: ["AetherBase", "CFFmpeg", "CALSA", "CLibass"]),
+        // The engine, one target per capability; dependencies point down only (DocC: "Targets").
+        // Media core: FFmpeg wrappers, decoders, scaler, still values, clock source, log, probe.
+        .target(name: "AetherMedia", dependencies: ["AetherBase", "CFFmpeg"]),
+        // HTTP session, HLS/DASH readers and translation, bit-rate switching, live/timeshift.
+        .target(name: "AetherStreaming", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
+        // The cue store, ASS/WebVTT/PGS, the libass overlay (sidecar URLs through streaming).
+        .target(name: "AetherSubtitles", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg", "CLibass"]),
+        // ISO BMFF / EBML / TS structure, the frame stepper and the packet/frame inspectors.
+        .target(name: "AetherStructure", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
+        // `aether-tui download`: plans, fetches, decrypts and remuxes HLS/DASH sources.
+        .target(name: "AetherDownload", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "CFFmpeg"]),
+        // The frame extractor (stills, scrub thumbnails) and sprite-sheet thumbnails.
+        .target(name: "AetherStills", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg"]),
+        // The player: session, demux loop, video/audio pipelines, presenter, master clock, telemetry.
+        .target(name: "AetherPlayback", dependencies: [
+            "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherDownload", "CFFmpeg", "CALSA", "CLibass",
+        ]),
+        // The umbrella: re-exports every engine target (and AetherBase) for `import AetherEngine`.
+        .target(name: "AetherEngine", dependencies: [
+            "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
+            "AetherStills", "AetherPlayback",
+        ]),
         // Depends on nothing of the engine: its tests build without FFmpeg and ALSA.
         .target(name: "TerminalGraphics", dependencies: ["AetherBase", "CZlib"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front
@@ -77,13 +100,17 @@ let package = Package(
 
         // The tiers (Tests/Scripts/test.sh): a tier is a set of test targets.
         // unit: pure tests, run in parallel (`test.sh --fast`).
-        .testTarget(name: "AetherEngineTests", dependencies: ["AetherEngine", "AetherTestSupport"]),
+        // The engine's unit tests reach internals through `@testable import` of the target that holds them.
+        .testTarget(name: "AetherEngineTests", dependencies: [
+            "AetherEngine", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
+            "AetherStills", "AetherPlayback", "AetherTestSupport",
+        ]),
         .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics", "TerminalGraphicsTestSupport", "CZlib"]),
         // Crashes a child process on a pty with CTerminal's handlers armed (fork + C only).
         .target(name: "CTerminalTestSupport", dependencies: ["CTerminal"], path: "Tests/CTerminalTestSupport"),
 
-        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherControl", "AetherTestSupport", "CTerminalTestSupport"]),
+        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherControl", "AetherSubtitles", "AetherTestSupport", "CTerminalTestSupport"]),
         // cli: the binary headless, in parallel.
         .testTarget(name: "EndToEndTests", dependencies: endToEnd),
         // realtime: playback paced by the ALSA clock, the TUI in tmux; serial.

@@ -1,4 +1,7 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherMedia
+@testable import AetherSubtitles
+@testable import AetherPlayback
 import AetherTestSupport
 import CFFmpeg
 import Foundation

@@ -1,4 +1,7 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherMedia
+@testable import AetherStreaming
+@testable import AetherPlayback
 import AetherTestSupport
 import Foundation
 import Testing

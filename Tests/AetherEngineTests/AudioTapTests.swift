@@ -1,4 +1,5 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherPlayback
 import AetherTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherSubtitles
 import Foundation
 import Testing
 

@@ -1,4 +1,8 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherMedia
+@testable import AetherStreaming
+@testable import AetherSubtitles
+@testable import AetherDownload
 import AetherTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherPlayback
 import Testing
 
 /// A time source the test moves by hand (as swift-nio's tests drive an embedded event loop).

@@ -1,4 +1,5 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherPlayback
 import Testing
 
 /// The host's reports on presented frames, folded into the lead the engine hands frames over by.

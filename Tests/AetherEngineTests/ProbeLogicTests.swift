@@ -1,4 +1,5 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherMedia
 import Testing
 
 @Suite struct FrameRateTests {

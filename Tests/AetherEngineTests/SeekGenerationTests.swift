@@ -1,4 +1,5 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherPlayback
 import Testing
 
 /// The seek generation's transitions and the one place the player state changes, as values.

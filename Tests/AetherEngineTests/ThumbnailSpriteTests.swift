@@ -1,4 +1,6 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherStreaming
+@testable import AetherStills
 import AetherTestSupport
 import Foundation
 import Testing

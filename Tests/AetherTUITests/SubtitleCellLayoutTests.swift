@@ -1,4 +1,5 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherSubtitles
 @testable import AetherTUI
 import Testing
 import TerminalGraphics

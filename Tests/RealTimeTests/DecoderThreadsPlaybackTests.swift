@@ -1,4 +1,6 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherMedia
+@testable import AetherPlayback
 import AetherTestSupport
 import Foundation
 import Synchronization

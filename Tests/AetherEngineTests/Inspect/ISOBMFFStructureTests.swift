@@ -1,4 +1,5 @@
-@testable import AetherEngine
+import AetherEngine
+@testable import AetherStructure
 import AetherTestSupport
 import Foundation
 import Testing

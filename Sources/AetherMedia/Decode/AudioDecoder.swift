@@ -1,0 +1,132 @@
+import CFFmpeg
+
+/// A run of device-ready samples and the media time it starts at.
+package struct AudioChunk {
+    /// Media seconds of the first sample.
+    package var pts: Double
+    /// Interleaved s16 at the device format.
+    package var samples: [Int16]
+    /// Media seconds this chunk covers (output duration × speed).
+    package var mediaDuration: Double
+}
+
+/// Decodes one audio stream and converts it for the sink: optional `atempo` (speed with pitch
+/// kept), then libswresample to the device's rate, channels (downmix) and s16.
+/// Time stamps are gapless: anchor + samples emitted, re-anchored only when the container's
+/// timestamp disagrees by more than `reanchorThreshold` (AetherEngine's AudioClockAnchor).
+package final class AudioDecoder {
+    static let reanchorThreshold = 0.1
+    /// Sample rates a stream may have (a header outside this is damaged).
+    static let sampleRates = 1000...768_000
+
+    let codec: CodecContext
+    package let streamIndex: Int
+    let timeBase: AVRational
+    let timeline: Timeline
+    let output: AudioFormat
+    private let resampler: Resampler
+    private var tempo: FilterGraph?
+    private var tempoRate = 1.0
+    package private(set) var rate = 1.0
+    private let frame: Frame
+    private let tempoFrame: Frame
+    private var nextPTS: Double?
+    private var buffer: [UInt8] = []
+
+    package init(stream: UnsafeMutablePointer<AVStream>, index: Int, output: AudioFormat, timeline: Timeline) throws(FFmpegError) {
+        guard let par = stream.pointee.codecpar else {
+            throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
+        }
+        // A damaged header can claim any rate or channel count (2147483647 Hz made a resampler
+        // ask for gigabytes): refuse what no real stream has.
+        let rate = Int(par.pointee.sample_rate), channels = Int(par.pointee.ch_layout.nb_channels)
+        guard rate == 0 || AudioDecoder.sampleRates.contains(rate), channels <= 64 else {
+            throw FFmpegError(function: "audio stream", message: "\(rate) Hz, \(channels) channels is out of range",
+                              code: aether_AVERROR(EINVAL))
+        }
+        codec = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
+        streamIndex = index
+        timeBase = stream.pointee.time_base
+        self.timeline = timeline
+        self.output = output
+        resampler = Resampler(outputRate: output.sampleRate, outputChannels: output.channels)
+        frame = try Frame()
+        tempoFrame = try Frame()
+    }
+
+    package var decoderName: String { codec.decoderName }
+
+    package func flush() {
+        codec.flush()
+        tempo = nil
+        nextPTS = nil
+    }
+
+    /// Speed from the next frame on (0.25–4); pitch is kept by atempo.
+    package func setRate(_ rate: Double) {
+        guard rate != self.rate else { return }
+        self.rate = rate
+        tempo = nil
+        nextPTS = nil
+    }
+
+    /// `atempo` accepts 0.5–2 per instance in older FFmpeg: chain instances for the rest.
+    static func atempoChain(_ rate: Double) -> String {
+        var remaining = rate
+        var parts: [String] = []
+        while remaining > 2.0 { parts.append("atempo=2.0"); remaining /= 2 }
+        while remaining < 0.5 { parts.append("atempo=0.5"); remaining /= 0.5 }
+        parts.append("atempo=\(remaining)")
+        return parts.joined(separator: ",")
+    }
+
+    /// Sends `packet` (nil = drain) and returns converted chunks.
+    package func decode(_ packet: Packet?) throws -> [AudioChunk] {
+        var chunks: [AudioChunk] = []
+        var pending = true
+        while pending {
+            pending = try codec.send(packet) == .full
+            while try codec.receive(into: frame) {
+                defer { frame.unref() }
+                if let chunk = try convert(frame) { chunks.append(chunk) }
+            }
+        }
+        return chunks
+    }
+
+    private func convert(_ decoded: Frame) throws -> AudioChunk? {
+        guard AudioDecoder.sampleRates.contains(Int(decoded.pointer.pointee.sample_rate)),
+              decoded.pointer.pointee.ch_layout.nb_channels <= 64 else {
+            throw FFmpegError(function: "audio frame", message: "\(decoded.pointer.pointee.sample_rate) Hz is out of range",
+                              code: aether_AVERROR(EINVAL))
+        }
+        let rate = Double(max(1, decoded.pointer.pointee.sample_rate))
+        let framePTS = timeline.seconds(decoded.pts, timeBase)
+        var start = nextPTS ?? framePTS ?? 0
+        if let framePTS, abs(framePTS - start) > AudioDecoder.reanchorThreshold { start = framePTS }
+        let inputDuration = Double(decoded.sampleCount) / rate
+        nextPTS = start + inputDuration
+
+        buffer.removeAll(keepingCapacity: true)
+        if self.rate != 1 {
+            if tempo == nil || tempoRate != self.rate {
+                tempo = try FilterGraph(audio: AudioDecoder.atempoChain(self.rate), like: decoded)
+                tempoRate = self.rate
+            }
+            guard let tempo else { return nil }
+            try tempo.push(decoded)
+            while try tempo.pull(into: tempoFrame) {
+                defer { tempoFrame.unref() }
+                try resampler.convert(tempoFrame, appendingTo: &buffer)
+            }
+        } else {
+            try resampler.convert(decoded, appendingTo: &buffer)
+        }
+        let count = buffer.count / 2
+        guard count > 0 else { return nil }
+        let samples = buffer.withUnsafeBytes { Array($0.bindMemory(to: Int16.self).prefix(count)) }
+        let outFrames = Double(count / output.channels)
+        return AudioChunk(pts: start, samples: samples,
+                          mediaDuration: outFrames / Double(output.sampleRate) * self.rate)
+    }
+}

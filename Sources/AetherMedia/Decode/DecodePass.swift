@@ -1,0 +1,97 @@
+import AetherBase
+import CFFmpeg
+
+/// Decodes a source's primary video stream from start to end through the playback decoder
+/// (`VideoDecoder`: the same decoder choice, threading and deinterlacing as the video thread)
+/// and converts nothing: the decode-only cost playback pays per frame. For benchmarks.
+public enum DecodePass {
+    public struct Result: Sendable {
+        /// Frames the decoder (and deinterlacer, when one was needed) put out.
+        public let frames: Int
+        /// The libavcodec decoder used (`h264`, `hevc`, `libdav1d`, …).
+        public let decoderName: String
+        /// The first frame's pixel format (`yuv420p`, `yuv420p10le`, …).
+        public let pixelFormat: String
+    }
+
+    /// - Parameter threads: decoder threads, as `PlayerOptions.decodeThreads` (0 = as many as cores).
+    public static func run(url: String, threads: Int = 0) throws -> Result {
+        let (format, index, decoder) = try openVideo(url: url, threads: threads)
+        let packet = try Packet()
+        var frames = 0
+        var pixelFormat: String?
+        let count: (Frame, Double) throws -> Void = { frame, _ in
+            frames += 1
+            if pixelFormat == nil {
+                pixelFormat = av_get_pix_fmt_name(AVPixelFormat(frame.pointer.pointee.format)).map { String(cString: $0) }
+            }
+        }
+        while try format.read(into: packet) {
+            defer { packet.unref() }
+            guard packet.streamIndex == index else { continue }
+            try decoder.decode(packet, emit: count)
+        }
+        try decoder.decode(nil, emit: count)
+        return Result(frames: frames, decoderName: decoder.codec.decoderName, pixelFormat: pixelFormat ?? "?")
+    }
+
+    /// The source, its primary video stream and the playback decoder for it.
+    private static func openVideo(url: String, threads: Int) throws -> (FormatContext, Int, VideoDecoder) {
+        let format = try FormatContext(url: url)
+        let info = try MediaProbe.probe(format)
+        guard let index = info.primaryVideo?.index, let stream = format.stream(index) else {
+            throw FFmpegError(function: "av_find_best_stream", message: "no video stream")
+        }
+        return (format, index, try VideoDecoder(stream: stream, index: index, threads: threads, timeline: format.timeline))
+    }
+
+    /// One decoded frame as playback would draw it, with the source for comparison.
+    public struct Picture {
+        public let index: Int
+        public let seconds: Double
+        /// RGB24 at the requested size, through playback's scaler (`VideoDecoder.render`).
+        public let scaled: [UInt8]
+        /// RGB24 at the frame's own size, converted by ``Scaler/reference`` (nil unless asked).
+        public let source: [UInt8]?
+        public let sourceWidth: Int
+        public let sourceHeight: Int
+    }
+
+    /// Decodes the primary video stream through the playback decoder and hands each frame at
+    /// index `every`-th (from `first`) to `body`, scaled to `size` as playback scales it, plus
+    /// (with `reference`) the whole frame converted as accurately as libswscale can; `body`
+    /// returns false to stop. For the benchmark and the picture-quality tests.
+    public static func pictures(url: String, size: PixelSize, reference: Bool = false, first: Int = 0, every: Int = 1,
+                                threads: Int = 1, body: (Picture) throws -> Bool) throws {
+        let (format, index, decoder) = try openVideo(url: url, threads: threads)
+        let packet = try Packet()
+        let pixels = PixelBuffer(count: size.width * size.height * 3)
+        let accurate = Scaler.reference()
+        var n = 0
+        var going = true
+        let emit: (Frame, Double) throws -> Void = { frame, pts in
+            defer { n += 1 }
+            guard going, n >= first, (n - first) % max(1, every) == 0 else { return }
+            try decoder.render(frame, size: size, into: pixels)
+            let scaled = pixels.withUnsafeBytes { Array($0.prefix(pixels.count)) }
+            var source: [UInt8]?
+            if reference {
+                var full = [UInt8](repeating: 0, count: frame.width * frame.height * 3 + 64)
+                try full.withUnsafeMutableBufferPointer { buffer throws(FFmpegError) in
+                    try accurate.scale(frame, width: frame.width, height: frame.height, format: AV_PIX_FMT_RGB24,
+                                       into: buffer.baseAddress!, stride: frame.width * 3)
+                }
+                full.removeLast(64)   // the converter's slack past the last row
+                source = full
+            }
+            going = try body(Picture(index: n, seconds: pts, scaled: scaled, source: source,
+                                     sourceWidth: frame.width, sourceHeight: frame.height))
+        }
+        while going, try format.read(into: packet) {
+            defer { packet.unref() }
+            guard packet.streamIndex == index else { continue }
+            try decoder.decode(packet, emit: emit)
+        }
+        if going { try decoder.decode(nil, emit: emit) }
+    }
+}

@@ -1,0 +1,233 @@
+import AetherBase
+import CFFmpeg
+
+/// A decoded picture, converted to packed RGB24 at the size the host asked for.
+public struct VideoFrame: Sendable {
+    /// Presentation time in media seconds.
+    public let pts: Double
+    /// Nominal display duration (one frame interval).
+    public let duration: Double
+    public let width: Int
+    public let height: Int
+    /// RGB24, `width * 3` bytes per row, from the session's pool; nil when the host asked for no
+    /// pixels (`--vo=null`).
+    public let pixels: PixelBuffer?
+    /// Seek generation this frame belongs to.
+    package let serial: Int
+    /// Handed over by clock pacing (not the first frame after a seek, nor a step): its A/V gap
+    /// counts. Set by the presenter.
+    public package(set) var paced = false
+    public var hasPixels: Bool { pixels != nil }
+
+    package init(pts: Double, duration: Double, width: Int, height: Int, pixels: PixelBuffer?, serial: Int, paced: Bool = false) {
+        self.pts = pts
+        self.duration = duration
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+        self.serial = serial
+        self.paced = paced
+    }
+}
+
+/// Decodes one video stream and converts frames for the host: deinterlaces from the first
+/// interlaced frame (bwdif, yadif fallback), tone-maps PQ/HLG to SDR BT.709 (zscale + tonemap),
+/// scales with libswscale. Used by the video thread only.
+package final class VideoDecoder {
+    package private(set) var codec: CodecContext
+    /// The stream's parameters (owned by the format context, which outlives the decoder) and
+    /// time base, for reopening the decoder with more threads.
+    private let parameters: UnsafeMutablePointer<AVCodecParameters>
+    /// The decoder's threads: as opened, and whether they may still rise.
+    package private(set) var threadPlan: DecoderThreads
+    package let streamIndex: Int
+    let timeBase: AVRational
+    let timeline: Timeline
+    package let frameInterval: Double
+    let transfer: AVColorTransferCharacteristic
+    private var deinterlacer: FilterGraph?
+    /// The input shape the deinterlacer was built for; a frame of another shape rebuilds it.
+    private var deinterlacerInput: FrameShape?
+    private var deinterlaceFailed = false
+    private var lastPTS: Double?
+    private let toneMapper: ToneMapper?
+    private let scaler = Scaler()
+    private let frame: Frame
+    private let filtered: Frame
+    public private(set) var isDeinterlacing = false
+    /// Seconds spent in filter graphs and in libswscale since the caller last took them.
+    package var filterSeconds = 0.0
+    package var scaleSeconds = 0.0
+
+    /// The loop filter level in use (H.264 and HEVC only; others decode in full).
+    package private(set) var loopFilterSkip = LoopFilterSkip.default
+    private var loopFilterSize: PixelSize?
+
+    /// Lets the decoder skip the loop filter where it cannot show: `forced` if given, else the
+    /// automatic choice for pictures shown at `size`. libavcodec reads the level per frame
+    /// (frame threads take it from the user context with each packet), so it can change at
+    /// any time.
+    package func chooseLoopFilter(for size: PixelSize?, forced: LoopFilterSkip?) {
+        let id = codec.pointer.pointee.codec_id
+        guard id == AV_CODEC_ID_H264 || id == AV_CODEC_ID_HEVC, size != loopFilterSize || loopFilterSize == nil else { return }
+        loopFilterSize = size
+        let source = PixelSize(width: Int(codec.pointer.pointee.width), height: Int(codec.pointer.pointee.height))
+        let level = forced ?? size.map { LoopFilterSkip.automatic(source: source, picture: $0) } ?? .default
+        guard level != loopFilterSkip else { return }
+        loopFilterSkip = level
+        codec.pointer.pointee.skip_loop_filter = level.discard
+        FFmpegLog.write("vd", "loop filter: skip \(level.rawValue) (source \(source), picture \(size?.description ?? "none"))")
+    }
+
+    var isHDR: Bool { toneMapper != nil }
+
+    /// - Parameters:
+    ///   - threads: decoder threads (0: libavcodec's choice for the cores).
+    ///   - automaticThreads: with `threads` 0, choose as ``DecoderThreads`` does (playback)
+    ///     instead of leaving it to libavcodec (throughput measurements).
+    package init(stream: UnsafeMutablePointer<AVStream>, index: Int, threads: Int, timeline: Timeline,
+         automaticThreads: Bool = false) throws(FFmpegError) {
+        guard let par = stream.pointee.codecpar else {
+            throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
+        }
+        var rate = stream.pointee.avg_frame_rate
+        if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
+        let interval = rate.num > 0 && rate.den > 0 ? min(1, Double(rate.den) / Double(rate.num)) : 1.0 / 25
+        threadPlan = automaticThreads && threads == 0
+            ? DecoderThreads(asked: 0, width: Int(par.pointee.width), height: Int(par.pointee.height), frameInterval: interval)
+            : .fixed(threads)
+        codec = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: threadPlan.current)
+        parameters = par
+        streamIndex = index
+        timeBase = stream.pointee.time_base
+        self.timeline = timeline
+        transfer = par.pointee.color_trc
+        frameInterval = interval
+        frame = try Frame()
+        filtered = try Frame()
+        toneMapper = ToneMapper.needsMapping(transfer) ? try ToneMapper(transfer: transfer, timeBase: stream.pointee.time_base) : nil
+    }
+
+    /// Hands the frames the decoder still holds to `emit` (through the deinterlacer, which
+    /// keeps its state) and opens a new decoder with libavcodec's threads. Called before a
+    /// keyframe, so the new decoder needs nothing the old one had.
+    package func reopenWithMoreThreads(emit: (Frame, Double) throws -> Void) throws {
+        _ = try? codec.send(nil)
+        while (try? codec.receive(into: frame)) == true {
+            defer { frame.unref() }
+            try deliver(frame, emit: emit)
+        }
+        let fresh = try CodecContext(parameters: parameters, timeBase: timeBase, threads: 0)
+        fresh.pointer.pointee.skip_loop_filter = loopFilterSkip.discard
+        codec = fresh
+        threadPlan.upgraded()
+        FFmpegLog.write("vd", "one decoder thread could not keep up: reopened with libavcodec's threads")
+    }
+
+    /// The video thread's work on the frames of one packet, for ``DecoderThreads``.
+    package func observe(frames: Int, busy: Double, rate: Double, busyShare: Double) {
+        threadPlan.observe(frames: frames, busy: busy, frameInterval: frameInterval, rate: rate, busyShare: busyShare)
+    }
+
+    /// Drops decoder and filter state (after a seek).
+    package func flush() {
+        codec.flush()
+        deinterlacer = nil  // rebuilt on the next interlaced frame
+        deinterlacerInput = nil
+        deinterlaceFailed = false
+        toneMapper?.reset()
+        lastPTS = nil
+    }
+
+    /// What a filter graph's buffer source is configured for: a frame that differs (a broadcast
+    /// switching 720×576i to 176×144, 4:2:0 to 4:2:2, or its field order) needs a new graph.
+    struct FrameShape: Equatable {
+        var width: Int32, height: Int32, format: Int32, topFieldFirst: Bool
+        init(_ f: Frame) {
+            let p = f.pointer.pointee
+            width = p.width; height = p.height; format = p.format; topFieldFirst = p.top_field_first != 0
+        }
+    }
+
+    /// Sends `packet` (nil = drain) and calls `emit` with each finished frame and its pts in seconds.
+    package func decode(_ packet: Packet?, emit: (Frame, Double) throws -> Void) throws {
+        var pending = true
+        while pending {
+            pending = try codec.send(packet) == .full
+            while try codec.receive(into: frame) {
+                defer { frame.unref() }
+                try deliver(frame, emit: emit)
+            }
+        }
+        if packet == nil, let deinterlacer {
+            try? deinterlacer.push(nil)
+            while try deinterlacer.pull(into: filtered) {
+                defer { filtered.unref() }
+                if let pts = seconds(filtered.filterPTS, deinterlacer.outputTimeBase) { try emit(filtered, pts) }
+            }
+        }
+    }
+
+    private func deliver(_ decoded: Frame, emit: (Frame, Double) throws -> Void) throws {
+        let shape = FrameShape(decoded)
+        if let current = deinterlacerInput, current != shape {
+            // The stream changed shape: drain what the old graph holds, then build anew.
+            if let old = deinterlacer {
+                try? old.push(nil)
+                while (try? old.pull(into: filtered)) == true {
+                    defer { filtered.unref() }
+                    if let pts = seconds(filtered.filterPTS, old.outputTimeBase) { try emit(filtered, pts) }
+                }
+            }
+            FFmpegLog.write("vd", "frame shape changed to \(shape.width)x\(shape.height) format \(shape.format); rebuilding the deinterlacer")
+            deinterlacer = nil
+            deinterlacerInput = nil
+            deinterlaceFailed = false
+        }
+        if decoded.isInterlaced, deinterlacer == nil, !deinterlaceFailed {
+            deinterlacer = (try? FilterGraph(video: "bwdif=mode=send_frame:parity=auto:deint=interlaced", like: decoded, timeBase: timeBase))
+                ?? (try? FilterGraph(video: "yadif=mode=send_frame:parity=auto:deint=interlaced", like: decoded, timeBase: timeBase))
+            deinterlaceFailed = deinterlacer == nil
+            deinterlacerInput = deinterlacer == nil ? nil : shape
+            isDeinterlacing = deinterlacer != nil
+            if let d = deinterlacer { FFmpegLog.write("vd", "deinterlacing with \(d.description)") }
+        }
+        guard let deinterlacer else {
+            // A frame without any timestamp follows the previous one by a frame interval.
+            if let pts = seconds(decoded.pts, timeBase) ?? lastPTS.map({ $0 + frameInterval }) {
+                lastPTS = pts
+                try emit(decoded, pts)
+            }
+            return
+        }
+        let start = MonotonicClock.seconds()
+        try deinterlacer.push(decoded)
+        filterSeconds += MonotonicClock.seconds() - start
+        while try timed({ try deinterlacer.pull(into: filtered) }) {
+            defer { filtered.unref() }
+            // Untimestamped output fields are dropped (as AetherEngine does).
+            if let pts = seconds(filtered.filterPTS, deinterlacer.outputTimeBase) { try emit(filtered, pts) }
+        }
+    }
+
+    private func timed(_ body: () throws -> Bool) throws -> Bool {
+        let start = MonotonicClock.seconds()
+        defer { filterSeconds += MonotonicClock.seconds() - start }
+        return try body()
+    }
+
+    /// Converts `decoded` to RGB24 at `size` into `pixels` (`size.width * size.height * 3`
+    /// bytes), tone-mapping HDR sources first.
+    package func render(_ decoded: Frame, size: PixelSize, into pixels: PixelBuffer) throws(FFmpegError) {
+        let start = MonotonicClock.seconds()
+        defer { scaleSeconds += MonotonicClock.seconds() - start }
+        guard pixels.count == size.width * size.height * 3, pixels.count > 0 else {
+            throw FFmpegError(function: "render", message: "a \(pixels.count)-byte buffer for \(size)")
+        }
+        if let toneMapper, try toneMapper.render(decoded, size: size, into: pixels.mutableBytes) { return }
+        try scaler.scale(decoded, width: size.width, height: size.height, format: AV_PIX_FMT_RGB24,
+                         into: pixels.base, stride: size.width * 3)
+    }
+
+    private func seconds(_ pts: Int64?, _ tb: AVRational) -> Double? { timeline.seconds(pts, tb) }
+}

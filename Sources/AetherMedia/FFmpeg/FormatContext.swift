@@ -1,0 +1,321 @@
+import CFFmpeg
+import Foundation
+import Synchronization
+
+/// Cancel flag and read deadline polled by libavformat's interrupt callback, so that a stalled
+/// network read or a cancelled open never hangs the caller.
+public final class InterruptToken: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+    /// Monotonic nanoseconds after which blocking I/O gives up; 0 = no deadline.
+    private let deadline = Atomic<UInt64>(0)
+    /// Set by ``fail()``: a reader refused what the source sent (over budget); every blocking
+    /// call gives up, but the token does not count as cancelled by the user.
+    private let failed = Atomic<Bool>(false)
+
+    /// Broadcast on every change of the flags or the deadline: ``wait(seconds:)`` ends as soon
+    /// as the token interrupts.
+    private let changed = NSCondition()
+
+    public init() {}
+
+    /// Makes every blocking call on this token give up (a reader refused the source).
+    package func fail() { change { failed.store(true, ordering: .relaxed) } }
+
+    public func cancel() { change { cancelled.store(true, ordering: .relaxed) } }
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Arms a deadline `seconds` from now (nil disarms it).
+    public func arm(seconds: Double?) {
+        change {
+            guard let seconds else { deadline.store(0, ordering: .relaxed); return }
+            deadline.store(MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9), ordering: .relaxed)
+        }
+    }
+
+    private func change(_ body: () -> Void) {
+        changed.lock()
+        body()
+        changed.broadcast()
+        changed.unlock()
+    }
+
+    /// Waits `seconds` (a retry's back-off); false as soon as the token interrupts (cancelled,
+    /// failed, or its deadline passed), true when the time is up.
+    package func wait(seconds: Double) -> Bool {
+        let end = MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9)
+        changed.lock()
+        defer { changed.unlock() }
+        while true {
+            if shouldInterrupt { return false }
+            let now = MonotonicClock.nanoseconds()
+            guard now < end else { return true }
+            // Wake at the read deadline too: passing it interrupts.
+            let d = deadline.load(ordering: .relaxed)
+            let until = d != 0 && d > now ? min(end, d + 1) : end
+            _ = changed.wait(until: Date(timeIntervalSinceNow: Double(until - now) / 1e9))
+        }
+    }
+
+    /// libavformat's interrupt callback polling this token (for a format context or a
+    /// connection opened with `avio_open2`). The token must outlive what it is given to.
+    package var callback: AVIOInterruptCB {
+        AVIOInterruptCB(callback: interruptCallback, opaque: Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    package var shouldInterrupt: Bool {
+        if isCancelled || failed.load(ordering: .relaxed) { return true }
+        let d = deadline.load(ordering: .relaxed)
+        return d != 0 && MonotonicClock.nanoseconds() > d
+    }
+}
+
+private let interruptCallback: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
+    guard let opaque else { return 0 }
+    return Unmanaged<InterruptToken>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
+}
+
+/// Owns an input `AVFormatContext` (demuxer); closes it exactly once.
+public final class FormatContext {
+    package let pointer: UnsafeMutablePointer<AVFormatContext>
+    public let url: String
+    public let interrupt: InterruptToken
+    /// Where media time 0 is (the source's `start_time`).
+    public let timeline: Timeline
+
+    /// Opens `url` and reads stream information, through libavformat's plain protocols
+    /// (AetherStreaming's `init(url:options:timeout:interrupt:network:)` reads a network URL
+    /// through the resilient reader).
+    /// The corresponding C functions are `avformat_open_input` and `avformat_find_stream_info`.
+    /// - Parameters:
+    ///   - options: demuxer/protocol options (e.g. `headers`, `user_agent`).
+    ///   - timeout: seconds that opening and probing may block before giving up.
+    public convenience init(url: String, options: [String: String] = [:], timeout: Double = 15,
+                            interrupt: InterruptToken = InterruptToken()) throws(FFmpegError) {
+        try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, memory: nil, network: nil,
+                      transport: nil)
+    }
+
+    /// Demuxes `bytes` from memory through a custom AVIOContext (fuzzing, tests): no file, no
+    /// protocol is ever opened.
+    public convenience init(bytes: [UInt8], timeout: Double = 5) throws(FFmpegError) {
+        let memory = try MemoryInput(bytes)
+        try self.init(url: "memory:", options: ["protocol_whitelist": "none"], timeout: timeout,
+                      interrupt: InterruptToken(), memory: memory, network: nil, transport: nil)
+    }
+
+    /// The in-memory byte source, kept alive (and freed) after the demuxer that reads it.
+    private let memory: MemoryInput?
+    /// The network layer of an HTTP(S) source: kept alive (and freed) after the demuxer.
+    package let network: (any NetworkTransport)?
+    /// The main input of an HTTP(S) source (a ``ResilientInput``, or the ``MemoryInput`` of a
+    /// served playlist); freed after the demuxer (custom I/O).
+    private let mainInput: AnyObject?
+
+    /// What the network is doing (nil for a local source).
+    public var networkStatus: NetworkStatus? { network?.status }
+
+    /// Opens `url` (or `memory`) and reads stream information.
+    /// - Parameters:
+    ///   - network: the network settings of a network URL (nil: libavformat's plain protocols).
+    ///   - transport: for a network URL with settings, makes its network layer, adding the
+    ///     demuxer options that layer needs; nil from it (or no `transport`) reads through
+    ///     libavformat's own protocols with the settings' read deadline.
+    package init(url: String, options: [String: String], timeout: Double,
+                 interrupt: InterruptToken, memory: MemoryInput?, network settings: NetworkSettings?,
+                 transport: ((inout [String: String]) -> (any NetworkTransport)?)?) throws(FFmpegError) {
+        self.url = url
+        self.interrupt = interrupt
+        self.memory = memory
+        var options = options
+        var session: (any NetworkTransport)? = nil
+        if let settings, NetworkSettings.isNetwork(url) {
+            if let made = transport?(&options) {
+                session = made
+            } else {
+                options["rw_timeout"] = settings.readTimeoutOption
+            }
+        }
+        network = session
+        guard var ctx = avformat_alloc_context() else { throw .outOfMemory("avformat_alloc_context") }
+        if let memory {
+            ctx.pointee.pb = memory.context
+            ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        }
+        ctx.pointee.interrupt_callback = interrupt.callback
+        interrupt.arm(seconds: timeout)
+        if let session {
+            session.install(on: ctx)
+            do {
+                let main = try session.openMain(url: url)
+                mainInput = main.owner
+                ctx.pointee.pb = main.context
+                ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            } catch {
+                interrupt.arm(seconds: nil)
+                avformat_free_context(ctx)
+                throw session.failure.map { FFmpegError(function: "network", message: $0, code: error.code) } ?? error
+            }
+        } else {
+            mainInput = nil
+        }
+        var dict: OpaquePointer? = nil
+        for (key, value) in options { av_dict_set(&dict, key, value, 0) }
+        defer { av_dict_free(&dict) }
+        var maybe: UnsafeMutablePointer<AVFormatContext>? = ctx
+        // On failure avformat_open_input frees the context and sets it to NULL.
+        let opened = avformat_open_input(&maybe, memory == nil ? SourceOptions.resolve(url) : nil, nil, &dict)
+        guard opened >= 0, let ok = maybe else {
+            interrupt.arm(seconds: nil)
+            // A reader's refusal (a playlist over its budget) or a transfer that gave up is the
+            // cause, not the interrupt or the vaguer error it left behind.
+            if let why = session?.failure { throw FFmpegError(function: "network", message: why, code: opened) }
+            throw FFmpegError(code: opened, function: "avformat_open_input")
+        }
+        ctx = ok
+        let info = avformat_find_stream_info(ctx, nil)
+        interrupt.arm(seconds: nil)
+        if info < 0 {
+            var doomed: UnsafeMutablePointer<AVFormatContext>? = ctx
+            avformat_close_input(&doomed)
+            if let why = session?.failure { throw FFmpegError(function: "network", message: why, code: info) }
+            throw FFmpegError(code: info, function: "avformat_find_stream_info")
+        }
+        pointer = ctx
+        timeline = Timeline(ctx)
+    }
+
+    deinit {
+        var doomed: UnsafeMutablePointer<AVFormatContext>? = pointer
+        avformat_close_input(&doomed)
+    }
+
+    /// False when the bytes arrive once only (a pipe, a live stream): repositioning the demuxer
+    /// would read ahead and throw away what it passes.
+    public var isByteSeekable: Bool {
+        guard let pb = pointer.pointee.pb else { return true }  // demuxers that open their own input
+        return pb.pointee.seekable != 0
+    }
+
+    /// True when the byte stream has reached its end (`avio_feof`).
+    public var atEndOfInput: Bool {
+        guard let pb = pointer.pointee.pb else { return false }
+        return avio_feof(pb) != 0
+    }
+
+    /// Why a failed read failed: the network's own reason when a transfer gave up (retries
+    /// used up, a 4xx), else FFmpeg's words for `error`.
+    package func readFailure(_ error: FFmpegError) -> String {
+        if let why = network?.refusal { return why }
+        if case .failed(let why) = networkStatus?.phase { return why }
+        return error.message
+    }
+
+    /// True when the byte stream reported an I/O error (not merely damaged data).
+    public var ioFailed: Bool {
+        guard let pb = pointer.pointee.pb else { return false }
+        return pb.pointee.error < 0 && pb.pointee.error != aether_AVERROR_EOF()
+    }
+
+    public var streamCount: Int { Int(pointer.pointee.nb_streams) }
+
+    package func stream(_ index: Int) -> UnsafeMutablePointer<AVStream>? {
+        guard index >= 0, index < streamCount else { return nil }
+        return pointer.pointee.streams[index]
+    }
+
+    /// Reads the next packet into `packet`. Returns false at end of file.
+    /// The corresponding C function is `av_read_frame`.
+    public func read(into packet: Packet) throws(FFmpegError) -> Bool {
+        let result = av_read_frame(pointer, packet.pointer)
+        if result == aether_AVERROR_EOF() { return false }
+        try check(result, "av_read_frame")
+        return true
+    }
+
+    /// Seeks so that the next packets start at a keyframe at or before media time `seconds`
+    /// (any stream). The corresponding C function is `avformat_seek_file`.
+    public func seek(toSeconds seconds: Double, timeout: Double = 8) throws(FFmpegError) {
+        let ts = timeline.sourceTimestamp(seconds.isFinite ? max(0, seconds) : 0)
+        interrupt.arm(seconds: timeout)
+        defer { interrupt.arm(seconds: nil) }
+        // The start of an MPEG-TS/PS: the first video keyframe usually comes after `start_time`
+        // (the audio's), and a timestamp search then finds none at or before it and lands a
+        // GOP later. Back to the first byte instead; these demuxers resync on their own.
+        if seconds <= 0.0005, let name = pointer.pointee.iformat?.pointee.name,
+           ["mpegts", "mpeg"].contains(String(cString: name)),
+           av_seek_frame(pointer, -1, 0, AVSEEK_FLAG_BYTE) >= 0 {
+            return
+        }
+        try check(avformat_seek_file(pointer, -1, Int64.min, ts, ts, 0), "avformat_seek_file")
+    }
+}
+
+/// Owns an AVIOContext reading from a byte array (and the buffer FFmpeg reads through); freed
+/// exactly once, after the demuxer that uses it.
+package final class MemoryInput {
+    package let context: UnsafeMutablePointer<AVIOContext>
+    private let data: UnsafeMutableRawBufferPointer
+    private var position = 0
+
+    package init(_ bytes: [UInt8]) throws(FFmpegError) {
+        data = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        data.copyBytes(from: bytes)
+        let size = 4096
+        guard let buffer = av_malloc(size) else {
+            data.deallocate()
+            throw .outOfMemory("av_malloc")
+        }
+        var made: UnsafeMutablePointer<AVIOContext>?
+        let count = bytes.count
+        made = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, nil,
+            { opaque, out, wanted in
+                let me = Unmanaged<MemoryInput>.fromOpaque(opaque!).takeUnretainedValue()
+                return me.read(into: out, wanted: Int(wanted))
+            }, nil,
+            { opaque, offset, whence in
+                let me = Unmanaged<MemoryInput>.fromOpaque(opaque!).takeUnretainedValue()
+                return me.seek(offset, whence)
+            })
+        guard let made else {
+            av_free(buffer)
+            data.deallocate()
+            throw .outOfMemory("avio_alloc_context")
+        }
+        context = made
+        self.count = count
+        context.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    private let count: Int
+
+    deinit {
+        var ctx: UnsafeMutablePointer<AVIOContext>? = context
+        av_freep(&ctx!.pointee.buffer)
+        avio_context_free(&ctx)
+        data.deallocate()
+    }
+
+    private func read(into out: UnsafeMutablePointer<UInt8>?, wanted: Int) -> Int32 {
+        guard let out, wanted > 0 else { return 0 }
+        let n = min(wanted, count - position)
+        guard n > 0 else { return aether_AVERROR_EOF() }
+        out.update(from: data.baseAddress!.advanced(by: position).assumingMemoryBound(to: UInt8.self), count: n)
+        position += n
+        return Int32(n)
+    }
+
+    private func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
+        if whence & AVSEEK_SIZE != 0 { return Int64(count) }
+        let base: Int64
+        switch whence & ~AVSEEK_FORCE {
+        case SEEK_SET: base = 0
+        case SEEK_CUR: base = Int64(position)
+        case SEEK_END: base = Int64(count)
+        default: return -1
+        }
+        let (target, overflow) = base.addingReportingOverflow(offset)
+        guard !overflow, target >= 0, target <= Int64(count) else { return -1 }
+        position = Int(target)
+        return target
+    }
+}

@@ -1,0 +1,72 @@
+import AetherBase
+import CFFmpeg
+import Foundation
+import Synchronization
+
+/// Routes libav* diagnostics: never to the terminal (it belongs to the picture), to a log file when
+/// one is given, each line prefixed with its component (`[matroska]`, `[h264]`) like mpv's `[ao/alsa]`.
+public enum FFmpegLog {
+    /// The log file's `FILE*`, only touched under `sink`'s lock.
+    private struct LogFile { let handle: UnsafeMutablePointer<FILE> }
+    private static let sink = Guarded<LogFile?>(nil)
+
+    /// Sends FFmpeg's log lines at `level` (an `AV_LOG_*` value) or more severe to `path`;
+    /// with no path, FFmpeg is silenced. Call once at start-up. Before this is called (and in
+    /// any program that never calls it) every line is dropped: CFFmpeg installs its callback
+    /// when the program loads, so FFmpeg's own stderr logger never runs.
+    public static func configure(path: String?, level: Int32 = AV_LOG_INFO) throws {
+        var file: LogFile? = nil
+        if let path {
+            guard let f = fopen(path, "a") else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            setvbuf(f, nil, _IOLBF, 0)
+            file = LogFile(handle: f)
+        }
+        let previous = sink.withLock { old -> LogFile? in
+            let was = old
+            old = file
+            return was
+        }
+        if let previous { fclose(previous.handle) }
+        av_log_set_level(file == nil ? AV_LOG_QUIET : level)
+        aether_set_log_sink(file == nil ? nil : logSink)
+    }
+
+    /// Writes one line of our own to the log file, if there is one, with the seconds since
+    /// the process started (`[present 0.212] first frame …`): start-up and seek timelines read
+    /// straight off the log.
+    public static func write(_ component: String, _ message: String) {
+        sink.withLock { file in
+            guard let file else { return }
+            let t = String(format: "%.3f", MonotonicClock.seconds() - processStart)
+            fputs("[\(component) \(t)] \(message)\n", file.handle)
+        }
+    }
+
+    /// When the process started, on ``MonotonicClock`` (from /proc/self/stat; else now).
+    static let processStart: Double = {
+        let now = MonotonicClock.seconds()
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return now }
+        // Field 22 (starttime, clock ticks since boot); fields after the command start at 3.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let ticks = Double(fields[19]) else { return now }
+        var uptime = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &uptime)
+        let boot = Double(uptime.tv_sec) + Double(uptime.tv_nsec) / 1e9
+        let age = boot - ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+        return now - max(0, age)
+    }()
+
+    fileprivate static func emit(_ line: UnsafePointer<CChar>) {
+        sink.withLock { file in
+            guard let file else { return }
+            fputs(line, file.handle)
+        }
+    }
+}
+
+private let logSink: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void = { _, line in
+    if let line { FFmpegLog.emit(line) }
+}

@@ -1,0 +1,106 @@
+import CFFmpeg
+import Foundation
+
+/// How network sources are fetched: what every request carries, how long a read may wait, and
+/// how hard a broken transfer is retried.
+public struct NetworkSettings: Sendable, Equatable {
+    /// Extra request headers, sent with every request (the source, HLS/DASH playlists, segments
+    /// and keys, sidecar subtitles, the frame extractor's own connection).
+    public var headers: [String: String] = [:]
+    /// `User-Agent` (libavformat's default when nil).
+    public var userAgent: String?
+    /// `Referer`.
+    public var referrer: String?
+    /// Seconds one read (or connect) may wait for a byte before it counts as a failure.
+    public var readTimeout: Double = 10
+    /// Transient failures (connection reset, timeout, 5xx, a body cut short) retried in a row
+    /// before the transfer gives up.
+    public var retries = 6
+    /// First retry delay in seconds; doubled on each further attempt, with ±25 % jitter, and
+    /// capped at ``maxBackoff``.
+    public var initialBackoff = 0.25
+    public var maxBackoff = 4.0
+
+    public init() {}
+
+    /// ``readTimeout`` as libavformat's `rw_timeout` option (microseconds, at least 0.1 s).
+    package var readTimeoutOption: String { String(Int64(saturating: min(86_400, max(0.1, readTimeout.isNaN ? 10 : readTimeout)) * 1_000_000)) }
+
+    /// The delay before retry `attempt` (1-based), jitter drawn from `unit` (0...1).
+    public func backoff(attempt: Int, unit: Double) -> Double {
+        let base = min(maxBackoff, initialBackoff * pow(2, Double(max(0, attempt - 1))))
+        return base * (0.75 + 0.5 * min(1, max(0, unit)))
+    }
+
+    /// True for URLs whose bytes come over the network (the resilient reader and the demuxer
+    /// cache apply to them; `file:`, `pipe:` and plain paths are local).
+    public static func isNetwork(_ url: String) -> Bool {
+        guard let scheme = scheme(of: url) else { return false }
+        return !["file", "pipe", "fd", "data", "memory"].contains(scheme)
+    }
+
+    /// FFmpeg's words for a failed open, made specific where they are vague: an I/O error on a
+    /// host name that does not resolve says so; a redirect loop or a redirect to a local file
+    /// (``RedirectProbe``, with the source's `options`) says so.
+    /// With `openDeadline` (the open's deadline, when it was not the user who interrupted it),
+    /// an interrupted open says it ran out of time rather than "Immediate exit requested".
+    public static func explain(_ error: FFmpegError, url: String, options: [String: String] = [:], timeout: Double = 10,
+                               openDeadline: Double? = nil) -> String {
+        if error.code == aether_AVERROR(EIO), isNetwork(url), let host = URLComponents(string: url)?.host,
+           !host.isEmpty, !resolves(host) {
+            return "cannot resolve host '\(TextSanitizer.clean(host))'"
+        }
+        // The network layer's own reason (a refusal, a transfer that gave up) is specific already.
+        if error.function == "network" { return error.message }
+        if error.code == aether_AVERROR_EXIT(), let openDeadline, isNetwork(url) {
+            return "no complete answer within \(String(format: "%g", openDeadline)) s"
+        }
+        return RedirectProbe.explain(error: error.code, url: url, options: options, interrupt: InterruptToken(), timeout: timeout)
+            ?? error.message
+    }
+
+    private static func resolves(_ host: String) -> Bool {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &result)
+        if let result { freeaddrinfo(result) }
+        return status == 0
+    }
+
+    /// The URL's scheme, lower-cased (`crypto+http://` gives `crypto+http`); nil for a path.
+    public static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = url[..<colon]
+        guard scheme.count >= 2, let first = scheme.unicodeScalars.first, first.properties.isAlphabetic,
+              scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+}
+
+/// What the network is doing for the current source.
+public struct NetworkStatus: Sendable, Equatable {
+    public enum Phase: Sendable, Equatable {
+        /// Bytes arrive (or nothing is being fetched).
+        case flowing
+        /// A transfer broke and is being retried: the attempt number (1-based).
+        case reconnecting(attempt: Int)
+        /// A transfer gave up (the reason, sanitised).
+        case failed(String)
+    }
+    public var phase: Phase = .flowing
+    /// Body bytes received over every connection of the source.
+    public var bytes: Int64 = 0
+    /// Requests made (first opens and reconnects).
+    public var requests = 0
+    /// Reconnects after a transient failure.
+    public var retries = 0
+    /// Bytes per second over the last second or so.
+    public var throughput: Double = 0
+    /// The last transient failure, for the stats box.
+    public var lastError: String?
+
+    public init() {}
+}
+

@@ -1,0 +1,88 @@
+import CFFmpeg
+import Foundation
+
+/// Why an HTTP(S) open failed, when libavformat's words say nothing: its http protocol follows
+/// redirects by itself and, past 8 of them, fails with "Input/output error"; a redirect to
+/// another scheme (a local file) fails with "Invalid argument". This walks the chain again, one
+/// request per hop over libavformat's `tcp`/`tls` protocols (with the source's headers), reading
+/// only each response's head (at most ``maxHeadBytes``), for at most ``maxHops`` hops, and names
+/// the cause: `redirect loop after 10 hops`, `redirect to a local file refused`, … Nil when the
+/// chain is not the cause (no redirect, or the server cannot be reached).
+package enum RedirectProbe {
+    static let maxHops = 10
+    static let maxHeadBytes = 16 << 10
+
+    /// Explains `error` (an open of `url` that failed) when a redirect caused it.
+    package static func explain(error: Int32, url: String, options: [String: String], interrupt: InterruptToken,
+                        timeout: Double) -> String? {
+        guard error == aether_AVERROR(EIO) || error == aether_AVERROR(EINVAL),
+              ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") else { return nil }
+        var current = url
+        var seen: Set<String> = [url]
+        var looped = false
+        for hop in 1...maxHops {
+            guard let location = location(of: current, options: options, interrupt: interrupt, timeout: timeout) else {
+                return nil
+            }
+            guard let next = URL(string: location, relativeTo: URL(string: current))?.absoluteString else {
+                return "redirect to an unreadable location refused"
+            }
+            switch NetworkSettings.scheme(of: next) ?? "file" {
+            case "http", "https": break
+            case "file": return "redirect to a local file refused"
+            case let other: return "redirect to '\(TextSanitizer.clean(other)):' refused (only http and https)"
+            }
+            if !seen.insert(next).inserted { looped = true }
+            current = next
+            if hop == maxHops { break }
+        }
+        return looped ? "redirect loop after \(maxHops) hops" : "more than \(maxHops) redirects"
+    }
+
+    /// The `Location` of a 3xx answer to a GET of `url`, nil for any other answer or failure.
+    private static func location(of url: String, options: [String: String], interrupt: InterruptToken,
+                                 timeout: Double) -> String? {
+        guard let parts = URLComponents(string: url), let host = parts.host, !host.isEmpty else { return nil }
+        let secure = parts.scheme?.lowercased() == "https"
+        let port = parts.port ?? (secure ? 443 : 80)
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        var path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
+        if let query = parts.percentEncodedQuery { path += "?" + query }
+        guard !(path + hostPart).contains(where: { $0 == "\r" || $0 == "\n" || $0 == " " }) else { return nil }
+        var dict: OpaquePointer? = nil
+        av_dict_set(&dict, "rw_timeout", String(Int64(saturating: max(0.1, min(timeout, 60)) * 1e6)), 0)
+        defer { av_dict_free(&dict) }
+        var callback = interrupt.callback
+        var pb: UnsafeMutablePointer<AVIOContext>?
+        let target = "\(secure ? "tls" : "tcp")://\(hostPart):\(port)"
+        guard avio_open2(&pb, target, AVIO_FLAG_READ_WRITE, &callback, &dict) >= 0, let pb else { return nil }
+        defer { var doomed: UnsafeMutablePointer<AVIOContext>? = pb; avio_closep(&doomed) }
+        var request = "GET \(path) HTTP/1.1\r\nHost: \(hostPart)\(parts.port.map { ":\($0)" } ?? "")\r\n"
+        if let agent = options["user_agent"] { request += "User-Agent: \(agent)\r\n" }
+        if let referrer = options["referer"] { request += "Referer: \(referrer)\r\n" }
+        request += options["headers"] ?? ""
+        request += "Connection: close\r\n\r\n"
+        let bytes = Array(request.utf8)
+        avio_write(pb, bytes, Int32(bytes.count))
+        avio_flush(pb)
+        var head: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let end = Array("\r\n\r\n".utf8)
+        while head.count < maxHeadBytes {
+            let n = avio_read_partial(pb, &chunk, Int32(chunk.count))
+            guard n > 0 else { break }
+            head += chunk[0..<Int(n)]
+            if let range = head.firstRange(of: end) { head.removeSubrange(range.lowerBound...); break }
+        }
+        let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+        guard let status = lines.first?.split(separator: " ").dropFirst().first.flatMap({ Int($0) }),
+              [301, 302, 303, 307, 308].contains(status) else { return nil }
+        for line in lines.dropFirst() {
+            let pair = line.split(separator: ":", maxSplits: 1)
+            if pair.count == 2, pair[0].lowercased() == "location" {
+                return pair[1].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return nil
+    }
+}

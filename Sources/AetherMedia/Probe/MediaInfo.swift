@@ -1,0 +1,153 @@
+/// What a media source contains, as `aether-tui probe` reports it. Plain values copied out of the
+/// demuxer (no pointers into FFmpeg), every string sanitised for the terminal.
+public struct MediaInfo: Codable, Sendable, Equatable {
+    public var url: String
+    /// libavformat's short name, e.g. `matroska,webm`.
+    public var container: String
+    /// libavformat's long name, e.g. `Matroska / WebM`.
+    public var containerLongName: String
+    public var title: String?
+    /// Source seconds of media time 0 (the container's `start_time`; hours for broadcast
+    /// captures). Every other time here and in the player is measured from it.
+    public var startTime: Double = 0
+    /// Seconds, when the container knows.
+    public var duration: Double?
+    /// Overall bits per second, when known.
+    public var bitRate: Int?
+    public var chapters: [Chapter]
+    public var video: [VideoStreamInfo]
+    public var audio: [AudioStreamInfo]
+    public var subtitles: [SubtitleStreamInfo]
+    public var attachments: [AttachmentInfo]
+    /// Music tags (title, artist, album, track, date, genre).
+    public var tags = MediaTags()
+
+    /// The video stream the user chose (`--vid=N`, an index into ``video``); nil: automatic.
+    public var chosenVideo: Int?
+
+    /// The video stream that plays: the chosen one, else the default one, else the first.
+    public var primaryVideo: VideoStreamInfo? {
+        if let k = chosenVideo, video.indices.contains(k) { return video[k] }
+        return video.first { $0.isDefault } ?? video.first
+    }
+
+    /// ``primaryVideo``'s position in ``video``.
+    public var primaryVideoPosition: Int? {
+        if let k = chosenVideo, video.indices.contains(k) { return k }
+        return video.firstIndex { $0.isDefault } ?? (video.isEmpty ? nil : 0)
+    }
+}
+
+public struct Chapter: Codable, Sendable, Equatable {
+    public var title: String?
+    public var start: Double
+    public var end: Double
+
+    package init(title: String?, start: Double, end: Double) {
+        self.title = title
+        self.start = start
+        self.end = end
+    }
+}
+
+/// Language, title and disposition, common to every elementary stream.
+public struct StreamTags: Codable, Sendable, Equatable {
+    public var language: String?
+    public var title: String?
+    public var isDefault: Bool
+    public var isForced: Bool
+}
+
+public struct VideoStreamInfo: Codable, Sendable, Equatable {
+    /// Index of the stream in the container.
+    public var index: Int
+    public var codec: String
+    public var codecLongName: String
+    public var profile: String?
+    public var width: Int
+    public var height: Int
+    /// Display aspect ratio (width / height after the sample aspect ratio).
+    public var displayAspect: Double
+    public var pixelFormat: String?
+    public var bitDepth: Int?
+    /// Frames per second, snapped to a standard rate when within 0.1 % of one.
+    public var frameRate: Double?
+    /// `progressive`, `tt`, `bb`, `tb`, `bt` or `unknown` (FFmpeg's field order names).
+    public var fieldOrder: String
+    public var colorPrimaries: String?
+    public var colorTransfer: String?
+    public var colorMatrix: String?
+    public var format: VideoFormat
+    public var dolbyVision: DolbyVisionInfo?
+    public var tags: StreamTags
+
+    public var isInterlaced: Bool { ["tt", "bb", "tb", "bt"].contains(fieldOrder) }
+    public var isDefault: Bool { tags.isDefault }
+}
+
+/// Dynamic range class of a video stream.
+public enum VideoFormat: String, Codable, Sendable, CaseIterable {
+    case sdr = "SDR"
+    case hdr10 = "HDR10"
+    case hdr10Plus = "HDR10+"
+    case dolbyVision = "DV"
+    case hlg = "HLG"
+
+    /// True when the picture needs tone-mapping to look right on an SDR terminal.
+    public var isHDR: Bool { self != .sdr }
+}
+
+public struct DolbyVisionInfo: Codable, Sendable, Equatable {
+    public var profile: Int
+    public var level: Int
+    public var hasRPU: Bool
+    public var hasEnhancementLayer: Bool
+    public var hasBaseLayer: Bool
+    /// Base-layer compatibility: 0 none, 1 HDR10, 2 SDR, 4 HLG, 6 Blu-ray.
+    public var compatibilityID: Int
+}
+
+public struct AudioStreamInfo: Codable, Sendable, Equatable {
+    public var index: Int
+    public var codec: String
+    public var codecLongName: String
+    public var profile: String?
+    public var sampleRate: Int
+    public var channels: Int
+    /// FFmpeg's layout description, e.g. `5.1(side)`.
+    public var layout: String
+    /// Badge form: `2.0`, `5.1`, `7.1`.
+    public var layoutShort: String
+    /// E-AC-3 carrying Joint Object Coding (Dolby Atmos).
+    public var isAtmos: Bool
+    public var bitRate: Int?
+    public var tags: StreamTags
+    /// The `--audio-file` this track comes from (nil: the source's own).
+    public var externalFile: String? = nil
+
+    public var isDefault: Bool { tags.isDefault }
+}
+
+public struct SubtitleStreamInfo: Codable, Sendable, Equatable {
+    public var index: Int
+    public var codec: String
+    public var codecLongName: String
+    /// `text` or `bitmap`.
+    public var kind: SubtitleKind
+    public var tags: StreamTags
+
+    public var isDefault: Bool { tags.isDefault }
+}
+
+public enum SubtitleKind: String, Codable, Sendable {
+    case text, bitmap
+}
+
+public struct AttachmentInfo: Codable, Sendable, Equatable {
+    public var index: Int
+    /// `font`, `cover art` or `other`.
+    public var kind: String
+    public var filename: String?
+    public var mimeType: String?
+    public var size: Int
+}

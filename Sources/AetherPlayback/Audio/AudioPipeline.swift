@@ -1,0 +1,261 @@
+import AetherBase
+import AetherMedia
+import Foundation
+
+/// The audio pipeline: owns the audio decoder (its thread's alone; it changes with the track),
+/// the device (``AudioSink``) and the tap of what it plays. It takes packets of the current
+/// serial off the audio packet queue, trims them to the seek's landing and the `--length` end,
+/// writes them to the device, and anchors the ``MasterClock`` on what the device has played.
+///
+/// Who touches what: `decoder` is the audio thread's; `decoderName` is written here and read
+/// by telemetry; the device is interrupted by `stop()` from another thread (its one
+/// cross-thread call). Seek state comes from the session's ``SeekGeneration``: the audio
+/// thread may decide a landing (`land`) and ends the audio (`end(.audio)`).
+final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thread's; `decoderName` guarded
+    let sink: AudioSink
+    /// The samples written to the device, for visualisation.
+    let tap: AudioTap
+    /// The decoder's name for telemetry.
+    let decoderName: Guarded<String>
+    private var decoder: AudioDecoder
+    private let packets: BoundedQueue<QueueItem<Packet>>
+    private let control: ControlBox
+    private let clock: MasterClock
+    private let telemetry: Telemetry
+    private let streams: AudioStreams
+    /// `--length`: samples from here on are not played.
+    private let endTime: Double?
+    /// Whether the session has video (else the audio decides the landing of each serial).
+    private let hasVideo: Bool
+    /// Codec names of the audio streams, by stream index (for messages).
+    private let codecNames: [Int: String]
+    /// Before a serial's first samples: waits for its first picture (sinks that report).
+    private let waitForFirstPicture: @Sendable (Int) -> Void
+    private let disable: @Sendable (Int, String) -> Void
+    private let warn: @Sendable (String) -> Void
+
+    init(decoder: AudioDecoder, sink: AudioSink, packets: BoundedQueue<QueueItem<Packet>>, control: ControlBox,
+         clock: MasterClock, telemetry: Telemetry, streams: AudioStreams, info: MediaInfo, endTime: Double?, hasVideo: Bool,
+         waitForFirstPicture: @escaping @Sendable (Int) -> Void, disable: @escaping @Sendable (Int, String) -> Void,
+         warn: @escaping @Sendable (String) -> Void) {
+        self.decoder = decoder
+        self.sink = sink
+        tap = AudioTap(sampleRate: sink.format.sampleRate)
+        decoderName = Guarded(decoder.decoderName)
+        self.packets = packets
+        self.control = control
+        self.clock = clock
+        self.telemetry = telemetry
+        self.streams = streams
+        self.endTime = endTime
+        self.hasVideo = hasVideo
+        codecNames = Dictionary(info.audio.map { ($0.index, $0.codec) }, uniquingKeysWith: { a, _ in a })
+        self.waitForFirstPicture = waitForFirstPicture
+        self.disable = disable
+        self.warn = warn
+    }
+
+    /// Before the threads start: the speed of the session's start.
+    func setRate(_ rate: Double) { decoder.setRate(rate) }
+
+    /// The audio thread: decodes, trims to the seek landing point and the --length end, applies
+    /// volume, writes to the sink (which paces this thread in real time), and after each write
+    /// re-anchors the master clock from the device: heard = written end − delay. A damaged
+    /// packet costs its samples only (counted as a decode error); a stream that never decodes is
+    /// reported and left out, and the clock falls back to the system clock.
+    func run() {
+        var mySerial = -1
+        var sinkPaused = false
+        var writtenEnd: Double? = nil
+        var framesWritten = 0
+        var chunksEver = 0
+        var failuresInARow = 0
+        var pictureWaitSerial = -1
+        while !control.read({ $0.stopped }) {
+            let c = control.read { $0 }
+            guard c.audioStreamIndex != nil else {
+                control.wait(seconds: 0.25) { $0.audioStreamIndex != nil || $0.stopped }
+                continue
+            }
+            if c.paused {
+                // Nothing is written while paused, seeking or not: audio written now would move
+                // the clock when the sink pauses. An audio-only seek lands at its target at once.
+                if !hasVideo, c.state == .seeking || c.state == .loading, c.pendingSeek == nil, c.landed != nil {
+                    markLanded(serial: c.serial)
+                }
+                if !sinkPaused, c.serial == mySerial {
+                    sink.setPaused(true)
+                    sinkPaused = true
+                    if let writtenEnd, clock.isArmed { clock.set(media: heard(writtenEnd, sink, c.rate)) }
+                }
+                control.wait(seconds: 0.25) {
+                    !$0.paused || $0.serial != c.serial || $0.stopped || $0.landed != c.landed || $0.state != c.state
+                }
+                continue
+            }
+            if sinkPaused {
+                sink.setPaused(false)
+                sinkPaused = false
+            }
+            if decoder.rate != c.rate {
+                decoder.setRate(c.rate)
+                sink.reset()
+                tap.reset()
+                writtenEnd = nil
+            }
+            // Only what is queued ahead of an item matters: compare it with the serial as it is
+            // now, not as it was before the wait (an item of a seek made during the wait is
+            // current, and dropping it could drop the stream's end).
+            guard let item = packets.peek() ?? (packets.waitForItem(timeout: 0.1) ? packets.peek() : nil) else { continue }
+            let current = control.read { $0.serial }
+            if item.serial != current {
+                _ = packets.pop(if: { $0.serial == item.serial })
+                continue
+            }
+            if current != c.serial || control.read({ $0.paused }) { continue }  // look at the state again first
+            guard let item = packets.pop(if: { $0.serial == current }) else { continue }
+            if item.serial != mySerial {
+                mySerial = item.serial
+                sink.reset()
+                tap.reset()
+                writtenEnd = nil
+                framesWritten = 0
+                if let wanted = c.audioStreamIndex, decoder.streamIndex != wanted {
+                    switchDecoder(to: wanted)
+                }
+                decoder.flush()
+            }
+            let chunks: [AudioChunk]
+            var isEnd = false
+            do {
+                switch item {
+                case .item(let packet, _):
+                    telemetry.addPlayedBytes(packet.size)
+                    chunks = try decoder.decode(packet)
+                case .end: chunks = (try? decoder.decode(nil)) ?? []; isEnd = true
+                }
+            } catch {
+                telemetry.decodeError()
+                failuresInARow += 1
+                FFmpegLog.write("ad", "decode error: \(error)")
+                if chunksEver == 0, failuresInARow >= PlaybackSession.undecodableAfterErrors {
+                    let codec = codecNames[decoder.streamIndex] ?? "audio"
+                    disable(decoder.streamIndex,
+                            "cannot decode audio stream #\(decoder.streamIndex) (\(codec)): \((error as? FFmpegError)?.message ?? "\(error)")")
+                }
+                continue
+            }
+            if !chunks.isEmpty { chunksEver += chunks.count; failuresInARow = 0 }
+            for var chunk in chunks {
+                // Keyframe seek with video: wait until the video says where playback lands
+                // (at most 2 s: if no video frame comes, the audio decides).
+                let serial = mySerial
+                let waited = control.wait(seconds: 2) { $0.serial != serial || $0.stopped || $0.landed != nil }
+                if waited.serial == serial, !waited.stopped, waited.landed == nil {
+                    _ = control.withLock { $0.seek.land(at: chunk.pts, serial: serial) }
+                }
+                // Once per serial: chunks trimmed before the landing point do not wait again.
+                if framesWritten == 0, pictureWaitSerial != mySerial {
+                    pictureWaitSerial = mySerial
+                    waitForFirstPicture(mySerial)
+                }
+                guard let start = control.read({ $0.serial == mySerial ? $0.landed : nil }) else { break }
+                guard trim(&chunk, from: start, to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
+                let (volume, muted, clockSerial) = control.read { ($0.volume, $0.muted, $0.clockSerial) }
+                // What plays, before the volume: a visualisation shows the music, muted or not.
+                chunk.samples.withUnsafeBufferPointer {
+                    tap.append($0, channels: sink.format.channels, pts: chunk.pts, mediaDuration: chunk.mediaDuration)
+                }
+                applyVolume(&chunk.samples, volume: muted ? 0 : volume)
+                do {
+                    try chunk.samples.withUnsafeBufferPointer { try sink.write($0) }
+                } catch {
+                    warn("audio output failed (\(error)); continuing without sound")
+                    control.withLock { $0.audioStreamIndex = nil }
+                    clock.removeLimit()
+                    return
+                }
+                writtenEnd = chunk.pts + chunk.mediaDuration
+                framesWritten += chunk.samples.count / sink.format.channels
+                clock.limit(to: writtenEnd, serial: clockSerial)
+                let heardNow = heard(writtenEnd ?? chunk.pts, sink, decoder.rate)
+                // Arm only once the device had to make room: before that its delay can be a
+                // promise (PulseAudio reports progress before its stream really starts).
+                let primed = framesWritten > sink.bufferFrames
+                if !clock.isArmed {
+                    guard primed else { continue }
+                    clock.arm(at: heardNow, source: sink.isClockSource ? .audio : .system, serial: clockSerial)
+                    if !hasVideo { markLanded(serial: mySerial) }
+                } else {
+                    clock.correct(heard: heardNow, serial: clockSerial)
+                }
+            }
+            if isEnd, control.read({ $0.serial == mySerial }) {
+                if !clock.isArmed, let writtenEnd {  // shorter than the device buffer
+                    clock.arm(at: heard(writtenEnd, sink, decoder.rate), source: .audio,
+                              serial: control.read { $0.clockSerial })
+                    if !hasVideo { markLanded(serial: mySerial) }
+                }
+                sink.drain()
+                clock.removeLimit()
+                control.withLock { $0.seek.end(.audio, serial: mySerial) }
+                control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
+            }
+        }
+    }
+
+    /// Media time being heard now: what was written, less what the device still holds.
+    private func heard(_ writtenEnd: Double, _ sink: AudioSink, _ rate: Double) -> Double {
+        writtenEnd - Double(sink.delayFrames()) / Double(sink.format.sampleRate) * rate
+    }
+
+    /// Audio-only sources land when their first samples are written.
+    private func markLanded(serial: Int) {
+        control.withLock { c in
+            if c.serial == serial { c.apply(.landed) }
+        }
+    }
+
+    private func switchDecoder(to index: Int) {
+        guard let (stream, timeline) = streams.stream(index).map({ ($0.0, $0.1) }) else { return }
+        do {
+            let decoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline)
+            decoder.setRate(control.read { $0.rate })
+            self.decoder = decoder
+            decoderName.withLock { $0 = decoder.decoderName }
+        } catch {
+            warn("cannot decode audio stream #\(index): \(error.message)")
+        }
+    }
+
+    /// Drops samples before `start` and after `end`; false when nothing is left.
+    private func trim(_ chunk: inout AudioChunk, from start: Double, to end: Double?, channels: Int, rate: Int) -> Bool {
+        let secondsPerFrame = chunk.mediaDuration / Double(max(1, chunk.samples.count / channels))
+        guard secondsPerFrame > 0 else { return false }
+        if chunk.pts + chunk.mediaDuration <= start { return false }
+        if chunk.pts < start {
+            let drop = min(chunk.samples.count / channels, Int(saturating: ((start - chunk.pts) / secondsPerFrame).rounded()))
+            chunk.samples.removeFirst(drop * channels)
+            chunk.pts += Double(drop) * secondsPerFrame
+            chunk.mediaDuration -= Double(drop) * secondsPerFrame
+        }
+        if let end, chunk.pts + chunk.mediaDuration > end {
+            let keep = max(0, Int(saturating: ((end - chunk.pts) / secondsPerFrame).rounded()))
+            chunk.samples.removeLast(chunk.samples.count - min(chunk.samples.count, keep * channels))
+            chunk.mediaDuration = Double(keep) * secondsPerFrame
+        }
+        return !chunk.samples.isEmpty
+    }
+
+    /// Software volume, 0–130 %, with clipping.
+    func applyVolume(_ samples: inout [Int16], volume: Double) {
+        guard volume != 100 else { return }
+        let gain = Int32((volume / 100 * 4096).rounded())
+        samples.withUnsafeMutableBufferPointer { buf in
+            for i in buf.indices {
+                let v = (Int32(buf[i]) * gain) >> 12
+                buf[i] = Int16(clamping: v)
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import AetherMedia
+import Foundation
+import Synchronization
+
+/// A sink that plays nothing but paces like a device with `bufferSeconds` of buffer, so headless
+/// playback with `--ao=null` still runs in real time.
+public final class NullSink: AudioSink {
+    public let format: AudioFormat
+    public let bufferSeconds: Double
+    public var name: String { "null" }
+    public var isClockSource: Bool { true }
+    public var bufferFrames: Int { Int(bufferSeconds * Double(format.sampleRate)) }
+    /// Monotonic time at which everything written so far will have been "heard".
+    private var playedUntil: Double = 0
+    private var pausedAt: Double? = nil
+    private let interrupted = Atomic<Bool>(false)
+    private let wake = NSCondition()
+
+    public func interrupt() {
+        wake.withLock {
+            interrupted.store(true, ordering: .relaxed)
+            wake.broadcast()
+        }
+    }
+
+    /// Sleeps `seconds` unless interrupted.
+    private func pause(_ seconds: Double) {
+        wake.withLock {
+            let deadline = Date(timeIntervalSinceNow: seconds)
+            while !interrupted.load(ordering: .relaxed), wake.wait(until: deadline) {}
+        }
+    }
+
+    public init(format: AudioFormat, bufferSeconds: Double = 0.1) {
+        self.format = format
+        self.bufferSeconds = bufferSeconds
+    }
+
+    public func write(_ samples: UnsafeBufferPointer<Int16>) throws {
+        let seconds = Double(samples.count / format.channels) / Double(format.sampleRate)
+        let now = MonotonicClock.seconds()
+        if pausedAt != nil { setPaused(false) }
+        playedUntil = max(playedUntil, now) + seconds
+        let wait = playedUntil - bufferSeconds - now
+        if wait > 0 { pause(wait) }
+    }
+
+    public func delayFrames() -> Int {
+        let now = pausedAt ?? MonotonicClock.seconds()
+        return max(0, Int(saturating: ((playedUntil - now) * Double(format.sampleRate)).rounded()))
+    }
+
+    public func setPaused(_ paused: Bool) {
+        let now = MonotonicClock.seconds()
+        if paused, pausedAt == nil { pausedAt = now }
+        if !paused, let at = pausedAt {
+            if playedUntil > at { playedUntil += now - at }
+            pausedAt = nil
+        }
+    }
+
+    public func reset() { playedUntil = 0; pausedAt = nil }
+    public func drain() {
+        let wait = playedUntil - MonotonicClock.seconds()
+        if wait > 0, pausedAt == nil { pause(min(wait, bufferSeconds + 1)) }
+    }
+}

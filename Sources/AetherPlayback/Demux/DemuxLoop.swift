@@ -1,0 +1,281 @@
+import AetherMedia
+import CFFmpeg
+import Foundation
+
+extension PlaybackSession {
+    /// Consecutive failed reads (damaged data the demuxer cannot resync past) that end the input.
+    static let maxConsecutiveReadErrors = 200
+
+    /// The demux thread: reads packets, routes them by stream into the bounded queues (blocking
+    /// when they are full), taps the selected subtitle track's packets into the store, carries
+    /// out seeks, and at the end of input sends an end item down both queues. Damaged data is
+    /// skipped (the demuxer resyncs), as ffplay does; only the end of the input or an I/O error
+    /// ends it. Waits are condition waits: it sleeps at the end of input until a seek or stop.
+    func demuxLoop() {
+        guard let packet = try? Packet() else { return }
+        var readErrors = 0
+        var lastAny = 0.0          // latest packet end of any stream (subtitles too), media seconds
+        var checked = Set<Int>()   // streams whose first packet was checked for encryption
+        while true {
+            // Until the clock is reset to it, the position is the seek's target (in flight).
+            // (A look first: taking is a change, which wakes every waiter, and this runs per packet.)
+            var c = control.read { $0 }
+            var taken: PendingSeek?
+            if c.pendingSeek != nil {
+                (c, taken) = control.withLock { c -> (SessionControl, PendingSeek?) in
+                    let seek = c.seek.take()
+                    return (c, seek)
+                }
+            }
+            if c.stopped { break }
+            if let seek = taken {
+                perform(seek: seek.target, mode: seek.mode)
+                lastAny = seek.target
+                readErrors = 0
+                continue
+            }
+            if c.demuxEOF {
+                control.wait(seconds: 0.5) { $0.pendingSeek != nil || $0.stopped }
+                continue
+            }
+            // The demuxer cache is full: wait for the playhead to move on.
+            if cacheSeconds > 0, c.state != .loading, c.state != .seeking, c.demuxedUntil - clock.time > cacheSeconds {
+                control.wait(seconds: 0.1) { $0.pendingSeek != nil || $0.stopped }
+                continue
+            }
+            let got: Bool
+            let readStart = MonotonicClock.seconds()
+            if let timeshift {
+                // Live: the capture thread reads the network into the kept window; this reads it back.
+                switch timeshift.read(into: packet, interrupted: seekPendingOrStopped) {
+                case .interrupted: continue
+                case .end(let failure):
+                    finishDemux(readError: failure, lastAny: lastAny)
+                    continue
+                case .packet: got = true
+                }
+            } else {
+                do {
+                    got = try format.read(into: packet)
+                    readErrors = 0
+                } catch {
+                    if isStopped { break }
+                    if error.isTryAgain {
+                        control.wait(seconds: 0.01) { $0.pendingSeek != nil || $0.stopped }
+                        continue
+                    }
+                    readErrors += 1
+                    telemetry.readError()
+                    FFmpegLog.write("demux", "read error \(readErrors): \(error.message)")
+                    if format.ioFailed || format.atEndOfInput || readErrors >= PlaybackSession.maxConsecutiveReadErrors {
+                        finishDemux(readError: format.atEndOfInput && !format.ioFailed ? nil : format.readFailure(error), lastAny: lastAny)
+                    }
+                    continue
+                }
+            }
+            telemetry.add(.read, seconds: MonotonicClock.seconds() - readStart)
+            if !got {
+                finishDemux(readError: nil, lastAny: lastAny)
+                continue
+            }
+            telemetry.addBytes(packet.size)
+            let index = packet.streamIndex
+            let (serial, audioIndex, videoOff) = control.read { ($0.serial, $0.audioStreamIndex, $0.videoDisabled) }
+            let isVideo = index == videoIndex && !videoOff && videoDecoder != nil
+            let isAudio = index == audioIndex
+            if (isVideo || isAudio), !checked.contains(index) {
+                checked.insert(index)
+                if let scheme = packet.encryptionScheme {
+                    packet.unref()
+                    let codec = format.stream(index).map { MediaProbe.codecName($0.pointee.codecpar) } ?? "?"
+                    disable(streamIndex: index, because: "stream #\(index) (\(codec)) is encrypted (\(scheme)); cannot play it")
+                    continue
+                }
+            }
+            let seconds = ptsSeconds(packet, index)
+            if let seconds, seconds.sane(in: -1e9...1e9) != nil {
+                let end = seconds + max(0, packetDuration(packet, index))
+                lastAny = max(lastAny, min(end, seconds + 3600))
+                if isVideo || isAudio {
+                    control.note { $0.demuxedUntil = max($0.demuxedUntil, seconds) }
+                    if let endTime, seconds > endTime + 0.5 {
+                        packet.unref()
+                        finishDemux(readError: nil, lastAny: lastAny)
+                        continue
+                    }
+                }
+            }
+            if isVideo, let p = try? packet.take() {
+                videoQueue.push(.item(p, serial: serial), interrupted: seekPendingOrStopped)
+            } else if isAudio, let p = try? packet.take() {
+                audioQueue.push(.item(p, serial: serial), interrupted: seekPendingOrStopped)
+            } else if subtitles.handles(streamIndex: index) {
+                subtitles.add(packet: packet, stream: format.stream(index), position: seconds)
+                packet.unref()
+            } else {
+                packet.unref()
+            }
+        }
+    }
+
+    /// A blocked push gives up when a seek is waiting or the session stops.
+    private func seekPendingOrStopped() -> Bool {
+        control.read { $0.pendingSeek != nil || $0.stopped }
+    }
+
+    func ptsSeconds(_ packet: Packet, _ index: Int) -> Double? {
+        guard let stream = format.stream(index) else { return nil }
+        return format.timeline.seconds(packet.pts ?? packet.dts, stream.pointee.time_base)
+    }
+
+    private func packetDuration(_ packet: Packet, _ index: Int) -> Double {
+        guard let stream = format.stream(index), packet.duration > 0 else { return 0 }
+        return Timeline.sourceSeconds(packet.duration, stream.pointee.time_base) ?? 0
+    }
+
+    /// End of input: tell both decoders, and note when a file stopped well short of its length
+    /// (measured against the last packet of any stream, so a subtitle track that outlasts the
+    /// picture and sound does not make an intact file look truncated).
+    private func finishDemux(readError: String?, lastAny: Double) {
+        let (serial, audioFile) = control.withLock { c -> (Int, Bool) in
+            c.demuxEOF = true
+            let reached = max(c.demuxedUntil, lastAny)
+            let short = (info.duration ?? 0) - reached
+            if let readError {
+                c.endedEarlyMessage = "read error at \(String(format: "%.2f", c.demuxedUntil)) s: \(readError)"
+            } else if endTime == nil, short > 1.0 {
+                c.endedEarlyMessage = String(format: "file ends at %.2f s of %.2f s (truncated?)", reached, info.duration ?? 0)
+            }
+            return (c.serial, ExternalAudio.isExternal(c.audioStreamIndex))
+        }
+        videoQueue.push(.end(serial: serial), interrupted: seekPendingOrStopped)
+        // An audio file's end is the audio-file thread's to send.
+        if !audioFile { audioQueue.push(.end(serial: serial), interrupted: seekPendingOrStopped) }
+    }
+
+    /// Flushes every queue under a new serial, repositions the demuxer, and re-anchors the clock.
+    private func perform(seek target: Double, mode: SeekMode) {
+        let serial = control.withLock { $0.seek.begin() }
+        videoQueue.flush()
+        audioQueue.flush()
+        frameQueue.flush()
+        let (preroll, audio) = control.read { ($0.seek.preroll, $0.audioStreamIndex) }
+        // An audio track switch comes as a seek: its stream may have been discarded (live: the
+        // capture thread, which owns the demuxer, does it).
+        if timeshift == nil { applyAdaptiveDiscard(audio: audio) }
+        // The load's seek to the start of a pipe or live stream, or of HLS/DASH: the demuxer is
+        // there already (and libavformat's HLS refuses a timestamp before its first packet's,
+        // which the start is: the seek failed and the first segment was skipped).
+        let atStartAlready = serial == 1 && target <= 0 && (!format.isByteSeekable || isAdaptive)
+        do {
+            if let timeshift {
+                timeshift.seek(to: max(0, target - (mode == .exact ? preroll : 0)))
+            } else if !atStartAlready {
+                try format.seek(toSeconds: max(0, target - (mode == .exact ? preroll : 0)))
+            }
+        } catch {
+            warn("seek to \(String(format: "%.2f", target)) s failed: \(error.message)")
+        }
+        let clockSerial = clock.reset(to: target)
+        let hasVideo = videoDecoder != nil
+        control.withLock { c in
+            // The audio-file thread follows: same serial, same position.
+            c.readSerial = serial
+            c.readFrom = max(0, target - (mode == .exact ? preroll : 0))
+            guard c.seek.started(serial: serial, at: target, mode: mode, landsAtTarget: mode == .exact || !hasVideo) else { return }
+            c.clockSerial = clockSerial
+            c.demuxEOF = false
+            c.progress.demuxedUntil = target
+            c.stepRequests = 0
+            c.steppedWhilePaused = false
+            if c.state != .ended { c.endedEarlyMessage = nil }
+        }
+        subtitles.seeked(to: target)
+        FFmpegLog.write("demux", "seek to \(String(format: "%.3f", target)) s (\(mode.rawValue)\(preroll > 0 ? ", from \(preroll) s before" : "")), serial \(serial)")
+    }
+}
+
+extension PlaybackSession {
+    /// The audio-file thread (`--audio-file`): while a track of an audio file is selected, reads
+    /// that file's demuxer into the audio queue under the demux thread's serial, repositioning it
+    /// wherever the demux thread's seeks go (the serial and position it published), and sends the
+    /// audio's end item at the file's end. The main demux loop leaves audio alone meanwhile (its
+    /// audio streams never match an audio file's index). It waits on conditions, never polls.
+    func audioFileLoop() {
+        guard let packet = try? Packet() else { return }
+        var mySerial = 0
+        var finished = true
+        var readErrors = 0
+        var file: ExternalAudio?
+        var local = 0
+        let hasOwnVideo = videoDecoder != nil
+        while true {
+            let c = control.read { $0 }
+            if c.stopped { break }
+            if c.readSerial != mySerial {
+                // A seek (or a track switch, which comes as one): reposition and read on.
+                mySerial = c.readSerial
+                readErrors = 0
+                file = c.audioStreamIndex.flatMap { index in externals.first { $0.owns(index) } }
+                finished = file == nil
+                if let file, let index = c.audioStreamIndex, let l = file.local(index) {
+                    local = l
+                    file.select(local: l)
+                    do { try file.format.seek(toSeconds: c.readFrom) } catch {
+                        warn("audio file: seek to \(String(format: "%.2f", c.readFrom)) s failed: \(error.message)")
+                    }
+                }
+                continue
+            }
+            guard !finished, c.pendingSeek == nil, c.serial == mySerial, let file else {
+                control.wait(seconds: 0.5) { $0.readSerial != mySerial || $0.stopped }
+                continue
+            }
+            var got = false
+            do {
+                got = try file.format.read(into: packet)
+                readErrors = 0
+            } catch {
+                if isStopped { break }
+                if error.isTryAgain {
+                    control.wait(seconds: 0.01) { $0.readSerial != mySerial || $0.stopped }
+                    continue
+                }
+                readErrors += 1
+                FFmpegLog.write("demux", "audio file: read error \(readErrors): \(error.message)")
+                let fmt = file.format
+                guard fmt.ioFailed || fmt.atEndOfInput || readErrors >= PlaybackSession.maxConsecutiveReadErrors else { continue }
+                if !(fmt.atEndOfInput && !fmt.ioFailed) { warn("audio file: read error: \(fmt.readFailure(error))") }
+            }
+            if !got {
+                finished = true
+                audioQueue.push(.end(serial: mySerial), interrupted: { [control] in
+                    control.read { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
+                })
+                continue
+            }
+            guard packet.streamIndex == local, let stream = file.format.stream(local) else {
+                packet.unref()
+                continue
+            }
+            telemetry.addBytes(packet.size)
+            if let seconds = file.format.timeline.seconds(packet.pts ?? packet.dts, stream.pointee.time_base),
+               seconds.sane(in: -1e9...1e9) != nil {
+                if !hasOwnVideo { control.note { $0.demuxedUntil = max($0.demuxedUntil, seconds) } }
+                if let endTime, seconds > endTime + 0.5 {
+                    packet.unref()
+                    finished = true
+                    audioQueue.push(.end(serial: mySerial), interrupted: { [control] in
+                        control.read { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
+                    })
+                    continue
+                }
+            }
+            if let p = try? packet.take() {
+                audioQueue.push(.item(p, serial: mySerial), interrupted: { [control] in
+                    control.read { $0.pendingSeek != nil || $0.stopped || $0.readSerial != mySerial }
+                })
+            }
+        }
+    }
+}

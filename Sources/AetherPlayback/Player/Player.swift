@@ -1,0 +1,415 @@
+import AetherBase
+import AetherMedia
+import AetherStreaming
+import AetherSubtitles
+import Foundation
+
+/// The engine's public face: load a source, control transport, read state and telemetry.
+/// No terminal knowledge; a host (the TUI, the headless CLI, a test) drives it.
+///
+/// Thread-safe. Frames, with their subtitle cues, are handed to the host's ``FrameSink`` (or
+/// `setFrameHandler`'s closure) on the engine's present thread; a sink that paints on its own
+/// thread sends back one ``FrameReport`` per frame with ``report(_:)``.
+public final class Player: @unchecked Sendable {  // the session reference is guarded by `lock`
+    private let lock = NSLock()
+    /// Told whenever what a host shows changes (state, pause, buffering, a failure) in any item
+    /// this player loads: a host's loop waits on it instead of polling.
+    public let changes = ChangeNotifier()
+    private var session: PlaybackSession?
+    private var loadError: String?
+
+    public init() {}
+
+    deinit { session?.stop() }
+
+    /// The session playing now (internal: tests reach its threads' interleavings through it).
+    var current: PlaybackSession? { lock.withLock { session } }
+
+    // MARK: loading
+
+    /// Opens `url`, picks tracks, opens decoders and the audio device, and positions at
+    /// `options.start`. Playback starts paused; call `play()`.
+    public func load(url: String, options given: PlayerOptions = PlayerOptions()) throws {
+        stop()
+        // Times may come from outside (a watch-later entry, a config file): finite, ±31 years.
+        var options = given
+        options.start = (try? OutsideValue.seconds(given.start, name: "start")) ?? 0
+        options.length = given.length.flatMap { try? OutsideValue.seconds($0, name: "length") }
+        do {
+            let s = try PlaybackSession(url: url, options: options, subtitleDelay: subtitleDelayStore, changes: changes)
+            lock.withLock { session = s; loadError = nil }
+            s.start()
+        } catch {
+            lock.withLock { loadError = "\(error)" }
+            throw error
+        }
+    }
+
+    /// Stops playback and releases the source (threads joined, C resources freed).
+    public func stop() {
+        let s = lock.withLock { () -> PlaybackSession? in
+            defer { session = nil }
+            return session
+        }
+        s?.stop()
+    }
+
+    // MARK: transport
+
+    public func play() { setPaused(false) }
+    public func pause() { setPaused(true) }
+    public func togglePause() { setPaused(!(current?.control.read { $0.userPaused } ?? true)) }
+
+    private func setPaused(_ paused: Bool) {
+        guard let s = current else { return }
+        let resync = s.control.withLock { c -> Bool in
+            guard c.state != .ended || paused else { return false }
+            c.userPaused = paused
+            c.paused = paused || c.buffering
+            c.apply(.pauseChanged)
+            defer { if !paused { c.steppedWhilePaused = false } }
+            return !paused && c.steppedWhilePaused
+        }
+        s.clock.setPaused(s.control.read { $0.paused })
+        // Frame steps moved the picture away from the audio: realign both at the picture.
+        if resync { s.requestSeek(to: s.clock.time, mode: .exact) }
+    }
+
+    /// Seeks to `seconds` (clamped to the media). Works while paused (the new frame is shown).
+    public func seek(to seconds: Double, mode: SeekMode = .exact) {
+        guard let target = try? OutsideValue.seconds(seconds, name: "seek") else { return }
+        current?.requestSeek(to: target, mode: mode)
+    }
+
+    /// Seeks relative to the current position.
+    public func seek(by seconds: Double, mode: SeekMode = .keyframe) {
+        guard let s = current else { return }
+        let now = s.control.read { $0.pendingSeek?.target } ?? currentTime
+        guard let target = try? OutsideValue.seconds(now + seconds, name: "seek") else { return }
+        s.requestSeek(to: target, mode: mode)
+    }
+
+    /// Shows the next frame and pauses (mpv `.`).
+    public func step() {
+        guard let s = current else { return }
+        pause()
+        s.control.withLock { $0.stepRequests += 1 }
+    }
+
+    /// Shows the previous frame and pauses (mpv `,`): an exact seek one frame back.
+    public func stepBack() {
+        guard let s = current else { return }
+        pause()
+        let interval = s.videoDecoder?.frameInterval ?? 0.04
+        let shown = s.control.read { $0.lastPresentedPTS } ?? currentTime
+        s.requestSeek(to: max(0, shown - interval), mode: .exact)
+    }
+
+    /// Playback speed, clamped to 0.25–4; audio keeps its pitch.
+    public func setRate(_ rate: Double) {
+        guard let s = current else { return }
+        let r = min(4, max(0.25, rate))
+        s.control.withLock { $0.rate = r }
+        s.clock.setRate(r)
+    }
+
+    /// Volume in percent, clamped to 0–130.
+    public func setVolume(_ volume: Double) {
+        current?.control.withLock { $0.volume = min(130, max(0, volume)) }
+    }
+
+    public func setMuted(_ muted: Bool) { current?.control.withLock { $0.muted = muted } }
+
+    /// Seconds the sound should come after the picture (mpv's `--audio-delay`; negative: before),
+    /// clamped to ±10 s. The picture follows the audio clock shifted by this much.
+    public func setAudioDelay(_ seconds: Double) {
+        guard seconds.isFinite else { return }
+        current?.control.withLock { $0.audioDelay = min(10, max(-10, seconds)) }
+    }
+
+    public var audioDelay: Double { current?.control.read { $0.audioDelay } ?? 0 }
+
+    /// Seconds subtitles are shown later than their timestamps (mpv's `--sub-delay`), clamped to
+    /// ±600 s; ``subtitleCues(at:)`` applies it.
+    public func setSubtitleDelay(_ seconds: Double) {
+        guard seconds.isFinite else { return }
+        subtitleDelayStore.withLock { $0 = min(600, max(-600, seconds)) }
+    }
+
+    public var subtitleDelay: Double { subtitleDelayStore.withLock { $0 } }
+    /// Shared with every session this player loads (its presenter applies it to the cues).
+    private let subtitleDelayStore = Guarded(0.0)
+
+    /// Switches to `MediaInfo.audio[track]` mid-playback (nil = no audio), keeping the position.
+    public func selectAudioTrack(_ track: Int?) {
+        guard let s = current, s.sink != nil else { return }
+        let index = track.flatMap { s.info.audio.indices.contains($0) ? s.info.audio[$0].index : nil }
+        let changed = s.control.withLock { c -> Bool in
+            guard c.audioStreamIndex != index else { return false }
+            c.audioStreamIndex = index
+            return true
+        }
+        if changed { s.requestSeek(to: currentTime, mode: .exact) }
+    }
+
+    /// Selects subtitle track `id` (see `subtitleTracks`), nil = off. An embedded track's recent
+    /// cues are fetched in the background (only the selected track's cues are kept).
+    public func selectSubtitleTrack(_ id: Int?) {
+        guard let s = current else { return }
+        let ahead = s.control.read { $0.demuxedUntil }
+        s.subtitles.select(id, position: currentTime, readAhead: ahead)
+    }
+
+    /// Adds a subtitle file as a track; returns its id, or nil (with a warning) when it cannot
+    /// be read: not a regular file, too large, not subtitles.
+    @discardableResult
+    public func addSubtitleFile(_ path: String) -> Int? {
+        guard let s = current else { return nil }
+        do { return try s.subtitles.addSidecar(path: path) } catch {
+            s.warn("\(error)")
+            return nil
+        }
+    }
+
+    /// Asks for frames scaled to `size` (nil = no pixels, timing only). Takes effect at the next frame.
+    public func setRenderSize(_ size: PixelSize?) { current?.video?.renderSize.withLock { $0 = size } }
+
+    /// Shows the current frame again at the current render size (after a layout change while
+    /// paused, or when the host attached after the first frame went out). Playing needs nothing:
+    /// the next frame comes at the new size.
+    public func redisplay() {
+        guard let s = current, s.videoDecoder != nil else { return }
+        let (paused, target, coming) = s.control.withLock {
+            ($0.paused, $0.pendingSeek?.target ?? $0.lastPresentedPTS, $0.pendingSeek != nil || !$0.seek.firstFrameSeen)
+        }
+        // The first frame of the current position is still to come (a load or seek in flight):
+        // it is converted at the size set now, so seeking again would only decode it twice.
+        guard paused, !coming, s.control.read({ $0.state }) != .ended else { return }
+        s.requestSeek(to: target ?? currentTime, mode: .exact)
+    }
+
+    /// Hands every due frame, with its subtitle cues, to `sink` on the present thread (see
+    /// ``FrameSink`` for the contract); nil: frames go nowhere.
+    public func setFrameSink(_ sink: (any FrameSink)?) {
+        current?.presenter.sink.withLock { $0 = sink }
+    }
+
+    /// Receives every presented frame on the present thread (a sink that shows a frame by the
+    /// time the closure returns).
+    public func setFrameHandler(_ handler: (@Sendable (VideoFrame) -> Void)?) {
+        setFrameSink(handler.map { HandlerSink($0) })
+    }
+
+    /// The sink's report on a frame it was handed: on screen (with how long painting took) or
+    /// replaced unseen. The engine measures the A/V gap of paced frames here, starts the sound
+    /// of a seek with its first picture, and hands frames over early by the median paint
+    /// latency (``presentationLead``). Any thread; never blocks for long.
+    public func report(_ report: FrameReport) {
+        current?.presenter.receive(report)
+    }
+
+    /// How long before its time a paced frame is handed to the sink: the median of the paint
+    /// latencies recently reported (0 until four are known), used up to one frame interval.
+    public var presentationLead: Double { current?.presenter.feedback.presentationLead ?? 0 }
+
+    // MARK: state
+
+    public var state: PlayerState {
+        guard let s = current else { return lock.withLock { loadError } == nil ? .idle : .error }
+        return s.control.read { $0.state }
+    }
+
+    public var isPaused: Bool { current?.control.read { $0.userPaused || $0.state == .ended } ?? true }
+
+    /// A network source ran dry and playback waits for the cache to refill (`buffering…`).
+    public var isBuffering: Bool { current?.control.read { $0.buffering } ?? false }
+
+    /// How far the demuxer has read ahead, in media seconds, for a source with a demuxer cache
+    /// (network sources); nil otherwise.
+    public var cachedUntil: Double? {
+        guard let s = current, s.cacheSeconds > 0 else { return nil }
+        return s.control.read { $0.demuxEOF ? (s.info.duration ?? $0.demuxedUntil) : $0.demuxedUntil }
+    }
+
+    /// A live stream (no length): positions run from where playback joined it.
+    public var isLive: Bool { current?.isLive ?? false }
+
+    /// Live: the kept window (oldest moment ... live edge) in media seconds; nil without one.
+    public var liveWindow: ClosedRange<Double>? {
+        guard let s = current, s.isLive else { return nil }
+        if let window = s.timeshift?.window { return window }
+        let edge = s.control.read { $0.demuxedUntil }
+        return edge...edge
+    }
+
+    /// Seconds playback is behind the live edge (nil when not live).
+    public var liveLatency: Double? { liveWindow.map { max(0, $0.upperBound - currentTime) } }
+
+    /// Where a seek may go: the kept window for live, the length otherwise (nil: unknown).
+    public var seekableRange: ClosedRange<Double>? {
+        if isLive { return liveWindow }
+        return duration.map { 0...$0 }
+    }
+
+    /// Timeshift window bytes in memory and on disk (live only).
+    public var timeshiftBytes: (memory: Int, disk: Int)? { current?.timeshift?.bytes }
+
+    /// The variant of an adaptive stream (HLS, DASH) that plays, and all of them (empty for
+    /// other sources).
+    public var variant: StreamVariant? { current?.format.adaptive?.status.variant ?? current?.variant }
+
+    /// Bit-rate switching (`--hls-bitrate=auto` on a switchable HLS source): the variant now, the
+    /// throughput estimate, every switch with its reason. Nil when the variant is fixed.
+    public var adaptive: AdaptiveStatus? { current?.format.adaptive?.status }
+    public var variants: [StreamVariant] { current?.variants ?? [] }
+
+    /// What the network is doing for the current source (nil for a local one).
+    public var networkStatus: NetworkStatus? { current?.format.networkStatus }
+
+    /// Whether the video stream is playing (false when there is none, or it was left out as
+    /// undecodable or encrypted).
+    public var hasVideo: Bool { current?.hasVideo ?? false }
+
+    /// The clock's media time (seconds).
+    public var currentTime: Double {
+        guard let s = current else { return 0 }
+        let (state, target) = s.control.read { ($0.state, $0.pendingSeek?.target ?? $0.seek.inFlight) }
+        if let target { return target }
+        if state == .ended {
+            let last = s.control.read { max($0.lastPresentedPTS ?? 0, $0.demuxedUntil) }
+            return min(s.endTime ?? .infinity, s.info.duration ?? last, max(last, s.clock.time))
+        }
+        return s.clock.time
+    }
+
+    public var duration: Double? { current?.info.duration }
+    public var mediaInfo: MediaInfo? { current?.info }
+    public var rate: Double { current?.control.read { $0.rate } ?? 1 }
+    public var volume: Double { current?.control.read { $0.volume } ?? 100 }
+    public var isMuted: Bool { current?.control.read { $0.muted } ?? false }
+    public var videoFormat: VideoFormat? { current?.info.primaryVideo?.format }
+
+    /// Position in `MediaInfo.audio` of the playing track, nil when silent.
+    /// The video track playing, as an index into `MediaInfo.video` (nil: none, `--vid=no`).
+    public var activeVideoTrack: Int? {
+        guard let s = current, s.videoIndex != nil else { return nil }
+        return s.info.primaryVideoPosition
+    }
+
+    public var activeAudioTrack: Int? {
+        guard let s = current else { return nil }
+        let index = s.control.read { $0.audioStreamIndex }
+        return s.info.audio.firstIndex { $0.index == index }
+    }
+
+    // MARK: music
+
+    /// The source's cover art (its attached picture: ID3 `APIC`, FLAC `PICTURE`, MP4 `covr`),
+    /// upright RGB no larger than 1024 px; decoded on the first call (a few milliseconds), nil
+    /// when the source has none or it cannot be decoded.
+    public var coverArt: StillImage? { current?.coverArt?.image }
+
+    /// Music tags of the source (sanitised); empty when idle.
+    public var tags: MediaTags { current?.info.tags ?? MediaTags() }
+
+    /// Fills `samples` with the mono samples (−1…1) heard up to the clock's position now (the
+    /// last `samples.count` of them; zeros where none are held, e.g. just after a seek) and
+    /// returns their sample rate; nil, with `samples` untouched, when nothing plays audio.
+    @discardableResult
+    public func audioWindow(into samples: inout [Float]) -> Int? {
+        guard let s = current, let tap = s.audioTap, s.hasAudio else { return nil }
+        tap.window(endingAt: currentTime, into: &samples)
+        return tap.sampleRate
+    }
+
+    public var subtitleTracks: [SubtitleTrackInfo] { current?.subtitles.tracks ?? [] }
+    public var activeSubtitleTrack: Int? { current?.subtitles.selectedTrack }
+    /// Cues of the selected subtitle track showing at media time `time` (the subtitle delay
+    /// applied).
+    public func subtitleCues(at time: Double) -> [SubtitleCue] { current?.subtitles.active(at: time - subtitleDelay) ?? [] }
+    public var subtitleStore: SubtitleStore? { current?.subtitles }
+
+    /// When (playback time) the active subtitle cues change next, or nil (``SubtitleStore/nextChange(after:)``).
+    public var nextSubtitleChange: Double? {
+        let delay = subtitleDelay
+        return current?.subtitles.nextChange(after: currentTime - delay).map { $0 + delay }
+    }
+
+    /// Problems that did not stop playback (audio device fell back, a track failed).
+    public var warnings: [String] { current?.warnings.withLock { $0 } ?? [] }
+
+    /// Set when playback ended before the media did (truncated file, read error).
+    public var endedEarlyMessage: String? { current?.control.read { $0.endedEarlyMessage } }
+
+    /// Why the session failed after loading (`state == .error`): every stream turned out to be
+    /// undecodable or encrypted.
+    public var failureMessage: String? {
+        guard let s = current else { return lock.withLock { loadError } }
+        return s.control.read { $0.failure }
+    }
+
+    /// Wall seconds from the moment the clock first ran to the end of playback (or now).
+    public var playingWallSeconds: Double? {
+        guard let s = current, let start = s.clock.firstArmedHost else { return nil }
+        return (s.control.read { $0.endedHost } ?? MonotonicClock.seconds()) - start
+    }
+
+    /// Statistics over every frame presented so far (for summaries).
+    public var gapStatistics: GapStatistics { current?.telemetry.allGaps ?? GapStatistics([]) }
+
+    /// The 1 Hz telemetry view. `advance` starts a new interval for the instant rates (call it
+    /// once a second from one place); other readers pass false.
+    public func telemetry(advance: Bool = true) -> TelemetrySnapshot {
+        var t = TelemetrySnapshot()
+        guard let s = current else { return t }
+        s.telemetry.fill(&t, advance: advance)
+        let c = s.control.read { $0 }
+        t.state = c.state.rawValue
+        t.position = currentTime
+        t.bufferedSeconds = max(0, c.demuxedUntil - s.clock.time)
+        t.bufferedFrames = s.frameQueue.count
+        t.clockTime = s.clock.time
+        func fill<E>(_ name: String, _ q: BoundedQueue<E>) -> QueueFill {
+            let f = q.fill
+            return QueueFill(name: name, items: f.count, capacity: f.maxCount, bytes: f.cost,
+                             byteCapacity: f.maxCost == .max ? nil : f.maxCost)
+        }
+        t.queues = [fill("video packets", s.videoQueue), fill("audio packets", s.audioQueue), fill("frames", s.frameQueue)]
+        t.clockSource = s.clock.isArmed ? s.clock.source.rawValue : "unarmed"
+        t.audioDevice = c.audioStreamIndex == nil ? "none" : (s.sink?.name ?? "none")
+        t.audioFormat = c.audioStreamIndex == nil ? "" : (s.sink?.format.description ?? "")
+        let video = s.video?.status.withLock { $0 } ?? (deinterlacing: false, loopFilterSkip: "", threads: 0)
+        // "h264, 1 thread" while one decoder thread keeps up (``DecoderThreads``).
+        t.videoDecoder = (s.video?.decoderName).map { video.threads > 0 ? "\($0), \(video.threads) thread\(video.threads == 1 ? "" : "s")" : $0 } ?? ""
+        t.audioDecoder = c.audioStreamIndex == nil ? "" : (s.audio?.decoderName.withLock { $0 } ?? "")
+        t.deinterlacing = video.deinterlacing
+        t.loopFilterSkip = video.loopFilterSkip.isEmpty ? nil : video.loopFilterSkip
+        t.toneMapping = (s.info.primaryVideo?.format.isHDR ?? false) && (s.video?.renderSize.withLock { $0 != nil } ?? false)
+        t.rate = c.rate
+        t.volume = c.volume
+        t.muted = c.muted
+        t.audioXruns = (s.sink as? ALSASink)?.xruns ?? 0
+        t.buffering = c.buffering
+        t.rebuffers = c.rebuffers
+        t.cachedUntil = cachedUntil
+        if let net = s.format.networkStatus {
+            switch net.phase {
+            case .flowing: t.networkPhase = "flowing"
+            case .reconnecting(let attempt): t.networkPhase = "reconnecting \(attempt)"
+            case .failed: t.networkPhase = "failed"
+            }
+            t.networkBytes = net.bytes
+            t.networkRetries = net.retries
+            t.networkBytesPerSecond = net.throughput
+        }
+        if let variant = variant { t.hlsBitrate = variant.bandwidth }
+        if let adaptive = s.format.adaptive?.status {
+            t.estimatedThroughput = adaptive.estimate.map { $0.rounded() }
+            t.variantSwitches = adaptive.switchCount
+            t.variantNumber = adaptive.variantIndex + 1
+        } else if let variant = s.variant, let k = s.variants.firstIndex(of: variant) {
+            t.variantNumber = k + 1
+        }
+        return t
+    }
+}

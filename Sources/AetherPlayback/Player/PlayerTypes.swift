@@ -1,0 +1,119 @@
+import AetherMedia
+import AetherStreaming
+import CFFmpeg
+/// Where playback stands (AetherEngine's `PlaybackState`).
+public enum PlayerState: String, Sendable, Codable {
+    case idle, loading, playing, paused, seeking, ended, error
+}
+
+/// `.keyframe` lands on the keyframe at or before the target (fast, for scrubbing);
+/// `.exact` decodes forward from it and shows the frame at (or just before) the target.
+public enum SeekMode: String, Sendable {
+    case keyframe, exact
+}
+
+/// Which audio output to use.
+public enum AudioOutputChoice: Sendable, Equatable {
+    /// An ALSA PCM device name (`default`, `pulse`, `hw:0`).
+    case alsa(device: String)
+    /// No sound, paced in real time.
+    case null
+}
+
+/// What `load` needs to know.
+public struct PlayerOptions: Sendable {
+    /// Start position in seconds.
+    public var start: Double = 0
+    /// Play at most this many seconds from `start`.
+    public var length: Double?
+    /// Playback speed, 0.25–4.
+    public var speed: Double = 1
+    /// Index into `MediaInfo.audio` (nil = the default/best track).
+    public var audioTrack: Int?
+    /// False plays no audio at all (mpv `--aid=no`).
+    public var audioEnabled = true
+    /// False decodes no video at all (mpv `--vid=no`): the source plays as audio only.
+    public var videoEnabled = true
+    /// Index into `MediaInfo.video` (nil = the default/first track).
+    public var videoTrack: Int?
+    /// Index into `MediaInfo.subtitles` (nil = none unless a default/forced track exists).
+    public var subtitleTrack: Int?
+    public var subtitlesEnabled = true
+    /// Audio files whose sound plays with the source's picture (mpv's `--audio-file`): their
+    /// audio streams are extra tracks after the source's own, and the first is chosen unless
+    /// ``audioTrack`` says otherwise. Local paths or http(s) URLs, opened with the source's rules.
+    public var audioFiles: [String] = []
+    /// Page URLs through yt-dlp (mpv's `--ytdl`, `--ytdl-format`, `--ytdl-raw-options`).
+    public var ytdl = YtdlSettings()
+    /// What yt-dlp found for this load (set by the opener: its title and chapters are used).
+    var page: PageMedia?
+    /// Extra subtitle files to load as tracks (`--sub-file`).
+    public var subtitleFiles: [String] = []
+    public var httpHeaders: [String: String] {
+        get { network.headers }
+        set { network.headers = newValue }
+    }
+    /// How network sources are fetched (headers, user agent, read deadline, retries).
+    public var network = NetworkSettings()
+    public var audioOutput: AudioOutputChoice = .alsa(device: "default")
+    /// Volume in percent, 0–130.
+    public var volume: Double = 100
+    public var muted = false
+    /// Video decoder threads; 0: automatic (``DecoderThreads``).
+    public var decodeThreads = 0
+    /// H.264/HEVC loop filter skipping (mpv's `--vd-lavc-skiploopfilter`); nil: automatic.
+    public var skipLoopFilter: LoopFilterSkip?
+    public var policy = SyncPolicy.standard
+    /// Seconds opening a source may block.
+    public var openTimeout = 15.0
+    /// The demuxer cache: how many seconds the demuxer reads ahead of the playhead (mpv's
+    /// `--cache-secs`). nil: 30 for network sources, none for local ones (bounded by the packet
+    /// queues only). A source with a cache pauses (``Player/isBuffering``) when it runs dry and
+    /// goes on once ``cachePauseWait`` seconds are buffered again.
+    public var cacheSeconds: Double?
+    /// Treat the source as live (true) or not (false); nil: live when a network source has no
+    /// length.
+    public var live: Bool?
+    /// Seconds of a live stream kept behind the live edge for pause, rewind and scrubbing
+    /// (0: none, the stream plays as it comes).
+    public var timeshiftSeconds = 1800.0
+    /// Bytes of the window kept in memory; older parts spill to files in ``timeshiftDirectory``.
+    public var timeshiftMemoryBytes = 64 << 20
+    /// Bytes of the window kept on disk at most (mpv-like `--timeshift-disk`); the player also
+    /// keeps it under a quarter of the spill directory's free space. The oldest part is dropped
+    /// past it, whatever the stream's timestamps do.
+    public var timeshiftDiskBytes: Int64 = 1 << 30
+    /// Where the window spills (a directory per session inside, deleted when it ends); nil: the
+    /// temporary directory.
+    public var timeshiftDirectory: String?
+    /// Which variant of an HLS or DASH stream plays (mpv's `--hls-bitrate`).
+    public var variantPreference = VariantPreference.auto
+    /// SDR or HDR variants first.
+    public var videoRange = VideoRangePreference.auto
+    /// An http(s) DASH manifest is played by libavformat's own dash demuxer (which opens its
+    /// segments itself: no resume, retry counting or header rules) instead of our reader
+    /// (``DASHSource``): `--demuxer-lavf-dash`, the fallback.
+    public var lavfDASH = false
+    /// Where a live HLS or DASH stream starts: this many segments from the live edge (negative:
+    /// back from the last; libavformat's HLS `live_start_index`, which mpv users pass with
+    /// `--demuxer-lavf-o`). `--live-start-index`.
+    public var liveStartIndex = -3
+    /// The cache's length when ``cacheSeconds`` is nil and the source is a network one.
+    public var networkCacheSeconds = 30.0
+    /// Seconds buffered before playback resumes after running dry (mpv's `--cache-pause-wait`).
+    public var cachePauseWait = 1.0
+    /// Cancels a load in progress (and later blocking reads) when the host wants out, e.g. on
+    /// SIGINT before the screen is up. Nil: the session makes its own.
+    public var interrupt: InterruptToken?
+    /// Preferred audio and subtitle languages, most wanted first (mpv's `--alang`/`--slang`):
+    /// used when no track number is given. `fr`, `fra` and `fre` name the same language.
+    public var audioLanguages: [String] = []
+    public var subtitleLanguages: [String] = []
+    /// Seconds the sound comes after the picture (``Player/setAudioDelay(_:)``).
+    public var audioDelay = 0.0
+    /// Code page of sidecar subtitle files that are not UTF-8 (mpv's `--sub-codepage`).
+    public var subtitleCodepage = "CP1252"
+
+    public init() {}
+}
+

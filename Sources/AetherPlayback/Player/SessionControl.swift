@@ -1,0 +1,374 @@
+import AetherBase
+import AetherMedia
+import Foundation
+import Synchronization
+
+/// One seek generation after another (ffplay's serial model): the seek asked for, the one the
+/// demux thread is carrying out, where the current serial starts and lands, the exact seek's
+/// preroll and retries, and which streams of the serial have ended. Only changed through the
+/// transitions below, each named for its one caller, always inside ``ControlBox/withLock``:
+///
+/// | transition | thread | fields |
+/// |---|---|---|
+/// | `request` | any (``Player``'s seeks, track switch, redisplay) | `pending`, `preroll`, `retries` |
+/// | `retry` | video (an exact seek landed past its target) | `pending`, `preroll`, `retries` |
+/// | `take` | demux | `pending` → `inFlight` |
+/// | `begin` | demux | `serial` |
+/// | `started` | demux (the demuxer repositioned) | `inFlight`, `start`, `skipVideoUntil`, `landed`, `firstFrameSeen`, `videoEnded`, `audioEnded` |
+/// | `land` | video (first frame of a keyframe seek), audio (no frame within 2 s), `disable` | `landed` |
+/// | `sawFirstFrame` | video | `firstFrameSeen` |
+/// | `end` | present (video), audio (audio), `disable` (either) | `videoEnded`, `audioEnded` |
+/// A seek asked for and not yet taken by the demux thread.
+struct PendingSeek: Equatable {
+    var target: Double
+    var mode: SeekMode
+}
+
+struct SeekGeneration {
+    /// The generation every queued item, frame and clock anchor is tagged with.
+    private(set) var serial = 0
+    /// The newest seek asked for and not yet taken by the demux thread.
+    private(set) var pending: PendingSeek?
+    /// A seek the demux thread has taken but not yet carried out (the clock still shows the old
+    /// position): ``Player/currentTime`` reports its target meanwhile.
+    private(set) var inFlight: Double?
+    /// Media time the current serial started from (the load's or the seek's target).
+    private(set) var start = 0.0
+    /// Exact seek that landed after its target (MPEG-TS timestamp searches can overshoot a
+    /// keyframe): the demuxer goes this many seconds further back, and how often it has.
+    private(set) var preroll = 0.0
+    private(set) var retries = 0
+    /// Exact seek: frames ending before this are skipped by the video thread.
+    private(set) var skipVideoUntil: Double?
+    /// Where the current serial's playback begins; nil until the first video frame after a
+    /// keyframe seek says where the keyframe is.
+    private(set) var landed: Double?
+    /// The current serial's video thread has let a frame through (no more exact-seek retries).
+    private(set) var firstFrameSeen = false
+    private(set) var videoEnded = false
+    private(set) var audioEnded = false
+
+    /// Prerolls tried, in turn, when an exact seek lands after its target.
+    static let prerolls = [1.0, 4.0, 15.0]
+
+    /// A seek is wanted (the newest wins); its preroll starts from nothing.
+    mutating func request(to target: Double, mode: SeekMode) {
+        pending = PendingSeek(target: target, mode: mode)
+        preroll = 0
+        retries = 0
+    }
+
+    /// The first frame of exact seek `serial` came after the target: ask for it again from
+    /// further back. False when out of retries (or nothing is to be gained: the demuxer
+    /// already starts at the beginning).
+    mutating func retry(serial: Int) -> Bool {
+        guard serial == self.serial, pending == nil, let target = skipVideoUntil,
+              target - preroll > 0, retries < Self.prerolls.count else { return false }
+        preroll = Self.prerolls[retries]
+        retries += 1
+        pending = PendingSeek(target: target, mode: .exact)
+        return true
+    }
+
+    /// The demux thread takes the pending seek, which is in flight until `started`.
+    mutating func take() -> PendingSeek? {
+        guard let seek = pending else { return nil }
+        inFlight = seek.target
+        pending = nil
+        return seek
+    }
+
+    /// A new generation: items of older ones are dropped from here on.
+    mutating func begin() -> Int {
+        serial += 1
+        return serial
+    }
+
+    /// The demuxer is at `target` for `serial`: playback of the serial starts there (exact
+    /// seeks skip the frames before it; `landsAtTarget`: no keyframe has to say where it
+    /// lands). False when a newer generation began meanwhile.
+    mutating func started(serial: Int, at target: Double, mode: SeekMode, landsAtTarget: Bool) -> Bool {
+        if pending == nil { inFlight = nil }
+        guard serial == self.serial else { return false }
+        start = target
+        skipVideoUntil = mode == .exact ? target : nil
+        landed = landsAtTarget ? target : nil
+        firstFrameSeen = false
+        videoEnded = false
+        audioEnded = false
+        return true
+    }
+
+    /// Playback of `serial` begins at `time`, unless its landing is known already. Returns
+    /// whether this call decided it.
+    @discardableResult
+    mutating func land(at time: Double, serial: Int) -> Bool {
+        guard serial == self.serial, landed == nil else { return false }
+        landed = time
+        return true
+    }
+
+    /// The video thread lets `serial`'s first frame through; true the first time.
+    mutating func sawFirstFrame(serial: Int) -> Bool {
+        guard serial == self.serial, !firstFrameSeen else { return false }
+        firstFrameSeen = true
+        return true
+    }
+
+    enum Stream { case video, audio }
+
+    /// `stream` of `serial` has played out (nil: of whatever serial, a stream left out).
+    mutating func end(_ stream: Stream, serial: Int?) {
+        guard serial == nil || serial == self.serial else { return }
+        switch stream {
+        case .video: videoEnded = true
+        case .audio: audioEnded = true
+        }
+    }
+}
+
+/// Control state shared by the session's threads; only touched inside `ControlBox.withLock`.
+/// The present loop and the others copy it whole (one lock for all: a copy is a consistent
+/// view). Who writes what:
+/// - `seek`: see ``SeekGeneration``'s transitions.
+/// - `state`: only ``apply(_:)``: seek requested (any thread), landed (present thread, audio
+///   thread for sources without video), pause changed (``Player``), ended (`checkEnded`, from
+///   the present, audio and video threads), failed (`disable`).
+/// - `paused`, `buffering`, `rebuffers`: ``Player`` (the user's pause) and the cache thread
+///   (an underrun); `apply(.ended)` pauses.
+/// - `userPaused`, `rate`, `volume`, `muted`, `audioDelay`: ``Player`` (and the session's
+///   init, before any thread runs).
+/// - `audioStreamIndex`: ``Player`` (track switch), `disable`, the audio thread (the device
+///   failed).
+/// - `videoDisabled`, `failure`: `disable` (demux or decode threads).
+/// - `clockSerial`, `demuxEOF`, `demuxedUntil`, `endedEarlyMessage`: the demux thread.
+/// - `stepRequests`, `steppedWhilePaused`: ``Player`` adds/clears, the present thread
+///   consumes/sets, the demux thread clears on a new serial.
+/// - `displayedSerial`: the host's reports (``Player/report(_:)``).
+/// - `lastPresentedPTS`: the present thread.
+/// - `stopped`: `stop()`.
+struct SessionControl {
+    var seek = SeekGeneration()
+    var serial: Int { seek.serial }
+    var pendingSeek: PendingSeek? { seek.pending }
+    var landed: Double? { seek.landed }
+    var clockSerial = 0
+    /// Where playback stands: changed by ``apply(_:)`` only.
+    private(set) var state = PlayerState.loading
+    /// Effective pause (the threads stop): the user's pause or a cache underrun.
+    var paused = true
+    /// What the user asked for (``Player/pause()``/``Player/play()``).
+    var userPaused = true
+    /// A network source ran dry: paused until the demuxer cache holds enough again.
+    var buffering = false
+    /// Times playback stopped to refill the cache (not counting the fill right after a load or
+    /// seek, which is the start, not an interruption).
+    var rebuffers = 0
+    var stopped = false
+    var demuxEOF = false
+    var rate = 1.0
+    var volume = 100.0
+    var muted = false
+    /// Seconds the sound is late against the picture (mpv's `--audio-delay`): frames are shown
+    /// when the audio clock reaches their pts minus this.
+    var audioDelay = 0.0
+    var audioStreamIndex: Int?
+    /// The newest seek the demux thread carried out (its serial and where it reads from): the
+    /// audio-file thread repositions its demuxer there.
+    var readSerial = 0
+    var readFrom = 0.0
+    /// The video stream could not be decoded at all: it is left out, the other streams play.
+    var videoDisabled = false
+    /// The newest serial whose picture the host reported on screen (hosts that paint on their
+    /// own thread): the sound of a load or seek starts with its first picture.
+    var displayedSerial = -1
+    var stepRequests = 0
+    /// A frame step moved the picture away from the audio: re-align on resume.
+    var steppedWhilePaused = false
+    var endedEarlyMessage: String?
+    /// Nothing could be played after all (every stream failed to decode): the session errs.
+    private(set) var failure: String?
+    /// How far demuxing and presenting got: written through ``ControlBox/note(_:)``, which
+    /// wakes nobody (several times a frame), so no wait's condition may read it.
+    struct Progress {
+        var demuxedUntil = 0.0
+        var lastPresentedPTS: Double?
+    }
+    var progress = Progress()
+    var demuxedUntil: Double { progress.demuxedUntil }
+    var lastPresentedPTS: Double? { progress.lastPresentedPTS }
+    /// Monotonic seconds when the session reached `.ended`.
+    private(set) var endedHost: Double?
+
+    /// What moves ``PlayerState``.
+    enum StateEvent {
+        /// A seek (or the load's positioning) was asked for.
+        case seekRequested
+        /// The current serial's first picture is up (or, without video, its first sound).
+        case landed
+        /// ``userPaused`` changed.
+        case pauseChanged
+        /// Every active stream has played out.
+        case ended
+        /// Nothing is left to play.
+        case failed(String)
+    }
+
+    /// Marks the session ended once every active stream has played out (`hasVideo`: the
+    /// session has a video decoder).
+    mutating func endIfPlayedOut(hasVideo: Bool) {
+        guard pendingSeek == nil, state != .error, state != .seeking || landed != nil else { return }
+        let videoDone = !hasVideo || seek.videoEnded || videoDisabled
+        let audioDone = audioStreamIndex == nil || seek.audioEnded
+        if videoDone && audioDone { apply(.ended) }
+    }
+
+    /// The one place ``state`` changes.
+    /// What a host shows of this state: a change wakes it (``ChangeNotifier``).
+    struct Shown: Equatable {
+        var state: PlayerState
+        var userPaused: Bool
+        var buffering: Bool
+        var failed: Bool
+    }
+
+    var shown: Shown { Shown(state: state, userPaused: userPaused, buffering: buffering, failed: failure != nil) }
+
+    mutating func apply(_ event: StateEvent) {
+        switch event {
+        case .seekRequested:
+            if state != .error { state = .seeking }
+        case .landed:
+            if state == .seeking || state == .loading { state = userPaused ? .paused : .playing }
+        case .pauseChanged:
+            if state == .playing || state == .paused { state = userPaused ? .paused : .playing }
+        case .ended:
+            guard state != .ended, state != .error else { return }
+            state = .ended
+            paused = true
+            buffering = false
+            endedHost = MonotonicClock.seconds()
+        case .failed(let message):
+            guard failure == nil else { return }
+            failure = message
+            state = .error
+        }
+    }
+}
+
+/// The session's control state behind one condition: every change wakes the threads waiting
+/// for one (`wait(until:for:)`), so no thread polls with sleeps.
+final class ControlBox: @unchecked Sendable {  // `value` is only touched with `condition` held
+    private var value = SessionControl()
+    private let condition = NSCondition()
+    /// Told when what a host shows changes (state, pause, buffering, a failure).
+    let changes: ChangeNotifier
+
+    init(changes: ChangeNotifier = ChangeNotifier()) { self.changes = changes }
+
+    /// Runs `body` with the state locked, then wakes every waiter (they re-check their
+    /// condition) and, when what a host shows changed, the host (``ChangeNotifier``). For
+    /// changes; a look at the state is ``read(_:)``.
+    func withLock<R>(_ body: (inout SessionControl) throws -> R) rethrows -> R {
+        condition.lock()
+        let before = value.shown
+        var shownChanged = false
+        defer {
+            condition.broadcast()
+            condition.unlock()
+            if shownChanged { changes.notify() }
+        }
+        let result = try body(&value)
+        shownChanged = value.shown != before
+        return result
+    }
+
+    /// Runs `body` on the state, locked, and wakes nobody: it cannot change anything. The
+    /// threads look at the state several times a frame; when every look woke every waiter,
+    /// the futex calls of that cost more CPU than the half-block renderer (26,000 calls in 11 s
+    /// of half-block playback; 9,500 on the present thread alone).
+    func read<R>(_ body: (SessionControl) throws -> R) rethrows -> R {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body(value)
+    }
+
+    /// Records progress (``SessionControl/Progress``), locked, waking nobody.
+    func note<R>(_ body: (inout SessionControl.Progress) throws -> R) rethrows -> R {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body(&value.progress)
+    }
+
+    /// Waits until `done` holds for the state, or until monotonic time `deadline`, and returns
+    /// the state as it then is.
+    @discardableResult
+    func wait(until deadline: Double, for done: (SessionControl) -> Bool) -> SessionControl {
+        condition.lock()
+        defer { condition.unlock() }
+        while !done(value) {
+            let left = deadline - MonotonicClock.seconds()
+            if left <= 0 { break }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: left))
+        }
+        return value
+    }
+
+    /// Waits up to `seconds`, returning early when `done` holds.
+    @discardableResult
+    func wait(seconds: Double, for done: (SessionControl) -> Bool) -> SessionControl {
+        wait(until: MonotonicClock.seconds() + seconds, for: done)
+    }
+}
+
+/// Starts the session's threads and joins them: the one owner of every thread a session runs.
+final class SessionThreads: @unchecked Sendable {  // `running` and `started` are guarded by `lock`
+    private let lock = NSLock()
+    private var running: Set<String> = []
+    private var started = 0
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts `body` on a new thread named `name`. The closure keeps what it captures alive
+    /// until the thread ends, so a thread that outlives `join` never touches freed state.
+    func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        lock.withLock {
+            running.insert(name)
+            started += 1
+        }
+        let onStart = EngineThreads.startHook
+        let t = Thread { [self] in
+            onStart?()
+            body()
+            lock.withLock { _ = running.remove(name) }
+            finished.signal()
+        }
+        t.name = name
+        t.qualityOfService = .userInteractive
+        t.start()
+    }
+
+    /// Waits until every started thread has ended, at most `timeout` seconds; returns the
+    /// names of those still running (empty when all joined).
+    func join(timeout: Double) -> [String] {
+        let deadline = DispatchTime.now() + timeout
+        let n = lock.withLock { () -> Int in defer { started = 0 }; return started }
+        for _ in 0..<n where finished.wait(timeout: deadline) == .timedOut {
+            return lock.withLock { running.sorted() }
+        }
+        return []
+    }
+}
+
+/// Wakes a host when the player's state changes (a seek landed, playback ended, buffering began),
+/// so that its loop can wait on events instead of polling. The handler runs on the thread that
+/// made the change, outside every lock: it must only signal (write to a pipe, post a semaphore).
+public final class ChangeNotifier: Sendable {
+    private let handler = Guarded<(@Sendable () -> Void)?>(nil)
+
+    public init() {}
+
+    /// Sets (or clears) the handler.
+    public func set(_ body: (@Sendable () -> Void)?) { handler.withLock { $0 = body } }
+
+    public func notify() { handler.withLock { $0 }?() }
+}

@@ -1,0 +1,367 @@
+import AetherDownload
+import AetherMedia
+import AetherStreaming
+import AetherSubtitles
+import CFFmpeg
+import Foundation
+import Synchronization
+
+/// Everything opening a source decided, handed to the ``PlaybackSession`` that plays it: the
+/// opened demuxer and what the probe found, the variant of an adaptive stream, the streams the
+/// header says are encrypted, the chosen tracks with their decoders, the audio device, and the
+/// subtitle tracks (embedded and sidecar). Made by ``SourceOpener/open(url:options:)``; nothing
+/// in it runs a thread yet.
+struct OpenedSource {
+    let format: FormatContext
+    let info: MediaInfo
+    /// Options the source was opened with (headers, protocol whitelist), for second readers.
+    let openOptions: [String: String]
+    /// The video stream playing (nil: none, `--vid=no`).
+    let videoIndex: Int?
+    /// The audio stream chosen (nil: silent).
+    let audioIndex: Int?
+    /// HLS or DASH through libavformat: unplayed variant streams are discarded.
+    let isAdaptive: Bool
+    /// A live stream (no length).
+    let isLive: Bool
+    /// Live with a timeshift window: where the capture thread keeps it.
+    let timeshift: TimeshiftBuffer?
+    /// The adaptive stream's variants and the one playing (empty/nil: not adaptive).
+    let variants: [StreamVariant]
+    let variant: StreamVariant?
+    /// Bit-rate switching (`--hls-bitrate=auto` on a switchable HLS master), nil when the variant is fixed.
+    let adaptive: AdaptiveSwitcher?
+    /// Streams the header says are encrypted: never decoded.
+    let encryptedStreams: Set<Int>
+    /// `--length`: where playback stops (media seconds).
+    let endTime: Double?
+    /// Seconds the demuxer reads ahead (0: no cache).
+    let cacheSeconds: Double
+    let coverArt: CoverArt?
+    let subtitles: SubtitleStore
+    let videoDecoder: VideoDecoder?
+    let audioDecoder: AudioDecoder?
+    /// The audio device (nil when no audio decodes).
+    let sink: AudioSink?
+    /// Problems met while opening that do not stop playback.
+    let warnings: [String]
+    /// The `--audio-file`s that opened (their tracks are in `info.audio`, after the source's own).
+    let externals: [ExternalAudio]
+
+    /// Numbers the timeshift directories of the sessions of this process.
+    static let timeshiftSerial = Atomic<Int>(0)
+}
+
+/// Opens a source: reads an HLS master or DASH manifest ahead (within a budget, refusing
+/// foreign references), opens and probes it, chooses the variant and the tracks, scans MP4
+/// headers for encryption, opens the decoders, the audio device and the subtitle tracks.
+/// Runs on the loading thread; throws a ``PlayerError`` saying why a source cannot play.
+enum SourceOpener {
+    /// its title and chapters.
+    static func open(url: String, options: PlayerOptions) throws -> OpenedSource {
+        do {
+            return try openMedia(url: url, options: options)
+        } catch let notMedia as NotMedia {
+            // Only an HTML page: read it once more (within a budget) to see.
+            let interrupt = options.interrupt ?? InterruptToken()
+            guard let openOptions = try? SourceOptions.make(network: options.network),
+                  let body = try? SmallFetch.bytes(url, options: openOptions, settings: options.network, interrupt: interrupt,
+                                                   timeout: options.openTimeout, limit: pageBudget),
+                  looksLikeHTML(body) else { throw notMedia.error }
+            let page = try YtdlRunner.resolve(url: url, settings: options.ytdl, interrupt: options.interrupt ?? InterruptToken())
+            FFmpegLog.write("ytdl", "the page names \(TextSanitizer.clean(page.url))\(page.audioURL.map { " + audio " + TextSanitizer.clean($0) } ?? "")")
+            var o = options
+            o.page = page
+            if let audio = page.audioURL { o.audioFiles.insert(audio, at: 0) }
+            var headers = page.headers
+            if let ua = headers.removeValue(forKey: "User-Agent"), o.network.userAgent == nil { o.network.userAgent = ua }
+            if let ref = headers.removeValue(forKey: "Referer"), o.network.referrer == nil { o.network.referrer = ref }
+            let mine = Set(o.network.headers.keys.map { $0.lowercased() })
+            for (name, value) in headers where !mine.contains(name.lowercased()) { o.network.headers[name] = value }
+            return try openMedia(url: page.url, options: o)
+        }
+    }
+
+    private static func openMedia(url: String, options: PlayerOptions) throws -> OpenedSource {
+        var warnings: [String] = []
+        let openOptions: [String: String]
+        do { openOptions = try SourceOptions.make(network: options.network) } catch {
+            throw PlayerError("\(error)")
+        }
+        let interrupt = options.interrupt ?? InterruptToken()
+        // An HLS master: choose the variant here and, when its sound is muxed in, open its media
+        // playlist alone, so that no other variant is ever fetched.
+        var openURL = url
+        var variants: [StreamVariant] = []
+        var variant: StreamVariant?
+        var adaptive: AdaptiveSwitcher?
+        var dash: DASHSource?
+        let prefetched = PrefetchedDocuments()
+        if StreamVariants.isHLS(url),
+           let bytes = try Self.prefetch(url, what: "playlist", options: openOptions, settings: options.network,
+                                         interrupt: interrupt, timeout: options.openTimeout),
+           let master = HLSMasterPlaylist.parse(String(decoding: bytes, as: UTF8.self), base: url),
+           let k = VariantChooser.choose(master.variants, preference: options.variantPreference, range: options.videoRange) {
+            // A remote master may only point at http(s): never at local files.
+            if NetworkSettings.isNetwork(url),
+               let foreign = (master.variants.compactMap(\.uri) + master.renditions.compactMap(\.uri))
+                .first(where: { !["http", "https"].contains(NetworkSettings.scheme(of: $0) ?? "file") }) {
+                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the playlist refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
+            }
+            variants = master.variants
+            variant = master.variants[k]
+            if !master.needsRenditions(master.variants[k]), let uri = master.variants[k].uri { openURL = uri }
+            // Played through the master: the demuxer's open of it is served our copy.
+            if openURL == url { prefetched.keep(url, bytes) }
+            FFmpegLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(openURL == url ? " through the master (separate audio renditions)" : "")")
+            if options.variantPreference == .auto, NetworkSettings.isNetwork(url) {
+                adaptive = Self.switcher(master: master, anchor: k, options: options, openOptions: openOptions,
+                                         prefetched: prefetched)
+            }
+        }
+        // A remote DASH manifest is read by libavformat's demuxer, which opens what it names
+        // without the protocol whitelist: refuse one that names anything but http(s). It is read
+        // here first within the manifest budget and checked (no DOCTYPE or entities, well-formed,
+        // element count): libavformat's own read has no bound (xml_guard.c checks its copy again).
+        if StreamVariants.isDASH(url),
+           let bytes = try Self.prefetch(url, what: "manifest", options: openOptions, settings: options.network,
+                                         interrupt: interrupt, timeout: options.openTimeout) {
+            if let why = ManifestXML.refusal(bytes) {
+                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(why)")
+            }
+            if NetworkSettings.isNetwork(url), let foreign = StreamVariants.foreignReference(inManifest: String(decoding: bytes, as: UTF8.self)) {
+                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
+            }
+            if !options.lavfDASH, ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
+                let source = try Self.dashSource(url: url, bytes: bytes, options: options, openOptions: openOptions)
+                if let why = Self.notForMPEGTS(source.manifest) {
+                    FFmpegLog.write("net", "DASH with \(why): libavformat's dash demuxer plays it (MPEG-TS, which our reader serves fMP4 segments as, cannot carry it)")
+                } else {
+                    dash = source
+                }
+                if let dash {
+                    let p = dash.playlists
+                    openURL = p.masterURL
+                    variants = p.variants
+                    variant = p.chosen.map { p.variants[$0] }
+                    FFmpegLog.write("net", "DASH through our reader: \(p.variants.count) video representation(s)\(variant.map { "; playing \($0.summary)" } ?? ""), \(p.renditions.count) audio set(s)\(dash.manifest.isDynamic ? ", live" : "")")
+                    if options.variantPreference == .auto, let k = p.chosen {
+                        adaptive = Self.switcher(dash: dash, anchor: k)
+                    }
+                }
+            }
+        }
+        if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
+        let format: FormatContext
+        var documents: (@Sendable (String) -> [UInt8]?)?
+        var transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)?
+        if let dash {
+            documents = { dash.document($0) }
+            transmuxed = { dash.fetch(for: $0) }
+        }
+        // The HLS demuxer's start on a live playlist (HLS, or DASH translated).
+        var demuxOptions = openOptions
+        if NetworkSettings.isNetwork(url) { demuxOptions["live_start_index"] = String(options.liveStartIndex) }
+        // A translated DASH manifest's segments are MPEG-TS made here from fMP4 whatever their
+        // URLs end in (`.mp4` for SegmentBase): the HLS demuxer's extension rule, meant for
+        // what a remote playlist names, would refuse them. Our parser checked every URL.
+        if dash != nil { demuxOptions["extension_picky"] = "0" }
+        do {
+            format = try FormatContext(url: openURL, options: demuxOptions, timeout: options.openTimeout,
+                                       interrupt: interrupt, network: options.network, adaptive: adaptive,
+                                       documents: documents, transmuxed: transmuxed, prefetched: prefetched)
+        } catch {
+            // A translated DASH manifest is named by its own URL, not its in-memory master's.
+            let failure = PlayerError("cannot open '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
+            if error.code == invalidData, options.ytdl.enabled, options.page == nil,
+               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
+                throw NotMedia(error: failure)
+            }
+            throw failure
+        }
+        var probed: MediaInfo
+        do {
+            format.interrupt.arm(seconds: options.openTimeout)
+            defer { format.interrupt.arm(seconds: nil) }
+            probed = try MediaProbe.probe(format)
+        } catch {
+            let failure = PlayerError("cannot read '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(error.message)")
+            if error.code == invalidData, options.ytdl.enabled, options.page == nil,
+               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
+                throw NotMedia(error: failure)
+            }
+            throw failure
+        }
+        // A page's title and chapters (yt-dlp's) stand for the media's.
+        if let page = options.page {
+            if let title = page.title { probed.title = title }
+            if probed.chapters.isEmpty, !page.chapters.isEmpty { probed.chapters = page.chapters }
+        }
+        // HLS through the master, or DASH: libavformat exposes every variant's video as a stream;
+        // one is chosen and the others are discarded (never fetched once playing).
+        let isAdaptive = probed.container.contains("hls") || probed.container.contains("dash")
+        if isAdaptive, probed.video.count > 1 {
+            let candidates = probed.video.map { v -> StreamVariant in
+                var c = StreamVariant(bandwidth: Self.variantBitrate(format, v.index))
+                c.width = v.width
+                c.height = v.height
+                c.codecs = v.codec
+                c.videoRange = v.format == .sdr ? "SDR" : v.format == .hlg ? "HLG" : "PQ"
+                return c
+            }
+            // The variant chosen from the master (the switcher's anchor, whose segments it
+            // replaces) plays; else the chooser's pick among the streams.
+            let chosen = variant.flatMap { v in candidates.firstIndex { $0.bandwidth == v.bandwidth && $0.isHDR == v.isHDR } }
+            if let k = chosen ?? VariantChooser.choose(candidates, preference: options.variantPreference, range: options.videoRange) {
+                if variant == nil || variants.isEmpty { variants = candidates; variant = candidates[k] }
+                probed.video = [probed.video[k]]
+            }
+        }
+        // `--vid=N` (adaptive sources keep the variant chosen above).
+        if let k = options.videoTrack, probed.video.indices.contains(k) { probed.chosenVideo = k }
+        // `--audio-file`: each opens with the source's rules; one that cannot is a warning.
+        var externals: [ExternalAudio] = []
+        for (n, file) in options.audioFiles.prefix(ExternalAudio.maxFiles).enumerated() {
+            if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
+            do {
+                let ext = try ExternalAudio.open(file, number: n, openOptions: openOptions, options: options)
+                externals.append(ext)
+                probed.audio += ext.tracks
+            } catch {
+                warnings.append("\(error)")
+            }
+        }
+        let ownAudio = probed.audio.filter { $0.externalFile == nil }
+        let info = probed
+        // Live: a network source without a length (live HLS/DASH, a TS over HTTP, UDP), or forced.
+        let isLive = options.live ?? (NetworkSettings.isNetwork(url) && probed.duration == nil)
+        let timeshift: TimeshiftBuffer?
+        if isLive, options.timeshiftSeconds > 0 {
+            let memory = max(1 << 20, options.timeshiftMemoryBytes)
+            let parent = options.timeshiftDirectory ?? NSTemporaryDirectory() + "aether-timeshift"
+            TimeshiftBuffer.removeStale(in: parent)
+            let disk = TimeshiftBuffer.diskLimit(asked: options.timeshiftDiskBytes, directory: parent)
+            FFmpegLog.write("live", "timeshift: \(options.timeshiftSeconds) s, \(memory >> 20) MiB in memory, at most \(disk >> 20) MiB on disk in \(TextSanitizer.clean(parent))")
+            timeshift = TimeshiftBuffer(settings: .init(
+                window: options.timeshiftSeconds, memoryLimit: memory,
+                directory: parent + "/timeshift-\(getpid())-\(OpenedSource.timeshiftSerial.add(1, ordering: .relaxed).newValue)",
+                diskLimit: disk,
+                chunkBytes: max(64 << 10, min(2 << 20, memory / 4))))
+        } else {
+            timeshift = nil
+        }
+        // `--vid=no`: no video stream at all (an attached picture never is one: see CoverArt).
+        let videoIndex = options.videoEnabled ? info.primaryVideo?.index : nil
+        let coverArt = CoverArt.take(from: format)
+        // CENC in MP4: said from the header, before anything reaches a decoder.
+        var encrypted = Set<Int>()
+        if info.container.contains("mp4") || info.container.contains("mov"), url != "-", !url.contains("://") || url.hasPrefix("file:"),
+           let found = EncryptionScan.scan(path: url.hasPrefix("file:") ? String(url.dropFirst(5)) : url) {
+            let streams = (found.video ? info.video.map { ($0.index, $0.codec) } : [])
+                + (found.audio ? ownAudio.map { ($0.index, $0.codec) } : [])
+            let lines = streams.map { "stream #\($0.0) (\($0.1)) is encrypted (\(found.scheme)); cannot play it" }
+            let playable = (found.video ? 0 : info.video.count) + (found.audio ? 0 : ownAudio.count) + externals.count
+            if playable == 0, let first = lines.first {
+                throw PlayerError("cannot play '\(TextSanitizer.clean(url))': \(first)")
+            }
+            encrypted = Set(streams.map(\.0))
+            warnings.append(contentsOf: lines)
+        }
+        let endTime = options.length.map { options.start + max(0, $0) }
+        let cacheSeconds = max(0, options.cacheSeconds ?? (NetworkSettings.isNetwork(url) ? options.networkCacheSeconds : 0))
+        let subtitles = SubtitleStore(info: info, url: openURL, openOptions: openOptions, timeline: format.timeline,
+                                  codepage: options.subtitleCodepage, fonts: attachedFonts(format))
+
+        // Video decoder.
+        var videoDecoder: VideoDecoder?
+        if let videoIndex, !encrypted.contains(videoIndex), let stream = format.stream(videoIndex) {
+            do {
+                videoDecoder = try VideoDecoder(stream: stream, index: videoIndex, threads: options.decodeThreads,
+                                                timeline: format.timeline, automaticThreads: true)
+            } catch {
+                let codec = info.primaryVideo?.codec ?? "video"
+                warnings.append("cannot decode video stream #\(videoIndex) (\(codec)): \(error.message)")
+            }
+        }
+        // Audio track and sink.
+        var audioIndex: Int? = nil
+        if options.audioEnabled, info.audio.contains(where: { !encrypted.contains($0.index) }) {
+            let playable = info.audio.filter { !encrypted.contains($0.index) }
+            if let k = options.audioTrack, info.audio.indices.contains(k) {
+                audioIndex = info.audio[k].index
+            } else if let first = externals.first?.tracks.first {
+                // An audio file given for this source plays (as in mpv).
+                audioIndex = first.index
+            } else if let match = LanguagePreference.first(of: options.audioLanguages, in: playable.map(\.tags.language)) {
+                audioIndex = playable[match].index
+            } else {
+                // libavformat's choice weighs the default flag, then channels and bit rate.
+                let best = av_find_best_stream(format.pointer, AVMEDIA_TYPE_AUDIO, -1, Int32(videoIndex ?? -1), nil, 0)
+                audioIndex = best >= 0 ? Int(best) : info.audio.first?.index
+            }
+        }
+        var sink: AudioSink? = nil
+        var audioDecoder: AudioDecoder?
+        let audioStreams = AudioStreams(main: format, externals: externals)
+        if let index = audioIndex, let found = audioStreams.stream(index), let par = found.0.pointee.codecpar {
+            let (stream, timeline) = found
+            // A damaged header can claim any rate (2147483647 Hz): ask the device for a sane one,
+            // libswresample converts whatever the decoder really produces.
+            let rate = Int(par.pointee.sample_rate)
+            let wantRate = (8000...384_000).contains(rate) ? rate : 48000
+            // Ask for stereo: we downmix ourselves (centre and surrounds kept), whatever the device.
+            let wantChannels = min(2, max(1, Int(par.pointee.ch_layout.nb_channels)))
+            switch options.audioOutput {
+            case .null:
+                sink = NullSink(format: AudioFormat(sampleRate: wantRate, channels: wantChannels))
+            case .alsa(let device):
+                do {
+                    sink = try ALSASink(device: device, rate: wantRate, channels: wantChannels)
+                } catch {
+                    warnings.append("audio device '\(device)' unavailable (\(error.message)); playing without sound")
+                    sink = NullSink(format: AudioFormat(sampleRate: wantRate, channels: wantChannels))
+                }
+            }
+            if let sink {
+                do {
+                    audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline)
+                } catch {
+                    warnings.append("cannot decode audio stream #\(index) (\(error.message)); playing without sound")
+                    audioIndex = nil
+                }
+            }
+        }
+        if audioDecoder == nil { audioIndex = nil }
+        if videoDecoder == nil && audioDecoder == nil {
+            let why = warnings.last.map { ": " + $0.replacingOccurrences(of: "; playing without sound", with: "") }
+                ?? ": no decodable audio or video stream"
+            throw PlayerError("nothing to play in '\(TextSanitizer.clean(url))'\(why)")
+        }
+        // Sidecars first, so `--sid` can name a `--sub-file` track.
+        for path in options.subtitleFiles {
+            do { try subtitles.addSidecar(path: path) } catch { warnings.append("\(error)") }
+        }
+        if let dash, options.subtitlesEnabled {
+            Self.addText(of: dash.manifest, to: subtitles, openOptions: openOptions, options: options)
+        }
+        _ = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled,
+                                   languages: options.subtitleLanguages)
+        return OpenedSource(
+            format: format, info: info, openOptions: openOptions, videoIndex: videoIndex, audioIndex: audioIndex,
+            isAdaptive: isAdaptive, isLive: isLive, timeshift: timeshift, variants: variants, variant: variant,
+            adaptive: format.adaptive,
+            encryptedStreams: encrypted, endTime: endTime, cacheSeconds: cacheSeconds, coverArt: coverArt,
+            subtitles: subtitles, videoDecoder: videoDecoder, audioDecoder: audioDecoder,
+            sink: audioDecoder == nil ? nil : sink, warnings: warnings, externals: externals)
+    }
+
+    /// A variant stream's peak bit rate: libavformat's `variant_bitrate` (HLS BANDWIDTH, DASH
+    /// bandwidth), else the stream's bit rate.
+    static func variantBitrate(_ format: FormatContext, _ index: Int) -> Int {
+        guard let stream = format.stream(index) else { return 0 }
+        if let entry = av_dict_get(stream.pointee.metadata, "variant_bitrate", nil, 0), let rate = Int(String(cString: entry.pointee.value)) {
+            return rate
+        }
+        return Int(stream.pointee.codecpar?.pointee.bit_rate ?? 0)
+    }
+}

@@ -1,0 +1,237 @@
+import AetherBase
+import AetherMedia
+import AetherSubtitles
+import Foundation
+
+/// The presenter: owns the present thread, the host's ``FrameSink`` and what the host reports
+/// back. It takes decoded frames off the frame queue, waits until the clock reaches each one
+/// (less the presentation lead), and hands it to the sink together with the subtitle cues
+/// showing at its pts; the host answers with ``FrameReport``s (``receive(_:)``), from which it
+/// measures the A/V gap and computes the lead. Nothing on the host's side calls anything else
+/// of the engine on the frame path.
+///
+/// Who touches what: `sink` is set by ``Player/setFrameSink(_:)`` (any thread) and read here;
+/// `feedback` is written by ``receive(_:)`` (the host's reporting thread) and read by the
+/// present and audio threads; `sequence` and `last` are the present thread's alone.
+final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded; the rest is present-thread only
+    /// A frame further than this from the clock (either way) is a timestamp discontinuity (a
+    /// damaged or spliced stream), not a frame to wait for or drop: it is shown at the nominal
+    /// frame rate without sync (ffplay's AV_NOSYNC_THRESHOLD), so a jump in the timestamps can
+    /// neither stall the picture nor drop the rest of the film.
+    static let noSyncSeconds = 10.0
+
+    /// Where due frames go; set by the host.
+    let sink = Guarded<(any FrameSink)?>(nil)
+    /// What the host's reports say (newest serial on screen, presentation lead).
+    let feedback = PresentationFeedback()
+    /// Seconds subtitles come later than their timestamps: the player's, shared by its sessions.
+    let subtitleDelay: Guarded<Double>
+    /// Decoded frames, from the video thread.
+    let frames: BoundedQueue<QueueItem<VideoFrame>>
+    private let control: ControlBox
+    private let clock: MasterClock
+    private let telemetry: Telemetry
+    private let policy: SyncPolicy
+    private let subtitles: SubtitleStore
+    /// The session's end check, once the video of the current serial has played out.
+    private let videoEnded: @Sendable () -> Void
+    // Present thread only:
+    private var sequence = 0
+    private var last: PresentedFrame?
+
+    init(frames: BoundedQueue<QueueItem<VideoFrame>>, control: ControlBox, clock: MasterClock, telemetry: Telemetry,
+         policy: SyncPolicy, subtitles: SubtitleStore, subtitleDelay: Guarded<Double>,
+         videoEnded: @escaping @Sendable () -> Void) {
+        self.frames = frames
+        self.control = control
+        self.clock = clock
+        self.telemetry = telemetry
+        self.policy = policy
+        self.subtitles = subtitles
+        self.subtitleDelay = subtitleDelay
+        self.videoEnded = videoEnded
+    }
+
+    /// Whether the sink paints on its own thread and reports (the sound of a seek then waits
+    /// for its first picture).
+    var sinkReportsDisplay: Bool { sink.withLock { $0?.reportsDisplay ?? false } }
+
+    /// The present thread: shows each frame when the clock reaches its pts, drops frames more
+    /// than `policy.lateDropIntervals` behind (counted late) when a newer one is waiting, shows
+    /// the first frame after a load or seek at once (even paused), and carries out frame steps.
+    /// Each frame goes to the sink with the subtitle cues showing at its pts; while paused, the
+    /// frame on screen is handed over again when those cues change (another track chosen, the
+    /// delay changed). The gap is measured when `present` returns, unless the sink paints on
+    /// its own thread and reports when the frame reached the screen (``Player/report(_:)``).
+    /// Every wait is a condition wait with a deadline: a new frame, a seek, pause, stop or a
+    /// rate change wakes it.
+    func run() {
+        var shownSerial = -1
+        var unarmedSince: Double? = nil
+        var lastShowHost = 0.0
+        while !control.read({ $0.stopped }) {
+            guard let item = frames.peek() else {
+                let (paused, serial) = control.read { ($0.paused, $0.serial) }
+                if paused { refreshCues(serial: serial) }
+                _ = frames.waitForItem(timeout: 0.25)
+                continue
+            }
+            let c = control.read { $0 }
+            guard item.serial == c.serial else { _ = frames.pop(timeout: 0); continue }
+            guard case .item(let frame, _) = item else {
+                // Paused on the last picture (a one-frame file opened with --pause, a seek to
+                // the end while paused): the time does not move, so the end is not reached
+                // until playback goes on or a frame step asks for more.
+                if c.paused, shownSerial == c.serial, c.stepRequests == 0 {
+                    refreshCues(serial: c.serial)
+                    control.wait(seconds: 0.25) { !$0.paused || $0.stepRequests > 0 || $0.serial != c.serial || $0.stopped }
+                    continue
+                }
+                _ = frames.pop(timeout: 0)
+                if shownSerial != c.serial { land(serial: c.serial) }
+                control.withLock { $0.seek.end(.video, serial: c.serial) }
+                videoEnded()
+                continue
+            }
+            if shownSerial != c.serial {
+                FFmpegLog.write("present", "first frame of serial \(c.serial) at \(String(format: "%.3f", frame.pts)) s (\(frame.hasPixels ? "\(frame.width)x\(frame.height)" : "no pixels"))")
+                _ = frames.pop(timeout: 0)
+                show(frame, c)
+                telemetry.presented(gap: nil)
+                shownSerial = c.serial
+                unarmedSince = nil
+                land(serial: c.serial)
+                continue
+            }
+            if c.paused {
+                if c.stepRequests > 0 {
+                    _ = frames.pop(timeout: 0)
+                    show(frame, c)
+                    telemetry.presented(gap: nil)
+                    clock.set(media: frame.pts)
+                    control.withLock { $0.stepRequests -= 1; $0.steppedWhilePaused = true }
+                } else {
+                    refreshCues(serial: c.serial)
+                    control.wait(seconds: 0.25) { !$0.paused || $0.stepRequests > 0 || $0.serial != c.serial || $0.stopped }
+                }
+                continue
+            }
+            if !clock.isArmed {
+                let now = MonotonicClock.seconds()
+                let audioWillArm = c.audioStreamIndex != nil && !c.seek.audioEnded
+                if !audioWillArm || now - (unarmedSince ?? now) > 1.0 {
+                    // No audio (or it never came): the host clock runs from this frame.
+                    clock.arm(at: frame.pts, source: .system, serial: c.clockSerial)
+                } else {
+                    if unarmedSince == nil { unarmedSince = now }
+                    // The audio thread arms the clock; look again shortly (or on any change).
+                    control.wait(seconds: 0.005) { $0.serial != c.serial || $0.stopped || $0.paused }
+                    continue
+                }
+            }
+            let now = clock.time + c.audioDelay
+            let rate = max(0.01, clock.rate)
+            if abs(frame.pts - now) >= Presenter.noSyncSeconds {
+                let due = lastShowHost + frame.duration / rate
+                let left = due - MonotonicClock.seconds()
+                if left > 0.001 {
+                    let serial = c.serial
+                    control.wait(seconds: min(left, policy.maxWaitSeconds)) { $0.serial != serial || $0.paused || $0.stopped }
+                    continue
+                }
+                _ = frames.pop(timeout: 0)
+                show(frame, c)
+                lastShowHost = MonotonicClock.seconds()
+                telemetry.presented(gap: nil)
+                continue
+            }
+            // A host that paints for a while gets the frame that much early (at most a frame).
+            let lead = min(feedback.presentationLead, frame.duration / rate)
+            let wait = (frame.pts - now) / rate - lead
+            if wait > 0.001 {
+                let serial = c.serial, oldRate = c.rate
+                control.wait(seconds: min(wait, policy.maxWaitSeconds)) {
+                    $0.serial != serial || $0.paused || $0.stopped || $0.rate != oldRate
+                }
+                continue
+            }
+            let inGrace = (clock.secondsSinceArmed ?? 0) < policy.startGraceSeconds
+            if !inGrace, now > frame.pts + frame.duration * policy.lateDropIntervals, frames.count > 1 {
+                _ = frames.pop(timeout: 0)
+                telemetry.droppedLate()
+                continue
+            }
+            _ = frames.pop(timeout: 0)
+            let reports = show(frame, c, due: (frame.pts - now) / rate)
+            lastShowHost = MonotonicClock.seconds()
+            telemetry.presented(gap: reports ? nil : frame.pts - clock.time - c.audioDelay)
+        }
+    }
+
+    /// Hands `frame` to the sink with its cues; `due`: seconds until it is due on screen
+    /// (paced frames only). Returns whether the sink reports display itself.
+    @discardableResult
+    private func show(_ frame: VideoFrame, _ c: SessionControl, due: Double? = nil) -> Bool {
+        let sink = self.sink.withLock { $0 }
+        let start = MonotonicClock.seconds()
+        var frame = frame
+        frame.paced = due != nil
+        sequence += 1
+        let presented = PresentedFrame(
+            frame: frame, cues: cues(at: frame.pts),
+            id: FrameID(serial: frame.serial, sequence: sequence, pts: frame.pts, paced: frame.paced),
+            handedAt: start, dueAt: due.map { start + $0 }, rate: c.rate)
+        last = presented
+        sink?.present(presented)
+        telemetry.add(.present, seconds: MonotonicClock.seconds() - start)
+        control.note { $0.lastPresentedPTS = frame.pts }
+        return sink?.reportsDisplay ?? false
+    }
+
+    /// Paused: the frame on screen goes to the sink again when the cues showing with it
+    /// changed since it was handed over.
+    private func refreshCues(serial: Int) {
+        guard let shown = last, shown.id.serial == serial else { return }
+        let cues = cues(at: shown.frame.pts)
+        guard cues != shown.cues, let sink = self.sink.withLock({ $0 }) else { return }
+        sequence += 1
+        let again = shown.with(cues: cues, sequence: sequence, handedAt: MonotonicClock.seconds())
+        last = again
+        sink.present(again)
+    }
+
+    /// The selected subtitle track's cues showing with a frame at `pts` (the delay applied).
+    private func cues(at pts: Double) -> [SubtitleCue] {
+        subtitles.active(at: pts - subtitleDelay.withLock { $0 })
+    }
+
+    /// The first frame of a serial is up: the seek (or load) has landed.
+    private func land(serial: Int) {
+        control.withLock { c in
+            guard c.serial == serial, c.pendingSeek == nil else { return }
+            c.apply(.landed)
+        }
+    }
+
+    /// The sink's report on a frame it was handed (any host thread): the first picture of a
+    /// serial lets that serial's sound start; a paced frame of the current serial shown while
+    /// playing gives its A/V gap, and its paint latency feeds the presentation lead.
+    func receive(_ report: FrameReport) {
+        switch report.outcome {
+        case .superseded:
+            telemetry.superseded()
+        case .displayed(let latency):
+            let frame = report.frame
+            var counts = false
+            if frame.paced, clock.isArmed {
+                let (serial, paused, delay) = control.read { ($0.serial, $0.paused, $0.audioDelay) }
+                if frame.serial == serial, !paused {
+                    telemetry.displayed(gap: frame.pts - clock.time - delay)
+                    counts = true
+                }
+            }
+            let isNew = feedback.displayed(serial: frame.serial, latency: counts ? latency : nil)
+            if isNew { control.withLock { $0.displayedSerial = max($0.displayedSerial, frame.serial) } }
+        }
+    }
+}

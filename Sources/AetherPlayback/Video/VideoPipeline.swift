@@ -1,0 +1,181 @@
+import AetherBase
+import AetherMedia
+import Foundation
+
+/// The video pipeline: owns the video decoder (its thread's alone once started), the size the
+/// host wants pictures at, the picture memory and the decoder's status for telemetry. It
+/// takes packets of the current serial off the video packet queue and puts converted frames
+/// (and the end item) on the frame queue for the ``Presenter``.
+///
+/// Who touches what: `renderSize` is set by ``Player/setRenderSize(_:)`` and read per frame
+/// here; `status` is written here and read by telemetry; everything else is the video
+/// thread's. Seek state is read from, and the first frame and landing written to, the
+/// session's ``SeekGeneration`` through ``ControlBox``.
+final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are guarded; the decoder is the video thread's
+    let decoder: VideoDecoder
+    /// The decoder's name for telemetry.
+    let decoderName: String
+    /// The size the host wants frames at (nil: no pixels, timing only).
+    let renderSize = Guarded<PixelSize?>(nil)
+    /// Picture memory for the frames: the queue, the frame being presented, the host's mailbox
+    /// and the one it is painting.
+    let pixelPool: PixelBufferPool
+    /// For telemetry: whether the deinterlacer engaged, the loop filter skipping in use, and
+    /// the decoder's threads (0: libavcodec's choice).
+    let status = Guarded<(deinterlacing: Bool, loopFilterSkip: String, threads: Int)>((false, "", 0))
+    private let packets: BoundedQueue<QueueItem<Packet>>
+    private let frameQueue: BoundedQueue<QueueItem<VideoFrame>>
+    private let control: ControlBox
+    private let clock: MasterClock
+    private let telemetry: Telemetry
+    private let policy: SyncPolicy
+    /// `--vd-lavc-skiploopfilter` (nil: automatic).
+    private let skipLoopFilter: LoopFilterSkip?
+    /// `--length`: frames from here on are not shown.
+    private let endTime: Double?
+    private let codecName: String
+    /// An exact seek whose first frame overshot: ask again from further back (false: out of retries).
+    private let retryExactSeek: @Sendable (Int) -> Bool
+    /// The stream is undecodable: the session leaves it out.
+    private let disable: @Sendable (Int, String) -> Void
+
+    init(decoder: VideoDecoder, packets: BoundedQueue<QueueItem<Packet>>, frames: BoundedQueue<QueueItem<VideoFrame>>,
+         control: ControlBox, clock: MasterClock, telemetry: Telemetry, policy: SyncPolicy, skipLoopFilter: LoopFilterSkip?,
+         endTime: Double?, codecName: String, retryExactSeek: @escaping @Sendable (Int) -> Bool,
+         disable: @escaping @Sendable (Int, String) -> Void) {
+        self.decoder = decoder
+        decoderName = decoder.codec.decoderName
+        self.packets = packets
+        frameQueue = frames
+        self.control = control
+        self.clock = clock
+        self.telemetry = telemetry
+        self.policy = policy
+        self.skipLoopFilter = skipLoopFilter
+        self.endTime = endTime
+        self.codecName = codecName
+        self.retryExactSeek = retryExactSeek
+        self.disable = disable
+        pixelPool = PixelBufferPool(limit: policy.frameQueueCapacity + 4)
+    }
+
+    /// The video thread: decodes packets of the current serial, skips frames before an exact
+    /// seek target, drops frames already behind the clock (counted early), converts the rest to
+    /// RGB at the host's size and queues them for the presenter. A packet the decoder rejects
+    /// costs that frame only (counted as a decode error); a stream that never yields a frame is
+    /// reported and left out. The end item is passed on once the decoder is drained.
+    func run() {
+        var mySerial = -1
+        var endedSerial = -1         // serial whose end was passed on: its leftovers are dropped
+        var framesEver = 0
+        var failuresInARow = 0
+        var lastError = ""
+        while !control.read({ $0.stopped }) {
+            guard let item = packets.pop(timeout: 0.25) else { continue }
+            let (serial, disabled, rate) = control.read { ($0.serial, $0.videoDisabled, $0.rate) }
+            guard item.serial == serial, serial != endedSerial, !disabled else { continue }
+            if case .item(let packet, _) = item { telemetry.addPlayedBytes(packet.size) }
+            if serial != mySerial {
+                decoder.flush()
+                mySerial = serial
+            }
+            var busy = 0.0
+            var frames = 0
+            var segmentStart = MonotonicClock.seconds()
+            var reachedEnd = false
+            let emit: (Frame, Double) throws -> Void = { [self] frame, pts in
+                frames += 1
+                guard !reachedEnd else { return }
+                // (Landing is a change, which wakes every waiter: only the first frame of a
+                // serial takes the lock to change anything; the rest look.)
+                var c = control.read { $0 }
+                if c.serial == serial, c.landed == nil {
+                    c = control.withLock { c -> SessionControl in
+                        if c.seek.land(at: pts, serial: serial) { clock.set(media: pts) }
+                        return c
+                    }
+                }
+                guard c.serial == serial else { return }
+                if let skip = c.seek.skipVideoUntil, pts + decoder.frameInterval <= skip + 0.0005 { return }
+                // An exact seek whose first frame is well after the target overshot the keyframe.
+                if let skip = c.seek.skipVideoUntil, !c.seek.firstFrameSeen,
+                   pts > skip + 2 * decoder.frameInterval + 0.05, retryExactSeek(serial) {
+                    reachedEnd = true  // drop the rest of this serial's frames
+                    return
+                }
+                let first = !c.seek.firstFrameSeen && control.withLock { $0.seek.sawFirstFrame(serial: serial) }
+                if first { FFmpegLog.write("vd", "first frame of serial \(serial) decoded at \(String(format: "%.3f", pts)) s") }
+                if let end = endTime, pts >= end { reachedEnd = true; return }
+                if clock.isArmed, !c.paused, c.stepRequests == 0, case let behind = clock.time - pts,
+                   behind > policy.earlyDropSeconds, behind < Presenter.noSyncSeconds {
+                    telemetry.droppedEarly()
+                    return
+                }
+                let size = renderSize.withLock { $0 }
+                decoder.chooseLoopFilter(for: size, forced: skipLoopFilter)
+                var pixels: PixelBuffer?
+                if let size, size.width > 0, size.height > 0 {
+                    let buffer = pixelPool.take(count: size.width * size.height * 3)
+                    try decoder.render(frame, size: size, into: buffer)
+                    pixels = buffer
+                }
+                let out = VideoFrame(pts: pts, duration: decoder.frameInterval, width: size?.width ?? frame.width,
+                                     height: size?.height ?? frame.height, pixels: pixels, serial: serial)
+                busy += MonotonicClock.seconds() - segmentStart
+                frameQueue.push(.item(out, serial: serial)) { [self] in
+                    control.read { $0.serial != serial || $0.stopped }
+                }
+                segmentStart = MonotonicClock.seconds()
+            }
+            do {
+                switch item {
+                case .item(let packet, _):
+                    if decoder.threadPlan.upgradeWanted, packet.isKeyframe { try decoder.reopenWithMoreThreads(emit: emit) }
+                    try decoder.decode(packet, emit: emit)
+                case .end:
+                    try decoder.decode(nil, emit: emit)
+                    reachedEnd = true
+                }
+                if frames > 0 { failuresInARow = 0 }
+            } catch {
+                // A damaged packet costs a frame, not the session (logged, counted, as ffplay does).
+                telemetry.decodeError()
+                failuresInARow += 1
+                lastError = (error as? FFmpegError)?.message ?? "\(error)"
+                FFmpegLog.write("vd", "decode error: \(error)")
+                if case .end = item { reachedEnd = true }
+            }
+            framesEver += frames
+            if framesEver == 0, failuresInARow >= PlaybackSession.undecodableAfterErrors {
+                disable(decoder.streamIndex, "cannot decode video stream #\(decoder.streamIndex) (\(codecName)): \(lastError)")
+                frameQueue.push(.end(serial: serial)) { [self] in
+                    control.read { $0.serial != serial || $0.stopped }
+                }
+                return
+            }
+            busy += MonotonicClock.seconds() - segmentStart
+            if frames > 0 {
+                telemetry.decoded(frames: frames, seconds: busy)
+                decoder.observe(frames: frames, busy: busy, rate: rate, busyShare: policy.oneThreadBusyShare)
+            }
+            if decoder.filterSeconds > 0 { telemetry.add(.filter, seconds: decoder.filterSeconds, count: max(1, frames)) }
+            if decoder.scaleSeconds > 0 { telemetry.add(.scale, seconds: decoder.scaleSeconds, count: max(1, frames)) }
+            decoder.filterSeconds = 0
+            decoder.scaleSeconds = 0
+            let skip = decoder.loopFilterSkip == .default ? "" : decoder.loopFilterSkip.rawValue
+            status.withLock { s in
+                if decoder.isDeinterlacing { s.deinterlacing = true }
+                s.loopFilterSkip = skip
+                s.threads = decoder.threadPlan.current
+            }
+            if reachedEnd {
+                frameQueue.push(.end(serial: serial)) { [self] in
+                    control.read { $0.serial != serial || $0.stopped }
+                }
+                // Everything after the end (of the file or of a --length window) is irrelevant
+                // until a seek starts a new serial.
+                endedSerial = serial
+            }
+        }
+    }
+}

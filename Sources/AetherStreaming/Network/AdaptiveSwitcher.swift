@@ -1,0 +1,353 @@
+import AetherBase
+import AetherMedia
+import Foundation
+
+/// Switches an HLS stream (or a DASH one translated to HLS playlists whose fMP4 segments are
+/// served as MPEG-TS, ``DASHPlaylists``) between variants at segment boundaries while it plays.
+///
+/// libavformat plays one variant's media playlist (the *anchor*, the variant chosen at start);
+/// every segment it opens goes through ``NetworkSession``, which asks ``plan(for:wait:)`` which
+/// variant's segment at the same place on the timeline to fetch instead. The segments of a
+/// switchable ladder are aligned (same start times, each starting with a keyframe) and carry
+/// their audio and video muxed (MPEG-TS, same streams), so the demuxer reads one continuous
+/// stream, audio and video switch together, and the decoder picks up the new parameters in band.
+/// Each segment is downloaded whole and timed (``downloaded(_:bytes:seconds:)``) to feed the
+/// ``ThroughputEstimator``. A variant whose playlist cannot be read, uses byte ranges, keys or
+/// init sections (``HLSMediaPlaylist/switchRefusal``), or whose segments do not line up with the
+/// anchor's is left out of the ladder when first wanted (logged). Before ``arm()`` (during the
+/// open and probe) the anchor's own segments are fetched.
+///
+/// **VOD**: a segment of another variant stands in for the anchor's that starts at the same
+/// time (cumulative durations from the playlist's first segment).
+///
+/// **Live** (the anchor has no `EXT-X-ENDLIST`): libavformat re-reads the anchor's playlist
+/// itself; ``NetworkSession`` reads each such reload whole and hands it here
+/// (``playlistFetched(_:text:)``) before serving it, so the anchor's copy is the demuxer's. Another
+/// variant's playlist is read again only when a segment is wanted from it that its copy does not
+/// list yet, and never sooner than its target duration after the last read (the HLS rule for
+/// reloads): the variant playing waits for that (at most two reads; then it is left out as a
+/// variant that stopped updating), a candidate for a switch is skipped for this segment instead.
+/// Segments are matched by **media sequence number** (the HLS rule: the same number is the same
+/// place in every variant). When the numbers do not line up (the same number carries program
+/// date-times further apart than the match tolerance, or the windows share no number while their
+/// dates overlap) that variant is matched by `EXT-X-PROGRAM-DATE-TIME` instead (logged once);
+/// without dates it is left out. Cumulative time is not used for live: each variant's window
+/// slides on its own, so its starts share no origin. A reload whose media sequence goes back, or
+/// that turns VOD while the anchor is live (or the other way), leaves the variant out.
+///
+/// **Live DASH** (a dynamic MPD translated, ``DASHSource``): each representation's playlist
+/// numbers its segments by `$Number$` (the same number is the same place in every
+/// representation of an aligned set) and dates them from `availabilityStartTime` (so a
+/// representation whose `startNumber` differs is matched by date, as above). The demuxer's
+/// reloads of the anchor are served from memory and handed here like an HTTP reload; another
+/// representation's playlist comes from the same translation (``localLoader``), so a copy that
+/// does not list a segment yet is read again at once.
+///
+/// Only the anchor's segments are replaced; anything else libavformat opens passes through.
+/// So a master whose sound is in separate audio renditions (read whole by libavformat's hls
+/// demuxer) switches its video variants while the chosen rendition plays on, and a translated
+/// DASH manifest's audio set likewise; a DASH `SegmentBase`/`SegmentList` fragment is named by
+/// its file and range (`#aether-range=`), so it plans like any other segment.
+///
+/// Called from the demux thread (``plan(for:wait:)``, ``downloaded(_:bytes:seconds:)``,
+/// ``playlistFetched(_:text:)``) and read from any thread (``status``); its state is behind one
+/// lock, never held across I/O.
+package final class AdaptiveSwitcher: Sendable {
+    struct Plan: Sendable, Equatable {
+        /// The URL to fetch.
+        var url: String
+        /// The ladder rung it belongs to.
+        var rung: Int
+        var mediaSeconds: Double
+        /// The anchor's segment it stands for (its URL in the anchor's playlist).
+        var anchorURL = ""
+        /// Only these bytes of ``url`` (an `EXT-X-BYTERANGE` segment), nil: all of it.
+        var range: HLSMediaPlaylist.ByteRange? = nil
+    }
+
+    /// The plan fetching `segment` of `rung`: its URL and byte range (a range named in a
+    /// rewritten anchor playlist, ``HLSMediaPlaylist/rangesAsURLs(_:base:)``, or its own
+    /// `EXT-X-BYTERANGE`).
+    private func fetching(_ segment: HLSMediaPlaylist.Segment, rung: Int, anchorURL: String) -> Plan {
+        if let range = segment.byteRange {
+            return Plan(url: segment.uri, rung: rung, mediaSeconds: segment.duration, anchorURL: anchorURL, range: range)
+        }
+        if servesRanges, let (url, range) = HLSMediaPlaylist.rangedURL(segment.uri) {
+            return Plan(url: url, rung: rung, mediaSeconds: segment.duration, anchorURL: anchorURL, range: range)
+        }
+        return Plan(url: segment.uri, rung: rung, mediaSeconds: segment.duration, anchorURL: anchorURL)
+    }
+
+    /// The anchor's own segment at `url` (what the demuxer asked for), to fetch when the planned
+    /// one failed.
+    func own(_ url: String, mediaSeconds: Double) -> Plan {
+        if servesRanges, let (plain, range) = HLSMediaPlaylist.rangedURL(url) {
+            return Plan(url: plain, rung: anchorRung, mediaSeconds: mediaSeconds, anchorURL: url, range: range)
+        }
+        return Plan(url: url, rung: anchorRung, mediaSeconds: mediaSeconds, anchorURL: url)
+    }
+
+    struct Rung: Sendable {
+        var variant: StreamVariant
+        /// Index in the master's variant list.
+        var index: Int
+        var playlist: HLSMediaPlaylist?
+        var unusable = false
+        /// Live: when its playlist was last read (monotonic seconds).
+        var fetchedAt = -Double.infinity
+        /// Live: matched by program date-time (its sequence numbers do not line up).
+        var byDate = false
+    }
+
+    struct State {
+        var rungs: [Rung]
+        var current: Int
+        var estimator: ThroughputEstimator
+        var switches: [BitrateSwitch] = []
+        var switchCount = 0
+        var lastSwitch = -Double.infinity
+        var measuredSinceSwitch = 0
+        var armed = false
+        /// The anchor's playlist as the demuxer last read it.
+        var anchor: HLSMediaPlaylist
+        /// Live: media seconds of the anchor copy's first segment on the timeline of the first
+        /// copy (starts of later copies are shifted onto it, for the switch positions).
+        var anchorBase = 0.0
+    }
+
+    /// Switches kept for the status (the count goes on).
+    static let keptSwitches = 256
+    /// Live: reads of the playing variant's playlist for one segment before it is left out.
+    static let liveReadsForCurrent = 2
+
+    let policy: AdaptivePolicy
+    let anchorRung: Int
+    /// The anchor's media playlist URL.
+    private let anchorURI: String?
+    /// The anchor is live (no `EXT-X-ENDLIST`).
+    let isLive: Bool
+    let state: Guarded<State>
+    private let bufferLevel = Guarded<(@Sendable () -> Double)?>(nil)
+    /// Reads a variant's media playlist (nil when it cannot be read).
+    let loader: @Sendable (String) -> String?
+    /// The loader reads from memory (a translated DASH manifest's playlists, all made from the
+    /// one manifest the demuxer's copy came from): live, a copy that does not list a segment is
+    /// read again at once, not a target duration after the last read.
+    let localLoader: Bool
+    /// Byte-range playlists switch (HLS): the anchor's playlist is served rewritten
+    /// (``HLSMediaPlaylist/rangesAsURLs(_:base:)``), another variant's ranges go in the plan.
+    let servesRanges: Bool
+
+    /// `ladder`: indices into `variants`, rates ascending; `anchor`: the rung libavformat plays,
+    /// whose media playlist is `anchorPlaylist`.
+    package init(variants: [StreamVariant], ladder: [Int], anchor: Int, anchorPlaylist: HLSMediaPlaylist, policy: AdaptivePolicy,
+         localLoader: Bool = false, servesRanges: Bool = false, loader: @escaping @Sendable (String) -> String?) {
+        var rungs = ladder.map { Rung(variant: variants[$0], index: $0) }
+        rungs[anchor].playlist = anchorPlaylist
+        rungs[anchor].fetchedAt = MonotonicClock.seconds()
+        self.anchorRung = anchor
+        self.anchorURI = rungs[anchor].variant.uri
+        self.isLive = !anchorPlaylist.isEnded
+        self.policy = policy
+        self.loader = loader
+        self.localLoader = localLoader
+        self.servesRanges = servesRanges
+        state = Guarded(State(rungs: rungs, current: anchor, estimator: ThroughputEstimator(policy: policy.estimator),
+                              anchor: anchorPlaylist))
+    }
+
+    /// Seconds demuxed ahead of the playhead (set by the session before it starts).
+    package func setBufferLevel(_ level: @escaping @Sendable () -> Double) { bufferLevel.withLock { $0 = level } }
+
+    /// From now on segments may come from other variants.
+    package func arm() { state.withLock { $0.armed = true } }
+
+    package var status: AdaptiveStatus {
+        state.withLock { s in
+            AdaptiveStatus(variant: s.rungs[s.current].variant, variantIndex: s.rungs[s.current].index,
+                           estimate: s.estimator.estimate, switches: s.switches, switchCount: s.switchCount)
+        }
+    }
+
+    /// Whether `url` is the media playlist of a variant of the ladder (the session then reads it
+    /// whole and hands it to ``playlistFetched(_:text:)``).
+    func watches(_ url: String) -> Bool {
+        state.withLock { s in s.rungs.contains { $0.variant.uri == url } }
+    }
+
+    /// The demuxer read `url`, a variant's media playlist (``watches(_:)``): the anchor's becomes
+    /// the copy segments are looked up in (live: its reload); another variant's is kept when
+    /// none was read yet (so it is not read twice). Returns the text to serve instead: the
+    /// anchor's with its byte ranges named in its URLs (``servesRanges``), else nil.
+    @discardableResult
+    func playlistFetched(_ url: String, text: String) -> String? {
+        var text = text
+        var served: String?
+        if servesRanges, url == anchorURI, let rewritten = HLSMediaPlaylist.rangesAsURLs(text, base: url) {
+            text = rewritten
+            served = rewritten
+        }
+        guard let parsed = try? HLSMediaPlaylist.parse(text, base: url) else { return served }
+        let now = MonotonicClock.seconds()
+        state.withLock { s in
+            if url == anchorURI {
+                let old = s.anchor
+                // Keep the positions continuous: shift the new copy onto the old one's timeline
+                // through a sequence number both list (else it follows the old copy's end).
+                if let first = parsed.segments.first {
+                    if let k = old.index(sequence: first.sequence) {
+                        s.anchorBase += old.segments[k].start - first.start
+                    } else if let last = old.segments.last, first.sequence > last.sequence {
+                        s.anchorBase += last.start + last.duration
+                    }
+                }
+                s.anchor = parsed
+                s.rungs[anchorRung].playlist = parsed
+                s.rungs[anchorRung].fetchedAt = now
+            } else if let r = s.rungs.firstIndex(where: { $0.variant.uri == url }), s.rungs[r].playlist == nil, !s.rungs[r].unusable,
+                      refusal(parsed) == nil, parsed.isEnded == s.anchor.isEnded {
+                s.rungs[r].playlist = parsed
+                s.rungs[r].fetchedAt = now
+                if isLive { s.rungs[r].byDate = Self.needsDates(parsed, anchor: s.anchor) }
+            }
+        }
+        return served
+    }
+
+    /// Why a rung's playlist cannot be switched to (byte ranges allowed when ``servesRanges``).
+    func refusal(_ playlist: HLSMediaPlaylist) -> String? {
+        servesRanges ? playlist.rangedSwitchRefusal : playlist.switchRefusal
+    }
+
+    /// Which URL to fetch for `url` when it is a segment of the anchor playlist; nil otherwise
+    /// (the caller opens `url` as it is). `wait` waits a number of seconds, false when the
+    /// source is interrupted (live: waiting for the playing variant's playlist to list the
+    /// segment; nil: never wait).
+    func plan(for url: String, wait: ((Double) -> Bool)? = nil) -> Plan? {
+        guard let (segment, position) = state.withLock({ s -> (HLSMediaPlaylist.Segment, Double)? in
+            guard let i = s.anchor.index(of: url) else { return nil }
+            return (s.anchor.segments[i], s.anchorBase + s.anchor.segments[i].start)
+        }) else { return nil }
+        let buffer = bufferLevel.withLock { $0 }?() ?? 0
+        let now = MonotonicClock.seconds()
+        // Live candidates whose playlist does not list this segment yet: not switched to now.
+        var skipped = Set<Int>()
+        // Decide under the lock; load a playlist (I/O) outside it.
+        for _ in 0..<4 {
+            let (wanted, decision, current) = state.withLock { s -> (Int, AdaptiveRule.Decision?, Int) in
+                guard s.armed else { return (s.current, nil, s.current) }
+                let usable = s.rungs.indices.filter { (!s.rungs[$0].unusable && !skipped.contains($0)) || $0 == s.current }
+                let rates = usable.map { Double(s.rungs[$0].variant.bandwidth) }
+                guard let here = usable.firstIndex(of: s.current),
+                      let d = AdaptiveRule.decide(current: here, rates: rates, estimate: s.estimator.estimate ?? policy.defaultEstimate,
+                                                  recent: s.estimator.lastRate, fast: s.estimator.fastEstimate, buffer: buffer,
+                                                  segmentSeconds: segment.duration, sinceSwitch: now - s.lastSwitch,
+                                                  segmentsSinceSwitch: s.measuredSinceSwitch,
+                                                  policy: isLive ? policy.live(segment: s.anchor.targetDuration ?? segment.duration) : policy) else {
+                    return (s.current, nil, s.current)
+                }
+                return (usable[d.rung], d, s.current)
+            }
+            let rung = wanted
+            let target: HLSMediaPlaylist.Segment
+            switch lookup(rung, segment, patient: rung == current, wait: wait) {
+            case .found(let found): target = found
+            case .notYet:
+                skipped.insert(rung)
+                continue
+            case .never:
+                continue
+            }
+            if let decision, rung != current {
+                record(to: rung, segment: segment, position: position, reason: decision.reason, buffer: buffer, now: now)
+            }
+            return fetching(target, rung: rung, anchorURL: url)
+        }
+        // Nothing usable came of it: the anchor's own segment.
+        state.withLock { $0.current = anchorRung }
+        return fetching(segment, rung: anchorRung, anchorURL: url)
+    }
+
+    /// The segment of `rung` standing for the anchor's `segment`: the anchor's own, a live
+    /// variant's by sequence number or date (``liveSegment(_:matching:patient:wait:)``), a VOD
+    /// variant's by start time.
+    private func lookup(_ rung: Int, _ segment: HLSMediaPlaylist.Segment, patient: Bool, wait: ((Double) -> Bool)?) -> LiveLookup {
+        if rung == anchorRung { return .found(segment) }
+        if isLive { return liveSegment(rung, matching: segment, patient: patient, wait: wait) }
+        guard let playlist = playlist(of: rung) else { return .never }
+        let tolerance = min(0.5, segment.duration * 0.25)
+        guard let k = playlist.index(startingAt: segment.start, tolerance: tolerance) else {
+            markUnusable(rung, why: "its segments do not line up with the playing variant's")
+            return .never
+        }
+        return .found(playlist.segments[k])
+    }
+
+    /// Notes a switch to `rung` at the anchor's `segment` (logged, counted, kept for the status).
+    private func record(to rung: Int, segment: HLSMediaPlaylist.Segment, position: Double, reason: String, buffer: Double, now: Double) {
+        state.withLock { s in
+            let from = s.rungs[s.current], to = s.rungs[rung]
+            let change = BitrateSwitch(position: position, fromBandwidth: from.variant.bandwidth, toBandwidth: to.variant.bandwidth,
+                                       fromVariant: from.index + 1, toVariant: to.index + 1, reason: reason,
+                                       estimate: s.estimator.estimate ?? policy.defaultEstimate, buffer: buffer)
+            s.switches.append(change)
+            if s.switches.count > Self.keptSwitches { s.switches.removeFirst(s.switches.count - Self.keptSwitches) }
+            s.switchCount += 1
+            s.current = rung
+            s.lastSwitch = now
+            s.measuredSinceSwitch = 0
+            FFmpegLog.write("abr", String(format: "segment at %.1f s%@: variant %d (%d b/s) -> %d (%d b/s): %@",
+                                          position, isLive ? " (#\(segment.sequence))" : "", change.fromVariant, change.fromBandwidth,
+                                          change.toVariant, change.toBandwidth, change.reason))
+        }
+    }
+
+    /// hls.js's abandon rule, asked while `plan`'s segment downloads (`loaded` bytes after
+    /// `elapsed` seconds): once ``AdaptivePolicy/abandonAfter`` of its media duration has
+    /// passed, if the rest at the rate seen would take longer than the buffer holds, the same
+    /// place from the highest lower variant whose whole segment loads within the buffer (at
+    /// ``AdaptivePolicy/abandonMargin`` of that rate; else the lowest), when that is sooner than
+    /// finishing. Returns that plan (the switch is counted, the partial download measured), or
+    /// nil: carry on. A live variant whose playlist does not list the place yet is not waited for.
+    func abandon(_ plan: Plan, loaded: Int, elapsed: Double) -> Plan? {
+        guard plan.mediaSeconds > 0, elapsed.isFinite, elapsed > plan.mediaSeconds * policy.abandonAfter, loaded > 0 else { return nil }
+        let buffer = bufferLevel.withLock { $0 }?() ?? 0
+        let rate = Double(loaded) * 8 / elapsed
+        guard let (segment, position, lower, expected) = state.withLock({ s -> (HLSMediaPlaylist.Segment, Double, [Int], Double)? in
+            guard s.armed, s.rungs.indices.contains(plan.rung), let i = s.anchor.index(of: plan.anchorURL) else { return nil }
+            let v = s.rungs[plan.rung].variant
+            let lower = s.rungs.indices.filter { $0 < plan.rung && !s.rungs[$0].unusable }
+            return (s.anchor.segments[i], s.anchorBase + s.anchor.segments[i].start, lower,
+                    Double(v.averageBandwidth ?? v.bandwidth) * plan.mediaSeconds / 8)
+        }) else { return nil }
+        let remaining = max(0, expected - Double(loaded)) * 8 / rate
+        guard remaining > buffer, !lower.isEmpty else { return nil }
+        let bandwidth = { (r: Int) in Double(self.state.withLock { $0.rungs[r].variant.bandwidth }) }
+        let fetch = { (r: Int) in bandwidth(r) * plan.mediaSeconds / (self.policy.abandonMargin * rate) }
+        let pick = lower.last { fetch($0) < buffer } ?? lower[0]
+        guard fetch(pick) < remaining, case .found(let target) = lookup(pick, segment, patient: false, wait: nil) else { return nil }
+        let now = MonotonicClock.seconds()
+        state.withLock { s in
+            if s.estimator.sample(bytes: loaded, seconds: elapsed, mediaSeconds: plan.mediaSeconds * min(1, Double(loaded) / max(1, expected))) {
+                s.measuredSinceSwitch += 1
+            }
+        }
+        record(to: pick, segment: segment, position: position,
+               reason: String(format: "abandoned a segment: throughput %.2f Mb/s, %.1f s left to load, buffer %.1f s", rate / 1e6, remaining, buffer),
+               buffer: buffer, now: now)
+        return fetching(target, rung: pick, anchorURL: plan.anchorURL)
+    }
+
+    /// A planned segment was downloaded whole: `bytes` in `seconds`.
+    func downloaded(_ plan: Plan, bytes: Int, seconds: Double) {
+        state.withLock { s in
+            if s.estimator.sample(bytes: bytes, seconds: seconds, mediaSeconds: plan.mediaSeconds) { s.measuredSinceSwitch += 1 }
+        }
+    }
+
+    /// A planned segment of another variant could not be fetched: that variant leaves the ladder.
+    func failed(_ plan: Plan) {
+        guard plan.rung != anchorRung else { return }
+        markUnusable(plan.rung, why: "a segment could not be fetched")
+    }
+}

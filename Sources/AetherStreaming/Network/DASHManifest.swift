@@ -1,0 +1,280 @@
+import AetherMedia
+import Foundation
+
+/// A DASH MPD read into what a player plays: per period, the adaptation sets and their
+/// representations, each with its init section and its segments on the presentation timeline,
+/// and the periods joined into tracks (``DASHManifest/tracks``).
+///
+/// Read with ``ManifestXML`` (its element and depth limits apply) and bounded here: at most
+/// ``Limits/segmentsPerRepresentation`` segments per representation and
+/// ``Limits/totalSegments`` in the manifest, ``Limits/periods`` periods and
+/// ``Limits/representations`` representations. Every number goes through ``OutsideValue``: a
+/// negative, overflowing or absurd value refuses the manifest with one line (a timeline the
+/// player cannot trust is not guessed at); `Int(double)` is never used on anything from it.
+/// A manifest fetched over the network may only name http(s) URLs (as the HLS rule: a remote
+/// manifest must not read local files).
+///
+/// Addressing: `SegmentTemplate` (`$Number$`, `$Time$`, `$RepresentationID$`, `$Bandwidth$`,
+/// `%0Nd` widths, `startNumber`, `timescale`, `duration`, `presentationTimeOffset`, a
+/// `SegmentTimeline` of `S@t/d/r` with `r=-1` up to the next `S` or the period's end);
+/// `SegmentList` (`SegmentURL@media/mediaRange`, `Initialization@sourceURL/range`);
+/// `SegmentBase` (`indexRange`: the segments come from the `sidx` box, see
+/// ``DASHManifest/needsIndex`` and ``SegmentIndex``; no `indexRange`: the whole resource is one
+/// segment). Each level's `BaseURL` (the first) resolves against the level above. The
+/// template, list and base inherit from the Period and AdaptationSet attribute by attribute.
+public struct DASHManifest: Sendable, Equatable {
+    public struct Limits: Sendable, Equatable {
+        public var segmentsPerRepresentation = 100_000
+        public var totalSegments = 400_000
+        public var periods = 1000
+        public var representations = 512
+        public init() {}
+    }
+
+    /// A byte range of a resource: `offset`, `length` bytes.
+    public struct ByteRange: Sendable, Hashable {
+        public var offset: Int64
+        public var length: Int64
+    }
+
+    /// An init section or a segment: an absolute URL and maybe a byte range of it.
+    public struct Resource: Sendable, Hashable {
+        public var url: String
+        public var range: ByteRange?
+    }
+
+    public struct Segment: Sendable, Equatable {
+        public var resource: Resource
+        /// Seconds on the presentation timeline (the period's start included).
+        public var start: Double
+        public var duration: Double
+        /// `$Number$` of a template segment (the index from the period's first for the others).
+        public var number: Int64
+        /// The init section this segment needs when it is not its representation's (a later
+        /// period's, joined by ``DASHManifest/tracks``).
+        public var initialization: Resource? = nil
+        /// Where its period starts on the presentation timeline, seconds (set by
+        /// ``DASHManifest/tracks``): a WebVTT text segment's cue times count from it.
+        public var periodStart = 0.0
+    }
+
+    public enum ContentType: String, Sendable {
+        case video, audio, text, image, other
+    }
+
+    public struct Representation: Sendable, Equatable {
+        public var id: String
+        public var bandwidth: Int
+        public var width: Int?
+        public var height: Int?
+        public var codecs: String?
+        public var mimeType: String?
+        public var frameRate: Double?
+        public var initialization: Resource?
+        public var segments: [Segment] = []
+        /// `SegmentBase@indexRange`: the `sidx` box to fetch (the whole range) before the
+        /// segments are known; nil once they are (or when there is none).
+        public var index: Resource?
+        /// Where the index's segments start on the timeline (the period's start).
+        var indexStart = 0.0
+        var indexPresentationOffset: Int64 = 0
+        var indexTimescale: Int64 = 1
+    }
+
+    public struct AdaptationSet: Sendable, Equatable {
+        public var id: String?
+        public var contentType: ContentType
+        public var language: String?
+        public var representations: [Representation]
+    }
+
+    public struct Period: Sendable, Equatable {
+        public var id: String?
+        public var start: Double
+        public var duration: Double?
+        public var adaptationSets: [AdaptationSet]
+    }
+
+    /// One adaptation set followed across periods: the representations of each period matched
+    /// by rank of bandwidth (lowest with lowest), segments concatenated; each segment keeps its
+    /// period's init section (``Segment/initialization``).
+    public struct Track: Sendable, Equatable {
+        public var contentType: ContentType
+        public var language: String?
+        public var representations: [Representation]
+    }
+
+    public var isDynamic: Bool
+    /// `mediaPresentationDuration` (seconds).
+    public var duration: Double?
+    /// `minimumUpdatePeriod` (seconds; dynamic manifests).
+    public var minimumUpdatePeriod: Double?
+    /// `availabilityStartTime` (seconds since 1970).
+    public var availabilityStartTime: Double?
+    /// `timeShiftBufferDepth` (seconds).
+    public var timeShiftBufferDepth: Double?
+    public var periods: [Period]
+
+    /// Longest segment or period accepted, seconds.
+    static let maxSeconds = OutsideValue.maxSeconds
+    /// Timescales accepted (1 Hz to 10 GHz).
+    static let timescales: ClosedRange<Int> = 1...10_000_000_000
+    /// `t`, `presentationTimeOffset` and `startNumber` accepted (2^53: exact in a Double).
+    static let ticks: ClosedRange<Int> = 0...(1 << 53)
+    static let maxBandwidth = HLSMasterPlaylist.maxBandwidth
+
+    /// Whether some representation's segments are still in a `sidx` box to fetch.
+    public var needsIndex: Bool { periods.contains { $0.adaptationSets.contains { $0.representations.contains { $0.index != nil } } } }
+
+    /// Parses an MPD fetched from `base`. `now` (seconds since 1970) places a dynamic
+    /// manifest's `duration`-addressed segments (the ones available at that time). Throws one
+    /// line when the manifest is not an MPD or is refused.
+    public static func parse(_ text: String, base: String, now: Double = Date().timeIntervalSince1970,
+                             limits: Limits = Limits()) throws(OutsideValue.Refusal) -> DASHManifest {
+        guard let root = ManifestXML.parse(text) else {
+            throw OutsideValue.Refusal("the manifest is not well-formed XML or is past \(ManifestXML.maxElements) elements or \(ManifestXML.maxDepth) levels")
+        }
+        guard root.name == "MPD" else { throw OutsideValue.Refusal("not a DASH manifest (the root is '\(TextSanitizer.clean(String(root.name.prefix(40))))')") }
+        var reader = Reader(base: base, now: now, limits: limits, remote: NetworkSettings.isNetwork(base))
+        return try reader.manifest(root)
+    }
+
+    /// The periods joined into tracks: for each content type and language in the first period,
+    /// the set in every following period with the same type and language (else the same type),
+    /// representations matched by bandwidth rank. Image sets are left out.
+    public var tracks: [Track] {
+        guard let first = periods.first else { return [] }
+        var tracks: [Track] = []
+        for set in first.adaptationSets where set.contentType != .image {
+            var track = Track(contentType: set.contentType, language: set.language,
+                              representations: set.representations.sorted { $0.bandwidth < $1.bandwidth })
+            for k in track.representations.indices {
+                for i in track.representations[k].segments.indices { track.representations[k].segments[i].periodStart = first.start }
+            }
+            for period in periods.dropFirst() {
+                let same = period.adaptationSets.first { $0.contentType == set.contentType && $0.language == set.language }
+                    ?? period.adaptationSets.first { $0.contentType == set.contentType }
+                guard let next = same?.representations.sorted(by: { $0.bandwidth < $1.bandwidth }), !next.isEmpty else { continue }
+                for k in track.representations.indices {
+                    let joined = next[min(k, next.count - 1)]
+                    // A segment of another init section carries it (see Segment.initialization).
+                    let own = track.representations[k].initialization
+                    track.representations[k].segments += joined.segments.map { s in
+                        var s = s
+                        if joined.initialization != own { s.initialization = joined.initialization }
+                        s.periodStart = period.start
+                        return s
+                    }
+                }
+            }
+            tracks.append(track)
+        }
+        return tracks
+    }
+
+    /// Fills in the segments of every `SegmentBase@indexRange` representation: `fetch` returns
+    /// the bytes of a resource's range (nil when it cannot be read: the representation is
+    /// dropped). Throws when an index is refused.
+    public mutating func resolveIndexes(limits: Limits = Limits(),
+                                        fetch: (Resource) -> [UInt8]?) throws(OutsideValue.Refusal) {
+        for p in periods.indices {
+            for s in periods[p].adaptationSets.indices {
+                var kept: [Representation] = []
+                for var rep in periods[p].adaptationSets[s].representations {
+                    guard let index = rep.index else { kept.append(rep); continue }
+                    guard let range = index.range, let bytes = fetch(index) else { continue }
+                    let sidx = try SegmentIndex.parse(bytes, at: range.offset, maxReferences: limits.segmentsPerRepresentation)
+                    let timescale = Double(sidx.timescale)
+                    let presentationOffset = Double(rep.indexPresentationOffset) / Double(rep.indexTimescale)
+                    var offset = sidx.firstOffset
+                    var time = sidx.earliestPresentationTime
+                    for (k, ref) in sidx.references.enumerated() {
+                        let start = rep.indexStart + Double(time) / timescale - presentationOffset
+                        rep.segments.append(Segment(resource: Resource(url: index.url, range: ByteRange(offset: offset, length: ref.size)),
+                                                    start: start, duration: Double(ref.duration) / timescale, number: Int64(k)))
+                        offset += ref.size
+                        time += ref.duration
+                    }
+                    rep.index = nil
+                    kept.append(rep)
+                }
+                periods[p].adaptationSets[s].representations = kept
+            }
+        }
+    }
+}
+
+/// The `sidx` box (ISO/IEC 14496-12 §8.16.3) of an on-demand representation: where each
+/// subsegment's bytes are and how long it plays. Bounded: the box must fit the bytes given,
+/// at most `maxReferences` references, sizes and durations non-zero; a reference to another
+/// `sidx` (a hierarchical index) is refused.
+public struct SegmentIndex: Sendable, Equatable {
+    public struct Reference: Sendable, Equatable {
+        public var size: Int64
+        public var duration: Int64
+    }
+
+    public var timescale: Int64
+    public var earliestPresentationTime: Int64
+    /// Absolute byte offset of the first subsegment in the resource.
+    public var firstOffset: Int64
+    public var references: [Reference]
+
+    /// Parses the box at the start of `bytes`, which were read from byte `offset` of the resource.
+    public static func parse(_ bytes: [UInt8], at offset: Int64, maxReferences: Int = 100_000) throws(OutsideValue.Refusal) -> SegmentIndex {
+        var r = ByteReader(bytes: bytes)
+        guard var size = r.u32(), let type = r.u32() else { throw OutsideValue.Refusal("the segment index is cut short") }
+        var header: UInt64 = 8
+        if size == 1 {
+            guard let large = r.u64() else { throw OutsideValue.Refusal("the segment index is cut short") }
+            guard large <= UInt64(bytes.count) else { throw OutsideValue.Refusal("the segment index box is larger than its range") }
+            size = UInt64(large)
+            header = 16
+        }
+        guard type == 0x7369_6478 else { throw OutsideValue.Refusal("no sidx box at the index range") }
+        guard size >= header + 24, size <= UInt64(bytes.count) else { throw OutsideValue.Refusal("the segment index box does not fit its range") }
+        guard let versionFlags = r.u32(), r.u32() != nil, let timescale = r.u32(), timescale > 0 else {
+            throw OutsideValue.Refusal("the segment index has no timescale")
+        }
+        let version = versionFlags >> 24
+        let earliest: UInt64, first: UInt64
+        if version == 0 {
+            guard let e = r.u32(), let f = r.u32() else { throw OutsideValue.Refusal("the segment index is cut short") }
+            earliest = e; first = f
+        } else {
+            guard let e = r.u64(), let f = r.u64() else { throw OutsideValue.Refusal("the segment index is cut short") }
+            earliest = e; first = f
+        }
+        guard earliest <= 1 << 53, first <= 1 << 50 else { throw OutsideValue.Refusal("the segment index's times or offsets are out of range") }
+        guard r.u16() != nil, let count = r.u16() else { throw OutsideValue.Refusal("the segment index is cut short") }
+        guard Int(count) <= maxReferences else { throw OutsideValue.Refusal("the segment index has more than \(maxReferences) references") }
+        guard UInt64(r.position) + UInt64(count) * 12 <= size else { throw OutsideValue.Refusal("the segment index is cut short") }
+        var refs: [Reference] = []
+        refs.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard let word = r.u32(), let duration = r.u32(), r.u32() != nil else { throw OutsideValue.Refusal("the segment index is cut short") }
+            guard word >> 31 == 0 else { throw OutsideValue.Refusal("a hierarchical segment index (a sidx referring to a sidx) is not supported") }
+            let referenced = word & 0x7FFF_FFFF
+            guard referenced > 0, duration > 0 else { throw OutsideValue.Refusal("a segment index entry has no size or duration") }
+            refs.append(Reference(size: Int64(referenced), duration: Int64(duration)))
+        }
+        guard offset >= 0, offset <= 1 << 50 else { throw OutsideValue.Refusal("the segment index's offset is out of range") }
+        return SegmentIndex(timescale: Int64(timescale), earliestPresentationTime: Int64(earliest),
+                            firstOffset: offset + Int64(size) + Int64(first), references: refs)
+    }
+
+    private struct ByteReader {
+        let bytes: [UInt8]
+        var position = 0
+        mutating func u16() -> UInt64? { take(2) }
+        mutating func u32() -> UInt64? { take(4) }
+        mutating func u64() -> UInt64? { take(8) }
+        private mutating func take(_ n: Int) -> UInt64? {
+            guard position + n <= bytes.count else { return nil }
+            var v: UInt64 = 0
+            for b in bytes[position..<(position + n)] { v = v << 8 | UInt64(b) }
+            position += n
+            return v
+        }
+    }
+}

@@ -1,0 +1,372 @@
+import AetherBase
+import AetherMedia
+import CFFmpeg
+import Foundation
+
+/// Everything one network source opens goes through here: the main input and, through
+/// libavformat's `io_open`/`io_close` hooks, every nested open of the HLS and DASH demuxers
+/// (playlists, segments, keys, init sections). Each open gets the same request options (headers,
+/// user agent, referrer, read deadline) and the protocol policy; HTTP(S) resources are read by a
+/// ``ResilientInput``. The session is the format context's `opaque` and lives as long as it.
+package final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMain before any read; the rest is Guarded or immutable
+    let settings: NetworkSettings
+    package let monitor = NetworkMonitor()
+    let interrupt: InterruptToken
+    /// Options for every open (libavformat protocol options).
+    package let options: [String: String]
+    /// Schemes a nested open may use.
+    let allowedSchemes: Set<String>
+    /// The interrupt callback every connection polls.
+    var interruptCallback: AVIOInterruptCB { interrupt.callback }
+    /// What each nested context handed to libavformat belongs to (a ``ResilientInput``, or the
+    /// ``MemoryInput`` of a segment fetched whole), released in ``closeNested(_:)``.
+    private let readers = Guarded<[UnsafeMutableRawPointer: AnyObject]>([:])
+    /// Bit-rate switching: picks each HLS segment's variant and is told its download time.
+    let adaptive: AdaptiveSwitcher?
+    /// A segment fetched whole may be this large (a larger one is refused).
+    static let wholeSegmentLimit = 256 << 20
+    private let flowed = Guarded(false)
+    private let refusedReason = Guarded<(reason: String, code: Int32)?>(nil)
+
+    /// Bytes a playlist or manifest may have, after any decompression (a 10-hour VOD playlist of
+    /// 2 s segments is about 2 MiB; libavformat holds each entry in memory).
+    package static let manifestBudget: Int64 = 16 << 20
+
+    /// A reader refused what the source sent (`reason`, one line; `code`, the AVERROR behind
+    /// it: `EFBIG` for a budget): every blocking call of the source gives up at once, and the open
+    /// or read fails with this reason.
+    func refuse(_ reason: String, code: Int32) {
+        FFmpegLog.write("net", reason)
+        refusedReason.withLock { if $0 == nil { $0 = (reason, code) } }
+        monitor.failed(reason)
+        if failsSource { interrupt.fail() }
+    }
+
+    /// Why a reader refused the source, if one did.
+    package var refusal: String? { refusedReason.withLock { $0?.reason } }
+    /// The AVERROR of ``refusal``.
+    var refusalCode: Int32? { refusedReason.withLock { $0?.code } }
+
+    /// Why the source failed: a refusal, else the last transfer that gave up (nil when none did).
+    package var failure: String? {
+        if let refusal { return refusal }
+        if case .failed(let why) = monitor.status.phase { return why }
+        return nil
+    }
+
+    /// Schemes a network source's nested opens may use: never local files, pipes or other
+    /// transports a remote playlist could point at.
+    static let networkSchemes: Set<String> = ["http", "https", "crypto", "crypto+http", "crypto+https", "data"]
+    /// The protocol whitelist for a network source (and its nested opens).
+    static let networkWhitelist = "http,https,tcp,tls,crypto,data,httpproxy"
+
+    /// Whether a refusal (``refuse(_:)``) makes the whole source give up (a playback source), or
+    /// only the one fetch (a playlist fetched alone, a thumbnail sheet).
+    private let failsSource: Bool
+
+    /// Playlists served from memory by URL (a DASH manifest translated, ``DASHSource``): asked
+    /// first for every open; nil for a URL it does not hold.
+    let documents: (@Sendable (String) -> [UInt8]?)?
+    /// How a translated DASH manifest's fMP4 segment is fetched, by the URL its playlist names:
+    /// whole, with its init section, served as MPEG-TS (``SegmentTransmuxer``).
+    let transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)?
+    /// Init sections fetched so far (a few KiB each; at most ``initCacheLimit`` kept).
+    private let initCache = Guarded<[DASHManifest.Resource: [UInt8]]>([:])
+    static let initCacheLimit = 64
+    /// An init section may be this large.
+    static let initSectionLimit = 4 << 20
+
+    /// Playlists the opener already read (the master, the anchor's playlist, audio renditions):
+    /// each is served once from memory to the demuxer's first open of its URL, so none is fetched
+    /// twice at open; later opens (a live reload) go to the network.
+    let prefetched: PrefetchedDocuments?
+
+    package init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String], failsSource: Bool = true,
+         adaptive: AdaptiveSwitcher? = nil, documents: (@Sendable (String) -> [UInt8]?)? = nil,
+         transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil, prefetched: PrefetchedDocuments? = nil) {
+        self.settings = settings
+        self.prefetched = prefetched
+        self.adaptive = adaptive
+        self.documents = documents
+        self.transmuxed = transmuxed
+        self.interrupt = interrupt
+        self.failsSource = failsSource
+        var merged = options
+        merged["rw_timeout"] = settings.readTimeoutOption
+        if let agent = settings.userAgent { merged["user_agent"] = agent }
+        if let referrer = settings.referrer { merged["referer"] = referrer }
+        merged["protocol_whitelist"] = Self.networkWhitelist
+        // Demuxer options, not protocol ones.
+        merged.removeValue(forKey: "safe")
+        self.options = merged
+        allowedSchemes = Self.networkSchemes
+    }
+
+    /// Whether any byte has arrived (before it, an I/O error is most likely a bad host name).
+    var hasFlowed: Bool { flowed.withLock { $0 } }
+
+    func received(_ count: Int) {
+        monitor.received(count)
+        flowed.withLock { $0 = true }
+    }
+
+    /// Waits `seconds`, waking early (false) when the session is interrupted.
+    func backOff(seconds: Double) -> Bool { interrupt.wait(seconds: seconds) }
+
+    /// The source's own URL (set by ``openMain(url:)``).
+    private(set) var mainURL = ""
+
+    /// Opens the main input: a document served from memory, else a ``ResilientInput``. Returns
+    /// the owner of the context (kept alive until the demuxer is closed) and the context.
+    package func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>) {
+        mainURL = url
+        if let bytes = memoryDocument(url) {
+            let memory = try MemoryInput(bytes)
+            return (memory, memory.context)
+        }
+        let input = try ResilientInput(url: url, options: options, session: self)
+        return (input, input.context)
+    }
+
+    /// A document served from memory (``documents``, else ``prefetched``), or nil. A variant's
+    /// playlist read at open, or a translated live DASH playlist reloaded, is handed to the
+    /// switcher, so its copy is the demuxer's (a byte-range anchor's is served rewritten).
+    private func memoryDocument(_ url: String) -> [UInt8]? {
+        guard let bytes = documents?(url) ?? prefetched?.take(url) else { return nil }
+        if let adaptive, adaptive.watches(url),
+           let rewritten = adaptive.playlistFetched(url, text: String(decoding: bytes, as: UTF8.self)) {
+            return Array(rewritten.utf8)
+        }
+        return bytes
+    }
+
+    /// `io_open` for nested opens. Returns 0 or an AVERROR.
+    func openNested(url: String, flags: Int32, callerOptions: OpaquePointer?,
+                    into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
+        guard flags & AVIO_FLAG_WRITE == 0 else { return aether_AVERROR(EPERM) }
+        if let bytes = memoryDocument(url) {
+            do { return try serve(bytes, into: pb) } catch { return error.code }
+        }
+        let scheme = NetworkSettings.scheme(of: url) ?? "file"
+        guard allowedSchemes.contains(scheme) else {
+            let reason = "refused to open '\(TextSanitizer.clean(url))' from a network source (protocol '\(TextSanitizer.clean(scheme))' is not allowed)"
+            FFmpegLog.write("net", reason)
+            monitor.failed(reason)
+            return aether_AVERROR(EPERM)
+        }
+        // The caller's options (byte ranges, `seekable`) under ours (headers, deadline, policy).
+        var merged: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let next = av_dict_get(callerOptions, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            merged[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
+            entry = next
+        }
+        for (key, value) in options { merged[key] = value }
+        if scheme == "http" || scheme == "https" {
+            // A variant's media playlist (a live reload of the one playing): read whole, handed
+            // to the switcher, served from memory, so the demuxer and the switcher see one copy.
+            if let adaptive, adaptive.watches(url) {
+                do throws(FFmpegError) {
+                    let data = try readWhole(url, options: merged, limit: Int(Self.manifestBudget))
+                    let rewritten = adaptive.playlistFetched(url, text: String(decoding: data, as: UTF8.self))
+                    return try serve(rewritten.map { Array($0.utf8) } ?? data, into: pb)
+                } catch {
+                    return error.code
+                }
+            }
+            if let adaptive, let plan = adaptive.plan(for: url, wait: { self.backOff(seconds: $0) }) {
+                var result = openWhole(plan, options: merged, into: pb)
+                if result < 0, plan.url != url, !interrupt.shouldInterrupt {
+                    adaptive.failed(plan)
+                    result = openWhole(adaptive.own(url, mediaSeconds: plan.mediaSeconds), options: merged, measured: false, into: pb)
+                }
+                return result
+            }
+            if transmuxed?(url) != nil {
+                return openWhole(AdaptiveSwitcher.Plan(url: url, rung: -1, mediaSeconds: 0), options: merged, measured: false, into: pb)
+            }
+            do {
+                let reader = try ResilientInput(url: url, options: merged, session: self)
+                pb.pointee = reader.context
+                readers.withLock { $0[UnsafeMutableRawPointer(reader.context)] = reader }
+                return 0
+            } catch {
+                return error.code
+            }
+        }
+        var dict: OpaquePointer? = nil
+        for (key, value) in merged { av_dict_set(&dict, key, value, 0) }
+        defer { av_dict_free(&dict) }
+        var callback = interruptCallback
+        monitor.requested()
+        return avio_open2(pb, url, flags, &callback, &dict)
+    }
+
+    /// Reads `url` whole through a ``ResilientInput`` (resume, retries, counts); at most `limit` bytes.
+    /// `carryOn`, asked after each 16 KiB with the bytes so far and the seconds since the start,
+    /// may stop the download (false): then it throws `ECANCELED`.
+    private func readWhole(_ url: String, options: [String: String], limit: Int,
+                           carryOn: ((Int, Double) -> Bool)? = nil) throws(FFmpegError) -> [UInt8] {
+        var data: [UInt8] = []
+        let started = MonotonicClock.seconds()
+        let reader = try ResilientInput(url: url, options: options, session: self)
+        var chunk = [UInt8](repeating: 0, count: carryOn == nil ? 64 << 10 : 16 << 10)
+        while true {
+            let n = avio_read(reader.context, &chunk, Int32(chunk.count))
+            if n == aether_AVERROR_EOF() || n == 0 { break }
+            guard n > 0 else { throw FFmpegError(code: n, function: "avio_read") }
+            guard data.count + Int(n) <= limit else { throw FFmpegError(code: aether_AVERROR(EFBIG), function: "avio_read") }
+            data += chunk[0..<Int(n)]
+            if let carryOn, !carryOn(data.count, MonotonicClock.seconds() - started) {
+                throw FFmpegError(code: aether_AVERROR(ECANCELED), function: "avio_read")
+            }
+        }
+        return data
+    }
+
+    /// `options` asking for `resource`'s byte range (and no other).
+    private func ranged(_ options: [String: String], _ resource: DASHManifest.Resource) -> [String: String] {
+        var options = options
+        options.removeValue(forKey: "offset")
+        options.removeValue(forKey: "end_offset")
+        if let range = resource.range {
+            options["offset"] = String(range.offset)
+            options["end_offset"] = String(range.offset + range.length)
+        }
+        return options
+    }
+
+    /// The bytes of an init section (fetched once, then from the cache).
+    private func initBytes(_ resource: DASHManifest.Resource) throws(FFmpegError) -> [UInt8] {
+        if let known = initCache.withLock({ $0[resource] }) { return known }
+        let bytes = try readWhole(resource.url, options: ranged(options, resource), limit: Self.initSectionLimit)
+        initCache.withLock { cache in
+            if cache.count >= Self.initCacheLimit { cache.removeAll() }
+            cache[resource] = bytes
+        }
+        return bytes
+    }
+
+    /// Fetches a segment whole through a ``ResilientInput`` (resume, retries, counts), times the
+    /// download for the throughput estimate, and hands libavformat the bytes from memory; an
+    /// fMP4 segment of a translated DASH manifest (``transmuxed``) as MPEG-TS with its init
+    /// section (``SegmentTransmuxer``).
+    private func openWhole(_ plan: AdaptiveSwitcher.Plan, options: [String: String], measured: Bool = true,
+                           into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
+        let started = MonotonicClock.seconds()
+        // A segment that loads too slowly for the buffer may be given up for a lower variant's.
+        var replacement: AdaptiveSwitcher.Plan?
+        let carryOn: ((Int, Double) -> Bool)? = measured && adaptive != nil ? { [adaptive] loaded, elapsed in
+            replacement = adaptive?.abandon(plan, loaded: loaded, elapsed: elapsed)
+            return replacement == nil
+        } : nil
+        do throws(FFmpegError) {
+            let fetch = transmuxed?(plan.url)
+            var data: [UInt8]
+            do throws(FFmpegError) {
+                if let fetch {
+                    data = try readWhole(fetch.segment.url, options: ranged(options, fetch.segment), limit: Self.wholeSegmentLimit,
+                                         carryOn: carryOn)
+                } else if let range = plan.range {
+                    // A byte range of a variant's file (the demuxer gets it whole, to its end).
+                    let resource = DASHManifest.Resource(url: plan.url, range: .init(offset: Int64(range.offset), length: Int64(range.length)))
+                    data = try readWhole(plan.url, options: ranged(options, resource), limit: Self.wholeSegmentLimit, carryOn: carryOn)
+                } else {
+                    data = try readWhole(plan.url, options: options, limit: Self.wholeSegmentLimit, carryOn: carryOn)
+                }
+            } catch {
+                if let replacement { return openWhole(replacement, options: options, into: pb) }
+                throw error
+            }
+            if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: MonotonicClock.seconds() - started) }
+            if let fetch {
+                let head = try initBytes(fetch.initialization)
+                do throws(FFmpegError) { data = try SegmentTransmuxer.transmux(head + data) } catch {
+                    FFmpegLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot rewrite the segment as MPEG-TS: \(error.message)")
+                    throw error
+                }
+            }
+            return try serve(data, into: pb)
+        } catch {
+            return error.code
+        }
+    }
+
+    /// Hands `bytes` to the demuxer as the opened file (kept alive in `readers` until
+    /// `closeNested`); 0, or throws when the reader cannot be made.
+    private func serve(_ bytes: [UInt8], into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) throws(FFmpegError) -> Int32 {
+        let memory = try MemoryInput(bytes)
+        pb.pointee = memory.context
+        readers.withLock { $0[UnsafeMutableRawPointer(memory.context)] = memory }
+        return 0
+    }
+
+    /// `io_close`: frees a context opened by ``openNested(url:flags:callerOptions:into:)``.
+    func closeNested(_ pb: UnsafeMutablePointer<AVIOContext>) {
+        let key = UnsafeMutableRawPointer(pb)
+        let reader = readers.withLock { $0.removeValue(forKey: key) }
+        if reader == nil {
+            var doomed: UnsafeMutablePointer<AVIOContext>? = pb
+            avio_closep(&doomed)
+        }
+        // `reader` is released here: its deinit frees its contexts.
+    }
+
+    /// Installs the hooks on `ctx` (its `opaque` becomes this session, unretained: the owner
+    /// keeps the session alive until the context is closed).
+    package func install(on ctx: UnsafeMutablePointer<AVFormatContext>) {
+        ctx.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
+        ctx.pointee.io_open = networkIOOpen
+        ctx.pointee.io_close = networkIOClose
+    }
+}
+
+private let networkIOOpen: @convention(c) (UnsafeMutablePointer<AVFormatContext>?,
+                                           UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?,
+                                           UnsafePointer<CChar>?, Int32,
+                                           UnsafeMutablePointer<OpaquePointer?>?) -> Int32 = { s, pb, url, flags, options in
+    guard let s, let pb, let url else { return aether_AVERROR(EINVAL) }
+    guard let opaque = s.pointee.opaque else {
+        // Not one of ours (a nested context without the session): refuse rather than guess.
+        return aether_AVERROR(EPERM)
+    }
+    let session = Unmanaged<NetworkSession>.fromOpaque(opaque).takeUnretainedValue()
+    return session.openNested(url: String(cString: url), flags: flags, callerOptions: options?.pointee, into: pb)
+}
+
+private let networkIOClose: @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<AVIOContext>?) -> Void = { s, pb in
+    guard let pb else { return }
+    guard let s, let opaque = s.pointee.opaque else {
+        var doomed: UnsafeMutablePointer<AVIOContext>? = pb
+        avio_closep(&doomed)
+        return
+    }
+    Unmanaged<NetworkSession>.fromOpaque(opaque).takeUnretainedValue().closeNested(pb)
+}
+
+/// Documents read while opening a source, served once each to the demuxer's first open of the
+/// same URL (``NetworkSession/prefetched``). At most ``maxEntries`` documents of
+/// ``NetworkSession/manifestBudget`` bytes each are kept; more are not (the demuxer then fetches
+/// them itself).
+package final class PrefetchedDocuments: Sendable {
+    static let maxEntries = 64
+    private let entries = Guarded<[String: [UInt8]]>([:])
+
+    package init() {}
+
+    /// Keeps `bytes` for the first open of `url` (a later copy of the same URL replaces it).
+    package func keep(_ url: String, _ bytes: [UInt8]) {
+        guard bytes.count <= Int(NetworkSession.manifestBudget) else { return }
+        entries.withLock { e in
+            if e[url] != nil || e.count < Self.maxEntries { e[url] = bytes }
+        }
+    }
+
+    /// The bytes kept for `url`, once (nil when none, or already taken).
+    func take(_ url: String) -> [UInt8]? {
+        entries.withLock { $0.removeValue(forKey: url) }
+    }
+
+    /// URLs still held (for tests and the log).
+    var held: [String] { entries.withLock { Array($0.keys) } }
+}

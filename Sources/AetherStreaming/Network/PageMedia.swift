@@ -1,0 +1,185 @@
+import AetherMedia
+import Foundation
+
+/// How page URLs are resolved through yt-dlp (mpv's `--ytdl`, `--ytdl-format`,
+/// `--ytdl-raw-options`).
+public struct YtdlSettings: Sendable, Equatable {
+    /// False: a URL is only ever tried as media.
+    public var enabled = true
+    /// yt-dlp's `-f` (nil: yt-dlp's own default).
+    public var format: String?
+    /// Extra yt-dlp options, `--KEY VALUE` (an empty value: `--KEY` alone).
+    public var rawOptions: [(key: String, value: String)] = []
+    /// The program (a name looked up in `PATH`, or a path).
+    public var program = "yt-dlp"
+    /// Seconds yt-dlp may run.
+    public var timeout = 60.0
+
+    public init() {}
+
+    public static func == (a: YtdlSettings, b: YtdlSettings) -> Bool {
+        a.enabled == b.enabled && a.format == b.format && a.program == b.program && a.timeout == b.timeout
+            && a.rawOptions.map(\.key) == b.rawOptions.map(\.key) && a.rawOptions.map(\.value) == b.rawOptions.map(\.value)
+    }
+
+    /// yt-dlp options that run programs or read or write files of their own: refused in
+    /// `--ytdl-raw-options` (they would turn a page URL into a command), with every
+    /// abbreviation of them.
+    public static let refusedKeys: Set<String> = ["exec", "exec-before-download", "netrc-cmd", "config-location", "config-locations",
+                                           "batch-file", "a", "o", "output", "paths", "P", "print-to-file", "load-info-json",
+                                           "update", "U", "update-to", "plugin-dirs", "downloader", "external-downloader",
+                                           "downloader-args", "external-downloader-args", "postprocessor-args", "ppa",
+                                           "use-postprocessor", "cookies"]
+
+    /// Checks a `--ytdl-format` value: printable, at most 256 characters, not an option.
+    public static func checkFormat(_ value: String) throws(PlayerError) -> String {
+        guard !value.isEmpty, value.utf8.count <= 256, !value.hasPrefix("-"),
+              value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }), TextSanitizer.clean(value) == value else {
+            throw PlayerError("--ytdl-format: expected a yt-dlp format of at most 256 printable characters, got '\(TextSanitizer.clean(String(value.prefix(80))))'")
+        }
+        return value
+    }
+
+    /// Parses `--ytdl-raw-options` (mpv's form: `key=value,key2=value2,flag=`), at most 32
+    /// pairs; keys are option names (`[A-Za-z0-9-]`, no leading `-`), values printable.
+    public static func parseRawOptions(_ text: String) throws(PlayerError) -> [(key: String, value: String)] {
+        guard text.utf8.count <= 4096 else { throw PlayerError("--ytdl-raw-options: longer than 4096 bytes") }
+        var out: [(key: String, value: String)] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: true) {
+            guard out.count < 32 else { throw PlayerError("--ytdl-raw-options: more than 32 options") }
+            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = String(pieces[0])
+            let value = pieces.count > 1 ? String(pieces[1]) : ""
+            guard !key.isEmpty, key.utf8.count <= 64, !key.hasPrefix("-"),
+                  key.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }) else {
+                throw PlayerError("--ytdl-raw-options: '\(TextSanitizer.clean(String(key.prefix(80))))' is not an option name")
+            }
+            // yt-dlp takes any unambiguous abbreviation of a long option (`--exec-befo`): a key
+            // that begins a refused option's name is refused too.
+            guard !refusedKeys.contains(where: { $0.hasPrefix(key) }) else {
+                throw PlayerError("--ytdl-raw-options: '\(key)' is refused (it runs programs or reads or writes files)")
+            }
+            guard value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+                throw PlayerError("--ytdl-raw-options: the value of '\(key)' has control characters")
+            }
+            out.append((key, value))
+        }
+        return out
+    }
+}
+
+/// What yt-dlp found on a page (its `-J` output, read as hostile input): the media URL, the
+/// separate audio when the chosen format is video + audio, the HTTP headers to fetch them with,
+/// the title and the chapters. Every field goes through a typed converter with a bound.
+public struct PageMedia: Sendable, Equatable {
+    public var url: String
+    public var audioURL: String?
+    public var headers: [String: String] = [:]
+    public var title: String?
+    public var chapters: [Chapter] = []
+
+    /// The most of yt-dlp's output read.
+    public static let outputBudget = 32 << 20
+    static let maxDepth = 64
+    static let maxURL = 16 << 10
+    static let maxChapters = 1000
+    static let maxHeaders = 32
+
+    /// Parses yt-dlp's `-J` JSON; throws a one-line reason when it is not JSON, too deep or too
+    /// large, or names nothing playable (no http(s) URL).
+    public static func parse(_ bytes: [UInt8]) throws(PlayerError) -> PageMedia {
+        guard bytes.count <= outputBudget else { throw PlayerError("yt-dlp's answer is larger than \(outputBudget >> 20) MiB") }
+        // Foundation's parser recurses: its nesting is bounded here first.
+        var depth = 0, inString = false, escaped = false
+        for b in bytes {
+            if inString {
+                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > maxDepth { throw PlayerError("yt-dlp's answer nests deeper than \(maxDepth) levels") }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        let object: [String: Any]
+        do {
+            guard let o = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+                throw PlayerError("yt-dlp's answer is not a JSON object")
+            }
+            object = o
+        } catch let error as PlayerError {
+            throw error
+        } catch {
+            throw PlayerError("yt-dlp's answer is not JSON")
+        }
+        if let type = object["_type"] as? String, type == "playlist" {
+            throw PlayerError("the page is a playlist (yt-dlp found no single video)")
+        }
+        var media: PageMedia
+        if let requested = object["requested_formats"] as? [Any], requested.count >= 2, requested.count <= 8 {
+            let formats = requested.compactMap { $0 as? [String: Any] }
+            // The video: the one with a video codec (yt-dlp lists video first), the audio: the next.
+            // yt-dlp lists the video first; a codec it could not name is nil (the generic
+            // extractor's `<source>`s): then the audio is the one that says `vcodec: none` or
+            // names an audio codec, else the other one.
+            func audioOnly(_ f: [String: Any]) -> Bool {
+                (f["vcodec"] as? String) == "none" || ((f["vcodec"] as? String) == nil && (f["acodec"] as? String).map { $0 != "none" } == true)
+            }
+            let video = formats.first { !audioOnly($0) } ?? formats[0]
+            let audio = formats.first { audioOnly($0) && ($0["url"] as? String) != (video["url"] as? String) }
+                ?? formats.first { ($0["url"] as? String) != (video["url"] as? String) }
+            guard let v = httpURL(video["url"]) else { throw PlayerError("yt-dlp named no http(s) URL to play") }
+            media = PageMedia(url: v, audioURL: audio.flatMap { httpURL($0["url"]) })
+            media.headers = headers(video["http_headers"] ?? object["http_headers"])
+        } else if let u = httpURL(object["url"]) {
+            media = PageMedia(url: u)
+            media.headers = headers(object["http_headers"])
+        } else {
+            throw PlayerError("yt-dlp named no http(s) URL to play")
+        }
+        if let t = object["title"] as? String {
+            let clean = TextSanitizer.clean(String(t.prefix(1024)))
+            if !clean.isEmpty { media.title = clean }
+        }
+        if let list = object["chapters"] as? [Any] {
+            for case let c as [String: Any] in list.prefix(maxChapters) {
+                guard let start = seconds(c["start_time"]), let end = seconds(c["end_time"]), end >= start else { continue }
+                let title = (c["title"] as? String).map { TextSanitizer.clean(String($0.prefix(256))) }
+                media.chapters.append(Chapter(title: title, start: start, end: end))
+            }
+            media.chapters.sort { $0.start < $1.start }
+        }
+        return media
+    }
+
+    /// An http(s) URL of at most ``maxURL`` bytes with no control characters or spaces.
+    static func httpURL(_ value: Any?) -> String? {
+        guard let s = value as? String, s.utf8.count <= maxURL, ["http", "https"].contains(NetworkSettings.scheme(of: s) ?? ""),
+              s.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { return nil }
+        return s
+    }
+
+    /// A time in seconds: finite, 0 to 10⁷.
+    static func seconds(_ value: Any?) -> Double? {
+        guard let d = (value as? NSNumber)?.doubleValue else { return nil }
+        return d.isFinite && d >= 0 && d <= 1e7 ? d : nil
+    }
+
+    /// Header names as HTTP tokens, values without control characters, each at most 1 KiB;
+    /// at most ``maxHeaders``. Others are left out.
+    static func headers(_ value: Any?) -> [String: String] {
+        guard let dict = value as? [String: Any] else { return [:] }
+        var out: [String: String] = [:]
+        for (name, v) in dict.sorted(by: { $0.key < $1.key }) {
+            guard out.count < maxHeaders, let v = v as? String, !name.isEmpty, name.utf8.count <= 64, v.utf8.count <= 1024,
+                  name.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains($0) }),
+                  v.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else { continue }
+            out[name] = v
+        }
+        return out
+    }
+}

@@ -1,0 +1,288 @@
+import AetherMedia
+import CFFmpeg
+import Foundation
+
+/// One HTTP(S) resource read through libavformat's http protocol, behind an AVIOContext of its
+/// own that survives the network: a read that fails with a transient error (connection reset,
+/// read deadline passed, 5xx, a body cut short of its length) closes the connection and opens a
+/// new one at the byte where it stopped, after an exponential backoff with jitter, up to
+/// ``NetworkSettings/retries`` times in a row. Permanent errors (4xx) and interrupts end the read
+/// at once. Owns both AVIOContexts (the inner connection and the outer one the demuxer reads)
+/// and frees each exactly once.
+///
+/// Used from one thread at a time (the demuxer that reads it).
+package final class ResilientInput {
+    let url: String
+    /// The AVIOContext handed to the demuxer.
+    package private(set) var context: UnsafeMutablePointer<AVIOContext>!
+    private let session: NetworkSession
+    private let options: [String: String]
+    private var inner: UnsafeMutablePointer<AVIOContext>?
+    /// The byte offset the caller asked for (`offset` option: HLS byte ranges).
+    private let base: Int64
+    /// Bytes delivered to the demuxer so far, which is the outer context's position.
+    private var position: Int64 = 0
+    /// The resource's length from `base` (-1 while unknown, e.g. chunked or live).
+    private var size: Int64 = -1
+    private var seekable = false
+    /// Bytes this resource may deliver: set for a playlist or manifest (``NetworkSession/manifestBudget``),
+    /// known by its name, its content type, or its first bytes (`#EXTM3U`, `<`); nil for media.
+    private var budget: Int64?
+    /// What the budgeted resource is, for the refusal (`playlist`, `manifest`).
+    private var kind = ""
+    /// The body's first bytes while it is not yet known whether it is a playlist or manifest.
+    private var head: [UInt8] = []
+    private var classified = false
+    /// Past its budget: no byte more is read.
+    private var refused = false
+    /// The last read that timed out (`stalled: no data for 10 s`) until bytes flow again.
+    private var stalled: String?
+
+    /// Connects (retrying transient failures) and builds the outer context.
+    package init(url: String, options: [String: String], session: NetworkSession) throws(FFmpegError) {
+        self.url = url
+        self.session = session
+        var options = options
+        base = options.removeValue(forKey: "offset").flatMap { Int64($0) } ?? 0
+        // A byte range's end (HLS `EXT-X-BYTERANGE`, DASH ranges): the resource ends there.
+        if let end = options["end_offset"].flatMap({ Int64($0) }), end > base { size = end - base }
+        self.options = options
+        let opened = connect(retrying: true)
+        guard opened >= 0, let inner else { throw FFmpegError(code: opened, function: "avio_open2") }
+        seekable = inner.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0
+        classifyByName(inner)
+        let bufferSize: Int32 = 64 << 10
+        guard let buffer = av_malloc(Int(bufferSize)) else {
+            close()
+            throw .outOfMemory("av_malloc")
+        }
+        guard let made = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), bufferSize, 0, nil,
+            { opaque, out, wanted in
+                Unmanaged<ResilientInput>.fromOpaque(opaque!).takeUnretainedValue().read(into: out, wanted: wanted)
+            }, nil,
+            { opaque, offset, whence in
+                Unmanaged<ResilientInput>.fromOpaque(opaque!).takeUnretainedValue().seek(offset, whence)
+            })
+        else {
+            av_free(buffer)
+            close()
+            throw .outOfMemory("avio_alloc_context")
+        }
+        context = made
+        made.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
+        made.pointee.seekable = seekable ? AVIO_SEEKABLE_NORMAL : 0
+    }
+
+    deinit {
+        close()
+        var outer: UnsafeMutablePointer<AVIOContext>? = context
+        if let made = outer {
+            av_freep(&made.pointee.buffer)
+            avio_context_free(&outer)
+        }
+    }
+
+    private func close() {
+        if inner != nil { avio_closep(&inner) }
+    }
+
+    // MARK: connecting
+
+    /// Opens the connection at the current position; with `retrying`, transient failures are
+    /// retried as a read's are. Returns 0 or the last error.
+    private func connect(retrying: Bool) -> Int32 {
+        var attempt = 0
+        while true {
+            let result = openOnce()
+            if result >= 0 {
+                if attempt > 0 { session.monitor.recovered() }
+                return result
+            }
+            guard retrying, let delay = retryDelay(after: result, attempt: &attempt, what: "open") else { return result }
+            guard session.backOff(seconds: delay) else { return aether_AVERROR_EXIT() }
+        }
+    }
+
+    private func openOnce() -> Int32 {
+        var dict: OpaquePointer? = nil
+        for (key, value) in options { av_dict_set(&dict, key, value, 0) }
+        let offset = base + position
+        if offset > 0 { av_dict_set(&dict, "offset", String(offset), 0) }
+        defer { av_dict_free(&dict) }
+        var callback = session.interruptCallback
+        var pb: UnsafeMutablePointer<AVIOContext>?
+        session.monitor.requested()
+        let result = avio_open2(&pb, url, AVIO_FLAG_READ, &callback, &dict)
+        guard result >= 0, let pb else { return result < 0 ? result : aether_AVERROR(EIO) }
+        inner = pb
+        let total = avio_size(pb)
+        if total > base { size = size < 0 ? total - base : min(size, total - base) }
+        return 0
+    }
+
+    /// The backoff before the next attempt, or nil when `error` must not be retried (permanent,
+    /// interrupted, or out of attempts). Counts the attempt and reports it.
+    private func retryDelay(after error: Int32, attempt: inout Int, what: String) -> Double? {
+        guard error != aether_AVERROR_EXIT(), !session.interrupt.isCancelled else { return nil }
+        var message = error == NetworkFault.truncated ? "the server closed the connection at byte \(base + position) of \(base + size)"
+            : FFmpegError(code: error, function: what).message
+        if error == aether_AVERROR(ETIMEDOUT) {
+            message = "stalled: no data for \(String(format: "%g", session.settings.readTimeout)) s"
+            stalled = message
+        }
+        // The source's own URL is in the player's error line already; a segment's is not.
+        let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
+        guard NetworkFault.isTransient(error, flowing: session.hasFlowed) else {
+            if what == "open", let why = RedirectProbe.explain(error: error, url: url, options: options, interrupt: session.interrupt,
+                                                                timeout: session.settings.readTimeout) {
+                session.refuse(which + why, code: error)
+                return nil
+            }
+            // A stall, then a server that cannot resume: the stall is the cause.
+            if let stalled { message = "\(stalled) (resuming at byte \(base + position) failed: \(message))" }
+            session.monitor.failed(which + message)
+            return nil
+        }
+        attempt += 1
+        guard attempt <= session.settings.retries else {
+            session.monitor.failed(which + "\(message) (gave up after \(attempt - 1) retr\(attempt == 2 ? "y" : "ies"))")
+            return nil
+        }
+        session.monitor.reconnecting(attempt: attempt, after: message)
+        FFmpegLog.write("net", "\(TextSanitizer.clean(url)): \(message) at byte \(base + position); retry \(attempt) of \(session.settings.retries)")
+        return session.settings.backoff(attempt: attempt, unit: Double.random(in: 0...1))
+    }
+
+    // MARK: AVIOContext callbacks
+
+    private func read(into out: UnsafeMutablePointer<UInt8>?, wanted: Int32) -> Int32 {
+        guard let out, wanted > 0 else { return 0 }
+        if refused { return aether_AVERROR_EXIT() }
+        var attempt = 0
+        while true {
+            if session.interrupt.shouldInterrupt { return aether_AVERROR_EXIT() }
+            var result: Int32
+            if inner == nil {
+                result = openOnce()
+            } else {
+                result = 0
+            }
+            if result >= 0, let inner {
+                result = avio_read_partial(inner, out, wanted)
+                if result > 0 {
+                    if !classified { classify(UnsafeBufferPointer(start: out, count: Int(result))) }
+                    if let budget, position + Int64(result) > budget {
+                        refused = true
+                        close()
+                        let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
+                        session.refuse(which + "\(kind) larger than \(budget >> 20) MiB refused", code: aether_AVERROR(EFBIG))
+                        return aether_AVERROR_EXIT()
+                    }
+                    position += Int64(result)
+                    stalled = nil
+                    session.received(Int(result))
+                    if attempt > 0 { session.monitor.recovered() }
+                    return result
+                }
+                if result == 0 || result == aether_AVERROR_EOF() {
+                    // The server ended the body short of its length: the connection broke.
+                    guard size > 0, position < size else { return aether_AVERROR_EOF() }
+                    result = NetworkFault.truncated
+                }
+            }
+            close()
+            guard let delay = retryDelay(after: result, attempt: &attempt, what: "read") else {
+                return result == NetworkFault.truncated ? aether_AVERROR(EIO) : result
+            }
+            guard session.backOff(seconds: delay) else { return aether_AVERROR_EXIT() }
+        }
+    }
+
+    // MARK: budget
+
+    /// A playlist or manifest by its name (`.m3u8`, `.m3u`, `.mpd`) or content type.
+    private func classifyByName(_ inner: UnsafeMutablePointer<AVIOContext>) {
+        var mime = ""
+        var value: UnsafeMutablePointer<UInt8>?
+        if av_opt_get(inner, "mime_type", AV_OPT_SEARCH_CHILDREN, &value) >= 0, let value {
+            mime = String(cString: value).lowercased()
+            av_free(value)
+        }
+        let ext = StreamVariants.pathExtension(url)
+        if ext == "m3u8" || ext == "m3u" || mime.contains("mpegurl") {
+            setBudget("playlist")
+        } else if ext == "mpd" || mime.contains("dash+xml") {
+            setBudget("manifest")
+        }
+    }
+
+    /// A playlist or manifest by its first bytes (after a byte-order mark and white space):
+    /// `#EXTM3U` is an HLS playlist (libavformat's HLS demuxer reads nothing else), `<` XML.
+    private func classify(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard base + position == 0 || !head.isEmpty else { classified = true; return }
+        head += bytes.prefix(64 - head.count)
+        var text = head[...]
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
+        text = text.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        let playlist = Array("#EXTM3U".utf8)
+        if text.first == UInt8(ascii: "<") {
+            setBudget("manifest")
+        } else if text.starts(with: playlist) {
+            setBudget("playlist")
+        } else if text.count >= playlist.count || !playlist.starts(with: text) || head.count >= 64 {
+            classified = true
+        }
+        if classified { head = [] }
+    }
+
+    private func setBudget(_ what: String) {
+        budget = NetworkSession.manifestBudget
+        kind = what
+        classified = true
+    }
+
+    private func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
+        if whence & AVSEEK_SIZE != 0 { return size >= 0 ? size : Int64(aether_AVERROR(ENOSYS)) }
+        let target: Int64
+        switch whence & ~AVSEEK_FORCE {
+        case SEEK_SET: target = offset
+        case SEEK_CUR: target = position + offset
+        case SEEK_END:
+            guard size >= 0 else { return Int64(aether_AVERROR(ENOSYS)) }
+            target = size + offset
+        default: return Int64(aether_AVERROR(EINVAL))
+        }
+        guard target >= 0 else { return Int64(aether_AVERROR(EINVAL)) }
+        if target == position { return target }
+        guard seekable else { return Int64(aether_AVERROR(ESPIPE)) }
+        // A new request at the target on the next read (a connection cannot jump).
+        close()
+        position = target
+        return target
+    }
+}
+
+/// How a failed network operation is treated.
+enum NetworkFault {
+    /// Our code for a body that ended before its Content-Length.
+    static let truncated: Int32 = -0x5452_4E43
+
+    /// Transient failures are retried: timeouts, resets, refused or broken connections, 5xx, a
+    /// truncated body, and (once the source has delivered bytes) generic I/O errors and garbled
+    /// responses. 4xx and everything else are permanent. Before the first byte, an I/O error is
+    /// most often a name that does not resolve: permanent.
+    static func isTransient(_ code: Int32, flowing: Bool) -> Bool {
+        if code == truncated { return true }
+        switch aether_http_status_of(code) {
+        case 500: return true
+        case 0: break
+        default: return false
+        }
+        var transient: [Int32] = [ETIMEDOUT, ECONNRESET, ECONNABORTED, EPIPE, EAGAIN, ENETDOWN, ENETRESET, ENETUNREACH, EHOSTUNREACH]
+        if flowing { transient += [EIO, ECONNREFUSED] }
+        if transient.map({ aether_AVERROR($0) }).contains(code) { return true }
+        return flowing && code == AVERROR_INVALIDDATA_CODE
+    }
+
+    private static let AVERROR_INVALIDDATA_CODE: Int32 = -0x4144_4E49  // FFERRTAG('I','N','D','A')
+}

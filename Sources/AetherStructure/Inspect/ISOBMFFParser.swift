@@ -1,0 +1,202 @@
+import AetherMedia
+import Foundation
+
+/// ISO base media boxes (MP4, MOV, M4A, fragmented MP4 and DASH segments) as a ``StructureNode``
+/// tree, read lazily: `top()` reads the top-level headers, `children(of:)` one container's.
+///
+/// A box's header is trusted only as far as its parent lets it: a size that overruns the parent
+/// (or the file) is clipped to it and says by how much, a size below 8 ends the level (nothing
+/// after it can be located), a size of 0 runs to the end of the parent. Field decoding reads at
+/// most ``StructureBudget/maxFieldBytes`` (and never more than 64 KiB) of a box, and lists at most
+/// ``StructureBudget/maxListedEntries`` table entries; every count read from the file is checked
+/// against the bytes actually there before it is believed.
+public final class ISOBMFFParser: StructureParser {
+    public let format = ContainerFormat.isobmff
+    let window: ContainerScan.Window
+    let budget: StructureBudget
+
+    public init(source: any ByteSource, budget: StructureBudget = StructureBudget()) {
+        window = ContainerScan.Window(source)
+        self.budget = budget
+    }
+
+    public func top() -> (nodes: [StructureNode], omitted: Int) {
+        scan(from: 0, to: window.length, depth: 0, parent: nil)
+    }
+
+    public func children(of node: StructureNode) -> (nodes: [StructureNode], omitted: Int) {
+        guard node.isContainer, node.depth < budget.maxDepth, let end = node.end, end > node.offset else { return ([], 0) }
+        let start = Int64(bitPattern: node.tag)
+        let stop = min(end, window.length)
+        guard start >= node.offset, start <= stop else { return ([], 0) }
+        return scan(from: start, to: stop, depth: node.depth + 1, parent: node.name)
+    }
+
+    // MARK: the box walk
+
+    /// Boxes whose payload is only boxes.
+    static let plainContainers: Set<String> = [
+        "moov", "trak", "mdia", "minf", "stbl", "dinf", "edts", "udta", "mvex", "moof", "traf", "mfra",
+        "sinf", "schi", "rinf", "tref", "trgr", "strk", "strd", "meco", "gmhd", "wave", "ipro", "iprp", "ipco",
+        "clip", "matt", "tapt", "mdra", "rmra", "rmda", "imap", "hinf", "hnti", "ilst", "fiin", "paen", "moof",
+    ]
+    /// Sample entries whose fixed fields are a visual sample entry's (78 bytes after the header).
+    static let visualEntries: Set<String> = [
+        "avc1", "avc2", "avc3", "avc4", "hvc1", "hev1", "dvh1", "dvhe", "dva1", "dvav", "av01", "vp08", "vp09",
+        "mp4v", "encv", "s263", "jpeg", "mjpa", "mjpb", "apcn", "apch", "apcs", "apco", "ap4h", "ap4x", "vvc1",
+        "vvi1", "evc1", "mp2v", "resv", "rv60", "uncv", "j2ki", "png ",
+    ]
+    /// Sample entries whose fixed fields are an audio sample entry's (28 bytes, QuickTime
+    /// versions 1 and 2 add 16 and 36).
+    static let audioEntries: Set<String> = [
+        "mp4a", "ac-3", "ec-3", "ac-4", "Opus", "fLaC", "alac", "enca", "sowt", "twos", "lpcm", "ipcm", "fpcm",
+        "dtsc", "dtsh", "dtsl", "dtse", "dtsx", "mha1", "mha2", "mhm1", "mhm2", ".mp3", "ulaw", "alaw", "samr",
+        "sawb", "in24", "in32", "fl32", "fl64", "raw ", "mlpa",
+    ]
+
+    /// One level: boxes from `start` to `end` at `depth`, `parent` naming what holds them (nil:
+    /// the file).
+    func scan(from start: Int64, to end: Int64, depth: Int, parent: String?) -> (nodes: [StructureNode], omitted: Int) {
+        var nodes: [StructureNode] = []
+        var omitted = 0
+        var pos = start
+        var steps = 0
+        let whose = parent.map { "\($0)" } ?? "the file"
+        while pos < end {
+            if steps >= budget.maxScanSteps {
+                nodes.append(StructureNode(name: "(not read)", offset: pos, headerSize: 0, size: end - pos,
+                                           damage: "the scan budget (\(ContainerScan.grouped(budget.maxScanSteps)) boxes) ran out at offset \(ContainerScan.grouped(pos)); \(ContainerScan.grouped(end - pos)) bytes of \(whose) were not read",
+                                           depth: depth))
+                break
+            }
+            steps += 1
+            let next: Int64?
+            if nodes.count < budget.maxChildren {
+                let (node, after) = box(at: pos, end: end, depth: depth, parent: parent)
+                nodes.append(node)
+                next = after
+            } else {
+                // Past the listing budget boxes are only counted: no node, no text.
+                omitted += 1
+                next = skip(at: pos, end: end)
+            }
+            guard let next, next > pos else { break }
+            pos = next
+        }
+        return (nodes, omitted)
+    }
+
+    /// Where the box after the one at `pos` starts, read from its header only (nil: the level
+    /// ends with this box). The same size rules as ``box(at:end:depth:parent:)``.
+    func skip(at pos: Int64, end: Int64) -> Int64? {
+        let remaining = end - pos
+        var c = ContainerScan.Cursor(window.read(at: pos, count: Int(min(remaining, 16))))
+        guard let size32 = c.u32(), c.skip(4) else { return nil }
+        let size: Int64
+        switch size32 {
+        case 0, 2..<8: return nil
+        case 1:
+            guard let large = c.u64(), large >= 16 else { return nil }
+            size = large > UInt64(remaining) ? remaining : Int64(large)
+        default:
+            size = min(Int64(size32), remaining)
+        }
+        return pos + size < end ? pos + size : nil
+    }
+
+    /// The box at `pos` in a level ending at `end`, and where the next one starts (nil: the level
+    /// ends here, after damage or a box that runs to its end).
+    func box(at pos: Int64, end: Int64, depth: Int, parent: String?) -> (StructureNode, Int64?) {
+        let remaining = end - pos
+        let head = window.read(at: pos, count: Int(min(remaining, 32)))
+        let whose = parent ?? "the file"
+        if head.count < 8 {
+            // QuickTime ends some lists with a 32-bit zero: not damage.
+            if head.count == 4, head.allSatisfy({ $0 == 0 }) {
+                return (StructureNode(name: "(terminator)", offset: pos, headerSize: 4, size: 4, summary: "32-bit zero", depth: depth), nil)
+            }
+            return (StructureNode(name: "(truncated)", offset: pos, headerSize: Int64(head.count), size: Int64(head.count),
+                                  damage: "a box header needs 8 bytes but \(whose) has \(head.count) left at offset \(ContainerScan.grouped(pos))",
+                                  depth: depth), nil)
+        }
+        var c = ContainerScan.Cursor(head)
+        let size32 = c.u32()!
+        let typeBytes = c.take(4)!
+        let type = ContainerScan.fourCC(typeBytes)
+        var headerSize: Int64 = 8
+        var size: Int64
+        var damage: [String] = []
+        var fields: [StructureField] = []
+        switch size32 {
+        case 1:
+            guard let large = c.u64() else {
+                return (StructureNode(name: type, offset: pos, headerSize: 8, size: remaining,
+                                      damage: "'\(type)' at offset \(ContainerScan.grouped(pos)) says its size is 64-bit, but \(whose) ends before it",
+                                      depth: depth), nil)
+            }
+            headerSize = 16
+            fields.append(StructureField("largesize", ContainerScan.grouped(large)))
+            if large < 16 {
+                return (StructureNode(name: type, offset: pos, headerSize: 16, size: remaining, fields: fields,
+                                      damage: "64-bit size \(ContainerScan.grouped(large)) at offset \(ContainerScan.grouped(pos)) is smaller than its own header; nothing after it in \(whose) can be located",
+                                      depth: depth), nil)
+            }
+            if large > UInt64(remaining) {
+                damage.append("size \(ContainerScan.grouped(large)) at offset \(ContainerScan.grouped(pos)) runs \(ContainerScan.grouped(large - UInt64(remaining))) bytes past the end of \(whose) (offset \(ContainerScan.grouped(end))); clipped")
+                size = remaining
+            } else {
+                size = Int64(large)
+            }
+        case 0:
+            size = remaining
+            fields.append(StructureField("size", "0 (to the end of \(whose))"))
+            if parent != nil || typeBytes != Array("mdat".utf8) {
+                damage.append("size 0 at offset \(ContainerScan.grouped(pos)): taken to run to the end of \(whose) (offset \(ContainerScan.grouped(end))), over whatever follows; only a last box may say so")
+            }
+        case 2..<8:
+            return (StructureNode(name: type, offset: pos, headerSize: 8, size: remaining,
+                                  damage: "size \(size32) at offset \(ContainerScan.grouped(pos)) is smaller than a box header; nothing after it in \(whose) can be located",
+                                  depth: depth), nil)
+        default:
+            if Int64(size32) > remaining {
+                damage.append("size \(ContainerScan.grouped(size32)) at offset \(ContainerScan.grouped(pos)) runs \(ContainerScan.grouped(Int64(size32) - remaining)) bytes past the end of \(whose) (offset \(ContainerScan.grouped(end))); clipped")
+                size = remaining
+            } else {
+                size = Int64(size32)
+            }
+        }
+        if type == "uuid" {
+            if let ext = c.take(16), headerSize + 16 <= size {
+                headerSize += 16
+                fields.append(StructureField("extended type", ContainerScan.uuid(ext)))
+            } else {
+                damage.append("'uuid' at offset \(ContainerScan.grouped(pos)) has no room for its 16-byte extended type")
+            }
+        }
+        if headerSize > size {
+            damage.append("the header (\(headerSize) bytes) does not fit in \(whose) at offset \(ContainerScan.grouped(pos))")
+            headerSize = size
+        }
+        var node = StructureNode(name: type, offset: pos, headerSize: headerSize, size: size, fields: fields, depth: depth)
+        describe(&node, type: type, parent: parent, damage: &damage)
+        if !damage.isEmpty { node.damage = TextSanitizer.clean(damage.joined(separator: "; ")) }
+        if node.isContainer, depth >= budget.maxDepth {
+            node.isContainer = false
+            node.damage = TextSanitizer.clean((node.damage.map { $0 + "; " } ?? "") + "nested deeper than \(budget.maxDepth) levels at offset \(ContainerScan.grouped(pos)): its boxes are not read")
+        }
+        let next = pos + size   // size ≤ remaining = end - pos: cannot overflow
+        return (node, next < end ? next : nil)
+    }
+
+}
+
+/// The names ISO/IEC 23091-2 (H.273) gives colour code points, as ffprobe prints them.
+enum ColourNames {
+    static let primaries: [Int: String] = [1: "bt709", 2: "unknown", 4: "bt470m", 5: "bt470bg", 6: "smpte170m", 7: "smpte240m", 8: "film", 9: "bt2020",
+                                           10: "smpte428", 11: "smpte431", 12: "smpte432", 22: "jedec-p22"]
+    static let transfer: [Int: String] = [1: "bt709", 2: "unknown", 4: "gamma22", 5: "gamma28", 6: "smpte170m", 7: "smpte240m", 8: "linear", 9: "log100",
+                                          10: "log316", 11: "iec61966-2-4", 12: "bt1361e", 13: "iec61966-2-1", 14: "bt2020-10", 15: "bt2020-12",
+                                          16: "smpte2084", 17: "smpte428", 18: "arib-std-b67"]
+    static let matrix: [Int: String] = [0: "gbr", 1: "bt709", 2: "unknown", 4: "fcc", 5: "bt470bg", 6: "smpte170m", 7: "smpte240m", 8: "ycgco", 9: "bt2020nc",
+                                        10: "bt2020c", 11: "smpte2085", 12: "chroma-derived-nc", 13: "chroma-derived-c", 14: "ictcp"]
+}
