@@ -1,5 +1,7 @@
 import AetherControl
 import AetherEngine
+import Foundation
+import TerminalGraphics
 
 /// The audio or subtitle dropdown: a list with the current track marked.
 struct TrackMenu {
@@ -63,32 +65,40 @@ struct TrackMenu {
     }
 }
 
-/// The last minute of 1 Hz telemetry, for the sparklines.
-struct TelemetryHistory {
-    static let length = 30
-    var bitrate: [Double] = []
-    var gap: [Double] = []
-    var fps: [Double] = []
-    var terminalBytes: [Double] = []
-    private var lastBytes = 0
-
-    mutating func add(_ t: TelemetrySnapshot, terminalBytes bytes: Int) {
-        func push(_ a: inout [Double], _ v: Double) {
-            a.append(v)
-            if a.count > TelemetryHistory.length { a.removeFirst(a.count - TelemetryHistory.length) }
-        }
-        push(&bitrate, t.instantBitrate)
-        push(&gap, abs(t.avGapLastMs))
-        push(&fps, t.observedFPS)
-        push(&terminalBytes, Double(max(0, bytes - lastBytes)))
-        lastBytes = bytes
+extension TrackMenu {
+    /// Scrolls so the selection is among the `visibleRows` items shown (input and relayout
+    /// call it; drawing only reads the scroll).
+    mutating func scrollToSelection(visibleRows: Int) {
+        let rows = max(1, visibleRows)
+        if selection < scroll { scroll = selection }
+        if selection >= scroll + rows { scroll = selection - rows + 1 }
     }
+}
 
-    /// `▁▂▃▄▅▆▇█` scaled to the series' own maximum.
-    static func sparkline(_ values: [Double], width: Int) -> String {
-        let bars = Array("▁▂▃▄▅▆▇█")
-        let tail = values.suffix(width)
-        let top = max(tail.max() ?? 0, 1e-9)
-        return String(tail.map { bars[min(7, max(0, Int(($0 / top) * 7.99)))] })
+/// The open dropdown: a box at the bottom right of the video area, the items from the menu's
+/// scroll on, the current one marked `●`, the selection highlighted.
+struct TrackMenuView {
+    var menu: TrackMenu
+
+    /// How many items fit in `videoArea` (the box's border and a row of air take three).
+    static func visibleRows(in videoArea: CellRect) -> Int { max(1, videoArea.height - 3) }
+
+    /// Draws the menu; returns the cells it covers.
+    @discardableResult
+    func render(in videoArea: CellRect, into surface: inout some TextSurface) -> CellRect {
+        let visible = Array(menu.items.enumerated()).dropFirst(menu.scroll).prefix(Self.visibleRows(in: videoArea))
+        let lines = visible.map { ($0.element.current ? "● " : "  ") + $0.element.label }
+        let columns = surface.columns
+        let width = min(columns - 2, max(DisplayWidth.of(menu.title) + 4, (lines.map(DisplayWidth.of).max() ?? 10) + 4))
+        let height = lines.count + 2
+        let column = max(0, columns - width - 2)
+        let row = max(videoArea.row, surface.rows - 2 - height)
+        let rect = BoxView(title: menu.title, lines: lines, style: .menu, border: .menuBorder, width: width)
+            .render(at: (column, row), into: &surface)
+        if let selectedRow = visible.firstIndex(where: { $0.offset == menu.selection }).map({ $0 - visible.startIndex }) {
+            surface.put(" " + DisplayWidth.clip(lines[selectedRow], to: width - 3).padding(toLength: width - 3, withPad: " ", startingAt: 0),
+                        row: row + 1 + selectedRow, column: column + 1, role: .menuSelected, width: width - 2)
+        }
+        return rect
     }
 }
