@@ -1,9 +1,9 @@
 import AetherEngine
 import TerminalGraphics
 
-/// Where views draw their text cells: ncurses' screen in the player (``CursesSurface``), a
-/// plain grid in tests (``CellGrid``). Views are values that render a state into a surface;
-/// they never read the player.
+/// Where views draw their text cells: the frame a draw composes (``CellGrid``, which
+/// ``Compositor`` writes to the terminal) or a test's grid. Views are values that render a state
+/// into a surface; they never read the player.
 protocol TextSurface {
     var columns: Int { get }
     var rows: Int { get }
