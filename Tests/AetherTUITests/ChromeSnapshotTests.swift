@@ -191,4 +191,31 @@ struct ChromeSnapshotTests {
         pane.render(into: &grid)
         try Self.check(grid, "music-meter", themes: false)
     }
+
+    // MARK: transport bar
+
+    @Test(arguments: widths)
+    func transportBar(width: Int) throws {
+        var grid = CellGrid(columns: width, rows: 3)
+        let badges: [TransportBar.Badge] = [.init(text: "vol 80%", role: .status), .init(text: "1.00×", role: .status),
+                                            .init(text: "HDR10", role: .badgeHDR), .init(text: "3840×2160", role: .badge),
+                                            .init(text: "5.1", role: .badge), .init(text: "sixel", role: .badge)]
+        TransportBar(state: .paused, origin: 0, span: 5400, position: 1800, buffered: 2400, chapterStarts: [900, 3600],
+                     scrubMarker: 4000, timeText: "30:00 / 1:30:00", badges: badges).render(into: &grid)
+        try Self.check(grid, "transport-\(width)")
+    }
+
+    // MARK: boxes and the message line
+
+    @Test(arguments: widths)
+    func statsBoxAndMessage(width: Int) throws {
+        var grid = CellGrid(columns: width, rows: 10)
+        let area = CellRect(column: 0, row: 1, width: width, height: 7)
+        let stats = BoxView(title: "Stats", lines: ["File       Big Buck Bunny (2008) — the open movie.mkv", "Video      h264 (High)  decoder h264",
+                                                     "Clock      audio  A/V -3.2 ms (p95 8.1)"], style: .stats, border: .statsBorder)
+            .render(at: (area.column + 1, area.row), into: &grid)
+        let message = MessageView(text: "audio: 2. fra ac3 5.1").render(in: area, avoiding: [stats], into: &grid)
+        #expect(message.row == stats.endRow)
+        try Self.check(grid, "stats-\(width)")
+    }
 }

@@ -325,6 +325,81 @@ enum ChromeSnapshots {
                                                                                          1:06:40
         ................................................................................ssssssssssssssssssssssssssssssssssssssssssssssss
         """#,
+        "stats-40": #"""
+
+         ┌─ Stats ─────────────────────────────┐
+        .XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
+         │ File       Big Buck Bunny (2008) — t│
+        .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
+         │ Video      h264 (High)  decoder h264│
+        .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
+         │ Clock      audio  A/V -3.2 ms (p95 8│
+        .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
+         └─────────────────────────────────────┘
+        .XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
+          audio: 2. fra ac3 5.1
+        .sssssssssssssssssssssss
+        """#,
+        "stats-80": #"""
+
+         ┌─ Stats ───────────────────────────────────────────────┐
+        .XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
+         │ File       Big Buck Bunny (2008) — the open movie.mkv │
+        .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
+         │ Video      h264 (High)  decoder h264                  │
+        .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
+         │ Clock      audio  A/V -3.2 ms (p95 8.1)               │
+        .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
+         └───────────────────────────────────────────────────────┘
+        .XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
+          audio: 2. fra ac3 5.1
+        .sssssssssssssssssssssss
+        """#,
+        "stats-160": #"""
+
+         ┌─ Stats ───────────────────────────────────────────────┐
+        .XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
+         │ File       Big Buck Bunny (2008) — the open movie.mkv │
+        .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
+         │ Video      h264 (High)  decoder h264                  │
+        .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
+         │ Clock      audio  A/V -3.2 ms (p95 8.1)               │
+        .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
+         └───────────────────────────────────────────────────────┘
+        .XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
+          audio: 2. fra ac3 5.1
+        .sssssssssssssssssssssss
+        """#,
+        "stats-40-default": #"""
+        X stats.border: fg 4 bg default
+        s status: fg default bg default
+        x stats: fg default bg default
+        """#,
+        "stats-80-default": #"""
+        X stats.border: fg 4 bg default
+        s status: fg default bg default
+        x stats: fg default bg default
+        """#,
+        "stats-160-default": #"""
+        X stats.border: fg 4 bg default
+        s status: fg default bg default
+        x stats: fg default bg default
+        """#,
+        "stats-40-mono": #"""
+        X stats.border: fg default bg default
+        s status: fg default bg default
+        x stats: fg default bg default
+        """#,
+        "stats-80-mono": #"""
+        X stats.border: fg default bg default
+        s status: fg default bg default
+        x stats: fg default bg default
+        """#,
+        "stats-160-mono": #"""
+        X stats.border: fg default bg default
+        s status: fg default bg default
+        x stats: fg default bg default
+        """#,
         "telemetry-24": #"""
 
          Telemetry
@@ -495,6 +570,85 @@ enum ChromeSnapshots {
         """#,
         "title-160-mono": #"""
         T title: fg default bg default bold
+        """#,
+        "transport-40": #"""
+
+        ━━━━━━┃━━━━━━●────────────┃──◆──────────
+        PPPPPPCPPPPPPPBBBEEEEEEEEECEEtEEEEEEEEEE
+         ‖ 30:00 / 1:30:00         5.1   sixel
+        ssstttttttttttttttssssssssbbbbbsbbbbbbbs
+        """#,
+        "transport-80": #"""
+
+        ━━━━━━━━━━━━━┃━━━━━━━━━━━━●──────────────────────────┃─────◆────────────────────
+        PPPPPPPPPPPPPCPPPPPPPPPPPPPBBBBBBBBEEEEEEEEEEEEEEEEEECEEEEEtEEEEEEEEEEEEEEEEEEEE
+         ‖ 30:00 / 1:30:00           vol 80%   1.00×   HDR10   3840×2160   5.1   sixel
+        ssstttttttttttttttsssssssssssssssssssssssssssshhhhhhhsbbbbbbbbbbbsbbbbbsbbbbbbbs
+        """#,
+        "transport-160": #"""
+
+        ━━━━━━━━━━━━━━━━━━━━━━━━━━┃━━━━━━━━━━━━━━━━━━━━━━━━━━●────────────────────────────────────────────────────┃───────────◆─────────────────────────────────────────
+        PPPPPPPPPPPPPPPPPPPPPPPPPPCPPPPPPPPPPPPPPPPPPPPPPPPPPPBBBBBBBBBBBBBBBBBEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEECEEEEEEEEEEEtEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE
+         ‖ 30:00 / 1:30:00                                                                                           vol 80%   1.00×   HDR10   3840×2160   5.1   sixel
+        ssstttttttttttttttsssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssshhhhhhhsbbbbbbbbbbbsbbbbbsbbbbbbbs
+        """#,
+        "transport-40-default": #"""
+        B progress.buffered: fg 7 bg default
+        C progress.chapter: fg 3 bg default bold
+        E progress.empty: fg 7 bg default dim
+        P progress.played: fg 6 bg default bold
+        b badge: fg 6 bg default reverse
+        s status: fg default bg default
+        t time: fg default bg default bold
+        """#,
+        "transport-80-default": #"""
+        B progress.buffered: fg 7 bg default
+        C progress.chapter: fg 3 bg default bold
+        E progress.empty: fg 7 bg default dim
+        P progress.played: fg 6 bg default bold
+        b badge: fg 6 bg default reverse
+        h badge.hdr: fg 3 bg default bold reverse
+        s status: fg default bg default
+        t time: fg default bg default bold
+        """#,
+        "transport-160-default": #"""
+        B progress.buffered: fg 7 bg default
+        C progress.chapter: fg 3 bg default bold
+        E progress.empty: fg 7 bg default dim
+        P progress.played: fg 6 bg default bold
+        b badge: fg 6 bg default reverse
+        h badge.hdr: fg 3 bg default bold reverse
+        s status: fg default bg default
+        t time: fg default bg default bold
+        """#,
+        "transport-40-mono": #"""
+        B progress.buffered: fg default bg default
+        C progress.chapter: fg default bg default bold
+        E progress.empty: fg default bg default dim
+        P progress.played: fg default bg default bold
+        b badge: fg default bg default reverse
+        s status: fg default bg default
+        t time: fg default bg default bold
+        """#,
+        "transport-80-mono": #"""
+        B progress.buffered: fg default bg default
+        C progress.chapter: fg default bg default bold
+        E progress.empty: fg default bg default dim
+        P progress.played: fg default bg default bold
+        b badge: fg default bg default reverse
+        h badge.hdr: fg default bg default bold reverse
+        s status: fg default bg default
+        t time: fg default bg default bold
+        """#,
+        "transport-160-mono": #"""
+        B progress.buffered: fg default bg default
+        C progress.chapter: fg default bg default bold
+        E progress.empty: fg default bg default dim
+        P progress.played: fg default bg default bold
+        b badge: fg default bg default reverse
+        h badge.hdr: fg default bg default bold reverse
+        s status: fg default bg default
+        t time: fg default bg default bold
         """#,
     ]
 }

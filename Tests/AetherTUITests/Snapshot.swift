@@ -18,7 +18,7 @@ enum Snapshot {
         var out: [String] = []
         for row in grid.cells {
             let drawn = row.filter { !$0.continuation }
-            let text = String(drawn.map(\.character)).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+            let text = String(String.UnicodeScalarView(drawn.map(\.scalar))).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
             let roles = String(drawn.map { $0.role.flatMap { letters[$0] } ?? "." })
                 .replacingOccurrences(of: "\\.+$", with: "", options: .regularExpression)
             if roles.isEmpty && text.isEmpty { out.append(""); continue }

@@ -52,8 +52,8 @@ extension TUIApp {
     }
 
     /// The update step before a draw: the chrome's timeout, the message line's expiry, the clock
-    /// text's quarter second, the cues of the moment, the music view's bars, the live baseline
-    /// and the menu's scroll; marks the screen dirty when any of them changed what it shows.
+    /// text's quarter second, the cues of the moment, the music view's bars, the live baseline,
+    /// the menu's and the inspector's scroll; marks the screen dirty when any of them changed what it shows.
     /// Returns the cues to draw.
     private func update(now: Double) -> [SubtitleCue] {
         let playing = player.state == .playing
@@ -88,6 +88,7 @@ extension TUIApp {
             menu.scrollToSelection(visibleRows: TrackMenuView.visibleRows(in: layout.videoArea))
             view.menu = menu
         }
+        if let inspector = view.inspector { InspectorView.keepSelectionsInView(inspector, in: inspectorRect(inspector)) }
         return cues
     }
 

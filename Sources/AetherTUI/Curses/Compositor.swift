@@ -65,11 +65,11 @@ struct Compositor {
                 }
                 if changed {
                     if var run = current, run.role == cell.role, run.subtitle == cell.subtitle {
-                        run.text.append(cell.character)
+                        run.text.unicodeScalars.append(cell.scalar)
                         current = run
                     } else {
                         if let current { runs.append(current) }
-                        current = Run(row: row, column: x, text: String(cell.character), role: cell.role, subtitle: cell.subtitle)
+                        current = Run(row: row, column: x, text: String(cell.scalar), role: cell.role, subtitle: cell.subtitle)
                     }
                 } else if let run = current {
                     runs.append(run)

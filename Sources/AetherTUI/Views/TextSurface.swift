@@ -33,10 +33,14 @@ struct CellGrid: TextSurface, Equatable {
     /// One cell: its character, the role (nil: never drawn, blank) and, for subtitle text, the
     /// script's style. `continuation`: the right half of the wide character on its left.
     struct Cell: Equatable {
-        var character: Character = " "
+        /// One scalar per cell (what `put` measures and places): compared as a number, cheaply,
+        /// for every cell of every frame.
+        var scalar: Unicode.Scalar = " "
         var role: ThemeRole?
         var subtitle: SubtitleCellStyle?
         var continuation = false
+
+        var character: Character { Character(scalar) }
     }
 
     let columns: Int
@@ -73,8 +77,8 @@ struct CellGrid: TextSurface, Equatable {
             let w = DisplayWidth.width(scalar)
             guard w > 0 else { continue }
             guard x + w <= columns else { break }
-            set(Cell(character: Character(scalar), role: role, subtitle: subtitle), row: row, column: x)
-            if w == 2 { set(Cell(character: " ", role: role, subtitle: subtitle, continuation: true), row: row, column: x + 1) }
+            set(Cell(scalar: scalar, role: role, subtitle: subtitle), row: row, column: x)
+            if w == 2 { set(Cell(scalar: " ", role: role, subtitle: subtitle, continuation: true), row: row, column: x + 1) }
             x += w
         }
     }
@@ -84,7 +88,7 @@ struct CellGrid: TextSurface, Equatable {
     private mutating func set(_ cell: Cell, row: Int, column: Int) {
         let old = cells[row][column]
         if old.continuation, !cell.continuation, column > 0 {
-            cells[row][column - 1].character = " "
+            cells[row][column - 1].scalar = " "
         }
         if !old.continuation, column + 1 < columns, cells[row][column + 1].continuation {
             cells[row][column + 1].continuation = false
@@ -95,7 +99,7 @@ struct CellGrid: TextSurface, Equatable {
     /// The rows as text, trailing spaces removed.
     var lines: [String] {
         cells.map { row in
-            String(row.filter { !$0.continuation }.map(\.character))
+            String(String.UnicodeScalarView(row.filter { !$0.continuation }.map(\.scalar)))
                 .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
         }
     }
