@@ -53,8 +53,8 @@ extension TUIApp {
 
     /// The update step before a draw: the chrome's timeout, the message line's expiry, the clock
     /// text's quarter second, the cues of the moment, the music view's bars, the live baseline,
-    /// the menu's and the inspector's scroll; marks the screen dirty when any of them changed what it shows.
-    /// Returns the cues to draw.
+    /// the menu's and the inspector's scroll; marks the screen dirty when any of them changed
+    /// what it shows. Returns the cues to draw.
     private func update(now: Double) -> [SubtitleCue] {
         let playing = player.state == .playing
         // The network's trouble (`buffering…`, `reconnecting (2)`) shows the chrome, as mpv's OSD does.
