@@ -108,7 +108,7 @@ extension TUIApp {
             transportBar().render(into: &frame.cells)
         }
         if let pane = layout.telemetryPane {
-            TelemetryPane(telemetry: lastTelemetry, history: telemetryHistory).render(in: pane, into: &frame.cells)
+            TelemetryPane(telemetry: telemetry.latest, history: telemetry.history).render(in: pane, into: &frame.cells)
         }
         if !subtitles.isEmpty { frame.overlays += SubtitleCellLayout.render(subtitles, into: &frame.cells) }
         if view.showStats {
@@ -223,7 +223,7 @@ extension TUIApp {
         let now = player.currentTime
         let axis = barAxis()
         // A source with a demuxer cache shows how far it has read; others what is queued.
-        let buffered = axis.live ? now : min(duration, player.cachedUntil ?? (now + lastTelemetry.bufferedSeconds))
+        let buffered = axis.live ? now : min(duration, player.cachedUntil ?? (now + telemetry.latest.bufferedSeconds))
         let chapters = duration > 0 ? (player.mediaInfo?.chapters ?? []).dropFirst().map(\.start) : []
         let state: TransportBar.State = player.state == .paused ? .paused : player.state == .seeking ? .seeking
             : player.isBuffering ? .buffering : .playing
@@ -301,7 +301,7 @@ extension TUIApp {
 
     func statsLines() -> [String] {
         let info = player.mediaInfo
-        let t = lastTelemetry
+        let t = telemetry.latest
         var lines: [String] = []
         let position = controller.playlist.count > 1 ? "  (\((controller.playlist.position ?? 0) + 1)/\(controller.playlist.count))" : ""
         lines.append("File       \(controller.playlist.current?.displayName ?? URL(fileURLWithPath: currentSource).lastPathComponent)\(position)")

@@ -62,7 +62,7 @@ extension TUIApp {
     /// Renders the inspector into `surface`; returns the cells it covers and, on the frames tab
     /// with a frame, the room it leaves for the picture.
     func renderInspector(_ inspector: Inspector, into surface: inout CellGrid) -> (covered: CellRect, picture: CellRect?) {
-        InspectorView(inspector: inspector, telemetry: player.mediaInfo == nil ? nil : lastTelemetry)
+        InspectorView(inspector: inspector, telemetry: player.mediaInfo == nil ? nil : telemetry.latest)
             .render(in: inspectorRect(inspector), into: &surface)
     }
 

@@ -52,10 +52,8 @@ public final class TUIApp {
     var jobs: JobSignals!
     /// Suspended by job control: whether playback was going (nil: not suspended).
     var suspendedPlaying: Bool?
-    var telemetryHistory = TelemetryHistory()
-    var lastTelemetrySample = 0.0
-    var lastTelemetry = TelemetrySnapshot()
-    var lastOutputTotals = VideoOutput.Totals()
+    /// The telemetry shown, sampled once a second.
+    var telemetry = TelemetrySampler()
     var stats: StatsFile?
     var wallStart = 0.0
     /// Scrub previews (made on first use).
@@ -218,19 +216,11 @@ public final class TUIApp {
                 if took > 0.005 { FFmpegLog.write("tui", String(format: "malloc_trim took %.1f ms", took * 1000)) }
                 lastTrim = now
             }
-            if now - lastTelemetrySample >= 1 {
-                lastTelemetry = player.telemetry(advance: true)
-                let totals = output.currentTotals
-                if totals.framesPainted > lastOutputTotals.framesPainted {
-                    let n = Double(totals.framesPainted - lastOutputTotals.framesPainted)
-                    lastTelemetry.renderMsPerFrame = (totals.renderSeconds - lastOutputTotals.renderSeconds) * 1000 / n
-                    lastTelemetry.writeMsPerFrame = (totals.writeSeconds - lastOutputTotals.writeSeconds) * 1000 / n
-                }
-                lastOutputTotals = totals
-                telemetryHistory.add(lastTelemetry, terminalBytes: terminal.statistics.bytesWritten)
-                stats?.record(lastTelemetry, player: player)
-                view.inspector?.live.record(lastTelemetry)
-                lastTelemetrySample = now
+            if now >= telemetry.nextDue {
+                let sample = telemetry.sample(player.telemetry(advance: true), output: output.currentTotals,
+                                              terminalBytes: terminal.statistics.bytesWritten, now: now)
+                stats?.record(sample, player: player)
+                view.inspector?.live.record(sample)
                 screen.dirty = true
             }
             draw()
@@ -254,7 +244,7 @@ public final class TUIApp {
     /// the message expiring, the chrome hiding, the clock text's next quarter second and the
     /// next subtitle change of the media time while playing, the music view's next frame.
     func nextDue(now: Double) -> Double {
-        var due = min(lastTelemetrySample + 1, lastTrim + TUIApp.trimInterval) - now
+        var due = min(telemetry.nextDue, lastTrim + TUIApp.trimInterval) - now
         if let osd = view.osdMessage { due = min(due, osd.until - now) }
         if player.state == .playing {
             let rate = max(0.01, player.rate)
