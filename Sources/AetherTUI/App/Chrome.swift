@@ -4,22 +4,71 @@ import Foundation
 import TerminalGraphics
 
 extension TUIApp {
-    /// Redraws the chrome and overlays (ncurses sends only what changed) when something moved.
+    /// What a draw composed: the text cells, and the cells the overlays, the menu and the stills
+    /// (scrub preview, filmstrip) take.
+    struct Frame {
+        var cells: CellGrid
+        var overlays: [CellRect] = []
+        var menu: CellRect?
+        var stills: CellRect?
+        /// Where the inspector's frames tab leaves room for its picture.
+        var inspectorPicture: CellRect?
+    }
+
+    /// One pass of the screen: the model brought up to date with the clock, then, when anything
+    /// changed, a frame composed from it outside the terminal lock and handed to the compositor,
+    /// which writes only the cells that changed.
     func draw() {
         let now = MonotonicClock.seconds()
+        let cues = update(now: now)
+        guard screen.dirty else { return }
+        screen.dirty = false
+        // Wrapped here, outside the terminal lock, and only when a cue is new (SubtitleWrapCache).
+        let frame = composeFrame(subtitles: subtitlePlacement(cues))
+        screen.menuRect = frame.menu
+        screen.inspectorPicture = frame.inspectorPicture
+        terminal.withScreen {
+            screen.compositor.present(frame.cells, palette: palette)
+            erasePreviewLeftovers(now: frame.stills)
+            // The mask changes before ncurses writes: no frame may paint over a new overlay,
+            // and cells an overlay leaves are repainted by the next frame.
+            let changed = frame.overlays != screen.overlayRects
+            if changed {
+                eraseNewlyCovered(old: screen.overlayRects, new: frame.overlays)
+                screen.overlayRects = frame.overlays
+            }
+            // A new thumbnail can arrive for a preview that stays in place: the output gets the
+            // scene whenever stills are up (it ignores a scene equal to the one it has).
+            if changed || frame.stills != nil || view.inspector?.tab == .frames { updateOutputScene() }
+            refresh()
+            if screen.screenCleared {
+                // ncurses just cleared the terminal: everything under the video is gone.
+                screen.screenCleared = false
+                output.repaint(full: true)
+            } else if changed, player.isPaused {
+                output.repaint()
+            }
+        }
+    }
+
+    /// The update step before a draw: the chrome's timeout, the message line's expiry, the clock
+    /// text's quarter second, the cues of the moment, the music view's bars, the live baseline,
+    /// the menu's and the inspector's scroll; marks the screen dirty when any of them changed
+    /// what it shows. Returns the cues to draw.
+    private func update(now: Double) -> [SubtitleCue] {
         let playing = player.state == .playing
         // The network's trouble (`buffering…`, `reconnecting (2)`) shows the chrome, as mpv's OSD does.
         let visible = view.chromePinned || !playing || view.menu != nil || now - view.lastInput < ViewState.chromeTimeout
             || networkText() != nil
-        if visible != view.chromeVisible { view.chromeVisible = visible; view.dirty = true }
+        if visible != screen.chromeVisible { screen.chromeVisible = visible; screen.dirty = true }
         if let osd = view.osdMessage, now > osd.until {
             view.osdMessage = nil
-            view.dirty = true
+            screen.dirty = true
             // The next start-up warning (aether-tui.conf, input.conf, playlists) in turn.
             if !view.queuedMessages.isEmpty { self.osd(view.queuedMessages.removeFirst(), seconds: 4) }
         }
         let tick = (player.currentTime * 4).rounded(.down)
-        if tick != lastDrawnFrameSecond { lastDrawnFrameSecond = tick; view.dirty = true }
+        if tick != screen.tick { screen.tick = tick; screen.dirty = true }
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
         // Text cues libass draws into the picture are not text cells too.
         let libass = VideoOutput.drawsTextSubtitles(driver: driver, style: options.subtitleStyle)
@@ -32,50 +81,57 @@ extension TUIApp {
         let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
         // (Bitmap cues come with their frame: the engine hands the shown frame over again
         // when its cues change while paused.)
-        if cueKey != view.cueKey { view.cueKey = cueKey; view.dirty = true }
-        if musicViewNeedsDrawing(now: now) { view.dirty = true }
-        guard view.dirty else { return }
-        view.dirty = false
-        // Wrapped here, outside the terminal lock, and only when a cue is new (SubtitleWrapCache).
-        let subtitles = subtitlePlacement(cues)
-
-        var overlays: [CellRect] = []
-        terminal.withScreen {
-            erase()
-            drawMusicView()
-            if view.chromeVisible {
-                drawTitle()
-                drawTransport()
-            }
-            if let pane = layout.telemetryPane { drawTelemetry(in: pane) }
-            overlays += drawSubtitles(subtitles)
-            if view.showStats { overlays.append(drawStats()) }
-            if view.showHelp { overlays.append(drawHelp()) }
-            if let inspector = view.inspector { overlays.append(drawInspector(inspector)) }
-            if view.menu != nil { let r = drawMenu(); overlays.append(r); view.menuRect = r } else { view.menuRect = nil }
-            if let osd = view.osdMessage { overlays.append(drawOSD(osd.text, avoiding: overlays)) }
-            let stillsRect = drawScrubPreview() ?? drawFilmstrip()
-            if let stillsRect { overlays.append(stillsRect) }
-            erasePreviewLeftovers(now: stillsRect)
-            // The mask changes before ncurses writes: no frame may paint over a new overlay,
-            // and cells an overlay leaves are repainted by the next frame.
-            let changed = overlays != view.overlayRects
-            if changed {
-                eraseNewlyCovered(old: view.overlayRects, new: overlays)
-                view.overlayRects = overlays
-            }
-            // A new thumbnail can arrive for a preview that stays in place: the output gets the
-            // scene whenever stills are up (it ignores a scene equal to the one it has).
-            if changed || stillsRect != nil || view.inspector?.tab == .frames { updateOutputScene() }
-            refresh()
-            if view.screenCleared {
-                // ncurses just cleared the terminal: everything under the video is gone.
-                view.screenCleared = false
-                output.repaint(full: true)
-            } else if changed, player.isPaused {
-                output.repaint()
-            }
+        if cueKey != screen.cueKey { screen.cueKey = cueKey; screen.dirty = true }
+        if musicViewNeedsDrawing(now: now) { screen.dirty = true }
+        updateLiveBaseline()
+        if var menu = view.menu {
+            menu.scrollToSelection(visibleRows: TrackMenuView.visibleRows(in: layout.videoArea))
+            view.menu = menu
         }
+        if let inspector = view.inspector { InspectorView.keepSelectionsInView(inspector, in: inspectorRect(inspector)) }
+        return cues
+    }
+
+    /// Live: keeps the smallest latency behind the edge seen since the item began (the bar says
+    /// how far behind only beyond it).
+    func updateLiveBaseline() {
+        guard let latency = player.liveLatency else { return }
+        view.liveBaseline = min(view.liveBaseline ?? latency, latency)
+    }
+
+    /// Every view of the screen rendered, bottom to top, into one frame. Reads the model only.
+    private func composeFrame(subtitles: [SubtitleCellLayout.Line]) -> Frame {
+        var frame = Frame(cells: CellGrid(columns: layout.columns, rows: layout.rows))
+        musicPane()?.render(into: &frame.cells)
+        if screen.chromeVisible {
+            titleBar().render(into: &frame.cells)
+            transportBar().render(into: &frame.cells)
+        }
+        if let pane = layout.telemetryPane {
+            TelemetryPane(telemetry: telemetry.latest, history: telemetry.history).render(in: pane, into: &frame.cells)
+        }
+        if !subtitles.isEmpty { frame.overlays += SubtitleCellLayout.render(subtitles, into: &frame.cells) }
+        if view.showStats {
+            frame.overlays.append(BoxView(title: "Stats", lines: statsLines(), style: .stats, border: .statsBorder)
+                .render(at: (layout.videoArea.column + 1, layout.videoArea.row), into: &frame.cells))
+        }
+        if view.showHelp { frame.overlays.append(helpBox(into: &frame.cells)) }
+        if let inspector = view.inspector {
+            let drawn = renderInspector(inspector, into: &frame.cells)
+            frame.overlays.append(drawn.covered)
+            frame.inspectorPicture = drawn.picture
+        }
+        if let menu = view.menu {
+            let rect = TrackMenuView(menu: menu).render(in: layout.videoArea, into: &frame.cells)
+            frame.overlays.append(rect)
+            frame.menu = rect
+        }
+        if let osd = view.osdMessage {
+            frame.overlays.append(MessageView(text: osd.text).render(in: layout.videoArea, avoiding: frame.overlays, into: &frame.cells))
+        }
+        frame.stills = scrubLabel()?.render(into: &frame.cells) ?? filmstripLabels()?.render(into: &frame.cells)
+        if let stills = frame.stills { frame.overlays.append(stills) }
+        return frame
     }
 
     /// Cells an overlay now covers still show video on the terminal, while ncurses believes
@@ -106,16 +162,12 @@ extension TUIApp {
 
     // MARK: pieces
 
-    private func drawTitle() {
-        let info = player.mediaInfo
-        let name = info?.title ?? player.tags.title ?? controller.playlist.current?.displayName ?? URL(fileURLWithPath: currentSource).lastPathComponent
-        let title = TextSanitizer.clean(name)
-        Curses.fill(row: 0, column: 0, width: layout.columns, style: palette[.title])
-        Curses.put(" " + title, row: 0, column: 0, style: palette[.title], width: layout.columns - 1)
-        if let chapter = currentChapter() {
-            let text = "\(TextSanitizer.clean(chapter.title ?? "chapter")) "
-            Curses.put(text, row: 0, column: max(0, layout.columns - DisplayWidth.of(text)), style: palette[.title])
-        }
+    /// The title line: the media's title (tags, else the playlist's name, else the file name)
+    /// and the chapter playing.
+    func titleBar() -> TitleBar {
+        let name = player.mediaInfo?.title ?? player.tags.title ?? controller.playlist.current?.displayName
+            ?? URL(fileURLWithPath: currentSource).lastPathComponent
+        return TitleBar(title: name, chapter: currentChapter().map { $0.title ?? "chapter" })
     }
 
     func currentChapter() -> Chapter? {
@@ -123,57 +175,38 @@ extension TUIApp {
         return player.mediaInfo?.chapters.last { $0.start <= now + 0.01 }
     }
 
-    /// The progress bar's column for `time`.
-    func markerColumn(_ time: Double) -> Int {
-        let duration = player.duration ?? 0
-        return duration > 0 ? min(layout.columns - 1, Int(saturating: min(1, max(0, time / duration)) * Double(layout.columns))) : 0
+    /// The progress bar's axis: the file, or a live stream's kept window (its right end the
+    /// live edge). The bar, the scrub marker and the preview all place times with it.
+    func barAxis() -> TransportBar.Axis {
+        TransportBar.Axis(duration: player.duration, liveWindow: player.isLive ? player.liveWindow : nil)
     }
 
-    /// The scrub preview's label row and cells (a box the video leaves alone; the picture is
-    /// drawn there by the output's still driver). Nil when there is none.
-    private func drawScrubPreview() -> CellRect? {
+    /// The scrub marker's column on the progress bar for `time`.
+    func markerColumn(_ time: Double) -> Int {
+        barAxis().markerColumn(time, width: layout.columns)
+    }
+
+    /// Scrub mode's label, over its preview picture when there is one (nil: not scrubbing).
+    private func scrubLabel() -> ScrubLabel? {
         guard let scrub = view.scrub else { return nil }
         let chapter = player.mediaInfo?.chapters.last { $0.start <= scrub.target + 0.01 }
-        let label = " " + TimeFormat.clock(scrub.target) + (chapter.map { "  " + TextSanitizer.clean($0.title ?? "chapter") } ?? "") + " "
-        guard let preview = view.preview,
-              let spot = previewPlacement(for: preview, marker: markerColumn(scrub.target)) else {
-            // No picture (yet): the label alone, above the marker.
-            let w = min(layout.columns, DisplayWidth.of(label))
-            let column = min(layout.columns - w, max(0, markerColumn(scrub.target) - w / 2))
-            Curses.put(label, row: layout.rows - 3, column: column, style: palette[.status], width: w)
-            return CellRect(column: column, row: layout.rows - 3, width: w, height: 1)
-        }
-        let rect = CellRect(column: spot.label.column, row: spot.label.row, width: spot.label.width,
-                            height: layout.rows - 2 - spot.label.row)
-        Curses.fill(row: spot.label.row, column: rect.column, width: rect.width, style: palette[.status])
-        Curses.put(label, row: spot.label.row, column: rect.column, style: palette[.status], width: rect.width)
-        return rect
+        let marker = markerColumn(scrub.target)
+        let spot = view.preview.flatMap { previewPlacement(for: $0, marker: marker) }
+        return ScrubLabel(target: scrub.target, chapter: chapter.map { $0.title ?? "chapter" }, marker: marker, pictureLabel: spot?.label)
     }
 
-    /// The filmstrip's labels (time; the chosen one highlighted) and the cells its thumbnails
-    /// cover. Nil when it is closed.
-    private func drawFilmstrip() -> CellRect? {
+    /// The filmstrip's labels, on the row above its placed thumbnails (nil: closed).
+    private func filmstripLabels() -> FilmstripLabels? {
         guard let strip = view.filmstrip else { return nil }
-        let items = filmstripPlacements(strip)
-        let left = strip.column(of: 0, screenColumns: layout.columns)
-        let top = items.map(\.label.row).min() ?? (layout.rows - 3)
-        for (slot, time) in strip.times.enumerated() {
-            let column = strip.column(of: slot, screenColumns: layout.columns)
-            guard column + strip.width <= layout.columns else { break }
-            let role: ThemeRole = slot == strip.selection ? .menuSelected : .status
-            let text = (slot == strip.selection ? "▶ " : "  ") + TimeFormat.clock(strip.shown[slot] ?? time)
-            Curses.fill(row: top, column: column, width: strip.width, style: palette[role])
-            Curses.put(text, row: top, column: column, style: palette[role], width: strip.width)
-        }
-        return CellRect(column: left, row: top, width: min(strip.totalWidth, layout.columns - left), height: layout.rows - 2 - top)
+        return FilmstripLabels(strip: strip, row: filmstripPlacements(strip).map(\.label.row).min())
     }
 
     /// Cells the preview covered and no longer does, outside the video's picture: nothing else
     /// repaints them (the video repaints its own cells), and ncurses believes them blank, so
     /// they are erased (ECH; xterm drops the sixel picture there too).
     private func erasePreviewLeftovers(now current: CellRect?) {
-        defer { view.previewRect = current }
-        guard let old = view.previewRect, old != current else { return }
+        defer { screen.previewRect = current }
+        guard let old = screen.previewRect, old != current else { return }
         var keep = CellMask(columns: layout.columns, rows: layout.rows)
         if let current { keep.cover(current) }
         let bytes = ByteBuffer(capacity: 1024)
@@ -184,21 +217,13 @@ extension TUIApp {
         output.repaint(full: false)
     }
 
-    private func drawTransport() {
-        var surface = CursesSurface(palette: palette)
-        transportBar().render(into: &surface)
-    }
-
-    /// The transport rows' state, from the player and the view.
+    /// The transport rows' state, from the player and the view (reads them only).
     func transportBar() -> TransportBar {
         let duration = player.duration ?? 0
         let now = player.currentTime
-        // Live: the bar spans the kept window, its right end the live edge.
-        let live = player.isLive ? player.liveWindow : nil
-        let origin = live?.lowerBound ?? 0
-        let span = live.map { $0.upperBound - $0.lowerBound } ?? duration
+        let axis = barAxis()
         // A source with a demuxer cache shows how far it has read; others what is queued.
-        let buffered = live != nil ? now : min(duration, player.cachedUntil ?? (now + lastTelemetry.bufferedSeconds))
+        let buffered = axis.live ? now : min(duration, player.cachedUntil ?? (now + telemetry.latest.bufferedSeconds))
         let chapters = duration > 0 ? (player.mediaInfo?.chapters ?? []).dropFirst().map(\.start) : []
         let state: TransportBar.State = player.state == .paused ? .paused : player.state == .seeking ? .seeking
             : player.isBuffering ? .buffering : .playing
@@ -207,9 +232,8 @@ extension TUIApp {
             timeText = "\(TimeFormat.clock(scrub.target)) / \(TimeFormat.clock(duration))  scrub: Enter seeks, Esc leaves"
         } else if let latency = player.liveLatency {
             // As close as playback joined the stream is live; further back says how far.
-            let baseline = min(view.liveBaseline ?? latency, latency)
-            view.liveBaseline = baseline
-            let behind = latency - baseline
+            // (The loop keeps the baseline: ``updateLiveBaseline()``.)
+            let behind = latency - min(view.liveBaseline ?? latency, latency)
             timeText = "\(TimeFormat.clock(now))  LIVE" + (behind >= 2.5 ? " -\(TimeFormat.clock(behind))" : "")
         } else if view.showRemaining {
             timeText = "\(TimeFormat.clock(now)) / -\(TimeFormat.clock(max(0, duration - now)))"
@@ -228,7 +252,7 @@ extension TUIApp {
             badges.append(.init(text: a.layoutShort + (a.isAtmos ? " Atmos" : ""), role: .badge))
         }
         badges.append(.init(text: driver.name, role: .badge))
-        return TransportBar(state: state, origin: origin, span: span, position: now, buffered: buffered,
+        return TransportBar(state: state, origin: axis.origin, span: axis.span, position: now, buffered: buffered,
                             chapterStarts: chapters, scrubMarker: view.scrub?.target, timeText: timeText, badges: badges)
     }
 
@@ -275,16 +299,9 @@ extension TUIApp {
         }
     }
 
-    /// Draws the placed subtitle lines; returns the cells they cover. Caller holds `tty`.
-    private func drawSubtitles(_ lines: [SubtitleCellLayout.Line]) -> [CellRect] {
-        guard !lines.isEmpty else { return [] }
-        var surface = CursesSurface(palette: palette)
-        return SubtitleCellLayout.render(lines, into: &surface)
-    }
-
     func statsLines() -> [String] {
         let info = player.mediaInfo
-        let t = lastTelemetry
+        let t = telemetry.latest
         var lines: [String] = []
         let position = controller.playlist.count > 1 ? "  (\((controller.playlist.position ?? 0) + 1)/\(controller.playlist.count))" : ""
         lines.append("File       \(controller.playlist.current?.displayName ?? URL(fileURLWithPath: currentSource).lastPathComponent)\(position)")
@@ -335,101 +352,12 @@ extension TUIApp {
         return lines.map { TextSanitizer.clean($0) }
     }
 
-    private func drawStats() -> CellRect {
-        box(title: "Stats", lines: statsLines(), at: (layout.videoArea.column + 1, layout.videoArea.row), style: .stats, border: .statsBorder)
-    }
-
-    private func drawHelp() -> CellRect {
+    /// The key help, centred at the top of the video area; returns the cells it covers.
+    private func helpBox(into surface: inout CellGrid) -> CellRect {
         let rows = KeyMap.helpRows.map { row in DisplayWidth.clip(row.keys, to: 16).padding(toLength: 16, withPad: " ", startingAt: 0) + " " + row.description }
         let width = (rows.map(DisplayWidth.of).max() ?? 20) + 4
         let column = max(0, (layout.columns - width) / 2)
-        return box(title: "Keys", lines: rows + ["", "mouse: hover the bar for a preview, click or drag and release to seek; wheel ±5 s"], at: (column, layout.videoArea.row), style: .help, border: .menuBorder)
-    }
-
-    private func drawMenu() -> CellRect {
-        guard var menu = view.menu else { return CellRect(column: 0, row: 0, width: 0, height: 0) }
-        let maxItems = max(1, layout.videoArea.height - 3)
-        if menu.selection < menu.scroll { menu.scroll = menu.selection }
-        if menu.selection >= menu.scroll + maxItems { menu.scroll = menu.selection - maxItems + 1 }
-        view.menu = menu
-        let visible = Array(menu.items.enumerated()).dropFirst(menu.scroll).prefix(maxItems)
-        let lines = visible.map { ($0.element.current ? "● " : "  ") + $0.element.label }
-        let width = min(layout.columns - 2, max(DisplayWidth.of(menu.title) + 4, (lines.map(DisplayWidth.of).max() ?? 10) + 4))
-        let height = lines.count + 2
-        let column = max(0, layout.columns - width - 2)
-        let row = max(layout.videoArea.row, layout.rows - 2 - height)
-        let rect = box(title: menu.title, lines: lines, at: (column, row), style: .menu, border: .menuBorder, width: width)
-        if let selectedRow = visible.firstIndex(where: { $0.offset == menu.selection }).map({ $0 - visible.startIndex }) {
-            Curses.put(" " + DisplayWidth.clip(lines[selectedRow], to: width - 3).padding(toLength: width - 3, withPad: " ", startingAt: 0),
-                       row: row + 1 + selectedRow, column: column + 1, style: palette[.menuSelected], width: width - 2)
-        }
-        return rect
-    }
-
-    /// The message line: the top row of the video area, or the first row below the boxes open
-    /// there (a message never covers a box's border or text).
-    private func drawOSD(_ text: String, avoiding boxes: [CellRect]) -> CellRect {
-        var surface = CursesSurface(palette: palette)
-        return MessageView(text: text).render(in: layout.videoArea, avoiding: boxes, into: &surface)
-    }
-
-
-    private func drawTelemetry(in pane: CellRect) {
-        let t = lastTelemetry
-        let h = telemetryHistory
-        let spark = pane.width - 14
-        var lines: [(String, String)] = [
-            (String(format: "bitrate %5.2f Mb/s", t.instantBitrate / 1e6), TelemetryHistory.sparkline(h.bitrate, width: spark)),
-            (String(format: "A/V gap %+5.1f ms", t.avGapLastMs), TelemetryHistory.sparkline(h.gap, width: spark)),
-            (String(format: "fps     %5.1f", t.observedFPS), TelemetryHistory.sparkline(h.fps, width: spark)),
-            (String(format: "tty     %5.0f kB/s", (h.terminalBytes.last ?? 0) / 1000), TelemetryHistory.sparkline(h.terminalBytes, width: spark)),
-        ]
-        lines.append((String(format: "buffer  %5.1f s, %d frames", t.bufferedSeconds, t.bufferedFrames), ""))
-        if let bytes = t.networkBytes {
-            lines.append((String(format: "net     %5.0f kB/s, %.1f MB, %d retries, %d rebuffers",
-                                 (t.networkBytesPerSecond ?? 0) / 1000, Double(bytes) / 1e6, t.networkRetries ?? 0, t.rebuffers), ""))
-        }
-        if let rate = t.hlsBitrate {
-            var line = String(format: "variant %d  %.2f Mb/s", t.variantNumber ?? 0, Double(rate) / 1e6)
-            if let estimate = t.estimatedThroughput { line += String(format: "  est %.2f", estimate / 1e6) }
-            if let switches = t.variantSwitches { line += "  \(switches) sw" }
-            lines.append((line, ""))
-        }
-        lines.append(("frames  \(t.framesPresented) shown \(t.framesDropped) dropped", ""))
-        lines.append((String(format: "decode  %5.2f ms/frame", t.decodeMsPerFrame), ""))
-        // The pipeline stage by stage (ms per packet for read, per frame for the rest).
-        lines.append((String(format: "read %.2f filter %.2f scale %.2f", t.readMsPerPacket, t.filterMsPerFrame, t.scaleMsPerFrame), ""))
-        lines.append((String(format: "render %.2f write %.2f ms", t.renderMsPerFrame, t.writeMsPerFrame), ""))
-        lines.append(("clock   \(t.clockSource)", ""))
-        lines.append(("audio   \(t.audioDevice)", ""))
-        var row = pane.row
-        Curses.put(" Telemetry", row: row, column: pane.column, style: palette[.statsBorder], width: pane.width)
-        row += 1
-        for (label, sparkline) in lines where row < pane.endRow {
-            Curses.put(" " + label, row: row, column: pane.column, style: palette[.telemetry], width: pane.width)
-            row += 1
-            if !sparkline.isEmpty, row < pane.endRow {
-                Curses.put("  " + sparkline, row: row, column: pane.column, style: palette[.sparkline], width: pane.width)
-                row += 1
-            }
-        }
-    }
-
-    /// A bordered box of `lines`; returns the cells it covers.
-    @discardableResult
-    private func box(title: String, lines: [String], at origin: (Int, Int), style: ThemeRole, border: ThemeRole, width: Int? = nil) -> CellRect {
-        var surface = CursesSurface(palette: palette)
-        return BoxView(title: title, lines: lines, style: style, border: border, width: width)
-            .render(at: (origin.0, origin.1), into: &surface)
-    }
-
-}
-
-enum TimeFormat {
-    /// `m:ss`, or `h:mm:ss` from an hour on.
-    static func clock(_ seconds: Double) -> String {
-        let s = max(0, Int(saturating: seconds.isFinite ? min(seconds, 3.6e9) : 0))
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
-                         : String(format: "%02d:%02d", s / 60, s % 60)
+        return BoxView(title: "Keys", lines: rows + ["", "mouse: hover the bar for a preview, click or drag and release to seek; wheel ±5 s"],
+                       style: .help, border: .menuBorder).render(at: (column, layout.videoArea.row), into: &surface)
     }
 }

@@ -64,12 +64,12 @@ extension TUIApp {
         if previews == nil, SourceOptions.isReopenable(currentSource) { previews = PreviewFetcher(url: currentSource, network: options.player.network, delivered: { [wake] in wake.signal() }) }
         previews?.requestStrip(times)
         view.filmstrip = Filmstrip(times: times, selection: selection, width: width)
-        view.dirty = true
+        screen.dirty = true
     }
 
     func closeFilmstrip() {
         view.filmstrip = nil
-        view.dirty = true
+        screen.dirty = true
     }
 
     /// Filmstrip keys; true when the key was the filmstrip's.
@@ -90,7 +90,7 @@ extension TUIApp {
         default: return false
         }
         view.filmstrip = strip
-        view.dirty = true
+        screen.dirty = true
         return true
     }
 
@@ -106,7 +106,7 @@ extension TUIApp {
             strip.stamps[slot] = view.previewStamp
         }
         view.filmstrip = strip
-        view.dirty = true
+        screen.dirty = true
     }
 
     /// Where each thumbnail goes: a centred row standing on the progress bar, all as tall as

@@ -33,8 +33,7 @@ extension TUIApp {
 
     private func handle(_ input: TerminalInput) {
         view.lastInput = MonotonicClock.seconds()
-        view.dirty = true
-        if !view.chromeVisible { view.chromeVisible = true }
+        screen.dirty = true
         switch input {
         case .functionKey(KEY_RESIZE): relayout(); return
         case .mouse(let report): handleMouse(report); return
@@ -126,7 +125,7 @@ extension TUIApp {
             if view.inspector != nil { closeInspector() } else { openInspector(tab: .container) }
         default: return .failure("unknown binding '\(name)'")
         }
-        view.dirty = true
+        screen.dirty = true
         return .ok
     }
 
@@ -170,7 +169,7 @@ extension TUIApp {
         default: break
         }
         let pressed = report.action == .press && report.button == 0
-        if var menu = view.menu, let rect = view.menuRect {
+        if var menu = view.menu, let rect = screen.menuRect {
             if rect.contains(column: x, row: y), pressed {
                 let index = y - rect.row - 1 + menu.scroll
                 if menu.items.indices.contains(index) { menu.selection = index; choose(index, in: menu) }

@@ -19,13 +19,13 @@ extension TUIApp {
             do { view.inspector?.browser.reveal(try document.resolve(node)) } catch { osd(error.message, seconds: 4) }
         }
         enterTab(tab)
-        view.dirty = true
+        screen.dirty = true
     }
 
     func closeInspector() {
         view.inspector?.close()
         view.inspector = nil
-        view.dirty = true
+        screen.dirty = true
         terminal.withScreen { updateOutputScene() }
         output.repaint()
     }
@@ -42,10 +42,10 @@ extension TUIApp {
     /// UI loop: data that arrived for the inspector.
     func pollInspector() {
         guard let inspector = view.inspector else { return }
-        if inspector.pollPackets(), inspector.tab == .packets || inspector.tab == .frames { view.dirty = true }
+        if inspector.pollPackets(), inspector.tab == .packets || inspector.tab == .frames { screen.dirty = true }
         if inspector.pollFrames() {
             inspector.frameRequested = false
-            view.dirty = true
+            screen.dirty = true
         }
         if inspector.tab == .frames, inspector.frameRequested, inspector.worker?.isBusy == false { inspector.frameRequested = false }
     }
@@ -59,20 +59,17 @@ extension TUIApp {
         return CellRect(column: area.column, row: area.endRow - height, width: area.width, height: height)
     }
 
-    /// Draws the inspector; returns the cells it covers. Inside `terminal.withScreen`.
-    func drawInspector(_ inspector: Inspector) -> CellRect {
-        var surface = CursesSurface(palette: palette)
-        let rect = inspectorRect(inspector)
-        let drawn = InspectorView(inspector: inspector, telemetry: player.mediaInfo == nil ? nil : lastTelemetry)
-            .render(in: rect, into: &surface)
-        inspector.pictureRect = drawn.picture
-        return drawn.covered
+    /// Renders the inspector into `surface`; returns the cells it covers and, on the frames tab
+    /// with a frame, the room it leaves for the picture.
+    func renderInspector(_ inspector: Inspector, into surface: inout CellGrid) -> (covered: CellRect, picture: CellRect?) {
+        InspectorView(inspector: inspector, telemetry: player.mediaInfo == nil ? nil : telemetry.latest)
+            .render(in: inspectorRect(inspector), into: &surface)
     }
 
     /// The frames tab's picture, as a still beside the video (drawn by the output's still driver).
     func inspectorStill() -> VideoOutput.Still? {
         guard let inspector = view.inspector, inspector.tab == .frames, let frame = inspector.frame,
-              let rect = inspector.pictureRect, !rect.isEmpty, frame.still.width > 0, frame.still.height > 0 else { return nil }
+              let rect = screen.inspectorPicture, !rect.isEmpty, frame.still.width > 0, frame.still.height > 0 else { return nil }
         let aspect = Double(frame.still.width) / Double(frame.still.height)
         let placement = driver.placement(for: rect, displayAspect: aspect, geometry: layout.geometry, scale: 1)
         guard !placement.isEmpty else { return nil }
@@ -84,7 +81,7 @@ extension TUIApp {
     /// to the bindings: `q` quits, and on the live tab space, arrows and the rest drive playback).
     func handleInspectorKey(_ key: Key) -> Bool {
         guard let inspector = view.inspector else { return false }
-        view.dirty = true
+        screen.dirty = true
         if inspector.tab == .packets, inspector.packets.prompt != nil { return handlePromptKey(key, inspector) }
         switch key {
         case .tab:

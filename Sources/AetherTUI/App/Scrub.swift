@@ -229,7 +229,7 @@ extension TUIApp {
         }
         view.scrub = ScrubState(target: min(duration, max(0, time)), byMouse: byMouse)
         previews?.request(view.scrub!.target, duration: duration)
-        view.dirty = true
+        screen.dirty = true
     }
 
     func moveScrub(to time: Double) {
@@ -237,7 +237,7 @@ extension TUIApp {
         scrub.target = min(duration, max(0, time))
         view.scrub = scrub
         previews?.request(scrub.target, duration: duration)
-        view.dirty = true
+        screen.dirty = true
     }
 
     /// Seeks to the marker (exactly) and leaves scrub mode.
@@ -251,7 +251,7 @@ extension TUIApp {
     func cancelScrub() {
         view.scrub = nil
         view.preview = nil
-        view.dirty = true
+        screen.dirty = true
     }
 
     /// UI loop: a thumbnail arrived for the marker.
@@ -261,7 +261,7 @@ extension TUIApp {
         view.preview = ScrubPreview(time: delivered.time, stamp: view.previewStamp,
                                     picture: VideoOutput.StillPicture(width: delivered.image.width, height: delivered.image.height,
                                                                       pixels: delivered.image.pixels))
-        view.dirty = true
+        screen.dirty = true
     }
 
     /// Where the preview goes: above the progress bar, centred on the marker, a third of the

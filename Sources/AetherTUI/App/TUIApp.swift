@@ -37,7 +37,9 @@ public final class TUIApp {
     var driver: any VideoDriver = NullDriver()
     var palette: Palette!
     var layout: Layout!
+    /// The UI's model, and what was last drawn from it.
     var view = ViewState()
+    var screen = ScreenState()
     /// Drops terminal replies that arrive after the probe (they are not keys).
     var replyFilter = ReplyFilter()
     /// Text cues wrapped once per cue and width (UI thread only).
@@ -50,11 +52,8 @@ public final class TUIApp {
     var jobs: JobSignals!
     /// Suspended by job control: whether playback was going (nil: not suspended).
     var suspendedPlaying: Bool?
-    var telemetryHistory = TelemetryHistory()
-    var lastTelemetrySample = 0.0
-    var lastTelemetry = TelemetrySnapshot()
-    var lastOutputTotals = VideoOutput.Totals()
-    var lastDrawnFrameSecond = -1.0
+    /// The telemetry shown, sampled once a second.
+    var telemetry = TelemetrySampler()
     var stats: StatsFile?
     var wallStart = 0.0
     /// Scrub previews (made on first use).
@@ -188,29 +187,6 @@ public final class TUIApp {
         stats.write("summary", summary)
     }
 
-    /// A value computed on a thread of its own (named, for logs and backtraces), waited for
-    /// when needed: the capability probe, the terminfo entry.
-    final class BackgroundResult<Value>: @unchecked Sendable {  // `value` is written before `done` is signalled
-        private var value: Value?
-        private let done = DispatchSemaphore(value: 0)
-
-        init(name: String, _ body: @escaping @Sendable () -> Value) {
-            let t = Thread { [self] in
-                value = body()
-                done.signal()
-            }
-            t.name = name
-            t.start()
-        }
-
-        /// Waits for the value (the probe: at most its budget plus a little).
-        func wait() -> Value {
-            done.wait()
-            done.signal()   // a second wait returns at once
-            return value!   // set before `done` is signalled
-        }
-    }
-
     private func loop() -> Int32 {
         while true {
             if quit.isRaised { return Exit.signal.rawValue }
@@ -240,20 +216,12 @@ public final class TUIApp {
                 if took > 0.005 { FFmpegLog.write("tui", String(format: "malloc_trim took %.1f ms", took * 1000)) }
                 lastTrim = now
             }
-            if now - lastTelemetrySample >= 1 {
-                lastTelemetry = player.telemetry(advance: true)
-                let totals = output.currentTotals
-                if totals.framesPainted > lastOutputTotals.framesPainted {
-                    let n = Double(totals.framesPainted - lastOutputTotals.framesPainted)
-                    lastTelemetry.renderMsPerFrame = (totals.renderSeconds - lastOutputTotals.renderSeconds) * 1000 / n
-                    lastTelemetry.writeMsPerFrame = (totals.writeSeconds - lastOutputTotals.writeSeconds) * 1000 / n
-                }
-                lastOutputTotals = totals
-                telemetryHistory.add(lastTelemetry, terminalBytes: terminal.statistics.bytesWritten)
-                stats?.record(lastTelemetry, player: player)
-                view.inspector?.live.record(lastTelemetry)
-                lastTelemetrySample = now
-                view.dirty = true
+            if now >= telemetry.nextDue {
+                let sample = telemetry.sample(player.telemetry(advance: true), output: output.currentTotals,
+                                              terminalBytes: terminal.statistics.bytesWritten, now: now)
+                stats?.record(sample, player: player)
+                view.inspector?.live.record(sample)
+                screen.dirty = true
             }
             draw()
             // Input acted on may have queued work for the controller (a quit, a playlist step):
@@ -276,13 +244,13 @@ public final class TUIApp {
     /// the message expiring, the chrome hiding, the clock text's next quarter second and the
     /// next subtitle change of the media time while playing, the music view's next frame.
     func nextDue(now: Double) -> Double {
-        var due = min(lastTelemetrySample + 1, lastTrim + TUIApp.trimInterval) - now
+        var due = min(telemetry.nextDue, lastTrim + TUIApp.trimInterval) - now
         if let osd = view.osdMessage { due = min(due, osd.until - now) }
         if player.state == .playing {
             let rate = max(0.01, player.rate)
             let quarters = player.currentTime * 4
             due = min(due, (quarters.rounded(.down) + 1 - quarters) / 4 / rate)
-            if view.chromeVisible, !view.chromePinned, view.menu == nil {
+            if screen.chromeVisible, !view.chromePinned, view.menu == nil {
                 due = min(due, view.lastInput + ViewState.chromeTimeout - now)
             }
             if controller.subtitlesVisible, let next = player.nextSubtitleChange {
@@ -293,89 +261,6 @@ public final class TUIApp {
         // Network trouble (`reconnecting (2)`) counts up without a state change.
         if networkText() != nil { due = min(due, 0.25) }
         return max(0.001, due)
-    }
-
-    // MARK: screen lifecycle
-
-    /// What every way out writes (normal quit, signals, a crash, Ctrl-Z): CAN and ST first (a
-    /// crash can come in the middle of a sixel image, a DCS string, or an escape sequence, which
-    /// would otherwise swallow the rest), mouse reports off (press, drag, any motion, SGR), SGR
-    /// reset, synchronized output off, the cursor on, the main screen.
-    static let restoreSequence = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
-
-    private func startScreen(terminfoDirectory: String?) throws(Terminal.StartError) {
-        try terminal.start(restoreSequence: Self.restoreSequence, terminfoDirectory: terminfoDirectory)
-        terminal.withScreen {
-            armScreenModes()
-            // ncurses believes the cells under the video are blank: insert/delete-character
-            // would shift video cells into an overlay (seen as picture cells inside the stats box
-            // in tmux). Rows are always rewritten in place.
-            idcok(aether_stdscr(), false)
-            idlok(aether_stdscr(), false)
-            set_escdelay(25)
-            nodelay(aether_stdscr(), true)
-            curs_set(0)
-            // Shift+arrows as tmux and xterm send them, whatever the terminfo says.
-            define_key("\u{1B}[1;2D", KEY_SLEFT)
-            define_key("\u{1B}[1;2C", KEY_SRIGHT)
-            // Home/End in every common encoding, whatever terminfo says (tmux sends CSI 1~/4~
-            // under TERM=xterm-256color, rxvt CSI 7~/8~, xterm CSI H/F or SS3 H/F).
-            for seq in ["\u{1B}[H", "\u{1B}OH", "\u{1B}[1~", "\u{1B}[7~"] { define_key(seq, KEY_HOME) }
-            for seq in ["\u{1B}[F", "\u{1B}OF", "\u{1B}[4~", "\u{1B}[8~"] { define_key(seq, KEY_END) }
-            // Ctrl++ and Ctrl+- (audio delay) as xterm's modifyOtherKeys and kitty report them.
-            for seq in ["\u{1B}[27;5;43~", "\u{1B}[43;5u"] { define_key(seq, TUIApp.ctrlPlusCode) }
-            for seq in ["\u{1B}[27;5;45~", "\u{1B}[45;5u"] { define_key(seq, TUIApp.ctrlMinusCode) }
-            if has_colors() {
-                start_color()
-                use_default_colors()
-            }
-            palette = Palette(theme: options.theme, colors: has_colors() ? Int(aether_COLORS()) : 0)
-            erase()
-            refresh()
-        }
-    }
-
-    /// Keypad and mouse reporting (at start, and again after a suspend). Inside `withScreen`.
-    ///
-    /// ncurses would enable only press and release (mode 1000) for xterm's terminfo, so it is
-    /// taught no mouse at all (its `kmous` key is undefined: reports reach ``ReplyFilter`` as
-    /// characters, which decodes them); the player turns on any-motion reports in SGR encoding
-    /// itself (``MouseReport/enableSequence``) where the terminfo entry has a mouse (`kmous`).
-    /// The restore sequence turns them off on every way out.
-    func armScreenModes() {
-        keypad(aether_stdscr(), true)
-        let hasMouse = aether_terminfo_has_mouse() != 0
-        define_key(nil, KEY_MOUSE)
-        if hasMouse { terminal.emitInScreen(Array(MouseReport.enableSequence.utf8)) }
-    }
-
-    private func stopScreen() {
-        view.inspector?.close()
-        player.setFrameSink(nil)
-        if let previews {
-            // The extractor's FFmpeg work ends before the process does.
-            let done = DispatchSemaphore(value: 0)
-            Task.detached { await previews.shutdown(); done.signal() }
-            _ = done.wait(timeout: .now() + 2)
-        }
-        let warnings = player.warnings
-        output.stop()
-        player.stop()
-        // Pictures that outlive the screen (kitty's) are taken down; a stalled terminal is
-        // given half a second to take what is pending, then abandoned (quitting takes under a
-        // second however long the terminal stays stalled).
-        let teardown = ByteBuffer(capacity: 256)
-        driver.teardown(into: teardown)
-        if !teardown.isEmpty { terminal.write(teardown.bytes) }
-        terminal.stop(abandonAfter: 0.5)
-        // What went wrong but did not stop playback (a stream left out, a sidecar refused)
-        // stays readable after the screen is gone.
-        for warning in warnings {
-            FileHandle.standardError.write(Data("aether-tui: warning: \(TextSanitizer.clean(warning))\n".utf8))
-        }
-        for line in controller.reportedErrors() {
-            FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(line))\n".utf8))
-        }
     }
 
     /// What was wrong in aether-tui.conf, input.conf or the playlist shows on the message line
@@ -452,15 +337,14 @@ public final class TUIApp {
             player.setRenderSize(layout.renderSize)
         }
         terminal.withScreen {
-            erase()
-            clearok(aether_stdscr(), true)
+            screen.compositor.clear()
             // Keep the old overlay rectangles masked until the next draw recomputes them, so no
             // frame paints where ncurses is about to draw an overlay.
             updateOutputScene()
         }
-        view.screenCleared = true
+        screen.screenCleared = true
         player.redisplay()
-        view.dirty = true
+        screen.dirty = true
     }
 
     /// Draws with `entry`'s driver from now on (the `d` key, the governor's last resort).
@@ -495,7 +379,7 @@ public final class TUIApp {
     /// `terminal.withScreen`, before ncurses draws the overlays.
     func updateOutputScene() {
         var mask = CellMask(columns: layout.columns, rows: layout.rows)
-        for r in view.overlayRects { mask.cover(r) }
+        for r in screen.overlayRects { mask.cover(r) }
         var stills: [VideoOutput.Still] = []
         if let cover = musicCoverStill(mask: mask) { stills.append(cover) }
         if let preview = view.preview, let scrub = view.scrub,
@@ -506,146 +390,5 @@ public final class TUIApp {
         }
         if let still = inspectorStill() { stills.append(still) }
         output.configure(.init(placement: layout.placement, mask: mask, stills: stills))
-    }
-}
-
-/// UI state the key handlers change and the drawing reads.
-struct ViewState {
-    var dirty = true
-    var warningsShown = 0
-    var showStats = false
-    var showHelp = false
-    var showTelemetry = false
-    var showRemaining = false
-    var chromePinned = false
-    var chromeVisible = true
-    var lastInput = 0.0
-    /// Live: the smallest latency behind the edge seen since the item began (where playback
-    /// joined the stream, a few segments back); the bar says how far behind only beyond it.
-    var liveBaseline: Double?
-    var menu: TrackMenu?
-    var osdMessage: (text: String, until: Double)?
-    /// Messages waiting for the message line (start-up warnings), shown in turn.
-    var queuedMessages: [String] = []
-    var overlayRects: [CellRect] = []
-    /// The governor's picture scale (1: the whole area).
-    var pictureScale = 1.0
-    var dragging = false
-    var menuRect: CellRect?
-    /// Scrub mode (nil: off) and the thumbnail shown for its marker.
-    var scrub: ScrubState?
-    var preview: ScrubPreview?
-    var previewStamp = 0
-    /// `B`: the filmstrip (nil: closed).
-    var filmstrip: Filmstrip?
-    /// `` ` `` or `inspect`: the pipeline inspector (nil: closed).
-    var inspector: Inspector?
-    /// Cells the preview covered when last drawn (erased when it moves or goes).
-    var previewRect: CellRect?
-    /// The last read stopped at `TUIApp.maxInputPerRead` with more waiting in ncurses: read again
-    /// before waiting on the fd.
-    var pendingInput = false
-    /// The next refresh clears the terminal (clearok): the video must be repainted after it.
-    var screenCleared = false
-    /// Which subtitle cues were last drawn.
-    var cueKey = ""
-    /// Seconds of playback without input after which the chrome hides (mpv's OSD timeout).
-    static let chromeTimeout = 3.0
-}
-
-/// SIGINT, SIGTERM, SIGHUP and SIGQUIT (Ctrl-\), handled off the signal context via Dispatch:
-/// a host's loop polls `isRaised` and stops cleanly, restoring the terminal (the TUI and the
-/// headless player share it). SIGQUIT would otherwise reach the Swift runtime's backtracer, which
-/// prints inside the alternate screen and leaves the terminal raw.
-public final class QuitSignals: @unchecked Sendable {  // `raised`, `handlers` and `sources` are only touched on `queue` (and in `init`)
-    public static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
-    private var sources: [DispatchSourceSignal] = []
-    private let queue = DispatchQueue(label: "aether.tui.signals")
-    private var raised = false
-    private var handlers: [@Sendable () -> Void] = []
-
-    /// Runs `body` (on the signal queue) when a quit signal arrives, or at once if one has.
-    public func onRaise(_ body: @escaping @Sendable () -> Void) {
-        let now = queue.sync { () -> Bool in
-            if !raised { handlers.append(body) }
-            return raised
-        }
-        if now { body() }
-    }
-
-    public init() {
-        for sig in QuitSignals.signals {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            s.setEventHandler { [unowned self] in
-                raised = true
-                let run = handlers
-                handlers = []
-                run.forEach { $0() }
-            }
-            s.resume()
-            sources.append(s)
-        }
-    }
-
-    public var isRaised: Bool { queue.sync { raised } }
-}
-
-/// The controller's callbacks: what only the screen can do.
-extension TUIApp: PlayerHost {
-    public func controllerWillOpen(_ controller: PlayerController) {
-        // One watch for a run of opens (items that fail are skipped in one go): it ends when
-        // the loop reads keys again (``endOpenWatch()``).
-        guard openWatch == nil else { return }
-        let probe = screenUp ? nil : probeThread
-        let bindings = options.bindings
-        openWatch = OpenWatch(input: STDIN_FILENO, takeModes: !screenUp, before: { _ = probe?.wait() }) { [hub = controller.hub] byte in
-            // The user's bindings decide what quits (q, Q and Ctrl-C by default).
-            let key: Key = byte == 0x03 ? .control("c") : .character(Character(UnicodeScalar(byte)))
-            if let command = bindings.command(for: key), command.leavesThePlayer {
-                FFmpegLog.write("tui", "\(command) while a source opens: cancelling the open")
-                hub.submit(command)
-            }
-        }
-    }
-
-    public func controllerDidOpen(_ controller: PlayerController) {}
-
-    /// The loop is back: keys go to ncurses again.
-    func endOpenWatch() {
-        openWatch?.stop()
-        openWatch = nil
-    }
-
-    public func controllerWillUnloadItem(_ controller: PlayerController, reason: String) {
-        writeSummary(interrupted: false)
-    }
-
-    public func controllerDidLoadItem(_ controller: PlayerController) {
-        // A new item: its previews, menus and scrub state belonged to the last one.
-        if let previews {
-            Task.detached { await previews.shutdown() }
-            self.previews = nil
-        }
-        view.scrub = nil
-        view.preview = nil
-        view.filmstrip = nil
-        view.menu = nil
-        music = nil   // the next item's cover and tags
-        guard screenUp else { return }
-        attachItem()
-    }
-
-    public func controller(_ controller: PlayerController, show message: String) {
-        osd(message, seconds: message.hasPrefix("resuming") || message.hasPrefix("cannot") ? 4 : 1.5)
-    }
-
-    public func controller(_ controller: PlayerController, perform ui: String) -> CommandResult {
-        perform(ui: ui)
-    }
-
-    public func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult {
-        takeScreenshot(subtitles: subtitles)
-        return .ok
     }
 }

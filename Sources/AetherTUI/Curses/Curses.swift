@@ -9,22 +9,16 @@ enum Curses {
 
     /// Draws `text` at row/column, clipped to `width` display columns.
     ///
-    /// Every string the chrome draws passes here, so here it is sanitised once more, whatever
-    /// the caller did: no control character, escape sequence, bidi or invisible character from
-    /// a file name or a tag reaches the terminal. (Callers sanitise too, so widths are measured
-    /// on the text that is drawn.)
+    /// Every text cell reaches the screen here (``Compositor`` writes its runs with it), so here
+    /// it is sanitised once more, whatever the caller did: no control character, escape
+    /// sequence, bidi or invisible character from a file name or a tag reaches the terminal.
+    /// (Views sanitise too, so widths are measured on the text that is drawn.)
     static func put(_ text: String, row: Int, column: Int, style: CursesStyle, width: Int? = nil) {
         guard row >= 0, row < rows, column >= 0, column < columns else { return }
         let room = min(width ?? Int.max, columns - column)
         guard room > 0 else { return }
         let clipped = DisplayWidth.clip(TextSanitizer.clean(text), to: room)
         _ = clipped.withCString { aether_put(Int32(row), Int32(column), $0, style.attributes, style.pair, -1) }
-    }
-
-    /// Fills `width` cells at row/column with `character` in `style`.
-    static func fill(row: Int, column: Int, width: Int, style: CursesStyle, character: Character = " ") {
-        guard width > 0 else { return }
-        put(String(repeating: character, count: width), row: row, column: column, style: style, width: width)
     }
 }
 

@@ -37,8 +37,6 @@ final class Inspector {
     var frameStamp = 0
     var frameRequested = false
     var live = LiveHistory()
-    /// Where the frames tab leaves room for the picture (set when drawn).
-    var pictureRect: CellRect?
 
     init(source: String, tab: Tab, browser: ContainerBrowser) {
         self.source = source

@@ -18,14 +18,41 @@ struct InspectorView {
         .live: "space play/pause  ← → seek  Tab  Esc close  q quit",
     ]
 
+    /// Whether a rectangle has room for the inspector at all.
+    static func fits(_ rect: CellRect) -> Bool { rect.width >= 20 && rect.height >= 5 }
+
+    /// A tab's body: between the tab bar and the hints.
+    static func body(of rect: CellRect) -> CellRect {
+        CellRect(column: rect.column, row: rect.row + 1, width: rect.width, height: rect.height - 2)
+    }
+
+    /// The packets table's rows in `body`, under the streams' sparklines (at most four, while
+    /// three rows stay below them), the status line, the jump prompt and the header.
+    static func packetRows(in body: CellRect, table: PacketTable) -> Int {
+        let sparklines = min(table.streams.prefix(4).count, max(0, body.endRow - 3 - body.row))
+        return body.endRow - (body.row + sparklines + 1 + (table.prompt == nil ? 0 : 1) + 1)
+    }
+
+    /// Scrolls the tree and the packets table so that their selections show in `rect`: the
+    /// update step runs it before a draw (drawing only reads the scroll).
+    static func keepSelectionsInView(_ inspector: Inspector, in rect: CellRect) {
+        guard fits(rect) else { return }
+        let body = body(of: rect)
+        switch inspector.tab {
+        case .container: inspector.browser.scrollIntoView(height: body.height)
+        case .packets: inspector.packets.scrollIntoView(height: packetRows(in: body, table: inspector.packets))
+        case .frames, .live: break
+        }
+    }
+
     @discardableResult
     func render(in rect: CellRect, into surface: inout some TextSurface) -> (covered: CellRect, picture: CellRect?) {
-        guard rect.width >= 20, rect.height >= 5 else { return (CellRect(column: 0, row: 0, width: 0, height: 0), nil) }
+        guard Self.fits(rect) else { return (CellRect(column: 0, row: 0, width: 0, height: 0), nil) }
         for row in rect.row..<rect.endRow where inspector.tab != .frames || row == rect.row || row >= rect.endRow - 1 {
             surface.fill(row: row, column: rect.column, width: rect.width, role: .menu)
         }
         drawTabs(in: rect, into: &surface)
-        let body = CellRect(column: rect.column, row: rect.row + 1, width: rect.width, height: rect.height - 2)
+        let body = Self.body(of: rect)
         var picture: CellRect?
         switch inspector.tab {
         case .container: drawContainer(in: body, into: &surface)
@@ -61,7 +88,6 @@ struct InspectorView {
             return
         }
         let treeWidth = body.width >= 100 ? body.width * 11 / 20 : body.width >= 60 ? body.width / 2 : body.width
-        browser.scrollIntoView(height: body.height)
         for i in 0..<body.height {
             let index = browser.scroll + i
             guard let row = browser.rows[safe: index] else { break }
@@ -136,7 +162,7 @@ struct InspectorView {
     // MARK: packets
 
     private func drawPackets(in body: CellRect, into surface: inout some TextSurface) {
-        var table = inspector.packets
+        let table = inspector.packets
         var y = body.row
         // One bit-rate sparkline per stream (at most four), across the file's span.
         let sparkWidth = max(0, body.width - 26)
@@ -163,8 +189,6 @@ struct InspectorView {
         surface.put(header, row: y, column: body.column, role: .menuBorder, width: body.width)
         y += 1
         let height = body.endRow - y
-        table.scrollIntoView(height: height)
-        inspector.packets.scroll = table.scroll
         for i in 0..<max(0, height) {
             let k = table.scroll + i
             guard let rowIndex = table.visible[safe: k] else { break }

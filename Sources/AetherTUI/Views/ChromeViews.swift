@@ -88,16 +88,47 @@ struct TransportBar: Equatable {
         }
     }
 
-    /// The bar's column for `time` (clamped: a damaged file can claim 1.8e19 s).
-    static func column(_ time: Double, origin: Double, span: Double, width: Int) -> Int {
-        span > 0 ? Int(saturating: min(1, max(0, (time - origin) / span)) * Double(width)) : 0
+    /// The bar's time axis: where it starts and how long it spans. The one mapping from a time
+    /// to a column: the bar, the scrub marker and the preview above it all go through it.
+    struct Axis: Equatable {
+        var origin: Double
+        var span: Double
+        /// A live stream's kept window (its right end the live edge).
+        var live = false
+
+        init(origin: Double, span: Double, live: Bool = false) {
+            self.origin = origin
+            self.span = span
+            self.live = live
+        }
+
+        /// The file (`duration`; none known: no span) or, for a live stream, its kept window.
+        init(duration: Double?, liveWindow: ClosedRange<Double>?) {
+            if let liveWindow {
+                self.init(origin: liveWindow.lowerBound, span: liveWindow.upperBound - liveWindow.lowerBound, live: true)
+            } else {
+                self.init(origin: 0, span: duration ?? 0)
+            }
+        }
+
+        /// The column for `time` on a bar `width` wide (clamped: a damaged file can claim 1.8e19 s).
+        func column(_ time: Double, width: Int) -> Int {
+            span > 0 ? Int(saturating: min(1, max(0, (time - origin) / span)) * Double(width)) : 0
+        }
+
+        /// The scrub marker's column for `time`: on the bar, the last column at the end.
+        func markerColumn(_ time: Double, width: Int) -> Int {
+            min(width - 1, column(time, width: width))
+        }
     }
+
+    var axis: Axis { Axis(origin: origin, span: span) }
 
     func render(into surface: inout some TextSurface) {
         let row = surface.rows - 2
         let width = surface.columns
         guard row >= 0 else { return }
-        func column(_ t: Double) -> Int { Self.column(t, origin: origin, span: span, width: width) }
+        func column(_ t: Double) -> Int { axis.column(t, width: width) }
         let played = column(position)
         let bufferedColumn = column(buffered)
         let ticks = Set(chapterStarts.map(column))
@@ -110,7 +141,7 @@ struct TransportBar: Equatable {
             surface.put(glyph, row: row, column: x, role: role)
         }
         if let scrubMarker {
-            surface.put("◆", row: row, column: min(width - 1, column(scrubMarker)), role: .time)
+            surface.put("◆", row: row, column: axis.markerColumn(scrubMarker, width: width), role: .time)
         }
         let status = row + 1
         surface.fill(row: status, column: 0, width: width, role: .status)

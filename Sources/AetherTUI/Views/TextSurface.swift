@@ -1,9 +1,9 @@
 import AetherEngine
 import TerminalGraphics
 
-/// Where views draw their text cells: ncurses' screen in the player (``CursesSurface``), a
-/// plain grid in tests (``CellGrid``). Views are values that render a state into a surface;
-/// they never read the player.
+/// Where views draw their text cells: the frame a draw composes (``CellGrid``, which
+/// ``Compositor`` writes to the terminal) or a test's grid. Views are values that render a state
+/// into a surface; they never read the player.
 protocol TextSurface {
     var columns: Int { get }
     var rows: Int { get }
@@ -26,66 +26,82 @@ extension TextSurface {
     }
 }
 
-/// ncurses' standard screen with the theme's styles. Inside `terminal.withScreen`.
-struct CursesSurface: TextSurface {
-    let palette: Palette
-    var columns: Int { Curses.columns }
-    var rows: Int { Curses.rows }
+/// A grid of cells: the frame a draw composes (every view renders into it, then ``Compositor``
+/// writes what changed) and what view tests read. Each cell keeps its character and the role
+/// it was drawn in.
+struct CellGrid: TextSurface, Equatable {
+    /// One cell: its character, the role (nil: never drawn, blank) and, for subtitle text, the
+    /// script's style. `continuation`: the right half of the wide character on its left.
+    struct Cell: Equatable {
+        /// One scalar per cell (what `put` measures and places): compared as a number, cheaply,
+        /// for every cell of every frame.
+        var scalar: Unicode.Scalar = " "
+        var role: ThemeRole?
+        var subtitle: SubtitleCellStyle?
+        var continuation = false
 
-    mutating func put(_ text: String, row: Int, column: Int, role: ThemeRole, width: Int?) {
-        Curses.put(text, row: row, column: column, style: palette[role], width: width)
+        var character: Character { Character(scalar) }
     }
 
-    mutating func putStyled(_ text: String, row: Int, column: Int, style: SubtitleCellStyle, width: Int?) {
-        Curses.put(text, row: row, column: column, style: palette.subtitle(style), width: width)
-    }
-}
-
-/// A grid of cells for view tests: each cell's character and the role it was drawn in.
-struct CellGrid: TextSurface {
     let columns: Int
     let rows: Int
-    private(set) var characters: [[Character]]
-    private(set) var roles: [[ThemeRole?]]
-    /// The subtitle style each cell was drawn in by `putStyled` (nil: drawn with `put`).
-    private(set) var styles: [[SubtitleCellStyle?]]
+    private(set) var cells: [[Cell]]
 
     init(columns: Int, rows: Int) {
-        self.columns = columns
-        self.rows = rows
-        characters = Array(repeating: Array(repeating: " ", count: columns), count: rows)
-        roles = Array(repeating: Array(repeating: nil, count: columns), count: rows)
-        styles = Array(repeating: Array(repeating: nil, count: columns), count: rows)
+        self.columns = max(0, columns)
+        self.rows = max(0, rows)
+        cells = Array(repeating: Array(repeating: Cell(), count: self.columns), count: self.rows)
+    }
+
+    var characters: [[Character]] { cells.map { $0.map(\.character) } }
+    var roles: [[ThemeRole?]] { cells.map { $0.map(\.role) } }
+    /// The subtitle style each cell was drawn in by `putStyled` (nil: drawn with `put`).
+    var styles: [[SubtitleCellStyle?]] { cells.map { $0.map(\.subtitle) } }
+
+    mutating func put(_ text: String, row: Int, column: Int, role: ThemeRole, width: Int?) {
+        draw(text, row: row, column: column, role: role, subtitle: nil, width: width)
     }
 
     mutating func putStyled(_ text: String, row: Int, column: Int, style: SubtitleCellStyle, width: Int?) {
-        put(text, row: row, column: column, role: .subtitle, width: width)
-        guard row >= 0, row < rows, column >= 0, column < columns else { return }
-        let room = min(width ?? Int.max, columns - column)
-        let drawn = DisplayWidth.of(DisplayWidth.clip(TextSanitizer.clean(text), to: room))
-        for x in column..<min(columns, column + drawn) { styles[row][x] = style }
+        draw(text, row: row, column: column, role: .subtitle, subtitle: style, width: width)
     }
 
-    mutating func put(_ text: String, row: Int, column: Int, role: ThemeRole, width: Int?) {
+    private mutating func draw(_ text: String, row: Int, column: Int, role: ThemeRole, subtitle: SubtitleCellStyle?, width: Int?) {
         guard row >= 0, row < rows, column >= 0, column < columns else { return }
         let room = min(width ?? Int.max, columns - column)
         guard room > 0 else { return }
         var x = column
-        // The same cleaning and clipping as the terminal path (Curses.put).
+        // The same cleaning and clipping as ncurses' side (Curses.put): what is measured here is
+        // what the terminal gets.
         for scalar in DisplayWidth.clip(TextSanitizer.clean(text), to: room).unicodeScalars {
             let w = DisplayWidth.width(scalar)
             guard w > 0 else { continue }
-            guard x < columns else { break }
-            characters[row][x] = Character(scalar)
-            roles[row][x] = role
-            if w == 2, x + 1 < columns { characters[row][x + 1] = " "; roles[row][x + 1] = role }
+            guard x + w <= columns else { break }
+            set(Cell(scalar: scalar, role: role, subtitle: subtitle), row: row, column: x)
+            if w == 2 { set(Cell(scalar: " ", role: role, subtitle: subtitle, continuation: true), row: row, column: x + 1) }
             x += w
         }
     }
 
+    /// Puts `cell` at row/column; a wide character it cuts in half leaves a blank in its place
+    /// (as a terminal does).
+    private mutating func set(_ cell: Cell, row: Int, column: Int) {
+        let old = cells[row][column]
+        if old.continuation, !cell.continuation, column > 0 {
+            cells[row][column - 1].scalar = " "
+        }
+        if !old.continuation, column + 1 < columns, cells[row][column + 1].continuation {
+            cells[row][column + 1].continuation = false
+        }
+        cells[row][column] = cell
+    }
+
     /// The rows as text, trailing spaces removed.
     var lines: [String] {
-        characters.map { String($0).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
+        cells.map { row in
+            String(String.UnicodeScalarView(row.filter { !$0.continuation }.map(\.scalar)))
+                .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
     }
 
     /// The whole grid as text, one line per row.

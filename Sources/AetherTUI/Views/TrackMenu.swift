@@ -63,32 +63,12 @@ struct TrackMenu {
     }
 }
 
-/// The last minute of 1 Hz telemetry, for the sparklines.
-struct TelemetryHistory {
-    static let length = 30
-    var bitrate: [Double] = []
-    var gap: [Double] = []
-    var fps: [Double] = []
-    var terminalBytes: [Double] = []
-    private var lastBytes = 0
-
-    mutating func add(_ t: TelemetrySnapshot, terminalBytes bytes: Int) {
-        func push(_ a: inout [Double], _ v: Double) {
-            a.append(v)
-            if a.count > TelemetryHistory.length { a.removeFirst(a.count - TelemetryHistory.length) }
-        }
-        push(&bitrate, t.instantBitrate)
-        push(&gap, abs(t.avGapLastMs))
-        push(&fps, t.observedFPS)
-        push(&terminalBytes, Double(max(0, bytes - lastBytes)))
-        lastBytes = bytes
-    }
-
-    /// `▁▂▃▄▅▆▇█` scaled to the series' own maximum.
-    static func sparkline(_ values: [Double], width: Int) -> String {
-        let bars = Array("▁▂▃▄▅▆▇█")
-        let tail = values.suffix(width)
-        let top = max(tail.max() ?? 0, 1e-9)
-        return String(tail.map { bars[min(7, max(0, Int(($0 / top) * 7.99)))] })
+extension TrackMenu {
+    /// Scrolls so the selection is among the `visibleRows` items shown (input and relayout
+    /// call it; drawing only reads the scroll).
+    mutating func scrollToSelection(visibleRows: Int) {
+        let rows = max(1, visibleRows)
+        if selection < scroll { scroll = selection }
+        if selection >= scroll + rows { scroll = selection - rows + 1 }
     }
 }

@@ -1,0 +1,62 @@
+import AetherControl
+import AetherEngine
+import Foundation
+
+/// The controller's callbacks: what only the screen can do.
+extension TUIApp: PlayerHost {
+    public func controllerWillOpen(_ controller: PlayerController) {
+        // One watch for a run of opens (items that fail are skipped in one go): it ends when
+        // the loop reads keys again (``endOpenWatch()``).
+        guard openWatch == nil else { return }
+        let probe = screenUp ? nil : probeThread
+        let bindings = options.bindings
+        openWatch = OpenWatch(input: STDIN_FILENO, takeModes: !screenUp, before: { _ = probe?.wait() }) { [hub = controller.hub] byte in
+            // The user's bindings decide what quits (q, Q and Ctrl-C by default).
+            let key: Key = byte == 0x03 ? .control("c") : .character(Character(UnicodeScalar(byte)))
+            if let command = bindings.command(for: key), command.leavesThePlayer {
+                FFmpegLog.write("tui", "\(command) while a source opens: cancelling the open")
+                hub.submit(command)
+            }
+        }
+    }
+
+    public func controllerDidOpen(_ controller: PlayerController) {}
+
+    /// The loop is back: keys go to ncurses again.
+    func endOpenWatch() {
+        openWatch?.stop()
+        openWatch = nil
+    }
+
+    public func controllerWillUnloadItem(_ controller: PlayerController, reason: String) {
+        writeSummary(interrupted: false)
+    }
+
+    public func controllerDidLoadItem(_ controller: PlayerController) {
+        // A new item: its previews, menus and scrub state belonged to the last one.
+        if let previews {
+            Task.detached { await previews.shutdown() }
+            self.previews = nil
+        }
+        view.scrub = nil
+        view.preview = nil
+        view.filmstrip = nil
+        view.menu = nil
+        music = nil   // the next item's cover and tags
+        guard screenUp else { return }
+        attachItem()
+    }
+
+    public func controller(_ controller: PlayerController, show message: String) {
+        osd(message, seconds: message.hasPrefix("resuming") || message.hasPrefix("cannot") ? 4 : 1.5)
+    }
+
+    public func controller(_ controller: PlayerController, perform ui: String) -> CommandResult {
+        perform(ui: ui)
+    }
+
+    public func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult {
+        takeScreenshot(subtitles: subtitles)
+        return .ok
+    }
+}

@@ -1,0 +1,88 @@
+import AetherEngine
+import CNcurses
+import Foundation
+import TerminalGraphics
+
+/// Taking the screen and giving it back.
+extension TUIApp {
+    /// What every way out writes (normal quit, signals, a crash, Ctrl-Z): CAN and ST first (a
+    /// crash can come in the middle of a sixel image, a DCS string, or an escape sequence, which
+    /// would otherwise swallow the rest), mouse reports off (press, drag, any motion, SGR), SGR
+    /// reset, synchronized output off, the cursor on, the main screen.
+    static let restoreSequence = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
+
+    func startScreen(terminfoDirectory: String?) throws(Terminal.StartError) {
+        try terminal.start(restoreSequence: Self.restoreSequence, terminfoDirectory: terminfoDirectory)
+        terminal.withScreen {
+            armScreenModes()
+            // ncurses believes the cells under the video are blank: insert/delete-character
+            // would shift video cells into an overlay (seen as picture cells inside the stats box
+            // in tmux). Rows are always rewritten in place.
+            idcok(aether_stdscr(), false)
+            idlok(aether_stdscr(), false)
+            set_escdelay(25)
+            nodelay(aether_stdscr(), true)
+            curs_set(0)
+            // Shift+arrows as tmux and xterm send them, whatever the terminfo says.
+            define_key("\u{1B}[1;2D", KEY_SLEFT)
+            define_key("\u{1B}[1;2C", KEY_SRIGHT)
+            // Home/End in every common encoding, whatever terminfo says (tmux sends CSI 1~/4~
+            // under TERM=xterm-256color, rxvt CSI 7~/8~, xterm CSI H/F or SS3 H/F).
+            for seq in ["\u{1B}[H", "\u{1B}OH", "\u{1B}[1~", "\u{1B}[7~"] { define_key(seq, KEY_HOME) }
+            for seq in ["\u{1B}[F", "\u{1B}OF", "\u{1B}[4~", "\u{1B}[8~"] { define_key(seq, KEY_END) }
+            // Ctrl++ and Ctrl+- (audio delay) as xterm's modifyOtherKeys and kitty report them.
+            for seq in ["\u{1B}[27;5;43~", "\u{1B}[43;5u"] { define_key(seq, TUIApp.ctrlPlusCode) }
+            for seq in ["\u{1B}[27;5;45~", "\u{1B}[45;5u"] { define_key(seq, TUIApp.ctrlMinusCode) }
+            if has_colors() {
+                start_color()
+                use_default_colors()
+            }
+            palette = Palette(theme: options.theme, colors: has_colors() ? Int(aether_COLORS()) : 0)
+            erase()
+            refresh()
+        }
+    }
+
+    /// Keypad and mouse reporting (at start, and again after a suspend). Inside `withScreen`.
+    ///
+    /// ncurses would enable only press and release (mode 1000) for xterm's terminfo, so it is
+    /// taught no mouse at all (its `kmous` key is undefined: reports reach ``ReplyFilter`` as
+    /// characters, which decodes them); the player turns on any-motion reports in SGR encoding
+    /// itself (``MouseReport/enableSequence``) where the terminfo entry has a mouse (`kmous`).
+    /// The restore sequence turns them off on every way out.
+    func armScreenModes() {
+        keypad(aether_stdscr(), true)
+        let hasMouse = aether_terminfo_has_mouse() != 0
+        define_key(nil, KEY_MOUSE)
+        if hasMouse { terminal.emitInScreen(Array(MouseReport.enableSequence.utf8)) }
+    }
+
+    func stopScreen() {
+        view.inspector?.close()
+        player.setFrameSink(nil)
+        if let previews {
+            // The extractor's FFmpeg work ends before the process does.
+            let done = DispatchSemaphore(value: 0)
+            Task.detached { await previews.shutdown(); done.signal() }
+            _ = done.wait(timeout: .now() + 2)
+        }
+        let warnings = player.warnings
+        output.stop()
+        player.stop()
+        // Pictures that outlive the screen (kitty's) are taken down; a stalled terminal is
+        // given half a second to take what is pending, then abandoned (quitting takes under a
+        // second however long the terminal stays stalled).
+        let teardown = ByteBuffer(capacity: 256)
+        driver.teardown(into: teardown)
+        if !teardown.isEmpty { terminal.write(teardown.bytes) }
+        terminal.stop(abandonAfter: 0.5)
+        // What went wrong but did not stop playback (a stream left out, a sidecar refused)
+        // stays readable after the screen is gone.
+        for warning in warnings {
+            FileHandle.standardError.write(Data("aether-tui: warning: \(TextSanitizer.clean(warning))\n".utf8))
+        }
+        for line in controller.reportedErrors() {
+            FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(line))\n".utf8))
+        }
+    }
+}

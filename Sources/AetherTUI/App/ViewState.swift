@@ -1,0 +1,62 @@
+import TerminalGraphics
+
+/// The UI's model: what the key handlers, the mouse, the controller and the loop change, and
+/// what the views are made from. Drawing only reads it.
+struct ViewState {
+    var warningsShown = 0
+    var showStats = false
+    var showHelp = false
+    var showTelemetry = false
+    var showRemaining = false
+    var chromePinned = false
+    var lastInput = 0.0
+    /// Live: the smallest latency behind the edge seen since the item began (where playback
+    /// joined the stream, a few segments back); the bar says how far behind only beyond it.
+    /// Kept by the loop (``TUIApp/updateLiveBaseline()``).
+    var liveBaseline: Double?
+    var menu: TrackMenu?
+    var osdMessage: (text: String, until: Double)?
+    /// Messages waiting for the message line (start-up warnings), shown in turn.
+    var queuedMessages: [String] = []
+    /// The governor's picture scale (1: the whole area).
+    var pictureScale = 1.0
+    var dragging = false
+    /// Scrub mode (nil: off) and the thumbnail shown for its marker.
+    var scrub: ScrubState?
+    var preview: ScrubPreview?
+    var previewStamp = 0
+    /// `B`: the filmstrip (nil: closed).
+    var filmstrip: Filmstrip?
+    /// `` ` `` or `inspect`: the pipeline inspector (nil: closed).
+    var inspector: Inspector?
+    /// The last read stopped at `TUIApp.maxInputPerRead` with more waiting in ncurses: read again
+    /// before waiting on the fd.
+    var pendingInput = false
+    /// Seconds of playback without input after which the chrome hides (mpv's OSD timeout).
+    static let chromeTimeout = 3.0
+}
+
+/// What was last drawn, kept to decide whether and what to draw next (render caches; views never
+/// read them). Written by the draw pass, except `dirty`, which anything that changes the model sets.
+struct ScreenState {
+    /// The model changed since the last frame: compose a new one.
+    var dirty = true
+    /// The chrome (title and transport rows) was drawn.
+    var chromeVisible = true
+    /// The quarter second of media time the clock text last showed.
+    var tick = -1.0
+    /// Which subtitle cues were last drawn.
+    var cueKey = ""
+    /// The overlays' cells as last drawn (the video's mask).
+    var overlayRects: [CellRect] = []
+    /// The menu's cells as last drawn (where a click chooses).
+    var menuRect: CellRect?
+    /// Where the inspector's frames tab left room for its picture when last drawn.
+    var inspectorPicture: CellRect?
+    /// Cells the preview covered when last drawn (erased when it moves or goes).
+    var previewRect: CellRect?
+    /// The next refresh clears the terminal (clearok): the video must be repainted after it.
+    var screenCleared = false
+    /// The text cells on screen, and what writes them.
+    var compositor = Compositor()
+}

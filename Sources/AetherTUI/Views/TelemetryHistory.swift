@@ -1,0 +1,31 @@
+import AetherEngine
+
+/// The last minute of 1 Hz telemetry, for the sparklines.
+struct TelemetryHistory {
+    static let length = 30
+    var bitrate: [Double] = []
+    var gap: [Double] = []
+    var fps: [Double] = []
+    var terminalBytes: [Double] = []
+    private var lastBytes = 0
+
+    mutating func add(_ t: TelemetrySnapshot, terminalBytes bytes: Int) {
+        func push(_ a: inout [Double], _ v: Double) {
+            a.append(v)
+            if a.count > TelemetryHistory.length { a.removeFirst(a.count - TelemetryHistory.length) }
+        }
+        push(&bitrate, t.instantBitrate)
+        push(&gap, abs(t.avGapLastMs))
+        push(&fps, t.observedFPS)
+        push(&terminalBytes, Double(max(0, bytes - lastBytes)))
+        lastBytes = bytes
+    }
+
+    /// `▁▂▃▄▅▆▇█` scaled to the series' own maximum.
+    static func sparkline(_ values: [Double], width: Int) -> String {
+        let bars = Array("▁▂▃▄▅▆▇█")
+        let tail = values.suffix(width)
+        let top = max(tail.max() ?? 0, 1e-9)
+        return String(tail.map { bars[min(7, max(0, Int(($0 / top) * 7.99)))] })
+    }
+}

@@ -1,0 +1,51 @@
+import AetherEngine
+import Foundation
+import TerminalGraphics
+
+/// The telemetry pane (`i`): the last second's figures, each of the first four with a sparkline
+/// of the last half minute under it, then the pipeline's stages, the clock and the device.
+struct TelemetryPane {
+    var telemetry: TelemetrySnapshot
+    var history: TelemetryHistory
+
+    func render(in pane: CellRect, into surface: inout some TextSurface) {
+        let t = telemetry
+        let h = history
+        let spark = max(0, pane.width - 14)
+        var lines: [(String, String)] = [
+            (String(format: "bitrate %5.2f Mb/s", t.instantBitrate / 1e6), TelemetryHistory.sparkline(h.bitrate, width: spark)),
+            (String(format: "A/V gap %+5.1f ms", t.avGapLastMs), TelemetryHistory.sparkline(h.gap, width: spark)),
+            (String(format: "fps     %5.1f", t.observedFPS), TelemetryHistory.sparkline(h.fps, width: spark)),
+            (String(format: "tty     %5.0f kB/s", (h.terminalBytes.last ?? 0) / 1000), TelemetryHistory.sparkline(h.terminalBytes, width: spark)),
+        ]
+        lines.append((String(format: "buffer  %5.1f s, %d frames", t.bufferedSeconds, t.bufferedFrames), ""))
+        if let bytes = t.networkBytes {
+            lines.append((String(format: "net     %5.0f kB/s, %.1f MB, %d retries, %d rebuffers",
+                                 (t.networkBytesPerSecond ?? 0) / 1000, Double(bytes) / 1e6, t.networkRetries ?? 0, t.rebuffers), ""))
+        }
+        if let rate = t.hlsBitrate {
+            var line = String(format: "variant %d  %.2f Mb/s", t.variantNumber ?? 0, Double(rate) / 1e6)
+            if let estimate = t.estimatedThroughput { line += String(format: "  est %.2f", estimate / 1e6) }
+            if let switches = t.variantSwitches { line += "  \(switches) sw" }
+            lines.append((line, ""))
+        }
+        lines.append(("frames  \(t.framesPresented) shown \(t.framesDropped) dropped", ""))
+        lines.append((String(format: "decode  %5.2f ms/frame", t.decodeMsPerFrame), ""))
+        // The pipeline stage by stage (ms per packet for read, per frame for the rest).
+        lines.append((String(format: "read %.2f filter %.2f scale %.2f", t.readMsPerPacket, t.filterMsPerFrame, t.scaleMsPerFrame), ""))
+        lines.append((String(format: "render %.2f write %.2f ms", t.renderMsPerFrame, t.writeMsPerFrame), ""))
+        lines.append(("clock   \(t.clockSource)", ""))
+        lines.append(("audio   \(t.audioDevice)", ""))
+        var row = pane.row
+        surface.put(" Telemetry", row: row, column: pane.column, role: .statsBorder, width: pane.width)
+        row += 1
+        for (label, sparkline) in lines where row < pane.endRow {
+            surface.put(" " + label, row: row, column: pane.column, role: .telemetry, width: pane.width)
+            row += 1
+            if !sparkline.isEmpty, row < pane.endRow {
+                surface.put("  " + sparkline, row: row, column: pane.column, role: .sparkline, width: pane.width)
+                row += 1
+            }
+        }
+    }
+}
