@@ -229,14 +229,17 @@ enum ManPage {
         valueLists(in: text, pattern: #"(--[a-z0-9-]+)[ =]<([a-z0-9-]+(?:\|[a-z0-9-]+)+)>"#, separator: "|")
     }
 
-    /// `.It Fl -option Cm a Ns | Ns Cm b …` in the roff source.
+    /// `.It Fl -option Cm a Ns | Ns Cm b Ns | Ns Ar rate` in the roff source: the words of an
+    /// entry that names alternatives, literal (`Cm`) and placeholder (`Ar`) alike, as --help
+    /// writes both inside its `<…>`.
     static func manValues() throws -> [String: Set<String>] {
+        let macros: Set<Substring> = ["Cm", "Ar", "Ns", "|", "Op", "Oo", "Oc", "Pq", "Ql", "Fl"]
         var values: [String: Set<String>] = [:]
         for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") where line.hasPrefix(".It Fl -") {
             let words = line.split(separator: " ")
-            guard words.count > 3, words[2].hasPrefix("-"), words[3] == "Cm" else { continue }
-            let tail = words[3...].split(separator: "Cm").compactMap(\.first).map(String.init)
-            let listed = Set(tail.filter { $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } })
+            guard words.count > 3, line.contains("|"), words[3] == "Cm" || words[3] == "Ar" else { continue }
+            let listed = words[3...].filter { !macros.contains($0) }.flatMap { $0.split(separator: "|") }
+                .filter { $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } }.map(String.init)
             if listed.count >= 2 { values["-" + words[2], default: []].formUnion(listed) }
         }
         return values
