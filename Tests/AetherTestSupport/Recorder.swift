@@ -1,12 +1,30 @@
 import Foundation
 
 /// Records what the PulseAudio null sink plays (`parec -d nullsink.monitor`) as 48 kHz s16 stereo.
+///
+/// A recording hears everything played into the sink, so test processes that record never
+/// overlap: the first recorder of a process takes an exclusive lock on a file beside the sink and
+/// the process keeps it until it exits (test.sh runs a tier's suites in several processes at once;
+/// a suite that records makes the others that record wait for it, and nothing else of a tier
+/// that records plays into the sink).
 public final class SinkRecorder: @unchecked Sendable {  // the process is only touched by the owner
+    /// The lock's descriptor, open for the rest of the process once taken.
+    private static let sinkLock: Int32 = {
+        let directory = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? NSTemporaryDirectory()
+        let fd = open(directory + "/aether-null-sink.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        if fd >= 0 { _ = flock(fd, LOCK_EX) }
+        return fd
+    }()
+
+    /// Waits until no other test process records, then keeps the sink for this one.
+    public static func holdTheSink() { _ = sinkLock }
+
     private let process = Process()
     private let file: URL
     private let started = MonotonicTime.now()
 
     public init() throws {
+        Self.holdTheSink()
         file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("aether-rec-\(UUID().uuidString).raw")
         FileManager.default.createFile(atPath: file.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")

@@ -2,12 +2,14 @@
 # Runs the suite by tiers. A tier is a set of test targets (Package.swift), not a name pattern:
 #
 #   unit       AetherEngineTests AetherControlTests AetherTUITests TerminalGraphicsTests
-#              pure tests: no real-time playback, no terminal, no server; run in parallel
-#   cli        EndToEndTests: the built binary headless (probe, extract, inspect, hostile files,
-#              docs against --help); in parallel
-#   realtime   RealTimeTests: playback paced by the real ALSA clock (PulseAudio null sink) and the
-#              TUI in tmux; serially (one clock, two cores)
-#   network    NetworkTests: loopback HTTP servers, fault proxies, live streams; serially
+#              pure tests: no real-time playback, no terminal, no server; in parallel, one process
+#   cli        EndToEndTests: the built binary headless and in tmux (each test its own tmux
+#              server, config and sockets); its suites in $AETHER_TEST_WORKERS processes at once
+#   realtime   RealTimeTests: playback measured against the ALSA clock (PulseAudio null sink,
+#              recorded from its monitor); serially, one process (one clock, two cores)
+#   network    NetworkTests: loopback HTTP servers, fault proxies, live streams; its suites in
+#              $AETHER_TEST_WORKERS processes at once (the suites that record the null sink take
+#              turns: SinkRecorder's lock)
 #   terminals  TerminalTests: real terminals under Xvfb (xterm -ti vt340, mlterm, kitty); serially
 #
 # Long runs (the terminal matrix, three minutes of live memory, soak.py) are in soak.sh, not here.
@@ -15,8 +17,9 @@
 #   test.sh                 installs packages, generates fixtures, starts the null sink, builds,
 #                           runs every tier (what CI runs); at most 10 minutes on two cores
 #   test.sh --fast          the unit tier on an already set-up machine (at most 60 s)
-#   test.sh --tier NAME     one tier (set-up as for the whole run)
-# Other arguments go to `swift test` (`test.sh --tier cli --filter ProbeTests`).
+#   test.sh --tier NAME     one tier (set up as for the whole run)
+# Other arguments go to `swift test` and make every tier one process (`test.sh --tier cli --filter
+# ProbeTests`). AETHER_SCRATCH_PATH builds there instead of .build (a second worktree's build).
 # Each tier prints its time; the end repeats any failure and prints "N passed, N failed".
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -29,8 +32,12 @@ declare -A targets=(
     [network]="NetworkTests"
     [terminals]="TerminalTests"
 )
-declare -A parallel=([unit]=yes [cli]=yes [realtime]=no [network]=no [terminals]=no)
+# parallel: one process, Swift Testing's own parallelism; serial: one process, one test at a
+# time; suites: each suite a process of its own, $workers at a time (most of these tests wait on
+# real time, a server or a pane, not on the cores).
+declare -A mode=([unit]=parallel [cli]=suites [realtime]=serial [network]=suites [terminals]=serial)
 order=(unit cli realtime network terminals)
+workers="${AETHER_TEST_WORKERS:-3}"
 
 tiers=("${order[@]}")
 fast=no
@@ -48,30 +55,69 @@ fi
 if [ "$fast" = no ]; then
     eval "$(bash Tests/Scripts/pulse-null-sink.sh /tmp/aether-test-xdg)"
 fi
-swift build --build-tests
+scratch=()
+[ -n "${AETHER_SCRATCH_PATH:-}" ] && scratch=(--scratch-path "$AETHER_SCRATCH_PATH")
+swift build "${scratch[@]}" --build-tests
+bundle="$(swift build "${scratch[@]}" --show-bin-path)/aether-tuiPackageTests.xctest"
+export NO_COLOR=1
+
+work="$(mktemp -d /tmp/aether-test.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+# Seconds each suite took last time (longest first next time, so a long suite does not start last).
+durations="${AETHER_SCRATCH_PATH:-.build}/aether-suite-seconds"
+touch "$durations"
 
 # Swift Testing's lines for one test (not its closing "Test run with N tests …" line).
-count() { grep -E "^$1 Test .* $2" "${3}" | grep -cv "^$1 Test run with" || true; }
+count() { sed 's/\x1b\[[0-9;]*m//g' "$3" | grep -E "^$1 Test .* $2" | grep -cv "^$1 Test run with" || true; }
 
-log="$(mktemp /tmp/aether-test-log.XXXXXX)"
-trap 'rm -f "$log"' EXIT
+# Runs one suite ("Target.Suite") in a process of its own; its output goes to a file of its own.
+run_suite() {
+    local suite="$1" out="$work/suite.$1.log"
+    if "$bundle" --testing-library swift-testing --no-parallel --filter "^${suite//./\\.}/" >"$out" 2>&1; then
+        echo "  ✔ $suite"
+    else
+        echo "  ✘ $suite"
+        echo "$suite" >>"$work/failed-suites"
+    fi
+}
+export -f run_suite
+export bundle work
+
 status=0
 summary=()
 for tier in "${tiers[@]}"; do
-    filter="^($(echo "${targets[$tier]}" | tr ' ' '|'))\\."
-    mode=(--no-parallel)
-    [ "${parallel[$tier]}" = yes ] && mode=(--parallel)
-    echo "==== tier $tier: ${targets[$tier]} (${mode[*]#--}) ===="
+    pattern="$(echo "${targets[$tier]}" | tr ' ' '|')"
+    tier_log="$work/tier.$tier.log"
+    echo "==== tier $tier: ${targets[$tier]} (${mode[$tier]}) ===="
     start=$(date +%s)
-    tier_log="$(mktemp /tmp/aether-tier-log.XXXXXX)"
-    swift test --skip-build "${mode[@]}" --filter "$filter" "$@" 2>&1 | tee "$tier_log" || status=1
+    if [ "${mode[$tier]}" = suites ] && [ $# -eq 0 ]; then
+        "$bundle" --testing-library swift-testing --list-tests 2>/dev/null | sed 's#/.*##' | sort -u \
+            | grep -E "^($pattern)\." >"$work/suites" || true
+        # Longest first by the last run's figures; unknown suites after, by name.
+        awk 'FILENAME == ARGV[1] { s[$1] = $2; next } { print (($1 in s) ? s[$1] : 0), $1 }' "$durations" "$work/suites" \
+            | sort -k1,1nr -k2 | cut -d' ' -f2 >"$work/queue"
+        rm -f "$work/failed-suites"
+        xargs -a "$work/queue" -P "$workers" -I{} bash -c 'run_suite "$@"' _ {}
+        : >"$tier_log"
+        while read -r suite; do
+            cat "$work/suite.$suite.log" >>"$tier_log"
+            seconds=$(sed 's/\x1b\[[0-9;]*m//g' "$work/suite.$suite.log" | grep -E '^. Test run with' | grep -oE 'after [0-9.]+' | cut -d' ' -f2 || true)
+            grep -v "^$suite " "$durations" >"$work/durations" || true
+            [ -n "$seconds" ] && echo "$suite $seconds" >>"$work/durations"
+            cp "$work/durations" "$durations"
+        done <"$work/queue"
+        if [ -s "$work/failed-suites" ]; then
+            status=1
+            while read -r suite; do cat "$work/suite.$suite.log"; done <"$work/failed-suites"
+        fi
+    else
+        flag=--no-parallel
+        [ "${mode[$tier]}" = parallel ] && flag=--parallel
+        swift test "${scratch[@]}" --skip-build "$flag" --filter "^($pattern)\\." "$@" 2>&1 | tee "$tier_log" || status=1
+    fi
     seconds=$(( $(date +%s) - start ))
-    passed=$(count ✔ 'passed after' "$tier_log")
-    failed=$(count ✘ 'failed after' "$tier_log")
-    skipped=$(count ➜ 'skipped' "$tier_log")
-    summary+=("$tier: $passed passed, $failed failed, $skipped skipped in ${seconds} s")
-    cat "$tier_log" >> "$log"
-    rm -f "$tier_log"
+    summary+=("$tier: $(count ✔ 'passed after' "$tier_log") passed, $(count ✘ 'failed after' "$tier_log") failed, $(count ➜ 'skipped' "$tier_log") skipped in ${seconds} s")
+    cat "$tier_log" >>"$work/all.log"
 done
 
 echo
@@ -82,10 +128,7 @@ if [ "$status" -ne 0 ]; then
     echo "==== failures (repeated from above) ===="
     # Swift Testing: "✘ Test x() recorded an issue at File.swift:N:M: …" and its detail lines.
     # Keep a few lines after each so multi-line messages survive.
-    grep -n -A6 -E '✘|recorded an issue|error: |Fatal error|Assertion failed' "$log" | head -200 || true
+    sed 's/\x1b\[[0-9;]*m//g' "$work/all.log" | grep -n -A6 -E '✘|recorded an issue|error: |Fatal error|Assertion failed' | head -200 || true
 fi
-total_passed=$(count ✔ 'passed after' "$log")
-total_failed=$(count ✘ 'failed after' "$log")
-total_skipped=$(count ➜ 'skipped' "$log")
-echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
+echo "$(count ✔ 'passed after' "$work/all.log") passed, $(count ✘ 'failed after' "$work/all.log") failed"
 exit "$status"
