@@ -1,3 +1,4 @@
+import AetherBase
 @testable import AetherControl
 import AetherEngine
 import AetherTestSupport

@@ -50,6 +50,23 @@ struct PageMediaTests {
         #expect(throws: PlayerError.self) { try PageMedia.parse([UInt8](repeating: 0x20, count: PageMedia.outputBudget + 1)) }
     }
 
+    /// The page is read by the one bounded JSON reader (AetherBase's `JSONValue`): mpv's nesting
+    /// limit, a budget of values, and numbers that are numbers (a boolean is not a time).
+    @Test func thePageIsReadWithinTheJSONReadersBudgets() throws {
+        let nest = { (n: Int) in String(repeating: "[", count: n - 1) + String(repeating: "]", count: n - 1) }
+        #expect(try parse(#"{"url": "http://h/v", "x": \#(nest(PageMedia.maxDepth))}"#).url == "http://h/v")
+        #expect(throws: PlayerError.self) { try parse(#"{"url": "http://h/v", "x": \#(nest(PageMedia.maxDepth + 1))}"#) }
+        let many = "[" + Array(repeating: "0", count: PageMedia.maxValues).joined(separator: ",") + "]"
+        do throws(PlayerError) { _ = try parse(#"{"url": "http://h/v", "x": \#(many)}"#); Issue.record("past the values budget") } catch {
+            #expect(error.message.contains("values"))
+        }
+        let page = try parse(#"{"url": "http://h/v", "chapters": [{"start_time": true, "end_time": 2}, {"start_time": 1, "end_time": 2.5}]}"#)
+        #expect(page.chapters.map(\.start) == [1])
+        #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Array("[1,2]".utf8), maximumBytes: 4) }
+        #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Array("[1,2]".utf8), maximumValues: 2) }
+        #expect(try JSONValue.parse(Array("[1,2]".utf8), maximumBytes: 5, maximumValues: 3) == .array([.int(1), .int(2)]))
+    }
+
     @Test func rawOptionsAndFormat() throws {
         let options = try YtdlSettings.parseRawOptions("video-multistreams=,format-sort=res:720,proxy=")
         #expect(options.map(\.key) == ["video-multistreams", "format-sort", "proxy"])

@@ -1,3 +1,5 @@
+import AetherBase
+
 /// The IPC protocol without a socket, for the `ipc` libFuzzer target (and its replayed
 /// regression files): the bytes are a client's stream, split into lines as the server splits
 /// them (each within the server's line budget), and every line goes through a session exactly

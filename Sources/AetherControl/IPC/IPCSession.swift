@@ -1,3 +1,4 @@
+import AetherBase
 import Foundation
 
 /// One IPC client's side of mpv's JSON protocol, with no socket: lines in, reply and event lines

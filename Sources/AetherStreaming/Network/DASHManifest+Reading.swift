@@ -363,7 +363,11 @@ extension DASHManifest {
         /// a control character (it would end a playlist line).
         func url(_ path: String, _ base: String) throws(OutsideValue.Refusal) -> String {
             let trimmed = path.trimmingCharacters(in: .whitespacesAndNewlines)
-            let resolved = trimmed.isEmpty ? base : HLSMasterPlaylist.resolve(trimmed, against: base)
+            return try checked(trimmed.isEmpty ? base : HLSMasterPlaylist.resolve(trimmed, against: base))
+        }
+
+        /// A resolved URL as the manifest may name one (see ``url(_:_:)``).
+        func checked(_ resolved: String) throws(OutsideValue.Refusal) -> String {
             guard resolved.utf8.count <= 4096, !resolved.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
                 throw OutsideValue.Refusal("the manifest names a URL too long or with control characters")
             }
@@ -373,11 +377,24 @@ extension DASHManifest {
             return resolved
         }
 
+        /// ``DASHManifest/baseURL(of:against:)``, with the URL it names checked as ``url(_:_:)`` checks one.
         func resolveBase(_ element: ManifestXML.Element, against base: String) throws(OutsideValue.Refusal) -> String {
-            guard let text = element.first("BaseURL")?.text.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
-                return base
-            }
-            return try url(text, base)
+            guard DASHManifest.baseURLText(of: element) != nil else { return base }
+            return try checked(DASHManifest.baseURL(of: element, against: base))
         }
+    }
+
+    /// The element's first `BaseURL`, trimmed (nil: none, or empty).
+    static func baseURLText(of element: ManifestXML.Element) -> String? {
+        guard let text = element.first("BaseURL")?.text.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        return text
+    }
+
+    /// `base` with the element's first `BaseURL` applied (ISO/IEC 23009-1 §5.6: each level's
+    /// resolves against the level above): the one BaseURL resolution of the DASH readers. The
+    /// manifest reader checks what it gives (``Reader/resolveBase(_:against:)``), the thumbnail
+    /// reader the sheet URLs it ends with.
+    static func baseURL(of element: ManifestXML.Element, against base: String) -> String {
+        baseURLText(of: element).map { HLSMasterPlaylist.resolve($0, against: base) } ?? base
     }
 }

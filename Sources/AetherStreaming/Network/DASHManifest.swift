@@ -222,17 +222,13 @@ public struct SegmentIndex: Sendable, Equatable {
 
     /// Parses the box at the start of `bytes`, which were read from byte `offset` of the resource.
     public static func parse(_ bytes: [UInt8], at offset: Int64, maxReferences: Int = 100_000) throws(OutsideValue.Refusal) -> SegmentIndex {
-        var r = ByteReader(bytes: bytes)
-        guard var size = r.u32(), let type = r.u32() else { throw OutsideValue.Refusal("the segment index is cut short") }
-        var header: UInt64 = 8
-        if size == 1 {
-            guard let large = r.u64() else { throw OutsideValue.Refusal("the segment index is cut short") }
-            guard large <= UInt64(bytes.count) else { throw OutsideValue.Refusal("the segment index box is larger than its range") }
-            size = UInt64(large)
-            header = 16
-        }
-        guard type == 0x7369_6478 else { throw OutsideValue.Refusal("no sidx box at the index range") }
+        // The header through the engine's one box reader; the payload's fields below.
+        guard let box = ISOBMFFBoxes.header(bytes, at: 0, end: bytes.count) else { throw OutsideValue.Refusal("the segment index is cut short") }
+        if box.length == 16, box.size > UInt64(bytes.count) { throw OutsideValue.Refusal("the segment index box is larger than its range") }
+        let size = box.size, header = UInt64(box.length)
+        guard box.code == 0x7369_6478 else { throw OutsideValue.Refusal("no sidx box at the index range") }
         guard size >= header + 24, size <= UInt64(bytes.count) else { throw OutsideValue.Refusal("the segment index box does not fit its range") }
+        var r = ByteReader(bytes: bytes, position: box.length)
         guard let versionFlags = r.u32(), r.u32() != nil, let timescale = r.u32(), timescale > 0 else {
             throw OutsideValue.Refusal("the segment index has no timescale")
         }

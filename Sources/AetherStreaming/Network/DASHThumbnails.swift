@@ -18,7 +18,7 @@ public enum DASHThumbnails {
     public static func track(in text: String, base: String, preferredWidth: Int = 320) -> SpriteTrack? {
         guard let mpd = ManifestXML.parse(text), mpd.name == "MPD", mpd["type"] ?? "static" == "static" else { return nil }
         let total = mpd["mediaPresentationDuration"].flatMap(isoDuration)
-        let mpdBase = baseURL(of: mpd, against: base)
+        let mpdBase = DASHManifest.baseURL(of: mpd, against: base)
         let periods = mpd.children("Period")
         var sheets: [SpriteSheet] = []
         var previousEnd: Double? = 0
@@ -28,12 +28,12 @@ public enum DASHThumbnails {
             let duration = period["duration"].flatMap(isoDuration) ?? (nextStart ?? total).map { $0 - start }
             guard duration.map({ $0 > 0 }) ?? true else { previousEnd = start; continue }
             previousEnd = duration.map { start + $0 }
-            let periodBase = baseURL(of: period, against: mpdBase)
+            let periodBase = DASHManifest.baseURL(of: period, against: mpdBase)
             var candidates: [(width: Int?, sheets: [SpriteSheet])] = []
             for set in period.children("AdaptationSet") {
                 // An image set, or image representations in a set that does not say.
                 let setIsImage = isImage(set)
-                let setBase = baseURL(of: set, against: periodBase)
+                let setBase = DASHManifest.baseURL(of: set, against: periodBase)
                 for representation in set.children("Representation") where setIsImage || isImage(representation) {
                     guard let made = sheetsOf(representation, in: set, base: setBase, periodStart: start, periodDuration: duration) else { continue }
                     candidates.append(made)
@@ -49,14 +49,6 @@ public enum DASHThumbnails {
 
     static func isImage(_ element: ManifestXML.Element) -> Bool {
         element["contentType"]?.lowercased() == "image" || element["mimeType"]?.lowercased().hasPrefix("image/") == true
-    }
-
-    /// `base` with the element's first `BaseURL` applied.
-    static func baseURL(of element: ManifestXML.Element, against base: String) -> String {
-        guard let text = element.first("BaseURL")?.text.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
-            return base
-        }
-        return HLSMasterPlaylist.resolve(text, against: base)
     }
 
     /// One representation's sheets and thumbnail width; nil when it is not usable (no template,
@@ -85,7 +77,7 @@ public enum DASHThumbnails {
             if let t = own.first("SegmentTimeline") { timeline = t }
         }
         guard let media = template["media"], !media.isEmpty else { return nil }
-        let base = baseURL(of: rep, against: base)
+        let base = DASHManifest.baseURL(of: rep, against: base)
         let timescale = Double(template["timescale"].flatMap { Int64($0) } ?? 1)
         let startNumber = template["startNumber"].flatMap { Int64($0) } ?? 1
         let offset = template["presentationTimeOffset"].flatMap { Int64($0) } ?? 0

@@ -1,3 +1,4 @@
+import AetherBase
 import AetherMedia
 import Foundation
 
@@ -80,7 +81,11 @@ public struct PageMedia: Sendable, Equatable {
 
     /// The most of yt-dlp's output read.
     public static let outputBudget = 32 << 20
-    static let maxDepth = 64
+    /// Nesting read (the JSON reader's own limit, mpv's 50: the stricter of the two readers the
+    /// program once had).
+    static let maxDepth = JSONValue.maximumDepth
+    /// Values read in all (a 32 MiB answer of `[0,0,0,…]` would otherwise be 16 million values).
+    static let maxValues = 2 << 20
     static let maxURL = 16 << 10
     static let maxChapters = 1000
     static let maxHeaders = 32
@@ -89,66 +94,52 @@ public struct PageMedia: Sendable, Equatable {
     /// large, or names nothing playable (no http(s) URL).
     public static func parse(_ bytes: [UInt8]) throws(PlayerError) -> PageMedia {
         guard bytes.count <= outputBudget else { throw PlayerError("yt-dlp's answer is larger than \(outputBudget >> 20) MiB") }
-        // Foundation's parser recurses: its nesting is bounded here first.
-        var depth = 0, inString = false, escaped = false
-        for b in bytes {
-            if inString {
-                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch b {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-                if depth > maxDepth { throw PlayerError("yt-dlp's answer nests deeper than \(maxDepth) levels") }
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
-            default: break
-            }
-        }
-        let object: [String: Any]
+        let root: JSONValue
         do {
-            guard let o = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
-                throw PlayerError("yt-dlp's answer is not a JSON object")
-            }
-            object = o
-        } catch let error as PlayerError {
-            throw error
+            root = try JSONValue.parse(bytes, maximumDepth: maxDepth, maximumValues: maxValues)
         } catch {
-            throw PlayerError("yt-dlp's answer is not JSON")
+            switch error.budget {
+            case .depth?: throw PlayerError("yt-dlp's answer nests deeper than \(maxDepth) levels")
+            case .values?: throw PlayerError("yt-dlp's answer has more than \(maxValues) values")
+            case .bytes?, nil: throw PlayerError("yt-dlp's answer is not JSON")
+            }
         }
-        if let type = object["_type"] as? String, type == "playlist" {
+        guard case .object = root else { throw PlayerError("yt-dlp's answer is not a JSON object") }
+        if root["_type"]?.string == "playlist" {
             throw PlayerError("the page is a playlist (yt-dlp found no single video)")
         }
         var media: PageMedia
-        if let requested = object["requested_formats"] as? [Any], requested.count >= 2, requested.count <= 8 {
-            let formats = requested.compactMap { $0 as? [String: Any] }
+        if let requested = root["requested_formats"]?.array, requested.count >= 2, requested.count <= 8 {
+            let formats = requested.filter { if case .object = $0 { true } else { false } }
             // The video: the one with a video codec (yt-dlp lists video first), the audio: the next.
             // yt-dlp lists the video first; a codec it could not name is nil (the generic
             // extractor's `<source>`s): then the audio is the one that says `vcodec: none` or
             // names an audio codec, else the other one.
-            func audioOnly(_ f: [String: Any]) -> Bool {
-                (f["vcodec"] as? String) == "none" || ((f["vcodec"] as? String) == nil && (f["acodec"] as? String).map { $0 != "none" } == true)
+            func audioOnly(_ f: JSONValue) -> Bool {
+                f["vcodec"]?.string == "none" || (f["vcodec"]?.string == nil && f["acodec"]?.string.map { $0 != "none" } == true)
             }
-            let video = formats.first { !audioOnly($0) } ?? formats[0]
-            let audio = formats.first { audioOnly($0) && ($0["url"] as? String) != (video["url"] as? String) }
-                ?? formats.first { ($0["url"] as? String) != (video["url"] as? String) }
+            guard let video = formats.first(where: { !audioOnly($0) }) ?? formats.first else {
+                throw PlayerError("yt-dlp named no http(s) URL to play")
+            }
+            let audio = formats.first { audioOnly($0) && $0["url"]?.string != video["url"]?.string }
+                ?? formats.first { $0["url"]?.string != video["url"]?.string }
             guard let v = httpURL(video["url"]) else { throw PlayerError("yt-dlp named no http(s) URL to play") }
             media = PageMedia(url: v, audioURL: audio.flatMap { httpURL($0["url"]) })
-            media.headers = headers(video["http_headers"] ?? object["http_headers"])
-        } else if let u = httpURL(object["url"]) {
+            media.headers = headers(video["http_headers"] ?? root["http_headers"])
+        } else if let u = httpURL(root["url"]) {
             media = PageMedia(url: u)
-            media.headers = headers(object["http_headers"])
+            media.headers = headers(root["http_headers"])
         } else {
             throw PlayerError("yt-dlp named no http(s) URL to play")
         }
-        if let t = object["title"] as? String {
+        if let t = root["title"]?.string {
             let clean = TextSanitizer.clean(String(t.prefix(1024)))
             if !clean.isEmpty { media.title = clean }
         }
-        if let list = object["chapters"] as? [Any] {
-            for case let c as [String: Any] in list.prefix(maxChapters) {
-                guard let start = seconds(c["start_time"]), let end = seconds(c["end_time"]), end >= start else { continue }
-                let title = (c["title"] as? String).map { TextSanitizer.clean(String($0.prefix(256))) }
+        if let list = root["chapters"]?.array {
+            for c in list.prefix(maxChapters) {
+                guard case .object = c, let start = seconds(c["start_time"]), let end = seconds(c["end_time"]), end >= start else { continue }
+                let title = c["title"]?.string.map { TextSanitizer.clean(String($0.prefix(256))) }
                 media.chapters.append(Chapter(title: title, start: start, end: end))
             }
             media.chapters.sort { $0.start < $1.start }
@@ -157,25 +148,25 @@ public struct PageMedia: Sendable, Equatable {
     }
 
     /// An http(s) URL of at most ``maxURL`` bytes with no control characters or spaces.
-    static func httpURL(_ value: Any?) -> String? {
-        guard let s = value as? String, s.utf8.count <= maxURL, ["http", "https"].contains(NetworkSettings.scheme(of: s) ?? ""),
+    static func httpURL(_ value: JSONValue?) -> String? {
+        guard let s = value?.string, s.utf8.count <= maxURL, ["http", "https"].contains(NetworkSettings.scheme(of: s) ?? ""),
               s.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { return nil }
         return s
     }
 
-    /// A time in seconds: finite, 0 to 10⁷.
-    static func seconds(_ value: Any?) -> Double? {
-        guard let d = (value as? NSNumber)?.doubleValue else { return nil }
+    /// A time in seconds: a JSON number, finite, 0 to 10⁷.
+    static func seconds(_ value: JSONValue?) -> Double? {
+        guard let d = value?.number else { return nil }
         return d.isFinite && d >= 0 && d <= 1e7 ? d : nil
     }
 
     /// Header names as HTTP tokens, values without control characters, each at most 1 KiB;
     /// at most ``maxHeaders``. Others are left out.
-    static func headers(_ value: Any?) -> [String: String] {
-        guard let dict = value as? [String: Any] else { return [:] }
+    static func headers(_ value: JSONValue?) -> [String: String] {
+        guard case .object(let members)? = value else { return [:] }
         var out: [String: String] = [:]
-        for (name, v) in dict.sorted(by: { $0.key < $1.key }) {
-            guard out.count < maxHeaders, let v = v as? String, !name.isEmpty, name.utf8.count <= 64, v.utf8.count <= 1024,
+        for (name, v) in members.sorted(by: { $0.key < $1.key }) {
+            guard out.count < maxHeaders, let v = v.string, !name.isEmpty, name.utf8.count <= 64, v.utf8.count <= 1024,
                   name.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains($0) }),
                   v.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else { continue }
             out[name] = v

@@ -1,3 +1,4 @@
+import AetherBase
 import AetherMedia
 import Foundation
 
@@ -65,16 +66,6 @@ public struct SpriteTile: Sendable, Equatable {
         let rect = PixelRect(x: column * w, y: row * h, width: w, height: h)
         guard w > 0, h > 0, rect.x + w <= width, rect.y + h <= height else { return nil }
         return rect
-    }
-}
-
-public struct PixelRect: Sendable, Equatable {
-    public var x: Int, y: Int, width: Int, height: Int
-    public init(x: Int, y: Int, width: Int, height: Int) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
     }
 }
 

@@ -31,38 +31,23 @@ public enum WVTTReader {
     /// A refusal of a box or value, one line.
     public typealias Refusal = OutsideValue.Refusal
 
-    /// A box: its type and where its payload lies in the bytes.
-    struct Box {
-        var type: String
-        var start: Int
-        var payload: Range<Int>
-    }
+    /// A box: its type and where its payload lies in the bytes (the engine's one box reader's).
+    typealias Box = ISOBMFFBoxes.Box
 
     /// The boxes directly inside `range` of `bytes`, in order (a size that runs past the range
-    /// refuses; a size of 0 runs to its end).
+    /// refuses; a size of 0 runs to its end), read by ``ISOBMFFBoxes`` within
+    /// ``Limits/boxesPerLevel``.
     static func boxes(_ bytes: [UInt8], in range: Range<Int>, limits: Limits) throws(Refusal) -> [Box] {
-        var out: [Box] = []
-        var pos = range.lowerBound
-        while pos < range.upperBound {
-            guard out.count < limits.boxesPerLevel else { throw Refusal("more than \(limits.boxesPerLevel) boxes in one place") }
-            guard range.upperBound - pos >= 8 else { throw Refusal("a box header is cut short") }
-            var size = Int(be32(bytes, pos))
-            let type = String(decoding: bytes[(pos + 4)..<(pos + 8)].map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
-            var header = 8
-            if size == 1 {
-                guard range.upperBound - pos >= 16 else { throw Refusal("a box header is cut short") }
-                let large = be64(bytes, pos + 8)
-                guard large <= UInt64(range.upperBound - pos) else { throw Refusal("box '\(type)' runs past its container") }
-                size = Int(large)
-                header = 16
-            } else if size == 0 {
-                size = range.upperBound - pos
+        do {
+            return try ISOBMFFBoxes.boxes(bytes, in: range, maxBoxes: limits.boxesPerLevel)
+        } catch {
+            switch error {
+            case .tooManyBoxes: throw Refusal("more than \(limits.boxesPerLevel) boxes in one place")
+            case .headerCutShort: throw Refusal("a box header is cut short")
+            case .runsPast(let type): throw Refusal("box '\(type)' runs past its container")
+            case .doesNotFit(let type, let size): throw Refusal("box '\(type)' has a size of \(size) bytes that does not fit")
             }
-            guard size >= header, size <= range.upperBound - pos else { throw Refusal("box '\(type)' has a size of \(size) bytes that does not fit") }
-            out.append(Box(type: type, start: pos, payload: (pos + header)..<(pos + size)))
-            pos += size
         }
-        return out
     }
 
     /// The first box of `type` inside `range`.

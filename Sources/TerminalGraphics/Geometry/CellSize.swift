@@ -19,6 +19,7 @@ public struct CellSize: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(width)x\(height) px" }
 }
 
-// One pixel-size type for the whole program, shared with the engine through AetherBase (which
-// depends on nothing): a module importing both sees the same `PixelSize`.
+// One pixel-size and one pixel-rectangle type for the whole program, shared with the engine
+// through AetherBase (which depends on nothing): a module importing both sees the same types.
 @_exported import struct AetherBase.PixelSize
+@_exported import struct AetherBase.PixelRect

@@ -1,4 +1,6 @@
-/// A rectangle of pixels in an image, 0-based (x 0 / y 0 is the image's top-left pixel).
+/// A rectangle of pixels in an image, 0-based (x 0 / y 0 is the image's top-left pixel): a sprite
+/// thumbnail's cell in its sheet, a hole or a changed piece of a terminal picture. The one pixel-rectangle
+/// type of the program, here so that the engine and the terminal graphics share it.
 public struct PixelRect: Sendable, Hashable {
     public var x: Int
     public var y: Int

@@ -1,8 +1,9 @@
-/// A JSON value as the IPC socket reads and writes it. The socket has its own small parser
-/// rather than Foundation's: every line comes from another process, so the parser must bound
-/// its nesting (mpv's limit, 50), refuse bad UTF-8 and non-finite numbers, and keep integers,
-/// doubles and booleans apart — with no recursion a hostile line can drive deeper than that.
-enum JSONValue: Sendable, Equatable {
+/// A JSON value read from outside: the one JSON reader of the program (the IPC socket's lines,
+/// yt-dlp's `-J` answer). It has its own small parser rather than Foundation's: every byte comes
+/// from another process, so the parser bounds its nesting (mpv's limit, 50), and when asked its
+/// size and the number of values, refuses bad UTF-8 and non-finite numbers, and keeps integers,
+/// doubles and booleans apart — with no recursion a hostile input can drive deeper than that.
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// A number written without fraction or exponent that fits in 64 bits.
@@ -13,7 +14,7 @@ enum JSONValue: Sendable, Equatable {
     /// Members in the order written (a repeated key: the first one counts, as in mpv).
     case object([(key: String, value: JSONValue)])
 
-    static func == (a: JSONValue, b: JSONValue) -> Bool {
+    public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
         case let (.bool(x), .bool(y)): return x == y
@@ -28,22 +29,43 @@ enum JSONValue: Sendable, Equatable {
     }
 
     /// The member `key` of an object (nil: absent, or not an object).
-    subscript(key: String) -> JSONValue? {
+    public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.key == key }?.value
+    }
+
+    /// The text of a string (nil: another kind of value).
+    public var string: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// The items of an array (nil: another kind of value).
+    public var array: [JSONValue]? {
+        if case .array(let items) = self { return items }
+        return nil
+    }
+
+    /// A number, integer or not, as a double (nil: another kind of value; a boolean is not a number).
+    public var number: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
     }
 
     // MARK: writing
 
     /// The value as one line of compact JSON (no newline: control characters in strings are
     /// escaped). A non-finite double, which JSON cannot carry, is written as `null`.
-    var serialized: String {
+    public var serialized: String {
         var out = ""
         write(to: &out)
         return out
     }
 
-    func write(to out: inout String) {
+    public func write(to out: inout String) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -91,18 +113,32 @@ enum JSONValue: Sendable, Equatable {
 
     // MARK: reading
 
-    struct ParseError: Error, Equatable, CustomStringConvertible {
-        let message: String
-        let offset: Int
-        var description: String { "\(message) at byte \(offset)" }
+    public struct ParseError: Error, Equatable, CustomStringConvertible {
+        /// The budgets a reading can run past.
+        public enum Budget: Sendable, Equatable { case depth, bytes, values }
+        public let message: String
+        public let offset: Int
+        /// The budget the input ran past (nil: it is not JSON).
+        public var budget: Budget?
+        public var description: String { "\(message) at byte \(offset)" }
+        init(message: String, offset: Int, budget: Budget? = nil) {
+            self.message = message
+            self.offset = offset
+            self.budget = budget
+        }
     }
 
-    /// mpv's nesting limit for IPC messages.
-    static let maximumDepth = 50
+    /// mpv's nesting limit for IPC messages, and the default for every reading.
+    public static let maximumDepth = 50
 
-    /// Parses `bytes` as exactly one JSON value (whitespace around it allowed, nothing else).
-    static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes, maximumDepth: Int = maximumDepth) throws(ParseError) -> JSONValue {
-        var parser = Parser(bytes: Array(bytes), maximumDepth: maximumDepth)
+    /// Parses `bytes` as exactly one JSON value (whitespace around it allowed, nothing else),
+    /// at most `maximumDepth` levels deep, `maximumBytes` long and `maximumValues` values in all.
+    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes, maximumDepth: Int = maximumDepth, maximumBytes: Int = .max,
+                                                       maximumValues: Int = .max) throws(ParseError) -> JSONValue {
+        guard bytes.count <= maximumBytes else {
+            throw ParseError(message: "longer than \(maximumBytes) bytes", offset: 0, budget: .bytes)
+        }
+        var parser = Parser(bytes: Array(bytes), maximumDepth: maximumDepth, maximumValues: maximumValues)
         parser.skipWhitespace()
         let value = try parser.value(depth: 1)
         parser.skipWhitespace()
@@ -113,7 +149,9 @@ enum JSONValue: Sendable, Equatable {
     private struct Parser {
         let bytes: [UInt8]
         let maximumDepth: Int
+        let maximumValues: Int
         var i = 0
+        var values = 0
 
         var atEnd: Bool { i >= bytes.count }
 
@@ -125,6 +163,8 @@ enum JSONValue: Sendable, Equatable {
 
         mutating func value(depth: Int) throws(ParseError) -> JSONValue {
             guard i < bytes.count else { throw error("unexpected end") }
+            values += 1
+            guard values <= maximumValues else { throw ParseError(message: "more than \(maximumValues) values", offset: i, budget: .values) }
             switch bytes[i] {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
@@ -146,7 +186,7 @@ enum JSONValue: Sendable, Equatable {
         }
 
         mutating func object(depth: Int) throws(ParseError) -> JSONValue {
-            guard depth <= maximumDepth else { throw error("nested too deeply") }
+            guard depth <= maximumDepth else { throw ParseError(message: "nested too deeply", offset: i, budget: .depth) }
             i += 1
             var members: [(key: String, value: JSONValue)] = []
             skipWhitespace()
@@ -173,7 +213,7 @@ enum JSONValue: Sendable, Equatable {
         }
 
         mutating func array(depth: Int) throws(ParseError) -> JSONValue {
-            guard depth <= maximumDepth else { throw error("nested too deeply") }
+            guard depth <= maximumDepth else { throw ParseError(message: "nested too deeply", offset: i, budget: .depth) }
             i += 1
             var items: [JSONValue] = []
             skipWhitespace()
