@@ -85,7 +85,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        // libFuzzer targets (media, subtitle, theme; inputconf, config, playlist, watchlater, ipc); a file replayer when built normally.
+        // libFuzzer targets, one per parser of outside input (Tests/Scripts/fuzz.sh names them); a file replayer when built normally.
         // Tests/Scripts/fuzz.sh builds it with -sanitize=fuzzer,address -DFUZZING.
         .executableTarget(name: "aether-fuzz", dependencies: ["AetherEngine", "AetherTUI", "AetherControl", "TerminalGraphics"]),
 
