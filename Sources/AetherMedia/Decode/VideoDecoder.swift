@@ -9,6 +9,9 @@ public struct VideoFrame: Sendable {
     public let duration: Double
     public let width: Int
     public let height: Int
+    /// The decoded picture's own size before scaling (the stream's storage size, which libass
+    /// lays out against): travels with the frame, so a host never reads it from the engine.
+    public let source: PixelSize
     /// RGB24, `width * 3` bytes per row, from the session's pool; nil when the host asked for no
     /// pixels (`--vo=null`).
     public let pixels: PixelBuffer?
@@ -19,8 +22,10 @@ public struct VideoFrame: Sendable {
     public package(set) var paced = false
     public var hasPixels: Bool { pixels != nil }
 
-    package init(pts: Double, duration: Double, width: Int, height: Int, pixels: PixelBuffer?, serial: Int, paced: Bool = false) {
+    package init(pts: Double, duration: Double, width: Int, height: Int, source: PixelSize? = nil, pixels: PixelBuffer?,
+                 serial: Int, paced: Bool = false) {
         self.pts = pts
+        self.source = source ?? PixelSize(width: width, height: height)
         self.duration = duration
         self.width = width
         self.height = height

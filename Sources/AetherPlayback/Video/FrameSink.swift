@@ -18,11 +18,25 @@ public struct FrameID: Sendable, Hashable {
 
 /// A due frame as the presenter hands it to the host: the picture, the subtitle cues showing
 /// with it, and when it is due on screen.
+/// The subtitles due with a frame: its moment on the cues' timeline, the cues showing, and (when
+/// a typeset cue shows) every cue libass draws then.
+struct SubtitleMoment: Equatable {
+    let time: Double
+    let shown: [SubtitleCue]
+    let typeset: [SubtitleCue]
+}
+
 public struct PresentedFrame: Sendable {
     public let frame: VideoFrame
     /// Cues of the selected subtitle track showing at the frame's pts, the subtitle delay
     /// applied (``Player/setSubtitleDelay(_:)``): text and bitmap, in start order.
     public let cues: [SubtitleCue]
+    /// The frame's moment on the cues' timeline: its pts with the subtitle delay taken off.
+    public let cueTime: Double
+    /// When a typeset (ASS) cue shows with the frame: every cue of the track on screen at
+    /// ``cueTime``, at most ``typesetLimit`` (libass draws them all; signs come hundreds at a
+    /// time); else empty. The render thread gets them with the frame, never from the engine.
+    public let typesetCues: [SubtitleCue]
     public let id: FrameID
     /// Monotonic seconds (``MonotonicClock``) at hand-over.
     public let handedAt: Double
@@ -40,11 +54,14 @@ public struct PresentedFrame: Sendable {
         }
     }
 
+    /// Most cues handed to libass for one moment.
+    public static let typesetLimit = 4096
+
     /// The same frame with other cues (another subtitle track chosen, the delay changed).
-    func with(cues: [SubtitleCue], sequence: Int, handedAt: Double) -> PresentedFrame {
+    func with(cues: SubtitleMoment, sequence: Int, handedAt: Double) -> PresentedFrame {
         var f = frame
         f.paced = false
-        return PresentedFrame(frame: f, cues: cues,
+        return PresentedFrame(frame: f, cues: cues.shown, cueTime: cues.time, typesetCues: cues.typeset,
                               id: FrameID(serial: id.serial, sequence: sequence, pts: id.pts, paced: false),
                               handedAt: handedAt, dueAt: nil, rate: rate)
     }

@@ -177,8 +177,9 @@ final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded;
         var frame = frame
         frame.paced = due != nil
         sequence += 1
+        let moment = cues(at: frame.pts)
         let presented = PresentedFrame(
-            frame: frame, cues: cues(at: frame.pts),
+            frame: frame, cues: moment.shown, cueTime: moment.time, typesetCues: moment.typeset,
             id: FrameID(serial: frame.serial, sequence: sequence, pts: frame.pts, paced: frame.paced),
             handedAt: start, dueAt: due.map { start + $0 }, rate: c.rate)
         last = presented
@@ -193,16 +194,20 @@ final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded;
     private func refreshCues(serial: Int) {
         guard let shown = last, shown.id.serial == serial else { return }
         let cues = cues(at: shown.frame.pts)
-        guard cues != shown.cues, let sink = self.sink.withLock({ $0 }) else { return }
+        guard cues.shown != shown.cues || cues.typeset != shown.typesetCues, let sink = self.sink.withLock({ $0 }) else { return }
         sequence += 1
         let again = shown.with(cues: cues, sequence: sequence, handedAt: MonotonicClock.seconds())
         last = again
         sink.present(again)
     }
 
-    /// The selected subtitle track's cues showing with a frame at `pts` (the delay applied).
-    private func cues(at pts: Double) -> [SubtitleCue] {
-        subtitles.active(at: pts - subtitleDelay.withLock { $0 })
+    /// The selected subtitle track's cues showing with a frame at `pts` (the delay applied), and
+    /// every cue on screen then for libass when one of them is typeset.
+    private func cues(at pts: Double) -> SubtitleMoment {
+        let time = pts - subtitleDelay.withLock { $0 }
+        let shown = subtitles.active(at: time)
+        let typeset = shown.contains { $0.ass != nil } ? subtitles.active(at: time, limit: PresentedFrame.typesetLimit) : []
+        return SubtitleMoment(time: time, shown: shown, typeset: typeset)
     }
 
     /// The first frame of a serial is up: the seek (or load) has landed.

@@ -120,7 +120,8 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                     pixels = buffer
                 }
                 let out = VideoFrame(pts: pts, duration: decoder.frameInterval, width: size?.width ?? frame.width,
-                                     height: size?.height ?? frame.height, pixels: pixels, serial: serial)
+                                     height: size?.height ?? frame.height, source: PixelSize(width: frame.width, height: frame.height),
+                                     pixels: pixels, serial: serial)
                 busy += MonotonicClock.seconds() - segmentStart
                 frameQueue.push(.item(out, serial: serial)) { [self] in
                     control.read { $0.serial != serial || $0.stopped }

@@ -11,7 +11,7 @@ extension TUIApp {
         // On the cues' timeline (the subtitle delay taken off); libass gets every cue showing.
         let cueTime = time - player.subtitleDelay
         let cues = subtitles && controller.subtitlesVisible && player.activeSubtitleTrack != nil
-            ? player.subtitleStore?.active(at: cueTime, limit: VideoOutput.maxLibassCues) ?? [] : []
+            ? player.subtitleStore?.active(at: cueTime, limit: PresentedFrame.typesetLimit) ?? [] : []
         let style = options.subtitleStyle
         let path = Self.screenshotPath(directory: options.screenshotDirectory, source: currentSource, time: time,
                                        environment: ProcessInfo.processInfo.environment)

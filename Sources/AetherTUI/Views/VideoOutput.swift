@@ -421,9 +421,9 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
     }
 
     /// libass's overlay for the frame's moment (nil: none, or text subtitles are cells here).
-    /// The frame's text cues say whether any shows; libass gets all of the track's cues on
-    /// screen then (signs come hundreds at a time), on the cues' timeline (the subtitle delay
-    /// taken off). Waits on libass at most one frame interval.
+    /// The frame brings every typeset cue on screen with it (``PresentedFrame/typesetCues``, on
+    /// the cues' timeline) and the picture's storage size; libass lays them out against it. Waits
+    /// on libass at most one frame interval.
     private func assOverlay(for presented: PresentedFrame, width: Int, height: Int) -> ASSOverlayImage? {
         guard Self.drawsTextSubtitles(driver: driver, style: subtitleStyle), textSubtitlesVisible.load(ordering: .relaxed) else { return nil }
         let showing = presented.cues.contains { $0.ass != nil }
@@ -433,15 +433,10 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
             return self.assWorker
         }
         guard let worker else { return nil }
-        let time = presented.id.pts - player.subtitleDelay
-        let cues = showing ? player.subtitleStore?.active(at: time, limit: Self.maxLibassCues) ?? [] : []
         let budget = presented.frame.duration / max(0.01, presented.rate)
-        let video = player.mediaInfo?.primaryVideo
-        return worker.overlay(cues: cues, atSeconds: time, width: width, height: height,
-                                 storage: video.map { (width: $0.width, height: $0.height) },
-                                 budget: min(0.25, max(0.005, budget)))
+        let source = presented.frame.source
+        return worker.overlay(cues: presented.typesetCues, atSeconds: presented.cueTime, width: width, height: height,
+                              storage: (width: source.width, height: source.height),
+                              budget: min(0.25, max(0.005, budget)))
     }
-
-    /// Most cues handed to libass for one moment.
-    static let maxLibassCues = 4096
 }
