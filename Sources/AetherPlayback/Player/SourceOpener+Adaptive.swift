@@ -29,7 +29,9 @@ extension SourceOpener {
 
     /// Bit-rate switching around `master.variants[anchor]` (whose media playlist libavformat
     /// plays), or nil when there is nothing to switch between or the anchor's playlist cannot be
-    /// switched (live, byte ranges, keys, init sections): then the variant stays fixed (logged).
+    /// read or switched (``HLSMediaPlaylist/rangedSwitchRefusal``: no segments, keys, an init
+    /// section, a byte range that cannot be read): then the variant stays fixed (logged). Byte
+    /// ranges switch: the demuxer is served the playlist with each range named in its URL.
     ///
     /// A variant whose sound is in separate `EXT-X-MEDIA TYPE=AUDIO` renditions is played
     /// through the master by libavformat's hls demuxer, which opens the rendition playlists

@@ -12,10 +12,12 @@ import Foundation
 /// their audio and video muxed (MPEG-TS, same streams), so the demuxer reads one continuous
 /// stream, audio and video switch together, and the decoder picks up the new parameters in band.
 /// Each segment is downloaded whole and timed (``downloaded(_:bytes:seconds:)``) to feed the
-/// ``ThroughputEstimator``. A variant whose playlist cannot be read, uses byte ranges, keys or
-/// init sections (``HLSMediaPlaylist/switchRefusal``), or whose segments do not line up with the
-/// anchor's is left out of the ladder when first wanted (logged). Before ``arm()`` (during the
-/// open and probe) the anchor's own segments are fetched.
+/// ``ThroughputEstimator``. A variant whose playlist cannot be read or is refused, uses keys or
+/// init sections, or byte ranges the switcher does not serve (``refusal(_:)``: an unreadable one
+/// when ``servesRanges``, any otherwise), or whose segments do not line up with the anchor's is
+/// left out of the ladder when first wanted (logged); byte-range variants of an HLS master switch
+/// (``servesRanges``). Before ``arm()`` (during the open and probe) the anchor's own segments are
+/// fetched.
 ///
 /// **VOD**: a segment of another variant stands in for the anchor's that starts at the same
 /// time (cumulative durations from the playlist's first segment).
