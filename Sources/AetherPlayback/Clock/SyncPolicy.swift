@@ -28,8 +28,7 @@ public struct SyncPolicy: Sendable {
     /// up to 1280×720 RGB (2.8 MB each; 3 of them cost xterm superseded frames at start-up),
     /// 3 of 1920×1080, 1 of 4K.
     public var frameQueueBytes = 12 << 20
-    /// Demuxed seconds buffered ahead (per stream queue), and a byte cap.
-    public var packetQueueSeconds = 4.0
+    /// Demuxed bytes buffered ahead per stream queue.
     public var packetQueueBytes = 32 << 20
 
     public init() {}

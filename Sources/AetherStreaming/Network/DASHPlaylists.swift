@@ -3,9 +3,10 @@ import AetherMedia
 import Foundation
 
 /// A DASH manifest translated into HLS playlists (UPlayer's design): one media playlist per
-/// representation (`#EXT-X-MAP` for its init section, `#EXT-X-BYTERANGE` for `SegmentBase`
-/// and `SegmentList` ranges, `#EXT-X-DISCONTINUITY` and a new map where a later period's init
-/// section takes over), and a master playlist with the chosen video representation as its one
+/// representation (a segment with an init section is named by its own line, with
+/// `#aether-range=` for a byte range, and served transmuxed to MPEG-TS with that init section;
+/// one without is an ordinary line, with `#EXT-X-BYTERANGE` for a range; `#EXT-X-DISCONTINUITY`
+/// where a later period's init section takes over), and a master playlist with the chosen video representation as its one
 /// variant and each audio adaptation set as an `AUDIO` rendition (the `--alang` choice marked
 /// default). libavformat's HLS demuxer plays the master; every playlist it asks for is served
 /// from here and every segment it opens goes through ``NetworkSession`` and a
