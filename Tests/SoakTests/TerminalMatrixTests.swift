@@ -39,7 +39,7 @@ import Testing
         // correct picture and one of mojibake cells were both about 13 dB). A correct picture
         // measures 19.97–20.02 dB here (the font's ▀ does not fill its cell exactly, so the
         // capture blends neighbours); the floor sits 3 dB under that, where fonts, load and the
-        // moment of capture cannot take a correct picture, and above a broken one.
+        // moment of capture cannot take a correct picture.
         Case(name: "xterm half-block", terminal: .xterm, options: ["--vo=halfblock"], renderer: "halfblock", perCell: true, minimumPSNR: 17),
         Case(name: "mlterm sixel", terminal: .mlterm, options: [], renderer: "sixel"),
         Case(name: "kitty graphics", terminal: .kitty, options: [], renderer: "kitty"),
