@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages aether-tui needs to build, run and test (run as root).
+# Installs the Debian 12 packages aether-tui needs to build, run and test (run as root);
+# `--bench` adds the players aether-bench compares with.
 # Skips apt entirely when everything is already installed. The Swift 6 toolchain is expected
 # on PATH (swift.org's Linux toolchain).
 set -euo pipefail
@@ -37,6 +38,8 @@ packages=(
     # inspector: mkvinfo is the reference EBML tree; mkvmerge writes the HDR Matroska fixture
     mkvtoolnix
 )
+# `--bench`: also the peers aether-bench measures against (mpv --vo=tct, timg).
+[ "${1:-}" = "--bench" ] && packages+=(mpv timg)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
