@@ -41,17 +41,21 @@ let package = Package(
         // live in this shim, which forwards calls and property access to Swift.
         .target(name: "CSystemd", linkerSettings: [.linkedLibrary("systemd")]),
 
-        // Value types the engine and the terminal graphics share (`PixelSize`); depends on nothing,
-        // so that neither library depends on the other.
+        // The values every layer shares (`PixelSize`, `PixelRect`, `Guarded`, the bounded
+        // `JSONValue`); depends on nothing, so the engine and the terminal graphics need not
+        // depend on each other.
         .target(name: "AetherBase"),
         // The engine, one target per capability; dependencies point down only (DocC: "Targets").
-        // Media core: FFmpeg wrappers, decoders, scaler, still values, clock source, log, probe.
+        // Media core: FFmpeg wrappers, decoders, scaler, still values, clock source, log, probe,
+        // the one ISO BMFF box reader (`ISOBMFFBoxes`).
         .target(name: "AetherMedia", dependencies: ["AetherBase", "CFFmpeg"]),
-        // HTTP session, HLS/DASH readers and translation, bit-rate switching, live/timeshift.
+        // HTTP session (the one bounded whole-URL read), HLS/DASH readers and translation,
+        // bit-rate switching, live/timeshift.
         .target(name: "AetherStreaming", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
         // The cue store, ASS/WebVTT/PGS, the libass overlay (sidecar URLs through streaming).
         .target(name: "AetherSubtitles", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg", "CLibass"]),
-        // ISO BMFF / EBML / TS structure, the frame stepper and the packet/frame inspectors.
+        // The inspection area (`Inspect/`, one `InspectionError`): ISO BMFF / EBML / TS structure,
+        // the frame stepper and the packet/frame inspectors.
         .target(name: "AetherStructure", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
         // `aether-tui download`: plans, fetches, decrypts and remuxes HLS/DASH sources.
         .target(name: "AetherDownload", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "CFFmpeg"]),

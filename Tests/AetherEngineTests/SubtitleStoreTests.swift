@@ -153,17 +153,45 @@ import Testing
         return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + payload
     }
 
+    /// `moov/trak/mdia/minf/stbl/stsd` around one sample entry, as a real header nests it.
+    func header(entry: [UInt8]) -> [UInt8] {
+        let stsd = box("stsd", [0, 0, 0, 0, 0, 0, 0, 1] + entry)
+        return box("ftyp", Array("isom".utf8) + [0, 0, 2, 0])
+            + box("moov", box("mvhd", [UInt8](repeating: 0, count: 100))
+                + box("trak", box("tkhd", [UInt8](repeating: 0, count: 84))
+                    + box("mdia", box("mdhd", [UInt8](repeating: 0, count: 24))
+                        + box("minf", box("stbl", stsd + box("stts", [UInt8](repeating: 0, count: 8)))))))
+    }
+
+    func sinf(original: String, scheme: String) -> [UInt8] {
+        box("sinf", box("frma", Array(original.utf8)) + box("schm", [0, 0, 0, 0] + Array(scheme.utf8) + [0, 1, 0, 0])
+            + box("schi", box("tenc", [UInt8](repeating: 0, count: 24))))
+    }
+
     @Test func findsProtectedSampleEntriesAndTheScheme() {
-        let schm = box("schm", [0, 0, 0, 0] + Array("cbcs".utf8) + [0, 1, 0, 0])
-        let header = box("moov", box("trak", box("stsd", box("encv", [UInt8](repeating: 0, count: 78) + box("sinf", schm)))))
-        let found = EncryptionScan.scan(bytes: header)
+        let encv = box("encv", [UInt8](repeating: 0, count: 78) + box("avcC", [1, 2, 3]) + sinf(original: "avc1", scheme: "cbcs"))
+        let found = EncryptionScan.scan(bytes: header(entry: encv) + box("mdat", [UInt8](repeating: 9, count: 64)))
         #expect(found == EncryptionScan.Finding(video: true, audio: false, scheme: "cbcs"))
+    }
+
+    @Test func findsAQuickTimeAudioEntryInAHeaderCutShort() {
+        // A sound description version 1 (16 more bytes before its boxes), the file cut off in
+        // the middle of the boxes after `stsd` (the scan reads only the first megabytes).
+        var fields = [UInt8](repeating: 0, count: 28 + 16)
+        fields[9] = 1
+        let enca = box("enca", fields + sinf(original: "mp4a", scheme: "cenc"))
+        let whole = header(entry: enca)
+        let found = EncryptionScan.scan(bytes: Array(whole.dropLast(10)))
+        #expect(found == EncryptionScan.Finding(video: false, audio: true, scheme: "cenc"))
     }
 
     @Test func plainFilesAndStrayLettersAreNotEncrypted() {
         #expect(EncryptionScan.scan(bytes: box("moov", box("trak", box("stsd", box("avc1", [UInt8](repeating: 7, count: 90)))))) == nil)
         // "encv" in payload bytes without a plausible box size before it.
         #expect(EncryptionScan.scan(bytes: [0xFF, 0xFF, 0xFF, 0xFF] + Array("encv".utf8) + [1, 2, 3]) == nil)
+        // A sample entry's name in media data, or outside an `stsd`, is not a sample entry.
+        #expect(EncryptionScan.scan(bytes: box("mdat", box("encv", [UInt8](repeating: 0, count: 90)))) == nil)
+        #expect(EncryptionScan.scan(bytes: box("moov", box("trak", box("encv", [UInt8](repeating: 0, count: 90))))) == nil)
     }
 }
 

@@ -265,8 +265,9 @@ public final class Downloader {
         [track.kind.rawValue, track.language ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
     }
 
-    /// A resource's bytes through ``ResilientInput``, only `range` of it when given (a request
-    /// from its offset, read up to its length); only http and https.
+    /// A resource's bytes through the session's one bounded read (`NetworkSession.readWhole`:
+    /// resume, retries), only `range` of it when given (a request from its offset, read up to its
+    /// length); only http and https.
     func fetch(_ url: String, limit: Int, range: HLSMediaPlaylist.ByteRange? = nil) throws(DownloadError) -> [UInt8] {
         try DownloadPlanner.allowed(url)
         if interrupt.isCancelled { throw DownloadError("interrupted") }
@@ -274,20 +275,10 @@ public final class Downloader {
         if let range, range.length > limit { throw DownloadError("\(TextSanitizer.clean(url)): a byte range larger than \(limit) bytes") }
         var options = session.options
         if let range, range.offset > 0 { options["offset"] = String(range.offset) }
-        let input: ResilientInput
-        do { input = try ResilientInput(url: url, options: options, session: session) } catch {
+        let data: [UInt8]
+        do { data = try session.readWhole(url, options: options, limit: limit, length: range?.length) } catch {
+            if error == NetworkSession.tooLarge(limit) { throw DownloadError("\(TextSanitizer.clean(url)): larger than \(limit) bytes") }
             throw failure(url, error)
-        }
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let want = range.map { min(chunk.count, $0.length - data.count) } ?? chunk.count
-            if want == 0 { break }
-            let n = avio_read(input.context, &chunk, Int32(want))
-            if n == aether_AVERROR_EOF() || n == 0 { break }
-            guard n > 0 else { throw failure(url, FFmpegError(code: n, function: "avio_read")) }
-            guard data.count + Int(n) <= limit else { throw DownloadError("\(TextSanitizer.clean(url)): larger than \(limit) bytes") }
-            data += chunk[0..<Int(n)]
         }
         if let range, data.count != range.length {
             throw DownloadError("\(TextSanitizer.clean(url)): ended \(range.length - data.count) bytes short of its byte range")

@@ -22,29 +22,66 @@ public enum EncryptionScan {
         return scan(bytes: [UInt8](data))
     }
 
-    /// Looks for `size` + `encv`/`enca` box headers (a plausible big-endian size before the type).
+    /// How deep the walk goes (a scheme sits nine boxes down: moov trak mdia minf stbl stsd
+    /// encv sinf schm), how many boxes one level may hold, and how many it reads in all.
+    static let maxDepth = 12
+    static let maxBoxesPerLevel = 4096
+    static let maxBoxes = 1 << 16
+
+    /// Walks the boxes (``ISOBMFFBoxes``, a box cut off by the end of the bytes taken as far as
+    /// it goes) to the sample descriptions: an `encv`/`enca` entry of an `stsd` is a protected
+    /// track, and the `schm` in its `sinf` names the scheme. `pssh` boxes say nothing about
+    /// which track is encrypted and are not needed.
     public static func scan(bytes: [UInt8]) -> Finding? {
+        var walk = Walk(bytes: bytes)
+        walk.level(0..<bytes.count, depth: 0, inDescriptions: false)
+        return walk.found ? walk.finding : nil
+    }
+
+    private struct Walk {
+        let bytes: [UInt8]
         var finding = Finding()
         var found = false
-        let n = bytes.count
-        var i = 4
-        while i + 4 <= n {
-            if bytes[i] == 0x65 || bytes[i] == 0x73 {  // 'e' (encv/enca) or 's' (schm)
-                let type = String(decoding: bytes[i..<i + 4], as: UTF8.self)
-                let size = bytes[(i - 4)..<i].reduce(0) { $0 << 8 | Int($1) }
-                if size >= 8, size <= 1 << 20 {
-                    switch type {
-                    case "encv": finding.video = true; found = true
-                    case "enca": finding.audio = true; found = true
-                    case "schm" where i + 12 <= n:
-                        let s = String(decoding: bytes[(i + 8)..<(i + 12)], as: UTF8.self)
-                        if s.allSatisfy({ $0.isLetter || $0.isNumber }) { finding.scheme = s }
-                    default: break
-                    }
+        var budget = EncryptionScan.maxBoxes
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        mutating func level(_ range: Range<Int>, depth: Int, inDescriptions: Bool) {
+            guard depth < EncryptionScan.maxDepth else { return }
+            for box in ISOBMFFBoxes.clippedBoxes(bytes, in: range, maxBoxes: EncryptionScan.maxBoxesPerLevel) {
+                guard budget > 0 else { return }
+                budget -= 1
+                let payload = box.payload
+                switch box.type {
+                case "moov", "trak", "mdia", "minf", "stbl", "sinf":
+                    level(payload, depth: depth + 1, inDescriptions: false)
+                case "stsd":
+                    // A full box (version, flags) and its entry count before the entries.
+                    level(Self.after(8, payload), depth: depth + 1, inDescriptions: true)
+                case "encv" where inDescriptions:
+                    finding.video = true
+                    found = true
+                    // A visual sample entry's fixed fields are 78 bytes (ISO/IEC 14496-12 §12.1.3).
+                    level(Self.after(78, payload), depth: depth + 1, inDescriptions: false)
+                case "enca" where inDescriptions:
+                    finding.audio = true
+                    found = true
+                    // An audio sample entry's are 28; QuickTime's sound description version 1
+                    // adds 16 and version 2 adds 36.
+                    let version = payload.count >= 10 ? Int(bytes[payload.lowerBound + 8]) << 8 | Int(bytes[payload.lowerBound + 9]) : 0
+                    level(Self.after(28 + (version == 1 ? 16 : version == 2 ? 36 : 0), payload), depth: depth + 1, inDescriptions: false)
+                case "schm" where payload.count >= 8:
+                    let s = String(decoding: bytes[(payload.lowerBound + 4)..<(payload.lowerBound + 8)], as: UTF8.self)
+                    if s.allSatisfy({ $0.isLetter || $0.isNumber }) { finding.scheme = s }
+                default:
+                    break
                 }
             }
-            i += 1
         }
-        return found ? finding : nil
+
+        /// `range` without its first `count` bytes (empty when it has no more).
+        static func after(_ count: Int, _ range: Range<Int>) -> Range<Int> {
+            min(range.upperBound, range.lowerBound + count)..<range.upperBound
+        }
     }
 }

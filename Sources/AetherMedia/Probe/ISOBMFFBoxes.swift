@@ -79,6 +79,25 @@ package enum ISOBMFFBoxes {
         return out
     }
 
+    /// The boxes directly inside `range` of `bytes` as far as they can be told apart, for a
+    /// reader that takes what is there (the encryption scan of a file's first megabytes): a box
+    /// whose size runs past the range is clipped to it, a size of 0 runs to the range's end, and
+    /// the level ends, without a fault, at a header cut short, a size smaller than its header,
+    /// or after `maxBoxes` boxes.
+    package static func clippedBoxes(_ bytes: [UInt8], in range: Range<Int>, maxBoxes: Int) -> [Box] {
+        var out: [Box] = []
+        var pos = max(0, range.lowerBound)
+        let end = min(range.upperBound, bytes.count)
+        while pos < end, out.count < maxBoxes, let header = header(bytes, at: pos, end: end) {
+            let remaining = end - pos
+            let size = header.size == 0 ? remaining : Int(clamping: min(header.size, UInt64(remaining)))
+            guard header.size == 0 || header.size >= UInt64(header.length), size >= header.length else { break }
+            out.append(Box(type: header.type, start: pos, payload: (pos + header.length)..<(pos + size)))
+            pos += size
+        }
+        return out
+    }
+
     static func be32(_ b: [UInt8], _ i: Int) -> UInt32 {
         UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
     }

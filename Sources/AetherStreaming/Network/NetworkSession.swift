@@ -202,26 +202,36 @@ package final class NetworkSession: @unchecked Sendable {  // `mainURL` is set b
         return avio_open2(pb, url, flags, &callback, &dict)
     }
 
-    /// Reads `url` whole through a ``ResilientInput`` (resume, retries, counts); at most `limit` bytes.
-    /// `carryOn`, asked after each 16 KiB with the bytes so far and the seconds since the start,
-    /// may stop the download (false): then it throws `ECANCELED`.
-    private func readWhole(_ url: String, options: [String: String], limit: Int,
+    /// Reads `url` whole through a ``ResilientInput`` (resume, retries, counts): the one bounded
+    /// fetch of a whole resource (segments, init sections, playlists, downloads). At most `limit`
+    /// bytes, or throws ``tooLarge(_:)``; `length`: stop after this many (a byte range requested
+    /// from its offset). `carryOn`, asked after each 16 KiB with the bytes so far and the seconds
+    /// since the start, may stop the download (false): then it throws `ECANCELED`.
+    package func readWhole(_ url: String, options: [String: String], limit: Int, length: Int? = nil,
                            carryOn: ((Int, Double) -> Bool)? = nil) throws(FFmpegError) -> [UInt8] {
         var data: [UInt8] = []
         let started = MonotonicClock.seconds()
         let reader = try ResilientInput(url: url, options: options, session: self)
         var chunk = [UInt8](repeating: 0, count: carryOn == nil ? 64 << 10 : 16 << 10)
         while true {
-            let n = avio_read(reader.context, &chunk, Int32(chunk.count))
+            let want = length.map { min(chunk.count, $0 - data.count) } ?? chunk.count
+            if want <= 0 { break }
+            let n = avio_read(reader.context, &chunk, Int32(want))
             if n == aether_AVERROR_EOF() || n == 0 { break }
             guard n > 0 else { throw FFmpegError(code: n, function: "avio_read") }
-            guard data.count + Int(n) <= limit else { throw FFmpegError(code: aether_AVERROR(EFBIG), function: "avio_read") }
+            guard data.count + Int(n) <= limit else { throw Self.tooLarge(limit) }
             data += chunk[0..<Int(n)]
             if let carryOn, !carryOn(data.count, MonotonicClock.seconds() - started) {
                 throw FFmpegError(code: aether_AVERROR(ECANCELED), function: "avio_read")
             }
         }
         return data
+    }
+
+    /// The error of a read that went over its `limit` (code `EFBIG`), in one line.
+    package static func tooLarge(_ limit: Int) -> FFmpegError {
+        let size = limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
+        return FFmpegError(function: "avio_read", message: "larger than \(size) refused", code: aether_AVERROR(EFBIG))
     }
 
     /// `options` asking for `resource`'s byte range (and no other).

@@ -36,7 +36,7 @@ enum SegmentTransmuxer {
             defer { av_packet_unref(packet.pointer) }
             guard let index = map[packet.pointer.pointee.stream_index], let from = input.stream(Int(packet.pointer.pointee.stream_index)) else { continue }
             try output.write(packet, from: from.pointee.time_base, to: index)
-            guard output.written <= limit else { throw SmallFetch.tooLarge(limit) }
+            guard output.written <= limit else { throw NetworkSession.tooLarge(limit) }
         }
         return try output.finish()
     }

@@ -293,37 +293,24 @@ package enum SmallFetch {
             let path = url.hasPrefix("file:") ? String(url.dropFirst(5)) : url
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                   let size = attributes[.size] as? Int else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
-            guard size <= limit else { throw tooLarge(limit) }
+            guard size <= limit else { throw NetworkSession.tooLarge(limit) }
             guard let data = FileManager.default.contents(atPath: path) else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
-            guard data.count <= limit else { throw tooLarge(limit) }
+            guard data.count <= limit else { throw NetworkSession.tooLarge(limit) }
             return [UInt8](data)
         }
         guard NetworkSettings.isNetwork(url) else { throw FFmpegError(code: aether_AVERROR(EPERM), function: "open") }
         let session = NetworkSession(settings: settings, interrupt: interrupt, options: options, failsSource: false)
         interrupt.arm(seconds: timeout)
         defer { interrupt.arm(seconds: nil) }
-        let input: ResilientInput
         var requestOptions = session.options
         if let range {
             requestOptions["offset"] = String(range.offset)
             requestOptions["end_offset"] = String(range.offset + range.length)
         }
-        do { input = try ResilientInput(url: url, options: requestOptions, session: session) } catch {
+        do { return try session.readWhole(url, options: requestOptions, limit: limit) } catch {
+            if error == NetworkSession.tooLarge(limit) { throw error }
             throw refused(session) ?? error
         }
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let n = avio_read(input.context, &chunk, Int32(chunk.count))
-            if n == aether_AVERROR_EOF() || n == 0 { break }
-            guard n > 0 else {
-                if let refusal = refused(session) { throw refusal }
-                throw FFmpegError(code: n, function: "avio_read")
-            }
-            guard data.count + Int(n) <= limit else { throw tooLarge(limit) }
-            data += chunk[0..<Int(n)]
-        }
-        return data
     }
 
     /// The whole of a small binary resource (a thumbnail sheet), the same way; nil when it cannot
@@ -335,15 +322,10 @@ package enum SmallFetch {
         return data
     }
 
-    /// The session's refusal as an error (a budget's as ``tooLarge(_:)``), nil when none.
+    /// The session's refusal as an error (a budget's as ``NetworkSession/tooLarge(_:)``), nil when none.
     private static func refused(_ session: NetworkSession) -> FFmpegError? {
         guard let why = session.refusal, let code = session.refusalCode else { return nil }
-        if code == aether_AVERROR(EFBIG) { return tooLarge(Int(NetworkSession.manifestBudget)) }
+        if code == aether_AVERROR(EFBIG) { return NetworkSession.tooLarge(Int(NetworkSession.manifestBudget)) }
         return FFmpegError(function: "open", message: why, code: code)
-    }
-
-    static func tooLarge(_ limit: Int) -> FFmpegError {
-        let size = limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
-        return FFmpegError(function: "avio_read", message: "larger than \(size) refused", code: aether_AVERROR(EFBIG))
     }
 }

@@ -90,16 +90,12 @@ public final class ISOBMFFParser: StructureParser {
     /// ends with this box). The same size rules as ``box(at:end:depth:parent:)``.
     func skip(at pos: Int64, end: Int64) -> Int64? {
         let remaining = end - pos
-        var c = ContainerScan.Cursor(window.read(at: pos, count: Int(min(remaining, 16))))
-        guard let size32 = c.u32(), c.skip(4) else { return nil }
+        let head = window.read(at: pos, count: Int(min(remaining, 16)))
+        guard let header = ISOBMFFBoxes.header(head, at: 0, end: head.count) else { return nil }
         let size: Int64
-        switch size32 {
-        case 0, 2..<8: return nil
-        case 1:
-            guard let large = c.u64(), large >= 16 else { return nil }
-            size = large > UInt64(remaining) ? remaining : Int64(large)
-        default:
-            size = min(Int64(size32), remaining)
+        switch (header.length, header.size) {
+        case (8, 0), (8, 2..<8), (16, 0..<16): return nil
+        default: size = header.size > UInt64(remaining) ? remaining : Int64(header.size)
         }
         return pos + size < end ? pos + size : nil
     }
@@ -119,22 +115,24 @@ public final class ISOBMFFParser: StructureParser {
                                   damage: "a box header needs 8 bytes but \(whose) has \(head.count) left at offset \(ContainerScan.grouped(pos))",
                                   depth: depth), nil)
         }
-        var c = ContainerScan.Cursor(head)
-        let size32 = c.u32()!
-        let typeBytes = c.take(4)!
-        let type = ContainerScan.fourCC(typeBytes)
-        var headerSize: Int64 = 8
+        // The header as the shared reader decodes it; the inspector's own rules (clipping, damage
+        // in words, the name with its escapes) follow.
+        let type = ContainerScan.fourCC(head[4..<8])
+        guard let header = ISOBMFFBoxes.header(head, at: 0, end: head.count) else {
+            return (StructureNode(name: type, offset: pos, headerSize: 8, size: remaining,
+                                  damage: "'\(type)' at offset \(ContainerScan.grouped(pos)) says its size is 64-bit, but \(whose) ends before it",
+                                  depth: depth), nil)
+        }
+        var c = ContainerScan.Cursor(head, at: header.length)
+        let isMdat = header.code == 0x6D64_6174
+        var headerSize = Int64(header.length)
         var size: Int64
         var damage: [String] = []
         var fields: [StructureField] = []
+        let size32 = header.length == 16 ? 1 : UInt32(header.size)
         switch size32 {
         case 1:
-            guard let large = c.u64() else {
-                return (StructureNode(name: type, offset: pos, headerSize: 8, size: remaining,
-                                      damage: "'\(type)' at offset \(ContainerScan.grouped(pos)) says its size is 64-bit, but \(whose) ends before it",
-                                      depth: depth), nil)
-            }
-            headerSize = 16
+            let large = header.size
             fields.append(StructureField("largesize", ContainerScan.grouped(large)))
             if large < 16 {
                 return (StructureNode(name: type, offset: pos, headerSize: 16, size: remaining, fields: fields,
@@ -150,7 +148,7 @@ public final class ISOBMFFParser: StructureParser {
         case 0:
             size = remaining
             fields.append(StructureField("size", "0 (to the end of \(whose))"))
-            if parent != nil || typeBytes != Array("mdat".utf8) {
+            if parent != nil || !isMdat {
                 damage.append("size 0 at offset \(ContainerScan.grouped(pos)): taken to run to the end of \(whose) (offset \(ContainerScan.grouped(end))), over whatever follows; only a last box may say so")
             }
         case 2..<8:

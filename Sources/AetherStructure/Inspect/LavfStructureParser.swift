@@ -10,10 +10,10 @@ public final class LavfStructureParser: StructureParser {
     private let nodes: [StructureNode]
     private let childrenByTag: [UInt64: [StructureNode]]
 
-    public init(url: String, timeout: Double = 15) throws(InspectError) {
+    public init(url: String, timeout: Double = 15) throws(InspectionError) {
         let info: MediaInfo
         do { info = try MediaProbe.probe(url: url, timeout: timeout) } catch {
-            throw InspectError("cannot open '\(url)': \(error.message)")
+            throw InspectionError("cannot open '\(url)': \(error.message)")
         }
         func node(_ name: String, _ tag: UInt64, summary: String? = nil, fields: [StructureField] = [], container: Bool = false, depth: Int = 0) -> StructureNode {
             StructureNode(name: name, offset: 0, headerSize: 0, size: nil, summary: summary, fields: fields,

@@ -123,13 +123,13 @@ public final class FileByteSource: ByteSource {
     /// Largest single read (callers' budgets are smaller; this is the last guard).
     static let maxRead = 16 << 20
 
-    public init(path: String) throws(InspectError) {
+    public init(path: String) throws(InspectionError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InspectError("cannot open '\(path)': \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw InspectionError("cannot open '\(path)': \(String(cString: strerror(errno)))") }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw InspectError("'\(path)' is not a regular file")
+            throw InspectionError("'\(path)' is not a regular file")
         }
         self.fd = fd
         length = Int64(st.st_size)
@@ -164,13 +164,6 @@ public final class MemoryByteSource: ByteSource {
         let start = Int(offset)
         return Array(bytes[start..<min(bytes.count, start + min(count, bytes.count - start))])
     }
-}
-
-/// An inspection that cannot start (a file that cannot be opened, a node path that names nothing).
-public struct InspectError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = TextSanitizer.clean(message) }
-    public var description: String { message }
 }
 
 /// A container format's structure reader. Used from one thread.
@@ -230,7 +223,7 @@ public final class StructureDocument {
 extension StructureDocument {
     /// Opens `path` with the parser its first bytes call for. A URL or a file our parsers do not
     /// read gets libavformat's view (``LavfStructureParser``).
-    public static func open(path: String, budget: StructureBudget = StructureBudget()) throws(InspectError) -> StructureDocument {
+    public static func open(path: String, budget: StructureBudget = StructureBudget()) throws(InspectionError) -> StructureDocument {
         if path.contains("://") {
             let parser = try LavfStructureParser(url: path)
             return StructureDocument(source: MemoryByteSource([]), parser: parser, budget: budget)
@@ -250,10 +243,10 @@ extension StructureDocument {
     /// name with an optional 1-based index among the siblings of that name (`trak` is `trak[1]`).
     /// Names compare case-sensitively, as box types do. Refused: an empty step, an index that is
     /// not a number from 1, a step that names nothing (the message says which step).
-    public func resolve(_ path: String) throws(InspectError) -> [StructureNode] {
+    public func resolve(_ path: String) throws(InspectionError) -> [StructureNode] {
         let steps = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        guard !steps.isEmpty else { throw InspectError("the node path '\(path)' is empty") }
-        guard steps.count <= budget.maxDepth else { throw InspectError("the node path has more than \(budget.maxDepth) steps") }
+        guard !steps.isEmpty else { throw InspectionError("the node path '\(path)' is empty") }
+        guard steps.count <= budget.maxDepth else { throw InspectionError("the node path has more than \(budget.maxDepth) steps") }
         var chain: [StructureNode] = []
         var level = parser.top().nodes
         for (i, step) in steps.enumerated() {
@@ -263,14 +256,14 @@ extension StructureDocument {
                 name = String(step[..<open])
                 let digits = step[step.index(after: open)..<step.index(before: step.endIndex)]
                 guard let k = try? OutsideValue.integer(String(digits), in: 1...1_000_000, name: "node index") else {
-                    throw InspectError("'\(step)': the index must be a whole number from 1")
+                    throw InspectionError("'\(step)': the index must be a whole number from 1")
                 }
                 index = k
             }
             let matches = level.filter { $0.name == name }
             guard matches.count >= index else {
                 let shown = chain.map(\.name).joined(separator: "/")
-                throw InspectError("no '\(step)' under \(shown.isEmpty ? "the top level" : "'\(shown)'") (\(matches.count) named '\(name)')")
+                throw InspectionError("no '\(step)' under \(shown.isEmpty ? "the top level" : "'\(shown)'") (\(matches.count) named '\(name)')")
             }
             let node = matches[index - 1]
             chain.append(node)

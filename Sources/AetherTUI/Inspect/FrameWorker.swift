@@ -96,7 +96,7 @@ final class FrameWorker: @unchecked Sendable {  // state guarded by `condition`
         onResult()
     }
 
-    private static func outcome(_ r: Result<SteppedFrame, InspectError>) -> Outcome {
+    private static func outcome(_ r: Result<SteppedFrame, InspectionError>) -> Outcome {
         switch r {
         case .success(let f): return .frame(f)
         case .failure(let e): return .failed(e.message)

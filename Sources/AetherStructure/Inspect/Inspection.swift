@@ -92,8 +92,9 @@ public struct InspectionLimits: Sendable, Equatable {
     }
 }
 
-/// Why an inspection could not start.
-public enum InspectionError: Error, Equatable, CustomStringConvertible {
+/// Why an inspection could not start or go on: the one error of the inspection area (packet and
+/// frame inspectors, the frame stepper, the structure document and its node paths).
+public enum InspectionError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `avformat_open_input` / `avformat_find_stream_info` failed (unreadable, not media, timed out).
     case cannotOpen(FFmpegError)
     /// `--streams` named a stream the file does not have.
@@ -104,6 +105,15 @@ public enum InspectionError: Error, Equatable, CustomStringConvertible {
     case cannotSeek(seconds: Double, FFmpegError)
     /// Any other FFmpeg failure (allocation).
     case ffmpeg(FFmpegError)
+    /// Anything else, in one line (a file that cannot be opened for its structure, a node path
+    /// that names nothing, a step past the stream's end); made by ``init(_:)``, which cleans it.
+    case failed(String)
+
+    /// A failure in words, cleaned for a terminal.
+    public init(_ message: String) { self = .failed(TextSanitizer.clean(message)) }
+
+    /// The words to show (``description``).
+    public var message: String { description }
 
     public var description: String {
         switch self {
@@ -112,6 +122,7 @@ public enum InspectionError: Error, Equatable, CustomStringConvertible {
         case .unknownDuration: return "a position in % needs the duration, which the file does not give"
         case .cannotSeek(let s, let e): return "cannot seek to \(InspectionMath.secondsText(s)) s: \(e.message)"
         case .ffmpeg(let e): return e.description
+        case .failed(let message): return message
         }
     }
 }

@@ -76,21 +76,21 @@ public final class FrameStepper {
 
     /// The frame whose pts is `pts` (stream ticks), or the first one after it when none has
     /// exactly that time (a packet with no pts: give its dts).
-    public func frame(at pts: Int64) -> Result<SteppedFrame, InspectError> {
+    public func frame(at pts: Int64) -> Result<SteppedFrame, InspectionError> {
         reposition(before: pts, inclusive: true)
         return decodeUntil { $0 >= pts }
     }
 
     /// The frame after the one shown last.
-    public func next() -> Result<SteppedFrame, InspectError> {
-        guard let current else { return .failure(InspectError("no frame shown yet")) }
-        if drained { return .failure(InspectError("the stream ends here")) }
+    public func next() -> Result<SteppedFrame, InspectionError> {
+        guard let current else { return .failure(InspectionError("no frame shown yet")) }
+        if drained { return .failure(InspectionError("the stream ends here")) }
         return decodeUntil { $0 > current }
     }
 
     /// The frame before the one shown last: the GOP is decoded again up to it.
-    public func previous() -> Result<SteppedFrame, InspectError> {
-        guard let target = current else { return .failure(InspectError("no frame shown yet")) }
+    public func previous() -> Result<SteppedFrame, InspectionError> {
+        guard let target = current else { return .failure(InspectionError("no frame shown yet")) }
         // Frames of the keyframe's GOP before `target`: the last one wins. If the GOP starts at
         // `target`, the seek goes one more GOP back.
         var seekTo = target
@@ -118,7 +118,7 @@ public final class FrameStepper {
             guard seekTo > Int64.min / 2 else { break }
             seekTo = max(Int64.min / 2, seekTo - max(1, ticks(seconds: 1)))
         }
-        return .failure(InspectError("this is the first frame"))
+        return .failure(InspectionError("this is the first frame"))
     }
 
     // MARK: decoding
@@ -146,7 +146,7 @@ public final class FrameStepper {
     }
 
     /// Decodes until a frame with `accept(pts)` comes; that frame is converted and returned.
-    private func decodeUntil(_ accept: (Int64) -> Bool) -> Result<SteppedFrame, InspectError> {
+    private func decodeUntil(_ accept: (Int64) -> Bool) -> Result<SteppedFrame, InspectionError> {
         let started = MonotonicClock.seconds()
         var sent = 0
         while let got = decodeOne(sent: &sent) {
@@ -163,7 +163,7 @@ public final class FrameStepper {
         }
         let errors = pendingErrors
         pendingErrors = []
-        return .failure(InspectError(errors.last.map { "no frame: \($0)" } ?? (ended ? "the stream ends here" : "no frame decoded")))
+        return .failure(InspectionError(errors.last.map { "no frame: \($0)" } ?? (ended ? "the stream ends here" : "no frame decoded")))
     }
 
     /// Decodes on to `pts` without converting pictures (after a step back).
@@ -176,7 +176,7 @@ public final class FrameStepper {
     /// The next frame out of the decoder (reading and sending packets as needed), with its pts
     /// (best effort, else the packet's dts) and the converted frame; nil at the end or when the
     /// read budget is spent.
-    private func decodeOne(sent: inout Int, convert: Bool = true) -> (pts: Int64, result: Result<SteppedFrame, InspectError>)? {
+    private func decodeOne(sent: inout Int, convert: Bool = true) -> (pts: Int64, result: Result<SteppedFrame, InspectionError>)? {
         var reads = 0
         while reads < Self.packetBudget {
             do {
@@ -185,7 +185,7 @@ public final class FrameStepper {
                     let raw = frame.pointer.pointee
                     let pts = InspectionMath.timestamp(raw.best_effort_timestamp) ?? InspectionMath.timestamp(raw.pkt_dts)
                         ?? (current.map { $0 &+ 1 } ?? 0)
-                    return (pts, convert ? convertFrame() : .failure(InspectError("skipped")))
+                    return (pts, convert ? convertFrame() : .failure(InspectionError("skipped")))
                 }
             } catch {
                 note("\(error.function): \(TextSanitizer.clean(error.message))")
@@ -241,11 +241,11 @@ public final class FrameStepper {
     }
 
     /// The frame in `frame` as a stepped frame.
-    private func convertFrame() -> Result<SteppedFrame, InspectError> {
+    private func convertFrame() -> Result<SteppedFrame, InspectionError> {
         let record = FrameRecord(frame.pointer, stream: stream)
         let f = frame.pointer.pointee
         guard f.width > 0, f.height > 0, f.width <= 16384, f.height <= 16384 else {
-            return .failure(InspectError("the frame's size \(f.width)×\(f.height) cannot be shown"))
+            return .failure(InspectionError("the frame's size \(f.width)×\(f.height) cannot be shown"))
         }
         let still: StillImage
         do {
@@ -253,7 +253,7 @@ public final class FrameStepper {
                                            toneMapper: toneMapper, seconds: record.ptsTime ?? 0,
                                            maxWidth: maxSize.width, maxHeight: maxSize.height)
         } catch {
-            return .failure(InspectError("cannot convert the frame: \(error)"))
+            return .failure(InspectionError("cannot convert the frame: \(error)"))
         }
         var sar = f.sample_aspect_ratio
         if sar.num <= 0 || sar.den <= 0 { sar = parameters.pointee.sample_aspect_ratio }
