@@ -45,7 +45,7 @@ let package = Package(
         // so that neither library depends on the other.
         .target(name: "AetherBase"),
         // The engine, one target per capability; dependencies point down only (DocC: "Targets").
-        // Media core: FFmpeg wrappers, decoders, scaler, still values, clock source, log, probe.
+        // Media core: FFmpeg wrappers, decoders, scaler, still values, clock source, log, probe, MD5.
         .target(name: "AetherMedia", dependencies: ["AetherBase", "CFFmpeg"]),
         // HTTP session, HLS/DASH readers and translation, bit-rate switching, live/timeshift.
         .target(name: "AetherStreaming", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "TerminalGraphics", dependencies: ["AetherBase", "CZlib"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
-        .target(name: "AetherControl", dependencies: ["AetherEngine", "CFFmpeg", "CSystemd"]),
+        .target(name: "AetherControl", dependencies: ["AetherEngine", "CSystemd"]),
         .target(name: "AetherTUI", dependencies: ["AetherEngine", "AetherControl", "TerminalGraphics", "CNcurses", "CTerminal"]),
         .executableTarget(name: "aether-tui", dependencies: [
             "AetherEngine", "TerminalGraphics", "AetherTUI", "AetherControl",
