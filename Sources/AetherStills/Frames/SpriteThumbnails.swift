@@ -163,7 +163,7 @@ public actor SpriteThumbnails {
             case .failed(let reason):
                 self.counters.failures += 1
                 self.failed[url] = MonotonicClock.seconds()
-                FFmpegLog.write("thumbs", "\(TextSanitizer.clean(url)): \(reason)")
+                AppLog.write("thumbs", "\(TextSanitizer.clean(url)): \(reason)")
                 return nil
             case .cancelled:
                 return nil
@@ -357,7 +357,7 @@ final class SpriteFetchContext: ThreadConfinedContext {
                   SpriteTrack.allowed(stream.uri, base: url) {
             track = fetch(stream.uri).flatMap { HLSThumbnails.track(inPlaylist: $0, base: stream.uri, stream: stream) }
         }
-        FFmpegLog.write("thumbs", track?.summary ?? "no thumbnail track in \(TextSanitizer.clean(url))")
+        AppLog.write("thumbs", track?.summary ?? "no thumbnail track in \(TextSanitizer.clean(url))")
         return track
     }
 

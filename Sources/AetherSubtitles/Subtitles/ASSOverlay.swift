@@ -176,7 +176,7 @@ public final class ASSOverlayRenderer {
             return false
         }
         made.disableReadOrderCheck()
-        FFmpegLog.write("libass", "drawing a \(source.header.isNative ? "script" : "converted") track, \(fontList.count) attached font(s)")
+        AppLog.write("libass", "drawing a \(source.header.isNative ? "script" : "converted") track, \(fontList.count) attached font(s)")
         made.configure(options, native: source.header.isNative)
         track = made
         size = (0, 0)

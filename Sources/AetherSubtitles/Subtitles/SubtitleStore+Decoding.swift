@@ -20,7 +20,7 @@ extension SubtitleStore {
         if decoder.pointer.pointee.codec_id == AV_CODEC_ID_HDMV_PGS_SUBTITLE, let data = packet.pointer.pointee.data,
            PGSObjects.largestSide(UnsafeBufferPointer(start: data, count: Int(max(0, packet.pointer.pointee.size)))) > maxBitmapSide {
             // libavcodec would allocate the whole canvas (twice) before we could refuse it.
-            FFmpegLog.write("sub", "a PGS object larger than \(maxBitmapSide) pixels a side is left out")
+            AppLog.write("sub", "a PGS object larger than \(maxBitmapSide) pixels a side is left out")
             return []
         }
         var sub = AVSubtitle()
