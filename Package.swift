@@ -41,11 +41,11 @@ let package = Package(
         // live in this shim, which forwards calls and property access to Swift.
         .target(name: "CSystemd", linkerSettings: [.linkedLibrary("systemd")]),
 
-        // Value types the engine and the terminal graphics share (`PixelSize`); depends on nothing,
+        // Value types the engine and the terminal graphics share (`PixelSize`, `MonotonicClock`); depends on nothing,
         // so that neither library depends on the other.
         .target(name: "AetherBase"),
         // The engine, one target per capability; dependencies point down only (DocC: "Targets").
-        // Media core: FFmpeg wrappers, decoders, scaler, still values, clock source, log, probe, MD5.
+        // Media core: FFmpeg wrappers, decoders, scaler, still values, log, probe, MD5.
         .target(name: "AetherMedia", dependencies: ["AetherBase", "CFFmpeg"]),
         // HTTP session, HLS/DASH readers and translation, bit-rate switching, live/timeshift.
         .target(name: "AetherStreaming", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
