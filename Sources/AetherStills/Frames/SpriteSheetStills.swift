@@ -4,10 +4,11 @@ import AetherStreaming
 import CFFmpeg
 import Foundation
 
-/// Thumbnails cut from the sheets of an adaptive stream's thumbnail track (a DASH-IF image
-/// adaptation set, an HLS `#EXT-X-IMAGE-STREAM-INF`): a scrub preview without decoding any
-/// video. Each sheet is fetched once, with the source's network settings (its headers on every
-/// request), decoded by libavcodec (JPEG, PNG, WebP) and kept, as RGB, in a bounded LRU cache.
+/// Stills cut from the sprite sheets of an adaptive stream's thumbnail track (``SpriteTrack``,
+/// what the manifest describes: a DASH-IF image adaptation set, an HLS
+/// `#EXT-X-IMAGE-STREAM-INF`): a scrub preview without decoding any video. Each sheet is
+/// fetched once, with the source's network settings (its headers on every request), decoded by
+/// libavcodec (JPEG, PNG, WebP) and kept, as RGB, in a bounded LRU cache.
 ///
 /// The manifest is read on the first request (or ``track()``). Fetching and decoding run on one
 /// dedicated thread (``ExtractionThread``), never on Swift's cooperative pool or the caller's.
@@ -15,7 +16,7 @@ import Foundation
 /// another sheet stops at its next read, and every superseded call returns nil (a sheet that
 /// arrived still goes into the cache). A sheet that cannot be fetched or decoded gives nil (the
 /// caller falls back to decoding video) and is not asked for again for ``retryAfter`` seconds.
-public actor SpriteThumbnails {
+public actor SpriteSheetStills {
     public nonisolated let url: String
     private let preferredWidth: Int
     private let thread: ExtractionThread<SpriteFetchContext>
@@ -28,7 +29,7 @@ public actor SpriteThumbnails {
     private var fetches: [String: (task: Task<DecodedSheet?, Never>, token: InterruptToken)] = [:]
     /// Sheets that failed, and when (monotonic seconds).
     private var failed: [String: Double] = [:]
-    private var counters = SpriteThumbnailStatistics()
+    private var counters = SpriteSheetStillsStatistics()
     private var isShutDown = false
 
     /// Seconds a failed sheet is left alone before it is tried again.
@@ -115,7 +116,7 @@ public actor SpriteThumbnails {
         return cache.contains(tile.sheet.url)
     }
 
-    public var statistics: SpriteThumbnailStatistics {
+    public var statistics: SpriteSheetStillsStatistics {
         var s = counters
         s.cachedSheets = cache.count
         s.cacheBytes = cache.bytes
@@ -247,8 +248,8 @@ private extension Double {
     func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
 }
 
-/// Counters of a ``SpriteThumbnails``, for tests and the benchmark.
-public struct SpriteThumbnailStatistics: Sendable, Equatable {
+/// Counters of a ``SpriteSheetStills``, for tests and the benchmark.
+public struct SpriteSheetStillsStatistics: Sendable, Equatable {
     /// The manifest publishes a usable track (false before it was read).
     public var hasTrack = false
     /// Thumbnail requests received.
@@ -366,7 +367,7 @@ final class SpriteFetchContext: ThreadConfinedContext {
     func fetchSheet(_ url: String, interrupt: InterruptToken) -> SheetOutcome {
         guard let options, !interrupt.isCancelled else { return .cancelled }
         guard let bytes = SmallFetch.nonEmptyBytes(url, options: options, settings: network, interrupt: interrupt,
-                                                   timeout: Self.fetchTimeout, limit: SpriteThumbnails.maxSheetBytes) else {
+                                                   timeout: Self.fetchTimeout, limit: SpriteSheetStills.maxSheetBytes) else {
             return interrupt.isCancelled ? .cancelled : .failed("cannot fetch the thumbnail sheet")
         }
         do {
