@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(name: "aether-bench", dependencies: [
             "TerminalGraphics", "AetherEngine",
             // The network part serves the fixtures through the suite's server and fault proxy.
-            "AetherTestSupport",
+            "AetherLoopback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -89,8 +89,12 @@ let package = Package(
         // Tests/Scripts/fuzz.sh builds it with -sanitize=fuzzer,address -DFUZZING.
         .executableTarget(name: "aether-fuzz", dependencies: ["AetherEngine", "AetherTUI", "AetherControl", "TerminalGraphics"]),
 
-        // Fixtures, the PulseAudio null sink, and running the built binary, for every test target.
-        .target(name: "AetherTestSupport", path: "Tests/AetherTestSupport"),
+        // The loopback HTTP server and fault proxy (Tests/Scripts/range_http.py, fault_proxy.py)
+        // that the suite and `aether-bench network` share; in no shipped product.
+        .target(name: "AetherLoopback"),
+        // Fixtures, the PulseAudio null sink, and running the built binary, for every test target
+        // (it re-exports AetherLoopback).
+        .target(name: "AetherTestSupport", dependencies: ["AetherLoopback"], path: "Tests/AetherTestSupport"),
 
         // Players run as the end-to-end tiers run them (headless, beside IPC, on the stand-in kitty
         // pty), live streams, and real terminals under Xvfb.
