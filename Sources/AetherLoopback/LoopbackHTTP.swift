@@ -9,6 +9,7 @@ import Foundation
 public final class LoopbackHTTP: @unchecked Sendable {  // used from one test at a time
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// The proxy's port (what the player is given), and the server's behind it.
