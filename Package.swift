@@ -87,7 +87,11 @@ let package = Package(
 
         // libFuzzer targets (media, subtitle, theme; inputconf, config, playlist, watchlater, ipc); a file replayer when built normally.
         // Tests/Scripts/fuzz.sh builds it with -sanitize=fuzzer,address -DFUZZING.
-        .executableTarget(name: "aether-fuzz", dependencies: ["AetherEngine", "AetherTUI", "AetherControl", "TerminalGraphics"]),
+        // Its harnesses (Checks/: DecodeCheck, DownloadCheck, WVTTCheck, …) reach the engine's `package` API.
+        .executableTarget(name: "aether-fuzz", dependencies: [
+            "AetherEngine", "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherDownload",
+            "AetherTUI", "AetherControl", "TerminalGraphics", "CFFmpeg", "CLibass",
+        ]),
 
         // The loopback HTTP server and fault proxy (Tests/Scripts/range_http.py, fault_proxy.py)
         // that the suite and `aether-bench network` share; in no shipped product.
