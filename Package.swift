@@ -42,12 +42,12 @@ let package = Package(
         .target(name: "CSystemd", linkerSettings: [.linkedLibrary("systemd")]),
 
         // The values every layer shares (`PixelSize`, `PixelRect`, `Guarded`, the bounded
-        // `JSONValue`); depends on nothing, so the engine and the terminal graphics need not
+        // `JSONValue`, `MonotonicClock`); depends on nothing, so the engine and the terminal graphics need not
         // depend on each other.
         .target(name: "AetherBase"),
         // The engine, one target per capability; dependencies point down only (DocC: "Targets").
         // Media core: FFmpeg wrappers, decoders, scaler, still values, clock source, log, probe,
-        // the one ISO BMFF box reader (`ISOBMFFBoxes`).
+        // the one ISO BMFF box reader (`ISOBMFFBoxes`), MD5.
         .target(name: "AetherMedia", dependencies: ["AetherBase", "CFFmpeg"]),
         // HTTP session (the one bounded whole-URL read), HLS/DASH readers and translation,
         // bit-rate switching, live/timeshift.
@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "TerminalGraphics", dependencies: ["AetherBase", "CZlib"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
-        .target(name: "AetherControl", dependencies: ["AetherEngine", "CFFmpeg", "CSystemd"]),
+        .target(name: "AetherControl", dependencies: ["AetherEngine", "CSystemd"]),
         .target(name: "AetherTUI", dependencies: ["AetherEngine", "AetherControl", "TerminalGraphics", "CNcurses", "CTerminal"]),
         .executableTarget(name: "aether-tui", dependencies: [
             "AetherEngine", "TerminalGraphics", "AetherTUI", "AetherControl",
@@ -85,16 +85,24 @@ let package = Package(
         .executableTarget(name: "aether-bench", dependencies: [
             "TerminalGraphics", "AetherEngine",
             // The network part serves the fixtures through the suite's server and fault proxy.
-            "AetherTestSupport",
+            "AetherLoopback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // libFuzzer targets, one per parser of outside input (Tests/Scripts/fuzz.sh names them); a file replayer when built normally.
         // Tests/Scripts/fuzz.sh builds it with -sanitize=fuzzer,address -DFUZZING.
-        .executableTarget(name: "aether-fuzz", dependencies: ["AetherEngine", "AetherTUI", "AetherControl", "TerminalGraphics"]),
+        // Its harnesses (Checks/: DecodeCheck, DownloadCheck, WVTTCheck, …) reach the engine's `package` API.
+        .executableTarget(name: "aether-fuzz", dependencies: [
+            "AetherEngine", "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherDownload",
+            "AetherTUI", "AetherControl", "TerminalGraphics", "CFFmpeg", "CLibass",
+        ]),
 
-        // Fixtures, the PulseAudio null sink, and running the built binary, for every test target.
-        .target(name: "AetherTestSupport", path: "Tests/AetherTestSupport"),
+        // The loopback HTTP server and fault proxy (Tests/Scripts/range_http.py, fault_proxy.py)
+        // that the suite and `aether-bench network` share; in no shipped product.
+        .target(name: "AetherLoopback"),
+        // Fixtures, the PulseAudio null sink, and running the built binary, for every test target
+        // (it re-exports AetherLoopback).
+        .target(name: "AetherTestSupport", dependencies: ["AetherLoopback"], path: "Tests/AetherTestSupport"),
 
         // Players run as the end-to-end tiers run them (headless, beside IPC, on the stand-in kitty
         // pty), live streams, and real terminals under Xvfb.

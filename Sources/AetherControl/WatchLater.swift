@@ -1,4 +1,4 @@
-import CFFmpeg
+import AetherEngine
 import Foundation
 
 /// Resume state (mpv's watch-later): one small file per source in
@@ -39,10 +39,7 @@ public struct WatchLater: Sendable {
     }
 
     public func path(for source: String) -> String {
-        var digest = [UInt8](repeating: 0, count: 16)
-        let bytes = Array(Self.key(for: source).utf8)
-        bytes.withUnsafeBufferPointer { b in av_md5_sum(&digest, b.baseAddress, b.count) }
-        let name = digest.map { String(format: "%02X", $0) }.joined()
+        let name = Digest.md5(Array(Self.key(for: source).utf8)).map { String(format: "%02X", $0) }.joined()
         return (directory as NSString).appendingPathComponent(name)
     }
 

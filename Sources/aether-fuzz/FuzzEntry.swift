@@ -102,7 +102,7 @@ enum FuzzTarget: String, CaseIterable {
 
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzInitialize(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
-    try? FFmpegLog.configure(path: nil)
+    try? AppLog.configure(path: nil)
     return 0
 }
 
@@ -137,7 +137,7 @@ struct Replay {
             FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt FILE…\n".utf8))
             exit(2)
         }
-        try? FFmpegLog.configure(path: nil)
+        try? AppLog.configure(path: nil)
         var count = 0
         for path in args.dropFirst() {
             guard let data = FileManager.default.contents(atPath: path) else {

@@ -48,7 +48,7 @@ struct CommonOptions: ParsableArguments {
     var logFile: String?
 
     func configureLogging() throws {
-        do { try FFmpegLog.configure(path: logFile) } catch {
+        do { try AppLog.configure(path: logFile) } catch {
             throw fail("cannot open log file '\(logFile ?? "")': \(error.localizedDescription)")
         }
     }

@@ -120,8 +120,8 @@ import Testing
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("ass-log-\(getpid()).log").path
         let err = FileManager.default.temporaryDirectory.appendingPathComponent("ass-stderr-\(getpid()).txt").path
         defer { try? FileManager.default.removeItem(atPath: log); try? FileManager.default.removeItem(atPath: err) }
-        try FFmpegLog.configure(path: log)
-        defer { try? FFmpegLog.configure(path: nil) }
+        try AppLog.configure(path: log)
+        defer { try? AppLog.configure(path: nil) }
         // stderr goes to a file while libass runs.
         fflush(nil)
         let saved = dup(2)

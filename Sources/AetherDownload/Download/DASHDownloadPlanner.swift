@@ -18,7 +18,7 @@ import Foundation
 /// `stpp` in MP4: libavformat 5.1 reads neither) are left out.
 public enum DASHDownloadPlanner {
     /// Plans the manifest `text` read from `url`; `fetch` reads a `SegmentBase` index range.
-    static func plan(url: String, text: String, request: DownloadRequest,
+    package static func plan(url: String, text: String, request: DownloadRequest,
                      fetch: (String, HLSMediaPlaylist.ByteRange?) throws(DownloadError) -> [UInt8]) throws(DownloadError) -> DownloadPlan {
         var manifest: DASHManifest
         do { manifest = try DASHManifest.parse(text, base: url) } catch { throw DownloadError(error.message) }

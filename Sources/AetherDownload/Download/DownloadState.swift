@@ -74,7 +74,7 @@ public struct DownloadState: Sendable, Equatable {
         return Int(text)
     }
 
-    static func isDigest(_ text: String) -> Bool {
+    package static func isDigest(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 

@@ -257,7 +257,7 @@ enum Remuxer {
                 let r = av_read_frame(inputs[n].format, packet)
                 if r < 0 {
                     if r != aether_AVERROR_EOF() {
-                        FFmpegLog.write("download", "\(inputs[n].track.kind.rawValue): \(FFmpegError(code: r, function: "av_read_frame").message); the track ends there")
+                        AppLog.write("download", "\(inputs[n].track.kind.rawValue): \(FFmpegError(code: r, function: "av_read_frame").message); the track ends there")
                     }
                     ended[n] = true
                     return

@@ -81,7 +81,7 @@ package final class VideoDecoder {
         guard level != loopFilterSkip else { return }
         loopFilterSkip = level
         codec.pointer.pointee.skip_loop_filter = level.discard
-        FFmpegLog.write("vd", "loop filter: skip \(level.rawValue) (source \(source), picture \(size?.description ?? "none"))")
+        AppLog.write("vd", "loop filter: skip \(level.rawValue) (source \(source), picture \(size?.description ?? "none"))")
     }
 
     var isHDR: Bool { toneMapper != nil }
@@ -126,7 +126,7 @@ package final class VideoDecoder {
         fresh.pointer.pointee.skip_loop_filter = loopFilterSkip.discard
         codec = fresh
         threadPlan.upgraded()
-        FFmpegLog.write("vd", "one decoder thread could not keep up: reopened with libavcodec's threads")
+        AppLog.write("vd", "one decoder thread could not keep up: reopened with libavcodec's threads")
     }
 
     /// The video thread's work on the frames of one packet, for ``DecoderThreads``.
@@ -184,7 +184,7 @@ package final class VideoDecoder {
                     if let pts = seconds(filtered.filterPTS, old.outputTimeBase) { try emit(filtered, pts) }
                 }
             }
-            FFmpegLog.write("vd", "frame shape changed to \(shape.width)x\(shape.height) format \(shape.format); rebuilding the deinterlacer")
+            AppLog.write("vd", "frame shape changed to \(shape.width)x\(shape.height) format \(shape.format); rebuilding the deinterlacer")
             deinterlacer = nil
             deinterlacerInput = nil
             deinterlaceFailed = false
@@ -195,7 +195,7 @@ package final class VideoDecoder {
             deinterlaceFailed = deinterlacer == nil
             deinterlacerInput = deinterlacer == nil ? nil : shape
             isDeinterlacing = deinterlacer != nil
-            if let d = deinterlacer { FFmpegLog.write("vd", "deinterlacing with \(d.description)") }
+            if let d = deinterlacer { AppLog.write("vd", "deinterlacing with \(d.description)") }
         }
         guard let deinterlacer else {
             // A frame without any timestamp follows the previous one by a frame interval.

@@ -68,7 +68,7 @@ public final class FilterGraph {
         graph = g
         source = src
         sink = snk
-        if firstGraph { FFmpegLog.write("filter", "libavfilter loaded for \(filter)") }
+        if firstGraph { AppLog.write("filter", "libavfilter loaded for \(filter)") }
     }
 
     /// Whether a graph was ever asked for (libavfilter is then loaded, or cannot be).

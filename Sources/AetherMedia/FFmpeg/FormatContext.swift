@@ -1,3 +1,4 @@
+import AetherBase
 import CFFmpeg
 import Foundation
 import Synchronization

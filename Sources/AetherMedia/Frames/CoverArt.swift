@@ -61,7 +61,7 @@ package final class CoverArt: @unchecked Sendable {  // the owners are used only
             if case .decoded(let image) = state { return image }
             let image: StillImage?
             do { image = try decode() } catch {
-                FFmpegLog.write("cover", "cannot decode the cover art (stream #\(streamIndex)): \(error)")
+                AppLog.write("cover", "cannot decode the cover art (stream #\(streamIndex)): \(error)")
                 image = nil
             }
             state = .decoded(image)

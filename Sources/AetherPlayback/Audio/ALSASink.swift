@@ -1,3 +1,4 @@
+import AetherBase
 import AetherMedia
 import CALSA
 import Foundation

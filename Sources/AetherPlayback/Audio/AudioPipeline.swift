@@ -137,7 +137,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
             } catch {
                 telemetry.decodeError()
                 failuresInARow += 1
-                FFmpegLog.write("ad", "decode error: \(error)")
+                AppLog.write("ad", "decode error: \(error)")
                 if chunksEver == 0, failuresInARow >= PlaybackSession.undecodableAfterErrors {
                     let codec = codecNames[decoder.streamIndex] ?? "audio"
                     disable(decoder.streamIndex,

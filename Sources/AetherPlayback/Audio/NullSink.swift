@@ -1,3 +1,4 @@
+import AetherBase
 import AetherMedia
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import AetherBase
 import AetherMedia
 import CFFmpeg
 import Foundation
@@ -66,7 +67,7 @@ extension PlaybackSession {
                     }
                     readErrors += 1
                     telemetry.readError()
-                    FFmpegLog.write("demux", "read error \(readErrors): \(error.message)")
+                    AppLog.write("demux", "read error \(readErrors): \(error.message)")
                     if format.ioFailed || format.atEndOfInput || readErrors >= PlaybackSession.maxConsecutiveReadErrors {
                         finishDemux(readError: format.atEndOfInput && !format.ioFailed ? nil : format.readFailure(error), lastAny: lastAny)
                     }
@@ -191,7 +192,7 @@ extension PlaybackSession {
             if c.state != .ended { c.endedEarlyMessage = nil }
         }
         subtitles.seeked(to: target)
-        FFmpegLog.write("demux", "seek to \(String(format: "%.3f", target)) s (\(mode.rawValue)\(preroll > 0 ? ", from \(preroll) s before" : "")), serial \(serial)")
+        AppLog.write("demux", "seek to \(String(format: "%.3f", target)) s (\(mode.rawValue)\(preroll > 0 ? ", from \(preroll) s before" : "")), serial \(serial)")
     }
 }
 
@@ -242,7 +243,7 @@ extension PlaybackSession {
                     continue
                 }
                 readErrors += 1
-                FFmpegLog.write("demux", "audio file: read error \(readErrors): \(error.message)")
+                AppLog.write("demux", "audio file: read error \(readErrors): \(error.message)")
                 let fmt = file.format
                 guard fmt.ioFailed || fmt.atEndOfInput || readErrors >= PlaybackSession.maxConsecutiveReadErrors else { continue }
                 if !(fmt.atEndOfInput && !fmt.ioFailed) { warn("audio file: read error: \(fmt.readFailure(error))") }

@@ -195,7 +195,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             return false
         }
         if index != videoIndex { clock.removeLimit() }
-        if !nothingLeft { warn(message) } else { FFmpegLog.write("player", message) }
+        if !nothingLeft { warn(message) } else { AppLog.write("player", message) }
         videoQueue.wake()
         checkEnded()
     }
@@ -242,7 +242,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                     continue
                 }
                 errors += 1
-                FFmpegLog.write("live", "read error \(errors): \(error.message)")
+                AppLog.write("live", "read error \(errors): \(error.message)")
                 if format.ioFailed || format.atEndOfInput || errors >= PlaybackSession.maxConsecutiveReadErrors {
                     timeshift.finish(error: format.atEndOfInput && !format.ioFailed ? nil : format.readFailure(error))
                     return
@@ -287,7 +287,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             }
             if let change {
                 clock.setPaused(change)
-                FFmpegLog.write("cache", change ? "buffering: the demuxer is \(String(format: "%.2f", control.read { $0.demuxedUntil } - now)) s ahead" : "buffered: playing on")
+                AppLog.write("cache", change ? "buffering: the demuxer is \(String(format: "%.2f", control.read { $0.demuxedUntil } - now)) s ahead" : "buffered: playing on")
             }
         }
     }
@@ -307,11 +307,11 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         audioQueue.close()
         frameQueue.close()
         let stuck = threads.join(timeout: PlaybackSession.stopTimeout)
-        if !stuck.isEmpty { FFmpegLog.write("player", "stop: threads still running after \(PlaybackSession.stopTimeout) s: \(stuck.joined(separator: ", "))") }
+        if !stuck.isEmpty { AppLog.write("player", "stop: threads still running after \(PlaybackSession.stopTimeout) s: \(stuck.joined(separator: ", "))") }
         subtitles.close()
         timeshift?.close()
         let pool = video?.pixelPool.counts ?? (allocated: 0, reused: 0)
-        FFmpegLog.write("player", "stopped; picture buffers allocated \(pool.allocated), reused \(pool.reused)")
+        AppLog.write("player", "stopped; picture buffers allocated \(pool.allocated), reused \(pool.reused)")
     }
 
     var isStopped: Bool { control.read { $0.stopped } }
@@ -367,7 +367,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
 
     func warn(_ message: String) {
         warnings.withLock { $0.append(message) }
-        FFmpegLog.write("player", message)
+        AppLog.write("player", message)
     }
 
     /// Marks the session ended once every active stream has finished.

@@ -61,26 +61,26 @@ extension SourceOpener {
             return text
         }
         guard let text = opening(uri) else {
-            FFmpegLog.write("abr", "no switching: the variant's playlist cannot be read")
+            AppLog.write("abr", "no switching: the variant's playlist cannot be read")
             return nil
         }
         // Byte ranges: the demuxer is served the playlist with each range named in its URL.
         let ranged = HLSMediaPlaylist.rangesAsURLs(text, base: uri)
         let playlist: HLSMediaPlaylist
         do { playlist = try HLSMediaPlaylist.parse(ranged ?? text, base: uri) } catch {
-            FFmpegLog.write("abr", "no switching: the variant's playlist is refused (\(error.message))")
+            AppLog.write("abr", "no switching: the variant's playlist is refused (\(error.message))")
             return nil
         }
         if let why = playlist.rangedSwitchRefusal {
-            FFmpegLog.write("abr", "no switching: the variant's playlist \(why)")
+            AppLog.write("abr", "no switching: the variant's playlist \(why)")
             return nil
         }
         if master.needsRenditions(master.variants[anchor]), let group = master.variants[anchor].audioGroup,
            let why = renditionRefusal(master, group: group, live: !playlist.isEnded, loader: opening) {
-            FFmpegLog.write("abr", "no switching: \(why)")
+            AppLog.write("abr", "no switching: \(why)")
             return nil
         }
-        FFmpegLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(ranged == nil ? "" : " (byte ranges named in the segment URLs)")\(playlist.isEnded ? "" : " (live: segments matched by media sequence number)")")
+        AppLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(ranged == nil ? "" : " (byte ranges named in the segment URLs)")\(playlist.isEnded ? "" : " (live: segments matched by media sequence number)")")
         return AdaptiveSwitcher(variants: master.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist,
                                 policy: policy, servesRanges: true, loader: loader)
     }
@@ -127,10 +127,10 @@ extension SourceOpener {
         guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = p.variants[anchor].uri,
               let playlist = p.mediaPlaylists[uri] else { return nil }
         if let why = playlist.switchRefusal {
-            FFmpegLog.write("abr", "no switching: the DASH representation \(why)")
+            AppLog.write("abr", "no switching: the DASH representation \(why)")
             return nil
         }
-        FFmpegLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(dash.manifest.isDynamic ? " (live: segments matched by media sequence number)" : "")")
+        AppLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(dash.manifest.isDynamic ? " (live: segments matched by media sequence number)" : "")")
         return AdaptiveSwitcher(variants: p.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist, policy: policy,
                                 localLoader: true, loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
     }

@@ -32,11 +32,11 @@ extension SourceOpener {
                 continue
             }
             guard let rep = track.representations.last(where: { !$0.segments.isEmpty && DASHDownloadPlanner.isWebVTT($0) }) else {
-                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: only WebVTT can be read (not TTML or stpp)")
+                AppLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: only WebVTT can be read (not TTML or stpp)")
                 continue
             }
             guard rep.segments.count <= maxTextSegments else {
-                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(rep.segments.count) files (more than \(maxTextSegments))")
+                AppLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(rep.segments.count) files (more than \(maxTextSegments))")
                 continue
             }
             var files: [[UInt8]] = []
@@ -52,21 +52,21 @@ extension SourceOpener {
                 files.append(bytes)
             }
             guard !files.isEmpty else {
-                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: its files cannot be read")
+                AppLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: its files cannot be read")
                 continue
             }
             let cues: [WebVTTJoin.Cue]
             do { cues = try WebVTTJoin.cues(files, offsets: rep.segments.map(\.periodStart)) } catch {
-                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(error.message)")
+                AppLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(error.message)")
                 continue
             }
             let first = rep.segments[0].resource.url
             do {
                 let id = try subtitles.addDocument(Array(WebVTTJoin.document(cues, shift: 0).utf8), name: first, path: first,
                                                    language: track.language)
-                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)): \(cues.count) cues from \(files.count) WebVTT file(s), subtitle track \(id + 1)")
+                AppLog.write("dash", "text adaptation set \(k + 1) (language \(language)): \(cues.count) cues from \(files.count) WebVTT file(s), subtitle track \(id + 1)")
             } catch {
-                FFmpegLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(error.description)")
+                AppLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: \(error.description)")
             }
         }
     }
@@ -83,11 +83,11 @@ extension SourceOpener {
                                 to subtitles: SubtitleStore, openOptions: [String: String], options: PlayerOptions, timeout: Double) {
         let name = "text adaptation set \(k + 1) (language \(language))"
         guard let initialization = rep.initialization else {
-            FFmpegLog.write("dash", "\(name) left out: its WebVTT in MP4 has no init section")
+            AppLog.write("dash", "\(name) left out: its WebVTT in MP4 has no init section")
             return
         }
         guard rep.segments.count <= maxTextSegments else {
-            FFmpegLog.write("dash", "\(name) left out: \(rep.segments.count) segments (more than \(maxTextSegments))")
+            AppLog.write("dash", "\(name) left out: \(rep.segments.count) segments (more than \(maxTextSegments))")
             return
         }
         var total = 0
@@ -98,28 +98,28 @@ extension SourceOpener {
             return bytes
         }
         guard let head = fetch(initialization) else {
-            FFmpegLog.write("dash", "\(name) left out: its init section cannot be read")
+            AppLog.write("dash", "\(name) left out: its init section cannot be read")
             return
         }
         var segments: [(bytes: [UInt8], start: Double)] = []
         for segment in rep.segments {
             guard let bytes = fetch(segment.resource) else {
-                FFmpegLog.write("dash", "\(name) left out: its segments cannot be read")
+                AppLog.write("dash", "\(name) left out: its segments cannot be read")
                 return
             }
             segments.append((bytes, segment.start))
         }
         let cues: [WebVTTJoin.Cue]
         do { cues = try WVTTReader.cues(initialization: head, segments: segments) } catch {
-            FFmpegLog.write("dash", "\(name) left out: \(error.message)")
+            AppLog.write("dash", "\(name) left out: \(error.message)")
             return
         }
         let first = rep.segments[0].resource.url
         do {
             let id = try subtitles.addDocument(Array(WebVTTJoin.document(cues, shift: 0).utf8), name: first, path: first, language: track.language)
-            FFmpegLog.write("dash", "\(name): \(cues.count) cues from \(segments.count) WebVTT in MP4 segment(s), subtitle track \(id + 1)")
+            AppLog.write("dash", "\(name): \(cues.count) cues from \(segments.count) WebVTT in MP4 segment(s), subtitle track \(id + 1)")
         } catch {
-            FFmpegLog.write("dash", "\(name) left out: \(error.description)")
+            AppLog.write("dash", "\(name) left out: \(error.description)")
         }
     }
 

@@ -69,7 +69,7 @@ enum SourceOpener {
                                                    timeout: options.openTimeout, limit: pageBudget),
                   looksLikeHTML(body) else { throw notMedia.error }
             let page = try YtdlRunner.resolve(url: url, settings: options.ytdl, interrupt: options.interrupt ?? InterruptToken())
-            FFmpegLog.write("ytdl", "the page names \(TextSanitizer.clean(page.url))\(page.audioURL.map { " + audio " + TextSanitizer.clean($0) } ?? "")")
+            AppLog.write("ytdl", "the page names \(TextSanitizer.clean(page.url))\(page.audioURL.map { " + audio " + TextSanitizer.clean($0) } ?? "")")
             var o = options
             o.page = page
             if let audio = page.audioURL { o.audioFiles.insert(audio, at: 0) }
@@ -113,7 +113,7 @@ enum SourceOpener {
             if !master.needsRenditions(master.variants[k]), let uri = master.variants[k].uri { openURL = uri }
             // Played through the master: the demuxer's open of it is served our copy.
             if openURL == url { prefetched.keep(url, bytes) }
-            FFmpegLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(openURL == url ? " through the master (separate audio renditions)" : "")")
+            AppLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(openURL == url ? " through the master (separate audio renditions)" : "")")
             if options.variantPreference == .auto, NetworkSettings.isNetwork(url) {
                 adaptive = Self.switcher(master: master, anchor: k, options: options, openOptions: openOptions,
                                          prefetched: prefetched)
@@ -135,7 +135,7 @@ enum SourceOpener {
             if !options.lavfDASH, ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
                 let source = try Self.dashSource(url: url, bytes: bytes, options: options, openOptions: openOptions)
                 if let why = Self.notForMPEGTS(source.manifest) {
-                    FFmpegLog.write("net", "DASH with \(why): libavformat's dash demuxer plays it (MPEG-TS, which our reader serves fMP4 segments as, cannot carry it)")
+                    AppLog.write("net", "DASH with \(why): libavformat's dash demuxer plays it (MPEG-TS, which our reader serves fMP4 segments as, cannot carry it)")
                 } else {
                     dash = source
                 }
@@ -144,7 +144,7 @@ enum SourceOpener {
                     openURL = p.masterURL
                     variants = p.variants
                     variant = p.chosen.map { p.variants[$0] }
-                    FFmpegLog.write("net", "DASH through our reader: \(p.variants.count) video representation(s)\(variant.map { "; playing \($0.summary)" } ?? ""), \(p.renditions.count) audio set(s)\(dash.manifest.isDynamic ? ", live" : "")")
+                    AppLog.write("net", "DASH through our reader: \(p.variants.count) video representation(s)\(variant.map { "; playing \($0.summary)" } ?? ""), \(p.renditions.count) audio set(s)\(dash.manifest.isDynamic ? ", live" : "")")
                     if options.variantPreference == .auto, let k = p.chosen {
                         adaptive = Self.switcher(dash: dash, anchor: k)
                     }
@@ -241,7 +241,7 @@ enum SourceOpener {
             let parent = options.timeshiftDirectory ?? NSTemporaryDirectory() + "aether-timeshift"
             TimeshiftBuffer.removeStale(in: parent)
             let disk = TimeshiftBuffer.diskLimit(asked: options.timeshiftDiskBytes, directory: parent)
-            FFmpegLog.write("live", "timeshift: \(options.timeshiftSeconds) s, \(memory >> 20) MiB in memory, at most \(disk >> 20) MiB on disk in \(TextSanitizer.clean(parent))")
+            AppLog.write("live", "timeshift: \(options.timeshiftSeconds) s, \(memory >> 20) MiB in memory, at most \(disk >> 20) MiB on disk in \(TextSanitizer.clean(parent))")
             timeshift = TimeshiftBuffer(settings: .init(
                 window: options.timeshiftSeconds, memoryLimit: memory,
                 directory: parent + "/timeshift-\(getpid())-\(OpenedSource.timeshiftSerial.add(1, ordering: .relaxed).newValue)",

@@ -94,7 +94,7 @@ final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded;
                 continue
             }
             if shownSerial != c.serial {
-                FFmpegLog.write("present", "first frame of serial \(c.serial) at \(String(format: "%.3f", frame.pts)) s (\(frame.hasPixels ? "\(frame.width)x\(frame.height)" : "no pixels"))")
+                AppLog.write("present", "first frame of serial \(c.serial) at \(String(format: "%.3f", frame.pts)) s (\(frame.hasPixels ? "\(frame.width)x\(frame.height)" : "no pixels"))")
                 _ = frames.pop(timeout: 0)
                 show(frame, c)
                 telemetry.presented(gap: nil)

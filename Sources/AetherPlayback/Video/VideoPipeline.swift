@@ -104,7 +104,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                     return
                 }
                 let first = !c.seek.firstFrameSeen && control.withLock { $0.seek.sawFirstFrame(serial: serial) }
-                if first { FFmpegLog.write("vd", "first frame of serial \(serial) decoded at \(String(format: "%.3f", pts)) s") }
+                if first { AppLog.write("vd", "first frame of serial \(serial) decoded at \(String(format: "%.3f", pts)) s") }
                 if let end = endTime, pts >= end { reachedEnd = true; return }
                 if clock.isArmed, !c.paused, c.stepRequests == 0, case let behind = clock.time - pts,
                    behind > policy.earlyDropSeconds, behind < Presenter.noSyncSeconds {
@@ -143,7 +143,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                 telemetry.decodeError()
                 failuresInARow += 1
                 lastError = (error as? FFmpegError)?.message ?? "\(error)"
-                FFmpegLog.write("vd", "decode error: \(error)")
+                AppLog.write("vd", "decode error: \(error)")
                 if case .end = item { reachedEnd = true }
             }
             framesEver += frames

@@ -103,7 +103,7 @@ extension AdaptiveSwitcher {
                 s.rungs[rung].fetchedAt = MonotonicClock.seconds()
                 if dates, !s.rungs[rung].byDate {
                     s.rungs[rung].byDate = true
-                    FFmpegLog.write("abr", "variant \(s.rungs[rung].index + 1): its media sequence numbers do not line up with the playing variant's; matched by EXT-X-PROGRAM-DATE-TIME")
+                    AppLog.write("abr", "variant \(s.rungs[rung].index + 1): its media sequence numbers do not line up with the playing variant's; matched by EXT-X-PROGRAM-DATE-TIME")
                 }
             }
         }
@@ -140,6 +140,6 @@ extension AdaptiveSwitcher {
             if s.current == rung { s.current = anchorRung }
             return s.rungs[rung].index
         }
-        FFmpegLog.write("abr", "variant \(index + 1) left out of switching: \(why)")
+        AppLog.write("abr", "variant \(index + 1) left out of switching: \(why)")
     }
 }

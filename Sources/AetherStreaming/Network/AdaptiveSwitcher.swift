@@ -298,7 +298,7 @@ package final class AdaptiveSwitcher: Sendable {
             s.current = rung
             s.lastSwitch = now
             s.measuredSinceSwitch = 0
-            FFmpegLog.write("abr", String(format: "segment at %.1f s%@: variant %d (%d b/s) -> %d (%d b/s): %@",
+            AppLog.write("abr", String(format: "segment at %.1f s%@: variant %d (%d b/s) -> %d (%d b/s): %@",
                                           position, isLive ? " (#\(segment.sequence))" : "", change.fromVariant, change.fromBandwidth,
                                           change.toVariant, change.toBandwidth, change.reason))
         }

@@ -346,7 +346,7 @@ package final class DASHSource: Sendable {
         guard due else { return }
         defer { state.withLock { $0.refreshing = false } }
         guard let bytes = refetch() else {
-            FFmpegLog.write("dash", "the live manifest could not be fetched again; keeping the last one")
+            AppLog.write("dash", "the live manifest could not be fetched again; keeping the last one")
             return
         }
         do {
@@ -361,9 +361,9 @@ package final class DASHSource: Sendable {
                 s.playlists = playlists
                 s.fetchedAt = now
             }
-            if !manifest.isDynamic { FFmpegLog.write("dash", "the live manifest became static (the presentation ended)") }
+            if !manifest.isDynamic { AppLog.write("dash", "the live manifest became static (the presentation ended)") }
         } catch {
-            FFmpegLog.write("dash", "the live manifest fetched again is refused (\(error.message)); keeping the last one")
+            AppLog.write("dash", "the live manifest fetched again is refused (\(error.message)); keeping the last one")
         }
     }
 }

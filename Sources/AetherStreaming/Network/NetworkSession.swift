@@ -36,7 +36,7 @@ package final class NetworkSession: @unchecked Sendable {  // `mainURL` is set b
     /// it: `EFBIG` for a budget): every blocking call of the source gives up at once, and the open
     /// or read fails with this reason.
     func refuse(_ reason: String, code: Int32) {
-        FFmpegLog.write("net", reason)
+        AppLog.write("net", reason)
         refusedReason.withLock { if $0 == nil { $0 = (reason, code) } }
         monitor.failed(reason)
         if failsSource { interrupt.fail() }
@@ -150,7 +150,7 @@ package final class NetworkSession: @unchecked Sendable {  // `mainURL` is set b
         let scheme = NetworkSettings.scheme(of: url) ?? "file"
         guard allowedSchemes.contains(scheme) else {
             let reason = "refused to open '\(TextSanitizer.clean(url))' from a network source (protocol '\(TextSanitizer.clean(scheme))' is not allowed)"
-            FFmpegLog.write("net", reason)
+            AppLog.write("net", reason)
             monitor.failed(reason)
             return aether_AVERROR(EPERM)
         }
@@ -292,7 +292,7 @@ package final class NetworkSession: @unchecked Sendable {  // `mainURL` is set b
             if let fetch {
                 let head = try initBytes(fetch.initialization)
                 do throws(FFmpegError) { data = try SegmentTransmuxer.transmux(head + data) } catch {
-                    FFmpegLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot rewrite the segment as MPEG-TS: \(error.message)")
+                    AppLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot rewrite the segment as MPEG-TS: \(error.message)")
                     throw error
                 }
             }

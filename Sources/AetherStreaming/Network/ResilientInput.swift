@@ -149,7 +149,7 @@ package final class ResilientInput {
             return nil
         }
         session.monitor.reconnecting(attempt: attempt, after: message)
-        FFmpegLog.write("net", "\(TextSanitizer.clean(url)): \(message) at byte \(base + position); retry \(attempt) of \(session.settings.retries)")
+        AppLog.write("net", "\(TextSanitizer.clean(url)): \(message) at byte \(base + position); retry \(attempt) of \(session.settings.retries)")
         return session.settings.backoff(attempt: attempt, unit: Double.random(in: 0...1))
     }
 

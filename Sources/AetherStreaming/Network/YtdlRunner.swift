@@ -43,7 +43,7 @@ package enum YtdlRunner {
         do { try process.run() } catch {
             throw PlayerError("cannot open '\(name)': \(settings.program) did not start (\(error.localizedDescription))")
         }
-        FFmpegLog.write("ytdl", "running \(program) \(process.arguments?.map { TextSanitizer.clean($0) }.joined(separator: " ") ?? "")")
+        AppLog.write("ytdl", "running \(program) \(process.arguments?.map { TextSanitizer.clean($0) }.joined(separator: " ") ?? "")")
         // Two readers, each with a budget; the deadline and the cancel token end the process.
         let output = Guarded<[UInt8]>([]), errors = Guarded<[UInt8]>([]), overBudget = Guarded(false)
         let group = DispatchGroup()

@@ -58,7 +58,7 @@ public final class ASSRenderer {
     }
 }
 
-/// libass's messages, into ``FFmpegLog``'s file as `[libass …]` lines: warnings and worse only
+/// libass's messages, into ``AppLog``'s file as `[libass …]` lines: warnings and worse only
 /// (libass levels 0–2; its info and debug chatter is dropped), each distinct line logged once
 /// (a malformed script repeats the same complaint for every event).
 public enum ASSLog {
@@ -83,7 +83,7 @@ public enum ASSLog {
         }
         guard fresh else { return }
         logged.add(1, ordering: .relaxed)
-        FFmpegLog.write("libass", text)
+        AppLog.write("libass", text)
     }
 }
 

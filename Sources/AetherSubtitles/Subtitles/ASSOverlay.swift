@@ -8,7 +8,7 @@ import Foundation
 public struct ASSOverlayImage: Sendable {
     public let x: Int, y: Int, width: Int, height: Int
     /// Per pixel of the box: premultiplied r, g, b (0…255) and coverage (0…1).
-    let pixels: [Float]
+    package let pixels: [Float]
 
     /// dst = dst × (1 − coverage) + colour, over the box, into an RGB24 picture.
     public func blend(into rgb: UnsafeMutableBufferPointer<UInt8>, width fw: Int, height fh: Int, stride: Int) {
@@ -176,7 +176,7 @@ public final class ASSOverlayRenderer {
             return false
         }
         made.disableReadOrderCheck()
-        FFmpegLog.write("libass", "drawing a \(source.header.isNative ? "script" : "converted") track, \(fontList.count) attached font(s)")
+        AppLog.write("libass", "drawing a \(source.header.isNative ? "script" : "converted") track, \(fontList.count) attached font(s)")
         made.configure(options, native: source.header.isNative)
         track = made
         size = (0, 0)
@@ -286,31 +286,5 @@ public final class ASSOverlayWorker: @unchecked Sendable {  // all mutable state
         finished = true
         condition.broadcast()
         condition.unlock()
-    }
-}
-
-/// The `ass` fuzz target's libass half (aether-fuzz): bytes are an ASS header, a NUL, then one
-/// event per line, each shown 0–10 s; drawn by ``ASSOverlayRenderer`` (no fontconfig: drawings
-/// and parsing, not font lookup) in two picture sizes at two moments. What is promised traps
-/// when broken: the overlay inside the picture, its coverage in 0…1.
-public enum ASSOverlayCheck {
-    public static func run(_ bytes: [UInt8]) {
-        let split = bytes.firstIndex(of: 0) ?? bytes.count
-        let header = ASSHeader(bytes: Array(bytes[..<split]), isNative: true)
-        let rest = split < bytes.count ? bytes[(split + 1)...] : []
-        let cues = rest.split(separator: UInt8(ascii: "\n")).prefix(64).enumerated().map { n, line in
-            SubtitleCue(start: 0, end: 10, content: .text(""), styled: nil,
-                        ass: ASSSource(header: header, event: String(decoding: line.prefix(ASSSource.maxEventBytes), as: UTF8.self)))
-        }
-        let renderer = ASSOverlayRenderer(fontconfig: false)
-        for (w, h, t) in [(160, 90, 1.0), (64, 480, 5.5)] {
-            renderer.update(cues: cues, atSeconds: t, width: w, height: h)
-            guard let o = renderer.overlay else { continue }
-            precondition(o.x >= 0 && o.y >= 0 && o.x + o.width <= w && o.y + o.height <= h, "overlay off the picture")
-            precondition(o.pixels.count == o.width * o.height * 4, "overlay size")
-            precondition(stride(from: 3, to: o.pixels.count, by: 4).allSatisfy { o.pixels[$0] >= 0 && o.pixels[$0] <= 1.0001 }, "coverage")
-            var picture = [UInt8](repeating: 128, count: w * h * 3)
-            o.blend(into: &picture, width: w, height: h)
-        }
     }
 }

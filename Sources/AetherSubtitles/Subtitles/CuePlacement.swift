@@ -88,23 +88,9 @@ public struct CuePlacement: Sendable, Equatable {
     }
 
     /// The ASS override that puts a cue there in a play area of `resX`×`resY`.
-    func assOverride(resX: Int, resY: Int) -> String {
+    package func assOverride(resX: Int, resY: Int) -> String {
         guard let position else { return "{\\an\(alignment)}" }
         let x = Int((position.x * Double(resX)).rounded()), y = Int((position.y * Double(resY)).rounded())
         return "{\\an\(alignment)\\pos(\(x),\(y))}"
-    }
-}
-
-/// The `subtitle` fuzz target's WebVTT half (aether-fuzz): the bytes as a cue's settings. What
-/// is promised traps when broken: an anchor of the numpad, a point inside the picture.
-public enum CuePlacementCheck {
-    public static func run(_ bytes: [UInt8]) {
-        guard let p = CuePlacement.webVTT(String(decoding: bytes.prefix(4096), as: UTF8.self)) else { return }
-        precondition((1...9).contains(p.alignment), "anchor \(p.alignment)")
-        if let point = p.position {
-            precondition((0...1).contains(point.x) && (0...1).contains(point.y), "point \(point)")
-            let tags = p.assOverride(resX: 1280, resY: 720)
-            precondition(tags.hasPrefix("{\\an") && tags.hasSuffix(")}") && tags.utf8.count < 40, tags)
-        }
     }
 }

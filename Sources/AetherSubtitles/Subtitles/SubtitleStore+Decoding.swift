@@ -9,18 +9,18 @@ import Synchronization
 extension SubtitleStore {
     /// `avcodec_decode_subtitle2` with AetherEngine's timing rules: start = pts + start_display_time;
     /// end from end_display_time, else the packet duration, else 5 s.
-    static func decode(_ packet: Packet, decoder: CodecContext, stream: UnsafeMutablePointer<AVStream>,
+    package static func decode(_ packet: Packet, decoder: CodecContext, stream: UnsafeMutablePointer<AVStream>,
                        timeline: Timeline, width: Int, height: Int, origin: Double? = nil) -> [SubtitleCue] {
         decode(packet, decoder: decoder, timeBase: stream.pointee.time_base, timeline: timeline,
                width: width, height: height, origin: origin)
     }
 
-    static func decode(_ packet: Packet, decoder: CodecContext, timeBase tb: AVRational,
+    package static func decode(_ packet: Packet, decoder: CodecContext, timeBase tb: AVRational,
                        timeline: Timeline, width: Int, height: Int, origin: Double? = nil) -> [SubtitleCue] {
         if decoder.pointer.pointee.codec_id == AV_CODEC_ID_HDMV_PGS_SUBTITLE, let data = packet.pointer.pointee.data,
            PGSObjects.largestSide(UnsafeBufferPointer(start: data, count: Int(max(0, packet.pointer.pointee.size)))) > maxBitmapSide {
             // libavcodec would allocate the whole canvas (twice) before we could refuse it.
-            FFmpegLog.write("sub", "a PGS object larger than \(maxBitmapSide) pixels a side is left out")
+            AppLog.write("sub", "a PGS object larger than \(maxBitmapSide) pixels a side is left out")
             return []
         }
         var sub = AVSubtitle()

@@ -75,7 +75,7 @@ extension TUIApp {
                 // Stopped from outside (SIGSTOP) under a job-control shell, which took the
                 // terminal, then continued; or the terminal was touched from the background: the
                 // terminal is given back until `fg`.
-                FFmpegLog.write("tui", "in the background: giving the terminal back")
+                AppLog.write("tui", "in the background: giving the terminal back")
                 suspend(stopping: false)
             }
         }
@@ -89,7 +89,7 @@ extension TUIApp {
         }
         if events.continued {
             // Stopped by someone else (SIGSTOP) and continued: the terminal may show anything.
-            FFmpegLog.write("tui", "continued: repainting everything")
+            AppLog.write("tui", "continued: repainting everything")
             relayout()
         }
         return false
@@ -99,7 +99,7 @@ extension TUIApp {
     /// terminal goes back to the shell's modes and main screen, then the process stops (as mpv
     /// does, with SIGSTOP). It carries on here when continued.
     private func suspend(stopping: Bool) {
-        FFmpegLog.write("tui", "suspending (job control)")
+        AppLog.write("tui", "suspending (job control)")
         let playing = !player.isPaused
         if playing { player.pause() }
         suspendedPlaying = playing
@@ -116,7 +116,7 @@ extension TUIApp {
     private func resume() {
         let playing = suspendedPlaying ?? false
         suspendedPlaying = nil
-        FFmpegLog.write("tui", "resumed (job control)")
+        AppLog.write("tui", "resumed (job control)")
         terminal.resumeScreen()
         terminal.withScreen { armScreenModes() }
         output.release()

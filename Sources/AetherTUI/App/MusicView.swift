@@ -26,7 +26,7 @@ final class MusicView {
         self.cover = cover.map { VideoOutput.StillPicture(width: $0.width, height: $0.height, pixels: $0.pixels) }
         coverStamp = stamp
         do { analyzer = try SpectrumAnalyzer(size: 2048) } catch {
-            FFmpegLog.write("tui", "no spectrum (\(error)); level meter instead")
+            AppLog.write("tui", "no spectrum (\(error)); level meter instead")
             analyzer = nil
         }
     }

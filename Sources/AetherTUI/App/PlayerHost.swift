@@ -14,7 +14,7 @@ extension TUIApp: PlayerHost {
             // The user's bindings decide what quits (q, Q and Ctrl-C by default).
             let key: Key = byte == 0x03 ? .control("c") : .character(Character(UnicodeScalar(byte)))
             if let command = bindings.command(for: key), command.leavesThePlayer {
-                FFmpegLog.write("tui", "\(command) while a source opens: cancelling the open")
+                AppLog.write("tui", "\(command) while a source opens: cancelling the open")
                 hub.submit(command)
             }
         }

@@ -16,7 +16,7 @@ struct ScrubState: Equatable {
 }
 
 /// Thumbnails for scrub mode, fetched off the UI thread: cut from the sheets of the source's
-/// thumbnail track when its manifest publishes one (``SpriteThumbnails``: an HTTP(S) DASH or HLS
+/// thumbnail track when its manifest publishes one (``SpriteSheetStills``: an HTTP(S) DASH or HLS
 /// source), else (and for any sheet that cannot be had) decoded by a ``FrameExtractor`` (its
 /// own demuxer and decoder). Playback is never touched.
 ///
@@ -29,7 +29,7 @@ struct ScrubState: Equatable {
 final class PreviewFetcher: Sendable {
     let extractor: FrameExtractor
     /// The manifest's thumbnail track, for a source that may have one.
-    let sprites: SpriteThumbnails?
+    let sprites: SpriteSheetStills?
     private struct State {
         var wanted: Double?
         var delivered: (time: Double, image: StillImage)?
@@ -53,7 +53,7 @@ final class PreviewFetcher: Sendable {
     init(url: String, network: NetworkSettings, width: Int = 320, delivered: @escaping @Sendable () -> Void = {}) {
         self.delivered = delivered
         extractor = FrameExtractor(url: url, network: network)
-        sprites = SpriteThumbnails.isCandidate(url) ? SpriteThumbnails(url: url, network: network, preferredWidth: width) : nil
+        sprites = SpriteSheetStills.isCandidate(url) ? SpriteSheetStills(url: url, network: network, preferredWidth: width) : nil
         self.width = width
         let t = Task.detached(priority: .utility) { [self] in await work() }
         task.withLock { $0 = t }

@@ -107,10 +107,10 @@ public final class TUIApp {
             }
             return controller.exitCode()
         }
-        FFmpegLog.write("tui", "media open")
+        AppLog.write("tui", "media open")
         let report = probe.wait()
         capabilities = report.capabilities
-        FFmpegLog.write("tui", "terminal probed in \(Int(capabilities.probeMilliseconds)) ms (answered: \(capabilities.answered), version: \(capabilities.terminalVersion ?? "-"))")
+        AppLog.write("tui", "terminal probed in \(Int(capabilities.probeMilliseconds)) ms (answered: \(capabilities.answered), version: \(capabilities.terminalVersion ?? "-"))")
         driver = VideoDrivers.make(options.videoOutput, capabilities: capabilities, options: options.drivers) ?? NullDriver()
 
         if let path = options.statsFile {
@@ -150,7 +150,7 @@ public final class TUIApp {
         output.start()
         screenUp = true
         attachItem()
-        FFmpegLog.write("tui", "screen up, video output \(driver.name)" + (driver.logDetail.map { " (\($0))" } ?? ""))
+        AppLog.write("tui", "screen up, video output \(driver.name)" + (driver.logDetail.map { " (\($0))" } ?? ""))
         for warning in services.start(options.remote) { osd("⚠ " + warning, seconds: 5) }
         showStartupWarnings()
         defer { services.stop() }
@@ -213,7 +213,7 @@ public final class TUIApp {
                 // give it back (see MemoryPolicy).
                 MemoryPolicy.trim()
                 let took = MonotonicClock.seconds() - now
-                if took > 0.005 { FFmpegLog.write("tui", String(format: "malloc_trim took %.1f ms", took * 1000)) }
+                if took > 0.005 { AppLog.write("tui", String(format: "malloc_trim took %.1f ms", took * 1000)) }
                 lastTrim = now
             }
             if now >= telemetry.nextDue {

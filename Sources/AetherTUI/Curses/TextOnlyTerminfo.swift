@@ -56,11 +56,11 @@ enum TextOnlyTerminfo {
     /// directory (the caller removes it after `newterm`), or nil with the reason logged.
     static func prepare(term: String, parent: String = NSTemporaryDirectory()) -> String? {
         guard let name = safeName(term) else {
-            FFmpegLog.write("tui", "terminfo: TERM unusable as a name, ncurses keeps its own entry")
+            AppLog.write("tui", "terminfo: TERM unusable as a name, ncurses keeps its own entry")
             return nil
         }
         guard let source = run("/usr/bin/infocmp", ["-1", "-x", name], input: nil), let filtered = filter(source) else {
-            FFmpegLog.write("tui", "terminfo: no entry for the terminal from infocmp; ncurses may erase picture cells")
+            AppLog.write("tui", "terminfo: no entry for the terminal from infocmp; ncurses may erase picture cells")
             return nil
         }
         var template = Array((parent.hasSuffix("/") ? parent : parent + "/").utf8CString.dropLast()) + Array("aether-terminfo-XXXXXX".utf8CString)
@@ -68,7 +68,7 @@ enum TextOnlyTerminfo {
         let directory = String(cString: made)
         guard run("/usr/bin/tic", ["-x", "-o", directory, "-"], input: filtered) != nil else {
             remove(directory)
-            FFmpegLog.write("tui", "terminfo: tic failed; ncurses may erase picture cells")
+            AppLog.write("tui", "terminfo: tic failed; ncurses may erase picture cells")
             return nil
         }
         return directory

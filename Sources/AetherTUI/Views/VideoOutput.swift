@@ -362,7 +362,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
             rendered = (try? PixelImage(width: frame.width, height: frame.height, format: .rgb24, pixels: scratch)).flatMap(render)
         }
         guard let report = rendered else { return }
-        if let note = report.note { FFmpegLog.write("vo", note) }
+        if let note = report.note { AppLog.write("vo", note) }
         if report.unchanged || buffer.count == body {
             if !isRepaint { player.report(FrameReport(frame: presented.id, outcome: .displayed(latency: nil))) }
             return
@@ -392,7 +392,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
         let writeSeconds = ticket.acceptedTime - writeStart
         let superseded = state.withLock { () -> Int in
             if totals.framesPainted == 0 {
-                FFmpegLog.write("vo", "first picture: \(report.bytes) bytes, encoded in \(Int(renderSeconds * 1000)) ms, written in \(Int(writeSeconds * 1000)) ms")
+                AppLog.write("vo", "first picture: \(report.bytes) bytes, encoded in \(Int(renderSeconds * 1000)) ms, written in \(Int(writeSeconds * 1000)) ms")
             }
             totals.framesPainted += 1
             totals.renderSeconds += renderSeconds
@@ -412,7 +412,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
         if let change, let colors = change.colors { driver.paletteColors = colors }
         if let change { driver.tolerance = change.tolerance }
         let text = g.describe(driverName: driver.name, fps: 1 / max(0.001, interval))
-        if change != nil { FFmpegLog.write("vo", "governor: \(text)") }
+        if change != nil { AppLog.write("vo", "governor: \(text)") }
         governor = g
         state.withLock {
             if let change { governorChange = change; onGovernorChange?() }

@@ -1,4 +1,4 @@
-import AetherTestSupport
+import AetherLoopback
 import ArgumentParser
 import Foundation
 

@@ -4,15 +4,24 @@ import Foundation
 /// directory, with the suite's fault proxy (`Tests/Scripts/fault_proxy.py`) in front of it:
 /// tests fetch through ``url(_:)`` (the proxy), replace the proxy's fault rules at run time and
 /// read which requests it saw. Both processes end with ``stop()`` (or when this is released).
+/// The loopback server harness the suite (through AetherTestSupport) and `aether-bench network`
+/// share; it is in no shipped product.
 public final class LoopbackHTTP: @unchecked Sendable {  // used from one test at a time
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// The proxy's port (what the player is given), and the server's behind it.
     public let port: Int
     public let serverPort: Int
     private var processes: [(Process, Pipe)] = []
+
+    /// The repository's `Tests/Scripts`, where the server and the proxy live (three levels above
+    /// this file).
+    public static let scripts: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/Scripts")
 
     /// Serves `root`; `rules` is the proxy's initial rule list (JSON).
     public init(root: String, rules: String = "[]") throws {
@@ -42,8 +51,8 @@ public final class LoopbackHTTP: @unchecked Sendable {  // used from one test at
             return port
         }
         do {
-            serverPort = try launch([TestEnvironment.scripts.appendingPathComponent("range_http.py").path, root, dir + "/server.jsonl"])
-            port = try launch([TestEnvironment.scripts.appendingPathComponent("fault_proxy.py").path, String(serverPort),
+            serverPort = try launch([Self.scripts.appendingPathComponent("range_http.py").path, root, dir + "/server.jsonl"])
+            port = try launch([Self.scripts.appendingPathComponent("fault_proxy.py").path, String(serverPort),
                                dir + "/proxy.jsonl", rulesFile])
         } catch {
             Self.end(started)

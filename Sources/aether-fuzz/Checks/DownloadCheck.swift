@@ -1,6 +1,8 @@
+import AetherBase
 import AetherMedia
 import AetherStreaming
 import AetherSubtitles
+import AetherDownload
 import Foundation
 
 /// The download's readers of outside text run over arbitrary bytes (the `download` fuzz target
@@ -12,7 +14,7 @@ import Foundation
 /// - 3: the DASH planner, the input as the manifest (and as every `SegmentBase` index read),
 ///   for each variant choice and rendition list.
 /// Each checks what the reader promises; a broken promise traps (a crash to the fuzzer).
-public enum DownloadCheck {
+enum DownloadCheck {
     static let plan: DownloadPlan = {
         var video = DownloadTrack(kind: .video, bitrate: 1, segments: (0..<4).map { DownloadSegment(uri: "http://h/v\($0).ts", duration: 2, sequence: $0) })
         video.initSection = "http://h/init.mp4"
@@ -21,7 +23,7 @@ public enum DownloadCheck {
     }()
 
     @discardableResult
-    public static func run(_ bytes: [UInt8]) -> Int {
+    static func run(_ bytes: [UInt8]) -> Int {
         guard let selector = bytes.first else { return 0 }
         let input = Array(bytes.dropFirst())
         switch selector % 4 {

@@ -3,9 +3,11 @@ import CFFmpeg
 import Foundation
 import Synchronization
 
-/// Routes libav* diagnostics: never to the terminal (it belongs to the picture), to a log file when
-/// one is given, each line prefixed with its component (`[matroska]`, `[h264]`) like mpv's `[ao/alsa]`.
-public enum FFmpegLog {
+/// The app's log (`--log-file`): every layer's own lines (``write(_:_:)``) and libav*'s
+/// diagnostics, routed here by CFFmpeg's callback. Never the terminal (it belongs to the picture);
+/// a log file when one is given, each line prefixed with its component (`[tui …]`, `[matroska]`,
+/// `[h264]`) like mpv's `[ao/alsa]`.
+public enum AppLog {
     /// The log file's `FILE*`, only touched under `sink`'s lock.
     private struct LogFile { let handle: UnsafeMutablePointer<FILE> }
     private static let sink = Guarded<LogFile?>(nil)
@@ -68,5 +70,5 @@ public enum FFmpegLog {
 }
 
 private let logSink: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void = { _, line in
-    if let line { FFmpegLog.emit(line) }
+    if let line { AppLog.emit(line) }
 }

@@ -1,12 +1,14 @@
+import AetherBase
 import AetherMedia
 import AetherStreaming
 import CFFmpeg
 import Foundation
 
-/// Thumbnails cut from the sheets of an adaptive stream's thumbnail track (a DASH-IF image
-/// adaptation set, an HLS `#EXT-X-IMAGE-STREAM-INF`): a scrub preview without decoding any
-/// video. Each sheet is fetched once, with the source's network settings (its headers on every
-/// request), decoded by libavcodec (JPEG, PNG, WebP) and kept, as RGB, in a bounded LRU cache.
+/// Stills cut from the sprite sheets of an adaptive stream's thumbnail track (``SpriteTrack``,
+/// what the manifest describes: a DASH-IF image adaptation set, an HLS
+/// `#EXT-X-IMAGE-STREAM-INF`): a scrub preview without decoding any video. Each sheet is
+/// fetched once, with the source's network settings (its headers on every request), decoded by
+/// libavcodec (JPEG, PNG, WebP) and kept, as RGB, in a bounded LRU cache.
 ///
 /// The manifest is read on the first request (or ``track()``). Fetching and decoding run on one
 /// dedicated thread (``ExtractionThread``), never on Swift's cooperative pool or the caller's.
@@ -14,7 +16,7 @@ import Foundation
 /// another sheet stops at its next read, and every superseded call returns nil (a sheet that
 /// arrived still goes into the cache). A sheet that cannot be fetched or decoded gives nil (the
 /// caller falls back to decoding video) and is not asked for again for ``retryAfter`` seconds.
-public actor SpriteThumbnails {
+public actor SpriteSheetStills {
     public nonisolated let url: String
     private let preferredWidth: Int
     private let thread: ExtractionThread<SpriteFetchContext>
@@ -27,7 +29,7 @@ public actor SpriteThumbnails {
     private var fetches: [String: (task: Task<DecodedSheet?, Never>, token: InterruptToken)] = [:]
     /// Sheets that failed, and when (monotonic seconds).
     private var failed: [String: Double] = [:]
-    private var counters = SpriteThumbnailStatistics()
+    private var counters = SpriteSheetStillsStatistics()
     private var isShutDown = false
 
     /// Seconds a failed sheet is left alone before it is tried again.
@@ -114,7 +116,7 @@ public actor SpriteThumbnails {
         return cache.contains(tile.sheet.url)
     }
 
-    public var statistics: SpriteThumbnailStatistics {
+    public var statistics: SpriteSheetStillsStatistics {
         var s = counters
         s.cachedSheets = cache.count
         s.cacheBytes = cache.bytes
@@ -163,7 +165,7 @@ public actor SpriteThumbnails {
             case .failed(let reason):
                 self.counters.failures += 1
                 self.failed[url] = MonotonicClock.seconds()
-                FFmpegLog.write("thumbs", "\(TextSanitizer.clean(url)): \(reason)")
+                AppLog.write("thumbs", "\(TextSanitizer.clean(url)): \(reason)")
                 return nil
             case .cancelled:
                 return nil
@@ -246,8 +248,8 @@ private extension Double {
     func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
 }
 
-/// Counters of a ``SpriteThumbnails``, for tests and the benchmark.
-public struct SpriteThumbnailStatistics: Sendable, Equatable {
+/// Counters of a ``SpriteSheetStills``, for tests and the benchmark.
+public struct SpriteSheetStillsStatistics: Sendable, Equatable {
     /// The manifest publishes a usable track (false before it was read).
     public var hasTrack = false
     /// Thumbnail requests received.
@@ -357,7 +359,7 @@ final class SpriteFetchContext: ThreadConfinedContext {
                   SpriteTrack.allowed(stream.uri, base: url) {
             track = fetch(stream.uri).flatMap { HLSThumbnails.track(inPlaylist: $0, base: stream.uri, stream: stream) }
         }
-        FFmpegLog.write("thumbs", track?.summary ?? "no thumbnail track in \(TextSanitizer.clean(url))")
+        AppLog.write("thumbs", track?.summary ?? "no thumbnail track in \(TextSanitizer.clean(url))")
         return track
     }
 
@@ -365,7 +367,7 @@ final class SpriteFetchContext: ThreadConfinedContext {
     func fetchSheet(_ url: String, interrupt: InterruptToken) -> SheetOutcome {
         guard let options, !interrupt.isCancelled else { return .cancelled }
         guard let bytes = SmallFetch.nonEmptyBytes(url, options: options, settings: network, interrupt: interrupt,
-                                                   timeout: Self.fetchTimeout, limit: SpriteThumbnails.maxSheetBytes) else {
+                                                   timeout: Self.fetchTimeout, limit: SpriteSheetStills.maxSheetBytes) else {
             return interrupt.isCancelled ? .cancelled : .failed("cannot fetch the thumbnail sheet")
         }
         do {

@@ -9,7 +9,7 @@ import Testing
 /// fixtures' DASH-IF thumbnail set (`dash-thumbs`, 40 s, two full 5×2 sheets of 160×90
 /// thumbnails, 2 s each) and HLS image playlist (`hls-thumbs`, 30 s, the second sheet half
 /// full), and hand-written edge cases and hostile values.
-@Suite struct ThumbnailSpriteParsingTests {
+@Suite struct ManifestThumbnailsTests {
     static let host = "http://media.example/"
 
     static func text(_ fixture: String) throws -> String {
@@ -412,8 +412,8 @@ import Testing
         // 4×2 → 2×1: each output pixel is the mean of a 2×2 block.
         let src: [UInt8] = [0, 0, 0, 100, 100, 100, 200, 0, 0, 200, 0, 0,
                             0, 0, 0, 100, 100, 100, 0, 0, 200, 0, 0, 200]
-        #expect(SpriteThumbnails.boxScale(src, width: 4, height: 2, to: 2, 1) == [50, 50, 50, 100, 0, 100])
+        #expect(SpriteSheetStills.boxScale(src, width: 4, height: 2, to: 2, 1) == [50, 50, 50, 100, 0, 100])
         let flat = [UInt8](repeating: 77, count: 160 * 90 * 3)
-        #expect(SpriteThumbnails.boxScale(flat, width: 160, height: 90, to: 100, 56).allSatisfy { $0 == 77 })
+        #expect(SpriteSheetStills.boxScale(flat, width: 160, height: 90, to: 100, 56).allSatisfy { $0 == 77 })
     }
 }

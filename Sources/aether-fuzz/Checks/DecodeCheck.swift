@@ -1,22 +1,24 @@
 import AetherBase
 import AetherMedia
+import AetherSubtitles
 import CFFmpeg
+import Foundation
 
 /// Runs bytes through the playback path's own pieces, bounded, for fuzzing and robustness
 /// checks: the demuxer (from memory), the probe, the video decoder with its filters and scaler,
 /// the audio decoder with its resampler, and the subtitle decoders with the bitmap walk.
-public enum DecodeCheck {
-    public struct Outcome: Sendable {
-        public var packets = 0
-        public var videoFrames = 0
-        public var audioChunks = 0
-        public var cues = 0
-        public var errors = 0
+enum DecodeCheck {
+    struct Outcome: Sendable {
+        var packets = 0
+        var videoFrames = 0
+        var audioChunks = 0
+        var cues = 0
+        var errors = 0
     }
 
     /// Demuxes `bytes` from memory, probes them and decodes up to `maxPackets` packets of every
     /// stream. Returns nil when the bytes do not open as media.
-    public static func media(_ bytes: [UInt8], maxPackets: Int = 200) -> Outcome? {
+    static func media(_ bytes: [UInt8], maxPackets: Int = 200) -> Outcome? {
         guard let format = try? FormatContext(bytes: bytes, timeout: 5),
               let info = try? MediaProbe.probe(format) else { return nil }
         var out = Outcome()
@@ -66,12 +68,12 @@ public enum DecodeCheck {
     }
 
     /// Subtitle codecs `subtitle(_:)` picks from with its first byte.
-    public static let subtitleCodecs = ["subrip", "ass", "webvtt", "mov_text", "hdmv_pgs_subtitle",
+    static let subtitleCodecs = ["subrip", "ass", "webvtt", "mov_text", "hdmv_pgs_subtitle",
                                         "dvd_subtitle", "dvb_subtitle", "text", "ssa", "microdvd"]
 
     /// Decodes one subtitle packet: the first byte picks the codec (`subtitleCodecs`), the rest
     /// is the payload. Returns the cues produced.
-    public static func subtitle(_ bytes: [UInt8]) -> [SubtitleCue] {
+    static func subtitle(_ bytes: [UInt8]) -> [SubtitleCue] {
         guard let first = bytes.first else { return [] }
         let name = subtitleCodecs[Int(first) % subtitleCodecs.count]
         guard let descriptor = avcodec_descriptor_get_by_name(name), let par = avcodec_parameters_alloc() else { return [] }

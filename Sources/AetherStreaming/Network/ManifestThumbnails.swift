@@ -2,6 +2,10 @@ import AetherBase
 import AetherMedia
 import Foundation
 
+// What a manifest says of its thumbnails (read by `DASHThumbnails` and `HLSThumbnails`): the
+// sheets, their layout and times; no bytes. AetherStills' `SpriteSheetStills` fetches the sheets
+// and cuts them into stills.
+
 /// One image of a thumbnail track: a sheet (sprite) of `columns` × `rows` thumbnails laid out
 /// row-major, each standing for ``tileDuration`` seconds from ``start``.
 public struct SpriteSheet: Sendable, Equatable {
