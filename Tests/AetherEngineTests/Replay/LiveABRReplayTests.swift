@@ -13,13 +13,14 @@ import Testing
     /// live run logged 1.1 s buffered at that first decision (the probe's 2 s segment, 0.9 s played).
     static let startLag = 0.9
 
-    static func run(_ link: ABRReplay.Link, policy: AdaptivePolicy = AdaptivePolicy(), offsets: [Int] = [],
-                    until: Double = 40) throws -> (ABRReplay, ReplayLadder, ReplayLiveStream) {
-        let stream = try ReplayLiveStream("hls-abr", phase: phase, offsets: offsets)
+    static func run(_ link: ABRReplay.Link, _ dir: String = "hls-abr", language: String? = nil, policy: AdaptivePolicy = AdaptivePolicy(),
+                    offsets: [Int] = [], until: Double = 40) throws -> (ABRReplay, ReplayLadder, ReplayLiveStream) {
+        let stream = try ReplayLiveStream(dir, phase: phase, offsets: offsets, language: language)
         let ladder = try stream.ladder(policy: policy)
         let r = ladder.replay(link)
         let url = stream.playlistURL(ladder.anchor)
-        try r.playLive(anchor: url, first: ladder.anchorPlaylist, reload: { stream.text(ladder.anchor, at: $0) }, startLag: startLag, until: until)
+        try r.playLive(anchor: url, first: ladder.anchorPlaylist, reload: { stream.text(ladder.anchor, at: $0) }, beside: stream.beside,
+                        startLag: startLag, until: until)
         return (r, ladder, stream)
     }
 
@@ -39,6 +40,21 @@ import Testing
             let closest = zip(times.dropFirst(), times).map { $0 - $1 }.min() ?? .infinity
             #expect(!times.isEmpty && closest >= 1.9, "v\(v) read at \(times)")
         }
+        let ups = r.switcher.status.switches.prefix { $0.toBandwidth > $0.fromBandwidth }.map(\.toVariant)
+        #expect(ups == [2, 3], "the start: \(r.moves); \(r.trace)")
+    }
+
+    /// Live HLS with separate audio renditions (`hls-renditions-abr`, `--alang=fra`, 10/22/36 s as
+    /// its e2e run had it): the demuxer fetches the French segment in series with the video's; the
+    /// video switches down and back up as above, the start still in two steps, and the switcher
+    /// never plans a rendition segment (each French one once, in order).
+    @Test func aLiveMasterWithRenditionsSwitchesVideoWhileTheRenditionPlaysOn() throws {
+        let (r, ladder, _) = try Self.run(.throttled(slow: 10, fast: 22), "hls-renditions-abr", language: "fra", until: 36)
+        ABRReplayTests.expectRidesTheThrottle(r, ladder, slow: 10, fast: 22, switches: 2...5)
+        let audio = r.fetches.filter { $0.rung == nil }.map(\.url)
+        let numbers = audio.compactMap { $0.contains("/Francais/seg") ? Int($0.suffix(6).prefix(3)) : nil }
+        #expect(r.plannedBeside.isEmpty && numbers.count == audio.count && numbers.count >= 12
+                && numbers == Array((numbers.first ?? 0)..<((numbers.first ?? 0) + numbers.count)), "\(audio)")
         let ups = r.switcher.status.switches.prefix { $0.toBandwidth > $0.fromBandwidth }.map(\.toVariant)
         #expect(ups == [2, 3], "the start: \(r.moves); \(r.trace)")
     }

@@ -17,9 +17,11 @@ final class ReplayLiveStream: @unchecked Sendable {  // read from the test's one
     let segments: [[(uri: String, duration: Double)]]
     let offsets: [Int]
     let phase: Double
+    /// The segments of the audio rendition played beside the video (`language`), by number.
+    let audio: [String]
     private(set) var reads: [(url: String, at: Double)] = []
 
-    init(_ dir: String, phase: Double, offsets: [Int] = []) throws {
+    init(_ dir: String, phase: Double, offsets: [Int] = [], language: String? = nil) throws {
         self.dir = dir
         self.phase = phase
         let masterURL = ReplayLadder.base + dir + "/master.m3u8"
@@ -32,7 +34,17 @@ final class ReplayLiveStream: @unchecked Sendable {  // read from the test's one
             return try HLSMediaPlaylist.parse(t, base: uri).segments.map { ($0.uri, $0.duration) }
         }
         self.offsets = offsets
+        if let language {
+            guard let r = master.renditions.first(where: { $0.type == "AUDIO" && $0.language == language }), let uri = r.uri,
+                  let t = ReplayLadder.text(uri) else { throw ReplayLadder.Missing(what: "rendition \(language)") }
+            audio = try HLSMediaPlaylist.parse(t, base: uri).segments.map(\.uri)
+        } else {
+            audio = []
+        }
     }
+
+    /// What the demuxer fetches beside the anchor's segment `sequence`: the rendition's.
+    func beside(_ sequence: Int) -> [String] { audio.indices.contains(sequence) ? [audio[sequence]] : [] }
 
     /// Where the live playlists are served.
     static let live = ReplayLadder.base + "live/"
@@ -78,16 +90,17 @@ final class ReplayLiveStream: @unchecked Sendable {  // read from the test's one
 
 extension ABRReplay {
     /// Plays a live anchor (`url`, its first copy the switcher's) as libavformat's hls demuxer
-    /// does: from `behind` segments before the newest (its `live_start_index`, -3), each next media sequence number once a
+    /// does: from the third segment before the newest (its `live_start_index`), each next media sequence number once a
     /// copy lists it; the playlist read again (`reload`, handed to the switcher as
     /// `NetworkSession` does) a segment duration after the last read, half the target duration
     /// after a read that brought nothing new. The first `probe` segments before the session
     /// starts; the playhead then runs `startLag` seconds before the next segment is asked for.
-    func playLive(anchor url: String, first copy: HLSMediaPlaylist, reload: (Double) -> String, probe: Int = 1, startLag: Double = 0,
-                  behind: Int = 3, until: Double) throws {
+    /// `beside`: what the demuxer fetches with each number (an audio rendition's segment).
+    func playLive(anchor url: String, first copy: HLSMediaPlaylist, reload: (Double) -> String, beside: (Int) -> [String] = { _ in [] },
+                  probe: Int = 1, startLag: Double = 0, until: Double) throws {
         var copy = copy
         var lastRead = 0.0, interval = copy.segments.last?.duration ?? 2
-        var next = copy.segments[max(0, copy.segments.count - behind)].sequence
+        var next = copy.segments[max(0, copy.segments.count - 3)].sequence
         var demuxed = 0
         while now < until {
             if let k = copy.index(sequence: next) {
@@ -95,7 +108,7 @@ extension ABRReplay {
                     start()
                     pass(startLag)
                 }
-                demux(Place(anchor: copy.segments[k].uri, duration: copy.segments[k].duration))
+                demux(Place(anchor: copy.segments[k].uri, duration: copy.segments[k].duration, beside: beside(next)))
                 demuxed += 1
                 next += 1
                 continue
