@@ -435,10 +435,10 @@ import Testing
     }
 
     /// A live ladder v0 (anchor, 600k), v1, v2; the server's v1/v2 documents from `server`.
-    static func liveSwitcher(anchorText: String, server: LiveServer) throws -> AdaptiveSwitcher {
+    static func liveSwitcher(anchorText: String, server: LiveServer, clock: TimeSource = .monotonic) throws -> AdaptiveSwitcher {
         let variants = (0..<3).map { StreamVariant(uri: Self.host + "v\($0)/index.m3u8", bandwidth: Int(rates[$0])) }
         let anchor = try HLSMediaPlaylist.parse(anchorText, base: variants[0].uri ?? "")
-        return AdaptiveSwitcher(variants: variants, ladder: [0, 1, 2], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) {
+        return AdaptiveSwitcher(variants: variants, ladder: [0, 1, 2], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(), clock: clock) {
             server.read($0)
         }
     }
@@ -465,7 +465,8 @@ import Testing
 
     @Test func liveSegmentsAreMatchedBySequenceNumberAndOtherVariantsReadAtTheirTargetDuration() throws {
         let server = LiveServer()
-        let s = try Self.liveSwitcher(anchorText: Self.livePlaylist(0, sequence: 10, count: 4), server: server)
+        let time = ManualTimeSource()
+        let s = try Self.liveSwitcher(anchorText: Self.livePlaylist(0, sequence: 10, count: 4), server: server, clock: time.source)
         #expect(s.isLive)
         // v2's window lags the anchor's by one segment and has a different origin for its
         // starts: matched by number, not by time from its first segment.
@@ -484,9 +485,11 @@ import Testing
         server.set(Self.host + "v2/index.m3u8", Self.livePlaylist(2, sequence: 9, count: 6))
         var waited: [Double] = []
         s.downloaded(second, bytes: 750_000, seconds: 0.5)
-        let third = try #require(s.plan(for: Self.host + "v0/v0-14.ts", wait: { waited.append($0); Thread.sleep(forTimeInterval: $0); return true }))
+        time.advance(milliseconds: 300)
+        let third = try #require(s.plan(for: Self.host + "v0/v0-14.ts", wait: { waited.append($0); return time.wait(seconds: $0) }))
         #expect(third.url == Self.host + "v2/v2-14.ts", "\(third)")
-        #expect(waited.count == 1 && (1.5...2.01).contains(waited[0]), "\(waited)")
+        // Read at 0 s, asked at 0.3 s: the rest of its 2 s target duration, on the manual clock.
+        #expect(waited.count == 1 && abs(waited[0] - 1.7) < 1e-9 && time.milliseconds == 2_000, "\(waited)")
         #expect(server.count(Self.host + "v2/index.m3u8") == 2)
         // The switch's position is on the first copy's timeline: #11 starts 2 s after #10.
         #expect(s.status.switches.map(\.position) == [2], "\(s.status.switches)")

@@ -2,25 +2,19 @@ import AetherEngine
 @testable import AetherPlayback
 import Testing
 
-/// A time source the test moves by hand (as swift-nio's tests drive an embedded event loop).
-final class ManualTime: Sendable {
-    private let now = Guarded(100.0)
-    func advance(_ seconds: Double) { now.withLock { $0 += seconds } }
-    var source: @Sendable () -> Double { { [self] in now.withLock { $0 } } }
-}
-
 @Suite struct MasterClockTests {
-    let time = ManualTime()
+    /// Moved by hand (as swift-nio's tests drive an embedded event loop).
+    let time = ManualTimeSource(milliseconds: 100_000)
     var clock: MasterClock { MasterClock(timeSource: time.source) }
 
     @Test func holdsTheAnchorUntilArmedThenRuns() {
         let clock = clock
         clock.reset(to: 5)
         clock.setPaused(false)
-        time.advance(1)
+        time.advance(seconds: 1)
         #expect(clock.time == 5, "an unarmed clock does not run")
         clock.arm(at: 5, source: .audio)
-        time.advance(0.5)
+        time.advance(seconds: 0.5)
         #expect(abs(clock.time - 5.5) < 1e-9)
         #expect(clock.isArmed && clock.source == .audio)
     }
@@ -29,10 +23,10 @@ final class ManualTime: Sendable {
         let clock = clock
         clock.setPaused(false)
         clock.arm(at: 0, source: .system)
-        time.advance(1)
+        time.advance(seconds: 1)
         clock.setRate(2)
         #expect(abs(clock.time - 1) < 1e-9, "changing speed does not jump")
-        time.advance(1)
+        time.advance(seconds: 1)
         #expect(abs(clock.time - 3) < 1e-9)
     }
 
@@ -40,12 +34,12 @@ final class ManualTime: Sendable {
         let clock = clock
         clock.setPaused(false)
         clock.arm(at: 10, source: .audio)
-        time.advance(2)
+        time.advance(seconds: 2)
         clock.setPaused(true)
-        time.advance(30)
+        time.advance(seconds: 30)
         #expect(abs(clock.time - 12) < 1e-9)
         clock.setPaused(false)
-        time.advance(1)
+        time.advance(seconds: 1)
         #expect(abs(clock.time - 13) < 1e-9)
     }
 
@@ -54,7 +48,7 @@ final class ManualTime: Sendable {
         clock.setPaused(false)
         let serial = clock.reset(to: 0)
         clock.arm(at: 0, source: .audio, serial: serial)
-        time.advance(1)
+        time.advance(seconds: 1)
         clock.correct(heard: 1.01, serial: serial)  // 10 ms ahead: slewed by slewFactor
         #expect(abs(clock.time - (1 + 0.01 * clock.policy.slewFactor)) < 1e-9)
         clock.correct(heard: 3, serial: serial)      // far off: re-anchored
@@ -81,7 +75,7 @@ final class ManualTime: Sendable {
         let serial = clock.reset(to: 0)
         clock.arm(at: 0, source: .audio, serial: serial)
         clock.limit(to: 0.5, serial: serial)
-        time.advance(2)
+        time.advance(seconds: 2)
         #expect(clock.time == 0.5, "an underrun holds the clock")
         clock.removeLimit()
         #expect(abs(clock.time - 2) < 1e-9)

@@ -10,7 +10,10 @@ import Testing
 /// schedule). `auto` plays through
 /// the pulse null sink, recorded; `max` plays beside it in the same run (no sound). The same
 /// for DASH: `dash-abr` (the same encodes as fMP4 with in-band parameter sets, the audio in an
-/// adaptation set of its own) through our reader.
+/// adaptation set of its own) through our reader. One real throttled run per protocol, for what
+/// only the binary shows (sound across a switch, decoding, IPC, the proxy's clock); the other
+/// ladders on the same schedule (audio renditions, HLS and DASH byte ranges) are trace replays
+/// of the switcher on a manual clock (`ABRReplayTests`).
 @Suite(.serialized) struct AdaptiveBitrateEndToEndTests {
     static let slowFrom = 20.0, fastFrom = 50.0, quitAt = 90.0
 
@@ -151,85 +154,6 @@ import Testing
         print("abr \(source.manifest): switches \(moves); auto rebuffers \(autoRebuffers ?? -1), max \(maxRebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms")
     }
 
-    /// Separate audio renditions: `hls-renditions-abr` (the hls-abr video ladder as video-only
-    /// variants, 80 s, with English 440 Hz and French 660 Hz AAC renditions) with `--alang=fra`
-    /// behind the proxy at 6 Mb/s, 1 Mb/s from 12 s, 6 Mb/s again from 28 s, quit at 46 s (a
-    /// shorter schedule than the issue's, for the suite's time). The video variants switch down
-    /// and back up while the French rendition plays on: every French segment is fetched once,
-    /// no English one after the probe's first, the sound is 660 Hz throughout with no silence
-    /// at a switch, and no rebuffer.
-    @Test func aMasterWithSeparateAudioRenditionsSwitchesVideoWhileTheChosenRenditionPlaysOn() throws {
-        let source = Source(manifest: "hls-renditions-abr/master.m3u8", segments: #"\\.ts$"#, lowest: "/hls-renditions-abr/v0/seg",
-                            top: "/hls-renditions-abr/v2/seg")
-        let (paths, position) = try Self.renditionRun(source, ["--alang=fra"])
-        // The French rendition plays on: each of its segments fetched once, in order, as far as
-        // the playhead; English only for the probe's first segment.
-        let french = paths.filter { $0.hasPrefix("/hls-renditions-abr/Francais/seg") }
-        let english = paths.filter { $0.hasPrefix("/hls-renditions-abr/English/seg") }
-        let expected = (0..<french.count).map { String(format: "/hls-renditions-abr/Francais/seg%03d.ts", $0) }
-        #expect(french == expected && Double(french.count) * 2 >= position, "French segments \(french) at \(position) s")
-        #expect(english.count <= 1, "English segments \(english)")
-        // One video segment per place on the timeline once playing (the switch replaces, never adds).
-        let video = paths.filter { $0.range(of: #"^/hls-renditions-abr/v[0-9]/seg"#, options: .regularExpression) != nil }
-        let places = video.map { String($0.suffix(9)) }
-        #expect(Set(places.dropFirst(3)).count == places.count - 3, "video segments \(video)")
-    }
-
-    /// DASH representations addressed by byte ranges: `dash-ranges-abr/sb.mpd` (the same video
-    /// ladder and French audio as one fragmented MP4 each, `SegmentBase` with a sidx) on the same
-    /// schedule: the video switches down and back up (the requests for ranges of v0.mp4 and
-    /// v2.mp4 show it), the audio set plays on at 660 Hz with no silence at a switch.
-    @Test func aDASHSegmentBaseLadderSwitchesByteRanges() throws {
-        let source = Source(manifest: "dash-ranges-abr/sb.mpd", segments: #"\\.mp4$"#, lowest: "/dash-ranges-abr/v0.mp4",
-                            top: "/dash-ranges-abr/v2.mp4")
-        let (paths, _) = try Self.renditionRun(source, [])
-        #expect(paths.filter { $0 == "/dash-ranges-abr/Francais.mp4" }.count >= 10, "audio ranges \(paths.filter { $0.contains("Francais") }.count)")
-    }
-
-    /// HLS byte ranges without an init section: `hls-ranges-abr` (hls-abr's first 60 s as one
-    /// MPEG-TS file per variant, each segment an `EXT-X-BYTERANGE` of it, lengths differing across
-    /// variants) on the same schedule. The playing variant's playlist is served with each range
-    /// named in its URL (`#aether-range=`), so the demuxer reads another variant's range to its
-    /// end: the video switches down and back up, every range fetched is exactly one segment of
-    /// its own variant's playlist (never cut at the playing one's length), one per place on the
-    /// timeline, and the 440 Hz tone muxed in plays on with no silence at a switch.
-    @Test func anHLSByteRangeLadderSwitchesWholeRanges() throws {
-        let source = Source(manifest: "hls-ranges-abr/master.m3u8", segments: #"\\.ts$"#, lowest: "/hls-ranges-abr/v0/index.ts",
-                            top: "/hls-ranges-abr/v2/index.ts")
-        // Each variant's ranges as its playlist lists them: offset → (segment, length).
-        var ranges: [String: [Int: (segment: Int, length: Int)]] = [:]
-        for v in 0..<3 {
-            let path = "hls-ranges-abr/v\(v)/index.m3u8"
-            let text = try String(contentsOfFile: NetworkTests.root + "/" + path, encoding: .utf8)
-            let playlist = try HLSMediaPlaylist.parse(text, base: "http://h/" + path)
-            ranges["/hls-ranges-abr/v\(v)/index.ts"] = Dictionary(uniqueKeysWithValues: playlist.segments.enumerated().compactMap { k, s in
-                s.byteRange.map { ($0.offset, (k, $0.length)) }
-            })
-        }
-        var checked = false
-        _ = try Self.renditionRun(source, [], hz: 440) { requests, switches in
-            checked = true
-            let fetched = requests.filter { ($0["path"] as? String)?.hasSuffix("/index.ts") == true }
-            var places: [Int] = []
-            var cut: [String] = []
-            for r in fetched {
-                let path = r["path"] as? String ?? "", range = r["range"] as? String ?? ""
-                let bounds = range.dropFirst("bytes=".count).split(separator: "-").compactMap { Int($0) }
-                guard bounds.count == 2, let own = ranges[path]?[bounds[0]], own.length == bounds[1] - bounds[0] + 1 else {
-                    cut.append("\(path) \(range)")
-                    continue
-                }
-                places.append(own.segment)
-            }
-            #expect(cut.isEmpty && fetched.count >= 20, "ranges that are not a segment of their variant: \(cut); \(fetched.count) fetched")
-            #expect(Set(fetched.compactMap { $0["path"] as? String }).count == 3,
-                    "variants fetched: \(Set(fetched.compactMap { $0["path"] as? String }))")
-            let abandoned = switches.filter { ($0["reason"] as? String)?.hasPrefix("abandoned") == true }.count
-            #expect(Set(places.dropFirst(1)).count == places.count - 1 - abandoned, "segments by place: \(places)")
-        }
-        #expect(checked)
-    }
-
     /// `SegmentList` (an Initialization range and a SegmentURL mediaRange per fragment): the
     /// switch up at the start fetches the top representation's ranges; every frame of 8 s plays.
     @Test func aDASHSegmentListLadderSwitchesByteRanges() throws {
@@ -254,83 +178,14 @@ import Testing
         return (r, (try? PlayerRuns.summaries(stats)) ?? [])
     }
 
-    /// The shared throttled run with a separate audio track (a rendition, an audio set): 6 Mb/s,
-    /// 1 Mb/s from 12 s, 6 Mb/s from 28 s, quit at 46 s. Checks no rebuffer, 2…4 switches, the
-    /// lowest variant while slow, the top one within 15 s of the recovery, the sound 660 Hz
-    /// without silence at a switch; returns the request paths and the position at the quit.
-    static func renditionRun(_ source: Source, _ arguments: [String], hz expectedHz: Double = 660,
-                             requestsSeen: ((_ requests: [[String: Any]], _ switches: [[String: Any]]) -> Void)? = nil) throws -> (paths: [String], position: Double) {
-        let begun = MonotonicTime.now()
-        #expect(TestEnvironment.requirePulse(), "no PulseAudio null sink")
-        let slowFrom = 12.0, fastFrom = 28.0, quitAt = 46.0
-        let server = try LoopbackHTTP(root: NetworkTests.root, rules: Self.rules(source, bitsPerSecond: 6_000_000))
-        defer { server.stop() }
-        let dir = PlayerRuns.socketDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let recorder = try SinkRecorder()
-        let t0 = MonotonicTime.now()
-        let run = try Self.start(server.url(source.manifest), arguments + ["--user-agent=abr-renditions"], socket: dir + "/r.sock",
-                                 stats: dir + "/r.jsonl")
-        func waitUntil(_ t: Double) { let left = t0 + t - MonotonicTime.now(); if left > 0 { Thread.sleep(forTimeInterval: left) } }
-        waitUntil(slowFrom)
-        try server.setRules(Self.rules(source, bitsPerSecond: 1_000_000))
-        let slowedAt = Date().timeIntervalSince1970
-        waitUntil(fastFrom)
-        try server.setRules(Self.rules(source, bitsPerSecond: 6_000_000))
-        let recoveredAt = Date().timeIntervalSince1970
-        waitUntil(quitAt)
-        let hlsBitrate = run.client.request(#"{"command":["get_property","hls-bitrate"]}"#)?["data"] as? Double
-        let position = run.client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double ?? 0
-        let asked = MonotonicTime.now()
-        _ = run.client.request(#"{"command":["quit"]}"#)
-        let result = run.player.wait(timeout: 30)
-        let quitTook = MonotonicTime.now() - asked
-        let sound = recorder.stop().left
-        #expect(result?.status == 0, "\(result?.stderr ?? "did not end")")
-        #expect(quitTook < 10, "quit took \(quitTook) s")
-
-        let (switches, summary) = try Self.read(run.stats)
-        let rebuffers = summary?["rebuffers"] as? Int
-        let moves = switches.map { "\($0["fromVariant"] ?? "?")→\($0["toVariant"] ?? "?") at \($0["position"] ?? "?") s: \($0["reason"] ?? "")" }
-        #expect(rebuffers == 0, "rebuffered \(String(describing: rebuffers)) times; switches \(moves)")
-        #expect((2...4).contains(switches.count), "\(switches.count) switches: \(moves)")
-        #expect(switches.contains { $0["toVariant"] as? Int == 1 }, "never went down: \(moves)")
-        #expect(hlsBitrate == 3_600_000, "hls-bitrate \(String(describing: hlsBitrate)); switches \(moves)")
-        let decodeErrors = try String(contentsOfFile: run.stats, encoding: .utf8).split(separator: "\n")
-            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            .compactMap { ($0["telemetry"] as? [String: Any])?["decodeErrors"] as? Int }.max()
-        #expect(decodeErrors == 0, "decode errors across the switches: \(String(describing: decodeErrors))")
-
-        let requests = try server.requests().filter { ($0["headers"] as? [String: String])?["User-Agent"] == "abr-renditions" }
-        func path(_ r: [String: Any]) -> String { r["path"] as? String ?? "" }
-        func time(_ r: [String: Any]) -> Double { r["time"] as? Double ?? 0 }
-        #expect(requests.contains { path($0).hasPrefix(source.lowest) && time($0) > slowedAt && time($0) < recoveredAt },
-                "no lowest-variant segment fetched while throttled")
-        let backOnTop = requests.filter { path($0).hasPrefix(source.top) && time($0) > recoveredAt }.map(time).min()
-        let after = backOnTop.map { $0 - recoveredAt } ?? .infinity
-        #expect(after <= 15, "back on the top variant \(after) s after the recovery; switches \(moves)")
-
-        // The sound: 660 Hz (the French tone) and no silence over 20 ms at a switch.
-        let (gaps, silence) = Self.silences(sound, longerThan: 20)
-        let heard = switches.compactMap { $0["position"] as? Double }.filter { $0 > 0 && $0 < Double(sound.count) / 48000 - 2 }
-        #expect(heard.count >= 2, "switches heard: \(heard) of \(moves)")
-        let atSwitch = gaps.filter { gap in heard.contains { abs(gap.at - $0) <= 1 } }
-        #expect(atSwitch.isEmpty, "silence at a switch: \(atSwitch); every gap over 20 ms: \(gaps); switches \(moves)")
-        let loud = sound.indices.filter { abs(sound[$0]) > 0.05 }
-        var crossings = 0
-        if let a = loud.first, let b = loud.last, b > a { for i in a..<b where (sound[i] < 0) != (sound[i + 1] < 0) { crossings += 1 } }
-        let hz = loud.first.flatMap { a in loud.last.map { b in Double(crossings) / 2 / (Double(max(1, b - a)) / 48000) } } ?? 0
-        #expect(abs(hz - expectedHz) < 20, "the sound is \(hz) Hz, not \(expectedHz)")
-        requestsSeen?(requests, switches)
-        print("abr \(source.manifest) \(arguments.joined(separator: " ")): switches \(moves); rebuffers \(rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; \(String(format: "%.0f", hz)) Hz; quit in \(String(format: "%.1f", quitTook)) s, set up in \(String(format: "%.1f", t0 - begun)) s, \(String(format: "%.0f", MonotonicTime.now() - t0)) s played")
-        return (requests.map(path), position)
-    }
-
     /// Every playlist of a master with separate audio renditions is fetched once at open: the
     /// master, the start variant's playlist and both renditions (read by the player first, then
     /// served to libavformat from memory), and the other variants' (read by libavformat, handed
     /// to the switcher). The proxy log counts the requests per URL; the audio rendition chosen
-    /// still plays and the switcher still switches (to the top at the start, on loopback).
+    /// still plays and the switcher still switches (to the top at the start, on loopback) while
+    /// the French rendition plays on through the demuxer: each of its segments fetched once, in
+    /// order, English only for the probe's first. (The throttled schedule with renditions is a
+    /// replay: `ABRReplayTests`.)
     @Test func eachPlaylistOfAMasterWithRenditionsIsFetchedOnce() throws {
         let server = try LoopbackHTTP(root: NetworkTests.root)
         defer { server.stop() }
@@ -345,6 +200,12 @@ import Testing
         let expected = ["master.m3u8", "v0/index.m3u8", "v1/index.m3u8", "v2/index.m3u8", "English/index.m3u8", "Francais/index.m3u8"]
             .map { "/hls-renditions-abr/" + $0 }
         #expect(Dictionary(uniqueKeysWithValues: expected.map { ($0, 1) }) == counts, "playlist requests: \(counts)")
+        let paths = try server.requests().compactMap { $0["path"] as? String }
+        let french = paths.filter { $0.hasPrefix("/hls-renditions-abr/Francais/seg") }
+        let english = paths.filter { $0.hasPrefix("/hls-renditions-abr/English/seg") }
+        #expect(french.count >= 3 && french == (0..<french.count).map { String(format: "/hls-renditions-abr/Francais/seg%03d.ts", $0) },
+                "French segments \(french)")
+        #expect(english.count <= 1, "English segments \(english)")
         let switches = try Self.read(dir + "/stats.jsonl").switches
         #expect(switches.first?["toVariant"] as? Int == 3, "\(switches)")
         print("playlists fetched once: \(counts.sorted { $0.key < $1.key })")

@@ -9,7 +9,10 @@ import Testing
 /// `Tests/Scripts/live_ladder.py` (a sliding window of 6 segments per variant, one more every 2 s,
 /// each with a program date-time), served on loopback behind the fault proxy; and live DASH: the
 /// `dash-abr` representations (the same ladder as fMP4, `$Number$` SegmentTimeline, a separate
-/// audio set) played out the same way as a dynamic MPD.
+/// audio set) played out the same way as a dynamic MPD. The throttled live HLS schedule (with
+/// and without audio renditions) is a trace replay on a manual clock (`LiveABRReplayTests`);
+/// live DASH keeps its real run (the dynamic MPD's translation, reloads of the manifest and its
+/// audio set through the demuxer are not replayed).
 @Suite(.serialized) struct LiveAdaptiveBitrateTests {
     /// A live ladder being written into a temporary directory and served over HTTP.
     final class LiveLadder {
@@ -138,42 +141,6 @@ import Testing
         return (after, silence)
     }
 
-    /// 6 Mb/s, 1 Mb/s from 10 s, 6 Mb/s from 22 s, quit at 40 s (shorter than the issue's schedule,
-    /// to keep the suite's time): `auto` on the live ladder switches up, down while throttled and
-    /// back up to the top after the recovery without oscillating (one way down, one way up: at
-    /// most two changes of direction after the start's, at most 5 switches), with no rebuffer, no decode
-    /// error, no silence over 20 ms anywhere in the recorded sound, each place on the timeline
-    /// fetched once (one variant's segment per media sequence number), and the other variants'
-    /// playlists read no faster than their target duration (2 s).
-    @Test func aLiveLadderSwitchesDownAndBackUpByMediaSequenceNumber() throws {
-        let begun = MonotonicTime.now()
-        #expect(TestEnvironment.requirePulse(), "no PulseAudio null sink")
-        let source = AdaptiveBitrateEndToEndTests.Source(manifest: "master.m3u8", segments: #"\\.ts$"#, lowest: "/v0/seg", top: "/v2/seg")
-        let stream = try LiveLadder(seconds: 60, rules: AdaptiveBitrateEndToEndTests.rules(source, bitsPerSecond: 6_000_000))
-        defer { stream.stop() }
-        let r = try Self.throttledRun(stream, source, agent: "abr-live", quitAt: 40)
-        #expect(r.abrLog.first?.hasSuffix("(live: segments matched by media sequence number)") == true, "\(r.abrLog)")
-        let (after, silence) = Self.expectRidesTheThrottle(r, source)
-        // One segment per place on the timeline (a switch replaces, never adds), after the probe's.
-        let segments = r.requests.map(r.path).filter { $0.range(of: #"^/v[0-9]/seg[0-9]+\.ts$"#, options: .regularExpression) != nil }
-        // A segment abandoned for a lower variant's (hls.js's rule) is fetched again there: once
-        // per abandon switch.
-        let places = segments.map { String($0.suffix(9)) }
-        let abandoned = r.switches.filter { ($0["reason"] as? String)?.hasPrefix("abandoned") == true }.count
-        #expect(Set(places.dropFirst(3)).count == places.count - 3 - abandoned, "segments \(segments); switches \(r.moves)")
-        // The other variants' playlists: never read again within their target duration.
-        var reads: [String: Int] = [:]
-        for v in ["/v1/index.m3u8", "/v2/index.m3u8"] {
-            let times = r.requests.filter { r.path($0) == v }.map(r.time).sorted()
-            reads[v] = times.count
-            let closest = zip(times.dropFirst(), times).map { $0 - $1 }.min() ?? .infinity
-            #expect(closest >= 1.9, "\(v) read \(times.count) times, two within \(closest) s")
-        }
-        let anchorReads = r.requests.filter { r.path($0) == "/v0/index.m3u8" }.count
-        #expect(r.requests.filter { r.path($0) == "/master.m3u8" }.count == 1)
-        print("abr live: switches \(r.moves); rebuffers \(r.rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; playlist reads v0 \(anchorReads), \(reads); \(segments.count) segments; set up in \(String(format: "%.1f", r.t0 - begun)) s, quit in \(String(format: "%.1f", r.quitTook)) s, checked after \(String(format: "%.1f", MonotonicTime.now() - begun)) s")
-    }
-
     /// Live DASH: the `dash-abr` ladder as a dynamic MPD (`live_ladder.py --dash`: a window of 6
     /// segments, one more and a new manifest every 2 s, minimumUpdatePeriod 2 s) behind the proxy
     /// at 6 Mb/s, 1 Mb/s from 10 s, 6 Mb/s from 22 s, quit at 36 s (the suite's time: 45 s at
@@ -207,48 +174,6 @@ import Testing
         let closest = zip(manifestTimes.dropFirst(), manifestTimes).map { $0 - $1 }.min() ?? .infinity
         #expect(manifestTimes.count >= 8 && closest >= 1.9, "live.mpd read \(manifestTimes.count) times, two within \(closest) s")
         print("abr live DASH: switches \(r.moves); rebuffers \(r.rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; manifest reads \(manifestTimes.count); \(video.count) video and \(audio.count) audio segments; set up in \(String(format: "%.1f", r.t0 - begun)) s, quit in \(String(format: "%.1f", r.quitTook)) s, checked after \(String(format: "%.1f", MonotonicTime.now() - begun)) s")
-    }
-
-    /// Live HLS with separate audio renditions: `hls-renditions-abr` (the video ladder as
-    /// video-only variants, English 440 Hz and French 660 Hz AAC renditions) played out live by
-    /// `live_ladder.py` (renditions too), `--alang=fra`, behind the proxy at 6 Mb/s, 1 Mb/s from
-    /// 10 s, 6 Mb/s from 22 s, quit at 36 s. The video variants switch down and back up by media
-    /// sequence number while the French rendition plays on: each French segment fetched once and
-    /// in order, no English one after the probe's, the sound 660 Hz throughout with no silence
-    /// over 20 ms, no rebuffer, no decode error, at most 5 switches and two changes of direction.
-    @Test func aLiveMasterWithRenditionsSwitchesVideoWhileTheRenditionPlaysOn() throws {
-        let begun = MonotonicTime.now()
-        #expect(TestEnvironment.requirePulse(), "no PulseAudio null sink")
-        let source = AdaptiveBitrateEndToEndTests.Source(manifest: "master.m3u8", segments: #"\\.ts$"#, lowest: "/v0/seg", top: "/v2/seg")
-        let stream = try LiveLadder(seconds: 60, fixture: "hls-renditions-abr",
-                                    rules: AdaptiveBitrateEndToEndTests.rules(source, bitsPerSecond: 6_000_000))
-        defer { stream.stop() }
-        let r = try Self.throttledRun(stream, source, agent: "abr-live-renditions", options: ["--alang=fra"], quitAt: 36)
-        #expect(r.abrLog.first?.hasSuffix("(live: segments matched by media sequence number)") == true, "\(r.abrLog)")
-        // Where the first rebuffer was seen (the first stats line counting one).
-        let firstRebuffer = r.stats.split(separator: "\n")
-            .first { $0.contains(#""rebuffers":"#) && !$0.contains(#""rebuffers":0"#) }.map { String($0.prefix(600)) } ?? "none"
-        let (after, silence) = Self.expectRidesTheThrottle(r, source, rebufferNote: "; first: \(firstRebuffer); \(r.log.split(separator: "\n").filter { $0.hasPrefix("[abr") || $0.hasPrefix("[cache") || $0.hasPrefix("[net") }.suffix(30))")
-        // The French rendition plays on: each segment once, in order; English for the probe at most.
-        let french = r.requests.map(r.path).filter { $0.hasPrefix("/Francais/seg") }
-        let numbers = french.compactMap { Int($0.dropFirst("/Francais/seg".count).prefix(3)) }
-        let first = numbers.first ?? 0
-        #expect(french.count >= 12 && numbers == Array(first..<(first + numbers.count)), "French segments \(french)")
-        let english = r.requests.map(r.path).filter { $0.hasPrefix("/English/seg") }
-        #expect(english.count <= 1, "English segments \(english)")
-        // One video segment per place (after the probe's), a switch replaces, never adds.
-        let video = r.requests.map(r.path).filter { $0.range(of: #"^/v[0-9]/seg[0-9]+\.ts$"#, options: .regularExpression) != nil }
-        let places = video.map { String($0.suffix(9)) }
-        let abandoned = r.switches.filter { ($0["reason"] as? String)?.hasPrefix("abandoned") == true }.count
-        #expect(Set(places.dropFirst(3)).count == places.count - 3 - abandoned, "video segments \(video); switches \(r.moves)")
-        // The sound: 660 Hz (the French tone).
-        let sound = r.sound
-        let loud = sound.indices.filter { abs(sound[$0]) > 0.05 }
-        var crossings = 0
-        if let a = loud.first, let b = loud.last, b > a { for i in a..<b where (sound[i] < 0) != (sound[i + 1] < 0) { crossings += 1 } }
-        let hz = loud.first.flatMap { a in loud.last.map { b in Double(crossings) / 2 / (Double(max(1, b - a)) / 48000) } } ?? 0
-        #expect(abs(hz - 660) < 20, "the sound is \(hz) Hz, not the French 660")
-        print("abr live renditions: switches \(r.moves); rebuffers \(r.rebuffers ?? -1); top again \(String(format: "%.1f", after)) s after recovery; longest silence \(String(format: "%.1f", silence)) ms; \(String(format: "%.0f", hz)) Hz; \(french.count) French, \(english.count) English, \(video.count) video segments; checked after \(String(format: "%.1f", MonotonicTime.now() - begun)) s")
     }
 
     /// Live DASH addressed by `$Time$` with a `startNumber` that never moves while the window

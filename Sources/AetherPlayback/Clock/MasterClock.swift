@@ -26,14 +26,16 @@ public final class MasterClock: Sendable {
     }
 
     private let state = Guarded(State())
-    private let now: @Sendable () -> Double
+    private let host: TimeSource
     public let policy: SyncPolicy
 
-    /// - Parameter timeSource: monotonic seconds; tests pass a manual clock.
-    public init(policy: SyncPolicy = .standard, timeSource: @escaping @Sendable () -> Double = MonotonicClock.seconds) {
+    /// - Parameter timeSource: the host's monotonic time; tests pass a ``ManualTimeSource``'s.
+    public init(policy: SyncPolicy = .standard, timeSource: TimeSource = .monotonic) {
         self.policy = policy
-        self.now = timeSource
+        self.host = timeSource
     }
+
+    private func now() -> Double { host.seconds }
 
     /// Current media time (seconds). Before arming: the last anchor (seek target or start).
     public var time: Double {

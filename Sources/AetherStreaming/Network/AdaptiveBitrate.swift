@@ -46,6 +46,9 @@ public struct AdaptivePolicy: Sendable, Equatable {
     /// audio segment the demuxer fetches in series); nil: not asked (VOD, where one segment's
     /// time is allowed).
     public var upWithinBuffer: Double? = nil
+    /// Live: ``emergencyLoadShare`` is at least this (nil: ``keepFactor``, keeping pace; see
+    /// ``live(segment:)``).
+    public var liveEmergencyLoadShare: Double? = nil
     public init() {}
 
     /// The policy for a live stream of `segment`-second segments: a live player holds no more
@@ -64,7 +67,7 @@ public struct AdaptivePolicy: Sendable, Equatable {
         // as long as each segment loads within its own length (one is published per length):
         // keeping pace is the keep rule's own share, not the 3/4 a VOD refill needs (the 3/4 rule
         // stepped down on a 4.66 Mb/s link playing 3.6 Mb/s, and back up, in the live run).
-        p.emergencyLoadShare = max(emergencyLoadShare, keepFactor)
+        p.emergencyLoadShare = max(emergencyLoadShare, liveEmergencyLoadShare ?? keepFactor)
         p.upWithinBuffer = upWithinBuffer ?? 0.8
         return p
     }

@@ -67,7 +67,7 @@ extension AdaptiveSwitcher {
             // Not sooner than a target duration after the last read (a local loader's first
             // read at once: the copy in memory may already be newer than this rung's).
             let target = copy?.targetDuration ?? max(segment.duration, 1)
-            let due = localLoader && reads == 0 ? 0 : fetchedAt + target - MonotonicClock.seconds()
+            let due = localLoader && reads == 0 ? 0 : fetchedAt + target - clock.seconds
             if due > 0 {
                 guard patient, let wait, wait(due) else { return .notYet }
             }
@@ -77,7 +77,7 @@ extension AdaptiveSwitcher {
                     markUnusable(rung, why: "its playlist cannot be read")
                     return .never
                 }
-                state.withLock { $0.rungs[rung].fetchedAt = MonotonicClock.seconds() }
+                state.withLock { $0.rungs[rung].fetchedAt = clock.seconds }
                 return .notYet
             }
             let parsed: HLSMediaPlaylist
@@ -100,7 +100,7 @@ extension AdaptiveSwitcher {
             }
             state.withLock { s in
                 s.rungs[rung].playlist = parsed
-                s.rungs[rung].fetchedAt = MonotonicClock.seconds()
+                s.rungs[rung].fetchedAt = clock.seconds
                 if dates, !s.rungs[rung].byDate {
                     s.rungs[rung].byDate = true
                     AppLog.write("abr", "variant \(s.rungs[rung].index + 1): its media sequence numbers do not line up with the playing variant's; matched by EXT-X-PROGRAM-DATE-TIME")

@@ -139,14 +139,19 @@ package final class AdaptiveSwitcher: Sendable {
     /// Byte-range playlists switch (HLS): the anchor's playlist is served rewritten
     /// (``HLSMediaPlaylist/rangesAsURLs(_:base:)``), another variant's ranges go in the plan.
     let servesRanges: Bool
+    /// What every time the switcher decides by is read from: the hold after a switch, when a
+    /// live playlist was read and when it may be read again.
+    let clock: TimeSource
 
     /// `ladder`: indices into `variants`, rates ascending; `anchor`: the rung libavformat plays,
     /// whose media playlist is `anchorPlaylist`.
     package init(variants: [StreamVariant], ladder: [Int], anchor: Int, anchorPlaylist: HLSMediaPlaylist, policy: AdaptivePolicy,
-         localLoader: Bool = false, servesRanges: Bool = false, loader: @escaping @Sendable (String) -> String?) {
+         localLoader: Bool = false, servesRanges: Bool = false, clock: TimeSource = .monotonic,
+         loader: @escaping @Sendable (String) -> String?) {
         var rungs = ladder.map { Rung(variant: variants[$0], index: $0) }
         rungs[anchor].playlist = anchorPlaylist
-        rungs[anchor].fetchedAt = MonotonicClock.seconds()
+        rungs[anchor].fetchedAt = clock.seconds
+        self.clock = clock
         self.anchorRung = anchor
         self.anchorURI = rungs[anchor].variant.uri
         self.isLive = !anchorPlaylist.isEnded
@@ -190,7 +195,7 @@ package final class AdaptiveSwitcher: Sendable {
             served = rewritten
         }
         guard let parsed = try? HLSMediaPlaylist.parse(text, base: url) else { return served }
-        let now = MonotonicClock.seconds()
+        let now = clock.seconds
         state.withLock { s in
             if url == anchorURI {
                 let old = s.anchor
@@ -231,7 +236,7 @@ package final class AdaptiveSwitcher: Sendable {
             return (s.anchor.segments[i], s.anchorBase + s.anchor.segments[i].start)
         }) else { return nil }
         let buffer = bufferLevel.withLock { $0 }?() ?? 0
-        let now = MonotonicClock.seconds()
+        let now = clock.seconds
         // Live candidates whose playlist does not list this segment yet: not switched to now.
         var skipped = Set<Int>()
         // Decide under the lock; load a playlist (I/O) outside it.
@@ -328,7 +333,7 @@ package final class AdaptiveSwitcher: Sendable {
         let fetch = { (r: Int) in bandwidth(r) * plan.mediaSeconds / (self.policy.abandonMargin * rate) }
         let pick = lower.last { fetch($0) < buffer } ?? lower[0]
         guard fetch(pick) < remaining, case .found(let target) = lookup(pick, segment, patient: false, wait: nil) else { return nil }
-        let now = MonotonicClock.seconds()
+        let now = clock.seconds
         state.withLock { s in
             if s.estimator.sample(bytes: loaded, seconds: elapsed, mediaSeconds: plan.mediaSeconds * min(1, Double(loaded) / max(1, expected))) {
                 s.measuredSinceSwitch += 1
