@@ -1,6 +1,7 @@
 import AetherControl
 import AetherEngine
 import AetherTUI
+import AetherThemes
 import TerminalGraphics
 import ArgumentParser
 import Foundation
