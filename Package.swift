@@ -3,7 +3,7 @@ import PackageDescription
 
 /// What every end-to-end tier's tests build against: the binary they run and the helpers.
 /// (Real-time tests drive the player in-process too, reaching internals through `@testable import`.)
-let endToEnd: [Target.Dependency] = ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherTestSupport", "EndToEndSupport",
+let endToEnd: [Target.Dependency] = ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherInput", "AetherTestSupport", "EndToEndSupport",
                                      "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStills", "AetherPlayback"]
 
 let package = Package(
@@ -75,9 +75,17 @@ let package = Package(
         // The command layer: playlists, resume, config and key bindings, and the remote front
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
         .target(name: "AetherControl", dependencies: ["AetherEngine", "CSystemd"]),
-        .target(name: "AetherTUI", dependencies: ["AetherEngine", "AetherControl", "TerminalGraphics", "CNcurses", "CTerminal"]),
+        // The colour themes: the `.theme` parser, the loader and its search path, colours and styles (Foundation only).
+        .target(name: "AetherThemes"),
+        // Terminal input: key names and the default key map, input.conf bindings, mouse reports,
+        // and the filter that keeps the terminal's replies from being read as keys.
+        .target(name: "AetherInput", dependencies: ["AetherEngine", "AetherControl"]),
+        // The ncurses host: views, the compositor, layout, menus, overlays, the inspector's screens.
+        .target(name: "AetherTUI", dependencies: [
+            "AetherEngine", "AetherControl", "AetherThemes", "AetherInput", "TerminalGraphics", "CNcurses", "CTerminal",
+        ]),
         .executableTarget(name: "aether-tui", dependencies: [
-            "AetherEngine", "TerminalGraphics", "AetherTUI", "AetherControl",
+            "AetherEngine", "TerminalGraphics", "AetherTUI", "AetherThemes", "AetherInput", "AetherControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -94,7 +102,7 @@ let package = Package(
         // Its harnesses (Checks/: DecodeCheck, DownloadCheck, WVTTCheck, …) reach the engine's `package` API.
         .executableTarget(name: "aether-fuzz", dependencies: [
             "AetherEngine", "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherDownload",
-            "AetherTUI", "AetherControl", "TerminalGraphics", "CFFmpeg", "CLibass",
+            "AetherTUI", "AetherThemes", "AetherInput", "AetherControl", "TerminalGraphics", "CFFmpeg", "CLibass",
         ]),
 
         // The loopback HTTP server and fault proxy (Tests/Scripts/range_http.py, fault_proxy.py)
@@ -122,7 +130,7 @@ let package = Package(
         // Crashes a child process on a pty with CTerminal's handlers armed (fork + C only).
         .target(name: "CTerminalTestSupport", dependencies: ["CTerminal"], path: "Tests/CTerminalTestSupport"),
 
-        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherControl", "AetherSubtitles", "AetherTestSupport", "CTerminalTestSupport"]),
+        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherThemes", "AetherInput", "AetherControl", "AetherSubtitles", "AetherTestSupport", "CTerminalTestSupport"]),
         // cli: the binary headless, in parallel.
         .testTarget(name: "EndToEndTests", dependencies: endToEnd),
         // realtime: playback paced by the ALSA clock, the TUI in tmux; serial.

@@ -1,6 +1,8 @@
 import AetherControl
 import AetherEngine
 import AetherTUI
+import AetherThemes
+import AetherInput
 import Foundation
 import TerminalGraphics
 

@@ -1,5 +1,6 @@
 import AetherControl
 import AetherEngine
+import AetherInput
 import AetherTUI
 import ArgumentParser
 import Foundation

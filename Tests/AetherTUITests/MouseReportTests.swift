@@ -1,4 +1,5 @@
 import AetherControl
+@testable import AetherInput
 @testable import AetherTUI
 import Testing
 

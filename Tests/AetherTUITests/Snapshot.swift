@@ -1,4 +1,5 @@
 @testable import AetherTUI
+@testable import AetherThemes
 import Foundation
 import Testing
 

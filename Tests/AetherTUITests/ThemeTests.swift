@@ -1,5 +1,6 @@
 import AetherTestSupport
 import AetherTUI
+import AetherThemes
 import Foundation
 import Testing
 

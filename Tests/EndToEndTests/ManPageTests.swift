@@ -1,3 +1,4 @@
+import AetherInput
 import AetherTUI
 import AetherTestSupport
 import Foundation

@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherInput
 import Foundation
 import TerminalGraphics
 

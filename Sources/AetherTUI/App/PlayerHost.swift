@@ -1,5 +1,6 @@
 import AetherControl
 import AetherEngine
+import AetherInput
 import Foundation
 
 /// The controller's callbacks: what only the screen can do.

@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherInput
 import CNcurses
 import Foundation
 import TerminalGraphics

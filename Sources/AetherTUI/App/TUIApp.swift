@@ -1,5 +1,6 @@
 import AetherControl
 import AetherEngine
+import AetherInput
 import CNcurses
 import CTerminal
 import Foundation

@@ -1,5 +1,7 @@
 import AetherControl
 import AetherEngine
+import AetherInput
+import AetherThemes
 import TerminalGraphics
 
 /// Everything the TUI needs from the command line.

@@ -1,3 +1,4 @@
+import AetherThemes
 import CNcurses
 
 /// The one owner of the text on screen (notcurses' render/rasterize split): each draw composes

@@ -1,3 +1,4 @@
+import AetherThemes
 import CNcurses
 
 /// Theme roles turned into ncurses colour pairs (one pair per role), for however many colours

@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherThemes
 import Foundation
 import TerminalGraphics
 

@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherThemes
 import TerminalGraphics
 
 /// A bordered box of lines (the stats overlay, the key help, the track menu's frame).

@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherThemes
 import TerminalGraphics
 
 /// Scrub mode's label: the marker's time and chapter, on the row above the preview picture, or,

@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherThemes
 import TerminalGraphics
 
 /// Where views draw their text cells: the frame a draw composes (``CellGrid``, which

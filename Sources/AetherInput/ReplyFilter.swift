@@ -1,5 +1,5 @@
 /// One unit of input as ncurses' `get_wch` returns it.
-enum TerminalInput: Equatable, Sendable {
+package enum TerminalInput: Equatable, Sendable {
     /// A character (a Unicode scalar value, or a byte in the C locale).
     case character(UInt32)
     /// A key ncurses decoded itself (`KEY_CODE_YES`: arrows, `KEY_RESIZE`, …).
@@ -35,7 +35,7 @@ enum TerminalInput: Equatable, Sendable {
 /// - a read that starts with a sequence introducer (`[`, `]`, `P`, `_`, `^`, `X`, `O`) and has
 ///   more after it, within ``splitWindow`` seconds of a lone ESC, continues that ESC: keys are
 ///   typed one per read, a reply arrives as one.
-struct ReplyFilter {
+package struct ReplyFilter {
     /// Seconds without input after which an unfinished sequence is dropped.
     static let staleAfter = 1.0
     /// Seconds after a lone ESC in which a read starting with an introducer continues it.
@@ -59,11 +59,13 @@ struct ReplyFilter {
     private var lastInput = -Double.infinity
     private var loneEscapeAt: Double?
 
+    package init() {}
+
     private static let esc: UInt32 = 0x1B
 
     /// Filters one read's worth of input (everything available now); `now` in seconds.
     /// Returns the input that is the user's.
-    mutating func feed(_ batch: [TerminalInput], now: Double) -> [TerminalInput] {
+    package mutating func feed(_ batch: [TerminalInput], now: Double) -> [TerminalInput] {
         guard !batch.isEmpty else { return [] }
         if state != .ground, now - lastInput > Self.staleAfter { state = .ground }
         if state == .ground, let at = loneEscapeAt, now - at <= Self.splitWindow, batch.count >= 2,

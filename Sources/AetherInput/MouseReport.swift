@@ -8,8 +8,8 @@
 /// ``maxNumber``; coordinates start at 0 and stop at ``maxCoordinate``), a report with more
 /// fields or longer parameters than one can have is swallowed, not read as keys, and a read's
 /// motion reports are coalesced to the last of each run (a flood of motion costs one move).
-struct MouseReport: Equatable, Sendable {
-    enum Action: Equatable, Sendable {
+package struct MouseReport: Equatable, Sendable {
+    package enum Action: Equatable, Sendable {
         case press
         case release
         /// The pointer moved (with `button` held, or none: 3).
@@ -18,12 +18,12 @@ struct MouseReport: Equatable, Sendable {
         case wheelDown
     }
 
-    var action: Action
+    package var action: Action
     /// 0 left, 1 middle, 2 right, 3 none (motion without a button; X10 release).
-    var button: Int
+    package var button: Int
     /// Cell column and row, from 0.
-    var column: Int
-    var row: Int
+    package var column: Int
+    package var row: Int
 
     /// Largest value a parameter keeps (more digits are clamped to it).
     static let maxNumber = 99_999
@@ -68,9 +68,9 @@ struct MouseReport: Equatable, Sendable {
     /// Turns on press, release and any-motion reports in SGR encoding: 1000 then 1002 then 1003
     /// (a terminal keeps the last it knows), 1006. Off again: the restore sequence (`?1000l`
     /// `?1002l` `?1003l` `?1006l`) on every way out.
-    static let enableSequence = "\u{1B}[?1000h\u{1B}[?1002h\u{1B}[?1003h\u{1B}[?1006h"
+    package static let enableSequence = "\u{1B}[?1000h\u{1B}[?1002h\u{1B}[?1003h\u{1B}[?1006h"
     /// The same modes off.
-    static let disableSequence = "\u{1B}[?1006l\u{1B}[?1003l\u{1B}[?1002l\u{1B}[?1000l"
+    package static let disableSequence = "\u{1B}[?1006l\u{1B}[?1003l\u{1B}[?1002l\u{1B}[?1000l"
 }
 
 /// The parameters of a CSI sequence as ``ReplyFilter`` reads them, enough to tell a mouse

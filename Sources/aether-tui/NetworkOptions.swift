@@ -1,0 +1,35 @@
+import AetherEngine
+import ArgumentParser
+
+/// How every HTTP request of a command is made (`play` and `download`), named as mpv names them.
+struct NetworkOptions: ParsableArguments {
+    @Option(name: .customLong("http-header-fields"), help: ArgumentHelp("Extra HTTP headers for every request, comma-separated 'Field: value' pairs (a comma not followed by a new 'Field:' stays in the value).", valueName: "fields"))
+    var httpHeaderFields: String?
+
+    @Option(name: .customLong("user-agent"), help: ArgumentHelp("User-Agent of every HTTP request (default: libavformat's).", valueName: "string"))
+    var userAgent: String?
+
+    @Option(help: ArgumentHelp("Referer of every HTTP request.", valueName: "url"))
+    var referrer: String?
+
+    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds a network read or connect may wait for data before the transfer is retried (default 10).", valueName: "seconds"))
+    var networkTimeout: Double = 10
+
+    @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient network failures (reset, timeout, 5xx, a body cut short) retried in a row, with exponential backoff, before the command gives up (default 6).", valueName: "n"))
+    var networkRetries: Int = 6
+
+    func validate() throws {
+        guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be more than 0 and at most 3600") }
+        guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be between 0 and 100") }
+    }
+
+    /// Headers (checked for CR/LF and token names when a source is opened), user agent,
+    /// referrer, deadline and retries into `settings`.
+    func apply(to settings: inout NetworkSettings) {
+        settings.userAgent = userAgent
+        settings.referrer = referrer
+        settings.readTimeout = networkTimeout
+        settings.retries = networkRetries
+        for field in SourceOptions.splitFields(httpHeaderFields ?? "") { settings.headers[field.name] = field.value }
+    }
+}

@@ -1,0 +1,159 @@
+import AetherControl
+import AetherEngine
+import ArgumentParser
+import Foundation
+
+/// The settings the options build: the engine's `PlayerOptions`, the subtitle style, the playlist,
+/// how it plays, and the remote services.
+extension PlaybackOptions {
+    /// `--sub-ass` and the `--sub-*` style options, checked: out-of-range numbers, NaN,
+    /// colours that are not hex and font names with control characters are refused.
+    func subtitleStyle() throws(ValidationError) -> ASSStyleOptions {
+        var style = ASSStyleOptions()
+        guard ["yes", "no"].contains(subAss) else { throw ValidationError("--sub-ass must be yes or no") }
+        style.enabled = subAss == "yes"
+        guard let override = ASSStyleOptions.Override(rawValue: subAssOverride) else {
+            throw ValidationError("--sub-ass-override must be yes, force or no")
+        }
+        style.override = override
+        guard !subFont.isEmpty, subFont.count <= ASSStyleOptions.maxFontName,
+              subFont.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "," }) else {
+            throw ValidationError("--sub-font must be a font family name (1 to \(ASSStyleOptions.maxFontName) characters, no commas or control characters)")
+        }
+        style.font = subFont
+        func number(_ value: Double, _ range: ClosedRange<Double>, _ name: String) throws(ValidationError) -> Double {
+            guard let v = try? OutsideValue.finite(value, name: name), range.contains(v) else {
+                throw ValidationError("--\(name) must be between \(range.lowerBound.formatted()) and \(range.upperBound.formatted())")
+            }
+            return v
+        }
+        style.fontSize = try number(subFontSize, ASSStyleOptions.fontSizeRange, "sub-font-size")
+        style.borderSize = try number(subBorderSize, ASSStyleOptions.borderRange, "sub-border-size")
+        style.position = try number(subPos, ASSStyleOptions.positionRange, "sub-pos")
+        style.scale = try number(subScale, ASSStyleOptions.scaleRange, "sub-scale")
+        guard let color = ASSStyleOptions.parseColor(subColor) else {
+            throw ValidationError("--sub-color must be #RRGGBB or #AARRGGBB")
+        }
+        style.color = color
+        return style
+    }
+
+    /// nil = invalid; .some(nil) = auto; .some(-1) = no; .some(k) = 0-based track.
+    func trackChoice(_ value: String) -> Int?? {
+        switch value {
+        case "auto": return .some(nil)
+        case "no": return .some(-1)
+        default:
+            guard let n = Int(value), (1...9999).contains(n) else { return nil }
+            return .some(n - 1)
+        }
+    }
+
+    /// Engine options. Only a percentage in `--start`/`--length` needs the duration, so only then
+    /// is the source probed before the player opens it.
+    func resolvedPlayerOptions() throws -> PlayerOptions {
+        let usesPercent = [start, length].contains { text in
+            if case .percent = text.flatMap(TimeArgument.init) { return true }
+            return false
+        }
+        guard usesPercent else { return playerOptions(duration: nil) }
+        do {
+            return playerOptions(duration: try MediaProbe.probe(url: source).duration)
+        } catch {
+            throw fail("cannot open '\(source)': \(error.message)")
+        }
+    }
+
+    /// Engine options; `duration` resolves percentages.
+    func playerOptions(duration: Double?) -> PlayerOptions {
+        var o = PlayerOptions()
+        o.start = start.flatMap(TimeArgument.init)?.resolve(duration: duration) ?? 0
+        o.length = length.flatMap(TimeArgument.init)?.resolve(duration: duration)
+        o.speed = speed
+        o.volume = volume
+        o.skipLoopFilter = skipLoopFilter.flatMap(LoopFilterSkip.init(rawValue:))
+        o.decodeThreads = decodeThreads
+        o.muted = mute
+        o.audioOutput = ao == "null" ? .null : .alsa(device: audioDevice)
+        switch trackChoice(aid) {
+        case .some(.some(-1)): o.audioEnabled = false
+        case .some(.some(let k)): o.audioTrack = k
+        default: break
+        }
+        switch trackChoice(sid) {
+        case .some(.some(-1)): o.subtitlesEnabled = false
+        case .some(.some(let k)): o.subtitleTrack = k
+        default: break
+        }
+        o.subtitleFiles = subFiles
+        o.audioFiles = audioFiles
+        o.ytdl.enabled = ytdl == "yes"
+        o.ytdl.format = ytdlFormat.flatMap { try? YtdlSettings.checkFormat($0) }
+        o.ytdl.rawOptions = ytdlRawOptions.flatMap { try? YtdlSettings.parseRawOptions($0) } ?? []
+        switch trackChoice(vid) {
+        case .some(.some(-1)): o.videoEnabled = false
+        case .some(.some(let k)): o.videoTrack = k
+        default: break
+        }
+        if live { o.live = true }
+        o.timeshiftSeconds = timeshift
+        o.timeshiftMemoryBytes = timeshiftMemory << 20
+        o.timeshiftDiskBytes = ByteSize.parse(timeshiftDisk) ?? o.timeshiftDiskBytes
+        let env = ProcessInfo.processInfo.environment
+        let cacheHome = env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? ((env["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".cache")
+        o.timeshiftDirectory = (cacheHome as NSString).appendingPathComponent("aether-tui")
+        o.variantPreference = VariantPreference(option: hlsBitrate) ?? .auto
+        o.videoRange = VideoRangePreference(rawValue: videoRange) ?? .auto
+        o.lavfDASH = demuxerLavfDash
+        o.liveStartIndex = liveStartIndex
+        network.apply(to: &o.network)
+        switch cache {
+        case "yes": o.cacheSeconds = cacheSecs
+        case "no": o.cacheSeconds = 0
+        default: o.cacheSeconds = nil  // the engine decides: network sources only
+        }
+        o.networkCacheSeconds = cacheSecs
+        o.cachePauseWait = cachePauseWait
+        o.subtitleCodepage = subCodepage
+        o.audioLanguages = alang.map(Self.languageList) ?? []
+        o.subtitleLanguages = slang.map(Self.languageList) ?? []
+        o.audioDelay = audioDelay
+        return o
+    }
+
+    static func languageList(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The playlist from the arguments (directories and playlist files expanded).
+    func playlist() -> (Playlist, [String]) {
+        let expanded = PlaylistLoader.expand(sources)
+        return (Playlist(expanded.items), expanded.warnings)
+    }
+
+    /// How the playlist plays, from the options.
+    func controllerSettings(player: PlayerOptions) -> ControllerSettings {
+        var c = ControllerSettings()
+        c.player = player
+        c.startGiven = start != nil
+        c.playlistStart = playlistStart
+        c.loopFile = LoopCount(option: loopFile) ?? .no
+        c.loopPlaylist = LoopCount(option: loopPlaylist) ?? .no
+        c.shuffle = shuffle
+        c.shuffleSeed = shuffleSeed
+        c.keepOpen = keepOpen
+        c.resume = resumePlayback
+        c.savePositionOnQuit = savePositionOnQuit
+        if let dir = watchLaterDir { c.watchLater = WatchLater(directory: dir) }
+        c.subtitleAutoload = subAuto != "no"
+        return c
+    }
+
+    var remoteOptions: RemoteServices.Options {
+        var r = RemoteServices.Options()
+        r.ipcServerPath = inputIPCServer
+        r.mpris = mpris
+        return r
+    }
+}

@@ -1,0 +1,287 @@
+import AetherControl
+import AetherEngine
+import TerminalGraphics
+import ArgumentParser
+import Foundation
+
+/// Options shared by playback in the TUI and headless (`--vo=null`) modes, named as mpv names them.
+struct PlaybackOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("Media files, URLs libavformat can open, directories (their media files, in natural order) and .m3u/.m3u8/.pls playlists, played in order.", valueName: "file|url|dir|playlist"))
+    var sources: [String] = []
+
+    /// The first item (what `--start=N%` is measured against).
+    var source: String { sources.first ?? "" }
+
+    @Option(help: ArgumentHelp("Video output: auto (the best the terminal has: kitty, then sixel, then cells where the terminal draws octants or sextants itself, then halfblock), "
+                               + VideoDrivers.all.map { "\($0.name) (\($0.summary))" }.joined(separator: ", ") + ".",
+                               valueName: VideoDrivers.names.joined(separator: "|")))
+    var vo: String = "auto"
+
+    @Option(help: ArgumentHelp("Audio output: alsa or null (silent, still paced in real time).", valueName: "alsa|null"))
+    var ao: String = "alsa"
+
+    @Option(name: .customLong("audio-device"), help: ArgumentHelp("ALSA device to play through.", valueName: "name"))
+    var audioDevice: String = "default"
+
+    @Option(help: ArgumentHelp("Start position: seconds, [[hh:]mm:]ss[.ms], or N% of the duration.", valueName: "time"))
+    var start: String?
+
+    @Option(help: ArgumentHelp("Play at most this long from the start position.", valueName: "time"))
+    var length: String?
+
+    @Option(help: ArgumentHelp("Playback speed, 0.25 to 4 (pitch kept).", valueName: "x"))
+    var speed: Double = 1
+
+    @Option(help: ArgumentHelp("Audio track: its number (1 = first audio track), auto, or no.", valueName: "n|auto|no"))
+    var aid: String = "auto"
+
+    @Option(help: ArgumentHelp("Subtitle track: its number (1 = first subtitle track), auto, or no.", valueName: "n|auto|no"))
+    var sid: String = "auto"
+
+    @Option(help: ArgumentHelp("Video track (1 = the first), auto, or no to decode no video at all and show the music view (cover art, tags, spectrum) instead.", valueName: "N|auto|no"))
+    var vid: String = "auto"
+
+    @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"))
+    var subFiles: [String] = []
+
+    @Option(name: .customLong("audio-file"), help: ArgumentHelp("Play this file's audio with the main file's picture, as an extra audio track chosen by default (repeatable; a path or an http(s) URL).", valueName: "path|URL"))
+    var audioFiles: [String] = []
+
+    @Option(help: ArgumentHelp("An http(s) URL that is not media (a web page) is read by yt-dlp, and what it finds plays; no tries the URL as media only (default yes).", valueName: "yes|no"))
+    var ytdl: String = "yes"
+
+    @Option(name: .customLong("ytdl-format"), help: ArgumentHelp("yt-dlp's format choice (its -f), e.g. bestvideo+bestaudio; separate video and audio play together.", valueName: "format"))
+    var ytdlFormat: String?
+
+    @Option(name: .customLong("ytdl-raw-options"), help: ArgumentHelp("More yt-dlp options as key=value,flag= (each passes yt-dlp its option KEY with VALUE); options that run programs or write files are refused.", valueName: "k=v,..."))
+    var ytdlRawOptions: String?
+
+    @Option(name: .customLong("sub-codepage"), help: ArgumentHelp("Code page of subtitle files that are not UTF-8 (default CP1252).", valueName: "codepage"))
+    var subCodepage: String = "CP1252"
+
+    @Option(name: .customLong("sub-ass"), help: ArgumentHelp("Draw text subtitles with libass, as their script styles and places them, in pixel outputs (sixel, kitty); no keeps them as text cells (default yes).", valueName: "yes|no"))
+    var subAss: String = "yes"
+
+    @Option(name: .customLong("sub-font"), help: ArgumentHelp("Font family for subtitles that are not ASS (SubRip, WebVTT, mov_text) drawn by libass (default sans-serif).", valueName: "family"))
+    var subFont: String = "sans-serif"
+
+    @Option(name: .customLong("sub-font-size"), help: ArgumentHelp("Their font size in pixels of a 720-line picture, 1 to 9000 (default 55).", valueName: "size"))
+    var subFontSize: Double = 55
+
+    @Option(name: .customLong("sub-color"), help: ArgumentHelp("Their colour as #RRGGBB or #AARRGGBB (default #FFFFFF).", valueName: "color"))
+    var subColor: String = "#FFFFFF"
+
+    @Option(name: .customLong("sub-border-size"), help: ArgumentHelp("Their outline in pixels of a 720-line picture, 0 to 100 (default 3).", valueName: "size"))
+    var subBorderSize: Double = 3
+
+    @Option(name: .customLong("sub-pos"), help: ArgumentHelp("Where the bottom subtitle line sits, percent of the picture's height from the top, 0 to 150 (default 100: the bottom; above 100 is taken as 100).", valueName: "percent"))
+    var subPos: Double = 100
+
+    @Option(name: .customLong("sub-scale"), help: ArgumentHelp("Scale subtitle text by this factor, 0 to 100 (default 1).", valueName: "factor"))
+    var subScale: Double = 1
+
+    @Option(name: .customLong("sub-ass-override"), help: ArgumentHelp("ASS scripts: yes applies --sub-scale and --sub-pos to dialogue, force also gives dialogue the style of --sub-font, --sub-font-size, --sub-color and --sub-border-size, no draws the script as authored (default yes).", valueName: "yes|force|no"))
+    var subAssOverride: String = "yes"
+
+    @Option(help: ArgumentHelp("Volume in percent, 0 to 130.", valueName: "percent"))
+    var volume: Double = 100
+
+    @Flag(help: "Start muted.")
+    var mute = false
+
+    @Flag(help: "Start paused (the first frame is shown).")
+    var pause = false
+
+    @OptionGroup var network: NetworkOptions
+
+    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: auto (the default: switch between the variants as the measured throughput and the buffer allow, at segment boundaries; HLS and DASH, VOD and live (live: matched by media sequence number or date), also with separate audio renditions (the video switches, the --alang rendition plays on) and byte-range variants; where a variant cannot switch the start choice stays), or a fixed choice: min, max, or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest; other variants are never fetched).", valueName: "auto|min|max|rate"))
+    var hlsBitrate: String = "auto"
+
+    @Option(name: .customLong("video-range"), help: ArgumentHelp("HLS and DASH: prefer SDR or HDR variants; auto prefers SDR (what a terminal shows).", valueName: "auto|sdr|hdr"))
+    var videoRange: String = "auto"
+
+    @Flag(name: .customLong("demuxer-lavf-dash"), help: "Play an HTTP(S) DASH manifest with libavformat's own dash demuxer (the fallback: it fetches segments itself, without resume, retry counting or the header and protocol rules) instead of the player's reader, which translates the MPD into HLS playlists and fetches every segment itself.")
+    var demuxerLavfDash = false
+
+    @Flag(help: "Treat the source as live (a stream without end), whatever it says.")
+    var live = false
+
+    @Option(name: .customLong("live-start-index"), help: ArgumentHelp("Where a live HLS or DASH stream starts, in segments: negative counts back from the live edge (default -3: three segments behind it), 0 or more from the first segment listed (libavformat's HLS live_start_index).", valueName: "n"))
+    var liveStartIndex: Int = -3
+
+    @Option(help: ArgumentHelp("Seconds of a live stream kept for pause, rewind and scrubbing (default 1800; 0: none). The window lives in memory up to --timeshift-memory, then in files under $XDG_CACHE_HOME/aether-tui/, deleted on exit.", valueName: "seconds"))
+    var timeshift: Double = 1800
+
+    @Option(name: .customLong("timeshift-memory"), help: ArgumentHelp("MiB of the timeshift window kept in memory (default 64).", valueName: "MiB"))
+    var timeshiftMemory: Int = 64
+
+    @Option(name: .customLong("timeshift-disk"), help: ArgumentHelp("Most of the timeshift window kept on disk (default 1G; 512M, 2G, 1.5GiB; never more than a quarter of the free space there). The oldest part is dropped past it, whatever the stream's timestamps do.", valueName: "size"))
+    var timeshiftDisk: String = "1G"
+
+    @Option(help: ArgumentHelp("Demuxer cache: auto (network sources only), yes or no.", valueName: "auto|yes|no"))
+    var cache: String = "auto"
+
+    @Option(name: .customLong("cache-secs"), help: ArgumentHelp("Seconds the demuxer reads ahead when the cache is on (default 30).", valueName: "seconds"))
+    var cacheSecs: Double = 30
+
+    @Option(name: .customLong("cache-pause-wait"), help: ArgumentHelp("Seconds buffered before playback goes on after the cache ran dry (default 1).", valueName: "seconds"))
+    var cachePauseWait: Double = 1
+
+    @Option(help: ArgumentHelp("Colour theme: a name (default, light, solarized-dark, high-contrast, mono, or one in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file.", valueName: "name|path"))
+    var theme: String?
+
+    @Option(name: .customLong("vo-sixel-colors"), help: ArgumentHelp("Sixel palette size, 2 to 256 (default: the terminal's colour registers).", valueName: "n"))
+    var sixelColors: Int?
+
+    @Option(name: .customLong("vo-sixel-dither"), help: ArgumentHelp("Sixel dithering: none (fewest bytes), ordered, or fs (Floyd–Steinberg).", valueName: "none|ordered|fs"))
+    var sixelDither: String = "none"
+
+    @Option(name: .customLong("vo-sixel-repaint"), help: ArgumentHelp("What each sixel frame paints: changed (only the pixels that changed, fewest bytes; right only where the terminal keeps the earlier picture under them), full (the whole picture), or auto (changed on xterm and foot, else full).", valueName: "auto|changed|full"))
+    var sixelRepaint: String = "auto"
+
+    @Option(name: .customLong("vo-kitty-use-shm"), help: ArgumentHelp("kitty frames through POSIX shared memory (only the object's name goes through the tty): auto (when the terminal is on this machine, not over SSH or through tmux, and answered the probe's shared memory query), yes, or no (base64 through the tty).", valueName: "auto|yes|no"))
+    var kittyUseShm: String = "auto"
+
+    @Option(name: .customLong("vo-governor"), help: ArgumentHelp("Step picture quality down when the terminal cannot keep up (sixel colours, picture scale, every 2nd frame, half-block) and back up when it can: yes, or no to pin the settings.", valueName: "yes|no"))
+    var voGovernor: String = "yes"
+
+    @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: all when each pixel shown averages 64 or more of the source's, bidir when the picture is 4× or more smaller than the source, else default: every frame filtered).", valueName: "level"))
+    var skipLoopFilter: String?
+
+    @Option(name: .customLong("vd-lavc-threads"), help: ArgumentHelp("Video decoder threads, 1 to 16, or 0: automatic (one thread up to 1080p30, more at the next keyframe if one cannot keep up; larger sources as many as libavcodec chooses).", valueName: "N"))
+    var decodeThreads: Int = 0
+
+    @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Cell output colours (halfblock and cells): truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))
+    var halfBlockColors: String?
+
+    @Option(name: .customLong("vo-cells"), help: ArgumentHelp("Pixels per cell for --vo=cells: octant (2x4, Unicode 16), sextant (2x3), quadrant (2x2) or half (1x2), or auto (the finest the terminal draws itself).", valueName: "auto|octant|sextant|quadrant|half"))
+    var voCells: String = "auto"
+
+    @Option(name: .customLong("vo-cells-tolerance"), help: ArgumentHelp("Cell outputs leave a cell alone unless redrawing it lowers its RMS error per pixel by more than this many levels, and draw a cell with the colours already set where they are within it (0-64; 0 draws every change exactly). The governor raises it when the terminal falls behind.", valueName: "levels"))
+    var voCellsTolerance: Double = CellDriver.defaultTolerance
+
+    @Option(name: .customLong("stats-file"), help: ArgumentHelp("Write telemetry as JSON lines at 1 Hz, plus a final summary line.", valueName: "path"))
+    var statsFile: String?
+
+    @Option(name: .customLong("playlist-start"), help: ArgumentHelp("Start with this playlist item (0 = the first).", valueName: "n"))
+    var playlistStart: Int = 0
+
+    @Option(name: .customLong("loop-file"), help: ArgumentHelp("Play each item N more times, inf for ever, no (default). A bare --loop-file is inf.", valueName: "N|inf|no"))
+    var loopFile: String = "no"
+
+    @Option(name: .customLong("loop-playlist"), help: ArgumentHelp("Play the playlist N more times, inf for ever, no (default). A bare --loop-playlist is inf.", valueName: "N|inf|no"))
+    var loopPlaylist: String = "no"
+
+    @Flag(help: "Play the playlist in random order.")
+    var shuffle = false
+
+    @Option(name: .customLong("shuffle-seed"), help: ArgumentHelp("Seed for --shuffle (the same seed, the same order).", valueName: "n"))
+    var shuffleSeed: UInt64?
+
+    @Flag(name: .customLong("keep-open"), help: "At the end of the last item stay on its last frame, paused, instead of quitting.")
+    var keepOpen = false
+
+    @Flag(name: .customLong("resume-playback"), inversion: .prefixedNo,
+          help: "Resume where Q (quit-watch-later) left a file, with its tracks, volume and speed.")
+    var resumePlayback = true
+
+    @Flag(name: .customLong("save-position-on-quit"), help: "Save the position on every quit, not only Q.")
+    var savePositionOnQuit = false
+
+    @Option(name: .customLong("watch-later-dir"), help: ArgumentHelp("Where positions are saved (default: $XDG_STATE_HOME/aether-tui/watch_later).", valueName: "path"))
+    var watchLaterDir: String?
+
+    @Option(help: ArgumentHelp("Preferred audio languages, most wanted first (e.g. jpn,eng).", valueName: "list"))
+    var alang: String?
+
+    @Option(help: ArgumentHelp("Preferred subtitle languages, most wanted first (e.g. eng,fra).", valueName: "list"))
+    var slang: String?
+
+    @Option(name: .customLong("sub-delay"), help: ArgumentHelp("Show subtitles this many seconds later (negative: earlier).", valueName: "seconds"))
+    var subDelay: Double = 0
+
+    @Option(name: .customLong("audio-delay"), help: ArgumentHelp("Play the sound this many seconds later than the picture (negative: earlier).", valueName: "seconds"))
+    var audioDelay: Double = 0
+
+    @Option(name: .customLong("sub-auto"), help: ArgumentHelp("Load subtitle files found next to the media (movie.srt, movie.en.ass): fuzzy (default), exact, or no.", valueName: "fuzzy|exact|no"))
+    var subAuto: String = "fuzzy"
+
+    @Option(name: .customLong("input-ipc-server"), help: ArgumentHelp("Listen for mpv-style JSON IPC commands on this Unix socket (mode 0600).", valueName: "path"))
+    var inputIPCServer: String?
+
+    @Flag(name: .customLong("mpris"), inversion: .prefixedNo, help: "Offer media-key control (MPRIS) on the D-Bus session bus when there is one.")
+    var mpris = true
+
+    @Option(name: .customLong("input-conf"), help: ArgumentHelp("Key bindings file (default: input.conf in the config directory).", valueName: "path"))
+    var inputConf: String?
+
+    @Option(help: ArgumentHelp("Apply these [profile] sections of the config file (comma-separated).", valueName: "name"))
+    var profile: String?
+
+    @Option(name: .customLong("config-dir"), help: ArgumentHelp("Read aether-tui.conf and input.conf from here (default: $XDG_CONFIG_HOME/aether-tui).", valueName: "path"))
+    var configDir: String?
+
+    @Flag(name: .customLong("no-config"), help: "Read no config file or input.conf.")
+    var noConfig = false
+
+    @Option(name: .customLong("screenshot-directory"), help: ArgumentHelp("Where s and S save screenshots (default: $XDG_PICTURES_DIR, else the current directory).", valueName: "path"))
+    var screenshotDirectory: String?
+
+    func validate() throws {
+        guard !sources.isEmpty else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
+        guard LoopCount(option: loopFile) != nil else { throw ValidationError("--loop-file must be a count, inf or no") }
+        guard LoopCount(option: loopPlaylist) != nil else { throw ValidationError("--loop-playlist must be a count, inf or no") }
+        guard ["fuzzy", "exact", "all", "no"].contains(subAuto) else { throw ValidationError("--sub-auto must be fuzzy, exact or no") }
+        guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
+        _ = try subtitleStyle()
+        guard subDelay.isFinite, abs(subDelay) <= 600 else { throw ValidationError("--sub-delay must be between -600 and 600 seconds") }
+        guard audioDelay.isFinite, abs(audioDelay) <= 10 else {
+            throw ValidationError("--audio-delay must be between -10 and 10 seconds")
+        }
+        guard VideoDrivers.names.contains(vo) else {
+            throw ValidationError("--vo must be one of: \(VideoDrivers.names.joined(separator: ", "))")
+        }
+        guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
+        guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
+        guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
+        if let n = sixelColors, !(2...256).contains(n) { throw ValidationError("--vo-sixel-colors must be between 2 and 256") }
+        if let s = skipLoopFilter, LoopFilterSkip(rawValue: s) == nil {
+            throw ValidationError("--vd-lavc-skiploopfilter must be one of: \(LoopFilterSkip.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard (0...16).contains(decodeThreads) else { throw ValidationError("--vd-lavc-threads must be between 0 and 16") }
+        guard KittySharedMemoryUse(rawValue: kittyUseShm) != nil else { throw ValidationError("--vo-kitty-use-shm must be auto, yes or no") }
+        guard ["yes", "no"].contains(voGovernor) else { throw ValidationError("--vo-governor must be yes or no") }
+        guard ["none", "ordered", "fs"].contains(sixelDither) else { throw ValidationError("--vo-sixel-dither must be none, ordered or fs") }
+        guard sixelRepaint == "auto" || SixelRepaint(rawValue: sixelRepaint) != nil else {
+            throw ValidationError("--vo-sixel-repaint must be auto, changed or full")
+        }
+        if let h = halfBlockColors, !["truecolor", "256"].contains(h) { throw ValidationError("--vo-halfblock-colors must be truecolor or 256") }
+        guard voCells == "auto" || CellSymbols(option: voCells) != nil else {
+            throw ValidationError("--vo-cells must be auto, octant, sextant, quadrant or half")
+        }
+        guard voCellsTolerance.isFinite, (0...64).contains(voCellsTolerance) else {
+            throw ValidationError("--vo-cells-tolerance must be between 0 and 64")
+        }
+        if let start, TimeArgument(start) == nil { throw ValidationError("--start: cannot parse '\(start)' as a time") }
+        if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
+        guard ["yes", "no"].contains(ytdl) else { throw ValidationError("--ytdl must be yes or no") }
+        if let ytdlFormat {
+            do { _ = try YtdlSettings.checkFormat(ytdlFormat) } catch { throw ValidationError(error.message) }
+        }
+        if let ytdlRawOptions {
+            do { _ = try YtdlSettings.parseRawOptions(ytdlRawOptions) } catch { throw ValidationError(error.message) }
+        }
+        guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
+        guard trackChoice(sid) != nil else { throw ValidationError("--sid must be a track number, auto or no") }
+        guard trackChoice(vid) != nil else { throw ValidationError("--vid must be a track number, auto or no") }
+        guard VariantPreference(option: hlsBitrate) != nil else { throw ValidationError("--hls-bitrate must be auto, min, max or a bit rate (e.g. 700k)") }
+        guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
+        guard (-100_000...100_000).contains(liveStartIndex) else { throw ValidationError("--live-start-index must be in -100000…100000") }
+        guard timeshift.isFinite, (0...604_800).contains(timeshift) else { throw ValidationError("--timeshift must be between 0 and 604800 seconds (a week)") }
+        guard (1...65536).contains(timeshiftMemory) else { throw ValidationError("--timeshift-memory must be between 1 and 65536 MiB") }
+        guard ByteSize.parse(timeshiftDisk) != nil else { throw ValidationError("--timeshift-disk must be a size such as 512M or 2G (0 keeps nothing on disk)") }
+        guard ["auto", "yes", "no"].contains(cache) else { throw ValidationError("--cache must be auto, yes or no") }
+        guard cacheSecs.isFinite, cacheSecs > 0, cacheSecs <= 86_400 else { throw ValidationError("--cache-secs must be more than 0 and at most 86400") }
+        guard cachePauseWait.isFinite, (0...3600).contains(cachePauseWait) else { throw ValidationError("--cache-pause-wait must be between 0 and 3600") }
+    }
+}
