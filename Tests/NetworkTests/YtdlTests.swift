@@ -11,8 +11,17 @@ import Testing
     /// A directory with the page, a page with no media, and the two media files (faststart MP4
     /// and M4A, remuxed from the fixtures with the ffmpeg CLI).
     static let site: String = {
-        // One place, made again by each run (the same bytes), so runs leave no trail of copies.
-        let dir = NSTemporaryDirectory() + "aether-ytdl-site"
+        // One place per test process (test.sh runs suites in processes side by side, and
+        // AudioFileTests serves this site too: a shared place was rewritten under a reader). The
+        // places of processes that have ended are removed, so runs leave no trail of copies.
+        let temporary = NSTemporaryDirectory()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []
+        where name.hasPrefix("aether-ytdl-site-") {
+            if let pid = Int32(name.dropFirst("aether-ytdl-site-".count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: temporary + name)
+            }
+        }
+        let dir = temporary + "aether-ytdl-site-\(getpid())"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let ff = ["/usr/bin/ffmpeg", "-v", "error", "-nostdin", "-y"]
         _ = Process.run(ff + ["-i", TestEnvironment.fixture("video-only.mkv"), "-c", "copy", "-movflags", "+faststart", dir + "/v.mp4"], timeout: 60)
