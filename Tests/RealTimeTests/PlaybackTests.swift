@@ -22,20 +22,11 @@ import Testing
 
     /// Waits until `condition` holds or `timeout` passes; returns whether it held.
     @discardableResult
-    func wait(_ timeout: Double, _ condition: () -> Bool) -> Bool {
-        let end = MonotonicTime.now() + timeout
-        while MonotonicTime.now() < end {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        return condition()
-    }
-
     @Test func realTimeAtNormalSpeed() throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 10 })
         player.play()
-        #expect(wait(20) { player.state == .ended })
+        #expect(waitUntil(20) { player.state == .ended })
         let t = player.telemetry()
         let wall = try #require(player.playingWallSeconds)
         #expect(abs(wall - 10) / 10 <= 0.02, "played 10 s of media in \(wall) s of wall time")
@@ -54,7 +45,7 @@ import Testing
     func theSoundStartsWithTheFirstPictureOnScreen(reports: Bool) throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 4 })
-        #expect(wait(5) { player.state == .paused })
+        #expect(waitUntil(5) { player.state == .paused })
         let firstFrameAt = Guarded<Double?>(nil)
         let reportedAt = Guarded<Double?>(nil)
         player.setFrameSink(TestSink(reportsDisplay: true) { f in
@@ -75,7 +66,7 @@ import Testing
         })
         player.seek(to: 0, mode: .exact)
         player.play()
-        #expect(wait(5) { player.playingWallSeconds != nil })
+        #expect(waitUntil(5) { player.playingWallSeconds != nil })
         let armedAt = MonotonicClock.seconds() - (player.playingWallSeconds ?? 0)
         let shown = try #require(firstFrameAt.withLock { $0 })
         if reports {
@@ -85,7 +76,7 @@ import Testing
             #expect(armedAt - shown >= PlaybackSession.firstPictureWaitSeconds - 0.05)
             #expect(armedAt - shown < 1.5, "waited \(armedAt - shown) s for a picture nobody reported")
         }
-        #expect(wait(10) { player.state == .ended })
+        #expect(waitUntil(10) { player.state == .ended })
         player.stop()
     }
 
@@ -97,7 +88,7 @@ import Testing
             ("paused", { $0.play(); Thread.sleep(forTimeInterval: 0.3); $0.pause() }),
             ("seeking", { $0.play(); $0.seek(to: 6); $0.seek(to: 2) }),
             ("loaded", { _ in }),
-            ("ended", { p in p.play(); _ = self.wait(5) { p.state == .ended } }),
+            ("ended", { p in p.play(); _ = waitUntil(5) { p.state == .ended } }),
         ]
         for (name, setUp) in states {
             let player = Player()
@@ -120,7 +111,7 @@ import Testing
         try player.load(url: TestEnvironment.fixture("mpeg2-interlaced-mp2.ts"), options: options { $0.audioOutput = .null; $0.length = 3 })
         player.setFrameHandler { frame in times.withLock { $0.append(frame.pts) } }
         player.play()
-        #expect(wait(10) { player.state == .ended })
+        #expect(waitUntil(10) { player.state == .ended })
         let t = player.telemetry()
         #expect(t.deinterlacing)
         #expect(t.framesDropped == 0, "dropped \(t.framesDroppedEarly) early, \(t.framesDroppedLate) late")
@@ -143,7 +134,7 @@ import Testing
         #expect(session.recordSeek(to: 10.5, mode: .exact))
         Thread.sleep(forTimeInterval: 0.3)
         session.wakeForSeek()
-        #expect(wait(8) { player.state == .ended }, "stuck in \(player.state) at \(player.currentTime) s")
+        #expect(waitUntil(8) { player.state == .ended }, "stuck in \(player.state) at \(player.currentTime) s")
         player.stop()
     }
 
@@ -158,7 +149,7 @@ import Testing
                 player.seek(to: 10.5 + Double(i % 7) * 0.2, mode: i % 2 == 0 ? .exact : .keyframe)
                 if i % 5 == 0 { Thread.sleep(forTimeInterval: 0.002) }
             }
-            #expect(wait(10) { player.state == .ended }, "round \(round): stuck in \(player.state) at \(player.currentTime) s")
+            #expect(waitUntil(10) { player.state == .ended }, "round \(round): stuck in \(player.state) at \(player.currentTime) s")
             player.stop()
         }
     }
@@ -167,7 +158,7 @@ import Testing
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 8; $0.speed = 2 })
         player.play()
-        #expect(wait(20) { player.state == .ended })
+        #expect(waitUntil(20) { player.state == .ended })
         let wall = try #require(player.playingWallSeconds)
         #expect(abs(wall - 4) / 4 <= 0.05, "8 s of media at 2× took \(wall) s")
         #expect(player.telemetry().clockSource == "audio")
@@ -178,7 +169,7 @@ import Testing
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options())
         player.play()
-        #expect(wait(5) { player.currentTime > 1.0 })
+        #expect(waitUntil(5) { player.currentTime > 1.0 })
         player.pause()
         Thread.sleep(forTimeInterval: 0.1)
         let paused = player.currentTime
@@ -201,17 +192,17 @@ import Testing
         let shown = Guarded<[Double]>([])
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options())
         player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
-        #expect(wait(5) { player.state == .paused })
+        #expect(waitUntil(5) { player.state == .paused })
 
         shown.withLock { $0.removeAll() }
         player.seek(to: 2.53, mode: .exact)
-        #expect(wait(5) { player.state == .paused && !shown.withLock { $0.isEmpty } })
+        #expect(waitUntil(5) { player.state == .paused && !shown.withLock { $0.isEmpty } })
         let exactFirst: Double = shown.withLock { $0.first } ?? -1
         #expect(abs(exactFirst - 60.0 / 24) < 0.001, "exact seek showed \(exactFirst)")
 
         shown.withLock { $0.removeAll() }
         player.seek(to: 7.6, mode: .keyframe)
-        #expect(wait(5) { player.state == .paused && !shown.withLock { $0.isEmpty } })
+        #expect(waitUntil(5) { player.state == .paused && !shown.withLock { $0.isEmpty } })
         let keyFirst: Double = shown.withLock { $0.first } ?? -1
         #expect(abs(keyFirst - 7.0) < 0.001, "keyframe seek showed \(keyFirst)")
         #expect(abs(player.currentTime - 7.0) < 0.001)
@@ -220,7 +211,7 @@ import Testing
         shown.withLock { $0.removeAll() }
         player.seek(to: 4.0, mode: .exact)
         player.play()
-        #expect(wait(5) { shown.withLock { $0.count } >= 12 })
+        #expect(waitUntil(5) { shown.withLock { $0.count } >= 12 })
         let frames = shown.withLock { $0 }
         #expect(abs(frames[0] - 4.0) < 0.001)
         #expect(zip(frames, frames.dropFirst()).allSatisfy { $1 > $0 }, "frames out of order: \(frames)")
@@ -240,7 +231,7 @@ import Testing
         }
         #expect(player.audioDelay == delay)
         player.play()
-        #expect(wait(8) { leads.withLock { $0.count } >= 60 })
+        #expect(waitUntil(8) { leads.withLock { $0.count } >= 60 })
         player.stop()
         let sorted = leads.withLock { $0 }.dropFirst(10).sorted()
         let median = sorted[sorted.count / 2]
@@ -252,8 +243,8 @@ import Testing
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"),
                         options: options { $0.subtitleTrack = 0 })
         defer { player.stop() }
-        #expect(wait(5) { player.state == .paused })
-        #expect(wait(3) { !(player.subtitleStore?.cues(track: 0).isEmpty ?? true) })
+        #expect(waitUntil(5) { player.state == .paused })
+        #expect(waitUntil(3) { !(player.subtitleStore?.cues(track: 0).isEmpty ?? true) })
         let cue = try #require(player.subtitleStore?.cues(track: 0).first)
         let inside = (cue.start + cue.end) / 2
         #expect(!player.subtitleCues(at: inside).isEmpty)
@@ -269,13 +260,13 @@ import Testing
         let shown = Guarded<[Double]>([])
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.start = 3 })
         player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
-        #expect(wait(5) { player.state == .paused })
+        #expect(waitUntil(5) { player.state == .paused })
         Thread.sleep(forTimeInterval: 0.2)
         shown.withLock { $0.removeAll() }
         player.step()
-        #expect(wait(2) { shown.withLock { $0.count } == 1 })
+        #expect(waitUntil(2) { shown.withLock { $0.count } == 1 })
         player.step()
-        #expect(wait(2) { shown.withLock { $0.count } == 2 })
+        #expect(waitUntil(2) { shown.withLock { $0.count } == 2 })
         let stepped: [Double] = shown.withLock { $0 }.map { ($0 * 24).rounded() }
         #expect(stepped == [73, 74])
         #expect(player.isPaused)
@@ -287,12 +278,12 @@ import Testing
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: options())
         player.play()
-        #expect(wait(5) { player.currentTime > 0.6 })
+        #expect(waitUntil(5) { player.currentTime > 0.6 })
         let before = try SinkRecorder()
         Thread.sleep(forTimeInterval: 0.8)
         let a = before.stop()
         player.selectAudioTrack(1)
-        #expect(wait(3) { player.state == .playing && player.activeAudioTrack == 1 })
+        #expect(waitUntil(3) { player.state == .playing && player.activeAudioTrack == 1 })
         Thread.sleep(forTimeInterval: 0.4)
         let after = try SinkRecorder()
         Thread.sleep(forTimeInterval: 0.8)
@@ -316,7 +307,7 @@ import Testing
         try player.load(url: TestEnvironment.fixture("sine-1k.mkv"), options: options())
         let recorder = try SinkRecorder()
         player.play()
-        #expect(wait(10) { player.currentTime > 3.5 })
+        #expect(waitUntil(10) { player.currentTime > 3.5 })
         let rec = recorder.stop()
         player.stop()
         // Analyse 2 s from the middle of what was recorded.
@@ -335,7 +326,7 @@ import Testing
         try player.load(url: TestEnvironment.fixture("tones-51.mkv"), options: options())
         let recorder = try SinkRecorder()
         player.play()
-        #expect(wait(10) { player.currentTime > 3.0 })
+        #expect(waitUntil(10) { player.currentTime > 3.0 })
         let rec = recorder.stop()
         player.stop()
         let start = max(0, rec.left.count - 48000 * 2)
