@@ -1,13 +1,19 @@
 import Foundation
 
-/// Records what the PulseAudio null sink plays (`parec -d nullsink.monitor`) as 48 kHz s16 stereo.
+/// Records what a PulseAudio null sink plays (`parec -d <sink>.monitor`) as 48 kHz s16 stereo.
 ///
-/// A recording hears everything played into the sink, so test processes that record never
-/// overlap: the first recorder of a process takes an exclusive lock on a file beside the sink and
-/// the process keeps it until it exits (test.sh runs a tier's suites in several processes at once;
-/// a suite that records makes the others that record wait for it, and nothing else of a tier
-/// that records plays into the sink).
-public final class SinkRecorder: @unchecked Sendable {  // the process is only touched by the owner
+/// `.shared`: the daemon's `nullsink`, where every player plays by default. A recording hears
+/// everything played into it, so test processes that record it never overlap: the first such
+/// recorder of a process takes an exclusive lock on a file beside the sink and the process keeps
+/// it until it exits (the realtime tier is one process; nothing else plays meanwhile).
+///
+/// `.own`: a null sink of its own (`module-null-sink`, unloaded by `stop`), held at a sound
+/// card's latency by a silent keep-alive stream as `pulse-null-sink.sh` holds the shared one; a
+/// player started with `environment` (`PULSE_SINK`) plays into it and nothing else does, so
+/// suites in several processes record at once (the network tier).
+public final class SinkRecorder: @unchecked Sendable {  // the processes are only touched by the owner
+    public enum Sink: Sendable { case shared, own }
+
     /// The lock's descriptor, open for the rest of the process once taken.
     private static let sinkLock: Int32 = {
         let directory = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? NSTemporaryDirectory()
@@ -16,21 +22,69 @@ public final class SinkRecorder: @unchecked Sendable {  // the process is only t
         return fd
     }()
 
-    /// Waits until no other test process records, then keeps the sink for this one.
+    /// Waits until no other test process records the shared sink, then keeps it for this one.
     public static func holdTheSink() { _ = sinkLock }
+
+    public struct SinkError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// What a player process needs in its environment to play into this recorder's sink
+    /// (empty for the shared sink, the default).
+    public let environment: [String: String]
 
     private let process = Process()
     private let file: URL
     private let started = MonotonicTime.now()
+    /// The own sink's module and keep-alive stream (nil for the shared sink).
+    private var ownSink: (module: String, keepAlive: Process)?
 
-    public init() throws {
-        Self.holdTheSink()
+    public init(_ sink: Sink = .shared) throws {
+        let name: String
+        switch sink {
+        case .shared:
+            Self.holdTheSink()
+            name = "nullsink"
+            environment = [:]
+        case .own:
+            name = "aether-rec-\(getpid())-\(UUID().uuidString.prefix(8))"
+            let load = Process.run(["/usr/bin/pactl", "load-module", "module-null-sink", "sink_name=\(name)",
+                                    "rate=48000", "channels=2"], timeout: 10)
+            let module = load.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard load.status == 0, !module.isEmpty else {
+                throw SinkError(description: "pactl load-module module-null-sink: \(load.stderr)")
+            }
+            let keepAlive = Process()
+            keepAlive.executableURL = URL(fileURLWithPath: "/usr/bin/pacat")
+            keepAlive.arguments = ["-p", "-d", name, "--client-name=aether-keepalive", "--latency-msec=20", "--raw",
+                                   "--format=s16le", "--rate=48000", "--channels=2", "/dev/zero"]
+            try keepAlive.run()
+            ownSink = (module, keepAlive)
+            environment = ["PULSE_SINK": name]
+        }
         file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("aether-rec-\(UUID().uuidString).raw")
         FileManager.default.createFile(atPath: file.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
-        process.arguments = ["-d", "nullsink.monitor", "--raw", "--format=s16le", "--rate=48000", "--channels=2",
+        process.arguments = ["-d", name + ".monitor", "--raw", "--format=s16le", "--rate=48000", "--channels=2",
                              "--latency-msec=10", file.path]
-        try process.run()
+        do { try process.run() } catch { removeOwnSink(); throw error }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        removeOwnSink()
+        try? FileManager.default.removeItem(at: file)
+    }
+
+    /// Stops the keep-alive and unloads the own sink (once).
+    private func removeOwnSink() {
+        guard let (module, keepAlive) = ownSink else { return }
+        ownSink = nil
+        if keepAlive.isRunning {
+            kill(keepAlive.processIdentifier, SIGKILL)
+            keepAlive.waitUntilExit()
+        }
+        _ = Process.run(["/usr/bin/pactl", "unload-module", module], timeout: 10)
     }
 
     /// Seconds since recording started.
@@ -41,6 +95,7 @@ public final class SinkRecorder: @unchecked Sendable {  // the process is only t
         // SIGKILL: a test runner may have SIGTERM ignored, and ignored signals survive exec.
         kill(process.processIdentifier, SIGKILL)
         while process.isRunning { Thread.sleep(forTimeInterval: 0.005) }
+        removeOwnSink()
         let data = (try? Data(contentsOf: file)) ?? Data()
         try? FileManager.default.removeItem(at: file)
         var left: [Double] = [], right: [Double] = []

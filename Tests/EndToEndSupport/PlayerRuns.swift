@@ -68,9 +68,10 @@ public final class BackgroundPlayer: Sendable {
     private let result = Guarded<ProcessResult?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    public init(_ arguments: [String], timeout: Double = 60) {
+    /// `environment`: added to the test process's own (a recorder's sink, say).
+    public init(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) {
         Thread.detachNewThread { [self] in
-            let r = Process.run(arguments, timeout: timeout)
+            let r = Process.run(arguments, environment: environment, timeout: timeout)
             result.withLock { $0 = r }
             done.signal()
         }

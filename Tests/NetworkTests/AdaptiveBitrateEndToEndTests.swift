@@ -40,9 +40,11 @@ import Testing
         let stats: String
     }
 
-    static func start(_ url: String, _ arguments: [String], socket: String, stats: String) throws -> Run {
+    /// `environment`: the recorder's (its own sink).
+    static func start(_ url: String, _ arguments: [String], socket: String, stats: String,
+                      environment: [String: String] = [:]) throws -> Run {
         let player = BackgroundPlayer([TestEnvironment.binary, url, "--vo=null", "--stats-file", stats,
-                                                        "--input-ipc-server=\(socket)"] + arguments, timeout: 150)
+                                       "--input-ipc-server=\(socket)"] + arguments, environment: environment, timeout: 150)
         return Run(player: player, client: try IPCTestClient(path: socket, timeout: 15), stats: stats)
     }
 
@@ -76,10 +78,6 @@ import Testing
         try Self.throttledRun(Self.hls)
     }
 
-    @Test func aThrottledDASHLinkSwitchesDownWithoutRebufferingAndBackUpAfterwards() throws {
-        try Self.throttledRun(Self.dash)
-    }
-
     static func throttledRun(_ source: Source) throws {
         #expect(TestEnvironment.requirePulse(), "no PulseAudio null sink")
         let server = try LoopbackHTTP(root: NetworkTests.root, rules: Self.rules(source, bitsPerSecond: 6_000_000))
@@ -87,9 +85,10 @@ import Testing
         let dir = PlayerRuns.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let url = server.url(source.manifest)
-        let recorder = try SinkRecorder()
+        let recorder = try SinkRecorder(.own)
         let t0 = MonotonicTime.now()
-        let auto = try Self.start(url, ["--user-agent=abr-auto"], socket: dir + "/auto.sock", stats: dir + "/auto.jsonl")
+        let auto = try Self.start(url, ["--user-agent=abr-auto"], socket: dir + "/auto.sock", stats: dir + "/auto.jsonl",
+                                  environment: recorder.environment)
         let fixed = try Self.start(url, ["--hls-bitrate=max", "--ao=null", "--user-agent=abr-max"], socket: dir + "/max.sock", stats: dir + "/max.jsonl")
         func waitUntil(_ t: Double) { let left = t0 + t - MonotonicTime.now(); if left > 0 { Thread.sleep(forTimeInterval: left) } }
 
@@ -264,5 +263,13 @@ import Testing
             .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .compactMap { ($0["telemetry"] as? [String: Any])?["decodeErrors"] as? Int }.max()
         #expect(decodeErrors == 0, "decode errors: \(String(describing: decodeErrors)); switches \(switches)")
+    }
+}
+
+/// The throttled run over DASH, a suite of its own so that test.sh runs it in a process beside
+/// the HLS one (each records a sink of its own).
+@Suite struct ThrottledDASHTests {
+    @Test func aThrottledDASHLinkSwitchesDownWithoutRebufferingAndBackUpAfterwards() throws {
+        try AdaptiveBitrateEndToEndTests.throttledRun(AdaptiveBitrateEndToEndTests.dash)
     }
 }

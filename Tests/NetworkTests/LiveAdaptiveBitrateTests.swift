@@ -85,10 +85,11 @@ import Testing
         let slowFrom = 10.0, fastFrom = 22.0
         let dir = PlayerRuns.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let recorder = try SinkRecorder()
+        let recorder = try SinkRecorder(.own)
         let t0 = MonotonicTime.now()
         let run = try AdaptiveBitrateEndToEndTests.start(stream.url, options + ["--user-agent=\(agent)", "--log-file=\(dir)/log"],
-                                                         socket: dir + "/l.sock", stats: dir + "/l.jsonl")
+                                                         socket: dir + "/l.sock", stats: dir + "/l.jsonl",
+                                                         environment: recorder.environment)
         func waitUntil(_ t: Double) { let left = t0 + t - MonotonicTime.now(); if left > 0 { Thread.sleep(forTimeInterval: left) } }
         waitUntil(slowFrom)
         try stream.server.setRules(AdaptiveBitrateEndToEndTests.rules(source, bitsPerSecond: 1_000_000))

@@ -8,8 +8,8 @@
 #   realtime   RealTimeTests: playback measured against the ALSA clock (PulseAudio null sink,
 #              recorded from its monitor); serially, one process (one clock, two cores)
 #   network    NetworkTests: loopback HTTP servers, fault proxies, live streams; its suites in
-#              $AETHER_TEST_WORKERS processes at once (the suites that record the null sink take
-#              turns: SinkRecorder's lock)
+#              $AETHER_TEST_WORKERS processes at once (a suite that records plays into a null
+#              sink of its own: SinkRecorder(.own))
 #   terminals  TerminalTests: real terminals under Xvfb (xterm -ti vt340, mlterm, kitty); serially
 #
 # Long runs (the terminal matrix, three minutes of live memory, soak.py) are in soak.sh, not here.
