@@ -167,8 +167,7 @@ struct DoorsTests {
                         + Array("add volume 1".utf8))   // the last with no newline
             withExtendedLifetime(client) {}
         }
-        let deadline = Date().addingTimeInterval(5)
-        while host.commands.count < 3, Date() < deadline { usleep(10_000) }
+        _ = waitUntil(5, interval: 0.01) { host.commands.count >= 3 }
         #expect(host.commands.count == 3, "\(host.commands)")
         #expect(host.snapshot.volume == 38 && host.snapshot.status == .paused)
     }

@@ -74,9 +74,7 @@ public final class SessionBus: @unchecked Sendable {  // used from one test at a
         children.append(pid)
         let log = SignalLog(file: file)
         // dbus-monitor prints the NameAcquired signal of its own connection once it is in.
-        let deadline = MonotonicTime.now() + 10
-        while !log.text.contains("NameAcquired"), MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        guard log.text.contains("NameAcquired") else { throw Failure(description: "dbus-monitor did not start") }
+        guard waitUntil(10, interval: 0.02, { log.text.contains("NameAcquired") }) else { throw Failure(description: "dbus-monitor did not start") }
         return log
     }
 

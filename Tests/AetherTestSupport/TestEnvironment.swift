@@ -183,11 +183,11 @@ extension Process {
 /// Polls `condition` every 2 ms until it holds or `timeout` seconds pass; true when it held.
 /// For state with no event to wait on (a flag another thread sets); prefer a real wait where one
 /// exists (a queue's, a process's exit, a tmux pane's ``TmuxSession/waitFor(_:_:)``).
-public func waitUntil(_ timeout: Double, _ condition: () -> Bool) -> Bool {
-    let end = Date(timeIntervalSinceNow: timeout)
-    while Date() < end {
+public func waitUntil(_ timeout: Double, interval: Double = 0.002, _ condition: () -> Bool) -> Bool {
+    let end = MonotonicTime.now() + timeout
+    while MonotonicTime.now() < end {
         if condition() { return true }
-        Thread.sleep(forTimeInterval: 0.002)
+        Thread.sleep(forTimeInterval: interval)
     }
     return condition()
 }

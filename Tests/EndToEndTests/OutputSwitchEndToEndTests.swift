@@ -48,8 +48,7 @@ import Testing
         defer { s.close() }
         let header = Array("\u{1B}P0;1;0q".utf8)
         func output() -> [UInt8] { (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: typescript)))) ?? [] }
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline, Self.find(header, in: output()) == nil { Thread.sleep(forTimeInterval: 0.2) }
+        _ = waitUntil(15, interval: 0.2) { Self.find(header, in: output()) != nil }
         let firstSixel = Self.find(header, in: output())
         try #require(firstSixel != nil, "no sixel picture: \(s.screen())")
         Thread.sleep(forTimeInterval: 1)

@@ -27,8 +27,7 @@ import Testing
             if player.telemetry().framesDecoded > 0 { early = player.telemetry().videoDecoder }
             Thread.sleep(forTimeInterval: 0.01)
         }
-        let deadline = MonotonicTime.now() + 20
-        while MonotonicTime.now() < deadline, player.state != .ended { Thread.sleep(forTimeInterval: 0.05) }
+        _ = waitUntil(20, interval: 0.05) { player.state == .ended }
         let t = player.telemetry()
         player.stop()
         #expect(early == "h264, 1 thread", "at the start: \(early)")

@@ -381,8 +381,7 @@ import Testing
         let lastFrame = Guarded<VideoFrame?>(nil)
         player.setFrameHandler { f in lastFrame.withLock { $0 = f } }
         player.play()
-        let deadline = MonotonicTime.now() + 10
-        while player.state != .ended, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        _ = waitUntil(10, interval: 0.01) { player.state == .ended }
         #expect(player.state == .ended, "\(file) did not reach the end: \(player.state) at \(player.currentTime)")
         #expect(player.warnings.isEmpty, "\(player.warnings)")
         #expect(player.endedEarlyMessage == nil)
@@ -408,8 +407,7 @@ import Testing
         let frame = Guarded<VideoFrame?>(nil)
         player.setFrameHandler { f in frame.withLock { $0 = f } }
         player.seek(to: 1, mode: .exact)
-        let deadline = MonotonicTime.now() + 5
-        while frame.withLock({ $0?.pts ?? 0 }) < 0.9, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        _ = waitUntil(5, interval: 0.01) { frame.withLock({ $0?.pts ?? 0 }) >= 0.9 }
         let pixels = try #require(frame.withLock { $0 }?.pixels).copyBytes()
         let minimum = pixels.min() ?? 255, maximum = pixels.max() ?? 0
         #expect(Int(maximum) - Int(minimum) > 150, "tone-mapped range \(minimum)…\(maximum)")
@@ -430,8 +428,7 @@ import Testing
         let frames = Guarded(0)
         player.setFrameHandler { f in if f.pixels?.count == size.width * size.height * 3 { frames.withLock { $0 += 1 } } }
         player.play()
-        let deadline = MonotonicTime.now() + 5
-        while frames.withLock({ $0 }) < 3, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        _ = waitUntil(5, interval: 0.01) { frames.withLock({ $0 }) >= 3 }
         #expect(frames.withLock { $0 } >= 3)
         #expect(player.telemetry(advance: false).loopFilterSkip == expected)
         player.stop()
@@ -446,8 +443,7 @@ import Testing
         let frame = Guarded<VideoFrame?>(nil)
         player.setFrameHandler { f in frame.withLock { $0 = f } }
         player.seek(to: 0.5, mode: .exact)
-        let deadline = MonotonicTime.now() + 5
-        while frame.withLock({ $0?.pts ?? 0 }) < 0.4, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        _ = waitUntil(5, interval: 0.01) { frame.withLock({ $0?.pts ?? 0 }) >= 0.4 }
         let pixels = try #require(frame.withLock { $0 }?.pixels).copyBytes()
         for i in stride(from: 0, to: pixels.count, by: 3) {
             #expect(pixels[i] >= 250 && pixels[i + 1] <= 3 && pixels[i + 2] <= 3)
@@ -468,8 +464,7 @@ import Testing
         configure(&o)
         try player.load(url: TestEnvironment.fixture(file), options: o)
         player.play()
-        let deadline = MonotonicTime.now() + 10
-        while player.state != .ended, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        _ = waitUntil(10, interval: 0.01) { player.state == .ended }
         return player
     }
 
@@ -559,8 +554,7 @@ import Testing
         o.subtitleTrack = 0
         o.start = 1.2   // inside "Hello from aether" (0.5–1.5), after the keyframe at 1.0
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
-        let deadline = MonotonicTime.now() + 3
-        while player.subtitleCues(at: 1.2).isEmpty, MonotonicTime.now() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        _ = waitUntil(3, interval: 0.01) { !player.subtitleCues(at: 1.2).isEmpty }
         #expect(player.subtitleCues(at: 1.2).compactMap(\.text) == ["Hello from aether"])
         player.stop()
     }
