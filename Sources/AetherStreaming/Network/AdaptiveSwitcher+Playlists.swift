@@ -111,7 +111,7 @@ extension AdaptiveSwitcher {
 
     /// The index in `playlist` of the segment at `segment`'s place: the same media sequence
     /// number, or (`byDate`) a program date-time within a quarter of its duration (at most 0.5 s).
-    static func match(_ segment: HLSMediaPlaylist.Segment, in playlist: HLSMediaPlaylist, byDate: Bool) -> Int? {
+    package static func match(_ segment: HLSMediaPlaylist.Segment, in playlist: HLSMediaPlaylist, byDate: Bool) -> Int? {
         if byDate {
             guard let date = segment.programDateTime else { return nil }
             return playlist.index(date: date, tolerance: min(0.5, segment.duration * 0.25))
@@ -122,7 +122,7 @@ extension AdaptiveSwitcher {
     /// Whether `playlist`'s sequence numbers fail to line up with `anchor`'s: a number both list
     /// carries dates further apart than the match tolerance, or they share no number while
     /// their dates overlap.
-    static func needsDates(_ playlist: HLSMediaPlaylist, anchor: HLSMediaPlaylist) -> Bool {
+    package static func needsDates(_ playlist: HLSMediaPlaylist, anchor: HLSMediaPlaylist) -> Bool {
         for a in anchor.segments {
             guard let k = playlist.index(sequence: a.sequence) else { continue }
             guard let d1 = a.programDateTime, let d2 = playlist.segments[k].programDateTime else { return false }

@@ -55,16 +55,16 @@ import Foundation
 /// ``playlistFetched(_:text:)``) and read from any thread (``status``); its state is behind one
 /// lock, never held across I/O.
 package final class AdaptiveSwitcher: Sendable {
-    struct Plan: Sendable, Equatable {
+    package struct Plan: Sendable, Equatable {
         /// The URL to fetch.
-        var url: String
+        package var url: String
         /// The ladder rung it belongs to.
-        var rung: Int
-        var mediaSeconds: Double
+        package var rung: Int
+        package var mediaSeconds: Double
         /// The anchor's segment it stands for (its URL in the anchor's playlist).
-        var anchorURL = ""
+        package var anchorURL = ""
         /// Only these bytes of ``url`` (an `EXT-X-BYTERANGE` segment), nil: all of it.
-        var range: HLSMediaPlaylist.ByteRange? = nil
+        package var range: HLSMediaPlaylist.ByteRange? = nil
     }
 
     /// The plan fetching `segment` of `rung`: its URL and byte range (a range named in a
@@ -187,7 +187,7 @@ package final class AdaptiveSwitcher: Sendable {
     /// none was read yet (so it is not read twice). Returns the text to serve instead: the
     /// anchor's with its byte ranges named in its URLs (``servesRanges``), else nil.
     @discardableResult
-    func playlistFetched(_ url: String, text: String) -> String? {
+    package func playlistFetched(_ url: String, text: String) -> String? {
         var text = text
         var served: String?
         if servesRanges, url == anchorURI, let rewritten = HLSMediaPlaylist.rangesAsURLs(text, base: url) {
@@ -230,7 +230,7 @@ package final class AdaptiveSwitcher: Sendable {
     /// (the caller opens `url` as it is). `wait` waits a number of seconds, false when the
     /// source is interrupted (live: waiting for the playing variant's playlist to list the
     /// segment; nil: never wait).
-    func plan(for url: String, wait: ((Double) -> Bool)? = nil) -> Plan? {
+    package func plan(for url: String, wait: ((Double) -> Bool)? = nil) -> Plan? {
         guard let (segment, position) = state.withLock({ s -> (HLSMediaPlaylist.Segment, Double)? in
             guard let i = s.anchor.index(of: url) else { return nil }
             return (s.anchor.segments[i], s.anchorBase + s.anchor.segments[i].start)
@@ -316,7 +316,7 @@ package final class AdaptiveSwitcher: Sendable {
     /// ``AdaptivePolicy/abandonMargin`` of that rate; else the lowest), when that is sooner than
     /// finishing. Returns that plan (the switch is counted, the partial download measured), or
     /// nil: carry on. A live variant whose playlist does not list the place yet is not waited for.
-    func abandon(_ plan: Plan, loaded: Int, elapsed: Double) -> Plan? {
+    package func abandon(_ plan: Plan, loaded: Int, elapsed: Double) -> Plan? {
         guard plan.mediaSeconds > 0, elapsed.isFinite, elapsed > plan.mediaSeconds * policy.abandonAfter, loaded > 0 else { return nil }
         let buffer = bufferLevel.withLock { $0 }?() ?? 0
         let rate = Double(loaded) * 8 / elapsed
@@ -346,7 +346,7 @@ package final class AdaptiveSwitcher: Sendable {
     }
 
     /// A planned segment was downloaded whole: `bytes` in `seconds`.
-    func downloaded(_ plan: Plan, bytes: Int, seconds: Double) {
+    package func downloaded(_ plan: Plan, bytes: Int, seconds: Double) {
         state.withLock { s in
             if s.estimator.sample(bytes: bytes, seconds: seconds, mediaSeconds: plan.mediaSeconds) { s.measuredSinceSwitch += 1 }
         }
