@@ -145,6 +145,25 @@ struct ChromeSnapshotTests {
         try Self.check(over, "scrub-picture-\(width)", themes: false)
     }
 
+    /// A mouse on the bar points through the bar's own axis: a live stream's kept window (not 0
+    /// to a duration it lacks), the file's span otherwise; each column's time lands on that column.
+    @Test(arguments: widths)
+    func theBarsAxisMapsColumnsToTimesBothWays(width: Int) throws {
+        let live = TransportBar.Axis(duration: nil, liveWindow: 3600...3690)
+        #expect(live.range == 3600...3690)
+        #expect(live.time(atColumn: 0, width: width) == 3600)
+        #expect(live.time(atColumn: width - 1, width: width) == 3690)
+        #expect(live.time(atColumn: width + 5, width: width) == 3690)   // past the end: the end
+        let file = TransportBar.Axis(duration: 5400, liveWindow: nil)
+        for axis in [live, file] {
+            for x in 0..<width {
+                #expect(axis.markerColumn(axis.time(atColumn: x, width: width), width: width) == x, "column \(x) of \(width)")
+            }
+        }
+        #expect(TransportBar.Axis(duration: nil, liveWindow: nil).range == nil)   // nothing to point at
+        #expect(TransportBar.Axis(duration: nil, liveWindow: 10...10).range == nil) // a window with no span yet
+    }
+
     // MARK: filmstrip
 
     @Test(arguments: widths)

@@ -234,9 +234,9 @@ public actor SpriteSheetStills {
                 }
                 let o = (oy * w + ox) * 3
                 if area > 0 {
-                    out[o] = UInt8((sum.0 / area).rounded().clamped(0, 255))
-                    out[o + 1] = UInt8((sum.1 / area).rounded().clamped(0, 255))
-                    out[o + 2] = UInt8((sum.2 / area).rounded().clamped(0, 255))
+                    out[o] = UInt8((sum.0 / area).rounded().clamped(to: 0...255))
+                    out[o + 1] = UInt8((sum.1 / area).rounded().clamped(to: 0...255))
+                    out[o + 2] = UInt8((sum.2 / area).rounded().clamped(to: 0...255))
                 }
             }
         }
@@ -244,9 +244,6 @@ public actor SpriteSheetStills {
     }
 }
 
-private extension Double {
-    func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
-}
 
 /// Counters of a ``SpriteSheetStills``, for tests and the benchmark.
 public struct SpriteSheetStillsStatistics: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import AetherBase
 import AetherMedia
 import Foundation
 
@@ -109,7 +110,7 @@ public enum DASHThumbnails {
                     let until: Double? = entries.dropFirst(k + 1).first?["t"].flatMap { Int64($0) }.map { Double($0) }
                         ?? periodEnd.map { ($0 - periodStart) * timescale + Double(offset) }
                     guard let until else { return nil }
-                    repeats = Int64(max(0, ((until - Double(t)) / Double(d) - 1e-9).rounded(.up) - 1).clamped(0, Double(SpriteTrack.maxSheets)))
+                    repeats = Int64(max(0, ((until - Double(t)) / Double(d) - 1e-9).rounded(.up) - 1).clamped(to: 0...Double(SpriteTrack.maxSheets)))
                 }
                 guard repeats <= Int64(SpriteTrack.maxSheets) else { return nil }
                 for _ in 0...repeats {

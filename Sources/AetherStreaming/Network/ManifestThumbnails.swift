@@ -110,7 +110,7 @@ public struct SpriteTrack: Sendable, Equatable {
             if sheets[mid].start <= t { low = mid } else { high = mid - 1 }
         }
         let sheet = sheets[low]
-        let index = min(sheet.tileCount - 1, max(0, Int(((t - sheet.start) / sheet.tileDuration + 1e-9).rounded(.down).clamped(0, 1e6))))
+        let index = min(sheet.tileCount - 1, max(0, Int(((t - sheet.start) / sheet.tileDuration + 1e-9).rounded(.down).clamped(to: 0...1e6))))
         let start = sheet.start + Double(index) * sheet.tileDuration
         return SpriteTile(sheet: sheet, index: index, start: start, end: min(sheet.end, start + sheet.tileDuration))
     }
@@ -158,6 +158,3 @@ public struct SpriteTrack: Sendable, Equatable {
     }
 }
 
-extension Double {
-    func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
-}

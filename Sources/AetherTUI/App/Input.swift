@@ -178,8 +178,10 @@ extension TUIApp {
             return
         }
         let released = report.action == .release
-        guard let duration = player.duration, duration > 0 else { return }
-        let time = min(1, max(0, Double(x) / Double(max(1, layout.columns - 1)))) * duration
+        // The bar's own axis: the file, or a live stream's kept window.
+        let axis = barAxis()
+        guard axis.range != nil else { return }
+        let time = axis.time(atColumn: x, width: layout.columns)
         if pressed && y == progressRow {
             if view.scrub == nil { startScrub(at: time, byMouse: true) } else { moveScrub(to: time) }
             view.dragging = true

@@ -195,7 +195,7 @@ extension TUIApp {
     /// Scrub mode keys; true when the key was scrub mode's.
     func handleScrubKey(_ key: Key) -> Bool {
         guard let scrub = view.scrub else { return false }
-        let duration = player.duration ?? 0
+        let range = barAxis().range ?? 0...0
         switch key {
         case .left: moveScrub(to: scrub.target - 5)
         case .right: moveScrub(to: scrub.target + 5)
@@ -203,8 +203,8 @@ extension TUIApp {
         case .shiftRight: moveScrub(to: scrub.target + 1)
         case .down: moveScrub(to: scrub.target - 60)
         case .up: moveScrub(to: scrub.target + 60)
-        case .home: moveScrub(to: 0)
-        case .end: moveScrub(to: max(0, duration - 1))
+        case .home: moveScrub(to: range.lowerBound)
+        case .end: moveScrub(to: max(range.lowerBound, range.upperBound - 1))
         case .pageUp, .pageDown:
             let chapters = player.mediaInfo?.chapters ?? []
             let current = chapters.lastIndex { $0.start <= scrub.target + 0.01 } ?? -1
@@ -220,7 +220,8 @@ extension TUIApp {
 
     /// Enters scrub mode at `time` (the current position for `b`).
     func startScrub(at time: Double, byMouse: Bool) {
-        guard let duration = player.duration, duration > 0 else {
+        // What the bar covers: the file, or a live stream's kept window.
+        guard let range = barAxis().range else {
             osd("nothing to scrub")
             return
         }
@@ -228,16 +229,16 @@ extension TUIApp {
         if previews == nil, player.hasVideo, SourceOptions.isReopenable(currentSource) {
             previews = PreviewFetcher(url: currentSource, network: options.player.network, delivered: { [wake] in wake.signal() })
         }
-        view.scrub = ScrubState(target: min(duration, max(0, time)), byMouse: byMouse)
-        previews?.request(view.scrub!.target, duration: duration)
+        view.scrub = ScrubState(target: time.clamped(to: range), byMouse: byMouse)
+        previews?.request(view.scrub!.target, duration: range.upperBound)
         screen.dirty = true
     }
 
     func moveScrub(to time: Double) {
-        guard var scrub = view.scrub, let duration = player.duration, duration > 0 else { return }
-        scrub.target = min(duration, max(0, time))
+        guard var scrub = view.scrub, let range = barAxis().range else { return }
+        scrub.target = time.clamped(to: range)
         view.scrub = scrub
-        previews?.request(scrub.target, duration: duration)
+        previews?.request(scrub.target, duration: range.upperBound)
         screen.dirty = true
     }
 

@@ -121,6 +121,15 @@ struct TransportBar: Equatable {
         func markerColumn(_ time: Double, width: Int) -> Int {
             min(width - 1, column(time, width: width))
         }
+
+        /// The times the bar covers (nil: nothing to point at).
+        var range: ClosedRange<Double>? { span > 0 ? origin...(origin + span) : nil }
+
+        /// The time under column `x` of a bar `width` wide (a mouse on the bar): the first column
+        /// is the start, the last the end; the inverse of ``markerColumn(_:width:)``.
+        func time(atColumn x: Int, width: Int) -> Double {
+            origin + min(1, max(0, Double(x) / Double(max(1, width - 1)))) * span
+        }
     }
 
     var axis: Axis { Axis(origin: origin, span: span) }
