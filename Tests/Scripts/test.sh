@@ -55,14 +55,18 @@ fi
 if [ "$fast" = no ]; then
     eval "$(bash Tests/Scripts/pulse-null-sink.sh /tmp/aether-test-xdg)"
 fi
+work="$(mktemp -d /tmp/aether-test.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+# Every temporary file of the run (the build's, the tests' servers, players and homes) goes in
+# here and with it at the end.
+export TMPDIR="$work/tmp"
+mkdir -p "$TMPDIR"
+
 scratch=()
 [ -n "${AETHER_SCRATCH_PATH:-}" ] && scratch=(--scratch-path "$AETHER_SCRATCH_PATH")
 swift build "${scratch[@]}" --build-tests
 bundle="$(swift build "${scratch[@]}" --show-bin-path)/aether-tuiPackageTests.xctest"
 export NO_COLOR=1
-
-work="$(mktemp -d /tmp/aether-test.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
 # Seconds each suite took last time (longest first next time, so a long suite does not start last).
 durations="${AETHER_SCRATCH_PATH:-.build}/aether-suite-seconds"
 touch "$durations"
