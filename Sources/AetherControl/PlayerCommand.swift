@@ -37,6 +37,8 @@ public enum PlayerCommand: Sendable, Equatable {
     case ui(String)
     /// `ignore`: a binding that does nothing (unbinds a default key).
     case ignore
+    /// mpv's `keypress <name>`: the host acts as if the key (input.conf's spelling) were pressed.
+    case keypress(String)
 
     public struct ParseError: Error, Equatable, CustomStringConvertible {
         public let message: String
@@ -138,6 +140,9 @@ public enum PlayerCommand: Sendable, Equatable {
             guard uiCommands.contains(ui) else { throw ParseError(message: "'script-binding': unknown binding '\(target)'") }
             return .ui(ui)
         case "ignore": return .ignore
+        case "keypress":
+            guard let key = arg(0), !key.isEmpty else { throw ParseError(message: "'keypress' needs a key name") }
+            return .keypress(key)
         default:
             throw ParseError(message: "unknown command '\(name)'")
         }

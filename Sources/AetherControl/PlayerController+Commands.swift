@@ -45,6 +45,8 @@ extension PlayerController {
             return host?.controller(self, perform: name) ?? .failure("'\(name)' needs the terminal player")
         case .ignore:
             return .ok
+        case .keypress(let key):
+            return host?.controller(self, press: key) ?? .failure("'keypress' needs a player with keys")
         }
     }
 }

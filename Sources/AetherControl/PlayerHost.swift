@@ -14,6 +14,8 @@ public protocol PlayerHost: AnyObject {
     /// A command only an interactive host has (``PlayerCommand/ui(_:)``).
     func controller(_ controller: PlayerController, perform ui: String) -> CommandResult
     func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult
+    /// IPC `keypress`: act as if `key` (a key name as input.conf writes it) were pressed.
+    func controller(_ controller: PlayerController, press key: String) -> CommandResult
     /// An item starts opening: the host's thread is blocked in it until ``controllerDidOpen(_:)``
     /// (up to the open deadline on a stalled server). A host with keys keeps its quit keys
     /// answering meanwhile, by submitting them to the hub from another thread.
@@ -22,6 +24,9 @@ public protocol PlayerHost: AnyObject {
 }
 
 public extension PlayerHost {
+    func controller(_ controller: PlayerController, press key: String) -> CommandResult {
+        .failure("'keypress' needs a player with keys")
+    }
     func controllerWillOpen(_ controller: PlayerController) {}
     func controllerDidOpen(_ controller: PlayerController) {}
 }

@@ -188,6 +188,7 @@ public struct PlayerSnapshot: Sendable, Equatable {
         case "seekable": return .bool(seekable)
         case "eof-reached": return .bool(status == .stopped && path != nil)
         case "volume-max": return .number(130)
+        case "mpv-version": return .string(PlayerIdentity.versionLine)
         case "hls-bitrate": return hlsBitrate.map { .number(Double($0)) } ?? PropertyValue.none
         case "video-bitrate": return videoBitrate.map(PropertyValue.number) ?? PropertyValue.none
         case "estimated-throughput": return estimatedThroughput.map(PropertyValue.number) ?? PropertyValue.none
@@ -203,6 +204,6 @@ public struct PlayerSnapshot: Sendable, Equatable {
         "chapter-list", "track-list", "metadata", "width", "height", "dwidth", "dheight", "video-params",
         "video-format", "video-codec", "container-fps", "file-format", "file-size", "time-remaining",
         "playtime-remaining", "paused-for-cache", "seekable", "eof-reached", "volume-max",
-        "hls-bitrate", "video-bitrate", "estimated-throughput",
+        "hls-bitrate", "video-bitrate", "estimated-throughput", "mpv-version",
     ]
 }

@@ -12,6 +12,22 @@ public enum Key: Hashable, Sendable {
     /// Ctrl plus a letter or a symbol (`Ctrl+x`, `Ctrl+-`, `Ctrl++`).
     case control(Character)
 
+    /// The key named `name` as input.conf (or IPC `keypress`) writes it; nil for a name that is
+    /// not a key or a key a terminal cannot send alone (`Alt+…`, `Shift+x`).
+    public init?(mpvName name: String) {
+        guard let canonical = KeyMap.canonicalName(name) else { return nil }
+        let named: [String: Key] = [
+            "SPACE": .character(" "), "SHARP": .character("#"), "LEFT": .left, "RIGHT": .right, "UP": .up, "DOWN": .down,
+            "Shift+LEFT": .shiftLeft, "Shift+RIGHT": .shiftRight, "PGUP": .pageUp, "PGDWN": .pageDown, "BS": .backspace,
+            "ESC": .escape, "ENTER": .enter, "HOME": .home, "END": .end, "TAB": .tab, "DEL": .delete, "INS": .insert,
+        ]
+        if let key = named[canonical] { self = key; return }
+        if canonical.hasPrefix("F"), let n = Int(canonical.dropFirst()), (1...12).contains(n) { self = .function(n); return }
+        if canonical.hasPrefix("Ctrl+"), canonical.count == 6, let c = canonical.last { self = .control(c); return }
+        guard canonical.count == 1, let c = canonical.first else { return nil }
+        self = .character(c)
+    }
+
     /// The key's name in mpv's `input.conf` syntax, as ``KeyMap/canonicalName(_:)`` spells it.
     public var mpvName: String {
         switch self {
@@ -66,8 +82,8 @@ public enum KeyMap {
         b("", "", ["UP"], "seek 60"),
         b("Shift+← Shift+→", "seek back / forward 1 second, exactly", ["Shift+LEFT"], "seek -1 exact"),
         b("", "", ["Shift+RIGHT"], "seek 1 exact"),
-        b("PgUp PgDn", "previous / next chapter", ["PGUP"], "add chapter -1"),
-        b("", "", ["PGDWN"], "add chapter 1"),
+        b("PgUp PgDn, ! @", "previous / next chapter", ["PGUP", "!"], "add chapter -1"),
+        b("", "", ["PGDWN", "@"], "add chapter 1"),
         b("[ ]", "speed −10 % / +10 %", ["["], "multiply speed 1/1.1"),
         b("", "", ["]"], "multiply speed 1.1"),
         b("{ }", "halve / double speed", ["{"], "multiply speed 0.5"),

@@ -1,3 +1,4 @@
+import AetherControl
 import AetherEngine
 import ArgumentParser
 import Foundation
@@ -29,9 +30,9 @@ enum Main {
 
 struct AetherTUICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "aether-tui",
+        commandName: PlayerIdentity.name,
         abstract: "A terminal media player: video as kitty or sixel images or half-block cells, sound through ALSA.",
-        version: "0.1.0",
+        version: PlayerIdentity.version,
         subcommands: [Play.self, Probe.self, Inspect.self, Caps.self, Extract.self, Download.self],
         defaultSubcommand: Play.self)
 }

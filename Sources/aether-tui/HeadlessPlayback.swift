@@ -1,5 +1,6 @@
 import AetherControl
 import AetherEngine
+import AetherInput
 import AetherTUI
 import Foundation
 
@@ -17,14 +18,16 @@ struct HeadlessPlayback {
         if let path = options.statsFile {
             do { stats = try StatsFile(path: path) } catch { throw fail("\(error)") }
         }
-        // No keys headless, but a broken input.conf is said at once, as in the TUI.
-        for w in options.loadBindings(environment: ProcessInfo.processInfo.environment).1 { _ = fail("warning: \(w)", code: 0) }
+        // No keyboard headless, but IPC `keypress` goes through the bindings, and a broken
+        // input.conf is said at once, as in the TUI.
+        let (bindings, bindingWarnings) = options.loadBindings(environment: ProcessInfo.processInfo.environment)
+        for w in bindingWarnings { _ = fail("warning: \(w)", code: 0) }
         let (playlist, playlistWarnings) = options.playlist()
         for w in playlistWarnings { _ = fail("warning: \(w)", code: 0) }
         let controller = PlayerController(player: Player(), playlist: playlist,
                                           settings: options.controllerSettings(player: playerOptions))
         controller.setSubtitleDelaySetting(options.subDelay)
-        let host = Host(stats: stats)
+        let host = Host(stats: stats, bindings: bindings)
         controller.host = host
         // The loop waits for work: a remote command or a quit signal wakes it at once.
         let wake = DispatchSemaphore(value: 0)
@@ -98,11 +101,15 @@ struct HeadlessPlayback {
     /// Stats summaries per item and warnings, for the controller.
     final class Host: PlayerHost {
         let stats: StatsFile?
+        let bindings: InputBindings
         var warned = 0
         var wallStart = MonotonicClock.seconds()
         var summaryWritten = false
 
-        init(stats: StatsFile?) { self.stats = stats }
+        init(stats: StatsFile?, bindings: InputBindings) {
+            self.stats = stats
+            self.bindings = bindings
+        }
 
         func reportWarnings(_ player: Player) {
             let all = player.warnings
@@ -141,6 +148,13 @@ struct HeadlessPlayback {
 
         func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult {
             .failure("screenshots need the terminal player")
+        }
+
+        /// Headless, a key is what the bindings make of it (no menus or panels to take it).
+        func controller(_ controller: PlayerController, press name: String) -> CommandResult {
+            guard let key = Key(mpvName: name) else { return .failure("'keypress': '\(TextSanitizer.clean(name))' is not a key") }
+            guard let command = bindings.command(for: key) else { return .ok }
+            return controller.execute(command)
         }
     }
 }

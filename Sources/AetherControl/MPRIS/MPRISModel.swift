@@ -36,7 +36,7 @@ struct BusEntry: Equatable, Sendable {
 /// property writes ask of the player: no bus here, so all of it is testable as values.
 /// Spec: https://specifications.freedesktop.org/mpris-spec/latest/
 enum MPRIS {
-    static let identity = "aether-tui"
+    static let identity = PlayerIdentity.name
     /// The well-known name; a second player takes `<name>.instance<PID>` (the spec's form).
     static let busName = "org.mpris.MediaPlayer2.aether-tui"
     static func instanceBusName(pid: Int32) -> String { "\(busName).instance\(pid)" }

@@ -41,6 +41,12 @@ extension TUIApp {
         default: break
         }
         guard let key = TUIApp.key(for: input) else { return }
+        press(key)
+    }
+
+    /// A key, typed or sent by IPC `keypress`: the open menu, the inspector, scrub mode or the
+    /// filmstrip take it first, then the bindings.
+    func press(_ key: Key) {
         if view.menu != nil { handleMenuKey(key); return }
         if view.inspector != nil, handleInspectorKey(key) { return }
         if handleScrubKey(key) || handleFilmstripKey(key) { return }

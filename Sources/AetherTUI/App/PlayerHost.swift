@@ -56,6 +56,13 @@ extension TUIApp: PlayerHost {
         perform(ui: ui)
     }
 
+    public func controller(_ controller: PlayerController, press name: String) -> CommandResult {
+        guard let key = Key(mpvName: name) else { return .failure("'keypress': '\(TextSanitizer.clean(name))' is not a key") }
+        screen.dirty = true
+        press(key)
+        return .ok
+    }
+
     public func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult {
         takeScreenshot(subtitles: subtitles)
         return .ok

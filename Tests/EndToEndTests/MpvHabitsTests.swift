@@ -1,0 +1,70 @@
+import AetherControl
+import AetherTestSupport
+import EndToEndSupport
+import Foundation
+import Testing
+
+/// mpv's habits a user or a script reaches for first (issue 32): the chapter keys `!` and `@`,
+/// IPC `keypress` (a key as if typed: the bindings headless, every mode of the terminal player)
+/// and the `mpv-version` property. Tier: cli.
+@Suite(.serialized) struct MpvHabitsTests {
+    static let clip = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")   // chapters at 0, 1, 2.5 s
+
+    @Test func keypressGoesThroughTheBindingsHeadlessAndMpvVersionAnswers() throws {
+        let dir = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let socket = dir + "/mpv.sock"
+        let player = BackgroundPlayer([TestEnvironment.binary, Self.clip, "--vo=null", "--ao=null", "--pause",
+                                       "--input-ipc-server=\(socket)"])
+        let client = try IPCTestClient(path: socket, timeout: 15)
+        #expect(client.request(#"{"command":["observe_property",1,"chapter"]}"#)?["error"] as? String == "success")
+        #expect(client.waitForEvent(timeout: 15) { $0["id"] as? Int == 1 && $0["data"] as? Double == 0 } != nil, "never in chapter 0")
+        // `@` is mpv's next chapter, `!` the previous one.
+        #expect(client.request(#"{"command":["keypress","@"]}"#)?["error"] as? String == "success")
+        #expect(client.waitForEvent { $0["id"] as? Int == 1 && $0["data"] as? Double == 1 } != nil, "@ did not go to chapter 1")
+        #expect(client.request(#"{"command":["keypress","@"]}"#)?["error"] as? String == "success")
+        #expect(client.waitForEvent { $0["id"] as? Int == 1 && $0["data"] as? Double == 2 } != nil, "@ did not go to chapter 2")
+        #expect(client.request(#"{"command":["keypress","!"]}"#)?["error"] as? String == "success")
+        #expect(client.waitForEvent { $0["id"] as? Int == 1 && $0["data"] as? Double == 1 } != nil, "! did not go back to chapter 1")
+        // A named key, as input.conf spells it: SPACE plays.
+        #expect(client.request(#"{"command":["keypress","SPACE"]}"#)?["error"] as? String == "success")
+        #expect(waitUntil(5, interval: 0.05) { client.request(#"{"command":["get_property","pause"]}"#)?["data"] as? Bool == false })
+        // Not a key: refused, the player goes on.
+        #expect(client.request(#"{"command":["keypress","Hyper+x"]}"#)?["error"] as? String == "error running command")
+        #expect(client.request(#"{"command":["keypress"]}"#)?["error"] as? String == "invalid parameter")
+        // mpv-version: who answers, with the version --version prints.
+        let version = Process.run([TestEnvironment.binary, "--version"], timeout: 10).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!version.isEmpty)
+        #expect(client.request(#"{"command":["get_property","mpv-version"]}"#)?["data"] as? String == "aether-tui \(version)")
+        #expect(client.request(#"{"command":["quit"]}"#)?["error"] as? String == "success")
+        #expect(player.wait()?.status == 0)
+    }
+
+    @Test func theTerminalPlayerTakesChapterKeysAndKeypressReachesItsModes() throws {
+        let dir = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let socket = dir + "/tui.sock"
+        let env = ["TERM": "screen-256color", "COLORTERM": "truecolor",
+                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
+        let tui = try TmuxSession([TestEnvironment.binary, Self.clip, "--ao=null", "--vo=halfblock", "--pause",
+                                   "--input-ipc-server=\(socket)"], columns: 100, rows: 30, environment: env)
+        defer { tui.close() }
+        let client = try IPCTestClient(path: socket, timeout: 10)
+        func chapter() -> Double? { client.request(#"{"command":["get_property","chapter"]}"#)?["data"] as? Double }
+        #expect(waitUntil(8, interval: 0.05) { chapter() == 0 }, "never in chapter 0:\n\(tui.screen())")
+        tui.send("@")
+        #expect(waitUntil(3, interval: 0.05) { chapter() == 1 }, "@ did not go to the next chapter:\n\(tui.screen())")
+        tui.send("!")
+        #expect(waitUntil(3, interval: 0.05) { chapter() == 0 }, "! did not go to the previous chapter:\n\(tui.screen())")
+        // keypress reaches the terminal player's own modes: `b` opens scrub mode, ESC leaves it.
+        #expect(client.request(#"{"command":["keypress","b"]}"#)?["error"] as? String == "success")
+        #expect(tui.waitFor(3) { $0.contains("◆") }, "keypress b did not open scrub mode:\n\(tui.screen())")
+        #expect(client.request(#"{"command":["keypress","ESC"]}"#)?["error"] as? String == "success")
+        #expect(tui.waitFor(3) { !$0.contains("◆") }, "keypress ESC did not leave scrub mode:\n\(tui.screen())")
+        // The help overlay names the keys.
+        tui.send("?")
+        #expect(tui.waitFor(3) { $0.contains("! @") }, "help does not name ! @:\n\(tui.screen())")
+        tui.send("q")
+        #expect(tui.waitFor(5) { $0.contains("EXIT=0") })
+    }
+}
