@@ -68,3 +68,27 @@ import Testing
         #expect(tui.waitFor(5) { $0.contains("EXIT=0") })
     }
 }
+
+/// `caps` for a bug report (issue 32, item 8): piped to a file it asks the controlling terminal
+/// and writes the report to the file; with no terminal at all it says so in one line. Tier: cli.
+@Suite struct CapsPipedTests {
+    @Test func capsPipedToAFileAsksTheControllingTerminal() throws {
+        let out = PlayerRuns.temp("caps.txt")
+        defer { try? FileManager.default.removeItem(atPath: (out as NSString).deletingLastPathComponent) }
+        let tui = try TmuxSession(["/bin/sh", "-c", "\"$0\" caps > \"$1\"", TestEnvironment.binary, out], environment: ["TERM": "screen-256color"])
+        defer { tui.close() }
+        #expect(tui.waitFor(10) { $0.contains("EXIT=0") }, "caps > file did not succeed:\n\(tui.screen())")
+        let report = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(report.contains("cell size: "), "no cell size in the report:\n\(report)")
+        #expect(report.contains("video output (--vo=auto): "), "no choice in the report:\n\(report)")
+        // Nothing of the report went to the terminal.
+        #expect(!tui.screen().contains("video output"), "the report reached the screen:\n\(tui.screen())")
+
+        // No terminal at all (a new session, no controlling terminal): one line, exit 1.
+        let none = Process.run(["/usr/bin/setsid", "-w", TestEnvironment.binary, "caps"], timeout: 10)
+        #expect(none.status == 1)
+        #expect(none.stderr == "aether-tui: no terminal to ask: standard input and output are not one and there is no controlling terminal\n",
+                "\(none.stderr)")
+        #expect(none.stdout.isEmpty)
+    }
+}
