@@ -75,8 +75,8 @@ enum ConfigArguments {
     static let maxWarnings = 20
 
     /// What a flag or option of the play options is, from the parser's own description of them
-    /// (read once): long name → (takes a value, repeatable).
-    struct OptionShape { var takesValue: Bool; var repeating: Bool }
+    /// (read once): long name → (takes a value, repeatable, its help: what it allows).
+    struct OptionShape { var takesValue: Bool; var repeating: Bool; var help = "" }
     static let shapes: [String: OptionShape] = {
         guard let data = PlaybackOptions._dumpHelp().data(using: .utf8),
               let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -85,7 +85,8 @@ enum ConfigArguments {
         var shapes: [String: OptionShape] = [:]
         for argument in arguments {
             guard let kind = argument["kind"] as? String, kind == "option" || kind == "flag" else { continue }
-            let shape = OptionShape(takesValue: kind == "option", repeating: argument["isRepeating"] as? Bool ?? false)
+            let shape = OptionShape(takesValue: kind == "option", repeating: argument["isRepeating"] as? Bool ?? false,
+                                    help: argument["abstract"] as? String ?? "")
             for name in argument["names"] as? [[String: Any]] ?? [] where name["kind"] as? String == "long" {
                 if let n = name["name"] as? String { shapes[n] = shape }
             }
@@ -178,6 +179,12 @@ enum ConfigArguments {
         if line.value == "no", check(["--\(key)"]) == nil { return .success([]) }
         let message = firstError ?? "cannot use '\(key)'"
         if message.hasPrefix("Unknown option") { return .failure("unknown option '\(TextSanitizer.clean(key))'") }
+        // The parser's own wording for a value its type refuses ("The value 'abc' is invalid for
+        // '--sub-font-size <size>'") becomes the key, the value and what the option allows.
+        if message.hasPrefix("The value '"), let value = line.value {
+            let allowed = shapes[key]?.help ?? ""
+            return .failure(TextSanitizer.clean("\(key): '\(value)' is not allowed" + (allowed.isEmpty ? "" : "; \(key) takes: \(allowed)")))
+        }
         return .failure(TextSanitizer.clean(message.split(separator: "\n").first.map(String.init) ?? message))
     }
 

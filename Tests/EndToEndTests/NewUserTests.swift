@@ -4,7 +4,7 @@ import EndToEndSupport
 import Foundation
 import Testing
 
-/// mpv's habits a user or a script reaches for first (issue 32): the chapter keys `!` and `@`,
+/// What a new user meets first (issue 32). mpv's habits a user or a script reaches for first: the chapter keys `!` and `@`,
 /// IPC `keypress` (a key as if typed: the bindings headless, every mode of the terminal player)
 /// and the `mpv-version` property. Tier: cli.
 @Suite(.serialized) struct MpvHabitsTests {
@@ -90,5 +90,23 @@ import Testing
         #expect(none.stderr == "aether-tui: no terminal to ask: standard input and output are not one and there is no controlling terminal\n",
                 "\(none.stderr)")
         #expect(none.stdout.isEmpty)
+    }
+}
+
+/// A value the option's type refuses in `aether-tui.conf` (issue 32, item 14) reads like the
+/// config's other warnings: the file, the line, the key, the value and what the option takes
+/// (its own help), not the command-line parser's wording. Tier: cli.
+@Suite struct ConfigValueWordingTests {
+    @Test func aBadValueNamesTheFileLineKeyAndWhatIsAllowed() throws {
+        let config = PlayerRuns.temp("config")
+        defer { try? FileManager.default.removeItem(atPath: (config as NSString).deletingLastPathComponent) }
+        try FileManager.default.createDirectory(atPath: config + "/aether-tui", withIntermediateDirectories: true)
+        try "volume=40\nsub-font-size=abc\n".write(toFile: config + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
+        let (r, s) = try PlayerRuns.headless([TestEnvironment.fixture("sine-1k.mkv"), "--length=0.3"], environment: ["XDG_CONFIG_HOME": config])
+        #expect(r.status == 0, "a bad line does not stop the player: \(r.stderr)")
+        #expect(r.stderr == "aether-tui: warning: aether-tui.conf:2: sub-font-size: 'abc' is not allowed; sub-font-size takes: "
+                + "Their font size in pixels of a 720-line picture, 1 to 9000 (default 55).\n", "\(r.stderr)")
+        #expect(!r.stderr.contains("The value"), "the parser's wording: \(r.stderr)")
+        #expect(s.first?.volume == 40, "the good line still counts")
     }
 }
