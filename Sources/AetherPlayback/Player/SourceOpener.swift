@@ -192,6 +192,12 @@ enum SourceOpener {
             }
             throw failure
         }
+        // DASH read by our reader reaches libavformat as translated HLS playlists: the container
+        // is what the user opened, and says how it plays.
+        if dash != nil {
+            probed.container = "dash"
+            probed.containerLongName = "MPEG-DASH (translated to HLS for playback)"
+        }
         // A page's title and chapters (yt-dlp's) stand for the media's.
         if let page = options.page {
             if let title = page.title { probed.title = title }
