@@ -110,3 +110,26 @@ import Testing
         #expect(s.first?.volume == 40, "the good line still counts")
     }
 }
+
+/// The music view's stats are the sound's (issue 32, item 11): no frame, fps or video output
+/// lines for a file with no picture, and one channel reads "mono". Tier: cli.
+@Suite struct MusicStatsTests {
+    @Test func theMusicViewsStatsSayOnlyWhatTheSoundIs() throws {
+        let env = ["TERM": "screen-256color", "COLORTERM": "truecolor",
+                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("tones-stepped.mka"), "--ao=null", "--pause"],
+                                columns: 120, rows: 40, environment: env)
+        defer { s.close() }
+        #expect(s.waitFor(8) { $0.contains("/ 00:12") }, "no music view:\n\(s.screen())")
+        s.send("i")
+        #expect(s.waitFor(5) { $0.contains("Container") && $0.contains("Speed") }, "no stats box:\n\(s.screen())")
+        let screen = s.screen()
+        #expect(screen.contains("mono"), "one channel is not called mono:\n\(screen)")
+        #expect(!screen.contains("1.0 "), "one channel reads 1.0:\n\(screen)")
+        for videoLine in ["Frames ", "fps ", "Video out", "A/V "] {
+            #expect(!screen.contains(videoLine), "'\(videoLine)' in the music view's stats:\n\(screen)")
+        }
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+}

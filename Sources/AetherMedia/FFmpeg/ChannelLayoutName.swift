@@ -10,11 +10,11 @@ public enum ChannelLayoutName {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// The short name a player badge shows: `1.0`, `2.0`, `5.1`, `7.1`, else `N ch`.
+    /// The short name a player badge shows: `mono`, `2.0`, `5.1`, `7.1`, else `N ch`.
     /// Counts LFE channels as the `.1`.
     public static func short(channels: Int, lfe: Int) -> String {
         switch (channels, lfe) {
-        case (1, 0): return "1.0"
+        case (1, 0): return "mono"
         case (2, 0): return "2.0"
         case (let c, let l) where l > 0 && c > l: return "\(c - l).\(l)"
         case (let c, 0) where c > 2: return "\(c).0"

@@ -317,11 +317,17 @@ extension TUIApp {
             lines.append("Audio      none")
         }
         lines.append("Output     \(t.audioDevice)  \(t.audioFormat)\(player.audioDelay != 0 ? String(format: "  audio delay %+.1f s", player.audioDelay) : "")")
-        lines.append("Clock      \(t.clockSource)  A/V \(String(format: "%+.1f ms (p95 %.1f)", t.avGapLastMs, t.avGapP95Ms))")
-        lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early), \(t.framesSuperseded) superseded")
-        lines.append(String(format: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
-        let cell = capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
-        lines.append("Video out  \(outputDescription)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)")
+        // The music view plays no picture: its stats are the sound's alone.
+        if music == nil {
+            lines.append("Clock      \(t.clockSource)  A/V \(String(format: "%+.1f ms (p95 %.1f)", t.avGapLastMs, t.avGapP95Ms))")
+            lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early), \(t.framesSuperseded) superseded")
+            lines.append(String(format: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
+            let cell = capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
+            lines.append("Video out  \(outputDescription)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)")
+        } else {
+            lines.append("Clock      \(t.clockSource)")
+            lines.append(String(format: "Speed      %.2f×", t.rate))
+        }
         if let adaptive = player.adaptive {
             lines.append("Variant    \(adaptive.variant.summary) (\(adaptive.variantIndex + 1) of \(player.variants.count))  auto")
             let estimate = adaptive.estimate.map { String(format: "%.2f Mb/s", $0 / 1e6) } ?? "not measured"
