@@ -10,6 +10,9 @@ public final class GuardedCondition<State>: @unchecked Sendable {  // `state` is
 
     public init(_ state: State) { self.state = state }
 
+    /// The longest one wait on the condition lasts; a longer one is several, re-checking.
+    static var longestWait: Double { 86_400 }
+
     /// Runs `body` with the lock held and wakes nobody: a look, or a change no waiter waits for.
     public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         condition.lock()
@@ -51,8 +54,11 @@ public final class GuardedCondition<State>: @unchecked Sendable {  // `state` is
                 until = min(until ?? soon, soon)
             }
             if let until {
-                if let deadline, MonotonicClock.seconds() >= deadline { break }
-                _ = condition.wait(until: Date(timeIntervalSinceNow: until - MonotonicClock.seconds()))
+                let now = MonotonicClock.seconds()
+                if let deadline, now >= deadline { break }
+                // At most a day per wait: NSCondition turns its date into nanoseconds since 1970
+                // and traps past Int64 (a deadline of `.distantFuture` or infinity).
+                _ = condition.wait(until: Date(timeIntervalSinceNow: min(until - now, Self.longestWait)))
             } else {
                 condition.wait()
             }

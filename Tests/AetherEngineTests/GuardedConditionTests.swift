@@ -27,6 +27,15 @@ import Testing
         #expect(c.wait(until: { $0 }, timeout: 0))
     }
 
+    @Test func aFarOrInfiniteDeadlineWaitsLikeNone() {
+        // NSCondition traps on a date past Int64 nanoseconds: such deadlines must still work.
+        for deadline in [Double.infinity, 1e300, Double(UInt64.max) / 1e9] {
+            let c = GuardedCondition(false)
+            Thread { c.update { $0 = true } }.start()
+            #expect(c.wait(until: { $0 }, deadline: deadline))
+        }
+    }
+
     @Test func anUpdateFromAnotherThreadEndsTheWait() {
         let c = GuardedCondition(0)
         spawn { c.update { $0 = 1 } }
