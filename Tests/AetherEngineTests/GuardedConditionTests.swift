@@ -78,7 +78,7 @@ import Testing
     @Test func recheckReevaluatesAPredicateOnOutsideState() {
         // The predicate looks at something no update announces: `recheck` bounds how long that
         // goes unseen.
-        let c = GuardedCondition(())
+        let c = GuardedCondition(0)
         let outside = Guarded(false)
         let done = GuardedCondition<Bool?>(nil)
         spawn {

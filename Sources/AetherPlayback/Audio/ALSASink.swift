@@ -19,9 +19,9 @@ public final class ALSASink: AudioSink {
     private var paused = false
     public private(set) var xruns = 0
     private let interrupted = Atomic<Bool>(false)
-    /// Changed by `interrupt()` (with `interrupted`): a drain waiting for the queued audio to be
-    /// heard ends at once.
-    private let interruption = GuardedCondition(())
+    /// Set by `interrupt()` (with `interrupted`, which the write loop reads): a drain waiting for
+    /// the queued audio to be heard ends at once.
+    private let interruption = GuardedCondition(false)
     /// Wait slices in a row in which the device took nothing; past `stallLimit` it is stalled.
     static let stallLimit = 100  // × 50 ms = 5 s
     public var name: String { "alsa:\(device)" }
@@ -74,7 +74,10 @@ public final class ALSASink: AudioSink {
     }
 
     public func interrupt() {
-        interruption.update { _ in interrupted.store(true, ordering: .relaxed) }
+        interruption.update {
+            interrupted.store(true, ordering: .relaxed)
+            $0 = true
+        }
     }
 
     public func write(_ samples: UnsafeBufferPointer<Int16>) throws {
@@ -144,7 +147,7 @@ public final class ALSASink: AudioSink {
             let queued = delayFrames()
             let left = deadline - MonotonicClock.seconds()
             guard queued > 0, left > 0 else { break }
-            interruption.wait(until: { _ in interrupted.load(ordering: .relaxed) }, timeout: min(left, max(0.001, Double(queued) / rate)))
+            interruption.wait(until: { $0 }, timeout: min(left, max(0.001, Double(queued) / rate)))
         }
         snd_pcm_drop(pcm)
         snd_pcm_prepare(pcm)
