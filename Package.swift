@@ -107,7 +107,7 @@ let package = Package(
 
         // The loopback HTTP server and fault proxy (Tests/Scripts/range_http.py, fault_proxy.py)
         // that the suite and `aether-bench network` share; in no shipped product.
-        .target(name: "AetherLoopback"),
+        .target(name: "AetherLoopback", dependencies: ["AetherBase"]),
         // Fixtures, the PulseAudio null sink, and running the built binary, for every test target
         // (it re-exports AetherLoopback).
         .target(name: "AetherTestSupport", dependencies: ["AetherLoopback"], path: "Tests/AetherTestSupport"),

@@ -87,14 +87,10 @@ public final class RemoteHub: Sendable {
     /// Queues `command` and waits up to `timeout` seconds for its result (for threads that must
     /// answer synchronously, like a D-Bus method handler).
     public func submitAndWait(_ command: PlayerCommand, timeout: Double = 2) -> CommandResult {
-        let box = Guarded<CommandResult?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        submit(command) { result in
-            box.withLock { $0 = result }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + timeout) == .success else { return .failure("the player did not answer") }
-        return box.withLock { $0 } ?? .failure("no result")
+        let box = GuardedCondition<CommandResult?>(nil)
+        submit(command) { result in box.update { $0 = result } }
+        return box.withLock(when: { $0 != nil }, deadline: MonotonicClock.seconds() + timeout) { result, _ in result }
+            ?? .failure("the player did not answer")
     }
 
     /// The latest snapshot the host published.

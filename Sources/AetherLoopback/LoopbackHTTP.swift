@@ -1,3 +1,4 @@
+import AetherBase
 import Foundation
 
 /// A real HTTP server on 127.0.0.1 (`Tests/Scripts/range_http.py`, Range requests) serving a
@@ -6,7 +7,7 @@ import Foundation
 /// read which requests it saw. Both processes end with ``stop()`` (or when this is released).
 /// The loopback server harness the suite (through AetherTestSupport) and `aether-bench network`
 /// share; it is in no shipped product.
-public final class LoopbackHTTP: @unchecked Sendable {  // used from one test at a time
+public final class LoopbackHTTP: Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
         public init(description: String) { self.description = description }
@@ -15,7 +16,7 @@ public final class LoopbackHTTP: @unchecked Sendable {  // used from one test at
     /// The proxy's port (what the player is given), and the server's behind it.
     public let port: Int
     public let serverPort: Int
-    private var processes: [(Process, Pipe)] = []
+    private let processes = Guarded<[(Process, Pipe)]>([])
 
     /// The repository's `Tests/Scripts`, where the server and the proxy live (three levels above
     /// this file).
@@ -58,15 +59,14 @@ public final class LoopbackHTTP: @unchecked Sendable {  // used from one test at
             Self.end(started)
             throw error
         }
-        processes = started
+        processes.withLock { $0 = started }
     }
 
     deinit { stop() }
 
     /// Ends the proxy and the server and waits for them.
     public func stop() {
-        Self.end(processes)
-        processes = []
+        Self.end(processes.withLock { p in defer { p = [] }; return p })
     }
 
     private static func end(_ list: [(Process, Pipe)]) {

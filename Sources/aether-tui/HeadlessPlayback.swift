@@ -30,15 +30,17 @@ struct HeadlessPlayback {
         let host = Host(stats: stats, bindings: bindings)
         controller.host = host
         // The loop waits for work: a remote command or a quit signal wakes it at once.
-        let wake = DispatchSemaphore(value: 0)
-        controller.hub.onRequest { wake.signal() }
+        // Wakes not yet waited for (each wait takes one).
+        let wakes = GuardedCondition(0)
+        let wake: @Sendable () -> Void = { wakes.update { $0 += 1 } }
+        controller.hub.onRequest { wake() }
         // The engine says when what a host shows changes (a state, the end, a failure).
-        controller.player.changes.set { wake.signal() }
+        controller.player.changes.set { wake() }
         defer { controller.player.changes.set(nil) }
         // Quit signals work from the first moment: one during an open cancels it.
         stop.onRaise { [interrupter = controller.interrupter] in
             interrupter.raise()
-            wake.signal()
+            wake()
         }
         let services = RemoteServices(hub: controller.hub)
         for w in services.start(options.remoteOptions) { _ = fail("warning: \(w)", code: 0) }
@@ -77,7 +79,11 @@ struct HeadlessPlayback {
             let untilTelemetry = max(0, nextTick - MonotonicClock.seconds())
             let wait = settled ? untilTelemetry
                 : min(untilTelemetry, controller.hub.hasObservers ? Self.publishInterval : Self.quietInterval)
-            if wake.wait(timeout: .now() + wait) == .success { lastWake = MonotonicClock.seconds() }
+            let woken = wakes.withLock(when: { $0 > 0 }, deadline: MonotonicClock.seconds() + wait) { pending, woken in
+                if woken { pending -= 1 }
+                return woken
+            }
+            if woken { lastWake = MonotonicClock.seconds() }
         }
         host.reportWarnings(controller.player)
         controller.finish(interrupted: code == 4)

@@ -1,3 +1,4 @@
+import AetherBase
 import Foundation
 import Synchronization
 
@@ -25,7 +26,8 @@ public final class IPCServer: Sendable {
     private let hub: RemoteHub
     private let mailbox: IPCMailbox
     private let subscription: Int
-    private let finished = DispatchSemaphore(value: 0)
+    /// The server's thread has ended.
+    private let finished = GuardedCondition(false)
     private let stopped = Atomic<Bool>(false)
 
     /// Creates the socket at `path` (replacing a stale socket, never another kind of file) and
@@ -37,11 +39,10 @@ public final class IPCServer: Sendable {
         self.hub = hub
         self.mailbox = mailbox
         subscription = hub.subscribe { event in mailbox.post(.event(event)) }
-        let loop = IPCLoop(listener: listener, identity: identity, path: absolute, hub: hub, mailbox: mailbox, limits: limits)
         let done = finished
         let thread = Thread {
-            loop.run()
-            done.signal()
+            IPCLoop(listener: listener, identity: identity, path: absolute, hub: hub, mailbox: mailbox, limits: limits).run()
+            done.update { $0 = true }
         }
         thread.name = "aether-ipc"
         thread.start()
@@ -55,16 +56,16 @@ public final class IPCServer: Sendable {
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         mailbox.post(.stop)
-        finished.wait()
+        finished.wait(until: { $0 }, deadline: nil)
         hub.unsubscribe(subscription)
         mailbox.close()
     }
 }
 
 /// The server's thread: the one owner of the listening socket and of every client connection.
-/// Created by ``IPCServer/init(path:hub:limits:)`` and touched by that thread alone once it
-/// runs.
-private final class IPCLoop: @unchecked Sendable {  // built before its thread starts, then touched by that thread alone
+/// Made on that thread (``IPCServer/init(path:hub:limits:)`` hands it the socket) and touched by
+/// it alone.
+private final class IPCLoop {
     private var listener: OwnedDescriptor?
     private let identity: FileIdentity
     private let path: String

@@ -13,14 +13,14 @@ public struct IPCServerError: Error, Equatable, CustomStringConvertible {
 }
 
 /// A file descriptor with exactly one owner, closed when the owner lets it go.
-final class OwnedDescriptor {
+final class OwnedDescriptor: Sendable {
     let fd: Int32
     init(_ fd: Int32) { self.fd = fd }
     deinit { close(fd) }
 }
 
 /// A socket file's identity, so stopping removes the socket only while it is still ours.
-struct FileIdentity: Equatable {
+struct FileIdentity: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
 

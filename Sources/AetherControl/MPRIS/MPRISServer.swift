@@ -141,32 +141,28 @@ final class BusThread: Sendable {
         case noBus
         case failed(BusError)
     }
-    private let started = Guarded<Start?>(nil)
-    private let startedSignal = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    /// How it started (nil until it has), and whether the thread has ended.
+    private let state = GuardedCondition<(started: Start?, finished: Bool)>((nil, false))
 
     init(core: MPRISCore, address: String?) {
         let thread = Thread { [self] in
             run(core: core, address: address)
-            finished.signal()
+            state.update { $0.finished = true }
         }
         thread.name = "aether-mpris"
         thread.start()
     }
 
     func waitUntilStarted() -> Start {
-        startedSignal.wait()
-        return started.withLock { $0 } ?? .noBus
+        state.withLock(when: { $0.started != nil }) { s, _ in s.started } ?? .noBus
     }
 
     func join() {
-        finished.wait()
-        finished.signal()  // a second join returns too
+        state.wait(until: { $0.finished }, deadline: nil)
     }
 
     private func report(_ start: Start) {
-        started.withLock { $0 = start }
-        startedSignal.signal()
+        state.update { $0.started = start }
     }
 
     private func run(core: MPRISCore, address: String?) {

@@ -15,7 +15,9 @@ public final class InterruptToken: Sendable {
 
     /// Broadcast on every change of the flags or the deadline: ``wait(seconds:)`` ends as soon
     /// as the token interrupts.
-    private let changed = NSCondition()
+    /// Counts the changes (a state of a size of its own: ThreadSanitizer reports accesses to an
+    /// empty one as races).
+    private let changed = GuardedCondition(0)
 
     public init() {}
 
@@ -34,26 +36,26 @@ public final class InterruptToken: Sendable {
     }
 
     private func change(_ body: () -> Void) {
-        changed.lock()
-        body()
-        changed.broadcast()
-        changed.unlock()
+        changed.update { count in
+            body()
+            count &+= 1
+        }
     }
 
     /// Waits `seconds` (a retry's back-off); false as soon as the token interrupts (cancelled,
     /// failed, or its deadline passed), true when the time is up.
     package func wait(seconds: Double) -> Bool {
         let end = MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9)
-        changed.lock()
-        defer { changed.unlock() }
         while true {
             if shouldInterrupt { return false }
             let now = MonotonicClock.nanoseconds()
             guard now < end else { return true }
-            // Wake at the read deadline too: passing it interrupts.
+            // Wake at the read deadline too: passing it interrupts (and a new deadline is
+            // looked at again).
             let d = deadline.load(ordering: .relaxed)
             let until = d != 0 && d > now ? min(end, d + 1) : end
-            _ = changed.wait(until: Date(timeIntervalSinceNow: Double(until - now) / 1e9))
+            changed.wait(until: { _ in self.shouldInterrupt || self.deadline.load(ordering: .relaxed) != d },
+                         deadline: Double(until) / 1e9)
         }
     }
 

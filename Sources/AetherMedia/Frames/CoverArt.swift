@@ -10,28 +10,25 @@ import CFFmpeg
 /// codec parameters, so decoding later touches neither the demuxer nor its streams. An attached
 /// picture is never a playing video stream: ``MediaProbe`` lists it among the attachments, and
 /// the demux thread drops the packet libavformat queues for it after the open and each seek.
-package final class CoverArt: @unchecked Sendable {  // the owners are used only inside `state`'s lock
+package final class CoverArt: Sendable {
     /// Longest edge handed out (a 3000 px scan would cost 27 MB as RGB for a picture shown in a
     /// corner of a terminal); the host scales it to its cells.
     static let maxEdge = 1024
 
     /// The stream the picture came from.
     let streamIndex: Int
-    private let packet: Packet
-    private let parameters: CodecParameters
-    private let timeBase: AVRational
-    private let state = Guarded<State>(.pending)
+    /// The packet and codec parameters until the first decode (used only with the lock held),
+    /// then the picture.
+    private let state: Guarded<State>
 
     private enum State {
-        case pending
+        case pending(packet: Packet, parameters: CodecParameters, timeBase: AVRational)
         case decoded(StillImage?)
     }
 
     private init(streamIndex: Int, packet: Packet, parameters: CodecParameters, timeBase: AVRational) {
         self.streamIndex = streamIndex
-        self.packet = packet
-        self.parameters = parameters
-        self.timeBase = timeBase
+        state = Guarded(.pending(packet: packet, parameters: parameters, timeBase: timeBase))
     }
 
     /// The cover of `format`: the attached picture whose ID3/FLAC picture type says "front
@@ -58,9 +55,12 @@ package final class CoverArt: @unchecked Sendable {  // the owners are used only
     /// Nil when it cannot be decoded (the reason goes to the log once).
     package var image: StillImage? {
         state.withLock { state in
-            if case .decoded(let image) = state { return image }
+            guard case .pending(let packet, let parameters, let timeBase) = state else {
+                if case .decoded(let image) = state { return image }
+                return nil
+            }
             let image: StillImage?
-            do { image = try decode() } catch {
+            do { image = try Self.decode(packet, parameters, timeBase) } catch {
                 AppLog.write("cover", "cannot decode the cover art (stream #\(streamIndex)): \(error)")
                 image = nil
             }
@@ -69,7 +69,7 @@ package final class CoverArt: @unchecked Sendable {  // the owners are used only
         }
     }
 
-    private func decode() throws -> StillImage? {
+    private static func decode(_ packet: Packet, _ parameters: CodecParameters, _ timeBase: AVRational) throws -> StillImage? {
         let codec = try CodecContext(parameters: parameters.pointer, timeBase: timeBase, threads: 1)
         let frame = try Frame()
         _ = try codec.send(packet)

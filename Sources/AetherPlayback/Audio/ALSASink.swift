@@ -19,8 +19,9 @@ public final class ALSASink: AudioSink {
     private var paused = false
     public private(set) var xruns = 0
     private let interrupted = Atomic<Bool>(false)
-    /// Broadcast by `interrupt()`: a drain waiting for the queued audio to be heard ends at once.
-    private let interruption = NSCondition()
+    /// Set by `interrupt()` (with `interrupted`, which the write loop reads): a drain waiting for
+    /// the queued audio to be heard ends at once.
+    private let interruption = GuardedCondition(false)
     /// Wait slices in a row in which the device took nothing; past `stallLimit` it is stalled.
     static let stallLimit = 100  // × 50 ms = 5 s
     public var name: String { "alsa:\(device)" }
@@ -73,10 +74,10 @@ public final class ALSASink: AudioSink {
     }
 
     public func interrupt() {
-        interruption.lock()
-        interrupted.store(true, ordering: .relaxed)
-        interruption.broadcast()
-        interruption.unlock()
+        interruption.update {
+            interrupted.store(true, ordering: .relaxed)
+            $0 = true
+        }
     }
 
     public func write(_ samples: UnsafeBufferPointer<Int16>) throws {
@@ -142,14 +143,12 @@ public final class ALSASink: AudioSink {
         if state == SND_PCM_STATE_PREPARED, delayFrames() > 0 { snd_pcm_start(pcm) }
         let rate = Double(max(1, format.sampleRate))
         let deadline = MonotonicClock.seconds() + Double(bufferFrames) / rate + 1
-        interruption.lock()
         while !interrupted.load(ordering: .relaxed), snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING {
             let queued = delayFrames()
             let left = deadline - MonotonicClock.seconds()
             guard queued > 0, left > 0 else { break }
-            _ = interruption.wait(until: Date(timeIntervalSinceNow: min(left, max(0.001, Double(queued) / rate))))
+            interruption.wait(until: { $0 }, timeout: min(left, max(0.001, Double(queued) / rate)))
         }
-        interruption.unlock()
         snd_pcm_drop(pcm)
         snd_pcm_prepare(pcm)
     }

@@ -1,3 +1,4 @@
+import AetherBase
 import Foundation
 
 /// The most recent samples the audio thread wrote to the device, mixed to mono, with the media
@@ -8,7 +9,7 @@ import Foundation
 /// and ``reset()`` when the device is reset (seek, speed change). It copies into memory allocated
 /// once: no allocation per buffer, one short lock per chunk. Any thread may read
 /// (``window(endingAt:into:)``).
-public final class AudioTap: @unchecked Sendable {  // the ring and the anchors are touched only with `lock` held
+public final class AudioTap: Sendable {
     /// Frames kept (a power of two): 1.4 s at 48 kHz, more than a device buffer and a window.
     public static let defaultCapacity = 1 << 16
     /// Chunks whose start time is remembered (a chunk is 20–100 ms).
@@ -25,27 +26,33 @@ public final class AudioTap: @unchecked Sendable {  // the ring and the anchors 
         var secondsPerFrame: Double
     }
 
-    private let lock = NSLock()
-    private let ring: UnsafeMutablePointer<Float>
-    private let anchors: UnsafeMutablePointer<Anchor>
-    private var anchorCount = 0
-    /// Frames appended since the last reset.
-    private var written = 0
+    /// The memory allocated once, and what is in it: touched only with the lock held.
+    private struct Ring {
+        let samples: UnsafeMutablePointer<Float>
+        let anchors: UnsafeMutablePointer<Anchor>
+        var anchorCount = 0
+        /// Frames appended since the last reset.
+        var written = 0
+    }
+    private let state: Guarded<Ring>
 
     public init(sampleRate: Int, capacity: Int = AudioTap.defaultCapacity) {
         self.sampleRate = max(1, sampleRate)
         var size = 1024
         while size < capacity { size <<= 1 }
         self.capacity = size
-        ring = .allocate(capacity: size)
-        ring.initialize(repeating: 0, count: size)
-        anchors = .allocate(capacity: Self.anchorCapacity)
+        let samples = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        samples.initialize(repeating: 0, count: size)
+        let anchors = UnsafeMutablePointer<Anchor>.allocate(capacity: Self.anchorCapacity)
         anchors.initialize(repeating: Anchor(frame: 0, pts: 0, secondsPerFrame: 0), count: Self.anchorCapacity)
+        state = Guarded(Ring(samples: samples, anchors: anchors))
     }
 
     deinit {
-        ring.deallocate()
-        anchors.deallocate()
+        state.withLock {
+            $0.samples.deallocate()
+            $0.anchors.deallocate()
+        }
     }
 
     /// Audio thread: `samples` (interleaved s16, `channels` per frame) start at media time `pts`
@@ -59,28 +66,28 @@ public final class AudioTap: @unchecked Sendable {  // the ring and the anchors 
         let secondsPerFrame = mediaDuration / Double(frames)
         let scale = 1 / (32768 * Float(channels))
         let mask = capacity - 1
-        lock.lock()
-        defer { lock.unlock() }
-        anchors[anchorCount % Self.anchorCapacity] = Anchor(frame: written + skip, pts: pts + Double(skip) * secondsPerFrame,
-                                                           secondsPerFrame: secondsPerFrame)
-        anchorCount += 1
-        var source = base + skip * channels
-        var slot = written + skip
-        for _ in skip..<frames {
-            var sum: Int32 = 0
-            for c in 0..<channels { sum += Int32(source[c]) }
-            ring[slot & mask] = Float(sum) * scale
-            source += channels
-            slot += 1
+        state.withLock { r in
+            r.anchors[r.anchorCount % Self.anchorCapacity] = Anchor(frame: r.written + skip, pts: pts + Double(skip) * secondsPerFrame,
+                                                                    secondsPerFrame: secondsPerFrame)
+            r.anchorCount += 1
+            var source = base + skip * channels
+            var slot = r.written + skip
+            for _ in skip..<frames {
+                var sum: Int32 = 0
+                for c in 0..<channels { sum += Int32(source[c]) }
+                r.samples[slot & mask] = Float(sum) * scale
+                source += channels
+                slot += 1
+            }
+            r.written += frames
         }
-        written += frames
     }
 
     /// Audio thread: what was appended is no longer going to play (the device was reset).
     public func reset() {
-        lock.withLock {
-            written = 0
-            anchorCount = 0
+        state.withLock {
+            $0.written = 0
+            $0.anchorCount = 0
         }
     }
 
@@ -92,33 +99,33 @@ public final class AudioTap: @unchecked Sendable {  // the ring and the anchors 
     public func window(endingAt time: Double, into out: UnsafeMutableBufferPointer<Float>) -> Bool {
         guard let outBase = out.baseAddress else { return false }
         out.update(repeating: 0)
-        lock.lock()
-        defer { lock.unlock() }
-        // The newest chunk that starts at or before `time`, among those still in the ring.
-        let oldestFrame = written - capacity
-        var end: Int?
-        var k = anchorCount - 1
-        while k >= max(0, anchorCount - Self.anchorCapacity) {
-            let a = anchors[k % Self.anchorCapacity]
-            if a.frame < oldestFrame { break }
-            if a.pts <= time {
-                let offset = (time - a.pts) / max(1e-9, a.secondsPerFrame)
-                end = a.frame + Int(min(Double(capacity), offset.rounded(.down))) + 1
-                break
+        return state.withLock { r in
+            // The newest chunk that starts at or before `time`, among those still in the ring.
+            let oldestFrame = r.written - capacity
+            var end: Int?
+            var k = r.anchorCount - 1
+            while k >= max(0, r.anchorCount - Self.anchorCapacity) {
+                let a = r.anchors[k % Self.anchorCapacity]
+                if a.frame < oldestFrame { break }
+                if a.pts <= time {
+                    let offset = (time - a.pts) / max(1e-9, a.secondsPerFrame)
+                    end = a.frame + Int(min(Double(capacity), offset.rounded(.down))) + 1
+                    break
+                }
+                k -= 1
             }
-            k -= 1
+            guard var last = end else { return false }
+            last = min(last, r.written)
+            let first = max(last - out.count, oldestFrame, 0)
+            guard first < last else { return true }
+            let mask = capacity - 1
+            var target = outBase + (out.count - (last - first))
+            for frame in first..<last {
+                target.pointee = r.samples[frame & mask]
+                target += 1
+            }
+            return true
         }
-        guard var last = end else { return false }
-        last = min(last, written)
-        let first = max(last - out.count, oldestFrame, 0)
-        guard first < last else { return true }
-        let mask = capacity - 1
-        var target = outBase + (out.count - (last - first))
-        for frame in first..<last {
-            target.pointee = ring[frame & mask]
-            target += 1
-        }
-        return true
     }
 
     /// Convenience for callers holding an array: ``window(endingAt:into:)`` into `out`.

@@ -1,7 +1,6 @@
 import AetherBase
 import AetherMedia
 import Foundation
-import Synchronization
 
 /// A sink that plays nothing but paces like a device with `bufferSeconds` of buffer, so headless
 /// playback with `--ao=null` still runs in real time.
@@ -14,23 +13,12 @@ public final class NullSink: AudioSink {
     /// Monotonic time at which everything written so far will have been "heard".
     private var playedUntil: Double = 0
     private var pausedAt: Double? = nil
-    private let interrupted = Atomic<Bool>(false)
-    private let wake = NSCondition()
+    private let interrupted = GuardedCondition(false)
 
-    public func interrupt() {
-        wake.withLock {
-            interrupted.store(true, ordering: .relaxed)
-            wake.broadcast()
-        }
-    }
+    public func interrupt() { interrupted.update { $0 = true } }
 
     /// Sleeps `seconds` unless interrupted.
-    private func pause(_ seconds: Double) {
-        wake.withLock {
-            let deadline = Date(timeIntervalSinceNow: seconds)
-            while !interrupted.load(ordering: .relaxed), wake.wait(until: deadline) {}
-        }
-    }
+    private func pause(_ seconds: Double) { interrupted.wait(until: { $0 }, timeout: seconds) }
 
     public init(format: AudioFormat, bufferSeconds: Double = 0.1) {
         self.format = format

@@ -10,20 +10,19 @@ import Foundation
 /// Thread-safe. Frames, with their subtitle cues, are handed to the host's ``FrameSink`` (or
 /// `setFrameHandler`'s closure) on the engine's present thread; a sink that paints on its own
 /// thread sends back one ``FrameReport`` per frame with ``report(_:)``.
-public final class Player: @unchecked Sendable {  // the session reference is guarded by `lock`
-    private let lock = NSLock()
+public final class Player: Sendable {
     /// Told whenever what a host shows changes (state, pause, buffering, a failure) in any item
     /// this player loads: a host's loop waits on it instead of polling.
     public let changes = ChangeNotifier()
-    private var session: PlaybackSession?
-    private var loadError: String?
+    /// The session loaded, or why the last load failed.
+    private let loaded = Guarded<(session: PlaybackSession?, loadError: String?)>((nil, nil))
 
     public init() {}
 
-    deinit { session?.stop() }
+    deinit { loaded.withLock { $0.session }?.stop() }
 
     /// The session playing now (internal: tests reach its threads' interleavings through it).
-    var current: PlaybackSession? { lock.withLock { session } }
+    var current: PlaybackSession? { loaded.withLock { $0.session } }
 
     // MARK: loading
 
@@ -37,19 +36,19 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
         options.length = given.length.flatMap { try? OutsideValue.seconds($0, name: "length") }
         do {
             let s = try PlaybackSession(url: url, options: options, subtitleDelay: subtitleDelayStore, changes: changes)
-            lock.withLock { session = s; loadError = nil }
+            loaded.withLock { $0 = (s, nil) }
             s.start()
         } catch {
-            lock.withLock { loadError = "\(error)" }
+            loaded.withLock { $0.loadError = "\(error)" }
             throw error
         }
     }
 
     /// Stops playback and releases the source (threads joined, C resources freed).
     public func stop() {
-        let s = lock.withLock { () -> PlaybackSession? in
-            defer { session = nil }
-            return session
+        let s = loaded.withLock { l -> PlaybackSession? in
+            defer { l.session = nil }
+            return l.session
         }
         s?.stop()
     }
@@ -215,7 +214,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     // MARK: state
 
     public var state: PlayerState {
-        guard let s = current else { return lock.withLock { loadError } == nil ? .idle : .error }
+        guard let s = current else { return loaded.withLock { $0.loadError } == nil ? .idle : .error }
         return s.control.read { $0.state }
     }
 
@@ -344,7 +343,7 @@ public final class Player: @unchecked Sendable {  // the session reference is gu
     /// Why the session failed after loading (`state == .error`): every stream turned out to be
     /// undecodable or encrypted.
     public var failureMessage: String? {
-        guard let s = current else { return lock.withLock { loadError } }
+        guard let s = current else { return loaded.withLock { $0.loadError } }
         return s.control.read { $0.failure }
     }
 

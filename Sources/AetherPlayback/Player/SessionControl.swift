@@ -258,9 +258,8 @@ struct SessionControl {
 
 /// The session's control state behind one condition: every change wakes the threads waiting
 /// for one (`wait(until:for:)`), so no thread polls with sleeps.
-final class ControlBox: @unchecked Sendable {  // `value` is only touched with `condition` held
-    private var value = SessionControl()
-    private let condition = NSCondition()
+final class ControlBox: Sendable {
+    private let state = GuardedCondition(SessionControl())
     /// Told when what a host shows changes (state, pause, buffering, a failure).
     let changes: ChangeNotifier
 
@@ -270,16 +269,12 @@ final class ControlBox: @unchecked Sendable {  // `value` is only touched with `
     /// condition) and, when what a host shows changed, the host (``ChangeNotifier``). For
     /// changes; a look at the state is ``read(_:)``.
     func withLock<R>(_ body: (inout SessionControl) throws -> R) rethrows -> R {
-        condition.lock()
-        let before = value.shown
-        var shownChanged = false
-        defer {
-            condition.broadcast()
-            condition.unlock()
-            if shownChanged { changes.notify() }
+        let (result, shownChanged) = try state.update { value in
+            let before = value.shown
+            let result = try body(&value)
+            return (result, value.shown != before)
         }
-        let result = try body(&value)
-        shownChanged = value.shown != before
+        if shownChanged { changes.notify() }
         return result
     }
 
@@ -288,30 +283,19 @@ final class ControlBox: @unchecked Sendable {  // `value` is only touched with `
     /// the futex calls of that cost more CPU than the half-block renderer (26,000 calls in 11 s
     /// of half-block playback; 9,500 on the present thread alone).
     func read<R>(_ body: (SessionControl) throws -> R) rethrows -> R {
-        condition.lock()
-        defer { condition.unlock() }
-        return try body(value)
+        try state.withLock { try body($0) }
     }
 
     /// Records progress (``SessionControl/Progress``), locked, waking nobody.
     func note<R>(_ body: (inout SessionControl.Progress) throws -> R) rethrows -> R {
-        condition.lock()
-        defer { condition.unlock() }
-        return try body(&value.progress)
+        try state.withLock { try body(&$0.progress) }
     }
 
     /// Waits until `done` holds for the state, or until monotonic time `deadline`, and returns
     /// the state as it then is.
     @discardableResult
     func wait(until deadline: Double, for done: (SessionControl) -> Bool) -> SessionControl {
-        condition.lock()
-        defer { condition.unlock() }
-        while !done(value) {
-            let left = deadline - MonotonicClock.seconds()
-            if left <= 0 { break }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: left))
-        }
-        return value
+        state.withLock(when: done, deadline: deadline) { value, _ in value }
     }
 
     /// Waits up to `seconds`, returning early when `done` holds.
@@ -322,25 +306,32 @@ final class ControlBox: @unchecked Sendable {  // `value` is only touched with `
 }
 
 /// Starts the session's threads and joins them: the one owner of every thread a session runs.
-final class SessionThreads: @unchecked Sendable {  // `running` and `started` are guarded by `lock`
-    private let lock = NSLock()
-    private var running: Set<String> = []
-    private var started = 0
-    private let finished = DispatchSemaphore(value: 0)
+final class SessionThreads: Sendable {
+    private struct Running {
+        var names: Set<String> = []
+        /// Threads started since the last join.
+        var unjoined = 0
+        /// Threads ended, and ends a join has counted, since the session began.
+        var ended = 0
+        var counted = 0
+    }
+    private let state = GuardedCondition(Running())
 
     /// Starts `body` on a new thread named `name`. The closure keeps what it captures alive
     /// until the thread ends, so a thread that outlives `join` never touches freed state.
     func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
-        lock.withLock {
-            running.insert(name)
-            started += 1
+        state.withLock {
+            $0.names.insert(name)
+            $0.unjoined += 1
         }
         let onStart = EngineThreads.startHook
         let t = Thread { [self] in
             onStart?()
             body()
-            lock.withLock { _ = running.remove(name) }
-            finished.signal()
+            state.update {
+                _ = $0.names.remove(name)
+                $0.ended += 1
+            }
         }
         t.name = name
         t.qualityOfService = .userInteractive
@@ -350,12 +341,15 @@ final class SessionThreads: @unchecked Sendable {  // `running` and `started` ar
     /// Waits until every started thread has ended, at most `timeout` seconds; returns the
     /// names of those still running (empty when all joined).
     func join(timeout: Double) -> [String] {
-        let deadline = DispatchTime.now() + timeout
-        let n = lock.withLock { () -> Int in defer { started = 0 }; return started }
-        for _ in 0..<n where finished.wait(timeout: deadline) == .timedOut {
-            return lock.withLock { running.sorted() }
+        let deadline = MonotonicClock.seconds() + timeout
+        let target = state.withLock { s in
+            defer { s.unjoined = 0 }
+            return s.counted + s.unjoined
         }
-        return []
+        return state.withLock(when: { $0.ended >= target }, deadline: deadline) { s, joined in
+            s.counted = min(s.ended, target)
+            return joined ? [] : s.names.sorted()
+        }
     }
 }
 

@@ -122,25 +122,27 @@ final class HandlerSink: FrameSink {
 /// The engine's side of the host's reports: the newest serial shown, and the presentation lead
 /// (the median of the recent paint latencies of paced frames). Written by whichever thread
 /// posts a report, read by the present and audio threads; all behind one lock.
-final class PresentationFeedback: @unchecked Sendable {  // every field is guarded by `lock`
-    private let lock = NSLock()
-    private var latencies = LatencyWindow()
-    private var lead = 0.0
-    private var displayedSerial = -1
+final class PresentationFeedback: Sendable {
+    private struct Reports {
+        var latencies = LatencyWindow()
+        var lead = 0.0
+        var displayedSerial = -1
+    }
+    private let reports = Guarded(Reports())
 
     /// Seconds before its due time a paced frame is handed over: the median of the last
     /// ``LatencyWindow/capacity`` paint latencies once four are known, else 0.
-    var presentationLead: Double { lock.withLock { lead } }
+    var presentationLead: Double { reports.withLock { $0.lead } }
 
     /// Records a displayed frame; returns true when it is the first of a newer serial.
     func displayed(serial: Int, latency: Double?) -> Bool {
-        lock.withLock {
+        reports.withLock { r in
             if let latency, latency.isFinite, latency >= 0 {
-                latencies.add(latency)
-                if latencies.count >= 4 { lead = latencies.median }
+                r.latencies.add(latency)
+                if r.latencies.count >= 4 { r.lead = r.latencies.median }
             }
-            guard serial > displayedSerial else { return false }
-            displayedSerial = serial
+            guard serial > r.displayedSerial else { return false }
+            r.displayedSerial = serial
             return true
         }
     }

@@ -12,8 +12,8 @@ import Foundation
 ///
 /// Who touches what: `sink` is set by ``Player/setFrameSink(_:)`` (any thread) and read here;
 /// `feedback` is written by ``receive(_:)`` (the host's reporting thread) and read by the
-/// present and audio threads; `sequence` and `last` are the present thread's alone.
-final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded; the rest is present-thread only
+/// present and audio threads; `handed` is the present thread's alone.
+final class Presenter: Sendable {
     /// A frame further than this from the clock (either way) is a timestamp discontinuity (a
     /// damaged or spliced stream), not a frame to wait for or drop: it is shown at the nominal
     /// frame rate without sync (ffplay's AV_NOSYNC_THRESHOLD), so a jump in the timestamps can
@@ -36,8 +36,9 @@ final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded;
     /// The session's end check, once the video of the current serial has played out.
     private let videoEnded: @Sendable () -> Void
     // Present thread only:
-    private var sequence = 0
-    private var last: PresentedFrame?
+    /// The last frame handed to the sink, and its sequence number: the present thread's (its
+    /// lock is never contended).
+    private let handed = Guarded<(sequence: Int, last: PresentedFrame?)>((0, nil))
 
     init(frames: BoundedQueue<QueueItem<VideoFrame>>, control: ControlBox, clock: MasterClock, telemetry: Telemetry,
          policy: SyncPolicy, subtitles: SubtitleStore, subtitleDelay: Guarded<Double>,
@@ -176,13 +177,16 @@ final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded;
         let start = MonotonicClock.seconds()
         var frame = frame
         frame.paced = due != nil
-        sequence += 1
         let moment = cues(at: frame.pts)
-        let presented = PresentedFrame(
-            frame: frame, cues: moment.shown, cueTime: moment.time, typesetCues: moment.typeset,
-            id: FrameID(serial: frame.serial, sequence: sequence, pts: frame.pts, paced: frame.paced),
-            handedAt: start, dueAt: due.map { start + $0 }, rate: c.rate)
-        last = presented
+        let presented = handed.withLock { h in
+            h.sequence += 1
+            let presented = PresentedFrame(
+                frame: frame, cues: moment.shown, cueTime: moment.time, typesetCues: moment.typeset,
+                id: FrameID(serial: frame.serial, sequence: h.sequence, pts: frame.pts, paced: frame.paced),
+                handedAt: start, dueAt: due.map { start + $0 }, rate: c.rate)
+            h.last = presented
+            return presented
+        }
         sink?.present(presented)
         telemetry.add(.present, seconds: MonotonicClock.seconds() - start)
         control.note { $0.lastPresentedPTS = frame.pts }
@@ -192,12 +196,15 @@ final class Presenter: @unchecked Sendable {  // `sink`, `feedback` are guarded;
     /// Paused: the frame on screen goes to the sink again when the cues showing with it
     /// changed since it was handed over.
     private func refreshCues(serial: Int) {
-        guard let shown = last, shown.id.serial == serial else { return }
+        guard let shown = handed.withLock({ $0.last }), shown.id.serial == serial else { return }
         let cues = cues(at: shown.frame.pts)
         guard cues.shown != shown.cues || cues.typeset != shown.typesetCues, let sink = self.sink.withLock({ $0 }) else { return }
-        sequence += 1
-        let again = shown.with(cues: cues, sequence: sequence, handedAt: MonotonicClock.seconds())
-        last = again
+        let again = handed.withLock { h in
+            h.sequence += 1
+            let again = shown.with(cues: cues, sequence: h.sequence, handedAt: MonotonicClock.seconds())
+            h.last = again
+            return again
+        }
         sink.present(again)
     }
 

@@ -76,15 +76,17 @@ final class ExtractionContext: ThreadConfinedContext {
 }
 
 /// The one thread that runs an extractor's blocking FFmpeg work, in submission order, off
-/// Swift's cooperative pool. Jobs wait in a queue guarded by a condition variable; the thread
+/// Swift's cooperative pool. Jobs wait in a queue behind a ``GuardedCondition``; the thread
 /// sleeps on it when there is nothing to do.
-final class ExtractionThread<Context: ThreadConfinedContext>: @unchecked Sendable {  // every var is guarded by `condition`
+final class ExtractionThread<Context: ThreadConfinedContext>: Sendable {
     typealias Job = @Sendable (Context) -> Void
-    private let condition = NSCondition()
-    private var jobs: [Job] = []
-    private var stopping = false
-    private var finished = false
-    private var finishWaiters: [CheckedContinuation<Void, Never>] = []
+    private struct Queue {
+        var jobs: [Job] = []
+        var stopping = false
+        var finished = false
+        var finishWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let queue = GuardedCondition(Queue())
 
     /// Starts the thread; `makeContext` runs on it, so the context never leaves it.
     init(name: String, makeContext: @escaping @Sendable () -> Context) {
@@ -96,29 +98,23 @@ final class ExtractionThread<Context: ThreadConfinedContext>: @unchecked Sendabl
 
     /// Queues `job`; false once the thread is stopping (the job will never run).
     func submit(_ job: @escaping Job) -> Bool {
-        condition.withLock {
-            guard !stopping else { return false }
-            jobs.append(job)
-            condition.signal()
+        queue.update { q in
+            guard !q.stopping else { return false }
+            q.jobs.append(job)
             return true
         }
     }
 
     /// Lets the thread finish the queued jobs, free the source and end, without waiting.
-    func stop() {
-        condition.withLock {
-            stopping = true
-            condition.signal()
-        }
-    }
+    func stop() { queue.update { $0.stopping = true } }
 
     /// ``stop()``, then waits until the thread has freed every FFmpeg resource and ended.
     func stopAndWait() async {
         stop()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let already = condition.withLock { () -> Bool in
-                if !finished { finishWaiters.append(done) }
-                return finished
+            let already = queue.withLock { q -> Bool in
+                if !q.finished { q.finishWaiters.append(done) }
+                return q.finished
             }
             if already { done.resume() }
         }
@@ -134,22 +130,18 @@ final class ExtractionThread<Context: ThreadConfinedContext>: @unchecked Sendabl
             while let job = nextJob() { job(context) }
             context.close()
         }
-        let waiters = condition.withLock { () -> [CheckedContinuation<Void, Never>] in
-            finished = true
-            defer { finishWaiters.removeAll() }
-            return finishWaiters
+        let waiters = queue.withLock { q -> [CheckedContinuation<Void, Never>] in
+            q.finished = true
+            defer { q.finishWaiters.removeAll() }
+            return q.finishWaiters
         }
         for waiter in waiters { waiter.resume() }
     }
 
     /// The next job, waiting for one; nil when stopping and the queue is empty.
     private func nextJob() -> Job? {
-        condition.lock()
-        defer { condition.unlock() }
-        while jobs.isEmpty {
-            if stopping { return nil }
-            condition.wait()
+        queue.withLock(when: { !$0.jobs.isEmpty || $0.stopping }) { q, _ in
+            q.jobs.isEmpty ? nil : q.jobs.removeFirst()
         }
-        return jobs.removeFirst()
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// (playlists, segments, keys, init sections). Each open gets the same request options (headers,
 /// user agent, referrer, read deadline) and the protocol policy; HTTP(S) resources are read by a
 /// ``ResilientInput``. The session is the format context's `opaque` and lives as long as it.
-package final class NetworkSession: @unchecked Sendable {  // `mainURL` is set by openMain before any read; the rest is Guarded or immutable
+package final class NetworkSession: Sendable {
     let settings: NetworkSettings
     package let monitor = NetworkMonitor()
     let interrupt: InterruptToken
@@ -114,12 +114,13 @@ package final class NetworkSession: @unchecked Sendable {  // `mainURL` is set b
     func backOff(seconds: Double) -> Bool { interrupt.wait(seconds: seconds) }
 
     /// The source's own URL (set by ``openMain(url:)``).
-    private(set) var mainURL = ""
+    var mainURL: String { openedURL.withLock { $0 } }
+    private let openedURL = Guarded("")
 
     /// Opens the main input: a document served from memory, else a ``ResilientInput``. Returns
     /// the owner of the context (kept alive until the demuxer is closed) and the context.
     package func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>) {
-        mainURL = url
+        openedURL.withLock { $0 = url }
         if let bytes = memoryDocument(url) {
             let memory = try MemoryInput(bytes)
             return (memory, memory.context)

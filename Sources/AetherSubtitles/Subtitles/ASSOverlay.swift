@@ -1,3 +1,4 @@
+import AetherBase
 import AetherMedia
 import CLibass
 import Foundation
@@ -205,7 +206,7 @@ public final class ASSOverlayRenderer {
 /// on libass longer than it chooses: ``overlay(cues:atSeconds:width:height:budget:)`` hands
 /// over the moment and waits at most `budget`; when libass is not done by then the last overlay
 /// stands (the late one lands for a later frame) and the skip is counted and logged once.
-public final class ASSOverlayWorker: @unchecked Sendable {  // all mutable state behind `condition`
+public final class ASSOverlayWorker: Sendable {
     private struct Job {
         var serial: Int
         var cues: [SubtitleCue]
@@ -214,18 +215,21 @@ public final class ASSOverlayWorker: @unchecked Sendable {  // all mutable state
         var height: Int
         var storage: (width: Int, height: Int)?
     }
-    private let condition = NSCondition()
-    private var pending: Job?
-    private var serial = 0
-    private var doneSerial = 0
-    private var latest: ASSOverlayImage?
-    private var stopped = false
-    private var finished = false
-    private var skipped = 0
-    private let renderer: ASSOverlayRenderer
+    private struct Work {
+        var pending: Job?
+        var serial = 0
+        var doneSerial = 0
+        var latest: ASSOverlayImage?
+        var stopped = false
+        var finished = false
+        var skipped = 0
+        /// Used by the worker thread alone, outside the lock.
+        let renderer: ASSOverlayRenderer
+    }
+    private let work: GuardedCondition<Work>
 
     public init(options: ASSStyleOptions, shaping: ASSTrackRenderer.Shaping = .complex, fontconfig: Bool = true) {
-        renderer = ASSOverlayRenderer(options: options, shaping: shaping, fontconfig: fontconfig)
+        work = GuardedCondition(Work(renderer: ASSOverlayRenderer(options: options, shaping: shaping, fontconfig: fontconfig)))
         let thread = Thread { [self] in run() }
         thread.name = "aether.libass"
         thread.stackSize = 4 << 20
@@ -233,58 +237,52 @@ public final class ASSOverlayWorker: @unchecked Sendable {  // all mutable state
     }
 
     /// Updates skipped because libass took longer than the budget.
-    public var skippedUpdates: Int { condition.lock(); defer { condition.unlock() }; return skipped }
+    public var skippedUpdates: Int { work.withLock { $0.skipped } }
 
     /// Render thread: the overlay for this moment, or the last one when libass needs more than
     /// `budget` seconds.
     public func overlay(cues: [SubtitleCue], atSeconds seconds: Double, width: Int, height: Int,
                         storage: (width: Int, height: Int)? = nil, budget: Double) -> ASSOverlayImage? {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !stopped else { return nil }
-        serial += 1
-        let mine = serial
-        pending = Job(serial: mine, cues: cues, seconds: seconds, width: width, height: height, storage: storage)
-        condition.broadcast()
-        let deadline = Date(timeIntervalSinceNow: max(0, budget))
-        while doneSerial < mine, !stopped {
-            if !condition.wait(until: deadline) { break }
+        let mine = work.update { w -> Int? in
+            guard !w.stopped else { return nil }
+            w.serial += 1
+            w.pending = Job(serial: w.serial, cues: cues, seconds: seconds, width: width, height: height, storage: storage)
+            return w.serial
         }
-        if doneSerial < mine {
-            skipped += 1
-            if skipped == 1 {
-                ASSLog.receive(level: 1, line: "libass took longer than a frame (\(Int(budget * 1000)) ms): the last subtitles stay until it is done")
+        guard let mine else { return nil }
+        let deadline = MonotonicClock.seconds() + max(0, budget)
+        return work.withLock(when: { $0.doneSerial >= mine || $0.stopped }, deadline: deadline) { w, _ in
+            if w.doneSerial < mine {
+                w.skipped += 1
+                if w.skipped == 1 {
+                    ASSLog.receive(level: 1, line: "libass took longer than a frame (\(Int(budget * 1000)) ms): the last subtitles stay until it is done")
+                }
             }
+            return w.latest
         }
-        return latest
     }
 
     /// Stops and joins the thread (idempotent).
     public func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-        condition.unlock()
+        work.update { $0.stopped = true }
+        work.wait(until: { $0.finished }, deadline: nil)
     }
 
     private func run() {
-        condition.lock()
         while true {
-            while pending == nil, !stopped { condition.wait() }
-            if stopped { break }
-            let job = pending!
-            pending = nil
-            condition.unlock()
+            let next = work.withLock(when: { $0.pending != nil || $0.stopped }) { w, _ -> (Job, ASSOverlayRenderer)? in
+                if w.stopped { return nil }
+                defer { w.pending = nil }
+                return w.pending.map { ($0, w.renderer) }
+            }
+            guard let (job, renderer) = next else { break }
             renderer.update(cues: job.cues, atSeconds: job.seconds, width: job.width, height: job.height, storage: job.storage)
             let result = renderer.overlay
-            condition.lock()
-            latest = result
-            doneSerial = job.serial
-            condition.broadcast()
+            work.update { w in
+                w.latest = result
+                w.doneSerial = job.serial
+            }
         }
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        work.update { $0.finished = true }
     }
 }

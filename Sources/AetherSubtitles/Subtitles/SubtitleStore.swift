@@ -14,7 +14,7 @@ import Synchronization
 /// `maxBitmapBytes` of bitmaps, a text cue is cut at `maxCueCharacters`, and a bitmap cue is
 /// cropped to its opaque pixels and refused past `maxBitmapSide`. Insertion is a binary search.
 /// Thread-safe: the demux thread adds, the UI thread reads.
-public final class SubtitleStore: @unchecked Sendable {  // all mutable state behind `state`; decoders on their threads
+public final class SubtitleStore: Sendable {
     struct Track {
         var info: SubtitleTrackInfo
         var cues: [SubtitleCue] = []
@@ -42,8 +42,8 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     public static let maxSidecarBytes = 64 << 20
 
     let state = Guarded(State())
-    /// Per-stream decoders, used on the demux thread only.
-    private var decoders: [Int: CodecContext] = [:]
+    /// Per-stream decoders, used on the demux thread only (the lock is never contended).
+    private let decoders = Guarded<[Int: CodecContext]>([:])
     let videoWidth: Int
     let videoHeight: Int
     /// The file's attached fonts, handed to libass with every text cue.
@@ -58,8 +58,9 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     /// Sidecar text that is not UTF-8 is read in this code page (`--sub-codepage`).
     let fallbackCodepage: String
     private let prefetchQueue = DispatchQueue(label: "aether.subtitles.prefetch")
-    private var prefetchFormat: FormatContext?
-    private var prefetchDecoders: [Int: CodecContext] = [:]
+    /// The look-behind reader's demuxer and decoders, used on `prefetchQueue` only (the lock
+    /// is never contended).
+    private let prefetchReader = Guarded<(format: FormatContext?, decoders: [Int: CodecContext])>((nil, [:]))
     private let prefetchGeneration = Atomic<Int>(0)
     /// Cancels the look-behind reader's blocking I/O from any thread (`close()`).
     private let prefetchInterrupt = InterruptToken()
@@ -215,22 +216,23 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     package func close() {
         prefetchGeneration.add(1, ordering: .relaxed)
         prefetchInterrupt.cancel()
-        prefetchQueue.sync { prefetchFormat = nil; prefetchDecoders = [:] }
+        prefetchQueue.sync { prefetchReader.withLock { $0 = (nil, [:]) } }
     }
 
     /// Runs on `prefetchQueue` only.
     private func prefetch(stream wanted: Int, from start: Double, until: Double, generation: Int) {
-        if prefetchFormat == nil {
+        if prefetchReader.withLock({ $0.format }) == nil {
             guard SourceOptions.isReopenable(url) else { return }  // a second reader would take the pipe's bytes
-            prefetchFormat = try? FormatContext(url: url, options: openOptions, timeout: 5, interrupt: prefetchInterrupt)
-            guard let format = prefetchFormat else { return }
+            let opened = try? FormatContext(url: url, options: openOptions, timeout: 5, interrupt: prefetchInterrupt)
+            prefetchReader.withLock { $0.format = opened }
+            guard let format = opened else { return }
             for i in 0..<format.streamCount {
                 guard let stream = format.stream(i) else { continue }
                 let isSubtitle = stream.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE
                 stream.pointee.discard = isSubtitle ? AVDISCARD_DEFAULT : AVDISCARD_ALL
             }
         }
-        guard let format = prefetchFormat, let packet = try? Packet() else { return }
+        guard let format = prefetchReader.withLock({ $0.format }), let packet = try? Packet() else { return }
         try? format.seek(toSeconds: max(0, start))
         var packets = 0
         format.interrupt.arm(seconds: 10)
@@ -242,10 +244,13 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
             let index = packet.streamIndex
             guard index == wanted, let stream = format.stream(index), let par = stream.pointee.codecpar else { continue }
             if let pts = timeline.seconds(packet.pts, stream.pointee.time_base), pts > until { break }
-            if prefetchDecoders[index] == nil {
-                prefetchDecoders[index] = try? CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
+            let decoder = prefetchReader.withLock { r in
+                if r.decoders[index] == nil {
+                    r.decoders[index] = try? CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
+                }
+                return r.decoders[index]
             }
-            guard let decoder = prefetchDecoders[index] else { continue }
+            guard let decoder else { continue }
             insert(SubtitleStore.decode(packet, decoder: decoder, stream: stream, timeline: timeline,
                                         width: videoWidth, height: videoHeight),
                    streamIndex: index, position: nil)
@@ -261,10 +266,13 @@ public final class SubtitleStore: @unchecked Sendable {  // all mutable state be
     package func add(packet: Packet, stream: UnsafeMutablePointer<AVStream>?, position: Double?) {
         guard let stream, let par = stream.pointee.codecpar else { return }
         let index = packet.streamIndex
-        if decoders[index] == nil {
-            decoders[index] = try? CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
+        let decoder = decoders.withLock { d in
+            if d[index] == nil {
+                d[index] = try? CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
+            }
+            return d[index]
         }
-        guard let decoder = decoders[index] else { return }
+        guard let decoder else { return }
         insert(SubtitleStore.decode(packet, decoder: decoder, stream: stream, timeline: timeline,
                                     width: videoWidth, height: videoHeight),
                streamIndex: index, position: position)

@@ -1,16 +1,17 @@
+import AetherEngine
 import Foundation
 
 extension TUIApp {
     /// A value computed on a thread of its own (named, for logs and backtraces), waited for
     /// when needed: the capability probe, the terminfo entry.
-    final class BackgroundResult<Value>: @unchecked Sendable {  // `value` is written before `done` is signalled
-        private var value: Value?
-        private let done = DispatchSemaphore(value: 0)
+    final class BackgroundResult<Value>: Sendable {
+        /// Nil until the thread is done.
+        private let value = GuardedCondition<Value?>(nil)
 
         init(name: String, _ body: @escaping @Sendable () -> Value) {
-            let t = Thread { [self] in
-                value = body()
-                done.signal()
+            let t = Thread { [value] in
+                let result = body()
+                value.update { $0 = result }
             }
             t.name = name
             t.start()
@@ -18,9 +19,7 @@ extension TUIApp {
 
         /// Waits for the value (the probe: at most its budget plus a little).
         func wait() -> Value {
-            done.wait()
-            done.signal()   // a second wait returns at once
-            return value!   // set before `done` is signalled
+            value.withLock(when: { $0 != nil }) { v, _ in v! }   // the predicate held: set
         }
     }
 }

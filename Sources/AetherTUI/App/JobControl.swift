@@ -5,13 +5,12 @@ import Foundation
 /// SIGTSTP (Ctrl-Z), SIGTTIN, SIGTTOU, SIGCONT and SIGWINCH, noticed off the signal context through
 /// Dispatch and acted on by the UI loop, which owns the screen: a stop gives the terminal back
 /// to the shell and stops the process; a continue takes the terminal again and repaints it all.
-final class JobSignals: @unchecked Sendable {  // the flags are only touched on `queue`
+final class JobSignals: Sendable {
     static let stopSignals = [SIGTSTP, SIGTTIN, SIGTTOU]
     private let queue = DispatchQueue(label: "aether.tui.job")
-    private var sources: [DispatchSourceSignal] = []
-    private var stop = false
-    private var lostTerminal = false
-    private var continued = false
+    private let sources = Guarded<[DispatchSourceSignal]>([])
+    /// What arrived since the last ``takeEvents()``.
+    private let events = Guarded(Events())
 
     /// What arrived since the last look: `stop` (Ctrl-Z), `lostTerminal` (SIGTTIN/SIGTTOU: the
     /// terminal was touched from the background), `continued` (SIGCONT).
@@ -25,32 +24,33 @@ final class JobSignals: @unchecked Sendable {  // the flags are only touched on 
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
             s.setEventHandler { [unowned self] in
-                switch sig {
-                case SIGCONT: continued = true
-                case SIGWINCH: break   // the loop reads the size on every pass: waking it is enough
-                case SIGTSTP: stop = true
-                default: lostTerminal = true
+                events.withLock { e in
+                    switch sig {
+                    case SIGCONT: e.continued = true
+                    case SIGWINCH: break   // the loop reads the size on every pass: waking it is enough
+                    case SIGTSTP: e.stop = true
+                    default: e.lostTerminal = true
+                    }
                 }
                 wake()
             }
             s.resume()
-            sources.append(s)
+            sources.withLock { $0.append(s) }
         }
     }
 
     /// What arrived since the last call.
     func takeEvents() -> Events {
-        queue.sync {
-            defer { stop = false; lostTerminal = false; continued = false }
-            return Events(stop: stop, lostTerminal: lostTerminal, continued: continued)
+        events.withLock { e in
+            defer { e = Events() }
+            return e
         }
     }
 
     /// Puts the default dispositions back (the screen is gone).
     func cancel() {
         queue.sync {
-            for s in sources { s.cancel() }
-            sources.removeAll()
+            for s in sources.withLock({ s in defer { s.removeAll() }; return s }) { s.cancel() }
         }
         for sig in JobSignals.stopSignals + [SIGCONT, SIGWINCH] { signal(sig, SIG_DFL) }
     }

@@ -1,3 +1,4 @@
+import AetherEngine
 import Foundation
 
 /// Keeps the quit keys answering while the host's thread is blocked opening a source (a server
@@ -13,10 +14,12 @@ import Foundation
 /// watch waits for the capability probe to hand the terminal back, then turns off canonical
 /// input and echo (signals stay on: Ctrl-C is still SIGINT) and restores the modes when the
 /// open ends. With the screen up ncurses' cbreak/noecho modes are already in force.
-final class OpenWatch: @unchecked Sendable {  // the thread owns `skipper`; `wake` is written once per stop
-    private let done = DispatchSemaphore(value: 0)
-    private var wake: [Int32] = [-1, -1]
-    private var skipper = EscapeSkipper()
+final class OpenWatch: Sendable {
+    /// The self-pipe that ends the watch (-1 when it could not be made).
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    /// The thread ended (or never started); the pipe was closed.
+    private let state = GuardedCondition<(done: Bool, closed: Bool)>((false, false))
 
     /// - Parameters:
     ///   - input: the terminal's input descriptor.
@@ -24,11 +27,19 @@ final class OpenWatch: @unchecked Sendable {  // the thread owns `skipper`; `wak
     ///   - before: runs first on the watch thread (waits for the probe to release the terminal).
     ///   - onKey: a plain key byte; runs on the watch thread.
     init(input: Int32, takeModes: Bool, before: @escaping @Sendable () -> Void, onKey: @escaping @Sendable (UInt8) -> Void) {
-        guard pipe(&wake) == 0 else { done.signal(); return }
+        var wake: [Int32] = [-1, -1]
+        guard pipe(&wake) == 0 else {
+            wakeRead = -1
+            wakeWrite = -1
+            state.withLock { $0.done = true }
+            return
+        }
         for fd in wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let wakeRead = wake[0]
+        wakeRead = wake[0]
+        wakeWrite = wake[1]
         let thread = Thread { [self] in
-            defer { done.signal() }
+            defer { state.update { $0.done = true } }
+            var skipper = EscapeSkipper()
             before()
             var saved = termios()
             var tookModes = false
@@ -65,13 +76,16 @@ final class OpenWatch: @unchecked Sendable {  // the thread owns `skipper`; `wak
 
     /// Ends the watch and waits for its thread (the terminal's modes are back when it returns).
     func stop() {
-        if wake[1] >= 0 {
+        state.withLock { s in
+            guard !s.closed, wakeWrite >= 0 else { return }
             var byte: UInt8 = 1
-            _ = write(wake[1], &byte, 1)
+            _ = write(wakeWrite, &byte, 1)
         }
-        done.wait()
-        for fd in wake where fd >= 0 { close(fd) }
-        wake = [-1, -1]
+        state.withLock(when: { $0.done }) { s, _ in
+            guard !s.closed else { return }
+            s.closed = true
+            for fd in [wakeRead, wakeWrite] where fd >= 0 { close(fd) }
+        }
     }
 }
 

@@ -63,9 +63,9 @@ extension TUIApp {
         player.setFrameSink(nil)
         if let previews {
             // The extractor's FFmpeg work ends before the process does.
-            let done = DispatchSemaphore(value: 0)
-            Task.detached { await previews.shutdown(); done.signal() }
-            _ = done.wait(timeout: .now() + 2)
+            let done = GuardedCondition(false)
+            Task.detached { await previews.shutdown(); done.update { $0 = true } }
+            done.wait(until: { $0 }, timeout: 2)
         }
         let warnings = player.warnings
         output.stop()

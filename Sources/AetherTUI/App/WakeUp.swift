@@ -7,16 +7,19 @@ import Foundation
 /// engine's state (``AetherEngine/ChangeNotifier``), remote commands, the render thread's
 /// governor, thumbnails and screenshots that arrived, signals. Writing one byte is all a
 /// signal does (safe from any thread, never blocks: a full pipe already means "wake up").
-final class WakeUp: @unchecked Sendable {  // the fds are set once in init and closed in deinit
-    private var fds: [Int32] = [-1, -1]
+final class WakeUp: Sendable {
+    /// The pipe's read and write ends (set in init, closed in deinit).
+    private let fds: [Int32]
 
     init() {
         // Close-on-exec, the read end non-blocking (CTerminal), then the write end too.
-        if aether_terminal_capture_pipe(&fds, 4096) != 0 {
-            fds = [-1, -1]
+        var pair: [Int32] = [-1, -1]
+        if aether_terminal_capture_pipe(&pair, 4096) != 0 {
+            pair = [-1, -1]
         } else {
-            _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+            _ = fcntl(pair[1], F_SETFL, fcntl(pair[1], F_GETFL) | O_NONBLOCK)
         }
+        fds = pair
     }
 
     deinit {

@@ -15,29 +15,20 @@ import TerminalGraphics
 /// signals are still handled at once.
 final class Terminal: @unchecked Sendable {  // mutable state is guarded by `lock` / `queue`
     /// Bytes waiting to be written, and whether they were.
-    final class Ticket: @unchecked Sendable {  // guarded by `condition`
-        private let condition = NSCondition()
-        private var outcome: Bool?
-        private var acceptedAt = 0.0
+    final class Ticket: Sendable {
+        /// Whether the bytes were written (nil until known), and when `write` accepted the last.
+        private let state = GuardedCondition<(outcome: Bool?, acceptedAt: Double)>((nil, 0))
 
         /// Waits until the bytes were written (true) or abandoned (false), or `timeout` passes (nil).
         func wait(timeout: Double) -> Bool? {
-            let deadline = Date(timeIntervalSinceNow: timeout)
-            condition.lock()
-            defer { condition.unlock() }
-            while outcome == nil, condition.wait(until: deadline) {}
-            return outcome
+            state.withLock(when: { $0.outcome != nil }, deadline: MonotonicClock.seconds() + timeout) { s, _ in s.outcome }
         }
 
         /// When `write` accepted the last byte (monotonic seconds).
-        var acceptedTime: Double { condition.withLock { acceptedAt } }
+        var acceptedTime: Double { state.withLock { $0.acceptedAt } }
 
         fileprivate func finish(_ written: Bool) {
-            condition.withLock {
-                outcome = written
-                acceptedAt = MonotonicClock.seconds()
-                condition.broadcast()
-            }
+            state.update { $0 = (written, MonotonicClock.seconds()) }
         }
     }
 

@@ -94,22 +94,18 @@ enum TextOnlyTerminfo {
             inPipe.fileHandleForWriting.write(Data(input.utf8))
             try? inPipe.fileHandleForWriting.close()
         }
-        let done = DispatchSemaphore(value: 0)
-        let box = OutputBox()
+        // The output once read (the inner nil: nothing was read).
+        let output = GuardedCondition<Data??>(nil)
         DispatchQueue.global().async {
-            box.data = (try? out.fileHandleForReading.read(upToCount: 1 << 20)) ?? nil
-            done.signal()
+            let data = (try? out.fileHandleForReading.read(upToCount: 1 << 20)) ?? nil
+            output.update { $0 = .some(data) }
         }
-        if done.wait(timeout: .now() + 2) == .timedOut {
+        guard let data = output.withLock(when: { $0 != nil }, deadline: MonotonicClock.seconds() + 2, { d, _ in d }) else {
             process.terminate()
             return nil
         }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: box.data ?? Data(), as: UTF8.self)
-    }
-
-    private final class OutputBox: @unchecked Sendable {  // written before `done` is signalled, read after
-        var data: Data?
+        return String(decoding: data ?? Data(), as: UTF8.self)
     }
 }

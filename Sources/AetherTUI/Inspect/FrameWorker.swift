@@ -4,7 +4,7 @@ import Foundation
 /// Decodes the frames tab's frames on a thread of its own (a frame deep in a long GOP takes a
 /// while; keys must still answer). One request at a time; a newer request replaces one that has
 /// not started. The thread ends when the worker is released.
-final class FrameWorker: @unchecked Sendable {  // state guarded by `condition`
+final class FrameWorker: Sendable {
     enum Request: Equatable, Sendable {
         case frame(stream: Int, pts: Int64)
         case next
@@ -16,11 +16,13 @@ final class FrameWorker: @unchecked Sendable {  // state guarded by `condition`
         case failed(String)
     }
 
-    private let condition = NSCondition()
-    private var pending: Request?
-    private var busy = false
-    private var results: [Outcome] = []
-    private var stopped = false
+    private struct Work {
+        var pending: Request?
+        var busy = false
+        var results: [Outcome] = []
+        var stopped = false
+    }
+    private let work = GuardedCondition(Work())
     private let url: String
     private let maxSize: PixelSize
     private let onResult: @Sendable () -> Void
@@ -35,39 +37,33 @@ final class FrameWorker: @unchecked Sendable {  // state guarded by `condition`
     }
 
     func request(_ r: Request) {
-        condition.withLock {
-            pending = r
-            condition.signal()
-        }
+        work.update { $0.pending = r }
     }
 
     /// A request is waiting or being decoded.
-    var isBusy: Bool { condition.withLock { busy || pending != nil } }
+    var isBusy: Bool { work.withLock { $0.busy || $0.pending != nil } }
 
     func take() -> [Outcome] {
-        condition.withLock {
-            defer { results.removeAll() }
-            return results
+        work.withLock { w in
+            defer { w.results.removeAll() }
+            return w.results
         }
     }
 
     func stop() {
-        condition.withLock {
-            stopped = true
-            condition.signal()
-        }
+        work.update { $0.stopped = true }
     }
 
     private func run() {
         var stepper: FrameStepper?
         while true {
-            condition.lock()
-            while pending == nil, !stopped { condition.wait() }
-            if stopped { condition.unlock(); return }
-            let request = pending!
-            pending = nil
-            busy = true
-            condition.unlock()
+            let next = work.withLock(when: { $0.pending != nil || $0.stopped }) { w, _ -> Request? in
+                if w.stopped { return nil }
+                defer { w.pending = nil }
+                w.busy = true
+                return w.pending
+            }
+            guard let request = next else { return }
             let outcome: Outcome
             switch request {
             case .frame(let stream, let pts):
@@ -89,9 +85,9 @@ final class FrameWorker: @unchecked Sendable {  // state guarded by `condition`
     }
 
     private func finish(_ outcome: Outcome) {
-        condition.withLock {
-            results.append(outcome)
-            busy = false
+        work.withLock {
+            $0.results.append(outcome)
+            $0.busy = false
         }
         onResult()
     }

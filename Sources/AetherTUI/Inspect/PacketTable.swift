@@ -21,15 +21,17 @@ struct PacketRow: Equatable, Sendable {
 /// Reads every packet of a source on a thread of its own (`PacketInspector`, its own demuxer),
 /// up to ``PacketLoader/maxRows``; the UI takes what has arrived each pass. Cancelled when the
 /// inspector closes or the process quits.
-final class PacketLoader: @unchecked Sendable {  // `rows`, `streams`, `finished`, `failure` guarded by `lock`
+final class PacketLoader: Sendable {
     /// Packets kept (about 50 MB); the tab says when a file has more.
     static let maxRows = 1_000_000
-    private let lock = NSLock()
-    private var rows: [PacketRow] = []
-    private var streamList: [InspectedStream] = []
-    private var finished = false
-    private var endNote: String?
-    private var cancelled = false
+    private struct Loaded {
+        var rows: [PacketRow] = []
+        var streamList: [InspectedStream] = []
+        var finished = false
+        var endNote: String?
+        var cancelled = false
+    }
+    private let loaded = Guarded(Loaded())
     private let onProgress: @Sendable () -> Void
 
     init(url: String, onProgress: @escaping @Sendable () -> Void) {
@@ -39,11 +41,11 @@ final class PacketLoader: @unchecked Sendable {  // `rows`, `streams`, `finished
         t.start()
     }
 
-    func cancel() { lock.withLock { cancelled = true } }
+    func cancel() { loaded.withLock { $0.cancelled = true } }
 
     /// Rows from `index` on that arrived since, the streams, and whether reading ended (and how).
     func take(from index: Int) -> (rows: ArraySlice<PacketRow>, streams: [InspectedStream], finished: Bool, note: String?) {
-        lock.withLock { (rows[min(index, rows.count)...], streamList, finished, endNote) }
+        loaded.withLock { l in (l.rows[min(index, l.rows.count)...], l.streamList, l.finished, l.endNote) }
     }
 
     private func load(_ url: String) {
@@ -51,21 +53,21 @@ final class PacketLoader: @unchecked Sendable {  // `rows`, `streams`, `finished
         limits.count = Self.maxRows
         let inspector: PacketInspector
         do { inspector = try PacketInspector(url: url, limits: limits) } catch {
-            lock.withLock { finished = true; endNote = "cannot read packets: \(error)" }
+            loaded.withLock { $0.finished = true; $0.endNote = "cannot read packets: \(error)" }
             onProgress()
             return
         }
-        lock.withLock { streamList = inspector.streams }
+        loaded.withLock { $0.streamList = inspector.streams }
         var gops: [Int: Int32] = [:]
         var batch: [PacketRow] = []
         var lastSignal = MonotonicClock.seconds()
         func flush() {
-            lock.withLock { rows += batch }
+            loaded.withLock { $0.rows += batch }
             batch.removeAll(keepingCapacity: true)
             onProgress()
         }
         while let event = inspector.next() {
-            if lock.withLock({ cancelled }) { return }
+            if loaded.withLock({ $0.cancelled }) { return }
             switch event {
             case .packet(let p):
                 if p.isKey || gops[p.stream] == nil { gops[p.stream, default: 0] += 1 }
@@ -81,7 +83,7 @@ final class PacketLoader: @unchecked Sendable {  // `rows`, `streams`, `finished
                 case .countLimit: note = "stopped at \(Self.maxRows) packets"
                 default: note = end.error.map { "reading stopped: \(TextSanitizer.clean($0))" }
                 }
-                lock.withLock { finished = true; endNote = note }
+                loaded.withLock { $0.finished = true; $0.endNote = note }
                 onProgress()
                 return
             }

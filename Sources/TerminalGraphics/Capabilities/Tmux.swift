@@ -238,17 +238,17 @@ public final class TmuxQuery {
 /// Collects a child's exit on a thread of its own, blocked in `waitpid`, so that its parent can
 /// wait for the exit with a deadline instead of polling with `WNOHANG`.
 final class ChildReaper: Sendable {
-    private let exited = DispatchSemaphore(value: 0)
-    /// The wait status, nil until the child has been collected (or when `waitpid` failed).
-    private let collected = Guarded<Int32?>(nil)
+    /// Whether `waitpid` returned, and the wait status: nil until the child has been collected
+    /// (or when `waitpid` failed).
+    private let reaped = GuardedCondition<(exited: Bool, status: Int32?)>((false, nil))
 
     init(pid: pid_t) {
-        let thread = Thread { [exited, collected] in
+        let thread = Thread { [reaped] in
             var status: Int32 = 0
             var r: pid_t
             repeat { r = waitpid(pid, &status, 0) } while r < 0 && errno == EINTR
-            if r == pid { collected.withLock { $0 = status } }
-            exited.signal()
+            let collected: Int32? = r == pid ? status : nil
+            reaped.update { $0 = (true, collected) }
         }
         thread.name = "aether.tmux-reaper"
         thread.start()
@@ -257,8 +257,10 @@ final class ChildReaper: Sendable {
     /// The child's wait status once it has exited, waiting until `deadline` at most; nil when it
     /// has not exited by then (or could not be waited for).
     func status(waitingUpTo deadline: DispatchTime) -> Int32? {
-        guard exited.wait(timeout: deadline) == .success else { return nil }
-        exited.signal()   // later calls see it too
-        return collected.withLock { $0 }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let left = Double(deadline.uptimeNanoseconds > now ? deadline.uptimeNanoseconds - now : 0) / 1e9
+        return reaped.withLock(when: { $0.exited }, deadline: MonotonicClock.seconds() + left) { r, exited in
+            exited ? r.status : nil
+        }
     }
 }
