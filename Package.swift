@@ -4,7 +4,7 @@ import PackageDescription
 /// What every end-to-end tier's tests build against: the binary they run and the helpers.
 /// (Real-time tests drive the player in-process too, reaching internals through `@testable import`.)
 let endToEnd: [Target.Dependency] = ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherInput", "AetherTestSupport", "EndToEndSupport",
-                                     "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStills", "AetherPlayback"]
+                                     "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStills", "AetherPlayback", "TerminalGraphics"]
 
 let package = Package(
     name: "aether-tui",
@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "AetherThemes"),
         // Terminal input: key names and the default key map, input.conf bindings, mouse reports,
         // and the filter that keeps the terminal's replies from being read as keys.
-        .target(name: "AetherInput", dependencies: ["AetherEngine", "AetherControl"]),
+        .target(name: "AetherInput", dependencies: ["AetherEngine", "AetherControl", "TerminalGraphics"]),
         // The ncurses host: views, the compositor, layout, menus, overlays, the inspector's screens.
         .target(name: "AetherTUI", dependencies: [
             "AetherEngine", "AetherControl", "AetherThemes", "AetherInput", "TerminalGraphics", "CNcurses", "CTerminal",

@@ -1,6 +1,7 @@
 import AetherControl
 import AetherEngine
 import Foundation
+import TerminalGraphics
 
 /// A key the user can press, in terminal-neutral form.
 public enum Key: Hashable, Sendable {
@@ -110,7 +111,8 @@ public enum KeyMap {
         b("c", "subtitle track menu", ["c"], "script-binding menu-sub"),
         b("i", "stats overlay", ["i", "I"], "script-binding stats"),
         b("T", "telemetry pane with sparklines", ["T"], "script-binding telemetry"),
-        b("d", "switch renderer (sixel / half-block)", ["d"], "script-binding cycle-vo"),
+        b("d", "next video output this terminal shows (\(VideoDrivers.all.filter { $0.name != "null" }.map(\.name).joined(separator: " / ")))",
+          ["d"], "script-binding cycle-vo"),
         b("r", "show remaining time instead of duration", ["r"], "script-binding remaining"),
         b("o", "pin the transport bar (no auto-hide)", ["o"], "script-binding pin-osd"),
         b("Home End", "jump to the start / the end (live: the oldest kept moment / back to live)", ["HOME"], "seek 0 absolute-percent"),

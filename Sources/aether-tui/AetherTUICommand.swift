@@ -31,7 +31,8 @@ enum Main {
 struct AetherTUICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: PlayerIdentity.name,
-        abstract: "A terminal media player: video as kitty or sixel images or half-block cells, sound through ALSA.",
+        abstract: "A terminal media player: video as kitty or sixel images or character cells, sound through ALSA.",
+        discussion: CommonOptionsHelp.text,
         version: PlayerIdentity.version,
         subcommands: [Play.self, Probe.self, Inspect.self, Caps.self, Extract.self, Download.self],
         defaultSubcommand: Play.self)

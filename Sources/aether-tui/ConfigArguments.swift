@@ -76,7 +76,7 @@ enum ConfigArguments {
 
     /// What a flag or option of the play options is, from the parser's own description of them
     /// (read once): long name → (takes a value, repeatable, its help: what it allows).
-    struct OptionShape { var takesValue: Bool; var repeating: Bool; var help = "" }
+    struct OptionShape { var takesValue: Bool; var repeating: Bool; var help = ""; var valueName = "" }
     static let shapes: [String: OptionShape] = {
         guard let data = PlaybackOptions._dumpHelp().data(using: .utf8),
               let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -86,7 +86,7 @@ enum ConfigArguments {
         for argument in arguments {
             guard let kind = argument["kind"] as? String, kind == "option" || kind == "flag" else { continue }
             let shape = OptionShape(takesValue: kind == "option", repeating: argument["isRepeating"] as? Bool ?? false,
-                                    help: argument["abstract"] as? String ?? "")
+                                    help: argument["abstract"] as? String ?? "", valueName: argument["valueName"] as? String ?? "")
             for name in argument["names"] as? [[String: Any]] ?? [] where name["kind"] as? String == "long" {
                 if let n = name["name"] as? String { shapes[n] = shape }
             }

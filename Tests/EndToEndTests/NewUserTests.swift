@@ -1,7 +1,9 @@
+import AetherInput
 import AetherControl
 import AetherTestSupport
 import EndToEndSupport
 import Foundation
+import TerminalGraphics
 import Testing
 
 /// What a new user meets first (issue 32). mpv's habits a user or a script reaches for first: the chapter keys `!` and `@`,
@@ -131,5 +133,31 @@ import Testing
         }
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+}
+
+/// The helps agree (issue 32, item 7): `aether-tui --help` shows the common play options with
+/// the same values `help play` gives them, `--vo`'s outputs are the registry's everywhere (both
+/// helps, the README and the man page are held to the same lists by ManPageTests), and the
+/// `?` overlay's `d` line names every output it can switch to. Tier: cli.
+@Suite struct HelpsAgreeTests {
+    @Test func topLevelHelpShowsTheCommonPlayOptionsAsHelpPlayDoes() throws {
+        let top = Process.run([TestEnvironment.binary, "--help"], timeout: 20)
+        let play = Process.run([TestEnvironment.binary, "help", "play"], timeout: 20)
+        #expect(top.status == 0 && play.status == 0)
+        let topValues = ManPage.helpValues(in: top.stdout), playValues = ManPage.helpValues(in: play.stdout)
+        let outputs = Set(VideoDrivers.all.map(\.name) + ["auto"])
+        #expect(topValues["--vo"] == outputs, "--help: \(String(describing: topValues["--vo"]))")
+        #expect(playValues["--vo"] == outputs, "help play: \(String(describing: playValues["--vo"]))")
+        for (option, values) in topValues {
+            #expect(playValues[option] == values, "\(option): --help says \(values), help play \(String(describing: playValues[option]))")
+        }
+        let topOptions = ManPage.longOptions(in: top.stdout).subtracting(["--help", "--version"])
+        #expect(topOptions.count >= 10, "--help shows \(topOptions.sorted())")
+        #expect(topOptions.isSubset(of: ManPage.longOptions(in: play.stdout)), "\(topOptions.subtracting(ManPage.longOptions(in: play.stdout)))")
+        let d = try #require(KeyMap.helpRows.first { $0.keys == "d" })
+        for name in outputs.subtracting(["null", "auto"]) {
+            #expect(d.description.contains(name), "the ? overlay's d line lacks \(name): \(d.description)")
+        }
     }
 }

@@ -1,0 +1,28 @@
+/// The play options `aether-tui --help` shows (as `mpv --help` shows its common ones): their
+/// names here, their values and help from the play command's own description of them
+/// (``ConfigArguments/shapes``), so the two helps cannot disagree.
+enum CommonOptionsHelp {
+    static let names = ["vo", "start", "length", "pause", "volume", "speed", "aid", "sid", "sub-file", "alang", "slang",
+                        "loop-file", "hls-bitrate", "input-ipc-server"]
+
+    static var text: String {
+        let shapes = ConfigArguments.shapes
+        let lines = names.compactMap { name -> String? in
+            guard let shape = shapes[name] else { return nil }
+            let value = shape.takesValue && !shape.valueName.isEmpty ? " <\(shape.valueName)>" : ""
+            return "  --\(name)\(value)\n        \(gist(of: shape.help))"
+        }
+        return "Common play options (all of them: aether-tui help play):\n" + lines.joined(separator: "\n")
+    }
+
+    /// What an option's help says before its first detail: up to the first ". ", ": " or " (".
+    static func gist(of help: String) -> String {
+        var end = help.endIndex
+        for mark in [". ", ": ", " ("] {
+            if let r = help.range(of: mark), r.lowerBound < end { end = r.lowerBound }
+        }
+        var gist = String(help[..<end])
+        if gist.hasSuffix(".") { gist.removeLast() }
+        return gist
+    }
+}
