@@ -53,9 +53,9 @@ package final class TimeshiftBuffer: @unchecked Sendable {  // everything mutabl
         var length = 0
         var firstTime: Double
         var lastTime: Double
-        /// When the chunk was started (monotonic nanoseconds).
-        let arrival = MonotonicClock.nanoseconds()
-        init(id: Int, time: Double) { self.id = id; firstTime = time; lastTime = time }
+        /// When the chunk was started (seconds of the buffer's clock).
+        let arrival: Double
+        init(id: Int, time: Double, arrival: Double) { self.id = id; firstTime = time; lastTime = time; self.arrival = arrival }
     }
 
     private struct IndexPoint {
@@ -86,8 +86,12 @@ package final class TimeshiftBuffer: @unchecked Sendable {  // everything mutabl
     /// Header of each entry: size, stream, pts, dts, duration, flags, media time.
     private static let headerBytes = 4 + 4 + 8 + 8 + 8 + 4 + 8
 
-    package init(settings: Settings) {
+    /// What arrival times are read from (chunks age by it past twice the window).
+    private let clock: TimeSource
+
+    package init(settings: Settings, clock: TimeSource = .monotonic) {
         self.settings = settings
+        self.clock = clock
     }
 
     /// Deletes the spill directories (`timeshift-PID-N`) of players that are gone (killed before
@@ -135,7 +139,7 @@ package final class TimeshiftBuffer: @unchecked Sendable {  // everything mutabl
         if chunks.isEmpty || (isIndex && chunks[chunks.count - 1].length >= settings.chunkBytes) {
             // Nothing can be played before the first index point.
             guard isIndex else { return }
-            chunks.append(Chunk(id: nextChunkID, time: t))
+            chunks.append(Chunk(id: nextChunkID, time: t, arrival: clock.seconds))
             nextChunkID += 1
         }
         let chunk = chunks[chunks.count - 1]
@@ -177,10 +181,10 @@ package final class TimeshiftBuffer: @unchecked Sendable {  // everything mutabl
     /// arrival time past twice the window (timestamps that restart or go back never age).
     private func evict() {
         guard let newest = chunks.last?.lastTime else { return }
-        let now = MonotonicClock.nanoseconds()
+        let now = clock.seconds
         while chunks.count > 1 {
             let byMedia = newest - chunks[1].firstTime > settings.window
-            let byArrival = Double(now &- chunks[1].arrival) / 1e9 > 2 * settings.window
+            let byArrival = now - chunks[1].arrival > 2 * settings.window
             guard byMedia || byArrival else { break }
             dropOldest()
         }
