@@ -1,3 +1,4 @@
+import AetherBase
 import TerminalGraphics
 import Testing
 
@@ -245,5 +246,55 @@ import Testing
         #expect(NullDriver().qualityRungs.isEmpty && NullDriver().logDetail == nil)
         #expect(VideoDrivers.fallback.name == "halfblock")
         #expect(VideoDrivers.fallback.make(TerminalCapabilities(), .init()).qualityRungs.allSatisfy { !$0.fallback })
+    }
+}
+
+/// The governor on its own clock: frames fed as a render thread would, the time a
+/// ``ManualTimeSource`` moved by 40 ms a frame (25 fps), each decision at its millisecond.
+@Suite struct OutputGovernorClockTests {
+    /// Feeds frames at 25 fps from the clock's time until `until` ms with the given load;
+    /// returns each change with the millisecond it was made at.
+    static func feed(_ g: inout OutputGovernor, _ clock: ManualTimeSource, until: Int64, load: Double) -> [(ms: Int64, level: Int)] {
+        var changes: [(ms: Int64, level: Int)] = []
+        while clock.milliseconds < until {
+            let sample = OutputGovernor.Sample(frameInterval: 0.04, encodeSeconds: load * 0.04 * 0.6, writeSeconds: load * 0.04 * 0.4)
+            if g.add(sample) != nil { changes.append((clock.milliseconds, g.level)) }
+            clock.advance(milliseconds: 40)
+        }
+        return changes
+    }
+
+    @Test func stepsDownAfterTwelveSlowFramesAndBackUpAfterThreeSecondsOfHeadroom() {
+        let clock = ManualTimeSource()
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: clock.source)
+        // A load of 1 (over 0.9, not twice too much): judged at the 12th frame (440 ms); the
+        // next step waits for the settling time and 12 more frames (960 ms).
+        let down = Self.feed(&g, clock, until: 1000, load: 1)
+        #expect(down.map(\.ms) == [440, 960] && down.map(\.level) == [1, 2], "\(down)")
+        // Headroom from 1000 ms: seen at the first judgement (1480 ms: 0.5 s after the change,
+        // 13 frames), a step up 3 s later (4480 ms); the next step up likewise (5000 + 3000).
+        let up = Self.feed(&g, clock, until: 9000, load: 0.3)
+        #expect(up.map(\.ms) == [4480, 8000] && up.map(\.level) == [1, 0], "\(up)")
+        // Overloaded within 5 s of a step up: down as soon as the slow frames are most of the
+        // last second (9480 ms: 13 of 26), and the hold before the next step up doubles.
+        let again = Self.feed(&g, clock, until: 9500, load: 1)
+        #expect(again.map(\.ms) == [9480] && again.map(\.level) == [1], "\(again)")
+        let slow = Self.feed(&g, clock, until: 20_000, load: 0.3)
+        // Headroom seen at 10000 ms (13 frames, 0.52 s after the change), up 6 s later.
+        #expect(slow.map(\.ms) == [16_000] && slow.map(\.level) == [0], "\(slow)")
+    }
+
+    @Test func aTimedAddIsTheSameAsAnAddAtTheClocksTime() {
+        let clock = ManualTimeSource()
+        var timed = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: clock.source)
+        var explicit = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
+        for i in 0..<300 {
+            let load = i < 100 ? 1.5 : i < 200 ? 0.2 : 0.95
+            let sample = OutputGovernor.Sample(frameInterval: 0.04, encodeSeconds: load * 0.04, writeSeconds: 0)
+            let a = timed.add(sample)
+            let b = explicit.add(sample, now: clock.seconds)
+            #expect(a == b, "frame \(i)")
+            clock.advance(milliseconds: 40)
+        }
     }
 }

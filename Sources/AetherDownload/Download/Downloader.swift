@@ -90,7 +90,7 @@ public final class Downloader {
     /// Downloads and remuxes `plan`; throws one line (``DownloadError``) on failure or interrupt,
     /// leaving what was fetched for the next run.
     public func run(_ plan: DownloadPlan, progress: (DownloadProgress) -> Void) throws(DownloadError) -> DownloadSummary {
-        let started = MonotonicClock.seconds()
+        let started = interrupt.clock.seconds
         var summary = DownloadSummary()
         summary.output = output
         guard !FileManager.default.fileExists(atPath: output) else {
@@ -134,7 +134,7 @@ public final class Downloader {
             state.segmentsDone += 1
         }
         func report(_ label: String) {
-            let elapsed = max(1e-3, MonotonicClock.seconds() - started)
+            let elapsed = max(1e-3, interrupt.clock.seconds - started)
             state.fraction = state.segmentsDone == state.segmentsTotal ? 1 : min(1, doneExpected / total)
             state.rate = Double(state.fetched) / elapsed
             state.eta = fetchedExpected > 0 ? elapsed * (total - doneExpected) / fetchedExpected : nil
@@ -245,7 +245,7 @@ public final class Downloader {
         summary.bytes = bytes
         summary.retries = status.retries
         summary.requests = status.requests
-        summary.seconds = MonotonicClock.seconds() - started
+        summary.seconds = interrupt.clock.seconds - started
         return summary
     }
 

@@ -7,8 +7,13 @@ import Synchronization
 /// network read or a cancelled open never hangs the caller.
 public final class InterruptToken: Sendable {
     private let cancelled = Atomic<Bool>(false)
-    /// Monotonic nanoseconds after which blocking I/O gives up; 0 = no deadline.
+    /// Nanoseconds of ``clock`` at which blocking I/O gives up; 0 = no deadline.
     private let deadline = Atomic<UInt64>(0)
+    /// What the deadline and the waits are read from (``TimeSource/monotonic``; a manual clock in
+    /// tests, with `sleep`).
+    package let clock: TimeSource
+    /// Lets seconds pass on a manual clock (nil: waits are condition waits in real time).
+    private let sleep: (@Sendable (Double) -> Void)?
     /// Set by ``fail()``: a reader refused what the source sent (over budget); every blocking
     /// call gives up, but the token does not count as cancelled by the user.
     private let failed = Atomic<Bool>(false)
@@ -19,7 +24,16 @@ public final class InterruptToken: Sendable {
     /// empty one as races).
     private let changed = GuardedCondition(0)
 
-    public init() {}
+    public init() { clock = .monotonic; sleep = nil }
+
+    /// A token reading `clock`, whose waits let the time pass with `sleep` (a test's
+    /// ``ManualTimeSource``: `sleep` advances it).
+    package init(clock: TimeSource, sleep: @escaping @Sendable (Double) -> Void) {
+        self.clock = clock
+        self.sleep = sleep
+    }
+
+    private var now: UInt64 { UInt64(max(0, (clock.seconds * 1e9).rounded())) }
 
     /// Makes every blocking call on this token give up (a reader refused the source).
     package func fail() { change { failed.store(true, ordering: .relaxed) } }
@@ -31,7 +45,7 @@ public final class InterruptToken: Sendable {
     public func arm(seconds: Double?) {
         change {
             guard let seconds else { deadline.store(0, ordering: .relaxed); return }
-            deadline.store(MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9), ordering: .relaxed)
+            deadline.store(now + UInt64((max(0, seconds) * 1e9).rounded()), ordering: .relaxed)
         }
     }
 
@@ -45,6 +59,13 @@ public final class InterruptToken: Sendable {
     /// Waits `seconds` (a retry's back-off); false as soon as the token interrupts (cancelled,
     /// failed, or its deadline passed), true when the time is up.
     package func wait(seconds: Double) -> Bool {
+        if let sleep {
+            // A manual clock: the time passes at once, up to the deadline when that comes first.
+            if shouldInterrupt { return false }
+            let d = deadline.load(ordering: .relaxed), n = now
+            sleep(d != 0 ? min(max(0, seconds), Double(d > n ? d - n : 0) / 1e9) : max(0, seconds))
+            return !shouldInterrupt
+        }
         let end = MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9)
         while true {
             if shouldInterrupt { return false }
@@ -68,7 +89,7 @@ public final class InterruptToken: Sendable {
     package var shouldInterrupt: Bool {
         if isCancelled || failed.load(ordering: .relaxed) { return true }
         let d = deadline.load(ordering: .relaxed)
-        return d != 0 && MonotonicClock.nanoseconds() > d
+        return d != 0 && now >= d
     }
 }
 

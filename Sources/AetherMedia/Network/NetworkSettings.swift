@@ -96,7 +96,9 @@ public struct NetworkStatus: Sendable, Equatable {
     public var requests = 0
     /// Reconnects after a transient failure.
     public var retries = 0
-    /// Bytes per second over the last second or so.
+    /// The source's throughput estimate in bytes per second: the moving averages bit-rate
+    /// switching decides by (fed by whole segments; without switching, by one-second windows of
+    /// the bytes as they arrive); 0 before the first sample.
     public var throughput: Double = 0
     /// The last transient failure, for the stats box.
     public var lastError: String?

@@ -71,6 +71,8 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var networkPhase: String?
     public var networkBytes: Int64?
     public var networkRetries: Int?
+    /// The source's throughput estimate in bytes per second (``NetworkStatus/throughput``: with
+    /// bit-rate switching, ``estimatedThroughput`` / 8).
     public var networkBytesPerSecond: Double?
     /// Adaptive streams: the playing variant's peak bit rate (`BANDWIDTH`, b/s) and its 1-based
     /// number in the master; with bit-rate switching, the throughput estimate (b/s) and how many

@@ -53,9 +53,9 @@ package final class TimeshiftBuffer: Sendable {
         var length = 0
         var firstTime: Double
         var lastTime: Double
-        /// When the chunk was started (monotonic nanoseconds).
-        let arrival = MonotonicClock.nanoseconds()
-        init(id: Int, time: Double) { self.id = id; firstTime = time; lastTime = time }
+        /// When the chunk was started (the buffer's clock, seconds).
+        let arrival: Double
+        init(id: Int, time: Double, arrival: Double) { self.id = id; firstTime = time; lastTime = time; self.arrival = arrival }
     }
 
     private struct IndexPoint {
@@ -69,8 +69,12 @@ package final class TimeshiftBuffer: Sendable {
     /// Header of each entry: size, stream, pts, dts, duration, flags, media time.
     private static let headerBytes = 4 + 4 + 8 + 8 + 8 + 4 + 8
 
-    package init(settings: Settings) {
+    /// What arrival times are read from (chunks age by it past twice the window).
+    private let clock: TimeSource
+
+    package init(settings: Settings, clock: TimeSource = .monotonic) {
         store = GuardedCondition(Store(settings: settings))
+        self.clock = clock
     }
 
     /// Deletes the spill directories (`timeshift-PID-N`) of players that are gone (killed before
@@ -107,7 +111,8 @@ package final class TimeshiftBuffer: Sendable {
     package func append(_ packet: Packet, time: Double?, videoKeyframe: Bool, hasVideo: Bool) {
         let size = packet.size
         guard size >= 0 else { return }
-        store.update { $0.append(packet, size: size, time: time, videoKeyframe: videoKeyframe, hasVideo: hasVideo) }
+        let now = clock.seconds
+        store.update { $0.append(packet, size: size, time: time, videoKeyframe: videoKeyframe, hasVideo: hasVideo, now: now) }
     }
 
     /// The capture is over (nil: the stream ended; else why it failed).
@@ -177,14 +182,15 @@ extension TimeshiftBuffer {
         var spillDirectoryMade = false
         var readFD: (chunk: Int, fd: Int32)?
 
-        mutating func append(_ packet: Packet, size: Int, time: Double?, videoKeyframe: Bool, hasVideo: Bool) {
+        /// `now`: the buffer's clock when the packet came.
+        mutating func append(_ packet: Packet, size: Int, time: Double?, videoKeyframe: Bool, hasVideo: Bool, now: Double) {
             guard !closed else { return }
             let t = time ?? chunks.last?.lastTime ?? 0
             let isIndex = time != nil && (hasVideo ? videoKeyframe : t - lastIndexTime >= 0.5)
             if chunks.isEmpty || (isIndex && chunks[chunks.count - 1].length >= settings.chunkBytes) {
                 // Nothing can be played before the first index point.
                 guard isIndex else { return }
-                chunks.append(Chunk(id: nextChunkID, time: t))
+                chunks.append(Chunk(id: nextChunkID, time: t, arrival: now))
                 nextChunkID += 1
             }
             let chunk = chunks[chunks.count - 1]
@@ -209,18 +215,17 @@ extension TimeshiftBuffer {
             chunk.length += TimeshiftBuffer.headerBytes + size
             memoryBytes += TimeshiftBuffer.headerBytes + size
             chunk.lastTime = max(chunk.lastTime, t)
-            evict()
+            evict(now: now)
             spill()
         }
 
         /// Drops chunks that fell out of the window (never the newest): by media time, or by
         /// arrival time past twice the window (timestamps that restart or go back never age).
-        mutating func evict() {
+        mutating func evict(now: Double) {
             guard let newest = chunks.last?.lastTime else { return }
-            let now = MonotonicClock.nanoseconds()
             while chunks.count > 1 {
                 let byMedia = newest - chunks[1].firstTime > settings.window
-                let byArrival = Double(now &- chunks[1].arrival) / 1e9 > 2 * settings.window
+                let byArrival = now - chunks[1].arrival > 2 * settings.window
                 guard byMedia || byArrival else { break }
                 dropOldest()
             }

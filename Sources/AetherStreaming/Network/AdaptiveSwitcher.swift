@@ -12,7 +12,8 @@ import Foundation
 /// their audio and video muxed (MPEG-TS, same streams), so the demuxer reads one continuous
 /// stream, audio and video switch together, and the decoder picks up the new parameters in band.
 /// Each segment is downloaded whole and timed (``downloaded(_:bytes:seconds:)``) to feed the
-/// ``ThroughputEstimator``. A variant whose playlist cannot be read or is refused, uses keys or
+/// source's one throughput estimate, which ``monitor`` owns (the figure the stats, telemetry
+/// and IPC show). A variant whose playlist cannot be read or is refused, uses keys or
 /// init sections, or byte ranges the switcher does not serve (``refusal(_:)``: an unreadable one
 /// when ``servesRanges``, any otherwise), or whose segments do not line up with the anchor's is
 /// left out of the ladder when first wanted (logged); byte-range variants of an HLS master switch
@@ -104,7 +105,6 @@ package final class AdaptiveSwitcher: Sendable {
     struct State {
         var rungs: [Rung]
         var current: Int
-        var estimator: ThroughputEstimator
         var switches: [BitrateSwitch] = []
         var switchCount = 0
         var lastSwitch = -Double.infinity
@@ -142,16 +142,20 @@ package final class AdaptiveSwitcher: Sendable {
     /// What every time the switcher decides by is read from: the hold after a switch, when a
     /// live playlist was read and when it may be read again.
     let clock: TimeSource
+    /// The source's network status and its one throughput estimate (``NetworkMonitor``, fed by
+    /// segments): the session counts its bytes there, the switcher samples and reads it.
+    package let monitor: NetworkMonitor
 
     /// `ladder`: indices into `variants`, rates ascending; `anchor`: the rung libavformat plays,
     /// whose media playlist is `anchorPlaylist`.
     package init(variants: [StreamVariant], ladder: [Int], anchor: Int, anchorPlaylist: HLSMediaPlaylist, policy: AdaptivePolicy,
-         localLoader: Bool = false, servesRanges: Bool = false, clock: TimeSource = .monotonic,
+         localLoader: Bool = false, servesRanges: Bool = false, clock: TimeSource = .monotonic, monitor: NetworkMonitor? = nil,
          loader: @escaping @Sendable (String) -> String?) {
         var rungs = ladder.map { Rung(variant: variants[$0], index: $0) }
         rungs[anchor].playlist = anchorPlaylist
         rungs[anchor].fetchedAt = clock.seconds
         self.clock = clock
+        self.monitor = monitor ?? NetworkMonitor(feed: .segments, policy: policy.estimator, clock: clock)
         self.anchorRung = anchor
         self.anchorURI = rungs[anchor].variant.uri
         self.isLive = !anchorPlaylist.isEnded
@@ -159,8 +163,7 @@ package final class AdaptiveSwitcher: Sendable {
         self.loader = loader
         self.localLoader = localLoader
         self.servesRanges = servesRanges
-        state = Guarded(State(rungs: rungs, current: anchor, estimator: ThroughputEstimator(policy: policy.estimator),
-                              anchor: anchorPlaylist))
+        state = Guarded(State(rungs: rungs, current: anchor, anchor: anchorPlaylist))
     }
 
     /// Seconds demuxed ahead of the playhead (set by the session before it starts).
@@ -170,9 +173,10 @@ package final class AdaptiveSwitcher: Sendable {
     package func arm() { state.withLock { $0.armed = true } }
 
     package var status: AdaptiveStatus {
-        state.withLock { s in
+        let estimate = monitor.throughput.estimate
+        return state.withLock { s in
             AdaptiveStatus(variant: s.rungs[s.current].variant, variantIndex: s.rungs[s.current].index,
-                           estimate: s.estimator.estimate, switches: s.switches, switchCount: s.switchCount)
+                           estimate: estimate, switches: s.switches, switchCount: s.switchCount)
         }
     }
 
@@ -239,6 +243,7 @@ package final class AdaptiveSwitcher: Sendable {
         let now = clock.seconds
         // Live candidates whose playlist does not list this segment yet: not switched to now.
         var skipped = Set<Int>()
+        let estimator = monitor.throughput
         // Decide under the lock; load a playlist (I/O) outside it.
         for _ in 0..<4 {
             let (wanted, decision, current) = state.withLock { s -> (Int, AdaptiveRule.Decision?, Int) in
@@ -246,8 +251,8 @@ package final class AdaptiveSwitcher: Sendable {
                 let usable = s.rungs.indices.filter { (!s.rungs[$0].unusable && !skipped.contains($0)) || $0 == s.current }
                 let rates = usable.map { Double(s.rungs[$0].variant.bandwidth) }
                 guard let here = usable.firstIndex(of: s.current),
-                      let d = AdaptiveRule.decide(current: here, rates: rates, estimate: s.estimator.estimate ?? policy.defaultEstimate,
-                                                  recent: s.estimator.lastRate, fast: s.estimator.fastEstimate, buffer: buffer,
+                      let d = AdaptiveRule.decide(current: here, rates: rates, estimate: estimator.estimate ?? policy.defaultEstimate,
+                                                  recent: estimator.lastRate, fast: estimator.fastEstimate, buffer: buffer,
                                                   segmentSeconds: segment.duration, sinceSwitch: now - s.lastSwitch,
                                                   segmentsSinceSwitch: s.measuredSinceSwitch,
                                                   policy: isLive ? policy.live(segment: s.anchor.targetDuration ?? segment.duration) : policy) else {
@@ -292,11 +297,12 @@ package final class AdaptiveSwitcher: Sendable {
 
     /// Notes a switch to `rung` at the anchor's `segment` (logged, counted, kept for the status).
     private func record(to rung: Int, segment: HLSMediaPlaylist.Segment, position: Double, reason: String, buffer: Double, now: Double) {
+        let estimate = monitor.throughput.estimate ?? policy.defaultEstimate
         state.withLock { s in
             let from = s.rungs[s.current], to = s.rungs[rung]
             let change = BitrateSwitch(position: position, fromBandwidth: from.variant.bandwidth, toBandwidth: to.variant.bandwidth,
                                        fromVariant: from.index + 1, toVariant: to.index + 1, reason: reason,
-                                       estimate: s.estimator.estimate ?? policy.defaultEstimate, buffer: buffer)
+                                       estimate: estimate, buffer: buffer)
             s.switches.append(change)
             if s.switches.count > Self.keptSwitches { s.switches.removeFirst(s.switches.count - Self.keptSwitches) }
             s.switchCount += 1
@@ -334,10 +340,8 @@ package final class AdaptiveSwitcher: Sendable {
         let pick = lower.last { fetch($0) < buffer } ?? lower[0]
         guard fetch(pick) < remaining, case .found(let target) = lookup(pick, segment, patient: false, wait: nil) else { return nil }
         let now = clock.seconds
-        state.withLock { s in
-            if s.estimator.sample(bytes: loaded, seconds: elapsed, mediaSeconds: plan.mediaSeconds * min(1, Double(loaded) / max(1, expected))) {
-                s.measuredSinceSwitch += 1
-            }
+        if monitor.measured(bytes: loaded, seconds: elapsed, mediaSeconds: plan.mediaSeconds * min(1, Double(loaded) / max(1, expected))) {
+            state.withLock { $0.measuredSinceSwitch += 1 }
         }
         record(to: pick, segment: segment, position: position,
                reason: String(format: "abandoned a segment: throughput %.2f Mb/s, %.1f s left to load, buffer %.1f s", rate / 1e6, remaining, buffer),
@@ -347,8 +351,8 @@ package final class AdaptiveSwitcher: Sendable {
 
     /// A planned segment was downloaded whole: `bytes` in `seconds`.
     package func downloaded(_ plan: Plan, bytes: Int, seconds: Double) {
-        state.withLock { s in
-            if s.estimator.sample(bytes: bytes, seconds: seconds, mediaSeconds: plan.mediaSeconds) { s.measuredSinceSwitch += 1 }
+        if monitor.measured(bytes: bytes, seconds: seconds, mediaSeconds: plan.mediaSeconds) {
+            state.withLock { $0.measuredSinceSwitch += 1 }
         }
     }
 

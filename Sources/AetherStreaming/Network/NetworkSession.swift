@@ -10,7 +10,9 @@ import Foundation
 /// ``ResilientInput``. The session is the format context's `opaque` and lives as long as it.
 package final class NetworkSession: Sendable {
     let settings: NetworkSettings
-    package let monitor = NetworkMonitor()
+    /// The source's status and its one throughput estimate: the switcher's (fed by segments)
+    /// when it switches, else one fed by arrivals.
+    package let monitor: NetworkMonitor
     let interrupt: InterruptToken
     /// Options for every open (libavformat protocol options).
     package let options: [String: String]
@@ -83,10 +85,13 @@ package final class NetworkSession: Sendable {
 
     package init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String], failsSource: Bool = true,
          adaptive: AdaptiveSwitcher? = nil, documents: (@Sendable (String) -> [UInt8]?)? = nil,
-         transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil, prefetched: PrefetchedDocuments? = nil) {
+         transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil, prefetched: PrefetchedDocuments? = nil,
+         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.settings = settings
+        self.jitter = jitter
         self.prefetched = prefetched
         self.adaptive = adaptive
+        monitor = adaptive?.monitor ?? NetworkMonitor()
         self.documents = documents
         self.transmuxed = transmuxed
         self.interrupt = interrupt
@@ -110,8 +115,19 @@ package final class NetworkSession: Sendable {
         flowed.withLock { $0 = true }
     }
 
-    /// Waits `seconds`, waking early (false) when the session is interrupted.
-    func backOff(seconds: Double) -> Bool { interrupt.wait(seconds: seconds) }
+    /// Waits `seconds`, waking early (false) when the session is interrupted (cancelled, or the
+    /// token's deadline passed: then at that deadline). Read from the token's clock.
+    package func backOff(seconds: Double) -> Bool { interrupt.wait(seconds: seconds) }
+
+    /// Where the retry delays' jitter is drawn from (0...1; random, a constant in tests).
+    private let jitter: @Sendable () -> Double
+
+    /// The wait before retry `attempt` (1-based) of a broken transfer: the settings' backoff
+    /// (``NetworkSettings/backoff(attempt:unit:)``) with this session's jitter.
+    package func retryDelay(attempt: Int) -> Double { settings.backoff(attempt: attempt, unit: jitter()) }
+
+    /// What the session times downloads and waits by: its token's clock.
+    var clock: TimeSource { interrupt.clock }
 
     /// The source's own URL (set by ``openMain(url:)``).
     var mainURL: String { openedURL.withLock { $0 } }
@@ -211,7 +227,7 @@ package final class NetworkSession: Sendable {
     package func readWhole(_ url: String, options: [String: String], limit: Int, length: Int? = nil,
                            carryOn: ((Int, Double) -> Bool)? = nil) throws(FFmpegError) -> [UInt8] {
         var data: [UInt8] = []
-        let started = MonotonicClock.seconds()
+        let started = clock.seconds
         let reader = try ResilientInput(url: url, options: options, session: self)
         var chunk = [UInt8](repeating: 0, count: carryOn == nil ? 64 << 10 : 16 << 10)
         while true {
@@ -222,7 +238,7 @@ package final class NetworkSession: Sendable {
             guard n > 0 else { throw FFmpegError(code: n, function: "avio_read") }
             guard data.count + Int(n) <= limit else { throw Self.tooLarge(limit) }
             data += chunk[0..<Int(n)]
-            if let carryOn, !carryOn(data.count, MonotonicClock.seconds() - started) {
+            if let carryOn, !carryOn(data.count, clock.seconds - started) {
                 throw FFmpegError(code: aether_AVERROR(ECANCELED), function: "avio_read")
             }
         }
@@ -264,7 +280,7 @@ package final class NetworkSession: Sendable {
     /// section (``SegmentTransmuxer``).
     private func openWhole(_ plan: AdaptiveSwitcher.Plan, options: [String: String], measured: Bool = true,
                            into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
-        let started = MonotonicClock.seconds()
+        let started = clock.seconds
         // A segment that loads too slowly for the buffer may be given up for a lower variant's.
         var replacement: AdaptiveSwitcher.Plan?
         let carryOn: ((Int, Double) -> Bool)? = measured && adaptive != nil ? { [adaptive] loaded, elapsed in
@@ -289,7 +305,7 @@ package final class NetworkSession: Sendable {
                 if let replacement { return openWhole(replacement, options: options, into: pb) }
                 throw error
             }
-            if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: MonotonicClock.seconds() - started) }
+            if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: clock.seconds - started) }
             if let fetch {
                 let head = try initBytes(fetch.initialization)
                 do throws(FFmpegError) { data = try SegmentTransmuxer.transmux(head + data) } catch {

@@ -150,7 +150,7 @@ package final class ResilientInput {
         }
         session.monitor.reconnecting(attempt: attempt, after: message)
         AppLog.write("net", "\(TextSanitizer.clean(url)): \(message) at byte \(base + position); retry \(attempt) of \(session.settings.retries)")
-        return session.settings.backoff(attempt: attempt, unit: Double.random(in: 0...1))
+        return session.retryDelay(attempt: attempt)
     }
 
     // MARK: AVIOContext callbacks

@@ -20,7 +20,7 @@ extension TUIApp {
     /// changed, a frame composed from it outside the terminal lock and handed to the compositor,
     /// which writes only the cells that changed.
     func draw() {
-        let now = MonotonicClock.seconds()
+        let now = clock.seconds
         let cues = update(now: now)
         guard screen.dirty else { return }
         screen.dirty = false
@@ -59,10 +59,10 @@ extension TUIApp {
     private func update(now: Double) -> [SubtitleCue] {
         let playing = player.state == .playing
         // The network's trouble (`buffering…`, `reconnecting (2)`) shows the chrome, as mpv's OSD does.
-        let visible = view.chromePinned || !playing || view.menu != nil || now - view.lastInput < ViewState.chromeTimeout
+        let visible = view.chromePinned || !playing || view.menu != nil || view.chromeShownByInput(at: now)
             || networkText() != nil
         if visible != screen.chromeVisible { screen.chromeVisible = visible; screen.dirty = true }
-        if let osd = view.osdMessage, now > osd.until {
+        if view.messageExpired(at: now) {
             view.osdMessage = nil
             screen.dirty = true
             // The next start-up warning (aether-tui.conf, input.conf, playlists) in turn.

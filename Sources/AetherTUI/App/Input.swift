@@ -25,7 +25,7 @@ extension TUIApp {
         }
         // ncurses may hold more decoded input than one read takes: read again without waiting.
         view.pendingInput = batch.count >= TUIApp.maxInputPerRead
-        for input in replyFilter.feed(batch, now: MonotonicClock.seconds()) { handle(input) }
+        for input in replyFilter.feed(batch, now: clock.seconds) { handle(input) }
         return !batch.isEmpty
     }
 
@@ -33,7 +33,7 @@ extension TUIApp {
     static let maxInputPerRead = 4096
 
     private func handle(_ input: TerminalInput) {
-        view.lastInput = MonotonicClock.seconds()
+        view.noteInput(at: clock.seconds)
         screen.dirty = true
         switch input {
         case .functionKey(KEY_RESIZE): relayout(); return
@@ -138,7 +138,7 @@ extension TUIApp {
 
     /// Shows `text` for 1.5 s; sanitised (track labels and chapter names come from the media).
     func osd(_ text: String, seconds: Double = 1.5) {
-        view.osdMessage = (TextSanitizer.clean(text), MonotonicClock.seconds() + seconds)
+        view.showMessage(TextSanitizer.clean(text), seconds: seconds, at: clock.seconds)
     }
 
     func handleMenuKey(_ key: Key) {

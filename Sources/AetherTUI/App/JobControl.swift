@@ -121,7 +121,7 @@ extension TUIApp {
         terminal.withScreen { armScreenModes() }
         output.release()
         checkTerminalSize(relayoutAnyway: true)
-        view.lastInput = MonotonicClock.seconds()
+        view.noteInput(at: clock.seconds)
         if playing { player.play() }
     }
 }

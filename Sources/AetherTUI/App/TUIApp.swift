@@ -64,8 +64,13 @@ public final class TUIApp {
     /// Messages from screenshots taken in the background.
     let screenshotResults = MessageBox()
 
-    public init(options: TUIOptions) {
+    /// What the loop decides by: when to wake, when the chrome hides and a message ends, the
+    /// encode timing and the governor of the video output (``TimeSource/monotonic``).
+    let clock: TimeSource
+
+    public init(options: TUIOptions, clock: TimeSource = .monotonic) {
         self.options = options
+        self.clock = clock
         capabilities = TerminalCapabilities()
         controller = PlayerController(player: player, playlist: options.playlist, settings: options.controller)
         services = RemoteServices(hub: controller.hub)
@@ -124,7 +129,7 @@ public final class TUIApp {
         // 3. Take the screen, with restoration armed for every way out.
         output = VideoOutput(terminal: terminal, player: player, driver: driver,
                              synchronizedUpdate: capabilities.synchronizedOutput, governed: options.governor,
-                             subtitleStyle: options.subtitleStyle,
+                             subtitleStyle: options.subtitleStyle, clock: clock,
                              makeStillDriver: { [capabilities, drivers = options.drivers] name, instance in
                                  var options = drivers
                                  options.instance = instance
@@ -157,7 +162,7 @@ public final class TUIApp {
         defer { services.stop() }
         if let tab = options.inspectorTab { openInspector(tab: Inspector.Tab(name: tab) ?? .container, node: options.inspectorNode) }
         if options.startPaused { player.redisplay() } else { player.play() }
-        view.lastInput = MonotonicClock.seconds()
+        view.noteInput(at: clock.seconds)
         let code = loop()
         writeSummary(interrupted: code == Exit.signal.rawValue)
         controller.finish(interrupted: code == Exit.signal.rawValue)
@@ -166,7 +171,7 @@ public final class TUIApp {
 
     /// Wires the loaded item to the screen: frames to the output, the layout for its picture.
     func attachItem() {
-        wallStart = MonotonicClock.seconds()
+        wallStart = clock.seconds
         view.liveBaseline = nil
         summaryWritten = false
         player.setFrameSink(output)
@@ -178,7 +183,7 @@ public final class TUIApp {
         guard let stats, !summaryWritten, player.mediaInfo != nil else { return }
         summaryWritten = true
         var summary = PlaybackSummary(player: player, startPosition: controller.itemStartPosition,
-                                      wallSeconds: MonotonicClock.seconds() - wallStart, interrupted: interrupted)
+                                      wallSeconds: clock.seconds - wallStart, interrupted: interrupted)
         summary.renderer = driver.name
         summary.output = outputDescription
         summary.framesPainted = output.currentTotals.framesPainted
@@ -208,12 +213,12 @@ public final class TUIApp {
             checkTerminalSize()
             applyGovernor()
             showNewWarnings()
-            let now = MonotonicClock.seconds()
+            let now = clock.seconds
             if now - lastTrim >= TUIApp.trimInterval {
                 // Scrub previews, filmstrips, screenshots and resizes free memory in bursts:
                 // give it back (see MemoryPolicy).
                 MemoryPolicy.trim()
-                let took = MonotonicClock.seconds() - now
+                let took = clock.seconds - now
                 if took > 0.005 { AppLog.write("tui", String(format: "malloc_trim took %.1f ms", took * 1000)) }
                 lastTrim = now
             }
@@ -227,7 +232,7 @@ public final class TUIApp {
             draw()
             // Input acted on may have queued work for the controller (a quit, a playlist step):
             // the next pass runs it before waiting.
-            waitForEvents(timeout: view.pendingInput || readSomething ? 0 : nextDue(now: MonotonicClock.seconds()))
+            waitForEvents(timeout: view.pendingInput || readSomething ? 0 : nextDue(now: clock.seconds))
         }
     }
 
@@ -246,19 +251,17 @@ public final class TUIApp {
     /// next subtitle change of the media time while playing, the music view's next frame.
     func nextDue(now: Double) -> Double {
         var due = min(telemetry.nextDue, lastTrim + TUIApp.trimInterval) - now
-        if let osd = view.osdMessage { due = min(due, osd.until - now) }
         if player.state == .playing {
             let rate = max(0.01, player.rate)
             let quarters = player.currentTime * 4
             due = min(due, (quarters.rounded(.down) + 1 - quarters) / 4 / rate)
-            if screen.chromeVisible, !view.chromePinned, view.menu == nil {
-                due = min(due, view.lastInput + ViewState.chromeTimeout - now)
-            }
             if controller.subtitlesVisible, let next = player.nextSubtitleChange {
                 due = min(due, (next - player.currentTime) / rate)
             }
             if music != nil { due = min(due, 1 / MusicView.rate) }
         }
+        let hiding = player.state == .playing && screen.chromeVisible && !view.chromePinned && view.menu == nil
+        if let next = view.nextHideOrExpiry(now: now, hiding: hiding) { due = min(due, next) }
         // Network trouble (`reconnecting (2)`) counts up without a state change.
         if networkText() != nil { due = min(due, 0.25) }
         return max(0.001, due)

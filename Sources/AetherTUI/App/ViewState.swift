@@ -34,6 +34,28 @@ struct ViewState {
     var pendingInput = false
     /// Seconds of playback without input after which the chrome hides (mpv's OSD timeout).
     static let chromeTimeout = 3.0
+
+    // The decisions by time, on the loop's clock (``TUIApp/clock``): `now` is its seconds.
+
+    /// Input at `now` (a key, a click, a resize, a return from job control): the chrome shows.
+    mutating func noteInput(at now: Double) { lastInput = now }
+
+    /// Whether the chrome still shows at `now` for the input alone: it hides at exactly
+    /// ``chromeTimeout`` after the last input.
+    func chromeShownByInput(at now: Double) -> Bool { now - lastInput < Self.chromeTimeout }
+
+    /// Shows `text` on the message line from `now` for `seconds`.
+    mutating func showMessage(_ text: String, seconds: Double, at now: Double) { osdMessage = (text, now + seconds) }
+
+    /// Whether the message on the message line is over at `now` (at exactly its end).
+    func messageExpired(at now: Double) -> Bool { osdMessage.map { now >= $0.until } ?? false }
+
+    /// Seconds from `now` until the chrome hides (when `hiding`: playing, nothing pins it) or the
+    /// message ends, whichever is first; nil when neither is due.
+    func nextHideOrExpiry(now: Double, hiding: Bool) -> Double? {
+        let due = [osdMessage.map { $0.until - now }, hiding ? lastInput + Self.chromeTimeout - now : nil].compactMap { $0 }
+        return due.min()
+    }
 }
 
 /// What was last drawn, kept to decide whether and what to draw next (render caches; views never

@@ -55,6 +55,8 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
     let textSubtitlesVisible = Atomic<Bool>(true)
     private var governor: OutputGovernor?
     private let governorEnabled: Bool
+    /// What the encode is timed by and the governor decides by (the write is timed by the terminal's).
+    private let clock: TimeSource
     private var frameCounter = 0
     private var supersededAtLastSample = 0
 
@@ -65,7 +67,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
     private var drawnStills: [Int: Still] = [:]
 
     init(terminal: Terminal, player: Player, driver: any VideoDriver, synchronizedUpdate: Bool, governed: Bool,
-         subtitleStyle: ASSStyleOptions = ASSStyleOptions(),
+         subtitleStyle: ASSStyleOptions = ASSStyleOptions(), clock: TimeSource = .monotonic,
          makeStillDriver: @escaping @Sendable (String, Int) -> (any VideoDriver)? = { _, _ in nil }) {
         self.makeStillDriver = makeStillDriver
         self.subtitleStyle = subtitleStyle
@@ -73,7 +75,8 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
         self.player = player
         self.driver = driver
         self.governorEnabled = governed
-        self.governor = Self.makeGovernor(for: driver, enabled: governed)
+        self.clock = clock
+        self.governor = Self.makeGovernor(for: driver, enabled: governed, clock: clock)
         self.synchronizedUpdate = synchronizedUpdate
     }
 
@@ -157,9 +160,9 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
     /// The governor's state for the stats box, e.g. `sixel 128 colours ×0.75 12 fps (governed)`.
     var governorDescription: String { state.withLock { governorText } }
 
-    private static func makeGovernor(for driver: any VideoDriver, enabled: Bool) -> OutputGovernor? {
+    private static func makeGovernor(for driver: any VideoDriver, enabled: Bool, clock: TimeSource) -> OutputGovernor? {
         let rungs = driver.qualityRungs
-        return rungs.isEmpty ? nil : OutputGovernor(rungs: rungs, enabled: enabled)
+        return rungs.isEmpty ? nil : OutputGovernor(rungs: rungs, enabled: enabled, clock: clock)
     }
 
     /// UI thread, on suspend (Ctrl-Z): waits (at most `timeout` seconds) until the render thread
@@ -242,7 +245,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
                 drawnStills.removeAll()
                 if !bytes.isEmpty { teardown = bytes }
                 driver = d
-                governor = Self.makeGovernor(for: d, enabled: governorEnabled)
+                governor = Self.makeGovernor(for: d, enabled: governorEnabled, clock: clock)
                 nextDriver = nil
                 fullRepaint = true
             }
@@ -338,7 +341,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
             return
         }
         let cues = presented.bitmapCues
-        let renderStart = MonotonicClock.seconds()
+        let renderStart = clock.seconds
         let overlay = assOverlay(for: presented, width: frame.width, height: frame.height)
         buffer.removeAll()
         if synchronizedUpdate { buffer.append(Escape.beginSynchronizedUpdate) }
@@ -369,7 +372,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
         }
         buffer.append(Escape.restoreCursor)
         if synchronizedUpdate { buffer.append(Escape.endSynchronizedUpdate) }
-        let renderSeconds = MonotonicClock.seconds() - renderStart
+        let renderSeconds = clock.seconds - renderStart
         // Refused when the scene changed while encoding (an overlay opened): the driver's idea
         // of the screen includes bytes that never went out, so it starts over.
         guard let ticket = terminal.submit(buffer, accept: { state.withLock { self.generation == generation } }) else {
@@ -408,7 +411,7 @@ final class VideoOutput: FrameSink, @unchecked Sendable {  // mutable state is g
                                            latency: late ?? 0, superseded: superseded - supersededAtLastSample,
                                            stalled: writeSeconds > budget)
         supersededAtLastSample = superseded
-        let change = g.add(sample, now: MonotonicClock.seconds())
+        let change = g.add(sample)
         if let change, let colors = change.colors { driver.paletteColors = colors }
         if let change { driver.tolerance = change.tolerance }
         let text = g.describe(driverName: driver.name, fps: 1 / max(0.001, interval))

@@ -1,3 +1,4 @@
+import AetherBase
 import Foundation
 
 /// Steps a video output's quality down when frames cannot reach the terminal on time, and back
@@ -81,6 +82,8 @@ public struct OutputGovernor: Sendable {
     private var lastStepUp = -Double.infinity
     private var headroomSince: Double?
     private(set) var upHold = 3.0
+    /// What ``add(_:)`` reads the time from (a ``ManualTimeSource`` in tests).
+    public let clock: TimeSource
 
     public static let settleSeconds = 0.5
     public static let windowSeconds = 1.0
@@ -97,9 +100,11 @@ public struct OutputGovernor: Sendable {
     /// - Parameters:
     ///   - rungs: the driver's quality ladder, best first (``VideoDriver/qualityRungs``); at least one.
     ///   - enabled: false pins the top rung (`--vo-governor=no`).
-    public init(rungs: [Settings], enabled: Bool = true) {
+    ///   - clock: when each frame's measurements are taken (``add(_:)``).
+    public init(rungs: [Settings], enabled: Bool = true, clock: TimeSource = .monotonic) {
         precondition(!rungs.isEmpty, "a governor needs at least one rung")
         self.enabled = enabled
+        self.clock = clock
         self.rungs = rungs.map { rung in
             var r = rung
             r.scale = Self.floored(r.scale)
@@ -122,7 +127,10 @@ public struct OutputGovernor: Sendable {
         scale.isFinite ? min(1, max(minimumScale, scale)) : 1
     }
 
-    /// Adds one frame's measurements taken at `now` (monotonic seconds); returns the new
+    /// Adds one frame's measurements taken now (``clock``); returns the new settings when they change.
+    public mutating func add(_ sample: Sample) -> Settings? { add(sample, now: clock.seconds) }
+
+    /// Adds one frame's measurements taken at `now` (seconds of ``clock``); returns the new
     /// settings when they change.
     public mutating func add(_ sample: Sample, now: Double) -> Settings? {
         guard enabled, sample.frameInterval > 0, sample.frameInterval.isFinite else { return nil }

@@ -1,0 +1,47 @@
+import AetherBase
+@testable import AetherTUI
+import Testing
+
+/// The screen's decisions by time on the loop's clock (``TUIApp/clock``), against a
+/// ``ManualTimeSource``: when the chrome hides, when a message ends, when the loop wakes for them.
+struct ViewStateClockTests {
+    @Test func theChromeHidesAtExactlyItsTimeout() {
+        let clock = ManualTimeSource(milliseconds: 5000)
+        var view = ViewState()
+        view.noteInput(at: clock.seconds)
+        #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: true) == ViewState.chromeTimeout)
+        clock.advance(milliseconds: 2999)
+        #expect(view.chromeShownByInput(at: clock.seconds))
+        #expect(abs((view.nextHideOrExpiry(now: clock.seconds, hiding: true) ?? 0) - 0.001) < 1e-9)
+        clock.advance(milliseconds: 1)
+        #expect(!view.chromeShownByInput(at: clock.seconds))
+        // Input again: shown for another 3 s from then.
+        clock.advance(milliseconds: 700)
+        view.noteInput(at: clock.seconds)
+        #expect(view.chromeShownByInput(at: clock.seconds))
+        clock.advance(milliseconds: 3000)
+        #expect(!view.chromeShownByInput(at: clock.seconds))
+        // Not hiding (paused, pinned, a menu open): nothing due.
+        #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: false) == nil)
+    }
+
+    @Test func aMessageEndsAtItsTimeAndTheLoopWakesForIt() {
+        let clock = ManualTimeSource()
+        var view = ViewState()
+        #expect(!view.messageExpired(at: clock.seconds))
+        view.showMessage("volume 50%", seconds: 1.5, at: clock.seconds)
+        view.noteInput(at: clock.seconds)
+        // The message ends first (1.5 s), then the chrome hides (3 s).
+        #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: true) == 1.5)
+        clock.advance(milliseconds: 1499)
+        #expect(!view.messageExpired(at: clock.seconds))
+        clock.advance(milliseconds: 1)
+        #expect(view.messageExpired(at: clock.seconds))
+        view.osdMessage = nil
+        #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: true) == 1.5)
+        // A message longer than the chrome's timeout: the chrome hides first.
+        view.showMessage("⚠ a warning", seconds: 4, at: clock.seconds)
+        #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: true) == 1.5)
+        #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: false) == 4)
+    }
+}
