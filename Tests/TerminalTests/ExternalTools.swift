@@ -1,3 +1,4 @@
+import AetherTestSupport
 import EndToEndSupport
 import Foundation
 
