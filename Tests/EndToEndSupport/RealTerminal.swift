@@ -225,22 +225,19 @@ public final class TerminalSession {
         return picture
     }
 
-    /// Waits up to `timeout` s until two screenshots `gap` s apart have the same red area (the
-    /// picture drawn and no longer changing) and `done` holds for it; that area, or the last one
-    /// read (zero when no screenshot could be taken).
-    public func waitForStillRedBox(_ timeout: Double = 10, gap: Double = 0.25,
-                                   until done: ((x0: Int, y0: Int, x1: Int, y1: Int, count: Int)) -> Bool = { _ in true })
-        -> (x0: Int, y0: Int, x1: Int, y1: Int, count: Int) {
-        var box = (x0: 0, y0: 0, x1: -1, y1: -1, count: 0)
-        var previous: (x0: Int, y0: Int, x1: Int, y1: Int, count: Int)?
+    /// Waits up to `timeout` s until two screenshots `gap` s apart are alike (the picture drawn
+    /// and no longer changing); that screenshot, or nil.
+    public func waitForStillScreenshot(_ timeout: Double = 10, gap: Double = 0.25) -> Screenshot? {
+        var previous: Screenshot?
+        var still: Screenshot?
         _ = waitUntil(timeout, interval: gap) {
             guard let shot = screenshot() else { return false }
-            let now = shot.redBox()
-            defer { previous = now; box = now }
-            guard let previous else { return false }
-            return previous == now && done(now)
+            defer { previous = shot }
+            guard previous?.rgb == shot.rgb else { return false }
+            still = shot
+            return true
         }
-        return box
+        return still
     }
 
     /// The red area read back every 0.25 s for up to 6 s until `done` says so (the last one read,
