@@ -196,3 +196,11 @@ public func waitUntil(_ timeout: Double, interval: Double = 0.002, _ condition: 
     }
     return condition()
 }
+
+/// The whole of a file read to its end, "" when it cannot be opened: for /proc files, whose
+/// size is 0 and which come a page per read (a table such as /proc/net/tcp is longer).
+public func readToEnd(_ path: String) -> String {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+    defer { try? handle.close() }
+    return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+}
