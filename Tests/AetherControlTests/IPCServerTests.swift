@@ -18,9 +18,10 @@ final class IPCFakeHost: Sendable {
         state = Guarded((snapshot, [], 0))
         hub.publish(snapshot)
         let thread = Thread { [self] in
-            while running.load(ordering: .relaxed) {
+            // A tick every 5 ms until stopped.
+            _ = waitUntil(.infinity, interval: 0.005) {
                 tick()
-                usleep(5000)
+                return !running.load(ordering: .relaxed)
             }
             finished.signal()
         }
@@ -60,7 +61,7 @@ final class IPCFakeHost: Sendable {
     private func tick() {
         for request in hub.takeRequests() {
             let delay = state.withLock { $0.delay }
-            if delay > 0 { usleep(UInt32(delay * 1e6)) }
+            if delay > 0 { usleep(UInt32(delay * 1e6)) }   // measurement window: the slow host's work
             let (result, snapshot) = state.withLock { s in
                 s.commands.append(request.command)
                 return (Self.apply(request.command, to: &s.snapshot), s.snapshot)

@@ -157,8 +157,10 @@ import Testing
         let previous = bus.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=\(MPRIS.busName)",
                                 "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player.Previous"])
         #expect(previous.status == 0, "\(previous.stderr)")
-        Thread.sleep(forTimeInterval: 0.2)
-        #expect(host.takeCommands() == [])
+        // Answered, so anything it asked of the host is queued: a command sent after it, once
+        // the host has it, is all the host got.
+        #expect(bus.run(["/usr/bin/playerctl", "-p", "aether-tui", "next"]).status == 0)
+        #expect(host.takeCommands(waitingFor: 1, timeout: 2) == [.playlistNext])
     }
 
     @Test func changesAndJumpsAreSignalled() throws {
@@ -170,7 +172,7 @@ import Testing
         let log = try bus.monitorSignals(path: "/org/mpris/MediaPlayer2")
         // The position moving on its own is never signalled.
         for _ in 0..<5 { host.update { $0.position += 0.1 } }
-        Thread.sleep(forTimeInterval: 0.3)
+        Thread.sleep(forTimeInterval: 0.3)   // measurement window: no signal for the position's moves
         #expect(!log.text.contains("PropertiesChanged"), "\(log.text)")
         host.update { $0.status = .paused; $0.volume = 30 }
         try Poll.until { log.text.contains("PropertiesChanged") }
@@ -244,6 +246,8 @@ import Testing
         let server = try #require(try MPRISServer.start(hub: hub, address: bus.address))
         defer { server.stop() }
         let call = Guarded<ProcessResult?>(nil)
+        let queued = Guarded(false)
+        hub.onRequest { queued.withLock { $0 = true } }
         let caller = Thread {
             let r = bus.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--reply-timeout=10000",
                              "--dest=\(MPRIS.busName)", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player.PlayPause"])
@@ -251,7 +255,7 @@ import Testing
         }
         let start = MonotonicTime.now()
         caller.start()
-        Thread.sleep(forTimeInterval: 0.3)
+        try Poll.until(timeout: 5, "the call reached the player") { queued.withLock { $0 } }
         // The call is waiting; reads are still answered meanwhile.
         #expect(bus.playerctl("-p", "aether-tui", "status").stdout == "Paused\n")
         try Poll.until(timeout: 6) { call.withLock { $0 } != nil }
@@ -316,9 +320,10 @@ final class FakeHost: Sendable {
         state = Guarded(State(snapshot: snapshot))
         hub.publish(snapshot)
         let thread = Thread { [self] in
-            while state.withLock({ $0.running }) {
+            // A tick every 5 ms until stopped.
+            _ = waitUntil(.infinity, interval: 0.005) {
                 tick()
-                Thread.sleep(forTimeInterval: 0.005)
+                return !state.withLock { $0.running }
             }
             finished.signal()
         }
@@ -339,10 +344,7 @@ final class FakeHost: Sendable {
     /// The commands run so far (and forgets them); waits until there are `count` of them.
     @discardableResult
     func takeCommands(waitingFor count: Int = 0, timeout: Double = 0) -> [PlayerCommand] {
-        let deadline = MonotonicTime.now() + timeout
-        while state.withLock({ $0.commands.count }) < count, MonotonicTime.now() < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        _ = waitUntil(timeout, interval: 0.01) { state.withLock { $0.commands.count } >= count }
         return state.withLock { s in
             defer { s.commands.removeAll() }
             return s.commands

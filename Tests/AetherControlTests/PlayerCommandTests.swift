@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherTestSupport
 @testable import AetherControl
 import Testing
 
@@ -67,9 +68,10 @@ struct PlayerCommandTests {
         // loop is, not a task: the cooperative pool may be busy with other tests) runs it.
         let stop = Guarded(false)
         let host = Thread {
-            while !stop.withLock({ $0 }) {
+            // A tick every 5 ms until stopped.
+            _ = waitUntil(.infinity, interval: 0.005) {
                 for r in hub.takeRequests() { r.reply(r.command == .frameStep ? .ok : .failure("no")) }
-                Thread.sleep(forTimeInterval: 0.005)
+                return stop.withLock { $0 }
             }
         }
         host.start()

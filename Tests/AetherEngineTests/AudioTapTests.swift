@@ -96,15 +96,16 @@ import Testing
         player.play()
         var window = [Float](repeating: 0, count: 2048)
         var before: [Double] = [], after: [Double] = []
-        let end = MonotonicTime.now() + 4
-        while MonotonicTime.now() < end, player.state != .ended {
+        // A look every 20 ms for up to 4 s, until the end.
+        _ = waitUntil(4, interval: 0.02) {
+            guard player.state != .ended else { return true }
             let now = player.currentTime
-            guard let rate = player.audioWindow(into: &window) else { Thread.sleep(forTimeInterval: 0.01); continue }
+            guard let rate = player.audioWindow(into: &window) else { return false }
             #expect(rate == 44100)
             // 2048 samples are 46 ms: whole windows before 3 s, and after it.
             if (2.6...2.9).contains(now) { before.append(Self.frequency(window, rate: rate)) }
             if (3.1...3.5).contains(now) { after.append(Self.frequency(window, rate: rate)) }
-            Thread.sleep(forTimeInterval: 0.02)
+            return false
         }
         #expect(before.count >= 5 && after.count >= 5, "too few looks: \(before.count) before, \(after.count) after")
         #expect(before.allSatisfy { abs($0 - 1000) < 50 }, "before 3 s: \(before)")

@@ -15,17 +15,20 @@ public final class IPCTestClient {
     /// Connects to the socket at `path`, retrying until `timeout` s (the server may still be
     /// starting).
     public init(path: String, timeout: Double = 5) throws {
-        let deadline = MonotonicTime.now() + timeout
-        while true {
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
+            throw ConnectError(description: "path too long")
+        }
+        var connected: Int32 = -1
+        var failure: ConnectError?
+        _ = waitUntil(timeout, interval: 0.02) {
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { throw ConnectError(description: "socket: \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else {
+                failure = ConnectError(description: "socket: \(String(cString: strerror(errno)))")
+                return true
+            }
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
-            let bytes = Array(path.utf8)
-            guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-                close(fd)
-                throw ConnectError(description: "path too long")
-            }
             withUnsafeMutableBytes(of: &address.sun_path) { raw in
                 raw.copyBytes(from: bytes)
                 raw[bytes.count] = 0
@@ -34,16 +37,15 @@ public final class IPCTestClient {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
             if r == 0 {
-                self.fd = fd
-                return
+                connected = fd
+                return true
             }
-            let error = errno
+            failure = ConnectError(description: "connect \(path): \(String(cString: strerror(errno)))")
             close(fd)
-            if MonotonicTime.now() > deadline {
-                throw ConnectError(description: "connect \(path): \(String(cString: strerror(error)))")
-            }
-            usleep(20_000)
+            return false
         }
+        guard connected >= 0 else { throw failure ?? ConnectError(description: "connect \(path): timed out") }
+        self.fd = connected
     }
 
     deinit { close(fd) }

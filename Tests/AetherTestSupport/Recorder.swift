@@ -94,7 +94,7 @@ public final class SinkRecorder: @unchecked Sendable {  // the processes are onl
     public func stop() -> (left: [Double], right: [Double]) {
         // SIGKILL: a test runner may have SIGTERM ignored, and ignored signals survive exec.
         kill(process.processIdentifier, SIGKILL)
-        while process.isRunning { Thread.sleep(forTimeInterval: 0.005) }
+        process.waitUntilExit()
         removeOwnSink()
         let data = (try? Data(contentsOf: file)) ?? Data()
         try? FileManager.default.removeItem(at: file)

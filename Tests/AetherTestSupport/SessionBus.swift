@@ -91,15 +91,11 @@ public final class SessionBus: @unchecked Sendable {  // used from one test at a
         closed = true
         for pid in children { kill(pid, SIGTERM) }
         for pid in children {
-            let deadline = MonotonicTime.now() + 3
             var status: Int32 = 0
-            while waitpid(pid, &status, WNOHANG) == 0 {
-                if MonotonicTime.now() > deadline {
-                    kill(pid, SIGKILL)
-                    _ = waitpid(pid, &status, 0)
-                    break
-                }
-                Thread.sleep(forTimeInterval: 0.01)
+            // Reaped (or not ours to reap) within 3 s, or killed.
+            if !waitUntil(3, interval: 0.01, { waitpid(pid, &status, WNOHANG) != 0 }) {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
             }
         }
         if daemonOutput >= 0 { Glibc.close(daemonOutput) }
@@ -156,10 +152,8 @@ public enum Poll {
 
     public static func until(timeout: Double = 3, _ what: String = "condition",
                              _ condition: () -> Bool) throws {
-        let deadline = MonotonicTime.now() + timeout
-        while !condition() {
-            guard MonotonicTime.now() < deadline else { throw TimedOut(description: "\(what): not after \(timeout) s") }
-            Thread.sleep(forTimeInterval: 0.02)
+        guard waitUntil(timeout, interval: 0.02, condition) else {
+            throw TimedOut(description: "\(what): not after \(timeout) s")
         }
     }
 }

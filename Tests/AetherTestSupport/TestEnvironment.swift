@@ -147,25 +147,30 @@ extension Process {
         if capture {
             for fd in [outPipe[0], errPipe[0]] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         }
-        let deadline = MonotonicTime.now() + timeout
         var status: Int32 = 0
         var timedOut = false
-        while true {
+        // Reaped (or not ours to reap any more).
+        func exited() -> Bool {
+            let r = waitpid(pid, &status, WNOHANG)
+            return r == pid || (r < 0 && errno != EINTR)
+        }
+        // Until the child exits: with output, the pipes' poll (5 ms) paces the loop; without, 2 ms.
+        let inTime = waitUntil(timeout, interval: capture ? 0 : 0.002) {
             if capture {
                 var fds = [pollfd(fd: outPipe[0], events: Int16(POLLIN), revents: 0),
                            pollfd(fd: errPipe[0], events: Int16(POLLIN), revents: 0)]
                 _ = poll(&fds, 2, 5)
                 drain(outPipe[0], into: &out)
                 drain(errPipe[0], into: &err)
-            } else {
-                usleep(2000)
             }
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { break }
-            if r < 0 && errno != EINTR { break }
-            if MonotonicTime.now() > deadline, !timedOut {
-                timedOut = true
-                kill(pid, SIGKILL)
+            return exited()
+        }
+        if !inTime {
+            timedOut = true
+            kill(pid, SIGKILL)
+            _ = waitUntil(.infinity, interval: 0.002) {
+                if capture { drain(outPipe[0], into: &out); drain(errPipe[0], into: &err) }
+                return exited()
             }
         }
         if capture {
@@ -190,4 +195,12 @@ public func waitUntil(_ timeout: Double, interval: Double = 0.002, _ condition: 
         Thread.sleep(forTimeInterval: interval)
     }
     return condition()
+}
+
+/// The whole of a file read to its end, "" when it cannot be opened: for /proc files, whose
+/// size is 0 and which come a page per read (a table such as /proc/net/tcp is longer).
+public func readToEnd(_ path: String) -> String {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+    defer { try? handle.close() }
+    return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
 }

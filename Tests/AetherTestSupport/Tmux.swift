@@ -44,10 +44,7 @@ public final class TmuxSession: @unchecked Sendable {  // used from one test at 
         let processes = [server].compactMap { $0 } + paneProcesses
         tmux(["kill-server"])
         func waitUntilGone(_ seconds: Double) {
-            let deadline = MonotonicTime.now() + seconds
-            while MonotonicTime.now() < deadline, processes.contains(where: TmuxSession.isRunning) {
-                Thread.sleep(forTimeInterval: 0.02)
-            }
+            _ = waitUntil(seconds, interval: 0.02) { !processes.contains(where: TmuxSession.isRunning) }
         }
         waitUntilGone(2)
         // Whatever ignored the hangup (or had it blocked) is killed, with its process group.
@@ -106,15 +103,35 @@ public final class TmuxSession: @unchecked Sendable {  // used from one test at 
 
     public func lines() -> [String] { screen().components(separatedBy: "\n") }
 
-    /// Polls the screen until `predicate` holds (returns true) or `timeout` passes.
+    /// Polls the screen (`colours`: with SGR escapes) every 50 ms until `predicate` holds
+    /// (returns true) or `timeout` passes.
     @discardableResult
-    public func waitFor(_ timeout: Double = 5, _ predicate: (String) -> Bool) -> Bool {
-        let end = MonotonicTime.now() + timeout
-        repeat {
-            if predicate(screen()) { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        } while MonotonicTime.now() < end
-        return false
+    public func waitFor(_ timeout: Double = 5, colours: Bool = false, _ predicate: (String) -> Bool) -> Bool {
+        waitUntil(timeout, interval: 0.05) { predicate(screen(colours: colours)) }
+    }
+
+    /// Waits until two captures `gap` seconds apart are the same, with `predicate` holding for
+    /// them: the player has drawn what it draws and stopped (a paused picture, a box's last
+    /// frame, a message gone). The settled screen, or nil when it never settled in `timeout`.
+    public func waitForStill(_ timeout: Double = 5, gap: Double = 0.25, colours: Bool = false,
+                             _ predicate: (String) -> Bool = { _ in true }) -> String? {
+        var last: String?
+        var settled: String?
+        _ = waitUntil(timeout, interval: gap) {
+            let now = screen(colours: colours)
+            defer { last = now }
+            guard now == last, predicate(now) else { return false }
+            settled = now
+            return true
+        }
+        return settled
+    }
+
+    /// Waits until the player shows itself paused (`‖` in the transport bar: the start and any
+    /// `--start` seek are over; `»` while seeking) and the screen (`colours`: with SGR escapes)
+    /// has stopped changing; that screen, or nil after `timeout`.
+    public func waitForPausedPicture(_ timeout: Double = 8, colours: Bool = true) -> String? {
+        waitForStill(timeout, colours: colours) { $0.contains("‖") }
     }
 
     public func display(_ format: String) -> String {

@@ -35,20 +35,15 @@ public final class LiveStream {
 
     /// Waits until the live playlist lists `count` segments (a player joins 3 back).
     public func waitForSegments(_ count: Int, timeout: Double = 30) -> Bool {
-        let end = Date().addingTimeInterval(timeout)
-        while Date() < end {
+        waitUntil(timeout, interval: 0.2) {
             if dash {
                 // Media segments of the video representation on disk.
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-                if names.filter({ $0.hasPrefix("chunk-stream0-") }).count >= count { return true }
-                Thread.sleep(forTimeInterval: 0.2)
-                continue
+                return names.filter({ $0.hasPrefix("chunk-stream0-") }).count >= count
             }
             let text = (try? String(contentsOfFile: directory + "/index.m3u8", encoding: .utf8)) ?? ""
-            if text.components(separatedBy: "#EXTINF").count - 1 >= count { return true }
-            Thread.sleep(forTimeInterval: 0.2)
+            return text.components(separatedBy: "#EXTINF").count - 1 >= count
         }
-        return false
     }
 
     public var url: String { server.url(dash ? "live.mpd" : "index.m3u8") }

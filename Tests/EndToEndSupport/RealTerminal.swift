@@ -64,8 +64,17 @@ public final class XServer {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // A loaded two-core machine can take seconds to bring the server up.
-        for _ in 0..<300 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
-            Thread.sleep(forTimeInterval: 0.05)
+        _ = waitUntil(15, interval: 0.05) { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") }
+        _ = waitUntilAcceptingClients()
+    }
+
+    /// Waits up to `timeout` s until a client can open the display (its socket can exist a
+    /// moment before the server answers: a terminal started then exits at once).
+    @discardableResult
+    public func waitUntilAcceptingClients(_ timeout: Double = 10) -> Bool {
+        waitUntil(timeout, interval: 0.05) {
+            process.isRunning && Process.run(["/usr/bin/xdotool", "getdisplaygeometry"], environment: ["DISPLAY": display],
+                                             timeout: 2, capture: false).status == 0
         }
     }
 
@@ -100,9 +109,7 @@ public final class Weston {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: runtimeDirectory + "/" + socket) {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        _ = waitUntil(10, interval: 0.05) { FileManager.default.fileExists(atPath: runtimeDirectory + "/" + socket) }
     }
 
     public var isRunning: Bool { process.isRunning }
@@ -157,16 +164,20 @@ public final class TerminalSession {
         }
         environment = env
         arguments = kind.arguments(command: command + "; sleep 60", columns: columns, rows: rows, display: display)
-        Thread.sleep(forTimeInterval: 0.3)
         try launch()
-        for attempt in 0..<80 {
+        var attempt = 0
+        var relaunchError: Error?
+        // The window's geometry every 0.1 s, 80 looks at most.
+        _ = waitUntil(.infinity, interval: 0.1) {
+            defer { attempt += 1 }
+            guard attempt < 80, relaunchError == nil else { return true }
             // A terminal that could not open the display yet (the server still starting) exits
             // at once: start it again, twice at most (a clean-clone CI run once saw "xterm gone").
             if !terminal.isRunning, windowSize.width == 0, attempt % 20 == 19, restarts < 2 {
                 restarts += 1
-                Thread.sleep(forTimeInterval: 0.5)
+                server.waitUntilAcceptingClients()
                 terminal = Process()
-                try launch()
+                do { try launch() } catch { relaunchError = error; return true }
             }
             let r = Process.run(["/usr/bin/xdotool", "search", "--class", kind.windowClass, "getwindowgeometry", "--shell"],
                                 environment: ["DISPLAY": display], timeout: 2)
@@ -176,9 +187,10 @@ public final class TerminalSession {
                 return (String(kv[0]), v)
             }, uniquingKeysWith: { a, _ in a })
             // Not the 1×1 window a terminal has before it is mapped.
-            if let w = values["WIDTH"], let h = values["HEIGHT"], w > 50, h > 50 { windowSize = (w, h); break }
-            Thread.sleep(forTimeInterval: 0.1)
+            if let w = values["WIDTH"], let h = values["HEIGHT"], w > 50, h > 50 { windowSize = (w, h); return true }
+            return false
         }
+        if let relaunchError { throw relaunchError }
     }
 
     private func launch() throws {
@@ -206,11 +218,26 @@ public final class TerminalSession {
     /// Waits up to 10 s for at least `minimum` red pixels on screen; their bounding box and count.
     public func waitForRedPicture(minimum: Int = 20_000) -> (x0: Int, y0: Int, x1: Int, y1: Int, count: Int) {
         var picture = (x0: 0, y0: 0, x1: -1, y1: -1, count: 0)
-        for _ in 0..<40 where picture.count < minimum {
-            Thread.sleep(forTimeInterval: 0.25)
+        _ = waitUntil(10, interval: 0.25) {
             if let shot = screenshot() { picture = shot.redBox() }
+            return picture.count >= minimum
         }
         return picture
+    }
+
+    /// Waits up to `timeout` s until two screenshots `gap` s apart are alike (the picture drawn
+    /// and no longer changing); that screenshot, or nil.
+    public func waitForStillScreenshot(_ timeout: Double = 10, gap: Double = 0.25) -> Screenshot? {
+        var previous: Screenshot?
+        var still: Screenshot?
+        _ = waitUntil(timeout, interval: gap) {
+            guard let shot = screenshot() else { return false }
+            defer { previous = shot }
+            guard previous?.rgb == shot.rgb else { return false }
+            still = shot
+            return true
+        }
+        return still
     }
 
     /// The red area read back every 0.25 s for up to 6 s until `done` says so (the last one read,
@@ -218,11 +245,10 @@ public final class TerminalSession {
     public func waitForRedBox(from start: (x0: Int, y0: Int, x1: Int, y1: Int, count: Int),
                        until done: ((x0: Int, y0: Int, x1: Int, y1: Int, count: Int)) -> Bool) -> (x0: Int, y0: Int, x1: Int, y1: Int, count: Int) {
         var box = start
-        for _ in 0..<24 {
-            Thread.sleep(forTimeInterval: 0.25)
-            guard let shot = screenshot() else { continue }
+        _ = waitUntil(6, interval: 0.25) {
+            guard let shot = screenshot() else { return false }
             box = shot.redBox()
-            if done(box) { break }
+            return done(box)
         }
         return box
     }

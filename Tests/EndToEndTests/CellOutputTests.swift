@@ -60,7 +60,8 @@ import Testing
                                      "--ao=null", "--pause", "--start=2"], columns: 100, rows: 30, environment: env)
             defer { s.close() }
             #expect(s.waitFor(8) { PlayerRuns.time(in: $0) != nil }, "\(mode): the transport bar never appeared:\n\(s.screen())")
-            Thread.sleep(forTimeInterval: 2)   // the start-up message has gone
+            // The --start seek over (» becomes ‖) and the picture drawn.
+            try #require(s.waitForPausedPicture() != nil, "\(mode): the paused picture never settled:\n\(s.screen())")
             // -N: tmux trims trailing spaces even when they have a background colour.
             let screen = s.tmux(["capture-pane", "-p", "-e", "-N", "-t", s.name]).stdout
             let judged = try #require(Self.judge(screen, columns: 100, rows: 30, reference: reference, width: 1280, height: 720),

@@ -108,6 +108,11 @@ import Testing
         #expect(summaries >= 2, "items played in 8 s: \(summaries) (the list took 65 s to start before)")
     }
 
+    /// How many items have ended so far, by the player's `--log-file` (`[player …] stopped`).
+    static func ended(_ log: String) -> Int {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: "] stopped").count - 1
+    }
+
     @Test func keysAnswerInTheTUIWithAMillionEntryPls() throws {
         let dir = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -116,11 +121,14 @@ import Testing
         text.reserveCapacity(15 << 20)
         for i in 1...1_000_000 { text += "File\(i)=a\n" }
         try text.write(toFile: dir + "/big.pls", atomically: false, encoding: .utf8)
-        let s = try TmuxSession([TestEnvironment.binary, dir + "/big.pls", "--ao=null", "--length=0.4"], columns: 100, rows: 30,
+        let log = dir + "/log"
+        let s = try TmuxSession([TestEnvironment.binary, dir + "/big.pls", "--ao=null", "--length=0.4", "--log-file=\(log)"],
+                                columns: 100, rows: 30,
                                 environment: ["XDG_CONFIG_HOME": dir, "XDG_STATE_HOME": dir + "/state", "TERM": "screen-256color"])
         defer { s.close() }
         #expect(s.waitFor(10) { $0.contains(" / 00:12") && s.display("#{alternate_on}") == "1" }, "not up: \(s.screen())")
-        Thread.sleep(forTimeInterval: 1.5)   // past the first items
+        // Past the first items: two have ended (the log's `stopped`).
+        #expect(waitUntil(10, interval: 0.05) { Self.ended(log) >= 2 }, "the first items never ended: \(s.screen())")
         s.send("q")
         #expect(s.waitFor(3) { $0.contains("EXIT=0") }, "q unanswered: \(s.screen())")
     }
@@ -135,11 +143,14 @@ import Testing
         text.reserveCapacity(2 << 20)
         for i in 1...100_000 { text += "missing-\(i).mkv\n" }
         try text.write(toFile: dir + "/list.m3u", atomically: false, encoding: .utf8)
-        let s = try TmuxSession([TestEnvironment.binary, dir + "/list.m3u", "--ao=null", "--length=0.5"], columns: 100, rows: 30,
+        let log = dir + "/log"
+        let s = try TmuxSession([TestEnvironment.binary, dir + "/list.m3u", "--ao=null", "--length=0.5", "--log-file=\(log)"],
+                                columns: 100, rows: 30,
                                 environment: ["XDG_CONFIG_HOME": dir, "XDG_STATE_HOME": dir + "/state", "TERM": "screen-256color"])
         defer { s.close() }
         #expect(s.waitFor(10) { $0.contains(" / 00:12") }, "not up: \(s.screen())")
-        Thread.sleep(forTimeInterval: 1.5)   // past the first item's end: skipping
+        // Past the first item's end (the log's `stopped`): skipping.
+        #expect(waitUntil(10, interval: 0.05) { Self.ended(log) >= 1 }, "the first item never ended: \(s.screen())")
         s.send("q")
         #expect(s.waitFor(3) { $0.contains("EXIT=") }, "q unanswered while skipping: \(s.screen())")
         let errorLines = s.lines().filter { $0.contains("No such file") }.count

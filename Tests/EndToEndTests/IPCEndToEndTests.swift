@@ -34,7 +34,7 @@ import Testing
         let position = client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double
         #expect(position.map { abs($0 - 5) < 0.1 } == true, "time-pos \(String(describing: position))")
         // Still there a moment later: paused.
-        usleep(300_000)
+        usleep(300_000)   // measurement window: paused, time-pos must stay
         let later = client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double
         #expect(later.map { abs($0 - 5) < 0.1 } == true, "time-pos \(String(describing: later))")
 

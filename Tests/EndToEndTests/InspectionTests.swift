@@ -496,11 +496,10 @@ final class StallingServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = MonotonicTime.now() + 10
         var port: String? = nil
-        while port == nil && MonotonicTime.now() < deadline {
+        _ = waitUntil(10, interval: 0.02) {
             port = try? String(contentsOfFile: portPath, encoding: .utf8)
-            if port == nil { usleep(20_000) }
+            return port != nil
         }
         guard let port else {
             kill(process.processIdentifier, SIGKILL)

@@ -60,7 +60,7 @@ import Testing
         let record = FileManager.default.temporaryDirectory.appendingPathComponent("jobctl-\(getpid()).bytes").path
         try? FileManager.default.removeItem(atPath: record)
         s.tmux(["pipe-pane", "-t", s.name, "-o", "cat >> \(record)"])
-        Thread.sleep(forTimeInterval: 1.5)
+        Thread.sleep(forTimeInterval: 1.5)   // measurement window: 1.5 s stopped, no byte may arrive
         s.tmux(["pipe-pane", "-t", s.name])
         let stoppedBytes = (try? Data(contentsOf: URL(fileURLWithPath: record)))?.count ?? 0
         try? FileManager.default.removeItem(atPath: record)
@@ -71,7 +71,7 @@ import Testing
 
         // `bg`: running again but in the background, the terminal stays the shell's.
         s.send("bg", "Enter")
-        Thread.sleep(forTimeInterval: 1)
+        Thread.sleep(forTimeInterval: 1)   // measurement window: 1 s running in the background, not painting
         #expect(JobControlTests.processState(pid) != "T", "bg did not continue the player")
         #expect(s.display("#{alternate_on}") == "0", "the player took the terminal while in the background")
         #expect(!JobControlTests.hasPicture(s.screen()), "painted while in the background:\n\(s.screen())")
@@ -137,7 +137,7 @@ import Testing
                 "the shell did not take the terminal")
         kill(pid, SIGCONT)
         #expect(s.waitFor(3) { _ in s.display("#{alternate_on}") == "0" }, "the background player kept the alternate screen")
-        Thread.sleep(forTimeInterval: 0.5)
+        Thread.sleep(forTimeInterval: 0.5)   // measurement window: 0.5 s continued in the background, not painting
         #expect(!JobControlTests.hasPicture(s.screen()), "painted while in the background:\n\(s.screen())")
         s.send("fg", "Enter")
         #expect(s.waitFor(3) { JobControlTests.hasPicture($0) && PlayerRuns.time(in: $0) != nil }, "no repaint after fg:\n\(s.screen())\n\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")

@@ -50,9 +50,15 @@ import Testing
         #expect(ctl("play-pause").status == 0)
         try Poll.until(timeout: 2) { ctl("status").stdout == "Paused\n" }
         try Poll.until(timeout: 2) { log.text.contains("string \"Paused\"") }
-        Thread.sleep(forTimeInterval: 0.3)  // a frame already on its way may still land
+        // A frame already on its way may still land: until two reads 0.1 s apart agree.
+        var last: Double?
+        _ = waitUntil(2, interval: 0.1) {
+            let now = Self.number(ctl("position"))
+            defer { last = now }
+            return now != nil && now == last
+        }
         let p1 = try #require(Self.number(ctl("position")))
-        Thread.sleep(forTimeInterval: 0.6)
+        Thread.sleep(forTimeInterval: 0.6)   // measurement window: paused, the position must not move
         let p2 = try #require(Self.number(ctl("position")))
         #expect(p1 == p2, "paused, yet the position moved from \(p1) to \(p2)")
 
@@ -134,10 +140,11 @@ import Testing
         let player = RunningPlayer([TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), "--vo=null", "--ao=null",
                                     "--no-config", "--no-mpris", "--length=1.5"], environment: bus.environment)
         var listed = false
-        while player.result == nil {
+        // Looks every 0.1 s for as long as the player runs.
+        #expect(waitUntil(30, interval: 0.1) {
             listed = listed || bus.playerctl("-l").stdout != ""
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+            return player.result != nil
+        }, "the player did not end")
         #expect(!listed)
         #expect(player.result?.status == 0, "\(player.result?.stderr ?? "")")
     }
@@ -156,7 +163,7 @@ import Testing
         #expect(s.waitFor(2) { $0.contains("‖") }, "\(s.screen())")
         #expect(ctl("status").stdout == "Paused\n")
         let paused = try #require(PlayerRuns.time(in: s.screen()))
-        Thread.sleep(forTimeInterval: 1.2)
+        Thread.sleep(forTimeInterval: 1.2)   // measurement window: paused, the time must not move
         #expect(PlayerRuns.time(in: s.screen()) == paused, "time moved while paused")
         #expect(ctl("position", "7").status == 0)
         #expect(s.waitFor(3) { PlayerRuns.time(in: $0) == 7 }, "\(s.screen())")

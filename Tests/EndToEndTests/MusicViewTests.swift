@@ -94,8 +94,13 @@ import Testing
 
         // The spectrum at 1 kHz, then at 4 kHz: the tallest bar moves right.
         #expect(s.waitFor(5) { $0.contains("00:01 / 00:06") })
-        Thread.sleep(forTimeInterval: 0.3)
-        let low = try #require(Self.tallestBar(s.screen(), rows: 8...26, from: 43), "no bars at 1 kHz:\n\(s.screen())")
+        // The tallest bar settled: in the same column in two looks 0.1 s apart.
+        var tallest: [Int?] = []
+        _ = waitUntil(3, interval: 0.1) {
+            tallest.append(Self.tallestBar(s.screen(), rows: 8...26, from: 43))
+            return tallest.count >= 2 && tallest.last! != nil && tallest.suffix(2).allSatisfy { $0 == tallest.last! }
+        }
+        let low = try #require(tallest.last ?? nil, "no bars at 1 kHz:\n\(s.screen())")
         // (The transport bar hides after 3 s without input: the bars tell the time.)
         var high: Int?
         #expect(s.waitFor(6) { screen in
@@ -115,7 +120,7 @@ import Testing
         let cover = Set(Self.picture(s.screen(colours: true), colour: Self.red).map { "\($0.0),\($0.1)" })
         s.send("i")
         #expect(s.waitFor(5) { $0.contains("Container") }, "no stats box:\n\(s.screen())")
-        Thread.sleep(forTimeInterval: 0.5)
+        try #require(s.waitForStill(colours: true) { $0.contains("Container") } != nil, "the stats box never settled:\n\(s.screen())")
         let lines = s.lines()
         let box = try #require(lines.indices.first { lines[$0].contains("┌─ Stats") }.map { top in
             (top, lines.indices.first { $0 > top && lines[$0].contains("└") } ?? top)
@@ -138,8 +143,9 @@ import Testing
         let s = try start("sine-1k.mkv", ["--vid=no"])
         defer { s.close() }
         #expect(s.waitFor(8) { $0.contains("no cover") && $0.contains("00:01 / 00:05") }, "no music view:\n\(s.screen())")
-        Thread.sleep(forTimeInterval: 0.3)
-        let screen = s.screen()
+        var screen = s.screen()
+        // The codec line and the 1 kHz bar drawn.
+        #expect(s.waitFor(3) { screen = $0; return $0.contains("pcm_s16le") && Self.tallestBar($0, rows: 8...26, from: 43) != nil })
         #expect(screen.contains("pcm_s16le · 48 kHz · 2.0"))
         #expect(screen.components(separatedBy: "sine-1k.mkv").count == 3, "the file name stands for the missing title:\n\(screen)")
         #expect(!screen.contains("320×240"), "a video badge:\n\(screen)")
@@ -182,7 +188,7 @@ import Testing
         let cellsBefore = Self.picture(before, colour: Self.red).count + Self.picture(before, colour: Self.blue).count
         // The bar hides; the spectrum keeps moving beside the cover for a few seconds.
         #expect(s.waitFor(6) { !$0.contains("●") }, "the bar did not hide")
-        Thread.sleep(forTimeInterval: 1.5)
+        Thread.sleep(forTimeInterval: 1.5)   // measurement window: the spectrum moves beside the cover
         let after = s.screen(colours: true)
         let rowsAfter = Set((Self.picture(after, colour: Self.red) + Self.picture(after, colour: Self.blue)).map(\.1))
         let cellsAfter = Self.picture(after, colour: Self.red).count + Self.picture(after, colour: Self.blue).count

@@ -1,4 +1,5 @@
 import AetherTestSupport
+import EndToEndSupport
 import Foundation
 import Testing
 
@@ -51,19 +52,19 @@ import Testing
         _ = waitUntil(15, interval: 0.2) { Self.find(header, in: output()) != nil }
         let firstSixel = Self.find(header, in: output())
         try #require(firstSixel != nil, "no sixel picture: \(s.screen())")
-        Thread.sleep(forTimeInterval: 1)
+        // The screen up (its transport bar), reading keys.
+        #expect(s.waitFor(10) { PlayerRuns.time(in: $0) != nil }, "no transport bar: \(s.screen())")
         s.send("d")
         let glyphs = [Array("▀".utf8), Array("▄".utf8)]
         func firstGlyph(_ bytes: [UInt8], after start: Int) -> Int? {
             glyphs.compactMap { Self.find($0, in: bytes, from: start) }.min()
         }
         var bytes = output()
-        let switchDeadline = Date().addingTimeInterval(10)
         // After the first picture (caps' list of outputs names `▀`).
         let start = firstSixel ?? 0
-        while Date() < switchDeadline, firstGlyph(bytes, after: start) == nil {
-            Thread.sleep(forTimeInterval: 0.2)
+        _ = waitUntil(10, interval: 0.2) {
             bytes = output()
+            return firstGlyph(bytes, after: start) != nil
         }
         s.send("q")
         _ = s.waitFor(10) { $0.contains("EXIT=") }

@@ -66,13 +66,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: clip) }
         let s = try start(clip, ["--ao=null", "--pause", "--start=2"])
         defer { s.close() }
-        Thread.sleep(forTimeInterval: 2)   // the start-up message has gone
-        let before = s.screen(colours: true)
+        // The --start seek over (» becomes ‖) and the picture drawn.
+        let before = try #require(s.waitForPausedPicture(), "the paused picture never settled:\n\(s.screen())")
         s.send("b")
         #expect(s.waitFor(3) { _ in Self.differing(before, s.screen(colours: true), rows: 1..<27) > 20 }, "no preview appeared")
+        let previewed = try #require(s.waitForStill(colours: true), "the preview never settled")
         s.send("Right")
-        Thread.sleep(forTimeInterval: 1.5)
-        let during = s.screen(colours: true)
+        // The preview for the new time drawn whole.
+        let during = try #require(s.waitForStill(colours: true) { $0 != previewed }, "→ changed nothing:\n\(s.screen())")
         s.send("Escape")
         var after = during
         #expect(s.waitFor(3) { _ in after = s.screen(colours: true); return Self.differing(before, after, rows: 1..<27) == 0 },
@@ -83,8 +84,7 @@ import Testing
     @Test func pausedBitmapSubtitleTrackShowsAtOnce() throws {
         let s = try start(TestEnvironment.fixture("dvdsub.mkv"), ["--ao=null", "--sid=no", "--pause", "--start=2.3"])
         defer { s.close() }
-        Thread.sleep(forTimeInterval: 1)
-        let before = s.screen(colours: true)
+        let before = try #require(s.waitForPausedPicture(), "the paused picture never settled:\n\(s.screen())")
         /// Cells showing black or white (the cue's box and glyphs).
         func cueCells(_ screen: String) -> Int {
             Self.seen(screen).joined().filter { cell in

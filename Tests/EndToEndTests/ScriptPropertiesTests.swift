@@ -50,8 +50,7 @@ import Testing
         #expect(Self.get(client, "chapters") as? Int == 3)
         #expect(Self.get(client, "chapter") as? Int == 0)
         #expect(client.request(#"{"command":["set_property","chapter",2]}"#)?["error"] as? String == "success")
-        usleep(200_000)
-        #expect(Self.get(client, "chapter") as? Int == 2, "get after set")
+        #expect(waitUntil(3, interval: 0.02) { Self.get(client, "chapter") as? Int == 2 }, "get after set")
         let tracks = try #require(Self.get(client, "track-list") as? [[String: Any]])
         #expect(tracks.filter { $0["type"] as? String == "video" }.count == 1)
         #expect(tracks.filter { $0["type"] as? String == "audio" }.count == 2)
@@ -79,7 +78,8 @@ import Testing
         #expect(Self.get(client, "vid") as? Int == 2)
         #expect(Self.get(client, "width") as? Int == 160)
         #expect(client.request(#"{"command":["set_property","time-pos",2]}"#)?["error"] as? String == "success")
-        usleep(300_000)
+        #expect(waitUntil(3, interval: 0.02) { (Self.get(client, "time-pos") as? Double).map { abs($0 - 2) < 0.3 } == true },
+                "the seek to 2 s never landed")
         #expect(client.request(#"{"command":["set_property","vid",1]}"#)?["error"] as? String == "success")
         #expect(Self.get(client, "vid") as? Int == 1)
         #expect(Self.get(client, "width") as? Int == 320)
@@ -88,11 +88,9 @@ import Testing
         #expect(Self.get(client, "pause") as? Bool == true, "still paused")
         // cycle video: 1 → 2 → off → 1.
         client.send("cycle video")
-        usleep(500_000)
-        #expect(Self.get(client, "vid") as? Int == 2)
+        #expect(waitUntil(3, interval: 0.02) { Self.get(client, "vid") as? Int == 2 }, "\(String(describing: Self.get(client, "vid")))")
         client.send("cycle video")
-        usleep(500_000)
-        #expect(Self.get(client, "vid") as? Bool == false)
+        #expect(waitUntil(3, interval: 0.02) { Self.get(client, "vid") as? Bool == false }, "\(String(describing: Self.get(client, "vid")))")
         #expect(client.request(#"{"command":["set_property","vid",3]}"#)?["error"] as? String != "success")
         Self.quit(player, client)
         // Out of range on the command line: a usage error.

@@ -104,12 +104,13 @@ import Testing
                                  "--vo=halfblock", "--pause", "--start=1"], columns: 100, rows: 30, environment: env)
         defer { s.close() }
         #expect(s.waitFor(8) { $0.contains("00:01 / 00:10") }, "the transport bar never appeared:\n\(s.screen())")
-        Thread.sleep(forTimeInterval: 0.5)
+        try #require(s.waitForPausedPicture() != nil, "the paused picture never settled:\n\(s.screen())")
         func previewRows() -> [String] { Array(s.screen(colours: true).components(separatedBy: "\n")[20...27]) }
         let video = previewRows()
         s.send("b")
         #expect(s.waitFor(5) { _ in previewRows() != video }, "no preview at 00:01:\n\(s.screen())")
-        Thread.sleep(forTimeInterval: 0.5)
+        // The preview drawn whole (its thumbnail may follow its frame).
+        try #require(s.waitForStill(colours: true) != nil, "the preview never settled:\n\(s.screen())")
         let atOne = previewRows()
         s.send("S-Left")
         #expect(s.waitFor(5) { $0.contains("00:00 / 00:10") }, "the marker did not move:\n\(s.screen())")

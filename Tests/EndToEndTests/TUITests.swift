@@ -45,7 +45,7 @@ import Testing
         s.send("space")
         #expect(s.waitFor(2) { $0.contains("‖") })
         let paused = try #require(PlayerRuns.time(in: s.screen()))
-        Thread.sleep(forTimeInterval: 1.5)
+        Thread.sleep(forTimeInterval: 1.5)   // measurement window: paused, the time must not move
         #expect(PlayerRuns.time(in: s.screen()) == paused, "time moved while paused")
         s.send("Right")
         #expect(s.waitFor(3) { (PlayerRuns.time(in: $0) ?? 0) >= paused + 4 })
@@ -144,14 +144,16 @@ import Testing
         #expect(s.waitFor(3) { $0.contains("┌─ Stats") })
         // The stats text changes every second and the box's width with it: watch it a while.
         for _ in 0..<6 {
-            Thread.sleep(forTimeInterval: 0.5)
+            Thread.sleep(forTimeInterval: 0.5)   // measurement window: six looks over 3 s
             let screen = s.screen()
             #expect(TUITests.pictureCellsInsideBoxes(screen) == 0, "picture inside the stats box:\n\(screen)")
         }
         s.send("?")
-        #expect(s.waitFor(3) { $0.contains("┌─ Keys") })
-        Thread.sleep(forTimeInterval: 1)
-        let screen = s.screen()
+        var withKeys = ""
+        #expect(s.waitFor(3) { withKeys = $0; return $0.contains("┌─ Keys") })
+        // A later frame of the playing picture, drawn with the help box up.
+        var screen = withKeys
+        #expect(s.waitFor(3) { screen = $0; return $0.contains("┌─ Keys") && $0 != withKeys }, "no frame with the help box:\n\(screen)")
         #expect(TUITests.pictureCellsInsideBoxes(screen) == 0, "picture inside the boxes:\n\(screen)")
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
@@ -176,8 +178,7 @@ import Testing
 
     @Test func solidRedFillsTheVideoRectangleInHalfBlocks() throws {
         let s = try start("solid-red.mkv", ["--pause", "--vo=halfblock"])
-        Thread.sleep(forTimeInterval: 0.5)
-        let coloured = s.screen(colours: true)
+        let coloured = try #require(s.waitForPausedPicture(), "the paused picture never settled:\n\(s.screen())")
         // Middle row of the picture: its cells carry the red the decoder produced (253, 0, 0).
         let row = coloured.components(separatedBy: "\n")[15]
         let colours = TUITests.rgbColours(in: row)
@@ -213,16 +214,16 @@ import Testing
         ]
         for reply in replies {
             s.sendBytes(Array(reply.utf8))
-            Thread.sleep(forTimeInterval: 0.05)
+            Thread.sleep(forTimeInterval: 0.05)   // measurement window: each reply arrives on its own, late
         }
-        Thread.sleep(forTimeInterval: 0.5)
-        let screen = s.screen()
-        #expect(screen.contains("vol 100%") && screen.contains("1.00×"), "a reply changed speed or volume:\n\(screen)")
-        #expect(!screen.contains("Keys") && !screen.contains("Subtitle tracks") && !screen.contains("┌─ Stats"),
-                "a reply opened an overlay:\n\(screen)")
-        // Keys still work after the replies.
+        // Keys still work after the replies; read after them (one input, in order), `]`'s 1.10×
+        // shows once every reply has been read: none may have changed speed, volume or overlays.
         s.send("]")
         #expect(s.waitFor(3) { $0.contains("1.10×") }, "] after the replies did nothing:\n\(s.screen())")
+        let screen = s.screen()
+        #expect(screen.contains("vol 100%") && screen.contains("1.10×"), "a reply changed speed or volume:\n\(screen)")
+        #expect(!screen.contains("Keys") && !screen.contains("Subtitle tracks") && !screen.contains("┌─ Stats"),
+                "a reply opened an overlay:\n\(screen)")
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }

@@ -90,6 +90,7 @@ import Testing
         let auto = try Self.start(url, ["--user-agent=abr-auto"], socket: dir + "/auto.sock", stats: dir + "/auto.jsonl",
                                   environment: recorder.environment)
         let fixed = try Self.start(url, ["--hls-bitrate=max", "--ao=null", "--user-agent=abr-max"], socket: dir + "/max.sock", stats: dir + "/max.jsonl")
+        // measurement window: the throttling schedule, at fixed times from the start
         func waitUntil(_ t: Double) { let left = t0 + t - MonotonicTime.now(); if left > 0 { Thread.sleep(forTimeInterval: left) } }
 
         waitUntil(Self.slowFrom)
@@ -246,7 +247,7 @@ import Testing
         let dir = PlayerRuns.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = try Self.start(url, ["--ao=null", "--log-file=\(dir)/log"], socket: dir + "/l.sock", stats: dir + "/l.jsonl")
-        Thread.sleep(forTimeInterval: 8)
+        Thread.sleep(forTimeInterval: 8)   // measurement window: 8 s of the live stream, switching
         let position = run.client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double
         _ = run.client.request(#"{"command":["quit"]}"#)
         let result = run.player.wait(timeout: 30)

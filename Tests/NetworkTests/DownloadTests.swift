@@ -74,12 +74,11 @@ import Testing
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        let deadline = Date().addingTimeInterval(seconds)
         var onDisk = 0
-        while Date() < deadline, process.isRunning {
+        _ = waitUntil(seconds, interval: 0.02) {
+            guard process.isRunning else { return true }
             onDisk = ((try? FileManager.default.contentsOfDirectory(atPath: output + ".part")) ?? []).filter { $0.hasSuffix(".seg") }.count
-            if onDisk >= files { break }
-            usleep(20_000)
+            return onDisk >= files
         }
         meanwhile()
         let interruptedAt = Date()

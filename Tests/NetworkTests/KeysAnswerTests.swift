@@ -27,6 +27,15 @@ import Testing
                             "\(r.stdout) \(r.stderr)")
     }
 
+    /// Whether an established TCP connection to 127.0.0.1:`port` exists (/proc/net/tcp).
+    static func connected(to port: Int) -> Bool {
+        let remote = String(format: ":%04X", port)
+        return readToEnd("/proc/net/tcp").split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 3 && fields[2].hasSuffix(remote) && fields[3] == "01"
+        }
+    }
+
     static func expectPromptExit(_ json: [String: Any], _ what: String) {
         let seconds = json["exit_seconds"] as? Double
         #expect(json["status"] as? Int == 0, "\(what): \(json)")
@@ -74,7 +83,10 @@ import Testing
         _ = client.waitForEvent(timeout: 15) { $0["id"] as? Int == 1 && !($0["data"] is NSNull) }
         client.send(#"{"command":["loadfile","\#(server.url("/h264-720p.mkv"))"]}"#)
         client.send(#"{"command":["playlist-next"]}"#)
-        Thread.sleep(forTimeInterval: 1.5)
+        // The load under way: a connection to the stalling server is up (its log has a request
+        // only once it is answered, never here).
+        let port = try #require(URL(string: server.url("/h264-720p.mkv"))?.port)
+        #expect(waitUntil(10, interval: 0.02) { Self.connected(to: port) }, "the loadfile never reached the server")
         let sent = MonotonicClock.seconds()
         client.send(#"{"command":["quit"]}"#)
         let r = player.wait(timeout: 20)

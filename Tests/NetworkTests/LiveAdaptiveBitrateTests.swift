@@ -90,6 +90,7 @@ import Testing
         let run = try AdaptiveBitrateEndToEndTests.start(stream.url, options + ["--user-agent=\(agent)", "--log-file=\(dir)/log"],
                                                          socket: dir + "/l.sock", stats: dir + "/l.jsonl",
                                                          environment: recorder.environment)
+        // measurement window: the throttling schedule, at fixed times from the start
         func waitUntil(_ t: Double) { let left = t0 + t - MonotonicTime.now(); if left > 0 { Thread.sleep(forTimeInterval: left) } }
         waitUntil(slowFrom)
         try stream.server.setRules(AdaptiveBitrateEndToEndTests.rules(source, bitsPerSecond: 1_000_000))

@@ -20,15 +20,15 @@ import Testing
         session.send("o")  // keep the transport bar up
         #expect(session.waitFor(15) { $0.contains("LIVE") && !$0.contains("LIVE -") }, "no LIVE:\n\(session.screen())")
         // Let some of the stream pass, then go back 10 s.
-        Thread.sleep(forTimeInterval: 6)
+        Thread.sleep(forTimeInterval: 6)   // measurement window: 6 s of the stream played (a window to rewind in)
         session.send("Left")
         session.send("Left")
         #expect(session.waitFor(5) { $0.contains("LIVE -00:") }, "not behind after rewinding:\n\(session.screen())")
         // Paused, the edge moves on: further behind.
         session.send("Space")
-        Thread.sleep(forTimeInterval: 3)
+        Thread.sleep(forTimeInterval: 3)   // measurement window: paused, the edge moves on
         let behindPaused = Self.behind(session.screen())
-        Thread.sleep(forTimeInterval: 3)
+        Thread.sleep(forTimeInterval: 3)   // measurement window: and on
         let later = Self.behind(session.screen())
         #expect(behindPaused != nil && later != nil && later! > behindPaused!, "\(String(describing: behindPaused)) then \(String(describing: later))")
         // End: back to live (and playing again).
@@ -50,7 +50,7 @@ import Testing
         defer { session.close() }
         session.send("o")
         #expect(session.waitFor(15) { $0.contains("LIVE") }, "no LIVE:\n\(session.screen())")
-        Thread.sleep(forTimeInterval: 6)
+        Thread.sleep(forTimeInterval: 6)   // measurement window: 6 s of the stream played (a window to rewind in)
         session.send("Left")
         #expect(session.waitFor(5) { $0.contains("LIVE -00:") }, "not behind after rewinding:\n\(session.screen())")
         session.send("End")
@@ -64,7 +64,11 @@ import Testing
         let url = "udp://127.0.0.1:\(port)"
         let session = try TmuxSession([TestEnvironment.binary, url, "--ao=null", "--vo=halfblock"], columns: 100, rows: 30)
         defer { session.close() }
-        Thread.sleep(forTimeInterval: 0.5)
+        // The player listening: its UDP port bound (/proc/net/udp, the port in hex).
+        let bound = String(format: ":%04X ", port)
+        #expect(waitUntil(10, interval: 0.02) {
+            readToEnd("/proc/net/udp").contains(bound) || readToEnd("/proc/net/udp6").contains(bound)
+        }, "nothing listens on UDP port \(port):\n\(session.screen())")
         let sender = Process()
         sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         sender.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=24",
@@ -78,7 +82,7 @@ import Testing
         }
         session.send("o")
         #expect(session.waitFor(20) { $0.contains("LIVE") }, "no LIVE:\n\(session.screen())")
-        Thread.sleep(forTimeInterval: 4)
+        Thread.sleep(forTimeInterval: 4)   // measurement window: 4 s of the stream played (a window to rewind in)
         session.send("Left")
         #expect(session.waitFor(5) { $0.contains("LIVE -00:") }, "not behind after rewinding:\n\(session.screen())")
         session.send("q")

@@ -419,11 +419,11 @@ import Testing
         try player.run()
         defer { if player.isRunning { kill(player.processIdentifier, SIGKILL); player.waitUntilExit() } }
         // Past the stall point, the demuxer (and, once the cache ran dry, playback) waits on the network.
-        Thread.sleep(forTimeInterval: 4)
+        Thread.sleep(forTimeInterval: 4)   // measurement window: the 200 kB before the stall played out
         #expect(player.isRunning)
         let start = Date()
         kill(player.processIdentifier, SIGINT)
-        while player.isRunning, Date().timeIntervalSince(start) < 5 { Thread.sleep(forTimeInterval: 0.02) }
+        _ = waitUntil(5, interval: 0.02) { !player.isRunning }
         let took = Date().timeIntervalSince(start)
         #expect(!player.isRunning && took < 1, "SIGINT took \(took) s")
         if !player.isRunning { #expect(player.terminationStatus == 4, "exit status \(player.terminationStatus)") }

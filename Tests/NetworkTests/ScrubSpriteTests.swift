@@ -35,6 +35,11 @@ import Testing
         return shown ? Date().timeIntervalSince(started) : nil
     }
 
+    /// Waits until the player is up and still: its paused picture drawn (‖, the screen unchanged).
+    private func settle(_ s: TmuxSession) {
+        #expect(s.waitForPausedPicture(15) != nil, "the paused picture never settled:\n\(s.screen())")
+    }
+
     private func previewRows(_ s: TmuxSession) -> [String] {
         Array(s.screen(colours: true).components(separatedBy: "\n")[16...27])
     }
@@ -56,7 +61,7 @@ import Testing
         defer { http.stop() }
         let s = try start(http, manifest, duration: duration)
         defer { s.close() }
-        Thread.sleep(forTimeInterval: 0.5)
+        settle(s)
         try http.clearRequests()
         let before = previewRows(s)
         s.send("b")
@@ -115,7 +120,7 @@ import Testing
         defer { http.stop() }
         let s = try start(http, "dash-vod/manifest.mpd", duration: "00:20")
         defer { s.close() }
-        Thread.sleep(forTimeInterval: 0.5)
+        settle(s)
         try http.clearRequests()
         s.send("b")
         let first = waitForPreview(s, "00:00", timeout: 20)
@@ -141,7 +146,7 @@ import Testing
             defer { http.stop() }
             let s = try start(http, manifest, duration: duration)
             defer { s.close() }
-            Thread.sleep(forTimeInterval: 1)
+            settle(s)
             s.send("b")
             let first = waitForPreview(s, "00:00", timeout: 30)
             #expect(first != nil, "no preview for \(manifest):\n\(s.screen())")
@@ -160,7 +165,7 @@ import Testing
         defer { http.stop() }
         let s = try start(http, "dash-thumbs/manifest.mpd", duration: "00:40")
         defer { s.close() }
-        Thread.sleep(forTimeInterval: 0.5)
+        settle(s)
         try http.clearRequests()
         s.send("b")
         let first = waitForPreview(s, "00:00", timeout: 20)

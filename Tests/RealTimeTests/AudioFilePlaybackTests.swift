@@ -10,7 +10,7 @@ extension PlaybackTests {
     /// The tone heard over 0.5 s, 0.1 s after recording starts.
     private func heard(_ seconds: Double = 0.8) throws -> Double {
         let recorder = try SinkRecorder()
-        Thread.sleep(forTimeInterval: seconds)
+        Thread.sleep(forTimeInterval: seconds)   // measurement window: the recording
         let rec = recorder.stop()
         try #require(rec.left.count >= 4800 + 24000, "recorded \(rec.left.count) samples, expected 0.6 s")
         return Signal.dominantFrequency(rec.left[4800...].prefix(24000))
@@ -48,7 +48,7 @@ extension PlaybackTests {
         #expect(waitUntil(5) { player.state == .playing && player.currentTime >= 5.15 && player.currentTime < 6 })
         let f = try heard()
         #expect(abs(f - 600) <= 10, "after the seek to 5 s the sink played \(f) Hz (600 Hz expected)")
-        Thread.sleep(forTimeInterval: 0.5)
+        Thread.sleep(forTimeInterval: 0.5)   // measurement window: more playing for the A/V telemetry
         let t = player.telemetry()
         #expect(t.clockSource == "audio")
         #expect(t.framesPresented > 20)
@@ -71,7 +71,7 @@ extension PlaybackTests {
         #expect(abs(external - 300) <= 10, "the audio file: \(external) Hz")
         player.selectAudioTrack(0)
         #expect(waitUntil(3) { player.state == .playing && player.activeAudioTrack == 0 })
-        Thread.sleep(forTimeInterval: 0.3)
+        Thread.sleep(forTimeInterval: 0.3)   // measurement window: the old track's sound already in the sink plays out
         let own = try heard()
         #expect(abs(own - 1000) <= 10, "the file's own track: \(own) Hz")
         // Back near the start first: the file is 5 s long, and on a loaded machine the listens
@@ -81,7 +81,7 @@ extension PlaybackTests {
         player.selectAudioTrack(1)
         #expect(waitUntil(3) { player.state == .playing && player.activeAudioTrack == 1 })
         let at = player.currentTime
-        Thread.sleep(forTimeInterval: 0.3)
+        Thread.sleep(forTimeInterval: 0.3)   // measurement window: 0.3 s on (in `expected` below)
         let back = try heard()
         let expected = 300 + 100 * ((at + 0.3 + 1) / 2).rounded(.down)
         #expect(abs(back - expected) <= 110, "back on the audio file at \(at) s: \(back) Hz")

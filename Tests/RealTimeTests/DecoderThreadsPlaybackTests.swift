@@ -21,11 +21,10 @@ import Testing
         try player.load(url: TestEnvironment.fixture("h264-bframes.mkv"), options: o)
         player.setFrameSink(TestSink(reportsDisplay: false) { f in shown.withLock { $0.append(f.frame.pts) } })
         player.play()
-        let end = MonotonicTime.now() + 3
         var early = ""
-        while MonotonicTime.now() < end, early.isEmpty {
+        _ = waitUntil(3, interval: 0.01) {
             if player.telemetry().framesDecoded > 0 { early = player.telemetry().videoDecoder }
-            Thread.sleep(forTimeInterval: 0.01)
+            return !early.isEmpty
         }
         _ = waitUntil(20, interval: 0.05) { player.state == .ended }
         let t = player.telemetry()

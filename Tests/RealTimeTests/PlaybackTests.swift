@@ -59,7 +59,7 @@ import Testing
             guard first else { player.report(shown); return }
             // The first picture takes 300 ms to draw.
             Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: 0.3)
+                Thread.sleep(forTimeInterval: 0.3)   // measurement window: the slow first draw
                 reportedAt.withLock { $0 = MonotonicClock.seconds() }
                 player.report(shown)
             }
@@ -84,8 +84,8 @@ import Testing
     /// paused, mid-seek, after the end, or before the audio device ever started.
     @Test func stopReturnsPromptlyInEveryState() throws {
         let states: [(String, (Player) -> Void)] = [
-            ("playing", { $0.play(); Thread.sleep(forTimeInterval: 0.5) }),
-            ("paused", { $0.play(); Thread.sleep(forTimeInterval: 0.3); $0.pause() }),
+            ("playing", { p in p.play(); _ = waitUntil(5) { p.state == .playing && p.currentTime > 0.2 } }),
+            ("paused", { p in p.play(); _ = waitUntil(5) { p.state == .playing && p.currentTime > 0.1 }; p.pause() }),
             ("seeking", { $0.play(); $0.seek(to: 6); $0.seek(to: 2) }),
             ("loaded", { _ in }),
             ("ended", { p in p.play(); _ = waitUntil(5) { p.state == .ended } }),
@@ -132,7 +132,7 @@ import Testing
         // `player.seek(to: 10.5)` in two halves with the caller stalled between them.
         let session = try #require(player.current)
         #expect(session.recordSeek(to: 10.5, mode: .exact))
-        Thread.sleep(forTimeInterval: 0.3)
+        Thread.sleep(forTimeInterval: 0.3)   // measurement window: the caller stalls
         session.wakeForSeek()
         #expect(waitUntil(8) { player.state == .ended }, "stuck in \(player.state) at \(player.currentTime) s")
         player.stop()
@@ -147,7 +147,7 @@ import Testing
             player.play()
             for i in 0..<40 {
                 player.seek(to: 10.5 + Double(i % 7) * 0.2, mode: i % 2 == 0 ? .exact : .keyframe)
-                if i % 5 == 0 { Thread.sleep(forTimeInterval: 0.002) }
+                if i % 5 == 0 { Thread.sleep(forTimeInterval: 0.002) }   // measurement window: the threads interleave
             }
             #expect(waitUntil(10) { player.state == .ended }, "round \(round): stuck in \(player.state) at \(player.currentTime) s")
             player.stop()
@@ -171,15 +171,21 @@ import Testing
         player.play()
         #expect(waitUntil(5) { player.currentTime > 1.0 })
         player.pause()
-        Thread.sleep(forTimeInterval: 0.1)
+        // A frame already on its way may still land: until two looks 20 ms apart agree.
+        var last = -1.0
+        _ = waitUntil(2, interval: 0.02) {
+            let now = player.currentTime
+            defer { last = now }
+            return player.state == .paused && now == last
+        }
         let paused = player.currentTime
         let presented = player.telemetry().framesPresented
-        Thread.sleep(forTimeInterval: 2)
+        Thread.sleep(forTimeInterval: 2)   // measurement window: paused, nothing may move
         #expect(abs(player.currentTime - paused) < 0.001, "position moved while paused")
         #expect(player.telemetry().framesPresented == presented)
         #expect(player.state == .paused)
         player.play()
-        Thread.sleep(forTimeInterval: 1)
+        Thread.sleep(forTimeInterval: 1)   // measurement window: 1 s of playing
         let advanced = player.currentTime - paused
         #expect(advanced > 0.8 && advanced < 1.2, "advanced \(advanced) s in 1 s after resume")
         #expect(player.state == .playing)
@@ -261,7 +267,13 @@ import Testing
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.start = 3 })
         player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
         #expect(waitUntil(5) { player.state == .paused })
-        Thread.sleep(forTimeInterval: 0.2)
+        // The paused picture shown, and nothing more on its way: no new frame for 50 ms.
+        var count = -1
+        _ = waitUntil(2, interval: 0.05) {
+            let now = shown.withLock { $0.count }
+            defer { count = now }
+            return now > 0 && now == count
+        }
         shown.withLock { $0.removeAll() }
         player.step()
         #expect(waitUntil(2) { shown.withLock { $0.count } == 1 })
@@ -280,13 +292,13 @@ import Testing
         player.play()
         #expect(waitUntil(5) { player.currentTime > 0.6 })
         let before = try SinkRecorder()
-        Thread.sleep(forTimeInterval: 0.8)
+        Thread.sleep(forTimeInterval: 0.8)   // measurement window: the recording
         let a = before.stop()
         player.selectAudioTrack(1)
         #expect(waitUntil(3) { player.state == .playing && player.activeAudioTrack == 1 })
-        Thread.sleep(forTimeInterval: 0.4)
+        Thread.sleep(forTimeInterval: 0.4)   // measurement window: the old track's sound already in the sink plays out
         let after = try SinkRecorder()
-        Thread.sleep(forTimeInterval: 0.8)
+        Thread.sleep(forTimeInterval: 0.8)   // measurement window: the recording
         let b = after.stop()
         #expect(player.state == .playing || player.state == .ended)
         #expect(player.telemetry().framesPresented > 40)

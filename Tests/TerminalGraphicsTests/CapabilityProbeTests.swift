@@ -25,6 +25,7 @@ struct ScriptedTerminal: ProbeTransport {
 
     mutating func receive(timeout: Duration) throws(SystemCallError) -> [UInt8] {
         guard let reply, let sentAt, delivered < reply.count else {
+            // measurement window: a silent terminal's read lasts its whole timeout
             Thread.sleep(forTimeInterval: Double(timeout.components.attoseconds) / 1e18 + Double(timeout.components.seconds))
             return []
         }
@@ -32,6 +33,7 @@ struct ScriptedTerminal: ProbeTransport {
         let now = ContinuousClock.now
         if due > now {
             let wait = min(timeout, due - now)
+            // measurement window: the reply's delay, or the read's timeout if that is shorter
             Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds))
             if wait < due - now { return [] }
         }

@@ -31,11 +31,10 @@ import Testing
     /// (when `expectRed`) the sign too, or after 10 s.
     static func look(_ x: XtermSession, expectRed: Bool) -> (picture: Box, red: Box) {
         var last = (Box(), Box())
-        for _ in 0..<40 {
-            Thread.sleep(forTimeInterval: 0.25)
-            guard let shot = x.screenshot() else { continue }
+        _ = waitUntil(10, interval: 0.25) {
+            guard let shot = x.screenshot() else { return false }
             last = (box(shot, green), box(shot, red))
-            if last.0.count > 20_000, !expectRed || last.1.count > 1_000 { break }
+            return last.0.count > 20_000 && (!expectRed || last.1.count > 1_000)
         }
         return last
     }
@@ -62,10 +61,9 @@ import Testing
         func redAfterPressingV(until done: (Int) -> Bool) -> Int {
             x.press("v")
             var count = -1
-            for _ in 0..<20 {
-                Thread.sleep(forTimeInterval: 0.25)
+            _ = waitUntil(5, interval: 0.25) {
                 if let shot = x.screenshot() { count = Self.box(shot, Self.red).count }
-                if done(count) { break }
+                return done(count)
             }
             return count
         }
@@ -81,8 +79,8 @@ import Testing
         defer { x.stop() }
         var (picture, _) = Self.look(x, expectRed: false)
         try #require(picture.count > 20_000, "no green picture on screen (\(x.state))")
-        Thread.sleep(forTimeInterval: 1.5)
-        let shot = try #require(x.screenshot())
+        // Paused: the picture drawn whole once two screenshots 0.25 s apart are alike.
+        let shot = try #require(x.waitForStillScreenshot(), "the screen never settled (\(x.state))")
         picture = Self.box(shot, Self.green)
         let red = Self.box(shot, Self.red)
         #expect(red.count < 100, "\(red.count) red pixels: the text-cell path draws no drawings")

@@ -16,7 +16,7 @@ import Testing
                                  columns: 100, rows: 30)
         defer { x.stop() }
         // The tab is up (its frame not chosen yet): no red anywhere, the player's picture hidden.
-        Thread.sleep(forTimeInterval: 2)
+        Thread.sleep(forTimeInterval: 2)   // measurement window: 2 s up, the player's picture must not show
         let hidden = x.screenshot()?.redBox()
         #expect(hidden?.count ?? -1 < 100, "the player's picture shows through the inspector: \(String(describing: hidden)); \(x.state)")
         x.press("period")

@@ -36,7 +36,7 @@ import Testing
         let before = x.waitForRedPicture(minimum: 5000)
         try #require(before.count >= 5000, "only \(before.count) red pixels (\(x.state))")
         // The bar hides after 3 s without input; the spectrum moves meanwhile.
-        Thread.sleep(forTimeInterval: 5)
+        Thread.sleep(forTimeInterval: 5)   // measurement window: the bar hides (3 s) and the spectrum moves
         let after = try #require(x.screenshot()).redBox()
         #expect(after.count == before.count && after.y0 == before.y0 && after.y1 == before.y1,
                 "red cover pixels \(before) before the bar hid, \(after) after")

@@ -1,3 +1,4 @@
+import AetherTestSupport
 import EndToEndSupport
 import Foundation
 import TerminalGraphicsTestSupport
@@ -77,26 +78,36 @@ import Testing
         let xvfb = try ExternalTools.start("Xvfb", [display, "-screen", "0", "640x480x24", "-nolisten", "tcp"])
         defer { ExternalTools.stop(xvfb) }
         let socket = "/tmp/.X11-unix/X\(display.dropFirst())"
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { Thread.sleep(forTimeInterval: 0.05) }
-        // The server may take a moment to accept clients: restart xterm if it exits at once.
+        _ = waitUntil(5, interval: 0.05) { FileManager.default.fileExists(atPath: socket) }
+        // The server may take a moment to accept clients: until one opens it.
+        _ = waitUntil(10, interval: 0.05) {
+            Process.run(["/usr/bin/xdotool", "getdisplaygeometry"], environment: ["DISPLAY": display], timeout: 2, capture: false).status == 0
+        }
+        // Restart xterm if it exits at once all the same (within 0.3 s), five times at most.
         var xterm = try startXterm(display: display, file: file)
-        for _ in 0..<5 {
-            Thread.sleep(forTimeInterval: 0.3)
-            if xterm.isRunning { break }
+        var restarts = 0
+        while restarts < 5, waitUntil(0.3, interval: 0.05, { !xterm.isRunning }) {
+            restarts += 1
             xterm = try startXterm(display: display, file: file)
         }
         defer { ExternalTools.stop(xterm) }
         #expect(xterm.isRunning, "xterm did not start on \(display)")
         // Poll screenshots until the picture is there (xterm starts in well under a second).
         var best = 0.0
-        for _ in 0..<40 {
-            Thread.sleep(forTimeInterval: 0.25)
-            let xwd = try ExternalTools.run("xwd", ["-root", "-display", display, "-silent"])
-            try Data(xwd).write(to: URL(fileURLWithPath: shot))
-            let screen = try ExternalTools.decodeImage(at: shot)
-            best = max(best, bestPSNR(image, screen.pixels, screenWidth: screen.width, screenHeight: screen.height))
-            if best >= 30 { break }
+        var failure: Error?
+        _ = waitUntil(10, interval: 0.25) {
+            do {
+                let xwd = try ExternalTools.run("xwd", ["-root", "-display", display, "-silent"])
+                try Data(xwd).write(to: URL(fileURLWithPath: shot))
+                let screen = try ExternalTools.decodeImage(at: shot)
+                best = max(best, bestPSNR(image, screen.pixels, screenWidth: screen.width, screenHeight: screen.height))
+            } catch {
+                failure = error
+                return true
+            }
+            return best >= 30
         }
+        if let failure { throw failure }
         return best
     }
 

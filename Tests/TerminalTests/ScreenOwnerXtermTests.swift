@@ -18,14 +18,11 @@ import Testing
         x.press("B")
         // The filmstrip's thumbnails (red too) stand on the progress bar, below the picture or
         // over it: wait until the red area changed.
-        var during = before
-        for _ in 0..<24 where during.count == before.count && during.y1 == before.y1 {
-            Thread.sleep(forTimeInterval: 0.25)
-            if let shot = x.screenshot() { during = shot.redBox() }
-        }
+        let during = x.waitForRedBox(from: before) { $0.count != before.count || $0.y1 != before.y1 }
         #expect(during.count != before.count || during.y1 != before.y1, "no filmstrip appeared")
         x.press("Escape")
-        Thread.sleep(forTimeInterval: 0.5)
+        // Esc taken: the filmstrip's red area changes (gone), then the next key.
+        _ = x.waitForRedBox(from: during) { $0.count != during.count || $0.y1 != during.y1 }
         x.press("space")
         let after = x.waitForRedBox(from: during) { abs($0.count - before.count) < 200 }
         #expect(abs(after.y0 - before.y0) <= 1 && abs(after.y1 - before.y1) <= 1

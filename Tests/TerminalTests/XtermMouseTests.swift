@@ -34,6 +34,10 @@ extension XtermSession {
             + "; printf '\\033[?1003h\\033[?1006h'; \(dd)'\(work)/control'; printf '\\033[?1003l\\033[?1006l'; touch '\(work)/controlled'"
         let x = try XtermSession(command: command)
         defer { x.stop() }
+        /// Whether a dd writing `file` runs (pgrep -f: its arguments name the file).
+        func reading(_ file: String) -> Bool {
+            Process.run(["/usr/bin/pgrep", "-f", "of=\(file)"], timeout: 5).status == 0
+        }
         let picture = x.waitForRedPicture()
         try #require(picture.count >= 20_000, "no sixel picture on screen (\(picture.count) red pixels; \(x.state))")
         try #require(picture.x0 > 40, "the 4:3 picture should leave a pillarbox: \(picture)")
@@ -41,10 +45,9 @@ extension XtermSession {
         func leftOfPicture(_ shot: Screenshot) -> Int { shot.redPixels(leftOf: picture.x0 - 2) }
         func waitForPreview(_ done: (Int) -> Bool) -> Int {
             var n = -1
-            for _ in 0..<24 {
-                Thread.sleep(forTimeInterval: 0.25)
+            _ = waitUntil(6, interval: 0.25) {
                 if let shot = x.screenshot() { n = leftOfPicture(shot) }
-                if n >= 0, done(n) { break }
+                return n >= 0 && done(n)
             }
             return n
         }
@@ -63,31 +66,26 @@ extension XtermSession {
         #expect(left == 0, "\(left) preview pixels stayed after the pointer left the bar")
 
         x.press("q")
-        var exited = false
-        for _ in 0..<40 where !exited {
-            Thread.sleep(forTimeInterval: 0.25)
-            exited = FileManager.default.fileExists(atPath: work + "/exited")
-        }
+        let exited = waitUntil(10, interval: 0.25) { FileManager.default.fileExists(atPath: work + "/exited") }
         try #require(exited, "the player did not quit (\(x.state))")
-        Thread.sleep(forTimeInterval: 0.5)
+        // The shell's modes set: its dd reading what the terminal sends.
+        #expect(waitUntil(10, interval: 0.05) { reading(work + "/after") }, "no dd after the player")
         // Motion over the window, with the shell's modes back: a terminal still reporting the
         // mouse would send CSI < 35;x;y M for every move.
         for step in 0..<12 { x.hover(column: Double(10 + step * 6), row: 5 + step) }
-        var finished = false
-        for _ in 0..<40 where !finished {
-            Thread.sleep(forTimeInterval: 0.25)
-            finished = FileManager.default.fileExists(atPath: work + "/done")
-        }
+        let finished = waitUntil(10, interval: 0.25) { FileManager.default.fileExists(atPath: work + "/done") }
         #expect(finished, "the check after the player did not finish")
         let after = FileManager.default.contents(atPath: work + "/after") ?? Data()
         #expect(after.isEmpty, "the terminal still reports the mouse after quit: \(Array(after))")
-        // The control: with the modes on by hand, the same moves are caught.
-        Thread.sleep(forTimeInterval: 0.5)
-        var controlled = false
-        for step in 0..<40 where !controlled {
+        // The control: with the modes on by hand (its dd reading), the same moves are caught.
+        #expect(waitUntil(10, interval: 0.05) { reading(work + "/control") }, "no dd for the control")
+        var step = 0
+        // A move every 0.25 s, 40 at most, until the control has caught one.
+        _ = waitUntil(.infinity, interval: 0.25) {
+            guard step < 40, !FileManager.default.fileExists(atPath: work + "/controlled") else { return true }
             x.hover(column: Double(10 + step % 12 * 6), row: 5 + step % 12)
-            Thread.sleep(forTimeInterval: 0.25)
-            controlled = FileManager.default.fileExists(atPath: work + "/controlled")
+            step += 1
+            return false
         }
         let control = FileManager.default.contents(atPath: work + "/control") ?? Data()
         #expect(control.first == 0x1B, "the control caught no mouse report, so the check above proves nothing: \(Array(control))")

@@ -24,9 +24,8 @@ import Testing
         // Rows of the picture's area with a wide stretch of something other than picture: the box.
         var band: [Int] = []
         var redInside = 0
-        for _ in 0..<20 {
-            Thread.sleep(forTimeInterval: 0.25)
-            guard let shot = x.screenshot() else { continue }
+        _ = waitUntil(5, interval: 0.25) {
+            guard let shot = x.screenshot() else { return false }
             let width = picture.x1 - picture.x0 + 1
             var rows: [Int] = []
             for y in picture.y0...picture.y1 {
@@ -34,7 +33,7 @@ import Testing
                 for px in picture.x0...picture.x1 where !shot.isRed(px, y) { plain += 1 }
                 if plain >= width / 5 { rows.append(y) }
             }
-            guard let first = rows.first, let last = rows.last, last - first > 4 * x.cellHeight else { continue }
+            guard let first = rows.first, let last = rows.last, last - first > 4 * x.cellHeight else { return false }
             band = rows
             // The box's columns: the longest stretch of non-picture pixels on the band's middle
             // row; then red pixels down the middle of that stretch (the picture painted over it).
@@ -46,7 +45,7 @@ import Testing
             }
             let column = best.start + best.length / 2
             redInside = (first...last).filter { shot.isRed(column, $0) }.count
-            if redInside == 0, rows.count == last - first + 1 { break }
+            return redInside == 0 && rows.count == last - first + 1
         }
         try #require(!band.isEmpty, "no \(box) box appeared over the picture")
         let gaps = (band.last! - band.first! + 1) - band.count
@@ -76,16 +75,16 @@ import Testing
         func leftOfPicture(_ shot: Screenshot) -> Int { shot.redPixels(leftOf: picture.x0 - 2) }
         x.press("b")
         var preview = 0
-        for _ in 0..<20 where preview < 500 {
-            Thread.sleep(forTimeInterval: 0.25)
+        _ = waitUntil(5, interval: 0.25) {
             if let shot = x.screenshot() { preview = leftOfPicture(shot) }
+            return preview >= 500
         }
         #expect(preview >= 500, "no preview picture left of the video (\(preview) red pixels)")
         x.press("Escape")
         var left = preview
-        for _ in 0..<20 where left > 0 {
-            Thread.sleep(forTimeInterval: 0.25)
+        _ = waitUntil(5, interval: 0.25) {
             if let shot = x.screenshot() { left = leftOfPicture(shot) }
+            return left == 0
         }
         #expect(left == 0, "\(left) preview pixels stayed after Esc")
         print("xterm scrub preview: \(preview) red pixels in the pillarbox, \(left) after Esc")
