@@ -161,3 +161,54 @@ import Testing
         }
     }
 }
+
+/// The filmstrip over chapters (issue 32, item 6): with keyframes just after each chapter's
+/// start (x.021 s), each thumbnail is labelled with its chapter's start, Enter lands at that
+/// start inside the chapter (as PgDn does), and the highlight starts on the chapter playing.
+/// Tier: cli.
+@Suite struct FilmstripChapterTests {
+    /// 12 s, 24 fps; chapters at 0, 3, 6 and 9 s, each with its keyframe just after its start
+    /// (the first frame from x.021 s: x.042), so the keyframe at or before a chapter's start is
+    /// the previous chapter's.
+    static func clip() throws -> String {
+        let path = PlayerRuns.temp("chapters.mkv")
+        let dir = (path as NSString).deletingLastPathComponent
+        let meta = dir + "/chapters.ffmeta"
+        var text = ";FFMETADATA1\n"
+        for k in 0..<4 { text += "[CHAPTER]\nTIMEBASE=1/1000\nSTART=\(k * 3000)\nEND=\((k + 1) * 3000)\ntitle=Part \(k + 1)\n" }
+        try text.write(toFile: meta, atomically: true, encoding: .utf8)
+        let r = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=24:d=12", "-i", meta,
+                             "-map_metadata", "1", "-map_chapters", "1", "-c:v", "libx264", "-g", "1000", "-sc_threshold", "0",
+                             "-force_key_frames", "0,3.021,6.021,9.021", path], timeout: 60)
+        try #require(r.status == 0, "ffmpeg: \(r.stderr)")
+        return path
+    }
+
+    @Test func chapterThumbnailsAreTheChaptersStarts() throws {
+        let file = try Self.clip()
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        let dir = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["TERM": "screen-256color", "COLORTERM": "truecolor",
+                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
+        let s = try TmuxSession([TestEnvironment.binary, file, "--ao=null", "--vo=halfblock", "--pause", "--start=4",
+                                 "--input-ipc-server=\(dir)/s.sock"], columns: 120, rows: 36, environment: env)
+        defer { s.close() }
+        let client = try IPCTestClient(path: dir + "/s.sock", timeout: 10)
+        #expect(waitUntil(8, interval: 0.05) { client.request(#"{"command":["get_property","chapter"]}"#)?["data"] as? Double == 1 },
+                "not in the second chapter at 4 s:\n\(s.screen())")
+        s.send("B")
+        // Every chapter's start labels its thumbnail; the second (playing) is highlighted.
+        #expect(s.waitFor(10) { $0.contains("▶ 00:03") && $0.contains("00:00") && $0.contains("00:06") && $0.contains("00:09") },
+                "the labels are not the chapters' starts:\n\(s.screen())")
+        s.send("Right")
+        #expect(s.waitFor(3) { $0.contains("▶ 00:06") }, "→ did not move to the third chapter:\n\(s.screen())")
+        s.send("Enter")
+        #expect(waitUntil(5, interval: 0.05) { client.request(#"{"command":["get_property","chapter"]}"#)?["data"] as? Double == 2 },
+                "Enter did not land in the third chapter: chapter \(String(describing: client.request(#"{"command":["get_property","chapter"]}"#)?["data"]))")
+        let position = client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double ?? -1
+        #expect(abs(position - 6) < 0.05, "Enter landed at \(position) s, the chapter starts at 6 s")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+}

@@ -12,6 +12,10 @@ struct Filmstrip {
     /// the label says it and Enter lands on it, so what is shown is what is labelled.
     var shown: [Int: Double] = [:]
     var selection: Int
+    /// The thumbnails are the chapters: each labelled with its chapter's start, Enter seeks
+    /// there (as PgDn does), its picture the frame at that moment (not the keyframe before it,
+    /// which may be the previous chapter's).
+    var chapters = false
     /// Thumbnails that arrived, by slot, and their stamps (a new picture is drawn again).
     var pictures: [Int: VideoOutput.StillPicture] = [:]
     var stamps: [Int: Int] = [:]
@@ -61,10 +65,13 @@ extension TUIApp {
         let times = Filmstrip.times(now: player.currentTime, duration: duration, chapters: chapters, count: count)
         guard !times.isEmpty else { return }
         let now = player.currentTime
-        let selection = times.indices.min { abs(times[$0] - now) < abs(times[$1] - now) } ?? 0
+        let byChapter = chapters.count >= 2
+        // The chapter playing (the last that started), else the nearest position.
+        let selection = byChapter ? (times.lastIndex { $0 <= now + 0.01 } ?? 0)
+                                  : times.indices.min { abs(times[$0] - now) < abs(times[$1] - now) } ?? 0
         if previews == nil, SourceOptions.isReopenable(currentSource) { previews = PreviewFetcher(url: currentSource, network: options.player.network, delivered: { [wake] in wake.signal() }) }
-        previews?.requestStrip(times)
-        view.filmstrip = Filmstrip(times: times, selection: selection, width: width)
+        previews?.requestStrip(times, exact: byChapter)
+        view.filmstrip = Filmstrip(times: times, selection: selection, chapters: byChapter, width: width)
         screen.dirty = true
     }
 
@@ -103,7 +110,7 @@ extension TUIApp {
             guard let slot = strip.times.firstIndex(where: { abs($0 - time) < 0.0005 }) else { continue }
             view.previewStamp += 1
             strip.pictures[slot] = VideoOutput.StillPicture(width: image.width, height: image.height, pixels: image.pixels)
-            if image.seconds.isFinite { strip.shown[slot] = max(0, image.seconds) }
+            if !strip.chapters, image.seconds.isFinite { strip.shown[slot] = max(0, image.seconds) }
             strip.stamps[slot] = view.previewStamp
         }
         view.filmstrip = strip

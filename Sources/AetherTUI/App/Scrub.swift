@@ -36,6 +36,8 @@ final class PreviewFetcher: Sendable {
         var delivered: (time: Double, image: StillImage)?
         /// Filmstrip positions still to fetch, and what arrived for them.
         var strip: [Double] = []
+        /// The strip's pictures are exact frames (chapters), not the keyframes before them.
+        var stripExact = false
         var stripDelivered: [(time: Double, image: StillImage)] = []
         var around: Double = 0
         var duration: Double = 0
@@ -75,10 +77,12 @@ final class PreviewFetcher: Sendable {
         wake?.resume()
     }
 
-    /// UI thread: fetch all of `times` (the filmstrip), in order, after the marker's wish.
-    func requestStrip(_ times: [Double]) {
+    /// UI thread: fetch all of `times` (the filmstrip), in order, after the marker's wish;
+    /// `exact`: the frame at each time, not the keyframe at or before it.
+    func requestStrip(_ times: [Double], exact: Bool = false) {
         let wake = state.withLock { s -> CheckedContinuation<Void, Never>? in
             s.strip = times
+            s.stripExact = exact
             s.stripDelivered.removeAll()
             defer { s.wake = nil }
             return s.wake
@@ -130,18 +134,22 @@ final class PreviewFetcher: Sendable {
         return order
     }
 
-    private enum Job { case marker(Double), strip(Double), prefetch(Double) }
+    private enum Job { case marker(Double), strip(Double, exact: Bool), prefetch(Double) }
 
     private func work() async {
         while true {
             guard let job = await nextJob() else { return }
             switch job {
-            case .marker(let time), .strip(let time):
+            case .marker(let time), .strip(let time, false):
                 guard let image = await thumbnail(at: time) else { continue }
                 state.withLock { s in
                     // A newer wish may have arrived meanwhile: it is served next, this one is shown now.
                     if case .marker = job { s.delivered = (time, image) } else { s.stripDelivered.append((time, image)) }
                 }
+                delivered()
+            case .strip(let time, true):
+                guard let image = try? await extractor.snapshot(at: time, maxWidth: width) else { continue }
+                state.withLock { $0.stripDelivered.append((time, image)) }
                 delivered()
             case .prefetch(let time):
                 if let sprites, await sprites.track() != nil {
@@ -174,7 +182,7 @@ final class PreviewFetcher: Sendable {
             let job = state.withLock { s -> Job?? in
                 if s.stopped { return .some(nil) }
                 if let t = s.wanted { s.wanted = nil; return .marker(t) }
-                if !s.strip.isEmpty { return .strip(s.strip.removeFirst()) }
+                if !s.strip.isEmpty { return .strip(s.strip.removeFirst(), exact: s.stripExact) }
                 if !s.prefetch.isEmpty { return .prefetch(s.prefetch.removeFirst()) }
                 return nil
             }
