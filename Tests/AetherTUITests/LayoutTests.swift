@@ -129,6 +129,12 @@ import Testing
     @Test func wrapAndClipCountDisplayColumns() {
         #expect(DisplayWidth.of("日本") == 4)
         #expect(DisplayWidth.clip("日本語", to: 5) == "日本")
+        // A message too long for its line keeps its gist and its end (a path's file name).
+        let path = "screenshot: /tmp/a/very/deep/directory/of/screenshots/aether-tui-clip-00-00-01.000.png"
+        let clipped = DisplayWidth.middleClip(path, to: 50)
+        #expect(DisplayWidth.of(clipped) == 50 && clipped.hasPrefix("screenshot: …") && clipped.hasSuffix("aether-tui-clip-00-00-01.000.png"), "\(clipped)")
+        #expect(DisplayWidth.middleClip("short", to: 50) == "short")
+        #expect(DisplayWidth.of(DisplayWidth.middleClip(String(repeating: "日", count: 40), to: 21)) <= 21)
         #expect(DisplayWidth.wrap("one two three four", to: 9) == ["one two", "three", "four"])
         #expect(TelemetryHistory.sparkline([0, 1, 2, 4], width: 4) == "▁▂▄█")
     }

@@ -55,6 +55,26 @@ enum DisplayWidth {
         return String(out)
     }
 
+    /// `s` in at most `columns`: whole when it fits, else its start and its end around "…": the
+    /// start up to its first ": " (what happened, when that is short) or half the room, the rest
+    /// from the end (for a path, its file name).
+    static func middleClip(_ s: String, to columns: Int) -> String {
+        guard of(s) > columns else { return s }
+        guard columns > 1 else { return clip(s, to: columns) }
+        let gist = s.range(of: ": ").map { of(String(s[..<$0.upperBound])) } ?? .max
+        let head = gist <= (columns - 1) / 2 ? gist : (columns - 1) / 2
+        let tail = columns - 1 - head
+        var end = String.UnicodeScalarView()
+        var used = 0
+        for u in s.unicodeScalars.reversed() {
+            let w = width(u)
+            if used + w > tail { break }
+            end.insert(u, at: end.startIndex)
+            used += w
+        }
+        return clip(s, to: head) + "…" + String(end)
+    }
+
     /// Word-wraps `text` (which may contain newlines) to lines of at most `columns` display
     /// columns: words are separated by runs of spaces (kept as one), a word wider than a line is
     /// cut.

@@ -43,9 +43,11 @@ struct MessageView: Equatable {
     @discardableResult
     func render(in area: CellRect, avoiding boxes: [CellRect], into surface: inout some TextSurface) -> CellRect {
         let column = area.column + 1
-        let width = DisplayWidth.of(text) + 2
+        // Too long for the line (a screenshot's path in a deep directory): its start and end.
+        let shown = DisplayWidth.middleClip(text, to: max(1, area.width - 4))
+        let width = DisplayWidth.of(shown) + 2
         let row = MessageLine.row(width: width, column: column, area: area, avoiding: boxes)
-        surface.put(" \(text) ", row: row, column: column, role: .status)
+        surface.put(" \(shown) ", row: row, column: column, role: .status)
         return CellRect(column: column, row: row, width: width, height: 1)
     }
 }
