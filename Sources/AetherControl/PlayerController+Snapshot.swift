@@ -80,7 +80,8 @@ extension PlayerController {
         }
         s.tracks = tracks
         s.metadata = media.metadata
-        if activeVideo != nil { s.video = media.video }
+        // The picture as it plays (a bit-rate switch changes its size), not as it was probed.
+        if activeVideo != nil { s.video = player.playingVideo.map(PlayerSnapshot.VideoParams.init(playing:)) }
         s.fileFormat = info.container
         s.fileSize = itemFileSize
         s.buffering = player.isBuffering
@@ -108,8 +109,6 @@ struct MediaCache {
     let selectionKeys: [Int]
     let chapters: [PlayerSnapshot.ChapterEntry]
     let metadata: [String: String]
-    /// The primary video's parameters (shown while a video track is active).
-    let video: PlayerSnapshot.VideoParams?
 
     init(info: MediaInfo, subtitleTracks: [SubtitleTrackInfo]) {
         func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
@@ -152,13 +151,14 @@ struct MediaCache {
             if let v = clean(value) { metadata[key] = v }
         }
         self.metadata = metadata
-        if let v = info.primaryVideo {
-            let dw = v.displayAspect > 0 && v.height > 0 ? Int(saturating: (Double(v.height) * v.displayAspect).rounded()) : v.width
-            var p = PlayerSnapshot.VideoParams(width: v.width, height: v.height, displayWidth: dw, displayHeight: v.height, codec: v.codec)
-            p.pixelFormat = v.pixelFormat; p.primaries = v.colorPrimaries; p.gamma = v.colorTransfer; p.fps = v.frameRate
-            video = p
-        } else {
-            video = nil
-        }
+    }
+}
+
+extension PlayerSnapshot.VideoParams {
+    /// `video-params`, `width`, `dwidth` … of the video as it plays (``Player/playingVideo``).
+    init(playing v: VideoStreamInfo) {
+        let dw = v.displayAspect > 0 && v.height > 0 ? Int(saturating: (Double(v.height) * v.displayAspect).rounded()) : v.width
+        self.init(width: v.width, height: v.height, displayWidth: dw, displayHeight: v.height, codec: v.codec)
+        pixelFormat = v.pixelFormat; primaries = v.colorPrimaries; gamma = v.colorTransfer; fps = v.frameRate
     }
 }

@@ -24,3 +24,57 @@ import Testing
         #expect(player.wait()?.status == 0)
     }
 }
+
+/// After a bit-rate switch the player reports the variant it plays (issue 32, item 3): `width`,
+/// `video-params`, `hls-bitrate`, the stats box's Video line and the bar's badge give the top
+/// variant's 640×360 once its frames play, and a screenshot is a 640×360 PNG, not the size of
+/// the variant playback started on. Tier: network.
+@Suite struct PlayingVariantTests {
+    @Test func theFactsFollowTheSwitch() throws {
+        let server = try LoopbackHTTP(root: NetworkTests.root)
+        defer { server.stop() }
+        let dir = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let shots = PlayerRuns.temp("shots")
+        defer { try? FileManager.default.removeItem(atPath: (shots as NSString).deletingLastPathComponent) }
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let env = ["TERM": "screen-256color", "COLORTERM": "truecolor",
+                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
+        // Starts on the lowest variant (the assumed throughput before any measurement) and
+        // switches up once the first segment is measured (the stats file says so below).
+        let s = try TmuxSession([TestEnvironment.binary, server.url("hls-abr/master.m3u8"), "--ao=null", "--vo=halfblock",
+                                 "--input-ipc-server=\(dir)/s.sock", "--screenshot-directory=\(shots)", "--stats-file=\(dir)/stats.jsonl"],
+                                columns: 120, rows: 40, environment: env)
+        defer { s.close() }
+        let client = try IPCTestClient(path: dir + "/s.sock", timeout: 15)
+        func property(_ name: String) -> Any? { client.request(#"{"command":["get_property","\#(name)"]}"#)?["data"] }
+        #expect(waitUntil(30, interval: 0.1) { property("hls-bitrate") as? Double == 3_600_000 && property("width") as? Double == 640 },
+                "never on the top variant's frames: hls-bitrate \(String(describing: property("hls-bitrate"))), width \(String(describing: property("width")))\n\(s.screen())")
+        let params = property("video-params") as? [String: Any]
+        #expect(params?["w"] as? Double == 640 && params?["h"] as? Double == 360, "video-params \(String(describing: params))")
+        #expect(s.waitFor(5) { $0.contains("640×360") }, "the bar's badge is not the playing size:\n\(s.screen())")
+        s.send("i")
+        #expect(s.waitFor(5) { screen in screen.split(separator: "\n").contains { $0.contains("Video") } && screen.contains("640×360") },
+                "the stats do not say the playing size:\n\(s.screen())")
+        #expect(client.request(#"{"command":["screenshot","video"]}"#)?["error"] as? String == "success")
+        var png: String?
+        #expect(waitUntil(20, interval: 0.1) {
+            png = ((try? FileManager.default.contentsOfDirectory(atPath: shots)) ?? []).first { $0.hasSuffix(".png") }
+            return png != nil && s.screen().contains("screenshot: ")
+        }, "no screenshot:\n\(s.screen())")
+        let size = try png.map { try Self.pngSize(shots + "/" + $0) }
+        #expect(size?.width == 640 && size?.height == 360, "the screenshot is \(String(describing: size))")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+        let stats = (try? String(contentsOfFile: dir + "/stats.jsonl", encoding: .utf8)) ?? ""
+        #expect(stats.contains(#""fromVariant":1"#) && stats.contains(#""toVariant":3"#), "no switch from the lowest to the top:\n\(stats.prefix(600))")
+    }
+
+    /// A PNG's size from its IHDR.
+    static func pngSize(_ path: String) throws -> (width: Int, height: Int) {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)).prefix(24))
+        try #require(bytes.count == 24)
+        func be(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (be(16), be(20))
+    }
+}

@@ -288,6 +288,22 @@ public final class Player: Sendable {
     public var isMuted: Bool { current?.control.read { $0.muted } ?? false }
     public var videoFormat: VideoFormat? { current?.info.primaryVideo?.format }
 
+    /// The video as it plays: the probed stream's facts with the size of the frame on screen
+    /// (a bit-rate switch brings a variant of another size; its pixel aspect kept) and the
+    /// playing variant's frame rate. What the stats, the bar and IPC show of the picture.
+    public var playingVideo: VideoStreamInfo? {
+        guard let s = current, var v = s.info.primaryVideo else { return nil }
+        if let size = s.presenter.presentedSource, size.width > 0, size.height > 0,
+           size.width != v.width || size.height != v.height {
+            let pixelAspect = v.width > 0 && v.height > 0 && v.displayAspect > 0 ? v.displayAspect * Double(v.height) / Double(v.width) : 1
+            v.width = size.width
+            v.height = size.height
+            v.displayAspect = Double(size.width) / Double(size.height) * pixelAspect
+        }
+        if let rate = variant?.frameRate, rate > 0 { v.frameRate = rate }
+        return v
+    }
+
     /// Position in `MediaInfo.audio` of the playing track, nil when silent.
     /// The video track playing, as an index into `MediaInfo.video` (nil: none, `--vid=no`).
     public var activeVideoTrack: Int? {

@@ -57,6 +57,10 @@ final class Presenter: Sendable {
     /// for its first picture).
     var sinkReportsDisplay: Bool { sink.withLock { $0?.reportsDisplay ?? false } }
 
+    /// The decoded size of the frame last handed to the sink (nil before the first): what is
+    /// on screen, a bit-rate switch's new size from its first frame shown.
+    var presentedSource: PixelSize? { handed.withLock { $0.last?.frame.source } }
+
     /// The present thread: shows each frame when the clock reaches its pts, drops frames more
     /// than `policy.lateDropIntervals` behind (counted late) when a newer one is waiting, shows
     /// the first frame after a load or seek at once (even paused), and carries out frame steps.

@@ -245,7 +245,7 @@ extension TUIApp {
         var badges: [TransportBar.Badge] = []
         badges.append(.init(text: player.isMuted ? "muted" : "vol \(Int(player.volume.rounded()))%", role: .status))
         badges.append(.init(text: String(format: "%.2f×", player.rate), role: .status))
-        if player.hasVideo, let v = player.mediaInfo?.primaryVideo {
+        if player.hasVideo, let v = player.playingVideo {
             badges.append(.init(text: v.format.rawValue, role: v.format == .sdr ? .badge : .badgeHDR))
             badges.append(.init(text: "\(v.width)×\(v.height)", role: .badge))
         }
@@ -307,7 +307,7 @@ extension TUIApp {
         let position = controller.playlist.count > 1 ? "  (\((controller.playlist.position ?? 0) + 1)/\(controller.playlist.count))" : ""
         lines.append("File       \(controller.playlist.current?.displayName ?? URL(fileURLWithPath: currentSource).lastPathComponent)\(position)")
         if let info { lines.append("Container  \(info.containerLongName)") }
-        if let v = info?.primaryVideo {
+        if let v = player.playingVideo {
             lines.append("Video      \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  decoder \(t.videoDecoder)")
             lines.append("           \(v.width)×\(v.height)  \(v.pixelFormat ?? "?")  \(v.frameRate.map { String(format: "%.3f fps", $0) } ?? "")  \(v.format.rawValue)\(t.deinterlacing ? "  deinterlaced" : "")\(t.loopFilterSkip.map { "  loop filter skipped: \($0)" } ?? "")\(t.toneMapping ? "  tone-mapped" : "")")
         }

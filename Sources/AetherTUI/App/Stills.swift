@@ -18,7 +18,13 @@ extension TUIApp {
         if previews == nil, SourceOptions.isReopenable(currentSource), let duration = player.duration, duration > 0 {
             previews = PreviewFetcher(url: currentSource, network: options.player.network)
         }
-        guard let extractor = previews?.extractor else { osd("no screenshot: the file has no duration"); return }
+        // The playing variant's own playlist when the source is a master (the frame at the size
+        // it plays; a master reopened would give whichever variant libavformat starts with).
+        let variantSource = playingVariantSource
+        guard let extractor = variantSource.map({ FrameExtractor(url: $0, network: options.player.network) }) ?? previews?.extractor else {
+            osd("no screenshot: the file has no duration")
+            return
+        }
         osd("screenshot…")
         let results = screenshotResults
         Task.detached(priority: .utility) {
@@ -30,8 +36,17 @@ extension TUIApp {
             } catch {
                 message = "screenshot failed: \(error)"
             }
+            if variantSource != nil { await extractor.shutdown() }
             results.post(message)
         }
+    }
+
+    /// The HLS variant playing, as a URL to open again, when it is not the source itself (nil
+    /// for DASH, whose variants are our reader's translations, and for anything else).
+    var playingVariantSource: String? {
+        guard player.mediaInfo?.container != "dash", let uri = player.variant?.uri, uri != currentSource,
+              ["http", "https"].contains(NetworkSettings.scheme(of: uri) ?? "") else { return nil }
+        return uri
     }
 
     /// UI loop: screenshots that finished.
