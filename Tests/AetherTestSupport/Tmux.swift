@@ -96,9 +96,10 @@ public final class TmuxSession: @unchecked Sendable {  // used from one test at 
         }
     }
 
-    /// The screen as text (`colours`: with SGR escapes, `capture-pane -e`).
-    public func screen(colours: Bool = false) -> String {
-        tmux(["capture-pane", "-p", "-t", name] + (colours ? ["-e"] : [])).stdout
+    /// The screen as text (`colours`: with SGR escapes, `capture-pane -e`; `wholeRows`: the
+    /// spaces at the end of each row kept, `-N`, where a picture's one-colour cells are).
+    public func screen(colours: Bool = false, wholeRows: Bool = false) -> String {
+        tmux(["capture-pane", "-p", "-t", name] + (colours ? ["-e"] : []) + (wholeRows ? ["-N"] : [])).stdout
     }
 
     public func lines() -> [String] { screen().components(separatedBy: "\n") }

@@ -212,3 +212,42 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 }
+
+/// A phone's portrait video stands up in playback (issue 32, item 2): the display matrix's turn
+/// is the one StillGeometry gives `extract` and the stills. `frames-rotate90.mp4` is 320×240
+/// stored, turned 90° (upright 240×320); frame 7 lights stripes 0–2 of eight, which the turn
+/// takes from the left edge to the bottom. Tier: cli.
+@Suite struct RotationPlaybackTests {
+    @Test func aRotatedVideoPlaysUpright() throws {
+        let env = ["TERM": "screen-256color", "COLORTERM": "truecolor",
+                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("frames-rotate90.mp4"), "--ao=null", "--vo=halfblock",
+                                 "--pause", "--start=0.3"], columns: 100, rows: 30, environment: env)
+        defer { s.close() }
+        try #require(s.waitForPausedPicture() != nil, "no paused picture:\n\(s.screen())")
+        let screen = s.screen(colours: true, wholeRows: true)
+        // The picture's cells (24-bit backgrounds: half blocks, or spaces where both halves are
+        // one colour) and their brightness.
+        var box = (left: Int.max, right: -1, top: Int.max, bottom: -1)
+        var light: [(x: Int, y: Int, on: Bool)] = []
+        for (y, row) in CapturedCells.parse(screen).enumerated() {
+            for (x, cell) in row.enumerated() {
+                guard let bg = cell.background, ["▀", "▄", " "].contains(cell.character) else { continue }
+                let fg = cell.character == " " ? bg : cell.foreground ?? bg
+                box = (min(box.left, x), max(box.right, x), min(box.top, y), max(box.bottom, y))
+                light.append((x, y, (fg.reduce(0, +) + bg.reduce(0, +)) / 6 > 128))
+            }
+        }
+        try #require(box.right >= box.left && box.bottom >= box.top, "no picture cells:\n\(s.screen())")
+        let width = Double(box.right - box.left + 1), height = Double(2 * (box.bottom - box.top + 1))   // a half block: 1×2
+        #expect(width / height < 0.9, "the picture is \(width)×\(height) half-block pixels: not upright (240×320)")
+        // Turned: the lit stripes are the bottom rows, across the whole width.
+        let split = box.top + (box.bottom - box.top + 1) * 5 / 8
+        let lowerLit = light.filter { $0.y > split }, upperLit = light.filter { $0.y < split - 1 }
+        let lowerShare = Double(lowerLit.filter(\.on).count) / Double(max(1, lowerLit.count))
+        let upperShare = Double(upperLit.filter(\.on).count) / Double(max(1, upperLit.count))
+        #expect(lowerShare > 0.8 && upperShare < 0.2, "lit: \(lowerShare) of the bottom rows, \(upperShare) of the top ones")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+}

@@ -57,6 +57,11 @@ package final class VideoDecoder {
     private var lastPTS: Double?
     private let toneMapper: ToneMapper?
     private let scaler = Scaler()
+    /// Counter-clockwise quarter turns that make the picture upright (the stream's display
+    /// matrix, read by ``StillGeometry``: the rule the stills follow too).
+    package let rotation: Int
+    /// A turned picture is scaled here first (reused while the size holds).
+    private var unturned: PixelBuffer?
     private let frame: Frame
     private let filtered: Frame
     public private(set) var isDeinterlacing = false
@@ -111,6 +116,7 @@ package final class VideoDecoder {
         frame = try Frame()
         filtered = try Frame()
         toneMapper = ToneMapper.needsMapping(transfer) ? try ToneMapper(transfer: transfer, timeBase: stream.pointee.time_base) : nil
+        rotation = StillGeometry.rotation(of: stream)
     }
 
     /// Hands the frames the decoder still holds to `emit` (through the deinterlacer, which
@@ -229,6 +235,19 @@ package final class VideoDecoder {
         guard pixels.count == size.width * size.height * 3, pixels.count > 0 else {
             throw FFmpegError(function: "render", message: "a \(pixels.count)-byte buffer for \(size)")
         }
+        guard rotation != 0 else {
+            try scale(decoded, size: size, into: pixels)
+            return
+        }
+        // Upright `size`: scaled to the size before the turn, then turned into place.
+        let before = rotation == 180 ? size : PixelSize(width: size.height, height: size.width)
+        let scratch = unturned.flatMap { $0.count == pixels.count ? $0 : nil } ?? PixelBuffer(count: pixels.count)
+        unturned = scratch
+        try scale(decoded, size: before, into: scratch)
+        StillGeometry.rotate(scratch.base, width: before.width, height: before.height, degrees: rotation, into: pixels.base)
+    }
+
+    private func scale(_ decoded: Frame, size: PixelSize, into pixels: PixelBuffer) throws(FFmpegError) {
         if let toneMapper, try toneMapper.render(decoded, size: size, into: pixels.mutableBytes) { return }
         try scaler.scale(decoded, width: size.width, height: size.height, format: AV_PIX_FMT_RGB24,
                          into: pixels.base, stride: size.width * 3)

@@ -66,24 +66,32 @@ package struct StillGeometry: Equatable {
     static func rotate(_ pixels: [UInt8], width: Int, height: Int, degrees: Int) -> [UInt8] {
         guard [90, 180, 270].contains(degrees), pixels.count == width * height * 3 else { return pixels }
         var out = [UInt8](repeating: 0, count: pixels.count)
-        let outWidth = degrees == 180 ? width : height
         pixels.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<height {
-                    for x in 0..<width {
-                        // Where source pixel (x, y) lands.
-                        let (dx, dy): (Int, Int)
-                        switch degrees {
-                        case 90: (dx, dy) = (y, width - 1 - x)          // counter-clockwise
-                        case 180: (dx, dy) = (width - 1 - x, height - 1 - y)
-                        default: (dx, dy) = (height - 1 - y, x)        // 270 ccw = clockwise
-                        }
-                        let s = (y * width + x) * 3, d = (dy * outWidth + dx) * 3
-                        dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]
-                    }
-                }
+                rotate(src.baseAddress!, width: width, height: height, degrees: degrees, into: dst.baseAddress!)
             }
         }
         return out
+    }
+
+    /// ``rotate(_:width:height:degrees:)`` between buffers the caller owns (playback turns each
+    /// frame into its output buffer): `src` is `width` × `height` packed RGB24, `dst` as large.
+    package static func rotate(_ src: UnsafePointer<UInt8>, width: Int, height: Int, degrees: Int,
+                               into dst: UnsafeMutablePointer<UInt8>) {
+        let outWidth = degrees == 180 ? width : height
+        for y in 0..<height {
+            for x in 0..<width {
+                // Where source pixel (x, y) lands.
+                let (dx, dy): (Int, Int)
+                switch degrees {
+                case 90: (dx, dy) = (y, width - 1 - x)          // counter-clockwise
+                case 180: (dx, dy) = (width - 1 - x, height - 1 - y)
+                case 270: (dx, dy) = (height - 1 - y, x)       // 270 ccw = clockwise
+                default: (dx, dy) = (x, y)
+                }
+                let s = (y * width + x) * 3, d = (dy * outWidth + dx) * 3
+                dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]
+            }
+        }
     }
 }

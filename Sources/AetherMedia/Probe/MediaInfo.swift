@@ -80,6 +80,14 @@ public struct VideoStreamInfo: Codable, Sendable, Equatable {
     public var format: VideoFormat
     public var dolbyVision: DolbyVisionInfo?
     public var tags: StreamTags
+    /// Counter-clockwise quarter turns that make the picture upright (the display matrix): 0,
+    /// 90, 180 or 270 (``StillGeometry``'s rule, which playback and every still share).
+    public var rotation = 0
+
+    /// The aspect of the picture as shown: ``displayAspect`` turned by ``rotation``.
+    public var uprightAspect: Double {
+        (rotation == 90 || rotation == 270) && displayAspect > 0 ? 1 / displayAspect : displayAspect
+    }
 
     public var isInterlaced: Bool { ["tt", "bb", "tb", "bt"].contains(fieldOrder) }
     public var isDefault: Bool { tags.isDefault }

@@ -93,7 +93,7 @@ public enum MediaProbe {
             colorPrimaries: p.color_primaries == AVCOL_PRI_UNSPECIFIED ? nil : string(av_color_primaries_name(p.color_primaries)),
             colorTransfer: transfer,
             colorMatrix: p.color_space == AVCOL_SPC_UNSPECIFIED ? nil : string(av_color_space_name(p.color_space)),
-            format: format, dolbyVision: dovi, tags: tags(stream))
+            format: format, dolbyVision: dovi, tags: tags(stream), rotation: StillGeometry.rotation(of: stream))
     }
 
     private static func audio(_ stream: UnsafeMutablePointer<AVStream>, index: Int, scan: BitstreamScan) -> AudioStreamInfo {

@@ -328,7 +328,9 @@ public final class TUIApp {
 
     func relayout() {
         let info = player.mediaInfo
-        let aspect = info?.primaryVideo?.displayAspect ?? 16.0 / 9
+        // The picture as it is shown: upright (a phone's portrait video stands up), at the size
+        // the playing variant has.
+        let aspect = (player.playingVideo ?? info?.primaryVideo)?.uprightAspect ?? 16.0 / 9
         let (cols, rows) = terminal.withScreen { (Curses.columns, Curses.rows) }
         layout = Layout(columns: cols, rows: rows, cellSize: capabilities.cellSize ?? CellSize(width: 8, height: 16),
                         displayAspect: aspect, driver: player.hasVideo ? driver : nil,
