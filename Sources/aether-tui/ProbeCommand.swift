@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherStreaming
 import ArgumentParser
 import Foundation
 
@@ -90,7 +91,17 @@ struct Probe: ParsableCommand {
         do {
             info = try MediaProbe.probe(url: source, options: options, timeout: readTimeout)
         } catch {
-            throw fail("cannot open '\(source)': \(error.message)")
+            // A web page (as playback finds it): what yt-dlp names on it is probed instead.
+            var network = NetworkSettings()
+            network.headers = fields
+            guard NetworkSettings.isNetwork(source),
+                  let page = try? YtdlRunner.media(onPage: source, network: network, settings: YtdlSettings(),
+                                                   interrupt: InterruptToken(), timeout: readTimeout),
+                  let media = try? MediaProbe.probe(url: page.url, options: options, timeout: readTimeout) else {
+                throw fail("cannot open '\(source)': \(error.message)")
+            }
+            AppLog.write("ytdl", "probe: the page names \(TextSanitizer.clean(page.url))")
+            info = media
         }
         if json {
             let encoder = JSONEncoder()

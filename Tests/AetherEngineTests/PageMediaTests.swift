@@ -104,10 +104,10 @@ struct PageMediaTests {
     /// Only what begins as HTML goes to yt-dlp: a playlist or a damaged file keeps its own error.
     @Test func onlyHTMLPagesGoToYtdl() {
         for page in ["<html><body>", "\u{FEFF}  <!DOCTYPE html>\n<html>", "\n<!-- c --><html>", "<HEAD><title>x"] {
-            #expect(SourceOpener.looksLikeHTML(Array(page.utf8)), "\(page)")
+            #expect(YtdlRunner.looksLikeHTML(Array(page.utf8)), "\(page)")
         }
         for other in ["#EXTM3U\n#EXTINF:-1,x\nfile:///etc/passwd", "[playlist]\nFile1=x", "\u{0}\u{1}garbage", "", "{\"url\": 1}"] {
-            #expect(!SourceOpener.looksLikeHTML(Array(other.utf8)), "\(other)")
+            #expect(!YtdlRunner.looksLikeHTML(Array(other.utf8)), "\(other)")
         }
     }
 }

@@ -78,3 +78,41 @@ import Testing
         return (be(16), be(20))
     }
 }
+
+/// A web page reaches yt-dlp however a server sends it (issue 32, item 10): Python's
+/// http.server (HTTP/1.0), a body that ends when the connection closes (no length), no type,
+/// chunked; a small page and a large one. Playback plays what the page names, and `probe`
+/// reads it too. yt-dlp (real, offline) asks only the loopback server. Tier: network.
+@Suite struct PagesAsServedTests {
+    @Test func everyWayAPageIsServedGoesToYtdlp() throws {
+        let dir = PlayerRuns.temp("site")
+        let site = (dir as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: site) }
+        let made = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-nostdin", "-y", "-i", TestEnvironment.fixture("video-only.mkv"),
+                                "-t", "2", "-c", "copy", "-movflags", "+faststart", site + "/clip.mp4"], timeout: 60)
+        try #require(made.status == 0, "ffmpeg: \(made.stderr)")
+        let small = #"<!DOCTYPE html><html><head><title>clip</title></head><body><video src="clip.mp4"></video></body></html>"#
+        try small.write(toFile: site + "/small.html", atomically: true, encoding: .utf8)
+        let filler = String(repeating: "<p>words words words words words words words words</p>\n", count: 20_000)   // about 1 MB
+        try (#"<!DOCTYPE html><html><head><title>big</title></head><body><video src="clip.mp4"></video>"# + filler + "</body></html>")
+            .write(toFile: site + "/large.html", atomically: true, encoding: .utf8)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", TestEnvironment.scripts.appendingPathComponent("page_server.py").path, site]
+        let out = Pipe()
+        server.standardOutput = out
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
+        let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(Int(port) != nil, "no port from page_server.py: '\(port)'")
+        for (way, page) in [("plain", "small.html"), ("nolength", "small.html"), ("notype", "small.html"), ("chunked", "small.html"),
+                            ("nolength", "large.html"), ("chunked", "large.html")] {
+            let url = "http://127.0.0.1:\(port)/\(way)/\(page)"
+            let (r, summaries) = try PlayerRuns.headless([url, "--length=0.5"], timeout: 60)
+            #expect(r.status == 0 && (summaries.first?.framesPresented ?? 0) > 0, "\(way) \(page): exit \(r.status), \(r.stderr)")
+        }
+        let probe = Process.run([TestEnvironment.binary, "probe", "http://127.0.0.1:\(port)/plain/small.html"], timeout: 60)
+        #expect(probe.status == 0 && probe.stdout.contains("h264"), "probe: \(probe.stdout)\(probe.stderr)")
+    }
+}

@@ -176,18 +176,6 @@ extension SourceOpener {
     /// An http(s) source libavformat reached but did not recognise as media: a page for yt-dlp.
     struct NotMedia: Error { let error: PlayerError }
 
-    /// The most of a page read to tell whether it is HTML.
-    static let pageBudget = 8 << 20
-
-    /// Whether `bytes` begin as an HTML document does (after a byte-order mark, white space and
-    /// comments, within the first KiB): only such a page goes to yt-dlp, so a playlist, a
-    /// manifest or a damaged file keeps its own error (and its own rules).
-    static func looksLikeHTML(_ bytes: [UInt8]) -> Bool {
-        let head = String(decoding: bytes.prefix(1024), as: UTF8.self).lowercased()
-        let trimmed = head.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
-        return ["<!doctype html", "<html", "<head", "<body", "<!--", "<meta", "<title", "<video"].contains { trimmed.hasPrefix($0) }
-    }
-
     /// Opens `url`; an http(s) URL that turns out not to be media (libavformat reads it but
     /// recognises no format, and it begins as HTML does) is handed to yt-dlp (``YtdlRunner``) unless
     /// `--ytdl=no`, and what it names plays: its video (or only) URL as the source, a separate

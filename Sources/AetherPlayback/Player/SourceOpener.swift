@@ -63,12 +63,9 @@ enum SourceOpener {
             return try openMedia(url: url, options: options)
         } catch let notMedia as NotMedia {
             // Only an HTML page: read it once more (within a budget) to see.
-            let interrupt = options.interrupt ?? InterruptToken()
-            guard let openOptions = try? SourceOptions.make(network: options.network),
-                  let body = try? SmallFetch.bytes(url, options: openOptions, settings: options.network, interrupt: interrupt,
-                                                   timeout: options.openTimeout, limit: pageBudget),
-                  looksLikeHTML(body) else { throw notMedia.error }
-            let page = try YtdlRunner.resolve(url: url, settings: options.ytdl, interrupt: options.interrupt ?? InterruptToken())
+            guard let page = try YtdlRunner.media(onPage: url, network: options.network, settings: options.ytdl,
+                                                  interrupt: options.interrupt ?? InterruptToken(), timeout: options.openTimeout)
+            else { throw notMedia.error }
             AppLog.write("ytdl", "the page names \(TextSanitizer.clean(page.url))\(page.audioURL.map { " + audio " + TextSanitizer.clean($0) } ?? "")")
             var o = options
             o.page = page

@@ -189,6 +189,11 @@ package final class ResilientInput {
                     guard size > 0, position < size else { return aether_AVERROR_EOF() }
                     result = NetworkFault.truncated
                 }
+                // A body of no declared length (no Content-Length, not chunked: HTTP/1.0's way)
+                // ends when the server closes the connection (RFC 9112, 6.3); libavformat's
+                // HTTP reader calls that close "ends prematurely" (EIO). A reset is another
+                // error and is retried.
+                if result == aether_AVERROR(EIO), size < 0, position > 0 { return aether_AVERROR_EOF() }
             }
             close()
             guard let delay = retryDelay(after: result, attempt: &attempt, what: "read") else {

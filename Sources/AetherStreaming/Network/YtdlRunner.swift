@@ -28,6 +28,32 @@ package enum YtdlRunner {
         return argv + ["--", url]
     }
 
+    /// The page's budget: what is read of a URL libavformat found no media in, to see whether
+    /// it is a web page.
+    package static let pageBudget = 8 << 20
+
+    /// Whether `bytes` begin as an HTML document does (after a byte-order mark, white space and
+    /// comments, within the first KiB): only such a page goes to yt-dlp, so a playlist, a
+    /// manifest or a damaged file keeps its own error (and its own rules).
+    package static func looksLikeHTML(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(1024), as: UTF8.self).lowercased()
+        let trimmed = head.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+        return ["<!doctype html", "<html", "<head", "<body", "<!--", "<meta", "<title", "<video"].contains { trimmed.hasPrefix($0) }
+    }
+
+    /// What yt-dlp names on `url` when it is a web page: its body read once more within
+    /// ``pageBudget`` (however it is served: HTTP/1.0 or 1.1, with or without a length or a type)
+    /// and found to be HTML. nil when it is not a page (the caller keeps its own error); throws
+    /// when it is one yt-dlp cannot read. Playback and `probe` both come here.
+    package static func media(onPage url: String, network: NetworkSettings, settings: YtdlSettings, interrupt: InterruptToken,
+                              timeout: Double) throws(PlayerError) -> PageMedia? {
+        guard let options = try? SourceOptions.make(network: network),
+              let body = try? SmallFetch.bytes(url, options: options, settings: network, interrupt: interrupt,
+                                               timeout: timeout, limit: pageBudget),
+              looksLikeHTML(body) else { return nil }
+        return try resolve(url: url, settings: settings, interrupt: interrupt)
+    }
+
     package static func resolve(url: String, settings: YtdlSettings, interrupt: InterruptToken) throws(PlayerError) -> PageMedia {
         let name = TextSanitizer.clean(url)
         guard let program = locate(settings.program) else {
