@@ -87,4 +87,14 @@ struct InspectorViewTests {
             #expect(InspectTime.parse(bad) == nil, "\(bad)")
         }
     }
+
+    /// The hex view fills its pane (issue 32, item 13).
+    @Test func theHexViewUsesItsWidth() {
+        #expect(InspectorView.hexShape(width: 69) == (perLine: 16, ascii: false))
+        #expect(InspectorView.hexShape(width: 78) == (perLine: 16, ascii: true))
+        #expect(InspectorView.hexShape(width: 142) == (perLine: 32, ascii: true))
+        #expect(InspectorView.hexShape(width: 40) == (perLine: 8, ascii: true))
+        let line = InspectorView.hexLines(Array(0..<16), offset: 0, perLine: 16, ascii: false)[0]
+        #expect(line.count <= 69 && !line.contains("|"), "\(line)")
+    }
 }

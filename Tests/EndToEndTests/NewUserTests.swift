@@ -251,3 +251,28 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 }
+
+/// The inspector's packets and hex (issue 32, item 13): sound packets start no group of
+/// pictures (no ┌▶, gop "-"), video keyframes do; the hex view fills its pane (16 bytes a row
+/// in a 70-column pane, the text column left out; 32 with it where there is room). Tier: cli.
+@Suite struct InspectorPacketsAndHexTests {
+    @Test func onlyVideoKeyframesStartGOPs() throws {
+        let s = try TmuxSession([TestEnvironment.binary, "inspect", TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), "--ao=null",
+                                 "--vo=halfblock"], columns: 120, rows: 40,
+                                environment: ["TERM": "screen-256color", "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config])
+        defer { s.close() }
+        #expect(s.waitFor(10) { $0.contains("1 Container") }, "no inspector:\n\(s.screen())")
+        s.send("2")
+        #expect(s.waitFor(10) { $0.contains("478 of 478 packets") }, "packets not read:\n\(s.screen())")
+        let rows = s.screen().components(separatedBy: "\n").filter { $0.contains(" K__ ") || $0.contains(" ___ ") }
+        // "┌▶ index st dts pts dur size pos flags gop": the stream is the second word after the marker.
+        func stream(_ row: String) -> Substring? { row.split(separator: " ").filter { $0 != "┌▶" && $0 != "│" }.dropFirst().first }
+        let audio = rows.filter { stream($0) == "1" }
+        #expect(!audio.isEmpty, "no audio packets on the first page:\n\(s.screen())")
+        for row in audio {
+            #expect(!row.contains("┌▶") && row.hasSuffix("-"), "an audio packet starts a GOP: \(row)")
+        }
+        #expect(rows.contains { $0.contains("┌▶") && stream($0) == "0" }, "no video keyframe starts a GOP:\n\(s.screen())")
+        s.send("q")
+    }
+}

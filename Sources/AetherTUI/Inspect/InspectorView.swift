@@ -119,11 +119,11 @@ struct InspectorView {
             surface.put(" " + line.0, row: pane.row + i, column: pane.column, role: line.1, width: pane.width)
         }
         guard hexRows > 0, browser.selected?.node != nil else { return }
-        let perLine = pane.width >= 78 ? 16 : 8
+        let (perLine, ascii) = Self.hexShape(width: pane.width - 1)
         let (start, bytes) = browser.hexBytes(count: hexRows * perLine)
         let top = pane.endRow - hexRows
         surface.put(" bytes from " + Self.number(start), row: top - 1, column: pane.column, role: .menuBorder, width: pane.width)
-        for (i, line) in Self.hexLines(bytes, offset: start, perLine: perLine).prefix(hexRows).enumerated() {
+        for (i, line) in Self.hexLines(bytes, offset: start, perLine: perLine, ascii: ascii).prefix(hexRows).enumerated() {
             surface.put(" " + line, row: top + i, column: pane.column, role: .telemetry, width: pane.width)
         }
     }
@@ -139,13 +139,24 @@ struct InspectorView {
         return text
     }
 
-    /// `00000000  1a 45 df a3 …  |.E..|`: offset, bytes, printable ASCII (everything else `.`).
-    static func hexLines(_ bytes: [UInt8], offset: Int64, perLine: Int) -> [String] {
+    /// Bytes per hex line in `width` columns: 32 or 16 with their text column where they fit,
+    /// 16 without it where only the bytes fit, else 8 (a line is 14 + 4 × n columns with the
+    /// text, 10 + 3 × n − 1 without).
+    static func hexShape(width: Int) -> (perLine: Int, ascii: Bool) {
+        for n in [32, 16] where 14 + 4 * n <= width { return (n, true) }
+        if 10 + 3 * 16 - 1 <= width { return (16, false) }
+        return (8, true)
+    }
+
+    /// `00000000  1a 45 df a3 …  |.E..|`: offset, bytes, printable ASCII (everything else `.`;
+    /// left out without `ascii`).
+    static func hexLines(_ bytes: [UInt8], offset: Int64, perLine: Int, ascii: Bool = true) -> [String] {
         stride(from: 0, to: bytes.count, by: perLine).map { i in
             let chunk = bytes[i..<min(bytes.count, i + perLine)]
             let hex = chunk.map { String(format: "%02x", $0) }.joined(separator: " ")
-            let ascii = String(chunk.map { (0x20...0x7E).contains($0) ? Character(UnicodeScalar($0)) : "." })
-            return String(format: "%08llx  ", offset + Int64(i)) + hex.padding(toLength: perLine * 3 - 1, withPad: " ", startingAt: 0) + "  |" + ascii + "|"
+            let line = String(format: "%08llx  ", offset + Int64(i)) + hex.padding(toLength: perLine * 3 - 1, withPad: " ", startingAt: 0)
+            guard ascii else { return line }
+            return line + "  |" + String(chunk.map { (0x20...0x7E).contains($0) ? Character(UnicodeScalar($0)) : "." }) + "|"
         }
     }
 
@@ -196,11 +207,11 @@ struct InspectorView {
             let p = table.rows[rowIndex]
             let tb = table.stream(p.stream)?.timeBase
             func t(_ v: Int64?) -> String { tb?.seconds(v).map { String(format: "%11.6f", $0) } ?? "          -" }
-            let line = String(format: "%@ %9d %2d ", p.isKey ? "┌▶" : "│ ", rowIndex, p.stream) + t(p.dts) + " " + t(p.pts)
+            let line = String(format: "%@ %9d %2d ", p.startsGOP ? "┌▶" : (p.gop > 0 ? "│ " : "  "), rowIndex, p.stream) + t(p.dts) + " " + t(p.pts)
                 + " " + (tb?.seconds(p.duration).map { String(format: "%9.6f", $0) } ?? "        -")
                 + String(format: " %8d ", p.size) + Self.rightAligned(p.position.map { String($0) } ?? "-", 10)
-                + " " + p.flags + String(format: "   %4d", p.gop)
-            let role: ThemeRole = k == table.selection ? .menuSelected : (p.isCorrupt ? .warning : (p.isKey ? .title : .menu))
+                + " " + p.flags + (p.gop > 0 ? String(format: "   %4d", p.gop) : "      -")
+            let role: ThemeRole = k == table.selection ? .menuSelected : (p.isCorrupt ? .warning : (p.startsGOP ? .title : .menu))
             surface.put(line, row: y + i, column: body.column, role: role, width: body.width)
         }
     }

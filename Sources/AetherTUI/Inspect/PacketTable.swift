@@ -15,6 +15,8 @@ struct PacketRow: Equatable, Sendable {
     /// 1-based group of pictures within the stream (a keyframe starts the next).
     var gop: Int32
 
+    /// Whether the row starts a group of pictures (a video keyframe; never sound or text).
+    var startsGOP: Bool { isKey && gop > 0 }
     var flags: String { (isKey ? "K" : "_") + (isDiscard ? "D" : "_") + (isCorrupt ? "C" : "_") }
 }
 
@@ -58,6 +60,9 @@ final class PacketLoader: Sendable {
             return
         }
         loaded.withLock { $0.streamList = inspector.streams }
+        // Groups of pictures are a video stream's: in sound and subtitles every packet is a
+        // keyframe, and no packet starts a GOP (gop 0, shown as "-").
+        let video = Set(inspector.streams.filter { $0.kind == .video }.map(\.index))
         var gops: [Int: Int32] = [:]
         var batch: [PacketRow] = []
         var lastSignal = MonotonicClock.seconds()
@@ -70,10 +75,11 @@ final class PacketLoader: Sendable {
             if loaded.withLock({ $0.cancelled }) { return }
             switch event {
             case .packet(let p):
-                if p.isKey || gops[p.stream] == nil { gops[p.stream, default: 0] += 1 }
+                let isVideo = video.contains(p.stream)
+                if isVideo, p.isKey || gops[p.stream] == nil { gops[p.stream, default: 0] += 1 }
                 batch.append(PacketRow(stream: Int32(clamping: p.stream), size: Int32(clamping: p.size), pts: p.pts, dts: p.dts,
                                        duration: p.duration, position: p.position, isKey: p.isKey, isDiscard: p.isDiscard,
-                                       isCorrupt: p.isCorrupt, gop: gops[p.stream] ?? 1))
+                                       isCorrupt: p.isCorrupt, gop: isVideo ? gops[p.stream] ?? 1 : 0))
                 let now = MonotonicClock.seconds()
                 if batch.count >= 4096 || now - lastSignal > 0.2 { flush(); lastSignal = now }
             case .end(let end):
