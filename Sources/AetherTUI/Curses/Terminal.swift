@@ -13,7 +13,7 @@ import TerminalGraphics
 /// writing to the terminal or encoding a picture, so a terminal that stops reading (an ssh
 /// stall, Ctrl-S, a slow sixel terminal) holds up the writer thread and nothing else: keys and
 /// signals are still handled at once.
-final class Terminal: @unchecked Sendable {  // mutable state is guarded by `lock` / `queue`
+final class Terminal: Sendable {
     /// Bytes waiting to be written, and whether they were.
     final class Ticket: Sendable {
         /// Whether the bytes were written (nil until known), and when `write` accepted the last.
@@ -60,28 +60,40 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
         }
     }
 
-    private let lock = NSLock()
-    private let queue = NSCondition()
-    private var chunks: [Chunk] = []
-    private var stopping = false
-    private var abandon = false
-    private var writing = false
-    private var stats = Statistics()
-    private var thread: Thread?
-    private var finished = false
+    /// ncurses' side, touched only with the lock held (the lock is held to call ncurses).
+    private struct CursesState {
+        var screen: OpaquePointer?
+        var cursesOut: UnsafeMutablePointer<FILE>?
+        var cursesIn: UnsafeMutablePointer<FILE>?
+        /// The modes ncurses set up (cbreak, noecho, nonl), put back on resume after a suspend.
+        var programModes = termios()
+        var haveProgramModes = false
+        var finished = false
+    }
 
-    /// Our own open of the terminal for writing (non-blocking; stdin keeps its flags).
-    private(set) var outputFD: Int32 = -1
-    /// ncurses' output fd: the terminal while ncurses sets its modes, then the pipe's write end.
-    private var cursesFD: Int32 = -1
-    private var pipeRead: Int32 = -1
-    private var screen: OpaquePointer?
-    private var cursesOut: UnsafeMutablePointer<FILE>?
-    private var cursesIn: UnsafeMutablePointer<FILE>?
-    private var drainBuffer = [UInt8](repeating: 0, count: 64 * 1024)
-    /// The modes ncurses set up (cbreak, noecho, nonl), put back on resume after a suspend.
-    private var programModes = termios()
-    private var haveProgramModes = false
+    /// The read end of the pipe ncurses writes into, and the buffer it is drained through.
+    private struct Capture {
+        var pipeRead: Int32 = -1
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    }
+
+    /// The writer's queue and what it reports.
+    private struct Queue {
+        var chunks: [Chunk] = []
+        var stopping = false
+        var abandon = false
+        var writing = false
+        var stats = Statistics()
+        /// Our own open of the terminal for writing (non-blocking; stdin keeps its flags).
+        var outputFD: Int32 = -1
+    }
+
+    /// The lock: held to call ncurses and to enqueue what it wrote.
+    private let curses = Guarded(CursesState())
+    /// Drained with the lock held (ordered by it); a lock of its own so that ``emitInScreen(_:)``
+    /// can drain inside ``withScreen(_:)``.
+    private let capture = Guarded(Capture())
+    private let queue = GuardedCondition(Queue())
 
     /// Takes the terminal: saves its modes, arms restoration for every exit path (crash signals
     /// included), starts ncurses on it with cbreak/noecho/keypad, then redirects ncurses' output
@@ -94,6 +106,7 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
         // ncurses would query the window size on its own fd after SIGWINCH, which becomes the
         // pipe: the host polls TIOCGWINSZ on the terminal and calls resizeterm instead.
         signal(SIGWINCH, SIG_IGN)
+        var outputFD: Int32 = -1
         if let name = ttyname(STDOUT_FILENO) {
             outputFD = open(name, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
         }
@@ -101,9 +114,10 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
             outputFD = dup(STDOUT_FILENO)
             _ = fcntl(outputFD, F_SETFL, fcntl(outputFD, F_GETFL) | O_NONBLOCK)
         }
-        cursesFD = dup(STDOUT_FILENO)
-        cursesOut = fdopen(cursesFD, "w")
-        cursesIn = fdopen(dup(STDIN_FILENO), "r")
+        // ncurses' output fd: the terminal while ncurses sets its modes, then the pipe's write end.
+        let cursesFD = dup(STDOUT_FILENO)
+        let cursesOut = fdopen(cursesFD, "w")
+        let cursesIn = fdopen(dup(STDIN_FILENO), "r")
         // ncurses reads the entry without erase and scroll capabilities (TextOnlyTerminfo).
         let previous = getenv("TERMINFO").map { String(cString: $0) }
         if let terminfoDirectory { setenv("TERMINFO", terminfoDirectory, 1) }
@@ -115,27 +129,27 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
         guard let opened = screenOpened else {
             if let cursesOut { fclose(cursesOut) }
             if let cursesIn { fclose(cursesIn) }
-            cursesOut = nil
-            cursesIn = nil
             if outputFD >= 0 { close(outputFD) }
-            outputFD = -1
             aether_terminal_set_restore_sequence("", 0)
             throw StartError(term: ProcessInfo.processInfo.environment["TERM"] ?? "")
         }
-        lock.withLock {
-            screen = opened
-            _ = set_term(screen)
+        queue.withLock { $0.outputFD = outputFD }
+        curses.withLock { c in
+            c.screen = opened
+            c.cursesOut = cursesOut
+            c.cursesIn = cursesIn
+            _ = set_term(opened)
             cbreak()
             noecho()
             nonl()
-            haveProgramModes = tcgetattr(STDIN_FILENO, &programModes) == 0
+            c.haveProgramModes = tcgetattr(STDIN_FILENO, &c.programModes) == 0
             // Everything ncurses writes from here on is captured: a pipe as large as the system
             // allows (1 MiB; a full redraw of a huge screen stays below it), drained after every
             // ncurses call, so ncurses never blocks on it.
             var fds: [Int32] = [-1, -1]
             if aether_terminal_capture_pipe(&fds, 1 << 20) == 0 {
                 fflush(cursesOut)
-                pipeRead = fds[0]
+                capture.withLock { $0.pipeRead = fds[0] }
                 dup2(fds[1], cursesFD)
                 close(fds[1])
             }
@@ -143,7 +157,6 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
         let t = Thread { [unowned self] in writerLoop() }
         t.name = "aether.tty.writer"
         t.stackSize = 512 * 1024
-        thread = t
         t.start()
     }
 
@@ -161,25 +174,23 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     /// reaches the terminal in order with the video frames.
     @discardableResult
     func withScreen<R>(_ body: () throws -> R) rethrows -> R {
-        lock.lock()
-        defer {
-            drainCurses()
-            lock.unlock()
+        try curses.withLock { _ in
+            defer { drainCurses() }
+            return try body()
         }
-        return try body()
     }
 
     /// Enqueues `buffer` if `accept` (evaluated under the lock, in order with ncurses' updates)
     /// says so; returns the ticket to wait on, or nil when refused or stopping. The buffer is
     /// written from where it is, not copied: do not change it until the ticket has finished.
     func submit(_ buffer: ByteBuffer, accept: () -> Bool = { true }) -> Ticket? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard accept() else { return nil }
-        drainCurses()
-        let ticket = Ticket()
-        guard enqueue(.buffer(buffer), ticket: ticket) else { return nil }
-        return ticket
+        curses.withLock { _ in
+            guard accept() else { return nil }
+            drainCurses()
+            let ticket = Ticket()
+            guard enqueue(.buffer(buffer), ticket: ticket) else { return nil }
+            return ticket
+        }
     }
 
     /// Inside ``withScreen(_:)`` only: enqueues `bytes` after what ncurses wrote so far and
@@ -192,63 +203,66 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     /// Enqueues raw bytes (terminal resets, erases) in order; false when stopping.
     @discardableResult
     func write(_ bytes: [UInt8]) -> Bool {
-        lock.withLock {
+        curses.withLock { _ in
             drainCurses()
             return enqueue(.bytes(bytes), ticket: nil)
         }
     }
 
-    var statistics: Statistics { queue.withLock { stats } }
+    var statistics: Statistics { queue.withLock { $0.stats } }
 
     /// Whether bytes are still waiting for the terminal.
-    var isBacklogged: Bool { queue.withLock { writing || !chunks.isEmpty } }
+    var isBacklogged: Bool { queue.withLock { $0.writing || !$0.chunks.isEmpty } }
 
     /// Ends the screen: ncurses' exit sequence is queued, the writer is given `abandonAfter`
     /// seconds to get everything out; what the terminal has not taken by then is abandoned (the
     /// pending output is discarded with TCOFLUSH so the restore sequence fits), and the saved
     /// modes and the restore sequence are put back. Idempotent.
     func stop(abandonAfter: Double = 1.0) {
-        guard !finished else { return }
-        finished = true
-        lock.withLock {
+        let first = curses.withLock { c -> Bool in
+            guard !c.finished else { return false }
+            c.finished = true
             endwin()
             drainCurses()
+            return true
         }
-        let deadline = Date(timeIntervalSinceNow: abandonAfter)
-        queue.lock()
-        stopping = true
-        queue.broadcast()
-        while writing || !chunks.isEmpty, queue.wait(until: deadline) {}
-        let stuck = writing || !chunks.isEmpty
-        if stuck {
-            abandon = true
-            for chunk in chunks {
-                stats.bytesAbandoned += chunk.count
-                chunk.ticket?.finish(false)
+        guard first else { return }
+        let deadline = MonotonicClock.seconds() + abandonAfter
+        queue.update { $0.stopping = true }
+        let (stuck, outputFD) = queue.withLock(when: { !$0.writing && $0.chunks.isEmpty }, deadline: deadline) { q, _ in
+            let stuck = q.writing || !q.chunks.isEmpty
+            if stuck {
+                q.abandon = true
+                for chunk in q.chunks {
+                    q.stats.bytesAbandoned += chunk.count
+                    chunk.ticket?.finish(false)
+                }
+                q.chunks.removeAll()
+                queue.broadcast()
             }
-            chunks.removeAll()
-            queue.broadcast()
+            return (stuck, q.outputFD)
         }
-        queue.unlock()
         if stuck, outputFD >= 0 { tcflush(outputFD, TCOFLUSH) }
         // The writer notices `abandon` within one poll interval.
-        let joinDeadline = Date(timeIntervalSinceNow: 0.2)
-        queue.lock()
-        while writing, queue.wait(until: joinDeadline) {}
-        queue.unlock()
-        lock.withLock {
-            if let screen { delscreen(screen) }
-            screen = nil
-            if let cursesOut { fclose(cursesOut) }
-            cursesOut = nil
-            if let cursesIn { fclose(cursesIn) }
-            cursesIn = nil
-            if pipeRead >= 0 { close(pipeRead) }
-            pipeRead = -1
+        queue.wait(until: { !$0.writing }, timeout: 0.2)
+        curses.withLock { c in
+            if let screen = c.screen { delscreen(screen) }
+            c.screen = nil
+            if let cursesOut = c.cursesOut { fclose(cursesOut) }
+            c.cursesOut = nil
+            if let cursesIn = c.cursesIn { fclose(cursesIn) }
+            c.cursesIn = nil
+            capture.withLock { p in
+                if p.pipeRead >= 0 { close(p.pipeRead) }
+                p.pipeRead = -1
+            }
         }
         aether_terminal_restore()
-        if outputFD >= 0 { close(outputFD) }
-        outputFD = -1
+        let fd = queue.withLock { q in
+            defer { q.outputFD = -1 }
+            return q.outputFD
+        }
+        if fd >= 0 { close(fd) }
     }
 
     /// Job control (Ctrl-Z): gives the terminal back to the shell as it was before start —
@@ -257,8 +271,8 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     /// main screen) and the saved modes go back. The writer thread stays; nothing may be
     /// written until ``resumeScreen()``.
     func suspendScreen(abandonAfter: Double = 1.0) {
-        lock.withLock {
-            guard screen != nil else { return }
+        curses.withLock { c in
+            guard c.screen != nil else { return }
             endwin()
             drainCurses()
         }
@@ -269,9 +283,11 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     /// After a suspend: the terminal in the player's modes again, ncurses back on the alternate
     /// screen with keypad and mouse, and the next refresh redraws everything.
     func resumeScreen() {
-        if haveProgramModes { tcsetattr(STDIN_FILENO, TCSANOW, &programModes) }
-        lock.withLock {
-            guard screen != nil else { return }
+        if var modes = curses.withLock({ $0.haveProgramModes ? $0.programModes : nil }) {
+            tcsetattr(STDIN_FILENO, TCSANOW, &modes)
+        }
+        curses.withLock { c in
+            guard c.screen != nil else { return }
             // Leaving endwin's state: ncurses re-sends the alternate screen and keypad modes.
             refresh()
             clearok(aether_stdscr(), true)
@@ -282,80 +298,77 @@ final class Terminal: @unchecked Sendable {  // mutable state is guarded by `loc
     /// Waits until the writer has written everything queued, or `abandonAfter` seconds; what
     /// it has not taken by then is discarded (the writer stays alive).
     private func waitForWriter(abandonAfter: Double) {
-        let deadline = Date(timeIntervalSinceNow: abandonAfter)
-        queue.lock()
-        while writing || !chunks.isEmpty, queue.wait(until: deadline) {}
-        for chunk in chunks {
-            stats.bytesAbandoned += chunk.count
-            chunk.ticket?.finish(false)
+        let deadline = MonotonicClock.seconds() + abandonAfter
+        queue.withLock(when: { !$0.writing && $0.chunks.isEmpty }, deadline: deadline) { q, _ in
+            for chunk in q.chunks {
+                q.stats.bytesAbandoned += chunk.count
+                chunk.ticket?.finish(false)
+            }
+            q.chunks.removeAll()
         }
-        chunks.removeAll()
-        queue.unlock()
     }
 
     // MARK: private
 
-    /// Reads everything ncurses has written so far into the queue. Caller holds `lock`.
+    /// Reads everything ncurses has written so far into the queue. Caller holds the lock.
     private func drainCurses() {
-        guard pipeRead >= 0 else { return }
-        var collected: [UInt8] = []
-        while true {
-            let n = drainBuffer.withUnsafeMutableBytes { read(pipeRead, $0.baseAddress, $0.count) }
-            if n > 0 {
-                collected.append(contentsOf: drainBuffer[0..<n])
-                continue
+        let collected = capture.withLock { c -> [UInt8] in
+            let fd = c.pipeRead
+            guard fd >= 0 else { return [] }
+            var collected: [UInt8] = []
+            while true {
+                let n = c.buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n > 0 {
+                    collected.append(contentsOf: c.buffer[0..<n])
+                    continue
+                }
+                if n < 0, errno == EINTR { continue }
+                break
             }
-            if n < 0, errno == EINTR { continue }
-            break
+            return collected
         }
         if !collected.isEmpty { _ = enqueue(.bytes(collected), ticket: nil) }
     }
 
     private func enqueue(_ payload: Chunk.Payload, ticket: Ticket?) -> Bool {
-        queue.lock()
-        defer { queue.unlock() }
-        guard !abandon else { ticket?.finish(false); return false }
-        chunks.append(Chunk(payload: payload, ticket: ticket))
-        queue.broadcast()
-        return true
+        queue.withLock { q in
+            guard !q.abandon else { ticket?.finish(false); return false }
+            q.chunks.append(Chunk(payload: payload, ticket: ticket))
+            queue.broadcast()
+            return true
+        }
     }
 
     private func writerLoop() {
         aether_terminal_install_altstack()
         while true {
-            queue.lock()
-            while chunks.isEmpty, !(stopping || abandon) { queue.wait() }
-            if chunks.isEmpty || abandon {
-                queue.unlock()
-                if stopping || abandon { return }
-                continue
+            // Bytes to write, or stopping with none left, or abandoned.
+            let next = queue.withLock(when: { !$0.chunks.isEmpty || $0.stopping || $0.abandon }) { q, _ -> (Chunk, Int32)? in
+                if q.chunks.isEmpty || q.abandon { return nil }
+                q.writing = true
+                return (q.chunks.removeFirst(), q.outputFD)
             }
-            let chunk = chunks.removeFirst()
-            writing = true
-            queue.unlock()
+            guard let (chunk, fd) = next else { return }
             let written = switch chunk.payload {
-            case .bytes(let bytes): bytes.withUnsafeBytes { writeAll($0) }
-            case .buffer(let buffer): buffer.withUnsafeBytes { writeAll($0) }
+            case .bytes(let bytes): bytes.withUnsafeBytes { writeAll($0, to: fd) }
+            case .buffer(let buffer): buffer.withUnsafeBytes { writeAll($0, to: fd) }
             }
             chunk.ticket?.finish(written)
-            queue.withLock {
-                writing = false
-                queue.broadcast()
-            }
+            queue.update { $0.writing = false }
         }
     }
 
     /// Writes `bytes` to the terminal, waiting (in 50 ms polls) while it does not read, until
     /// done or abandoned (one chunk with any wait counts as one stall).
-    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    private func writeAll(_ bytes: UnsafeRawBufferPointer, to outputFD: Int32) -> Bool {
         let start = MonotonicClock.seconds()
-        let outcome = OutputWriter.writeFully(bytes, to: outputFD, pollMilliseconds: 50) { queue.withLock { abandon } }
+        let outcome = OutputWriter.writeFully(bytes, to: outputFD, pollMilliseconds: 50) { queue.withLock { $0.abandon } }
         let ok = outcome.error == nil && !outcome.abandoned
-        queue.withLock {
-            stats.bytesWritten += outcome.written
-            if outcome.stalls > 0 { stats.stalls += 1 }
-            stats.writeSeconds += MonotonicClock.seconds() - start
-            if !ok { stats.bytesAbandoned += bytes.count - outcome.written }
+        queue.withLock { q in
+            q.stats.bytesWritten += outcome.written
+            if outcome.stalls > 0 { q.stats.stalls += 1 }
+            q.stats.writeSeconds += MonotonicClock.seconds() - start
+            if !ok { q.stats.bytesAbandoned += bytes.count - outcome.written }
         }
         return ok
     }
