@@ -21,6 +21,8 @@ public final class SubtitleStore: Sendable {
         var bitmapBytes = 0
         /// Longest cue so far: how far back from `t` a cue showing at `t` can start.
         var longest = 0.0
+        /// Passes made over the cues to prune them (each costs the track's length).
+        var prunes = 0
     }
 
     struct State {
@@ -189,6 +191,11 @@ public final class SubtitleStore: Sendable {
         state.withLock { s in s.tracks.indices.contains(id) ? s.tracks[id].cues : [] }
     }
 
+    /// How many passes pruning made over track `id` (the cost of reading its cues).
+    func prunes(track id: Int) -> Int {
+        state.withLock { s in s.tracks.indices.contains(id) ? s.tracks[id].prunes : 0 }
+    }
+
     /// True when the demuxer should decode this stream's packets: it is the selected track.
     package func handles(streamIndex: Int) -> Bool {
         state.withLock { s in
@@ -326,20 +333,35 @@ public final class SubtitleStore: Sendable {
         }
     }
 
-    /// Drops cues that ended before `cutoff`, then the oldest ones past the count and byte caps.
+    /// Drops cues that ended before `cutoff`, then the oldest ones past the count and byte caps:
+    /// down to seven eighths of a cap once it is passed, so a stream of cues over it (a file of
+    /// 200,000 cues) prunes once per eighth of the cap, not once per cue (each prune is a pass
+    /// over the track: once per cue made reading quadratic).
+    /// The pass touches only what it drops: the cues that start before the cutoff (start order:
+    /// no later one can have ended before it) and the oldest past a cap; the byte count is kept
+    /// by subtraction.
     private static func prune(_ track: inout Track, before cutoff: Double?) {
+        var bytes = track.bitmapBytes
         if let cutoff {
-            track.cues.removeAll { $0.end < cutoff }
+            let head = upperBound(track.cues, cutoff)
+            if head > 0, track.cues[..<head].contains(where: { $0.end < cutoff }) {
+                var kept = Array(track.cues[..<head])
+                bytes -= kept.reduce(0) { $1.end < cutoff ? $0 + $1.bitmapBytes : $0 }
+                kept.removeAll { $0.end < cutoff }
+                track.cues.replaceSubrange(0..<head, with: kept)
+            }
         }
-        let drop = max(0, track.cues.count - maxCues)
-        var bytes = track.cues[drop...].reduce(0) { $0 + $1.bitmapBytes }
-        var end = drop
-        while end < track.cues.count, bytes > maxBitmapBytes {
-            bytes -= track.cues[end].bitmapBytes
-            end += 1
+        let countCap = track.cues.count > maxCues ? maxCues - maxCues / 8 : maxCues
+        var drop = max(0, track.cues.count - countCap)
+        bytes -= track.cues[..<drop].reduce(0) { $0 + $1.bitmapBytes }
+        let byteCap = bytes > maxBitmapBytes ? maxBitmapBytes - maxBitmapBytes / 8 : maxBitmapBytes
+        while drop < track.cues.count, bytes > byteCap {
+            bytes -= track.cues[drop].bitmapBytes
+            drop += 1
         }
-        if end > 0 { track.cues.removeFirst(end) }
+        if drop > 0 { track.cues.removeFirst(drop) }
         track.bitmapBytes = bytes
+        track.prunes += 1
     }
 }
 
