@@ -97,7 +97,8 @@ struct Probe: ParsableCommand {
             guard NetworkSettings.isNetwork(source),
                   let page = try? YtdlRunner.media(onPage: source, network: network, settings: YtdlSettings(),
                                                    interrupt: InterruptToken(), timeout: readTimeout),
-                  let media = try? MediaProbe.probe(url: page.url, options: options, timeout: readTimeout) else {
+                  let pageOptions = try? SourceOptions.make(network: page.network(over: network)),
+                  let media = try? MediaProbe.probe(url: page.url, options: pageOptions, timeout: readTimeout) else {
                 throw fail("cannot open '\(source)': \(error.message)")
             }
             AppLog.write("ytdl", "probe: the page names \(TextSanitizer.clean(page.url))")

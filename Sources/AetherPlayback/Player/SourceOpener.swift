@@ -70,11 +70,7 @@ enum SourceOpener {
             var o = options
             o.page = page
             if let audio = page.audioURL { o.audioFiles.insert(audio, at: 0) }
-            var headers = page.headers
-            if let ua = headers.removeValue(forKey: "User-Agent"), o.network.userAgent == nil { o.network.userAgent = ua }
-            if let ref = headers.removeValue(forKey: "Referer"), o.network.referrer == nil { o.network.referrer = ref }
-            let mine = Set(o.network.headers.keys.map { $0.lowercased() })
-            for (name, value) in headers where !mine.contains(name.lowercased()) { o.network.headers[name] = value }
+            o.network = page.network(over: o.network)
             return try openMedia(url: page.url, options: o)
         }
     }

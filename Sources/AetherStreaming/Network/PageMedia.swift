@@ -79,6 +79,19 @@ public struct PageMedia: Sendable, Equatable {
     public var title: String?
     public var chapters: [Chapter] = []
 
+    /// `base` with the page's headers under the user's: yt-dlp's User-Agent and Referer where the
+    /// user set none, its other headers where the user has none of that name. What the page's
+    /// media is fetched with, by playback and by `probe`.
+    public func network(over base: NetworkSettings) -> NetworkSettings {
+        var network = base
+        var headers = self.headers
+        if let ua = headers.removeValue(forKey: "User-Agent"), network.userAgent == nil { network.userAgent = ua }
+        if let ref = headers.removeValue(forKey: "Referer"), network.referrer == nil { network.referrer = ref }
+        let mine = Set(network.headers.keys.map { $0.lowercased() })
+        for (name, value) in headers where !mine.contains(name.lowercased()) { network.headers[name] = value }
+        return network
+    }
+
     /// The most of yt-dlp's output read.
     public static let outputBudget = 32 << 20
     /// Nesting read (the JSON reader's own limit, mpv's 50: the stricter of the two readers the
