@@ -32,7 +32,7 @@ struct AetherTUICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: PlayerIdentity.name,
         abstract: "A terminal media player: video as kitty or sixel images or character cells, sound through ALSA.",
-        discussion: CommonOptionsHelp.text,
+        discussion: CommonOptionsHelp.discussion,
         version: PlayerIdentity.version,
         subcommands: [Play.self, Probe.self, Inspect.self, Caps.self, Extract.self, Download.self],
         defaultSubcommand: Play.self)

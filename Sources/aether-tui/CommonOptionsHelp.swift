@@ -5,6 +5,14 @@ enum CommonOptionsHelp {
     static let names = ["vo", "start", "length", "pause", "volume", "speed", "aid", "sid", "sub-file", "alang", "slang",
                         "loop-file", "hls-bitrate", "input-ipc-server"]
 
+    /// The root command's discussion: ``text`` when the arguments ask for a help (reading the
+    /// play options' description takes a few ms, about a tenth of the start-up, which every
+    /// start would pay otherwise; only a help shows the discussion).
+    static var discussion: String {
+        let asked = CommandLine.arguments.dropFirst().contains { $0 == "--help" || $0 == "-h" || $0 == "help" }
+        return asked ? text : ""
+    }
+
     static var text: String {
         let shapes = ConfigArguments.shapes
         let lines = names.compactMap { name -> String? in
