@@ -17,17 +17,18 @@ public enum Key: Hashable, Sendable {
     /// not a key or a key a terminal cannot send alone (`Alt+…`, `Shift+x`).
     public init?(mpvName name: String) {
         guard let canonical = KeyMap.canonicalName(name) else { return nil }
-        let named: [String: Key] = [
-            "SPACE": .character(" "), "SHARP": .character("#"), "LEFT": .left, "RIGHT": .right, "UP": .up, "DOWN": .down,
-            "Shift+LEFT": .shiftLeft, "Shift+RIGHT": .shiftRight, "PGUP": .pageUp, "PGDWN": .pageDown, "BS": .backspace,
-            "ESC": .escape, "ENTER": .enter, "HOME": .home, "END": .end, "TAB": .tab, "DEL": .delete, "INS": .insert,
-        ]
-        if let key = named[canonical] { self = key; return }
-        if canonical.hasPrefix("F"), let n = Int(canonical.dropFirst()), (1...12).contains(n) { self = .function(n); return }
+        if let key = Self.named[canonical] { self = key; return }
         if canonical.hasPrefix("Ctrl+"), canonical.count == 6, let c = canonical.last { self = .control(c); return }
         guard canonical.count == 1, let c = canonical.first else { return nil }
         self = .character(c)
     }
+
+    /// The keys with a name of more than one character, by that name (``mpvName`` is its one home).
+    private static let named: [String: Key] = {
+        let keys: [Key] = [.character(" "), .character("#"), .left, .right, .up, .down, .shiftLeft, .shiftRight, .pageUp, .pageDown,
+                           .backspace, .escape, .enter, .home, .end, .tab, .delete, .insert] + (1...12).map { .function($0) }
+        return Dictionary(uniqueKeysWithValues: keys.map { ($0.mpvName, $0) })
+    }()
 
     /// The key's name in mpv's `input.conf` syntax, as ``KeyMap/canonicalName(_:)`` spells it.
     public var mpvName: String {
