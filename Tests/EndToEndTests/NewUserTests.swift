@@ -6,6 +6,10 @@ import Foundation
 import TerminalGraphics
 import Testing
 
+/// The tmux panes' environment: a 24-bit colour terminal and the tests' isolated homes.
+private let tmuxEnvironment = ["TERM": "screen-256color", "COLORTERM": "truecolor",
+                               "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
+
 /// What a new user meets first (issue 32). mpv's habits a user or a script reaches for first: the chapter keys `!` and `@`,
 /// IPC `keypress` (a key as if typed: the bindings headless, every mode of the terminal player)
 /// and the `mpv-version` property. Tier: cli.
@@ -46,10 +50,8 @@ import Testing
         let dir = PlayerRuns.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let socket = dir + "/tui.sock"
-        let env = ["TERM": "screen-256color", "COLORTERM": "truecolor",
-                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
         let tui = try TmuxSession([TestEnvironment.binary, Self.clip, "--ao=null", "--vo=halfblock", "--pause",
-                                   "--input-ipc-server=\(socket)"], columns: 100, rows: 30, environment: env)
+                                   "--input-ipc-server=\(socket)"], columns: 100, rows: 30, environment: tmuxEnvironment)
         defer { tui.close() }
         let client = try IPCTestClient(path: socket, timeout: 10)
         func chapter() -> Double? { client.request(#"{"command":["get_property","chapter"]}"#)?["data"] as? Double }
@@ -117,10 +119,8 @@ import Testing
 /// lines for a file with no picture, and one channel reads "mono". Tier: cli.
 @Suite struct MusicStatsTests {
     @Test func theMusicViewsStatsSayOnlyWhatTheSoundIs() throws {
-        let env = ["TERM": "screen-256color", "COLORTERM": "truecolor",
-                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
         let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("tones-stepped.mka"), "--ao=null", "--pause"],
-                                columns: 120, rows: 40, environment: env)
+                                columns: 120, rows: 40, environment: tmuxEnvironment)
         defer { s.close() }
         #expect(s.waitFor(8) { $0.contains("/ 00:12") }, "no music view:\n\(s.screen())")
         s.send("i")
@@ -189,10 +189,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
         let dir = PlayerRuns.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let env = ["TERM": "screen-256color", "COLORTERM": "truecolor",
-                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
         let s = try TmuxSession([TestEnvironment.binary, file, "--ao=null", "--vo=halfblock", "--pause", "--start=4",
-                                 "--input-ipc-server=\(dir)/s.sock"], columns: 120, rows: 36, environment: env)
+                                 "--input-ipc-server=\(dir)/s.sock"], columns: 120, rows: 36, environment: tmuxEnvironment)
         defer { s.close() }
         let client = try IPCTestClient(path: dir + "/s.sock", timeout: 10)
         #expect(waitUntil(8, interval: 0.05) { client.request(#"{"command":["get_property","chapter"]}"#)?["data"] as? Double == 1 },
@@ -219,10 +217,8 @@ import Testing
 /// takes from the left edge to the bottom. Tier: cli.
 @Suite struct RotationPlaybackTests {
     @Test func aRotatedVideoPlaysUpright() throws {
-        let env = ["TERM": "screen-256color", "COLORTERM": "truecolor",
-                   "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": TestEnvironment.isolatedHomes.state]
         let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("frames-rotate90.mp4"), "--ao=null", "--vo=halfblock",
-                                 "--pause", "--start=0.3"], columns: 100, rows: 30, environment: env)
+                                 "--pause", "--start=0.3"], columns: 100, rows: 30, environment: tmuxEnvironment)
         defer { s.close() }
         try #require(s.waitForPausedPicture() != nil, "no paused picture:\n\(s.screen())")
         let screen = s.screen(colours: true, wholeRows: true)
