@@ -6,6 +6,9 @@ package enum TerminalInput: Equatable, Sendable {
     case functionKey(Int32)
     /// A mouse report (``ReplyFilter`` decodes them; ncurses is taught no mouse).
     case mouse(MouseReport)
+    /// A reply the host asked for while running, whole (`ESC [ ? … S`: XTSMGRAPHICS, the sixel
+    /// limits the outer terminal says through tmux after a resize), for the probe's parser.
+    case reply([UInt8])
 }
 
 /// Keeps terminal replies out of the keys.
@@ -22,7 +25,9 @@ package enum TerminalInput: Equatable, Sendable {
 ///   answers), OSC (`ESC ]`, colour queries), kitty's APC graphics replies (`ESC _G…`), PM, SOS;
 /// - SS3 (`ESC O x`).
 ///
-/// Mouse reports are the one kind of sequence handed on: SGR (`CSI < Cb ; Cx ; Cy M|m`) and X10
+/// XTSMGRAPHICS answers (`CSI ? … S`, at most ``maxReplyBytes``) are handed on whole as
+/// ``TerminalInput/reply(_:)``: the host asks for them again on a resize. Mouse reports are the
+/// other kind of sequence handed on: SGR (`CSI < Cb ; Cx ; Cy M|m`) and X10
 /// (`CSI M` + three characters) become ``TerminalInput/mouse(_:)`` (``MouseReport``: numbers
 /// clamped, malformed ones swallowed, a run of motion reports in one read coalesced to its last).
 ///
@@ -54,6 +59,10 @@ package struct ReplyFilter {
     private var state = State.ground
     /// The CSI sequence being read (mouse reports are decoded from it).
     private var csi = CSIParameters()
+    /// Its parameter and intermediate bytes, up to ``maxReplyBytes`` (replies handed on).
+    private var csiBytes: [UInt8] = []
+    /// The longest reply handed on (`?2;0;4096;4096` is 14 bytes); a longer one is swallowed.
+    static let maxReplyBytes = 32
     /// The X10 report's characters so far.
     private var x10: [UInt32] = []
     private var lastInput = -Double.infinity
@@ -103,6 +112,13 @@ package struct ReplyFilter {
     private mutating func startCSI() {
         state = .csi
         csi = CSIParameters()
+        csiBytes.removeAll(keepingCapacity: true)
+    }
+
+    /// `CSI ? … S` read whole and within the bound: the bytes of the reply.
+    private func graphicsReply(final: UInt32) -> [UInt8]? {
+        guard final == 0x53, csiBytes.first == 0x3F, csiBytes.count <= Self.maxReplyBytes else { return nil }
+        return [0x1B, 0x5B] + csiBytes + [0x53]
     }
 
     /// Introducers after ESC that start a sequence: CSI, SS3, OSC, DCS, SOS, PM, APC.
@@ -153,6 +169,7 @@ package struct ReplyFilter {
             switch c {
             case 0x20...0x3F:
                 csi.add(c)
+                if csiBytes.count <= Self.maxReplyBytes { csiBytes.append(UInt8(c)) }
                 return true                     // parameters and intermediates
             case 0x4D where csi.isEmpty:
                 state = .x10                    // CSI M: an X10 mouse report's three characters follow
@@ -161,6 +178,7 @@ package struct ReplyFilter {
             case 0x40...0x7E:
                 state = .ground                 // final byte: the whole sequence is swallowed…
                 if let report = csi.mouseReport(final: c) { out.append(.mouse(report)) }   // …or it is the mouse
+                else if let reply = graphicsReply(final: c) { out.append(.reply(reply)) }  // …or a reply asked for
                 return true
             default:
                 state = .ground                 // malformed: drop what came, look at this again

@@ -1,6 +1,7 @@
 import AetherControl
 @testable import AetherInput
 @testable import AetherTUI
+import TerminalGraphics
 import Testing
 
 /// Terminal replies that arrive after the probe must never be read as keys (over ssh they did:
@@ -46,6 +47,29 @@ import Testing
         let r = Self.run([Self.read(reply)])
         #expect(r.commands.isEmpty, "\(name) became \(r.commands)")
         #expect(r.keys.isEmpty, "\(name) became keys \(r.keys)")
+    }
+
+    /// XTSMGRAPHICS answers are handed on whole (the player asks the terminal outside tmux for
+    /// its sixel limits again after a resize, issue 32 item 1); no other reply is, and an overlong
+    /// one is swallowed like any other sequence. The capabilities take the limits from the bytes.
+    @Test func sixelLimitRepliesAreHandedOnWhole() {
+        var filter = ReplyFilter()
+        let out = filter.feed(Self.read("q\u{1B}[?2;0;1000;912S\u{1B}[?1;0;256S\u{1B}[6;19;9t\u{1B}[?63;4c"), now: 100)
+        #expect(out == [.character(0x71), .reply(Array("\u{1B}[?2;0;1000;912S".utf8)), .reply(Array("\u{1B}[?1;0;256S".utf8))])
+        let long = "\u{1B}[?2;0;" + String(repeating: "9", count: 40) + "S"
+        let swallowed = filter.feed(Self.read(long), now: 101)
+        #expect(swallowed.isEmpty, "an overlong reply is swallowed")
+        var caps = TerminalCapabilities()
+        caps.sixelMaxGeometry = PixelSize(width: 2000, height: 2000)
+        var changed = false
+        for case .reply(let bytes) in out { changed = caps.takeSixelLimits(from: bytes) || changed }
+        #expect(changed && caps.sixelMaxGeometry == PixelSize(width: 1000, height: 912) && caps.sixelColorRegisters == 256,
+                "a later answer replaces the limit (another terminal may have attached)")
+        let same = caps.takeSixelLimits(from: Array("\u{1B}[?2;0;1000;912S".utf8))
+        #expect(!same, "the same limits are no change")
+        let hostile = caps.takeSixelLimits(from: Array("\u{1B}[?2;0;0;99999S".utf8))
+        #expect(!hostile, "out of range: not taken")
+        #expect(caps.sixelMaxGeometry == PixelSize(width: 1000, height: 912))
     }
 
     @Test func theWholeProbeAnswerInOneReadMakesNoCommand() {

@@ -18,14 +18,18 @@ public final class TmuxSession: @unchecked Sendable {  // used from one test at 
     ///   - stdin: a file to redirect the command's input from (`/dev/tty`: the pane's terminal,
     ///     opened read-only).
     ///   - afterExit: shell commands run in the pane after `EXIT=` is printed (`stty -a`).
+    ///   - options: global options set before the session starts (`allow-passthrough`: `on`).
     public init(_ command: [String], columns: Int = 100, rows: Int = 30, environment: [String: String] = [:],
-                stdin: String? = nil, afterExit: String? = nil) throws {
+                stdin: String? = nil, afterExit: String? = nil, options: [String: String] = [:]) throws {
         socket = "aether-test-\(getpid())-\(UUID().uuidString.prefix(8))"
         func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let quoted = command.map(quote).joined(separator: " ") + (stdin.map { " < " + quote($0) } ?? "")
         let env = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         let shell = "\(env) \(quoted); echo EXIT=$?; \(afterExit.map { $0 + "; " } ?? "")sleep 600"
-        let r = Process.run(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", name,
+        // One client command: the server starts, takes the options, then makes the session.
+        let settings = options.sorted { $0.key < $1.key }.flatMap { ["set-option", "-g", $0.key, $0.value, ";"] }
+        let start = settings.isEmpty ? [] : ["start-server", ";"] + settings
+        let r = Process.run(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + start + ["new-session", "-d", "-s", name,
                              "-x", "\(columns)", "-y", "\(rows)", shell], timeout: 10, capture: false)
         guard r.status == 0 else { throw TmuxError(message: "tmux new-session failed (\(r.status))") }
         tmux(["set-option", "-g", "status", "off"])
@@ -143,3 +147,61 @@ public final class TmuxSession: @unchecked Sendable {  // used from one test at 
 }
 
 public struct TmuxError: Error { public let message: String }
+
+/// A pane read back cell by cell from `capture-pane -e -N`: each cell's background colour as
+/// the terminal holds it. tmux writes an SGR only where the attributes change, also across the
+/// ends of lines, so the colours carry from one line to the next.
+public struct PaneColours: Sendable {
+    public struct RGB: Sendable, Equatable {
+        public var r: Int, g: Int, b: Int
+        public init(_ r: Int, _ g: Int, _ b: Int) { self.r = r; self.g = g; self.b = b }
+    }
+    /// Row by row, each cell's 24-bit background (nil: the default or a palette colour).
+    public let rows: [[RGB?]]
+
+    public init(captured: String) {
+        var background: RGB?
+        var rows: [[RGB?]] = []
+        for line in captured.split(separator: "\n", omittingEmptySubsequences: false) {
+            var cells: [RGB?] = []
+            var scalars = line.unicodeScalars[...]
+            while let c = scalars.first {
+                if c == "\u{1B}", scalars.dropFirst().first == "[" {
+                    let body = scalars.dropFirst(2).prefix { !("@"..."~").contains($0) }
+                    scalars = scalars.dropFirst(2 + body.count + 1)
+                    let ps = String(String.UnicodeScalarView(body)).split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
+                    var i = 0
+                    while i < ps.count {
+                        switch ps[i] {
+                        case 0, 49: background = nil
+                        case 48 where i + 4 < ps.count && ps[i + 1] == 2:
+                            background = RGB(ps[i + 2], ps[i + 3], ps[i + 4]); i += 4
+                        case 48 where i + 2 < ps.count && ps[i + 1] == 5: background = nil; i += 2
+                        case 38 where i + 4 < ps.count && ps[i + 1] == 2: i += 4
+                        case 38 where i + 2 < ps.count && ps[i + 1] == 5: i += 2
+                        case 40...47, 100...107: background = nil
+                        default: break
+                        }
+                        i += 1
+                    }
+                    continue
+                }
+                cells.append(background)
+                scalars = scalars.dropFirst()
+            }
+            rows.append(cells)
+        }
+        self.rows = rows
+    }
+
+    /// The cells whose background `matches`: how many rows have any, and the most in one row.
+    public func extent(where matches: (RGB) -> Bool) -> (columns: Int, rows: Int) {
+        let counts = rows.map { $0.filter { $0.map(matches) ?? false }.count }
+        return (counts.max() ?? 0, counts.filter { $0 > 0 }.count)
+    }
+}
+
+extension TmuxSession {
+    /// The pane's cells and their background colours.
+    public func colours() -> PaneColours { PaneColours(captured: screen(colours: true, wholeRows: true)) }
+}

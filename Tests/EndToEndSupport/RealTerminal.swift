@@ -21,13 +21,14 @@ public enum RealTerminal: String, CaseIterable, Sendable {
 
     /// argv running `command` through `sh -c` in a window of `columns` × `rows` cells at the
     /// screen's top-left corner (foot fills weston's kiosk output instead), with no user
-    /// configuration.
-    public func arguments(command: String, columns: Int, rows: Int, display: String) -> [String] {
+    /// configuration. `resources`: xterm resources set after the defaults (which they override),
+    /// e.g. `XTerm*maxGraphicSize: 640x480`.
+    public func arguments(command: String, columns: Int, rows: Int, display: String, resources: [String] = []) -> [String] {
         switch self {
         case .xterm:
             ["/usr/bin/xterm", "-display", display, "-ti", "vt340", "-xrm", "XTerm*numColorRegisters: 256",
-             "-xrm", "XTerm*maxGraphicSize: 2000x2000", "-geometry", "\(columns)x\(rows)+0+0",
-             "-bw", "0", "-b", "0", "-e", "sh", "-c", command]
+             "-xrm", "XTerm*maxGraphicSize: 2000x2000"] + resources.flatMap { ["-xrm", $0] }
+                + ["-geometry", "\(columns)x\(rows)+0+0", "-bw", "0", "-b", "0", "-e", "sh", "-c", command]
         case .mlterm:
             ["/usr/bin/mlterm", "--display=\(display)", "--geometry=\(columns)x\(rows)+0+0", "--sb=false",
              "-e", "sh", "-c", command]
@@ -142,7 +143,7 @@ public final class TerminalSession {
     /// - Parameter displays: the X display numbers to pick from (tests that run beside others
     ///   use ranges of their own).
     public init(_ kind: RealTerminal = .xterm, command: String, columns: Int = 100, rows: Int = 30,
-         displays: ClosedRange<Int> = 100...999) throws {
+         displays: ClosedRange<Int> = 100...999, resources: [String] = []) throws {
         self.kind = kind
         cells = (columns, rows)
         server = try XServer(numbers: displays)
@@ -163,7 +164,8 @@ public final class TerminalSession {
             weston = nil
         }
         environment = env
-        arguments = kind.arguments(command: command + "; sleep 60", columns: columns, rows: rows, display: display)
+        arguments = kind.arguments(command: command + "; sleep 60", columns: columns, rows: rows, display: display,
+                                   resources: resources)
         try launch()
         var attempt = 0
         var relaunchError: Error?

@@ -138,7 +138,8 @@ import Testing
                                         tmux: TmuxPane(passthrough: false))
         #expect(sent == CapabilityProbe.queries(for: Self.tmuxEnvironment))
         let unwrapped = try KittyStream.unwrapTmux(sent)
-        #expect(unwrapped.starts(with: CapabilityProbe.kittyQuery + Array("\u{1B}[>0q\u{1B}[c".utf8)))
+        #expect(unwrapped.starts(with: CapabilityProbe.kittyQuery + Array("\u{1B}[>0q".utf8) + CapabilityProbe.outerGeometryQueries
+                                 + Array("\u{1B}[c".utf8)))
         let outside = try KittyStream.unwrapTmux(sent, keepInner: false)
         #expect(outside.firstRange(of: Array("\u{1B}_".utf8)) == nil, "a bare APC would become the pane's title")
         #expect(outside.suffix(4) == ArraySlice("\u{1B}[5n".utf8))
@@ -191,6 +192,64 @@ import Testing
         #expect(silent.outerTerminalVersion == nil && VideoDrivers.sixelRepaint(for: silent) == .full)
         let closed = Self.probe(reply, environment: Self.tmuxEnvironment, tmux: TmuxPane(passthrough: false)).report.capabilities
         #expect(closed.outerTerminalVersion == nil, "no passthrough: a reply that slipped through is not believed")
+    }
+
+    /// tmux 3.3 answers no XTSMGRAPHICS and no `CSI 16 t`: the outer terminal is asked through
+    /// the passthrough (issue 32, item 1: a 1440-px picture xterm's 1000-px limit refused, a black
+    /// screen). Its answers cap the picture; its cell size beats tmux's 16×32 placeholder.
+    @Test func withPassthroughTheOuterTerminalSaysItsSixelLimitsAndCellSize() throws {
+        let outer = "\u{1B}[?2;0;1000;912S\u{1B}[?1;0;256S\u{1B}[6;19;9t\u{1B}[?63;1;2;4;6c"
+        let reply = "\u{1B}[?1;2c" + Self.dsr + outer
+        func probe(_ reply: String, pixels: (Int, Int), passthrough: Bool = true) -> TerminalCapabilities {
+            var terminal = ScriptedTerminal(reply: reply, chunk: 9)
+            return CapabilityProbe.probe(transport: &terminal, environment: Self.tmuxEnvironment,
+                                         windowSize: (160, 48, pixels.0, pixels.1)) { _ in TmuxPane(passthrough: passthrough) }.capabilities
+        }
+        // tmux knows its terminal's pixels: the window's cell size, the outer terminal's limits.
+        let known = probe(reply, pixels: (1440, 912))
+        #expect(known.sixelMaxGeometry == PixelSize(width: 1000, height: 912) && known.sixelColorRegisters == 256)
+        #expect(known.cellSize == CellSize(width: 9, height: 19) && known.cellSizeSource == .ioctl)
+        #expect(known.summaryLines.contains("sixel max geometry: 1000x912"))
+        let geometry = TerminalGeometry(columns: 160, rows: 48, cellSize: known.cellSize, maxPicture: known.effectiveSixelMaxGeometry)
+        let placement = PictureGeometry.pixelPlacement(area: CellRect(column: 0, row: 1, width: 160, height: 45), displayAspect: 16.0 / 9,
+                                                       geometry: geometry, reservedRows: 0, heightMultiple: 6)
+        #expect(placement.pictureSize.width <= 1000 && placement.pictureSize.width >= 990,
+                "the 1440-px-wide window's picture is capped to what xterm draws: \(placement.pictureSize)")
+        // tmux does not know them yet (16×32 per cell): the outer terminal's answer wins.
+        let placeholder = probe(reply, pixels: (160 * 16, 48 * 32))
+        #expect(placeholder.cellSize == CellSize(width: 9, height: 19) && placeholder.cellSizeSource == .terminal)
+        // An outer terminal that does not say its cell size (xterm by default): tmux's figure stands.
+        let silent = probe("\u{1B}[?1;2c" + Self.dsr + "\u{1B}[?63;1;2;4;6c", pixels: (160 * 16, 48 * 32))
+        #expect(silent.cellSize == TerminalCapabilities.tmuxAssumedCell && silent.sixelMaxGeometry == nil)
+        // Two answers (a tmux with sixel of its own, and the outer terminal): the smaller limit.
+        let both = probe("\u{1B}[?1;2c\u{1B}[?2;0;2048;2048S\u{1B}[?1;0;1024S" + Self.dsr + outer, pixels: (1440, 912))
+        #expect(both.sixelMaxGeometry == PixelSize(width: 1000, height: 912) && both.sixelColorRegisters == 256)
+        // The queries went to the outer terminal wrapped, before its DA1.
+        #expect(CapabilityProbe.queries(for: Self.tmuxEnvironment)
+            .firstRange(of: TmuxPassthrough.wrap(CapabilityProbe.outerGeometryQueries)) != nil)
+    }
+
+    /// The cell size is read again whenever the window changes (a font change keeps the cells
+    /// and changes their pixels; tmux learns its terminal's pixels after a pane started).
+    @Test func theCellSizeFollowsTheWindow() {
+        var caps = TerminalCapabilities()
+        caps.inTmux = true
+        func update(_ columns: Int, _ rows: Int, _ width: Int, _ height: Int) -> Bool {
+            caps.updateWindow(columns: columns, rows: rows, pixelWidth: width, pixelHeight: height)
+        }
+        #expect(update(160, 48, 160 * 16, 48 * 32))
+        #expect(caps.cellSize == TerminalCapabilities.tmuxAssumedCell, "no better figure: tmux's")
+        #expect(update(160, 48, 160 * 8, 48 * 15))
+        #expect(caps.cellSize == CellSize(width: 8, height: 15) && caps.cellSizeSource == .ioctl)
+        #expect(!update(160, 48, 160 * 8, 48 * 15), "the same size is no change")
+        #expect(update(160, 48, 160 * 11, 48 * 22))
+        #expect(caps.cellSize == CellSize(width: 11, height: 22))
+        // Hostile or missing pixels: the terminal's answer, else what it was.
+        #expect(!update(160, 48, 0, 0))
+        caps.cellSizeReply = CellSize(width: 9, height: 19)
+        #expect(update(160, 48, 65535, 3))
+        #expect(caps.cellSize == CellSize(width: 9, height: 19) && caps.cellSizeSource == .terminal)
+        #expect(!update(0, 48, 1440, 912), "no cells: not a window")
     }
 
     @Test func withPassthroughASixelOnlyOuterTerminalGetsWrappedSixel() throws {

@@ -33,6 +33,8 @@ extension TUIApp {
     static let maxInputPerRead = 4096
 
     private func handle(_ input: TerminalInput) {
+        // A reply the player asked for is no user input: the chrome stays as it is.
+        if case .reply(let bytes) = input { takeReply(bytes); return }
         view.noteInput(at: clock.seconds)
         screen.dirty = true
         switch input {
@@ -100,7 +102,7 @@ extension TUIApp {
                 guard code >= 0x20, let scalar = Unicode.Scalar(code) else { return nil }
                 return .character(Character(scalar))
             }
-        case .mouse:
+        case .mouse, .reply:
             return nil
         }
     }

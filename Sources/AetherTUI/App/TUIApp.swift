@@ -33,7 +33,14 @@ public final class TUIApp {
     var summaryWritten = false
     let terminal = Terminal()
     var output: VideoOutput!
-    var capabilities: TerminalCapabilities
+    /// What the terminal can do: probed at start, the cell size and tmux pane read again on
+    /// resizes. The render thread makes the stills' drivers from it too, so it lives in one
+    /// guarded place both threads read.
+    var capabilities: TerminalCapabilities {
+        get { sharedCapabilities.withLock { $0 } }
+        set { sharedCapabilities.withLock { $0 = newValue } }
+    }
+    let sharedCapabilities = Guarded(TerminalCapabilities())
     /// The active video driver (used here only for its placement; it draws on the render thread).
     var driver: any VideoDriver = NullDriver()
     var palette: Palette!
@@ -71,7 +78,6 @@ public final class TUIApp {
     public init(options: TUIOptions, clock: TimeSource = .monotonic) {
         self.options = options
         self.clock = clock
-        capabilities = TerminalCapabilities()
         controller = PlayerController(player: player, playlist: options.playlist, settings: options.controller)
         services = RemoteServices(hub: controller.hub)
         controller.setSubtitleDelaySetting(options.subtitleDelay)
@@ -130,10 +136,10 @@ public final class TUIApp {
         output = VideoOutput(terminal: terminal, player: player, driver: driver,
                              synchronizedUpdate: capabilities.synchronizedOutput, governed: options.governor,
                              subtitleStyle: options.subtitleStyle, clock: clock,
-                             makeStillDriver: { [capabilities, drivers = options.drivers] name, instance in
+                             makeStillDriver: { [sharedCapabilities, drivers = options.drivers] name, instance in
                                  var options = drivers
                                  options.instance = instance
-                                 return VideoDrivers.entry(named: name)?.make(capabilities, options)
+                                 return VideoDrivers.entry(named: name)?.make(sharedCapabilities.withLock { $0 }, options)
                              })
         do { try startScreen(terminfoDirectory: terminfo.wait()) } catch {
             player.stop()
@@ -299,16 +305,48 @@ public final class TUIApp {
     /// asking the kernel on each pass of the loop (one ioctl; SIGWINCH wakes the loop) makes
     /// resizes certain. `relayoutAnyway`: lay out and repaint even at the same size (after a
     /// suspend).
+    ///
+    /// The pixels are read too: a terminal's font can change with its cells (xterm's
+    /// Shift-KP_Add keeps 160×48 cells and makes each larger), and tmux tells a pane its
+    /// terminal's pixels only once it learns them; a new cell size is a new layout.
     func checkTerminalSize(relayoutAnyway: Bool = false) {
         var ws = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0,
-           Int(ws.ws_col) != layout.columns || Int(ws.ws_row) != layout.rows {
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else {
+            if relayoutAnyway { relayout() }
+            return
+        }
+        let cellsChanged = Int(ws.ws_col) != layout.columns || Int(ws.ws_row) != layout.rows
+        let cellSizeChanged = sharedCapabilities.withLock {
+            $0.updateWindow(columns: Int(ws.ws_col), rows: Int(ws.ws_row), pixelWidth: Int(ws.ws_xpixel), pixelHeight: Int(ws.ws_ypixel))
+        }
+        if cellSizeChanged { AppLog.write("tui", "cell size now \(capabilities.cellSize?.description ?? "-")") }
+        if cellsChanged || cellSizeChanged, capabilities.tmuxPassthrough {
+            // Through tmux the window may now be another terminal's (a client attached from
+            // elsewhere, a session started detached): ask for its sixel limits again; the
+            // answer arrives as input (``takeReply(_:)``).
+            terminal.withScreen { terminal.emitInScreen(CapabilityProbe.outerSixelLimitsQuery) }
+        }
+        if cellsChanged {
             terminal.withScreen { _ = resizeterm(Int32(ws.ws_row), Int32(ws.ws_col)) }
             refreshTmuxPane()
             relayout()
-        } else if relayoutAnyway {
+        } else if cellSizeChanged || relayoutAnyway {
             relayout()
         }
+    }
+
+    /// The terminal's answer to ``CapabilityProbe/outerSixelLimitsQuery``: new limits are a new
+    /// layout (the picture capped to them), new colour registers a sixel driver made for them.
+    func takeReply(_ bytes: [UInt8]) {
+        let registers = capabilities.sixelColorRegisters
+        guard sharedCapabilities.withLock({ $0.takeSixelLimits(from: bytes) }) else { return }
+        let caps = capabilities
+        AppLog.write("tui", "sixel limits now \(caps.sixelMaxGeometry?.description ?? "-"), \(caps.sixelColorRegisters.map(String.init) ?? "-") colours")
+        if caps.sixelColorRegisters != registers, driver.name == "sixel", let entry = VideoDrivers.entry(named: driver.name) {
+            driver = entry.make(caps, options.drivers)
+            terminal.withScreen { output.setDriver(driver) }
+        }
+        relayout()
     }
 
     /// Inside tmux with passthrough, pictures are placed from the pane's origin on the outer
@@ -332,7 +370,7 @@ public final class TUIApp {
         // the playing variant has.
         let aspect = (player.playingVideo ?? info?.primaryVideo)?.uprightAspect ?? 16.0 / 9
         let (cols, rows) = terminal.withScreen { (Curses.columns, Curses.rows) }
-        layout = Layout(columns: cols, rows: rows, cellSize: capabilities.cellSize ?? CellSize(width: 8, height: 16),
+        layout = Layout(columns: cols, rows: rows, cellSize: capabilities.cellSize,
                         displayAspect: aspect, driver: player.hasVideo ? driver : nil,
                         showTelemetry: view.showTelemetry, maxPicture: capabilities.effectiveSixelMaxGeometry,
                         scale: view.pictureScale)

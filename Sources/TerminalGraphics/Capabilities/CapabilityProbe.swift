@@ -22,7 +22,9 @@ import Glibc
 /// before the queries go out and collected after the sentinel). With passthrough on, the outer
 /// terminal's replies come after tmux's own (they make a round trip through it), its DA1 last:
 /// the probe waits for that second DA1 (or the budget), takes kitty graphics and sixel from the
-/// outer terminal, and the drivers wrap what they draw.
+/// outer terminal, and the drivers wrap what they draw. The outer terminal is asked its sixel
+/// limits and cell size too (``outerGeometryQueries``): tmux 3.3 answers neither, and a picture
+/// wider than the outer terminal's sixel limit (xterm's 1000 px) is not drawn at all.
 public enum CapabilityProbe {
     /// Long enough for a terminal over ssh, short enough not to be noticed at startup.
     public static let defaultBudget: Duration = .milliseconds(250)
@@ -48,6 +50,13 @@ public enum CapabilityProbe {
     private static let textQueries: [UInt8] = Array(
         ("\u{1B}[c" + "\u{1B}[?1;1;0S" + "\u{1B}[?2;1;0S" + "\u{1B}[16t" + "\u{1B}[14t" + "\u{1B}[18t"
             + "\u{1B}[?2026$p" + "\u{1B}[>0q").utf8)
+    /// What the outer terminal is asked through tmux's passthrough besides its name and DA1: its
+    /// sixel colour registers and largest image (XTSMGRAPHICS) and its cell size (`CSI 16 t`).
+    static let outerGeometryQueries: [UInt8] = Array(("\u{1B}[?1;1;0S" + "\u{1B}[?2;1;0S" + "\u{1B}[16t").utf8)
+    /// The outer terminal's sixel limits asked again through tmux's passthrough while playing (a
+    /// resize may mean a client on another terminal); the answers come back as input
+    /// (``TerminalCapabilities/takeSixelLimits(from:)``).
+    public static let outerSixelLimitsQuery: [UInt8] = TmuxPassthrough.wrap(Array(("\u{1B}[?1;1;0S" + "\u{1B}[?2;1;0S").utf8))
     /// The foreground ``directColorQueries`` sets and asks back: no 256-colour palette has it,
     /// so a terminal that keeps colours as palette indices answers with another colour.
     static let probeColor: (red: Int, green: Int, blue: Int) = (1, 2, 3)
@@ -68,7 +77,7 @@ public enum CapabilityProbe {
     public static let query: [UInt8] = textQueries + directColorQueries + kittyQuery + sentinel
 
     /// The queries for a terminal in `environment`: ``query``; inside tmux the kitty query,
-    /// XTVERSION and a DA1 for the outer terminal wrapped first and no bare APC (tmux would take
+    /// XTVERSION, the sixel limits, the cell size and a DA1 for the outer terminal wrapped first and no bare APC (tmux would take
     /// it for a pane title); in GNU screen no APC (its hardstatus line) and no DCS (screen hands
     /// DCS strings to the terminal outside it, whose answer would not be screen's); on the Linux
     /// console (`TERM=linux`, which knows no DCS) no colour queries. `sharedMemory`, kitty's
@@ -82,7 +91,7 @@ public enum CapabilityProbe {
         var bytes: [UInt8] = []
         if environment.inTmux {
             bytes += TmuxPassthrough.wrap(kittyQuery) + TmuxPassthrough.wrap(Array("\u{1B}[>0q".utf8))
-                + TmuxPassthrough.wrap(Array("\u{1B}[c".utf8))
+                + TmuxPassthrough.wrap(outerGeometryQueries) + TmuxPassthrough.wrap(Array("\u{1B}[c".utf8))
             return bytes + textQueries + directColorQueries + sentinel
         }
         return bytes + textQueries + sentinel
@@ -263,14 +272,14 @@ public enum CapabilityProbe {
             case .kittyGraphics(let id, let ok) where id == kittyQueryID && (!caps.inTmux || passthrough):
                 caps.kittyGraphics = ok
                 caps.kittyGraphicsSource = .terminal
-            case .graphicsAttribute(item: 1, status: 0, let values):
-                if let n = values.first, ReplyLimits.colorRegisters.contains(n) { caps.sixelColorRegisters = n }
-            case .graphicsAttribute(item: 2, status: 0, let values):
-                if values.count >= 2, ReplyLimits.sixelGeometry.contains(values[0]), ReplyLimits.sixelGeometry.contains(values[1]) {
-                    caps.sixelMaxGeometry = PixelSize(width: values[0], height: values[1])
-                }
+            // Inside tmux both tmux (a build with sixel) and the outer terminal may answer: the
+            // smaller limit holds for both.
+            case .graphicsAttribute(let item, status: 0, let values):
+                caps.noteSixelLimit(item: item, values: values, keepingSmaller: true)
             case .windowReport(kind: 6, let h, let w):
-                cellReply = CellSize(width: w, height: h)
+                // tmux's placeholder is no answer (see ``TerminalCapabilities/tmuxAssumedCell``).
+                let size = CellSize(width: w, height: h)
+                if size.isValid, cellReply == nil || cellReply == TerminalCapabilities.tmuxAssumedCell { cellReply = size }
             case .windowReport(kind: 4, let h, let w):
                 if pixels.contains(w), pixels.contains(h) { textArea = PixelSize(width: w, height: h) }
             case .windowReport(kind: 8, let rows, let columns):
@@ -293,17 +302,19 @@ public enum CapabilityProbe {
                 break
             }
         }
-        // Cell size: TIOCGWINSZ pixels, else CSI 16 t, else CSI 14 t ÷ cells.
-        if let ws, pixels.contains(ws.pixelWidth), pixels.contains(ws.pixelHeight),
-           case let size = CellSize(width: ws.pixelWidth / ws.columns, height: ws.pixelHeight / ws.rows), size.isValid {
-            caps.cellSize = size
-            caps.cellSizeSource = .ioctl
-        } else if let cellReply, cellReply.isValid {
-            caps.cellSize = cellReply
-            caps.cellSizeSource = .terminal
+        // Cell size: the terminal's answer (CSI 16 t, else CSI 14 t ÷ cells) is kept for
+        // ``TerminalCapabilities/updateWindow(columns:rows:pixelWidth:pixelHeight:)``, which
+        // weighs it against TIOCGWINSZ now and on every resize.
+        if let cellReply {
+            caps.cellSizeReply = cellReply
         } else if let textArea, let c = caps.screenColumns, let r = caps.screenRows,
                   case let size = CellSize(width: textArea.width / c, height: textArea.height / r), size.isValid {
-            caps.cellSize = size
+            caps.cellSizeReply = size
+        }
+        if let ws {
+            caps.updateWindow(columns: ws.columns, rows: ws.rows, pixelWidth: ws.pixelWidth, pixelHeight: ws.pixelHeight)
+        } else if let reply = caps.cellSizeReply {
+            caps.cellSize = reply
             caps.cellSizeSource = .terminal
         }
         // A terminal that did not answer at all may still be kitty (a slow link): its name says so.

@@ -28,9 +28,13 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var sixelColorRegisters: Int?
     /// Largest sixel image (XTSMGRAPHICS `Pi=2`).
     public var sixelMaxGeometry: PixelSize?
-    /// One cell in pixels, with where it came from.
+    /// One cell in pixels, with where it came from (see
+    /// ``updateWindow(columns:rows:pixelWidth:pixelHeight:)``).
     public var cellSize: CellSize?
     public var cellSizeSource: Source = .assumed
+    /// The terminal's own answer for its cell size (`CSI 16 t`, else `CSI 14 t` ÷ cells; inside
+    /// tmux the outer terminal's, through passthrough), if it gave one.
+    public var cellSizeReply: CellSize?
     /// The screen in cells (TIOCGWINSZ or `CSI 18 t`).
     public var screenColumns: Int?
     public var screenRows: Int?
@@ -62,6 +66,70 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var probeMilliseconds: Double = 0
 
     public init() {}
+
+    /// The cell size a tmux pane's TIOCGWINSZ says while tmux does not know its terminal's
+    /// (tmux's `DEFAULT_XPIXEL` × `DEFAULT_YPIXEL`: a detached session, a client whose terminal
+    /// reports no pixels, the moments before tmux learns them).
+    public static let tmuxAssumedCell = CellSize(width: 16, height: 32)
+
+    /// The window as TIOCGWINSZ says it now (at the probe, and again on every resize and
+    /// `SIGWINCH`: a terminal's font can change with its cells, and tmux learns its terminal's
+    /// pixels after it started): the screen's cells and the cell size, from the pixels where
+    /// they are plausible, else the terminal's answer (``cellSizeReply``). Inside tmux a cell of
+    /// ``tmuxAssumedCell`` is tmux's placeholder, so the outer terminal's answer wins over it.
+    /// True when the cell size changed.
+    @discardableResult
+    public mutating func updateWindow(columns: Int, rows: Int, pixelWidth: Int, pixelHeight: Int) -> Bool {
+        let cells = ReplyLimits.screenCells, pixels = ReplyLimits.windowPixels
+        guard cells.contains(columns), cells.contains(rows) else { return false }
+        screenColumns = columns
+        screenRows = rows
+        let before = cellSize
+        var window: CellSize?
+        if pixels.contains(pixelWidth), pixels.contains(pixelHeight),
+           case let size = CellSize(width: pixelWidth / columns, height: pixelHeight / rows), size.isValid {
+            window = size
+        }
+        if let window, !(inTmux && window == Self.tmuxAssumedCell && cellSizeReply != nil) {
+            cellSize = window
+            cellSizeSource = .ioctl
+        } else if let reply = cellSizeReply {
+            cellSize = reply
+            cellSizeSource = .terminal
+        }
+        return cellSize != before
+    }
+
+    /// An XTSMGRAPHICS answer (`item` 1: colour registers, 2: largest image), each number
+    /// within ``ReplyLimits``; `keepingSmaller`: a second answer (tmux's own and the outer
+    /// terminal's, at the probe) lowers the limit but never raises it.
+    mutating func noteSixelLimit(item: Int, values: [Int], keepingSmaller: Bool) {
+        switch item {
+        case 1:
+            guard let n = values.first, ReplyLimits.colorRegisters.contains(n) else { return }
+            sixelColorRegisters = keepingSmaller ? min(n, sixelColorRegisters ?? n) : n
+        case 2:
+            guard values.count >= 2, ReplyLimits.sixelGeometry.contains(values[0]),
+                  ReplyLimits.sixelGeometry.contains(values[1]) else { return }
+            let old = keepingSmaller ? sixelMaxGeometry : nil
+            sixelMaxGeometry = PixelSize(width: min(values[0], old?.width ?? values[0]),
+                                         height: min(values[1], old?.height ?? values[1]))
+        default:
+            return
+        }
+    }
+
+    /// Sixel limits the terminal answered while playing (``CapabilityProbe/outerSixelLimitsQuery``,
+    /// the bytes of its XTSMGRAPHICS answers): they replace the ones held (the terminal may be
+    /// another one now). True when they changed.
+    public mutating func takeSixelLimits(from bytes: [UInt8]) -> Bool {
+        var parser = ReplyParser()
+        let before = (sixelColorRegisters, sixelMaxGeometry)
+        for case let .graphicsAttribute(item, 0, values) in parser.feed(bytes).replies {
+            noteSixelLimit(item: item, values: values, keepingSmaller: false)
+        }
+        return before.0 != sixelColorRegisters || before.1 != sixelMaxGeometry
+    }
 
     /// Inside tmux with `allow-passthrough` on: graphics can reach the outer terminal, which was
     /// probed through it.
