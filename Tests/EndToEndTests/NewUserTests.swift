@@ -272,3 +272,55 @@ private let tmuxEnvironment = ["TERM": "screen-256color", "COLORTERM": "truecolo
         s.send("q")
     }
 }
+
+/// Every cell an overlay covered is drawn again from the picture when it closes, paused or not
+/// (issue 32, item 4). Half-block in a 160×48 pane of 16×32-px cells: the picture fills rows 1–45
+/// and every column, so the seek message (row 1), the scrub preview and its caption and the
+/// filmstrip (the rows above the bar) all lie on it. Overlays that come and go between two
+/// frames (a message that appears as the filmstrip closes) used to leave their cells blank for
+/// good. Every picture cell has a 24-bit background; a blank one has none. Tier: cli.
+@Suite struct OverlayLeftoversTests {
+    /// The picture's cells with no colour (blank), as (row, column), after the chrome settled.
+    static func blanks(in session: TmuxSession, picture: (rows: Range<Int>, columns: Range<Int>)) -> [(Int, Int)] {
+        let rows = session.colours().rows
+        var out: [(Int, Int)] = []
+        for row in picture.rows where row < rows.count {
+            for column in picture.columns where column >= rows[row].count || rows[row][column] == nil { out.append((row, column)) }
+        }
+        return out
+    }
+
+    @Test func closedOverlaysLeaveNoBlankCells() throws {
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture("h264-720p.mkv"), "--ao=null", "--vo=halfblock", "--pause"],
+                                columns: 160, rows: 48, environment: tmuxEnvironment)
+        defer { s.close() }
+        let picture = (rows: 1..<46, columns: 0..<160)
+        #expect(waitUntil(10, interval: 0.1) { Self.blanks(in: s, picture: picture).isEmpty }, "the picture never filled rows 1–45:\n\(s.screen())")
+        // The filmstrip, a thumbnail chosen, Enter: the strip closes, the seek message comes and goes.
+        s.send("B")
+        #expect(s.waitFor(5) { $0.contains("▶ 00:") }, "no filmstrip:\n\(s.screen())")
+        s.send("Right")
+        s.send("Enter")
+        #expect(s.waitFor(3) { $0.contains("seek 00:") }, "no seek message:\n\(s.screen())")
+        var left: [(Int, Int)] = []
+        let clean = waitUntil(8, interval: 0.1) {
+            guard !s.screen().contains("seek 00:") else { return false }
+            left = Self.blanks(in: s, picture: picture)
+            return left.isEmpty
+        }
+        #expect(clean, "after the filmstrip, paused: \(left.count) blank cells, first \(left.prefix(8))")
+        // Scrub mode with its preview, three steps, Esc.
+        s.send("b")
+        #expect(s.waitFor(3) { $0.contains("scrub:") })
+        s.send("Right")
+        s.send("Right")
+        s.send("Right")
+        s.send("Escape")
+        let clean2 = waitUntil(8, interval: 0.1) {
+            guard !s.screen().contains("scrub:") else { return false }
+            left = Self.blanks(in: s, picture: picture)
+            return left.isEmpty
+        }
+        #expect(clean2, "after scrubbing, paused: \(left.count) blank cells, first \(left.prefix(8))")
+    }
+}

@@ -268,6 +268,32 @@ import Testing
         #expect(shown(decoder, gridRows: 2) == before)
     }
 
+    /// An overlay that came and went between two frames (a message shown as a filmstrip closed)
+    /// was in no frame's mask, yet something drew on its cells: the output hands the renderer
+    /// every mask it did not paint (``CellRenderer/invalidate(_:)-(CellMask)``), and the next
+    /// frame draws exactly those cells again.
+    @Test func cellsOfAnOverlayNoFrameSawAreDrawnAgain() throws {
+        let image = try TestImages.natural(width: rect.width, height: rect.height * 2)
+        let renderer = CellRenderer(symbols: .half)
+        var decoder = CellStreamDecoder(columns: 50, rows: 16)
+        _ = try render(renderer, image, into: &decoder)
+        let before = shown(decoder, gridRows: 2)
+        let box = CellRect(column: 3, row: 2, width: 9, height: 1)
+        decoder.feed(Array("\u{1B}[\(box.row + 1);\(box.column + 1)H\u{1B}[0m".utf8) + Array(repeating: 0x20, count: box.width))
+        #expect(shown(decoder, gridRows: 2) != before)
+        // Unknown to the renderer, the same picture draws nothing.
+        #expect(try render(renderer, image, into: &decoder).stats.cellsDrawn == 0)
+        var seen = CellMask(columns: 50, rows: 16)
+        seen.cover(box)
+        var drawnOver = CellMask(columns: 50, rows: 16)
+        drawnOver.cover(seen)
+        #expect(!drawnOver.isEmpty)
+        renderer.invalidate(drawnOver)
+        let after = try render(renderer, image, into: &decoder)
+        #expect(after.stats.cellsDrawn == box.width, "\(after.stats)")
+        #expect(shown(decoder, gridRows: 2) == before)
+    }
+
     /// A two-colour cell is drawn the way round that keeps the colours the terminal has set:
     /// alternating rows of the same two colours need one SGR in all.
     @Test func cellsAreDrawnEitherWayRoundToKeepColours() throws {

@@ -23,6 +23,10 @@ final class VideoOutput: FrameSink, Sendable {
         var generation = 0
         var repaintRequested = false
         var fullRepaint = false
+        /// Every cell an overlay covered in a scene since the render thread last took one: the
+        /// scenes in between may never have been painted (a label that moved twice before the
+        /// next frame), yet ncurses drew on their cells, so the next frame draws them again.
+        var drawnOver: CellMask?
         var nextDriver: (any VideoDriver)?
         /// The driver the output starts with, taken by the render thread when it starts.
         var firstDriver: (any VideoDriver)?
@@ -106,6 +110,12 @@ final class VideoOutput: FrameSink, Sendable {
         mailbox.withLock { m in
             guard newScene != m.scene else { return }
             if newScene.placement != m.scene.placement { m.fullRepaint = true }
+            if newScene.mask != m.scene.mask {
+                var over = m.drawnOver ?? CellMask(columns: m.scene.mask.columns, rows: m.scene.mask.rows)
+                over.cover(m.scene.mask)
+                over.cover(newScene.mask)
+                m.drawnOver = over
+            }
             m.scene = newScene
             m.generation += 1
             m.repaintRequested = true

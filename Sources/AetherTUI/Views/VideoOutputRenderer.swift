@@ -50,6 +50,8 @@ extension VideoOutput {
             var scene: Scene
             var generation: Int
             var teardown: ByteBuffer?
+            /// Cells overlays covered since the last job (``Mailbox/drawnOver``).
+            var drawnOver: CellMask?
         }
 
         func run() {
@@ -106,8 +108,10 @@ extension VideoOutput {
             let full = m.fullRepaint
             m.fullRepaint = false
             if let frame { m.last = frame }
+            let drawnOver = m.drawnOver
+            m.drawnOver = nil
             return .paint(Job(frame: frame, isRepaint: isRepaint, full: full, scene: m.scene, generation: m.generation,
-                              teardown: teardown))
+                              teardown: teardown, drawnOver: drawnOver))
         }
 
         private func paint(_ job: Job) {
@@ -124,6 +128,8 @@ extension VideoOutput {
                 driver.invalidate()
                 for (_, still) in stillDrivers { still.invalidate() }
                 drawnStills.removeAll()
+            } else if let over = job.drawnOver {
+                driver.invalidate(cells: over)
             }
             if let frame = job.frame {
                 // The governor's last rungs paint every 2nd frame.

@@ -98,6 +98,19 @@ public final class CellRenderer {
         }
     }
 
+    /// Marks the cells `mask` covers (screen coordinates) as drawn over: an overlay that came and
+    /// went between two frames was never in a frame's mask, yet ncurses wrote over those cells.
+    public func invalidate(_ mask: CellMask) {
+        let r = backingRect
+        guard !r.isEmpty else { return }
+        for row in r.row..<r.endRow where mask.anyCovered(row: row, column: r.column, count: r.width) {
+            for column in r.column..<r.endColumn where mask.isCovered(column: column, row: row) {
+                let i = (row - r.row) * r.width + column - r.column
+                backing[i] = Self.obscured(backing[i])
+            }
+        }
+    }
+
     /// The picture size `rect` needs in this renderer's mode.
     public func pictureSize(for rect: CellRect) -> PixelSize {
         PixelSize(width: rect.width * symbols.columns, height: rect.height * symbols.rows)

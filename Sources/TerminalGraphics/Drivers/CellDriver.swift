@@ -61,6 +61,7 @@ public final class CellDriver: VideoDriver {
     }
 
     public func invalidate() { renderer.invalidate() }
+    public func invalidate(cells mask: CellMask) { renderer.invalidate(mask) }
 }
 
 /// `--vo=null`: no picture (the engine is asked for no pixels).

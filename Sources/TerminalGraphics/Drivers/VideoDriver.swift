@@ -98,12 +98,18 @@ public protocol VideoDriver: AnyObject {
                 into output: ByteBuffer) throws(RenderError) -> RenderReport
     /// Forgets what the terminal shows: the next frame is drawn whole.
     func invalidate()
+    /// Something else was drawn on the cells `mask` covers since the last frame (an overlay
+    /// that opened and closed, or moved, between two frames): the next frame draws them again.
+    /// Drivers that keep what the terminal shows per cell (the cell outputs) need it; pixel
+    /// drivers draw around overlays on their own (the default does nothing).
+    func invalidate(cells mask: CellMask)
     /// Appends what takes the driver's pictures off the screen for good (kitty deletes its
     /// image; text-layer and sixel pictures go with an erase of their cells).
     func teardown(into output: ByteBuffer)
 }
 
 extension VideoDriver {
+    public func invalidate(cells mask: CellMask) {}
     public var rowsBelowPicture: Int { drawsAboveText ? 2 : 0 }
     public var showsPixels: Bool { false }
     public var qualityRungs: [OutputGovernor.Settings] { [] }

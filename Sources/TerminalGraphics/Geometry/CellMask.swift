@@ -24,6 +24,22 @@ public struct CellMask: Sendable, Equatable {
         }
     }
 
+    /// Marks every cell `other` covers (a mask of another size: the cells both have).
+    public mutating func cover(_ other: CellMask) {
+        if other.columns == columns, other.rows == rows {
+            for i in covered.indices where other.covered[i] { covered[i] = true }
+            return
+        }
+        for row in 0..<min(rows, other.rows) {
+            for column in 0..<min(columns, other.columns) where other.covered[row * other.columns + column] {
+                covered[row * columns + column] = true
+            }
+        }
+    }
+
+    /// Whether no cell is covered.
+    public var isEmpty: Bool { !covered.contains(true) }
+
     /// Clears every cell.
     public mutating func removeAll() {
         for i in covered.indices { covered[i] = false }
