@@ -158,12 +158,16 @@ public struct PaneColours: Sendable {
     }
     /// Row by row, each cell's 24-bit background (nil: the default or a palette colour).
     public let rows: [[RGB?]]
+    /// Row by row, each cell's character.
+    public let characters: [[Unicode.Scalar]]
 
     public init(captured: String) {
         var background: RGB?
         var rows: [[RGB?]] = []
+        var characters: [[Unicode.Scalar]] = []
         for line in captured.split(separator: "\n", omittingEmptySubsequences: false) {
             var cells: [RGB?] = []
+            var scalarsOfRow: [Unicode.Scalar] = []
             var scalars = line.unicodeScalars[...]
             while let c = scalars.first {
                 if c == "\u{1B}", scalars.dropFirst().first == "[" {
@@ -187,11 +191,26 @@ public struct PaneColours: Sendable {
                     continue
                 }
                 cells.append(background)
+                scalarsOfRow.append(c)
                 scalars = scalars.dropFirst()
             }
             rows.append(cells)
+            characters.append(scalarsOfRow)
         }
         self.rows = rows
+        self.characters = characters
+    }
+
+    /// Cells in `rows` × `columns` that are blank (a space) yet have a 24-bit background: what a
+    /// picture left behind where text or nothing should be. As (row, column).
+    public func colouredBlanks(rows wanted: Range<Int>, columns: Range<Int>) -> [(Int, Int)] {
+        var out: [(Int, Int)] = []
+        for row in wanted where row < rows.count {
+            for column in columns where column < rows[row].count && rows[row][column] != nil && characters[row][column] == " " {
+                out.append((row, column))
+            }
+        }
+        return out
     }
 
     /// The cells whose background `matches`: how many rows have any, and the most in one row.

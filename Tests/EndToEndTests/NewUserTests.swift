@@ -324,3 +324,49 @@ private let tmuxEnvironment = ["TERM": "screen-256color", "COLORTERM": "truecolo
         #expect(clean2, "after scrubbing, paused: \(left.count) blank cells, first \(left.prefix(8))")
     }
 }
+
+/// The inspector leaves nothing behind (issue 32, item 5). Half-block, 160×48 (16×32-px cells:
+/// the 4:3 picture takes columns 20–139): a frame opened from the packets tab shows as a still
+/// over the left of the screen; on the live tab (its text over the lower rows, the video
+/// above) and back in the player (Esc), no cell of that still remains, neither behind the
+/// live tab's text nor in the margins beside the picture. Tier: cli.
+@Suite struct InspectorLeftoversTests {
+    @Test func theFramesStillGoesWithItsTab() throws {
+        let s = try TmuxSession([TestEnvironment.binary, "inspect", TestEnvironment.fixture("inspect-8s.mp4"), "--vo=halfblock", "--ao=null"],
+                                columns: 160, rows: 48, environment: tmuxEnvironment)
+        defer { s.close() }
+        #expect(s.waitFor(10) { $0.contains("ftyp") }, "the inspector did not open:\n\(s.screen())")
+        s.send("2")
+        #expect(s.waitFor(10) { $0.contains("568 of 568 packets") }, "no packets:\n\(s.screen())")
+        s.send("Down")
+        s.send("Enter")
+        #expect(s.waitFor(10) { $0.contains("picture I") }, "no frame opened:\n\(s.screen())")
+        // The still is up (coloured cells left of the picture's columns).
+        #expect(waitUntil(5, interval: 0.1) { s.colours().extent { _ in true }.columns > 100 }, "no still:\n\(s.screen())")
+        let margins = [0..<20, 140..<160]
+        func leftovers(_ rows: Range<Int>) -> [(Int, Int)] {
+            let pane = s.colours()
+            return margins.flatMap { columns in
+                rows.flatMap { row in columns.compactMap { column in
+                    row < pane.rows.count && column < pane.rows[row].count && pane.rows[row][column] != nil ? (row, column) : nil
+                } }
+            }
+        }
+        s.send("4")
+        #expect(s.waitFor(5) { $0.contains("space play/pause") }, "no live tab:\n\(s.screen())")
+        s.send("space")
+        var left: [(Int, Int)] = []
+        let liveClean = waitUntil(5, interval: 0.1) {
+            left = leftovers(1..<46) + s.colours().colouredBlanks(rows: 30..<46, columns: 0..<160)
+            return left.isEmpty
+        }
+        #expect(liveClean, "the live tab shows the still: \(left.count) cells, first \(left.prefix(6)):\n\(s.screen())")
+        s.send("Escape")
+        #expect(s.waitFor(5) { !$0.contains("space play/pause") }, "Esc did not close the inspector:\n\(s.screen())")
+        let playerClean = waitUntil(5, interval: 0.1) {
+            left = leftovers(1..<46)
+            return left.isEmpty
+        }
+        #expect(playerClean, "the player's margins keep the still: \(left.count) cells, first \(left.prefix(6))")
+    }
+}

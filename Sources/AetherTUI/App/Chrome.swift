@@ -30,7 +30,9 @@ extension TUIApp {
         screen.inspectorPicture = frame.inspectorPicture
         terminal.withScreen {
             screen.compositor.present(frame.cells, palette: palette)
-            erasePreviewLeftovers(now: frame.stills)
+            // The stills' cells: the scrub preview or filmstrip with their labels, the
+            // inspector's frame.
+            eraseStillLeftovers(now: [frame.stills, inspectorStill()?.placement.rect].compactMap { $0 })
             // The mask changes before ncurses writes: no frame may paint over a new overlay,
             // and cells an overlay leaves are repainted by the next frame.
             let changed = frame.overlays != screen.overlayRects
@@ -202,19 +204,24 @@ extension TUIApp {
         return FilmstripLabels(strip: strip, row: filmstripPlacements(strip).map(\.label.row).min())
     }
 
-    /// Cells the preview covered and no longer does, outside the video's picture: nothing else
-    /// repaints them (the video repaints its own cells), and ncurses believes them blank, so
-    /// they are erased (ECH; xterm drops the sixel picture there too).
-    private func erasePreviewLeftovers(now current: CellRect?) {
-        defer { screen.previewRect = current }
-        guard let old = screen.previewRect, old != current else { return }
+    /// Cells a still (a preview, the filmstrip, the inspector's frame) covered and no longer
+    /// does: ncurses believes them blank or its own text, so nothing would draw them again and
+    /// the still would show behind what comes next (the live tab's text, the player's margin).
+    /// They are erased (ECH; xterm drops the sixel picture there too), ncurses rewrites their
+    /// rows, and the video repaints its own cells among them.
+    private func eraseStillLeftovers(now current: [CellRect]) {
+        defer { screen.stillRects = current }
+        let old = screen.stillRects
+        guard !old.isEmpty, old != current else { return }
         var keep = CellMask(columns: layout.columns, rows: layout.rows)
-        if let current { keep.cover(current) }
+        for rect in current { keep.cover(rect) }
         let bytes = ByteBuffer(capacity: 1024)
-        bytes.appendErase(old, sparing: keep)
+        for rect in old { bytes.appendErase(rect, sparing: keep) }
         guard emitErase(bytes) else { return }
-        // ncurses rewrites those rows from scratch (the chrome under the old preview).
-        for row in old.row..<old.endRow { wtouchln(aether_stdscr(), Int32(row), 1, 1) }
+        // ncurses rewrites those rows from scratch (the chrome and text under the old stills).
+        for rect in old {
+            for row in rect.row..<rect.endRow { wtouchln(aether_stdscr(), Int32(row), 1, 1) }
+        }
         output.repaint(full: false)
     }
 

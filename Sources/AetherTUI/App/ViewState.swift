@@ -75,8 +75,9 @@ struct ScreenState {
     var menuRect: CellRect?
     /// Where the inspector's frames tab left room for its picture when last drawn.
     var inspectorPicture: CellRect?
-    /// Cells the preview covered when last drawn (erased when it moves or goes).
-    var previewRect: CellRect?
+    /// Cells the stills (preview, filmstrip, the inspector's frame) covered when last drawn
+    /// (erased when they move or go).
+    var stillRects: [CellRect] = []
     /// The next refresh clears the terminal (clearok): the video must be repainted after it.
     var screenCleared = false
     /// The text cells on screen, and what writes them.
