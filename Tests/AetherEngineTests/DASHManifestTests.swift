@@ -233,9 +233,13 @@ import Testing
 
     // MARK: hostile manifests
 
+    /// What a user is told of `text`: the reader's refusal (the whole manifest: not XML, a
+    /// budget passed, an unusable period), else the translation's when nothing playable is left
+    /// (naming what was left out), else nil.
     static func refusal(_ text: String, base: String = host + "m.mpd") -> String? {
         do {
-            _ = try DASHManifest.parse(text, base: base)
+            let m = try DASHManifest.parse(text, base: base)
+            _ = try DASHPlaylists.make(m, url: base, preference: .min, range: .auto, audioLanguages: [])
             return nil
         } catch {
             return error.message
@@ -306,6 +310,19 @@ import Testing
             """
         let why = try #require(Self.refusal(Self.mpd(base)))
         #expect(why.contains("file:///etc/") && why.contains("http and https"), "\(why)")
+        // The representation is left out, not the manifest: one beside it plays.
+        let mixed = Self.mpd("""
+            <Period duration="PT2S"><AdaptationSet contentType="video">
+              <SegmentTemplate duration="2" media="$RepresentationID$.m4s"/>
+              <Representation id="local" bandwidth="1"><BaseURL>file:///etc/</BaseURL></Representation>
+              <Representation id="ok" bandwidth="2"/>
+            </AdaptationSet></Period>
+            """)
+        #expect(Self.refusal(mixed) == nil)
+        let kept = try DASHManifest.parse(mixed, base: Self.host + "m.mpd")
+        #expect(kept.periods.first?.adaptationSets.first?.representations.map(\.id) == ["ok"])
+        #expect(kept.leftOut.count == 1 && kept.leftOut[0].hasPrefix("representation 'local' left out: ") && kept.leftOut[0].contains("file:///etc/"),
+                "\(kept.leftOut)")
         let media = Self.timeline(#"<S t="0" d="2000"/>"#, template: #"media="file:///etc/passwd""#)
         #expect(Self.refusal(media) != nil)
         let list = Self.mpd(#"<Period duration="PT2S"><AdaptationSet><Representation id="v" bandwidth="1"><SegmentList duration="2"><SegmentURL media="gopher://x/y"/></SegmentList></Representation></AdaptationSet></Period>"#)
@@ -321,6 +338,111 @@ import Testing
         let urls = broken?.periods.flatMap { $0.adaptationSets.flatMap { $0.representations.flatMap { $0.segments.map(\.resource.url) } } } ?? []
         #expect(!urls.contains { $0.contains("\n") }, "\(urls)")
         #expect(Self.refusal(Self.timeline(#"<S t="0" d="2000"/>"#, template: "media=\"a&#10;b.m4s\""), base: "/tmp/local.mpd") != nil)
+    }
+
+    // MARK: manifests as others write them (issue 33)
+
+    /// A representation without `@bandwidth`, or with 0, has an unknown rate: ranked after the
+    /// known ones, chosen only when it is the only one; never a reason to refuse the manifest.
+    @Test func anUnknownRateIsRankedAfterTheKnownOnes() throws {
+        let text = Self.mpd("""
+            <Period duration="PT4S">
+              <AdaptationSet contentType="video"><SegmentTemplate duration="2" media="$RepresentationID$-$Number$.m4s"/>
+                <Representation id="none" width="1920" height="1080"/>
+                <Representation id="zero" bandwidth="0" width="1280" height="720"/>
+                <Representation id="lo" bandwidth="300000" width="320" height="180"/>
+                <Representation id="hi" bandwidth="900000" width="640" height="360"/>
+              </AdaptationSet>
+              <AdaptationSet contentType="audio" lang="en"><SegmentTemplate duration="2" media="$RepresentationID$-$Number$.m4s"/>
+                <Representation id="a-none"/><Representation id="a-64" bandwidth="64000"/>
+              </AdaptationSet>
+              <AdaptationSet contentType="audio" lang="fr"><SegmentTemplate duration="2" media="$RepresentationID$-$Number$.m4s"/>
+                <Representation id="fr-none"/>
+              </AdaptationSet>
+            </Period>
+            """)
+        let m = try DASHManifest.parse(text, base: Self.host + "m.mpd")
+        #expect(m.leftOut.isEmpty, "\(m.leftOut)")
+        let video = try #require(m.tracks.first { $0.contentType == .video })
+        #expect(video.representations.map(\.id) == ["lo", "hi", "none", "zero"] || video.representations.map(\.id) == ["lo", "hi", "zero", "none"])
+        #expect(DASHManifest.Representation.pick(video.representations, lowest: false)?.id == "hi")
+        #expect(DASHManifest.Representation.pick(video.representations, lowest: true)?.id == "lo")
+        for preference in [VariantPreference.min, .max, .auto] {
+            let p = try DASHPlaylists.make(m, url: Self.host + "m.mpd", preference: preference, range: .auto, audioLanguages: ["en"])
+            let chosen = try #require(p.chosen.map { p.variants[$0] })
+            #expect(chosen.bandwidth > 0, "\(preference): an unknown rate chosen over known ones")
+        }
+        // Sound: the known rate in a set that has one; the unknown one where it is alone.
+        let p = try DASHPlaylists.make(m, url: Self.host + "m.mpd", preference: .max, range: .auto, audioLanguages: ["en"])
+        #expect(p.renditions.count == 2)
+        #expect(p.documents.values.contains { $0.contains("a-64-1.m4s") } && !p.documents.values.contains { $0.contains("a-none-1.m4s") })
+        #expect(p.documents.values.contains { $0.contains("fr-none-1.m4s") })
+        // Only unknown rates: still played.
+        let alone = try DASHManifest.parse(Self.mpd("""
+            <Period duration="PT4S"><AdaptationSet contentType="video"><SegmentTemplate duration="2" media="v-$Number$.m4s"/>
+              <Representation id="v"/></AdaptationSet></Period>
+            """), base: Self.host + "m.mpd")
+        #expect(try DASHPlaylists.make(alone, url: Self.host + "m.mpd", preference: .auto, range: .auto, audioLanguages: []).chosen == 0)
+        // $Bandwidth$ in a template needs a rate: that representation alone is left out.
+        let named = try DASHManifest.parse(Self.mpd("""
+            <Period duration="PT4S"><AdaptationSet contentType="video"><SegmentTemplate duration="2" media="$Bandwidth$/$Number$.m4s"/>
+              <Representation id="x"/><Representation id="y" bandwidth="5"/></AdaptationSet></Period>
+            """), base: Self.host + "m.mpd")
+        #expect(named.periods[0].adaptationSets[0].representations.map(\.id) == ["y"])
+        #expect(named.leftOut == ["representation 'x' left out: its SegmentTemplate names $Bandwidth$ and it has no bandwidth"])
+    }
+
+    /// Scheme identifiers are names, never resources: only what names a resource is checked
+    /// against the http(s) rule (BaseURL, Location, media, initialization, sourceURL, href).
+    @Test func schemeIdentifiersAreNotURLs() {
+        let names = Self.mpd("""
+            <Period duration="PT2S" xmlns:xlink="http://www.w3.org/1999/xlink">
+              <EventStream schemeIdUri="urn:dvb:iptv:rating:2014:15" value="1"><Event id="1">urn:dvb:iptv:rating:2014:15</Event></EventStream>
+              <AdaptationSet contentType="video">
+                <Role schemeIdUri="urn:mpeg:dash:role:2011" value="main"/>
+                <Accessibility schemeIdUri="urn:tva:metadata:cs:AudioPurposeCS:2007" value="1"/>
+                <ContentProtection schemeIdUri="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed" value="cenc"/>
+                <EssentialProperty schemeIdUri="urn:mpeg:dash:urlparam:2014" value="x"/>
+                <SupplementalProperty schemeIdUri="tag:example.com,2026:x" value="y"/>
+                <InbandEventStream schemeIdUri="urn:mpeg:dash:event:2012" value="1"/>
+                <SegmentTemplate duration="2" media="v-$Number$.m4s"/><Representation id="v" bandwidth="1"/>
+              </AdaptationSet>
+            </Period>
+            """)
+        #expect(StreamVariants.foreignReference(inManifest: names) == nil)
+        #expect(Self.refusal(names) == nil)
+        // What names a resource is still checked, wherever it is.
+        for (text, foreign) in [
+            (names.replacingOccurrences(of: "media=\"v-$Number$.m4s\"", with: "media=\"file:///etc/passwd\""), "file:///etc/passwd"),
+            (names.replacingOccurrences(of: "<Period ", with: "<BaseURL>file:///etc/</BaseURL><Period "), "file:///etc/"),
+            (names.replacingOccurrences(of: "<EventStream ", with: "<EventStream xlink:href=\"ftp://x/y\" "), "ftp://x/y"),
+            (names.replacingOccurrences(of: "<Period ", with: "<Location>gopher://x/m.mpd</Location><Period "), "gopher://x/m.mpd"),
+        ] {
+            #expect(StreamVariants.foreignReference(inManifest: text) == foreign, "\(foreign)")
+        }
+    }
+
+    /// A segment is as long as its manifest says, up to the presentation: a 2-hour SegmentBase
+    /// film is one 7,200 s segment (not refused by the 3,600 s rule meant for HLS playlists);
+    /// a period shorter than its media ends the segments at the period's end.
+    @Test func segmentsAreBoundedByTheManifestNotThePlaylistRule() throws {
+        let film = try DASHManifest.parse(Self.mpd("""
+            <Period duration="PT2H"><AdaptationSet contentType="video"><Representation id="v" bandwidth="1">
+              <BaseURL>film.mp4</BaseURL></Representation></AdaptationSet></Period>
+            """, extra: #"mediaPresentationDuration="PT2H""#), base: Self.host + "m.mpd")
+        #expect(film.periods[0].adaptationSets[0].representations[0].segments.map(\.duration) == [7200])
+        let p = try DASHPlaylists.make(film, url: Self.host + "m.mpd", preference: .auto, range: .auto, audioLanguages: [])
+        #expect(p.documents.values.contains { $0.contains("#EXTINF:7200.000000,") })
+        // A template segment longer than its period: cut at the period's end; none after it.
+        let short = try DASHManifest.parse(Self.mpd("""
+            <Period duration="PT5S"><AdaptationSet contentType="video"><SegmentTemplate duration="4" media="v-$Number$.m4s"/>
+              <Representation id="v" bandwidth="1"/></AdaptationSet></Period>
+            """), base: Self.host + "m.mpd")
+        #expect(short.periods[0].adaptationSets[0].representations[0].segments.map(\.duration) == [4, 1])
+        let timeline = try DASHManifest.parse(Self.timeline(#"<S t="0" d="4000" r="9"/>"#).replacingOccurrences(of: "PT20S", with: "PT10S"),
+                                              base: Self.host + "m.mpd")
+        let segments = timeline.periods[0].adaptationSets[0].representations[0].segments
+        #expect(segments.count == 3 && segments.last?.duration == 2, "\(segments.map(\.duration))")
     }
 
     // MARK: translation into HLS playlists

@@ -310,14 +310,20 @@ import Testing
     // MARK: hostile manifests
 
     /// Each is refused in one line before any segment is asked for, and nothing is written.
+    /// `text` with every SegmentTimeline's entries replaced by `entries`.
+    static func everyTimeline(_ text: String, _ entries: String) -> String {
+        text.replacing(#/<SegmentTimeline>[\s\S]*?</SegmentTimeline>/#) { _ in "<SegmentTimeline>\(entries)</SegmentTimeline>" }
+    }
+
     @Test func hostileAndLiveManifestsAreRefusedInOneLine() throws {
         let cases: [(String, (String) -> String, String)] = [
             ("base", { $0.replacingOccurrences(of: "<Period", with: "<BaseURL>file:///etc/</BaseURL>\n<Period") },
              "the manifest refers to 'file:///etc/' (a network source may only use http and https)"),
             ("media", { $0.replacingOccurrences(of: "chunk-stream$RepresentationID$-$Number%05d$.m4s", with: "file:///etc/passwd") },
              "the manifest refers to 'file:///etc/passwd'"),
-            ("huge", { $0.replacingOccurrences(of: #"<S t="0" d="24576" r="9" />"#, with: #"<S t="0" d="24576" r="1000000000000" />"#) }, "'S@r'"),
-            ("many", { $0.replacingOccurrences(of: #"<S t="0" d="24576" r="9" />"#, with: #"<S t="0" d="1" r="99999" /><S d="1" r="99999" />"#) },
+            // Every representation's timeline (one left would be downloaded, the rest left out).
+            ("huge", { Self.everyTimeline($0, #"<S t="0" d="24576" r="1000000000000" />"#) }, "'S@r'"),
+            ("many", { Self.everyTimeline($0, #"<S t="0" d="1" r="99999" /><S d="1" r="99999" />"#) },
              "more than 100000 segments"),
             ("live", { $0.replacingOccurrences(of: #"type="static""#, with: #"type="dynamic" availabilityStartTime="2026-01-01T00:00:00Z""#) },
              "a live (dynamic) DASH manifest cannot be downloaded"),

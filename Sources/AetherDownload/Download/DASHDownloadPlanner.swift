@@ -47,7 +47,7 @@ public enum DASHDownloadPlanner {
         var representations: [String: DASHManifest.Representation] = [:]
         let tracks = manifest.tracks
         let videoReps = tracks.filter { $0.contentType == .video }.flatMap(\.representations)
-            .filter { !$0.segments.isEmpty }.sorted { $0.bandwidth < $1.bandwidth }
+            .filter { !$0.segments.isEmpty }.sorted(by: DASHManifest.Representation.byRate)
         var variants: [StreamVariant] = []
         for (k, rep) in videoReps.enumerated() {
             let key = "dash:video:\(k)"
@@ -65,7 +65,7 @@ public enum DASHDownloadPlanner {
         var unsupported: [MediaRendition] = []
         for (k, track) in tracks.enumerated() where track.contentType == .audio || track.contentType == .text {
             let reps = track.representations.filter { !$0.segments.isEmpty && (track.contentType == .audio || isWebVTT($0)) }
-            guard let rep = request.preference == .min ? reps.first : reps.last else {
+            guard let rep = DASHManifest.Representation.pick(reps, lowest: request.preference == .min) else {
                 if track.contentType == .text {
                     var r = MediaRendition(type: "SUBTITLES", groupID: "text")
                     r.language = track.language
@@ -81,11 +81,20 @@ public enum DASHDownloadPlanner {
             r.uri = key
             renditions.append(r)
         }
-        var plan = try DownloadPlanner.plan(source: url, variants: variants, renditions: renditions, request: request) {
-            (kind: DownloadTrack.Kind, key: String, _: Int) throws(DownloadError) -> DownloadTrack in
-            guard let rep = representations[key] else { throw DownloadError("no representation '\(TextSanitizer.clean(key))'") }
-            return try Self.track(kind, rep)
+        var plan: DownloadPlan
+        do throws(DownloadError) {
+            plan = try DownloadPlanner.plan(source: url, variants: variants, renditions: renditions, request: request) {
+                (kind: DownloadTrack.Kind, key: String, _: Int) throws(DownloadError) -> DownloadTrack in
+                guard let rep = representations[key] else { throw DownloadError("no representation '\(TextSanitizer.clean(key))'") }
+                return try Self.track(kind, rep)
+            }
+        } catch {
+            // Nothing left to write: say what the reader left out and why.
+            guard let first = manifest.leftOut.first else { throw error }
+            throw DownloadError(error.message + " (\(first)" + (manifest.leftOut.count > 1 ? "; \(manifest.leftOut.count - 1) more left out" : "") + ")")
         }
+        // What the reader left out, one line each (the rest is written).
+        plan.notes += manifest.leftOut
         // Text sets --slang asked for by language (or all) that are not WebVTT: said, not fetched.
         for r in DownloadPlanner.pick(unsupported, languages: request.subtitleLanguages, fallbackToFirst: false) {
             plan.notes.append("subtitles\(r.language.map { " in '\(TextSanitizer.clean($0))'" } ?? "") left out: only WebVTT text sets can be downloaded (not TTML or stpp)")

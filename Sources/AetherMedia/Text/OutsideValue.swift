@@ -8,7 +8,13 @@ public enum OutsideValue {
     /// not a whole number in 0…11`).
     public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
         public let message: String
-        public init(_ message: String) { self.message = message }
+        /// A budget of the whole document was passed (its element, segment or representation
+        /// count): no part of it is read on, where another refusal leaves out only its part.
+        public let isBudget: Bool
+        public init(_ message: String) { self.message = message; self.isBudget = false }
+        private init(budget message: String) { self.message = message; self.isBudget = true }
+        /// A refusal for the whole document (see ``isBudget``).
+        public static func budget(_ message: String) -> Refusal { Refusal(budget: message) }
         public var description: String { message }
     }
 

@@ -122,12 +122,19 @@ enum SourceOpener {
             if let why = ManifestXML.refusal(bytes) {
                 throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(why)")
             }
-            if NetworkSettings.isNetwork(url), let foreign = StreamVariants.foreignReference(inManifest: String(decoding: bytes, as: UTF8.self)) {
-                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
+            // libavformat's dash demuxer opens whatever the manifest names: only a manifest that
+            // names nothing but http(s) goes to it. Our reader checks every URL itself and
+            // leaves out the representation that names another (the rest plays).
+            func refuseForeign() throws(PlayerError) {
+                if NetworkSettings.isNetwork(url), let foreign = StreamVariants.foreignReference(inManifest: String(decoding: bytes, as: UTF8.self)) {
+                    throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
+                }
             }
+            if options.lavfDASH || !["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") { try refuseForeign() }
             if !options.lavfDASH, ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
                 let source = try Self.dashSource(url: url, bytes: bytes, options: options, openOptions: openOptions)
                 if let why = Self.notForMPEGTS(source.manifest) {
+                    try refuseForeign()
                     AppLog.write("net", "DASH with \(why): libavformat's dash demuxer plays it (MPEG-TS, which our reader serves fMP4 segments as, cannot carry it)")
                 } else {
                     dash = source

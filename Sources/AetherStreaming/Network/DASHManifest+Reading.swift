@@ -44,6 +44,15 @@ extension DASHManifest {
         let remote: Bool
         var total = 0
         var representationCount = 0
+        /// What was left out (``DASHManifest/leftOut``).
+        var leftOut: [String] = []
+
+        /// Leaves `what` out with one sanitised log line (the manifest's other parts play).
+        mutating func leaveOut(_ what: String, _ why: String) {
+            let line = "\(what) left out: \(why)"
+            AppLog.write("dash", line)
+            if leftOut.count < 64 { leftOut.append(line) }
+        }
 
         mutating func manifest(_ root: ManifestXML.Element) throws(OutsideValue.Refusal) -> DASHManifest {
             let dynamic = (root["type"] ?? "static") == "dynamic"
@@ -54,7 +63,7 @@ extension DASHManifest {
                                  periods: [])
             let mpdBase = try resolveBase(root, against: base)
             let periods = root.children("Period")
-            guard periods.count <= limits.periods else { throw OutsideValue.Refusal("more than \(limits.periods) periods") }
+            guard periods.count <= limits.periods else { throw OutsideValue.Refusal.budget("more than \(limits.periods) periods") }
             var previousEnd: Double? = 0
             for (p, element) in periods.enumerated() {
                 // A period's start: its own, else where the previous one ended (ISO/IEC 23009-1 §5.3.2.1).
@@ -69,14 +78,21 @@ extension DASHManifest {
                 let periodBase = try resolveBase(element, against: mpdBase)
                 let addressing = Addressing().applying(element)
                 var period = Period(id: element["id"], start: start, duration: duration, adaptationSets: [])
-                for set in element.children("AdaptationSet") {
-                    period.adaptationSets.append(try adaptationSet(set, base: periodBase, addressing: addressing,
-                                                                   periodStart: start, periodDuration: duration, dynamic: dynamic,
-                                                                   availabilityStart: m.availabilityStartTime,
-                                                                   depth: m.timeShiftBufferDepth))
+                for (k, set) in element.children("AdaptationSet").enumerated() {
+                    do throws(OutsideValue.Refusal) {
+                        period.adaptationSets.append(try adaptationSet(set, base: periodBase, addressing: addressing,
+                                                                       periodStart: start, periodDuration: duration, dynamic: dynamic,
+                                                                       availabilityStart: m.availabilityStartTime,
+                                                                       depth: m.timeShiftBufferDepth))
+                    } catch {
+                        // The manifest's own budgets hold for all of it.
+                        if error.isBudget { throw error }
+                        leaveOut("adaptation set '\(Self.name(set["id"], fallback: k + 1))'", error.message)
+                    }
                 }
                 m.periods.append(period)
             }
+            m.leftOut = leftOut
             return m
         }
 
@@ -87,29 +103,60 @@ extension DASHManifest {
             let setAddressing = addressing.applying(set)
             var out = AdaptationSet(id: set["id"], contentType: Self.contentType(set, nil), language: set["lang"].map { TextSanitizer.clean(String($0.prefix(35))) },
                                     representations: [])
-            for element in set.children("Representation") {
+            for (k, element) in set.children("Representation").enumerated() {
                 representationCount += 1
                 guard representationCount <= limits.representations else {
-                    throw OutsideValue.Refusal("more than \(limits.representations) representations")
+                    throw OutsideValue.Refusal.budget("more than \(limits.representations) representations")
                 }
-                let id = element["id"] ?? ""
-                guard let bandwidthText = element["bandwidth"] else { throw OutsideValue.Refusal("representation '\(TextSanitizer.clean(String(id.prefix(40))))' has no bandwidth") }
-                var rep = Representation(id: id, bandwidth: try OutsideValue.integer(bandwidthText, in: 1...maxBandwidth, name: "Representation@bandwidth"))
-                rep.width = try (element["width"] ?? set["width"]).map { t throws(OutsideValue.Refusal) in try OutsideValue.integer(t, in: 1...65_535, name: "width") }
-                rep.height = try (element["height"] ?? set["height"]).map { t throws(OutsideValue.Refusal) in try OutsideValue.integer(t, in: 1...65_535, name: "height") }
-                rep.codecs = (element["codecs"] ?? set["codecs"]).map { TextSanitizer.clean(String($0.prefix(200))) }
-                rep.mimeType = element["mimeType"] ?? set["mimeType"]
-                rep.frameRate = try (element["frameRate"] ?? set["frameRate"]).map { t throws(OutsideValue.Refusal) in
-                    try OutsideValue.clamped(OutsideValue.number(t, name: "frameRate"), to: 0...1000, name: "frameRate")
+                do throws(OutsideValue.Refusal) {
+                    out.representations.append(try representation(element, in: set, base: setBase, addressing: setAddressing,
+                                                                   periodStart: periodStart, periodDuration: periodDuration, dynamic: dynamic,
+                                                                   availabilityStart: availabilityStart, depth: depth, contentType: &out.contentType))
+                } catch {
+                    if error.isBudget { throw error }
+                    leaveOut("representation '\(Self.name(element["id"], fallback: k + 1))'", error.message)
                 }
-                if out.contentType == .other { out.contentType = Self.contentType(set, element) }
-                let repBase = try resolveBase(element, against: setBase)
-                try address(&rep, addressing: setAddressing.applying(element), base: repBase, periodStart: periodStart,
-                            periodDuration: periodDuration, dynamic: dynamic, availabilityStart: availabilityStart, depth: depth)
-                out.representations.append(rep)
             }
             return out
         }
+
+        /// One representation; throws when it cannot be used (it is left out, the rest plays).
+        mutating func representation(_ element: ManifestXML.Element, in set: ManifestXML.Element, base setBase: String,
+                                      addressing setAddressing: Addressing, periodStart: Double, periodDuration: Double?,
+                                      dynamic: Bool, availabilityStart: Double?, depth: Double?,
+                                      contentType: inout ContentType) throws(OutsideValue.Refusal) -> Representation {
+            let id = element["id"] ?? ""
+            // No rate, or 0: unknown (ranked after the known ones), not a reason to refuse.
+            let bandwidth = try (element["bandwidth"] ?? set["bandwidth"]).map { t throws(OutsideValue.Refusal) in
+                try OutsideValue.integer(t.trimmingCharacters(in: .whitespaces), in: 0...maxBandwidth, name: "Representation@bandwidth")
+            } ?? 0
+            var rep = Representation(id: id, bandwidth: bandwidth)
+            rep.width = try (element["width"] ?? set["width"]).map { t throws(OutsideValue.Refusal) in try OutsideValue.integer(t, in: 1...65_535, name: "width") }
+            rep.height = try (element["height"] ?? set["height"]).map { t throws(OutsideValue.Refusal) in try OutsideValue.integer(t, in: 1...65_535, name: "height") }
+            rep.codecs = (element["codecs"] ?? set["codecs"]).map { TextSanitizer.clean(String($0.prefix(200))) }
+            rep.mimeType = element["mimeType"] ?? set["mimeType"]
+            rep.frameRate = try (element["frameRate"] ?? set["frameRate"]).map { t throws(OutsideValue.Refusal) in
+                try OutsideValue.clamped(OutsideValue.number(t, name: "frameRate"), to: 0...1000, name: "frameRate")
+            }
+            if contentType == .other { contentType = Self.contentType(set, element) }
+            let repBase = try resolveBase(element, against: setBase)
+            try address(&rep, addressing: setAddressing.applying(element), base: repBase, periodStart: periodStart,
+                        periodDuration: periodDuration, dynamic: dynamic, availabilityStart: availabilityStart, depth: depth)
+            if let periodDuration, !dynamic {
+                rep.segments = DASHManifest.clipped(rep.segments, to: periodStart + periodDuration)
+                rep.indexEnd = periodStart + periodDuration
+            }
+            // (A live manifest may have none yet: its next reading will.)
+            guard dynamic || rep.index != nil || !rep.segments.isEmpty else { throw OutsideValue.Refusal("it has no segment in its period") }
+            return rep
+        }
+
+        /// A name for a log line: the manifest's id, sanitised, else the element's place.
+        static func name(_ id: String?, fallback: Int) -> String {
+            guard let id, !id.isEmpty else { return "#\(fallback)" }
+            return TextSanitizer.clean(String(id.prefix(40)))
+        }
+
 
         static func contentType(_ set: ManifestXML.Element, _ rep: ManifestXML.Element?) -> ContentType {
             if let t = set["contentType"]?.lowercased(), let known = ContentType(rawValue: t) { return known }
@@ -128,6 +175,9 @@ extension DASHManifest {
             let periodEnd = periodDuration.map { periodStart + $0 }
             if a.hasTemplate, let media = a.template["media"] {
                 let t = a.template
+                if !rep.bandwidthKnown, (media + (t["initialization"] ?? "")).contains("$Bandwidth") {
+                    throw OutsideValue.Refusal("its SegmentTemplate names $Bandwidth$ and it has no bandwidth")
+                }
                 let timescale = try integer(t["timescale"], Self.timescalesRange, "SegmentTemplate@timescale") ?? 1
                 let startNumber = try integer(t["startNumber"], ticks, "SegmentTemplate@startNumber") ?? 1
                 let offset = try integer(t["presentationTimeOffset"], ticks, "SegmentTemplate@presentationTimeOffset") ?? 0
@@ -219,7 +269,7 @@ extension DASHManifest {
                 throw OutsideValue.Refusal("representation '\(TextSanitizer.clean(String(rep.id.prefix(40))))' has more than \(limits.segmentsPerRepresentation) segments")
             }
             total += 1
-            guard total <= limits.totalSegments else { throw OutsideValue.Refusal("the manifest has more than \(limits.totalSegments) segments") }
+            guard total <= limits.totalSegments else { throw OutsideValue.Refusal.budget("the manifest has more than \(limits.totalSegments) segments") }
             rep.segments.append(segment)
         }
 

@@ -64,6 +64,8 @@ public struct DASHManifest: Sendable, Equatable {
 
     public struct Representation: Sendable, Equatable {
         public var id: String
+        /// `@bandwidth`, bits per second; 0 when the manifest gives none (or 0): unknown,
+        /// ranked after every known rate (``byRate(_:_:)``), chosen only when nothing else is.
         public var bandwidth: Int
         public var width: Int?
         public var height: Int?
@@ -79,6 +81,24 @@ public struct DASHManifest: Sendable, Equatable {
         var indexStart = 0.0
         var indexPresentationOffset: Int64 = 0
         var indexTimescale: Int64 = 1
+        /// Where its period ends (static manifests): the index's segments stop there.
+        var indexEnd: Double?
+
+        /// Whether the manifest says its rate.
+        public var bandwidthKnown: Bool { bandwidth > 0 }
+
+        /// Rates ascending, representations of unknown rate after every known one.
+        public static func byRate(_ a: Representation, _ b: Representation) -> Bool {
+            if a.bandwidthKnown != b.bandwidthKnown { return a.bandwidthKnown }
+            return a.bandwidth < b.bandwidth
+        }
+
+        /// The lowest (`lowest`) or highest known rate of `reps` (sorted by ``byRate(_:_:)``);
+        /// one of unknown rate only when no rate is known.
+        public static func pick(_ reps: [Representation], lowest: Bool) -> Representation? {
+            let known = reps.filter(\.bandwidthKnown)
+            return (lowest ? known.first : known.last) ?? reps.first
+        }
     }
 
     public struct AdaptationSet: Sendable, Equatable {
@@ -114,6 +134,18 @@ public struct DASHManifest: Sendable, Equatable {
     /// `timeShiftBufferDepth` (seconds).
     public var timeShiftBufferDepth: Double?
     public var periods: [Period]
+    /// What the reader left out and why, one sanitised line each (a representation or
+    /// adaptation set it could not use): the rest plays (``DASHPlaylists`` names them when
+    /// nothing is left).
+    public var leftOut: [String] = []
+
+    /// The presentation's length as the manifest gives it: `mediaPresentationDuration`, else
+    /// the periods' end; nil when neither says (a live manifest).
+    public var presentationLength: Double? {
+        if let duration { return duration }
+        guard let last = periods.last, let d = last.duration else { return nil }
+        return last.start + d
+    }
 
     /// Longest segment or period accepted, seconds.
     static let maxSeconds = OutsideValue.maxSeconds
@@ -147,14 +179,14 @@ public struct DASHManifest: Sendable, Equatable {
         var tracks: [Track] = []
         for set in first.adaptationSets where set.contentType != .image {
             var track = Track(contentType: set.contentType, language: set.language,
-                              representations: set.representations.sorted { $0.bandwidth < $1.bandwidth })
+                              representations: set.representations.sorted(by: Representation.byRate))
             for k in track.representations.indices {
                 for i in track.representations[k].segments.indices { track.representations[k].segments[i].periodStart = first.start }
             }
             for period in periods.dropFirst() {
                 let same = period.adaptationSets.first { $0.contentType == set.contentType && $0.language == set.language }
                     ?? period.adaptationSets.first { $0.contentType == set.contentType }
-                guard let next = same?.representations.sorted(by: { $0.bandwidth < $1.bandwidth }), !next.isEmpty else { continue }
+                guard let next = same?.representations.sorted(by: Representation.byRate), !next.isEmpty else { continue }
                 for k in track.representations.indices {
                     let joined = next[min(k, next.count - 1)]
                     // A segment of another init section carries it (see Segment.initialization).
@@ -170,6 +202,18 @@ public struct DASHManifest: Sendable, Equatable {
             tracks.append(track)
         }
         return tracks
+    }
+
+    /// `segments` cut to a period ending at `end`: none starting at or after it, the last one
+    /// ending there (a `SegmentTemplate@duration` longer than the period, a `Period@duration`
+    /// shorter than the file: the period's length is the manifest's word on what plays).
+    static func clipped(_ segments: [Segment], to end: Double) -> [Segment] {
+        segments.compactMap { s in
+            guard s.start < end - 1e-6 else { return nil }
+            var s = s
+            s.duration = min(s.duration, end - s.start)
+            return s
+        }
     }
 
     /// Fills in the segments of every `SegmentBase@indexRange` representation: `fetch` returns
@@ -195,6 +239,7 @@ public struct DASHManifest: Sendable, Equatable {
                         offset += ref.size
                         time += ref.duration
                     }
+                    if let end = rep.indexEnd { rep.segments = Self.clipped(rep.segments, to: end) }
                     rep.index = nil
                     kept.append(rep)
                 }

@@ -72,6 +72,7 @@ public struct DASHPlaylists: Sendable, Equatable {
                             audioLanguages: [String], previous: DASHPlaylists? = nil) throws(OutsideValue.Refusal) -> DASHPlaylists {
         let prefix = prefix(of: url)
         let tracks = manifest.tracks
+        let segmentBound = max(HLSMediaPlaylist.maxSegmentSeconds, (manifest.presentationLength ?? 0) + 1)
         var documents: [String: String] = [:]
         var media: [String: HLSMediaPlaylist] = [:]
         var fetches: [String: Fetch] = [:]
@@ -90,12 +91,14 @@ public struct DASHPlaylists: Sendable, Equatable {
                 }
             }
             documents[uri] = text
-            media[uri] = try HLSMediaPlaylist.parse(text, base: uri)
+            // A DASH segment may be as long as the presentation (one SegmentBase file): the
+            // manifest's length bounds it, not the playlist rule.
+            media[uri] = try HLSMediaPlaylist.parse(text, base: uri, maxSegmentSeconds: segmentBound)
             return uri
         }
         // Video: every representation of every video set (rates ascending).
         let videoReps = tracks.filter { $0.contentType == .video }.flatMap(\.representations)
-            .filter { !$0.segments.isEmpty }.sorted { $0.bandwidth < $1.bandwidth }
+            .filter { !$0.segments.isEmpty }.sorted(by: DASHManifest.Representation.byRate)
         var variants: [StreamVariant] = []
         for (k, rep) in videoReps.enumerated() {
             var v = StreamVariant(uri: try add(rep, name: "video-\(k + 1)"), bandwidth: rep.bandwidth)
@@ -112,7 +115,7 @@ public struct DASHPlaylists: Sendable, Equatable {
         var audioBandwidth: [Int] = []
         for (k, track) in tracks.filter({ $0.contentType == .audio }).enumerated() {
             let reps = track.representations.filter { !$0.segments.isEmpty }
-            guard let rep = preference == .min ? reps.first : reps.last else { continue }
+            guard let rep = DASHManifest.Representation.pick(reps, lowest: preference == .min) else { continue }
             var r = MediaRendition(type: "AUDIO", groupID: audioGroup)
             r.language = track.language.map(Self.token)
             r.name = "\(r.language ?? "audio") \(k + 1)"
@@ -122,7 +125,8 @@ public struct DASHPlaylists: Sendable, Equatable {
             audioBandwidth.append(rep.bandwidth)
         }
         guard !variants.isEmpty || !renditions.isEmpty else {
-            throw OutsideValue.Refusal("the manifest has no video or audio representation with segments")
+            let why = manifest.leftOut.first.map { " (\($0)" + (manifest.leftOut.count > 1 ? "; \(manifest.leftOut.count - 1) more left out" : "") + ")" } ?? ""
+            throw OutsideValue.Refusal("the manifest has no video or audio representation with segments" + why)
         }
         let fallback = renditions.isEmpty ? nil : 0
         let preferred = LanguagePreference.first(of: audioLanguages, in: renditions.map(\.language)) ?? fallback

@@ -172,7 +172,10 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
 
     /// Parses a media playlist; throws a one-line refusal when it is not one, has an unusable
     /// duration, or lists more than ``maxSegments`` segments.
-    public static func parse(_ text: String, base: String) throws(OutsideValue.Refusal) -> HLSMediaPlaylist {
+    /// `maxSegmentSeconds`: the longest segment taken (a playlist translated from a DASH
+    /// manifest may have one as long as the presentation).
+    public static func parse(_ text: String, base: String,
+                             maxSegmentSeconds: Double = maxSegmentSeconds) throws(OutsideValue.Refusal) -> HLSMediaPlaylist {
         var lines = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline)[...]
         guard let first = lines.first, first.trimmingCharacters(in: .whitespaces).hasPrefix("#EXTM3U") else {
             throw OutsideValue.Refusal("not an HLS playlist")

@@ -202,32 +202,37 @@ public enum StreamVariants {
         return (path as NSString).pathExtension.lowercased()
     }
 
-    /// The first URL in a DASH manifest (BaseURL text, `media`, `initialization`, `sourceURL`,
-    /// `href` attributes) whose scheme a network source may not use (anything but http and
-    /// https: a remote manifest must not read local files), or nil.
+    /// The first URL in a DASH manifest whose scheme a network source may not use (anything
+    /// but http and https: a remote manifest must not read local files), or nil. Only what
+    /// names a resource is looked at (``resourceAttributes``, `BaseURL`/`Location` text, any
+    /// `xlink:href`): a `schemeIdUri` or `value` (`urn:dvb:…`, `urn:mpeg:dash:role:2011`) is a
+    /// name, never fetched, never checked as a URL. Read with ``ManifestXML`` (its budgets); a
+    /// manifest it cannot read names nothing here (the caller refuses it on its own).
     public static func foreignReference(inManifest text: String) -> String? {
-        var candidates: [String] = []
-        var rest = Substring(text)
-        while let open = rest.range(of: "<BaseURL") {
-            guard let gt = rest[open.upperBound...].firstIndex(of: ">"),
-                  let close = rest[gt...].range(of: "</BaseURL>") else { break }
-            candidates.append(String(rest[rest.index(after: gt)..<close.lowerBound]))
-            rest = rest[close.upperBound...]
-        }
-        for attribute in ["media", "initialization", "sourceURL", "href", "xlink:href"] {
-            var scan = Substring(text)
-            while let found = scan.range(of: " \(attribute)=\"") {
-                guard let end = scan[found.upperBound...].firstIndex(of: "\"") else { break }
-                candidates.append(String(scan[found.upperBound..<end]))
-                scan = scan[end...]
+        guard let root = ManifestXML.parse(text) else { return nil }
+        var stack = [root]
+        while let element = stack.popLast() {
+            var candidates: [String] = []
+            if resourceTexts.contains(element.name) { candidates.append(element.text) }
+            for attribute in resourceAttributes[element.name] ?? [] { if let v = element[attribute] { candidates.append(v) } }
+            if let href = element["href"] { candidates.append(href) }
+            for candidate in candidates {
+                let value = candidate.trimmingCharacters(in: .whitespacesAndNewlines)
+                if let scheme = NetworkSettings.scheme(of: value), scheme != "http", scheme != "https" { return value }
             }
-        }
-        for candidate in candidates {
-            let value = candidate.trimmingCharacters(in: .whitespacesAndNewlines)
-            if let scheme = NetworkSettings.scheme(of: value), scheme != "http", scheme != "https" { return value }
+            stack.append(contentsOf: element.children.reversed())
         }
         return nil
     }
+
+    /// The attributes that name resources, by element (ISO/IEC 23009-1 §5.3.9).
+    static let resourceAttributes: [String: [String]] = [
+        "SegmentTemplate": ["media", "initialization", "index", "bitstreamSwitching"],
+        "SegmentURL": ["media", "index"],
+        "Initialization": ["sourceURL"], "RepresentationIndex": ["sourceURL"], "BitstreamSwitching": ["sourceURL"],
+    ]
+    /// The elements whose text is a URL.
+    static let resourceTexts: Set<String> = ["BaseURL", "Location", "PatchLocation"]
 }
 
 /// Picks variants.
@@ -239,6 +244,10 @@ public enum VariantChooser {
         let wantHDR = range == .hdr
         let matching = pool.filter { variants[$0].isHDR == wantHDR }
         if !matching.isEmpty { pool = matching }
+        // A variant of unknown rate (a DASH representation without @bandwidth) only when no
+        // rate is known.
+        let known = pool.filter { variants[$0].bandwidth > 0 }
+        if !known.isEmpty { pool = known }
         let byRate = pool.sorted { variants[$0].bandwidth < variants[$1].bandwidth }
         switch preference {
         case .min: return byRate.first
@@ -259,7 +268,9 @@ public enum VariantChooser {
         guard variants.indices.contains(anchor) else { return [] }
         let a = variants[anchor]
         var byRate: [Int: Int] = [:]
-        for (i, v) in variants.enumerated() where v.isHDR == a.isHDR && v.audioGroup == a.audioGroup && v.uri != nil {
+        // Unknown rates (0) only among unknown rates: they have no place on a ladder of known ones.
+        for (i, v) in variants.enumerated() where v.isHDR == a.isHDR && v.audioGroup == a.audioGroup && v.uri != nil
+            && (v.bandwidth > 0) == (a.bandwidth > 0) {
             if i == anchor || byRate[v.bandwidth] == nil { byRate[v.bandwidth] = i }
         }
         byRate[a.bandwidth] = anchor
