@@ -390,6 +390,15 @@ import Testing
             """), base: Self.host + "m.mpd")
         #expect(named.periods[0].adaptationSets[0].representations.map(\.id) == ["y"])
         #expect(named.leftOut == ["representation 'x' left out: its SegmentTemplate names $Bandwidth$ and it has no bandwidth"])
+        // A set of a kind the player has no use for: one line, the rest plays.
+        let odd = try DASHManifest.parse(Self.mpd("""
+            <Period duration="PT4S"><AdaptationSet mimeType="application/x-\u{1B}[31mfoo"><SegmentTemplate duration="2" media="x-$Number$"/>
+              <Representation id="x" bandwidth="5"/></AdaptationSet>
+              <AdaptationSet contentType="video"><SegmentTemplate duration="2" media="v-$Number$.m4s"/><Representation id="v" bandwidth="5"/></AdaptationSet></Period>
+            """), base: Self.host + "m.mpd")
+        #expect(odd.periods[0].adaptationSets.map(\.contentType) == [.video])
+        #expect(odd.leftOut.count == 1 && odd.leftOut[0].hasPrefix("adaptation set '#1' left out: its content 'application/x-")
+                && !odd.leftOut[0].contains("\u{1B}"), "\(odd.leftOut)")
     }
 
     /// Scheme identifiers are names, never resources: only what names a resource is checked

@@ -80,10 +80,14 @@ extension DASHManifest {
                 var period = Period(id: element["id"], start: start, duration: duration, adaptationSets: [])
                 for (k, set) in element.children("AdaptationSet").enumerated() {
                     do throws(OutsideValue.Refusal) {
-                        period.adaptationSets.append(try adaptationSet(set, base: periodBase, addressing: addressing,
-                                                                       periodStart: start, periodDuration: duration, dynamic: dynamic,
-                                                                       availabilityStart: m.availabilityStartTime,
-                                                                       depth: m.timeShiftBufferDepth))
+                        let read = try adaptationSet(set, base: periodBase, addressing: addressing,
+                                                     periodStart: start, periodDuration: duration, dynamic: dynamic,
+                                                     availabilityStart: m.availabilityStartTime, depth: m.timeShiftBufferDepth)
+                        guard read.contentType != .other else {
+                            let mime = (set["mimeType"] ?? set.first("Representation")?["mimeType"]).map { " '\(TextSanitizer.clean(String($0.prefix(60))))'" } ?? ""
+                            throw OutsideValue.Refusal("its content\(mime.isEmpty ? " type is not given" : mime) is not video, audio, text or images")
+                        }
+                        period.adaptationSets.append(read)
                     } catch {
                         // The manifest's own budgets hold for all of it.
                         if error.isBudget { throw error }
