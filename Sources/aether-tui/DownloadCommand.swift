@@ -58,6 +58,9 @@ struct Download: ParsableCommand {
     @Option(help: ArgumentHelp("Subtitle renditions (DASH: WebVTT text sets) to keep, by language (e.g. eng), all, or no (default: those marked DEFAULT=YES).", valueName: "list"))
     var slang: String?
 
+    @Flag(help: "Print what would be downloaded (each track with its segments and length) and what is left out and why, then exit without fetching a segment.")
+    var list = false
+
     @OptionGroup var network: NetworkOptions
 
     @OptionGroup var common: CommonOptions
@@ -90,10 +93,15 @@ struct Download: ParsableCommand {
         let bar = ProgressPrinter(terminal: isatty(STDOUT_FILENO) == 1)
         do {
             let plan = try downloader.plan(url: url, request: request)
+            if list {
+                for line in Self.listing(plan) { print(line) }
+                return
+            }
             for note in plan.notes { _ = fail("note: \(note)", code: 0) }
             let summary = try downloader.run(plan) { bar.show($0) }
             bar.finish()
             if let why = summary.discarded { _ = fail("note: the earlier run's state was not used (\(why)); started over", code: 0) }
+            for note in summary.notes { _ = fail("note: \(note)", code: 0) }
             if summary.damaged > 0 { _ = fail("note: \(summary.damaged) segment(s) on disk did not check out and were fetched again", code: 0) }
             print("wrote \(TextSanitizer.clean(path)): \(summary.streams) streams, \(ProgressPrinter.size(summary.bytes)), "
                   + "\(summary.fetched) segments fetched, \(summary.kept) kept from an earlier run, \(summary.retries) retries, "
@@ -105,6 +113,26 @@ struct Download: ParsableCommand {
             }
             throw fail("cannot download '\(url)': \(error.message)")
         }
+    }
+
+    /// `download --list`: one line per track the plan writes (kind, language, name, rate,
+    /// segments, length, its first segment's URL) and one per part left out, with why.
+    /// Everything from the playlist or manifest is sanitised.
+    static func listing(_ plan: DownloadPlan) -> [String] {
+        var lines: [String] = []
+        for track in plan.tracks {
+            var words = [track.kind.rawValue]
+            if let language = track.language { words.append(TextSanitizer.clean(String(language.prefix(35)))) }
+            if let name = track.name { words.append("\"\(TextSanitizer.clean(String(name.prefix(60))))\"") }
+            if track.kind != .subtitle, track.bitrate > 0 { words.append("\(track.bitrate / 1000) kb/s") }
+            let seconds = track.segments.reduce(0) { $0 + $1.duration }
+            words.append("\(track.segments.count) segment\(track.segments.count == 1 ? "" : "s")")
+            words.append(String(format: "%.1f s", seconds))
+            if let first = track.segments.first { words.append(TextSanitizer.clean(String(first.uri.prefix(200)))) }
+            lines.append(words.joined(separator: "  "))
+        }
+        for note in plan.notes { lines.append("left out: " + TextSanitizer.clean(note)) }
+        return lines
     }
 
     /// `master.m3u8` → `master.mkv` in the current directory (letters, digits, `._-` only).

@@ -92,6 +92,57 @@ import Testing
 
     // MARK: what is fetched and written
 
+    /// Subtitle renditions the download cannot write are left out, one note each, and the rest
+    /// is written (issue 33, item 6): one named as MP4 fragments (left out before a byte of it is
+    /// fetched), one named `.vtt` whose segments are TTML (left out when it is joined).
+    @Test func subtitlesThatCannotBeWrittenAreLeftOutAndTheRestIsWritten() throws {
+        let media = try LoopbackHTTP(root: Self.root)
+        defer { media.stop() }
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let show = media.url("hls-download/")
+        var master = try String(contentsOfFile: Self.root + "/hls-download/master.m3u8", encoding: .utf8)
+        master = master.replacingOccurrences(of: #"URI="English/"#, with: #"URI="\#(show)English/"#)
+            .replacingOccurrences(of: #"URI="Francais/"#, with: #"URI="\#(show)Francais/"#)
+            .replacingOccurrences(of: #"URI="2/index_vtt.m3u8""#, with: #"URI="\#(show)2/index_vtt.m3u8""#)
+            .replacingOccurrences(of: "\n2/index.m3u8", with: "\n\(show)2/index.m3u8").replacingOccurrences(of: "\n3/index.m3u8", with: "\n\(show)3/index.m3u8")
+        let firstVariant = try #require(master.range(of: "#EXT-X-STREAM-INF"))
+        master.insert(contentsOf: """
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Deutsch",DEFAULT=NO,LANGUAGE="deu",URI="de.m3u8"
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Italiano",DEFAULT=NO,LANGUAGE="ita",URI="it.m3u8"
+
+            """, at: firstVariant.lowerBound)
+        try master.write(toFile: dir + "/master.m3u8", atomically: true, encoding: .utf8)
+        let vtt = try String(contentsOfFile: Self.root + "/hls-download/2/index_vtt.m3u8", encoding: .utf8)
+        try vtt.replacingOccurrences(of: ".vtt", with: ".mp4").write(toFile: dir + "/de.m3u8", atomically: true, encoding: .utf8)
+        try vtt.replacingOccurrences(of: "index", with: "ttml-index").write(toFile: dir + "/it.m3u8", atomically: true, encoding: .utf8)
+        for k in 0..<5 {
+            try #"<?xml version="1.0"?><tt xmlns="http://www.w3.org/ns/ttml"><body><div><p begin="0s" end="1s">Ciao</p></div></body></tt>"#
+                .write(toFile: dir + "/ttml-index\(k).vtt", atomically: true, encoding: .utf8)
+        }
+        let server = try LoopbackHTTP(root: dir)
+        defer { server.stop() }
+        // --list says what would be written and what is left out, fetching no segment.
+        let listed = Self.download([server.url("master.m3u8"), "--list", "--hls-bitrate=300k", "--slang=all"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let lines = listed.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4 && lines[0].hasPrefix("video  382 kb/s  5 segments  10.0 s  ")
+                && lines[2].hasPrefix("subtitle  eng  \"English subtitles\"  5 segments")
+                && lines[3].hasPrefix("left out: subtitles in 'deu' left out: its segments are not WebVTT"), "\(listed.stdout)")
+        #expect(!(try server.requests()).contains { ($0["path"] as? String)?.contains("index") == true && ($0["path"] as? String)?.hasSuffix(".m3u8") == false },
+                "--list fetched segments")
+        let out = dir + "/show.mkv"
+        let r = Self.download([server.url("master.m3u8"), "-o", out, "--hls-bitrate=300k", "--slang=all"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let notes = r.stderr.split(separator: "\n").filter { $0.contains("note: ") }
+        #expect(notes.count == 2, "\(r.stderr)")
+        #expect(notes.contains { $0.contains("subtitles in 'deu' left out: its segments are not WebVTT ('index0.mp4'") }, "\(r.stderr)")
+        #expect(notes.contains { $0.contains("subtitles in 'ita' left out: a subtitle segment is not WebVTT") }, "\(r.stderr)")
+        #expect(!(try server.requests()).contains { ($0["path"] as? String)?.hasSuffix(".mp4") == true }, "the MP4 text was fetched")
+        let (streams, _) = try Self.streams(out)
+        #expect(streams.map(\.type) == ["video", "audio", "subtitle"] && streams.last?.language == "eng", "\(streams)")
+    }
+
     @Test func oneVariantOneFrenchAudioOneEnglishSubtitleWithTheirTags() throws {
         let server = try LoopbackHTTP(root: Self.root)
         defer { server.stop() }

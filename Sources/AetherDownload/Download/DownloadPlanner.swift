@@ -68,10 +68,28 @@ public enum DownloadPlanner {
         }
         for r in audio.prefix(maxRenditions) { try add(.audio, r, bitrate: 128_000) }
         let subtitleGroup = renditions.filter { $0.type == "SUBTITLES" && (variant == nil || $0.groupID == variant?.subtitleGroup) && $0.uri != nil }
+        var notes: [String] = []
         for r in pick(subtitleGroup, languages: request.subtitleLanguages, fallbackToFirst: false).prefix(maxRenditions) {
+            // Text the download cannot join (TTML or WebVTT in MP4 segments, by their names): left
+            // out with a line, before a byte of it is fetched; the rest is written.
+            let before = tracks.count
             try add(.subtitle, r, bitrate: 1000)
+            if let name = tracks.last?.segments.first.map(\.uri), tracks.count > before, !Self.mayBeWebVTT(name) {
+                tracks.removeLast()
+                notes.append("subtitles\(r.language.map { " in '\(TextSanitizer.clean($0))'" } ?? "") left out: its segments are not WebVTT "
+                             + "('\(TextSanitizer.clean(String((URLComponents(string: name)?.path ?? name).split(separator: "/").last ?? "")))'; only WebVTT text can be downloaded)")
+            }
         }
-        return DownloadPlan(source: source, tracks: tracks)
+        var plan = DownloadPlan(source: source, tracks: tracks)
+        plan.notes = notes
+        return plan
+    }
+
+    /// Whether a subtitle segment named `uri` may be WebVTT: not one named as an MP4 fragment
+    /// or a TTML document (`.mp4`, `.m4s`, `.cmft`, `.m4f`, `.ttml`, `.dfxp`, `.xml`).
+    static func mayBeWebVTT(_ uri: String) -> Bool {
+        let path = (URLComponents(string: uri)?.path ?? uri).lowercased()
+        return ![".mp4", ".m4s", ".cmft", ".m4f", ".ttml", ".dfxp", ".xml"].contains { path.hasSuffix($0) }
     }
 
     /// The renditions `languages` chooses: those in any listed language, in the list's order;

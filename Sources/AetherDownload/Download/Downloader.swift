@@ -42,6 +42,9 @@ public struct DownloadSummary: Sendable, Equatable {
     public var requests = 0
     /// Streams in the output.
     public var streams = 0
+    /// What was left out of the output, one line each (a subtitle track that turned out not to
+    /// be WebVTT).
+    public var notes: [String] = []
 }
 
 /// Fetches a ``DownloadPlan``'s segments (HLS or DASH: see ``DownloadPlanner``) through the player's network reader (``ResilientInput``:
@@ -224,7 +227,13 @@ public final class Downloader {
                 guard size <= Self.subtitleTrackLimit else { throw DownloadError("the subtitles are larger than \(Self.subtitleTrackLimit >> 20) MiB") }
                 segments.append(data)
             }
-            let document = WebVTTJoin.document(try WebVTTJoin.cues(segments, offsets: track.segments.map(\.cueOffset)), shift: shift)
+            // Text that is not WebVTT after all: this track is left out, the rest is written.
+            let cues: [WebVTTJoin.Cue]
+            do { cues = try WebVTTJoin.cues(segments, offsets: track.segments.map(\.cueOffset)) } catch {
+                summary.notes.append("subtitles\(track.language.map { " in '\(TextSanitizer.clean($0))'" } ?? "") left out: \(error.message)")
+                continue
+            }
+            let document = WebVTTJoin.document(cues, shift: shift)
             let memory: MemoryInput
             do { memory = try MemoryInput(Array(document.utf8)) } catch { throw DownloadError("out of memory (subtitles)") }
             inputs.append(try RemuxInput(track: track, reader: memory, io: memory.context, formatName: "webvtt"))
