@@ -41,6 +41,32 @@ import Testing
         #expect(b.window?.lowerBound == 5 && b.bytes.memory == 2 * (100 + 44))
     }
 
+    /// The window keeps its length in played seconds whatever the timestamps do (issue 33,
+    /// item 8: a live MPEG-TS whose timestamps restarted filled a 10 s window's spill to
+    /// 195 MB): restarts every 2 s, a wrap at 2^33 ticks, a jump an hour ahead; with the clock
+    /// standing still (a source read faster than real time), so arrival time evicts nothing.
+    @Test func playedTimeEvictsWhateverTheTimestampsDo() throws {
+        let clock = ManualTimeSource()
+        let b = Self.buffer(window: 10, clock: clock)
+        defer { b.close() }
+        // 120 s of 25 fps video whose timestamps start again at 0 every 2 s.
+        for frame in 0..<3000 { try Self.keyframe(b, at: Double(frame % 50) / 25) }
+        let perFrame = 100 + 44
+        // 10 s of frames kept (250), plus the chunk the window's edge falls in and one frame a
+        // restart (its step back counts nothing): about 256, not the 3,000 appended.
+        #expect(b.bytes.memory <= 260 * perFrame, "\(b.bytes.memory / perFrame) frames kept for a 10 s window")
+        #expect(b.bytes.memory >= 250 * perFrame)
+        // A wrap of the 33-bit clock (95,443.7 s to 0) and a jump an hour ahead: the window
+        // goes on ageing by the frames in between, and keeps them all until then.
+        let wrap = Double(1 << 33) / 90_000
+        let b2 = Self.buffer(window: 10, clock: clock)
+        defer { b2.close() }
+        for frame in 0..<500 { try Self.keyframe(b2, at: (wrap - 10 + Double(frame) / 25).truncatingRemainder(dividingBy: wrap)) }
+        #expect(b2.bytes.memory / perFrame <= 252 && b2.bytes.memory / perFrame >= 250)
+        for frame in 0..<100 { try Self.keyframe(b2, at: 3600 + Double(frame) / 25) }
+        #expect(b2.bytes.memory / perFrame <= 252 && b2.bytes.memory / perFrame >= 250, "\(b2.bytes.memory / perFrame)")
+    }
+
     @Test func mediaTimeEvictsWithTheClockStandingStill() throws {
         let clock = ManualTimeSource()
         let b = Self.buffer(window: 5, clock: clock)

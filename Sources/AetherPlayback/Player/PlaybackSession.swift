@@ -251,7 +251,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             }
             let index = packet.streamIndex
             timeshift.append(packet, time: ptsSeconds(packet, index),
-                             videoKeyframe: index == videoIndex && packet.isKeyframe, hasVideo: hasVideo)
+                             videoKeyframe: index == videoIndex && packet.isKeyframe, hasVideo: hasVideo,
+                             paces: hasVideo ? index == videoIndex : index == audio)
             packet.unref()
         }
         timeshift.finish(error: nil)

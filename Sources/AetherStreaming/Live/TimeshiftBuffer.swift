@@ -10,10 +10,11 @@ import Foundation
 /// keyframe, or every half second of sound without video). Chunks live in memory up to
 /// `memoryLimit` bytes in all; older ones are spilled to files in `directory` (deleted when
 /// dropped and on ``close()``), at most `diskLimit` bytes of them. The oldest chunks are dropped
-/// when they fall out of the window by media time, or by arrival time (twice the window: a
-/// stream whose timestamps restart or jump back never ages by media time), or when the spill
-/// would pass `diskLimit` (or cannot be written): the window is bounded in bytes whatever the
-/// timestamps do. One reader (the demux thread) reads the packets back in order from any index
+/// when they fall out of the window by *played* media time (the sum of the timestamp steps that
+/// look like playback, 0 to 5 s: a restart, a wrap at 2^33 ticks or a jump adds nothing, so the
+/// window keeps its length in seconds whatever the timestamps do), or by arrival time (twice
+/// the window), or when the spill would pass `diskLimit` (or cannot be written): the window is
+/// bounded in bytes always. One reader (the demux thread) reads the packets back in order from any index
 /// point.
 package final class TimeshiftBuffer: Sendable {
     package struct Settings: Sendable {
@@ -53,9 +54,14 @@ package final class TimeshiftBuffer: Sendable {
         var length = 0
         var firstTime: Double
         var lastTime: Double
+        /// The played media time (``Store/played``) at its start and its newest packet.
+        let firstPlayed: Double
+        var lastPlayed: Double
         /// When the chunk was started (the buffer's clock, seconds).
         let arrival: Double
-        init(id: Int, time: Double, arrival: Double) { self.id = id; firstTime = time; lastTime = time; self.arrival = arrival }
+        init(id: Int, time: Double, played: Double, arrival: Double) {
+            self.id = id; firstTime = time; lastTime = time; firstPlayed = played; lastPlayed = played; self.arrival = arrival
+        }
     }
 
     private struct IndexPoint {
@@ -108,12 +114,18 @@ package final class TimeshiftBuffer: Sendable {
 
     /// Appends `packet` (media time `time`, nil when it has none). `indexPoint`: playback may start
     /// here (a video keyframe; for sound alone the buffer picks points every half second).
-    package func append(_ packet: Packet, time: Double?, videoKeyframe: Bool, hasVideo: Bool) {
+    /// `paces`: the packet is of the stream whose timestamps measure played time (the video, or
+    /// the sound when there is no video).
+    package func append(_ packet: Packet, time: Double?, videoKeyframe: Bool, hasVideo: Bool, paces: Bool = true) {
         let size = packet.size
         guard size >= 0 else { return }
         let now = clock.seconds
-        store.update { $0.append(packet, size: size, time: time, videoKeyframe: videoKeyframe, hasVideo: hasVideo, now: now) }
+        store.update { $0.append(packet, size: size, time: time, videoKeyframe: videoKeyframe, hasVideo: hasVideo, paces: paces, now: now) }
     }
+
+    /// The longest timestamp step taken as played time; a longer one (a jump), like a step back
+    /// (a restart, a wrap), adds nothing.
+    static let largestPlayedStep = 5.0
 
     /// The capture is over (nil: the stream ended; else why it failed).
     package func finish(error: String?) {
@@ -171,6 +183,9 @@ extension TimeshiftBuffer {
         var memoryBytes = 0
         var spilledBytes = 0
         var lastIndexTime = -Double.infinity
+        /// Played media time: the sum of the pacing stream's timestamp steps in 0…5 s.
+        var played = 0.0
+        var lastPacingTime: Double?
         var ended = false
         var failure: String?
         var closed = false
@@ -183,14 +198,18 @@ extension TimeshiftBuffer {
         var readFD: (chunk: Int, fd: Int32)?
 
         /// `now`: the buffer's clock when the packet came.
-        mutating func append(_ packet: Packet, size: Int, time: Double?, videoKeyframe: Bool, hasVideo: Bool, now: Double) {
+        mutating func append(_ packet: Packet, size: Int, time: Double?, videoKeyframe: Bool, hasVideo: Bool, paces: Bool, now: Double) {
             guard !closed else { return }
             let t = time ?? chunks.last?.lastTime ?? 0
+            if paces, let time {
+                if let last = lastPacingTime, case let step = time - last, step > 0, step <= TimeshiftBuffer.largestPlayedStep { played += step }
+                lastPacingTime = time
+            }
             let isIndex = time != nil && (hasVideo ? videoKeyframe : t - lastIndexTime >= 0.5)
             if chunks.isEmpty || (isIndex && chunks[chunks.count - 1].length >= settings.chunkBytes) {
                 // Nothing can be played before the first index point.
                 guard isIndex else { return }
-                chunks.append(Chunk(id: nextChunkID, time: t, arrival: now))
+                chunks.append(Chunk(id: nextChunkID, time: t, played: played, arrival: now))
                 nextChunkID += 1
             }
             let chunk = chunks[chunks.count - 1]
@@ -215,16 +234,17 @@ extension TimeshiftBuffer {
             chunk.length += TimeshiftBuffer.headerBytes + size
             memoryBytes += TimeshiftBuffer.headerBytes + size
             chunk.lastTime = max(chunk.lastTime, t)
+            chunk.lastPlayed = played
             evict(now: now)
             spill()
         }
 
-        /// Drops chunks that fell out of the window (never the newest): by media time, or by
-        /// arrival time past twice the window (timestamps that restart or go back never age).
+        /// Drops chunks that fell out of the window (never the newest): by played media time, or
+        /// by arrival time past twice the window.
         mutating func evict(now: Double) {
-            guard let newest = chunks.last?.lastTime else { return }
+            guard let newest = chunks.last?.lastPlayed else { return }
             while chunks.count > 1 {
-                let byMedia = newest - chunks[1].firstTime > settings.window
+                let byMedia = newest - chunks[1].firstPlayed > settings.window
                 let byArrival = now - chunks[1].arrival > 2 * settings.window
                 guard byMedia || byArrival else { break }
                 dropOldest()
