@@ -88,4 +88,48 @@ import Testing
             #expect(abs(duration - 20) < 0.1, "\(name): \(duration) s")
         }
     }
+
+    /// Byte ranges as servers answer them (issue 33, item 5), in playback and download alike:
+    /// a `SegmentURL@mediaRange` one byte past the end of its file (served to the file's end:
+    /// that is its end, not a short read), a server that answers ranges with the whole resource
+    /// (200: the bytes before the range are dropped), and one that does not say its resources'
+    /// lengths (`Content-Range: bytes a-b/*`, which libavformat 5.1 reads as an empty body).
+    @Test func byteRangesAsServersAnswerThem() throws {
+        let media = try LoopbackHTTP(root: NetworkTests.root)
+        defer { media.stop() }
+        let dir = PlayerRuns.temp("ranges")
+        defer { try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // sl.mpd with each representation's last mediaRange ending one byte past its file.
+        var text = try String(contentsOfFile: NetworkTests.root + "/dash-ranges-abr/sl.mpd", encoding: .utf8)
+        for name in ["v0.mp4", "v1.mp4", "v2.mp4", "Francais.mp4"] {
+            let size = try FileManager.default.attributesOfItem(atPath: NetworkTests.root + "/dash-ranges-abr/" + name)[.size] as? Int ?? 0
+            text = text.replacingOccurrences(of: "-\(size - 1)\"", with: "-\(size)\"")
+            text = text.replacingOccurrences(of: "<BaseURL>\(name)</BaseURL>", with: "<BaseURL>\(media.url("dash-ranges-abr/" + name))</BaseURL>")
+        }
+        #expect(text.components(separatedBy: "mediaRange").count > 100)
+        try text.write(toFile: dir + "/past-end.mpd", atomically: true, encoding: .utf8)
+        let manifests = try LoopbackHTTP(root: dir)
+        defer { manifests.stop() }
+        let source = try Self.frameDigests(NetworkTests.root + "/dash-ranges-abr/v2.mp4")
+        for (name, rules) in [("standard", "[]"), ("no ranges", #"[{"path":"mp4","ignore_range":true}]"#),
+                              ("no length", #"[{"path":"mp4","hide_total":true}]"#)] {
+            try media.setRules(rules)
+            let (r, summaries) = try PlayerRuns.headless([manifests.url("past-end.mpd"), "--start=74"], timeout: 60)
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            #expect((5.5...6.6).contains(summaries.last?.mediaSeconds ?? 0) && (summaries.last?.framesPresented ?? 0) >= 138,
+                    "\(name): \(String(describing: summaries.last.map { ($0.mediaSeconds, $0.framesPresented) }))")
+            let out = dir + "/\(name.replacingOccurrences(of: " ", with: "-")).mkv"
+            let d = Process.run([TestEnvironment.binary, "download", manifests.url("past-end.mpd"), "-o", out], timeout: 120)
+            #expect(d.status == 0, "\(name): \(d.stderr)")
+            #expect(try Self.frameDigests(out) == source, "\(name): the downloaded video is not the source's frames")
+        }
+    }
+
+    /// Every video frame's MD5 (ffmpeg's framemd5, the header left out).
+    static func frameDigests(_ path: String) throws -> [String] {
+        let r = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"], timeout: 120)
+        try #require(r.status == 0, "ffmpeg: \(r.stderr)")
+        return r.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+    }
 }

@@ -35,7 +35,11 @@ request the first rule that matches and still has uses left applies (at most one
     "stall_after": N,       after N body bytes send nothing for S seconds, then go on; a huge
     "stall_seconds": S,     S (1e9) stalls until the client goes away. A stall is skipped when
                             the body is not longer than N.
-    "throttle_bps": B}      pace the body at B bytes/s (about 20 writes a second)
+    "throttle_bps": B,      pace the body at B bytes/s (about 20 writes a second)
+    "ignore_range": true,   forward the request without its Range header: the whole resource
+                            comes back with 200 (a server that does not do ranges)
+    "hide_total": true}     a Content-Range's total becomes "*" (a server that does not say
+                            the resource's length)
 latency_ms combines with everything; throttle_bps with drop_after and stall_after. "status"
 excludes the body actions. A rule with no action passes the request through unchanged (it still
 counts its uses and shows in the log). Unknown keys are an error. Examples:
@@ -64,7 +68,7 @@ import http.client, http.server, json, re, select, signal, socket, struct, sys, 
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authenticate",
               "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"}
 KEYS = {"path", "method", "times", "latency_ms", "status", "drop_after", "stall_after",
-        "stall_seconds", "throttle_bps", "comment"}
+        "stall_seconds", "throttle_bps", "ignore_range", "hide_total", "comment"}
 
 
 def number(rule, key, integer=False, positive=False):
@@ -112,6 +116,9 @@ def validate(rules):
                 body = {"drop_after", "stall_after", "throttle_bps"} & set(rule)
                 if body:
                     raise ValueError(f"status excludes {sorted(body)}")
+            for flag in ("ignore_range", "hide_total"):
+                if flag in rule and not isinstance(rule[flag], bool):
+                    raise ValueError(f"{flag} must be true or false")
             if ("stall_after" in rule) != ("stall_seconds" in rule):
                 raise ValueError("stall_after and stall_seconds go together")
         except ValueError as e:
@@ -276,8 +283,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             try:
                 conn.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
                 for name, value in self.headers.items():
-                    if name.lower() not in HOP_BY_HOP:
-                        conn.putheader(name, value)
+                    if name.lower() in HOP_BY_HOP or (rule.get("ignore_range") and name.lower() == "range"):
+                        continue
+                    conn.putheader(name, value)
                 conn.endheaders(body)
                 resp = conn.getresponse()
             except (OSError, http.client.HTTPException):
@@ -294,6 +302,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_response_only(resp.status, resp.reason)
             for name, value in resp.getheaders():
                 if name.lower() not in HOP_BY_HOP:
+                    if rule.get("hide_total") and name.lower() == "content-range":
+                        value = re.sub(r"/\d+$", "/*", value)
                     self.send_header(name, value)
             if has_body and length is None:
                 self.send_header("Connection", "close")  # the body ends when the connection does

@@ -37,6 +37,13 @@ package final class ResilientInput {
     private var refused = false
     /// The last read that timed out (`stalled: no data for 10 s`) until bytes flow again.
     private var stalled: String?
+    /// The server serves no ranges (libavformat 5.1 refuses a 200 to a range request with
+    /// `EPERM`) or does not say its resources' lengths (a `Content-Range` total of `*`, which
+    /// libavformat 5.1 reads as 0 and then reads nothing): the resource is asked for from its
+    /// start, without `Range`, and the bytes before the offset are dropped here.
+    private var fromStart = false
+    /// A resumed request the server answered 416: the resource ends where the read stopped.
+    private var ended = false
 
     /// Connects (retrying transient failures) and builds the outer context.
     package init(url: String, options: [String: String], session: NetworkSession) throws(FFmpegError) {
@@ -105,18 +112,62 @@ package final class ResilientInput {
 
     private func openOnce() -> Int32 {
         var dict: OpaquePointer? = nil
-        for (key, value) in options { av_dict_set(&dict, key, value, 0) }
+        for (key, value) in options where !(fromStart && key == "end_offset") { av_dict_set(&dict, key, value, 0) }
         let offset = base + position
-        if offset > 0 { av_dict_set(&dict, "offset", String(offset), 0) }
+        if fromStart {
+            av_dict_set(&dict, "seekable", "0", 0)   // no Range header at all
+        } else if offset > 0 {
+            av_dict_set(&dict, "offset", String(offset), 0)
+        }
         defer { av_dict_free(&dict) }
         var callback = session.interruptCallback
         var pb: UnsafeMutablePointer<AVIOContext>?
         session.monitor.requested()
         let result = avio_open2(&pb, url, AVIO_FLAG_READ, &callback, &dict)
+        if result == aether_AVERROR(EPERM), offset > 0, !fromStart {
+            AppLog.write("net", "\(TextSanitizer.clean(url)): the server answered a range request with the whole resource: read from its start, \(offset) bytes dropped")
+            fromStart = true
+            return openOnce()
+        }
+        if aether_http_status_of(result) == 499, position > 0 {
+            // A resume past the resource's last byte (416): the body that ended was all of it.
+            AppLog.write("net", "\(TextSanitizer.clean(url)): the server has no byte \(offset) (its resource ends there)")
+            ended = true
+            return 0
+        }
         guard result >= 0, let pb else { return result < 0 ? result : aether_AVERROR(EIO) }
         inner = pb
         let total = avio_size(pb)
+        // (libavformat asks every resource with `Range: bytes=0-` unless told it cannot seek; a
+        // resource that is really empty costs one request more.)
+        if total == 0, !fromStart {
+            AppLog.write("net", "\(TextSanitizer.clean(url)): the server does not say the resource's length (Content-Range */): read from its start, \(offset) bytes dropped")
+            avio_closep(&inner)
+            fromStart = true
+            return openOnce()
+        }
+        if fromStart {
+            if total > base { size = size < 0 ? total - base : min(size, total - base) }
+            return drop(offset, from: pb)
+        }
         if total > base { size = size < 0 ? total - base : min(size, total - base) }
+        return 0
+    }
+
+    /// Reads and drops the first `count` bytes of a resource asked for from its start
+    /// (``fromStart``). 0, or the read's error (the connection is then closed).
+    private func drop(_ count: Int64, from pb: UnsafeMutablePointer<AVIOContext>) -> Int32 {
+        var left = count
+        var scratch = [UInt8](repeating: 0, count: 64 << 10)
+        while left > 0 {
+            let n = avio_read(pb, &scratch, Int32(min(Int64(scratch.count), left)))
+            guard n > 0 else {
+                close()
+                return n == 0 || n == aether_AVERROR_EOF() ? NetworkFault.truncated : n
+            }
+            session.received(Int(n))
+            left -= Int64(n)
+        }
         return 0
     }
 
@@ -158,12 +209,16 @@ package final class ResilientInput {
     private func read(into out: UnsafeMutablePointer<UInt8>?, wanted: Int32) -> Int32 {
         guard let out, wanted > 0 else { return 0 }
         if refused { return aether_AVERROR_EXIT() }
+        if ended || (size > 0 && position >= size) { return aether_AVERROR_EOF() }
+        // A range's end (asked of the server, but read from the start the server has no end).
+        let wanted = size > 0 ? Int32(min(Int64(wanted), size - position)) : wanted
         var attempt = 0
         while true {
             if session.interrupt.shouldInterrupt { return aether_AVERROR_EXIT() }
             var result: Int32
             if inner == nil {
                 result = openOnce()
+                if ended { return aether_AVERROR_EOF() }
             } else {
                 result = 0
             }
