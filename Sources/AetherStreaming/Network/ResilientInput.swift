@@ -209,9 +209,12 @@ package final class ResilientInput {
     private func read(into out: UnsafeMutablePointer<UInt8>?, wanted: Int32) -> Int32 {
         guard let out, wanted > 0 else { return 0 }
         if refused { return aether_AVERROR_EXIT() }
-        if ended || (size > 0 && position >= size) { return aether_AVERROR_EOF() }
-        // A range's end (asked of the server, but read from the start the server has no end).
-        let wanted = size > 0 ? Int32(min(Int64(wanted), size - position)) : wanted
+        // A byte range's end is kept here too (a server that ignores ranges, or a resource read
+        // from its start, sends more); only for a range or such a read: elsewhere `size` may be
+        // a compressed body's, shorter than what it inflates to.
+        let bounded = fromStart || options["end_offset"] != nil
+        if ended || (bounded && size > 0 && position >= size) { return aether_AVERROR_EOF() }
+        let wanted = bounded && size > 0 ? Int32(min(Int64(wanted), size - position)) : wanted
         var attempt = 0
         while true {
             if session.interrupt.shouldInterrupt { return aether_AVERROR_EXIT() }
