@@ -131,7 +131,7 @@ struct HeadlessPlayback {
                                           wallSeconds: MonotonicClock.seconds() - wallStart, interrupted: interrupted)
             summary.source = controller.playlist.current.map { TextSanitizer.clean($0.source) }
             summary.playlistPosition = controller.playlist.position
-            stats.write("summary", summary)
+            stats.writeSummary(summary, player: controller.player)
         }
 
         func controllerWillUnloadItem(_ controller: PlayerController, reason: String) {

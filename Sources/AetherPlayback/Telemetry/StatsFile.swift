@@ -26,11 +26,23 @@ public final class StatsFile {
     /// estimate and the buffer when it was decided).
     public func record(_ telemetry: TelemetrySnapshot, player: Player) {
         write("telemetry", telemetry)
+        writeSwitches(player: player)
+    }
+
+    /// The `{"switch": …}` lines not written yet: with each telemetry line, and before the
+    /// summary (a switch in the last second before quitting is in the file too).
+    public func writeSwitches(player: Player) {
         guard let adaptive = player.adaptive else { switchesWritten = 0; return }
         if adaptive.switchCount < switchesWritten { switchesWritten = 0 }
         let new = adaptive.switchCount - switchesWritten
         for change in adaptive.switches.suffix(min(new, adaptive.switches.count)) { write("switch", change) }
         switchesWritten = adaptive.switchCount
+    }
+
+    /// The item's summary line, after the switches it has not written yet.
+    public func writeSummary(_ summary: PlaybackSummary, player: Player) {
+        writeSwitches(player: player)
+        write("summary", summary)
     }
 
     public func write<T: Encodable>(_ key: String, _ value: T) {

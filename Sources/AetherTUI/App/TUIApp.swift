@@ -196,7 +196,7 @@ public final class TUIApp {
         summary.terminalBytes = terminal.statistics.bytesWritten
         summary.source = TextSanitizer.clean(currentSource)
         summary.playlistPosition = controller.playlist.position
-        stats.write("summary", summary)
+        stats.writeSummary(summary, player: player)
     }
 
     private func loop() -> Int32 {
