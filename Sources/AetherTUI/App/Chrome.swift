@@ -29,7 +29,7 @@ extension TUIApp {
         screen.menuRect = frame.menu
         screen.inspectorPicture = frame.inspectorPicture
         terminal.withScreen {
-            screen.compositor.present(frame.cells, palette: palette)
+            let written = screen.compositor.present(frame.cells, palette: palette)
             // The stills' cells: the scrub preview or filmstrip with their labels, the
             // inspector's frame.
             eraseStillLeftovers(now: [frame.stills, inspectorStill()?.placement.rect].compactMap { $0 })
@@ -44,6 +44,7 @@ extension TUIApp {
             // scene whenever stills are up (it ignores a scene equal to the one it has).
             if changed || frame.stills != nil || view.inspector?.tab == .frames { updateOutputScene() }
             refresh()
+            output.drawnOver(rows: written)
             if screen.screenCleared {
                 // ncurses just cleared the terminal: everything under the video is gone.
                 screen.screenCleared = false

@@ -23,16 +23,23 @@ struct Compositor {
 
     /// Writes the cells of `frame` that differ from what the screen holds. A frame of another
     /// size than the held one (a resize) starts from a blank screen.
-    mutating func present(_ frame: CellGrid, palette: Palette) {
+    /// Returns the rows it changed: ncurses writes there on the next refresh, and not only the
+    /// changed cells (it may move the cursor along a row by writing again the characters it
+    /// believes are there, blanks where a picture is), so a picture on those rows is drawn again.
+    @discardableResult
+    mutating func present(_ frame: CellGrid, palette: Palette) -> Set<Int> {
         if let held, held.columns != frame.columns || held.rows != frame.rows {
             erase()
             self.held = nil
         }
+        var rows = Set<Int>()
         for run in Self.runs(from: held, to: frame) {
             let style = run.subtitle.map { palette.subtitle($0) } ?? run.role.map { palette[$0] } ?? .plain
             Curses.put(run.text, row: run.row, column: run.column, style: style, width: DisplayWidth.of(run.text))
+            rows.insert(run.row)
         }
         held = frame
+        return rows
     }
 
     /// Blanks the screen and has the next refresh clear the terminal (a relayout): the next frame

@@ -141,6 +141,22 @@ final class VideoOutput: FrameSink, Sendable {
         if !erase.isEmpty { terminal.emitInScreen(erase) }
     }
 
+    /// UI thread, inside `withScreen` after ncurses wrote: ncurses wrote on `rows` (the rows the
+    /// compositor changed), and may have written blanks on any of their cells; those the picture
+    /// covers are drawn again (overlays keep theirs: the mask).
+    func drawnOver(rows: Set<Int>) {
+        guard !rows.isEmpty else { return }
+        mailbox.update { m in
+            let rect = m.scene.placement.rect
+            let hit = rows.filter { $0 >= rect.row && $0 < rect.endRow }
+            guard !hit.isEmpty, !rect.isEmpty else { return }
+            var over = m.drawnOver ?? CellMask(columns: m.scene.mask.columns, rows: m.scene.mask.rows)
+            for row in hit { over.cover(CellRect(column: rect.column, row: row, width: rect.width, height: 1)) }
+            m.drawnOver = over
+            m.repaintRequested = true
+        }
+    }
+
     /// Draws the last frame again (paused, after a relayout, after the screen was cleared);
     /// `full` forgets what the terminal shows first.
     func repaint(full: Bool = false) {
