@@ -30,8 +30,6 @@ extension TUIApp {
         screen.inspectorPicture = frame.inspectorPicture
         terminal.withScreen {
             let written = screen.compositor.present(frame.cells, palette: palette)
-            // The stills' cells: the scrub preview or filmstrip with their labels, the
-            // inspector's frame.
             eraseStillLeftovers(now: [frame.stills, inspectorStill()?.placement.rect].compactMap { $0 })
             // The mask changes before ncurses writes: no frame may paint over a new overlay,
             // and cells an overlay leaves are repainted by the next frame.
@@ -205,11 +203,8 @@ extension TUIApp {
         return FilmstripLabels(strip: strip, row: filmstripPlacements(strip).map(\.label.row).min())
     }
 
-    /// Cells a still (a preview, the filmstrip, the inspector's frame) covered and no longer
-    /// does: ncurses believes them blank or its own text, so nothing would draw them again and
-    /// the still would show behind what comes next (the live tab's text, the player's margin).
-    /// They are erased (ECH; xterm drops the sixel picture there too), ncurses rewrites their
-    /// rows, and the video repaints its own cells among them.
+    /// Cells a still (preview, filmstrip, the inspector's frame) no longer covers are erased (ECH;
+    /// xterm drops sixel there too) and their rows rewritten; the video repaints its own cells.
     private func eraseStillLeftovers(now current: [CellRect]) {
         defer { screen.stillRects = current }
         let old = screen.stillRects

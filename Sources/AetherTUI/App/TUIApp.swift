@@ -33,9 +33,7 @@ public final class TUIApp {
     var summaryWritten = false
     let terminal = Terminal()
     var output: VideoOutput!
-    /// What the terminal can do: probed at start, the cell size and tmux pane read again on
-    /// resizes. The render thread makes the stills' drivers from it too, so it lives in one
-    /// guarded place both threads read.
+    /// What the terminal can do (probed, then updated on resizes), guarded: the render thread reads it too.
     var capabilities: TerminalCapabilities {
         get { sharedCapabilities.withLock { $0 } }
         set { sharedCapabilities.withLock { $0 = newValue } }
@@ -304,11 +302,7 @@ public final class TUIApp {
     /// SIGWINCH reaches ncurses only if its handler runs on a thread that then calls get_wch;
     /// asking the kernel on each pass of the loop (one ioctl; SIGWINCH wakes the loop) makes
     /// resizes certain. `relayoutAnyway`: lay out and repaint even at the same size (after a
-    /// suspend).
-    ///
-    /// The pixels are read too: a terminal's font can change with its cells (xterm's
-    /// Shift-KP_Add keeps 160×48 cells and makes each larger), and tmux tells a pane its
-    /// terminal's pixels only once it learns them; a new cell size is a new layout.
+    /// suspend). The pixels too: a font change or tmux learning its terminal's is a new cell size.
     func checkTerminalSize(relayoutAnyway: Bool = false) {
         var ws = winsize()
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else {
@@ -320,10 +314,8 @@ public final class TUIApp {
             $0.updateWindow(columns: Int(ws.ws_col), rows: Int(ws.ws_row), pixelWidth: Int(ws.ws_xpixel), pixelHeight: Int(ws.ws_ypixel))
         }
         if cellSizeChanged { AppLog.write("tui", "cell size now \(capabilities.cellSize?.description ?? "-")") }
+        // Through tmux the window may be another terminal's now: its sixel limits, again (``takeReply(_:)``).
         if cellsChanged || cellSizeChanged, capabilities.tmuxPassthrough {
-            // Through tmux the window may now be another terminal's (a client attached from
-            // elsewhere, a session started detached): ask for its sixel limits again; the
-            // answer arrives as input (``takeReply(_:)``).
             terminal.withScreen { terminal.emitInScreen(CapabilityProbe.outerSixelLimitsQuery) }
         }
         if cellsChanged {

@@ -23,9 +23,8 @@ struct Compositor {
 
     /// Writes the cells of `frame` that differ from what the screen holds. A frame of another
     /// size than the held one (a resize) starts from a blank screen.
-    /// Returns the rows it changed: ncurses writes there on the next refresh, and not only the
-    /// changed cells (it may move the cursor along a row by writing again the characters it
-    /// believes are there, blanks where a picture is), so a picture on those rows is drawn again.
+    /// Returns the rows it changed: ncurses may write anywhere on them (it moves the cursor by
+    /// writing again what it believes is there: blanks, under a picture).
     @discardableResult
     mutating func present(_ frame: CellGrid, palette: Palette) -> Set<Int> {
         if let held, held.columns != frame.columns || held.rows != frame.rows {

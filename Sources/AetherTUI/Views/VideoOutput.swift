@@ -23,9 +23,8 @@ final class VideoOutput: FrameSink, Sendable {
         var generation = 0
         var repaintRequested = false
         var fullRepaint = false
-        /// Every cell an overlay covered in a scene since the render thread last took one: the
-        /// scenes in between may never have been painted (a label that moved twice before the
-        /// next frame), yet ncurses drew on their cells, so the next frame draws them again.
+        /// Cells drawn over since the render thread last took a job (unpainted scenes' overlays,
+        /// rows ncurses wrote): the next frame draws them again.
         var drawnOver: CellMask?
         var nextDriver: (any VideoDriver)?
         /// The driver the output starts with, taken by the render thread when it starts.
@@ -141,9 +140,7 @@ final class VideoOutput: FrameSink, Sendable {
         if !erase.isEmpty { terminal.emitInScreen(erase) }
     }
 
-    /// UI thread, inside `withScreen` after ncurses wrote: ncurses wrote on `rows` (the rows the
-    /// compositor changed), and may have written blanks on any of their cells; those the picture
-    /// covers are drawn again (overlays keep theirs: the mask).
+    /// UI thread, after ncurses wrote on `rows` (blanks anywhere on them): the picture's cells there are drawn again.
     func drawnOver(rows: Set<Int>) {
         guard !rows.isEmpty else { return }
         mailbox.update { m in
