@@ -90,8 +90,7 @@ public enum DASHDownloadPlanner {
             }
         } catch {
             // Nothing left to write: say what the reader left out and why.
-            guard let first = manifest.leftOut.first else { throw error }
-            throw DownloadError(error.message + " (\(first)" + (manifest.leftOut.count > 1 ? "; \(manifest.leftOut.count - 1) more left out" : "") + ")")
+            throw DownloadError(error.message + manifest.leftOutSummary)
         }
         // What the reader left out, one line each (the rest is written).
         plan.notes += manifest.leftOut

@@ -130,8 +130,9 @@ enum SourceOpener {
                     throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
                 }
             }
-            if options.lavfDASH || !["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") { try refuseForeign() }
-            if !options.lavfDASH, ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
+            let ourReader = !options.lavfDASH && ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "")
+            if !ourReader { try refuseForeign() }
+            if ourReader {
                 let source = try Self.dashSource(url: url, bytes: bytes, options: options, openOptions: openOptions)
                 if let why = Self.notForMPEGTS(source.manifest) {
                     try refuseForeign()

@@ -139,6 +139,13 @@ public struct DASHManifest: Sendable, Equatable {
     /// nothing is left).
     public var leftOut: [String] = []
 
+    /// What was left out, for the line that refuses a manifest with nothing left:
+    /// ` (the first line; N more left out)`, or empty.
+    public var leftOutSummary: String {
+        guard let first = leftOut.first else { return "" }
+        return " (\(first)" + (leftOut.count > 1 ? "; \(leftOut.count - 1) more left out" : "") + ")"
+    }
+
     /// The presentation's length as the manifest gives it: `mediaPresentationDuration`, else
     /// the periods' end; nil when neither says (a live manifest).
     public var presentationLength: Double? {

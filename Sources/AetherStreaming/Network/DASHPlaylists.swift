@@ -125,8 +125,7 @@ public struct DASHPlaylists: Sendable, Equatable {
             audioBandwidth.append(rep.bandwidth)
         }
         guard !variants.isEmpty || !renditions.isEmpty else {
-            let why = manifest.leftOut.first.map { " (\($0)" + (manifest.leftOut.count > 1 ? "; \(manifest.leftOut.count - 1) more left out" : "") + ")" } ?? ""
-            throw OutsideValue.Refusal("the manifest has no video or audio representation with segments" + why)
+            throw OutsideValue.Refusal("the manifest has no video or audio representation with segments" + manifest.leftOutSummary)
         }
         let fallback = renditions.isEmpty ? nil : 0
         let preferred = LanguagePreference.first(of: audioLanguages, in: renditions.map(\.language)) ?? fallback

@@ -146,12 +146,8 @@ package final class ResilientInput {
             fromStart = true
             return openOnce()
         }
-        if fromStart {
-            if total > base { size = size < 0 ? total - base : min(size, total - base) }
-            return drop(offset, from: pb)
-        }
         if total > base { size = size < 0 ? total - base : min(size, total - base) }
-        return 0
+        return fromStart ? drop(offset, from: pb) : 0
     }
 
     /// Reads and drops the first `count` bytes of a resource asked for from its start

@@ -26,6 +26,11 @@ final class VideoOutput: FrameSink, Sendable {
         /// Cells drawn over since the render thread last took a job (unpainted scenes' overlays,
         /// rows ncurses wrote): the next frame draws them again.
         var drawnOver: CellMask?
+        mutating func drawOver(_ add: (inout CellMask) -> Void) {
+            var over = drawnOver ?? CellMask(columns: scene.mask.columns, rows: scene.mask.rows)
+            add(&over)
+            drawnOver = over
+        }
         var nextDriver: (any VideoDriver)?
         /// The driver the output starts with, taken by the render thread when it starts.
         var firstDriver: (any VideoDriver)?
@@ -110,10 +115,8 @@ final class VideoOutput: FrameSink, Sendable {
             guard newScene != m.scene else { return }
             if newScene.placement != m.scene.placement { m.fullRepaint = true }
             if newScene.mask != m.scene.mask {
-                var over = m.drawnOver ?? CellMask(columns: m.scene.mask.columns, rows: m.scene.mask.rows)
-                over.cover(m.scene.mask)
-                over.cover(newScene.mask)
-                m.drawnOver = over
+                let old = m.scene.mask
+                m.drawOver { $0.cover(old); $0.cover(newScene.mask) }
             }
             m.scene = newScene
             m.generation += 1
@@ -147,9 +150,7 @@ final class VideoOutput: FrameSink, Sendable {
             let rect = m.scene.placement.rect
             let hit = rows.filter { $0 >= rect.row && $0 < rect.endRow }
             guard !hit.isEmpty, !rect.isEmpty else { return }
-            var over = m.drawnOver ?? CellMask(columns: m.scene.mask.columns, rows: m.scene.mask.rows)
-            for row in hit { over.cover(CellRect(column: rect.column, row: row, width: rect.width, height: 1)) }
-            m.drawnOver = over
+            m.drawOver { over in for row in hit { over.cover(CellRect(column: rect.column, row: row, width: rect.width, height: 1)) } }
             m.repaintRequested = true
         }
     }

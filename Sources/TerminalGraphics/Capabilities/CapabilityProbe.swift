@@ -47,16 +47,17 @@ public enum CapabilityProbe {
     }
 
     /// Every query but the colour queries, kitty's and the sentinel.
-    private static let textQueries: [UInt8] = Array(
-        ("\u{1B}[c" + "\u{1B}[?1;1;0S" + "\u{1B}[?2;1;0S" + "\u{1B}[16t" + "\u{1B}[14t" + "\u{1B}[18t"
-            + "\u{1B}[?2026$p" + "\u{1B}[>0q").utf8)
+    private static let textQueries: [UInt8] = Array("\u{1B}[c".utf8) + sixelLimitQueries
+        + Array(("\u{1B}[16t" + "\u{1B}[14t" + "\u{1B}[18t" + "\u{1B}[?2026$p" + "\u{1B}[>0q").utf8)
+    /// XTSMGRAPHICS: the sixel colour registers and the largest image.
+    static let sixelLimitQueries: [UInt8] = Array(("\u{1B}[?1;1;0S" + "\u{1B}[?2;1;0S").utf8)
     /// What the outer terminal is asked through tmux's passthrough besides its name and DA1: its
-    /// sixel colour registers and largest image (XTSMGRAPHICS) and its cell size (`CSI 16 t`).
-    static let outerGeometryQueries: [UInt8] = Array(("\u{1B}[?1;1;0S" + "\u{1B}[?2;1;0S" + "\u{1B}[16t").utf8)
+    /// sixel limits and its cell size (`CSI 16 t`).
+    static let outerGeometryQueries: [UInt8] = sixelLimitQueries + Array("\u{1B}[16t".utf8)
     /// The outer terminal's sixel limits asked again through tmux's passthrough while playing (a
     /// resize may mean a client on another terminal); the answers come back as input
     /// (``TerminalCapabilities/takeSixelLimits(from:)``).
-    public static let outerSixelLimitsQuery: [UInt8] = TmuxPassthrough.wrap(Array(("\u{1B}[?1;1;0S" + "\u{1B}[?2;1;0S").utf8))
+    public static let outerSixelLimitsQuery: [UInt8] = TmuxPassthrough.wrap(sixelLimitQueries)
     /// The foreground ``directColorQueries`` sets and asks back: no 256-colour palette has it,
     /// so a terminal that keeps colours as palette indices answers with another colour.
     static let probeColor: (red: Int, green: Int, blue: Int) = (1, 2, 3)
