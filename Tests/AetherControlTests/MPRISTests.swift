@@ -124,7 +124,13 @@ import Testing
         #expect(identity.stdout.contains("string \"aether-tui\""), "\(identity.stdout)\(identity.stderr)")
         // Titles sd-bus would refuse (NUL, noncharacters) still come through, replaced.
         host.update { $0.mediaTitle = "bad\u{0}\u{FFFF}title" }
-        #expect(bus.playerctl("-p", "aether-tui", "metadata", "title").stdout == "bad\u{FFFD}title\n")
+        // The server publishes on its own thread: wait for the new title, then check it whole.
+        var title = ""
+        #expect(waitUntil(5, interval: 0.05) {
+            title = bus.playerctl("-p", "aether-tui", "metadata", "title").stdout
+            return title != "Song Title\n"
+        })
+        #expect(title == "bad\u{FFFD}title\n")
     }
 
     @Test func playerctlDrivesTheHost() throws {

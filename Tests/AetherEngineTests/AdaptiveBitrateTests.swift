@@ -164,7 +164,7 @@ import Testing
         #expect(rates == rates.sorted() && rates.first == 100_000 && rates.last == 100_000 + 4095 * 1000, "\(rates.first ?? 0)…\(rates.last ?? 0)")
     }
 
-    @Test func theLadderKeepsTheRangeAndAudioGroupChosen() {
+    @Test func theLadderKeepsTheRangeAudioGroupAndCodecChosen() {
         func v(_ rate: Int, _ range: String, _ group: String) -> StreamVariant {
             var s = StreamVariant(uri: Self.host + "\(rate)\(range)\(group).m3u8", bandwidth: rate)
             s.videoRange = range
@@ -174,6 +174,18 @@ import Testing
         let variants = [v(500_000, "SDR", "a"), v(900_000, "PQ", "a"), v(1_000_000, "SDR", "b"), v(2_000_000, "SDR", "a"), v(2_000_000, "SDR", "a")]
         #expect(VariantChooser.ladder(variants, anchor: 0, limit: 32) == [0, 3])
         #expect(VariantChooser.ladder(variants, anchor: 1, limit: 32) == [1])
+        // And the video codec: a DASH manifest may offer VP9 beside H.264.
+        func c(_ rate: Int, _ codecs: String?) -> StreamVariant {
+            var s = StreamVariant(uri: Self.host + "\(rate).m3u8", bandwidth: rate)
+            s.codecs = codecs
+            return s
+        }
+        let mixed = [c(300_000, "vp09.00.10.08"), c(400_000, "avc1.4d401e,mp4a.40.2"), c(800_000, "avc3.64001f"),
+                     c(900_000, "vp09.00.31.08,opus"), c(1_000_000, "av01.0.04M.08"), c(1_200_000, nil)]
+        #expect(VariantChooser.ladder(mixed, anchor: 1, limit: 32) == [1, 2])
+        #expect(VariantChooser.ladder(mixed, anchor: 0, limit: 32) == [0, 3])
+        #expect(VariantChooser.ladder(mixed, anchor: 4, limit: 32) == [4])
+        #expect(VariantChooser.ladder(mixed, anchor: 5, limit: 32) == [5])
         #expect(VariantPreference(option: "auto") == .auto && VariantPreference(option: "") == .auto)
         #expect(VariantPreference(option: "1.5M") == .atMost(1_500_000))
     }

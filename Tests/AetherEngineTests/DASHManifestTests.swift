@@ -762,22 +762,38 @@ import Testing
         #expect(last.rung == 2 && last.url.hasPrefix("http://media.example/dash/hi.mp4#aether-range="), "\(last) \(s.status)")
     }
 
-    /// What MPEG-TS cannot carry goes to lavf's dash demuxer instead of our reader.
-    @Test func webMAndVP9OrAV1ManifestsAreLeftToLavf() throws {
-        func reason(_ attributes: String) throws -> String? {
+    /// What MPEG-TS cannot carry is served as Matroska: the playlist names our header of each
+    /// init section as its EXT-X-MAP, and stays switchable (the header stands for every
+    /// representation of the codec).
+    @Test func webMAndVP9OrAV1AreServedAsMatroska() throws {
+        func rep(_ attributes: String) throws -> DASHManifest.Representation {
             let m = try DASHManifest.parse(Self.mpd("""
-                <Period duration="PT2S"><AdaptationSet contentType="video">
-                  <SegmentTemplate timescale="1" duration="2" media="$Number$.seg"/>
+                <Period duration="PT4S"><AdaptationSet contentType="video">
+                  <SegmentTemplate timescale="1" duration="2" initialization="i-$RepresentationID$.seg" media="$RepresentationID$-$Number$.seg"/>
                   <Representation id="v" bandwidth="1000" \(attributes)/>
                 </AdaptationSet></Period>
                 """), base: Self.host + "m.mpd")
-            return SourceOpener.notForMPEGTS(m)
+            return try #require(m.tracks.first?.representations.first)
         }
-        #expect(try reason(#"mimeType="video/webm" codecs="vp9""#) == "WebM segments")
-        #expect(try reason(#"mimeType="video/mp4" codecs="vp09.00.10.08""#) == "vp09 video")
-        #expect(try reason(#"mimeType="video/mp4" codecs="av01.0.04M.08""#) == "av01 video")
-        #expect(try reason(#"mimeType="video/mp4" codecs="avc1.64001f""#) == nil)
-        #expect(try reason(#"mimeType="video/mp4" codecs="hvc1.1.6.L93.B0""#) == nil)
+        #expect(DASHPlaylists.Carrier.of(try rep(#"mimeType="video/webm" codecs="vp9""#)) == .webm)
+        #expect(DASHPlaylists.Carrier.of(try rep(#"mimeType="video/mp4" codecs="vp09.00.10.08""#)) == .matroska)
+        #expect(DASHPlaylists.Carrier.of(try rep(#"mimeType="video/mp4" codecs="av01.0.04M.08""#)) == .matroska)
+        #expect(DASHPlaylists.Carrier.of(try rep(#"mimeType="video/mp4" codecs="avc1.64001f""#)) == .mpegts)
+        #expect(DASHPlaylists.Carrier.of(try rep(#"mimeType="video/mp4" codecs="hvc1.1.6.L93.B0""#)) == .mpegts)
+        #expect(DASHPlaylists.Carrier.of(try rep(#"mimeType="video/mp4""#)) == .mpegts)
+        let vp9 = try rep(#"mimeType="video/mp4" codecs="vp09.00.10.08""#)
+        let text = DASHPlaylists.mediaPlaylist(vp9, dynamic: false)
+        let header = Self.host + "i-v.seg#aether-header"
+        #expect(text.components(separatedBy: "#EXT-X-MAP:URI=\"\(header)\"\n#EXTINF").count == 2, "\(text)")
+        let m = try DASHManifest.parse(Self.mpd("""
+            <Period duration="PT4S"><AdaptationSet contentType="video" mimeType="video/mp4" codecs="vp09.00.10.08">
+              <SegmentTemplate timescale="1" duration="2" initialization="i-$RepresentationID$.seg" media="$RepresentationID$-$Number$.seg"/>
+              <Representation id="lo" bandwidth="1000"/><Representation id="hi" bandwidth="4000"/>
+            </AdaptationSet></Period>
+            """), base: Self.host + "m.mpd")
+        let p = try DASHPlaylists.make(m, url: Self.host + "m.mpd", preference: .max, range: .auto, audioLanguages: [])
+        #expect(p.fetches[header.replacingOccurrences(of: "i-v", with: "i-hi")]?.isHeader == true)
+        #expect(p.fetches[Self.host + "hi-1.seg"]?.carrier == .matroska)
+        #expect(p.mediaPlaylists.values.allSatisfy { $0.isSwitchable })
     }
 }
-

@@ -191,6 +191,15 @@
 #       (20 s / 2 s = 10 segments) does not address. lavf's dash demuxer asks for chunk 00011
 #       of every representation (404 for video, logging "Error when loading first fragment
 #       of playlist") and plays to the end anyway.
+#   dash-webm/manifest.mpd, init-stream{0,1,2}.webm, chunk-stream{0,1,2}-00001.webm ... -00010.webm
+#       The codecs MPEG-TS cannot carry, as WebM (-dash_segment_type webm): the 20 s source
+#       as VP9 (libvpx-vp9 realtime, keyframes every 2 s) in AdaptationSet 0, Representation 0
+#       (320x180, 150k) and 1 (640x360, 500k), and Opus (64k, 48 kHz) in AdaptationSet 1
+#       (Representation 2); SegmentTemplate with a SegmentTimeline, 2 s segments. Our reader
+#       serves these as Matroska clusters after a header of its own.
+#   dash-av1/manifest.mpd, init-stream{0,1}.m4s, chunk-stream{0,1}-00001.m4s ... -00010.m4s
+#       AV1 in fMP4 (libaom-av1 realtime, 320x180, 200k, keyframes every 2 s) and AAC (96k),
+#       20 s, 2 s segments, SegmentTimeline.
 #   dash-abr/manifest.mpd, init-stream{0,1,2,3}.m4s, chunk-stream{0,1,2,3}-00001.m4s ... -00050.m4s
 #       Bit-rate switching for DASH: the hls-abr encodes as DASH (the same 100 s source, 24 fps,
 #       keyframes every 2 s, x264 nal-hrd=cbr at 420k/1200k/3000k, 320x180/480x270/640x360),
@@ -703,6 +712,27 @@ EOF
     grep -q 'bandwidth="3600000"' "$1/manifest.mpd"
 }
 gen_dash_number() { dash_two_videos "$1" 0; }
+gen_dash_webm() {
+    mkdir -p "$1"
+    local -a out
+    mapfile -t out < <(dash_out "$1" 1)
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 20)" -f lavfi -i "$(tone 20)" \
+        -filter_complex "[0:v]split=2[a][v1];[a]scale=320:180[v0]" \
+        -map '[v0]' -map '[v1]' -map 1:a \
+        -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -row-mt 0 -threads:v 1 -pix_fmt yuv420p -g 48 -keyint_min 48 \
+        -b:v:0 150k -b:v:1 500k -c:a libopus -b:a 64k -ar 48000 -ac 2 \
+        -dash_segment_type webm "${bitexact[@]}" "${out[@]}"
+    grep -q 'mimeType="video/webm"' "$1/manifest.mpd"
+}
+gen_dash_av1() {
+    mkdir -p "$1"
+    local -a out
+    mapfile -t out < <(dash_out "$1" 1)
+    "${ff[@]}" -f lavfi -i "$(source_video 320 180 20)" -f lavfi -i "$(tone 20)" \
+        -map 0:v -map 1:a -c:v libaom-av1 -usage realtime -cpu-used 8 -threads:v 1 -row-mt 0 -g 48 -keyint_min 48 -b:v 200k \
+        "${aac[@]}" -b:a 96k "${bitexact[@]}" "${out[@]}"
+    grep -q 'codecs="av01' "$1/manifest.mpd"
+}
 
 # sheet_bandwidth FILE...: the biggest sheet's bits over the 20 s it covers, rounded up.
 sheet_bandwidth() {
@@ -852,5 +882,7 @@ build hls-download-ranges gen_hls_download_ranges
 build dash-vod        gen_dash_vod
 build dash-number     gen_dash_number
 build dash-abr        gen_dash_abr
+build dash-webm       gen_dash_webm
+build dash-av1        gen_dash_av1
 build dash-thumbs     gen_dash_thumbs
 build hostile         gen_hostile

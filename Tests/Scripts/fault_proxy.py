@@ -23,6 +23,8 @@ request the first rule that matches and still has uses left applies (at most one
    {"path": REGEX,          re.search against the request target as sent ("/v1/seg003.ts",
                             query string included); optional, default: every request
     "method": "GET",        optional: only requests with this method (case-insensitive)
+    "range": REGEX,         optional: re.search against the Range header; a request without
+                            one does not match ("^bytes=1586855-": one byte range of a file)
     "times": N,             optional: applies to the first N matching requests, then is skipped
                             (counts restart when the rules are replaced); default unlimited
     "latency_ms": L,        wait L ms before contacting upstream / answering
@@ -67,7 +69,7 @@ import http.client, http.server, json, re, select, signal, socket, struct, sys, 
 
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authenticate",
               "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"}
-KEYS = {"path", "method", "times", "latency_ms", "status", "drop_after", "stall_after",
+KEYS = {"path", "method", "range", "times", "latency_ms", "status", "drop_after", "stall_after",
         "stall_seconds", "throttle_bps", "ignore_range", "hide_total", "comment"}
 
 
@@ -103,6 +105,13 @@ def validate(rules):
                 raise ValueError(f"path is not a regex: {e}") from None
             if "method" in rule and not isinstance(rule["method"], str):
                 raise ValueError("method must be a string")
+            if "range" in rule:
+                if not isinstance(rule["range"], str):
+                    raise ValueError("range must be a string")
+                try:
+                    re.compile(rule["range"])
+                except re.error as e:
+                    raise ValueError(f"range is not a regex: {e}") from None
             number(rule, "times", integer=True)
             number(rule, "latency_ms")
             number(rule, "drop_after", integer=True)
@@ -137,10 +146,12 @@ class Rules:
         with self.lock:
             self.rules, self.used = checked, [0] * len(checked)
 
-    def pick(self, method, path):
+    def pick(self, method, path, byte_range=None):
         with self.lock:
             for i, (rule, regex) in enumerate(self.rules):
                 if "method" in rule and rule["method"].upper() != method.upper():
+                    continue
+                if "range" in rule and (byte_range is None or not re.search(rule["range"], byte_range)):
                     continue
                 if not regex.search(path):
                     continue
@@ -261,7 +272,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def proxy(self):
         started = time.time()
-        index, rule = RULES.pick(self.command, self.path)
+        index, rule = RULES.pick(self.command, self.path, self.headers.get("Range"))
         entry = {"method": self.command, "path": self.path, "range": self.headers.get("Range"),
                  "headers": dict(self.headers.items()), "rule": index, "status": None, "bytes": 0,
                  "length": None, "cut": False, "upstream": False, "time": round(started, 3)}

@@ -135,19 +135,6 @@ extension SourceOpener {
                                 localLoader: true, loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
     }
 
-    /// What in `manifest` MPEG-TS cannot carry (WebM segments, VP8/VP9/AV1 video: libavformat
-    /// 5.1's MPEG-TS muxer has none of them), or nil.
-    static func notForMPEGTS(_ manifest: DASHManifest) -> String? {
-        for track in manifest.tracks where track.contentType == .video || track.contentType == .audio {
-            for rep in track.representations {
-                if rep.mimeType?.lowercased().contains("webm") == true { return "WebM segments" }
-                let codecs = (rep.codecs ?? "").lowercased()
-                if let codec = ["vp8", "vp9", "vp09", "av01"].first(where: { codecs.hasPrefix($0) }) { return "\(codec) video" }
-            }
-        }
-        return nil
-    }
-
     /// A remote DASH manifest read by our MPD parser and translated to HLS playlists
     /// (``DASHSource``); throws the parser's refusal as the open's error.
     static func dashSource(url: String, bytes: [UInt8], options: PlayerOptions,

@@ -134,21 +134,14 @@ enum SourceOpener {
             if !ourReader { try refuseForeign() }
             if ourReader {
                 let source = try Self.dashSource(url: url, bytes: bytes, options: options, openOptions: openOptions)
-                if let why = Self.notForMPEGTS(source.manifest) {
-                    try refuseForeign()
-                    AppLog.write("net", "DASH with \(why): libavformat's dash demuxer plays it (MPEG-TS, which our reader serves fMP4 segments as, cannot carry it)")
-                } else {
-                    dash = source
-                }
-                if let dash {
-                    let p = dash.playlists
-                    openURL = p.masterURL
-                    variants = p.variants
-                    variant = p.chosen.map { p.variants[$0] }
-                    AppLog.write("net", "DASH through our reader: \(p.variants.count) video representation(s)\(variant.map { "; playing \($0.summary)" } ?? ""), \(p.renditions.count) audio set(s)\(dash.manifest.isDynamic ? ", live" : "")")
-                    if options.variantPreference == .auto, let k = p.chosen {
-                        adaptive = Self.switcher(dash: dash, anchor: k)
-                    }
+                dash = source
+                let p = source.playlists
+                openURL = p.masterURL
+                variants = p.variants
+                variant = p.chosen.map { p.variants[$0] }
+                AppLog.write("net", "DASH through our reader: \(p.variants.count) video representation(s)\(variant.map { "; playing \($0.summary)" } ?? ""), \(p.renditions.count) audio set(s)\(source.manifest.isDynamic ? ", live" : "")")
+                if options.variantPreference == .auto, let k = p.chosen {
+                    adaptive = Self.switcher(dash: source, anchor: k)
                 }
             }
         }

@@ -37,7 +37,38 @@ public struct DASHPlaylists: Sendable, Equatable {
     public struct Fetch: Sendable, Equatable {
         public var segment: DASHManifest.Resource
         public var initialization: DASHManifest.Resource
+        public var carrier: Carrier = .mpegts
+        /// The Matroska header made from the init section (a matroska playlist's `EXT-X-MAP`),
+        /// not a segment.
+        public var isHeader = false
     }
+
+    /// What a representation's segments are served as (``SegmentTransmuxer``).
+    public enum Carrier: Sendable, Equatable {
+        /// Remuxed to MPEG-TS, each with its init section.
+        case mpegts
+        /// Remuxed to Matroska clusters after a header made from the init section.
+        case matroska
+        /// WebM as it comes: the init section is a Matroska header, a segment is clusters.
+        case webm
+
+        /// Served as Matroska (a playlist with an `EXT-X-MAP` of a header).
+        public var isMatroska: Bool { self != .mpegts }
+
+        /// Codecs (RFC 6381 names, lower case) libavformat 5.1's MPEG-TS muxer carries.
+        static let mpegtsCodecs = ["avc1", "avc3", "hvc1", "hev1", "dvh1", "dvhe", "mp4a", "ac-3", "ec-3", "mp4v"]
+
+        /// WebM for WebM; MPEG-TS when every codec `rep` names is one MPEG-TS carries (or it
+        /// names none); Matroska for the rest (VP8, VP9, AV1, Opus, Vorbis, FLAC, unknown).
+        public static func of(_ rep: DASHManifest.Representation) -> Carrier {
+            if rep.mimeType?.lowercased().contains("webm") == true { return .webm }
+            let codecs = (rep.codecs ?? "").lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return codecs.allSatisfy { c in mpegtsCodecs.contains { c.hasPrefix($0) } } ? .mpegts : .matroska
+        }
+    }
+
+    /// The fragment that names an init section's Matroska header in a playlist (``Fetch/isHeader``).
+    static let headerFragment = "#aether-header"
 
     /// The fMP4 segments by the URL their playlist names (the segment's own URL, with
     /// `#aether-range=OFFSET-LENGTH` when it is a byte range of it).
@@ -84,16 +115,22 @@ public struct DASHPlaylists: Sendable, Equatable {
                 first = sequence(of: rep.segments, after: previous?.numbering[uri])
                 numbering[uri] = Numbering(first: first, starts: rep.segments.map(\.start))
             }
+            let carrier = Carrier.of(rep)
             let text = mediaPlaylist(rep, dynamic: manifest.isDynamic, sequence: first, availabilityStart: manifest.availabilityStartTime)
             for segment in rep.segments {
                 if let i = segment.initialization ?? rep.initialization {
-                    fetches[line(for: segment)] = Fetch(segment: segment.resource, initialization: i)
+                    fetches[line(for: segment)] = Fetch(segment: segment.resource, initialization: i, carrier: carrier)
+                    if carrier.isMatroska { fetches[headerLine(i)] = Fetch(segment: i, initialization: i, carrier: carrier, isHeader: true) }
                 }
             }
             documents[uri] = text
             // A DASH segment may be as long as the presentation (one SegmentBase file): the
             // manifest's length bounds it, not the playlist rule.
-            media[uri] = try HLSMediaPlaylist.parse(text, base: uri, maxSegmentSeconds: segmentBound)
+            var parsed = try HLSMediaPlaylist.parse(text, base: uri, maxSegmentSeconds: segmentBound)
+            // Our Matroska header stands for every representation of the codec (the segments
+            // carry their init sections): it does not keep another's segment out.
+            if carrier.isMatroska { parsed.hasInitSection = false }
+            media[uri] = parsed
             return uri
         }
         // Video: every representation of every video set (rates ascending).
@@ -192,9 +229,10 @@ public struct DASHPlaylists: Sendable, Equatable {
         return min(lastNumber + max(1, skipped), limit)
     }
 
-    /// One representation's HLS media playlist. Init sections are not named (`EXT-X-MAP`): the
-    /// segments that need one are served as MPEG-TS with it (``fetches``); where a later
-    /// period's init section takes over, an `EXT-X-DISCONTINUITY`. A dynamic manifest's: its
+    /// One representation's HLS media playlist. Init sections are not named: the segments that
+    /// need one are served as MPEG-TS with it (``fetches``), or as Matroska clusters after the
+    /// `EXT-X-MAP` of a header made from it (``Carrier``); where a later period's init section
+    /// takes over, an `EXT-X-DISCONTINUITY` (and its header's `EXT-X-MAP`). A dynamic manifest's: its
     /// media sequence is the first segment's `$Number$` (the same number is the same place in
     /// every representation of an aligned set) and, given `availabilityStart`, each segment
     /// carries its `EXT-X-PROGRAM-DATE-TIME` (availability start + its start on the
@@ -208,6 +246,8 @@ public struct DASHPlaylists: Sendable, Equatable {
         if !dynamic { text += "#EXT-X-PLAYLIST-TYPE:VOD\n" }
         text += "#EXT-X-INDEPENDENT-SEGMENTS\n"
         var initialization = rep.initialization
+        let matroska = Carrier.of(rep).isMatroska
+        var mapped: DASHManifest.Resource?
         let dates = ISO8601DateFormatter()
         dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         dates.timeZone = TimeZone(identifier: "UTC")
@@ -215,6 +255,10 @@ public struct DASHPlaylists: Sendable, Equatable {
             if let own = segment.initialization, own != initialization {
                 text += "#EXT-X-DISCONTINUITY\n"
                 initialization = own
+            }
+            if matroska, let i = initialization, i != mapped {
+                text += "#EXT-X-MAP:URI=\"\(quoted(headerLine(i)))\"\n"
+                mapped = i
             }
             if dynamic, let availabilityStart, let date = programDateTime(availabilityStart + segment.start, formatter: dates) {
                 text += "#EXT-X-PROGRAM-DATE-TIME:\(date)\n"
@@ -239,6 +283,11 @@ public struct DASHPlaylists: Sendable, Equatable {
         let url = line(segment.resource.url)
         guard let r = segment.resource.range else { return url }
         return url + "#aether-range=\(r.offset)-\(r.length)"
+    }
+
+    /// The line naming the Matroska header made from the init section `i` (a key of ``fetches``).
+    static func headerLine(_ i: DASHManifest.Resource) -> String {
+        line(i.url) + headerFragment + (i.range.map { "=\($0.offset)-\($0.length)" } ?? "")
     }
 
     /// A URL as a playlist line: control characters cannot occur (the parser refuses them);

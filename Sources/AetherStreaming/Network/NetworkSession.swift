@@ -275,11 +275,20 @@ package final class NetworkSession: Sendable {
     }
 
     /// Fetches a segment whole through a ``ResilientInput`` (resume, retries, counts), times the
-    /// download for the throughput estimate, and hands libavformat the bytes from memory; an
-    /// fMP4 segment of a translated DASH manifest (``transmuxed``) as MPEG-TS with its init
-    /// section (``SegmentTransmuxer``).
+    /// download for the throughput estimate, and hands libavformat the bytes from memory; a
+    /// segment of a translated DASH manifest (``transmuxed``) as MPEG-TS with its init section,
+    /// or as Matroska clusters, and a Matroska header made from an init section
+    /// (``SegmentTransmuxer``).
     private func openWhole(_ plan: AdaptiveSwitcher.Plan, options: [String: String], measured: Bool = true,
                            into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
+        if let fetch = transmuxed?(plan.url), fetch.isHeader {
+            do throws(FFmpegError) {
+                return try serve(try SegmentTransmuxer.header(initBytes(fetch.initialization), as: fetch.carrier), into: pb)
+            } catch {
+                AppLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot make a Matroska header of the init section: \(error.message)")
+                return error.code
+            }
+        }
         let started = clock.seconds
         // A segment that loads too slowly for the buffer may be given up for a lower variant's.
         var replacement: AdaptiveSwitcher.Plan?
@@ -308,8 +317,8 @@ package final class NetworkSession: Sendable {
             if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: clock.seconds - started) }
             if let fetch {
                 let head = try initBytes(fetch.initialization)
-                do throws(FFmpegError) { data = try SegmentTransmuxer.transmux(head + data) } catch {
-                    AppLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot rewrite the segment as MPEG-TS: \(error.message)")
+                do throws(FFmpegError) { data = try SegmentTransmuxer.served(data, initialization: head, as: fetch.carrier) } catch {
+                    AppLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot rewrite the segment as \(fetch.carrier == .mpegts ? "MPEG-TS" : "Matroska"): \(error.message)")
                     throw error
                 }
             }

@@ -1,28 +1,52 @@
 import AetherMedia
 import CFFmpeg
 
-/// Rewrites one fMP4 media segment (its init section in front) as MPEG-TS, in memory, for the
-/// HLS demuxer that plays a translated DASH manifest (``DASHPlaylists``).
+/// Rewrites one fMP4 or WebM media segment (its init section in front) in memory, for the HLS
+/// demuxer that plays a translated DASH manifest (``DASHPlaylists``): as MPEG-TS where MPEG-TS
+/// carries the codecs, else as Matroska clusters after one Matroska header of our own.
 ///
-/// Why: libavformat's HLS demuxer reads every segment of a playlist through one mov demuxer when
-/// the segments are fMP4, and after a seek it hands that demuxer the bytes of another segment
-/// without resetting it: the mov demuxer reads its pending samples at offsets of the old bytes
-/// (garbage: "Invalid NAL unit size"). An MPEG-TS demuxer resynchronises on any packet, and the
-/// HLS demuxer resets it on a seek. As MPEG-TS, each segment also carries its parameter sets in
-/// band (the muxer's automatic `h264_mp4toannexb`/`hevc_mp4toannexb`), so a segment of another
-/// representation decodes after this one: bit-rate switching needs no init section.
+/// Why not the segments as they come: libavformat's HLS demuxer reads every segment of a
+/// playlist through one demuxer, and after a seek it hands that demuxer the bytes of another
+/// segment without resetting it. The mov demuxer then reads its pending samples at offsets of
+/// the old bytes (garbage: "Invalid NAL unit size"; a VP9 fMP4 stream shows 1 frame after a
+/// seek). An MPEG-TS demuxer resynchronises on any packet, and the HLS demuxer resets it on a
+/// seek. As MPEG-TS, each segment also carries its parameter sets in band (the muxer's
+/// automatic `h264_mp4toannexb`/`hevc_mp4toannexb`), so a segment of another representation
+/// decodes after this one: bit-rate switching needs no init section.
 ///
-/// Timestamps are kept as the segment has them (`mpegts_copyts`), so the segments of a
-/// representation form one timeline; each segment is a TS of its own whose first packets are
-/// marked discontinuous (`initial_discontinuity`): the demuxer accepts the continuity counters
-/// starting again.
+/// MPEG-TS in libavformat 5.1 carries no VP8, VP9, AV1, Vorbis or FLAC. Those go as Matroska:
+/// the playlist names our header (``header(_:)``, from the init section alone) as its
+/// `EXT-X-MAP`, and each segment is served as the clusters of its own remux (``transmux(_:to:)``
+/// with the header cut off). WebM is that already (its init section is a header, its segments
+/// clusters) and is served as it comes. The Matroska demuxer reads clusters after a seek as a
+/// stream of them, and those codecs carry their frame size in band, so a segment of another
+/// representation of the same codec plays after this one.
+///
+/// Timestamps are kept as the segment has them (`mpegts_copyts`, no shift to zero), so the
+/// segments of a representation form one timeline; each MPEG-TS segment is a TS of its own
+/// whose first packets are marked discontinuous (`initial_discontinuity`): the demuxer accepts
+/// the continuity counters starting again.
 enum SegmentTransmuxer {
     /// A transmuxed segment may be at most this large (bytes out).
     static let limit = 256 << 20
 
-    static func transmux(_ bytes: [UInt8]) throws(FFmpegError) -> [UInt8] {
+    /// A Matroska Cluster element of size 0.
+    static let emptyCluster: [UInt8] = [0x1F, 0x43, 0xB6, 0x75, 0x80]
+
+    /// The bytes the demuxer is given for `segment` (fetched, with its init section
+    /// `initialization`) of a representation served as `carrier`.
+    static func served(_ segment: [UInt8], initialization: [UInt8], as carrier: DASHPlaylists.Carrier) throws(FFmpegError) -> [UInt8] {
+        carrier == .webm ? segment : try transmux(initialization + segment, to: carrier)
+    }
+
+    /// The `EXT-X-MAP` of a representation served as Matroska, from its init section.
+    static func header(_ initialization: [UInt8], as carrier: DASHPlaylists.Carrier) throws(FFmpegError) -> [UInt8] {
+        carrier == .webm ? initialization : try header(initialization)
+    }
+
+    static func transmux(_ bytes: [UInt8], to carrier: DASHPlaylists.Carrier = .mpegts) throws(FFmpegError) -> [UInt8] {
         let input = try FormatContext(bytes: bytes)
-        let output = try TSMuxer()
+        let output = try SegmentMuxer(carrier)
         var map: [Int32: Int32] = [:]
         for k in 0..<input.streamCount {
             guard let stream = input.stream(k), let par = stream.pointee.codecpar,
@@ -30,7 +54,7 @@ enum SegmentTransmuxer {
             map[Int32(k)] = try output.addStream(copying: stream)
         }
         guard !map.isEmpty else { throw FFmpegError(function: "transmux", message: "no audio or video in the segment", code: aether_AVERROR(EINVAL)) }
-        try output.writeHeader()
+        let header = try output.writeHeader()
         let packet = try Packet()
         while try input.read(into: packet) {
             defer { av_packet_unref(packet.pointer) }
@@ -38,21 +62,51 @@ enum SegmentTransmuxer {
             try output.write(packet, from: from.pointee.time_base, to: index)
             guard output.written <= limit else { throw NetworkSession.tooLarge(limit) }
         }
-        return try output.finish()
+        let all = try output.finish()
+        guard carrier.isMatroska else { return all }
+        // Matroska: the clusters only (the playlist's EXT-X-MAP is the header), which start
+        // right after it.
+        guard all.count == header || all[header...].starts(with: emptyCluster.prefix(4)) else {
+            throw FFmpegError(function: "transmux", message: "the Matroska muxer wrote no cluster after its header", code: aether_AVERROR(EINVAL))
+        }
+        return Array(all.dropFirst(header))
+    }
+
+    /// The Matroska header (EBML, Segment of unknown size, Info, Tracks) of the segments
+    /// ``transmux(_:to:)`` makes as Matroska with the init section `initialization`: the same
+    /// bytes for each of them (bit-exact, no dates or random UIDs).
+    static func header(_ initialization: [UInt8]) throws(FFmpegError) -> [UInt8] {
+        // The Matroska demuxer reads a header up to its first cluster: a WebM init section (EBML
+        // magic) is given an empty one; an fMP4 init section opens as it is.
+        let webM = initialization.starts(with: [0x1A, 0x45, 0xDF, 0xA3])
+        let input = try FormatContext(bytes: webM ? initialization + emptyCluster : initialization)
+        let output = try SegmentMuxer(.matroska)
+        var any = false
+        for k in 0..<input.streamCount {
+            guard let stream = input.stream(k), let par = stream.pointee.codecpar,
+                  par.pointee.codec_type == AVMEDIA_TYPE_VIDEO || par.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
+            _ = try output.addStream(copying: stream)
+            any = true
+        }
+        guard any else { throw FFmpegError(function: "transmux", message: "no audio or video in the init section", code: aether_AVERROR(EINVAL)) }
+        let length = try output.writeHeader()
+        return Array(try output.finish().prefix(length))
     }
 }
 
-/// Owns an MPEG-TS muxer writing into a dynamic buffer (`avformat_alloc_output_context2`,
-/// `avio_open_dyn_buf`); both freed exactly once.
-final class TSMuxer {
+/// Owns a segment's muxer (MPEG-TS, or Matroska in live mode) writing into a dynamic buffer
+/// (`avformat_alloc_output_context2`, `avio_open_dyn_buf`); both freed exactly once.
+final class SegmentMuxer {
+    private let carrier: DASHPlaylists.Carrier
     private let context: UnsafeMutablePointer<AVFormatContext>
     private var buffer: UnsafeMutablePointer<AVIOContext>?
     private var headerWritten = false
     private(set) var written = 0
 
-    init() throws(FFmpegError) {
+    init(_ carrier: DASHPlaylists.Carrier) throws(FFmpegError) {
+        self.carrier = carrier
         var made: UnsafeMutablePointer<AVFormatContext>?
-        let result = avformat_alloc_output_context2(&made, nil, "mpegts", nil)
+        let result = avformat_alloc_output_context2(&made, nil, carrier == .mpegts ? "mpegts" : "matroska", nil)
         guard result >= 0, let made else { throw FFmpegError(code: result < 0 ? result : aether_AVERROR(ENOMEM), function: "avformat_alloc_output_context2") }
         context = made
         var pb: UnsafeMutablePointer<AVIOContext>?
@@ -80,18 +134,33 @@ final class TSMuxer {
         guard let made = avformat_new_stream(context, nil) else { throw .outOfMemory("avformat_new_stream") }
         try check(avcodec_parameters_copy(made.pointee.codecpar, stream.pointee.codecpar), "avcodec_parameters_copy")
         made.pointee.codecpar.pointee.codec_tag = 0
+        // libavformat 5.1's Matroska muxer writes an Opus stream's pre-skip as CodecDelay, which
+        // the demuxer takes off every timestamp, but does not add it to the blocks: the stream
+        // would come back 6.5 ms early. Without it the timestamps come back as they went in.
+        if carrier.isMatroska { made.pointee.codecpar.pointee.initial_padding = 0 }
         made.pointee.time_base = stream.pointee.time_base
         return made.pointee.index
     }
 
-    func writeHeader() throws(FFmpegError) {
+    /// Writes the header; returns its length in bytes.
+    func writeHeader() throws(FFmpegError) -> Int {
         var options: OpaquePointer?
-        av_dict_set(&options, "mpegts_copyts", "1", 0)
-        av_dict_set(&options, "mpegts_flags", "+initial_discontinuity", 0)
+        switch carrier {
+        case .mpegts:
+            av_dict_set(&options, "mpegts_copyts", "1", 0)
+            av_dict_set(&options, "mpegts_flags", "+initial_discontinuity", 0)
+        case .matroska, .webm:
+            // Unknown sizes, no cues, no seek head: a header, then clusters as they come.
+            av_dict_set(&options, "live", "1", 0)
+            context.pointee.flags |= AVFMT_FLAG_BITEXACT
+        }
         defer { av_dict_free(&options) }
-        context.pointee.avoid_negative_ts = -1  // AVFMT_AVOID_NEG_TS_DISABLED: the timeline as it is
+        context.pointee.avoid_negative_ts = AVFMT_AVOID_NEG_TS_DISABLED  // the timeline as it is (-1 is AUTO: it shifted a segment that starts below 0)
         try check(avformat_write_header(context, &options), "avformat_write_header")
         headerWritten = true
+        guard let pb = buffer else { return 0 }
+        avio_flush(pb)
+        return Int(avio_tell(pb))
     }
 
     func write(_ packet: Packet, from timeBase: AVRational, to index: Int32) throws(FFmpegError) {

@@ -28,6 +28,18 @@ public struct StreamVariant: Sendable, Equatable {
 
     public var isHDR: Bool { videoRange == "PQ" || videoRange == "HLG" }
 
+    /// The video codec `codecs` names, as a family a decoder goes on with across a switch
+    /// (`avc`, `hevc`, `vp8`, `vp9`, `av1`, `mp4v`), or nil when it names none of them.
+    public var videoCodecFamily: String? {
+        let families = [("avc1", "avc"), ("avc3", "avc"), ("hvc1", "hevc"), ("hev1", "hevc"), ("dvh1", "hevc"), ("dvhe", "hevc"),
+                        ("vp09", "vp9"), ("vp9", "vp9"), ("vp08", "vp8"), ("vp8", "vp8"), ("av01", "av1"), ("mp4v", "mp4v")]
+        for codec in (codecs ?? "").lowercased().split(separator: ",") {
+            let c = codec.trimmingCharacters(in: .whitespaces)
+            if let f = families.first(where: { c.hasPrefix($0.0) }) { return f.1 }
+        }
+        return nil
+    }
+
     /// `640×360  700 kb/s  avc1.42c01e,mp4a.40.2  SDR`
     public var summary: String {
         var parts: [String] = []
@@ -261,7 +273,8 @@ public enum VariantChooser {
     }
 
     /// The variants bit-rate switching may move between around `variants[anchor]`: the same
-    /// dynamic range (`--video-range` chose it) and audio group (`--alang` chose in it), one per
+    /// dynamic range (`--video-range` chose it), audio group (`--alang` chose in it) and video
+    /// codec (the decoder goes on across a switch; a DASH manifest may offer VP9 and H.264), one per
     /// peak rate, rates ascending, at most `limit` (spread over the rates). Indices into
     /// `variants`; the anchor is always among them.
     public static func ladder(_ variants: [StreamVariant], anchor: Int, limit: Int) -> [Int] {
@@ -270,7 +283,7 @@ public enum VariantChooser {
         var byRate: [Int: Int] = [:]
         // Unknown rates (0) only among unknown rates: they have no place on a ladder of known ones.
         for (i, v) in variants.enumerated() where v.isHDR == a.isHDR && v.audioGroup == a.audioGroup && v.uri != nil
-            && (v.bandwidth > 0) == (a.bandwidth > 0) {
+            && (v.bandwidth > 0) == (a.bandwidth > 0) && v.videoCodecFamily == a.videoCodecFamily {
             if i == anchor || byRate[v.bandwidth] == nil { byRate[v.bandwidth] = i }
         }
         byRate[a.bandwidth] = anchor
