@@ -212,6 +212,24 @@ import Testing
         #expect(hi.segments.map(\.initialization?.url) == [nil, nil, Self.host + "p2/hi-init.m4s", Self.host + "p2/hi-init.m4s"])
     }
 
+    /// A chapter at each period's start (issue 33, item 3), named by `Period@id` (sanitised),
+    /// else by its start; one period has none.
+    @Test func eachPeriodStartsAChapter() throws {
+        let period = { (id: String?, start: Int) in
+            """
+            <Period\(id.map { " id=\"\($0)\"" } ?? "") start="PT\(start)S" duration="PT4S"><AdaptationSet contentType="video">
+              <SegmentTemplate timescale="1" duration="2" media="$Number$.m4s"/><Representation id="v" bandwidth="1"/>
+            </AdaptationSet></Period>
+            """
+        }
+        let m = try DASHManifest.parse(Self.mpd(period("intro", 0) + period(nil, 4) + period("ad&#x1b;[2J", 8)), base: Self.host + "m.mpd")
+        #expect(m.periodChapters.map(\.start) == [0, 4, 8])
+        #expect(m.periodChapters.map(\.end) == [4, 8, 12])
+        #expect(m.periodChapters.map(\.title) == ["Period intro", "Period at 4.0 s", "Period ad"])
+        let one = try DASHManifest.parse(Self.mpd(period("only", 0)), base: Self.host + "m.mpd")
+        #expect(one.periodChapters.isEmpty)
+    }
+
     @Test func aDynamicManifestListsTheSegmentsAvailableNow() throws {
         let text = Self.mpd("""
             <Period start="PT0S"><AdaptationSet contentType="video">

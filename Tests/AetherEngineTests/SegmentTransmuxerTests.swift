@@ -39,8 +39,10 @@ struct SegmentTransmuxerTests {
         var expected: [String] = []
         for n in 1...10 {
             let segment = try file(String(format: "chunk-stream\(stream)-%05d.\(ext)", n))
-            let clusters = try SegmentTransmuxer.transmux(initialization + segment, to: .matroska)
-            #expect(clusters.starts(with: SegmentTransmuxer.emptyCluster.prefix(4)), "segment \(n) does not start with a cluster")
+            let clusters = try SegmentTransmuxer.served(segment, initialization: initialization, as: .matroska)
+            // A cluster of unknown size (a seek hands the demuxer another segment's clusters).
+            #expect(clusters.starts(with: [0x1F, 0x43, 0xB6, 0x75, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+                    "segment \(n) does not start with a cluster of unknown size")
             served += clusters
             expected += try Self.packets(initialization + segment)
         }

@@ -126,6 +126,106 @@ import Testing
         }
     }
 
+    /// dash-vod's top video and its audio as two periods split at 10 s (segments 1–5, then 6–10
+    /// with each set's `presentationTimeOffset`; the audio's SegmentTimeline split where its
+    /// sixth segment starts, 10.005 s).
+    static func twoPeriods(base: String) -> String {
+        func period(_ id: Int, start: Int, first: Int, video: String, audio: String) -> String {
+            """
+            <Period id="\(id)" start="PT\(start)S" duration="PT10S"><BaseURL>\(base)</BaseURL>
+            <AdaptationSet id="0" contentType="video" segmentAlignment="true">
+            <Representation id="1" mimeType="video/mp4" codecs="avc1.42c01e" bandwidth="540000" width="640" height="360">
+            <SegmentTemplate timescale="12288" presentationTimeOffset="\(start * 12288)" initialization="init-stream$RepresentationID$.m4s"
+             media="chunk-stream$RepresentationID$-$Number%05d$.m4s" startNumber="\(first)"><SegmentTimeline>\(video)</SegmentTimeline></SegmentTemplate>
+            </Representation></AdaptationSet>
+            <AdaptationSet id="1" contentType="audio" lang="eng" segmentAlignment="true">
+            <Representation id="2" mimeType="audio/mp4" codecs="mp4a.40.2" bandwidth="96000" audioSamplingRate="48000">
+            <SegmentTemplate timescale="48000" presentationTimeOffset="\(start * 48000)" initialization="init-stream$RepresentationID$.m4s"
+             media="chunk-stream$RepresentationID$-$Number%05d$.m4s" startNumber="\(first)"><SegmentTimeline>\(audio)</SegmentTimeline></SegmentTemplate>
+            </Representation></AdaptationSet></Period>
+            """
+        }
+        return """
+            <?xml version="1.0" encoding="utf-8"?>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" type="static"
+             mediaPresentationDuration="PT20.0S" minBufferTime="PT4.0S">
+            \(period(0, start: 0, first: 1, video: #"<S t="0" d="24576" r="4"/>"#, audio: #"<S t="0" d="95232"/><S d="96256" r="3"/>"#))
+            \(period(1, start: 10, first: 6, video: #"<S t="122880" d="24576" r="4"/>"#,
+                     audio: #"<S t="480256" d="96256" r="1"/><S d="95232"/><S d="96256"/><S d="95744"/>"#))
+            </MPD>
+            """
+    }
+
+    /// More forms (issue 33, items 3, 4 and 9), each checked against ffprobe (libavformat's dash
+    /// demuxer over the same HTTP): the player's length is the manifest's (ffprobe's too, but for
+    /// two periods, of which it reads the first), its video and audio codecs are ffprobe's,
+    /// its chapters are the periods, it plays the end (across the period boundary for two
+    /// periods), and the download has ffprobe's codecs and length within a frame.
+    @Test func moreFormsAgreeWithFFprobeAndDownload() throws {
+        let media = try LoopbackHTTP(root: NetworkTests.root)
+        defer { media.stop() }
+        let dir = PlayerRuns.temp("forms")
+        defer { try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        func fixture(_ path: String, _ edit: (String) -> String = { $0 }) throws -> String {
+            let text = try String(contentsOfFile: NetworkTests.root + "/" + path, encoding: .utf8)
+            let base = media.url((path as NSString).deletingLastPathComponent + "/")
+            return edit(text.replacingOccurrences(of: "<Period id=\"0\" start=\"PT0.0S\">", with: "<BaseURL>\(base)</BaseURL>\n<Period id=\"0\" start=\"PT0.0S\">"))
+        }
+        var sb = try String(contentsOfFile: NetworkTests.root + "/dash-ranges-abr/sb.mpd", encoding: .utf8)
+        for name in ["v0.mp4", "v1.mp4", "v2.mp4", "Francais.mp4"] {
+            sb = sb.replacingOccurrences(of: "<BaseURL>\(name)</BaseURL>", with: "<BaseURL>\(media.url("dash-ranges-abr/" + name))</BaseURL>")
+        }
+        // Name, manifest, its length, the player's arguments, chapter starts.
+        let forms: [(String, String, Double, [String], [Double]?)] = [
+            ("two-periods", Self.twoPeriods(base: media.url("dash-vod/")), 20, ["--start=8", "--speed=4"], [0, 10]),
+            ("webm-vp9-opus", try fixture("dash-webm/manifest.mpd"), 20, ["--start=17"], nil),
+            ("av1-fmp4", try fixture("dash-av1/manifest.mpd"), 20, ["--start=17"], nil),
+            // SegmentTimeline's r="-1": repeated up to the period's end.
+            ("timeline-r-1", try fixture("dash-vod/manifest.mpd") { $0.replacingOccurrences(of: #"<S t="0" d="24576" r="9" />"#, with: #"<S t="0" d="24576" r="-1" />"#) },
+             20, ["--start=17"], nil),
+            ("segment-base", sb, 80, ["--start=77"], nil),
+        ]
+        for (name, text, _, _, _) in forms { try text.write(toFile: "\(dir)/\(name).mpd", atomically: true, encoding: .utf8) }
+        let manifests = try LoopbackHTTP(root: dir)
+        defer { manifests.stop() }
+        func probe(_ path: String) -> (duration: Double, video: String?, audio: String?) {
+            let r = Process.run(["/usr/bin/ffprobe", "-v", "error", "-show_entries", "format=duration:stream=codec_type,codec_name",
+                                 "-of", "csv=p=0", path], timeout: 60)
+            let lines = r.stdout.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+            return (lines.compactMap { $0.count == 1 ? Double($0[0]) : nil }.first ?? 0,
+                    lines.first { $0.count == 2 && $0[1] == "video" }?[0], lines.first { $0.count == 2 && $0[1] == "audio" }?[0])
+        }
+        // libavformat 5.1 cannot read `r="-1"` ("Error when loading first fragment"): ffprobe
+        // reads the same media as the fixture's own manifest.
+        try fixture("dash-vod/manifest.mpd").write(toFile: "\(dir)/dash-vod.mpd", atomically: true, encoding: .utf8)
+        for (name, _, length, arguments, chapters) in forms {
+            let url = manifests.url("\(name).mpd")
+            let reference = probe(manifests.url(name == "timeline-r-1" ? "dash-vod.mpd" : "\(name).mpd"))
+            // libavformat 5.1's dash demuxer reads the first period only (10 s of two periods).
+            #expect(abs(reference.duration - (chapters.map { $0.count > 1 ? $0[1] : length } ?? length)) < 0.05
+                    && reference.video != nil && reference.audio != nil, "\(name): ffprobe \(reference)")
+            let (r, summaries) = try PlayerRuns.headless([url] + arguments, timeout: 60)
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            let s = try #require(summaries.last, "\(name): no summary")
+            #expect(s.endedEarly == nil, "\(name): ended early: \(String(describing: s.endedEarly))")
+            #expect(abs((s.duration ?? 0) - length) < 0.05, "\(name): length \(String(describing: s.duration)) of \(length)")
+            #expect(s.videoCodec == reference.video && s.audioCodec == reference.audio,
+                    "\(name): \(String(describing: s.videoCodec))/\(String(describing: s.audioCodec)), ffprobe \(reference)")
+            #expect(s.chapterStarts == chapters, "\(name): chapters \(String(describing: s.chapterStarts))")
+            let played = length - (Double(arguments.first { $0.hasPrefix("--start=") }?.dropFirst(8) ?? "0") ?? 0)
+            #expect(abs(s.mediaSeconds - played) < 0.6, "\(name): played \(s.mediaSeconds) s of \(played)")
+            #expect(Double(s.framesPresented + s.framesDropped) >= (played - 0.6) * 24, "\(name): \(s.framesPresented) frames shown")
+            let out = dir + "/\(name).mkv"
+            let d = Process.run([TestEnvironment.binary, "download", url, "-o", out], timeout: 120)
+            #expect(d.status == 0, "\(name): \(d.stderr)")
+            let file = probe(out)
+            #expect(file.video == reference.video && file.audio == reference.audio, "\(name): download \(file), ffprobe \(reference)")
+            #expect(abs(file.duration - length) <= 1.0 / 24 + 0.01, "\(name): download \(file.duration) s of \(length)")
+            print("conformance \(name): ffprobe \(reference); played \(String(format: "%.2f", s.mediaSeconds)) s, \(s.framesPresented) frames; download \(file)")
+        }
+    }
+
     /// Every video frame's MD5 (ffmpeg's framemd5, the header left out).
     static func frameDigests(_ path: String) throws -> [String] {
         let r = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"], timeout: 120)

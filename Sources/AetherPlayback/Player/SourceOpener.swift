@@ -188,9 +188,10 @@ enum SourceOpener {
         }
         // DASH read by our reader reaches libavformat as translated HLS playlists: the container
         // is what the user opened, and says how it plays.
-        if dash != nil {
+        if let dash {
             probed.container = "dash"
             probed.containerLongName = "MPEG-DASH (translated to HLS for playback)"
+            if probed.chapters.isEmpty { probed.chapters = dash.manifest.periodChapters }
         }
         // A page's title and chapters (yt-dlp's) stand for the media's.
         if let page = options.page {

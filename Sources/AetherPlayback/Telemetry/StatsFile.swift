@@ -97,6 +97,12 @@ public struct PlaybackSummary: Codable, Sendable {
     /// Bit-rate switching: switches made and the last throughput estimate (b/s).
     public var variantSwitches: Int?
     public var estimatedThroughput: Double?
+    /// What the source is, as the player opened it: its length (nil: unknown, live), the codecs
+    /// of the video and audio playing, and where its chapters start (seconds).
+    public var duration: Double?
+    public var videoCodec: String?
+    public var audioCodec: String?
+    public var chapterStarts: [Double]?
 
     /// Gathers the figures from `player` (call before stopping it).
     public init(player: Player, startPosition: Double, wallSeconds: Double, interrupted: Bool) {
@@ -138,6 +144,12 @@ public struct PlaybackSummary: Codable, Sendable {
         if let adaptive = player.adaptive {
             variantSwitches = adaptive.switchCount
             estimatedThroughput = adaptive.estimate.map { $0.rounded() }
+        }
+        if let info = player.mediaInfo {
+            duration = info.duration
+            videoCodec = info.video.indices.contains(info.chosenVideo ?? 0) ? info.video[info.chosenVideo ?? 0].codec : nil
+            audioCodec = player.activeAudioTrack.flatMap { info.audio.indices.contains($0) ? info.audio[$0].codec : nil }
+            chapterStarts = info.chapters.isEmpty ? nil : info.chapters.map(\.start)
         }
     }
 }

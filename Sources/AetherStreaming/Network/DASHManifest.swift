@@ -154,6 +154,19 @@ public struct DASHManifest: Sendable, Equatable {
         return last.start + d
     }
 
+    /// A chapter at each period's start when there is more than one, named by `Period@id`
+    /// (else its start time); each ends where the next starts (the last, at its own end or the
+    /// presentation's). Empty for one period.
+    public var periodChapters: [Chapter] {
+        guard periods.count > 1 else { return [] }
+        return periods.enumerated().map { k, p in
+            let next = k + 1 < periods.count ? periods[k + 1].start : nil
+            let end = next ?? p.duration.map { p.start + $0 } ?? presentationLength ?? p.start
+            let id = p.id.map { TextSanitizer.clean(String($0.prefix(200))) }.flatMap { $0.isEmpty ? nil : $0 }
+            return Chapter(title: id.map { "Period \($0)" } ?? "Period at \((p.start * 1000).rounded() / 1000) s", start: p.start, end: max(p.start, end))
+        }
+    }
+
     /// Longest segment or period accepted, seconds.
     static let maxSeconds = OutsideValue.maxSeconds
     /// Timescales accepted (1 Hz to 10 GHz).

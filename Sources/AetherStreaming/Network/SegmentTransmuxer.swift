@@ -36,7 +36,38 @@ enum SegmentTransmuxer {
     /// The bytes the demuxer is given for `segment` (fetched, with its init section
     /// `initialization`) of a representation served as `carrier`.
     static func served(_ segment: [UInt8], initialization: [UInt8], as carrier: DASHPlaylists.Carrier) throws(FFmpegError) -> [UInt8] {
-        carrier == .webm ? segment : try transmux(initialization + segment, to: carrier)
+        switch carrier {
+        case .mpegts: return try transmux(initialization + segment, to: carrier)
+        case .matroska: return unknownSizeClusters(try transmux(initialization + segment, to: carrier))
+        case .webm: return unknownSizeClusters(segment)
+        }
+    }
+
+    /// `clusters` with each top-level Cluster's size made "unknown". The HLS demuxer hands the
+    /// Matroska demuxer another segment's bytes after a seek without resetting it; a cluster of
+    /// known size leaves the end of the one it was in on the demuxer's stack ("Element at 0x0
+    /// ending at … exceeds containing master element": nothing plays after the seek), while an
+    /// unknown-size cluster simply ends at the next Cluster. Stops rewriting at anything it
+    /// cannot read (the rest as it is).
+    static func unknownSizeClusters(_ clusters: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(clusters.count + 64)
+        var at = 0
+        while at < clusters.count {
+            guard case let .element(id, size?, headerSize) = EBMLHeader.parse(clusters, at: at),
+                  UInt64(clusters.count - at) - UInt64(headerSize) >= size else { break }
+            let end = at + Int(headerSize) + Int(size)
+            if id == EBMLHeader.clusterID {
+                out += clusters[at..<at + 4]
+                out += [0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+                out += clusters[(at + Int(headerSize))..<end]
+            } else {
+                out += clusters[at..<end]
+            }
+            at = end
+        }
+        out += clusters[at...]
+        return out
     }
 
     /// The `EXT-X-MAP` of a representation served as Matroska, from its init section.

@@ -3,38 +3,10 @@ import Foundation
 
 // Element headers (ID, size, unknown sizes) and the nodes made of elements: leaves, unsigned and binary values.
 extension MatroskaParser {
-    enum Header {
-        case element(id: UInt32, size: UInt64?, headerSize: Int64)
-        case invalid(what: String, byte: UInt8)
-        case cut
-    }
+    typealias Header = EBMLHeader
 
-    /// An element header from the bytes at its offset: the ID's and size's lengths come from
-    /// their first byte's leading zeros (none of them all zero).
-    static func parseHeader(_ b: [UInt8]) -> Header {
-        guard let first = b.first else { return .cut }
-        let idLength = first.leadingZeroBitCount + 1
-        guard first != 0, idLength <= 4 else { return .invalid(what: "ID", byte: first) }
-        guard b.count > idLength else { return .cut }
-        var id: UInt32 = 0
-        for i in 0..<idLength { id = id << 8 | UInt32(b[i]) }
-        // All value bits set is reserved (RFC 8794 5): 0xFF, 0x7FFF, 0x3FFFFF, 0x1FFFFFFF.
-        let valueBits = UInt32(7 * idLength)
-        if id & ((1 << valueBits) - 1) == (1 << valueBits) - 1 { return .invalid(what: "ID", byte: first) }
-        let sizeFirst = b[idLength]
-        guard sizeFirst != 0 else { return .invalid(what: "size", byte: sizeFirst) }
-        let sizeLength = sizeFirst.leadingZeroBitCount + 1
-        guard b.count >= idLength + sizeLength else { return .cut }
-        let mask = UInt8(truncatingIfNeeded: 0xFF >> sizeLength)
-        var value = UInt64(sizeFirst & mask)
-        var allOnes = sizeFirst & mask == mask
-        for i in 1..<sizeLength {
-            let byte = b[idLength + i]
-            value = value << 8 | UInt64(byte)
-            allOnes = allOnes && byte == 0xFF
-        }
-        return .element(id: id, size: allOnes ? nil : value, headerSize: Int64(idLength + sizeLength))
-    }
+    /// An element header from the bytes at its offset (``EBMLHeader``).
+    static func parseHeader(_ b: [UInt8]) -> Header { EBMLHeader.parse(b) }
 
     /// One element being read: its header and where it ends (clipped to its parent).
     struct Element {
