@@ -34,7 +34,8 @@ import TerminalGraphics
 /// - `replies`: a terminal's answers to the capability probe (CSI, APC and DCS replies:
 ///   XTVERSION, XTGETTCAP, DECRQSS, kitty's) through ``CapabilityProbe`` (ReplyFuzz below);
 /// - `ebml`: the inspector's Matroska/WebM structure parser over the bytes in memory, every
-///   container expanded (``StructureTreeCheck``);
+///   container expanded (``StructureTreeCheck``), and the same bytes as a DASH WebM segment
+///   whose clusters are served with unknown sizes (each grows by at most 7 bytes);
 /// - `wvtt`: WebVTT in MP4 as a DASH text set segments it, an init section and a segment
 ///   (``WVTTCheck``: cue times, text a WebVTT document can carry, the cue budget).
 ///
@@ -78,6 +79,8 @@ enum FuzzTarget: String, CaseIterable {
             budget.maxScanSteps = 4096
             budget.maxDepth = 24
             StructureTreeCheck.run(MatroskaParser(source: MemoryByteSource(bytes), budget: budget), length: Int64(bytes.count), budget: budget)
+            let served = SegmentTransmuxer.unknownSizeClusters(bytes)
+            precondition(served.count >= bytes.count && served.count - bytes.count <= 7 * (bytes.count / 5), "clusters grew past their headers")
         case .bmff, .mpegts:
             StructureFuzz.run(self, bytes)
         case .wvtt:

@@ -26,7 +26,7 @@ import CFFmpeg
 /// segments of a representation form one timeline; each MPEG-TS segment is a TS of its own
 /// whose first packets are marked discontinuous (`initial_discontinuity`): the demuxer accepts
 /// the continuity counters starting again.
-enum SegmentTransmuxer {
+package enum SegmentTransmuxer {
     /// A transmuxed segment may be at most this large (bytes out).
     static let limit = 256 << 20
 
@@ -49,7 +49,7 @@ enum SegmentTransmuxer {
     /// ending at … exceeds containing master element": nothing plays after the seek), while an
     /// unknown-size cluster simply ends at the next Cluster. Stops rewriting at anything it
     /// cannot read (the rest as it is).
-    static func unknownSizeClusters(_ clusters: [UInt8]) -> [UInt8] {
+    package static func unknownSizeClusters(_ clusters: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(clusters.count + 64)
         var at = 0
