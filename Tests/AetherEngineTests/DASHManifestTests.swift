@@ -212,6 +212,35 @@ import Testing
         #expect(hi.segments.map(\.initialization?.url) == [nil, nil, Self.host + "p2/hi-init.m4s", Self.host + "p2/hi-init.m4s"])
     }
 
+    /// Each period on the one timeline (issue 33, item 3): a segment's media timestamps move by
+    /// its period's start less its presentationTimeOffset (a period whose media starts at 0
+    /// again plays after the first), passed to the segment server only when there are periods
+    /// to join; a later period in another codec is told apart.
+    @Test func laterPeriodsAreOffsetOntoOneTimeline() throws {
+        let period = { (id: String, start: Int, offset: Int, codecs: String) in
+            """
+            <Period id="\(id)" start="PT\(start)S" duration="PT4S"><AdaptationSet contentType="video" mimeType="video/mp4" codecs="\(codecs)">
+              <SegmentTemplate timescale="10" duration="20" presentationTimeOffset="\(offset)" initialization="\(id)-init.m4s" media="\(id)-$Number$.m4s"/>
+              <Representation id="v" bandwidth="1"/>
+            </AdaptationSet></Period>
+            """
+        }
+        let two = try DASHManifest.parse(Self.mpd(period("a", 0, 0, "avc1.64001f") + period("b", 4, 0, "avc1.64001f")), base: Self.host + "m.mpd")
+        let segments = try #require(two.tracks.first?.representations.first?.segments)
+        #expect(segments.map(\.start) == [0, 2, 4, 6] && segments.map(\.timeOffset) == [0, 0, 4, 4])
+        #expect(!two.changesCodec)
+        let p = try DASHPlaylists.make(two, url: Self.host + "m.mpd", preference: .max, range: .auto, audioLanguages: [])
+        #expect(p.fetches[Self.host + "b-1.m4s"]?.timeOffset == 4 && p.fetches[Self.host + "a-2.m4s"]?.timeOffset == 0)
+        // A period whose media timestamps already count from its start: nothing to move.
+        let aligned = try DASHManifest.parse(Self.mpd(period("a", 0, 0, "avc1") + period("b", 4, 40, "hvc1.1.6.L93.B0")), base: Self.host + "m.mpd")
+        #expect(aligned.tracks.first?.representations.first?.segments.map(\.timeOffset) == [0, 0, 0, 0])
+        #expect(aligned.changesCodec)
+        // One period: the timestamps as they are, whatever its offset.
+        let one = try DASHManifest.parse(Self.mpd(period("a", 0, 90, "avc1")), base: Self.host + "m.mpd")
+        let q = try DASHPlaylists.make(one, url: Self.host + "m.mpd", preference: .max, range: .auto, audioLanguages: [])
+        #expect(q.fetches.values.allSatisfy { $0.timeOffset == 0 })
+    }
+
     /// A chapter at each period's start (issue 33, item 3), named by `Period@id` (sanitised),
     /// else by its start; one period has none.
     @Test func eachPeriodStartsAChapter() throws {

@@ -200,6 +200,10 @@
 #   dash-av1/manifest.mpd, init-stream{0,1}.m4s, chunk-stream{0,1}-00001.m4s ... -00010.m4s
 #       AV1 in fMP4 (libaom-av1 realtime, 320x180, 200k, keyframes every 2 s) and AAC (96k),
 #       20 s, 2 s segments, SegmentTimeline.
+#   dash-hevc/manifest.mpd, init-stream0.m4s, chunk-stream0-00001.m4s ... -00010.m4s
+#       The 20 s source as HEVC (libx265 ultrafast, no B-frames, keyframes every 2 s, hvc1,
+#       640x360, 500k) in fMP4, video only, 2 s segments: the later period of a DASH
+#       presentation that changes codec (its H.264 first period is dash-vod's).
 #   dash-abr/manifest.mpd, init-stream{0,1,2,3}.m4s, chunk-stream{0,1,2,3}-00001.m4s ... -00050.m4s
 #       Bit-rate switching for DASH: the hls-abr encodes as DASH (the same 100 s source, 24 fps,
 #       keyframes every 2 s, x264 nal-hrd=cbr at 420k/1200k/3000k, 320x180/480x270/640x360),
@@ -724,6 +728,15 @@ gen_dash_webm() {
         -dash_segment_type webm "${bitexact[@]}" "${out[@]}"
     grep -q 'mimeType="video/webm"' "$1/manifest.mpd"
 }
+gen_dash_hevc() {
+    mkdir -p "$1"
+    "${ff[@]}" -f lavfi -i "$(source_video 640 360 20)" -map 0:v \
+        -c:v libx265 -preset ultrafast -pix_fmt yuv420p -tag:v hvc1 -b:v 500k \
+        -x265-params log-level=error:keyint=48:min-keyint=48:scenecut=0:bframes=0:pools=1:frame-threads=1 \
+        -f dash -seg_duration 2 -use_template 1 -use_timeline 1 -adaptation_sets 'id=0,streams=v' \
+        "${bitexact[@]}" "$1/manifest.mpd"
+    grep -q '<S t="0" d="24576" r="9" />' "$1/manifest.mpd"
+}
 gen_dash_av1() {
     mkdir -p "$1"
     local -a out
@@ -884,5 +897,6 @@ build dash-number     gen_dash_number
 build dash-abr        gen_dash_abr
 build dash-webm       gen_dash_webm
 build dash-av1        gen_dash_av1
+build dash-hevc       gen_dash_hevc
 build dash-thumbs     gen_dash_thumbs
 build hostile         gen_hostile

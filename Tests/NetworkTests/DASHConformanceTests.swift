@@ -128,13 +128,15 @@ import Testing
 
     /// dash-vod's top video and its audio as two periods split at 10 s (segments 1–5, then 6–10
     /// with each set's `presentationTimeOffset`; the audio's SegmentTimeline split where its
-    /// sixth segment starts, 10.005 s).
-    static func twoPeriods(base: String) -> String {
+    /// sixth segment starts, 10.005 s). `secondVideo`: the second period's video set from
+    /// another directory, representation and codec (dash-hevc's `0`, `hvc1`).
+    static func twoPeriods(base: String, secondVideo: (base: String, id: String, codecs: String)? = nil) -> String {
         func period(_ id: Int, start: Int, first: Int, video: String, audio: String) -> String {
-            """
+            let other = id == 1 ? secondVideo : nil
+            return """
             <Period id="\(id)" start="PT\(start)S" duration="PT10S"><BaseURL>\(base)</BaseURL>
-            <AdaptationSet id="0" contentType="video" segmentAlignment="true">
-            <Representation id="1" mimeType="video/mp4" codecs="avc1.42c01e" bandwidth="540000" width="640" height="360">
+            <AdaptationSet id="0" contentType="video" segmentAlignment="true">\(other.map { "<BaseURL>\($0.base)</BaseURL>" } ?? "")
+            <Representation id="\(other?.id ?? "1")" mimeType="video/mp4" codecs="\(other?.codecs ?? "avc1.42c01e")" bandwidth="540000" width="640" height="360">
             <SegmentTemplate timescale="12288" presentationTimeOffset="\(start * 12288)" initialization="init-stream$RepresentationID$.m4s"
              media="chunk-stream$RepresentationID$-$Number%05d$.m4s" startNumber="\(first)"><SegmentTimeline>\(video)</SegmentTimeline></SegmentTemplate>
             </Representation></AdaptationSet>
@@ -224,6 +226,37 @@ import Testing
             #expect(abs(file.duration - length) <= 1.0 / 24 + 0.01, "\(name): download \(file.duration) s of \(length)")
             print("conformance \(name): ffprobe \(reference); played \(String(format: "%.2f", s.mediaSeconds)) s, \(s.framesPresented) frames; download \(file)")
         }
+    }
+
+    /// A second period in another codec (issue 33, item 3): H.264 for 10 s, then HEVC. Played
+    /// across the boundary and from inside the HEVC period, every frame of the time played is
+    /// shown (but the H.264 period's last, which libavformat's MPEG-TS reader hands on only at
+    /// the end: counted as dropped) and the chapters are the periods. A download cannot put
+    /// two codecs in one stream and says so in one line.
+    @Test func aPeriodInAnotherCodecPlaysOn() throws {
+        let media = try LoopbackHTTP(root: NetworkTests.root)
+        defer { media.stop() }
+        let dir = PlayerRuns.temp("codecs")
+        defer { try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Self.twoPeriods(base: media.url("dash-vod/"), secondVideo: (media.url("dash-hevc/"), "0", "hvc1"))
+            .write(toFile: dir + "/codecs.mpd", atomically: true, encoding: .utf8)
+        let manifests = try LoopbackHTTP(root: dir)
+        defer { manifests.stop() }
+        for (start, speed) in [(8, 4), (12, 1)] {
+            let (r, summaries) = try PlayerRuns.headless([manifests.url("codecs.mpd"), "--start=\(start)", "--speed=\(speed)"], timeout: 60)
+            #expect(r.status == 0, "from \(start) s: \(r.stderr)")
+            let s = try #require(summaries.last, "from \(start) s: no summary")
+            #expect(s.endedEarly == nil && abs(s.mediaSeconds - Double(20 - start)) < 0.6, "from \(start) s: \(s.mediaSeconds) s, \(String(describing: s.endedEarly))")
+            let frames = (20 - start) * 24
+            #expect(abs(s.framesPresented + s.framesDropped - frames) <= 1 && s.framesDropped <= (start < 10 ? 1 : 0),
+                    "from \(start) s: \(s.framesPresented) shown + \(s.framesDropped) dropped of \(frames)")
+            #expect(s.chapterStarts == [0, 10], "from \(start) s: \(String(describing: s.chapterStarts))")
+            print("codec change from \(start) s at \(speed)×: \(s.framesPresented) shown, \(s.framesDropped) dropped of \(frames)")
+        }
+        let out = dir + "/codecs.mkv"
+        let d = Process.run([TestEnvironment.binary, "download", manifests.url("codecs.mpd"), "-o", out], timeout: 60)
+        #expect(d.status != 0 && d.stderr.split(separator: "\n").count == 1 && d.stderr.contains("different init sections"), "\(d.stderr)")
     }
 
     /// Every video frame's MD5 (ffmpeg's framemd5, the header left out).

@@ -21,8 +21,8 @@ package final class AudioDecoder {
 
     let codec: CodecContext
     package let streamIndex: Int
-    let timeBase: AVRational
-    let timeline: Timeline
+    package let timeBase: AVRational
+    package let timeline: Timeline
     let output: AudioFormat
     private let resampler: Resampler
     private var tempo: FilterGraph?
@@ -32,11 +32,26 @@ package final class AudioDecoder {
     private let tempoFrame: Frame
     private var nextPTS: Double?
     private var buffer: [UInt8] = []
+    /// The parameters of a stream taken over mid-stream, kept alive with the decoder.
+    private var adopted: StreamParameters?
 
-    package init(stream: UnsafeMutablePointer<AVStream>, index: Int, output: AudioFormat, timeline: Timeline) throws(FFmpegError) {
+    package convenience init(stream: UnsafeMutablePointer<AVStream>, index: Int, output: AudioFormat, timeline: Timeline) throws(FFmpegError) {
         guard let par = stream.pointee.codecpar else {
             throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
         }
+        try self.init(parameters: par, timeBase: stream.pointee.time_base, index: index, output: output, timeline: timeline)
+    }
+
+    /// A decoder for the stream the packets of stream `index` now come from (a DASH period of
+    /// another codec; the packets are stamped in `timeBase`, the first stream's).
+    package convenience init(adopting next: StreamParameters, timeBase: AVRational, index: Int, output: AudioFormat,
+                             timeline: Timeline) throws(FFmpegError) {
+        try self.init(parameters: next.pointer, timeBase: timeBase, index: index, output: output, timeline: timeline)
+        adopted = next
+    }
+
+    private init(parameters par: UnsafeMutablePointer<AVCodecParameters>, timeBase: AVRational, index: Int, output: AudioFormat,
+                 timeline: Timeline) throws(FFmpegError) {
         // A damaged header can claim any rate or channel count (2147483647 Hz made a resampler
         // ask for gigabytes): refuse what no real stream has.
         let rate = Int(par.pointee.sample_rate), channels = Int(par.pointee.ch_layout.nb_channels)
@@ -44,9 +59,9 @@ package final class AudioDecoder {
             throw FFmpegError(function: "audio stream", message: "\(rate) Hz, \(channels) channels is out of range",
                               code: aether_AVERROR(EINVAL))
         }
-        codec = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
+        codec = try CodecContext(parameters: par, timeBase: timeBase, threads: 1)
         streamIndex = index
-        timeBase = stream.pointee.time_base
+        self.timeBase = timeBase
         self.timeline = timeline
         self.output = output
         resampler = Resampler(outputRate: output.sampleRate, outputChannels: output.channels)

@@ -42,11 +42,13 @@ package final class VideoDecoder {
     package private(set) var codec: CodecContext
     /// The stream's parameters (owned by the format context, which outlives the decoder) and
     /// time base, for reopening the decoder with more threads.
-    private let parameters: UnsafeMutablePointer<AVCodecParameters>
+    private var parameters: UnsafeMutablePointer<AVCodecParameters>
+    /// The parameters of a stream taken over mid-stream (``adopt(_:emit:)``), kept alive here.
+    private var adopted: StreamParameters?
     /// The decoder's threads: as opened, and whether they may still rise.
     package private(set) var threadPlan: DecoderThreads
     package let streamIndex: Int
-    let timeBase: AVRational
+    private(set) var timeBase: AVRational
     let timeline: Timeline
     package let frameInterval: Double
     let transfer: AVColorTransferCharacteristic
@@ -133,6 +135,27 @@ package final class VideoDecoder {
         codec = fresh
         threadPlan.upgraded()
         AppLog.write("vd", "one decoder thread could not keep up: reopened with libavcodec's threads")
+    }
+
+    /// Hands the frames the decoder still holds to `emit` and opens a decoder for `next`: the
+    /// packets now come from another stream (a DASH period of another codec). The frames keep
+    /// the timeline (the packets are stamped in the first stream's time base).
+    package func adopt(_ next: StreamParameters, emit: (Frame, Double) throws -> Void) throws {
+        _ = try? codec.send(nil)
+        while (try? codec.receive(into: frame)) == true {
+            defer { frame.unref() }
+            try deliver(frame, emit: emit)
+        }
+        let fresh = try CodecContext(parameters: next.pointer, timeBase: timeBase, threads: threadPlan.current)
+        codec = fresh
+        parameters = next.pointer
+        adopted = next
+        loopFilterSize = nil
+        loopFilterSkip = .default
+        deinterlacer = nil
+        deinterlacerInput = nil
+        lastPTS = nil
+        AppLog.write("vd", "the video goes on in another stream: \(fresh.decoderName) from stream #\(next.sourceIndex)")
     }
 
     /// The video thread's work on the frames of one packet, for ``DecoderThreads``.

@@ -258,7 +258,8 @@ public final class FormatContext {
 
     /// Seeks so that the next packets start at a keyframe at or before media time `seconds`
     /// (any stream). The corresponding C function is `avformat_seek_file`.
-    public func seek(toSeconds seconds: Double, timeout: Double = 8) throws(FFmpegError) {
+    /// `stream`: the stream whose time the seek is in (nil: libavformat's default, the video).
+    public func seek(toSeconds seconds: Double, timeout: Double = 8, stream: Int? = nil) throws(FFmpegError) {
         let ts = timeline.sourceTimestamp(seconds.isFinite ? max(0, seconds) : 0)
         interrupt.arm(seconds: timeout)
         defer { interrupt.arm(seconds: nil) }
@@ -268,6 +269,11 @@ public final class FormatContext {
         if seconds <= 0.0005, let name = pointer.pointee.iformat?.pointee.name,
            ["mpegts", "mpeg"].contains(String(cString: name)),
            av_seek_frame(pointer, -1, 0, AVSEEK_FLAG_BYTE) >= 0 {
+            return
+        }
+        if let stream, let s = self.stream(stream) {
+            let own = av_rescale_q(ts, AVRational(num: 1, den: AV_TIME_BASE), s.pointee.time_base)
+            try check(avformat_seek_file(pointer, Int32(stream), Int64.min, own, own, 0), "avformat_seek_file")
             return
         }
         try check(avformat_seek_file(pointer, -1, Int64.min, ts, ts, 0), "avformat_seek_file")

@@ -43,6 +43,10 @@ public final class Packet: @unchecked Sendable {  // handed from thread to threa
     }
     public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
 
+    /// Set on the first packet from another stream than the one before it (a DASH period of
+    /// another codec): the decoder opens again with these parameters before decoding it.
+    package var newParameters: StreamParameters?
+
     /// Drops the payload, keeping the allocation. The corresponding C function is `av_packet_unref`.
     public func unref() { av_packet_unref(pointer) }
 
@@ -50,6 +54,8 @@ public final class Packet: @unchecked Sendable {  // handed from thread to threa
     public func take() throws(FFmpegError) -> Packet {
         let moved = try Packet()
         av_packet_move_ref(moved.pointer, pointer)
+        moved.newParameters = newParameters
+        newParameters = nil
         return moved
     }
 }

@@ -131,6 +131,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 switch item {
                 case .item(let packet, _):
                     telemetry.addPlayedBytes(packet.size)
+                    if let next = packet.newParameters { adopt(next) }
                     chunks = try decoder.decode(packet)
                 case .end: chunks = (try? decoder.decode(nil)) ?? []; isEnd = true
                 }
@@ -213,6 +214,20 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     private func markLanded(serial: Int) {
         control.withLock { c in
             if c.serial == serial { c.apply(.landed) }
+        }
+    }
+
+    /// The packets now come from another stream (a DASH period of another codec): a decoder
+    /// for it, on the same timeline.
+    private func adopt(_ next: StreamParameters) {
+        do {
+            let fresh = try AudioDecoder(adopting: next, timeBase: decoder.timeBase, index: decoder.streamIndex,
+                                         output: sink.format, timeline: decoder.timeline)
+            fresh.setRate(decoder.rate)
+            decoder = fresh
+            decoderName.withLock { $0 = fresh.decoderName }
+        } catch {
+            warn("cannot decode audio stream #\(next.sourceIndex): \(error.message)")
         }
     }
 

@@ -17,6 +17,7 @@ extension PlaybackSession {
         var readErrors = 0
         var lastAny = 0.0          // latest packet end of any stream (subtitles too), media seconds
         var checked = Set<Int>()   // streams whose first packet was checked for encryption
+        var sources = FollowedSources()
         while true {
             // Until the clock is reset to it, the position is the seek's target (in flight).
             // (A look first: taking is a change, which wakes every waiter, and this runs per packet.)
@@ -31,6 +32,7 @@ extension PlaybackSession {
             if c.stopped { break }
             if let seek = taken {
                 perform(seek: seek.target, mode: seek.mode)
+                sources.seeked()
                 lastAny = seek.target
                 readErrors = 0
                 continue
@@ -80,8 +82,14 @@ extension PlaybackSession {
                 continue
             }
             telemetry.addBytes(packet.size)
-            let index = packet.streamIndex
             let (serial, audioIndex, videoOff) = control.read { ($0.serial, $0.audioStreamIndex, $0.videoDisabled) }
+            guard followedStream(packet, audioIndex: audioIndex, sources: &sources) else {
+                // A frame that can no longer be decoded in its place: counted as dropped.
+                if packet.streamIndex == videoIndex { telemetry.droppedEarly() }
+                packet.unref()
+                continue
+            }
+            let index = packet.streamIndex
             let isVideo = index == videoIndex && !videoOff && videoDecoder != nil
             let isAudio = index == audioIndex
             if (isVideo || isAudio), !checked.contains(index) {
@@ -117,6 +125,71 @@ extension PlaybackSession {
                 packet.unref()
             }
         }
+    }
+
+    /// The stream each decoder was last given packets from, and from which it came.
+    struct FollowedSources {
+        struct Route {
+            /// The stream the packets come from now (nil: its own; -1: not known, after a seek).
+            var source: Int?
+            /// The one before, and the time (the followed stream's time base) the change came at.
+            var previous: Int?
+            var changedAt: Int64?
+        }
+        var video = Route()
+        var audio = Route()
+        var followsAny: Bool { video.source != nil || audio.source != nil }
+
+        /// After a seek the next packet says which stream the decoder needs.
+        mutating func seeked() {
+            if video.source != nil { video = Route(source: -1) }
+            if audio.source != nil { audio = Route(source: -1) }
+        }
+    }
+
+    /// A stream that appeared after the open stands for the video's or the audio's (a DASH
+    /// period of another codec: our MPEG-TS gives each codec its own PID, so its packets come
+    /// as a new stream). Its packets are stamped as the followed stream's (index and time
+    /// base); the first packet from another stream than the last carries that stream's
+    /// parameters, and the decoder opens again with them (back, too, after a seek). False: a
+    /// packet of the stream left behind that comes after the change and belongs before it
+    /// (the HLS demuxer's MPEG-TS reader parses H.264 and keeps each PID's last frame until the
+    /// next one or the end of the input): left out, logged (a video frame counts as dropped).
+    func followedStream(_ packet: Packet, audioIndex: Int?, sources: inout FollowedSources) -> Bool {
+        let index = packet.streamIndex
+        // The common case, a packet per call: nothing appeared, nothing followed.
+        if index < streamCountAtOpen, !sources.followsAny { return true }
+        let target: Int?
+        let isVideo: Bool
+        if index >= streamCountAtOpen, let par = format.stream(index)?.pointee.codecpar {
+            switch par.pointee.codec_type {
+            case AVMEDIA_TYPE_VIDEO: target = videoIndex; isVideo = true
+            case AVMEDIA_TYPE_AUDIO: target = audioIndex; isVideo = false
+            default: return true
+            }
+        } else if index == videoIndex || index == audioIndex {
+            target = index
+            isVideo = index == videoIndex
+        } else {
+            return true
+        }
+        guard let target, let to = format.stream(target), let from = format.stream(index) else { return true }
+        var route = isVideo ? sources.video : sources.audio
+        defer { if isVideo { sources.video = route } else { sources.audio = route } }
+        let pts = av_rescale_q(packet.pts ?? packet.dts ?? 0, from.pointee.time_base, to.pointee.time_base)
+        if index == route.previous, let at = route.changedAt, pts < at {
+            AppLog.write("demux", "\(isVideo ? "video" : "audio") #\(target): a packet of stream #\(index) after the change to stream #\(route.source ?? target) (\(pts) < \(at)) left out")
+            return false
+        }
+        if (route.source ?? target) != index {
+            packet.newParameters = try? StreamParameters(copying: from, index: index)
+            AppLog.write("demux", "\(isVideo ? "video" : "audio") #\(target) goes on from stream #\(index) (\(MediaProbe.codecName(from.pointee.codecpar)))")
+            route = FollowedSources.Route(source: index, previous: route.source == -1 ? nil : (route.source ?? target), changedAt: pts)
+        }
+        guard index != target else { return true }
+        av_packet_rescale_ts(packet.pointer, from.pointee.time_base, to.pointee.time_base)
+        packet.pointer.pointee.stream_index = Int32(target)
+        return true
     }
 
     /// A blocked push gives up when a seek is waiting or the session stops.
@@ -172,7 +245,11 @@ extension PlaybackSession {
             if let timeshift {
                 timeshift.seek(to: max(0, target - (mode == .exact ? preroll : 0)))
             } else if !atStartAlready {
-                try format.seek(toSeconds: max(0, target - (mode == .exact ? preroll : 0)))
+                // Later periods in another codec: libavformat's HLS demuxer, seeking by the video,
+                // drops every packet until one of the first codec's stream comes, which in such a
+                // period is never. By the audio rendition (its own playlist) the video's playlist
+                // is placed by time instead.
+                try format.seek(toSeconds: max(0, target - (mode == .exact ? preroll : 0)), stream: changesCodec ? audio : nil)
             }
         } catch {
             warn("seek to \(String(format: "%.2f", target)) s failed: \(error.message)")

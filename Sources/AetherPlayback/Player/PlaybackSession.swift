@@ -28,6 +28,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let format: FormatContext
     let info: MediaInfo
     let videoIndex: Int?
+    /// Streams the source had when it opened: a later one is followed by ``followedStream(_:_:)``.
+    let streamCountAtOpen: Int
+    /// Later DASH periods change a codec (``OpenedSource/changesCodec``).
+    let changesCodec: Bool
     let options: PlayerOptions
     let policy: SyncPolicy
     let clock: MasterClock
@@ -95,6 +99,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         info = opened.info
         openOptions = opened.openOptions
         videoIndex = opened.videoIndex
+        streamCountAtOpen = opened.format.streamCount
+        changesCodec = opened.changesCodec
         isAdaptive = opened.isAdaptive
         isLive = opened.isLive
         timeshift = opened.timeshift
@@ -139,7 +145,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         if let decoder = opened.videoDecoder {
             video = VideoPipeline(decoder: decoder, packets: videoQueue, frames: frameQueue, control: control, clock: clock,
                                   telemetry: telemetry, policy: policy, skipLoopFilter: options.skipLoopFilter,
-                                  endTime: endTime, codecName: info.primaryVideo?.codec ?? "video",
+                                  endTime: endTime, codecName: info.primaryVideo?.codec ?? "video", keyframeAfterSeek: changesCodec,
                                   retryExactSeek: { [unowned self] serial in retryExactSeek(serial: serial) },
                                   disable: { [unowned self] index, message in disable(streamIndex: index, because: message) })
         }
@@ -160,13 +166,14 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     var hasAudio: Bool { control.read { $0.audioStreamIndex != nil } }
 
     /// Adaptive sources: every video and audio stream but the ones playing is discarded, so the
-    /// demuxer never fetches their segments. Demux thread (or before it starts).
+    /// demuxer never fetches their segments; a stream that appeared later is the one playing
+    /// in another codec (``followedStream(_:audioIndex:sources:)``). Demux thread (or before it starts).
     func applyAdaptiveDiscard(audio: Int?) {
         guard isAdaptive else { return }
         for i in 0..<format.streamCount {
             guard let stream = format.stream(i), let type = stream.pointee.codecpar?.pointee.codec_type else { continue }
             guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO else { continue }
-            let keep = i == videoIndex || i == audio
+            let keep = i == videoIndex || i == audio || i >= streamCountAtOpen
             stream.pointee.discard = keep ? AVDISCARD_DEFAULT : AVDISCARD_ALL
         }
     }

@@ -22,6 +22,9 @@ struct OpenedSource {
     let audioIndex: Int?
     /// HLS or DASH through libavformat: unplayed variant streams are discarded.
     let isAdaptive: Bool
+    /// A DASH manifest whose later periods change the video or audio codec: seeks go by the
+    /// audio stream (see ``PlaybackSession``'s `perform(seek:mode:)`).
+    var changesCodec = false
     /// A live stream (no length).
     let isLive: Bool
     /// Live with a timeshift window: where the capture thread keeps it.
@@ -347,13 +350,15 @@ enum SourceOpener {
         }
         _ = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled,
                                    languages: options.subtitleLanguages)
-        return OpenedSource(
+        var opened = OpenedSource(
             format: format, info: info, openOptions: openOptions, videoIndex: videoIndex, audioIndex: audioIndex,
             isAdaptive: isAdaptive, isLive: isLive, timeshift: timeshift, variants: variants, variant: variant,
             adaptive: format.adaptive,
             encryptedStreams: encrypted, endTime: endTime, cacheSeconds: cacheSeconds, coverArt: coverArt,
             subtitles: subtitles, videoDecoder: videoDecoder, audioDecoder: audioDecoder,
             sink: audioDecoder == nil ? nil : sink, warnings: warnings, externals: externals)
+        opened.changesCodec = dash?.manifest.changesCodec ?? false
+        return opened
     }
 
     /// A variant stream's peak bit rate: libavformat's `variant_bitrate` (HLS BANDWIDTH, DASH

@@ -34,6 +34,10 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
     /// `--length`: frames from here on are not shown.
     private let endTime: Double?
     private let codecName: String
+    /// Packets before the first keyframe after a seek are left out (a seek by the audio lands
+    /// the video's playlist by time, mid-GOP: see ``PlaybackSession``'s `changesCodec`); and
+    /// always after the decoder opened again for another stream.
+    private let keyframeAfterSeek: Bool
     /// An exact seek whose first frame overshot: ask again from further back (false: out of retries).
     private let retryExactSeek: @Sendable (Int) -> Bool
     /// The stream is undecodable: the session leaves it out.
@@ -41,7 +45,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
 
     init(decoder: VideoDecoder, packets: BoundedQueue<QueueItem<Packet>>, frames: BoundedQueue<QueueItem<VideoFrame>>,
          control: ControlBox, clock: MasterClock, telemetry: Telemetry, policy: SyncPolicy, skipLoopFilter: LoopFilterSkip?,
-         endTime: Double?, codecName: String, retryExactSeek: @escaping @Sendable (Int) -> Bool,
+         endTime: Double?, codecName: String, keyframeAfterSeek: Bool = false, retryExactSeek: @escaping @Sendable (Int) -> Bool,
          disable: @escaping @Sendable (Int, String) -> Void) {
         self.decoder = decoder
         decoderName = decoder.codec.decoderName
@@ -54,6 +58,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
         self.skipLoopFilter = skipLoopFilter
         self.endTime = endTime
         self.codecName = codecName
+        self.keyframeAfterSeek = keyframeAfterSeek
         self.retryExactSeek = retryExactSeek
         self.disable = disable
         pixelPool = PixelBufferPool(limit: policy.frameQueueCapacity + 4)
@@ -70,6 +75,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
         var framesEver = 0
         var failuresInARow = 0
         var lastError = ""
+        var awaitingKeyframe = false
         while !control.read({ $0.stopped }) {
             guard let item = packets.pop(timeout: 0.25) else { continue }
             let (serial, disabled, rate) = control.read { ($0.serial, $0.videoDisabled, $0.rate) }
@@ -78,6 +84,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
             if serial != mySerial {
                 decoder.flush()
                 mySerial = serial
+                awaitingKeyframe = keyframeAfterSeek
             }
             var busy = 0.0
             var frames = 0
@@ -131,8 +138,15 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
             do {
                 switch item {
                 case .item(let packet, _):
-                    if decoder.threadPlan.upgradeWanted, packet.isKeyframe { try decoder.reopenWithMoreThreads(emit: emit) }
-                    try decoder.decode(packet, emit: emit)
+                    if let next = packet.newParameters {
+                        try decoder.adopt(next, emit: emit)
+                        awaitingKeyframe = true
+                    }
+                    if awaitingKeyframe, packet.isKeyframe { awaitingKeyframe = false }
+                    if !awaitingKeyframe {
+                        if decoder.threadPlan.upgradeWanted, packet.isKeyframe { try decoder.reopenWithMoreThreads(emit: emit) }
+                        try decoder.decode(packet, emit: emit)
+                    }
                 case .end:
                     try decoder.decode(nil, emit: emit)
                     reachedEnd = true

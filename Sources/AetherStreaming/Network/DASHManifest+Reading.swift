@@ -172,7 +172,8 @@ extension DASHManifest {
                     }
                     try append(&rep, Segment(resource: Resource(url: try url(path, base), range: nil),
                                              start: periodStart + Double(e.time - offset) / Double(timescale),
-                                             duration: Double(e.duration) / Double(timescale), number: Int64(e.number)))
+                                             duration: Double(e.duration) / Double(timescale), number: Int64(e.number),
+                                             timeOffset: periodStart - Double(offset) / Double(timescale)))
                 }
                 return
             }
@@ -200,7 +201,8 @@ extension DASHManifest {
                     let r = try resource(element, urlAttribute: "media", rangeAttribute: "mediaRange", base: base)
                     try append(&rep, Segment(resource: r, start: periodStart + Double(durations[k].time - offset) / Double(timescale),
                                              duration: Double(durations[k].duration) / Double(timescale),
-                                             number: Int64(startNumber) + Int64(k)))
+                                             number: Int64(startNumber) + Int64(k),
+                                             timeOffset: periodStart - Double(offset) / Double(timescale)))
                 }
                 return
             }
@@ -221,7 +223,8 @@ extension DASHManifest {
                 return
             }
             guard let duration = periodDuration, duration > 0 else { return }
-            try append(&rep, Segment(resource: Resource(url: whole, range: nil), start: periodStart, duration: duration, number: 0))
+            try append(&rep, Segment(resource: Resource(url: whole, range: nil), start: periodStart, duration: duration, number: 0,
+                                     timeOffset: periodStart))
         }
 
         static let timescalesRange = DASHManifest.timescales

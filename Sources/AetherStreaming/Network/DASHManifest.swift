@@ -56,6 +56,9 @@ public struct DASHManifest: Sendable, Equatable {
         /// Where its period starts on the presentation timeline, seconds (set by
         /// ``DASHManifest/tracks``): a WebVTT text segment's cue times count from it.
         public var periodStart = 0.0
+        /// Seconds that place the segment's media timestamps on the presentation timeline: its
+        /// period's start less its `presentationTimeOffset`.
+        public var timeOffset = 0.0
     }
 
     public enum ContentType: String, Sendable {
@@ -167,6 +170,20 @@ public struct DASHManifest: Sendable, Equatable {
         }
     }
 
+    /// Whether a later period's video or audio is in another codec than the first period's
+    /// (by the codecs' first names: `avc1`, `hvc1`, `mp4a` …).
+    public var changesCodec: Bool {
+        func families(_ p: Period, _ type: ContentType) -> Set<String> {
+            Set(p.adaptationSets.filter { $0.contentType == type }.flatMap(\.representations)
+                .compactMap { $0.codecs?.lowercased().split(separator: ",").first?.split(separator: ".").first.map(String.init) })
+        }
+        guard let first = periods.first else { return false }
+        return [ContentType.video, .audio].contains { type in
+            let own = families(first, type)
+            return periods.dropFirst().contains { !families($0, type).isEmpty && families($0, type) != own }
+        }
+    }
+
     /// Longest segment or period accepted, seconds.
     static let maxSeconds = OutsideValue.maxSeconds
     /// Timescales accepted (1 Hz to 10 GHz).
@@ -255,7 +272,8 @@ public struct DASHManifest: Sendable, Equatable {
                     for (k, ref) in sidx.references.enumerated() {
                         let start = rep.indexStart + Double(time) / timescale - presentationOffset
                         rep.segments.append(Segment(resource: Resource(url: index.url, range: ByteRange(offset: offset, length: ref.size)),
-                                                    start: start, duration: Double(ref.duration) / timescale, number: Int64(k)))
+                                                    start: start, duration: Double(ref.duration) / timescale, number: Int64(k),
+                                                    timeOffset: rep.indexStart - presentationOffset))
                         offset += ref.size
                         time += ref.duration
                     }

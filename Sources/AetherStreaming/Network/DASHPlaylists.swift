@@ -38,6 +38,9 @@ public struct DASHPlaylists: Sendable, Equatable {
         public var segment: DASHManifest.Resource
         public var initialization: DASHManifest.Resource
         public var carrier: Carrier = .mpegts
+        /// Seconds added to the segment's timestamps: a later period's media on the one
+        /// timeline (``DASHManifest/Segment/timeOffset``; 0 for a manifest of one period).
+        public var timeOffset = 0.0
         /// The Matroska header made from the init section (a matroska playlist's `EXT-X-MAP`),
         /// not a segment.
         public var isHeader = false
@@ -119,7 +122,8 @@ public struct DASHPlaylists: Sendable, Equatable {
             let text = mediaPlaylist(rep, dynamic: manifest.isDynamic, sequence: first, availabilityStart: manifest.availabilityStartTime)
             for segment in rep.segments {
                 if let i = segment.initialization ?? rep.initialization {
-                    fetches[line(for: segment)] = Fetch(segment: segment.resource, initialization: i, carrier: carrier)
+                    fetches[line(for: segment)] = Fetch(segment: segment.resource, initialization: i, carrier: carrier,
+                                                        timeOffset: manifest.periods.count > 1 ? segment.timeOffset : 0)
                     if carrier.isMatroska { fetches[headerLine(i)] = Fetch(segment: i, initialization: i, carrier: carrier, isHeader: true) }
                 }
             }

@@ -317,7 +317,7 @@ package final class NetworkSession: Sendable {
             if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: clock.seconds - started) }
             if let fetch {
                 let head = try initBytes(fetch.initialization)
-                do throws(FFmpegError) { data = try SegmentTransmuxer.served(data, initialization: head, as: fetch.carrier) } catch {
+                do throws(FFmpegError) { data = try SegmentTransmuxer.served(data, initialization: head, as: fetch.carrier, shift: fetch.timeOffset) } catch {
                     AppLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot rewrite the segment as \(fetch.carrier == .mpegts ? "MPEG-TS" : "Matroska"): \(error.message)")
                     throw error
                 }

@@ -35,11 +35,14 @@ package enum SegmentTransmuxer {
 
     /// The bytes the demuxer is given for `segment` (fetched, with its init section
     /// `initialization`) of a representation served as `carrier`.
-    static func served(_ segment: [UInt8], initialization: [UInt8], as carrier: DASHPlaylists.Carrier) throws(FFmpegError) -> [UInt8] {
+    /// `shift`: seconds added to every timestamp (a later period's media on the one timeline;
+    /// WebM is then remuxed too).
+    static func served(_ segment: [UInt8], initialization: [UInt8], as carrier: DASHPlaylists.Carrier,
+                       shift: Double = 0) throws(FFmpegError) -> [UInt8] {
         switch carrier {
-        case .mpegts: return try transmux(initialization + segment, to: carrier)
-        case .matroska: return unknownSizeClusters(try transmux(initialization + segment, to: carrier))
-        case .webm: return unknownSizeClusters(segment)
+        case .mpegts: return try transmux(initialization + segment, to: carrier, shift: shift)
+        case .webm where shift == 0: return unknownSizeClusters(segment)
+        case .matroska, .webm: return unknownSizeClusters(try transmux(initialization + segment, to: .matroska, shift: shift))
         }
     }
 
@@ -75,7 +78,7 @@ package enum SegmentTransmuxer {
         carrier == .webm ? initialization : try header(initialization)
     }
 
-    static func transmux(_ bytes: [UInt8], to carrier: DASHPlaylists.Carrier = .mpegts) throws(FFmpegError) -> [UInt8] {
+    static func transmux(_ bytes: [UInt8], to carrier: DASHPlaylists.Carrier = .mpegts, shift: Double = 0) throws(FFmpegError) -> [UInt8] {
         let input = try FormatContext(bytes: bytes)
         let output = try SegmentMuxer(carrier)
         var map: [Int32: Int32] = [:]
@@ -90,7 +93,7 @@ package enum SegmentTransmuxer {
         while try input.read(into: packet) {
             defer { av_packet_unref(packet.pointer) }
             guard let index = map[packet.pointer.pointee.stream_index], let from = input.stream(Int(packet.pointer.pointee.stream_index)) else { continue }
-            try output.write(packet, from: from.pointee.time_base, to: index)
+            try output.write(packet, from: from.pointee.time_base, to: index, shift: shift)
             guard output.written <= limit else { throw NetworkSession.tooLarge(limit) }
         }
         let all = try output.finish()
@@ -169,8 +172,24 @@ final class SegmentMuxer {
         // the demuxer takes off every timestamp, but does not add it to the blocks: the stream
         // would come back 6.5 ms early. Without it the timestamps come back as they went in.
         if carrier.isMatroska { made.pointee.codecpar.pointee.initial_padding = 0 }
+        // MPEG-TS: a PID of the codec's own, the same in every segment. A DASH period of another
+        // codec then comes as a stream of its own (libavformat's MPEG-TS demuxer keeps a PID's
+        // first codec), which the player follows (``PlaybackSession``'s demux loop).
+        if carrier == .mpegts {
+            let pid = Self.pid(for: made.pointee.codecpar.pointee.codec_id)
+            if !pids.contains(pid) { made.pointee.id = pid }
+            pids.insert(pid)
+        }
         made.pointee.time_base = stream.pointee.time_base
         return made.pointee.index
+    }
+
+    /// PIDs given so far (two streams of one codec: the second takes the muxer's own).
+    private var pids = Set<Int32>()
+
+    /// The MPEG-TS PID of a stream of `codec`: 0x100 up, by codec (PIDs 0x10–0x1FFE are free).
+    static func pid(for codec: AVCodecID) -> Int32 {
+        0x100 + Int32(truncatingIfNeeded: Int(codec.rawValue) % 0x1E00)
     }
 
     /// Writes the header; returns its length in bytes.
@@ -180,6 +199,9 @@ final class SegmentMuxer {
         case .mpegts:
             av_dict_set(&options, "mpegts_copyts", "1", 0)
             av_dict_set(&options, "mpegts_flags", "+initial_discontinuity", 0)
+            // Video PES lengths written (up to 64 KiB): the demuxer hands a frame on when it is
+            // complete, not when the next one of its PID begins.
+            av_dict_set(&options, "omit_video_pes_length", "0", 0)
         case .matroska, .webm:
             // Unknown sizes, no cues, no seek head: a header, then clusters as they come.
             av_dict_set(&options, "live", "1", 0)
@@ -194,10 +216,16 @@ final class SegmentMuxer {
         return Int(avio_tell(pb))
     }
 
-    func write(_ packet: Packet, from timeBase: AVRational, to index: Int32) throws(FFmpegError) {
+    func write(_ packet: Packet, from timeBase: AVRational, to index: Int32, shift: Double = 0) throws(FFmpegError) {
         guard let stream = context.pointee.streams[Int(index)] else { return }
         packet.pointer.pointee.stream_index = index
         av_packet_rescale_ts(packet.pointer, timeBase, stream.pointee.time_base)
+        if shift != 0, stream.pointee.time_base.num > 0 {
+            let ticks = Int64((shift * Double(stream.pointee.time_base.den) / Double(stream.pointee.time_base.num)).rounded())
+            let none = aether_AV_NOPTS_VALUE()
+            if packet.pointer.pointee.pts != none { packet.pointer.pointee.pts += ticks }
+            if packet.pointer.pointee.dts != none { packet.pointer.pointee.dts += ticks }
+        }
         packet.pointer.pointee.pos = -1
         written += Int(packet.pointer.pointee.size)
         try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")
