@@ -230,7 +230,7 @@ import Testing
         #expect(segments.map(\.start) == [0, 2, 4, 6] && segments.map(\.timeOffset) == [0, 0, 4, 4])
         #expect(!two.changesCodec)
         let p = try DASHPlaylists.make(two, url: Self.host + "m.mpd", preference: .max, range: .auto, audioLanguages: [])
-        #expect(p.fetches[Self.host + "b-1.m4s"]?.timeOffset == 4 && p.fetches[Self.host + "a-2.m4s"]?.timeOffset == 0)
+        #expect(p.fetches[Self.host + "b-1.m4s#aether-period=1"]?.timeOffset == 4 && p.fetches[Self.host + "a-2.m4s"]?.timeOffset == 0)
         // A period whose media timestamps already count from its start: nothing to move.
         let aligned = try DASHManifest.parse(Self.mpd(period("a", 0, 0, "avc1") + period("b", 4, 40, "hvc1.1.6.L93.B0")), base: Self.host + "m.mpd")
         #expect(aligned.tracks.first?.representations.first?.segments.map(\.timeOffset) == [0, 0, 0, 0])

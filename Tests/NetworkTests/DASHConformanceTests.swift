@@ -129,20 +129,22 @@ import Testing
     /// dash-vod's top video and its audio as two periods split at 10 s (segments 1–5, then 6–10
     /// with each set's `presentationTimeOffset`; the audio's SegmentTimeline split where its
     /// sixth segment starts, 10.005 s). `secondVideo`: the second period's video set from
-    /// another directory, representation and codec (dash-hevc's `0`, `hvc1`).
-    static func twoPeriods(base: String, secondVideo: (base: String, id: String, codecs: String)? = nil) -> String {
-        func period(_ id: Int, start: Int, first: Int, video: String, audio: String) -> String {
+    /// another directory, representation and codec (dash-hevc's `0`, `hvc1`). `again`: the second
+    /// period plays the first one's segments again, their media from 0 (`presentationTimeOffset`
+    /// 0 at a period start of 10 s: an advert shown twice).
+    static func twoPeriods(base: String, secondVideo: (base: String, id: String, codecs: String)? = nil, again: Bool = false) -> String {
+        func period(_ id: Int, start: Int, first: Int, video: String, audio: String, offset: Int? = nil) -> String {
             let other = id == 1 ? secondVideo : nil
             return """
             <Period id="\(id)" start="PT\(start)S" duration="PT10S"><BaseURL>\(base)</BaseURL>
             <AdaptationSet id="0" contentType="video" segmentAlignment="true">\(other.map { "<BaseURL>\($0.base)</BaseURL>" } ?? "")
             <Representation id="\(other?.id ?? "1")" mimeType="video/mp4" codecs="\(other?.codecs ?? "avc1.42c01e")" bandwidth="540000" width="640" height="360">
-            <SegmentTemplate timescale="12288" presentationTimeOffset="\(start * 12288)" initialization="init-stream$RepresentationID$.m4s"
+            <SegmentTemplate timescale="12288" presentationTimeOffset="\((offset ?? start) * 12288)" initialization="init-stream$RepresentationID$.m4s"
              media="chunk-stream$RepresentationID$-$Number%05d$.m4s" startNumber="\(first)"><SegmentTimeline>\(video)</SegmentTimeline></SegmentTemplate>
             </Representation></AdaptationSet>
             <AdaptationSet id="1" contentType="audio" lang="eng" segmentAlignment="true">
             <Representation id="2" mimeType="audio/mp4" codecs="mp4a.40.2" bandwidth="96000" audioSamplingRate="48000">
-            <SegmentTemplate timescale="48000" presentationTimeOffset="\(start * 48000)" initialization="init-stream$RepresentationID$.m4s"
+            <SegmentTemplate timescale="48000" presentationTimeOffset="\((offset ?? start) * 48000)" initialization="init-stream$RepresentationID$.m4s"
              media="chunk-stream$RepresentationID$-$Number%05d$.m4s" startNumber="\(first)"><SegmentTimeline>\(audio)</SegmentTimeline></SegmentTemplate>
             </Representation></AdaptationSet></Period>
             """
@@ -152,8 +154,9 @@ import Testing
             <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" type="static"
              mediaPresentationDuration="PT20.0S" minBufferTime="PT4.0S">
             \(period(0, start: 0, first: 1, video: #"<S t="0" d="24576" r="4"/>"#, audio: #"<S t="0" d="95232"/><S d="96256" r="3"/>"#))
-            \(period(1, start: 10, first: 6, video: #"<S t="122880" d="24576" r="4"/>"#,
-                     audio: #"<S t="480256" d="96256" r="1"/><S d="95232"/><S d="96256"/><S d="95744"/>"#))
+            \(again ? period(1, start: 10, first: 1, video: #"<S t="0" d="24576" r="4"/>"#, audio: #"<S t="0" d="95232"/><S d="96256" r="3"/>"#, offset: 0)
+                : period(1, start: 10, first: 6, video: #"<S t="122880" d="24576" r="4"/>"#,
+                         audio: #"<S t="480256" d="96256" r="1"/><S d="95232"/><S d="96256"/><S d="95744"/>"#))
             </MPD>
             """
     }
@@ -181,6 +184,7 @@ import Testing
         // Name, manifest, its length, the player's arguments, chapter starts.
         let forms: [(String, String, Double, [String], [Double]?)] = [
             ("two-periods", Self.twoPeriods(base: media.url("dash-vod/")), 20, ["--start=8", "--speed=4"], [0, 10]),
+            ("a-period-again", Self.twoPeriods(base: media.url("dash-vod/"), again: true), 20, ["--start=8", "--speed=4"], [0, 10]),
             ("webm-vp9-opus", try fixture("dash-webm/manifest.mpd"), 20, ["--start=17"], nil),
             ("av1-fmp4", try fixture("dash-av1/manifest.mpd"), 20, ["--start=17"], nil),
             // SegmentTimeline's r="-1": repeated up to the period's end.
@@ -224,6 +228,12 @@ import Testing
             let file = probe(out)
             #expect(file.video == reference.video && file.audio == reference.audio, "\(name): download \(file), ffprobe \(reference)")
             #expect(abs(file.duration - length) <= 1.0 / 24 + 0.01, "\(name): download \(file.duration) s of \(length)")
+            if name == "a-period-again" {
+                // The second period's pictures are the first one's, after them.
+                let frames = try Self.frameDigests(out)
+                #expect(frames.count == 480 && Array(frames[240...]).map { $0.split(separator: ",").last } == Array(frames[..<240]).map { $0.split(separator: ",").last },
+                        "\(name): \(frames.count) frames")
+            }
             print("conformance \(name): ffprobe \(reference); played \(String(format: "%.2f", s.mediaSeconds)) s, \(s.framesPresented) frames; download \(file)")
         }
     }

@@ -65,7 +65,7 @@ import Testing
         let size = try png.map { try Self.pngSize(shots + "/" + $0) }
         #expect(size?.width == 640 && size?.height == 360, "the screenshot is \(String(describing: size))")
         s.send("q")
-        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") }, "no exit:\n\(s.screen())")
         let stats = (try? String(contentsOfFile: dir + "/stats.jsonl", encoding: .utf8)) ?? ""
         #expect(stats.contains(#""fromVariant":1"#) && stats.contains(#""toVariant":3"#), "no switch from the lowest to the top:\n\(stats.prefix(600))")
     }

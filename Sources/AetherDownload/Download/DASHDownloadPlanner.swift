@@ -86,7 +86,7 @@ public enum DASHDownloadPlanner {
             plan = try DownloadPlanner.plan(source: url, variants: variants, renditions: renditions, request: request) {
                 (kind: DownloadTrack.Kind, key: String, _: Int) throws(DownloadError) -> DownloadTrack in
                 guard let rep = representations[key] else { throw DownloadError("no representation '\(TextSanitizer.clean(key))'") }
-                return try Self.track(kind, rep)
+                return try Self.track(kind, rep, periods: manifest.periods.count)
             }
         } catch {
             // Nothing left to write: say what the reader left out and why.
@@ -110,7 +110,9 @@ public enum DASHDownloadPlanner {
     }
 
     /// A representation's init section and segments as a track (every URL checked: http(s) with a host).
-    static func track(_ kind: DownloadTrack.Kind, _ rep: DASHManifest.Representation) throws(DownloadError) -> DownloadTrack {
+    /// `periods`: how many the manifest has (with more than one, each segment's media is moved
+    /// onto the one timeline, as playback does).
+    static func track(_ kind: DownloadTrack.Kind, _ rep: DASHManifest.Representation, periods: Int = 1) throws(DownloadError) -> DownloadTrack {
         let name = "representation '\(TextSanitizer.clean(String(rep.id.prefix(40))))'"
         var segments: [DownloadSegment] = []
         segments.reserveCapacity(rep.segments.count)
@@ -126,6 +128,7 @@ public enum DASHDownloadPlanner {
             }
             var segment = DownloadSegment(uri: s.resource.url, duration: s.duration, sequence: k, byteRange: range)
             if kind == .subtitle { segment.cueOffset = s.periodStart }
+            if kind != .subtitle, periods > 1 { segment.timeOffset = s.timeOffset }
             segments.append(segment)
         }
         var t = DownloadTrack(kind: kind, bitrate: rep.bandwidth, segments: segments)

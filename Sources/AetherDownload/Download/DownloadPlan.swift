@@ -91,6 +91,9 @@ public struct DownloadSegment: Sendable, Equatable {
     /// Seconds added to the cue times of a WebVTT segment that has no `X-TIMESTAMP-MAP`: a DASH
     /// text segment's period start (its cues count from the period's start).
     public var cueOffset = 0.0
+    /// Seconds added to the timestamps of its audio and video: a later DASH period's media on
+    /// the one timeline (``DASHManifest/Segment/timeOffset``; 0 for one period).
+    public var timeOffset = 0.0
 
     public init(uri: String, duration: Double, sequence: Int, key: HLSMediaPlaylist.SegmentKey? = nil,
                 byteRange: HLSMediaPlaylist.ByteRange? = nil) {

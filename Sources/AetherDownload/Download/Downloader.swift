@@ -211,7 +211,9 @@ public final class Downloader {
         for (t, track) in plan.tracks.enumerated() where track.kind != .subtitle {
             var files = track.initSection != nil ? [part.segmentPath(track: t, segment: -1)] : []
             files += track.segments.indices.map { part.segmentPath(track: t, segment: $0) }
-            let chain = try SegmentChainInput(files: files)
+            let moves = track.segments.map(\.timeOffset)
+            let chain = try SegmentChainInput(files: files, offsets: moves.allSatisfy { $0 == 0 } ? []
+                                              : (track.initSection != nil ? [0] : []) + moves)
             chains.append(chain)
             inputs.append(try RemuxInput(track: track, reader: chain, io: chain.context, formatName: nil))
         }

@@ -8,13 +8,24 @@ import Foundation
 final class SegmentChainInput {
     let context: UnsafeMutablePointer<AVIOContext>
     private let files: [String]
+    /// Where each file starts in the joined stream (bytes), and the seconds its timestamps move.
+    private var starts: [Int64] = []
+    private let offsets: [Double]
     private var next = 0
     private var fd: Int32 = -1
     /// A segment file that could not be opened or read (the output would be cut short).
     private(set) var failed: String?
 
-    init(files: [String]) throws(DownloadError) {
+    /// `offsets`: seconds added to the timestamps of each file's packets (none: 0 for all).
+    init(files: [String], offsets: [Double] = []) throws(DownloadError) {
         self.files = files
+        self.offsets = offsets
+        var at: Int64 = 0
+        for file in files {
+            starts.append(at)
+            var info = stat()
+            if stat(file, &info) == 0 { at += Int64(info.st_size) }
+        }
         let size: Int32 = 64 << 10
         guard let buffer = av_malloc(Int(size)) else { throw DownloadError("out of memory (av_malloc)") }
         guard let made = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), size, 0, nil,
@@ -27,6 +38,21 @@ final class SegmentChainInput {
         }
         context = made
         made.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Whether any file's timestamps move (a DASH manifest of several periods).
+    var moves: Bool { offsets.contains { $0 != 0 } }
+
+    /// The seconds a packet at byte `position` of the joined stream moves (its file's offset).
+    func timeOffset(atByte position: Int64) -> Double {
+        guard !offsets.isEmpty, position >= 0 else { return 0 }
+        var low = 0, high = starts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if starts[mid] <= position { low = mid + 1 } else { high = mid }
+        }
+        let k = low - 1
+        return offsets.indices.contains(k) ? offsets[k] : 0
     }
 
     deinit {
@@ -102,6 +128,9 @@ final class RemuxInput {
         var doomed: UnsafeMutablePointer<AVFormatContext>? = format
         avformat_close_input(&doomed)
     }
+
+    /// The segment files behind it, when it reads them (their timestamp offsets).
+    var chain: SegmentChainInput? { reader as? SegmentChainInput }
 
     /// Its first timestamp in seconds (nil when unknown).
     var startSeconds: Double? {
@@ -249,6 +278,10 @@ enum Remuxer {
             do { pending.append(try Packet()) } catch { throw DownloadError("out of memory (av_packet_alloc)") }
         }
         var loaded = Array(repeating: false, count: inputs.count)
+        // The last timestamp written per output stream: where DASH periods overlap (an audio
+        // segment running a few ms past its period's end), what would go back is left out.
+        var lastDTS: [Int: Int64] = [:]
+        var overlapped = Set<Int>()
         let scratch: Packet
         do { scratch = try Packet() } catch { throw DownloadError("out of memory (av_packet_alloc)") }
         func load(_ n: Int) throws(DownloadError) {
@@ -262,7 +295,21 @@ enum Remuxer {
                     ended[n] = true
                     return
                 }
-                if map[n][Int(packet.pointee.stream_index)] != nil { loaded[n] = true; return }
+                if map[n][Int(packet.pointee.stream_index)] != nil {
+                    // A later DASH period's media, moved onto the one timeline (by the segment file
+                    // the packet came from).
+                    if let chain = inputs[n].chain {
+                        let move = chain.timeOffset(atByte: packet.pointee.pos)
+                        let tb = inputs[n].format.pointee.streams[Int(packet.pointee.stream_index)]!.pointee.time_base
+                        if move != 0, tb.num > 0 {
+                            let ticks = Int64((move * Double(tb.den) / Double(tb.num)).rounded())
+                            if packet.pointee.pts != aether_AV_NOPTS_VALUE() { packet.pointee.pts += ticks }
+                            if packet.pointee.dts != aether_AV_NOPTS_VALUE() { packet.pointee.dts += ticks }
+                        }
+                    }
+                    loaded[n] = true
+                    return
+                }
                 av_packet_unref(packet)
             }
         }
@@ -299,6 +346,16 @@ enum Remuxer {
             }
             outgoing.pointee.stream_index = Int32(out)
             outgoing.pointee.pos = -1
+            let dts = outgoing.pointee.dts
+            if dts != aether_AV_NOPTS_VALUE(), let last = lastDTS[out], dts <= last, inputs[n].chain?.moves == true {
+                if overlapped.insert(out).inserted {
+                    AppLog.write("download", "\(inputs[n].track.kind.rawValue): a packet overlapping the period before left out (and any more)")
+                }
+                av_packet_unref(outgoing)
+                loaded[n] = false
+                continue
+            }
+            if dts != aether_AV_NOPTS_VALUE() { lastDTS[out] = dts }
             let written = av_interleaved_write_frame(output.format, outgoing)
             loaded[n] = false
             guard written >= 0 else {

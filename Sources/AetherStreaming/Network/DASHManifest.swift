@@ -59,6 +59,9 @@ public struct DASHManifest: Sendable, Equatable {
         /// Seconds that place the segment's media timestamps on the presentation timeline: its
         /// period's start less its `presentationTimeOffset`.
         public var timeOffset = 0.0
+        /// Its period's place among the periods joined (set by ``DASHManifest/tracks``): a later
+        /// period may name the same URLs again (an advert played twice).
+        public var periodIndex = 0
     }
 
     public enum ContentType: String, Sendable {
@@ -220,7 +223,7 @@ public struct DASHManifest: Sendable, Equatable {
             for k in track.representations.indices {
                 for i in track.representations[k].segments.indices { track.representations[k].segments[i].periodStart = first.start }
             }
-            for period in periods.dropFirst() {
+            for (p, period) in periods.enumerated().dropFirst() {
                 let same = period.adaptationSets.first { $0.contentType == set.contentType && $0.language == set.language }
                     ?? period.adaptationSets.first { $0.contentType == set.contentType }
                 guard let next = same?.representations.sorted(by: Representation.byRate), !next.isEmpty else { continue }
@@ -232,6 +235,7 @@ public struct DASHManifest: Sendable, Equatable {
                         var s = s
                         if joined.initialization != own { s.initialization = joined.initialization }
                         s.periodStart = period.start
+                        s.periodIndex = p
                         return s
                     }
                 }

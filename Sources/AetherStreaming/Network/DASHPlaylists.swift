@@ -282,11 +282,13 @@ public struct DASHPlaylists: Sendable, Equatable {
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
-    /// The line naming a transmuxed segment (a key of ``fetches``).
+    /// The line naming a transmuxed segment (a key of ``fetches``): its URL, with its byte range
+    /// and, in a later period, that period's place (the same URL may come again there, placed
+    /// elsewhere on the timeline).
     static func line(for segment: DASHManifest.Segment) -> String {
-        let url = line(segment.resource.url)
+        let url = line(segment.resource.url) + (segment.periodIndex > 0 ? "#aether-period=\(segment.periodIndex)" : "")
         guard let r = segment.resource.range else { return url }
-        return url + "#aether-range=\(r.offset)-\(r.length)"
+        return url + HLSMediaPlaylist.rangeFragment + "\(r.offset)-\(r.length)"
     }
 
     /// The line naming the Matroska header made from the init section `i` (a key of ``fetches``).
