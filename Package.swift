@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "AetherSubtitles", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg", "CLibass"]),
         // The inspection area (`Inspect/`, one `InspectionError`): ISO BMFF / EBML / TS structure,
         // the frame stepper and the packet/frame inspectors.
-        .target(name: "AetherStructure", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
+        .target(name: "AetherStructure", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg"]),
         // `aether-tui download`: plans, fetches, decrypts and remuxes HLS/DASH sources.
         .target(name: "AetherDownload", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "CFFmpeg"]),
         // The frame extractor (stills, scrub thumbnails) and sprite-sheet thumbnails.

@@ -19,7 +19,8 @@ import TerminalGraphics
 /// - `hls`: the HLS master/media/image playlist parsers, the variant choice and the bit-rate
 ///   switching ladder and rule;
 /// - `dash`: the DASH manifest pre-check (the rule libxml2's copy passes), XML reader, foreign
-///   reference scan and thumbnail track;
+///   reference scan, thumbnail track, and the inspector's view of it (``ManifestStructureParser``:
+///   periods, sets, representations and events within their budget);
 /// - `download`: the offline download's readers (``DownloadCheck``): its state journal, the
 ///   WebVTT segment join, and the HLS planner over a master and media playlists;
 /// - `mpd`: the MPD parser DASH playback reads segments from (timelines, templates, lists,

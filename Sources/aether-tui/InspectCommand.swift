@@ -11,8 +11,9 @@ struct Inspect: ParsableCommand {
             tabs (Tab or 1-4 switch, Esc closes the inspector and shows the player, q quits):
 
             1 Container: the file's structure as a tree, read by our own parsers (ISO BMFF boxes, \
-            Matroska/WebM EBML elements, MPEG-TS programs and PIDs; libavformat's view for other \
-            formats and URLs), with offsets and sizes; the chosen node's decoded fields and a hex \
+            Matroska/WebM EBML elements, MPEG-TS programs and PIDs, a DASH manifest's periods, sets, \
+            representations and events in time order; libavformat's view for other formats and URLs), \
+            with offsets and sizes; the chosen node's decoded fields and a hex \
             view of its bytes. ↑↓ move, → or Enter opens, ← closes or goes to the parent, [ ] page \
             the hex view. Damaged nodes are marked ⚠ and say where and why.
 

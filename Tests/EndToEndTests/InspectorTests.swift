@@ -154,4 +154,26 @@ import Testing
         let bad = Process.run([TestEnvironment.binary, "inspect", "--json", "/nonexistent.mkv"])
         #expect(bad.status == 1 && bad.stderr.split(separator: "\n").count == 1)
     }
+
+    /// A DASH manifest's events (issue 33, item 2): `inspect --json` on an .mpd lists them under
+    /// Events in time order, with their scheme (a name, never fetched) and sanitised message.
+    @Test func aManifestsEventsInTimeOrder() throws {
+        let manifest = try String(contentsOfFile: TestEnvironment.fixture("net/dash-vod/manifest.mpd"), encoding: .utf8)
+            .replacingOccurrences(of: "<AdaptationSet id=\"0\"", with: """
+                <EventStream schemeIdUri="urn:scte:scte35:2013:xml" value="1" timescale="1000"><Event presentationTime="9000" id="2">ad&#x1b;]0;x&#x7;break</Event><Event presentationTime="1500" id="1"/></EventStream>
+                <AdaptationSet id="0"
+                """)
+        let file = NSTemporaryDirectory() + "aether-events-\(UUID().uuidString).mpd"
+        try manifest.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let r = Process.run([TestEnvironment.binary, "inspect", "--json", file, "Events"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let node = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let events = (node?["children"] as? [[String: Any]]) ?? []
+        #expect(events.map { $0["name"] as? String } == ["Event 1", "Event 2"], "\(r.stdout.prefix(400))")
+        let fields = (events.last?["fields"] as? [[String: String]]) ?? []
+        #expect(fields.first { $0["name"] == "time" }?["value"] == "9.000 s")
+        #expect(fields.first { $0["name"] == "message" }?["value"] == "adbreak", "\(fields)")
+        #expect(!r.stdout.contains("\u{1b}"))
+    }
 }

@@ -1,4 +1,5 @@
 import AetherMedia
+import AetherStreaming
 import Foundation
 
 // The container tab of `aether-tui inspect`: a file's structure (ISO BMFF boxes, EBML elements,
@@ -19,6 +20,8 @@ public enum ContainerFormat: String, Codable, Sendable, CaseIterable {
     case matroska
     /// MPEG transport stream (188-byte packets).
     case mpegts
+    /// A DASH manifest: its periods, sets and representations, and its events.
+    case dash
     /// Anything else: what libavformat reports, as a flat tree.
     case other
 }
@@ -224,6 +227,10 @@ extension StructureDocument {
     /// Opens `path` with the parser its first bytes call for. A URL or a file our parsers do not
     /// read gets libavformat's view (``LavfStructureParser``).
     public static func open(path: String, budget: StructureBudget = StructureBudget()) throws(InspectionError) -> StructureDocument {
+        if StreamVariants.isDASH(path) {
+            let parser = try ManifestStructureParser(path: path)
+            return StructureDocument(source: MemoryByteSource([]), parser: parser, budget: budget)
+        }
         if path.contains("://") {
             let parser = try LavfStructureParser(url: path)
             return StructureDocument(source: MemoryByteSource([]), parser: parser, budget: budget)
@@ -234,7 +241,7 @@ extension StructureDocument {
         case .isobmff: parser = ISOBMFFParser(source: source, budget: budget)
         case .matroska: parser = MatroskaParser(source: source, budget: budget)
         case .mpegts: parser = TransportStreamParser(source: source, budget: budget)
-        case .other: parser = try LavfStructureParser(url: path)
+        case .dash, .other: parser = try LavfStructureParser(url: path)
         }
         return StructureDocument(source: source, parser: parser, budget: budget)
     }

@@ -1,6 +1,7 @@
 import AetherBase
 import AetherMedia
 import AetherStreaming
+import AetherStructure
 import Foundation
 
 /// The parsers of remote playlists and manifests run on untrusted bytes in one call each, for the
@@ -83,6 +84,14 @@ public enum ManifestCheck {
             found += track.sheets.count
             for t in [-1.0, 0, 1.5, 1e9, .nan] {
                 if let tile = track.tile(at: t) { _ = tile.rect(sheetWidth: 1600, sheetHeight: 900) }
+            }
+        }
+        // The inspector's view of it: events within their budget.
+        if let parser = try? ManifestStructureParser(bytes: bytes, base: base + ".mpd") {
+            for node in parser.top().nodes {
+                let children = parser.children(of: node).nodes
+                precondition(children.count <= max(ManifestStructureParser.maxEvents, 100_000), "children past the budget")
+                found += children.count
             }
         }
         return found
