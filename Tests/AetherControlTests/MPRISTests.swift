@@ -282,7 +282,13 @@ import Testing
         let r = bus.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=\(MPRIS.busName)",
                          "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Quit"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(hub.takeRequests().map(\.command) == [.quit(code: 0, watchLater: false)])
+        // The server hands the command to the hub on its own thread: wait for it.
+        var commands: [PlayerCommand] = []
+        #expect(waitUntil(5, interval: 0.01) {
+            commands += hub.takeRequests().map(\.command)
+            return !commands.isEmpty
+        })
+        #expect(commands == [.quit(code: 0, watchLater: false)])
     }
 }
 
