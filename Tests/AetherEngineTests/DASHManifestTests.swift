@@ -235,6 +235,12 @@ import Testing
         let aligned = try DASHManifest.parse(Self.mpd(period("a", 0, 0, "avc1") + period("b", 4, 40, "hvc1.1.6.L93.B0")), base: Self.host + "m.mpd")
         #expect(aligned.tracks.first?.representations.first?.segments.map(\.timeOffset) == [0, 0, 0, 0])
         #expect(aligned.changesCodec)
+        // HEVC after H.264 follows (MPEG-TS carries both); AV1 after H.264 cannot, and says so.
+        #expect(DASHPlaylists.unfollowable(aligned).isEmpty)
+        let av1 = try DASHManifest.parse(Self.mpd(period("a", 0, 0, "avc1") + period("b", 4, 40, "av01.0.04M.08")), base: Self.host + "m.mpd")
+        #expect(DASHPlaylists.unfollowable(av1) == ["period 'b': its video (av01.0.04M.08) cannot follow the first period's (avc1) and is left out"])
+        let vp9 = try DASHManifest.parse(Self.mpd(period("a", 0, 0, "vp09.00.10.08") + period("b", 4, 40, "av01.0.04M.08")), base: Self.host + "m.mpd")
+        #expect(DASHPlaylists.unfollowable(vp9).count == 1)
         // One period: the timestamps as they are, whatever its offset.
         let one = try DASHManifest.parse(Self.mpd(period("a", 0, 90, "avc1")), base: Self.host + "m.mpd")
         let q = try DASHPlaylists.make(one, url: Self.host + "m.mpd", preference: .max, range: .auto, audioLanguages: [])

@@ -138,6 +138,10 @@ enum SourceOpener {
             if ourReader {
                 let source = try Self.dashSource(url: url, bytes: bytes, options: options, openOptions: openOptions)
                 dash = source
+                for line in DASHPlaylists.unfollowable(source.manifest) {
+                    AppLog.write("net", line)
+                    warnings.append(line)
+                }
                 let p = source.playlists
                 openURL = p.masterURL
                 variants = p.variants

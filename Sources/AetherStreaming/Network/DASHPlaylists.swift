@@ -70,6 +70,30 @@ public struct DASHPlaylists: Sendable, Equatable {
         }
     }
 
+    /// The later periods whose video or audio cannot follow the first period's, one line each: a
+    /// codec the first period's carrier cannot take (AV1 after H.264: MPEG-TS has no AV1, and
+    /// the HLS demuxer keeps the container it opened), or another codec in Matroska (one header
+    /// stands for the representation). Their segments are left out; the player says so
+    /// instead of losing them silently.
+    public static func unfollowable(_ manifest: DASHManifest) -> [String] {
+        guard let first = manifest.periods.first else { return [] }
+        var lines: [String] = []
+        for type in [DASHManifest.ContentType.video, .audio] {
+            guard let own = first.adaptationSets.first(where: { $0.contentType == type })?.representations.first else { continue }
+            let carrier = Carrier.of(own)
+            for (k, period) in manifest.periods.enumerated().dropFirst() {
+                func family(_ r: DASHManifest.Representation) -> String? {
+                    r.codecs?.lowercased().split(separator: ",").first?.split(separator: ".").first.map(String.init)
+                }
+                guard let rep = period.adaptationSets.first(where: { $0.contentType == type })?.representations.first,
+                      Carrier.of(rep) != carrier || (carrier.isMatroska && family(rep) != family(own)) else { continue }
+                let name = TextSanitizer.clean(String((period.id ?? String(k + 1)).prefix(40)))
+                lines.append("period '\(name)': its \(type.rawValue) (\(TextSanitizer.clean(rep.codecs ?? "?"))) cannot follow the first period's (\(TextSanitizer.clean(own.codecs ?? "?"))) and is left out")
+            }
+        }
+        return lines
+    }
+
     /// The fragment that names an init section's Matroska header in a playlist (``Fetch/isHeader``).
     static let headerFragment = "#aether-header"
 
