@@ -88,10 +88,7 @@ struct CutMidTransferTests {
         let dir = PlayerRuns.temp("cut")
         defer { try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent) }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        var sl = try String(contentsOfFile: Self.root + "/dash-ranges-abr/sl.mpd", encoding: .utf8)
-        for name in ["v0.mp4", "v1.mp4", "v2.mp4", "Francais.mp4"] {
-            sl = sl.replacingOccurrences(of: "<BaseURL>\(name)</BaseURL>", with: "<BaseURL>\(media.url("dash-ranges-abr/" + name))</BaseURL>")
-        }
+        let sl = try DASHConformanceTests.rangesManifest("sl.mpd", on: media)
         try sl.write(toFile: dir + "/sl.mpd", atomically: true, encoding: .utf8)
         let manifests = try LoopbackHTTP(root: dir)
         defer { manifests.stop() }

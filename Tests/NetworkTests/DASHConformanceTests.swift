@@ -15,6 +15,15 @@ import Testing
                                               with: "<BaseURL>\(base)</BaseURL>\n<Period id=\"0\" start=\"PT0.0S\">"))
     }
 
+    /// dash-ranges-abr's `name` (sl.mpd, sb.mpd) naming its files on `media`.
+    static func rangesManifest(_ name: String, on media: LoopbackHTTP) throws -> String {
+        var text = try String(contentsOfFile: NetworkTests.root + "/dash-ranges-abr/" + name, encoding: .utf8)
+        for file in ["v0.mp4", "v1.mp4", "v2.mp4", "Francais.mp4"] {
+            text = text.replacingOccurrences(of: "<BaseURL>\(file)</BaseURL>", with: "<BaseURL>\(media.url("dash-ranges-abr/" + file))</BaseURL>")
+        }
+        return text
+    }
+
     /// Name → (the edit, the media seconds the presentation has).
     static let cases: [(String, @Sendable (String) -> String, Double)] = [
         // @bandwidth is optional in practice (28 of 50 third-party samples left it out or 0).
@@ -101,11 +110,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent) }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         // sl.mpd with each representation's last mediaRange ending one byte past its file.
-        var text = try String(contentsOfFile: NetworkTests.root + "/dash-ranges-abr/sl.mpd", encoding: .utf8)
+        var text = try Self.rangesManifest("sl.mpd", on: media)
         for name in ["v0.mp4", "v1.mp4", "v2.mp4", "Francais.mp4"] {
             let size = try FileManager.default.attributesOfItem(atPath: NetworkTests.root + "/dash-ranges-abr/" + name)[.size] as? Int ?? 0
             text = text.replacingOccurrences(of: "-\(size - 1)\"", with: "-\(size)\"")
-            text = text.replacingOccurrences(of: "<BaseURL>\(name)</BaseURL>", with: "<BaseURL>\(media.url("dash-ranges-abr/" + name))</BaseURL>")
         }
         #expect(text.components(separatedBy: "mediaRange").count > 100)
         try text.write(toFile: dir + "/past-end.mpd", atomically: true, encoding: .utf8)
@@ -179,10 +187,7 @@ import Testing
             let base = media.url((path as NSString).deletingLastPathComponent + "/")
             return edit(text.replacingOccurrences(of: "<Period id=\"0\" start=\"PT0.0S\">", with: "<BaseURL>\(base)</BaseURL>\n<Period id=\"0\" start=\"PT0.0S\">"))
         }
-        var sb = try String(contentsOfFile: NetworkTests.root + "/dash-ranges-abr/sb.mpd", encoding: .utf8)
-        for name in ["v0.mp4", "v1.mp4", "v2.mp4", "Francais.mp4"] {
-            sb = sb.replacingOccurrences(of: "<BaseURL>\(name)</BaseURL>", with: "<BaseURL>\(media.url("dash-ranges-abr/" + name))</BaseURL>")
-        }
+        let sb = try Self.rangesManifest("sb.mpd", on: media)
         // Name, manifest, its length, the player's arguments, chapter starts.
         let forms: [(String, String, Double, [String], [Double]?)] = [
             ("two-periods", Self.twoPeriods(base: media.url("dash-vod/")), 20, ["--start=8", "--speed=4"], [0, 10]),

@@ -299,13 +299,8 @@ enum Remuxer {
                     // A later DASH period's media, moved onto the one timeline (by the segment file
                     // the packet came from).
                     if let chain = inputs[n].chain {
-                        let move = chain.timeOffset(atByte: packet.pointee.pos)
-                        let tb = inputs[n].format.pointee.streams[Int(packet.pointee.stream_index)]!.pointee.time_base
-                        if move != 0, tb.num > 0 {
-                            let ticks = Int64((move * Double(tb.den) / Double(tb.num)).rounded())
-                            if packet.pointee.pts != aether_AV_NOPTS_VALUE() { packet.pointee.pts += ticks }
-                            if packet.pointee.dts != aether_AV_NOPTS_VALUE() { packet.pointee.dts += ticks }
-                        }
+                        pending[n].shift(seconds: chain.timeOffset(atByte: packet.pointee.pos),
+                                         timeBase: inputs[n].format.pointee.streams[Int(packet.pointee.stream_index)]!.pointee.time_base)
                     }
                     loaded[n] = true
                     return

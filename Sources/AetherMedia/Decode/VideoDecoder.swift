@@ -48,7 +48,7 @@ package final class VideoDecoder {
     /// The decoder's threads: as opened, and whether they may still rise.
     package private(set) var threadPlan: DecoderThreads
     package let streamIndex: Int
-    private(set) var timeBase: AVRational
+    let timeBase: AVRational
     let timeline: Timeline
     package let frameInterval: Double
     let transfer: AVColorTransferCharacteristic
@@ -125,11 +125,7 @@ package final class VideoDecoder {
     /// keeps its state) and opens a new decoder with libavcodec's threads. Called before a
     /// keyframe, so the new decoder needs nothing the old one had.
     package func reopenWithMoreThreads(emit: (Frame, Double) throws -> Void) throws {
-        _ = try? codec.send(nil)
-        while (try? codec.receive(into: frame)) == true {
-            defer { frame.unref() }
-            try deliver(frame, emit: emit)
-        }
+        try drain(emit: emit)
         let fresh = try CodecContext(parameters: parameters, timeBase: timeBase, threads: 0)
         fresh.pointer.pointee.skip_loop_filter = loopFilterSkip.discard
         codec = fresh
@@ -141,11 +137,7 @@ package final class VideoDecoder {
     /// packets now come from another stream (a DASH period of another codec). The frames keep
     /// the timeline (the packets are stamped in the first stream's time base).
     package func adopt(_ next: StreamParameters, emit: (Frame, Double) throws -> Void) throws {
-        _ = try? codec.send(nil)
-        while (try? codec.receive(into: frame)) == true {
-            defer { frame.unref() }
-            try deliver(frame, emit: emit)
-        }
+        try drain(emit: emit)
         let fresh = try CodecContext(parameters: next.pointer, timeBase: timeBase, threads: threadPlan.current)
         codec = fresh
         parameters = next.pointer
@@ -156,6 +148,15 @@ package final class VideoDecoder {
         deinterlacerInput = nil
         lastPTS = nil
         AppLog.write("vd", "the video goes on in another stream: \(fresh.decoderName) from stream #\(next.sourceIndex)")
+    }
+
+    /// Hands the frames the decoder still holds to `emit` (before it is replaced).
+    private func drain(emit: (Frame, Double) throws -> Void) throws {
+        _ = try? codec.send(nil)
+        while (try? codec.receive(into: frame)) == true {
+            defer { frame.unref() }
+            try deliver(frame, emit: emit)
+        }
     }
 
     /// The video thread's work on the frames of one packet, for ``DecoderThreads``.

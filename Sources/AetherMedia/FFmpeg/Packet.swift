@@ -47,6 +47,16 @@ public final class Packet: @unchecked Sendable {  // handed from thread to threa
     /// another codec): the decoder opens again with these parameters before decoding it.
     package var newParameters: StreamParameters?
 
+    /// Moves the timestamps by `seconds`, in the packet's time base `timeBase` (no timestamp
+    /// stays none).
+    package func shift(seconds: Double, timeBase: AVRational) {
+        guard seconds != 0, timeBase.num > 0 else { return }
+        let ticks = Int64((seconds * Double(timeBase.den) / Double(timeBase.num)).rounded())
+        let none = aether_AV_NOPTS_VALUE()
+        if pointer.pointee.pts != none { pointer.pointee.pts += ticks }
+        if pointer.pointee.dts != none { pointer.pointee.dts += ticks }
+    }
+
     /// Drops the payload, keeping the allocation. The corresponding C function is `av_packet_unref`.
     public func unref() { av_packet_unref(pointer) }
 

@@ -93,6 +93,12 @@ public struct DASHManifest: Sendable, Equatable {
         /// Whether the manifest says its rate.
         public var bandwidthKnown: Bool { bandwidth > 0 }
 
+        /// The first codec's name before its parameters (`avc1`, `hvc1`, `mp4a` …), lower case.
+        public var codecFamily: String? {
+            codecs?.lowercased().split(separator: ",").first?.split(separator: ".").first
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+
         /// Rates ascending, representations of unknown rate after every known one.
         public static func byRate(_ a: Representation, _ b: Representation) -> Bool {
             if a.bandwidthKnown != b.bandwidthKnown { return a.bandwidthKnown }
@@ -177,8 +183,7 @@ public struct DASHManifest: Sendable, Equatable {
     /// (by the codecs' first names: `avc1`, `hvc1`, `mp4a` …).
     public var changesCodec: Bool {
         func families(_ p: Period, _ type: ContentType) -> Set<String> {
-            Set(p.adaptationSets.filter { $0.contentType == type }.flatMap(\.representations)
-                .compactMap { $0.codecs?.lowercased().split(separator: ",").first?.split(separator: ".").first.map(String.init) })
+            Set(p.adaptationSets.filter { $0.contentType == type }.flatMap(\.representations).compactMap(\.codecFamily))
         }
         guard let first = periods.first else { return false }
         return [ContentType.video, .audio].contains { type in

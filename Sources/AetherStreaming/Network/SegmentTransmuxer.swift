@@ -81,13 +81,7 @@ package enum SegmentTransmuxer {
     static func transmux(_ bytes: [UInt8], to carrier: DASHPlaylists.Carrier = .mpegts, shift: Double = 0) throws(FFmpegError) -> [UInt8] {
         let input = try FormatContext(bytes: bytes)
         let output = try SegmentMuxer(carrier)
-        var map: [Int32: Int32] = [:]
-        for k in 0..<input.streamCount {
-            guard let stream = input.stream(k), let par = stream.pointee.codecpar,
-                  par.pointee.codec_type == AVMEDIA_TYPE_VIDEO || par.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
-            map[Int32(k)] = try output.addStream(copying: stream)
-        }
-        guard !map.isEmpty else { throw FFmpegError(function: "transmux", message: "no audio or video in the segment", code: aether_AVERROR(EINVAL)) }
+        let map = try output.addStreams(of: input, what: "the segment")
         let header = try output.writeHeader()
         let packet = try Packet()
         while try input.read(into: packet) {
@@ -115,14 +109,7 @@ package enum SegmentTransmuxer {
         let webM = initialization.starts(with: [0x1A, 0x45, 0xDF, 0xA3])
         let input = try FormatContext(bytes: webM ? initialization + emptyCluster : initialization)
         let output = try SegmentMuxer(.matroska)
-        var any = false
-        for k in 0..<input.streamCount {
-            guard let stream = input.stream(k), let par = stream.pointee.codecpar,
-                  par.pointee.codec_type == AVMEDIA_TYPE_VIDEO || par.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
-            _ = try output.addStream(copying: stream)
-            any = true
-        }
-        guard any else { throw FFmpegError(function: "transmux", message: "no audio or video in the init section", code: aether_AVERROR(EINVAL)) }
+        _ = try output.addStreams(of: input, what: "the init section")
         let length = try output.writeHeader()
         return Array(try output.finish().prefix(length))
     }
@@ -161,6 +148,19 @@ final class SegmentMuxer {
         }
         context.pointee.pb = nil
         avformat_free_context(context)
+    }
+
+    /// A stream for each of `input`'s audio and video streams: input index → output index.
+    /// Throws when there is none (`what`: the input, for the message).
+    func addStreams(of input: FormatContext, what: String) throws(FFmpegError) -> [Int32: Int32] {
+        var map: [Int32: Int32] = [:]
+        for k in 0..<input.streamCount {
+            guard let stream = input.stream(k), let par = stream.pointee.codecpar,
+                  par.pointee.codec_type == AVMEDIA_TYPE_VIDEO || par.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
+            map[Int32(k)] = try addStream(copying: stream)
+        }
+        guard !map.isEmpty else { throw FFmpegError(function: "transmux", message: "no audio or video in \(what)", code: aether_AVERROR(EINVAL)) }
+        return map
     }
 
     /// A stream with `stream`'s parameters; returns its index.
@@ -220,12 +220,7 @@ final class SegmentMuxer {
         guard let stream = context.pointee.streams[Int(index)] else { return }
         packet.pointer.pointee.stream_index = index
         av_packet_rescale_ts(packet.pointer, timeBase, stream.pointee.time_base)
-        if shift != 0, stream.pointee.time_base.num > 0 {
-            let ticks = Int64((shift * Double(stream.pointee.time_base.den) / Double(stream.pointee.time_base.num)).rounded())
-            let none = aether_AV_NOPTS_VALUE()
-            if packet.pointer.pointee.pts != none { packet.pointer.pointee.pts += ticks }
-            if packet.pointer.pointee.dts != none { packet.pointer.pointee.dts += ticks }
-        }
+        packet.shift(seconds: shift, timeBase: stream.pointee.time_base)
         packet.pointer.pointee.pos = -1
         written += Int(packet.pointer.pointee.size)
         try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")

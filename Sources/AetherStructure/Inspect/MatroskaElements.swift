@@ -1,3 +1,5 @@
+import AetherMedia
+
 // The Matroska element table: every element of the IETF CELLAR schema (ebml_matroska.xml) plus
 // the EBML header's, with its type and where it may appear. The parser names elements from it,
 // decodes leaf values by their type, and ends an element of unknown size at the first element
@@ -30,7 +32,7 @@ struct EBMLElement: Sendable {
 enum MatroskaElements {
     static let ebml: UInt32 = 0x1A45DFA3
     static let segment: UInt32 = 0x18538067
-    static let cluster: UInt32 = 0x1F43B675
+    static let cluster = EBMLHeader.clusterID
     static let clusterTimestamp: UInt32 = 0xE7
     static let simpleBlock: UInt32 = 0xA3
     static let blockGroup: UInt32 = 0xA0
