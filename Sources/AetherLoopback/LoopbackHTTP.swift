@@ -88,8 +88,10 @@ public final class LoopbackHTTP: Sendable {
         guard status == 204 else { throw Failure(description: "the proxy refused the rules (\(status)): \(json)") }
     }
 
-    /// The requests the proxy has finished answering, oldest first (fault_proxy.py's log objects:
-    /// method, path, range, headers, rule, status, bytes, length, cut, …).
+    /// The requests the proxy has finished answering, in the order they started (fault_proxy.py's
+    /// log objects: method, path, range, headers, rule, status, bytes, length, cut, seq, …). The
+    /// proxy logs in the order responses end, and the last bytes of one response may reach the
+    /// client (which then asks for the next) before the proxy has logged it.
     ///
     /// The proxy logs a request once its response has ended, a moment after the client has the
     /// last byte: a test that reads the log as soon as its client is done could miss the last
@@ -101,7 +103,7 @@ public final class LoopbackHTTP: Sendable {
             guard let list = try JSONSerialization.jsonObject(with: body) as? [[String: Any]] else {
                 throw Failure(description: "the proxy's log is not a JSON list")
             }
-            return list
+            return list.sorted { ($0["seq"] as? Int ?? 0) < ($1["seq"] as? Int ?? 0) }
         }
         var list = try read()
         for _ in 0..<20 {

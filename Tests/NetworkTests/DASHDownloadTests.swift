@@ -207,7 +207,7 @@ import Testing
     @Test func segmentBaseWithASidxIsFetchedByRange() throws {
         let dir = try D.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try NetworkTests.makeSegmentBase(in: dir)
+        try DASHSourceTests.makeSegmentBase(in: dir)
         let server = try LoopbackHTTP(root: dir)
         defer { server.stop() }
         let out = try D.scratch()

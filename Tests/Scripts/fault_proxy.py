@@ -53,7 +53,8 @@ Control endpoints (answered by the proxy itself, never forwarded, never logged):
    POST /__rules     body: a JSON rule list; replaces the rules. 204, or 400 with the reason.
    GET  /__rules     {"rules": [...], "used": [uses per rule]}
    GET  /__log       the log entries of the requests whose responses have ended, a JSON list
-                     (the same objects as the LOG lines, in the order they ended)
+                     (the same objects as the LOG lines, in the order they ended; "seq" gives
+                     the order they started)
    DELETE /__log     empties that in-memory list (LOG is not touched). 204.
 
 Log: one JSON line per proxied request, written to LOG (and kept for GET /__log) when its
@@ -63,7 +64,9 @@ response ends (sent in full, cut by a rule, or the client went away):
     none was sent), "bytes" (body bytes sent to the client), "length" (the Content-Length
     announced, or null), "cut" (true when the client got fewer body bytes than announced:
     drop_after, a client that went away, an upstream failure), "upstream" (whether upstream
-    was contacted), "time" (start, Unix seconds), "duration" (seconds)}
+    was contacted), "time" (start, Unix seconds), "duration" (seconds), "seq" (the request's
+    place in the order requests started, from 0: a response that ends late is logged after a
+    later request's)}
 """
 import http.client, http.server, json, re, select, signal, socket, struct, sys, threading, time
 
@@ -173,6 +176,7 @@ class Dropped(Exception):
 RULES = Rules()
 LOG_LOCK = threading.Lock()
 LOG_ENTRIES = []
+STARTED = [0]  # requests started so far (under LOG_LOCK)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -272,10 +276,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def proxy(self):
         started = time.time()
+        with LOG_LOCK:
+            seq, STARTED[0] = STARTED[0], STARTED[0] + 1
         index, rule = RULES.pick(self.command, self.path, self.headers.get("Range"))
         entry = {"method": self.command, "path": self.path, "range": self.headers.get("Range"),
                  "headers": dict(self.headers.items()), "rule": index, "status": None, "bytes": 0,
-                 "length": None, "cut": False, "upstream": False, "time": round(started, 3)}
+                 "length": None, "cut": False, "upstream": False, "time": round(started, 3), "seq": seq}
         conn = None
         try:
             body = self.read_body()

@@ -4,11 +4,11 @@
 #   unit       AetherEngineTests AetherControlTests AetherTUITests TerminalGraphicsTests
 #              pure tests: no real-time playback, no terminal, no server; in parallel, one process
 #   cli        EndToEndTests: the built binary headless and in tmux (each test its own tmux
-#              server, config and sockets); its suites in $AETHER_TEST_WORKERS processes at once
+#              server, config and sockets); its suites in 3 processes at once
 #   realtime   RealTimeTests: playback measured against the ALSA clock (PulseAudio null sink,
 #              recorded from its monitor); serially, one process (one clock, two cores)
 #   network    NetworkTests: loopback HTTP servers, fault proxies, live streams; its suites in
-#              $AETHER_TEST_WORKERS processes at once (a suite that records plays into a null
+#              5 processes at once (a suite that records plays into a null
 #              sink of its own: SinkRecorder(.own))
 #   terminals  TerminalTests: real terminals under Xvfb (xterm -ti vt340, mlterm, kitty); serially
 #
@@ -33,11 +33,14 @@ declare -A targets=(
     [terminals]="TerminalTests"
 )
 # parallel: one process, Swift Testing's own parallelism; serial: one process, one test at a
-# time; suites: each suite a process of its own, $workers at a time (most of these tests wait on
+# time; suites: each suite a process of its own, a few at a time (most of these tests wait on
 # real time, a server or a pane, not on the cores).
 declare -A mode=([unit]=parallel [cli]=suites [realtime]=serial [network]=suites [terminals]=serial)
 order=(unit cli realtime network terminals)
-workers="${AETHER_TEST_WORKERS:-3}"
+# Processes at once in a "suites" tier. The network tier's suites mostly wait on servers and
+# paced links (about 40 % of two cores at 3 at once), so it runs more of them.
+# AETHER_TEST_WORKERS=N runs N at once in both.
+declare -A workers=([cli]="${AETHER_TEST_WORKERS:-3}" [network]="${AETHER_TEST_WORKERS:-5}")
 
 tiers=("${order[@]}")
 fast=no
@@ -101,7 +104,7 @@ for tier in "${tiers[@]}"; do
         awk 'FILENAME == ARGV[1] { s[$1] = $2; next } { print (($1 in s) ? s[$1] : 0), $1 }' "$durations" "$work/suites" \
             | sort -k1,1nr -k2 | cut -d' ' -f2 >"$work/queue"
         rm -f "$work/failed-suites"
-        xargs -a "$work/queue" -P "$workers" -I{} bash -c 'run_suite "$@"' _ {}
+        xargs -a "$work/queue" -P "${workers[$tier]}" -I{} bash -c 'run_suite "$@"' _ {}
         : >"$tier_log"
         while read -r suite; do
             cat "$work/suite.$suite.log" >>"$tier_log"
