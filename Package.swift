@@ -138,7 +138,7 @@ let package = Package(
         // network: loopback servers, fault proxies, live streams; serial.
         .testTarget(name: "NetworkTests", dependencies: endToEnd),
         // terminals: real terminals under Xvfb; serial.
-        .testTarget(name: "TerminalTests", dependencies: endToEnd + ["TerminalGraphics", "TerminalGraphicsTestSupport"]),
+        .testTarget(name: "TerminalTests", dependencies: endToEnd + ["TerminalGraphicsTestSupport"]),
         // Not in test.sh: the long runs of Tests/Scripts/soak.sh.
         .testTarget(name: "SoakTests", dependencies: endToEnd),
     ]

@@ -116,12 +116,13 @@ struct Download: ParsableCommand {
     }
 
     /// `download --list`: one line per track the plan writes (kind, language, name, rate,
-    /// segments, length, its first segment's URL) and one per part left out, with why.
-    /// Everything from the playlist or manifest is sanitised.
+    /// segments, length, its first segment's URL; `then` before a part that goes on in the
+    /// track above it, a later DASH period with an init section of its own) and one per part
+    /// left out, with why. Everything from the playlist or manifest is sanitised.
     static func listing(_ plan: DownloadPlan) -> [String] {
         var lines: [String] = []
         for track in plan.tracks {
-            var words = [track.kind.rawValue]
+            var words = (track.continues ? ["then"] : []) + [track.kind.rawValue]
             if let language = track.language { words.append(TextSanitizer.clean(String(language.prefix(35)))) }
             if let name = track.name { words.append("\"\(TextSanitizer.clean(String(name.prefix(60))))\"") }
             if track.kind != .subtitle, track.bitrate > 0 { words.append("\(track.bitrate / 1000) kb/s") }

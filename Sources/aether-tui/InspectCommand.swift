@@ -98,10 +98,10 @@ struct Inspect: ParsableCommand {
             }
             FileHandle.standardOutput.write(data + Data("\n".utf8))
         case "packets":
-            var probe = try Probe.parse([source, "--packets", "--json", "--count", "all"])
+            let probe = try Probe.parse([source, "--packets", "--json", "--count", "all"])
             try probe.run()
         case "frames":
-            var probe = try Probe.parse([source, "--frames", "--json", "--streams", "v"])
+            let probe = try Probe.parse([source, "--frames", "--json", "--streams", "v"])
             try probe.run()
         default:
             throw fail("the live tab has no JSON form: --stats-file writes the same figures while playing")

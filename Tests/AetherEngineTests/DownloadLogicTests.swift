@@ -1,4 +1,5 @@
 import AetherEngine
+import CFFmpeg
 @testable import AetherMedia
 @testable import AetherStreaming
 @testable import AetherSubtitles
@@ -227,6 +228,81 @@ struct DownloadLogicTests {
         }
     }
 
+    /// Periods of one representation each: the second needs another init section (a track
+    /// that continues the first's stream), the third is in another codec (left out, a note),
+    /// the fourth needs the first's init section again (another continuing track). Every
+    /// segment moves by its period's offset.
+    @Test func laterPeriodsWithInitSectionsOfTheirOwnContinueTheStreamAndAnotherCodecIsLeftOut() throws {
+        func period(_ k: Int, _ initialization: String, _ codecs: String) -> String {
+            """
+            <Period id="p\(k)" start="PT\(k * 4)S" duration="PT4S"><AdaptationSet contentType="video" mimeType="video/mp4">
+            <SegmentTemplate timescale="2" presentationTimeOffset="\(k)" initialization="\(initialization)" media="v\(k)-$Number$.m4s" startNumber="1"><SegmentTimeline><S t="\(k)" d="4" r="1"/></SegmentTimeline></SegmentTemplate>
+            <Representation id="v" bandwidth="900000" codecs="\(codecs)"/></AdaptationSet></Period>
+            """
+        }
+        let text = """
+            <?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT16S">
+            \(period(0, "a.mp4", "avc1.64001f"))\(period(1, "b.mp4", "avc1.42c00c"))\(period(2, "c.mp4", "hvc1.1.6.L93.90"))\(period(3, "a.mp4", "avc1.64001f"))</MPD>
+            """
+        let plan = try Self.dashPlan(DownloadRequest(), text)
+        let base = "http://127.0.0.1:1/show/"
+        #expect(plan.tracks.map(\.kind) == [.video, .video, .video])
+        #expect(plan.tracks.map(\.continues) == [false, true, true])
+        #expect(plan.tracks.map(\.initSection) == [base + "a.mp4", base + "b.mp4", base + "a.mp4"])
+        #expect(plan.tracks.map { $0.segments.map(\.uri) } == [0, 1, 3].map { k in [1, 2].map { base + "v\(k)-\($0).m4s" } })
+        // Period k starts at 4k s; its media at k/2 s (presentationTimeOffset k, timescale 2).
+        #expect(plan.tracks.map { $0.segments.map(\.timeOffset) } == [[0, 0], [3.5, 3.5], [10.5, 10.5]])
+        #expect(plan.streams.count == 1)
+        #expect(plan.notes == ["video of period 3 (from 8.0 s) left out: its codec 'hvc1' cannot go on in the 'avc1' stream before it"])
+        // The fingerprint tells a continuing track from one that is not.
+        var alone = plan
+        alone.tracks[1].continues = false
+        #expect(alone.fingerprint(format: "matroska") != plan.fingerprint(format: "matroska"))
+    }
+
+    /// Whether a later part's stream can go on in the stream its first part made: the same
+    /// configuration as it is; H.264 or H.265 of other parameter sets through the filter that
+    /// writes them before each keyframe; another codec, rate or channel count, or another
+    /// configuration of a codec without in-band parameter sets, not at all.
+    @Test func aContinuingPartJoinsItsStreamOnlyWhereADecoderCanFollow() throws {
+        func parameters(_ type: AVMediaType, _ codec: AVCodecID, rate: Int32 = 0, channels: Int32 = 0, extradata: [UInt8] = []) -> UnsafeMutablePointer<AVCodecParameters> {
+            let p = avcodec_parameters_alloc()!
+            p.pointee.codec_type = type
+            p.pointee.codec_id = codec
+            p.pointee.sample_rate = rate
+            av_channel_layout_default(&p.pointee.ch_layout, channels)
+            if !extradata.isEmpty {
+                p.pointee.extradata = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)).assumingMemoryBound(to: UInt8.self)
+                p.pointee.extradata.update(from: extradata, count: extradata.count)
+                p.pointee.extradata_size = Int32(extradata.count)
+            }
+            return p
+        }
+        var made: [UnsafeMutablePointer<AVCodecParameters>?] = []
+        defer { for k in made.indices { avcodec_parameters_free(&made[k]) } }
+        func p(_ type: AVMediaType, _ codec: AVCodecID, rate: Int32 = 0, channels: Int32 = 0, extradata: [UInt8] = []) -> UnsafePointer<AVCodecParameters> {
+            let made1 = parameters(type, codec, rate: rate, channels: channels, extradata: extradata)
+            made.append(made1)
+            return UnsafePointer(made1)
+        }
+        let h264 = p(AVMEDIA_TYPE_VIDEO, AV_CODEC_ID_H264, extradata: [1, 0x64, 0, 0x1f])
+        #expect(Remuxer.continuation(of: h264, by: p(AVMEDIA_TYPE_VIDEO, AV_CODEC_ID_H264, extradata: [1, 0x64, 0, 0x1f])) == .same)
+        #expect(Remuxer.continuation(of: h264, by: p(AVMEDIA_TYPE_VIDEO, AV_CODEC_ID_H264, extradata: [1, 0x42, 0xc0, 0x0c])) == .parameterSets)
+        let hevc = p(AVMEDIA_TYPE_VIDEO, AV_CODEC_ID_HEVC, extradata: [1, 1])
+        #expect(Remuxer.continuation(of: hevc, by: p(AVMEDIA_TYPE_VIDEO, AV_CODEC_ID_HEVC, extradata: [1, 2])) == .parameterSets)
+        #expect(Remuxer.continuation(of: h264, by: hevc) == .refused("its codec (hevc) cannot go on in the h264 stream before it"))
+        let vp9 = p(AVMEDIA_TYPE_VIDEO, AV_CODEC_ID_VP9, extradata: [1])
+        #expect(Remuxer.continuation(of: vp9, by: p(AVMEDIA_TYPE_VIDEO, AV_CODEC_ID_VP9, extradata: [2])) == .refused("its vp9 configuration is not the stream's before it"))
+        let aac = p(AVMEDIA_TYPE_AUDIO, AV_CODEC_ID_AAC, rate: 48000, channels: 2, extradata: [0x11, 0x90])
+        #expect(Remuxer.continuation(of: aac, by: p(AVMEDIA_TYPE_AUDIO, AV_CODEC_ID_AAC, rate: 48000, channels: 2, extradata: [0x11, 0x90])) == .same)
+        #expect(Remuxer.continuation(of: aac, by: p(AVMEDIA_TYPE_AUDIO, AV_CODEC_ID_AAC, rate: 44100, channels: 2, extradata: [0x12, 0x10]))
+                == .refused("its sound (44100 Hz, 2 channels) cannot go on in the stream before it (48000 Hz, 2 channels)"))
+        #expect(Remuxer.continuation(of: aac, by: p(AVMEDIA_TYPE_AUDIO, AV_CODEC_ID_AAC, rate: 48000, channels: 6, extradata: [0x11, 0xb0]))
+                == .refused("its sound (48000 Hz, 6 channels) cannot go on in the stream before it (48000 Hz, 2 channels)"))
+        #expect(Remuxer.continuation(of: aac, by: p(AVMEDIA_TYPE_AUDIO, AV_CODEC_ID_AAC, rate: 48000, channels: 2, extradata: [0x11, 0x91]))
+                == .refused("its aac configuration is not the stream's before it"))
+    }
+
     @Test func aDASHManifestPlansOneRepresentationAndTheChosenSets() throws {
         var request = DownloadRequest()
         request.audioLanguages = ["fra"]
@@ -337,11 +413,11 @@ struct DownloadLogicTests {
         #expect { try Self.dashPlan(DownloadRequest(), base, index: nil) } throws: { ($0 as? DownloadError)?.message == "v.mp4: 503" }
     }
 
-    @Test func periodsWithDifferentInitSectionsAreNotJoinedIntoOneTrack() {
+    @Test func periodsOfOneInitSectionAreOneTrackAndOfTwoATrackThatContinues() throws {
         let period = #"<Period duration="PT4S"><AdaptationSet contentType="video"><SegmentTemplate initialization="init-$RepresentationID$-{n}.m4s" media="v-{n}-$Number$.m4s" duration="2" timescale="1"/><Representation id="v" bandwidth="1000"/></AdaptationSet></Period>"#
         let text = #"<?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT8S">"#
             + period.replacingOccurrences(of: "{n}", with: "1") + period.replacingOccurrences(of: "{n}", with: "2") + "</MPD>"
-        #expect(throws: DownloadError.self) { try Self.dashPlan(DownloadRequest(), text) }
+        #expect(try Self.dashPlan(DownloadRequest(), text).tracks.map { "\($0.continues) \($0.segments.count)" } == ["false 2", "true 2"])
         // The same init section in both: one track of four segments.
         let same = text.replacingOccurrences(of: "init-$RepresentationID$-2.m4s", with: "init-$RepresentationID$-1.m4s")
         #expect((try? Self.dashPlan(DownloadRequest(), same))?.tracks.first?.segments.count == 4)

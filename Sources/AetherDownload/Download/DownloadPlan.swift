@@ -19,6 +19,9 @@ public struct DownloadPlan: Sendable, Equatable {
         self.tracks = tracks
     }
 
+    /// The tracks that begin an output stream (not ``DownloadTrack/continues``).
+    public var streams: [DownloadTrack] { tracks.filter { !$0.continues } }
+
     /// Every segment of every track.
     public var segmentCount: Int { tracks.reduce(0) { $0 + $1.segments.count } }
 
@@ -27,7 +30,7 @@ public struct DownloadPlan: Sendable, Equatable {
     public func fingerprint(format: String) -> String {
         var text = "aether-tui download plan 1\n\(format)\n\(source)\n"
         for (i, track) in tracks.enumerated() {
-            text += "track \(i) \(track.kind.rawValue) \(track.initSection ?? "-") \(Self.describe(track.initRange))\n"
+            text += "track \(i) \(track.kind.rawValue) \(track.initSection ?? "-") \(Self.describe(track.initRange))\(track.continues ? " continues" : "")\n"
             for segment in track.segments {
                 text += "\(segment.uri) \(segment.sequence) \(Self.describe(segment.byteRange)) "
                     + "\(segment.key.map { "\($0.method) \($0.uri ?? "-") \($0.iv.map(SHA256.hex) ?? "seq")" } ?? "clear")\n"
@@ -64,6 +67,10 @@ public struct DownloadTrack: Sendable, Equatable {
     public var initSection: String?
     public var initRange: HLSMediaPlaylist.ByteRange?
     public var segments: [DownloadSegment]
+    /// Its media goes on in the stream of the track before it in the plan, which has the same
+    /// kind (a later DASH period with an init section of its own: read by a demuxer of its own,
+    /// written into the one output stream).
+    public var continues = false
 
     public init(kind: Kind, name: String? = nil, language: String? = nil, isDefault: Bool = false, bitrate: Int,
                 segments: [DownloadSegment]) {

@@ -41,10 +41,11 @@ public enum DownloadPlanner {
     /// (renditions without a `uri` are carried in the variant's own segments: none chosen, the
     /// video track keeps its muxed sound). With no variant at all (a DASH manifest of sound
     /// only), the renditions of every group, and no video track. `track` makes a chosen
-    /// variant's or rendition's track from its `uri` (kind, uri, the bits per second to expect);
-    /// the name, language and default flag are set here.
+    /// variant's or rendition's track from its `uri` (kind, uri, the bits per second to expect):
+    /// one, or more when its media needs several init sections (the later ones
+    /// ``DownloadTrack/continues``); the name, language and default flag are set here.
     static func plan(source: String, variants: [StreamVariant], renditions: [MediaRendition], request: DownloadRequest,
-                     track: (DownloadTrack.Kind, String, Int) throws(DownloadError) -> DownloadTrack) throws(DownloadError) -> DownloadPlan {
+                     track: (DownloadTrack.Kind, String, Int) throws(DownloadError) -> [DownloadTrack]) throws(DownloadError) -> DownloadPlan {
         let chosen = VariantChooser.choose(variants, preference: request.preference, range: request.range)
         let variant = chosen.map { variants[$0] }
         let audioGroup = renditions.filter { $0.type == "AUDIO" && (variant == nil || $0.groupID == variant?.audioGroup) }
@@ -52,19 +53,21 @@ public enum DownloadPlanner {
         var tracks: [DownloadTrack] = []
         if let variant {
             guard let videoURI = variant.uri else { throw DownloadError("the source's variant has no URI") }
-            var video = try track(.video, videoURI, variant.bandwidth)
-            video.keepsMuxedAudio = audio.isEmpty
-            tracks.append(video)
+            for var video in try track(.video, videoURI, variant.bandwidth) {
+                video.keepsMuxedAudio = audio.isEmpty
+                tracks.append(video)
+            }
         } else if audio.isEmpty {
             throw DownloadError("the source has no video variant and no audio")
         }
         func add(_ kind: DownloadTrack.Kind, _ r: MediaRendition, bitrate: Int) throws(DownloadError) {
             guard let uri = r.uri else { return }
-            var t = try track(kind, uri, bitrate)
-            t.name = r.name
-            t.language = r.language
-            t.isDefault = r.isDefault
-            tracks.append(t)
+            for var t in try track(kind, uri, bitrate) {
+                t.name = r.name
+                t.language = r.language
+                t.isDefault = r.isDefault
+                tracks.append(t)
+            }
         }
         for r in audio.prefix(maxRenditions) { try add(.audio, r, bitrate: 128_000) }
         let subtitleGroup = renditions.filter { $0.type == "SUBTITLES" && (variant == nil || $0.groupID == variant?.subtitleGroup) && $0.uri != nil }
@@ -74,8 +77,8 @@ public enum DownloadPlanner {
             // out with a line, before a byte of it is fetched; the rest is written.
             let before = tracks.count
             try add(.subtitle, r, bitrate: 1000)
-            if let name = tracks.last?.segments.first.map(\.uri), tracks.count > before, !Self.mayBeWebVTT(name) {
-                tracks.removeLast()
+            if let name = tracks.count > before ? tracks[before].segments.first?.uri : nil, !Self.mayBeWebVTT(name) {
+                tracks.removeSubrange(before...)
                 notes.append("subtitles\(r.language.map { " in '\(TextSanitizer.clean($0))'" } ?? "") left out: its segments are not WebVTT "
                              + "('\(TextSanitizer.clean(String((URLComponents(string: name)?.path ?? name).split(separator: "/").last ?? "")))'; only WebVTT text can be downloaded)")
             }

@@ -43,7 +43,7 @@ public struct DownloadSummary: Sendable, Equatable {
     /// Streams in the output.
     public var streams = 0
     /// What was left out of the output, one line each (a subtitle track that turned out not to
-    /// be WebVTT).
+    /// be WebVTT, a later period that cannot go on in its stream).
     public var notes: [String] = []
 }
 
@@ -217,7 +217,10 @@ public final class Downloader {
             chains.append(chain)
             inputs.append(try RemuxInput(track: track, reader: chain, io: chain.context, formatName: nil))
         }
-        let shift = inputs.compactMap(\.startSeconds).min() ?? 0
+        // The earliest media on the one timeline (a DASH period's moved by its offset), of the
+        // tracks that begin a stream.
+        let shift = inputs.filter { !$0.track.continues }
+            .compactMap { input in input.startSeconds.map { $0 + (input.track.segments.first?.timeOffset ?? 0) } }.min() ?? 0
         for (t, track) in plan.tracks.enumerated() where track.kind == .subtitle {
             var segments: [[UInt8]] = []
             var size = 0
@@ -253,6 +256,7 @@ public final class Downloader {
         part.remove()
         let status = session.monitor.status
         summary.streams = remuxed.streams
+        summary.notes += remuxed.notes
         summary.bytes = bytes
         summary.retries = status.retries
         summary.requests = status.requests

@@ -32,8 +32,8 @@ public enum HLSDownloadPlanner {
         for variant in master.variants { try DownloadPlanner.allowed(variant.uri ?? "") }
         for rendition in master.renditions { if let uri = rendition.uri { try DownloadPlanner.allowed(uri) } }
         return try DownloadPlanner.plan(source: url, variants: master.variants, renditions: master.renditions, request: request) {
-            (kind: DownloadTrack.Kind, uri: String, bitrate: Int) throws(DownloadError) -> DownloadTrack in
-            track(kind, try mediaPlaylist(fetch(uri), url: uri), bitrate: bitrate)
+            (kind: DownloadTrack.Kind, uri: String, bitrate: Int) throws(DownloadError) -> [DownloadTrack] in
+            [track(kind, try mediaPlaylist(fetch(uri), url: uri), bitrate: bitrate)]
         }
     }
 

@@ -204,6 +204,8 @@ enum Remuxer {
     struct Result {
         var streams = 0
         var packets = 0
+        /// Parts left out (a later period that cannot go on in its stream), one line each.
+        var notes: [String] = []
     }
 
     /// `mp4` when the path ends in `.mp4` (case-insensitive), else `matroska`.
@@ -222,12 +224,14 @@ enum Remuxer {
         var converters: [[Int: SubtitleConverter]] = Array(repeating: [:], count: inputs.count)
         var defaultTaken = Set<Int32>()
         var result = Result()
+        // A part that goes on in the stream of the one before (its streams join that one's).
+        let continues = inputs.indices.map { $0 > 0 && inputs[$0].track.continues && inputs[$0 - 1].track.kind == inputs[$0].track.kind }
         // Which rendition of each kind is the default: the one marked so, else the first.
         var firstOfKind: [DownloadTrack.Kind: Int] = [:]
-        for (n, input) in inputs.enumerated() where input.track.isDefault && firstOfKind[input.track.kind] == nil { firstOfKind[input.track.kind] = n }
-        for (n, input) in inputs.enumerated() where firstOfKind[input.track.kind] == nil { firstOfKind[input.track.kind] = n }
+        for (n, input) in inputs.enumerated() where !continues[n] && input.track.isDefault && firstOfKind[input.track.kind] == nil { firstOfKind[input.track.kind] = n }
+        for (n, input) in inputs.enumerated() where !continues[n] && firstOfKind[input.track.kind] == nil { firstOfKind[input.track.kind] = n }
 
-        for (n, input) in inputs.enumerated() {
+        for (n, input) in inputs.enumerated() where !continues[n] {
             for index in input.wanted {
                 let source = input.format.pointee.streams[index]!
                 let par = source.pointee.codecpar!
@@ -269,11 +273,14 @@ enum Remuxer {
         // A separate audio rendition chosen as default wins over none; the variant's own sound
         // is only there when no rendition is.
         guard result.streams > 0 else { throw DownloadError("the download has no stream to write") }
+        var filters: [[Int: BitstreamFilter]] = Array(repeating: [:], count: inputs.count)
+        var leftOut = Array(repeating: false, count: inputs.count)
+        result.notes = try joinContinuations(inputs, output: output.format, map: &map, filters: &filters, leftOut: &leftOut)
         try output.writeHeader()
 
         // Packets in timestamp order over the inputs: one waiting per input, the earliest goes.
         var pending: [Packet] = []
-        var ended = Array(repeating: false, count: inputs.count)
+        var ended = leftOut
         for _ in inputs {
             do { pending.append(try Packet()) } catch { throw DownloadError("out of memory (av_packet_alloc)") }
         }
@@ -295,12 +302,20 @@ enum Remuxer {
                     ended[n] = true
                     return
                 }
-                if map[n][Int(packet.pointee.stream_index)] != nil {
+                let index = Int(packet.pointee.stream_index)
+                if map[n][index] != nil {
                     // A later DASH period's media, moved onto the one timeline (by the segment file
                     // the packet came from).
                     if let chain = inputs[n].chain {
                         pending[n].shift(seconds: chain.timeOffset(atByte: packet.pointee.pos),
-                                         timeBase: inputs[n].format.pointee.streams[Int(packet.pointee.stream_index)]!.pointee.time_base)
+                                         timeBase: inputs[n].format.pointee.streams[index]!.pointee.time_base)
+                    }
+                    if let filter = filters[n][index] {
+                        let filtered: Bool
+                        do { filtered = try filter.apply(packet) } catch {
+                            throw DownloadError("\(inputs[n].track.kind.rawValue): \(error.message)")
+                        }
+                        guard filtered else { continue }
                     }
                     loaded[n] = true
                     return
@@ -317,7 +332,8 @@ enum Remuxer {
         }
         while true {
             if interrupt.shouldInterrupt { throw DownloadError("interrupted") }
-            for n in inputs.indices where !loaded[n] && !ended[n] { try load(n) }
+            // A part that goes on in the stream before it starts when that one has ended.
+            for n in inputs.indices where !loaded[n] && !ended[n] && !(continues[n] && !ended[n - 1]) { try load(n) }
             guard let n = inputs.indices.filter({ loaded[$0] }).min(by: { seconds($0) < seconds($1) }) else { break }
             let packet = pending[n].pointer
             let sourceStream = inputs[n].format.pointee.streams[Int(packet.pointee.stream_index)]!

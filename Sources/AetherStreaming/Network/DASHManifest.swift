@@ -53,6 +53,9 @@ public struct DASHManifest: Sendable, Equatable {
         /// The init section this segment needs when it is not its representation's (a later
         /// period's, joined by ``DASHManifest/tracks``).
         public var initialization: Resource? = nil
+        /// Its representation's `@codecs` when they are not the joined representation's (a later
+        /// period's in another codec, joined by ``DASHManifest/tracks``).
+        public var codecs: String? = nil
         /// Where its period starts on the presentation timeline, seconds (set by
         /// ``DASHManifest/tracks``): a WebVTT text segment's cue times count from it.
         public var periodStart = 0.0
@@ -94,7 +97,10 @@ public struct DASHManifest: Sendable, Equatable {
         public var bandwidthKnown: Bool { bandwidth > 0 }
 
         /// The first codec's name before its parameters (`avc1`, `hvc1`, `mp4a` …), lower case.
-        public var codecFamily: String? {
+        public var codecFamily: String? { Self.family(codecs) }
+
+        /// The first name of a `@codecs` list before its parameters, lower case.
+        public static func family(_ codecs: String?) -> String? {
             codecs?.lowercased().split(separator: ",").first?.split(separator: ".").first
                 .map { $0.trimmingCharacters(in: .whitespaces) }
         }
@@ -234,11 +240,12 @@ public struct DASHManifest: Sendable, Equatable {
                 guard let next = same?.representations.sorted(by: Representation.byRate), !next.isEmpty else { continue }
                 for k in track.representations.indices {
                     let joined = next[min(k, next.count - 1)]
-                    // A segment of another init section carries it (see Segment.initialization).
-                    let own = track.representations[k].initialization
+                    // A segment of another init section (or codec) carries it (see Segment.initialization).
+                    let own = track.representations[k].initialization, ownCodecs = track.representations[k].codecs
                     track.representations[k].segments += joined.segments.map { s in
                         var s = s
                         if joined.initialization != own { s.initialization = joined.initialization }
+                        if joined.codecs != ownCodecs { s.codecs = joined.codecs }
                         s.periodStart = period.start
                         s.periodIndex = p
                         return s
