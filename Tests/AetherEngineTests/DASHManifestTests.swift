@@ -167,6 +167,41 @@ import Testing
         #expect(m.periods.first?.adaptationSets.first?.representations.isEmpty == true)
     }
 
+    /// `RepresentationIndex`: the index at its `@range` of its `@sourceURL` (else of the media),
+    /// the segments in the media file, counted from the end of that range; the init section
+    /// before an index in the media file. One without `@range` leaves its representation out.
+    @Test func aRepresentationIndexNamesTheIndexAndTheSegmentsStayInTheMedia() throws {
+        func manifest(_ index: String) throws -> DASHManifest {
+            try DASHManifest.parse(Self.mpd("""
+                <Period duration="PT6S"><AdaptationSet contentType="audio">
+                  <Representation id="od" bandwidth="128000"><BaseURL>od.mp4</BaseURL><SegmentBase>\(index)</SegmentBase></Representation>
+                  <Representation id="ok" bandwidth="64000"><BaseURL>ok.mp4</BaseURL><SegmentBase indexRange="700-767"/></Representation>
+                </AdaptationSet></Period>
+                """), base: Self.host + "m.mpd")
+        }
+        let box = Self.sidx(version: 0, references: [(1000, 2000), (1100, 2000), (900, 2000)])
+        for (index, asked, initialization) in [
+            (#"<RepresentationIndex range="700-767"/>"#, DASHManifest.Resource(url: Self.host + "od.mp4", range: .init(offset: 700, length: 68)),
+             DASHManifest.Resource(url: Self.host + "od.mp4", range: .init(offset: 0, length: 700))),
+            (#"<Initialization range="0-699"/><RepresentationIndex sourceURL="idx/od.sidx" range="0-67"/>"#,
+             DASHManifest.Resource(url: Self.host + "idx/od.sidx", range: .init(offset: 0, length: 68)),
+             DASHManifest.Resource(url: Self.host + "od.mp4", range: .init(offset: 0, length: 700))),
+        ] {
+            var m = try manifest(index)
+            var seen: [DASHManifest.Resource] = []
+            try m.resolveIndexes { r in seen.append(r); return box }
+            #expect(seen.first == asked, "\(index)")
+            let rep = try #require(m.periods.first?.adaptationSets.first?.representations.first { $0.id == "od" })
+            #expect(rep.initialization == initialization, "\(index)")
+            let first = (asked.range?.offset ?? 0) + Int64(box.count)
+            #expect(rep.segments.map(\.resource) == [(first, 1000), (first + 1000, 1100), (first + 2100, 900)]
+                .map { DASHManifest.Resource(url: Self.host + "od.mp4", range: .init(offset: $0.0, length: Int64($0.1))) }, "\(index)")
+        }
+        let m = try manifest(#"<RepresentationIndex sourceURL="od.sidx"/>"#)
+        #expect(m.periods.first?.adaptationSets.first?.representations.map(\.id) == ["ok"])
+        #expect(m.leftOut.contains { $0.contains("'od'") && $0.contains("RepresentationIndex without @range") }, "\(m.leftOut)")
+    }
+
     @Test func hostileSegmentIndexesAreRefused() {
         let good = Self.sidx(version: 0, references: [(10, 10)])
         #expect(throws: OutsideValue.Refusal.self) { try SegmentIndex.parse(Array(good.prefix(20)), at: 0) }

@@ -175,7 +175,7 @@ import Testing
     /// its chapters are the periods, it plays the end (across the period boundary for two
     /// periods), and the download has ffprobe's codecs and length within a frame.
     /// (One case per form: they run at once.)
-    @Test(arguments: ["two-periods", "a-period-again", "another-init-section", "webm-vp9-opus", "av1-fmp4", "timeline-r-1", "segment-base"])
+    @Test(arguments: ["two-periods", "a-period-again", "another-init-section", "webm-vp9-opus", "av1-fmp4", "timeline-r-1", "segment-base", "representation-index"])
     func moreFormsAgreeWithFFprobeAndDownload(form: String) throws {
         let media = try LoopbackHTTP(root: NetworkTests.root)
         defer { media.stop() }
@@ -202,8 +202,13 @@ import Testing
             ("timeline-r-1", try fixture("dash-vod/manifest.mpd") { $0.replacingOccurrences(of: #"<S t="0" d="24576" r="9" />"#, with: #"<S t="0" d="24576" r="-1" />"#) },
              20, ["--start=17"], nil),
             ("segment-base", sb, 80, ["--start=77"], nil),
+            // SegmentBase's index named by a RepresentationIndex element instead of @indexRange.
+            ("representation-index", sb.replacing(#/<SegmentBase indexRange="(\d+-\d+)"><Initialization range="(\d+-\d+)"\/><\/SegmentBase>/#) {
+                #"<SegmentBase><Initialization range="\#($0.output.2)"/><RepresentationIndex range="\#($0.output.1)"/></SegmentBase>"#
+            }, 80, ["--start=77"], nil),
         ]
         for (name, text, _, _, _) in forms { try text.write(toFile: "\(dir)/\(name).mpd", atomically: true, encoding: .utf8) }
+        #expect(!forms.contains { $0.0 == "representation-index" && !$0.1.contains("<RepresentationIndex") }, "the form did not take")
         let manifests = try LoopbackHTTP(root: dir)
         defer { manifests.stop() }
         func probe(_ path: String) -> (duration: Double, video: String?, audio: String?) {
@@ -213,13 +218,14 @@ import Testing
             return (lines.compactMap { $0.count == 1 ? Double($0[0]) : nil }.first ?? 0,
                     lines.first { $0.count == 2 && $0[1] == "video" }?[0], lines.first { $0.count == 2 && $0[1] == "audio" }?[0])
         }
-        // libavformat 5.1 cannot read `r="-1"` ("Error when loading first fragment"): ffprobe
-        // reads the same media as the fixture's own manifest.
+        // libavformat 5.1 cannot read `r="-1"` ("Error when loading first fragment").
         try fixture("dash-vod/manifest.mpd").write(toFile: "\(dir)/dash-vod.mpd", atomically: true, encoding: .utf8)
         #expect(forms.contains { $0.0 == form }, "no form \(form)")
         for (name, _, length, arguments, chapters) in forms where name == form {
             let url = manifests.url("\(name).mpd")
-            let reference = probe(manifests.url(name == "timeline-r-1" ? "dash-vod.mpd" : "\(name).mpd"))
+            // libavformat 5.1 reads neither `r="-1"` nor RepresentationIndex: ffprobe reads the
+            // same media through the form it reads.
+            let reference = probe(manifests.url(["timeline-r-1": "dash-vod.mpd", "representation-index": "segment-base.mpd"][name] ?? "\(name).mpd"))
             // libavformat 5.1's dash demuxer reads the first period only (10 s of two periods).
             #expect(abs(reference.duration - (chapters.map { $0.count > 1 ? $0[1] : length } ?? length)) < 0.05
                     && reference.video != nil && reference.audio != nil, "\(name): ffprobe \(reference)")

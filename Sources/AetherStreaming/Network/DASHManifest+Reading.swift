@@ -12,6 +12,7 @@ extension DASHManifest {
         var listInit: ManifestXML.Element?
         var segmentBase: [String: String]?
         var baseInit: ManifestXML.Element?
+        var baseIndex: ManifestXML.Element?
         var hasTemplate = false
 
         func applying(_ element: ManifestXML.Element) -> Addressing {
@@ -31,6 +32,7 @@ extension DASHManifest {
             if let b = element.first("SegmentBase") {
                 a.segmentBase = (a.segmentBase ?? [:]).merging(b.attributes) { $1 }
                 if let i = b.first("Initialization") { a.baseInit = i }
+                if let i = b.first("RepresentationIndex") { a.baseIndex = i }
             }
             return a
         }
@@ -210,13 +212,24 @@ extension DASHManifest {
             let b = a.segmentBase ?? [:]
             if let i = a.baseInit { rep.initialization = try resource(i, urlAttribute: "sourceURL", rangeAttribute: "range", base: base) }
             let whole = try url("", base)
+            // The index: `@indexRange` of the media, or a `RepresentationIndex` (its `@range` of
+            // its `@sourceURL`, else of the media). Its references count from the end of the
+            // range either way (as Shaka reads a separate index), and the segments are the media's.
+            var indexResource: Resource?
             if let text = b["indexRange"] {
-                let range = try Self.byteRange(text, name: "SegmentBase@indexRange")
-                rep.index = Resource(url: whole, range: range)
+                indexResource = Resource(url: whole, range: try Self.byteRange(text, name: "SegmentBase@indexRange"))
+            } else if let i = a.baseIndex {
+                let r = try resource(i, urlAttribute: "sourceURL", rangeAttribute: "range", base: base)
+                guard r.range != nil else { throw OutsideValue.Refusal("a RepresentationIndex without @range") }
+                indexResource = r
+            }
+            if let indexResource, let range = indexResource.range {
+                rep.index = indexResource
+                rep.indexMedia = whole
                 rep.indexStart = periodStart
                 rep.indexPresentationOffset = Int64(try integer(b["presentationTimeOffset"], ticks, "SegmentBase@presentationTimeOffset") ?? 0)
                 rep.indexTimescale = Int64(try integer(b["timescale"], Self.timescalesRange, "SegmentBase@timescale") ?? 1)
-                if rep.initialization == nil, range.offset > 0 {
+                if rep.initialization == nil, range.offset > 0, indexResource.url == whole {
                     // ISO BMFF on-demand: the init section is everything before the index.
                     rep.initialization = Resource(url: whole, range: ByteRange(offset: 0, length: range.offset))
                 }

@@ -86,6 +86,9 @@ public struct DASHManifest: Sendable, Equatable {
         /// `SegmentBase@indexRange`: the `sidx` box to fetch (the whole range) before the
         /// segments are known; nil once they are (or when there is none).
         public var index: Resource?
+        /// The file the index's segments are in (the representation's own, where a
+        /// `RepresentationIndex` names another).
+        var indexMedia: String?
         /// Where the index's segments start on the timeline (the period's start).
         var indexStart = 0.0
         var indexPresentationOffset: Int64 = 0
@@ -287,7 +290,7 @@ public struct DASHManifest: Sendable, Equatable {
                     var time = sidx.earliestPresentationTime
                     for (k, ref) in sidx.references.enumerated() {
                         let start = rep.indexStart + Double(time) / timescale - presentationOffset
-                        rep.segments.append(Segment(resource: Resource(url: index.url, range: ByteRange(offset: offset, length: ref.size)),
+                        rep.segments.append(Segment(resource: Resource(url: rep.indexMedia ?? index.url, range: ByteRange(offset: offset, length: ref.size)),
                                                     start: start, duration: Double(ref.duration) / timescale, number: Int64(k),
                                                     timeOffset: rep.indexStart - presentationOffset))
                         offset += ref.size
