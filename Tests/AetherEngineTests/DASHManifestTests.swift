@@ -542,6 +542,22 @@ import Testing
         #expect(segments.count == 3 && segments.last?.duration == 2, "\(segments.map(\.duration))")
     }
 
+    /// A gap in a timeline (`S@t` past the end of the segment before: 8 s to 10 s here) keeps
+    /// the segments' own starts and durations, and the playlist gives the gap to the segment
+    /// before it, so the playlist's timeline is the presentation's (a seek to 12 s finds the
+    /// segment the manifest places at 12 s).
+    @Test func aGapInATimelineKeepsThePlaylistOnThePresentationTimeline() throws {
+        let m = try DASHManifest.parse(Self.timeline(#"<S t="0" d="2000" r="3"/><S t="10000" d="2000" r="4"/>"#), base: Self.host + "m.mpd")
+        let segments = m.periods[0].adaptationSets[0].representations[0].segments
+        #expect(segments.map(\.start) == [0, 2, 4, 6, 10, 12, 14, 16, 18])
+        #expect(segments.allSatisfy { $0.duration == 2 })
+        let p = try DASHPlaylists.make(m, url: Self.host + "m.mpd", preference: .max, range: .auto, audioLanguages: [])
+        let playlist = try #require(p.documents.values.first { $0.contains("#EXTINF") })
+        let lengths = playlist.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }.map { String($0.dropFirst(8).dropLast()) }
+        #expect(lengths == ["2.000000", "2.000000", "2.000000", "4.000000"] + Array(repeating: "2.000000", count: 5), "\(lengths)")
+        #expect(playlist.contains("#EXT-X-TARGETDURATION:4\n"))
+    }
+
     // MARK: translation into HLS playlists
 
     static let twoLanguages = mpd("""

@@ -147,25 +147,41 @@ import Testing
         #expect(requests.allSatisfy { ($0["headers"] as? [String: String])?["User-Agent"] == "aether-live/1" })
     }
 
+    /// dash-vod's files renamed by their start times into `dir`, and `time.mpd` naming them by
+    /// `$Time$`. `gap`: the fifth segment of every representation (8 s to 10 s) is left out of
+    /// the timelines (the next `S@t` at 10 s) and of the files.
+    static func timeAddressed(in dir: String, gap: Bool = false) throws {
+        var mpd = try String(contentsOfFile: NetworkTests.root + "/dash-vod/manifest.mpd", encoding: .utf8)
+        mpd = mpd.replacingOccurrences(of: "chunk-stream$RepresentationID$-$Number%05d$.m4s", with: "t$RepresentationID$-$Time%010d$.m4s")
+        if gap {
+            mpd = mpd.replacing(#/<SegmentTimeline>[^<]*(<S[^>]*>[^<]*)+<\/SegmentTimeline>/#) { match in
+                match.output.0.contains(#"d="24576""#)
+                    ? #"<SegmentTimeline><S t="0" d="24576" r="3"/><S t="122880" d="24576" r="4"/></SegmentTimeline>"#
+                    : #"<SegmentTimeline><S t="0" d="95232"/><S d="96256" r="2"/><S t="480256" d="96256" r="1"/><S d="95232"/><S d="96256"/><S d="95744"/></SegmentTimeline>"#
+            }
+        }
+        try mpd.write(toFile: dir + "/time.mpd", atomically: true, encoding: .utf8)
+        let parsed = try DASHManifest.parse(mpd, base: "http://127.0.0.1/time.mpd")
+        for rep in try #require(parsed.periods.first).adaptationSets.flatMap(\.representations) {
+            try FileManager.default.copyItem(atPath: NetworkTests.root + "/dash-vod/init-stream\(rep.id).m4s", toPath: dir + "/init-stream\(rep.id).m4s")
+            #expect(rep.segments.count == (gap ? 9 : 10))
+            for (k, segment) in rep.segments.enumerated() {
+                let name = (segment.resource.url as NSString).lastPathComponent
+                #expect(name.hasPrefix("t\(rep.id)-") && name.count == "t0-0000000000.m4s".count, "\(name)")
+                let chunk = gap && k >= 4 ? k + 2 : k + 1
+                try FileManager.default.copyItem(atPath: NetworkTests.root + "/dash-vod/chunk-stream\(rep.id)-" + String(format: "%05d.m4s", chunk),
+                                                 toPath: dir + "/" + name)
+            }
+        }
+    }
+
     /// `$Time$` addressing: the dash-vod files renamed by their start times, the MPD's media
     /// template rewritten; every frame plays.
     @Test func aTimeAddressedTimelinePlaysEveryFrame() throws {
         let dir = NSTemporaryDirectory() + "aether-net-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var mpd = try String(contentsOfFile: NetworkTests.root + "/dash-vod/manifest.mpd", encoding: .utf8)
-        mpd = mpd.replacingOccurrences(of: "chunk-stream$RepresentationID$-$Number%05d$.m4s", with: "t$RepresentationID$-$Time%010d$.m4s")
-        try mpd.write(toFile: dir + "/time.mpd", atomically: true, encoding: .utf8)
-        let parsed = try DASHManifest.parse(mpd, base: "http://127.0.0.1/time.mpd")
-        for rep in try #require(parsed.periods.first).adaptationSets.flatMap(\.representations) {
-            try FileManager.default.copyItem(atPath: NetworkTests.root + "/dash-vod/init-stream\(rep.id).m4s", toPath: dir + "/init-stream\(rep.id).m4s")
-            for (k, segment) in rep.segments.enumerated() {
-                let name = (segment.resource.url as NSString).lastPathComponent
-                #expect(name.hasPrefix("t\(rep.id)-") && name.count == "t0-0000000000.m4s".count, "\(name)")
-                try FileManager.default.copyItem(atPath: NetworkTests.root + "/dash-vod/chunk-stream\(rep.id)-" + String(format: "%05d.m4s", k + 1),
-                                                 toPath: dir + "/" + name)
-            }
-        }
+        try Self.timeAddressed(in: dir)
         let server = try LoopbackHTTP(root: dir)
         defer { server.stop() }
         let (r, s) = try NetworkTests.headless([server.url("time.mpd"), "--hls-bitrate=max", "--speed=4"])
@@ -173,6 +189,33 @@ import Testing
         let summary = try #require(s.first)
         #expect(summary.framesDecoded == NetworkTests.progressiveFrames, "decoded \(summary.framesDecoded)")
         #expect(try server.requests().allSatisfy { ($0["status"] as? Int ?? 0) < 400 }, "a request failed")
+    }
+
+    /// A gap in the timelines (`S@t` jumps from 8 s to 10 s): playback goes on across it to the
+    /// end (18 s of pictures), and a start at 12 s starts at the segment the manifest places at
+    /// 12 s (the playlist's timeline is the presentation's: the gap belongs to the segment
+    /// before it), not at the one after it.
+    @Test func aTimelineGapPlaysOnAndStartsWhereTheManifestPlacesASegment() throws {
+        let dir = NSTemporaryDirectory() + "aether-net-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.timeAddressed(in: dir, gap: true)
+        let server = try LoopbackHTTP(root: dir)
+        defer { server.stop() }
+        for (start, seconds) in [(0, 20.0), (12, 8.0)] {
+            try server.clearRequests()
+            let (r, s) = try NetworkTests.headless([server.url("time.mpd"), "--hls-bitrate=max", "--speed=4", "--start=\(start)"])
+            #expect(r.status == 0, "from \(start) s: \(r.stderr)")
+            let summary = try #require(s.first)
+            #expect(summary.endedEarly == nil && abs(summary.mediaSeconds - seconds) < 0.6, "from \(start) s: \(summary.mediaSeconds) s")
+            let frames = summary.framesPresented + summary.framesDropped
+            #expect(abs(frames - Int(seconds - (start == 0 ? 2 : 0)) * 24) <= 2, "from \(start) s: \(frames) frames")
+            let video = try server.requests().compactMap { $0["path"] as? String }.filter { $0.hasPrefix("/t1-") }
+            if start == 12 {
+                // The probe's first segment, then from 10 s or 12 s on; never 14 s first.
+                #expect(video.dropFirst().first.map { ["/t1-0000122880.m4s", "/t1-0000147456.m4s"].contains($0) } == true, "\(video)")
+            }
+        }
     }
 
     @Test func aRemoteDASHManifestNamingALocalFileIsRefused() throws {

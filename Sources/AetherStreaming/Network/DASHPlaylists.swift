@@ -219,7 +219,14 @@ public struct DASHPlaylists: Sendable, Equatable {
     /// presentation timeline), which bit-rate switching matches by when the numbers differ.
     static func mediaPlaylist(_ rep: DASHManifest.Representation, dynamic: Bool, sequence: Int? = nil,
                               availabilityStart: Double? = nil) -> String {
-        let longest = rep.segments.map(\.duration).max() ?? 1
+        // A gap in the timeline (an `S@t` past the end of the segment before, a period that
+        // starts after the last one's media) belongs to the segment before it: the playlist's
+        // timeline stays the presentation's, so a seek lands where the manifest places it.
+        let lengths = rep.segments.indices.map { k in
+            let gap = k + 1 < rep.segments.count ? rep.segments[k + 1].start - (rep.segments[k].start + rep.segments[k].duration) : 0
+            return rep.segments[k].duration + (gap > 0.001 ? gap : 0)
+        }
+        let longest = lengths.max() ?? 1
         let target = OutsideValue.clampedInteger(longest.rounded(.up), to: 1...3600) ?? 1
         var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:\(target)\n"
         text += "#EXT-X-MEDIA-SEQUENCE:\(dynamic ? sequence ?? Int(clamping: rep.segments.first?.number ?? 0) : 0)\n"
@@ -231,7 +238,7 @@ public struct DASHPlaylists: Sendable, Equatable {
         let dates = ISO8601DateFormatter()
         dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         dates.timeZone = TimeZone(identifier: "UTC")
-        for segment in rep.segments {
+        for (segment, length) in zip(rep.segments, lengths) {
             if let own = segment.initialization, own != initialization {
                 text += "#EXT-X-DISCONTINUITY\n"
                 initialization = own
@@ -243,7 +250,7 @@ public struct DASHPlaylists: Sendable, Equatable {
             if dynamic, let availabilityStart, let date = programDateTime(availabilityStart + segment.start, formatter: dates) {
                 text += "#EXT-X-PROGRAM-DATE-TIME:\(date)\n"
             }
-            text += String(format: "#EXTINF:%.6f,\n", segment.duration)
+            text += String(format: "#EXTINF:%.6f,\n", length)
             if initialization == nil, let r = segment.resource.range { text += "#EXT-X-BYTERANGE:\(r.length)@\(r.offset)\n" }
             text += (initialization == nil ? line(segment.resource.url) : line(for: segment)) + "\n"
         }
