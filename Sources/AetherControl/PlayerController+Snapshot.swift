@@ -16,6 +16,8 @@ extension PlayerController {
         s.duration = player.duration
         s.volume = player.volume
         s.muted = player.isMuted
+        s.replayGain = settings.player.replayGain.mode.rawValue
+        s.replayGainDB = player.replayGain?.db
         s.speed = player.rate
         s.audioTrack = player.activeAudioTrack.map { $0 + 1 }
         s.subtitleTrack = player.activeSubtitleTrack.map { $0 + 1 }

@@ -11,6 +11,9 @@ public struct PlayerSnapshot: Sendable, Equatable {
     /// Percent, 0–130.
     public var volume = 100.0
     public var muted = false
+    /// `--replaygain` (no, track, album) and the gain it gives the playing file, dB (nil: none).
+    public var replayGain = "no"
+    public var replayGainDB: Double?
     public var speed = 1.0
     /// 1-based track numbers as mpv counts them (nil: none).
     public var audioTrack: Int?
@@ -148,6 +151,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
             return .number(min(100, max(0, position / d * 100)))
         case "volume": return .number(volume)
         case "mute": return .bool(muted)
+        case "replaygain": return .string(replayGain)
+        case "replaygain-gain": return replayGainDB.map(PropertyValue.number) ?? PropertyValue.none
         case "speed": return .number(speed)
         case "aid": return audioTrack.map { .number(Double($0)) } ?? .bool(false)
         case "sid": return subtitleTrack.map { .number(Double($0)) } ?? .bool(false)
@@ -198,7 +203,7 @@ public struct PlayerSnapshot: Sendable, Equatable {
 
     /// Every property name `property(_:)` answers.
     public static let propertyNames = [
-        "pause", "time-pos", "playback-time", "duration", "percent-pos", "volume", "mute", "speed",
+        "pause", "time-pos", "playback-time", "duration", "percent-pos", "volume", "mute", "replaygain", "replaygain-gain", "speed",
         "aid", "sid", "sub-delay", "audio-delay", "playlist-pos", "playlist-count", "path", "filename",
         "media-title", "idle-active", "loop-file", "loop-playlist", "shuffle", "vid", "chapter", "chapters",
         "chapter-list", "track-list", "metadata", "width", "height", "dwidth", "dheight", "video-params",

@@ -71,6 +71,8 @@ extension PlaybackOptions {
         o.length = length.flatMap(TimeArgument.init)?.resolve(duration: duration)
         o.speed = speed
         o.volume = volume
+        o.replayGain = ReplayGainSettings(mode: ReplayGainMode(rawValue: replaygain) ?? .no, preamp: replaygainPreamp,
+                                          clip: replaygainClip == "yes", fallback: replaygainFallback)
         o.skipLoopFilter = skipLoopFilter.flatMap(LoopFilterSkip.init(rawValue:))
         o.decodeThreads = decodeThreads
         o.muted = mute

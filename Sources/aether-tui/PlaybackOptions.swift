@@ -89,6 +89,18 @@ struct PlaybackOptions: ParsableArguments {
     @Flag(help: "Start muted.")
     var mute = false
 
+    @Option(help: ArgumentHelp("Loudness by the file's tags (ReplayGain: ID3, Vorbis comments, APE, MP4; Opus R128): track, album (the track's where there is no album gain) or no (the default).", valueName: "no|track|album"))
+    var replaygain: String = "no"
+
+    @Option(name: .customLong("replaygain-preamp"), help: ArgumentHelp("dB added to the ReplayGain gain, -150 to 150 (default 0).", valueName: "db"))
+    var replaygainPreamp: Double = 0
+
+    @Option(name: .customLong("replaygain-clip"), help: ArgumentHelp("yes lets the ReplayGain gain clip; no (the default) holds it where the peak tag reaches full scale.", valueName: "yes|no"))
+    var replaygainClip: String = "no"
+
+    @Option(name: .customLong("replaygain-fallback"), help: ArgumentHelp("dB applied, alone, to a file without the ReplayGain tags --replaygain needs, -200 to 60 (default 0).", valueName: "db"))
+    var replaygainFallback: Double = 0
+
     @Flag(help: "Start paused (the first frame is shown).")
     var pause = false
 
@@ -244,6 +256,10 @@ struct PlaybackOptions: ParsableArguments {
         guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
+        guard ReplayGainMode(rawValue: replaygain) != nil else { throw ValidationError("--replaygain must be no, track or album") }
+        guard (-150...150).contains(replaygainPreamp) else { throw ValidationError("--replaygain-preamp must be between -150 and 150") }
+        guard ["yes", "no"].contains(replaygainClip) else { throw ValidationError("--replaygain-clip must be yes or no") }
+        guard (-200...60).contains(replaygainFallback) else { throw ValidationError("--replaygain-fallback must be between -200 and 60") }
         if let n = sixelColors, !(2...256).contains(n) { throw ValidationError("--vo-sixel-colors must be between 2 and 256") }
         if let s = skipLoopFilter, LoopFilterSkip(rawValue: s) == nil {
             throw ValidationError("--vd-lavc-skiploopfilter must be one of: \(LoopFilterSkip.allCases.map(\.rawValue).joined(separator: ", "))")

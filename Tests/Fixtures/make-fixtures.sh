@@ -159,6 +159,15 @@
 #       Ogg Opus stereo 48 kHz 2 s, 440 Hz, no picture; title "Opus Title" and
 #       artist "Opus Artist" (Ogg keeps them on the stream, not the container).
 #
+# Loudness tags (--replaygain); each a 440 Hz sine of peak 0.5, stereo 48 kHz, 4 s
+#   replaygain.flac   Vorbis comments REPLAYGAIN_TRACK_GAIN "-6.00 dB", _PEAK 0.5,
+#                     REPLAYGAIN_ALBUM_GAIN "-3.00 dB", _PEAK 0.5.
+#   replaygain.mp3    the same as ID3v2.4 TXXX frames (track and album).
+#   replaygain.opus   Ogg Opus, R128_TRACK_GAIN -2560 (-10 dB to -23 LUFS: -5 dB
+#                     as a ReplayGain gain).
+#   replaygain-loud.flac  REPLAYGAIN_TRACK_GAIN "+10.00 dB", _PEAK 0.6: held at
+#                     1/0.6 (+4.44 dB) unless --replaygain-clip=yes.
+#
 # Broken input (error paths; none of these should crash anything)
 #   truncated.mkv          first 30% of h264-aac-2audio-srt-ass.mkv.
 #   truncated-header.mkv   first 200 bytes of the same file.
@@ -754,6 +763,28 @@ gen_music_opus() {
         -metadata title="Opus Title" -metadata artist="Opus Artist" "${bitexact[@]}" -f ogg "$1"
 }
 
+# The --replaygain fixtures: 4 s of a tagged sine of peak 0.5 each.
+replaygain_tone="0.5*sin(2*PI*440*t)"
+gen_replaygain_flac() {
+    "${ff[@]}" -f lavfi -i "aevalsrc=$replaygain_tone|$replaygain_tone:s=48000:d=4" -c:a flac \
+        -metadata REPLAYGAIN_TRACK_GAIN="-6.00 dB" -metadata REPLAYGAIN_TRACK_PEAK="0.500000" \
+        -metadata REPLAYGAIN_ALBUM_GAIN="-3.00 dB" -metadata REPLAYGAIN_ALBUM_PEAK="0.500000" "${bitexact[@]}" -f flac "$1"
+}
+gen_replaygain_mp3() {
+    "${ff[@]}" -f lavfi -i "aevalsrc=$replaygain_tone|$replaygain_tone:s=48000:d=4" -c:a libmp3lame -b:a 192k \
+        -metadata REPLAYGAIN_TRACK_GAIN="-6.00 dB" -metadata REPLAYGAIN_TRACK_PEAK="0.500000" \
+        -metadata REPLAYGAIN_ALBUM_GAIN="-3.00 dB" -metadata REPLAYGAIN_ALBUM_PEAK="0.500000" \
+        -id3v2_version 4 "${bitexact[@]}" -f mp3 "$1"
+}
+gen_replaygain_opus() {
+    "${ff[@]}" -f lavfi -i "aevalsrc=$replaygain_tone|$replaygain_tone:s=48000:d=4" -c:a libopus -b:a 128k \
+        -metadata:s:a:0 R128_TRACK_GAIN="-2560" "${bitexact[@]}" -f ogg "$1"
+}
+gen_replaygain_loud() {
+    "${ff[@]}" -f lavfi -i "aevalsrc=$replaygain_tone|$replaygain_tone:s=48000:d=4" -c:a flac \
+        -metadata REPLAYGAIN_TRACK_GAIN="+10.00 dB" -metadata REPLAYGAIN_TRACK_PEAK="0.600000" "${bitexact[@]}" -f flac "$1"
+}
+
 main_mkv="$outdir/h264-aac-2audio-srt-ass.mkv"
 
 gen_truncated() {
@@ -898,6 +929,10 @@ build music-tagged.mp3                gen_music_mp3
 build music-cover.flac                gen_music_flac
 build music-cover.m4a                 gen_music_m4a
 build music-plain.opus                gen_music_opus
+build replaygain.flac                  gen_replaygain_flac
+build replaygain.mp3                   gen_replaygain_mp3
+build replaygain.opus                  gen_replaygain_opus
+build replaygain-loud.flac             gen_replaygain_loud
 build truncated.mkv                   gen_truncated "$main_mkv"
 build truncated-header.mkv            gen_truncated_header "$main_mkv"
 build empty.mkv                       gen_empty

@@ -21,6 +21,8 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     public var attachments: [AttachmentInfo]
     /// Music tags (title, artist, album, track, date, genre).
     public var tags = MediaTags()
+    /// Loudness tags (ReplayGain, Opus R128).
+    public var replayGain = ReplayGainTags()
 
     /// The video stream the user chose (`--vid=N`, an index into ``video``); nil: automatic.
     public var chosenVideo: Int?

@@ -63,6 +63,8 @@ public enum MediaProbe {
         // several audio tracks a stream's title names the track, not the work.
         let musicStream = info.video.isEmpty && info.audio.count == 1 ? format.stream(info.audio[0].index) : nil
         info.tags = MediaTags.read(ctx.pointee.metadata, fallback: musicStream?.pointee.metadata)
+        // Loudness tags: the container's, else the first audio stream's (Ogg, Matroska tracks).
+        info.replayGain = ReplayGainTags.read(ctx.pointee.metadata, fallback: info.audio.first.flatMap { format.stream($0.index) }?.pointee.metadata)
         return info
     }
 

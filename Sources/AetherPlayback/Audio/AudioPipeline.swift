@@ -25,6 +25,8 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     private let streams: AudioStreams
     /// `--length`: samples from here on are not played.
     private let endTime: Double?
+    /// The file's loudness gain (``ReplayGainSettings``), a factor applied with the volume.
+    private let replayGain: Double
     /// Whether the session has video (else the audio decides the landing of each serial).
     private let hasVideo: Bool
     /// Codec names of the audio streams, by stream index (for messages).
@@ -35,7 +37,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     private let warn: @Sendable (String) -> Void
 
     init(decoder: AudioDecoder, sink: AudioSink, packets: BoundedQueue<QueueItem<Packet>>, control: ControlBox,
-         clock: MasterClock, telemetry: Telemetry, streams: AudioStreams, info: MediaInfo, endTime: Double?, hasVideo: Bool,
+         clock: MasterClock, telemetry: Telemetry, streams: AudioStreams, info: MediaInfo, endTime: Double?, replayGain: Double = 1, hasVideo: Bool,
          waitForFirstPicture: @escaping @Sendable (Int) -> Void, disable: @escaping @Sendable (Int, String) -> Void,
          warn: @escaping @Sendable (String) -> Void) {
         self.decoder = decoder
@@ -48,6 +50,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
         self.telemetry = telemetry
         self.streams = streams
         self.endTime = endTime
+        self.replayGain = replayGain.isFinite && replayGain >= 0 ? replayGain : 1
         self.hasVideo = hasVideo
         codecNames = Dictionary(info.audio.map { ($0.index, $0.codec) }, uniquingKeysWith: { a, _ in a })
         self.waitForFirstPicture = waitForFirstPicture
@@ -167,7 +170,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 chunk.samples.withUnsafeBufferPointer {
                     tap.append($0, channels: sink.format.channels, pts: chunk.pts, mediaDuration: chunk.mediaDuration)
                 }
-                applyVolume(&chunk.samples, volume: muted ? 0 : volume)
+                applyVolume(&chunk.samples, volume: muted ? 0 : volume * replayGain)
                 do {
                     try chunk.samples.withUnsafeBufferPointer { try sink.write($0) }
                 } catch {
@@ -262,13 +265,13 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
         return !chunk.samples.isEmpty
     }
 
-    /// Software volume, 0–130 %, with clipping.
+    /// Software volume in percent (0–130 % times the loudness gain), with clipping.
     func applyVolume(_ samples: inout [Int16], volume: Double) {
         guard volume != 100 else { return }
-        let gain = Int32((volume / 100 * 4096).rounded())
+        let gain = Int64((min(volume, 1e6) / 100 * 4096).rounded())
         samples.withUnsafeMutableBufferPointer { buf in
             for i in buf.indices {
-                let v = (Int32(buf[i]) * gain) >> 12
+                let v = (Int64(buf[i]) * gain) >> 12
                 buf[i] = Int16(clamping: v)
             }
         }

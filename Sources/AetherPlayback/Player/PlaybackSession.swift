@@ -33,6 +33,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// Later DASH periods change a codec (``OpenedSource/changesCodec``).
     let changesCodec: Bool
     let options: PlayerOptions
+    /// The loudness gain of this file under `--replaygain*` (dB, factor, which tag; nil: off).
+    let replayGain: (db: Double, factor: Double, source: String?)
     let policy: SyncPolicy
     let clock: MasterClock
     let telemetry = Telemetry()
@@ -97,6 +99,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         clock = MasterClock(policy: options.policy)
         format = opened.format
         info = opened.info
+        replayGain = options.replayGain.applied(to: opened.info.replayGain)
         openOptions = opened.openOptions
         videoIndex = opened.videoIndex
         streamCountAtOpen = opened.format.streamCount
@@ -152,7 +155,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         if let decoder = opened.audioDecoder, let sink = opened.sink {
             audio = AudioPipeline(decoder: decoder, sink: sink, packets: audioQueue, control: control, clock: clock,
                                   telemetry: telemetry, streams: AudioStreams(main: format, externals: opened.externals),
-                                  info: info, endTime: endTime,
+                                  info: info, endTime: endTime, replayGain: replayGain.factor,
                                   hasVideo: opened.videoDecoder != nil,
                                   waitForFirstPicture: { [unowned self] serial in waitForFirstPicture(serial: serial) },
                                   disable: { [unowned self] index, message in disable(streamIndex: index, because: message) },

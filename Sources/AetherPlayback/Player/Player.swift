@@ -285,6 +285,9 @@ public final class Player: Sendable {
     public var mediaInfo: MediaInfo? { current?.info }
     public var rate: Double { current?.control.read { $0.rate } ?? 1 }
     public var volume: Double { current?.control.read { $0.volume } ?? 100 }
+    /// The loudness gain the playing file gets (``ReplayGainSettings/applied(to:)``); nil: off
+    /// or nothing playing.
+    public var replayGain: (db: Double, source: String)? { current.flatMap { s in s.replayGain.source.map { (s.replayGain.db, $0) } } }
     public var isMuted: Bool { current?.control.read { $0.muted } ?? false }
     public var videoFormat: VideoFormat? { current?.info.primaryVideo?.format }
 
@@ -403,6 +406,7 @@ public final class Player: Sendable {
         t.rate = c.rate
         t.volume = c.volume
         t.muted = c.muted
+        t.replayGain = s.replayGain.source.map { String(format: "%@ %+.2f dB", $0, s.replayGain.db) }
         t.audioXruns = (s.sink as? ALSASink)?.xruns ?? 0
         t.buffering = c.buffering
         t.rebuffers = c.rebuffers

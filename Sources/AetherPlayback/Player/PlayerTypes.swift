@@ -59,6 +59,8 @@ public struct PlayerOptions: Sendable {
     /// Volume in percent, 0–130.
     public var volume: Double = 100
     public var muted = false
+    /// Loudness by the file's tags (mpv's `--replaygain*`), applied before the volume.
+    public var replayGain = ReplayGainSettings()
     /// Video decoder threads; 0: automatic (``DecoderThreads``).
     public var decodeThreads = 0
     /// H.264/HEVC loop filter skipping (mpv's `--vd-lavc-skiploopfilter`); nil: automatic.

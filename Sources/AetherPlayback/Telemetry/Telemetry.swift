@@ -57,6 +57,8 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var rate: Double = 1
     public var volume: Double = 100
     public var muted = false
+    /// The loudness gain applied (`track -6.00 dB`, `album …`, `fallback …`); nil when off.
+    public var replayGain: String?
     public var deinterlacing = false
     /// Frames the decoder leaves without the loop filter (`bidir`, …), nil when none.
     public var loopFilterSkip: String?

@@ -320,6 +320,7 @@ extension TUIApp {
             lines.append("Audio      none")
         }
         lines.append("Output     \(t.audioDevice)  \(t.audioFormat)\(player.audioDelay != 0 ? String(format: "  audio delay %+.1f s", player.audioDelay) : "")")
+        if let gain = t.replayGain { lines.append("ReplayGain \(gain)") }
         // The music view plays no picture: its stats are the sound's alone.
         if music == nil {
             lines.append("Clock      \(t.clockSource)  A/V \(String(format: "%+.1f ms (p95 %.1f)", t.avGapLastMs, t.avGapP95Ms))")
