@@ -21,6 +21,13 @@ enum DecodeCheck {
     static func media(_ bytes: [UInt8], maxPackets: Int = 200) -> Outcome? {
         guard let format = try? FormatContext(bytes: bytes, timeout: 5),
               let info = try? MediaProbe.probe(format) else { return nil }
+        // Loudness tags from the file: whatever they say, every mode gives a finite gain within ±64 dB.
+        for mode in ReplayGainMode.allCases {
+            for clip in [false, true] {
+                let applied = ReplayGainSettings(mode: mode, preamp: 15, clip: clip, fallback: -200).applied(to: info.replayGain)
+                precondition(applied.db.isFinite && abs(applied.db) <= 128 && applied.factor.isFinite, "\(info.replayGain)")
+            }
+        }
         var out = Outcome()
         var video: [Int: VideoDecoder] = [:]
         var audio: [Int: AudioDecoder] = [:]
