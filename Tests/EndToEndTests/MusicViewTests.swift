@@ -137,6 +137,22 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
+    /// The stats box of the music view says the sound's facts only (no frames, no video
+    /// output), and a mono file reads `mono` (its track and the output). (Issue 35, item 4.)
+    @Test func musicStatsAreTheSoundsAndMonoReadsMono() throws {
+        let s = try start("tones-stepped.mka", ["--pause"])
+        defer { s.close() }
+        #expect(s.waitFor(8) { $0.contains("48 kHz · mono") && $0.contains("00:00 /") }, "no music view:\n\(s.screen())")
+        s.send("i")
+        #expect(s.waitFor(8) { $0.contains("Container") && $0.contains("Output") }, "no stats box:\n\(s.screen())")
+        let screen = s.screen()
+        #expect(screen.contains("Audio      #1 flac  mono"), "\(screen)")
+        #expect(screen.range(of: #"Output .* s16 mono"#, options: .regularExpression) != nil, "\(screen)")
+        #expect(!screen.contains("Frames") && !screen.contains("Video out") && !screen.contains("A/V"), "\(screen)")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     /// `--vid=no` on a video file: no picture, the music view with the file name (untagged), the
     /// placeholder for the missing cover and a bar for the 1 kHz tone; without it, the video.
     @Test func vidNoShowsTheMusicViewForAVideoFile() throws {
