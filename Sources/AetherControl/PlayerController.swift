@@ -308,8 +308,5 @@ public final class PlayerController {
         }
     }
 
-    static func clock(_ seconds: Double) -> String {
-        let s = Int(max(0, seconds))
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%02d:%02d", s / 60, s % 60)
-    }
+    static func clock(_ seconds: Double) -> String { TimeFormat.clock(seconds) }
 }

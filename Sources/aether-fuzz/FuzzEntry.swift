@@ -39,13 +39,15 @@ import TerminalGraphics
 ///   container expanded (``StructureTreeCheck``), and the same bytes as a DASH WebM segment
 ///   whose clusters are served with unknown sizes (each grows by at most 7 bytes);
 /// - `wvtt`: WebVTT in MP4 as a DASH text set segments it, an init section and a segment
-///   (``WVTTCheck``: cue times, text a WebVTT document can carry, the cue budget).
+///   (``WVTTCheck``: cue times, text a WebVTT document can carry, the cue budget);
+/// - `lrc`: LRC lyrics (``Lyrics``: lines in time order within the budgets, sanitised text,
+///   the line sung at any time, the WebVTT track made from them).
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -87,6 +89,17 @@ enum FuzzTarget: String, CaseIterable {
             StructureFuzz.run(self, bytes)
         case .wvtt:
             WVTTCheck.run(bytes)
+        case .lrc:
+            guard let lyrics = Lyrics.parse(bytes, duration: bytes.first.map { Double($0) * 10 }) else { break }
+            precondition(lyrics.lines.count <= Lyrics.maxLines && !lyrics.lines.isEmpty)
+            for (k, line) in lyrics.lines.enumerated() {
+                precondition(line.start >= 0 && line.end >= line.start && line.end <= Lyrics.maxSeconds * 2 && line.words.count <= Lyrics.maxWordsPerLine)
+                precondition(k == 0 || lyrics.lines[k - 1].start <= line.start, "lines out of order")
+                precondition(!line.text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" })
+                precondition(lyrics.lineIndex(at: line.start).map { lyrics.lines[$0].start == line.start } == true)
+            }
+            let vtt = lyrics.webVTT
+            precondition(vtt.hasPrefix("WEBVTT\n\n") && !vtt.contains("\u{1B}"))
         case .ytdl:
             if let page = try? PageMedia.parse(bytes) {
                 // What the parser lets through is bounded and never names anything but http(s).
@@ -141,7 +154,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc FILE…\n".utf8))
             exit(2)
         }
         try? AppLog.configure(path: nil)

@@ -216,10 +216,8 @@ final class ProgressPrinter {
     }
 
     static func clock(_ seconds: Double) -> String {
-        let hour = 3600
         guard seconds.isFinite, seconds >= 0 else { return "--:--" }
-        let s = min(Int(seconds.rounded()), 359_999)
-        return s >= hour ? String(format: "%d:%02d:%02d", s / hour, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+        return TimeFormat.clock(min(seconds, 359_999), rounding: .toNearestOrAwayFromZero, padMinutes: false)
     }
 
     private func write(_ text: String) {

@@ -91,3 +91,56 @@ import Testing
         #expect(MusicLayout.meterGlyphs(level: 2, width: 3) == "███")
     }
 }
+
+/// The music view with synced lyrics (issue 35, item 3): they take the spectrum's rows but the
+/// meter's, and the line sung now is in the middle, its sung words in the selection's style.
+@Suite struct MusicLyricsTests {
+    static let lyrics = Lyrics.parse(Array("""
+        [00:01.00]one
+        [00:02.00]two
+        [00:03.00]<00:03.00>three <00:03.50>four <00:04.00>five
+        [00:05.00]six
+        [00:06.00]seven
+        [00:07.00]eight
+        """.utf8))!
+
+    @Test func lyricsTakeTheBarsRowsButTheMeters() {
+        let area = CellRect(column: 0, row: 1, width: 100, height: 20)
+        let without = MusicLayout(area: area, cellSize: CellSize(width: 8, height: 16), textLines: 4)
+        let with = MusicLayout(area: area, cellSize: CellSize(width: 8, height: 16), textLines: 4, lyrics: true)
+        #expect(without.lyrics.isEmpty && !without.meter)
+        #expect(with.meter && with.bars.height == 1 && with.bars.row == without.bars.endRow - 1)
+        #expect(with.lyrics.row == without.bars.row && with.lyrics.endRow == with.bars.row - 1 && with.lyrics.width == without.bars.width)
+    }
+
+    func grid(at time: Double) -> (CellGrid, MusicLayout) {
+        let layout = MusicLayout(area: CellRect(column: 0, row: 0, width: 60, height: 14), cellSize: CellSize(width: 8, height: 16),
+                                 textLines: 1, lyrics: true)
+        var grid = CellGrid(columns: 60, rows: 14)
+        MusicPane(layout: layout, tags: [.init(text: "Song", role: .title)], coverPlaceholder: false, meter: true,
+                  levels: [0, 0], peaks: [0, 0], lyrics: Self.lyrics, time: time).render(into: &grid)
+        return (grid, layout)
+    }
+
+    func row(_ grid: CellGrid, _ row: Int, _ layout: MusicLayout) -> String {
+        String(grid.characters[row][layout.lyrics.column..<layout.lyrics.endColumn]).trimmingCharacters(in: .whitespaces)
+    }
+
+    @Test func theLineSungNowIsHighlightedWordByWord() {
+        let (g, l) = grid(at: 3.7)
+        let rows = (l.lyrics.row..<l.lyrics.endRow).map { row(g, $0, l) }
+        let current = rows.firstIndex(of: "three four five")!
+        #expect(current == min(2, l.lyrics.height / 2), "\(rows)")
+        let r = l.lyrics.row + current
+        let roles = g.roles[r][l.lyrics.column..<(l.lyrics.column + 15)]
+        #expect(roles.prefix(11).allSatisfy { $0 == .menuSelected }, "three four sung")
+        #expect(roles.suffix(4).allSatisfy { $0 == .title }, "five to come")
+        #expect(g.roles[r - 1][l.lyrics.column] == .status)
+        // Without word stamps the whole line is sung; before the first, nothing is.
+        let (g2, _) = grid(at: 5.2)
+        let sixRow = (l.lyrics.row..<l.lyrics.endRow).first { row(g2, $0, l) == "six" }!
+        #expect(g2.roles[sixRow][l.lyrics.column..<(l.lyrics.column + 3)].allSatisfy { $0 == .menuSelected })
+        let (g3, _) = grid(at: 0.5)
+        #expect(!(l.lyrics.row..<l.lyrics.endRow).contains { r in g3.roles[r].contains(.menuSelected) })
+    }
+}

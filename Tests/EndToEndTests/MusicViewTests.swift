@@ -153,6 +153,85 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
+    /// The text drawn highlighted (reverse video or on a background colour) on each row of a
+    /// `capture-pane -e` screen.
+    static func highlighted(_ captured: String) -> [String] {
+        captured.components(separatedBy: "\n").map { line in
+            var out = "", reverse = false, background = false
+            var chars = Array(line.unicodeScalars)[...]
+            while let c = chars.popFirst() {
+                guard c == "\u{1B}" else {
+                    if reverse || background { out.unicodeScalars.append(c) }
+                    continue
+                }
+                guard chars.first == "[" else { continue }
+                chars = chars.dropFirst()
+                var body = ""
+                while let d = chars.popFirst(), !(("@"..."~").contains(d)) { body.unicodeScalars.append(d) }
+                var params = body.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }[...]
+                if params.isEmpty { params = [0] }
+                while let p = params.popFirst() {
+                    switch p {
+                    case 0: reverse = false; background = false
+                    case 7: reverse = true
+                    case 27: reverse = false
+                    case 49: background = false
+                    case 40...47, 100...107: background = true
+                    case 38, 48:
+                        if p == 48 { background = true }
+                        let kind = params.popFirst()
+                        params = params.dropFirst(kind == 5 ? 1 : kind == 2 ? 3 : 0)
+                    default: break
+                    }
+                }
+            }
+            return out.trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    /// Synced lyrics (issue 35, item 3): `lyrics-song.lrc` beside the song (`line NN` at
+    /// NN × 1.5 s). While it plays, at 1× from the start, then after a seek to 20 s at 2×, the
+    /// highlighted line is the one whose stamp has passed, within 0.25 s of the position the
+    /// player reports just before and after the screen is read.
+    @Test func theHighlightedLyricIsTheLineWhoseStampHasPassed() throws {
+        let dir = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try start("lyrics-song.flac", ["--input-ipc-server=\(dir)/l.sock"])
+        defer { s.close() }
+        #expect(s.waitFor(8) { $0.contains("line 00") && $0.contains("line 01") }, "no lyrics:\n\(s.screen())")
+        let client = try IPCTestClient(path: dir + "/l.sock", timeout: 10)
+        func position() -> Double? { client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double }
+        var checked = 0
+        func sample() {
+            guard let before = position() else { return }
+            let rows = Self.highlighted(s.screen(colours: true)).filter { $0.hasPrefix("line ") }
+            guard let after = position() else { return }
+            let allowed = Set(stride(from: max(0, before - 0.25), through: after + 0.25, by: 0.05).map { min(19, Int($0 / 1.5)) })
+            guard let row = rows.first, let n = Int(row.dropFirst(5).prefix(2)) else {
+                #expect(rows.count == 1, "no line highlighted at \(before)–\(after) s")
+                return
+            }
+            #expect(rows.count == 1 && allowed.contains(n), "at \(before)–\(after) s: \(rows), allowed \(allowed.sorted())")
+            checked += 1
+        }
+        let firstPart = MonotonicTime.now() + 7
+        while MonotonicTime.now() < firstPart {
+            sample()
+            Thread.sleep(forTimeInterval: 0.3)   // measurement window: a sample every 0.3 s
+        }
+        _ = client.request(#"{"command":["seek",20,"absolute"]}"#)
+        _ = client.request(#"{"command":["set_property","speed",2]}"#)
+        #expect(waitUntil(5) { (position() ?? 0) >= 20 })
+        let secondPart = MonotonicTime.now() + 4
+        while MonotonicTime.now() < secondPart {
+            sample()
+            Thread.sleep(forTimeInterval: 0.3)   // measurement window: a sample every 0.3 s
+        }
+        #expect(checked >= 25, "\(checked) samples")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     /// `--vid=no` on a video file: no picture, the music view with the file name (untagged), the
     /// placeholder for the missing cover and a bar for the 1 kHz tone; without it, the video.
     @Test func vidNoShowsTheMusicViewForAVideoFile() throws {

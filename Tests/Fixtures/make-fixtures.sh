@@ -168,6 +168,10 @@
 #   replaygain-loud.flac  REPLAYGAIN_TRACK_GAIN "+10.00 dB", _PEAK 0.6: held at
 #                     1/0.6 (+4.44 dB) unless --replaygain-clip=yes.
 #
+# Synced lyrics
+#   lyrics-song.flac  FLAC stereo 48 kHz 30 s, 440 Hz, title "Lyrics Song".
+#   lyrics-song.lrc   its sidecar: "line 00" … "line 19" at 0, 1.5, 3 … 28.5 s.
+#
 # Broken input (error paths; none of these should crash anything)
 #   truncated.mkv          first 30% of h264-aac-2audio-srt-ass.mkv.
 #   truncated-header.mkv   first 200 bytes of the same file.
@@ -785,6 +789,13 @@ gen_replaygain_loud() {
         -metadata REPLAYGAIN_TRACK_GAIN="+10.00 dB" -metadata REPLAYGAIN_TRACK_PEAK="0.600000" "${bitexact[@]}" -f flac "$1"
 }
 
+gen_lyrics_song() {
+    "${ff[@]}" -f lavfi -i "sine=f=440:r=48000:d=30" -ac 2 -c:a flac -metadata title="Lyrics Song" "${bitexact[@]}" -f flac "$1"
+}
+gen_lyrics_lrc() {
+    { echo "[ti:Lyrics Song]"; awk 'BEGIN { for (k = 0; k < 20; k++) { t = k * 1.5; printf "[%02d:%05.2f]line %02d\n", int(t / 60), t - 60 * int(t / 60), k } }'; } >"$1"
+}
+
 main_mkv="$outdir/h264-aac-2audio-srt-ass.mkv"
 
 gen_truncated() {
@@ -933,6 +944,8 @@ build replaygain.flac                  gen_replaygain_flac
 build replaygain.mp3                   gen_replaygain_mp3
 build replaygain.opus                  gen_replaygain_opus
 build replaygain-loud.flac             gen_replaygain_loud
+build lyrics-song.flac                 gen_lyrics_song
+build lyrics-song.lrc                  gen_lyrics_lrc
 build truncated.mkv                   gen_truncated "$main_mkv"
 build truncated-header.mkv            gen_truncated_header "$main_mkv"
 build empty.mkv                       gen_empty

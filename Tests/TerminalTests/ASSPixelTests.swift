@@ -73,6 +73,41 @@ import Testing
         #expect(shown > 1_000, "\(shown) red pixels after v again")
     }
 
+    /// LRC lyrics in the video view (issue 35, item 3) are a subtitle track like any other:
+    /// libass draws the line sung now into the sixel picture (white text on the green).
+    @Test(.enabled(if: enabled)) func lrcLyricsAreDrawnByLibassInTheSixelPicture() throws {
+        let fixture = TestEnvironment.subtitleFixture("ass-sign-e2e.mkv")
+        let lrc = PlayerRuns.temp("lyrics.lrc")
+        defer { try? FileManager.default.removeItem(atPath: (lrc as NSString).deletingLastPathComponent) }
+        try "[ti:Test]\n[00:00.00]WWWW MMMM WWWW\n[00:30.00]end\n".write(toFile: lrc, atomically: true, encoding: .utf8)
+        func white(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Bool { r > 200 && g > 200 && b > 200 }
+        /// White pixels inside the green picture once it is up (and, `expectText`, the text too).
+        func whiteInPicture(_ subtitles: String, expectText: Bool) throws -> Int {
+            let x = try XtermSession(command: "'\(TestEnvironment.binary)' '\(fixture)' --vo=sixel --ao=null --pause \(subtitles) --start=1")
+            defer { x.stop() }
+            var picture = Box(), text = 0
+            _ = waitUntil(10, interval: 0.25) {
+                guard let shot = x.screenshot() else { return false }
+                picture = Self.box(shot, Self.green)
+                guard picture.count > 20_000 else { return false }
+                text = 0
+                for y in picture.y0...picture.y1 {
+                    for xx in picture.x0...picture.x1 {
+                        let i = (y * shot.width + xx) * 3
+                        if white(shot.rgb[i], shot.rgb[i + 1], shot.rgb[i + 2]) { text += 1 }
+                    }
+                }
+                return !expectText || text > 300
+            }
+            try #require(picture.count > 20_000, "no green picture on screen (\(x.state))")
+            return text
+        }
+        let text = try whiteInPicture("--sub-file='\(lrc)' --sid=2", expectText: true)
+        let none = try whiteInPicture("--sid=no", expectText: false)
+        #expect(text > 300 && none < 50, "the lyric line is not in the picture: \(text) white pixels (\(none) without it)")
+        print("lyrics in the sixel picture: \(text) white pixels, \(none) without them")
+    }
+
     @Test(.enabled(if: enabled)) func withSubAssNoTheDrawingStaysOutOfThePicture() throws {
         let fixture = TestEnvironment.subtitleFixture("ass-sign-e2e.mkv")
         let x = try XtermSession(command: "'\(TestEnvironment.binary)' '\(fixture)' --vo=sixel --ao=null --pause --sid=1 --start=1 --sub-ass=no")

@@ -346,6 +346,8 @@ public final class Player: Sendable {
     /// applied).
     public func subtitleCues(at time: Double) -> [SubtitleCue] { current?.subtitles.active(at: time - subtitleDelay) ?? [] }
     public var subtitleStore: SubtitleStore? { current?.subtitles }
+    /// Synced lyrics of the playing file (an LRC sidecar or `--sub-file`), nil when none.
+    public var lyrics: Lyrics? { current?.subtitles.lyrics }
 
     /// When (playback time) the active subtitle cues change next, or nil (``SubtitleStore/nextChange(after:)``).
     public var nextSubtitleChange: Double? {

@@ -25,6 +25,12 @@ extension SubtitleStore {
         guard Int(info.st_size) <= SubtitleStore.maxSidecarBytes else {
             throw SidecarError(description: "subtitle file '\(name)' is too large (\(info.st_size) bytes)")
         }
+        if Self.isLyrics(path) {
+            guard let bytes = FileManager.default.contents(atPath: path) else {
+                throw SidecarError(description: "cannot read subtitle file '\(name)'")
+            }
+            return try addLyrics(Array(bytes.prefix(SubtitleStore.maxSidecarBytes)), name: name, path: path)
+        }
         let codepage = SubtitleStore.isUTF8(path: path) ? nil : fallbackCodepage
         let format: FormatContext
         do {
@@ -46,12 +52,29 @@ extension SubtitleStore {
         } catch {
             throw SidecarError(description: "cannot read subtitle file '\(name)': \(error.message)")
         }
+        if Self.isLyrics(url) { return try addLyrics(bytes, name: name, path: url) }
         let codepage = String(validating: bytes, as: UTF8.self) != nil ? nil : fallbackCodepage
         let format: FormatContext
         do { format = try FormatContext(bytes: bytes) } catch {
             throw SidecarError(description: "cannot read subtitle file '\(name)': \(error.message)")
         }
         return try addSidecar(format: format, name: name, path: url, codepage: codepage)
+    }
+
+    /// An LRC file (by its name: `.lrc`), read by ``Lyrics`` rather than libavformat.
+    static func isLyrics(_ path: String) -> Bool {
+        ((URLComponents(string: path)?.path ?? path) as NSString).pathExtension.lowercased() == "lrc"
+    }
+
+    /// Synced lyrics as a subtitle track (their lines as WebVTT cues) and, the first time, as
+    /// the music view's lyrics.
+    private func addLyrics(_ bytes: [UInt8], name: String, path: String) throws(SidecarError) -> Int {
+        guard let lyrics = Lyrics.parse(bytes) else {
+            throw SidecarError(description: "'\(name)' holds no synced lyrics (no [mm:ss.xx] stamps)")
+        }
+        let id = try addDocument(Array(lyrics.webVTT.utf8), name: name, path: path, language: nil)
+        state.withLock { if $0.lyrics == nil { $0.lyrics = lyrics } }
+        return id
     }
 
     /// A subtitle document already in memory (a DASH text set's WebVTT files joined), as a
@@ -130,7 +153,7 @@ extension SubtitleStore {
         let base = url.deletingPathExtension().lastPathComponent
         let dir = url.deletingLastPathComponent()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return [] }
-        let exts: Set<String> = ["srt", "ass", "ssa", "vtt", "sub"]
+        let exts: Set<String> = ["srt", "ass", "ssa", "vtt", "sub", "lrc"]
         return names.filter { name in
             let u = URL(fileURLWithPath: name)
             return exts.contains(u.pathExtension.lowercased()) && (name.hasPrefix(base + ".") )

@@ -29,6 +29,8 @@ public final class SubtitleStore: Sendable {
         var tracks: [Track] = []
         var selected: Int?
         var insertsSincePrune = 0
+        /// The first LRC sidecar's lines (its track is also a subtitle track).
+        var lyrics: Lyrics?
     }
 
     static let maxCues = 20_000
@@ -91,6 +93,8 @@ public final class SubtitleStore: Sendable {
     convenience init(info: MediaInfo) { self.init(info: info, url: "", timeline: Timeline(origin: 0)) }
 
     public var tracks: [SubtitleTrackInfo] { state.withLock { $0.tracks.map(\.info) } }
+    /// Synced lyrics from the first LRC file loaded (``Lyrics``), for the music view.
+    public var lyrics: Lyrics? { state.withLock { $0.lyrics } }
     public var selectedTrack: Int? { state.withLock { $0.selected } }
 
     /// Selects track `id` (nil = off). Embedded cues of other tracks are dropped; the new track's

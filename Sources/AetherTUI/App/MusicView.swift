@@ -17,6 +17,10 @@ final class MusicView {
     var lastUpdate = 0.0
     /// What was last drawn (a redraw is asked for only when it changes).
     var drawnLevels: [Float] = []
+    /// The lyric line and how many of its words were sung when last drawn.
+    var drawnLyrics: [Int] = []
+    /// Laid out for lyrics (they come with a sidecar, after the file opens).
+    var laidOutForLyrics = false
 
     /// Spectrum updates per second, at most.
     static let rate = 30.0
@@ -49,8 +53,10 @@ final class MusicView {
         }
         smoother.update(bands, elapsed: elapsed)
         let levels = smoother.levels + smoother.peaks
-        guard levels != drawnLevels else { return false }
+        let lyricsNow = layout.lyrics.isEmpty ? [] : player.lyrics?.progress(at: player.currentTime) ?? []
+        guard levels != drawnLevels || lyricsNow != drawnLyrics else { return false }
         drawnLevels = levels
+        drawnLyrics = lyricsNow
         return true
     }
 }
@@ -61,14 +67,16 @@ extension TUIApp {
     func layoutMusicView() {
         guard !player.hasVideo else { music = nil; return }
         let musicLayout = MusicLayout(area: layout.videoArea, cellSize: layout.geometry.cellSize,
-                                      textLines: musicTagLines().count)
+                                      textLines: musicTagLines().count, lyrics: player.lyrics != nil)
         if music == nil {
             view.previewStamp += 1
             music = MusicView(cover: player.coverArt, stamp: view.previewStamp, layout: musicLayout)
         }
         guard let music else { return }
         music.layout = musicLayout
+        music.laidOutForLyrics = player.lyrics != nil
         music.drawnLevels = []
+        music.drawnLyrics = []
         music.coverPlacement = music.cover.flatMap { picture in
             let placement = driver.placement(for: musicLayout.cover, displayAspect: Double(picture.width) / Double(picture.height),
                                              geometry: layout.geometry, scale: 1)
@@ -79,7 +87,8 @@ extension TUIApp {
     /// UI loop: whether the music view wants drawing now (its bars moved), ~30 times a second
     /// while playing. Also notices the video stream going (or coming) and lays out again.
     func musicViewNeedsDrawing(now: Double) -> Bool {
-        if (music != nil) == player.hasVideo {
+        // The video stream went or came, or lyrics came (a sidecar loads after the file opens).
+        if (music != nil) == player.hasVideo || music.map({ $0.laidOutForLyrics != (player.lyrics != nil) }) == true {
             relayout()
             return true
         }
@@ -101,7 +110,8 @@ extension TUIApp {
         guard let music else { return nil }
         return MusicPane(layout: music.layout, tags: musicTagLines(), coverPlaceholder: music.coverPlacement == nil,
                          meter: music.layout.meter || music.analyzer == nil,
-                         levels: music.smoother.levels, peaks: music.smoother.peaks)
+                         levels: music.smoother.levels, peaks: music.smoother.peaks,
+                         lyrics: player.lyrics, time: player.currentTime)
     }
 
     /// The tag lines: title (the file name when untagged), artist, album, track · year · genre,

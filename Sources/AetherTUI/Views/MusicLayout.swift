@@ -6,7 +6,8 @@ import TerminalGraphics
 /// tags to its right, the spectrum under them down to the area's foot. Narrow: the cover on top
 /// when there is height to spare, then the tags, then the spectrum. When the spectrum would be
 /// too small to read, a one-row level meter takes its place; when even that has no row, the
-/// tags give up their last lines for it.
+/// tags give up their last lines for it. With lyrics, they take the spectrum's rows but the
+/// last, where the level meter goes.
 struct MusicLayout: Equatable {
     /// Where the cover (or its placeholder) goes; empty: no cover.
     var cover: CellRect
@@ -16,16 +17,20 @@ struct MusicLayout: Equatable {
     var bars: CellRect
     /// The bars area is a one-row level meter.
     var meter: Bool
+    /// Where the lyrics scroll (empty: none, or no room).
+    var lyrics: CellRect
 
     /// Smallest spectrum worth drawing; below it the level meter.
     static let minimumBars = (columns: 16, rows: 3)
 
     /// - Parameter textLines: how many tag lines there are to show.
-    init(area: CellRect, cellSize: CellSize, textLines: Int) {
+    /// - Parameter lyrics: whether synced lyrics are to scroll.
+    init(area: CellRect, cellSize: CellSize, textLines: Int, lyrics hasLyrics: Bool = false) {
         let empty = CellRect(column: area.column, row: area.row, width: 0, height: 0)
         cover = empty
         text = empty
         bars = empty
+        lyrics = empty
         meter = false
         // One blank row above and below, two columns either side.
         let inner = CellRect(column: area.column + 2, row: area.row + 1, width: max(0, area.width - 4), height: max(0, area.height - 2))
@@ -54,6 +59,12 @@ struct MusicLayout: Equatable {
         let barRows = below.endRow - top
         guard barRows >= 1 else { return }
         bars = CellRect(column: below.column, row: top, width: below.width, height: barRows)
+        if hasLyrics, barRows >= 3 {
+            lyrics = CellRect(column: below.column, row: top, width: below.width, height: barRows - 2)
+            meter = true
+            bars = CellRect(column: below.column, row: below.endRow - 1, width: below.width, height: 1)
+            return
+        }
         if barRows < Self.minimumBars.rows || below.width < Self.minimumBars.columns {
             meter = true
             bars = CellRect(column: below.column, row: below.endRow - 1, width: below.width, height: 1)

@@ -22,6 +22,9 @@ struct MusicPane {
     /// The smoother's levels and held peaks (0…1): one per band, or rms and peak for the meter.
     var levels: [Float]
     var peaks: [Float]
+    /// Synced lyrics and the time they are drawn at (the song's position).
+    var lyrics: Lyrics? = nil
+    var time = 0.0
 
     func render(into surface: inout some TextSurface) {
         let l = layout
@@ -29,11 +32,25 @@ struct MusicPane {
         for (i, line) in tags.prefix(l.text.height).enumerated() {
             surface.put(TextSanitizer.clean(line.text), row: l.text.row + i, column: l.text.column, role: line.role, width: l.text.width)
         }
+        if let lyrics, !l.lyrics.isEmpty { renderLyrics(lyrics, in: l.lyrics, into: &surface) }
         if meter {
             renderMeter(in: l.meter ? l.bars : CellRect(column: l.bars.column, row: l.bars.endRow - 1, width: l.bars.width, height: min(1, l.bars.height)),
                         into: &surface)
         } else {
             renderSpectrum(in: l.bars, into: &surface)
+        }
+    }
+
+    /// The lyrics around the line sung now (``Lyrics/window(rows:at:)``): other lines dim, the
+    /// one sung now in the title's style with its sung words in the selection's.
+    private func renderLyrics(_ lyrics: Lyrics, in rect: CellRect, into surface: inout some TextSurface) {
+        for (row, pieces) in lyrics.window(rows: rect.height, at: time).enumerated() {
+            var column = rect.column
+            for (text, emphasis) in pieces where column < rect.endColumn {
+                let role: ThemeRole = emphasis == .sung ? .menuSelected : emphasis == .now ? .title : .status
+                surface.put(TextSanitizer.clean(text), row: rect.row + row, column: column, role: role, width: rect.endColumn - column)
+                column += DisplayWidth.of(text)
+            }
         }
     }
 

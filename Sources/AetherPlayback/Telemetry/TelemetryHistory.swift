@@ -1,15 +1,18 @@
-import AetherEngine
+import Foundation
 
-/// The last minute of 1 Hz telemetry, for the sparklines.
-struct TelemetryHistory {
-    static let length = 30
-    var bitrate: [Double] = []
-    var gap: [Double] = []
-    var fps: [Double] = []
-    var terminalBytes: [Double] = []
+/// The last half minute of 1 Hz telemetry (a host's sparklines): bit rate, A/V gap, frame rate
+/// and the bytes the host wrote to its terminal each second.
+public struct TelemetryHistory: Sendable {
+    public static let length = 30
+    public private(set) var bitrate: [Double] = []
+    public private(set) var gap: [Double] = []
+    public private(set) var fps: [Double] = []
+    public private(set) var terminalBytes: [Double] = []
     private var lastBytes = 0
 
-    mutating func add(_ t: TelemetrySnapshot, terminalBytes bytes: Int) {
+    public init() {}
+
+    public mutating func add(_ t: TelemetrySnapshot, terminalBytes bytes: Int) {
         func push(_ a: inout [Double], _ v: Double) {
             a.append(v)
             if a.count > TelemetryHistory.length { a.removeFirst(a.count - TelemetryHistory.length) }
@@ -22,7 +25,7 @@ struct TelemetryHistory {
     }
 
     /// `▁▂▃▄▅▆▇█` scaled to the series' own maximum.
-    static func sparkline(_ values: [Double], width: Int) -> String {
+    public static func sparkline(_ values: [Double], width: Int) -> String {
         let bars = Array("▁▂▃▄▅▆▇█")
         let tail = values.suffix(width)
         let top = max(tail.max() ?? 0, 1e-9)
