@@ -41,7 +41,8 @@ import TerminalGraphics
 /// - `wvtt`: WebVTT in MP4 as a DASH text set segments it, an init section and a segment
 ///   (``WVTTCheck``: cue times, text a WebVTT document can carry, the cue budget);
 /// - `lrc`: LRC lyrics (``Lyrics``: lines in time order within the budgets, sanitised text,
-///   the line sung at any time, the WebVTT track made from them).
+///   the line sung at any time, the WebVTT track made from them), and the same bytes as an ID3
+///   tag's `SYLT` frames (``ID3SyncedLyrics``) made into lyrics.
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
@@ -90,16 +91,19 @@ enum FuzzTarget: String, CaseIterable {
         case .wvtt:
             WVTTCheck.run(bytes)
         case .lrc:
-            guard let lyrics = Lyrics.parse(bytes, duration: bytes.first.map { Double($0) * 10 }) else { break }
-            precondition(lyrics.lines.count <= Lyrics.maxLines && !lyrics.lines.isEmpty)
-            for (k, line) in lyrics.lines.enumerated() {
-                precondition(line.start >= 0 && line.end >= line.start && line.end <= Lyrics.maxSeconds * 2 && line.words.count <= Lyrics.maxWordsPerLine)
-                precondition(k == 0 || lyrics.lines[k - 1].start <= line.start, "lines out of order")
-                precondition(!line.text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" })
-                precondition(lyrics.lineIndex(at: line.start).map { lyrics.lines[$0].start == line.start } == true)
+            let entries = ID3SyncedLyrics.entries(bytes)
+            precondition(entries.count <= ID3SyncedLyrics.maxEntries)
+            for lyrics in [Lyrics.parse(bytes, duration: bytes.first.map { Double($0) * 10 }), Lyrics.synced(entries)].compactMap({ $0 }) {
+                precondition(lyrics.lines.count <= Lyrics.maxLines && !lyrics.lines.isEmpty)
+                for (k, line) in lyrics.lines.enumerated() {
+                    precondition(line.start >= 0 && line.end >= line.start && line.end <= Lyrics.maxSeconds * 2 && line.words.count <= Lyrics.maxWordsPerLine)
+                    precondition(k == 0 || lyrics.lines[k - 1].start <= line.start, "lines out of order")
+                    precondition(!line.text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" })
+                    precondition(lyrics.lineIndex(at: line.start).map { lyrics.lines[$0].start == line.start } == true)
+                }
+                let vtt = lyrics.webVTT
+                precondition(vtt.hasPrefix("WEBVTT\n\n") && !vtt.contains("\u{1B}"))
             }
-            let vtt = lyrics.webVTT
-            precondition(vtt.hasPrefix("WEBVTT\n\n") && !vtt.contains("\u{1B}"))
         case .ytdl:
             if let page = try? PageMedia.parse(bytes) {
                 // What the parser lets through is bounded and never names anything but http(s).

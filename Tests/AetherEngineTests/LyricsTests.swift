@@ -86,3 +86,73 @@ import Testing
         #expect(Lyrics.parse(huge) == nil)
     }
 }
+
+/// ID3 `SYLT` frames (issue 35, item 3): read from a tag's bytes, v2.3 and v2.4, every text
+/// encoding, unsynchronisation; what is not milliseconds, compressed, encrypted or cut short is
+/// left out, never fatal. Tier: unit.
+@Suite struct ID3SyncedLyricsTests {
+    static func syncsafe(_ n: Int) -> [UInt8] { [UInt8(n >> 21 & 0x7F), UInt8(n >> 14 & 0x7F), UInt8(n >> 7 & 0x7F), UInt8(n & 0x7F)] }
+    static func be32(_ n: Int) -> [UInt8] { [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] }
+
+    /// A tag of one SYLT frame with `entries` in `encoding` (0 Latin-1, 1 UTF-16 with BOM, 2
+    /// UTF-16BE, 3 UTF-8); `format` 2 is milliseconds.
+    static func tag(_ entries: [(String, Int)], version: UInt8 = 4, encoding: UInt8 = 3, format: UInt8 = 2, frameFlags: [UInt8] = [0, 0]) -> [UInt8] {
+        func text(_ s: String) -> [UInt8] {
+            switch encoding {
+            case 0: return s.unicodeScalars.map { UInt8($0.value & 0xFF) } + [0]
+            case 1: return [0xFF, 0xFE] + s.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } + [0, 0]
+            case 2: return s.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } + [0, 0]
+            default: return Array(s.utf8) + [0]
+            }
+        }
+        var body: [UInt8] = [encoding] + Array("eng".utf8) + [format, 1] + text("desc")
+        for (s, ms) in entries { body += text(s) + be32(ms) }
+        let frame = Array("SYLT".utf8) + (version == 4 ? syncsafe(body.count) : be32(body.count)) + frameFlags + body
+        return Array("ID3".utf8) + [version, 0, 0] + syncsafe(frame.count + 10) + frame + [UInt8](repeating: 0, count: 10)
+    }
+
+    @Test func entriesInEveryEncodingAndVersion() {
+        let entries = [("Één", 1000), ("twee", 2500)]
+        for version: UInt8 in [3, 4] {
+            for encoding: UInt8 in [0, 1, 2, 3] {
+                let read = ID3SyncedLyrics.entries(Self.tag(entries, version: version, encoding: encoding))
+                #expect(read.map(\.text) == ["Één", "twee"] && read.map(\.ms) == [1000, 2500], "v2.\(version) encoding \(encoding): \(read)")
+            }
+        }
+    }
+
+    @Test func linesAndWordsFromTheEntries() throws {
+        // Each entry a line.
+        let lines = try #require(Lyrics.synced([(1000, "one"), (2500, "two")], duration: 4))
+        #expect(lines.lines.map(\.text) == ["one", "two"] && lines.lines.map(\.start) == [1, 2.5] && lines.lines.last?.end == 4)
+        // Syllables: an entry that begins a line (a line break first) starts one.
+        let words = try #require(Lyrics.synced([(1000, "Hel"), (1300, "lo "), (1600, "you"), (3000, "\nnext "), (3500, "line")]))
+        #expect(words.lines.map(\.text) == ["Hello you", "next line"])
+        #expect(words.lines.map { $0.words.map(\.start) } == [[1, 1.3, 1.6], [3, 3.5]])
+        #expect(Lyrics.synced([]) == nil)
+    }
+
+    @Test func whatCannotBeReadIsLeftOut() {
+        let good = Self.tag([("a", 1000)])
+        #expect(ID3SyncedLyrics.entries(good).count == 1)
+        #expect(ID3SyncedLyrics.entries(Self.tag([("a", 1000)], format: 1)).isEmpty, "MPEG frames")
+        #expect(ID3SyncedLyrics.entries(Self.tag([("a", 1000)], frameFlags: [0, 0x08])).isEmpty, "compressed")
+        #expect(ID3SyncedLyrics.entries(Array(good.prefix(30))).isEmpty, "cut short")
+        #expect(ID3SyncedLyrics.entries(Array("ID2".utf8) + Array(good.dropFirst(3))).isEmpty, "not a tag")
+        var huge = good
+        huge[6...9] = [0x7F, 0x7F, 0x7F, 0x7F][...]
+        #expect(ID3SyncedLyrics.entries(huge).isEmpty, "past the budget")
+        // v2.4 unsynchronisation: FF 00 in the frame stands for FF.
+        var unsync = Self.tag([("\u{FF}x", 1000)], encoding: 0, frameFlags: [0, 0x02])
+        if let k = unsync.firstIndex(of: 0xFF) { unsync.insert(0, at: k + 1); unsync[17] += 1; unsync[9] += 1 }  // the frame and tag sizes grow by the byte
+        #expect(ID3SyncedLyrics.entries(unsync).map(\.text) == ["\u{FF}x"])
+    }
+
+    @Test func unsyncedTextIsShownNeverHighlighted() throws {
+        let l = try #require(Lyrics.unsynced("first verse\nsecond verse\u{1B}[31m\n\nthird"))
+        #expect(!l.isSynced && l.lines.map(\.text) == ["first verse", "second verse", "third"])
+        #expect(l.lineIndex(at: 100) == nil)
+        #expect(l.window(rows: 2, at: 50).map { $0.map(\.emphasis) } == [[.other], [.other]])
+        #expect(Lyrics.unsynced("\n \n") == nil)
+    }
+}

@@ -232,6 +232,44 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
+    /// Lyrics in the file itself (issue 35, item 3): an MP3's ID3 `SYLT` frame (libavformat
+    /// keeps none) scrolls with its words highlighted as their stamps pass (within 0.25 s of the
+    /// position read just before and after the screen); a FLAC's `UNSYNCEDLYRICS` tag is
+    /// shown, and nothing of it is highlighted.
+    @Test func lyricsInTheFileItselfAreShown() throws {
+        let dir = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try start("lyrics-sylt.mp3", ["--input-ipc-server=\(dir)/s.sock"])
+        defer { s.close() }
+        #expect(s.waitFor(8) { $0.contains("sylt line 01") }, "no lyrics:\n\(s.screen())")
+        let client = try IPCTestClient(path: dir + "/s.sock", timeout: 10)
+        func position() -> Double? { client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double }
+        // Line k's words at k × 1.5 s, +0.5 s, +1 s.
+        func sung(_ t: Double) -> String {
+            let k = min(9, Int(t / 1.5)), into = t - Double(k) * 1.5
+            return "sylt" + (into >= 0.5 ? " line" : "") + (into >= 1 ? String(format: " %02d", k) : "")
+        }
+        var checked = 0
+        let until = MonotonicTime.now() + 5
+        while MonotonicTime.now() < until {
+            guard let before = position() else { continue }
+            let rows = Self.highlighted(s.screen(colours: true)).filter { $0.hasPrefix("sylt") }
+            guard let after = position() else { continue }
+            let allowed = Set(stride(from: max(0, before - 0.25), through: after + 0.25, by: 0.05).map(sung))
+            #expect(rows.count == 1 && allowed.contains(rows[0]), "at \(before)–\(after) s: \(rows), allowed \(allowed.sorted())")
+            checked += 1
+            Thread.sleep(forTimeInterval: 0.2)   // measurement window: a sample every 0.2 s
+        }
+        #expect(checked >= 10, "\(checked) samples")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+
+        let t = try start("lyrics-tag.flac", ["--pause"])
+        defer { t.close() }
+        #expect(t.waitFor(8) { $0.contains("first verse") && $0.contains("third verse") }, "no lyrics:\n\(t.screen())")
+        #expect(!Self.highlighted(t.screen(colours: true)).contains { $0.contains("verse") })
+    }
+
     /// `--vid=no` on a video file: no picture, the music view with the file name (untagged), the
     /// placeholder for the missing cover and a bar for the 1 kHz tone; without it, the video.
     @Test func vidNoShowsTheMusicViewForAVideoFile() throws {

@@ -171,6 +171,12 @@
 # Synced lyrics
 #   lyrics-song.flac  FLAC stereo 48 kHz 30 s, 440 Hz, title "Lyrics Song".
 #   lyrics-song.lrc   its sidecar: "line 00" … "line 19" at 0, 1.5, 3 … 28.5 s.
+#   lyrics-sylt.mp3   MP3 stereo 48 kHz 16 s, 440 Hz, no ID3 of LAME's; an ID3v2.4 tag with one
+#                     SYLT frame (UTF-8, milliseconds): line k of 10 is "sylt line NN", its
+#                     words at k x 1.5 s, +0.5 s and +1 s (each line's first entry begins with
+#                     a line break).
+#   lyrics-tag.flac   FLAC stereo 48 kHz 4 s, 440 Hz, a Vorbis comment UNSYNCEDLYRICS of
+#                     three lines ("first verse", "second verse", "third verse").
 #
 # Broken input (error paths; none of these should crash anything)
 #   truncated.mkv          first 30% of h264-aac-2audio-srt-ass.mkv.
@@ -795,6 +801,25 @@ gen_lyrics_song() {
 gen_lyrics_lrc() {
     { echo "[ti:Lyrics Song]"; awk 'BEGIN { for (k = 0; k < 20; k++) { t = k * 1.5; printf "[%02d:%05.2f]line %02d\n", int(t / 60), t - 60 * int(t / 60), k } }'; } >"$1"
 }
+gen_lyrics_sylt() {
+    local mp3="$work/lyrics-sylt-bare.mp3"
+    "${ff[@]}" -f lavfi -i "sine=f=440:r=48000:d=16" -ac 2 -c:a libmp3lame -b:a 128k -write_id3v2 0 "${bitexact[@]}" -f mp3 "$mp3"
+    python3 - "$mp3" >"$1" <<'PY'
+import struct, sys
+def syncsafe(n): return bytes([(n >> 21) & 0x7F, (n >> 14) & 0x7F, (n >> 7) & 0x7F, n & 0x7F])
+body = bytes([3]) + b"eng" + bytes([2, 1]) + b"aether\x00"
+for k in range(10):
+    for i, (word, dt) in enumerate([("\nsylt ", 0), ("line ", 500), ("%02d" % k, 1000)]):
+        if k == 0 and i == 0: word = "sylt "
+        body += word.encode() + b"\x00" + struct.pack(">I", k * 1500 + dt)
+frame = b"SYLT" + syncsafe(len(body)) + b"\x00\x00" + body
+sys.stdout.buffer.write(b"ID3\x04\x00\x00" + syncsafe(len(frame)) + frame + open(sys.argv[1], "rb").read())
+PY
+}
+gen_lyrics_tag() {
+    "${ff[@]}" -f lavfi -i "sine=f=440:r=48000:d=4" -ac 2 -c:a flac -metadata UNSYNCEDLYRICS=$'first verse\nsecond verse\nthird verse' \
+        "${bitexact[@]}" -f flac "$1"
+}
 
 main_mkv="$outdir/h264-aac-2audio-srt-ass.mkv"
 
@@ -946,6 +971,8 @@ build replaygain.opus                  gen_replaygain_opus
 build replaygain-loud.flac             gen_replaygain_loud
 build lyrics-song.flac                 gen_lyrics_song
 build lyrics-song.lrc                  gen_lyrics_lrc
+build lyrics-sylt.mp3                  gen_lyrics_sylt
+build lyrics-tag.flac                  gen_lyrics_tag
 build truncated.mkv                   gen_truncated "$main_mkv"
 build truncated-header.mkv            gen_truncated_header "$main_mkv"
 build empty.mkv                       gen_empty

@@ -279,6 +279,12 @@ enum SourceOpener {
         let cacheSeconds = max(0, options.cacheSeconds ?? (NetworkSettings.isNetwork(url) ? options.networkCacheSeconds : 0))
         let subtitles = SubtitleStore(info: info, url: openURL, openOptions: openOptions, timeline: format.timeline,
                                   codepage: options.subtitleCodepage, fonts: attachedFonts(format))
+        // Lyrics in the file's tags (its ID3 SYLT frames, a LYRICS tag), for a file of sound.
+        if info.video.isEmpty || !options.videoEnabled {
+            let audio = info.audio.first.flatMap { format.stream($0.index) }?.pointee.metadata
+            subtitles.addEmbeddedLyrics(metadata: [format.pointer.pointee.metadata, audio], path: NetworkSettings.isNetwork(url) ? nil : url,
+                                        duration: info.duration)
+        }
 
         // Video decoder.
         var videoDecoder: VideoDecoder?

@@ -27,6 +27,8 @@ public struct Lyrics: Sendable, Equatable {
 
     /// In time order.
     public var lines: [Line]
+    /// False for lyrics without times (an `UNSYNCEDLYRICS` tag): shown, never highlighted.
+    public var isSynced = true
 
     public static let maxBytes = 1 << 20
     public static let maxLines = 10_000
@@ -84,8 +86,38 @@ public struct Lyrics: Sendable, Equatable {
         return Lyrics(lines: lines)
     }
 
-    /// The line sung at `time`: the last one whose stamp has passed (nil before the first).
+    /// Lyrics without times: each line of `text` (sanitised, within the budgets), never
+    /// highlighted; nil when there is no text.
+    public static func unsynced(_ text: String) -> Lyrics? {
+        let lines = text.prefix(maxBytes).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).prefix(maxLines)
+            .map { Line(start: 0, end: 0, text: TextSanitizer.clean(String($0.prefix(maxLineLength))).trimmingCharacters(in: .whitespaces), words: []) }
+            .filter { !$0.text.isEmpty }
+        guard !lines.isEmpty else { return nil }
+        return Lyrics(lines: Array(lines), isSynced: false)
+    }
+
+    /// Synced lyrics from ID3 `SYLT` entries (milliseconds and text, in the order given): an
+    /// entry whose text begins a line (a line break first) starts one and the others are its
+    /// words; where no entry does, each entry is a line. Within the same budgets.
+    public static func synced(_ entries: [(ms: UInt32, text: String)], duration: Double? = nil) -> Lyrics? {
+        let byLines = entries.contains { $0.text.hasPrefix("\n") || $0.text.hasPrefix("\r") }
+        var text = ""
+        for (k, e) in entries.prefix(maxLines * 8).enumerated() {
+            let stamp = String(format: "%02d:%06.3f", Int(e.ms / 60_000), Double(e.ms % 60_000) / 1000)
+            let body = e.text.replacingOccurrences(of: "\r", with: "\n").replacingOccurrences(of: "<", with: "‹")
+            if !byLines || k == 0 || body.hasPrefix("\n") {
+                text += "\n[\(stamp)]" + (byLines ? "<\(stamp)>" : "") + body.trimmingCharacters(in: .newlines).prefix(maxLineLength)
+            } else {
+                text += "<\(stamp)>" + body.replacingOccurrences(of: "\n", with: " ").prefix(maxLineLength)
+            }
+        }
+        return parse(Array(text.utf8), duration: duration)
+    }
+
+    /// The line sung at `time`: the last one whose stamp has passed (nil before the first, and
+    /// for lyrics without times).
     public func lineIndex(at time: Double) -> Int? {
+        guard isSynced else { return nil }
         var low = 0, high = lines.count
         while low < high {
             let mid = (low + high) / 2

@@ -73,8 +73,40 @@ extension SubtitleStore {
             throw SidecarError(description: "'\(name)' holds no synced lyrics (no [mm:ss.xx] stamps)")
         }
         let id = try addDocument(Array(lyrics.webVTT.utf8), name: name, path: path, language: nil)
-        state.withLock { if $0.lyrics == nil { $0.lyrics = lyrics } }
+        state.withLock {
+            if $0.lyrics == nil || !$0.lyricsFromSidecar { $0.lyrics = lyrics }
+            $0.lyricsFromSidecar = true
+        }
         return id
+    }
+
+    /// The file's own lyrics: ID3 `SYLT` (read from the head of a local file: libavformat keeps
+    /// no `SYLT`), else a `LYRICS`, `lyrics-<lang>` (ID3 `USLT`) or `UNSYNCEDLYRICS` tag: LRC
+    /// text is synced lyrics, other text lyrics without times (shown, never highlighted).
+    /// Synced ones are also a subtitle track. A sidecar's lyrics, loaded later, take their place.
+    /// `metadata`: the container's, then the audio stream's (Ogg keeps its comments there).
+    public func addEmbeddedLyrics(metadata: [OpaquePointer?], path: String?, duration: Double?) {
+        var lyrics: Lyrics?
+        if let path, !NetworkSettings.isNetwork(path), let head = ID3SyncedLyrics.head(of: path) {
+            let entries = ID3SyncedLyrics.entries(head)
+            if !entries.isEmpty { lyrics = Lyrics.synced(entries, duration: duration) }
+        }
+        if lyrics == nil {
+            var text: String?
+            for dict in metadata where text == nil {
+                for key: String in ["lyrics", "unsyncedlyrics"] where text == nil {
+                    if let entry = av_dict_get(dict, key, nil, AV_DICT_IGNORE_SUFFIX), let value = entry.pointee.value {
+                        text = String(cString: value)
+                    }
+                }
+            }
+            if let text { lyrics = Lyrics.parse(Array(text.utf8.prefix(Lyrics.maxBytes)), duration: duration) ?? Lyrics.unsynced(text) }
+        }
+        guard let lyrics else { return }
+        if lyrics.isSynced {
+            _ = try? addDocument(Array(lyrics.webVTT.utf8), name: "lyrics", path: path ?? "lyrics", language: nil)
+        }
+        state.withLock { if $0.lyrics == nil { $0.lyrics = lyrics } }
     }
 
     /// A subtitle document already in memory (a DASH text set's WebVTT files joined), as a

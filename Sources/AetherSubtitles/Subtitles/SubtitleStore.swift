@@ -29,8 +29,10 @@ public final class SubtitleStore: Sendable {
         var tracks: [Track] = []
         var selected: Int?
         var insertsSincePrune = 0
-        /// The first LRC sidecar's lines (its track is also a subtitle track).
+        /// The first LRC sidecar's lines (its track is also a subtitle track), else the file's
+        /// own (``SubtitleStore/addEmbeddedLyrics(metadata:path:duration:)``).
         var lyrics: Lyrics?
+        var lyricsFromSidecar = false
     }
 
     static let maxCues = 20_000
