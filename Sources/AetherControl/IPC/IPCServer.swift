@@ -40,8 +40,13 @@ public final class IPCServer: Sendable {
         self.mailbox = mailbox
         subscription = hub.subscribe { event in mailbox.post(.event(event)) }
         let done = finished
+        // The thread takes the listening socket out of this box: the closure, which Foundation
+        // keeps a moment after the thread ends, must not hold it open past `stop()`.
+        let handOff = Guarded<OwnedDescriptor?>(listener)
         let thread = Thread {
-            IPCLoop(listener: listener, identity: identity, path: absolute, hub: hub, mailbox: mailbox, limits: limits).run()
+            if let listener = handOff.withLock({ box in defer { box = nil }; return box }) {
+                IPCLoop(listener: listener, identity: identity, path: absolute, hub: hub, mailbox: mailbox, limits: limits).run()
+            }   // the loop and its sockets are released here, before the thread says it has ended
             done.update { $0 = true }
         }
         thread.name = "aether-ipc"
