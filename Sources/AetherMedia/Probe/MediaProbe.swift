@@ -200,6 +200,17 @@ public enum MediaProbe {
         return cleaned.isEmpty ? nil : cleaned
     }
 
+    /// The first of `dicts` that has `key` (any key it begins, with `prefix`): its value as
+    /// written, not sanitised (for values a strict reader checks, or text with newlines).
+    package static func rawTag(_ dicts: [OpaquePointer?], _ key: String, prefix: Bool = false) -> String? {
+        for dict in dicts {
+            if let entry = av_dict_get(dict, key, nil, prefix ? AV_DICT_IGNORE_SUFFIX : 0), let value = entry.pointee.value {
+                return String(cString: value)
+            }
+        }
+        return nil
+    }
+
     package static func string(_ p: UnsafePointer<CChar>?) -> String? {
         p.map { TextSanitizer.clean(String(cString: $0)) }
     }

@@ -28,12 +28,7 @@ public struct ReplayGainTags: Codable, Sendable, Equatable {
     /// Reads the tags from `primary` (the container's metadata), then `fallback` (the audio
     /// stream's: Ogg keeps its comments there) for what is missing.
     static func read(_ primary: OpaquePointer?, fallback: OpaquePointer?) -> ReplayGainTags {
-        func value(_ key: String) -> String? {
-            for dict in [primary, fallback] {
-                if let entry = av_dict_get(dict, key, nil, 0), let v = entry.pointee.value { return String(cString: v) }
-            }
-            return nil
-        }
+        func value(_ key: String) -> String? { MediaProbe.rawTag([primary, fallback], key) }
         var tags = ReplayGainTags(trackGain: value("REPLAYGAIN_TRACK_GAIN").flatMap(gain), trackPeak: value("REPLAYGAIN_TRACK_PEAK").flatMap(peak),
                                   albumGain: value("REPLAYGAIN_ALBUM_GAIN").flatMap(gain), albumPeak: value("REPLAYGAIN_ALBUM_PEAK").flatMap(peak))
         if tags.trackGain == nil { tags.trackGain = value("R128_TRACK_GAIN").flatMap(r128) }

@@ -92,14 +92,10 @@ extension SubtitleStore {
             if !entries.isEmpty { lyrics = Lyrics.synced(entries, duration: duration) }
         }
         if lyrics == nil {
-            var text: String?
-            for dict in metadata where text == nil {
-                for key: String in ["lyrics", "unsyncedlyrics"] where text == nil {
-                    if let entry = av_dict_get(dict, key, nil, AV_DICT_IGNORE_SUFFIX), let value = entry.pointee.value {
-                        text = String(cString: value)
-                    }
-                }
-            }
+            // The container's tags first, then the stream's.
+            let text = metadata.lazy.compactMap { dict in
+                MediaProbe.rawTag([dict], "lyrics", prefix: true) ?? MediaProbe.rawTag([dict], "unsyncedlyrics", prefix: true)
+            }.first
             if let text { lyrics = Lyrics.parse(Array(text.utf8.prefix(Lyrics.maxBytes)), duration: duration) ?? Lyrics.unsynced(text) }
         }
         guard let lyrics else { return }
