@@ -77,6 +77,7 @@ extension PlaybackOptions {
         o.decodeThreads = decodeThreads
         o.muted = mute
         o.audioOutput = ao == "null" ? .null : .alsa(device: audioDevice)
+        o.audioBufferSeconds = audioBuffer
         switch trackChoice(aid) {
         case .some(.some(-1)): o.audioEnabled = false
         case .some(.some(let k)): o.audioTrack = k

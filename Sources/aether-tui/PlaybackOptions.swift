@@ -23,6 +23,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("audio-device"), help: ArgumentHelp("ALSA device to play through.", valueName: "name"))
     var audioDevice: String = "default"
 
+    @Option(name: .customLong("audio-buffer"), help: ArgumentHelp("Seconds of sound the ALSA device holds ahead, 0.02 to 10 (default 0.2, as mpv): more rides out a busy processor, less answers the volume sooner.", valueName: "seconds"))
+    var audioBuffer: Double = 0.2
+
     @Option(help: ArgumentHelp("Start position: seconds, [[hh:]mm:]ss[.ms], or N% of the duration.", valueName: "time"))
     var start: String?
 
@@ -255,6 +258,7 @@ struct PlaybackOptions: ParsableArguments {
         }
         guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
+        guard (0.02...10).contains(audioBuffer) else { throw ValidationError("--audio-buffer must be between 0.02 and 10") }
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
         guard ReplayGainMode(rawValue: replaygain) != nil else { throw ValidationError("--replaygain must be no, track or album") }
         guard (-150...150).contains(replaygainPreamp) else { throw ValidationError("--replaygain-preamp must be between -150 and 150") }

@@ -30,7 +30,7 @@ public final class ALSASink: AudioSink {
     /// Opens `device` asking for `rate`/`channels`; ALSA grants the nearest it can.
     /// The corresponding C functions are `snd_pcm_open` and `snd_pcm_hw_params`.
     public init(device: String = "default", rate: Int, channels: Int,
-                bufferTime: UInt32 = 100_000, periodTime: UInt32 = 20_000) throws(ALSAError) {
+                bufferTime: UInt32 = 200_000, periodTime: UInt32 = 20_000) throws(ALSAError) {
         var handle: OpaquePointer? = nil
         try ALSASink.check(snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), "snd_pcm_open")
         guard let handle else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", message: "no device") }

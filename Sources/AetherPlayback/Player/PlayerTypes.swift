@@ -56,6 +56,9 @@ public struct PlayerOptions: Sendable {
     /// How network sources are fetched (headers, user agent, read deadline, retries).
     public var network = NetworkSettings()
     public var audioOutput: AudioOutputChoice = .alsa(device: "default")
+    /// The device buffer asked for, in seconds (mpv's `--audio-buffer`, 0.2 s as mpv): what the
+    /// sound plays on while the audio thread waits for the processor.
+    public var audioBufferSeconds = 0.2
     /// Volume in percent, 0–130.
     public var volume: Double = 100
     public var muted = false

@@ -330,7 +330,8 @@ enum SourceOpener {
                 sink = NullSink(format: AudioFormat(sampleRate: wantRate, channels: wantChannels))
             case .alsa(let device):
                 do {
-                    sink = try ALSASink(device: device, rate: wantRate, channels: wantChannels)
+                    let buffer = UInt32((min(10, max(0.02, options.audioBufferSeconds)) * 1_000_000).rounded())
+                    sink = try ALSASink(device: device, rate: wantRate, channels: wantChannels, bufferTime: buffer)
                 } catch {
                     warnings.append("audio device '\(device)' unavailable (\(error.message)); playing without sound")
                     sink = NullSink(format: AudioFormat(sampleRate: wantRate, channels: wantChannels))
