@@ -3,6 +3,24 @@ import Foundation
 
 /// The playlist: moving through it, adding to it.
 extension PlayerController {
+    /// Seconds before an item's end at which the next one is opened for gapless playback.
+    static let gaplessPrepareAhead = 10.0
+
+    /// `--gapless-audio`: within ``gaplessPrepareAhead`` of the end of an item of sound alone,
+    /// the next one (as ``advanceAtEnd()`` would pick it) is opened ahead to follow it on the
+    /// device (``Player/prepareNext(url:options:)``). Not when the item loops, nor when the
+    /// next would resume elsewhere (watch-later): those take the ordinary switch.
+    func prepareNextItem() {
+        guard settings.player.gapless != .no, gaplessWeighed != playlist.position, !loopsLeft.isOn, !player.hasVideo,
+              let duration = player.duration, duration - player.currentTime <= Self.gaplessPrepareAhead else { return }
+        gaplessWeighed = playlist.position
+        guard let i = playlist.index(after: playlist.position, loop: false) ?? (playlistLoopsLeft.isOn ? 0 : nil),
+              i != playlist.position else { return }
+        let source = playlist.items[i].source
+        if settings.resume, !settings.startGiven, settings.watchLater.load(for: source) != nil { return }
+        player.prepareNext(url: source, options: settings.player)
+    }
+
     func playlistNext() -> CommandResult {
         guard let i = playlist.index(after: playlist.position, loop: settings.loopPlaylist.isOn) else {
             return .failure("no next item")

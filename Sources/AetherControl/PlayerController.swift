@@ -40,6 +40,8 @@ public final class PlayerController {
     var quitCode: Int32?
     /// The current item reached its end and `--keep-open` holds it.
     var heldAtEnd = false
+    /// The playlist position whose next item was weighed for gapless playback (once per item).
+    var gaplessWeighed: Int?
     /// The current item's size in bytes (local files).
     var itemFileSize: Int?
     /// Where the current item started (for its summary).
@@ -115,8 +117,10 @@ public final class PlayerController {
         if player.state != .idle, player.mediaInfo != nil {
             host?.controllerWillUnloadItem(self, reason: heldAtEnd || player.state == .ended ? "eof" : "stop")
         }
-        player.stop()
+        // Gapless: the prepared item already plays on from this one's last sample; keep it.
+        if !player.continues(to: playlist.items[index].source) { player.stop() }
         heldAtEnd = false
+        gaplessWeighed = nil
         mediaCache = nil
         playlist.position = index
         let item = playlist.items[index]
@@ -240,6 +244,7 @@ public final class PlayerController {
                 quitCode = exitCode()
                 return .finished(code: quitCode!)
             }
+        case .playing: prepareNextItem()
         default: break
         }
         publish()

@@ -78,6 +78,7 @@ extension PlaybackOptions {
         o.muted = mute
         o.audioOutput = ao == "null" ? .null : .alsa(device: audioDevice)
         o.audioBufferSeconds = audioBuffer
+        o.gapless = GaplessMode(rawValue: gaplessAudio) ?? .weak
         switch trackChoice(aid) {
         case .some(.some(-1)): o.audioEnabled = false
         case .some(.some(let k)): o.audioTrack = k

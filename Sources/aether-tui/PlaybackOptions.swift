@@ -26,6 +26,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("audio-buffer"), help: ArgumentHelp("Seconds of sound the ALSA device holds ahead, 0.02 to 10 (default 0.2, as mpv): more rides out a busy processor, less answers the volume sooner.", valueName: "seconds"))
     var audioBuffer: Double = 0.2
 
+    @Option(name: .customLong("gapless-audio"), help: ArgumentHelp("Play a playlist's items of sound without a gap: yes (the next item continues the device, converted to its format when they differ), weak (the default: when rate and channels match) or no (every item drains the device first).", valueName: "no|yes|weak"))
+    var gaplessAudio: String = "weak"
+
     @Option(help: ArgumentHelp("Start position: seconds, [[hh:]mm:]ss[.ms], or N% of the duration.", valueName: "time"))
     var start: String?
 
@@ -258,6 +261,7 @@ struct PlaybackOptions: ParsableArguments {
         }
         guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
+        guard GaplessMode(rawValue: gaplessAudio) != nil else { throw ValidationError("--gapless-audio must be no, yes or weak") }
         guard (0.02...10).contains(audioBuffer) else { throw ValidationError("--audio-buffer must be between 0.02 and 10") }
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
         guard ReplayGainMode(rawValue: replaygain) != nil else { throw ValidationError("--replaygain must be no, track or album") }

@@ -178,6 +178,17 @@
 #   lyrics-tag.flac   FLAC stereo 48 kHz 4 s, 440 Hz, a Vorbis comment UNSYNCEDLYRICS of
 #                     three lines ("first verse", "second verse", "third verse").
 #
+# Gapless playback (--gapless-audio): one continuous sweep, 0.5 sin(2 pi (100 t + 97.5 t^2)) (100 Hz
+# rising to 4 kHz over 20 s), stereo 48 kHz, cut at exact samples into four 5 s tracks, each in
+# another codec (encoder delay and padding to trim):
+#   gapless-1.mp3    0-5 s, libmp3lame 192 kb/s (LAME/Xing header: delay and padding)
+#   gapless-2.m4a    5-10 s, AAC 192 kb/s in MP4 (edit list: 1024 priming samples; the last
+#                    frame's 640 samples of padding are past the edit list's end)
+#   gapless-3.opus   10-15 s, Ogg Opus 160 kb/s (pre-skip 312, end trimmed by the granule)
+#   gapless-4.flac   15-20 s, FLAC (exact)
+#   gapless-44k.flac 5 s of the same sweep's second part at 44.1 kHz (another rate: --gapless-audio
+#                    =weak switches to it the ordinary way, =yes converts it)
+#
 # Broken input (error paths; none of these should crash anything)
 #   truncated.mkv          first 30% of h264-aac-2audio-srt-ass.mkv.
 #   truncated-header.mkv   first 200 bytes of the same file.
@@ -821,6 +832,17 @@ gen_lyrics_tag() {
         "${bitexact[@]}" -f flac "$1"
 }
 
+# gapless_part K OUT: samples [K x 240000, (K+1) x 240000) of the sweep, as 48 kHz s16 stereo WAV.
+gapless_part() {
+    "${ff[@]}" -f lavfi -i "aevalsrc=0.5*sin(2*PI*(100*t+97.5*t*t)):s=48000:d=20" -ac 2 \
+        -af "atrim=start_sample=$(($1 * 240000)):end_sample=$((($1 + 1) * 240000)),asetpts=N/SR/TB" -c:a pcm_s16le "$2"
+}
+gen_gapless_1() { gapless_part 0 "$work/gapless-1.wav"; "${ff[@]}" -i "$work/gapless-1.wav" -c:a libmp3lame -b:a 192k "${bitexact[@]}" -f mp3 "$1"; }
+gen_gapless_2() { gapless_part 1 "$work/gapless-2.wav"; "${ff[@]}" -i "$work/gapless-2.wav" -c:a aac -b:a 192k "${bitexact[@]}" -f mp4 "$1"; }
+gen_gapless_3() { gapless_part 2 "$work/gapless-3.wav"; "${ff[@]}" -i "$work/gapless-3.wav" -c:a libopus -b:a 160k "${bitexact[@]}" -f ogg "$1"; }
+gen_gapless_4() { gapless_part 3 "$work/gapless-4.wav"; "${ff[@]}" -i "$work/gapless-4.wav" -c:a flac "${bitexact[@]}" -f flac "$1"; }
+gen_gapless_44k() { gapless_part 1 "$work/gapless-44k.wav"; "${ff[@]}" -i "$work/gapless-44k.wav" -ar 44100 -c:a flac "${bitexact[@]}" -f flac "$1"; }
+
 main_mkv="$outdir/h264-aac-2audio-srt-ass.mkv"
 
 gen_truncated() {
@@ -973,6 +995,11 @@ build lyrics-song.flac                 gen_lyrics_song
 build lyrics-song.lrc                  gen_lyrics_lrc
 build lyrics-sylt.mp3                  gen_lyrics_sylt
 build lyrics-tag.flac                  gen_lyrics_tag
+build gapless-1.mp3                    gen_gapless_1
+build gapless-2.m4a                    gen_gapless_2
+build gapless-3.opus                   gen_gapless_3
+build gapless-4.flac                   gen_gapless_4
+build gapless-44k.flac                 gen_gapless_44k
 build truncated.mkv                   gen_truncated "$main_mkv"
 build truncated-header.mkv            gen_truncated_header "$main_mkv"
 build empty.mkv                       gen_empty

@@ -33,11 +33,18 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     private let codecNames: [Int: String]
     /// Before a serial's first samples: waits for its first picture (sinks that report).
     private let waitForFirstPicture: @Sendable (Int) -> Void
+    /// The device holds the item before's last samples (gapless): the first serial does not
+    /// reset it, and its first write waits until that item hands it over.
+    private let continuesSink: Bool
+    /// At the end: hands the device to a prepared next item; the seconds until the last sample
+    /// is heard, or nil (no next item: the device drains).
+    private let handOver: @Sendable () -> Double?
     private let disable: @Sendable (Int, String) -> Void
     private let warn: @Sendable (String) -> Void
 
     init(decoder: AudioDecoder, sink: AudioSink, packets: BoundedQueue<QueueItem<Packet>>, control: ControlBox,
          clock: MasterClock, telemetry: Telemetry, streams: AudioStreams, info: MediaInfo, endTime: Double?, replayGain: Double = 1, hasVideo: Bool,
+         continuesSink: Bool = false, handOver: @escaping @Sendable () -> Double? = { nil },
          waitForFirstPicture: @escaping @Sendable (Int) -> Void, disable: @escaping @Sendable (Int, String) -> Void,
          warn: @escaping @Sendable (String) -> Void) {
         self.decoder = decoder
@@ -52,6 +59,8 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
         self.endTime = endTime
         self.replayGain = replayGain.isFinite && replayGain >= 0 ? replayGain : 1
         self.hasVideo = hasVideo
+        self.continuesSink = continuesSink
+        self.handOver = handOver
         codecNames = Dictionary(info.audio.map { ($0.index, $0.codec) }, uniquingKeysWith: { a, _ in a })
         self.waitForFirstPicture = waitForFirstPicture
         self.disable = disable
@@ -74,6 +83,9 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
         var chunksEver = 0
         var failuresInARow = 0
         var pictureWaitSerial = -1
+        // Gapless: the device still plays the item before; nothing resets it, nothing is written
+        // before it is handed over.
+        var keepsDevice = continuesSink
         while !control.read({ $0.stopped }) {
             let c = control.read { $0 }
             guard c.audioStreamIndex != nil else {
@@ -119,7 +131,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
             guard let item = packets.pop(if: { $0.serial == current }) else { continue }
             if item.serial != mySerial {
                 mySerial = item.serial
-                sink.reset()
+                if !keepsDevice { sink.reset() }
                 tap.reset()
                 writtenEnd = nil
                 framesWritten = 0
@@ -165,6 +177,14 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 }
                 guard let start = control.read({ $0.serial == mySerial ? $0.landed : nil }) else { break }
                 guard trim(&chunk, from: start, to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
+                if keepsDevice {
+                    // Decoded ahead: wait here until the item before has written its last samples.
+                    while control.read({ $0.heldForHandoff && !$0.stopped }) {
+                        _ = control.wait(seconds: 0.25) { !$0.heldForHandoff || $0.stopped }
+                    }
+                    keepsDevice = false
+                    if control.read({ $0.stopped }) { break }
+                }
                 let (volume, muted, clockSerial) = control.read { ($0.volume, $0.muted, $0.clockSerial) }
                 // What plays, before the volume: a visualisation shows the music, muted or not.
                 chunk.samples.withUnsafeBufferPointer {
@@ -199,6 +219,13 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                     clock.arm(at: heard(writtenEnd, sink, decoder.rate), source: .audio,
                               serial: control.read { $0.clockSerial })
                     if !hasVideo { markLanded(serial: mySerial) }
+                }
+                if let left = handOver() {
+                    // The next item writes on; this one ends when its last sample is heard.
+                    _ = control.wait(seconds: left) { $0.stopped }  // device seconds: real time
+                    control.withLock { $0.seek.end(.audio, serial: mySerial) }
+                    control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
+                    return
                 }
                 sink.drain()
                 clock.removeLimit()

@@ -237,10 +237,11 @@ extension PlaybackSession {
         // An audio track switch comes as a seek: its stream may have been discarded (live: the
         // capture thread, which owns the demuxer, does it).
         if timeshift == nil { applyAdaptiveDiscard(audio: audio) }
-        // The load's seek to the start of a pipe or live stream, or of HLS/DASH: the demuxer is
-        // there already (and libavformat's HLS refuses a timestamp before its first packet's,
-        // which the start is: the seek failed and the first segment was skipped).
-        let atStartAlready = serial == 1 && target <= 0 && (!format.isByteSeekable || isAdaptive)
+        // The load's seek to the start: the demuxer is there already (libavformat keeps what
+        // probing read). Seeking would lose what comes before 0: a pipe's or live stream's first
+        // second, HLS's first segment (it refuses a timestamp before its first packet's), and an
+        // MP4's AAC priming packet, without which the decoder's first 20 ms are silent.
+        let atStartAlready = serial == 1 && target <= 0
         do {
             if let timeshift {
                 timeshift.seek(to: max(0, target - (mode == .exact ? preroll : 0)))

@@ -77,6 +77,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     private(set) var audio: AudioPipeline?
     /// The audio device (nil without audio).
     var sink: AudioSink? { audio?.sink }
+    /// Which session may stop the device: shared with the item before or after (gapless).
+    let sinkOwner: SinkOwner
+    /// The prepared next item that continues this one's device at its end (gapless).
+    let successor = Guarded<PlaybackSession?>(nil)
     /// The samples written to the device, for visualisation (nil without audio).
     var audioTap: AudioTap? { audio?.tap }
     /// Decodes and converts the video (nil: no video decoder). Set once in `init`, before any
@@ -92,8 +96,11 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                       changes: changes)
     }
 
-    init(opened: OpenedSource, options: PlayerOptions, subtitleDelay: Guarded<Double>, changes: ChangeNotifier = ChangeNotifier()) {
+    /// `continuing`: the playing item whose device this one continues (``OpenedSource/continuesSink``).
+    init(opened: OpenedSource, options: PlayerOptions, subtitleDelay: Guarded<Double>, changes: ChangeNotifier = ChangeNotifier(),
+         continuing: PlaybackSession? = nil) {
         control = ControlBox(changes: changes)
+        sinkOwner = opened.continuesSink ? continuing?.sinkOwner ?? SinkOwner() : SinkOwner()
         self.options = options
         policy = options.policy
         clock = MasterClock(policy: options.policy)
@@ -155,14 +162,16 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         if let decoder = opened.audioDecoder, let sink = opened.sink {
             audio = AudioPipeline(decoder: decoder, sink: sink, packets: audioQueue, control: control, clock: clock,
                                   telemetry: telemetry, streams: AudioStreams(main: format, externals: opened.externals),
-                                  info: info, endTime: endTime, replayGain: replayGain.factor,
-                                  hasVideo: opened.videoDecoder != nil,
+                                  info: info, endTime: [endTime, opened.audioEnd].compactMap { $0 }.min(), replayGain: replayGain.factor,
+                                  hasVideo: opened.videoDecoder != nil, continuesSink: opened.continuesSink,
+                                  handOver: { [unowned self] in handOverSink() },
                                   waitForFirstPicture: { [unowned self] serial in waitForFirstPicture(serial: serial) },
                                   disable: { [unowned self] index, message in disable(streamIndex: index, because: message) },
                                   warn: { [unowned self] message in warn(message) })
             audio?.setRate(min(4, max(0.25, options.speed)))
         }
         applyAdaptiveDiscard(audio: opened.audioIndex)
+        if !opened.continuesSink { sinkOwner.claim(ObjectIdentifier(self)) }
         requestSeek(to: max(0, options.start), mode: .exact)
     }
 
@@ -313,7 +322,9 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         control.withLock { $0.stopped = true }
         format.interrupt.cancel()
         for ext in externals { ext.format.interrupt.cancel() }
-        sink?.interrupt()
+        // A device handed to the next item (or not yet handed to this one) is not this one's to stop.
+        if sinkOwner.release(ObjectIdentifier(self)) { sink?.interrupt() }
+        successor.withLock { $0 = nil }
         videoQueue.close()
         audioQueue.close()
         frameQueue.close()

@@ -16,10 +16,15 @@ public final class Player: Sendable {
     public let changes = ChangeNotifier()
     /// The session loaded, or why the last load failed.
     private let loaded = Guarded<(session: PlaybackSession?, loadError: String?)>((nil, nil))
+    /// The next playlist item, opened ahead to continue the device (``prepareNext(url:options:)``).
+    let upcoming = Guarded<Upcoming?>(nil)
 
     public init() {}
 
-    deinit { loaded.withLock { $0.session }?.stop() }
+    deinit {
+        loaded.withLock { $0.session }?.stop()
+        dropPrepared()
+    }
 
     /// The session playing now (internal: tests reach its threads' interleavings through it).
     var current: PlaybackSession? { loaded.withLock { $0.session } }
@@ -29,6 +34,8 @@ public final class Player: Sendable {
     /// Opens `url`, picks tracks, opens decoders and the audio device, and positions at
     /// `options.start`. Playback starts paused; call `play()`.
     public func load(url: String, options given: PlayerOptions = PlayerOptions()) throws {
+        // Gapless: the prepared item already plays on from the one before.
+        if promote(url: url) { return }
         stop()
         // Times may come from outside (a watch-later entry, a config file): finite, ±31 years.
         var options = given
@@ -44,6 +51,11 @@ public final class Player: Sendable {
         }
     }
 
+    /// `next` becomes the session loaded, if `old` still is.
+    func replace(_ old: PlaybackSession, with next: PlaybackSession) {
+        loaded.withLock { if $0.session === old { $0 = (next, nil) } }
+    }
+
     /// Stops playback and releases the source (threads joined, C resources freed).
     public func stop() {
         let s = loaded.withLock { l -> PlaybackSession? in
@@ -51,6 +63,7 @@ public final class Player: Sendable {
             return l.session
         }
         s?.stop()
+        dropPrepared()
     }
 
     // MARK: transport
@@ -61,6 +74,12 @@ public final class Player: Sendable {
 
     private func setPaused(_ paused: Bool) {
         guard let s = current else { return }
+        // The last samples of a handed-over item: the next one, which owns the device, too.
+        if let next = s.handedTo { setPaused(paused, next) }
+        setPaused(paused, s)
+    }
+
+    private func setPaused(_ paused: Bool, _ s: PlaybackSession) {
         let resync = s.control.withLock { c -> Bool in
             guard c.state != .ended || paused else { return false }
             c.userPaused = paused
@@ -77,12 +96,17 @@ public final class Player: Sendable {
     /// Seeks to `seconds` (clamped to the media). Works while paused (the new frame is shown).
     public func seek(to seconds: Double, mode: SeekMode = .exact) {
         guard let target = try? OutsideValue.seconds(seconds, name: "seek") else { return }
-        current?.requestSeek(to: target, mode: mode)
+        // This item's sound is all written: a seek now is in the next one.
+        (current?.handedTo ?? current)?.requestSeek(to: target, mode: mode)
     }
 
     /// Seeks relative to the current position.
     public func seek(by seconds: Double, mode: SeekMode = .keyframe) {
         guard let s = current else { return }
+        if let next = s.handedTo {  // this item's sound is all written: from the next one's start
+            next.requestSeek(to: max(0, seconds.isFinite ? seconds : 0), mode: mode)
+            return
+        }
         let now = s.control.read { $0.pendingSeek?.target } ?? currentTime
         guard let target = try? OutsideValue.seconds(now + seconds, name: "seek") else { return }
         s.requestSeek(to: target, mode: mode)
@@ -114,10 +138,12 @@ public final class Player: Sendable {
 
     /// Volume in percent, clamped to 0–130.
     public func setVolume(_ volume: Double) {
-        current?.control.withLock { $0.volume = min(130, max(0, volume)) }
+        for s in [current, current?.handedTo].compactMap({ $0 }) { s.control.withLock { $0.volume = min(130, max(0, volume)) } }
     }
 
-    public func setMuted(_ muted: Bool) { current?.control.withLock { $0.muted = muted } }
+    public func setMuted(_ muted: Bool) {
+        for s in [current, current?.handedTo].compactMap({ $0 }) { s.control.withLock { $0.muted = muted } }
+    }
 
     /// Seconds the sound should come after the picture (mpv's `--audio-delay`; negative: before),
     /// clamped to ±10 s. The picture follows the audio clock shifted by this much.
@@ -128,16 +154,8 @@ public final class Player: Sendable {
 
     public var audioDelay: Double { current?.control.read { $0.audioDelay } ?? 0 }
 
-    /// Seconds subtitles are shown later than their timestamps (mpv's `--sub-delay`), clamped to
-    /// ±600 s; ``subtitleCues(at:)`` applies it.
-    public func setSubtitleDelay(_ seconds: Double) {
-        guard seconds.isFinite else { return }
-        subtitleDelayStore.withLock { $0 = min(600, max(-600, seconds)) }
-    }
-
-    public var subtitleDelay: Double { subtitleDelayStore.withLock { $0 } }
     /// Shared with every session this player loads (its presenter applies it to the cues).
-    private let subtitleDelayStore = Guarded(0.0)
+    let subtitleDelayStore = Guarded(0.0)
 
     /// Switches to `MediaInfo.audio[track]` mid-playback (nil = no audio), keeping the position.
     public func selectAudioTrack(_ track: Int?) {
@@ -149,25 +167,6 @@ public final class Player: Sendable {
             return true
         }
         if changed { s.requestSeek(to: currentTime, mode: .exact) }
-    }
-
-    /// Selects subtitle track `id` (see `subtitleTracks`), nil = off. An embedded track's recent
-    /// cues are fetched in the background (only the selected track's cues are kept).
-    public func selectSubtitleTrack(_ id: Int?) {
-        guard let s = current else { return }
-        let ahead = s.control.read { $0.demuxedUntil }
-        s.subtitles.select(id, position: currentTime, readAhead: ahead)
-    }
-
-    /// Adds a subtitle file as a track; returns its id, or nil (with a warning) when it cannot
-    /// be read: not a regular file, too large, not subtitles.
-    @discardableResult
-    public func addSubtitleFile(_ path: String) -> Int? {
-        guard let s = current else { return nil }
-        do { return try s.subtitles.addSidecar(path: path) } catch {
-            s.warn("\(error)")
-            return nil
-        }
     }
 
     /// Asks for frames scaled to `size` (nil = no pixels, timing only). Takes effect at the next frame.
@@ -338,21 +337,6 @@ public final class Player: Sendable {
         guard let s = current, let tap = s.audioTap, s.hasAudio else { return nil }
         tap.window(endingAt: currentTime, into: &samples)
         return tap.sampleRate
-    }
-
-    public var subtitleTracks: [SubtitleTrackInfo] { current?.subtitles.tracks ?? [] }
-    public var activeSubtitleTrack: Int? { current?.subtitles.selectedTrack }
-    /// Cues of the selected subtitle track showing at media time `time` (the subtitle delay
-    /// applied).
-    public func subtitleCues(at time: Double) -> [SubtitleCue] { current?.subtitles.active(at: time - subtitleDelay) ?? [] }
-    public var subtitleStore: SubtitleStore? { current?.subtitles }
-    /// Synced lyrics of the playing file (an LRC sidecar or `--sub-file`), nil when none.
-    public var lyrics: Lyrics? { current?.subtitles.lyrics }
-
-    /// When (playback time) the active subtitle cues change next, or nil (``SubtitleStore/nextChange(after:)``).
-    public var nextSubtitleChange: Double? {
-        let delay = subtitleDelay
-        return current?.subtitles.nextChange(after: currentTime - delay).map { $0 + delay }
     }
 
     /// Problems that did not stop playback (audio device fell back, a track failed).

@@ -20,6 +20,17 @@ public enum AudioOutputChoice: Sendable, Equatable {
     case null
 }
 
+/// `--gapless-audio` (mpv's names): whether the next playlist item's sound follows the last
+/// sample of this one on the same device, without draining it.
+public enum GaplessMode: String, Sendable, CaseIterable {
+    /// Every item drains the device and opens it again.
+    case no
+    /// The next item continues the device, resampled to its format when they differ.
+    case yes
+    /// It continues when rate and channels match, else the ordinary switch (the default).
+    case weak
+}
+
 /// What `load` needs to know.
 public struct PlayerOptions: Sendable {
     /// Start position in seconds.
@@ -59,6 +70,8 @@ public struct PlayerOptions: Sendable {
     /// The device buffer asked for, in seconds (mpv's `--audio-buffer`, 0.2 s as mpv): what the
     /// sound plays on while the audio thread waits for the processor.
     public var audioBufferSeconds = 0.2
+    /// `--gapless-audio`: whether ``Player/prepareNext(url:options:)`` may continue the device.
+    public var gapless = GaplessMode.weak
     /// Volume in percent, 0–130.
     public var volume: Double = 100
     public var muted = false

@@ -165,6 +165,11 @@ struct SessionControl {
     /// seek, which is the start, not an interruption).
     var rebuffers = 0
     var stopped = false
+    /// A prepared next item (gapless): its sound is decoded and waits to be written until the
+    /// item before hands it the device (``PlaybackSession/handOverSink()``).
+    var heldForHandoff = false
+    /// This item's sound is all written and the device belongs to the next item.
+    var handedOver = false
     var demuxEOF = false
     var rate = 1.0
     var volume = 100.0

@@ -46,6 +46,11 @@ struct OpenedSource {
     let audioDecoder: AudioDecoder?
     /// The audio device (nil when no audio decodes).
     let sink: AudioSink?
+    /// The device is the item before's, continued (gapless): it is not this source's to reset.
+    var continuesSink = false
+    /// Where the audio's edit list ends it (MP4 and QuickTime): later samples are the encoder's
+    /// padding, never heard.
+    var audioEnd: Double?
     /// Problems met while opening that do not stop playback.
     let warnings: [String]
     /// The `--audio-file`s that opened (their tracks are in `info.audio`, after the source's own).
@@ -61,9 +66,9 @@ struct OpenedSource {
 /// Runs on the loading thread; throws a ``PlayerError`` saying why a source cannot play.
 enum SourceOpener {
     /// its title and chapters.
-    static func open(url: String, options: PlayerOptions) throws -> OpenedSource {
+    static func open(url: String, options: PlayerOptions, continuing: AudioSink? = nil) throws -> OpenedSource {
         do {
-            return try openMedia(url: url, options: options)
+            return try openMedia(url: url, options: options, continuing: continuing)
         } catch let notMedia as NotMedia {
             // Only an HTML page: read it once more (within a budget) to see.
             guard let page = try YtdlRunner.media(onPage: url, network: options.network, settings: options.ytdl,
@@ -74,11 +79,11 @@ enum SourceOpener {
             o.page = page
             if let audio = page.audioURL { o.audioFiles.insert(audio, at: 0) }
             o.network = page.network(over: o.network)
-            return try openMedia(url: page.url, options: o)
+            return try openMedia(url: page.url, options: o, continuing: continuing)
         }
     }
 
-    private static func openMedia(url: String, options: PlayerOptions) throws -> OpenedSource {
+    private static func openMedia(url: String, options: PlayerOptions, continuing: AudioSink?) throws -> OpenedSource {
         var warnings: [String] = []
         let openOptions: [String: String]
         do { openOptions = try SourceOptions.make(network: options.network) } catch {
@@ -325,17 +330,16 @@ enum SourceOpener {
             let wantRate = (8000...384_000).contains(rate) ? rate : 48000
             // Ask for stereo: we downmix ourselves (centre and surrounds kept), whatever the device.
             let wantChannels = min(2, max(1, Int(par.pointee.ch_layout.nb_channels)))
-            switch options.audioOutput {
-            case .null:
-                sink = NullSink(format: AudioFormat(sampleRate: wantRate, channels: wantChannels))
-            case .alsa(let device):
-                do {
-                    let buffer = UInt32((min(10, max(0.02, options.audioBufferSeconds)) * 1_000_000).rounded())
-                    sink = try ALSASink(device: device, rate: wantRate, channels: wantChannels, bufferTime: buffer)
-                } catch {
-                    warnings.append("audio device '\(device)' unavailable (\(error.message)); playing without sound")
-                    sink = NullSink(format: AudioFormat(sampleRate: wantRate, channels: wantChannels))
+            if let continuing {
+                // Gapless: the device of the item before, when this one's format is its own or
+                // `--gapless-audio=yes` lets the decoder convert.
+                let same = continuing.format == AudioFormat(sampleRate: wantRate, channels: wantChannels)
+                guard same || options.gapless == .yes else {
+                    throw PlayerError("its sound (\(wantRate) Hz, \(wantChannels) ch) differs from the playing item's (\(continuing.format.sampleRate) Hz, \(continuing.format.channels) ch)")
                 }
+                sink = continuing
+            } else {
+                sink = openDevice(options, rate: wantRate, channels: wantChannels, warnings: &warnings)
             }
             if let sink {
                 do {
@@ -369,7 +373,37 @@ enum SourceOpener {
             subtitles: subtitles, videoDecoder: videoDecoder, audioDecoder: audioDecoder,
             sink: audioDecoder == nil ? nil : sink, warnings: warnings, externals: externals)
         opened.changesCodec = dash?.manifest.changesCodec ?? false
+        opened.continuesSink = continuing != nil && opened.sink != nil
+        opened.audioEnd = audioIndex.flatMap { editListEnd(format, $0) }
         return opened
+    }
+
+    /// The device `--ao`/`--audio-device` name, asked for `rate` and `channels`; a `NullSink`
+    /// (and a warning) when it cannot be opened.
+    static func openDevice(_ options: PlayerOptions, rate: Int, channels: Int, warnings: inout [String]) -> AudioSink {
+        switch options.audioOutput {
+        case .null:
+            return NullSink(format: AudioFormat(sampleRate: rate, channels: channels))
+        case .alsa(let device):
+            do {
+                let buffer = UInt32((min(10, max(0.02, options.audioBufferSeconds)) * 1_000_000).rounded())
+                return try ALSASink(device: device, rate: rate, channels: channels, bufferTime: buffer)
+            } catch {
+                warnings.append("audio device '\(device)' unavailable (\(error.message)); playing without sound")
+                return NullSink(format: AudioFormat(sampleRate: rate, channels: channels))
+            }
+        }
+    }
+
+    /// The end an MP4 or QuickTime edit list gives an audio stream (its start plus its
+    /// duration, which libavformat takes from the edit list), where the last packet's padding
+    /// begins: libavformat trims the priming at the start, not this (AAC's 1024-sample frames).
+    static func editListEnd(_ format: FormatContext, _ index: Int) -> Double? {
+        guard let name = format.pointer.pointee.iformat?.pointee.name, String(cString: name).hasPrefix("mov,"),
+              let stream = format.stream(index), stream.pointee.duration > 0,
+              stream.pointee.duration != aether_AV_NOPTS_VALUE() else { return nil }
+        let start = stream.pointee.start_time == aether_AV_NOPTS_VALUE() ? 0 : stream.pointee.start_time
+        return format.timeline.seconds(start &+ stream.pointee.duration, stream.pointee.time_base)
     }
 
     /// A variant stream's peak bit rate: libavformat's `variant_bitrate` (HLS BANDWIDTH, DASH

@@ -1,0 +1,59 @@
+import AetherMedia
+@testable import AetherPlayback
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// Gapless playback's rules without a device in real time: who may stop a device handed from one
+/// item to the next, which next item may continue it, where an MP4 edit list ends the sound.
+/// (The joints themselves are heard in `GaplessPlaybackTests`, realtime tier.) Tier: unit.
+struct GaplessTests {
+    @Test func onlyTheOwnerStopsTheDeviceAndOwnershipPassesOnce() {
+        let owner = SinkOwner()
+        let sessions = (NSObject(), NSObject())  // kept alive: two distinct identities
+        let a = ObjectIdentifier(sessions.0), b = ObjectIdentifier(sessions.1)
+        owner.claim(a)
+        #expect(!owner.release(b), "a prepared item that never took the device stopped it")
+        #expect(owner.transfer(from: a, to: b))
+        #expect(!owner.transfer(from: a, to: b), "handed over twice")
+        #expect(!owner.release(a), "the item that gave the device away stopped it")
+        #expect(owner.isOwned(by: b))
+        #expect(owner.release(b))
+        #expect(!owner.transfer(from: b, to: a), "a stopped owner handed its device on")
+        withExtendedLifetime(sessions) {}
+    }
+
+    /// `weak` refuses a next item at another rate (one line saying both formats); `yes` takes
+    /// it, its decoder converting to the device's format; the same rate continues under both.
+    @Test func weakContinuesOnlyTheSameFormatAndYesConverts() throws {
+        let device = NullSink(format: AudioFormat(sampleRate: 48000, channels: 2))
+        var options = PlayerOptions()
+        options.audioOutput = .null
+        options.gapless = .weak
+        #expect(throws: PlayerError.self) { try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options, continuing: device) }
+        do {
+            _ = try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options, continuing: device)
+        } catch {
+            #expect("\(error)".contains("(44100 Hz, 2 ch) differs from the playing item's (48000 Hz, 2 ch)"), "\(error)")
+        }
+        let same = try SourceOpener.open(url: TestEnvironment.fixture("gapless-4.flac"), options: options, continuing: device)
+        #expect(same.continuesSink && same.sink === device)
+        options.gapless = .yes
+        let converted = try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options, continuing: device)
+        #expect(converted.continuesSink && converted.sink === device && converted.audioDecoder != nil)
+        let alone = try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options)
+        #expect(!alone.continuesSink && alone.sink?.format.sampleRate == 44100)
+    }
+
+    /// The AAC track's edit list ends it at 5 s (240 000 samples; the last frame's 640 padding
+    /// samples are past it); an MP3 and an Ogg have no such end (their decoders trim).
+    @Test func anMP4EditListEndsTheSoundBeforeThePadding() throws {
+        var options = PlayerOptions()
+        options.audioOutput = .null
+        let aac = try SourceOpener.open(url: TestEnvironment.fixture("gapless-2.m4a"), options: options)
+        #expect(aac.audioEnd.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: aac.audioEnd))")
+        for file in ["gapless-1.mp3", "gapless-3.opus"] {
+            #expect(try SourceOpener.open(url: TestEnvironment.fixture(file), options: options).audioEnd == nil)
+        }
+    }
+}
