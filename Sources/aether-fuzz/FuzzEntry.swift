@@ -8,7 +8,8 @@ import TerminalGraphics
 
 /// libFuzzer targets over the code that reads untrusted bytes, chosen by `AETHER_FUZZ_TARGET`:
 /// - `media`: demux (from memory, through a custom AVIOContext), probe (the music and loudness
-///   tags too: every ReplayGain mode gives a finite gain), and decode with the
+///   tags too: every ReplayGain mode gives a finite gain; the encoder gap of each stream,
+///   ``EncoderGap``: finite and in order), and decode with the
 ///   playback decoders, filters, scaler, resampler and subtitle decoders;
 /// - `subtitle`: one packet into a subtitle decoder (first byte picks the codec) and the cue
 ///   clean-up (ASS stripping, sanitising, the bitmap palette walk), and the same bytes as a

@@ -46,14 +46,31 @@ struct GaplessTests {
     }
 
     /// The AAC track's edit list ends it at 5 s (240 000 samples; the last frame's 640 padding
-    /// samples are past it); an MP3 and an Ogg have no such end (their decoders trim).
-    @Test func anMP4EditListEndsTheSoundBeforeThePadding() throws {
+    /// samples are past it); the iTunes-tagged MP3 (no LAME header) starts after its 1105
+    /// samples of priming and ends 240 000 later; a LAME MP3 and an Ogg have nothing to trim
+    /// beyond what their decoders do.
+    @Test func encoderDelayAndPaddingLeftByTheDecodersAreTrimmed() throws {
         var options = PlayerOptions()
         options.audioOutput = .null
         let aac = try SourceOpener.open(url: TestEnvironment.fixture("gapless-2.m4a"), options: options)
-        #expect(aac.audioEnd.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: aac.audioEnd))")
+        #expect(aac.audioStart == nil && aac.audioEnd.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: aac.audioEnd))")
+        let itunes = try SourceOpener.open(url: TestEnvironment.fixture("gapless-itunes.mp3"), options: options)
+        #expect(itunes.audioStart.map { abs($0 - 1105 / 48000.0) < 1e-9 } == true && itunes.audioEnd.map { abs($0 - 241_105 / 48000.0) < 1e-9 } == true,
+                "\(String(describing: itunes.audioStart)) \(String(describing: itunes.audioEnd))")
         for file in ["gapless-1.mp3", "gapless-3.opus"] {
-            #expect(try SourceOpener.open(url: TestEnvironment.fixture(file), options: options).audioEnd == nil)
+            let opened = try SourceOpener.open(url: TestEnvironment.fixture(file), options: options)
+            #expect(opened.audioStart == nil && opened.audioEnd == nil, "\(file)")
+        }
+    }
+
+    /// `iTunSMPB` is outside input: the fields as iTunes writes them, or nothing.
+    @Test func anITunesGapValueIsReadWithinItsLimits() {
+        #expect(EncoderGap.ITunes.parse(" 00000000 00000451 0000032F 000000000003A980 00000000 00000000")
+                == EncoderGap.ITunes(priming: 1105, padding: 815, samples: 240_000))
+        for hostile in ["", " 00000000", " 00000000 FFFFFFFF 00000000 0000000000000001", " 0 10 10 0",
+                        " 0 10 10 FFFFFFFFFFFFFFFF", " 0 zz 10 10", " 0 10 -5 10", " 0 123456789 0 1",
+                        String(repeating: " 0", count: 10_000)] {
+            #expect(EncoderGap.ITunes.parse(hostile) == nil, "\(hostile.prefix(40))")
         }
     }
 }

@@ -186,6 +186,9 @@
 #                    frame's 640 samples of padding are past the edit list's end)
 #   gapless-3.opus   10-15 s, Ogg Opus 160 kb/s (pre-skip 312, end trimmed by the granule)
 #   gapless-4.flac   15-20 s, FLAC (exact)
+#   gapless-itunes.mp3  0-5 s as gapless-1.mp3 but without the LAME/Xing header: its delay and
+#                    padding only in an ID3v2.4 COMM "iTunSMPB" (priming 1105 = LAME's 576 + the
+#                    decoder's 529, the padding to the last frame's end, 240000 samples)
 #   gapless-44k.flac 5 s of the same sweep's second part at 44.1 kHz (another rate: --gapless-audio
 #                    =weak switches to it the ordinary way, =yes converts it)
 #
@@ -841,6 +844,22 @@ gen_gapless_1() { gapless_part 0 "$work/gapless-1.wav"; "${ff[@]}" -i "$work/gap
 gen_gapless_2() { gapless_part 1 "$work/gapless-2.wav"; "${ff[@]}" -i "$work/gapless-2.wav" -c:a aac -b:a 192k "${bitexact[@]}" -f mp4 "$1"; }
 gen_gapless_3() { gapless_part 2 "$work/gapless-3.wav"; "${ff[@]}" -i "$work/gapless-3.wav" -c:a libopus -b:a 160k "${bitexact[@]}" -f ogg "$1"; }
 gen_gapless_4() { gapless_part 3 "$work/gapless-4.wav"; "${ff[@]}" -i "$work/gapless-4.wav" -c:a flac "${bitexact[@]}" -f flac "$1"; }
+gen_gapless_itunes() {
+    local mp3="$work/gapless-itunes-bare.mp3"
+    gapless_part 0 "$work/gapless-itunes.wav"
+    "${ff[@]}" -i "$work/gapless-itunes.wav" -c:a libmp3lame -b:a 192k -write_xing 0 -write_id3v2 0 "${bitexact[@]}" -f mp3 "$mp3"
+    local frames
+    frames=$(ffprobe -v error -select_streams a:0 -count_packets -show_entries stream=nb_read_packets -of csv=p=0 "$mp3")
+    python3 - "$mp3" "$frames" >"$1" <<'PY'
+import sys
+def syncsafe(n): return bytes([(n >> 21) & 0x7F, (n >> 14) & 0x7F, (n >> 7) & 0x7F, n & 0x7F])
+frames = int(sys.argv[2]); priming, samples = 1105, 240000
+value = " 00000000 %08X %08X %016X 00000000 00000000" % (priming, frames * 1152 - priming - samples, samples)
+body = bytes([3]) + b"eng" + b"iTunSMPB\x00" + value.encode()
+frame = b"COMM" + syncsafe(len(body)) + b"\x00\x00" + body
+sys.stdout.buffer.write(b"ID3\x04\x00\x00" + syncsafe(len(frame)) + frame + open(sys.argv[1], "rb").read())
+PY
+}
 gen_gapless_44k() { gapless_part 1 "$work/gapless-44k.wav"; "${ff[@]}" -i "$work/gapless-44k.wav" -ar 44100 -c:a flac "${bitexact[@]}" -f flac "$1"; }
 
 main_mkv="$outdir/h264-aac-2audio-srt-ass.mkv"
@@ -999,6 +1018,7 @@ build gapless-1.mp3                    gen_gapless_1
 build gapless-2.m4a                    gen_gapless_2
 build gapless-3.opus                   gen_gapless_3
 build gapless-4.flac                   gen_gapless_4
+build gapless-itunes.mp3               gen_gapless_itunes
 build gapless-44k.flac                 gen_gapless_44k
 build truncated.mkv                   gen_truncated "$main_mkv"
 build truncated-header.mkv            gen_truncated_header "$main_mkv"

@@ -23,7 +23,9 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     private let clock: MasterClock
     private let telemetry: Telemetry
     private let streams: AudioStreams
-    /// `--length`: samples from here on are not played.
+    /// The encoder's delay (``EncoderGap``): samples before are not played.
+    private let startTime: Double?
+    /// `--length`, the encoder's padding: samples from here on are not played.
     private let endTime: Double?
     /// The file's loudness gain (``ReplayGainSettings``), a factor applied with the volume.
     private let replayGain: Double
@@ -43,7 +45,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     private let warn: @Sendable (String) -> Void
 
     init(decoder: AudioDecoder, sink: AudioSink, packets: BoundedQueue<QueueItem<Packet>>, control: ControlBox,
-         clock: MasterClock, telemetry: Telemetry, streams: AudioStreams, info: MediaInfo, endTime: Double?, replayGain: Double = 1, hasVideo: Bool,
+         clock: MasterClock, telemetry: Telemetry, streams: AudioStreams, info: MediaInfo, startTime: Double? = nil, endTime: Double?, replayGain: Double = 1, hasVideo: Bool,
          continuesSink: Bool = false, handOver: @escaping @Sendable () -> Double? = { nil },
          waitForFirstPicture: @escaping @Sendable (Int) -> Void, disable: @escaping @Sendable (Int, String) -> Void,
          warn: @escaping @Sendable (String) -> Void) {
@@ -56,6 +58,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
         self.clock = clock
         self.telemetry = telemetry
         self.streams = streams
+        self.startTime = startTime
         self.endTime = endTime
         self.replayGain = replayGain.isFinite && replayGain >= 0 ? replayGain : 1
         self.hasVideo = hasVideo
@@ -176,7 +179,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                     waitForFirstPicture(mySerial)
                 }
                 guard let start = control.read({ $0.serial == mySerial ? $0.landed : nil }) else { break }
-                guard trim(&chunk, from: start, to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
+                guard trim(&chunk, from: max(start, startTime ?? start), to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
                 if keepsDevice {
                     // Decoded ahead: wait here until the item before has written its last samples.
                     while control.read({ $0.heldForHandoff && !$0.stopped }) {

@@ -162,7 +162,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         if let decoder = opened.audioDecoder, let sink = opened.sink {
             audio = AudioPipeline(decoder: decoder, sink: sink, packets: audioQueue, control: control, clock: clock,
                                   telemetry: telemetry, streams: AudioStreams(main: format, externals: opened.externals),
-                                  info: info, endTime: [endTime, opened.audioEnd].compactMap { $0 }.min(), replayGain: replayGain.factor,
+                                  info: info, startTime: opened.audioStart, endTime: [endTime, opened.audioEnd].compactMap { $0 }.min(), replayGain: replayGain.factor,
                                   hasVideo: opened.videoDecoder != nil, continuesSink: opened.continuesSink,
                                   handOver: { [unowned self] in handOverSink() },
                                   waitForFirstPicture: { [unowned self] serial in waitForFirstPicture(serial: serial) },

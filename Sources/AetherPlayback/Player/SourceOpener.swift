@@ -48,8 +48,9 @@ struct OpenedSource {
     let sink: AudioSink?
     /// The device is the item before's, continued (gapless): it is not this source's to reset.
     var continuesSink = false
-    /// Where the audio's edit list ends it (MP4 and QuickTime): later samples are the encoder's
-    /// padding, never heard.
+    /// Where the encoder's delay ends and its padding begins (``EncoderGap``, where the decoders
+    /// leave them): samples outside are never heard.
+    var audioStart: Double?
     var audioEnd: Double?
     /// Problems met while opening that do not stop playback.
     let warnings: [String]
@@ -374,7 +375,9 @@ enum SourceOpener {
             sink: audioDecoder == nil ? nil : sink, warnings: warnings, externals: externals)
         opened.changesCodec = dash?.manifest.changesCodec ?? false
         opened.continuesSink = continuing != nil && opened.sink != nil
-        opened.audioEnd = audioIndex.flatMap { editListEnd(format, $0) }
+        if let audioIndex, audioIndex < format.streamCount {
+            (opened.audioStart, opened.audioEnd) = EncoderGap.trim(format, stream: audioIndex)
+        }
         return opened
     }
 
@@ -393,17 +396,6 @@ enum SourceOpener {
                 return NullSink(format: AudioFormat(sampleRate: rate, channels: channels))
             }
         }
-    }
-
-    /// The end an MP4 or QuickTime edit list gives an audio stream (its start plus its
-    /// duration, which libavformat takes from the edit list), where the last packet's padding
-    /// begins: libavformat trims the priming at the start, not this (AAC's 1024-sample frames).
-    static func editListEnd(_ format: FormatContext, _ index: Int) -> Double? {
-        guard let name = format.pointer.pointee.iformat?.pointee.name, String(cString: name).hasPrefix("mov,"),
-              let stream = format.stream(index), stream.pointee.duration > 0,
-              stream.pointee.duration != aether_AV_NOPTS_VALUE() else { return nil }
-        let start = stream.pointee.start_time == aether_AV_NOPTS_VALUE() ? 0 : stream.pointee.start_time
-        return format.timeline.seconds(start &+ stream.pointee.duration, stream.pointee.time_base)
     }
 
     /// A variant stream's peak bit rate: libavformat's `variant_bitrate` (HLS BANDWIDTH, DASH

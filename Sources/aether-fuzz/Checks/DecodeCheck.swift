@@ -28,6 +28,12 @@ enum DecodeCheck {
                 precondition(applied.db.isFinite && abs(applied.db) <= 128 && applied.factor.isFinite, "\(info.replayGain)")
             }
         }
+        // Encoder delay and padding from the file's tags and edit list: finite, in order.
+        for i in 0..<format.streamCount {
+            let (start, end) = EncoderGap.trim(format, stream: i)
+            precondition((start ?? 0).isFinite && (end ?? 0).isFinite && (start ?? 0) <= (end ?? .infinity), "\(String(describing: start)) \(String(describing: end))")
+            if let text = MediaProbe.rawTag([format.pointer.pointee.metadata], "iTunSMPB") { _ = EncoderGap.ITunes.parse(text) }
+        }
         var out = Outcome()
         var video: [Int: VideoDecoder] = [:]
         var audio: [Int: AudioDecoder] = [:]
