@@ -104,7 +104,8 @@ public final class Player: Sendable {
     public func seek(by seconds: Double, mode: SeekMode = .keyframe) {
         guard let s = current else { return }
         if let next = s.handedTo {  // this item's sound is all written: from the next one's start
-            next.requestSeek(to: max(0, seconds.isFinite ? seconds : 0), mode: mode)
+            guard let target = try? OutsideValue.seconds(seconds, name: "seek") else { return }
+            next.requestSeek(to: target, mode: mode)
             return
         }
         let now = s.control.read { $0.pendingSeek?.target } ?? currentTime
