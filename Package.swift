@@ -3,8 +3,9 @@ import PackageDescription
 
 /// What every end-to-end tier's tests build against: the binary they run and the helpers.
 /// (Real-time tests drive the player in-process too, reaching internals through `@testable import`.)
-let endToEnd: [Target.Dependency] = ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherInput", "AetherTestSupport", "EndToEndSupport",
-                                     "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStills", "AetherPlayback", "TerminalGraphics"]
+let endToEnd: [Target.Dependency] = ["aether-tui", "AetherControl", "AetherEngine", "AetherTUI", "AetherScreen", "AetherInput", "AetherTestSupport", "EndToEndSupport",
+                                     "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStills", "AetherPlayback", "TerminalGraphics",
+                                     "TerminalPictures", "OutputChoice"]
 
 let package = Package(
     name: "aether-tui",
@@ -72,6 +73,12 @@ let package = Package(
         ]),
         // Depends on nothing of the engine: its tests build without FFmpeg and ALSA.
         .target(name: "TerminalGraphics", dependencies: ["AetherBase", "CZlib"]),
+        // `--vo=auto` by measurement: the throughput trial, the choice (most source detail shown at the
+        // source frame rate, with hysteresis) and terminals.json (what each terminal measured).
+        .target(name: "OutputChoice", dependencies: ["AetherBase", "TerminalGraphics"]),
+        // What a terminal shows, decoded from the bytes it received (cells, kitty's placeholder
+        // cells) and judged against the source (PSNR): for the tests and `aether-bench`, in no product.
+        .target(name: "TerminalPictures", dependencies: ["TerminalGraphics"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
         .target(name: "AetherControl", dependencies: ["AetherEngine", "CSystemd"]),
@@ -80,18 +87,21 @@ let package = Package(
         // Terminal input: key names and the default key map, input.conf bindings, mouse reports,
         // and the filter that keeps the terminal's replies from being read as keys.
         .target(name: "AetherInput", dependencies: ["AetherEngine", "AetherControl", "TerminalGraphics"]),
-        // The ncurses host: views, the compositor, layout, menus, overlays, the inspector's screens.
+        // The screen under the views: ncurses owned by one Terminal, styles and display widths,
+        // the theme's palette, the compositor, the text-only terminfo.
+        .target(name: "AetherScreen", dependencies: ["AetherEngine", "AetherThemes", "TerminalGraphics", "CNcurses", "CTerminal"]),
+        // The ncurses host: views, layout, menus, overlays, the inspector's screens.
         .target(name: "AetherTUI", dependencies: [
-            "AetherEngine", "AetherControl", "AetherThemes", "AetherInput", "TerminalGraphics", "CNcurses", "CTerminal",
+            "AetherEngine", "AetherControl", "AetherThemes", "AetherInput", "AetherScreen", "TerminalGraphics", "OutputChoice", "CNcurses", "CTerminal",
         ]),
         .executableTarget(name: "aether-tui", dependencies: [
-            "AetherEngine", "TerminalGraphics", "AetherTUI", "AetherThemes", "AetherInput", "AetherControl",
+            "AetherEngine", "TerminalGraphics", "OutputChoice", "AetherTUI", "AetherThemes", "AetherInput", "AetherControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Benchmarks; one subcommand per subsystem (`aether-bench graphics …`, `aether-bench engine …`).
         .executableTarget(name: "aether-bench", dependencies: [
-            "TerminalGraphics", "AetherEngine",
+            "TerminalGraphics", "TerminalPictures", "OutputChoice", "AetherEngine",
             // The network part serves the fixtures through the suite's server and fault proxy.
             "AetherLoopback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -102,7 +112,7 @@ let package = Package(
         // Its harnesses (Checks/: DecodeCheck, DownloadCheck, WVTTCheck, …) reach the engine's `package` API.
         .executableTarget(name: "aether-fuzz", dependencies: [
             "AetherEngine", "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherDownload",
-            "AetherTUI", "AetherThemes", "AetherInput", "AetherControl", "TerminalGraphics", "CFFmpeg", "CLibass",
+            "AetherTUI", "AetherScreen", "AetherThemes", "AetherInput", "AetherControl", "TerminalGraphics", "OutputChoice", "CFFmpeg", "CLibass",
         ]),
 
         // The loopback HTTP server and fault proxy (Tests/Scripts/range_http.py, fault_proxy.py)
@@ -126,11 +136,11 @@ let package = Package(
             "AetherStills", "AetherPlayback", "AetherTestSupport",
         ]),
         .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherEngine", "AetherTestSupport"]),
-        .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics", "TerminalGraphicsTestSupport", "CZlib"]),
+        .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics", "TerminalPictures", "OutputChoice", "AetherBase", "TerminalGraphicsTestSupport", "CZlib"]),
         // Crashes a child process on a pty with CTerminal's handlers armed (fork + C only).
         .target(name: "CTerminalTestSupport", dependencies: ["CTerminal"], path: "Tests/CTerminalTestSupport"),
 
-        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherThemes", "AetherInput", "AetherControl", "AetherSubtitles", "AetherTestSupport", "CTerminalTestSupport"]),
+        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherScreen", "AetherThemes", "AetherInput", "AetherControl", "AetherSubtitles", "AetherTestSupport", "CTerminalTestSupport"]),
         // cli: the binary headless, in parallel.
         .testTarget(name: "EndToEndTests", dependencies: endToEnd),
         // realtime: playback paced by the ALSA clock, the TUI in tmux; serial.

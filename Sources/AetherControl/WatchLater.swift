@@ -25,9 +25,7 @@ public struct WatchLater: Sendable {
 
     /// `$XDG_STATE_HOME/aether-tui/watch_later` (default `~/.local/state/…`).
     public static func defaultDirectory(environment: [String: String]) -> String {
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".local/state")
-        return (state as NSString).appendingPathComponent("aether-tui/watch_later")
+        StateDirectory.path("watch_later", environment: environment)
     }
 
     /// The key a source is saved under: its absolute, standardised path, or the URL as given.

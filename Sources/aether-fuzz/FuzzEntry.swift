@@ -1,5 +1,6 @@
 import AetherControl
 import AetherEngine
+import AetherScreen
 import AetherTUI
 import AetherThemes
 import AetherInput
@@ -43,13 +44,15 @@ import TerminalGraphics
 ///   (``WVTTCheck``: cue times, text a WebVTT document can carry, the cue budget);
 /// - `lrc`: LRC lyrics (``Lyrics``: lines in time order within the budgets, sanitised text,
 ///   the line sung at any time, the WebVTT track made from them), and the same bytes as an ID3
-///   tag's `SYLT` frames (``ID3SyncedLyrics``) made into lyrics.
+///   tag's `SYLT` frames (``ID3SyncedLyrics``) made into lyrics;
+/// - `terminals`: `terminals.json`, the figures `--vo=auto` remembers per terminal
+///   (``TerminalsCheck``).
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -91,6 +94,8 @@ enum FuzzTarget: String, CaseIterable {
             StructureFuzz.run(self, bytes)
         case .wvtt:
             WVTTCheck.run(bytes)
+        case .terminals:
+            TerminalsCheck.run(bytes)
         case .lrc:
             let entries = ID3SyncedLyrics.entries(bytes)
             precondition(entries.count <= ID3SyncedLyrics.maxEntries)

@@ -1,11 +1,13 @@
 import AetherEngine
+import AetherTUI
 import ArgumentParser
 import Foundation
+import OutputChoice
 import TerminalGraphics
 
 struct Caps: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print what the terminal can do (kitty graphics, sixel, colours, cell size, synchronized output, tmux passthrough) and which renderer auto picks.")
+        abstract: "Print what the terminal can do (kitty graphics, sixel, colours, cell size, synchronized output, tmux passthrough) and measure the outputs --vo=auto weighs: each one's time a frame and detail shown, and the choice.")
 
     func run() throws {
         let env = ProcessInfo.processInfo.environment
@@ -24,7 +26,14 @@ struct Caps: ParsableCommand {
         let report = CapabilityProbe.probe(input: terminal.input, output: terminal.output, environment: TerminalEnvironment(env))
         // TERM and TERM_PROGRAM are printed as found: sanitised like any text from outside.
         for line in report.capabilities.summaryLines { print(TextSanitizer.clean(line)) }
-        print("video output (--vo=auto): \(VideoDrivers.resolve("auto", capabilities: report.capabilities)?.name ?? "-")")
+        // `--vo=auto` measured afresh (and remembered): the trial a player runs on its first start
+        // here, for a 16:9 picture at 24 fps in the player's layout.
+        let caps = report.capabilities, key = TerminalMemory.key(for: caps, environment: env)
+        let auto = AutoOutput.choose(capabilities: caps, options: .init(), sourceFPS: 24,
+                                     placement: Layout.placement(on: caps, displayAspect: 16.0 / 9, showTelemetry: false),
+                                     input: terminal.input, output: terminal.output, environment: env, remeasure: true)
+        print("video output (--vo=auto): \(auto?.candidate.label ?? "-") (\(auto?.source.rawValue ?? "-"); \(TextSanitizer.clean(key)))")
+        for line in OutputChoice.lines(auto?.figures ?? [], sourceFPS: 24, chosen: auto?.candidate.label) { print(line) }
         for entry in VideoDrivers.all where entry.name != "null" {
             print("  \(entry.name): \(entry.suits(report.capabilities) ? "suits this terminal" : "not detected")  (\(entry.summary))")
         }

@@ -12,7 +12,7 @@ struct PlaybackOptions: ParsableArguments {
     /// The first item (what `--start=N%` is measured against).
     var source: String { sources.first ?? "" }
 
-    @Option(help: ArgumentHelp("Video output: auto (the best the terminal has: kitty, then sixel, then cells where the terminal draws octants or sextants itself, then halfblock), "
+    @Option(help: ArgumentHelp("Video output: auto (measured: of what the terminal can show, the output that shows the most detail at the source frame rate, remembered per terminal in $XDG_STATE_HOME/aether-tui/terminals.json), "
                                + VideoDrivers.all.map { "\($0.name) (\($0.summary))" }.joined(separator: ", ") + ".",
                                valueName: VideoDrivers.names.joined(separator: "|")))
     var vo: String = "auto"
@@ -157,7 +157,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-sixel-repaint"), help: ArgumentHelp("What each sixel frame paints: changed (only the pixels that changed, fewest bytes; right only where the terminal keeps the earlier picture under them), full (the whole picture), or auto (changed on xterm and foot, else full).", valueName: "auto|changed|full"))
     var sixelRepaint: String = "auto"
 
-    @Option(name: .customLong("vo-kitty-use-shm"), help: ArgumentHelp("kitty frames through POSIX shared memory (only the object's name goes through the tty): auto (when the terminal is on this machine, not over SSH or through tmux, and answered the probe's shared memory query), yes, or no (base64 through the tty).", valueName: "auto|yes|no"))
+    @Option(name: .customLong("vo-kitty-use-shm"), help: ArgumentHelp("kitty frames through POSIX shared memory (only the object's name goes through the tty): auto (when the terminal is on this machine, not over SSH, and answered the probe's shared memory query, through tmux's passthrough inside tmux), yes, or no (base64 through the tty).", valueName: "auto|yes|no"))
     var kittyUseShm: String = "auto"
 
     @Option(name: .customLong("vo-governor"), help: ArgumentHelp("Step picture quality down when the terminal cannot keep up (sixel colours, picture scale, every 2nd frame, half-block) and back up when it can: yes, or no to pin the settings.", valueName: "yes|no"))
@@ -166,7 +166,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: all when each pixel shown averages 64 or more of the source's, bidir when the picture is 4× or more smaller than the source, else default: every frame filtered).", valueName: "level"))
     var skipLoopFilter: String?
 
-    @Option(name: .customLong("vd-lavc-threads"), help: ArgumentHelp("Video decoder threads, 1 to 16, or 0: automatic (one thread up to 1080p30, more at the next keyframe if one cannot keep up; larger sources as many as libavcodec chooses).", valueName: "N"))
+    @Option(name: .customLong("vd-lavc-threads"), help: ArgumentHelp("Video decoder threads, 1 to 16, or 0: automatic (one thread up to 1080p30, more at the next keyframe if one cannot keep up; larger sources one per core).", valueName: "N"))
     var decodeThreads: Int = 0
 
     @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Cell output colours (halfblock and cells): truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))

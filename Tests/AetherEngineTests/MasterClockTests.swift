@@ -69,15 +69,44 @@ import Testing
         #expect(abs(clock.time - 50) < 1e-9)
     }
 
-    @Test func neverRunsPastTheAudioWritten() {
+    /// A running clock whose audio was written up to 0.5 s, 2 s after it started.
+    func clockHeldByAnUnderrun() -> MasterClock {
         let clock = clock
         clock.setPaused(false)
         let serial = clock.reset(to: 0)
         clock.arm(at: 0, source: .audio, serial: serial)
         clock.limit(to: 0.5, serial: serial)
         time.advance(seconds: 2)
+        return clock
+    }
+
+    @Test func neverRunsPastTheAudioWritten() {
+        let clock = clockHeldByAnUnderrun()
         #expect(clock.time == 0.5, "an underrun holds the clock")
         clock.removeLimit()
         #expect(abs(clock.time - 2) < 1e-9)
+    }
+
+    @Test func pausingAClockHeldByAnUnderrunKeepsItWhereItStood() {
+        let clock = clockHeldByAnUnderrun()
+        clock.setPaused(true)
+        clock.removeLimit()
+        #expect(clock.time == 0.5, "paused at \(clock.time) s, held at 0.5 s")
+        clock.setPaused(false)
+        time.advance(seconds: 1)
+        #expect(abs(clock.time - 1.5) < 1e-9)
+        clock.setRate(2)
+        #expect(abs(clock.time - 1.5) < 1e-9)
+    }
+
+    @Test func aPositionSetUnderAnOlderSerialIsIgnored() {
+        let clock = clock
+        let old = clock.reset(to: 0)
+        clock.arm(at: 0, source: .audio, serial: old)
+        let new = clock.reset(to: 40)
+        clock.set(media: 3, serial: old)   // the device's position of before a seek
+        #expect(clock.time == 40)
+        clock.set(media: 41, serial: new)
+        #expect(clock.time == 41)
     }
 }

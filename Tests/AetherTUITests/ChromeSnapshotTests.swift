@@ -1,4 +1,5 @@
 @testable import AetherEngine
+@testable import AetherScreen
 @testable import AetherTUI
 import Foundation
 import Testing

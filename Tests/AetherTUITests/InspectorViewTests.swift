@@ -1,3 +1,4 @@
+@testable import AetherScreen
 @testable import AetherTUI
 import AetherEngine
 import AetherTestSupport

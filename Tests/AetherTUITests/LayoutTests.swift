@@ -1,5 +1,6 @@
 import AetherControl
 @testable import AetherInput
+@testable import AetherScreen
 @testable import AetherTUI
 import AetherEngine
 import TerminalGraphics

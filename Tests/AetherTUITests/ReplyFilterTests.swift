@@ -1,5 +1,6 @@
 import AetherControl
 @testable import AetherInput
+import AetherScreen
 @testable import AetherTUI
 import TerminalGraphics
 import Testing

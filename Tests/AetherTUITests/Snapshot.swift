@@ -1,3 +1,4 @@
+@testable import AetherScreen
 @testable import AetherTUI
 @testable import AetherThemes
 import Foundation

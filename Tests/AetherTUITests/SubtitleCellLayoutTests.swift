@@ -1,4 +1,5 @@
 import AetherEngine
+@testable import AetherScreen
 @testable import AetherSubtitles
 @testable import AetherTUI
 import Testing

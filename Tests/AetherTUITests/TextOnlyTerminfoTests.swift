@@ -1,3 +1,4 @@
+@testable import AetherScreen
 @testable import AetherTUI
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+@testable import AetherScreen
 import AetherTestSupport
 import AetherTUI
 import AetherThemes

@@ -106,10 +106,13 @@ public enum KittyPty {
         public var errors: [String]
     }
 
-    /// Runs `command` on the stand-in terminal (`extra`: kitty_pty.py's own options).
+    /// Runs `command` on the stand-in terminal (`extra`: kitty_pty.py's own options). The keys
+    /// (`q`) go once an image came and the terminal was quiet for half a second (the player has
+    /// drawn), or after 10 s.
     public static func run(_ command: [String], extra: [String] = []) throws -> Report {
         let script = TestEnvironment.scripts.appendingPathComponent("kitty_pty.py").path
-        let r = Process.run(["/usr/bin/python3", script, "--keys-after", "3", "--timeout", "20"] + extra + ["--"] + command, timeout: 40)
+        let r = Process.run(["/usr/bin/python3", script, "--keys-after", "10", "--keys-when-quiet", "0.5", "--timeout", "25"] + extra + ["--"] + command,
+                            timeout: 45)
         return try JSONDecoder().decode(Report.self, from: Data(r.stdout.utf8))
     }
 }

@@ -2,6 +2,7 @@ import AetherTestSupport
 import EndToEndSupport
 import Foundation
 import TerminalGraphics
+import TerminalPictures
 import Testing
 
 /// The cell outputs in a real terminal emulator (tmux): the pane's cells decoded back into

@@ -184,7 +184,7 @@ import Testing
         // Every target directory is replayed (a directory whose target aether-fuzz lacks fails).
         let extra = ["media": corpus, "theme": themes, "ebml": corpus.filter { $0.hasSuffix(".mkv") || $0.hasSuffix(".webm") }]
         let targets = ((try? FileManager.default.contentsOfDirectory(atPath: regressions.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
-        #expect(Set(["media", "subtitle", "ass", "theme", "hls", "dash", "mpd", "download", "inputconf", "config", "playlist", "watchlater", "ipc", "replies", "ytdl", "ebml", "wvtt", "lrc"]).isSubset(of: targets), "\(targets)")
+        #expect(Set(["media", "subtitle", "ass", "theme", "hls", "dash", "mpd", "download", "inputconf", "config", "playlist", "watchlater", "ipc", "replies", "ytdl", "ebml", "wvtt", "lrc", "terminals"]).isSubset(of: targets), "\(targets)")
         for (target, inputs) in targets.map({ ($0, files($0) + (extra[$0] ?? [])) }) where !inputs.isEmpty {
             let r = Process.run([fuzz, target] + inputs, timeout: 300)
             #expect(r.status == 0, "aether-fuzz \(target): status \(r.status)\n\(r.stderr.suffix(2000))")

@@ -1,6 +1,8 @@
 import AetherTestSupport
 import EndToEndSupport
 import Foundation
+import OutputChoice
+import TerminalGraphics
 import Testing
 
 /// The TUI on a stand-in kitty terminal (`Tests/Scripts/kitty_pty.py`: a pty that answers the
@@ -12,7 +14,7 @@ import Testing
     }
 
     /// tmux on a private socket with `conf`, running the player; the server ends with its session.
-    static func inTmux(_ conf: String, _ body: ([String]) throws -> Void) throws {
+    static func inTmux(_ conf: String, arguments: [String] = [], _ body: ([String]) throws -> Void) throws {
         let socket = "aether-kitty-\(getpid())-\(UUID().uuidString.prefix(6))"
         let path = NSTemporaryDirectory() + socket + ".conf"
         try conf.write(toFile: path, atomically: true, encoding: .utf8)
@@ -20,14 +22,24 @@ import Testing
             _ = Process.run(["/usr/bin/tmux", "-L", socket, "kill-server"], timeout: 10)
             try? FileManager.default.removeItem(atPath: path)
         }
-        let quoted = player.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let quoted = (player + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         try body(["/usr/bin/tmux", "-L", socket, "-f", path, "new-session", quoted])
     }
 
     static func isRed(_ t: KittyPty.Transmission) -> Bool { t.mean[0] >= 245 && t.mean[1] <= 6 && t.mean[2] <= 6 }
 
+    /// What reached the terminal with `--vo=auto`'s throughput trial left out (its pictures have an
+    /// image id of their own, ThroughputTrial.instance): the player's pictures and their deletes.
+    static func pictures(_ r: KittyPty.Report) -> KittyPty.Report {
+        let trial = "\(KittyDriver.defaultImageID + ThroughputTrial.instance)"
+        var kept = r
+        kept.transmissions = r.transmissions.filter { $0.keys["i"] != trial }
+        kept.deletes = r.deletes.filter { $0["i"] != trial }
+        return kept
+    }
+
     @Test func aKittyTerminalGetsTheFrameAsKittyImages() throws {
-        let r = try KittyPty.run(Self.player + ["--vo-kitty-use-shm=no"])
+        let r = Self.pictures(try KittyPty.run(Self.player + ["--vo-kitty-use-shm=no"]))
         #expect(r.status == 0 && r.queries == 1 && r.errors.isEmpty, "\(r)")
         #expect(r.transmissions.allSatisfy { $0.keys["t"] == nil }, "shared memory though --vo-kitty-use-shm=no")
         let t = try #require(r.transmissions.first, "no kitty image arrived")
@@ -47,7 +59,9 @@ import Testing
             ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []).filter { $0.hasPrefix("aether-") }
         }
         let before = Set(leftovers())
-        let r = try KittyPty.run(Self.player, extra: ["--keys", "b\u{1B}q", "--key-gap", "1.5"])
+        // --vo=kitty: the driver's own shared memory rule (auto weighs both ways by measuring, and
+        // the stand-in, a Python script reading each object, may well be faster directly).
+        let r = Self.pictures(try KittyPty.run(Self.player + ["--vo=kitty"], extra: ["--keys", "b\u{1B}q", "--key-gap", "1.5"]))
         #expect(r.status == 0 && r.queries == 1 && r.shm_queries == 1 && r.errors.isEmpty, "\(r)")
         let t = try #require(r.transmissions.first, "no kitty image arrived")
         #expect(t.keys["t"] == "s" && t.keys["a"] == "T" && t.keys["q"] == "2" && t.chunks == 1, "\(t.keys)")
@@ -59,7 +73,7 @@ import Testing
         #expect(r.deletes.count >= 2, "\(r.deletes)")
         let left = Set(leftovers()).subtracting(before)
         #expect(left.isEmpty, "left in /dev/shm: \(left)")
-        let refused = try KittyPty.run(Self.player, extra: ["--no-shm"])
+        let refused = Self.pictures(try KittyPty.run(Self.player + ["--vo=kitty"], extra: ["--no-shm"]))
         #expect(refused.status == 0 && refused.shm_queries == 1 && refused.errors.isEmpty, "\(refused)")
         let direct = try #require(refused.transmissions.first, "no kitty image arrived")
         #expect(direct.keys["t"] == nil && direct.chunks > 1 && Self.isRed(direct), "\(direct.keys)")
@@ -69,7 +83,7 @@ import Testing
     /// placed above the progress bar, the fixture's red), taken down with Esc; the video's image
     /// stays.
     @Test func theScrubPreviewIsAKittyImageOfItsOwn() throws {
-        let r = try KittyPty.run(Self.player + ["--vo-kitty-use-shm=no"], extra: ["--keys", "b\u{1B}q", "--key-gap", "1.5"])
+        let r = Self.pictures(try KittyPty.run(Self.player + ["--vo-kitty-use-shm=no"], extra: ["--keys", "b\u{1B}q", "--key-gap", "1.5"]))
         #expect(r.status == 0 && r.errors.isEmpty, "\(r)")
         let ids = Set(r.transmissions.compactMap { $0.keys["i"] })
         #expect(ids.count == 2, "expected the video's image and the preview's: \(ids)")
@@ -85,8 +99,8 @@ import Testing
     /// The inspector's frames tab on a kitty terminal: `.` shows the first frame as a kitty
     /// image (the fixture's red), deleted when the player quits.
     @Test func theInspectorsFrameIsAKittyImage() throws {
-        let r = try KittyPty.run([TestEnvironment.binary, "inspect", "--tab", "frames", "--ao=null", "--vo-kitty-use-shm=no",
-                              TestEnvironment.fixture("solid-red.mkv")], extra: ["--keys", ".q", "--key-gap", "1.5"])
+        let r = Self.pictures(try KittyPty.run([TestEnvironment.binary, "inspect", "--tab", "frames", "--ao=null", "--vo-kitty-use-shm=no",
+                              TestEnvironment.fixture("solid-red.mkv")], extra: ["--keys", ".q", "--key-gap", "1.5", "--keys-after", "3"]))
         #expect(r.status == 0 && r.errors.isEmpty, "\(r)")
         let frame = try #require(r.transmissions.last, "no kitty image arrived")
         #expect(Self.isRed(frame), "the frame is not the fixture's red: \(frame.mean)")
@@ -94,13 +108,58 @@ import Testing
         #expect(r.deletes.contains { $0["i"] == frame.keys["i"] }, "the frame's image was not deleted at exit: \(r.deletes)")
         // Without `.` no image at all: the player's picture stays hidden under the inspector, so
         // the image above was the frames tab's.
-        let none = try KittyPty.run([TestEnvironment.binary, "inspect", "--tab", "frames", "--ao=null", "--vo-kitty-use-shm=no",
-                                 TestEnvironment.fixture("solid-red.mkv")], extra: ["--keys", "q"])
+        let none = Self.pictures(try KittyPty.run([TestEnvironment.binary, "inspect", "--tab", "frames", "--ao=null", "--vo-kitty-use-shm=no",
+                                 TestEnvironment.fixture("solid-red.mkv")], extra: ["--keys", "q", "--keys-after", "3"]))
         #expect(none.status == 0 && none.transmissions.isEmpty, "\(none.transmissions.map(\.keys))")
     }
 
+    /// `--vo=auto` on the stand-in kitty: the first start measures (the trial's pictures have an
+    /// image id of their own and are taken down), remembers the figures and the choice in
+    /// terminals.json, and plays; the second start there measures nothing.
+    @Test func autoMeasuresOnceAndRemembers() throws {
+        let state = NSTemporaryDirectory() + "aether-auto-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let command = ["/usr/bin/env", "XDG_STATE_HOME=\(state)"] + Self.player
+        let trialID = "\(KittyDriver.defaultImageID + ThroughputTrial.instance)"
+        let first = try KittyPty.run(command)
+        #expect(first.status == 0 && first.errors.isEmpty, "\(first)")
+        #expect(first.transmissions.filter { $0.keys["i"] == trialID }.count >= 4, "the trial did not draw both kitty ways")
+        #expect(first.deletes.contains { $0["i"] == trialID }, "the trial's picture was not taken down")
+        let entry = try #require(TerminalMemory(path: state + "/aether-tui/terminals.json").entries().first?.entry)
+        #expect(Set(entry.figures.map(\.label)) == ["kitty (shared memory)", "kitty (direct)", "halfblock"], "\(entry.figures)")
+        #expect(entry.choice.map { $0.hasPrefix("kitty") } == true, "\(entry)")
+        let second = try KittyPty.run(command)
+        #expect(second.status == 0 && second.transmissions.allSatisfy { $0.keys["i"] != trialID }, "measured again")
+        #expect(Self.pictures(second).transmissions.first.map(Self.isRed) == true, "the second start did not play")
+    }
+
+    /// A terminal that turns slow mid-film (the stand-in stops reading for 400 ms after each
+    /// image from the 7th on): the governor steps down and gives kitty up; `--vo=auto` chooses
+    /// again with the frames just played as kitty's figure (half-block: the stand-in draws no
+    /// octants), and terminals.json says so, so the next start measures nothing and sends no
+    /// kitty image. Tier: cli (about 10 s of real time: the governor's holds are real ones).
+    @Test func aDriverTheGovernorGivesUpIsNotChosenAgain() throws {
+        let state = NSTemporaryDirectory() + "aether-auto-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let log = state + "/player.log"
+        let command = ["/usr/bin/env", "XDG_STATE_HOME=\(state)", TestEnvironment.binary, "--ao=null", "--vo-kitty-use-shm=no",
+                       "--log-file=\(log)", TestEnvironment.fixture("h264-720p.mkv")]
+        let first = try KittyPty.run(command, extra: ["--slow-after", "6", "--image-ms", "400", "--keys-after", "10", "--timeout", "25"])
+        #expect(first.status == 0 && first.errors.isEmpty, "\(first.status.map(String.init) ?? "-") \(first.errors)")
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(text.contains("kitty (direct) given up at"), "\(text.split(separator: "\n").filter { $0.contains("governor") || $0.contains("auto") }.suffix(12))")
+        let entry = try #require(TerminalMemory(path: state + "/aether-tui/terminals.json").entries().first?.entry)
+        #expect(entry.choice == "halfblock", "\(entry)")
+        let kitty = try #require(entry.figures.first { $0.label == "kitty (direct)" })
+        #expect(!kitty.keepsUp(sourceFPS: 24), "kitty's figure is not the live one: \(kitty)")
+        let second = try KittyPty.run(command, extra: ["--keys-after", "2"])
+        #expect(second.status == 0 && second.transmissions.isEmpty, "kitty was chosen again: \(second.transmissions.count) images")
+        print("governor gave kitty up: \(text.split(separator: "\n").first { $0.contains("given up") } ?? "-"); remembered \(kitty)")
+    }
+
     @Test func aTerminalThatSaysNoGetsNoKittyImages() throws {
-        let r = try KittyPty.run(Self.player, extra: ["--no-kitty"])
+        let r = Self.pictures(try KittyPty.run(Self.player, extra: ["--no-kitty", "--keys-after", "3"]))
         #expect(r.status == 0 && r.queries == 1)
         #expect(r.transmissions.isEmpty && r.deletes.isEmpty)
     }
@@ -111,8 +170,11 @@ import Testing
         // outer cursor is; the driver places it from the pane's origin).
         var placed: [[Int]] = []
         for position in ["bottom", "top"] {
-            try Self.inTmux("set -g allow-passthrough on\nset -g status-position \(position)\nset -g escape-time 10\n") { tmux in
-                let r = try KittyPty.run(tmux)
+            // --vo=kitty: the kitty driver's placement is the subject (auto's trial would first
+            // measure the stand-in, slower through tmux, while its keys are due).
+            try Self.inTmux("set -g allow-passthrough on\nset -g status-position \(position)\nset -g escape-time 10\n",
+                            arguments: ["--vo=kitty"]) { tmux in
+                let r = Self.pictures(try KittyPty.run(tmux))
                 #expect(r.status == 0 && r.queries == 1 && r.errors.isEmpty, "\(r)")
                 let t = try #require(r.transmissions.first, "no kitty image came through tmux (status \(position))")
                 #expect(Self.isRed(t), "\(t.mean)")
@@ -125,7 +187,7 @@ import Testing
 
     @Test func throughTmuxWithoutPassthroughNothingReachesTheTerminal() throws {
         try Self.inTmux("set -g allow-passthrough off\nset -g escape-time 10\n") { tmux in
-            let r = try KittyPty.run(tmux)
+            let r = Self.pictures(try KittyPty.run(tmux, extra: ["--keys-after", "3"]))
             #expect(r.status == 0, "\(r)")
             #expect(r.queries == 0 && r.transmissions.isEmpty && r.deletes.isEmpty, "kitty sequences leaked: \(r)")
         }

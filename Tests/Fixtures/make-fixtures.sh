@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # make-fixtures.sh — generates the aether-tui test-media corpus.
 #
-# Usage: Tests/Fixtures/make-fixtures.sh [--force] [OUTDIR]
+# Usage: Tests/Fixtures/make-fixtures.sh [--force] [--scale] [OUTDIR]
 #   OUTDIR   defaults to Tests/Fixtures/out (next to this script; git-ignored).
 #   --force  regenerates every file. Without it a file is skipped when it
 #            exists and is newer than this script (and than its inputs).
+#   --scale  also the 4K60 HEVC Main10 clip for aether-bench (a minute of
+#            encoding on two cores; no test needs it).
 # Prints one line per generated file and nothing when everything is current.
 # Needs: ffmpeg and ffprobe (ffmpeg with libx264, libx265, libvpx, libsvtav1 or libaom, libopus,
 # libvorbis, libtheora, libmp3lame), cc, pkg-config with libavformat,
@@ -115,6 +117,9 @@
 #                   and frame-drop tests.
 #   h264-1080p.mkv  H.264 1920x1080 24 fps 10 s + AAC stereo; decode/scale
 #                   benchmarks.
+#   hevc10-4k60.mkv (--scale only) HEVC Main10 3840x2160 60 fps 10 s, film
+#                   grain, 20 Mbit/s, a keyframe every 2 s + AAC stereo: the
+#                   scale proof (aether-bench engine --playback-file).
 #   h264-bframes.mkv H.264 640x360 24 fps 8 s, 3 B-frames, a keyframe every
 #                   second, no audio: the decoder holds frames back (reopen test).
 #                   Both are CRF 28 capped by -maxrate (1.2 / 3 Mbit/s):
@@ -271,10 +276,12 @@ script="$script_dir/$(basename "${BASH_SOURCE[0]}")"
 usage() { sed -n '2,8p' "$script" | sed 's/^# \{0,1\}//'; }
 
 force=0
+scale=0
 outdir=""
 for arg in "$@"; do
     case $arg in
         --force) force=1 ;;
+        --scale) scale=1 ;;
         -h|--help) usage; exit 0 ;;
         -*) printf 'make-fixtures: unknown option %s\n' "$arg" >&2; usage >&2; exit 2 ;;
         *)
@@ -725,6 +732,17 @@ gen_1080p() {
         "${bitexact[@]}" "$1"
 }
 
+gen_4k60() {
+    local audio="$work/gen_4k60.aac"
+    aac_track "$audio" 440 10
+    "${ff[@]}" \
+        -f lavfi -i "testsrc2=s=3840x2160:r=60:d=10,noise=alls=4:allf=t" \
+        -i "$audio" \
+        -c:v libx265 -preset ultrafast -x265-params log-level=error -pix_fmt yuv420p10le \
+        -profile:v main10 -b:v 20M -g 120 -c:a copy \
+        "${bitexact[@]}" "$1"
+}
+
 gen_solid_red() {
     "${ff[@]}" \
         -f lavfi -i color=c=red:s=320x240:r=24:d=2 \
@@ -997,6 +1015,7 @@ build video-only.mkv                  gen_video_only
 build tones-stepped.mka               gen_tones_stepped
 build h264-720p.mkv                   gen_720p
 build h264-1080p.mkv                  gen_1080p
+if [[ $scale -eq 1 ]]; then build hevc10-4k60.mkv gen_4k60; fi
 build h264-bframes.mkv                gen_bframes
 build solid-red.mkv                   gen_solid_red
 build frames-numbered.mkv             gen_frames_numbered

@@ -20,8 +20,6 @@ import Testing
         return o
     }
 
-    /// Waits until `condition` holds or `timeout` passes; returns whether it held.
-    @discardableResult
     @Test func realTimeAtNormalSpeed() throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 10 })
@@ -406,6 +404,36 @@ import Testing
             if file.hasPrefix("mpeg2-interlaced") { #expect(t.deinterlacing) }
             if file.hasPrefix("hevc") { #expect(t.toneMapping) }
         }
+        player.stop()
+    }
+
+    /// Tier realtime: a host that paints every 3rd frame gets only those, converted; the others
+    /// are skipped before scaling and counted, and the rest keep the clock (one fixture second).
+    @Test func aHostPaintingEveryThirdFrameGetsOnlyThose() throws {
+        let player = Player()
+        player.setFrameDivisor(3)
+        defer { player.setFrameDivisor(1) }
+        var o = PlayerOptions()
+        o.audioOutput = .null
+        o.length = 2
+        try player.load(url: TestEnvironment.fixture("frames-numbered.mkv"), options: o)
+        player.setRenderSize(PixelSize(width: 64, height: 48))
+        let shown = Guarded<[Double]>([])
+        player.setFrameHandler { f in if f.hasPixels { shown.withLock { $0.append(f.pts) } } }
+        player.play()
+        #expect(waitUntil(10) { player.state == .ended })
+        let t = player.telemetry()
+        let pts = shown.withLock { $0 }
+        let fps = try #require(player.mediaInfo?.primaryVideo?.frameRate)
+        #expect(t.framesSkipped > 0)
+        // Of every three frames two are skipped and one converted; a converted frame is shown or,
+        // when it reached the presenter too late (a loaded machine), dropped there.
+        let converted = t.framesPresented + t.framesDroppedLate
+        #expect(abs(t.framesSkipped - 2 * converted) <= 3,
+                "skipped \(t.framesSkipped), presented \(t.framesPresented), late \(t.framesDroppedLate), early \(t.framesDroppedEarly)")
+        // Consecutive frames shown are three intervals apart (or a multiple: one dropped late between).
+        let steps = zip(pts.dropFirst(), pts).map { ($0 - $1) * fps }
+        #expect(!steps.isEmpty && steps.allSatisfy { $0 > 2.9 && abs($0 / 3 - ($0 / 3).rounded()) < 0.04 }, "\(steps)")
         player.stop()
     }
 

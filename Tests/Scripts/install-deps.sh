@@ -38,8 +38,8 @@ packages=(
     # inspector: mkvinfo is the reference EBML tree; mkvmerge writes the HDR Matroska fixture
     mkvtoolnix
 )
-# `--bench`: also the peers aether-bench measures against (mpv --vo=tct, timg).
-[ "${1:-}" = "--bench" ] && packages+=(mpv timg)
+# `--bench`: also the peers aether-bench measures against (mpv --vo=tct, timg, chafa).
+[ "${1:-}" = "--bench" ] && packages+=(mpv timg chafa)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

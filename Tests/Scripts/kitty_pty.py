@@ -4,7 +4,11 @@ terminal answers (DA1, DSR, cell size, kitty's a=q with OK; its t=s query by rea
 the shared memory object, as kitty does), reads every kitty graphics command the command sends
 (a t=s transmission from its shared memory object, unlinked after), sends keys after a while, and reports what arrived as one JSON object.
 
-    kitty_pty.py [--cols 100 --rows 30] [--keys-after 3] [--keys q] [--no-kitty] -- COMMAND ARGS...
+    kitty_pty.py [--cols 100 --rows 30] [--keys-after 3] [--keys q] [--no-kitty]
+                 [--slow-after N --image-ms MS] -- COMMAND ARGS...
+
+--slow-after makes a terminal that turns slow mid-film: from the N+1st image on it stops reading
+for MS after each one, so the player's writes block (what the governor measures).
 
 Run tmux as the command (tmux -L sock new-session PLAYER…) to test passthrough: the terminal
 then sees what tmux forwards. The report: transmissions (keys of each first chunk, chunk
@@ -17,12 +21,17 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--cols", type=int, default=100)
 ap.add_argument("--rows", type=int, default=30)
 ap.add_argument("--keys-after", type=float, default=3.0)
+ap.add_argument("--keys-when-quiet", type=float, default=None,
+                help="send the keys sooner: once an image arrived and nothing more for this many seconds (0: off)")
 ap.add_argument("--keys", default="q")
 ap.add_argument("--key-gap", type=float, default=0.0, help="seconds between keys (0: all at once)")
 ap.add_argument("--timeout", type=float, default=15.0)
 ap.add_argument("--no-kitty", action="store_true", help="answer a=q with an error")
 ap.add_argument("--no-shm", action="store_true", help="answer a=q,t=s with an error (as WezTerm and ghostty)")
+ap.add_argument("--version", default=None, help="answer XTVERSION (CSI > 0 q) with this name, e.g. kitty(0.35.2)")
 ap.add_argument("--dump", default=None, help="also write everything received to this file")
+ap.add_argument("--slow-after", type=int, default=None, help="after this many images, take --image-ms to absorb each (reads throttled)")
+ap.add_argument("--image-ms", type=float, default=400.0)
 ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
 cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -107,6 +116,8 @@ def handle_apc(body):
                                         "mean": mean, "at": at,
                                         "max_chunk": max(len(p) for _, p, _ in open_chunks)})
         open_chunks.clear()
+        if a.slow_after is not None and len(report["transmissions"]) > a.slow_after:
+            time.sleep(a.image_ms / 1000)   # measurement window: the slow terminal absorbing an image
 
 csi = re.compile(rb"\x1b\[([0-9;?>]*)([A-Za-z])")
 
@@ -150,6 +161,8 @@ def scan():
         params, final = m.group(1), m.group(2)
         if final == b"c" and params in (b"", b"0"):
             answer(b"\x1b[?62;22c")
+        elif final == b"q" and params in (b">", b">0") and a.version:
+            answer(b"\x1bP>|" + a.version.encode() + b"\x1b\\")
         elif final == b"n" and params == b"5":
             answer(b"\x1b[0n")
         elif final == b"t" and params == b"16":
@@ -161,6 +174,7 @@ def scan():
 
 start = time.monotonic()
 keys_sent = False
+last_read = time.monotonic()
 keys_written = 0
 status = None
 while time.monotonic() - start < a.timeout:
@@ -173,10 +187,15 @@ while time.monotonic() - start < a.timeout:
         if not chunk:
             break
         buf.extend(chunk)
+        last_read = time.monotonic()
         if a.dump:
             with open(a.dump, "ab") as f:
                 f.write(chunk)
         scan()
+    quiet = (a.keys_when_quiet and a.keys_when_quiet > 0 and report["transmissions"]
+             and time.monotonic() - last_read >= a.keys_when_quiet)
+    if quiet and not keys_sent and keys_written == 0:
+        a.keys_after = min(a.keys_after, time.monotonic() - start)
     if not keys_sent and time.monotonic() - start >= a.keys_after:
         elapsed = time.monotonic() - start - a.keys_after
         if a.key_gap <= 0:

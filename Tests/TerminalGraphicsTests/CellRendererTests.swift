@@ -1,6 +1,7 @@
 import TerminalGraphicsTestSupport
 import Testing
 @testable import TerminalGraphics
+import TerminalPictures
 
 /// The finer cell modes (quadrant, sextant, octant) and what every mode shares, judged by
 /// decoding the emitted bytes back into what a terminal shows (`CellStreamDecoder`).

@@ -193,15 +193,16 @@ import Testing
         #expect(KittySharedMemoryUse.yes.transmission(for: refused.caps) == .sharedMemory)
         // Over SSH: not asked (an OK from elsewhere is not believed either), auto is direct.
         var ssh = TerminalEnvironment(["TERM": "xterm-kitty", "SSH_CONNECTION": "10.0.0.1 5000 10.0.0.2 22"])
-        #expect(ssh.overSSH && !ssh.isLocal)
+        #expect(ssh.overSSH && !ssh.mayShareMemory)
         let remote = probe(ok, ssh)
         #expect(remote.sent.firstRange(of: query) == nil && remote.caps.remote && !remote.caps.kittySharedMemory)
         #expect(KittySharedMemoryUse.auto.transmission(for: remote.caps) == .direct)
         ssh = TerminalEnvironment(["TERM": "xterm-kitty", "SSH_TTY": "/dev/pts/3"])
         #expect(ssh.overSSH)
-        // Inside tmux: never asked.
+        // Inside tmux: asked of the outer terminal through the passthrough (wrapped), and
+        // believed only where tmux has passthrough on (here tmux said nothing: not believed).
         let tmux = probe(ok, TerminalEnvironment(term: "tmux-256color", tmux: "/tmp/tmux-0/default,1,0"))
-        #expect(tmux.sent.firstRange(of: query) == nil && !tmux.caps.kittySharedMemory)
+        #expect(tmux.sent.firstRange(of: TmuxPassthrough.wrap(query)) != nil && !tmux.caps.kittySharedMemory)
     }
 
     /// Over a remote link frames sent directly are deflated (`o=z`) when that makes them at most

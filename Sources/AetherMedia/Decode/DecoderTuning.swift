@@ -45,16 +45,16 @@ public enum LoopFilterSkip: String, Sendable, CaseIterable {
 /// How many threads the video decoder runs (`--vd-lavc-threads`, mpv's option).
 ///
 /// Asked for (1–16): that many, always. Automatic (0): one thread when the source is at most
-/// 1080p at 30 frames a second, else libavcodec's choice for the cores; a one-thread decoder
+/// 1080p at 30 frames a second, else one per core (``CodecContext``); a one-thread decoder
 /// that cannot keep up (over the last 48 frames the video thread worked more than half of the
 /// frame interval per frame at the current speed)
-/// is reopened with libavcodec's choice at the next keyframe, and stays so.
+/// is reopened with one thread per core at the next keyframe, and stays so.
 ///
 /// Measured on the 1080p grain clip (aether-bench, 2 cores): frame threads cost 11 % more
 /// decode CPU than one thread (median of 6 runs each, ffmpeg -threads 1 against auto), and
 /// exact seeks took longer with them (median 229 against 177 ms, p95 436 against 300 ms).
 public struct DecoderThreads: Sendable, Equatable {
-    /// Threads to open the decoder with (0: libavcodec's choice).
+    /// Threads to open the decoder with (0: one per core).
     public private(set) var current: Int
     /// Whether the count may still rise (automatic, starting at one).
     public private(set) var adaptive: Bool
@@ -86,7 +86,7 @@ public struct DecoderThreads: Sendable, Equatable {
         }
     }
 
-    /// Exactly `threads` (0: libavcodec's choice), never changed.
+    /// Exactly `threads` (0: one per core), never changed.
     public static func fixed(_ threads: Int) -> DecoderThreads {
         DecoderThreads(current: max(0, threads), adaptive: false)
     }
@@ -105,7 +105,7 @@ public struct DecoderThreads: Sendable, Equatable {
         windowBusy = 0
     }
 
-    /// The decoder was reopened with libavcodec's choice.
+    /// The decoder was reopened with one thread per core.
     public mutating func upgraded() {
         current = 0
         adaptive = false

@@ -94,7 +94,7 @@ package final class VideoDecoder {
     var isHDR: Bool { toneMapper != nil }
 
     /// - Parameters:
-    ///   - threads: decoder threads (0: libavcodec's choice for the cores).
+    ///   - threads: decoder threads (0: one per core).
     ///   - automaticThreads: with `threads` 0, choose as ``DecoderThreads`` does (playback)
     ///     instead of leaving it to libavcodec (throughput measurements).
     package init(stream: UnsafeMutablePointer<AVStream>, index: Int, threads: Int, timeline: Timeline,
@@ -122,15 +122,29 @@ package final class VideoDecoder {
     }
 
     /// Hands the frames the decoder still holds to `emit` (through the deinterlacer, which
-    /// keeps its state) and opens a new decoder with libavcodec's threads. Called before a
+    /// keeps its state) and opens a new decoder with one thread per core. Called before a
     /// keyframe, so the new decoder needs nothing the old one had.
     package func reopenWithMoreThreads(emit: (Frame, Double) throws -> Void) throws {
         try drain(emit: emit)
-        let fresh = try CodecContext(parameters: parameters, timeBase: timeBase, threads: 0)
+        try openAgain(threads: 0)
+        threadPlan.upgraded()
+        AppLog.write("vd", "one decoder thread could not keep up: reopened with one thread per core")
+    }
+
+    /// Opens the decoder again, as it is, from the calling thread, before anything was decoded:
+    /// libavcodec's worker threads start from the thread that opens it and take its scheduling
+    /// priority, so the video thread opens its own (see ``DecoderThreads``). Nothing to do for
+    /// a one-thread decoder, which decodes on the caller.
+    package func reopenOnThisThread() throws(FFmpegError) {
+        guard threadPlan.current != 1 else { return }
+        try openAgain(threads: threadPlan.current)
+    }
+
+    /// Replaces the decoder with a new one for the same stream, keeping the loop filter skipped.
+    private func openAgain(threads: Int) throws(FFmpegError) {
+        let fresh = try CodecContext(parameters: parameters, timeBase: timeBase, threads: threads)
         fresh.pointer.pointee.skip_loop_filter = loopFilterSkip.discard
         codec = fresh
-        threadPlan.upgraded()
-        AppLog.write("vd", "one decoder thread could not keep up: reopened with libavcodec's threads")
     }
 
     /// Hands the frames the decoder still holds to `emit` and opens a decoder for `next`: the

@@ -104,7 +104,6 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 if !sinkPaused, c.serial == mySerial {
                     sink.setPaused(true)
                     sinkPaused = true
-                    if let writtenEnd, clock.isArmed { clock.set(media: heard(writtenEnd, sink, c.rate)) }
                 }
                 control.wait(seconds: 0.25) {
                     !$0.paused || $0.serial != c.serial || $0.stopped || $0.landed != c.landed || $0.state != c.state
@@ -112,6 +111,12 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 continue
             }
             if sinkPaused {
+                // The clock froze where the picture stopped, the device a little apart from it
+                // (slewing never closes the gap): the sound resumes from what was heard, so the
+                // clock does too. Not at the pause: a paused position does not move.
+                if let writtenEnd, c.serial == mySerial, clock.isArmed {
+                    clock.set(media: heard(writtenEnd, sink, c.rate), serial: c.clockSerial)
+                }
                 sink.setPaused(false)
                 sinkPaused = false
             }

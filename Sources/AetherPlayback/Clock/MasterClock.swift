@@ -23,6 +23,9 @@ public final class MasterClock: Sendable {
         /// The clock never runs past the end of the audio written so far (an underrun or a
         /// device that has not started holds it, instead of letting video race ahead).
         var limit = Double.infinity
+
+        /// Where a running clock stands at host time `t`: never past the limit.
+        func running(at t: Double) -> Double { min(media + (t - host) * rate, max(media, limit)) }
     }
 
     private let state = Guarded(State())
@@ -42,7 +45,7 @@ public final class MasterClock: Sendable {
         let t = now()
         return state.withLock { s in
             guard s.armed, !s.paused else { return s.media }
-            return min(s.media + (t - s.host) * s.rate, max(s.media, s.limit))
+            return s.running(at: t)
         }
     }
 
@@ -105,7 +108,7 @@ public final class MasterClock: Sendable {
         let t = now()
         state.withLock { s in
             guard s.armed, serial == s.serial, !s.paused else { return }
-            let predicted = min(s.media + (t - s.host) * s.rate, max(s.media, s.limit))
+            let predicted = s.running(at: t)
             let error = media - predicted
             s.media = abs(error) > policy.hardResyncSeconds ? media : predicted + error * policy.slewFactor
             s.host = t
@@ -119,7 +122,7 @@ public final class MasterClock: Sendable {
         let t = now()
         state.withLock { s in
             guard paused != s.paused else { return }
-            if paused, s.armed { s.media += (t - s.host) * s.rate }
+            if paused, s.armed { s.media = s.running(at: t) }
             s.host = t
             s.paused = paused
         }
@@ -129,16 +132,18 @@ public final class MasterClock: Sendable {
     public func setRate(_ rate: Double) {
         let t = now()
         state.withLock { s in
-            if s.armed, !s.paused { s.media += (t - s.host) * s.rate }
+            if s.armed, !s.paused { s.media = s.running(at: t) }
             s.host = t
             s.rate = rate
         }
     }
 
-    /// Sets a paused clock's time (frame step, seek while paused).
-    public func set(media: Double) {
+    /// Sets the clock's time (frame step, seek while paused; the device's position as the sound
+    /// resumes). With a `serial`, only if no reset came since.
+    public func set(media: Double, serial: Int? = nil) {
         let t = now()
         state.withLock { s in
+            if let serial, serial != s.serial { return }
             s.media = media
             s.host = t
         }

@@ -91,13 +91,14 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// Opens `url` (``SourceOpener``) and sets up the queues and the clock; the threads start
     /// with ``start()``.
     convenience init(url: String, options: PlayerOptions, subtitleDelay: Guarded<Double> = Guarded(0),
-                     changes: ChangeNotifier = ChangeNotifier()) throws {
+                     frameDivisor: Guarded<Int> = Guarded(1), changes: ChangeNotifier = ChangeNotifier()) throws {
         try self.init(opened: SourceOpener.open(url: url, options: options), options: options, subtitleDelay: subtitleDelay,
-                      changes: changes)
+                      frameDivisor: frameDivisor, changes: changes)
     }
 
     /// `continuing`: the playing item whose device this one continues (``OpenedSource/continuesSink``).
-    init(opened: OpenedSource, options: PlayerOptions, subtitleDelay: Guarded<Double>, changes: ChangeNotifier = ChangeNotifier(),
+    init(opened: OpenedSource, options: PlayerOptions, subtitleDelay: Guarded<Double>, frameDivisor: Guarded<Int> = Guarded(1),
+         changes: ChangeNotifier = ChangeNotifier(),
          continuing: PlaybackSession? = nil) {
         control = ControlBox(changes: changes)
         sinkOwner = opened.continuesSink ? continuing?.sinkOwner ?? SinkOwner() : SinkOwner()
@@ -140,7 +141,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             return 0
         }
         presenter = Presenter(frames: frameQueue, control: control, clock: clock, telemetry: telemetry, policy: policy,
-                              subtitles: subtitles, subtitleDelay: subtitleDelay,
+                              subtitles: subtitles, subtitleDelay: subtitleDelay, frameDivisor: frameDivisor,
                               videoEnded: { [control, hasVideo = opened.videoDecoder != nil] in
                                   control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
                               })
@@ -154,7 +155,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         clock.setRate(min(4, max(0.25, options.speed)))
         if let decoder = opened.videoDecoder {
             video = VideoPipeline(decoder: decoder, packets: videoQueue, frames: frameQueue, control: control, clock: clock,
-                                  telemetry: telemetry, policy: policy, skipLoopFilter: options.skipLoopFilter,
+                                  telemetry: telemetry, policy: policy, frameDivisor: frameDivisor, skipLoopFilter: options.skipLoopFilter,
                                   endTime: endTime, codecName: info.primaryVideo?.codec ?? "video", keyframeAfterSeek: changesCodec,
                                   retryExactSeek: { [unowned self] serial in retryExactSeek(serial: serial) },
                                   disable: { [unowned self] index, message in disable(streamIndex: index, because: message) })

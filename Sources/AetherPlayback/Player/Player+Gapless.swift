@@ -35,13 +35,14 @@ extension Player {
         let token = InterruptToken()
         options.interrupt = token
         upcoming.withLock { $0 = Upcoming(url: url, token: token, session: nil) }
-        let delay = subtitleDelayStore
+        let delay = subtitleDelayStore, divisor = frameDivisorStore
         let opening = options
         let thread = Thread { [weak self] in
             let next: PlaybackSession
             do {
                 let opened = try SourceOpener.open(url: url, options: opening, continuing: s.sink)
-                next = PlaybackSession(opened: opened, options: opening, subtitleDelay: delay, changes: self?.changes ?? ChangeNotifier(),
+                next = PlaybackSession(opened: opened, options: opening, subtitleDelay: delay, frameDivisor: divisor,
+                                       changes: self?.changes ?? ChangeNotifier(),
                                        continuing: s)
             } catch {
                 AppLog.write("gapless", "'\(TextSanitizer.clean(url))' not prepared (the ordinary switch): \(error)")

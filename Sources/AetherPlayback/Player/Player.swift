@@ -42,7 +42,8 @@ public final class Player: Sendable {
         options.start = (try? OutsideValue.seconds(given.start, name: "start")) ?? 0
         options.length = given.length.flatMap { try? OutsideValue.seconds($0, name: "length") }
         do {
-            let s = try PlaybackSession(url: url, options: options, subtitleDelay: subtitleDelayStore, changes: changes)
+            let s = try PlaybackSession(url: url, options: options, subtitleDelay: subtitleDelayStore,
+                                        frameDivisor: frameDivisorStore, changes: changes)
             loaded.withLock { $0 = (s, nil) }
             s.start()
         } catch {
@@ -157,6 +158,14 @@ public final class Player: Sendable {
 
     /// Shared with every session this player loads (its presenter applies it to the cues).
     let subtitleDelayStore = Guarded(0.0)
+    /// Every how many frames the host paints (``setFrameDivisor(_:)``), shared with every session.
+    let frameDivisorStore = Guarded(1)
+
+    /// The host paints only every `n`-th frame (1–8; a slow output's governor): the others are
+    /// not converted to pixels at all, and are counted as skipped (``TelemetrySnapshot/framesSkipped``).
+    /// Scaling a 4K frame costs as much whatever the picture's size, so at 4K60 on two cores
+    /// converting frames the output leaves out took the CPU the output needed.
+    public func setFrameDivisor(_ n: Int) { frameDivisorStore.withLock { $0 = min(8, max(1, n)) } }
 
     /// Switches to `MediaInfo.audio[track]` mid-playback (nil = no audio), keeping the position.
     public func selectAudioTrack(_ track: Int?) {

@@ -25,6 +25,8 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     /// Frames the host replaced with a newer one before it could show them (a terminal slower
     /// than the video): reported by hosts that paint on their own thread.
     public var framesSuperseded: Int = 0
+    /// Frames not converted because the host paints only every n-th (``Player/setFrameDivisor(_:)``).
+    public var framesSkipped: Int = 0
     /// Packets the decoders rejected as damaged (skipped, playback went on), and failed reads
     /// the demuxer resynced past.
     public var decodeErrors: Int = 0
@@ -137,6 +139,7 @@ final class Telemetry: Sendable {
         var droppedLate = 0
         var droppedEarly = 0
         var superseded = 0
+        var skipped = 0
         var decodeErrors = 0
         var readErrors = 0
         var decodeSeconds = 0.0
@@ -204,6 +207,7 @@ final class Telemetry: Sendable {
     func readError() { counters.withLock { $0.readErrors += 1 } }
     func droppedLate() { counters.withLock { $0.droppedLate += 1 } }
     func superseded() { counters.withLock { $0.superseded += 1 } }
+    func skipped() { counters.withLock { $0.skipped += 1 } }
     /// A frame reached the host; `gap` is nil when it was shown outside clock pacing
     /// (the first frame after a seek, a frame step) or when the host measures the gap itself
     /// (``displayed(gap:)``).
@@ -265,6 +269,7 @@ final class Telemetry: Sendable {
             snapshot.framesDroppedLate = c.droppedLate
             snapshot.framesDroppedEarly = c.droppedEarly
             snapshot.framesSuperseded = c.superseded
+            snapshot.framesSkipped = c.skipped
             snapshot.decodeErrors = c.decodeErrors
             snapshot.readErrors = c.readErrors
             snapshot.avGapLastMs = c.lastGap * 1000

@@ -33,6 +33,8 @@ final class Presenter: Sendable {
     private let telemetry: Telemetry
     private let policy: SyncPolicy
     private let subtitles: SubtitleStore
+    /// Every how many frames the host paints (``Player/setFrameDivisor(_:)``).
+    private let frameDivisor: Guarded<Int>
     /// The session's end check, once the video of the current serial has played out.
     private let videoEnded: @Sendable () -> Void
     // Present thread only:
@@ -41,9 +43,10 @@ final class Presenter: Sendable {
     private let handed = Guarded<(sequence: Int, last: PresentedFrame?)>((0, nil))
 
     init(frames: BoundedQueue<QueueItem<VideoFrame>>, control: ControlBox, clock: MasterClock, telemetry: Telemetry,
-         policy: SyncPolicy, subtitles: SubtitleStore, subtitleDelay: Guarded<Double>,
+         policy: SyncPolicy, subtitles: SubtitleStore, subtitleDelay: Guarded<Double>, frameDivisor: Guarded<Int> = Guarded(1),
          videoEnded: @escaping @Sendable () -> Void) {
         self.frames = frames
+        self.frameDivisor = frameDivisor
         self.control = control
         self.clock = clock
         self.telemetry = telemetry
@@ -150,8 +153,9 @@ final class Presenter: Sendable {
                 telemetry.presented(gap: nil)
                 continue
             }
-            // A host that paints for a while gets the frame that much early (at most a frame).
-            let lead = min(feedback.presentationLead, frame.duration / rate)
+            // A host that paints for a while gets the frame that much early (at most the time
+            // since the frame it painted before: one frame, or n when it paints every n-th).
+            let lead = min(feedback.presentationLead, frame.duration * Double(frameDivisor.withLock { $0 }) / rate)
             let wait = (frame.pts - now) / rate - lead
             if wait > 0.001 {
                 let serial = c.serial, oldRate = c.rate

@@ -1,5 +1,6 @@
 import AetherBase
 import AetherMedia
+import CFFmpeg
 import Foundation
 
 /// The video pipeline: owns the video decoder (its thread's alone once started), the size the
@@ -21,7 +22,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
     /// and the one it is painting.
     let pixelPool: PixelBufferPool
     /// For telemetry: whether the deinterlacer engaged, the loop filter skipping in use, and
-    /// the decoder's threads (0: libavcodec's choice).
+    /// the decoder's threads (0: one per core).
     let status = Guarded<(deinterlacing: Bool, loopFilterSkip: String, threads: Int)>((false, "", 0))
     private let packets: BoundedQueue<QueueItem<Packet>>
     private let frameQueue: BoundedQueue<QueueItem<VideoFrame>>
@@ -29,6 +30,8 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
     private let clock: MasterClock
     private let telemetry: Telemetry
     private let policy: SyncPolicy
+    /// Every how many frames the host paints (``Player/setFrameDivisor(_:)``).
+    private let frameDivisor: Guarded<Int>
     /// `--vd-lavc-skiploopfilter` (nil: automatic).
     private let skipLoopFilter: LoopFilterSkip?
     /// `--length`: frames from here on are not shown.
@@ -44,7 +47,8 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
     private let disable: @Sendable (Int, String) -> Void
 
     init(decoder: VideoDecoder, packets: BoundedQueue<QueueItem<Packet>>, frames: BoundedQueue<QueueItem<VideoFrame>>,
-         control: ControlBox, clock: MasterClock, telemetry: Telemetry, policy: SyncPolicy, skipLoopFilter: LoopFilterSkip?,
+         control: ControlBox, clock: MasterClock, telemetry: Telemetry, policy: SyncPolicy, frameDivisor: Guarded<Int> = Guarded(1),
+         skipLoopFilter: LoopFilterSkip?,
          endTime: Double?, codecName: String, keyframeAfterSeek: Bool = false, retryExactSeek: @escaping @Sendable (Int) -> Bool,
          disable: @escaping @Sendable (Int, String) -> Void) {
         self.decoder = decoder
@@ -55,6 +59,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
         self.clock = clock
         self.telemetry = telemetry
         self.policy = policy
+        self.frameDivisor = frameDivisor
         self.skipLoopFilter = skipLoopFilter
         self.endTime = endTime
         self.codecName = codecName
@@ -70,12 +75,19 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
     /// costs that frame only (counted as a decode error); a stream that never yields a frame is
     /// reported and left out. The end item is passed on once the decoder is drained.
     func run() {
+        // Decoding yields the CPU to the sound, the presenter and the output: on a machine that
+        // cannot do everything (4K60 HEVC in sixel on two cores), frames come late to the
+        // presenter and are dropped and counted, instead of reaching the screen late. The
+        // decoder's own threads are opened here, so they inherit it.
+        _ = aether_nicer_this_thread(Int32(policy.decodeNiceness))
+        try? decoder.reopenOnThisThread()
         var mySerial = -1
         var endedSerial = -1         // serial whose end was passed on: its leftovers are dropped
         var framesEver = 0
         var failuresInARow = 0
         var lastError = ""
         var awaitingKeyframe = false
+        var framesOfSerial = 0      // frames past the checks, for the host's divisor
         while !control.read({ $0.stopped }) {
             guard let item = packets.pop(timeout: 0.25) else { continue }
             let (serial, disabled, rate) = control.read { ($0.serial, $0.videoDisabled, $0.rate) }
@@ -85,6 +97,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                 decoder.flush()
                 mySerial = serial
                 awaitingKeyframe = keyframeAfterSeek
+                framesOfSerial = 0
             }
             var busy = 0.0
             var frames = 0
@@ -114,8 +127,17 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                 if first { AppLog.write("vd", "first frame of serial \(serial) decoded at \(String(format: "%.3f", pts)) s") }
                 if let end = endTime, pts >= end { reachedEnd = true; return }
                 if clock.isArmed, !c.paused, c.stepRequests == 0, case let behind = clock.time - pts,
-                   behind > policy.earlyDropSeconds, behind < Presenter.noSyncSeconds {
+                   behind > policy.earlyDropIntervals * decoder.frameInterval / max(0.01, c.rate),
+                   behind < Presenter.noSyncSeconds {
                     telemetry.droppedEarly()
+                    return
+                }
+                // Frames the host would leave out are not converted (the first of a serial, a
+                // step's and a paused one's always are).
+                let divisor = frameDivisor.withLock { $0 }
+                framesOfSerial += 1
+                if divisor > 1, !c.paused, c.stepRequests == 0, (framesOfSerial - 1) % divisor != 0 {
+                    telemetry.skipped()
                     return
                 }
                 let size = renderSize.withLock { $0 }

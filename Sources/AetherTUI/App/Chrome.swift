@@ -1,5 +1,6 @@
 import AetherEngine
 import AetherInput
+import AetherScreen
 import CNcurses
 import Foundation
 import TerminalGraphics
@@ -324,7 +325,8 @@ extension TUIApp {
         // The music view plays no picture: its stats are the sound's alone.
         if music == nil {
             lines.append("Clock      \(t.clockSource)  A/V \(String(format: "%+.1f ms (p95 %.1f)", t.avGapLastMs, t.avGapP95Ms))")
-            lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early), \(t.framesSuperseded) superseded")
+            lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early), \(t.framesSuperseded) superseded"
+                         + (t.framesSkipped > 0 ? ", \(t.framesSkipped) skipped" : ""))
             lines.append(String(format: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
             let cell = capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
             lines.append("Video out  \(outputDescription)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)")

@@ -1,6 +1,7 @@
 import AetherControl
 import AetherEngine
 import AetherInput
+import AetherScreen
 import Foundation
 import TerminalGraphics
 

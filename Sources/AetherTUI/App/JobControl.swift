@@ -119,6 +119,7 @@ extension TUIApp {
         AppLog.write("tui", "resumed (job control)")
         terminal.resumeScreen()
         terminal.withScreen { armScreenModes() }
+        awaitOuterTerminal()
         output.release()
         checkTerminalSize(relayoutAnyway: true)
         view.noteInput(at: clock.seconds)

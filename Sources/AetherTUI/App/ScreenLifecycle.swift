@@ -1,5 +1,6 @@
 import AetherEngine
 import AetherInput
+import AetherScreen
 import CNcurses
 import Foundation
 import TerminalGraphics
@@ -42,6 +43,38 @@ extension TUIApp {
             erase()
             refresh()
         }
+        awaitOuterTerminal()
+    }
+
+    /// Inside tmux, waits (two seconds at most) until the terminal outside has caught up. tmux drops
+    /// everything it holds for a terminal that lags more than 8 bytes a cell behind, passthrough
+    /// included, and redraws only its own cells: a sixel picture written then (just after the
+    /// `--vo=auto` trial's frames) was lost, a paused one for good. The outer terminal is asked
+    /// (DA1 through the passthrough), again every 250 ms as tmux drops a query too; its answer
+    /// means tmux passes pictures on again. Keys typed meanwhile go back into ncurses' input (a
+    /// late answer is swallowed by ``ReplyFilter``). Only an outer terminal that answered the
+    /// probe is waited for (a detached session has none).
+    func awaitOuterTerminal() {
+        guard capabilities.tmuxPassthrough, !capabilities.outerDeviceAttributes.isEmpty else { return }
+        var answers = AttributesRoundTrip(), input = FileDescriptorTransport()
+        defer { input.restore() }
+        let now = { [clock] in clock.seconds * 1000 }, start = now(), deadline = start + 2000
+        var answered = false, asked = 0
+        while !answered, now() < deadline {
+            terminal.withScreen { terminal.emitInScreen(AttributesRoundTrip.query(throughTmux: true)) }   // after the screen's bytes
+            answers.sent()
+            asked += 1
+            answered = (try? answers.await(&input, until: min(deadline, now() + 250), any: true, now: now)) ?? true
+        }
+        AppLog.write("tui", "outer terminal \(answered ? "caught up" : "silent") after \(Int(now() - start)) ms (\(asked) queries)")
+        returnKeys(answers.stray)
+    }
+
+    /// Hands `bytes` (keys typed while the player read the terminal raw) back to ncurses' input,
+    /// to be read next in their order. ncurses' pushback is a stack: keys typed earlier are
+    /// returned after keys typed later.
+    func returnKeys(_ bytes: [UInt8]) {
+        terminal.withScreen { for byte in bytes.reversed() { _ = ungetch(Int32(byte)) } }
     }
 
     /// Keypad and mouse reporting (at start, and again after a suspend). Inside `withScreen`.

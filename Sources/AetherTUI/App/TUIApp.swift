@@ -1,9 +1,11 @@
 import AetherControl
 import AetherEngine
 import AetherInput
+import AetherScreen
 import CNcurses
 import CTerminal
 import Foundation
+import OutputChoice
 import TerminalGraphics
 
 /// The ncurses host: reads keys and mouse, lays out the video and chrome, and drives the
@@ -41,6 +43,8 @@ public final class TUIApp {
     let sharedCapabilities = Guarded(TerminalCapabilities())
     /// The active video driver (used here only for its placement; it draws on the render thread).
     var driver: any VideoDriver = NullDriver()
+    /// `--vo=auto`'s figures and choice (nil: an output named, or nothing weighed).
+    var autoOutput: AutoOutput?
     var palette: Palette!
     var layout: Layout!
     /// The UI's model, and what was last drawn from it.
@@ -121,7 +125,7 @@ public final class TUIApp {
         let report = probe.wait()
         capabilities = report.capabilities
         AppLog.write("tui", "terminal probed in \(Int(capabilities.probeMilliseconds)) ms (answered: \(capabilities.answered), version: \(capabilities.terminalVersion ?? "-"))")
-        driver = VideoDrivers.make(options.videoOutput, capabilities: capabilities, options: options.drivers) ?? NullDriver()
+        let typed = chooseDriver(environment: env)
 
         if let path = options.statsFile {
             do { stats = try StatsFile(path: path) } catch {
@@ -145,6 +149,7 @@ public final class TUIApp {
             return Exit.error.rawValue
         }
         defer { stopScreen() }
+        returnKeys(report.strayInput + typed)   // typed before those the screen's start returned: read first
         jobs = JobSignals(wake: { [wake] in wake.signal() })
         defer { jobs.cancel() }
         // What wakes the loop besides the keyboard: the engine's state, remote commands, the
@@ -384,8 +389,8 @@ public final class TUIApp {
     }
 
     /// Draws with `entry`'s driver from now on (the `d` key, the governor's last resort).
-    func switchDriver(to entry: VideoDrivers.Entry) {
-        driver = entry.make(capabilities, options.drivers)
+    func switchDriver(to entry: VideoDrivers.Entry, options drivers: VideoDrivers.Options? = nil) {
+        driver = entry.make(capabilities, drivers ?? options.drivers)
         view.pictureScale = 1
         // The old output's picture is erased before anything is drawn for the new one.
         terminal.withScreen { output.setDriver(driver) }
@@ -399,10 +404,21 @@ public final class TUIApp {
         return governed.isEmpty ? driver.name : governed
     }
 
-    /// The governor stepped: a new picture scale is a relayout; its last resort is half-block.
+    /// The governor stepped: a new picture scale is a relayout; its last resort is another
+    /// output: under `--vo=auto` the best other one by the figures with the live one in
+    /// (``AutoOutput/givenUp(live:pixels:sourceFPS:)``), else half-block.
     func applyGovernor() {
-        guard let change = output.takeGovernorChange() else { return }
+        guard let (change, figure) = output.takeGovernorChange() else { return }
         if change.fallback, driver.name != VideoDrivers.fallback.name {
+            if let auto = autoOutput, auto.candidate.driver == driver.name, let figure,
+               let next = auto.givenUp(live: figure.milliseconds, pixels: figure.pixels, sourceFPS: player.playingVideo?.frameRate ?? 24),
+               let entry = VideoDrivers.entry(named: next.candidate.driver) {
+                autoOutput = next
+                AppLog.write("tui", "--vo=auto: \(auto.candidate.label) given up at \(Int(figure.milliseconds)) ms a frame of \(figure.pixels) px: \(next.candidate.label)")
+                switchDriver(to: entry, options: next.options(options.drivers))
+                osd("terminal too slow for \(auto.candidate.label): \(next.candidate.label)")
+                return
+            }
             switchDriver(to: VideoDrivers.fallback)
             osd("terminal too slow for \(TextSanitizer.clean(options.videoOutput)): half-block")
         } else if change.scale != view.pictureScale {

@@ -1,3 +1,4 @@
+import AetherScreen
 import TerminalGraphics
 
 /// The UI's model: what the key handlers, the mouse, the controller and the loop change, and

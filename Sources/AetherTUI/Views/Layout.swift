@@ -42,6 +42,12 @@ public struct Layout: Equatable, Sendable {
         geometry = TerminalGeometry(columns: columns, rows: rows, cellSize: cellSize, maxPicture: maxPicture)
         placement = driver?.placement(for: area, displayAspect: displayAspect, geometry: geometry, scale: scale) ?? .none
     }
+
+    /// Where a driver's picture goes on the probed screen (before ncurses has it): `--vo=auto`'s trial.
+    public static func placement(on caps: TerminalCapabilities, displayAspect: Double, showTelemetry: Bool) -> (any VideoDriver) -> Placement {
+        { Layout(columns: caps.screenColumns ?? 80, rows: caps.screenRows ?? 24, cellSize: caps.cellSize, displayAspect: displayAspect,
+                 driver: $0, showTelemetry: showTelemetry, maxPicture: caps.effectiveSixelMaxGeometry).placement }
+    }
 }
 
 /// Where the message line goes.

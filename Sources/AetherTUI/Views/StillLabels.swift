@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherScreen
 import AetherThemes
 import TerminalGraphics
 

@@ -1,13 +1,6 @@
 import AetherEngine
+import AetherScreen
 import TerminalGraphics
-
-/// How a run of subtitle text is drawn in cells: the theme's subtitle style plus the script's
-/// bold, italic and colour (nil: the theme's own colour).
-struct SubtitleCellStyle: Hashable {
-    var bold = false
-    var italic = false
-    var color: StyledSubtitle.RGB?
-}
 
 /// Text subtitles placed in the picture's cells as their script placed them (libass's rules in
 /// cells): `\pos` anchors the text at its cell, the numpad alignment (`\an`, the style's) picks

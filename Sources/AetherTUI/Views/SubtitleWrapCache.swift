@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherScreen
 
 /// Text cues wrapped for the subtitle overlay, once per cue and width.
 ///

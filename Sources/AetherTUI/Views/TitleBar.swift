@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherScreen
 
 /// The title line (row 0): the media's title on the left, the current chapter's name on the
 /// right. Both come from the media, so both are cleaned before they are measured.

@@ -1,3 +1,4 @@
+import AetherScreen
 import Foundation
 import TerminalGraphics
 

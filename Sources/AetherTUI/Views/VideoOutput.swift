@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherScreen
 import Foundation
 import Synchronization
 import TerminalGraphics
@@ -40,7 +41,9 @@ final class VideoOutput: FrameSink, Sendable {
         /// The render thread has taken down its pictures and drawn nothing since `held` was set.
         var idle = false
         var totals = Totals()
-        var governorChange: OutputGovernor.Settings?
+        /// The governor's new settings, with the picture's pixels and the milliseconds a frame
+        /// took when it last stepped down.
+        var governorChange: GovernorChange?
         /// Wakes the UI loop when the governor stepped.
         var onGovernorChange: (@Sendable () -> Void)?
         var governorText = ""
@@ -167,13 +170,14 @@ final class VideoOutput: FrameSink, Sendable {
     var currentTotals: Totals { mailbox.withLock { $0.totals } }
 
     /// The governor's new settings since the last call (UI thread: a new picture scale means a
-    /// relayout, a fallback a switch to half-block).
-    func takeGovernorChange() -> OutputGovernor.Settings? {
+    /// relayout, a fallback another output), and the output's live figure when it stepped down.
+    func takeGovernorChange() -> GovernorChange? {
         mailbox.withLock { m in
             defer { m.governorChange = nil }
             return m.governorChange
         }
     }
+    typealias GovernorChange = (settings: OutputGovernor.Settings, figure: (pixels: Int, milliseconds: Double)?)
 
     /// The governor's state for the stats box, e.g. `sixel 128 colours ×0.75 12 fps (governed)`.
     var governorDescription: String { mailbox.withLock { $0.governorText } }

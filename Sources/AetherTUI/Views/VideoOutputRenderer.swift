@@ -1,4 +1,5 @@
 import AetherEngine
+import AetherScreen
 import CTerminal
 import Foundation
 import TerminalGraphics
@@ -17,7 +18,8 @@ extension VideoOutput {
         /// A frame with bitmap subtitles burnt in (reused).
         private var scratch: [UInt8] = []
         private var governor: OutputGovernor?
-        private var frameCounter = 0
+        /// The governor's frame divisor as the engine last heard it.
+        private var publishedDivisor = 1
         private var supersededAtLastSample = 0
         private var stillDrivers: [Int: any VideoDriver] = [:]
         private var drawnStills: [Int: Still] = [:]
@@ -131,18 +133,14 @@ extension VideoOutput {
             } else if let over = job.drawnOver {
                 driver.invalidate(cells: over)
             }
-            if let frame = job.frame {
-                // The governor's last rungs paint every 2nd frame.
-                var skip = false
-                if !job.isRepaint, let divisor = governor?.settings.frameDivisor, divisor > 1 {
-                    frameCounter += 1
-                    if frameCounter % divisor != 0 {
-                        mailbox.withLock { $0.totals.framesSkippedByGovernor += 1 }
-                        skip = true
-                    }
-                }
-                if !skip { draw(frame, scene: job.scene, generation: job.generation, isRepaint: job.isRepaint) }
+            // The governor's last rungs paint every 2nd or 3rd frame: the engine leaves the others
+            // out before converting them (a 4K frame costs as much to scale whatever the picture).
+            let divisor = governor?.settings.frameDivisor ?? 1
+            if divisor != publishedDivisor {
+                player.setFrameDivisor(divisor)
+                publishedDivisor = divisor
             }
+            if let frame = job.frame { draw(frame, scene: job.scene, generation: job.generation, isRepaint: job.isRepaint) }
             drawStills(job.scene, generation: job.generation)
         }
 
@@ -275,8 +273,9 @@ extension VideoOutput {
             let text = g.describe(driverName: driver.name, fps: 1 / max(0.001, interval))
             if change != nil { AppLog.write("vo", "governor: \(text)") }
             governor = g
+            let figure = g.frameSecondsAtStepDown.map { (pixels: frame.width * frame.height, milliseconds: $0 * 1000) }
             mailbox.withLock { m in
-                if let change { m.governorChange = change; m.onGovernorChange?() }
+                if let change { m.governorChange = (change, figure); m.onGovernorChange?() }
                 m.governorText = text
             }
         }

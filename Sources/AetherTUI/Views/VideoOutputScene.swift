@@ -41,7 +41,6 @@ extension VideoOutput {
     struct Totals: Sendable, Equatable {
         var framesPainted = 0
         var framesSuperseded = 0
-        var framesSkippedByGovernor = 0
         var renderSeconds = 0.0
         var writeSeconds = 0.0
         var bytes = 0

@@ -23,6 +23,7 @@
 #include <libavutil/tx.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
+#include <errno.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -31,6 +32,15 @@
 /* Lowers the calling thread's CPU priority (Linux: setpriority on a thread id is per thread). */
 static inline int aether_nice_this_thread(int niceness) {
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness);
+}
+
+/* Makes the calling thread `by` nicer than it is (per thread on Linux); its new threads inherit it. */
+static inline int aether_nicer_this_thread(int by) {
+    id_t tid = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int now = getpriority(PRIO_PROCESS, tid);
+    if (now == -1 && errno != 0) return -1;
+    return setpriority(PRIO_PROCESS, tid, now + by);
 }
 
 /* Function-like macros Swift cannot import, made callable. */

@@ -82,7 +82,8 @@ public enum CapabilityProbe {
     /// it for a pane title); in GNU screen no APC (its hardstatus line) and no DCS (screen hands
     /// DCS strings to the terminal outside it, whose answer would not be screen's); on the Linux
     /// console (`TERM=linux`, which knows no DCS) no colour queries. `sharedMemory`, kitty's
-    /// `t=s` query, goes before the sentinel (only where the terminal is local).
+    /// `t=s` query, goes before the sentinel, or inside tmux wrapped after the kitty query
+    /// (only where the terminal may be on this machine: ``TerminalEnvironment/mayShareMemory``).
     public static func queries(for environment: TerminalEnvironment, sharedMemory: [UInt8]? = nil) -> [UInt8] {
         if environment.term == "linux" { return textQueries + kittyQuery + (sharedMemory ?? []) + sentinel }
         guard environment.inTmux || environment.inScreen else {
@@ -91,7 +92,8 @@ public enum CapabilityProbe {
         }
         var bytes: [UInt8] = []
         if environment.inTmux {
-            bytes += TmuxPassthrough.wrap(kittyQuery) + TmuxPassthrough.wrap(Array("\u{1B}[>0q".utf8))
+            bytes += TmuxPassthrough.wrap(kittyQuery) + (sharedMemory.map(TmuxPassthrough.wrap) ?? [])
+                + TmuxPassthrough.wrap(Array("\u{1B}[>0q".utf8))
                 + TmuxPassthrough.wrap(outerGeometryQueries) + TmuxPassthrough.wrap(Array("\u{1B}[c".utf8))
             return bytes + textQueries + directColorQueries + sentinel
         }
@@ -193,7 +195,7 @@ public enum CapabilityProbe {
             }
         }
         do throws(SystemCallError) {
-            try transport.send(queries(for: environment, sharedMemory: environment.isLocal ? sharedMemoryQuery : nil))
+            try transport.send(queries(for: environment, sharedMemory: environment.mayShareMemory ? sharedMemoryQuery : nil))
             try read { caps.answered }
             if environment.inTmux {
                 caps.tmuxPane = tmuxPane(max(.zero, deadline - clock.now))
@@ -221,7 +223,7 @@ public enum CapabilityProbe {
         let size = FileDescriptorTransport.windowSize(output) ?? FileDescriptorTransport.windowSize(input)
         // kitty's t=s query reads a 1×1 black picture from an object made here; a terminal that
         // took it unlinked it, one that did not leaves it to `reclaim` after the sentinel.
-        let shared = environment.isLocal ? try? SharedMemoryFrame.create(name: "/aether-probe-\(getpid())", size: 3) : nil
+        let shared = environment.mayShareMemory ? try? SharedMemoryFrame.create(name: "/aether-probe-\(getpid())", size: 3) : nil
         if let shared, let bytes = shared.bytes { bytes.initializeMemory(as: UInt8.self, repeating: 0) }
         shared?.handOff()
         defer { shared?.reclaim() }
@@ -268,7 +270,8 @@ public enum CapabilityProbe {
                 attributeReplies += 1
                 caps.deviceAttributes = Array(attributes.prefix(64))
                 caps.sixel = attributes.dropFirst().contains(4)
-            case .kittyGraphics(let id, let ok) where id == kittySharedMemoryQueryID && environment.isLocal:
+            case .kittyGraphics(let id, let ok) where id == kittySharedMemoryQueryID && environment.mayShareMemory
+                                                   && (!caps.inTmux || passthrough):
                 caps.kittySharedMemory = ok
             case .kittyGraphics(let id, let ok) where id == kittyQueryID && (!caps.inTmux || passthrough):
                 caps.kittyGraphics = ok

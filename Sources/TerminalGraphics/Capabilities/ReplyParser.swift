@@ -1,7 +1,7 @@
 import Foundation
 
 /// A terminal reply the probe understands.
-enum TerminalReply: Equatable {
+package enum TerminalReply: Equatable {
     /// DA1: `CSI ? Ps ; … c`.
     case deviceAttributes([Int])
     /// XTSMGRAPHICS: `CSI ? Pi ; Ps ; Pv … S`.
@@ -25,7 +25,7 @@ enum TerminalReply: Equatable {
 }
 
 /// One capability of an XTGETTCAP reply: `RGB` → `8`, `Tc` → nil (a boolean has no value).
-struct TermcapEntry: Equatable {
+package struct TermcapEntry: Equatable {
     var name: String
     var value: String?
 }
@@ -40,12 +40,14 @@ struct TermcapEntry: Equatable {
 /// ``ReplyLimits/apcReplyBytes`` or with a byte no reply has (a control, a non-ASCII byte) is
 /// stray from its ESC up to that point, and the scan goes on from there — a reply after it (the
 /// DSR sentinel) is still found.
-struct ReplyParser {
+package struct ReplyParser {
     private var pending: [UInt8] = []
     /// Longest CSI sequence accepted; longer runs are not replies.
     private let maxSequence = 128
 
-    mutating func feed(_ bytes: [UInt8]) -> (replies: [TerminalReply], stray: [UInt8]) {
+    package init() {}
+
+    package mutating func feed(_ bytes: [UInt8]) -> (replies: [TerminalReply], stray: [UInt8]) {
         pending += bytes
         var replies: [TerminalReply] = []
         var stray: [UInt8] = []

@@ -20,7 +20,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var kittyGraphicsSource: Source = .assumed
     /// kitty's graphics through POSIX shared memory (`t=s`): the terminal read a 1×1 image from
     /// a shared memory object the probe made and answered `OK` (asked only where ``remote`` is
-    /// false and no multiplexer is between).
+    /// false and not in GNU screen; inside tmux the outer terminal's answer, through the passthrough).
     public var kittySharedMemory = false
     /// Over SSH (`SSH_CONNECTION`/`SSH_TTY`): the terminal is on another machine.
     public var remote = false

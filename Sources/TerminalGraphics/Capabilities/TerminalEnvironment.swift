@@ -37,7 +37,11 @@ public struct TerminalEnvironment: Sendable, Equatable {
     }
 
     /// The terminal may share our memory: not over SSH, not behind tmux or GNU screen.
-    public var isLocal: Bool { !overSSH && !inTmux && !inScreen }
+    /// The terminal may be on this machine, so kitty's shared memory (`t=s`) is worth asking
+    /// about: not over SSH and not in GNU screen. Inside tmux it is asked through the
+    /// passthrough, and the outer terminal's answer decides (a client attached from another
+    /// machine cannot read the object and says so).
+    public var mayShareMemory: Bool { !overSSH && !inScreen }
 
     public var inTmux: Bool {
         tmux != nil || (term?.hasPrefix("tmux") ?? false) || termProgram == "tmux"

@@ -9,10 +9,17 @@
 /// Inside tmux every sequence goes to the outer terminal wrapped for passthrough, the cursor
 /// moved to the picture inside the wrap (tmux writes passthrough at once, wherever the outer
 /// cursor is); a bare kitty sequence would become the pane's title.
+///
+/// With ``placeholders`` (inside tmux, where the outer terminal shows them: ``KittyDriver/placeholders(for:)``)
+/// the picture is a virtual placement shown by ``KittyPlaceholder`` cells: only the image goes
+/// through the passthrough, and the cells are text, which tmux keeps, redraws and covers with
+/// overlays like any text (so the picture is not above text, and needs no transparent holes).
 public final class KittyDriver: VideoDriver {
     public let name = "kitty"
-    public let drawsAboveText = true
+    public var drawsAboveText: Bool { !placeholders }
     public let showsPixels = true
+    /// Placeholder cells show the picture (``KittyPlaceholder``), not a placement at the cursor.
+    public let placeholders: Bool
     public var qualityRungs: [OutputGovernor.Settings] { Self.qualityRungs }
     public var logDetail: String? {
         encoder.transmission == .sharedMemory ? "shared memory" : (encoder.compresses ? "zlib over a remote link" : nil)
@@ -37,6 +44,10 @@ public final class KittyDriver: VideoDriver {
     /// Every cell of the placement is covered (an overlay over the whole picture): the image
     /// was deleted, and nothing is sent until a cell shows again.
     private var hidden = false
+    /// Placeholders: the placement and mask the terminal's placeholder cells were written for
+    /// (nil: write them all with the next frame), and cells to write again.
+    private var cellsWritten: (placement: Placement, mask: CellMask)?
+    private var cellsToRedo: CellMask?
 
     /// - Parameters:
     ///   - passthrough: inside tmux, how to reach the outer terminal (nil: a terminal of its own).
@@ -45,10 +56,26 @@ public final class KittyDriver: VideoDriver {
 
     ///   - compresses: deflate frames sent directly (`o=z`) where it shrinks them enough: for a
     ///     terminal over a remote link (``KittySharedMemoryUse/compresses(for:)``).
+    ///   - placeholders: show the picture through ``KittyPlaceholder`` cells.
     public init(passthrough: TmuxPassthrough? = nil, imageID: Int = KittyDriver.defaultImageID,
-                transmission: KittyEncoder.Transmission = .direct, compresses: Bool = false) {
+                transmission: KittyEncoder.Transmission = .direct, compresses: Bool = false, placeholders: Bool = false) {
         self.passthrough = passthrough
+        self.placeholders = placeholders
         encoder = KittyEncoder(imageID: imageID, transmission: transmission, compresses: compresses)
+        encoder.virtual = placeholders
+    }
+
+    /// Whether kitty pictures inside tmux are shown by placeholder cells: the outer terminal
+    /// (XTVERSION through the passthrough) is kitty 0.28 or later (where virtual placements
+    /// began) or ghostty. Any other kitty-graphics terminal behind tmux (WezTerm, Konsole, an
+    /// older kitty) gets placements at the cursor through the passthrough, as before.
+    public static func placeholders(for caps: TerminalCapabilities) -> Bool {
+        guard caps.tmuxPassthrough, let name = caps.outerTerminalVersion else { return false }
+        if name.lowercased().hasPrefix("ghostty") { return true }
+        guard name.hasPrefix("kitty("), name.hasSuffix(")") else { return false }
+        let version = name.dropFirst(6).dropLast().split(separator: ".").prefix(2).map { Int($0.prefix(4)) ?? -1 }
+        guard version.count == 2 else { return false }
+        return version[0] > 0 || version[1] >= 28
     }
 
     /// How frames reach the terminal now (shared memory may have fallen back to direct).
@@ -65,6 +92,7 @@ public final class KittyDriver: VideoDriver {
 
     public func render(_ image: PixelImage, placement: Placement, mask: CellMask,
                        into output: ByteBuffer) throws(RenderError) -> RenderReport {
+        if placeholders { return renderPlaceholders(image, placement: placement, mask: mask, into: output) }
         let start = OutputWriter.monotonicNanoseconds()
         let rect = placement.rect
         if mask.coversAll(rect) {
@@ -98,14 +126,66 @@ public final class KittyDriver: VideoDriver {
                             note: report.note)
     }
 
-    public func invalidate() { encoder.invalidate() }
+    public func invalidate() {
+        encoder.invalidate()
+        cellsWritten = nil
+    }
+
+    public func invalidate(cells mask: CellMask) {
+        guard placeholders else { return }
+        if cellsToRedo == nil { cellsToRedo = mask } else { cellsToRedo?.cover(mask) }
+    }
+
+    /// Sequences that need no place on the screen (a delete, a virtual placement's image): wrapped
+    /// for tmux's passthrough without a cursor move, or as they are.
+    private var unplacedFraming: KittyEncoder.Framing {
+        passthrough.map { _ in KittyEncoder.Framing(before: TmuxPassthrough.opening, after: TmuxPassthrough.closing, doublesEscapes: true) } ?? .plain
+    }
+
+    /// A frame as a virtual placement: the image (through the passthrough inside tmux, no cursor
+    /// move: the placement has no place), then the placeholder cells where they are not on the
+    /// terminal yet (a new placement or mask, an invalidation, cells an overlay left).
+    private func renderPlaceholders(_ image: PixelImage, placement: Placement, mask: CellMask,
+                                    into output: ByteBuffer) -> RenderReport {
+        let start = OutputWriter.monotonicNanoseconds()
+        let rect = placement.rect
+        let mark = output.count
+        if framed != placement {
+            encoder.invalidate()
+            framed = placement
+        }
+        let report = encoder.encode(image, columns: rect.width, rows: rect.height, framing: unplacedFraming, into: output)
+        var cells = mask
+        if let written = cellsWritten, written.placement == placement {
+            // Only cells that were covered and are not now (still covered ones stay skipped:
+            // `cells` starts as `mask`), or that something else drew on.
+            var redo = written.mask
+            if let extra = cellsToRedo { redo.cover(extra) }
+            // Written where redo is covered and mask is not: every other cell is skipped.
+            for row in rect.row..<rect.endRow {
+                for column in rect.column..<rect.endColumn where !redo.isCovered(column: column, row: row) {
+                    cells.cover(CellRect(column: column, row: row, width: 1, height: 1))
+                }
+            }
+        }
+        cellsToRedo = nil
+        if !cells.coversAll(rect) {
+            output.append(Escape.saveCursor)
+            KittyPlaceholder.appendCells(imageID: encoder.imageID, rect: rect, mask: cells, into: output)
+            output.append(Escape.resetAttributes)
+            output.append(Escape.restoreCursor)
+        }
+        cellsWritten = (placement, mask)
+        let bytes = output.count - mark
+        return RenderReport(bytes: bytes, unchanged: bytes == 0 && report.outcome == .identical,
+                            encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start, note: report.note)
+    }
 
     /// Deletes the image and its data in the terminal.
     public func teardown(into output: ByteBuffer) {
-        let framing = passthrough.map { _ in KittyEncoder.Framing(before: TmuxPassthrough.opening, after: TmuxPassthrough.closing,
-                                                                   doublesEscapes: true) } ?? .plain
-        encoder.delete(framing: framing, into: output)
+        encoder.delete(framing: unplacedFraming, into: output)
         framed = nil
+        cellsWritten = nil
     }
 
     /// The picture's pixels under covered cells. The terminal stretches the picture over the
@@ -136,8 +216,8 @@ public final class KittyDriver: VideoDriver {
 
 /// `--vo-kitty-use-shm` (mpv's name): whether kitty frames go through POSIX shared memory.
 public enum KittySharedMemoryUse: String, Sendable, Equatable, CaseIterable {
-    /// Where the terminal is on this machine (not over SSH), not behind tmux or screen, and
-    /// answered the probe's `t=s` query with `OK`.
+    /// Where the terminal is on this machine (not over SSH, not behind screen) and answered the
+    /// probe's `t=s` query with `OK` (inside tmux: the outer terminal, through the passthrough).
     case auto
     /// Always (a failed `shm_open` still falls back to direct, with a line in the log).
     case yes
@@ -149,7 +229,7 @@ public enum KittySharedMemoryUse: String, Sendable, Equatable, CaseIterable {
         switch self {
         case .yes: .sharedMemory
         case .no: .direct
-        case .auto: caps.kittySharedMemory && !caps.remote && !caps.inTmux ? .sharedMemory : .direct
+        case .auto: caps.kittySharedMemory && !caps.remote ? .sharedMemory : .direct
         }
     }
 

@@ -61,7 +61,8 @@ public enum VideoDrivers {
             // Inside tmux always wrapped: a bare APC string would become the pane's title.
             KittyDriver(passthrough: caps.passthrough, imageID: KittyDriver.defaultImageID + options.instance,
                         transmission: options.kittySharedMemory.transmission(for: caps),
-                        compresses: KittySharedMemoryUse.compresses(for: caps))
+                        compresses: KittySharedMemoryUse.compresses(for: caps),
+                        placeholders: KittyDriver.placeholders(for: caps))
         }
     private static let sixel =
         Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",

@@ -76,6 +76,10 @@ public struct OutputGovernor: Sendable {
     public private(set) var rungs: [Settings]
     public private(set) var level = 0
     public var settings: Settings { rungs[level] }
+    /// The median time a frame took (encode + write, seconds) over the frames the last step down
+    /// was decided on: the output measured live (`--vo=auto` chooses again with it when the
+    /// governor gives the driver up).
+    public private(set) var frameSecondsAtStepDown: Double?
 
     private var window: [(time: Double, sample: Sample)] = []
     private var lastChange = -Double.infinity
@@ -176,6 +180,8 @@ public struct OutputGovernor: Sendable {
                 let budget = Self.cost(rungs[level]) / severity
                 while target + 2 < rungs.count, Self.cost(rungs[target]) > budget { target += 1 }
             }
+            let times = window.map { $0.sample.encodeSeconds + $0.sample.writeSeconds }.sorted()
+            frameSecondsAtStepDown = times[times.count / 2]
             return change(to: target, now: now)
         }
         if load < 0.5, superseded == 0, !stalled {

@@ -12,7 +12,8 @@ import Glibc
 /// - One transmission per frame: `a=T` (transmit and display) with the same image id `i` and
 ///   placement id `p`, so the terminal replaces the picture instead of piling images up;
 ///   `q=2` (no replies: they would arrive as input), `C=1` (the cursor stays where it is) and
-///   `c`/`r`, the cells the terminal scales the picture to (any picture size fills them).
+///   `c`/`r`, the cells the terminal scales the picture to (any picture size fills them); with
+///   ``virtual``, `U=1` instead of `C=1`: a virtual placement that placeholder cells show.
 /// - Chunks: the base64 payload in pieces of at most 4096 bytes (3072 pixel bytes), `m=1` on all
 ///   but the last, `m=0` on the last. The first chunk carries every key; the others only `m`
 ///   and `q` (kitty's spec allows `q` there, and kitty once needed it on every chunk to stay
@@ -101,6 +102,9 @@ public final class KittyEncoder {
     public let imageID: Int
     /// The placement id (`p`).
     public let placementID: Int
+    /// Frames make a virtual placement (`U=1`, no cursor, no place on the screen) that
+    /// ``KittyPlaceholder`` cells show, instead of a placement at the cursor (`C=1`).
+    public var virtual = false
 
     private var current: UnsafeMutablePointer<UInt8>
     private var previous: UnsafeMutablePointer<UInt8>
@@ -280,7 +284,9 @@ public final class KittyEncoder {
         let name = Base64.encode(Array(frame.name.utf8.dropFirst()))
         let escape: [UInt8] = framing.doublesEscapes ? [0x1B, 0x1B] : [0x1B]
         var keys: [UInt8] = Array("_Ga=T,t=s,f=\(state.alpha ? 32 : 24),s=\(state.width),v=\(state.height),S=\(count),".utf8)
-        keys += Array("i=\(imageID),p=\(placementID),C=1,c=\(state.columns),r=\(state.rows),q=2;".utf8)
+        // One chunk, said as such (`m=0`): ghostty breaks on a shared memory transmission it
+        // could read as the start of a chunked one.
+        keys += Array("i=\(imageID),p=\(placementID),\(virtual ? "U" : "C")=1,c=\(state.columns),r=\(state.rows),m=0,q=2;".utf8)
         output.append(framing.before)
         output.append(escape)
         output.append(keys)
@@ -394,7 +400,7 @@ public final class KittyEncoder {
         w.byte(UInt8(ascii: ","))
         Self.key(&w, "p", placementID)
         w.byte(UInt8(ascii: ","))
-        Self.key(&w, "C", 1)
+        Self.key(&w, virtual ? "U" : "C", 1)
         w.byte(UInt8(ascii: ","))
         Self.key(&w, "c", state.columns)
         w.byte(UInt8(ascii: ","))

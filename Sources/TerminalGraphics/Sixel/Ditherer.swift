@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// How the sixel encoder spreads the error between a pixel and its palette colour.
 public enum SixelDither: String, Sendable, CaseIterable {
     /// Nearest colour only: fastest, stable from frame to frame, bands on gradients.
@@ -52,8 +56,11 @@ final class Ditherer {
         bayer.map { (2 * $0 + 1 - 64) * amplitude / 64 }
     }
 
+    /// - Parameter unchangedRows: per row, whether its pixels are those `previous` was mapped
+    ///   from (none and ordered dither only): such a row takes `previous` where it is fully
+    ///   known, as mapping it again would give.
     func map(_ image: PixelImage, lookup: ColorLookup, dither: SixelDither, amplitude: Int, threshold: Int,
-                    previous: UnsafePointer<UInt8>, into indices: UnsafeMutablePointer<UInt8>) {
+             previous: UnsafePointer<UInt8>, unchangedRows: [Bool]? = nil, into indices: UnsafeMutablePointer<UInt8>) {
         let width = image.width, height = image.height
         image.withUnsafeBytes { raw in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
@@ -64,17 +71,27 @@ final class Ditherer {
                     offsets = Self.orderedOffsets(amplitude: amplitude)
                     offsetsAmplitude = amplitude
                 }
+                let bpp = image.format.bytesPerPixel
                 offsets.withUnsafeBufferPointer { offsets in
                     guard let offsets = offsets.baseAddress else { return }
                     for y in 0..<height {
                         let row = base + y * image.stride
                         let line = offsets + ((y & 7) << 3)
-                        if dither == .none {
-                            Self.mapRow(row, width: width, bpp: image.format.bytesPerPixel, ordered: false, offsets: line,
-                                   lookup: lookup, threshold: threshold, previous: previous + y * width, into: indices + y * width)
-                        } else {
-                            Self.mapRow(row, width: width, bpp: image.format.bytesPerPixel, ordered: true, offsets: line,
-                                   lookup: lookup, threshold: threshold, previous: previous + y * width, into: indices + y * width)
+                        let previous = previous + y * width, out = indices + y * width
+                        if let unchangedRows, unchangedRows[y], memchr(previous, Int32(ColorLookup.none), width) == nil {
+                            out.update(from: previous, count: width)
+                            continue
+                        }
+                        // Each combination its own loop, the pixel size and dither constants in it.
+                        switch (bpp, dither == .ordered) {
+                        case (4, false): Self.mapRow(row, width: width, bpp: 4, ordered: false, offsets: line, lookup: lookup,
+                                                     threshold: threshold, previous: previous, into: out)
+                        case (4, true): Self.mapRow(row, width: width, bpp: 4, ordered: true, offsets: line, lookup: lookup,
+                                                    threshold: threshold, previous: previous, into: out)
+                        case (_, false): Self.mapRow(row, width: width, bpp: 3, ordered: false, offsets: line, lookup: lookup,
+                                                     threshold: threshold, previous: previous, into: out)
+                        case (_, true): Self.mapRow(row, width: width, bpp: 3, ordered: true, offsets: line, lookup: lookup,
+                                                    threshold: threshold, previous: previous, into: out)
                         }
                     }
                 }
@@ -93,9 +110,10 @@ final class Ditherer {
         let limit = Int32(min(threshold, 1 << 12) * min(threshold, 1 << 12))
         // Index 255 (unknown) holds a colour far from every pixel: it is never kept.
         let red = lookup.red, green = lookup.green, blue = lookup.blue
+        var p = row
         for x in 0..<width {
-            let p = row + x * bpp
             let r = Int32(p[0]), g = Int32(p[1]), b = Int32(p[2])
+            p += bpp
             let n: UInt8
             if ordered {
                 let o = Int32(offsets[x & 7])

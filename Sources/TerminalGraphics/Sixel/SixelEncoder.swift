@@ -133,6 +133,8 @@ public final class SixelEncoder {
     /// A 64-bit hash of each row of the previous input (an identical frame is not encoded
     /// again); a copy of the picture would cost megabytes.
     private var previousRows: [UInt64] = []
+    /// Per row of the current input: whether its pixels are those of the previous input.
+    private var rowUnchanged: [Bool] = []
     private var previousSize = PixelSize(width: 0, height: 0)
     private var previousTransparent: [PixelRect] = []
     private var hasPalette = false
@@ -222,8 +224,12 @@ public final class SixelEncoder {
         }
         let t1 = OutputWriter.monotonicNanoseconds()
         let amplitude = Self.orderedAmplitude(colors: lookup.palette.count)
+        // A row whose pixels did not change maps to what the terminal shows there, wherever that
+        // is known (no hole, palette or size change since): the same pixel met the same table
+        // and threshold last frame (not so for error diffusion, whose noise moves).
+        let unchanged = options.dither == .errorDiffusion ? nil : rowUnchanged
         ditherer.map(image, lookup: lookup, dither: options.dither, amplitude: amplitude,
-                     threshold: options.noiseThreshold, previous: shown, into: indices)
+                     threshold: options.noiseThreshold, previous: shown, unchangedRows: unchanged, into: indices)
         for hole in holes {
             for y in hole.y..<(hole.y + hole.height) {
                 (indices + y * image.width + hole.x).update(repeating: ColorLookup.none, count: hole.width)
@@ -327,12 +333,15 @@ public final class SixelEncoder {
     /// Compares `image` with the previous input, row hash by row hash, and remembers its hashes.
     private func isIdenticalToPrevious(_ image: PixelImage) -> Bool {
         let rowBytes = image.width * image.format.bytesPerPixel
-        var identical = previousSize == image.size && previousRows.count == image.height
+        let sameSize = previousSize == image.size && previousRows.count == image.height
+        var identical = sameSize
         if previousRows.count != image.height { previousRows = [UInt64](repeating: 0, count: image.height) }
+        if rowUnchanged.count != image.height { rowUnchanged = [Bool](repeating: false, count: image.height) }
         image.withUnsafeBytes { raw in
             guard let src = raw.baseAddress else { return }
             for y in 0..<image.height {
                 let h = Self.hash(src + y * image.stride, count: rowBytes)
+                rowUnchanged[y] = sameSize && previousRows[y] == h
                 if previousRows[y] != h {
                     identical = false
                     previousRows[y] = h
@@ -343,20 +352,31 @@ public final class SixelEncoder {
         return identical && hasPalette
     }
 
-    /// A 64-bit hash of `count` bytes (multiply–xor–rotate over 8-byte words): two different
-    /// rows hash alike about once in 2⁶⁴.
+    /// A 64-bit hash of `count` bytes (multiply–xor–rotate over 8-byte words, four independent
+    /// lanes so the multiplies overlap): two different rows hash alike about once in 2⁶⁴.
     static func hash(_ bytes: UnsafeRawPointer, count: Int) -> UInt64 {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(count)
+        @inline(__always) func mix(_ h: UInt64, _ w: UInt64) -> UInt64 {
+            let m = (h ^ w) &* 0xFF51_AFD7_ED55_8CCD
+            return (m << 29) | (m >> 35)
+        }
+        let seed = 0x9E37_79B9_7F4A_7C15 ^ UInt64(count)
+        var h0 = seed, h1 = seed ^ 0x1, h2 = seed ^ 0x2, h3 = seed ^ 0x3
         var i = 0
-        while i + 8 <= count {
-            let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            h = (h ^ w) &* 0xFF51_AFD7_ED55_8CCD
-            h = (h << 29) | (h >> 35)
-            i += 8
+        while i &+ 32 <= count {
+            h0 = mix(h0, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            h1 = mix(h1, bytes.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self))
+            h2 = mix(h2, bytes.loadUnaligned(fromByteOffset: i &+ 16, as: UInt64.self))
+            h3 = mix(h3, bytes.loadUnaligned(fromByteOffset: i &+ 24, as: UInt64.self))
+            i &+= 32
+        }
+        var h = mix(mix(mix(h0, h1), h2), h3)
+        while i &+ 8 <= count {
+            h = mix(h, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            i &+= 8
         }
         while i < count {
             h = (h ^ UInt64(bytes.load(fromByteOffset: i, as: UInt8.self))) &* 0xC4CE_B9FE_1A85_EC53
-            i += 1
+            i &+= 1
         }
         return h ^ (h >> 33)
     }

@@ -8,12 +8,12 @@
 ///   so unset pixels keep whatever the terminal shows there).
 ///
 /// For each six-row band it walks the columns once and collects, per colour, the columns where
-/// the colour occurs with their sixel bits (required and optional rows together, so a column
-/// costs one character however many of its rows changed) and whether any row there is
-/// required. Then each colour with a required column is written: columns without a required
-/// row are skipped as blank sixels (`?`, run-length encoded), others as their bits. A colour
-/// with nothing required in a band costs nothing there; a band with nothing required costs one
-/// `-`; a frame with nothing required writes no image at all.
+/// the colour has a required pixel, with the sixel bits of all its pixels there (required and
+/// optional rows together, so a column costs one character however many of its rows changed).
+/// Then each colour is written: the columns between its entries are skipped as blank sixels
+/// (`?`, run-length encoded). A colour with nothing required in a band costs nothing there; a
+/// band with nothing required costs one `-`; a frame with nothing required writes no image at
+/// all.
 ///
 /// A colour's register is defined at its first use in the image (`#i;2;r;g;b#i`: xterm needs
 /// the selection after the definition). All buffers are sized once per width.
@@ -25,9 +25,10 @@ final class SixelRasterizer {
     /// Colours in order of first appearance in the band.
     private let order: UnsafeMutablePointer<UInt8>
     private let defined: UnsafeMutablePointer<Bool>
-    /// One column's distinct colours and their sixel bits.
+    /// One column's distinct colours, and per colour its sixel bits and required flag in the
+    /// column (zero between columns).
     private let column: UnsafeMutablePointer<UInt8>
-    private let columnBits: UnsafeMutablePointer<UInt32>
+    private let masks: UnsafeMutablePointer<UInt32>
 
     private static let requiredFlag: UInt32 = 0x100
 
@@ -40,10 +41,10 @@ final class SixelRasterizer {
         order.initialize(repeating: 0, count: 256)
         defined = .allocate(capacity: 256)
         defined.initialize(repeating: false, count: 256)
-        column = .allocate(capacity: 6)
-        column.initialize(repeating: 0, count: 6)
-        columnBits = .allocate(capacity: 6)
-        columnBits.initialize(repeating: 0, count: 6)
+        column = .allocate(capacity: 7)
+        column.initialize(repeating: 0, count: 7)
+        masks = .allocate(capacity: 256)
+        masks.initialize(repeating: 0, count: 256)
     }
 
     deinit {
@@ -52,7 +53,7 @@ final class SixelRasterizer {
         order.deallocate()
         defined.deallocate()
         column.deallocate()
-        columnBits.deallocate()
+        masks.deallocate()
     }
 
     private func prepare(width: Int) {
@@ -76,61 +77,56 @@ final class SixelRasterizer {
         var started = false
         var pendingNewlines = 0
         let entries = self.entries, counts = self.counts, order = self.order, defined = self.defined
-        let column = self.column, columnBits = self.columnBits
+        let column = self.column, masks = self.masks
         palette.percents.withUnsafeBufferPointer { percents in
             for band in stride(from: 0, to: height, by: 6) {
-                let top = indices + band * width, shownTop = previous + band * width
+                let top = indices + band &* width, shownTop = previous + band &* width
                 var colours = 0
                 // Columns → per-colour entries. A column where no pixel changed has no
                 // required entry, so it is skipped whole (eight columns at a time when it can).
                 var x = 0
                 while x < width {
-                    if x + 8 <= width {
+                    if x &+ 8 <= width {
                         var diff: UInt64 = 0
                         for r in 0..<6 {
-                            let o = r * width + x
+                            let o = r &* width &+ x
                             diff |= UnsafeRawPointer(top + o).loadUnaligned(as: UInt64.self)
                                 ^ UnsafeRawPointer(shownTop + o).loadUnaligned(as: UInt64.self)
                         }
                         if diff == 0 {
-                            x += 8
+                            x &+= 8
                             continue
                         }
                     }
-                    // The column's distinct colours with their bits, then one entry each.
+                    // The column's distinct colours with their bits, without a branch on the
+                    // colours (grain makes them unpredictable): each pixel ORs its bit into its
+                    // colour's mask and lists the colour when the mask was empty.
                     var distinct = 0
-                    var required: UInt32 = 0
                     for r in 0..<6 {
-                        let o = r * width + x
+                        let o = r &* width &+ x
                         let c = top[o]
-                        if c == ColorLookup.none { continue }
-                        let bit = UInt32(1) << UInt32(r) | (c != shownTop[o] ? Self.requiredFlag : 0)
-                        required |= bit
-                        var j = 0
-                        while j < distinct && column[j] != c { j += 1 }
-                        if j == distinct {
-                            column[j] = c
-                            columnBits[j] = bit
-                            distinct += 1
-                        } else {
-                            columnBits[j] |= bit
-                        }
+                        let required = c != shownTop[o] && c != ColorLookup.none
+                        let m = masks[Int(c)]
+                        column[distinct] = c
+                        distinct &+= m == 0 ? 1 : 0
+                        masks[Int(c)] = m | UInt32(1) << UInt32(r) | (required ? Self.requiredFlag : 0)
                     }
-                    if required & Self.requiredFlag != 0 {
-                        let x16 = UInt32(x) << 16
-                        for j in 0..<distinct {
-                            let c = column[j]
-                            let ci = Int(c)
-                            let n = Int(counts[ci])
-                            if n == 0 {
-                                order[colours] = c
-                                colours += 1
-                            }
-                            entries[ci * width + n] = x16 | columnBits[j]
-                            counts[ci] = Int32(n + 1)
-                        }
+                    // An entry per colour with a required pixel: the others would be written
+                    // as blanks (`?`) anyway. Stored unconditionally, counted only if required.
+                    let x16 = UInt32(truncatingIfNeeded: x) << 16
+                    for j in 0..<distinct {
+                        let c = column[j]
+                        let ci = Int(c)
+                        let m = masks[ci]
+                        masks[ci] = 0
+                        let n = Int(counts[ci])
+                        let add = m & Self.requiredFlag != 0 ? 1 : 0
+                        order[colours] = c
+                        colours &+= n == 0 ? add : 0
+                        entries[ci &* width &+ n] = x16 | m
+                        counts[ci] = Int32(truncatingIfNeeded: n &+ add)
                     }
-                    x += 1
+                    x &+= 1
                 }
                 // Entries → sixels, colour by colour.
                 var written = 0
@@ -139,9 +135,6 @@ final class SixelRasterizer {
                     let n = Int(counts[c])
                     counts[c] = 0
                     let list = entries + c * width
-                    var first = 0
-                    while first < n && list[first] & Self.requiredFlag == 0 { first += 1 }
-                    guard first < n else { continue }
                     if !started {
                         started = true
                         output.append(Self.header)
@@ -153,7 +146,7 @@ final class SixelRasterizer {
                             w.decimal(rasterHeight ?? height)
                         }
                     }
-                    output.write(maxBytes: pendingNewlines + 48 + (n - first) * 16) { w in
+                    output.write(maxBytes: pendingNewlines + 48 + n * 16) { w in
                         for _ in 0..<pendingNewlines { w.byte(UInt8(ascii: "-")) }
                         if written > 0 { w.byte(UInt8(ascii: "$")) }
                         w.byte(UInt8(ascii: "#"))
@@ -177,9 +170,8 @@ final class SixelRasterizer {
                         var next = 0
                         var pending: UInt8 = 0
                         var count = 0
-                        for i in first..<n {
+                        for i in 0..<n {
                             let e = list[i]
-                            guard e & Self.requiredFlag != 0 else { continue }
                             let x = Int(e >> 16)
                             let ch = 63 &+ UInt8(truncatingIfNeeded: e & 63)
                             if x == next && ch == pending {

@@ -2,6 +2,7 @@ import AetherEngine
 import ArgumentParser
 import Foundation
 import TerminalGraphics
+import TerminalPictures
 
 /// `aether-bench cells`: what the cell outputs show, measured. Frames of a clip are decoded and
 /// scaled exactly as playback does (`DecodePass.pictures`), drawn by the cell renderer in each

@@ -64,12 +64,50 @@ struct Peers {
               let bytes = fields["bytes"].flatMap(Int.init) else { return nil }
         var result = RunResult(frameMilliseconds: times, bytes: bytes)
         let stream = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        result.setPSNR(Self.shownPSNRs(SixelStreamDecoder.images(in: stream), set))
+        return result
+    }
+
+    /// The PSNR of each frame of `set` against the screen after painting `images` one by one,
+    /// as a terminal would (each over what the ones before left).
+    static func shownPSNRs(_ images: [ArraySlice<UInt8>], _ set: FrameSet) -> [Double] {
         var screen = [UInt8](repeating: 0, count: set.width * set.height * 3)
         var psnrs: [Double] = []
-        for (i, image) in SixelStreamDecoder.images(in: stream).enumerated() where i < set.count {
+        for (i, image) in images.enumerated() where i < set.count {
             SixelStreamDecoder.paint(image, onto: &screen, width: set.width, height: set.height)
             psnrs.append(SixelStreamDecoder.psnr(screen, set.frames[i]))
         }
+        return psnrs
+    }
+
+    /// Encodes `set` with chafa's sixel encoder (`chafa -f sixels`), one process per frame
+    /// given as a PPM, single-threaded, at the set's exact pixel size (without a terminal
+    /// chafa's cells are 8 pixels wide, and a font ratio of 1/1 keeps the height); time per
+    /// frame is the process's CPU (it includes reading the PPM, a few ms). PSNR of every frame
+    /// painted as a terminal would. Nil when chafa is not installed or fails.
+    func chafa(_ set: FrameSet, dither: String) throws -> RunResult? {
+        guard let chafa = Spawn.which("chafa") else { return nil }
+        var times: [Double] = []
+        var stream: [UInt8] = []
+        let output = "\(workDir)/chafa-out.six"
+        for i in 0..<set.count {
+            let ppm = "\(workDir)/chafa-frame.ppm"
+            var file = Array("P6\n\(set.width) \(set.height)\n255\n".utf8)
+            file += set.frames[i]
+            try Data(file).write(to: URL(fileURLWithPath: ppm))
+            let m = Spawn.run([chafa, "-f", "sixels", "--size=\(set.width / 8)x\(set.height / 8)", "--font-ratio=1/1", "--threads=1",
+                               "--colors=full", "--dither=\(dither)", "--polite=on", ppm], stdoutPath: output)
+            guard m.status == 0 else { return nil }
+            times.append(m.cpuSeconds * 1000)
+            stream += try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        }
+        var result = RunResult(frameMilliseconds: times, bytes: stream.count)
+        let images = SixelStreamDecoder.images(in: stream)
+        guard images.prefix(set.count).allSatisfy({ image in
+            SixelStreamDecoder.rasterSize(image).map { $0.width == set.width && $0.height >= set.height } ?? false
+        }) else { return nil }
+        let psnrs = Self.shownPSNRs(images, set)
+        guard psnrs.count == set.count else { return nil }
         result.setPSNR(psnrs)
         return result
     }

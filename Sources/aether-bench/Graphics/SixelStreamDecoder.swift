@@ -1,5 +1,6 @@
 import Foundation
 import TerminalGraphics
+import TerminalPictures
 
 /// Decodes sixel streams (ours and libsixel's) back to RGB for PSNR. Kept separate from the
 /// test suite's decoder on purpose: the tests' one is the independent verifier of the encoder,

@@ -24,6 +24,12 @@ struct PtyTerminal {
     var kitty = false
     /// Extra environment for the child (TERM and COLORTERM are set here).
     var environment: [String: String] = [:]
+    /// A slow terminal: reads throttled to this many bytes a second (nil: as fast as it can).
+    var bytesPerSecond: Double?
+    /// Answers XTVERSION (`CSI > q`) with this name, e.g. `kitty(0.35.2)` (nil: no answer).
+    var version: String?
+    /// The DA1 answer (xterm -ti vt340's: level 63 with sixel, 4).
+    var attributes = "\u{1B}[?63;1;2;4;6;9;15;22c"
 
     struct Result {
         var status: Int32
@@ -35,6 +41,9 @@ struct PtyTerminal {
         /// Seconds from spawn to the first byte of a picture (a sixel DCS, a kitty APC, or a
         /// `▀` cell), nil if none came.
         var firstPictureSeconds: Double?
+        /// DA1 queries read (each answered when read, so in order with what came before it:
+        /// the capability probe sends one, `--vo=auto`'s trial one a frame).
+        var attributeQueries = 0
     }
 
     /// glibc's `POSIX_SPAWN_SETSID` (not imported into Swift).
@@ -94,10 +103,10 @@ struct PtyTerminal {
         let rc = posix_spawnp(&pid, argv[0], &actions, &attributes, cargs, cenv)
         guard rc == 0 else { throw Failure.pty("cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
 
-        var bytes = 0
+        var bytes = 0, paidUntil = 0.0
         var first: Double?
         var scanner = ReplyScanner(answers: answers, columns: columns, rows: rows,
-                                   cellWidth: cellWidth, cellHeight: cellHeight)
+                                   cellWidth: cellWidth, cellHeight: cellHeight, version: version, attributes: self.attributes)
         var kittyScanner = KittyScanner()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var status: Int32 = 0
@@ -106,9 +115,16 @@ struct PtyTerminal {
         while !exited {
             var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
             if poll(&fds, 1, 20) > 0 {
-                let n = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+                // Throttled: small reads, each no sooner than the rate allows.
+                let n = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, bytesPerSecond == nil ? $0.count : 4096) }
                 if n > 0 {
                     bytes += n
+                    if let rate = bytesPerSecond {
+                        // No credit for time spent idle: each read is paid for from now on.
+                        paidUntil = max(paidUntil, MonotonicSeconds.now()) + Double(n) / rate
+                        let due = paidUntil - MonotonicSeconds.now()
+                        if due > 0 { usleep(UInt32(min(due, 1) * 1e6)) }   // measurement window: the slow terminal's pace
+                    }
                     let chunk = buffer[0..<n]
                     if first == nil, Self.containsPicture(chunk) { first = MonotonicSeconds.now() - start }
                     var reply = scanner.feed(chunk)
@@ -125,7 +141,8 @@ struct PtyTerminal {
         let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
         return Result(status: status, cpuSeconds: cpu, wallSeconds: MonotonicSeconds.now() - start,
-                      maxRSSKiB: Int(usage.ru_maxrss), bytes: bytes, firstPictureSeconds: first)
+                      maxRSSKiB: Int(usage.ru_maxrss), bytes: bytes, firstPictureSeconds: first,
+                      attributeQueries: scanner.attributeQueries)
     }
 
     /// A sixel DCS (`ESC P q` with parameters), a kitty APC (`ESC _ G`), or a block character
@@ -153,29 +170,46 @@ struct PtyTerminal {
 private struct ReplyScanner {
     let answers: Bool
     let columns, rows, cellWidth, cellHeight: Int
+    let version: String?
     /// The tail of the previous chunk, so a query split across reads is still seen.
     private var tail: [UInt8] = []
-    /// Each query is answered once (the tail overlap could otherwise show it twice).
+    /// Each query is answered once (the tail overlap could otherwise show it twice); DA1 every time.
     private var answered: Set<String> = []
+    private(set) var attributeQueries = 0
+    /// How far into `ESC [ c` the stream is (DA1 counted across reads).
+    private var matched = 0
+    static let attributes: [UInt8] = Array("\u{1B}[c".utf8)
+    let attributesReply: String
 
-    init(answers: Bool, columns: Int, rows: Int, cellWidth: Int, cellHeight: Int) {
+    init(answers: Bool, columns: Int, rows: Int, cellWidth: Int, cellHeight: Int, version: String? = nil,
+         attributes: String = "\u{1B}[?63;1;2;4;6;9;15;22c") {
+        attributesReply = attributes
         self.answers = answers
         self.columns = columns
         self.rows = rows
         self.cellWidth = cellWidth
         self.cellHeight = cellHeight
+        self.version = version
     }
 
     mutating func feed(_ chunk: ArraySlice<UInt8>) -> [UInt8] {
         guard answers else { return [] }
+        // DA1 anywhere in the stream, each answered as it is read (the trial's follow its frames).
+        var reply = ""
+        for b in chunk {
+            matched = b == Self.attributes[matched] ? matched + 1 : (b == 0x1B ? 1 : 0)
+            if matched == Self.attributes.count {
+                matched = 0
+                attributeQueries += 1
+                reply += attributesReply
+            }
+        }
         // Queries are short and come before any picture; only the start of the output matters,
         // but scanning a little of every chunk is cheap.
         let window = tail + chunk.prefix(4096)
         tail = Array(chunk.suffix(16))
         let text = String(decoding: window, as: UTF8.self)
-        var reply = ""
-        let table: [(String, String)] = [
-            ("\u{1B}[c", "\u{1B}[?63;1;2;4;6;9;15;22c"),
+        var table: [(String, String)] = [
             ("\u{1B}[?1;1;0S", "\u{1B}[?1;0;256S"),
             ("\u{1B}[?2;1;0S", "\u{1B}[?2;0;\(columns * cellWidth);\(rows * cellHeight)S"),
             ("\u{1B}[16t", "\u{1B}[6;\(cellHeight);\(cellWidth)t"),
@@ -184,6 +218,7 @@ private struct ReplyScanner {
             ("\u{1B}[?2026$p", "\u{1B}[?2026;0$y"),
             ("\u{1B}[5n", "\u{1B}[0n"),
         ]
+        if let version { table.append(("\u{1B}[>0q", "\u{1B}P>|\(version)\u{1B}\\")) }
         for (query, answer) in table where !answered.contains(query) && text.contains(query) {
             reply += answer
             answered.insert(query)

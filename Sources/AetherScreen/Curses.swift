@@ -3,9 +3,9 @@ import CNcurses
 import Foundation
 
 /// Thin helpers over ncursesw's C API (stdscr only). Callers hold the TTY lock.
-enum Curses {
-    static var columns: Int { Int(aether_COLS()) }
-    static var rows: Int { Int(aether_LINES()) }
+package enum Curses {
+    package static var columns: Int { Int(aether_COLS()) }
+    package static var rows: Int { Int(aether_LINES()) }
 
     /// Draws `text` at row/column, clipped to `width` display columns.
     ///
@@ -13,7 +13,7 @@ enum Curses {
     /// it is sanitised once more, whatever the caller did: no control character, escape
     /// sequence, bidi or invisible character from a file name or a tag reaches the terminal.
     /// (Views sanitise too, so widths are measured on the text that is drawn.)
-    static func put(_ text: String, row: Int, column: Int, style: CursesStyle, width: Int? = nil) {
+    package static func put(_ text: String, row: Int, column: Int, style: CursesStyle, width: Int? = nil) {
         guard row >= 0, row < rows, column >= 0, column < columns else { return }
         let room = min(width ?? Int.max, columns - column)
         guard room > 0 else { return }
@@ -23,17 +23,17 @@ enum Curses {
 }
 
 /// An ncurses attribute set and colour pair.
-struct CursesStyle: Equatable {
-    var attributes: attr_t
-    var pair: Int32
-    static let plain = CursesStyle(attributes: 0, pair: 0)
+package struct CursesStyle: Equatable {
+    package var attributes: attr_t
+    package var pair: Int32
+    package static let plain = CursesStyle(attributes: 0, pair: 0)
 }
 
 /// Terminal display width of text (East Asian wide characters take two cells).
-enum DisplayWidth {
-    static func of(_ s: String) -> Int { s.unicodeScalars.reduce(0) { $0 + width($1) } }
+package enum DisplayWidth {
+    package static func of(_ s: String) -> Int { s.unicodeScalars.reduce(0) { $0 + width($1) } }
 
-    static func width(_ u: Unicode.Scalar) -> Int {
+    package static func width(_ u: Unicode.Scalar) -> Int {
         let v = u.value
         if v < 0x300 { return v == 0 ? 0 : 1 }   // fast path: ASCII and Latin
         if (0x300...0x36F).contains(v) || (0x200B...0x200F).contains(v) { return 0 }
@@ -43,7 +43,7 @@ enum DisplayWidth {
         return 1
     }
 
-    static func clip(_ s: String, to columns: Int) -> String {
+    package static func clip(_ s: String, to columns: Int) -> String {
         var out = String.UnicodeScalarView()
         var used = 0
         for u in s.unicodeScalars {
@@ -58,7 +58,7 @@ enum DisplayWidth {
     /// `s` in at most `columns`: whole when it fits, else its start and its end around "…": the
     /// start up to its first ": " (what happened, when that is short) or half the room, the rest
     /// from the end (for a path, its file name).
-    static func middleClip(_ s: String, to columns: Int) -> String {
+    package static func middleClip(_ s: String, to columns: Int) -> String {
         guard of(s) > columns else { return s }
         guard columns > 1 else { return clip(s, to: columns) }
         let gist = s.range(of: ": ").map { of(String(s[..<$0.upperBound])) } ?? .max
@@ -82,7 +82,7 @@ enum DisplayWidth {
     /// One pass over the text's UTF-8 bytes, lines copied out once: a 4 MiB single-line cue
     /// wraps in linear time. (The wrapper this replaces re-measured the whole line for every
     /// word and re-copied a long word for every cut: quadratic.)
-    static func wrap(_ text: String, to columns: Int) -> [String] {
+    package static func wrap(_ text: String, to columns: Int) -> [String] {
         guard columns > 0 else { return [] }
         var text = text
         return text.withUTF8 { wrap(utf8: $0, to: columns) }

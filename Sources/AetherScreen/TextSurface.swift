@@ -5,7 +5,7 @@ import TerminalGraphics
 /// Where views draw their text cells: the frame a draw composes (``CellGrid``, which
 /// ``Compositor`` writes to the terminal) or a test's grid. Views are values that render a state
 /// into a surface; they never read the player.
-protocol TextSurface {
+package protocol TextSurface {
     var columns: Int { get }
     var rows: Int { get }
     /// Draws `text` at row/column in `role`'s style, clipped to `width` display columns and to
@@ -17,11 +17,11 @@ protocol TextSurface {
 }
 
 extension TextSurface {
-    mutating func put(_ text: String, row: Int, column: Int, role: ThemeRole) {
+    package mutating func put(_ text: String, row: Int, column: Int, role: ThemeRole) {
         put(text, row: row, column: column, role: role, width: nil)
     }
 
-    mutating func fill(row: Int, column: Int, width: Int, role: ThemeRole) {
+    package mutating func fill(row: Int, column: Int, width: Int, role: ThemeRole) {
         guard width > 0 else { return }
         put(String(repeating: " ", count: width), row: row, column: column, role: role, width: width)
     }
@@ -30,40 +30,40 @@ extension TextSurface {
 /// A grid of cells: the frame a draw composes (every view renders into it, then ``Compositor``
 /// writes what changed) and what view tests read. Each cell keeps its character and the role
 /// it was drawn in.
-struct CellGrid: TextSurface, Equatable {
+package struct CellGrid: TextSurface, Equatable {
     /// One cell: its character, the role (nil: never drawn, blank) and, for subtitle text, the
     /// script's style. `continuation`: the right half of the wide character on its left.
-    struct Cell: Equatable {
+    package struct Cell: Equatable {
         /// One scalar per cell (what `put` measures and places): compared as a number, cheaply,
         /// for every cell of every frame.
-        var scalar: Unicode.Scalar = " "
-        var role: ThemeRole?
-        var subtitle: SubtitleCellStyle?
-        var continuation = false
+        package var scalar: Unicode.Scalar = " "
+        package var role: ThemeRole?
+        package var subtitle: SubtitleCellStyle?
+        package var continuation = false
 
-        var character: Character { Character(scalar) }
+        package var character: Character { Character(scalar) }
     }
 
-    let columns: Int
-    let rows: Int
-    private(set) var cells: [[Cell]]
+    package let columns: Int
+    package let rows: Int
+    package private(set) var cells: [[Cell]]
 
-    init(columns: Int, rows: Int) {
+    package init(columns: Int, rows: Int) {
         self.columns = max(0, columns)
         self.rows = max(0, rows)
         cells = Array(repeating: Array(repeating: Cell(), count: self.columns), count: self.rows)
     }
 
-    var characters: [[Character]] { cells.map { $0.map(\.character) } }
-    var roles: [[ThemeRole?]] { cells.map { $0.map(\.role) } }
+    package var characters: [[Character]] { cells.map { $0.map(\.character) } }
+    package var roles: [[ThemeRole?]] { cells.map { $0.map(\.role) } }
     /// The subtitle style each cell was drawn in by `putStyled` (nil: drawn with `put`).
-    var styles: [[SubtitleCellStyle?]] { cells.map { $0.map(\.subtitle) } }
+    package var styles: [[SubtitleCellStyle?]] { cells.map { $0.map(\.subtitle) } }
 
-    mutating func put(_ text: String, row: Int, column: Int, role: ThemeRole, width: Int?) {
+    package mutating func put(_ text: String, row: Int, column: Int, role: ThemeRole, width: Int?) {
         draw(text, row: row, column: column, role: role, subtitle: nil, width: width)
     }
 
-    mutating func putStyled(_ text: String, row: Int, column: Int, style: SubtitleCellStyle, width: Int?) {
+    package mutating func putStyled(_ text: String, row: Int, column: Int, style: SubtitleCellStyle, width: Int?) {
         draw(text, row: row, column: column, role: .subtitle, subtitle: style, width: width)
     }
 
@@ -98,7 +98,7 @@ struct CellGrid: TextSurface, Equatable {
     }
 
     /// The rows as text, trailing spaces removed.
-    var lines: [String] {
+    package var lines: [String] {
         cells.map { row in
             String(String.UnicodeScalarView(row.filter { !$0.continuation }.map(\.scalar)))
                 .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
@@ -106,5 +106,5 @@ struct CellGrid: TextSurface, Equatable {
     }
 
     /// The whole grid as text, one line per row.
-    var text: String { lines.joined(separator: "\n") }
+    package var text: String { lines.joined(separator: "\n") }
 }

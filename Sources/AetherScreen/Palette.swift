@@ -1,14 +1,15 @@
+import AetherEngine
 import AetherThemes
 import CNcurses
 
 /// Theme roles turned into ncurses colour pairs (one pair per role), for however many colours
 /// the terminal has. With NO_COLOR the theme arrives colourless and only attributes remain.
-struct Palette {
+package struct Palette {
     private var styles: [ThemeRole: CursesStyle] = [:]
     /// Pairs made for subtitle colours (script colour on the theme's subtitle background).
     private let subtitlePairs: SubtitlePairs
 
-    init(theme: Theme, colors: Int) {
+    package init(theme: Theme, colors: Int) {
         subtitlePairs = SubtitlePairs()
         var pair: Int32 = 1
         defer {
@@ -37,12 +38,12 @@ struct Palette {
         }
     }
 
-    subscript(role: ThemeRole) -> CursesStyle { styles[role] ?? .plain }
+    package subscript(role: ThemeRole) -> CursesStyle { styles[role] ?? .plain }
 
     /// The theme's subtitle style with a script's bold, italic and colour: the colour is the
     /// terminal palette's nearest entry (as a theme's `#rrggbb`), on the theme's subtitle
     /// background; the theme's own style when the theme has no colours or pairs run out.
-    func subtitle(_ style: SubtitleCellStyle) -> CursesStyle {
+    package func subtitle(_ style: SubtitleCellStyle) -> CursesStyle {
         var out = subtitlePairs.base
         if style.bold { out.attributes |= aether_A_BOLD() }
         if style.italic { out.attributes |= aether_A_ITALIC() }
@@ -51,22 +52,22 @@ struct Palette {
     }
 
     /// -1 is the terminal's default colour (use_default_colors).
-    static func colorNumber(_ color: ThemeColor, colors: Int) -> Int {
+    package static func colorNumber(_ color: ThemeColor, colors: Int) -> Int {
         color.paletteIndex(colors: colors) ?? -1
     }
 }
 
 /// Colour pairs for subtitle colours, made on first use (at most `capacity`; the palette is
 /// rebuilt, and this with it, when the theme changes).
-final class SubtitlePairs {
-    static let capacity = 64
+package final class SubtitlePairs {
+    package static let capacity = 64
     private(set) var base = CursesStyle.plain
     private var next: Int32 = 1
     private var colors = 0
     private var background = -1
     private var pairs: [Int: Int32] = [:]
 
-    func configure(next: Int32, colors: Int, background: Int, base: CursesStyle) {
+    package func configure(next: Int32, colors: Int, background: Int, base: CursesStyle) {
         self.next = next
         self.colors = colors
         self.background = background
@@ -74,7 +75,7 @@ final class SubtitlePairs {
         pairs = [:]
     }
 
-    func pair(for color: ThemeColor) -> Int32? {
+    package func pair(for color: ThemeColor) -> Int32? {
         guard colors > 0, let index = color.paletteIndex(colors: colors) else { return nil }
         if let pair = pairs[index] { return pair }
         guard pairs.count < Self.capacity, Int(next) < Int(aether_COLOR_PAIRS()) else { return nil }
@@ -82,5 +83,19 @@ final class SubtitlePairs {
         pairs[index] = next
         next += 1
         return pairs[index]
+    }
+}
+
+/// How a run of subtitle text is drawn in cells: the theme's subtitle style plus the script's
+/// bold, italic and colour (nil: the theme's own colour).
+package struct SubtitleCellStyle: Hashable {
+    package var bold = false
+    package var italic = false
+    package var color: StyledSubtitle.RGB?
+
+    package init(bold: Bool = false, italic: Bool = false, color: StyledSubtitle.RGB? = nil) {
+        self.bold = bold
+        self.italic = italic
+        self.color = color
     }
 }

@@ -13,19 +13,19 @@ import TerminalGraphics
 /// writing to the terminal or encoding a picture, so a terminal that stops reading (an ssh
 /// stall, Ctrl-S, a slow sixel terminal) holds up the writer thread and nothing else: keys and
 /// signals are still handled at once.
-final class Terminal: Sendable {
+package final class Terminal: Sendable {
     /// Bytes waiting to be written, and whether they were.
-    final class Ticket: Sendable {
+    package final class Ticket: Sendable {
         /// Whether the bytes were written (nil until known), and when `write` accepted the last.
         private let state = GuardedCondition<(outcome: Bool?, acceptedAt: Double)>((nil, 0))
 
         /// Waits until the bytes were written (true) or abandoned (false), or `timeout` passes (nil).
-        func wait(timeout: Double) -> Bool? {
+        package func wait(timeout: Double) -> Bool? {
             state.withLock(when: { $0.outcome != nil }, deadline: MonotonicClock.seconds() + timeout) { s, _ in s.outcome }
         }
 
         /// When `write` accepted the last byte (monotonic seconds).
-        var acceptedTime: Double { state.withLock { $0.acceptedAt } }
+        package var acceptedTime: Double { state.withLock { $0.acceptedAt } }
 
         fileprivate func finish(_ written: Bool) {
             state.update { $0 = (written, MonotonicClock.seconds()) }
@@ -33,13 +33,13 @@ final class Terminal: Sendable {
     }
 
     /// Writer statistics since start.
-    struct Statistics: Sendable, Equatable {
-        var bytesWritten = 0
+    package struct Statistics: Sendable, Equatable {
+        package var bytesWritten = 0
         /// Times the terminal did not take bytes and the writer had to wait.
-        var stalls = 0
-        var writeSeconds = 0.0
+        package var stalls = 0
+        package var writeSeconds = 0.0
         /// Bytes dropped because the terminal did not read them before quitting.
-        var bytesAbandoned = 0
+        package var bytesAbandoned = 0
     }
 
     private struct Chunk {
@@ -95,10 +95,12 @@ final class Terminal: Sendable {
     private let capture = Guarded(Capture())
     private let queue = GuardedCondition(Queue())
 
+    package init() {}
+
     /// Takes the terminal: saves its modes, arms restoration for every exit path (crash signals
     /// included), starts ncurses on it with cbreak/noecho/keypad, then redirects ncurses' output
     /// into a pipe this type drains, and starts the writer thread.
-    func start(restoreSequence: String, terminfoDirectory: String? = nil) throws(StartError) {
+    package func start(restoreSequence: String, terminfoDirectory: String? = nil) throws(StartError) {
         aether_terminal_save(STDIN_FILENO)
         restoreSequence.withCString { aether_terminal_set_restore_sequence($0, strlen($0)) }
         aether_terminal_install_crash_handlers()
@@ -161,9 +163,9 @@ final class Terminal: Sendable {
     }
 
     /// ncurses has no terminfo entry for the terminal type.
-    struct StartError: Error, CustomStringConvertible {
-        let term: String
-        var description: String {
+    package struct StartError: Error, CustomStringConvertible {
+        package let term: String
+        package var description: String {
             term.isEmpty
                 ? "TERM is not set; set it to the terminal's type (for example TERM=xterm-256color), or play headless with --vo=null"
                 : "the terminal type '\(TextSanitizer.clean(term))' (TERM) is not in the terminfo database; set TERM to a known type (for example TERM=xterm-256color), or play headless with --vo=null"
@@ -173,7 +175,7 @@ final class Terminal: Sendable {
     /// Runs ncurses calls under the lock, then moves what ncurses wrote into the queue, so it
     /// reaches the terminal in order with the video frames.
     @discardableResult
-    func withScreen<R>(_ body: () throws -> R) rethrows -> R {
+    package func withScreen<R>(_ body: () throws -> R) rethrows -> R {
         try curses.withLock { _ in
             defer { drainCurses() }
             return try body()
@@ -183,7 +185,7 @@ final class Terminal: Sendable {
     /// Enqueues `buffer` if `accept` (evaluated under the lock, in order with ncurses' updates)
     /// says so; returns the ticket to wait on, or nil when refused or stopping. The buffer is
     /// written from where it is, not copied: do not change it until the ticket has finished.
-    func submit(_ buffer: ByteBuffer, accept: () -> Bool = { true }) -> Ticket? {
+    package func submit(_ buffer: ByteBuffer, accept: () -> Bool = { true }) -> Ticket? {
         curses.withLock { _ in
             guard accept() else { return nil }
             drainCurses()
@@ -195,30 +197,30 @@ final class Terminal: Sendable {
 
     /// Inside ``withScreen(_:)`` only: enqueues `bytes` after what ncurses wrote so far and
     /// before what it writes next.
-    func emitInScreen(_ bytes: [UInt8]) {
+    package func emitInScreen(_ bytes: [UInt8]) {
         drainCurses()
         _ = enqueue(.bytes(bytes), ticket: nil)
     }
 
     /// Enqueues raw bytes (terminal resets, erases) in order; false when stopping.
     @discardableResult
-    func write(_ bytes: [UInt8]) -> Bool {
+    package func write(_ bytes: [UInt8]) -> Bool {
         curses.withLock { _ in
             drainCurses()
             return enqueue(.bytes(bytes), ticket: nil)
         }
     }
 
-    var statistics: Statistics { queue.withLock { $0.stats } }
+    package var statistics: Statistics { queue.withLock { $0.stats } }
 
     /// Whether bytes are still waiting for the terminal.
-    var isBacklogged: Bool { queue.withLock { $0.writing || !$0.chunks.isEmpty } }
+    package var isBacklogged: Bool { queue.withLock { $0.writing || !$0.chunks.isEmpty } }
 
     /// Ends the screen: ncurses' exit sequence is queued, the writer is given `abandonAfter`
     /// seconds to get everything out; what the terminal has not taken by then is abandoned (the
     /// pending output is discarded with TCOFLUSH so the restore sequence fits), and the saved
     /// modes and the restore sequence are put back. Idempotent.
-    func stop(abandonAfter: Double = 1.0) {
+    package func stop(abandonAfter: Double = 1.0) {
         let first = curses.withLock { c -> Bool in
             guard !c.finished else { return false }
             c.finished = true
@@ -270,7 +272,7 @@ final class Terminal: Sendable {
     /// `abandonAfter` seconds), then the restore sequence (mouse off, cursor on, SGR reset,
     /// main screen) and the saved modes go back. The writer thread stays; nothing may be
     /// written until ``resumeScreen()``.
-    func suspendScreen(abandonAfter: Double = 1.0) {
+    package func suspendScreen(abandonAfter: Double = 1.0) {
         curses.withLock { c in
             guard c.screen != nil else { return }
             endwin()
@@ -282,7 +284,7 @@ final class Terminal: Sendable {
 
     /// After a suspend: the terminal in the player's modes again, ncurses back on the alternate
     /// screen with keypad and mouse, and the next refresh redraws everything.
-    func resumeScreen() {
+    package func resumeScreen() {
         if var modes = curses.withLock({ $0.haveProgramModes ? $0.programModes : nil }) {
             tcsetattr(STDIN_FILENO, TCSANOW, &modes)
         }

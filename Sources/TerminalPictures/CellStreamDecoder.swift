@@ -1,3 +1,4 @@
+import TerminalGraphics
 /// Turns what a cell output sent back into what the terminal shows: a screen of cells (colour
 /// pairs and characters) and, from it, the picture's pixels on a fine sub-cell grid. The tests
 /// and `aether-bench` judge the cell outputs by this, not by what the renderer meant to send.
@@ -19,7 +20,12 @@ public struct CellStreamDecoder {
         public var fg: Color = .defaultColor
         public var bg: Color = .defaultColor
         public var writes = 0
+        /// Combining marks written after the character (at most ``maximumMarks``): kitty's
+        /// placeholder cells carry their row, column and image id's high byte this way.
+        public var marks: [UInt32] = []
     }
+    /// Marks kept per cell; more are dropped (a cell stream is bounded by the screen).
+    public static let maximumMarks = 4
 
     public let columns: Int
     public let rows: Int
@@ -99,8 +105,16 @@ public struct CellStreamDecoder {
     private var pending: [UInt8] = []
 
     private mutating func put(_ scalar: UInt32) {
+        if let s = Unicode.Scalar(scalar), s.properties.generalCategory == .nonspacingMark {
+            // A combining mark belongs to the character before it, which holds the cell.
+            guard column > 0 else { return }
+            let index = row * columns + min(column - 1, columns - 1)
+            if cells[index].marks.count < Self.maximumMarks { cells[index].marks.append(scalar) }
+            return
+        }
         if CellSymbols.coverage(of: scalar) == nil { otherCharacters += 1 }
         let index = row * columns + min(column, columns - 1)
+        cells[index].marks = []
         cells[index].scalar = scalar
         cells[index].fg = fg
         cells[index].bg = bg

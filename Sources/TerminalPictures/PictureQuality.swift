@@ -1,3 +1,4 @@
+import TerminalGraphics
 import Foundation
 
 /// Measures how close a picture a terminal shows is to its source: area averaging to a common

@@ -1,3 +1,4 @@
+import AetherEngine
 import AetherThemes
 import CNcurses
 
@@ -7,12 +8,14 @@ import CNcurses
 /// terminfo entry without erase and scroll capabilities, then writes just those). Nothing else
 /// writes text cells. UI thread; ``present(_:palette:)`` and ``clear()`` inside
 /// `terminal.withScreen`.
-struct Compositor {
+package struct Compositor {
     /// What ncurses' screen holds (nil: blank, as `erase()` left it).
     private var held: CellGrid?
 
+    package init() {}
+
     /// A run of changed cells on one row, all in one style, to write as one string.
-    struct Run: Equatable {
+    package struct Run: Equatable {
         var row: Int
         var column: Int
         var text: String
@@ -26,7 +29,7 @@ struct Compositor {
     /// Returns the rows it changed: ncurses may write anywhere on them (it moves the cursor by
     /// writing again what it believes is there: blanks, under a picture).
     @discardableResult
-    mutating func present(_ frame: CellGrid, palette: Palette) -> Set<Int> {
+    package mutating func present(_ frame: CellGrid, palette: Palette) -> Set<Int> {
         if let held, held.columns != frame.columns || held.rows != frame.rows {
             erase()
             self.held = nil
@@ -43,7 +46,7 @@ struct Compositor {
 
     /// Blanks the screen and has the next refresh clear the terminal (a relayout): the next frame
     /// is written whole.
-    mutating func clear() {
+    package mutating func clear() {
         erase()
         clearok(aether_stdscr(), true)
         held = nil
@@ -51,7 +54,7 @@ struct Compositor {
 
     /// The runs that turn `held` (nil: a blank screen) into `frame`: each maximal stretch of
     /// changed cells in one style; a wide character's right half travels with its left half.
-    static func runs(from held: CellGrid?, to frame: CellGrid) -> [Run] {
+    package static func runs(from held: CellGrid?, to frame: CellGrid) -> [Run] {
         let blank = CellGrid.Cell()
         var runs: [Run] = []
         for row in 0..<frame.rows {

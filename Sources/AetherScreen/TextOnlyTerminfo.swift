@@ -14,15 +14,15 @@ import Foundation
 /// private directory that `TERMINFO` points at while `newterm` runs. The screen model owns
 /// every picture cell; ncurses only rasterizes text. Clearing the whole screen stays (it is
 /// always followed by a full repaint of the pictures).
-enum TextOnlyTerminfo {
+package enum TextOnlyTerminfo {
     /// Capabilities removed from the entry.
-    static let removed: Set<String> = [
+    package static let removed: Set<String> = [
         "el", "el1", "ed", "ech", "csr", "ind", "indn", "ri", "rin", "il", "il1", "dl", "dl1",
         "ich", "ich1", "dch", "dch1", "smir", "rmir", "wind",
     ]
 
     /// The terminal type as a name tic and the file system accept, or nil.
-    static func safeName(_ term: String) -> String? {
+    package static func safeName(_ term: String) -> String? {
         guard !term.isEmpty, term.utf8.count <= 64,
               term.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._+-".unicodeScalars.contains($0) }),
               !term.hasPrefix("-"), !term.hasPrefix(".")
@@ -32,7 +32,7 @@ enum TextOnlyTerminfo {
 
     /// `source` (infocmp -1 -x output) without the removed capabilities; nil when it does not
     /// look like one entry.
-    static func filter(_ source: String) -> String? {
+    package static func filter(_ source: String) -> String? {
         var lines: [Substring] = []
         var sawName = false
         for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -54,7 +54,7 @@ enum TextOnlyTerminfo {
 
     /// Compiles the filtered entry for `term` into a new directory under `parent`; returns the
     /// directory (the caller removes it after `newterm`), or nil with the reason logged.
-    static func prepare(term: String, parent: String = NSTemporaryDirectory()) -> String? {
+    package static func prepare(term: String, parent: String = NSTemporaryDirectory()) -> String? {
         guard let name = safeName(term) else {
             AppLog.write("tui", "terminfo: TERM unusable as a name, ncurses keeps its own entry")
             return nil
@@ -74,7 +74,7 @@ enum TextOnlyTerminfo {
         return directory
     }
 
-    static func remove(_ directory: String) {
+    package static func remove(_ directory: String) {
         try? FileManager.default.removeItem(atPath: directory)
     }
 

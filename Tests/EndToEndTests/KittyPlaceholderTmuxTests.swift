@@ -1,0 +1,98 @@
+import AetherTestSupport
+import EndToEndSupport
+import Foundation
+import Synchronization
+import TerminalGraphics
+import TerminalPictures
+import Testing
+
+/// kitty pictures inside a real tmux through Unicode placeholders (cli tier): the player runs in
+/// tmux, whose client is attached to the stand-in kitty (`kitty_pty.py`, answering XTVERSION as
+/// kitty 0.35.2). The pane is decoded from `tmux capture-pane -e`: its placeholder cells name
+/// the video's image and cover the picture's cells. A switch to another window and back leaves
+/// the image in the terminal (no delete, not sent again while paused) and tmux redraws the
+/// cells to it from its own grid.
+@Suite(.serialized) struct KittyPlaceholderTmuxTests {
+    static let imageID = KittyDriver.defaultImageID
+
+    /// The pane as tmux holds it, decoded (capture lines end with LF only: CR added).
+    static func pane(_ socket: String, target: String = ":0") -> CellStreamDecoder {
+        let r = Process.run(["/usr/bin/tmux", "-L", socket, "capture-pane", "-e", "-p", "-t", target], timeout: 10)
+        var decoder = CellStreamDecoder(columns: 100, rows: 30)
+        decoder.feed(Array(r.stdout.replacingOccurrences(of: "\n", with: "\r\n").utf8))
+        return decoder
+    }
+
+    /// The rectangle the image's placeholder cells span (nil: none).
+    static func span(_ screen: CellStreamDecoder) -> CellRect? {
+        let cells = screen.placeholders(of: imageID)
+        guard let c0 = cells.map(\.column).min(), let c1 = cells.map(\.column).max(),
+              let r0 = cells.map(\.row).min(), let r1 = cells.map(\.row).max() else { return nil }
+        return CellRect(column: c0, row: r0, width: c1 - c0 + 1, height: r1 - r0 + 1)
+    }
+
+    static func dumped(_ path: String) -> [UInt8] { (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))) ?? [] }
+    static let placeholderBytes: [UInt8] = [0xF4, 0x8E, 0xBB, 0xAE]   // U+10EEEE in UTF-8
+
+    @Test func aNewKittyBehindTmuxGetsPlaceholderCellsThatSurviveAWindowSwitch() throws {
+        let socket = "aether-ph-\(getpid())-\(UUID().uuidString.prefix(6))"
+        let conf = NSTemporaryDirectory() + socket + ".conf", dump = NSTemporaryDirectory() + socket + ".dump"
+        try "set -g allow-passthrough on\nset -g escape-time 10\nset -g status off\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        defer {
+            _ = Process.run(["/usr/bin/tmux", "-L", socket, "kill-server"], timeout: 10)
+            try? FileManager.default.removeItem(atPath: conf)
+            try? FileManager.default.removeItem(atPath: dump)
+        }
+        let player = [TestEnvironment.binary, "--ao=null", "--pause", TestEnvironment.fixture("solid-red.mkv")]
+        let quoted = player.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let finished = DispatchSemaphore(value: 0)
+        let report = Mutex<KittyPty.Report?>(nil)
+        Thread {
+            // The test quits the player itself (send-keys); the stand-in's own keys come too late.
+            let r = try? KittyPty.run(["/usr/bin/env", "LANG=C.UTF-8", "/usr/bin/tmux", "-L", socket, "-f", conf, "new-session", quoted],
+                                      extra: ["--version", "kitty(0.35.2)", "--keys-after", "19", "--keys-when-quiet", "0", "--dump", dump])
+            report.withLock { $0 = r }
+            finished.signal()
+        }.start()
+        var joined = false
+        defer { if !joined { _ = Process.run(["/usr/bin/tmux", "-L", socket, "kill-server"], timeout: 10); _ = finished.wait(timeout: .now() + 30) } }
+
+        #expect(waitUntil(10, interval: 0.05) { Self.span(Self.pane(socket)) != nil }, "no placeholder cells in the pane")
+        let before = Self.pane(socket)
+        guard let rect = Self.span(before) else { return }
+        #expect(before.placeholdersCover(rect, imageID: Self.imageID), "the cells do not cover \(rect) as a placement shows it")
+        #expect(rect.width > 40 && rect.height > 10, "\(rect)")
+
+        // Another window in front: tmux draws it over the picture's cells; then back.
+        _ = Process.run(["/usr/bin/tmux", "-L", socket, "new-window", "sleep 60"], timeout: 10)
+        #expect(waitUntil(5, interval: 0.05) { Self.span(Self.pane(socket, target: ":1")) == nil && Self.dumped(dump).count > 0 })
+        // tmux's redraw of the new window has reached the terminal: nothing more arrives for 0.2 s.
+        var size = -1, unchanged = 0
+        #expect(waitUntil(5, interval: 0.05) {
+            let now = Self.dumped(dump).count
+            unchanged = now == size ? unchanged + 1 : 0
+            size = now
+            return unchanged >= 4
+        }, "the terminal kept receiving after the window switch")
+        let mark = Self.dumped(dump).count
+        _ = Process.run(["/usr/bin/tmux", "-L", socket, "select-window", "-t", ":0"], timeout: 10)
+        #expect(waitUntil(5, interval: 0.05) { Self.dumped(dump).dropFirst(mark).firstRange(of: Self.placeholderBytes) != nil },
+                "tmux did not redraw the placeholder cells to the terminal after the switch back")
+        let after = Self.pane(socket)
+        #expect(after.placeholdersCover(rect, imageID: Self.imageID), "the cells are not the same after the switch")
+        let resent = Self.dumped(dump).dropFirst(mark).firstRange(of: Array("_Ga=T".utf8)) != nil
+        // The other window goes (the session ends with the player), then the player quits.
+        _ = Process.run(["/usr/bin/tmux", "-L", socket, "kill-window", "-t", ":1"], timeout: 10)
+        _ = Process.run(["/usr/bin/tmux", "-L", socket, "send-keys", "-t", ":0", "q"], timeout: 10)
+        joined = finished.wait(timeout: .now() + 20) == .success
+        #expect(joined, "the player did not quit")
+        let r = try #require(report.withLock { $0 }, "the stand-in terminal gave no report")
+        #expect(r.status == 0 && r.errors.isEmpty, "\(r)")
+        let video = r.transmissions.filter { $0.keys["i"] == "\(Self.imageID)" }
+        #expect(!video.isEmpty && video.allSatisfy { $0.keys["U"] == "1" && $0.keys["C"] == nil }, "\(video.map(\.keys))")
+        #expect(video.first.map(KittyTerminalTests.isRed) == true, "the picture is not the fixture's red")
+        #expect(!resent, "the image was sent again after the switch: the terminal had lost it")
+        // Deleted once, at the exit (not at the window switch).
+        #expect(r.deletes.filter { $0["i"] == "\(Self.imageID)" }.count == 1, "\(r.deletes)")
+    }
+}
