@@ -12,27 +12,37 @@ public enum DecodePass {
         public let decoderName: String
         /// The first frame's pixel format (`yuv420p`, `yuv420p10le`, …).
         public let pixelFormat: String
+        /// The times of the frames a host painting every `divisor`-th frame would be given.
+        public let shown: [Double]
     }
 
-    /// - Parameter threads: decoder threads, as `PlayerOptions.decodeThreads` (0 = as many as cores).
-    public static func run(url: String, threads: Int = 0) throws -> Result {
+    /// - Parameters:
+    ///   - threads: decoder threads, as `PlayerOptions.decodeThreads` (0 = as many as cores).
+    ///   - divisor: decode for a host that paints every `divisor`-th frame, as the video
+    ///     thread does (``FrameCadence``: frames off its grid that nothing refers to are not decoded).
+    public static func run(url: String, threads: Int = 0, divisor: Int = 1) throws -> Result {
         let (format, index, decoder) = try openVideo(url: url, threads: threads)
         let packet = try Packet()
         var frames = 0
         var pixelFormat: String?
-        let count: (Frame, Double) throws -> Void = { frame, _ in
+        var cadence = FrameCadence(interval: decoder.frameInterval)
+        cadence.divisor = max(1, divisor)
+        var shown: [Double] = []
+        let count: (Frame, Double) throws -> Void = { frame, pts in
             frames += 1
             if pixelFormat == nil {
                 pixelFormat = av_get_pix_fmt_name(AVPixelFormat(frame.pointer.pointee.format)).map { String(cString: $0) }
             }
+            if cadence.admits(frameAt: pts).shown { shown.append(pts) }
         }
         while try format.read(into: packet) {
             defer { packet.unref() }
             guard packet.streamIndex == index else { continue }
-            try decoder.decode(packet, emit: count)
+            let discard = cadence.admits(packetAt: decoder.seconds(of: packet)).discard
+            try decoder.decode(packet, discardingUnreferenced: discard, emit: count)
         }
         try decoder.decode(nil, emit: count)
-        return Result(frames: frames, decoderName: decoder.codec.decoderName, pixelFormat: pixelFormat ?? "?")
+        return Result(frames: frames, decoderName: decoder.codec.decoderName, pixelFormat: pixelFormat ?? "?", shown: shown)
     }
 
     /// The source, its primary video stream and the playback decoder for it.

@@ -199,7 +199,11 @@ package final class VideoDecoder {
     }
 
     /// Sends `packet` (nil = drain) and calls `emit` with each finished frame and its pts in seconds.
-    package func decode(_ packet: Packet?, emit: (Frame, Double) throws -> Void) throws {
+    /// With `discardingUnreferenced` the decoder leaves the packet's frame out if no other frame
+    /// refers to it (``FrameCadence``; libavcodec's frame threads take `skip_frame` from the
+    /// user context with each packet). A deinterlacer needs every frame: it decodes them all.
+    package func decode(_ packet: Packet?, discardingUnreferenced: Bool = false, emit: (Frame, Double) throws -> Void) throws {
+        codec.pointer.pointee.skip_frame = discardingUnreferenced && deinterlacer == nil ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
         var pending = true
         while pending {
             pending = try codec.send(packet) == .full
@@ -292,4 +296,7 @@ package final class VideoDecoder {
     }
 
     private func seconds(_ pts: Int64?, _ tb: AVRational) -> Double? { timeline.seconds(pts, tb) }
+
+    /// A packet's presentation time in seconds, on the frames' timeline (nil: it has none).
+    package func seconds(of packet: Packet) -> Double? { seconds(packet.pts, timeBase) }
 }

@@ -43,31 +43,37 @@ public final class Scaler {
     /// Scales `frame` into `destination` (tightly packed, `bytesPerPixel` × width × height).
     /// The corresponding C functions are `sws_getCachedContext` and `sws_scale`.
     ///
-    /// A subsampled YUV source that changes size on its way to RGB goes in two passes: scaled
-    /// in its own format (libswscale's vectorised YUV scalers), then converted at the new size
-    /// (its vectorised unscaled YUV→RGB path). Scaling straight to packed RGB takes libswscale's
-    /// generic output path: on 1080p grain → 1280×720 RGB24 the two passes cost 4.6 ms per
-    /// frame against 11.7 ms in one (ffmpeg -benchmark, one thread, same filters).
+    /// A subsampled YUV source that changes size on its way to RGB goes in two passes. An 8-bit
+    /// one is scaled in its own format (libswscale's vectorised YUV scalers), then converted at
+    /// the new size (its vectorised unscaled YUV→RGB path). Scaling straight to packed RGB takes
+    /// libswscale's generic output path: on 1080p grain → 1280×720 RGB24 the two passes cost
+    /// 4.6 ms per frame against 11.7 ms in one (ffmpeg -benchmark, one thread, same filters).
+    /// A deeper one (10-bit HEVC, AV1) is scaled and converted into planar 8-bit RGB, then
+    /// packed: 4K Main10 → 1280×720 (area, as a small picture), 5.6 ms against 9.8 ms in one
+    /// pass, and 46.1 dB against the most accurate conversion where one pass made 31.5 dB (its
+    /// chroma; 30 frames of the 4K60 fixture, ffmpeg's filters, one thread).
     public func scale(_ frame: Frame, width: Int, height: Int, format: AVPixelFormat,
                       into destination: UnsafeMutablePointer<UInt8>, stride: Int) throws(FFmpegError) {
         let src = frame.pointer
         let sourceFormat = AVPixelFormat(src.pointee.format)
-        if twoPass, Self.scalesInTwoPasses(from: sourceFormat, to: format),
-           src.pointee.width != Int32(width) || src.pointee.height != Int32(height) {
+        if twoPass, src.pointee.width != Int32(width) || src.pointee.height != Int32(height),
+           let staging = Self.staging(from: sourceFormat, to: format) {
             // A picture no larger than the source's chroma planes (the cell outputs' small
-            // pictures) is scaled to 4:4:4, every pixel its own chroma, averaged over its area:
-            // staged in 4:2:0 its chroma would be half its resolution again and every pair of
-            // rows would share one (3.3 dB lost on grain at 160×96). Larger pictures keep the
-            // source's subsampling and the filter asked for.
+            // pictures) is averaged over its area; from 8-bit YUV it is staged in 4:4:4, every
+            // pixel its own chroma: staged in 4:2:0 its chroma would be half its resolution
+            // again and every pair of rows would share one (3.3 dB lost on grain at 160×96).
+            // Larger pictures keep the source's subsampling and the filter asked for.
             let small = Self.isSmall(width: width, height: height, source: src)
-            let stagedFormat = small ? AV_PIX_FMT_YUV444P : sourceFormat
+            let stagedFormat = staging == .yuv && small ? AV_PIX_FMT_YUV444P : staging == .yuv ? sourceFormat : AV_PIX_FMT_GBRP
             let staged = try stage(width: width, height: height, format: stagedFormat)
+            // The YUV → RGB matrix is applied once: by the first pass into planar RGB, by the
+            // second from staged YUV.
             try resize.run(src, to: staged.pointer, width: width, height: height, format: stagedFormat,
-                           flags: small ? SWS_AREA : flags, colorspaceFrom: nil)
+                           flags: small ? SWS_AREA : flags, colorspaceFrom: staging == .rgb ? src : nil)
             staged.pointer.pointee.colorspace = src.pointee.colorspace
             staged.pointer.pointee.color_range = src.pointee.color_range
             try convert.run(staged.pointer, to: destination, stride: stride, width: width, height: height,
-                            format: format, flags: Self.convertFlags(flags, width: width), colorspaceFrom: src)
+                            format: format, flags: Self.convertFlags(flags, width: width), colorspaceFrom: staging == .yuv ? src : nil)
             return
         }
         try convert.run(src, to: destination, stride: stride, width: width, height: height, format: format,
@@ -110,14 +116,22 @@ public final class Scaler {
         return width <= chromaWidth && height <= chromaHeight
     }
 
-    /// 8-bit subsampled YUV (4:2:0, 4:2:2, 4:1:1) to RGB.
-    static func scalesInTwoPasses(from source: AVPixelFormat, to destination: AVPixelFormat) -> Bool {
-        guard let s = av_pix_fmt_desc_get(source), let d = av_pix_fmt_desc_get(destination) else { return false }
+    /// How a two-pass scale stages the picture: in YUV (8-bit subsampled sources) or in planar
+    /// 8-bit RGB (deeper subsampled sources).
+    enum Staging { case yuv, rgb }
+
+    /// Subsampled planar YUV (4:2:0, 4:2:2, 4:1:1) to packed RGB: staged in YUV from 8 bits, in
+    /// planar RGB from more (to RGB without alpha); nil: one pass.
+    static func staging(from source: AVPixelFormat, to destination: AVPixelFormat) -> Staging? {
+        guard let s = av_pix_fmt_desc_get(source), let d = av_pix_fmt_desc_get(destination) else { return nil }
         let rgb = UInt64(AV_PIX_FMT_FLAG_RGB)
-        return s.pointee.flags & rgb == 0 && d.pointee.flags & rgb != 0
-            && s.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0
-            && (s.pointee.log2_chroma_w > 0 || s.pointee.log2_chroma_h > 0)
-            && s.pointee.comp.0.depth == 8
+        guard s.pointee.flags & rgb == 0, d.pointee.flags & rgb != 0,
+              s.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0,
+              s.pointee.log2_chroma_w > 0 || s.pointee.log2_chroma_h > 0 else { return nil }
+        if s.pointee.comp.0.depth == 8 { return .yuv }
+        let packed8 = d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) == 0 && d.pointee.comp.0.depth == 8
+            && d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) == 0
+        return packed8 ? .rgb : nil
     }
 
     /// One `SwsContext`, rebuilt when either side's geometry changes.

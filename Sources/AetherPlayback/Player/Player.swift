@@ -162,7 +162,8 @@ public final class Player: Sendable {
     let frameDivisorStore = Guarded(1)
 
     /// The host paints only every `n`-th frame (1–8; a slow output's governor): the others are
-    /// not converted to pixels at all, and are counted as skipped (``TelemetrySnapshot/framesSkipped``).
+    /// not converted to pixels at all, nor decoded where no other frame refers to them
+    /// (``FrameCadence``), and are counted as skipped (``TelemetrySnapshot/framesSkipped``).
     /// Scaling a 4K frame costs as much whatever the picture's size, so at 4K60 on two cores
     /// converting frames the output leaves out took the CPU the output needed.
     public func setFrameDivisor(_ n: Int) { frameDivisorStore.withLock { $0 = min(8, max(1, n)) } }

@@ -202,7 +202,7 @@ final class Telemetry: Sendable {
             c.stageCounts[stage.rawValue] += count
         }
     }
-    func droppedEarly() { counters.withLock { $0.droppedEarly += 1 } }
+    func droppedEarly(_ frames: Int = 1) { counters.withLock { $0.droppedEarly += frames } }
     func decodeError() { counters.withLock { $0.decodeErrors += 1 } }
     func readError() { counters.withLock { $0.readErrors += 1 } }
     func droppedLate() { counters.withLock { $0.droppedLate += 1 } }

@@ -87,17 +87,30 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
         var failuresInARow = 0
         var lastError = ""
         var awaitingKeyframe = false
-        var framesOfSerial = 0      // frames past the checks, for the host's divisor
+        var cadence = FrameCadence(interval: decoder.frameInterval)   // the host's divisor
+        var isBehind = false        // the last frame judged was dropped early
         while !control.read({ $0.stopped }) {
             guard let item = packets.pop(timeout: 0.25) else { continue }
-            let (serial, disabled, rate) = control.read { ($0.serial, $0.videoDisabled, $0.rate) }
+            let (serial, disabled, rate, still) = control.read { ($0.serial, $0.videoDisabled, $0.rate, $0.paused || $0.stepRequests > 0) }
             guard item.serial == serial, serial != endedSerial, !disabled else { continue }
             if case .item(let packet, _) = item { telemetry.addPlayedBytes(packet.size) }
             if serial != mySerial {
                 decoder.flush()
                 mySerial = serial
                 awaitingKeyframe = keyframeAfterSeek
-                framesOfSerial = 0
+                cadence.reset()
+                isBehind = false
+            }
+            // Frames the host would leave out are not converted, and not decoded where no
+            // other frame refers to them (the first of a serial, a step's and a paused one's
+            // always are); nor are unreferenced frames while the video is behind the clock.
+            cadence.divisor = still ? 1 : frameDivisor.withLock { $0 }
+            if still { isBehind = false }
+            var discard = false
+            if case .item(let packet, _) = item {
+                let verdict = cadence.admits(packetAt: decoder.seconds(of: packet), behind: isBehind)
+                discard = verdict.discard
+                if verdict.countNow { telemetry.skipped() }
             }
             var busy = 0.0
             var frames = 0
@@ -126,20 +139,20 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                 let first = !c.seek.firstFrameSeen && control.withLock { $0.seek.sawFirstFrame(serial: serial) }
                 if first { AppLog.write("vd", "first frame of serial \(serial) decoded at \(String(format: "%.3f", pts)) s") }
                 if let end = endTime, pts >= end { reachedEnd = true; return }
+                let verdict = cadence.admits(frameAt: pts)
+                if verdict.droppedBehind > 0 { telemetry.droppedEarly(verdict.droppedBehind) }
+                if !verdict.shown {
+                    if verdict.countNow { telemetry.skipped() }
+                    return
+                }
                 if clock.isArmed, !c.paused, c.stepRequests == 0, case let behind = clock.time - pts,
                    behind > policy.earlyDropIntervals * decoder.frameInterval / max(0.01, c.rate),
                    behind < Presenter.noSyncSeconds {
                     telemetry.droppedEarly()
+                    isBehind = true
                     return
                 }
-                // Frames the host would leave out are not converted (the first of a serial, a
-                // step's and a paused one's always are).
-                let divisor = frameDivisor.withLock { $0 }
-                framesOfSerial += 1
-                if divisor > 1, !c.paused, c.stepRequests == 0, (framesOfSerial - 1) % divisor != 0 {
-                    telemetry.skipped()
-                    return
-                }
+                isBehind = false
                 let size = renderSize.withLock { $0 }
                 decoder.chooseLoopFilter(for: size, forced: skipLoopFilter)
                 var pixels: PixelBuffer?
@@ -167,7 +180,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                     if awaitingKeyframe, packet.isKeyframe { awaitingKeyframe = false }
                     if !awaitingKeyframe {
                         if decoder.threadPlan.upgradeWanted, packet.isKeyframe { try decoder.reopenWithMoreThreads(emit: emit) }
-                        try decoder.decode(packet, emit: emit)
+                        try decoder.decode(packet, discardingUnreferenced: discard, emit: emit)
                     }
                 case .end:
                     try decoder.decode(nil, emit: emit)
