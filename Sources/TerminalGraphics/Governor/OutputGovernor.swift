@@ -13,14 +13,17 @@ import Foundation
 ///   took over 1.1 frame intervals) the median load — (encode + write) ÷ frame interval — is above 0.9, or more than
 ///   10 % of frames were superseded in the mailbox, or the 90th-percentile latency is above two
 ///   frame intervals. Asked for twice what it can take or more (load ÷ 0.9, frames offered ÷
-///   painted, latency ÷ two intervals), it jumps to the rung a cost model says will fit.
+///   painted, latency ÷ two intervals), it jumps to the rung a cost model says will fit. Most
+///   frames over an interval late while the terminal keeps up (load at most 0.9, nothing
+///   superseded, no stall: what cannot keep up is the source): straight to the first rung that paints fewer frames, and none
+///   painting as many as the one it left is tried again for ``longestUpHold`` seconds.
 /// - Floor: no rung asks for a picture smaller than ``minimumScale`` (half the cell-pixel
 ///   resolution of the placement; a driver's rung below it is raised to it, and
 ///   ``PictureGeometry/pixelPlacement(area:displayAspect:geometry:reservedRows:scale:heightMultiple:cellsFollowPicture:)``
 ///   never makes one either). The drivers' ladders drop frames (every 2nd, every 3rd) before
 ///   they reach the floor, and give the pixel driver up for half-block after it.
-/// - Up: a load under 0.5 with nothing superseded and no write stall for `upHold` seconds
-///   (3 s at first). Falling back within 5 s of a step up doubles `upHold` (up to 48 s), so a
+/// - Up: a load under 0.5 with nothing superseded, no write stall and the median frame on
+///   time (within an interval) for `upHold` seconds (3 s at first). Falling back within 5 s of a step up doubles `upHold` (up to 48 s), so a
 ///   rung that cannot hold is not retried in a loop.
 public struct OutputGovernor: Sendable {
     /// One painted frame, as the render thread measured it.
@@ -86,6 +89,11 @@ public struct OutputGovernor: Sendable {
     private var lastStepUp = -Double.infinity
     private var headroomSince: Double?
     private(set) var upHold = 3.0
+    /// The source could not keep up with every `divisor`-th frame (a source-bound step down):
+    /// a rung painting more frames than that is tried again only after the longest hold (the
+    /// source's cost does not change by the second, and each try costs late frames).
+    private var sourceLimit: (divisor: Int, since: Double)?
+    public static let longestUpHold = 48.0
     /// What ``add(_:)`` reads the time from (a ``ManualTimeSource`` in tests).
     public let clock: TimeSource
 
@@ -165,28 +173,41 @@ public struct OutputGovernor: Sendable {
         guard window.count >= Self.minimumSamples || span >= Self.windowSeconds
                 || (severity >= 2 && span >= Self.windowSeconds / 2) || mostFramesOverran else { return nil }
 
-        if load > 0.9 || supersededShare > 0.1 || latencyP90 > 2 {
+        // Most frames late at the screen while the terminal has time to spare: what cannot keep
+        // up is before it (4K60 decoding on two cores), and painting fewer frames is the rung
+        // that lightens that (the engine neither converts nor decodes what is left out).
+        let latencyMedian = latencies[latencies.count / 2]
+        let sourceBound = latencyMedian > 1 && load <= 0.9 && supersededShare <= 0.1 && !stalled
+        if load > 0.9 || supersededShare > 0.1 || latencyP90 > 2 || sourceBound {
             headroomSince = nil
             guard level + 1 < rungs.count else { return nil }
-            if now - lastStepUp < 5 { upHold = min(48, upHold * 2) }
+            if now - lastStepUp < 5 { upHold = min(Self.longestUpHold, upHold * 2) }
             // How many times too much the terminal is asked for: over 2 (a slow terminal meeting
             // a full-size picture), jump to the rung estimated to fit, so the picture is in time
             // after a couple of seconds rather than five or six; never straight to the last rung.
             var target = level + 1
-            // Giving up the driver cannot be undone (the new driver has its own governor): only
-            // after the rung before it has been overloaded for a while, not on a start-up spike.
-            if rungs[target].fallback, now - lastChange < Self.fallbackHoldSeconds { return nil }
-            if severity >= 2 {
-                let budget = Self.cost(rungs[level]) / severity
-                while target + 2 < rungs.count, Self.cost(rungs[target]) > budget { target += 1 }
+            if sourceBound, let fewer = rungs.indices.first(where: {
+                $0 > level && rungs[$0].frameDivisor > settings.frameDivisor && !rungs[$0].fallback
+            }) {
+                target = fewer
+                sourceLimit = (settings.frameDivisor, now)
+            } else {
+                // Giving up the driver cannot be undone (the new driver has its own governor): only
+                // after the rung before it has been overloaded for a while, not on a start-up spike.
+                if rungs[target].fallback, now - lastChange < Self.fallbackHoldSeconds { return nil }
+                if severity >= 2 {
+                    let budget = Self.cost(rungs[level]) / severity
+                    while target + 2 < rungs.count, Self.cost(rungs[target]) > budget { target += 1 }
+                }
             }
             let times = window.map { $0.sample.encodeSeconds + $0.sample.writeSeconds }.sorted()
             frameSecondsAtStepDown = times[times.count / 2]
             return change(to: target, now: now)
         }
-        if load < 0.5, superseded == 0, !stalled {
+        if load < 0.5, superseded == 0, !stalled, latencyMedian <= 1 {
             if headroomSince == nil { headroomSince = now }
-            if level > 0, let since = headroomSince, now - since >= upHold {
+            let limited = sourceLimit.map { level > 0 && rungs[level - 1].frameDivisor <= $0.divisor && now - $0.since < Self.longestUpHold } ?? false
+            if level > 0, !limited, let since = headroomSince, now - since >= upHold {
                 lastStepUp = now
                 return change(to: level - 1, now: now)
             }
