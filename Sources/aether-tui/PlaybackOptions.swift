@@ -160,7 +160,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-kitty-use-shm"), help: ArgumentHelp("kitty frames through POSIX shared memory (only the object's name goes through the tty): auto (when the terminal is on this machine, not over SSH, and answered the probe's shared memory query, through tmux's passthrough inside tmux), yes, or no (base64 through the tty).", valueName: "auto|yes|no"))
     var kittyUseShm: String = "auto"
 
-    @Option(name: .customLong("vo-governor"), help: ArgumentHelp("Step picture quality down when the terminal cannot keep up (sixel colours, picture scale, every 2nd frame, half-block) and back up when it can: yes, or no to pin the settings.", valueName: "yes|no"))
+    @Option(name: .customLong("vo-governor"), help: ArgumentHelp("Step picture quality down when the terminal cannot keep up (sixel colours, picture scale, every 2nd frame, half-block), straight to fewer frames when the source cannot, and back up when it can: yes, or no to pin the settings.", valueName: "yes|no"))
     var voGovernor: String = "yes"
 
     @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: all when each pixel shown averages 64 or more of the source's, bidir when the picture is 4× or more smaller than the source, else default: every frame filtered).", valueName: "level"))
