@@ -24,6 +24,14 @@ extension TUIApp {
         screen.dirty = true
     }
 
+    /// `inspect FILE`: the inspector is drawn, and its cells masked, before the item's first
+    /// frame can reach the output (it would flash under the inspector).
+    func openInspectorAtStart(tab: String) {
+        openInspector(tab: Inspector.Tab(name: tab) ?? .container, node: options.inspectorNode)
+        relayout()
+        draw()
+    }
+
     func closeInspector() {
         view.inspector?.close()
         view.inspector = nil

@@ -164,13 +164,7 @@ public final class TUIApp {
         // 4. Wire the engine to the screen and play; the remote front ends start.
         output.start()
         screenUp = true
-        if let tab = options.inspectorTab {
-            // `inspect FILE`: the inspector is drawn, and its cells masked, before the item's
-            // first frame can reach the output (it would flash under the inspector).
-            openInspector(tab: Inspector.Tab(name: tab) ?? .container, node: options.inspectorNode)
-            relayout()
-            draw()
-        }
+        if let tab = options.inspectorTab { openInspectorAtStart(tab: tab) }
         attachItem()
         AppLog.write("tui", "screen up, video output \(driver.name)" + (driver.logDetail.map { " (\($0))" } ?? ""))
         for warning in services.start(options.remote) { osd("⚠ " + warning, seconds: 5) }
