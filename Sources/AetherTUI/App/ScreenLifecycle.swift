@@ -119,4 +119,20 @@ extension TUIApp {
             FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(line))\n".utf8))
         }
     }
+
+    /// tmux drops passthrough while a redraw of the client is pending (its `tty_client_ready`:
+    /// at attach, and longer on a loaded machine), so a picture sent then never arrives: a
+    /// paused one stays missing (seen: `--pause` through tmux on kitty, 3 starts in 6 with two
+    /// busy cores). Inside tmux a pixel picture is sent again 0.5 s and 2 s after the screen came up.
+    func armTmuxRepaints(now: Double) {
+        guard capabilities.inTmux, driver.showsPixels else { return }
+        screen.tmuxRepaints = [now + 0.5, now + 2]
+    }
+
+    /// UI loop: the repaints ``armTmuxRepaints(now:)`` set that are due.
+    func repaintThroughTmux(now: Double) {
+        guard let first = screen.tmuxRepaints.first, now >= first else { return }
+        screen.tmuxRepaints.removeFirst()
+        output.repaint(full: true)   // sent again, not placed: the terminal may never have had it
+    }
 }

@@ -164,6 +164,7 @@ public final class TUIApp {
         // 4. Wire the engine to the screen and play; the remote front ends start.
         output.start()
         screenUp = true
+        armTmuxRepaints(now: clock.seconds)
         if let tab = options.inspectorTab { openInspectorAtStart(tab: tab) }
         attachItem()
         AppLog.write("tui", "screen up, video output \(driver.name)" + (driver.logDetail.map { " (\($0))" } ?? ""))
@@ -220,6 +221,7 @@ public final class TUIApp {
             pollScreenshots()
             pollInspector()
             checkTerminalSize()
+            repaintThroughTmux(now: clock.seconds)
             applyGovernor()
             showNewWarnings()
             let now = clock.seconds
@@ -259,7 +261,7 @@ public final class TUIApp {
     /// the message expiring, the chrome hiding, the clock text's next quarter second and the
     /// next subtitle change of the media time while playing, the music view's next frame.
     func nextDue(now: Double) -> Double {
-        var due = min(telemetry.nextDue, lastTrim + TUIApp.trimInterval) - now
+        var due = min(telemetry.nextDue, lastTrim + TUIApp.trimInterval, screen.tmuxRepaints.first ?? .infinity) - now
         if player.state == .playing {
             let rate = max(0.01, player.rate)
             let quarters = player.currentTime * 4

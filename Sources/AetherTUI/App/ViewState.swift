@@ -81,6 +81,8 @@ struct ScreenState {
     var stillRects: [CellRect] = []
     /// The next refresh clears the terminal (clearok): the video must be repainted after it.
     var screenCleared = false
+    /// When the pixel picture goes through tmux's passthrough again (``TUIApp/repaintThroughTmux(now:)``).
+    var tmuxRepaints: [Double] = []
     /// The text cells on screen, and what writes them.
     var compositor = Compositor()
 }
