@@ -64,7 +64,10 @@ public final class Scaler {
             // again and every pair of rows would share one (3.3 dB lost on grain at 160×96).
             // Larger pictures keep the source's subsampling and the filter asked for.
             let small = Self.isSmall(width: width, height: height, source: src)
-            let stagedFormat = staging == .yuv && small ? AV_PIX_FMT_YUV444P : staging == .yuv ? sourceFormat : AV_PIX_FMT_GBRP
+            let stagedFormat = switch staging {
+            case .yuv: small ? AV_PIX_FMT_YUV444P : sourceFormat
+            case .rgb: AV_PIX_FMT_GBRP
+            }
             let staged = try stage(width: width, height: height, format: stagedFormat)
             // The YUV → RGB matrix is applied once: by the first pass into planar RGB, by the
             // second from staged YUV.

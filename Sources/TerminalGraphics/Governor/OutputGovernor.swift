@@ -13,18 +13,19 @@ import Foundation
 ///   took over 1.1 frame intervals) the median load — (encode + write) ÷ frame interval — is above 0.9, or more than
 ///   10 % of frames were superseded in the mailbox, or the 90th-percentile latency is above two
 ///   frame intervals. Asked for twice what it can take or more (load ÷ 0.9, frames offered ÷
-///   painted, latency ÷ two intervals), it jumps to the rung a cost model says will fit. Most
-///   frames over an interval late while the terminal keeps up (load at most 0.9, nothing
-///   superseded, no stall: what cannot keep up is the source): straight to the first rung that paints fewer frames, and none
-///   painting as many as the one it left is tried again for ``longestUpHold`` seconds.
+///   painted, latency ÷ two intervals), it jumps to the rung a cost model says will fit.
+/// - Source-bound: most frames over an interval late while the terminal keeps up (load at most
+///   0.9, nothing superseded, no stall: what cannot keep up is the source) goes straight to the
+///   first rung that paints fewer frames; none painting as many as the one it left is tried
+///   again for ``longestUpHold`` seconds.
 /// - Floor: no rung asks for a picture smaller than ``minimumScale`` (half the cell-pixel
 ///   resolution of the placement; a driver's rung below it is raised to it, and
 ///   ``PictureGeometry/pixelPlacement(area:displayAspect:geometry:reservedRows:scale:heightMultiple:cellsFollowPicture:)``
 ///   never makes one either). The drivers' ladders drop frames (every 2nd, every 3rd) before
 ///   they reach the floor, and give the pixel driver up for half-block after it.
 /// - Up: a load under 0.5 with nothing superseded, no write stall and the median frame on
-///   time (within an interval) for `upHold` seconds (3 s at first). Falling back within 5 s of a step up doubles `upHold` (up to 48 s), so a
-///   rung that cannot hold is not retried in a loop.
+///   time (within an interval) for `upHold` seconds (3 s at first). Falling back within 5 s of
+///   a step up doubles `upHold` (up to 48 s), so a rung that cannot hold is not retried in a loop.
 public struct OutputGovernor: Sendable {
     /// One painted frame, as the render thread measured it.
     public struct Sample: Sendable, Equatable {
