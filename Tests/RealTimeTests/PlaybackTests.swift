@@ -24,6 +24,13 @@ import Testing
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 10 })
         player.play()
+        // A local file is read a second ahead (``ReadAhead``), not to the queues' caps: at
+        // 24 fps that is about 24 video packets, whatever the 600 the queue could hold.
+        #expect(waitUntil(10) { player.currentTime >= 3 })
+        let midway = player.telemetry(advance: false)
+        let videoPackets = try #require(midway.queues.first { $0.name == "video packets" })
+        #expect(videoPackets.items <= 40, "\(videoPackets.items) video packets queued at \(midway.position) s")
+        #expect(midway.bufferedSeconds <= 1.3, "demuxed \(midway.bufferedSeconds) s ahead")
         #expect(waitUntil(20) { player.state == .ended })
         let t = player.telemetry()
         let wall = try #require(player.playingWallSeconds)
@@ -210,6 +217,13 @@ import Testing
         let keyFirst: Double = shown.withLock { $0.first } ?? -1
         #expect(abs(keyFirst - 7.0) < 0.001, "keyframe seek showed \(keyFirst)")
         #expect(abs(player.currentTime - 7.0) < 0.001)
+        // Paused after a forward seek, the demuxer reads a second past the target (7.6 s; the
+        // picture landed on the keyframe before it) and stops.
+        #expect(waitUntil(5) { player.telemetry(advance: false).bufferedSeconds >= 0.9 })
+        let held = player.telemetry(advance: false)
+        let heldPackets = held.queues.first { $0.name == "video packets" }?.items ?? -1
+        #expect(heldPackets >= 0 && heldPackets <= 40 && held.bufferedSeconds <= 1.3 + (7.6 - 7.0),
+                "\(heldPackets) video packets, \(held.bufferedSeconds) s ahead")
 
         // Playing on after an exact seek continues from the target, in order.
         shown.withLock { $0.removeAll() }

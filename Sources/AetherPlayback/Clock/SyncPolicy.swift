@@ -38,6 +38,13 @@ public struct SyncPolicy: Sendable {
     public var decodeNiceness = 4
     /// Demuxed bytes buffered ahead per stream queue.
     public var packetQueueBytes = 32 << 20
+    /// Media seconds a source without a cache is read ahead of the clock (mpv: 1 s).
+    public var readAheadSeconds = 1.0
+    /// …unless an active packet queue holds fewer packets than this.
+    public var readAheadMinPackets = 8
+    /// How often a demuxer that is far enough ahead looks at the clock again (seeks and stops
+    /// wake it at once).
+    public var readAheadPollSeconds = 0.05
 
     public init() {}
     public static let standard = SyncPolicy()

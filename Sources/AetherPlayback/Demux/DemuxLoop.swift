@@ -46,6 +46,11 @@ extension PlaybackSession {
                 control.wait(seconds: 0.1) { $0.pendingSeek != nil || $0.stopped }
                 continue
             }
+            // Without a cache, a second ahead of the clock is enough (mpv's read-ahead).
+            if cacheSeconds == 0, timeshift == nil, isReadAheadFull(c) {
+                control.wait(seconds: policy.readAheadPollSeconds) { $0.pendingSeek != nil || $0.stopped }
+                continue
+            }
             let got: Bool
             let readStart = MonotonicClock.seconds()
             if let timeshift {
@@ -125,6 +130,16 @@ extension PlaybackSession {
                 packet.unref()
             }
         }
+    }
+
+    /// Whether the demuxer is far enough ahead to wait (``ReadAhead``).
+    func isReadAheadFull(_ c: SessionControl) -> Bool {
+        guard !c.demuxEOF else { return false }
+        let videoActive = videoIndex != nil && !c.videoDisabled && videoDecoder != nil && !c.seek.videoEnded
+        let audioActive = c.audioStreamIndex != nil && !c.seek.audioEnded
+        return ReadAhead(policy: policy).isFull(lead: c.demuxedUntil - clock.time, rate: c.rate,
+                                                videoPackets: videoActive ? videoQueue.count : nil,
+                                                audioPackets: audioActive ? audioQueue.count : nil)
     }
 
     /// The stream each decoder was last given packets from, and from which it came.
