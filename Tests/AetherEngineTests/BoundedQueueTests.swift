@@ -59,6 +59,26 @@ import Testing
         #expect(q.count == 2)
     }
 
+    /// The producer of frames waits for room before it makes a picture, so it never holds one
+    /// more than the queue (unit tier).
+    @Test func waitingForRoomReturnsOnceAPopMakesSome() {
+        let q = BoundedQueue<Int>(maxCount: 2, maxCost: 10) { $0 }
+        #expect(q.waitForRoom(), "an empty queue has room")
+        q.push(6); q.push(6)  // full by cost
+        #expect(!q.waitForRoom(interrupted: { true }), "an interrupted wait gives up")
+        let done = Guarded<Bool?>(nil)
+        let t = Thread { let room = q.waitForRoom(); done.withLock { $0 = room } }
+        t.start()
+        #expect(q.pop(timeout: 1) == 6)
+        #expect(waitUntil(2) { done.withLock { $0 } == true })
+        #expect(q.count == 1, "waiting pushed nothing")
+        q.push(1)
+        let closed = Guarded<Bool?>(nil)
+        Thread { let room = q.waitForRoom(); closed.withLock { $0 = room } }.start()
+        q.close()
+        #expect(waitUntil(2) { closed.withLock { $0 } == false }, "a closed queue has no room")
+    }
+
     @Test func costBoundsTheQueue() {
         let q = BoundedQueue<Int>(maxCount: 100, maxCost: 10) { $0 }
         #expect(q.push(6))

@@ -60,6 +60,16 @@ public final class BoundedQueue<Element>: Sendable {
         }
     }
 
+    /// Waits until an item could be pushed without waiting (true), or the queue closes or
+    /// `interrupted` becomes true (false), checked as ``push(_:interrupted:)`` checks it. The one
+    /// producer calls it before making an item that costs memory (a frame's picture), so it does
+    /// not hold one more item than the queue while it waits.
+    public func waitForRoom(interrupted: () -> Bool = { false }) -> Bool {
+        state.withLock(when: { $0.closed || !isFull($0) || interrupted() }, recheck: BoundedQueue.recheck) { s, _ in
+            !s.closed && !isFull(s)
+        }
+    }
+
     /// Removes the oldest item, waiting up to `timeout` seconds (nil = forever) for one.
     public func pop(timeout: Double? = nil) -> Element? {
         let deadline = timeout.map { MonotonicClock.seconds() + $0 }

@@ -153,6 +153,11 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                     return
                 }
                 isBehind = false
+                // Converted once the queue has room: a picture made first and held while the
+                // queue is full is one more in memory (2.8 MB at 1280×720).
+                busy += MonotonicClock.seconds() - segmentStart
+                guard frameQueue.waitForRoom(interrupted: { [self] in control.read { $0.serial != serial || $0.stopped } }) else { return }
+                segmentStart = MonotonicClock.seconds()
                 let size = renderSize.withLock { $0 }
                 decoder.chooseLoopFilter(for: size, forced: skipLoopFilter)
                 var pixels: PixelBuffer?
