@@ -144,6 +144,7 @@ package final class Terminal: Sendable {
             cbreak()
             noecho()
             nonl()
+            Self.leaveOutputUnprocessed(STDIN_FILENO)
             c.haveProgramModes = tcgetattr(STDIN_FILENO, &c.programModes) == 0
             // Everything ncurses writes from here on is captured: a pipe as large as the system
             // allows (1 MiB; a full redraw of a huge screen stays below it), drained after every

@@ -237,6 +237,10 @@ import Testing
         // wait 30 s for a key on a terminal.
         let s = try start("h264-720p.mkv", environment: ["SWIFT_BACKTRACE": "interactive=no"], stdin: "/dev/tty", afterExit: "stty -a")
         #expect(s.display("#{alternate_on}") == "1")
+        // While it runs, output post-processing that would change no byte is off (the kernel
+        // walked every picture byte for it); the exit puts it back.
+        let playing = Process.run(["/bin/stty", "-a", "-F", s.display("#{pane_tty}")]).stdout
+        #expect(playing.contains("-opost") && playing.contains("-onlcr"), "stty -a while playing:\n\(playing)")
         let pid = try #require(s.pid(of: "aether-tui"), "no aether-tui in the pane")
         kill(pid, signal)
         #expect(s.waitFor(20) { $0.contains("EXIT=") && $0.contains("icanon") }, "\(s.screen())")
@@ -248,7 +252,8 @@ import Testing
         #expect(s.display("#{mouse_any_flag}") == "0" && s.display("#{mouse_standard_flag}") == "0"
                 && s.display("#{mouse_sgr_flag}") == "0", "mouse reporting left on")
         let words = Set(screen.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" }).map(String.init))
-        #expect(words.contains("echo") && words.contains("icanon") && !words.contains("-echo") && !words.contains("-icanon"),
+        #expect(words.contains("echo") && words.contains("icanon") && !words.contains("-echo") && !words.contains("-icanon")
+                && words.contains("opost") && !words.contains("-opost"),
                 "stty -a after the exit:\n\(screen)")
     }
 

@@ -85,8 +85,14 @@ public final class ByteBuffer {
 /// Unchecked writes into memory a ``ByteBuffer`` reserved; see ``ByteBuffer/write(maxBytes:_:)``.
 struct ByteWriter {
     var cursor: UnsafeMutablePointer<UInt8>
+    /// ``DecimalTable/entries``, looked up once per writer: a global's accessor in the hot
+    /// loops was a `swift_once` call on every number.
+    private let decimals: UnsafePointer<DecimalTable.Entry>
 
-    init(start: UnsafeMutablePointer<UInt8>) { cursor = start }
+    init(start: UnsafeMutablePointer<UInt8>) {
+        cursor = start
+        decimals = DecimalTable.table
+    }
 
     @inline(__always) mutating func byte(_ b: UInt8) {
         cursor.pointee = b
@@ -116,23 +122,24 @@ struct ByteWriter {
     /// Writes a non-negative decimal number.
     @inline(__always) mutating func decimal(_ value: Int) {
         if value < 1000 {
-            let entry = DecimalTable.entries[value]
+            let entry = decimals[max(0, value)]
             packed(entry.digits, length: entry.length)
             return
         }
+        // Digits written from the last one back, straight into the reservation (a zeroed
+        // scratch tuple here was a memset call on every number the hot loops write: 1 % of
+        // the player's samples on grain in sixel, whose blank runs are such numbers).
         var v = max(0, value)
-        var tmp: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                  UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
-        withUnsafeMutableBytes(of: &tmp) { t in
-            repeat {
-                t[n] = UInt8(truncatingIfNeeded: 48 + v % 10)
-                v /= 10
-                n += 1
-            } while v > 0
-            for i in stride(from: n - 1, through: 0, by: -1) { byte(t[i]) }
-        }
+        var n = 1
+        var rest = v / 10
+        while rest > 0 { n += 1; rest /= 10 }
+        var p = cursor + n
+        repeat {
+            p -= 1
+            p.pointee = UInt8(truncatingIfNeeded: 48 + v % 10)
+            v /= 10
+        } while v > 0
+        cursor += n
     }
 }
 
@@ -147,6 +154,14 @@ enum DecimalTable {
         let digits = Array(String(value).utf8)
         return Entry(digits: pack(digits), length: digits.count)
     }
+
+    /// ``entries`` in memory that lives as long as the process (read through a pointer; never
+    /// written after its initialisation).
+    nonisolated(unsafe) static let table: UnsafePointer<Entry> = {  // written once, then only read
+        let p = UnsafeMutablePointer<Entry>.allocate(capacity: entries.count)
+        p.initialize(from: entries, count: entries.count)
+        return UnsafePointer(p)
+    }()
 
     /// `;NNN` for 0...255, the SGR parameter LUT (mpv vo_tct's `lut[256]`).
     static let semicolonEntries: [Entry] = (0..<256).map { value in

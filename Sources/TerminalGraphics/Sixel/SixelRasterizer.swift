@@ -200,14 +200,16 @@ final class SixelRasterizer {
         return used
     }
 
-    /// A run of `n` identical sixels: `!n c` when that is shorter.
+    /// A run of `n` identical sixels: `!n c` when that is shorter. A short run is one 4-byte
+    /// store (the reservation has the slack): a loop here became a `memset` call per run, 1 %
+    /// of the player's samples on grain.
     @inline(__always) private static func run(_ w: inout ByteWriter, _ ch: UInt8, _ n: Int) {
         if n >= 4 {
             w.byte(UInt8(ascii: "!"))
             w.decimal(n)
             w.byte(ch)
         } else {
-            for _ in 0..<n { w.byte(ch) }
+            w.packed(UInt32(ch) &* 0x0101_0101, length: n)
         }
     }
 
