@@ -6,5 +6,5 @@ struct AetherBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aether-bench",
         abstract: "Benchmarks for aether-tui's subsystems, with peers where installed.",
-        subcommands: [GraphicsBenchmark.self, CellsBenchmark.self, ChoiceBenchmark.self, EngineBenchmark.self, FramesBenchmark.self, SubtitlesBenchmark.self, NetworkBenchmark.self, DecodePassCommand.self])
+        subcommands: [GraphicsBenchmark.self, CellsBenchmark.self, ScalingBenchmark.self, ChoiceBenchmark.self, EngineBenchmark.self, FramesBenchmark.self, SubtitlesBenchmark.self, NetworkBenchmark.self, DecodePassCommand.self])
 }

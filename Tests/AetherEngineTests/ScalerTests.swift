@@ -97,28 +97,32 @@ import Testing
 /// A 10-bit source (HEVC Main10, AV1) is scaled through planar 8-bit RGB: its colours as the
 /// most accurate conversion draws them, where one pass to packed RGB lost its chroma.
 @Suite struct DeepSourceScalerTests {
-    /// A 4:2:0 10-bit picture: a luma ramp under colour stripes four chroma samples wide.
-    static func stripes(width: Int, height: Int) throws -> Frame {
+    /// A 4:2:0 picture (10-bit, or 8-bit with `deep` false): a luma ramp under colour stripes
+    /// four chroma samples wide.
+    static func stripes(width: Int, height: Int, deep: Bool = true) throws -> Frame {
         let frame = try Frame()
         frame.pointer.pointee.width = Int32(width)
         frame.pointer.pointee.height = Int32(height)
-        frame.pointer.pointee.format = AV_PIX_FMT_YUV420P10LE.rawValue
+        frame.pointer.pointee.format = (deep ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P).rawValue
         frame.pointer.pointee.color_range = AVCOL_RANGE_MPEG
         frame.pointer.pointee.colorspace = AVCOL_SPC_BT709
         #expect(av_frame_get_buffer(frame.pointer, 0) == 0)
         for plane in 0..<3 {
             let (w, h) = plane == 0 ? (width, height) : (width / 2, height / 2)
-            let stride = Int(withUnsafePointer(to: &frame.pointer.pointee.linesize) { $0.withMemoryRebound(to: Int32.self, capacity: 8) { $0[plane] } }) / 2
+            let bytes = Int(withUnsafePointer(to: &frame.pointer.pointee.linesize) { $0.withMemoryRebound(to: Int32.self, capacity: 8) { $0[plane] } })
             let base = withUnsafePointer(to: &frame.pointer.pointee.data) { $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { $0[plane] } }!
-            base.withMemoryRebound(to: UInt16.self, capacity: stride * h) { p in
-                for y in 0..<h {
-                    for x in 0..<w {
-                        let band = (x / 4 + y / 4) % 3
-                        p[y * stride + x] = switch plane {
-                        case 0: UInt16(64 + (876 * (x + y)) / (w + h))
-                        case 1: [200, 512, 824][band]
-                        default: [824, 300, 512][band]
-                        }
+            for y in 0..<h {
+                for x in 0..<w {
+                    let band = (x / 4 + y / 4) % 3
+                    let value = switch plane {
+                    case 0: 64 + (876 * (x + y)) / (w + h)
+                    case 1: [200, 512, 824][band]
+                    default: [824, 300, 512][band]
+                    }
+                    if deep {
+                        base.withMemoryRebound(to: UInt16.self, capacity: bytes / 2 * h) { $0[y * bytes / 2 + x] = UInt16(value) }
+                    } else {
+                        base[y * bytes + x] = UInt8(value >> 2)
                     }
                 }
             }
@@ -149,5 +153,25 @@ import Testing
         let onePass = Self.psnr(try scaled(Scaler(flags: SWS_BILINEAR, twoPass: false)), reference)
         print("10-bit stripes → \(size.0)x\(size.1): playback \(playback) dB, one pass \(onePass) dB against the accurate conversion")
         #expect(playback >= floor && playback > onePass + 10, "playback \(playback) dB, one pass \(onePass) dB")
+    }
+
+    /// An 8-bit source staged in planar RGB (what kitty gets) keeps its chroma to every pixel;
+    /// staged in YUV (sixel, cells) each 2×2 block shares one (unit tier).
+    @Test func anEightBitSourceStagedInRGBKeepsItsChroma() throws {
+        let frame = try Self.stripes(width: 768, height: 432, deep: false)
+        func scaled(_ scaler: Scaler) throws -> PixelBuffer {
+            let buffer = PixelBuffer(count: 384 * 216 * 3)
+            try scaler.scale(frame, width: 384, height: 216, format: AV_PIX_FMT_RGB24, into: buffer.base, stride: 384 * 3)
+            return buffer
+        }
+        let reference = try scaled(Scaler.reference())
+        let rgb = Self.psnr(try scaled(Scaler(eightBitStaging: .rgb)), reference)
+        let yuv = Self.psnr(try scaled(Scaler(eightBitStaging: .yuv)), reference)
+        print("8-bit stripes → 384x216: staged in RGB \(rgb) dB, in YUV \(yuv) dB against the accurate conversion")
+        #expect(rgb >= 35 && rgb > yuv + 4, "RGB \(rgb) dB, YUV \(yuv) dB")
+        #expect(Scaler.staging(from: AV_PIX_FMT_YUV420P, to: AV_PIX_FMT_RGB24, eightBit: .rgb) == .rgb)
+        #expect(Scaler.staging(from: AV_PIX_FMT_YUV420P, to: AV_PIX_FMT_RGB24, eightBit: .yuv) == .yuv)
+        // Planar RGB staging is for packed 8-bit RGB only.
+        #expect(Scaler.staging(from: AV_PIX_FMT_YUV420P, to: AV_PIX_FMT_RGBA, eightBit: .rgb) == .yuv)
     }
 }

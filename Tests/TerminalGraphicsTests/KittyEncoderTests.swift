@@ -298,4 +298,14 @@ import Testing
         #expect(try driver.render(image, placement: placement, mask: CellMask(columns: 80, rows: 24), into: out).unchanged)
         #expect(out.isEmpty)
     }
+
+    /// Which outputs get pictures whose chroma is interpolated to every pixel (the engine's
+    /// planar RGB staging of 8-bit sources): those without a palette or cells (unit tier).
+    @Test func onlyAnOutputShowingEveryPixelsColourWantsInterpolatedChroma() {
+        #expect(KittyDriver().showsEveryPixelsColour)
+        #expect(KittyDriver(placeholders: true).showsEveryPixelsColour)
+        #expect(!SixelDriver(colors: 256, dither: .none).showsEveryPixelsColour)
+        #expect(!CellDriver(symbols: .half, colorMode: .truecolor).showsEveryPixelsColour)
+        #expect(!CellDriver(symbols: .octant, colorMode: .truecolor).showsEveryPixelsColour)
+    }
 }

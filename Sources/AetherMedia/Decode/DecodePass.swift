@@ -65,15 +65,23 @@ public enum DecodePass {
         public let source: [UInt8]?
         public let sourceWidth: Int
         public let sourceHeight: Int
+        /// RGB24 at the requested size, converted by ``Scaler/reference`` (nil unless asked).
+        public let referenceScaled: [UInt8]?
+        /// Seconds `scaled` took (playback's conversion of this frame).
+        public let scaleSeconds: Double
     }
 
     /// Decodes the primary video stream through the playback decoder and hands each frame at
     /// index `every`-th (from `first`) to `body`, scaled to `size` as playback scales it, plus
     /// (with `reference`) the whole frame converted as accurately as libswscale can; `body`
     /// returns false to stop. For the benchmark and the picture-quality tests.
-    public static func pictures(url: String, size: PixelSize, reference: Bool = false, first: Int = 0, every: Int = 1,
+    /// `referenceScaled` adds the accurate conversion at `size`; `eightBitStaging` replaces
+    /// playback's staging of 8-bit sources (``Scaler/Staging``).
+    public static func pictures(url: String, size: PixelSize, reference: Bool = false, referenceScaled: Bool = false,
+                                eightBitStaging: Scaler.Staging? = nil, first: Int = 0, every: Int = 1,
                                 threads: Int = 1, body: (Picture) throws -> Bool) throws {
         let (format, index, decoder) = try openVideo(url: url, threads: threads)
+        if let eightBitStaging { decoder.stageEightBit(eightBitStaging) }
         let packet = try Packet()
         let pixels = PixelBuffer(count: size.width * size.height * 3)
         let accurate = Scaler.reference()
@@ -82,20 +90,24 @@ public enum DecodePass {
         let emit: (Frame, Double) throws -> Void = { frame, pts in
             defer { n += 1 }
             guard going, n >= first, (n - first) % max(1, every) == 0 else { return }
+            let start = MonotonicClock.seconds()
             try decoder.render(frame, size: size, into: pixels)
+            let scaleSeconds = MonotonicClock.seconds() - start
             let scaled = pixels.withUnsafeBytes { Array($0.prefix(pixels.count)) }
-            var source: [UInt8]?
-            if reference {
-                var full = [UInt8](repeating: 0, count: frame.width * frame.height * 3 + 64)
-                try full.withUnsafeMutableBufferPointer { buffer throws(FFmpegError) in
-                    try accurate.scale(frame, width: frame.width, height: frame.height, format: AV_PIX_FMT_RGB24,
-                                       into: buffer.baseAddress!, stride: frame.width * 3)
+            func accurately(_ width: Int, _ height: Int) throws(FFmpegError) -> [UInt8] {
+                var out = [UInt8](repeating: 0, count: width * height * 3 + 64)
+                try out.withUnsafeMutableBufferPointer { buffer throws(FFmpegError) in
+                    try accurate.scale(frame, width: width, height: height, format: AV_PIX_FMT_RGB24,
+                                       into: buffer.baseAddress!, stride: width * 3)
                 }
-                full.removeLast(64)   // the converter's slack past the last row
-                source = full
+                out.removeLast(64)   // the converter's slack past the last row
+                return out
             }
+            let source = reference ? try accurately(frame.width, frame.height) : nil
+            let atSize = referenceScaled ? try accurately(size.width, size.height) : nil
             going = try body(Picture(index: n, seconds: pts, scaled: scaled, source: source,
-                                     sourceWidth: frame.width, sourceHeight: frame.height))
+                                     sourceWidth: frame.width, sourceHeight: frame.height,
+                                     referenceScaled: atSize, scaleSeconds: scaleSeconds))
         }
         while going, try format.read(into: packet) {
             defer { packet.unref() }

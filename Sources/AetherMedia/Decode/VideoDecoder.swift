@@ -58,7 +58,7 @@ package final class VideoDecoder {
     private var deinterlaceFailed = false
     private var lastPTS: Double?
     private let toneMapper: ToneMapper?
-    private let scaler = Scaler()
+    private var scaler = Scaler()
     /// Counter-clockwise quarter turns that make the picture upright (the stream's display
     /// matrix, read by ``StillGeometry``: the rule the stills follow too).
     package let rotation: Int
@@ -287,6 +287,12 @@ package final class VideoDecoder {
         unturned = scratch
         try scale(decoded, size: before, into: scratch)
         StillGeometry.rotate(scratch.base, width: before.width, height: before.height, degrees: rotation, into: pixels.base)
+    }
+
+    /// Stages resized 8-bit sources as `staging` says from now on (a new scaler when it changes).
+    package func stageEightBit(_ staging: Scaler.Staging) {
+        guard scaler.eightBitStaging != staging else { return }
+        scaler = Scaler(eightBitStaging: staging)
     }
 
     private func scale(_ decoded: Frame, size: PixelSize, into pixels: PixelBuffer) throws(FFmpegError) {

@@ -6,9 +6,10 @@ import CFFmpeg
 public final class Scaler {
     public let flags: Int32
 
-    public init(flags: Int32 = SWS_BILINEAR) {
+    public init(flags: Int32 = SWS_BILINEAR, eightBitStaging: Staging = Scaler.standardEightBit) {
         self.flags = flags
         twoPass = true
+        self.eightBitStaging = eightBitStaging
     }
 
     /// The most accurate conversion libswscale makes (bicubic, chroma interpolated to every
@@ -25,7 +26,11 @@ public final class Scaler {
     public init(flags: Int32, twoPass: Bool) {
         self.flags = flags
         self.twoPass = twoPass
+        eightBitStaging = Scaler.standardEightBit
     }
+
+    /// How a resized 8-bit subsampled source is staged (``Staging``).
+    public let eightBitStaging: Staging
 
     /// Uses the frame's own matrix and range for YUV→RGB (libswscale defaults to BT.601 limited,
     /// which tints HD sources). The corresponding C function is `sws_setColorspaceDetails`.
@@ -57,7 +62,7 @@ public final class Scaler {
         let src = frame.pointer
         let sourceFormat = AVPixelFormat(src.pointee.format)
         if twoPass, src.pointee.width != Int32(width) || src.pointee.height != Int32(height),
-           let staging = Self.staging(from: sourceFormat, to: format) {
+           let staging = Self.staging(from: sourceFormat, to: format, eightBit: eightBitStaging) {
             // A picture no larger than the source's chroma planes (the cell outputs' small
             // pictures) is averaged over its area; from 8-bit YUV it is staged in 4:4:4, every
             // pixel its own chroma: staged in 4:2:0 its chroma would be half its resolution
@@ -119,21 +124,27 @@ public final class Scaler {
         return width <= chromaWidth && height <= chromaHeight
     }
 
-    /// How a two-pass scale stages the picture: in YUV (8-bit subsampled sources) or in planar
-    /// 8-bit RGB (deeper subsampled sources).
-    enum Staging { case yuv, rgb }
+    /// How a two-pass scale stages the picture: in YUV, its own subsampling kept (the fastest
+    /// for 8-bit sources: libswscale's vectorised YUV scaler, then its unscaled YUV → RGB, which
+    /// gives each 2×2 block one chroma sample), or in planar 8-bit RGB (chroma interpolated to
+    /// every pixel as it is resized; always for deeper sources).
+    public enum Staging: String, Sendable, CaseIterable { case yuv, rgb }
 
-    /// Subsampled planar YUV (4:2:0, 4:2:2, 4:1:1) to packed RGB: staged in YUV from 8 bits, in
-    /// planar RGB from more (to RGB without alpha); nil: one pass.
-    static func staging(from source: AVPixelFormat, to destination: AVPixelFormat) -> Staging? {
+    /// The 8-bit staging playback uses (``Staging``).
+    public static let standardEightBit = Staging.yuv
+
+    /// Subsampled planar YUV (4:2:0, 4:2:2, 4:1:1) to packed RGB: staged as `eightBit` says from
+    /// 8 bits, in planar RGB from more (to RGB without alpha); nil: one pass.
+    static func staging(from source: AVPixelFormat, to destination: AVPixelFormat,
+                        eightBit: Staging = standardEightBit) -> Staging? {
         guard let s = av_pix_fmt_desc_get(source), let d = av_pix_fmt_desc_get(destination) else { return nil }
         let rgb = UInt64(AV_PIX_FMT_FLAG_RGB)
         guard s.pointee.flags & rgb == 0, d.pointee.flags & rgb != 0,
               s.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0,
               s.pointee.log2_chroma_w > 0 || s.pointee.log2_chroma_h > 0 else { return nil }
-        if s.pointee.comp.0.depth == 8 { return .yuv }
         let packed8 = d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) == 0 && d.pointee.comp.0.depth == 8
             && d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) == 0
+        if s.pointee.comp.0.depth == 8 { return eightBit == .rgb && !packed8 ? .yuv : eightBit }
         return packed8 ? .rgb : nil
     }
 

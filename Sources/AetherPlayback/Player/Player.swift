@@ -180,8 +180,15 @@ public final class Player: Sendable {
         if changed { s.requestSeek(to: currentTime, mode: .exact) }
     }
 
-    /// Asks for frames scaled to `size` (nil = no pixels, timing only). Takes effect at the next frame.
-    public func setRenderSize(_ size: PixelSize?) { current?.video?.renderSize.withLock { $0 = size } }
+    /// Asks for frames scaled to `size` (nil = no pixels, timing only), a resized 8-bit source
+    /// staged as `eightBitStaging` says (``Scaler/Staging``: `.rgb` gives every pixel its own
+    /// interpolated chroma, for a host that shows every pixel's colour). Takes effect at the
+    /// next frame.
+    public func setRenderSize(_ size: PixelSize?, eightBitStaging: Scaler.Staging = Scaler.standardEightBit) {
+        guard let video = current?.video else { return }
+        video.renderSize.withLock { $0 = size }
+        video.eightBitStaging.withLock { $0 = eightBitStaging }
+    }
 
     /// Shows the current frame again at the current render size (after a layout change while
     /// paused, or when the host attached after the first frame went out). Playing needs nothing:

@@ -8,16 +8,18 @@ import Foundation
 /// takes packets of the current serial off the video packet queue and puts converted frames
 /// (and the end item) on the frame queue for the ``Presenter``.
 ///
-/// Who touches what: `renderSize` is set by ``Player/setRenderSize(_:)`` and read per frame
-/// here; `status` is written here and read by telemetry; everything else is the video
-/// thread's. Seek state is read from, and the first frame and landing written to, the
+/// Who touches what: `renderSize` and `eightBitStaging` are set by
+/// ``Player/setRenderSize(_:eightBitStaging:)`` and read per frame here; `status` is written
+/// here and read by telemetry; everything else is the video thread's. Seek state is read from, and the first frame and landing written to, the
 /// session's ``SeekGeneration`` through ``ControlBox``.
-final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are guarded; the decoder is the video thread's
+final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStaging`, `status` are guarded; the decoder is the video thread's
     let decoder: VideoDecoder
     /// The decoder's name for telemetry.
     let decoderName: String
     /// The size the host wants frames at (nil: no pixels, timing only).
     let renderSize = Guarded<PixelSize?>(nil)
+    /// How the host wants resized 8-bit sources staged (``Player/setRenderSize(_:eightBitStaging:)``).
+    let eightBitStaging = Guarded(Scaler.standardEightBit)
     /// Picture memory for the frames: the queue, the frame being presented, the host's mailbox
     /// and the one it is painting.
     let pixelPool: PixelBufferPool
@@ -163,6 +165,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `status` are 
                 var pixels: PixelBuffer?
                 if let size, size.width > 0, size.height > 0 {
                     let buffer = pixelPool.take(count: size.width * size.height * 3)
+                    decoder.stageEightBit(eightBitStaging.withLock { $0 })
                     try decoder.render(frame, size: size, into: buffer)
                     pixels = buffer
                 }

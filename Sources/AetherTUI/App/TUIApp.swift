@@ -377,7 +377,7 @@ public final class TUIApp {
         if layout.placement.isEmpty {
             player.setRenderSize(nil)
         } else {
-            player.setRenderSize(layout.renderSize)
+            player.setRenderSize(layout.renderSize, eightBitStaging: driver.showsEveryPixelsColour ? .rgb : Scaler.standardEightBit)
         }
         terminal.withScreen {
             screen.compositor.clear()
