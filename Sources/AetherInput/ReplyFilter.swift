@@ -7,7 +7,8 @@ package enum TerminalInput: Equatable, Sendable {
     /// A mouse report (``ReplyFilter`` decodes them; ncurses is taught no mouse).
     case mouse(MouseReport)
     /// A reply the host asked for while running, whole (`ESC [ ? … S`: XTSMGRAPHICS, the sixel
-    /// limits the outer terminal says through tmux after a resize), for the probe's parser.
+    /// limits the outer terminal says through tmux after a resize, for the probe's parser;
+    /// `ESC [ ? … c`: DA1, the outer terminal's answer to a delivery check through tmux).
     case reply([UInt8])
 }
 
@@ -25,8 +26,9 @@ package enum TerminalInput: Equatable, Sendable {
 ///   answers), OSC (`ESC ]`, colour queries), kitty's APC graphics replies (`ESC _G…`), PM, SOS;
 /// - SS3 (`ESC O x`).
 ///
-/// XTSMGRAPHICS answers (`CSI ? … S`, at most ``maxReplyBytes``) are handed on whole as
-/// ``TerminalInput/reply(_:)``: the host asks for them again on a resize. Mouse reports are the
+/// XTSMGRAPHICS and DA1 answers (`CSI ? … S`, `CSI ? … c`, at most ``maxReplyBytes``) are
+/// handed on whole as ``TerminalInput/reply(_:)``: the host asks for the sixel limits again on
+/// a resize, and inside tmux checks with a DA1 that its pictures arrived. Mouse reports are the
 /// other kind of sequence handed on: SGR (`CSI < Cb ; Cx ; Cy M|m`) and X10
 /// (`CSI M` + three characters) become ``TerminalInput/mouse(_:)`` (``MouseReport``: numbers
 /// clamped, malformed ones swallowed, a run of motion reports in one read coalesced to its last).
@@ -115,10 +117,10 @@ package struct ReplyFilter {
         csiBytes.removeAll(keepingCapacity: true)
     }
 
-    /// `CSI ? … S` read whole and within the bound: the bytes of the reply.
+    /// `CSI ? … S` or `CSI ? … c` read whole and within the bound: the bytes of the reply.
     private func graphicsReply(final: UInt32) -> [UInt8]? {
-        guard final == 0x53, csiBytes.first == 0x3F, csiBytes.count <= Self.maxReplyBytes else { return nil }
-        return [0x1B, 0x5B] + csiBytes + [0x53]
+        guard final == 0x53 || final == 0x63, csiBytes.first == 0x3F, csiBytes.count <= Self.maxReplyBytes else { return nil }
+        return [0x1B, 0x5B] + csiBytes + [UInt8(final)]
     }
 
     /// Introducers after ESC that start a sequence: CSI, SS3, OSC, DCS, SOS, PM, APC.

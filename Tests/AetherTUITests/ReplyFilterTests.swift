@@ -50,20 +50,24 @@ import Testing
         #expect(r.keys.isEmpty, "\(name) became keys \(r.keys)")
     }
 
-    /// XTSMGRAPHICS answers are handed on whole (the player asks the terminal outside tmux for
-    /// its sixel limits again after a resize, issue 32 item 1); no other reply is, and an overlong
-    /// one is swallowed like any other sequence. The capabilities take the limits from the bytes.
-    @Test func sixelLimitRepliesAreHandedOnWhole() {
+    /// XTSMGRAPHICS and DA1 answers are handed on whole (the player asks the terminal outside
+    /// tmux for its sixel limits again after a resize, issue 32 item 1, and checks with a DA1
+    /// that its pictures got through tmux); no other reply is, and an overlong one is swallowed
+    /// like any other sequence. The capabilities take the limits from the bytes.
+    @Test func sixelLimitAndAttributesRepliesAreHandedOnWhole() {
         var filter = ReplyFilter()
-        let out = filter.feed(Self.read("q\u{1B}[?2;0;1000;912S\u{1B}[?1;0;256S\u{1B}[6;19;9t\u{1B}[?63;4c"), now: 100)
-        #expect(out == [.character(0x71), .reply(Array("\u{1B}[?2;0;1000;912S".utf8)), .reply(Array("\u{1B}[?1;0;256S".utf8))])
+        let out = filter.feed(Self.read("q\u{1B}[?2;0;1000;912S\u{1B}[?1;0;256S\u{1B}[6;19;9t\u{1B}[?63;4c\u{1B}[>41;379;0c"), now: 100)
+        #expect(out == [.character(0x71), .reply(Array("\u{1B}[?2;0;1000;912S".utf8)), .reply(Array("\u{1B}[?1;0;256S".utf8)),
+                        .reply(Array("\u{1B}[?63;4c".utf8))])
         let long = "\u{1B}[?2;0;" + String(repeating: "9", count: 40) + "S"
         let swallowed = filter.feed(Self.read(long), now: 101)
         #expect(swallowed.isEmpty, "an overlong reply is swallowed")
         var caps = TerminalCapabilities()
         caps.sixelMaxGeometry = PixelSize(width: 2000, height: 2000)
         var changed = false
-        for case .reply(let bytes) in out { changed = caps.takeSixelLimits(from: bytes) || changed }
+        for case .reply(let bytes) in out.dropLast() { changed = caps.takeSixelLimits(from: bytes) || changed }
+        let attributes = caps.takeSixelLimits(from: Array("\u{1B}[?63;4c".utf8))
+        #expect(!attributes, "a DA1 is no sixel limit")
         #expect(changed && caps.sixelMaxGeometry == PixelSize(width: 1000, height: 912) && caps.sixelColorRegisters == 256,
                 "a later answer replaces the limit (another terminal may have attached)")
         let same = caps.takeSixelLimits(from: Array("\u{1B}[?2;0;1000;912S".utf8))

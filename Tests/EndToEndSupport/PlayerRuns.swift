@@ -104,6 +104,9 @@ public enum KittyPty {
         public var shm_queries: Int
         public var status: Int?
         public var errors: [String]
+        /// DA1 queries answered, and left unanswered (`--drop-da1-after-image`).
+        public var da1_answered: Int
+        public var da1_dropped: Int
     }
 
     /// Runs `command` on the stand-in terminal (`extra`: kitty_pty.py's own options). The keys

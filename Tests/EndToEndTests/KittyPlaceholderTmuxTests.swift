@@ -43,7 +43,9 @@ import Testing
             try? FileManager.default.removeItem(atPath: conf)
             try? FileManager.default.removeItem(atPath: dump)
         }
-        let player = [TestEnvironment.binary, "--ao=null", "--pause", TestEnvironment.fixture("solid-red.mkv")]
+        // --vo=kitty: the placeholders are the subject; auto's trial measures the stand-in
+        // through tmux first, and under load (suites run side by side) may choose cells.
+        let player = [TestEnvironment.binary, "--ao=null", "--pause", "--vo=kitty", TestEnvironment.fixture("solid-red.mkv")]
         let quoted = player.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let finished = DispatchSemaphore(value: 0)
         let report = Mutex<KittyPty.Report?>(nil)

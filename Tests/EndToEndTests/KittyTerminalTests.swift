@@ -185,6 +185,29 @@ import Testing
         #expect(placed.count == 2 && placed[1] == [placed[0][0] + 1, placed[0][1]], "placed at \(placed)")
     }
 
+    /// Each picture through tmux is checked with a DA1 through the passthrough (cli tier). Here
+    /// the terminal outside leaves the second check unanswered, as when tmux drops passthrough
+    /// (the first, answered, shows it answers: the start's probe went through tmux during
+    /// attach and was lost): the picture is counted lost and sent again; with every check
+    /// answered nothing is counted.
+    @Test(arguments: [0, 1])
+    func aPictureTmuxDroppedIsCountedAndSentAgain(dropped: Int) throws {
+        let stats = NSTemporaryDirectory() + "aether-tmux-delivery-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: stats) }
+        try Self.inTmux("set -g allow-passthrough on\nset -g escape-time 10\n", arguments: ["--vo=kitty", "--stats-file=\(stats)"]) { tmux in
+            // Keys at 3.5 s: after the check's 1 s timeout and the start's repaints.
+            let r = Self.pictures(try KittyPty.run(tmux, extra: ["--keys-when-quiet", "0", "--keys-after", "3.5",
+                                                                 "--drop-da1", "\(dropped * 2)"]))
+            #expect(r.status == 0 && r.errors.isEmpty, "\(r)")
+            #expect(r.da1_dropped == dropped && r.da1_answered >= 2, "\(r.da1_answered) DA1 answered, \(r.da1_dropped) dropped")
+            #expect(r.transmissions.allSatisfy(Self.isRed))
+            // The first picture, the start's two repaints, and the one sent again.
+            #expect(r.transmissions.count >= 3 + dropped, "\(r.transmissions.count) pictures")
+            let summary = try #require(try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").last { $0.contains("\"summary\"") })
+            #expect(summary.contains("\"picturesLostInTmux\":\(dropped)"), "\(summary)")
+        }
+    }
+
     @Test func throughTmuxWithoutPassthroughNothingReachesTheTerminal() throws {
         try Self.inTmux("set -g allow-passthrough off\nset -g escape-time 10\n") { tmux in
             let r = Self.pictures(try KittyPty.run(tmux, extra: ["--keys-after", "3"]))

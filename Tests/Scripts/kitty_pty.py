@@ -5,7 +5,7 @@ the shared memory object, as kitty does), reads every kitty graphics command the
 (a t=s transmission from its shared memory object, unlinked after), sends keys after a while, and reports what arrived as one JSON object.
 
     kitty_pty.py [--cols 100 --rows 30] [--keys-after 3] [--keys q] [--no-kitty]
-                 [--slow-after N --image-ms MS] -- COMMAND ARGS...
+                 [--slow-after N --image-ms MS] [--drop-da1 N] -- COMMAND ARGS...
 
 --slow-after makes a terminal that turns slow mid-film: from the N+1st image on it stops reading
 for MS after each one, so the player's writes block (what the governor measures).
@@ -32,6 +32,8 @@ ap.add_argument("--version", default=None, help="answer XTVERSION (CSI > 0 q) wi
 ap.add_argument("--dump", default=None, help="also write everything received to this file")
 ap.add_argument("--slow-after", type=int, default=None, help="after this many images, take --image-ms to absorb each (reads throttled)")
 ap.add_argument("--image-ms", type=float, default=400.0)
+ap.add_argument("--drop-da1", type=int, default=0,
+                help="leave the N-th DA1 query after the first image unanswered, as if tmux dropped it (0: none)")
 ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
 cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -46,8 +48,10 @@ if pid == 0:
 
 ESC = b"\x1b"
 buf = bytearray()
-report = {"transmissions": [], "deletes": [], "queries": 0, "shm_queries": 0, "status": None, "errors": []}
+report = {"transmissions": [], "deletes": [], "queries": 0, "shm_queries": 0, "status": None, "errors": [],
+          "da1_answered": 0, "da1_dropped": 0}
 open_chunks = []
+da1_after_image = 0
 cursor = [0, 0]          # row, column (0-based), as far as CUP/DECSC/DECRC go
 saved = [0, 0]
 
@@ -123,7 +127,7 @@ csi = re.compile(rb"\x1b\[([0-9;?>]*)([A-Za-z])")
 
 def scan():
     """Consumes complete sequences from buf; leaves an incomplete tail."""
-    global buf
+    global buf, da1_after_image
     i = 0
     while True:
         j = buf.find(ESC, i)
@@ -160,7 +164,15 @@ def scan():
             continue
         params, final = m.group(1), m.group(2)
         if final == b"c" and params in (b"", b"0"):
-            answer(b"\x1b[?62;22c")
+            if report["transmissions"]:
+                da1_after_image += 1
+            if a.drop_da1 and da1_after_image == a.drop_da1:
+                report["da1_dropped"] += 1
+            else:
+                report["da1_answered"] += 1
+                answer(b"\x1b[?62;22c")
+        elif final == b"c" and params in (b">", b">0"):
+            answer(b"\x1b[>1;4000;21c")   # DA2, as kitty answers it (tmux asks at attach)
         elif final == b"q" and params in (b">", b">0") and a.version:
             answer(b"\x1bP>|" + a.version.encode() + b"\x1b\\")
         elif final == b"n" and params == b"5":

@@ -80,6 +80,8 @@ public struct PlaybackSummary: Codable, Sendable {
     public var output: String?
     public var framesPainted: Int?
     public var terminalBytes: Int?
+    /// Inside tmux: pictures its passthrough dropped (a delivery check unanswered) and sent again.
+    public var picturesLostInTmux: Int?
     /// The item this summary is for, and its place in the playlist (0-based).
     public var source: String?
     public var playlistPosition: Int?

@@ -329,7 +329,8 @@ extension TUIApp {
                          + (t.framesSkipped > 0 ? ", \(t.framesSkipped) skipped" : ""))
             lines.append(String(format: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
             let cell = capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
-            lines.append("Video out  \(outputDescription)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)")
+            lines.append("Video out  \(outputDescription)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)"
+                         + (checksTmuxDelivery && screen.tmuxDelivery.lost > 0 ? "  \(screen.tmuxDelivery.lost) lost in tmux, sent again" : ""))
         } else {
             lines.append("Clock      \(t.clockSource)")
             lines.append(String(format: "Speed      %.2f×", t.rate))

@@ -101,6 +101,9 @@ extension TUIApp {
             done.wait(until: { $0 }, timeout: 2)
         }
         let warnings = player.warnings
+        if checksTmuxDelivery {
+            AppLog.write("tui", "pictures through tmux: \(screen.tmuxDelivery.answered) checks answered, \(screen.tmuxDelivery.lost) lost")
+        }
         output.stop()
         player.stop()
         // Pictures that outlive the screen (kitty's) are taken down; a stalled terminal is
@@ -127,12 +130,21 @@ extension TUIApp {
     func armTmuxRepaints(now: Double) {
         guard capabilities.inTmux, driver.showsPixels else { return }
         screen.tmuxRepaints = [now + 0.5, now + 2]
+        screen.tmuxDelivery = TmuxDeliveryCheck(answersKnown: !capabilities.outerDeviceAttributes.isEmpty)
     }
 
-    /// UI loop: the repaints ``armTmuxRepaints(now:)`` set that are due.
+    /// UI loop: the repaints ``armTmuxRepaints(now:)`` set that are due, and the delivery
+    /// checks (``checkTmuxDelivery(now:)``).
     func repaintThroughTmux(now: Double) {
-        guard let first = screen.tmuxRepaints.first, now >= first else { return }
-        screen.tmuxRepaints.removeFirst()
-        output.repaint(full: true)   // sent again, not placed: the terminal may never have had it
+        if let first = screen.tmuxRepaints.first, now >= first {
+            screen.tmuxRepaints.removeFirst()
+            output.repaint(full: true)   // sent again, not placed: the terminal may never have had it
+        }
+        checkTmuxDelivery(now: now)
+    }
+
+    /// When the UI loop must look at tmux's pictures again.
+    var tmuxDue: Double {
+        min(screen.tmuxRepaints.first ?? .infinity, checksTmuxDelivery ? screen.tmuxDelivery.nextDue() ?? .infinity : .infinity)
     }
 }

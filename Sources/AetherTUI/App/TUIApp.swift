@@ -197,6 +197,7 @@ public final class TUIApp {
         summary.renderer = driver.name
         summary.output = outputDescription
         summary.framesPainted = output.currentTotals.framesPainted
+        if checksTmuxDelivery { summary.picturesLostInTmux = screen.tmuxDelivery.lost }
         summary.terminalBytes = terminal.statistics.bytesWritten
         summary.source = TextSanitizer.clean(currentSource)
         summary.playlistPosition = controller.playlist.position
@@ -261,7 +262,7 @@ public final class TUIApp {
     /// the message expiring, the chrome hiding, the clock text's next quarter second and the
     /// next subtitle change of the media time while playing, the music view's next frame.
     func nextDue(now: Double) -> Double {
-        var due = min(telemetry.nextDue, lastTrim + TUIApp.trimInterval, screen.tmuxRepaints.first ?? .infinity) - now
+        var due = min(telemetry.nextDue, lastTrim + TUIApp.trimInterval, tmuxDue) - now
         if player.state == .playing {
             let rate = max(0.01, player.rate)
             let quarters = player.currentTime * 4
@@ -337,6 +338,7 @@ public final class TUIApp {
     /// The terminal's answer to ``CapabilityProbe/outerSixelLimitsQuery``: new limits are a new
     /// layout (the picture capped to them), new colour registers a sixel driver made for them.
     func takeReply(_ bytes: [UInt8]) {
+        if takeAttributesReply(bytes) { return }
         let registers = capabilities.sixelColorRegisters
         guard sharedCapabilities.withLock({ $0.takeSixelLimits(from: bytes) }) else { return }
         let caps = capabilities

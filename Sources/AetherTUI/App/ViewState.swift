@@ -83,6 +83,8 @@ struct ScreenState {
     var screenCleared = false
     /// When the pixel picture goes through tmux's passthrough again (``TUIApp/repaintThroughTmux(now:)``).
     var tmuxRepaints: [Double] = []
+    /// Pictures through tmux's passthrough checked for delivery (``TUIApp/checkTmuxDelivery(now:)``).
+    var tmuxDelivery = TmuxDeliveryCheck()
     /// The text cells on screen, and what writes them.
     var compositor = Compositor()
 }
