@@ -37,12 +37,7 @@ struct CellsBenchmark: ParsableCommand {
 
     func run() throws {
         try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
-        let path: String
-        switch clip {
-        case "grainy": path = try FrameSet.grainyClip(directory: workDir)
-        case "film": path = try FrameSet.filmClip(directory: workDir)
-        default: path = clip
-        }
+        let path = try FrameSet.clip(named: clip, directory: workDir)
         let symbolList = modes.split(separator: ",").compactMap { CellSymbols(option: String($0)) }
         let colorList = colors.split(separator: ",").compactMap { CellColorMode(rawValue: String($0)) }
         let toleranceList = tolerances.split(separator: ",").compactMap { Double($0) }

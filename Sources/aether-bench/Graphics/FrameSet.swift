@@ -64,6 +64,15 @@ struct FrameSet {
         return path
     }
 
+    /// The clip a benchmark's `--clip` names: `grainy` and `film` (made once), else a path.
+    static func clip(named name: String, directory: String) throws -> String {
+        switch name {
+        case "grainy": try grainyClip(directory: directory)
+        case "film": try filmClip(directory: directory)
+        default: name
+        }
+    }
+
     /// `count` frames of `source` at `width × height`. testsrc2 is scaled with `area` (a clean
     /// synthetic picture); the grainy clip is decoded and scaled `bilinear`, as playback's
     /// libswscale does (`Scaler`'s default).

@@ -24,12 +24,7 @@ struct ScalingBenchmark: ParsableCommand {
 
     func run() throws {
         try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
-        let path: String
-        switch clip {
-        case "grainy": path = try FrameSet.grainyClip(directory: workDir)
-        case "film": path = try FrameSet.filmClip(directory: workDir)
-        default: path = clip
-        }
+        let path = try FrameSet.clip(named: clip, directory: workDir)
         print("aether-bench scaling: \(path), \(width)x\(height), \(frames) frames after \(skip); playback's scaler (bilinear), "
               + "one thread; PSNR against libswscale's most accurate conversion at that size (bicubic, chroma at every pixel)")
         print("staging  scale ms (median)  scaled PSNR (kitty)  sixel PSNR (against its input)  sixel bytes/frame")
