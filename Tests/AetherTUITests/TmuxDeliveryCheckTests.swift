@@ -88,6 +88,16 @@ import Testing
         #expect(c.lost == 1, "known to answer now: counted")
     }
 
+    @Test func anOutputCountingAgainIsCheckedToo() {
+        var c = TmuxDeliveryCheck()
+        c.painted(count: 40, now: 0)
+        do { let action = c.next(now: 0); #expect(action == .ask) }
+        c.answer(now: Self.ms(20))
+        // Another output (a driver switch) counts its pictures from one again.
+        c.painted(count: 1, now: 2)
+        do { let action = c.next(now: 2); #expect(action == .ask) }
+    }
+
     @Test func anAnswerNobodyWaitsForChangesNothing() {
         var c = TmuxDeliveryCheck()
         c.answer(now: 1)   // the start's own DA1s, answered late

@@ -60,9 +60,11 @@ struct TmuxDeliveryCheck: Equatable {
 
     init(answersKnown: Bool = true) { self.answersKnown = answersKnown }
 
-    /// The output has painted `count` pictures in all (through the passthrough) by `now`.
+    /// The output has painted `count` pictures in all (through the passthrough) by `now`; a
+    /// lower count than before is an output counting from the start again.
     mutating func painted(count: Int, now: Double) {
         guard count != paints else { return }
+        if count < paints { checkedPaints = 0 }
         paints = count
         lastPaintAt = now
     }
