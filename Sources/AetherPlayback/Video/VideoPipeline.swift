@@ -10,8 +10,9 @@ import Foundation
 ///
 /// Who touches what: `renderSize` and `eightBitStaging` are set by
 /// ``Player/setRenderSize(_:eightBitStaging:)`` and read per frame here; `status` is written
-/// here and read by telemetry; everything else is the video thread's. Seek state is read from, and the first frame and landing written to, the
-/// session's ``SeekGeneration`` through ``ControlBox``.
+/// here and read by telemetry; everything else is the video thread's. Seek state is read from,
+/// and the first frame and landing written to, the session's ``SeekGeneration`` through
+/// ``ControlBox``.
 final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStaging`, `status` are guarded; the decoder is the video thread's
     let decoder: VideoDecoder
     /// The decoder's name for telemetry.

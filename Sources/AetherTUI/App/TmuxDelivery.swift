@@ -1,5 +1,4 @@
 import AetherEngine
-import AetherInput
 import AetherScreen
 import Foundation
 import TerminalGraphics
@@ -93,19 +92,21 @@ struct TmuxDeliveryCheck: Equatable {
 
     /// The outer terminal answered a DA1 at `now`.
     mutating func answer(now: Double) {
-        if let asked = askedAt {
-            slowestAnswer = max(slowestAnswer, now - asked)
+        let asked: Double
+        if let outstanding = askedAt {
+            asked = outstanding
             askedAt = nil
-            answered += 1
-            answersKnown = true
         } else if let since = overdueSince {
             // The check that timed out was slow, not lost.
-            slowestAnswer = max(slowestAnswer, now - since)
+            asked = since
             overdueSince = nil
             if overdueCounted { lost -= 1 }
-            answered += 1
-            answersKnown = true
+        } else {
+            return
         }
+        slowestAnswer = max(slowestAnswer, now - asked)
+        answered += 1
+        answersKnown = true
     }
 
     /// When ``next(now:)`` may next have something to do (nil: not until a picture is painted).
@@ -118,7 +119,7 @@ struct TmuxDeliveryCheck: Equatable {
 }
 
 extension TUIApp {
-    /// Whether pictures go through tmux's passthrough to a terminal that answers.
+    /// Whether pixel pictures go through tmux's passthrough (and are checked).
     var checksTmuxDelivery: Bool { capabilities.tmuxPassthrough && driver.showsPixels }
 
     /// UI loop: a check after new pictures, or a lost picture sent again (``TmuxDeliveryCheck``).

@@ -85,7 +85,7 @@ public final class ByteBuffer {
 /// Unchecked writes into memory a ``ByteBuffer`` reserved; see ``ByteBuffer/write(maxBytes:_:)``.
 struct ByteWriter {
     var cursor: UnsafeMutablePointer<UInt8>
-    /// ``DecimalTable/entries``, looked up once per writer: a global's accessor in the hot
+    /// ``DecimalTable/table``, looked up once per writer: a global's accessor in the hot
     /// loops was a `swift_once` call on every number.
     private let decimals: UnsafePointer<DecimalTable.Entry>
 
@@ -126,9 +126,8 @@ struct ByteWriter {
             packed(entry.digits, length: entry.length)
             return
         }
-        // Digits written from the last one back, straight into the reservation (a zeroed
-        // scratch tuple here was a memset call on every number the hot loops write: 1 % of
-        // the player's samples on grain in sixel, whose blank runs are such numbers).
+        // Digits written from the last one back, straight into the reservation (no scratch
+        // buffer to zero and copy).
         var v = max(0, value)
         var n = 1
         var rest = v / 10
@@ -150,16 +149,14 @@ enum DecimalTable {
         var length: Int
     }
 
-    static let entries: [Entry] = (0..<1000).map { value in
-        let digits = Array(String(value).utf8)
-        return Entry(digits: pack(digits), length: digits.count)
-    }
-
-    /// ``entries`` in memory that lives as long as the process (read through a pointer; never
-    /// written after its initialisation).
+    /// The digits of 0…999, in memory that lives as long as the process (read through a
+    /// pointer by ``ByteWriter``; never written after its initialisation).
     nonisolated(unsafe) static let table: UnsafePointer<Entry> = {  // written once, then only read
-        let p = UnsafeMutablePointer<Entry>.allocate(capacity: entries.count)
-        p.initialize(from: entries, count: entries.count)
+        let p = UnsafeMutablePointer<Entry>.allocate(capacity: 1000)
+        for value in 0..<1000 {
+            let digits = Array(String(value).utf8)
+            (p + value).initialize(to: Entry(digits: pack(digits), length: digits.count))
+        }
         return UnsafePointer(p)
     }()
 
