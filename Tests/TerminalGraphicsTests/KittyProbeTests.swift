@@ -309,6 +309,34 @@ import Testing
         #expect(TmuxPane(reply: "1|0|0|on|bottom|3.3a|1|a|b") == nil)
     }
 
+    /// A tmux built with sixel (3.5a says `1;2;4`) draws its panes' sixel images only to a
+    /// terminal whose features list `sixel`; in kitty 0.41.1 it drew `+` cells where the picture
+    /// should be, and `--vo=auto` had chosen sixel. Answers as tmux 3.5a gave them under Xvfb.
+    @Test func tmuxsOwnSixelCountsOnlyWhereItsTerminalShowsSixel() {
+        let tmuxAnswer = "\u{1B}[?1;2;4c\u{1B}P>|tmux 3.5a\u{1B}\\" + Self.dsr
+        let kittyOuter = "\u{1B}P>|kitty(0.41.1)\u{1B}\\" + Self.ok + "\u{1B}[?62;c"
+        let kittyFeatures = TmuxPane(reply: "on|0|0|on|bottom|3.5a|1|bpaste,ccolour,clipboard,cstyle,focus,title")
+        let xtermFeatures = TmuxPane(reply: "on|0|0|on|bottom|3.5a|1|256,bpaste,ccolour,clipboard,RGB,sixel,title")
+        #expect(kittyFeatures?.clientSixel == false && xtermFeatures?.clientSixel == true)
+        #expect(TmuxPane(reply: "on|0|0|on|bottom|3.3a|1")?.clientSixel == nil, "no features listed: not known")
+        let inKitty = Self.probe(tmuxAnswer + kittyOuter, environment: Self.tmuxEnvironment, tmux: kittyFeatures).report.capabilities
+        #expect(!inKitty.sixel && inKitty.kittyGraphics)
+        #expect(inKitty.summaryLines.contains("sixel: no (tmux has sixel, but its terminal shows none)"))
+        #expect(VideoDrivers.resolve("auto", capabilities: inKitty)?.name == "kitty")
+        // In xterm tmux draws them itself: sixel, not through the passthrough.
+        let inXterm = Self.probe(tmuxAnswer + "\u{1B}P>|XTerm(398)\u{1B}\\\u{1B}[?63;1;2;4;6c", environment: Self.tmuxEnvironment,
+                                 tmux: xtermFeatures).report.capabilities
+        #expect(inXterm.sixel && !inXterm.sixelThroughTmux)
+        // A terminal outside with sixel of its own still gets it through the passthrough.
+        let throughTmux = Self.probe(tmuxAnswer + "\u{1B}P>|XTerm(398)\u{1B}\\\u{1B}[?63;1;2;4;6c", environment: Self.tmuxEnvironment,
+                                     tmux: kittyFeatures).report.capabilities
+        #expect(throughTmux.sixel && throughTmux.sixelThroughTmux)
+        // Without the passthrough nothing outside is asked: no sixel at all.
+        var closed = kittyFeatures
+        closed?.passthrough = false
+        #expect(!Self.probe(tmuxAnswer, environment: Self.tmuxEnvironment, tmux: closed).report.capabilities.sixel)
+    }
+
     /// Inside tmux the terminal's own colour answer is tmux's to give: its client's features.
     @Test func inTmuxTruecolorComesFromTheClientsFeatures() {
         let rgb = Self.probe("\u{1B}[?1;2c" + Self.dsr, environment: Self.tmuxEnvironment,

@@ -269,7 +269,9 @@ public enum CapabilityProbe {
                 guard attributeReplies == 0 else { break }
                 attributeReplies += 1
                 caps.deviceAttributes = Array(attributes.prefix(64))
-                caps.sixel = attributes.dropFirst().contains(4)
+                // Inside tmux this is tmux's answer: its own sixel shows only where its terminal
+                // has sixel (``TmuxPane/clientSixel``); the outer terminal's may still come below.
+                caps.sixel = attributes.dropFirst().contains(4) && !(caps.inTmux && caps.tmuxPane?.clientSixel == false)
             case .kittyGraphics(let id, let ok) where id == kittySharedMemoryQueryID && environment.mayShareMemory
                                                    && (!caps.inTmux || passthrough):
                 caps.kittySharedMemory = ok

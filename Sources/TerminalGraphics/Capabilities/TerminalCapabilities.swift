@@ -202,7 +202,9 @@ public struct TerminalCapabilities: Sendable, Equatable {
         }
         lines.append("kitty graphics: \(yesNo(kittyGraphics)) (\(kittyGraphicsSource.rawValue))")
         lines.append("kitty shared memory (t=s): \(yesNo(kittySharedMemory))\(remote ? " (over SSH: not asked)" : "")")
-        lines.append("sixel: \(yesNo(sixel))\(sixelThroughTmux ? " (outer terminal, through tmux)" : "")")
+        let unshown = !sixel && inTmux && tmuxPane?.clientSixel == false && deviceAttributes.dropFirst().contains(4)
+        lines.append("sixel: \(yesNo(sixel))\(sixelThroughTmux ? " (outer terminal, through tmux)" : "")"
+                     + (unshown ? " (tmux has sixel, but its terminal shows none)" : ""))
         lines.append("sixel colour registers: \(sixelColorRegisters.map(String.init) ?? "-")")
         lines.append("sixel max geometry: \(sixelMaxGeometry?.description ?? "-")")
         if sixel { lines.append("sixel composes images: \(yesNo(sixelComposes)) (\(sixelComposes ? "pictures with holes for overlays, changed pixels" : "pictures around overlays, whole pictures"))") }

@@ -93,13 +93,20 @@ public struct TmuxPane: Sendable, Equatable {
     /// tmux's terminal (the client) takes 24-bit colour: `RGB` in `#{client_termfeatures}`
     /// (tmux 3.2 and later; tmux turns 24-bit colours into 256 for a client without it).
     public var rgb: Bool
+    /// tmux's terminal shows sixel images: `sixel` in `#{client_termfeatures}` (tmux 3.4 and
+    /// later set it from the terminal's DA1). A tmux built with sixel stores a pane's sixel
+    /// images and draws them only to such a terminal; anywhere else it draws `+` cells (seen
+    /// with tmux 3.5a in kitty 0.41.1). Nil: tmux did not list its terminal's features.
+    public var clientSixel: Bool?
 
-    public init(passthrough: Bool, top: Int = 0, left: Int = 0, version: String? = nil, rgb: Bool = false) {
+    public init(passthrough: Bool, top: Int = 0, left: Int = 0, version: String? = nil, rgb: Bool = false,
+                clientSixel: Bool? = nil) {
         self.passthrough = passthrough
         self.top = max(0, top)
         self.left = max(0, left)
         self.version = version
         self.rgb = rgb
+        self.clientSixel = clientSixel
     }
 
     /// The format ``TmuxQuery`` asks tmux to expand (`display-message -p`): options are looked
@@ -126,8 +133,9 @@ public struct TmuxPane: Sendable, Equatable {
         case let s: statusLines = min(5, max(0, Int(s) ?? 0))
         }
         let top = paneTop + (fields[4].lowercased() == "top" ? statusLines : 0)
-        let rgb = fields.count == 8 && fields[7].prefix(512).split(separator: ",").contains("RGB")
-        self.init(passthrough: passthrough, top: top, left: paneLeft, version: fields[5].isEmpty ? nil : fields[5], rgb: rgb)
+        let features = fields.count == 8 ? fields[7].prefix(512).split(separator: ",") : nil
+        self.init(passthrough: passthrough, top: top, left: paneLeft, version: fields[5].isEmpty ? nil : fields[5],
+                  rgb: features?.contains("RGB") ?? false, clientSixel: features.map { $0.contains("sixel") })
     }
 
     /// `3.2a` → true, `3.3a` / `next-3.4` → false; nil when it is not a version.
