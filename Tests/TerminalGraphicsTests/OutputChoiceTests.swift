@@ -22,6 +22,12 @@ struct SimulatedTerminal: ProbeTransport {
     private var busyUntil = 0.0
     private var answers: [Double] = []
     var sent = 0
+    /// tmux between (`allow-passthrough on`): a clear or an alternate-screen switch makes it
+    /// redraw the pane for this many ms, and a query through the passthrough sent meanwhile is
+    /// dropped (tmux 3.5a's `tty_client_ready`, seen with xterm and kitty outside). Nil: no tmux.
+    var tmuxRedraw: Double?
+    private var redrawUntil = -1.0
+    var dropped = 0
 
     init(bytesPerMillisecond: Double, sixelFactor: Double = 1, kittyImage: Double = 0) {
         self.bytesPerMillisecond = bytesPerMillisecond
@@ -35,7 +41,15 @@ struct SimulatedTerminal: ProbeTransport {
         let factor = text.firstRange(of: Array("\u{1B}P".utf8)) != nil ? sixelFactor : 1
         let image = text.firstRange(of: Array("\u{1B}_Ga=T".utf8)) != nil ? kittyImage : 0
         busyUntil = max(busyUntil, now) + Double(bytes.count) / bytesPerMillisecond * factor + image
-        if bytes.suffix(3) == ArraySlice("\u{1B}[c".utf8) || bytes.suffix(7) == ArraySlice("\u{1B}\u{1B}[c\u{1B}\\".utf8) { answers.append(busyUntil) }
+        let throughTmux = bytes.suffix(6) == ArraySlice("\u{1B}\u{1B}[c\u{1B}\\".utf8)
+        if let tmuxRedraw, throughTmux, now < redrawUntil {
+            dropped += 1
+        } else if bytes.suffix(3) == ArraySlice("\u{1B}[c".utf8) || throughTmux {
+            answers.append(busyUntil)
+        }
+        if let tmuxRedraw, bytes.firstRange(of: Array("\u{1B}[2J".utf8)) != nil || bytes.firstRange(of: Array("\u{1B}[?1049h".utf8)) != nil {
+            redrawUntil = now + tmuxRedraw
+        }
     }
 
     mutating func receive(timeout: Duration) throws(SystemCallError) -> [UInt8] {
@@ -130,6 +144,29 @@ struct OutputChoiceTests {
         let slowFigures = measure(&slowImages, caps(kitty: true, shm: true), within: 3000)
         #expect(slowFigures.prefix(2).allSatisfy { !$0.keepsUp(sourceFPS: 24) }, "\(slowFigures)")
         #expect(OutputChoice.choose(slowFigures, sourceFPS: 24)?.label == "cells", "\(slowFigures)")
+    }
+
+    /// Inside tmux the trial's queries go through the passthrough, which tmux drops while it
+    /// redraws the pane after a clear (each candidate starts after one). Before: every candidate
+    /// after the first had its first answer dropped and was figured at 10 s a frame, "cannot keep
+    /// up" (halfblock after sixel in xterm under tmux 3.5a). Now each candidate starts once the
+    /// terminal answers again, and the figures are those without tmux's drops.
+    @Test func answersTmuxDroppedAreAskedForAgain() {
+        var inTmux = caps(sixel: true)
+        inTmux.inTmux = true
+        inTmux.tmuxPane = TmuxPane(passthrough: true)
+        inTmux.sixelThroughTmux = true
+        inTmux.outerDeviceAttributes = [63, 4]
+        var plain = SimulatedTerminal(bytesPerMillisecond: 20_000)
+        let expected = measure(&plain, inTmux, within: 1000)
+        var tmux = SimulatedTerminal(bytesPerMillisecond: 20_000)
+        tmux.tmuxRedraw = 20
+        let figures = measure(&tmux, inTmux, within: 2000)
+        #expect(tmux.dropped >= 2, "the simulated tmux dropped nothing: \(tmux.dropped)")
+        #expect(figures.map(\.label) == ["sixel", "halfblock"], "\(figures)")
+        #expect(figures.allSatisfy { $0.keepsUp(sourceFPS: 24) }, "\(figures)")
+        for (a, b) in zip(figures, expected) { #expect(abs(a.milliseconds - b.milliseconds) < 1, "\(figures) against \(expected)") }
+        #expect(OutputChoice.choose(figures, sourceFPS: 24)?.label == "sixel")
     }
 
     /// Keys typed while the trial reads the terminal's answers are not lost: they come back in

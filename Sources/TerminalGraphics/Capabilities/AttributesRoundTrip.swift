@@ -31,6 +31,25 @@ public struct AttributesRoundTrip {
         sent()
     }
 
+    /// Waits until the terminal outside tmux answers a fresh query through the passthrough, then
+    /// forgets what is still unanswered. tmux (3.3a to 3.5a, `allow-passthrough on`) drops
+    /// passthrough while a redraw of the pane is pending: after a clear that removed its own
+    /// sixel images, after an alternate-screen switch, while its output to the terminal is backed
+    /// up. So the query is sent again every `interval` ms until one is answered (true) or
+    /// `deadline` passes (false); answers still arriving within `interval` of each other are
+    /// read, and the rest counted as dropped. Outside tmux nothing is dropped: ``await(_:until:any:now:)``.
+    public mutating func settle<T: ProbeTransport>(_ transport: inout T, until deadline: Double, interval: Double = 100,
+                                                   now: () -> Double) throws(SystemCallError) -> Bool {
+        defer { outstanding = 0 }
+        while now() < deadline {
+            try send(&transport, throughTmux: true)
+            guard try self.await(&transport, until: min(deadline, now() + interval), any: true, now: now) else { continue }
+            while outstanding > 0, try self.await(&transport, until: now() + interval, any: true, now: now) {}
+            return true
+        }
+        return false
+    }
+
     /// Reads until every query sent is answered (`any`: one of them) (true) or `deadline` passes
     /// (false); `now` in milliseconds.
     public mutating func await<T: ProbeTransport>(_ transport: inout T, until deadline: Double, any: Bool = false,
