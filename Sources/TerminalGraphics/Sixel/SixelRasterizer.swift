@@ -9,7 +9,10 @@
 ///
 /// For each six-row band it walks the columns once and collects, per colour, the columns where
 /// the colour has a required pixel, with the sixel bits of all its pixels there (required and
-/// optional rows together, so a column costs one character however many of its rows changed).
+/// optional rows together, so a column costs one character however many of its rows changed):
+/// appended in column order with their colour, then put in colour order by a counting sort.
+/// A column holds at most six colours, so the band's entries fit in six per column whatever
+/// the palette (before: a row of `width` per colour, 1.3 MB at 1280 px, all of it resident).
 /// Then each colour is written: the columns between its entries are skipped as blank sixels
 /// (`?`, run-length encoded). A colour with nothing required in a band costs nothing there; a
 /// band with nothing required costs one `-`; a frame with nothing required writes no image at
@@ -19,9 +22,15 @@
 /// the selection after the definition). All buffers are sized once per width.
 final class SixelRasterizer {
     private var width = 0
-    /// Per colour, up to `width` entries `x << 16 | required << 8 | bits`, in column order.
+    /// The band's entries `x << 16 | required << 8 | bits` in column order, and their colours
+    /// (six per column at most).
+    private var found: UnsafeMutablePointer<UInt32>
+    private var foundColours: UnsafeMutablePointer<UInt8>
+    /// The same entries by colour, each colour's in column order.
     private var entries: UnsafeMutablePointer<UInt32>
     private let counts: UnsafeMutablePointer<Int32>
+    /// Per colour, where its entries end in `entries` once sorted.
+    private let ends: UnsafeMutablePointer<Int32>
     /// Colours in order of first appearance in the band.
     private let order: UnsafeMutablePointer<UInt8>
     private let defined: UnsafeMutablePointer<Bool>
@@ -35,6 +44,12 @@ final class SixelRasterizer {
     init() {
         entries = .allocate(capacity: 1)
         entries.initialize(to: 0)
+        found = .allocate(capacity: 1)
+        found.initialize(to: 0)
+        foundColours = .allocate(capacity: 1)
+        foundColours.initialize(to: 0)
+        ends = .allocate(capacity: 256)
+        ends.initialize(repeating: 0, count: 256)
         counts = .allocate(capacity: 256)
         counts.initialize(repeating: 0, count: 256)
         order = .allocate(capacity: 256)
@@ -49,6 +64,9 @@ final class SixelRasterizer {
 
     deinit {
         entries.deallocate()
+        found.deallocate()
+        foundColours.deallocate()
+        ends.deallocate()
         counts.deallocate()
         order.deallocate()
         defined.deallocate()
@@ -58,9 +76,14 @@ final class SixelRasterizer {
 
     private func prepare(width: Int) {
         guard width != self.width else { return }
-        entries.deallocate()
-        entries = .allocate(capacity: 256 * width)
-        entries.initialize(repeating: 0, count: 256 * width)
+        for buffer in [entries, found] { buffer.deallocate() }
+        foundColours.deallocate()
+        entries = .allocate(capacity: 6 * width)
+        entries.initialize(repeating: 0, count: 6 * width)
+        found = .allocate(capacity: 6 * width)
+        found.initialize(repeating: 0, count: 6 * width)
+        foundColours = .allocate(capacity: 6 * width)
+        foundColours.initialize(repeating: 0, count: 6 * width)
         self.width = width
     }
 
@@ -77,12 +100,14 @@ final class SixelRasterizer {
         var started = false
         var pendingNewlines = 0
         let entries = self.entries, counts = self.counts, order = self.order, defined = self.defined
+        let found = self.found, foundColours = self.foundColours, ends = self.ends
         let column = self.column, masks = self.masks
         palette.percents.withUnsafeBufferPointer { percents in
             for band in stride(from: 0, to: height, by: 6) {
                 let top = indices + band &* width, shownTop = previous + band &* width
                 var colours = 0
-                // Columns → per-colour entries. A column where no pixel changed has no
+                var entryCount = 0
+                // Columns → entries. A column where no pixel changed has no
                 // required entry, so it is skipped whole (eight columns at a time when it can).
                 var x = 0
                 while x < width {
@@ -112,7 +137,7 @@ final class SixelRasterizer {
                         masks[Int(c)] = m | UInt32(1) << UInt32(r) | (required ? Self.requiredFlag : 0)
                     }
                     // An entry per colour with a required pixel: the others would be written
-                    // as blanks (`?`) anyway. Stored unconditionally, counted only if required.
+                    // as blanks (`?`) anyway. Stored unconditionally, kept only if required.
                     let x16 = UInt32(truncatingIfNeeded: x) << 16
                     for j in 0..<distinct {
                         let c = column[j]
@@ -123,10 +148,25 @@ final class SixelRasterizer {
                         let add = m & Self.requiredFlag != 0 ? 1 : 0
                         order[colours] = c
                         colours &+= n == 0 ? add : 0
-                        entries[ci &* width &+ n] = x16 | m
+                        found[entryCount] = x16 | m
+                        foundColours[entryCount] = c
+                        entryCount &+= add
                         counts[ci] = Int32(truncatingIfNeeded: n &+ add)
                     }
                     x &+= 1
+                }
+                // Entries in colour order (a counting sort: each colour's stay in column order).
+                var end: Int32 = 0
+                for k in 0..<colours {
+                    let c = Int(order[k])
+                    ends[c] = end
+                    end &+= counts[c]
+                }
+                for i in 0..<entryCount {
+                    let c = Int(foundColours[i])
+                    let at = ends[c]
+                    entries[Int(at)] = found[i]
+                    ends[c] = at &+ 1
                 }
                 // Entries → sixels, colour by colour.
                 var written = 0
@@ -134,7 +174,7 @@ final class SixelRasterizer {
                     let c = Int(order[k])
                     let n = Int(counts[c])
                     counts[c] = 0
-                    let list = entries + c * width
+                    let list = entries + (Int(ends[c]) - n)
                     if !started {
                         started = true
                         output.append(Self.header)
