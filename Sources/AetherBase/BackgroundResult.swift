@@ -1,4 +1,3 @@
-import Foundation
 
 /// A value computed on a thread of its own (named, for logs and backtraces), waited for when
 /// needed: the TUI's capability probe and terminfo entry.
@@ -7,12 +6,10 @@ public final class BackgroundResult<Value>: Sendable {
     private let value = GuardedCondition<Value?>(nil)
 
     public init(name: String, _ body: @escaping @Sendable () -> Value) {
-        let t = Thread { [value] in
+        OSThread.start(name: name) { [value] in
             let result = body()
             value.update { $0 = result }
         }
-        t.name = name
-        t.start()
     }
 
     /// Waits for the value (the probe: at most its budget plus a little).

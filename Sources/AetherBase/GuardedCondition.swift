@@ -1,11 +1,10 @@
-import Foundation
 
-/// A value behind a pthread mutex with a condition variable (NSCondition): the program's one
+/// A value behind a pthread mutex with a condition variable: the program's one
 /// way to wait. A thread waits until a predicate on the value holds; a thread that changes the
 /// value wakes the waiters (``update(_:)``), which re-check their predicate with the lock held.
 /// Like ``Guarded``, it stays with pthreads so that ThreadSanitizer sees every wait.
 public final class GuardedCondition<State>: @unchecked Sendable {  // `state` is only touched with `condition` held
-    private let condition = NSCondition()
+    private let condition = PthreadLock()
     private var state: State
 
     public init(_ state: State) { self.state = state }
@@ -56,9 +55,8 @@ public final class GuardedCondition<State>: @unchecked Sendable {  // `state` is
             if let until {
                 let now = MonotonicClock.seconds()
                 if let deadline, now >= deadline { break }
-                // At most a day per wait: NSCondition turns its date into nanoseconds since 1970
-                // and traps past Int64 (a deadline of `.distantFuture` or infinity).
-                _ = condition.wait(until: Date(timeIntervalSinceNow: min(until - now, Self.longestWait)))
+                // At most a day per wait: a deadline of infinity has no timespec.
+                condition.wait(until: now + min(until - now, Self.longestWait))
             } else {
                 condition.wait()
             }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The XDG base directory for state (saved positions, what each terminal measured): one rule
 /// for every file the program keeps there.
 public enum StateDirectory {
@@ -7,11 +5,11 @@ public enum StateDirectory {
     /// else `$HOME/.local/state` (the home directory when `HOME` is unset).
     public static func base(environment: [String: String]) -> String {
         environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".local/state")
+            ?? Paths.join(Paths.home(environment: environment), ".local/state")
     }
 
     /// `name` under the program's own state directory, `<base>/aether-tui/<name>`.
     public static func path(_ name: String, environment: [String: String]) -> String {
-        (base(environment: environment) as NSString).appendingPathComponent("aether-tui/" + name)
+        Paths.join(base(environment: environment), "aether-tui/" + name)
     }
 }

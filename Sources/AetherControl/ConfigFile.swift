@@ -1,4 +1,8 @@
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import AetherEngine
 
 /// `aether-tui.conf` in mpv's syntax: `option=value` lines (`option` alone for a flag, an
@@ -18,8 +22,8 @@ public struct ConfigFile: Sendable, Equatable {
     /// `$XDG_CONFIG_HOME/aether-tui` (default `~/.config/aether-tui`).
     public static func directory(environment: [String: String]) -> String {
         let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".config")
-        return (base as NSString).appendingPathComponent("aether-tui")
+            ?? Paths.join(Paths.home(environment: environment), ".config")
+        return Paths.join(base, "aether-tui")
     }
 
     /// The config file's byte budget: past it the rest is left out with a warning.
@@ -53,7 +57,7 @@ public struct ConfigFile: Sendable, Equatable {
                 warnings.append("\(name):\(number): line too long (over \(TextBudget.describe(bytes: TextBudget.maxLineBytes)))")
                 continue
             }
-            var line = text.trimmingCharacters(in: .whitespaces)
+            var line = text.trimmingWhitespace()
             if line.hasSuffix("\r") { line.removeLast() }
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") {
@@ -61,7 +65,7 @@ public struct ConfigFile: Sendable, Equatable {
                     warnings.append("\(name):\(number): a section is written [name]")
                     continue
                 }
-                let profile = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+                let profile = String(line.dropFirst().dropLast()).trimmingWhitespace()
                 section = profile == "default" ? nil : profile
                 if let section, file.profiles[section] == nil { file.profiles[section] = [] }
                 continue
@@ -70,12 +74,12 @@ public struct ConfigFile: Sendable, Equatable {
             let key: String
             var value: String?
             if let eq = line.firstIndex(of: "=") {
-                key = line[..<eq].trimmingCharacters(in: .whitespaces)
-                var v = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+                key = line[..<eq].trimmingWhitespace()
+                var v = line[line.index(after: eq)...].trimmingWhitespace()
                 if v.hasPrefix("\""), let close = v.dropFirst().firstIndex(of: "\"") {
                     v = String(v[v.index(after: v.startIndex)..<close])
-                } else if let hash = v.range(of: " #") {
-                    v = v[..<hash.lowerBound].trimmingCharacters(in: .whitespaces)
+                } else if let hash = v.firstRange(of: " #") {
+                    v = v[..<hash.lowerBound].trimmingWhitespace()
                 }
                 value = v
             } else {

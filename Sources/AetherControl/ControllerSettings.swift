@@ -1,5 +1,8 @@
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How many more times an item or the playlist repeats (mpv's `--loop-file`, `--loop-playlist`).
 public enum LoopCount: Sendable, Equatable {

@@ -1,5 +1,8 @@
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Cancels the blocking open or read of whichever item is loading when the host wants out (a
 /// quit signal); every load gets a fresh token (a stopped session cancels its own). Thread-safe.

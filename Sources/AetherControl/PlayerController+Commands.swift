@@ -1,5 +1,8 @@
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Commands: the one entry (``execute(_:)``) and the dispatch to each family.
 extension PlayerController {

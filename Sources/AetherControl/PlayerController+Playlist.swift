@@ -1,5 +1,8 @@
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The playlist: moving through it, adding to it.
 extension PlayerController {

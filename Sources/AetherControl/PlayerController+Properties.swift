@@ -1,5 +1,9 @@
 import AetherEngine
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Properties: `set`, `add`, `multiply` and `cycle` by mpv's names (tracks in +Tracks).
 extension PlayerController {
@@ -27,7 +31,7 @@ extension PlayerController {
             guard let v = value.number, v > 0 else { return .failure("'speed' takes a number") }
             player.setRate(v)
             settings.player.speed = player.rate
-            show(String(format: "speed %.2f×", player.rate))
+            show(String(cFormat: "speed %.2f×", player.rate))
         case "aid", "audio": return setAudioTrack(value)
         case "vid", "video": return setVideoTrack(value)
         case "sid", "sub": return setSubtitleTrack(value)
@@ -35,12 +39,12 @@ extension PlayerController {
             guard let v = value.number else { return .failure("'sub-delay' takes seconds") }
             player.setSubtitleDelay(v)
             subtitleDelaySetting = player.subtitleDelay
-            show(String(format: "subtitle delay %+.1f s", player.subtitleDelay))
+            show(String(cFormat: "subtitle delay %+.1f s", player.subtitleDelay))
         case "audio-delay":
             guard let v = value.number else { return .failure("'audio-delay' takes seconds") }
             player.setAudioDelay(v)
             settings.player.audioDelay = player.audioDelay
-            show(String(format: "audio delay %+.1f s", player.audioDelay))
+            show(String(cFormat: "audio delay %+.1f s", player.audioDelay))
         case "sub-visibility":
             guard let b = value.bool else { return .failure("'sub-visibility' takes yes or no") }
             subtitlesVisible = b

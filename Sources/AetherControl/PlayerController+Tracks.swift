@@ -1,5 +1,8 @@
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Tracks: choosing video, audio and subtitle tracks, and their labels.
 extension PlayerController {

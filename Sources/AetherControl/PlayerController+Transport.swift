@@ -1,5 +1,9 @@
 import AetherEngine
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Transport: seeks and chapters.
 extension PlayerController {
@@ -15,7 +19,7 @@ extension PlayerController {
         case .relative:
             target = player.currentTime + amount
             player.seek(by: amount, mode: mode)
-            show(String(format: "seek %+.0f s", amount))
+            show(String(cFormat: "seek %+.0f s", amount))
         case .absolute:
             // mpv: a negative absolute time counts from the end.
             target = amount < 0 ? max(0, (player.duration ?? 0) + amount) : amount

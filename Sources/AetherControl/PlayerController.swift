@@ -1,5 +1,9 @@
+import AetherBase
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one place player commands are carried out. Keys (through the bindings), the mouse, the
 /// IPC socket and MPRIS all reach the player through ``execute(_:)``; it owns the playlist,
@@ -169,7 +173,7 @@ public final class PlayerController {
         consecutiveFailures = 0
         played += 1
         itemFileSize = PlaylistLoader.isURL(item.source) ? nil
-            : (try? FileManager.default.attributesOfItem(atPath: item.source))?[.size] as? Int
+            : FileBytes.size(path: item.source)
         itemStartPosition = options.start
         loopsLeft = settings.loopFile
         if settings.subtitleAutoload, !PlaylistLoader.isURL(item.source) {
@@ -309,7 +313,7 @@ public final class PlayerController {
         entry.subtitleDelay = player.subtitleDelay
         entry.audioDelay = player.audioDelay
         do { try settings.watchLater.save(entry, for: item.source) } catch {
-            errors.append("cannot save the position: \(error.localizedDescription)")
+            errors.append("cannot save the position: \(error.systemReason)")
         }
     }
 

@@ -1,5 +1,9 @@
 import AetherEngine
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One thing to play: a file path or a URL, with the title a playlist file gave it.
 public struct PlaylistItem: Sendable, Equatable {
@@ -18,7 +22,7 @@ public struct PlaylistItem: Sendable, Equatable {
             let last = url.lastPathComponent
             return last.isEmpty || last == "/" ? source : last
         }
-        return (source as NSString).lastPathComponent
+        return Paths.lastComponent(source)
     }
 }
 
@@ -209,7 +213,7 @@ public enum PlaylistLoader {
             var found = 0
             for name in sorted {
                 if result.full { break }
-                let path = (source as NSString).appendingPathComponent(name)
+                let path = Paths.join(source, name)
                 guard let dir = kind(of: path) else { continue }
                 if dir {
                     let before = result.items.count
@@ -253,7 +257,7 @@ public enum PlaylistLoader {
     /// whether it is a `.pls`), at most `maxEntries`; nil for an HLS playlist (a stream).
     /// Lines over ``TextBudget/maxLineBytes`` are left out with a warning.
     public static func parse(bytes: [UInt8], path: String, maxEntries: Int = maxItems) -> Parsed? {
-        let base = (path as NSString).deletingLastPathComponent
+        let base = Paths.deletingLastComponent(path)
         var parsed = Parsed()
         var tooLong = 0
         var first: String?
@@ -304,7 +308,7 @@ public enum PlaylistLoader {
                     if line.starts(with: tag) { hls = true; return false }
                     // #EXTINF:<seconds>[ attributes],<title>
                     if line.starts(with: extinf), let comma = line.firstIndex(of: UInt8(ascii: ",")) {
-                        let t = String(decoding: line[(comma + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                        let t = String(decoding: line[(comma + 1)...], as: UTF8.self).trimmingWhitespace()
                         title = t.isEmpty ? nil : t
                     }
                     return true

@@ -1,5 +1,9 @@
+import AetherBase
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A property's value as mpv's JSON IPC carries it: a flag, a number, a string, or nothing
 /// (`null`: no duration yet, no audio track).
@@ -12,29 +16,29 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
     case map([String: PropertyValue])
     case none
 
-    /// The value as Foundation's JSON writer takes it (`NSNull` for `.none`).
-    public var jsonObject: Any {
+    /// The value as JSON (``JSONValue``): whole numbers as integers, a map's keys sorted.
+    public var json: JSONValue {
         switch self {
-        case .bool(let b): return b
+        case .bool(let b): return .bool(b)
         case .number(let n):
-            if n.isFinite, n == n.rounded(), abs(n) < 1e15 { return Int(n) }
-            return n.isFinite ? n : 0
-        case .string(let s): return s
-        case .list(let items): return items.map(\.jsonObject)
-        case .map(let fields): return fields.mapValues(\.jsonObject)
-        case .none: return NSNull()
+            if n.isFinite, n == n.rounded(), abs(n) < 1e15 { return .int(Int64(n)) }
+            return n.isFinite ? .double(n) : .int(0)
+        case .string(let s): return .string(s)
+        case .list(let items): return .array(items.map(\.json))
+        case .map(let fields): return .object(fields.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value.json) })
+        case .none: return .null
         }
     }
 
-    /// A JSON value from Foundation's parser (`NSNumber` booleans kept apart from numbers).
-    public init?(json: Any) {
+    /// A JSON scalar (booleans kept apart from numbers); nil for an array or an object.
+    public init?(json: JSONValue) {
         switch json {
-        case let n as NSNumber:
-            // JSONSerialization boxes true/false as char-typed numbers; JSON numbers never are.
-            if String(cString: n.objCType) == "c" { self = .bool(n.boolValue) } else { self = .number(n.doubleValue) }
-        case let s as String: self = .string(s)
-        case is NSNull: self = .none
-        default: return nil
+        case .bool(let b): self = .bool(b)
+        case .int(let i): self = .number(Double(i))
+        case .double(let d): self = .number(d)
+        case .string(let s): self = .string(s)
+        case .null: self = .none
+        case .array, .object: return nil
         }
     }
 
@@ -44,15 +48,9 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
         case .bool(let b): return b ? "yes" : "no"
         case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(n)
         case .string(let s): return s
-        case .list, .map: return Self.jsonText(jsonObject)
+        case .list, .map: return json.serialized
         case .none: return "no"
         }
-    }
-
-    /// A node as one line of JSON (mpv's `get_property_string` of a node), keys sorted.
-    static func jsonText(_ object: Any) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed]) else { return "" }
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// Parses a command argument (`yes`, `no`, `0.5`, text) the way `set` does.

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Budgets for the text files the player reads from outside (`aether-tui.conf`, `input.conf`,
 /// playlists, watch-later entries): a file is read up to a byte budget and split into lines on

@@ -1,5 +1,9 @@
 import AetherEngine
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Resume state (mpv's watch-later): one small file per source in
 /// `$XDG_STATE_HOME/aether-tui/watch_later/`, named by the MD5 of the source's absolute path
@@ -32,29 +36,29 @@ public struct WatchLater: Sendable {
     public static func key(for source: String) -> String {
         if PlaylistLoader.isURL(source) || source == "-" { return source }
         let absolute = source.hasPrefix("/") ? source
-            : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(source)
-        return (absolute as NSString).standardizingPath
+            : Paths.join(FileManager.default.currentDirectoryPath, source)
+        return Paths.standardize(absolute)
     }
 
     public func path(for source: String) -> String {
-        let name = Digest.md5(Array(Self.key(for: source).utf8)).map { String(format: "%02X", $0) }.joined()
-        return (directory as NSString).appendingPathComponent(name)
+        let name = Digest.md5(Array(Self.key(for: source).utf8)).map { String(cFormat: "%02X", $0) }.joined()
+        return Paths.join(directory, name)
     }
 
     /// Writes `entry` for `source` (directories made with mode 0700, the file replaced whole).
     public func save(_ entry: Entry, for source: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        var lines = ["# \(Self.key(for: source).replacingOccurrences(of: "\n", with: " "))",
-                     "start=\(String(format: "%.6f", entry.start))"]
+        var lines = ["# \(Self.key(for: source).replacingAll("\n", with: " "))",
+                     "start=\(String(cFormat: "%.6f", entry.start))"]
         func track(_ t: Int??) -> String? { t.map { $0.map(String.init) ?? "no" } }
         if let a = track(entry.audioTrack) { lines.append("aid=\(a)") }
         if let s = track(entry.subtitleTrack) { lines.append("sid=\(s)") }
-        if let v = entry.volume { lines.append("volume=\(String(format: "%.6f", v))") }
+        if let v = entry.volume { lines.append("volume=\(String(cFormat: "%.6f", v))") }
         if let m = entry.muted { lines.append("mute=\(m ? "yes" : "no")") }
-        if let s = entry.speed { lines.append("speed=\(String(format: "%.6f", s))") }
-        if let d = entry.subtitleDelay { lines.append("sub-delay=\(String(format: "%.6f", d))") }
-        if let d = entry.audioDelay { lines.append("audio-delay=\(String(format: "%.6f", d))") }
+        if let s = entry.speed { lines.append("speed=\(String(cFormat: "%.6f", s))") }
+        if let d = entry.subtitleDelay { lines.append("sub-delay=\(String(cFormat: "%.6f", d))") }
+        if let d = entry.audioDelay { lines.append("audio-delay=\(String(cFormat: "%.6f", d))") }
         let data = Data((lines.joined(separator: "\n") + "\n").utf8)
         try data.write(to: URL(fileURLWithPath: path(for: source)), options: .atomic)
     }

@@ -1,6 +1,10 @@
 import AetherControl
 import AetherEngine
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// A key the user can press, in terminal-neutral form.
@@ -226,7 +230,7 @@ public struct InputBindings: Sendable {
                 warnings.append("\(name):\(number): line too long (over \(TextBudget.describe(bytes: TextBudget.maxLineBytes)))")
                 continue
             }
-            let line = text.trimmingCharacters(in: .whitespaces)
+            let line = text.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             let parts = line.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" })
             guard let keyName = KeyMap.canonicalName(String(parts[0])) else {

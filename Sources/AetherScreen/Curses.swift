@@ -1,6 +1,9 @@
 import AetherEngine
 import CNcurses
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Thin helpers over ncursesw's C API (stdscr only). Callers hold the TTY lock.
 package enum Curses {
@@ -61,7 +64,7 @@ package enum DisplayWidth {
     package static func middleClip(_ s: String, to columns: Int) -> String {
         guard of(s) > columns else { return s }
         guard columns > 1 else { return clip(s, to: columns) }
-        let gist = s.range(of: ": ").map { of(String(s[..<$0.upperBound])) } ?? .max
+        let gist = s.firstRange(of: ": ").map { of(String(s[..<$0.upperBound])) } ?? .max
         let head = gist <= (columns - 1) / 2 ? gist : (columns - 1) / 2
         let tail = columns - 1 - head
         var end = String.UnicodeScalarView()

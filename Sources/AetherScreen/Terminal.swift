@@ -1,7 +1,11 @@
+import AetherBase
 import AetherEngine
 import CNcurses
 import CTerminal
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// The terminal, owned once: its output fd, the saved modes, ncurses' screen, the lock, and
@@ -157,10 +161,7 @@ package final class Terminal: Sendable {
                 close(fds[1])
             }
         }
-        let t = Thread { [unowned self] in writerLoop() }
-        t.name = "aether.tty.writer"
-        t.stackSize = 512 * 1024
-        t.start()
+        OSThread.start(name: "aether.tty.writer", stackSize: 512 * 1024) { [unowned self] in writerLoop() }
     }
 
     /// ncurses has no terminfo entry for the terminal type.

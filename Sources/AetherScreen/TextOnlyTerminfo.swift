@@ -1,5 +1,9 @@
 import AetherEngine
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A copy of the terminal's terminfo entry without the capabilities that let ncurses change
 /// cells it did not draw text into: erases (clear to end of line, to start of line, to end of
@@ -24,7 +28,7 @@ package enum TextOnlyTerminfo {
     /// The terminal type as a name tic and the file system accept, or nil.
     package static func safeName(_ term: String) -> String? {
         guard !term.isEmpty, term.utf8.count <= 64,
-              term.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._+-".unicodeScalars.contains($0) }),
+              term.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) || "._+-".unicodeScalars.contains($0) }),
               !term.hasPrefix("-"), !term.hasPrefix(".")
         else { return nil }
         return term
@@ -54,7 +58,7 @@ package enum TextOnlyTerminfo {
 
     /// Compiles the filtered entry for `term` into a new directory under `parent`; returns the
     /// directory (the caller removes it after `newterm`), or nil with the reason logged.
-    package static func prepare(term: String, parent: String = NSTemporaryDirectory()) -> String? {
+    package static func prepare(term: String, parent: String = Paths.temporaryDirectory(environment: ProcessInfo.processInfo.environment)) -> String? {
         guard let name = safeName(term) else {
             AppLog.write("tui", "terminfo: TERM unusable as a name, ncurses keeps its own entry")
             return nil
@@ -81,31 +85,8 @@ package enum TextOnlyTerminfo {
     /// Runs a tool with at most 1 MiB of output and 2 s; its stdout, or nil.
     private static func run(_ path: String, _ arguments: [String], input: String?) -> String? {
         guard FileManager.default.isExecutableFile(atPath: path) else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe()
-        let inPipe = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
-        do { try process.run() } catch { return nil }
-        if let input {
-            inPipe.fileHandleForWriting.write(Data(input.utf8))
-            try? inPipe.fileHandleForWriting.close()
-        }
-        // The output once read (the inner nil: nothing was read).
-        let output = GuardedCondition<Data??>(nil)
-        DispatchQueue.global().async {
-            let data = (try? out.fileHandleForReading.read(upToCount: 1 << 20)) ?? nil
-            output.update { $0 = .some(data) }
-        }
-        guard let data = output.withLock(when: { $0 != nil }, deadline: MonotonicClock.seconds() + 2, { d, _ in d }) else {
-            process.terminate()
-            return nil
-        }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data ?? Data(), as: UTF8.self)
+        guard let run = try? ChildProcess.run(path, arguments, input: input.map { Array($0.utf8) }, outputLimit: 1 << 20, timeout: 2),
+              run.exitCode == 0 else { return nil }
+        return String(decoding: run.output, as: UTF8.self)
     }
 }

@@ -101,7 +101,7 @@ package struct CellGrid: TextSurface, Equatable {
     package var lines: [String] {
         cells.map { row in
             String(String.UnicodeScalarView(row.filter { !$0.continuation }.map(\.scalar)))
-                .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+                .trimmingTrailingWhitespace()
         }
     }
 

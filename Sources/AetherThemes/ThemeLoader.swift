@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -151,13 +151,14 @@ public enum ThemeLoader {
         return text
     }
 
-    static func isRegularFile(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-    }
+    /// Not a directory (what FileManager's `isDirectory` told: a device or a pipe counts as a file).
+    static func isRegularFile(_ path: String) -> Bool { fileType(path).map { $0 != S_IFDIR } ?? false }
 
-    static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    static func isDirectory(_ path: String) -> Bool { fileType(path) == S_IFDIR }
+
+    /// stat(2)'s file type (links followed); nil when there is nothing there.
+    private static func fileType(_ path: String) -> mode_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
     }
 }

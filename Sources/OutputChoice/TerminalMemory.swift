@@ -1,5 +1,8 @@
 import AetherBase
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// What the throughput trial found, remembered per terminal in
@@ -95,7 +98,7 @@ public struct TerminalMemory: Sendable {
             return (key, .object(members))
         }
         let text = JSONValue.object([("version", .int(1)), ("terminals", .object(terminals))]).serialized + "\n"
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = Paths.deletingLastComponent(path)
         let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

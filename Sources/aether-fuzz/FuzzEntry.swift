@@ -164,14 +164,14 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc FILE…\n".utf8))
+            StandardStream.error("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc FILE…\n")
             exit(2)
         }
         try? AppLog.configure(path: nil)
         var count = 0
         for path in args.dropFirst() {
             guard let data = FileManager.default.contents(atPath: path) else {
-                FileHandle.standardError.write(Data("aether-fuzz: cannot read \(path)\n".utf8))
+                StandardStream.error("aether-fuzz: cannot read \(path)\n")
                 exit(1)
             }
             target.run([UInt8](data))

@@ -1,7 +1,10 @@
 import AetherControl
 import AetherEngine
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The entry point: the config file's options are put in front of the command line, then the
 /// parser takes over.
@@ -20,7 +23,7 @@ enum Main {
         } catch {
             // A bad option or usage is status 1, as in mpv (ArgumentParser's own is 64, EX_USAGE).
             if AetherTUICommand.exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((AetherTUICommand.fullMessage(for: error) + "\n").utf8))
+                StandardStream.error((AetherTUICommand.fullMessage(for: error) + "\n"))
                 exit(1)
             }
             AetherTUICommand.exit(withError: error)
@@ -40,7 +43,7 @@ struct AetherTUICommand: AsyncParsableCommand {
 
 /// Prints `aether-tui: message` on stderr and returns the exit code to throw.
 func fail(_ message: String, code: Int32 = 1) -> ExitCode {
-    FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(message))\n".utf8))
+    StandardStream.error("aether-tui: \(TextSanitizer.clean(message))\n")
     return ExitCode(code)
 }
 
@@ -51,7 +54,7 @@ struct CommonOptions: ParsableArguments {
 
     func configureLogging() throws {
         do { try AppLog.configure(path: logFile) } catch {
-            throw fail("cannot open log file '\(logFile ?? "")': \(error.localizedDescription)")
+            throw fail("cannot open log file '\(logFile ?? "")': \(error.systemReason)")
         }
     }
 }

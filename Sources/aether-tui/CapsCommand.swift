@@ -1,7 +1,10 @@
 import AetherEngine
 import AetherTUI
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import OutputChoice
 import TerminalGraphics
 

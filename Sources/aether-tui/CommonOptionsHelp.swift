@@ -27,7 +27,7 @@ enum CommonOptionsHelp {
     static func gist(of help: String) -> String {
         var end = help.endIndex
         for mark in [". ", ": ", " ("] {
-            if let r = help.range(of: mark), r.lowerBound < end { end = r.lowerBound }
+            if let r = help.firstRange(of: mark), r.lowerBound < end { end = r.lowerBound }
         }
         var gist = String(help[..<end])
         if gist.hasSuffix(".") { gist.removeLast() }

@@ -3,7 +3,11 @@ import AetherEngine
 import AetherInput
 import AetherTUI
 import ArgumentParser
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Builds the command line the parser sees: `aether-tui.conf`'s options (the defaults, then
 /// `--profile`'s sections) go before the user's own arguments, so the command line wins. Every
@@ -50,7 +54,7 @@ enum ConfigArguments {
         }
         guard !noConfig else { return Result(arguments: prefix + rest, warnings: []) }
         let dir = directory ?? ConfigFile.directory(environment: environment)
-        let path = (dir as NSString).appendingPathComponent("aether-tui.conf")
+        let path = Paths.join(dir, "aether-tui.conf")
         guard let (file, syntaxWarnings) = ConfigFile.load(path: path) else {
             let warnings = profiles.isEmpty ? [] : ["no config file (\(TextSanitizer.clean(path))) for --profile"]
             return Result(arguments: prefix + rest, warnings: warnings)
@@ -78,17 +82,18 @@ enum ConfigArguments {
     /// (read once): long name → (takes a value, repeatable, its help: what it allows).
     struct OptionShape { var takesValue: Bool; var repeating: Bool; var help = ""; var valueName = "" }
     static let shapes: [String: OptionShape] = {
-        guard let data = PlaybackOptions._dumpHelp().data(using: .utf8),
-              let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let command = root["command"] as? [String: Any],
-              let arguments = command["arguments"] as? [[String: Any]] else { return [:] }
+        // The parser's own JSON, read by the program's one JSON reader.
+        guard let root = try? JSONValue.parse(Array(PlaybackOptions._dumpHelp().utf8)),
+              let arguments = root["command"]?["arguments"]?.array else { return [:] }
         var shapes: [String: OptionShape] = [:]
         for argument in arguments {
-            guard let kind = argument["kind"] as? String, kind == "option" || kind == "flag" else { continue }
-            let shape = OptionShape(takesValue: kind == "option", repeating: argument["isRepeating"] as? Bool ?? false,
-                                    help: argument["abstract"] as? String ?? "", valueName: argument["valueName"] as? String ?? "")
-            for name in argument["names"] as? [[String: Any]] ?? [] where name["kind"] as? String == "long" {
-                if let n = name["name"] as? String { shapes[n] = shape }
+            guard let kind = argument["kind"]?.string, kind == "option" || kind == "flag" else { continue }
+            var repeating = false
+            if case .bool(let b)? = argument["isRepeating"] { repeating = b }
+            let shape = OptionShape(takesValue: kind == "option", repeating: repeating,
+                                    help: argument["abstract"]?.string ?? "", valueName: argument["valueName"]?.string ?? "")
+            for name in argument["names"]?.array ?? [] where name["kind"]?.string == "long" {
+                if let n = name["name"]?.string { shapes[n] = shape }
             }
         }
         return shapes
@@ -206,7 +211,7 @@ extension PlaybackOptions {
         let path: String
         if let inputConf { path = inputConf } else {
             guard !noConfig else { return (InputBindings(), []) }
-            path = ((configDir ?? ConfigFile.directory(environment: environment)) as NSString).appendingPathComponent("input.conf")
+            path = Paths.join(configDir ?? ConfigFile.directory(environment: environment), "input.conf")
         }
         guard let loaded = InputBindings.load(path: path) else {
             return (InputBindings(), inputConf == nil ? [] : ["cannot read '\(TextSanitizer.clean(path))'"])

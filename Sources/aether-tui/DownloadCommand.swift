@@ -1,7 +1,11 @@
 import AetherEngine
 import ArgumentParser
 import Dispatch
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `aether-tui download`: one variant of an HLS or DASH source with its chosen renditions, into one file.
 struct Download: ParsableCommand {
@@ -105,7 +109,7 @@ struct Download: ParsableCommand {
             if summary.damaged > 0 { _ = fail("note: \(summary.damaged) segment(s) on disk did not check out and were fetched again", code: 0) }
             print("wrote \(TextSanitizer.clean(path)): \(summary.streams) streams, \(ProgressPrinter.size(summary.bytes)), "
                   + "\(summary.fetched) segments fetched, \(summary.kept) kept from an earlier run, \(summary.retries) retries, "
-                  + String(format: "%.1f s", summary.seconds))
+                  + String(cFormat: "%.1f s", summary.seconds))
         } catch {
             bar.finish()
             if interrupt.isCancelled {
@@ -128,7 +132,7 @@ struct Download: ParsableCommand {
             if track.kind != .subtitle, track.bitrate > 0 { words.append("\(track.bitrate / 1000) kb/s") }
             let seconds = track.segments.reduce(0) { $0 + $1.duration }
             words.append("\(track.segments.count) segment\(track.segments.count == 1 ? "" : "s")")
-            words.append(String(format: "%.1f s", seconds))
+            words.append(String(cFormat: "%.1f s", seconds))
             if let first = track.segments.first { words.append(TextSanitizer.clean(String(first.uri.prefix(200)))) }
             lines.append(words.joined(separator: "  "))
         }
@@ -139,9 +143,9 @@ struct Download: ParsableCommand {
     /// `master.m3u8` → `master.mkv` in the current directory (letters, digits, `._-` only).
     static func defaultOutput(for url: String) -> String {
         let path = URLComponents(string: url)?.path ?? ""
-        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let stem = Paths.deletingPathExtension(Paths.lastComponent(path))
         let safe = String(stem.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }
-            .map(Character.init)).trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            .map(Character.init)).trimming(while: { $0 == "." })
         return (safe.isEmpty ? "download" : safe) + ".mkv"
     }
 
@@ -200,7 +204,7 @@ final class ProgressPrinter {
     }
 
     static func line(_ p: DownloadProgress) -> String {
-        var parts = [String(format: "%3d%%", Int((p.fraction * 100).rounded(.down))), size(p.bytes),
+        var parts = [String(cFormat: "%3d%%", Int((p.fraction * 100).rounded(.down))), size(p.bytes),
                      "\(size(Int64(p.rate)))/s", "ETA " + (p.eta.map(clock) ?? "--:--"),
                      "\(p.segmentsDone)/\(p.segmentsTotal) segments"]
         if p.retries > 0 { parts.append("\(p.retries) retries") }
@@ -210,9 +214,9 @@ final class ProgressPrinter {
 
     static func size(_ bytes: Int64) -> String {
         let b = Double(bytes)
-        if b >= 1_073_741_824 { return String(format: "%.2f GiB", b / Double(1 << 30)) }
-        if b >= 1_048_576 { return String(format: "%.1f MiB", b / Double(1 << 20)) }
-        return String(format: "%.0f KiB", b / 1024)
+        if b >= 1_073_741_824 { return String(cFormat: "%.2f GiB", b / Double(1 << 30)) }
+        if b >= 1_048_576 { return String(cFormat: "%.1f MiB", b / Double(1 << 20)) }
+        return String(cFormat: "%.0f KiB", b / 1024)
     }
 
     static func clock(_ seconds: Double) -> String {
@@ -221,6 +225,6 @@ final class ProgressPrinter {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStream.write(text)
     }
 }

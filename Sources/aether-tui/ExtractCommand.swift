@@ -1,6 +1,9 @@
 import AetherEngine
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `aether-tui extract`: one still of a file as PNG, through the engine's FrameExtractor.
 struct Extract: AsyncParsableCommand {
@@ -100,7 +103,7 @@ struct Extract: AsyncParsableCommand {
         switch error {
         case let e as FFmpegError: e.message.isEmpty ? e.description : "\(e.message) (\(e.function))"
         case let e as FrameExtractorError: e.description
-        default: error.localizedDescription
+        default: error.systemReason
         }
     }
 }

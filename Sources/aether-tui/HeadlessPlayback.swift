@@ -2,7 +2,10 @@ import AetherControl
 import AetherEngine
 import AetherInput
 import AetherTUI
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `--vo=null`: plays the playlist with no picture, writes 1 Hz telemetry and one summary per
 /// item as JSON lines (`--stats-file`), answers the IPC socket and MPRIS, stops cleanly on

@@ -1,7 +1,11 @@
+import AetherBase
 import AetherEngine
 import AetherTUI
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -96,7 +100,7 @@ struct Inspect: ParsableCommand {
                 data = try encoder.encode(Whole(format: document.parser.format.rawValue, size: document.source.length,
                                                 nodes: document.wholeTree()))
             }
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
+            StandardStream.writeAll([UInt8](data) + [UInt8(ascii: "\n")], to: STDOUT_FILENO)
         case "packets":
             let probe = try Probe.parse([source, "--packets", "--json", "--count", "all"])
             try probe.run()

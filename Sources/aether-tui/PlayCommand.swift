@@ -4,7 +4,10 @@ import AetherTUI
 import AetherThemes
 import TerminalGraphics
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,7 +50,7 @@ struct Play: ParsableCommand {
         var theme: Theme
         do {
             theme = try ThemeLoader.load(playback.theme ?? "default", environment: env,
-                                         executablePath: Bundle.main.executablePath ?? CommandLine.arguments[0])
+                                         executablePath: ExecutablePath.current ?? CommandLine.arguments[0])
         } catch {
             throw fail("\(error)")
         }

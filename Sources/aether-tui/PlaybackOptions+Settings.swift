@@ -1,7 +1,11 @@
 import AetherControl
 import AetherEngine
 import ArgumentParser
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The settings the options build: the engine's `PlayerOptions`, the subtitle style, the playlist,
 /// how it plays, and the remote services.
@@ -23,7 +27,7 @@ extension PlaybackOptions {
         style.font = subFont
         func number(_ value: Double, _ range: ClosedRange<Double>, _ name: String) throws(ValidationError) -> Double {
             guard let v = try? OutsideValue.finite(value, name: name), range.contains(v) else {
-                throw ValidationError("--\(name) must be between \(range.lowerBound.formatted()) and \(range.upperBound.formatted())")
+                throw ValidationError("--\(name) must be between \(String(cFormat: "%g", range.lowerBound)) and \(String(cFormat: "%g", range.upperBound))")
             }
             return v
         }
@@ -105,8 +109,8 @@ extension PlaybackOptions {
         o.timeshiftDiskBytes = ByteSize.parse(timeshiftDisk) ?? o.timeshiftDiskBytes
         let env = ProcessInfo.processInfo.environment
         let cacheHome = env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? ((env["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".cache")
-        o.timeshiftDirectory = (cacheHome as NSString).appendingPathComponent("aether-tui")
+            ?? Paths.join(Paths.home(environment: env), ".cache")
+        o.timeshiftDirectory = Paths.join(cacheHome, "aether-tui")
         o.variantPreference = VariantPreference(option: hlsBitrate) ?? .auto
         o.videoRange = VideoRangePreference(rawValue: videoRange) ?? .auto
         o.lavfDASH = demuxerLavfDash
@@ -127,7 +131,7 @@ extension PlaybackOptions {
     }
 
     static func languageList(_ text: String) -> [String] {
-        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        text.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
     }
 
     /// The playlist from the arguments (directories and playlist files expanded).

@@ -2,7 +2,10 @@ import AetherControl
 import AetherEngine
 import TerminalGraphics
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Options shared by playback in the TUI and headless (`--vo=null`) modes, named as mpv names them.
 struct PlaybackOptions: ParsableArguments {

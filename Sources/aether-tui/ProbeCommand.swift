@@ -1,7 +1,11 @@
 import AetherEngine
 import AetherStreaming
 import ArgumentParser
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -81,7 +85,7 @@ struct Probe: ParsableCommand {
         var fields: [String: String] = [:]
         for header in httpHeaders {
             guard let colon = header.firstIndex(of: ":") else { throw fail("invalid HTTP header '\(header)': expected 'Field: value'") }
-            fields[header[..<colon].trimmingCharacters(in: .whitespaces)] = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            fields[header[..<colon].trimmingWhitespace()] = header[header.index(after: colon)...].trimmingWhitespace()
         }
         let options: [String: String]
         do { options = try SourceOptions.make(headers: fields) } catch { throw fail("\(error)") }
@@ -211,17 +215,10 @@ final class InspectionOutput {
         if buffer.utf8.count >= 1 << 16 { flush() }
     }
 
-    /// write(2), not FileHandle: a closed pipe (`| head`) must not become a Swift trap.
+    /// write(2): a closed pipe (`| head`) must not become a Swift trap.
     func flush() {
         guard !buffer.isEmpty else { return }
-        let bytes = Array(buffer.utf8)
+        StandardStream.write(buffer)
         buffer = ""
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            offset += n
-        }
     }
 }

@@ -1,5 +1,9 @@
 import AetherEngine
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The human-readable `probe` report. Every string in `MediaInfo` is already sanitised.
 enum ProbeReport {
@@ -66,15 +70,15 @@ enum ProbeReport {
     /// `hh:mm:ss.mmm`; a time out of all reason (a damaged header's 9e18 s) as plain seconds,
     /// never through an integer conversion that could trap.
     static func timestamp(_ seconds: Double) -> String {
-        guard seconds.isFinite, seconds >= 0, seconds < 1e12 else { return String(format: "%.3f s", seconds) }
+        guard seconds.isFinite, seconds >= 0, seconds < 1e12 else { return String(cFormat: "%.3f s", seconds) }
         let ms = Int((seconds * 1000).rounded())
-        return String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+        return String(cFormat: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
     }
 
     private static func kbps(_ bits: Int) -> String { "\(bits / 1000 + (bits % 1000 >= 500 ? 1 : 0)) kb/s" }
 
     private static func fpsText(_ fps: Double) -> String {
-        fps.isFinite && fps == fps.rounded() && abs(fps) < 1e15 ? String(Int(fps)) : String(format: "%.3f", fps)
+        fps.isFinite && fps == fps.rounded() && abs(fps) < 1e15 ? String(Int(fps)) : String(cFormat: "%.3f", fps)
     }
 }
 
@@ -184,7 +188,7 @@ enum InspectionTable {
 
     private static func seconds(_ value: Double?) -> String {
         guard let value, value.isFinite else { return "N/A" }
-        return String(format: "%.6f", value)
+        return String(cFormat: "%.6f", value)
     }
 
     private static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }

@@ -4,7 +4,7 @@ enum TimeArgument: Equatable {
     case percent(Double)
 
     init?(_ text: String) {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingWhitespace()
         if t.hasSuffix("%") {
             guard let p = Double(t.dropLast()), p >= 0, p <= 100 else { return nil }
             self = .percent(p)
@@ -29,4 +29,8 @@ enum TimeArgument: Equatable {
     }
 }
 
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif

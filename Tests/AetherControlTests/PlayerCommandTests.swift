@@ -1,3 +1,4 @@
+import AetherBase
 import AetherEngine
 import AetherTestSupport
 @testable import AetherControl
@@ -87,7 +88,7 @@ import Foundation
 
 struct PropertyValueJSONTests {
     @Test func jsonBooleansAreNotNumbers() throws {
-        let parsed = try JSONSerialization.jsonObject(with: Data(#"[true, 1, 0.5, "x", null]"#.utf8)) as! [Any]
+        let parsed = try #require(try JSONValue.parse(Array(#"[true, 1, 0.5, "x", null]"#.utf8)).array)
         #expect(parsed.map { PropertyValue(json: $0) } == [.bool(true), .number(1), .number(0.5), .string("x"), PropertyValue.none])
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `CLOCK_MONOTONIC` in nanoseconds and seconds.
 public enum MonotonicClock {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where code that decides by time reads it: the one clock type of the code base (NIO's
 /// `NIODeadline` behind an injectable loop, ffplay's `Clock` fed by one time function).

@@ -1,5 +1,8 @@
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What other threads hand the IPC server's thread: the host's events and command results
 /// (posted from the host's thread, which must never wait on a socket) and the order to stop.

@@ -1,5 +1,8 @@
 import AetherBase
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// mpv's JSON IPC (`--input-ipc-server=PATH`): a Unix socket, mode 0600, where scripts get and
@@ -43,14 +46,12 @@ public final class IPCServer: Sendable {
         // The thread takes the listening socket out of this box: the closure, which Foundation
         // keeps a moment after the thread ends, must not hold it open past `stop()`.
         let handOff = Guarded<OwnedDescriptor?>(listener)
-        let thread = Thread {
+        OSThread.start(name: "aether-ipc") {
             if let listener = handOff.withLock({ box in defer { box = nil }; return box }) {
                 IPCLoop(listener: listener, identity: identity, path: absolute, hub: hub, mailbox: mailbox, limits: limits).run()
             }   // the loop and its sockets are released here, before the thread says it has ended
             done.update { $0 = true }
         }
-        thread.name = "aether-ipc"
-        thread.start()
     }
 
     deinit { stop() }

@@ -1,5 +1,8 @@
 import AetherBase
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One IPC client's side of mpv's JSON protocol, with no socket: lines in, reply and event lines
 /// and player commands out. The server owns one per connection and runs it on its thread.
@@ -194,7 +197,7 @@ struct IPCSession {
     /// A line in input.conf syntax: run when it parses, never answered (mpv only logs a bad one).
     private func textCommand(_ bytes: some Collection<UInt8>) -> [Action] {
         guard let line = String(validating: bytes, as: UTF8.self),
-              let command = try? PlayerCommand.parse(line.trimmingCharacters(in: .whitespacesAndNewlines)) else { return [] }
+              let command = try? PlayerCommand.parse(line.trimmingWhitespaceAndNewlines()) else { return [] }
         return [.run(command, nil)]
     }
 
@@ -279,7 +282,7 @@ struct IPCSession {
     static func text(_ value: PropertyValue, property: String) -> String {
         switch value {
         case .number(let n) where !integerProperties.contains(property) && n.isFinite:
-            return String(format: "%.6f", n)
+            return String(cFormat: "%.6f", n)
         default:
             return value.description
         }

@@ -1,4 +1,8 @@
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why the IPC socket could not be set up: the failing call and the system's words for it.
 public struct IPCServerError: Error, Equatable, CustomStringConvertible {
@@ -68,7 +72,7 @@ enum UnixSocket {
             replacing = false
         }
 
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = Paths.deletingLastComponent(path)
         var template = Array((directory + "/.aether-ipc-XXXXXX").utf8CString)
         guard mkdtemp(&template) != nil else { throw IPCServerError("mkdtemp", directory, errno: errno) }
         let privateDirectory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

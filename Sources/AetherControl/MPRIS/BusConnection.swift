@@ -1,6 +1,9 @@
 import AetherEngine
 import CSystemd
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An sd-bus call that failed: the function and its negative errno, with strerror's words.
 public struct BusError: Error, Equatable, CustomStringConvertible {

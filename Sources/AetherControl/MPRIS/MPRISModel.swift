@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A D-Bus value of the types MPRIS uses.
 enum BusValue: Equatable, Sendable {

@@ -1,6 +1,10 @@
+import AetherBase
 import AetherEngine
 import CSystemd
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The MPRIS server: `org.mpris.MediaPlayer2` and `org.mpris.MediaPlayer2.Player` on the
@@ -145,12 +149,10 @@ final class BusThread: Sendable {
     private let state = GuardedCondition<(started: Start?, finished: Bool)>((nil, false))
 
     init(core: MPRISCore, address: String?) {
-        let thread = Thread { [self] in
+        OSThread.start(name: "aether-mpris") { [self] in
             run(core: core, address: address)
             state.update { $0.finished = true }
         }
-        thread.name = "aether-mpris"
-        thread.start()
     }
 
     func waitUntilStarted() -> Start {

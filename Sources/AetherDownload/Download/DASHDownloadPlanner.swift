@@ -1,6 +1,9 @@
 import AetherMedia
 import AetherStreaming
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Turns a static DASH manifest into a ``DownloadPlan`` through ``DownloadPlanner``: every video
 /// representation (periods joined, ``DASHManifest/tracks``) is a variant, each audio adaptation

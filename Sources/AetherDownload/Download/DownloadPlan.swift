@@ -1,5 +1,8 @@
 import AetherStreaming
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What `aether-tui download` fetches, whatever the source's format: one video track and the
 /// chosen audio and subtitle tracks, each a list of segments to fetch in order and join. HLS

@@ -1,6 +1,9 @@
 import AetherMedia
 import AetherStreaming
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Makes a ``DownloadPlan`` from what a source offers, whatever its format: video variants
 /// (``StreamVariant``: an HLS master's `EXT-X-STREAM-INF`s, a DASH manifest's video

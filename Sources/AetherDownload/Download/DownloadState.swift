@@ -1,5 +1,8 @@
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The journal of a download in progress (`PATH.part/state`): which segments are on disk, with
 /// their size and SHA-256, for the plan it was written for. Text, one record a line, appended
@@ -148,10 +151,12 @@ final class PartDirectory {
         if journal >= 0 { close(journal); journal = -1 }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         for name in entries {
-            // removeItem unlinks a symbolic link itself, never what it points at.
-            do { try FileManager.default.removeItem(atPath: path + "/" + name) } catch {
-                throw DownloadError("cannot clear '\(TextSanitizer.clean(path))': \(error.localizedDescription)")
-            }
+            // unlink removes a symbolic link itself, never what it points at; a directory goes whole.
+            let target = path + "/" + name
+            if unlink(target) == 0 || errno == ENOENT { continue }
+            let why = String(cString: strerror(errno))
+            if errno == EISDIR, (try? FileManager.default.removeItem(atPath: target)) != nil { continue }
+            throw DownloadError("cannot clear '\(TextSanitizer.clean(path))': \(why)")
         }
     }
 

@@ -3,7 +3,10 @@ import AetherMedia
 import AetherStreaming
 import AetherSubtitles
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where a download stands, after each segment (for the progress bar).
 public struct DownloadProgress: Sendable, Equatable {

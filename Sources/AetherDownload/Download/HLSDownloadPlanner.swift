@@ -1,6 +1,9 @@
 import AetherMedia
 import AetherStreaming
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Turns an HLS source (a master playlist, or one media playlist) into a ``DownloadPlan``: the
 /// variant `--hls-bitrate`/`--video-range` choose, the audio and subtitle renditions

@@ -1,6 +1,9 @@
 import AetherMedia
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Tracks that go on in the stream of the one before (``DownloadTrack/continues``: a later DASH
 /// period with an init section of its own) and how their streams join it.

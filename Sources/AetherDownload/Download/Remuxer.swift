@@ -1,6 +1,10 @@
 import AetherMedia
 import CFFmpeg
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads a track's downloaded segment files one after another as one stream (an init section
 /// first when there is one), behind an `AVIOContext` it owns: the segments are joined without a
@@ -74,7 +78,7 @@ final class SegmentChainInput {
                     return aether_AVERROR(EIO)
                 }
             }
-            let n = Foundation.read(fd, out, wanted)
+            let n = Glibc.read(fd, out, wanted)
             if n > 0 { return Int32(n) }
             if n < 0, errno == EINTR { continue }
             close(fd)
@@ -210,7 +214,7 @@ enum Remuxer {
 
     /// `mp4` when the path ends in `.mp4` (case-insensitive), else `matroska`.
     static func container(for path: String) -> String {
-        (path as NSString).pathExtension.lowercased() == "mp4" ? "mp4" : "matroska"
+        Paths.pathExtension(path).lowercased() == "mp4" ? "mp4" : "matroska"
     }
 
     /// Writes `inputs` (subtitle inputs already on the shifted timeline: `subtitleShift` is not

@@ -1,6 +1,9 @@
 import AetherBase
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Cancel flag and read deadline polled by libavformat's interrupt callback, so that a stalled

@@ -1,4 +1,8 @@
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// What every source is opened with: validated HTTP headers and an explicit protocol whitelist,
@@ -90,15 +94,15 @@ public enum SourceOptions {
         }
         return fields.compactMap { field in
             guard let colon = field.firstIndex(of: ":") else { return nil }
-            let name = field[..<colon].trimmingCharacters(in: .whitespaces)
-            let value = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let name = field[..<colon].trimmingWhitespace()
+            let value = field[field.index(after: colon)...].trimmingWhitespace()
             return name.isEmpty ? nil : (name, value)
         }
     }
 
     private static func startsField(_ piece: String) -> Bool {
         guard let colon = piece.firstIndex(of: ":") else { return false }
-        let name = piece[..<colon].trimmingCharacters(in: .whitespaces)
+        let name = piece[..<colon].trimmingWhitespace()
         return (try? validate(name: name, value: "")) != nil
     }
 }

@@ -1,5 +1,8 @@
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes ``StillImage``s as PNG files with libavcodec's `png` encoder (RGB24, lossless).
 public enum PNGWriter {

@@ -1,4 +1,8 @@
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// File names for stills, mpv-like: `aether-tui-<name>-<time>.png`, where `<name>` is the
 /// source's file name without its extension (sanitised: no control characters, no path
@@ -6,16 +10,16 @@ import Foundation
 public enum StillFileName {
     public static func make(source: String, seconds: Double, extension ext: String = "png") -> String {
         let last = URL(string: source)?.scheme.map { _ in URL(string: source)?.lastPathComponent ?? source }
-            ?? (source as NSString).lastPathComponent
-        var name = TextSanitizer.clean((last as NSString).deletingPathExtension)
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: " ", with: "_")
+            ?? Paths.lastComponent(source)
+        var name = TextSanitizer.clean(Paths.deletingPathExtension(last))
+            .replacingAll("/", with: "_")
+            .replacingAll(" ", with: "_")
         if name.isEmpty || name == "." || name == ".." { name = "still" }
         return "aether-tui-\(String(name.prefix(120)))-\(time(seconds)).\(ext)"
     }
 
     static func time(_ seconds: Double) -> String {
         let ms = Int(saturating: ((seconds.isFinite ? max(0, seconds) : 0) * 1000).rounded())
-        return String(format: "%02d-%02d-%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+        return String(cFormat: "%02d-%02d-%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
     }
 }

@@ -1,6 +1,9 @@
 import AetherBase
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The app's log (`--log-file`): every layer's own lines (``write(_:_:)``) and libav*'s
@@ -41,7 +44,7 @@ public enum AppLog {
     public static func write(_ component: String, _ message: String) {
         sink.withLock { file in
             guard let file else { return }
-            let t = String(format: "%.3f", MonotonicClock.seconds() - processStart)
+            let t = String(cFormat: "%.3f", MonotonicClock.seconds() - processStart)
             fputs("[\(component) \(t)] \(message)\n", file.handle)
         }
     }

@@ -1,4 +1,5 @@
-import Foundation
+import AetherBase
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,12 +13,9 @@ import Glibc
 public enum PeakMemory {
     /// KiB; `ru_maxrss` where `/proc` cannot be read.
     public static func residentKiB() -> Int {
-        if let status = FileHandle(forReadingAtPath: "/proc/self/status") {
-            defer { try? status.close() }
-            // The file is about 1.5 KiB; VmHWM is in its first half.
-            if let data = try? status.read(upToCount: 16 << 10), let kib = vmHWM(String(decoding: data, as: UTF8.self)) {
-                return kib
-            }
+        // The file is about 1.5 KiB; VmHWM is in its first half.
+        if let data = FileBytes.prefix(path: "/proc/self/status", limit: 16 << 10), let kib = vmHWM(String(decoding: data, as: UTF8.self)) {
+            return kib
         }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)

@@ -1,5 +1,9 @@
 import CFFmpeg
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How network sources are fetched: what every request carries, how long a read may wait, and
 /// how hard a broken transfer is retried.
@@ -53,7 +57,7 @@ public struct NetworkSettings: Sendable, Equatable {
         // The network layer's own reason (a refusal, a transfer that gave up) is specific already.
         if error.function == "network" { return error.message }
         if error.code == aether_AVERROR_EXIT(), let openDeadline, isNetwork(url) {
-            return "no complete answer within \(String(format: "%g", openDeadline)) s"
+            return "no complete answer within \(String(cFormat: "%g", openDeadline)) s"
         }
         return RedirectProbe.explain(error: error.code, url: url, options: options, interrupt: InterruptToken(), timeout: timeout)
             ?? error.message

@@ -1,5 +1,9 @@
 import CFFmpeg
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why an HTTP(S) open failed, when libavformat's words say nothing: its http protocol follows
 /// redirects by itself and, past 8 of them, fails with "Input/output error"; a redirect to
@@ -80,7 +84,7 @@ package enum RedirectProbe {
         for line in lines.dropFirst() {
             let pair = line.split(separator: ":", maxSplits: 1)
             if pair.count == 2, pair[0].lowercased() == "location" {
-                return pair[1].trimmingCharacters(in: .whitespaces)
+                return pair[1].trimmingWhitespace()
             }
         }
         return nil

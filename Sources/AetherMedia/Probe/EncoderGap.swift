@@ -1,5 +1,8 @@
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The encoder delay and padding a player must trim for a track to join the next without a gap,
 /// where libavformat and libavcodec leave them: they trim LAME/Xing MP3s, Opus pre-skip and end

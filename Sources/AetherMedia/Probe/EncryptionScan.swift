@@ -1,4 +1,8 @@
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Finds CENC-protected tracks in an MP4/MOV header by its boxes: an `encv`/`enca` sample entry
 /// and the `schm` scheme (`cenc`, `cbcs` …). libavformat hides them (it maps the entry to the
@@ -16,10 +20,8 @@ public enum EncryptionScan {
 
     /// Scans the first `window` bytes of a local file; nil when nothing is encrypted.
     public static func scan(path: String) -> Finding? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: window) else { return nil }
-        return scan(bytes: [UInt8](data))
+        guard let data = FileBytes.prefix(path: path, limit: window) else { return nil }
+        return scan(bytes: data)
     }
 
     /// How deep the walk goes (a scheme sits nine boxes down: moov trak mdia minf stbl stsd

@@ -1,5 +1,9 @@
 import CFFmpeg
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A file's loudness tags, as ReplayGain gains (dB to the ReplayGain 2.0 reference, -18 LUFS) and
 /// peaks (linear, 1 is full scale): `REPLAYGAIN_TRACK_GAIN`/`_PEAK` and `REPLAYGAIN_ALBUM_GAIN`/
@@ -39,23 +43,23 @@ public struct ReplayGainTags: Codable, Sendable, Equatable {
     /// `-6.00 dB`, `+2.5dB`, `-6`: a decimal with an optional sign and unit; nil otherwise or
     /// out of range.
     package static func gain(_ text: String) -> Double? {
-        var t = Substring(text.prefix(64)).trimmingCharacters(in: .whitespaces)[...]
+        var t = Substring(text.prefix(64)).trimmingWhitespace()[...]
         if t.lowercased().hasSuffix("db") { t = t.dropLast(2) }
-        t = Substring(t.trimmingCharacters(in: .whitespaces))
+        t = Substring(t.trimmingWhitespace())
         guard let v = decimal(t), gains.contains(v) else { return nil }
         return v
     }
 
     /// `0.988525`: a positive decimal; nil otherwise or out of range.
     package static func peak(_ text: String) -> Double? {
-        guard let v = decimal(Substring(text.prefix(64)).trimmingCharacters(in: .whitespaces)[...]), peaks.contains(v) else { return nil }
+        guard let v = decimal(Substring(text.prefix(64)).trimmingWhitespace()[...]), peaks.contains(v) else { return nil }
         return v
     }
 
     /// `R128_*_GAIN`: a signed integer of Q7.8 dB (-32768…32767) relative to -23 LUFS, as a
     /// ReplayGain gain (+5 dB).
     package static func r128(_ text: String) -> Double? {
-        let t = text.prefix(16).trimmingCharacters(in: .whitespaces)
+        let t = text.prefix(16).trimmingWhitespace()
         guard let q = Int(t), (-32768...32767).contains(q) else { return nil }
         return Double(q) / 256 + 5
     }

@@ -97,7 +97,7 @@ public enum OutsideValue {
     /// one: UTC), as seconds since 1970: years 1970…9999, each field in its range, at most 64
     /// bytes; else a refusal.
     public static func dateTime(_ text: String, name: String) throws(Refusal) -> Double {
-        let t = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+        let t = Array(text.trimmingWhitespace().utf8)
         let refusal = Refusal("'\(name)': '\(TextSanitizer.clean(String(decoding: t.prefix(40), as: UTF8.self)))' is not a date")
         guard t.count >= 19, t.count <= 64 else { throw refusal }
         func digits(_ at: Int, _ count: Int) -> Int? {

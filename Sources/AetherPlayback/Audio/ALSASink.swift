@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import CALSA
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Plays through an ALSA PCM device; owns the `snd_pcm_t` and closes it exactly once.

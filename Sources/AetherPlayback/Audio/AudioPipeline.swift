@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The audio pipeline: owns the audio decoder (its thread's alone; it changes with the track),
 /// the device (``AudioSink``) and the tap of what it plays. It takes packets of the current

@@ -1,5 +1,8 @@
 import AetherBase
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The most recent samples the audio thread wrote to the device, mixed to mono, with the media
 /// time each run of them plays at: what a visualisation (spectrum, level meter) reads to show

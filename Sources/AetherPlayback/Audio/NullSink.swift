@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A sink that plays nothing but paces like a device with `bufferSeconds` of buffer, so headless
 /// playback with `--ao=null` still runs in real time.

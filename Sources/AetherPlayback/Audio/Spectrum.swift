@@ -1,6 +1,9 @@
 import AetherMedia
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The spectrum of a window of mono samples in log-spaced bands, each a level from 0 (at or
 /// below ``floorDB``) to 1 (a full-scale sine), through libavutil's real FFT (`av_tx`,

@@ -1,5 +1,8 @@
 import AetherBase
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A blocking FIFO bounded by count and by a per-item cost (bytes, seconds), shared by exactly one
 /// producer thread and one consumer thread. `flush()` empties it (seek); `close()` wakes everyone

@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension PlaybackSession {
     /// Consecutive failed reads (damaged data the demuxer cannot resync past) that end the input.
@@ -231,9 +234,9 @@ extension PlaybackSession {
             let reached = max(c.demuxedUntil, lastAny)
             let short = (info.duration ?? 0) - reached
             if let readError {
-                c.endedEarlyMessage = "read error at \(String(format: "%.2f", c.demuxedUntil)) s: \(readError)"
+                c.endedEarlyMessage = "read error at \(String(cFormat: "%.2f", c.demuxedUntil)) s: \(readError)"
             } else if endTime == nil, short > 1.0 {
-                c.endedEarlyMessage = String(format: "file ends at %.2f s of %.2f s (truncated?)", reached, info.duration ?? 0)
+                c.endedEarlyMessage = String(cFormat: "file ends at %.2f s of %.2f s (truncated?)", reached, info.duration ?? 0)
             }
             return (c.serial, ExternalAudio.isExternal(c.audioStreamIndex))
         }
@@ -268,7 +271,7 @@ extension PlaybackSession {
                 try format.seek(toSeconds: max(0, target - (mode == .exact ? preroll : 0)), stream: changesCodec ? audio : nil)
             }
         } catch {
-            warn("seek to \(String(format: "%.2f", target)) s failed: \(error.message)")
+            warn("seek to \(String(cFormat: "%.2f", target)) s failed: \(error.message)")
         }
         let clockSerial = clock.reset(to: target)
         let hasVideo = videoDecoder != nil
@@ -285,7 +288,7 @@ extension PlaybackSession {
             if c.state != .ended { c.endedEarlyMessage = nil }
         }
         subtitles.seeked(to: target)
-        AppLog.write("demux", "seek to \(String(format: "%.3f", target)) s (\(mode.rawValue)\(preroll > 0 ? ", from \(preroll) s before" : "")), serial \(serial)")
+        AppLog.write("demux", "seek to \(String(cFormat: "%.3f", target)) s (\(mode.rawValue)\(preroll > 0 ? ", from \(preroll) s before" : "")), serial \(serial)")
     }
 }
 
@@ -316,7 +319,7 @@ extension PlaybackSession {
                     local = l
                     file.select(local: l)
                     do { try file.format.seek(toSeconds: c.readFrom) } catch {
-                        warn("audio file: seek to \(String(format: "%.2f", c.readFrom)) s failed: \(error.message)")
+                        warn("audio file: seek to \(String(cFormat: "%.2f", c.readFrom)) s failed: \(error.message)")
                     }
                 }
                 continue

@@ -1,6 +1,9 @@
 import AetherMedia
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An audio file played with the main source's picture (mpv's `--audio-file`): its own demuxer,
 /// opened with the main source's rules (protocol whitelist, headers, deadlines), whose audio

@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Which session may stop an audio device: the one that opened it, until its sound is all
 /// written and it hands the device to the next playlist item (gapless, `--gapless-audio`).
@@ -65,7 +68,7 @@ extension PlaybackSession {
             c.muted = muted
             c.heldForHandoff = false
         }
-        AppLog.write("gapless", String(format: "the next item continues the device; this one's last sample is heard in %.3f s", left))
+        AppLog.write("gapless", String(cFormat: "the next item continues the device; this one's last sample is heard in %.3f s", left))
         return left
     }
 

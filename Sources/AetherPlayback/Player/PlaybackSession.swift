@@ -3,7 +3,10 @@ import AetherMedia
 import AetherStreaming
 import AetherSubtitles
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// What moves between the demux, decode and present threads: a payload or an end marker,
@@ -308,7 +311,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             }
             if let change {
                 clock.setPaused(change)
-                AppLog.write("cache", change ? "buffering: the demuxer is \(String(format: "%.2f", control.read { $0.demuxedUntil } - now)) s ahead" : "buffered: playing on")
+                AppLog.write("cache", change ? "buffering: the demuxer is \(String(cFormat: "%.2f", control.read { $0.demuxedUntil } - now)) s ahead" : "buffered: playing on")
             }
         }
     }

@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Gapless playback (`--gapless-audio`, mpv's): the next playlist item is opened while this one
 /// plays, its sound decoded ahead; when this one's last sample is written, the next one's are
@@ -37,7 +40,7 @@ extension Player {
         upcoming.withLock { $0 = Upcoming(url: url, token: token, session: nil) }
         let delay = subtitleDelayStore, divisor = frameDivisorStore
         let opening = options
-        let thread = Thread { [weak self] in
+        OSThread.start(name: "aether.prepare") { [weak self] in
             let next: PlaybackSession
             do {
                 let opened = try SourceOpener.open(url: url, options: opening, continuing: s.sink)
@@ -68,8 +71,6 @@ extension Player {
             s.successor.withLock { $0 = next }
             AppLog.write("gapless", "'\(TextSanitizer.clean(url))' prepared: its sound waits for this item's last sample")
         }
-        thread.name = "aether.prepare"
-        thread.start()
     }
 
     /// The URL prepared or being prepared (nil: none).

@@ -1,6 +1,9 @@
 import AetherBase
 import AetherSubtitles
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The player's subtitle tracks, cues, delay and lyrics (of the session playing).
 extension Player {

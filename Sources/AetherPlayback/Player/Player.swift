@@ -2,7 +2,10 @@ import AetherBase
 import AetherMedia
 import AetherStreaming
 import AetherSubtitles
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The engine's public face: load a source, control transport, read state and telemetry.
 /// No terminal knowledge; a host (the TUI, the headless CLI, a test) drives it.
@@ -410,7 +413,7 @@ public final class Player: Sendable {
         t.rate = c.rate
         t.volume = c.volume
         t.muted = c.muted
-        t.replayGain = s.replayGain.source.map { String(format: "%@ %+.2f dB", $0, s.replayGain.db) }
+        t.replayGain = s.replayGain.source.map { $0 + String(cFormat: " %+.2f dB", s.replayGain.db) }
         t.audioXruns = (s.sink as? ALSASink)?.xruns ?? 0
         t.buffering = c.buffering
         t.rebuffers = c.rebuffers

@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// One seek generation after another (ffplay's serial model): the seek asked for, the one the
@@ -330,7 +333,7 @@ final class SessionThreads: Sendable {
             $0.unjoined += 1
         }
         let onStart = EngineThreads.startHook
-        let t = Thread { [self] in
+        OSThread.start(name: name) { [self] in
             onStart?()
             body()
             state.update {
@@ -338,9 +341,6 @@ final class SessionThreads: Sendable {
                 $0.ended += 1
             }
         }
-        t.name = name
-        t.qualityOfService = .userInteractive
-        t.start()
     }
 
     /// Waits until every started thread has ended, at most `timeout` seconds; returns the

@@ -3,7 +3,11 @@ import AetherMedia
 import AetherStreaming
 import AetherSubtitles
 import CFFmpeg
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 // Reading HLS masters and DASH manifests ahead of libavformat, and the bit-rate switchers made of them.
@@ -21,7 +25,7 @@ extension SourceOpener {
             throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(what) \(error.message)")
         } catch where error.code == aether_AVERROR_EXIT() && !interrupt.isCancelled {
             // The open deadline passed (a server that drips): libavformat would wait as long again.
-            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the \(what) did not arrive within \(String(format: "%g", timeout)) s")
+            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the \(what) did not arrive within \(String(cFormat: "%g", timeout)) s")
         } catch {
             return nil
         }

@@ -3,7 +3,10 @@ import AetherMedia
 import AetherStreaming
 import AetherSubtitles
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 extension SourceOpener {

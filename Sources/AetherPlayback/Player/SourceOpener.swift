@@ -3,7 +3,11 @@ import AetherMedia
 import AetherStreaming
 import AetherSubtitles
 import CFFmpeg
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Everything opening a source decided, handed to the ``PlaybackSession`` that plays it: the
@@ -252,7 +256,7 @@ enum SourceOpener {
         let timeshift: TimeshiftBuffer?
         if isLive, options.timeshiftSeconds > 0 {
             let memory = max(1 << 20, options.timeshiftMemoryBytes)
-            let parent = options.timeshiftDirectory ?? NSTemporaryDirectory() + "aether-timeshift"
+            let parent = options.timeshiftDirectory ?? Paths.temporaryDirectory(environment: ProcessInfo.processInfo.environment) + "aether-timeshift"
             TimeshiftBuffer.removeStale(in: parent)
             let disk = TimeshiftBuffer.diskLimit(asked: options.timeshiftDiskBytes, directory: parent)
             AppLog.write("live", "timeshift: \(options.timeshiftSeconds) s, \(memory >> 20) MiB in memory, at most \(disk >> 20) MiB on disk in \(TextSanitizer.clean(parent))")
@@ -353,7 +357,7 @@ enum SourceOpener {
         }
         if audioDecoder == nil { audioIndex = nil }
         if videoDecoder == nil && audioDecoder == nil {
-            let why = warnings.last.map { ": " + $0.replacingOccurrences(of: "; playing without sound", with: "") }
+            let why = warnings.last.map { ": " + $0.replacingAll("; playing without sound", with: "") }
                 ?? ": no decodable audio or video stream"
             throw PlayerError("nothing to play in '\(TextSanitizer.clean(url))'\(why)")
         }

@@ -1,22 +1,24 @@
+import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `--stats-file`: telemetry as JSON lines at 1 Hz (`{"telemetry": …}`) and one final
 /// `{"summary": …}` line, for whichever host plays (headless or the TUI).
 public final class StatsFile {
-    private let handle: FileHandle
+    private let fd: Int32
     private let encoder = JSONEncoder()
 
     public init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-              let h = FileHandle(forWritingAtPath: path) else {
-            throw PlayerError("cannot write stats file '\(path)'")
-        }
-        handle = h
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw PlayerError("cannot write stats file '\(path)': \(String(cString: strerror(errno)))") }
+        self.fd = fd
         encoder.outputFormatting = [.sortedKeys]
     }
 
-    deinit { try? handle.close() }
+    deinit { close(fd) }
 
     /// Variant switches already written (of the current item).
     private var switchesWritten = 0
@@ -47,7 +49,7 @@ public final class StatsFile {
 
     public func write<T: Encodable>(_ key: String, _ value: T) {
         guard let data = try? encoder.encode([key: value]) else { return }
-        handle.write(data + Data("\n".utf8))
+        StandardStream.writeAll([UInt8](data) + [UInt8(ascii: "\n")], to: fd)
     }
 }
 

@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The engine's 1 Hz view of itself (AetherEngine's LiveTelemetry plus the `[SWDiag]` fields).

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The last half minute of 1 Hz telemetry (a host's sparklines): bit rate, A/V gap, frame rate
 /// and the bytes the host wrote to its terminal each second.

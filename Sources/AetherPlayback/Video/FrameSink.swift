@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import AetherSubtitles
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Which hand-over a frame was: the seek generation it belongs to and its place in the
 /// session's sequence of hand-overs. A host quotes it back in its ``FrameReport``.

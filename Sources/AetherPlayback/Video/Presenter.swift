@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import AetherSubtitles
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The presenter: owns the present thread, the host's ``FrameSink`` and what the host reports
 /// back. It takes decoded frames off the frame queue, waits until the clock reaches each one
@@ -102,7 +105,7 @@ final class Presenter: Sendable {
                 continue
             }
             if shownSerial != c.serial {
-                AppLog.write("present", "first frame of serial \(c.serial) at \(String(format: "%.3f", frame.pts)) s (\(frame.hasPixels ? "\(frame.width)x\(frame.height)" : "no pixels"))")
+                AppLog.write("present", "first frame of serial \(c.serial) at \(String(cFormat: "%.3f", frame.pts)) s (\(frame.hasPixels ? "\(frame.width)x\(frame.height)" : "no pixels"))")
                 _ = frames.pop(timeout: 0)
                 show(frame, c)
                 telemetry.presented(gap: nil)

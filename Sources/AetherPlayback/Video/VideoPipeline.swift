@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The video pipeline: owns the video decoder (its thread's alone once started), the size the
 /// host wants pictures at, the picture memory and the decoder's status for telemetry. It
@@ -140,7 +143,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
                     return
                 }
                 let first = !c.seek.firstFrameSeen && control.withLock { $0.seek.sawFirstFrame(serial: serial) }
-                if first { AppLog.write("vd", "first frame of serial \(serial) decoded at \(String(format: "%.3f", pts)) s") }
+                if first { AppLog.write("vd", "first frame of serial \(serial) decoded at \(String(cFormat: "%.3f", pts)) s") }
                 if let end = endTime, pts >= end { reachedEnd = true; return }
                 let verdict = cadence.admits(frameAt: pts)
                 if verdict.droppedBehind > 0 { telemetry.droppedEarly(verdict.droppedBehind) }

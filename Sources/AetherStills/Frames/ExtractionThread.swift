@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Which request is current. Each request takes the next number; work for an older number stops
@@ -90,10 +93,7 @@ final class ExtractionThread<Context: ThreadConfinedContext>: Sendable {
 
     /// Starts the thread; `makeContext` runs on it, so the context never leaves it.
     init(name: String, makeContext: @escaping @Sendable () -> Context) {
-        let thread = Thread { [self] in run(makeContext) }
-        thread.name = name
-        thread.stackSize = 4 << 20
-        thread.start()
+        OSThread.start(name: name, stackSize: 4 << 20) { [self] in run(makeContext) }
     }
 
     /// Queues `job`; false once the thread is stopping (the job will never run).

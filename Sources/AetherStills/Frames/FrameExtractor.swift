@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Thumbnails and exact snapshots of a source, taken with its own demuxer and decoder: a
 /// preview decode never touches playback (the picture on screen, the clock, the audio).

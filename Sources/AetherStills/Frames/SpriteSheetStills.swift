@@ -2,7 +2,10 @@ import AetherBase
 import AetherMedia
 import AetherStreaming
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Stills cut from the sprite sheets of an adaptive stream's thumbnail track (``SpriteTrack``,
 /// what the manifest describes: a DASH-IF image adaptation set, an HLS

@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The kept window of a live stream: every demuxed packet, in order, so that pause, rewind and
 /// scrubbing work inside the window while the capture goes on at the live edge.
@@ -102,7 +105,7 @@ package final class TimeshiftBuffer: Sendable {
         var path = directory
         var fs = statvfs()
         while statvfs(path, &fs) != 0 {
-            let parent = (path as NSString).deletingLastPathComponent
+            let parent = Paths.deletingLastComponent(path)
             guard !parent.isEmpty, parent != path else { return Int(clamping: max(0, asked)) }
             path = parent
         }
@@ -407,7 +410,7 @@ extension TimeshiftBuffer {
 public enum ByteSize {
     /// The size in bytes; nil for anything else (negative, not finite, over 1 PiB).
     public static func parse(_ text: String) -> Int64? {
-        var number = text.trimmingCharacters(in: .whitespaces).lowercased()
+        var number = text.trimmingWhitespace().lowercased()
         var scale = 1.0
         for (suffixes, factor) in [(["kib", "kb", "k"], 1024.0), (["mib", "mb", "m"], 1048576.0),
                                    (["gib", "gb", "g"], 1073741824.0), (["tib", "tb", "t"], 1099511627776.0)] {

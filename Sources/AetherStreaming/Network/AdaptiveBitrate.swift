@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Every threshold of bit-rate switching, in one place tests can vary.
 public struct AdaptivePolicy: Sendable, Equatable {
@@ -134,7 +137,7 @@ public enum AdaptiveRule {
         let trusted = estimate + max(0, lately - estimate) * depth
         let low = min(trusted, positive(recent) ?? trusted)
         func fetch(_ r: Int) -> Double { rates[r] * segment / low }
-        let mbps = { (v: Double) in String(format: "%.2f Mb/s", v / 1e6) }
+        let mbps = { (v: Double) in String(cFormat: "%.2f Mb/s", v / 1e6) }
         // Running dry: the best rung whose segment loads within half of what is buffered.
         // A segment that loads in under 3/4 of its own length refills even an empty buffer (after
         // a seek, at start), so it may stay.
@@ -142,7 +145,7 @@ public enum AdaptiveRule {
         if buffer < policy.emergencyBuffer, fetch(current) > room {
             let best = (0..<current).last { fetch($0) <= room } ?? 0
             if best < current {
-                return Decision(rung: best, reason: String(format: "buffer %.1f s, throughput %@", buffer, mbps(low)))
+                return Decision(rung: best, reason: String(cFormat: "buffer %.1f s, throughput ", buffer) + mbps(low))
             }
         }
         // The link no longer carries this rate.
@@ -170,7 +173,7 @@ public enum AdaptiveRule {
         }) else {
             return nil
         }
-        return Decision(rung: best, reason: String(format: "throughput %@, buffer %.1f s", mbps(trusted), buffer))
+        return Decision(rung: best, reason: "throughput \(mbps(trusted))" + String(cFormat: ", buffer %.1f s", buffer))
     }
 
     /// At most `limit` rungs of `rates` (ascending): the lowest, the highest, and the rest spread

@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The ladder's other playlists: loading and refreshing them (live), and finding the anchor's segment in them.
 extension AdaptiveSwitcher {

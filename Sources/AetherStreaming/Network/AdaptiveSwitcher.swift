@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Switches an HLS stream (or a DASH one translated to HLS playlists whose fMP4 segments are
 /// served as MPEG-TS, ``DASHPlaylists``) between variants at segment boundaries while it plays.
@@ -309,9 +312,8 @@ package final class AdaptiveSwitcher: Sendable {
             s.current = rung
             s.lastSwitch = now
             s.measuredSinceSwitch = 0
-            AppLog.write("abr", String(format: "segment at %.1f s%@: variant %d (%d b/s) -> %d (%d b/s): %@",
-                                          position, isLive ? " (#\(segment.sequence))" : "", change.fromVariant, change.fromBandwidth,
-                                          change.toVariant, change.toBandwidth, change.reason))
+            AppLog.write("abr", String(cFormat: "segment at %.1f s", position) + (isLive ? " (#\(segment.sequence))" : "")
+                         + ": variant \(change.fromVariant) (\(change.fromBandwidth) b/s) -> \(change.toVariant) (\(change.toBandwidth) b/s): \(change.reason)")
         }
     }
 
@@ -344,7 +346,7 @@ package final class AdaptiveSwitcher: Sendable {
             state.withLock { $0.measuredSinceSwitch += 1 }
         }
         record(to: pick, segment: segment, position: position,
-               reason: String(format: "abandoned a segment: throughput %.2f Mb/s, %.1f s left to load, buffer %.1f s", rate / 1e6, remaining, buffer),
+               reason: String(cFormat: "abandoned a segment: throughput %.2f Mb/s, %.1f s left to load, buffer %.1f s", rate / 1e6, remaining, buffer),
                buffer: buffer, now: now)
         return fetching(target, rung: pick, anchorURL: plan.anchorURL)
     }

@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension DASHManifest {
     /// Inheritable addressing: the attributes and children of `SegmentTemplate`, `SegmentList`
@@ -349,7 +353,7 @@ extension DASHManifest {
 
         func integer(_ text: String?, _ range: ClosedRange<Int>, _ name: String) throws(OutsideValue.Refusal) -> Int? {
             guard let text else { return nil }
-            return try OutsideValue.integer(text.trimmingCharacters(in: .whitespaces), in: range, name: name)
+            return try OutsideValue.integer(text.trimmingWhitespace(), in: range, name: name)
         }
 
         func seconds(_ text: String?, _ name: String) throws(OutsideValue.Refusal) -> Double? {
@@ -362,17 +366,15 @@ extension DASHManifest {
 
         func dateTime(_ text: String?) throws(OutsideValue.Refusal) -> Double? {
             guard let text else { return nil }
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            for options in [ISO8601DateFormatter.Options.withInternetDateTime, [.withInternetDateTime, .withFractionalSeconds]] {
-                let f = ISO8601DateFormatter()
-                f.formatOptions = options
-                if trimmed.utf8.count <= 64, let date = f.date(from: trimmed) { return date.timeIntervalSince1970 }
+            let trimmed = text.trimmingWhitespace()
+            for style in [Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true)] {
+                if trimmed.utf8.count <= 64, let date = try? style.parse(trimmed) { return date.timeIntervalSince1970 }
             }
             // Without a zone: UTC (as dash.js reads it).
             if trimmed.utf8.count <= 64, !trimmed.hasSuffix("Z") {
-                let f = ISO8601DateFormatter()
-                f.formatOptions = [.withInternetDateTime]
-                if let date = f.date(from: trimmed + "Z") { return date.timeIntervalSince1970 }
+                for style in [Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true)] {
+                    if let date = try? style.parse(trimmed + "Z") { return date.timeIntervalSince1970 }
+                }
             }
             throw OutsideValue.Refusal("'availabilityStartTime': '\(TextSanitizer.clean(String(text.prefix(40))))' is not a date")
         }
@@ -394,7 +396,7 @@ extension DASHManifest {
         /// `path` against `base`; a remote manifest's URLs must be http(s), and no URL may hold
         /// a control character (it would end a playlist line).
         func url(_ path: String, _ base: String) throws(OutsideValue.Refusal) -> String {
-            let trimmed = path.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = path.trimmingWhitespaceAndNewlines()
             return try checked(trimmed.isEmpty ? base : HLSMasterPlaylist.resolve(trimmed, against: base))
         }
 
@@ -418,7 +420,7 @@ extension DASHManifest {
 
     /// The element's first `BaseURL`, trimmed (nil: none, or empty).
     static func baseURLText(of element: ManifestXML.Element) -> String? {
-        guard let text = element.first("BaseURL")?.text.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        guard let text = element.first("BaseURL")?.text.trimmingWhitespaceAndNewlines(), !text.isEmpty else { return nil }
         return text
     }
 

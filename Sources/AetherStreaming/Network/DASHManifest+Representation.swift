@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension DASHManifest.Reader {
     /// One representation; throws when it cannot be used (it is left out, the rest plays).
@@ -10,7 +14,7 @@ extension DASHManifest.Reader {
         let id = element["id"] ?? ""
         // No rate, or 0: unknown (ranked after the known ones), not a reason to refuse.
         let bandwidth = try (element["bandwidth"] ?? set["bandwidth"]).map { t throws(OutsideValue.Refusal) in
-            try OutsideValue.integer(t.trimmingCharacters(in: .whitespaces), in: 0...DASHManifest.maxBandwidth, name: "Representation@bandwidth")
+            try OutsideValue.integer(t.trimmingWhitespace(), in: 0...DASHManifest.maxBandwidth, name: "Representation@bandwidth")
         } ?? 0
         var rep = DASHManifest.Representation(id: id, bandwidth: bandwidth)
         rep.width = try (element["width"] ?? set["width"]).map { t throws(OutsideValue.Refusal) in try OutsideValue.integer(t, in: 1...65_535, name: "width") }

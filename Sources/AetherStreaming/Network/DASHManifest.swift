@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A DASH MPD read into what a player plays: per period, the adaptation sets and their
 /// representations, each with its init section and its segments on the presentation timeline,
@@ -105,7 +109,7 @@ public struct DASHManifest: Sendable, Equatable {
         /// The first name of a `@codecs` list before its parameters, lower case.
         public static func family(_ codecs: String?) -> String? {
             codecs?.lowercased().split(separator: ",").first?.split(separator: ".").first
-                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .map { $0.trimmingWhitespace() }
         }
 
         /// Rates ascending, representations of unknown rate after every known one.

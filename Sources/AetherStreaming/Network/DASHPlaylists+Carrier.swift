@@ -21,7 +21,7 @@ extension DASHPlaylists {
         /// names none); Matroska for the rest (VP8, VP9, AV1, Opus, Vorbis, FLAC, unknown).
         public static func of(_ rep: DASHManifest.Representation) -> Carrier {
             if rep.mimeType?.lowercased().contains("webm") == true { return .webm }
-            let codecs = (rep.codecs ?? "").lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let codecs = (rep.codecs ?? "").lowercased().split(separator: ",").map { $0.trimmingWhitespace() }
             return codecs.allSatisfy { c in mpegtsCodecs.contains { c.hasPrefix($0) } } ? .mpegts : .matroska
         }
     }

@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A DASH manifest translated into HLS playlists (UPlayer's design): one media playlist per
 /// representation (a segment with an init section is named by its own line, with
@@ -235,9 +238,7 @@ public struct DASHPlaylists: Sendable, Equatable {
         var initialization = rep.initialization
         let matroska = Carrier.of(rep).isMatroska
         var mapped: DASHManifest.Resource?
-        let dates = ISO8601DateFormatter()
-        dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        dates.timeZone = TimeZone(identifier: "UTC")
+        let dates = Date.ISO8601FormatStyle(includingFractionalSeconds: true)   // UTC
         for (segment, length) in zip(rep.segments, lengths) {
             if let own = segment.initialization, own != initialization {
                 text += "#EXT-X-DISCONTINUITY\n"
@@ -250,7 +251,7 @@ public struct DASHPlaylists: Sendable, Equatable {
             if dynamic, let availabilityStart, let date = programDateTime(availabilityStart + segment.start, formatter: dates) {
                 text += "#EXT-X-PROGRAM-DATE-TIME:\(date)\n"
             }
-            text += String(format: "#EXTINF:%.6f,\n", length)
+            text += String(cFormat: "#EXTINF:%.6f,\n", length)
             if initialization == nil, let r = segment.resource.range { text += "#EXT-X-BYTERANGE:\(r.length)@\(r.offset)\n" }
             text += (initialization == nil ? line(segment.resource.url) : line(for: segment)) + "\n"
         }
@@ -260,9 +261,9 @@ public struct DASHPlaylists: Sendable, Equatable {
 
     /// Seconds since 1970 as an `EXT-X-PROGRAM-DATE-TIME` value (UTC, milliseconds); nil for a
     /// time no date can carry.
-    static func programDateTime(_ seconds: Double, formatter: ISO8601DateFormatter) -> String? {
+    static func programDateTime(_ seconds: Double, formatter: Date.ISO8601FormatStyle) -> String? {
         guard seconds.isFinite, abs(seconds) < 1e11 else { return nil }
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+        return formatter.format(Date(timeIntervalSince1970: seconds))
     }
 
     /// The line naming a transmuxed segment (a key of ``fetches``): its URL, with its byte range
@@ -284,11 +285,12 @@ public struct DASHPlaylists: Sendable, Equatable {
     private static func line(_ url: String) -> String { url.hasPrefix("#") ? "%23" + url.dropFirst() : url }
 
     /// Text inside an attribute's quotes.
-    private static func quoted(_ text: String) -> String { text.replacingOccurrences(of: "\"", with: "%22") }
+    private static func quoted(_ text: String) -> String { text.replacingAll("\"", with: "%22") }
 
     /// A language tag reduced to letters, digits and hyphens.
     private static func token(_ text: String) -> String {
-        String(text.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" }.prefix(35).map(Character.init))
+        String(text.unicodeScalars.filter { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+            .prefix(35).map(Character.init))
     }
 }
 

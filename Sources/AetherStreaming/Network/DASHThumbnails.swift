@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// DASH-IF thumbnail tracks (IOP 4.3 §6.2.6): an image adaptation set (`contentType="image"`
 /// or an `image/*` mime type) whose representations address their sheets with a
@@ -188,7 +191,7 @@ public enum DASHThumbnails {
     /// An ISO 8601 duration (`PT40.0S`, `P1DT2H3M4.5S`) in seconds; nil for anything else (years
     /// and months, whose length varies, included).
     static func isoDuration(_ text: String) -> Double? {
-        var s = Substring(text.trimmingCharacters(in: .whitespaces).uppercased())
+        var s = Substring(text.trimmingWhitespace().uppercased())
         guard s.hasPrefix("P") else { return nil }
         s = s.dropFirst()
         var total = 0.0, inTime = false, number = "", sawField = false

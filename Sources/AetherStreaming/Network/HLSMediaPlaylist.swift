@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An HLS media playlist as far as bit-rate switching needs it: each segment's URI and place
 /// on the timeline, and the features that rule a switch out (byte ranges, keys, init sections,
@@ -42,7 +46,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
         /// resource's last sub-range). Nil when the numbers are not whole and in range, or no
         /// offset can be known.
         static func parse(_ text: String, following previous: ByteRange?) -> ByteRange? {
-            let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "@", omittingEmptySubsequences: false)
+            let parts = text.trimmingWhitespace().split(separator: "@", omittingEmptySubsequences: false)
             guard (1...2).contains(parts.count),
                   let length = try? OutsideValue.integer(String(parts[0]), in: 1...maxLength, name: "EXT-X-BYTERANGE") else { return nil }
             let offset: Int
@@ -140,7 +144,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
         var k = 0
         var pending = false
         for raw in text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace()
             if line.hasPrefix("#EXT-X-BYTERANGE") { continue }
             if line.hasPrefix("#EXTINF:") { pending = true }
             if !line.hasPrefix("#"), pending, k < playlist.segments.count {
@@ -162,7 +166,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
     /// `url` named as ``rangesAsURLs(_:base:)`` names a range: the URL without the fragment and
     /// the range (its numbers through ``OutsideValue``, in ``ByteRange``'s bounds); nil otherwise.
     public static func rangedURL(_ url: String) -> (url: String, range: ByteRange)? {
-        guard let mark = url.range(of: rangeFragment, options: .backwards) else { return nil }
+        guard let mark = url.ranges(of: rangeFragment).last else { return nil }
         let parts = url[mark.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2,
               let offset = try? OutsideValue.integer(String(parts[0]), in: 0...ByteRange.maxOffset, name: "aether-range"),
@@ -177,7 +181,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
     public static func parse(_ text: String, base: String,
                              maxSegmentSeconds: Double = maxSegmentSeconds) throws(OutsideValue.Refusal) -> HLSMediaPlaylist {
         var lines = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline)[...]
-        guard let first = lines.first, first.trimmingCharacters(in: .whitespaces).hasPrefix("#EXTM3U") else {
+        guard let first = lines.first, first.trimmingWhitespace().hasPrefix("#EXTM3U") else {
             throw OutsideValue.Refusal("not an HLS playlist")
         }
         lines = lines.dropFirst()
@@ -188,10 +192,10 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
         var pendingRange: String?
         var pendingDate: Double?
         for raw in lines {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace()
             if line.hasPrefix("#EXTINF:") {
                 let value = line.dropFirst("#EXTINF:".count).split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                let seconds = try OutsideValue.number(String(value).trimmingCharacters(in: .whitespaces), name: "EXTINF")
+                let seconds = try OutsideValue.number(String(value).trimmingWhitespace(), name: "EXTINF")
                 guard seconds >= minSegmentSeconds, seconds <= maxSegmentSeconds else {
                     throw OutsideValue.Refusal("'EXTINF': \(OutsideValue.describe(seconds)) s is not a segment duration in \(minSegmentSeconds)…\(Int(maxSegmentSeconds))")
                 }
@@ -263,7 +267,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
 
     /// `0x` + 32 hex digits → 16 bytes; nil otherwise.
     static func iv(_ text: String) -> [UInt8]? {
-        var hex = Substring(text.trimmingCharacters(in: .whitespaces))
+        var hex = Substring(text.trimmingWhitespace())
         guard hex.hasPrefix("0x") || hex.hasPrefix("0X") else { return nil }
         hex = hex.dropFirst(2)
         guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else { return nil }

@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One `#EXT-X-IMAGE-STREAM-INF` of an HLS master playlist (Roku/Apple image media playlists).
 public struct HLSImageStream: Sendable, Equatable {
@@ -16,12 +20,12 @@ public enum HLSThumbnails {
     /// playlist or no HLS at all.
     public static func imageStreams(in text: String, base: String) -> [HLSImageStream] {
         let lines = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingWhitespace() }
         guard lines.first?.hasPrefix("#EXTM3U") == true else { return [] }
         var streams: [HLSImageStream] = []
         for line in lines where line.hasPrefix("#EXT-X-IMAGE-STREAM-INF:") {
             let a = HLSMasterPlaylist.attributes(String(line.dropFirst("#EXT-X-IMAGE-STREAM-INF:".count)))
-            guard let uri = a["URI"]?.trimmingCharacters(in: .whitespaces), !uri.isEmpty else { continue }
+            guard let uri = a["URI"]?.trimmingWhitespace(), !uri.isEmpty else { continue }
             var stream = HLSImageStream(uri: HLSMasterPlaylist.resolve(uri, against: base))
             stream.bandwidth = a["BANDWIDTH"].flatMap { Int($0) }
             if let size = a["RESOLUTION"].flatMap(SpriteTrack.size) { stream.width = size.width; stream.height = size.height }
@@ -44,7 +48,7 @@ public enum HLSThumbnails {
     /// ``SpriteTrack/allowed(_:base:)``).
     public static func track(inPlaylist text: String, base: String, stream: HLSImageStream? = nil) -> SpriteTrack? {
         let lines = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingWhitespace() }
         guard lines.first?.hasPrefix("#EXTM3U") == true else { return nil }
         var sheets: [SpriteSheet] = []
         var time = 0.0
@@ -54,7 +58,7 @@ public enum HLSThumbnails {
         for line in lines {
             if line.hasPrefix("#EXTINF:") {
                 let value = line.dropFirst("#EXTINF:".count).split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                guard let d = Double(value.trimmingCharacters(in: .whitespaces)), d.isFinite, d > 0, d <= 1e7 else { return nil }
+                guard let d = Double(value.trimmingWhitespace()), d.isFinite, d > 0, d <= 1e7 else { return nil }
                 extinf = d
             } else if line.hasPrefix("#EXT-X-TILES:") {
                 tiles = HLSMasterPlaylist.attributes(String(line.dropFirst("#EXT-X-TILES:".count)))

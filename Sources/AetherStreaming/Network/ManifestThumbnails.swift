@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // What a manifest says of its thumbnails (read by `DASHThumbnails` and `HLSThumbnails`): the
 // sheets, their layout and times; no bytes. AetherStills' `SpriteSheetStills` fetches the sheets
@@ -119,12 +122,12 @@ public struct SpriteTrack: Sendable, Equatable {
     public var summary: String {
         guard let s = sheets.first else { return "\(origin.rawValue) thumbnails: none" }
         let size = s.tileWidth.flatMap { w in s.tileHeight.map { "\(w)×\($0) px, " } } ?? ""
-        return "\(origin.rawValue) thumbnails: \(sheets.count) sheet\(sheets.count == 1 ? "" : "s") of \(s.columns)×\(s.rows), \(size)\(String(format: "%g", s.tileDuration)) s each"
+        return "\(origin.rawValue) thumbnails: \(sheets.count) sheet\(sheets.count == 1 ? "" : "s") of \(s.columns)×\(s.rows), \(size)\(String(cFormat: "%g", s.tileDuration)) s each"
     }
 
     /// `CxR` (`5x2`): a layout within the limits, else nil.
     static func layout(_ text: String) -> (columns: Int, rows: Int)? {
-        let parts = text.trimmingCharacters(in: .whitespaces).lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        let parts = text.trimmingWhitespace().lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]),
               (1...maxLayout).contains(c), (1...maxLayout).contains(r), c * r <= maxTilesPerSheet else { return nil }
         return (c, r)
@@ -132,7 +135,7 @@ public struct SpriteTrack: Sendable, Equatable {
 
     /// `WxH`: a size within the limits, else nil.
     static func size(_ text: String) -> (width: Int, height: Int)? {
-        let parts = text.trimmingCharacters(in: .whitespaces).lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        let parts = text.trimmingWhitespace().lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
               (1...maxTileEdge).contains(w), (1...maxTileEdge).contains(h) else { return nil }
         return (w, h)

@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Everything one network source opens goes through here: the main input and, through
 /// libavformat's `io_open`/`io_close` hooks, every nested open of the HLS and DASH demuxers

@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How page URLs are resolved through yt-dlp (mpv's `--ytdl`, `--ytdl-format`,
 /// `--ytdl-raw-options`).

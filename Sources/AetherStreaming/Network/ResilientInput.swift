@@ -1,6 +1,10 @@
 import AetherMedia
 import CFFmpeg
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One HTTP(S) resource read through libavformat's http protocol, behind an AVIOContext of its
 /// own that survives the network: a read that fails with a transient error (connection reset,
@@ -174,7 +178,7 @@ package final class ResilientInput {
         var message = error == NetworkFault.truncated ? "the server closed the connection at byte \(base + position) of \(base + size)"
             : FFmpegError(code: error, function: what).message
         if error == aether_AVERROR(ETIMEDOUT) {
-            message = "stalled: no data for \(String(format: "%g", session.settings.readTimeout)) s"
+            message = "stalled: no data for \(String(cFormat: "%g", session.settings.readTimeout)) s"
             stalled = message
         }
         // The source's own URL is in the player's error line already; a segment's is not.

@@ -1,6 +1,10 @@
 import AetherMedia
 import CFFmpeg
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One variant of an adaptive stream (an HLS `EXT-X-STREAM-INF`, or a DASH video
 /// representation as libavformat exposes it).
@@ -34,7 +38,7 @@ public struct StreamVariant: Sendable, Equatable {
         let families = [("avc1", "avc"), ("avc3", "avc"), ("hvc1", "hevc"), ("hev1", "hevc"), ("dvh1", "hevc"), ("dvhe", "hevc"),
                         ("vp09", "vp9"), ("vp9", "vp9"), ("vp08", "vp8"), ("vp8", "vp8"), ("av01", "av1"), ("mp4v", "mp4v")]
         for codec in (codecs ?? "").lowercased().split(separator: ",") {
-            let c = codec.trimmingCharacters(in: .whitespaces)
+            let c = codec.trimmingWhitespace()
             if let f = families.first(where: { c.hasPrefix($0.0) }) { return f.1 }
         }
         return nil
@@ -89,7 +93,7 @@ public enum VariantPreference: Sendable, Equatable {
 
     /// `auto`, `min`, `max`, or bits per second (`1500000`, `1.5M`, `700k`).
     public init?(option: String) {
-        let text = option.trimmingCharacters(in: .whitespaces).lowercased()
+        let text = option.trimmingWhitespace().lowercased()
         switch text {
         case "auto", "": self = .auto
         case "min": self = .min
@@ -125,7 +129,7 @@ public struct HLSMasterPlaylist: Sendable, Equatable {
     /// Relative URIs are resolved against `base` (the playlist's URL or path).
     public static func parse(_ text: String, base: String) -> HLSMasterPlaylist? {
         let lines = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingWhitespace() }
         guard lines.first?.hasPrefix("#EXTM3U") == true else { return nil }
         var master = HLSMasterPlaylist()
         var pending: [String: String]?
@@ -174,7 +178,7 @@ public struct HLSMasterPlaylist: Sendable, Equatable {
         var result: [String: String] = [:]
         var key = "", value = "", inKey = true, quoted = false
         func flush() {
-            let k = key.trimmingCharacters(in: .whitespaces)
+            let k = key.trimmingWhitespace()
             if !k.isEmpty { result[k.uppercased()] = value }
             key = ""; value = ""; inKey = true
         }
@@ -195,11 +199,15 @@ public struct HLSMasterPlaylist: Sendable, Equatable {
 
     static func resolve(_ uri: String, against base: String) -> String {
         if NetworkSettings.scheme(of: uri) != nil { return uri }
-        if NetworkSettings.scheme(of: base) != nil, let url = URL(string: uri, relativeTo: URL(string: base)) {
+        // A relative reference whose first segment has a colon is none (RFC 3986, 4.2: it reads
+        // as a scheme, here not a valid one); FoundationEssentials' URL takes it anyway, so it
+        // is joined as a path and refused later as "not a URL".
+        let firstSegment = uri.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if NetworkSettings.scheme(of: base) != nil, !firstSegment.contains(":"), let url = URL(string: uri, relativeTo: URL(string: base)) {
             return url.absoluteString
         }
         if uri.hasPrefix("/") { return uri }
-        return ((base as NSString).deletingLastPathComponent as NSString).appendingPathComponent(uri)
+        return Paths.join(Paths.deletingLastComponent(base), uri)
     }
 }
 
@@ -211,7 +219,7 @@ public enum StreamVariants {
 
     static func pathExtension(_ url: String) -> String {
         let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
-        return (path as NSString).pathExtension.lowercased()
+        return Paths.pathExtension(path).lowercased()
     }
 
     /// The first URL in a DASH manifest whose scheme a network source may not use (anything
@@ -229,7 +237,7 @@ public enum StreamVariants {
             for attribute in resourceAttributes[element.name] ?? [] { if let v = element[attribute] { candidates.append(v) } }
             if let href = element["href"] { candidates.append(href) }
             for candidate in candidates {
-                let value = candidate.trimmingCharacters(in: .whitespacesAndNewlines)
+                let value = candidate.trimmingWhitespaceAndNewlines()
                 if let scheme = NetworkSettings.scheme(of: value), scheme != "http", scheme != "https" { return value }
             }
             stack.append(contentsOf: element.children.reversed())
@@ -315,8 +323,7 @@ package enum SmallFetch {
         let limit = max(0, min(limit, 1 << 30))
         if NetworkSettings.scheme(of: url) == nil || url.hasPrefix("file:") {
             let path = url.hasPrefix("file:") ? String(url.dropFirst(5)) : url
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  let size = attributes[.size] as? Int else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
+            guard let size = FileBytes.size(path: path) else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
             guard size <= limit else { throw NetworkSession.tooLarge(limit) }
             guard let data = FileManager.default.contents(atPath: path) else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
             guard data.count <= limit else { throw NetworkSession.tooLarge(limit) }

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The link's throughput from segment downloads, as hls.js estimates it (`EwmaBandWidthEstimator`):
 /// two exponentially weighted moving averages of the measured rate, a fast one and a slow one,

@@ -1,6 +1,9 @@
 import AetherBase
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs yt-dlp on a page URL (`yt-dlp -J --no-playlist [-f FORMAT] [--KEY VALUE]… -- URL`, an
 /// argv, never a shell) within a budget: ``PageMedia/outputBudget`` bytes of output, the
@@ -59,69 +62,29 @@ package enum YtdlRunner {
         guard let program = locate(settings.program) else {
             throw PlayerError("cannot open '\(name)': not media, and \(settings.program) is not installed to read the page (install yt-dlp, or --ytdl=no)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments(url: url, settings: settings)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw PlayerError("cannot open '\(name)': \(settings.program) did not start (\(error.localizedDescription))")
+        let args = arguments(url: url, settings: settings)
+        AppLog.write("ytdl", "running \(program) \(args.map { TextSanitizer.clean($0) }.joined(separator: " "))")
+        // Both streams read within a budget; the deadline and the cancel token end the process.
+        let run: ChildProcess.Result
+        do {
+            run = try ChildProcess.run(program, args, outputLimit: PageMedia.outputBudget, killOverBudget: true, errorTail: 64 << 10,
+                                       timeout: max(1, settings.timeout), cancelled: { interrupt.isCancelled })
+        } catch {
+            throw PlayerError("cannot open '\(name)': \(settings.program) did not start (\(error.message))")
         }
-        AppLog.write("ytdl", "running \(program) \(process.arguments?.map { TextSanitizer.clean($0) }.joined(separator: " ") ?? "")")
-        // Two readers, each with a budget; the deadline and the cancel token end the process.
-        let output = Guarded<[UInt8]>([]), errors = Guarded<[UInt8]>([]), overBudget = Guarded(false)
-        let group = DispatchGroup()
-        for (handle, store, isOutput) in [(out.fileHandleForReading, output, true), (err.fileHandleForReading, errors, false)] {
-            group.enter()
-            Thread.detachNewThread {
-                defer { group.leave() }
-                var dropping = false
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { return }
-                    // Past the budget the rest is read and dropped, so the process never blocks.
-                    if dropping { continue }
-                    let full = store.withLock { bytes -> Bool in
-                        bytes += chunk
-                        if isOutput { return bytes.count > PageMedia.outputBudget }
-                        if bytes.count > 64 << 10 { bytes.removeFirst(bytes.count - (64 << 10)) }  // its last lines matter
-                        return false
-                    }
-                    if full {
-                        dropping = true
-                        store.withLock { $0 = [] }
-                        overBudget.withLock { $0 = true }
-                        kill(process.processIdentifier, SIGKILL)
-                    }
-                }
-            }
-        }
-        let deadline = MonotonicClock.seconds() + max(1, settings.timeout)
-        var timedOut = false
-        while group.wait(timeout: .now() + 0.05) == .timedOut {
-            if interrupt.isCancelled || MonotonicClock.seconds() > deadline {
-                timedOut = !interrupt.isCancelled
-                kill(process.processIdentifier, SIGKILL)
-                _ = group.wait(timeout: .now() + 5)
-                break
-            }
-        }
-        process.waitUntilExit()
-        if interrupt.isCancelled { throw PlayerError("cannot open '\(name)': interrupted") }
-        if timedOut { throw PlayerError("cannot open '\(name)': \(settings.program) did not answer within \(String(format: "%g", settings.timeout)) s") }
-        if overBudget.withLock({ $0 }) { throw PlayerError("cannot open '\(name)': \(settings.program)'s answer is larger than \(PageMedia.outputBudget >> 20) MiB") }
-        guard process.terminationStatus == 0 else {
+        if run.cancelled || interrupt.isCancelled { throw PlayerError("cannot open '\(name)': interrupted") }
+        if run.timedOut { throw PlayerError("cannot open '\(name)': \(settings.program) did not answer within \(String(cFormat: "%g", settings.timeout)) s") }
+        if run.outputOverBudget { throw PlayerError("cannot open '\(name)': \(settings.program)'s answer is larger than \(PageMedia.outputBudget >> 20) MiB") }
+        guard run.exitCode == 0 else {
             // Its last ERROR line says why ("Unsupported URL", ...).
-            let text = String(decoding: errors.withLock { $0 }, as: UTF8.self)
+            let text = String(decoding: run.errors, as: UTF8.self)
             let lines = text.split(whereSeparator: \.isNewline).map(String.init)
             let why = (lines.last { $0.hasPrefix("ERROR:") } ?? lines.last).map { TextSanitizer.clean(String($0.prefix(300))) }
-                ?? "exit status \(process.terminationStatus)"
+                ?? run.exitCode.map { "exit status \($0)" } ?? "killed by a signal"
             throw PlayerError("cannot open '\(name)': not media, and \(settings.program) found none: \(why)")
         }
         do {
-            return try PageMedia.parse(output.withLock { $0 })
+            return try PageMedia.parse(run.output)
         } catch {
             throw PlayerError("cannot open '\(name)': \(error.message)")
         }

@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the ISO BMFF and MPEG-TS structure parsers share: a windowed reader (so 10⁶ tiny boxes
 /// or 64 MiB of packets cost a few large `pread`s, not one per header), a bounds-checked cursor
@@ -119,7 +123,7 @@ enum ContainerScan {
             switch b {
             case 0x20...0x7E where b != 0x5C && b != 0x2F: s.unicodeScalars.append(Unicode.Scalar(b))
             case 0xA9: s += "©"
-            default: s += String(format: "\\x%02X", b)
+            default: s += String(cFormat: "\\x%02X", b)
             }
         }
         return s
@@ -130,7 +134,7 @@ enum ContainerScan {
     }
 
     static func hex(_ bytes: some Collection<UInt8>) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        bytes.map { String(cFormat: "%02x", $0) }.joined()
     }
 
     static func uuid(_ b: [UInt8]) -> String {
@@ -150,6 +154,6 @@ enum ContainerScan {
         // rest < timescale ≤ 2^64: rest * 1000 may overflow, so scale through a Double only
         // for the fraction (a value below 1000, formatted, never converted to an integer).
         let frac = Double(rest) / Double(timescale) * 1000
-        return grouped(whole) + "." + String(format: "%03.0f", frac.rounded(.down))
+        return grouped(whole) + "." + String(cFormat: "%03.0f", frac.rounded(.down))
     }
 }

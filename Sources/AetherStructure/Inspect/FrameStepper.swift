@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One decoded video frame as the inspector's frames tab shows it: the record (`probe --frames`'
 /// fields), the picture, what it cost, and what went wrong on the way to it.

@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // A box's payload decoded into fields: the dispatch on the box type, and full-box headers.
 extension ISOBMFFParser {
@@ -155,12 +159,12 @@ extension ISOBMFFParser {
             var xy: [(UInt16, UInt16)] = []
             for _ in 0..<4 { if let x = c.u16(), let y = c.u16() { xy.append((x, y)) } }
             guard xy.count == 4, let maxL = c.u32(), let minL = c.u32() else { short("mastering display"); return }
-            func point(_ p: (UInt16, UInt16)) -> String { String(format: "(%.4f, %.4f)", Double(p.0) / 50000, Double(p.1) / 50000) }
+            func point(_ p: (UInt16, UInt16)) -> String { String(cFormat: "(%.4f, %.4f)", Double(p.0) / 50000, Double(p.1) / 50000) }
             node.fields += [StructureField("primaries (G B R)", xy[0..<3].map(point).joined(separator: " ")),
                             StructureField("white point", point(xy[3])),
-                            StructureField("max luminance", String(format: "%.4f cd/m²", Double(maxL) / 10000)),
-                            StructureField("min luminance", String(format: "%.4f cd/m²", Double(minL) / 10000))]
-            node.summary = String(format: "%.0f / %.4f cd/m²", Double(maxL) / 10000, Double(minL) / 10000)
+                            StructureField("max luminance", String(cFormat: "%.4f cd/m²", Double(maxL) / 10000)),
+                            StructureField("min luminance", String(cFormat: "%.4f cd/m²", Double(minL) / 10000))]
+            node.summary = String(cFormat: "%.0f / %.4f cd/m²", Double(maxL) / 10000, Double(minL) / 10000)
         case "clli":
             var c = ContainerScan.Cursor(payload(node, limit: 4))
             guard let cll = c.u16(), let fall = c.u16() else { short("light levels"); return }
@@ -208,7 +212,7 @@ extension ISOBMFFParser {
             guard fullBox(&c, &node), let id = c.u32(), let desc = c.u32(), let dur = c.u32(), let sz = c.u32(), let fl = c.u32() else { short("defaults"); return }
             node.fields += [StructureField("track ID", String(id)), StructureField("default sample description", String(desc)),
                             StructureField("default duration", ContainerScan.grouped(dur)), StructureField("default size", ContainerScan.grouped(sz)),
-                            StructureField("default flags", String(format: "0x%08x", fl))]
+                            StructureField("default flags", String(cFormat: "0x%08x", fl))]
             node.summary = "track \(id)"
         case "sidx":
             sidx(&node, damage: &damage)
@@ -243,7 +247,7 @@ extension ISOBMFFParser {
     func versionFlags(_ c: inout ContainerScan.Cursor, _ node: inout StructureNode) -> (UInt8, UInt32)? {
         guard let v = c.u8(), let f = c.u24() else { return nil }
         node.fields.append(StructureField("version", String(v)))
-        if f != 0 { node.fields.append(StructureField("flags", String(format: "0x%06x", f))) }
+        if f != 0 { node.fields.append(StructureField("flags", String(cFormat: "0x%06x", f))) }
         return (v, f)
     }
 

@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Sample tables, movie fragments (tfhd, trun), segment indexes and event messages.
 extension ISOBMFFParser {
@@ -88,7 +92,7 @@ extension ISOBMFFParser {
                                                  (0x10, "default size", 4), (0x20, "default flags", 4)]
         for (bit, name, n) in optional where flags & bit != 0 {
             guard let v = c.uint(n) else { damage.append("'tfhd' at offset \(ContainerScan.grouped(node.offset)) ends before its \(name)"); break }
-            node.fields.append(StructureField(name, bit == 0x20 ? String(format: "0x%08llx", v) : ContainerScan.grouped(v)))
+            node.fields.append(StructureField(name, bit == 0x20 ? String(cFormat: "0x%08llx", v) : ContainerScan.grouped(v)))
         }
         if flags & 0x10000 != 0 { node.fields.append(StructureField("duration is empty", "yes")) }
         if flags & 0x20000 != 0 { node.fields.append(StructureField("default base is moof", "yes")) }
@@ -107,7 +111,7 @@ extension ISOBMFFParser {
         }
         if flags & 0x4 != 0 {
             guard let f = c.u32() else { damage.append("'trun' \(at) ends before its first sample flags"); return }
-            node.fields.append(StructureField("first sample flags", String(format: "0x%08x", f)))
+            node.fields.append(StructureField("first sample flags", String(cFormat: "0x%08x", f)))
         }
         let per: [(UInt32, String)] = [(0x100, "duration"), (0x200, "size"), (0x400, "flags"), (0x800, "composition offset")]
         let present = per.filter { flags & $0.0 != 0 }
@@ -123,7 +127,7 @@ extension ISOBMFFParser {
             var parts: [String] = []
             for (bit, name) in present {
                 guard let v = c.u32() else { break }
-                let shown = bit == 0x400 ? String(format: "0x%08x", v) : bit == 0x800 && version == 1 ? String(Int32(bitPattern: v)) : ContainerScan.grouped(v)
+                let shown = bit == 0x400 ? String(cFormat: "0x%08x", v) : bit == 0x800 && version == 1 ? String(Int32(bitPattern: v)) : ContainerScan.grouped(v)
                 parts.append("\(name) \(shown)")
             }
             guard parts.count == present.count else { break }

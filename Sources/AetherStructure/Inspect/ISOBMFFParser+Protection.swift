@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Common encryption: pssh and the protection scheme boxes.
 extension ISOBMFFParser {
@@ -55,7 +59,7 @@ extension ISOBMFFParser {
         switch type {
         case "schm":
             guard let scheme = c.take(4), let v = c.u32() else { damage.append("'schm' \(at) is too short"); return }
-            node.fields += [StructureField("scheme", ContainerScan.fourCC(scheme)), StructureField("scheme version", String(format: "0x%08x", v))]
+            node.fields += [StructureField("scheme", ContainerScan.fourCC(scheme)), StructureField("scheme version", String(cFormat: "0x%08x", v))]
             node.summary = ContainerScan.fourCC(scheme)
         case "saio", "saiz":
             if flags & 1 != 0 {

@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Track headers and sample descriptions: mdhd/tkhd/mvhd, sample entries, avcC, colr, esds.
 extension ISOBMFFParser {
@@ -26,13 +30,13 @@ extension ISOBMFFParser {
                     let code = [lang >> 10 & 31, lang >> 5 & 31, lang & 31].map { UInt8($0) &+ 0x60 }
                     // QuickTime keeps Macintosh language codes below 0x400 (0x7FFF: unspecified).
                     let text = lang == 0x7FFF ? "unspecified (QuickTime)" : lang < 0x400 ? "Macintosh language \(lang)"
-                        : code.allSatisfy({ (0x61...0x7A).contains($0) }) ? String(decoding: code, as: UTF8.self) : String(format: "0x%04x", lang)
+                        : code.allSatisfy({ (0x61...0x7A).contains($0) }) ? String(decoding: code, as: UTF8.self) : String(cFormat: "0x%04x", lang)
                     node.fields.append(StructureField("language", text))
                     node.summary = "timescale \(ContainerScan.grouped(scale)), \(secs.map { $0 + " s" } ?? "no duration"), \(text)"
                 }
             } else {
                 if let rate = c.u32(), let volume = c.u16(), c.skip(10 + 36 + 24), let next = c.u32() {
-                    node.fields += [StructureField("rate", String(format: "%.4f", Double(rate) / 65536)), StructureField("volume", String(format: "%.2f", Double(volume) / 256)),
+                    node.fields += [StructureField("rate", String(cFormat: "%.4f", Double(rate) / 65536)), StructureField("volume", String(cFormat: "%.2f", Double(volume) / 256)),
                                     StructureField("next track ID", String(next))]
                 }
                 node.summary = "timescale \(ContainerScan.grouped(scale)), \(secs.map { $0 + " s" } ?? "no duration")"
@@ -45,8 +49,8 @@ extension ISOBMFFParser {
             }
             node.fields += [StructureField("track ID", String(id)), StructureField("duration", ContainerScan.grouped(duration)),
                             StructureField("enabled", flags & 1 == 1 ? "yes" : "no"), StructureField("layer", String(Int16(bitPattern: layer))),
-                            StructureField("alternate group", String(group)), StructureField("volume", String(format: "%.2f", Double(volume) / 256)),
-                            StructureField("width", String(format: "%.2f", Double(w) / 65536)), StructureField("height", String(format: "%.2f", Double(h) / 65536))]
+                            StructureField("alternate group", String(group)), StructureField("volume", String(cFormat: "%.2f", Double(volume) / 256)),
+                            StructureField("width", String(cFormat: "%.2f", Double(w) / 65536)), StructureField("height", String(cFormat: "%.2f", Double(h) / 65536))]
             node.summary = "track \(id)" + (w > 0 || h > 0 ? ", \(w >> 16)×\(h >> 16)" : "")
         }
     }
@@ -67,7 +71,7 @@ extension ISOBMFFParser {
             let compressor = TextSanitizer.clean(bytes: nameField[1..<(1 + nameLength)])
             node.fields += [StructureField("width", String(w)), StructureField("height", String(h)),
                             StructureField("resolution", "\(hr >> 16)×\(vr >> 16) dpi"), StructureField("frames per sample", String(frames)),
-                            StructureField("compressor", compressor), StructureField("depth", String(format: "0x%04x", depth))]
+                            StructureField("compressor", compressor), StructureField("depth", String(cFormat: "0x%04x", depth))]
             node.summary = "\(type) \(w)×\(h)"
             fixed = 78
         } else if Self.audioEntries.contains(type) {
@@ -85,7 +89,7 @@ extension ISOBMFFParser {
                 // QuickTime v2 keeps the real rate (a Double) and channel count after the fixed part.
                 if c.skip(4), let bitsRate = c.u64(), let ch = c.u32() {
                     let r = Double(bitPattern: bitsRate)
-                    if r.isFinite, r >= 0, r < 1e9 { shownRate = String(format: "%.0f", r) }
+                    if r.isFinite, r >= 0, r < 1e9 { shownRate = String(cFormat: "%.0f", r) }
                     shownChannels = String(ch)
                 }
             default: break
@@ -135,7 +139,7 @@ extension ISOBMFFParser {
         var name = names[profile] ?? "profile \(profile)"
         if profile == 66, compat & 0x40 != 0 { name = "Constrained Baseline" }
         node.fields += [StructureField("version", String(version)), StructureField("profile", "\(name) (\(profile))"),
-                        StructureField("compatibility", String(format: "0x%02x", compat)), StructureField("level", String(format: "%.1f", Double(level) / 10)),
+                        StructureField("compatibility", String(cFormat: "0x%02x", compat)), StructureField("level", String(cFormat: "%.1f", Double(level) / 10)),
                         StructureField("NAL length size", String(Int(ls & 3) + 1))]
         var spsCount = 0, ppsCount = 0
         var ok = true
@@ -157,7 +161,7 @@ extension ISOBMFFParser {
                             StructureField("bit depth", "luma \(depth), chroma \(Int(chromaDepth & 7) + 8)")]
         }
         if !ok { damage.append("'avcC' at offset \(ContainerScan.grouped(node.offset)) ends inside its parameter sets") }
-        node.summary = "\(name), level \(String(format: "%.1f", Double(level) / 10)), \(depth)-bit"
+        node.summary = "\(name), level \(String(cFormat: "%.1f", Double(level) / 10)), \(depth)-bit"
     }
 
     func colr(_ node: inout StructureNode, damage: inout [String]) {
@@ -213,10 +217,10 @@ extension ISOBMFFParser {
         let names: [UInt8: String] = [0x20: "MPEG-4 Visual", 0x21: "H.264", 0x23: "HEVC", 0x40: "AAC (MPEG-4 Audio)", 0x60: "MPEG-2 Visual", 0x61: "MPEG-2 Visual",
                                       0x66: "MPEG-2 AAC Main", 0x67: "MPEG-2 AAC LC", 0x68: "MPEG-2 AAC SSR", 0x69: "MP3 (MPEG-2 Audio)", 0x6A: "MPEG-1 Visual",
                                       0x6B: "MP3 (MPEG-1 Audio)", 0x6C: "JPEG", 0xA5: "AC-3", 0xA6: "E-AC-3", 0xA9: "DTS", 0xAD: "Opus", 0xDD: "Vorbis", 0xE1: "QCELP"]
-        node.fields += [StructureField("object type", String(format: "0x%02x", object) + (names[object].map { " " + $0 } ?? "")),
+        node.fields += [StructureField("object type", String(cFormat: "0x%02x", object) + (names[object].map { " " + $0 } ?? "")),
                         StructureField("stream type", String(stream >> 2)), StructureField("max bit rate", ContainerScan.grouped(maxR)),
                         StructureField("average bit rate", ContainerScan.grouped(avg))]
-        node.summary = names[object] ?? String(format: "object type 0x%02x", object)
+        node.summary = names[object] ?? String(cFormat: "object type 0x%02x", object)
         if let (tag5, n) = descriptor(&c), tag5 == 5, n > 0, let first = c.u8() {
             let aot = first >> 3
             let aotNames: [UInt8: String] = [1: "AAC Main", 2: "AAC LC", 3: "AAC SSR", 4: "AAC LTP", 5: "SBR (HE-AAC)", 29: "PS (HE-AAC v2)", 31: "escape"]

@@ -1,5 +1,8 @@
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// ISO base media boxes (MP4, MOV, M4A, fragmented MP4 and DASH segments) as a ``StructureNode``
 /// tree, read lazily: `top()` reads the top-level headers, `children(of:)` one container's.

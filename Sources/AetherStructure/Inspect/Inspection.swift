@@ -1,6 +1,10 @@
 import AetherMedia
 import CFFmpeg
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The stage-by-stage inspection tools (`probe --packets`, `probe --frames`): the value types they
 // share. The inspectors read files that may be damaged or hostile, so every number copied out of
@@ -186,7 +190,7 @@ enum InspectionMath {
     /// Seconds as text without an integer conversion (`%g`-like, up to millisecond precision).
     static func secondsText(_ s: Double) -> String {
         guard s.isFinite else { return String(s) }
-        var text = String(format: "%.3f", s)
+        var text = String(cFormat: "%.3f", s)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text

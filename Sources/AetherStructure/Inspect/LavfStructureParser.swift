@@ -1,6 +1,10 @@
 import AetherMedia
 import CFFmpeg
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The container tab for formats our own parsers do not read (AVI, Ogg, FLV, network sources):
 /// what libavformat reports, as a shallow tree: the format, each stream, the chapters, the tags.
@@ -24,8 +28,8 @@ public final class LavfStructureParser: StructureParser {
         top.append(node("format", 1, summary: info.containerLongName, fields: [
             StructureField("name", info.container),
             StructureField("long name", info.containerLongName),
-            StructureField("start", String(format: "%.6f s", info.startTime)),
-            StructureField("duration", info.duration.map { String(format: "%.6f s", $0) } ?? "unknown"),
+            StructureField("start", String(cFormat: "%.6f s", info.startTime)),
+            StructureField("duration", info.duration.map { String(cFormat: "%.6f s", $0) } ?? "unknown"),
             StructureField("bit rate", info.bitRate.map { "\($0) b/s" } ?? "unknown"),
         ]))
         var streams: [StructureNode] = []
@@ -33,7 +37,7 @@ public final class LavfStructureParser: StructureParser {
             streams.append(node("stream \(v.index)", 0, summary: "video \(v.codec) \(v.width)×\(v.height)", fields: [
                 StructureField("codec", v.codecLongName), StructureField("profile", v.profile ?? "-"),
                 StructureField("pixel format", v.pixelFormat ?? "-"),
-                StructureField("frame rate", v.frameRate.map { String(format: "%.3f", $0) } ?? "-"),
+                StructureField("frame rate", v.frameRate.map { String(cFormat: "%.3f", $0) } ?? "-"),
                 StructureField("field order", v.fieldOrder),
                 StructureField("primaries", v.colorPrimaries ?? "-"), StructureField("transfer", v.colorTransfer ?? "-"),
                 StructureField("matrix", v.colorMatrix ?? "-"), StructureField("dynamic range", v.format.rawValue),
@@ -64,7 +68,7 @@ public final class LavfStructureParser: StructureParser {
             top.append(node("chapters", 3, summary: "\(info.chapters.count)", container: true))
             children[3] = info.chapters.enumerated().map { i, c in
                 node("chapter \(i + 1)", 0, summary: c.title, fields: [
-                    StructureField("start", String(format: "%.3f s", c.start)), StructureField("end", String(format: "%.3f s", c.end)),
+                    StructureField("start", String(cFormat: "%.3f s", c.start)), StructureField("end", String(cFormat: "%.3f s", c.end)),
                 ], depth: 1)
             }
         }

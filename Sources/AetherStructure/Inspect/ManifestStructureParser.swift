@@ -1,6 +1,10 @@
 import AetherMedia
 import AetherStreaming
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A DASH manifest in the Container tab (issue 33, item 2): what our reader makes of it, as a
 /// tree — the MPD, each period with its adaptation sets and representations (what our reader
@@ -38,7 +42,7 @@ public final class ManifestStructureParser: StructureParser {
             StructureNode(name: name, offset: 0, headerSize: 0, size: nil, summary: summary, fields: fields, damage: damage,
                           isContainer: container, depth: depth, tag: tag)
         }
-        func seconds(_ s: Double) -> String { String(format: "%.3f s", s) }
+        func seconds(_ s: Double) -> String { String(cFormat: "%.3f s", s) }
         var top: [StructureNode] = []
         var children: [UInt64: [StructureNode]] = [:]
         var nextTag: UInt64 = 1
@@ -108,7 +112,7 @@ public final class ManifestStructureParser: StructureParser {
                     let time = periodStart + Double(t - offset) / Double(timescale)
                     let duration = event["duration"].flatMap { try? OutsideValue.integer($0, in: 0...Int(1 << 53), name: "Event@duration") }
                         .map { seconds(Double($0) / Double(timescale)) } ?? "-"
-                    let message = String((event["messageData"] ?? event.text).trimmingCharacters(in: .whitespacesAndNewlines).prefix(Self.messageLength))
+                    let message = String((event["messageData"] ?? event.text).trimmingWhitespaceAndNewlines().prefix(Self.messageLength))
                     events.append((time, node("Event \(String((event["id"] ?? "-").prefix(40)))", 0,
                                               summary: "\(seconds(time))  \(String(scheme.prefix(80)))  \(String(value.prefix(40)))",
                                               fields: [StructureField("time", seconds(time)), StructureField("duration", duration),

@@ -1,5 +1,8 @@
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Blocks and clusters (track tallies, keyframes) and the one-line summaries of master elements.
 extension MatroskaParser {

@@ -1,5 +1,8 @@
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Element headers (ID, size, unknown sizes) and the nodes made of elements: leaves, unsigned and binary values.
 extension MatroskaParser {

@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // How numbers, IDs, bytes, dates and times read in the tree.
 extension MatroskaParser {
@@ -46,8 +50,8 @@ extension MatroskaParser {
 
     static func number(_ value: Double) -> String {
         guard value.isFinite else { return value.isNaN ? "nan" : (value < 0 ? "-inf" : "inf") }
-        if value == value.rounded(), abs(value) < 1e15 { return String(format: "%.0f", value) }
-        return String(format: "%.9g", value)
+        if value == value.rounded(), abs(value) < 1e15 { return String(cFormat: "%.0f", value) }
+        return String(cFormat: "%.9g", value)
     }
 
     /// Nanoseconds as `h:mm:ss.mmm`.

@@ -1,5 +1,8 @@
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Matroska and WebM: EBML elements (RFC 8794) as a tree. An element is an ID (a VINT of 1–4
 // bytes), a size (a VINT of 1–8 bytes; all value bits set means "unknown") and a payload; a master

@@ -1,5 +1,9 @@
 import CFFmpeg
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a stream carries, as libavformat's `AVMediaType` says.
 public enum StreamKind: String, Codable, Sendable, CaseIterable {
@@ -50,7 +54,7 @@ public struct StreamSelection: Sendable, Equatable, CustomStringConvertible {
     public init?(_ text: String) {
         var items: [Item] = []
         for raw in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let part = raw.trimmingCharacters(in: .whitespaces)
+            let part = raw.trimmingWhitespace()
             if let n = Int(part), n >= 0 {
                 items.append(.index(n))
                 continue

@@ -1,6 +1,9 @@
 import AetherMedia
 import AetherStreaming
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The container tab of `aether-tui inspect`: a file's structure (ISO BMFF boxes, EBML elements,
 // MPEG-TS programs and PIDs) as a tree of nodes with offsets and sizes, parsed by our own readers.

@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 
 // The scan as structure nodes: the top level, programs, streams and PIDs.
@@ -8,9 +12,9 @@ extension TransportStreamParser.Scan {
     /// PIDs) within the children budget.
     static func shownPrograms(_ budget: StructureBudget) -> Int { max(0, budget.maxChildren - 5) }
 
-    static func pidName(_ pid: Int) -> String { String(format: "0x%04X", pid) }
+    static func pidName(_ pid: Int) -> String { String(cFormat: "0x%04X", pid) }
 
-    func pcrSeconds(_ v: UInt64) -> String { String(format: "%.6f", Double(v) / 27_000_000) }
+    func pcrSeconds(_ v: UInt64) -> String { String(cFormat: "%.6f", Double(v) / 27_000_000) }
 
     func topNodes(budget: StructureBudget) -> [StructureNode] {
         var nodes: [StructureNode] = []
@@ -79,7 +83,7 @@ extension TransportStreamParser.Scan {
     func streamNodes(_ p: TransportStreamParser.Program, budget: StructureBudget) -> [StructureNode] {
         guard let offset = p.offset else { return [] }
         return p.streams.map { s in
-            var f = [StructureField("PID", Self.pidName(s.pid)), StructureField("stream type", String(format: "0x%02X ", s.type) + s.name),
+            var f = [StructureField("PID", Self.pidName(s.pid)), StructureField("stream type", String(cFormat: "0x%02X ", s.type) + s.name),
                      StructureField("kind", s.kind)]
             if let lang = s.language { f.append(StructureField("language", lang)) }
             for (i, d) in s.descriptors.prefix(budget.maxListedEntries).enumerated() { f.append(StructureField("descriptor \(i + 1)", d)) }
@@ -124,7 +128,7 @@ extension TransportStreamParser.Scan {
             if s.transportErrors > 0 { f.append(StructureField("transport errors", ContainerScan.grouped(s.transportErrors))) }
             if let first = s.firstPCR, let last = s.lastPCR {
                 f += [StructureField("first PCR", pcrSeconds(first) + " s"), StructureField("last PCR", pcrSeconds(last) + " s"),
-                      StructureField("max PCR interval", String(format: "%.3f ms", Double(s.maxPCRInterval) / 27_000))]
+                      StructureField("max PCR interval", String(cFormat: "%.3f ms", Double(s.maxPCRInterval) / 27_000))]
             }
             var damage: [String] = []
             if s.ccErrors > 0 {

@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 
 // The scan's PSI/SI sections: assembling them, PAT, PMT, SDT, NIT, descriptors and CRC.
@@ -117,7 +121,7 @@ extension TransportStreamParser.Scan {
                 let tag = s[k], n = Int(s[k + 1])
                 let body = Array(s[min(descEnd, k + 2)..<min(descEnd, k + 2 + n)])
                 tags.append(tag)
-                var text = String(format: "0x%02X", tag) + (Self.descriptorNames[tag].map { " " + $0 } ?? "")
+                var text = String(cFormat: "0x%02X", tag) + (Self.descriptorNames[tag].map { " " + $0 } ?? "")
                 switch tag {
                 case 0x0A, 0x59, 0x56:
                     if body.count >= 3 {
@@ -244,7 +248,7 @@ extension TransportStreamParser.Scan {
             if registration == "KLVA" { return ("KLV metadata", "data") }
             return ("private PES", "data")
         default:
-            return (String(format: "stream type 0x%02X", type), "data")
+            return (String(cFormat: "stream type 0x%02X", type), "data")
         }
     }
 

@@ -1,5 +1,8 @@
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An MPEG transport stream (188-byte packets, or M2TS's 192 with a 4-byte timestamp first) as a
 /// ``StructureNode`` tree: a summary of the scan, the PAT, one PMT per program with its

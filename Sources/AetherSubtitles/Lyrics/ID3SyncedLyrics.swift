@@ -1,5 +1,8 @@
 import AetherMedia
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads the synchronised lyrics (`SYLT` frames) of an ID3v2.3 or v2.4 tag at the head of a
 /// file; libavformat keeps the other ID3 frames but not these. Outside input, read within a

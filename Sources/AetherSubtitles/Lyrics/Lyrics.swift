@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Synced lyrics read from LRC text (a `song.lrc` sidecar, `--sub-file=x.lrc`, a `LYRICS` tag):
 /// lines stamped `[mm:ss.xx]` (several stamps: the line at each), `[offset:±ms]` (a positive
@@ -56,7 +60,7 @@ public struct Lyrics: Sendable, Equatable {
                 if let t = stamp(inside) {
                     if stamps.count < maxStampsPerLine { stamps.append(t) }
                 } else if inside.lowercased().hasPrefix("offset:") {
-                    let value = inside.dropFirst(7).trimmingCharacters(in: .whitespaces)
+                    let value = inside.dropFirst(7).trimmingWhitespace()
                     let digits = value.hasPrefix("+") ? String(value.dropFirst()) : value
                     if digits.count <= 12, let ms = Int(digits), abs(ms) <= 86_400_000 { offset = Double(ms) / 1000 }
                 } else {
@@ -90,7 +94,7 @@ public struct Lyrics: Sendable, Equatable {
     /// highlighted; nil when there is no text.
     public static func unsynced(_ text: String) -> Lyrics? {
         let lines = text.prefix(maxBytes).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).prefix(maxLines)
-            .map { Line(start: 0, end: 0, text: TextSanitizer.clean(String($0.prefix(maxLineLength))).trimmingCharacters(in: .whitespaces), words: []) }
+            .map { Line(start: 0, end: 0, text: TextSanitizer.clean(String($0.prefix(maxLineLength))).trimmingWhitespace(), words: []) }
             .filter { !$0.text.isEmpty }
         guard !lines.isEmpty else { return nil }
         return Lyrics(lines: Array(lines), isSynced: false)
@@ -103,12 +107,12 @@ public struct Lyrics: Sendable, Equatable {
         let byLines = entries.contains { $0.text.hasPrefix("\n") || $0.text.hasPrefix("\r") }
         var text = ""
         for (k, e) in entries.prefix(maxLines * 8).enumerated() {
-            let stamp = String(format: "%02d:%06.3f", Int(e.ms / 60_000), Double(e.ms % 60_000) / 1000)
-            let body = e.text.replacingOccurrences(of: "\r", with: "\n").replacingOccurrences(of: "<", with: "‹")
+            let stamp = String(cFormat: "%02d:%06.3f", Int(e.ms / 60_000), Double(e.ms % 60_000) / 1000)
+            let body = e.text.replacingAll("\r", with: "\n").replacingAll("<", with: "‹")
             if !byLines || k == 0 || body.hasPrefix("\n") {
-                text += "\n[\(stamp)]" + (byLines ? "<\(stamp)>" : "") + body.trimmingCharacters(in: .newlines).prefix(maxLineLength)
+                text += "\n[\(stamp)]" + (byLines ? "<\(stamp)>" : "") + body.trimming(while: \.isNewline).prefix(maxLineLength)
             } else {
-                text += "<\(stamp)>" + body.replacingOccurrences(of: "\n", with: " ").prefix(maxLineLength)
+                text += "<\(stamp)>" + body.replacingAll("\n", with: " ").prefix(maxLineLength)
             }
         }
         return parse(Array(text.utf8), duration: duration)
@@ -158,10 +162,10 @@ public struct Lyrics: Sendable, Equatable {
     /// word stamps left out.
     public var webVTT: String {
         var out = "WEBVTT\n\n"
-        for line in lines where !line.text.trimmingCharacters(in: .whitespaces).isEmpty && line.end > line.start {
+        for line in lines where !line.text.trimmingWhitespace().isEmpty && line.end > line.start {
             out += "\(Self.vttTime(line.start)) --> \(Self.vttTime(line.end))\n"
-            out += line.text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;") + "\n\n"
+            out += line.text.replacingAll("&", with: "&amp;").replacingAll("<", with: "&lt;")
+                .replacingAll(">", with: "&gt;") + "\n\n"
         }
         return out
     }
@@ -211,13 +215,13 @@ public struct Lyrics: Sendable, Equatable {
         }
         plain += rest
         if !words.isEmpty { words[words.count - 1].text += rest }
-        let clean = TextSanitizer.clean(plain).trimmingCharacters(in: .whitespaces)
+        let clean = TextSanitizer.clean(plain).trimmingWhitespace()
         let cleanWords = words.map { Word(start: $0.start, text: TextSanitizer.clean($0.text)) }.filter { !$0.text.isEmpty }
         return (clean, cleanWords)
     }
 
     static func vttTime(_ t: Double) -> String {
         let ms = Int((min(t, maxSeconds) * 1000).rounded())
-        return String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+        return String(cFormat: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
     }
 }

@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import CLibass
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// One libass library handle (`ASS_Library`), freed exactly once by `deinit`.
@@ -74,7 +77,7 @@ public enum ASSLog {
 
     package static func receive(level: Int32, line: String) {
         guard level <= maxLevel else { return }
-        let text = TextSanitizer.clean(line.trimmingCharacters(in: .whitespacesAndNewlines))
+        let text = TextSanitizer.clean(line.trimmingWhitespaceAndNewlines())
         let fresh = seen.withLock { set -> Bool in
             if set.contains(text) { return false }
             if set.count >= maxRemembered { set.removeAll() }

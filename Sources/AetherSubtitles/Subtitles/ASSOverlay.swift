@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import CLibass
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What libass drew for one moment, composited once: premultiplied colour and coverage over
 /// the bounding box of its images, in picture pixels. Blending it into a frame costs one pass
@@ -230,10 +233,7 @@ public final class ASSOverlayWorker: Sendable {
 
     public init(options: ASSStyleOptions, shaping: ASSTrackRenderer.Shaping = .complex, fontconfig: Bool = true) {
         work = GuardedCondition(Work(renderer: ASSOverlayRenderer(options: options, shaping: shaping, fontconfig: fontconfig)))
-        let thread = Thread { [self] in run() }
-        thread.name = "aether.libass"
-        thread.stackSize = 4 << 20
-        thread.start()
+        OSThread.start(name: "aether.libass", stackSize: 4 << 20) { [self] in run() }
     }
 
     /// Updates skipped because libass took longer than the budget.

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One text cue as libass reads it: the decoder's event line (`ReadOrder,Layer,Style,Name,
 /// MarginL,MarginR,MarginV,Effect,Text`, at most ``maxEventBytes``), the track's header and the

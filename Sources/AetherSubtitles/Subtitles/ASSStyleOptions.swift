@@ -1,4 +1,8 @@
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How text subtitles are drawn by libass in pixel outputs, under mpv's option names
 /// (`--sub-ass`, `--sub-font`, `--sub-font-size`, `--sub-color`, `--sub-border-size`,
@@ -33,7 +37,7 @@ public struct ASSStyleOptions: Sendable, Equatable {
 
     /// `#RRGGBB` or `#AARRGGBB` (mpv's hex forms) → RRGGBBAA; nil for anything else.
     public static func parseColor(_ text: String) -> UInt32? {
-        var hex = Substring(text.trimmingCharacters(in: .whitespaces))
+        var hex = Substring(text.trimmingWhitespace())
         guard hex.first == "#" else { return nil }
         hex = hex.dropFirst()
         guard hex.count == 6 || hex.count == 8, hex.allSatisfy(\.isHexDigit), let value = UInt32(hex, radix: 16) else { return nil }
@@ -53,7 +57,7 @@ public struct ASSStyleOptions: Sendable, Equatable {
     public func defaultHeader(aspect: Double) -> [UInt8] {
         let (playResX, playResY) = playArea(aspect: aspect)
         let r = color >> 24, g = (color >> 16) & 0xFF, b = (color >> 8) & 0xFF, a = 255 - (color & 0xFF)
-        let primary = String(format: "&H%02X%02X%02X%02X", a, b, g, r)
+        let primary = String(cFormat: "&H%02X%02X%02X%02X", a, b, g, r)
         let name = String(font.unicodeScalars.filter { $0.value >= 0x20 && $0 != "," && $0 != "\u{7F}" }.prefix(Self.maxFontName))
         let header = """
         [Script Info]

@@ -1,5 +1,8 @@
 import CLibass
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One selected ASS track rendered by libass into RGB pictures: owns its `ASS_Track` (freed
 /// exactly once by `deinit`) and its ``ASSRenderer`` (which keeps the ``ASSLibrary`` alive).

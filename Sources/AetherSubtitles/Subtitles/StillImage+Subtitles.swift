@@ -1,7 +1,10 @@
 import AetherBase
 import AetherMedia
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension StillImage {
     /// The picture with `cues` burnt in, as mpv's `s` screenshot has them: bitmap cues (PGS,
@@ -37,7 +40,7 @@ extension StillImage {
     /// The picture's pixels run through `subtitles=` with a one-cue SRT file shown throughout.
     private func renderingText(_ text: String) throws(FFmpegError) -> [UInt8] {
         // The cue's text goes through a file, never into the filter string (no escaping games).
-        let path = NSTemporaryDirectory() + "aether-tui-burn-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).srt"
+        let path = Paths.temporaryDirectory(environment: ProcessInfo.processInfo.environment) + "aether-tui-burn-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).srt"
         let body = TextSanitizer.clean(text, keepNewlines: true)
         guard FileManager.default.createFile(atPath: path, contents: Data("1\n00:00:00,000 --> 99:00:00,000\n\(body)\n\n".utf8)) else {
             throw FFmpegError(function: "burn subtitles", message: "cannot write \(path)")

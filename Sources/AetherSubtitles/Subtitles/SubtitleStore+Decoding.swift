@@ -2,7 +2,10 @@ import AetherBase
 import AetherMedia
 import AetherStreaming
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 // Decoding one subtitle packet into cues: text (ASS events, limits, Windows-1252) and bitmaps.
@@ -66,7 +69,7 @@ extension SubtitleStore {
                     }
                     let text = limited(styled.plainText)
                     let source = decoder.assHeader.map { ASSSource(header: $0, event: limitedEvent(ass)) }
-                    if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    if !text.trimmingWhitespaceAndNewlines().isEmpty {
                         if text != styled.plainText { styled.runs = [StyledSubtitle.Run(text: text)] }  // cut: plain
                         var cue = SubtitleCue(start: start, end: end, content: .text(text), styled: styled, ass: source)
                         cue.placement = placement

@@ -2,7 +2,10 @@ import AetherBase
 import AetherMedia
 import AetherStreaming
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 // Sidecar subtitle files and documents: local paths, network URLs, codepages, candidates beside a file.
@@ -63,7 +66,7 @@ extension SubtitleStore {
 
     /// An LRC file (by its name: `.lrc`), read by ``Lyrics`` rather than libavformat.
     static func isLyrics(_ path: String) -> Bool {
-        ((URLComponents(string: path)?.path ?? path) as NSString).pathExtension.lowercased() == "lrc"
+        Paths.pathExtension(URLComponents(string: path)?.path ?? path).lowercased() == "lrc"
     }
 
     /// Synced lyrics as a subtitle track (their lines as WebVTT cues) and, the first time, as
@@ -164,10 +167,7 @@ extension SubtitleStore {
     /// True when the first 1 MiB of the file is valid UTF-8 (a cut multi-byte character at the
     /// end of the sample is allowed).
     static func isUTF8(path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return true }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 1 << 20) else { return true }
-        var bytes = [UInt8](data)
+        guard var bytes = FileBytes.prefix(path: path, limit: 1 << 20) else { return true }
         if bytes.count == 1 << 20 {
             while let last = bytes.last, last & 0xC0 == 0x80 { bytes.removeLast() }
             if let last = bytes.last, last >= 0xC0 { bytes.removeLast() }

@@ -2,7 +2,11 @@ import AetherBase
 import AetherMedia
 import AetherStreaming
 import CFFmpeg
-import Foundation
+import Dispatch
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Decodes the selected subtitle track's packets as the demuxer reads them, loads sidecar files

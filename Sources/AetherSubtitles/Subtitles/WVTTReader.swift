@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// WebVTT carried in fragmented MP4 (ISO/IEC 14496-30, sample entry `wvtt`), as a DASH text
 /// adaptation set segments it: an init section (its `mdhd` gives the timescale) and media
@@ -232,16 +236,16 @@ public enum WVTTReader {
     /// A cue's text as a WebVTT document can carry it: no blank line (it would end the cue), no
     /// `-->` (it would start one).
     static func cueText(_ text: String) -> String {
-        text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        text.replacingAll("\r\n", with: "\n").replacingAll("\r", with: "\n")
             .split(separator: "\n", omittingEmptySubsequences: true).joined(separator: "\n")
-            .replacingOccurrences(of: "-->", with: "--&gt;")
+            .replacingAll("-->", with: "--&gt;")
     }
 
     /// Settings or an identifier on one line.
     static func oneLine(_ text: String) -> String {
         var scalars = String.UnicodeScalarView()
         for s in text.unicodeScalars { scalars.append(s.value < 0x20 || s.value == 0x7F ? " " : s) }
-        return String(scalars).replacingOccurrences(of: "-->", with: " ").trimmingCharacters(in: .whitespaces)
+        return String(scalars).replacingAll("-->", with: " ").trimmingWhitespace()
     }
 
     static func be32(_ b: [UInt8], _ i: Int) -> UInt32 {

@@ -1,5 +1,9 @@
 import AetherMedia
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Joins the WebVTT segments of an HLS subtitle rendition into one WebVTT document on the
 /// MPEG-TS timeline of the media segments: each segment's `X-TIMESTAMP-MAP=MPEGTS:n,LOCAL:t`
@@ -35,7 +39,7 @@ public enum WebVTTJoin {
             var offset = offsets.indices.contains(k) && offsets[k].isFinite ? min(max(0, offsets[k]), maxSeconds) : 0.0
             var i = 1
             // Header: up to the first blank line.
-            while i < lines.count, !lines[i].trimmingCharacters(in: .whitespaces).isEmpty {
+            while i < lines.count, !lines[i].trimmingWhitespace().isEmpty {
                 let line = String(lines[i])
                 if line.hasPrefix("X-TIMESTAMP-MAP=") { offset = try timestampOffset(String(line.dropFirst("X-TIMESTAMP-MAP=".count))) }
                 i += 1
@@ -57,7 +61,7 @@ public enum WebVTTJoin {
                 cues.append(cue)
             }
             while i < lines.count {
-                if lines[i].trimmingCharacters(in: .whitespaces).isEmpty { try flush() } else { block.append(lines[i]) }
+                if lines[i].trimmingWhitespace().isEmpty { try flush() } else { block.append(lines[i]) }
                 i += 1
             }
             try flush()
@@ -84,9 +88,9 @@ public enum WebVTTJoin {
         for part in text.split(separator: ",") {
             let kv = part.split(separator: ":", maxSplits: 1)
             guard kv.count == 2 else { throw DownloadError("a malformed X-TIMESTAMP-MAP") }
-            switch kv[0].trimmingCharacters(in: .whitespaces) {
+            switch kv[0].trimmingWhitespace() {
             case "MPEGTS":
-                guard let n = UInt64(kv[1].trimmingCharacters(in: .whitespaces)), n < 1 << 33 else { throw DownloadError("a malformed X-TIMESTAMP-MAP") }
+                guard let n = UInt64(kv[1].trimmingWhitespace()), n < 1 << 33 else { throw DownloadError("a malformed X-TIMESTAMP-MAP") }
                 mpegts = Double(n) / 90_000
             case "LOCAL": local = try time(String(kv[1]))
             default: throw DownloadError("a malformed X-TIMESTAMP-MAP")
@@ -97,19 +101,19 @@ public enum WebVTTJoin {
     }
 
     static func parseTiming(_ line: String) throws(DownloadError) -> Cue {
-        guard let arrow = line.range(of: "-->") else { throw DownloadError("a malformed subtitle cue time") }
+        guard let arrow = line.firstRange(of: "-->") else { throw DownloadError("a malformed subtitle cue time") }
         let start = try time(String(line[..<arrow.lowerBound]))
-        let rest = line[arrow.upperBound...].trimmingCharacters(in: .whitespaces)
+        let rest = line[arrow.upperBound...].trimmingWhitespace()
         let endText = rest.prefix { !$0.isWhitespace }
         let end = try time(String(endText))
         guard end >= start else { throw DownloadError("a subtitle cue ends before it starts") }
-        let settings = rest.dropFirst(endText.count).trimmingCharacters(in: .whitespaces)
+        let settings = rest.dropFirst(endText.count).trimmingWhitespace()
         return Cue(start: start, end: end, settings: settings, text: "")
     }
 
     /// `[hh:]mm:ss.ttt` → seconds.
     static func time(_ text: String) throws(DownloadError) -> Double {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        let parts = text.trimmingWhitespace().split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count) else { throw DownloadError("a malformed subtitle time") }
         let secondsParts = parts.last!.split(separator: ".", omittingEmptySubsequences: false)
         guard secondsParts.count == 2, secondsParts[0].count == 2, secondsParts[1].count == 3 else { throw DownloadError("a malformed subtitle time") }
@@ -128,6 +132,6 @@ public enum WebVTTJoin {
 
     static func format(_ seconds: Double) -> String {
         let total = Int((seconds * 1000).rounded())
-        return String(format: "%02d:%02d:%02d.%03d", total / 3_600_000, total / 60_000 % 60, total / 1000 % 60, total % 1000)
+        return String(cFormat: "%02d:%02d:%02d.%03d", total / 3_600_000, total / 60_000 % 60, total / 1000 % 60, total % 1000)
     }
 }

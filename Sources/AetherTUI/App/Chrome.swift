@@ -2,7 +2,11 @@ import AetherEngine
 import AetherInput
 import AetherScreen
 import CNcurses
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 extension TUIApp {
@@ -248,7 +252,7 @@ extension TUIApp {
         if let network = networkText() { timeText += "  " + network }
         var badges: [TransportBar.Badge] = []
         badges.append(.init(text: player.isMuted ? "muted" : "vol \(Int(player.volume.rounded()))%", role: .status))
-        badges.append(.init(text: String(format: "%.2f×", player.rate), role: .status))
+        badges.append(.init(text: String(cFormat: "%.2f×", player.rate), role: .status))
         if player.hasVideo, let v = player.playingVideo {
             badges.append(.init(text: v.format.rawValue, role: v.format == .sdr ? .badge : .badgeHDR))
             badges.append(.init(text: "\(v.width)×\(v.height)", role: .badge))
@@ -313,31 +317,31 @@ extension TUIApp {
         if let info { lines.append("Container  \(info.containerLongName)") }
         if let v = player.playingVideo {
             lines.append("Video      \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  decoder \(t.videoDecoder)")
-            lines.append("           \(v.width)×\(v.height)  \(v.pixelFormat ?? "?")  \(v.frameRate.map { String(format: "%.3f fps", $0) } ?? "")  \(v.format.rawValue)\(t.deinterlacing ? "  deinterlaced" : "")\(t.loopFilterSkip.map { "  loop filter skipped: \($0)" } ?? "")\(t.toneMapping ? "  tone-mapped" : "")")
+            lines.append("           \(v.width)×\(v.height)  \(v.pixelFormat ?? "?")  \(v.frameRate.map { String(cFormat: "%.3f fps", $0) } ?? "")  \(v.format.rawValue)\(t.deinterlacing ? "  deinterlaced" : "")\(t.loopFilterSkip.map { "  loop filter skipped: \($0)" } ?? "")\(t.toneMapping ? "  tone-mapped" : "")")
         }
         if let k = player.activeAudioTrack, let a = info?.audio[safe: k] {
             lines.append("Audio      #\(k + 1) \(a.codec)  \(a.layoutShort)  \(a.tags.language ?? "und")\(a.tags.title.map { "  \"\($0)\"" } ?? "")")
         } else {
             lines.append("Audio      none")
         }
-        lines.append("Output     \(t.audioDevice)  \(t.audioFormat)\(player.audioDelay != 0 ? String(format: "  audio delay %+.1f s", player.audioDelay) : "")")
+        lines.append("Output     \(t.audioDevice)  \(t.audioFormat)\(player.audioDelay != 0 ? String(cFormat: "  audio delay %+.1f s", player.audioDelay) : "")")
         if let gain = t.replayGain { lines.append("ReplayGain \(gain)") }
         // The music view plays no picture: its stats are the sound's alone.
         if music == nil {
-            lines.append("Clock      \(t.clockSource)  A/V \(String(format: "%+.1f ms (p95 %.1f)", t.avGapLastMs, t.avGapP95Ms))")
+            lines.append("Clock      \(t.clockSource)  A/V \(String(cFormat: "%+.1f ms (p95 %.1f)", t.avGapLastMs, t.avGapP95Ms))")
             lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early), \(t.framesSuperseded) superseded"
                          + (t.framesSkipped > 0 ? ", \(t.framesSkipped) skipped" : ""))
-            lines.append(String(format: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
+            lines.append(String(cFormat: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
             let cell = capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
             lines.append("Video out  \(outputDescription)  \(layout.video.width)×\(layout.video.height) cells of \(layout.columns)×\(layout.rows)  picture \(layout.renderSize.width)×\(layout.renderSize.height) px  cell \(cell)"
                          + (checksTmuxDelivery && screen.tmuxDelivery.lost > 0 ? "  \(screen.tmuxDelivery.lost) lost in tmux, sent again" : ""))
         } else {
             lines.append("Clock      \(t.clockSource)")
-            lines.append(String(format: "Speed      %.2f×", t.rate))
+            lines.append(String(cFormat: "Speed      %.2f×", t.rate))
         }
         if let adaptive = player.adaptive {
             lines.append("Variant    \(adaptive.variant.summary) (\(adaptive.variantIndex + 1) of \(player.variants.count))  auto")
-            let estimate = adaptive.estimate.map { String(format: "%.2f Mb/s", $0 / 1e6) } ?? "not measured"
+            let estimate = adaptive.estimate.map { String(cFormat: "%.2f Mb/s", $0 / 1e6) } ?? "not measured"
             var line = "Bit rate   estimate \(estimate)  \(adaptive.switchCount) switch\(adaptive.switchCount == 1 ? "" : "es")"
             if let last = adaptive.switches.last {
                 line += "  last \(last.fromVariant)→\(last.toVariant) at \(TimeFormat.clock(last.position)): \(last.reason)"
@@ -354,21 +358,21 @@ extension TUIApp {
             case .reconnecting(let attempt): phase = "reconnecting (\(attempt))"
             case .failed: phase = "failed"
             }
-            lines.append(String(format: "Network    %@  %.1f MB received  %.0f kB/s  %d retries", phase,
+            lines.append("Network    \(phase)" + String(cFormat: "  %.1f MB received  %.0f kB/s  %d retries",
                                 Double(net.bytes) / 1e6, net.throughput / 1000, net.retries))
             if let until = player.cachedUntil {
-                lines.append(String(format: "Cache      %.1f s ahead  %d rebuffers", max(0, until - player.currentTime), t.rebuffers))
+                lines.append(String(cFormat: "Cache      %.1f s ahead  %d rebuffers", max(0, until - player.currentTime), t.rebuffers))
             }
         }
         if let track = player.activeSubtitleTrack, let s = player.subtitleTracks.first(where: { $0.id == track }) {
-            lines.append("Subtitles  \(s.label)\(player.subtitleDelay != 0 ? String(format: "  delay %+.1f s", player.subtitleDelay) : "")")
+            lines.append("Subtitles  \(s.label)\(player.subtitleDelay != 0 ? String(cFormat: "  delay %+.1f s", player.subtitleDelay) : "")")
         }
         return lines.map { TextSanitizer.clean($0) }
     }
 
     /// The key help, centred at the top of the video area; returns the cells it covers.
     private func helpBox(into surface: inout CellGrid) -> CellRect {
-        let rows = KeyMap.helpRows.map { row in DisplayWidth.clip(row.keys, to: 16).padding(toLength: 16, withPad: " ", startingAt: 0) + " " + row.description }
+        let rows = KeyMap.helpRows.map { row in DisplayWidth.clip(row.keys, to: 16).paddedOrCut(to: 16) + " " + row.description }
         let width = (rows.map(DisplayWidth.of).max() ?? 20) + 4
         let column = max(0, (layout.columns - width) / 2)
         return BoxView(title: "Keys", lines: rows + ["", "mouse: hover the bar for a preview, click or drag and release to seek; wheel ±5 s"],

@@ -1,6 +1,9 @@
 import AetherEngine
 import AetherInput
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// `B` while paused: a row of thumbnails around the current position (or the chapters, when

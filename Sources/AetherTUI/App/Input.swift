@@ -2,7 +2,10 @@ import AetherControl
 import AetherEngine
 import AetherInput
 import CNcurses
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 extension TUIApp {

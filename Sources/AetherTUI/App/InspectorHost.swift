@@ -2,7 +2,10 @@ import AetherControl
 import AetherEngine
 import AetherInput
 import AetherScreen
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// The pipeline inspector in the player's screen: opened by `inspect FILE` or `` ` ``, it is an

@@ -1,6 +1,10 @@
 import AetherEngine
 import CNcurses
-import Foundation
+import Dispatch
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// SIGTSTP (Ctrl-Z), SIGTTIN, SIGTTOU, SIGCONT and SIGWINCH, noticed off the signal context through
 /// Dispatch and acted on by the UI loop, which owns the screen: a stop gives the terminal back

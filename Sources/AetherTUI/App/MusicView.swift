@@ -1,5 +1,9 @@
 import AetherEngine
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// The music view's state (UI thread): the cover, the spectrum analyser and its smoothed bars.
@@ -126,7 +130,7 @@ extension TUIApp {
         if !details.isEmpty { lines.append(.init(text: details.joined(separator: " · "), role: .status)) }
         if let k = player.activeAudioTrack, let a = player.mediaInfo?.audio[safe: k] {
             let khz = Double(a.sampleRate) / 1000
-            let rate = khz == khz.rounded() ? String(format: "%.0f kHz", khz) : String(format: "%.1f kHz", khz)
+            let rate = khz == khz.rounded() ? String(cFormat: "%.0f kHz", khz) : String(cFormat: "%.1f kHz", khz)
             lines.append(.init(text: [a.codec, rate, a.layoutShort].joined(separator: " · "), role: .telemetry))
         }
         return lines.map { .init(text: TextSanitizer.clean($0.text), role: $0.role) }

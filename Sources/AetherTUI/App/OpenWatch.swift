@@ -1,5 +1,9 @@
+import AetherBase
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Keeps the quit keys answering while the host's thread is blocked opening a source (a server
 /// that drips a byte every few seconds holds `avformat_open_input` until the open deadline).
@@ -37,7 +41,7 @@ final class OpenWatch: Sendable {
         for fd in wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         wakeRead = wake[0]
         wakeWrite = wake[1]
-        let thread = Thread { [self] in
+        OSThread.start(name: "aether.open-watch") { [self] in
             defer { state.update { $0.done = true } }
             var skipper = EscapeSkipper()
             before()
@@ -70,8 +74,6 @@ final class OpenWatch: Sendable {
                 for byte in buffer[0..<got] where skipper.isKey(byte) { onKey(byte) }
             }
         }
-        thread.name = "aether.open-watch"
-        thread.start()
     }
 
     /// Ends the watch and waits for its thread (the terminal's modes are back when it returns).

@@ -1,7 +1,10 @@
 import AetherControl
 import AetherEngine
 import AetherInput
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The controller's callbacks: what only the screen can do.
 extension TUIApp: PlayerHost {

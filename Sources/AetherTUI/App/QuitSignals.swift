@@ -1,5 +1,9 @@
 import AetherEngine
-import Foundation
+import Dispatch
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// SIGINT, SIGTERM, SIGHUP and SIGQUIT (Ctrl-\), handled off the signal context via Dispatch:
 /// a host's loop polls `isRaised` and stops cleanly, restoring the terminal (the TUI and the

@@ -2,7 +2,10 @@ import AetherEngine
 import AetherInput
 import AetherScreen
 import CNcurses
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// Taking the screen and giving it back.
@@ -116,10 +119,10 @@ extension TUIApp {
         // What went wrong but did not stop playback (a stream left out, a sidecar refused)
         // stays readable after the screen is gone.
         for warning in warnings {
-            FileHandle.standardError.write(Data("aether-tui: warning: \(TextSanitizer.clean(warning))\n".utf8))
+            StandardStream.error("aether-tui: warning: \(TextSanitizer.clean(warning))\n")
         }
         for line in controller.reportedErrors() {
-            FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(line))\n".utf8))
+            StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n")
         }
     }
 

@@ -1,7 +1,10 @@
 import AetherEngine
 import AetherInput
 import CNcurses
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// Scrub mode: a marker on the progress bar, moved by the mouse (hover or drag) or by keys

@@ -1,5 +1,9 @@
 import AetherEngine
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension TUIApp {
     /// `s` / `S`: the frame on screen at source resolution, decoded again by the scrub
@@ -61,7 +65,7 @@ extension TUIApp {
         let dir = directory ?? environment["XDG_PICTURES_DIR"].flatMap { $0.isEmpty ? nil : $0 }
             ?? FileManager.default.currentDirectoryPath
         let name = StillFileName.make(source: source, seconds: time)
-        let stem = (dir as NSString).appendingPathComponent((name as NSString).deletingPathExtension)
+        let stem = Paths.join(dir, Paths.deletingPathExtension(name))
         // A second screenshot of the same moment (`s` then `S`) does not replace the first.
         var path = stem + ".png"
         var n = 2

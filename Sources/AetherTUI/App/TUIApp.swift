@@ -4,7 +4,9 @@ import AetherInput
 import AetherScreen
 import CNcurses
 import CTerminal
-import Foundation
+import AetherBase
+import FoundationEssentials
+import Glibc
 import OutputChoice
 import TerminalGraphics
 
@@ -116,9 +118,7 @@ public final class TUIApp {
         guard started else {
             _ = probe.wait()   // the terminal is back in its own modes before the error line
             if quit.isRaised { return Exit.signal.rawValue }
-            for line in controller.reportedErrors() {
-                FileHandle.standardError.write(Data("aether-tui: \(TextSanitizer.clean(line))\n".utf8))
-            }
+            for line in controller.reportedErrors() { StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n") }
             return controller.exitCode()
         }
         AppLog.write("tui", "media open")
@@ -128,10 +128,7 @@ public final class TUIApp {
         let typed = chooseDriver(environment: env)
 
         if let path = options.statsFile {
-            do { stats = try StatsFile(path: path) } catch {
-                FileHandle.standardError.write(Data("aether-tui: \(error)\n".utf8))
-                return Exit.error.rawValue
-            }
+            do { stats = try StatsFile(path: path) } catch { StandardStream.error("aether-tui: \(error)\n"); return Exit.error.rawValue }
         }
 
         // 3. Take the screen, with restoration armed for every way out.
@@ -145,7 +142,7 @@ public final class TUIApp {
                              })
         do { try startScreen(terminfoDirectory: terminfo.wait()) } catch {
             player.stop()
-            FileHandle.standardError.write(Data("aether-tui: \(error)\n".utf8))
+            StandardStream.error("aether-tui: \(error)\n")
             return Exit.error.rawValue
         }
         defer { stopScreen() }
@@ -231,7 +228,7 @@ public final class TUIApp {
                 // give it back (see MemoryPolicy).
                 MemoryPolicy.trim()
                 let took = clock.seconds - now
-                if took > 0.005 { AppLog.write("tui", String(format: "malloc_trim took %.1f ms", took * 1000)) }
+                if took > 0.005 { AppLog.write("tui", String(cFormat: "malloc_trim took %.1f ms", took * 1000)) }
                 lastTrim = now
             }
             if now >= telemetry.nextDue {

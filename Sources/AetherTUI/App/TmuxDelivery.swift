@@ -1,6 +1,10 @@
 import AetherEngine
 import AetherScreen
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// Whether pixel pictures sent through tmux's passthrough reach the terminal outside.
@@ -131,7 +135,7 @@ extension TUIApp {
         case .ask:
             terminal.withScreen { terminal.emitInScreen(AttributesRoundTrip.query(throughTmux: true)) }
         case .resend:
-            AppLog.write("tui", "tmux dropped a picture (no answer in \(String(format: "%.1f", screen.tmuxDelivery.timeout)) s): "
+            AppLog.write("tui", "tmux dropped a picture (no answer in \(String(cFormat: "%.1f", screen.tmuxDelivery.timeout)) s): "
                          + "sent again; \(screen.tmuxDelivery.lost) lost so far")
             output.repaint(full: true)
         }

@@ -1,6 +1,9 @@
 import AetherEngine
 import CTerminal
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The UI loop's wake-up: a non-blocking self-pipe the loop polls beside the terminal's input.
 /// Anything that changes what the screen should show signals it from its own thread: the

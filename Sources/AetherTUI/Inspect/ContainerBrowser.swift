@@ -1,5 +1,8 @@
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The container tab's tree: which nodes are open, which row is chosen, and the rows that are
 /// visible. Children are read from the parser the first time a node opens (bounded by its

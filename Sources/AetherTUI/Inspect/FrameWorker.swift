@@ -1,5 +1,9 @@
+import AetherBase
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Decodes the frames tab's frames on a thread of its own (a frame deep in a long GOP takes a
 /// while; keys must still answer). One request at a time; a newer request replaces one that has
@@ -31,9 +35,7 @@ final class FrameWorker: Sendable {
         self.url = url
         self.maxSize = maxSize
         self.onResult = onResult
-        let t = Thread { [self] in run() }
-        t.name = "aether.inspect.frames"
-        t.start()
+        OSThread.start(name: "aether.inspect.frames") { [self] in run() }
     }
 
     func request(_ r: Request) {

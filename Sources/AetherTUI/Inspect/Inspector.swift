@@ -1,5 +1,8 @@
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// The pipeline inspector (`aether-tui inspect FILE`, or `` ` `` in the player): every stage

@@ -1,7 +1,11 @@
 import AetherEngine
 import AetherScreen
 import AetherThemes
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// Draws the inspector into a rectangle: the tab bar, the tab's panes, a line of key hints.
@@ -154,8 +158,8 @@ struct InspectorView {
     static func hexLines(_ bytes: [UInt8], offset: Int64, perLine: Int, ascii: Bool = true) -> [String] {
         stride(from: 0, to: bytes.count, by: perLine).map { i in
             let chunk = bytes[i..<min(bytes.count, i + perLine)]
-            let hex = chunk.map { String(format: "%02x", $0) }.joined(separator: " ")
-            let line = String(format: "%08llx  ", offset + Int64(i)) + hex.padding(toLength: perLine * 3 - 1, withPad: " ", startingAt: 0)
+            let hex = chunk.map { String(cFormat: "%02x", $0) }.joined(separator: " ")
+            let line = String(cFormat: "%08llx  ", offset + Int64(i)) + hex.paddedOrCut(to: perLine * 3 - 1)
             guard ascii else { return line }
             return line + "  |" + String(chunk.map { (0x20...0x7E).contains($0) ? Character(UnicodeScalar($0)) : "." }) + "|"
         }
@@ -182,7 +186,7 @@ struct InspectorView {
         for stream in table.streams.prefix(4) where y < body.endRow - 3 {
             let rates = table.bitrate(stream: stream.index, buckets: sparkWidth)
             let peak = rates.max() ?? 0
-            let label = String(format: " #%d %-6@ %6.0f kb/s ", stream.index, String(stream.codec.prefix(6)) as NSString, peak / 1000)
+            let label = " #\(stream.index) " + String(stream.codec.prefix(6)).leftAligned(6) + String(cFormat: " %6.0f kb/s ", peak / 1000)
             surface.put(label, row: y, column: body.column, role: .telemetry, width: 26)
             surface.put(TelemetryHistory.sparkline(rates, width: sparkWidth), row: y, column: body.column + 26, role: .sparkline, width: sparkWidth)
             y += 1
@@ -207,11 +211,11 @@ struct InspectorView {
             guard let rowIndex = table.visible[safe: k] else { break }
             let p = table.rows[rowIndex]
             let tb = table.stream(p.stream)?.timeBase
-            func t(_ v: Int64?) -> String { tb?.seconds(v).map { String(format: "%11.6f", $0) } ?? "          -" }
-            let line = String(format: "%@ %9d %2d ", p.startsGOP ? "┌▶" : (p.gop > 0 ? "│ " : "  "), rowIndex, p.stream) + t(p.dts) + " " + t(p.pts)
-                + " " + (tb?.seconds(p.duration).map { String(format: "%9.6f", $0) } ?? "        -")
-                + String(format: " %8d ", p.size) + Self.rightAligned(p.position.map { String($0) } ?? "-", 10)
-                + " " + p.flags + (p.gop > 0 ? String(format: "   %4d", p.gop) : "      -")
+            func t(_ v: Int64?) -> String { tb?.seconds(v).map { String(cFormat: "%11.6f", $0) } ?? "          -" }
+            let line = (p.startsGOP ? "┌▶" : (p.gop > 0 ? "│ " : "  ")) + String(cFormat: " %9d %2d ", rowIndex, p.stream) + t(p.dts) + " " + t(p.pts)
+                + " " + (tb?.seconds(p.duration).map { String(cFormat: "%9.6f", $0) } ?? "        -")
+                + String(cFormat: " %8d ", p.size) + Self.rightAligned(p.position.map { String($0) } ?? "-", 10)
+                + " " + p.flags + (p.gop > 0 ? String(cFormat: "   %4d", p.gop) : "      -")
             let role: ThemeRole = k == table.selection ? .menuSelected : (p.isCorrupt ? .warning : (p.startsGOP ? .title : .menu))
             surface.put(line, row: y + i, column: body.column, role: role, width: body.width)
         }
@@ -238,9 +242,9 @@ struct InspectorView {
         if let f = inspector.frame {
             let r = f.record
             lines.append(("stream #\(r.stream)  picture \(r.pictureType ?? "?")\(r.isKey ? "  key" : "")", .title))
-            lines.append(("pts " + (r.pts.map(String.init) ?? "-") + (r.ptsTime.map { String(format: "  %.6f s", $0) } ?? ""), .stats))
+            lines.append(("pts " + (r.pts.map(String.init) ?? "-") + (r.ptsTime.map { String(cFormat: "  %.6f s", $0) } ?? ""), .stats))
             lines.append(("packet " + (r.packetPosition.map { "@\($0)" } ?? "@?") + "  " + (r.packetSize.map { "\($0) B" } ?? ""), .stats))
-            lines.append((String(format: "decoded in %.1f ms (%d packets)", f.decodeMilliseconds, f.packetsDecoded), .stats))
+            lines.append((String(cFormat: "decoded in %.1f ms (%d packets)", f.decodeMilliseconds, f.packetsDecoded), .stats))
             if let format = r.format { lines.append(("format \(format)" + (r.isInterlaced ? (r.topFieldFirst ? "  interlaced tff" : "  interlaced bff") : ""), .stats)) }
             for p in f.properties { lines.append((p.name + ": " + p.value, .stats)) }
             lines.append(("side data: " + (f.sideData.isEmpty ? "none" : ""), .stats))
@@ -269,16 +273,16 @@ struct InspectorView {
         for q in t.queues {
             let filled = min(barWidth, max(0, Int(saturating: (q.level * Double(barWidth)).rounded())))
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled)
-            let bytes = q.byteCapacity.map { String(format: " %.1f/%.0f MB", Double(q.bytes) / 1e6, Double($0) / 1e6) } ?? ""
-            lines.append((String(format: "%-13@ ", q.name as NSString) + bar + " \(q.items)/\(q.capacity)" + bytes, TelemetryHistory.sparkline(h["queue " + q.name], width: 200), .telemetry))
+            let bytes = q.byteCapacity.map { String(cFormat: " %.1f/%.0f MB", Double(q.bytes) / 1e6, Double($0) / 1e6) } ?? ""
+            lines.append((q.name.leftAligned(13) + " " + bar + " \(q.items)/\(q.capacity)" + bytes, TelemetryHistory.sparkline(h["queue " + q.name], width: 200), .telemetry))
         }
-        lines.append((String(format: "cache ahead   %6.2f s", t.bufferedSeconds) + (t.cachedUntil.map { String(format: "  demuxed to %.1f s", $0) } ?? ""), TelemetryHistory.sparkline(h["buffered"], width: 200), .telemetry))
-        lines.append((String(format: "clock         %@ %.3f s  A/V %+.1f ms (p95 %.1f)", t.clockSource as NSString, t.clockTime, t.avGapLastMs, t.avGapP95Ms), TelemetryHistory.sparkline(h["gap"].map(abs), width: 200), .telemetry))
+        lines.append((String(cFormat: "cache ahead   %6.2f s", t.bufferedSeconds) + (t.cachedUntil.map { String(cFormat: "  demuxed to %.1f s", $0) } ?? ""), TelemetryHistory.sparkline(h["buffered"], width: 200), .telemetry))
+        lines.append(("clock         \(t.clockSource)" + String(cFormat: " %.3f s  A/V %+.1f ms (p95 %.1f)", t.clockTime, t.avGapLastMs, t.avGapP95Ms), TelemetryHistory.sparkline(h["gap"].map(abs), width: 200), .telemetry))
         lines.append(("frames        \(t.framesDecoded) decoded  \(t.framesPresented) shown  \(t.framesDropped) dropped  \(t.framesSuperseded) superseded", TelemetryHistory.sparkline(h["dropped"], width: 200), .telemetry))
         for (name, value) in [("read", t.readMsPerPacket), ("decode", t.decodeMsPerFrame), ("filter", t.filterMsPerFrame),
                               ("scale", t.scaleMsPerFrame), ("present", t.presentMsPerFrame), ("render", t.renderMsPerFrame),
                               ("write", t.writeMsPerFrame)] {
-            lines.append((String(format: "%-13@ %7.2f ms", name as NSString, value), TelemetryHistory.sparkline(h[name], width: 200), .telemetry))
+            lines.append((name.leftAligned(13) + String(cFormat: " %7.2f ms", value), TelemetryHistory.sparkline(h[name], width: 200), .telemetry))
         }
         let labelWidth = min(body.width, max(40, body.width * 3 / 5))
         let sparkWidth = body.width - labelWidth - 1

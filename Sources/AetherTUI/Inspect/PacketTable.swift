@@ -1,5 +1,9 @@
+import AetherBase
 import AetherEngine
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One packet as the packets tab keeps it (compact: a film has millions).
 struct PacketRow: Equatable, Sendable {
@@ -38,9 +42,7 @@ final class PacketLoader: Sendable {
 
     init(url: String, onProgress: @escaping @Sendable () -> Void) {
         self.onProgress = onProgress
-        let t = Thread { [self] in load(url) }
-        t.name = "aether.inspect.packets"
-        t.start()
+        OSThread.start(name: "aether.inspect.packets") { [self] in load(url) }
     }
 
     func cancel() { loaded.withLock { $0.cancelled = true } }

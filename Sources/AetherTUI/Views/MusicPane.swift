@@ -1,7 +1,11 @@
 import AetherEngine
 import AetherScreen
 import AetherThemes
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// The music view's text cells (shown while no video stream plays): the tag lines, a frame with
@@ -90,7 +94,7 @@ struct MusicPane {
     private func renderMeter(in rect: CellRect, into surface: inout some TextSurface) {
         guard rect.height > 0, rect.width >= 6 else { return }
         let rms = levels.first ?? 0, peak = peaks.last ?? 0
-        let db = rms > 0 ? String(format: " %3.0f dB", Double(rms - 1) * Double(-SpectrumAnalyzer.floorDB)) : "   -∞ dB"
+        let db = rms > 0 ? String(cFormat: " %3.0f dB", Double(rms - 1) * Double(-SpectrumAnalyzer.floorDB)) : "   -∞ dB"
         let width = max(1, rect.width - DisplayWidth.of(db))
         surface.put(MusicLayout.meterGlyphs(level: rms, width: width), row: rect.row, column: rect.column, role: .sparkline)
         let peakColumn = min(width - 1, Int(Double(peak) * Double(width)))

@@ -1,6 +1,10 @@
 import AetherEngine
 import AetherScreen
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// The telemetry pane (`i`): the last second's figures, each of the first four with a sparkline
@@ -14,27 +18,27 @@ struct TelemetryPane {
         let h = history
         let spark = max(0, pane.width - 14)
         var lines: [(String, String)] = [
-            (String(format: "bitrate %5.2f Mb/s", t.instantBitrate / 1e6), TelemetryHistory.sparkline(h.bitrate, width: spark)),
-            (String(format: "A/V gap %+5.1f ms", t.avGapLastMs), TelemetryHistory.sparkline(h.gap, width: spark)),
-            (String(format: "fps     %5.1f", t.observedFPS), TelemetryHistory.sparkline(h.fps, width: spark)),
-            (String(format: "tty     %5.0f kB/s", (h.terminalBytes.last ?? 0) / 1000), TelemetryHistory.sparkline(h.terminalBytes, width: spark)),
+            (String(cFormat: "bitrate %5.2f Mb/s", t.instantBitrate / 1e6), TelemetryHistory.sparkline(h.bitrate, width: spark)),
+            (String(cFormat: "A/V gap %+5.1f ms", t.avGapLastMs), TelemetryHistory.sparkline(h.gap, width: spark)),
+            (String(cFormat: "fps     %5.1f", t.observedFPS), TelemetryHistory.sparkline(h.fps, width: spark)),
+            (String(cFormat: "tty     %5.0f kB/s", (h.terminalBytes.last ?? 0) / 1000), TelemetryHistory.sparkline(h.terminalBytes, width: spark)),
         ]
-        lines.append((String(format: "buffer  %5.1f s, %d frames", t.bufferedSeconds, t.bufferedFrames), ""))
+        lines.append((String(cFormat: "buffer  %5.1f s, %d frames", t.bufferedSeconds, t.bufferedFrames), ""))
         if let bytes = t.networkBytes {
-            lines.append((String(format: "net     %5.0f kB/s, %.1f MB, %d retries, %d rebuffers",
+            lines.append((String(cFormat: "net     %5.0f kB/s, %.1f MB, %d retries, %d rebuffers",
                                  (t.networkBytesPerSecond ?? 0) / 1000, Double(bytes) / 1e6, t.networkRetries ?? 0, t.rebuffers), ""))
         }
         if let rate = t.hlsBitrate {
-            var line = String(format: "variant %d  %.2f Mb/s", t.variantNumber ?? 0, Double(rate) / 1e6)
-            if let estimate = t.estimatedThroughput { line += String(format: "  est %.2f", estimate / 1e6) }
+            var line = String(cFormat: "variant %d  %.2f Mb/s", t.variantNumber ?? 0, Double(rate) / 1e6)
+            if let estimate = t.estimatedThroughput { line += String(cFormat: "  est %.2f", estimate / 1e6) }
             if let switches = t.variantSwitches { line += "  \(switches) sw" }
             lines.append((line, ""))
         }
         lines.append(("frames  \(t.framesPresented) shown \(t.framesDropped) dropped", ""))
-        lines.append((String(format: "decode  %5.2f ms/frame", t.decodeMsPerFrame), ""))
+        lines.append((String(cFormat: "decode  %5.2f ms/frame", t.decodeMsPerFrame), ""))
         // The pipeline stage by stage (ms per packet for read, per frame for the rest).
-        lines.append((String(format: "read %.2f filter %.2f scale %.2f", t.readMsPerPacket, t.filterMsPerFrame, t.scaleMsPerFrame), ""))
-        lines.append((String(format: "render %.2f write %.2f ms", t.renderMsPerFrame, t.writeMsPerFrame), ""))
+        lines.append((String(cFormat: "read %.2f filter %.2f scale %.2f", t.readMsPerPacket, t.filterMsPerFrame, t.scaleMsPerFrame), ""))
+        lines.append((String(cFormat: "render %.2f write %.2f ms", t.renderMsPerFrame, t.writeMsPerFrame), ""))
         lines.append(("clock   \(t.clockSource)", ""))
         lines.append(("audio   \(t.audioDevice)", ""))
         var row = pane.row

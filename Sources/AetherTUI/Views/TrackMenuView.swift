@@ -1,5 +1,9 @@
 import AetherScreen
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 /// The open dropdown: a box at the bottom right of the video area, the items from the menu's
@@ -23,7 +27,7 @@ struct TrackMenuView {
         let rect = BoxView(title: menu.title, lines: lines, style: .menu, border: .menuBorder, width: width)
             .render(at: (column, row), into: &surface)
         if let selectedRow = visible.firstIndex(where: { $0.offset == menu.selection }).map({ $0 - visible.startIndex }) {
-            surface.put(" " + DisplayWidth.clip(lines[selectedRow], to: width - 3).padding(toLength: width - 3, withPad: " ", startingAt: 0),
+            surface.put(" " + DisplayWidth.clip(lines[selectedRow], to: width - 3).paddedOrCut(to: width - 3),
                         row: row + 1 + selectedRow, column: column + 1, role: .menuSelected, width: width - 2)
         }
         return rect

@@ -1,6 +1,10 @@
+import AetherBase
 import AetherEngine
 import AetherScreen
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import TerminalGraphics
 
@@ -89,11 +93,8 @@ final class VideoOutput: FrameSink, Sendable {
     }
 
     func start() {
-        let t = Thread { [self] in Renderer(output: self).run() }
-        t.name = "aether.vo.render"
-        t.stackSize = 1 << 20
         mailbox.withLock { $0.running = true }
-        t.start()
+        OSThread.start(name: "aether.vo.render", stackSize: 1 << 20) { [self] in Renderer(output: self).run() }
     }
 
     /// Paints on the render thread and reports every frame.

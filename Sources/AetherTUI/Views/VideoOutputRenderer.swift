@@ -1,7 +1,10 @@
 import AetherEngine
 import AetherScreen
 import CTerminal
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalGraphics
 
 extension VideoOutput {

@@ -1,4 +1,8 @@
-import Foundation
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A terminal reply the probe understands.
 package enum TerminalReply: Equatable {
@@ -167,7 +171,7 @@ package struct ReplyParser {
     private static func interpretDCS(_ body: [UInt8]) -> TerminalReply? {
         if body.starts(with: Array(">|".utf8)) {
             let name = String(decoding: body.dropFirst(2).prefix(ReplyLimits.terminalVersionBytes), as: UTF8.self)
-                .trimmingCharacters(in: .whitespaces)
+                .trimmingWhitespace()
             return name.isEmpty ? nil : .terminalVersion(name)
         }
         guard body.count >= 3, body[0] == UInt8(ascii: "0") || body[0] == UInt8(ascii: "1"),

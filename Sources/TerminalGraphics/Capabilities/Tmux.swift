@@ -1,5 +1,5 @@
 import AetherBase
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -230,11 +230,11 @@ public final class TmuxQuery {
         let left = clock.now.duration(to: reapBy).components
         let seconds = max(0, Double(left.seconds) + Double(left.attoseconds) * 1e-18)
         guard let reaper else { return nil }
-        guard let status = reaper.status(waitingUpTo: .now() + seconds) else {
+        guard let status = reaper.status(waitingUpTo: MonotonicClock.seconds() + seconds) else {
             // Late (a server that does not answer): our own child, ended by its pid (the reaper
             // thread then collects it).
             kill(pid, SIGKILL)
-            _ = reaper.status(waitingUpTo: .distantFuture)
+            _ = reaper.status(waitingUpTo: nil)
             return nil
         }
         guard eof, status == 0 else { return nil }   // exited 0 (WIFEXITED, code 0)
@@ -251,23 +251,20 @@ final class ChildReaper: Sendable {
     private let reaped = GuardedCondition<(exited: Bool, status: Int32?)>((false, nil))
 
     init(pid: pid_t) {
-        let thread = Thread { [reaped] in
+        OSThread.start(name: "aether.tmux-reaper") { [reaped] in
             var status: Int32 = 0
             var r: pid_t
             repeat { r = waitpid(pid, &status, 0) } while r < 0 && errno == EINTR
             let collected: Int32? = r == pid ? status : nil
             reaped.update { $0 = (true, collected) }
         }
-        thread.name = "aether.tmux-reaper"
-        thread.start()
     }
 
-    /// The child's wait status once it has exited, waiting until `deadline` at most; nil when it
-    /// has not exited by then (or could not be waited for).
-    func status(waitingUpTo deadline: DispatchTime) -> Int32? {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let left = Double(deadline.uptimeNanoseconds > now ? deadline.uptimeNanoseconds - now : 0) / 1e9
-        return reaped.withLock(when: { $0.exited }, deadline: MonotonicClock.seconds() + left) { r, exited in
+    /// The child's wait status once it has exited, waiting until monotonic time `deadline` at
+    /// most (nil: as long as it takes); nil when it has not exited by then (or could not be
+    /// waited for).
+    func status(waitingUpTo deadline: Double?) -> Int32? {
+        reaped.withLock(when: { $0.exited }, deadline: deadline) { r, exited in
             exited ? r.status : nil
         }
     }

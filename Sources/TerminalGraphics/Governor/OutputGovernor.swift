@@ -1,5 +1,8 @@
 import AetherBase
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Steps a video output's quality down when frames cannot reach the terminal on time, and back
 /// up when there is headroom, with hysteresis. Pure: fed with what the render thread measured

@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// File paths as strings, the way NSString's path methods treat them (the subset the program
+/// uses), without Foundation: `/`-separated, repeated slashes read as one, trailing ones ignored.
+public enum Paths {
+    /// `base` + `/` + `component` (one slash between; `component` alone when `base` is empty).
+    public static func join(_ base: String, _ component: String) -> String {
+        guard !base.isEmpty else { return collapsed(component) }
+        guard !component.isEmpty else { return collapsed(base) }
+        let joined = collapsed(base + "/" + component)
+        return joined == "/" ? joined : trimmingTrailingSlashes(joined)
+    }
+
+    /// The last component (`/a/b.mkv` → `b.mkv`; `/a/b/` → `b`; `/` → `/`).
+    public static func lastComponent(_ path: String) -> String {
+        let trimmed = trimmingTrailingSlashes(path)
+        guard !trimmed.isEmpty else { return path.isEmpty ? "" : "/" }
+        return String(trimmed.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(trimmed))
+    }
+
+    /// The path without its last component (`/a/b.mkv` → `/a`; `b.mkv` → ``; `/a` → `/`).
+    public static func deletingLastComponent(_ path: String) -> String {
+        let trimmed = trimmingTrailingSlashes(path)
+        guard let slash = trimmed.lastIndex(of: "/") else { return path.hasPrefix("/") ? "/" : "" }
+        let head = trimmingTrailingSlashes(String(trimmed[..<slash]))
+        return head.isEmpty ? "/" : head
+    }
+
+    /// The extension of the last component without the dot (`b.tar.gz` → `gz`; `.profile` → ``).
+    public static func pathExtension(_ path: String) -> String {
+        let name = lastComponent(path)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+
+    /// The path without the last component's extension (`/a/b.mkv` → `/a/b`).
+    public static func deletingPathExtension(_ path: String) -> String {
+        let trimmed = trimmingTrailingSlashes(path)
+        guard !trimmed.isEmpty else { return path.isEmpty ? "" : "/" }
+        let ext = pathExtension(path)
+        return ext.isEmpty ? trimmed : String(trimmed.dropLast(ext.count + 1))
+    }
+
+    /// `HOME`, else the user's entry in the password database, else `/`.
+    public static func home(environment: [String: String]) -> String {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
+        return "/"
+    }
+
+    /// The directory for temporary files, with a trailing slash: `TMPDIR`, else `/tmp/`.
+    public static func temporaryDirectory(environment: [String: String]) -> String {
+        let dir = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return dir.hasSuffix("/") ? dir : dir + "/"
+    }
+
+    /// `path` with `.` components and empty ones gone and `..` taken back lexically (no
+    /// symbolic links followed), as NSString's `standardizingPath` does for an absolute path.
+    public static func standardize(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".": continue
+            case "..": if let last = parts.last, last != ".." { parts.removeLast() } else if !absolute { parts.append(part) }
+            default: parts.append(part)
+            }
+        }
+        let joined = parts.joined(separator: "/")
+        return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
+    }
+
+    /// Runs of slashes as one (`http://h/x` → `http:/h/x`, as NSString's path methods made it).
+    static func collapsed(_ path: String) -> String {
+        var out = ""
+        out.reserveCapacity(path.utf8.count)
+        var slash = false
+        for ch in path {
+            if ch == "/" { if slash { continue }; slash = true } else { slash = false }
+            out.append(ch)
+        }
+        return out
+    }
+
+    static func trimmingTrailingSlashes(_ path: String) -> String {
+        var p = Substring(collapsed(path))
+        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+        return p == "/" ? "" : String(p)
+    }
+}
+
+/// Standard output and error by write(2), whole (short writes and EINTR retried). A reader that
+/// went away (`| head`) ends the program as it ends `cat` (SIGPIPE), not with a Swift trap.
+public enum StandardStream {
+    public static func write(_ text: String, to fd: Int32 = STDOUT_FILENO) { writeAll(Array(text.utf8), to: fd) }
+
+    /// All of `bytes` to `fd` (short writes and EINTR retried): the program's one such loop (the
+    /// stats file, a child's input, standard output). False when a write failed.
+    @discardableResult
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                offset += n
+            }
+            return true
+        }
+    }
+
+    public static func error(_ text: String) { write(text, to: STDERR_FILENO) }
+}
+
+/// The running program's own file.
+public enum ExecutablePath {
+    /// `/proc/self/exe`'s target (links resolved, as the kernel started it); nil where /proc is missing.
+    public static var current: String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
