@@ -36,61 +36,28 @@ public enum ChildProcess {
     public static func run(_ program: String, _ arguments: [String], input: [UInt8]? = nil, outputLimit: Int,
                            killOverBudget: Bool = false, errorTail: Int = 0, timeout: Double,
                            cancelled: @escaping () -> Bool = { false }) throws(SpawnError) -> Result {
-        var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
-        func closeAll() { for fd in inPipe + outPipe + errPipe where fd >= 0 { close(fd) } }
-        guard pipe(&outPipe) == 0, errorTail == 0 || pipe(&errPipe) == 0, input == nil || pipe(&inPipe) == 0 else {
-            let code = errno
-            closeAll()
-            throw SpawnError(code: code)
-        }
-        // None of them is inherited by anything else this process starts meanwhile.
-        for fd in inPipe + outPipe + errPipe where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if input != nil {
-            posix_spawn_file_actions_adddup2(&actions, inPipe[0], STDIN_FILENO)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        }
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], STDOUT_FILENO)
-        if errorTail > 0 {
-            posix_spawn_file_actions_adddup2(&actions, errPipe[1], STDERR_FILENO)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-        }
-        var argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        let rc = argv.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            posix_spawn(&pid, program, &actions, nil, buffer.baseAddress!, environ)
-        }
-        // The child's ends are the child's now.
-        for fd in [inPipe[0], outPipe[1], errPipe[1]] where fd >= 0 { close(fd) }
-        guard rc == 0 else {
-            for fd in [inPipe[1], outPipe[0], errPipe[0]] where fd >= 0 { close(fd) }
-            throw SpawnError(code: rc)
-        }
-        let state = GuardedCondition(Streams())
+        let child = try spawn([program] + arguments, searchPath: false, input: input != nil, errors: errorTail > 0)
+        let pid = child.pid
+        let state = GuardedCondition(Streams(open: errorTail > 0 ? 2 : 1))
         if let input {
-            let fd = inPipe[1]
+            let fd = child.input
             OSThread.start(name: "aether.child-in") {
                 // A child that exits without reading all: EPIPE here, not SIGPIPE for the process.
                 var pipeSignal = sigset_t()
                 sigemptyset(&pipeSignal)
                 sigaddset(&pipeSignal, SIGPIPE)
                 pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
-                StandardStream.writeAll(input, to: fd)
+                FileBytes.writeAll(input, to: fd)
                 close(fd)
             }
         }
-        let child = pid, outRead = outPipe[0], errRead = errPipe[0]
+        let outRead = child.output, errRead = child.errors
         OSThread.start(name: "aether.child-out") {
             drain(outRead, state: state) { s, chunk in
                 let room = outputLimit - s.output.count
                 if chunk.count > room {
                     s.output += chunk.prefix(max(0, room))
-                    if !s.overBudget, killOverBudget { kill(child, SIGKILL) }
+                    if !s.overBudget, killOverBudget { kill(pid, SIGKILL) }
                     s.overBudget = true
                 } else {
                     s.output += chunk
@@ -106,8 +73,6 @@ public enum ChildProcess {
                 }
                 state.update { $0.open -= 1 }
             }
-        } else {
-            state.update { $0.open -= 1 }
         }
         let deadline = MonotonicClock.seconds() + max(0, timeout)
         var result = Result(exitCode: nil, output: [], errors: [])
@@ -134,12 +99,66 @@ public enum ChildProcess {
         return result
     }
 
+    /// A started child: its pid and this process's ends of the pipes asked for (-1 where none).
+    public struct Started: Sendable {
+        public var pid: pid_t
+        public var input: Int32 = -1
+        public var output: Int32 = -1
+        public var errors: Int32 = -1
+    }
+
+    /// Starts `arguments[0]` (looked up on `PATH` when `searchPath`) with its standard output to
+    /// a pipe, its input from a pipe or /dev/null and its errors to a pipe or /dev/null; the
+    /// program's one `posix_spawn` (``run(_:_:input:outputLimit:killOverBudget:errorTail:timeout:cancelled:)``
+    /// and TerminalGraphics' `TmuxQuery`, which collects its child later). The caller owns the
+    /// ends returned and reaps the child.
+    public static func spawn(_ arguments: [String], searchPath: Bool, input: Bool = false, errors: Bool = false) throws(SpawnError) -> Started {
+        var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
+        func closeAll() { for fd in inPipe + outPipe + errPipe where fd >= 0 { close(fd) } }
+        guard !arguments.isEmpty else { throw SpawnError(code: EINVAL) }
+        guard pipe(&outPipe) == 0, !errors || pipe(&errPipe) == 0, !input || pipe(&inPipe) == 0 else {
+            let code = errno
+            closeAll()
+            throw SpawnError(code: code)
+        }
+        // None of them is inherited by anything else this process starts meanwhile.
+        for fd in inPipe + outPipe + errPipe where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if input {
+            posix_spawn_file_actions_adddup2(&actions, inPipe[0], STDIN_FILENO)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        }
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], STDOUT_FILENO)
+        if errors {
+            posix_spawn_file_actions_adddup2(&actions, errPipe[1], STDERR_FILENO)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        }
+        var argv = arguments.map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let rc = argv.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            searchPath ? posix_spawnp(&pid, arguments[0], &actions, nil, buffer.baseAddress!, environ)
+                       : posix_spawn(&pid, arguments[0], &actions, nil, buffer.baseAddress!, environ)
+        }
+        // The child's ends are the child's now.
+        for fd in [inPipe[0], outPipe[1], errPipe[1]] where fd >= 0 { close(fd) }
+        guard rc == 0 else {
+            for fd in [inPipe[1], outPipe[0], errPipe[0]] where fd >= 0 { close(fd) }
+            throw SpawnError(code: rc)
+        }
+        return Started(pid: pid, input: inPipe[1], output: outPipe[0], errors: errPipe[0])
+    }
+
     private struct Streams {
         var output: [UInt8] = []
         var errors: [UInt8] = []
         var overBudget = false
-        /// Readers still reading (output and errors).
-        var open = 2
+        /// Readers still reading (output, and errors when they are kept).
+        var open: Int
         /// Set when the parent stopped waiting: the readers end at their next look.
         var abandoned = false
     }

@@ -174,32 +174,13 @@ public final class TmuxQuery {
     deinit { _ = finish(timeout: .zero) }
 
     private func start(_ arguments: [String]) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { finished = true; return }
-        // Not inherited by anything else this process starts meanwhile.
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO)
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-        var argv = arguments.map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var child: pid_t = 0
-        let rc = argv.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            guard let base = buffer.baseAddress else { return EINVAL }
-            return posix_spawnp(&child, arguments[0], &actions, nil, base, environ)
-        }
-        close(fds[1])
-        guard rc == 0 else {
-            close(fds[0])
+        guard let child = try? ChildProcess.spawn(arguments, searchPath: true) else {
             finished = true
             return
         }
-        pid = child
-        readEnd = fds[0]
-        reaper = ChildReaper(pid: child)
+        pid = child.pid
+        readEnd = child.output
+        reaper = ChildReaper(pid: child.pid)
     }
 
     /// Waits at most `timeout` for tmux's answer; a child still running then is killed. Nil when
