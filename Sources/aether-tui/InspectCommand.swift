@@ -100,7 +100,7 @@ struct Inspect: ParsableCommand {
                 data = try encoder.encode(Whole(format: document.parser.format.rawValue, size: document.source.length,
                                                 nodes: document.wholeTree()))
             }
-            StandardStream.writeAll([UInt8](data) + [UInt8(ascii: "\n")], to: STDOUT_FILENO)
+            FileBytes.writeAll([UInt8](data) + [UInt8(ascii: "\n")], to: STDOUT_FILENO)
         case "packets":
             let probe = try Probe.parse([source, "--packets", "--json", "--count", "all"])
             try probe.run()

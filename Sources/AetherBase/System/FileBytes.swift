@@ -36,3 +36,22 @@ extension FileBytes {
         return Int(info.st_size)
     }
 }
+
+extension FileBytes {
+    /// All of `bytes` to `fd` (short writes and EINTR retried): the program's one such loop (a
+    /// download's state files, the stats file, a child's input, standard output). False when a
+    /// write failed (`errno` says why) or wrote nothing.
+    @discardableResult
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { return false }
+                offset += n
+            }
+            return true
+        }
+    }
+}

@@ -92,37 +92,3 @@ public enum Paths {
         return p == "/" ? "" : String(p)
     }
 }
-
-/// Standard output and error by write(2), whole (short writes and EINTR retried). A reader that
-/// went away (`| head`) ends the program as it ends `cat` (SIGPIPE), not with a Swift trap.
-public enum StandardStream {
-    public static func write(_ text: String, to fd: Int32 = STDOUT_FILENO) { writeAll(Array(text.utf8), to: fd) }
-
-    /// All of `bytes` to `fd` (short writes and EINTR retried): the program's one such loop (the
-    /// stats file, a child's input, standard output). False when a write failed.
-    @discardableResult
-    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return true
-        }
-    }
-
-    public static func error(_ text: String) { write(text, to: STDERR_FILENO) }
-}
-
-/// The running program's own file.
-public enum ExecutablePath {
-    /// `/proc/self/exe`'s target (links resolved, as the kernel started it); nil where /proc is missing.
-    public static var current: String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}

@@ -1,3 +1,4 @@
+import AetherBase
 import AetherMedia
 import FoundationEssentials
 #if canImport(Glibc)
@@ -203,17 +204,11 @@ final class PartDirectory {
         unlink(tmp)
         let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DownloadError("cannot write '\(TextSanitizer.clean(tmp))': \(String(cString: strerror(errno)))") }
-        var offset = 0
-        while offset < data.count {
-            let n = data.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else {
-                let why = String(cString: strerror(errno))
-                close(fd)
-                unlink(tmp)
-                throw DownloadError("cannot write '\(TextSanitizer.clean(tmp))': \(why)")
-            }
-            offset += n
+        guard FileBytes.writeAll(data, to: fd) else {
+            let why = String(cString: strerror(errno))
+            close(fd)
+            unlink(tmp)
+            throw DownloadError("cannot write '\(TextSanitizer.clean(tmp))': \(why)")
         }
         close(fd)
         guard rename(tmp, name) == 0 else { throw DownloadError("cannot rename '\(TextSanitizer.clean(tmp))': \(String(cString: strerror(errno)))") }

@@ -49,7 +49,7 @@ public final class StatsFile {
 
     public func write<T: Encodable>(_ key: String, _ value: T) {
         guard let data = try? encoder.encode([key: value]) else { return }
-        StandardStream.writeAll([UInt8](data) + [UInt8(ascii: "\n")], to: fd)
+        FileBytes.writeAll([UInt8](data) + [UInt8(ascii: "\n")], to: fd)
     }
 }
 
