@@ -89,7 +89,7 @@ struct FoundationFreeTests {
         let cat = try ChildProcess.run("/bin/cat", [], input: Array(repeating: 0x61, count: 200_000), outputLimit: 1 << 20, timeout: 10)
         #expect(cat.output.count == 200_000 && cat.exitCode == 0)
         let start = MonotonicClock.seconds()
-        let late = try ChildProcess.run("/bin/sleep", ["30"], outputLimit: 10, timeout: 0.3)
+        let late = try ChildProcess.run("/usr/bin/tail", ["-f", "/dev/null"], outputLimit: 10, timeout: 0.3)   // never ends
         #expect(late.timedOut && late.exitCode == nil && MonotonicClock.seconds() - start < 5)
         let deaf = try ChildProcess.run("/bin/true", [], input: Array(repeating: 0, count: 4 << 20), outputLimit: 10, timeout: 10)
         #expect(deaf.exitCode == 0)

@@ -38,11 +38,13 @@ fi
 
 # The host's root, read-only, at /host in the chroot (not recursive: its own mounts stay out).
 mounts=()
+socket="aether-kitty-$$"
 cleanup() {
-    chroot "$root" tmux -L aether kill-server 2>/dev/null || true
+    # The server's end ends kitty's client, and kitty with it; by its command line if not.
+    chroot "$root" tmux -L "$socket" kill-server 2>/dev/null || true
+    [ -n "${kitty:-}" ] && { kill "$kitty" 2>/dev/null; pkill -f "kitty --config NONE.*$socket" 2>/dev/null; } || true
     [ -n "${xvfb:-}" ] && kill "$xvfb" 2>/dev/null || true
-    # kitty starts its own process for the window: ended by its command line.
-    [ -n "${kitty:-}" ] && { kill "$kitty" 2>/dev/null; pkill -f "new-session -s k .*$marker" 2>/dev/null; } || true
+    [ -n "${state:-}" ] && rm -rf "$state"
     for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null || true; done
 }
 trap cleanup EXIT
@@ -66,21 +68,22 @@ EOF
 chmod +x "$root/usr/local/bin/aether-tui"
 echo "kitty: $(chroot "$root" kitty --version 2>/dev/null | head -1); tmux: $(chroot "$root" tmux -V)"
 
-display=:$((RANDOM % 400 + 500))
-marker="aether-kitty-placeholders-$$"
-Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
-for _ in $(seq 100); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.05; done
 state=$(mktemp -d /tmp/aether-kitty-state.XXXXXX)
+# Xvfb picks a free display and writes its number once it takes clients (-displayfd).
+mkfifo "$state/xready"
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$state/xready" >/dev/null 2>&1 &
+xvfb=$!
+read -r -t 15 number <"$state/xready" || { echo "kitty-placeholders.sh: Xvfb did not start" >&2; exit 2; }
+display=":$number"
+# The session first (detached), announcing the attach of kitty's client on a tmux channel.
+tmux_() { chroot "$root" tmux -L "$socket" "$@"; }
+tmux_ -f /dev/null new-session -d -s k \; set -g allow-passthrough on \; set -g default-terminal tmux-256color \; \
+    set -g status off \; set-hook -g client-attached 'wait-for -S attached'
 chroot "$root" env -i DISPLAY="$display" LIBGL_ALWAYS_SOFTWARE=1 HOME=/root LANG=C.UTF-8 PATH=/usr/local/bin:/usr/bin:/bin \
     kitty --config NONE -o initial_window_width=120c -o initial_window_height=36c -o remember_window_size=no \
-    -o enable_audio_bell=no sh -c "tmux -L aether -f /dev/null new-session -s k \\; set -g allow-passthrough on \\; \
-set -g default-terminal tmux-256color \\; set -g status off; sleep 600 # $marker" >/dev/null 2>&1 &
+    -o enable_audio_bell=no tmux -L "$socket" attach -t k >/dev/null 2>&1 &
 kitty=$!
-tmux_() { chroot "$root" tmux -L aether "$@"; }
-for _ in $(seq 200); do tmux_ has-session -t k 2>/dev/null && break; sleep 0.05; done
-# Until the shell in the pane is up.
-for _ in $(seq 200); do [ -n "$(tmux_ capture-pane -p -t k | tr -d ' \n')" ] && break; sleep 0.05; done
+timeout 30 chroot "$root" tmux -L "$socket" wait-for attached || { echo "kitty-placeholders.sh: kitty did not attach" >&2; exit 2; }
 
 shot() {   # red pixels on the screen
     DISPLAY="$display" xwd -root -silent -out "$state/s.xwd"
@@ -89,6 +92,8 @@ shot() {   # red pixels on the screen
 d = open('$state/s.rgb', 'rb').read()
 print(sum(1 for i in range(0, len(d), 3) if d[i] > 200 and d[i + 1] < 60 and d[i + 2] < 60))"
 }
+# The screen, looked at every 0.25 s until it shows what is waited for (kitty draws on its own
+# schedule: there is no event to wait on).
 wait_for() {   # wait_for SECONDS PYTHON-CONDITION-ON-n: the last count
     local deadline=$((SECONDS + $1)) n=0
     while [ $SECONDS -lt $deadline ]; do
@@ -101,8 +106,8 @@ wait_for() {   # wait_for SECONDS PYTHON-CONDITION-ON-n: the last count
 failed=0
 check() { if [ "$1" = ok ]; then echo "ok: $2"; else echo "FAILED: $2"; failed=1; fi; }
 
-tmux_ send-keys -t k "aether-tui caps > $state/caps.txt 2>&1" Enter
-for _ in $(seq 200); do grep -q 'halfblock: suits' "$state/caps.txt" 2>/dev/null && break; sleep 0.1; done
+tmux_ send-keys -t k "aether-tui caps > $state/caps.txt 2>&1; tmux wait-for -S caps" Enter
+timeout 60 chroot "$root" tmux -L "$socket" wait-for caps || true
 grep -E '^(sixel|video output)' "$state/caps.txt" | sed 's/^/  caps: /'
 grep -q '^video output (--vo=auto): kitty (shared memory)' "$state/caps.txt" && r=ok || r=no
 check $r "--vo=auto picks kitty (shared memory) inside tmux"
@@ -130,5 +135,4 @@ back=$(wait_for 5 'n > 100000')
 check $r "switching back shows it again ($back red pixels), paused"
 tmux_ send-keys -t k:0 q
 grep -E 'lost|first picture' "$state/play.log" | sed 's/^/  log: /' || true
-rm -rf "$state"
 exit $failed
