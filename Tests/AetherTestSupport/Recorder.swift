@@ -90,6 +90,34 @@ public final class SinkRecorder: @unchecked Sendable {  // the processes are onl
     /// Seconds since recording started.
     public var elapsed: Double { MonotonicTime.now() - started }
 
+    /// Samples per channel recorded so far (the file's size: parec writes s16 stereo).
+    public var samplesRecorded: Int {
+        var info = stat()
+        guard stat(file.path, &info) == 0 else { return 0 }
+        return Int(info.st_size) / 4
+    }
+
+    /// Waits until the recording holds `count` samples per channel (true), or `timeout` seconds
+    /// pass (false). A recording window measured on the wall clock comes short when parec starts
+    /// late on a loaded machine (27,647 samples of 28,800 in a CI run); the sink's own samples
+    /// are the window.
+    @discardableResult
+    public func waitFor(samples count: Int, timeout: Double = 5) -> Bool {
+        let deadline = MonotonicTime.now() + timeout
+        while samplesRecorded < count {
+            if MonotonicTime.now() > deadline { return false }
+            usleep(10_000)   // the file's size is polled: parec gives no event to wait on
+        }
+        return true
+    }
+
+    /// Records until the recording holds `count` samples per channel (or `timeout` passes),
+    /// then stops and returns them.
+    public func stop(after count: Int, timeout: Double = 5) -> (left: [Double], right: [Double]) {
+        waitFor(samples: count, timeout: timeout)
+        return stop()
+    }
+
     /// Stops and returns the samples, de-interleaved (left, right) as Double in -1…1.
     public func stop() -> (left: [Double], right: [Double]) {
         // SIGKILL: a test runner may have SIGTERM ignored, and ignored signals survive exec.

@@ -8,10 +8,8 @@ import Testing
 /// In ``PlaybackTests`` (serialized): they record the sink and must not overlap.
 extension PlaybackTests {
     /// The tone heard over 0.5 s, 0.1 s after recording starts.
-    private func heard(_ seconds: Double = 0.8) throws -> Double {
-        let recorder = try SinkRecorder()
-        Thread.sleep(forTimeInterval: seconds)   // measurement window: the recording
-        let rec = recorder.stop()
+    private func heard() throws -> Double {
+        let rec = try SinkRecorder().stop(after: 4800 + 24000 + 2400)
         try #require(rec.left.count >= 4800 + 24000, "recorded \(rec.left.count) samples, expected 0.6 s")
         return Signal.dominantFrequency(rec.left[4800...].prefix(24000))
     }

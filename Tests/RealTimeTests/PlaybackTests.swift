@@ -119,12 +119,18 @@ import Testing
         #expect(waitUntil(10) { player.state == .ended })
         let t = player.telemetry()
         #expect(t.deinterlacing)
-        #expect(t.framesDropped == 0, "dropped \(t.framesDroppedEarly) early, \(t.framesDroppedLate) late")
         let fps = try #require(player.mediaInfo?.primaryVideo?.frameRate)
         let shown = times.withLock { $0 }
-        #expect(abs(Double(shown.count) - 3 * fps) <= 2, "\(shown.count) frames for 3 s at \(fps) fps")
-        let steps = zip(shown.dropFirst(), shown).map { $0 - $1 }
-        #expect(steps.allSatisfy { abs($0 - 1 / fps) < 0.002 }, "frame steps \(steps.prefix(5))")
+        try #require(shown.count > 1)
+        // Every frame is shown or counted as dropped. A stall of the machine may drop a few (a
+        // CI run dropped 5 early); halved times dropped most of them.
+        #expect(abs(Double(shown.count + t.framesDropped) - 3 * fps) <= 2,
+                "\(shown.count) frames shown and \(t.framesDropped) dropped for 3 s at \(fps) fps")
+        #expect(Double(t.framesDropped) <= 0.2 * 3 * fps, "dropped \(t.framesDroppedEarly) early, \(t.framesDroppedLate) late")
+        // The times are on the source's grid, a whole number of frame intervals apart (halved
+        // times are half an interval apart).
+        let steps = zip(shown.dropFirst(), shown).map { ($0 - $1) * fps }
+        #expect(steps.allSatisfy { $0 > 0.5 && abs($0 - $0.rounded()) < 0.002 * fps }, "frame steps in intervals \(steps.prefix(8))")
         player.stop()
     }
 
@@ -303,15 +309,11 @@ import Testing
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: options())
         player.play()
         #expect(waitUntil(5) { player.currentTime > 0.6 })
-        let before = try SinkRecorder()
-        Thread.sleep(forTimeInterval: 0.8)   // measurement window: the recording
-        let a = before.stop()
+        let a = try SinkRecorder().stop(after: 4800 + 24000 + 2400)
         player.selectAudioTrack(1)
         #expect(waitUntil(3) { player.state == .playing && player.activeAudioTrack == 1 })
         Thread.sleep(forTimeInterval: 0.4)   // measurement window: the old track's sound already in the sink plays out
-        let after = try SinkRecorder()
-        Thread.sleep(forTimeInterval: 0.8)   // measurement window: the recording
-        let b = after.stop()
+        let b = try SinkRecorder().stop(after: 4800 + 24000 + 2400)
         #expect(player.state == .playing || player.state == .ended)
         #expect(player.telemetry().framesPresented > 40)
         // A recorder that got less than the window (parec starting late on a loaded machine)

@@ -18,9 +18,7 @@ extension PlaybackTests {
         defer { player.stop() }
         player.play()
         #expect(waitUntil(5) { player.currentTime > 0.2 })
-        let recorder = try SinkRecorder()
-        Thread.sleep(forTimeInterval: 0.7)   // measurement window: the recording
-        let rec = recorder.stop()
+        let rec = try SinkRecorder().stop(after: 4800 + 24000 + 2400)
         try #require(rec.left.count >= 4800 + 24000, "recorded \(rec.left.count) samples")
         let window = rec.left[4800...].prefix(24000)
         // What the stats overlay shows (telemetry), and the player's figure IPC reads.
