@@ -129,4 +129,40 @@ import Testing
         #expect(SixelDither(option: "none") == SixelDither.none)
         #expect(SixelDither(option: "bogus") == nil)
     }
+
+    /// The column pass sixteen columns at a time writes the same bytes as one column at a time,
+    /// on indices like grain's (a few colours per column, some as shown, some transparent), on
+    /// whole stretches unchanged, and at widths that leave a tail of fewer than sixteen.
+    @Test(arguments: [16, 37, 1280 + 7])
+    func sixteenColumnsAtOnceWriteWhatOneAtATimeWrites(width: Int) {
+        let height = 24
+        var random = SystemRandomNumberGenerator()
+        var indices = [UInt8](repeating: 0, count: width * height)
+        var shown = [UInt8](repeating: 0, count: width * height)
+        for i in indices.indices {
+            let x = i % width
+            let kind = Int.random(in: 0..<10, using: &random)
+            indices[i] = UInt8.random(in: 0..<6, using: &random) &+ UInt8(x / 50)
+            shown[i] = kind < 3 ? indices[i] : (kind == 3 ? ColorLookup.none : UInt8.random(in: 0..<8, using: &random))
+            if kind == 4 { indices[i] = ColorLookup.none }
+            if (x / 40) % 3 == 2 { shown[i] = indices[i] }   // columns where nothing changed
+        }
+        let colours: [(r: UInt8, g: UInt8, b: UInt8)] = (0..<40).map { (i: Int) in
+            (UInt8(i * 6), UInt8(255 - i * 6), UInt8(i * 3))
+        }
+        let palette = SixelPalette(colors: colours)
+        var outputs: [[UInt8]] = []
+        var registers: [Int] = []
+        for atOnce in [true, false] {
+            let rasterizer = SixelRasterizer()
+            rasterizer.sixteenColumnsAtOnce = atOnce
+            let out = ByteBuffer()
+            registers.append(rasterizer.write(indices: indices, previous: shown, width: width, height: height,
+                                              palette: palette, output: out))
+            outputs.append(out.bytes)
+        }
+        #expect(outputs[0].count > 100)
+        #expect(outputs[0] == outputs[1])
+        #expect(registers[0] == registers[1])
+    }
 }
