@@ -56,6 +56,24 @@ import Testing
         #expect(TestImages.psnr(image, decoded.pixels, width: 600, height: 60) > 40)
     }
 
+    /// Every run the table spells is what `!n` and the character (or the character n times
+    /// below 4) reads; runs past the table (1,200 here) are written by the decimal writer.
+    @Test func runsAreSpelledAsSixelReadsThem() throws {
+        for n in 0..<RunCodes.count {
+            for ch in [UInt8(63), 126] {
+                let code = RunCodes.table[n]
+                let v = UInt64(code.prefix) | UInt64(UInt32(ch) &* code.repeats) << UInt64(code.shift)
+                let bytes = (0..<Int(code.length)).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) }
+                let expected = n < 4 ? [UInt8](repeating: ch, count: n) : Array("!\(n)".utf8) + [ch]
+                #expect(bytes == expected, "a run of \(n)")
+            }
+        }
+        let image = try TestImages.image(width: 1200, height: 6) { _, _ in (30, 60, 90) }
+        let (decoded, _, bytes) = try encode(image)
+        #expect(String(decoding: bytes, as: UTF8.self).contains("!1200~"))
+        #expect(TestImages.psnr(image, decoded.pixels, width: 1200, height: 6) > 40)
+    }
+
     @Test func colourCountIsHonoured() throws {
         let image = try TestImages.natural(width: 120, height: 96)
         for colors in [2, 16, 64] {

@@ -119,6 +119,13 @@ struct ByteWriter {
         cursor += length
     }
 
+    /// Writes the `length` low bytes of `packed` (little-endian); stores 8 bytes, so the
+    /// reservation must leave 7 bytes of slack past the logical end.
+    @inline(__always) mutating func packed(_ packed: UInt64, length: Int) {
+        UnsafeMutableRawPointer(cursor).storeBytes(of: packed.littleEndian, as: UInt64.self)
+        cursor += length
+    }
+
     /// Writes a non-negative decimal number.
     @inline(__always) mutating func decimal(_ value: Int) {
         if value < 1000 {

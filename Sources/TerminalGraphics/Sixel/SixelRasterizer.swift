@@ -115,6 +115,7 @@ final class SixelRasterizer {
         let entries = self.entries, counts = self.counts, order = self.order, defined = self.defined
         let found = self.found, foundColours = self.foundColours, ends = self.ends
         let column = self.column, masks = self.masks, lanes = self.lanes
+        let runs = RunCodes.table
         let vectors = sixteenColumnsAtOnce
         palette.percents.withUnsafeBufferPointer { percents in
             for band in stride(from: 0, to: height, by: 6) {
@@ -246,7 +247,9 @@ final class SixelRasterizer {
                             w.decimal(c)
                         }
                         // `next` is the column after the last sixel written; runs of one
-                        // character are held in (`pending`, `count`) until they end.
+                        // character are held in (`pending`, `count`) until they end. A run
+                        // and the blank columns before the next entry are each one table
+                        // load and one store (grain makes their lengths unpredictable).
                         var next = 0
                         var pending: UInt8 = 0
                         var count = 0
@@ -257,14 +260,14 @@ final class SixelRasterizer {
                             if x == next && ch == pending {
                                 count += 1
                             } else {
-                                if count > 0 { Self.run(&w, pending, count) }
-                                if x > next { Self.run(&w, 63, x - next) }
+                                Self.run(&w, pending, count, runs)
+                                Self.run(&w, 63, x &- next, runs)
                                 pending = ch
                                 count = 1
                             }
                             next = x + 1
                         }
-                        Self.run(&w, pending, count)
+                        Self.run(&w, pending, count, runs)
                     }
                     pendingNewlines = 0
                     written += 1
@@ -356,8 +359,52 @@ final class SixelRasterizer {
         }
     }
 
+    /// A run of `n` identical sixels from the table (`n` below ``RunCodes/count``; 0 writes
+    /// nothing), or as ``run(_:_:_:)`` writes it.
+    @inline(__always) private static func run(_ w: inout ByteWriter, _ ch: UInt8, _ n: Int,
+                                              _ runs: UnsafePointer<RunCodes.Code>) {
+        guard _fastPath(n < RunCodes.count) else { return run(&w, ch, n) }
+        let code = runs[n]
+        w.packed(UInt64(code.prefix) | UInt64(UInt32(ch) &* code.repeats) << UInt64(code.shift), length: Int(code.length))
+    }
+
     /// DCS P1=0 (aspect from the raster attributes) ; P2=1 (pixels the image does not set keep
     /// what the terminal shows) ; P3=0 q.
     static let header: [UInt8] = Array("\u{1B}P0;1;0q".utf8)
     static let trailer: [UInt8] = Array("\u{1B}\\".utf8)
+}
+
+/// The bytes of a run of `n` identical sixels for every `n` below ``count``, as
+/// ``SixelRasterizer`` writes them: the character `n` times below 4, else `!n` and the
+/// character. A run of character `ch` is `prefix | (ch × repeats) << shift`, `length` bytes.
+enum RunCodes {
+    struct Code {
+        /// `!n` (nothing below 4), little-endian.
+        var prefix: UInt32
+        /// 0x01 repeated `n` times below 4 (nothing for 0), else 0x01.
+        var repeats: UInt32
+        /// The prefix's bits.
+        var shift: UInt8
+        var length: UInt8
+    }
+
+    static let count = 1000
+
+    /// Filled once, never written after.
+    nonisolated(unsafe) static let table: UnsafePointer<Code> = {
+        let codes = UnsafeMutablePointer<Code>.allocate(capacity: count)
+        for n in 0..<count {
+            if n < 4 {
+                let repeats = UInt32(truncatingIfNeeded: (UInt64(1) << (8 * n) - 1) / 255)
+                codes[n] = Code(prefix: 0, repeats: repeats, shift: 0, length: UInt8(n))
+            } else {
+                let digits = Array(String(n).utf8)
+                var prefix = UInt32(UInt8(ascii: "!"))
+                for (k, d) in digits.enumerated() { prefix |= UInt32(d) << (8 * UInt32(k + 1)) }
+                codes[n] = Code(prefix: prefix, repeats: 1, shift: UInt8(8 * (digits.count + 1)),
+                                length: UInt8(digits.count + 2))
+            }
+        }
+        return UnsafePointer(codes)
+    }()
 }
