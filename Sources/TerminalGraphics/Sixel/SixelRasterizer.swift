@@ -308,7 +308,7 @@ final class SixelRasterizer {
         let b3 = load(shown + 3 &* w), b4 = load(shown + 4 &* w), b5 = load(shown + 5 &* w)
         let changed = (a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2) | (a3 ^ b3) | (a4 ^ b4) | (a5 ^ b5)
         guard changed != zero else {
-            out.storeBytes(of: zero, toByteOffset: 12 * 16, as: Lanes.self)
+            out.storeBytes(of: zero, toByteOffset: 12 &* 16, as: Lanes.self)
             return
         }
         let none = Lanes(repeating: ColorLookup.none)
@@ -331,19 +331,10 @@ final class SixelRasterizer {
         }
         let keep = kept(m0, above: 0, 1) | kept(m1, above: 1, 2) | kept(m2, above: 3, 4)
             | kept(m3, above: 7, 8) | kept(m4, above: 15, 16) | kept(m5, above: 31, 32)
-        out.storeBytes(of: a0, toByteOffset: 0, as: Lanes.self)
-        out.storeBytes(of: a1, toByteOffset: 16, as: Lanes.self)
-        out.storeBytes(of: a2, toByteOffset: 32, as: Lanes.self)
-        out.storeBytes(of: a3, toByteOffset: 48, as: Lanes.self)
-        out.storeBytes(of: a4, toByteOffset: 64, as: Lanes.self)
-        out.storeBytes(of: a5, toByteOffset: 80, as: Lanes.self)
-        out.storeBytes(of: m0, toByteOffset: 96, as: Lanes.self)
-        out.storeBytes(of: m1, toByteOffset: 112, as: Lanes.self)
-        out.storeBytes(of: m2, toByteOffset: 128, as: Lanes.self)
-        out.storeBytes(of: m3, toByteOffset: 144, as: Lanes.self)
-        out.storeBytes(of: m4, toByteOffset: 160, as: Lanes.self)
-        out.storeBytes(of: m5, toByteOffset: 176, as: Lanes.self)
-        out.storeBytes(of: keep, toByteOffset: 192, as: Lanes.self)
+        @inline(__always) func put(_ v: Lanes, _ slot: Int) { out.storeBytes(of: v, toByteOffset: slot &* 16, as: Lanes.self) }
+        put(a0, 0); put(a1, 1); put(a2, 2); put(a3, 3); put(a4, 4); put(a5, 5)
+        put(m0, 6); put(m1, 7); put(m2, 8); put(m3, 9); put(m4, 10); put(m5, 11)
+        put(keep, 12)
     }
 
     /// A run of `n` identical sixels: `!n c` when that is shorter. A short run is one 4-byte
