@@ -45,7 +45,9 @@ let package = Package(
         // The values every layer shares (`PixelSize`, `PixelRect`, `Guarded`, the bounded
         // `JSONValue`, `MonotonicClock`); depends on nothing, so the engine and the terminal graphics need not
         // depend on each other.
-        .target(name: "AetherBase"),
+        // pipe2 (close-on-exec pipes), which Swift's Glibc module does not declare.
+        .target(name: "CSystem"),
+        .target(name: "AetherBase", dependencies: ["CSystem"]),
         // The engine, one target per capability; dependencies point down only (DocC: "Targets").
         // Media core: FFmpeg wrappers, decoders, scaler, still values, clock source, log, probe,
         // the one ISO BMFF box reader (`ISOBMFFBoxes`), MD5.

@@ -98,6 +98,18 @@ struct FoundationFreeTests {
         #expect(throws: ChildProcess.SpawnError.self) { try ChildProcess.run("/nonexistent/tool", [], outputLimit: 10, timeout: 1) }
     }
 
+    /// A pipe's ends are close-on-exec from the start: a child started while the pipe is open
+    /// (here by this thread; in the player, maybe by another) does not hold either end.
+    @Test func pipesAreNotInheritedByChildren() throws {
+        var ends: [Int32] = [-1, -1]
+        try #require(SystemPipe.make(&ends))
+        defer { ends.forEach { _ = close($0) } }
+        #expect(ends.allSatisfy { fcntl($0, F_GETFD) & FD_CLOEXEC != 0 })
+        let listing = try ChildProcess.run("/bin/ls", ["/proc/self/fd"], outputLimit: 1 << 16, timeout: 10)
+        let open = Set(String(decoding: listing.output, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int32($0) })
+        #expect(open.contains(1) && open.isDisjoint(with: ends), "the child holds \(open.sorted()); the pipe is \(ends)")
+    }
+
     @Test func systemReasonsAreStrerrorsWords() {
         do {
             try FileManager.default.removeItem(atPath: "/nonexistent/aether-\(getpid())")

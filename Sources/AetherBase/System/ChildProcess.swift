@@ -116,13 +116,13 @@ public enum ChildProcess {
         var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
         func closeAll() { for fd in inPipe + outPipe + errPipe where fd >= 0 { close(fd) } }
         guard !arguments.isEmpty else { throw SpawnError(code: EINVAL) }
-        guard pipe(&outPipe) == 0, !errors || pipe(&errPipe) == 0, !input || pipe(&inPipe) == 0 else {
+        // Close-on-exec from the start: none of them is inherited by anything else this
+        // process starts meanwhile.
+        guard SystemPipe.make(&outPipe), !errors || SystemPipe.make(&errPipe), !input || SystemPipe.make(&inPipe) else {
             let code = errno
             closeAll()
             throw SpawnError(code: code)
         }
-        // None of them is inherited by anything else this process starts meanwhile.
-        for fd in inPipe + outPipe + errPipe where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -32,13 +32,12 @@ final class OpenWatch: Sendable {
     ///   - onKey: a plain key byte; runs on the watch thread.
     init(input: Int32, takeModes: Bool, before: @escaping @Sendable () -> Void, onKey: @escaping @Sendable (UInt8) -> Void) {
         var wake: [Int32] = [-1, -1]
-        guard pipe(&wake) == 0 else {
+        guard SystemPipe.make(&wake) else {
             wakeRead = -1
             wakeWrite = -1
             state.withLock { $0.done = true }
             return
         }
-        for fd in wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         wakeRead = wake[0]
         wakeWrite = wake[1]
         OSThread.start(name: "aether.open-watch") { [self] in

@@ -1,0 +1,9 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "CSystem.h"
+
+int aether_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
