@@ -84,8 +84,9 @@ let package = Package(
         // The command layer: playlists, resume, config and key bindings, and the remote front
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
         .target(name: "AetherControl", dependencies: ["AetherEngine", "CSystemd"]),
-        // The colour themes: the `.theme` parser, the loader and its search path, colours and styles (Foundation only).
-        .target(name: "AetherThemes"),
+        // The colour themes: the `.theme` parser, the loader and its search path, colours and
+        // styles (FoundationEssentials and AetherBase's file reader only).
+        .target(name: "AetherThemes", dependencies: ["AetherBase"]),
         // Terminal input: key names and the default key map, input.conf bindings, mouse reports,
         // and the filter that keeps the terminal's replies from being read as keys.
         .target(name: "AetherInput", dependencies: ["AetherEngine", "AetherControl", "TerminalGraphics"]),

@@ -1,3 +1,4 @@
+import AetherBase
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -127,25 +128,14 @@ public enum ThemeLoader {
         return try parse(text, name: name, file: shown)
     }
 
-    /// The file's text, read with `open(2)`/`read(2)` so errors carry the system's own words.
+    /// The file's text, read by ``FileBytes`` so errors carry the system's own words.
     static func readText(_ path: String, shownAs shown: String) throws(ThemeError) -> String {
         func unreadable(_ reason: String) -> ThemeError { ThemeError(.unreadable, file: shown, message: reason) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw unreadable(String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var info = stat()
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { throw unreadable(String(cString: strerror(EISDIR))) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw unreadable(String(cString: strerror(errno)))
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[..<n])
-            if bytes.count > maximumFileSize { throw unreadable("larger than \(maximumFileSize / 1024) KiB; not a theme file") }
+        let bytes: [UInt8]
+        switch FileBytes.read(path: path, limit: maximumFileSize) {
+        case .success(let read): bytes = read
+        case .failure(.overLimit): throw unreadable("larger than \(maximumFileSize / 1024) KiB; not a theme file")
+        case .failure(let error): throw unreadable(error.reason)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw unreadable("not UTF-8 text") }
         return text

@@ -110,6 +110,30 @@ struct FoundationFreeTests {
         #expect(open.contains(1) && open.isDisjoint(with: ends), "the child holds \(open.sorted()); the pipe is \(ends)")
     }
 
+    /// The one file reader: whole files within the budget, a file's head, links and what is not
+    /// a regular file refused where asked, the system's own reasons.
+    @Test func filesAreReadWithinTheirBudget() throws {
+        let dir = NSTemporaryDirectory() + "aether-filebytes-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/ten", link = dir + "/link"
+        try Data("0123456789".utf8).write(to: URL(fileURLWithPath: file))
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        #expect(FileBytes.read(path: file, limit: 10) == .success(Array("0123456789".utf8)))
+        #expect(FileBytes.read(path: file, limit: 9) == .failure(.overLimit))
+        #expect(FileBytes.read(path: file, limit: 4, truncating: true) == .success(Array("0123".utf8)))
+        #expect(FileBytes.prefix(path: file, limit: 100) == Array("0123456789".utf8))
+        #expect(FileBytes.read(path: link, limit: 10) == .success(Array("0123456789".utf8)))
+        #expect(FileBytes.read(path: link, limit: 10, followLinks: false) == .failure(.system(ELOOP)))
+        #expect(FileBytes.read(path: "/dev/null", limit: 10, regularOnly: true) == .failure(.notARegularFile))
+        #expect(FileBytes.read(path: dir, limit: 10, regularOnly: true) == .failure(.notARegularFile))
+        #expect(FileBytes.read(path: dir, limit: 10) == .failure(.system(EISDIR)))
+        #expect(FileBytes.read(path: dir + "/none", limit: 10) == .failure(.system(ENOENT)))
+        #expect(FileBytes.ReadError.system(ENOENT).reason == "No such file or directory")
+        // /proc files report size 0 and are read to their end.
+        #expect((FileBytes.prefix(path: "/proc/self/status", limit: 1 << 16) ?? []).count > 100)
+    }
+
     @Test func systemReasonsAreStrerrorsWords() {
         do {
             try FileManager.default.removeItem(atPath: "/nonexistent/aether-\(getpid())")

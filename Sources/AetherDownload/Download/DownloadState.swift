@@ -217,19 +217,6 @@ final class PartDirectory {
     /// A regular file's bytes (never through a link), nil when it is missing, not a regular file
     /// or larger than `limit`.
     func readFile(_ name: String, limit: Int) -> [UInt8]? {
-        let fd = open(name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size <= limit else { return nil }
-        var data = [UInt8](repeating: 0, count: Int(st.st_size))
-        var offset = 0
-        while offset < data.count {
-            let n = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return nil }
-            offset += n
-        }
-        return data
+        try? FileBytes.read(path: name, limit: limit, followLinks: false, regularOnly: true).get()
     }
 }
