@@ -1,3 +1,5 @@
+import AetherBase
+
 /// How the cell renderer names colours.
 public enum CellColorMode: String, Sendable, CaseIterable {
     /// 24-bit SGR: `38;2;r;g;b` / `48;2;r;g;b`.

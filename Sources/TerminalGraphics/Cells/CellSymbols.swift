@@ -1,3 +1,5 @@
+import AetherBase
+
 /// How many picture pixels one text cell shows, and with which characters.
 ///
 /// Every mode draws a cell as two colours (foreground and background) and a character whose

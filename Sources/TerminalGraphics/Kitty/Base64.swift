@@ -1,3 +1,5 @@
+import AetherBase
+
 /// Base64 (RFC 4648, standard alphabet, `=` padding) written straight into reserved output.
 ///
 /// Twelve input bits at a time through a 4096-entry table of character pairs: three bytes become

@@ -1,3 +1,4 @@
+import AetherBase
 import CZlib
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,5 @@
+import AetherBase
+
 /// Escape sequences used by the renderers and the probe. Coordinates in the API are 0-based
 /// cells; the 1-based conversion happens here and nowhere else.
 public enum Escape {

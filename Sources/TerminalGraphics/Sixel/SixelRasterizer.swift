@@ -1,3 +1,5 @@
+import AetherBase
+
 /// Pass 2 of the sixel encoder: palette indices → sixel bands, painting only what changed.
 ///
 /// Each pixel is one of three kinds, from this frame's index and the index the terminal shows
