@@ -34,7 +34,8 @@ public final class SinkRecorder: @unchecked Sendable {  // the processes are onl
     public let environment: [String: String]
 
     private let process = Process()
-    private let file: URL
+    /// What parec has written to its standard output so far, read on a thread of its own.
+    private let received = Received()
     private let started = MonotonicTime.now()
     /// The own sink's module and keep-alive stream (nil for the shared sink).
     private var ownSink: (module: String, keepAlive: Process)?
@@ -62,18 +63,20 @@ public final class SinkRecorder: @unchecked Sendable {  // the processes are onl
             ownSink = (module, keepAlive)
             environment = ["PULSE_SINK": name]
         }
-        file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("aether-rec-\(UUID().uuidString).raw")
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
         process.arguments = ["-d", name + ".monitor", "--raw", "--format=s16le", "--rate=48000", "--channels=2",
-                             "--latency-msec=10", file.path]
+                             "--latency-msec=10"]
+        process.standardOutput = output
         do { try process.run() } catch { removeOwnSink(); throw error }
+        // Process closes this process's copy of parec's end, so parec's exit ends the reading.
+        let reading = output.fileHandleForReading, received = received
+        Thread.detachNewThread { received.read(reading) }
     }
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         removeOwnSink()
-        try? FileManager.default.removeItem(at: file)
     }
 
     /// Stops the keep-alive and unloads the own sink (once).
@@ -90,12 +93,8 @@ public final class SinkRecorder: @unchecked Sendable {  // the processes are onl
     /// Seconds since recording started.
     public var elapsed: Double { MonotonicTime.now() - started }
 
-    /// Samples per channel recorded so far (the file's size: parec writes s16 stereo).
-    public var samplesRecorded: Int {
-        var info = stat()
-        guard stat(file.path, &info) == 0 else { return 0 }
-        return Int(info.st_size) / 4
-    }
+    /// Samples per channel recorded so far (parec writes s16 stereo).
+    public var samplesRecorded: Int { received.withLock { $0.count } / 4 }
 
     /// Waits until the recording holds `count` samples per channel (true), or `timeout` seconds
     /// pass (false). A recording window measured on the wall clock comes short when parec starts
@@ -103,12 +102,7 @@ public final class SinkRecorder: @unchecked Sendable {  // the processes are onl
     /// are the window.
     @discardableResult
     public func waitFor(samples count: Int, timeout: Double = 5) -> Bool {
-        let deadline = MonotonicTime.now() + timeout
-        while samplesRecorded < count {
-            if MonotonicTime.now() > deadline { return false }
-            usleep(10_000)   // the file's size is polled: parec gives no event to wait on
-        }
-        return true
+        received.wait(forBytes: count * 4, timeout: timeout)
     }
 
     /// Records until the recording holds `count` samples per channel (or `timeout` passes),
@@ -124,8 +118,8 @@ public final class SinkRecorder: @unchecked Sendable {  // the processes are onl
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         removeOwnSink()
-        let data = (try? Data(contentsOf: file)) ?? Data()
-        try? FileManager.default.removeItem(at: file)
+        received.waitForEnd(timeout: 5)
+        let data = received.withLock { $0 }
         var left: [Double] = [], right: [Double] = []
         data.withUnsafeBytes { raw in
             let s = raw.bindMemory(to: Int16.self)
@@ -138,6 +132,49 @@ public final class SinkRecorder: @unchecked Sendable {  // the processes are onl
             }
         }
         return (left, right)
+    }
+}
+
+/// A recorder's received bytes under a condition: the reading thread appends and wakes the
+/// waiters; the end of parec's output ends it.
+private final class Received: @unchecked Sendable {   // every field under `condition`
+    private let condition = NSCondition()
+    private var data = Data()
+    private var ended = false
+
+    /// Reads `handle` to its end.
+    func read(_ handle: FileHandle) {
+        while true {
+            let chunk = handle.availableData   // blocks until bytes or the end
+            condition.lock()
+            if chunk.isEmpty { ended = true } else { data.append(chunk) }
+            condition.broadcast()
+            condition.unlock()
+            if chunk.isEmpty { return }
+        }
+    }
+
+    func withLock<T>(_ body: (Data) -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body(data)
+    }
+
+    /// Waits until `count` bytes came (true), or the output ended or `timeout` passed (false).
+    func wait(forBytes count: Int, timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while data.count < count, !ended, condition.wait(until: deadline) {}
+        return data.count >= count
+    }
+
+    /// Waits until the output ended (or `timeout` passed).
+    func waitForEnd(timeout: Double) {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !ended, condition.wait(until: deadline) {}
     }
 }
 
