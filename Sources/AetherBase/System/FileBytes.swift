@@ -51,7 +51,7 @@ public enum FileBytes {
         }
         let budget = max(0, limit)
         // One byte past the budget tells a file of exactly `limit` from a longer one.
-        let wanted = truncating ? budget : budget + 1
+        let wanted = truncating || budget == .max ? budget : budget + 1
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: min(64 << 10, max(1, wanted)))
         while bytes.count < wanted {

@@ -9,7 +9,6 @@ import Musl
 public enum StandardStream {
     public static func write(_ text: String, to fd: Int32 = STDOUT_FILENO) { FileBytes.writeAll(Array(text.utf8), to: fd) }
 
-
     public static func error(_ text: String) { write(text, to: STDERR_FILENO) }
 }
 
