@@ -124,8 +124,19 @@ final class SixelRasterizer {
                 let top = indices + band &* width, shownTop = previous + band &* width
                 var colours = 0
                 var entryCount = 0
-                // Columns → entries. A column where no pixel changed has no
-                // required entry, so it is skipped whole (eight columns at a time when it can).
+                /// Lists colour `c`'s entry (kept when `add` is 1, overwritten next when 0).
+                @inline(__always) func list(_ c: UInt8, _ entry: UInt32, add: Int32) {
+                    let ci = Int(c)
+                    let n = counts[ci]
+                    order[colours] = c
+                    colours &+= n == 0 ? Int(add) : 0
+                    found[entryCount] = entry
+                    foundColours[entryCount] = c
+                    entryCount &+= Int(add)
+                    counts[ci] = n &+ add
+                }
+                // Columns → entries. A column where no pixel changed has no required entry,
+                // so it is skipped whole (sixteen or eight columns at a time when it can).
                 var x = 0
                 while x < width {
                     if vectors, x &+ 16 <= width {
@@ -141,14 +152,7 @@ final class SixelRasterizer {
                                 k &= k &- 1
                                 let c = lanes.load(fromByteOffset: r &* 16 &+ j, as: UInt8.self)
                                 let m = UInt32(lanes.load(fromByteOffset: (6 &+ r) &* 16 &+ j, as: UInt8.self))
-                                let ci = Int(c)
-                                let n = counts[ci]
-                                order[colours] = c
-                                colours &+= n == 0 ? 1 : 0
-                                found[entryCount] = x16 | m | Self.requiredFlag
-                                foundColours[entryCount] = c
-                                entryCount &+= 1
-                                counts[ci] = n &+ 1
+                                list(c, x16 | m | Self.requiredFlag, add: 1)
                             } while k != 0
                         }
                         x &+= 16
@@ -184,17 +188,9 @@ final class SixelRasterizer {
                     let x16 = UInt32(truncatingIfNeeded: x) << 16
                     for j in 0..<distinct {
                         let c = column[j]
-                        let ci = Int(c)
-                        let m = masks[ci]
-                        masks[ci] = 0
-                        let n = Int(counts[ci])
-                        let add = m & Self.requiredFlag != 0 ? 1 : 0
-                        order[colours] = c
-                        colours &+= n == 0 ? add : 0
-                        found[entryCount] = x16 | m
-                        foundColours[entryCount] = c
-                        entryCount &+= add
-                        counts[ci] = Int32(truncatingIfNeeded: n &+ add)
+                        let m = masks[Int(c)]
+                        masks[Int(c)] = 0
+                        list(c, x16 | m, add: m & Self.requiredFlag != 0 ? 1 : 0)
                     }
                     x &+= 1
                 }
