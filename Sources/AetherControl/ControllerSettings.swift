@@ -22,6 +22,29 @@ public enum LoopCount: Sendable, Equatable {
     public var isOn: Bool { self != .no }
 }
 
+/// `--hr-seek` (mpv's option): which seeks are exact when the command names neither `exact`
+/// nor `keyframes`. A keyframe seek forward still never lands before its target (see
+/// ``Player/seek(by:mode:)``).
+public enum HRSeek: String, Sendable, CaseIterable {
+    /// Only seeks that ask for `exact`.
+    case no
+    /// Absolute seeks (mpv's default); relative and percentage ones go to keyframes.
+    case absolute
+    /// Every seek but those that ask for `keyframes`.
+    case yes
+
+    /// Whether a seek of `reference` with `precision` is exact (mpv's rule in `mp_seek`).
+    public func isExact(_ precision: PlayerCommand.SeekPrecision, _ reference: PlayerCommand.SeekReference) -> Bool {
+        switch (precision, self) {
+        case (.exact, _): return true
+        case (.keyframes, _): return false
+        case (.auto, .yes): return true
+        case (.auto, .absolute): return reference == .absolute
+        case (.auto, .no): return false
+        }
+    }
+}
+
 /// Everything about playlist playback the command line and config decide.
 public struct ControllerSettings: Sendable {
     /// Options every item is loaded with (its start position, tracks, volume …).
@@ -35,6 +58,8 @@ public struct ControllerSettings: Sendable {
     /// `--shuffle`, and the seed that makes its order reproducible (nil: random).
     public var shuffle = false
     public var shuffleSeed: UInt64?
+    /// `--hr-seek`: which seeks without `exact` or `keyframes` are exact.
+    public var hrSeek = HRSeek.absolute
     /// `--keep-open`: stay on the last frame at the end instead of leaving.
     public var keepOpen = false
     /// `--resume-playback` (default) and `--save-position-on-quit`.

@@ -7,9 +7,11 @@ import AetherEngine
 public enum PlayerCommand: Sendable, Equatable {
     public enum SeekReference: String, Sendable { case relative, absolute, absolutePercent = "absolute-percent" }
     public enum LoadMode: String, Sendable { case replace, append, appendPlay = "append-play" }
+    /// A `seek`'s `exact` or `keyframes` flag; `auto` (neither): `--hr-seek` decides.
+    public enum SeekPrecision: String, Sendable { case auto, exact, keyframes }
 
     /// mpv's `seek <target> [relative|absolute|absolute-percent] [exact|keyframes]`.
-    case seek(Double, SeekReference, exact: Bool)
+    case seek(Double, SeekReference, SeekPrecision)
     case set(String, PropertyValue)
     /// `add <property> [value]` (default 1); `multiply <property> <factor>`.
     case add(String, Double)
@@ -83,20 +85,20 @@ public enum PlayerCommand: Sendable, Equatable {
         case "seek":
             let amount = try number(0)
             var reference = SeekReference.relative
-            var exact = false
+            var precision = SeekPrecision.auto
             for flag in args.dropFirst() {
                 for part in flag.split(separator: "+") {
                     switch part {
                     case "relative": reference = .relative
                     case "absolute": reference = .absolute
                     case "absolute-percent": reference = .absolutePercent
-                    case "exact": exact = true
-                    case "keyframes": exact = false
+                    case "exact": precision = .exact
+                    case "keyframes": precision = .keyframes
                     default: throw ParseError(message: "'seek': unknown flag '\(part)'")
                     }
                 }
             }
-            return .seek(amount, reference, exact: exact)
+            return .seek(amount, reference, precision)
         case "set":
             let p = try property(0)
             guard let value = arg(1) else { throw ParseError(message: "'set' needs a value") }

@@ -18,7 +18,7 @@ extension PlayerController {
 
     func run(_ command: PlayerCommand) -> CommandResult {
         switch command {
-        case .seek(let requested, let reference, let exact): return seek(requested, reference, exact: exact)
+        case .seek(let requested, let reference, let precision): return seek(requested, reference, precision)
         case .set(let name, let value): return set(name, value)
         case .add(let name, let delta): return add(name, delta)
         case .multiply(let name, let factor): return multiply(name, factor)

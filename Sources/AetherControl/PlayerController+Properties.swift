@@ -51,10 +51,10 @@ extension PlayerController {
             show(b ? "subtitles visible" : "subtitles hidden")
         case "time-pos":
             guard let v = value.number else { return .failure("'time-pos' takes seconds") }
-            return run(.seek(v, .absolute, exact: true))
+            return run(.seek(v, .absolute, .exact))
         case "percent-pos":
             guard let v = value.number else { return .failure("'percent-pos' takes a percentage") }
-            return run(.seek(v, .absolutePercent, exact: true))
+            return run(.seek(v, .absolutePercent, .exact))
         case "chapter":
             let chapters = player.mediaInfo?.chapters ?? []
             guard let v = value.number else { return .failure("'chapter' takes a number") }
@@ -102,7 +102,7 @@ extension PlayerController {
             // Any step past the first or last chapter is as far as it goes.
             guard let steps = OutsideValue.clampedInteger(delta, to: -100_000...100_000) else { return .failure("'chapter' takes a number") }
             return jumpChapter(steps)
-        case "time-pos": return run(.seek(delta, .relative, exact: true))
+        case "time-pos": return run(.seek(delta, .relative, .exact))
         case "playlist-pos": return delta >= 0 ? run(.playlistNext) : run(.playlistPrevious)
         default: return .failure("cannot add to '\(name)'")
         }

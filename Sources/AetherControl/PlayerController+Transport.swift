@@ -7,13 +7,15 @@ import Glibc
 
 /// Transport: seeks and chapters.
 extension PlayerController {
-    /// `seek <amount> relative|absolute|absolute-percent [exact]`.
-    func seek(_ requested: Double, _ reference: PlayerCommand.SeekReference, exact: Bool) -> CommandResult {
+    /// `seek <amount> relative|absolute|absolute-percent [exact|keyframes]`: exact as
+    /// `--hr-seek` says where the command does not. A keyframe seek forward lands at or after
+    /// its target, backward at or before it.
+    func seek(_ requested: Double, _ reference: PlayerCommand.SeekReference, _ precision: PlayerCommand.SeekPrecision) -> CommandResult {
         guard player.mediaInfo != nil else { return .failure("nothing is playing") }
         // Clamped to ±31 years: `seek 1e308` goes to the end, as far as any file reaches.
         let amount: Double
         do { amount = try OutsideValue.seconds(requested, name: "seek") } catch { return .failure(error.message) }
-        let mode: SeekMode = exact ? .exact : .keyframe
+        let mode: SeekMode = settings.hrSeek.isExact(precision, reference) ? .exact : .keyframe
         let target: Double
         switch reference {
         case .relative:
@@ -23,7 +25,7 @@ extension PlayerController {
         case .absolute:
             // mpv: a negative absolute time counts from the end.
             target = amount < 0 ? max(0, (player.duration ?? 0) + amount) : amount
-            player.seek(to: target, mode: exact || amount >= 0 ? .exact : mode)
+            player.seek(to: target, mode: mode)
             show("seek to \(Self.clock(target))")
         case .absolutePercent:
             // Live: percentages of the kept window (100 is the live edge).

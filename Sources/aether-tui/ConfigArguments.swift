@@ -16,8 +16,14 @@ import Glibc
 /// 'volme'`) and left out, and the player still starts.
 /// A bare `--loop-file`/`--loop-playlist` becomes `=inf`, as in mpv.
 enum ConfigArguments {
-    /// Subcommands that take no play options (their arguments pass through untouched).
-    static let otherCommands: Set<String> = ["probe", "caps", "extract", "help", "-h", "--help", "--version"]
+    /// First words that are not playback: every subcommand but `play` (read from the command
+    /// tree, so a new subcommand cannot be forgotten), the parser's `help`, and the flags that
+    /// print and leave. Their arguments pass through untouched: the config file holds play
+    /// options, which `inspect`, `download` and the others do not take.
+    static let otherCommands: Set<String> = {
+        let names = AetherTUICommand.configuration.subcommands.map { $0._commandName }.filter { $0 != Play._commandName }
+        return Set(names + ["help", "-h", "--help", "--version"])
+    }()
     /// Options that steer the config itself: meaningless inside it.
     static let configOnly: Set<String> = ["config-dir", "no-config", "profile", "config"]
 

@@ -151,6 +151,7 @@ extension PlaybackOptions {
         c.shuffle = shuffle
         c.shuffleSeed = shuffleSeed
         c.keepOpen = keepOpen
+        c.hrSeek = hrSeek
         c.resume = resumePlayback
         c.savePositionOnQuit = savePositionOnQuit
         if let dir = watchLaterDir { c.watchLater = WatchLater(directory: dir) }
@@ -165,3 +166,6 @@ extension PlaybackOptions {
         return r
     }
 }
+
+/// `--hr-seek`'s values are the type's cases.
+extension HRSeek: ExpressibleByArgument {}

@@ -199,6 +199,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("shuffle-seed"), help: ArgumentHelp("Seed for --shuffle (the same seed, the same order).", valueName: "n"))
     var shuffleSeed: UInt64?
 
+    @Option(name: .customLong("hr-seek"), help: ArgumentHelp("Which seeks decode to the exact time asked for: absolute (the default: absolute seeks, while relative ones go to a keyframe, forward to the first at or after the target), yes (every seek) or no (only a seek command's exact flag).", valueName: "no|absolute|yes"))
+    var hrSeek: HRSeek = .absolute
+
     @Flag(name: .customLong("keep-open"), help: "At the end of the last item stay on its last frame, paused, instead of quitting.")
     var keepOpen = false
 

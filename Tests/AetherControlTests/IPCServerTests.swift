@@ -249,7 +249,7 @@ private func statOf(_ path: String) -> stat? {
                 == ["data": NSNull(), "request_id": 0, "error": "success"])
         #expect(host.commands.last == .set("volume", .number(50)))
         #expect(client.request(#"{"command":["seek",5,"absolute"]}"#)?["error"] as? String == "success")
-        #expect(host.commands.last == .seek(5, .absolute, exact: false))
+        #expect(host.commands.last == .seek(5, .absolute, .auto))
         #expect(client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double == 5)
         #expect(client.request(#"{"command":["cycle","pause"]}"#)?["error"] as? String == "success")
         #expect(client.waitForEvent { $0["name"] as? String == "pause" }?["data"] as? Bool == false)
@@ -323,7 +323,7 @@ private func statOf(_ path: String) -> stat? {
                     + Array(#"{"command":["get_property","time-pos"],"request_id":1}"#.utf8) + [0x0A])
         let reply = client.nextReply()
         #expect(reply as NSDictionary? == ["data": 3.0, "request_id": 1, "error": "success"])
-        #expect(host.commands == [.cycle("pause", up: true), .seek(3, .absolute, exact: false)])
+        #expect(host.commands == [.cycle("pause", up: true), .seek(3, .absolute, .auto)])
         // The request after a slow command is answered after it.
         client.send(#"{"command":["seek",1],"request_id":2}"#)
         client.send(#"{"command":["get_property","time-pos"],"request_id":3}"#)

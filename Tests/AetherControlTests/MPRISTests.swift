@@ -49,9 +49,9 @@ import Testing
         #expect(MPRIS.outcome(of: .next, s) == .run(.playlistNext))
         // The spec: no effect when CanGoPrevious is false.
         #expect(MPRIS.outcome(of: .previous, s) == .ignore)
-        #expect(MPRIS.outcome(of: .seek(-2_500_000), s) == .run(.seek(-2.5, .relative, exact: false)))
+        #expect(MPRIS.outcome(of: .seek(-2_500_000), s) == .run(.seek(-2.5, .relative, .auto)))
         #expect(MPRIS.outcome(of: .setPosition(trackID: "/org/aether_tui/track/1", 3_000_000), s)
-            == .run(.seek(3, .absolute, exact: true)))
+            == .run(.seek(3, .absolute, .exact)))
         // A stale track id, or a position past the end, is ignored (the spec).
         #expect(MPRIS.outcome(of: .setPosition(trackID: "/org/aether_tui/track/0", 3_000_000), s) == .ignore)
         #expect(MPRIS.outcome(of: .setPosition(trackID: "/org/aether_tui/track/1", 13_000_000), s) == .ignore)
@@ -151,8 +151,8 @@ import Testing
         #expect(run("play") == [.set("pause", .bool(false))])
         #expect(run("pause") == [.set("pause", .bool(true))])
         #expect(run("volume", "0.5") == [.set("volume", .number(50))])
-        #expect(run("position", "3") == [.seek(3, .absolute, exact: true)])
-        #expect(run("position", "2+") == [.seek(2, .relative, exact: false)])
+        #expect(run("position", "3") == [.seek(3, .absolute, .exact)])
+        #expect(run("position", "2+") == [.seek(2, .relative, .auto)])
         #expect(run("next") == [.playlistNext])
         #expect(run("loop", "Track") == [.set("loop-file", .bool(true))])
         #expect(run("open", "file:///tmp/a%20b.mkv") == [.loadfile("/tmp/a b.mkv", .replace)])
@@ -188,7 +188,7 @@ import Testing
         #expect(log.text.contains("double 0.3"))
         #expect(!log.text.contains("string \"Position\""))
         // A seek sends Seeked with the new position in µs.
-        host.hub.submit(.seek(9, .absolute, exact: true))
+        host.hub.submit(.seek(9, .absolute, .exact))
         try Poll.until { log.text.contains("member=Seeked") }
         #expect(log.text.contains("int64 9000000"), "\(log.text)")
         // A new item changes the metadata.

@@ -5,10 +5,24 @@ import AetherTestSupport
 import Testing
 
 struct PlayerCommandTests {
+    /// `--hr-seek` against a seek's flags: mpv's table (an `exact` or `keyframes` flag wins).
+    @Test func hrSeekDecidesWhichSeeksAreExact() {
+        let references: [PlayerCommand.SeekReference] = [.relative, .absolute, .absolutePercent]
+        func row(_ h: HRSeek, _ p: PlayerCommand.SeekPrecision) -> [Bool] { references.map { h.isExact(p, $0) } }
+        #expect(row(.absolute, .auto) == [false, true, false])
+        #expect(row(.yes, .auto) == [true, true, true])
+        #expect(row(.no, .auto) == [false, false, false])
+        for h in HRSeek.allCases {
+            #expect(row(h, .exact) == [true, true, true])
+            #expect(row(h, .keyframes) == [false, false, false])
+        }
+    }
+
     @Test func mpvCommandLines() throws {
-        #expect(try PlayerCommand.parse("seek 10") == .seek(10, .relative, exact: false))
-        #expect(try PlayerCommand.parse("seek -1 exact") == .seek(-1, .relative, exact: true))
-        #expect(try PlayerCommand.parse("no-osd seek 50 absolute-percent+exact") == .seek(50, .absolutePercent, exact: true))
+        #expect(try PlayerCommand.parse("seek 10") == .seek(10, .relative, .auto))
+        #expect(try PlayerCommand.parse("seek -1 exact") == .seek(-1, .relative, .exact))
+        #expect(try PlayerCommand.parse("no-osd seek 50 absolute-percent+exact") == .seek(50, .absolutePercent, .exact))
+        #expect(try PlayerCommand.parse("seek 90 absolute keyframes") == .seek(90, .absolute, .keyframes))
         #expect(try PlayerCommand.parse("cycle sub") == .cycle("sub", up: true))
         #expect(try PlayerCommand.parse("cycle sub down") == .cycle("sub", up: false))
         #expect(try PlayerCommand.parse("add volume -2") == .add("volume", -2))

@@ -11,7 +11,7 @@ struct InputConfBudgetTests {
         var text = "RIGHT seek 7\n\(long) seek 1\n"
         for i in 0..<50 { text += "BAD\(i) quit\n" }
         let (bindings, warnings) = InputBindings.load(text: text)
-        #expect(bindings.table["RIGHT"] == .seek(7, .relative, exact: false))
+        #expect(bindings.table["RIGHT"] == .seek(7, .relative, .auto))
         #expect(warnings.count == 21, "\(warnings.count)")
         #expect(warnings.first == "input.conf:2: line too long (over 64 KiB)")
         #expect(warnings.last == "input.conf: … and 31 more warnings")

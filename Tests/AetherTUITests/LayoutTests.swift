@@ -69,9 +69,9 @@ import Testing
 @Suite struct KeyMapTests {
     @Test func mpvDefaults() throws {
         #expect(KeyMap.command(for: .character(" ")) == .cycle("pause", up: true))
-        #expect(KeyMap.command(for: .right) == .seek(5, .relative, exact: false))
-        #expect(KeyMap.command(for: .up) == .seek(60, .relative, exact: false))
-        #expect(KeyMap.command(for: .shiftLeft) == .seek(-1, .relative, exact: true))
+        #expect(KeyMap.command(for: .right) == .seek(5, .relative, .auto))
+        #expect(KeyMap.command(for: .up) == .seek(60, .relative, .auto))
+        #expect(KeyMap.command(for: .shiftLeft) == .seek(-1, .relative, .exact))
         #expect(KeyMap.command(for: .character("]")) == .multiply("speed", 1.1))
         #expect(KeyMap.command(for: .character("[")) == .multiply("speed", 1 / 1.1))
         #expect(KeyMap.command(for: .character("}")) == .multiply("speed", 2))
@@ -119,9 +119,9 @@ import Testing
             BOGUS+k quit
             y cycle volme
             """)
-        #expect(b.command(for: .right) == .seek(10, .relative, exact: false))
+        #expect(b.command(for: .right) == .seek(10, .relative, .auto))
         #expect(b.command(for: .control("x")) == .cycle("sub", up: true))
-        #expect(b.command(for: .left) == .seek(-5, .relative, exact: false), "defaults stay")
+        #expect(b.command(for: .left) == .seek(-5, .relative, .auto), "defaults stay")
         #expect(b.command(for: .character("l")) == nil)
         #expect(warnings == ["input.conf:4: unknown command 'no-such-command'", "input.conf:5: unknown key 'BOGUS+k'",
                              "input.conf:6: 'cycle': unknown property 'volme'"])

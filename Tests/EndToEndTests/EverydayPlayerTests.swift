@@ -112,6 +112,32 @@ import Testing
         #expect(s.first?.volume == 40)
     }
 
+    /// A config file's play options go before the command line only when it plays: `inspect`,
+    /// `download` and the other subcommands get their own arguments untouched (issue 48, 1).
+    @Test func aConfigFileLeavesTheOtherSubcommandsTheirOptions() throws {
+        let config = PlayerRuns.configHome()
+        try "volume=70\nmute=yes\n".write(toFile: config + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
+        let env = ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": config + "/state"]
+        let file = TestEnvironment.fixture("sine-1k.mkv")
+        var r = Process.run([TestEnvironment.binary, "inspect", "--json", file], environment: env, timeout: 20)
+        #expect(r.status == 0 && r.stdout.hasPrefix("{"), "\(r.stderr)")
+        // `inspect FILE` opens the inspector (it played the file, and said "cannot open 'inspect'").
+        let tui = try TmuxSession([TestEnvironment.binary, "inspect", file],
+                                  environment: env.merging(["TERM": "screen-256color"]) { $1 })
+        #expect(tui.waitFor(10) { $0.contains("▸ EBML") && $0.contains("▸ Segment") }, "not the inspector:\n\(tui.screen())")
+        tui.close()
+        r = Process.run([TestEnvironment.binary, "probe", "--json", file], environment: env, timeout: 20)
+        #expect(r.status == 0 && r.stdout.hasPrefix("{"), "\(r.stderr)")
+        // Nothing listens on port 9: each fails on the network, not on its options.
+        for args in [["download", "--list", "http://127.0.0.1:9/a.m3u8"], ["download", "-o", config + "/x.mkv", "http://127.0.0.1:9/a.m3u8"]] {
+            r = Process.run([TestEnvironment.binary] + args + ["--network-timeout=2"], environment: env, timeout: 20)
+            #expect(r.status != 0 && !r.stderr.contains("Unknown option") && r.stderr.contains("127.0.0.1:9"), "\(args): \(r.stderr)")
+        }
+        // The player still takes the file's options.
+        let (p, s) = try PlayerRuns.headless([file, "--length=0.2"], environment: env)
+        #expect(p.status == 0 && s.first?.volume == 70 && s.first?.muted == true, "\(p.stderr)")
+    }
+
     @Test func keepOpenStaysAtTheEnd() throws {
         let file = TestEnvironment.fixture("solid-red.mkv")
         var (r, _) = try PlayerRuns.headless([file, "--length=0.3"], timeout: 5)

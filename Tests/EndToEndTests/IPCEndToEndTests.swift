@@ -55,6 +55,35 @@ import Testing
         #expect((try? FileManager.default.contentsOfDirectory(atPath: dir)) == [])
     }
 
+    /// The seeks of issue 48 (6) over the socket, on x264's default GOP (keyframes at 0, 10 and
+    /// 20 s): `seek 5` from 2 s lands on the keyframe at 10 (mpv: 11.02 a second later; we went
+    /// back to 0), `seek 5 relative exact` and `--hr-seek=yes` land on the target, and an
+    /// absolute seek is exact.
+    @Test func aForwardSeekOverTheSocketNeverLandsBehind() throws {
+        let clip = TestEnvironment.fixture("h264-longgop.mp4")
+        for (extra, command, expected) in [([String](), #"["seek",5]"#, 10.0), ([], #"["seek",5,"relative+exact"]"#, 7),
+                                           (["--hr-seek=yes"], #"["seek",5]"#, 7), ([], #"["seek",14,"absolute"]"#, 14),
+                                           (["--hr-seek=no"], #"["seek",14,"absolute"]"#, 10)] {
+            let dir = PlayerRuns.socketDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let socket = dir + "/mpv.sock"
+            let player = BackgroundPlayer([TestEnvironment.binary, clip, "--vo=null", "--ao=null", "--start=2", "--pause",
+                                           "--input-ipc-server=\(socket)"] + extra)
+            let client = try IPCTestClient(path: socket, timeout: 15)
+            #expect(client.request(#"{"command":["observe_property",1,"duration"]}"#)?["error"] as? String == "success")
+            _ = client.waitForEvent(timeout: 15) { $0["id"] as? Int == 1 && !($0["data"] is NSNull) }
+            #expect(client.request(#"{"command":\#(command)}"#)?["error"] as? String == "success")
+            var position: Double?
+            let settled = waitUntil(5, interval: 0.05) {
+                position = client.request(#"{"command":["get_property","time-pos"]}"#)?["data"] as? Double
+                return position.map { abs($0 - expected) < 0.05 } == true
+            }
+            #expect(settled, "\(extra) \(command): time-pos \(String(describing: position)), expected \(expected)")
+            _ = client.request(#"{"command":["quit"]}"#)
+            #expect(player.wait()?.status == 0)
+        }
+    }
+
     @Test func theTerminalPlayerAnswersTooAndItsKeysReachObservers() throws {
         #expect(TestEnvironment.requirePulse())
         let dir = PlayerRuns.socketDirectory()

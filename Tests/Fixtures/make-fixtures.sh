@@ -115,6 +115,11 @@
 # Picture and timing
 #   h264-720p.mkv   H.264 1280x720 24 fps 12 s + AAC stereo; playback timing
 #                   and frame-drop tests.
+#   h264-longgop.mp4 H.264 320x180 25 fps 30 s, one keyframe every 10 s (x264's
+#                   default GOP: 0, 10, 20 s) + AAC stereo: forward seeks land on
+#                   the next keyframe, never behind.
+#   h264-onekey.mkv H.264 320x180 25 fps 12 s, one keyframe (at 0) + AAC
+#                   stereo: a forward seek with no keyframe after it is exact.
 #   h264-1080p.mkv  H.264 1920x1080 24 fps 10 s + AAC stereo; decode/scale
 #                   benchmarks.
 #   hevc10-4k60.mkv (--scale only) HEVC Main10 3840x2160 60 fps 10 s, film
@@ -722,6 +727,19 @@ gen_720p() {
         "${bitexact[@]}" "$1"
 }
 
+# gen_gop OUT SECONDS GOP: testsrc2 320x180 25 fps with a keyframe every GOP frames + AAC.
+gen_gop() {
+    local audio="$work/gen_gop.aac"
+    aac_track "$audio" 440 "$2"
+    "${ff[@]}" \
+        -f lavfi -i "testsrc2=s=320x180:r=25:d=$2" \
+        -i "$audio" \
+        -c:v libx264 -preset ultrafast -pix_fmt yuv420p -g "$3" -keyint_min "$3" -sc_threshold 0 -threads:v 1 \
+        -c:a copy "${bitexact[@]}" "$1"
+}
+gen_longgop() { gen_gop "$1" 30 250; }
+gen_onekey() { gen_gop "$1" 12 1000; }
+
 gen_1080p() {
     local audio="$work/gen_1080p.aac"
     aac_track "$audio" 440 10
@@ -1015,6 +1033,8 @@ build video-only.mkv                  gen_video_only
 build tones-stepped.mka               gen_tones_stepped
 build h264-720p.mkv                   gen_720p
 build h264-1080p.mkv                  gen_1080p
+build h264-longgop.mp4                gen_longgop
+build h264-onekey.mkv                 gen_onekey
 if [[ $scale -eq 1 ]]; then build hevc10-4k60.mkv gen_4k60; fi
 build h264-bframes.mkv                gen_bframes
 build solid-red.mkv                   gen_solid_red

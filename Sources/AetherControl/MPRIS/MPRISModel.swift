@@ -225,12 +225,12 @@ enum MPRIS {
         case .previous: return s.canGoPrevious ? .run(.playlistPrevious) : .ignore
         case .seek(let offset):
             guard canSeek(s) else { return .ignore }
-            return .run(.seek(Double(offset) / 1_000_000, .relative, exact: false))
+            return .run(.seek(Double(offset) / 1_000_000, .relative, .auto))
         case .setPosition(let track, let position):
             // The spec: ignored for a stale track id or a position outside the track.
             guard canSeek(s), track == trackID(s), position >= 0,
                   Double(position) <= (s.duration ?? 0) * 1_000_000 else { return .ignore }
-            return .run(.seek(Double(position) / 1_000_000, .absolute, exact: true))
+            return .run(.seek(Double(position) / 1_000_000, .absolute, .exact))
         case .openURI(let uri):
             switch localTarget(of: uri) {
             case .success(let target): return .run(.loadfile(target, .replace))

@@ -259,27 +259,39 @@ public final class FormatContext {
         return true
     }
 
+    /// Where a seek may land relative to its target.
+    public enum SeekDirection: Sendable {
+        /// On the keyframe at or before the target (the next packets cover it).
+        case atOrBefore
+        /// On the first keyframe at or after the target; an error where there is none.
+        case atOrAfter
+    }
+
     /// Seeks so that the next packets start at a keyframe at or before media time `seconds`
-    /// (any stream). The corresponding C function is `avformat_seek_file`.
-    /// `stream`: the stream whose time the seek is in (nil: libavformat's default, the video).
-    public func seek(toSeconds seconds: Double, timeout: Double = 8, stream: Int? = nil) throws(FFmpegError) {
+    /// (any stream), or with `.atOrAfter` at or after it. The corresponding C function is
+    /// `avformat_seek_file`. `stream`: the stream whose time the seek is in (nil: libavformat's
+    /// default, the video).
+    public func seek(toSeconds seconds: Double, timeout: Double = 8, stream: Int? = nil,
+                     direction: SeekDirection = .atOrBefore) throws(FFmpegError) {
         let ts = timeline.sourceTimestamp(seconds.isFinite ? max(0, seconds) : 0)
         interrupt.arm(seconds: timeout)
         defer { interrupt.arm(seconds: nil) }
         // The start of an MPEG-TS/PS: the first video keyframe usually comes after `start_time`
         // (the audio's), and a timestamp search then finds none at or before it and lands a
         // GOP later. Back to the first byte instead; these demuxers resync on their own.
-        if seconds <= 0.0005, let name = pointer.pointee.iformat?.pointee.name,
+        if seconds <= 0.0005, direction == .atOrBefore, let name = pointer.pointee.iformat?.pointee.name,
            ["mpegts", "mpeg"].contains(String(cString: name)),
            av_seek_frame(pointer, -1, 0, AVSEEK_FLAG_BYTE) >= 0 {
             return
         }
         if let stream, let s = self.stream(stream) {
             let own = av_rescale_q(ts, AVRational(num: 1, den: AV_TIME_BASE), s.pointee.time_base)
-            try check(avformat_seek_file(pointer, Int32(stream), Int64.min, own, own, 0), "avformat_seek_file")
+            try check(direction == .atOrBefore ? avformat_seek_file(pointer, Int32(stream), Int64.min, own, own, 0)
+                                               : avformat_seek_file(pointer, Int32(stream), own, own, Int64.max, 0), "avformat_seek_file")
             return
         }
-        try check(avformat_seek_file(pointer, -1, Int64.min, ts, ts, 0), "avformat_seek_file")
+        try check(direction == .atOrBefore ? avformat_seek_file(pointer, -1, Int64.min, ts, ts, 0)
+                                           : avformat_seek_file(pointer, -1, ts, ts, Int64.max, 0), "avformat_seek_file")
     }
 }
 

@@ -34,7 +34,7 @@ extension PlaybackSession {
             }
             if c.stopped { break }
             if let seek = taken {
-                perform(seek: seek.target, mode: seek.mode)
+                perform(seek: seek.target, mode: seek.mode, forward: seek.forward)
                 sources.seeked()
                 lastAny = seek.target
                 readErrors = 0
@@ -246,7 +246,12 @@ extension PlaybackSession {
     }
 
     /// Flushes every queue under a new serial, repositions the demuxer, and re-anchors the clock.
-    private func perform(seek target: Double, mode: SeekMode) {
+    /// `forward` (a keyframe seek forward): the demuxer goes to the first keyframe at or after
+    /// the target; where there is none (the last GOP, one keyframe in the file) the seek is
+    /// made exact at the target instead of landing behind it.
+    private func perform(seek target: Double, mode requested: SeekMode, forward requestedForward: Bool = false) {
+        var mode = requested
+        var forward = requestedForward && requested == .keyframe
         let serial = control.withLock { $0.seek.begin() }
         videoQueue.flush()
         audioQueue.flush()
@@ -268,7 +273,19 @@ extension PlaybackSession {
                 // drops every packet until one of the first codec's stream comes, which in such a
                 // period is never. By the audio rendition (its own playlist) the video's playlist
                 // is placed by time instead.
-                try format.seek(toSeconds: max(0, target - (mode == .exact ? preroll : 0)), stream: changesCodec ? audio : nil)
+                let stream = changesCodec ? audio : nil
+                if forward {
+                    do throws(FFmpegError) {
+                        try format.seek(toSeconds: target, stream: stream, direction: .atOrAfter)
+                    } catch {
+                        AppLog.write("demux", "no keyframe at or after \(String(cFormat: "%.3f", target)) s (\(error.message)): exact instead")
+                        forward = false
+                        mode = .exact
+                        try format.seek(toSeconds: max(0, target - preroll), stream: stream)
+                    }
+                } else {
+                    try format.seek(toSeconds: max(0, target - (mode == .exact ? preroll : 0)), stream: stream)
+                }
             }
         } catch {
             warn("seek to \(String(cFormat: "%.2f", target)) s failed: \(error.message)")
@@ -279,7 +296,7 @@ extension PlaybackSession {
             // The audio-file thread follows: same serial, same position.
             c.readSerial = serial
             c.readFrom = max(0, target - (mode == .exact ? preroll : 0))
-            guard c.seek.started(serial: serial, at: target, mode: mode, landsAtTarget: mode == .exact || !hasVideo) else { return }
+            guard c.seek.started(serial: serial, at: target, mode: mode, forward: forward, landsAtTarget: mode == .exact || !hasVideo) else { return }
             c.clockSerial = clockSerial
             c.demuxEOF = false
             c.progress.demuxedUntil = target
@@ -288,7 +305,7 @@ extension PlaybackSession {
             if c.state != .ended { c.endedEarlyMessage = nil }
         }
         subtitles.seeked(to: target)
-        AppLog.write("demux", "seek to \(String(cFormat: "%.3f", target)) s (\(mode.rawValue)\(preroll > 0 ? ", from \(preroll) s before" : "")), serial \(serial)")
+        AppLog.write("demux", "seek to \(String(cFormat: "%.3f", target)) s (\(mode.rawValue)\(forward ? ", forward" : "")\(preroll > 0 ? ", from \(preroll) s before" : "")), serial \(serial)")
     }
 }
 

@@ -342,14 +342,15 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
 
     var isStopped: Bool { control.read { $0.stopped } }
 
-    func requestSeek(to target: Double, mode: SeekMode) {
-        guard recordSeek(to: target, mode: mode) else { return }
+    /// `forward`: a keyframe seek that must not land before `target` (see ``PendingSeek``).
+    func requestSeek(to target: Double, mode: SeekMode, forward: Bool = false) {
+        guard recordSeek(to: target, mode: mode, forward: forward) else { return }
         wakeForSeek()
     }
 
     /// The first half of ``requestSeek(to:mode:)``: the seek is pending (the demux thread may
     /// carry it out from here on). False when there is nothing to seek.
-    func recordSeek(to target: Double, mode: SeekMode) -> Bool {
+    func recordSeek(to target: Double, mode: SeekMode, forward: Bool = false) -> Bool {
         var t = max(0, target)
         if let d = info.duration { t = min(t, max(0, d - 0.05)) }
         if isLive {
@@ -362,7 +363,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         let failed = control.read { $0.state == .error }
         if failed { return false }
         control.withLock { c in
-            c.seek.request(to: seekTarget, mode: mode)
+            c.seek.request(to: seekTarget, mode: mode, forward: forward)
             c.apply(.seekRequested)
         }
         return true

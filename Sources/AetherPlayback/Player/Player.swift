@@ -104,17 +104,20 @@ public final class Player: Sendable {
         (current?.handedTo ?? current)?.requestSeek(to: target, mode: mode)
     }
 
-    /// Seeks relative to the current position.
+    /// Seeks relative to the current position. A `.keyframe` seek forward lands on the first
+    /// keyframe at or after the target (exactly at the target where none follows), so it never
+    /// lands behind the position it left; backward, on the keyframe at or before it (mpv's rule).
     public func seek(by seconds: Double, mode: SeekMode = .keyframe) {
         guard let s = current else { return }
+        let forward = seconds > 0
         if let next = s.handedTo {  // this item's sound is all written: from the next one's start
             guard let target = try? OutsideValue.seconds(seconds, name: "seek") else { return }
-            next.requestSeek(to: target, mode: mode)
+            next.requestSeek(to: target, mode: mode, forward: forward)
             return
         }
         let now = s.control.read { $0.pendingSeek?.target } ?? currentTime
         guard let target = try? OutsideValue.seconds(now + seconds, name: "seek") else { return }
-        s.requestSeek(to: target, mode: mode)
+        s.requestSeek(to: target, mode: mode, forward: forward)
     }
 
     /// Shows the next frame and pauses (mpv `.`).

@@ -17,7 +17,7 @@ import Synchronization
 /// | `retry` | video (an exact seek landed past its target) | `pending`, `preroll`, `retries` |
 /// | `take` | demux | `pending` → `inFlight` |
 /// | `begin` | demux | `serial` |
-/// | `started` | demux (the demuxer repositioned) | `inFlight`, `start`, `skipVideoUntil`, `landed`, `firstFrameSeen`, `videoEnded`, `audioEnded` |
+/// | `started` | demux (the demuxer repositioned) | `inFlight`, `start`, `forward`, `skipVideoUntil`, `landed`, `firstFrameSeen`, `videoEnded`, `audioEnded` |
 /// | `land` | video (first frame of a keyframe seek), audio (no frame within 2 s), `disable` | `landed` |
 /// | `sawFirstFrame` | video | `firstFrameSeen` |
 /// | `end` | present (video), audio (audio), `disable` (either) | `videoEnded`, `audioEnded` |
@@ -25,6 +25,10 @@ import Synchronization
 struct PendingSeek: Equatable {
     var target: Double
     var mode: SeekMode
+    /// A keyframe seek forward (mpv's relative seek with a positive amount): it lands on the
+    /// first keyframe at or after the target, never before it (so never behind the position it
+    /// left); where no keyframe follows, exactly at the target.
+    var forward = false
 }
 
 struct SeekGeneration {
@@ -41,8 +45,11 @@ struct SeekGeneration {
     /// keyframe): the demuxer goes this many seconds further back, and how often it has.
     private(set) var preroll = 0.0
     private(set) var retries = 0
-    /// Exact seek: frames ending before this are skipped by the video thread.
+    /// Exact and forward seeks: frames ending before this are skipped by the video thread.
     private(set) var skipVideoUntil: Double?
+    /// The current serial is a forward keyframe seek: it lands on its first frame at or after
+    /// ``skipVideoUntil`` (a keyframe past the target is no overshoot to retry).
+    private(set) var forward = false
     /// Where the current serial's playback begins; nil until the first video frame after a
     /// keyframe seek says where the keyframe is.
     private(set) var landed: Double?
@@ -55,8 +62,8 @@ struct SeekGeneration {
     static let prerolls = [1.0, 4.0, 15.0]
 
     /// A seek is wanted (the newest wins); its preroll starts from nothing.
-    mutating func request(to target: Double, mode: SeekMode) {
-        pending = PendingSeek(target: target, mode: mode)
+    mutating func request(to target: Double, mode: SeekMode, forward: Bool = false) {
+        pending = PendingSeek(target: target, mode: mode, forward: forward && mode == .keyframe)
         preroll = 0
         retries = 0
     }
@@ -65,7 +72,7 @@ struct SeekGeneration {
     /// further back. False when out of retries (or nothing is to be gained: the demuxer
     /// already starts at the beginning).
     mutating func retry(serial: Int) -> Bool {
-        guard serial == self.serial, pending == nil, let target = skipVideoUntil,
+        guard serial == self.serial, pending == nil, !forward, let target = skipVideoUntil,
               target - preroll > 0, retries < Self.prerolls.count else { return false }
         preroll = Self.prerolls[retries]
         retries += 1
@@ -88,13 +95,14 @@ struct SeekGeneration {
     }
 
     /// The demuxer is at `target` for `serial`: playback of the serial starts there (exact
-    /// seeks skip the frames before it; `landsAtTarget`: no keyframe has to say where it
-    /// lands). False when a newer generation began meanwhile.
-    mutating func started(serial: Int, at target: Double, mode: SeekMode, landsAtTarget: Bool) -> Bool {
+    /// and forward seeks skip the frames before it; `landsAtTarget`: no keyframe has to say
+    /// where it lands). False when a newer generation began meanwhile.
+    mutating func started(serial: Int, at target: Double, mode: SeekMode, forward: Bool = false, landsAtTarget: Bool) -> Bool {
         if pending == nil { inFlight = nil }
         guard serial == self.serial else { return false }
         start = target
-        skipVideoUntil = mode == .exact ? target : nil
+        self.forward = forward && mode == .keyframe
+        skipVideoUntil = mode == .exact || self.forward ? target : nil
         landed = landsAtTarget ? target : nil
         firstFrameSeen = false
         videoEnded = false

@@ -127,17 +127,21 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
                 guard !reachedEnd else { return }
                 // (Landing is a change, which wakes every waiter: only the first frame of a
                 // serial takes the lock to change anything; the rest look.)
+                // A forward seek lands on its first frame not skipped: the demuxer may have
+                // gone to a keyframe before the target after all.
                 var c = control.read { $0 }
-                if c.serial == serial, c.landed == nil {
+                guard c.serial == serial else { return }
+                if let skip = c.seek.skipVideoUntil, pts + decoder.frameInterval <= skip + 0.0005 { return }
+                if c.landed == nil {
                     c = control.withLock { c -> SessionControl in
                         if c.seek.land(at: pts, serial: serial) { clock.set(media: pts) }
                         return c
                     }
+                    guard c.serial == serial else { return }
                 }
-                guard c.serial == serial else { return }
-                if let skip = c.seek.skipVideoUntil, pts + decoder.frameInterval <= skip + 0.0005 { return }
-                // An exact seek whose first frame is well after the target overshot the keyframe.
-                if let skip = c.seek.skipVideoUntil, !c.seek.firstFrameSeen,
+                // An exact seek whose first frame is well after the target overshot the keyframe
+                // (a forward seek's keyframe after the target is where it lands, no overshoot).
+                if let skip = c.seek.skipVideoUntil, !c.seek.forward, !c.seek.firstFrameSeen,
                    pts > skip + 2 * decoder.frameInterval + 0.05, retryExactSeek(serial) {
                     reachedEnd = true  // drop the rest of this serial's frames
                     return

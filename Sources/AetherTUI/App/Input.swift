@@ -176,8 +176,8 @@ extension TUIApp {
         let x = min(report.column, max(0, layout.columns - 1)), y = report.row
         let progressRow = layout.rows - 2
         switch report.action {
-        case .wheelUp: controller.execute(.seek(5, .relative, exact: false)); return
-        case .wheelDown: controller.execute(.seek(-5, .relative, exact: false)); return
+        case .wheelUp: controller.execute(.seek(5, .relative, .auto)); return
+        case .wheelDown: controller.execute(.seek(-5, .relative, .auto)); return
         default: break
         }
         let pressed = report.action == .press && report.button == 0
