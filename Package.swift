@@ -31,7 +31,7 @@ let package = Package(
             .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=xmlReadMemory"]),
         ]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
+        .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         // zlib for kitty's compressed frames (`o=z`) over a remote link.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // libass (ASS/SSA subtitle rendering); its shim formats libass's va_list messages for the log.

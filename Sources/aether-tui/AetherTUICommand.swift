@@ -13,6 +13,14 @@ enum Main {
     static func main() async {
         // Before the player's threads: a few arenas, not one per thread (see MemoryPolicy).
         MemoryPolicy.limitArenas()
+        // Libraries of another major version than the build's: one line, before anything
+        // touches the terminal or calls into them.
+        if let mismatch = FFmpegVersions.incompatibility { exit(fail(mismatch).rawValue) }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--version"] || arguments == ["--version", "--json"] || arguments == ["--json", "--version"] {
+            StandardStream.write(arguments.contains("--json") ? VersionReport.json : VersionReport.text)
+            exit(0)
+        }
         let expanded = ConfigArguments.expand(Array(CommandLine.arguments.dropFirst()),
                                               environment: ProcessInfo.processInfo.environment)
         for warning in expanded.warnings { _ = fail("warning: \(warning)", code: 0) }

@@ -22,7 +22,7 @@ enum ConfigArguments {
     /// options, which `inspect`, `download` and the others do not take.
     static let otherCommands: Set<String> = {
         let names = AetherTUICommand.configuration.subcommands.map { $0._commandName }.filter { $0 != Play._commandName }
-        return Set(names + ["help", "-h", "--help", "--version"])
+        return Set(names + ["help", "-h", "--help", "--version", "--generate-completion-script"])
     }()
     /// Options that steer the config itself: meaningless inside it.
     static let configOnly: Set<String> = ["config-dir", "no-config", "profile", "config"]

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages aether-tui needs to build, run and test (run as root);
-# `--bench` adds the players aether-bench compares with.
-# Skips apt entirely when everything is already installed. The Swift 6 toolchain is expected
-# on PATH (swift.org's Linux toolchain).
+# Installs the Debian packages aether-tui needs to build, run and test (run as root), on
+# Debian 12 "bookworm" (FFmpeg 5.1), 13 "trixie" (FFmpeg 7.1) and the development branch
+# "sid" (FFmpeg 9); `--bench` adds the players aether-bench compares with.
+# Skips apt entirely when everything is already installed. An entry `a|b` is the first of
+# those the release offers (libncurses-dev replaces libncursesw5-dev in Debian 13). A package
+# the build needs and the release lacks is an error; a test-only one it lacks is left out with
+# one line saying which tests skip. The Swift 6 toolchain is expected on PATH (swift.org's
+# Linux toolchain: Debian 13's swiftlang 6.0.3 is too old for tools-version 6.1).
 set -euo pipefail
-packages=(
-    # build: FFmpeg 5.1, ALSA, ncursesw
+build=(
+    # build: FFmpeg 5.1 to 9, ALSA, ncursesw
     pkg-config libavformat-dev libavcodec-dev libavfilter-dev libavutil-dev libdav1d-dev
-    libswscale-dev libswresample-dev libasound2-dev libncursesw5-dev
+    libswscale-dev libswresample-dev libasound2-dev "libncurses-dev|libncursesw5-dev"
     # ASS/SSA subtitles (CLibass); the subtitle fixtures are set in DejaVu Sans (extra: Bold, Oblique)
     libass-dev fonts-dejavu-extra
     # kitty frames deflated over SSH (CZlib)
@@ -16,6 +20,8 @@ packages=(
     libsystemd-dev
     # run: ALSA → PulseAudio bridge
     libasound2-plugins
+)
+tests=(
     # tests: fixtures, audio, the TUI in tmux, man page lint, real sixel decoders and terminal
     ffmpeg tmux pulseaudio pulseaudio-utils mandoc python3 gcc
     libsixel-bin xvfb xterm x11-apps xdotool fonts-dejavu-core
@@ -38,18 +44,56 @@ packages=(
     # inspector: mkvinfo is the reference EBML tree; mkvmerge writes the HDR Matroska fixture
     mkvtoolnix
 )
-# `--bench`: also the peers aether-bench measures against (mpv --vo=tct, timg, chafa).
-[ "${1:-}" = "--bench" ] && packages+=(mpv timg chafa)
+# `--bench`: also the peers aether-bench measures against (mpv --vo=tct, timg, chafa);
+# `--build-only`: what the build needs, no test packages (package.sh in a chroot).
+[ "${1:-}" = "--bench" ] && tests+=(mpv timg chafa)
+[ "${1:-}" = "--build-only" ] && tests=()
+# What a test-only package's absence costs: the tests that then report themselves skipped.
+declare -A skips=(
+    [mlterm]="the soak tier's mlterm case of the terminal matrix (soak.sh)"
+    [kitty]="the kitty terminal tests and the matrix's kitty case"
+    [foot]="the matrix's foot case"
+    [weston]="the matrix's foot case (foot runs inside weston)"
+    [mkvtoolnix]="the inspector's EBML comparison with mkvinfo and the HDR Matroska fixture"
+    [yt-dlp]="the page-URL (--ytdl) tests"
+    [mpv]="aether-bench's mpv columns"
+    [timg]="aether-bench's timg columns"
+    [chafa]="aether-bench's chafa columns"
+)
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+# The entries not yet installed (an entry is installed when any of its alternatives is).
 missing=()
-for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+for entry in "${build[@]}" "${tests[@]}"; do
+    ok=no
+    IFS='|' read -ra alternatives <<<"$entry"
+    for p in "${alternatives[@]}"; do installed "$p" && ok=yes && break; done
+    [ "$ok" = yes ] || missing+=("$entry")
 done
 if ((${#missing[@]})); then
     if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
-    echo "install-deps: installing ${missing[*]}" >&2
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    has_candidate() { apt-cache policy "$1" 2>/dev/null | grep -q "Candidate: [^(]"; }
+    is_build() { local b; for b in "${build[@]}"; do [ "$b" = "$1" ] && return 0; done; return 1; }
+    chosen=()
+    for entry in "${missing[@]}"; do
+        pick=
+        IFS='|' read -ra alternatives <<<"$entry"
+        for p in "${alternatives[@]}"; do has_candidate "$p" && pick="$p" && break; done
+        if [ -n "$pick" ]; then
+            chosen+=("$pick")
+        elif is_build "$entry"; then
+            echo "install-deps: this release has no '$entry', which the build needs" >&2
+            exit 1
+        else
+            echo "install-deps: this release has no '$entry': ${skips[$entry]:-tests that need it} will be skipped" >&2
+        fi
+    done
+    if ((${#chosen[@]})); then
+        echo "install-deps: installing ${chosen[*]}" >&2
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${chosen[@]}" >/dev/null
+    fi
 fi
+[ "${1:-}" = "--build-only" ] && exit 0
 # The inspector's ISO BMFF tree is compared with pymp4's (PyPI; Debian does not package it).
 # Debian 12's python3 is externally managed: pip refuses without --break-system-packages.
 if ! python3 -c 'import pymp4' 2>/dev/null; then

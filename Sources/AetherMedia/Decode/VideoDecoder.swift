@@ -194,7 +194,7 @@ package final class VideoDecoder {
         var width: Int32, height: Int32, format: Int32, topFieldFirst: Bool
         init(_ f: Frame) {
             let p = f.pointer.pointee
-            width = p.width; height = p.height; format = p.format; topFieldFirst = p.top_field_first != 0
+            width = p.width; height = p.height; format = p.format; topFieldFirst = aether_frame_top_field_first(f.pointer) != 0
         }
     }
 

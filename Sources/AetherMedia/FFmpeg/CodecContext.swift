@@ -9,11 +9,17 @@ public final class CodecContext {
     /// The decoder's name (`libdav1d`, `h264`, …).
     public let decoderName: String
 
+    /// Each frame knows its packet's position and size (``Frame/packetOrigin``): the inspector's.
+    private let keepsPacketOrigin: Bool
+
     /// Opens a decoder for the stream's parameters. For AV1 the `libdav1d` decoder is preferred by name.
+    /// `keepPacketOrigin`: each frame carries its packet's position and size (a small allocation
+    /// a packet on FFmpeg 6 and later; the inspector's, not playback's).
     /// The corresponding C functions are `avcodec_parameters_to_context` and `avcodec_open2`.
     public init(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational,
-                threads: Int = 0, preferredDecoder: String? = nil,
+                threads: Int = 0, preferredDecoder: String? = nil, keepPacketOrigin: Bool = false,
                 configure: (UnsafeMutablePointer<AVCodecContext>) -> Void = { _ in }) throws(FFmpegError) {
+        keepsPacketOrigin = keepPacketOrigin
         var codec: UnsafePointer<AVCodec>? = nil
         if let preferredDecoder { codec = avcodec_find_decoder_by_name(preferredDecoder) }
         if codec == nil, parameters.pointee.codec_id == AV_CODEC_ID_AV1 {
@@ -33,6 +39,7 @@ public final class CodecContext {
         ctx.pointee.pkt_timebase = timeBase
         ctx.pointee.thread_count = Int32(threads > 0 ? threads : Self.automaticThreads)
         ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        if keepPacketOrigin { aether_codec_keep_packet_origin(ctx) }
         configure(ctx)
         try check(avcodec_open2(ctx, codec, nil), "avcodec_open2")
     }
@@ -60,6 +67,7 @@ public final class CodecContext {
     /// Feeds a packet (nil = drain). `.full` means receive frames first and send again.
     /// The corresponding C function is `avcodec_send_packet`.
     public func send(_ packet: Packet?) throws(FFmpegError) -> SendResult {
+        if keepsPacketOrigin, let packet { try check(aether_packet_keep_origin(packet.pointer), "av_buffer_allocz") }
         let result = avcodec_send_packet(pointer, packet?.pointer)
         if result == aether_AVERROR_EAGAIN() { return .full }
         if result == aether_AVERROR_EOF() { return .accepted }  // already draining

@@ -26,7 +26,7 @@ public final class Frame: @unchecked Sendable {  // handed from thread to thread
     /// filters rescale `pts` to their output time base (bwdif doubles it) but copy the input's
     /// `best_effort_timestamp` unchanged, in the input's time base.
     public var filterPTS: Int64? { pointer.pointee.pts == aether_AV_NOPTS_VALUE() ? nil : pointer.pointee.pts }
-    public var isInterlaced: Bool { pointer.pointee.interlaced_frame != 0 }
+    public var isInterlaced: Bool { aether_frame_is_interlaced(pointer) != 0 }
     public var sampleCount: Int { Int(pointer.pointee.nb_samples) }
 
     /// The corresponding C function is `av_frame_unref`.

@@ -6,7 +6,15 @@ import CFFmpeg
 public final class Scaler {
     public let flags: Int32
 
-    public init(flags: Int32 = SWS_BILINEAR, eightBitStaging: Staging = Scaler.standardEightBit) {
+    /// libswscale's flags, the same type on every FFmpeg (an enum from FFmpeg 8 on: CFFmpeg).
+    public static let bilinear = aether_sws_bilinear()
+    public static let bicubic = aether_sws_bicubic()
+    public static let area = aether_sws_area()
+    static let fullChromaInterpolation = aether_sws_full_chroma_interpolation()
+    static let fullChromaInput = aether_sws_full_chroma_input()
+    static let accurateRounding = aether_sws_accurate_rounding()
+
+    public init(flags: Int32 = Scaler.bilinear, eightBitStaging: Staging = Scaler.standardEightBit) {
         self.flags = flags
         twoPass = true
         self.eightBitStaging = eightBitStaging
@@ -18,7 +26,7 @@ public final class Scaler {
     public static func reference() -> Scaler { Scaler(flags: accurateFlags, twoPass: false) }
 
     /// Bicubic, chroma interpolated to every pixel, exact rounding: stills and the reference.
-    public static let accurateFlags: Int32 = SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP | SWS_ACCURATE_RND
+    public static let accurateFlags: Int32 = bicubic | fullChromaInterpolation | fullChromaInput | accurateRounding
 
     /// Whether subsampled YUV is scaled in its own format first (fast; see ``scale(_:width:height:format:into:stride:)``).
     private let twoPass: Bool
@@ -34,7 +42,7 @@ public final class Scaler {
 
     /// Uses the frame's own matrix and range for YUV→RGB (libswscale defaults to BT.601 limited,
     /// which tints HD sources). The corresponding C function is `sws_setColorspaceDetails`.
-    private static func applyColorspace(_ context: OpaquePointer, from frame: UnsafeMutablePointer<AVFrame>) {
+    private static func applyColorspace(_ context: UnsafeMutableRawPointer, from frame: UnsafeMutablePointer<AVFrame>) {
         var space = frame.pointee.colorspace
         if space == AVCOL_SPC_UNSPECIFIED || space == AVCOL_SPC_RGB {
             space = frame.pointee.height >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M
@@ -42,7 +50,7 @@ public final class Scaler {
         let fullRange: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
         guard let coefficients = sws_getCoefficients(Int32(space.rawValue)) else { return }
         let table = sws_getCoefficients(Int32(SWS_CS_DEFAULT))
-        sws_setColorspaceDetails(context, coefficients, fullRange, table, 1, 0, 1 << 16, 1 << 16)
+        aether_sws_set_colorspace_details(context, coefficients, fullRange, table, 1, 0, 1 << 16, 1 << 16)
     }
 
     /// Scales `frame` into `destination` (tightly packed, `bytesPerPixel` × width × height).
@@ -77,7 +85,7 @@ public final class Scaler {
             // The YUV → RGB matrix is applied once: by the first pass into planar RGB, by the
             // second from staged YUV.
             try resize.run(src, to: staged.pointer, width: width, height: height, format: stagedFormat,
-                           flags: small ? SWS_AREA : flags, colorspaceFrom: staging == .rgb ? src : nil)
+                           flags: small ? Scaler.area : flags, colorspaceFrom: staging == .rgb ? src : nil)
             staged.pointer.pointee.colorspace = src.pointee.colorspace
             staged.pointer.pointee.color_range = src.pointee.color_range
             try convert.run(staged.pointer, to: destination, stride: stride, width: width, height: height,
@@ -93,7 +101,7 @@ public final class Scaler {
     /// pictures in foot and xterm; full chroma interpolation alone still left them). Other widths
     /// take the exact C path, which draws every pixel (and interpolates chroma).
     static func convertFlags(_ flags: Int32, width: Int) -> Int32 {
-        width % 8 == 0 ? flags : flags | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND
+        width % 8 == 0 ? flags : flags | Scaler.fullChromaInterpolation | Scaler.accurateRounding
     }
 
     private let resize = Pass()
@@ -150,10 +158,10 @@ public final class Scaler {
 
     /// One `SwsContext`, rebuilt when either side's geometry changes.
     private final class Pass {
-        private var context: OpaquePointer?
+        private var context: UnsafeMutableRawPointer?
         private var key: (Int32, Int32, Int32, Int32, Int32, Int32) = (0, 0, -1, 0, 0, -1)
 
-        deinit { sws_freeContext(context) }
+        deinit { aether_sws_free_context(context) }
 
         /// Into a frame's planes.
         func run(_ src: UnsafeMutablePointer<AVFrame>, to dst: UnsafeMutablePointer<AVFrame>, width: Int, height: Int,
@@ -184,9 +192,9 @@ public final class Scaler {
             let newKey = (src.pointee.width, src.pointee.height, src.pointee.format,
                           Int32(width), Int32(height), format.rawValue)
             if context == nil || newKey != key {
-                context = sws_getCachedContext(context, src.pointee.width, src.pointee.height,
-                                               AVPixelFormat(src.pointee.format), Int32(width), Int32(height),
-                                               format, flags, nil, nil, nil)
+                context = aether_sws_get_cached_context(context, src.pointee.width, src.pointee.height,
+                                                        AVPixelFormat(src.pointee.format), Int32(width), Int32(height),
+                                                        format, flags)
                 key = newKey
                 if let context, let colorspaceFrom { Scaler.applyColorspace(context, from: colorspaceFrom) }
             }
@@ -199,7 +207,7 @@ public final class Scaler {
             let srcStride = withUnsafePointer(to: &src.pointee.linesize) {
                 $0.withMemoryRebound(to: Int32.self, capacity: 8) { Array(UnsafeBufferPointer(start: $0, count: 8)) }
             }
-            let rows = sws_scale(context, srcData, srcStride, 0, src.pointee.height, &dstData, &dstStride)
+            let rows = aether_sws_scale(context, srcData, srcStride, 0, src.pointee.height, &dstData, &dstStride)
             if rows <= 0 { throw FFmpegError(code: rows < 0 ? rows : aether_AVERROR(EINVAL), function: "sws_scale") }
         }
     }

@@ -84,7 +84,7 @@ package final class CoverArt: Sendable {
                                      rotation: 0)
         let size = geometry.outputSize(maxWidth: Self.maxEdge, maxHeight: Self.maxEdge)
         let buffer = PixelBuffer(count: size.width * size.height * 3)
-        try Scaler(flags: SWS_AREA).scale(frame, width: size.width, height: size.height, format: AV_PIX_FMT_RGB24,
+        try Scaler(flags: Scaler.area).scale(frame, width: size.width, height: size.height, format: AV_PIX_FMT_RGB24,
                                           into: buffer.base, stride: size.width * 3)
         return StillImage(width: size.width, height: size.height, pixels: buffer.copyBytes(), seconds: 0, isKeyframe: true)
     }

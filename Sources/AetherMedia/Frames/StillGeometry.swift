@@ -54,7 +54,7 @@ package struct StillGeometry: Equatable {
     /// to the nearest quarter turn in 0..<360; 0 without a matrix.
     package static func rotation(of stream: UnsafePointer<AVStream>) -> Int {
         var size = 0
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return 0 }
+        guard let data = aether_stream_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return 0 }
         let degrees = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
         guard degrees.isFinite else { return 0 }
         let quarter = Int((degrees / 90).rounded())

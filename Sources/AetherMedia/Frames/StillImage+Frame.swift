@@ -22,7 +22,7 @@ extension StillImage {
         }
         let pixels = StillGeometry.rotate(buffer.copyBytes(), width: scaled.width, height: scaled.height, degrees: rotation)
         return StillImage(width: output.width, height: output.height, pixels: pixels, seconds: seconds,
-                          isKeyframe: f.key_frame != 0)
+                          isKeyframe: aether_frame_is_key(frame.pointer) != 0)
     }
 
     /// The picture as an RGB24 `Frame` (pts 0), for libavcodec and libavfilter.

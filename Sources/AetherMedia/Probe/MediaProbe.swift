@@ -119,7 +119,7 @@ public enum MediaProbe {
 
     private static func dolbyVision(_ stream: UnsafeMutablePointer<AVStream>) -> DolbyVisionInfo? {
         var size: Int = 0
-        guard let raw = av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, &size),
+        guard let raw = aether_stream_side_data(stream, AV_PKT_DATA_DOVI_CONF, &size),
               size >= MemoryLayout<AVDOVIDecoderConfigurationRecord>.size else { return nil }
         let record = UnsafeRawPointer(raw).loadUnaligned(as: AVDOVIDecoderConfigurationRecord.self)
         return DolbyVisionInfo(profile: Int(record.dv_profile), level: Int(record.dv_level),
@@ -189,7 +189,7 @@ public enum MediaProbe {
     }
 
     private static func profileName(_ par: UnsafeMutablePointer<AVCodecParameters>) -> String? {
-        guard par.pointee.profile != FF_PROFILE_UNKNOWN else { return nil }
+        guard par.pointee.profile != aether_profile_unknown() else { return nil }
         return string(avcodec_profile_name(par.pointee.codec_id, par.pointee.profile))
     }
 

@@ -417,7 +417,7 @@ enum SheetDecoder {
         let width = frame.width, height = frame.height
         guard width > 0, height > 0, width * height <= maxPixels else { throw Failure.noPicture }
         let buffer = PixelBuffer(count: width * height * 3)
-        try Scaler(flags: SWS_BILINEAR).scale(frame, width: width, height: height, format: AV_PIX_FMT_RGB24,
+        try Scaler(flags: Scaler.bilinear).scale(frame, width: width, height: height, format: AV_PIX_FMT_RGB24,
                                               into: buffer.base, stride: width * 3)
         return DecodedSheet(width: width, height: height, pixels: buffer.copyBytes())
     }

@@ -340,7 +340,7 @@ package final class NetworkSession: Sendable {
         return 0
     }
 
-    /// `io_close`: frees a context opened by ``openNested(url:flags:callerOptions:into:)``.
+    /// `io_close2`: frees a context opened by ``openNested(url:flags:callerOptions:into:)``.
     func closeNested(_ pb: UnsafeMutablePointer<AVIOContext>) {
         let key = UnsafeMutableRawPointer(pb)
         let reader = readers.withLock { $0.removeValue(forKey: key) }
@@ -356,7 +356,7 @@ package final class NetworkSession: Sendable {
     package func install(on ctx: UnsafeMutablePointer<AVFormatContext>) {
         ctx.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
         ctx.pointee.io_open = networkIOOpen
-        ctx.pointee.io_close = networkIOClose
+        ctx.pointee.io_close2 = networkIOClose
     }
 }
 
@@ -373,14 +373,15 @@ private let networkIOOpen: @convention(c) (UnsafeMutablePointer<AVFormatContext>
     return session.openNested(url: String(cString: url), flags: flags, callerOptions: options?.pointee, into: pb)
 }
 
-private let networkIOClose: @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<AVIOContext>?) -> Void = { s, pb in
-    guard let pb else { return }
+/// `io_close2` (libavformat calls it since FFmpeg 5.0; `io_close` is gone in 7).
+private let networkIOClose: @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<AVIOContext>?) -> Int32 = { s, pb in
+    guard let pb else { return 0 }
     guard let s, let opaque = s.pointee.opaque else {
         var doomed: UnsafeMutablePointer<AVIOContext>? = pb
-        avio_closep(&doomed)
-        return
+        return avio_closep(&doomed)
     }
     Unmanaged<NetworkSession>.fromOpaque(opaque).takeUnretainedValue().closeNested(pb)
+    return 0
 }
 
 /// Documents read while opening a source, served once each to the demuxer's first open of the

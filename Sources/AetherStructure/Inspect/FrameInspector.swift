@@ -119,12 +119,12 @@ public final class FrameInspector {
             skip(stream, "the stream has no codec parameters")
             return nil
         }
-        if av_stream_get_side_data(avStream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, nil) != nil {
+        if aether_stream_side_data(avStream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, nil) != nil {
             skip(stream, "the stream is encrypted (CENC or similar); not decoded")
             return nil
         }
         do {
-            let decoder = try CodecContext(parameters: par, timeBase: avStream.pointee.time_base, threads: 1)
+            let decoder = try CodecContext(parameters: par, timeBase: avStream.pointee.time_base, threads: 1, keepPacketOrigin: true)
             decoders[stream.index] = decoder
             return decoder
         } catch {

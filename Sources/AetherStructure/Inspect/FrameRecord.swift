@@ -52,19 +52,21 @@ public struct FrameRecord: Codable, Sendable, Equatable {
         let tb = stream.timeBase
         self.stream = stream.index
         kind = stream.kind
-        isKey = raw.key_frame != 0
+        isKey = aether_frame_is_key(f) != 0
         pts = InspectionMath.timestamp(raw.pts)
         ptsTime = tb.seconds(pts)
         bestEffort = InspectionMath.timestamp(raw.best_effort_timestamp)
         bestEffortTime = tb.seconds(bestEffort)
         packetDts = InspectionMath.timestamp(raw.pkt_dts)
         packetDtsTime = tb.seconds(packetDts)
-        duration = raw.pkt_duration == 0 ? nil : InspectionMath.timestamp(raw.pkt_duration)
+        let frameDuration = aether_frame_duration(f)
+        duration = frameDuration == 0 ? nil : InspectionMath.timestamp(frameDuration)
         durationTime = tb.seconds(duration)
-        packetPosition = raw.pkt_pos >= 0 ? raw.pkt_pos : nil
-        packetSize = raw.pkt_size >= 0 ? Int(raw.pkt_size) : nil
-        isInterlaced = raw.interlaced_frame != 0
-        topFieldFirst = raw.top_field_first != 0
+        let origin = aether_frame_packet_origin(f)
+        packetPosition = origin.pos >= 0 ? origin.pos : nil
+        packetSize = origin.size >= 0 ? Int(origin.size) : nil
+        isInterlaced = aether_frame_is_interlaced(f) != 0
+        topFieldFirst = aether_frame_top_field_first(f) != 0
         repeatPict = Int(raw.repeat_pict)
         decodeErrorFlags = Int(raw.decode_error_flags)
         var errors = FrameRecord.errorNames(raw.decode_error_flags)

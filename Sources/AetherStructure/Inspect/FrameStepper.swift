@@ -66,7 +66,7 @@ public final class FrameStepper {
         rotation = StillGeometry.rotation(of: avStream)
         self.maxSize = PixelSize(width: max(16, maxSize.width), height: max(16, maxSize.height))
         do {
-            codec = try CodecContext(parameters: par, timeBase: avStream.pointee.time_base, threads: 1) { ctx in
+            codec = try CodecContext(parameters: par, timeBase: avStream.pointee.time_base, threads: 1, keepPacketOrigin: true) { ctx in
                 // Motion vectors travel as side data when asked for (H.264, MPEG-2/4): shown if present.
                 ctx.pointee.flags2 |= AV_CODEC_FLAG2_EXPORT_MVS
             }

@@ -43,6 +43,150 @@ static inline int aether_nicer_this_thread(int by) {
     return setpriority(PRIO_PROCESS, tid, now + by);
 }
 
+/* ---- One API over FFmpeg 5.1 (libavcodec 59, Debian 12) to 9 (libavcodec 63) ----
+   Where the libraries differ, the choice is made here, at compile time, by their version
+   macros; the Swift code calls these and never the fields or functions that differ. Each
+   newer path is the one the newer headers do not mark deprecated. */
+
+/* AVFrame's key, interlaced and top-field-first marks: AVFrame.flags' AV_FRAME_FLAG_* since
+   libavutil 58.7 (FFmpeg 6.1); the key_frame, interlaced_frame and top_field_first fields
+   before (deprecated from then on, gone in libavutil 60, FFmpeg 8). */
+static inline int aether_frame_is_key(const AVFrame *f) {
+#ifdef AV_FRAME_FLAG_KEY
+    return (f->flags & AV_FRAME_FLAG_KEY) != 0;
+#else
+    return f->key_frame != 0;
+#endif
+}
+static inline int aether_frame_is_interlaced(const AVFrame *f) {
+#ifdef AV_FRAME_FLAG_INTERLACED
+    return (f->flags & AV_FRAME_FLAG_INTERLACED) != 0;
+#else
+    return f->interlaced_frame != 0;
+#endif
+}
+static inline int aether_frame_top_field_first(const AVFrame *f) {
+#ifdef AV_FRAME_FLAG_TOP_FIELD_FIRST
+    return (f->flags & AV_FRAME_FLAG_TOP_FIELD_FIRST) != 0;
+#else
+    return f->top_field_first != 0;
+#endif
+}
+/* A frame's duration in its time base (0: unknown): AVFrame.duration since libavutil 57.30
+   (FFmpeg 6.0); pkt_duration before (gone in FFmpeg 7). */
+static inline int64_t aether_frame_duration(const AVFrame *f) {
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(57, 30, 100)
+    return f->duration;
+#else
+    return f->pkt_duration;
+#endif
+}
+
+/* Where a decoded frame's packet was in the file and how large it was (-1: unknown).
+   AVFrame.pkt_pos and pkt_size on FFmpeg 5.1; deprecated once a decoder could copy a packet's
+   opaque_ref to its frames (AV_CODEC_FLAG_COPY_OPAQUE, FFmpeg 6.0) and gone in FFmpeg 8.
+   `aether_codec_keep_packet_origin` asks a decoder for that copy, and `aether_packet_keep_origin`
+   puts the packet's position and size there before it is sent. */
+#ifdef AV_CODEC_FLAG_COPY_OPAQUE
+#define AETHER_ORIGIN_BY_OPAQUE 1
+#else
+#define AETHER_ORIGIN_BY_OPAQUE 0
+#endif
+typedef struct aether_packet_origin { int64_t pos; int64_t size; } aether_packet_origin;
+static inline void aether_codec_keep_packet_origin(AVCodecContext *c) {
+#if AETHER_ORIGIN_BY_OPAQUE
+    c->flags |= AV_CODEC_FLAG_COPY_OPAQUE;
+#else
+    (void)c;
+#endif
+}
+/* 0, or AVERROR(ENOMEM). */
+static inline int aether_packet_keep_origin(AVPacket *p) {
+#if AETHER_ORIGIN_BY_OPAQUE
+    av_buffer_unref(&p->opaque_ref);
+    AVBufferRef *ref = av_buffer_allocz(sizeof(aether_packet_origin));
+    if (!ref) return AVERROR(ENOMEM);
+    aether_packet_origin *origin = (aether_packet_origin *)ref->data;
+    origin->pos = p->pos;
+    origin->size = p->size;
+    p->opaque_ref = ref;
+#else
+    (void)p;
+#endif
+    return 0;
+}
+static inline aether_packet_origin aether_frame_packet_origin(const AVFrame *f) {
+    aether_packet_origin origin = { -1, -1 };
+#if AETHER_ORIGIN_BY_OPAQUE
+    if (f->opaque_ref && f->opaque_ref->size >= (size_t)sizeof origin)
+        origin = *(const aether_packet_origin *)f->opaque_ref->data;
+#else
+    origin.pos = f->pkt_pos;
+    origin.size = f->pkt_size;
+#endif
+    return origin;
+}
+
+/* A stream's side data of one type (NULL when it has none): AVCodecParameters.coded_side_data
+   since libavcodec 60.29 (FFmpeg 6.1); av_stream_get_side_data before (deprecated from then
+   on, gone in FFmpeg 8). */
+static inline const uint8_t *aether_stream_side_data(const AVStream *st, enum AVPacketSideDataType type, size_t *size) {
+    if (size) *size = 0;
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 29, 100)
+    const AVPacketSideData *sd = av_packet_side_data_get(st->codecpar->coded_side_data,
+                                                         st->codecpar->nb_coded_side_data, type);
+    if (!sd) return NULL;
+    if (size) *size = sd->size;
+    return sd->data;
+#else
+    return av_stream_get_side_data(st, type, size);
+#endif
+}
+
+/* A profile libavcodec does not know: AV_PROFILE_UNKNOWN since libavcodec 60.26 (FFmpeg 6.1),
+   FF_PROFILE_UNKNOWN before (gone in FFmpeg 8). Both are -99. */
+static inline int aether_profile_unknown(void) {
+#ifdef AV_PROFILE_UNKNOWN
+    return AV_PROFILE_UNKNOWN;
+#else
+    return FF_PROFILE_UNKNOWN;
+#endif
+}
+
+/* libswscale: SwsContext is an opaque type before libswscale 8.? (FFmpeg 8), a public struct
+   from then on (Swift would see a typed pointer where it saw an OpaquePointer), and the SWS_*
+   flags became the enum SwsFlags (Swift would see that type, not an Int32). The scaler is held
+   as `void *` and its flags as int through these, the same on every version. */
+static inline int aether_sws_bilinear(void) { return SWS_BILINEAR; }
+static inline int aether_sws_bicubic(void) { return SWS_BICUBIC; }
+static inline int aether_sws_area(void) { return SWS_AREA; }
+static inline int aether_sws_full_chroma_interpolation(void) { return SWS_FULL_CHR_H_INT; }
+static inline int aether_sws_full_chroma_input(void) { return SWS_FULL_CHR_H_INP; }
+static inline int aether_sws_accurate_rounding(void) { return SWS_ACCURATE_RND; }
+static inline void *aether_sws_get_cached_context(void *context, int srcW, int srcH, enum AVPixelFormat srcFormat,
+                                                  int dstW, int dstH, enum AVPixelFormat dstFormat, int flags) {
+    return sws_getCachedContext((struct SwsContext *)context, srcW, srcH, srcFormat, dstW, dstH, dstFormat,
+                                flags, NULL, NULL, NULL);
+}
+static inline int aether_sws_scale(void *context, const uint8_t *const src[], const int srcStride[], int srcSliceY,
+                                   int srcSliceH, uint8_t *const dst[], const int dstStride[]) {
+    return sws_scale((struct SwsContext *)context, src, srcStride, srcSliceY, srcSliceH, dst, dstStride);
+}
+static inline int aether_sws_set_colorspace_details(void *context, const int inv_table[4], int srcRange,
+                                                    const int table[4], int dstRange, int brightness,
+                                                    int contrast, int saturation) {
+    return sws_setColorspaceDetails((struct SwsContext *)context, inv_table, srcRange, table, dstRange,
+                                    brightness, contrast, saturation);
+}
+static inline void aether_sws_free_context(void *context) { sws_freeContext((struct SwsContext *)context); }
+
+/* The versions this was built against, and the ones running (the libraries' own answers). */
+static inline unsigned aether_built_avcodec_version(void) { return LIBAVCODEC_VERSION_INT; }
+static inline unsigned aether_built_avformat_version(void) { return LIBAVFORMAT_VERSION_INT; }
+static inline unsigned aether_built_avutil_version(void) { return LIBAVUTIL_VERSION_INT; }
+static inline unsigned aether_built_swscale_version(void) { return LIBSWSCALE_VERSION_INT; }
+static inline unsigned aether_built_swresample_version(void) { return LIBSWRESAMPLE_VERSION_INT; }
+
 /* Function-like macros Swift cannot import, made callable. */
 static inline int aether_AVERROR(int e) { return AVERROR(e); }
 /* glibc's allocator: at most `n` arenas (each thread otherwise gets its own, up to 8 per core,

@@ -1,0 +1,27 @@
+import AetherTestSupport
+import EndToEndSupport
+import Foundation
+import Testing
+
+/// `--version` says what the player runs on, as `mpv --version` does (issue 46, 5): each FFmpeg
+/// library's version is the installed library's own (pkg-config's, the headers built against,
+/// and the running one agree on one machine).
+struct VersionTests {
+    @Test func versionNamesTheFFmpegLibrariesItRunsOn() throws {
+        let r = Process.run([TestEnvironment.binary, "--version"], timeout: 10)
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("aether-tui ") == true && lines.contains { $0.hasPrefix("built with Swift 6.") }, "\(r.stdout)")
+        for library in ["libavcodec", "libavformat", "libavutil", "libswscale", "libswresample"] {
+            let installed = Process.run(["/usr/bin/pkg-config", "--modversion", library], timeout: 10).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(!installed.isEmpty)
+            #expect(lines.contains("  \(library) \(installed)"), "\(library) \(installed) in:\n\(r.stdout)")
+        }
+        let json = Process.run([TestEnvironment.binary, "--version", "--json"], timeout: 10)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let libraries = try #require(object["libraries"] as? [[String: String]])
+        #expect(libraries.count == 5 && libraries.allSatisfy { $0["built"] == $0["running"] }, "\(json.stdout)")
+        #expect(object["name"] as? String == "aether-tui")
+    }
+}

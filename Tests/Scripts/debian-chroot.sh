@@ -1,0 +1,77 @@
+# Sourced, not run: the one home of a Debian chroot for this project's scripts (distros.sh, the
+# package tests). Needs root, debootstrap and Debian's mirror.
+#
+#   chroot_make SUITE ROOT [PACKAGE...]   debootstrap (minbase) SUITE into ROOT unless it is there,
+#                                         give it the host's way to the registries (apt's settings,
+#                                         the CA certificates, pip's configuration) and install the
+#                                         packages with apt (debootstrap's own --include resolves
+#                                         dependencies too simply for -dev packages)
+#   chroot_mount ROOT                     /proc, /dev, /dev/pts bound in; undone by chroot_unmount_all
+#   chroot_bind ROOT SRC DEST [ro]        SRC bound at ROOT/DEST
+#   chroot_unmount_all                    every mount made through these, newest first
+#   chroot_run ROOT COMMAND...            COMMAND in the chroot, with a clean environment
+chroot_mounts=()
+
+chroot_make() {
+    local suite="$1" root="$2"
+    shift 2
+    if [ ! -x "$root/usr/bin/apt-get" ] || [ ! -f "$root/.aether-chroot" ]; then
+        rm -rf "$root"
+        mkdir -p "$root"
+        echo "chroot: debootstrap $suite into $root (a few minutes the first time)" >&2
+        debootstrap --variant=minbase "$suite" "$root" http://deb.debian.org/debian >/dev/null
+        touch "$root/.aether-chroot"
+    fi
+    # The host's way to the package registries: apt's settings (its validity rules for a mirror
+    # snapshot), the certificate store (a proxy's CA among them) and pip's configuration.
+    cp /etc/resolv.conf "$root/etc/resolv.conf"
+    echo "deb http://deb.debian.org/debian $suite main" > "$root/etc/apt/sources.list"
+    for f in /etc/apt/apt.conf.d/99*; do [ -f "$f" ] && cp "$f" "$root/etc/apt/apt.conf.d/"; done
+    echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/99aether-chroot"
+    if [ -d /usr/local/share/ca-certificates ]; then
+        mkdir -p "$root/usr/local/share/ca-certificates"
+        cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
+    fi
+    mkdir -p "$root/etc/ssl/certs"
+    [ -f /etc/ssl/certs/ca-certificates.crt ] && cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/"
+    [ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
+    if [ $# -gt 0 ]; then
+        local missing=() p
+        for p in "$@"; do
+            chroot "$root" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+        done
+        if [ ${#missing[@]} -gt 0 ]; then
+            echo "chroot: installing ${missing[*]} in $suite" >&2
+            chroot_run "$root" sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@" >/dev/null' sh "${missing[@]}"
+        fi
+    fi
+}
+
+chroot_mount() {
+    local root="$1" d
+    for d in proc dev dev/pts; do
+        mount --bind "/$d" "$root/$d"
+        chroot_mounts+=("$root/$d")
+    done
+}
+
+chroot_bind() {
+    local root="$1" src="$2" dest="$3"
+    mkdir -p "$root$dest"
+    mount --bind "$src" "$root$dest"
+    chroot_mounts+=("$root$dest")
+    if [ "${4:-}" = ro ]; then mount -o remount,bind,ro "$root$dest"; fi
+}
+
+chroot_unmount_all() {
+    local i
+    for ((i = ${#chroot_mounts[@]} - 1; i >= 0; i--)); do umount -l "${chroot_mounts[$i]}" 2>/dev/null || true; done
+    chroot_mounts=()
+}
+
+chroot_run() {
+    local root="$1"
+    shift
+    chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
+        PATH=/opt/swift/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+}

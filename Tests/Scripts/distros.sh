@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The suite on each current Debian's FFmpeg: Debian 13 "trixie" (FFmpeg 7.1) and Debian's
+# development branch "sid" (FFmpeg 9), each in a debootstrap chroot kept in ROOT/SUITE (a few
+# minutes and about 1.5 GB the first time), with the host's Swift toolchain and package copies
+# bound in read-only and this checkout bound at /src. In each: install-deps.sh, the release
+# build (which must print no deprecation warning), then the unit and cli tiers (--full: every
+# tier). Debian 12 (FFmpeg 5.1) is the host itself: test.sh.
+#
+#   distros.sh [--full] [--build-only] [--suite trixie|sid]... [--root DIR]
+#
+# Each suite builds in /src/.build-SUITE. Prints one line per step and suite; exits non-zero
+# when any step failed. Leaves nothing mounted or running. Needs root and Debian's mirror.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+root=/var/cache/aether-tui
+suites=()
+tiers=(unit cli)
+build_only=no
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --full) tiers=(unit cli realtime network terminals); shift ;;
+        --build-only) build_only=yes; shift ;;
+        --suite) suites+=("$2"); shift 2 ;;
+        --root) root="$2"; shift 2 ;;
+        *) echo "distros.sh: unknown argument '$1'" >&2; exit 2 ;;
+    esac
+done
+[ ${#suites[@]} -gt 0 ] || suites=(trixie sid)
+[ "$(id -u)" = 0 ] || { echo "distros.sh: needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
+command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
+swift_dir="$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")")"
+# shellcheck source=debian-chroot.sh
+source "$repo/Tests/Scripts/debian-chroot.sh"
+trap chroot_unmount_all EXIT
+
+# What swift.org's toolchain runs on (its list for Debian, without the versioned gcc packages:
+# gcc and g++ bring the release's own), and what install-deps.sh needs to start.
+toolchain=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libpython3-dev libsqlite3-0
+           libxml2-dev libncurses-dev libz3-dev pkg-config tzdata zlib1g-dev gcc g++ ca-certificates
+           python3 python3-pip procps)
+
+failed=0
+for suite in "${suites[@]}"; do
+    dir="$root/$suite-build"
+    chroot_make "$suite" "$dir" "${toolchain[@]}"
+    chroot_mount "$dir"
+    chroot_bind "$dir" "$swift_dir" /opt/swift ro
+    [ -d /opt/swift-packages ] && chroot_bind "$dir" /opt/swift-packages /opt/swift-packages ro
+    chroot_bind "$dir" "$repo" /src
+    # The package copies by their GitHub addresses, as on the host.
+    git config --global --get-regexp '^url\..*\.insteadof$' > "$dir/tmp/aether-insteadof" 2>/dev/null || true
+    chroot_run "$dir" sh -c 'while read -r key value; do git config --global --add "$key" "$value"; done < /tmp/aether-insteadof; git config --global --add safe.directory "*"' || true
+    ffmpeg_version="$(chroot_run "$dir" sh -c 'pkg-config --modversion libavcodec 2>/dev/null || echo none')"
+    step() {
+        local name="$1"
+        shift
+        local start=$SECONDS log="$root/$suite-$name.log"
+        if chroot_run "$dir" bash -c "cd /src && $*" > "$log" 2>&1; then
+            echo "distros: $suite (libavcodec $ffmpeg_version): $name passed in $((SECONDS - start)) s"
+        else
+            echo "distros: $suite (libavcodec $ffmpeg_version): $name FAILED in $((SECONDS - start)) s; the last lines of $log:"
+            tail -n 25 "$log" | sed 's/^/    /'
+            failed=1
+            return 1
+        fi
+    }
+    scratch="/src/.build-$suite"
+    if step install-deps "bash Tests/Scripts/install-deps.sh" \
+        && step build "swift build -c release --scratch-path $scratch 2>&1 | tee /tmp/aether-build.log; ! grep -E 'deprecated|is unavailable' /tmp/aether-build.log"; then
+        ffmpeg_version="$(chroot_run "$dir" sh -c 'pkg-config --modversion libavcodec')"
+        if [ "$build_only" = no ]; then
+            for tier in "${tiers[@]}"; do
+                step "$tier" "AETHER_SCRATCH_PATH=$scratch bash Tests/Scripts/test.sh --tier $tier" || true
+            done
+        fi
+    fi
+    chroot_unmount_all
+done
+exit $failed
