@@ -15,8 +15,14 @@ chroot_mounts=()
 chroot_make() {
     local suite="$1" root="$2"
     shift 2
+    # Anything mounted under ROOT (a /dev bound in by an earlier run that died) would be
+    # emptied on the host by a removal: refuse, and never cross into another file system.
+    if grep -q " $root/" /proc/mounts; then
+        echo "chroot: $root has file systems mounted under it; unmount them first (umount -R $root/…)" >&2
+        return 1
+    fi
     if [ ! -x "$root/usr/bin/apt-get" ] || [ ! -f "$root/.aether-chroot" ]; then
-        rm -rf "$root"
+        rm -rf --one-file-system "$root"
         mkdir -p "$root"
         echo "chroot: debootstrap $suite into $root (a few minutes the first time)" >&2
         debootstrap --variant=minbase "$suite" "$root" http://deb.debian.org/debian >/dev/null

@@ -6,7 +6,10 @@
 # build (which must print no deprecation warning), then the unit and cli tiers (--full: every
 # tier). Debian 12 (FFmpeg 5.1) is the host itself: test.sh.
 #
-#   distros.sh [--full] [--build-only] [--suite trixie|sid]... [--root DIR]
+#   distros.sh [--full] [--build-only] [--ci] [--suite trixie|sid]... [--root DIR]
+#
+# --ci (what .ci/run does, after the host's own run): the build packages only, the debug build
+# with the tests (no deprecation warning either), and the unit tier on the fixtures the host made.
 #
 # Each suite builds in /src/.build-SUITE. Prints one line per step and suite; exits non-zero
 # when any step failed. Leaves nothing mounted or running. Needs root and Debian's mirror.
@@ -16,8 +19,10 @@ root=/var/cache/aether-tui
 suites=()
 tiers=(unit cli)
 build_only=no
+ci=no
 while [ $# -gt 0 ]; do
     case "$1" in
+        --ci) ci=yes; shift ;;
         --full) tiers=(unit cli realtime network terminals); shift ;;
         --build-only) build_only=yes; shift ;;
         --suite) suites+=("$2"); shift 2 ;;
@@ -65,9 +70,15 @@ for suite in "${suites[@]}"; do
         fi
     }
     scratch="/src/.build-$suite"
-    if step install-deps "bash Tests/Scripts/install-deps.sh" \
-        && step build "swift build -c release --scratch-path $scratch 2>&1 | tee /tmp/aether-build.log; ! grep -E 'deprecated|is unavailable' /tmp/aether-build.log"; then
-        ffmpeg_version="$(chroot_run "$dir" sh -c 'pkg-config --modversion libavcodec')"
+    # The build's output must name no deprecated or unavailable declaration.
+    clean="2>&1 | tee /tmp/aether-build.log; [ \${PIPESTATUS[0]} = 0 ] && ! grep -E 'deprecated|is unavailable' /tmp/aether-build.log"
+    if [ "$ci" = yes ]; then
+        if step install-deps "bash Tests/Scripts/install-deps.sh --build-only" \
+            && step build "swift build --build-tests --scratch-path $scratch $clean"; then
+            step unit "AETHER_SCRATCH_PATH=$scratch bash Tests/Scripts/test.sh --fast" || true
+        fi
+    elif step install-deps "bash Tests/Scripts/install-deps.sh" \
+        && step build "swift build -c release --scratch-path $scratch $clean"; then
         if [ "$build_only" = no ]; then
             for tier in "${tiers[@]}"; do
                 step "$tier" "AETHER_SCRATCH_PATH=$scratch bash Tests/Scripts/test.sh --tier $tier" || true
