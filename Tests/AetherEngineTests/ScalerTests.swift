@@ -84,7 +84,7 @@ import Testing
                                  ((1920, 1080), Array(150...170) + [1015, 1223])] {
             for width in widths {
                 let height = max(2, width * source.1 / source.0 / 2 * 2)
-                for (name, scaler) in [("playback", Scaler()), ("bicubic", Scaler(flags: SWS_BICUBIC)), ("still", Scaler(flags: Scaler.accurateFlags))] {
+                for (name, scaler) in [("playback", Scaler()), ("bicubic", Scaler(flags: Scaler.bicubic)), ("still", Scaler(flags: Scaler.accurateFlags))] {
                     let n = try Self.undrawnColumns(source: source, to: (width, height), scaler: scaler)
                     if n > 0 { failures.append("\(name) \(source.0)x\(source.1) → \(width)x\(height): \(n) columns") }
                 }
@@ -150,7 +150,7 @@ import Testing
         }
         let reference = try scaled(Scaler.reference())
         let playback = Self.psnr(try scaled(Scaler()), reference)
-        let onePass = Self.psnr(try scaled(Scaler(flags: SWS_BILINEAR, twoPass: false)), reference)
+        let onePass = Self.psnr(try scaled(Scaler(flags: Scaler.bilinear, twoPass: false)), reference)
         print("10-bit stripes → \(size.0)x\(size.1): playback \(playback) dB, one pass \(onePass) dB against the accurate conversion")
         #expect(playback >= floor && playback > onePass + 10, "playback \(playback) dB, one pass \(onePass) dB")
     }

@@ -8,7 +8,7 @@
 #
 #   distros.sh [--full] [--build-only] [--ci] [--suite trixie|sid]... [--root DIR]
 #
-# --ci (what .ci/run does, after the host's own run): the build packages only, the debug build
+# --ci (what .ci/run does, before the host's own run): install-deps, the debug build
 # with the tests (no deprecation warning either), and the unit tier on the fixtures the host made.
 #
 # Each suite builds in /src/.build-SUITE. Prints one line per step and suite; exits non-zero
@@ -33,28 +33,25 @@ done
 [ ${#suites[@]} -gt 0 ] || suites=(trixie sid)
 [ "$(id -u)" = 0 ] || { echo "distros.sh: needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
 command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
-swift_dir="$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")")"
 # shellcheck source=debian-chroot.sh
 source "$repo/Tests/Scripts/debian-chroot.sh"
 trap chroot_unmount_all EXIT
 
 # What swift.org's toolchain runs on (its list for Debian, without the versioned gcc packages:
-# gcc and g++ bring the release's own), and what install-deps.sh needs to start.
+# gcc and g++ bring the release's own), and what install-deps.sh needs to start. libxml2 is
+# libxml2.so.2, which the toolchain links: sid's libxml2-dev is libxml2.so.16.
 toolchain=(binutils git gnupg2 libc6-dev libcurl4-openssl-dev libedit2 libpython3-dev libsqlite3-0
-           libxml2-dev libncurses-dev libz3-dev pkg-config tzdata zlib1g-dev gcc g++ ca-certificates
+           libxml2 libncurses-dev libz3-dev pkg-config tzdata zlib1g-dev gcc g++ ca-certificates
            python3 python3-pip procps)
 
 failed=0
 for suite in "${suites[@]}"; do
     dir="$root/$suite-build"
-    chroot_make "$suite" "$dir" "${toolchain[@]}"
+    chroot_make "$suite" "$dir"
     chroot_mount "$dir"
-    chroot_bind "$dir" "$swift_dir" /opt/swift ro
-    [ -d /opt/swift-packages ] && chroot_bind "$dir" /opt/swift-packages /opt/swift-packages ro
+    chroot_install "$dir" "${toolchain[@]}"
+    chroot_toolchain "$dir"
     chroot_bind "$dir" "$repo" /src
-    # The package copies by their GitHub addresses, as on the host.
-    git config --global --get-regexp '^url\..*\.insteadof$' > "$dir/tmp/aether-insteadof" 2>/dev/null || true
-    chroot_run "$dir" sh -c 'while read -r key value; do git config --global --add "$key" "$value"; done < /tmp/aether-insteadof; git config --global --add safe.directory "*"' || true
     ffmpeg_version="$(chroot_run "$dir" sh -c 'pkg-config --modversion libavcodec 2>/dev/null || echo none')"
     step() {
         local name="$1"
@@ -63,8 +60,8 @@ for suite in "${suites[@]}"; do
         if chroot_run "$dir" bash -c "cd /src && $*" > "$log" 2>&1; then
             echo "distros: $suite (libavcodec $ffmpeg_version): $name passed in $((SECONDS - start)) s"
         else
-            echo "distros: $suite (libavcodec $ffmpeg_version): $name FAILED in $((SECONDS - start)) s; the last lines of $log:"
-            tail -n 25 "$log" | sed 's/^/    /'
+            echo "distros: $suite (libavcodec $ffmpeg_version): $name FAILED in $((SECONDS - start)) s; from $log:"
+            { grep -m 20 -E 'error:|deprecated|is unavailable|✘ Test .*recorded an issue' "$log" || tail -n 25 "$log"; } | cut -c1-300 | sed 's/^/    /'
             failed=1
             return 1
         fi
@@ -73,7 +70,7 @@ for suite in "${suites[@]}"; do
     # The build's output must name no deprecated or unavailable declaration.
     clean="2>&1 | tee /tmp/aether-build.log; [ \${PIPESTATUS[0]} = 0 ] && ! grep -E 'deprecated|is unavailable' /tmp/aether-build.log"
     if [ "$ci" = yes ]; then
-        if step install-deps "bash Tests/Scripts/install-deps.sh --build-only" \
+        if step install-deps "bash Tests/Scripts/install-deps.sh" \
             && step build "swift build --build-tests --scratch-path $scratch $clean"; then
             step unit "AETHER_SCRATCH_PATH=$scratch bash Tests/Scripts/test.sh --fast" || true
         fi

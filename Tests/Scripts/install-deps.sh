@@ -60,7 +60,8 @@ declare -A skips=(
     [timg]="aether-bench's timg columns"
     [chafa]="aether-bench's chafa columns"
 )
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+# (Outputs are read whole: `grep -q` under pipefail fails a pipeline whose writer it cut short.)
+installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
 # The entries not yet installed (an entry is installed when any of its alternatives is).
 missing=()
 for entry in "${build[@]}" "${tests[@]}"; do
@@ -72,7 +73,11 @@ done
 if ((${#missing[@]})); then
     if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
     $SUDO apt-get update -qq
-    has_candidate() { apt-cache policy "$1" 2>/dev/null | grep -q "Candidate: [^(]"; }
+    has_candidate() {
+        local policy
+        policy="$(apt-cache policy "$1" 2>/dev/null)"
+        [[ $policy == *"Candidate: "* && $policy != *"Candidate: (none)"* ]]
+    }
     is_build() { local b; for b in "${build[@]}"; do [ "$b" = "$1" ] && return 0; done; return 1; }
     chosen=()
     for entry in "${missing[@]}"; do

@@ -23,15 +23,12 @@ if [ "${1:-}" = "--in-chroot" ]; then
     source "$repo/Tests/Scripts/debian-chroot.sh"
     trap chroot_unmount_all EXIT
     root=/var/cache/aether-tui/$suite-build
-    swift_dir="$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")")"
-    chroot_make "$suite" "$root" binutils git libc6-dev libcurl4-openssl-dev libedit2 libpython3-dev libxml2-dev \
-        libncurses-dev libz3-dev pkg-config tzdata zlib1g-dev gcc g++ ca-certificates dpkg-dev
+    chroot_make "$suite" "$root"
     chroot_mount "$root"
-    chroot_bind "$root" "$swift_dir" /opt/swift ro
-    [ -d /opt/swift-packages ] && chroot_bind "$root" /opt/swift-packages /opt/swift-packages ro
+    chroot_install "$root" binutils git libc6-dev libcurl4-openssl-dev libedit2 libpython3-dev libxml2 \
+        libncurses-dev libz3-dev pkg-config tzdata zlib1g-dev gcc g++ ca-certificates dpkg-dev
+    chroot_toolchain "$root"
     chroot_bind "$root" "$repo" /src
-    git config --global --get-regexp '^url\..*\.insteadof$' > "$root/tmp/aether-insteadof" 2>/dev/null || true
-    chroot_run "$root" sh -c 'while read -r key value; do git config --global --add "$key" "$value"; done < /tmp/aether-insteadof; git config --global --add safe.directory "*"' || true
     chroot_run "$root" bash -c "cd /src && bash Tests/Scripts/install-deps.sh --build-only && bash Tests/Scripts/package.sh"
     exit
 fi

@@ -15,7 +15,8 @@ public final class FilterGraph {
     public convenience init(video filter: String, like frame: Frame, timeBase: AVRational) throws(FFmpegError) {
         let f = frame.pointer.pointee
         let sar = f.sample_aspect_ratio.num > 0 ? f.sample_aspect_ratio : AVRational(num: 1, den: 1)
-        let args = "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=\(timeBase.num)/\(max(1, timeBase.den)):pixel_aspect=\(sar.num)/\(sar.den)"
+        var args = "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=\(timeBase.num)/\(max(1, timeBase.den)):pixel_aspect=\(sar.num)/\(sar.den)"
+        if aether_buffersrc_takes_colour() != 0 { args += ":colorspace=\(f.colorspace.rawValue):range=\(f.color_range.rawValue)" }
         try self.init(sourceFilter: "buffer", sinkFilter: "buffersink", sourceArgs: args, filter: filter)
     }
 

@@ -180,6 +180,18 @@ static inline int aether_sws_set_colorspace_details(void *context, const int inv
 }
 static inline void aether_sws_free_context(void *context) { sws_freeContext((struct SwsContext *)context); }
 
+/* Whether the video buffer source takes the frames' colour space and range (`colorspace`,
+   `range`: libavfilter 10.2, FFmpeg 7.1). From then on filters negotiate them, and a source
+   that does not declare them hands the next filter frames of unspecified colour: zscale then
+   cannot linearise (FFmpeg 5.1 passed each frame's own properties through). */
+static inline int aether_buffersrc_takes_colour(void) {
+#if LIBAVFILTER_VERSION_INT >= AV_VERSION_INT(10, 2, 100)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 /* The versions this was built against, and the ones running (the libraries' own answers). */
 static inline unsigned aether_built_avcodec_version(void) { return LIBAVCODEC_VERSION_INT; }
 static inline unsigned aether_built_avformat_version(void) { return LIBAVFORMAT_VERSION_INT; }
