@@ -39,7 +39,8 @@ import Testing
     /// FFmpeg's `subtitles` filter shapes text with libass's simple shaper (see
     /// ``ASSTrackRenderer/Shaping``): compared with the same shaper. (With the complex one the
     /// kerning moves glyphs by sub-pixels: 37 dB over the boxes here.)
-    @Test func matchesFFmpegsSubtitlesFilterOverTheTextBoxes() throws {
+    @Test(.enabled(if: SubtitlesFilterReference.keepsColours, "this ffmpeg's subtitles filter draws VSFilter's TV.601 colours on RGB: no reference"))
+    func matchesFFmpegsSubtitlesFilterOverTheTextBoxes() throws {
         let fixture = TestEnvironment.subtitleFixture("ass-signs.mkv")
         let (header, events) = try Self.track(fixture)
         #expect(!header.isEmpty && events.count == 5)
@@ -188,10 +189,12 @@ import Testing
         renderer.addEvent(Array("not,an,event".utf8), startMs: 0, durationMs: 1000)
         renderer.addEvent([0xFF, 0xFE, 0x00, 0x41], startMs: 0, durationMs: 1000)
         renderer.addEvent(Array("0,0,Default,,0,0,0,,still shown".utf8), startMs: 0, durationMs: 1000)
-        var picture = [UInt8](repeating: 0, count: 320 * 240 * 3)
+        // On grey: libass 0.17.1 draws the event in its own white default style; 0.17.3 names the
+        // unnamed style line "Default" (as VSFilter does), which is black and takes the event.
+        var picture = [UInt8](repeating: 100, count: 320 * 240 * 3)
         let changed = picture.withUnsafeMutableBufferPointer { renderer.render(atMilliseconds: 500, into: $0, width: 320, height: 240, stride: 960) }
         #expect(changed)
-        #expect(picture.contains { $0 > 128 }, "the valid event was drawn")
+        #expect(picture.filter { $0 != 100 }.count > 200, "the valid event was drawn")
         // A picture too small for its stride is refused, not written past.
         var small = [UInt8](repeating: 0, count: 10)
         #expect(!small.withUnsafeMutableBufferPointer { renderer.render(atMilliseconds: 500, into: $0, width: 320, height: 240, stride: 960) })

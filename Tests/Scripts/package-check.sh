@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Installs a package made by package.sh into a clean chroot of its release (debootstrap minbase
+# with man-db only: no Swift toolchain, no build packages; kept in ROOT/SUITE-clean) and checks
+# what a user gets: `aether-tui --version`, `man -w aether-tui`, `aether-tui probe` and a
+# headless play of a generated clip work, the completions and themes are where the shells and
+# the theme loader look, and `apt-get purge` leaves none of the package's files behind.
+# With --other SUITE it also checks that the package refuses to install on that release with
+# apt's own dependency message.
+#
+#   package-check.sh DEB [--other SUITE] [--root DIR]
+#
+# The release is read from the package's version (VERSION~SUITE). Prints one line per check;
+# exits non-zero when one failed. Leaves nothing mounted. Needs root and Debian's mirror.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+deb="$(readlink -f "${1:?package-check.sh: which .deb?}")"
+shift
+other=
+root=/var/cache/aether-tui
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --other) other="$2"; shift 2 ;;
+        --root) root="$2"; shift 2 ;;
+        *) echo "package-check.sh: unknown argument '$1'" >&2; exit 2 ;;
+    esac
+done
+[ "$(id -u)" = 0 ] || { echo "package-check.sh: needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
+command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
+version="$(dpkg-deb -f "$deb" Version)"
+suite="${version##*~}"
+# shellcheck source=debian-chroot.sh
+source "$repo/Tests/Scripts/debian-chroot.sh"
+trap chroot_unmount_all EXIT
+
+clip="$(mktemp -d)/clip.mkv"
+ffmpeg -hide_banner -nostdin -loglevel error -f lavfi -i testsrc2=s=320x180:r=24:d=2 -f lavfi -i sine=d=2 \
+    -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac -shortest "$clip"
+
+failed=0
+check() {
+    local name="$1"
+    shift
+    if out="$("$@" 2>&1)"; then
+        echo "package-check: $suite: $name: ok"
+    else
+        echo "package-check: $suite: $name FAILED:"
+        echo "$out" | tail -n 8 | sed 's/^/    /'
+        failed=1
+    fi
+}
+
+dir="$root/$suite-clean"
+chroot_make "$suite" "$dir"
+chroot_mount "$dir"
+chroot_install "$dir" man-db
+cp "$deb" "$clip" "$dir/tmp/"
+name="$(basename "$deb")"
+check "apt-get install ./$name" chroot_run "$dir" apt-get install -y -qq "/tmp/$name"
+check "--version names FFmpeg's libraries" chroot_run "$dir" sh -c 'aether-tui --version | grep -q "^  libavcodec "'
+check "man -w aether-tui" chroot_run "$dir" sh -c 'mandb -q 2>/dev/null; man -w aether-tui'
+check "probe a clip" chroot_run "$dir" aether-tui probe /tmp/clip.mkv
+check "play it headless" chroot_run "$dir" aether-tui /tmp/clip.mkv --vo=null --ao=null
+check "themes where the loader looks" chroot_run "$dir" sh -c 'ls /usr/share/aether-tui/themes/*.theme >/dev/null && aether-tui /tmp/clip.mkv --vo=null --ao=null --length=0.2 --theme=light'
+check "bash, zsh and fish completions" chroot_run "$dir" sh -c 'test -s /usr/share/bash-completion/completions/aether-tui && test -s /usr/share/zsh/vendor-completions/_aether-tui && test -s /usr/share/fish/vendor_completions.d/aether-tui.fish'
+check "no Swift toolchain in the chroot" chroot_run "$dir" sh -c '! command -v swift && ! ls /usr/lib/swift 2>/dev/null'
+files="$(chroot_run "$dir" dpkg -L aether-tui)"
+check "apt-get purge" chroot_run "$dir" apt-get purge -y -qq aether-tui
+left=()
+while read -r f; do
+    [ -n "$f" ] && [ -f "$dir$f" -o -L "$dir$f" ] && left+=("$f")
+done <<<"$files"
+[ -d "$dir/usr/share/aether-tui" ] && left+=(/usr/share/aether-tui)
+if ((${#left[@]})); then
+    echo "package-check: $suite: purge left ${left[*]}"
+    failed=1
+else
+    echo "package-check: $suite: purge leaves no file behind: ok"
+fi
+chroot_unmount_all
+rm -f "$dir/tmp/$name" "$dir/tmp/clip.mkv"
+rm -rf "$(dirname "$clip")"
+
+if [ -n "$other" ]; then
+    odir="$root/$other-clean"
+    chroot_make "$other" "$odir"
+    chroot_mount "$odir"
+    cp "$deb" "$odir/tmp/"
+    if out="$(chroot_run "$odir" apt-get install -y -qq "/tmp/$name" 2>&1)"; then
+        echo "package-check: the $suite package installed on $other: FAILED"
+        chroot_run "$odir" apt-get purge -y -qq aether-tui >/dev/null 2>&1 || true
+        failed=1
+    elif grep -q "Depends:" <<<"$out"; then
+        echo "package-check: the $suite package refuses $other with apt's message: ok ($(grep -m1 'Depends:' <<<"$out" | sed 's/^ *//'))"
+    else
+        echo "package-check: the $suite package on $other failed, but not on its dependencies: FAILED"
+        echo "$out" | tail -n 5 | sed 's/^/    /'
+        failed=1
+    fi
+    rm -f "$odir/tmp/$name"
+fi
+exit $failed
