@@ -85,12 +85,13 @@ if [ -n "$other" ]; then
     chroot_make "$other" "$odir"
     chroot_mount "$odir"
     cp "$deb" "$odir/tmp/"
-    if out="$(chroot_run "$odir" apt-get install -y -qq "/tmp/$name" 2>&1)"; then
+    if out="$(chroot_run "$odir" apt-get install -y "/tmp/$name" 2>&1)"; then
         echo "package-check: the $suite package installed on $other: FAILED"
         chroot_run "$odir" apt-get purge -y -qq aether-tui >/dev/null 2>&1 || true
         failed=1
-    elif grep -q "Depends:" <<<"$out"; then
-        echo "package-check: the $suite package refuses $other with apt's message: ok ($(grep -m1 'Depends:' <<<"$out" | sed 's/^ *//'))"
+    elif grep -qE "Depends:? lib" <<<"$out"; then
+        # apt 2 says "Depends: libavcodec59 …", apt 3 "aether-tui:amd64 Depends libavcodec59 …".
+        echo "package-check: the $suite package refuses $other with apt's message: ok ($(grep -m1 -E 'Depends:? lib' <<<"$out" | sed 's/^ *//'))"
     else
         echo "package-check: the $suite package on $other failed, but not on its dependencies: FAILED"
         echo "$out" | tail -n 5 | sed 's/^/    /'
