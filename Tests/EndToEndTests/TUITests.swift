@@ -50,7 +50,9 @@ import Testing
         s.send("Right")
         #expect(s.waitFor(3) { (PlayerRuns.time(in: $0) ?? 0) >= paused + 4 })
         let after = try #require(PlayerRuns.time(in: s.screen()))
-        #expect((4...5).contains(after - paused), "→ moved from \(paused) to \(after)")
+        // → is a keyframe seek of 5 s forward: it lands on the first keyframe at or after the
+        // target (one a second here), never before it: 5 to 6 s on (4 to 5 went to the one before).
+        #expect((5...6).contains(after - paused), "→ moved from \(paused) to \(after)")
         #expect(s.display("#{alternate_on}") == "1")
         // Any-motion mouse reports in SGR encoding, turned on by the player itself.
         #expect(s.display("#{mouse_any_flag}") == "1" && s.display("#{mouse_sgr_flag}") == "1", "no any-motion SGR mouse")

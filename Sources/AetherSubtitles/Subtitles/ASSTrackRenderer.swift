@@ -54,10 +54,6 @@ public final class ASSTrackRenderer {
                 }
             }
         }
-        // A negative PlayResX/Y is no size. libass 0.17.1 (Debian 12) derived its default for
-        // it; 0.17.3 (Debian 13) keeps it and draws nothing. As none, every version derives it.
-        if track.pointee.PlayResX < 0 { track.pointee.PlayResX = 0 }
-        if track.pointee.PlayResY < 0 { track.pointee.PlayResY = 0 }
     }
 
     deinit { ass_free_track(track) }
