@@ -62,7 +62,8 @@ import Testing
         // ffprobe's own count and keyframe times: the tab must agree.
         let probe = Process.run(["/usr/bin/ffprobe", "-v", "error", "-show_entries", "packet=stream_index,pts_time,flags", "-of", "csv=p=0", file])
         let packets = probe.stdout.split(separator: "\n")
-        let videoKeys = packets.filter { $0.hasPrefix("0,") && $0.hasSuffix(",K_") }.count
+        // The flags field is "K_" on ffprobe 5.1 and "K__" from 6.1 on (D, then C): its first letter counts.
+        let videoKeys = packets.filter { $0.hasPrefix("0,") && $0.split(separator: ",").last?.first == "K" }.count
         try #require(packets.count > 300 && videoKeys == 8, "ffprobe: \(packets.count) packets, \(videoKeys) video keyframes")
         let s = try start([file])
         defer { s.close() }
