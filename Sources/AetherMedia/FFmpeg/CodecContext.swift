@@ -9,7 +9,7 @@ public final class CodecContext {
     /// The decoder's name (`libdav1d`, `h264`, …).
     public let decoderName: String
 
-    /// Each frame knows its packet's position and size (``Frame/packetOrigin``): the inspector's.
+    /// Each frame knows its packet's position and size (`aether_frame_packet_origin`): the inspector's.
     private let keepsPacketOrigin: Bool
 
     /// Opens a decoder for the stream's parameters. For AV1 the `libdav1d` decoder is preferred by name.

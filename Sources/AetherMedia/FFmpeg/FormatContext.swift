@@ -284,14 +284,16 @@ public final class FormatContext {
            av_seek_frame(pointer, -1, 0, AVSEEK_FLAG_BYTE) >= 0 {
             return
         }
+        // The keyframe may be anywhere before the target, or anywhere after it.
+        func seekFile(_ index: Int32, _ t: Int64) -> Int32 {
+            direction == .atOrBefore ? avformat_seek_file(pointer, index, Int64.min, t, t, 0)
+                                     : avformat_seek_file(pointer, index, t, t, Int64.max, 0)
+        }
         if let stream, let s = self.stream(stream) {
-            let own = av_rescale_q(ts, AVRational(num: 1, den: AV_TIME_BASE), s.pointee.time_base)
-            try check(direction == .atOrBefore ? avformat_seek_file(pointer, Int32(stream), Int64.min, own, own, 0)
-                                               : avformat_seek_file(pointer, Int32(stream), own, own, Int64.max, 0), "avformat_seek_file")
+            try check(seekFile(Int32(stream), av_rescale_q(ts, AVRational(num: 1, den: AV_TIME_BASE), s.pointee.time_base)), "avformat_seek_file")
             return
         }
-        try check(direction == .atOrBefore ? avformat_seek_file(pointer, -1, Int64.min, ts, ts, 0)
-                                           : avformat_seek_file(pointer, -1, ts, ts, Int64.max, 0), "avformat_seek_file")
+        try check(seekFile(-1, ts), "avformat_seek_file")
     }
 }
 

@@ -251,7 +251,7 @@ extension PlaybackSession {
     /// made exact at the target instead of landing behind it.
     private func perform(seek target: Double, mode requested: SeekMode, forward requestedForward: Bool = false) {
         var mode = requested
-        var forward = requestedForward && requested == .keyframe
+        var forward = requestedForward  // only ever set with .keyframe (SeekGeneration.request)
         let serial = control.withLock { $0.seek.begin() }
         videoQueue.flush()
         audioQueue.flush()
