@@ -30,7 +30,7 @@ import Testing
         defer { s.close() }
         #expect(s.waitFor(10) { $0.contains("1 Container") && $0.contains("▸ Segment") }, "no container tab:\n\(s.screen())")
         // The hex view shows the EBML magic of the first node.
-        #expect(s.screen().contains("1a 45 df a3"))
+        #expect(s.waitFor(5) { $0.contains("1a 45 df a3") }, "no hex view:\n\(s.screen())")
         s.send("Down", "Right")
         #expect(s.waitFor(5) { $0.contains("▾ Segment") && $0.contains("Tracks") && $0.contains("Cluster") }, "Segment did not open:\n\(s.screen())")
         s.send("Left", "2")

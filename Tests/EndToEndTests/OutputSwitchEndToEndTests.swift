@@ -39,7 +39,10 @@ import Testing
         // Outside tmux as far as the player knows (plain sixel, no passthrough); the probe's
         // questions get tmux's answers. `caps` first says the cell size the player works with.
         func q(_ s: String) -> String { "'" + s + "'" }
-        let player = q(TestEnvironment.binary) + " caps; "
+        // `caps` measures the outputs `--vo=auto` weighs, sixel among them where tmux draws it
+        // (3.4 and later): the player's bytes are those after the marker echo prints (the
+        // typescript's header names it too, without the line end).
+        let player = q(TestEnvironment.binary) + " caps; echo aether-player-starts; "
             + [TestEnvironment.binary, Self.clip, "--vo=sixel", "--vo-governor=no", "--ao=null"].map(q).joined(separator: " ")
         let s = try TmuxSession(["/usr/bin/env", "-u", "TMUX", "-u", "TMUX_PANE", "-u", "TERM_PROGRAM", "TERM=xterm-256color",
                                  "/usr/bin/script", "-q", "-f", "-e", "-c", player, typescript],
@@ -49,8 +52,10 @@ import Testing
         defer { s.close() }
         let header = Array("\u{1B}P0;1;0q".utf8)
         func output() -> [UInt8] { (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: typescript)))) ?? [] }
-        _ = waitUntil(15, interval: 0.2) { Self.find(header, in: output()) != nil }
-        let firstSixel = Self.find(header, in: output())
+        let marker = Array("aether-player-starts\r\n".utf8)
+        func playerBytes() -> Int? { Self.find(marker, in: output()).map { $0 + marker.count } }
+        _ = waitUntil(15, interval: 0.2) { playerBytes().flatMap { Self.find(header, in: output(), from: $0) } != nil }
+        let firstSixel = playerBytes().flatMap { Self.find(header, in: output(), from: $0) }
         try #require(firstSixel != nil, "no sixel picture: \(s.screen())")
         // The screen up (its transport bar), reading keys.
         #expect(s.waitFor(10) { PlayerRuns.time(in: $0) != nil }, "no transport bar: \(s.screen())")

@@ -81,6 +81,13 @@ public struct NetworkSettings: Sendable, Equatable {
         else { return nil }
         return scheme.lowercased()
     }
+
+    /// The file a local source names: a path, or a `file:` URL's path; nil for stdin (`-`) and
+    /// any other scheme.
+    public static func localPath(_ url: String) -> String? {
+        if url.hasPrefix("file:") { return String(url.dropFirst(5)) }
+        return url == "-" || scheme(of: url) != nil ? nil : url
+    }
 }
 
 /// What the network is doing for the current source.

@@ -188,6 +188,10 @@ enum SourceOpener {
                ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
                 throw NotMedia(error: failure)
             }
+            // FFmpeg 7 and later refuse some encrypted fragmented MP4s at the header: said so.
+            if error.code == invalidData, let path = NetworkSettings.localPath(url), let found = EncryptionScan.scan(path: path) {
+                throw PlayerError("'\(TextSanitizer.clean(url))' is encrypted (\(found.scheme)); cannot play it")
+            }
             throw failure
         }
         var probed: MediaInfo
@@ -273,8 +277,8 @@ enum SourceOpener {
         let coverArt = CoverArt.take(from: format)
         // CENC in MP4: said from the header, before anything reaches a decoder.
         var encrypted = Set<Int>()
-        if info.container.contains("mp4") || info.container.contains("mov"), url != "-", !url.contains("://") || url.hasPrefix("file:"),
-           let found = EncryptionScan.scan(path: url.hasPrefix("file:") ? String(url.dropFirst(5)) : url) {
+        if info.container.contains("mp4") || info.container.contains("mov"), let path = NetworkSettings.localPath(url),
+           let found = EncryptionScan.scan(path: path) {
             let streams = (found.video ? info.video.map { ($0.index, $0.codec) } : [])
                 + (found.audio ? ownAudio.map { ($0.index, $0.codec) } : [])
             let lines = streams.map { "stream #\($0.0) (\($0.1)) is encrypted (\(found.scheme)); cannot play it" }

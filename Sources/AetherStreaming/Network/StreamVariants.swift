@@ -321,8 +321,7 @@ package enum SmallFetch {
     package static func bytes(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
                       timeout: Double, limit: Int, range: DASHManifest.ByteRange? = nil) throws(FFmpegError) -> [UInt8] {
         let limit = max(0, min(limit, 1 << 30))
-        if NetworkSettings.scheme(of: url) == nil || url.hasPrefix("file:") {
-            let path = url.hasPrefix("file:") ? String(url.dropFirst(5)) : url
+        if let path = NetworkSettings.localPath(url) {
             guard let size = FileBytes.size(path: path) else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
             guard size <= limit else { throw NetworkSession.tooLarge(limit) }
             guard let data = FileManager.default.contents(atPath: path) else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
