@@ -100,7 +100,9 @@ let package = Package(
         .executableTarget(name: "aether-tui", dependencies: [
             "AetherEngine", "TerminalGraphics", "OutputChoice", "AetherTUI", "AetherThemes", "AetherInput", "AetherControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], plugins: ["GitCommitPlugin"]),
+        // `--version`'s git commit, written at build time.
+        .plugin(name: "GitCommitPlugin", capability: .buildTool(), path: "Sources/GitCommitPlugin"),
 
         // Benchmarks; one subcommand per subsystem (`aether-bench graphics …`, `aether-bench engine …`).
         .executableTarget(name: "aether-bench", dependencies: [

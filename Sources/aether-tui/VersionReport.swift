@@ -2,9 +2,10 @@ import AetherBase
 import AetherControl
 import AetherEngine
 
-/// `--version` (and `--version --json`), as `mpv --version` tells it: the player, the Swift it
-/// was built with, and each FFmpeg library built against and running, with a note where they
-/// differ.
+/// `--version` (and `--version --json`), as `mpv --version` tells it: the player (its first
+/// line is IPC's `mpv-version`), the git commit it was built from (``BuildCommit``, written at
+/// build time), the Swift it was built with, and each FFmpeg library built against and running,
+/// with a note where they differ.
 enum VersionReport {
     /// The Swift compiler that built the player (to the minor version: that is what a compiler
     /// check can tell).
@@ -23,7 +24,7 @@ enum VersionReport {
     }
 
     static var text: String {
-        var lines = ["\(PlayerIdentity.name) \(PlayerIdentity.version)", "built with Swift \(swift)",
+        var lines = [PlayerIdentity.versionLine, "git commit \(BuildCommit.id)", "built with Swift \(swift)",
                      "FFmpeg \(TextSanitizer.clean(FFmpegVersions.release))"]
         for library in FFmpegVersions.libraries {
             var line = "  \(library.name) \(library.runningText)"
@@ -36,7 +37,7 @@ enum VersionReport {
     static var json: String {
         JSONValue.object([
             ("name", .string(PlayerIdentity.name)), ("version", .string(PlayerIdentity.version)),
-            ("swift", .string(swift)), ("ffmpeg", .string(FFmpegVersions.release)),
+            ("commit", .string(BuildCommit.id)), ("swift", .string(swift)), ("ffmpeg", .string(FFmpegVersions.release)),
             ("libraries", .array(FFmpegVersions.libraries.map { l in
                 .object([("name", .string(l.name)), ("built", .string(l.builtText)), ("running", .string(l.runningText))])
             })),

@@ -3,7 +3,8 @@ import EndToEndSupport
 import Foundation
 import Testing
 
-/// `--version` says what the player runs on, as `mpv --version` does (issue 46, 5): each FFmpeg
+/// `--version` says what the player runs on, as `mpv --version` does (issue 46, 5): the git
+/// commit it was built from, and each FFmpeg
 /// library's version is the installed library's own (pkg-config's, the headers built against,
 /// and the running one agree on one machine).
 struct VersionTests {
@@ -18,10 +19,18 @@ struct VersionTests {
             #expect(!installed.isEmpty)
             #expect(lines.contains("  \(library) \(installed)"), "\(library) \(installed) in:\n\(r.stdout)")
         }
+        // The commit the binary was built from: this checkout's (the build ran on it).
+        let head = Process.run(["/usr/bin/git", "-C", TestEnvironment.root.path, "rev-parse", "--short=12", "HEAD"], timeout: 10)
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(head.count == 12, "no git checkout at \(TestEnvironment.root.path)")
+        let commit = try #require(lines.dropFirst().first.flatMap { $0.hasPrefix("git commit ") ? String($0.dropFirst(11)) : nil },
+                                  "no commit line:\n\(r.stdout)")
+        #expect(commit == head || commit == head + "-dirty", "\(commit) against HEAD \(head)")
         let json = Process.run([TestEnvironment.binary, "--version", "--json"], timeout: 10)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let libraries = try #require(object["libraries"] as? [[String: String]])
         #expect(libraries.count == 5 && libraries.allSatisfy { $0["built"] == $0["running"] }, "\(json.stdout)")
         #expect(object["name"] as? String == "aether-tui")
+        #expect(object["commit"] as? String == commit)
     }
 }
