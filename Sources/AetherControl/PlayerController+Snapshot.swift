@@ -6,6 +6,20 @@ import Glibc
 
 /// State: the snapshot remote front ends read.
 extension PlayerController {
+    /// mpv's `media-title`: the item's title (``title(of:)``), else its name; cleaned. The one
+    /// home of the title: the title bar, the terminal's title, MPRIS and IPC read it.
+    public var mediaTitle: String? {
+        guard let item = playlist.current else { return nil }
+        return title(of: item) ?? TextSanitizer.clean(item.displayName)
+    }
+
+    /// The title of `item`: the container's, else its tags', else the playlist's; nil when
+    /// none says one.
+    func title(of item: PlaylistItem) -> String? {
+        func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        return clean(player.mediaInfo?.title) ?? clean(player.tags.title) ?? clean(item.title)
+    }
+
     /// The snapshot remote front ends read; also published by ``tick()``.
     public func snapshot() -> PlayerSnapshot {
         var s = PlayerSnapshot()
@@ -33,8 +47,8 @@ extension PlayerController {
             s.filename = TextSanitizer.clean(item.displayName)
             let tags = player.tags
             func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
-            s.tags.title = clean(player.mediaInfo?.title) ?? clean(tags.title) ?? clean(item.title)
-            s.mediaTitle = s.tags.title ?? s.filename
+            s.tags.title = title(of: item)
+            s.mediaTitle = mediaTitle
             s.tags.artist = clean(tags.artist)
             s.tags.album = clean(tags.album)
             s.tags.albumArtist = clean(tags.albumArtist)

@@ -141,6 +141,13 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public init() {}
 
     /// A property by its mpv name (nil: not a property we know).
+    /// A property as text, as `get_property_string` says it, for property expansion
+    /// (`--title`); nil when it has no value or there is no such property.
+    public func text(of name: String) -> String? {
+        guard let value = property(name), value != .none else { return nil }
+        return IPCSession.text(value, property: name)
+    }
+
     public func property(_ name: String) -> PropertyValue? {
         switch name {
         case "pause": return .bool(status == .paused)   // mpv: false with nothing loaded

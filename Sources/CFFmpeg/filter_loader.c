@@ -79,6 +79,10 @@ int aether_avfilter_graph_create_filter(AVFilterContext **ctx, const char *filte
     return api.graph_create_filter(ctx, f, name, args, NULL, graph);
 }
 
+int aether_avfilter_exists(const char *filter) {
+    return aether_avfilter_is_loaded() && api.get_by_name(filter) != NULL;
+}
+
 AVFilterInOut *aether_avfilter_inout_alloc(void) {
     return aether_avfilter_is_loaded() ? api.inout_alloc() : NULL;
 }

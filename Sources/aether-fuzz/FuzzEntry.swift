@@ -199,6 +199,11 @@ enum DoorFuzz {
             let (lines, unknown) = file.lines(profiles: Array(file.profiles.keys.sorted().prefix(8)) + ["missing"])
             precondition(lines.count <= total, "profiles fanned out: \(lines.count) > \(total)")
             precondition(unknown.count <= 100)
+            // A value may be a `--title` template: the whole file as one too.
+            for template in lines.compactMap(\.value) + [String(decoding: bytes, as: UTF8.self)] {
+                let out = PropertyExpansion.expand(template) { $0.count % 3 == 0 ? nil : String(repeating: $0, count: 3) }
+                precondition(out.count <= PropertyExpansion.maxLength, "expansion past its budget")
+            }
         case .playlist:
             for path in ["/fuzz/list.m3u", "/fuzz/list.pls"] {
                 guard let parsed = PlaylistLoader.parse(bytes: bytes, path: path, maxEntries: 1000) else { continue }

@@ -23,6 +23,7 @@ enum Main {
         }
         let expanded = ConfigArguments.expand(Array(CommandLine.arguments.dropFirst()),
                                               environment: ProcessInfo.processInfo.environment)
+        if let error = expanded.error { exit(fail(error).rawValue) }
         for warning in expanded.warnings { _ = fail("warning: \(warning)", code: 0) }
         ConfigArguments.startupWarnings = expanded.warnings
         do {

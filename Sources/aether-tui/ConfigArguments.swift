@@ -14,7 +14,7 @@ import Glibc
 /// config line is checked against the play options (together, in one parse, when they are all
 /// good: see ``checkLines(_:)``); a bad one is reported (`aether-tui.conf:12: unknown option
 /// 'volme'`) and left out, and the player still starts.
-/// A bare `--loop-file`/`--loop-playlist` becomes `=inf`, as in mpv.
+/// mpv's other spellings become ours first (``MpvSpellings``); an unknown `--profile` is refused.
 enum ConfigArguments {
     /// First words that are not playback: every subcommand but `play` (read from the command
     /// tree, so a new subcommand cannot be forgotten), the parser's `help`, and the flags that
@@ -30,6 +30,8 @@ enum ConfigArguments {
     struct Result {
         var arguments: [String]
         var warnings: [String]
+        /// The command cannot run as asked (an unknown `--profile`): one line, exit 1.
+        var error: String? = nil
     }
 
     static func expand(_ arguments: [String], environment: [String: String]) -> Result {
@@ -37,8 +39,8 @@ enum ConfigArguments {
         var prefix: [String] = []
         var rest = arguments
         if rest.first == "play" { prefix = ["play"]; rest.removeFirst() }
-        rest = rest.map { $0 == "--loop-file" ? "--loop-file=inf" : $0 == "--loop-playlist" ? "--loop-playlist=inf" : $0 }
         if rest.contains("--help") || rest.contains("-h") { return Result(arguments: prefix + rest, warnings: []) }
+        rest = MpvSpellings.normalize(rest, options: shapes)
 
         // What the command line says about the config itself.
         var noConfig = false
@@ -62,12 +64,26 @@ enum ConfigArguments {
         let dir = directory ?? ConfigFile.directory(environment: environment)
         let path = Paths.join(dir, "aether-tui.conf")
         guard let (file, syntaxWarnings) = ConfigFile.load(path: path) else {
-            let warnings = profiles.isEmpty ? [] : ["no config file (\(TextSanitizer.clean(path))) for --profile"]
-            return Result(arguments: prefix + rest, warnings: warnings)
+            // mpv refuses a profile it does not know: so do we.
+            if let name = profiles.first {
+                return Result(arguments: [], warnings: [], error: "unknown profile '\(TextSanitizer.clean(name))': there is no config file (\(TextSanitizer.clean(path)))")
+            }
+            return Result(arguments: prefix + rest, warnings: [])
+        }
+        if let name = profiles.first(where: { file.profiles[$0] == nil }) {
+            let known = file.profiles.keys.sorted().prefix(20).map { TextSanitizer.clean($0) }.joined(separator: ", ")
+            return Result(arguments: [], warnings: [],
+                          error: "unknown profile '\(TextSanitizer.clean(name))' (\(known.isEmpty ? "aether-tui.conf has none" : "aether-tui.conf has: " + known))")
         }
         var warnings = syntaxWarnings
-        let (lines, unknown) = file.lines(profiles: profiles)
+        let (found, unknown) = file.lines(profiles: profiles)
+        // A profile that names another the file lacks: that part is left out.
         for name in unknown { warnings.append("aether-tui.conf: no profile '\(TextSanitizer.clean(name))'") }
+        let lines = found.map { line in
+            var line = line
+            (line.key, line.value) = MpvSpellings.rename(line.key, line.value, options: shapes)
+            return line
+        }
         let checked = checkLines(lines)
         warnings += checked.warnings
         if warnings.count > maxWarnings {
@@ -137,6 +153,7 @@ enum ConfigArguments {
                 switch (line.value, shape.takesValue) {
                 case (nil, false), ("yes", false): args = ["--\(key)"]
                 case ("no", false) where shapes["no-\(key)"] != nil: args = ["--no-\(key)"]
+                case ("", true): args = ["--\(key)", ""]
                 case (let value?, true): args = ["--\(key)=\(value)"]
                 default: args = nil
                 }
@@ -176,6 +193,7 @@ enum ConfigArguments {
         switch line.value {
         case nil, "yes": candidates = [["--\(key)"], ["--\(key)=yes"]]
         case "no": candidates = [["--no-\(key)"], ["--\(key)=no"]]
+        case "": candidates = [["--\(key)", ""]]
         case let value?: candidates = [["--\(key)=\(value)"]]
         }
         var firstError: String?

@@ -74,6 +74,7 @@ struct Play: ParsableCommand {
         options.drivers.kittySharedMemory = KittySharedMemoryUse(rawValue: playback.kittyUseShm) ?? .auto
         options.statsFile = playback.statsFile
         options.screenshotDirectory = playback.screenshotDirectory
+        options.title = playback.title
         options.governor = playback.voGovernor == "yes"
         options.remote = playback.remoteOptions
         options.subtitleDelay = playback.subDelay

@@ -83,6 +83,8 @@ extension PlaybackOptions {
         o.audioOutput = ao == "null" ? .null : .alsa(device: audioDevice)
         o.audioBufferSeconds = audioBuffer
         o.gapless = GaplessMode(rawValue: gaplessAudio) ?? .weak
+        o.audioChannels = audioChannels
+        o.audioFilters = AudioFilterOption.graph(audioFilters)
         switch trackChoice(aid) {
         case .some(.some(-1)): o.audioEnabled = false
         case .some(.some(let k)): o.audioTrack = k
@@ -169,3 +171,27 @@ extension PlaybackOptions {
 
 /// `--hr-seek`'s values are the type's cases.
 extension HRSeek: ExpressibleByArgument {}
+
+extension AudioChannels: ExpressibleByArgument {
+    public init?(argument: String) { self.init(option: argument) }
+}
+
+/// `--af`: libavfilter's syntax, or mpv's `lavfi=[graph]` and `lavfi-NAME` forms of it.
+enum AudioFilterOption {
+    /// The libavfilter graph `option` names ("" for none).
+    static func graph(_ option: String) -> String {
+        var text = String(option.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        if text.hasPrefix("lavfi=[") && text.hasSuffix("]") { text = String(text.dropFirst(7).dropLast()) }
+        return text.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("lavfi-") ? String($0.dropFirst(6)) : String($0) }
+            .joined(separator: ",")
+    }
+
+    /// nil when the filters build (or there are none), else why not, in one line.
+    static func check(_ option: String) -> String? {
+        let graph = graph(option)
+        guard !graph.isEmpty else { return nil }
+        guard graph.utf8.count <= 4096 else { return "longer than 4096 bytes" }
+        return FilterGraph.checkAudio(graph).map { "cannot use '\(TextSanitizer.clean(graph))': \($0)" }
+    }
+}

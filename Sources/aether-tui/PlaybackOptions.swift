@@ -32,6 +32,15 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("gapless-audio"), help: ArgumentHelp("Play a playlist's items of sound without a gap: yes (the next item continues the device, converted to its format when they differ), weak (the default: when rate and channels match) or no (every item drains the device first).", valueName: "no|yes|weak"))
     var gaplessAudio: String = "weak"
 
+    @Option(name: .customLong("audio-channels"), help: ArgumentHelp("Channels the sound is converted to and the device asked for: auto-safe (the default: the source's, at most two), auto (the source's, at most eight), mono, stereo, 5.1, 7.1 or a count 1-8.", valueName: "channels"))
+    var audioChannels: AudioChannels = .autoSafe
+
+    @Option(name: .customLong("af"), help: ArgumentHelp("Audio filters, in libavfilter's syntax (loudnorm, volume=0.5, highpass=f=200,lowpass=f=3000), before the speed and the resampler; mpv's lavfi=[...] form works too.", valueName: "filters"))
+    var audioFilters: String = ""
+
+    @Option(help: ArgumentHelp("The terminal's title while playing, with mpv's property expansion (${media-title}, ${filename}, ${?pause==yes:...}); empty leaves the title alone. The title before is given back on exit.", valueName: "text"))
+    var title: String = PlayerIdentity.defaultTitle
+
     @Option(help: ArgumentHelp("Start position: seconds, [[hh:]mm:]ss[.ms], or N% of the duration.", valueName: "time"))
     var start: String?
 
@@ -41,13 +50,13 @@ struct PlaybackOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Playback speed, 0.25 to 4 (pitch kept).", valueName: "x"))
     var speed: Double = 1
 
-    @Option(help: ArgumentHelp("Audio track: its number (1 = first audio track), auto, or no.", valueName: "n|auto|no"))
+    @Option(help: ArgumentHelp("Audio track: its number (1 = first audio track), auto, or no. As in mpv, --audio is another name for it and --no-audio is --aid=no.", valueName: "n|auto|no"))
     var aid: String = "auto"
 
-    @Option(help: ArgumentHelp("Subtitle track: its number (1 = first subtitle track), auto, or no.", valueName: "n|auto|no"))
+    @Option(help: ArgumentHelp("Subtitle track: its number (1 = first subtitle track), auto, or no. As in mpv, --sub is another name for it and --no-sub is --sid=no.", valueName: "n|auto|no"))
     var sid: String = "auto"
 
-    @Option(help: ArgumentHelp("Video track (1 = the first), auto, or no to decode no video at all and show the music view (cover art, tags, spectrum) instead.", valueName: "N|auto|no"))
+    @Option(help: ArgumentHelp("Video track (1 = the first), auto, or no to decode no video at all and show the music view (cover art, tags, spectrum) instead. As in mpv, --video is another name for it and --no-video is --vid=no.", valueName: "N|auto|no"))
     var vid: String = "auto"
 
     @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"))
@@ -95,7 +104,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Volume in percent, 0 to 130.", valueName: "percent"))
     var volume: Double = 100
 
-    @Flag(help: "Start muted.")
+    @Flag(inversion: .prefixedNo, help: "Start muted.")
     var mute = false
 
     @Option(help: ArgumentHelp("Loudness by the file's tags (ReplayGain: ID3, Vorbis comments, APE, MP4; Opus R128): track, album (the track's where there is no album gain) or no (the default).", valueName: "no|track|album"))
@@ -110,7 +119,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("replaygain-fallback"), help: ArgumentHelp("dB applied, alone, to a file without the ReplayGain tags --replaygain needs, -200 to 60 (default 0).", valueName: "db"))
     var replaygainFallback: Double = 0
 
-    @Flag(help: "Start paused (the first frame is shown).")
+    @Flag(inversion: .prefixedNo, help: "Start paused (the first frame is shown).")
     var pause = false
 
     @OptionGroup var network: NetworkOptions
@@ -187,13 +196,13 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("playlist-start"), help: ArgumentHelp("Start with this playlist item (0 = the first).", valueName: "n"))
     var playlistStart: Int = 0
 
-    @Option(name: .customLong("loop-file"), help: ArgumentHelp("Play each item N more times, inf for ever, no (default). A bare --loop-file is inf.", valueName: "N|inf|no"))
+    @Option(name: .customLong("loop-file"), help: ArgumentHelp("Play each item N more times, inf for ever, no (default). A bare --loop-file is inf; --loop is the same option, as in mpv.", valueName: "N|inf|no"))
     var loopFile: String = "no"
 
     @Option(name: .customLong("loop-playlist"), help: ArgumentHelp("Play the playlist N more times, inf for ever, no (default). A bare --loop-playlist is inf.", valueName: "N|inf|no"))
     var loopPlaylist: String = "no"
 
-    @Flag(help: "Play the playlist in random order.")
+    @Flag(inversion: .prefixedNo, help: "Play the playlist in random order.")
     var shuffle = false
 
     @Option(name: .customLong("shuffle-seed"), help: ArgumentHelp("Seed for --shuffle (the same seed, the same order).", valueName: "n"))
@@ -202,14 +211,14 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("hr-seek"), help: ArgumentHelp("Which seeks decode to the exact time asked for: absolute (the default: absolute seeks, while relative ones go to a keyframe, forward to the first at or after the target), yes (every seek) or no (only a seek command's exact flag).", valueName: "no|absolute|yes"))
     var hrSeek: HRSeek = .absolute
 
-    @Flag(name: .customLong("keep-open"), help: "At the end of the last item stay on its last frame, paused, instead of quitting.")
+    @Flag(name: .customLong("keep-open"), inversion: .prefixedNo, help: "At the end of the last item stay on its last frame, paused, instead of quitting.")
     var keepOpen = false
 
     @Flag(name: .customLong("resume-playback"), inversion: .prefixedNo,
           help: "Resume where Q (quit-watch-later) left a file, with its tracks, volume and speed.")
     var resumePlayback = true
 
-    @Flag(name: .customLong("save-position-on-quit"), help: "Save the position on every quit, not only Q.")
+    @Flag(name: .customLong("save-position-on-quit"), inversion: .prefixedNo, help: "Save the position on every quit, not only Q.")
     var savePositionOnQuit = false
 
     @Option(name: .customLong("watch-later-dir"), help: ArgumentHelp("Where positions are saved (default: $XDG_STATE_HOME/aether-tui/watch_later).", valueName: "path"))
@@ -268,6 +277,7 @@ struct PlaybackOptions: ParsableArguments {
         guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
         guard GaplessMode(rawValue: gaplessAudio) != nil else { throw ValidationError("--gapless-audio must be no, yes or weak") }
+        if let why = AudioFilterOption.check(audioFilters) { throw ValidationError("--af: \(why)") }
         guard (0.02...10).contains(audioBuffer) else { throw ValidationError("--audio-buffer must be between 0.02 and 10") }
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
         guard ReplayGainMode(rawValue: replaygain) != nil else { throw ValidationError("--replaygain must be no, track or album") }

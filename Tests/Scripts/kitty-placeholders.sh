@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kitty pictures inside tmux, in a real kitty that has Unicode placeholders (0.28 or later).
 # Debian 12's kitty is 0.26.5, so this takes kitty 0.41 and tmux 3.5a from Debian 13 in a
-# chroot (debootstrap, about a minute and 400 MB the first time; kept in ROOT for the next run)
+# chroot (debian-chroot.sh's; about a minute and 400 MB the first time; kept in ROOT for the next run)
 # and runs our player there through the host's loader and libraries. Not in CI (it needs
 # Debian's mirror); run it by hand after changing the kitty driver or the tmux path.
 #
@@ -28,16 +28,11 @@ done
 [ -x "$player" ] || { echo "kitty-placeholders.sh: no player at $player (swift build -c release)" >&2; exit 2; }
 clip="$repo/Tests/Fixtures/out/solid-red.mkv"
 [ -f "$clip" ] || bash "$repo/Tests/Fixtures/make-fixtures.sh" >/dev/null
-command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap xvfb x11-apps ffmpeg >/dev/null
+command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
+command -v Xvfb >/dev/null || apt-get install -y -qq xvfb x11-apps >/dev/null
+# shellcheck source=debian-chroot.sh
+source "$repo/Tests/Scripts/debian-chroot.sh"
 
-if [ ! -x "$root/usr/bin/kitty" ]; then
-    mkdir -p "$root"
-    debootstrap --variant=minbase --include=kitty,tmux,libgl1-mesa-dri,libglx-mesa0,libegl-mesa0 \
-        trixie "$root" http://deb.debian.org/debian >/dev/null
-fi
-
-# The host's root, read-only, at /host in the chroot (not recursive: its own mounts stay out).
-mounts=()
 socket="aether-kitty-$$"
 cleanup() {
     # The server's end ends kitty's client, and kitty with it; by its command line if not.
@@ -45,15 +40,15 @@ cleanup() {
     [ -n "${kitty:-}" ] && { kill "$kitty" 2>/dev/null; pkill -f "kitty --config NONE.*$socket" 2>/dev/null; } || true
     [ -n "${xvfb:-}" ] && kill "$xvfb" 2>/dev/null || true
     [ -n "${state:-}" ] && rm -rf "$state"
-    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null || true; done
+    chroot_unmount_all
 }
 trap cleanup EXIT
-for d in proc dev dev/pts tmp; do
-    mount --bind "/$d" "$root/$d"; mounts+=("$root/$d")
-done
-mkdir -p "$root/host"
-mount --bind / "$root/host"; mounts+=("$root/host")
-mount -o remount,bind,ro "$root/host"
+chroot_make trixie "$root"
+chroot_mount "$root"
+chroot_install "$root" kitty tmux libgl1-mesa-dri libglx-mesa0 libegl-mesa0
+chroot_bind "$root" /tmp /tmp
+# The host's root, read-only, at /host in the chroot (not recursive: its own mounts stay out).
+chroot_bind "$root" / /host ro
 
 # Our player inside the chroot: the host's loader by its real path (/lib64's is a symlink into
 # the chroot's own glibc), the host's libraries and locales.

@@ -25,6 +25,10 @@ package final class AudioDecoder {
     package let timeline: Timeline
     let output: AudioFormat
     private let resampler: Resampler
+    /// `--af`: libavfilter audio filters applied before the speed's atempo and the resampler
+    /// (empty: none). Checked before playing (``FilterGraph/checkAudio(_:)``).
+    package let filters: String
+    /// The graph of `filters` and the atempo chain; nil when neither applies.
     private var tempo: FilterGraph?
     private var tempoRate = 1.0
     package private(set) var rate = 1.0
@@ -35,23 +39,27 @@ package final class AudioDecoder {
     /// The parameters of a stream taken over mid-stream, kept alive with the decoder.
     private var adopted: StreamParameters?
 
-    package convenience init(stream: UnsafeMutablePointer<AVStream>, index: Int, output: AudioFormat, timeline: Timeline) throws(FFmpegError) {
+    package convenience init(stream: UnsafeMutablePointer<AVStream>, index: Int, output: AudioFormat, timeline: Timeline,
+                             filters: String = "") throws(FFmpegError) {
         guard let par = stream.pointee.codecpar else {
             throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
         }
-        try self.init(parameters: par, timeBase: stream.pointee.time_base, index: index, output: output, timeline: timeline)
+        try self.init(parameters: par, timeBase: stream.pointee.time_base, index: index, output: output, timeline: timeline,
+                      filters: filters)
     }
 
     /// A decoder for the stream the packets of stream `index` now come from (a DASH period of
     /// another codec; the packets are stamped in `timeBase`, the first stream's).
     package convenience init(adopting next: StreamParameters, timeBase: AVRational, index: Int, output: AudioFormat,
-                             timeline: Timeline) throws(FFmpegError) {
-        try self.init(parameters: next.pointer, timeBase: timeBase, index: index, output: output, timeline: timeline)
+                             timeline: Timeline, filters: String = "") throws(FFmpegError) {
+        try self.init(parameters: next.pointer, timeBase: timeBase, index: index, output: output, timeline: timeline,
+                      filters: filters)
         adopted = next
     }
 
     private init(parameters par: UnsafeMutablePointer<AVCodecParameters>, timeBase: AVRational, index: Int, output: AudioFormat,
-                 timeline: Timeline) throws(FFmpegError) {
+                 timeline: Timeline, filters: String) throws(FFmpegError) {
+        self.filters = filters
         // A damaged header can claim any rate or channel count (2147483647 Hz made a resampler
         // ask for gigabytes): refuse what no real stream has.
         let rate = Int(par.pointee.sample_rate), channels = Int(par.pointee.ch_layout.nb_channels)
@@ -123,9 +131,10 @@ package final class AudioDecoder {
         nextPTS = start + inputDuration
 
         buffer.removeAll(keepingCapacity: true)
-        if self.rate != 1 {
+        if self.rate != 1 || !filters.isEmpty {
             if tempo == nil || tempoRate != self.rate {
-                tempo = try FilterGraph(audio: AudioDecoder.atempoChain(self.rate), like: decoded)
+                let chain = [filters, self.rate == 1 ? "" : AudioDecoder.atempoChain(self.rate)].filter { !$0.isEmpty }
+                tempo = try FilterGraph(audio: chain.joined(separator: ","), like: decoded)
                 tempoRate = self.rate
             }
             guard let tempo else { return nil }

@@ -2,7 +2,8 @@ import AetherBase
 import CFFmpeg
 
 /// Owns an `AVFilterGraph` with one buffer source and one buffer sink (`filter` in between);
-/// freed exactly once. Used for deinterlacing (bwdif/yadif), HDR→SDR tone-mapping and atempo.
+/// freed exactly once. Used for deinterlacing (bwdif/yadif), HDR→SDR tone-mapping, atempo and
+/// the user's audio filters (`--af`).
 /// libavfilter is loaded by the first graph (CFFmpeg's `aether_avfilter_*`, not linked).
 public final class FilterGraph {
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
@@ -30,6 +31,32 @@ public final class FilterGraph {
         let format = String(cString: av_get_sample_fmt_name(AVSampleFormat(f.format)))
         let args = "time_base=1/\(f.sample_rate):sample_rate=\(f.sample_rate):sample_fmt=\(format):channel_layout=\(layoutName)"
         try self.init(sourceFilter: "abuffer", sinkFilter: "abuffersink", sourceArgs: args, filter: filter)
+    }
+
+    /// Whether `filter` builds as an audio graph (fed 48 kHz stereo float, as a decoder's frames
+    /// are); nil when it does, else libavfilter's reason. For `--af`, checked before playing.
+    public static func checkAudio(_ filter: String) -> String? {
+        if aether_avfilter_load() == nil {
+            // Each filter's name (a chain's, or a graph's with `;` and `[labels]`): named first.
+            for part in filter.split(whereSeparator: { $0 == "," || $0 == ";" }) {
+                var text = part.drop { $0 == " " }
+                while text.first == "[" { text = text.drop { $0 != "]" }.dropFirst().drop { $0 == " " } }
+                let name = String(text.prefix { $0 != "=" && $0 != "@" && $0 != "[" && $0 != " " })
+                if !name.isEmpty, aether_avfilter_exists(name) == 0 {
+                    return "no filter named '\(TextSanitizer.clean(name))' in libavfilter"
+                }
+            }
+        }
+        do {
+            let frame = try Frame()
+            frame.pointer.pointee.sample_rate = 48000
+            frame.pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+            av_channel_layout_default(&frame.pointer.pointee.ch_layout, 2)
+            _ = try FilterGraph(audio: filter, like: frame)
+            return nil
+        } catch {
+            return error.message
+        }
     }
 
     private init(sourceFilter: String, sinkFilter: String, sourceArgs: String, filter: String) throws(FFmpegError) {

@@ -31,6 +31,43 @@ public enum GaplessMode: String, Sendable, CaseIterable {
     case weak
 }
 
+/// mpv's `--audio-channels`: the channels the sound is converted to and the device is asked
+/// for. libswresample downmixes (centre and surrounds kept) or upmixes; a count's layout is
+/// FFmpeg's default for it (6: 5.1, 8: 7.1).
+public enum AudioChannels: Sendable, Equatable {
+    /// The source's, at most two (the default, mpv's `auto-safe`): every device plays it.
+    case autoSafe
+    /// The source's, at most eight.
+    case auto
+    /// This many (1–8): `mono` is 1, `stereo` 2, `5.1` 6, `7.1` 8.
+    case count(Int)
+
+    /// The channels for a source of `source` channels.
+    public func channels(source: Int) -> Int {
+        let source = max(1, source)
+        switch self {
+        case .autoSafe: return min(2, source)
+        case .auto: return min(8, source)
+        case .count(let n): return min(8, max(1, n))
+        }
+    }
+
+    /// mpv's spellings: `auto-safe`, `auto`, `mono`, `stereo`, `5.1`, `7.1`, or a count 1–8.
+    public init?(option: String) {
+        switch option {
+        case "auto-safe": self = .autoSafe
+        case "auto": self = .auto
+        case "mono": self = .count(1)
+        case "stereo": self = .count(2)
+        case "5.1": self = .count(6)
+        case "7.1": self = .count(8)
+        default:
+            guard let n = Int(option), (1...8).contains(n) else { return nil }
+            self = .count(n)
+        }
+    }
+}
+
 /// What `load` needs to know.
 public struct PlayerOptions: Sendable {
     /// Start position in seconds.
@@ -72,6 +109,11 @@ public struct PlayerOptions: Sendable {
     public var audioBufferSeconds = 0.2
     /// `--gapless-audio`: whether ``Player/prepareNext(url:options:)`` may continue the device.
     public var gapless = GaplessMode.weak
+    /// How many channels the device is asked for (mpv's `--audio-channels`).
+    public var audioChannels = AudioChannels.autoSafe
+    /// libavfilter audio filters applied to the sound before the speed and the resampler (mpv's
+    /// `--af`, in libavfilter's syntax); empty: none.
+    public var audioFilters = ""
     /// Volume in percent, 0–130.
     public var volume: Double = 100
     public var muted = false

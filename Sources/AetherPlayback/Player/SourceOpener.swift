@@ -337,8 +337,9 @@ enum SourceOpener {
             // libswresample converts whatever the decoder really produces.
             let rate = Int(par.pointee.sample_rate)
             let wantRate = (8000...384_000).contains(rate) ? rate : 48000
-            // Ask for stereo: we downmix ourselves (centre and surrounds kept), whatever the device.
-            let wantChannels = min(2, max(1, Int(par.pointee.ch_layout.nb_channels)))
+            // Stereo at most unless `--audio-channels` says otherwise: we downmix ourselves
+            // (centre and surrounds kept), whatever the device.
+            let wantChannels = options.audioChannels.channels(source: Int(par.pointee.ch_layout.nb_channels))
             if let continuing {
                 // Gapless: the device of the item before, when this one's format is its own or
                 // `--gapless-audio=yes` lets the decoder convert.
@@ -352,7 +353,8 @@ enum SourceOpener {
             }
             if let sink {
                 do {
-                    audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline)
+                    audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline,
+                                                    filters: options.audioFilters)
                 } catch {
                     warnings.append("cannot decode audio stream #\(index) (\(error.message)); playing without sound")
                     audioIndex = nil

@@ -73,6 +73,8 @@ public struct PlaybackSummary: Codable, Sendable {
     public var peakRSSKiB: Int
     public var clockSource: String
     public var audioDevice: String
+    /// What the device plays (`48000 Hz s16 stereo`); nil without sound.
+    public var audioFormat: String?
     public var endedEarly: String?
     public var interrupted: Bool
     /// Terminal hosts only: the renderer, frames it painted, bytes it wrote to the terminal.
@@ -131,6 +133,7 @@ public struct PlaybackSummary: Codable, Sendable {
         peakRSSKiB = PeakMemory.residentKiB()
         clockSource = t.clockSource
         audioDevice = t.audioDevice
+        audioFormat = t.audioFormat.isEmpty ? nil : t.audioFormat
         endedEarly = player.endedEarlyMessage
         self.interrupted = interrupted
         self.startPosition = startPosition

@@ -1,3 +1,4 @@
+import AetherControl
 import AetherEngine
 import AetherInput
 import AetherScreen
@@ -46,6 +47,7 @@ extension TUIApp {
             // A new thumbnail can arrive for a preview that stays in place: the output gets the
             // scene whenever stills are up (it ignores a scene equal to the one it has).
             if changed || frame.stills != nil || view.inspector?.tab == .frames { updateOutputScene() }
+            updateTerminalTitle()
             refresh()
             output.drawnOver(rows: written)
             if screen.screenCleared {
@@ -169,11 +171,21 @@ extension TUIApp {
 
     // MARK: pieces
 
-    /// The title line: the media's title (tags, else the playlist's name, else the file name)
-    /// and the chapter playing.
+    /// `--title` over the player's properties (one snapshot, taken only when the template
+    /// names a property), sent when it changed. Inside `terminal.withScreen`.
+    func updateTerminalTitle() {
+        guard screen.terminalTitle.isEnabled else { return }
+        var snapshot: PlayerSnapshot?
+        let bytes = screen.terminalTitle.update { [controller] name in
+            if snapshot == nil { snapshot = controller.snapshot() }
+            return snapshot?.text(of: name)
+        }
+        if let bytes { terminal.emitInScreen(bytes) }
+    }
+
+    /// The title line: the media's title (``PlayerController/mediaTitle``) and the chapter playing.
     func titleBar() -> TitleBar {
-        let name = player.mediaInfo?.title ?? player.tags.title ?? controller.playlist.current?.displayName
-            ?? URL(fileURLWithPath: currentSource).lastPathComponent
+        let name = controller.mediaTitle ?? URL(fileURLWithPath: currentSource).lastPathComponent
         return TitleBar(title: name, chapter: currentChapter().map { $0.title ?? "chapter" })
     }
 

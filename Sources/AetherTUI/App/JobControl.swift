@@ -122,6 +122,7 @@ extension TUIApp {
         suspendedPlaying = nil
         AppLog.write("tui", "resumed (job control)")
         terminal.resumeScreen()
+        screen.terminalTitle.givenBack()   // the restore sequence popped it
         terminal.withScreen { armScreenModes() }
         awaitOuterTerminal()
         output.release()

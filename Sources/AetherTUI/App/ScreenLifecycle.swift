@@ -14,10 +14,13 @@ extension TUIApp {
     /// crash can come in the middle of a sixel image, a DCS string, or an escape sequence, which
     /// would otherwise swallow the rest), mouse reports off (press, drag, any motion, SGR), SGR
     /// reset, synchronized output off, the cursor on, the main screen.
+    /// With `--title`, the title before is popped back too (XTWINOPS 23).
     static let restoreSequence = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
 
     func startScreen(terminfoDirectory: String?) throws(Terminal.StartError) {
-        try terminal.start(restoreSequence: Self.restoreSequence, terminfoDirectory: terminfoDirectory)
+        screen.terminalTitle = TerminalTitle(template: options.title)
+        let restore = Self.restoreSequence + (screen.terminalTitle.isEnabled ? String(decoding: Escape.popTitle, as: UTF8.self) : "")
+        try terminal.start(restoreSequence: restore, terminfoDirectory: terminfoDirectory)
         terminal.withScreen {
             armScreenModes()
             // ncurses believes the cells under the video are blank: insert/delete-character

@@ -39,6 +39,9 @@ public struct TUIOptions: Sendable {
     /// What was wrong in aether-tui.conf, input.conf and the playlist (also printed on
     /// stderr): shown on the message line once the screen is up.
     public var startupWarnings: [String] = []
+    /// `--title`: the terminal's title while playing, a ``PropertyExpansion`` template over the
+    /// player's properties; empty leaves the terminal's title alone.
+    public var title = PlayerIdentity.defaultTitle
     /// Probe budget for the terminal's replies.
     public var probeBudget: Duration = CapabilityProbe.defaultBudget
 

@@ -87,4 +87,6 @@ struct ScreenState {
     var tmuxDelivery = TmuxDeliveryCheck()
     /// The text cells on screen, and what writes them.
     var compositor = Compositor()
+    /// The terminal's title (`--title`), set with the frames.
+    var terminalTitle = TerminalTitle(template: "")
 }

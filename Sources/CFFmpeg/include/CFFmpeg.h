@@ -244,6 +244,8 @@ AVFilterGraph *aether_avfilter_graph_alloc(void);
 /* avfilter_get_by_name + avfilter_graph_create_filter. */
 int aether_avfilter_graph_create_filter(AVFilterContext **ctx, const char *filter, const char *name,
                                         const char *args, AVFilterGraph *graph);
+/* 1 when libavfilter has a filter of this name, else 0 (also when it cannot be loaded). */
+int aether_avfilter_exists(const char *filter);
 AVFilterInOut *aether_avfilter_inout_alloc(void);
 void aether_avfilter_inout_free(AVFilterInOut **inout);
 int aether_avfilter_graph_parse_ptr(AVFilterGraph *graph, const char *filters, AVFilterInOut **inputs,

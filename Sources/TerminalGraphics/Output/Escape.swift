@@ -20,6 +20,16 @@ public enum Escape {
     public static let saveCursor: [UInt8] = Array("\u{1B}7".utf8)
     public static let restoreCursor: [UInt8] = Array("\u{1B}8".utf8)
 
+    /// XTWINOPS 22 / 23: push the window and icon titles on the terminal's stack, pop them back.
+    public static let pushTitle: [UInt8] = Array("\u{1B}[22;0t".utf8)
+    public static let popTitle: [UInt8] = Array("\u{1B}[23;0t".utf8)
+
+    /// OSC 2: sets the window title to `text`, which must hold no control character (the
+    /// caller cleans it: BEL or ESC would end the sequence early).
+    public static func windowTitle(_ text: String) -> [UInt8] {
+        Array("\u{1B}]2;".utf8) + Array(text.utf8) + [0x07]
+    }
+
     /// ECH: erases `n` cells from the cursor (they become blank in the current background).
     public static func eraseCharacters(_ n: Int) -> [UInt8] {
         Array("\u{1B}[\(max(1, n))X".utf8)

@@ -1,0 +1,97 @@
+import AetherTestSupport
+import EndToEndSupport
+import Foundation
+import Testing
+
+/// Tier: cli. mpv's spellings of the options work here (issue 48, 7): flags take `=yes`/`=no`
+/// (on the command line as in the config), `--loop`, `--no-audio`/`--no-video`, `--audio-channels`,
+/// `--af`, `--title`; an unknown `--profile` is refused as mpv refuses it.
+struct MpvSpellingTests {
+    @Test func flagsTakeYesAndNoAndTheCommandLineWins() throws {
+        let red = TestEnvironment.fixture("solid-red.mkv"), sine = TestEnvironment.fixture("sine-1k.mkv")
+        var (r, s) = try PlayerRuns.headless([sine, "--length=0.2", "--mute=yes", "--pause=no"])
+        #expect(r.status == 0 && s.first?.muted == true, "\(r.stderr)")
+        // The config says mute; --mute=no and --no-mute take it back.
+        let config = PlayerRuns.configHome()
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        try "mute=yes\n".write(toFile: config + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
+        for off in ["--mute=no", "--no-mute"] {
+            (r, s) = try PlayerRuns.headless([sine, "--length=0.2", off], environment: ["XDG_CONFIG_HOME": config])
+            #expect(r.status == 0 && s.first?.muted == false, "\(off): \(r.stderr)")
+        }
+        (r, _) = try PlayerRuns.headless([sine, "--length=0.2", "--mute=maybe"])
+        #expect(r.status == 1 && r.stderr.contains("'--mute'"), "\(r.stderr)")
+        // --loop=1 is --loop-file=1: two passes in one summary.
+        (r, s) = try PlayerRuns.headless([red, "--length=0.4", "--loop=1"])
+        #expect(r.status == 0 && (18...22).contains(s.first?.framesPresented ?? 0), "\(s.first?.framesPresented ?? 0) frames: \(r.stderr)")
+    }
+
+    @Test func noAudioNoVideoAndTheirOtherNames() throws {
+        let clip = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
+        var (r, s) = try PlayerRuns.headless([clip, "--length=0.3", "--no-audio"])
+        #expect(r.status == 0 && s.first?.audioDevice == "none" && (s.first?.framesPresented ?? 0) > 0, "\(r.stderr)")
+        (r, s) = try PlayerRuns.headless([clip, "--length=0.3", "--no-video"])
+        #expect(r.status == 0 && s.first?.framesPresented == 0 && s.first?.audioFormat != nil, "\(r.stderr)")
+        (r, s) = try PlayerRuns.headless([clip, "--length=0.3", "--audio=2"])
+        #expect(r.status == 0 && s.first?.audioTrack == 2, "\(r.stderr)")
+        (r, s) = try PlayerRuns.headless([clip, "--length=0.3", "--no-sub"])
+        #expect(r.status == 0 && s.first?.subtitleTrack == nil, "\(r.stderr)")
+    }
+
+    @Test func audioChannelsChooseWhatTheDevicePlays() throws {
+        // AC-3 5.1: stereo by default (mpv's auto-safe), all six with auto, one with mono.
+        let surround = TestEnvironment.fixture("hevc10-hdr10-ac3-51-movtext.mp4")
+        for (option, format) in [(nil, "48000 Hz s16 stereo"), ("auto", "48000 Hz s16 6 ch"), ("mono", "48000 Hz s16 mono"), ("7.1", "48000 Hz s16 8 ch")] {
+            let (r, s) = try PlayerRuns.headless([surround, "--length=0.3", "--vid=no"] + (option.map { ["--audio-channels=\($0)"] } ?? []))
+            #expect(r.status == 0 && s.first?.audioFormat == format, "\(option ?? "default"): \(s.first?.audioFormat ?? "-") \(r.stderr)")
+        }
+        let (r, _) = try PlayerRuns.headless([surround, "--length=0.3", "--audio-channels=9"])
+        #expect(r.status == 1 && r.stderr.contains("--audio-channels"), "\(r.stderr)")
+    }
+
+    @Test func audioFiltersAreLibavfiltersAndABadOneIsNamed() throws {
+        let sine = TestEnvironment.fixture("sine-1k.mkv")
+        for af in ["volume=0.5", "lavfi=[highpass=f=200,lowpass=f=3000]", "lavfi-loudnorm"] {
+            let (r, s) = try PlayerRuns.headless([sine, "--length=0.3", "--af=\(af)"])
+            #expect(r.status == 0 && (s.first?.mediaSeconds ?? 0) > 0.2, "\(af): \(r.stderr)")
+        }
+        var (r, _) = try PlayerRuns.headless([sine, "--length=0.3", "--af=volume=0.5,nosuchfilter"])
+        #expect(r.status == 1 && r.stderr.contains("no filter named 'nosuchfilter'"), "\(r.stderr)")
+        (r, _) = try PlayerRuns.headless([sine, "--length=0.3", "--af=volume=abc"])
+        #expect(r.status == 1 && r.stderr.contains("--af: cannot use 'volume=abc'"), "\(r.stderr)")
+    }
+
+    @Test func anUnknownProfileIsRefused() throws {
+        let config = PlayerRuns.configHome()
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        var r = PlayerRuns.play(config: config, ["--profile=nosuch"])
+        #expect(r.status == 1 && r.stderr.contains("unknown profile 'nosuch'") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        try "volume=50\n[quiet]\nvolume=10\n".write(toFile: config + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
+        r = PlayerRuns.play(config: config, ["--profile=quiet,loud"])
+        #expect(r.status == 1 && r.stderr.contains("unknown profile 'loud' (aether-tui.conf has: quiet)"), "\(r.stderr)")
+        r = PlayerRuns.play(config: config, ["--profile=quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
+    /// The terminal's title, as tmux keeps it for the pane (`#{pane_title}`, which follows OSC 2
+    /// and the title stack, XTWINOPS 22/23): mpv's default form with the media's title, a
+    /// `--title` template, none with `--title=`; the title before is back after `q`.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+    func theTerminalTitleFollowsTitleAndIsGivenBack() throws {
+        let clip = TestEnvironment.fixture("solid-red.mkv")
+        for (args, expected) in [([String](), "solid-red.mkv - aether-tui"),
+                                 (["--title=${filename} (${?pause==yes:paused}${!pause==yes:playing})"], "solid-red.mkv (paused)"),
+                                 // A control sequence in the text never reaches the terminal.
+                                 (["--title=\u{1B}]2;evil\u{07}${filename}"], "solid-red.mkv"),
+                                 (["--title="], "before")] {
+            let s = try TmuxSession(["/bin/sh", "-c", #"printf '\033]2;before\007'; exec "$0" "$@""#, TestEnvironment.binary, clip,
+                                     "--vo=halfblock", "--ao=null", "--pause", "--no-config"] + args, columns: 80, rows: 24)
+            defer { s.close() }
+            #expect(s.waitFor(10) { PlayerRuns.time(in: $0) != nil }, "\(s.screen())")
+            #expect(waitUntil(5, interval: 0.05) { s.display("#{pane_title}") == expected }, "\(args): '\(s.display("#{pane_title}"))'")
+            s.send("q")
+            #expect(s.waitFor(10) { $0.contains("EXIT=0") })
+            #expect(s.display("#{pane_title}") == "before", "\(args): not given back: '\(s.display("#{pane_title}"))'")
+        }
+    }
+}
