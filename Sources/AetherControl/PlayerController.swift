@@ -170,11 +170,23 @@ public final class PlayerController {
             host?.controller(self, show: line)
             return false
         }
+        // `--start` past the item's end: nothing of it would play (mpv says so and counts it
+        // as not played).
+        if reload == nil, settings.startGiven, options.start > 0, let duration = player.duration, duration > 0,
+           options.start >= duration {
+            player.stop()
+            failed += 1
+            consecutiveFailures += 1
+            let line = "'\(TextSanitizer.clean(item.displayName))': --start \(Self.clock(options.start)) is past its end (\(Self.clock(duration)))"
+            errors.append(line)
+            host?.controller(self, show: line)
+            return false
+        }
         consecutiveFailures = 0
         played += 1
         itemFileSize = PlaylistLoader.isURL(item.source) ? nil
             : FileBytes.size(path: item.source)
-        itemStartPosition = options.start
+        itemStartPosition = player.startPosition ?? options.start
         loopsLeft = settings.loopFile
         if settings.subtitleAutoload, !PlaylistLoader.isURL(item.source) {
             for path in SubtitleStore.sidecarCandidates(for: item.source) where !options.subtitleFiles.contains(path) {

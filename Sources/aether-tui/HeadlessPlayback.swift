@@ -25,7 +25,7 @@ struct HeadlessPlayback {
         // input.conf is said at once, as in the TUI.
         let (bindings, bindingWarnings) = options.loadBindings(environment: ProcessInfo.processInfo.environment)
         for w in bindingWarnings { _ = fail("warning: \(w)", code: 0) }
-        let (playlist, playlistWarnings) = options.playlist()
+        let (playlist, playlistWarnings) = try options.playlist()
         for w in playlistWarnings { _ = fail("warning: \(w)", code: 0) }
         let controller = PlayerController(player: Player(), playlist: playlist,
                                           settings: options.controllerSettings(player: playerOptions))

@@ -59,7 +59,7 @@ struct Play: ParsableCommand {
         if playback.theme == nil, ThemeLoader.noColorRequested(environment: env) { theme = theme.withoutColor() }
         let (bindings, bindingWarnings) = playback.loadBindings(environment: env)
         for w in bindingWarnings { _ = fail("warning: \(w)", code: 0) }
-        let (playlist, playlistWarnings) = playback.playlist()
+        let (playlist, playlistWarnings) = try playback.playlist()
         for w in playlistWarnings { _ = fail("warning: \(w)", code: 0) }
         var options = TUIOptions(
             playlist: playlist, controller: playback.controllerSettings(player: playerOptions),

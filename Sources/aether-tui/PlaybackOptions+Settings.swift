@@ -136,9 +136,15 @@ extension PlaybackOptions {
         text.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
     }
 
-    /// The playlist from the arguments (directories and playlist files expanded).
-    func playlist() -> (Playlist, [String]) {
+    /// The playlist from the arguments (directories and playlist files expanded), and what was
+    /// left out of it. When nothing is left to play (an empty directory, one without media, an
+    /// empty playlist file) that is one line and exit status 2, as mpv says a file could not be played.
+    func playlist() throws -> (Playlist, [String]) {
         let expanded = PlaylistLoader.expand(sources)
+        guard !expanded.items.isEmpty else {
+            let why = expanded.warnings.first.map { ": " + $0 + (expanded.warnings.count > 1 ? " (and \(expanded.warnings.count - 1) more)" : "") } ?? ""
+            throw fail("nothing to play\(why)", code: 2)
+        }
         return (Playlist(expanded.items), expanded.warnings)
     }
 

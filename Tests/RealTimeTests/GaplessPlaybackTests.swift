@@ -1,4 +1,5 @@
 import AetherTestSupport
+import EndToEndSupport
 import Foundation
 import Testing
 
@@ -121,6 +122,31 @@ import Testing
             j.steps.map { String(format: "%+.2f ms (r %.3f)", Double($0.step) * 1000 / Double(Self.rate), $0.correlation) }.joined(separator: ", ")
         }
         print("gapless weak: joints mp3→aac, aac→opus, opus→flac \(figures(gapless)); longest silence \(String(format: "%.2f", gapless.longestSilence)) ms; the item changed \(gapless.switchLate.map { String(format: "%.1f", $0 * 1000) }) ms after the boundary. no: \(figures(plain)); longest silence \(String(format: "%.2f", plain.longestSilence)) ms")
+    }
+
+    /// `--start` applies to every item, the one prepared for gapless playback too (it was opened
+    /// from 0): the first track from its 3 s (the sweep's 3 s), the second (the sweep's 15–20 s)
+    /// from its 3 s, so 4 s are heard, the sweep's 18.5 s sits 2.5 s after the first sound, and
+    /// each item's summary says it started at 3 and played 2 s.
+    @Test func startAppliesToThePreparedItemToo() throws {
+        #expect(TestEnvironment.requirePulse(), "no PulseAudio null sink")
+        let recorder = try SinkRecorder(.own)
+        let stats = PlayerRuns.temp("stats.jsonl")
+        let run = Process.run([TestEnvironment.binary, TestEnvironment.fixture("gapless-1.mp3"), TestEnvironment.fixture("gapless-4.flac"),
+                               "--vo=null", "--start=3", "--stats-file", stats],
+                              environment: recorder.environment, timeout: 30)
+        let x = recorder.stop().left
+        #expect(run.status == 0, "\(run.stderr)")
+        let first = try #require(x.firstIndex { abs($0) > 0.05 }, "nothing was heard")
+        let last = try #require(x.lastIndex { abs($0) > 0.05 })
+        let heard = Double(last - first) / Double(Self.rate)
+        #expect(abs(heard - 4) < 0.1, "\(heard) s heard (the second item whole: 7 s)")
+        let at = Int(18.5 * Double(Self.rate))
+        let found = Self.lag(x, at: at, around: first + 5 * Self.rate / 2 - at, range: 2400)
+        #expect(found.correlation >= 0.9, "the sweep's 18.5 s is not 2.5 s in: \(found)")
+        let summaries = try PlayerRuns.summaries(stats)
+        #expect(summaries.count == 2 && summaries.allSatisfy { $0.startPosition == 3 && abs($0.mediaSeconds - 2) < 0.15 },
+                "\(summaries.map { ($0.startPosition ?? -1, $0.mediaSeconds) })")
     }
 
     /// Another rate (44.1 kHz after 48 kHz): `weak` leaves it to the ordinary switch (logged,

@@ -28,13 +28,13 @@ extension Player {
               s.control.read({ !$0.handedOver && $0.state != .ended && $0.state != .error }) else { return }
         if upcoming.withLock({ $0?.url }) == url { return }
         dropPrepared()
-        var options = given
+        // The ordinary switch's start and length (mpv applies `--start` and `--length` to every
+        // item); the speed, volume and mute of the item playing.
+        var options = Self.checkedTimes(given)
         let (rate, volume, muted) = s.control.read { ($0.rate, $0.volume, $0.muted) }
         options.speed = rate
         options.volume = volume
         options.muted = muted
-        options.start = 0
-        options.length = nil
         let token = InterruptToken()
         options.interrupt = token
         upcoming.withLock { $0 = Upcoming(url: url, token: token, session: nil) }

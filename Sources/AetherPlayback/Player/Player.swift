@@ -40,10 +40,7 @@ public final class Player: Sendable {
         // Gapless: the prepared item already plays on from the one before.
         if promote(url: url) { return }
         stop()
-        // Times may come from outside (a watch-later entry, a config file): finite, ±31 years.
-        var options = given
-        options.start = (try? OutsideValue.seconds(given.start, name: "start")) ?? 0
-        options.length = given.length.flatMap { try? OutsideValue.seconds($0, name: "length") }
+        let options = Self.checkedTimes(given)
         do {
             let s = try PlaybackSession(url: url, options: options, subtitleDelay: subtitleDelayStore,
                                         frameDivisor: frameDivisorStore, changes: changes)
@@ -54,6 +51,19 @@ public final class Player: Sendable {
             throw error
         }
     }
+
+    /// `given` with its start and length made safe: they may come from outside (a watch-later
+    /// entry, a config file): finite, ±31 years. Every load and every prepared item goes through it.
+    static func checkedTimes(_ given: PlayerOptions) -> PlayerOptions {
+        var options = given
+        options.start = (try? OutsideValue.seconds(given.start, name: "start")) ?? 0
+        options.length = given.length.flatMap { try? OutsideValue.seconds($0, name: "length") }
+        return options
+    }
+
+    /// Where the item playing started (its `--start`, a resumed position), as its session was
+    /// opened; nil when nothing is loaded. The stats summary counts what played from it.
+    public var startPosition: Double? { current?.options.start }
 
     /// `next` becomes the session loaded, if `old` still is.
     func replace(_ old: PlaybackSession, with next: PlaybackSession) {
