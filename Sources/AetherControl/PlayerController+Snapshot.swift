@@ -174,10 +174,14 @@ struct MediaCache {
 }
 
 extension PlayerSnapshot.VideoParams {
-    /// `video-params`, `width`, `dwidth` … of the video as it plays (``Player/playingVideo``).
+    /// `video-params`, `width`, `dwidth` … of the video as it plays (``Player/playingVideo``):
+    /// `width`/`height` as coded, `dwidth`/`dheight` as shown (the aspect applied, then turned
+    /// by the rotation, as mpv's are).
     init(playing v: VideoStreamInfo) {
         let dw = v.displayAspect > 0 && v.height > 0 ? Int(saturating: (Double(v.height) * v.displayAspect).rounded()) : v.width
-        self.init(width: v.width, height: v.height, displayWidth: dw, displayHeight: v.height, codec: v.codec)
+        let turned = v.rotation == 90 || v.rotation == 270
+        self.init(width: v.width, height: v.height, displayWidth: turned ? v.height : dw, displayHeight: turned ? dw : v.height,
+                  codec: v.codec)
         pixelFormat = v.pixelFormat; primaries = v.colorPrimaries; gamma = v.colorTransfer; fps = v.frameRate
     }
 }

@@ -23,7 +23,9 @@ enum ProbeReport {
             }
         }
         for v in info.video {
-            var parts = [codec(v.codec, v.profile), "\(v.width)×\(v.height)"]
+            let upright = v.uprightSize
+            var parts = [codec(v.codec, v.profile), "\(upright.width)×\(upright.height)"
+                         + (v.rotation == 0 ? "" : " (rotated \(v.rotation)°, coded \(v.width)×\(v.height))")]
             if let pf = v.pixelFormat { parts.append(pf + (v.bitDepth.map { " \($0)-bit" } ?? "")) }
             if let fps = v.frameRate { parts.append("\(fpsText(fps)) fps") }
             parts.append(v.isInterlaced ? "interlaced (\(v.fieldOrder))" : v.fieldOrder)

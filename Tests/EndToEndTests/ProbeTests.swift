@@ -39,6 +39,21 @@ import Testing
         #expect(info.subtitles.map(\.tags.language) == ["eng", "fra"])
     }
 
+    /// A picture turned by its display matrix (a phone's) is reported upright, as it plays:
+    /// the human report and the transport bar's badge say 240×320, the JSON keeps the coded size
+    /// and the rotation (issue 48, 5).
+    @Test func aRotatedVideoIsReportedUpright() throws {
+        let name = "frames-rotate90.mp4"
+        let r = Process.run([TestEnvironment.binary, "probe", TestEnvironment.fixture(name)], timeout: 30)
+        #expect(r.status == 0 && r.stdout.contains("  240×320 (rotated 90°, coded 320×240)  "), "\(r.stdout)")
+        let v = try #require(try probe(name).video.first)
+        #expect(v.width == 320 && v.height == 240 && v.rotation == 90)
+        let s = try TmuxSession([TestEnvironment.binary, TestEnvironment.fixture(name), "--vo=halfblock", "--ao=null", "--pause", "--no-config"],
+                                columns: 120, rows: 30)
+        defer { s.close() }
+        #expect(s.waitFor(10) { $0.contains(" 240×320 ") && !$0.contains("320×240") }, "\(s.screen())")
+    }
+
     @Test func hevcMain10HDR10WithAC3AndMovText() throws {
         let info = try probe("hevc10-hdr10-ac3-51-movtext.mp4")
         #expect(info.container == "mov,mp4,m4a,3gp,3g2,mj2")

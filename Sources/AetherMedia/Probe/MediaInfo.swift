@@ -86,6 +86,12 @@ public struct VideoStreamInfo: Codable, Sendable, Equatable {
     /// 90, 180 or 270 (``StillGeometry``'s rule, which playback and every still share).
     public var rotation = 0
 
+    /// The picture's size as shown: the coded size turned by ``rotation`` (a phone's 1280×720
+    /// at 90° is 720×1280). The probe, the transport bar and IPC's `dwidth` read it.
+    public var uprightSize: (width: Int, height: Int) {
+        rotation == 90 || rotation == 270 ? (height, width) : (width, height)
+    }
+
     /// The aspect of the picture as shown: ``displayAspect`` turned by ``rotation``.
     public var uprightAspect: Double {
         (rotation == 90 || rotation == 270) && displayAspect > 0 ? 1 / displayAspect : displayAspect

@@ -267,7 +267,8 @@ extension TUIApp {
         badges.append(.init(text: String(cFormat: "%.2f×", player.rate), role: .status))
         if player.hasVideo, let v = player.playingVideo {
             badges.append(.init(text: v.format.rawValue, role: v.format == .sdr ? .badge : .badgeHDR))
-            badges.append(.init(text: "\(v.width)×\(v.height)", role: .badge))
+            let upright = v.uprightSize
+            badges.append(.init(text: "\(upright.width)×\(upright.height)", role: .badge))
         }
         if let k = player.activeAudioTrack, let a = player.mediaInfo?.audio[safe: k] {
             badges.append(.init(text: a.layoutShort + (a.isAtmos ? " Atmos" : ""), role: .badge))
