@@ -35,7 +35,8 @@ public enum PlayerCommand: Sendable, Equatable {
     /// Commands only an interactive host has (the stats box, menus, scrub mode …), by name:
     /// `stats`, `help`, `telemetry`, `menu-audio`, `menu-sub`, `menu-playlist`, `cycle-vo`,
     /// `remaining`, `pin-osd`, `scrub`, `filmstrip`. Spelt in input.conf as
-    /// `script-binding <name>` (mpv's `stats/display-stats-toggle` is accepted for `stats`).
+    /// `script-binding <name>` (mpv's `stats/display-stats` and `stats/display-stats-toggle` are
+    /// `stats` and `stats-toggle`).
     case ui(String)
     /// `ignore`: a binding that does nothing (unbinds a default key).
     case ignore
@@ -138,7 +139,8 @@ public enum PlayerCommand: Sendable, Equatable {
             return .showText(text)
         case "script-binding":
             guard let target = arg(0) else { throw ParseError(message: "'script-binding' needs a name") }
-            let ui = target == "stats/display-stats-toggle" ? "stats" : target
+            // mpv's stats script's bindings: `i` shows the overlay a while, `I` toggles it.
+            let ui = ["stats/display-stats": "stats", "stats/display-stats-toggle": "stats-toggle"][target] ?? target
             guard uiCommands.contains(ui) else { throw ParseError(message: "'script-binding': unknown binding '\(target)'") }
             return .ui(ui)
         case "ignore": return .ignore
@@ -169,7 +171,7 @@ public enum PlayerCommand: Sendable, Equatable {
 
     /// The names `.ui` takes.
     public static let uiCommands: Set<String> = [
-        "stats", "help", "telemetry", "menu-audio", "menu-sub", "menu-playlist", "cycle-vo", "remaining",
+        "stats", "stats-toggle", "help", "telemetry", "menu-audio", "menu-sub", "menu-playlist", "cycle-vo", "remaining",
         "pin-osd", "scrub", "filmstrip", "inspector",
     ]
 

@@ -66,6 +66,11 @@ extension PlayerController {
             guard let index = try? OutsideValue.integer(v, in: 0...max(0, playlist.count - 1), name: name),
                   playlist.items.indices.contains(index) else { return .failure("no playlist item \(value)") }
             return run(.playlistPlay(index))
+        case "shuffle":
+            guard case .bool(let on) = value else { return .failure("'shuffle' takes yes or no") }
+            settings.shuffle = on
+            if on { playlist.shuffle(keepingCurrent: settings.shuffleSeed ?? UInt64.random(in: 0...UInt64.max)) } else { playlist.unshuffle() }
+            show("shuffle: \(on ? "on" : "off")")
         case "loop-file", "loop-playlist":
             let loop: LoopCount?
             switch value {
@@ -123,6 +128,7 @@ extension PlayerController {
         case "sub-visibility": return set("sub-visibility", .bool(!subtitlesVisible))
         case "loop-file": return set(name, .bool(!settings.loopFile.isOn))
         case "loop-playlist": return set(name, .bool(!settings.loopPlaylist.isOn))
+        case "shuffle": return set(name, .bool(!settings.shuffle))
         case "vid", "video": return cycleVideoTrack(up: up)
         case "aid", "audio": return cycleAudioTrack(up: up)
         case "sid", "sub": return cycleSubtitleTrack(up: up)

@@ -46,11 +46,44 @@ public struct Playlist: Sendable, Equatable {
         items.shuffle(using: &generator)
     }
 
-    public mutating func append(_ item: PlaylistItem) { items.append(item) }
+    /// The order before ``shuffle(keepingCurrent:seed:)`` (nil: not shuffled so).
+    private var unshuffled: [PlaylistItem]?
+    /// Whether the order is shuffled by ``shuffle(keepingCurrent:seed:)``.
+    public var isShuffled: Bool { unshuffled != nil }
+
+    /// Shuffling while playing (MPRIS `Shuffle`, `set shuffle yes`): the item playing stays and
+    /// comes first, the others follow in a seeded random order; ``unshuffle()`` puts the order
+    /// back. Nothing changes when it is shuffled already.
+    public mutating func shuffle(keepingCurrent seed: UInt64) {
+        guard unshuffled == nil else { return }
+        unshuffled = items
+        var rest = items
+        var first: [PlaylistItem] = []
+        if let p = position, rest.indices.contains(p) { first = [rest.remove(at: p)] }
+        var generator = SplitMix64(seed: seed)
+        rest.shuffle(using: &generator)
+        items = first + rest
+        if position != nil { position = first.isEmpty ? nil : 0 }
+    }
+
+    /// The order before the shuffle, the item playing where it was in it.
+    public mutating func unshuffle() {
+        guard let original = unshuffled else { return }
+        let playing = current
+        items = original
+        unshuffled = nil
+        if let playing { position = items.firstIndex(of: playing) }
+    }
+
+    public mutating func append(_ item: PlaylistItem) {
+        items.append(item)
+        unshuffled?.append(item)
+    }
 
     /// Replaces everything with `item` (`loadfile … replace`).
     public mutating func replace(with item: PlaylistItem) {
         items = [item]
+        unshuffled = nil
         position = nil
     }
 

@@ -54,7 +54,7 @@ static const sd_bus_vtable player_vtable[] = {
     SD_BUS_PROPERTY("PlaybackStatus", "s", get, 0, CHANGES),
     SD_BUS_WRITABLE_PROPERTY("LoopStatus", "s", get, set, 0, CHANGES),
     SD_BUS_WRITABLE_PROPERTY("Rate", "d", get, set, 0, CHANGES),
-    SD_BUS_PROPERTY("Shuffle", "b", get, 0, CHANGES),
+    SD_BUS_WRITABLE_PROPERTY("Shuffle", "b", get, set, 0, CHANGES),
     SD_BUS_PROPERTY("Metadata", "a{sv}", get, 0, CHANGES),
     SD_BUS_WRITABLE_PROPERTY("Volume", "d", get, set, 0, CHANGES),
     SD_BUS_PROPERTY("Position", "x", get, 0, 0),

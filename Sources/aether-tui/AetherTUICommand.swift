@@ -17,6 +17,10 @@ enum Main {
         // touches the terminal or calls into them.
         if let mismatch = FFmpegVersions.incompatibility { exit(fail(mismatch).rawValue) }
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--list-options"] {
+            StandardStream.write(CommonOptionsHelp.list)
+            exit(0)
+        }
         if arguments == ["--version"] || arguments == ["--version", "--json"] || arguments == ["--json", "--version"] {
             StandardStream.write(arguments.contains("--json") ? VersionReport.json : VersionReport.text)
             exit(0)

@@ -20,7 +20,31 @@ enum CommonOptionsHelp {
             let value = shape.takesValue && !shape.valueName.isEmpty ? " <\(shape.valueName)>" : ""
             return "  --\(name)\(value)\n        \(gist(of: shape.help))"
         }
-        return "Common play options (all of them: aether-tui help play):\n" + lines.joined(separator: "\n")
+        return "Common play options (all of them: aether-tui help play; one line each: aether-tui --list-options):\n"
+            + lines.joined(separator: "\n")
+    }
+
+    /// `--list-options`, as mpv's: every play option on one line, sorted, with what it takes, the
+    /// gist of its help and its default (a flag's `--no-` form beside it); mpv's other names
+    /// for ours (``MpvSpellings``) each on a line saying which.
+    static var list: String {
+        let shapes = ConfigArguments.shapes.merging(ConfigArguments.shapes(of: CommonOptions._dumpHelp())) { a, _ in a }
+        var lines: [String] = []
+        for name in Set(shapes.keys).union(MpvSpellings.aliases.keys).sorted() {
+            if shapes[name] == nil, let alias = MpvSpellings.aliases[name] {
+                lines.append(("--" + name).paddedOrCut(to: 34) + "mpv's name for --\(alias.name)" + (alias.bare.map { "=\($0)" } ?? ""))
+                continue
+            }
+            guard let shape = shapes[name], !(name.hasPrefix("no-") && shapes[String(name.dropFirst(3))] != nil) else { continue }
+            var head = "--" + name
+            if shape.takesValue { head += "=<\(shape.valueName.isEmpty ? "value" : shape.valueName)>" }
+            if !shape.takesValue, shapes["no-" + name] != nil { head += ", --no-" + name }
+            var line = head.count < 34 ? head.paddedOrCut(to: 34) : head + "  "
+            line += gist(of: shape.help)
+            if let value = shape.defaultValue, shape.takesValue, !value.isEmpty { line += " (default: \(value))" }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// What an option's help says before its first detail: up to the first ". ", ": " or " (".

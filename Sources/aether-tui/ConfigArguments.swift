@@ -22,7 +22,7 @@ enum ConfigArguments {
     /// options, which `inspect`, `download` and the others do not take.
     static let otherCommands: Set<String> = {
         let names = AetherTUICommand.configuration.subcommands.map { $0._commandName }.filter { $0 != Play._commandName }
-        return Set(names + ["help", "-h", "--help", "--version", "--generate-completion-script"])
+        return Set(names + ["help", "-h", "--help", "--version", "--list-options", "--generate-completion-script"])
     }()
     /// Options that steer the config itself: meaningless inside it.
     static let configOnly: Set<String> = ["config-dir", "no-config", "profile", "config"]
@@ -102,10 +102,13 @@ enum ConfigArguments {
 
     /// What a flag or option of the play options is, from the parser's own description of them
     /// (read once): long name → (takes a value, repeatable, its help: what it allows).
-    struct OptionShape { var takesValue: Bool; var repeating: Bool; var help = ""; var valueName = "" }
-    static let shapes: [String: OptionShape] = {
+    struct OptionShape { var takesValue: Bool; var repeating: Bool; var help = ""; var valueName = ""; var defaultValue: String? = nil }
+    static let shapes: [String: OptionShape] = shapes(of: PlaybackOptions._dumpHelp())
+
+    /// The shapes of the options a parser's JSON (`_dumpHelp()`) describes.
+    static func shapes(of dump: String) -> [String: OptionShape] {
         // The parser's own JSON, read by the program's one JSON reader.
-        guard let root = try? JSONValue.parse(Array(PlaybackOptions._dumpHelp().utf8)),
+        guard let root = try? JSONValue.parse(Array(dump.utf8)),
               let arguments = root["command"]?["arguments"]?.array else { return [:] }
         var shapes: [String: OptionShape] = [:]
         for argument in arguments {
@@ -113,13 +116,14 @@ enum ConfigArguments {
             var repeating = false
             if case .bool(let b)? = argument["isRepeating"] { repeating = b }
             let shape = OptionShape(takesValue: kind == "option", repeating: repeating,
-                                    help: argument["abstract"]?.string ?? "", valueName: argument["valueName"]?.string ?? "")
+                                    help: argument["abstract"]?.string ?? "", valueName: argument["valueName"]?.string ?? "",
+                                    defaultValue: argument["defaultValue"]?.string)
             for name in argument["names"]?.array ?? [] where name["kind"]?.string == "long" {
                 if let n = name["name"]?.string { shapes[n] = shape }
             }
         }
         return shapes
-    }()
+    }
 
     /// The command-line form of `lines`, each checked, with a warning for each bad one. A line
     /// that a later line of the same (not repeatable) option overrides has no effect and is

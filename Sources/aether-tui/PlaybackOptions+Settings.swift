@@ -180,6 +180,7 @@ extension HRSeek: ExpressibleByArgument {}
 
 extension AudioChannels: ExpressibleByArgument {
     public init?(argument: String) { self.init(option: argument) }
+    public var defaultValueDescription: String { option }
 }
 
 /// `--af`: libavfilter's syntax, or mpv's `lavfi=[graph]` and `lavfi-NAME` forms of it.

@@ -26,13 +26,13 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("audio-device"), help: ArgumentHelp("ALSA device to play through.", valueName: "name"))
     var audioDevice: String = "default"
 
-    @Option(name: .customLong("audio-buffer"), help: ArgumentHelp("Seconds of sound the ALSA device holds ahead, 0.02 to 10 (default 0.2, as mpv): more rides out a busy processor, less answers the volume sooner.", valueName: "seconds"))
+    @Option(name: .customLong("audio-buffer"), help: ArgumentHelp("Seconds of sound the ALSA device holds ahead, 0.02 to 10 (as mpv): more rides out a busy processor, less answers the volume sooner.", valueName: "seconds"))
     var audioBuffer: Double = 0.2
 
-    @Option(name: .customLong("gapless-audio"), help: ArgumentHelp("Play a playlist's items of sound without a gap: yes (the next item continues the device, converted to its format when they differ), weak (the default: when rate and channels match) or no (every item drains the device first).", valueName: "no|yes|weak"))
+    @Option(name: .customLong("gapless-audio"), help: ArgumentHelp("Play a playlist's items of sound without a gap: yes (the next item continues the device, converted to its format when they differ), weak (when rate and channels match) or no (every item drains the device first).", valueName: "no|yes|weak"))
     var gaplessAudio: String = "weak"
 
-    @Option(name: .customLong("audio-channels"), help: ArgumentHelp("Channels the sound is converted to and the device asked for: auto-safe (the default: the source's, at most two), auto (the source's, at most eight), mono, stereo, 5.1, 7.1 or a count 1-8.", valueName: "channels"))
+    @Option(name: .customLong("audio-channels"), help: ArgumentHelp("Channels the sound is converted to and the device asked for: auto-safe (the source's, at most two), auto (the source's, at most eight), mono, stereo, 5.1, 7.1 or a count 1-8.", valueName: "channels"))
     var audioChannels: AudioChannels = .autoSafe
 
     @Option(name: .customLong("af"), help: ArgumentHelp("Audio filters, in libavfilter's syntax (loudnorm, volume=0.5, highpass=f=200,lowpass=f=3000), before the speed and the resampler; mpv's lavfi=[...] form works too.", valueName: "filters"))
@@ -65,7 +65,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("audio-file"), help: ArgumentHelp("Play this file's audio with the main file's picture, as an extra audio track chosen by default (repeatable; a path or an http(s) URL).", valueName: "path|URL"))
     var audioFiles: [String] = []
 
-    @Option(help: ArgumentHelp("An http(s) URL that is not media (a web page) is read by yt-dlp, and what it finds plays; no tries the URL as media only (default yes).", valueName: "yes|no"))
+    @Option(help: ArgumentHelp("An http(s) URL that is not media (a web page) is read by yt-dlp, and what it finds plays; no tries the URL as media only.", valueName: "yes|no"))
     var ytdl: String = "yes"
 
     @Option(name: .customLong("ytdl-format"), help: ArgumentHelp("yt-dlp's format choice (its -f), e.g. bestvideo+bestaudio; separate video and audio play together.", valueName: "format"))
@@ -74,31 +74,31 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("ytdl-raw-options"), help: ArgumentHelp("More yt-dlp options as key=value,flag= (each passes yt-dlp its option KEY with VALUE); options that run programs or write files are refused.", valueName: "k=v,..."))
     var ytdlRawOptions: String?
 
-    @Option(name: .customLong("sub-codepage"), help: ArgumentHelp("Code page of subtitle files that are not UTF-8 (default CP1252).", valueName: "codepage"))
+    @Option(name: .customLong("sub-codepage"), help: ArgumentHelp("Code page of subtitle files that are not UTF-8.", valueName: "codepage"))
     var subCodepage: String = "CP1252"
 
-    @Option(name: .customLong("sub-ass"), help: ArgumentHelp("Draw text subtitles with libass, as their script styles and places them, in pixel outputs (sixel, kitty); no keeps them as text cells (default yes).", valueName: "yes|no"))
+    @Option(name: .customLong("sub-ass"), help: ArgumentHelp("Draw text subtitles with libass, as their script styles and places them, in pixel outputs (sixel, kitty); no keeps them as text cells.", valueName: "yes|no"))
     var subAss: String = "yes"
 
-    @Option(name: .customLong("sub-font"), help: ArgumentHelp("Font family for subtitles that are not ASS (SubRip, WebVTT, mov_text) drawn by libass (default sans-serif).", valueName: "family"))
+    @Option(name: .customLong("sub-font"), help: ArgumentHelp("Font family for subtitles that are not ASS (SubRip, WebVTT, mov_text) drawn by libass.", valueName: "family"))
     var subFont: String = "sans-serif"
 
-    @Option(name: .customLong("sub-font-size"), help: ArgumentHelp("Their font size in pixels of a 720-line picture, 1 to 9000 (default 55).", valueName: "size"))
+    @Option(name: .customLong("sub-font-size"), help: ArgumentHelp("Their font size in pixels of a 720-line picture, 1 to 9000.", valueName: "size"))
     var subFontSize: Double = 55
 
-    @Option(name: .customLong("sub-color"), help: ArgumentHelp("Their colour as #RRGGBB or #AARRGGBB (default #FFFFFF).", valueName: "color"))
+    @Option(name: .customLong("sub-color"), help: ArgumentHelp("Their colour as #RRGGBB or #AARRGGBB.", valueName: "color"))
     var subColor: String = "#FFFFFF"
 
-    @Option(name: .customLong("sub-border-size"), help: ArgumentHelp("Their outline in pixels of a 720-line picture, 0 to 100 (default 3).", valueName: "size"))
+    @Option(name: .customLong("sub-border-size"), help: ArgumentHelp("Their outline in pixels of a 720-line picture, 0 to 100.", valueName: "size"))
     var subBorderSize: Double = 3
 
-    @Option(name: .customLong("sub-pos"), help: ArgumentHelp("Where the bottom subtitle line sits, percent of the picture's height from the top, 0 to 150 (default 100: the bottom; above 100 is taken as 100).", valueName: "percent"))
+    @Option(name: .customLong("sub-pos"), help: ArgumentHelp("Where the bottom subtitle line sits, percent of the picture's height from the top, 0 to 150 (100 is the bottom; above 100 is taken as 100).", valueName: "percent"))
     var subPos: Double = 100
 
-    @Option(name: .customLong("sub-scale"), help: ArgumentHelp("Scale subtitle text by this factor, 0 to 100 (default 1).", valueName: "factor"))
+    @Option(name: .customLong("sub-scale"), help: ArgumentHelp("Scale subtitle text by this factor, 0 to 100.", valueName: "factor"))
     var subScale: Double = 1
 
-    @Option(name: .customLong("sub-ass-override"), help: ArgumentHelp("ASS scripts: yes applies --sub-scale and --sub-pos to dialogue, force also gives dialogue the style of --sub-font, --sub-font-size, --sub-color and --sub-border-size, no draws the script as authored (default yes).", valueName: "yes|force|no"))
+    @Option(name: .customLong("sub-ass-override"), help: ArgumentHelp("ASS scripts: yes applies --sub-scale and --sub-pos to dialogue, force also gives dialogue the style of --sub-font, --sub-font-size, --sub-color and --sub-border-size, no draws the script as authored.", valueName: "yes|force|no"))
     var subAssOverride: String = "yes"
 
     @Option(help: ArgumentHelp("Volume in percent, 0 to 130.", valueName: "percent"))
@@ -107,16 +107,16 @@ struct PlaybackOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Start muted.")
     var mute = false
 
-    @Option(help: ArgumentHelp("Loudness by the file's tags (ReplayGain: ID3, Vorbis comments, APE, MP4; Opus R128): track, album (the track's where there is no album gain) or no (the default).", valueName: "no|track|album"))
+    @Option(help: ArgumentHelp("Loudness by the file's tags (ReplayGain: ID3, Vorbis comments, APE, MP4; Opus R128): track, album (the track's where there is no album gain) or no.", valueName: "no|track|album"))
     var replaygain: String = "no"
 
-    @Option(name: .customLong("replaygain-preamp"), help: ArgumentHelp("dB added to the ReplayGain gain, -150 to 150 (default 0).", valueName: "db"))
+    @Option(name: .customLong("replaygain-preamp"), help: ArgumentHelp("dB added to the ReplayGain gain, -150 to 150.", valueName: "db"))
     var replaygainPreamp: Double = 0
 
-    @Option(name: .customLong("replaygain-clip"), help: ArgumentHelp("yes lets the ReplayGain gain clip; no (the default) holds it where the peak tag reaches full scale.", valueName: "yes|no"))
+    @Option(name: .customLong("replaygain-clip"), help: ArgumentHelp("yes lets the ReplayGain gain clip; no holds it where the peak tag reaches full scale.", valueName: "yes|no"))
     var replaygainClip: String = "no"
 
-    @Option(name: .customLong("replaygain-fallback"), help: ArgumentHelp("dB applied, alone, to a file without the ReplayGain tags --replaygain needs, -200 to 60 (default 0).", valueName: "db"))
+    @Option(name: .customLong("replaygain-fallback"), help: ArgumentHelp("dB applied, alone, to a file without the ReplayGain tags --replaygain needs, -200 to 60.", valueName: "db"))
     var replaygainFallback: Double = 0
 
     @Flag(inversion: .prefixedNo, help: "Start paused (the first frame is shown).")
@@ -124,7 +124,7 @@ struct PlaybackOptions: ParsableArguments {
 
     @OptionGroup var network: NetworkOptions
 
-    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: auto (the default: switch between the variants as the measured throughput and the buffer allow, at segment boundaries; HLS and DASH, VOD and live (live: matched by media sequence number or date), also with separate audio renditions (the video switches, the --alang rendition plays on) and byte-range variants; where a variant cannot switch the start choice stays), or a fixed choice: min, max, or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest; other variants are never fetched).", valueName: "auto|min|max|rate"))
+    @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: auto (switch between the variants as the measured throughput and the buffer allow, at segment boundaries; HLS and DASH, VOD and live (live: matched by media sequence number or date), also with separate audio renditions (the video switches, the --alang rendition plays on) and byte-range variants; where a variant cannot switch the start choice stays), or a fixed choice: min, max, or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest; other variants are never fetched).", valueName: "auto|min|max|rate"))
     var hlsBitrate: String = "auto"
 
     @Option(name: .customLong("video-range"), help: ArgumentHelp("HLS and DASH: prefer SDR or HDR variants; auto prefers SDR (what a terminal shows).", valueName: "auto|sdr|hdr"))
@@ -136,25 +136,25 @@ struct PlaybackOptions: ParsableArguments {
     @Flag(help: "Treat the source as live (a stream without end), whatever it says.")
     var live = false
 
-    @Option(name: .customLong("live-start-index"), help: ArgumentHelp("Where a live HLS or DASH stream starts, in segments: negative counts back from the live edge (default -3: three segments behind it), 0 or more from the first segment listed (libavformat's HLS live_start_index).", valueName: "n"))
+    @Option(name: .customLong("live-start-index"), help: ArgumentHelp("Where a live HLS or DASH stream starts, in segments: negative counts back from the live edge (-3: three segments behind it), 0 or more from the first segment listed (libavformat's HLS live_start_index).", valueName: "n"))
     var liveStartIndex: Int = -3
 
-    @Option(help: ArgumentHelp("Seconds of a live stream kept for pause, rewind and scrubbing (default 1800; 0: none). The window lives in memory up to --timeshift-memory, then in files under $XDG_CACHE_HOME/aether-tui/, deleted on exit.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds of a live stream kept for pause, rewind and scrubbing (0: none). The window lives in memory up to --timeshift-memory, then in files under $XDG_CACHE_HOME/aether-tui/, deleted on exit.", valueName: "seconds"))
     var timeshift: Double = 1800
 
-    @Option(name: .customLong("timeshift-memory"), help: ArgumentHelp("MiB of the timeshift window kept in memory (default 64).", valueName: "MiB"))
+    @Option(name: .customLong("timeshift-memory"), help: ArgumentHelp("MiB of the timeshift window kept in memory.", valueName: "MiB"))
     var timeshiftMemory: Int = 64
 
-    @Option(name: .customLong("timeshift-disk"), help: ArgumentHelp("Most of the timeshift window kept on disk (default 1G; 512M, 2G, 1.5GiB; never more than a quarter of the free space there). The oldest part is dropped past it, whatever the stream's timestamps do.", valueName: "size"))
+    @Option(name: .customLong("timeshift-disk"), help: ArgumentHelp("Most of the timeshift window kept on disk (512M, 2G, 1.5GiB; never more than a quarter of the free space there). The oldest part is dropped past it, whatever the stream's timestamps do.", valueName: "size"))
     var timeshiftDisk: String = "1G"
 
     @Option(help: ArgumentHelp("Demuxer cache: auto (network sources only), yes or no.", valueName: "auto|yes|no"))
     var cache: String = "auto"
 
-    @Option(name: .customLong("cache-secs"), help: ArgumentHelp("Seconds the demuxer reads ahead when the cache is on (default 30).", valueName: "seconds"))
+    @Option(name: .customLong("cache-secs"), help: ArgumentHelp("Seconds the demuxer reads ahead when the cache is on.", valueName: "seconds"))
     var cacheSecs: Double = 30
 
-    @Option(name: .customLong("cache-pause-wait"), help: ArgumentHelp("Seconds buffered before playback goes on after the cache ran dry (default 1).", valueName: "seconds"))
+    @Option(name: .customLong("cache-pause-wait"), help: ArgumentHelp("Seconds buffered before playback goes on after the cache ran dry.", valueName: "seconds"))
     var cachePauseWait: Double = 1
 
     @Option(help: ArgumentHelp("Colour theme: a name (default, light, solarized-dark, high-contrast, mono, or one in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file.", valueName: "name|path"))
@@ -196,10 +196,10 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("playlist-start"), help: ArgumentHelp("Start with this playlist item (0 = the first).", valueName: "n"))
     var playlistStart: Int = 0
 
-    @Option(name: .customLong("loop-file"), help: ArgumentHelp("Play each item N more times, inf for ever, no (default). A bare --loop-file is inf; --loop is the same option, as in mpv.", valueName: "N|inf|no"))
+    @Option(name: .customLong("loop-file"), help: ArgumentHelp("Play each item N more times, inf for ever, or no. A bare --loop-file is inf; --loop is the same option, as in mpv.", valueName: "N|inf|no"))
     var loopFile: String = "no"
 
-    @Option(name: .customLong("loop-playlist"), help: ArgumentHelp("Play the playlist N more times, inf for ever, no (default). A bare --loop-playlist is inf.", valueName: "N|inf|no"))
+    @Option(name: .customLong("loop-playlist"), help: ArgumentHelp("Play the playlist N more times, inf for ever, or no. A bare --loop-playlist is inf.", valueName: "N|inf|no"))
     var loopPlaylist: String = "no"
 
     @Flag(inversion: .prefixedNo, help: "Play the playlist in random order.")
@@ -208,7 +208,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("shuffle-seed"), help: ArgumentHelp("Seed for --shuffle (the same seed, the same order).", valueName: "n"))
     var shuffleSeed: UInt64?
 
-    @Option(name: .customLong("hr-seek"), help: ArgumentHelp("Which seeks decode to the exact time asked for: absolute (the default: absolute seeks, while relative ones go to a keyframe, forward to the first at or after the target), yes (every seek) or no (only a seek command's exact flag).", valueName: "no|absolute|yes"))
+    @Option(name: .customLong("hr-seek"), help: ArgumentHelp("Which seeks decode to the exact time asked for: absolute (absolute seeks, while relative ones go to a keyframe, forward to the first at or after the target), yes (every seek) or no (only a seek command's exact flag).", valueName: "no|absolute|yes"))
     var hrSeek: HRSeek = .absolute
 
     @Flag(name: .customLong("keep-open"), inversion: .prefixedNo, help: "At the end of the last item stay on its last frame, paused, instead of quitting.")
@@ -236,7 +236,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("audio-delay"), help: ArgumentHelp("Play the sound this many seconds later than the picture (negative: earlier).", valueName: "seconds"))
     var audioDelay: Double = 0
 
-    @Option(name: .customLong("sub-auto"), help: ArgumentHelp("Load subtitle files found next to the media (movie.srt, movie.en.ass): fuzzy (default), exact, or no.", valueName: "fuzzy|exact|no"))
+    @Option(name: .customLong("sub-auto"), help: ArgumentHelp("Load subtitle files found next to the media (movie.srt, movie.en.ass): fuzzy, exact, or no.", valueName: "fuzzy|exact|no"))
     var subAuto: String = "fuzzy"
 
     @Option(name: .customLong("input-ipc-server"), help: ArgumentHelp("Listen for mpv-style JSON IPC commands on this Unix socket (mode 0600).", valueName: "path"))

@@ -82,6 +82,8 @@ import Testing
         #expect(MPRIS.commands(setting: "LoopStatus", to: .string("None"), s)
             == .success([.set("loop-file", .bool(false)), .set("loop-playlist", .bool(false))]))
         #expect(throws: MPRIS.Failure.self) { try MPRIS.commands(setting: "LoopStatus", to: .string("Forever"), s).get() }
+        #expect(MPRIS.commands(setting: "Shuffle", to: .bool(true), s) == .success([.set("shuffle", .bool(true))]))
+        #expect(MPRIS.commands(setting: "Shuffle", to: .bool(false), s) == .success([.set("shuffle", .bool(false))]))
     }
 
     @Test func onlyRealChangesAreSignalledAndNeverThePosition() {

@@ -69,6 +69,22 @@ struct PlaylistTests {
         #expect(Set(a.items.map(\.source)) == Set(items.map(\.source)))
     }
 
+    /// Shuffling while playing keeps the item playing (first, at position 0), and unshuffling
+    /// puts the order back with the position on the same item; an item added meanwhile stays.
+    @Test func shuffleWhilePlayingKeepsTheItemAndUnshuffleRestores() {
+        let items = (0..<20).map { PlaylistItem(source: "\($0)") }
+        var p = Playlist(items)
+        p.position = 7
+        p.shuffle(keepingCurrent: 42)
+        #expect(p.isShuffled && p.position == 0 && p.current?.source == "7" && p.items != items)
+        #expect(Set(p.items.map(\.source)) == Set(items.map(\.source)))
+        p.append(PlaylistItem(source: "new"))
+        p.position = 5
+        let playing = p.current
+        p.unshuffle()
+        #expect(!p.isShuffled && p.items == items + [PlaylistItem(source: "new")] && p.current == playing)
+    }
+
     @Test func loopCounts() {
         #expect(LoopCount(option: "inf") == .infinite)
         #expect(LoopCount(option: "no") == .no)

@@ -44,4 +44,24 @@ struct ViewStateClockTests {
         #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: true) == 1.5)
         #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: false) == 4)
     }
+
+    /// `i` shows the stats overlay for exactly four seconds (again from a later `i`), and the
+    /// loop wakes for its end; `I` holds it until toggled, and `i` then does not end it.
+    @Test func iShowsTheStatsForFourSecondsAndIHoldsThem() {
+        let clock = ManualTimeSource(milliseconds: 1000)
+        var view = ViewState()
+        view.showStatsBriefly(at: clock.seconds)
+        #expect(view.statsShown && view.nextHideOrExpiry(now: clock.seconds, hiding: false) == ViewState.statsSeconds)
+        clock.advance(milliseconds: 2500)
+        view.showStatsBriefly(at: clock.seconds)
+        clock.advance(milliseconds: 3999)
+        #expect(!view.statsExpire(at: clock.seconds) && view.statsShown)
+        clock.advance(milliseconds: 1)
+        #expect(view.statsExpire(at: clock.seconds) && !view.statsShown)
+        #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: false) == nil)
+        view.showStats = true
+        view.showStatsBriefly(at: clock.seconds)
+        clock.advance(milliseconds: 60_000)
+        #expect(!view.statsExpire(at: clock.seconds) && view.statsShown)
+    }
 }

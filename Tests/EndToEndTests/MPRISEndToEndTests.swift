@@ -72,6 +72,13 @@ import Testing
         #expect(ctl("volume", "0.5").status == 0)
         try Poll.until(timeout: 2) { Self.number(ctl("volume")) == 0.5 }
 
+        // Shuffle is writable (issue 48, 9), both ways.
+        #expect(ctl("shuffle").stdout == "Off\n")
+        #expect(ctl("shuffle", "On").status == 0)
+        try Poll.until(timeout: 2) { ctl("shuffle").stdout == "On\n" }
+        #expect(ctl("shuffle", "Off").status == 0)
+        try Poll.until(timeout: 2) { ctl("shuffle").stdout == "Off\n" }
+
         // Playing again, the position moves on from 3 s.
         #expect(ctl("play").status == 0)
         try Poll.until(timeout: 2) { ctl("status").stdout == "Playing\n" }

@@ -66,6 +66,25 @@ struct ManPageTests {
         }
     }
 
+    /// An option's help states its default once: where the parser adds `(default: X)`, the text
+    /// itself does not say it again (issue 48, 8: "(default 0.2, as mpv) … (default: 0.2)").
+    @Test func eachDefaultIsStatedOnce() throws {
+        for (command, help) in try ManPage.helpOutputs() {
+            // One block per option: from a line starting with `  -` to the next.
+            var blocks: [String] = []
+            for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.hasPrefix("  -") { blocks.append(String(line)) } else if !blocks.isEmpty { blocks[blocks.count - 1] += " " + line }
+            }
+            for block in blocks {
+                let text = block.split(separator: " ").joined(separator: " ")
+                guard let parser = text.range(of: "(default: ") ?? text.range(of: "; default: ") else { continue }
+                let own = String(text[..<parser.lowerBound])
+                let twice = ["(default ", "(the default", "the default)", "(default)", "(default:"].filter { own.contains($0) }
+                #expect(twice.isEmpty, "`aether-tui \(command)`: \(text.prefix(160))… says \(twice) before the parser's default")
+            }
+        }
+    }
+
     @Test func everyKeyMapRowIsInTheKeysSection() throws {
         let listed = Set(try ManPage.listTags(inSection: "KEYS"))
         for row in KeyMap.helpRows {

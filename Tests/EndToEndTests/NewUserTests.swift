@@ -152,13 +152,50 @@ private let tmuxEnvironment = ["TERM": "screen-256color", "COLORTERM": "truecolo
         for (option, values) in topValues {
             #expect(playValues[option] == values, "\(option): --help says \(values), help play \(String(describing: playValues[option]))")
         }
-        let topOptions = ManPage.longOptions(in: top.stdout).subtracting(["--help", "--version"])
+        let topOptions = ManPage.longOptions(in: top.stdout).subtracting(["--help", "--version", "--list-options"])
         #expect(topOptions.count >= 10, "--help shows \(topOptions.sorted())")
         #expect(topOptions.isSubset(of: ManPage.longOptions(in: play.stdout)), "\(topOptions.subtracting(ManPage.longOptions(in: play.stdout)))")
         let d = try #require(KeyMap.helpRows.first { $0.keys == "d" })
         for name in outputs.subtracting(["null", "auto"]) {
             #expect(d.description.contains(name), "the ? overlay's d line lacks \(name): \(d.description)")
         }
+    }
+
+    /// The sample config (`man/aether-tui.conf`, in the package's examples): every option line
+    /// in it, uncommented, is one the player takes without a warning, its profile too.
+    @Test func theSampleConfigHoldsOnlyGoodLines() throws {
+        let sample = try String(contentsOfFile: TestEnvironment.root.path + "/man/aether-tui.conf", encoding: .utf8)
+        let lines = sample.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // `#name=value`, `#flag` and `#[profile]` are options; `# text` and `## text` explanations.
+        let options = lines.filter { $0.hasPrefix("#") && !$0.hasPrefix("# ") && !$0.hasPrefix("##") && $0.count > 1 }
+        #expect(options.count >= 25, "\(options.count) option lines")
+        let config = PlayerRuns.configHome()
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let socket = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: socket) }
+        let text = lines.map { line in
+            guard options.contains(line) else { return line }
+            return line.hasPrefix("#input-ipc-server=") ? "input-ipc-server=\(socket)/s" : String(line.dropFirst())
+        }.joined(separator: "\n")
+        try text.write(toFile: config + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
+        let r = PlayerRuns.play(config: config, ["--profile=quiet", "--no-mpris"])
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+    }
+
+    /// `--list-options` (mpv's): every option `help play` lists, one line each, sorted, with its
+    /// default; a flag's `--no-` form on its line.
+    @Test func listOptionsListsEveryPlayOptionOnALine() throws {
+        let list = Process.run([TestEnvironment.binary, "--list-options"], timeout: 20)
+        let play = Process.run([TestEnvironment.binary, "help", "play"], timeout: 20)
+        #expect(list.status == 0 && list.stderr.isEmpty, "\(list.stderr)")
+        let lines = list.stdout.split(separator: "\n").map(String.init)
+        let firsts = lines.compactMap { $0.split(separator: " ").first.map { String($0.prefix { $0 != "=" && $0 != "," }) } }
+        #expect(firsts == firsts.sorted() && firsts.count == Set(firsts).count, "one line per option, sorted")
+        // Every option (and every other name of one) `help play` names, and no other.
+        let listed = ManPage.longOptions(in: list.stdout).subtracting(["--help"]), offered = ManPage.longOptions(in: play.stdout).subtracting(["--help", "--version"])
+        #expect(listed == offered, "\(offered.symmetricDifference(listed).sorted())")
+        #expect(lines.contains { $0.hasPrefix("--audio-buffer=<seconds> ") && $0.hasSuffix("(default: 0.2)") }, "\(list.stdout)")
+        #expect(lines.contains { $0.hasPrefix("--mute, --no-mute ") }, "\(list.stdout)")
     }
 }
 

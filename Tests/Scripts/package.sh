@@ -5,7 +5,8 @@
 # is needed to run it); its Depends are computed from its shared libraries by dpkg-shlibdeps.
 # It installs /usr/bin/aether-tui, the man page, the themes (/usr/share/aether-tui/themes, where
 # the theme loader looks beside the binary), bash, zsh and fish completions (from the binary's
-# own parser) and /usr/share/doc/aether-tui (README, copyright: the licences of what it links).
+# own parser) and /usr/share/doc/aether-tui (README, copyright: the licences of what it links,
+# examples/aether-tui.conf: the sample config).
 #
 #   package.sh                    for this machine's release (the host's Swift toolchain)
 #   package.sh --in-chroot SUITE  for SUITE (trixie, sid, bookworm), built inside distros.sh's
@@ -68,6 +69,8 @@ install -d "$stage/usr/share/bash-completion/completions" "$stage/usr/share/zsh/
 "$stage/usr/bin/aether-tui" --generate-completion-script fish > "$stage/usr/share/fish/vendor_completions.d/aether-tui.fish"
 install -d "$stage/usr/share/doc/aether-tui"
 gzip -9n < README.md > "$stage/usr/share/doc/aether-tui/README.md.gz"
+install -d "$stage/usr/share/doc/aether-tui/examples"
+install -m 0644 man/aether-tui.conf "$stage/usr/share/doc/aether-tui/examples/aether-tui.conf"
 cat > "$stage/usr/share/doc/aether-tui/copyright" <<'EOF'
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: aether-tui

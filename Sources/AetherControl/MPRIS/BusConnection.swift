@@ -109,6 +109,12 @@ struct BusWriter {
 struct BusReader {
     let message: OpaquePointer
 
+    func bool() throws(BusError) -> Bool {
+        var v: Int32 = 0
+        try read("b", &v)
+        return v != 0
+    }
+
     func int64() throws(BusError) -> Int64 {
         var v: Int64 = 0
         try read("x", &v)

@@ -259,7 +259,7 @@ enum MPRIS {
 
     // MARK: property writes
 
-    /// The commands that set a writable player property (LoopStatus, Rate, Volume).
+    /// The commands that set a writable player property (LoopStatus, Rate, Shuffle, Volume).
     static func commands(setting property: String, to value: BusValue, _ s: PlayerSnapshot)
         -> Result<[PlayerCommand], Failure>
     {
@@ -273,6 +273,8 @@ enum MPRIS {
                 return .failure(Failure(name: ErrorName.invalidArgs,
                                         message: "LoopStatus '\(status)' is not None, Track or Playlist"))
             }
+        case ("Shuffle", .bool(let on)):
+            return .success([.set("shuffle", .bool(on))])
         case ("Rate", .double(let rate)):
             guard rate.isFinite else { return .failure(Failure(name: ErrorName.invalidArgs, message: "Rate is not a number")) }
             // The spec: a rate of 0 acts as Pause; others are kept within MinimumRate…MaximumRate.

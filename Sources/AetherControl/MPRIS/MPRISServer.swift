@@ -368,7 +368,11 @@ final class MPRISBus {
         let reader = BusReader(message: message)
         let value: BusValue
         do throws(BusError) {
-            value = property == "LoopStatus" ? .string(try reader.text()) : .double(try reader.double())
+            switch property {
+            case "LoopStatus": value = .string(try reader.text())
+            case "Shuffle": value = .bool(try reader.bool())
+            default: value = .double(try reader.double())
+            }
         } catch {
             return error.code
         }

@@ -52,6 +52,17 @@ public enum AudioChannels: Sendable, Equatable {
         }
     }
 
+    /// The value in mpv's spelling (`auto-safe`, `mono`, `6`).
+    public var option: String {
+        switch self {
+        case .autoSafe: return "auto-safe"
+        case .auto: return "auto"
+        case .count(1): return "mono"
+        case .count(2): return "stereo"
+        case .count(let n): return String(n)
+        }
+    }
+
     /// mpv's spellings: `auto-safe`, `auto`, `mono`, `stereo`, `5.1`, `7.1`, or a count 1–8.
     public init?(option: String) {
         switch option {

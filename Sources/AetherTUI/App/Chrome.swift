@@ -47,7 +47,7 @@ extension TUIApp {
             // A new thumbnail can arrive for a preview that stays in place: the output gets the
             // scene whenever stills are up (it ignores a scene equal to the one it has).
             if changed || frame.stills != nil || view.inspector?.tab == .frames { updateOutputScene() }
-            updateTerminalTitle()
+            updateTerminalTitle(now: now)
             refresh()
             output.drawnOver(rows: written)
             if screen.screenCleared {
@@ -70,6 +70,7 @@ extension TUIApp {
         let visible = view.chromePinned || !playing || view.menu != nil || view.chromeShownByInput(at: now)
             || networkText() != nil
         if visible != screen.chromeVisible { screen.chromeVisible = visible; screen.dirty = true }
+        if view.statsExpire(at: now) { screen.dirty = true }
         if view.messageExpired(at: now) {
             view.osdMessage = nil
             screen.dirty = true
@@ -120,7 +121,7 @@ extension TUIApp {
             TelemetryPane(telemetry: telemetry.latest, history: telemetry.history).render(in: pane, into: &frame.cells)
         }
         if !subtitles.isEmpty { frame.overlays += SubtitleCellLayout.render(subtitles, into: &frame.cells) }
-        if view.showStats {
+        if view.statsShown {
             frame.overlays.append(BoxView(title: "Stats", lines: statsLines(), style: .stats, border: .statsBorder)
                 .render(at: (layout.videoArea.column + 1, layout.videoArea.row), into: &frame.cells))
         }
@@ -171,12 +172,12 @@ extension TUIApp {
 
     // MARK: pieces
 
-    /// `--title` over the player's properties (one snapshot, taken only when the template
-    /// names a property), sent when it changed. Inside `terminal.withScreen`.
-    func updateTerminalTitle() {
+    /// `--title` over the player's properties (one snapshot, taken only when the title is due
+    /// and names a property), sent when it changed. Inside `terminal.withScreen`.
+    func updateTerminalTitle(now: Double) {
         guard screen.terminalTitle.isEnabled else { return }
         var snapshot: PlayerSnapshot?
-        let bytes = screen.terminalTitle.update { [controller] name in
+        let bytes = screen.terminalTitle.update(now: now, item: controller.playlist.position) { [controller] name in
             if snapshot == nil { snapshot = controller.snapshot() }
             return snapshot?.text(of: name)
         }

@@ -56,7 +56,7 @@ extension TUIApp {
         if view.inspector != nil, handleInspectorKey(key) { return }
         if handleScrubKey(key) || handleFilmstripKey(key) { return }
         if key == .escape {
-            if view.showHelp || view.showStats { view.showHelp = false; view.showStats = false }
+            if view.showHelp || view.statsShown { view.showHelp = false; view.showStats = false; view.statsUntil = nil }
             return
         }
         // Everything else goes through the bindings (the defaults under input.conf's) to the
@@ -113,7 +113,8 @@ extension TUIApp {
     /// The TUI's own commands (``PlayerCommand/ui(_:)``), from keys, input.conf or the IPC.
     func perform(ui name: String) -> CommandResult {
         switch name {
-        case "stats": view.showStats.toggle()
+        case "stats": view.showStatsBriefly(at: clock.seconds)
+        case "stats-toggle": view.showStats.toggle(); view.statsUntil = nil
         case "help": view.showHelp.toggle()
         case "telemetry":
             view.showTelemetry.toggle()

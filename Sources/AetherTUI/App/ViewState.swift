@@ -5,7 +5,10 @@ import TerminalGraphics
 /// what the views are made from. Drawing only reads it.
 struct ViewState {
     var warningsShown = 0
+    /// `I`: the stats overlay stays until toggled off.
     var showStats = false
+    /// `i`: the stats overlay shows until then (mpv's stats script, four seconds); nil: not so.
+    var statsUntil: Double?
     var showHelp = false
     var showTelemetry = false
     var showRemaining = false
@@ -45,16 +48,35 @@ struct ViewState {
     /// ``chromeTimeout`` after the last input.
     func chromeShownByInput(at now: Double) -> Bool { now - lastInput < Self.chromeTimeout }
 
+    /// How long `i` shows the stats overlay (mpv's stats script: 4 s).
+    static let statsSeconds = 4.0
+
+    /// The stats overlay is up (toggled on, or shown for a while).
+    var statsShown: Bool { showStats || statsUntil != nil }
+
+    /// `i`: the overlay for ``statsSeconds`` from `now` (again from now when it is up for a while).
+    mutating func showStatsBriefly(at now: Double) {
+        if !showStats { statsUntil = now + Self.statsSeconds }
+    }
+
+    /// Whether the overlay `i` showed is over at `now` (at exactly its end): it is taken down.
+    mutating func statsExpire(at now: Double) -> Bool {
+        guard let until = statsUntil, now >= until else { return false }
+        statsUntil = nil
+        return true
+    }
+
     /// Shows `text` on the message line from `now` for `seconds`.
     mutating func showMessage(_ text: String, seconds: Double, at now: Double) { osdMessage = (text, now + seconds) }
 
     /// Whether the message on the message line is over at `now` (at exactly its end).
     func messageExpired(at now: Double) -> Bool { osdMessage.map { now >= $0.until } ?? false }
 
-    /// Seconds from `now` until the chrome hides (when `hiding`: playing, nothing pins it) or the
-    /// message ends, whichever is first; nil when neither is due.
+    /// Seconds from `now` until the chrome hides (when `hiding`: playing, nothing pins it), the
+    /// message ends or the stats overlay `i` showed goes, whichever is first; nil when none is due.
     func nextHideOrExpiry(now: Double, hiding: Bool) -> Double? {
-        let due = [osdMessage.map { $0.until - now }, hiding ? lastInput + Self.chromeTimeout - now : nil].compactMap { $0 }
+        let due = [osdMessage.map { $0.until - now }, statsUntil.map { $0 - now },
+                   hiding ? lastInput + Self.chromeTimeout - now : nil].compactMap { $0 }
         return due.min()
     }
 }
