@@ -62,6 +62,8 @@ public struct ControllerSettings: Sendable {
     public var hrSeek = HRSeek.absolute
     /// `--keep-open`: stay on the last frame at the end instead of leaving.
     public var keepOpen = false
+    /// `--image-display-duration`: how long an image stays before the playlist moves on.
+    public var imageDuration = ImageDuration.seconds(1)
     /// `--resume-playback` (default) and `--save-position-on-quit`.
     public var resume = true
     public var savePositionOnQuit = false
@@ -69,4 +71,24 @@ public struct ControllerSettings: Sendable {
     /// Look for subtitle files next to each item (`movie.srt`, `movie.en.ass`).
     public var subtitleAutoload = true
     public init() {}
+}
+
+/// mpv's `--image-display-duration`: seconds an image item stays (default 1), or `inf` (until
+/// the user moves on).
+public enum ImageDuration: Sendable, Equatable {
+    case seconds(Double)
+    case forever
+
+    /// `1`, `2.5`, `inf`; nil for anything else (negative, not a number, past a day).
+    public init?(option: String) {
+        if option == "inf" { self = .forever; return }
+        guard let s = Double(option), s.isFinite, (0...86_400).contains(s) else { return nil }
+        self = .seconds(s)
+    }
+
+    /// When an image shown at `shownAt` has stayed long enough; nil: never.
+    func until(shownAt: Double) -> Double? {
+        if case .seconds(let s) = self { return shownAt + s }
+        return nil
+    }
 }

@@ -44,6 +44,11 @@ public final class PlayerController {
     var quitCode: Int32?
     /// The current item reached its end and `--keep-open` holds it.
     var heldAtEnd = false
+    /// An image item at its end, staying (``ImageDuration``): the item, and until when (nil: until
+    /// the user moves on).
+    var imageHold: (item: Int?, until: Double?)?
+    /// The clock the image hold is timed by (a manual one in tests).
+    public var clock = TimeSource.monotonic
     /// The playlist position whose next item was weighed for gapless playback (once per item).
     var gaplessWeighed: Int?
     /// The current item's size in bytes (local files).
@@ -124,6 +129,7 @@ public final class PlayerController {
         // Gapless: the prepared item already plays on from this one's last sample; keep it.
         if !player.continues(to: playlist.items[index].source) { player.stop() }
         heldAtEnd = false
+        imageHold = nil
         gaplessWeighed = nil
         mediaCache = nil
         playlist.position = index
@@ -226,6 +232,7 @@ public final class PlayerController {
         }
         switch player.state {
         case .ended where !heldAtEnd:
+            if holdsImage() { break }
             if let message = player.endedEarlyMessage {
                 endedEarly = true
                 let line = "'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(message)"
@@ -265,6 +272,26 @@ public final class PlayerController {
         }
         publish()
         return .running
+    }
+
+    /// An image item at its end stays `--image-display-duration` (mpv's; from the moment it
+    /// ended, when its one picture is up), then the playlist moves on; `inf` keeps it until the
+    /// user moves on. True while it stays.
+    func holdsImage() -> Bool {
+        guard player.mediaInfo?.isStillImage == true, player.endedEarlyMessage == nil, !loopsLeft.isOn else { return false }
+        let now = clock.seconds
+        if imageHold == nil || imageHold?.item != playlist.position {
+            imageHold = (playlist.position, settings.imageDuration.until(shownAt: now))
+        }
+        guard let until = imageHold?.until else { return true }
+        return now < until
+    }
+
+    /// Seconds from now until the controller has something to do without an event (an image's
+    /// time is up); nil when nothing is due. The host's loop wakes for it.
+    public var nextDue: Double? {
+        guard let until = imageHold?.until, player.state == .ended else { return nil }
+        return max(0, until - clock.seconds)
     }
 
     /// The item ended: loop it, or go to the next one that opens. False when there is none.

@@ -129,6 +129,10 @@ public enum PlaylistLoader {
         "dts", "aiff", "aif", "wv", "ape", "alac", "mp2", "3gp",
     ]
 
+    /// Image file name extensions: a directory's images play (a slideshow) when it holds no
+    /// sound or video of its own, so an album's cover is not an item of the album.
+    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "bmp", "tif", "tiff", "gif", "avif", "jxl"]
+
     static let playlistExtensions: Set<String> = ["m3u", "m3u8", "pls"]
     /// Nested playlists and directories deeper than this are not followed.
     static let maxDepth = 8
@@ -243,6 +247,7 @@ public enum PlaylistLoader {
             }
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: source)) ?? []
             let sorted = entries.filter { !$0.hasPrefix(".") }.sorted(by: naturalOrder)
+            let images = !sorted.contains { mediaExtensions.contains(pathExtension($0)) }
             var found = 0
             for name in sorted {
                 if result.full { break }
@@ -252,7 +257,7 @@ public enum PlaylistLoader {
                     let before = result.items.count
                     add(path, title: nil, depth: depth + 1, into: &result)
                     found += result.items.count - before
-                } else if mediaExtensions.contains(pathExtension(name)) {
+                } else if mediaExtensions.contains(pathExtension(name)) || images && imageExtensions.contains(pathExtension(name)) {
                     if result.add(PlaylistItem(source: path)) { found += 1 }
                 }
             }

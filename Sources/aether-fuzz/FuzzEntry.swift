@@ -52,7 +52,7 @@ import TerminalGraphics
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals, exif
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -96,6 +96,9 @@ enum FuzzTarget: String, CaseIterable {
             WVTTCheck.run(bytes)
         case .terminals:
             TerminalsCheck.run(bytes)
+        case .exif:
+            // A JPEG's EXIF orientation (EXIFOrientation): 1–8 or none, within its budgets.
+            if let o = EXIFOrientation.read(bytes) { precondition((1...8).contains(o), "orientation \(o)") }
         case .lrc:
             let entries = ID3SyncedLyrics.entries(bytes)
             precondition(entries.count <= ID3SyncedLyrics.maxEntries)
@@ -164,7 +167,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            StandardStream.error("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc FILE…\n")
+            StandardStream.error("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif FILE…\n")
             exit(2)
         }
         try? AppLog.configure(path: nil)

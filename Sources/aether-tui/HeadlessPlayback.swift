@@ -79,7 +79,7 @@ struct HeadlessPlayback {
             // snapshots cost headless playback 4 % of its CPU in lock traffic for no reader.
             let settled = Self.settledStates.contains(controller.player.state)
                 && MonotonicClock.seconds() - lastWake >= Self.settleSeconds
-            let untilTelemetry = max(0, nextTick - MonotonicClock.seconds())
+            let untilTelemetry = min(max(0, nextTick - MonotonicClock.seconds()), controller.nextDue ?? .infinity)
             let wait = settled ? untilTelemetry
                 : min(untilTelemetry, controller.hub.hasObservers ? Self.publishInterval : Self.quietInterval)
             let woken = wakes.withLock(when: { $0 > 0 }, deadline: MonotonicClock.seconds() + wait) { pending, woken in

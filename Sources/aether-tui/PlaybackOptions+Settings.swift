@@ -159,6 +159,7 @@ extension PlaybackOptions {
         c.shuffle = shuffle
         c.shuffleSeed = shuffleSeed
         c.keepOpen = keepOpen
+        c.imageDuration = ImageDuration(option: imageDisplayDuration) ?? .seconds(1)
         c.hrSeek = hrSeek
         c.resume = resumePlayback
         c.savePositionOnQuit = savePositionOnQuit

@@ -211,6 +211,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("hr-seek"), help: ArgumentHelp("Which seeks decode to the exact time asked for: absolute (absolute seeks, while relative ones go to a keyframe, forward to the first at or after the target), yes (every seek) or no (only a seek command's exact flag).", valueName: "no|absolute|yes"))
     var hrSeek: HRSeek = .absolute
 
+    @Option(name: .customLong("image-display-duration"), help: ArgumentHelp("Seconds an image (JPEG, PNG, WebP …) stays before the playlist moves on, or inf to keep it until you move on, as mpv's.", valueName: "seconds|inf"))
+    var imageDisplayDuration: String = "1"
+
     @Flag(name: .customLong("keep-open"), inversion: .prefixedNo, help: "At the end of the last item stay on its last frame, paused, instead of quitting.")
     var keepOpen = false
 
@@ -277,6 +280,9 @@ struct PlaybackOptions: ParsableArguments {
         guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
         guard GaplessMode(rawValue: gaplessAudio) != nil else { throw ValidationError("--gapless-audio must be no, yes or weak") }
+        guard ImageDuration(option: imageDisplayDuration) != nil else {
+            throw ValidationError("--image-display-duration must be seconds from 0 to 86400, or inf")
+        }
         if let why = AudioFilterOption.check(audioFilters) { throw ValidationError("--af: \(why)") }
         guard (0.02...10).contains(audioBuffer) else { throw ValidationError("--audio-buffer must be between 0.02 and 10") }
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }

@@ -32,6 +32,19 @@ struct PlaylistTests {
         #expect(PlaylistLoader.expand([empty]).warnings == ["'\(empty)': no media files in the directory"])
     }
 
+    /// A directory of images is a slideshow in natural order; an album's cover next to its
+    /// tracks is not an item (issue 48, 4).
+    @Test func aDirectoryOfImagesIsASlideshowAndACoverIsNotATrack() throws {
+        let photos = try tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: photos) }
+        for name in ["IMG_10.JPG", "IMG_9.jpg", "scan.png", "notes.txt"] { touch("\(photos)/\(name)") }
+        #expect(PlaylistLoader.expand([photos]).items.map { ($0.source as NSString).lastPathComponent } == ["IMG_9.jpg", "IMG_10.JPG", "scan.png"])
+        let album = try tempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: album) }
+        for name in ["01.flac", "02.flac", "cover.jpg"] { touch("\(album)/\(name)") }
+        #expect(PlaylistLoader.expand([album]).items.map { ($0.source as NSString).lastPathComponent } == ["01.flac", "02.flac"])
+    }
+
     @Test func m3uAndPlsEntriesResolveAgainstTheirDirectory() throws {
         let dir = try tempDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

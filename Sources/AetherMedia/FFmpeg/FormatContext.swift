@@ -190,7 +190,8 @@ public final class FormatContext {
         defer { av_dict_free(&dict) }
         var maybe: UnsafeMutablePointer<AVFormatContext>? = ctx
         // On failure avformat_open_input frees the context and sets it to NULL.
-        let opened = avformat_open_input(&maybe, memory == nil ? SourceOptions.resolve(url) : nil, nil, &dict)
+        let forced = memory == nil && session == nil ? Self.stillImageDemuxer(url) : nil
+        let opened = avformat_open_input(&maybe, memory == nil ? SourceOptions.resolve(url) : nil, forced, &dict)
         guard opened >= 0, let ok = maybe else {
             interrupt.arm(seconds: nil)
             // A reader's refusal (a playlist over its budget) or a transfer that gave up is the
@@ -209,6 +210,40 @@ public final class FormatContext {
         }
         pointer = ctx
         timeline = Timeline(ctx)
+        applyEXIFOrientation(url: url)
+    }
+
+    /// A local JPEG, BMP, TIFF or WebP file opens with its `*_pipe` demuxer (chosen by the file's
+    /// first bytes), as PNG files already do: libavformat's extension rule would give it to the
+    /// `image2` file-sequence demuxer, which never reads its one picture again after a seek (the
+    /// player asks for the first frame again once its screen is up). nil: libavformat chooses.
+    static func stillImageDemuxer(_ url: String) -> UnsafePointer<AVInputFormat>? {
+        guard let path = NetworkSettings.localPath(url), !path.contains("%"),
+              let head = FileBytes.prefix(path: path, limit: 16), head.count >= 12 else { return nil }
+        let name: String
+        if head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { name = "jpeg_pipe" }
+        else if head[0] == 0x42, head[1] == 0x4D { name = "bmp_pipe" }
+        else if Array(head[0..<4]) == [0x49, 0x49, 0x2A, 0] || Array(head[0..<4]) == [0x4D, 0x4D, 0, 0x2A] { name = "tiff_pipe" }
+        else if Array(head[0..<4]) == Array("RIFF".utf8), Array(head[8..<12]) == Array("WEBP".utf8) { name = "webp_pipe" }
+        else { return nil }
+        return av_find_input_format(name)
+    }
+
+    /// A JPEG photo's EXIF orientation becomes its stream's display matrix, where the stream has
+    /// none, so everything that turns a picture upright (``StillGeometry``: playback, the probe,
+    /// stills) turns it too, whatever libavcodec's version does with EXIF. Mirrored orientations
+    /// are left as they are, with one log line. Local image files only.
+    private func applyEXIFOrientation(url: String) {
+        let name = pointer.pointee.iformat.map { String(cString: $0.pointee.name) } ?? ""
+        guard name == "image2" || name.hasSuffix("_pipe"), pointer.pointee.nb_streams == 1,
+              let stream = pointer.pointee.streams[0], StillGeometry.rotation(of: stream) == 0,
+              let path = NetworkSettings.localPath(url), let orientation = EXIFOrientation.read(path: path), orientation != 1
+        else { return }
+        guard let degrees = EXIFOrientation.rotation(orientation) else {
+            AppLog.write("probe", "EXIF orientation \(orientation) mirrors the picture: shown as stored")
+            return
+        }
+        if aether_stream_set_rotation(stream, degrees) != 0 { AppLog.write("probe", "EXIF orientation \(orientation) not applied") }
     }
 
     deinit {

@@ -24,6 +24,13 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     /// Loudness tags (ReplayGain, Opus R128).
     public var replayGain = ReplayGainTags()
 
+    /// A still image (a JPEG, PNG, WebP, BMP, TIFF … file: libavformat's `image2` or one of its
+    /// `*_pipe` demuxers), with one picture and no sound: it plays as a picture that stays
+    /// (`--image-display-duration`).
+    public var isStillImage: Bool {
+        audio.isEmpty && video.count == 1 && (container == "image2" || container.hasSuffix("_pipe"))
+    }
+
     /// The video stream the user chose (`--vid=N`, an index into ``video``); nil: automatic.
     public var chosenVideo: Int?
 

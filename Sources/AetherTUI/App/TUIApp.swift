@@ -257,7 +257,8 @@ public final class TUIApp {
 
     /// Seconds until something on screen is due without an event: the telemetry sample (1 s),
     /// the message expiring, the chrome hiding, the clock text's next quarter second and the
-    /// next subtitle change of the media time while playing, the music view's next frame.
+    /// next subtitle change of the media time while playing, the music view's next frame, the
+    /// controller's next step (an image's time up).
     func nextDue(now: Double) -> Double {
         var due = min(telemetry.nextDue, lastTrim + TUIApp.trimInterval, tmuxDue) - now
         if player.state == .playing {
@@ -273,6 +274,8 @@ public final class TUIApp {
         if let next = view.nextHideOrExpiry(now: now, hiding: hiding) { due = min(due, next) }
         // Network trouble (`reconnecting (2)`) counts up without a state change.
         if networkText() != nil { due = min(due, 0.25) }
+        // An image's time is up (the playlist moves on).
+        if let next = controller.nextDue { due = min(due, next) }
         return max(0.001, due)
     }
 

@@ -143,6 +143,23 @@ static inline const uint8_t *aether_stream_side_data(const AVStream *st, enum AV
 #endif
 }
 
+/* Gives the stream a display matrix turning it `degrees` counter-clockwise (a JPEG's EXIF
+   orientation): in codecpar's coded side data since libavcodec 60.29, the stream's own side data
+   before (deprecated only from then on). 0, or an AVERROR. */
+static inline int aether_stream_set_rotation(AVStream *st, double degrees) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 29, 100)
+    AVPacketSideData *sd = av_packet_side_data_new(&st->codecpar->coded_side_data, &st->codecpar->nb_coded_side_data,
+                                                   AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t), 0);
+    if (!sd) return AVERROR(ENOMEM);
+    av_display_rotation_set((int32_t *)sd->data, degrees);
+#else
+    uint8_t *data = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t));
+    if (!data) return AVERROR(ENOMEM);
+    av_display_rotation_set((int32_t *)data, degrees);
+#endif
+    return 0;
+}
+
 /* A profile libavcodec does not know: AV_PROFILE_UNKNOWN since libavcodec 60.26 (FFmpeg 6.1),
    FF_PROFILE_UNKNOWN before (gone in FFmpeg 8). Both are -99. */
 static inline int aether_profile_unknown(void) {
