@@ -215,7 +215,7 @@ enum ConfigArguments {
         // The parser's own wording for a value its type refuses ("The value 'abc' is invalid for
         // '--sub-font-size <size>'") becomes the key, the value and what the option allows.
         if message.hasPrefix("The value '"), let value = line.value {
-            let allowed = shapes[key]?.help ?? ""
+            let allowed = (shapes[key]?.help ?? "") + (shapes[key]?.defaultValue.map { " (default: \($0))" } ?? "")
             return .failure(TextSanitizer.clean("\(key): '\(value)' is not allowed" + (allowed.isEmpty ? "" : "; \(key) takes: \(allowed)")))
         }
         return .failure(TextSanitizer.clean(message.split(separator: "\n").first.map(String.init) ?? message))

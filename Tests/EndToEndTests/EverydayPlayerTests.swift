@@ -180,7 +180,7 @@ import Testing
         let files = ["solid-red.mkv", "sine-1k.mkv", "theora-vorbis.ogg"].map(TestEnvironment.fixture)
         let s = try start(files + ["--pause"])
         defer { s.close() }
-        s.send("i")
+        s.send("I")
         #expect(s.waitFor(3) { $0.contains("solid-red.mkv  (1/3)") }, "\(s.screen())")
         s.send(">")
         #expect(s.waitFor(3) { $0.contains("sine-1k.mkv  (2/3)") }, "\(s.screen())")

@@ -118,7 +118,7 @@ import Testing
         defer { s.close() }
         #expect(s.waitFor(8) { _ in !Self.picture(s.screen(colours: true), colour: Self.red).isEmpty }, "no cover:\n\(s.screen())")
         let cover = Set(Self.picture(s.screen(colours: true), colour: Self.red).map { "\($0.0),\($0.1)" })
-        s.send("i")
+        s.send("I")
         #expect(s.waitFor(5) { $0.contains("Container") }, "no stats box:\n\(s.screen())")
         try #require(s.waitForStill(colours: true) { $0.contains("Container") } != nil, "the stats box never settled:\n\(s.screen())")
         let lines = s.lines()
@@ -128,7 +128,7 @@ import Testing
         let covered = Self.picture(s.screen(colours: true), colour: Self.red).filter { $0.1 >= box.0 && $0.1 <= box.1 && $0.0 <= 60 }
         #expect(covered.isEmpty, "cover cells inside the stats box: \(covered.prefix(5))")
         #expect(lines[box.0 + 1].contains("File") && lines[box.0 + 1].contains("music-tagged.mp3"), "\(lines[box.0 + 1])")
-        s.send("i")
+        s.send("I")
         #expect(s.waitFor(5) { screen in
             !screen.contains("Container")
                 && Set(Self.picture(s.screen(colours: true), colour: Self.red).map { "\($0.0),\($0.1)" }) == cover
@@ -143,7 +143,7 @@ import Testing
         let s = try start("tones-stepped.mka", ["--pause"])
         defer { s.close() }
         #expect(s.waitFor(8) { $0.contains("48 kHz · mono") && $0.contains("00:00 /") }, "no music view:\n\(s.screen())")
-        s.send("i")
+        s.send("I")
         #expect(s.waitFor(8) { $0.contains("Container") && $0.contains("Output") }, "no stats box:\n\(s.screen())")
         let screen = s.screen()
         #expect(screen.contains("Audio      #1 flac  mono"), "\(screen)")

@@ -109,7 +109,7 @@ private let tmuxEnvironment = ["TERM": "screen-256color", "COLORTERM": "truecolo
         let (r, s) = try PlayerRuns.headless([TestEnvironment.fixture("sine-1k.mkv"), "--length=0.3"], environment: ["XDG_CONFIG_HOME": config])
         #expect(r.status == 0, "a bad line does not stop the player: \(r.stderr)")
         #expect(r.stderr == "aether-tui: warning: aether-tui.conf:2: sub-font-size: 'abc' is not allowed; sub-font-size takes: "
-                + "Their font size in pixels of a 720-line picture, 1 to 9000 (default 55).\n", "\(r.stderr)")
+                + "Their font size in pixels of a 720-line picture, 1 to 9000. (default: 55.0)\n", "\(r.stderr)")
         #expect(!r.stderr.contains("The value"), "the parser's wording: \(r.stderr)")
         #expect(s.first?.volume == 40, "the good line still counts")
     }
@@ -123,7 +123,7 @@ private let tmuxEnvironment = ["TERM": "screen-256color", "COLORTERM": "truecolo
                                 columns: 120, rows: 40, environment: tmuxEnvironment)
         defer { s.close() }
         #expect(s.waitFor(8) { $0.contains("/ 00:12") }, "no music view:\n\(s.screen())")
-        s.send("i")
+        s.send("I")
         #expect(s.waitFor(5) { $0.contains("Container") && $0.contains("Speed") }, "no stats box:\n\(s.screen())")
         let screen = s.screen()
         #expect(screen.contains("mono"), "one channel is not called mono:\n\(screen)")

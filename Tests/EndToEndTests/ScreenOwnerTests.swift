@@ -103,7 +103,7 @@ import Testing
     @Test func aMessageNeverCoversTheStatsBox() throws {
         let s = try start(TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), ["--audio-device=pulse", "--pause"])
         defer { s.close() }
-        s.send("i")
+        s.send("I")
         #expect(s.waitFor(2) { $0.contains("┌─ Stats") })
         s.send("#")
         #expect(s.waitFor(2) { $0.contains("audio: ") }, "no message:\n\(s.screen())")

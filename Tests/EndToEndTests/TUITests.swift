@@ -83,7 +83,7 @@ import Testing
         s.send("Down")
         s.send("Enter")
         #expect(s.waitFor(3) { !$0.contains("Audio tracks") })
-        s.send("i")
+        s.send("I")
         #expect(s.waitFor(3) { $0.contains("Audio      #2 aac  2.0  fra") }, "stats do not show the French track:\n\(s.screen())")
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
@@ -104,10 +104,14 @@ import Testing
 
     @Test func statsOverlayTogglesAndResizeRelayouts() throws {
         let s = try start("h264-720p.mkv", ["--pause"])
-        s.send("i")
+        // I toggles the overlay (mpv's stats script); i shows it for four seconds.
+        s.send("I")
         #expect(s.waitFor(3) { $0.contains("┌─ Stats") && $0.contains("Video out  halfblock") })
-        s.send("i")
+        s.send("I")
         #expect(s.waitFor(3) { !$0.contains("┌─ Stats") })
+        s.send("i")
+        #expect(s.waitFor(3) { $0.contains("┌─ Stats") })
+        #expect(s.waitFor(6) { !$0.contains("┌─ Stats") }, "i's overlay did not go after four seconds")
         s.tmux(["resize-window", "-t", s.name, "-x", "80", "-y", "24"])
         #expect(s.waitFor(3) { screen in
             let lines = screen.components(separatedBy: "\n")

@@ -53,7 +53,7 @@ import Testing
         let params = property("video-params") as? [String: Any]
         #expect(params?["w"] as? Double == 640 && params?["h"] as? Double == 360, "video-params \(String(describing: params))")
         #expect(s.waitFor(5) { $0.contains("640×360") }, "the bar's badge is not the playing size:\n\(s.screen())")
-        s.send("i")
+        s.send("I")
         #expect(s.waitFor(5) { screen in screen.split(separator: "\n").contains { $0.contains("Video") } && screen.contains("640×360") },
                 "the stats do not say the playing size:\n\(s.screen())")
         #expect(client.request(#"{"command":["screenshot","video"]}"#)?["error"] as? String == "success")

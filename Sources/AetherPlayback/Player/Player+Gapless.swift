@@ -30,7 +30,7 @@ extension Player {
         dropPrepared()
         // The ordinary switch's start and length (mpv applies `--start` and `--length` to every
         // item); the speed, volume and mute of the item playing.
-        var options = Self.checkedTimes(given)
+        var options = given.checkedTimes
         let (rate, volume, muted) = s.control.read { ($0.rate, $0.volume, $0.muted) }
         options.speed = rate
         options.volume = volume

@@ -40,7 +40,7 @@ public final class Player: Sendable {
         // Gapless: the prepared item already plays on from the one before.
         if promote(url: url) { return }
         stop()
-        let options = Self.checkedTimes(given)
+        let options = given.checkedTimes
         do {
             let s = try PlaybackSession(url: url, options: options, subtitleDelay: subtitleDelayStore,
                                         frameDivisor: frameDivisorStore, changes: changes)
@@ -50,15 +50,6 @@ public final class Player: Sendable {
             loaded.withLock { $0.loadError = "\(error)" }
             throw error
         }
-    }
-
-    /// `given` with its start and length made safe: they may come from outside (a watch-later
-    /// entry, a config file): finite, ±31 years. Every load and every prepared item goes through it.
-    static func checkedTimes(_ given: PlayerOptions) -> PlayerOptions {
-        var options = given
-        options.start = (try? OutsideValue.seconds(given.start, name: "start")) ?? 0
-        options.length = given.length.flatMap { try? OutsideValue.seconds($0, name: "length") }
-        return options
     }
 
     /// Where the item playing started (its `--start`, a resumed position), as its session was

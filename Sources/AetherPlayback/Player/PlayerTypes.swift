@@ -188,3 +188,14 @@ public struct PlayerOptions: Sendable {
     public init() {}
 }
 
+extension PlayerOptions {
+    /// These options with the start and length made safe: they may come from outside (a
+    /// watch-later entry, a config file): finite, ±31 years. Every load and every item prepared
+    /// for gapless playback goes through it.
+    var checkedTimes: PlayerOptions {
+        var options = self
+        options.start = (try? OutsideValue.seconds(start, name: "start")) ?? 0
+        options.length = length.flatMap { try? OutsideValue.seconds($0, name: "length") }
+        return options
+    }
+}

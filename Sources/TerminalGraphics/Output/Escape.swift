@@ -25,9 +25,11 @@ public enum Escape {
     public static let popTitle: [UInt8] = Array("\u{1B}[23;0t".utf8)
 
     /// OSC 2: sets the window title to `text`, which must hold no control character (the
-    /// caller cleans it: BEL or ESC would end the sequence early).
+    /// caller cleans it: BEL or ESC would end the sequence early). Ended by ST, as every other
+    /// string sequence the player sends is (a reader that knows only ST would otherwise take the
+    /// bytes up to the next picture's ST as the title).
     public static func windowTitle(_ text: String) -> [UInt8] {
-        Array("\u{1B}]2;".utf8) + Array(text.utf8) + [0x07]
+        Array("\u{1B}]2;".utf8) + Array(text.utf8) + Array("\u{1B}\\".utf8)
     }
 
     /// ECH: erases `n` cells from the cursor (they become blank in the current background).
