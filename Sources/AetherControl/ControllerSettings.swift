@@ -62,6 +62,8 @@ public struct ControllerSettings: Sendable {
     public var hrSeek = HRSeek.absolute
     /// `--keep-open`: stay on the last frame at the end instead of leaving.
     public var keepOpen = false
+    /// Where each item's cover is written as a PNG for MPRIS's `mpris:artUrl` (nil: nowhere).
+    public var coverDirectory: String?
     /// `--image-display-duration`: how long an image stays before the playlist moves on.
     public var imageDuration = ImageDuration.seconds(1)
     /// `--resume-playback` (default) and `--save-position-on-quit`.

@@ -49,6 +49,7 @@ extension PlayerController {
             func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
             s.tags.title = title(of: item)
             s.mediaTitle = mediaTitle
+            s.artURL = cover.withLock { $0.url }
             s.tags.artist = clean(tags.artist)
             s.tags.album = clean(tags.album)
             s.tags.albumArtist = clean(tags.albumArtist)

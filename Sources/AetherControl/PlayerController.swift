@@ -49,6 +49,9 @@ public final class PlayerController {
     var imageHold: (item: Int?, until: Double?)?
     /// The clock the image hold is timed by (a manual one in tests).
     public var clock = TimeSource.monotonic
+    /// The cover file of the item loaded (``CoverFile``), written off the loop: the load it is
+    /// for (a later load's thread wins, whichever ends first) and its URL.
+    let cover = Guarded<(load: Int, url: String?)>((0, nil))
     /// The playlist position whose next item was weighed for gapless playback (once per item).
     var gaplessWeighed: Int?
     /// The current item's size in bytes (local files).
@@ -199,6 +202,7 @@ public final class PlayerController {
                 player.addSubtitleFile(path)
             }
         }
+        writeCover()
         chooseInitialSubtitles(options: options, saved: saved)
         player.setSubtitleDelay(saved?.subtitleDelay ?? subtitleDelaySetting)
         if !paused { player.play() }
@@ -272,6 +276,19 @@ public final class PlayerController {
         }
         publish()
         return .running
+    }
+
+    /// The item's cover written as a file for MPRIS (`settings.coverDirectory`), on a thread of
+    /// its own (decoding and encoding a cover takes tens of ms); the snapshot names it once written
+    /// (the host's loop publishes one at least once a second).
+    func writeCover() {
+        let load = cover.withLock { c in c = (c.load + 1, nil); return c.load }
+        guard let directory = settings.coverDirectory else { return }
+        let player = self.player, cover = self.cover
+        OSThread.start(name: "aether.cover") {
+            guard let image = player.coverArt, let url = CoverFile.url(for: image, in: directory) else { return }
+            cover.withLock { c in if c.load == load { c.url = url } }
+        }
     }
 
     /// An image item at its end stays `--image-display-duration` (mpv's; from the moment it

@@ -28,6 +28,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var filename: String?
     /// The title tag, else the file name (mpv's `media-title`).
     public var mediaTitle: String?
+    /// The item's cover as a `file://` URL (MPRIS `mpris:artUrl`); nil: none, or not written yet.
+    public var artURL: String?
     public var tags = Tags()
     public var canGoNext = false
     public var canGoPrevious = false

@@ -110,9 +110,7 @@ extension PlaybackOptions {
         o.timeshiftMemoryBytes = timeshiftMemory << 20
         o.timeshiftDiskBytes = ByteSize.parse(timeshiftDisk) ?? o.timeshiftDiskBytes
         let env = ProcessInfo.processInfo.environment
-        let cacheHome = env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? Paths.join(Paths.home(environment: env), ".cache")
-        o.timeshiftDirectory = Paths.join(cacheHome, "aether-tui")
+        o.timeshiftDirectory = Paths.join(Paths.cacheHome(environment: env), "aether-tui")
         o.variantPreference = VariantPreference(option: hlsBitrate) ?? .auto
         o.videoRange = VideoRangePreference(rawValue: videoRange) ?? .auto
         o.lavfDASH = demuxerLavfDash
@@ -159,6 +157,8 @@ extension PlaybackOptions {
         c.shuffle = shuffle
         c.shuffleSeed = shuffleSeed
         c.keepOpen = keepOpen
+        // MPRIS's `mpris:artUrl` names a file: written only when MPRIS is on.
+        if mpris { c.coverDirectory = Paths.join(Paths.join(Paths.cacheHome(environment: ProcessInfo.processInfo.environment), "aether-tui"), "covers") }
         c.imageDuration = ImageDuration(option: imageDisplayDuration) ?? .seconds(1)
         c.hrSeek = hrSeek
         c.resume = resumePlayback

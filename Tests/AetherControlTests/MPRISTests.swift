@@ -23,6 +23,10 @@ import Testing
         #expect(metadata["xesam:genre"] == .strings(["Test"]))
         #expect(metadata["xesam:trackNumber"] == .int32(7))
         #expect(metadata["xesam:url"] == .string("file:///music/a%20song.flac"))
+        #expect(metadata["mpris:artUrl"] == nil, "no cover written")
+        s.artURL = "file:///cache/aether-tui/covers/1f.png"
+        #expect(Dictionary(uniqueKeysWithValues: MPRIS.metadata(s).map { ($0.key, $0.value) })["mpris:artUrl"]
+                == .string("file:///cache/aether-tui/covers/1f.png"))
         s.duration = nil
         s.path = "https://example.org/stream.ogg"
         let stream = Dictionary(uniqueKeysWithValues: MPRIS.metadata(s).map { ($0.key, $0.value) })
@@ -396,5 +400,22 @@ final class FakeHost: Sendable {
         default: break
         }
         return nil
+    }
+}
+
+/// Unit tier: the cover files behind `mpris:artUrl`: one file per picture (named by its pixels),
+/// and only the newest kept.
+@Suite struct CoverFileTests {
+    @Test func oneFilePerPictureAndTheNewestKept() throws {
+        let dir = NSTemporaryDirectory() + "aether-covers-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let red = StillImage(width: 2, height: 2, pixels: (0..<12).map { $0 % 3 == 0 ? 255 : 0 }, seconds: 0, isKeyframe: true)
+        let a = try #require(CoverFile.url(for: red, in: dir))
+        #expect(CoverFile.url(for: red, in: dir) == a && a.hasPrefix("file://") && a.hasSuffix(".png"))
+        for k in 0..<(CoverFile.keep + 3) {
+            _ = CoverFile.url(for: StillImage(width: 1, height: 1, pixels: [UInt8(k), 1, 2], seconds: 0, isKeyframe: true), in: dir)
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".png") }
+        #expect(files.count == CoverFile.keep, "\(files.count) files")
     }
 }

@@ -110,8 +110,10 @@ import Testing
 
     @Test func musicTagsReachTheMetadata() throws {
         let bus = try SessionBus()
+        let cache = NSTemporaryDirectory() + "aether-cache-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: cache) }
         let player = RunningPlayer([TestEnvironment.fixture("music-tagged.mp3"), "--vo=null", "--ao=null",
-                                    "--no-config", "--loop-file=inf"], environment: bus.environment)
+                                    "--no-config", "--loop-file=inf"], environment: bus.environment.merging(["XDG_CACHE_HOME": cache]) { $1 })
         try Poll.until(timeout: 15) {
             bus.playerctl("-p", "aether-tui", "status").stdout == "Playing\n" || player.result != nil
         }
@@ -121,6 +123,14 @@ import Testing
         #expect(field("album") == "Album One\n", "sanitised")
         #expect(field("xesam:trackNumber") == "3\n")
         #expect(field("xesam:genre") == "Ambient\n")
+        // The cover (a 120×80 PNG in the file's ID3 APIC) as a file (issue 48, 9): a file:// URL
+        // of a PNG of that size in $XDG_CACHE_HOME/aether-tui/covers.
+        var art = ""
+        try Poll.until(timeout: 5) { art = field("mpris:artUrl"); return art.hasPrefix("file://") }
+        let path = try #require(URL(string: art.trimmingCharacters(in: .whitespacesAndNewlines))?.path)
+        #expect(path.hasPrefix(cache + "/aether-tui/covers/") && path.hasSuffix(".png"), "\(art)")
+        let size = Process.run(["/usr/bin/ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", path], timeout: 10)
+        #expect(size.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "120,80", "\(size.stdout) \(size.stderr)")
         _ = bus.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.aether-tui",
                      "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Quit"])
         #expect(try player.waitForExit().status == 0)

@@ -52,6 +52,11 @@ public enum Paths {
         return "/"
     }
 
+    /// `$XDG_CACHE_HOME` (an absolute path only, as the XDG rule says), else `~/.cache`.
+    public static func cacheHome(environment: [String: String]) -> String {
+        environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? join(home(environment: environment), ".cache")
+    }
+
     /// The directory for temporary files, with a trailing slash: `TMPDIR`, else `/tmp/`.
     public static func temporaryDirectory(environment: [String: String]) -> String {
         let dir = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"

@@ -159,6 +159,7 @@ enum MPRIS {
         add("xesam:genre", s.tags.genre.map { .strings([busText($0)]) })
         add("xesam:trackNumber", s.tags.track.map { .int32(Int32(clamping: $0)) })
         add("xesam:url", .string(busText(url(of: path))))
+        add("mpris:artUrl", s.artURL.map { .string(busText($0)) })
         return entries
     }
 
