@@ -52,6 +52,8 @@ public final class PlayerController {
     /// The cover file of the item loaded (``CoverFile``), written off the loop: the load it is
     /// for (a later load's thread wins, whichever ends first) and its URL.
     let cover = Guarded<(load: Int, url: String?)>((0, nil))
+    /// ``servicesStarted(mpris:)`` was called: until then no cover is written.
+    var servicesKnown = false
     /// The playlist position whose next item was weighed for gapless playback (once per item).
     var gaplessWeighed: Int?
     /// The current item's size in bytes (local files).
@@ -278,12 +280,28 @@ public final class PlayerController {
         return .running
     }
 
+    /// Starts the host's remote front ends (`services`) as `options` ask, and from then on writes
+    /// covers only if MPRIS runs (nothing reads them otherwise). Their warnings, a line each.
+    public func start(_ services: RemoteServices, _ options: RemoteServices.Options) -> [String] {
+        let warnings = services.start(options)
+        servicesStarted(mpris: services.mprisIsRunning)
+        return warnings
+    }
+
+    /// The remote services started: the item already loaded gets its cover now, with MPRIS.
+    func servicesStarted(mpris: Bool) {
+        servicesKnown = true
+        guard settings.coverDirectory != nil else { return }
+        if !mpris { settings.coverDirectory = nil; return }
+        if player.mediaInfo != nil, cover.withLock({ $0.url == nil }) { writeCover() }
+    }
+
     /// The item's cover written as a file for MPRIS (`settings.coverDirectory`), on a thread of
     /// its own (decoding and encoding a cover takes tens of ms); the snapshot names it once written
     /// (the host's loop publishes one at least once a second).
     func writeCover() {
         let load = cover.withLock { c in c = (c.load + 1, nil); return c.load }
-        guard let directory = settings.coverDirectory else { return }
+        guard let directory = settings.coverDirectory, servicesKnown else { return }
         let player = self.player, cover = self.cover
         OSThread.start(name: "aether.cover") {
             guard let image = player.coverArt, let url = CoverFile.url(for: image, in: directory) else { return }

@@ -16,6 +16,8 @@ public final class RemoteServices {
 
     /// The MPRIS server while it runs (RemoteServices+MPRIS.swift).
     var mpris: MPRISServer?
+    /// MPRIS is on the session bus (there was a bus, and `--no-mpris` was not given).
+    public var mprisIsRunning: Bool { mpris != nil }
 
     /// Starts what `options` asks for; a front end that cannot start says why in the returned
     /// warnings (one line each) and the player goes on without it.

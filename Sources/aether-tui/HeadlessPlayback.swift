@@ -46,7 +46,7 @@ struct HeadlessPlayback {
             wake()
         }
         let services = RemoteServices(hub: controller.hub)
-        for w in services.start(options.remoteOptions) { _ = fail("warning: \(w)", code: 0) }
+        for w in controller.start(services, options.remoteOptions) { _ = fail("warning: \(w)", code: 0) }
         defer { services.stop() }
 
         guard controller.start(paused: options.pause) else {

@@ -142,14 +142,19 @@ import Testing
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: runtime) }
         // No address and no $XDG_RUNTIME_DIR/bus, or an address nothing listens on.
-        let environment = bus == "unset"
+        let environment = (bus == "unset"
             ? ["/usr/bin/env", "-u", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR=\(runtime)"]
-            : ["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus", "XDG_RUNTIME_DIR=\(runtime)"]
-        let r = Process.run(environment + [TestEnvironment.binary, TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"),
-                                           "--vo=null", "--ao=null", "--no-config", "--length=1"], timeout: 20)
-        #expect(!r.timedOut)
-        #expect(r.status == 0)
-        #expect(r.stderr == "", "no bus is not worth a word")
+            : ["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus", "XDG_RUNTIME_DIR=\(runtime)"])
+            + ["XDG_CACHE_HOME=\(runtime)/cache"]
+        for file in ["h264-aac-2audio-srt-ass.mkv", "music-tagged.mp3"] {
+            let r = Process.run(environment + [TestEnvironment.binary, TestEnvironment.fixture(file),
+                                               "--vo=null", "--ao=null", "--no-config", "--length=1"], timeout: 20)
+            #expect(!r.timedOut)
+            #expect(r.status == 0)
+            #expect(r.stderr == "", "no bus is not worth a word")
+        }
+        // Nothing reads a cover file without MPRIS: none is written.
+        #expect(!FileManager.default.fileExists(atPath: runtime + "/cache/aether-tui/covers"))
     }
 
     @Test func noMprisKeepsThePlayerOffTheBus() throws {

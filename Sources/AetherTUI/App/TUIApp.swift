@@ -165,7 +165,7 @@ public final class TUIApp {
         if let tab = options.inspectorTab { openInspectorAtStart(tab: tab) }
         attachItem()
         AppLog.write("tui", "screen up, video output \(driver.name)" + (driver.logDetail.map { " (\($0))" } ?? ""))
-        for warning in services.start(options.remote) { osd("⚠ " + warning, seconds: 5) }
+        for warning in controller.start(services, options.remote) { osd("⚠ " + warning, seconds: 5) }
         showStartupWarnings()
         defer { services.stop() }
         if options.startPaused { player.redisplay() } else { player.play() }
