@@ -45,7 +45,10 @@ import Testing
         }
         // --vo=kitty: the placeholders are the subject; auto's trial measures the stand-in
         // through tmux first, and under load (suites run side by side) may choose cells.
-        let player = [TestEnvironment.binary, "--ao=null", "--pause", "--vo=kitty", TestEnvironment.fixture("solid-red.mkv")]
+        // The suite's own config and state homes (no config, no saved position, no remembered
+        // terminal): the suites that run beside it share nothing with it.
+        let player = ["/usr/bin/env", "XDG_CONFIG_HOME=\(TestEnvironment.isolatedHomes.config)", "XDG_STATE_HOME=\(TestEnvironment.isolatedHomes.state)",
+                      TestEnvironment.binary, "--ao=null", "--pause", "--vo=kitty", "--no-config", TestEnvironment.fixture("solid-red.mkv")]
         let quoted = player.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let finished = DispatchSemaphore(value: 0)
         let report = Mutex<KittyPty.Report?>(nil)
