@@ -44,9 +44,9 @@ public final class PlayerController {
     var quitCode: Int32?
     /// The current item reached its end and `--keep-open` holds it.
     var heldAtEnd = false
-    /// An image item at its end, staying (``ImageDuration``): the item, and until when (nil: until
-    /// the user moves on).
-    var imageHold: (item: Int?, until: Double?)?
+    /// When the image item loaded reached its end (nil: it has not, or it is no image): it stays
+    /// `settings.imageDuration` from then (``holdsImage()``).
+    var imageShownAt: Double?
     /// The clock the image hold is timed by (a manual one in tests).
     public var clock = TimeSource.monotonic
     /// The cover file of the item loaded (``CoverFile``), written off the loop: the load it is
@@ -134,7 +134,7 @@ public final class PlayerController {
         // Gapless: the prepared item already plays on from this one's last sample; keep it.
         if !player.continues(to: playlist.items[index].source) { player.stop() }
         heldAtEnd = false
-        imageHold = nil
+        imageShownAt = nil
         gaplessWeighed = nil
         mediaCache = nil
         playlist.position = index
@@ -174,24 +174,14 @@ public final class PlayerController {
             try player.load(url: item.source, options: options)
         } catch {
             if interrupter.isRaised { return false }
-            failed += 1
-            consecutiveFailures += 1
-            let line = "\(TextSanitizer.clean("\(error)"))"
-            errors.append(line)
-            host?.controller(self, show: line)
-            return false
+            return notPlayed(TextSanitizer.clean("\(error)"))
         }
         // `--start` past the item's end: nothing of it would play (mpv says so and counts it
         // as not played).
         if reload == nil, settings.startGiven, options.start > 0, let duration = player.duration, duration > 0,
            options.start >= duration {
             player.stop()
-            failed += 1
-            consecutiveFailures += 1
-            let line = "'\(TextSanitizer.clean(item.displayName))': --start \(Self.clock(options.start)) is past its end (\(Self.clock(duration)))"
-            errors.append(line)
-            host?.controller(self, show: line)
-            return false
+            return notPlayed("'\(TextSanitizer.clean(item.displayName))': --start \(Self.clock(options.start)) is past its end (\(Self.clock(duration)))")
         }
         consecutiveFailures = 0
         played += 1
@@ -280,6 +270,15 @@ public final class PlayerController {
         return .running
     }
 
+    /// An item that could not be played: counted, said (`line`, cleaned), and false for ``load``.
+    private func notPlayed(_ line: String) -> Bool {
+        failed += 1
+        consecutiveFailures += 1
+        errors.append(line)
+        host?.controller(self, show: line)
+        return false
+    }
+
     /// Starts the host's remote front ends (`services`) as `options` ask, and from then on writes
     /// covers only if MPRIS runs (nothing reads them otherwise). Their warnings, a line each.
     public func start(_ services: RemoteServices, _ options: RemoteServices.Options) -> [String] {
@@ -315,17 +314,17 @@ public final class PlayerController {
     func holdsImage() -> Bool {
         guard player.mediaInfo?.isStillImage == true, player.endedEarlyMessage == nil, !loopsLeft.isOn else { return false }
         let now = clock.seconds
-        if imageHold == nil || imageHold?.item != playlist.position {
-            imageHold = (playlist.position, settings.imageDuration.until(shownAt: now))
-        }
-        guard let until = imageHold?.until else { return true }
+        let shown = imageShownAt ?? now
+        imageShownAt = shown
+        guard let until = settings.imageDuration.until(shownAt: shown) else { return true }
         return now < until
     }
 
     /// Seconds from now until the controller has something to do without an event (an image's
     /// time is up); nil when nothing is due. The host's loop wakes for it.
     public var nextDue: Double? {
-        guard let until = imageHold?.until, player.state == .ended else { return nil }
+        guard let shown = imageShownAt, let until = settings.imageDuration.until(shownAt: shown), player.state == .ended
+        else { return nil }
         return max(0, until - clock.seconds)
     }
 

@@ -188,7 +188,7 @@ extension AudioChannels: ExpressibleByArgument {
 enum AudioFilterOption {
     /// The libavfilter graph `option` names ("" for none).
     static func graph(_ option: String) -> String {
-        var text = String(option.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        var text = option.trimmingWhitespace()
         if text.hasPrefix("lavfi=[") && text.hasSuffix("]") { text = String(text.dropFirst(7).dropLast()) }
         return text.split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.hasPrefix("lavfi-") ? String($0.dropFirst(6)) : String($0) }

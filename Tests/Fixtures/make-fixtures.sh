@@ -149,6 +149,10 @@
 #       The same pattern at 160x240 (stripes 20 px wide) with a sample
 #       aspect ratio of 2:1, 24 fps 2 s: displayed 320x240.
 #
+# Still images (an image item's stay, --image-display-duration)
+#   still.png       The music cover's picture (120x80, red and blue halves), PNG.
+#   still.jpg       64x48 blue, JPEG.
+#
 # Music (cover art, tags, the music view and its spectrum)
 #   music-tagged.mp3
 #       MP3 (libmp3lame 128 kb/s) stereo 44.1 kHz 6 s: a sine of peak 0.5 in
@@ -792,6 +796,12 @@ music_cover_png() {
         -frames:v 1 -pix_fmt rgb24 "${bitexact[@]}" "$1"
 }
 
+gen_still_png() { music_cover_png "$1"; }
+
+gen_still_jpg() {
+    "${ff[@]}" -f lavfi -i color=c=blue:s=64x48 -frames:v 1 -c:v mjpeg "${bitexact[@]}" -f image2 "$1"
+}
+
 gen_music_mp3() {
     local cover="$work/music-cover.png" tone
     music_cover_png "$cover"
@@ -1040,6 +1050,8 @@ build h264-bframes.mkv                gen_bframes
 build solid-red.mkv                   gen_solid_red
 build frames-numbered.mkv             gen_frames_numbered
 build frames-rotate90.mp4             gen_frames_rotate90 "$outdir/frames-numbered.mkv"
+build still.png                       gen_still_png
+build still.jpg                       gen_still_jpg
 build frames-sar2.mkv                 gen_frames_sar2
 build music-tagged.mp3                gen_music_mp3
 build music-cover.flac                gen_music_flac

@@ -13,10 +13,7 @@ extension PlaybackTests {
     /// no keyframe follows, exactly to the target; backward, to the keyframe before. Playing, the
     /// position never runs backwards across such a seek.
     @Test func aForwardKeyframeSeekLandsOnTheNextKeyframeNeverBehind() throws {
-        let player = Player()
-        let shown = Guarded<[Double]>([])
-        try player.load(url: TestEnvironment.fixture("h264-longgop.mp4"), options: options { $0.start = 2 })
-        player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
+        let (player, shown) = try recordingPlayer("h264-longgop.mp4") { $0.start = 2 }
         #expect(waitUntil(5) { player.state == .paused && abs(player.currentTime - 2) < 0.05 })
         func seek(by seconds: Double) -> Double {
             shown.withLock { $0.removeAll() }
@@ -53,10 +50,7 @@ extension PlaybackTests {
     /// A clip with one keyframe: a forward seek cannot reach a keyframe after its target, so it
     /// is exact there (it went back to the start before).
     @Test func aForwardSeekWithNoKeyframeAfterItIsExact() throws {
-        let player = Player()
-        let shown = Guarded<[Double]>([])
-        try player.load(url: TestEnvironment.fixture("h264-onekey.mkv"), options: options())
-        player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
+        let (player, shown) = try recordingPlayer("h264-onekey.mkv")
         #expect(waitUntil(5) { player.state == .paused })
         shown.withLock { $0.removeAll() }
         player.seek(by: 2.42)

@@ -20,6 +20,16 @@ import Testing
         return o
     }
 
+    /// A player loaded with `fixture` (paused, as a load leaves it) and the pts of every frame it
+    /// shows from then on.
+    func recordingPlayer(_ fixture: String, _ configure: (inout PlayerOptions) -> Void = { _ in }) throws
+        -> (player: Player, shown: Guarded<[Double]>) {
+        let player = Player(), shown = Guarded<[Double]>([])
+        try player.load(url: TestEnvironment.fixture(fixture), options: options(configure))
+        player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
+        return (player, shown)
+    }
+
     @Test func realTimeAtNormalSpeed() throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 10 })
@@ -205,10 +215,7 @@ import Testing
 
     /// The fixture has keyframes every second at 24 fps.
     @Test func exactAndKeyframeSeeks() throws {
-        let player = Player()
-        let shown = Guarded<[Double]>([])
-        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options())
-        player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
+        let (player, shown) = try recordingPlayer("h264-720p.mkv")
         #expect(waitUntil(5) { player.state == .paused })
 
         shown.withLock { $0.removeAll() }
@@ -280,10 +287,7 @@ import Testing
     }
 
     @Test func stepShowsNextFrameWhilePaused() throws {
-        let player = Player()
-        let shown = Guarded<[Double]>([])
-        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.start = 3 })
-        player.setFrameHandler { f in shown.withLock { $0.append(f.pts) } }
+        let (player, shown) = try recordingPlayer("h264-720p.mkv") { $0.start = 3 }
         #expect(waitUntil(5) { player.state == .paused })
         // The paused picture shown, and nothing more on its way: no new frame for 50 ms.
         var count = -1
