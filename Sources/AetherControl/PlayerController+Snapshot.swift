@@ -13,12 +13,16 @@ extension PlayerController {
         return title(of: item) ?? TextSanitizer.clean(item.displayName)
     }
 
-    /// The title of `item`: the container's, else its tags', else the playlist's; nil when
-    /// none says one.
+    /// The title of `item`: the container's, else its tags', else the song a radio station
+    /// says it plays (`icy-title`, as mpv), else the playlist's; nil when none says one.
     func title(of item: PlaylistItem) -> String? {
         func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
-        return clean(player.mediaInfo?.title) ?? clean(player.tags.title) ?? clean(item.title)
+        return clean(player.mediaInfo?.title) ?? clean(player.tags.title) ?? station?.title ?? clean(item.title)
     }
+
+    /// What the playing radio station says about itself (its text is cleaned where it is
+    /// read, ``StationMetadata``); nil for any other source.
+    public var station: StationMetadata? { player.networkStatus?.station }
 
     /// The snapshot remote front ends read; also published by ``tick()``.
     public func snapshot() -> PlayerSnapshot {
@@ -100,6 +104,7 @@ extension PlayerController {
         }
         s.tracks = tracks
         s.metadata = media.metadata
+        if let station { s.metadata.merge(station.tags) { _, new in new } }
         // The picture as it plays (a bit-rate switch changes its size), not as it was probed.
         if activeVideo != nil { s.video = player.playingVideo.map(PlayerSnapshot.VideoParams.init(playing:)) }
         s.fileFormat = info.container

@@ -21,6 +21,8 @@ public enum PlayerEvent: Sendable, Equatable {
     case seeked(position: Double)
     /// A new playlist item is loaded and playing (or paused).
     case fileLoaded
+    /// The item's metadata changed while it played (a radio station's title: mpv's `metadata-update`).
+    case metadataUpdate
     /// The item ended: `eof`, `stop`, `quit` or `error` (mpv's reasons).
     case endFile(reason: String)
     /// The player is leaving.
@@ -137,6 +139,9 @@ public final class RemoteHub: Sendable {
             return (s.snapshot, !s.published, Array(s.observers.values))
         }
         guard !observers.isEmpty, old != snapshot || first else { return }
+        if !first, old.path == snapshot.path, !old.metadata.isEmpty, old.metadata != snapshot.metadata {
+            for o in observers { o(.metadataUpdate) }
+        }
         for name in PlayerSnapshot.propertyNames {
             guard let value = snapshot.property(name) else { continue }
             if !first, old.property(name) == value { continue }

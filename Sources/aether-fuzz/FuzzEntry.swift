@@ -46,13 +46,16 @@ import TerminalGraphics
 ///   the line sung at any time, the WebVTT track made from them), and the same bytes as an ID3
 ///   tag's `SYLT` frames (``ID3SyncedLyrics``) made into lyrics;
 /// - `terminals`: `terminals.json`, the figures `--vo=auto` remembers per terminal
-///   (``TerminalsCheck``).
+///   (``TerminalsCheck``);
+/// - `exif`: a JPEG's EXIF orientation (``EXIFOrientation``);
+/// - `icy`: a radio station's `icy-*` headers and in-band title blocks (``StationMetadata``):
+///   every value cleaned and within its budget, whichever half of the bytes is which.
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals, exif
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals, exif, icy
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -99,6 +102,19 @@ enum FuzzTarget: String, CaseIterable {
         case .exif:
             // A JPEG's EXIF orientation (EXIFOrientation): 1–8 or none, within its budgets.
             if let o = EXIFOrientation.read(bytes) { precondition((1...8).contains(o), "orientation \(o)") }
+        case .icy:
+            // The first byte splits the bytes into headers and blocks (a station sends both).
+            let cut = min(bytes.count, Int(bytes.first ?? 0) * bytes.count / 256)
+            var station = StationMetadata()
+            station.take(headers: bytes[..<cut])
+            for block in bytes[cut...].split(separator: 0xFF, omittingEmptySubsequences: false).prefix(64) {
+                station.take(packet: block, reconnected: block.count & 1 == 0)
+            }
+            for value in station.tags.values {
+                precondition(value.count <= StationMetadata.maxValueCharacters, "\(value.count) characters")
+                precondition(!value.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" || $0 == "\u{2066}" })
+            }
+            precondition(station.titleChanges <= 64)
         case .lrc:
             let entries = ID3SyncedLyrics.entries(bytes)
             precondition(entries.count <= ID3SyncedLyrics.maxEntries)

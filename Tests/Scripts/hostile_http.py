@@ -22,6 +22,9 @@ Every other path is one misbehaviour:
   /stall                  200 with headers and 1 KiB of an MPEG-TS-like body, then silence
   /drip.m3u8              an HLS playlist one byte every 2 s
   /huge-headers           200 whose headers never end (Set-Cookie lines forever)
+  /icy/CASE.mp3           an ICY radio station looping MEDIA_DIR/tone.mp3 at 8000 bytes/s with
+                          hostile in-band metadata (CASE: huge, binary, escapes, metaint-0,
+                          metaint-2g, lies-long, lies-short, flood, endless-headers); see icy()
 """
 import os, signal, sys, threading, time, zlib
 import http.server
@@ -156,6 +159,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
                 time.sleep(2)
             return
+        if path.startswith("/icy/") and path.endswith(".mp3"):
+            return self.icy(path[5:-4])
         if path == "/huge-headers":
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: video/mp2t\r\n")
             line = b"Set-Cookie: c%d=" + b"x" * 2000 + b"; Path=/\r\n"
@@ -164,6 +169,70 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(line % n)
                 n += 1
         self.send_error(404)
+
+    def icy(self, case):
+        """An ICY station (HTTP/1.0 style: no length, closed at the end) sending MEDIA/tone.mp3 in
+        a loop, paced at 8000 bytes/s, with a metadata block every `metaint` bytes:
+          huge        each block the largest there is (255 x 16 bytes), its title never closed
+          binary      blocks of random bytes (NULs, 0xFF, bytes that are not UTF-8)
+          escapes     titles holding terminal escapes (title set, screen clear), C0/C1 and bidi controls
+          metaint-0   icy-metaint: 0 (no blocks; plain MP3)
+          metaint-2g  icy-metaint: 2147483648 (no block comes in time)
+          lies-long   the length byte says 160 bytes; 20 come, then the MP3 goes on (eaten as metadata)
+          lies-short  the length byte says 16 bytes; a 200-byte title follows (the rest lands in the MP3)
+          flood       a new title in every block, a block every 32 bytes
+          endless-headers  icy-* headers forever (every line a new icy-name) before any body
+        """
+        try:
+            with open(os.path.join(MEDIA or ".", "tone.mp3"), "rb") as f:
+                mp3 = f.read()
+        except OSError:
+            return self.send_error(404)
+        metaint = {"metaint-0": 0, "metaint-2g": 2147483648, "flood": 32}.get(case, 8000)
+        self.wfile.write(b"HTTP/1.0 200 OK\r\nContent-Type: audio/mpeg\r\nicy-name: Hostile FM\r\n")
+        if case == "endless-headers":
+            n = 0
+            while True:
+                self.wfile.write(b"icy-name: station %d %s\r\n" % (n, b"x" * 200))
+                n += 1
+        self.wfile.write(b"icy-metaint: %d\r\n\r\n" % metaint)
+        sent, position, count, total = 0, 0, 0, 0
+        start = time.monotonic()
+        rng = __import__("random").Random(7)
+        while True:
+            step = min(2000, metaint - sent) if metaint > 0 else 2000
+            data = bytearray()
+            while len(data) < step:
+                take = mp3[position:position + step - len(data)]
+                data += take
+                position = (position + len(take)) % len(mp3)
+            self.wfile.write(data)
+            sent += step
+            if metaint > 0 and sent == metaint:
+                sent = 0
+                count += 1
+                if case == "huge":
+                    block = (b"StreamTitle='" + b"A" * 5000)[:255 * 16]
+                elif case == "binary":
+                    block = bytes(rng.randrange(256) for _ in range(16 * rng.randrange(1, 16)))
+                elif case == "escapes":
+                    block = (b"StreamTitle='\x1b]0;PWNED\x07\x1b[2J\x1b[31mred\x9b1m \xe2\x80\xaeevil\xe2\x81\xa6 song %d\x07';" % count)
+                elif case == "lies-long":
+                    self.wfile.write(bytes([10]) + b"StreamTitle='x';    ")
+                    block = None
+                elif case == "lies-short":
+                    self.wfile.write(bytes([1]) + b"StreamTitle='" + b"y" * 200 + b"';")
+                    block = None
+                elif case == "flood":
+                    block = b"StreamTitle='flood %d';" % count
+                else:
+                    block = b"StreamTitle='Hostile %d';" % count
+                if block is not None:
+                    block += b"\0" * (-len(block) % 16)
+                    self.wfile.write(bytes([len(block) // 16]) + block[:255 * 16])
+            self.wfile.flush()
+            total += step
+            time.sleep(max(0.0, start + total / 8000.0 - time.monotonic()))
 
     def wait_gone(self):
         while True:

@@ -228,6 +228,8 @@ struct IPCSession {
             return [JSONValue.object([("event", .string("seek"))]).serialized]
         case .fileLoaded:
             return [JSONValue.object([("event", .string("file-loaded"))]).serialized]
+        case .metadataUpdate:
+            return [JSONValue.object([("event", .string("metadata-update"))]).serialized]
         case .endFile(let reason):
             return [JSONValue.object([("event", .string("end-file")), ("reason", .string(reason))]).serialized]
         case .shutdown:

@@ -113,6 +113,8 @@ public struct NetworkStatus: Sendable, Equatable {
     public var throughput: Double = 0
     /// The last transient failure, for the stats box.
     public var lastError: String?
+    /// What an internet radio station says about itself (nil: the source is not one).
+    public var station: StationMetadata?
 
     public init() {}
 }

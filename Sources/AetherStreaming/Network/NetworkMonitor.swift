@@ -25,6 +25,9 @@ package final class NetworkMonitor: Sendable {
         /// The open arrival window: when it began (seconds of ``clock``, nil: none open) and its bytes.
         var windowStart: Double?
         var windowBytes: Int64 = 0
+        /// When a title change was last logged, and the changes since that were not.
+        var titleLoggedAt: Double?
+        var titlesNotLogged = 0
     }
     private let state: Guarded<State>
     private let clock: TimeSource
@@ -101,6 +104,30 @@ package final class NetworkMonitor: Sendable {
     func recovered() {
         state.withLock { if case .reconnecting = $0.status.phase { $0.status.phase = .flowing } }
     }
+
+    /// The station's headers (at each connection) or an in-band block changed what it says;
+    /// a new title is one log line, at most one each ``titleLogInterval`` (a station that
+    /// floods titles gets the count of those not logged in its next line).
+    func station(_ update: (inout StationMetadata) -> Bool) {
+        let line: String? = state.withLock { s in
+            var station = s.status.station ?? StationMetadata()
+            let changed = update(&station)
+            s.status.station = station
+            guard changed else { return nil }
+            let now = clock.seconds
+            if let last = s.titleLoggedAt, now - last < Self.titleLogInterval {
+                s.titlesNotLogged += 1
+                return nil
+            }
+            defer { s.titleLoggedAt = now; s.titlesNotLogged = 0 }
+            let skipped = s.titlesNotLogged > 0 ? " (\(s.titlesNotLogged) change(s) before it not logged)" : ""
+            return "title: \(station.title ?? "(none)")\(skipped)"
+        }
+        if let line { AppLog.write("radio", line) }
+    }
+
+    /// Title changes closer than this to the last one logged are counted, not logged.
+    static let titleLogInterval = 1.0
 
     func failed(_ reason: String) { state.withLock { $0.status.phase = .failed(reason) } }
 

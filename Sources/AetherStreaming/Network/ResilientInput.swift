@@ -48,6 +48,18 @@ package final class ResilientInput {
     private var fromStart = false
     /// A resumed request the server answered 416: the resource ends where the read stopped.
     private var ended = false
+    /// The main input is an internet radio station (its answer had `icy-*` headers): the title
+    /// blocks libavformat strips from the body are read after each read (``StationMetadata``),
+    /// and the body has no end: a close is a drop, reconnected from the station's live point
+    /// until ``NetworkSettings/readTimeout`` passes without a byte.
+    private var station = false
+    /// The last in-band block read (a block is parsed when it differs).
+    private var lastPacket: [UInt8] = []
+    /// No block yet on a connection that resumed a station (``StationMetadata/take(packet:reconnected:)``).
+    private var resumedStation = false
+    /// When the last byte arrived (seconds of the session's clock): a station's reconnects stop
+    /// ``NetworkSettings/readTimeout`` after it.
+    private var lastByteAt: Double?
 
     /// Connects (retrying transient failures) and builds the outer context.
     package init(url: String, options: [String: String], session: NetworkSession) throws(FFmpegError) {
@@ -117,8 +129,8 @@ package final class ResilientInput {
     private func openOnce() -> Int32 {
         var dict: OpaquePointer? = nil
         for (key, value) in options where !(fromStart && key == "end_offset") { av_dict_set(&dict, key, value, 0) }
-        let offset = base + position
-        if fromStart {
+        let offset = station ? 0 : base + position
+        if fromStart || station {
             av_dict_set(&dict, "seekable", "0", 0)   // no Range header at all
         } else if offset > 0 {
             av_dict_set(&dict, "offset", String(offset), 0)
@@ -141,6 +153,14 @@ package final class ResilientInput {
         }
         guard result >= 0, let pb else { return result < 0 ? result : aether_AVERROR(EIO) }
         inner = pb
+        if url == session.mainURL, let headers = Self.exported("icy_metadata_headers", of: pb, limit: StationMetadata.maxHeaderBytes),
+           !headers.isEmpty {
+            station = true
+            lastPacket = []
+            resumedStation = position > 0
+            session.monitor.station { $0.take(headers: headers); return false }
+            if position > 0 { return 0 }   // a station resumes at its live point, not at a byte
+        }
         let total = avio_size(pb)
         // (libavformat asks every resource with `Range: bytes=0-` unless told it cannot seek; a
         // resource that is really empty costs one request more.)
@@ -176,6 +196,7 @@ package final class ResilientInput {
     private func retryDelay(after error: Int32, attempt: inout Int, what: String) -> Double? {
         guard error != aether_AVERROR_EXIT(), !session.interrupt.isCancelled else { return nil }
         var message = error == NetworkFault.truncated ? "the server closed the connection at byte \(base + position) of \(base + size)"
+            : error == NetworkFault.dropped ? "the station closed the connection"
             : FFmpegError(code: error, function: what).message
         if error == aether_AVERROR(ETIMEDOUT) {
             message = "stalled: no data for \(String(cFormat: "%g", session.settings.readTimeout)) s"
@@ -183,7 +204,10 @@ package final class ResilientInput {
         }
         // The source's own URL is in the player's error line already; a segment's is not.
         let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
-        guard NetworkFault.isTransient(error, flowing: session.hasFlowed) else {
+        // A station that drops is reconnected while it answers anything (a source restarting
+        // leaves its mount missing for a moment), for as long as no byte came for the read deadline.
+        let stationRetry = station && position > 0
+        guard stationRetry || NetworkFault.isTransient(error, flowing: session.hasFlowed) else {
             if what == "open", let why = RedirectProbe.explain(error: error, url: url, options: options, interrupt: session.interrupt,
                                                                 timeout: session.settings.readTimeout) {
                 session.refuse(which + why, code: error)
@@ -195,6 +219,16 @@ package final class ResilientInput {
             return nil
         }
         attempt += 1
+        if stationRetry, let lastByteAt {
+            let silent = session.clock.seconds - lastByteAt
+            guard silent < session.settings.readTimeout else {
+                session.monitor.failed(which + "\(message) (no byte for \(String(cFormat: "%.0f", silent)) s; gave up after \(attempt - 1) retr\(attempt == 2 ? "y" : "ies"))")
+                return nil
+            }
+            session.monitor.reconnecting(attempt: attempt, after: message)
+            AppLog.write("net", "\(TextSanitizer.clean(url)): \(message); reconnect \(attempt)")
+            return min(session.retryDelay(attempt: attempt), max(0.05, session.settings.readTimeout - silent))
+        }
         guard attempt <= session.settings.retries else {
             session.monitor.failed(which + "\(message) (gave up after \(attempt - 1) retr\(attempt == 2 ? "y" : "ies"))")
             return nil
@@ -238,27 +272,59 @@ package final class ResilientInput {
                     }
                     position += Int64(result)
                     stalled = nil
+                    lastByteAt = session.clock.seconds
+                    if station { readStationBlock(inner) }
                     session.received(Int(result))
                     if attempt > 0 { session.monitor.recovered() }
                     return result
                 }
                 if result == 0 || result == aether_AVERROR_EOF() {
-                    // The server ended the body short of its length: the connection broke.
-                    guard size > 0, position < size else { return aether_AVERROR_EOF() }
-                    result = NetworkFault.truncated
+                    // A station's stream has no end: it dropped.
+                    if station {
+                        result = NetworkFault.dropped
+                    } else {
+                        // The server ended the body short of its length: the connection broke.
+                        guard size > 0, position < size else { return aether_AVERROR_EOF() }
+                        result = NetworkFault.truncated
+                    }
                 }
                 // A body of no declared length (no Content-Length, not chunked: HTTP/1.0's way)
                 // ends when the server closes the connection (RFC 9112, 6.3); libavformat's
                 // HTTP reader calls that close "ends prematurely" (EIO). A reset is another
                 // error and is retried.
-                if result == aether_AVERROR(EIO), size < 0, position > 0 { return aether_AVERROR_EOF() }
+                if result == aether_AVERROR(EIO), size < 0, position > 0 {
+                    guard station else { return aether_AVERROR_EOF() }
+                    result = NetworkFault.dropped
+                }
             }
             close()
             guard let delay = retryDelay(after: result, attempt: &attempt, what: "read") else {
-                return result == NetworkFault.truncated ? aether_AVERROR(EIO) : result
+                return result == NetworkFault.truncated || result == NetworkFault.dropped ? aether_AVERROR(EIO) : result
             }
             guard session.backOff(seconds: delay) else { return aether_AVERROR_EXIT() }
         }
+    }
+
+    // MARK: stations
+
+    /// A string libavformat's http protocol exports (`icy_metadata_headers`,
+    /// `icy_metadata_packet`), at most `limit` bytes of it; nil when it has none.
+    private static func exported(_ name: String, of pb: UnsafeMutablePointer<AVIOContext>, limit: Int) -> [UInt8]? {
+        var value: UnsafeMutablePointer<UInt8>?
+        guard av_opt_get(pb, name, AV_OPT_SEARCH_CHILDREN, &value) >= 0, let value else { return nil }
+        defer { av_free(value) }
+        let count = UnsafeRawPointer(value).withMemoryRebound(to: CChar.self, capacity: 1) { strnlen($0, limit) }
+        return Array(UnsafeBufferPointer(start: value, count: count))
+    }
+
+    /// The latest in-band block, parsed when it differs from the last one.
+    private func readStationBlock(_ pb: UnsafeMutablePointer<AVIOContext>) {
+        guard let block = Self.exported("icy_metadata_packet", of: pb, limit: StationMetadata.maxPacketBytes),
+              !block.isEmpty, block != lastPacket else { return }
+        lastPacket = block
+        let reconnected = resumedStation
+        resumedStation = false
+        session.monitor.station { $0.take(packet: block, reconnected: reconnected) }
     }
 
     // MARK: budget
@@ -329,13 +395,15 @@ package final class ResilientInput {
 enum NetworkFault {
     /// Our code for a body that ended before its Content-Length.
     static let truncated: Int32 = -0x5452_4E43
+    /// Our code for a radio station's stream that ended (it has no end: it dropped).
+    static let dropped: Int32 = -0x4452_4F50
 
     /// Transient failures are retried: timeouts, resets, refused or broken connections, 5xx, a
     /// truncated body, and (once the source has delivered bytes) generic I/O errors and garbled
     /// responses. 4xx and everything else are permanent. Before the first byte, an I/O error is
     /// most often a name that does not resolve: permanent.
     static func isTransient(_ code: Int32, flowing: Bool) -> Bool {
-        if code == truncated { return true }
+        if code == truncated || code == dropped { return true }
         switch aether_http_status_of(code) {
         case 500: return true
         case 0: break

@@ -122,10 +122,15 @@ extension TUIApp {
     /// and the audio format. Every value is sanitised (again when drawn).
     func musicTagLines() -> [MusicPane.TagLine] {
         let tags = player.tags
-        let name = controller.playlist.current?.displayName ?? URL(fileURLWithPath: currentSource).lastPathComponent
-        var lines: [MusicPane.TagLine] = [.init(text: tags.title ?? player.mediaInfo?.title ?? name, role: .title)]
+        let name = controller.mediaTitle ?? URL(fileURLWithPath: currentSource).lastPathComponent
+        var lines: [MusicPane.TagLine] = [.init(text: name, role: .title)]
         if let artist = tags.artist ?? tags.albumArtist { lines.append(.init(text: artist, role: .time)) }
         if let album = tags.album { lines.append(.init(text: album, role: .status)) }
+        // A radio station: its name and genre under the song it plays.
+        if let station = controller.station {
+            let about = [station.name, station.genre].compactMap { $0 }
+            if !about.isEmpty { lines.append(.init(text: about.joined(separator: " · "), role: .time)) }
+        }
         let details = [tags.track.map { "Track \($0)" }, tags.year, tags.genre].compactMap { $0 }
         if !details.isEmpty { lines.append(.init(text: details.joined(separator: " · "), role: .status)) }
         if let k = player.activeAudioTrack, let a = player.mediaInfo?.audio[safe: k] {
