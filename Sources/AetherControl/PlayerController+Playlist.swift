@@ -24,6 +24,40 @@ extension PlayerController {
         player.prepareNext(url: source, options: settings.player)
     }
 
+    /// Station lists fetched from the network are at most this large.
+    static let remoteListLimit = 1 << 20
+
+    /// Item `index` names a station list on the network (``PlaylistLoader/isRemoteList(_:)``):
+    /// fetched (the one small fetch, within ``remoteListLimit`` and the read deadline; `q`
+    /// interrupts it) and its entries put in its place, as mpv does. True when they were;
+    /// false when it is no list after all (an HLS playlist: opened as a stream); a failure
+    /// (cannot be read, or nothing in it to play) says why in one line.
+    func openRemoteList(at index: Int) -> Result<Bool, ListFailure> {
+        let item = playlist.items[index]
+        let url = item.source
+        let name = TextSanitizer.clean(url)
+        let bytes: [UInt8]
+        do {
+            // The headers were checked when the options were read.
+            let options = (try? SourceOptions.make(headers: settings.player.network.headers)) ?? [:]
+            bytes = try SmallFetch.bytes(url, options: options,
+                                         settings: settings.player.network, interrupt: interrupter.fresh(),
+                                         timeout: settings.player.network.readTimeout, limit: Self.remoteListLimit)
+        } catch {
+            return .failure(ListFailure(line: "cannot open '\(name)': \(NetworkSettings.explain(error, url: url))"))
+        }
+        guard let parsed = PlaylistLoader.parseRemote(bytes: bytes, url: url) else { return .success(false) }
+        for w in parsed.warnings { AppLog.write("playlist", "'\(name)': \(w)") }
+        guard !parsed.items.isEmpty else { return .failure(ListFailure(line: "'\(name)': the station list names nothing to play")) }
+        let entries = parsed.items.map { PlaylistItem(source: $0.source, title: $0.title ?? item.title) }
+        playlist.expand(at: index, with: entries)
+        AppLog.write("playlist", "'\(name)': \(entries.count) entr\(entries.count == 1 ? "y" : "ies")")
+        return .success(true)
+    }
+
+    /// Why a station list could not be played (one line).
+    struct ListFailure: Error { let line: String }
+
     func playlistNext() -> CommandResult {
         guard let i = playlist.index(after: playlist.position, loop: settings.loopPlaylist.isOn) else {
             return .failure("no next item")

@@ -20,6 +20,16 @@ extension PlayerController {
         return clean(player.mediaInfo?.title) ?? clean(player.tags.title) ?? station?.title ?? clean(item.title)
     }
 
+    /// What each playlist item is called (``PlaylistTitles``).
+    public var playlistTitles: PlaylistTitles {
+        var titles = PlaylistTitles()
+        titles.items = playlist.items
+        titles.position = playlist.position
+        titles.seen = titlesSeen
+        titles.current = playlist.current.flatMap { title(of: $0) }
+        return titles
+    }
+
     /// What the playing radio station says about itself (its text is cleaned where it is
     /// read, ``StationMetadata``); nil for any other source.
     public var station: StationMetadata? { player.networkStatus?.station }
@@ -46,6 +56,7 @@ extension PlayerController {
         s.audioDelay = player.audioDelay
         s.playlistPosition = playlist.position
         s.playlistCount = playlist.count
+        s.playlist = playlistTitles
         if let item = playlist.current {
             s.path = TextSanitizer.clean(item.source)
             s.filename = TextSanitizer.clean(item.displayName)

@@ -97,6 +97,8 @@ public final class PlayerController {
     /// sanitised), built once per item: dropped when an item loads, rebuilt when the subtitle
     /// track list changes (``PlayerController+Snapshot``).
     var mediaCache: MediaCache?
+    /// The titles of items that played, by source (``PlaylistTitles``), at most one per item.
+    var titlesSeen: [String: String] = [:]
 
     // MARK: loading
 
@@ -128,6 +130,14 @@ public final class PlayerController {
 
     func load(index: Int, paused: Bool, reload: Reload?) -> Bool {
         guard playlist.items.indices.contains(index) else { return false }
+        // A station list named by URL: its stations take its place, and the first is played.
+        if reload == nil, PlaylistLoader.isRemoteList(playlist.items[index].source) {
+            switch openRemoteList(at: index) {
+            case .failure(let why): return notPlayed(why.line)
+            case .success(true): return load(index: index, paused: paused, reload: nil)
+            case .success(false): break
+            }
+        }
         if player.state != .idle, player.mediaInfo != nil {
             host?.controllerWillUnloadItem(self, reason: heldAtEnd || player.state == .ended ? "eof" : "stop")
         }
@@ -193,6 +203,9 @@ public final class PlayerController {
             for path in SubtitleStore.sidecarCandidates(for: item.source) where !options.subtitleFiles.contains(path) {
                 player.addSubtitleFile(path)
             }
+        }
+        if let title = title(of: item), titlesSeen.count < playlist.count || titlesSeen[item.source] != nil {
+            titlesSeen[item.source] = title
         }
         writeCover()
         chooseInitialSubtitles(options: options, saved: saved)
@@ -271,7 +284,7 @@ public final class PlayerController {
     }
 
     /// An item that could not be played: counted, said (`line`, cleaned), and false for ``load``.
-    private func notPlayed(_ line: String) -> Bool {
+    func notPlayed(_ line: String) -> Bool {
         failed += 1
         consecutiveFailures += 1
         errors.append(line)

@@ -23,6 +23,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
     /// 0-based position in the playlist (nil: empty).
     public var playlistPosition: Int?
     public var playlistCount = 0
+    /// Every item and what it is called (mpv's `playlist`; not observed: it can be long).
+    public var playlist = PlaylistTitles()
     /// The item's path or URL as given, and its last path component.
     public var path: String?
     public var filename: String?
@@ -169,6 +171,7 @@ public struct PlayerSnapshot: Sendable, Equatable {
         case "audio-delay": return .number(audioDelay)
         case "playlist-pos": return .number(Double(playlistPosition ?? -1))
         case "playlist-count": return .number(Double(playlistCount))
+        case "playlist": return playlist.property
         case "path": return path.map(PropertyValue.string) ?? PropertyValue.none
         case "filename": return filename.map(PropertyValue.string) ?? PropertyValue.none
         case "media-title": return mediaTitle.map(PropertyValue.string) ?? PropertyValue.none

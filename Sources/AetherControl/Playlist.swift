@@ -87,6 +87,16 @@ public struct Playlist: Sendable, Equatable {
         position = nil
     }
 
+    /// Puts `entries` in the place of item `index` (a station list named by URL, opened: its
+    /// stations; in the order before a shuffle too, after the list's place there).
+    public mutating func expand(at index: Int, with entries: [PlaylistItem]) {
+        guard items.indices.contains(index) else { return }
+        let list = items[index]
+        items.replaceSubrange(index...index, with: entries)
+        if let k = unshuffled?.firstIndex(of: list) { unshuffled?.replaceSubrange(k...k, with: entries) }
+        if let p = position, p > index { position = p + entries.count - 1 }
+    }
+
     /// The item after `position` (the first when nothing played yet); with `loop`, the first
     /// after the last. nil at the end.
     public func index(after position: Int?, loop: Bool) -> Int? {
@@ -363,6 +373,36 @@ public enum PlaylistLoader {
             parsed.warnings.append("\(tooLong) line(s) too long (over \(TextBudget.describe(bytes: TextBudget.maxLineBytes))) left out")
         }
         if cut { parsed.warnings.append("more than \(maxEntries) entries; the rest is left out") }
+        return parsed
+    }
+
+    /// Whether `source` names a station list on the network (`.pls`, `.m3u`; `.m3u8` is HLS):
+    /// the player fetches it and plays its entries (``PlayerController``).
+    public static func isRemoteList(_ source: String) -> Bool {
+        guard isURL(source), NetworkSettings.isNetwork(source) else { return false }
+        let path = URLComponents(string: source)?.path ?? ""
+        let ext = pathExtension(path)
+        return ext == "pls" || ext == "m3u"
+    }
+
+    /// A station list fetched from `url`: its entries resolved against the URL; only network
+    /// URLs are kept (a list from the network names no local file), the others left out with
+    /// one warning. nil when it is not a list (an HLS playlist: a stream).
+    public static func parseRemote(bytes: [UInt8], url: String, maxEntries: Int = 1000) -> Parsed? {
+        guard var parsed = parse(bytes: bytes, path: "", maxEntries: maxEntries) else { return nil }
+        var refused = 0
+        parsed.items = parsed.items.compactMap { item in
+            var item = item
+            if !isURL(item.source) {
+                // Relative to the list's URL.
+                guard !item.source.hasPrefix("/"), let resolved = URL(string: item.source, relativeTo: URL(string: url))?.absoluteString
+                else { refused += 1; return nil }
+                item.source = resolved
+            }
+            guard NetworkSettings.isNetwork(item.source), !item.source.lowercased().hasPrefix("file:") else { refused += 1; return nil }
+            return item
+        }
+        if refused > 0 { parsed.warnings.append("\(refused) entr\(refused == 1 ? "y" : "ies") not on the network left out") }
         return parsed
     }
 

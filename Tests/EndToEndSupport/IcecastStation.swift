@@ -38,8 +38,6 @@ public final class IcecastStation: @unchecked Sendable {  // used from one test 
           <authentication><source-password>source-pw</source-password><admin-user>admin</admin-user><admin-password>admin-pw</admin-password></authentication>
           <hostname>127.0.0.1</hostname><location>loopback</location><admin>test@localhost</admin>
           <listen-socket><port>\(port)</port><bind-address>127.0.0.1</bind-address></listen-socket>
-          <mount type="normal"><mount-name>/radio.mp3</mount-name><stream-name>\(Self.name)</stream-name><genre>\(Self.genre)</genre></mount>
-          <mount type="normal"><mount-name>/radio.opus</mount-name><stream-name>\(Self.name) (Opus)</stream-name><genre>\(Self.genre)</genre></mount>
           <fileserve>1</fileserve>
           <paths><basedir>/usr/share/icecast2</basedir><logdir>\(directory)/log</logdir><webroot>/usr/share/icecast2/web</webroot>
             <adminroot>/usr/share/icecast2/admin</adminroot></paths>
@@ -78,6 +76,8 @@ public final class IcecastStation: @unchecked Sendable {  // used from one test 
             + (opus ? ["-c:a", "libopus", "-b:a", "48k", "-content_type", "application/ogg", "-f", "ogg"]
                     : ["-c:a", "libmp3lame", "-b:a", "64k", "-content_type", "audio/mpeg", "-f", "mp3"])
             + (title.map { ["-metadata", "title=\($0)"] } ?? [])
+            // What a source client says of its station: Icecast sends it as icy-name and icy-genre.
+            + ["-ice_name", Self.name + (opus ? " (Opus)" : ""), "-ice_genre", Self.genre]
             + ["icecast://source:source-pw@127.0.0.1:\(port)\(mount)"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

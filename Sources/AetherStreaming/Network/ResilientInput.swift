@@ -60,6 +60,8 @@ package final class ResilientInput {
     /// When the last byte arrived (seconds of the session's clock): a station's reconnects stop
     /// ``NetworkSettings/readTimeout`` after it.
     private var lastByteAt: Double?
+    /// Why a station's bytes stopped (the first failure since the last byte), for the line that gives up.
+    private var dropCause: String?
 
     /// Connects (retrying transient failures) and builds the outer context.
     package init(url: String, options: [String: String], session: NetworkSession) throws(FFmpegError) {
@@ -220,9 +222,12 @@ package final class ResilientInput {
         }
         attempt += 1
         if stationRetry, let lastByteAt {
+            let cause = dropCause ?? message
+            dropCause = cause
             let silent = session.clock.seconds - lastByteAt
             guard silent < session.settings.readTimeout else {
-                session.monitor.failed(which + "\(message) (no byte for \(String(cFormat: "%.0f", silent)) s; gave up after \(attempt - 1) retr\(attempt == 2 ? "y" : "ies"))")
+                let last = message == cause ? "" : "; the last attempt: \(message)"
+                session.monitor.failed(which + "\(cause), and no byte came back for \(String(cFormat: "%.1f", silent)) s (--network-timeout)\(last)")
                 return nil
             }
             session.monitor.reconnecting(attempt: attempt, after: message)
@@ -273,6 +278,7 @@ package final class ResilientInput {
                     position += Int64(result)
                     stalled = nil
                     lastByteAt = session.clock.seconds
+                    dropCause = nil
                     if station { readStationBlock(inner) }
                     session.received(Int(result))
                     if attempt > 0 { session.monitor.recovered() }

@@ -121,7 +121,7 @@ extension TUIApp {
             relayout()
         case "menu-audio": view.menu = TrackMenu.audio(player: player)
         case "menu-sub": view.menu = TrackMenu.subtitles(player: player, selected: player.activeSubtitleTrack)
-        case "menu-playlist": view.menu = TrackMenu.playlist(controller.playlist)
+        case "menu-playlist": view.menu = TrackMenu.playlist(controller.playlistTitles)
         case "cycle-vo":
             guard player.hasVideo || music?.cover != nil else { return .failure("no picture to draw") }
             guard let next = VideoDrivers.cycle(after: driver.name, capabilities: capabilities) else {

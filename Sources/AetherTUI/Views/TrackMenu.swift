@@ -54,10 +54,11 @@ struct TrackMenu {
         return TrackMenu(kind: .subtitles, items: items, selection: items.firstIndex { $0.current } ?? 0)
     }
 
-    /// The playlist dropdown (F8): every item by title or file name, the playing one marked.
-    static func playlist(_ playlist: Playlist) -> TrackMenu {
-        let items = playlist.items.enumerated().map { n, item in
-            Item(label: TextSanitizer.clean("\(n + 1). \(item.displayName)"), value: n, current: n == playlist.position)
+    /// The playlist dropdown (F8): every item by title or file name (``PlaylistTitles``), the
+    /// playing one marked.
+    static func playlist(_ playlist: PlaylistTitles) -> TrackMenu {
+        let items = playlist.items.indices.map { n in
+            Item(label: "\(n + 1). \(playlist.label(at: n))", value: n, current: n == playlist.position)
         }
         return TrackMenu(kind: .playlist, items: items, selection: items.firstIndex { $0.current } ?? 0)
     }

@@ -1,0 +1,212 @@
+import AetherEngine
+import AetherTestSupport
+import EndToEndSupport
+import Foundation
+import Testing
+
+/// Internet radio against Debian's Icecast on loopback, fed by ffmpeg (network tier): each new
+/// title reaches IPC within one metadata interval, a station that drops is reconnected with its
+/// title, the Opus mount's title comes from its comments, station lists play as playlists, and
+/// the title reaches the title bar, the terminal's title and MPRIS.
+@Suite(.serialized, .enabled(if: IcecastStation.isInstalled)) struct RadioTests {
+    static let mp3 = "/radio.mp3"
+    static let opus = "/radio.opus"
+    /// How long a title may take: one metadata interval of the MP3 mount (2 s at 64 kb/s), and
+    /// half a second for the player's tick and the machine.
+    static let titleDeadline = Double(IcecastStation.metaint) / Double(IcecastStation.mp3BytesPerSecond) + 0.5
+
+    /// The headless player on `arguments` with an IPC socket; `close` quits it and says how it ended.
+    final class Headless {
+        let player: BackgroundPlayer
+        let client: IPCTestClient
+        let directory: String
+        let log: String
+
+        init(_ arguments: [String]) throws {
+            directory = PlayerRuns.socketDirectory()
+            log = directory + "/player.log"
+            let socket = directory + "/mpv.sock"
+            player = BackgroundPlayer([TestEnvironment.binary, "--vo=null", "--ao=null", "--no-config",
+                                       "--input-ipc-server=\(socket)", "--log-file=\(log)"] + arguments, timeout: 120)
+            client = try IPCTestClient(path: socket, timeout: 15)
+        }
+
+        func property(_ name: String) -> Any? {
+            client.request(#"{"command":["get_property","\#(name)"]}"#)?["data"]
+        }
+
+        var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+        /// Waits for `media-title` to be `title` (observed as property-change events).
+        func waitForTitle(_ title: String, timeout: Double) -> Bool {
+            client.waitForEvent(timeout: timeout) {
+                $0["event"] as? String == "property-change" && $0["name"] as? String == "media-title" && $0["data"] as? String == title
+            } != nil
+        }
+
+        func quit() -> ProcessResult? {
+            client.send(#"{"command":["quit"]}"#)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            return player.wait(timeout: 20)
+        }
+    }
+
+    @Test func eachNewTitleReachesIPCWithinOneMetadataInterval() throws {
+        let station = try IcecastStation()
+        defer { station.stop() }
+        try station.startSource(Self.mp3)
+        #expect(station.setTitle(Self.mp3, "First Song"))
+        let run = try Headless([station.url(Self.mp3)])
+        #expect(run.client.request(#"{"command":["observe_property",1,"media-title"]}"#)?["error"] as? String == "success")
+        #expect(run.waitForTitle("First Song", timeout: 15), "\(run.logText)")
+        let metadata = run.property("metadata") as? [String: Any]
+        #expect(metadata?["icy-name"] as? String == IcecastStation.name, "\(String(describing: metadata))")
+        #expect(metadata?["icy-genre"] as? String == IcecastStation.genre)
+        #expect(metadata?["icy-title"] as? String == "First Song")
+        for title in ["Second – Don't Stop", "Ünïcødé ☃ 3"] {
+            let sent = MonotonicTime.now()
+            #expect(station.setTitle(Self.mp3, title))
+            // mpv's order: metadata-update, then the properties that changed.
+            let update = run.client.waitForEvent(timeout: 10) { $0["event"] as? String == "metadata-update" }
+            let arrived = run.waitForTitle(title, timeout: 10)
+            let took = MonotonicTime.now() - sent
+            #expect(update != nil && arrived, "\(title): \(run.logText)")
+            #expect(took < Self.titleDeadline, "\(title) took \(took) s (one interval: \(Self.titleDeadline - 0.5) s)")
+            print("radio: '\(title)' shown \(String(format: "%.2f", took)) s after Icecast took it")
+        }
+        #expect((run.property("time-pos") as? Double ?? 0) > 1)
+        let log = run.logText
+        #expect(log.contains("title: Second – Don't Stop") && log.contains("title: Ünïcødé ☃ 3"), "\(log)")
+        let r = run.quit()
+        #expect(r?.status == 0, "\(r?.stderr ?? "still running")")
+    }
+
+    @Test func aStationThatDropsIsReconnectedWithItsTitle() throws {
+        let station = try IcecastStation()
+        defer { station.stop() }
+        try station.startSource(Self.mp3)
+        #expect(station.setTitle(Self.mp3, "Before the drop"))
+        let run = try Headless([station.url(Self.mp3), "--network-timeout=8"])
+        #expect(run.client.request(#"{"command":["observe_property",1,"media-title"]}"#)?["error"] as? String == "success")
+        #expect(run.waitForTitle("Before the drop", timeout: 15), "\(run.logText)")
+        station.stopSource(Self.mp3)
+        #expect(waitUntil(10, interval: 0.05) { run.logText.contains("the station closed the connection") }, "\(run.logText)")
+        // While it is gone the player waits with the title, and it resumes when the source is back.
+        #expect(run.property("media-title") as? String == "Before the drop")
+        let before = run.property("time-pos") as? Double ?? 0
+        try station.startSource(Self.mp3, frequency: 660)
+        #expect(waitUntil(15, interval: 0.1) { (run.property("time-pos") as? Double ?? 0) > before + 1.5 },
+                "did not resume: \(run.logText)")
+        // Icecast says '' to a listener of the restarted source: the title stays.
+        #expect(run.property("media-title") as? String == "Before the drop", "\(run.logText)")
+        #expect(station.setTitle(Self.mp3, "After the drop"))
+        #expect(run.waitForTitle("After the drop", timeout: 10), "\(run.logText)")
+        let r = run.quit()
+        #expect(r?.status == 0, "\(r?.stderr ?? "still running")")
+    }
+
+    @Test func aStationGoneLongerThanTheNetworkTimeoutEndsWithItsReason() throws {
+        let station = try IcecastStation()
+        defer { station.stop() }
+        try station.startSource(Self.mp3)
+        let run = try Headless([station.url(Self.mp3), "--network-timeout=2"])
+        #expect(waitUntil(15, interval: 0.05) { (run.property("time-pos") as? Double ?? 0) > 0.5 })
+        let gone = MonotonicTime.now()
+        station.stopSource(Self.mp3)
+        let r = run.player.wait(timeout: 30)
+        let took = MonotonicTime.now() - gone
+        try? FileManager.default.removeItem(atPath: run.directory)
+        // The player's buffer plays out, the reconnects stop 2 s after the last byte.
+        #expect(r != nil && r?.status != 0, "\(r?.stderr ?? "still running")")
+        #expect(r?.stderr.contains("station closed the connection") == true, "\(r?.stderr ?? "")")
+        #expect(took < 15, "ended \(took) s after the source went")
+        print("radio: a station gone for good ended the player \(String(format: "%.1f", took)) s later: \(r?.stderr ?? "")")
+    }
+
+    @Test func theOpusMountTakesItsTitleFromItsComments() throws {
+        let station = try IcecastStation()
+        defer { station.stop() }
+        try station.startSource(Self.opus, title: "Opus Song")
+        let run = try Headless([station.url(Self.opus)])
+        #expect(waitUntil(15, interval: 0.05) { (run.property("time-pos") as? Double ?? 0) > 0.5 }, "\(run.logText)")
+        #expect(run.property("media-title") as? String == "Opus Song")
+        let metadata = run.property("metadata") as? [String: Any]
+        #expect(metadata?["icy-name"] as? String == IcecastStation.name + " (Opus)", "\(String(describing: metadata))")
+        let r = run.quit()
+        #expect(r?.status == 0, "\(r?.stderr ?? "still running")")
+    }
+
+    /// A `.pls` of stations, local and fetched from a server: a playlist with the list's titles
+    /// (until a station names its song); a remote list naming a local file has it left out.
+    @Test func stationListsPlayAsPlaylistsWithTheirTitles() throws {
+        let station = try IcecastStation()
+        defer { station.stop() }
+        try station.startSource(Self.mp3)
+        try station.startSource(Self.opus, title: "Opus Song")
+        let dir = NSTemporaryDirectory() + "aether-stations-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pls = "[playlist]\nNumberOfEntries=3\nFile1=\(station.url(Self.mp3))\nTitle1=Tone Station\nFile2=/etc/passwd\n"
+            + "File3=\(station.url(Self.opus))\nTitle3=Opus Station\n"
+        try pls.write(toFile: dir + "/stations.pls", atomically: true, encoding: .utf8)
+        let server = try LoopbackHTTP(root: dir)
+        defer { server.stop() }
+        for source in [dir + "/stations.pls", server.url("stations.pls")] {
+            let run = try Headless([source])
+            #expect(waitUntil(15, interval: 0.05) { (run.property("time-pos") as? Double ?? 0) > 0.3 }, "\(source): \(run.logText)")
+            let entries = (run.property("playlist") as? [[String: Any]]) ?? []
+            let titles = entries.compactMap { $0["title"] as? String }
+            let remote = source.hasPrefix("http")
+            // A list from the network names no local file; a local one may.
+            #expect(titles == (remote ? ["Tone Station", "Opus Station"] : ["Tone Station", "Opus Station"]), "\(source): \(entries)")
+            #expect(entries.count == (remote ? 2 : 3), "\(source): \(entries)")
+            #expect(run.property("media-title") as? String == "Tone Station", "\(source)")
+            if remote { #expect(run.logText.contains("1 entry not on the network left out"), "\(run.logText)") }
+            #expect(run.client.request(#"{"command":["playlist-next"]}"#)?["error"] as? String == "success")
+            #expect(waitUntil(15, interval: 0.05) { run.property("media-title") as? String == "Opus Song" }, "\(source): \(run.logText)")
+            let r = run.quit()
+            #expect(r?.status == 0, "\(source): \(r?.stderr ?? "still running")")
+        }
+    }
+}
+
+/// A hostile ICY server (`hostile_http.py` `/icy/CASE.mp3`: huge, binary, escaping, lying and
+/// flooding title blocks, metadata intervals of 0 and 2^31): each plays, its title is clean
+/// and within its budget, IPC answers at once, and `quit` ends the player (network tier).
+@Suite struct HostileStationTests {
+    static let mp3: String = {
+        let dir = NSTemporaryDirectory() + "aether-icy-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        _ = Process.run(["/usr/bin/ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=6",
+                         "-c:a", "libmp3lame", "-b:a", "64k", dir + "/tone.mp3"], timeout: 30)
+        return dir
+    }()
+
+    @Test(arguments: ["huge", "binary", "escapes", "metaint-0", "metaint-2g", "lies-long", "lies-short", "flood"])
+    func aHostileStationPlaysCleanly(case name: String) throws {
+        let server = try HostileHTTP(media: Self.mp3)
+        defer { server.stop() }
+        let run = try RadioTests.Headless([server.url("icy/\(name).mp3")])
+        #expect(waitUntil(20, interval: 0.05) { (run.property("time-pos") as? Double ?? 0) > 1.5 }, "\(name): \(run.logText)")
+        let asked = MonotonicTime.now()
+        let title = run.property("media-title") as? String ?? ""
+        let answered = MonotonicTime.now() - asked
+        #expect(answered < 0.5, "\(name): IPC took \(answered) s")
+        #expect(!title.isEmpty && title.count <= StationMetadata.maxValueCharacters, "\(name): \(title.count) characters")
+        #expect(!title.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" || $0 == "\u{2066}" },
+                "\(name): \(title.debugDescription)")
+        switch name {
+        case "escapes": #expect(title.hasPrefix("red") && title.contains("evil song") && !title.contains("PWNED"), "\(title.debugDescription)")
+        case "huge": #expect(title.count == StationMetadata.maxValueCharacters && title.hasPrefix("AAAA"))
+        case "metaint-0", "metaint-2g", "binary": #expect(title == "\(name).mp3", "\(name): \(title.debugDescription)")
+        case "flood":
+            // A new title every 32 bytes: logged at most once a second, the rest counted.
+            let lines = run.logText.components(separatedBy: "\n").filter { $0.contains("title: flood") }
+            #expect(!lines.isEmpty && lines.count <= 6, "\(lines.count) title lines")
+        default: break
+        }
+        let sent = MonotonicTime.now()
+        let r = run.quit()
+        #expect(r?.status == 0 && MonotonicTime.now() - sent < 3, "\(name): \(r?.stderr ?? "still running")")
+    }
+}
