@@ -166,7 +166,7 @@ public enum PlayerCommand: Sendable, Equatable {
     /// Properties `set`, `add`, `multiply` and `cycle` accept.
     public static let settable: Set<String> = [
         "pause", "volume", "mute", "speed", "aid", "sid", "vid", "audio", "sub", "video", "sub-delay", "audio-delay",
-        "sub-visibility", "chapter", "time-pos", "percent-pos", "playlist-pos", "loop-file", "loop-playlist",
+        "sub-visibility", "chapter", "time-pos", "percent-pos", "playlist-pos", "loop-file", "loop-playlist", "shuffle", "stream-record",
     ]
 
     /// The names `.ui` takes.

@@ -24,6 +24,18 @@ extension PlayerController {
         player.prepareNext(url: source, options: settings.player)
     }
 
+    /// Starts (or stops, when it is nil) ``PlayerOptions/streamRecord`` on the item
+    /// playing; the reason when it cannot, also shown.
+    @discardableResult
+    func startRecording() -> String? {
+        guard settings.player.streamRecord != nil || player.recordingPath != nil else { return nil }
+        do { try player.record(to: settings.player.streamRecord) } catch {
+            host?.controller(self, show: error.message)
+            return error.message
+        }
+        return nil
+    }
+
     /// Station lists fetched from the network are at most this large.
     static let remoteListLimit = 1 << 20
 

@@ -66,6 +66,20 @@ extension PlayerController {
             guard let index = try? OutsideValue.integer(v, in: 0...max(0, playlist.count - 1), name: name),
                   playlist.items.indices.contains(index) else { return .failure("no playlist item \(value)") }
             return run(.playlistPlay(index))
+        case "stream-record":
+            let path: String?
+            switch value {
+            case .string(let s) where !s.isEmpty:
+                guard let checked = try? OutsideValue.text(s, maxBytes: 4096, name: name), !checked.contains("\0") else {
+                    return .failure("'stream-record' takes a file name")
+                }
+                path = checked
+            case .string, .none: path = nil
+            default: return .failure("'stream-record' takes a file name, or \"\" to stop")
+            }
+            settings.player.streamRecord = path
+            if let why = startRecording() { return .failure(why) }
+            show(path.map { "recording to \(TextSanitizer.clean(Paths.lastComponent($0)))" } ?? "recording stopped")
         case "shuffle":
             guard case .bool(let on) = value else { return .failure("'shuffle' takes yes or no") }
             settings.shuffle = on

@@ -57,6 +57,7 @@ extension PlayerController {
         s.playlistPosition = playlist.position
         s.playlistCount = playlist.count
         s.playlist = playlistTitles
+        s.streamRecord = player.recordingPath.map { TextSanitizer.clean($0) }
         if let item = playlist.current {
             s.path = TextSanitizer.clean(item.source)
             s.filename = TextSanitizer.clean(item.displayName)

@@ -207,6 +207,8 @@ public final class PlayerController {
         if let title = title(of: item), titlesSeen.count < playlist.count || titlesSeen[item.source] != nil {
             titlesSeen[item.source] = title
         }
+        // (`--stream-record` began with the open; a gapless item already playing starts it here.)
+        if player.recordingPath != settings.player.streamRecord { startRecording() }
         writeCover()
         chooseInitialSubtitles(options: options, saved: saved)
         player.setSubtitleDelay(saved?.subtitleDelay ?? subtitleDelaySetting)

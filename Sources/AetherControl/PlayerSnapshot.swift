@@ -25,6 +25,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var playlistCount = 0
     /// Every item and what it is called (mpv's `playlist`; not observed: it can be long).
     public var playlist = PlaylistTitles()
+    /// The file `--stream-record` writes (nil: none).
+    public var streamRecord: String?
     /// The item's path or URL as given, and its last path component.
     public var path: String?
     public var filename: String?
@@ -172,6 +174,7 @@ public struct PlayerSnapshot: Sendable, Equatable {
         case "playlist-pos": return .number(Double(playlistPosition ?? -1))
         case "playlist-count": return .number(Double(playlistCount))
         case "playlist": return playlist.property
+        case "stream-record": return .string(streamRecord ?? "")
         case "path": return path.map(PropertyValue.string) ?? PropertyValue.none
         case "filename": return filename.map(PropertyValue.string) ?? PropertyValue.none
         case "media-title": return mediaTitle.map(PropertyValue.string) ?? PropertyValue.none
@@ -217,7 +220,7 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public static let propertyNames = [
         "pause", "time-pos", "playback-time", "duration", "percent-pos", "volume", "mute", "replaygain", "replaygain-gain", "speed",
         "aid", "sid", "sub-delay", "audio-delay", "playlist-pos", "playlist-count", "path", "filename",
-        "media-title", "idle-active", "loop-file", "loop-playlist", "shuffle", "vid", "chapter", "chapters",
+        "media-title", "stream-record", "idle-active", "loop-file", "loop-playlist", "shuffle", "vid", "chapter", "chapters",
         "chapter-list", "track-list", "metadata", "width", "height", "dwidth", "dheight", "video-params",
         "video-format", "video-codec", "container-fps", "file-format", "file-size", "time-remaining",
         "playtime-remaining", "paused-for-cache", "seekable", "eof-reached", "volume-max",

@@ -214,6 +214,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("image-display-duration"), help: ArgumentHelp("Seconds an image (JPEG, PNG, WebP …) stays before the playlist moves on, or inf to keep it until you move on, as mpv's.", valueName: "seconds|inf"))
     var imageDisplayDuration: String = "1"
 
+    @Option(name: .customLong("stream-record"), help: ArgumentHelp("Write what is played, as received (its packets, not decoded), to this file, overwritten by each item; its extension names the format (.mkv keeps a radio station's songs as chapters, .mp3, .ogg, .ts …). The stream-record property starts and stops it.", valueName: "file"))
+    var streamRecord: String?
+
     @Flag(name: .customLong("keep-open"), inversion: .prefixedNo, help: "At the end of the last item stay on its last frame, paused, instead of quitting.")
     var keepOpen = false
 

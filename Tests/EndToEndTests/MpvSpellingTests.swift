@@ -95,3 +95,30 @@ struct MpvSpellingTests {
         }
     }
 }
+
+/// `--stream-record` on a local film (cli tier): the playing streams as received, from the
+/// first video keyframe, timestamps from 0; a file that cannot be written is one line and
+/// playback goes on.
+@Suite struct StreamRecordTests {
+    @Test func aFilmIsRecordedFromItsFirstKeyframe() throws {
+        let dir = NSTemporaryDirectory() + "aether-record-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = dir + "/film.mkv"
+        let (r, s) = try PlayerRuns.headless([TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), "--start=1.3", "--length=2",
+                                              "--no-config", "--stream-record=\(out)"])
+        #expect(r.status == 0 && (s.first?.mediaSeconds ?? 0) > 1.5, "\(r.stderr)")
+        // One video and the one audio track playing, not the second audio or the subtitles.
+        let streams = Process.run(["/usr/bin/ffprobe", "-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", out], timeout: 20)
+        #expect(streams.stdout.split(separator: "\n") == ["video", "audio"], "\(streams.stdout) \(streams.stderr)")
+        let frames = Process.run(["/usr/bin/ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time,flags",
+                                  "-of", "csv=p=0", out], timeout: 20)
+        let first = frames.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.hasPrefix("0.000") && first.contains("K"), "first video packet: \(first)")
+        let count = frames.stdout.split(separator: "\n").count
+        #expect(count >= 24, "\(count) video packets")
+        let bad = try PlayerRuns.headless([TestEnvironment.fixture("sine-1k.mkv"), "--length=0.3", "--no-config",
+                                           "--stream-record=/nonexistent/dir/x.mkv"])
+        #expect(bad.0.status == 0 && bad.0.stderr.contains("--stream-record: cannot write '/nonexistent/dir/x.mkv'"), "\(bad.0.stderr)")
+    }
+}

@@ -168,6 +168,74 @@ import Testing
             #expect(r?.status == 0, "\(source): \(r?.stderr ?? "still running")")
         }
     }
+
+    /// `--stream-record`: what is played, as received; each song a chapter in Matroska;
+    /// stopped and started again over IPC (the `stream-record` property).
+    @Test func aStationIsRecordedWithItsSongsAsChapters() throws {
+        let station = try IcecastStation()
+        defer { station.stop() }
+        try station.startSource(Self.mp3)
+        #expect(station.setTitle(Self.mp3, "Recorded One"))
+        let dir = NSTemporaryDirectory() + "aether-record-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try Headless([station.url(Self.mp3), "--stream-record=\(dir)/first.mkv"])
+        #expect(run.client.request(#"{"command":["observe_property",1,"media-title"]}"#)?["error"] as? String == "success")
+        #expect(run.waitForTitle("Recorded One", timeout: 15), "\(run.logText)")
+        #expect(run.property("stream-record") as? String == "\(dir)/first.mkv")
+        #expect(station.setTitle(Self.mp3, "Recorded Two"))
+        #expect(run.waitForTitle("Recorded Two", timeout: 10), "\(run.logText)")
+        // Stopped, then started again in another file (Icecast names one format: MP3 as received).
+        #expect(run.client.request(#"{"command":["set_property","stream-record",""]}"#)?["error"] as? String == "success")
+        #expect(run.property("stream-record") as? String == "")
+        #expect(run.client.request(#"{"command":["set_property","stream-record","\#(dir)/second.mp3"]}"#)?["error"] as? String == "success")
+        let before = run.property("time-pos") as? Double ?? 0
+        #expect(waitUntil(10, interval: 0.1) { (run.property("time-pos") as? Double ?? 0) > before + 2 })
+        // A file that cannot be written is refused in one line; the recording before goes on.
+        let refused = run.client.request(#"{"command":["set_property","stream-record","/nonexistent/dir/x.mkv"]}"#)
+        #expect(refused?["error"] as? String != "success", "\(String(describing: refused))")
+        let r = run.quit()
+        #expect(r?.status == 0, "\(r?.stderr ?? "still running")")
+        let chapters = Process.run(["/usr/bin/ffprobe", "-v", "error", "-show_entries", "chapter_tags=title", "-of", "csv=p=0", dir + "/first.mkv"], timeout: 20)
+        #expect(chapters.stdout.split(separator: "\n") == ["Recorded One", "Recorded Two"], "\(chapters.stdout) \(chapters.stderr)")
+        for name in ["first.mkv", "second.mp3"] {
+            let probe = Process.run(["/usr/bin/ffprobe", "-v", "error", "-show_entries", "stream=codec_name:format=duration", "-of", "csv=p=0",
+                                     dir + "/" + name], timeout: 20)
+            let lines = probe.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "mp3" && (Double(lines.last ?? "") ?? 0) > 1.5, "\(name): \(probe.stdout) \(probe.stderr)")
+        }
+    }
+
+    /// A newcomer's walk: the station in the TUI (in tmux), its song in the title bar, the
+    /// terminal's title and `playerctl metadata`, and each follows a new title.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
+                   && FileManager.default.isExecutableFile(atPath: "/usr/bin/playerctl")))
+    func theSongReachesTheTitleBarTheTerminalsTitleAndMPRIS() throws {
+        let station = try IcecastStation()
+        defer { station.stop() }
+        try station.startSource(Self.mp3)
+        #expect(station.setTitle(Self.mp3, "Morning Song"))
+        let bus = try SessionBus()
+        defer { bus.close() }
+        let home = PlayerRuns.configHome()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let s = try TmuxSession([TestEnvironment.binary, station.url(Self.mp3), "--ao=null", "--no-config"], columns: 100, rows: 30,
+                                environment: bus.environment.merging(["XDG_STATE_HOME": home, "XDG_CACHE_HOME": home]) { $1 })
+        defer { s.close() }
+        func ctlTitle() -> String { bus.playerctl("-p", "aether-tui", "metadata", "title").stdout.trimmingCharacters(in: .newlines) }
+        for title in ["Morning Song", "Evening Song"] {
+            if title != "Morning Song" { #expect(station.setTitle(Self.mp3, title)) }
+            // The title bar (the chrome shows while the music view plays; the music view names it too).
+            #expect(s.waitFor(10) { $0.contains(title) }, "\(title): \(s.screen())")
+            #expect(waitUntil(10, interval: 0.05) { s.display("#{pane_title}") == "\(title) - aether-tui" },
+                    "\(title): '\(s.display("#{pane_title}"))'")
+            #expect(waitUntil(10, interval: 0.1) { ctlTitle() == title }, "\(title): '\(ctlTitle())'")
+        }
+        // The station's name and genre in the music view.
+        #expect(s.screen().contains("\(IcecastStation.name) · \(IcecastStation.genre)"), "\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(10) { $0.contains("EXIT=0") }, "\(s.screen())")
+    }
 }
 
 /// A hostile ICY server (`hostile_http.py` `/icy/CASE.mp3`: huge, binary, escaping, lying and

@@ -159,48 +159,6 @@ final class RemuxInput {
     }
 }
 
-/// The output file (Matroska or MP4) being written. Owns the muxer's format context and its
-/// `AVIOContext`; closes the file and frees the context once.
-final class RemuxOutput {
-    let format: UnsafeMutablePointer<AVFormatContext>
-    private var headerWritten = false
-
-    init(path: String, container: String) throws(DownloadError) {
-        var made: UnsafeMutablePointer<AVFormatContext>?
-        let result = avformat_alloc_output_context2(&made, nil, container, path)
-        guard result >= 0, let made else { throw DownloadError("cannot make a \(container) muxer: \(FFmpegError(code: result, function: "avformat_alloc_output_context2").message)") }
-        format = made
-        // No random UIDs, dates or encoder string: the same download gives the same bytes
-        // (an interrupted and resumed one included).
-        format.pointee.flags |= AVFMT_FLAG_BITEXACT
-        var dict: OpaquePointer?
-        av_dict_set(&dict, "protocol_whitelist", "file", 0)
-        defer { av_dict_free(&dict) }
-        let opened = avio_open2(&format.pointee.pb, path, AVIO_FLAG_WRITE, nil, &dict)
-        guard opened >= 0 else {
-            avformat_free_context(format)
-            throw DownloadError("cannot write '\(TextSanitizer.clean(path))': \(FFmpegError(code: opened, function: "avio_open2").message)")
-        }
-    }
-
-    deinit {
-        avio_closep(&format.pointee.pb)
-        avformat_free_context(format)
-    }
-
-    func writeHeader() throws(DownloadError) {
-        let result = avformat_write_header(format, nil)
-        guard result >= 0 else { throw DownloadError("cannot write the output: \(FFmpegError(code: result, function: "avformat_write_header").message)") }
-        headerWritten = true
-    }
-
-    func finish() throws(DownloadError) {
-        guard headerWritten else { return }
-        let result = av_write_trailer(format)
-        guard result >= 0 else { throw DownloadError("cannot finish the output: \(FFmpegError(code: result, function: "av_write_trailer").message)") }
-    }
-}
-
 /// Remuxes the downloaded tracks into one file without re-encoding: packets are copied, the
 /// tracks' timelines are shifted together so the earliest starts at 0, and each output stream
 /// gets its rendition's language (ISO 639-2 where known), title (`NAME`) and default flag.
@@ -221,7 +179,10 @@ enum Remuxer {
     /// applied to them) to `path`. `shift` seconds are taken off every audio and video timestamp.
     static func run(_ inputs: [RemuxInput], shift: Double, to path: String, container: String,
                     interrupt: InterruptToken) throws(DownloadError) -> Result {
-        let output = try RemuxOutput(path: path, container: container)
+        // No random UIDs, dates or encoder string: the same download gives the same bytes
+        // (an interrupted and resumed one included).
+        let output: MuxerOutput
+        do { output = try MuxerOutput(path: path, container: container, bitExact: true) } catch { throw DownloadError(error.message) }
         // (input, input stream) → output stream
         var map: [[Int: Int]] = Array(repeating: [:], count: inputs.count)
         // WebVTT streams going into MP4, converted to mov_text.
@@ -280,7 +241,7 @@ enum Remuxer {
         var filters: [[Int: BitstreamFilter]] = Array(repeating: [:], count: inputs.count)
         var leftOut = Array(repeating: false, count: inputs.count)
         result.notes = try joinContinuations(inputs, output: output.format, map: &map, filters: &filters, leftOut: &leftOut)
-        try output.writeHeader()
+        do { try output.writeHeader() } catch { throw DownloadError(error.message) }
 
         // Packets in timestamp order over the inputs: one waiting per input, the earliest goes.
         var pending: [Packet] = []
@@ -378,7 +339,7 @@ enum Remuxer {
             }
             result.packets += 1
         }
-        try output.finish()
+        do { try output.finish() } catch { throw DownloadError(error.message) }
         return result
     }
 

@@ -90,6 +90,7 @@ extension PlaybackSession {
                 continue
             }
             telemetry.addBytes(packet.size)
+            record(packet)
             let (serial, audioIndex, videoOff) = control.read { ($0.serial, $0.audioStreamIndex, $0.videoDisabled) }
             guard followedStream(packet, audioIndex: audioIndex, sources: &sources) else {
                 // A frame that can no longer be decoded in its place: counted as dropped.

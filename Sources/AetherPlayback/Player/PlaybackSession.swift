@@ -54,6 +54,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     static let firstPictureWaitSeconds = 0.5
     let subtitles: SubtitleStore
     let warnings: Guarded<[String]>
+    /// `--stream-record`'s file being written (``StreamRecorder``), nil when none.
+    let recording = Guarded<StreamRecorder?>(nil)
     let endTime: Double?
     /// HLS or DASH through libavformat: unplayed variant streams are discarded.
     let isAdaptive: Bool
@@ -336,6 +338,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         if !stuck.isEmpty { AppLog.write("player", "stop: threads still running after \(PlaybackSession.stopTimeout) s: \(stuck.joined(separator: ", "))") }
         subtitles.close()
         timeshift?.close()
+        finishRecording()
         let pool = video?.pixelPool.counts ?? (allocated: 0, reused: 0)
         AppLog.write("player", "stopped; picture buffers allocated \(pool.allocated), reused \(pool.reused)")
     }

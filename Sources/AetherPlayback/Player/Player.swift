@@ -45,6 +45,8 @@ public final class Player: Sendable {
             let s = try PlaybackSession(url: url, options: options, subtitleDelay: subtitleDelayStore,
                                         frameDivisor: frameDivisorStore, changes: changes)
             loaded.withLock { $0 = (s, nil) }
+            // Before the demux thread: the packets the open read ahead are recorded too.
+            if let path = options.streamRecord { s.startRecording(to: path) }
             s.start()
         } catch {
             loaded.withLock { $0.loadError = "\(error)" }

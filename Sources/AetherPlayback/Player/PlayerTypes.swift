@@ -83,6 +83,9 @@ public enum AudioChannels: Sendable, Equatable {
 public struct PlayerOptions: Sendable {
     /// Start position in seconds.
     public var start: Double = 0
+    /// `--stream-record`: the file the source's packets are written to, from its open on
+    /// (``StreamRecorder``); nil: none.
+    public var streamRecord: String?
     /// Play at most this many seconds from `start`.
     public var length: Double?
     /// Playback speed, 0.25–4.

@@ -160,6 +160,33 @@ static inline int aether_stream_set_rotation(AVStream *st, double degrees) {
     return 0;
 }
 
+/* A chapter added to a muxer's context, freed with it (avformat_free_context frees every
+   chapter and its metadata). Matroska writes chapters added after its header in its trailer.
+   AVChapter is a public struct on every version this builds against (5.1 to 9). */
+static inline int aether_format_add_chapter(AVFormatContext *s, int64_t id, AVRational time_base,
+                                            int64_t start, int64_t end, const char *title) {
+    AVChapter *ch = av_mallocz(sizeof(AVChapter));
+    if (!ch) return AVERROR(ENOMEM);
+    ch->id = id;
+    ch->time_base = time_base;
+    ch->start = start;
+    ch->end = end;
+    if (title && av_dict_set(&ch->metadata, "title", title, 0) < 0) { av_free(ch); return AVERROR(ENOMEM); }
+    int count = (int)s->nb_chapters;
+    if (av_dynarray_add_nofree(&s->chapters, &count, ch) < 0) {
+        av_dict_free(&ch->metadata);
+        av_free(ch);
+        return AVERROR(ENOMEM);
+    }
+    s->nb_chapters = (unsigned)count;
+    return 0;
+}
+
+/* The end of a muxer's last chapter (a recording's chapter ends where the next begins). */
+static inline void aether_format_end_last_chapter(AVFormatContext *s, int64_t end) {
+    if (s->nb_chapters > 0) s->chapters[s->nb_chapters - 1]->end = end;
+}
+
 /* A profile libavcodec does not know: AV_PROFILE_UNKNOWN since libavcodec 60.26 (FFmpeg 6.1),
    FF_PROFILE_UNKNOWN before (gone in FFmpeg 8). Both are -99. */
 static inline int aether_profile_unknown(void) {

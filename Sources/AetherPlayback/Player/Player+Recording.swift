@@ -1,0 +1,54 @@
+import AetherBase
+import AetherMedia
+import FoundationEssentials
+
+/// `--stream-record`: the playing source's packets written to a file (``StreamRecorder``).
+extension Player {
+    /// Starts recording the current source's playing streams to `path` (overwritten), ending
+    /// any recording before; nil stops. Throws the reason the file cannot be written.
+    public func record(to path: String?) throws(PlayerError) {
+        guard let session = current else {
+            if path != nil { throw PlayerError("nothing plays to record") }
+            return
+        }
+        session.finishRecording()
+        guard let path else { return }
+        if let why = session.startRecording(to: path) { throw PlayerError(why) }
+    }
+
+    /// The file being recorded to (nil: none).
+    public var recordingPath: String? { current?.recording.withLock { $0?.path } }
+}
+
+extension PlaybackSession {
+    /// Hands a packet just read to the recording, if there is one (demux thread).
+    func record(_ packet: Packet) {
+        recording.withLock { recorder in
+            guard let recorder else { return }
+            recorder.write(packet, title: recorder.wantsTitles ? format.networkStatus?.station?.title : nil)
+        }
+    }
+
+    /// Starts recording the streams playing to `path` (after ending a recording before); the
+    /// reason it cannot, also a warning of the session's.
+    @discardableResult
+    func startRecording(to path: String) -> String? {
+        finishRecording()
+        let streams = [videoIndex, control.read { $0.audioStreamIndex }].compactMap { $0 }
+        do {
+            let recorder = try StreamRecorder(path: path, source: format.pointer, streams: streams)
+            recording.withLock { $0 = recorder }
+            return nil
+        } catch {
+            let why = "--stream-record: \(error.message)"
+            warn(why)
+            return why
+        }
+    }
+
+    /// Ends the recording with the session (its trailer written).
+    func finishRecording() {
+        let recorder = recording.withLock { r -> StreamRecorder? in defer { r = nil }; return r }
+        _ = recorder?.finish()
+    }
+}
