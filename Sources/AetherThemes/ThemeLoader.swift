@@ -36,7 +36,7 @@ public enum ThemeLoader {
     /// themes.
     public static func load(_ nameOrPath: String, environment: [String: String], executablePath: String) throws(ThemeError) -> Theme {
         if isPath(nameOrPath) {
-            return try loadFile(expandingTilde(nameOrPath, environment: environment), shownAs: nameOrPath)
+            return try loadFile(Paths.expandingTilde(nameOrPath, environment: environment), shownAs: nameOrPath)
         }
         let name = nameOrPath
         if !name.isEmpty {
@@ -112,11 +112,6 @@ public enum ThemeLoader {
         }
         var seen: Set<String> = []
         return directories.filter { seen.insert($0).inserted }
-    }
-
-    static func expandingTilde(_ path: String, environment: [String: String]) -> String {
-        guard path.hasPrefix("~/"), let home = environment["HOME"], !home.isEmpty else { return path }
-        return home + path.dropFirst()
     }
 
     // MARK: - Files

@@ -71,7 +71,7 @@ extension PlaybackOptions {
     /// Engine options; `duration` resolves percentages.
     func playerOptions(duration: Double?) -> PlayerOptions {
         var o = PlayerOptions()
-        o.streamRecord = streamRecord.flatMap { $0.isEmpty ? nil : $0 }
+        o.streamRecord = streamRecord.flatMap { $0.isEmpty ? nil : Paths.expandingTilde($0, environment: ProcessInfo.processInfo.environment) }
         o.start = start.flatMap(TimeArgument.init)?.resolve(duration: duration) ?? 0
         o.length = length.flatMap(TimeArgument.init)?.resolve(duration: duration)
         o.speed = speed

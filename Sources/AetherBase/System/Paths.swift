@@ -7,6 +7,12 @@ import Musl
 /// File paths as strings, the way NSString's path methods treat them (the subset the program
 /// uses), without Foundation: `/`-separated, repeated slashes read as one, trailing ones ignored.
 public enum Paths {
+    /// `~/…` under `$HOME` (mpv's rule for paths in options and config); any other path as it is.
+    public static func expandingTilde(_ path: String, environment: [String: String]) -> String {
+        guard path.hasPrefix("~/"), let home = environment["HOME"], !home.isEmpty else { return path }
+        return home + path.dropFirst()
+    }
+
     /// `base` + `/` + `component` (one slash between; `component` alone when `base` is empty).
     public static func join(_ base: String, _ component: String) -> String {
         guard !base.isEmpty else { return collapsed(component) }
