@@ -99,6 +99,8 @@ public final class PlayerController {
     var mediaCache: MediaCache?
     /// The titles of items that played, by source (``PlaylistTitles``), at most one per item.
     var titlesSeen: [String: String] = [:]
+    /// Pages whose playlist took their place (each once: a page that lists itself ends there).
+    var pagesExpanded = Set<String>()
 
     // MARK: loading
 
@@ -182,6 +184,16 @@ public final class PlayerController {
         }
         do {
             try player.load(url: item.source, options: options)
+        } catch let list as PagePlaylist where reload == nil {
+            // A page of several videos: its entries take its place (each page expanded once).
+            guard pagesExpanded.insert(item.source).inserted else {
+                return notPlayed("'\(TextSanitizer.clean(item.displayName))': the page's playlist was played already (a page that lists itself?)")
+            }
+            let entries = list.entries.filter { $0.url != item.source }.map { PlaylistItem(source: $0.url, title: $0.title) }
+            guard !entries.isEmpty else { return notPlayed("'\(TextSanitizer.clean(item.displayName))': the page's playlist lists only itself") }
+            playlist.expand(at: index, with: entries)
+            AppLog.write("ytdl", "'\(TextSanitizer.clean(item.source))': \(entries.count) entries\(list.leftOut > 0 ? ", \(list.leftOut) without a URL left out" : "")")
+            return load(index: index, paused: paused, reload: nil)
         } catch {
             if interrupter.isRaised { return false }
             return notPlayed(TextSanitizer.clean("\(error)"))

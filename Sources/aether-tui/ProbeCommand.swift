@@ -99,8 +99,8 @@ struct Probe: ParsableCommand {
             var network = NetworkSettings()
             network.headers = fields
             guard NetworkSettings.isNetwork(source),
-                  let page = try? YtdlRunner.media(onPage: source, network: network, settings: YtdlSettings(),
-                                                   interrupt: InterruptToken(), timeout: readTimeout),
+                  case .media(let page)?? = try? YtdlRunner.media(onPage: source, network: network, settings: YtdlSettings(),
+                                                                  interrupt: InterruptToken(), timeout: readTimeout),
                   let pageOptions = try? SourceOptions.make(network: page.network(over: network)),
                   let media = try? MediaProbe.probe(url: page.url, options: pageOptions, timeout: readTimeout) else {
                 throw fail("cannot open '\(source)': \(error.message)")

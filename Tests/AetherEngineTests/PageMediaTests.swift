@@ -31,6 +31,19 @@ struct PageMediaTests {
         #expect(page.url == "http://127.0.0.1/x.m3u8" && page.audioURL == nil && page.title == "T")
     }
 
+    /// A playlist answer: its entries with http(s) URLs and clean titles; the others left out.
+    @Test func aPlaylistAnswerNamesItsEntries() throws {
+        let text = #"{"_type": "playlist", "title": "Two\u001b[2J clips", "entries": [{"url": "http://h/a.mp4", "title": "One"}, "#
+            + #"{"url": "file:///etc/passwd"}, {"webpage_url": "https://h/watch?v=2", "title": "Two\u202e"}, 5]}"#
+        guard case .playlist(let list) = try PageAnswer.parse(Array(text.utf8)) else { Issue.record("not a playlist"); return }
+        #expect(list.title == "Two clips")
+        #expect(list.entries == [PagePlaylist.Entry(url: "http://h/a.mp4", title: "One"), PagePlaylist.Entry(url: "https://h/watch?v=2", title: "Two")])
+        #expect(list.leftOut == 2)
+        let many = #"{"_type": "playlist", "entries": ["# + Array(repeating: #"{"url": "http://h/x"}"#, count: 1500).joined(separator: ",") + "]}"
+        guard case .playlist(let cut) = try PageAnswer.parse(Array(many.utf8)) else { Issue.record("not a playlist"); return }
+        #expect(cut.entries.count == PagePlaylist.maxEntries)
+    }
+
     @Test func hostileAnswersAreRefusedInOneLine() {
         let cases: [(String, String)] = [
             ("not json", "not JSON"),
@@ -76,7 +89,7 @@ struct PageMediaTests {
             s.format = "bv+ba"
             s.rawOptions = options
             return s
-        }()) == ["-J", "--no-playlist", "--no-warnings", "--no-progress", "-f", "bv+ba", "--video-multistreams",
+        }()) == ["-J", "--no-playlist", "--flat-playlist", "--no-warnings", "--no-progress", "-f", "bv+ba", "--video-multistreams",
                  "--format-sort", "res:720", "--proxy", "--", "http://h/p"])
         for bad in ["exec=rm", "exec-befo=rm", "config-loc=/x", "batch=/x", "--x=1", "a b=1", "o=/tmp/x", "k=v\u{1}", String(repeating: "a=1,", count: 33)] {
             #expect(throws: PlayerError.self, "\(bad)") { try YtdlSettings.parseRawOptions(bad) }

@@ -39,6 +39,9 @@ import Testing
         try? FileManager.default.copyItem(atPath: hls, toPath: dir + "/hls")
         try? "<html><head><title>HLS page</title></head><body><video controls><source src=\"hls/master.m3u8\" type=\"application/x-mpegURL\"></video></body></html>"
             .write(toFile: dir + "/page-hls.html", atomically: true, encoding: .utf8)
+        // Two videos on one page: yt-dlp's generic extractor answers a playlist.
+        try? "<html><head><title>Two clips</title></head><body><video controls><source src=\"v.mp4\" type=\"video/mp4\"></video><video controls><source src=\"a.m4a\" type=\"audio/mp4\"></video></body></html>"
+            .write(toFile: dir + "/two.html", atomically: true, encoding: .utf8)
         try? "<html><head><title>Nothing</title></head><body>no media here</body></html>".write(toFile: dir + "/empty.html", atomically: true, encoding: .utf8)
         return dir
     }()
@@ -109,6 +112,18 @@ import Testing
         #expect(summary.framesPresented >= 40 && summary.clockSource == "audio", "\(summary.framesPresented) \(summary.clockSource)")
         let paths = try server.requests().compactMap { $0["path"] as? String }
         #expect(paths.contains { $0.hasPrefix("/hls/") && $0.hasSuffix(".ts") }, "\(paths)")
+    }
+
+    /// A page where yt-dlp finds several videos plays them as a playlist (mpv's way; refused
+    /// before), each entry with its title.
+    @Test func aPageOfSeveralVideosPlaysAsAPlaylist() throws {
+        let server = try LoopbackHTTP(root: Self.site)
+        defer { server.stop() }
+        let (r, s) = try PlayerRuns.headless([server.url("two.html"), "--length=1"], timeout: 90)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(s.count == 2, "\(s.map { $0.source ?? "?" })")
+        #expect(s.first?.source == server.url("v.mp4") && s.last?.source == server.url("a.m4a"), "\(s.map { $0.source ?? "?" })")
+        #expect(s.first.map { $0.framesPresented >= 20 } == true)
     }
 
     @Test func aPageWithoutMediaIsOneLineAndFails() throws {

@@ -76,9 +76,17 @@ enum SourceOpener {
             return try openMedia(url: url, options: options, continuing: continuing)
         } catch let notMedia as NotMedia {
             // Only an HTML page: read it once more (within a budget) to see.
-            guard let page = try YtdlRunner.media(onPage: url, network: options.network, settings: options.ytdl,
-                                                  interrupt: options.interrupt ?? InterruptToken(), timeout: options.openTimeout)
+            guard let answer = try YtdlRunner.media(onPage: url, network: options.network, settings: options.ytdl,
+                                                    interrupt: options.interrupt ?? InterruptToken(), timeout: options.openTimeout)
             else { throw notMedia.error }
+            // Several videos: the host plays them as a playlist in the page's place.
+            guard case .media(let page) = answer else {
+                if case .playlist(let list) = answer {
+                    AppLog.write("ytdl", "the page is a playlist of \(list.entries.count) entries")
+                    throw list
+                }
+                throw notMedia.error
+            }
             AppLog.write("ytdl", "the page names \(TextSanitizer.clean(page.url))\(page.audioURL.map { " + audio " + TextSanitizer.clean($0) } ?? "")")
             var o = options
             o.page = page

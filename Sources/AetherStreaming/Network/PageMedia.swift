@@ -107,8 +107,16 @@ public struct PageMedia: Sendable, Equatable {
     static let maxHeaders = 32
 
     /// Parses yt-dlp's `-J` JSON; throws a one-line reason when it is not JSON, too deep or too
-    /// large, or names nothing playable (no http(s) URL).
+    /// large, is a playlist, or names nothing playable (no http(s) URL).
     public static func parse(_ bytes: [UInt8]) throws(PlayerError) -> PageMedia {
+        switch try PageAnswer.parse(bytes) {
+        case .media(let media): return media
+        case .playlist(let list): throw PlayerError("the page is a playlist of \(list.entries.count) entr\(list.entries.count == 1 ? "y" : "ies")")
+        }
+    }
+
+    /// yt-dlp's answer as JSON within the budgets (``outputBudget``, ``maxDepth``, ``maxValues``).
+    static func root(_ bytes: [UInt8]) throws(PlayerError) -> JSONValue {
         guard bytes.count <= outputBudget else { throw PlayerError("yt-dlp's answer is larger than \(outputBudget >> 20) MiB") }
         let root: JSONValue
         do {
@@ -121,9 +129,11 @@ public struct PageMedia: Sendable, Equatable {
             }
         }
         guard case .object = root else { throw PlayerError("yt-dlp's answer is not a JSON object") }
-        if root["_type"]?.string == "playlist" {
-            throw PlayerError("the page is a playlist (yt-dlp found no single video)")
-        }
+        return root
+    }
+
+    /// The media of an answer that is not a playlist.
+    static func media(_ root: JSONValue) throws(PlayerError) -> PageMedia {
         var media: PageMedia
         if let requested = root["requested_formats"]?.array, requested.count >= 2, requested.count <= 8 {
             let formats = requested.filter { if case .object = $0 { true } else { false } }
@@ -188,5 +198,59 @@ public struct PageMedia: Sendable, Equatable {
             out[name] = v
         }
         return out
+    }
+}
+
+/// A page that holds several videos (yt-dlp's `_type: playlist`, read with `--flat-playlist`):
+/// its entries, each an http(s) URL (the media, or a page yt-dlp reads again when its turn
+/// comes) with its title. Thrown by the opener: the host puts the entries in the page's place,
+/// as mpv plays such a page as a playlist.
+public struct PagePlaylist: Error, Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var url: String
+        public var title: String?
+        public init(url: String, title: String?) {
+            self.url = url
+            self.title = title
+        }
+    }
+    public var title: String?
+    public var entries: [Entry] = []
+    /// Entries without an http(s) URL, left out.
+    public var leftOut = 0
+
+    /// Entries read at most (the rest is left out).
+    public static let maxEntries = 1000
+
+    static func parse(_ root: JSONValue) -> PagePlaylist {
+        var list = PagePlaylist()
+        func title(_ value: JSONValue?) -> String? {
+            value?.string.map { TextSanitizer.clean(String($0.prefix(1024))) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        list.title = title(root["title"])
+        for entry in (root["entries"]?.array ?? []).prefix(maxEntries) {
+            guard case .object = entry, let url = PageMedia.httpURL(entry["url"]) ?? PageMedia.httpURL(entry["webpage_url"]) else {
+                list.leftOut += 1
+                continue
+            }
+            list.entries.append(Entry(url: url, title: title(entry["title"])))
+        }
+        return list
+    }
+}
+
+/// What yt-dlp's `-J` answer is: one video's media, or a playlist.
+public enum PageAnswer: Sendable, Equatable {
+    case media(PageMedia)
+    case playlist(PagePlaylist)
+
+    /// Throws a one-line reason when the answer is not JSON, too deep or too large, names
+    /// nothing playable, or is a playlist with no entry to play.
+    public static func parse(_ bytes: [UInt8]) throws(PlayerError) -> PageAnswer {
+        let root = try PageMedia.root(bytes)
+        guard root["_type"]?.string == "playlist" else { return .media(try PageMedia.media(root)) }
+        let list = PagePlaylist.parse(root)
+        guard !list.entries.isEmpty else { throw PlayerError("the page is a playlist with no entry yt-dlp could name") }
+        return .playlist(list)
     }
 }

@@ -5,7 +5,7 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// Runs yt-dlp on a page URL (`yt-dlp -J --no-playlist [-f FORMAT] [--KEY VALUE]… -- URL`, an
+/// Runs yt-dlp on a page URL (`yt-dlp -J --no-playlist --flat-playlist [-f FORMAT] [--KEY VALUE]… -- URL`, an
 /// argv, never a shell) within a budget: ``PageMedia/outputBudget`` bytes of output, the
 /// settings' seconds of run time, and the load's cancel token; then reads its answer as
 /// ``PageMedia``. Every failure is one line.
@@ -22,7 +22,8 @@ package enum YtdlRunner {
     }
 
     static func arguments(url: String, settings: YtdlSettings) -> [String] {
-        var argv = ["-J", "--no-playlist", "--no-warnings", "--no-progress"]
+        // A page of several videos: their URLs and titles, each read when its turn comes.
+        var argv = ["-J", "--no-playlist", "--flat-playlist", "--no-warnings", "--no-progress"]
         if let format = settings.format { argv += ["-f", format] }
         for (key, value) in settings.rawOptions {
             argv.append("--\(key)")
@@ -49,7 +50,7 @@ package enum YtdlRunner {
     /// and found to be HTML. nil when it is not a page (the caller keeps its own error); throws
     /// when it is one yt-dlp cannot read. Playback and `probe` both come here.
     package static func media(onPage url: String, network: NetworkSettings, settings: YtdlSettings, interrupt: InterruptToken,
-                              timeout: Double) throws(PlayerError) -> PageMedia? {
+                              timeout: Double) throws(PlayerError) -> PageAnswer? {
         guard let options = try? SourceOptions.make(network: network),
               let body = try? SmallFetch.bytes(url, options: options, settings: network, interrupt: interrupt,
                                                timeout: timeout, limit: pageBudget),
@@ -57,7 +58,7 @@ package enum YtdlRunner {
         return try resolve(url: url, settings: settings, interrupt: interrupt)
     }
 
-    package static func resolve(url: String, settings: YtdlSettings, interrupt: InterruptToken) throws(PlayerError) -> PageMedia {
+    package static func resolve(url: String, settings: YtdlSettings, interrupt: InterruptToken) throws(PlayerError) -> PageAnswer {
         let name = TextSanitizer.clean(url)
         guard let program = locate(settings.program) else {
             throw PlayerError("cannot open '\(name)': not media, and \(settings.program) is not installed to read the page (install yt-dlp, or --ytdl=no)")
@@ -84,7 +85,7 @@ package enum YtdlRunner {
             throw PlayerError("cannot open '\(name)': not media, and \(settings.program) found none: \(why)")
         }
         do {
-            return try PageMedia.parse(run.output)
+            return try PageAnswer.parse(run.output)
         } catch {
             throw PlayerError("cannot open '\(name)': \(error.message)")
         }
