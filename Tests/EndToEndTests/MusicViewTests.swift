@@ -232,6 +232,23 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
+    /// The line sung shows once (issue 48): in the lyrics pane, not again as a subtitle line
+    /// of the track made from the same lyrics (which stays selected: `sid` says so).
+    @Test func theLyricShowsOnceNotAlsoAsASubtitle() throws {
+        let dir = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try start("lyrics-song.flac", ["--start=3.2", "--pause", "--input-ipc-server=\(dir)/o.sock"])
+        defer { s.close() }
+        #expect(s.waitFor(8) { $0.contains("line 02") && $0.contains("line 03") }, "no lyrics:\n\(s.screen())")
+        let client = try IPCTestClient(path: dir + "/o.sock", timeout: 10)
+        #expect(client.request(#"{"command":["get_property","sid"]}"#)?["data"] as? Int == 1)
+        // Drawn, then steady: each line of the lyrics once.
+        let screen = s.waitForStill(5) ?? s.screen()
+        #expect(screen.components(separatedBy: "line 02").count - 1 == 1, "\(screen)")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     /// Lyrics in the file itself (issue 35, item 3): an MP3's ID3 `SYLT` frame (libavformat
     /// keeps none) scrolls with its words highlighted as their stamps pass (within 0.25 s of the
     /// position read just before and after the screen); a FLAC's `UNSYNCEDLYRICS` tag is

@@ -43,6 +43,8 @@ extension Player {
     public var subtitleStore: SubtitleStore? { current?.subtitles }
     /// Synced lyrics of the playing file (an LRC sidecar or `--sub-file`), nil when none.
     public var lyrics: Lyrics? { current?.subtitles.lyrics }
+    /// The subtitle track made from ``lyrics`` (nil: none).
+    public var lyricsTrack: Int? { current?.subtitles.lyricsTrack }
 
     /// When (playback time) the active subtitle cues change next, or nil (``SubtitleStore/nextChange(after:)``).
     public var nextSubtitleChange: Double? {

@@ -77,7 +77,7 @@ extension SubtitleStore {
         }
         let id = try addDocument(Array(lyrics.webVTT.utf8), name: name, path: path, language: nil)
         state.withLock {
-            if $0.lyrics == nil || !$0.lyricsFromSidecar { $0.lyrics = lyrics }
+            if $0.lyrics == nil || !$0.lyricsFromSidecar { $0.lyrics = lyrics; $0.lyricsTrack = id }
             $0.lyricsFromSidecar = true
         }
         return id
@@ -102,10 +102,11 @@ extension SubtitleStore {
             if let text { lyrics = Lyrics.parse(Array(text.utf8.prefix(Lyrics.maxBytes)), duration: duration) ?? Lyrics.unsynced(text) }
         }
         guard let lyrics else { return }
+        var track: Int?
         if lyrics.isSynced {
-            _ = try? addDocument(Array(lyrics.webVTT.utf8), name: "lyrics", path: path ?? "lyrics", language: nil)
+            track = try? addDocument(Array(lyrics.webVTT.utf8), name: "lyrics", path: path ?? "lyrics", language: nil)
         }
-        state.withLock { if $0.lyrics == nil { $0.lyrics = lyrics } }
+        state.withLock { if $0.lyrics == nil { $0.lyrics = lyrics; $0.lyricsTrack = track } }
     }
 
     /// A subtitle document already in memory (a DASH text set's WebVTT files joined), as a

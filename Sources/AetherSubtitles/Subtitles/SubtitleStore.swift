@@ -37,6 +37,8 @@ public final class SubtitleStore: Sendable {
         /// own (``SubtitleStore/addEmbeddedLyrics(metadata:path:duration:)``).
         var lyrics: Lyrics?
         var lyricsFromSidecar = false
+        /// The subtitle track made from ``lyrics`` (nil: none, or they have no times).
+        var lyricsTrack: Int?
     }
 
     static let maxCues = 20_000
@@ -101,6 +103,8 @@ public final class SubtitleStore: Sendable {
     public var tracks: [SubtitleTrackInfo] { state.withLock { $0.tracks.map(\.info) } }
     /// Synced lyrics from the first LRC file loaded (``Lyrics``), for the music view.
     public var lyrics: Lyrics? { state.withLock { $0.lyrics } }
+    /// The subtitle track the lyrics are also (their lines as cues); nil when none is.
+    public var lyricsTrack: Int? { state.withLock { $0.lyricsTrack } }
     public var selectedTrack: Int? { state.withLock { $0.selected } }
 
     /// Selects track `id` (nil = off). Embedded cues of other tracks are dropped; the new track's

@@ -86,7 +86,10 @@ extension TUIApp {
         if libass, output.textSubtitlesVisible.exchange(controller.subtitlesVisible, ordering: .relaxed) != controller.subtitlesVisible {
             output.repaint()
         }
-        let cues = controller.subtitlesVisible ? player.subtitleCues(at: player.currentTime)
+        // The music view's lyrics pane shows the lyrics track's line already (highlighted there).
+        let lyricsShown = music.map { !$0.layout.lyrics.isEmpty } == true && player.lyricsTrack != nil
+            && player.activeSubtitleTrack == player.lyricsTrack
+        let cues = controller.subtitlesVisible && !lyricsShown ? player.subtitleCues(at: player.currentTime)
             .filter { $0.text == nil || ($0.hasVisibleText && !(libass && $0.ass != nil)) } : []
         let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
         // (Bitmap cues come with their frame: the engine hands the shown frame over again
