@@ -272,3 +272,29 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 }
+
+/// The telemetry's average bit rate (issue 48, cli tier): the stream's own rate from the first
+/// line, not the bytes the decoders took ahead over the wall time (151.5 Mb/s for a 10 Mb/s file).
+@Suite struct AverageBitrateTests {
+    @Test func theFirstLineSaysTheStreamsOwnRate() throws {
+        let dir = NSTemporaryDirectory() + "aether-cbr-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // 4 Mb/s constant (x264's CBR with a small buffer), 720p, 4 s.
+        let clip = dir + "/cbr.mkv"
+        _ = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=24:d=4",
+                         "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "4M", "-minrate", "4M", "-maxrate", "4M", "-bufsize", "500k",
+                         "-x264-params", "nal-hrd=cbr", clip], timeout: 120)
+        let stats = dir + "/stats.jsonl"
+        let r = Process.run([TestEnvironment.binary, clip, "--no-config", "--vo=null", "--ao=null", "--length=2.5", "--stats-file", stats], timeout: 30)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")
+        let rates = lines.compactMap { line -> Double? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let telemetry = object["telemetry"] as? [String: Any] else { return nil }
+            return telemetry["averageBitrate"] as? Double
+        }
+        #expect(!rates.isEmpty, "\(lines.first ?? "")")
+        for rate in rates { #expect(abs(rate - 4e6) < 0.6e6, "averageBitrate \(rate) for a 4 Mb/s stream: \(rates)") }
+    }
+}

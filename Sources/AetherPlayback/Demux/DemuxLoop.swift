@@ -115,6 +115,7 @@ extension PlaybackSession {
                 let end = seconds + max(0, packetDuration(packet, index))
                 lastAny = max(lastAny, min(end, seconds + 3600))
                 if isVideo || isAudio {
+                    telemetry.addSpanned(packet.size, at: seconds, duration: end - seconds)
                     control.note { $0.demuxedUntil = max($0.demuxedUntil, seconds) }
                     if let endTime, seconds > endTime + 0.5 {
                         packet.unref()

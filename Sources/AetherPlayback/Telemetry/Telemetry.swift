@@ -11,9 +11,12 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
     public var position: Double = 0
     public var state: String = "idle"
     /// Bits per second of the media played over the last interval (the packets the decoders
-    /// took: the stream's own bit rate times the speed), and since playback started. Reading
-    /// ahead does not count: a local file is read in bursts, then not at all.
+    /// took: the stream's own bit rate times the speed). Reading ahead does not count: a local
+    /// file is read in bursts, then not at all.
     public var instantBitrate: Double = 0
+    /// The stream's own bit rate since playback started: the audio and video packets read, over
+    /// the media time they cover (``MediaSpan``); the same from the first line (reading ahead
+    /// adds bytes and the time they cover alike), whatever the speed.
     public var averageBitrate: Double = 0
     /// Bits per second the demuxer read over the last interval (the download rate of a
     /// network source while its cache fills).
@@ -156,12 +159,14 @@ final class Telemetry: Sendable {
         var lastSamplePresented = 0
         var lastSampleDecoded = 0
         var lastSampleDecodeSeconds = 0.0
-        var startHost = 0.0
         var decodeMs = 0.0
         var instantBitrate = 0.0
         var readBitrate = 0.0
         var bytesPlayed = 0
         var lastSamplePlayed = 0
+        /// Audio and video bytes read, and the media time they cover.
+        var bytesSpanned = 0
+        var span = MediaSpan()
         var observedFPS = 0.0
         var lastGap = 0.0
         var stageSeconds = [0.0, 0.0, 0.0, 0.0]
@@ -187,11 +192,18 @@ final class Telemetry: Sendable {
 
     init() {
         let now = MonotonicClock.seconds()
-        counters.withLock { $0.startHost = now; $0.lastSampleHost = now }
+        counters.withLock { $0.lastSampleHost = now }
     }
 
     func addBytes(_ n: Int) { counters.withLock { $0.bytesRead += n } }
     func addPlayedBytes(_ n: Int) { counters.withLock { $0.bytesPlayed += n } }
+    /// An audio or video packet of `n` bytes read, at `seconds` of media, lasting `duration`.
+    func addSpanned(_ n: Int, at seconds: Double, duration: Double) {
+        counters.withLock { c in
+            c.bytesSpanned += n
+            c.span.add(seconds, duration: duration)
+        }
+    }
     func decoded(frames: Int, seconds: Double) {
         counters.withLock { $0.framesDecoded += frames; $0.decodeSeconds += seconds }
     }
@@ -264,8 +276,8 @@ final class Telemetry: Sendable {
             snapshot.filterMsPerFrame = c.stageMs[Stage.filter.rawValue]
             snapshot.scaleMsPerFrame = c.stageMs[Stage.scale.rawValue]
             snapshot.presentMsPerFrame = c.stageMs[Stage.present.rawValue]
-            let elapsed = now - c.startHost
-            snapshot.averageBitrate = elapsed > 0 ? Double(c.bytesPlayed) * 8 / elapsed : 0
+            let spanned = c.span.seconds
+            snapshot.averageBitrate = spanned >= MediaSpan.shortest ? Double(c.bytesSpanned) * 8 / spanned : 0
             snapshot.readBitrate = c.readBitrate
             snapshot.framesDecoded = c.framesDecoded
             snapshot.framesPresented = c.framesPresented
@@ -346,4 +358,32 @@ public struct GapStatistics: Sendable, Codable, Equatable {
         p95 = magnitudes[Swift.min(magnitudes.count - 1, Int((Double(magnitudes.count) * 0.95).rounded(.up)) - 1)]
         max = magnitudes.last ?? 0
     }
+}
+
+/// The media time a stream of packets covers, in stretches: a packet more than a second before
+/// the stretch or more than two after it (a seek) begins a new one; each stretch counts from
+/// its earliest packet to its latest packet's end.
+struct MediaSpan: Sendable, Equatable {
+    private var closed = 0.0
+    private var start: Double?
+    private var end = 0.0
+
+    /// A bit rate over less media than this is not given (the first packets say little).
+    static let shortest = 0.2
+
+    mutating func add(_ seconds: Double, duration: Double) {
+        guard seconds.isFinite, duration.isFinite else { return }
+        let length = min(max(0, duration), 60)
+        if let s = start, seconds >= s - 1, seconds <= end + 2 {
+            start = min(s, seconds)
+            end = max(end, seconds + length)
+            return
+        }
+        if let s = start { closed += end - s }
+        start = seconds
+        end = seconds + length
+    }
+
+    /// Seconds covered by every stretch.
+    var seconds: Double { closed + (start.map { end - $0 } ?? 0) }
 }
