@@ -26,7 +26,9 @@ public final class IcecastStation: @unchecked Sendable {  // used from one test 
 
     public init() throws {
         guard Self.isInstalled else { throw Unavailable(description: "icecast2 is not installed (Tests/Scripts/install-deps.sh)") }
-        directory = NSTemporaryDirectory() + "aether-icecast-\(UUID().uuidString)"
+        // Under root Icecast runs as nobody, who must reach its files: /tmp itself, not the
+        // suite's TMPDIR (test.sh's is private to root).
+        directory = (getuid() == 0 ? "/tmp/" : NSTemporaryDirectory()) + "aether-icecast-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory + "/log", withIntermediateDirectories: true)
         // Icecast runs as nobody under root: its log directory must be its to write.
         for path in [directory, directory + "/log"] { chmod(path, 0o777) }

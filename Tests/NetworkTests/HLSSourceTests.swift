@@ -55,7 +55,21 @@ import Testing
         #expect(summary.endedEarly == nil)
     }
 
-    @Test(arguments: ["hostile/passwd.m3u8", "hostile/passwd-master.m3u8", "hostile/remote-list.m3u"])
+    /// A station list named by URL (issue 48) is a playlist of its network entries: its
+    /// `file:///etc/passwd` is left out (one log line), its `../progressive.mp4` (against the
+    /// list's URL) plays.
+    @Test func aRemoteListPlaysItsNetworkEntriesOnly() throws {
+        let server = try LoopbackHTTP(root: NetworkTests.root)
+        defer { server.stop() }
+        let log = PlayerRuns.temp("list.log")
+        let (r, s) = try NetworkTests.headless([server.url("hostile/remote-list.m3u"), "--length=1", "--log-file=\(log)"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(s.count == 1 && s.first?.source == server.url("progressive.mp4"), "\(s.map { $0.source ?? "?" })")
+        #expect(!r.stdout.contains("root:") && !r.stderr.contains("root:"))
+        #expect(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("1 entry not on the network left out"))
+    }
+
+    @Test(arguments: ["hostile/passwd.m3u8", "hostile/passwd-master.m3u8"])
     func aRemotePlaylistCannotReadLocalFiles(path: String) throws {
         let server = try LoopbackHTTP(root: NetworkTests.root)
         defer { server.stop() }

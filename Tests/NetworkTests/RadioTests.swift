@@ -49,6 +49,17 @@ import Testing
             defer { try? FileManager.default.removeItem(atPath: directory) }
             return player.wait(timeout: 20)
         }
+
+        /// Quits and expects a clean exit.
+        func quitCleanly(_ what: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
+            let r = quit()
+            #expect(r?.status == 0, "\(what) \(r?.stderr ?? "still running")", sourceLocation: sourceLocation)
+        }
+
+        /// Waits until playback is past `seconds` (false after 15 s).
+        func waitForPlayback(past seconds: Double) -> Bool {
+            waitUntil(15, interval: 0.05) { (property("time-pos") as? Double ?? 0) > seconds }
+        }
     }
 
     @Test func eachNewTitleReachesIPCWithinOneMetadataInterval() throws {
@@ -77,8 +88,7 @@ import Testing
         #expect((run.property("time-pos") as? Double ?? 0) > 1)
         let log = run.logText
         #expect(log.contains("title: Second – Don't Stop") && log.contains("title: Ünïcødé ☃ 3"), "\(log)")
-        let r = run.quit()
-        #expect(r?.status == 0, "\(r?.stderr ?? "still running")")
+        run.quitCleanly()
     }
 
     @Test func aStationThatDropsIsReconnectedWithItsTitle() throws {
@@ -101,8 +111,7 @@ import Testing
         #expect(run.property("media-title") as? String == "Before the drop", "\(run.logText)")
         #expect(station.setTitle(Self.mp3, "After the drop"))
         #expect(run.waitForTitle("After the drop", timeout: 10), "\(run.logText)")
-        let r = run.quit()
-        #expect(r?.status == 0, "\(r?.stderr ?? "still running")")
+        run.quitCleanly()
     }
 
     @Test func aStationGoneLongerThanTheNetworkTimeoutEndsWithItsReason() throws {
@@ -110,7 +119,7 @@ import Testing
         defer { station.stop() }
         try station.startSource(Self.mp3)
         let run = try Headless([station.url(Self.mp3), "--network-timeout=2"])
-        #expect(waitUntil(15, interval: 0.05) { (run.property("time-pos") as? Double ?? 0) > 0.5 })
+        #expect(run.waitForPlayback(past: 0.5))
         let gone = MonotonicTime.now()
         station.stopSource(Self.mp3)
         let r = run.player.wait(timeout: 30)
@@ -128,12 +137,11 @@ import Testing
         defer { station.stop() }
         try station.startSource(Self.opus, title: "Opus Song")
         let run = try Headless([station.url(Self.opus)])
-        #expect(waitUntil(15, interval: 0.05) { (run.property("time-pos") as? Double ?? 0) > 0.5 }, "\(run.logText)")
+        #expect(run.waitForPlayback(past: 0.5), "\(run.logText)")
         #expect(run.property("media-title") as? String == "Opus Song")
         let metadata = run.property("metadata") as? [String: Any]
         #expect(metadata?["icy-name"] as? String == IcecastStation.name + " (Opus)", "\(String(describing: metadata))")
-        let r = run.quit()
-        #expect(r?.status == 0, "\(r?.stderr ?? "still running")")
+        run.quitCleanly()
     }
 
     /// A `.pls` of stations, local and fetched from a server: a playlist with the list's titles
@@ -153,19 +161,18 @@ import Testing
         defer { server.stop() }
         for source in [dir + "/stations.pls", server.url("stations.pls")] {
             let run = try Headless([source])
-            #expect(waitUntil(15, interval: 0.05) { (run.property("time-pos") as? Double ?? 0) > 0.3 }, "\(source): \(run.logText)")
+            #expect(run.waitForPlayback(past: 0.3), "\(source): \(run.logText)")
             let entries = (run.property("playlist") as? [[String: Any]]) ?? []
             let titles = entries.compactMap { $0["title"] as? String }
             let remote = source.hasPrefix("http")
             // A list from the network names no local file; a local one may.
-            #expect(titles == (remote ? ["Tone Station", "Opus Station"] : ["Tone Station", "Opus Station"]), "\(source): \(entries)")
+            #expect(titles == ["Tone Station", "Opus Station"], "\(source): \(entries)")
             #expect(entries.count == (remote ? 2 : 3), "\(source): \(entries)")
             #expect(run.property("media-title") as? String == "Tone Station", "\(source)")
             if remote { #expect(run.logText.contains("1 entry not on the network left out"), "\(run.logText)") }
             #expect(run.client.request(#"{"command":["playlist-next"]}"#)?["error"] as? String == "success")
             #expect(waitUntil(15, interval: 0.05) { run.property("media-title") as? String == "Opus Song" }, "\(source): \(run.logText)")
-            let r = run.quit()
-            #expect(r?.status == 0, "\(source): \(r?.stderr ?? "still running")")
+            run.quitCleanly(source)
         }
     }
 
@@ -194,8 +201,7 @@ import Testing
         // A file that cannot be written is refused in one line; the recording before goes on.
         let refused = run.client.request(#"{"command":["set_property","stream-record","/nonexistent/dir/x.mkv"]}"#)
         #expect(refused?["error"] as? String != "success", "\(String(describing: refused))")
-        let r = run.quit()
-        #expect(r?.status == 0, "\(r?.stderr ?? "still running")")
+        run.quitCleanly()
         let chapters = Process.run(["/usr/bin/ffprobe", "-v", "error", "-show_entries", "chapter_tags=title", "-of", "csv=p=0", dir + "/first.mkv"], timeout: 20)
         #expect(chapters.stdout.split(separator: "\n") == ["Recorded One", "Recorded Two"], "\(chapters.stdout) \(chapters.stderr)")
         for name in ["first.mkv", "second.mp3"] {
@@ -255,7 +261,7 @@ import Testing
         let server = try HostileHTTP(media: Self.mp3)
         defer { server.stop() }
         let run = try RadioTests.Headless([server.url("icy/\(name).mp3")])
-        #expect(waitUntil(20, interval: 0.05) { (run.property("time-pos") as? Double ?? 0) > 1.5 }, "\(name): \(run.logText)")
+        #expect(run.waitForPlayback(past: 1.5), "\(name): \(run.logText)")
         let asked = MonotonicTime.now()
         let title = run.property("media-title") as? String ?? ""
         let answered = MonotonicTime.now() - asked
