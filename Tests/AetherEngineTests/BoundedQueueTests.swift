@@ -50,10 +50,14 @@ import Testing
         let q = BoundedQueue<Int>(maxCount: 2)
         q.push(1); q.push(2)
         let pushed = Guarded(false)
-        let t = Thread { q.push(3); pushed.withLock { $0 = true } }
+        // The push asks `interrupted` only while it waits on a full queue: that it was asked is
+        // the proof the pushing thread ran and is waiting.
+        let waiting = Guarded(false)
+        let t = Thread { q.push(3, interrupted: { waiting.withLock { $0 = true }; return false }); pushed.withLock { $0 = true } }
         t.start()
-        Thread.sleep(forTimeInterval: 0.1)
+        #expect(waitUntil(5) { waiting.withLock { $0 } }, "the third push never waited")
         #expect(!pushed.withLock { $0 }, "the third push waits")
+        #expect(q.count == 2)
         #expect(q.pop(timeout: 1) == 1)
         #expect(waitUntil(2) { pushed.withLock { $0 } })
         #expect(q.count == 2)

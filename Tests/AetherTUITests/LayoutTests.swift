@@ -58,10 +58,19 @@ import Testing
         #expect(l.renderSize.width <= 160 * fallback.width && l.renderSize.height <= 46 * fallback.height)
     }
 
-    @Test func tinyScreensDoNotTrap() {
-        for (c, r) in [(1, 1), (5, 3), (0, 0), (20, 4)] {
+    /// Screens too small for the chrome: the picture and the area it is in stay on the screen
+    /// and off the title and transport rows (an area placed past the screen's bottom or over
+    /// the bar would draw outside it), and the picture asked of the decoder is never empty
+    /// where the area is not.
+    @Test func tinyScreensKeepThePictureOnTheScreen() {
+        for (c, r) in [(1, 1), (5, 3), (0, 0), (20, 4), (3, 5), (40, 6)] {
             let l = Layout(columns: c, rows: r, cellSize: cell, displayAspect: 1.78, driver: CellDriver(colorMode: .truecolor), showTelemetry: true)
-            #expect(l.video.width >= 0 && l.video.height >= 0)
+            for rect in [l.videoArea, l.video] where !rect.isEmpty {
+                #expect(rect.column >= 0 && rect.column + rect.width <= c, "\(c)×\(r): \(rect)")
+                #expect(rect.row >= Layout.chromeTop && rect.endRow <= r - Layout.chromeBottom, "\(c)×\(r): \(rect) over the chrome")
+            }
+            #expect(l.video.isEmpty || l.videoArea.intersection(l.video) == l.video, "\(c)×\(r): \(l.video) outside \(l.videoArea)")
+            #expect(l.videoArea.isEmpty == (r <= Layout.chromeTop + Layout.chromeBottom || c == 0), "\(c)×\(r): \(l.videoArea)")
         }
     }
 }
