@@ -1,3 +1,4 @@
+import AetherBase
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -21,22 +22,9 @@ public enum TextBudget {
     /// The first `limit` bytes of the regular file at `path` (never more is read), and whether
     /// the file was longer. nil: missing, unreadable, or not a regular file (a FIFO, a device).
     public static func read(path: String, limit: Int) -> (bytes: [UInt8], truncated: Bool)? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        var bytes = [UInt8](repeating: 0, count: limit + 1)
-        var got = 0
-        while got < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + got, $0.count - got) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            if n == 0 { break }
-            got += n
-        }
-        let truncated = got > limit
-        bytes.removeSubrange(min(got, limit)...)
-        return (bytes, truncated)
+        // One byte past the budget tells a file of exactly `limit` from a longer one.
+        guard let bytes = try? FileBytes.read(path: path, limit: max(0, limit) + 1, truncating: true, regularOnly: true).get() else { return nil }
+        return (Array(bytes.prefix(max(0, limit))), bytes.count > max(0, limit))
     }
 
     /// Splits `bytes` on LF; every line's text is decoded (invalid UTF-8 repaired) unless it is

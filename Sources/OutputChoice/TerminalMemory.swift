@@ -53,7 +53,7 @@ public struct TerminalMemory: Sendable {
 
     /// Every terminal in the file, in the file's order (nothing when it is missing or unreadable).
     public func entries() -> [(key: String, entry: Entry)] {
-        FileManager.default.contents(atPath: path).map(Self.entries(in:)) ?? []
+        (try? FileBytes.read(path: path, limit: Self.maximumBytes, regularOnly: true).get()).map { Self.entries(in: Data($0)) } ?? []
     }
 
     /// Every terminal in a `terminals.json` text (the file's reader; `aether-fuzz terminals`).

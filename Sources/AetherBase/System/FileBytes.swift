@@ -9,9 +9,11 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
     read(fd, buffer, count)
 }
 
-/// Files read with open(2)/read(2), under a budget: the program's one file reader (a file's
-/// head for a sniffer or a scanner, `/proc` files whose size stat does not tell, a theme, a
-/// download's saved segments), and its one write-all loop.
+/// Files read with open(2)/read(2), under a budget: the program's one file reader (playlists,
+/// config and input.conf through ``TextBudget``, watch-later entries, sidecar lyrics, ID3 heads,
+/// local manifests and small documents, terminals.json, a file's head for a sniffer or a
+/// scanner, `/proc` files whose size stat does not tell, a theme, a download's saved
+/// segments), and its one write-all loop.
 public enum FileBytes {
     /// Why a file was not read.
     public enum ReadError: Error, Equatable, Sendable {
@@ -38,10 +40,11 @@ public enum FileBytes {
     /// - Parameters:
     ///   - followLinks: false refuses a link (`O_NOFOLLOW`: a file the program wrote itself,
     ///     which a link put in its place must not redirect).
-    ///   - regularOnly: refuses what is not a regular file (a device, a pipe, a directory).
+    ///   - regularOnly: refuses what is not a regular file (a device, a pipe, a directory); the
+    ///     open does not wait for a FIFO's writer (`O_NONBLOCK`, which a regular file ignores).
     public static func read(path: String, limit: Int, truncating: Bool = false, followLinks: Bool = true,
                             regularOnly: Bool = false) -> Result<[UInt8], ReadError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW))
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW) | (regularOnly ? O_NONBLOCK : 0))
         guard fd >= 0 else { return .failure(.system(errno)) }
         defer { close(fd) }
         if regularOnly {

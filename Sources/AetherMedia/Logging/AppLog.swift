@@ -52,8 +52,8 @@ public enum AppLog {
     /// When the process started, on ``MonotonicClock`` (from /proc/self/stat; else now).
     static let processStart: Double = {
         let now = MonotonicClock.seconds()
-        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return now }
+        guard let bytes = FileBytes.prefix(path: "/proc/self/stat", limit: 4096),
+              case let stat = String(decoding: bytes, as: UTF8.self), let close = stat.lastIndex(of: ")") else { return now }
         // Field 22 (starttime, clock ticks since boot); fields after the command start at 3.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 19, let ticks = Double(fields[19]) else { return now }

@@ -322,11 +322,12 @@ package enum SmallFetch {
                       timeout: Double, limit: Int, range: DASHManifest.ByteRange? = nil) throws(FFmpegError) -> [UInt8] {
         let limit = max(0, min(limit, 1 << 30))
         if let path = NetworkSettings.localPath(url) {
-            guard let size = FileBytes.size(path: path) else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
-            guard size <= limit else { throw NetworkSession.tooLarge(limit) }
-            guard let data = FileManager.default.contents(atPath: path) else { throw FFmpegError(code: aether_AVERROR(EIO), function: "read") }
-            guard data.count <= limit else { throw NetworkSession.tooLarge(limit) }
-            return [UInt8](data)
+            switch FileBytes.read(path: path, limit: limit, regularOnly: true) {
+            case .success(let bytes): return bytes
+            case .failure(.overLimit): throw NetworkSession.tooLarge(limit)
+            case .failure(.system(let code)): throw FFmpegError(code: aether_AVERROR(code), function: "read")
+            case .failure(.notARegularFile): throw FFmpegError(code: aether_AVERROR(EIO), function: "read")
+            }
         }
         guard NetworkSettings.isNetwork(url) else { throw FFmpegError(code: aether_AVERROR(EPERM), function: "open") }
         let session = NetworkSession(settings: settings, interrupt: interrupt, options: options, failsSource: false)

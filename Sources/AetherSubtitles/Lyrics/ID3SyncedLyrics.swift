@@ -1,3 +1,4 @@
+import AetherBase
 import AetherMedia
 import FoundationEssentials
 #if canImport(Glibc)
@@ -16,23 +17,12 @@ public enum ID3SyncedLyrics {
     /// The bytes of `path` a tag may take (its header says how many), read with `O_NOFOLLOW`
     /// from a regular file; nil when it has no ID3v2 tag.
     public static func head(of path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        var header = [UInt8](repeating: 0, count: 10)
-        guard read(fd, &header, 10) == 10, let size = tagSize(header) else { return nil }
-        var bytes = header + [UInt8](repeating: 0, count: size)
-        var at = 10
-        while at < bytes.count {
-            let total = bytes.count
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + at, total - at) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { break }
-            at += n
+        // The header says how much more to read (within the tag budget): two bounded reads.
+        func prefix(_ count: Int) -> [UInt8]? {
+            try? FileBytes.read(path: path, limit: count, truncating: true, followLinks: false, regularOnly: true).get()
         }
-        return Array(bytes.prefix(at))
+        guard let header = prefix(10), let size = tagSize(header) else { return nil }
+        return prefix(10 + size)
     }
 
     /// The tag's size after its 10-byte header (a syncsafe integer), nil when `header` is not

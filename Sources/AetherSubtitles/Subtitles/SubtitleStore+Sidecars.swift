@@ -29,10 +29,10 @@ extension SubtitleStore {
             throw SidecarError(description: "subtitle file '\(name)' is too large (\(info.st_size) bytes)")
         }
         if Self.isLyrics(path) {
-            guard let bytes = FileManager.default.contents(atPath: path) else {
+            guard let bytes = try? FileBytes.read(path: path, limit: SubtitleStore.maxSidecarBytes, regularOnly: true).get() else {
                 throw SidecarError(description: "cannot read subtitle file '\(name)'")
             }
-            return try addLyrics(Array(bytes.prefix(SubtitleStore.maxSidecarBytes)), name: name, path: path)
+            return try addLyrics(bytes, name: name, path: path)
         }
         let codepage = SubtitleStore.isUTF8(path: path) ? nil : fallbackCodepage
         let format: FormatContext
