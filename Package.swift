@@ -43,8 +43,8 @@ let package = Package(
         .target(name: "CSystemd", linkerSettings: [.linkedLibrary("systemd")]),
 
         // The values every layer shares (`PixelSize`, `PixelRect`, `Guarded`, the bounded
-        // `JSONValue`, `MonotonicClock`); depends on nothing, so the engine and the terminal graphics need not
-        // depend on each other.
+        // `JSONValue`, `MonotonicClock`); depends only on CSystem (below), so the engine and the
+        // terminal graphics need not depend on each other.
         // pipe2 (close-on-exec pipes), which Swift's Glibc module does not declare.
         .target(name: "CSystem"),
         .target(name: "AetherBase", dependencies: ["CSystem"]),
@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "AetherStills", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg"]),
         // The player: session, demux loop, video/audio pipelines, presenter, master clock, telemetry.
         .target(name: "AetherPlayback", dependencies: [
-            "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherDownload", "CFFmpeg", "CALSA", "CLibass",
+            "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "CFFmpeg", "CALSA", "CLibass",
         ]),
         // The umbrella: re-exports every engine target (and AetherBase) for `import AetherEngine`.
         .target(name: "AetherEngine", dependencies: [

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Where code that decides by time reads it: the one clock type of the code base (NIO's
+/// Where code that decides by time reads it: the clock it is given (NIO's
 /// `NIODeadline` behind an injectable loop, ffplay's `Clock` fed by one time function).
 /// ``monotonic`` (`CLOCK_MONOTONIC`) in the program; a ``ManualTimeSource`` in tests, advanced
 /// by hand, so logic that waits and measures (bit-rate switching, the master clock) runs in

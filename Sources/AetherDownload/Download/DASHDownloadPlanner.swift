@@ -71,7 +71,7 @@ public enum DASHDownloadPlanner {
         var renditions: [MediaRendition] = []
         var unsupported: [MediaRendition] = []
         for (k, track) in tracks.enumerated() where track.contentType == .audio || track.contentType == .text {
-            let reps = track.representations.filter { !$0.segments.isEmpty && (track.contentType == .audio || isWebVTT($0)) }
+            let reps = track.representations.filter { !$0.segments.isEmpty && (track.contentType == .audio || $0.isWebVTT) }
             guard let rep = DASHManifest.Representation.pick(reps, lowest: request.preference == .min) else {
                 if track.contentType == .text {
                     var r = MediaRendition(type: "SUBTITLES", groupID: "text")
@@ -109,14 +109,6 @@ public enum DASHDownloadPlanner {
             plan.notes.append("subtitles\(r.language.map { " in '\(TextSanitizer.clean($0))'" } ?? "") left out: only WebVTT text sets can be downloaded (not TTML or stpp)")
         }
         return plan
-    }
-
-    /// A text representation the download can join: a WebVTT file (`text/vtt`, or a `.vtt`
-    /// URL with no MIME type), not TTML and not segments in MP4.
-    package static func isWebVTT(_ rep: DASHManifest.Representation) -> Bool {
-        if let mime = rep.mimeType?.lowercased() { return mime == "text/vtt" }
-        let path = URLComponents(string: rep.segments.first?.resource.url ?? "")?.path.lowercased() ?? ""
-        return path.hasSuffix(".vtt")
     }
 
     /// A representation's init section and segments as a track (every URL checked: http(s) with a

@@ -1,4 +1,3 @@
-import AetherDownload
 import AetherMedia
 import AetherStreaming
 import AetherSubtitles

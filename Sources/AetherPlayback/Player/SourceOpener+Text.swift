@@ -1,4 +1,3 @@
-import AetherDownload
 import AetherMedia
 import AetherStreaming
 import AetherSubtitles
@@ -30,11 +29,11 @@ extension SourceOpener {
         for (k, track) in manifest.tracks.enumerated() where track.contentType == .text {
             let language = track.language.map { TextSanitizer.clean(String($0.prefix(32))) } ?? "none"
             if let rep = track.representations.last(where: { !$0.segments.isEmpty && isWVTT($0) }),
-               !track.representations.contains(where: { !$0.segments.isEmpty && DASHDownloadPlanner.isWebVTT($0) }) {
+               !track.representations.contains(where: { !$0.segments.isEmpty && $0.isWebVTT }) {
                 addWVTT(rep, set: k, track: track, language: language, to: subtitles, openOptions: openOptions, options: options, timeout: timeout)
                 continue
             }
-            guard let rep = track.representations.last(where: { !$0.segments.isEmpty && DASHDownloadPlanner.isWebVTT($0) }) else {
+            guard let rep = track.representations.last(where: { !$0.segments.isEmpty && $0.isWebVTT }) else {
                 AppLog.write("dash", "text adaptation set \(k + 1) (language \(language)) left out: only WebVTT can be read (not TTML or stpp)")
                 continue
             }

@@ -43,3 +43,13 @@ extension DASHManifest.Reader {
         return TextSanitizer.clean(String(id.prefix(40)))
     }
 }
+
+extension DASHManifest.Representation {
+    /// A WebVTT file (`text/vtt`, or a `.vtt` URL with no MIME type): a text representation
+    /// playback and the download can join; not TTML, not segments in MP4.
+    package var isWebVTT: Bool {
+        if let mime = mimeType?.lowercased() { return mime == "text/vtt" }
+        let path = URLComponents(string: segments.first?.resource.url ?? "")?.path.lowercased() ?? ""
+        return path.hasSuffix(".vtt")
+    }
+}

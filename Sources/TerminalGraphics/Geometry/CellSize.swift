@@ -20,6 +20,6 @@ public struct CellSize: Sendable, Hashable, CustomStringConvertible {
 }
 
 // One pixel-size and one pixel-rectangle type for the whole program, shared with the engine
-// through AetherBase (which depends on nothing): a module importing both sees the same types.
+// through AetherBase (which depends on no media or terminal code): a module importing both sees the same types.
 @_exported import struct AetherBase.PixelSize
 @_exported import struct AetherBase.PixelRect
