@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 import CNcurses
 import FoundationEssentials
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 import AetherThemes
 import CNcurses
 
@@ -91,9 +91,9 @@ package final class SubtitlePairs {
 package struct SubtitleCellStyle: Hashable {
     package var bold = false
     package var italic = false
-    package var color: StyledSubtitle.RGB?
+    package var color: RGBColor?
 
-    package init(bold: Bool = false, italic: Bool = false, color: StyledSubtitle.RGB? = nil) {
+    package init(bold: Bool = false, italic: Bool = false, color: RGBColor? = nil) {
         self.bold = bold
         self.italic = italic
         self.color = color

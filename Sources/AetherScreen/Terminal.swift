@@ -1,5 +1,5 @@
 import AetherBase
-import AetherEngine
+import AetherBase
 import CNcurses
 import CTerminal
 import FoundationEssentials

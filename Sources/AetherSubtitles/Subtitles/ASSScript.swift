@@ -1,3 +1,4 @@
+import AetherBase
 import AetherMedia
 
 /// A text cue as its ASS script placed and styled it, reduced to what text cells can show:
@@ -6,10 +7,7 @@ import AetherMedia
 /// zero-width characters); override tags, drawings (`\p1`…`\p0`) and animation are gone.
 public struct StyledSubtitle: Sendable, Equatable {
     /// An RGB colour (ASS stores `&HAABBGGRR`; alpha is dropped).
-    public struct RGB: Sendable, Equatable, Hashable {
-        public var r: UInt8, g: UInt8, b: UInt8
-        public init(r: UInt8, g: UInt8, b: UInt8) { self.r = r; self.g = g; self.b = b }
-    }
+    public typealias RGB = RGBColor
 
     /// Text drawn in one style; may hold `\n` (a hard line break).
     public struct Run: Sendable, Equatable {

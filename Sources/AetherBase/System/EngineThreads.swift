@@ -1,4 +1,3 @@
-import AetherBase
 
 /// Hooks a host runs on each of the engine's own threads as it starts.
 public enum EngineThreads {

@@ -1,5 +1,3 @@
-import AetherBase
-import CFFmpeg
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +5,7 @@ import Glibc
 import Synchronization
 
 /// The app's log (`--log-file`): every layer's own lines (``write(_:_:)``) and libav*'s
-/// diagnostics, routed here by CFFmpeg's callback. Never the terminal (it belongs to the picture);
+/// diagnostics, routed here by CFFmpeg's callback (AetherMedia's `AppLog.configure`). Never the terminal (it belongs to the picture);
 /// a log file when one is given, each line prefixed with its component (`[tui …]`, `[matroska]`,
 /// `[h264]`) like mpv's `[ao/alsa]`.
 public enum AppLog {
@@ -15,11 +13,9 @@ public enum AppLog {
     private struct LogFile { let handle: UnsafeMutablePointer<FILE> }
     private static let sink = Guarded<LogFile?>(nil)
 
-    /// Sends FFmpeg's log lines at `level` (an `AV_LOG_*` value) or more severe to `path`;
-    /// with no path, FFmpeg is silenced. Call once at start-up. Before this is called (and in
-    /// any program that never calls it) every line is dropped: CFFmpeg installs its callback
-    /// when the program loads, so FFmpeg's own stderr logger never runs.
-    public static func configure(path: String?, level: Int32 = AV_LOG_INFO) throws {
+    /// Opens `path` (appending) as the log; nil closes it and drops every line. AetherMedia's
+    /// `configure(path:level:)` does this and routes FFmpeg's lines here.
+    public static func open(path: String?) throws {
         var file: LogFile? = nil
         if let path {
             guard let f = fopen(path, "a") else {
@@ -34,9 +30,10 @@ public enum AppLog {
             return was
         }
         if let previous { fclose(previous.handle) }
-        av_log_set_level(file == nil ? AV_LOG_QUIET : level)
-        aether_set_log_sink(file == nil ? nil : logSink)
     }
+
+    /// Whether a log file is open.
+    public static var isOpen: Bool { sink.withLock { $0 != nil } }
 
     /// Writes one line of our own to the log file, if there is one, with the seconds since
     /// the process started (`[present 0.212] first frame …`): start-up and seek timelines read
@@ -64,7 +61,8 @@ public enum AppLog {
         return now - max(0, age)
     }()
 
-    fileprivate static func emit(_ line: UnsafePointer<CChar>) {
+    /// A line as it comes (libav*'s, its component and newline in it already).
+    package static func emit(_ line: UnsafePointer<CChar>) {
         sink.withLock { file in
             guard let file else { return }
             fputs(line, file.handle)
@@ -72,6 +70,3 @@ public enum AppLog {
     }
 }
 
-private let logSink: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void = { _, line in
-    if let line { AppLog.emit(line) }
-}
