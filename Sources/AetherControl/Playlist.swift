@@ -394,10 +394,9 @@ public enum PlaylistLoader {
         parsed.items = parsed.items.compactMap { item in
             var item = item
             if !isURL(item.source) {
-                // Relative to the list's URL.
-                guard !item.source.hasPrefix("/"), let resolved = URL(string: item.source, relativeTo: URL(string: url))?.absoluteString
-                else { refused += 1; return nil }
-                item.source = resolved
+                // Relative to the list's URL (a path from the root names a local file: refused).
+                guard !item.source.hasPrefix("/") else { refused += 1; return nil }
+                item.source = URLReference.resolve(item.source, against: url)
             }
             guard NetworkSettings.isNetwork(item.source), !item.source.lowercased().hasPrefix("file:") else { refused += 1; return nil }
             return item

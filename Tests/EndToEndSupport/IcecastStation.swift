@@ -7,7 +7,7 @@ import Foundation
 /// admin metadata request) and an Ogg/Opus mount (`/radio.opus`, its title in the Opus
 /// comments). ``stop()`` (or release) ends the server and every source.
 public final class IcecastStation: @unchecked Sendable {  // used from one test at a time
-    public let port: Int
+    public private(set) var port = 0
     public let directory: String
     private var server: Process?
     private var sources: [String: Process] = [:]
@@ -32,8 +32,37 @@ public final class IcecastStation: @unchecked Sendable {  // used from one test 
         try FileManager.default.createDirectory(atPath: directory + "/log", withIntermediateDirectories: true)
         // Icecast runs as nobody under root: its log directory must be its to write.
         for path in [directory, directory + "/log"] { chmod(path, 0o777) }
-        port = try Self.freePort()
-        let config = """
+        // A port nobody listens on now can be taken before Icecast binds it (suites run side by
+        // side): a server that exits at once is started again on another.
+        var lastError = ""
+        for _ in 0..<3 {
+            let port = try Self.freePort()
+            let path = directory + "/icecast.xml"
+            try Self.configuration(port: port, directory: directory).write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o644)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = (getuid() == 0 ? ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] : [])
+                + ["icecast2", "-c", path]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            if waitUntil(15, interval: 0.05, { !process.isRunning || Self.get("http://127.0.0.1:\(port)/status-json.xsl") != nil }),
+               process.isRunning {
+                self.port = port
+                server = process
+                return
+            }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            lastError = (try? String(contentsOfFile: directory + "/log/error.log", encoding: .utf8))?.suffix(400).description ?? ""
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+        throw Unavailable(description: "icecast2 did not start: \(lastError)")
+    }
+
+    static func configuration(port: Int, directory: String) -> String {
+        """
         <icecast>
           <limits><clients>32</clients><sources>4</sources><queue-size>524288</queue-size><client-timeout>30</client-timeout>
             <header-timeout>15</header-timeout><source-timeout>10</source-timeout><burst-size>16000</burst-size></limits>
@@ -46,21 +75,6 @@ public final class IcecastStation: @unchecked Sendable {  // used from one test 
           <logging><accesslog>access.log</accesslog><errorlog>error.log</errorlog><loglevel>3</loglevel></logging>
         </icecast>
         """
-        let path = directory + "/icecast.xml"
-        try config.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o644)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = (getuid() == 0 ? ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] : [])
-            + ["icecast2", "-c", path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        server = process
-        guard waitUntil(10, interval: 0.05, { Self.get("http://127.0.0.1:\(port)/status-json.xsl") != nil }) else {
-            stop()
-            throw Unavailable(description: "icecast2 did not answer on port \(port)")
-        }
     }
 
     deinit { stop() }

@@ -28,9 +28,7 @@ package enum RedirectProbe {
             guard let location = location(of: current, options: options, interrupt: interrupt, timeout: timeout) else {
                 return nil
             }
-            guard let next = URL(string: location, relativeTo: URL(string: current))?.absoluteString else {
-                return "redirect to an unreadable location refused"
-            }
+            let next = URLReference.resolve(location, against: current)
             switch NetworkSettings.scheme(of: next) ?? "file" {
             case "http", "https": break
             case "file": return "redirect to a local file refused"

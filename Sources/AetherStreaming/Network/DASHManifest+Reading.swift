@@ -397,7 +397,7 @@ extension DASHManifest {
         /// a control character (it would end a playlist line).
         func url(_ path: String, _ base: String) throws(OutsideValue.Refusal) -> String {
             let trimmed = path.trimmingWhitespaceAndNewlines()
-            return try checked(trimmed.isEmpty ? base : HLSMasterPlaylist.resolve(trimmed, against: base))
+            return try checked(trimmed.isEmpty ? base : URLReference.resolve(trimmed, against: base))
         }
 
         /// A resolved URL as the manifest may name one (see ``url(_:_:)``).
@@ -429,6 +429,6 @@ extension DASHManifest {
     /// manifest reader checks what it gives (``Reader/resolveBase(_:against:)``), the thumbnail
     /// reader the sheet URLs it ends with.
     static func baseURL(of element: ManifestXML.Element, against base: String) -> String {
-        baseURLText(of: element).map { HLSMasterPlaylist.resolve($0, against: base) } ?? base
+        baseURLText(of: element).map { URLReference.resolve($0, against: base) } ?? base
     }
 }

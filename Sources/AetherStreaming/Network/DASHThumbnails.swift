@@ -141,7 +141,7 @@ public enum DASHThumbnails {
             if let periodEnd { duration = min(duration, periodEnd - segment.start) }
             guard duration > 0, segment.start.isFinite, segment.start >= 0 else { continue }
             guard let path = expand(media, id: id, number: segment.number, time: segment.time, bandwidth: bandwidth) else { return nil }
-            sheets.append(SpriteSheet(url: HLSMasterPlaylist.resolve(path, against: base), start: segment.start, duration: duration,
+            sheets.append(SpriteSheet(url: URLReference.resolve(path, against: base), start: segment.start, duration: duration,
                                       columns: layout.columns, rows: layout.rows, tileWidth: tileWidth, tileHeight: tileHeight,
                                       tileDuration: segment.duration / tiles))
         }

@@ -217,7 +217,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
                 } else {
                     playlist.isEncrypted = true
                     let iv = a["IV"].flatMap(Self.iv)
-                    key = SegmentKey(method: method, uri: a["URI"].map { HLSMasterPlaylist.resolve($0, against: base) },
+                    key = SegmentKey(method: method, uri: a["URI"].map { URLReference.resolve($0, against: base) },
                                      iv: iv, badIV: a["IV"] != nil && iv == nil)
                 }
             } else if line.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") {
@@ -227,7 +227,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
                 playlist.hasInitSection = true
                 let a = line.hasPrefix("#EXT-X-MAP:") ? HLSMasterPlaylist.attributes(String(line.dropFirst("#EXT-X-MAP:".count))) : [:]
                 if playlist.initSection == nil, let uri = a["URI"] {
-                    playlist.initSection = HLSMasterPlaylist.resolve(uri, against: base)
+                    playlist.initSection = URLReference.resolve(uri, against: base)
                     if let range = a["BYTERANGE"] {
                         // An init section's range always names its offset.
                         playlist.initRange = range.contains("@") ? ByteRange.parse(range, following: nil) : nil
@@ -245,7 +245,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
                 guard playlist.segments.count < maxSegments else {
                     throw OutsideValue.Refusal("more than \(maxSegments) segments")
                 }
-                let uri = HLSMasterPlaylist.resolve(line, against: base)
+                let uri = URLReference.resolve(line, against: base)
                 var range: ByteRange?
                 if let text = pendingRange {
                     // Without an offset a range continues the same resource's previous one.

@@ -26,7 +26,7 @@ public enum HLSThumbnails {
         for line in lines where line.hasPrefix("#EXT-X-IMAGE-STREAM-INF:") {
             let a = HLSMasterPlaylist.attributes(String(line.dropFirst("#EXT-X-IMAGE-STREAM-INF:".count)))
             guard let uri = a["URI"]?.trimmingWhitespace(), !uri.isEmpty else { continue }
-            var stream = HLSImageStream(uri: HLSMasterPlaylist.resolve(uri, against: base))
+            var stream = HLSImageStream(uri: URLReference.resolve(uri, against: base))
             stream.bandwidth = a["BANDWIDTH"].flatMap { Int($0) }
             if let size = a["RESOLUTION"].flatMap(SpriteTrack.size) { stream.width = size.width; stream.height = size.height }
             stream.codecs = a["CODECS"]
@@ -86,7 +86,7 @@ public enum HLSThumbnails {
                         tileDuration = parsed
                     }
                 }
-                sheets.append(SpriteSheet(url: HLSMasterPlaylist.resolve(line, against: base), start: time, duration: duration,
+                sheets.append(SpriteSheet(url: URLReference.resolve(line, against: base), start: time, duration: duration,
                                           columns: layout.columns, rows: layout.rows, tileWidth: size?.width,
                                           tileHeight: size?.height, tileDuration: tileDuration))
                 guard sheets.count <= SpriteTrack.maxSheets else { return nil }

@@ -141,7 +141,7 @@ public struct HLSMasterPlaylist: Sendable, Equatable {
                 guard let type = a["TYPE"], let group = a["GROUP-ID"] else { continue }
                 master.renditions.append(MediaRendition(
                     type: type, groupID: group, name: a["NAME"], language: a["LANGUAGE"], channels: a["CHANNELS"],
-                    uri: a["URI"].map { resolve($0, against: base) }, isDefault: a["DEFAULT"] == "YES"))
+                    uri: a["URI"].map { URLReference.resolve($0, against: base) }, isDefault: a["DEFAULT"] == "YES"))
             } else if !line.hasPrefix("#"), let a = pending {
                 pending = nil
                 // Outside numbers: a BANDWIDTH that is not a whole number in 1 b/s…1 Tb/s drops
@@ -149,7 +149,7 @@ public struct HLSMasterPlaylist: Sendable, Equatable {
                 guard let text = a["BANDWIDTH"],
                       let bandwidth = try? OutsideValue.integer(text, in: 1...maxBandwidth, name: "BANDWIDTH") else { continue }
                 guard master.variants.count < maxVariants else { continue }
-                var v = StreamVariant(uri: resolve(line, against: base), bandwidth: bandwidth)
+                var v = StreamVariant(uri: URLReference.resolve(line, against: base), bandwidth: bandwidth)
                 v.averageBandwidth = a["AVERAGE-BANDWIDTH"].flatMap { try? OutsideValue.integer($0, in: 1...maxBandwidth, name: "AVERAGE-BANDWIDTH") }
                 if let resolution = a["RESOLUTION"]?.lowercased().split(separator: "x"), resolution.count == 2 {
                     v.width = try? OutsideValue.integer(String(resolution[0]), in: 1...65_535, name: "RESOLUTION")
@@ -197,18 +197,6 @@ public struct HLSMasterPlaylist: Sendable, Equatable {
         return result
     }
 
-    static func resolve(_ uri: String, against base: String) -> String {
-        if NetworkSettings.scheme(of: uri) != nil { return uri }
-        // A relative reference whose first segment has a colon is none (RFC 3986, 4.2: it reads
-        // as a scheme, here not a valid one); FoundationEssentials' URL takes it anyway, so it
-        // is joined as a path and refused later as "not a URL".
-        let firstSegment = uri.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if NetworkSettings.scheme(of: base) != nil, !firstSegment.contains(":"), let url = URL(string: uri, relativeTo: URL(string: base)) {
-            return url.absoluteString
-        }
-        if uri.hasPrefix("/") { return uri }
-        return Paths.join(Paths.deletingLastComponent(base), uri)
-    }
 }
 
 public enum StreamVariants {
@@ -302,61 +290,5 @@ public enum VariantChooser {
             kept.sort { variants[$0].bandwidth < variants[$1].bandwidth }
         }
         return kept
-    }
-}
-
-/// Reads a small text resource (a playlist) with the source's options: a local path, or a URL
-/// through libavformat's protocols (headers, deadline, network-only whitelist). Every read is
-/// bounded by `limit` bytes (after any decompression).
-package enum SmallFetch {
-    package static func text(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
-                     timeout: Double, limit: Int = 1 << 20) -> String? {
-        let data: [UInt8]? = try? bytes(url, options: options, settings: settings, interrupt: interrupt, timeout: timeout, limit: limit)
-        return data.map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// The resource's bytes; throws FFmpeg's words when it cannot be read, or one line (code
-    /// `EFBIG`) when it is larger than `limit`.
-    /// `range`: only these bytes of the resource (a network URL's: a DASH index).
-    package static func bytes(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
-                      timeout: Double, limit: Int, range: DASHManifest.ByteRange? = nil) throws(FFmpegError) -> [UInt8] {
-        let limit = max(0, min(limit, 1 << 30))
-        if let path = NetworkSettings.localPath(url) {
-            switch FileBytes.read(path: path, limit: limit, regularOnly: true) {
-            case .success(let bytes): return bytes
-            case .failure(.overLimit): throw NetworkSession.tooLarge(limit)
-            case .failure(.system(let code)): throw FFmpegError(code: aether_AVERROR(code), function: "read")
-            case .failure(.notARegularFile): throw FFmpegError(code: aether_AVERROR(EIO), function: "read")
-            }
-        }
-        guard NetworkSettings.isNetwork(url) else { throw FFmpegError(code: aether_AVERROR(EPERM), function: "open") }
-        let session = NetworkSession(settings: settings, interrupt: interrupt, options: options, failsSource: false)
-        interrupt.arm(seconds: timeout)
-        defer { interrupt.arm(seconds: nil) }
-        var requestOptions = session.options
-        if let range {
-            requestOptions["offset"] = String(range.offset)
-            requestOptions["end_offset"] = String(range.offset + range.length)
-        }
-        do { return try session.readWhole(url, options: requestOptions, limit: limit) } catch {
-            if error == NetworkSession.tooLarge(limit) { throw error }
-            throw refused(session) ?? error
-        }
-    }
-
-    /// The whole of a small binary resource (a thumbnail sheet), the same way; nil when it cannot
-    /// be read, is empty, or is larger than `limit` bytes.
-    package static func nonEmptyBytes(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
-                              timeout: Double, limit: Int) -> [UInt8]? {
-        let data: [UInt8]? = try? bytes(url, options: options, settings: settings, interrupt: interrupt, timeout: timeout, limit: limit)
-        guard let data, !data.isEmpty else { return nil }
-        return data
-    }
-
-    /// The session's refusal as an error (a budget's as ``NetworkSession/tooLarge(_:)``), nil when none.
-    private static func refused(_ session: NetworkSession) -> FFmpegError? {
-        guard let why = session.refusal, let code = session.refusalCode else { return nil }
-        if code == aether_AVERROR(EFBIG) { return NetworkSession.tooLarge(Int(NetworkSession.manifestBudget)) }
-        return FFmpegError(function: "open", message: why, code: code)
     }
 }
