@@ -71,11 +71,11 @@ struct Play: ParsableCommand {
                                           cellSymbols: CellSymbols(option: playback.voCells),
                                           cellTolerance: playback.voCellsTolerance),
             theme: theme, startPaused: playback.pause)
-        options.drivers.kittySharedMemory = KittySharedMemoryUse(rawValue: playback.kittyUseShm) ?? .auto
+        options.drivers.kittySharedMemory = playback.kittyUseShm
         options.statsFile = playback.statsFile
         options.screenshotDirectory = playback.screenshotDirectory
         options.title = playback.title
-        options.governor = playback.voGovernor == "yes"
+        options.governor = playback.voGovernor.isOn
         options.remote = playback.remoteOptions
         options.subtitleDelay = playback.subDelay
         options.subtitleStyle = try playback.subtitleStyle()

@@ -1,6 +1,7 @@
 import AetherControl
 import AetherEngine
 import ArgumentParser
+import TerminalGraphics
 import AetherBase
 import FoundationEssentials
 #if canImport(Glibc)
@@ -14,12 +15,8 @@ extension PlaybackOptions {
     /// colours that are not hex and font names with control characters are refused.
     func subtitleStyle() throws(ValidationError) -> ASSStyleOptions {
         var style = ASSStyleOptions()
-        guard ["yes", "no"].contains(subAss) else { throw ValidationError("--sub-ass must be yes or no") }
-        style.enabled = subAss == "yes"
-        guard let override = ASSStyleOptions.Override(rawValue: subAssOverride) else {
-            throw ValidationError("--sub-ass-override must be yes, force or no")
-        }
-        style.override = override
+        style.enabled = subAss.isOn
+        style.override = subAssOverride
         guard !subFont.isEmpty, subFont.count <= ASSStyleOptions.maxFontName,
               subFont.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "," }) else {
             throw ValidationError("--sub-font must be a font family name (1 to \(ASSStyleOptions.maxFontName) characters, no commas or control characters)")
@@ -77,13 +74,13 @@ extension PlaybackOptions {
         o.speed = speed
         o.volume = volume
         o.replayGain = ReplayGainSettings(mode: ReplayGainMode(rawValue: replaygain) ?? .no, preamp: replaygainPreamp,
-                                          clip: replaygainClip == "yes", fallback: replaygainFallback)
+                                          clip: replaygainClip.isOn, fallback: replaygainFallback)
         o.skipLoopFilter = skipLoopFilter.flatMap(LoopFilterSkip.init(rawValue:))
         o.decodeThreads = decodeThreads
         o.muted = mute
         o.audioOutput = ao == "null" ? .null : .alsa(device: audioDevice)
         o.audioBufferSeconds = audioBuffer
-        o.gapless = GaplessMode(rawValue: gaplessAudio) ?? .weak
+        o.gapless = gaplessAudio
         o.audioChannels = audioChannels
         o.audioFilters = AudioFilterOption.graph(audioFilters)
         switch trackChoice(aid) {
@@ -98,7 +95,7 @@ extension PlaybackOptions {
         }
         o.subtitleFiles = subFiles
         o.audioFiles = audioFiles
-        o.ytdl.enabled = ytdl == "yes"
+        o.ytdl.enabled = ytdl.isOn
         o.ytdl.format = ytdlFormat.flatMap { try? YtdlSettings.checkFormat($0) }
         o.ytdl.rawOptions = ytdlRawOptions.flatMap { try? YtdlSettings.parseRawOptions($0) } ?? []
         switch trackChoice(vid) {
@@ -118,9 +115,9 @@ extension PlaybackOptions {
         o.liveStartIndex = liveStartIndex
         network.apply(to: &o.network)
         switch cache {
-        case "yes": o.cacheSeconds = cacheSecs
-        case "no": o.cacheSeconds = 0
-        default: o.cacheSeconds = nil  // the engine decides: network sources only
+        case .yes: o.cacheSeconds = cacheSecs
+        case .no: o.cacheSeconds = 0
+        case .auto: o.cacheSeconds = nil  // the engine decides: network sources only
         }
         o.networkCacheSeconds = cacheSecs
         o.cachePauseWait = cachePauseWait
@@ -177,8 +174,23 @@ extension PlaybackOptions {
     }
 }
 
-/// `--hr-seek`'s values are the type's cases.
+/// Options whose values are a type's cases, parsed once by ArgumentParser (a bad value is its
+/// one error, naming the values).
 extension HRSeek: ExpressibleByArgument {}
+extension GaplessMode: ExpressibleByArgument {}
+extension KittySharedMemoryUse: ExpressibleByArgument {}
+extension ASSStyleOptions.Override: ExpressibleByArgument {}
+
+/// A yes-or-no option (mpv's spelling of a flag with a value: `--ytdl=no`).
+enum YesNo: String, CaseIterable, ExpressibleByArgument {
+    case yes, no
+    var isOn: Bool { self == .yes }
+}
+
+/// `--cache`: the demuxer cache for network sources only (auto), always, or never.
+enum CacheChoice: String, CaseIterable, ExpressibleByArgument {
+    case auto, yes, no
+}
 
 extension AudioChannels: ExpressibleByArgument {
     public init?(argument: String) { self.init(option: argument) }

@@ -30,7 +30,7 @@ struct PlaybackOptions: ParsableArguments {
     var audioBuffer: Double = 0.2
 
     @Option(name: .customLong("gapless-audio"), help: ArgumentHelp("Play a playlist's items of sound without a gap: yes (the next item continues the device, converted to its format when they differ), weak (when rate and channels match) or no (every item drains the device first).", valueName: "no|yes|weak"))
-    var gaplessAudio: String = "weak"
+    var gaplessAudio: GaplessMode = .weak
 
     @Option(name: .customLong("audio-channels"), help: ArgumentHelp("Channels the sound is converted to and the device asked for: auto-safe (the source's, at most two), auto (the source's, at most eight), mono, stereo, 5.1, 7.1 or a count 1-8.", valueName: "channels"))
     var audioChannels: AudioChannels = .autoSafe
@@ -66,7 +66,7 @@ struct PlaybackOptions: ParsableArguments {
     var audioFiles: [String] = []
 
     @Option(help: ArgumentHelp("An http(s) URL that is not media (a web page) is read by yt-dlp, and what it finds plays; no tries the URL as media only.", valueName: "yes|no"))
-    var ytdl: String = "yes"
+    var ytdl: YesNo = .yes
 
     @Option(name: .customLong("ytdl-format"), help: ArgumentHelp("yt-dlp's format choice (its -f), e.g. bestvideo+bestaudio; separate video and audio play together.", valueName: "format"))
     var ytdlFormat: String?
@@ -78,7 +78,7 @@ struct PlaybackOptions: ParsableArguments {
     var subCodepage: String = "CP1252"
 
     @Option(name: .customLong("sub-ass"), help: ArgumentHelp("Draw text subtitles with libass, as their script styles and places them, in pixel outputs (sixel, kitty); no keeps them as text cells.", valueName: "yes|no"))
-    var subAss: String = "yes"
+    var subAss: YesNo = .yes
 
     @Option(name: .customLong("sub-font"), help: ArgumentHelp("Font family for subtitles that are not ASS (SubRip, WebVTT, mov_text) drawn by libass.", valueName: "family"))
     var subFont: String = "sans-serif"
@@ -99,7 +99,7 @@ struct PlaybackOptions: ParsableArguments {
     var subScale: Double = 1
 
     @Option(name: .customLong("sub-ass-override"), help: ArgumentHelp("ASS scripts: yes applies --sub-scale and --sub-pos to dialogue, force also gives dialogue the style of --sub-font, --sub-font-size, --sub-color and --sub-border-size, no draws the script as authored.", valueName: "yes|force|no"))
-    var subAssOverride: String = "yes"
+    var subAssOverride: ASSStyleOptions.Override = .yes
 
     @Option(help: ArgumentHelp("Volume in percent, 0 to 130.", valueName: "percent"))
     var volume: Double = 100
@@ -114,7 +114,7 @@ struct PlaybackOptions: ParsableArguments {
     var replaygainPreamp: Double = 0
 
     @Option(name: .customLong("replaygain-clip"), help: ArgumentHelp("yes lets the ReplayGain gain clip; no holds it where the peak tag reaches full scale.", valueName: "yes|no"))
-    var replaygainClip: String = "no"
+    var replaygainClip: YesNo = .no
 
     @Option(name: .customLong("replaygain-fallback"), help: ArgumentHelp("dB applied, alone, to a file without the ReplayGain tags --replaygain needs, -200 to 60.", valueName: "db"))
     var replaygainFallback: Double = 0
@@ -149,7 +149,7 @@ struct PlaybackOptions: ParsableArguments {
     var timeshiftDisk: String = "1G"
 
     @Option(help: ArgumentHelp("Demuxer cache: auto (network sources only), yes or no.", valueName: "auto|yes|no"))
-    var cache: String = "auto"
+    var cache: CacheChoice = .auto
 
     @Option(name: .customLong("cache-secs"), help: ArgumentHelp("Seconds the demuxer reads ahead when the cache is on.", valueName: "seconds"))
     var cacheSecs: Double = 30
@@ -170,10 +170,10 @@ struct PlaybackOptions: ParsableArguments {
     var sixelRepaint: String = "auto"
 
     @Option(name: .customLong("vo-kitty-use-shm"), help: ArgumentHelp("kitty frames through POSIX shared memory (only the object's name goes through the tty): auto (when the terminal is on this machine, not over SSH, and answered the probe's shared memory query, through tmux's passthrough inside tmux), yes, or no (base64 through the tty).", valueName: "auto|yes|no"))
-    var kittyUseShm: String = "auto"
+    var kittyUseShm: KittySharedMemoryUse = .auto
 
     @Option(name: .customLong("vo-governor"), help: ArgumentHelp("Step picture quality down when the terminal cannot keep up (sixel colours, picture scale, every 2nd frame, half-block), straight to fewer frames when the source cannot, and back up when it can: yes, or no to pin the settings.", valueName: "yes|no"))
-    var voGovernor: String = "yes"
+    var voGovernor: YesNo = .yes
 
     @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: all when each pixel shown averages 64 or more of the source's, bidir when the picture is 4× or more smaller than the source, else default: every frame filtered).", valueName: "level"))
     var skipLoopFilter: String?
@@ -282,7 +282,6 @@ struct PlaybackOptions: ParsableArguments {
         }
         guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
-        guard GaplessMode(rawValue: gaplessAudio) != nil else { throw ValidationError("--gapless-audio must be no, yes or weak") }
         guard ImageDuration(option: imageDisplayDuration) != nil else {
             throw ValidationError("--image-display-duration must be seconds from 0 to 86400, or inf")
         }
@@ -291,15 +290,12 @@ struct PlaybackOptions: ParsableArguments {
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
         guard ReplayGainMode(rawValue: replaygain) != nil else { throw ValidationError("--replaygain must be no, track or album") }
         guard (-150...150).contains(replaygainPreamp) else { throw ValidationError("--replaygain-preamp must be between -150 and 150") }
-        guard ["yes", "no"].contains(replaygainClip) else { throw ValidationError("--replaygain-clip must be yes or no") }
         guard (-200...60).contains(replaygainFallback) else { throw ValidationError("--replaygain-fallback must be between -200 and 60") }
         if let n = sixelColors, !(2...256).contains(n) { throw ValidationError("--vo-sixel-colors must be between 2 and 256") }
         if let s = skipLoopFilter, LoopFilterSkip(rawValue: s) == nil {
             throw ValidationError("--vd-lavc-skiploopfilter must be one of: \(LoopFilterSkip.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard (0...16).contains(decodeThreads) else { throw ValidationError("--vd-lavc-threads must be between 0 and 16") }
-        guard KittySharedMemoryUse(rawValue: kittyUseShm) != nil else { throw ValidationError("--vo-kitty-use-shm must be auto, yes or no") }
-        guard ["yes", "no"].contains(voGovernor) else { throw ValidationError("--vo-governor must be yes or no") }
         guard ["none", "ordered", "fs"].contains(sixelDither) else { throw ValidationError("--vo-sixel-dither must be none, ordered or fs") }
         guard sixelRepaint == "auto" || SixelRepaint(rawValue: sixelRepaint) != nil else {
             throw ValidationError("--vo-sixel-repaint must be auto, changed or full")
@@ -313,7 +309,6 @@ struct PlaybackOptions: ParsableArguments {
         }
         if let start, TimeArgument(start) == nil { throw ValidationError("--start: cannot parse '\(start)' as a time") }
         if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
-        guard ["yes", "no"].contains(ytdl) else { throw ValidationError("--ytdl must be yes or no") }
         if let ytdlFormat {
             do { _ = try YtdlSettings.checkFormat(ytdlFormat) } catch { throw ValidationError(error.message) }
         }
@@ -329,7 +324,6 @@ struct PlaybackOptions: ParsableArguments {
         guard timeshift.isFinite, (0...604_800).contains(timeshift) else { throw ValidationError("--timeshift must be between 0 and 604800 seconds (a week)") }
         guard (1...65536).contains(timeshiftMemory) else { throw ValidationError("--timeshift-memory must be between 1 and 65536 MiB") }
         guard ByteSize.parse(timeshiftDisk) != nil else { throw ValidationError("--timeshift-disk must be a size such as 512M or 2G (0 keeps nothing on disk)") }
-        guard ["auto", "yes", "no"].contains(cache) else { throw ValidationError("--cache must be auto, yes or no") }
         guard cacheSecs.isFinite, cacheSecs > 0, cacheSecs <= 86_400 else { throw ValidationError("--cache-secs must be more than 0 and at most 86400") }
         guard cachePauseWait.isFinite, (0...3600).contains(cachePauseWait) else { throw ValidationError("--cache-pause-wait must be between 0 and 3600") }
     }

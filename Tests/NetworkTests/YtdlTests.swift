@@ -158,7 +158,7 @@ import Testing
 
     /// Hostile option values: one line each, before anything runs.
     @Test func badYtdlOptionValuesAreOneLine() {
-        for (argument, says) in [("--ytdl=maybe", "--ytdl must be yes or no"),
+        for (argument, says) in [("--ytdl=maybe", "The value 'maybe' is invalid for '--ytdl <yes|no>'"),
                                  ("--ytdl-raw-options=exec=rm -rf /", "'exec' is refused"),
                                  ("--ytdl-raw-options=--flag=1", "is not an option name"),
                                  ("--ytdl-raw-options=\(String(repeating: "x=1,", count: 40))", "more than 32 options"),

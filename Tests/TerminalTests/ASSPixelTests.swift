@@ -181,8 +181,8 @@ import Testing
     }
 
     @Test func badSubtitleOptionsAreRefused() {
-        for (argument, says) in [("--sub-ass=maybe", "--sub-ass must be yes or no"),
-                                 ("--sub-ass-override=strip", "--sub-ass-override must be yes, force or no"),
+        for (argument, says) in [("--sub-ass=maybe", "The value 'maybe' is invalid for '--sub-ass <yes|no>'"),
+                                 ("--sub-ass-override=strip", "The value 'strip' is invalid for '--sub-ass-override <yes|force|no>'"),
                                  ("--sub-color=red", "--sub-color must be #RRGGBB or #AARRGGBB"),
                                  ("--sub-font-size=nan", "--sub-font-size must be between"),
                                  ("--sub-font-size=1e300", "--sub-font-size must be between"),
