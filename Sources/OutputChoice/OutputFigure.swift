@@ -38,13 +38,13 @@ public struct OutputCandidate: Sendable, Equatable {
     /// `--vo-kitty-use-shm` is `auto` (else only the way it names).
     public static func all(for caps: TerminalCapabilities, options: VideoDrivers.Options = .init()) -> [OutputCandidate] {
         VideoDrivers.all.filter { $0.name != "null" && $0.suits(caps) }.flatMap { entry -> [OutputCandidate] in
-            guard entry.name == "kitty" else { return [OutputCandidate(driver: entry.name)] }
+            guard entry.offersSharedMemory else { return [OutputCandidate(driver: entry.name)] }
             let ways: [KittyEncoder.Transmission] = switch options.kittySharedMemory {
             case .auto: KittySharedMemoryUse.auto.transmission(for: caps) == .sharedMemory ? [.sharedMemory, .direct] : [.direct]
             case .yes: [.sharedMemory]
             case .no: [.direct]
             }
-            return ways.map { OutputCandidate(driver: "kitty", kitty: $0) }
+            return ways.map { OutputCandidate(driver: entry.name, kitty: $0) }
         }
     }
 }

@@ -25,7 +25,7 @@ struct Play: ParsableCommand {
     /// The TUI on `playback`'s sources (or headless with `--vo=null`); `adjust` changes the
     /// options first (`inspect` opens the inspector).
     static func runTUI(_ playback: PlaybackOptions, adjust: (inout TUIOptions) -> Void = { _ in }) throws {
-        if playback.vo == "null" {
+        if playback.vo.isHeadless {
             let code = try HeadlessPlayback(options: playback).run()
             if code != 0 { throw ExitCode(code) }
             return

@@ -181,6 +181,13 @@ extension GaplessMode: ExpressibleByArgument {}
 extension KittySharedMemoryUse: ExpressibleByArgument {}
 extension ASSStyleOptions.Override: ExpressibleByArgument {}
 
+/// `--vo`: auto or a name the registry has (a bad one is ArgumentParser's error, naming them).
+extension VideoDrivers.Choice: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+    public var defaultValueDescription: String { name }
+    public static var allValueStrings: [String] { VideoDrivers.names }
+}
+
 /// A yes-or-no option (mpv's spelling of a flag with a value: `--ytdl=no`).
 enum YesNo: String, CaseIterable, ExpressibleByArgument {
     case yes, no

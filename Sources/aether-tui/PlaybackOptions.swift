@@ -18,7 +18,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Video output: auto (measured: of what the terminal can show, the output that shows the most detail at the source frame rate, remembered per terminal in $XDG_STATE_HOME/aether-tui/terminals.json), "
                                + VideoDrivers.all.map { "\($0.name) (\($0.summary))" }.joined(separator: ", ") + ".",
                                valueName: VideoDrivers.names.joined(separator: "|")))
-    var vo: String = "auto"
+    var vo: VideoDrivers.Choice = .auto
 
     @Option(help: ArgumentHelp("Audio output: alsa or null (silent, still paced in real time).", valueName: "alsa|null"))
     var ao: String = "alsa"
@@ -276,9 +276,6 @@ struct PlaybackOptions: ParsableArguments {
         guard subDelay.isFinite, abs(subDelay) <= 600 else { throw ValidationError("--sub-delay must be between -600 and 600 seconds") }
         guard audioDelay.isFinite, abs(audioDelay) <= 10 else {
             throw ValidationError("--audio-delay must be between -10 and 10 seconds")
-        }
-        guard VideoDrivers.names.contains(vo) else {
-            throw ValidationError("--vo must be one of: \(VideoDrivers.names.joined(separator: ", "))")
         }
         guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }

@@ -6,7 +6,7 @@ extension TUIApp {
     /// Sets the video output (an explicit `--vo` as named; `auto` for a video by measurement, ``AutoOutput``: remembered for
     /// this terminal, else the trial on the alternate screen before ours, at this picture and layout); the keys typed meanwhile.
     func chooseDriver(environment: [String: String]) -> [UInt8] {
-        guard options.videoOutput == "auto", let video = player.mediaInfo?.primaryVideo else {
+        guard options.videoOutput == .auto, let video = player.mediaInfo?.primaryVideo else {
             driver = VideoDrivers.make(options.videoOutput, capabilities: capabilities, options: options.drivers) ?? NullDriver()
             return []
         }

@@ -343,7 +343,7 @@ public final class TUIApp {
         guard sharedCapabilities.withLock({ $0.takeSixelLimits(from: bytes) }) else { return }
         let caps = capabilities
         AppLog.write("tui", "sixel limits now \(caps.sixelMaxGeometry?.description ?? "-"), \(caps.sixelColorRegisters.map(String.init) ?? "-") colours")
-        if caps.sixelColorRegisters != registers, driver.name == "sixel", let entry = VideoDrivers.entry(named: driver.name) {
+        if caps.sixelColorRegisters != registers, let entry = VideoDrivers.entry(named: driver.name), entry.madeForColourRegisters {
             driver = entry.make(caps, options.drivers)
             terminal.withScreen { output.setDriver(driver) }
         }
@@ -424,7 +424,7 @@ public final class TUIApp {
                 return
             }
             switchDriver(to: VideoDrivers.fallback)
-            osd("terminal too slow for \(TextSanitizer.clean(options.videoOutput)): half-block")
+            osd("terminal too slow for \(options.videoOutput.name): half-block")
         } else if change.scale != view.pictureScale {
             view.pictureScale = change.scale
             relayout()

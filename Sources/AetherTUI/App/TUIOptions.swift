@@ -21,7 +21,7 @@ public struct TUIOptions: Sendable {
     /// `--sub-ass` and the `--sub-*` style options: text subtitles drawn by libass in pixel outputs.
     public var subtitleStyle = ASSStyleOptions()
     /// `--vo`: a ``VideoDrivers`` name or `auto`.
-    public var videoOutput: String
+    public var videoOutput: VideoDrivers.Choice
     /// The drivers' own options (`--vo-sixel-colors`, …).
     public var drivers: VideoDrivers.Options
     public var theme: Theme
@@ -45,7 +45,7 @@ public struct TUIOptions: Sendable {
     /// Probe budget for the terminal's replies.
     public var probeBudget: Duration = CapabilityProbe.defaultBudget
 
-    public init(playlist: Playlist, controller: ControllerSettings, videoOutput: String, drivers: VideoDrivers.Options,
+    public init(playlist: Playlist, controller: ControllerSettings, videoOutput: VideoDrivers.Choice, drivers: VideoDrivers.Options,
                 theme: Theme, startPaused: Bool = false) {
         self.source = playlist.items.first?.source ?? ""
         self.playlist = playlist

@@ -41,6 +41,14 @@ public enum VideoDrivers {
         /// Whether the probed terminal can show it (auto only picks these; the order of
         /// ``all`` is auto's preference).
         public let suits: @Sendable (TerminalCapabilities) -> Bool
+        /// Its pictures are made for the terminal's colour registers (sixel's palette): a
+        /// driver made anew when the terminal says it has other registers.
+        public var madeForColourRegisters = false
+        /// It can send frames through shared memory as well as through the tty (kitty): `auto`
+        /// weighs both ways.
+        public var offersSharedMemory = false
+        /// It draws nothing (`null`): the host plays without a screen.
+        public var isHeadless = false
         public let make: @Sendable (TerminalCapabilities, Options) -> any VideoDriver
     }
 
@@ -57,7 +65,7 @@ public enum VideoDrivers {
 
     private static let kitty =
         Entry(name: "kitty", summary: "kitty graphics protocol images (kitty, WezTerm, ghostty, Konsole; tmux with allow-passthrough)",
-              suits: { $0.kittyGraphics && (!$0.inTmux || $0.tmuxPassthrough) }) { caps, options in
+              suits: { $0.kittyGraphics && (!$0.inTmux || $0.tmuxPassthrough) }, offersSharedMemory: true) { caps, options in
             // Inside tmux always wrapped: a bare APC string would become the pane's title.
             KittyDriver(passthrough: caps.passthrough, imageID: KittyDriver.defaultImageID + options.instance,
                         transmission: options.kittySharedMemory.transmission(for: caps),
@@ -66,7 +74,7 @@ public enum VideoDrivers {
         }
     private static let sixel =
         Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",
-              suits: { $0.sixel && (!$0.sixelThroughTmux || $0.tmuxPassthrough) }) { caps, options in
+              suits: { $0.sixel && (!$0.sixelThroughTmux || $0.tmuxPassthrough) }, madeForColourRegisters: true) { caps, options in
             SixelDriver(colors: min(options.sixelColors ?? caps.effectiveSixelColors, caps.effectiveSixelColors),
                         dither: options.sixelDither, repaint: options.sixelRepaint ?? sixelRepaint(for: caps),
                         overlays: caps.sixelComposes ? .transparent : .clipped,
@@ -91,10 +99,46 @@ public enum VideoDrivers {
                    tolerance: options.cellTolerance ?? CellDriver.defaultTolerance, name: name)
     }
     private static let null =
-        Entry(name: "null", summary: "no picture (headless playback)", suits: { _ in false }) { _, _ in NullDriver() }
+        Entry(name: "null", summary: "no picture (headless playback)", suits: { _ in false }, isHeadless: true) { _, _ in NullDriver() }
 
     /// `auto` and every driver name.
     public static var names: [String] { ["auto"] + all.map(\.name) }
+
+    /// `--vo`: a registered driver, or `auto` (the host measures). Parsed from the argument
+    /// once, by the registry; the host asks it what it is, never its name.
+    public enum Choice: Sendable, Equatable {
+        case auto
+        /// A registered driver, by its entry's name.
+        case driver(String)
+
+        /// `auto`, or a name the registry has; nil for anything else.
+        public init?(name: String) {
+            if name == "auto" { self = .auto; return }
+            guard let entry = VideoDrivers.entry(named: name) else { return nil }
+            self = .driver(entry.name)
+        }
+
+        public var name: String {
+            switch self {
+            case .auto: "auto"
+            case .driver(let name): name
+            }
+        }
+
+        /// The registry's entry (nil for `auto`).
+        public var entry: Entry? {
+            guard case .driver(let name) = self else { return nil }
+            return VideoDrivers.entry(named: name)
+        }
+
+        /// The host plays without a screen (`null`).
+        public var isHeadless: Bool { entry?.isHeadless == true }
+    }
+
+    /// The driver `choice` means on this terminal (``resolve(_:capabilities:)``).
+    public static func make(_ choice: Choice, capabilities: TerminalCapabilities, options: Options) -> (any VideoDriver)? {
+        make(choice.name, capabilities: capabilities, options: options)
+    }
 
     public static func entry(named name: String) -> Entry? { all.first { $0.name == name } }
 
