@@ -159,24 +159,21 @@ final class Presenter: Sendable {
             // A host that paints for a while gets the frame that much early (at most the time
             // since the frame it painted before: one frame, or n when it paints every n-th).
             let lead = min(feedback.presentationLead, frame.duration * Double(frameDivisor.withLock { $0 }) / rate)
-            let wait = (frame.pts - now) / rate - lead
-            if wait > 0.001 {
-                let serial = c.serial, oldRate = c.rate
-                control.wait(seconds: min(wait, policy.maxWaitSeconds)) {
-                    $0.serial != serial || $0.paused || $0.stopped || $0.rate != oldRate
-                }
-                continue
-            }
             let inGrace = (clock.secondsSinceArmed ?? 0) < policy.startGraceSeconds
-            if !inGrace, now > frame.pts + frame.duration * policy.lateDropIntervals, frames.count > 1 {
+            switch PresentRule.action(pts: frame.pts, duration: frame.duration, now: now, rate: rate, lead: lead,
+                                      inGrace: inGrace, queued: frames.count, policy: policy) {
+            case .wait(let seconds):
+                let serial = c.serial, oldRate = c.rate
+                control.wait(seconds: seconds) { $0.serial != serial || $0.paused || $0.stopped || $0.rate != oldRate }
+            case .drop:
                 _ = frames.pop(timeout: 0)
                 telemetry.droppedLate()
-                continue
+            case .show(let due):
+                _ = frames.pop(timeout: 0)
+                let reports = show(frame, c, due: due)
+                lastShowHost = MonotonicClock.seconds()
+                telemetry.presented(gap: reports ? nil : frame.pts - clock.time - c.audioDelay)
             }
-            _ = frames.pop(timeout: 0)
-            let reports = show(frame, c, due: (frame.pts - now) / rate)
-            lastShowHost = MonotonicClock.seconds()
-            telemetry.presented(gap: reports ? nil : frame.pts - clock.time - c.audioDelay)
         }
     }
 
@@ -256,5 +253,32 @@ final class Presenter: Sendable {
             let isNew = feedback.displayed(serial: frame.serial, latency: counts ? latency : nil)
             if isNew { control.withLock { $0.displayedSerial = max($0.displayedSerial, frame.serial) } }
         }
+    }
+}
+
+/// The presenter's pacing rule for the frame at the head of the queue once the clock runs, apart
+/// from its thread, so it is tested on a manual clock to the millisecond (`PresentRuleTests`).
+struct PresentRule {
+    enum Action: Equatable {
+        /// Not due yet: wait this long (at most ``SyncPolicy/maxWaitSeconds``), then look again.
+        case wait(Double)
+        /// Late by more than ``SyncPolicy/lateDropIntervals`` frame durations with a newer frame
+        /// waiting: dropped (counted late).
+        case drop
+        /// Shown; `due`: seconds until its time (negative: late by that much).
+        case show(due: Double)
+    }
+
+    /// `now`: the clock's media time (the audio delay applied); `rate`: the playback speed;
+    /// `lead`: how early the host wants the frame (its painting time); `inGrace`: the clock
+    /// armed less than ``SyncPolicy/startGraceSeconds`` ago (nothing is dropped then);
+    /// `queued`: the frames waiting, this one included.
+    static func action(pts: Double, duration: Double, now: Double, rate: Double, lead: Double, inGrace: Bool,
+                       queued: Int, policy: SyncPolicy) -> Action {
+        let rate = max(0.01, rate)
+        let wait = (pts - now) / rate - lead
+        if wait > 0.001 { return .wait(min(wait, policy.maxWaitSeconds)) }
+        if !inGrace, now > pts + duration * policy.lateDropIntervals, queued > 1 { return .drop }
+        return .show(due: (pts - now) / rate)
     }
 }
