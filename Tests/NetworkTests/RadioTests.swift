@@ -192,6 +192,9 @@ import Testing
         #expect(run.property("stream-record") as? String == "\(dir)/first.mkv")
         #expect(station.setTitle(Self.mp3, "Recorded Two"))
         #expect(run.waitForTitle("Recorded Two", timeout: 10), "\(run.logText)")
+        // The chapter begins with the first packet read after the title: a second of it first.
+        let sung = run.property("time-pos") as? Double ?? 0
+        #expect(run.waitForPlayback(past: sung + 1))
         // Stopped, then started again in another file (Icecast names one format: MP3 as received).
         #expect(run.client.request(#"{"command":["set_property","stream-record",""]}"#)?["error"] as? String == "success")
         #expect(run.property("stream-record") as? String == "")

@@ -118,18 +118,10 @@ public enum VideoDrivers {
             self = .driver(entry.name)
         }
 
-        public var name: String {
-            switch self {
-            case .auto: "auto"
-            case .driver(let name): name
-            }
-        }
+        public var name: String { if case .driver(let name) = self { name } else { "auto" } }
 
         /// The registry's entry (nil for `auto`).
-        public var entry: Entry? {
-            guard case .driver(let name) = self else { return nil }
-            return VideoDrivers.entry(named: name)
-        }
+        public var entry: Entry? { if case .driver(let name) = self { VideoDrivers.entry(named: name) } else { nil } }
 
         /// The host plays without a screen (`null`).
         public var isHeadless: Bool { entry?.isHeadless == true }
