@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "AetherStreaming", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
         // The cue store, ASS/WebVTT/PGS, the libass overlay (sidecar URLs through streaming).
         .target(name: "AetherSubtitles", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg", "CLibass"]),
-        // The inspection area (`Inspect/`, one `InspectionError`): ISO BMFF / EBML / TS structure,
+        // The inspection area (one `InspectionError`): ISO BMFF / EBML / TS structure,
         // the frame stepper and the packet/frame inspectors.
         .target(name: "AetherStructure", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg"]),
         // `aether-tui download`: plans, fetches, decrypts and remuxes HLS/DASH sources.
