@@ -65,7 +65,7 @@ struct Play: ParsableCommand {
             playlist: playlist, controller: playback.controllerSettings(player: playerOptions),
             videoOutput: playback.vo,
             drivers: VideoDrivers.Options(sixelColors: playback.sixelColors,
-                                          sixelDither: SixelDither(option: playback.sixelDither) ?? .none,
+                                          sixelDither: playback.sixelDither,
                                           sixelRepaint: SixelRepaint(rawValue: playback.sixelRepaint),
                                           halfBlockColors: playback.halfBlockColors.flatMap(VideoDrivers.halfBlockColors(option:)),
                                           cellSymbols: CellSymbols(option: playback.voCells),

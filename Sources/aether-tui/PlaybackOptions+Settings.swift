@@ -73,12 +73,12 @@ extension PlaybackOptions {
         o.length = length.flatMap(TimeArgument.init)?.resolve(duration: duration)
         o.speed = speed
         o.volume = volume
-        o.replayGain = ReplayGainSettings(mode: ReplayGainMode(rawValue: replaygain) ?? .no, preamp: replaygainPreamp,
+        o.replayGain = ReplayGainSettings(mode: replaygain, preamp: replaygainPreamp,
                                           clip: replaygainClip.isOn, fallback: replaygainFallback)
         o.skipLoopFilter = skipLoopFilter.flatMap(LoopFilterSkip.init(rawValue:))
         o.decodeThreads = decodeThreads
         o.muted = mute
-        o.audioOutput = ao == "null" ? .null : .alsa(device: audioDevice)
+        o.audioOutput = ao == .null ? .null : .alsa(device: audioDevice)
         o.audioBufferSeconds = audioBuffer
         o.gapless = gaplessAudio
         o.audioChannels = audioChannels
@@ -162,7 +162,7 @@ extension PlaybackOptions {
         c.resume = resumePlayback
         c.savePositionOnQuit = savePositionOnQuit
         if let dir = watchLaterDir { c.watchLater = WatchLater(directory: dir) }
-        c.subtitleAutoload = subAuto != "no"
+        c.subtitleAutoload = subAuto != .no
         return c
     }
 
@@ -192,6 +192,24 @@ extension VideoDrivers.Choice: ExpressibleByArgument {
 enum YesNo: String, CaseIterable, ExpressibleByArgument {
     case yes, no
     var isOn: Bool { self == .yes }
+}
+
+extension ReplayGainMode: ExpressibleByArgument {}
+
+/// `--vo-sixel-dither`: the ditherer's names (`none`, `ordered`, `fs`) and mpv's that mean the same.
+extension SixelDither: ExpressibleByArgument {
+    public init?(argument: String) { self.init(option: argument) }
+}
+
+/// `--ao`: the ALSA device (through `--audio-device`) or none (no sound, no clock from it).
+enum AudioOutputChoice: String, CaseIterable, ExpressibleByArgument {
+    case alsa, null
+}
+
+/// `--sub-auto` (mpv's values): sidecar subtitles by name (`fuzzy`, `exact`, `all`: the player
+/// looks beside the file either way) or none.
+enum SubAuto: String, CaseIterable, ExpressibleByArgument {
+    case fuzzy, exact, all, no
 }
 
 /// `--cache`: the demuxer cache for network sources only (auto), always, or never.

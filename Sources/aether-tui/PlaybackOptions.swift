@@ -21,7 +21,7 @@ struct PlaybackOptions: ParsableArguments {
     var vo: VideoDrivers.Choice = .auto
 
     @Option(help: ArgumentHelp("Audio output: alsa or null (silent, still paced in real time).", valueName: "alsa|null"))
-    var ao: String = "alsa"
+    var ao: AudioOutputChoice = .alsa
 
     @Option(name: .customLong("audio-device"), help: ArgumentHelp("ALSA device to play through.", valueName: "name"))
     var audioDevice: String = "default"
@@ -108,7 +108,7 @@ struct PlaybackOptions: ParsableArguments {
     var mute = false
 
     @Option(help: ArgumentHelp("Loudness by the file's tags (ReplayGain: ID3, Vorbis comments, APE, MP4; Opus R128): track, album (the track's where there is no album gain) or no.", valueName: "no|track|album"))
-    var replaygain: String = "no"
+    var replaygain: ReplayGainMode = .no
 
     @Option(name: .customLong("replaygain-preamp"), help: ArgumentHelp("dB added to the ReplayGain gain, -150 to 150.", valueName: "db"))
     var replaygainPreamp: Double = 0
@@ -164,7 +164,7 @@ struct PlaybackOptions: ParsableArguments {
     var sixelColors: Int?
 
     @Option(name: .customLong("vo-sixel-dither"), help: ArgumentHelp("Sixel dithering: none (fewest bytes), ordered, or fs (Floyd–Steinberg).", valueName: "none|ordered|fs"))
-    var sixelDither: String = "none"
+    var sixelDither: SixelDither = .none
 
     @Option(name: .customLong("vo-sixel-repaint"), help: ArgumentHelp("What each sixel frame paints: changed (only the pixels that changed, fewest bytes; right only where the terminal keeps the earlier picture under them), full (the whole picture), or auto (changed on xterm and foot, else full).", valueName: "auto|changed|full"))
     var sixelRepaint: String = "auto"
@@ -243,7 +243,7 @@ struct PlaybackOptions: ParsableArguments {
     var audioDelay: Double = 0
 
     @Option(name: .customLong("sub-auto"), help: ArgumentHelp("Load subtitle files found next to the media (movie.srt, movie.en.ass): fuzzy, exact, or no.", valueName: "fuzzy|exact|no"))
-    var subAuto: String = "fuzzy"
+    var subAuto: SubAuto = .fuzzy
 
     @Option(name: .customLong("input-ipc-server"), help: ArgumentHelp("Listen for mpv-style JSON IPC commands on this Unix socket (mode 0600).", valueName: "path"))
     var inputIPCServer: String?
@@ -270,14 +270,12 @@ struct PlaybackOptions: ParsableArguments {
         guard !sources.isEmpty else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
         guard LoopCount(option: loopFile) != nil else { throw ValidationError("--loop-file must be a count, inf or no") }
         guard LoopCount(option: loopPlaylist) != nil else { throw ValidationError("--loop-playlist must be a count, inf or no") }
-        guard ["fuzzy", "exact", "all", "no"].contains(subAuto) else { throw ValidationError("--sub-auto must be fuzzy, exact or no") }
         guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
         _ = try subtitleStyle()
         guard subDelay.isFinite, abs(subDelay) <= 600 else { throw ValidationError("--sub-delay must be between -600 and 600 seconds") }
         guard audioDelay.isFinite, abs(audioDelay) <= 10 else {
             throw ValidationError("--audio-delay must be between -10 and 10 seconds")
         }
-        guard ["alsa", "null"].contains(ao) else { throw ValidationError("--ao must be alsa or null") }
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
         guard ImageDuration(option: imageDisplayDuration) != nil else {
             throw ValidationError("--image-display-duration must be seconds from 0 to 86400, or inf")
@@ -285,7 +283,6 @@ struct PlaybackOptions: ParsableArguments {
         if let why = AudioFilterOption.check(audioFilters) { throw ValidationError("--af: \(why)") }
         guard (0.02...10).contains(audioBuffer) else { throw ValidationError("--audio-buffer must be between 0.02 and 10") }
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
-        guard ReplayGainMode(rawValue: replaygain) != nil else { throw ValidationError("--replaygain must be no, track or album") }
         guard (-150...150).contains(replaygainPreamp) else { throw ValidationError("--replaygain-preamp must be between -150 and 150") }
         guard (-200...60).contains(replaygainFallback) else { throw ValidationError("--replaygain-fallback must be between -200 and 60") }
         if let n = sixelColors, !(2...256).contains(n) { throw ValidationError("--vo-sixel-colors must be between 2 and 256") }
@@ -293,7 +290,6 @@ struct PlaybackOptions: ParsableArguments {
             throw ValidationError("--vd-lavc-skiploopfilter must be one of: \(LoopFilterSkip.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard (0...16).contains(decodeThreads) else { throw ValidationError("--vd-lavc-threads must be between 0 and 16") }
-        guard ["none", "ordered", "fs"].contains(sixelDither) else { throw ValidationError("--vo-sixel-dither must be none, ordered or fs") }
         guard sixelRepaint == "auto" || SixelRepaint(rawValue: sixelRepaint) != nil else {
             throw ValidationError("--vo-sixel-repaint must be auto, changed or full")
         }
