@@ -55,11 +55,20 @@ if [ "$fast" = no ]; then
     bash Tests/Scripts/install-deps.sh
 fi
 [ -d Tests/Fixtures/out ] && [ "$fast" = yes ] || bash Tests/Fixtures/make-fixtures.sh
+# The null sink's daemon: started for this run unless one was up already, and then stopped at the
+# end with its keep-alive stream (a run leaves nothing running).
+pulse_started=no
 if [ "$fast" = no ]; then
+    XDG_RUNTIME_DIR=/tmp/aether-test-xdg pactl info >/dev/null 2>&1 || pulse_started=yes
     eval "$(bash Tests/Scripts/pulse-null-sink.sh /tmp/aether-test-xdg)"
 fi
+stop_pulse() {
+    [ "$pulse_started" = yes ] || return 0
+    pkill -f "pacat.*aether-keepalive" 2>/dev/null || true
+    XDG_RUNTIME_DIR=/tmp/aether-test-xdg pulseaudio --kill 2>/dev/null || true
+}
 work="$(mktemp -d /tmp/aether-test.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; stop_pulse' EXIT
 # Every temporary file of the run (the build's, the tests' servers, players and homes) goes in
 # here and with it at the end.
 export TMPDIR="$work/tmp"
