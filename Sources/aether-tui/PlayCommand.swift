@@ -66,9 +66,9 @@ struct Play: ParsableCommand {
             videoOutput: playback.vo,
             drivers: VideoDrivers.Options(sixelColors: playback.sixelColors,
                                           sixelDither: playback.sixelDither,
-                                          sixelRepaint: SixelRepaint(rawValue: playback.sixelRepaint),
+                                          sixelRepaint: playback.sixelRepaint.value,
                                           halfBlockColors: playback.halfBlockColors.flatMap(VideoDrivers.halfBlockColors(option:)),
-                                          cellSymbols: CellSymbols(option: playback.voCells),
+                                          cellSymbols: playback.voCells.value,
                                           cellTolerance: playback.voCellsTolerance),
             theme: theme, startPaused: playback.pause)
         options.drivers.kittySharedMemory = playback.kittyUseShm

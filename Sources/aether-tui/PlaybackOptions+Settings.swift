@@ -212,6 +212,30 @@ enum SubAuto: String, CaseIterable, ExpressibleByArgument {
     case fuzzy, exact, all, no
 }
 
+extension SixelRepaint: ExpressibleByArgument {}
+/// `--vo-cells`: the symbols' names and the plurals and other spellings ``CellSymbols`` takes.
+extension CellSymbols: ExpressibleByArgument {
+    public init?(argument: String) { self.init(option: argument) }
+}
+
+/// An option that is `auto` (the player decides) or one of `Value`'s (`--vo-sixel-repaint`,
+/// `--vo-cells`).
+enum AutoOr<Value: ExpressibleByArgument & Equatable>: ExpressibleByArgument, Equatable {
+    case auto
+    case value(Value)
+
+    init?(argument: String) {
+        if argument == "auto" { self = .auto; return }
+        guard let value = Value(argument: argument) else { return nil }
+        self = .value(value)
+    }
+
+    /// The value asked for; nil: auto.
+    var value: Value? { if case .value(let v) = self { v } else { nil } }
+    var defaultValueDescription: String { "auto" }
+    static var allValueStrings: [String] { ["auto"] + Value.allValueStrings }
+}
+
 /// `--cache`: the demuxer cache for network sources only (auto), always, or never.
 enum CacheChoice: String, CaseIterable, ExpressibleByArgument {
     case auto, yes, no

@@ -167,7 +167,7 @@ struct PlaybackOptions: ParsableArguments {
     var sixelDither: SixelDither = .none
 
     @Option(name: .customLong("vo-sixel-repaint"), help: ArgumentHelp("What each sixel frame paints: changed (only the pixels that changed, fewest bytes; right only where the terminal keeps the earlier picture under them), full (the whole picture), or auto (changed on xterm and foot, else full).", valueName: "auto|changed|full"))
-    var sixelRepaint: String = "auto"
+    var sixelRepaint: AutoOr<SixelRepaint> = .auto
 
     @Option(name: .customLong("vo-kitty-use-shm"), help: ArgumentHelp("kitty frames through POSIX shared memory (only the object's name goes through the tty): auto (when the terminal is on this machine, not over SSH, and answered the probe's shared memory query, through tmux's passthrough inside tmux), yes, or no (base64 through the tty).", valueName: "auto|yes|no"))
     var kittyUseShm: KittySharedMemoryUse = .auto
@@ -185,7 +185,7 @@ struct PlaybackOptions: ParsableArguments {
     var halfBlockColors: String?
 
     @Option(name: .customLong("vo-cells"), help: ArgumentHelp("Pixels per cell for --vo=cells: octant (2x4, Unicode 16), sextant (2x3), quadrant (2x2) or half (1x2), or auto (the finest the terminal draws itself).", valueName: "auto|octant|sextant|quadrant|half"))
-    var voCells: String = "auto"
+    var voCells: AutoOr<CellSymbols> = .auto
 
     @Option(name: .customLong("vo-cells-tolerance"), help: ArgumentHelp("Cell outputs leave a cell alone unless redrawing it lowers its RMS error per pixel by more than this many levels, and draw a cell with the colours already set where they are within it (0-64; 0 draws every change exactly). The governor raises it when the terminal falls behind.", valueName: "levels"))
     var voCellsTolerance: Double = CellDriver.defaultTolerance
@@ -290,13 +290,7 @@ struct PlaybackOptions: ParsableArguments {
             throw ValidationError("--vd-lavc-skiploopfilter must be one of: \(LoopFilterSkip.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard (0...16).contains(decodeThreads) else { throw ValidationError("--vd-lavc-threads must be between 0 and 16") }
-        guard sixelRepaint == "auto" || SixelRepaint(rawValue: sixelRepaint) != nil else {
-            throw ValidationError("--vo-sixel-repaint must be auto, changed or full")
-        }
         if let h = halfBlockColors, !["truecolor", "256"].contains(h) { throw ValidationError("--vo-halfblock-colors must be truecolor or 256") }
-        guard voCells == "auto" || CellSymbols(option: voCells) != nil else {
-            throw ValidationError("--vo-cells must be auto, octant, sextant, quadrant or half")
-        }
         guard voCellsTolerance.isFinite, (0...64).contains(voCellsTolerance) else {
             throw ValidationError("--vo-cells-tolerance must be between 0 and 64")
         }
