@@ -43,6 +43,8 @@ tests=(
     libsixel-dev
     # inspector: mkvinfo is the reference EBML tree; mkvmerge writes the HDR Matroska fixture
     mkvtoolnix
+    # internet radio: Icecast on loopback, fed by ffmpeg (RadioTests); setpriv runs it as nobody
+    icecast2 util-linux
 )
 # `--bench`: also the peers aether-bench measures against (mpv --vo=tct, timg, chafa);
 # `--build-only`: what the build needs, no test packages (package.sh in a chroot).
@@ -56,6 +58,7 @@ declare -A skips=(
     [weston]="the matrix's foot case (foot runs inside weston)"
     [mkvtoolnix]="the inspector's EBML comparison with mkvinfo and the HDR Matroska fixture"
     [yt-dlp]="the page-URL (--ytdl) tests"
+    [icecast2]="the internet radio tests against Icecast (RadioTests)"
     [mpv]="aether-bench's mpv columns"
     [timg]="aether-bench's timg columns"
     [chafa]="aether-bench's chafa columns"
