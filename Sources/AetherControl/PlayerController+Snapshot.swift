@@ -16,8 +16,7 @@ extension PlayerController {
     /// The title of `item`: the container's, else its tags', else the song a radio station
     /// says it plays (`icy-title`, as mpv), else the playlist's; nil when none says one.
     func title(of item: PlaylistItem) -> String? {
-        func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
-        return clean(player.mediaInfo?.title) ?? clean(player.tags.title) ?? station?.title ?? clean(item.title)
+        return TextSanitizer.cleanOrNil(player.mediaInfo?.title) ?? TextSanitizer.cleanOrNil(player.tags.title) ?? station?.title ?? TextSanitizer.cleanOrNil(item.title)
     }
 
     /// What each playlist item is called (``PlaylistTitles``).
@@ -62,15 +61,14 @@ extension PlayerController {
             s.path = TextSanitizer.clean(item.source)
             s.filename = TextSanitizer.clean(item.displayName)
             let tags = player.tags
-            func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
-            s.tags.title = title(of: item)
+                s.tags.title = title(of: item)
             s.mediaTitle = mediaTitle
             s.artURL = cover.withLock { $0.url }
-            s.tags.artist = clean(tags.artist)
-            s.tags.album = clean(tags.album)
-            s.tags.albumArtist = clean(tags.albumArtist)
-            s.tags.genre = clean(tags.genre)
-            s.tags.year = clean(tags.year)
+            s.tags.artist = TextSanitizer.cleanOrNil(tags.artist)
+            s.tags.album = TextSanitizer.cleanOrNil(tags.album)
+            s.tags.albumArtist = TextSanitizer.cleanOrNil(tags.albumArtist)
+            s.tags.genre = TextSanitizer.cleanOrNil(tags.genre)
+            s.tags.year = TextSanitizer.cleanOrNil(tags.year)
             // "3/12" → 3
             s.tags.track = tags.track.flatMap { Int($0.split(separator: "/").first.map(String.init) ?? "") }
         }
@@ -148,14 +146,13 @@ struct MediaCache {
     let metadata: [String: String]
 
     init(info: MediaInfo, subtitleTracks: [SubtitleTrackInfo]) {
-        func clean(_ text: String?) -> String? { text.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 } }
         self.subtitleTracks = subtitleTracks
-        chapters = info.chapters.map { .init(title: clean($0.title) ?? "", time: $0.start) }
+        chapters = info.chapters.map { .init(title: TextSanitizer.cleanOrNil($0.title) ?? "", time: $0.start) }
         var tracks: [PlayerSnapshot.Track] = []
         var keys: [Int] = []
         for (k, v) in info.video.enumerated() {
             var t = PlayerSnapshot.Track(kind: .video, id: k + 1, codec: v.codec)
-            t.title = clean(v.tags.title); t.language = clean(v.tags.language)
+            t.title = TextSanitizer.cleanOrNil(v.tags.title); t.language = TextSanitizer.cleanOrNil(v.tags.language)
             t.isDefault = v.tags.isDefault; t.isForced = v.tags.isForced
             t.width = v.width; t.height = v.height; t.fps = v.frameRate
             tracks.append(t)
@@ -163,18 +160,18 @@ struct MediaCache {
         }
         for (k, a) in info.audio.enumerated() {
             var t = PlayerSnapshot.Track(kind: .audio, id: k + 1, codec: a.codec)
-            t.title = clean(a.tags.title); t.language = clean(a.tags.language)
+            t.title = TextSanitizer.cleanOrNil(a.tags.title); t.language = TextSanitizer.cleanOrNil(a.tags.language)
             t.isDefault = a.tags.isDefault; t.isForced = a.tags.isForced
             t.channels = a.channels; t.sampleRate = a.sampleRate
-            t.externalFilename = clean(a.externalFile)
+            t.externalFilename = TextSanitizer.cleanOrNil(a.externalFile)
             tracks.append(t)
             keys.append(k)
         }
         for (k, sub) in subtitleTracks.enumerated() {
             var t = PlayerSnapshot.Track(kind: .sub, id: k + 1, codec: sub.codec)
-            t.title = clean(sub.title); t.language = clean(sub.language)
+            t.title = TextSanitizer.cleanOrNil(sub.title); t.language = TextSanitizer.cleanOrNil(sub.language)
             t.isDefault = sub.isDefault; t.isForced = sub.isForced
-            if case .sidecar(let path) = sub.source { t.externalFilename = clean(path) }
+            if case .sidecar(let path) = sub.source { t.externalFilename = TextSanitizer.cleanOrNil(path) }
             tracks.append(t)
             keys.append(sub.id)
         }
@@ -185,7 +182,7 @@ struct MediaCache {
         for (key, value) in [("title", info.title ?? tags.title), ("artist", tags.artist), ("album", tags.album),
                              ("album_artist", tags.albumArtist), ("track", tags.track), ("date", tags.date),
                              ("genre", tags.genre)] {
-            if let v = clean(value) { metadata[key] = v }
+            if let v = TextSanitizer.cleanOrNil(value) { metadata[key] = v }
         }
         self.metadata = metadata
     }

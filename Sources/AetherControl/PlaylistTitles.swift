@@ -20,7 +20,7 @@ public struct PlaylistTitles: Sendable, Equatable {
         guard items.indices.contains(index) else { return nil }
         if index == position, let current { return current }
         if let known = seen[items[index].source] { return known }
-        return items[index].title.map { TextSanitizer.clean($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        return TextSanitizer.cleanOrNil(items[index].title)
     }
 
     /// The name shown for item `index`: its title, else its file name (cleaned).

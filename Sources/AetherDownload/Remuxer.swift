@@ -200,16 +200,16 @@ enum Remuxer {
             for index in input.wanted {
                 let source = input.format.pointee.streams[index]!
                 let par = source.pointee.codecpar!
-                guard let stream = avformat_new_stream(output.format, nil) else { throw DownloadError("out of memory (avformat_new_stream)") }
+                let stream: UnsafeMutablePointer<AVStream>
                 if container == "mp4", par.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE {
                     // MP4 carries text subtitles as mov_text only.
+                    guard let made = avformat_new_stream(output.format, nil) else { throw DownloadError("out of memory (avformat_new_stream)") }
+                    stream = made
                     let converter = try SubtitleConverter(source: source)
                     guard converter.configure(stream) else { throw DownloadError("cannot set up the mov_text stream") }
                     converters[n][index] = converter
                 } else {
-                    guard avcodec_parameters_copy(stream.pointee.codecpar, par) >= 0 else { throw DownloadError("out of memory (avcodec_parameters_copy)") }
-                    stream.pointee.codecpar.pointee.codec_tag = 0
-                    stream.pointee.time_base = source.pointee.time_base
+                    do { stream = try output.addStream(copying: source) } catch { throw DownloadError(error.message) }
                 }
                 let type = par.pointee.codec_type
                 // The variant's own sound (no rendition): no tags of its own, default.

@@ -67,6 +67,14 @@ public enum TextSanitizer {
         }
     }
 
+    /// `text` cleaned, or nil when there is none or nothing is left of it (a title, a tag, a
+    /// name from outside that may be missing or empty).
+    public static func cleanOrNil(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let clean = clean(text)
+        return clean.isEmpty ? nil : clean
+    }
+
     /// Decodes bytes as UTF-8 (invalid sequences become U+FFFD) and cleans the result.
     public static func clean(bytes: some Sequence<UInt8>, keepNewlines: Bool = false) -> String {
         clean(String(decoding: Array(bytes), as: UTF8.self), keepNewlines: keepNewlines)

@@ -47,6 +47,18 @@ package final class MuxerOutput {
         avformat_free_context(format)
     }
 
+    /// A new stream of this output carrying `source`'s packets as they are: its codec parameters
+    /// (the tag cleared: the muxer picks its own) and time base.
+    package func addStream(copying source: UnsafeMutablePointer<AVStream>) throws(Failure) -> UnsafeMutablePointer<AVStream> {
+        guard let stream = avformat_new_stream(format, nil) else { throw Failure(message: "out of memory (avformat_new_stream)") }
+        guard avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar) >= 0 else {
+            throw Failure(message: "out of memory (avcodec_parameters_copy)")
+        }
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = source.pointee.time_base
+        return stream
+    }
+
     /// The muxer's name (`matroska`, `mp3`).
     package var muxerName: String { format.pointee.oformat.map { String(cString: $0.pointee.name) } ?? "" }
 

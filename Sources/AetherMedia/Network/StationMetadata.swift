@@ -68,9 +68,10 @@ public struct StationMetadata: Sendable, Equatable {
         return true
     }
 
-    /// The `icy-*` header lines' values by lower-cased name (the known names only).
+    /// The `icy-*` header lines' values by lower-cased name (the ones kept: name, genre, URL,
+    /// description).
     static func headerFields(_ bytes: some Collection<UInt8>) -> [String: String] {
-        let known: Set<String> = ["icy-name", "icy-genre", "icy-url", "icy-description", "icy-br", "icy-metaint"]
+        let known: Set<String> = ["icy-name", "icy-genre", "icy-url", "icy-description"]
         var out: [String: String] = [:]
         for line in Array(bytes.prefix(maxHeaderBytes)).split(separator: 0x0A, omittingEmptySubsequences: true) {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon - line.startIndex <= 32 else { continue }

@@ -11,8 +11,8 @@ extension Player {
             if path != nil { throw PlayerError("nothing plays to record") }
             return
         }
-        session.finishRecording()
-        guard let path else { return }
+        guard let path else { session.finishRecording(); return }
+        // (Starting ends the recording before.)
         if let why = session.startRecording(to: path) { throw PlayerError(why) }
     }
 
@@ -25,7 +25,7 @@ extension PlaybackSession {
     func record(_ packet: Packet) {
         recording.withLock { recorder in
             guard let recorder else { return }
-            recorder.write(packet, title: recorder.wantsTitles ? format.networkStatus?.station?.title : nil)
+            recorder.write(packet, title: recorder.keepsChapters ? format.networkStatus?.station?.title : nil)
         }
     }
 

@@ -25,14 +25,13 @@ final class StreamRecorder {
     private let video: Int?
     /// Seconds of the first packet written (the output's 0).
     private var origin: Double?
-    private let keepsChapters: Bool
+    /// The muxer keeps chapters added while it writes: the station's titles are asked for.
+    let keepsChapters: Bool
     private var title: String?
     private var chapters = 0
     /// The latest end written, in seconds from the origin (chapters end there).
     private var end = 0.0
     private(set) var packets = 0
-    /// Whether the station's title matters (it becomes chapters).
-    var wantsTitles: Bool { keepsChapters }
     private(set) var failure: String?
 
     /// Chapters are kept in these muxers (they write chapters added after the header).
@@ -45,12 +44,8 @@ final class StreamRecorder {
         var map: [Int: (Int32, AVRational)] = [:]
         var video: Int?
         for index in streams where index >= 0 && index < Int(source.pointee.nb_streams) {
-            guard let stream = source.pointee.streams[index], let out = avformat_new_stream(output.format, nil) else { continue }
-            guard avcodec_parameters_copy(out.pointee.codecpar, stream.pointee.codecpar) >= 0 else {
-                throw MuxerOutput.Failure(message: "out of memory (avcodec_parameters_copy)")
-            }
-            out.pointee.codecpar.pointee.codec_tag = 0
-            out.pointee.time_base = stream.pointee.time_base
+            guard let stream = source.pointee.streams[index] else { continue }
+            let out = try output.addStream(copying: stream)
             if let language = av_dict_get(stream.pointee.metadata, "language", nil, 0) {
                 av_dict_set(&out.pointee.metadata, "language", language.pointee.value, 0)
             }

@@ -187,7 +187,7 @@ public struct DASHManifest: Sendable, Equatable {
         return periods.enumerated().map { k, p in
             let next = k + 1 < periods.count ? periods[k + 1].start : nil
             let end = next ?? p.duration.map { p.start + $0 } ?? presentationLength ?? p.start
-            let id = p.id.map { TextSanitizer.clean(String($0.prefix(200))) }.flatMap { $0.isEmpty ? nil : $0 }
+            let id = TextSanitizer.cleanOrNil(p.id.map { String($0.prefix(200)) })
             return Chapter(title: id.map { "Period \($0)" } ?? "Period at \((p.start * 1000).rounded() / 1000) s", start: p.start, end: max(p.start, end))
         }
     }

@@ -158,10 +158,7 @@ public struct PageMedia: Sendable, Equatable {
         } else {
             throw PlayerError("yt-dlp named no http(s) URL to play")
         }
-        if let t = root["title"]?.string {
-            let clean = TextSanitizer.clean(String(t.prefix(1024)))
-            if !clean.isEmpty { media.title = clean }
-        }
+        media.title = title(root["title"])
         if let list = root["chapters"]?.array {
             for c in list.prefix(maxChapters) {
                 guard case .object = c, let start = seconds(c["start_time"]), let end = seconds(c["end_time"]), end >= start else { continue }
@@ -172,6 +169,10 @@ public struct PageMedia: Sendable, Equatable {
         }
         return media
     }
+
+    /// A title in yt-dlp's answer (the page's, an entry's): at most 1024 characters, cleaned;
+    /// nil when there is none.
+    static func title(_ value: JSONValue?) -> String? { TextSanitizer.cleanOrNil(value?.string.map { String($0.prefix(1024)) }) }
 
     /// An http(s) URL of at most ``maxURL`` bytes with no control characters or spaces.
     static func httpURL(_ value: JSONValue?) -> String? {
@@ -224,16 +225,13 @@ public struct PagePlaylist: Error, Sendable, Equatable {
 
     static func parse(_ root: JSONValue) -> PagePlaylist {
         var list = PagePlaylist()
-        func title(_ value: JSONValue?) -> String? {
-            value?.string.map { TextSanitizer.clean(String($0.prefix(1024))) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
-        list.title = title(root["title"])
+        list.title = PageMedia.title(root["title"])
         for entry in (root["entries"]?.array ?? []).prefix(maxEntries) {
             guard case .object = entry, let url = PageMedia.httpURL(entry["url"]) ?? PageMedia.httpURL(entry["webpage_url"]) else {
                 list.leftOut += 1
                 continue
             }
-            list.entries.append(Entry(url: url, title: title(entry["title"])))
+            list.entries.append(Entry(url: url, title: PageMedia.title(entry["title"])))
         }
         return list
     }

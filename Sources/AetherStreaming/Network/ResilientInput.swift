@@ -57,7 +57,7 @@ package final class ResilientInput {
     private var lastPacket: [UInt8] = []
     /// No block yet on a connection that resumed a station (``StationMetadata/take(packet:reconnected:)``).
     private var resumedStation = false
-    /// When the last byte arrived (seconds of the session's clock): a station's reconnects stop
+    /// When a station's last byte arrived (seconds of the session's clock): its reconnects stop
     /// ``NetworkSettings/readTimeout`` after it.
     private var lastByteAt: Double?
     /// Why a station's bytes stopped (the first failure since the last byte), for the line that gives up.
@@ -277,9 +277,13 @@ package final class ResilientInput {
                     }
                     position += Int64(result)
                     stalled = nil
-                    lastByteAt = session.clock.seconds
-                    dropCause = nil
-                    if station { readStationBlock(inner) }
+                    // (Only a station's reconnects are timed from its last byte: no clock read
+                    // per read for anything else.)
+                    if station {
+                        lastByteAt = session.clock.seconds
+                        dropCause = nil
+                        readStationBlock(inner)
+                    }
                     session.received(Int(result))
                     if attempt > 0 { session.monitor.recovered() }
                     return result
