@@ -65,6 +65,15 @@ public final class GuardedCondition<State>: @unchecked Sendable {  // `state` is
         return try body(&state, satisfied)
     }
 
+    /// ``withLock(when:deadline:recheck:_:)`` with the deadline `timeout` seconds from now (nil:
+    /// forever): the condition's own clock, read here, where the wait is.
+    public func withLock<R>(
+        when ready: (State) throws -> Bool, timeout: Double?, recheck: Double? = nil,
+        _ body: (inout State, Bool) throws -> R
+    ) rethrows -> R {
+        try withLock(when: ready, deadline: timeout.map { MonotonicClock.seconds() + $0 }, recheck: recheck, body)
+    }
+
     /// Waits until `ready` holds (true) or monotonic time `deadline` passes (false).
     @discardableResult
     public func wait(until ready: (State) -> Bool, deadline: Double?) -> Bool {

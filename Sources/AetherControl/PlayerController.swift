@@ -47,8 +47,9 @@ public final class PlayerController {
     /// When the image item loaded reached its end (nil: it has not, or it is no image): it stays
     /// `settings.imageDuration` from then (``holdsImage()``).
     var imageShownAt: Double?
-    /// The clock the image hold is timed by (a manual one in tests).
-    public var clock = TimeSource.monotonic
+    /// The host's one clock: the image hold, a quit's grace and every load's
+    /// ``PlayerOptions/time`` read it (a manual one in tests).
+    public let clock: TimeSource
     /// The cover file of the item loaded (``CoverFile``), written off the loop: the load it is
     /// for (a later load's thread wins, whichever ends first) and its URL.
     let cover = Guarded<(load: Int, url: String?)>((0, nil))
@@ -63,8 +64,10 @@ public final class PlayerController {
     /// Items loaded since the last one that played (stops a loop over a list of broken files).
     private var consecutiveFailures = 0
 
-    public init(player: Player, playlist: Playlist, settings: ControllerSettings, hub: RemoteHub = RemoteHub()) {
+    public init(player: Player, playlist: Playlist, settings: ControllerSettings, hub: RemoteHub = RemoteHub(),
+                clock: TimeSource = .monotonic) {
         self.player = player
+        self.clock = clock
         self.playlist = playlist
         self.settings = settings
         self.hub = hub
@@ -74,9 +77,9 @@ public final class PlayerController {
         playlistLoopsLeft = settings.loopPlaylist
         // A quit queued from any thread cancels an open in progress at once; the quit itself
         // runs on the next tick.
-        hub.onLeave { [interrupter, openState] in
+        hub.onLeave { [interrupter, openState, clock] in
             let opening = openState.withLock { s in
-                s.leave = s.leave ?? MonotonicClock.seconds()
+                s.leave = s.leave ?? clock.seconds
                 return s.opening
             }
             if opening { interrupter.raise() }
@@ -153,6 +156,7 @@ public final class PlayerController {
         let item = playlist.items[index]
         var options = settings.player
         options.interrupt = interrupter.fresh()
+        options.time = clock
         resumedAt = nil
         var saved: WatchLater.Entry?
         if let reload {
@@ -250,7 +254,7 @@ public final class PlayerController {
         if let code = quitCode { return .finished(code: code) }
         // A quit is on its way (it cancelled the open that just failed): the failed item is
         // not an error to report, the quit decides how this ends.
-        if let announced = openState.withLock({ $0.leave }), MonotonicClock.seconds() - announced < Self.leaveGrace {
+        if let announced = openState.withLock({ $0.leave }), clock.seconds - announced < Self.leaveGrace {
             return .running
         }
         switch player.state {

@@ -94,7 +94,7 @@ public final class RemoteHub: Sendable {
     public func submitAndWait(_ command: PlayerCommand, timeout: Double = 2) -> CommandResult {
         let box = GuardedCondition<CommandResult?>(nil)
         submit(command) { result in box.update { $0 = result } }
-        return box.withLock(when: { $0 != nil }, deadline: MonotonicClock.seconds() + timeout) { result, _ in result }
+        return box.withLock(when: { $0 != nil }, timeout: timeout) { result, _ in result }
             ?? .failure("the player did not answer")
     }
 

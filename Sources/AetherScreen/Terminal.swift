@@ -22,17 +22,21 @@ package final class Terminal: Sendable {
     package final class Ticket: Sendable {
         /// Whether the bytes were written (nil until known), and when `write` accepted the last.
         private let state = GuardedCondition<(outcome: Bool?, acceptedAt: Double)>((nil, 0))
+        private let time: TimeSource
+
+        fileprivate init(time: TimeSource) { self.time = time }
 
         /// Waits until the bytes were written (true) or abandoned (false), or `timeout` passes (nil).
         package func wait(timeout: Double) -> Bool? {
-            state.withLock(when: { $0.outcome != nil }, deadline: MonotonicClock.seconds() + timeout) { s, _ in s.outcome }
+            state.withLock(when: { $0.outcome != nil }, timeout: timeout) { s, _ in s.outcome }
         }
 
-        /// When `write` accepted the last byte (monotonic seconds).
+        /// When `write` accepted the last byte (seconds of the terminal's clock: the player's, so
+        /// that it compares with when a frame was handed over).
         package var acceptedTime: Double { state.withLock { $0.acceptedAt } }
 
         fileprivate func finish(_ written: Bool) {
-            state.update { $0 = (written, MonotonicClock.seconds()) }
+            state.update { $0 = (written, time.seconds) }
         }
     }
 
@@ -99,7 +103,10 @@ package final class Terminal: Sendable {
     private let capture = Guarded(Capture())
     private let queue = GuardedCondition(Queue())
 
-    package init() {}
+    /// What the tickets' times and the write statistics are read from.
+    private let time: TimeSource
+
+    package init(time: TimeSource = .monotonic) { self.time = time }
 
     /// Takes the terminal: saves its modes, arms restoration for every exit path (crash signals
     /// included), starts ncurses on it with cbreak/noecho/keypad, then redirects ncurses' output
@@ -191,7 +198,7 @@ package final class Terminal: Sendable {
         curses.withLock { _ in
             guard accept() else { return nil }
             drainCurses()
-            let ticket = Ticket()
+            let ticket = Ticket(time: time)
             guard enqueue(.buffer(buffer), ticket: ticket) else { return nil }
             return ticket
         }
@@ -231,9 +238,8 @@ package final class Terminal: Sendable {
             return true
         }
         guard first else { return }
-        let deadline = MonotonicClock.seconds() + abandonAfter
         queue.update { $0.stopping = true }
-        let (stuck, outputFD) = queue.withLock(when: { !$0.writing && $0.chunks.isEmpty }, deadline: deadline) { q, _ in
+        let (stuck, outputFD) = queue.withLock(when: { !$0.writing && $0.chunks.isEmpty }, timeout: abandonAfter) { q, _ in
             let stuck = q.writing || !q.chunks.isEmpty
             if stuck {
                 q.abandon = true
@@ -302,8 +308,7 @@ package final class Terminal: Sendable {
     /// Waits until the writer has written everything queued, or `abandonAfter` seconds; what
     /// it has not taken by then is discarded (the writer stays alive).
     private func waitForWriter(abandonAfter: Double) {
-        let deadline = MonotonicClock.seconds() + abandonAfter
-        queue.withLock(when: { !$0.writing && $0.chunks.isEmpty }, deadline: deadline) { q, _ in
+        queue.withLock(when: { !$0.writing && $0.chunks.isEmpty }, timeout: abandonAfter) { q, _ in
             for chunk in q.chunks {
                 q.stats.bytesAbandoned += chunk.count
                 chunk.ticket?.finish(false)
@@ -365,13 +370,13 @@ package final class Terminal: Sendable {
     /// Writes `bytes` to the terminal, waiting (in 50 ms polls) while it does not read, until
     /// done or abandoned (one chunk with any wait counts as one stall).
     private func writeAll(_ bytes: UnsafeRawBufferPointer, to outputFD: Int32) -> Bool {
-        let start = MonotonicClock.seconds()
+        let start = time.seconds
         let outcome = OutputWriter.writeFully(bytes, to: outputFD, pollMilliseconds: 50) { queue.withLock { $0.abandon } }
         let ok = outcome.error == nil && !outcome.abandoned
         queue.withLock { q in
             q.stats.bytesWritten += outcome.written
             if outcome.stalls > 0 { q.stats.stalls += 1 }
-            q.stats.writeSeconds += MonotonicClock.seconds() - start
+            q.stats.writeSeconds += time.seconds - start
             if !ok { q.stats.bytesAbandoned += bytes.count - outcome.written }
         }
         return ok

@@ -20,6 +20,8 @@ import Glibc
 public actor FrameExtractor {
     public nonisolated let url: String
     private let idleTimeout: Double
+    /// What the idle close is timed by.
+    private let clock: TimeSource
     /// The one thread the blocking work runs on (internal: tests occupy it to queue requests).
     nonisolated let thread: ExtractionThread<ExtractionContext>
     private let gate = RequestGate()
@@ -51,8 +53,10 @@ public actor FrameExtractor {
     /// As ``init(url:headers:idleTimeout:decoderThreads:)``, with every network setting of
     /// playback (headers, user agent, referrer; a network source goes through the resilient
     /// reader, with the extractor's own shorter read deadline).
-    public init(url: String, network: NetworkSettings, idleTimeout: Double = 10, decoderThreads: Int = 2) {
+    public init(url: String, network: NetworkSettings, idleTimeout: Double = 10, decoderThreads: Int = 2,
+                clock: TimeSource = .monotonic) {
         self.url = url
+        self.clock = clock
         self.idleTimeout = idleTimeout.sane(in: 0...86_400) ?? 10
         var settings = network
         settings.readTimeout = min(settings.readTimeout, FrameExtractor.readTimeout)
@@ -235,7 +239,7 @@ public actor FrameExtractor {
 
     private func armIdleTimer() {
         guard inFlight == 0, !isShutDown else { return }
-        lastActivity = MonotonicClock.seconds()
+        lastActivity = clock.seconds
         guard idleWatcher == nil else { return }
         idleWatcher = Task { [weak self] in
             while let wait = await self?.idleWait() {
@@ -249,7 +253,7 @@ public actor FrameExtractor {
     /// for idleness, and the cache dropped, or the extractor shut down).
     private func idleWait() async -> Double? {
         guard !isShutDown else { return nil }
-        let left = lastActivity + idleTimeout - MonotonicClock.seconds()
+        let left = lastActivity + idleTimeout - clock.seconds
         if inFlight > 0 || left > 0 { return max(0.01, inFlight > 0 ? idleTimeout : left) }
         // Cleared before the wait: a request arriving meanwhile arms a new watcher.
         idleWatcher = nil

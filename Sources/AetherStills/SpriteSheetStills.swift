@@ -22,6 +22,8 @@ import Glibc
 public actor SpriteSheetStills {
     public nonisolated let url: String
     private let preferredWidth: Int
+    /// What a failed sheet's retry pause is timed by.
+    private let clock: TimeSource
     private let thread: ExtractionThread<SpriteFetchContext>
     private let gate = RequestGate()
     /// Cancels the manifest fetch at shutdown.
@@ -53,8 +55,10 @@ public actor SpriteSheetStills {
     ///     most ``FrameExtractor/readTimeout`` seconds and are retried at most twice.
     ///   - preferredWidth: which thumbnail size to pick when the manifest offers several.
     ///   - cacheBytes: pixel bytes of decoded sheets kept.
-    public init(url: String, network: NetworkSettings, preferredWidth: Int = 320, cacheBytes: Int = 32 << 20) {
+    public init(url: String, network: NetworkSettings, preferredWidth: Int = 320, cacheBytes: Int = 32 << 20,
+                clock: TimeSource = .monotonic) {
         self.url = url
+        self.clock = clock
         self.preferredWidth = max(1, preferredWidth)
         cache = SpriteSheetCache(byteLimit: max(0, cacheBytes))
         var settings = network
@@ -151,7 +155,7 @@ public actor SpriteSheetStills {
             counters.cacheHits += 1
             return hit
         }
-        if let when = failed[url], MonotonicClock.seconds() - when < Self.retryAfter { return nil }
+        if let when = failed[url], clock.seconds - when < Self.retryAfter { return nil }
         for (other, fetch) in fetches where other != url { fetch.token.cancel() }
         if let fetch = fetches[url] { return await fetch.task.value }
         let token = InterruptToken()
@@ -167,7 +171,7 @@ public actor SpriteSheetStills {
                 return sheet
             case .failed(let reason):
                 self.counters.failures += 1
-                self.failed[url] = MonotonicClock.seconds()
+                self.failed[url] = clock.seconds
                 AppLog.write("thumbs", "\(TextSanitizer.clean(url)): \(reason)")
                 return nil
             case .cancelled:

@@ -101,7 +101,7 @@ public final class FrameStepper {
             reposition(before: seekTo, inclusive: false)
             var best: SteppedFrame?
             var bestPTS: Int64?
-            let started = MonotonicClock.seconds()
+            let started = Stopwatch()
             var sent = 0
             while let got = decodeOne(sent: &sent), got.pts < target {
                 if case .success(let f) = got.result { best = f; bestPTS = got.pts }
@@ -113,7 +113,7 @@ public final class FrameStepper {
                 _ = skipUntil(bestPTS)
                 current = bestPTS
                 return .success(SteppedFrame(record: best.record, still: best.still,
-                                             decodeMilliseconds: (MonotonicClock.seconds() - started) * 1000,
+                                             decodeMilliseconds: Double(started.nanoseconds) / 1e6,
                                              packetsDecoded: sent, sideData: best.sideData,
                                              properties: best.properties, errors: best.errors))
             }
@@ -150,7 +150,7 @@ public final class FrameStepper {
 
     /// Decodes until a frame with `accept(pts)` comes; that frame is converted and returned.
     private func decodeUntil(_ accept: (Int64) -> Bool) -> Result<SteppedFrame, InspectionError> {
-        let started = MonotonicClock.seconds()
+        let started = Stopwatch()
         var sent = 0
         while let got = decodeOne(sent: &sent) {
             guard accept(got.pts) else { continue }
@@ -158,7 +158,7 @@ public final class FrameStepper {
             switch got.result {
             case .success(let f):
                 return .success(SteppedFrame(record: f.record, still: f.still,
-                                             decodeMilliseconds: (MonotonicClock.seconds() - started) * 1000,
+                                             decodeMilliseconds: Double(started.nanoseconds) / 1e6,
                                              packetsDecoded: sent, sideData: f.sideData, properties: f.properties,
                                              errors: f.errors))
             case .failure(let e): return .failure(e)

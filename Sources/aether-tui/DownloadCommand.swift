@@ -94,7 +94,8 @@ struct Download: ParsableCommand {
         let signals = Self.cancelOnSignals(interrupt)
         defer { signals.forEach { $0.cancel() } }
         let downloader = Downloader(output: path, network: settings, options: options, interrupt: interrupt)
-        let bar = ProgressPrinter(terminal: isatty(STDOUT_FILENO) == 1)
+        // The download's composition root: its one clock.
+        let bar = ProgressPrinter(terminal: isatty(STDOUT_FILENO) == 1, clock: .monotonic)
         do {
             let plan = try downloader.plan(url: url, request: request)
             if list {
@@ -168,12 +169,17 @@ final class ProgressPrinter {
     private var lastLine = -1.0
     private var drawn = false
     private var last: DownloadProgress?
+    /// What the redraw rate is timed by.
+    private let clock: TimeSource
 
-    init(terminal: Bool) { self.terminal = terminal }
+    init(terminal: Bool, clock: TimeSource) {
+        self.terminal = terminal
+        self.clock = clock
+    }
 
     func show(_ p: DownloadProgress) {
         last = p
-        let now = MonotonicClock.seconds()
+        let now = clock.seconds
         let complete = p.segmentsDone == p.segmentsTotal
         if terminal {
             guard now - lastLine >= 0.1 || complete else { return }

@@ -12,6 +12,8 @@ import Glibc
 /// SIGINT/SIGTERM.
 struct HeadlessPlayback {
     let options: PlaybackOptions
+    /// What the loop's wake-ups, the summaries' wall time and the player read.
+    let clock: TimeSource
 
     func run() throws -> Int32 {
         let playerOptions = try options.resolvedPlayerOptions()
@@ -28,9 +30,9 @@ struct HeadlessPlayback {
         let (playlist, playlistWarnings) = try options.playlist()
         for w in playlistWarnings { _ = fail("warning: \(w)", code: 0) }
         let controller = PlayerController(player: Player(), playlist: playlist,
-                                          settings: options.controllerSettings(player: playerOptions))
+                                          settings: options.controllerSettings(player: playerOptions), clock: clock)
         controller.setSubtitleDelaySetting(options.subDelay)
-        let host = Host(stats: stats, bindings: bindings)
+        let host = Host(stats: stats, bindings: bindings, clock: clock)
         controller.host = host
         // The loop waits for work: a remote command or a quit signal wakes it at once.
         // Wakes not yet waited for (each wait takes one).
@@ -56,8 +58,8 @@ struct HeadlessPlayback {
             return controller.exitCode()
         }
         var code: Int32 = 0
-        var nextTick = MonotonicClock.seconds() + 1
-        var lastWake = MonotonicClock.seconds()
+        var nextTick = clock.seconds + 1
+        var lastWake = clock.seconds
         while true {
             if stop.isRaised {
                 host.itemEnded(controller, interrupted: true)
@@ -65,7 +67,7 @@ struct HeadlessPlayback {
                 break
             }
             if case .finished(let c) = controller.tick() { code = c; break }
-            let now = MonotonicClock.seconds()
+            let now = clock.seconds
             if now >= nextTick {
                 stats?.record(controller.player.telemetry(advance: true), player: controller.player)
                 host.reportWarnings(controller.player)
@@ -78,15 +80,15 @@ struct HeadlessPlayback {
             // of an item and every other change wake the loop through `changes`). The 50 Hz
             // snapshots cost headless playback 4 % of its CPU in lock traffic for no reader.
             let settled = Self.settledStates.contains(controller.player.state)
-                && MonotonicClock.seconds() - lastWake >= Self.settleSeconds
-            let untilTelemetry = min(max(0, nextTick - MonotonicClock.seconds()), controller.nextDue ?? .infinity)
+                && clock.seconds - lastWake >= Self.settleSeconds
+            let untilTelemetry = min(max(0, nextTick - clock.seconds), controller.nextDue ?? .infinity)
             let wait = settled ? untilTelemetry
                 : min(untilTelemetry, controller.hub.hasObservers ? Self.publishInterval : Self.quietInterval)
-            let woken = wakes.withLock(when: { $0 > 0 }, deadline: MonotonicClock.seconds() + wait) { pending, woken in
+            let woken = wakes.withLock(when: { $0 > 0 }, timeout: wait) { pending, woken in
                 if woken { pending -= 1 }
                 return woken
             }
-            if woken { lastWake = MonotonicClock.seconds() }
+            if woken { lastWake = clock.seconds }
         }
         host.reportWarnings(controller.player)
         controller.finish(interrupted: code == 4)
@@ -112,12 +114,15 @@ struct HeadlessPlayback {
         let stats: StatsFile?
         let bindings: InputBindings
         var warned = 0
-        var wallStart = MonotonicClock.seconds()
+        let clock: TimeSource
+        var wallStart: Double
         var summaryWritten = false
 
-        init(stats: StatsFile?, bindings: InputBindings) {
+        init(stats: StatsFile?, bindings: InputBindings, clock: TimeSource) {
             self.stats = stats
             self.bindings = bindings
+            self.clock = clock
+            wallStart = clock.seconds
         }
 
         func reportWarnings(_ player: Player) {
@@ -131,7 +136,7 @@ struct HeadlessPlayback {
             summaryWritten = true
             guard let stats, controller.player.mediaInfo != nil else { return }
             var summary = PlaybackSummary(player: controller.player, startPosition: controller.itemStartPosition,
-                                          wallSeconds: MonotonicClock.seconds() - wallStart, interrupted: interrupted)
+                                          wallSeconds: clock.seconds - wallStart, interrupted: interrupted)
             summary.source = controller.playlist.current.map { TextSanitizer.clean($0.source) }
             summary.playlistPosition = controller.playlist.position
             stats.writeSummary(summary, player: controller.player)
@@ -145,7 +150,7 @@ struct HeadlessPlayback {
         func controllerDidLoadItem(_ controller: PlayerController) {
             warned = 0
             summaryWritten = false
-            wallStart = MonotonicClock.seconds()
+            wallStart = clock.seconds
             reportWarnings(controller.player)
         }
 

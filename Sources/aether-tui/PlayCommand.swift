@@ -23,10 +23,12 @@ struct Play: ParsableCommand {
     }
 
     /// The TUI on `playback`'s sources (or headless with `--vo=null`); `adjust` changes the
-    /// options first (`inspect` opens the inspector).
+    /// options first (`inspect` opens the inspector). The player's composition root: the one
+    /// clock every decision of the host and the engine reads is made here.
     static func runTUI(_ playback: PlaybackOptions, adjust: (inout TUIOptions) -> Void = { _ in }) throws {
+        let clock = TimeSource.monotonic
         if playback.vo.isHeadless {
-            let code = try HeadlessPlayback(options: playback).run()
+            let code = try HeadlessPlayback(options: playback, clock: clock).run()
             if code != 0 { throw ExitCode(code) }
             return
         }
@@ -82,7 +84,7 @@ struct Play: ParsableCommand {
         options.bindings = bindings
         options.startupWarnings = ConfigArguments.startupWarnings + bindingWarnings + playlistWarnings
         adjust(&options)
-        let code = TUIApp(options: options).run()
+        let code = TUIApp(options: options, clock: clock).run()
         if code != 0 { throw ExitCode(code) }
     }
 }

@@ -18,9 +18,7 @@ import Testing
         settings.imageDuration = duration
         settings.watchLater = WatchLater(directory: NSTemporaryDirectory() + "aether-images-\(getpid())")
         let playlist = Playlist(["still.png", "still.jpg"].map { PlaylistItem(source: TestEnvironment.fixture($0)) })
-        let controller = PlayerController(player: Player(), playlist: playlist, settings: settings)
-        controller.clock = clock.source
-        return controller
+        return PlayerController(player: Player(), playlist: playlist, settings: settings, clock: clock.source)
     }
 
     /// Ticks (as the host's loop does) until the first image's one picture has played out.

@@ -1,3 +1,4 @@
+import AetherBase
 @testable import AetherPlayback
 import Testing
 
@@ -33,5 +34,50 @@ import Testing
         #expect(action(pts: 10.000, now: 10.500, queued: 1) == .show(due: -0.5))
         // In the start-up grace nothing is dropped.
         #expect(action(pts: 10.000, now: 10.500, inGrace: true) == .show(due: -0.5))
+    }
+
+    /// The clock the presenter and the video thread read, on a manual time source: armed at
+    /// media 10 s, then moved by hand.
+    func runningClock() -> (ManualTimeSource, MasterClock) {
+        let time = ManualTimeSource(milliseconds: 50_000)
+        let clock = MasterClock(policy: policy, timeSource: time.source)
+        clock.arm(at: 10, source: .system)
+        clock.setPaused(false)
+        return (time, clock)
+    }
+
+    func inGrace(_ clock: MasterClock) -> Bool { (clock.secondsSinceArmed ?? 0) < policy.startGraceSeconds }
+
+    @Test func theLateDropWaitsForTheStartGraceOnAManualClock() {
+        let (time, clock) = runningClock()
+        // 100 ms after arming the frame at 10.000 is 100 ms late, but the clock has just started.
+        time.advance(milliseconds: 100)
+        guard case .show(let due) = action(pts: 10.000, now: clock.time, inGrace: inGrace(clock)) else {
+            Issue.record("dropped in the grace"); return
+        }
+        #expect(abs(due + 0.1) < 1e-9)
+        // 301 ms after arming the grace is over: the same lateness for the frame at 10.201 drops it.
+        time.advance(milliseconds: 201)
+        #expect(!inGrace(clock))
+        #expect(action(pts: 10.201, now: clock.time, inGrace: inGrace(clock)) == .drop)
+        // One millisecond under a frame late, it is still shown.
+        #expect(action(pts: 10.301 - frame + 0.001, now: clock.time, inGrace: inGrace(clock)) != .drop)
+    }
+
+    @Test func theVideoThreadDropsEarlyOnlyPastOneAndAHalfFramesAndAfterTheGrace() {
+        let (time, clock) = runningClock()
+        func drops(_ pts: Double, rate: Double = 1) -> Bool {
+            PresentRule.dropsEarly(pts: pts, interval: frame, now: clock.time, rate: rate, inGrace: inGrace(clock), policy: policy)
+        }
+        // In the start grace a frame 200 ms behind is converted (the presenter shows it).
+        time.advance(milliseconds: 200)
+        #expect(!drops(10.000))
+        time.advance(milliseconds: 300)   // clock 10.500, grace over
+        #expect(!inGrace(clock))
+        #expect(drops(10.500 - 0.063), "62.5 ms is one and a half frames at 24 fps: 63 ms behind is dropped")
+        #expect(!drops(10.500 - 0.062), "62 ms behind is converted")
+        #expect(!drops(10.500 - 0.100, rate: 0.5), "at half speed the bound is 125 ms of media")
+        #expect(!drops(10.500 - 11), "ten seconds and more is a discontinuity, not a late frame")
+        #expect(!drops(10.600), "a frame ahead of the clock is never dropped")
     }
 }

@@ -88,8 +88,8 @@ struct SeekGenerationTests {
         c.apply(.landed)
         #expect(c.state == .playing)
         c.paused = false
-        c.apply(.ended)
-        #expect(c.state == .ended && c.paused && c.endedHost != nil)
+        c.apply(.ended(at: 12))
+        #expect(c.state == .ended && c.paused && c.endedHost == 12, "the end is stamped with the time the reducer was given")
         c.apply(.failed("nothing left"))
         #expect(c.state == .error && c.failure == "nothing left")
         c.apply(.seekRequested)

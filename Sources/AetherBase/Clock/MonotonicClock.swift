@@ -12,3 +12,54 @@ public enum MonotonicClock {
 
     public static func seconds() -> Double { Double(nanoseconds()) / 1e9 }
 }
+
+/// A deadline in `CLOCK_MONOTONIC` itself, for waits a C library or the kernel carries out in
+/// that clock's terms (`poll`'s timeout, sd-bus's absolute timeouts): never an injected
+/// ``TimeSource``, whose time they do not share. Decisions read the injected clock; this is
+/// only where a wait meets the system.
+public struct SystemDeadline: Sendable {
+    /// `CLOCK_MONOTONIC` microseconds.
+    public let microseconds: UInt64
+
+    /// `seconds` from now.
+    public init(after seconds: Double) {
+        microseconds = MonotonicClock.nanoseconds() / 1000 + UInt64(max(0, min(seconds, 1e9)) * 1e6)
+    }
+
+    /// An absolute time a C library gave (sd-bus's `sd_bus_get_timeout`).
+    public init(microseconds: UInt64) { self.microseconds = microseconds }
+
+    /// Microseconds until the deadline; 0 once it has passed.
+    public var microsecondsLeft: UInt64 {
+        let now = MonotonicClock.nanoseconds() / 1000
+        return microseconds > now ? microseconds - now : 0
+    }
+
+    /// Whole milliseconds until the deadline, rounded up (a `poll` timeout); 0 once passed.
+    public var millisecondsLeft: Int32 { Int32(clamping: (microsecondsLeft + 999) / 1000) }
+
+    public var hasPassed: Bool { microsecondsLeft == 0 }
+}
+
+/// How long work took (an encode, a write to the terminal): the cost that statistics and the
+/// output's governor are fed, measured on `CLOCK_MONOTONIC` here. Decisions by time read an
+/// injected ``TimeSource``; a stopwatch only measures a cost that is reported to them.
+public struct Stopwatch: Sendable {
+    private let start = MonotonicClock.nanoseconds()
+
+    public init() {}
+
+    /// Nanoseconds since the stopwatch was made.
+    public var nanoseconds: UInt64 { MonotonicClock.nanoseconds() &- start }
+}
+
+/// UTC seconds since 1970 (`CLOCK_REALTIME`): the time a live DASH manifest's availability is
+/// stated in. Code that decides by it takes it as a closure (a fixed value in tests); this is
+/// the one place it is read.
+public enum WallClock {
+    public static func seconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -35,7 +35,8 @@ public final class IPCServer: Sendable {
 
     /// Creates the socket at `path` (replacing a stale socket, never another kind of file) and
     /// starts serving on a new thread.
-    public init(path: String, hub: RemoteHub, limits: Limits = Limits()) throws(IPCServerError) {
+    /// `time`: what the loop's pauses, the final flush and `get_time_us` read.
+    public init(path: String, hub: RemoteHub, limits: Limits = Limits(), time: TimeSource = .monotonic) throws(IPCServerError) {
         let mailbox = try IPCMailbox()
         let (listener, identity, absolute) = try UnixSocket.listen(at: path)
         self.path = absolute
@@ -48,7 +49,8 @@ public final class IPCServer: Sendable {
         let handOff = Guarded<OwnedDescriptor?>(listener)
         OSThread.start(name: "aether-ipc") {
             if let listener = handOff.withLock({ box in defer { box = nil }; return box }) {
-                IPCLoop(listener: listener, identity: identity, path: absolute, hub: hub, mailbox: mailbox, limits: limits).run()
+                IPCLoop(listener: listener, identity: identity, path: absolute, hub: hub, mailbox: mailbox, limits: limits,
+                        time: time).run()
             }   // the loop and its sockets are released here, before the thread says it has ended
             done.update { $0 = true }
         }
@@ -80,17 +82,14 @@ private final class IPCLoop {
     private let limits: IPCServer.Limits
     private var connections: [Connection] = []
     private var nextClient = 1
-    /// After accept ran out of descriptors: when to try again (the listener stays readable, so
-    /// polling it meanwhile would spin).
-    private var acceptPausedUntil: Double?
+    private var timers = IPCTimers()
+    private let time: TimeSource
 
-    /// Time to deliver what is queued when stopping.
-    private static let finalFlushSeconds = 0.25
-    private static let acceptPauseSeconds = 0.1
     private static let readChunk = 64 * 1024
 
     init(listener: OwnedDescriptor, identity: FileIdentity, path: String, hub: RemoteHub, mailbox: IPCMailbox,
-         limits: IPCServer.Limits) {
+         limits: IPCServer.Limits, time: TimeSource) {
+        self.time = time
         self.listener = listener
         self.identity = identity
         self.path = path
@@ -120,10 +119,10 @@ private final class IPCLoop {
         var writeBroken = false
         var dead = false
 
-        init(id: Int, socket: OwnedDescriptor) {
+        init(id: Int, socket: OwnedDescriptor, time: TimeSource) {
             self.id = id
             self.socket = socket
-            session = IPCSession(name: "ipc-\(id)")
+            session = IPCSession(name: "ipc-\(id)", time: time)
         }
 
         var pendingOutput: Int { output.count - outputStart }
@@ -132,10 +131,10 @@ private final class IPCLoop {
     func run() {
         var running = true
         while running {
-            let now = Self.now()
-            if let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
+            let now = time.seconds
+            let accepting = timers.accepts(now: now)
             var fds = [pollfd(fd: mailbox.wakeFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: acceptPausedUntil == nil ? (listener?.fd ?? -1) : -1, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: accepting ? (listener?.fd ?? -1) : -1, events: Int16(POLLIN), revents: 0)]
             let polled = connections
             for c in polled {
                 var events: Int32 = 0
@@ -148,8 +147,7 @@ private final class IPCLoop {
                 let fd = c.readClosed && c.pendingOutput == 0 ? -1 : c.socket.fd
                 fds.append(pollfd(fd: fd, events: Int16(events), revents: 0))
             }
-            let timeout = acceptPausedUntil.map { Int32(max(1, ($0 - now) * 1000)) } ?? -1
-            let n = poll(&fds, nfds_t(fds.count), timeout)
+            let n = poll(&fds, nfds_t(fds.count), timers.pollTimeout(now: now))
             if n < 0 {
                 if errno == EINTR { continue }
                 break  // EFAULT/EINVAL/ENOMEM: nothing sensible left to wait on
@@ -199,14 +197,14 @@ private final class IPCLoop {
             if fd < 0 {
                 switch errno {
                 case EINTR, ECONNABORTED: continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM: acceptPausedUntil = Self.now() + Self.acceptPauseSeconds
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM: timers.pauseAccepting(now: time.seconds)
                 default: break  // EAGAIN: all taken
                 }
                 return
             }
             let socket = OwnedDescriptor(fd)
             guard connections.count < limits.clients else { continue }  // closed as `socket` goes
-            connections.append(Connection(id: nextClient, socket: socket))
+            connections.append(Connection(id: nextClient, socket: socket, time: time))
             nextClient += 1
         }
     }
@@ -371,22 +369,46 @@ private final class IPCLoop {
 
     /// Lets the clients take what is queued for them, for a short while at most.
     private func finalFlush() {
-        let deadline = Self.now() + Self.finalFlushSeconds
+        let start = time.seconds
         while true {
             let waiting = connections.filter { !$0.dead && $0.pendingOutput > 0 }
-            let left = deadline - Self.now()
-            guard !waiting.isEmpty, left > 0 else { return }
+            guard !waiting.isEmpty, let left = IPCTimers.flushTimeout(start: start, now: time.seconds) else { return }
             var fds = waiting.map { pollfd(fd: $0.socket.fd, events: Int16(POLLOUT), revents: 0) }
-            guard poll(&fds, nfds_t(fds.count), Int32(max(1, left * 1000))) >= 0 || errno == EINTR else { return }
+            guard poll(&fds, nfds_t(fds.count), left) >= 0 || errno == EINTR else { return }
             for (i, c) in waiting.enumerated() where fds[i].revents != 0 {
                 if fds[i].revents & Int16(POLLOUT) != 0 { flush(c) } else { c.dead = true }
             }
         }
     }
+}
 
-    private static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+/// The IPC loop's decisions by time, on the loop's clock (tested on a manual one: `IPCTimersTests`):
+/// after accept ran out of descriptors it pauses accepting (the listener stays readable, so
+/// polling it meanwhile would spin), and a stopping server flushes for a moment at most.
+struct IPCTimers {
+    static let acceptPauseSeconds = 0.1
+    /// Time to deliver what is queued when stopping.
+    static let finalFlushSeconds = 0.25
+    private(set) var acceptPausedUntil: Double?
+
+    /// Accept failed for want of descriptors or memory at `now`: try again a pause later.
+    mutating func pauseAccepting(now: Double) { acceptPausedUntil = now + Self.acceptPauseSeconds }
+
+    /// Whether the listener is polled at `now` (a pause that is over ends here).
+    mutating func accepts(now: Double) -> Bool {
+        if let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
+        return acceptPausedUntil == nil
+    }
+
+    /// `poll`'s timeout at `now`: until the pause ends (whole milliseconds, at least 1), or none (-1).
+    func pollTimeout(now: Double) -> Int32 {
+        acceptPausedUntil.map { Int32(clamping: max(1, Int64((($0 - now) * 1000).rounded(.up)))) } ?? -1
+    }
+
+    /// Milliseconds a final flush begun at `start` may still wait at `now` (at least 1); nil when
+    /// its time is up.
+    static func flushTimeout(start: Double, now: Double) -> Int32? {
+        let left = start + finalFlushSeconds - now
+        return left > 0 ? Int32(clamping: max(1, Int64((left * 1000).rounded(.up)))) : nil
     }
 }

@@ -58,7 +58,13 @@ struct IPCSession {
         var lastSent: JSONValue?
     }
 
-    init(name: String) { self.name = name }
+    /// What `get_time_us` answers from.
+    private let time: TimeSource
+
+    init(name: String, time: TimeSource = .monotonic) {
+        self.name = name
+        self.time = time
+    }
 
     /// `observe_property` registrations one client may hold (mpv scripts use a few dozen).
     static let maxObservations = 1000
@@ -117,9 +123,7 @@ struct IPCSession {
         case "get_version":
             return succeed(.int(Self.clientAPIVersion))
         case "get_time_us":
-            var ts = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &ts)
-            return succeed(.int(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000))
+            return succeed(.int(Int64(saturating: (time.seconds * 1_000_000).rounded(.down))))
         case "get_property", "get_property_string":
             guard args.count == 1, let property = stringArg(0) else { return fail(.invalidParameter) }
             switch snapshot().property(property) {

@@ -56,11 +56,11 @@ final class BusConnection {
     }
 
     deinit {
-        let deadline = MonotonicClock.nanoseconds() / 1000 + Self.flushTimeout
+        let deadline = SystemDeadline(after: Double(Self.flushTimeout) / 1e6)
         var queued: UInt64 = 0
         while sd_bus_get_n_queued_write(bus, &queued) >= 0, queued > 0 {
-            let now = MonotonicClock.nanoseconds() / 1000
-            guard now < deadline, sd_bus_process(bus, nil) >= 0, sd_bus_wait(bus, deadline - now) >= 0 else { break }
+            let left = deadline.microsecondsLeft
+            guard left > 0, sd_bus_process(bus, nil) >= 0, sd_bus_wait(bus, left) >= 0 else { break }
         }
         sd_bus_close_unref(bus)
     }

@@ -264,14 +264,13 @@ final class MPRISBus {
 
     /// Polls the bus and the wake fd until either has work, a bus timeout or a call's deadline.
     private func waitForWork() {
-        let nowUS = MonotonicClock.nanoseconds() / 1000
         var timeoutMS: Int32 = -1
         var busTimeout: UInt64 = 0
         if sd_bus_get_timeout(bus, &busTimeout) >= 0, busTimeout != UInt64.max {
-            timeoutMS = Int32(clamping: busTimeout > nowUS ? (busTimeout - nowUS + 999) / 1000 : 0)
+            timeoutMS = SystemDeadline(microseconds: busTimeout).millisecondsLeft
         }
-        if let deadline = pending.values.map(\.deadline).min() {
-            let ms = Int32(clamping: max(0, Int64(((deadline - MonotonicClock.seconds()) * 1000).rounded(.up))))
+        if let deadline = pending.values.map(\.deadline.microseconds).min() {
+            let ms = SystemDeadline(microseconds: deadline).millisecondsLeft
             timeoutMS = timeoutMS < 0 ? ms : min(timeoutMS, ms)
         }
         var fds = [
@@ -333,7 +332,7 @@ final class MPRISBus {
         case .run(let command):
             let id = nextCall
             nextCall += 1
-            pending[id] = PendingCall(retaining: call, deadline: MonotonicClock.seconds() + MPRISServer.commandTimeout)
+            pending[id] = PendingCall(retaining: call, deadline: SystemDeadline(after: MPRISServer.commandTimeout))
             core.hub.submit(command) { [core] result in core.deliver(result, to: id) }
             return 1
         }
@@ -348,8 +347,7 @@ final class MPRISBus {
     }
 
     private func expireCalls() {
-        let now = MonotonicClock.seconds()
-        for (call, waiting) in pending where waiting.deadline <= now {
+        for (call, waiting) in pending where waiting.deadline.hasPassed {
             answer(call, .failure("the player did not answer"))
         }
     }
@@ -391,9 +389,9 @@ final class MPRISBus {
 /// A method call waiting for the player: one reference on the message, released once.
 private final class PendingCall {
     let message: OpaquePointer
-    let deadline: Double
+    let deadline: SystemDeadline
 
-    init(retaining message: OpaquePointer, deadline: Double) {
+    init(retaining message: OpaquePointer, deadline: SystemDeadline) {
         self.message = sd_bus_message_ref(message)
         self.deadline = deadline
     }

@@ -69,6 +69,8 @@ package final class VideoDecoder {
     public private(set) var isDeinterlacing = false
     /// Seconds spent in filter graphs and in libswscale since the caller last took them.
     package var filterSeconds = 0.0
+    /// What ``filterSeconds``, ``scaleSeconds`` and the thread plan's busy time are measured on.
+    package let time: TimeSource
     package var scaleSeconds = 0.0
 
     /// The loop filter level in use (H.264 and HEVC only; others decode in full).
@@ -98,7 +100,8 @@ package final class VideoDecoder {
     ///   - automaticThreads: with `threads` 0, choose as ``DecoderThreads`` does (playback)
     ///     instead of leaving it to libavcodec (throughput measurements).
     package init(stream: UnsafeMutablePointer<AVStream>, index: Int, threads: Int, timeline: Timeline,
-         automaticThreads: Bool = false) throws(FFmpegError) {
+         automaticThreads: Bool = false, time: TimeSource = .monotonic) throws(FFmpegError) {
+        self.time = time
         guard let par = stream.pointee.codecpar else {
             throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
         }
@@ -253,9 +256,9 @@ package final class VideoDecoder {
             }
             return
         }
-        let start = MonotonicClock.seconds()
+        let start = time.seconds
         try deinterlacer.push(decoded)
-        filterSeconds += MonotonicClock.seconds() - start
+        filterSeconds += time.seconds - start
         while try timed({ try deinterlacer.pull(into: filtered) }) {
             defer { filtered.unref() }
             // Untimestamped output fields are dropped (as AetherEngine does).
@@ -264,16 +267,16 @@ package final class VideoDecoder {
     }
 
     private func timed(_ body: () throws -> Bool) throws -> Bool {
-        let start = MonotonicClock.seconds()
-        defer { filterSeconds += MonotonicClock.seconds() - start }
+        let start = time.seconds
+        defer { filterSeconds += time.seconds - start }
         return try body()
     }
 
     /// Converts `decoded` to RGB24 at `size` into `pixels` (`size.width * size.height * 3`
     /// bytes), tone-mapping HDR sources first.
     package func render(_ decoded: Frame, size: PixelSize, into pixels: PixelBuffer) throws(FFmpegError) {
-        let start = MonotonicClock.seconds()
-        defer { scaleSeconds += MonotonicClock.seconds() - start }
+        let start = time.seconds
+        defer { scaleSeconds += time.seconds - start }
         guard pixels.count == size.width * size.height * 3, pixels.count > 0 else {
             throw FFmpegError(function: "render", message: "a \(pixels.count)-byte buffer for \(size)")
         }

@@ -69,10 +69,11 @@ public final class InterruptToken: Sendable {
             sleep(d != 0 ? min(max(0, seconds), Double(d > n ? d - n : 0) / 1e9) : max(0, seconds))
             return !shouldInterrupt
         }
-        let end = MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9)
+        // The real clock (``clock`` is monotonic without `sleep`): the condition's deadline is in it.
+        let end = self.now + UInt64(max(0, seconds) * 1e9)
         while true {
             if shouldInterrupt { return false }
-            let now = MonotonicClock.nanoseconds()
+            let now = self.now
             guard now < end else { return true }
             // Wake at the read deadline too: passing it interrupts (and a new deadline is
             // looked at again).

@@ -25,6 +25,8 @@ public final class ALSASink: AudioSink {
     /// Set by `interrupt()` (with `interrupted`, which the write loop reads): a drain waiting for
     /// the queued audio to be heard ends at once.
     private let interruption = GuardedCondition(false)
+    /// What a drain's deadline is read from (the session's clock).
+    private let time: TimeSource
     /// Wait slices in a row in which the device took nothing; past `stallLimit` it is stalled.
     static let stallLimit = 100  // × 50 ms = 5 s
     public var name: String { "alsa:\(device)" }
@@ -33,7 +35,8 @@ public final class ALSASink: AudioSink {
     /// Opens `device` asking for `rate`/`channels`; ALSA grants the nearest it can.
     /// The corresponding C functions are `snd_pcm_open` and `snd_pcm_hw_params`.
     public init(device: String = "default", rate: Int, channels: Int,
-                bufferTime: UInt32 = 200_000, periodTime: UInt32 = 20_000) throws(ALSAError) {
+                bufferTime: UInt32 = 200_000, periodTime: UInt32 = 20_000, time: TimeSource = .monotonic) throws(ALSAError) {
+        self.time = time
         var handle: OpaquePointer? = nil
         try ALSASink.check(snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), "snd_pcm_open")
         guard let handle else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", message: "no device") }
@@ -145,10 +148,10 @@ public final class ALSASink: AudioSink {
         let state = snd_pcm_state(pcm)
         if state == SND_PCM_STATE_PREPARED, delayFrames() > 0 { snd_pcm_start(pcm) }
         let rate = Double(max(1, format.sampleRate))
-        let deadline = MonotonicClock.seconds() + Double(bufferFrames) / rate + 1
+        let deadline = time.seconds + Double(bufferFrames) / rate + 1
         while !interrupted.load(ordering: .relaxed), snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING {
             let queued = delayFrames()
-            let left = deadline - MonotonicClock.seconds()
+            let left = deadline - time.seconds
             guard queued > 0, left > 0 else { break }
             interruption.wait(until: { $0 }, timeout: min(left, max(0.001, Double(queued) / rate)))
         }

@@ -235,13 +235,13 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                     // The next item writes on; this one ends when its last sample is heard.
                     _ = control.wait(seconds: left) { $0.stopped }  // device seconds: real time
                     control.withLock { $0.seek.end(.audio, serial: mySerial) }
-                    control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
+                    control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo, now: clock.host.seconds) }
                     return
                 }
                 sink.drain()
                 clock.removeLimit()
                 control.withLock { $0.seek.end(.audio, serial: mySerial) }
-                control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
+                control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo, now: clock.host.seconds) }
             }
         }
     }

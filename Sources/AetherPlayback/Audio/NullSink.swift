@@ -17,20 +17,23 @@ public final class NullSink: AudioSink {
     private var playedUntil: Double = 0
     private var pausedAt: Double? = nil
     private let interrupted = GuardedCondition(false)
+    /// The "device's" time: the session's clock.
+    private let time: TimeSource
 
     public func interrupt() { interrupted.update { $0 = true } }
 
     /// Sleeps `seconds` unless interrupted.
     private func pause(_ seconds: Double) { interrupted.wait(until: { $0 }, timeout: seconds) }
 
-    public init(format: AudioFormat, bufferSeconds: Double = 0.1) {
+    public init(format: AudioFormat, bufferSeconds: Double = 0.1, time: TimeSource = .monotonic) {
+        self.time = time
         self.format = format
         self.bufferSeconds = bufferSeconds
     }
 
     public func write(_ samples: UnsafeBufferPointer<Int16>) throws {
         let seconds = Double(samples.count / format.channels) / Double(format.sampleRate)
-        let now = MonotonicClock.seconds()
+        let now = time.seconds
         if pausedAt != nil { setPaused(false) }
         playedUntil = max(playedUntil, now) + seconds
         let wait = playedUntil - bufferSeconds - now
@@ -38,12 +41,12 @@ public final class NullSink: AudioSink {
     }
 
     public func delayFrames() -> Int {
-        let now = pausedAt ?? MonotonicClock.seconds()
+        let now = pausedAt ?? time.seconds
         return max(0, Int(saturating: ((playedUntil - now) * Double(format.sampleRate)).rounded()))
     }
 
     public func setPaused(_ paused: Bool) {
-        let now = MonotonicClock.seconds()
+        let now = time.seconds
         if paused, pausedAt == nil { pausedAt = now }
         if !paused, let at = pausedAt {
             if playedUntil > at { playedUntil += now - at }
@@ -53,7 +56,7 @@ public final class NullSink: AudioSink {
 
     public func reset() { playedUntil = 0; pausedAt = nil }
     public func drain() {
-        let wait = playedUntil - MonotonicClock.seconds()
+        let wait = playedUntil - time.seconds
         if wait > 0, pausedAt == nil { pause(min(wait, bufferSeconds + 1)) }
     }
 }

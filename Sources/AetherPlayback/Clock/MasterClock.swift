@@ -29,7 +29,9 @@ public final class MasterClock: Sendable {
     }
 
     private let state = Guarded(State())
-    private let host: TimeSource
+    /// The host's time, which the clock runs over: the session's one ``TimeSource``, read by
+    /// every thread that paces or measures against this clock.
+    public let host: TimeSource
     public let policy: SyncPolicy
 
     /// - Parameter timeSource: the host's monotonic time; tests pass a ``ManualTimeSource``'s.

@@ -36,7 +36,7 @@ public final class BoundedQueue<Element>: Sendable {
     /// Waits until an item is queued (true), or `timeout` passes or the queue closes (false),
     /// without taking it.
     public func waitForItem(timeout: Double) -> Bool {
-        state.withLock(when: { $0.closed || $0.count > 0 }, deadline: MonotonicClock.seconds() + timeout) { s, _ in s.count > 0 }
+        state.withLock(when: { $0.closed || $0.count > 0 }, timeout: timeout) { s, _ in s.count > 0 }
     }
 
     public var isClosed: Bool { state.withLock { $0.closed } }
@@ -75,8 +75,7 @@ public final class BoundedQueue<Element>: Sendable {
 
     /// Removes the oldest item, waiting up to `timeout` seconds (nil = forever) for one.
     public func pop(timeout: Double? = nil) -> Element? {
-        let deadline = timeout.map { MonotonicClock.seconds() + $0 }
-        return state.withLock(when: { $0.closed || $0.count > 0 }, deadline: deadline) { s, _ in
+        state.withLock(when: { $0.closed || $0.count > 0 }, timeout: timeout) { s, _ in
             s.count > 0 ? takeFirst(&s) : nil
         }
     }

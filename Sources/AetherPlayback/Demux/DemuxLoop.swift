@@ -55,7 +55,7 @@ extension PlaybackSession {
                 continue
             }
             let got: Bool
-            let readStart = MonotonicClock.seconds()
+            let readStart = clock.host.seconds
             if let timeshift {
                 // Live: the capture thread reads the network into the kept window; this reads it back.
                 switch timeshift.read(into: packet, interrupted: seekPendingOrStopped) {
@@ -84,7 +84,7 @@ extension PlaybackSession {
                     continue
                 }
             }
-            telemetry.add(.read, seconds: MonotonicClock.seconds() - readStart)
+            telemetry.add(.read, seconds: clock.host.seconds - readStart)
             if !got {
                 finishDemux(readError: nil, lastAny: lastAny)
                 continue

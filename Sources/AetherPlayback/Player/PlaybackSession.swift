@@ -40,7 +40,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     let replayGain: (db: Double, factor: Double, source: String?)
     let policy: SyncPolicy
     let clock: MasterClock
-    let telemetry = Telemetry()
+    let telemetry: Telemetry
     let control: ControlBox
     let videoQueue: BoundedQueue<QueueItem<Packet>>
     let audioQueue: BoundedQueue<QueueItem<Packet>>
@@ -109,7 +109,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         sinkOwner = opened.continuesSink ? continuing?.sinkOwner ?? SinkOwner() : SinkOwner()
         self.options = options
         policy = options.policy
-        clock = MasterClock(policy: options.policy)
+        clock = MasterClock(policy: options.policy, timeSource: options.time)
+        telemetry = Telemetry(time: options.time)
         format = opened.format
         info = opened.info
         replayGain = options.replayGain.applied(to: opened.info.replayGain)
@@ -147,8 +148,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         }
         presenter = Presenter(frames: frameQueue, control: control, clock: clock, telemetry: telemetry, policy: policy,
                               subtitles: subtitles, subtitleDelay: subtitleDelay, frameDivisor: frameDivisor,
-                              videoEnded: { [control, hasVideo = opened.videoDecoder != nil] in
-                                  control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
+                              videoEnded: { [control, clock, hasVideo = opened.videoDecoder != nil] in
+                                  control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo, now: clock.host.seconds) }
                               })
         control.withLock { c in
             c.audioStreamIndex = opened.audioIndex
@@ -292,7 +293,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     private func cacheLoop() {
         let wait = max(0.1, options.cachePauseWait)
         while true {
-            let c = control.wait(until: MonotonicClock.seconds() + 0.05) { $0.stopped }
+            let c = control.wait(seconds: 0.05) { $0.stopped }
             if c.stopped { return }
             let now = clock.time
             let change = control.withLock { c -> Bool? in
@@ -403,7 +404,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// Marks the session ended once every active stream has finished.
     func checkEnded() {
         let hasVideo = videoDecoder != nil
-        control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo) }
+        control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo, now: clock.host.seconds) }
     }
 }
 

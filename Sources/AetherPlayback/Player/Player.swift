@@ -382,7 +382,7 @@ public final class Player: Sendable {
     /// Wall seconds from the moment the clock first ran to the end of playback (or now).
     public var playingWallSeconds: Double? {
         guard let s = current, let start = s.clock.firstArmedHost else { return nil }
-        return (s.control.read { $0.endedHost } ?? MonotonicClock.seconds()) - start
+        return (s.control.read { $0.endedHost } ?? s.clock.host.seconds) - start
     }
 
     /// Statistics over every frame presented so far (for summaries).

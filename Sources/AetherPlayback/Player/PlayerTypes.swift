@@ -138,6 +138,9 @@ public struct PlayerOptions: Sendable {
     /// H.264/HEVC loop filter skipping (mpv's `--vd-lavc-skiploopfilter`); nil: automatic.
     public var skipLoopFilter: LoopFilterSkip?
     public var policy = SyncPolicy.standard
+    /// The clock every decision of the session reads (pacing, drops, the end, the device's
+    /// waits, cost): ``TimeSource/monotonic`` in the player, a ``ManualTimeSource`` in tests.
+    public var time = TimeSource.monotonic
     /// Seconds opening a source may block.
     public var openTimeout = 15.0
     /// The demuxer cache: how many seconds the demuxer reads ahead of the playhead (mpv's

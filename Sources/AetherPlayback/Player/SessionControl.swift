@@ -146,7 +146,7 @@ struct SeekGeneration {
 ///   thread for sources without video), pause changed (``Player``), ended (`checkEnded`, from
 ///   the present, audio and video threads), failed (`disable`).
 /// - `paused`, `buffering`, `rebuffers`: ``Player`` (the user's pause) and the cache thread
-///   (an underrun); `apply(.ended)` pauses.
+///   (an underrun); `apply(.ended(at:))` pauses.
 /// - `userPaused`, `rate`, `volume`, `muted`, `audioDelay`: ``Player`` (and the session's
 ///   init, before any thread runs).
 /// - `audioStreamIndex`: ``Player`` (track switch), `disable`, the audio thread (the device
@@ -224,19 +224,19 @@ struct SessionControl {
         case landed
         /// ``userPaused`` changed.
         case pauseChanged
-        /// Every active stream has played out.
-        case ended
+        /// Every active stream has played out, at host time `at`.
+        case ended(at: Double)
         /// Nothing is left to play.
         case failed(String)
     }
 
     /// Marks the session ended once every active stream has played out (`hasVideo`: the
-    /// session has a video decoder).
-    mutating func endIfPlayedOut(hasVideo: Bool) {
+    /// session has a video decoder; `now`: the host time).
+    mutating func endIfPlayedOut(hasVideo: Bool, now: Double) {
         guard pendingSeek == nil, state != .error, state != .seeking || landed != nil else { return }
         let videoDone = !hasVideo || seek.videoEnded || videoDisabled
         let audioDone = audioStreamIndex == nil || seek.audioEnded
-        if videoDone && audioDone { apply(.ended) }
+        if videoDone && audioDone { apply(.ended(at: now)) }
     }
 
     /// The one place ``state`` changes.
@@ -258,12 +258,12 @@ struct SessionControl {
             if state == .seeking || state == .loading { state = userPaused ? .paused : .playing }
         case .pauseChanged:
             if state == .playing || state == .paused { state = userPaused ? .paused : .playing }
-        case .ended:
+        case .ended(let now):
             guard state != .ended, state != .error else { return }
             state = .ended
             paused = true
             buffering = false
-            endedHost = MonotonicClock.seconds()
+            endedHost = now
         case .failed(let message):
             guard failure == nil else { return }
             failure = message
@@ -307,17 +307,11 @@ final class ControlBox: Sendable {
         try state.withLock { try body(&$0.progress) }
     }
 
-    /// Waits until `done` holds for the state, or until monotonic time `deadline`, and returns
-    /// the state as it then is.
-    @discardableResult
-    func wait(until deadline: Double, for done: (SessionControl) -> Bool) -> SessionControl {
-        state.withLock(when: done, deadline: deadline) { value, _ in value }
-    }
-
-    /// Waits up to `seconds`, returning early when `done` holds.
+    /// Waits up to `seconds`, returning early when `done` holds, and returns the state as it
+    /// then is.
     @discardableResult
     func wait(seconds: Double, for done: (SessionControl) -> Bool) -> SessionControl {
-        wait(until: MonotonicClock.seconds() + seconds, for: done)
+        state.withLock(when: done, timeout: seconds) { value, _ in value }
     }
 }
 
@@ -354,12 +348,11 @@ final class SessionThreads: Sendable {
     /// Waits until every started thread has ended, at most `timeout` seconds; returns the
     /// names of those still running (empty when all joined).
     func join(timeout: Double) -> [String] {
-        let deadline = MonotonicClock.seconds() + timeout
         let target = state.withLock { s in
             defer { s.unjoined = 0 }
             return s.counted + s.unjoined
         }
-        return state.withLock(when: { $0.ended >= target }, deadline: deadline) { s, joined in
+        return state.withLock(when: { $0.ended >= target }, timeout: timeout) { s, joined in
             s.counted = min(s.ended, target)
             return joined ? [] : s.names.sorted()
         }

@@ -312,7 +312,7 @@ enum SourceOpener {
         if let videoIndex, !encrypted.contains(videoIndex), let stream = format.stream(videoIndex) {
             do {
                 videoDecoder = try VideoDecoder(stream: stream, index: videoIndex, threads: options.decodeThreads,
-                                                timeline: format.timeline, automaticThreads: true)
+                                                timeline: format.timeline, automaticThreads: true, time: options.time)
             } catch {
                 let codec = info.primaryVideo?.codec ?? "video"
                 warnings.append("cannot decode video stream #\(videoIndex) (\(codec)): \(error.message)")
@@ -403,14 +403,14 @@ enum SourceOpener {
     static func openDevice(_ options: PlayerOptions, rate: Int, channels: Int, warnings: inout [String]) -> AudioSink {
         switch options.audioOutput {
         case .null:
-            return NullSink(format: AudioFormat(sampleRate: rate, channels: channels))
+            return NullSink(format: AudioFormat(sampleRate: rate, channels: channels), time: options.time)
         case .alsa(let device):
             do {
                 let buffer = UInt32((min(10, max(0.02, options.audioBufferSeconds)) * 1_000_000).rounded())
-                return try ALSASink(device: device, rate: rate, channels: channels, bufferTime: buffer)
+                return try ALSASink(device: device, rate: rate, channels: channels, bufferTime: buffer, time: options.time)
             } catch {
                 warnings.append("audio device '\(device)' unavailable (\(error.message)); playing without sound")
-                return NullSink(format: AudioFormat(sampleRate: rate, channels: channels))
+                return NullSink(format: AudioFormat(sampleRate: rate, channels: channels), time: options.time)
             }
         }
     }

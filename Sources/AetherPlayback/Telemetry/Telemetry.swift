@@ -190,8 +190,12 @@ final class Telemetry: Sendable {
 
     let counters = Guarded(Counters())
 
-    init() {
-        let now = MonotonicClock.seconds()
+    /// What the rates' intervals are measured on: the session's clock.
+    private let time: TimeSource
+
+    init(time: TimeSource) {
+        self.time = time
+        let now = time.seconds
         counters.withLock { $0.lastSampleHost = now }
     }
 
@@ -241,7 +245,7 @@ final class Telemetry: Sendable {
 
     /// Fills the counter-derived fields of `snapshot`; advances the interval when `advance`.
     func fill(_ snapshot: inout TelemetrySnapshot, advance: Bool) {
-        let now = MonotonicClock.seconds()
+        let now = time.seconds
         counters.withLock { c in
             let dt = now - c.lastSampleHost
             if advance, dt >= 0.2 {

@@ -128,7 +128,7 @@ final class Presenter: Sendable {
                 continue
             }
             if !clock.isArmed {
-                let now = MonotonicClock.seconds()
+                let now = clock.host.seconds
                 let audioWillArm = c.audioStreamIndex != nil && !c.seek.audioEnded
                 if !audioWillArm || now - (unarmedSince ?? now) > 1.0 {
                     // No audio (or it never came): the host clock runs from this frame.
@@ -144,7 +144,7 @@ final class Presenter: Sendable {
             let rate = max(0.01, clock.rate)
             if abs(frame.pts - now) >= Presenter.noSyncSeconds {
                 let due = lastShowHost + frame.duration / rate
-                let left = due - MonotonicClock.seconds()
+                let left = due - clock.host.seconds
                 if left > 0.001 {
                     let serial = c.serial
                     control.wait(seconds: min(left, policy.maxWaitSeconds)) { $0.serial != serial || $0.paused || $0.stopped }
@@ -152,7 +152,7 @@ final class Presenter: Sendable {
                 }
                 _ = frames.pop(timeout: 0)
                 show(frame, c)
-                lastShowHost = MonotonicClock.seconds()
+                lastShowHost = clock.host.seconds
                 telemetry.presented(gap: nil)
                 continue
             }
@@ -171,7 +171,7 @@ final class Presenter: Sendable {
             case .show(let due):
                 _ = frames.pop(timeout: 0)
                 let reports = show(frame, c, due: due)
-                lastShowHost = MonotonicClock.seconds()
+                lastShowHost = clock.host.seconds
                 telemetry.presented(gap: reports ? nil : frame.pts - clock.time - c.audioDelay)
             }
         }
@@ -182,7 +182,7 @@ final class Presenter: Sendable {
     @discardableResult
     private func show(_ frame: VideoFrame, _ c: SessionControl, due: Double? = nil) -> Bool {
         let sink = self.sink.withLock { $0 }
-        let start = MonotonicClock.seconds()
+        let start = clock.host.seconds
         var frame = frame
         frame.paced = due != nil
         let moment = cues(at: frame.pts)
@@ -196,7 +196,7 @@ final class Presenter: Sendable {
             return presented
         }
         sink?.present(presented)
-        telemetry.add(.present, seconds: MonotonicClock.seconds() - start)
+        telemetry.add(.present, seconds: clock.host.seconds - start)
         control.note { $0.lastPresentedPTS = frame.pts }
         return sink?.reportsDisplay ?? false
     }
@@ -209,7 +209,7 @@ final class Presenter: Sendable {
         guard cues.shown != shown.cues || cues.typeset != shown.typesetCues, let sink = self.sink.withLock({ $0 }) else { return }
         let again = handed.withLock { h in
             h.sequence += 1
-            let again = shown.with(cues: cues, sequence: h.sequence, handedAt: MonotonicClock.seconds())
+            let again = shown.with(cues: cues, sequence: h.sequence, handedAt: clock.host.seconds)
             h.last = again
             return again
         }
@@ -280,5 +280,16 @@ struct PresentRule {
         if wait > 0.001 { return .wait(min(wait, policy.maxWaitSeconds)) }
         if !inGrace, now > pts + duration * policy.lateDropIntervals, queued > 1 { return .drop }
         return .show(due: (pts - now) / rate)
+    }
+
+    /// The video thread's rule for a decoded frame at `pts` (frames `interval` apart) before it
+    /// is converted: dropped (counted early) when the clock, at media time `now`, is already
+    /// more than ``SyncPolicy/earlyDropIntervals`` intervals past it at `rate`, outside the
+    /// start grace (the presenter shows late frames then; so the video thread converts them)
+    /// and short of a timestamp discontinuity (``Presenter/noSyncSeconds``).
+    static func dropsEarly(pts: Double, interval: Double, now: Double, rate: Double, inGrace: Bool,
+                           policy: SyncPolicy) -> Bool {
+        let behind = now - pts
+        return !inGrace && behind > policy.earlyDropIntervals * interval / max(0.01, rate) && behind < Presenter.noSyncSeconds
     }
 }

@@ -120,7 +120,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
             }
             var busy = 0.0
             var frames = 0
-            var segmentStart = MonotonicClock.seconds()
+            var segmentStart = clock.host.seconds
             var reachedEnd = false
             let emit: (Frame, Double) throws -> Void = { [self] frame, pts in
                 frames += 1
@@ -155,9 +155,9 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
                     if verdict.countNow { telemetry.skipped() }
                     return
                 }
-                if clock.isArmed, !c.paused, c.stepRequests == 0, case let behind = clock.time - pts,
-                   behind > policy.earlyDropIntervals * decoder.frameInterval / max(0.01, c.rate),
-                   behind < Presenter.noSyncSeconds {
+                if clock.isArmed, !c.paused, c.stepRequests == 0,
+                   PresentRule.dropsEarly(pts: pts, interval: decoder.frameInterval, now: clock.time, rate: c.rate,
+                                          inGrace: (clock.secondsSinceArmed ?? 0) < policy.startGraceSeconds, policy: policy) {
                     telemetry.droppedEarly()
                     isBehind = true
                     return
@@ -165,9 +165,9 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
                 isBehind = false
                 // Converted once the queue has room: a picture made first and held while the
                 // queue is full is one more in memory (2.8 MB at 1280×720).
-                busy += MonotonicClock.seconds() - segmentStart
+                busy += clock.host.seconds - segmentStart
                 guard frameQueue.waitForRoom(interrupted: { [self] in control.read { $0.serial != serial || $0.stopped } }) else { return }
-                segmentStart = MonotonicClock.seconds()
+                segmentStart = clock.host.seconds
                 let size = renderSize.withLock { $0 }
                 decoder.chooseLoopFilter(for: size, forced: skipLoopFilter)
                 var pixels: PixelBuffer?
@@ -180,11 +180,11 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
                 let out = VideoFrame(pts: pts, duration: decoder.frameInterval, width: size?.width ?? frame.width,
                                      height: size?.height ?? frame.height, source: PixelSize(width: frame.width, height: frame.height),
                                      pixels: pixels, serial: serial)
-                busy += MonotonicClock.seconds() - segmentStart
+                busy += clock.host.seconds - segmentStart
                 frameQueue.push(.item(out, serial: serial)) { [self] in
                     control.read { $0.serial != serial || $0.stopped }
                 }
-                segmentStart = MonotonicClock.seconds()
+                segmentStart = clock.host.seconds
             }
             do {
                 switch item {
@@ -219,7 +219,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
                 }
                 return
             }
-            busy += MonotonicClock.seconds() - segmentStart
+            busy += clock.host.seconds - segmentStart
             if frames > 0 {
                 telemetry.decoded(frames: frames, seconds: busy)
                 decoder.observe(frames: frames, busy: busy, rate: rate, busyShare: policy.oneThreadBusyShare)

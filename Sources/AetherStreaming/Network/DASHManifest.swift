@@ -219,7 +219,7 @@ public struct DASHManifest: Sendable, Equatable {
     /// Parses an MPD fetched from `base`. `now` (seconds since 1970) places a dynamic
     /// manifest's `duration`-addressed segments (the ones available at that time). Throws one
     /// line when the manifest is not an MPD or is refused.
-    public static func parse(_ text: String, base: String, now: Double = Date().timeIntervalSince1970,
+    public static func parse(_ text: String, base: String, now: Double = WallClock.seconds(),
                              limits: Limits = Limits()) throws(OutsideValue.Refusal) -> DASHManifest {
         guard let root = ManifestXML.parse(text) else {
             throw OutsideValue.Refusal("the manifest is not well-formed XML or is past \(ManifestXML.maxElements) elements or \(ManifestXML.maxDepth) levels")

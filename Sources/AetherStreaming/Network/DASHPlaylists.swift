@@ -338,7 +338,7 @@ package final class DASHSource: Sendable {
     /// Parses and translates `bytes` (the manifest read from `url`); `index` reads a
     /// `SegmentBase` index range (nil: it cannot be read). Throws one line when the manifest
     /// is refused or has nothing to play.
-    package init(url: String, bytes: [UInt8], choice: Choice, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+    package init(url: String, bytes: [UInt8], choice: Choice, clock: @escaping @Sendable () -> Double = { WallClock.seconds() },
          index: (DASHManifest.Resource) -> [UInt8]?, refetch: @escaping @Sendable () -> [UInt8]?) throws(OutsideValue.Refusal) {
         self.url = url
         self.choice = choice

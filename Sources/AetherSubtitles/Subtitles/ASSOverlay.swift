@@ -250,8 +250,7 @@ public final class ASSOverlayWorker: Sendable {
             return w.serial
         }
         guard let mine else { return nil }
-        let deadline = MonotonicClock.seconds() + max(0, budget)
-        return work.withLock(when: { $0.doneSerial >= mine || $0.stopped }, deadline: deadline) { w, _ in
+        return work.withLock(when: { $0.doneSerial >= mine || $0.stopped }, timeout: max(0, budget)) { w, _ in
             if w.doneSerial < mine {
                 w.skipped += 1
                 if w.skipped == 1 {

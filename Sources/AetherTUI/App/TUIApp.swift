@@ -35,7 +35,7 @@ public final class TUIApp {
     var openWatch: OpenWatch?
     /// The current item's stats summary is written.
     var summaryWritten = false
-    let terminal = Terminal()
+    let terminal: Terminal
     var output: VideoOutput!
     /// What the terminal can do (probed, then updated on resizes), guarded: the render thread reads it too.
     var capabilities: TerminalCapabilities {
@@ -82,7 +82,8 @@ public final class TUIApp {
     public init(options: TUIOptions, clock: TimeSource = .monotonic) {
         self.options = options
         self.clock = clock
-        controller = PlayerController(player: player, playlist: options.playlist, settings: options.controller)
+        terminal = Terminal(time: clock)
+        controller = PlayerController(player: player, playlist: options.playlist, settings: options.controller, clock: clock)
         services = RemoteServices(hub: controller.hub)
         controller.setSubtitleDelaySetting(options.subtitleDelay)
         controller.host = self

@@ -39,9 +39,12 @@ final class PacketLoader: Sendable {
     }
     private let loaded = Guarded(Loaded())
     private let onProgress: @Sendable () -> Void
+    /// What the rows' batching (a signal at least every 0.2 s) is timed by.
+    private let clock: TimeSource
 
-    init(url: String, onProgress: @escaping @Sendable () -> Void) {
+    init(url: String, clock: TimeSource = .monotonic, onProgress: @escaping @Sendable () -> Void) {
         self.onProgress = onProgress
+        self.clock = clock
         OSThread.start(name: "aether.inspect.packets") { [self] in load(url) }
     }
 
@@ -67,7 +70,7 @@ final class PacketLoader: Sendable {
         let video = Set(inspector.streams.filter { $0.kind == .video }.map(\.index))
         var gops: [Int: Int32] = [:]
         var batch: [PacketRow] = []
-        var lastSignal = MonotonicClock.seconds()
+        var lastSignal = clock.seconds
         func flush() {
             loaded.withLock { $0.rows += batch }
             batch.removeAll(keepingCapacity: true)
@@ -82,7 +85,7 @@ final class PacketLoader: Sendable {
                 batch.append(PacketRow(stream: Int32(clamping: p.stream), size: Int32(clamping: p.size), pts: p.pts, dts: p.dts,
                                        duration: p.duration, position: p.position, isKey: p.isKey, isDiscard: p.isDiscard,
                                        isCorrupt: p.isCorrupt, gop: isVideo ? gops[p.stream] ?? 1 : 0))
-                let now = MonotonicClock.seconds()
+                let now = clock.seconds
                 if batch.count >= 4096 || now - lastSignal > 0.2 { flush(); lastSignal = now }
             case .end(let end):
                 flush()

@@ -188,12 +188,11 @@ final class VideoOutput: FrameSink, Sendable {
     /// from then on it draws nothing until ``release()``. True when it acknowledged in time.
     @discardableResult
     func hold(timeout: Double = 1.5) -> Bool {
-        let deadline = MonotonicClock.seconds() + timeout
         mailbox.update { m in
             m.held = true
             m.idle = false
         }
-        return mailbox.withLock(when: { !$0.running || $0.idle }, deadline: deadline) { m, _ in m.idle || !m.running }
+        return mailbox.withLock(when: { !$0.running || $0.idle }, timeout: timeout) { m, _ in m.idle || !m.running }
     }
 
     /// UI thread, on resume: draws again, everything from scratch (the terminal was the

@@ -239,7 +239,7 @@ extension VideoOutput {
                 mailbox.withLock { $0.repaintRequested = true }
                 return
             }
-            let writeStart = MonotonicClock.seconds()
+            let writeStart = output.clock.seconds
             var outcome: Bool? = nil
             while outcome == nil {
                 outcome = ticket.wait(timeout: 0.1)

@@ -1,3 +1,4 @@
+import AetherBase
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -160,11 +161,11 @@ public enum CapabilityProbe {
         windowSize: (columns: Int, rows: Int, pixelWidth: Int, pixelHeight: Int)? = nil,
         budget: Duration = defaultBudget,
         sharedMemoryQuery: [UInt8]? = nil,
-        tmuxPane: (_ timeLeft: Duration) -> TmuxPane? = { _ in nil }
+        tmuxPane: (_ timeLeft: Duration) -> TmuxPane? = { _ in nil },
+        time: TimeSource = .monotonic
     ) -> Report {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let deadline = start + budget
+        let start = time.seconds
+        let deadline = start + Double(budget.components.seconds) + Double(budget.components.attoseconds) * 1e-18
         var caps = TerminalCapabilities()
         caps.term = environment.term
         caps.termProgram = environment.termProgram
@@ -178,9 +179,9 @@ public enum CapabilityProbe {
         /// Reads until `done` holds or the deadline passes.
         func read(until done: () -> Bool) throws(SystemCallError) {
             while !done() {
-                let now = clock.now
+                let now = time.seconds
                 guard now < deadline else { return }
-                let bytes = try transport.receive(timeout: deadline - now)
+                let bytes = try transport.receive(timeout: .seconds(deadline - now))
                 guard !bytes.isEmpty else { continue }
                 let parsed = parser.feed(bytes)
                 stray += parsed.stray
@@ -198,7 +199,7 @@ public enum CapabilityProbe {
             try transport.send(queries(for: environment, sharedMemory: environment.mayShareMemory ? sharedMemoryQuery : nil))
             try read { caps.answered }
             if environment.inTmux {
-                caps.tmuxPane = tmuxPane(max(.zero, deadline - clock.now))
+                caps.tmuxPane = tmuxPane(.seconds(max(0, deadline - time.seconds)))
                 // The outer terminal answers through tmux after tmux's own replies, DA1 last.
                 if caps.tmuxPassthrough { try read { attributeReplies >= 2 } }
             }
@@ -206,9 +207,7 @@ public enum CapabilityProbe {
             failure = error
         }
         apply(replies, environment: environment, windowSize: windowSize, to: &caps)
-        let elapsed = clock.now - start
-        caps.probeMilliseconds = Double(elapsed.components.seconds) * 1000
-            + Double(elapsed.components.attoseconds) / 1e15
+        caps.probeMilliseconds = (time.seconds - start) * 1000
         return Report(capabilities: caps, strayInput: stray, error: failure)
     }
 

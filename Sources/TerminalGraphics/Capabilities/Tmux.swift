@@ -188,16 +188,13 @@ public final class TmuxQuery {
     public func finish(timeout: Duration) -> TmuxPane? {
         guard !finished else { return result }
         finished = true
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
+        // A wait on `poll` and on the child: in the system's clock.
+        let deadline = SystemDeadline(after: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18)
         var buffer = [UInt8](repeating: 0, count: 512)
         var eof = false
         while !eof, output.count < 4096 {
-            let left = deadline - clock.now
-            let ms = left <= .zero ? 0 : Int32(clamping: left.components.seconds * 1000
-                + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             var pfd = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, ms)
+            let ready = poll(&pfd, 1, deadline.millisecondsLeft)
             if ready < 0, errno == EINTR { continue }
             guard ready > 0 else { break }
             let n = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
@@ -207,15 +204,13 @@ public final class TmuxQuery {
         close(readEnd)
         readEnd = -1
         // After its output ends the child exits at once; a little grace past the deadline for that.
-        let reapBy = (eof ? max(deadline, clock.now) : deadline) + .milliseconds(20)
-        let left = clock.now.duration(to: reapBy).components
-        let seconds = max(0, Double(left.seconds) + Double(left.attoseconds) * 1e-18)
+        let seconds = Double(deadline.microsecondsLeft) / 1e6 + 0.02
         guard let reaper else { return nil }
-        guard let status = reaper.status(waitingUpTo: MonotonicClock.seconds() + seconds) else {
+        guard let status = reaper.status(waitingFor: seconds) else {
             // Late (a server that does not answer): our own child, ended by its pid (the reaper
             // thread then collects it).
             kill(pid, SIGKILL)
-            _ = reaper.status(waitingUpTo: nil)
+            _ = reaper.status(waitingFor: nil)
             return nil
         }
         guard eof, status == 0 else { return nil }   // exited 0 (WIFEXITED, code 0)
@@ -244,8 +239,8 @@ final class ChildReaper: Sendable {
     /// The child's wait status once it has exited, waiting until monotonic time `deadline` at
     /// most (nil: as long as it takes); nil when it has not exited by then (or could not be
     /// waited for).
-    func status(waitingUpTo deadline: Double?) -> Int32? {
-        reaped.withLock(when: { $0.exited }, deadline: deadline) { r, exited in
+    func status(waitingFor timeout: Double?) -> Int32? {
+        reaped.withLock(when: { $0.exited }, timeout: timeout) { r, exited in
             exited ? r.status : nil
         }
     }

@@ -1,3 +1,5 @@
+import AetherBase
+
 /// `--vo=cells` (and `--vo=halfblock`, its `▀` mode): the picture as text cells in 24-bit or 256
 /// colours, drawn in the text layer (overlays drawn later simply cover it). Damage-only through
 /// ``CellRenderer``; ``CellSymbols`` says how many pixels a cell shows.
@@ -54,10 +56,10 @@ public final class CellDriver: VideoDriver {
     public func render(_ image: PixelImage, placement: Placement, mask: CellMask,
                        into output: ByteBuffer) throws(RenderError) -> RenderReport {
         // Masked cells are forgotten by the renderer, so they are repainted once uncovered.
-        let start = OutputWriter.monotonicNanoseconds()
+        let start = Stopwatch()
         let stats = try renderer.render(image, into: placement.rect, mask: mask, output: output)
         return RenderReport(bytes: stats.bytes, unchanged: stats.bytes == 0,
-                            encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+                            encodeNanoseconds: start.nanoseconds)
     }
 
     public func invalidate() { renderer.invalidate() }

@@ -1,3 +1,5 @@
+import AetherBase
+
 /// `--vo=kitty`: kitty's graphics protocol (kitty, WezTerm, ghostty, Konsole) through
 /// ``KittyEncoder``: raw RGB frames, one image replaced in place, stretched by the terminal over
 /// the placement's cells. Kitty pictures are drawn above text, so cells an overlay covers are
@@ -93,15 +95,15 @@ public final class KittyDriver: VideoDriver {
     public func render(_ image: PixelImage, placement: Placement, mask: CellMask,
                        into output: ByteBuffer) throws(RenderError) -> RenderReport {
         if placeholders { return renderPlaceholders(image, placement: placement, mask: mask, into: output) }
-        let start = OutputWriter.monotonicNanoseconds()
+        let start = Stopwatch()
         let rect = placement.rect
         if mask.coversAll(rect) {
             // A wholly transparent image would be sent for nothing: take the picture down once.
-            guard !hidden else { return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start) }
+            guard !hidden else { return RenderReport(unchanged: true, encodeNanoseconds: start.nanoseconds) }
             let mark = output.count
             teardown(into: output)
             hidden = true
-            return RenderReport(bytes: output.count - mark, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+            return RenderReport(bytes: output.count - mark, encodeNanoseconds: start.nanoseconds)
         }
         hidden = false
         if framed != placement {
@@ -120,9 +122,9 @@ public final class KittyDriver: VideoDriver {
                                     framing: framing, into: output)
         if report.outcome == .identical {
             output.truncate(to: mark)
-            return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+            return RenderReport(unchanged: true, encodeNanoseconds: start.nanoseconds)
         }
-        return RenderReport(bytes: output.count - mark, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start,
+        return RenderReport(bytes: output.count - mark, encodeNanoseconds: start.nanoseconds,
                             note: report.note)
     }
 
@@ -147,7 +149,7 @@ public final class KittyDriver: VideoDriver {
     /// terminal yet (a new placement or mask, an invalidation, cells an overlay left).
     private func renderPlaceholders(_ image: PixelImage, placement: Placement, mask: CellMask,
                                     into output: ByteBuffer) -> RenderReport {
-        let start = OutputWriter.monotonicNanoseconds()
+        let start = Stopwatch()
         let rect = placement.rect
         let mark = output.count
         if framed != placement {
@@ -178,7 +180,7 @@ public final class KittyDriver: VideoDriver {
         cellsWritten = (placement, mask)
         let bytes = output.count - mark
         return RenderReport(bytes: bytes, unchanged: bytes == 0 && report.outcome == .identical,
-                            encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start, note: report.note)
+                            encodeNanoseconds: start.nanoseconds, note: report.note)
     }
 
     /// Deletes the image and its data in the terminal.

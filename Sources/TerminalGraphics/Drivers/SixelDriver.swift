@@ -1,3 +1,5 @@
+import AetherBase
+
 /// How a sixel picture leaves the cells an overlay covers alone (the stats and help boxes, a
 /// menu, the scrub preview): decided per terminal by ``TerminalCapabilities/sixelComposes``.
 public enum SixelOverlays: String, Sendable, CaseIterable {
@@ -77,13 +79,13 @@ public final class SixelDriver: VideoDriver {
 
     public func render(_ image: PixelImage, placement: Placement, mask: CellMask,
                        into output: ByteBuffer) throws(RenderError) -> RenderReport {
-        let start = OutputWriter.monotonicNanoseconds()
+        let start = Stopwatch()
         if mask.coversAll(placement.rect) {
             // Every pixel would be transparent (unpainted): nothing to send. The next image
             // with cells showing is encoded whole (its mask differs from this one).
             lastMask = mask
             encoder.invalidate()
-            return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+            return RenderReport(unchanged: true, encodeNanoseconds: start.nanoseconds)
         }
         if lastMask != mask {
             // The same pixels with other holes are a different image.
@@ -99,9 +101,9 @@ public final class SixelDriver: VideoDriver {
             let report = try encoder.encode(image, into: output, transparent: holes)
             if report.outcome == .identical {
                 output.truncate(to: mark)
-                return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+                return RenderReport(unchanged: true, encodeNanoseconds: start.nanoseconds)
             }
-            return RenderReport(bytes: output.count - mark, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+            return RenderReport(bytes: output.count - mark, encodeNanoseconds: start.nanoseconds)
         }
         // Staged, then each image placed at its cell (and wrapped for tmux).
         let staged = staging ?? ByteBuffer(capacity: 256 * 1024)
@@ -109,7 +111,7 @@ public final class SixelDriver: VideoDriver {
         staged.removeAll()
         let report = try encoder.encode(image, into: staged, transparent: holes, pieces: pieces)
         if report.outcome == .identical {
-            return RenderReport(unchanged: true, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+            return RenderReport(unchanged: true, encodeNanoseconds: start.nanoseconds)
         }
         let whole = PixelRect(x: 0, y: 0, width: placement.pictureSize.width, height: placement.pictureSize.height)
         let images = pieces.isEmpty ? [SixelEncoder.FrameReport.Piece(rect: whole, bytes: 0..<staged.count)] : report.pieces
@@ -127,7 +129,7 @@ public final class SixelDriver: VideoDriver {
                 }
             }
         }
-        return RenderReport(bytes: output.count - mark, encodeNanoseconds: OutputWriter.monotonicNanoseconds() - start)
+        return RenderReport(bytes: output.count - mark, encodeNanoseconds: start.nanoseconds)
     }
 
     public func invalidate() { encoder.invalidate() }

@@ -116,6 +116,8 @@ public final class KittyEncoder {
     public private(set) var transmission: Transmission
     /// Shared memory frames handed to the terminal (nil when sending directly).
     private var sharedFrames: SharedMemoryFrames?
+    /// When a shared-memory frame went out, for reclaiming those the terminal left (a manual clock in tests).
+    public var clock = TimeSource.monotonic
     /// Deflate direct frames (`o=z`) when it pays (a remote terminal: the link is the limit).
     public let compresses: Bool
     /// A frame is sent compressed only when deflate made it at most this share of its size.
@@ -280,7 +282,7 @@ public final class KittyEncoder {
         guard let bytes = frame.bytes?.baseAddress else { return .gaveUp("shared memory not mapped") }
         bytes.copyMemory(from: previous, byteCount: count)
         frame.handOff()
-        frames.handedOff(frame, now: Double(OutputWriter.monotonicNanoseconds()) / 1e9)
+        frames.handedOff(frame, now: clock.seconds)
         // POSIX names start with a slash; kitty is given the name without it (as mpv does).
         let name = Base64.encode(Array(frame.name.utf8.dropFirst()))
         let escape: [UInt8] = framing.doublesEscapes ? [0x1B, 0x1B] : [0x1B]

@@ -1,3 +1,4 @@
+import AetherBase
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -68,8 +69,8 @@ public final class OutputWriter {
     /// Writes `buffer` completely (outside the frame protocol, e.g. a terminal reset).
     @discardableResult
     public func write(_ buffer: ByteBuffer) throws(SystemCallError) -> Int {
-        let start = Self.monotonicNanoseconds()
-        defer { statistics.writeNanoseconds &+= Self.monotonicNanoseconds() &- start }
+        let start = Stopwatch()
+        defer { statistics.writeNanoseconds &+= start.nanoseconds }
         let outcome = buffer.withUnsafeBytes { Self.writeFully($0, to: fileDescriptor, pollMilliseconds: 1000) }
         statistics.writeCalls += outcome.writeCalls
         statistics.bytesWritten += outcome.written
@@ -122,11 +123,5 @@ public final class OutputWriter {
             }
         }
         return outcome
-    }
-
-    public static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 }

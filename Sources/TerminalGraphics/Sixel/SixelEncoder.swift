@@ -1,3 +1,4 @@
+import AetherBase
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -208,7 +209,7 @@ public final class SixelEncoder {
             return identical(image, output: output, repeatIdentical: repeatIdentical, pieces: rects)
         }
         var report = FrameReport(outcome: .encoded)
-        let t0 = OutputWriter.monotonicNanoseconds()
+        let watch = Stopwatch()
         let sceneChanged = detector.shouldRebuild(for: image)
         if sceneChanged || !hasPalette || detector.hasDrifted(image, lookup: lookup) {
             if !sceneChanged { detector.adoptReference() }
@@ -222,7 +223,7 @@ public final class SixelEncoder {
             // what they show, so everything is painted again.
             shown.update(repeating: ColorLookup.none, count: pixels)
         }
-        let t1 = OutputWriter.monotonicNanoseconds()
+        let t1 = watch.nanoseconds
         let amplitude = Self.orderedAmplitude(colors: lookup.palette.count)
         // A row whose pixels did not change maps to what the terminal shows there, wherever that
         // is known (no hole, palette or size change since): the same pixel met the same table
@@ -235,7 +236,7 @@ public final class SixelEncoder {
                 (indices + y * image.width + hole.x).update(repeating: ColorLookup.none, count: hole.width)
             }
         }
-        let t2 = OutputWriter.monotonicNanoseconds()
+        let t2 = watch.nanoseconds
         report.mapNanoseconds = t2 - t1
         let start = output.count
         // A whole-picture repaint once anything changed (beyond the noise threshold): drawn
@@ -251,8 +252,8 @@ public final class SixelEncoder {
                                                  height: image.height, palette: lookup.palette, output: output)
         }
         swap(&indices, &shown)
-        report.emitNanoseconds = OutputWriter.monotonicNanoseconds() - t2
-        report.analyseNanoseconds = t1 - t0
+        report.emitNanoseconds = watch.nanoseconds - t2
+        report.analyseNanoseconds = t1
         report.bytes = output.count - start
         guard report.bytes > 0 else {
             // Nothing beyond the noise threshold: the terminal already shows this picture.

@@ -85,19 +85,19 @@ struct FramesBenchmark: AsyncParsableCommand {
         let duration = await probe.duration ?? Double(clipSeconds)
         for t in positions(duration) {
             let fresh = FrameExtractor(url: path)
-            let t0 = MonotonicClock.seconds()
+            let t0 = MonotonicSeconds.now()
             let image = try await fresh.thumbnail(at: t)
-            cold.append((MonotonicClock.seconds() - t0) * 1000)
+            cold.append((MonotonicSeconds.now() - t0) * 1000)
             await fresh.shutdown()
             if let image { result.size = "\(image.width)x\(image.height)" }
 
             await probe.clearCache()
-            let t1 = MonotonicClock.seconds()
+            let t1 = MonotonicSeconds.now()
             _ = try await probe.thumbnail(at: t)
-            warm.append((MonotonicClock.seconds() - t1) * 1000)
-            let t2 = MonotonicClock.seconds()
+            warm.append((MonotonicSeconds.now() - t1) * 1000)
+            let t2 = MonotonicSeconds.now()
             _ = try await probe.thumbnail(at: t)
-            cached.append((MonotonicClock.seconds() - t2) * 1000)
+            cached.append((MonotonicSeconds.now() - t2) * 1000)
         }
         await probe.shutdown()
         result.coldP50Ms = Stats.median(cold); result.coldP95Ms = Stats.percentile(cold, 95)
@@ -117,9 +117,9 @@ struct FramesBenchmark: AsyncParsableCommand {
         let duration = player.duration ?? 10
         let extractor = FrameExtractor(url: file)
         var thumbnails = 0
-        let start = MonotonicClock.seconds()
+        let start = MonotonicSeconds.now()
         var n = 0
-        while MonotonicClock.seconds() - start < playSeconds {
+        while MonotonicSeconds.now() - start < playSeconds {
             if scrubbing {
                 // A marker sweeping across the file at about 7 s of media per second of scrubbing.
                 let t = (Double(n) * 0.35).truncatingRemainder(dividingBy: max(1, duration))

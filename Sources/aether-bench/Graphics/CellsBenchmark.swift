@@ -1,3 +1,4 @@
+import AetherBase
 import AetherEngine
 import ArgumentParser
 import Foundation
@@ -88,9 +89,9 @@ struct CellsBenchmark: ParsableCommand {
                         let k = still ? 0 : min(i, scaled.count - 1)
                         let image = try PixelImage(width: size.width, height: size.height, pixels: scaled[k])
                         out.removeAll()
-                        let start = DispatchTime.now().uptimeNanoseconds
+                        let start = Stopwatch()
                         try renderer.render(image, into: rect, output: out)
-                        ms.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                        ms.append(Double(start.nanoseconds) / 1e6)
                         bytes += out.count
                         decoder.feed(out.bytes)
                         let r = still ? 0 : min(i, references4.count - 1)

@@ -1,3 +1,4 @@
+import AetherBase
 import ArgumentParser
 import Foundation
 import TerminalGraphics
@@ -159,9 +160,9 @@ struct GraphicsBenchmark: ParsableCommand {
             var times: [Double] = [], bytes = 0
             for image in images {
                 out.removeAll()
-                let t0 = DispatchTime.now().uptimeNanoseconds
+                let t0 = Stopwatch()
                 try renderer.render(image, into: rect, output: out)
-                times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                times.append(Double(t0.nanoseconds) / 1e6)
                 bytes += out.count
             }
             runs.append(RunResult(frameMilliseconds: times, bytes: bytes))
@@ -180,9 +181,9 @@ struct GraphicsBenchmark: ParsableCommand {
             var times: [Double] = [], bytes = 0, unchanged = 0
             for image in images {
                 out.removeAll()
-                let t0 = DispatchTime.now().uptimeNanoseconds
+                let t0 = Stopwatch()
                 let report = encoder.encode(image, columns: 128, rows: 38, into: out)
-                times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                times.append(Double(t0.nanoseconds) / 1e6)
                 bytes += out.count
                 if report.outcome == .identical { unchanged += 1 }
             }
@@ -212,9 +213,9 @@ struct GraphicsBenchmark: ParsableCommand {
             var analyse: [Double] = [], map: [Double] = [], emit: [Double] = []
             for image in images {
                 out.removeAll()
-                let t0 = DispatchTime.now().uptimeNanoseconds
+                let t0 = Stopwatch()
                 let report = try encoder.encode(image, into: out)
-                times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                times.append(Double(t0.nanoseconds) / 1e6)
                 bytes += out.count
                 analyse.append(Double(report.analyseNanoseconds) / 1e6)
                 map.append(Double(report.mapNanoseconds) / 1e6)

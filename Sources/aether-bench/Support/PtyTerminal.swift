@@ -1,3 +1,4 @@
+import AetherBase
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -278,10 +279,9 @@ private struct KittyScanner {
     }
 }
 
+/// The bench's one clock, made at its start (its composition root): every benchmark times and
+/// waits by it.
 enum MonotonicSeconds {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static let clock = TimeSource.monotonic
+    static func now() -> Double { clock.seconds }
 }

@@ -1,0 +1,28 @@
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// The system's time is read in AetherBase only (its clocks, condition waits, the log's stamps;
+/// unit tier): everything else is given
+/// a `TimeSource` (decisions), a `SystemDeadline` (waits the kernel carries out), a `Stopwatch`
+/// (costs) or a `WallClock` reading (UTC). A direct read anywhere else fails here, with its line.
+@Suite struct ClockReadsTests {
+    static let reads = ["MonotonicClock.", "ContinuousClock", "SuspendingClock", "clock_gettime", "CLOCK_MONOTONIC",
+                        "CLOCK_REALTIME", "Date()", "Date.now", "gettimeofday", "DispatchTime.now"]
+
+    @Test func onlyAetherBaseReadsTheSystemsTime() throws {
+        let sources = TestEnvironment.root.appendingPathComponent("Sources").path
+        let allowed = sources + "/AetherBase/"
+        var found: [String] = []
+        let files = try #require(FileManager.default.enumerator(atPath: sources)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 300, "the sources were found")
+        for file in files where !(sources + "/" + file).hasPrefix(allowed) {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.components(separatedBy: "//").first ?? ""
+                if let read = Self.reads.first(where: { code.contains($0) }) { found.append("\(file):\(n + 1): \(read)") }
+            }
+        }
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
+}
