@@ -188,19 +188,20 @@ public final class PlayerController {
         }
         do {
             try player.load(url: item.source, options: options)
-        } catch let list as PagePlaylist where reload == nil {
-            // A page of several videos: its entries take its place (each page expanded once).
-            guard pagesExpanded.insert(item.source).inserted else {
-                return notPlayed("'\(TextSanitizer.clean(item.displayName))': the page's playlist was played already (a page that lists itself?)")
-            }
-            let entries = list.entries.filter { $0.url != item.source }.map { PlaylistItem(source: $0.url, title: $0.title) }
-            guard !entries.isEmpty else { return notPlayed("'\(TextSanitizer.clean(item.displayName))': the page's playlist lists only itself") }
-            playlist.expand(at: index, with: entries)
-            AppLog.write("ytdl", "'\(TextSanitizer.clean(item.source))': \(entries.count) entries\(list.leftOut > 0 ? ", \(list.leftOut) without a URL left out" : "")")
-            return load(index: index, paused: paused, reload: nil)
         } catch {
+            if reload == nil, let list = error.playlistPage {
+                // A page of several videos: its entries take its place (each page expanded once).
+                guard pagesExpanded.insert(item.source).inserted else {
+                    return notPlayed("'\(TextSanitizer.clean(item.displayName))': the page's playlist was played already (a page that lists itself?)")
+                }
+                let entries = list.entries.filter { $0.url != item.source }.map { PlaylistItem(source: $0.url, title: $0.title) }
+                guard !entries.isEmpty else { return notPlayed("'\(TextSanitizer.clean(item.displayName))': the page's playlist lists only itself") }
+                playlist.expand(at: index, with: entries)
+                AppLog.write("ytdl", "'\(TextSanitizer.clean(item.source))': \(entries.count) entries\(list.leftOut > 0 ? ", \(list.leftOut) without a URL left out" : "")")
+                return load(index: index, paused: paused, reload: nil)
+            }
             if interrupter.isRaised { return false }
-            return notPlayed(TextSanitizer.clean("\(error)"))
+            return notPlayed(TextSanitizer.clean(error.description))
         }
         // `--start` past the item's end: nothing of it would play (mpv says so and counts it
         // as not played).
@@ -278,7 +279,7 @@ public final class PlayerController {
             quitCode = exitCode()
             return .finished(code: quitCode!)
         case .error:
-            let line = "'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(player.failureMessage ?? "playback failed")"
+            let line = "'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(player.failure?.description ?? "playback failed")"
             errors.append(line)
             failed += 1
             played -= 1
@@ -391,9 +392,7 @@ public final class PlayerController {
     /// 2 when none of several could, 3 when some could and some could not; 2 also when a file
     /// ended early (truncated, read error).
     public func exitCode() -> Int32 {
-        if failed == 0 { return endedEarly ? 2 : 0 }
-        if played <= 0 { return playlist.count <= 1 ? 1 : 2 }
-        return 3
+        ExitStatus.of(played: played, failed: failed, items: playlist.count, endedEarly: endedEarly).rawValue
     }
 
     /// The host is leaving for its own reason (a signal): save the position if asked to.

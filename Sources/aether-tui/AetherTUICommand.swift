@@ -28,7 +28,7 @@ enum Main {
         let expanded = ConfigArguments.expand(Array(CommandLine.arguments.dropFirst()),
                                               environment: ProcessInfo.processInfo.environment)
         if let error = expanded.error { exit(fail(error).rawValue) }
-        for warning in expanded.warnings { _ = fail("warning: \(warning)", code: 0) }
+        for warning in expanded.warnings { warn(warning) }
         ConfigArguments.startupWarnings = expanded.warnings
         do {
             var command = try AetherTUICommand.parseAsRoot(expanded.arguments)
@@ -37,7 +37,7 @@ enum Main {
             // A bad option or usage is status 1, as in mpv (ArgumentParser's own is 64, EX_USAGE).
             if AetherTUICommand.exitCode(for: error) == .validationFailure {
                 StandardStream.error((AetherTUICommand.fullMessage(for: error) + "\n"))
-                exit(1)
+                exit(ExitStatus.failed.rawValue)
             }
             AetherTUICommand.exit(withError: error)
         }
@@ -54,10 +54,15 @@ struct AetherTUICommand: AsyncParsableCommand {
         defaultSubcommand: Play.self)
 }
 
-/// Prints `aether-tui: message` on stderr and returns the exit code to throw.
-func fail(_ message: String, code: Int32 = 1) -> ExitCode {
+/// Prints `aether-tui: message` on stderr and returns the exit code to throw (``ExitStatus``).
+func fail(_ message: String, status: ExitStatus = .failed) -> ExitCode {
     StandardStream.error("aether-tui: \(TextSanitizer.clean(message))\n")
-    return ExitCode(code)
+    return ExitCode(status.rawValue)
+}
+
+/// Prints `aether-tui: warning: message` (or another `kind` of note) on stderr; the run goes on.
+func warn(_ message: String, kind: String = "warning") {
+    StandardStream.error("aether-tui: \(kind): \(TextSanitizer.clean(message))\n")
 }
 
 /// Options every subcommand shares.

@@ -102,19 +102,19 @@ struct Download: ParsableCommand {
                 for line in Self.listing(plan) { print(line) }
                 return
             }
-            for note in plan.notes { _ = fail("note: \(note)", code: 0) }
+            for note in plan.notes { warn(note, kind: "note") }
             let summary = try downloader.run(plan) { bar.show($0) }
             bar.finish()
-            if let why = summary.discarded { _ = fail("note: the earlier run's state was not used (\(why)); started over", code: 0) }
-            for note in summary.notes { _ = fail("note: \(note)", code: 0) }
-            if summary.damaged > 0 { _ = fail("note: \(summary.damaged) segment(s) on disk did not check out and were fetched again", code: 0) }
+            if let why = summary.discarded { warn("the earlier run's state was not used (\(why)); started over", kind: "note") }
+            for note in summary.notes { warn(note, kind: "note") }
+            if summary.damaged > 0 { warn("\(summary.damaged) segment(s) on disk did not check out and were fetched again", kind: "note") }
             print("wrote \(TextSanitizer.clean(path)): \(summary.streams) streams, \(ProgressPrinter.size(summary.bytes)), "
                   + "\(summary.fetched) segments fetched, \(summary.kept) kept from an earlier run, \(summary.retries) retries, "
                   + String(cFormat: "%.1f s", summary.seconds))
         } catch {
             bar.finish()
             if interrupt.isCancelled {
-                throw fail("interrupted: what was fetched is kept in '\(path).part'; run the same command again to continue", code: 4)
+                throw fail("interrupted: what was fetched is kept in '\(path).part'; run the same command again to continue", status: .interrupted)
             }
             throw fail("cannot download '\(url)': \(error.message)")
         }

@@ -26,9 +26,9 @@ struct HeadlessPlayback {
         // No keyboard headless, but IPC `keypress` goes through the bindings, and a broken
         // input.conf is said at once, as in the TUI.
         let (bindings, bindingWarnings) = options.loadBindings(environment: ProcessInfo.processInfo.environment)
-        for w in bindingWarnings { _ = fail("warning: \(w)", code: 0) }
+        for w in bindingWarnings { warn(w) }
         let (playlist, playlistWarnings) = try options.playlist()
-        for w in playlistWarnings { _ = fail("warning: \(w)", code: 0) }
+        for w in playlistWarnings { warn(w) }
         let controller = PlayerController(player: Player(), playlist: playlist,
                                           settings: options.controllerSettings(player: playerOptions), clock: clock)
         controller.setSubtitleDelaySetting(options.subDelay)
@@ -48,11 +48,11 @@ struct HeadlessPlayback {
             wake()
         }
         let services = RemoteServices(hub: controller.hub)
-        for w in controller.start(services, options.remoteOptions) { _ = fail("warning: \(w)", code: 0) }
+        for w in controller.start(services, options.remoteOptions) { warn(w) }
         defer { services.stop() }
 
         guard controller.start(paused: options.pause) else {
-            if stop.isRaised { return 4 }
+            if stop.isRaised { return ExitStatus.interrupted.rawValue }
             for line in controller.reportedErrors() { _ = fail(line) }
             controller.finish(interrupted: false)
             return controller.exitCode()
@@ -127,7 +127,7 @@ struct HeadlessPlayback {
 
         func reportWarnings(_ player: Player) {
             let all = player.warnings
-            for warning in all.dropFirst(warned) { _ = fail("warning: \(warning)", code: 0) }
+            for warning in all.dropFirst(warned) { warn(warning) }
             warned = all.count
         }
 

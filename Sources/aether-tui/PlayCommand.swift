@@ -60,9 +60,9 @@ struct Play: ParsableCommand {
         // The picture is never affected.
         if playback.theme == nil, ThemeLoader.noColorRequested(environment: env) { theme = theme.withoutColor() }
         let (bindings, bindingWarnings) = playback.loadBindings(environment: env)
-        for w in bindingWarnings { _ = fail("warning: \(w)", code: 0) }
+        for w in bindingWarnings { warn(w) }
         let (playlist, playlistWarnings) = try playback.playlist()
-        for w in playlistWarnings { _ = fail("warning: \(w)", code: 0) }
+        for w in playlistWarnings { warn(w) }
         var options = TUIOptions(
             playlist: playlist, controller: playback.controllerSettings(player: playerOptions),
             videoOutput: playback.vo,

@@ -139,7 +139,7 @@ extension PlaybackOptions {
         let expanded = PlaylistLoader.expand(sources)
         guard !expanded.items.isEmpty else {
             let why = expanded.warnings.first.map { ": " + $0 + (expanded.warnings.count > 1 ? " (and \(expanded.warnings.count - 1) more)" : "") } ?? ""
-            throw fail("nothing to play\(why)", code: 2)
+            throw fail("nothing to play\(why)", status: .incomplete)
         }
         return (Playlist(expanded.items), expanded.warnings)
     }

@@ -173,7 +173,7 @@ struct Probe: ParsableCommand {
         output.flush()
         if end.isFailure {
             let what = end.reason == .timedOut ? "read timed out" : "read error"
-            throw fail("\(what) in '\(source)' after \(end.packets) packets: \(end.error ?? "unknown error")", code: 2)
+            throw fail("\(what) in '\(source)' after \(end.packets) packets: \(end.error ?? "unknown error")", status: .incomplete)
         }
     }
 }

@@ -511,7 +511,7 @@ struct DownloadLogicTests {
         #expect(doc.hasPrefix("WEBVTT\n\n00:00:00.500 --> 00:00:02.000 line:0\nHello\nworld\n\n"))
         for hostile in ["not vtt", "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:x,LOCAL:00:00.000\n", "WEBVTT\n\n99:99.999 --> 00:01.000\nx\n",
                         "WEBVTT\n\n00:05.000 --> 00:01.000\nx\n", "WEBVTT\n\n00:00.000 --> 999999:00:00.000\nx\n"] {
-            #expect(throws: DownloadError.self, "\(hostile)") { try WebVTTJoin.cues([Array(hostile.utf8)]) }
+            #expect(throws: OutsideValue.Refusal.self, "\(hostile)") { try WebVTTJoin.cues([Array(hostile.utf8)]) }
         }
     }
 }

@@ -8,7 +8,7 @@ import Testing
 
 /// yt-dlp's `-J` answer read as hostile input, and the `--ytdl-*` option checks.
 struct PageMediaTests {
-    func parse(_ text: String) throws(PlayerError) -> PageMedia { try PageMedia.parse(Array(text.utf8)) }
+    func parse(_ text: String) throws(PageError) -> PageMedia { try PageMedia.parse(Array(text.utf8)) }
 
     @Test func separateVideoAndAudio() throws {
         let page = try parse("""
@@ -55,12 +55,12 @@ struct PageMediaTests {
             (#"{"requested_formats": [{"url": "file:///a"}, {"url": "http://h/b"}]}"#, "no http(s) URL"),
         ]
         for (text, says) in cases {
-            #expect(throws: PlayerError.self) { try parse(text) }
-            do { _ = try parse(text) } catch let error as PlayerError {
+            #expect(throws: PageError.self) { try parse(text) }
+            do { _ = try parse(text) } catch let error as PageError {
                 #expect(error.message.contains(says) && !error.message.contains("\n"), "\(text.prefix(40)): \(error.message)")
             } catch {}
         }
-        #expect(throws: PlayerError.self) { try PageMedia.parse([UInt8](repeating: 0x20, count: PageMedia.outputBudget + 1)) }
+        #expect(throws: PageError.self) { try PageMedia.parse([UInt8](repeating: 0x20, count: PageMedia.outputBudget + 1)) }
     }
 
     /// The page is read by the one bounded JSON reader (AetherBase's `JSONValue`): mpv's nesting
@@ -68,9 +68,9 @@ struct PageMediaTests {
     @Test func thePageIsReadWithinTheJSONReadersBudgets() throws {
         let nest = { (n: Int) in String(repeating: "[", count: n - 1) + String(repeating: "]", count: n - 1) }
         #expect(try parse(#"{"url": "http://h/v", "x": \#(nest(PageMedia.maxDepth))}"#).url == "http://h/v")
-        #expect(throws: PlayerError.self) { try parse(#"{"url": "http://h/v", "x": \#(nest(PageMedia.maxDepth + 1))}"#) }
+        #expect(throws: PageError.self) { try parse(#"{"url": "http://h/v", "x": \#(nest(PageMedia.maxDepth + 1))}"#) }
         let many = "[" + Array(repeating: "0", count: PageMedia.maxValues).joined(separator: ",") + "]"
-        do throws(PlayerError) { _ = try parse(#"{"url": "http://h/v", "x": \#(many)}"#); Issue.record("past the values budget") } catch {
+        do throws(PageError) { _ = try parse(#"{"url": "http://h/v", "x": \#(many)}"#); Issue.record("past the values budget") } catch {
             #expect(error.message.contains("values"))
         }
         let page = try parse(#"{"url": "http://h/v", "chapters": [{"start_time": true, "end_time": 2}, {"start_time": 1, "end_time": 2.5}]}"#)
@@ -92,11 +92,11 @@ struct PageMediaTests {
         }()) == ["-J", "--no-playlist", "--flat-playlist", "--no-warnings", "--no-progress", "-f", "bv+ba", "--video-multistreams",
                  "--format-sort", "res:720", "--proxy", "--", "http://h/p"])
         for bad in ["exec=rm", "exec-befo=rm", "config-loc=/x", "batch=/x", "--x=1", "a b=1", "o=/tmp/x", "k=v\u{1}", String(repeating: "a=1,", count: 33)] {
-            #expect(throws: PlayerError.self, "\(bad)") { try YtdlSettings.parseRawOptions(bad) }
+            #expect(throws: PageError.self, "\(bad)") { try YtdlSettings.parseRawOptions(bad) }
         }
         #expect(try YtdlSettings.checkFormat("bestvideo[height<=720]+bestaudio/best") == "bestvideo[height<=720]+bestaudio/best")
         for bad in ["", "-x", "a\u{1B}b", String(repeating: "b", count: 257), "a\u{202E}b"] {
-            #expect(throws: PlayerError.self, "\(bad)") { try YtdlSettings.checkFormat(bad) }
+            #expect(throws: PageError.self, "\(bad)") { try YtdlSettings.checkFormat(bad) }
         }
     }
 

@@ -90,10 +90,10 @@ struct SeekGenerationTests {
         c.paused = false
         c.apply(.ended(at: 12))
         #expect(c.state == .ended && c.paused && c.endedHost == 12, "the end is stamped with the time the reducer was given")
-        c.apply(.failed("nothing left"))
-        #expect(c.state == .error && c.failure == "nothing left")
+        c.apply(.failed(PlayerError("nothing left", cause: .nothingToPlay)))
+        #expect(c.state == .error && c.failure?.message == "nothing left")
         c.apply(.seekRequested)
-        c.apply(.failed("again"))
-        #expect(c.state == .error && c.failure == "nothing left", "an error is final")
+        c.apply(.failed(PlayerError("again")))
+        #expect(c.state == .error && c.failure?.message == "nothing left", "an error is final")
     }
 }

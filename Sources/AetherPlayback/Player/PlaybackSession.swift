@@ -96,7 +96,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// Opens `url` (``SourceOpener``) and sets up the queues and the clock; the threads start
     /// with ``start()``.
     convenience init(url: String, options: PlayerOptions, subtitleDelay: Guarded<Double> = Guarded(0),
-                     frameDivisor: Guarded<Int> = Guarded(1), changes: ChangeNotifier = ChangeNotifier()) throws {
+                     frameDivisor: Guarded<Int> = Guarded(1), changes: ChangeNotifier = ChangeNotifier()) throws(PlayerError) {
         try self.init(opened: SourceOpener.open(url: url, options: options), options: options, subtitleDelay: subtitleDelay,
                       frameDivisor: frameDivisor, changes: changes)
     }
@@ -215,7 +215,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             }
             let noVideo = videoDecoder == nil || c.videoDisabled
             if noVideo && c.audioStreamIndex == nil && c.failure == nil {
-                c.apply(.failed(message))
+                c.apply(.failed(PlayerError(message, cause: .nothingToPlay)))
                 return true
             }
             return false

@@ -18,7 +18,7 @@ public final class Player: Sendable {
     /// this player loads: a host's loop waits on it instead of polling.
     public let changes = ChangeNotifier()
     /// The session loaded, or why the last load failed.
-    private let loaded = Guarded<(session: PlaybackSession?, loadError: String?)>((nil, nil))
+    private let loaded = Guarded<(session: PlaybackSession?, loadError: PlayerError?)>((nil, nil))
     /// The next playlist item, opened ahead to continue the device (``prepareNext(url:options:)``).
     let upcoming = Guarded<Upcoming?>(nil)
 
@@ -36,7 +36,7 @@ public final class Player: Sendable {
 
     /// Opens `url`, picks tracks, opens decoders and the audio device, and positions at
     /// `options.start`. Playback starts paused; call `play()`.
-    public func load(url: String, options given: PlayerOptions = PlayerOptions()) throws {
+    public func load(url: String, options given: PlayerOptions = PlayerOptions()) throws(PlayerError) {
         // Gapless: the prepared item already plays on from the one before.
         if promote(url: url) { return }
         stop()
@@ -49,7 +49,7 @@ public final class Player: Sendable {
             if let path = options.streamRecord { s.startRecording(to: path) }
             s.start()
         } catch {
-            loaded.withLock { $0.loadError = "\(error)" }
+            loaded.withLock { $0.loadError = error }
             throw error
         }
     }
@@ -372,9 +372,9 @@ public final class Player: Sendable {
     /// Set when playback ended before the media did (truncated file, read error).
     public var endedEarlyMessage: String? { current?.control.read { $0.endedEarlyMessage } }
 
-    /// Why the session failed after loading (`state == .error`): every stream turned out to be
-    /// undecodable or encrypted.
-    public var failureMessage: String? {
+    /// Why the load failed, or why the session failed after loading (`state == .error`: every
+    /// stream turned out to be undecodable or encrypted), with its cause.
+    public var failure: PlayerError? {
         guard let s = current else { return loaded.withLock { $0.loadError } }
         return s.control.read { $0.failure }
     }

@@ -203,7 +203,7 @@ struct SessionControl {
     var steppedWhilePaused = false
     var endedEarlyMessage: String?
     /// Nothing could be played after all (every stream failed to decode): the session errs.
-    private(set) var failure: String?
+    private(set) var failure: PlayerError?
     /// How far demuxing and presenting got: written through ``ControlBox/note(_:)``, which
     /// wakes nobody (several times a frame), so no wait's condition may read it.
     struct Progress {
@@ -227,7 +227,7 @@ struct SessionControl {
         /// Every active stream has played out, at host time `at`.
         case ended(at: Double)
         /// Nothing is left to play.
-        case failed(String)
+        case failed(PlayerError)
     }
 
     /// Marks the session ended once every active stream has played out (`hasVideo`: the
@@ -264,9 +264,9 @@ struct SessionControl {
             paused = true
             buffering = false
             endedHost = now
-        case .failed(let message):
+        case .failed(let error):
             guard failure == nil else { return }
-            failure = message
+            failure = error
             state = .error
         }
     }

@@ -70,7 +70,11 @@ struct OpenedSource {
 /// Runs on the loading thread; throws a ``PlayerError`` saying why a source cannot play.
 enum SourceOpener {
     /// its title and chapters.
-    static func open(url: String, options: PlayerOptions, continuing: AudioSink? = nil) throws -> OpenedSource {
+    static func open(url: String, options: PlayerOptions, continuing: AudioSink? = nil) throws(PlayerError) -> OpenedSource {
+        do { return try openPage(url: url, options: options, continuing: continuing) } catch { throw PlayerError(error) }
+    }
+
+    private static func openPage(url: String, options: PlayerOptions, continuing: AudioSink?) throws -> OpenedSource {
         do {
             return try openMedia(url: url, options: options, continuing: continuing)
         } catch let notMedia as NotMedia {
@@ -99,7 +103,7 @@ enum SourceOpener {
         var warnings: [String] = []
         let openOptions: [String: String]
         do { openOptions = try SourceOptions.make(network: options.network) } catch {
-            throw PlayerError("\(error)")
+            throw PlayerError(error)
         }
         let interrupt = options.interrupt ?? InterruptToken()
         // An HLS master: choose the variant here and, when its sound is muxed in, open its media
@@ -119,7 +123,7 @@ enum SourceOpener {
             if NetworkSettings.isNetwork(url),
                let foreign = (master.variants.compactMap(\.uri) + master.renditions.compactMap(\.uri))
                 .first(where: { !["http", "https"].contains(NetworkSettings.scheme(of: $0) ?? "file") }) {
-                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the playlist refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
+                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the playlist refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)", cause: .refused(budget: false))
             }
             variants = master.variants
             variant = master.variants[k]
@@ -140,14 +144,14 @@ enum SourceOpener {
            let bytes = try Self.prefetch(url, what: "manifest", options: openOptions, settings: options.network,
                                          interrupt: interrupt, timeout: options.openTimeout) {
             if let why = ManifestXML.refusal(bytes) {
-                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(why)")
+                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(why)", cause: .refused(budget: false))
             }
             // libavformat's dash demuxer opens whatever the manifest names: only a manifest that
             // names nothing but http(s) goes to it. Our reader checks every URL itself and
             // leaves out the representation that names another (the rest plays).
             func refuseForeign() throws(PlayerError) {
                 if NetworkSettings.isNetwork(url), let foreign = StreamVariants.foreignReference(inManifest: String(decoding: bytes, as: UTF8.self)) {
-                    throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)")
+                    throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)", cause: .refused(budget: false))
                 }
             }
             let ourReader = !options.lavfDASH && ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "")
@@ -169,7 +173,7 @@ enum SourceOpener {
                 }
             }
         }
-        if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
+        if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted", cause: .interrupted) }
         let format: FormatContext
         var documents: (@Sendable (String) -> [UInt8]?)?
         var transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)?
@@ -190,14 +194,15 @@ enum SourceOpener {
                                        documents: documents, transmuxed: transmuxed, prefetched: prefetched)
         } catch {
             // A translated DASH manifest is named by its own URL, not its in-memory master's.
-            let failure = PlayerError("cannot open '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))")
+            let failure = PlayerError("cannot open '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))",
+                                      cause: interrupt.isCancelled ? .interrupted : .ffmpeg(function: error.function, code: error.code))
             if error.code == invalidData, options.ytdl.enabled, options.page == nil,
                ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
                 throw NotMedia(error: failure)
             }
             // FFmpeg 7 and later refuse some encrypted fragmented MP4s at the header: said so.
             if error.code == invalidData, let path = NetworkSettings.localPath(url), let found = EncryptionScan.scan(path: path) {
-                throw PlayerError("'\(TextSanitizer.clean(url))' is encrypted (\(found.scheme)); cannot play it")
+                throw PlayerError("'\(TextSanitizer.clean(url))' is encrypted (\(found.scheme)); cannot play it", cause: .nothingToPlay)
             }
             throw failure
         }
@@ -207,7 +212,8 @@ enum SourceOpener {
             defer { format.interrupt.arm(seconds: nil) }
             probed = try MediaProbe.probe(format)
         } catch {
-            let failure = PlayerError("cannot read '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(error.message)")
+            let failure = PlayerError("cannot read '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(error.message)",
+                                      cause: .ffmpeg(function: error.function, code: error.code))
             if error.code == invalidData, options.ytdl.enabled, options.page == nil,
                ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
                 throw NotMedia(error: failure)
@@ -251,7 +257,7 @@ enum SourceOpener {
         // `--audio-file`: each opens with the source's rules; one that cannot is a warning.
         var externals: [ExternalAudio] = []
         for (n, file) in options.audioFiles.prefix(ExternalAudio.maxFiles).enumerated() {
-            if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted") }
+            if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted", cause: .interrupted) }
             do {
                 let ext = try ExternalAudio.open(file, number: n, openOptions: openOptions, options: options)
                 externals.append(ext)
@@ -291,7 +297,7 @@ enum SourceOpener {
             let lines = streams.map { "stream #\($0.0) (\($0.1)) is encrypted (\(found.scheme)); cannot play it" }
             let playable = (found.video ? 0 : info.video.count) + (found.audio ? 0 : ownAudio.count) + externals.count
             if playable == 0, let first = lines.first {
-                throw PlayerError("cannot play '\(TextSanitizer.clean(url))': \(first)")
+                throw PlayerError("cannot play '\(TextSanitizer.clean(url))': \(first)", cause: .nothingToPlay)
             }
             encrypted = Set(streams.map(\.0))
             warnings.append(contentsOf: lines)
@@ -372,7 +378,7 @@ enum SourceOpener {
         if videoDecoder == nil && audioDecoder == nil {
             let why = warnings.last.map { ": " + $0.replacingAll("; playing without sound", with: "") }
                 ?? ": no decodable audio or video stream"
-            throw PlayerError("nothing to play in '\(TextSanitizer.clean(url))'\(why)")
+            throw PlayerError("nothing to play in '\(TextSanitizer.clean(url))'\(why)", cause: .nothingToPlay)
         }
         // Sidecars first, so `--sid` can name a `--sub-file` track.
         for path in options.subtitleFiles {

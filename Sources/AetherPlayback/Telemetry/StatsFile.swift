@@ -13,7 +13,7 @@ public final class StatsFile {
 
     public init(path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw PlayerError("cannot write stats file '\(path)': \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw PlayerError("cannot write stats file '\(path)': \(String(cString: strerror(errno)))", cause: .system(errno: errno)) }
         self.fd = fd
         encoder.outputFormatting = [.sortedKeys]
     }

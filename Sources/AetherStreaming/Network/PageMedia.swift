@@ -36,35 +36,35 @@ public struct YtdlSettings: Sendable, Equatable {
                                            "use-postprocessor", "cookies"]
 
     /// Checks a `--ytdl-format` value: printable, at most 256 characters, not an option.
-    public static func checkFormat(_ value: String) throws(PlayerError) -> String {
+    public static func checkFormat(_ value: String) throws(PageError) -> String {
         guard !value.isEmpty, value.utf8.count <= 256, !value.hasPrefix("-"),
               value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }), TextSanitizer.clean(value) == value else {
-            throw PlayerError("--ytdl-format: expected a yt-dlp format of at most 256 printable characters, got '\(TextSanitizer.clean(String(value.prefix(80))))'")
+            throw PageError("--ytdl-format: expected a yt-dlp format of at most 256 printable characters, got '\(TextSanitizer.clean(String(value.prefix(80))))'")
         }
         return value
     }
 
     /// Parses `--ytdl-raw-options` (mpv's form: `key=value,key2=value2,flag=`), at most 32
     /// pairs; keys are option names (`[A-Za-z0-9-]`, no leading `-`), values printable.
-    public static func parseRawOptions(_ text: String) throws(PlayerError) -> [(key: String, value: String)] {
-        guard text.utf8.count <= 4096 else { throw PlayerError("--ytdl-raw-options: longer than 4096 bytes") }
+    public static func parseRawOptions(_ text: String) throws(PageError) -> [(key: String, value: String)] {
+        guard text.utf8.count <= 4096 else { throw PageError("--ytdl-raw-options: longer than 4096 bytes") }
         var out: [(key: String, value: String)] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: true) {
-            guard out.count < 32 else { throw PlayerError("--ytdl-raw-options: more than 32 options") }
+            guard out.count < 32 else { throw PageError("--ytdl-raw-options: more than 32 options") }
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = String(pieces[0])
             let value = pieces.count > 1 ? String(pieces[1]) : ""
             guard !key.isEmpty, key.utf8.count <= 64, !key.hasPrefix("-"),
                   key.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }) else {
-                throw PlayerError("--ytdl-raw-options: '\(TextSanitizer.clean(String(key.prefix(80))))' is not an option name")
+                throw PageError("--ytdl-raw-options: '\(TextSanitizer.clean(String(key.prefix(80))))' is not an option name")
             }
             // yt-dlp takes any unambiguous abbreviation of a long option (`--exec-befo`): a key
             // that begins a refused option's name is refused too.
             guard !refusedKeys.contains(where: { $0.hasPrefix(key) }) else {
-                throw PlayerError("--ytdl-raw-options: '\(key)' is refused (it runs programs or reads or writes files)")
+                throw PageError("--ytdl-raw-options: '\(key)' is refused (it runs programs or reads or writes files)")
             }
             guard value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
-                throw PlayerError("--ytdl-raw-options: the value of '\(key)' has control characters")
+                throw PageError("--ytdl-raw-options: the value of '\(key)' has control characters")
             }
             out.append((key, value))
         }
@@ -108,32 +108,32 @@ public struct PageMedia: Sendable, Equatable {
 
     /// Parses yt-dlp's `-J` JSON; throws a one-line reason when it is not JSON, too deep or too
     /// large, is a playlist, or names nothing playable (no http(s) URL).
-    public static func parse(_ bytes: [UInt8]) throws(PlayerError) -> PageMedia {
+    public static func parse(_ bytes: [UInt8]) throws(PageError) -> PageMedia {
         switch try PageAnswer.parse(bytes) {
         case .media(let media): return media
-        case .playlist(let list): throw PlayerError("the page is a playlist of \(list.entries.count) entr\(list.entries.count == 1 ? "y" : "ies")")
+        case .playlist(let list): throw PageError("the page is a playlist of \(list.entries.count) entr\(list.entries.count == 1 ? "y" : "ies")")
         }
     }
 
     /// yt-dlp's answer as JSON within the budgets (``outputBudget``, ``maxDepth``, ``maxValues``).
-    static func root(_ bytes: [UInt8]) throws(PlayerError) -> JSONValue {
-        guard bytes.count <= outputBudget else { throw PlayerError("yt-dlp's answer is larger than \(outputBudget >> 20) MiB") }
+    static func root(_ bytes: [UInt8]) throws(PageError) -> JSONValue {
+        guard bytes.count <= outputBudget else { throw PageError("yt-dlp's answer is larger than \(outputBudget >> 20) MiB") }
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes, maximumDepth: maxDepth, maximumValues: maxValues)
         } catch {
             switch error.budget {
-            case .depth?: throw PlayerError("yt-dlp's answer nests deeper than \(maxDepth) levels")
-            case .values?: throw PlayerError("yt-dlp's answer has more than \(maxValues) values")
-            case .bytes?, nil: throw PlayerError("yt-dlp's answer is not JSON")
+            case .depth?: throw PageError("yt-dlp's answer nests deeper than \(maxDepth) levels")
+            case .values?: throw PageError("yt-dlp's answer has more than \(maxValues) values")
+            case .bytes?, nil: throw PageError("yt-dlp's answer is not JSON")
             }
         }
-        guard case .object = root else { throw PlayerError("yt-dlp's answer is not a JSON object") }
+        guard case .object = root else { throw PageError("yt-dlp's answer is not a JSON object") }
         return root
     }
 
     /// The media of an answer that is not a playlist.
-    static func media(_ root: JSONValue) throws(PlayerError) -> PageMedia {
+    static func media(_ root: JSONValue) throws(PageError) -> PageMedia {
         var media: PageMedia
         if let requested = root["requested_formats"]?.array, requested.count >= 2, requested.count <= 8 {
             let formats = requested.filter { if case .object = $0 { true } else { false } }
@@ -145,18 +145,18 @@ public struct PageMedia: Sendable, Equatable {
                 f["vcodec"]?.string == "none" || (f["vcodec"]?.string == nil && f["acodec"]?.string.map { $0 != "none" } == true)
             }
             guard let video = formats.first(where: { !audioOnly($0) }) ?? formats.first else {
-                throw PlayerError("yt-dlp named no http(s) URL to play")
+                throw PageError("yt-dlp named no http(s) URL to play")
             }
             let audio = formats.first { audioOnly($0) && $0["url"]?.string != video["url"]?.string }
                 ?? formats.first { $0["url"]?.string != video["url"]?.string }
-            guard let v = httpURL(video["url"]) else { throw PlayerError("yt-dlp named no http(s) URL to play") }
+            guard let v = httpURL(video["url"]) else { throw PageError("yt-dlp named no http(s) URL to play") }
             media = PageMedia(url: v, audioURL: audio.flatMap { httpURL($0["url"]) })
             media.headers = headers(video["http_headers"] ?? root["http_headers"])
         } else if let u = httpURL(root["url"]) {
             media = PageMedia(url: u)
             media.headers = headers(root["http_headers"])
         } else {
-            throw PlayerError("yt-dlp named no http(s) URL to play")
+            throw PageError("yt-dlp named no http(s) URL to play")
         }
         media.title = title(root["title"])
         if let list = root["chapters"]?.array {
@@ -244,11 +244,11 @@ public enum PageAnswer: Sendable, Equatable {
 
     /// Throws a one-line reason when the answer is not JSON, too deep or too large, names
     /// nothing playable, or is a playlist with no entry to play.
-    public static func parse(_ bytes: [UInt8]) throws(PlayerError) -> PageAnswer {
+    public static func parse(_ bytes: [UInt8]) throws(PageError) -> PageAnswer {
         let root = try PageMedia.root(bytes)
         guard root["_type"]?.string == "playlist" else { return .media(try PageMedia.media(root)) }
         let list = PagePlaylist.parse(root)
-        guard !list.entries.isEmpty else { throw PlayerError("the page is a playlist with no entry yt-dlp could name") }
+        guard !list.entries.isEmpty else { throw PageError("the page is a playlist with no entry yt-dlp could name") }
         return .playlist(list)
     }
 }

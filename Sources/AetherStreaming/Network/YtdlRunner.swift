@@ -50,7 +50,7 @@ package enum YtdlRunner {
     /// and found to be HTML. nil when it is not a page (the caller keeps its own error); throws
     /// when it is one yt-dlp cannot read. Playback and `probe` both come here.
     package static func media(onPage url: String, network: NetworkSettings, settings: YtdlSettings, interrupt: InterruptToken,
-                              timeout: Double) throws(PlayerError) -> PageAnswer? {
+                              timeout: Double) throws(PageError) -> PageAnswer? {
         guard let options = try? SourceOptions.make(network: network),
               let body = try? SmallFetch.bytes(url, options: options, settings: network, interrupt: interrupt,
                                                timeout: timeout, limit: pageBudget),
@@ -58,10 +58,10 @@ package enum YtdlRunner {
         return try resolve(url: url, settings: settings, interrupt: interrupt)
     }
 
-    package static func resolve(url: String, settings: YtdlSettings, interrupt: InterruptToken) throws(PlayerError) -> PageAnswer {
+    package static func resolve(url: String, settings: YtdlSettings, interrupt: InterruptToken) throws(PageError) -> PageAnswer {
         let name = TextSanitizer.clean(url)
         guard let program = locate(settings.program) else {
-            throw PlayerError("cannot open '\(name)': not media, and \(settings.program) is not installed to read the page (install yt-dlp, or --ytdl=no)")
+            throw PageError("cannot open '\(name)': not media, and \(settings.program) is not installed to read the page (install yt-dlp, or --ytdl=no)")
         }
         let args = arguments(url: url, settings: settings)
         AppLog.write("ytdl", "running \(program) \(args.map { TextSanitizer.clean($0) }.joined(separator: " "))")
@@ -71,23 +71,23 @@ package enum YtdlRunner {
             run = try ChildProcess.run(program, args, outputLimit: PageMedia.outputBudget, killOverBudget: true, errorTail: 64 << 10,
                                        timeout: max(1, settings.timeout), cancelled: { interrupt.isCancelled })
         } catch {
-            throw PlayerError("cannot open '\(name)': \(settings.program) did not start (\(error.message))")
+            throw PageError("cannot open '\(name)': \(settings.program) did not start (\(error.message))")
         }
-        if run.cancelled || interrupt.isCancelled { throw PlayerError("cannot open '\(name)': interrupted") }
-        if run.timedOut { throw PlayerError("cannot open '\(name)': \(settings.program) did not answer within \(String(cFormat: "%g", settings.timeout)) s") }
-        if run.outputOverBudget { throw PlayerError("cannot open '\(name)': \(settings.program)'s answer is larger than \(PageMedia.outputBudget >> 20) MiB") }
+        if run.cancelled || interrupt.isCancelled { throw PageError("cannot open '\(name)': interrupted") }
+        if run.timedOut { throw PageError("cannot open '\(name)': \(settings.program) did not answer within \(String(cFormat: "%g", settings.timeout)) s") }
+        if run.outputOverBudget { throw PageError("cannot open '\(name)': \(settings.program)'s answer is larger than \(PageMedia.outputBudget >> 20) MiB") }
         guard run.exitCode == 0 else {
             // Its last ERROR line says why ("Unsupported URL", ...).
             let text = String(decoding: run.errors, as: UTF8.self)
             let lines = text.split(whereSeparator: \.isNewline).map(String.init)
             let why = (lines.last { $0.hasPrefix("ERROR:") } ?? lines.last).map { TextSanitizer.clean(String($0.prefix(300))) }
                 ?? run.exitCode.map { "exit status \($0)" } ?? "killed by a signal"
-            throw PlayerError("cannot open '\(name)': not media, and \(settings.program) found none: \(why)")
+            throw PageError("cannot open '\(name)': not media, and \(settings.program) found none: \(why)")
         }
         do {
             return try PageAnswer.parse(run.output)
         } catch {
-            throw PlayerError("cannot open '\(name)': \(error.message)")
+            throw PageError("cannot open '\(name)': \(error.message)")
         }
     }
 }

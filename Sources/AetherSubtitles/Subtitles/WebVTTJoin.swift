@@ -28,14 +28,14 @@ public enum WebVTTJoin {
     /// The cues of `segments`, in order, on the MPEG-TS timeline (seconds). `offsets[k]` (when
     /// given and finite) is added to the cue times of segment `k` when it has no
     /// `X-TIMESTAMP-MAP` (a DASH period's start).
-    public static func cues(_ segments: [[UInt8]], offsets: [Double] = []) throws(DownloadError) -> [Cue] {
+    public static func cues(_ segments: [[UInt8]], offsets: [Double] = []) throws(OutsideValue.Refusal) -> [Cue] {
         var cues: [Cue] = []
         var seen = Set<String>()
         for (k, bytes) in segments.enumerated() {
             var text = String(decoding: bytes, as: UTF8.self)
             if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
             let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-            guard let first = lines.first, first.hasPrefix("WEBVTT") else { throw DownloadError("a subtitle segment is not WebVTT") }
+            guard let first = lines.first, first.hasPrefix("WEBVTT") else { throw OutsideValue.Refusal("a subtitle segment is not WebVTT") }
             var offset = offsets.indices.contains(k) && offsets[k].isFinite ? min(max(0, offsets[k]), maxSeconds) : 0.0
             var i = 1
             // Header: up to the first blank line.
@@ -46,17 +46,17 @@ public enum WebVTTJoin {
             }
             // Blocks separated by blank lines; a cue block has a `-->` line first or second.
             var block: [Substring] = []
-            func flush() throws(DownloadError) {
+            func flush() throws(OutsideValue.Refusal) {
                 defer { block = [] }
                 guard let timing = block.firstIndex(where: { $0.contains("-->") }), timing <= 1 else { return }
                 var cue = try parseTiming(String(block[timing]))
                 cue.start += offset
                 cue.end += offset
-                guard cue.start >= 0, cue.end <= maxSeconds else { throw DownloadError("a subtitle cue time is out of range") }
+                guard cue.start >= 0, cue.end <= maxSeconds else { throw OutsideValue.Refusal("a subtitle cue time is out of range") }
                 cue.text = block[(timing + 1)...].joined(separator: "\n")
                 let identity = "\(Int((cue.start * 1000).rounded())) \(Int((cue.end * 1000).rounded())) \(cue.text)"
                 guard !seen.contains(identity) else { return }
-                guard cues.count < maxCues else { throw DownloadError("more than \(maxCues) subtitle cues") }
+                guard cues.count < maxCues else { throw OutsideValue.Refusal("more than \(maxCues) subtitle cues") }
                 seen.insert(identity)
                 cues.append(cue)
             }
@@ -83,50 +83,50 @@ public enum WebVTTJoin {
     }
 
     /// `MPEGTS:900000,LOCAL:00:00:00.000` → seconds to add to a local time.
-    static func timestampOffset(_ text: String) throws(DownloadError) -> Double {
+    static func timestampOffset(_ text: String) throws(OutsideValue.Refusal) -> Double {
         var mpegts: Double?, local: Double?
         for part in text.split(separator: ",") {
             let kv = part.split(separator: ":", maxSplits: 1)
-            guard kv.count == 2 else { throw DownloadError("a malformed X-TIMESTAMP-MAP") }
+            guard kv.count == 2 else { throw OutsideValue.Refusal("a malformed X-TIMESTAMP-MAP") }
             switch kv[0].trimmingWhitespace() {
             case "MPEGTS":
-                guard let n = UInt64(kv[1].trimmingWhitespace()), n < 1 << 33 else { throw DownloadError("a malformed X-TIMESTAMP-MAP") }
+                guard let n = UInt64(kv[1].trimmingWhitespace()), n < 1 << 33 else { throw OutsideValue.Refusal("a malformed X-TIMESTAMP-MAP") }
                 mpegts = Double(n) / 90_000
             case "LOCAL": local = try time(String(kv[1]))
-            default: throw DownloadError("a malformed X-TIMESTAMP-MAP")
+            default: throw OutsideValue.Refusal("a malformed X-TIMESTAMP-MAP")
             }
         }
-        guard let mpegts, let local else { throw DownloadError("a malformed X-TIMESTAMP-MAP") }
+        guard let mpegts, let local else { throw OutsideValue.Refusal("a malformed X-TIMESTAMP-MAP") }
         return mpegts - local
     }
 
-    static func parseTiming(_ line: String) throws(DownloadError) -> Cue {
-        guard let arrow = line.firstRange(of: "-->") else { throw DownloadError("a malformed subtitle cue time") }
+    static func parseTiming(_ line: String) throws(OutsideValue.Refusal) -> Cue {
+        guard let arrow = line.firstRange(of: "-->") else { throw OutsideValue.Refusal("a malformed subtitle cue time") }
         let start = try time(String(line[..<arrow.lowerBound]))
         let rest = line[arrow.upperBound...].trimmingWhitespace()
         let endText = rest.prefix { !$0.isWhitespace }
         let end = try time(String(endText))
-        guard end >= start else { throw DownloadError("a subtitle cue ends before it starts") }
+        guard end >= start else { throw OutsideValue.Refusal("a subtitle cue ends before it starts") }
         let settings = rest.dropFirst(endText.count).trimmingWhitespace()
         return Cue(start: start, end: end, settings: settings, text: "")
     }
 
     /// `[hh:]mm:ss.ttt` → seconds.
-    static func time(_ text: String) throws(DownloadError) -> Double {
+    static func time(_ text: String) throws(OutsideValue.Refusal) -> Double {
         let parts = text.trimmingWhitespace().split(separator: ":", omittingEmptySubsequences: false)
-        guard (2...3).contains(parts.count) else { throw DownloadError("a malformed subtitle time") }
+        guard (2...3).contains(parts.count) else { throw OutsideValue.Refusal("a malformed subtitle time") }
         let secondsParts = parts.last!.split(separator: ".", omittingEmptySubsequences: false)
-        guard secondsParts.count == 2, secondsParts[0].count == 2, secondsParts[1].count == 3 else { throw DownloadError("a malformed subtitle time") }
+        guard secondsParts.count == 2, secondsParts[0].count == 2, secondsParts[1].count == 3 else { throw OutsideValue.Refusal("a malformed subtitle time") }
         var numbers: [Int] = []
         for p in parts.dropLast() + [secondsParts[0], secondsParts[1]] {
-            guard (1...6).contains(p.count), p.allSatisfy(\.isASCII), let n = Int(p), n >= 0 else { throw DownloadError("a malformed subtitle time") }
+            guard (1...6).contains(p.count), p.allSatisfy(\.isASCII), let n = Int(p), n >= 0 else { throw OutsideValue.Refusal("a malformed subtitle time") }
             numbers.append(n)
         }
         let ms = numbers.removeLast(), s = numbers.removeLast()
-        guard s < 60 else { throw DownloadError("a malformed subtitle time") }
+        guard s < 60 else { throw OutsideValue.Refusal("a malformed subtitle time") }
         let m = numbers.removeLast()
         let h = numbers.last ?? 0
-        guard parts.count == 2 || m < 60 else { throw DownloadError("a malformed subtitle time") }
+        guard parts.count == 2 || m < 60 else { throw OutsideValue.Refusal("a malformed subtitle time") }
         return Double(h) * 3600 + Double(m) * 60 + Double(s) + Double(ms) / 1000
     }
 

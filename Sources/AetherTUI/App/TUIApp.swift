@@ -16,7 +16,6 @@ import TerminalGraphics
 /// thread is the only one that can block on it.
 public final class TUIApp {
     /// Exit codes, as mpv uses them.
-    public enum Exit: Int32 { case ok = 0, error = 1, endedEarly = 2, signal = 4 }
 
     let options: TUIOptions
     let player = Player()
@@ -118,7 +117,7 @@ public final class TUIApp {
         endOpenWatch()
         guard started else {
             _ = probe.wait()   // the terminal is back in its own modes before the error line
-            if quit.isRaised { return Exit.signal.rawValue }
+            if quit.isRaised { return ExitStatus.interrupted.rawValue }
             for line in controller.reportedErrors() { StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n") }
             return controller.exitCode()
         }
@@ -129,7 +128,7 @@ public final class TUIApp {
         let typed = chooseDriver(environment: env)
 
         if let path = options.statsFile {
-            do { stats = try StatsFile(path: path) } catch { StandardStream.error("aether-tui: \(error)\n"); return Exit.error.rawValue }
+            do { stats = try StatsFile(path: path) } catch { StandardStream.error("aether-tui: \(error)\n"); return ExitStatus.failed.rawValue }
         }
 
         // 3. Take the screen, with restoration armed for every way out.
@@ -144,7 +143,7 @@ public final class TUIApp {
         do { try startScreen(terminfoDirectory: terminfo.wait()) } catch {
             player.stop()
             StandardStream.error("aether-tui: \(error)\n")
-            return Exit.error.rawValue
+            return ExitStatus.failed.rawValue
         }
         defer { stopScreen() }
         returnKeys(report.strayInput + typed)   // typed before those the screen's start returned: read first
@@ -172,8 +171,8 @@ public final class TUIApp {
         if options.startPaused { player.redisplay() } else { player.play() }
         view.noteInput(at: clock.seconds)
         let code = loop()
-        writeSummary(interrupted: code == Exit.signal.rawValue)
-        controller.finish(interrupted: code == Exit.signal.rawValue)
+        writeSummary(interrupted: code == ExitStatus.interrupted.rawValue)
+        controller.finish(interrupted: code == ExitStatus.interrupted.rawValue)
         return code
     }
 
@@ -204,7 +203,7 @@ public final class TUIApp {
 
     private func loop() -> Int32 {
         while true {
-            if quit.isRaised { return Exit.signal.rawValue }
+            if quit.isRaised { return ExitStatus.interrupted.rawValue }
             // Remote commands, the playlist's next item, the published state.
             if case .finished(let code) = controller.tick() { return code }
             endOpenWatch()

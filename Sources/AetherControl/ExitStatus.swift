@@ -1,0 +1,26 @@
+/// How the program ends, one table: the controller decides which status a run ends with
+/// (``of(played:failed:items:endedEarly:)``), the hosts and the command line exit with its
+/// `rawValue`, and the man page's EXIT STATUS lists every case (`ExitStatusTests` holds the table
+/// and the page together). mpv's where it has one: 1 for a bad option or a file that failed.
+public enum ExitStatus: Int32, CaseIterable, Sendable {
+    /// Played to the end, or quit with `q`.
+    case ok = 0
+    /// The source could not be opened, an option or its value was wrong, or nothing in a single
+    /// file could be played.
+    case failed = 1
+    /// None of several files could be played, there was nothing to play, or playback ended
+    /// early (truncated or unreadable data; `probe --packets` stopped at a read error).
+    case incomplete = 2
+    /// Of several files, some played and some could not be.
+    case partial = 3
+    /// Stopped by a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT); an interrupted download.
+    case interrupted = 4
+
+    /// A run over `items` items of which `played` played and `failed` could not be, one of
+    /// them having ended early when `endedEarly`.
+    public static func of(played: Int, failed: Int, items: Int, endedEarly: Bool) -> ExitStatus {
+        if failed == 0 { return endedEarly ? .incomplete : .ok }
+        if played <= 0 { return items <= 1 ? .failed : .incomplete }
+        return .partial
+    }
+}

@@ -1,0 +1,67 @@
+import AetherBase
+import AetherMedia
+import AetherStreaming
+
+/// Why a source cannot play: what `Player.load`, `SourceOpener.open` and a session's start throw,
+/// and what a session that failed later says (``Player/failure``). It keeps its cause, so a host
+/// can tell one failure from another without reading the text; ``description`` is the one line
+/// shown for it (the TUI's message, the headless error line, IPC's `end-file` reason).
+public struct PlayerError: Error, Sendable, CustomStringConvertible {
+    public enum Cause: Sendable {
+        /// An FFmpeg call failed: its function and `AVERROR` code.
+        case ffmpeg(function: String, code: Int32)
+        /// A system call failed: `errno`.
+        case system(errno: Int32)
+        /// What the source sent was refused (a value out of range, a budget passed).
+        case refused(budget: Bool)
+        /// A web page had no media yt-dlp could find, or yt-dlp failed.
+        case page
+        /// The page lists several videos: not a failure, the host plays them in its place.
+        case playlistPage(PagePlaylist)
+        /// Opened, but nothing in it can be played (no stream, or every one undecodable or
+        /// encrypted).
+        case nothingToPlay
+        /// The open was cancelled (a quit, a newer load).
+        case interrupted
+        /// Anything else, said by the message alone.
+        case other
+    }
+
+    public let message: String
+    public let cause: Cause
+
+    public init(_ message: String, cause: Cause = .other) {
+        self.message = message
+        self.cause = cause
+    }
+
+    /// `error` as a player error, its cause kept: the one place other modules' errors become one.
+    public init(_ error: any Error) {
+        switch error {
+        case let e as PlayerError: self = e
+        case let e as FFmpegError: self.init(e.message, cause: .ffmpeg(function: e.function, code: e.code))
+        case let e as OutsideValue.Refusal: self.init(e.message, cause: .refused(budget: e.isBudget))
+        case let e as PageError: self.init(e.message, cause: .page)
+        case let list as PagePlaylist: self.init("the page lists \(list.entries.count) videos", cause: .playlistPage(list))
+        default: self.init("\(error)")
+        }
+    }
+
+    public var description: String { message }
+
+    /// The system's error number behind the failure, when there is one (FFmpeg's `AVERROR(e)`
+    /// of a file or socket call is `-e`).
+    public var errno: Int32? {
+        switch cause {
+        case .system(let e): return e
+        case .ffmpeg(_, let code) where code < 0 && code > -4096: return -code
+        default: return nil
+        }
+    }
+
+    /// The page's playlist when the "failure" is that the page lists several videos.
+    public var playlistPage: PagePlaylist? {
+        if case .playlistPage(let list) = cause { return list }
+        return nil
+    }
+}
