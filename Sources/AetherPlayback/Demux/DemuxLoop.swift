@@ -45,18 +45,18 @@ extension PlaybackSession {
                 continue
             }
             // The demuxer cache is full: wait for the playhead to move on.
-            if cacheSeconds > 0, c.state != .loading, c.state != .seeking, c.demuxedUntil - clock.time > cacheSeconds {
+            if source.cacheSeconds > 0, c.state != .loading, c.state != .seeking, c.demuxedUntil - clock.time > source.cacheSeconds {
                 control.wait(seconds: 0.1) { $0.pendingSeek != nil || $0.stopped }
                 continue
             }
             // Without a cache, a second ahead of the clock is enough (mpv's read-ahead).
-            if cacheSeconds == 0, timeshift == nil, isReadAheadFull(c) {
+            if source.cacheSeconds == 0, source.timeshift == nil, isReadAheadFull(c) {
                 control.wait(seconds: policy.readAheadPollSeconds) { $0.pendingSeek != nil || $0.stopped }
                 continue
             }
             let got: Bool
             let readStart = clock.host.seconds
-            if let timeshift {
+            if let timeshift = source.timeshift {
                 // Live: the capture thread reads the network into the kept window; this reads it back.
                 switch timeshift.read(into: packet, interrupted: seekPendingOrStopped) {
                 case .interrupted: continue
@@ -94,12 +94,12 @@ extension PlaybackSession {
             let (serial, audioIndex, videoOff) = control.read { ($0.serial, $0.audioStreamIndex, $0.videoDisabled) }
             guard followedStream(packet, audioIndex: audioIndex, sources: &sources) else {
                 // A frame that can no longer be decoded in its place: counted as dropped.
-                if packet.streamIndex == videoIndex { telemetry.droppedEarly() }
+                if packet.streamIndex == source.videoIndex { telemetry.droppedEarly() }
                 packet.unref()
                 continue
             }
             let index = packet.streamIndex
-            let isVideo = index == videoIndex && !videoOff && videoDecoder != nil
+            let isVideo = index == source.videoIndex && !videoOff && videoDecoder != nil
             let isAudio = index == audioIndex
             if (isVideo || isAudio), !checked.contains(index) {
                 checked.insert(index)
@@ -117,7 +117,7 @@ extension PlaybackSession {
                 if isVideo || isAudio {
                     telemetry.addSpanned(packet.size, at: seconds, duration: end - seconds)
                     control.note { $0.demuxedUntil = max($0.demuxedUntil, seconds) }
-                    if let endTime, seconds > endTime + 0.5 {
+                    if let endTime = source.endTime, seconds > endTime + 0.5 {
                         packet.unref()
                         finishDemux(readError: nil, lastAny: lastAny)
                         continue
@@ -128,8 +128,8 @@ extension PlaybackSession {
                 videoQueue.push(.item(p, serial: serial), interrupted: seekPendingOrStopped)
             } else if isAudio, let p = try? packet.take() {
                 audioQueue.push(.item(p, serial: serial), interrupted: seekPendingOrStopped)
-            } else if subtitles.handles(streamIndex: index) {
-                subtitles.add(packet: packet, stream: format.stream(index), position: seconds)
+            } else if source.subtitles.handles(streamIndex: index) {
+                source.subtitles.add(packet: packet, stream: format.stream(index), position: seconds)
                 packet.unref()
             } else {
                 packet.unref()
@@ -140,7 +140,7 @@ extension PlaybackSession {
     /// Whether the demuxer is far enough ahead to wait (``ReadAhead``).
     func isReadAheadFull(_ c: SessionControl) -> Bool {
         guard !c.demuxEOF else { return false }
-        let videoActive = videoIndex != nil && !c.videoDisabled && videoDecoder != nil && !c.seek.videoEnded
+        let videoActive = source.videoIndex != nil && !c.videoDisabled && videoDecoder != nil && !c.seek.videoEnded
         let audioActive = c.audioStreamIndex != nil && !c.seek.audioEnded
         return ReadAhead(policy: policy).isFull(lead: c.demuxedUntil - clock.time, rate: c.rate,
                                                 videoPackets: videoActive ? videoQueue.count : nil,
@@ -183,13 +183,13 @@ extension PlaybackSession {
         let isVideo: Bool
         if index >= streamCountAtOpen, let par = format.stream(index)?.pointee.codecpar {
             switch par.pointee.codec_type {
-            case AVMEDIA_TYPE_VIDEO: target = videoIndex; isVideo = true
+            case AVMEDIA_TYPE_VIDEO: target = source.videoIndex; isVideo = true
             case AVMEDIA_TYPE_AUDIO: target = audioIndex; isVideo = false
             default: return true
             }
-        } else if index == videoIndex || index == audioIndex {
+        } else if index == source.videoIndex || index == audioIndex {
             target = index
-            isVideo = index == videoIndex
+            isVideo = index == source.videoIndex
         } else {
             return true
         }
@@ -237,7 +237,7 @@ extension PlaybackSession {
             let short = (info.duration ?? 0) - reached
             if let readError {
                 c.endedEarlyMessage = "read error at \(String(cFormat: "%.2f", c.demuxedUntil)) s: \(readError)"
-            } else if endTime == nil, short > 1.0 {
+            } else if source.endTime == nil, short > 1.0 {
                 c.endedEarlyMessage = String(cFormat: "file ends at %.2f s of %.2f s (truncated?)", reached, info.duration ?? 0)
             }
             return (c.serial, ExternalAudio.isExternal(c.audioStreamIndex))
@@ -261,21 +261,21 @@ extension PlaybackSession {
         let (preroll, audio) = control.read { ($0.seek.preroll, $0.audioStreamIndex) }
         // An audio track switch comes as a seek: its stream may have been discarded (live: the
         // capture thread, which owns the demuxer, does it).
-        if timeshift == nil { applyAdaptiveDiscard(audio: audio) }
+        if source.timeshift == nil { applyAdaptiveDiscard(audio: audio) }
         // The load's seek to the start: the demuxer is there already (libavformat keeps what
         // probing read). Seeking would lose what comes before 0: a pipe's or live stream's first
         // second, HLS's first segment (it refuses a timestamp before its first packet's), and an
         // MP4's AAC priming packet, without which the decoder's first 20 ms are silent.
         let atStartAlready = serial == 1 && target <= 0
         do {
-            if let timeshift {
+            if let timeshift = source.timeshift {
                 timeshift.seek(to: max(0, target - (mode == .exact ? preroll : 0)))
             } else if !atStartAlready {
                 // Later periods in another codec: libavformat's HLS demuxer, seeking by the video,
                 // drops every packet until one of the first codec's stream comes, which in such a
                 // period is never. By the audio rendition (its own playlist) the video's playlist
                 // is placed by time instead.
-                let stream = changesCodec ? audio : nil
+                let stream = source.changesCodec ? audio : nil
                 if forward {
                     do throws(FFmpegError) {
                         try format.seek(toSeconds: target, stream: stream, direction: .atOrAfter)
@@ -306,7 +306,7 @@ extension PlaybackSession {
             c.steppedWhilePaused = false
             if c.state != .ended { c.endedEarlyMessage = nil }
         }
-        subtitles.seeked(to: target)
+        source.subtitles.seeked(to: target)
         AppLog.write("demux", "seek to \(String(cFormat: "%.3f", target)) s (\(mode.rawValue)\(forward ? ", forward" : "")\(preroll > 0 ? ", from \(preroll) s before" : "")), serial \(serial)")
     }
 }
@@ -332,7 +332,7 @@ extension PlaybackSession {
                 // A seek (or a track switch, which comes as one): reposition and read on.
                 mySerial = c.readSerial
                 readErrors = 0
-                file = c.audioStreamIndex.flatMap { index in externals.first { $0.owns(index) } }
+                file = c.audioStreamIndex.flatMap { index in source.externals.first { $0.owns(index) } }
                 finished = file == nil
                 if let file, let index = c.audioStreamIndex, let l = file.local(index) {
                     local = l
@@ -378,7 +378,7 @@ extension PlaybackSession {
             if let seconds = file.format.timeline.seconds(packet.pts ?? packet.dts, stream.pointee.time_base),
                seconds.sane(in: -1e9...1e9) != nil {
                 if !hasOwnVideo { control.note { $0.demuxedUntil = max($0.demuxedUntil, seconds) } }
-                if let endTime, seconds > endTime + 0.5 {
+                if let endTime = source.endTime, seconds > endTime + 0.5 {
                     packet.unref()
                     finished = true
                     audioQueue.push(.end(serial: mySerial), interrupted: { [control] in

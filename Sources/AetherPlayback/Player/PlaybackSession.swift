@@ -26,15 +26,18 @@ enum QueueItem<Payload> {
 /// (the demuxer, the packet and frame queues, the cache and capture threads, the timeshift
 /// window) and the three pipelines it feeds, each owning its own state and thread:
 /// ``VideoPipeline``, ``AudioPipeline`` and ``Presenter``. `stop()` is the one owner of every
-/// thread (``SessionThreads``). See the Playback article's type map.
+/// thread (``SessionThreads``). See the Playback article's type map. What the source is (its
+/// demuxer, info, variants, timeshift window, subtitles…) is read from the ``OpenedSource`` the
+/// session was given, `session.info` being `session.source.info`: no field is copied.
+@dynamicMemberLookup
 final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in `control`, queues, atomics
-    let format: FormatContext
-    let info: MediaInfo
-    let videoIndex: Int?
+    /// What ``SourceOpener`` opened.
+    let source: OpenedSource
+    subscript<T>(dynamicMember path: KeyPath<OpenedSource, T>) -> T { source[keyPath: path] }
+    var format: FormatContext { source.format }
+    var info: MediaInfo { source.info }
     /// Streams the source had when it opened: a later one is followed by ``followedStream(_:_:)``.
     let streamCountAtOpen: Int
-    /// Later DASH periods change a codec (``OpenedSource/changesCodec``).
-    let changesCodec: Bool
     let options: PlayerOptions
     /// The loudness gain of this file under `--replaygain*` (dB, factor, which tag; nil: off).
     let replayGain: (db: Double, factor: Double, source: String?)
@@ -52,31 +55,10 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     static let undecodableAfterErrors = 24
     /// The longest the sound of a load or seek waits for its first picture to reach the screen.
     static let firstPictureWaitSeconds = 0.5
-    let subtitles: SubtitleStore
     let warnings: Guarded<[String]>
     /// `--stream-record`'s file being written (``StreamRecorder``), nil when none.
     let recording = Guarded<StreamRecorder?>(nil)
-    let endTime: Double?
-    /// HLS or DASH through libavformat: unplayed variant streams are discarded.
-    let isAdaptive: Bool
-    /// A live stream (no length); with a timeshift window, the capture thread reads it into
-    /// `timeshift` and the demux thread plays from there.
-    let isLive: Bool
-    let timeshift: TimeshiftBuffer?
-    /// The adaptive stream's variants and the one playing (nil: not adaptive, or one variant).
-    let variants: [StreamVariant]
-    let variant: StreamVariant?
-    /// Seconds the demuxer reads ahead (0: no cache, the packet queues bound it alone).
-    let cacheSeconds: Double
     let threads = SessionThreads()
-    /// Streams the header says are encrypted: never decoded.
-    let encryptedStreams: Set<Int>
-    /// Options the source was opened with (headers, protocol whitelist), for second readers.
-    let openOptions: [String: String]
-    /// The source's cover picture (decoded on first use), nil when it has none.
-    let coverArt: CoverArt?
-    /// The `--audio-file`s (their demuxers are read by the audio-file thread).
-    let externals: [ExternalAudio]
     /// Decodes the sound and plays it on the device (nil: no audio decoder). Set once in
     /// `init`, before any thread starts.
     private(set) var audio: AudioPipeline?
@@ -111,29 +93,14 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         policy = options.policy
         clock = MasterClock(policy: options.policy, timeSource: options.time)
         telemetry = Telemetry(time: options.time)
-        format = opened.format
-        info = opened.info
+        source = opened
         replayGain = options.replayGain.applied(to: opened.info.replayGain)
-        openOptions = opened.openOptions
-        videoIndex = opened.videoIndex
         streamCountAtOpen = opened.format.streamCount
-        changesCodec = opened.changesCodec
-        isAdaptive = opened.isAdaptive
-        isLive = opened.isLive
-        timeshift = opened.timeshift
-        variants = opened.variants
-        variant = opened.variant
-        encryptedStreams = opened.encryptedStreams
-        endTime = opened.endTime
-        cacheSeconds = opened.cacheSeconds
-        coverArt = opened.coverArt
-        externals = opened.externals
-        subtitles = opened.subtitles
         warnings = Guarded(opened.warnings)
         // A cache holds its seconds of packets (mpv's default byte cap, 150 MiB); without one,
         // the queues hold a few seconds.
-        let queueBytes = cacheSeconds > 0 ? max(options.policy.packetQueueBytes, 150 << 20) : options.policy.packetQueueBytes
-        let videoPackets = cacheSeconds > 0 ? max(600, min(1 << 22, Int(saturating: cacheSeconds * 130))) : 600
+        let queueBytes = source.cacheSeconds > 0 ? max(options.policy.packetQueueBytes, 150 << 20) : options.policy.packetQueueBytes
+        let videoPackets = source.cacheSeconds > 0 ? max(600, min(1 << 22, Int(saturating: source.cacheSeconds * 130))) : 600
         videoQueue = BoundedQueue(maxCount: videoPackets, maxCost: queueBytes) { item in
             if case .item(let p, _) = item { return p.size }
             return 0
@@ -147,7 +114,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             return 0
         }
         presenter = Presenter(frames: frameQueue, control: control, clock: clock, telemetry: telemetry, policy: policy,
-                              subtitles: subtitles, subtitleDelay: subtitleDelay, frameDivisor: frameDivisor,
+                              subtitles: source.subtitles, subtitleDelay: subtitleDelay, frameDivisor: frameDivisor,
                               videoEnded: { [control, clock, hasVideo = opened.videoDecoder != nil] in
                                   control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo, now: clock.host.seconds) }
                               })
@@ -162,14 +129,14 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         if let decoder = opened.videoDecoder {
             video = VideoPipeline(decoder: decoder, packets: videoQueue, frames: frameQueue, control: control, clock: clock,
                                   telemetry: telemetry, policy: policy, frameDivisor: frameDivisor, skipLoopFilter: options.skipLoopFilter,
-                                  endTime: endTime, codecName: info.primaryVideo?.codec ?? "video", keyframeAfterSeek: changesCodec,
+                                  endTime: source.endTime, codecName: info.primaryVideo?.codec ?? "video", keyframeAfterSeek: source.changesCodec,
                                   retryExactSeek: { [unowned self] serial in retryExactSeek(serial: serial) },
                                   disable: { [unowned self] index, message in disable(streamIndex: index, because: message) })
         }
         if let decoder = opened.audioDecoder, let sink = opened.sink {
             audio = AudioPipeline(decoder: decoder, sink: sink, packets: audioQueue, control: control, clock: clock,
                                   telemetry: telemetry, streams: AudioStreams(main: format, externals: opened.externals),
-                                  info: info, startTime: opened.audioStart, endTime: [endTime, opened.audioEnd].compactMap { $0 }.min(), replayGain: replayGain.factor,
+                                  info: info, startTime: opened.audioStart, endTime: [source.endTime, opened.audioEnd].compactMap { $0 }.min(), replayGain: replayGain.factor,
                                   hasVideo: opened.videoDecoder != nil, continuesSink: opened.continuesSink,
                                   handOver: { [unowned self] in handOverSink() },
                                   waitForFirstPicture: { [unowned self] serial in waitForFirstPicture(serial: serial) },
@@ -188,11 +155,11 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// demuxer never fetches their segments; a stream that appeared later is the one playing
     /// in another codec (``followedStream(_:audioIndex:sources:)``). Demux thread (or before it starts).
     func applyAdaptiveDiscard(audio: Int?) {
-        guard isAdaptive else { return }
+        guard source.isAdaptive else { return }
         for i in 0..<format.streamCount {
             guard let stream = format.stream(i), let type = stream.pointee.codecpar?.pointee.codec_type else { continue }
             guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO else { continue }
-            let keep = i == videoIndex || i == audio || i >= streamCountAtOpen
+            let keep = i == source.videoIndex || i == audio || i >= streamCountAtOpen
             stream.pointee.discard = keep ? AVDISCARD_DEFAULT : AVDISCARD_ALL
         }
     }
@@ -202,7 +169,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// the others play; with nothing left the session fails with `message`.
     func disable(streamIndex index: Int, because message: String) {
         let nothingLeft = control.withLock { c -> Bool in
-            if index == videoIndex {
+            if index == source.videoIndex {
                 guard !c.videoDisabled else { return false }
                 c.videoDisabled = true
                 c.seek.end(.video, serial: nil)
@@ -220,7 +187,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             }
             return false
         }
-        if index != videoIndex { clock.removeLimit() }
+        if index != source.videoIndex { clock.removeLimit() }
         if !nothingLeft { warn(message) } else { AppLog.write("player", message) }
         videoQueue.wake()
         checkEnded()
@@ -237,18 +204,18 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         threads.start("aether.video") { [self] in video?.run() }
         threads.start("aether.audio") { [self] in audio?.run() }
         threads.start("aether.present") { [self] in presenter.run() }
-        if cacheSeconds > 0 { threads.start("aether.cache") { [self] in cacheLoop() } }
-        if timeshift != nil { threads.start("aether.capture") { [self] in captureLoop() } }
-        if !externals.isEmpty { threads.start("aether.audiofile") { [self] in audioFileLoop() } }
+        if source.cacheSeconds > 0 { threads.start("aether.cache") { [self] in cacheLoop() } }
+        if source.timeshift != nil { threads.start("aether.capture") { [self] in captureLoop() } }
+        if !source.externals.isEmpty { threads.start("aether.audiofile") { [self] in audioFileLoop() } }
     }
 
     /// Live with timeshift: reads the stream into the kept window, whatever the playhead does
     /// (paused, rewound), until it ends or the session stops. Owns the demuxer's reads.
     private func captureLoop() {
-        guard let timeshift, let packet = try? Packet() else { return }
+        guard let timeshift = source.timeshift, let packet = try? Packet() else { return }
         var audio = control.read { $0.audioStreamIndex }
         var errors = 0
-        let hasVideo = videoIndex != nil && videoDecoder != nil
+        let hasVideo = source.videoIndex != nil && videoDecoder != nil
         while !isStopped {
             let wanted = control.read { $0.audioStreamIndex }
             if wanted != audio {
@@ -277,8 +244,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             }
             let index = packet.streamIndex
             timeshift.append(packet, time: ptsSeconds(packet, index),
-                             videoKeyframe: index == videoIndex && packet.isKeyframe, hasVideo: hasVideo,
-                             paces: hasVideo ? index == videoIndex : index == audio)
+                             videoKeyframe: index == source.videoIndex && packet.isKeyframe, hasVideo: hasVideo,
+                             paces: hasVideo ? index == source.videoIndex : index == audio)
             packet.unref()
         }
         timeshift.finish(error: nil)
@@ -328,7 +295,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     func stop() {
         control.withLock { $0.stopped = true }
         format.interrupt.cancel()
-        for ext in externals { ext.format.interrupt.cancel() }
+        for ext in source.externals { ext.format.interrupt.cancel() }
         // A device handed to the next item (or not yet handed to this one) is not this one's to stop.
         if sinkOwner.release(ObjectIdentifier(self)) { sink?.interrupt() }
         successor.withLock { $0 = nil }
@@ -337,8 +304,8 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         frameQueue.close()
         let stuck = threads.join(timeout: PlaybackSession.stopTimeout)
         if !stuck.isEmpty { AppLog.write("player", "stop: threads still running after \(PlaybackSession.stopTimeout) s: \(stuck.joined(separator: ", "))") }
-        subtitles.close()
-        timeshift?.close()
+        source.subtitles.close()
+        source.timeshift?.close()
         finishRecording()
         let pool = video?.pixelPool.counts ?? (allocated: 0, reused: 0)
         AppLog.write("player", "stopped; picture buffers allocated \(pool.allocated), reused \(pool.reused)")
@@ -357,9 +324,9 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     func recordSeek(to target: Double, mode: SeekMode, forward: Bool = false) -> Bool {
         var t = max(0, target)
         if let d = info.duration { t = min(t, max(0, d - 0.05)) }
-        if isLive {
+        if source.isLive {
             // Inside the kept window; without one a live stream cannot be repositioned.
-            guard let window = timeshift?.window else { return false }
+            guard let window = source.timeshift?.window else { return false }
             t = min(max(t, window.lowerBound), window.upperBound)
         }
         guard t.isFinite else { return false }

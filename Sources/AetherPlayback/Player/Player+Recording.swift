@@ -34,7 +34,7 @@ extension PlaybackSession {
     @discardableResult
     func startRecording(to path: String) -> String? {
         finishRecording()
-        let streams = [videoIndex, control.read { $0.audioStreamIndex }].compactMap { $0 }
+        let streams = [source.videoIndex, control.read { $0.audioStreamIndex }].compactMap { $0 }
         do {
             let recorder = try StreamRecorder(path: path, source: format.pointer, streams: streams)
             recording.withLock { $0 = recorder }
