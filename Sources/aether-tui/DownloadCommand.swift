@@ -51,10 +51,10 @@ struct Download: ParsableCommand {
     var output: String?
 
     @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("The video variant or representation: min, max, or the highest at or under a peak bit rate in bits/s (700k, 1.5M; else the lowest).", valueName: "min|max|rate"))
-    var hlsBitrate: String = "max"
+    var hlsBitrate: VariantPreference = .max
 
     @Option(name: .customLong("video-range"), help: ArgumentHelp("Prefer SDR or HDR variants; auto prefers SDR.", valueName: "auto|sdr|hdr"))
-    var videoRange: String = "auto"
+    var videoRange: VideoRangePreference = .auto
 
     @Option(help: ArgumentHelp("Audio renditions (DASH: adaptation sets) to keep, by language (e.g. fra,eng), or all (default: the DEFAULT=YES one, else the first).", valueName: "list"))
     var alang: String?
@@ -70,10 +70,7 @@ struct Download: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        guard let preference = VariantPreference(option: hlsBitrate), preference != .auto else {
-            throw ValidationError("--hls-bitrate must be min, max or a bit rate (e.g. 700k)")
-        }
-        guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
+        guard hlsBitrate != .auto else { throw ValidationError("--hls-bitrate must be min, max or a bit rate (e.g. 700k)") }
     }
 
     func run() throws {
@@ -84,8 +81,8 @@ struct Download: ParsableCommand {
         do { options = try SourceOptions.make(network: settings) } catch { throw fail(error.description) }
 
         var request = DownloadRequest()
-        request.preference = VariantPreference(option: hlsBitrate) ?? .max
-        request.range = VideoRangePreference(rawValue: videoRange) ?? .auto
+        request.preference = hlsBitrate
+        request.range = videoRange
         request.audioLanguages = alang.map(PlaybackOptions.languageList) ?? []
         request.subtitleLanguages = slang.map(PlaybackOptions.languageList) ?? []
         let path = output ?? Self.defaultOutput(for: url)

@@ -45,18 +45,15 @@ struct Inspect: ParsableCommand {
     var json = false
 
     @Option(help: ArgumentHelp("The tab to open or print: container, packets, frames or live.", valueName: "tab"))
-    var tab: String = "container"
+    var tab: InspectorTab = .container
 
     @OptionGroup var playback: PlaybackOptions
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        guard ["container", "packets", "frames", "live"].contains(tab.lowercased()) else {
-            throw ValidationError("--tab: '\(TextSanitizer.clean(tab))' is not a tab (container, packets, frames, live)")
-        }
         guard let first = playback.sources.first, !first.isEmpty else { throw ValidationError("inspect needs a file") }
         if playback.sources.count > 2 { throw ValidationError("inspect takes one file and, optionally, a node path") }
-        if playback.sources.count == 2, tab.lowercased() != "container" {
+        if playback.sources.count == 2, tab != .container {
             throw ValidationError("a node path belongs to the container tab")
         }
     }
@@ -70,18 +67,18 @@ struct Inspect: ParsableCommand {
         var tuiPlayback = playback
         tuiPlayback.sources = [source]
         tuiPlayback.pause = true
-        let tab = self.tab.lowercased()
+        let tab = self.tab
         try Play.runTUI(tuiPlayback) { options in
             options.inspectorTab = tab
             options.inspectorNode = node
             // The live tab is for watching the pipeline: it plays from the start.
-            options.startPaused = tab != "live"
+            options.startPaused = tab != .live
         }
     }
 
     private func printJSON(source: String, node: String?) throws {
-        switch tab.lowercased() {
-        case "container":
+        switch tab {
+        case .container:
             let document: StructureDocument
             do { document = try StructureDocument.open(path: source) } catch { throw fail(error.message) }
             let encoder = JSONEncoder()
@@ -101,14 +98,21 @@ struct Inspect: ParsableCommand {
                                                 nodes: document.wholeTree()))
             }
             FileBytes.writeAll([UInt8](data) + [UInt8(ascii: "\n")], to: STDOUT_FILENO)
-        case "packets":
+        case .packets:
             let probe = try Probe.parse([source, "--packets", "--json", "--count", "all"])
             try probe.run()
-        case "frames":
+        case .frames:
             let probe = try Probe.parse([source, "--frames", "--json", "--streams", "v"])
             try probe.run()
-        default:
+        case .live:
             throw fail("the live tab has no JSON form: --stats-file writes the same figures while playing")
         }
     }
+}
+
+/// `inspect --tab`: a tab by its name, in any case.
+extension InspectorTab: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+    public var defaultValueDescription: String { name }
+    public static var allValueStrings: [String] { allCases.map(\.name) }
 }

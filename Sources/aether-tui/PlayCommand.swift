@@ -69,7 +69,7 @@ struct Play: ParsableCommand {
             drivers: VideoDrivers.Options(sixelColors: playback.sixelColors,
                                           sixelDither: playback.sixelDither,
                                           sixelRepaint: playback.sixelRepaint.value,
-                                          halfBlockColors: playback.halfBlockColors.flatMap(VideoDrivers.halfBlockColors(option:)),
+                                          halfBlockColors: playback.halfBlockColors,
                                           cellSymbols: playback.voCells.value,
                                           cellTolerance: playback.voCellsTolerance),
             theme: theme, startPaused: playback.pause)

@@ -39,22 +39,11 @@ extension PlaybackOptions {
         return style
     }
 
-    /// nil = invalid; .some(nil) = auto; .some(-1) = no; .some(k) = 0-based track.
-    func trackChoice(_ value: String) -> Int?? {
-        switch value {
-        case "auto": return .some(nil)
-        case "no": return .some(-1)
-        default:
-            guard let n = Int(value), (1...9999).contains(n) else { return nil }
-            return .some(n - 1)
-        }
-    }
-
     /// Engine options. Only a percentage in `--start`/`--length` needs the duration, so only then
     /// is the source probed before the player opens it.
     func resolvedPlayerOptions() throws -> PlayerOptions {
-        let usesPercent = [start, length].contains { text in
-            if case .percent = text.flatMap(TimeArgument.init) { return true }
+        let usesPercent = [start, length].contains { time in
+            if case .percent = time { return true }
             return false
         }
         guard usesPercent else { return playerOptions(duration: nil) }
@@ -69,13 +58,13 @@ extension PlaybackOptions {
     func playerOptions(duration: Double?) -> PlayerOptions {
         var o = PlayerOptions()
         o.streamRecord = streamRecord.flatMap { $0.isEmpty ? nil : Paths.expandingTilde($0, environment: ProcessInfo.processInfo.environment) }
-        o.start = start.flatMap(TimeArgument.init)?.resolve(duration: duration) ?? 0
-        o.length = length.flatMap(TimeArgument.init)?.resolve(duration: duration)
+        o.start = start?.resolve(duration: duration) ?? 0
+        o.length = length?.resolve(duration: duration)
         o.speed = speed
         o.volume = volume
         o.replayGain = ReplayGainSettings(mode: replaygain, preamp: replaygainPreamp,
                                           clip: replaygainClip.isOn, fallback: replaygainFallback)
-        o.skipLoopFilter = skipLoopFilter.flatMap(LoopFilterSkip.init(rawValue:))
+        o.skipLoopFilter = skipLoopFilter
         o.decodeThreads = decodeThreads
         o.muted = mute
         o.audioOutput = ao == .null ? .null : .alsa(device: audioDevice)
@@ -83,34 +72,22 @@ extension PlaybackOptions {
         o.gapless = gaplessAudio
         o.audioChannels = audioChannels
         o.audioFilters = AudioFilterOption.graph(audioFilters)
-        switch trackChoice(aid) {
-        case .some(.some(-1)): o.audioEnabled = false
-        case .some(.some(let k)): o.audioTrack = k
-        default: break
-        }
-        switch trackChoice(sid) {
-        case .some(.some(-1)): o.subtitlesEnabled = false
-        case .some(.some(let k)): o.subtitleTrack = k
-        default: break
-        }
+        (o.audioEnabled, o.audioTrack) = (aid != .no, aid.index)
+        (o.subtitlesEnabled, o.subtitleTrack) = (sid != .no, sid.index)
         o.subtitleFiles = subFiles
         o.audioFiles = audioFiles
         o.ytdl.enabled = ytdl.isOn
         o.ytdl.format = ytdlFormat.flatMap { try? YtdlSettings.checkFormat($0) }
         o.ytdl.rawOptions = ytdlRawOptions.flatMap { try? YtdlSettings.parseRawOptions($0) } ?? []
-        switch trackChoice(vid) {
-        case .some(.some(-1)): o.videoEnabled = false
-        case .some(.some(let k)): o.videoTrack = k
-        default: break
-        }
+        (o.videoEnabled, o.videoTrack) = (vid != .no, vid.index)
         if live { o.live = true }
         o.timeshiftSeconds = timeshift
         o.timeshiftMemoryBytes = timeshiftMemory << 20
         o.timeshiftDiskBytes = ByteSize.parse(timeshiftDisk) ?? o.timeshiftDiskBytes
         let env = ProcessInfo.processInfo.environment
         o.timeshiftDirectory = Paths.join(Paths.cacheHome(environment: env), "aether-tui")
-        o.variantPreference = VariantPreference(option: hlsBitrate) ?? .auto
-        o.videoRange = VideoRangePreference(rawValue: videoRange) ?? .auto
+        o.variantPreference = hlsBitrate
+        o.videoRange = videoRange
         o.lavfDASH = demuxerLavfDash
         o.liveStartIndex = liveStartIndex
         network.apply(to: &o.network)
@@ -150,14 +127,14 @@ extension PlaybackOptions {
         c.player = player
         c.startGiven = start != nil
         c.playlistStart = playlistStart
-        c.loopFile = LoopCount(option: loopFile) ?? .no
-        c.loopPlaylist = LoopCount(option: loopPlaylist) ?? .no
+        c.loopFile = loopFile
+        c.loopPlaylist = loopPlaylist
         c.shuffle = shuffle
         c.shuffleSeed = shuffleSeed
         c.keepOpen = keepOpen
         // MPRIS's `mpris:artUrl` names a file: written only when MPRIS is on.
         if mpris { c.coverDirectory = Paths.join(Paths.join(Paths.cacheHome(environment: ProcessInfo.processInfo.environment), "aether-tui"), "covers") }
-        c.imageDuration = ImageDuration(option: imageDisplayDuration) ?? .seconds(1)
+        c.imageDuration = imageDisplayDuration
         c.hrSeek = hrSeek
         c.resume = resumePlayback
         c.savePositionOnQuit = savePositionOnQuit
@@ -213,6 +190,79 @@ enum SubAuto: String, CaseIterable, ExpressibleByArgument {
 }
 
 extension SixelRepaint: ExpressibleByArgument {}
+
+/// `--loop-file`, `--loop-playlist`: no, inf (yes) or a count.
+extension LoopCount: ExpressibleByArgument {
+    public init?(argument: String) { self.init(option: argument) }
+    public var defaultValueDescription: String {
+        switch self {
+        case .no: "no"
+        case .infinite: "inf"
+        case .times(let n): "\(n)"
+        }
+    }
+}
+
+/// `--image-display-duration`: seconds (0 to a day) or inf.
+extension ImageDuration: ExpressibleByArgument {
+    public init?(argument: String) { self.init(option: argument) }
+    public var defaultValueDescription: String {
+        switch self {
+        case .forever: "inf"
+        case .seconds(let s): String(cFormat: "%g", s)
+        }
+    }
+}
+
+/// `--start`, `--length`: mpv's time syntax (``TimeArgument``).
+extension TimeArgument: ExpressibleByArgument {
+    init?(argument: String) { self.init(argument) }
+}
+
+/// `--aid`, `--sid`, `--vid`: a track by its number (1 = the first of its kind), auto (the
+/// player's choice: the languages, the default flag) or no (none of that kind).
+enum TrackChoice: ExpressibleByArgument, Equatable {
+    case auto, no
+    case number(Int)
+
+    init?(argument: String) {
+        switch argument {
+        case "auto": self = .auto
+        case "no": self = .no
+        default:
+            guard let n = Int(argument), (1...9999).contains(n) else { return nil }
+            self = .number(n)
+        }
+    }
+
+    /// The 0-based track asked for; nil: auto or no.
+    var index: Int? { if case .number(let n) = self { n - 1 } else { nil } }
+    var defaultValueDescription: String { "auto" }
+}
+
+/// `--hls-bitrate`: auto, min, max or a peak bit rate (`700k`, `1.5M`).
+extension VariantPreference: ExpressibleByArgument {
+    public init?(argument: String) { self.init(option: argument) }
+    public var defaultValueDescription: String {
+        switch self {
+        case .auto: "auto"
+        case .min: "min"
+        case .max: "max"
+        case .atMost(let rate): "\(rate)"
+        }
+    }
+}
+
+extension VideoRangePreference: ExpressibleByArgument {}
+extension LoopFilterSkip: ExpressibleByArgument {}
+
+/// `--vo-halfblock-colors`: truecolor (also `24bit`, `rgb`) or 256.
+extension CellColorMode: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let mode = VideoDrivers.halfBlockColors(option: argument) else { return nil }
+        self = mode
+    }
+}
 /// `--vo-cells`: the symbols' names and the plurals and other spellings ``CellSymbols`` takes.
 extension CellSymbols: ExpressibleByArgument {
     public init?(argument: String) { self.init(option: argument) }

@@ -42,22 +42,22 @@ struct PlaybackOptions: ParsableArguments {
     var title: String = PlayerIdentity.defaultTitle
 
     @Option(help: ArgumentHelp("Start position: seconds, [[hh:]mm:]ss[.ms], or N% of the duration.", valueName: "time"))
-    var start: String?
+    var start: TimeArgument?
 
     @Option(help: ArgumentHelp("Play at most this long from the start position.", valueName: "time"))
-    var length: String?
+    var length: TimeArgument?
 
     @Option(help: ArgumentHelp("Playback speed, 0.25 to 4 (pitch kept).", valueName: "x"))
     var speed: Double = 1
 
     @Option(help: ArgumentHelp("Audio track: its number (1 = first audio track), auto, or no. As in mpv, --audio is another name for it and --no-audio is --aid=no.", valueName: "n|auto|no"))
-    var aid: String = "auto"
+    var aid: TrackChoice = .auto
 
     @Option(help: ArgumentHelp("Subtitle track: its number (1 = first subtitle track), auto, or no. As in mpv, --sub is another name for it and --no-sub is --sid=no.", valueName: "n|auto|no"))
-    var sid: String = "auto"
+    var sid: TrackChoice = .auto
 
     @Option(help: ArgumentHelp("Video track (1 = the first), auto, or no to decode no video at all and show the music view (cover art, tags, spectrum) instead. As in mpv, --video is another name for it and --no-video is --vid=no.", valueName: "N|auto|no"))
-    var vid: String = "auto"
+    var vid: TrackChoice = .auto
 
     @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"))
     var subFiles: [String] = []
@@ -125,10 +125,10 @@ struct PlaybackOptions: ParsableArguments {
     @OptionGroup var network: NetworkOptions
 
     @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("HLS and DASH variant: auto (switch between the variants as the measured throughput and the buffer allow, at segment boundaries; HLS and DASH, VOD and live (live: matched by media sequence number or date), also with separate audio renditions (the video switches, the --alang rendition plays on) and byte-range variants; where a variant cannot switch the start choice stays), or a fixed choice: min, max, or a peak bit rate cap in bits/s (700000, 700k, 1.5M: the highest variant at or under it, else the lowest; other variants are never fetched).", valueName: "auto|min|max|rate"))
-    var hlsBitrate: String = "auto"
+    var hlsBitrate: VariantPreference = .auto
 
     @Option(name: .customLong("video-range"), help: ArgumentHelp("HLS and DASH: prefer SDR or HDR variants; auto prefers SDR (what a terminal shows).", valueName: "auto|sdr|hdr"))
-    var videoRange: String = "auto"
+    var videoRange: VideoRangePreference = .auto
 
     @Flag(name: .customLong("demuxer-lavf-dash"), help: "Play an HTTP(S) DASH manifest with libavformat's own dash demuxer (the fallback: it fetches segments itself, without resume, retry counting or the header and protocol rules) instead of the player's reader, which translates the MPD into HLS playlists and fetches every segment itself.")
     var demuxerLavfDash = false
@@ -176,13 +176,13 @@ struct PlaybackOptions: ParsableArguments {
     var voGovernor: YesNo = .yes
 
     @Option(name: .customLong("vd-lavc-skiploopfilter"), help: ArgumentHelp("H.264/HEVC frames decoded without the loop filter: none, default, nonref, bidir, nonkey or all (default: all when each pixel shown averages 64 or more of the source's, bidir when the picture is 4× or more smaller than the source, else default: every frame filtered).", valueName: "level"))
-    var skipLoopFilter: String?
+    var skipLoopFilter: LoopFilterSkip?
 
     @Option(name: .customLong("vd-lavc-threads"), help: ArgumentHelp("Video decoder threads, 1 to 16, or 0: automatic (one thread up to 1080p30, more at the next keyframe if one cannot keep up; larger sources one per core).", valueName: "N"))
     var decodeThreads: Int = 0
 
     @Option(name: .customLong("vo-halfblock-colors"), help: ArgumentHelp("Cell output colours (halfblock and cells): truecolor or 256 (default: what the terminal supports).", valueName: "truecolor|256"))
-    var halfBlockColors: String?
+    var halfBlockColors: CellColorMode?
 
     @Option(name: .customLong("vo-cells"), help: ArgumentHelp("Pixels per cell for --vo=cells: octant (2x4, Unicode 16), sextant (2x3), quadrant (2x2) or half (1x2), or auto (the finest the terminal draws itself).", valueName: "auto|octant|sextant|quadrant|half"))
     var voCells: AutoOr<CellSymbols> = .auto
@@ -197,10 +197,10 @@ struct PlaybackOptions: ParsableArguments {
     var playlistStart: Int = 0
 
     @Option(name: .customLong("loop-file"), help: ArgumentHelp("Play each item N more times, inf for ever, or no. A bare --loop-file is inf; --loop is the same option, as in mpv.", valueName: "N|inf|no"))
-    var loopFile: String = "no"
+    var loopFile: LoopCount = .no
 
     @Option(name: .customLong("loop-playlist"), help: ArgumentHelp("Play the playlist N more times, inf for ever, or no. A bare --loop-playlist is inf.", valueName: "N|inf|no"))
-    var loopPlaylist: String = "no"
+    var loopPlaylist: LoopCount = .no
 
     @Flag(inversion: .prefixedNo, help: "Play the playlist in random order.")
     var shuffle = false
@@ -212,7 +212,7 @@ struct PlaybackOptions: ParsableArguments {
     var hrSeek: HRSeek = .absolute
 
     @Option(name: .customLong("image-display-duration"), help: ArgumentHelp("Seconds an image (JPEG, PNG, WebP …) stays before the playlist moves on, or inf to keep it until you move on, as mpv's.", valueName: "seconds|inf"))
-    var imageDisplayDuration: String = "1"
+    var imageDisplayDuration: ImageDuration = .seconds(1)
 
     @Option(name: .customLong("stream-record"), help: ArgumentHelp("Write what is played, as received (its packets, not decoded), to this file, overwritten by each item; its extension names the format (.mkv keeps a radio station's songs as chapters, .mp3, .ogg, .ts …). The stream-record property starts and stops it.", valueName: "file"))
     var streamRecord: String?
@@ -268,8 +268,6 @@ struct PlaybackOptions: ParsableArguments {
 
     func validate() throws {
         guard !sources.isEmpty else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
-        guard LoopCount(option: loopFile) != nil else { throw ValidationError("--loop-file must be a count, inf or no") }
-        guard LoopCount(option: loopPlaylist) != nil else { throw ValidationError("--loop-playlist must be a count, inf or no") }
         guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
         _ = try subtitleStyle()
         guard subDelay.isFinite, abs(subDelay) <= 600 else { throw ValidationError("--sub-delay must be between -600 and 600 seconds") }
@@ -277,36 +275,22 @@ struct PlaybackOptions: ParsableArguments {
             throw ValidationError("--audio-delay must be between -10 and 10 seconds")
         }
         guard (0.25...4).contains(speed) else { throw ValidationError("--speed must be between 0.25 and 4") }
-        guard ImageDuration(option: imageDisplayDuration) != nil else {
-            throw ValidationError("--image-display-duration must be seconds from 0 to 86400, or inf")
-        }
         if let why = AudioFilterOption.check(audioFilters) { throw ValidationError("--af: \(why)") }
         guard (0.02...10).contains(audioBuffer) else { throw ValidationError("--audio-buffer must be between 0.02 and 10") }
         guard (0...130).contains(volume) else { throw ValidationError("--volume must be between 0 and 130") }
         guard (-150...150).contains(replaygainPreamp) else { throw ValidationError("--replaygain-preamp must be between -150 and 150") }
         guard (-200...60).contains(replaygainFallback) else { throw ValidationError("--replaygain-fallback must be between -200 and 60") }
         if let n = sixelColors, !(2...256).contains(n) { throw ValidationError("--vo-sixel-colors must be between 2 and 256") }
-        if let s = skipLoopFilter, LoopFilterSkip(rawValue: s) == nil {
-            throw ValidationError("--vd-lavc-skiploopfilter must be one of: \(LoopFilterSkip.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
         guard (0...16).contains(decodeThreads) else { throw ValidationError("--vd-lavc-threads must be between 0 and 16") }
-        if let h = halfBlockColors, !["truecolor", "256"].contains(h) { throw ValidationError("--vo-halfblock-colors must be truecolor or 256") }
         guard voCellsTolerance.isFinite, (0...64).contains(voCellsTolerance) else {
             throw ValidationError("--vo-cells-tolerance must be between 0 and 64")
         }
-        if let start, TimeArgument(start) == nil { throw ValidationError("--start: cannot parse '\(start)' as a time") }
-        if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
         if let ytdlFormat {
             do { _ = try YtdlSettings.checkFormat(ytdlFormat) } catch { throw ValidationError(error.message) }
         }
         if let ytdlRawOptions {
             do { _ = try YtdlSettings.parseRawOptions(ytdlRawOptions) } catch { throw ValidationError(error.message) }
         }
-        guard trackChoice(aid) != nil else { throw ValidationError("--aid must be a track number, auto or no") }
-        guard trackChoice(sid) != nil else { throw ValidationError("--sid must be a track number, auto or no") }
-        guard trackChoice(vid) != nil else { throw ValidationError("--vid must be a track number, auto or no") }
-        guard VariantPreference(option: hlsBitrate) != nil else { throw ValidationError("--hls-bitrate must be auto, min, max or a bit rate (e.g. 700k)") }
-        guard VideoRangePreference(rawValue: videoRange) != nil else { throw ValidationError("--video-range must be auto, sdr or hdr") }
         guard (-100_000...100_000).contains(liveStartIndex) else { throw ValidationError("--live-start-index must be in -100000…100000") }
         guard timeshift.isFinite, (0...604_800).contains(timeshift) else { throw ValidationError("--timeshift must be between 0 and 604800 seconds (a week)") }
         guard (1...65536).contains(timeshiftMemory) else { throw ValidationError("--timeshift-memory must be between 1 and 65536 MiB") }

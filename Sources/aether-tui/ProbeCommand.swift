@@ -44,10 +44,10 @@ struct Probe: ParsableCommand {
     var streams: String?
 
     @Option(help: ArgumentHelp("With --packets/--frames: start at the keyframe before this time from the start of the file: seconds, [[hh:]mm:]ss[.ms], or N% of the duration.", valueName: "time"))
-    var start: String?
+    var start: TimeArgument?
 
     @Option(help: ArgumentHelp("With --packets/--frames: stop at the first packet this long after the start position.", valueName: "time"))
-    var length: String?
+    var length: TimeArgument?
 
     @Option(help: ArgumentHelp("With --packets/--frames: list at most this many packets, or frames and errors (default 1000; all for no limit).", valueName: "n|all"))
     var count: String?
@@ -63,15 +63,13 @@ struct Probe: ParsableCommand {
     func validate() throws {
         if packets && frames { throw ValidationError("--packets and --frames cannot be used together") }
         if !packets && !frames {
-            for (name, value) in [("--streams", streams), ("--start", start), ("--length", length), ("--count", count)] where value != nil {
+            for (name, given) in [("--streams", streams != nil), ("--start", start != nil), ("--length", length != nil), ("--count", count != nil)] where given {
                 throw ValidationError("\(name) needs --packets or --frames")
             }
         }
         if let streams, StreamSelection(streams) == nil {
             throw ValidationError("--streams: cannot parse '\(streams)' (indices such as 0,1, or v, a, s, d, t, or a:1)")
         }
-        if let start, TimeArgument(start) == nil { throw ValidationError("--start: cannot parse '\(start)' as a time") }
-        if let length, TimeArgument(length) == nil { throw ValidationError("--length: cannot parse '\(length)' as a time") }
         if let count, count != "all", (Int(count) ?? 0) < 1 { throw ValidationError("--count must be a number of at least 1, or all") }
         guard readTimeout.isFinite, readTimeout > 0, readTimeout <= 3600 else {
             throw ValidationError("--read-timeout must be more than 0 and at most 3600 seconds")
@@ -121,8 +119,8 @@ struct Probe: ParsableCommand {
     // MARK: --packets / --frames
 
     private var limits: InspectionLimits {
-        func time(_ text: String?) -> InspectionTime? {
-            switch text.flatMap(TimeArgument.init) {
+        func time(_ given: TimeArgument?) -> InspectionTime? {
+            switch given {
             case .seconds(let s)?: return .seconds(s)
             case .percent(let p)?: return .percent(p)
             case nil: return nil

@@ -29,8 +29,8 @@ extension TUIApp {
 
     /// `inspect FILE`: the inspector is drawn, and its cells masked, before the item's first
     /// frame can reach the output (it would flash under the inspector).
-    func openInspectorAtStart(tab: String) {
-        openInspector(tab: Inspector.Tab(name: tab) ?? .container, node: options.inspectorNode)
+    func openInspectorAtStart(tab: InspectorTab) {
+        openInspector(tab: tab, node: options.inspectorNode)
         relayout()
         draw()
     }

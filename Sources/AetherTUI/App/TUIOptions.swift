@@ -29,7 +29,7 @@ public struct TUIOptions: Sendable {
     public var governor = true
     public var startPaused: Bool
     /// `inspect`: the inspector opens on this tab (container, packets, frames, live) at start.
-    public var inspectorTab: String?
+    public var inspectorTab: InspectorTab?
     /// `inspect FILE NODE`: the container tab opens down to this node path.
     public var inspectorNode: String?
     /// `--stats-file`: 1 Hz telemetry and a summary (with terminal bytes) as JSON lines.

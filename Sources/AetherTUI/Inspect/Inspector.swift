@@ -9,23 +9,7 @@ import TerminalGraphics
 /// from bytes to pixels in four tabs, drawn over the picture by the player's own screen. This is
 /// its state; ``InspectorView`` draws it and `TUIApp+Inspector` feeds it keys and data.
 final class Inspector {
-    enum Tab: Int, CaseIterable {
-        case container, packets, frames, live
-
-        var title: String {
-            switch self {
-            case .container: "Container"
-            case .packets: "Packets"
-            case .frames: "Frames"
-            case .live: "Live"
-            }
-        }
-
-        init?(name: String) {
-            guard let tab = Tab.allCases.first(where: { $0.title.lowercased() == name.lowercased() }) else { return nil }
-            self = tab
-        }
-    }
+    typealias Tab = InspectorTab
 
     var tab: Tab
     /// The file or URL inspected (shown sanitised).
@@ -116,4 +100,27 @@ struct LiveHistory {
         add("write", t.writeMsPerFrame)
         add("dropped", Double(t.framesDropped))
     }
+}
+
+/// The inspector's tabs, in their order (keys 1–4), and `inspect --tab`'s values.
+public enum InspectorTab: Int, CaseIterable, Sendable {
+    case container, packets, frames, live
+
+    var title: String {
+        switch self {
+        case .container: "Container"
+        case .packets: "Packets"
+        case .frames: "Frames"
+        case .live: "Live"
+        }
+    }
+
+    /// The tab called `name` (any case).
+    public init?(name: String) {
+        guard let tab = InspectorTab.allCases.first(where: { $0.title.lowercased() == name.lowercased() }) else { return nil }
+        self = tab
+    }
+
+    /// Its name on the command line.
+    public var name: String { title.lowercased() }
 }
