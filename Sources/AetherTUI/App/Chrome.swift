@@ -70,13 +70,7 @@ extension TUIApp {
         let visible = view.chromePinned || !playing || view.menu != nil || view.chromeShownByInput(at: now)
             || networkText() != nil
         if visible != screen.chromeVisible { screen.chromeVisible = visible; screen.dirty = true }
-        if view.statsExpire(at: now) { screen.dirty = true }
-        if view.messageExpired(at: now) {
-            view.osdMessage = nil
-            screen.dirty = true
-            // The next start-up warning (aether-tui.conf, input.conf, playlists) in turn.
-            if !view.queuedMessages.isEmpty { self.osd(view.queuedMessages.removeFirst(), seconds: 4) }
-        }
+        send(.tick(now: now))
         let tick = (player.currentTime * 4).rounded(.down)
         if tick != screen.tick { screen.tick = tick; screen.dirty = true }
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).

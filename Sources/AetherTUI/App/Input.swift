@@ -49,19 +49,27 @@ extension TUIApp {
         press(key)
     }
 
-    /// A key, typed or sent by IPC `keypress`: the open menu, the inspector, scrub mode or the
-    /// filmstrip take it first, then the bindings.
+    /// A key, typed or sent by IPC `keypress`: the open menu takes it first (``HostUpdate``), then
+    /// the inspector, scrub mode or the filmstrip, then the model's update again (help, stats,
+    /// the bindings).
     func press(_ key: Key) {
-        if view.menu != nil { handleMenuKey(key); return }
-        if view.inspector != nil, handleInspectorKey(key) { return }
-        if handleScrubKey(key) || handleFilmstripKey(key) { return }
-        if key == .escape {
-            if view.showHelp || view.statsShown { view.showHelp = false; view.showStats = false; view.statsUntil = nil }
-            return
+        if view.menu == nil {
+            if view.inspector != nil, handleInspectorKey(key) { return }
+            if handleScrubKey(key) || handleFilmstripKey(key) { return }
         }
-        // Everything else goes through the bindings (the defaults under input.conf's) to the
-        // controller, like IPC and MPRIS commands.
-        if let command = options.bindings.command(for: key) { controller.execute(command) }
+        send(.key(key))
+    }
+
+    /// The runtime's half of ``HostUpdate``: runs the update on the model and carries out its effects.
+    func send(_ event: HostEvent) {
+        for effect in HostUpdate.update(&view, event, bindings: options.bindings) {
+            switch effect {
+            case .command(let command): controller.execute(command)
+            case .selectAudio(let index): controller.selectAudio(index)
+            case .selectSubtitle(let id): controller.selectSubtitle(id)
+            case .redraw: screen.dirty = true
+            }
+        }
     }
 
     /// Key codes ncurses is taught for Ctrl++ and Ctrl+- as xterm's modifyOtherKeys and the
@@ -147,29 +155,6 @@ extension TUIApp {
         view.showMessage(TextSanitizer.clean(text), seconds: seconds, at: clock.seconds)
     }
 
-    func handleMenuKey(_ key: Key) {
-        guard var menu = view.menu else { return }
-        switch key {
-        case .up: menu.move(-1)
-        case .down: menu.move(1)
-        case .escape, .character("q"): view.menu = nil; return
-        case .enter, .character(" "): choose(menu.selection, in: menu); return
-        default: return
-        }
-        view.menu = menu
-    }
-
-    func choose(_ index: Int, in menu: TrackMenu) {
-        guard menu.items.indices.contains(index) else { return }
-        let item = menu.items[index]
-        view.menu = nil
-        switch menu.kind {
-        case .audio: controller.selectAudio(item.value)
-        case .subtitles: controller.selectSubtitle(item.value)
-        case .playlist: if let i = item.value { controller.execute(.playlistPlay(i)) }
-        }
-    }
-
     /// A mouse report (``ReplyFilter`` decoded it): the wheel seeks, a press in a menu chooses;
     /// on the progress bar hovering shows the scrub marker and its preview, dragging moves it,
     /// releasing the button seeks there exactly.
@@ -182,11 +167,8 @@ extension TUIApp {
         default: break
         }
         let pressed = report.action == .press && report.button == 0
-        if var menu = view.menu, let rect = screen.menuRect {
-            if rect.contains(column: x, row: y), pressed {
-                let index = y - rect.row - 1 + menu.scroll
-                if menu.items.indices.contains(index) { menu.selection = index; choose(index, in: menu) }
-            }
+        if let menu = view.menu, let rect = screen.menuRect {
+            if rect.contains(column: x, row: y), pressed { send(.menuPick(y - rect.row - 1 + menu.scroll)) }
             return
         }
         let released = report.action == .release

@@ -71,7 +71,7 @@ extension TUIApp {
     /// Acts on job-control signals; true while the terminal belongs to the shell (nothing is
     /// read or drawn then).
     func handleJobControl() -> Bool {
-        let events = jobs.takeEvents()
+        guard let events = jobs?.takeEvents() else { return false }
         if suspendedPlaying == nil {
             if events.stop {
                 suspend(stopping: true)
@@ -112,7 +112,7 @@ extension TUIApp {
         guard stopping else { return }
         raise(SIGSTOP)
         // Continued (`fg` or `bg`): our own SIGCONT is no news.
-        _ = jobs.takeEvents()
+        _ = jobs?.takeEvents()
     }
 
     /// Back in the foreground: the player's modes, the alternate screen, keypad and mouse, the

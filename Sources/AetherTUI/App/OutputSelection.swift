@@ -2,21 +2,31 @@ import AetherEngine
 import OutputChoice
 import TerminalGraphics
 
-extension TUIApp {
-    /// Sets the video output (an explicit `--vo` as named; `auto` for a video by measurement, ``AutoOutput``: remembered for
-    /// this terminal, else the trial on the alternate screen before ours, at this picture and layout); the keys typed meanwhile.
-    func chooseDriver(environment: [String: String]) -> [UInt8] {
-        guard options.videoOutput == .auto, let video = player.mediaInfo?.primaryVideo else {
-            driver = VideoDrivers.make(options.videoOutput, capabilities: capabilities, options: options.drivers) ?? NullDriver()
-            return []
+/// What the terminal can do and how the picture is drawn, decided before the screen comes up: the
+/// capability probe's report, then the driver `--vo` names, or for `auto` and a video the one
+/// measured (``AutoOutput``: remembered for this terminal, else the trial on the alternate screen
+/// before ours, at this picture and layout). A value the host starts from; nothing here draws.
+struct OutputSetup {
+    var capabilities: TerminalCapabilities
+    var driver: any VideoDriver
+    /// `--vo=auto`'s figures and choice (nil: an output named, or nothing weighed).
+    var autoOutput: AutoOutput?
+    /// Bytes typed while the probe and the trial had the terminal: read before anything else.
+    var typed: [UInt8]
+
+    static func choose(report: CapabilityProbe.Report, options: TUIOptions, video: VideoStreamInfo?, showTelemetry: Bool,
+                       environment: [String: String]) -> OutputSetup {
+        let caps = report.capabilities
+        guard options.videoOutput == .auto, let video else {
+            return OutputSetup(capabilities: caps, driver: VideoDrivers.make(options.videoOutput, capabilities: caps, options: options.drivers) ?? NullDriver(),
+                               autoOutput: nil, typed: report.strayInput)
         }
-        let fps = video.frameRate ?? 24, auto = AutoOutput.choose(capabilities: capabilities, options: options.drivers, sourceFPS: fps,
-                                     placement: Layout.placement(on: capabilities, displayAspect: video.uprightAspect, showTelemetry: view.showTelemetry),
+        let fps = video.frameRate ?? 24, auto = AutoOutput.choose(capabilities: caps, options: options.drivers, sourceFPS: fps,
+                                     placement: Layout.placement(on: caps, displayAspect: video.uprightAspect, showTelemetry: showTelemetry),
                                      environment: environment)
         AppLog.write("tui", "--vo=auto: \(auto?.candidate.label ?? "-") (\(auto?.source.rawValue ?? "-"))\n"
                      + (auto.map { OutputChoice.lines($0.figures, sourceFPS: fps, chosen: $0.candidate.label) } ?? []).joined(separator: "\n"))
-        autoOutput = auto
-        driver = VideoDrivers.make(auto?.candidate.driver ?? "auto", capabilities: capabilities, options: auto?.options(options.drivers) ?? options.drivers) ?? NullDriver()
-        return auto?.strayInput ?? []
+        let driver = VideoDrivers.make(auto?.candidate.driver ?? "auto", capabilities: caps, options: auto?.options(options.drivers) ?? options.drivers)
+        return OutputSetup(capabilities: caps, driver: driver ?? NullDriver(), autoOutput: auto, typed: report.strayInput + (auto?.strayInput ?? []))
     }
 }

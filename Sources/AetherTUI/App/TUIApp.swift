@@ -15,7 +15,6 @@ import TerminalGraphics
 /// (``VideoOutput``); every byte reaches the terminal through ``Terminal``, whose writer
 /// thread is the only one that can block on it.
 public final class TUIApp {
-    /// Exit codes, as mpv uses them.
 
     let options: TUIOptions
     let player = Player()
@@ -46,8 +45,10 @@ public final class TUIApp {
     var driver: any VideoDriver = NullDriver()
     /// `--vo=auto`'s figures and choice (nil: an output named, or nothing weighed).
     var autoOutput: AutoOutput?
-    var palette: Palette!
-    var layout: Layout!
+    /// The theme's colours as the terminal can show them (none until the screen is up).
+    var palette: Palette
+    /// Where the picture and the chrome go (a 1×1 screen until the screen is up).
+    var layout = Layout(columns: 1, rows: 1, cellSize: nil, displayAspect: 16.0 / 9, driver: nil, showTelemetry: false)
     /// The UI's model, and what was last drawn from it.
     var view = ViewState()
     var screen = ScreenState()
@@ -60,7 +61,7 @@ public final class TUIApp {
     /// Wakes the loop: input aside, everything that changes the screen signals it.
     let wake = WakeUp()
     /// Ctrl-Z and friends (made when the screen comes up).
-    var jobs: JobSignals!
+    var jobs: JobSignals?
     /// Suspended by job control: whether playback was going (nil: not suspended).
     var suspendedPlaying: Bool?
     /// The telemetry shown, sampled once a second.
@@ -81,6 +82,7 @@ public final class TUIApp {
     public init(options: TUIOptions, clock: TimeSource = .monotonic) {
         self.options = options
         self.clock = clock
+        palette = Palette(theme: options.theme, colors: 0)
         terminal = Terminal(time: clock)
         controller = PlayerController(player: player, playlist: options.playlist, settings: options.controller, clock: clock)
         services = RemoteServices(hub: controller.hub)
@@ -123,9 +125,10 @@ public final class TUIApp {
         }
         AppLog.write("tui", "media open")
         let report = probe.wait()
-        capabilities = report.capabilities
-        AppLog.write("tui", "terminal probed in \(Int(capabilities.probeMilliseconds)) ms (answered: \(capabilities.answered), version: \(capabilities.terminalVersion ?? "-"))")
-        let typed = chooseDriver(environment: env)
+        AppLog.write("tui", "terminal probed in \(Int(report.capabilities.probeMilliseconds)) ms (answered: \(report.capabilities.answered), version: \(report.capabilities.terminalVersion ?? "-"))")
+        let setup = OutputSetup.choose(report: report, options: options, video: player.mediaInfo?.primaryVideo,
+                                       showTelemetry: view.showTelemetry, environment: env)
+        (capabilities, driver, autoOutput) = (setup.capabilities, setup.driver, setup.autoOutput)
 
         if let path = options.statsFile {
             do { stats = try StatsFile(path: path) } catch { StandardStream.error("aether-tui: \(error)\n"); return ExitStatus.failed.rawValue }
@@ -146,9 +149,9 @@ public final class TUIApp {
             return ExitStatus.failed.rawValue
         }
         defer { stopScreen() }
-        returnKeys(report.strayInput + typed)   // typed before those the screen's start returned: read first
+        returnKeys(setup.typed)   // typed before those the screen's start returned: read first
         jobs = JobSignals(wake: { [wake] in wake.signal() })
-        defer { jobs.cancel() }
+        defer { jobs?.cancel() }
         // What wakes the loop besides the keyboard: the engine's state, remote commands, the
         // governor, background results, signals.
         quit.onRaise { [wake] in wake.signal() }
@@ -293,7 +296,7 @@ public final class TUIApp {
         if view.osdMessage == nil {
             osd(lines.removeFirst(), seconds: 4)
         }
-        view.queuedMessages += lines
+        view.queuedMessages += lines.map { TextSanitizer.clean($0) }
     }
 
     /// Engine warnings that arrived since the last look (a stream found undecodable mid-way)
