@@ -501,7 +501,12 @@ import Testing
             let r = Self.download(arguments)
             // ArgumentParser's usage follows the one line, as for every subcommand.
             #expect(r.status == 1, "\(arguments)")
-            #expect(r.stderr.hasPrefix("Error: --"), "\(arguments): \(r.stderr)")
+            // Our check's line ("Error: --hls-bitrate must be…") or ArgumentParser's for a value
+            // its type refuses ("Error: The value '4k' is invalid for '--video-range …'"): either
+            // names the option on the first line.
+            let option = try #require(arguments.last?.split(separator: "=").first.map(String.init))
+            let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
+            #expect(first.hasPrefix("Error: ") && first.contains(option), "\(arguments): \(r.stderr)")
         }
     }
 }

@@ -15,7 +15,6 @@ import TerminalGraphics
 /// (``VideoOutput``); every byte reaches the terminal through ``Terminal``, whose writer
 /// thread is the only one that can block on it.
 public final class TUIApp {
-
     let options: TUIOptions
     let player = Player()
     /// Carries out every command (keys, mouse, IPC, MPRIS) and walks the playlist.
@@ -31,8 +30,7 @@ public final class TUIApp {
     var probeThread: BackgroundResult<CapabilityProbe.Report>?
     /// Reads the quit keys while the loop is blocked opening an item.
     var openWatch: OpenWatch?
-    /// The current item's stats summary is written.
-    var summaryWritten = false
+    var summaryWritten = false   // the current item's stats summary is written
     let terminal: Terminal
     var output: VideoOutput!
     /// What the terminal can do (probed, then updated on resizes), guarded: the render thread reads it too.
@@ -43,11 +41,10 @@ public final class TUIApp {
     let sharedCapabilities = Guarded(TerminalCapabilities())
     /// The active video driver (used here only for its placement; it draws on the render thread).
     var driver: any VideoDriver = NullDriver()
-    /// `--vo=auto`'s figures and choice (nil: an output named, or nothing weighed).
-    var autoOutput: AutoOutput?
-    /// The theme's colours as the terminal can show them (none until the screen is up).
+    var autoOutput: AutoOutput?   // `--vo=auto`'s figures and choice (``OutputSetup``)
+    /// The theme's colours as the terminal shows them, and where the picture and the chrome go
+    /// (no colours and a 1×1 screen until the screen is up).
     var palette: Palette
-    /// Where the picture and the chrome go (a 1×1 screen until the screen is up).
     var layout = Layout(columns: 1, rows: 1, cellSize: nil, displayAspect: 16.0 / 9, driver: nil, showTelemetry: false)
     /// The UI's model, and what was last drawn from it.
     var view = ViewState()
