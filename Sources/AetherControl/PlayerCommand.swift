@@ -37,7 +37,7 @@ public enum PlayerCommand: Sendable, Equatable {
     /// `remaining`, `pin-osd`, `scrub`, `filmstrip`. Spelt in input.conf as
     /// `script-binding <name>` (mpv's `stats/display-stats` and `stats/display-stats-toggle` are
     /// `stats` and `stats-toggle`).
-    case ui(String)
+    case ui(UIAction)
     /// `ignore`: a binding that does nothing (unbinds a default key).
     case ignore
     /// mpv's `keypress <name>`: the host acts as if the key (input.conf's spelling) were pressed.
@@ -141,8 +141,8 @@ public enum PlayerCommand: Sendable, Equatable {
             guard let target = arg(0) else { throw ParseError(message: "'script-binding' needs a name") }
             // mpv's stats script's bindings: `i` shows the overlay a while, `I` toggles it.
             let ui = ["stats/display-stats": "stats", "stats/display-stats-toggle": "stats-toggle"][target] ?? target
-            guard uiCommands.contains(ui) else { throw ParseError(message: "'script-binding': unknown binding '\(target)'") }
-            return .ui(ui)
+            guard let action = UIAction(rawValue: ui) else { throw ParseError(message: "'script-binding': unknown binding '\(target)'") }
+            return .ui(action)
         case "ignore": return .ignore
         case "keypress":
             guard let key = arg(0), !key.isEmpty else { throw ParseError(message: "'keypress' needs a key name") }
@@ -169,11 +169,6 @@ public enum PlayerCommand: Sendable, Equatable {
         "sub-visibility", "chapter", "time-pos", "percent-pos", "playlist-pos", "loop-file", "loop-playlist", "shuffle", "stream-record",
     ]
 
-    /// The names `.ui` takes.
-    public static let uiCommands: Set<String> = [
-        "stats", "stats-toggle", "help", "telemetry", "menu-audio", "menu-sub", "menu-playlist", "cycle-vo", "remaining",
-        "pin-osd", "scrub", "filmstrip", "inspector",
-    ]
 
     /// Splits mpv's command syntax into words.
     static func split(_ line: String) throws(ParseError) -> [String] {
@@ -212,4 +207,12 @@ public enum PlayerCommand: Sendable, Equatable {
         if inWord { words.append(current) }
         return words
     }
+}
+
+/// What only a player with a screen does (`script-binding NAME`; the TUI's keys bind them): the
+/// overlays, the menus, the video output, the modes. A host without a screen refuses them.
+public enum UIAction: String, CaseIterable, Sendable {
+    case stats, statsToggle = "stats-toggle", help, telemetry
+    case menuAudio = "menu-audio", menuSub = "menu-sub", menuPlaylist = "menu-playlist"
+    case cycleVO = "cycle-vo", remaining, pinOSD = "pin-osd", scrub, filmstrip, inspector
 }

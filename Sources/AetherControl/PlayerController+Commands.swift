@@ -44,8 +44,8 @@ extension PlayerController {
         case .showText(let text):
             show(text)
             return .ok
-        case .ui(let name):
-            return host?.controller(self, perform: name) ?? .failure("'\(name)' needs the terminal player")
+        case .ui(let action):
+            return host?.controller(self, perform: action) ?? .failure("'\(action.rawValue)' needs the terminal player")
         case .ignore:
             return .ok
         case .keypress(let key):

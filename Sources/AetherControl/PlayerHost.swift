@@ -12,7 +12,7 @@ public protocol PlayerHost: AnyObject {
     /// Feedback for a command (mpv's OSD message), or an error with an item.
     func controller(_ controller: PlayerController, show message: String)
     /// A command only an interactive host has (``PlayerCommand/ui(_:)``).
-    func controller(_ controller: PlayerController, perform ui: String) -> CommandResult
+    func controller(_ controller: PlayerController, perform ui: UIAction) -> CommandResult
     func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult
     /// IPC `keypress`: act as if `key` (a key name as input.conf writes it) were pressed.
     func controller(_ controller: PlayerController, press key: String) -> CommandResult

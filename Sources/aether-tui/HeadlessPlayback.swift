@@ -156,8 +156,8 @@ struct HeadlessPlayback {
 
         func controller(_ controller: PlayerController, show message: String) {}
 
-        func controller(_ controller: PlayerController, perform ui: String) -> CommandResult {
-            .failure("'\(ui)' needs the terminal player")
+        func controller(_ controller: PlayerController, perform ui: UIAction) -> CommandResult {
+            .failure("'\(ui.rawValue)' needs the terminal player")
         }
 
         func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult {

@@ -10,7 +10,7 @@ private final class RecordingHost: PlayerHost {
     func controllerWillUnloadItem(_ controller: PlayerController, reason: String) {}
     func controllerDidLoadItem(_ controller: PlayerController) {}
     func controller(_ controller: PlayerController, show message: String) { messages.append(message) }
-    func controller(_ controller: PlayerController, perform ui: String) -> CommandResult { .failure("no UI") }
+    func controller(_ controller: PlayerController, perform ui: UIAction) -> CommandResult { .failure("no UI") }
     func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult { .failure("no screen") }
 }
 

@@ -35,8 +35,8 @@ struct PlayerCommandTests {
         #expect(try PlayerCommand.parse("quit-watch-later") == .quit(code: 0, watchLater: true))
         #expect(try PlayerCommand.parse("screenshot video") == .screenshot(subtitles: false))
         #expect(try PlayerCommand.parse("show-text \"a \\\"b\\\"\"  # comment") == .showText("a \"b\""))
-        #expect(try PlayerCommand.parse("script-binding stats/display-stats-toggle") == .ui("stats-toggle"))
-        #expect(try PlayerCommand.parse("script-binding stats/display-stats") == .ui("stats"))
+        #expect(try PlayerCommand.parse("script-binding stats/display-stats-toggle") == .ui(.statsToggle))
+        #expect(try PlayerCommand.parse("script-binding stats/display-stats") == .ui(.stats))
         #expect(try PlayerCommand.parse(words: ["playlist-play-index", "2"]) == .playlistPlay(2))
     }
 

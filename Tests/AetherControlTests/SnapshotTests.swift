@@ -8,7 +8,7 @@ private final class QuietHost: PlayerHost {
     func controllerWillUnloadItem(_ controller: PlayerController, reason: String) {}
     func controllerDidLoadItem(_ controller: PlayerController) {}
     func controller(_ controller: PlayerController, show message: String) {}
-    func controller(_ controller: PlayerController, perform ui: String) -> CommandResult { .failure("no UI") }
+    func controller(_ controller: PlayerController, perform ui: UIAction) -> CommandResult { .failure("no UI") }
     func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult { .failure("no screen") }
 }
 

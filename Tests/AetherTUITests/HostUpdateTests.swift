@@ -76,4 +76,22 @@ struct HostUpdateTests {
         #expect(HostUpdate.update(&view, .tick(now: 108), bindings: bindings) == [.redraw])
         #expect(view.osdMessage == nil)
     }
+
+    @Test func theScreensOwnActionsChangeTheModelAndAskForWhatTheyNeed() {
+        var view = ViewState()
+        #expect(HostUpdate.update(&view, .ui(.telemetry, now: 5), bindings: bindings) == [.relayout, .redraw], "the pane moves the picture")
+        #expect(view.showTelemetry)
+        #expect(HostUpdate.update(&view, .ui(.stats, now: 5), bindings: bindings) == [.redraw])
+        #expect(view.statsUntil == 5 + ViewState.statsSeconds)
+        _ = HostUpdate.update(&view, .ui(.statsToggle, now: 6), bindings: bindings)
+        #expect(view.showStats && view.statsUntil == nil, "I pins the overlay: the brief one's end is gone")
+        _ = HostUpdate.update(&view, .ui(.pinOSD, now: 7), bindings: bindings)
+        #expect(view.chromePinned && view.osdMessage?.text == "transport bar pinned" && view.osdMessage?.until == 8.5)
+        _ = HostUpdate.update(&view, .ui(.help, now: 7), bindings: bindings)
+        _ = HostUpdate.update(&view, .ui(.remaining, now: 7), bindings: bindings)
+        #expect(view.showHelp && view.showRemaining)
+        let opened = menu(.playlist, values: [0, 1], selection: 1)
+        #expect(HostUpdate.update(&view, .openMenu(opened), bindings: bindings) == [.redraw])
+        #expect(view.menu == opened)
+    }
 }

@@ -88,7 +88,7 @@ import Testing
         #expect(KeyMap.command(for: .character("#")) == .cycle("audio", up: true))
         #expect(KeyMap.command(for: .character("j")) == .cycle("sub", up: true))
         #expect(KeyMap.command(for: .character(">")) == .playlistNext)
-        #expect(KeyMap.command(for: .function(8)) == .ui("menu-playlist"))
+        #expect(KeyMap.command(for: .function(8)) == .ui(.menuPlaylist))
         #expect(KeyMap.command(for: .control("-")) == .add("audio-delay", -0.1))
         #expect(KeyMap.command(for: .control("+")) == .add("audio-delay", 0.1))
         #expect(KeyMap.command(for: .character("q")) == .quit(code: 0, watchLater: false))

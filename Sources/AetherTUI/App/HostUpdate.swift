@@ -10,6 +10,10 @@ enum HostEvent: Equatable {
     case menuPick(Int)
     /// The loop's clock reads `now`: what shows for a while ends at its time.
     case tick(now: Double)
+    /// One of the screen's own actions (a binding's `script-binding`), at `now`.
+    case ui(UIAction, now: Double)
+    /// A menu, made from what the player has now, opens.
+    case openMenu(TrackMenu)
 }
 
 /// What the runtime carries out for ``HostUpdate`` (Elm's commands): the only way a model change
@@ -22,14 +26,17 @@ enum HostEffect: Equatable {
     case selectSubtitle(Int?)
     /// What the screen shows changed: compose it again.
     case redraw
+    /// The screen's parts moved (the telemetry pane came or went): lay out again.
+    case relayout
 }
 
 /// The host's update: `update(&view, event)` changes the model (``ViewState``) and returns the
 /// effects, with no I/O, so every rule here is tested on values (`HostUpdateTests`), time
 /// included (the event carries it). The runtime (``TUIApp``) reads the events, runs this and
-/// carries out the effects. Under it so far: the track and playlist menus, help and the stats
-/// overlay, the message line's turn, and the bindings; the inspector, scrub and the filmstrip
-/// still take their keys in the runtime first (``TUIApp/press(_:)``), as they fetch pictures.
+/// carries out the effects. Under it so far: the track and playlist menus, help, the stats
+/// overlay and the telemetry pane, the remaining time and the pinned bar, the message line's
+/// turn, and the bindings; the inspector, scrub and the filmstrip still take their keys in the
+/// runtime first (``TUIApp/press(_:)``), as they fetch pictures, and so does the output's cycle.
 enum HostUpdate {
     static func update(_ view: inout ViewState, _ event: HostEvent, bindings: InputBindings) -> [HostEffect] {
         switch event {
@@ -49,6 +56,27 @@ enum HostUpdate {
             guard let menu = view.menu, menu.items.indices.contains(index) else { return [] }
             view.menu?.selection = index
             return choose(&view)
+        case .openMenu(let menu):
+            view.menu = menu
+            return [.redraw]
+        case .ui(let action, let now):
+            switch action {
+            case .stats: view.showStatsBriefly(at: now)
+            case .statsToggle:
+                view.showStats.toggle()
+                view.statsUntil = nil
+            case .help: view.showHelp.toggle()
+            case .telemetry:
+                view.showTelemetry.toggle()
+                return [.relayout, .redraw]
+            case .remaining: view.showRemaining.toggle()
+            case .pinOSD:
+                view.chromePinned.toggle()
+                view.showMessage(view.chromePinned ? "transport bar pinned" : "transport bar auto-hides", seconds: 1.5, at: now)
+            // The runtime's: they fetch pictures or change the output.
+            case .menuAudio, .menuSub, .menuPlaylist, .cycleVO, .scrub, .filmstrip, .inspector: return []
+            }
+            return [.redraw]
         case .tick(let now):
             var effects: [HostEffect] = []
             if view.statsExpire(at: now) { effects.append(.redraw) }

@@ -68,6 +68,7 @@ extension TUIApp {
             case .selectAudio(let index): controller.selectAudio(index)
             case .selectSubtitle(let id): controller.selectSubtitle(id)
             case .redraw: screen.dirty = true
+            case .relayout: relayout()
             }
         }
     }
@@ -119,32 +120,23 @@ extension TUIApp {
     }
 
     /// The TUI's own commands (``PlayerCommand/ui(_:)``), from keys, input.conf or the IPC.
-    func perform(ui name: String) -> CommandResult {
-        switch name {
-        case "stats": view.showStatsBriefly(at: clock.seconds)
-        case "stats-toggle": view.showStats.toggle(); view.statsUntil = nil
-        case "help": view.showHelp.toggle()
-        case "telemetry":
-            view.showTelemetry.toggle()
-            relayout()
-        case "menu-audio": view.menu = TrackMenu.audio(player: player)
-        case "menu-sub": view.menu = TrackMenu.subtitles(player: player, selected: player.activeSubtitleTrack)
-        case "menu-playlist": view.menu = TrackMenu.playlist(controller.playlistTitles)
-        case "cycle-vo":
+    func perform(ui action: UIAction) -> CommandResult {
+        switch action {
+        case .stats, .statsToggle, .help, .telemetry, .remaining, .pinOSD: send(.ui(action, now: clock.seconds))
+        // The menus are made from what the player has now; opening one is the model's.
+        case .menuAudio: send(.openMenu(TrackMenu.audio(player: player)))
+        case .menuSub: send(.openMenu(TrackMenu.subtitles(player: player, selected: player.activeSubtitleTrack)))
+        case .menuPlaylist: send(.openMenu(TrackMenu.playlist(controller.playlistTitles)))
+        case .cycleVO:
             guard player.hasVideo || music?.cover != nil else { return .failure("no picture to draw") }
             guard let next = VideoDrivers.cycle(after: driver.name, capabilities: capabilities) else {
                 return .failure("no other video output suits this terminal")
             }
             switchDriver(to: next)
-        case "remaining": view.showRemaining.toggle()
-        case "pin-osd":
-            view.chromePinned.toggle()
-            osd(view.chromePinned ? "transport bar pinned" : "transport bar auto-hides")
-        case "scrub": startScrub(at: player.currentTime, byMouse: false)
-        case "filmstrip": openFilmstrip()
-        case "inspector":
+        case .scrub: startScrub(at: player.currentTime, byMouse: false)
+        case .filmstrip: openFilmstrip()
+        case .inspector:
             if view.inspector != nil { closeInspector() } else { openInspector(tab: .container) }
-        default: return .failure("unknown binding '\(name)'")
         }
         screen.dirty = true
         return .ok

@@ -55,7 +55,7 @@ extension TUIApp: PlayerHost {
         osd(message, seconds: message.hasPrefix("resuming") || message.hasPrefix("cannot") ? 4 : 1.5)
     }
 
-    public func controller(_ controller: PlayerController, perform ui: String) -> CommandResult {
+    public func controller(_ controller: PlayerController, perform ui: UIAction) -> CommandResult {
         perform(ui: ui)
     }
 

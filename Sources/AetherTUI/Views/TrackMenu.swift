@@ -2,9 +2,9 @@ import AetherControl
 import AetherEngine
 
 /// The audio or subtitle dropdown: a list with the current track marked.
-struct TrackMenu {
+struct TrackMenu: Equatable {
     enum Kind { case audio, subtitles, playlist }
-    struct Item {
+    struct Item: Equatable {
         var label: String
         /// Track index (audio: position in MediaInfo.audio; subtitles: track id); nil = off.
         var value: Int?
