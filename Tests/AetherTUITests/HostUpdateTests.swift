@@ -7,7 +7,7 @@ import Testing
 /// effects out, no terminal and no player. The menus, help and the stats overlay, the message
 /// line's turn, the bindings.
 struct HostUpdateTests {
-    let bindings = InputBindings()
+    let context = HostContext(bindings: InputBindings())
 
     func menu(_ kind: TrackMenu.Kind, values: [Int?], selection: Int = 0) -> TrackMenu {
         TrackMenu(kind: kind, items: values.map { TrackMenu.Item(label: "\($0.map(String.init) ?? "off")", value: $0, current: false) },
@@ -17,50 +17,50 @@ struct HostUpdateTests {
     @Test func theMenuMovesWrapsAndChoosesWithoutTheBindings() {
         var view = ViewState()
         view.menu = menu(.audio, values: [0, 1, nil])
-        #expect(HostUpdate.update(&view, .key(.up), bindings: bindings) == [.redraw])
+        #expect(HostUpdate.update(&view, .key(.up), context: context) == [.redraw])
         #expect(view.menu?.selection == 2, "↑ on the first row wraps to the last")
-        #expect(HostUpdate.update(&view, .key(.down), bindings: bindings) == [.redraw])
+        #expect(HostUpdate.update(&view, .key(.down), context: context) == [.redraw])
         #expect(view.menu?.selection == 0)
-        _ = HostUpdate.update(&view, .key(.down), bindings: bindings)
+        _ = HostUpdate.update(&view, .key(.down), context: context)
         // Space is pause in the bindings; in a menu it chooses.
-        #expect(HostUpdate.update(&view, .key(.character(" ")), bindings: bindings) == [.selectAudio(1), .redraw])
+        #expect(HostUpdate.update(&view, .key(.character(" ")), context: context) == [.selectAudio(1), .redraw])
         #expect(view.menu == nil, "choosing closes the menu")
     }
 
     @Test func keysTheMenuDoesNotKnowDoNothingWhileItIsOpen() {
         var view = ViewState()
         view.menu = menu(.subtitles, values: [3, nil])
-        #expect(HostUpdate.update(&view, .key(.character("p")), bindings: bindings) == [], "p would pause without the menu")
+        #expect(HostUpdate.update(&view, .key(.character("p")), context: context) == [], "p would pause without the menu")
         #expect(view.menu != nil)
-        #expect(HostUpdate.update(&view, .key(.character("q")), bindings: bindings) == [.redraw])
+        #expect(HostUpdate.update(&view, .key(.character("q")), context: context) == [.redraw])
         #expect(view.menu == nil, "q closes the menu and does not quit")
     }
 
     @Test func aClickPicksItsRowAndOffRowsAreIgnored() {
         var view = ViewState()
         view.menu = menu(.playlist, values: [0, 1, 2])
-        #expect(HostUpdate.update(&view, .menuPick(7), bindings: bindings) == [])
+        #expect(HostUpdate.update(&view, .menuPick(7), context: context) == [])
         #expect(view.menu != nil)
-        #expect(HostUpdate.update(&view, .menuPick(2), bindings: bindings) == [.command(.playlistPlay(2)), .redraw])
+        #expect(HostUpdate.update(&view, .menuPick(2), context: context) == [.command(.playlistPlay(2)), .redraw])
         view.menu = menu(.subtitles, values: [5, nil])
-        #expect(HostUpdate.update(&view, .menuPick(1), bindings: bindings) == [.selectSubtitle(nil), .redraw], "the off row")
+        #expect(HostUpdate.update(&view, .menuPick(1), context: context) == [.selectSubtitle(nil), .redraw], "the off row")
     }
 
     @Test func escapeClosesHelpAndStatsAndOtherwiseGoesNowhere() {
         var view = ViewState()
-        #expect(HostUpdate.update(&view, .key(.escape), bindings: bindings) == [])
+        #expect(HostUpdate.update(&view, .key(.escape), context: context) == [])
         view.showHelp = true
         view.statsUntil = 12
-        #expect(HostUpdate.update(&view, .key(.escape), bindings: bindings) == [.redraw])
+        #expect(HostUpdate.update(&view, .key(.escape), context: context) == [.redraw])
         #expect(!view.showHelp && !view.statsShown)
     }
 
     @Test func otherKeysAreTheBindingsCommands() throws {
         var view = ViewState()
-        #expect(HostUpdate.update(&view, .key(.character("p")), bindings: bindings) == [.command(try #require(KeyMap.command(for: .character("p"))))])
+        #expect(HostUpdate.update(&view, .key(.character("p")), context: context) == [.command(try #require(KeyMap.command(for: .character("p"))))])
         let (mine, _) = InputBindings.load(text: "p quit 7\n")
-        #expect(HostUpdate.update(&view, .key(.character("p")), bindings: mine) == [.command(.quit(code: 7, watchLater: false))])
-        #expect(HostUpdate.update(&view, .key(.character("Ж")), bindings: bindings) == [], "an unbound key")
+        #expect(HostUpdate.update(&view, .key(.character("p")), context: HostContext(bindings: mine)) == [.command(.quit(code: 7, watchLater: false))])
+        #expect(HostUpdate.update(&view, .key(.character("Ж")), context: context) == [], "an unbound key")
     }
 
     @Test func timePassingEndsTheStatsAndTheMessageAndShowsTheNextInTurn() {
@@ -68,30 +68,78 @@ struct HostUpdateTests {
         view.showStatsBriefly(at: 100)
         view.showMessage("first", seconds: 4, at: 100)
         view.queuedMessages = ["second"]
-        #expect(HostUpdate.update(&view, .tick(now: 103.999), bindings: bindings) == [])
-        #expect(HostUpdate.update(&view, .tick(now: 104), bindings: bindings) == [.redraw, .redraw])
+        #expect(HostUpdate.update(&view, .tick(now: 103.999), context: context) == [])
+        #expect(HostUpdate.update(&view, .tick(now: 104), context: context) == [.redraw, .redraw])
         #expect(!view.statsShown)
         #expect(view.osdMessage?.text == "second" && view.osdMessage?.until == 108, "the queued message for 4 s from the tick")
         #expect(view.queuedMessages.isEmpty)
-        #expect(HostUpdate.update(&view, .tick(now: 108), bindings: bindings) == [.redraw])
+        #expect(HostUpdate.update(&view, .tick(now: 108), context: context) == [.redraw])
         #expect(view.osdMessage == nil)
     }
 
     @Test func theScreensOwnActionsChangeTheModelAndAskForWhatTheyNeed() {
         var view = ViewState()
-        #expect(HostUpdate.update(&view, .ui(.telemetry, now: 5), bindings: bindings) == [.relayout, .redraw], "the pane moves the picture")
+        #expect(HostUpdate.update(&view, .ui(.telemetry, now: 5), context: context) == [.relayout, .redraw], "the pane moves the picture")
         #expect(view.showTelemetry)
-        #expect(HostUpdate.update(&view, .ui(.stats, now: 5), bindings: bindings) == [.redraw])
+        #expect(HostUpdate.update(&view, .ui(.stats, now: 5), context: context) == [.redraw])
         #expect(view.statsUntil == 5 + ViewState.statsSeconds)
-        _ = HostUpdate.update(&view, .ui(.statsToggle, now: 6), bindings: bindings)
+        _ = HostUpdate.update(&view, .ui(.statsToggle, now: 6), context: context)
         #expect(view.showStats && view.statsUntil == nil, "I pins the overlay: the brief one's end is gone")
-        _ = HostUpdate.update(&view, .ui(.pinOSD, now: 7), bindings: bindings)
+        _ = HostUpdate.update(&view, .ui(.pinOSD, now: 7), context: context)
         #expect(view.chromePinned && view.osdMessage?.text == "transport bar pinned" && view.osdMessage?.until == 8.5)
-        _ = HostUpdate.update(&view, .ui(.help, now: 7), bindings: bindings)
-        _ = HostUpdate.update(&view, .ui(.remaining, now: 7), bindings: bindings)
+        _ = HostUpdate.update(&view, .ui(.help, now: 7), context: context)
+        _ = HostUpdate.update(&view, .ui(.remaining, now: 7), context: context)
         #expect(view.showHelp && view.showRemaining)
         let opened = menu(.playlist, values: [0, 1], selection: 1)
-        #expect(HostUpdate.update(&view, .openMenu(opened), bindings: bindings) == [.redraw])
+        #expect(HostUpdate.update(&view, .openMenu(opened), context: context) == [.redraw])
         #expect(view.menu == opened)
+    }
+}
+
+/// Scrub's marker and the filmstrip's choice on values (unit tier).
+struct ScrubAndFilmstripUpdateTests {
+    let context = HostContext(bindings: InputBindings(), barRange: 0...100, chapterStarts: [0, 30, 60])
+
+    @Test func theMarkerMovesWithinTheBarAndAsksForItsThumbnail() {
+        var view = ViewState()
+        view.scrub = ScrubState(target: 50, byMouse: false)
+        #expect(HostUpdate.update(&view, .key(.right), context: context) == [.wantPreview(55, duration: 100), .redraw])
+        _ = HostUpdate.update(&view, .key(.up), context: context)
+        #expect(view.scrub?.target == 100, "clamped to the bar's end")
+        _ = HostUpdate.update(&view, .key(.home), context: context)
+        #expect(view.scrub?.target == 0)
+        _ = HostUpdate.update(&view, .key(.pageDown), context: context)
+        _ = HostUpdate.update(&view, .key(.pageDown), context: context)
+        #expect(view.scrub?.target == 60, "PgDn walks the chapters")
+        _ = HostUpdate.update(&view, .key(.shiftRight), context: context)
+        _ = HostUpdate.update(&view, .key(.pageUp), context: context)
+        #expect(view.scrub?.target == 60, "PgUp more than a second into a chapter goes to its start")
+        _ = HostUpdate.update(&view, .key(.pageUp), context: context)
+        #expect(view.scrub?.target == 30, "…and from its start to the one before")
+        let pause = KeyMap.command(for: .character("p")).map { [HostEffect.command($0)] }
+        #expect(pause != nil && HostUpdate.update(&view, .key(.character("p")), context: context) == pause,
+                "a key scrub does not know goes on to the bindings")
+        #expect(view.scrub?.target == 30)
+        #expect(HostUpdate.update(&view, .key(.enter), context: context) == [.seekExactly(30), .redraw])
+        #expect(view.scrub == nil && view.preview == nil)
+    }
+
+    @Test func withNothingToScrubTheMarkerStays() {
+        var view = ViewState()
+        view.scrub = ScrubState(target: 5, byMouse: true)
+        #expect(HostUpdate.update(&view, .key(.right), context: HostContext(bindings: InputBindings())) == [])
+        #expect(view.scrub?.target == 5)
+        #expect(HostUpdate.update(&view, .key(.character("b")), context: context) == [.redraw])
+        #expect(view.scrub == nil)
+    }
+
+    @Test func theFilmstripChoosesAndSeeksToWhatItsThumbnailShows() {
+        var view = ViewState()
+        view.filmstrip = Filmstrip(times: [10, 20, 30], shown: [1: 19.5], selection: 0, width: 16)
+        _ = HostUpdate.update(&view, .key(.end), context: context)
+        _ = HostUpdate.update(&view, .key(.left), context: context)
+        #expect(view.filmstrip?.selection == 1)
+        #expect(HostUpdate.update(&view, .key(.enter), context: context) == [.seekExactly(19.5), .redraw], "the keyframe it shows, not its slot's time")
+        #expect(view.filmstrip == nil)
     }
 }

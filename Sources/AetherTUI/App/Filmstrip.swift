@@ -83,28 +83,6 @@ extension TUIApp {
         screen.dirty = true
     }
 
-    /// Filmstrip keys; true when the key was the filmstrip's.
-    func handleFilmstripKey(_ key: Key) -> Bool {
-        guard var strip = view.filmstrip else { return false }
-        switch key {
-        case .left: strip.selection = max(0, strip.selection - 1)
-        case .right: strip.selection = min(strip.times.count - 1, strip.selection + 1)
-        case .home: strip.selection = 0
-        case .end: strip.selection = strip.times.count - 1
-        case .enter:
-            let target = strip.shown[strip.selection] ?? strip.times[strip.selection]
-            player.seek(to: target, mode: .exact)
-            osd("seek \(TimeFormat.clock(target))")
-            closeFilmstrip()
-            return true
-        case .escape, .character("B"): closeFilmstrip(); return true
-        default: return false
-        }
-        view.filmstrip = strip
-        screen.dirty = true
-        return true
-    }
-
     /// UI loop: filmstrip thumbnails that arrived.
     func pollFilmstrip() {
         let arrived = previews?.takeStrip() ?? []

@@ -28,20 +28,36 @@ enum HostEffect: Equatable {
     case redraw
     /// The screen's parts moved (the telemetry pane came or went): lay out again.
     case relayout
+    /// Seek there exactly (scrub's marker, the filmstrip's thumbnail), and say so.
+    case seekExactly(Double)
+    /// The thumbnail for scrub's marker at this time, of a timeline this long, is wanted.
+    case wantPreview(Double, duration: Double)
+}
+
+/// What the update reads besides the model and the event: the user's bindings and what the
+/// player says the timeline is (made by the runtime for each event).
+struct HostContext {
+    var bindings: InputBindings
+    /// What the progress bar covers: the file, or a live stream's kept window (nil: nothing to scrub).
+    var barRange: ClosedRange<Double>? = nil
+    /// Where the chapters start, in order.
+    var chapterStarts: [Double] = []
 }
 
 /// The host's update: `update(&view, event)` changes the model (``ViewState``) and returns the
 /// effects, with no I/O, so every rule here is tested on values (`HostUpdateTests`), time
 /// included (the event carries it). The runtime (``TUIApp``) reads the events, runs this and
-/// carries out the effects. Under it so far: the track and playlist menus, help, the stats
-/// overlay and the telemetry pane, the remaining time and the pinned bar, the message line's
-/// turn, and the bindings; the inspector, scrub and the filmstrip still take their keys in the
-/// runtime first (``TUIApp/press(_:)``), as they fetch pictures, and so does the output's cycle.
+/// carries out the effects. Under it so far: the track and playlist menus, scrub's marker and
+/// the filmstrip's choice (their pictures are fetched by the runtime), help, the stats overlay
+/// and the telemetry pane, the remaining time and the pinned bar, the message line's turn, and
+/// the bindings; the inspector still takes its keys in the runtime first (``TUIApp/press(_:)``),
+/// and the output's cycle and opening scrub, the filmstrip and the inspector are the runtime's.
 enum HostUpdate {
-    static func update(_ view: inout ViewState, _ event: HostEvent, bindings: InputBindings) -> [HostEffect] {
+    static func update(_ view: inout ViewState, _ event: HostEvent, context: HostContext) -> [HostEffect] {
         switch event {
         case .key(let key):
             if view.menu != nil { return menuKey(&view, key) }
+            if let effects = scrubKey(&view, key, context) ?? filmstripKey(&view, key) { return effects }
             if key == .escape {
                 guard view.showHelp || view.statsShown else { return [] }
                 view.showHelp = false
@@ -51,7 +67,7 @@ enum HostUpdate {
             }
             // Everything else goes through the bindings (the defaults under input.conf's) to the
             // controller, like IPC and MPRIS commands.
-            return bindings.command(for: key).map { [.command($0)] } ?? []
+            return context.bindings.command(for: key).map { [.command($0)] } ?? []
         case .menuPick(let index):
             guard let menu = view.menu, menu.items.indices.contains(index) else { return [] }
             view.menu?.selection = index
@@ -88,6 +104,65 @@ enum HostUpdate {
             }
             return effects
         }
+    }
+
+    /// Scrub mode's keys (nil: not scrub mode's): ←/→ 5 s, Shift+←/→ 1 s, ↓/↑ a minute, Home/End
+    /// the ends, PgUp/PgDn the chapters, Enter seeks there exactly, Esc or `b` leave.
+    private static func scrubKey(_ view: inout ViewState, _ key: Key, _ context: HostContext) -> [HostEffect]? {
+        guard let scrub = view.scrub else { return nil }
+        let range = context.barRange ?? 0...0
+        let target: Double
+        switch key {
+        case .left: target = scrub.target - 5
+        case .right: target = scrub.target + 5
+        case .shiftLeft: target = scrub.target - 1
+        case .shiftRight: target = scrub.target + 1
+        case .down: target = scrub.target - 60
+        case .up: target = scrub.target + 60
+        case .home: target = range.lowerBound
+        case .end: target = max(range.lowerBound, range.upperBound - 1)
+        case .pageUp, .pageDown:
+            // PgUp: this chapter's start, or the one before when the marker is within a second of it.
+            let starts = context.chapterStarts
+            let current = starts.lastIndex { $0 <= scrub.target + 0.01 } ?? -1
+            let index = key == .pageUp ? (current > 0 && scrub.target - starts[current] < 1 ? current - 1 : current) : current + 1
+            guard starts.indices.contains(index) else { return [] }
+            target = starts[index]
+        case .enter:
+            view.scrub = nil
+            view.preview = nil
+            return [.seekExactly(scrub.target), .redraw]
+        case .escape, .character("b"):
+            view.scrub = nil
+            view.preview = nil
+            return [.redraw]
+        default: return nil
+        }
+        guard let bar = context.barRange else { return [] }
+        let moved = target.clamped(to: bar)
+        view.scrub?.target = moved
+        return [.wantPreview(moved, duration: bar.upperBound), .redraw]
+    }
+
+    /// The filmstrip's keys (nil: not the filmstrip's): ←/→, Home/End choose a thumbnail, Enter
+    /// seeks to what it shows, Esc or `B` close it.
+    private static func filmstripKey(_ view: inout ViewState, _ key: Key) -> [HostEffect]? {
+        guard var strip = view.filmstrip else { return nil }
+        switch key {
+        case .left: strip.selection = max(0, strip.selection - 1)
+        case .right: strip.selection = min(strip.times.count - 1, strip.selection + 1)
+        case .home: strip.selection = 0
+        case .end: strip.selection = strip.times.count - 1
+        case .enter:
+            view.filmstrip = nil
+            return [.seekExactly(strip.shown[strip.selection] ?? strip.times[strip.selection]), .redraw]
+        case .escape, .character("B"):
+            view.filmstrip = nil
+            return [.redraw]
+        default: return nil
+        }
+        view.filmstrip = strip
+        return [.redraw]
     }
 
     /// The open menu: ↑/↓ move (wrapping), Enter or space choose, Esc or q close; other keys do nothing.

@@ -49,26 +49,35 @@ extension TUIApp {
         press(key)
     }
 
-    /// A key, typed or sent by IPC `keypress`: the open menu takes it first (``HostUpdate``), then
-    /// the inspector, scrub mode or the filmstrip, then the model's update again (help, stats,
-    /// the bindings).
+    /// A key, typed or sent by IPC `keypress`: the open menu takes it first, then the inspector,
+    /// then scrub mode, the filmstrip, help and stats and the bindings (``HostUpdate``).
     func press(_ key: Key) {
-        if view.menu == nil {
-            if view.inspector != nil, handleInspectorKey(key) { return }
-            if handleScrubKey(key) || handleFilmstripKey(key) { return }
-        }
+        if view.menu == nil, view.inspector != nil, handleInspectorKey(key) { return }
         send(.key(key))
     }
 
-    /// The runtime's half of ``HostUpdate``: runs the update on the model and carries out its effects.
+    /// The runtime's half of ``HostUpdate``: runs the update on the model with what the player
+    /// says now, and carries out its effects.
     func send(_ event: HostEvent) {
-        for effect in HostUpdate.update(&view, event, bindings: options.bindings) {
+        let context = HostContext(bindings: options.bindings, barRange: barAxis().range,
+                                  chapterStarts: (player.mediaInfo?.chapters ?? []).map(\.start))
+        perform(HostUpdate.update(&view, event, context: context))
+    }
+
+    /// Carries out what the update asked for: the one place the model's effects reach the
+    /// controller, the player and the screen.
+    func perform(_ effects: [HostEffect]) {
+        for effect in effects {
             switch effect {
             case .command(let command): controller.execute(command)
             case .selectAudio(let index): controller.selectAudio(index)
             case .selectSubtitle(let id): controller.selectSubtitle(id)
             case .redraw: screen.dirty = true
             case .relayout: relayout()
+            case .seekExactly(let target):
+                player.seek(to: target, mode: .exact)
+                osd("seek \(TimeFormat.clock(target))")
+            case .wantPreview(let time, let duration): previews?.request(time, duration: duration)
             }
         }
     }

@@ -203,32 +203,6 @@ final class PreviewFetcher: Sendable {
 }
 
 extension TUIApp {
-    /// Scrub mode keys; true when the key was scrub mode's.
-    func handleScrubKey(_ key: Key) -> Bool {
-        guard let scrub = view.scrub else { return false }
-        let range = barAxis().range ?? 0...0
-        switch key {
-        case .left: moveScrub(to: scrub.target - 5)
-        case .right: moveScrub(to: scrub.target + 5)
-        case .shiftLeft: moveScrub(to: scrub.target - 1)
-        case .shiftRight: moveScrub(to: scrub.target + 1)
-        case .down: moveScrub(to: scrub.target - 60)
-        case .up: moveScrub(to: scrub.target + 60)
-        case .home: moveScrub(to: range.lowerBound)
-        case .end: moveScrub(to: max(range.lowerBound, range.upperBound - 1))
-        case .pageUp, .pageDown:
-            let chapters = player.mediaInfo?.chapters ?? []
-            let current = chapters.lastIndex { $0.start <= scrub.target + 0.01 } ?? -1
-            let index = key == .pageUp ? (current > 0 && scrub.target - chapters[current].start < 1 ? current - 1 : current)
-                                       : current + 1
-            if chapters.indices.contains(index) { moveScrub(to: chapters[index].start) }
-        case .enter: commitScrub()
-        case .escape, .character("b"): cancelScrub()
-        default: return false
-        }
-        return true
-    }
-
     /// Enters scrub mode at `time` (the current position for `b`).
     func startScrub(at time: Double, byMouse: Bool) {
         // What the bar covers: the file, or a live stream's kept window.
@@ -256,9 +230,8 @@ extension TUIApp {
     /// Seeks to the marker (exactly) and leaves scrub mode.
     func commitScrub() {
         guard let scrub = view.scrub else { return }
-        player.seek(to: scrub.target, mode: .exact)
-        osd("seek \(TimeFormat.clock(scrub.target))")
         cancelScrub()
+        perform([.seekExactly(scrub.target)])
     }
 
     func cancelScrub() {
