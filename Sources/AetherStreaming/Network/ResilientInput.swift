@@ -18,7 +18,7 @@ import Glibc
 package final class ResilientInput {
     let url: String
     /// The AVIOContext handed to the demuxer.
-    package private(set) var context: UnsafeMutablePointer<AVIOContext>!
+    package let context: UnsafeMutablePointer<AVIOContext>
     private let session: NetworkSession
     private let options: [String: String]
     private var inner: UnsafeMutablePointer<AVIOContext>?
@@ -72,15 +72,10 @@ package final class ResilientInput {
         // A byte range's end (HLS `EXT-X-BYTERANGE`, DASH ranges): the resource ends there.
         if let end = options["end_offset"].flatMap({ Int64($0) }), end > base { size = end - base }
         self.options = options
-        let opened = connect(retrying: true)
-        guard opened >= 0, let inner else { throw FFmpegError(code: opened, function: "avio_open2") }
-        seekable = inner.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0
-        classifyByName(inner)
+        // The outer context first (its reader is this object, told below): from here on the
+        // object is whole, and deinit frees it on every way out.
         let bufferSize: Int32 = 64 << 10
-        guard let buffer = av_malloc(Int(bufferSize)) else {
-            close()
-            throw .outOfMemory("av_malloc")
-        }
+        guard let buffer = av_malloc(Int(bufferSize)) else { throw .outOfMemory("av_malloc") }
         guard let made = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), bufferSize, 0, nil,
             { opaque, out, wanted in
                 Unmanaged<ResilientInput>.fromOpaque(opaque!).takeUnretainedValue().read(into: out, wanted: wanted)
@@ -90,21 +85,22 @@ package final class ResilientInput {
             })
         else {
             av_free(buffer)
-            close()
             throw .outOfMemory("avio_alloc_context")
         }
         context = made
         made.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
+        let opened = connect(retrying: true)
+        guard opened >= 0, let inner else { throw FFmpegError(code: opened, function: "avio_open2") }
+        seekable = inner.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0
+        classifyByName(inner)
         made.pointee.seekable = seekable ? AVIO_SEEKABLE_NORMAL : 0
     }
 
     deinit {
         close()
         var outer: UnsafeMutablePointer<AVIOContext>? = context
-        if let made = outer {
-            av_freep(&made.pointee.buffer)
-            avio_context_free(&outer)
-        }
+        av_freep(&context.pointee.buffer)
+        avio_context_free(&outer)
     }
 
     private func close() {

@@ -32,7 +32,8 @@ public final class TUIApp {
     var openWatch: OpenWatch?
     var summaryWritten = false   // the current item's stats summary is written
     let terminal: Terminal
-    var output: VideoOutput!
+    /// The picture's output: made with the host, drawing once the screen is up.
+    let output: VideoOutput
     /// What the terminal can do (probed, then updated on resizes), guarded: the render thread reads it too.
     var capabilities: TerminalCapabilities {
         get { sharedCapabilities.withLock { $0 } }
@@ -83,6 +84,12 @@ public final class TUIApp {
         terminal = Terminal(time: clock)
         controller = PlayerController(player: player, playlist: options.playlist, settings: options.controller, clock: clock)
         services = RemoteServices(hub: controller.hub)
+        output = VideoOutput(terminal: terminal, player: player, governed: options.governor, subtitleStyle: options.subtitleStyle,
+                             clock: clock, makeStillDriver: { [sharedCapabilities, drivers = options.drivers] name, instance in
+                                 var options = drivers
+                                 options.instance = instance
+                                 return VideoDrivers.entry(named: name)?.make(sharedCapabilities.withLock { $0 }, options)
+                             })
         controller.setSubtitleDelaySetting(options.subtitleDelay)
         controller.host = self
     }
@@ -132,14 +139,6 @@ public final class TUIApp {
         }
 
         // 3. Take the screen, with restoration armed for every way out.
-        output = VideoOutput(terminal: terminal, player: player, driver: driver,
-                             synchronizedUpdate: capabilities.synchronizedOutput, governed: options.governor,
-                             subtitleStyle: options.subtitleStyle, clock: clock,
-                             makeStillDriver: { [sharedCapabilities, drivers = options.drivers] name, instance in
-                                 var options = drivers
-                                 options.instance = instance
-                                 return VideoDrivers.entry(named: name)?.make(sharedCapabilities.withLock { $0 }, options)
-                             })
         do { try startScreen(terminfoDirectory: terminfo.wait()) } catch {
             player.stop()
             StandardStream.error("aether-tui: \(error)\n")
@@ -159,7 +158,7 @@ public final class TUIApp {
         output.onGovernorChange = { [wake] in wake.signal() }
 
         // 4. Wire the engine to the screen and play; the remote front ends start.
-        output.start()
+        output.start(driver: driver, synchronizedUpdate: capabilities.synchronizedOutput)
         screenUp = true
         armTmuxRepaints(now: clock.seconds)
         if let tab = options.inspectorTab { openInspectorAtStart(tab: tab) }

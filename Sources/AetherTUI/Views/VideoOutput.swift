@@ -60,7 +60,9 @@ final class VideoOutput: FrameSink, Sendable {
 
     let terminal: Terminal
     let player: Player
-    let synchronizedUpdate: Bool
+    /// Frames go out inside DEC mode 2026 (the terminal said it has it): set by ``start(driver:synchronizedUpdate:)``.
+    var synchronizedUpdate: Bool { synchronized.load(ordering: .relaxed) }
+    private let synchronized = Atomic<Bool>(false)
     let mailbox: GuardedCondition<Mailbox>
     /// `--sub-ass` and the `--sub-*` style.
     let subtitleStyle: ASSStyleOptions
@@ -73,7 +75,8 @@ final class VideoOutput: FrameSink, Sendable {
     /// Makes the driver that draws still `instance` (1…) for the video driver named `name`.
     let makeStillDriver: @Sendable (_ name: String, _ instance: Int) -> (any VideoDriver)?
 
-    init(terminal: Terminal, player: Player, driver: any VideoDriver, synchronizedUpdate: Bool, governed: Bool,
+    /// Made with the host, before the terminal is probed; it draws from ``start(driver:synchronizedUpdate:)`` on.
+    init(terminal: Terminal, player: Player, governed: Bool,
          subtitleStyle: ASSStyleOptions = ASSStyleOptions(), clock: TimeSource = .monotonic,
          makeStillDriver: @escaping @Sendable (String, Int) -> (any VideoDriver)? = { _, _ in nil }) {
         self.makeStillDriver = makeStillDriver
@@ -82,8 +85,7 @@ final class VideoOutput: FrameSink, Sendable {
         self.terminal = terminal
         self.player = player
         self.governorEnabled = governed
-        self.synchronizedUpdate = synchronizedUpdate
-        self.mailbox = GuardedCondition(Mailbox(firstDriver: driver))
+        self.mailbox = GuardedCondition(Mailbox(firstDriver: nil))
     }
 
     /// Wakes the UI loop when the governor stepped (set once before ``start()``).
@@ -92,8 +94,13 @@ final class VideoOutput: FrameSink, Sendable {
         set { mailbox.withLock { $0.onGovernorChange = newValue } }
     }
 
-    func start() {
-        mailbox.withLock { $0.running = true }
+    /// Starts the render thread, drawing with `driver` (the probe's choice, ``OutputSetup``).
+    func start(driver: any VideoDriver, synchronizedUpdate: Bool) {
+        synchronized.store(synchronizedUpdate, ordering: .relaxed)
+        mailbox.withLock {
+            $0.firstDriver = driver
+            $0.running = true
+        }
         OSThread.start(name: "aether.vo.render", stackSize: 1 << 20) { [self] in Renderer(output: self).run() }
     }
 
