@@ -143,3 +143,43 @@ struct ScrubAndFilmstripUpdateTests {
         #expect(view.filmstrip == nil)
     }
 }
+
+/// The mouse and the progress bar on values (unit tier): hover, drag, release.
+struct BarMouseUpdateTests {
+    let context = HostContext(bindings: InputBindings(), barRange: 0...100, position: 42)
+
+    @Test func hoveringTheBarScrubsAndLeavingItEndsTheScrub() {
+        var view = ViewState()
+        #expect(HostUpdate.update(&view, .bar(BarMouse(action: .motion, onBar: true, time: 30)), context: context)
+                == [.openPreviews, .wantPreview(30, duration: 100), .redraw])
+        #expect(view.scrub == ScrubState(target: 30, byMouse: true))
+        #expect(HostUpdate.update(&view, .bar(BarMouse(action: .motion, onBar: true, time: 31)), context: context)
+                == [.wantPreview(31, duration: 100), .redraw], "the fetcher is asked for once")
+        #expect(HostUpdate.update(&view, .bar(BarMouse(action: .motion, onBar: false, time: 31)), context: context) == [.redraw])
+        #expect(view.scrub == nil)
+    }
+
+    @Test func aDragSeeksWhereItIsReleasedEvenOffTheBar() {
+        var view = ViewState()
+        _ = HostUpdate.update(&view, .bar(BarMouse(action: .press, onBar: true, time: 10)), context: context)
+        #expect(view.dragging && view.scrub?.dragging == true)
+        _ = HostUpdate.update(&view, .bar(BarMouse(action: .motion, onBar: false, time: 150)), context: context)
+        #expect(view.scrub?.target == 100, "dragging off the row still moves the marker, within the bar")
+        #expect(HostUpdate.update(&view, .bar(BarMouse(action: .release, onBar: false, time: 150)), context: context)
+                == [.seekExactly(100), .redraw])
+        #expect(view.scrub == nil && !view.dragging)
+    }
+
+    @Test func aKeyStartedScrubBeginsAtThePositionAndNeedsABar() {
+        var view = ViewState()
+        #expect(HostUpdate.update(&view, .ui(.scrub, now: 3), context: context) == [.openPreviews, .wantPreview(42, duration: 100), .redraw])
+        #expect(view.scrub == ScrubState(target: 42, byMouse: false))
+        // Moving off the bar does not end a scrub the keys began.
+        _ = HostUpdate.update(&view, .bar(BarMouse(action: .motion, onBar: false, time: 5)), context: context)
+        #expect(view.scrub != nil)
+        var none = ViewState()
+        #expect(HostUpdate.update(&none, .ui(.scrub, now: 3), context: HostContext(bindings: InputBindings())) == [.redraw])
+        #expect(none.scrub == nil && none.osdMessage?.text == "nothing to scrub")
+        #expect(HostUpdate.update(&none, .wheel(up: false), context: context) == [.command(.seek(-5, .relative, .auto))])
+    }
+}

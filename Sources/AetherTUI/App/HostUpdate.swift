@@ -14,6 +14,19 @@ enum HostEvent: Equatable {
     case ui(UIAction, now: Double)
     /// A menu, made from what the player has now, opens.
     case openMenu(TrackMenu)
+    /// The mouse wheel turned (up: forward).
+    case wheel(up: Bool)
+    /// The mouse pressed (button 1), moved or released, on the progress bar's row or not, over
+    /// `time` on the bar's axis: hovering and dragging scrub, releasing a drag seeks there.
+    case bar(BarMouse)
+}
+
+/// The mouse as the progress bar sees it (``HostEvent/bar(_:)``).
+struct BarMouse: Equatable {
+    enum Action: Equatable { case press, motion, release, other }
+    var action: Action
+    var onBar: Bool
+    var time: Double
 }
 
 /// What the runtime carries out for ``HostUpdate`` (Elm's commands): the only way a model change
@@ -32,6 +45,8 @@ enum HostEffect: Equatable {
     case seekExactly(Double)
     /// The thumbnail for scrub's marker at this time, of a timeline this long, is wanted.
     case wantPreview(Double, duration: Double)
+    /// Scrub mode began: the thumbnail fetcher is needed (when the source has a picture to show).
+    case openPreviews
 }
 
 /// What the update reads besides the model and the event: the user's bindings and what the
@@ -42,16 +57,19 @@ struct HostContext {
     var barRange: ClosedRange<Double>? = nil
     /// Where the chapters start, in order.
     var chapterStarts: [Double] = []
+    /// The playback position (where `b` puts the marker).
+    var position = 0.0
 }
 
 /// The host's update: `update(&view, event)` changes the model (``ViewState``) and returns the
 /// effects, with no I/O, so every rule here is tested on values (`HostUpdateTests`), time
 /// included (the event carries it). The runtime (``TUIApp``) reads the events, runs this and
-/// carries out the effects. Under it so far: the track and playlist menus, scrub's marker and
-/// the filmstrip's choice (their pictures are fetched by the runtime), help, the stats overlay
-/// and the telemetry pane, the remaining time and the pinned bar, the message line's turn, and
-/// the bindings; the inspector still takes its keys in the runtime first (``TUIApp/press(_:)``),
-/// and the output's cycle and opening scrub, the filmstrip and the inspector are the runtime's.
+/// carries out the effects. Under it so far: the track and playlist menus, scrub (its keys and
+/// the mouse on the bar; the pictures are fetched by the runtime), the filmstrip's choice, the
+/// wheel, help, the stats overlay and the telemetry pane, the remaining time and the pinned bar,
+/// the message line's turn, and the bindings; the inspector still takes its keys in the runtime
+/// first (``TUIApp/press(_:)``), and the output's cycle and opening the filmstrip and the
+/// inspector are the runtime's.
 enum HostUpdate {
     static func update(_ view: inout ViewState, _ event: HostEvent, context: HostContext) -> [HostEffect] {
         switch event {
@@ -75,8 +93,18 @@ enum HostUpdate {
         case .openMenu(let menu):
             view.menu = menu
             return [.redraw]
+        case .wheel(let up):
+            return [.command(.seek(up ? 5 : -5, .relative, .auto))]
+        case .bar(let mouse):
+            return barMouse(&view, mouse, context)
         case .ui(let action, let now):
             switch action {
+            case .scrub:
+                guard let range = context.barRange else {
+                    view.showMessage("nothing to scrub", seconds: 1.5, at: now)
+                    return [.redraw]
+                }
+                return placeMarker(&view, at: context.position, byMouse: false, range: range)
             case .stats: view.showStatsBriefly(at: now)
             case .statsToggle:
                 view.showStats.toggle()
@@ -90,7 +118,7 @@ enum HostUpdate {
                 view.chromePinned.toggle()
                 view.showMessage(view.chromePinned ? "transport bar pinned" : "transport bar auto-hides", seconds: 1.5, at: now)
             // The runtime's: they fetch pictures or change the output.
-            case .menuAudio, .menuSub, .menuPlaylist, .cycleVO, .scrub, .filmstrip, .inspector: return []
+            case .menuAudio, .menuSub, .menuPlaylist, .cycleVO, .filmstrip, .inspector: return []
             }
             return [.redraw]
         case .tick(let now):
@@ -139,9 +167,48 @@ enum HostUpdate {
         default: return nil
         }
         guard let bar = context.barRange else { return [] }
-        let moved = target.clamped(to: bar)
-        view.scrub?.target = moved
-        return [.wantPreview(moved, duration: bar.upperBound), .redraw]
+        return placeMarker(&view, at: target, byMouse: scrub.byMouse, range: bar)
+    }
+
+    /// The marker at `time` (within the bar's `range`): scrub mode begins there (asking for the
+    /// thumbnail fetcher) or its marker moves; its thumbnail is wanted.
+    private static func placeMarker(_ view: inout ViewState, at time: Double, byMouse: Bool, range: ClosedRange<Double>) -> [HostEffect] {
+        let target = time.clamped(to: range)
+        let starts = view.scrub == nil
+        if starts { view.scrub = ScrubState(target: target, byMouse: byMouse) } else { view.scrub?.target = target }
+        return (starts ? [.openPreviews] : []) + [.wantPreview(target, duration: range.upperBound), .redraw]
+    }
+
+    /// The mouse and the progress bar: a press on it starts scrub there (or moves the marker) and
+    /// a drag; hovering on its row scrubs; moving off it ends a hover's scrub; releasing a drag
+    /// seeks to the marker exactly. Nothing without a bar (nothing to scrub).
+    private static func barMouse(_ view: inout ViewState, _ mouse: BarMouse, _ context: HostContext) -> [HostEffect] {
+        guard let range = context.barRange else { return [] }
+        var effects: [HostEffect] = []
+        switch mouse.action {
+        case .press where mouse.onBar:
+            effects = placeMarker(&view, at: mouse.time, byMouse: view.scrub?.byMouse ?? true, range: range)
+            view.dragging = true
+            view.scrub?.dragging = true
+        case .motion:
+            if view.dragging || mouse.onBar {
+                effects = placeMarker(&view, at: mouse.time, byMouse: view.scrub?.byMouse ?? true, range: range)
+            } else if view.scrub?.byMouse == true {
+                view.scrub = nil
+                view.preview = nil
+                effects = [.redraw]
+            }
+        default: break
+        }
+        if mouse.action == .release {
+            if view.dragging, let scrub = view.scrub {
+                view.scrub = nil
+                view.preview = nil
+                effects += [.seekExactly(scrub.target), .redraw]
+            }
+            view.dragging = false
+        }
+        return effects
     }
 
     /// The filmstrip's keys (nil: not the filmstrip's): ←/→, Home/End choose a thumbnail, Enter

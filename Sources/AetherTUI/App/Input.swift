@@ -60,7 +60,7 @@ extension TUIApp {
     /// says now, and carries out its effects.
     func send(_ event: HostEvent) {
         let context = HostContext(bindings: options.bindings, barRange: barAxis().range,
-                                  chapterStarts: (player.mediaInfo?.chapters ?? []).map(\.start))
+                                  chapterStarts: (player.mediaInfo?.chapters ?? []).map(\.start), position: player.currentTime)
         perform(HostUpdate.update(&view, event, context: context))
     }
 
@@ -78,6 +78,11 @@ extension TUIApp {
                 player.seek(to: target, mode: .exact)
                 osd("seek \(TimeFormat.clock(target))")
             case .wantPreview(let time, let duration): previews?.request(time, duration: duration)
+            case .openPreviews:
+                // Without a playing video stream (the music view) the marker has a time but no picture.
+                if previews == nil, player.hasVideo, SourceOptions.isReopenable(currentSource) {
+                    previews = PreviewFetcher(url: currentSource, network: options.player.network, delivered: { [wake] in wake.signal() })
+                }
             }
         }
     }
@@ -142,7 +147,7 @@ extension TUIApp {
                 return .failure("no other video output suits this terminal")
             }
             switchDriver(to: next)
-        case .scrub: startScrub(at: player.currentTime, byMouse: false)
+        case .scrub: send(.ui(action, now: clock.seconds))
         case .filmstrip: openFilmstrip()
         case .inspector:
             if view.inspector != nil { closeInspector() } else { openInspector(tab: .container) }
@@ -163,8 +168,8 @@ extension TUIApp {
         let x = min(report.column, max(0, layout.columns - 1)), y = report.row
         let progressRow = layout.rows - 2
         switch report.action {
-        case .wheelUp: controller.execute(.seek(5, .relative, .auto)); return
-        case .wheelDown: controller.execute(.seek(-5, .relative, .auto)); return
+        case .wheelUp: send(.wheel(up: true)); return
+        case .wheelDown: send(.wheel(up: false)); return
         default: break
         }
         let pressed = report.action == .press && report.button == 0
@@ -172,26 +177,11 @@ extension TUIApp {
             if rect.contains(column: x, row: y), pressed { send(.menuPick(y - rect.row - 1 + menu.scroll)) }
             return
         }
-        let released = report.action == .release
         // The bar's own axis: the file, or a live stream's kept window.
         let axis = barAxis()
         guard axis.range != nil else { return }
-        let time = axis.time(atColumn: x, width: layout.columns)
-        if pressed && y == progressRow {
-            if view.scrub == nil { startScrub(at: time, byMouse: true) } else { moveScrub(to: time) }
-            view.dragging = true
-            view.scrub?.dragging = true
-        } else if report.action == .motion {
-            if view.dragging || y == progressRow {
-                if view.scrub == nil { startScrub(at: time, byMouse: true) } else { moveScrub(to: time) }
-            } else if view.scrub?.byMouse == true {
-                cancelScrub()
-            }
-        }
-        if released {
-            if view.dragging, view.scrub != nil { commitScrub() }
-            view.dragging = false
-        }
+        let action: BarMouse.Action = pressed ? .press : report.action == .motion ? .motion : report.action == .release ? .release : .other
+        send(.bar(BarMouse(action: action, onBar: y == progressRow, time: axis.time(atColumn: x, width: layout.columns))))
     }
 }
 

@@ -203,37 +203,6 @@ final class PreviewFetcher: Sendable {
 }
 
 extension TUIApp {
-    /// Enters scrub mode at `time` (the current position for `b`).
-    func startScrub(at time: Double, byMouse: Bool) {
-        // What the bar covers: the file, or a live stream's kept window.
-        guard let range = barAxis().range else {
-            osd("nothing to scrub")
-            return
-        }
-        // Without a playing video stream (the music view) the marker has a time but no picture.
-        if previews == nil, player.hasVideo, SourceOptions.isReopenable(currentSource) {
-            previews = PreviewFetcher(url: currentSource, network: options.player.network, delivered: { [wake] in wake.signal() })
-        }
-        view.scrub = ScrubState(target: time.clamped(to: range), byMouse: byMouse)
-        previews?.request(view.scrub!.target, duration: range.upperBound)
-        screen.dirty = true
-    }
-
-    func moveScrub(to time: Double) {
-        guard var scrub = view.scrub, let range = barAxis().range else { return }
-        scrub.target = time.clamped(to: range)
-        view.scrub = scrub
-        previews?.request(scrub.target, duration: range.upperBound)
-        screen.dirty = true
-    }
-
-    /// Seeks to the marker (exactly) and leaves scrub mode.
-    func commitScrub() {
-        guard let scrub = view.scrub else { return }
-        cancelScrub()
-        perform([.seekExactly(scrub.target)])
-    }
-
     func cancelScrub() {
         view.scrub = nil
         view.preview = nil
