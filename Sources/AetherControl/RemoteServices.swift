@@ -1,3 +1,5 @@
+import AetherBase
+
 /// The remote front ends a host runs beside its own input: the JSON IPC socket
 /// (`--input-ipc-server`) and the MPRIS server on the session bus (media keys, playerctl).
 /// Both talk to the player only through the ``RemoteHub``.
@@ -12,7 +14,12 @@ public final class RemoteServices {
 
     public let hub: RemoteHub
     private var ipcServer: IPCServer?
-    public init(hub: RemoteHub) { self.hub = hub }
+    /// What the IPC server's timers and `get_time_us` read: the host's clock.
+    private let clock: TimeSource
+    public init(hub: RemoteHub, clock: TimeSource) {
+        self.hub = hub
+        self.clock = clock
+    }
 
     /// The MPRIS server while it runs (RemoteServices+MPRIS.swift).
     var mpris: MPRISServer?
@@ -25,7 +32,7 @@ public final class RemoteServices {
         var warnings: [String] = []
         warnings += startMPRIS(options)
         if let path = options.ipcServerPath, ipcServer == nil {
-            do { ipcServer = try IPCServer(path: path, hub: hub) } catch { warnings.append("--input-ipc-server: \(error)") }
+            do { ipcServer = try IPCServer(path: path, hub: hub, time: clock) } catch { warnings.append("--input-ipc-server: \(error)") }
         }
         return warnings
     }

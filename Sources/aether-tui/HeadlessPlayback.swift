@@ -47,7 +47,7 @@ struct HeadlessPlayback {
             interrupter.raise()
             wake()
         }
-        let services = RemoteServices(hub: controller.hub)
+        let services = RemoteServices(hub: controller.hub, clock: clock)
         for w in controller.start(services, options.remoteOptions) { warn(w) }
         defer { services.stop() }
 

@@ -188,7 +188,7 @@ private func statOf(_ path: String) -> stat? {
 
     @Test func startupFailuresBecomeOneWarningLine() {
         let dir = SocketDirectory()
-        let services = RemoteServices(hub: RemoteHub())
+        let services = RemoteServices(hub: RemoteHub(), clock: .monotonic)
         var options = RemoteServices.Options()
         options.mpris = false
         options.ipcServerPath = dir.file("missing/mpv.sock")
@@ -204,7 +204,7 @@ private func statOf(_ path: String) -> stat? {
         let dir = SocketDirectory()
         let host = IPCFakeHost()
         defer { host.stop() }
-        let services = RemoteServices(hub: host.hub)
+        let services = RemoteServices(hub: host.hub, clock: .monotonic)
         var options = RemoteServices.Options()
         options.mpris = false
         options.ipcServerPath = dir.file("s")

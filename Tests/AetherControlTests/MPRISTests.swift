@@ -221,7 +221,7 @@ import Testing
         let bus = try SessionBus()
         let host = FakeHost(FakeHost.song)
         defer { host.stop() }
-        let services = RemoteServices(hub: host.hub)
+        let services = RemoteServices(hub: host.hub, clock: .monotonic)
         let server = try #require(try MPRISServer.start(hub: host.hub, address: bus.address))
         #expect(bus.playerctl("-l").stdout == "aether-tui\n")
         server.stop()

@@ -72,8 +72,7 @@ extension TUIApp {
         // The chapter playing (the last that started), else the nearest position.
         let selection = byChapter ? (times.lastIndex { $0 <= now + 0.01 } ?? 0)
                                   : times.indices.min { abs(times[$0] - now) < abs(times[$1] - now) } ?? 0
-        if previews == nil, SourceOptions.isReopenable(currentSource) { previews = PreviewFetcher(url: currentSource, network: options.player.network, delivered: { [wake] in wake.signal() }) }
-        previews?.requestStrip(times, exact: byChapter)
+        previewFetcher()?.requestStrip(times, exact: byChapter)
         view.filmstrip = Filmstrip(times: times, selection: selection, chapters: byChapter, width: width)
         screen.dirty = true
     }

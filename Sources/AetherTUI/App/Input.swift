@@ -57,10 +57,15 @@ extension TUIApp {
     }
 
     /// The runtime's half of ``HostUpdate``: runs the update on the model with what the player
-    /// says now, and carries out its effects.
+    /// says now, and carries out its effects. The draw pass's tick, every pass of the loop, reads
+    /// no timeline: the player's state is not asked for it.
     func send(_ event: HostEvent) {
-        let context = HostContext(bindings: options.bindings, barRange: barAxis().range,
-                                  chapterStarts: (player.mediaInfo?.chapters ?? []).map(\.start), position: player.currentTime)
+        var context = HostContext(bindings: options.bindings)
+        if case .tick = event {} else {
+            context.barRange = barAxis().range
+            context.chapterStarts = (player.mediaInfo?.chapters ?? []).map(\.start)
+            context.position = player.currentTime
+        }
         perform(HostUpdate.update(&view, event, context: context))
     }
 
@@ -80,9 +85,7 @@ extension TUIApp {
             case .wantPreview(let time, let duration): previews?.request(time, duration: duration)
             case .openPreviews:
                 // Without a playing video stream (the music view) the marker has a time but no picture.
-                if previews == nil, player.hasVideo, SourceOptions.isReopenable(currentSource) {
-                    previews = PreviewFetcher(url: currentSource, network: options.player.network, delivered: { [wake] in wake.signal() })
-                }
+                if player.hasVideo { _ = previewFetcher() }
             }
         }
     }

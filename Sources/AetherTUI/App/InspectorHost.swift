@@ -48,7 +48,7 @@ extension TUIApp {
         guard let inspector = view.inspector else { return }
         inspector.tab = tab
         if tab == .packets || tab == .frames, inspector.loader == nil {
-            inspector.loader = PacketLoader(url: currentSource) { [wake] in wake.signal() }
+            inspector.loader = PacketLoader(url: currentSource, clock: clock) { [wake] in wake.signal() }
         }
     }
 

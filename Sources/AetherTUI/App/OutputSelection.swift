@@ -15,7 +15,7 @@ struct OutputSetup {
     var typed: [UInt8]
 
     static func choose(report: CapabilityProbe.Report, options: TUIOptions, video: VideoStreamInfo?, showTelemetry: Bool,
-                       environment: [String: String]) -> OutputSetup {
+                       environment: [String: String], clock: TimeSource) -> OutputSetup {
         let caps = report.capabilities
         guard options.videoOutput == .auto, let video else {
             return OutputSetup(capabilities: caps, driver: VideoDrivers.make(options.videoOutput, capabilities: caps, options: options.drivers) ?? NullDriver(),
@@ -23,7 +23,7 @@ struct OutputSetup {
         }
         let fps = video.frameRate ?? 24, auto = AutoOutput.choose(capabilities: caps, options: options.drivers, sourceFPS: fps,
                                      placement: Layout.placement(on: caps, displayAspect: video.uprightAspect, showTelemetry: showTelemetry),
-                                     environment: environment)
+                                     environment: environment, clock: clock)
         AppLog.write("tui", "--vo=auto: \(auto?.candidate.label ?? "-") (\(auto?.source.rawValue ?? "-"))\n"
                      + (auto.map { OutputChoice.lines($0.figures, sourceFPS: fps, chosen: $0.candidate.label) } ?? []).joined(separator: "\n"))
         let driver = VideoDrivers.make(auto?.candidate.driver ?? "auto", capabilities: caps, options: auto?.options(options.drivers) ?? options.drivers)

@@ -56,10 +56,11 @@ final class PreviewFetcher: Sendable {
     /// Runs (on the worker) when a thumbnail was delivered: wakes the UI loop.
     private let delivered: @Sendable () -> Void
 
-    init(url: String, network: NetworkSettings, width: Int = 320, delivered: @escaping @Sendable () -> Void = {}) {
+    init(url: String, network: NetworkSettings, width: Int = 320, clock: TimeSource, delivered: @escaping @Sendable () -> Void = {}) {
         self.delivered = delivered
-        extractor = FrameExtractor(url: url, network: network)
-        sprites = SpriteSheetStills.isCandidate(url) ? SpriteSheetStills(url: url, network: network, preferredWidth: width) : nil
+        extractor = FrameExtractor(url: url, network: network, clock: clock)
+        sprites = SpriteSheetStills.isCandidate(url)
+            ? SpriteSheetStills(url: url, network: network, preferredWidth: width, clock: clock) : nil
         self.width = width
         let t = Task.detached(priority: .utility) { [self] in await work() }
         task.withLock { $0 = t }
@@ -203,6 +204,16 @@ final class PreviewFetcher: Sendable {
 }
 
 extension TUIApp {
+    /// The thumbnail fetcher of scrub, the filmstrip and screenshots: made on first use for a
+    /// source that can be opened a second time (nil otherwise), on the host's clock, waking the
+    /// loop when a thumbnail arrives.
+    func previewFetcher() -> PreviewFetcher? {
+        if previews == nil, SourceOptions.isReopenable(currentSource) {
+            previews = PreviewFetcher(url: currentSource, network: options.player.network, clock: clock, delivered: { [wake] in wake.signal() })
+        }
+        return previews
+    }
+
     func cancelScrub() {
         view.scrub = nil
         view.preview = nil

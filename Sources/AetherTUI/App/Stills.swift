@@ -19,13 +19,11 @@ extension TUIApp {
         let style = options.subtitleStyle
         let path = Self.screenshotPath(directory: options.screenshotDirectory, source: currentSource, time: time,
                                        environment: ProcessInfo.processInfo.environment)
-        if previews == nil, SourceOptions.isReopenable(currentSource), let duration = player.duration, duration > 0 {
-            previews = PreviewFetcher(url: currentSource, network: options.player.network)
-        }
+        if let duration = player.duration, duration > 0 { _ = previewFetcher() }
         // The playing variant's own playlist when the source is a master (the frame at the size
         // it plays; a master reopened would give whichever variant libavformat starts with).
         let variantSource = playingVariantSource
-        guard let extractor = variantSource.map({ FrameExtractor(url: $0, network: options.player.network) }) ?? previews?.extractor else {
+        guard let extractor = variantSource.map({ FrameExtractor(url: $0, network: options.player.network, clock: clock) }) ?? previews?.extractor else {
             osd("no screenshot: the file has no duration")
             return
         }

@@ -83,7 +83,7 @@ public final class TUIApp {
         palette = Palette(theme: options.theme, colors: 0)
         terminal = Terminal(time: clock)
         controller = PlayerController(player: player, playlist: options.playlist, settings: options.controller, clock: clock)
-        services = RemoteServices(hub: controller.hub)
+        services = RemoteServices(hub: controller.hub, clock: clock)
         output = VideoOutput(terminal: terminal, player: player, governed: options.governor, subtitleStyle: options.subtitleStyle,
                              clock: clock, makeStillDriver: { [sharedCapabilities, drivers = options.drivers] name, instance in
                                  var options = drivers
@@ -109,10 +109,10 @@ public final class TUIApp {
         //    the media opens: a terminal that answers slowly (ssh) or not at all (the budget)
         //    costs no start-up time on top of the open.
         let env = ProcessInfo.processInfo.environment
-        let budget = options.probeBudget
+        let (budget, clock) = (options.probeBudget, clock)
         let probe = BackgroundResult(name: "aether.probe") {
             CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO,
-                                  environment: TerminalEnvironment(env), budget: budget)
+                                  environment: TerminalEnvironment(env), budget: budget, time: clock)
         }
         probeThread = probe
         // The terminfo entry ncurses will read, without erase and scroll capabilities
@@ -131,7 +131,7 @@ public final class TUIApp {
         let report = probe.wait()
         AppLog.write("tui", "terminal probed in \(Int(report.capabilities.probeMilliseconds)) ms (answered: \(report.capabilities.answered), version: \(report.capabilities.terminalVersion ?? "-"))")
         let setup = OutputSetup.choose(report: report, options: options, video: player.mediaInfo?.primaryVideo,
-                                       showTelemetry: view.showTelemetry, environment: env)
+                                       showTelemetry: view.showTelemetry, environment: env, clock: clock)
         (capabilities, driver, autoOutput) = (setup.capabilities, setup.driver, setup.autoOutput)
 
         if let path = options.statsFile {

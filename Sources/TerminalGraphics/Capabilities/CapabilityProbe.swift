@@ -215,7 +215,7 @@ public enum CapabilityProbe {
     /// with the process environment as hints; inside tmux asks tmux about passthrough at the
     /// same time (``TmuxQuery``).
     public static func probe(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO,
-                             environment: TerminalEnvironment, budget: Duration = defaultBudget) -> Report {
+                             environment: TerminalEnvironment, budget: Duration = defaultBudget, time: TimeSource = .monotonic) -> Report {
         let tmux = environment.inTmux ? TmuxQuery(environment: environment) : nil
         var transport = FileDescriptorTransport(input: input, output: output)
         defer { transport.restore() }
@@ -227,10 +227,9 @@ public enum CapabilityProbe {
         shared?.handOff()
         defer { shared?.reclaim() }
         return probe(transport: &transport, environment: environment, windowSize: size, budget: budget,
-                     sharedMemoryQuery: shared.map { kittySharedMemoryQuery(name: $0.name) }) { timeLeft in
-            // tmux answers in a few milliseconds; a busy server gets at least 100 ms.
-            tmux?.finish(timeout: max(timeLeft, .milliseconds(100)))
-        }
+                     sharedMemoryQuery: shared.map { kittySharedMemoryQuery(name: $0.name) },
+                     // tmux answers in a few milliseconds; a busy server gets at least 100 ms.
+                     tmuxPane: { timeLeft in tmux?.finish(timeout: max(timeLeft, .milliseconds(100))) }, time: time)
     }
 
     /// Folds replies, the window size and environment hints into capabilities.
