@@ -66,15 +66,15 @@ struct HostUpdateTests {
     @Test func timePassingEndsTheStatsAndTheMessageAndShowsTheNextInTurn() {
         var view = ViewState()
         view.showStatsBriefly(at: 100)
-        view.showMessage("first", seconds: 4, at: 100)
-        view.queuedMessages = ["second"]
+        view.message.show("first", seconds: 4, at: 100)
+        view.message.queued = ["second"]
         #expect(HostUpdate.update(&view, .tick(now: 103.999), context: context) == [])
         #expect(HostUpdate.update(&view, .tick(now: 104), context: context) == [.redraw, .redraw])
         #expect(!view.statsShown)
-        #expect(view.osdMessage?.text == "second" && view.osdMessage?.until == 108, "the queued message for 4 s from the tick")
-        #expect(view.queuedMessages.isEmpty)
+        #expect(view.message.current?.text == "second" && view.message.current?.until == 108, "the queued message for 4 s from the tick")
+        #expect(view.message.queued.isEmpty)
         #expect(HostUpdate.update(&view, .tick(now: 108), context: context) == [.redraw])
-        #expect(view.osdMessage == nil)
+        #expect(view.message.current == nil)
     }
 
     @Test func theScreensOwnActionsChangeTheModelAndAskForWhatTheyNeed() {
@@ -86,7 +86,7 @@ struct HostUpdateTests {
         _ = HostUpdate.update(&view, .ui(.statsToggle, now: 6), context: context)
         #expect(view.showStats && view.statsUntil == nil, "I pins the overlay: the brief one's end is gone")
         _ = HostUpdate.update(&view, .ui(.pinOSD, now: 7), context: context)
-        #expect(view.chromePinned && view.osdMessage?.text == "transport bar pinned" && view.osdMessage?.until == 8.5)
+        #expect(view.chromePinned && view.message.current?.text == "transport bar pinned" && view.message.current?.until == 8.5)
         _ = HostUpdate.update(&view, .ui(.help, now: 7), context: context)
         _ = HostUpdate.update(&view, .ui(.remaining, now: 7), context: context)
         #expect(view.showHelp && view.showRemaining)
@@ -179,7 +179,7 @@ struct BarMouseUpdateTests {
         #expect(view.scrub != nil)
         var none = ViewState()
         #expect(HostUpdate.update(&none, .ui(.scrub, now: 3), context: HostContext(bindings: InputBindings())) == [.redraw])
-        #expect(none.scrub == nil && none.osdMessage?.text == "nothing to scrub")
+        #expect(none.scrub == nil && none.message.current?.text == "nothing to scrub")
         #expect(HostUpdate.update(&none, .wheel(up: false), context: context) == [.command(.seek(-5, .relative, .auto))])
     }
 }

@@ -121,7 +121,7 @@ import Testing
     @Test func theModesAreTurnedOffByTheRestoreSequence() {
         #expect(MouseReport.enableSequence.contains("\u{1B}[?1003h") && MouseReport.enableSequence.contains("\u{1B}[?1006h"))
         for mode in ["1000", "1002", "1003", "1006"] {
-            #expect(TUIApp.restoreSequence.contains("\u{1B}[?\(mode)l"), "the restore sequence leaves mode \(mode) on")
+            #expect(Display.restoreSequence.contains("\u{1B}[?\(mode)l"), "the restore sequence leaves mode \(mode) on")
             #expect(MouseReport.disableSequence.contains("\u{1B}[?\(mode)l"))
         }
     }

@@ -17,7 +17,7 @@ import Testing
         var filter = ReplyFilter()
         var keys: [Key] = []
         for (n, read) in reads.enumerated() {
-            keys += filter.feed(read, now: 100 + Double(n) * interval).compactMap(TUIApp.key(for:))
+            keys += filter.feed(read, now: 100 + Double(n) * interval).compactMap(Key.init)
         }
         return (keys.compactMap(KeyMap.command(for:)), keys)
     }

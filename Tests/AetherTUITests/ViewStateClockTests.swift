@@ -28,19 +28,19 @@ struct ViewStateClockTests {
     @Test func aMessageEndsAtItsTimeAndTheLoopWakesForIt() {
         let clock = ManualTimeSource()
         var view = ViewState()
-        #expect(!view.messageExpired(at: clock.seconds))
-        view.showMessage("volume 50%", seconds: 1.5, at: clock.seconds)
+        #expect(!view.message.expired(at: clock.seconds))
+        view.message.show("volume 50%", seconds: 1.5, at: clock.seconds)
         view.noteInput(at: clock.seconds)
         // The message ends first (1.5 s), then the chrome hides (3 s).
         #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: true) == 1.5)
         clock.advance(milliseconds: 1499)
-        #expect(!view.messageExpired(at: clock.seconds))
+        #expect(!view.message.expired(at: clock.seconds))
         clock.advance(milliseconds: 1)
-        #expect(view.messageExpired(at: clock.seconds))
-        view.osdMessage = nil
+        #expect(view.message.expired(at: clock.seconds))
+        view.message.current = nil
         #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: true) == 1.5)
         // A message longer than the chrome's timeout: the chrome hides first.
-        view.showMessage("⚠ a warning", seconds: 4, at: clock.seconds)
+        view.message.show("⚠ a warning", seconds: 4, at: clock.seconds)
         #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: true) == 1.5)
         #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: false) == 4)
     }

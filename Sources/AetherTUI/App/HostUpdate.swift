@@ -19,6 +19,20 @@ enum HostEvent: Equatable {
     /// The mouse pressed (button 1), moved or released, on the progress bar's row or not, over
     /// `time` on the bar's axis: hovering and dragging scrub, releasing a drag seeks there.
     case bar(BarMouse)
+    /// The thumbnail for scrub's marker arrived.
+    case previewArrived(StillArrival)
+    /// Thumbnails for the filmstrip arrived.
+    case stripArrived([StillArrival])
+}
+
+/// A thumbnail from the fetcher: asked for at `time`, showing the frame at `shows` (a keyframe's
+/// time, or `time` when decoded exactly).
+struct StillArrival: Equatable {
+    var time: Double
+    var shows: Double
+    var picture: VideoOutput.StillPicture
+
+    static func == (a: StillArrival, b: StillArrival) -> Bool { a.time == b.time && a.shows == b.shows && a.picture === b.picture }
 }
 
 /// The mouse as the progress bar sees it (``HostEvent/bar(_:)``).
@@ -47,6 +61,10 @@ enum HostEffect: Equatable {
     case wantPreview(Double, duration: Double)
     /// Scrub mode began: the thumbnail fetcher is needed (when the source has a picture to show).
     case openPreviews
+    /// The filmstrip's thumbnails are wanted at these times (decoded exactly, or at keyframes).
+    case wantStrip([Double], exact: Bool)
+    /// Playback pauses (nothing when paused already).
+    case pause
 }
 
 /// What the update reads besides the model and the event: the user's bindings and what the
@@ -59,6 +77,10 @@ struct HostContext {
     var chapterStarts: [Double] = []
     /// The playback position (where `b` puts the marker).
     var position = 0.0
+    /// The item's duration (nil: unknown or live), whether a picture plays, and the screen's width.
+    var duration: Double? = nil
+    var hasPicture = false
+    var columns = 80
 }
 
 /// The host's update: `update(&view, event)` changes the model (``ViewState``) and returns the
@@ -74,8 +96,8 @@ enum HostUpdate {
     static func update(_ view: inout ViewState, _ event: HostEvent, context: HostContext) -> [HostEffect] {
         switch event {
         case .key(let key):
-            if view.menu != nil { return menuKey(&view, key) }
-            if let effects = scrubKey(&view, key, context) ?? filmstripKey(&view, key) { return effects }
+            if view.menu != nil { return MenuUpdate.key(&view, key) }
+            if let effects = ScrubUpdate.key(&view, key, context) ?? FilmstripUpdate.key(&view, key) { return effects }
             if key == .escape {
                 guard view.showHelp || view.statsShown else { return [] }
                 view.showHelp = false
@@ -89,22 +111,24 @@ enum HostUpdate {
         case .menuPick(let index):
             guard let menu = view.menu, menu.items.indices.contains(index) else { return [] }
             view.menu?.selection = index
-            return choose(&view)
+            return MenuUpdate.choose(&view)
         case .openMenu(let menu):
             view.menu = menu
             return [.redraw]
         case .wheel(let up):
             return [.command(.seek(up ? 5 : -5, .relative, .auto))]
+        case .previewArrived(let still): return ScrubUpdate.arrived(&view, still)
+        case .stripArrived(let stills): return FilmstripUpdate.arrived(&view, stills)
         case .bar(let mouse):
-            return barMouse(&view, mouse, context)
+            return ScrubUpdate.barMouse(&view, mouse, context)
         case .ui(let action, let now):
             switch action {
             case .scrub:
                 guard let range = context.barRange else {
-                    view.showMessage("nothing to scrub", seconds: 1.5, at: now)
+                    view.message.show("nothing to scrub", seconds: 1.5, at: now)
                     return [.redraw]
                 }
-                return placeMarker(&view, at: context.position, byMouse: false, range: range)
+                return ScrubUpdate.placeMarker(&view, at: context.position, byMouse: false, range: range)
             case .stats: view.showStatsBriefly(at: now)
             case .statsToggle:
                 view.showStats.toggle()
@@ -116,143 +140,18 @@ enum HostUpdate {
             case .remaining: view.showRemaining.toggle()
             case .pinOSD:
                 view.chromePinned.toggle()
-                view.showMessage(view.chromePinned ? "transport bar pinned" : "transport bar auto-hides", seconds: 1.5, at: now)
+                view.message.show(view.chromePinned ? "transport bar pinned" : "transport bar auto-hides", seconds: 1.5, at: now)
             // The runtime's: they fetch pictures or change the output.
-            case .menuAudio, .menuSub, .menuPlaylist, .cycleVO, .filmstrip, .inspector: return []
+            case .filmstrip: return FilmstripUpdate.open(&view, context, now: now)
+            case .menuAudio, .menuSub, .menuPlaylist, .cycleVO, .inspector: return []
             }
             return [.redraw]
         case .tick(let now):
             var effects: [HostEffect] = []
             if view.statsExpire(at: now) { effects.append(.redraw) }
-            if view.messageExpired(at: now) {
-                view.osdMessage = nil
-                // The next start-up warning (aether-tui.conf, input.conf, playlists) in turn.
-                if !view.queuedMessages.isEmpty { view.showMessage(view.queuedMessages.removeFirst(), seconds: 4, at: now) }
-                effects.append(.redraw)
-            }
+            // The next start-up warning (aether-tui.conf, input.conf, playlists) in turn.
+            if view.message.turn(at: now) { effects.append(.redraw) }
             return effects
-        }
-    }
-
-    /// Scrub mode's keys (nil: not scrub mode's): ←/→ 5 s, Shift+←/→ 1 s, ↓/↑ a minute, Home/End
-    /// the ends, PgUp/PgDn the chapters, Enter seeks there exactly, Esc or `b` leave.
-    private static func scrubKey(_ view: inout ViewState, _ key: Key, _ context: HostContext) -> [HostEffect]? {
-        guard let scrub = view.scrub else { return nil }
-        let range = context.barRange ?? 0...0
-        let target: Double
-        switch key {
-        case .left: target = scrub.target - 5
-        case .right: target = scrub.target + 5
-        case .shiftLeft: target = scrub.target - 1
-        case .shiftRight: target = scrub.target + 1
-        case .down: target = scrub.target - 60
-        case .up: target = scrub.target + 60
-        case .home: target = range.lowerBound
-        case .end: target = max(range.lowerBound, range.upperBound - 1)
-        case .pageUp, .pageDown:
-            // PgUp: this chapter's start, or the one before when the marker is within a second of it.
-            let starts = context.chapterStarts
-            let current = starts.lastIndex { $0 <= scrub.target + 0.01 } ?? -1
-            let index = key == .pageUp ? (current > 0 && scrub.target - starts[current] < 1 ? current - 1 : current) : current + 1
-            guard starts.indices.contains(index) else { return [] }
-            target = starts[index]
-        case .enter:
-            view.scrub = nil
-            view.preview = nil
-            return [.seekExactly(scrub.target), .redraw]
-        case .escape, .character("b"):
-            view.scrub = nil
-            view.preview = nil
-            return [.redraw]
-        default: return nil
-        }
-        guard let bar = context.barRange else { return [] }
-        return placeMarker(&view, at: target, byMouse: scrub.byMouse, range: bar)
-    }
-
-    /// The marker at `time` (within the bar's `range`): scrub mode begins there (asking for the
-    /// thumbnail fetcher) or its marker moves; its thumbnail is wanted.
-    private static func placeMarker(_ view: inout ViewState, at time: Double, byMouse: Bool, range: ClosedRange<Double>) -> [HostEffect] {
-        let target = time.clamped(to: range)
-        let starts = view.scrub == nil
-        if starts { view.scrub = ScrubState(target: target, byMouse: byMouse) } else { view.scrub?.target = target }
-        return (starts ? [.openPreviews] : []) + [.wantPreview(target, duration: range.upperBound), .redraw]
-    }
-
-    /// The mouse and the progress bar: a press on it starts scrub there (or moves the marker) and
-    /// a drag; hovering on its row scrubs; moving off it ends a hover's scrub; releasing a drag
-    /// seeks to the marker exactly. Nothing without a bar (nothing to scrub).
-    private static func barMouse(_ view: inout ViewState, _ mouse: BarMouse, _ context: HostContext) -> [HostEffect] {
-        guard let range = context.barRange else { return [] }
-        var effects: [HostEffect] = []
-        switch mouse.action {
-        case .press where mouse.onBar:
-            effects = placeMarker(&view, at: mouse.time, byMouse: view.scrub?.byMouse ?? true, range: range)
-            view.dragging = true
-            view.scrub?.dragging = true
-        case .motion:
-            if view.dragging || mouse.onBar {
-                effects = placeMarker(&view, at: mouse.time, byMouse: view.scrub?.byMouse ?? true, range: range)
-            } else if view.scrub?.byMouse == true {
-                view.scrub = nil
-                view.preview = nil
-                effects = [.redraw]
-            }
-        default: break
-        }
-        if mouse.action == .release {
-            if view.dragging, let scrub = view.scrub {
-                view.scrub = nil
-                view.preview = nil
-                effects += [.seekExactly(scrub.target), .redraw]
-            }
-            view.dragging = false
-        }
-        return effects
-    }
-
-    /// The filmstrip's keys (nil: not the filmstrip's): ←/→, Home/End choose a thumbnail, Enter
-    /// seeks to what it shows, Esc or `B` close it.
-    private static func filmstripKey(_ view: inout ViewState, _ key: Key) -> [HostEffect]? {
-        guard var strip = view.filmstrip else { return nil }
-        switch key {
-        case .left: strip.selection = max(0, strip.selection - 1)
-        case .right: strip.selection = min(strip.times.count - 1, strip.selection + 1)
-        case .home: strip.selection = 0
-        case .end: strip.selection = strip.times.count - 1
-        case .enter:
-            view.filmstrip = nil
-            return [.seekExactly(strip.shown[strip.selection] ?? strip.times[strip.selection]), .redraw]
-        case .escape, .character("B"):
-            view.filmstrip = nil
-            return [.redraw]
-        default: return nil
-        }
-        view.filmstrip = strip
-        return [.redraw]
-    }
-
-    /// The open menu: ↑/↓ move (wrapping), Enter or space choose, Esc or q close; other keys do nothing.
-    private static func menuKey(_ view: inout ViewState, _ key: Key) -> [HostEffect] {
-        switch key {
-        case .up: view.menu?.move(-1)
-        case .down: view.menu?.move(1)
-        case .escape, .character("q"): view.menu = nil
-        case .enter, .character(" "): return choose(&view)
-        default: return []
-        }
-        return [.redraw]
-    }
-
-    /// The menu's selection is chosen: the menu closes and the choice goes to the controller.
-    private static func choose(_ view: inout ViewState) -> [HostEffect] {
-        guard let menu = view.menu, menu.items.indices.contains(menu.selection) else { return [] }
-        let item = menu.items[menu.selection]
-        view.menu = nil
-        switch menu.kind {
-        case .audio: return [.selectAudio(item.value), .redraw]
-        case .subtitles: return [.selectSubtitle(item.value), .redraw]
-        case .playlist: return (item.value.map { [.command(.playlistPlay($0))] } ?? []) + [.redraw]
         }
     }
 }

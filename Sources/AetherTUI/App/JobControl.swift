@@ -60,74 +60,97 @@ final class JobSignals: Sendable {
     }
 }
 
-extension TUIApp {
+/// Job control as the host lives it: the signals (``JobSignals``) and whether playback was going
+/// when the terminal went to the shell (nil: not suspended). It decides; the host carries out.
+final class JobControl {
+    private let signals: JobSignals
+    private(set) var suspendedPlaying: Bool?
+
+    init(wake: @escaping @Sendable () -> Void) {
+        signals = JobSignals(wake: wake)
+    }
+
+    func cancel() { signals.cancel() }
+
     /// Whether this process group owns the terminal (false after `bg`).
-    var ownsTerminal: Bool {
+    static var ownsTerminal: Bool {
         let fd = isatty(STDIN_FILENO) != 0 ? STDIN_FILENO : STDOUT_FILENO
         let group = tcgetpgrp(fd)
         return group < 0 || group == getpgrp()
     }
 
-    /// Acts on job-control signals; true while the terminal belongs to the shell (nothing is
-    /// read or drawn then).
-    func handleJobControl() -> Bool {
-        guard let events = jobs?.takeEvents() else { return false }
+    /// What the host does for job control.
+    protocol Host: AnyObject {
+        /// Playback pauses and the terminal goes back to the shell; returns whether it was playing.
+        func suspendForJobControl() -> Bool
+        /// Back in the foreground; `playing`: playback goes on.
+        func resumeFromJobControl(playing: Bool)
+        /// Stopped by someone else and continued: the terminal may show anything.
+        func repaintEverything()
+    }
+
+    /// Acts on job-control signals through `host`; true while the terminal belongs to the shell
+    /// (nothing is read or drawn then). `ownsTerminal` asks who has the terminal now.
+    func handle(_ host: some Host, ownsTerminal: () -> Bool = { JobControl.ownsTerminal }) -> Bool {
+        let events = signals.takeEvents()
         if suspendedPlaying == nil {
             if events.stop {
-                suspend(stopping: true)
-            } else if (events.continued || events.lostTerminal) && !ownsTerminal {
+                suspend(host, stopping: true)
+            } else if (events.continued || events.lostTerminal) && !ownsTerminal() {
                 // Stopped from outside (SIGSTOP) under a job-control shell, which took the
                 // terminal, then continued; or the terminal was touched from the background: the
                 // terminal is given back until `fg`.
                 AppLog.write("tui", "in the background: giving the terminal back")
-                suspend(stopping: false)
+                suspend(host, stopping: false)
             }
         }
         // (Stops that arrive while the terminal is the shell's are our own reads and writes
         // from the background: nothing to do.)
-        if suspendedPlaying != nil {
+        if let playing = suspendedPlaying {
             // Continued in the background (`bg`): wait for `fg` with the terminal left alone.
-            guard ownsTerminal else { return true }
-            resume()
+            guard ownsTerminal() else { return true }
+            suspendedPlaying = nil
+            AppLog.write("tui", "resumed (job control)")
+            host.resumeFromJobControl(playing: playing)
             return false
         }
         if events.continued {
-            // Stopped by someone else (SIGSTOP) and continued: the terminal may show anything.
             AppLog.write("tui", "continued: repainting everything")
-            relayout()
+            host.repaintEverything()
         }
         return false
     }
 
-    /// Ctrl-Z: playback pauses, the render thread stops drawing and takes its pictures down, the
-    /// terminal goes back to the shell's modes and main screen, then the process stops (as mpv
+    /// Ctrl-Z: the host pauses and gives the terminal back, then the process stops (as mpv
     /// does, with SIGSTOP). It carries on here when continued.
-    private func suspend(stopping: Bool) {
+    private func suspend(_ host: some Host, stopping: Bool) {
         AppLog.write("tui", "suspending (job control)")
-        let playing = !player.isPaused
-        if playing { player.pause() }
-        suspendedPlaying = playing
-        output.hold()
-        terminal.suspendScreen(abandonAfter: 0.5)
+        suspendedPlaying = host.suspendForJobControl()
         guard stopping else { return }
         raise(SIGSTOP)
         // Continued (`fg` or `bg`): our own SIGCONT is no news.
-        _ = jobs?.takeEvents()
+        _ = signals.takeEvents()
+    }
+}
+
+extension TUIApp: JobControl.Host {
+    /// Playback pauses, the render thread stops drawing and takes its pictures down, the
+    /// terminal goes back to the shell's modes and main screen.
+    func suspendForJobControl() -> Bool {
+        let playing = !player.isPaused
+        if playing { player.pause() }
+        display.suspend()
+        return playing
     }
 
-    /// Back in the foreground: the player's modes, the alternate screen, keypad and mouse, the
-    /// size asked again, everything repainted; playback goes on if it was playing.
-    private func resume() {
-        let playing = suspendedPlaying ?? false
-        suspendedPlaying = nil
-        AppLog.write("tui", "resumed (job control)")
-        terminal.resumeScreen()
-        screen.terminalTitle.givenBack()   // the restore sequence popped it
-        terminal.withScreen { armScreenModes() }
-        awaitOuterTerminal()
-        output.release()
-        checkTerminalSize(relayoutAnyway: true)
+    /// The player's modes, the alternate screen, keypad and mouse, the size asked again,
+    /// everything repainted; playback goes on if it was playing.
+    func resumeFromJobControl(playing: Bool) {
+        display.resume()
+        checkTerminalSize(anyway: true)
         view.noteInput(at: clock.seconds)
         if playing { player.play() }
     }
+
+    func repaintEverything() { relayout() }
 }

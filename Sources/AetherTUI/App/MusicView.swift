@@ -1,4 +1,6 @@
+import AetherControl
 import AetherEngine
+import AetherScreen
 import AetherBase
 import FoundationEssentials
 #if canImport(Glibc)
@@ -65,64 +67,39 @@ final class MusicView {
     }
 }
 
-extension TUIApp {
-    /// Relayout: the music view comes when no video stream plays (an audio file, `--vid=no`,
-    /// a video stream left out as undecodable) and goes when one does.
-    func layoutMusicView() {
-        guard !player.hasVideo else { music = nil; return }
-        let musicLayout = MusicLayout(area: layout.videoArea, cellSize: layout.geometry.cellSize,
-                                      textLines: musicTagLines().count, lyrics: player.lyrics != nil)
-        if music == nil {
-            view.previewStamp += 1
-            music = MusicView(cover: player.coverArt, stamp: view.previewStamp, layout: musicLayout)
-        }
-        guard let music else { return }
-        music.layout = musicLayout
-        music.laidOutForLyrics = player.lyrics != nil
-        music.drawnLevels = []
-        music.drawnLyrics = []
-        music.coverPlacement = music.cover.flatMap { picture in
-            let placement = driver.placement(for: musicLayout.cover, displayAspect: Double(picture.width) / Double(picture.height),
-                                             geometry: layout.geometry, scale: 1)
-            return placement.isEmpty ? nil : placement
-        }
+/// The music room: laid out in the video area, drawn from the player's tags, lyrics and sound.
+extension MusicView {
+    /// Lays the view out in `area`, the cover placed as `stills` places pictures: again on every relayout.
+    func layOut(area: CellRect, stills: StillLayout, player: Player, tagLines: Int) {
+        layout = MusicLayout(area: area, cellSize: stills.layout.geometry.cellSize, textLines: tagLines, lyrics: player.lyrics != nil)
+        laidOutForLyrics = player.lyrics != nil
+        drawnLevels = []
+        drawnLyrics = []
+        coverPlacement = cover.flatMap { stills.fit($0, in: layout.cover) }
     }
 
-    /// UI loop: whether the music view wants drawing now (its bars moved), ~30 times a second
-    /// while playing. Also notices the video stream going (or coming) and lays out again.
-    func musicViewNeedsDrawing(now: Double) -> Bool {
-        // The video stream went or came, or lyrics came (a sidecar loads after the file opens).
-        if (music != nil) == player.hasVideo || music.map({ $0.laidOutForLyrics != (player.lyrics != nil) }) == true {
-            relayout()
-            return true
-        }
-        guard let music, now - music.lastUpdate >= 1 / MusicView.rate * 0.9 else { return false }
-        return music.update(player: player, now: now)
+    /// Whether the layout no longer fits the player: lyrics came (a sidecar loads after the
+    /// file opens) or went.
+    func outOfDate(player: Player) -> Bool { laidOutForLyrics != (player.lyrics != nil) }
+
+    /// Whether the view wants drawing now (its bars moved), ~30 times a second while playing.
+    func needsDrawing(player: Player, now: Double) -> Bool {
+        guard now - lastUpdate >= 1 / MusicView.rate * 0.9 else { return false }
+        return update(player: player, now: now)
     }
 
-    /// The cover as a still of the active output, kept out of the cells `mask` covers (overlays).
-    func musicCoverStill(mask: CellMask) -> VideoOutput.Still? {
-        guard let music, let picture = music.cover, let placement = music.coverPlacement else { return nil }
-        return VideoOutput.Still(placement: placement, stamp: music.coverStamp, picture: picture, mask: mask)
-    }
-
-    /// The cells the cover's picture covers (an overlay opening over them erases them first).
-    var musicPictureRect: CellRect? { music?.coverPlacement?.rect }
-
-    /// The music view's cells as they stand (nil: no music view).
-    func musicPane() -> MusicPane? {
-        guard let music else { return nil }
-        return MusicPane(layout: music.layout, tags: musicTagLines(), coverPlaceholder: music.coverPlacement == nil,
-                         meter: music.layout.meter || music.analyzer == nil,
-                         levels: music.smoother.levels, peaks: music.smoother.peaks,
-                         lyrics: player.lyrics, time: player.currentTime)
+    /// The view's cells as they stand.
+    func pane(player: Player, controller: PlayerController, source: String) -> MusicPane {
+        MusicPane(layout: layout, tags: Self.tagLines(player: player, controller: controller, source: source),
+                  coverPlaceholder: coverPlacement == nil, meter: layout.meter || analyzer == nil,
+                  levels: smoother.levels, peaks: smoother.peaks, lyrics: player.lyrics, time: player.currentTime)
     }
 
     /// The tag lines: title (the file name when untagged), artist, album, track · year · genre,
     /// and the audio format. Every value is sanitised (again when drawn).
-    func musicTagLines() -> [MusicPane.TagLine] {
+    static func tagLines(player: Player, controller: PlayerController, source: String) -> [MusicPane.TagLine] {
         let tags = player.tags
-        let name = controller.mediaTitle ?? URL(fileURLWithPath: currentSource).lastPathComponent
+        let name = controller.mediaTitle ?? URL(fileURLWithPath: source).lastPathComponent
         var lines: [MusicPane.TagLine] = [.init(text: name, role: .title)]
         if let artist = tags.artist ?? tags.albumArtist { lines.append(.init(text: artist, role: .time)) }
         if let album = tags.album { lines.append(.init(text: album, role: .status)) }
@@ -139,5 +116,32 @@ extension TUIApp {
             lines.append(.init(text: [a.codec, rate, a.layoutShort].joined(separator: " · "), role: .telemetry))
         }
         return lines.map { .init(text: TextSanitizer.clean($0.text), role: $0.role) }
+    }
+}
+
+extension TUIApp {
+    /// Relayout: the music view comes when no video stream plays (an audio file, `--vid=no`,
+    /// a video stream left out as undecodable) and goes when one does.
+    func layoutMusicView() {
+        guard !player.hasVideo else { music = nil; return }
+        let tagLines = MusicView.tagLines(player: player, controller: controller, source: currentSource).count
+        let area = display.layout.videoArea
+        if music == nil {
+            view.previewStamp += 1
+            music = MusicView(cover: player.coverArt, stamp: view.previewStamp,
+                              layout: MusicLayout(area: area, cellSize: display.layout.geometry.cellSize, textLines: tagLines,
+                                                  lyrics: player.lyrics != nil))
+        }
+        music?.layOut(area: area, stills: display.stillLayout, player: player, tagLines: tagLines)
+    }
+
+    /// UI loop: whether the music view wants drawing now. Also notices the video stream going
+    /// (or coming), or lyrics coming, and lays out again.
+    func musicViewNeedsDrawing(now: Double) -> Bool {
+        if (music != nil) == player.hasVideo || music?.outOfDate(player: player) == true {
+            relayout()
+            return true
+        }
+        return music?.needsDrawing(player: player, now: now) ?? false
     }
 }

@@ -12,9 +12,9 @@ extension TUIApp: PlayerHost {
         // One watch for a run of opens (items that fail are skipped in one go): it ends when
         // the loop reads keys again (``endOpenWatch()``).
         guard openWatch == nil else { return }
-        let probe = screenUp ? nil : probeThread
+        let probe = display.isUp ? nil : probeThread
         let bindings = options.bindings
-        openWatch = OpenWatch(input: STDIN_FILENO, takeModes: !screenUp, before: { _ = probe?.wait() }) { [hub = controller.hub] byte in
+        openWatch = OpenWatch(input: STDIN_FILENO, takeModes: !display.isUp, before: { _ = probe?.wait() }) { [hub = controller.hub] byte in
             // The user's bindings decide what quits (q, Q and Ctrl-C by default).
             let key: Key = byte == 0x03 ? .control("c") : .character(Character(UnicodeScalar(byte)))
             if let command = bindings.command(for: key), command.leavesThePlayer {
@@ -38,16 +38,13 @@ extension TUIApp: PlayerHost {
 
     public func controllerDidLoadItem(_ controller: PlayerController) {
         // A new item: its previews, menus and scrub state belonged to the last one.
-        if let previews {
-            Task.detached { await previews.shutdown() }
-            self.previews = nil
-        }
+        stills.itemChanged()
         view.scrub = nil
         view.preview = nil
         view.filmstrip = nil
         view.menu = nil
         music = nil   // the next item's cover and tags
-        guard screenUp else { return }
+        guard display.isUp else { return }
         attachItem()
     }
 
@@ -61,7 +58,7 @@ extension TUIApp: PlayerHost {
 
     public func controller(_ controller: PlayerController, press name: String) -> CommandResult {
         guard let key = Key(mpvName: name) else { return .failure("'keypress': '\(TextSanitizer.clean(name))' is not a key") }
-        screen.dirty = true
+        display.screen.dirty = true
         press(key)
         return .ok
     }

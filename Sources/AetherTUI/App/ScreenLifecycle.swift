@@ -9,7 +9,7 @@ import Glibc
 import TerminalGraphics
 
 /// Taking the screen and giving it back.
-extension TUIApp {
+extension Display {
     /// What every way out writes (normal quit, signals, a crash, Ctrl-Z): CAN and ST first (a
     /// crash can come in the middle of a sixel image, a DCS string, or an escape sequence, which
     /// would otherwise swallow the rest), mouse reports off (press, drag, any motion, SGR), SGR
@@ -17,8 +17,7 @@ extension TUIApp {
     /// With `--title`, the title before is popped back too (XTWINOPS 23).
     static let restoreSequence = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
 
-    func startScreen(terminfoDirectory: String?) throws(Terminal.StartError) {
-        screen.terminalTitle = TerminalTitle(template: options.title)
+    func start(terminfoDirectory: String?) throws(Terminal.StartError) {
         let restore = Self.restoreSequence + (screen.terminalTitle.isEnabled ? String(decoding: Escape.popTitle, as: UTF8.self) : "")
         try terminal.start(restoreSequence: restore, terminfoDirectory: terminfoDirectory)
         terminal.withScreen {
@@ -31,21 +30,12 @@ extension TUIApp {
             set_escdelay(25)
             nodelay(aether_stdscr(), true)
             curs_set(0)
-            // Shift+arrows as tmux and xterm send them, whatever the terminfo says.
-            define_key("\u{1B}[1;2D", KEY_SLEFT)
-            define_key("\u{1B}[1;2C", KEY_SRIGHT)
-            // Home/End in every common encoding, whatever terminfo says (tmux sends CSI 1~/4~
-            // under TERM=xterm-256color, rxvt CSI 7~/8~, xterm CSI H/F or SS3 H/F).
-            for seq in ["\u{1B}[H", "\u{1B}OH", "\u{1B}[1~", "\u{1B}[7~"] { define_key(seq, KEY_HOME) }
-            for seq in ["\u{1B}[F", "\u{1B}OF", "\u{1B}[4~", "\u{1B}[8~"] { define_key(seq, KEY_END) }
-            // Ctrl++ and Ctrl+- (audio delay) as xterm's modifyOtherKeys and kitty report them.
-            for seq in ["\u{1B}[27;5;43~", "\u{1B}[43;5u"] { define_key(seq, TUIApp.ctrlPlusCode) }
-            for seq in ["\u{1B}[27;5;45~", "\u{1B}[45;5u"] { define_key(seq, TUIApp.ctrlMinusCode) }
+            Key.teachCurses()
             if has_colors() {
                 start_color()
                 use_default_colors()
             }
-            palette = Palette(theme: options.theme, colors: has_colors() ? Int(aether_COLORS()) : 0)
+            palette = Palette(theme: theme, colors: has_colors() ? Int(aether_COLORS()) : 0)
             erase()
             refresh()
         }
@@ -97,36 +87,39 @@ extension TUIApp {
         if hasMouse { terminal.emitInScreen(Array(MouseReport.enableSequence.utf8)) }
     }
 
-    func stopScreen() {
-        view.inspector?.close()
-        player.setFrameSink(nil)
-        if let previews {
-            // The extractor's FFmpeg work ends before the process does.
-            let done = GuardedCondition(false)
-            Task.detached { await previews.shutdown(); done.update { $0 = true } }
-            done.wait(until: { $0 }, timeout: 2)
-        }
-        let warnings = player.warnings
+    /// The output stops drawing (before the player stops).
+    func stopOutput() {
         if checksTmuxDelivery {
             AppLog.write("tui", "pictures through tmux: \(screen.tmuxDelivery.answered) checks answered, \(screen.tmuxDelivery.lost) lost")
         }
         output.stop()
-        player.stop()
-        // Pictures that outlive the screen (kitty's) are taken down; a stalled terminal is
-        // given half a second to take what is pending, then abandoned (quitting takes under a
-        // second however long the terminal stays stalled).
+    }
+
+    /// The terminal given back: pictures that outlive the screen (kitty's) are taken down; a
+    /// stalled terminal is given half a second to take what is pending, then abandoned
+    /// (quitting takes under a second however long the terminal stays stalled).
+    func stop() {
         let teardown = ByteBuffer(capacity: 256)
         driver.teardown(into: teardown)
         if !teardown.isEmpty { terminal.write(teardown.bytes) }
         terminal.stop(abandonAfter: 0.5)
-        // What went wrong but did not stop playback (a stream left out, a sidecar refused)
-        // stays readable after the screen is gone.
-        for warning in warnings {
-            StandardStream.error("aether-tui: warning: \(TextSanitizer.clean(warning))\n")
-        }
-        for line in controller.reportedErrors() {
-            StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n")
-        }
+    }
+
+    /// Ctrl-Z: the render thread stops drawing and takes its pictures down, the terminal goes
+    /// back to the shell's modes and main screen.
+    func suspend() {
+        output.hold()
+        terminal.suspendScreen(abandonAfter: 0.5)
+    }
+
+    /// Back in the foreground: the player's modes, the alternate screen, keypad and mouse, the
+    /// size asked again (laid out by the caller).
+    func resume() {
+        terminal.resumeScreen()
+        screen.terminalTitle.givenBack()   // the restore sequence popped it
+        terminal.withScreen { armScreenModes() }
+        awaitOuterTerminal()
+        output.release()
     }
 
     /// tmux drops passthrough while a redraw of the client is pending (its `tty_client_ready`:

@@ -204,64 +204,20 @@ final class PreviewFetcher: Sendable {
 }
 
 extension TUIApp {
-    /// The thumbnail fetcher of scrub, the filmstrip and screenshots: made on first use for a
-    /// source that can be opened a second time (nil otherwise), on the host's clock, waking the
-    /// loop when a thumbnail arrives.
-    func previewFetcher() -> PreviewFetcher? {
-        if previews == nil, SourceOptions.isReopenable(currentSource) {
-            previews = PreviewFetcher(url: currentSource, network: options.player.network, clock: clock, delivered: { [wake] in wake.signal() })
+    /// The thumbnail fetcher of scrub, the filmstrip and screenshots for the item playing
+    /// (``StillJobs/fetcher(for:)``).
+    func previewFetcher() -> PreviewFetcher? { stills.fetcher(for: currentSource) }
+
+    /// UI loop: thumbnails that arrived for scrub's marker and the filmstrip.
+    func pollStills() {
+        guard let previews = stills.previews else { return }
+        func arrival(_ d: (time: Double, image: StillImage)) -> StillArrival {
+            StillArrival(time: d.time, shows: d.image.seconds,
+                         picture: VideoOutput.StillPicture(width: d.image.width, height: d.image.height, pixels: d.image.pixels))
         }
-        return previews
-    }
-
-    func cancelScrub() {
-        view.scrub = nil
-        view.preview = nil
-        screen.dirty = true
-    }
-
-    /// UI loop: a thumbnail arrived for the marker.
-    func pollPreview() {
-        guard let delivered = previews?.take(), view.scrub != nil else { return }
-        view.previewStamp += 1
-        view.preview = ScrubPreview(time: delivered.time, stamp: view.previewStamp,
-                                    picture: VideoOutput.StillPicture(width: delivered.image.width, height: delivered.image.height,
-                                                                      pixels: delivered.image.pixels))
-        screen.dirty = true
-    }
-
-    /// Where the preview goes: above the progress bar, centred on the marker, a third of the
-    /// screen wide (16…48 columns), as tall as the picture's aspect needs plus a label row.
-    /// Nil when the screen is too small.
-    func previewPlacement(for preview: ScrubPreview, marker column: Int) -> (label: CellRect, placement: Placement)? {
-        let width = min(48, max(16, layout.columns / 3))
-        return stillPlacement(preview.picture, width: width, column: min(layout.columns - width, max(0, column - width / 2)))
-    }
-
-    /// A still `width` columns wide from `column`, standing on the progress bar, with a label
-    /// row above it: as many rows as the picture's aspect needs (plus the rows a pixel driver
-    /// keeps free under its pictures). Nil when it does not fit.
-    func stillPlacement(_ picture: VideoOutput.StillPicture, width: Int, column: Int,
-                        maxRows: Int = .max) -> (label: CellRect, placement: Placement)? {
-        guard width > 0, column >= 0, column + width <= layout.columns, picture.width > 0, picture.height > 0 else { return nil }
-        let aspect = Double(picture.width) / Double(picture.height)
-        let geometry = layout.geometry
-        let cell = geometry.cellSize
-        // Rows the picture needs at this width, plus the rows a pixel driver keeps under it.
-        let pictureRows: Int
-        if driver.drawsAboveText {
-            pictureRows = Int((Double(width * cell.width) / aspect / Double(cell.height)).rounded(.up)) + driver.rowsBelowPicture
-        } else {
-            pictureRows = Int((Double(width) / aspect / 2).rounded(.up))
-        }
-        let bottom = layout.rows - 2   // the progress bar
-        let available = bottom - Layout.chromeTop - 1
-        let rows = min(pictureRows, available, maxRows)
-        guard rows >= 3 else { return nil }
-        let area = CellRect(column: column, row: bottom - rows, width: width, height: rows)
-        let placement = driver.placement(for: area, displayAspect: aspect, geometry: geometry, scale: 1)
-        guard !placement.isEmpty else { return nil }
-        return (CellRect(column: column, row: bottom - rows - 1, width: width, height: 1), placement)
+        if let delivered = previews.take() { send(.previewArrived(arrival(delivered))) }
+        let strip = previews.takeStrip()
+        if !strip.isEmpty { send(.stripArrived(strip.map(arrival))) }
     }
 }
 

@@ -122,7 +122,7 @@ struct TmuxDeliveryCheck: Equatable {
     }
 }
 
-extension TUIApp {
+extension Display {
     /// Whether pixel pictures go through tmux's passthrough (and are checked).
     var checksTmuxDelivery: Bool { capabilities.tmuxPassthrough && driver.showsPixels }
 
@@ -139,12 +139,5 @@ extension TUIApp {
                          + "sent again; \(screen.tmuxDelivery.lost) lost so far")
             output.repaint(full: true)
         }
-    }
-
-    /// A reply handed on by ``ReplyFilter``: a DA1 answers the outstanding check.
-    func takeAttributesReply(_ bytes: [UInt8]) -> Bool {
-        guard bytes.last == UInt8(ascii: "c") else { return false }
-        if checksTmuxDelivery { screen.tmuxDelivery.answer(now: clock.seconds) }
-        return true
     }
 }

@@ -4,7 +4,6 @@ import TerminalGraphics
 /// The UI's model: what the key handlers, the mouse, the controller and the loop change, and
 /// what the views are made from. Drawing only reads it.
 struct ViewState {
-    var warningsShown = 0
     /// `I`: the stats overlay stays until toggled off.
     var showStats = false
     /// `i`: the stats overlay shows until then (mpv's stats script, four seconds); nil: not so.
@@ -19,9 +18,8 @@ struct ViewState {
     /// Kept by the loop (``TUIApp/updateLiveBaseline()``).
     var liveBaseline: Double?
     var menu: TrackMenu?
-    var osdMessage: (text: String, until: Double)?
-    /// Messages waiting for the message line (start-up warnings), shown in turn.
-    var queuedMessages: [String] = []
+    /// The message line.
+    var message = MessageLine()
     /// The governor's picture scale (1: the whole area).
     var pictureScale = 1.0
     var dragging = false
@@ -66,16 +64,10 @@ struct ViewState {
         return true
     }
 
-    /// Shows `text` on the message line from `now` for `seconds`.
-    mutating func showMessage(_ text: String, seconds: Double, at now: Double) { osdMessage = (text, now + seconds) }
-
-    /// Whether the message on the message line is over at `now` (at exactly its end).
-    func messageExpired(at now: Double) -> Bool { osdMessage.map { now >= $0.until } ?? false }
-
     /// Seconds from `now` until the chrome hides (when `hiding`: playing, nothing pins it), the
     /// message ends or the stats overlay `i` showed goes, whichever is first; nil when none is due.
     func nextHideOrExpiry(now: Double, hiding: Bool) -> Double? {
-        let due = [osdMessage.map { $0.until - now }, statsUntil.map { $0 - now },
+        let due = [message.current.map { $0.until - now }, statsUntil.map { $0 - now },
                    hiding ? lastInput + Self.chromeTimeout - now : nil].compactMap { $0 }
         return due.min()
     }

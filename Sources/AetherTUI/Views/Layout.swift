@@ -49,17 +49,3 @@ public struct Layout: Equatable, Sendable {
                  driver: $0, showTelemetry: showTelemetry, maxPicture: caps.effectiveSixelMaxGeometry).placement }
     }
 }
-
-/// Where the message line goes.
-enum MessageLine {
-    /// The first row of `area`, from the top, where a message `width` cells wide at `column`
-    /// covers none of `boxes`; the top row when every row is taken.
-    static func row(width: Int, column: Int, area: CellRect, avoiding boxes: [CellRect]) -> Int {
-        let top = area.row
-        for row in top..<max(top + 1, area.row + area.height) {
-            let rect = CellRect(column: column, row: row, width: width, height: 1)
-            if !boxes.contains(where: { !$0.intersection(rect).isEmpty }) { return row }
-        }
-        return top
-    }
-}

@@ -8,24 +8,24 @@ import TerminalGraphics
 /// too small to read, a one-row level meter takes its place; when even that has no row, the
 /// tags give up their last lines for it. With lyrics, they take the spectrum's rows but the
 /// last, where the level meter goes.
-struct MusicLayout: Equatable {
+public struct MusicLayout: Equatable {
     /// Where the cover (or its placeholder) goes; empty: no cover.
-    var cover: CellRect
+    public var cover: CellRect
     /// The tag lines.
-    var text: CellRect
+    public var text: CellRect
     /// The spectrum's bars, or the level meter's row.
-    var bars: CellRect
+    public var bars: CellRect
     /// The bars area is a one-row level meter.
-    var meter: Bool
+    public var meter: Bool
     /// Where the lyrics scroll (empty: none, or no room).
-    var lyrics: CellRect
+    public var lyrics: CellRect
 
     /// Smallest spectrum worth drawing; below it the level meter.
-    static let minimumBars = (columns: 16, rows: 3)
+    public static let minimumBars = (columns: 16, rows: 3)
 
     /// - Parameter textLines: how many tag lines there are to show.
     /// - Parameter lyrics: whether synced lyrics are to scroll.
-    init(area: CellRect, cellSize: CellSize, textLines: Int, lyrics hasLyrics: Bool = false) {
+    public init(area: CellRect, cellSize: CellSize, textLines: Int, lyrics hasLyrics: Bool = false) {
         let empty = CellRect(column: area.column, row: area.row, width: 0, height: 0)
         cover = empty
         text = empty
@@ -72,24 +72,24 @@ struct MusicLayout: Equatable {
     }
 
     /// Bands for a spectrum `width` columns wide: a bar of `barWidth` columns and a column of gap each.
-    static func bands(width: Int) -> (count: Int, barWidth: Int) {
+    public static func bands(width: Int) -> (count: Int, barWidth: Int) {
         let count = min(48, max(1, width / 3))
         return (count, max(1, width / count - 1))
     }
 
     /// The glyphs of a bar `rows` tall at `level` (0…1), bottom row first: full blocks and one
     /// partial block (▁…▇) on top, in eighths of a cell.
-    static func barGlyphs(level: Float, rows: Int) -> [Character] {
+    public static func barGlyphs(level: Float, rows: Int) -> [Character] {
         let eighths = Int((Double(min(1, max(0, level))) * Double(rows * 8)).rounded())
         return (0..<rows).map { row in blocks[min(8, max(0, eighths - row * 8))] }
     }
 
-    static let blocks: [Character] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+    public static let blocks: [Character] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
     /// Left-aligned partial blocks for the level meter, in eighths.
-    static let meterBlocks: [Character] = [" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"]
+    public static let meterBlocks: [Character] = [" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"]
 
     /// A one-row meter `width` columns wide at `level` (0…1).
-    static func meterGlyphs(level: Float, width: Int) -> String {
+    public static func meterGlyphs(level: Float, width: Int) -> String {
         let eighths = Int((Double(min(1, max(0, level))) * Double(width * 8)).rounded())
         return String((0..<width).map { meterBlocks[min(8, max(0, eighths - $0 * 8))] })
     }

@@ -1,0 +1,212 @@
+import AetherControl
+import AetherEngine
+import AetherInput
+import AetherScreen
+import AetherBase
+import FoundationEssentials
+import TerminalGraphics
+
+/// The screen's views as functions of what they read: the model, the player's state, the
+/// display's layout and driver, the telemetry shown, the music view. Made for each draw; it
+/// changes nothing.
+struct ChromeView {
+    let model: ViewState
+    let player: Player
+    let controller: PlayerController
+    let display: Display
+    let telemetry: TelemetrySampler
+    let music: MusicView?
+    /// The item playing (its path or URL).
+    let source: String
+
+    /// Every view of the screen rendered, bottom to top, into one frame. Reads the model only.
+    func compose(subtitles: [SubtitleCellLayout.Line]) -> ScreenFrame {
+        var frame = ScreenFrame(cells: CellGrid(columns: display.layout.columns, rows: display.layout.rows))
+        music?.pane(player: player, controller: controller, source: source).render(into: &frame.cells)
+        if display.screen.chromeVisible {
+            titleBar().render(into: &frame.cells)
+            transportBar().render(into: &frame.cells)
+        }
+        if let pane = display.layout.telemetryPane {
+            TelemetryPane(telemetry: telemetry.latest, history: telemetry.history).render(in: pane, into: &frame.cells)
+        }
+        if !subtitles.isEmpty { frame.overlays += SubtitleCellLayout.render(subtitles, into: &frame.cells) }
+        if model.statsShown {
+            frame.overlays.append(BoxView(title: "Stats", lines: statsLines(), style: .stats, border: .statsBorder)
+                .render(at: (display.layout.videoArea.column + 1, display.layout.videoArea.row), into: &frame.cells))
+        }
+        if model.showHelp { frame.overlays.append(helpBox(into: &frame.cells)) }
+        if let inspector = model.inspector {
+            let drawn = InspectorView(inspector: inspector, telemetry: player.mediaInfo == nil ? nil : telemetry.latest)
+                .render(in: inspector.rect(in: display.layout.videoArea), into: &frame.cells)
+            frame.overlays.append(drawn.covered)
+            frame.inspectorPicture = drawn.picture
+        }
+        if let menu = model.menu {
+            let rect = TrackMenuView(menu: menu).render(in: display.layout.videoArea, into: &frame.cells)
+            frame.overlays.append(rect)
+            frame.menu = rect
+        }
+        if let osd = model.message.current {
+            frame.overlays.append(MessageView(text: osd.text).render(in: display.layout.videoArea, avoiding: frame.overlays, into: &frame.cells))
+        }
+        frame.stills = scrubLabel()?.render(into: &frame.cells) ?? filmstripLabels()?.render(into: &frame.cells)
+        if let stills = frame.stills { frame.overlays.append(stills) }
+        return frame
+    }
+
+    /// The title line: the media's title (``PlayerController/mediaTitle``) and the chapter playing.
+    func titleBar() -> TitleBar {
+        let name = controller.mediaTitle ?? URL(fileURLWithPath: source).lastPathComponent
+        return TitleBar(title: name, chapter: currentChapter().map { $0.title ?? "chapter" })
+    }
+
+    func currentChapter() -> Chapter? {
+        let now = player.currentTime
+        return player.mediaInfo?.chapters.last { $0.start <= now + 0.01 }
+    }
+
+    /// The progress bar's axis: the file, or a live stream's kept window (its right end the
+    /// live edge). The bar, the scrub marker and the preview all place times with it.
+    func barAxis() -> TransportBar.Axis {
+        TransportBar.Axis(duration: player.duration, liveWindow: player.isLive ? player.liveWindow : nil)
+    }
+
+    /// The scrub marker's column on the progress bar for `time`.
+    func markerColumn(_ time: Double) -> Int {
+        barAxis().markerColumn(time, width: display.layout.columns)
+    }
+
+    /// Scrub mode's label, over its preview picture when there is one (nil: not scrubbing).
+    private func scrubLabel() -> ScrubLabel? {
+        guard let scrub = model.scrub else { return nil }
+        let chapter = player.mediaInfo?.chapters.last { $0.start <= scrub.target + 0.01 }
+        let marker = markerColumn(scrub.target)
+        let spot = model.preview.flatMap { display.stillLayout.preview($0.picture, marker: marker) }
+        return ScrubLabel(target: scrub.target, chapter: chapter.map { $0.title ?? "chapter" }, marker: marker, pictureLabel: spot?.label)
+    }
+
+    /// The filmstrip's labels, on the row above its placed thumbnails (nil: closed).
+    private func filmstripLabels() -> FilmstripLabels? {
+        guard let strip = model.filmstrip else { return nil }
+        return FilmstripLabels(strip: strip, row: display.stillLayout.filmstrip(strip).map(\.label.row).min())
+    }
+
+    /// The transport rows' state, from the player and the view (reads them only).
+    func transportBar() -> TransportBar {
+        let duration = player.duration ?? 0
+        let now = player.currentTime
+        let axis = barAxis()
+        // A source with a demuxer cache shows how far it has read; others what is queued.
+        let buffered = axis.live ? now : min(duration, player.cachedUntil ?? (now + telemetry.latest.bufferedSeconds))
+        let chapters = duration > 0 ? (player.mediaInfo?.chapters ?? []).dropFirst().map(\.start) : []
+        let state: TransportBar.State = player.state == .paused ? .paused : player.state == .seeking ? .seeking
+            : player.isBuffering ? .buffering : .playing
+        var timeText: String
+        if let scrub = model.scrub {
+            timeText = "\(TimeFormat.clock(scrub.target)) / \(TimeFormat.clock(duration))  scrub: Enter seeks, Esc leaves"
+        } else if let latency = player.liveLatency {
+            // As close as playback joined the stream is live; further back says how far.
+            // (The loop keeps the baseline: ``updateLiveBaseline()``.)
+            let behind = latency - min(model.liveBaseline ?? latency, latency)
+            timeText = "\(TimeFormat.clock(now))  LIVE" + (behind >= 2.5 ? " -\(TimeFormat.clock(behind))" : "")
+        } else if model.showRemaining {
+            timeText = "\(TimeFormat.clock(now)) / -\(TimeFormat.clock(max(0, duration - now)))"
+        } else {
+            timeText = "\(TimeFormat.clock(now)) / \(TimeFormat.clock(duration))"
+        }
+        if let network = networkText() { timeText += "  " + network }
+        var badges: [TransportBar.Badge] = []
+        badges.append(.init(text: player.isMuted ? "muted" : "vol \(Int(player.volume.rounded()))%", role: .status))
+        badges.append(.init(text: String(cFormat: "%.2f×", player.rate), role: .status))
+        if player.hasVideo, let v = player.playingVideo {
+            badges.append(.init(text: v.format.rawValue, role: v.format == .sdr ? .badge : .badgeHDR))
+            let upright = v.uprightSize
+            badges.append(.init(text: "\(upright.width)×\(upright.height)", role: .badge))
+        }
+        if let k = player.activeAudioTrack, let a = player.mediaInfo?.audio[safe: k] {
+            badges.append(.init(text: a.layoutShort + (a.isAtmos ? " Atmos" : ""), role: .badge))
+        }
+        badges.append(.init(text: display.driver.name, role: .badge))
+        return TransportBar(state: state, origin: axis.origin, span: axis.span, position: now, buffered: buffered,
+                            chapterStarts: chapters, scrubMarker: model.scrub?.target, timeText: timeText, badges: badges)
+    }
+
+    /// What the network is doing when the user should know: `reconnecting (2)` while a transfer
+    /// is retried, `buffering…` while playback waits for the cache, nil otherwise.
+    func networkText() -> String? {
+        if case .reconnecting(let attempt) = player.networkStatus?.phase { return "reconnecting (\(attempt))" }
+        return player.isBuffering ? "buffering…" : nil
+    }
+
+    func statsLines() -> [String] {
+        let info = player.mediaInfo
+        let t = telemetry.latest
+        var lines: [String] = []
+        let position = controller.playlist.count > 1 ? "  (\((controller.playlist.position ?? 0) + 1)/\(controller.playlist.count))" : ""
+        lines.append("File       \(controller.playlist.current?.displayName ?? URL(fileURLWithPath: source).lastPathComponent)\(position)")
+        if let info { lines.append("Container  \(info.containerLongName)") }
+        if let v = player.playingVideo {
+            lines.append("Video      \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  decoder \(t.videoDecoder)")
+            lines.append("           \(v.width)×\(v.height)  \(v.pixelFormat ?? "?")  \(v.frameRate.map { String(cFormat: "%.3f fps", $0) } ?? "")  \(v.format.rawValue)\(t.deinterlacing ? "  deinterlaced" : "")\(t.loopFilterSkip.map { "  loop filter skipped: \($0)" } ?? "")\(t.toneMapping ? "  tone-mapped" : "")")
+        }
+        if let k = player.activeAudioTrack, let a = info?.audio[safe: k] {
+            lines.append("Audio      #\(k + 1) \(a.codec)  \(a.layoutShort)  \(a.tags.language ?? "und")\(a.tags.title.map { "  \"\($0)\"" } ?? "")")
+        } else {
+            lines.append("Audio      none")
+        }
+        lines.append("Output     \(t.audioDevice)  \(t.audioFormat)\(player.audioDelay != 0 ? String(cFormat: "  audio delay %+.1f s", player.audioDelay) : "")")
+        if let gain = t.replayGain { lines.append("ReplayGain \(gain)") }
+        // The music view plays no picture: its stats are the sound's alone.
+        if music == nil {
+            lines.append("Clock      \(t.clockSource)  A/V \(String(cFormat: "%+.1f ms (p95 %.1f)", t.avGapLastMs, t.avGapP95Ms))")
+            lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early), \(t.framesSuperseded) superseded"
+                         + (t.framesSkipped > 0 ? ", \(t.framesSkipped) skipped" : ""))
+            lines.append(String(cFormat: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
+            let cell = display.capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
+            lines.append("Video out  \(display.outputDescription)  \(display.layout.video.width)×\(display.layout.video.height) cells of \(display.layout.columns)×\(display.layout.rows)  picture \(display.layout.renderSize.width)×\(display.layout.renderSize.height) px  cell \(cell)"
+                         + (display.checksTmuxDelivery && display.screen.tmuxDelivery.lost > 0 ? "  \(display.screen.tmuxDelivery.lost) lost in tmux, sent again" : ""))
+        } else {
+            lines.append("Clock      \(t.clockSource)")
+            lines.append(String(cFormat: "Speed      %.2f×", t.rate))
+        }
+        if let adaptive = player.adaptive {
+            lines.append("Variant    \(adaptive.variant.summary) (\(adaptive.variantIndex + 1) of \(player.variants.count))  auto")
+            let estimate = adaptive.estimate.map { String(cFormat: "%.2f Mb/s", $0 / 1e6) } ?? "not measured"
+            var line = "Bit rate   estimate \(estimate)  \(adaptive.switchCount) switch\(adaptive.switchCount == 1 ? "" : "es")"
+            if let last = adaptive.switches.last {
+                line += "  last \(last.fromVariant)→\(last.toVariant) at \(TimeFormat.clock(last.position)): \(last.reason)"
+            }
+            lines.append(line)
+        } else if let variant = player.variant {
+            let k = player.variants.firstIndex(of: variant).map { " (\($0 + 1) of \(player.variants.count))" } ?? ""
+            lines.append("Variant    \(variant.summary)\(k)")
+        }
+        if let net = player.networkStatus {
+            let phase: String
+            switch net.phase {
+            case .flowing: phase = player.isBuffering ? "buffering" : "flowing"
+            case .reconnecting(let attempt): phase = "reconnecting (\(attempt))"
+            case .failed: phase = "failed"
+            }
+            lines.append("Network    \(phase)" + String(cFormat: "  %.1f MB received  %.0f kB/s  %d retries",
+                                Double(net.bytes) / 1e6, net.throughput / 1000, net.retries))
+            if let until = player.cachedUntil {
+                lines.append(String(cFormat: "Cache      %.1f s ahead  %d rebuffers", max(0, until - player.currentTime), t.rebuffers))
+            }
+        }
+        if let track = player.activeSubtitleTrack, let s = player.subtitleTracks.first(where: { $0.id == track }) {
+            lines.append("Subtitles  \(s.label)\(player.subtitleDelay != 0 ? String(cFormat: "  delay %+.1f s", player.subtitleDelay) : "")")
+        }
+        return lines.map { TextSanitizer.clean($0) }
+    }
+
+    /// The key help, centred at the top of the video area; returns the cells it covers.
+    private func helpBox(into surface: inout CellGrid) -> CellRect {
+        let rows = KeyMap.helpRows.map { row in DisplayWidth.clip(row.keys, to: 16).paddedOrCut(to: 16) + " " + row.description }
+        let width = (rows.map(DisplayWidth.of).max() ?? 20) + 4
+        let column = max(0, (display.layout.columns - width) / 2)
+        return BoxView(title: "Keys", lines: rows + ["", "mouse: hover the bar for a preview, click or drag and release to seek; wheel ±5 s"],
+                       style: .help, border: .menuBorder).render(at: (column, display.layout.videoArea.row), into: &surface)
+    }
+}
