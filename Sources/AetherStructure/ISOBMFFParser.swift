@@ -13,14 +13,38 @@ import Glibc
 /// most ``StructureBudget/maxFieldBytes`` (and never more than 64 KiB) of a box, and lists at most
 /// ``StructureBudget/maxListedEntries`` table entries; every count read from the file is checked
 /// against the bytes actually there before it is believed.
+///
+/// The walk and its header rules are the parser's; what a payload says is read by the box's
+/// family (``families``: the movie's own boxes, sample tables, codec configurations, fragments,
+/// protection), and a sample description's entries by ``SampleEntries``.
 public final class ISOBMFFParser: StructureParser {
     public let format = ContainerFormat.isobmff
     let window: ContainerScan.Window
     let budget: StructureBudget
+    /// The reader of each box type whose fields are decoded (one per family of ``families``).
+    let readers: [String: any BoxFamily]
+    /// The entries of sample descriptions, read by their parent (`stsd`), not by their type.
+    let sampleEntries: SampleEntries
+
+    /// The box families whose payloads are decoded into fields; a box no family names keeps its
+    /// header only (or, for ``plainContainers``, its children).
+    static let families: [any BoxFamily.Type] = [
+        MovieBoxes.self, SampleTableBoxes.self, CodecConfigurationBoxes.self, FragmentBoxes.self, ProtectionBoxes.self,
+    ]
 
     public init(source: any ByteSource, budget: StructureBudget = StructureBudget()) {
         window = ContainerScan.Window(source)
         self.budget = budget
+        var readers: [String: any BoxFamily] = [:]
+        for family in Self.families {
+            let reader = family.init(window: window, budget: budget)
+            for type in family.boxes {
+                assert(readers[type] == nil, "'\(type)' is read by two box families")
+                readers[type] = reader
+            }
+        }
+        self.readers = readers
+        sampleEntries = SampleEntries(window: window, budget: budget)
     }
 
     public func top() -> (nodes: [StructureNode], omitted: Int) {
@@ -42,19 +66,6 @@ public final class ISOBMFFParser: StructureParser {
         "moov", "trak", "mdia", "minf", "stbl", "dinf", "edts", "udta", "mvex", "moof", "traf", "mfra",
         "sinf", "schi", "rinf", "tref", "trgr", "strk", "strd", "meco", "gmhd", "wave", "ipro", "iprp", "ipco",
         "clip", "matt", "tapt", "mdra", "rmra", "rmda", "imap", "hinf", "hnti", "ilst", "fiin", "paen", "moof",
-    ]
-    /// Sample entries whose fixed fields are a visual sample entry's (78 bytes after the header).
-    static let visualEntries: Set<String> = [
-        "avc1", "avc2", "avc3", "avc4", "hvc1", "hev1", "dvh1", "dvhe", "dva1", "dvav", "av01", "vp08", "vp09",
-        "mp4v", "encv", "s263", "jpeg", "mjpa", "mjpb", "apcn", "apch", "apcs", "apco", "ap4h", "ap4x", "vvc1",
-        "vvi1", "evc1", "mp2v", "resv", "rv60", "uncv", "j2ki", "png ",
-    ]
-    /// Sample entries whose fixed fields are an audio sample entry's (28 bytes, QuickTime
-    /// versions 1 and 2 add 16 and 36).
-    static let audioEntries: Set<String> = [
-        "mp4a", "ac-3", "ec-3", "ac-4", "Opus", "fLaC", "alac", "enca", "sowt", "twos", "lpcm", "ipcm", "fpcm",
-        "dtsc", "dtsh", "dtsl", "dtse", "dtsx", "mha1", "mha2", "mhm1", "mhm2", ".mp3", "ulaw", "alaw", "samr",
-        "sawb", "in24", "in32", "fl32", "fl64", "raw ", "mlpa",
     ]
 
     /// One level: boxes from `start` to `end` at `depth`, `parent` naming what holds them (nil:
@@ -189,15 +200,16 @@ public final class ISOBMFFParser: StructureParser {
         return (node, next < end ? next : nil)
     }
 
-}
-
-/// The names ISO/IEC 23091-2 (H.273) gives colour code points, as ffprobe prints them.
-enum ColourNames {
-    static let primaries: [Int: String] = [1: "bt709", 2: "unknown", 4: "bt470m", 5: "bt470bg", 6: "smpte170m", 7: "smpte240m", 8: "film", 9: "bt2020",
-                                           10: "smpte428", 11: "smpte431", 12: "smpte432", 22: "jedec-p22"]
-    static let transfer: [Int: String] = [1: "bt709", 2: "unknown", 4: "gamma22", 5: "gamma28", 6: "smpte170m", 7: "smpte240m", 8: "linear", 9: "log100",
-                                          10: "log316", 11: "iec61966-2-4", 12: "bt1361e", 13: "iec61966-2-1", 14: "bt2020-10", 15: "bt2020-12",
-                                          16: "smpte2084", 17: "smpte428", 18: "arib-std-b67"]
-    static let matrix: [Int: String] = [0: "gbr", 1: "bt709", 2: "unknown", 4: "fcc", 5: "bt470bg", 6: "smpte170m", 7: "smpte240m", 8: "ycgco", 9: "bt2020nc",
-                                        10: "bt2020c", 11: "smpte2085", 12: "chroma-derived-nc", 13: "chroma-derived-c", 14: "ictcp"]
+    /// Sets `node`'s summary, fields, container flag and children's start (`tag`): a sample
+    /// description's entry by ``sampleEntries``, a box of a family by that family's reader.
+    func describe(_ node: inout StructureNode, type: String, parent: String?, damage: inout [String]) {
+        node.tag = UInt64(node.payloadOffset)
+        if parent == "stsd" {
+            sampleEntries.read(&node, type: type, damage: &damage)
+        } else if parent == "ilst" || Self.plainContainers.contains(type) {
+            node.isContainer = true
+        } else {
+            readers[type]?.read(&node, type: type, damage: &damage)
+        }
+    }
 }

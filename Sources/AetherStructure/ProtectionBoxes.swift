@@ -5,13 +5,27 @@ import FoundationEssentials
 import Glibc
 #endif
 
-// Common encryption: pssh and the protection scheme boxes.
-extension ISOBMFFParser {
+/// Common encryption: protection system headers (pssh) and the protection scheme boxes (the
+/// original format, scheme, track encryption defaults, sample encryption and its auxiliary
+/// information).
+struct ProtectionBoxes: BoxFamily {
+    static let boxes = ["pssh", "saio", "saiz", "senc", "tenc", "frma", "schm"]
+    let window: ContainerScan.Window
+    let budget: StructureBudget
+
     static let drmSystems: [String: String] = [
         "edef8ba9-79d6-4ace-a3c8-27dcd51d21ed": "Widevine", "9a04f079-9840-4286-ab92-e65be0885f95": "PlayReady",
         "94ce86fb-07ff-4f43-adb8-93d2fa968ca2": "FairPlay", "1077efec-c0b2-4d02-ace3-3c1e52e2fb4b": "ClearKey (W3C)",
         "e2719d58-a985-b3c9-781a-b030af78d30e": "ClearKey (DASH-IF)", "3ea8778f-7742-4bf9-b18b-e834b2acbd47": "ClearKey (AES-128)",
     ]
+
+    func read(_ node: inout StructureNode, type: String, damage: inout [String]) {
+        if type == "pssh" {
+            pssh(&node, damage: &damage)
+        } else {
+            protection(&node, type: type, damage: &damage)
+        }
+    }
 
     func pssh(_ node: inout StructureNode, damage: inout [String]) {
         let at = "at offset \(ContainerScan.grouped(node.offset))"

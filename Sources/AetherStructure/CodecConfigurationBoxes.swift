@@ -5,95 +5,19 @@ import FoundationEssentials
 import Glibc
 #endif
 
-// A box's payload decoded into fields: the dispatch on the box type, and full-box headers.
-extension ISOBMFFParser {
-    /// The bytes of a box's payload that field decoding may read.
-    func payload(_ node: StructureNode, limit: Int = Int.max) -> [UInt8] {
-        let available = (node.size ?? 0) - node.headerSize
-        guard available > 0 else { return [] }
-        let cap = min(limit, budget.maxFieldBytes, 64 << 10)
-        return window.read(at: node.payloadOffset, count: Int(min(available, Int64(max(0, cap)))))
-    }
+/// The codec configuration boxes a sample entry holds: the decoder records (avcC, hvcC, av1C,
+/// vpcC, esds, dOps, dfLa, dac3, Dolby Vision's), colour (colr, mdcv, clli), pixel aspect and bit
+/// rates.
+struct CodecConfigurationBoxes: BoxFamily {
+    static let boxes = ["avcC", "hvcC", "av1C", "vpcC", "colr", "dOps", "dfLa", "dac3", "mdcv", "clli", "dvcC", "dvvC", "dvwC",
+                        "pasp", "btrt", "esds"]
+    let window: ContainerScan.Window
+    let budget: StructureBudget
 
-    /// The payload's full length (what the box says it holds, clipped to its parent).
-    func payloadLength(_ node: StructureNode) -> Int64 { max(0, (node.size ?? 0) - node.headerSize) }
-
-    /// Sets `node`'s summary, fields, container flag and children's start (`tag`).
-    func describe(_ node: inout StructureNode, type: String, parent: String?, damage: inout [String]) {
+    func read(_ node: inout StructureNode, type: String, damage: inout [String]) {
         let at = "at offset \(ContainerScan.grouped(node.offset))"
         func short(_ what: String) { damage.append("'\(type)' \(at) is too short for its \(what)") }
-        node.tag = UInt64(node.payloadOffset)
-        if parent == "stsd" {
-            sampleEntry(&node, type: type, damage: &damage)
-            return
-        }
-        if parent == "ilst" {
-            node.isContainer = true
-            return
-        }
-        if Self.plainContainers.contains(type) {
-            node.isContainer = true
-            return
-        }
         switch type {
-        case "mdat", "free", "skip", "wide":
-            node.summary = ContainerScan.grouped(payloadLength(node)) + " bytes"
-        case "meta":
-            // ISO's meta is a full box; QuickTime's (in moov/udta) is not: its first child's type
-            // (hdlr) then sits 4 bytes in.
-            let p = payload(node, limit: 12)
-            node.isContainer = true
-            if p.count >= 8, Array(p[4..<8]) == Array("hdlr".utf8) {
-                node.fields.append(StructureField("layout", "QuickTime (no version and flags)"))
-            } else {
-                node.tag = UInt64(node.payloadOffset + 4)
-                if p.count < 4 { short("version and flags") }
-            }
-        case "stsd", "dref":
-            var c = ContainerScan.Cursor(payload(node, limit: 8))
-            node.isContainer = true
-            node.tag = UInt64(node.payloadOffset + 8)
-            guard fullBox(&c, &node), let n = c.u32() else { short("entry count"); node.isContainer = false; return }
-            node.fields.append(StructureField("entries", ContainerScan.grouped(n)))
-            node.summary = ContainerScan.grouped(n) + (n == 1 ? " entry" : " entries")
-        case "ftyp", "styp":
-            var c = ContainerScan.Cursor(payload(node))
-            guard let major = c.take(4), let minor = c.u32() else { short("brands"); return }
-            var brands: [String] = []
-            while let b = c.take(4) { brands.append(ContainerScan.fourCC(b)) }
-            node.fields += [StructureField("major brand", ContainerScan.fourCC(major)), StructureField("minor version", String(minor)),
-                            StructureField("compatible brands", brands.prefix(budget.maxListedEntries).joined(separator: " "))]
-            node.summary = ContainerScan.fourCC(major) + (brands.isEmpty ? "" : " (" + brands.prefix(6).joined(separator: ", ") + (brands.count > 6 ? ", …" : "") + ")")
-        case "mvhd", "mdhd", "tkhd", "mehd":
-            timedHeader(&node, type: type, damage: &damage)
-        case "hdlr":
-            var c = ContainerScan.Cursor(payload(node, limit: 1024))
-            guard fullBox(&c, &node), let pre = c.take(4), let handler = c.take(4), c.skip(12) else { short("handler type"); return }
-            var nameBytes = Array(c.bytes[c.at...])
-            // QuickTime writes a Pascal string (a length byte first), ISO a C string.
-            if let first = nameBytes.first, Int(first) == nameBytes.count - 1, first > 0, pre != [0, 0, 0, 0] {
-                nameBytes.removeFirst()
-            }
-            if let nul = nameBytes.firstIndex(of: 0) { nameBytes = Array(nameBytes[..<nul]) }
-            let name = TextSanitizer.clean(bytes: nameBytes.prefix(256))
-            node.fields += [StructureField("handler", ContainerScan.fourCC(handler)), StructureField("name", name)]
-            if pre != [0, 0, 0, 0] { node.fields.append(StructureField("component type", ContainerScan.fourCC(pre))) }
-            node.summary = ContainerScan.fourCC(handler) + (name.isEmpty ? "" : " \"\(name)\"")
-        case "elst":
-            var c = ContainerScan.Cursor(payload(node))
-            guard let (version, _) = versionFlags(&c, &node), let n = c.u32() else { short("entry count"); return }
-            node.summary = ContainerScan.grouped(n) + (n == 1 ? " edit" : " edits")
-            node.fields.append(StructureField("entries", ContainerScan.grouped(n)))
-            for i in 0..<Int(min(n, UInt32(budget.maxListedEntries))) {
-                let wide = version == 1 ? 8 : 4
-                guard let dur = c.uint(wide), let time = c.uint(wide), let ri = c.u16(), let rf = c.u16() else {
-                    damage.append("'elst' \(at) claims \(ContainerScan.grouped(n)) entries but ends after \(i)")
-                    break
-                }
-                let signed = wide == 4 ? Int64(Int32(truncatingIfNeeded: time)) : Int64(bitPattern: time)
-                let mediaTime = signed == -1 ? "empty" : String(signed)
-                node.fields.append(StructureField("edit \(i + 1)", "duration \(ContainerScan.grouped(dur)), media time \(mediaTime), rate \(Int16(bitPattern: ri)).\(rf)"))
-            }
         case "avcC":
             avcC(&node, damage: &damage)
         case "hvcC":
@@ -191,65 +115,119 @@ extension ISOBMFFParser {
             node.summary = "avg \(ContainerScan.grouped(avg)) b/s"
         case "esds":
             esds(&node, damage: &damage)
-        case "stts", "ctts", "stss", "stsc", "stco", "co64", "stsz", "stz2", "stps", "sdtp", "sbgp":
-            sampleTable(&node, type: type, damage: &damage)
-        case "mfhd":
-            var c = ContainerScan.Cursor(payload(node, limit: 8))
-            guard fullBox(&c, &node), let seq = c.u32() else { short("sequence number"); return }
-            node.fields.append(StructureField("sequence number", String(seq)))
-            node.summary = "sequence \(seq)"
-        case "tfhd":
-            tfhd(&node, damage: &damage)
-        case "tfdt":
-            var c = ContainerScan.Cursor(payload(node, limit: 12))
-            guard let (version, _) = versionFlags(&c, &node), let t = c.uint(version == 1 ? 8 : 4) else { short("decode time"); return }
-            node.fields.append(StructureField("base media decode time", ContainerScan.grouped(t)))
-            node.summary = "decode time \(ContainerScan.grouped(t))"
-        case "trun":
-            trun(&node, damage: &damage)
-        case "trex":
-            var c = ContainerScan.Cursor(payload(node, limit: 24))
-            guard fullBox(&c, &node), let id = c.u32(), let desc = c.u32(), let dur = c.u32(), let sz = c.u32(), let fl = c.u32() else { short("defaults"); return }
-            node.fields += [StructureField("track ID", String(id)), StructureField("default sample description", String(desc)),
-                            StructureField("default duration", ContainerScan.grouped(dur)), StructureField("default size", ContainerScan.grouped(sz)),
-                            StructureField("default flags", String(cFormat: "0x%08x", fl))]
-            node.summary = "track \(id)"
-        case "sidx":
-            sidx(&node, damage: &damage)
-        case "emsg":
-            emsg(&node, damage: &damage)
-        case "pssh":
-            pssh(&node, damage: &damage)
-        case "saio", "saiz", "senc", "tenc", "frma", "schm":
-            protection(&node, type: type, damage: &damage)
-        case "url ", "urn ":
-            var c = ContainerScan.Cursor(payload(node, limit: 1024))
-            guard let (_, flags) = versionFlags(&c, &node) else { short("flags"); return }
-            node.summary = flags & 1 == 1 ? "media in this file" : c.cString()
-        case "data":
-            // An iTunes metadata value: type indicator, locale, then the value.
-            var c = ContainerScan.Cursor(payload(node, limit: 256))
-            guard let kind = c.u32(), c.skip(4) else { short("type"); return }
-            let length = payloadLength(node) - 8
-            node.fields.append(StructureField("type", String(kind & 0xFFFFFF)))
-            if kind & 0xFFFFFF == 1 {
-                let text = TextSanitizer.clean(bytes: c.bytes[c.at...].prefix(200))
-                node.summary = "\"\(text)\"" + (length > 200 ? "…" : "")
-            } else {
-                node.summary = ContainerScan.grouped(length) + " bytes" + ([13: " JPEG", 14: " PNG"][Int(kind & 0xFFFFFF)] ?? "")
-            }
         default:
             break
         }
     }
 
-    /// Reads a full box's version and flags into `node`'s fields.
-    func versionFlags(_ c: inout ContainerScan.Cursor, _ node: inout StructureNode) -> (UInt8, UInt32)? {
-        guard let v = c.u8(), let f = c.u24() else { return nil }
-        node.fields.append(StructureField("version", String(v)))
-        if f != 0 { node.fields.append(StructureField("flags", String(cFormat: "0x%06x", f))) }
-        return (v, f)
+    func avcC(_ node: inout StructureNode, damage: inout [String]) {
+        var c = ContainerScan.Cursor(payload(node, limit: 4096))
+        guard let version = c.u8(), let profile = c.u8(), let compat = c.u8(), let level = c.u8(), let ls = c.u8(), let nsps = c.u8() else {
+            damage.append("'avcC' at offset \(ContainerScan.grouped(node.offset)) is too short for its configuration")
+            return
+        }
+        let names: [UInt8: String] = [66: "Baseline", 77: "Main", 88: "Extended", 100: "High", 110: "High 10", 122: "High 4:2:2", 244: "High 4:4:4 Predictive", 44: "CAVLC 4:4:4"]
+        var name = names[profile] ?? "profile \(profile)"
+        if profile == 66, compat & 0x40 != 0 { name = "Constrained Baseline" }
+        node.fields += [StructureField("version", String(version)), StructureField("profile", "\(name) (\(profile))"),
+                        StructureField("compatibility", String(cFormat: "0x%02x", compat)), StructureField("level", String(cFormat: "%.1f", Double(level) / 10)),
+                        StructureField("NAL length size", String(Int(ls & 3) + 1))]
+        var spsCount = 0, ppsCount = 0
+        var ok = true
+        for _ in 0..<Int(nsps & 0x1F) {
+            guard let n = c.u16(), c.skip(Int(n)) else { ok = false; break }
+            spsCount += 1
+        }
+        if ok, let np = c.u8() {
+            for _ in 0..<Int(np) {
+                guard let n = c.u16(), c.skip(Int(n)) else { ok = false; break }
+                ppsCount += 1
+            }
+        } else { ok = false }
+        node.fields += [StructureField("SPS", String(spsCount)), StructureField("PPS", String(ppsCount))]
+        var depth = 8
+        if ok, [100, 110, 122, 144].contains(profile), let chroma = c.u8(), let luma = c.u8(), let chromaDepth = c.u8() {
+            depth = Int(luma & 7) + 8
+            node.fields += [StructureField("chroma format", ["4:0:0", "4:2:0", "4:2:2", "4:4:4"][Int(chroma & 3)]),
+                            StructureField("bit depth", "luma \(depth), chroma \(Int(chromaDepth & 7) + 8)")]
+        }
+        if !ok { damage.append("'avcC' at offset \(ContainerScan.grouped(node.offset)) ends inside its parameter sets") }
+        node.summary = "\(name), level \(String(cFormat: "%.1f", Double(level) / 10)), \(depth)-bit"
     }
 
-    func fullBox(_ c: inout ContainerScan.Cursor, _ node: inout StructureNode) -> Bool { versionFlags(&c, &node) != nil }
+    func colr(_ node: inout StructureNode, damage: inout [String]) {
+        var c = ContainerScan.Cursor(payload(node, limit: 16))
+        guard let kind = c.take(4) else { damage.append("'colr' at offset \(ContainerScan.grouped(node.offset)) is too short for its colour type"); return }
+        let k = ContainerScan.fourCC(kind)
+        node.fields.append(StructureField("colour type", k))
+        switch k {
+        case "nclx", "nclc":
+            guard let p = c.u16(), let t = c.u16(), let m = c.u16() else { damage.append("'colr' at offset \(ContainerScan.grouped(node.offset)) is too short for its colour values"); return }
+            node.fields += [StructureField("primaries", "\(p) \(ColourNames.primaries[Int(p)] ?? "")"), StructureField("transfer", "\(t) \(ColourNames.transfer[Int(t)] ?? "")"),
+                            StructureField("matrix", "\(m) \(ColourNames.matrix[Int(m)] ?? "")")]
+            var full = ""
+            if k == "nclx", let f = c.u8() {
+                full = f & 0x80 != 0 ? "full" : "limited"
+                node.fields.append(StructureField("full range", f & 0x80 != 0 ? "yes" : "no"))
+            }
+            node.summary = "\(k) \(ColourNames.primaries[Int(p)] ?? String(p))/\(ColourNames.transfer[Int(t)] ?? String(t))/\(ColourNames.matrix[Int(m)] ?? String(m))" + (full.isEmpty ? "" : " \(full)")
+        case "rICC", "prof":
+            node.fields.append(StructureField("ICC profile size", ContainerScan.grouped(max(0, payloadLength(node) - 4))))
+            node.summary = "\(k) ICC \(ContainerScan.grouped(max(0, payloadLength(node) - 4))) bytes"
+        default:
+            node.summary = k
+        }
+    }
+
+    func esds(_ node: inout StructureNode, damage: inout [String]) {
+        var c = ContainerScan.Cursor(payload(node, limit: 1024))
+        guard fullBox(&c, &node) else { damage.append("'esds' at offset \(ContainerScan.grouped(node.offset)) is too short"); return }
+        /// An MPEG-4 descriptor's tag and length (1 to 4 bytes of 7 bits).
+        func descriptor(_ c: inout ContainerScan.Cursor) -> (UInt8, Int)? {
+            guard let tag = c.u8() else { return nil }
+            var length = 0
+            for _ in 0..<4 {
+                guard let b = c.u8() else { return nil }
+                length = length << 7 | Int(b & 0x7F)
+                if b & 0x80 == 0 { break }
+            }
+            return (tag, length)
+        }
+        guard let (tag, _) = descriptor(&c), tag == 3, let esid = c.u16(), let flags = c.u8() else {
+            damage.append("'esds' at offset \(ContainerScan.grouped(node.offset)) has no ES descriptor")
+            return
+        }
+        node.fields.append(StructureField("ES ID", String(esid)))
+        if flags & 0x80 != 0 { _ = c.skip(2) }
+        if flags & 0x40 != 0, let n = c.u8() { _ = c.skip(Int(n)) }
+        if flags & 0x20 != 0 { _ = c.skip(2) }
+        guard let (tag4, _) = descriptor(&c), tag4 == 4, let object = c.u8(), let stream = c.u8(), c.skip(3), let maxR = c.u32(), let avg = c.u32() else {
+            damage.append("'esds' at offset \(ContainerScan.grouped(node.offset)) has no decoder configuration")
+            return
+        }
+        let names: [UInt8: String] = [0x20: "MPEG-4 Visual", 0x21: "H.264", 0x23: "HEVC", 0x40: "AAC (MPEG-4 Audio)", 0x60: "MPEG-2 Visual", 0x61: "MPEG-2 Visual",
+                                      0x66: "MPEG-2 AAC Main", 0x67: "MPEG-2 AAC LC", 0x68: "MPEG-2 AAC SSR", 0x69: "MP3 (MPEG-2 Audio)", 0x6A: "MPEG-1 Visual",
+                                      0x6B: "MP3 (MPEG-1 Audio)", 0x6C: "JPEG", 0xA5: "AC-3", 0xA6: "E-AC-3", 0xA9: "DTS", 0xAD: "Opus", 0xDD: "Vorbis", 0xE1: "QCELP"]
+        node.fields += [StructureField("object type", String(cFormat: "0x%02x", object) + (names[object].map { " " + $0 } ?? "")),
+                        StructureField("stream type", String(stream >> 2)), StructureField("max bit rate", ContainerScan.grouped(maxR)),
+                        StructureField("average bit rate", ContainerScan.grouped(avg))]
+        node.summary = names[object] ?? String(cFormat: "object type 0x%02x", object)
+        if let (tag5, n) = descriptor(&c), tag5 == 5, n > 0, let first = c.u8() {
+            let aot = first >> 3
+            let aotNames: [UInt8: String] = [1: "AAC Main", 2: "AAC LC", 3: "AAC SSR", 4: "AAC LTP", 5: "SBR (HE-AAC)", 29: "PS (HE-AAC v2)", 31: "escape"]
+            node.fields.append(StructureField("audio object type", "\(aot) \(aotNames[aot] ?? "")"))
+            if object == 0x40, let n = aotNames[aot] { node.summary = n }
+        }
+    }
+}
+
+/// The names ISO/IEC 23091-2 (H.273) gives colour code points, as ffprobe prints them.
+enum ColourNames {
+    static let primaries: [Int: String] = [1: "bt709", 2: "unknown", 4: "bt470m", 5: "bt470bg", 6: "smpte170m", 7: "smpte240m", 8: "film", 9: "bt2020",
+                                           10: "smpte428", 11: "smpte431", 12: "smpte432", 22: "jedec-p22"]
+    static let transfer: [Int: String] = [1: "bt709", 2: "unknown", 4: "gamma22", 5: "gamma28", 6: "smpte170m", 7: "smpte240m", 8: "linear", 9: "log100",
+                                          10: "log316", 11: "iec61966-2-4", 12: "bt1361e", 13: "iec61966-2-1", 14: "bt2020-10", 15: "bt2020-12",
+                                          16: "smpte2084", 17: "smpte428", 18: "arib-std-b67"]
+    static let matrix: [Int: String] = [0: "gbr", 1: "bt709", 2: "unknown", 4: "fcc", 5: "bt470bg", 6: "smpte170m", 7: "smpte240m", 8: "ycgco", 9: "bt2020nc",
+                                        10: "bt2020c", 11: "smpte2085", 12: "chroma-derived-nc", 13: "chroma-derived-c", 14: "ictcp"]
 }
