@@ -28,9 +28,9 @@ public final class ISOBMFFParser: StructureParser {
 
     /// The box families whose payloads are decoded into fields; a box no family names keeps its
     /// header only (or, for ``plainContainers``, its children).
-    static let families: [any BoxFamily.Type] = [
-        MovieBoxes.self, SampleTableBoxes.self, CodecConfigurationBoxes.self, FragmentBoxes.self, ProtectionBoxes.self,
-    ]
+    static var families: [any BoxFamily.Type] {
+        [MovieBoxes.self, SampleTableBoxes.self, CodecConfigurationBoxes.self, FragmentBoxes.self, ProtectionBoxes.self]
+    }
 
     public init(source: any ByteSource, budget: StructureBudget = StructureBudget()) {
         window = ContainerScan.Window(source)

@@ -19,6 +19,10 @@ import Glibc
 // bytes per field and to the budget's `maxFieldBytes`.
 
 /// The EBML structure reader (see the file's header comment for the rules it keeps).
+///
+/// The walk over levels, unknown sizes and damage is the parser's; what an element says is read
+/// by its family (``families``: ``ClusterBlocks``, ``MasterSummaries``), a leaf no family names
+/// by its type (``EBMLValues``), and the search after a broken header by ``EBMLResync``.
 public final class MatroskaParser: StructureParser {
     public var format: ContainerFormat { .matroska }
 
@@ -27,30 +31,33 @@ public final class MatroskaParser: StructureParser {
     /// Where elements of unknown size were found to end (by their offset), learned when their
     /// parent was listed: their children are read up to there.
     var resolvedEnds: [Int64: Int64] = [:]
-    /// Block counts of the clusters read so far (by offset), for ``refined(_:)``.
-    var clusterSummaries: [Int64: String] = [:]
-    /// Nanoseconds per tick (Info's TimestampScale once it has been read; Matroska's default).
-    var timestampScale: UInt64 = 1_000_000
+    /// Leaves no family reads, by their type (and elements the table does not know).
+    let values: EBMLValues
+    /// The Cluster family, which also tallies a Cluster's blocks as its children are walked.
+    let clusters: ClusterBlocks
+    /// The element families that read their elements in their own way, by the IDs each reads.
+    let families: [UInt32: any ElementFamily]
+    /// Where to go on after a header that is not EBML.
+    let resync: EBMLResync
 
     /// Bytes read at each element: the longest header (4 + 8) and what follows it, enough for a
     /// number's value, a block's header or a Cluster's first child (its Timestamp).
     static let headerProbe: Int64 = 64
-    /// How far past a broken header the parser looks for the next Cluster ID.
-    static let resyncWindow: Int64 = 16 << 20
-    /// Characters of a string shown (the rest is cut and marked with `…`).
-    static let maxTextCharacters = 256
-    /// Bytes of a string element read.
-    static let maxStringBytes: Int64 = 1024
-    /// Bytes of a binary element shown in hex.
-    static let hexPreview: Int64 = 16
-    /// Bytes of a small master read at once to summarise it (a TrackEntry's number, type, codec).
-    static let summaryBytes: Int64 = 16 << 10
-    /// Tracks named in a Cluster's summary (a hostile cluster can name thousands).
-    static let summaryTracks = 8
 
     public init(source: any ByteSource, budget: StructureBudget = StructureBudget()) {
         self.source = source
         self.budget = budget
+        values = EBMLValues(source: source, budget: budget)
+        clusters = ClusterBlocks(source: source, budget: budget)
+        var families: [UInt32: any ElementFamily] = [:]
+        for family: any ElementFamily in [clusters, MasterSummaries(source: source, budget: budget)] {
+            for id in type(of: family).ids {
+                assert(families[id] == nil, "\(EBMLText.name(of: id)) is read by two element families")
+                families[id] = family
+            }
+        }
+        self.families = families
+        resync = EBMLResync(source: source)
     }
 
     public func top() -> (nodes: [StructureNode], omitted: Int) {
@@ -67,13 +74,10 @@ public final class MatroskaParser: StructureParser {
         let limit = min(node.end ?? resolvedEnds[node.offset] ?? source.length, source.length)
         guard node.payloadOffset >= 0, node.payloadOffset <= limit else { return ([], 0) }
         var steps = 0
-        let level = Level(parentID: id, parentName: "\(Self.name(of: id)) at offset \(Self.grouped(node.offset))",
+        let level = Level(parentID: id, parentName: "\(EBMLText.name(of: id)) at offset \(EBMLText.grouped(node.offset))",
                           start: node.payloadOffset, limit: limit, unknownSize: node.size == nil, depth: node.depth + 1)
         let result = walk(level, collect: true, steps: &steps)
-        if id == MatroskaElements.cluster {
-            clusterSummaries[node.offset] = Self.clusterSummary(timestamp: result.clusterTimestamp, counts: result.counts,
-                                                                complete: !result.stopped, unknownSize: node.size == nil)
-        }
+        if id == MatroskaElements.cluster { clusters.record(node, result.tally, complete: !result.stopped) }
         return (result.nodes, result.omitted)
     }
 
@@ -81,9 +85,9 @@ public final class MatroskaParser: StructureParser {
     /// was expanded, or now); other nodes unchanged.
     public func refined(_ node: StructureNode) -> StructureNode {
         guard node.tag == UInt64(MatroskaElements.cluster), node.isContainer else { return node }
-        if clusterSummaries[node.offset] == nil { _ = children(of: node) }
+        if clusters.summaries[node.offset] == nil { _ = children(of: node) }
         var copy = node
-        copy.summary = clusterSummaries[node.offset].map { TextSanitizer.clean($0) } ?? node.summary
+        copy.summary = clusters.summaries[node.offset].map { TextSanitizer.clean($0) } ?? node.summary
         return copy
     }
 
@@ -112,9 +116,8 @@ public final class MatroskaParser: StructureParser {
         var end: Int64
         /// The scan budget ran out before the end.
         var stopped = false
-        /// A Cluster's Timestamp and blocks per track (track → blocks, keyframes).
-        var clusterTimestamp: UInt64?
-        var counts: [UInt64: (blocks: Int, keys: Int)] = [:]
+        /// A Cluster's Timestamp and blocks per track.
+        var tally = ClusterBlocks.Tally()
     }
 
     /// Reads one level, element by element. With `collect` false it only finds where the level
@@ -139,8 +142,8 @@ public final class MatroskaParser: StructureParser {
                 if collect {
                     result.nodes.append(StructureNode(
                         name: "(not read)", offset: pos, headerSize: 0, size: rest,
-                        damage: "reading stopped at offset \(Self.grouped(pos)) after \(Self.grouped(budget.maxScanSteps)) elements: "
-                            + "the rest of \(level.parentName) (\(Self.grouped(rest)) bytes) is not read",
+                        damage: "reading stopped at offset \(EBMLText.grouped(pos)) after \(EBMLText.grouped(budget.maxScanSteps)) elements: "
+                            + "the rest of \(level.parentName) (\(EBMLText.grouped(rest)) bytes) is not read",
                         depth: level.depth))
                 }
                 break
@@ -151,12 +154,12 @@ public final class MatroskaParser: StructureParser {
             switch Self.parseHeader(head) {
             case .cut:
                 add(StructureNode(name: "(cut off)", offset: pos, headerSize: 0, size: available,
-                                  damage: "an element header at offset \(Self.grouped(pos)) is cut off: only \(Self.grouped(available)) bytes "
+                                  damage: "an element header at offset \(EBMLText.grouped(pos)) is cut off: only \(EBMLText.grouped(available)) bytes "
                                       + "are left of \(level.parentName)\(level.limit == source.length ? " (the file ends)" : "")",
                                   depth: level.depth))
                 pos = level.limit
             case let .invalid(what, byte):
-                let resumed = resync(level, after: pos, what: what, byte: byte, add: add)
+                let resumed = resync.resume(level, after: pos, what: what, byte: byte, add: add)
                 if let resumed {
                     if level.parentID == MatroskaElements.cluster, level.unknownSize {
                         // The next Cluster ends this one.
@@ -175,8 +178,8 @@ public final class MatroskaParser: StructureParser {
                 }
                 guard headerSize <= available else {
                     add(StructureNode(name: "(cut off)", offset: pos, headerSize: 0, size: available,
-                                      damage: "the header of \(Self.name(of: id)) at offset \(Self.grouped(pos)) needs \(headerSize) bytes; "
-                                          + "only \(Self.grouped(available)) are left of \(level.parentName)",
+                                      damage: "the header of \(EBMLText.name(of: id)) at offset \(EBMLText.grouped(pos)) needs \(headerSize) bytes; "
+                                          + "only \(EBMLText.grouped(available)) are left of \(level.parentName)",
                                       depth: level.depth))
                     pos = level.limit
                     continue
@@ -188,9 +191,9 @@ public final class MatroskaParser: StructureParser {
                     let room = UInt64(level.limit - payload)
                     if size > room {
                         let over = size - room
-                        element.damage = "\(element.name) at offset \(Self.grouped(pos)) claims \(Self.grouped(size)) bytes, "
-                            + "\(Self.grouped(over)) more than \(level.limit == source.length && level.parentID == 0 ? "the file" : level.parentName) holds "
-                            + "(it ends at offset \(Self.grouped(level.limit))): clipped"
+                        element.damage = "\(element.name) at offset \(EBMLText.grouped(pos)) claims \(EBMLText.grouped(size)) bytes, "
+                            + "\(EBMLText.grouped(over)) more than \(level.limit == source.length && level.parentID == 0 ? "the file" : level.parentName) holds "
+                            + "(it ends at offset \(EBMLText.grouped(level.limit))): clipped"
                         element.end = level.limit
                     } else {
                         element.end = payload + Int64(size)
@@ -199,7 +202,7 @@ public final class MatroskaParser: StructureParser {
                     element.end = unknownSizeEnd(of: &element, in: level, steps: &steps)
                 }
                 if level.parentID == MatroskaElements.cluster {
-                    count(element, into: &result, steps: &steps)
+                    clusters.count(element, into: &result.tally, steps: &steps)
                 }
                 if collect {
                     if listed < budget.maxChildren { add(node(for: element)) } else { result.omitted += 1 }
@@ -217,24 +220,24 @@ public final class MatroskaParser: StructureParser {
         let legal = (element.id == MatroskaElements.segment && level.parentID == 0)
             || (element.id == MatroskaElements.cluster && level.parentID == MatroskaElements.segment)
         if !legal {
-            element.damage = "\(element.name) at offset \(Self.grouped(element.offset)) has an unknown size: "
+            element.damage = "\(element.name) at offset \(EBMLText.grouped(element.offset)) has an unknown size: "
                 + "only a Segment or a Cluster may leave it open (live muxing)"
         }
         let end: Int64
         if element.id == MatroskaElements.segment {
             end = level.limit
         } else if element.info?.type == .master, level.depth < budget.maxDepth {
-            let inner = Level(parentID: element.id, parentName: "\(element.name) at offset \(Self.grouped(element.offset))",
+            let inner = Level(parentID: element.id, parentName: "\(element.name) at offset \(EBMLText.grouped(element.offset))",
                               start: element.offset + element.headerSize, limit: level.limit, unknownSize: true, depth: level.depth + 1)
             let walked = walk(inner, collect: false, steps: &steps)
             if walked.stopped {
                 element.damage = (element.damage.map { $0 + "; " } ?? "")
-                    + "its end was not found within \(Self.grouped(budget.maxScanSteps)) elements"
+                    + "its end was not found within \(EBMLText.grouped(budget.maxScanSteps)) elements"
             }
             end = walked.end
         } else {
             end = level.limit
-            let why = element.damage ?? "\(element.name) at offset \(Self.grouped(element.offset)) has an unknown size"
+            let why = element.damage ?? "\(element.name) at offset \(EBMLText.grouped(element.offset)) has an unknown size"
             element.damage = why + "; taken to run to the end of \(level.parentName)"
         }
         resolvedEnds[element.offset] = end
@@ -249,71 +252,5 @@ public final class MatroskaParser: StructureParser {
         guard !element.mayBeChild(of: parentID) else { return false }
         let parentLevels = MatroskaElements.byID[parentID]?.parents ?? []
         return element.parents.contains { $0 == 0 || $0 == MatroskaElements.segment || parentLevels.contains($0) }
-    }
-
-    /// After a header that is not EBML: a damage node, and where to go on (the next Cluster ID
-    /// in a Segment or a live Cluster, the next Segment or EBML header at the top level), or nil
-    /// (the rest of the level is not read).
-    func resync(_ level: Level, after pos: Int64, what: String, byte: UInt8,
-                        add: (StructureNode) -> Void) -> Int64? {
-        let targets: [(id: UInt32, name: String)]
-        switch level.parentID {
-        case 0: targets = [(MatroskaElements.segment, "Segment"), (MatroskaElements.ebml, "EBML header")]
-        case MatroskaElements.segment: targets = [(MatroskaElements.cluster, "Cluster")]
-        case MatroskaElements.cluster where level.unknownSize: targets = [(MatroskaElements.cluster, "Cluster")]
-        default: targets = []
-        }
-        let bad = "invalid EBML \(what) at offset \(Self.grouped(pos)) (first byte \(Self.hex(byte)))"
-        let rest = level.limit - pos
-        guard !targets.isEmpty else {
-            add(StructureNode(name: "(invalid)", offset: pos, headerSize: 0, size: rest,
-                              damage: "\(bad): the rest of \(level.parentName) (\(Self.grouped(rest)) bytes) is not read",
-                              depth: level.depth))
-            return nil
-        }
-        let searchEnd = pos + min(rest, Self.resyncWindow)
-        let names = targets.map(\.name).joined(separator: " or ")
-        if let (found, name) = find(targets, from: pos + 1, to: searchEnd) {
-            add(StructureNode(name: "(invalid)", offset: pos, headerSize: 0, size: found - pos,
-                              damage: "\(bad); resynced at the next \(name) ID at offset \(Self.grouped(found)) "
-                                  + "(\(Self.grouped(found - pos)) bytes on)",
-                              depth: level.depth))
-            return found
-        }
-        let searched = searchEnd - pos - 1
-        add(StructureNode(name: "(invalid)", offset: pos, headerSize: 0, size: rest,
-                          damage: "\(bad); no \(names) ID in the next \(Self.grouped(max(0, searched))) bytes: "
-                              + "the rest of \(level.parentName) (\(Self.grouped(rest)) bytes) is not read",
-                          depth: level.depth))
-        return nil
-    }
-
-    /// The first offset in `start..<end` where one of the 4-byte IDs begins, read in chunks.
-    func find(_ targets: [(id: UInt32, name: String)], from start: Int64, to end: Int64) -> (Int64, String)? {
-        let chunk: Int64 = 64 << 10
-        var startsTarget = [Bool](repeating: false, count: 256)
-        for target in targets { startsTarget[Int(target.id >> 24)] = true }
-        var at = start
-        while at < end {
-            let count = min(chunk + 3, end - at + 3)
-            let bytes = source.read(at: at, count: Int(count))
-            guard bytes.count >= 4 else { return nil }
-            let stop = Int(min(Int64(bytes.count - 3), end - at))
-            let hit: (Int, String)? = bytes.withUnsafeBufferPointer { b in
-                var i = 0
-                while i < stop {
-                    // Most bytes start no target: one table lookup each.
-                    if startsTarget[Int(b[i])] {
-                        let word = UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
-                        if let target = targets.first(where: { $0.id == word }) { return (i, target.name) }
-                    }
-                    i += 1
-                }
-                return nil
-            }
-            if let (i, name) = hit { return (at + Int64(i), name) }
-            at += chunk
-        }
-        return nil
     }
 }

@@ -97,6 +97,8 @@ struct MovieBoxes: BoxFamily {
         }
     }
 
+    /// The movie, media and track headers (and the movie extends header's fragment duration):
+    /// times, timescale and duration, the media's language, the track's ID, flags and size.
     func timedHeader(_ node: inout StructureNode, type: String, damage: inout [String]) {
         var c = ContainerScan.Cursor(payload(node, limit: 128))
         guard let (version, flags) = versionFlags(&c, &node) else { damage.append("'\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short for its version"); return }

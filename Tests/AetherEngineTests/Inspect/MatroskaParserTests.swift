@@ -31,7 +31,7 @@ enum EBMLTree {
     static func field(_ node: StructureNode?, _ name: String) -> String? { node?.fields.first { $0.name == name }?.value }
 
     /// `1234567` → `1,234,567`, as damage texts write offsets.
-    static func grouped(_ value: Int64) -> String { MatroskaParser.grouped(value) }
+    static func grouped(_ value: Int64) -> String { EBMLText.grouped(value) }
 
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -164,14 +164,14 @@ enum EBMLTree {
     }
 
     @Test func datesAreISO8601() {
-        #expect(MatroskaParser.isoDate(nanosecondsSince2001: 0) == "2001-01-01T00:00:00Z")
-        #expect(MatroskaParser.isoDate(nanosecondsSince2001: -978_307_200_000_000_000) == "1970-01-01T00:00:00Z")
-        #expect(MatroskaParser.isoDate(nanosecondsSince2001: 1) == "2001-01-01T00:00:00Z")
-        #expect(MatroskaParser.isoDate(nanosecondsSince2001: -1) == "2000-12-31T23:59:59Z")
+        #expect(EBMLText.isoDate(nanosecondsSince2001: 0) == "2001-01-01T00:00:00Z")
+        #expect(EBMLText.isoDate(nanosecondsSince2001: -978_307_200_000_000_000) == "1970-01-01T00:00:00Z")
+        #expect(EBMLText.isoDate(nanosecondsSince2001: 1) == "2001-01-01T00:00:00Z")
+        #expect(EBMLText.isoDate(nanosecondsSince2001: -1) == "2000-12-31T23:59:59Z")
         // 2024-02-29T12:34:56Z (a leap day) is 730,902,896 s after 2001.
-        #expect(MatroskaParser.isoDate(nanosecondsSince2001: 730_902_896_000_000_000) == "2024-02-29T12:34:56Z")
-        #expect(MatroskaParser.isoDate(nanosecondsSince2001: .max) == "2293-04-11T23:47:16Z")
-        #expect(MatroskaParser.isoDate(nanosecondsSince2001: .min) == "1708-09-22T00:12:43Z")
+        #expect(EBMLText.isoDate(nanosecondsSince2001: 730_902_896_000_000_000) == "2024-02-29T12:34:56Z")
+        #expect(EBMLText.isoDate(nanosecondsSince2001: .max) == "2293-04-11T23:47:16Z")
+        #expect(EBMLText.isoDate(nanosecondsSince2001: .min) == "1708-09-22T00:12:43Z")
     }
 
     @Test func liveFilesHaveUnknownSizesWithoutDamage() throws {

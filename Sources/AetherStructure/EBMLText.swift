@@ -5,8 +5,14 @@ import FoundationEssentials
 import Glibc
 #endif
 
-// How numbers, IDs, bytes, dates and times read in the tree.
-extension MatroskaParser {
+/// How numbers, IDs, bytes, dates and times read in the Matroska tree (``MatroskaParser`` and its
+/// element families), and how much of a string is shown.
+enum EBMLText {
+    /// Characters of a string shown (the rest is cut and marked with `…`).
+    static let maxTextCharacters = 256
+    /// Bytes of a string element read.
+    static let maxStringBytes: Int64 = 1024
+
     static func name(of id: UInt32) -> String { MatroskaElements.byID[id]?.name ?? hexID(id) }
 
     static func hexID(_ id: UInt32) -> String {
