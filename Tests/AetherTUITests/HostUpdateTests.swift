@@ -49,10 +49,10 @@ struct HostUpdateTests {
     @Test func escapeClosesHelpAndStatsAndOtherwiseGoesNowhere() {
         var view = ViewState()
         #expect(HostUpdate.update(&view, .key(.escape), context: context) == [])
-        view.showHelp = true
-        view.statsUntil = 12
+        view.overlays.help = true
+        view.overlays.statsUntil = 12
         #expect(HostUpdate.update(&view, .key(.escape), context: context) == [.redraw])
-        #expect(!view.showHelp && !view.statsShown)
+        #expect(!view.overlays.help && !view.overlays.statsShown)
     }
 
     @Test func otherKeysAreTheBindingsCommands() throws {
@@ -65,12 +65,12 @@ struct HostUpdateTests {
 
     @Test func timePassingEndsTheStatsAndTheMessageAndShowsTheNextInTurn() {
         var view = ViewState()
-        view.showStatsBriefly(at: 100)
+        view.overlays.showStatsBriefly(at: 100)
         view.message.show("first", seconds: 4, at: 100)
         view.message.queued = ["second"]
         #expect(HostUpdate.update(&view, .tick(now: 103.999), context: context) == [])
         #expect(HostUpdate.update(&view, .tick(now: 104), context: context) == [.redraw, .redraw])
-        #expect(!view.statsShown)
+        #expect(!view.overlays.statsShown)
         #expect(view.message.current?.text == "second" && view.message.current?.until == 108, "the queued message for 4 s from the tick")
         #expect(view.message.queued.isEmpty)
         #expect(HostUpdate.update(&view, .tick(now: 108), context: context) == [.redraw])
@@ -80,16 +80,16 @@ struct HostUpdateTests {
     @Test func theScreensOwnActionsChangeTheModelAndAskForWhatTheyNeed() {
         var view = ViewState()
         #expect(HostUpdate.update(&view, .ui(.telemetry, now: 5), context: context) == [.relayout, .redraw], "the pane moves the picture")
-        #expect(view.showTelemetry)
+        #expect(view.chrome.showTelemetry)
         #expect(HostUpdate.update(&view, .ui(.stats, now: 5), context: context) == [.redraw])
-        #expect(view.statsUntil == 5 + ViewState.statsSeconds)
+        #expect(view.overlays.statsUntil == 5 + Overlays.statsSeconds)
         _ = HostUpdate.update(&view, .ui(.statsToggle, now: 6), context: context)
-        #expect(view.showStats && view.statsUntil == nil, "I pins the overlay: the brief one's end is gone")
+        #expect(view.overlays.stats && view.overlays.statsUntil == nil, "I pins the overlay: the brief one's end is gone")
         _ = HostUpdate.update(&view, .ui(.pinOSD, now: 7), context: context)
-        #expect(view.chromePinned && view.message.current?.text == "transport bar pinned" && view.message.current?.until == 8.5)
+        #expect(view.chrome.pinned && view.message.current?.text == "transport bar pinned" && view.message.current?.until == 8.5)
         _ = HostUpdate.update(&view, .ui(.help, now: 7), context: context)
         _ = HostUpdate.update(&view, .ui(.remaining, now: 7), context: context)
-        #expect(view.showHelp && view.showRemaining)
+        #expect(view.overlays.help && view.chrome.showRemaining)
         let opened = menu(.playlist, values: [0, 1], selection: 1)
         #expect(HostUpdate.update(&view, .openMenu(opened), context: context) == [.redraw])
         #expect(view.menu == opened)

@@ -8,19 +8,19 @@ struct ViewStateClockTests {
     @Test func theChromeHidesAtExactlyItsTimeout() {
         let clock = ManualTimeSource(milliseconds: 5000)
         var view = ViewState()
-        view.noteInput(at: clock.seconds)
-        #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: true) == ViewState.chromeTimeout)
+        view.chrome.noteInput(at: clock.seconds)
+        #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: true) == ChromeState.timeout)
         clock.advance(milliseconds: 2999)
-        #expect(view.chromeShownByInput(at: clock.seconds))
+        #expect(view.chrome.shownByInput(at: clock.seconds))
         #expect(abs((view.nextHideOrExpiry(now: clock.seconds, hiding: true) ?? 0) - 0.001) < 1e-9)
         clock.advance(milliseconds: 1)
-        #expect(!view.chromeShownByInput(at: clock.seconds))
+        #expect(!view.chrome.shownByInput(at: clock.seconds))
         // Input again: shown for another 3 s from then.
         clock.advance(milliseconds: 700)
-        view.noteInput(at: clock.seconds)
-        #expect(view.chromeShownByInput(at: clock.seconds))
+        view.chrome.noteInput(at: clock.seconds)
+        #expect(view.chrome.shownByInput(at: clock.seconds))
         clock.advance(milliseconds: 3000)
-        #expect(!view.chromeShownByInput(at: clock.seconds))
+        #expect(!view.chrome.shownByInput(at: clock.seconds))
         // Not hiding (paused, pinned, a menu open): nothing due.
         #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: false) == nil)
     }
@@ -30,7 +30,7 @@ struct ViewStateClockTests {
         var view = ViewState()
         #expect(!view.message.expired(at: clock.seconds))
         view.message.show("volume 50%", seconds: 1.5, at: clock.seconds)
-        view.noteInput(at: clock.seconds)
+        view.chrome.noteInput(at: clock.seconds)
         // The message ends first (1.5 s), then the chrome hides (3 s).
         #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: true) == 1.5)
         clock.advance(milliseconds: 1499)
@@ -50,18 +50,18 @@ struct ViewStateClockTests {
     @Test func iShowsTheStatsForFourSecondsAndIHoldsThem() {
         let clock = ManualTimeSource(milliseconds: 1000)
         var view = ViewState()
-        view.showStatsBriefly(at: clock.seconds)
-        #expect(view.statsShown && view.nextHideOrExpiry(now: clock.seconds, hiding: false) == ViewState.statsSeconds)
+        view.overlays.showStatsBriefly(at: clock.seconds)
+        #expect(view.overlays.statsShown && view.nextHideOrExpiry(now: clock.seconds, hiding: false) == Overlays.statsSeconds)
         clock.advance(milliseconds: 2500)
-        view.showStatsBriefly(at: clock.seconds)
+        view.overlays.showStatsBriefly(at: clock.seconds)
         clock.advance(milliseconds: 3999)
-        #expect(!view.statsExpire(at: clock.seconds) && view.statsShown)
+        #expect(!view.overlays.statsExpire(at: clock.seconds) && view.overlays.statsShown)
         clock.advance(milliseconds: 1)
-        #expect(view.statsExpire(at: clock.seconds) && !view.statsShown)
+        #expect(view.overlays.statsExpire(at: clock.seconds) && !view.overlays.statsShown)
         #expect(view.nextHideOrExpiry(now: clock.seconds, hiding: false) == nil)
-        view.showStats = true
-        view.showStatsBriefly(at: clock.seconds)
+        view.overlays.stats = true
+        view.overlays.showStatsBriefly(at: clock.seconds)
         clock.advance(milliseconds: 60_000)
-        #expect(!view.statsExpire(at: clock.seconds) && view.statsShown)
+        #expect(!view.overlays.statsExpire(at: clock.seconds) && view.overlays.statsShown)
     }
 }

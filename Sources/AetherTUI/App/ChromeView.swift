@@ -31,11 +31,11 @@ struct ChromeView {
             TelemetryPane(telemetry: telemetry.latest, history: telemetry.history).render(in: pane, into: &frame.cells)
         }
         if !subtitles.isEmpty { frame.overlays += SubtitleCellLayout.render(subtitles, into: &frame.cells) }
-        if model.statsShown {
+        if model.overlays.statsShown {
             frame.overlays.append(BoxView(title: "Stats", lines: statsLines(), style: .stats, border: .statsBorder)
                 .render(at: (display.layout.videoArea.column + 1, display.layout.videoArea.row), into: &frame.cells))
         }
-        if model.showHelp { frame.overlays.append(helpBox(into: &frame.cells)) }
+        if model.overlays.help { frame.overlays.append(helpBox(into: &frame.cells)) }
         if let inspector = model.inspector {
             let drawn = InspectorView(inspector: inspector, telemetry: player.mediaInfo == nil ? nil : telemetry.latest)
                 .render(in: inspector.rect(in: display.layout.videoArea), into: &frame.cells)
@@ -68,9 +68,11 @@ struct ChromeView {
 
     /// The progress bar's axis: the file, or a live stream's kept window (its right end the
     /// live edge). The bar, the scrub marker and the preview all place times with it.
-    func barAxis() -> TransportBar.Axis {
+    static func barAxis(_ player: Player) -> TransportBar.Axis {
         TransportBar.Axis(duration: player.duration, liveWindow: player.isLive ? player.liveWindow : nil)
     }
+
+    func barAxis() -> TransportBar.Axis { Self.barAxis(player) }
 
     /// The scrub marker's column on the progress bar for `time`.
     func markerColumn(_ time: Double) -> Int {
@@ -110,7 +112,7 @@ struct ChromeView {
             // (The loop keeps the baseline: ``updateLiveBaseline()``.)
             let behind = latency - min(model.liveBaseline ?? latency, latency)
             timeText = "\(TimeFormat.clock(now))  LIVE" + (behind >= 2.5 ? " -\(TimeFormat.clock(behind))" : "")
-        } else if model.showRemaining {
+        } else if model.chrome.showRemaining {
             timeText = "\(TimeFormat.clock(now)) / -\(TimeFormat.clock(max(0, duration - now)))"
         } else {
             timeText = "\(TimeFormat.clock(now)) / \(TimeFormat.clock(duration))"
@@ -134,7 +136,9 @@ struct ChromeView {
 
     /// What the network is doing when the user should know: `reconnecting (2)` while a transfer
     /// is retried, `buffering…` while playback waits for the cache, nil otherwise.
-    func networkText() -> String? {
+    func networkText() -> String? { Self.networkText(player) }
+
+    static func networkText(_ player: Player) -> String? {
         if case .reconnecting(let attempt) = player.networkStatus?.phase { return "reconnecting (\(attempt))" }
         return player.isBuffering ? "buffering…" : nil
     }

@@ -99,10 +99,10 @@ enum HostUpdate {
             if view.menu != nil { return MenuUpdate.key(&view, key) }
             if let effects = ScrubUpdate.key(&view, key, context) ?? FilmstripUpdate.key(&view, key) { return effects }
             if key == .escape {
-                guard view.showHelp || view.statsShown else { return [] }
-                view.showHelp = false
-                view.showStats = false
-                view.statsUntil = nil
+                guard view.overlays.help || view.overlays.statsShown else { return [] }
+                view.overlays.help = false
+                view.overlays.stats = false
+                view.overlays.statsUntil = nil
                 return [.redraw]
             }
             // Everything else goes through the bindings (the defaults under input.conf's) to the
@@ -129,18 +129,18 @@ enum HostUpdate {
                     return [.redraw]
                 }
                 return ScrubUpdate.placeMarker(&view, at: context.position, byMouse: false, range: range)
-            case .stats: view.showStatsBriefly(at: now)
+            case .stats: view.overlays.showStatsBriefly(at: now)
             case .statsToggle:
-                view.showStats.toggle()
-                view.statsUntil = nil
-            case .help: view.showHelp.toggle()
+                view.overlays.stats.toggle()
+                view.overlays.statsUntil = nil
+            case .help: view.overlays.help.toggle()
             case .telemetry:
-                view.showTelemetry.toggle()
+                view.chrome.showTelemetry.toggle()
                 return [.relayout, .redraw]
-            case .remaining: view.showRemaining.toggle()
+            case .remaining: view.chrome.showRemaining.toggle()
             case .pinOSD:
-                view.chromePinned.toggle()
-                view.message.show(view.chromePinned ? "transport bar pinned" : "transport bar auto-hides", seconds: 1.5, at: now)
+                view.chrome.pinned.toggle()
+                view.message.show(view.chrome.pinned ? "transport bar pinned" : "transport bar auto-hides", seconds: 1.5, at: now)
             // The runtime's: they fetch pictures or change the output.
             case .filmstrip: return FilmstripUpdate.open(&view, context, now: now)
             case .menuAudio, .menuSub, .menuPlaylist, .cycleVO, .inspector: return []
@@ -148,7 +148,7 @@ enum HostUpdate {
             return [.redraw]
         case .tick(let now):
             var effects: [HostEffect] = []
-            if view.statsExpire(at: now) { effects.append(.redraw) }
+            if view.overlays.statsExpire(at: now) { effects.append(.redraw) }
             // The next start-up warning (aether-tui.conf, input.conf, playlists) in turn.
             if view.message.turn(at: now) { effects.append(.redraw) }
             return effects

@@ -8,7 +8,7 @@ import Glibc
 #endif
 import TerminalGraphics
 
-extension TUIApp {
+extension HostRuntime {
     /// Reads what the terminal sent (the loop waited for it, ``waitForEvents(timeout:readTerminal:)``)
     /// and acts on each key and mouse event; replies go to the display. True when anything was read.
     @discardableResult
@@ -22,8 +22,8 @@ extension TUIApp {
 
     private func handle(_ input: TerminalInput) {
         // A reply the player asked for is no user input: the chrome stays as it is.
-        if case .reply(let bytes) = input { apply(display.takeReply(bytes)); return }
-        view.noteInput(at: clock.seconds)
+        if case .reply(let bytes) = input { painter.apply(display.takeReply(bytes), &view); return }
+        view.chrome.noteInput(at: clock.seconds)
         display.screen.dirty = true
         switch input {
         case .functionKey(KEY_RESIZE): relayout(); return
@@ -89,11 +89,11 @@ extension TUIApp {
         case .menuSub: send(.openMenu(TrackMenu.subtitles(player: player, selected: player.activeSubtitleTrack)))
         case .menuPlaylist: send(.openMenu(TrackMenu.playlist(controller.playlistTitles)))
         case .cycleVO:
-            guard player.hasVideo || music?.cover != nil else { return .failure("no picture to draw") }
+            guard player.hasVideo || painter.music?.cover != nil else { return .failure("no picture to draw") }
             guard let next = VideoDrivers.cycle(after: display.driver.name, capabilities: display.capabilities) else {
                 return .failure("no other video output suits this terminal")
             }
-            switchDriver(to: next)
+            painter.switchDriver(to: next, &view)
         case .scrub, .filmstrip: send(.ui(action, now: clock.seconds))
         case .inspector:
             if view.inspector != nil { closeInspector() } else { openInspector(tab: .container) }

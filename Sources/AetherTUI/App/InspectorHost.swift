@@ -8,7 +8,7 @@ import TerminalGraphics
 /// The pipeline inspector in the player's screen: opened by `inspect FILE` or `` ` ``, it is an
 /// overlay like the menus (the video's mask leaves it alone), fed by background readers that
 /// wake the loop. Its keys are its own update (``Inspector/handle(_:_:)``).
-extension TUIApp {
+extension HostRuntime {
     /// Opens the inspector on `tab` (the container tab's tree opened down to `node`, a node path).
     func openInspector(tab: Inspector.Tab, node: String? = nil) {
         if view.inspector == nil {
@@ -67,14 +67,5 @@ extension TUIApp {
             display.screen.dirty = true
         }
         if inspector.tab == .frames, inspector.frameRequested, inspector.worker?.isBusy == false { inspector.frameRequested = false }
-    }
-
-    /// The frames tab's picture, as a still beside the video (drawn by the output's still driver).
-    func inspectorStill() -> VideoOutput.Still? {
-        guard let inspector = view.inspector, inspector.tab == .frames, let frame = inspector.frame,
-              let rect = display.screen.inspectorPicture, !rect.isEmpty else { return nil }
-        let picture = VideoOutput.StillPicture(width: frame.still.width, height: frame.still.height, pixels: frame.still.pixels)
-        guard let placement = display.stillLayout.fit(picture, in: rect) else { return nil }
-        return .init(placement: placement, stamp: 0x494E_0000 &+ inspector.frameStamp, picture: picture)
     }
 }

@@ -147,10 +147,10 @@ extension TUIApp: JobControl.Host {
     /// everything repainted; playback goes on if it was playing.
     func resumeFromJobControl(playing: Bool) {
         display.resume()
-        checkTerminalSize(anyway: true)
-        view.noteInput(at: clock.seconds)
+        runtime.painter.checkTerminalSize(&runtime.view, anyway: true)
+        runtime.view.chrome.noteInput(at: clock.seconds)
         if playing { player.play() }
     }
 
-    func repaintEverything() { relayout() }
+    func repaintEverything() { runtime.relayout() }
 }

@@ -118,30 +118,3 @@ extension MusicView {
         return lines.map { .init(text: TextSanitizer.clean($0.text), role: $0.role) }
     }
 }
-
-extension TUIApp {
-    /// Relayout: the music view comes when no video stream plays (an audio file, `--vid=no`,
-    /// a video stream left out as undecodable) and goes when one does.
-    func layoutMusicView() {
-        guard !player.hasVideo else { music = nil; return }
-        let tagLines = MusicView.tagLines(player: player, controller: controller, source: currentSource).count
-        let area = display.layout.videoArea
-        if music == nil {
-            view.previewStamp += 1
-            music = MusicView(cover: player.coverArt, stamp: view.previewStamp,
-                              layout: MusicLayout(area: area, cellSize: display.layout.geometry.cellSize, textLines: tagLines,
-                                                  lyrics: player.lyrics != nil))
-        }
-        music?.layOut(area: area, stills: display.stillLayout, player: player, tagLines: tagLines)
-    }
-
-    /// UI loop: whether the music view wants drawing now. Also notices the video stream going
-    /// (or coming), or lyrics coming, and lays out again.
-    func musicViewNeedsDrawing(now: Double) -> Bool {
-        if (music != nil) == player.hasVideo || music?.outOfDate(player: player) == true {
-            relayout()
-            return true
-        }
-        return music?.needsDrawing(player: player, now: now) ?? false
-    }
-}

@@ -38,33 +38,28 @@ extension TUIApp: PlayerHost {
 
     public func controllerDidLoadItem(_ controller: PlayerController) {
         // A new item: its previews, menus and scrub state belonged to the last one.
-        stills.itemChanged()
-        view.scrub = nil
-        view.preview = nil
-        view.filmstrip = nil
-        view.menu = nil
-        music = nil   // the next item's cover and tags
+        runtime.itemChanged()
         guard display.isUp else { return }
         attachItem()
     }
 
     public func controller(_ controller: PlayerController, show message: String) {
-        osd(message, seconds: message.hasPrefix("resuming") || message.hasPrefix("cannot") ? 4 : 1.5)
+        runtime.osd(message, seconds: message.hasPrefix("resuming") || message.hasPrefix("cannot") ? 4 : 1.5)
     }
 
     public func controller(_ controller: PlayerController, perform ui: UIAction) -> CommandResult {
-        perform(ui: ui)
+        runtime.perform(ui: ui)
     }
 
     public func controller(_ controller: PlayerController, press name: String) -> CommandResult {
         guard let key = Key(mpvName: name) else { return .failure("'keypress': '\(TextSanitizer.clean(name))' is not a key") }
         display.screen.dirty = true
-        press(key)
+        runtime.press(key)
         return .ok
     }
 
     public func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult {
-        takeScreenshot(subtitles: subtitles)
+        runtime.takeScreenshot(subtitles: subtitles)
         return .ok
     }
 }

@@ -203,7 +203,7 @@ final class PreviewFetcher: Sendable {
     }
 }
 
-extension TUIApp {
+extension HostRuntime {
     /// The thumbnail fetcher of scrub, the filmstrip and screenshots for the item playing
     /// (``StillJobs/fetcher(for:)``).
     func previewFetcher() -> PreviewFetcher? { stills.fetcher(for: currentSource) }

@@ -70,7 +70,7 @@ final class StillJobs {
     }
 }
 
-extension TUIApp {
+extension HostRuntime {
     /// `s` / `S`: the frame on screen at source resolution, decoded again by the scrub
     /// previews' extractor (never from the playback pipeline), with the subtitles on screen
     /// burnt in (`s`) or not (`S`), saved as PNG. The chrome says where it went.

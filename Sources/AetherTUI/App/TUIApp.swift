@@ -18,13 +18,10 @@ public final class TUIApp {
     let options: TUIOptions
     /// Carries out every command (keys, mouse, IPC, MPRIS) and walks the playlist.
     let controller: PlayerController
-    var player: Player { controller.player }
     /// The JSON IPC socket and MPRIS.
     let services: RemoteServices
-    /// The terminal, the picture's output and driver, the layout and what was last drawn.
-    let display: Display
-    /// The UI's model (``HostUpdate`` changes it; the views read it).
-    var view = ViewState()
+    /// The model, its events and effects, and the painter that draws it.
+    let runtime: HostRuntime
     /// When free heap pages were last handed back, and how often.
     var lastTrim = 0.0
     static let trimInterval = 5.0
@@ -33,17 +30,8 @@ public final class TUIApp {
     /// Reads the quit keys while the loop is blocked opening an item.
     var openWatch: OpenWatch?
     let quit = QuitSignals()
-    /// Wakes the loop: input aside, everything that changes the screen signals it.
-    let wake = WakeUp()
     /// Ctrl-Z and friends (made when the screen comes up).
     var jobs: JobControl?
-    /// The telemetry shown, the stats file and each item's summary.
-    var recorder = PlaybackRecorder()
-    /// Thumbnails and screenshots in the background.
-    let stills: StillJobs
-    /// The music view (cover, tags, spectrum), shown while no video stream plays.
-    var music: MusicView?
-
     /// What the loop decides by: when to wake, when the chrome hides and a message ends, the
     /// encode timing and the governor of the video output (``TimeSource/monotonic``).
     let clock: TimeSource
@@ -54,14 +42,16 @@ public final class TUIApp {
         let player = Player()
         controller = PlayerController(player: player, playlist: options.playlist, settings: options.controller, clock: clock)
         services = RemoteServices(hub: controller.hub, clock: clock)
-        display = Display(player: player, options: options, clock: clock)
-        stills = StillJobs(network: options.player.network, clock: clock, wake: wake)
+        let painter = ScreenPainter(display: Display(player: player, options: options, clock: clock), controller: controller,
+                                    options: options, clock: clock)
+        runtime = HostRuntime(painter: painter, options: options, clock: clock, wake: WakeUp())
         controller.setSubtitleDelaySetting(options.subtitleDelay)
         controller.host = self
     }
 
-    /// The item playing (its path or URL).
-    var currentSource: String { controller.playlist.current?.source ?? options.source }
+    var player: Player { controller.player }
+    var display: Display { runtime.display }
+    var wake: WakeUp { runtime.wake }
 
     /// Runs until quit or end of file; the terminal is restored on every path.
     public func run() -> Int32 {
@@ -97,11 +87,11 @@ public final class TUIApp {
         let report = probe.wait()
         AppLog.write("tui", "terminal probed in \(Int(report.capabilities.probeMilliseconds)) ms (answered: \(report.capabilities.answered), version: \(report.capabilities.terminalVersion ?? "-"))")
         let setup = OutputSetup.choose(report: report, options: options, video: player.mediaInfo?.primaryVideo,
-                                       showTelemetry: view.showTelemetry, environment: env, clock: clock)
+                                       showTelemetry: runtime.view.chrome.showTelemetry, environment: env, clock: clock)
         (display.capabilities, display.driver, display.autoOutput) = (setup.capabilities, setup.driver, setup.autoOutput)
 
         if let path = options.statsFile {
-            do { try recorder.open(statsFile: path) } catch { StandardStream.error("aether-tui: \(error)\n"); return ExitStatus.failed.rawValue }
+            do { try runtime.recorder.open(statsFile: path) } catch { StandardStream.error("aether-tui: \(error)\n"); return ExitStatus.failed.rawValue }
         }
 
         // 3. Take the screen, with restoration armed for every way out.
@@ -126,14 +116,14 @@ public final class TUIApp {
         display.output.start(driver: display.driver, synchronizedUpdate: display.capabilities.synchronizedOutput)
         display.isUp = true
         display.armTmuxRepaints(now: clock.seconds)
-        if let tab = options.inspectorTab { openInspectorAtStart(tab: tab) }
+        if let tab = options.inspectorTab { runtime.openInspectorAtStart(tab: tab) }
         attachItem()
         AppLog.write("tui", "screen up, video output \(display.driver.name)" + (display.driver.logDetail.map { " (\($0))" } ?? ""))
-        for warning in controller.start(services, options.remote) { osd("⚠ " + warning, seconds: 5) }
-        view.message.queueStartup(options.startupWarnings, at: clock.seconds)
+        for warning in controller.start(services, options.remote) { runtime.osd("⚠ " + warning, seconds: 5) }
+        runtime.view.message.queueStartup(options.startupWarnings, at: clock.seconds)
         defer { services.stop() }
         if options.startPaused { player.redisplay() } else { player.play() }
-        view.noteInput(at: clock.seconds)
+        runtime.view.chrome.noteInput(at: clock.seconds)
         let code = loop()
         writeSummary(interrupted: code == ExitStatus.interrupted.rawValue)
         controller.finish(interrupted: code == ExitStatus.interrupted.rawValue)
@@ -144,9 +134,9 @@ public final class TUIApp {
     /// work end, the output stops before the player, and the terminal is given back. What went
     /// wrong but did not stop playback (a stream left out, a sidecar refused) stays readable after.
     func stopScreen() {
-        view.inspector?.close()
+        runtime.view.inspector?.close()
         player.setFrameSink(nil)
-        stills.shutdown()
+        runtime.stills.shutdown()
         let warnings = player.warnings
         display.stopOutput()
         player.stop()
@@ -157,22 +147,22 @@ public final class TUIApp {
 
     /// Wires the loaded item to the screen: frames to the output, the layout for its picture.
     func attachItem() {
-        recorder.itemStarted(at: clock.seconds)
-        view.liveBaseline = nil
+        runtime.recorder.itemStarted(at: clock.seconds)
+        runtime.view.liveBaseline = nil
         player.setFrameSink(display.output)
-        relayout()
+        runtime.relayout()
     }
 
     /// One stats summary per item.
     func writeSummary(interrupted: Bool) {
-        recorder.writeSummary(player: player, startPosition: controller.itemStartPosition, interrupted: interrupted,
+        runtime.recorder.writeSummary(player: player, startPosition: controller.itemStartPosition, interrupted: interrupted,
                               now: clock.seconds) { summary in
             summary.renderer = display.driver.name
             summary.output = display.outputDescription
             summary.framesPainted = display.output.currentTotals.framesPainted
             if display.checksTmuxDelivery { summary.picturesLostInTmux = display.screen.tmuxDelivery.lost }
             summary.terminalBytes = display.terminal.statistics.bytesWritten
-            summary.source = TextSanitizer.clean(currentSource)
+            summary.source = TextSanitizer.clean(runtime.currentSource)
             summary.playlistPosition = controller.playlist.position
         }
     }
@@ -189,14 +179,14 @@ public final class TUIApp {
                 waitForEvents(timeout: 1, readTerminal: false)
                 continue
             }
-            let readSomething = readInput()
-            pollStills()
-            pollScreenshots()
-            pollInspector()
-            checkTerminalSize()
+            let readSomething = runtime.readInput()
+            runtime.pollStills()
+            runtime.pollScreenshots()
+            runtime.pollInspector()
+            runtime.painter.checkTerminalSize(&runtime.view)
             display.repaintThroughTmux(now: clock.seconds)
-            applyGovernor()
-            if view.message.engineWarnings(player.warnings, at: clock.seconds) { display.screen.dirty = true }
+            runtime.painter.applyGovernor(&runtime.view)
+            if runtime.view.message.engineWarnings(player.warnings, at: clock.seconds) { display.screen.dirty = true }
             let now = clock.seconds
             if now - lastTrim >= TUIApp.trimInterval {
                 // Scrub previews, filmstrips, screenshots and resizes free memory in bursts:
@@ -206,116 +196,25 @@ public final class TUIApp {
                 if took > 0.005 { AppLog.write("tui", String(cFormat: "malloc_trim took %.1f ms", took * 1000)) }
                 lastTrim = now
             }
-            if let sample = recorder.sample(player: player, output: display.output.currentTotals,
+            if let sample = runtime.recorder.sample(player: player, output: display.output.currentTotals,
                                             terminalBytes: display.terminal.statistics.bytesWritten, now: now) {
-                view.inspector?.live.record(sample)
+                runtime.view.inspector?.live.record(sample)
                 display.screen.dirty = true
             }
-            draw()
+            runtime.draw()
             // Input acted on may have queued work for the controller (a quit, a playlist step):
             // the next pass runs it before waiting.
-            waitForEvents(timeout: view.pendingInput || readSomething ? 0 : nextDue(now: clock.seconds))
+            waitForEvents(timeout: runtime.view.pendingInput || readSomething ? 0 : runtime.nextDue(now: clock.seconds, also: [lastTrim + TUIApp.trimInterval]))
         }
     }
 
     /// Waits until the terminal has input, something signals ``wake``, or `timeout` seconds
-    /// pass (the next thing due on screen, ``nextDue(now:)``).
+    /// pass (the next thing due on screen, ``HostRuntime/nextDue(now:also:)``).
     func waitForEvents(timeout: Double, readTerminal: Bool = true) {
         var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
         if readTerminal { fds.append(pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)) }
         let milliseconds = Int32(max(0, min(timeout, 60)) * 1000)
         _ = poll(&fds, nfds_t(fds.count), milliseconds)
         wake.drain()
-    }
-
-    /// Seconds until something on screen is due without an event (``WakeSchedule``).
-    func nextDue(now: Double) -> Double {
-        let playing = player.state == .playing
-        var schedule = WakeSchedule(at: [recorder.nextDue, lastTrim + TUIApp.trimInterval, display.tmuxDue],
-                                    networkTrouble: chrome.networkText() != nil)
-        if playing {
-            schedule.playing = .init(position: player.currentTime, rate: player.rate,
-                                     nextCue: controller.subtitlesVisible ? player.nextSubtitleChange : nil,
-                                     frameRate: music != nil ? MusicView.rate : nil)
-        }
-        let hiding = playing && display.screen.chromeVisible && !view.chromePinned && view.menu == nil
-        schedule.within = [view.nextHideOrExpiry(now: now, hiding: hiding), controller.nextDue].compactMap { $0 }
-        return schedule.seconds(now: now)
-    }
-
-    // MARK: layout
-
-    /// The terminal's size looked at (``Display/checkSize(anyway:)``), and laid out again when it changed.
-    func checkTerminalSize(anyway: Bool = false) { apply(display.checkSize(anyway: anyway)) }
-
-    /// What the display says changed: a new layout, or a driver made anew (its scale starts over).
-    func apply(_ change: Display.Change) {
-        switch change {
-        case .nothing: return
-        case .layout: relayout()
-        case .driver:
-            view.pictureScale = 1
-            relayout()
-        }
-    }
-
-    /// Lays the screen out again for the picture as it is shown: upright (a phone's portrait
-    /// video stands up), at the size the playing variant has; the engine scales to it.
-    func relayout() {
-        let aspect = (player.playingVideo ?? player.mediaInfo?.primaryVideo)?.uprightAspect ?? 16.0 / 9
-        let (cols, rows) = display.terminal.withScreen { (Curses.columns, Curses.rows) }
-        let caps = display.capabilities
-        display.layout = Layout(columns: cols, rows: rows, cellSize: caps.cellSize,
-                                displayAspect: aspect, driver: player.hasVideo ? display.driver : nil,
-                                showTelemetry: view.showTelemetry, maxPicture: caps.effectiveSixelMaxGeometry,
-                                scale: view.pictureScale)
-        layoutMusicView()
-        let layout = display.layout
-        if layout.placement.isEmpty {
-            player.setRenderSize(nil)
-        } else {
-            player.setRenderSize(layout.renderSize, eightBitStaging: display.driver.showsEveryPixelsColour ? .rgb : Scaler.standardEightBit)
-        }
-        display.terminal.withScreen {
-            display.screen.compositor.clear()
-            // Keep the old overlay rectangles masked until the next draw recomputes them, so no
-            // frame paints where ncurses is about to draw an overlay.
-            updateOutputScene()
-        }
-        display.screen.screenCleared = true
-        player.redisplay()
-        display.screen.dirty = true
-    }
-
-    /// Draws with `entry`'s driver from now on (the `d` key, the governor's last resort).
-    func switchDriver(to entry: VideoDrivers.Entry, options drivers: VideoDrivers.Options? = nil) {
-        display.use(entry, options: drivers)
-        view.pictureScale = 1
-        relayout()
-        osd("video output: \(display.driver.name)")
-    }
-
-    /// The governor stepped: a new picture scale is a relayout; its last resort is another
-    /// output: under `--vo=auto` the best other one by the figures with the live one in
-    /// (``AutoOutput/givenUp(live:pixels:sourceFPS:)``), else half-block.
-    func applyGovernor() {
-        guard let (change, figure) = display.output.takeGovernorChange() else { return }
-        let driver = display.driver
-        if change.fallback, driver.name != VideoDrivers.fallback.name {
-            if let auto = display.autoOutput, auto.candidate.driver == driver.name, let figure,
-               let next = auto.givenUp(live: figure.milliseconds, pixels: figure.pixels, sourceFPS: player.playingVideo?.frameRate ?? 24),
-               let entry = VideoDrivers.entry(named: next.candidate.driver) {
-                display.autoOutput = next
-                AppLog.write("tui", "--vo=auto: \(auto.candidate.label) given up at \(Int(figure.milliseconds)) ms a frame of \(figure.pixels) px: \(next.candidate.label)")
-                switchDriver(to: entry, options: next.options(options.drivers))
-                osd("terminal too slow for \(auto.candidate.label): \(next.candidate.label)")
-                return
-            }
-            switchDriver(to: VideoDrivers.fallback)
-            osd("terminal too slow for \(options.videoOutput.name): half-block")
-        } else if change.scale != view.pictureScale {
-            view.pictureScale = change.scale
-            relayout()
-        }
     }
 }

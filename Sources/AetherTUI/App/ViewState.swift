@@ -4,22 +4,17 @@ import TerminalGraphics
 /// The UI's model: what the key handlers, the mouse, the controller and the loop change, and
 /// what the views are made from. Drawing only reads it.
 struct ViewState {
-    /// `I`: the stats overlay stays until toggled off.
-    var showStats = false
-    /// `i`: the stats overlay shows until then (mpv's stats script, four seconds); nil: not so.
-    var statsUntil: Double?
-    var showHelp = false
-    var showTelemetry = false
-    var showRemaining = false
-    var chromePinned = false
-    var lastInput = 0.0
-    /// Live: the smallest latency behind the edge seen since the item began (where playback
-    /// joined the stream, a few segments back); the bar says how far behind only beyond it.
-    /// Kept by the loop (``TUIApp/updateLiveBaseline()``).
-    var liveBaseline: Double?
-    var menu: TrackMenu?
+    /// The transport rows: when they show, what they show.
+    var chrome = ChromeState()
+    /// The stats overlay and the key help.
+    var overlays = Overlays()
     /// The message line.
     var message = MessageLine()
+    /// Live: the smallest latency behind the edge seen since the item began (where playback
+    /// joined the stream, a few segments back); the bar says how far behind only beyond it.
+    /// Kept by the painter (``ScreenPainter/updateLiveBaseline(_:)``).
+    var liveBaseline: Double?
+    var menu: TrackMenu?
     /// The governor's picture scale (1: the whole area).
     var pictureScale = 1.0
     var dragging = false
@@ -31,30 +26,58 @@ struct ViewState {
     var filmstrip: Filmstrip?
     /// `` ` `` or `inspect`: the pipeline inspector (nil: closed).
     var inspector: Inspector?
-    /// The last read stopped at `TUIApp.maxInputPerRead` with more waiting in ncurses: read again
+    /// The last read stopped at `Display.maxInputPerRead` with more waiting in ncurses: read again
     /// before waiting on the fd.
     var pendingInput = false
-    /// Seconds of playback without input after which the chrome hides (mpv's OSD timeout).
-    static let chromeTimeout = 3.0
 
     // The decisions by time, on the loop's clock (``TUIApp/clock``): `now` is its seconds.
+
+    /// Seconds from `now` until the chrome hides (when `hiding`: playing, nothing pins it), the
+    /// message ends or the stats overlay `i` showed goes, whichever is first; nil when none is due.
+    func nextHideOrExpiry(now: Double, hiding: Bool) -> Double? {
+        let due = [message.current.map { $0.until - now }, overlays.statsUntil.map { $0 - now },
+                   hiding ? chrome.lastInput + ChromeState.timeout - now : nil].compactMap { $0 }
+        return due.min()
+    }
+}
+
+/// The transport rows' part of the model.
+struct ChromeState {
+    /// `t`: the telemetry pane.
+    var showTelemetry = false
+    /// `R`: the time left instead of the duration.
+    var showRemaining = false
+    /// `del`: the transport bar pinned (it does not auto-hide).
+    var pinned = false
+    var lastInput = 0.0
+    /// Seconds of playback without input after which the chrome hides (mpv's OSD timeout).
+    static let timeout = 3.0
 
     /// Input at `now` (a key, a click, a resize, a return from job control): the chrome shows.
     mutating func noteInput(at now: Double) { lastInput = now }
 
     /// Whether the chrome still shows at `now` for the input alone: it hides at exactly
-    /// ``chromeTimeout`` after the last input.
-    func chromeShownByInput(at now: Double) -> Bool { now - lastInput < Self.chromeTimeout }
+    /// ``timeout`` after the last input.
+    func shownByInput(at now: Double) -> Bool { now - lastInput < Self.timeout }
+}
 
+/// The overlays over the picture: the stats box and the key help.
+struct Overlays {
+    /// `I`: the stats overlay stays until toggled off.
+    var stats = false
+    /// `i`: the stats overlay shows until then (mpv's stats script, four seconds); nil: not so.
+    var statsUntil: Double?
+    /// `?`: the key help.
+    var help = false
     /// How long `i` shows the stats overlay (mpv's stats script: 4 s).
     static let statsSeconds = 4.0
 
     /// The stats overlay is up (toggled on, or shown for a while).
-    var statsShown: Bool { showStats || statsUntil != nil }
+    var statsShown: Bool { stats || statsUntil != nil }
 
     /// `i`: the overlay for ``statsSeconds`` from `now` (again from now when it is up for a while).
     mutating func showStatsBriefly(at now: Double) {
-        if !showStats { statsUntil = now + Self.statsSeconds }
+        if !stats { statsUntil = now + Self.statsSeconds }
     }
 
     /// Whether the overlay `i` showed is over at `now` (at exactly its end): it is taken down.
@@ -62,14 +85,6 @@ struct ViewState {
         guard let until = statsUntil, now >= until else { return false }
         statsUntil = nil
         return true
-    }
-
-    /// Seconds from `now` until the chrome hides (when `hiding`: playing, nothing pins it), the
-    /// message ends or the stats overlay `i` showed goes, whichever is first; nil when none is due.
-    func nextHideOrExpiry(now: Double, hiding: Bool) -> Double? {
-        let due = [message.current.map { $0.until - now }, statsUntil.map { $0 - now },
-                   hiding ? lastInput + Self.chromeTimeout - now : nil].compactMap { $0 }
-        return due.min()
     }
 }
 

@@ -1,0 +1,231 @@
+import AetherControl
+import AetherEngine
+import AetherScreen
+import CNcurses
+import AetherBase
+import FoundationEssentials
+import TerminalGraphics
+
+/// The model onto the screen: the layout for the picture playing, each frame composed from the
+/// model and the player (``ChromeView``) and handed to the ``Display``, the stills over the
+/// picture, the music view, and what the governor's steps change. It keeps no model of its own:
+/// the runtime hands it the one it has (``HostRuntime/view``).
+final class ScreenPainter {
+    let display: Display
+    let controller: PlayerController
+    var player: Player {
+        controller.player
+    }
+    let options: TUIOptions
+    let clock: TimeSource
+    /// The music view (cover, tags, spectrum), shown while no video stream plays.
+    var music: MusicView?
+
+    init(display: Display, controller: PlayerController, options: TUIOptions, clock: TimeSource) {
+        (self.display, self.controller, self.options, self.clock) = (display, controller, options, clock)
+    }
+
+    /// The item playing (its path or URL).
+    var source: String { controller.playlist.current?.source ?? options.source }
+
+    /// The views over `view` and the player as they stand, with `telemetry` shown.
+    func chrome(_ view: ViewState, telemetry: TelemetrySampler) -> ChromeView {
+        ChromeView(model: view, player: player, controller: controller, display: display, telemetry: telemetry,
+                   music: music, source: source)
+    }
+
+    /// The terminal's size looked at (``Display/checkSize(anyway:)``), and laid out again when it changed.
+    func checkTerminalSize(_ view: inout ViewState, anyway: Bool = false) { apply(display.checkSize(anyway: anyway), &view) }
+
+    /// What the display says changed: a new layout, or a driver made anew (its scale starts over).
+    func apply(_ change: Display.Change, _ view: inout ViewState) {
+        switch change {
+        case .nothing: return
+        case .layout: relayout(&view)
+        case .driver:
+            view.pictureScale = 1
+            relayout(&view)
+        }
+    }
+
+    /// Lays the screen out again for the picture as it is shown: upright (a phone's portrait
+    /// video stands up), at the size the playing variant has; the engine scales to it.
+    func relayout(_ view: inout ViewState) {
+        let aspect = (player.playingVideo ?? player.mediaInfo?.primaryVideo)?.uprightAspect ?? 16.0 / 9
+        let (cols, rows) = display.terminal.withScreen { (Curses.columns, Curses.rows) }
+        let caps = display.capabilities
+        display.layout = Layout(columns: cols, rows: rows, cellSize: caps.cellSize,
+                                displayAspect: aspect, driver: player.hasVideo ? display.driver : nil,
+                                showTelemetry: view.chrome.showTelemetry, maxPicture: caps.effectiveSixelMaxGeometry,
+                                scale: view.pictureScale)
+        layoutMusicView(&view)
+        let layout = display.layout
+        if layout.placement.isEmpty {
+            player.setRenderSize(nil)
+        } else {
+            player.setRenderSize(layout.renderSize, eightBitStaging: display.driver.showsEveryPixelsColour ? .rgb : Scaler.standardEightBit)
+        }
+        display.terminal.withScreen {
+            display.screen.compositor.clear()
+            // Keep the old overlay rectangles masked until the next draw recomputes them, so no
+            // frame paints where ncurses is about to draw an overlay.
+            updateOutputScene(view)
+        }
+        display.screen.screenCleared = true
+        player.redisplay()
+        display.screen.dirty = true
+    }
+
+    /// Draws with `entry`'s driver from now on (the `d` key, the governor's last resort).
+    func switchDriver(to entry: VideoDrivers.Entry, options drivers: VideoDrivers.Options? = nil, _ view: inout ViewState) {
+        display.use(entry, options: drivers)
+        view.pictureScale = 1
+        relayout(&view)
+        view.message.show("video output: \(display.driver.name)", seconds: 1.5, at: clock.seconds)
+    }
+
+    /// The governor stepped: a new picture scale is a relayout; its last resort is another
+    /// output: under `--vo=auto` the best other one by the figures with the live one in
+    /// (``AutoOutput/givenUp(live:pixels:sourceFPS:)``), else half-block.
+    func applyGovernor(_ view: inout ViewState) {
+        guard let (change, figure) = display.output.takeGovernorChange() else { return }
+        let driver = display.driver
+        if change.fallback, driver.name != VideoDrivers.fallback.name {
+            if let auto = display.autoOutput, auto.candidate.driver == driver.name, let figure,
+               let next = auto.givenUp(live: figure.milliseconds, pixels: figure.pixels, sourceFPS: player.playingVideo?.frameRate ?? 24),
+               let entry = VideoDrivers.entry(named: next.candidate.driver) {
+                display.autoOutput = next
+                AppLog.write("tui", "--vo=auto: \(auto.candidate.label) given up at \(Int(figure.milliseconds)) ms a frame of \(figure.pixels) px: \(next.candidate.label)")
+                switchDriver(to: entry, options: next.options(options.drivers), &view)
+                view.message.show("terminal too slow for \(auto.candidate.label): \(next.candidate.label)", seconds: 1.5, at: clock.seconds)
+                return
+            }
+            switchDriver(to: VideoDrivers.fallback, &view)
+            view.message.show("terminal too slow for \(options.videoOutput.name): half-block", seconds: 1.5, at: clock.seconds)
+        } else if change.scale != view.pictureScale {
+            view.pictureScale = change.scale
+            relayout(&view)
+        }
+    }
+    /// One pass of the screen: the model brought up to date with the clock, then, when anything
+    /// changed, a frame composed from it outside the terminal lock and handed to the display.
+    func draw(_ view: inout ViewState, telemetry: TelemetrySampler) {
+        let now = clock.seconds
+        let cues = tick(&view, now: now)
+        guard display.screen.dirty else { return }
+        display.screen.dirty = false
+        // Wrapped here, outside the terminal lock, and only when a cue is new (SubtitleWrapCache).
+        let frame = chrome(view, telemetry: telemetry).compose(subtitles: display.textCues.lines(for: cues, layout: display.layout, driver: display.driver))
+        display.screen.inspectorPicture = frame.inspectorPicture
+        let inspectorStill = inspectorStill(view)
+        var snapshot: PlayerSnapshot?   // taken only when the title is due and names a property
+        display.present(frame, pictures: [display.layout.video, music?.coverPlacement?.rect].compactMap { $0 },
+                        stillRects: [frame.stills, inspectorStill?.placement.rect].compactMap { $0 },
+                        paused: player.isPaused, scene: frame.stills != nil || view.inspector?.tab == .frames,
+                        stills: { sceneStills(view, mask: $0) }) {
+            display.updateTerminalTitle(now: now, item: controller.playlist.position) { [controller] name in
+                if snapshot == nil { snapshot = controller.snapshot() }
+                return snapshot?.text(of: name)
+            }
+        }
+    }
+
+    /// The update step before a draw: the chrome's timeout, the message line's expiry, the clock
+    /// text's quarter second, the cues of the moment, the music view's bars, the live baseline,
+    /// the menu's and the inspector's scroll; marks the screen dirty when any of them changed
+    /// what it shows. Returns the cues to draw.
+    private func tick(_ view: inout ViewState, now: Double) -> [SubtitleCue] {
+        let playing = player.state == .playing
+        // The network's trouble (`buffering…`, `reconnecting (2)`) shows the chrome, as mpv's OSD does.
+        let visible = view.chrome.pinned || !playing || view.menu != nil || view.chrome.shownByInput(at: now)
+            || ChromeView.networkText(player) != nil
+        if visible != display.screen.chromeVisible { display.screen.chromeVisible = visible; display.screen.dirty = true }
+        let tick = (player.currentTime * 4).rounded(.down)
+        if tick != display.screen.tick { display.screen.tick = tick; display.screen.dirty = true }
+        // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
+        // Text cues libass draws into the picture are not text cells too.
+        let libass = VideoOutput.drawsTextSubtitles(driver: display.driver, style: options.subtitleStyle)
+        // `sub-visibility` changed: libass's overlay comes or goes on the frame shown (paused too).
+        if libass, display.output.textSubtitlesVisible.exchange(controller.subtitlesVisible, ordering: .relaxed) != controller.subtitlesVisible {
+            display.output.repaint()
+        }
+        // The music view's lyrics pane shows the lyrics track's line already (highlighted there).
+        let lyricsShown = music.map { !$0.layout.lyrics.isEmpty } == true && player.lyricsTrack != nil
+            && player.activeSubtitleTrack == player.lyricsTrack
+        let cues = controller.subtitlesVisible && !lyricsShown ? player.subtitleCues(at: player.currentTime)
+            .filter { $0.text == nil || ($0.hasVisibleText && !(libass && $0.ass != nil)) } : []
+        let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
+        // (Bitmap cues come with their frame: the engine hands the shown frame over again
+        // when its cues change while paused.)
+        if cueKey != display.screen.cueKey { display.screen.cueKey = cueKey; display.screen.dirty = true }
+        if musicViewNeedsDrawing(&view, now: now) { display.screen.dirty = true }
+        updateLiveBaseline(&view)
+        if var menu = view.menu {
+            menu.scrollToSelection(visibleRows: TrackMenuView.visibleRows(in: display.layout.videoArea))
+            view.menu = menu
+        }
+        if let inspector = view.inspector { InspectorView.keepSelectionsInView(inspector, in: inspector.rect(in: display.layout.videoArea)) }
+        return cues
+    }
+
+    /// Live: keeps the smallest latency behind the edge seen since the item began (the bar says
+    /// how far behind only beyond it).
+    func updateLiveBaseline(_ view: inout ViewState) {
+        guard let latency = player.liveLatency else { return }
+        view.liveBaseline = min(view.liveBaseline ?? latency, latency)
+    }
+
+    /// The stills the output draws over the picture, kept out of `mask` (the overlays): the
+    /// music view's cover, the scrub preview or the filmstrip, the inspector's frame.
+    func sceneStills(_ view: ViewState, mask: CellMask) -> [VideoOutput.Still] {
+        var stills: [VideoOutput.Still] = []
+        if let music, let picture = music.cover, let placement = music.coverPlacement {
+            stills.append(VideoOutput.Still(placement: placement, stamp: music.coverStamp, picture: picture, mask: mask))
+        }
+        if let preview = view.preview, let scrub = view.scrub,
+           let spot = display.stillLayout.preview(preview.picture, marker: ChromeView.barAxis(player).markerColumn(scrub.target, width: display.layout.columns)) {
+            stills.append(.init(placement: spot.placement, stamp: preview.stamp, picture: preview.picture))
+        } else if let strip = view.filmstrip {
+            stills = display.stillLayout.filmstripStills(strip)
+        }
+        if let still = inspectorStill(view) { stills.append(still) }
+        return stills
+    }
+
+    /// The output's scene for the current layout and overlays. Inside `terminal.withScreen`.
+    func updateOutputScene(_ view: ViewState) {
+        display.updateScene(stills: { sceneStills(view, mask: $0) })
+    }
+    /// Relayout: the music view comes when no video stream plays (an audio file, `--vid=no`,
+    /// a video stream left out as undecodable) and goes when one does.
+    func layoutMusicView(_ view: inout ViewState) {
+        guard !player.hasVideo else { music = nil; return }
+        let tagLines = MusicView.tagLines(player: player, controller: controller, source: source).count
+        let area = display.layout.videoArea
+        if music == nil {
+            view.previewStamp += 1
+            music = MusicView(cover: player.coverArt, stamp: view.previewStamp,
+                              layout: MusicLayout(area: area, cellSize: display.layout.geometry.cellSize, textLines: tagLines,
+                                                  lyrics: player.lyrics != nil))
+        }
+        music?.layOut(area: area, stills: display.stillLayout, player: player, tagLines: tagLines)
+    }
+
+    /// UI loop: whether the music view wants drawing now. Also notices the video stream going
+    /// (or coming), or lyrics coming, and lays out again.
+    func musicViewNeedsDrawing(_ view: inout ViewState, now: Double) -> Bool {
+        if (music != nil) == player.hasVideo || music?.outOfDate(player: player) == true {
+            relayout(&view)
+            return true
+        }
+        return music?.needsDrawing(player: player, now: now) ?? false
+    }
+    /// The frames tab's picture, as a still beside the video (drawn by the output's still driver).
+    func inspectorStill(_ view: ViewState) -> VideoOutput.Still? {
+        guard let inspector = view.inspector, inspector.tab == .frames, let frame = inspector.frame,
+              let rect = display.screen.inspectorPicture, !rect.isEmpty else { return nil }
+        let picture = VideoOutput.StillPicture(width: frame.still.width, height: frame.still.height, pixels: frame.still.pixels)
+        guard let placement = display.stillLayout.fit(picture, in: rect) else { return nil }
+        return .init(placement: placement, stamp: 0x494E_0000 &+ inspector.frameStamp, picture: picture)
+    }
+}
