@@ -84,14 +84,11 @@ struct HostContext {
 }
 
 /// The host's update: `update(&view, event)` changes the model (``ViewState``) and returns the
-/// effects, with no I/O, so every rule here is tested on values (`HostUpdateTests`), time
-/// included (the event carries it). The runtime (``TUIApp``) reads the events, runs this and
-/// carries out the effects. Under it so far: the track and playlist menus, scrub (its keys and
-/// the mouse on the bar; the pictures are fetched by the runtime), the filmstrip's choice, the
-/// wheel, help, the stats overlay and the telemetry pane, the remaining time and the pinned bar,
-/// the message line's turn, and the bindings; the inspector still takes its keys in the runtime
-/// first (``TUIApp/press(_:)``), and the output's cycle and opening the filmstrip and the
-/// inspector are the runtime's.
+/// effects, with no I/O, so every rule here is tested on values (`HostUpdateTests`,
+/// `HostRoomsTests`), time included (the event carries it). The runtime (``HostRuntime``) reads
+/// the events, runs this and carries out the effects. Each mode has its own update (``MenuUpdate``,
+/// ``ScrubUpdate``, ``FilmstripUpdate``); the inspector takes its keys first while it is open
+/// (``Inspector/handle(_:_:)``), and the output's cycle is the runtime's.
 enum HostUpdate {
     static func update(_ view: inout ViewState, _ event: HostEvent, context: HostContext) -> [HostEffect] {
         switch event {

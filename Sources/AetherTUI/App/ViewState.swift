@@ -110,9 +110,9 @@ struct ScreenState {
     var stillRects: [CellRect] = []
     /// The next refresh clears the terminal (clearok): the video must be repainted after it.
     var screenCleared = false
-    /// When the pixel picture goes through tmux's passthrough again (``TUIApp/repaintThroughTmux(now:)``).
+    /// When the pixel picture goes through tmux's passthrough again (``Display/repaintThroughTmux(now:)``).
     var tmuxRepaints: [Double] = []
-    /// Pictures through tmux's passthrough checked for delivery (``TUIApp/checkTmuxDelivery(now:)``).
+    /// Pictures through tmux's passthrough checked for delivery (``Display/checkTmuxDelivery(now:)``).
     var tmuxDelivery = TmuxDeliveryCheck()
     /// The text cells on screen, and what writes them.
     var compositor = Compositor()
