@@ -101,7 +101,7 @@ final class VideoOutput: FrameSink, Sendable {
             $0.firstDriver = driver
             $0.running = true
         }
-        OSThread.start(name: "aether.vo.render", stackSize: 1 << 20) { [self] in Renderer(output: self).run() }
+        OSThread.start(name: "aether.vo.render", stackSize: 1 << 20) { [self] in OutputRenderer(output: self).run() }
     }
 
     /// Paints on the render thread and reports every frame.
