@@ -231,19 +231,3 @@ enum ConfigArguments {
         }
     }
 }
-
-extension PlaybackOptions {
-    /// The key bindings: the defaults, with `--input-conf` (or input.conf in the config
-    /// directory, unless `--no-config`) over them; bad lines come back as warnings.
-    func loadBindings(environment: [String: String]) -> (InputBindings, [String]) {
-        let path: String
-        if let inputConf { path = inputConf } else {
-            guard !noConfig else { return (InputBindings(), []) }
-            path = Paths.join(configDir ?? ConfigFile.directory(environment: environment), "input.conf")
-        }
-        guard let loaded = InputBindings.load(path: path) else {
-            return (InputBindings(), inputConf == nil ? [] : ["cannot read '\(TextSanitizer.clean(path))'"])
-        }
-        return loaded
-    }
-}

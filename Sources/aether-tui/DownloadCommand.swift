@@ -83,8 +83,8 @@ struct Download: ParsableCommand {
         var request = DownloadRequest()
         request.preference = hlsBitrate
         request.range = videoRange
-        request.audioLanguages = alang.map(PlaybackOptions.languageList) ?? []
-        request.subtitleLanguages = slang.map(PlaybackOptions.languageList) ?? []
+        request.audioLanguages = alang.map(PlaybackSetup.languageList) ?? []
+        request.subtitleLanguages = slang.map(PlaybackSetup.languageList) ?? []
         let path = output ?? Self.defaultOutput(for: url)
 
         let interrupt = InterruptToken()

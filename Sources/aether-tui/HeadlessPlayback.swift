@@ -16,23 +16,16 @@ struct HeadlessPlayback {
     let clock: TimeSource
 
     func run() throws -> Int32 {
-        let playerOptions = try options.resolvedPlayerOptions()
+        let setup = try PlaybackSetup(options, environment: ProcessInfo.processInfo.environment, warn: { warn($0) })
         let stop = QuitSignals()
 
         var stats: StatsFile? = nil
         if let path = options.statsFile {
             do { stats = try StatsFile(path: path) } catch { throw fail("\(error)") }
         }
-        // No keyboard headless, but IPC `keypress` goes through the bindings, and a broken
-        // input.conf is said at once, as in the TUI.
-        let (bindings, bindingWarnings) = options.loadBindings(environment: ProcessInfo.processInfo.environment)
-        for w in bindingWarnings { warn(w) }
-        let (playlist, playlistWarnings) = try options.playlist()
-        for w in playlistWarnings { warn(w) }
-        let controller = PlayerController(player: Player(), playlist: playlist,
-                                          settings: options.controllerSettings(player: playerOptions), clock: clock)
+        let controller = PlayerController(player: Player(), playlist: setup.playlist, settings: setup.controller, clock: clock)
         controller.setSubtitleDelaySetting(options.subDelay)
-        let host = Host(stats: stats, bindings: bindings, clock: clock)
+        let host = Host(stats: stats, bindings: setup.bindings, clock: clock)
         controller.host = host
         // The loop waits for work: a remote command or a quit signal wakes it at once.
         // Wakes not yet waited for (each wait takes one).
@@ -48,7 +41,7 @@ struct HeadlessPlayback {
             wake()
         }
         let services = RemoteServices(hub: controller.hub, clock: clock)
-        for w in controller.start(services, options.remoteOptions) { warn(w) }
+        for w in controller.start(services, setup.remote) { warn(w) }
         defer { services.stop() }
 
         guard controller.start(paused: options.pause) else {

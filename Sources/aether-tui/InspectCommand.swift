@@ -69,8 +69,7 @@ struct Inspect: ParsableCommand {
         tuiPlayback.pause = true
         let tab = self.tab
         try Play.runTUI(tuiPlayback) { options in
-            options.inspectorTab = tab
-            options.inspectorNode = node
+            options.inspector = InspectorStart(tab: tab, node: node)
             // The live tab is for watching the pipeline: it plays from the start.
             options.startPaused = tab != .live
         }

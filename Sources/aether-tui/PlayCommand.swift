@@ -47,8 +47,8 @@ struct Play: ParsableCommand {
         guard isatty(STDOUT_FILENO) == 1, isatty(STDIN_FILENO) == 1 else {
             throw fail("standard input and output must be a terminal (use --vo=null to play without one)")
         }
-        let playerOptions = try playback.resolvedPlayerOptions()
         let env = ProcessInfo.processInfo.environment
+        let setup = try PlaybackSetup(playback, environment: env, warn: { warn($0) })
         var theme: Theme
         do {
             theme = try ThemeLoader.load(playback.theme ?? "default", environment: env,
@@ -59,30 +59,26 @@ struct Play: ParsableCommand {
         // NO_COLOR (no-color.org) drops the chrome's colours; an explicit --theme overrides it.
         // The picture is never affected.
         if playback.theme == nil, ThemeLoader.noColorRequested(environment: env) { theme = theme.withoutColor() }
-        let (bindings, bindingWarnings) = playback.loadBindings(environment: env)
-        for w in bindingWarnings { warn(w) }
-        let (playlist, playlistWarnings) = try playback.playlist()
-        for w in playlistWarnings { warn(w) }
         var options = TUIOptions(
-            playlist: playlist, controller: playback.controllerSettings(player: playerOptions),
-            videoOutput: playback.vo,
-            drivers: VideoDrivers.Options(sixelColors: playback.sixelColors,
-                                          sixelDither: playback.sixelDither,
-                                          sixelRepaint: playback.sixelRepaint.value,
-                                          halfBlockColors: playback.halfBlockColors,
-                                          cellSymbols: playback.voCells.value,
-                                          cellTolerance: playback.voCellsTolerance),
+            playlist: setup.playlist, controller: setup.controller,
+            output: OutputSettings(choice: playback.vo,
+                                   drivers: VideoDrivers.Options(sixelColors: playback.sixelColors,
+                                                                 sixelDither: playback.sixelDither,
+                                                                 sixelRepaint: playback.sixelRepaint.value,
+                                                                 halfBlockColors: playback.halfBlockColors,
+                                                                 cellSymbols: playback.voCells.value,
+                                                                 cellTolerance: playback.voCellsTolerance)),
             theme: theme, startPaused: playback.pause)
-        options.drivers.kittySharedMemory = playback.kittyUseShm
+        options.output.drivers.kittySharedMemory = playback.kittyUseShm
         options.statsFile = playback.statsFile
         options.screenshotDirectory = playback.screenshotDirectory
         options.title = playback.title
-        options.governor = playback.voGovernor.isOn
-        options.remote = playback.remoteOptions
+        options.output.governor = playback.voGovernor.isOn
+        options.remote = setup.remote
         options.subtitleDelay = playback.subDelay
-        options.subtitleStyle = try playback.subtitleStyle()
-        options.bindings = bindings
-        options.startupWarnings = ConfigArguments.startupWarnings + bindingWarnings + playlistWarnings
+        options.subtitleStyle = try PlaybackSetup.subtitleStyle(playback)
+        options.bindings = setup.bindings
+        options.startupWarnings = ConfigArguments.startupWarnings + setup.warnings
         adjust(&options)
         let code = TUIApp(options: options, clock: clock).run()
         if code != 0 { throw ExitCode(code) }

@@ -8,6 +8,11 @@ import Glibc
 #endif
 
 /// Options shared by playback in the TUI and headless (`--vo=null`) modes, named as mpv names them.
+///
+/// It only declares: its body is its option list (and `validate()`, which ArgumentParser runs),
+/// so it has many more than 15 stored properties, one per command-line option; grouping them
+/// would only rename mpv's options. What they make, the engine's, the controller's and the
+/// screen's settings, is ``PlaybackSetup``.
 struct PlaybackOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("Media files, URLs libavformat can open, directories (their media files, in natural order) and .m3u/.m3u8/.pls playlists, played in order.", valueName: "file|url|dir|playlist"))
     var sources: [String] = []
@@ -269,7 +274,7 @@ struct PlaybackOptions: ParsableArguments {
     func validate() throws {
         guard !sources.isEmpty else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
         guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
-        _ = try subtitleStyle()
+        _ = try PlaybackSetup.subtitleStyle(self)
         guard subDelay.isFinite, abs(subDelay) <= 600 else { throw ValidationError("--sub-delay must be between -600 and 600 seconds") }
         guard audioDelay.isFinite, abs(audioDelay) <= 10 else {
             throw ValidationError("--audio-delay must be between -10 and 10 seconds")

@@ -46,11 +46,11 @@ final class Display {
 
     init(player: Player, options: TUIOptions, clock: TimeSource) {
         let shared = Guarded(TerminalCapabilities())
-        (sharedCapabilities, self.clock, theme, drivers) = (shared, clock, options.theme, options.drivers)
+        (sharedCapabilities, self.clock, theme, drivers) = (shared, clock, options.theme, options.output.drivers)
         palette = Palette(theme: options.theme, colors: 0)
         terminal = Terminal(time: clock)
-        output = VideoOutput(terminal: terminal, player: player, governed: options.governor, subtitleStyle: options.subtitleStyle,
-                             clock: clock, makeStillDriver: { [drivers = options.drivers] name, instance in
+        output = VideoOutput(terminal: terminal, player: player, governed: options.output.governor, subtitleStyle: options.subtitleStyle,
+                             clock: clock, makeStillDriver: { [drivers = options.output.drivers] name, instance in
                                  var options = drivers
                                  options.instance = instance
                                  return VideoDrivers.entry(named: name)?.make(shared.withLock { $0 }, options)

@@ -24,7 +24,7 @@ extension HostRuntime {
     /// `inspect FILE`: the inspector is drawn, and its cells masked, before the item's first
     /// frame can reach the output (it would flash under the inspector).
     func openInspectorAtStart(tab: InspectorTab) {
-        openInspector(tab: tab, node: options.inspectorNode)
+        openInspector(tab: tab, node: options.inspector?.node)
         relayout()
         draw()
     }

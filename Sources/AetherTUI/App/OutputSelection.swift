@@ -17,16 +17,16 @@ struct OutputSetup {
     static func choose(report: CapabilityProbe.Report, options: TUIOptions, video: VideoStreamInfo?, showTelemetry: Bool,
                        environment: [String: String], clock: TimeSource) -> OutputSetup {
         let caps = report.capabilities
-        guard options.videoOutput == .auto, let video else {
-            return OutputSetup(capabilities: caps, driver: VideoDrivers.make(options.videoOutput, capabilities: caps, options: options.drivers) ?? NullDriver(),
+        guard options.output.choice == .auto, let video else {
+            return OutputSetup(capabilities: caps, driver: VideoDrivers.make(options.output.choice, capabilities: caps, options: options.output.drivers) ?? NullDriver(),
                                autoOutput: nil, typed: report.strayInput)
         }
-        let fps = video.frameRate ?? 24, auto = AutoOutput.choose(capabilities: caps, options: options.drivers, sourceFPS: fps,
+        let fps = video.frameRate ?? 24, auto = AutoOutput.choose(capabilities: caps, options: options.output.drivers, sourceFPS: fps,
                                      placement: Layout.placement(on: caps, displayAspect: video.uprightAspect, showTelemetry: showTelemetry),
                                      environment: environment, clock: clock)
         AppLog.write("tui", "--vo=auto: \(auto?.candidate.label ?? "-") (\(auto?.source.rawValue ?? "-"))\n"
                      + (auto.map { OutputChoice.lines($0.figures, sourceFPS: fps, chosen: $0.candidate.label) } ?? []).joined(separator: "\n"))
-        let driver = VideoDrivers.make(auto?.candidate.driver ?? "auto", capabilities: caps, options: auto?.options(options.drivers) ?? options.drivers)
+        let driver = VideoDrivers.make(auto?.candidate.driver ?? "auto", capabilities: caps, options: auto?.options(options.output.drivers) ?? options.output.drivers)
         return OutputSetup(capabilities: caps, driver: driver ?? NullDriver(), autoOutput: auto, typed: report.strayInput + (auto?.strayInput ?? []))
     }
 }

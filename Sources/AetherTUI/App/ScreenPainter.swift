@@ -96,12 +96,12 @@ final class ScreenPainter {
                let entry = VideoDrivers.entry(named: next.candidate.driver) {
                 display.autoOutput = next
                 AppLog.write("tui", "--vo=auto: \(auto.candidate.label) given up at \(Int(figure.milliseconds)) ms a frame of \(figure.pixels) px: \(next.candidate.label)")
-                switchDriver(to: entry, options: next.options(options.drivers), &view)
+                switchDriver(to: entry, options: next.options(options.output.drivers), &view)
                 view.message.show("terminal too slow for \(auto.candidate.label): \(next.candidate.label)", seconds: 1.5, at: clock.seconds)
                 return
             }
             switchDriver(to: VideoDrivers.fallback, &view)
-            view.message.show("terminal too slow for \(options.videoOutput.name): half-block", seconds: 1.5, at: clock.seconds)
+            view.message.show("terminal too slow for \(options.output.choice.name): half-block", seconds: 1.5, at: clock.seconds)
         } else if change.scale != view.pictureScale {
             view.pictureScale = change.scale
             relayout(&view)

@@ -10,7 +10,7 @@ import Glibc
 /// the screenshots taken in the background, whose messages wait here for the loop.
 final class StillJobs {
     /// The thumbnail fetcher (nil until first used, and for a source that cannot be opened twice).
-    private(set) var previews: PreviewFetcher?
+    private(set) var previews: ThumbnailFetcher?
     /// Messages from screenshots taken in the background.
     let results = MessageBox()
     let network: NetworkSettings
@@ -23,9 +23,9 @@ final class StillJobs {
     }
 
     /// The thumbnail fetcher for `source`, made on first use when it can be opened a second time.
-    func fetcher(for source: String) -> PreviewFetcher? {
+    func fetcher(for source: String) -> ThumbnailFetcher? {
         if previews == nil, SourceOptions.isReopenable(source) {
-            previews = PreviewFetcher(url: source, network: network, clock: clock, delivered: { [wake] in wake.signal() })
+            previews = ThumbnailFetcher(url: source, network: network, clock: clock, delivered: { [wake] in wake.signal() })
         }
         return previews
     }

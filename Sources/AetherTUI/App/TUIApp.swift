@@ -65,7 +65,7 @@ public final class TUIApp {
         //    the media opens: a terminal that answers slowly (ssh) or not at all (the budget)
         //    costs no start-up time on top of the open.
         let env = ProcessInfo.processInfo.environment
-        let (budget, clock) = (options.probeBudget, clock)
+        let (budget, clock) = (options.output.probeBudget, clock)
         let probe = BackgroundResult(name: "aether.probe") {
             CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO,
                                   environment: TerminalEnvironment(env), budget: budget, time: clock)
@@ -116,7 +116,7 @@ public final class TUIApp {
         display.output.start(driver: display.driver, synchronizedUpdate: display.capabilities.synchronizedOutput)
         display.isUp = true
         display.armTmuxRepaints(now: clock.seconds)
-        if let tab = options.inspectorTab { runtime.openInspectorAtStart(tab: tab) }
+        if let start = options.inspector { runtime.openInspectorAtStart(tab: start.tab) }
         attachItem()
         AppLog.write("tui", "screen up, video output \(display.driver.name)" + (display.driver.logDetail.map { " (\($0))" } ?? ""))
         for warning in controller.start(services, options.remote) { runtime.osd("⚠ " + warning, seconds: 5) }

@@ -6,9 +6,6 @@ import TerminalGraphics
 
 /// Everything the TUI needs from the command line.
 public struct TUIOptions: Sendable {
-    /// The first item (the playlist's, before any shuffle).
-    public var source: String
-    public var player: PlayerOptions
     /// What to play and how (`--loop-file`, `--shuffle`, resume …).
     public var playlist: Playlist
     public var controller: ControllerSettings
@@ -20,18 +17,12 @@ public struct TUIOptions: Sendable {
     public var subtitleDelay = 0.0
     /// `--sub-ass` and the `--sub-*` style options: text subtitles drawn by libass in pixel outputs.
     public var subtitleStyle = ASSStyleOptions()
-    /// `--vo`: a ``VideoDrivers`` name or `auto`.
-    public var videoOutput: VideoDrivers.Choice
-    /// The drivers' own options (`--vo-sixel-colors`, …).
-    public var drivers: VideoDrivers.Options
+    /// `--vo` and how the picture is drawn.
+    public var output: OutputSettings
     public var theme: Theme
-    /// `--vo-governor`: step quality down when the terminal cannot keep up (false pins it).
-    public var governor = true
     public var startPaused: Bool
-    /// `inspect`: the inspector opens on this tab (container, packets, frames, live) at start.
-    public var inspectorTab: InspectorTab?
-    /// `inspect FILE NODE`: the container tab opens down to this node path.
-    public var inspectorNode: String?
+    /// `inspect`: where the inspector opens at start (nil: it does not).
+    public var inspector: InspectorStart?
     /// `--stats-file`: 1 Hz telemetry and a summary (with terminal bytes) as JSON lines.
     public var statsFile: String?
     /// `--screenshot-directory` (nil: `$XDG_PICTURES_DIR`, else the current directory).
@@ -42,18 +33,49 @@ public struct TUIOptions: Sendable {
     /// `--title`: the terminal's title while playing, a ``PropertyExpansion`` template over the
     /// player's properties; empty leaves the terminal's title alone.
     public var title = PlayerIdentity.defaultTitle
-    /// Probe budget for the terminal's replies.
-    public var probeBudget: Duration = CapabilityProbe.defaultBudget
 
-    public init(playlist: Playlist, controller: ControllerSettings, videoOutput: VideoDrivers.Choice, drivers: VideoDrivers.Options,
-                theme: Theme, startPaused: Bool = false) {
-        self.source = playlist.items.first?.source ?? ""
+    public init(playlist: Playlist, controller: ControllerSettings, output: OutputSettings, theme: Theme, startPaused: Bool = false) {
         self.playlist = playlist
         self.controller = controller
-        self.player = controller.player
-        self.videoOutput = videoOutput
-        self.drivers = drivers
+        self.output = output
         self.theme = theme
         self.startPaused = startPaused
+    }
+
+    /// The first item (the playlist's, before any shuffle).
+    public var source: String {
+        playlist.items.first?.source ?? ""
+    }
+
+    /// The engine's options (the controller's, the one home).
+    public var player: PlayerOptions {
+        controller.player
+    }
+}
+
+/// `--vo` and how the picture is drawn.
+public struct OutputSettings: Sendable {
+    /// `--vo`: a ``VideoDrivers`` name or `auto`.
+    public var choice: VideoDrivers.Choice
+    /// The drivers' own options (`--vo-sixel-colors`, …).
+    public var drivers: VideoDrivers.Options
+    /// `--vo-governor`: step quality down when the terminal cannot keep up (false pins it).
+    public var governor = true
+    /// How long the terminal's replies are waited for at start.
+    public var probeBudget: Duration = CapabilityProbe.defaultBudget
+
+    public init(choice: VideoDrivers.Choice, drivers: VideoDrivers.Options) {
+        (self.choice, self.drivers) = (choice, drivers)
+    }
+}
+
+/// `inspect FILE [NODE]`: the inspector opens on `tab` at start, its container tree opened down
+/// to `node` (a node path).
+public struct InspectorStart: Sendable {
+    public var tab: InspectorTab
+    public var node: String?
+
+    public init(tab: InspectorTab, node: String? = nil) {
+        (self.tab, self.node) = (tab, node)
     }
 }

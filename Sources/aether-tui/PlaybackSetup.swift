@@ -1,0 +1,191 @@
+import AetherControl
+import AetherEngine
+import AetherInput
+import ArgumentParser
+import TerminalGraphics
+import AetherBase
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the playback options make, once, for the TUI and headless hosts alike: the engine's
+/// options, the playlist and how it plays, the key bindings, the remote services, and what was
+/// left out on the way (said on stderr as it is found, and kept for the message line).
+struct PlaybackSetup {
+    var player: PlayerOptions
+    var controller: ControllerSettings
+    var playlist: Playlist
+    var bindings: InputBindings
+    var remote: RemoteServices.Options
+    /// What input.conf and the playlist left out, in that order.
+    var warnings: [String]
+
+    /// The setup of `options`: `warn` hears each warning as it is found (before a later step
+    /// can fail). Throws the one-line failures (`cannot open`, `nothing to play`).
+    init(_ options: PlaybackOptions, environment: [String: String], warn: (String) -> Void) throws {
+        player = try Self.resolvedPlayerOptions(options)
+        // No keyboard headless, but IPC `keypress` goes through the bindings, and a broken
+        // input.conf is said at once, as in the TUI.
+        let (bindings, bindingWarnings) = Self.bindings(options, environment: environment)
+        bindingWarnings.forEach(warn)
+        let (playlist, playlistWarnings) = try Self.playlist(options)
+        playlistWarnings.forEach(warn)
+        (self.bindings, self.playlist, warnings) = (bindings, playlist, bindingWarnings + playlistWarnings)
+        controller = Self.controllerSettings(options, player: player)
+        remote = Self.remoteOptions(options)
+    }
+
+    /// `--sub-ass` and the `--sub-*` style options, checked: out-of-range numbers, NaN,
+    /// colours that are not hex and font names with control characters are refused.
+    static func subtitleStyle(_ options: PlaybackOptions) throws(ValidationError) -> ASSStyleOptions {
+        var style = ASSStyleOptions()
+        style.enabled = options.subAss.isOn
+        style.override = options.subAssOverride
+        guard !options.subFont.isEmpty, options.subFont.count <= ASSStyleOptions.maxFontName,
+              options.subFont.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "," }) else {
+            throw ValidationError("--sub-font must be a font family name (1 to \(ASSStyleOptions.maxFontName) characters, no commas or control characters)")
+        }
+        style.font = options.subFont
+        func number(_ value: Double, _ range: ClosedRange<Double>, _ name: String) throws(ValidationError) -> Double {
+            guard let v = try? OutsideValue.finite(value, name: name), range.contains(v) else {
+                throw ValidationError("--\(name) must be between \(String(cFormat: "%g", range.lowerBound)) and \(String(cFormat: "%g", range.upperBound))")
+            }
+            return v
+        }
+        style.fontSize = try number(options.subFontSize, ASSStyleOptions.fontSizeRange, "sub-font-size")
+        style.borderSize = try number(options.subBorderSize, ASSStyleOptions.borderRange, "sub-border-size")
+        style.position = try number(options.subPos, ASSStyleOptions.positionRange, "sub-pos")
+        style.scale = try number(options.subScale, ASSStyleOptions.scaleRange, "sub-scale")
+        guard let color = ASSStyleOptions.parseColor(options.subColor) else {
+            throw ValidationError("--sub-color must be #RRGGBB or #AARRGGBB")
+        }
+        style.color = color
+        return style
+    }
+
+    /// Engine options. Only a percentage in `--start`/`--length` needs the duration, so only then
+    /// is the source probed before the player opens it.
+    static func resolvedPlayerOptions(_ options: PlaybackOptions) throws -> PlayerOptions {
+        let usesPercent = [options.start, options.length].contains { time in
+            if case .percent = time { return true }
+            return false
+        }
+        guard usesPercent else { return playerOptions(options, duration: nil) }
+        do {
+            return playerOptions(options, duration: try MediaProbe.probe(url: options.source).duration)
+        } catch {
+            throw fail("cannot open '\(options.source)': \(error.message)")
+        }
+    }
+
+    /// Engine options; `duration` resolves percentages.
+    static func playerOptions(_ options: PlaybackOptions, duration: Double?) -> PlayerOptions {
+        var o = PlayerOptions()
+        o.streamRecord = options.streamRecord.flatMap { $0.isEmpty ? nil : Paths.expandingTilde($0, environment: ProcessInfo.processInfo.environment) }
+        o.start = options.start?.resolve(duration: duration) ?? 0
+        o.length = options.length?.resolve(duration: duration)
+        o.speed = options.speed
+        o.volume = options.volume
+        o.replayGain = ReplayGainSettings(mode: options.replaygain, preamp: options.replaygainPreamp,
+                                          clip: options.replaygainClip.isOn, fallback: options.replaygainFallback)
+        o.skipLoopFilter = options.skipLoopFilter
+        o.decodeThreads = options.decodeThreads
+        o.muted = options.mute
+        o.audioOutput = options.ao == .null ? .null : .alsa(device: options.audioDevice)
+        o.audioBufferSeconds = options.audioBuffer
+        o.gapless = options.gaplessAudio
+        o.audioChannels = options.audioChannels
+        o.audioFilters = AudioFilterOption.graph(options.audioFilters)
+        (o.audioEnabled, o.audioTrack) = (options.aid != .no, options.aid.index)
+        (o.subtitlesEnabled, o.subtitleTrack) = (options.sid != .no, options.sid.index)
+        o.subtitleFiles = options.subFiles
+        o.audioFiles = options.audioFiles
+        o.ytdl.enabled = options.ytdl.isOn
+        o.ytdl.format = options.ytdlFormat.flatMap { try? YtdlSettings.checkFormat($0) }
+        o.ytdl.rawOptions = options.ytdlRawOptions.flatMap { try? YtdlSettings.parseRawOptions($0) } ?? []
+        (o.videoEnabled, o.videoTrack) = (options.vid != .no, options.vid.index)
+        if options.live { o.live = true }
+        o.timeshiftSeconds = options.timeshift
+        o.timeshiftMemoryBytes = options.timeshiftMemory << 20
+        o.timeshiftDiskBytes = ByteSize.parse(options.timeshiftDisk) ?? o.timeshiftDiskBytes
+        let env = ProcessInfo.processInfo.environment
+        o.timeshiftDirectory = Paths.join(Paths.cacheHome(environment: env), "aether-tui")
+        o.variantPreference = options.hlsBitrate
+        o.videoRange = options.videoRange
+        o.lavfDASH = options.demuxerLavfDash
+        o.liveStartIndex = options.liveStartIndex
+        options.network.apply(to: &o.network)
+        switch options.cache {
+        case .yes: o.cacheSeconds = options.cacheSecs
+        case .no: o.cacheSeconds = 0
+        case .auto: o.cacheSeconds = nil  // the engine decides: network sources only
+        }
+        o.networkCacheSeconds = options.cacheSecs
+        o.cachePauseWait = options.cachePauseWait
+        o.subtitleCodepage = options.subCodepage
+        o.audioLanguages = options.alang.map(Self.languageList) ?? []
+        o.subtitleLanguages = options.slang.map(Self.languageList) ?? []
+        o.audioDelay = options.audioDelay
+        return o
+    }
+
+    static func languageList(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
+    }
+
+    /// The playlist from the arguments (directories and playlist files expanded), and what was
+    /// left out of it. When nothing is left to play (an empty directory, one without media, an
+    /// empty playlist file) that is one line and exit status 2, as mpv says a file could not be played.
+    static func playlist(_ options: PlaybackOptions) throws -> (Playlist, [String]) {
+        let expanded = PlaylistLoader.expand(options.sources)
+        guard !expanded.items.isEmpty else {
+            let why = expanded.warnings.first.map { ": " + $0 + (expanded.warnings.count > 1 ? " (and \(expanded.warnings.count - 1) more)" : "") } ?? ""
+            throw fail("nothing to play\(why)", status: .incomplete)
+        }
+        return (Playlist(expanded.items), expanded.warnings)
+    }
+
+    /// How the playlist plays, from the options.
+    static func controllerSettings(_ options: PlaybackOptions, player: PlayerOptions) -> ControllerSettings {
+        var c = ControllerSettings()
+        c.player = player
+        c.startGiven = options.start != nil
+        c.playlistStart = options.playlistStart
+        c.loopFile = options.loopFile
+        c.loopPlaylist = options.loopPlaylist
+        c.shuffle = options.shuffle
+        c.shuffleSeed = options.shuffleSeed
+        c.keepOpen = options.keepOpen
+        // MPRIS's `mpris:artUrl` names a file: written only when MPRIS is on.
+        if options.mpris { c.coverDirectory = Paths.join(Paths.join(Paths.cacheHome(environment: ProcessInfo.processInfo.environment), "aether-tui"), "covers") }
+        c.imageDuration = options.imageDisplayDuration
+        c.hrSeek = options.hrSeek
+        c.resume = options.resumePlayback
+        c.savePositionOnQuit = options.savePositionOnQuit
+        if let dir = options.watchLaterDir { c.watchLater = WatchLater(directory: dir) }
+        c.subtitleAutoload = options.subAuto != .no
+        return c
+    }
+
+    static func remoteOptions(_ options: PlaybackOptions) -> RemoteServices.Options {
+        var r = RemoteServices.Options()
+        r.ipcServerPath = options.inputIPCServer
+        r.mpris = options.mpris
+        return r
+    }
+
+    /// The key bindings: the defaults, with `--input-conf` (or input.conf in the config
+    /// directory, unless `--no-config`) over them; bad lines come back as warnings.
+    static func bindings(_ options: PlaybackOptions, environment: [String: String]) -> (InputBindings, [String]) {
+        let path: String
+        if let inputConf = options.inputConf { path = inputConf } else {
+            guard !options.noConfig else { return (InputBindings(), []) }
+            path = Paths.join(options.configDir ?? ConfigFile.directory(environment: environment), "input.conf")
+        }
+        guard let loaded = InputBindings.load(path: path) else {
+            return (InputBindings(), options.inputConf == nil ? [] : ["cannot read '\(TextSanitizer.clean(path))'"])
+        }
+        return loaded
+    }
+}
