@@ -1,0 +1,136 @@
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// The house's size of a type (unit tier): at most 400 lines counting its extensions (and the
+/// types nested in it), at most 15 stored properties, nothing implicitly unwrapped. A type that
+/// only declares (an options struct whose body is its option list) may have more, and its doc
+/// comment says so ("only declares"). Types are read from `Sources/` as written at the left
+/// margin: `class`, `struct`, `enum`, `actor` and their `extension`s, measured by their braces.
+@Suite struct TypeShapeTests {
+    static let maximumLines = 400
+    static let maximumStoredProperties = 15
+    /// Types still being split (issue 47), each at most its measure when this was written: a
+    /// type may not grow, and a type that fits is taken off this list (the test says so).
+    static let stillOver: [String: (lines: Int, stored: Int)] = [
+        "AetherControl.PlayerController": (1019, 29), "AetherControl.PlayerSnapshot": (0, 39),
+        "AetherMedia.VideoDecoder": (0, 25), "AetherMedia.VideoStreamInfo": (0, 18), "AetherPlayback.AudioPipeline": (0, 19),
+        "AetherPlayback.OpenedSource": (0, 25), "AetherPlayback.PlaybackSession": (816, 19), "AetherPlayback.PlaybackSummary": (0, 40),
+        "AetherPlayback.Player": (587, 0), "AetherPlayback.PlayerOptions": (0, 45), "AetherPlayback.SessionControl": (0, 26),
+        "AetherPlayback.SourceOpener": (671, 0), "AetherPlayback.TelemetrySnapshot": (0, 52), "AetherPlayback.VideoPipeline": (0, 19),
+        "AetherStills.StillDecoder": (0, 16), "AetherStreaming.AdaptivePolicy": (0, 16), "AetherStreaming.AdaptiveSwitcher": (446, 0),
+        "AetherStreaming.DASHManifest": (710, 0), "AetherStreaming.NetworkSession": (0, 16), "AetherStreaming.ResilientInput": (0, 22),
+        "AetherStructure.FrameRecord": (0, 26), "AetherStructure.FrameStepper": (0, 17), "AetherSubtitles.SubtitleStore": (716, 0),
+        "TerminalGraphics.TerminalCapabilities": (0, 26), "aether-bench.EngineBenchmark": (0, 16),
+    ]
+
+    struct Shape {
+        var lines = 0
+        var stored = 0
+        var onlyDeclares = false
+        var unwrapped: [String] = []
+    }
+
+    static let declaration = try! NSRegularExpression(
+        pattern: #"^(?:(?:public|internal|private|fileprivate|final|open|package|@\w+(?:\([^)]*\))?)\s+)*(class|struct|enum|actor|extension)\s+([A-Za-z_][\w.]*)"#)
+    static let property = try! NSRegularExpression(
+        pattern: #"^\s*(?:(?:public|private|fileprivate|internal|package|weak|unowned|lazy|nonisolated|@\w+(?:\([^)]*\))?|(?:public|private|fileprivate|internal)\((?:set)\))\s+)*(var|let)\s+\w+"#)
+
+    /// The code of a line: no string literals, no `//` comment.
+    static func code(_ line: Substring) -> String {
+        var out = "", inString = false, escaped = false
+        var previous: Character = " "
+        for c in line {
+            if inString {
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+                continue
+            }
+            if c == "\"" { inString = true; continue }
+            if c == "/", previous == "/" { out.removeLast(); break }
+            out.append(c)
+            previous = c
+        }
+        return out
+    }
+
+    static func shapes() throws -> [String: Shape] {
+        let sources = TestEnvironment.root.appendingPathComponent("Sources").path
+        let files = try #require(FileManager.default.enumerator(atPath: sources)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        var shapes: [String: Shape] = [:]
+        for file in files {
+            let module = String(file.split(separator: "/").first ?? "")
+            let lines = try String(contentsOfFile: sources + "/" + file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            var i = 0
+            while i < lines.count {
+                let line = String(lines[i])
+                guard let match = declaration.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
+                      let kindRange = Range(match.range(at: 1), in: line), let nameRange = Range(match.range(at: 2), in: line) else { i += 1; continue }
+                let isExtension = line[kindRange] == "extension"
+                let name = module + "." + (line[nameRange].split(separator: "<").first.map(String.init) ?? "")
+                let key = isExtension ? name : module + "." + (line[nameRange].split(separator: ".").first.map(String.init) ?? "")
+                var shape = shapes[key] ?? Shape()
+                if !isExtension {
+                    var k = i - 1
+                    while k >= 0, lines[k].trimmingCharacters(in: .whitespaces).hasPrefix("///") || lines[k].hasPrefix("@") {
+                        if lines[k].contains("only declares") { shape.onlyDeclares = true }
+                        k -= 1
+                    }
+                }
+                var depth = 0, started = false, j = i
+                while j < lines.count {
+                    let code = Self.code(lines[j])
+                    if started, depth == 1, j > i, !isExtension,
+                       let p = property.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)), !code.contains("static ") {
+                        let keyword = Range(p.range(at: 1), in: code).map { String(code[$0]) }
+                        // A computed property has a body, and no `=` before it.
+                        let brace = code.firstIndex(of: "{"), equals = code.firstIndex(of: "=")
+                        let computed = keyword == "var" && brace != nil && (equals == nil || equals! > brace!)
+                        if !computed { shape.stored += 1 }
+                        if code.range(of: #":\s*[\w.<>\[\]]+!\s*(=|$)"#, options: .regularExpression) != nil {
+                            shape.unwrapped.append("\(file):\(j + 1)")
+                        }
+                    }
+                    depth += code.filter { $0 == "{" }.count - code.filter { $0 == "}" }.count
+                    if code.contains("{") { started = true }
+                    if started, depth <= 0 { break }
+                    j += 1
+                }
+                shape.lines += j - i + 1
+                shapes[key] = shape
+                i = j + 1
+            }
+        }
+        return shapes
+    }
+
+    @Test func everyTypeIsWithinItsSize() throws {
+        let shapes = try Self.shapes()
+        #expect(shapes.count > 300, "the types under Sources/ were found: \(shapes.count)")
+        #expect((shapes["AetherTUI.TUIApp"]?.lines ?? 0) > 100, "TUIApp was measured with its extensions")
+        var over: [String] = []
+        for (name, shape) in shapes.sorted(by: { $0.key < $1.key }) {
+            if !shape.unwrapped.isEmpty { over.append("\(name): implicitly unwrapped at \(shape.unwrapped.joined(separator: ", "))") }
+            guard !shape.onlyDeclares else { continue }
+            if let allowed = Self.stillOver[name] {
+                let lines = max(Self.maximumLines, allowed.lines), stored = max(Self.maximumStoredProperties, allowed.stored)
+                if shape.lines > lines || shape.stored > stored { over.append("\(name) grew: \(shape.lines) lines, \(shape.stored) stored properties") }
+                if shape.lines <= Self.maximumLines, shape.stored <= Self.maximumStoredProperties {
+                    over.append("\(name) fits now: take it off TypeShapeTests.stillOver")
+                }
+                continue
+            }
+            if shape.lines > Self.maximumLines { over.append("\(name): \(shape.lines) lines counting its extensions (at most \(Self.maximumLines))") }
+            if shape.stored > Self.maximumStoredProperties {
+                over.append("\(name): \(shape.stored) stored properties (at most \(Self.maximumStoredProperties))")
+            }
+        }
+        #expect(over.isEmpty, "\(over.count) types over the house's size:\n\(over.joined(separator: "\n"))")
+    }
+
+    /// The measure itself: a computed property is not stored, a closure default is; nested types
+    /// and extensions count toward their type.
+    @Test func theMeasureCountsWhatItShould() {
+        #expect(Self.code("let a = \"// not a comment\" // a comment") == "let a =  ")
+        #expect(Self.code(#"let b = "a \"quoted\" {" + c"#) == "let b =  + c")
+    }
+}
