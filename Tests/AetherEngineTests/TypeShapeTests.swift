@@ -21,7 +21,7 @@ import Testing
         "AetherStills.StillDecoder": (0, 16), "AetherStreaming.AdaptivePolicy": (0, 16), "AetherStreaming.AdaptiveSwitcher": (446, 0),
         "AetherStreaming.DASHManifest": (710, 0), "AetherStreaming.NetworkSession": (0, 16), "AetherStreaming.ResilientInput": (0, 22),
         "AetherStructure.FrameRecord": (0, 26), "AetherStructure.FrameStepper": (0, 17), "AetherSubtitles.SubtitleStore": (716, 0),
-        "TerminalGraphics.TerminalCapabilities": (0, 26), "aether-bench.EngineBenchmark": (0, 16),
+        "TerminalGraphics.TerminalCapabilities": (0, 26),
     ]
 
     struct Shape {

@@ -32,10 +32,8 @@ struct EngineBenchmark: ParsableCommand {
     var baselinePlayer: String?
     @Option(help: ArgumentHelp("--vo for the playback part; any but null runs in a pseudo-terminal.", valueName: "null|halfblock|sixel|kitty|auto"))
     var vo = "null"
-    @Option(help: ArgumentHelp("Pseudo-terminal size for --vo halfblock/sixel/kitty/auto, in cells of 8x16 pixels.", valueName: "COLSxROWS")) var ttySize = "160x48"
-    @Flag(help: "The pseudo-terminal does not answer the capability probe (as `script` into /dev/null).") var silentTerminal = false
-    @Flag(help: "The pseudo-terminal's child sees SSH_CONNECTION set (a terminal over SSH: kitty deflates frames, no shared memory).")
-    var remoteTerminal = false
+    /// The pseudo-terminal a pixel or cell output plays in.
+    @OptionGroup var terminal: PseudoTerminalOptions
     @Option(name: .customLong("player-arg"), help: ArgumentHelp("An extra option for our player in the playback part (repeatable), e.g. --player-arg=--vo-kitty-use-shm=yes.", valueName: "option"))
     var playerArguments: [String] = []
     @Option(name: .customLong("baseline-arg"), help: ArgumentHelp("An extra option for the baseline player (repeatable); with --baseline-player the same binary, it compares two settings.", valueName: "option"))
@@ -109,10 +107,10 @@ struct EngineBenchmark: ParsableCommand {
             var bench = HeadlessPlaybackCost(player: binary, audioOutput: ao, repeats: repeats, workDir: workDir)
             bench.baseline = baselinePlayer
             bench.videoOutput = vo
-            bench.ttySize = ttySize
-            bench.silentTerminal = silentTerminal
+            bench.ttySize = terminal.ttySize
+            bench.silentTerminal = terminal.silentTerminal
             bench.playerArguments = playerArguments
-            bench.remoteTerminal = remoteTerminal
+            bench.remoteTerminal = terminal.remoteTerminal
             bench.baselineArguments = baselineArguments
             report.playback = try bench.measure(file: file)
             progress("playback: \(Stats.fmt(report.playback!.cpuPerMediaSecond, 3)) CPU s per media s")
@@ -210,4 +208,13 @@ struct EngineBenchmark: ParsableCommand {
         let first = Spawn.output(["ffmpeg", "-version"])?.split(separator: "\n").first.map(String.init) ?? "ffmpeg ?"
         return first.components(separatedBy: " Copyright").first ?? first
     }
+}
+
+/// The pseudo-terminal the playback part runs a pixel or cell output in: its size, and how it
+/// answers the capability probe.
+struct PseudoTerminalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Pseudo-terminal size for --vo halfblock/sixel/kitty/auto, in cells of 8x16 pixels.", valueName: "COLSxROWS")) var ttySize = "160x48"
+    @Flag(help: "The pseudo-terminal does not answer the capability probe (as `script` into /dev/null).") var silentTerminal = false
+    @Flag(help: "The pseudo-terminal's child sees SSH_CONNECTION set (a terminal over SSH: kitty deflates frames, no shared memory).")
+    var remoteTerminal = false
 }
