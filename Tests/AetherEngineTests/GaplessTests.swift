@@ -37,12 +37,12 @@ struct GaplessTests {
             #expect("\(error)".contains("(44100 Hz, 2 ch) differs from the playing item's (48000 Hz, 2 ch)"), "\(error)")
         }
         let same = try SourceOpener.open(url: TestEnvironment.fixture("gapless-4.flac"), options: options, continuing: device)
-        #expect(same.continuesSink && same.sink === device)
+        #expect(same.audio.continuesSink && same.audio.sink === device)
         options.gapless = .yes
         let converted = try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options, continuing: device)
-        #expect(converted.continuesSink && converted.sink === device && converted.audioDecoder != nil)
+        #expect(converted.audio.continuesSink && converted.audio.sink === device && converted.audio.decoder != nil)
         let alone = try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options)
-        #expect(!alone.continuesSink && alone.sink?.format.sampleRate == 44100)
+        #expect(!alone.audio.continuesSink && alone.audio.sink?.format.sampleRate == 44100)
     }
 
     /// The AAC track's edit list ends it at 5 s (240 000 samples; the last frame's 640 padding
@@ -53,13 +53,13 @@ struct GaplessTests {
         var options = PlayerOptions()
         options.audioOutput = .null
         let aac = try SourceOpener.open(url: TestEnvironment.fixture("gapless-2.m4a"), options: options)
-        #expect(aac.audioStart == nil && aac.audioEnd.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: aac.audioEnd))")
+        #expect(aac.audio.start == nil && aac.audio.end.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: aac.audio.end))")
         let itunes = try SourceOpener.open(url: TestEnvironment.fixture("gapless-itunes.mp3"), options: options)
-        #expect(itunes.audioStart.map { abs($0 - 1105 / 48000.0) < 1e-9 } == true && itunes.audioEnd.map { abs($0 - 241_105 / 48000.0) < 1e-9 } == true,
-                "\(String(describing: itunes.audioStart)) \(String(describing: itunes.audioEnd))")
+        #expect(itunes.audio.start.map { abs($0 - 1105 / 48000.0) < 1e-9 } == true && itunes.audio.end.map { abs($0 - 241_105 / 48000.0) < 1e-9 } == true,
+                "\(String(describing: itunes.audio.start)) \(String(describing: itunes.audio.end))")
         for file in ["gapless-1.mp3", "gapless-3.opus"] {
             let opened = try SourceOpener.open(url: TestEnvironment.fixture(file), options: options)
-            #expect(opened.audioStart == nil && opened.audioEnd == nil, "\(file)")
+            #expect(opened.audio.start == nil && opened.audio.end == nil, "\(file)")
         }
     }
 

@@ -89,11 +89,11 @@ struct SeekGenerationTests {
         #expect(c.state == .playing)
         c.paused = false
         c.apply(.ended(at: 12))
-        #expect(c.state == .ended && c.paused && c.endedHost == 12, "the end is stamped with the time the reducer was given")
+        #expect(c.state == .ended && c.paused && c.ending.host == 12, "the end is stamped with the time the reducer was given")
         c.apply(.failed(PlayerError("nothing left", cause: .nothingToPlay)))
-        #expect(c.state == .error && c.failure?.message == "nothing left")
+        #expect(c.state == .error && c.ending.failure?.message == "nothing left")
         c.apply(.seekRequested)
         c.apply(.failed(PlayerError("again")))
-        #expect(c.state == .error && c.failure?.message == "nothing left", "an error is final")
+        #expect(c.state == .error && c.ending.failure?.message == "nothing left", "an error is final")
     }
 }

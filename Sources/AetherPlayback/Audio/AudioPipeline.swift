@@ -22,55 +22,54 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     let decoderName: Guarded<String>
     private var decoder: AudioDecoder
     private let packets: BoundedQueue<QueueItem<Packet>>
-    private let control: ControlBox
-    private let clock: MasterClock
-    private let telemetry: Telemetry
+    private let context: SessionContext
     private let streams: AudioStreams
-    /// The encoder's delay (``EncoderGap``): samples before are not played.
-    private let startTime: Double?
-    /// `--length`, the encoder's padding: samples from here on are not played.
-    private let endTime: Double?
-    /// The file's loudness gain (``ReplayGainSettings``), a factor applied with the volume.
-    private let replayGain: Double
-    /// Whether the session has video (else the audio decides the landing of each serial).
-    private let hasVideo: Bool
     /// Codec names of the audio streams, by stream index (for messages).
     private let codecNames: [Int: String]
-    /// Before a serial's first samples: waits for its first picture (sinks that report).
-    private let waitForFirstPicture: @Sendable (Int) -> Void
-    /// The device holds the item before's last samples (gapless): the first serial does not
-    /// reset it, and its first write waits until that item hands it over.
-    private let continuesSink: Bool
-    /// At the end: hands the device to a prepared next item; the seconds until the last sample
-    /// is heard, or nil (no next item: the device drains).
-    private let handOver: @Sendable () -> Double?
-    private let disable: @Sendable (Int, String) -> Void
-    private let warn: @Sendable (String) -> Void
+    private let plan: Plan
+    private let hooks: Hooks
 
-    init(decoder: AudioDecoder, sink: AudioSink, packets: BoundedQueue<QueueItem<Packet>>, control: ControlBox,
-         clock: MasterClock, telemetry: Telemetry, streams: AudioStreams, info: MediaInfo, startTime: Double? = nil, endTime: Double?, replayGain: Double = 1, hasVideo: Bool,
-         continuesSink: Bool = false, handOver: @escaping @Sendable () -> Double? = { nil },
-         waitForFirstPicture: @escaping @Sendable (Int) -> Void, disable: @escaping @Sendable (Int, String) -> Void,
-         warn: @escaping @Sendable (String) -> Void) {
+    /// What the session tells the pipeline of its item, fixed for the session.
+    struct Plan {
+        /// The encoder's delay (``EncoderGap``): samples before are not played.
+        var startTime: Double?
+        /// `--length`, the encoder's padding: samples from here on are not played.
+        var endTime: Double?
+        /// The file's loudness gain (``ReplayGainSettings``), a factor applied with the volume.
+        var replayGain = 1.0
+        /// Whether the session has video (else the audio decides the landing of each serial).
+        var hasVideo: Bool
+        /// The device holds the item before's last samples (gapless): the first serial does not
+        /// reset it, and its first write waits until that item hands it over.
+        var continuesSink = false
+    }
+
+    /// What the pipeline asks of its session.
+    struct Hooks {
+        /// At the end: hands the device to a prepared next item; the seconds until the last
+        /// sample is heard, or nil (no next item: the device drains).
+        var handOver: @Sendable () -> Double? = { nil }
+        /// Before a serial's first samples: waits for its first picture (sinks that report).
+        let waitForFirstPicture: @Sendable (Int) -> Void
+        /// The stream cannot be played: the session leaves it out.
+        let disable: @Sendable (Int, String) -> Void
+        let warn: @Sendable (String) -> Void
+    }
+
+    init(decoder: AudioDecoder, sink: AudioSink, packets: BoundedQueue<QueueItem<Packet>>, context: SessionContext,
+         streams: AudioStreams, info: MediaInfo, plan: Plan, hooks: Hooks) {
         self.decoder = decoder
         self.sink = sink
         tap = AudioTap(sampleRate: sink.format.sampleRate)
         decoderName = Guarded(decoder.decoderName)
         self.packets = packets
-        self.control = control
-        self.clock = clock
-        self.telemetry = telemetry
+        self.context = context
         self.streams = streams
-        self.startTime = startTime
-        self.endTime = endTime
-        self.replayGain = replayGain.isFinite && replayGain >= 0 ? replayGain : 1
-        self.hasVideo = hasVideo
-        self.continuesSink = continuesSink
-        self.handOver = handOver
+        var plan = plan
+        plan.replayGain = plan.replayGain.isFinite && plan.replayGain >= 0 ? plan.replayGain : 1
+        self.plan = plan
+        self.hooks = hooks
         codecNames = Dictionary(info.audio.map { ($0.index, $0.codec) }, uniquingKeysWith: { a, _ in a })
-        self.waitForFirstPicture = waitForFirstPicture
-        self.disable = disable
-        self.warn = warn
     }
 
     /// Before the threads start: the speed of the session's start.
@@ -91,17 +90,17 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
         var pictureWaitSerial = -1
         // Gapless: the device still plays the item before; nothing resets it, nothing is written
         // before it is handed over.
-        var keepsDevice = continuesSink
+        var keepsDevice = plan.continuesSink
         while !control.read({ $0.stopped }) {
             let c = control.read { $0 }
-            guard c.audioStreamIndex != nil else {
-                control.wait(seconds: 0.25) { $0.audioStreamIndex != nil || $0.stopped }
+            guard c.streams.audio != nil else {
+                control.wait(seconds: 0.25) { $0.streams.audio != nil || $0.stopped }
                 continue
             }
             if c.paused {
                 // Nothing is written while paused, seeking or not: audio written now would move
                 // the clock when the sink pauses. An audio-only seek lands at its target at once.
-                if !hasVideo, c.state == .seeking || c.state == .loading, c.pendingSeek == nil, c.landed != nil {
+                if !plan.hasVideo, c.state == .seeking || c.state == .loading, c.pendingSeek == nil, c.landed != nil {
                     markLanded(serial: c.serial)
                 }
                 if !sinkPaused, c.serial == mySerial {
@@ -118,13 +117,13 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 // (slewing never closes the gap): the sound resumes from what was heard, so the
                 // clock does too. Not at the pause: a paused position does not move.
                 if let writtenEnd, c.serial == mySerial, clock.isArmed {
-                    clock.set(media: heard(writtenEnd, sink, c.rate), serial: c.clockSerial)
+                    clock.set(media: heard(writtenEnd, sink, c.settings.rate), serial: c.demux.clockSerial)
                 }
                 sink.setPaused(false)
                 sinkPaused = false
             }
-            if decoder.rate != c.rate {
-                decoder.setRate(c.rate)
+            if decoder.rate != c.settings.rate {
+                decoder.setRate(c.settings.rate)
                 sink.reset()
                 tap.reset()
                 writtenEnd = nil
@@ -146,7 +145,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 tap.reset()
                 writtenEnd = nil
                 framesWritten = 0
-                if let wanted = c.audioStreamIndex, decoder.streamIndex != wanted {
+                if let wanted = c.streams.audio, decoder.streamIndex != wanted {
                     switchDecoder(to: wanted)
                 }
                 decoder.flush()
@@ -167,7 +166,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 AppLog.write("ad", "decode error: \(error)")
                 if chunksEver == 0, failuresInARow >= PlaybackSession.undecodableAfterErrors {
                     let codec = codecNames[decoder.streamIndex] ?? "audio"
-                    disable(decoder.streamIndex,
+                    hooks.disable(decoder.streamIndex,
                             "cannot decode audio stream #\(decoder.streamIndex) (\(codec)): \((error as? FFmpegError)?.message ?? "\(error)")")
                 }
                 continue
@@ -184,29 +183,29 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 // Once per serial: chunks trimmed before the landing point do not wait again.
                 if framesWritten == 0, pictureWaitSerial != mySerial {
                     pictureWaitSerial = mySerial
-                    waitForFirstPicture(mySerial)
+                    hooks.waitForFirstPicture(mySerial)
                 }
                 guard let start = control.read({ $0.serial == mySerial ? $0.landed : nil }) else { break }
-                guard trim(&chunk, from: max(start, startTime ?? start), to: endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
+                guard trim(&chunk, from: max(start, plan.startTime ?? start), to: plan.endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
                 if keepsDevice {
                     // Decoded ahead: wait here until the item before has written its last samples.
-                    while control.read({ $0.heldForHandoff && !$0.stopped }) {
-                        _ = control.wait(seconds: 0.25) { !$0.heldForHandoff || $0.stopped }
+                    while control.read({ $0.handoff.held && !$0.stopped }) {
+                        _ = control.wait(seconds: 0.25) { !$0.handoff.held || $0.stopped }
                     }
                     keepsDevice = false
                     if control.read({ $0.stopped }) { break }
                 }
-                let (volume, muted, clockSerial) = control.read { ($0.volume, $0.muted, $0.clockSerial) }
+                let (volume, muted, clockSerial) = control.read { ($0.settings.volume, $0.settings.muted, $0.demux.clockSerial) }
                 // What plays, before the volume: a visualisation shows the music, muted or not.
                 chunk.samples.withUnsafeBufferPointer {
                     tap.append($0, channels: sink.format.channels, pts: chunk.pts, mediaDuration: chunk.mediaDuration)
                 }
-                applyVolume(&chunk.samples, volume: muted ? 0 : volume * replayGain)
+                applyVolume(&chunk.samples, volume: muted ? 0 : volume * plan.replayGain)
                 do {
                     try chunk.samples.withUnsafeBufferPointer { try sink.write($0) }
                 } catch {
-                    warn("audio output failed (\(error)); continuing without sound")
-                    control.withLock { $0.audioStreamIndex = nil }
+                    hooks.warn("audio output failed (\(error)); continuing without sound")
+                    control.withLock { $0.streams.audio = nil }
                     clock.removeLimit()
                     return
                 }
@@ -220,7 +219,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 if !clock.isArmed {
                     guard primed else { continue }
                     clock.arm(at: heardNow, source: sink.isClockSource ? .audio : .system, serial: clockSerial)
-                    if !hasVideo { markLanded(serial: mySerial) }
+                    if !plan.hasVideo { markLanded(serial: mySerial) }
                 } else {
                     clock.correct(heard: heardNow, serial: clockSerial)
                 }
@@ -228,20 +227,20 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
             if isEnd, control.read({ $0.serial == mySerial }) {
                 if !clock.isArmed, let writtenEnd {  // shorter than the device buffer
                     clock.arm(at: heard(writtenEnd, sink, decoder.rate), source: .audio,
-                              serial: control.read { $0.clockSerial })
-                    if !hasVideo { markLanded(serial: mySerial) }
+                              serial: control.read { $0.demux.clockSerial })
+                    if !plan.hasVideo { markLanded(serial: mySerial) }
                 }
-                if let left = handOver() {
+                if let left = hooks.handOver() {
                     // The next item writes on; this one ends when its last sample is heard.
                     _ = control.wait(seconds: left) { $0.stopped }  // device seconds: real time
                     control.withLock { $0.seek.end(.audio, serial: mySerial) }
-                    control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo, now: clock.host.seconds) }
+                    control.withLock { $0.endIfPlayedOut(hasVideo: plan.hasVideo, now: clock.host.seconds) }
                     return
                 }
                 sink.drain()
                 clock.removeLimit()
                 control.withLock { $0.seek.end(.audio, serial: mySerial) }
-                control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo, now: clock.host.seconds) }
+                control.withLock { $0.endIfPlayedOut(hasVideo: plan.hasVideo, now: clock.host.seconds) }
             }
         }
     }
@@ -268,7 +267,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
             decoder = fresh
             decoderName.withLock { $0 = fresh.decoderName }
         } catch {
-            warn("cannot decode audio stream #\(next.sourceIndex): \(error.message)")
+            hooks.warn("cannot decode audio stream #\(next.sourceIndex): \(error.message)")
         }
     }
 
@@ -277,11 +276,11 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
         do {
             let decoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline,
                                            filters: self.decoder.filters)
-            decoder.setRate(control.read { $0.rate })
+            decoder.setRate(control.read { $0.settings.rate })
             self.decoder = decoder
             decoderName.withLock { $0 = decoder.decoderName }
         } catch {
-            warn("cannot decode audio stream #\(index): \(error.message)")
+            hooks.warn("cannot decode audio stream #\(index): \(error.message)")
         }
     }
 
@@ -315,4 +314,10 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
             }
         }
     }
+}
+
+extension AudioPipeline {
+    private var control: ControlBox { context.control }
+    private var clock: MasterClock { context.clock }
+    private var telemetry: Telemetry { context.telemetry }
 }

@@ -1,4 +1,5 @@
 import AetherBase
+import AetherMedia
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -122,5 +123,66 @@ public final class BoundedQueue<Element>: Sendable {
     /// Calls `body` on every queued item, oldest first.
     public func forEach(_ body: (Element) -> Void) {
         state.withLock { s in s.items[s.head...].forEach { $0.map(body) } }
+    }
+}
+
+/// What moves between the demux, decode and present threads: a payload or an end marker,
+/// tagged with the seek generation (`serial`) it was produced under (ffplay's serial model).
+enum QueueItem<Payload> {
+    case item(Payload, serial: Int)
+    case end(serial: Int)
+
+    var serial: Int {
+        switch self {
+        case .item(_, let s), .end(let s): return s
+        }
+    }
+}
+
+/// The bounded queues between a session's threads: packets from the demux thread to each
+/// decoder, frames from the video decoder to the presenter (one producer, one consumer each).
+/// A demuxer cache holds its seconds of packets (mpv's default byte cap, 150 MiB); without
+/// one, the packet queues hold a few seconds.
+struct SessionQueues {
+    let video: BoundedQueue<QueueItem<Packet>>
+    let audio: BoundedQueue<QueueItem<Packet>>
+    let frames: BoundedQueue<QueueItem<VideoFrame>>
+
+    init(policy: SyncPolicy, cacheSeconds: Double) {
+        let bytes = cacheSeconds > 0 ? max(policy.packetQueueBytes, 150 << 20) : policy.packetQueueBytes
+        let videoPackets = cacheSeconds > 0 ? max(600, min(1 << 22, Int(saturating: cacheSeconds * 130))) : 600
+        video = BoundedQueue(maxCount: videoPackets, maxCost: bytes) { item in
+            if case .item(let p, _) = item { return p.size }
+            return 0
+        }
+        audio = BoundedQueue(maxCount: max(4000, videoPackets * 4), maxCost: bytes / 2) { item in
+            if case .item(let p, _) = item { return p.size }
+            return 0
+        }
+        frames = BoundedQueue(maxCount: policy.frameQueueCapacity, maxCost: policy.frameQueueBytes) { item in
+            if case .item(let frame, _) = item { return frame.pixels?.count ?? 0 }
+            return 0
+        }
+    }
+
+    /// Wakes a push waiting on a full packet queue (it gives up when a seek is pending or the
+    /// session stopped) and a decoder waiting for input.
+    func wakePackets() {
+        video.wake()
+        audio.wake()
+    }
+
+    /// A seek (the demux thread's alone): every queue empties under the new serial.
+    func flush() {
+        video.flush()
+        audio.flush()
+        frames.flush()
+    }
+
+    /// `stop()`: every push and pop returns at once from here on.
+    func close() {
+        video.close()
+        audio.close()
+        frames.close()
     }
 }

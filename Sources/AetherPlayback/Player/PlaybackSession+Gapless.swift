@@ -40,7 +40,7 @@ extension PlaybackSession {
     /// waits, unwritten, until this item's predecessor hands it the device (``handOverSink()``).
     func startHeld() {
         control.withLock { c in
-            c.heldForHandoff = true
+            c.handoff.held = true
             c.userPaused = false
             c.paused = false
             c.apply(.pauseChanged)
@@ -55,18 +55,18 @@ extension PlaybackSession {
     /// heard then), or nil when there is no successor to take it (the device drains as usual).
     func handOverSink() -> Double? {
         guard let next = successor.withLock({ $0 }), let sink, let nextSink = next.sink, nextSink === sink else { return nil }
-        let (volume, muted, rate) = control.read { ($0.volume, $0.muted, $0.rate) }
-        guard next.control.read({ $0.rate }) == rate else {
+        let (volume, muted, rate) = control.read { ($0.settings.volume, $0.settings.muted, $0.settings.rate) }
+        guard next.control.read({ $0.settings.rate }) == rate else {
             AppLog.write("gapless", "the next item plays at another speed: the ordinary switch")
             return nil
         }
         guard sinkOwner.transfer(from: ObjectIdentifier(self), to: ObjectIdentifier(next)) else { return nil }
         let left = Double(sink.delayFrames()) / Double(max(1, sink.format.sampleRate))
-        control.withLock { $0.handedOver = true }
+        control.withLock { $0.handoff.handedOver = true }
         next.control.withLock { c in
-            c.volume = volume
-            c.muted = muted
-            c.heldForHandoff = false
+            c.settings.volume = volume
+            c.settings.muted = muted
+            c.handoff.held = false
         }
         AppLog.write("gapless", String(cFormat: "the next item continues the device; this one's last sample is heard in %.3f s", left))
         return left
@@ -74,6 +74,6 @@ extension PlaybackSession {
 
     /// The item that continues this one's device, once this one handed it over.
     var handedTo: PlaybackSession? {
-        control.read { $0.handedOver } ? successor.withLock { $0 } : nil
+        control.read { $0.handoff.handedOver } ? successor.withLock { $0 } : nil
     }
 }

@@ -9,45 +9,32 @@ import Glibc
 #endif
 import Synchronization
 
-/// What moves between the demux, decode and present threads: a payload or an end marker,
-/// tagged with the seek generation (`serial`) it was produced under (ffplay's serial model).
-enum QueueItem<Payload> {
-    case item(Payload, serial: Int)
-    case end(serial: Int)
-
-    var serial: Int {
-        switch self {
-        case .item(_, let s), .end(let s): return s
-        }
-    }
+/// What every thread of a session shares: its control state, its master clock, its telemetry
+/// and the sync policy their rules read.
+struct SessionContext {
+    let control: ControlBox
+    let clock: MasterClock
+    let telemetry: Telemetry
+    let policy: SyncPolicy
 }
 
-/// One loaded source, made by `Player.load` from what ``SourceOpener`` opened: the demux side
-/// (the demuxer, the packet and frame queues, the cache and capture threads, the timeshift
-/// window) and the three pipelines it feeds, each owning its own state and thread:
-/// ``VideoPipeline``, ``AudioPipeline`` and ``Presenter``. `stop()` is the one owner of every
-/// thread (``SessionThreads``). See the Playback article's type map. What the source is (its
-/// demuxer, info, variants, timeshift window, subtitles…) is read from the ``OpenedSource`` the
-/// session was given, `session.info` being `session.source.info`: no field is copied.
+/// One loaded source, made by `Player.load` from what ``SourceOpener`` opened: its control (seeks,
+/// streams left out, the cache's pauses, the stop) over the threads that play it, each owning
+/// its own state: ``DemuxLoop`` (the demux thread, and live with timeshift the capture thread),
+/// ``AudioFileReader``, ``VideoPipeline``, ``AudioPipeline`` and ``Presenter``, joined by
+/// ``SessionQueues``. `stop()` is the one owner of every thread (``SessionThreads``). See the
+/// Playback article's thread table. What the source is (its demuxer, info, variants, timeshift
+/// window, subtitles…) is read from the ``OpenedSource`` the session was given, `session.info`
+/// being `session.source.info`: no field is copied.
 @dynamicMemberLookup
 final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in `control`, queues, atomics
     /// What ``SourceOpener`` opened.
     let source: OpenedSource
     subscript<T>(dynamicMember path: KeyPath<OpenedSource, T>) -> T { source[keyPath: path] }
-    var format: FormatContext { source.format }
-    var info: MediaInfo { source.info }
-    /// Streams the source had when it opened: a later one is followed by ``followedStream(_:_:)``.
-    let streamCountAtOpen: Int
     let options: PlayerOptions
-    /// The loudness gain of this file under `--replaygain*` (dB, factor, which tag; nil: off).
-    let replayGain: (db: Double, factor: Double, source: String?)
-    let policy: SyncPolicy
-    let clock: MasterClock
-    let telemetry: Telemetry
-    let control: ControlBox
-    let videoQueue: BoundedQueue<QueueItem<Packet>>
-    let audioQueue: BoundedQueue<QueueItem<Packet>>
-    let frameQueue: BoundedQueue<QueueItem<VideoFrame>>
+    /// The control state, the clock, the telemetry and the policy every thread shares.
+    let context: SessionContext
+    let queues: SessionQueues
     /// Hands due frames with their cues to the host's ``FrameSink`` and takes its reports.
     let presenter: Presenter
     /// Decode failures in a row, with no frame ever decoded, after which a stream is declared
@@ -56,24 +43,25 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// The longest the sound of a load or seek waits for its first picture to reach the screen.
     static let firstPictureWaitSeconds = 0.5
     let warnings: Guarded<[String]>
-    /// `--stream-record`'s file being written (``StreamRecorder``), nil when none.
+    /// `--stream-record`'s file being written (``StreamRecorder``), nil when none: the demux
+    /// thread writes every packet it reads to it.
     let recording = Guarded<StreamRecorder?>(nil)
     let threads = SessionThreads()
+    /// Reads the source (the demux thread; the capture thread when live with timeshift). Set
+    /// once in `init`, before any thread starts.
+    private(set) var demux: DemuxLoop?
+    /// Reads the `--audio-file`s (nil: none opened). Set once in `init`, before any thread starts.
+    private(set) var audioFiles: AudioFileReader?
     /// Decodes the sound and plays it on the device (nil: no audio decoder). Set once in
     /// `init`, before any thread starts.
     private(set) var audio: AudioPipeline?
-    /// The audio device (nil without audio).
-    var sink: AudioSink? { audio?.sink }
     /// Which session may stop the device: shared with the item before or after (gapless).
     let sinkOwner: SinkOwner
     /// The prepared next item that continues this one's device at its end (gapless).
     let successor = Guarded<PlaybackSession?>(nil)
-    /// The samples written to the device, for visualisation (nil without audio).
-    var audioTap: AudioTap? { audio?.tap }
     /// Decodes and converts the video (nil: no video decoder). Set once in `init`, before any
     /// thread starts.
     private(set) var video: VideoPipeline?
-    var videoDecoder: VideoDecoder? { video?.decoder }
 
     /// Opens `url` (``SourceOpener``) and sets up the queues and the clock; the threads start
     /// with ``start()``.
@@ -83,113 +71,89 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                       frameDivisor: frameDivisor, changes: changes)
     }
 
-    /// `continuing`: the playing item whose device this one continues (``OpenedSource/continuesSink``).
+    /// `continuing`: the playing item whose device this one continues (``OpenedSource/Audio/continuesSink``).
     init(opened: OpenedSource, options: PlayerOptions, subtitleDelay: Guarded<Double>, frameDivisor: Guarded<Int> = Guarded(1),
          changes: ChangeNotifier = ChangeNotifier(),
          continuing: PlaybackSession? = nil) {
-        control = ControlBox(changes: changes)
-        sinkOwner = opened.continuesSink ? continuing?.sinkOwner ?? SinkOwner() : SinkOwner()
+        let control = ControlBox(changes: changes)
+        let clock = MasterClock(policy: options.policy, timeSource: options.time)
+        let context = SessionContext(control: control, clock: clock, telemetry: Telemetry(time: options.time), policy: options.policy)
+        sinkOwner = opened.audio.continuesSink ? continuing?.sinkOwner ?? SinkOwner() : SinkOwner()
         self.options = options
-        policy = options.policy
-        clock = MasterClock(policy: options.policy, timeSource: options.time)
-        telemetry = Telemetry(time: options.time)
+        self.context = context
         source = opened
-        replayGain = options.replayGain.applied(to: opened.info.replayGain)
-        streamCountAtOpen = opened.format.streamCount
         warnings = Guarded(opened.warnings)
-        // A cache holds its seconds of packets (mpv's default byte cap, 150 MiB); without one,
-        // the queues hold a few seconds.
-        let queueBytes = source.cacheSeconds > 0 ? max(options.policy.packetQueueBytes, 150 << 20) : options.policy.packetQueueBytes
-        let videoPackets = source.cacheSeconds > 0 ? max(600, min(1 << 22, Int(saturating: source.cacheSeconds * 130))) : 600
-        videoQueue = BoundedQueue(maxCount: videoPackets, maxCost: queueBytes) { item in
-            if case .item(let p, _) = item { return p.size }
-            return 0
-        }
-        audioQueue = BoundedQueue(maxCount: max(4000, videoPackets * 4), maxCost: queueBytes / 2) { item in
-            if case .item(let p, _) = item { return p.size }
-            return 0
-        }
-        frameQueue = BoundedQueue(maxCount: options.policy.frameQueueCapacity, maxCost: options.policy.frameQueueBytes) { item in
-            if case .item(let frame, _) = item { return frame.pixels?.count ?? 0 }
-            return 0
-        }
-        presenter = Presenter(frames: frameQueue, control: control, clock: clock, telemetry: telemetry, policy: policy,
-                              subtitles: source.subtitles, subtitleDelay: subtitleDelay, frameDivisor: frameDivisor,
-                              videoEnded: { [control, clock, hasVideo = opened.videoDecoder != nil] in
+        queues = SessionQueues(policy: options.policy, cacheSeconds: opened.reading.cacheSeconds)
+        presenter = Presenter(frames: queues.frames, control: control, clock: clock, telemetry: context.telemetry, policy: options.policy,
+                              subtitles: opened.subtitles, subtitleDelay: subtitleDelay, frameDivisor: frameDivisor,
+                              videoEnded: { [control, clock, hasVideo = opened.video.decoder != nil] in
                                   control.withLock { $0.endIfPlayedOut(hasVideo: hasVideo, now: clock.host.seconds) }
                               })
         control.withLock { c in
-            c.audioStreamIndex = opened.audioIndex
-            c.rate = min(4, max(0.25, options.speed))
-            c.volume = min(130, max(0, options.volume))
-            c.muted = options.muted
-            c.audioDelay = options.audioDelay.isFinite ? min(10, max(-10, options.audioDelay)) : 0
+            c.streams.audio = opened.audio.index
+            c.settings.rate = min(4, max(0.25, options.speed))
+            c.settings.volume = min(130, max(0, options.volume))
+            c.settings.muted = options.muted
+            c.settings.audioDelay = options.audioDelay.isFinite ? min(10, max(-10, options.audioDelay)) : 0
         }
         clock.setRate(min(4, max(0.25, options.speed)))
-        if let decoder = opened.videoDecoder {
-            video = VideoPipeline(decoder: decoder, packets: videoQueue, frames: frameQueue, control: control, clock: clock,
-                                  telemetry: telemetry, policy: policy, frameDivisor: frameDivisor, skipLoopFilter: options.skipLoopFilter,
-                                  endTime: source.endTime, codecName: info.primaryVideo?.codec ?? "video", keyframeAfterSeek: source.changesCodec,
-                                  retryExactSeek: { [unowned self] serial in retryExactSeek(serial: serial) },
-                                  disable: { [unowned self] index, message in disable(streamIndex: index, because: message) })
+        demux = DemuxLoop(source: opened, context: context, queues: queues, recording: recording,
+                          hooks: .init(disable: { [unowned self] index, message in disable(streamIndex: index, because: message) },
+                                       warn: { [unowned self] message in warn(message) }))
+        if !opened.externals.isEmpty {
+            audioFiles = AudioFileReader(files: opened.externals, context: context, queue: queues.audio, endTime: opened.reading.endTime,
+                                         hasOwnVideo: opened.video.decoder != nil, warn: { [unowned self] message in warn(message) })
         }
-        if let decoder = opened.audioDecoder, let sink = opened.sink {
-            audio = AudioPipeline(decoder: decoder, sink: sink, packets: audioQueue, control: control, clock: clock,
-                                  telemetry: telemetry, streams: AudioStreams(main: format, externals: opened.externals),
-                                  info: info, startTime: opened.audioStart, endTime: [source.endTime, opened.audioEnd].compactMap { $0 }.min(), replayGain: replayGain.factor,
-                                  hasVideo: opened.videoDecoder != nil, continuesSink: opened.continuesSink,
-                                  handOver: { [unowned self] in handOverSink() },
-                                  waitForFirstPicture: { [unowned self] serial in waitForFirstPicture(serial: serial) },
-                                  disable: { [unowned self] index, message in disable(streamIndex: index, because: message) },
-                                  warn: { [unowned self] message in warn(message) })
+        if let decoder = opened.video.decoder {
+            video = VideoPipeline(decoder: decoder, packets: queues.video, frames: queues.frames, context: context,
+                                  frameDivisor: frameDivisor,
+                                  plan: .init(skipLoopFilter: options.skipLoopFilter, endTime: opened.reading.endTime,
+                                              codecName: info.primaryVideo?.codec ?? "video", keyframeAfterSeek: opened.adaptive.changesCodec),
+                                  hooks: .init(retryExactSeek: { [unowned self] serial in retryExactSeek(serial: serial) },
+                                               disable: { [unowned self] index, message in disable(streamIndex: index, because: message) }))
+        }
+        if let decoder = opened.audio.decoder, let sink = opened.audio.sink {
+            audio = AudioPipeline(decoder: decoder, sink: sink, packets: queues.audio, context: context,
+                                  streams: AudioStreams(main: format, externals: opened.externals), info: info,
+                                  plan: .init(startTime: opened.audio.start, endTime: [opened.reading.endTime, opened.audio.end].compactMap { $0 }.min(),
+                                              replayGain: replayGain.factor, hasVideo: opened.video.decoder != nil,
+                                              continuesSink: opened.audio.continuesSink),
+                                  hooks: .init(handOver: { [unowned self] in handOverSink() },
+                                               waitForFirstPicture: { [unowned self] serial in waitForFirstPicture(serial: serial) },
+                                               disable: { [unowned self] index, message in disable(streamIndex: index, because: message) },
+                                               warn: { [unowned self] message in warn(message) }))
             audio?.setRate(min(4, max(0.25, options.speed)))
         }
-        applyAdaptiveDiscard(audio: opened.audioIndex)
-        if !opened.continuesSink { sinkOwner.claim(ObjectIdentifier(self)) }
+        opened.discardUnplayed(audio: opened.audio.index)
+        if !opened.audio.continuesSink { sinkOwner.claim(ObjectIdentifier(self)) }
         requestSeek(to: max(0, options.start), mode: .exact)
     }
-
-    var hasAudio: Bool { control.read { $0.audioStreamIndex != nil } }
-
-    /// Adaptive sources: every video and audio stream but the ones playing is discarded, so the
-    /// demuxer never fetches their segments; a stream that appeared later is the one playing
-    /// in another codec (``followedStream(_:audioIndex:sources:)``). Demux thread (or before it starts).
-    func applyAdaptiveDiscard(audio: Int?) {
-        guard source.isAdaptive else { return }
-        for i in 0..<format.streamCount {
-            guard let stream = format.stream(i), let type = stream.pointee.codecpar?.pointee.codec_type else { continue }
-            guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO else { continue }
-            let keep = i == source.videoIndex || i == audio || i >= streamCountAtOpen
-            stream.pointee.discard = keep ? AVDISCARD_DEFAULT : AVDISCARD_ALL
-        }
-    }
-    var hasVideo: Bool { videoDecoder != nil && !control.read { $0.videoDisabled } }
 
     /// A stream that cannot be played after all (undecodable, encrypted): leave it out and let
     /// the others play; with nothing left the session fails with `message`.
     func disable(streamIndex index: Int, because message: String) {
         let nothingLeft = control.withLock { c -> Bool in
-            if index == source.videoIndex {
-                guard !c.videoDisabled else { return false }
-                c.videoDisabled = true
+            if index == source.video.index {
+                guard !c.streams.videoDisabled else { return false }
+                c.streams.videoDisabled = true
                 c.seek.end(.video, serial: nil)
                 c.seek.land(at: c.seek.skipVideoUntil ?? c.demuxedUntil, serial: c.serial)
-            } else if index == c.audioStreamIndex {
-                c.audioStreamIndex = nil
+            } else if index == c.streams.audio {
+                c.streams.audio = nil
                 c.seek.end(.audio, serial: nil)
             } else {
                 return false
             }
-            let noVideo = videoDecoder == nil || c.videoDisabled
-            if noVideo && c.audioStreamIndex == nil && c.failure == nil {
+            let noVideo = videoDecoder == nil || c.streams.videoDisabled
+            if noVideo && c.streams.audio == nil && c.ending.failure == nil {
                 c.apply(.failed(PlayerError(message, cause: .nothingToPlay)))
                 return true
             }
             return false
         }
-        if index != source.videoIndex { clock.removeLimit() }
+        if index != source.video.index { clock.removeLimit() }
         if !nothingLeft { warn(message) } else { AppLog.write("player", message) }
-        videoQueue.wake()
+        queues.video.wake()
         checkEnded()
     }
 
@@ -200,55 +164,13 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             adaptive.arm()
         }
         // Each thread holds the session until it ends: C resources are freed after the last one.
-        threads.start("aether.demux") { [self] in demuxLoop() }
+        threads.start("aether.demux") { [self] in demux?.run() }
         threads.start("aether.video") { [self] in video?.run() }
         threads.start("aether.audio") { [self] in audio?.run() }
         threads.start("aether.present") { [self] in presenter.run() }
-        if source.cacheSeconds > 0 { threads.start("aether.cache") { [self] in cacheLoop() } }
-        if source.timeshift != nil { threads.start("aether.capture") { [self] in captureLoop() } }
-        if !source.externals.isEmpty { threads.start("aether.audiofile") { [self] in audioFileLoop() } }
-    }
-
-    /// Live with timeshift: reads the stream into the kept window, whatever the playhead does
-    /// (paused, rewound), until it ends or the session stops. Owns the demuxer's reads.
-    private func captureLoop() {
-        guard let timeshift = source.timeshift, let packet = try? Packet() else { return }
-        var audio = control.read { $0.audioStreamIndex }
-        var errors = 0
-        let hasVideo = source.videoIndex != nil && videoDecoder != nil
-        while !isStopped {
-            let wanted = control.read { $0.audioStreamIndex }
-            if wanted != audio {
-                applyAdaptiveDiscard(audio: wanted)
-                audio = wanted
-            }
-            do {
-                guard try format.read(into: packet) else {
-                    timeshift.finish(error: nil)
-                    return
-                }
-                errors = 0
-            } catch {
-                if isStopped { break }
-                if error.isTryAgain {
-                    control.wait(seconds: 0.01) { $0.stopped }
-                    continue
-                }
-                errors += 1
-                AppLog.write("live", "read error \(errors): \(error.message)")
-                if format.ioFailed || format.atEndOfInput || errors >= PlaybackSession.maxConsecutiveReadErrors {
-                    timeshift.finish(error: format.atEndOfInput && !format.ioFailed ? nil : format.readFailure(error))
-                    return
-                }
-                continue
-            }
-            let index = packet.streamIndex
-            timeshift.append(packet, time: ptsSeconds(packet, index),
-                             videoKeyframe: index == source.videoIndex && packet.isKeyframe, hasVideo: hasVideo,
-                             paces: hasVideo ? index == source.videoIndex : index == audio)
-            packet.unref()
-        }
-        timeshift.finish(error: nil)
+        if source.reading.cacheSeconds > 0 { threads.start("aether.cache") { [self] in cacheLoop() } }
+        if source.reading.timeshift != nil { threads.start("aether.capture") { [self] in demux?.capture() } }
+        if audioFiles != nil { threads.start("aether.audiofile") { [self] in audioFiles?.run() } }
     }
 
     /// Playhead-to-demuxer margin under which a cached source stops to refill.
@@ -266,16 +188,16 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             let change = control.withLock { c -> Bool? in
                 let ahead = c.demuxedUntil - now
                 let settled = c.state == .playing || c.state == .paused
-                if !c.buffering {
-                    guard settled, !c.userPaused, c.pendingSeek == nil, !c.demuxEOF, c.seek.firstFrameSeen || videoDecoder == nil,
+                if !c.cache.buffering {
+                    guard settled, !c.userPaused, c.pendingSeek == nil, !c.demux.eof, c.seek.firstFrameSeen || videoDecoder == nil,
                           ahead < PlaybackSession.bufferingLowWater else { return nil }
-                    c.buffering = true
-                    if now - c.seek.start > 1 { c.rebuffers += 1 }
+                    c.cache.buffering = true
+                    if now - c.seek.start > 1 { c.cache.rebuffers += 1 }
                     c.paused = true
                     return true
                 }
-                guard c.demuxEOF || ahead >= wait || c.pendingSeek != nil || c.state == .ended || c.state == .error else { return nil }
-                c.buffering = false
+                guard c.demux.eof || ahead >= wait || c.pendingSeek != nil || c.state == .ended || c.state == .error else { return nil }
+                c.cache.buffering = false
                 c.paused = c.userPaused || c.state == .ended
                 return c.paused
             }
@@ -299,19 +221,15 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         // A device handed to the next item (or not yet handed to this one) is not this one's to stop.
         if sinkOwner.release(ObjectIdentifier(self)) { sink?.interrupt() }
         successor.withLock { $0 = nil }
-        videoQueue.close()
-        audioQueue.close()
-        frameQueue.close()
+        queues.close()
         let stuck = threads.join(timeout: PlaybackSession.stopTimeout)
         if !stuck.isEmpty { AppLog.write("player", "stop: threads still running after \(PlaybackSession.stopTimeout) s: \(stuck.joined(separator: ", "))") }
         source.subtitles.close()
-        source.timeshift?.close()
+        source.reading.timeshift?.close()
         finishRecording()
         let pool = video?.pixelPool.counts ?? (allocated: 0, reused: 0)
         AppLog.write("player", "stopped; picture buffers allocated \(pool.allocated), reused \(pool.reused)")
     }
-
-    var isStopped: Bool { control.read { $0.stopped } }
 
     /// `forward`: a keyframe seek that must not land before `target` (see ``PendingSeek``).
     func requestSeek(to target: Double, mode: SeekMode, forward: Bool = false) {
@@ -324,9 +242,9 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     func recordSeek(to target: Double, mode: SeekMode, forward: Bool = false) -> Bool {
         var t = max(0, target)
         if let d = info.duration { t = min(t, max(0, d - 0.05)) }
-        if source.isLive {
+        if source.reading.isLive {
             // Inside the kept window; without one a live stream cannot be repositioned.
-            guard let window = source.timeshift?.window else { return false }
+            guard let window = source.reading.timeshift?.window else { return false }
             t = min(max(t, window.lowerBound), window.upperBound)
         }
         guard t.isFinite else { return false }
@@ -348,18 +266,14 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         // new serial's packets (a short file entirely, end items included), and a late flush
         // would throw them away and leave every thread waiting for input that never comes.
         // The demux thread flushes the queues itself when it performs the seek.
-        videoQueue.wake()
-        audioQueue.wake()
+        queues.wakePackets()
     }
 
     /// The first frame of an exact seek came after the target: seek again from further back
     /// (keeping the target). Returns false when out of retries (the frame is shown).
     func retryExactSeek(serial: Int) -> Bool {
         let retried = control.withLock { $0.seek.retry(serial: serial) }
-        if retried {
-            videoQueue.wake()
-            audioQueue.wake()
-        }
+        if retried { queues.wakePackets() }
         return retried
     }
 
@@ -376,6 +290,21 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
 }
 
 extension PlaybackSession {
+    var format: FormatContext { source.format }
+    var info: MediaInfo { source.info }
+    var control: ControlBox { context.control }
+    var clock: MasterClock { context.clock }
+    var telemetry: Telemetry { context.telemetry }
+    /// The loudness gain of this file under `--replaygain*` (dB, factor, which tag; nil: off).
+    var replayGain: (db: Double, factor: Double, source: String?) { options.replayGain.applied(to: info.replayGain) }
+    /// The audio device (nil without audio).
+    var sink: AudioSink? { audio?.sink }
+    /// The samples written to the device, for visualisation (nil without audio).
+    var audioTap: AudioTap? { audio?.tap }
+    var videoDecoder: VideoDecoder? { video?.decoder }
+    var hasAudio: Bool { control.read { $0.streams.audio != nil } }
+    var hasVideo: Bool { videoDecoder != nil && !control.read { $0.streams.videoDisabled } }
+
     /// Audio thread, before the first samples of `serial`: when the sink paints on its own
     /// thread, waits (at most ``firstPictureWaitSeconds``) until that serial's first picture is
     /// reported on screen, so sound and clock start with the picture rather than while a slow

@@ -24,14 +24,14 @@ extension Player {
     /// is left to the ordinary switch, with one log line. Calling it again for the same URL does
     /// nothing; for another URL it replaces what was prepared.
     public func prepareNext(url: String, options given: PlayerOptions) {
-        guard given.gapless != .no, let s = current, s.sink != nil, s.videoDecoder == nil, !s.isLive,
-              s.control.read({ !$0.handedOver && $0.state != .ended && $0.state != .error }) else { return }
+        guard given.gapless != .no, let s = current, s.sink != nil, s.videoDecoder == nil, !s.reading.isLive,
+              s.control.read({ !$0.handoff.handedOver && $0.state != .ended && $0.state != .error }) else { return }
         if upcoming.withLock({ $0?.url }) == url { return }
         dropPrepared()
         // The ordinary switch's start and length (mpv applies `--start` and `--length` to every
         // item); the speed, volume and mute of the item playing.
         var options = given.checkedTimes
-        let (rate, volume, muted) = s.control.read { ($0.rate, $0.volume, $0.muted) }
+        let (rate, volume, muted) = s.control.read { ($0.settings.rate, $0.settings.volume, $0.settings.muted) }
         options.speed = rate
         options.volume = volume
         options.muted = muted

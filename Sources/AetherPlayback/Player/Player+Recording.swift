@@ -21,20 +21,12 @@ extension Player {
 }
 
 extension PlaybackSession {
-    /// Hands a packet just read to the recording, if there is one (demux thread).
-    func record(_ packet: Packet) {
-        recording.withLock { recorder in
-            guard let recorder else { return }
-            recorder.write(packet, title: recorder.keepsChapters ? format.networkStatus?.station?.title : nil)
-        }
-    }
-
     /// Starts recording the streams playing to `path` (after ending a recording before); the
     /// reason it cannot, also a warning of the session's.
     @discardableResult
     func startRecording(to path: String) -> String? {
         finishRecording()
-        let streams = [source.videoIndex, control.read { $0.audioStreamIndex }].compactMap { $0 }
+        let streams = [source.video.index, control.read { $0.streams.audio }].compactMap { $0 }
         do {
             let recorder = try StreamRecorder(path: path, source: format.pointer, streams: streams)
             recording.withLock { $0 = recorder }

@@ -90,10 +90,10 @@ public final class Player: Sendable {
         let resync = s.control.withLock { c -> Bool in
             guard c.state != .ended || paused else { return false }
             c.userPaused = paused
-            c.paused = paused || c.buffering
+            c.paused = paused || c.cache.buffering
             c.apply(.pauseChanged)
-            defer { if !paused { c.steppedWhilePaused = false } }
-            return !paused && c.steppedWhilePaused
+            defer { if !paused { c.step.whilePaused = false } }
+            return !paused && c.step.whilePaused
         }
         s.clock.setPaused(s.control.read { $0.paused })
         // Frame steps moved the picture away from the audio: realign both at the picture.
@@ -127,7 +127,7 @@ public final class Player: Sendable {
     public func step() {
         guard let s = current else { return }
         pause()
-        s.control.withLock { $0.stepRequests += 1 }
+        s.control.withLock { $0.step.requests += 1 }
     }
 
     /// Shows the previous frame and pauses (mpv `,`): an exact seek one frame back.
@@ -143,27 +143,27 @@ public final class Player: Sendable {
     public func setRate(_ rate: Double) {
         guard let s = current else { return }
         let r = min(4, max(0.25, rate))
-        s.control.withLock { $0.rate = r }
+        s.control.withLock { $0.settings.rate = r }
         s.clock.setRate(r)
     }
 
     /// Volume in percent, clamped to 0–130.
     public func setVolume(_ volume: Double) {
-        for s in [current, current?.handedTo].compactMap({ $0 }) { s.control.withLock { $0.volume = min(130, max(0, volume)) } }
+        for s in [current, current?.handedTo].compactMap({ $0 }) { s.control.withLock { $0.settings.volume = min(130, max(0, volume)) } }
     }
 
     public func setMuted(_ muted: Bool) {
-        for s in [current, current?.handedTo].compactMap({ $0 }) { s.control.withLock { $0.muted = muted } }
+        for s in [current, current?.handedTo].compactMap({ $0 }) { s.control.withLock { $0.settings.muted = muted } }
     }
 
     /// Seconds the sound should come after the picture (mpv's `--audio-delay`; negative: before),
     /// clamped to ±10 s. The picture follows the audio clock shifted by this much.
     public func setAudioDelay(_ seconds: Double) {
         guard seconds.isFinite else { return }
-        current?.control.withLock { $0.audioDelay = min(10, max(-10, seconds)) }
+        current?.control.withLock { $0.settings.audioDelay = min(10, max(-10, seconds)) }
     }
 
-    public var audioDelay: Double { current?.control.read { $0.audioDelay } ?? 0 }
+    public var audioDelay: Double { current?.control.read { $0.settings.audioDelay } ?? 0 }
 
     /// Shared with every session this player loads (its presenter applies it to the cues).
     let subtitleDelayStore = Guarded(0.0)
@@ -182,8 +182,8 @@ public final class Player: Sendable {
         guard let s = current, s.sink != nil else { return }
         let index = track.flatMap { s.info.audio.indices.contains($0) ? s.info.audio[$0].index : nil }
         let changed = s.control.withLock { c -> Bool in
-            guard c.audioStreamIndex != index else { return false }
-            c.audioStreamIndex = index
+            guard c.streams.audio != index else { return false }
+            c.streams.audio = index
             return true
         }
         if changed { s.requestSeek(to: currentTime, mode: .exact) }
@@ -247,22 +247,22 @@ public final class Player: Sendable {
     public var isPaused: Bool { current?.control.read { $0.userPaused || $0.state == .ended } ?? true }
 
     /// A network source ran dry and playback waits for the cache to refill (`buffering…`).
-    public var isBuffering: Bool { current?.control.read { $0.buffering } ?? false }
+    public var isBuffering: Bool { current?.control.read { $0.cache.buffering } ?? false }
 
     /// How far the demuxer has read ahead, in media seconds, for a source with a demuxer cache
     /// (network sources); nil otherwise.
     public var cachedUntil: Double? {
-        guard let s = current, s.cacheSeconds > 0 else { return nil }
-        return s.control.read { $0.demuxEOF ? (s.info.duration ?? $0.demuxedUntil) : $0.demuxedUntil }
+        guard let s = current, s.reading.cacheSeconds > 0 else { return nil }
+        return s.control.read { $0.demux.eof ? (s.info.duration ?? $0.demuxedUntil) : $0.demuxedUntil }
     }
 
     /// A live stream (no length): positions run from where playback joined it.
-    public var isLive: Bool { current?.isLive ?? false }
+    public var isLive: Bool { current?.reading.isLive ?? false }
 
     /// Live: the kept window (oldest moment ... live edge) in media seconds; nil without one.
     public var liveWindow: ClosedRange<Double>? {
-        guard let s = current, s.isLive else { return nil }
-        if let window = s.timeshift?.window { return window }
+        guard let s = current, s.reading.isLive else { return nil }
+        if let window = s.reading.timeshift?.window { return window }
         let edge = s.control.read { $0.demuxedUntil }
         return edge...edge
     }
@@ -277,16 +277,16 @@ public final class Player: Sendable {
     }
 
     /// Timeshift window bytes in memory and on disk (live only).
-    public var timeshiftBytes: (memory: Int, disk: Int)? { current?.timeshift?.bytes }
+    public var timeshiftBytes: (memory: Int, disk: Int)? { current?.reading.timeshift?.bytes }
 
     /// The variant of an adaptive stream (HLS, DASH) that plays, and all of them (empty for
     /// other sources).
-    public var variant: StreamVariant? { current?.format.adaptive?.status.variant ?? current?.variant }
+    public var variant: StreamVariant? { current?.format.adaptive?.status.variant ?? current?.adaptive.variant }
 
     /// Bit-rate switching (`--hls-bitrate=auto` on a switchable HLS source): the variant now, the
     /// throughput estimate, every switch with its reason. Nil when the variant is fixed.
     public var adaptive: AdaptiveStatus? { current?.format.adaptive?.status }
-    public var variants: [StreamVariant] { current?.variants ?? [] }
+    public var variants: [StreamVariant] { current?.adaptive.variants ?? [] }
 
     /// What the network is doing for the current source (nil for a local one).
     public var networkStatus: NetworkStatus? { current?.format.networkStatus }
@@ -302,19 +302,19 @@ public final class Player: Sendable {
         if let target { return target }
         if state == .ended {
             let last = s.control.read { max($0.lastPresentedPTS ?? 0, $0.demuxedUntil) }
-            return min(s.endTime ?? .infinity, s.info.duration ?? last, max(last, s.clock.time))
+            return min(s.reading.endTime ?? .infinity, s.info.duration ?? last, max(last, s.clock.time))
         }
         return s.clock.time
     }
 
     public var duration: Double? { current?.info.duration }
     public var mediaInfo: MediaInfo? { current?.info }
-    public var rate: Double { current?.control.read { $0.rate } ?? 1 }
-    public var volume: Double { current?.control.read { $0.volume } ?? 100 }
+    public var rate: Double { current?.control.read { $0.settings.rate } ?? 1 }
+    public var volume: Double { current?.control.read { $0.settings.volume } ?? 100 }
     /// The loudness gain the playing file gets (``ReplayGainSettings/applied(to:)``); nil: off
     /// or nothing playing.
     public var replayGain: (db: Double, source: String)? { current.flatMap { s in s.replayGain.source.map { (s.replayGain.db, $0) } } }
-    public var isMuted: Bool { current?.control.read { $0.muted } ?? false }
+    public var isMuted: Bool { current?.control.read { $0.settings.muted } ?? false }
     public var videoFormat: VideoFormat? { current?.info.primaryVideo?.format }
 
     /// The video as it plays: the probed stream's facts with the size of the frame on screen
@@ -336,13 +336,13 @@ public final class Player: Sendable {
     /// Position in `MediaInfo.audio` of the playing track, nil when silent.
     /// The video track playing, as an index into `MediaInfo.video` (nil: none, `--vid=no`).
     public var activeVideoTrack: Int? {
-        guard let s = current, s.videoIndex != nil else { return nil }
+        guard let s = current, s.source.video.index != nil else { return nil }
         return s.info.primaryVideoPosition
     }
 
     public var activeAudioTrack: Int? {
         guard let s = current else { return nil }
-        let index = s.control.read { $0.audioStreamIndex }
+        let index = s.control.read { $0.streams.audio }
         return s.info.audio.firstIndex { $0.index == index }
     }
 
@@ -370,19 +370,19 @@ public final class Player: Sendable {
     public var warnings: [String] { current?.warnings.withLock { $0 } ?? [] }
 
     /// Set when playback ended before the media did (truncated file, read error).
-    public var endedEarlyMessage: String? { current?.control.read { $0.endedEarlyMessage } }
+    public var endedEarlyMessage: String? { current?.control.read { $0.ending.earlyMessage } }
 
     /// Why the load failed, or why the session failed after loading (`state == .error`: every
     /// stream turned out to be undecodable or encrypted), with its cause.
     public var failure: PlayerError? {
         guard let s = current else { return loaded.withLock { $0.loadError } }
-        return s.control.read { $0.failure }
+        return s.control.read { $0.ending.failure }
     }
 
     /// Wall seconds from the moment the clock first ran to the end of playback (or now).
     public var playingWallSeconds: Double? {
         guard let s = current, let start = s.clock.firstArmedHost else { return nil }
-        return (s.control.read { $0.endedHost } ?? s.clock.host.seconds) - start
+        return (s.control.read { $0.ending.host } ?? s.clock.host.seconds) - start
     }
 
     /// Statistics over every frame presented so far (for summaries).
@@ -398,31 +398,31 @@ public final class Player: Sendable {
         t.state = c.state.rawValue
         t.position = currentTime
         t.bufferedSeconds = max(0, c.demuxedUntil - s.clock.time)
-        t.bufferedFrames = s.frameQueue.count
+        t.bufferedFrames = s.queues.frames.count
         t.clockTime = s.clock.time
         func fill<E>(_ name: String, _ q: BoundedQueue<E>) -> QueueFill {
             let f = q.fill
             return QueueFill(name: name, items: f.count, capacity: f.maxCount, bytes: f.cost,
                              byteCapacity: f.maxCost == .max ? nil : f.maxCost)
         }
-        t.queues = [fill("video packets", s.videoQueue), fill("audio packets", s.audioQueue), fill("frames", s.frameQueue)]
+        t.queues = [fill("video packets", s.queues.video), fill("audio packets", s.queues.audio), fill("frames", s.queues.frames)]
         t.clockSource = s.clock.isArmed ? s.clock.source.rawValue : "unarmed"
-        t.audioDevice = c.audioStreamIndex == nil ? "none" : (s.sink?.name ?? "none")
-        t.audioFormat = c.audioStreamIndex == nil ? "" : (s.sink?.format.description ?? "")
+        t.audioDevice = c.streams.audio == nil ? "none" : (s.sink?.name ?? "none")
+        t.audioFormat = c.streams.audio == nil ? "" : (s.sink?.format.description ?? "")
         let video = s.video?.status.withLock { $0 } ?? (deinterlacing: false, loopFilterSkip: "", threads: 0)
         // "h264, 1 thread" while one decoder thread keeps up (``DecoderThreads``).
         t.videoDecoder = (s.video?.decoderName).map { video.threads > 0 ? "\($0), \(video.threads) thread\(video.threads == 1 ? "" : "s")" : $0 } ?? ""
-        t.audioDecoder = c.audioStreamIndex == nil ? "" : (s.audio?.decoderName.withLock { $0 } ?? "")
+        t.audioDecoder = c.streams.audio == nil ? "" : (s.audio?.decoderName.withLock { $0 } ?? "")
         t.deinterlacing = video.deinterlacing
         t.loopFilterSkip = video.loopFilterSkip.isEmpty ? nil : video.loopFilterSkip
         t.toneMapping = (s.info.primaryVideo?.format.isHDR ?? false) && (s.video?.renderSize.withLock { $0 != nil } ?? false)
-        t.rate = c.rate
-        t.volume = c.volume
-        t.muted = c.muted
+        t.rate = c.settings.rate
+        t.volume = c.settings.volume
+        t.muted = c.settings.muted
         t.replayGain = s.replayGain.source.map { $0 + String(cFormat: " %+.2f dB", s.replayGain.db) }
         t.audioXruns = (s.sink as? ALSASink)?.xruns ?? 0
-        t.buffering = c.buffering
-        t.rebuffers = c.rebuffers
+        t.buffering = c.cache.buffering
+        t.rebuffers = c.cache.rebuffers
         t.cachedUntil = cachedUntil
         if let net = s.format.networkStatus {
             switch net.phase {
@@ -439,7 +439,7 @@ public final class Player: Sendable {
             t.estimatedThroughput = adaptive.estimate.map { $0.rounded() }
             t.variantSwitches = adaptive.switchCount
             t.variantNumber = adaptive.variantIndex + 1
-        } else if let variant = s.variant, let k = s.variants.firstIndex(of: variant) {
+        } else if let variant = s.adaptive.variant, let k = s.adaptive.variants.firstIndex(of: variant) {
             t.variantNumber = k + 1
         }
         return t

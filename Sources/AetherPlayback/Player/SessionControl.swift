@@ -6,6 +6,16 @@ import Glibc
 #endif
 import Synchronization
 
+/// A seek asked for and not yet taken by the demux thread.
+struct PendingSeek: Equatable {
+    var target: Double
+    var mode: SeekMode
+    /// A keyframe seek forward (mpv's relative seek with a positive amount): it lands on the
+    /// first keyframe at or after the target, never before it (so never behind the position it
+    /// left); where no keyframe follows, exactly at the target.
+    var forward = false
+}
+
 /// One seek generation after another (ffplay's serial model): the seek asked for, the one the
 /// demux thread is carrying out, where the current serial starts and lands, the exact seek's
 /// preroll and retries, and which streams of the serial have ended. Only changed through the
@@ -21,16 +31,6 @@ import Synchronization
 /// | `land` | video (first frame of a keyframe seek), audio (no frame within 2 s), `disable` | `landed` |
 /// | `sawFirstFrame` | video | `firstFrameSeen` |
 /// | `end` | present (video), audio (audio), `disable` (either) | `videoEnded`, `audioEnded` |
-/// A seek asked for and not yet taken by the demux thread.
-struct PendingSeek: Equatable {
-    var target: Double
-    var mode: SeekMode
-    /// A keyframe seek forward (mpv's relative seek with a positive amount): it lands on the
-    /// first keyframe at or after the target, never before it (so never behind the position it
-    /// left); where no keyframe follows, exactly at the target.
-    var forward = false
-}
-
 struct SeekGeneration {
     /// The generation every queued item, frame and clock anchor is tagged with.
     private(set) var serial = 0
@@ -140,81 +140,117 @@ struct SeekGeneration {
 
 /// Control state shared by the session's threads; only touched inside `ControlBox.withLock`.
 /// The present loop and the others copy it whole (one lock for all: a copy is a consistent
-/// view). Who writes what:
+/// view). It is grouped by what each part decides; who writes what:
 /// - `seek`: see ``SeekGeneration``'s transitions.
 /// - `state`: only ``apply(_:)``: seek requested (any thread), landed (present thread, audio
 ///   thread for sources without video), pause changed (``Player``), ended (`checkEnded`, from
 ///   the present, audio and video threads), failed (`disable`).
-/// - `paused`, `buffering`, `rebuffers`: ``Player`` (the user's pause) and the cache thread
-///   (an underrun); `apply(.ended(at:))` pauses.
-/// - `userPaused`, `rate`, `volume`, `muted`, `audioDelay`: ``Player`` (and the session's
-///   init, before any thread runs).
-/// - `audioStreamIndex`: ``Player`` (track switch), `disable`, the audio thread (the device
-///   failed).
-/// - `videoDisabled`, `failure`: `disable` (demux or decode threads).
-/// - `clockSerial`, `demuxEOF`, `demuxedUntil`, `endedEarlyMessage`: the demux thread.
-/// - `stepRequests`, `steppedWhilePaused`: ``Player`` adds/clears, the present thread
-///   consumes/sets, the demux thread clears on a new serial.
+/// - `paused`, `cache`: ``Player`` (the user's pause) and the cache thread (an underrun);
+///   `apply(.ended(at:))` pauses.
+/// - `userPaused`, `settings`: ``Player`` (and the session's init, before any thread runs).
+/// - `streams.audio`: ``Player`` (track switch), `disable`, the audio thread (the device
+///   failed); `streams.videoDisabled`: `disable` (demux or decode threads).
+/// - `ending`: `failure` and `host` only ``apply(_:)``; `earlyMessage` the demux thread.
+/// - `demux`, `progress.demuxedUntil`: the demux thread.
+/// - `step`: ``Player`` adds/clears, the present thread consumes/sets, the demux thread
+///   clears on a new serial.
+/// - `handoff`: the gapless hand-over (``PlaybackSession/handOverSink()``).
 /// - `displayedSerial`: the host's reports (``Player/report(_:)``).
-/// - `lastPresentedPTS`: the present thread.
+/// - `progress.lastPresentedPTS`: the present thread.
 /// - `stopped`: `stop()`.
 struct SessionControl {
     var seek = SeekGeneration()
-    var serial: Int { seek.serial }
-    var pendingSeek: PendingSeek? { seek.pending }
-    var landed: Double? { seek.landed }
-    var clockSerial = 0
     /// Where playback stands: changed by ``apply(_:)`` only.
     private(set) var state = PlayerState.loading
+    /// How it ended: when, on what failure, and why early.
+    var ending = Ending()
     /// Effective pause (the threads stop): the user's pause or a cache underrun.
     var paused = true
     /// What the user asked for (``Player/pause()``/``Player/play()``).
     var userPaused = true
-    /// A network source ran dry: paused until the demuxer cache holds enough again.
-    var buffering = false
-    /// Times playback stopped to refill the cache (not counting the fill right after a load or
-    /// seek, which is the start, not an interruption).
-    var rebuffers = 0
-    var stopped = false
-    /// A prepared next item (gapless): its sound is decoded and waits to be written until the
-    /// item before hands it the device (``PlaybackSession/handOverSink()``).
-    var heldForHandoff = false
-    /// This item's sound is all written and the device belongs to the next item.
-    var handedOver = false
-    var demuxEOF = false
-    var rate = 1.0
-    var volume = 100.0
-    var muted = false
-    /// Seconds the sound is late against the picture (mpv's `--audio-delay`): frames are shown
-    /// when the audio clock reaches their pts minus this.
-    var audioDelay = 0.0
-    var audioStreamIndex: Int?
-    /// The newest seek the demux thread carried out (its serial and where it reads from): the
-    /// audio-file thread repositions its demuxer there.
-    var readSerial = 0
-    var readFrom = 0.0
-    /// The video stream could not be decoded at all: it is left out, the other streams play.
-    var videoDisabled = false
+    var cache = CacheFill()
+    var settings = Settings()
+    var streams = Streams()
+    var demux = DemuxMarks()
+    var step = Stepping()
+    var handoff = Handoff()
     /// The newest serial whose picture the host reported on screen (hosts that paint on their
     /// own thread): the sound of a load or seek starts with its first picture.
     var displayedSerial = -1
-    var stepRequests = 0
-    /// A frame step moved the picture away from the audio: re-align on resume.
-    var steppedWhilePaused = false
-    var endedEarlyMessage: String?
-    /// Nothing could be played after all (every stream failed to decode): the session errs.
-    private(set) var failure: PlayerError?
+    var stopped = false
+    var progress = Progress()
+
+    /// What the user set for the playing item (``Player``; the session's init before any thread).
+    struct Settings {
+        var rate = 1.0
+        var volume = 100.0
+        var muted = false
+        /// Seconds the sound is late against the picture (mpv's `--audio-delay`): frames are
+        /// shown when the audio clock reaches their pts minus this.
+        var audioDelay = 0.0
+    }
+
+    /// Which streams play.
+    struct Streams {
+        /// The audio stream playing (nil: none).
+        var audio: Int?
+        /// The video stream could not be decoded at all: it is left out, the other streams play.
+        var videoDisabled = false
+    }
+
+    /// A demuxer cache's fill (network sources): the cache thread decides.
+    struct CacheFill {
+        /// A network source ran dry: paused until the demuxer cache holds enough again.
+        var buffering = false
+        /// Times playback stopped to refill the cache (not counting the fill right after a load
+        /// or seek, which is the start, not an interruption).
+        var rebuffers = 0
+    }
+
+    /// Where the demux thread stands.
+    struct DemuxMarks {
+        /// The clock's serial of the newest seek carried out (``MasterClock/reset(to:)``).
+        var clockSerial = 0
+        /// The input ended (or `--length` was passed) for the current serial.
+        var eof = false
+        /// The newest seek the demux thread carried out (its serial and where it reads from):
+        /// the audio-file thread repositions its demuxer there.
+        var readSerial = 0
+        var readFrom = 0.0
+    }
+
+    /// Frame steps (``Player/frameStep()``).
+    struct Stepping {
+        var requests = 0
+        /// A frame step moved the picture away from the audio: re-align on resume.
+        var whilePaused = false
+    }
+
+    /// Gapless: the device passing from one item to the next.
+    struct Handoff {
+        /// A prepared next item: its sound is decoded and waits to be written until the item
+        /// before hands it the device (``PlaybackSession/handOverSink()``).
+        var held = false
+        /// This item's sound is all written and the device belongs to the next item.
+        var handedOver = false
+    }
+
+    /// How the session ended.
+    struct Ending {
+        /// Nothing could be played after all (every stream failed to decode): the session errs.
+        fileprivate(set) var failure: PlayerError?
+        /// Monotonic seconds when the session reached `.ended`.
+        fileprivate(set) var host: Double?
+        /// Why the input ended short (a read error, a truncated file).
+        var earlyMessage: String?
+    }
+
     /// How far demuxing and presenting got: written through ``ControlBox/note(_:)``, which
     /// wakes nobody (several times a frame), so no wait's condition may read it.
     struct Progress {
         var demuxedUntil = 0.0
         var lastPresentedPTS: Double?
     }
-    var progress = Progress()
-    var demuxedUntil: Double { progress.demuxedUntil }
-    var lastPresentedPTS: Double? { progress.lastPresentedPTS }
-    /// Monotonic seconds when the session reached `.ended`.
-    private(set) var endedHost: Double?
 
     /// What moves ``PlayerState``.
     enum StateEvent {
@@ -230,16 +266,6 @@ struct SessionControl {
         case failed(PlayerError)
     }
 
-    /// Marks the session ended once every active stream has played out (`hasVideo`: the
-    /// session has a video decoder; `now`: the host time).
-    mutating func endIfPlayedOut(hasVideo: Bool, now: Double) {
-        guard pendingSeek == nil, state != .error, state != .seeking || landed != nil else { return }
-        let videoDone = !hasVideo || seek.videoEnded || videoDisabled
-        let audioDone = audioStreamIndex == nil || seek.audioEnded
-        if videoDone && audioDone { apply(.ended(at: now)) }
-    }
-
-    /// The one place ``state`` changes.
     /// What a host shows of this state: a change wakes it (``ChangeNotifier``).
     struct Shown: Equatable {
         var state: PlayerState
@@ -247,9 +273,26 @@ struct SessionControl {
         var buffering: Bool
         var failed: Bool
     }
+}
 
-    var shown: Shown { Shown(state: state, userPaused: userPaused, buffering: buffering, failed: failure != nil) }
+extension SessionControl {
+    var serial: Int { seek.serial }
+    var pendingSeek: PendingSeek? { seek.pending }
+    var landed: Double? { seek.landed }
+    var demuxedUntil: Double { progress.demuxedUntil }
+    var lastPresentedPTS: Double? { progress.lastPresentedPTS }
+    var shown: Shown { Shown(state: state, userPaused: userPaused, buffering: cache.buffering, failed: ending.failure != nil) }
 
+    /// Marks the session ended once every active stream has played out (`hasVideo`: the
+    /// session has a video decoder; `now`: the host time).
+    mutating func endIfPlayedOut(hasVideo: Bool, now: Double) {
+        guard pendingSeek == nil, state != .error, state != .seeking || landed != nil else { return }
+        let videoDone = !hasVideo || seek.videoEnded || streams.videoDisabled
+        let audioDone = streams.audio == nil || seek.audioEnded
+        if videoDone && audioDone { apply(.ended(at: now)) }
+    }
+
+    /// The one place ``state`` changes.
     mutating func apply(_ event: StateEvent) {
         switch event {
         case .seekRequested:
@@ -262,11 +305,11 @@ struct SessionControl {
             guard state != .ended, state != .error else { return }
             state = .ended
             paused = true
-            buffering = false
-            endedHost = now
+            cache.buffering = false
+            ending.host = now
         case .failed(let error):
-            guard failure == nil else { return }
-            failure = error
+            guard ending.failure == nil else { return }
+            ending.failure = error
             state = .error
         }
     }

@@ -9,61 +9,6 @@ import Glibc
 #endif
 import Synchronization
 
-/// Everything opening a source decided, handed to the ``PlaybackSession`` that plays it: the
-/// opened demuxer and what the probe found, the variant of an adaptive stream, the streams the
-/// header says are encrypted, the chosen tracks with their decoders, the audio device, and the
-/// subtitle tracks (embedded and sidecar). Made by ``SourceOpener/open(url:options:)``; nothing
-/// in it runs a thread yet.
-struct OpenedSource {
-    let format: FormatContext
-    let info: MediaInfo
-    /// Options the source was opened with (headers, protocol whitelist), for second readers.
-    let openOptions: [String: String]
-    /// The video stream playing (nil: none, `--vid=no`).
-    let videoIndex: Int?
-    /// The audio stream chosen (nil: silent).
-    let audioIndex: Int?
-    /// HLS or DASH through libavformat: unplayed variant streams are discarded.
-    let isAdaptive: Bool
-    /// A DASH manifest whose later periods change the video or audio codec: seeks go by the
-    /// audio stream (see ``PlaybackSession``'s `perform(seek:mode:)`).
-    var changesCodec = false
-    /// A live stream (no length).
-    let isLive: Bool
-    /// Live with a timeshift window: where the capture thread keeps it.
-    let timeshift: TimeshiftBuffer?
-    /// The adaptive stream's variants and the one playing (empty/nil: not adaptive).
-    let variants: [StreamVariant]
-    let variant: StreamVariant?
-    /// Bit-rate switching (`--hls-bitrate=auto` on a switchable HLS master), nil when the variant is fixed.
-    let adaptive: AdaptiveSwitcher?
-    /// Streams the header says are encrypted: never decoded.
-    let encryptedStreams: Set<Int>
-    /// `--length`: where playback stops (media seconds).
-    let endTime: Double?
-    /// Seconds the demuxer reads ahead (0: no cache).
-    let cacheSeconds: Double
-    let coverArt: CoverArt?
-    let subtitles: SubtitleStore
-    let videoDecoder: VideoDecoder?
-    let audioDecoder: AudioDecoder?
-    /// The audio device (nil when no audio decodes).
-    let sink: AudioSink?
-    /// The device is the item before's, continued (gapless): it is not this source's to reset.
-    var continuesSink = false
-    /// Where the encoder's delay ends and its padding begins (``EncoderGap``, where the decoders
-    /// leave them): samples outside are never heard.
-    var audioStart: Double?
-    var audioEnd: Double?
-    /// Problems met while opening that do not stop playback.
-    let warnings: [String]
-    /// The `--audio-file`s that opened (their tracks are in `info.audio`, after the source's own).
-    let externals: [ExternalAudio]
-
-    /// Numbers the timeshift directories of the sessions of this process.
-    static let timeshiftSerial = Atomic<Int>(0)
-}
-
 /// Opens a source: reads an HLS master or DASH manifest ahead (within a budget, refusing
 /// foreign references), opens and probes it, chooses the variant and the tracks, scans MP4
 /// headers for encryption, opens the decoders, the audio device and the subtitle tracks.
@@ -389,18 +334,19 @@ enum SourceOpener {
         }
         _ = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled,
                                    languages: options.subtitleLanguages)
-        var opened = OpenedSource(
-            format: format, info: info, openOptions: openOptions, videoIndex: videoIndex, audioIndex: audioIndex,
-            isAdaptive: isAdaptive, isLive: isLive, timeshift: timeshift, variants: variants, variant: variant,
-            adaptive: format.adaptive,
-            encryptedStreams: encrypted, endTime: endTime, cacheSeconds: cacheSeconds, coverArt: coverArt,
-            subtitles: subtitles, videoDecoder: videoDecoder, audioDecoder: audioDecoder,
-            sink: audioDecoder == nil ? nil : sink, warnings: warnings, externals: externals)
-        opened.changesCodec = dash?.manifest.changesCodec ?? false
-        opened.continuesSink = continuing != nil && opened.sink != nil
-        if let audioIndex, audioIndex < format.streamCount {
-            (opened.audioStart, opened.audioEnd) = EncoderGap.trim(format, stream: audioIndex)
-        }
+        // Where the encoder's delay ends and its padding begins.
+        let gap = audioIndex.flatMap { $0 < format.streamCount ? EncoderGap.trim(format, stream: $0) : nil }
+        let changesCodec = dash?.manifest.changesCodec ?? false
+        let opened = OpenedSource(
+            format: format, info: info, openOptions: openOptions, streamCountAtOpen: format.streamCount,
+            video: .init(index: videoIndex, decoder: videoDecoder),
+            audio: .init(index: audioIndex, decoder: audioDecoder, sink: audioDecoder == nil ? nil : sink,
+                         continuesSink: continuing != nil && audioDecoder != nil && sink != nil, start: gap?.start, end: gap?.end),
+            encryptedStreams: encrypted,
+            adaptive: .init(discardsUnplayed: isAdaptive, changesCodec: changesCodec, variants: variants, variant: variant,
+                            switcher: format.adaptive),
+            reading: .init(isLive: isLive, timeshift: timeshift, endTime: endTime, cacheSeconds: cacheSeconds),
+            coverArt: coverArt, subtitles: subtitles, warnings: warnings, externals: externals)
         return opened
     }
 

@@ -93,9 +93,9 @@ final class Presenter: Sendable {
                 // Paused on the last picture (a one-frame file opened with --pause, a seek to
                 // the end while paused): the time does not move, so the end is not reached
                 // until playback goes on or a frame step asks for more.
-                if c.paused, shownSerial == c.serial, c.stepRequests == 0 {
+                if c.paused, shownSerial == c.serial, c.step.requests == 0 {
                     refreshCues(serial: c.serial)
-                    control.wait(seconds: 0.25) { !$0.paused || $0.stepRequests > 0 || $0.serial != c.serial || $0.stopped }
+                    control.wait(seconds: 0.25) { !$0.paused || $0.step.requests > 0 || $0.serial != c.serial || $0.stopped }
                     continue
                 }
                 _ = frames.pop(timeout: 0)
@@ -115,24 +115,24 @@ final class Presenter: Sendable {
                 continue
             }
             if c.paused {
-                if c.stepRequests > 0 {
+                if c.step.requests > 0 {
                     _ = frames.pop(timeout: 0)
                     show(frame, c)
                     telemetry.presented(gap: nil)
                     clock.set(media: frame.pts)
-                    control.withLock { $0.stepRequests -= 1; $0.steppedWhilePaused = true }
+                    control.withLock { $0.step.requests -= 1; $0.step.whilePaused = true }
                 } else {
                     refreshCues(serial: c.serial)
-                    control.wait(seconds: 0.25) { !$0.paused || $0.stepRequests > 0 || $0.serial != c.serial || $0.stopped }
+                    control.wait(seconds: 0.25) { !$0.paused || $0.step.requests > 0 || $0.serial != c.serial || $0.stopped }
                 }
                 continue
             }
             if !clock.isArmed {
                 let now = clock.host.seconds
-                let audioWillArm = c.audioStreamIndex != nil && !c.seek.audioEnded
+                let audioWillArm = c.streams.audio != nil && !c.seek.audioEnded
                 if !audioWillArm || now - (unarmedSince ?? now) > 1.0 {
                     // No audio (or it never came): the host clock runs from this frame.
-                    clock.arm(at: frame.pts, source: .system, serial: c.clockSerial)
+                    clock.arm(at: frame.pts, source: .system, serial: c.demux.clockSerial)
                 } else {
                     if unarmedSince == nil { unarmedSince = now }
                     // The audio thread arms the clock; look again shortly (or on any change).
@@ -140,7 +140,7 @@ final class Presenter: Sendable {
                     continue
                 }
             }
-            let now = clock.time + c.audioDelay
+            let now = clock.time + c.settings.audioDelay
             let rate = max(0.01, clock.rate)
             if abs(frame.pts - now) >= Presenter.noSyncSeconds {
                 let due = lastShowHost + frame.duration / rate
@@ -163,8 +163,8 @@ final class Presenter: Sendable {
             switch PresentRule.action(pts: frame.pts, duration: frame.duration, now: now, rate: rate, lead: lead,
                                       inGrace: inGrace, queued: frames.count, policy: policy) {
             case .wait(let seconds):
-                let serial = c.serial, oldRate = c.rate
-                control.wait(seconds: seconds) { $0.serial != serial || $0.paused || $0.stopped || $0.rate != oldRate }
+                let serial = c.serial, oldRate = c.settings.rate
+                control.wait(seconds: seconds) { $0.serial != serial || $0.paused || $0.stopped || $0.settings.rate != oldRate }
             case .drop:
                 _ = frames.pop(timeout: 0)
                 telemetry.droppedLate()
@@ -172,7 +172,7 @@ final class Presenter: Sendable {
                 _ = frames.pop(timeout: 0)
                 let reports = show(frame, c, due: due)
                 lastShowHost = clock.host.seconds
-                telemetry.presented(gap: reports ? nil : frame.pts - clock.time - c.audioDelay)
+                telemetry.presented(gap: reports ? nil : frame.pts - clock.time - c.settings.audioDelay)
             }
         }
     }
@@ -191,7 +191,7 @@ final class Presenter: Sendable {
             let presented = PresentedFrame(
                 frame: frame, cues: moment.shown, cueTime: moment.time, typesetCues: moment.typeset,
                 id: FrameID(serial: frame.serial, sequence: h.sequence, pts: frame.pts, paced: frame.paced),
-                handedAt: start, dueAt: due.map { start + $0 }, rate: c.rate)
+                handedAt: start, dueAt: due.map { start + $0 }, rate: c.settings.rate)
             h.last = presented
             return presented
         }
@@ -244,7 +244,7 @@ final class Presenter: Sendable {
             let frame = report.frame
             var counts = false
             if frame.paced, clock.isArmed {
-                let (serial, paused, delay) = control.read { ($0.serial, $0.paused, $0.audioDelay) }
+                let (serial, paused, delay) = control.read { ($0.serial, $0.paused, $0.settings.audioDelay) }
                 if frame.serial == serial, !paused {
                     telemetry.displayed(gap: frame.pts - clock.time - delay)
                     counts = true

@@ -32,47 +32,44 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
     let status = Guarded<(deinterlacing: Bool, loopFilterSkip: String, threads: Int)>((false, "", 0))
     private let packets: BoundedQueue<QueueItem<Packet>>
     private let frameQueue: BoundedQueue<QueueItem<VideoFrame>>
-    private let control: ControlBox
-    private let clock: MasterClock
-    private let telemetry: Telemetry
-    private let policy: SyncPolicy
+    private let context: SessionContext
     /// Every how many frames the host paints (``Player/setFrameDivisor(_:)``).
     private let frameDivisor: Guarded<Int>
-    /// `--vd-lavc-skiploopfilter` (nil: automatic).
-    private let skipLoopFilter: LoopFilterSkip?
-    /// `--length`: frames from here on are not shown.
-    private let endTime: Double?
-    private let codecName: String
-    /// Packets before the first keyframe after a seek are left out (a seek by the audio lands
-    /// the video's playlist by time, mid-GOP: see ``PlaybackSession``'s `changesCodec`); and
-    /// always after the decoder opened again for another stream.
-    private let keyframeAfterSeek: Bool
-    /// An exact seek whose first frame overshot: ask again from further back (false: out of retries).
-    private let retryExactSeek: @Sendable (Int) -> Bool
-    /// The stream is undecodable: the session leaves it out.
-    private let disable: @Sendable (Int, String) -> Void
+    private let plan: Plan
+    private let hooks: Hooks
+
+    /// What the session tells the pipeline of its item, fixed for the session.
+    struct Plan {
+        /// `--vd-lavc-skiploopfilter` (nil: automatic).
+        var skipLoopFilter: LoopFilterSkip?
+        /// `--length`: frames from here on are not shown.
+        var endTime: Double?
+        var codecName: String
+        /// Packets before the first keyframe after a seek are left out (a seek by the audio
+        /// lands the video's playlist by time, mid-GOP: see ``OpenedSource/Adaptive/changesCodec``);
+        /// and always after the decoder opened again for another stream.
+        var keyframeAfterSeek = false
+    }
+
+    /// What the pipeline asks of its session.
+    struct Hooks {
+        /// An exact seek whose first frame overshot: ask again from further back (false: out of retries).
+        let retryExactSeek: @Sendable (Int) -> Bool
+        /// The stream is undecodable: the session leaves it out.
+        let disable: @Sendable (Int, String) -> Void
+    }
 
     init(decoder: VideoDecoder, packets: BoundedQueue<QueueItem<Packet>>, frames: BoundedQueue<QueueItem<VideoFrame>>,
-         control: ControlBox, clock: MasterClock, telemetry: Telemetry, policy: SyncPolicy, frameDivisor: Guarded<Int> = Guarded(1),
-         skipLoopFilter: LoopFilterSkip?,
-         endTime: Double?, codecName: String, keyframeAfterSeek: Bool = false, retryExactSeek: @escaping @Sendable (Int) -> Bool,
-         disable: @escaping @Sendable (Int, String) -> Void) {
+         context: SessionContext, frameDivisor: Guarded<Int> = Guarded(1), plan: Plan, hooks: Hooks) {
         self.decoder = decoder
         decoderName = decoder.codec.decoderName
         self.packets = packets
         frameQueue = frames
-        self.control = control
-        self.clock = clock
-        self.telemetry = telemetry
-        self.policy = policy
+        self.context = context
         self.frameDivisor = frameDivisor
-        self.skipLoopFilter = skipLoopFilter
-        self.endTime = endTime
-        self.codecName = codecName
-        self.keyframeAfterSeek = keyframeAfterSeek
-        self.retryExactSeek = retryExactSeek
-        self.disable = disable
-        pixelPool = PixelBufferPool(limit: policy.frameQueueCapacity + 4)
+        self.plan = plan
+        self.hooks = hooks
+        pixelPool = PixelBufferPool(limit: context.policy.frameQueueCapacity + 4)
     }
 
     /// The video thread: decodes packets of the current serial, skips frames before an exact
@@ -97,13 +94,13 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
         var isBehind = false        // the last frame judged was dropped early
         while !control.read({ $0.stopped }) {
             guard let item = packets.pop(timeout: 0.25) else { continue }
-            let (serial, disabled, rate, still) = control.read { ($0.serial, $0.videoDisabled, $0.rate, $0.paused || $0.stepRequests > 0) }
+            let (serial, disabled, rate, still) = control.read { ($0.serial, $0.streams.videoDisabled, $0.settings.rate, $0.paused || $0.step.requests > 0) }
             guard item.serial == serial, serial != endedSerial, !disabled else { continue }
             if case .item(let packet, _) = item { telemetry.addPlayedBytes(packet.size) }
             if serial != mySerial {
                 decoder.flush()
                 mySerial = serial
-                awaitingKeyframe = keyframeAfterSeek
+                awaitingKeyframe = plan.keyframeAfterSeek
                 cadence.reset()
                 isBehind = false
             }
@@ -142,21 +139,21 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
                 // An exact seek whose first frame is well after the target overshot the keyframe
                 // (a forward seek's keyframe after the target is where it lands, no overshoot).
                 if let skip = c.seek.skipVideoUntil, !c.seek.forward, !c.seek.firstFrameSeen,
-                   pts > skip + 2 * decoder.frameInterval + 0.05, retryExactSeek(serial) {
+                   pts > skip + 2 * decoder.frameInterval + 0.05, hooks.retryExactSeek(serial) {
                     reachedEnd = true  // drop the rest of this serial's frames
                     return
                 }
                 let first = !c.seek.firstFrameSeen && control.withLock { $0.seek.sawFirstFrame(serial: serial) }
                 if first { AppLog.write("vd", "first frame of serial \(serial) decoded at \(String(cFormat: "%.3f", pts)) s") }
-                if let end = endTime, pts >= end { reachedEnd = true; return }
+                if let end = plan.endTime, pts >= end { reachedEnd = true; return }
                 let verdict = cadence.admits(frameAt: pts)
                 if verdict.droppedBehind > 0 { telemetry.droppedEarly(verdict.droppedBehind) }
                 if !verdict.shown {
                     if verdict.countNow { telemetry.skipped() }
                     return
                 }
-                if clock.isArmed, !c.paused, c.stepRequests == 0,
-                   PresentRule.dropsEarly(pts: pts, interval: decoder.frameInterval, now: clock.time, rate: c.rate,
+                if clock.isArmed, !c.paused, c.step.requests == 0,
+                   PresentRule.dropsEarly(pts: pts, interval: decoder.frameInterval, now: clock.time, rate: c.settings.rate,
                                           inGrace: (clock.secondsSinceArmed ?? 0) < policy.startGraceSeconds, policy: policy) {
                     telemetry.droppedEarly()
                     isBehind = true
@@ -169,7 +166,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
                 guard frameQueue.waitForRoom(interrupted: { [self] in control.read { $0.serial != serial || $0.stopped } }) else { return }
                 segmentStart = clock.host.seconds
                 let size = renderSize.withLock { $0 }
-                decoder.chooseLoopFilter(for: size, forced: skipLoopFilter)
+                decoder.chooseLoopFilter(for: size, forced: plan.skipLoopFilter)
                 var pixels: PixelBuffer?
                 if let size, size.width > 0, size.height > 0 {
                     let buffer = pixelPool.take(count: size.width * size.height * 3)
@@ -213,7 +210,7 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
             }
             framesEver += frames
             if framesEver == 0, failuresInARow >= PlaybackSession.undecodableAfterErrors {
-                disable(decoder.streamIndex, "cannot decode video stream #\(decoder.streamIndex) (\(codecName)): \(lastError)")
+                hooks.disable(decoder.streamIndex, "cannot decode video stream #\(decoder.streamIndex) (\(plan.codecName)): \(lastError)")
                 frameQueue.push(.end(serial: serial)) { [self] in
                     control.read { $0.serial != serial || $0.stopped }
                 }
@@ -244,4 +241,11 @@ final class VideoPipeline: @unchecked Sendable {  // `renderSize`, `eightBitStag
             }
         }
     }
+}
+
+extension VideoPipeline {
+    private var control: ControlBox { context.control }
+    private var clock: MasterClock { context.clock }
+    private var telemetry: Telemetry { context.telemetry }
+    private var policy: SyncPolicy { context.policy }
 }
