@@ -380,9 +380,9 @@ import Testing
         #expect(master.needsRenditions(master.variants[0]))
         // The ladder is the group's variants only; the live rendition of "other" does not matter.
         #expect(VariantChooser.ladder(master.variants, anchor: 0, limit: 32) == [0, 1])
-        #expect(SourceOpener.renditionRefusal(master, group: "aud") { docs[$0] } == nil)
+        #expect(HLSMasterKind.renditionRefusal(master, group: "aud") { docs[$0] } == nil)
         // The other group's rendition is live while its variant is VOD: no switching.
-        let live = try #require(SourceOpener.renditionRefusal(master, group: "other") { docs[$0] })
+        let live = try #require(HLSMasterKind.renditionRefusal(master, group: "other") { docs[$0] })
         #expect(live == "the audio rendition 'Live' is live while the variants are VOD", "\(live)")
     }
 
@@ -393,26 +393,26 @@ import Testing
         for (french, says) in [(nil, "cannot be read"), (Self.mediaPlaylist(["2", "nan"]), "is refused"),
                                ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv.m3u8\n", "is refused")] {
             let docs = [Self.host + "a/eng.m3u8": vod, Self.host + "a/fra.m3u8": french]
-            let why = try #require(SourceOpener.renditionRefusal(master, group: "aud") { docs[$0] ?? nil })
+            let why = try #require(HLSMasterKind.renditionRefusal(master, group: "aud") { docs[$0] ?? nil })
             #expect(why.contains(says), "\(why)")
             // The manifest's name reaches the log sanitised: no escape, BEL or bidi override.
             #expect(!why.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E }, "\(why.debugDescription)")
         }
         // More renditions in a group than are checked: refused without reading any.
         var many = "#EXTM3U\n"
-        for k in 0...SourceOpener.maxCheckedRenditions { many += "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"g\",NAME=\"r\(k)\",URI=\"a\(k).m3u8\"\n" }
+        for k in 0...HLSMasterKind.maxCheckedRenditions { many += "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"g\",NAME=\"r\(k)\",URI=\"a\(k).m3u8\"\n" }
         many += "#EXT-X-STREAM-INF:BANDWIDTH=1000,AUDIO=\"g\"\nv.m3u8\n"
         let big = try #require(HLSMasterPlaylist.parse(many, base: Self.host + "m.m3u8"))
         var reads = 0
-        let why = SourceOpener.renditionRefusal(big, group: "g") { _ in reads += 1; return vod }
-        #expect(why?.contains("more than \(SourceOpener.maxCheckedRenditions)") == true && reads == 0, "\(String(describing: why))")
+        let why = HLSMasterKind.renditionRefusal(big, group: "g") { _ in reads += 1; return vod }
+        #expect(why?.contains("more than \(HLSMasterKind.maxCheckedRenditions)") == true && reads == 0, "\(String(describing: why))")
     }
 
     @Test func aVariantNamingAMissingGroupPlaysAloneAndSwitchesWithItsOwnGroup() throws {
         let master = try #require(HLSMasterPlaylist.parse(Self.renditionMaster, base: Self.host + "master.m3u8"))
         // AUDIO="missing" names no EXT-X-MEDIA: its sound must be muxed in; its own playlist plays.
         #expect(!master.needsRenditions(master.variants[3]))
-        #expect(SourceOpener.renditionRefusal(master, group: "missing") { _ in nil } == nil)
+        #expect(HLSMasterKind.renditionRefusal(master, group: "missing") { _ in nil } == nil)
         #expect(VariantChooser.ladder(master.variants, anchor: 3, limit: 32) == [3, 4])
     }
 

@@ -3,18 +3,13 @@ import AetherMedia
 import FoundationEssentials
 
 /// Reads the `--audio-file`s of a session on a thread of their own (`aether.audiofile`): each
-/// file's demuxer is this thread's alone, and its state (the serial it reads under, the file and
-/// track, whether it finished) the thread's locals.
+/// file's demuxer is this thread's alone, and its state the thread's locals.
 struct AudioFileReader {
-    /// The session's audio files (``OpenedSource/externals``).
-    let files: [ExternalAudio]
+    /// Its audio files (``OpenedSource/externals``), `--length` and whether it has video.
+    let source: OpenedSource
     let context: SessionContext
     /// The session's audio packet queue, which the demux thread leaves to this one meanwhile.
     let queue: BoundedQueue<QueueItem<Packet>>
-    /// `--length`: where playback stops (media seconds).
-    let endTime: Double?
-    /// The source has video of its own: its demux thread says how far demuxing got.
-    let hasOwnVideo: Bool
     let warn: @Sendable (String) -> Void
 
     /// The audio-file thread: while a track of an audio file is selected, reads
@@ -29,7 +24,9 @@ struct AudioFileReader {
         var readErrors = 0
         var file: ExternalAudio?
         var local = 0
-        let control = context.control
+        let control = context.control, files = source.externals, endTime = source.reading.endTime
+        // The source's own video says how far demuxing got.
+        let hasOwnVideo = source.video.decoder != nil
         while true {
             let c = control.read { $0 }
             if c.stopped { break }

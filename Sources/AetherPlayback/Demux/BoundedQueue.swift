@@ -151,17 +151,10 @@ struct SessionQueues {
     init(policy: SyncPolicy, cacheSeconds: Double) {
         let bytes = cacheSeconds > 0 ? max(policy.packetQueueBytes, 150 << 20) : policy.packetQueueBytes
         let videoPackets = cacheSeconds > 0 ? max(600, min(1 << 22, Int(saturating: cacheSeconds * 130))) : 600
-        video = BoundedQueue(maxCount: videoPackets, maxCost: bytes) { item in
-            if case .item(let p, _) = item { return p.size }
-            return 0
-        }
-        audio = BoundedQueue(maxCount: max(4000, videoPackets * 4), maxCost: bytes / 2) { item in
-            if case .item(let p, _) = item { return p.size }
-            return 0
-        }
-        frames = BoundedQueue(maxCount: policy.frameQueueCapacity, maxCost: policy.frameQueueBytes) { item in
-            if case .item(let frame, _) = item { return frame.pixels?.count ?? 0 }
-            return 0
+        video = BoundedQueue(maxCount: videoPackets, maxCost: bytes) { if case .item(let p, _) = $0 { p.size } else { 0 } }
+        audio = BoundedQueue(maxCount: max(4000, videoPackets * 4), maxCost: bytes / 2) { if case .item(let p, _) = $0 { p.size } else { 0 } }
+        frames = BoundedQueue(maxCount: policy.frameQueueCapacity, maxCost: policy.frameQueueBytes) {
+            if case .item(let frame, _) = $0 { frame.pixels?.count ?? 0 } else { 0 }
         }
     }
 

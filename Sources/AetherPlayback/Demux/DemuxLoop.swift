@@ -6,13 +6,9 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// The reading side of a session: the demux thread, and, live with timeshift, the capture
-/// thread. The demux thread reads the source (or, live with timeshift, the kept window), routes
-/// packets by stream into the bounded queues and the subtitle store, hands them to the
-/// recording, and carries out seeks: the one thread that flushes the queues and repositions
-/// the demuxer. What it needs of the session (leaving a stream out, a warning) it asks through
-/// ``Hooks``; what it decides it writes to the session's ``SessionControl`` (`demux`, the seek's
-/// transitions, `progress.demuxedUntil`).
+/// The reading side of a session: the demux thread (``run()``) and, live with timeshift, the
+/// capture thread (``capture()``). What it needs of the session it asks through ``Hooks``; what
+/// it decides it writes to the session's ``SessionControl`` (`demux`, the seek's transitions).
 final class DemuxLoop: @unchecked Sendable {  // its state is its threads' locals; shared state is in `context.control`
     /// Consecutive failed reads (damaged data the demuxer cannot resync past) that end the input.
     static let maxConsecutiveReadErrors = 200
@@ -49,17 +45,14 @@ final class DemuxLoop: @unchecked Sendable {  // its state is its threads' local
         var readErrors = 0
         var lastAny = 0.0          // latest packet end of any stream (subtitles too), media seconds
         var checked = Set<Int>()   // streams whose first packet was checked for encryption
-        var followed = FollowedStreams(source)
+        var followed = FollowedStreams(source: source)
         while true {
             // Until the clock is reset to it, the position is the seek's target (in flight).
             // (A look first: taking is a change, which wakes every waiter, and this runs per packet.)
             var c = control.read { $0 }
             var taken: PendingSeek?
             if c.pendingSeek != nil {
-                (c, taken) = control.withLock { c -> (SessionControl, PendingSeek?) in
-                    let seek = c.seek.take()
-                    return (c, seek)
-                }
+                (c, taken) = control.withLock { c -> (SessionControl, PendingSeek?) in let seek = c.seek.take(); return (c, seek) }
             }
             if c.stopped { break }
             if let seek = taken {

@@ -14,20 +14,11 @@ struct FollowedStreams {
         var previous: Int?
         var changedAt: Int64?
     }
-    let format: FormatContext
-    /// The video stream playing (``OpenedSource/Video/index``).
-    let videoIndex: Int?
-    /// ``OpenedSource/streamCountAtOpen``.
-    let streamCountAtOpen: Int
+    /// Its format, video stream and ``OpenedSource/streamCountAtOpen``.
+    let source: OpenedSource
     var video = Route()
     var audio = Route()
     var followsAny: Bool { video.source != nil || audio.source != nil }
-
-    init(_ source: OpenedSource) {
-        format = source.format
-        videoIndex = source.video.index
-        streamCountAtOpen = source.streamCountAtOpen
-    }
 
     /// After a seek the next packet says which stream the decoder needs.
     mutating func seeked() {
@@ -42,7 +33,7 @@ struct FollowedStreams {
     /// (the HLS demuxer's MPEG-TS reader parses H.264 and keeps each PID's last frame until the
     /// next one or the end of the input): left out, logged (a video frame counts as dropped).
     mutating func admit(_ packet: Packet, audioIndex: Int?) -> Bool {
-        let index = packet.streamIndex
+        let index = packet.streamIndex, format = source.format, videoIndex = source.video.index, streamCountAtOpen = source.streamCountAtOpen
         // The common case, a packet per call: nothing appeared, nothing followed.
         if index < streamCountAtOpen, !followsAny { return true }
         let target: Int?

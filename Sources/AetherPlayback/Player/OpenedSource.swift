@@ -1,4 +1,3 @@
-import AetherBase
 import AetherMedia
 import AetherStreaming
 import AetherSubtitles

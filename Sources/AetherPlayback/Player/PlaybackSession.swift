@@ -73,8 +73,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
 
     /// `continuing`: the playing item whose device this one continues (``OpenedSource/Audio/continuesSink``).
     init(opened: OpenedSource, options: PlayerOptions, subtitleDelay: Guarded<Double>, frameDivisor: Guarded<Int> = Guarded(1),
-         changes: ChangeNotifier = ChangeNotifier(),
-         continuing: PlaybackSession? = nil) {
+         changes: ChangeNotifier = ChangeNotifier(), continuing: PlaybackSession? = nil) {
         let control = ControlBox(changes: changes)
         let clock = MasterClock(policy: options.policy, timeSource: options.time)
         let context = SessionContext(control: control, clock: clock, telemetry: Telemetry(time: options.time), policy: options.policy)
@@ -97,20 +96,19 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
             c.settings.audioDelay = options.audioDelay.isFinite ? min(10, max(-10, options.audioDelay)) : 0
         }
         clock.setRate(min(4, max(0.25, options.speed)))
+        let disable: @Sendable (Int, String) -> Void = { [unowned self] in self.disable(streamIndex: $0, because: $1) }
+        let warn: @Sendable (String) -> Void = { [unowned self] in self.warn($0) }
         demux = DemuxLoop(source: opened, context: context, queues: queues, recording: recording,
-                          hooks: .init(disable: { [unowned self] index, message in disable(streamIndex: index, because: message) },
-                                       warn: { [unowned self] message in warn(message) }))
+                          hooks: .init(disable: disable, warn: warn))
         if !opened.externals.isEmpty {
-            audioFiles = AudioFileReader(files: opened.externals, context: context, queue: queues.audio, endTime: opened.reading.endTime,
-                                         hasOwnVideo: opened.video.decoder != nil, warn: { [unowned self] message in warn(message) })
+            audioFiles = AudioFileReader(source: opened, context: context, queue: queues.audio, warn: warn)
         }
         if let decoder = opened.video.decoder {
             video = VideoPipeline(decoder: decoder, packets: queues.video, frames: queues.frames, context: context,
                                   frameDivisor: frameDivisor,
                                   plan: .init(skipLoopFilter: options.skipLoopFilter, endTime: opened.reading.endTime,
                                               codecName: info.primaryVideo?.codec ?? "video", keyframeAfterSeek: opened.adaptive.changesCodec),
-                                  hooks: .init(retryExactSeek: { [unowned self] serial in retryExactSeek(serial: serial) },
-                                               disable: { [unowned self] index, message in disable(streamIndex: index, because: message) }))
+                                  hooks: .init(retryExactSeek: { [unowned self] serial in retryExactSeek(serial: serial) }, disable: disable))
         }
         if let decoder = opened.audio.decoder, let sink = opened.audio.sink {
             audio = AudioPipeline(decoder: decoder, sink: sink, packets: queues.audio, context: context,
@@ -120,8 +118,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                                               continuesSink: opened.audio.continuesSink),
                                   hooks: .init(handOver: { [unowned self] in handOverSink() },
                                                waitForFirstPicture: { [unowned self] serial in waitForFirstPicture(serial: serial) },
-                                               disable: { [unowned self] index, message in disable(streamIndex: index, because: message) },
-                                               warn: { [unowned self] message in warn(message) }))
+                                               disable: disable, warn: warn))
             audio?.setRate(min(4, max(0.25, options.speed)))
         }
         opened.discardUnplayed(audio: opened.audio.index)

@@ -9,144 +9,55 @@ import Glibc
 #endif
 import Synchronization
 
-/// Opens a source: reads an HLS master or DASH manifest ahead (within a budget, refusing
-/// foreign references), opens and probes it, chooses the variant and the tracks, scans MP4
-/// headers for encryption, opens the decoders, the audio device and the subtitle tracks.
-/// Runs on the loading thread; throws a ``PlayerError`` saying why a source cannot play.
+/// Opens a source: reads an HLS master or DASH manifest ahead (its ``SourceKind``), opens and
+/// probes it (a web page through yt-dlp, ``WebPage``), chooses the variant and the tracks,
+/// scans MP4 headers for encryption, opens the decoders, the audio device and the subtitle
+/// tracks. Runs on the loading thread; throws a ``PlayerError`` saying why a source cannot play.
 enum SourceOpener {
-    /// its title and chapters.
-    static func open(url: String, options: PlayerOptions, continuing: AudioSink? = nil) throws(PlayerError) -> OpenedSource {
-        do { return try openPage(url: url, options: options, continuing: continuing) } catch { throw PlayerError(error) }
-    }
+    /// The kinds of source read ahead of libavformat, each claiming URLs by their extension.
+    static var kinds: [any SourceKind.Type] { [HLSMasterKind.self, DASHManifestKind.self] }
 
-    private static func openPage(url: String, options: PlayerOptions, continuing: AudioSink?) throws -> OpenedSource {
+    /// Opens `url`; an http(s) URL that turns out not to be media is handed to yt-dlp
+    /// (``WebPage``) unless `--ytdl=no`, and what it names plays. `continuing`: the playing
+    /// item's device, which this one continues (gapless).
+    static func open(url: String, options: PlayerOptions, continuing: AudioSink? = nil) throws(PlayerError) -> OpenedSource {
         do {
-            return try openMedia(url: url, options: options, continuing: continuing)
-        } catch let notMedia as NotMedia {
-            // Only an HTML page: read it once more (within a budget) to see.
-            guard let answer = try YtdlRunner.media(onPage: url, network: options.network, settings: options.ytdl,
-                                                    interrupt: options.interrupt ?? InterruptToken(), timeout: options.openTimeout)
-            else { throw notMedia.error }
-            // Several videos: the host plays them as a playlist in the page's place.
-            guard case .media(let page) = answer else {
-                if case .playlist(let list) = answer {
-                    AppLog.write("ytdl", "the page is a playlist of \(list.entries.count) entries")
-                    throw list
-                }
-                throw notMedia.error
+            do { return try openMedia(url: url, options: options, continuing: continuing) } catch let page as WebPage {
+                let (media, options) = try page.media(url: url)
+                return try openMedia(url: media, options: options, continuing: continuing)
             }
-            AppLog.write("ytdl", "the page names \(TextSanitizer.clean(page.url))\(page.audioURL.map { " + audio " + TextSanitizer.clean($0) } ?? "")")
-            var o = options
-            o.page = page
-            if let audio = page.audioURL { o.audioFiles.insert(audio, at: 0) }
-            o.network = page.network(over: o.network)
-            return try openMedia(url: page.url, options: o, continuing: continuing)
-        }
+        } catch { throw PlayerError(error) }
     }
 
     private static func openMedia(url: String, options: PlayerOptions, continuing: AudioSink?) throws -> OpenedSource {
-        var warnings: [String] = []
         let openOptions: [String: String]
         do { openOptions = try SourceOptions.make(network: options.network) } catch {
             throw PlayerError(error)
         }
         let interrupt = options.interrupt ?? InterruptToken()
-        // An HLS master: choose the variant here and, when its sound is muxed in, open its media
-        // playlist alone, so that no other variant is ever fetched.
-        var openURL = url
-        var variants: [StreamVariant] = []
-        var variant: StreamVariant?
-        var adaptive: AdaptiveSwitcher?
-        var dash: DASHSource?
-        let prefetched = PrefetchedDocuments()
-        if StreamVariants.isHLS(url),
-           let bytes = try Self.prefetch(url, what: "playlist", options: openOptions, settings: options.network,
-                                         interrupt: interrupt, timeout: options.openTimeout),
-           let master = HLSMasterPlaylist.parse(String(decoding: bytes, as: UTF8.self), base: url),
-           let k = VariantChooser.choose(master.variants, preference: options.variantPreference, range: options.videoRange) {
-            // A remote master may only point at http(s): never at local files.
-            if NetworkSettings.isNetwork(url),
-               let foreign = (master.variants.compactMap(\.uri) + master.renditions.compactMap(\.uri))
-                .first(where: { !["http", "https"].contains(NetworkSettings.scheme(of: $0) ?? "file") }) {
-                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the playlist refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)", cause: .refused(budget: false))
-            }
-            variants = master.variants
-            variant = master.variants[k]
-            if !master.needsRenditions(master.variants[k]), let uri = master.variants[k].uri { openURL = uri }
-            // Played through the master: the demuxer's open of it is served our copy.
-            if openURL == url { prefetched.keep(url, bytes) }
-            AppLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(openURL == url ? " through the master (separate audio renditions)" : "")")
-            if options.variantPreference == .auto, NetworkSettings.isNetwork(url) {
-                adaptive = Self.switcher(master: master, anchor: k, options: options, openOptions: openOptions,
-                                         prefetched: prefetched)
-            }
-        }
-        // A remote DASH manifest is read by libavformat's demuxer, which opens what it names
-        // without the protocol whitelist: refuse one that names anything but http(s). It is read
-        // here first within the manifest budget and checked (no DOCTYPE or entities, well-formed,
-        // element count): libavformat's own read has no bound (xml_guard.c checks its copy again).
-        if StreamVariants.isDASH(url),
-           let bytes = try Self.prefetch(url, what: "manifest", options: openOptions, settings: options.network,
-                                         interrupt: interrupt, timeout: options.openTimeout) {
-            if let why = ManifestXML.refusal(bytes) {
-                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(why)", cause: .refused(budget: false))
-            }
-            // libavformat's dash demuxer opens whatever the manifest names: only a manifest that
-            // names nothing but http(s) goes to it. Our reader checks every URL itself and
-            // leaves out the representation that names another (the rest plays).
-            func refuseForeign() throws(PlayerError) {
-                if NetworkSettings.isNetwork(url), let foreign = StreamVariants.foreignReference(inManifest: String(decoding: bytes, as: UTF8.self)) {
-                    throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)", cause: .refused(budget: false))
-                }
-            }
-            let ourReader = !options.lavfDASH && ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "")
-            if !ourReader { try refuseForeign() }
-            if ourReader {
-                let source = try Self.dashSource(url: url, bytes: bytes, options: options, openOptions: openOptions)
-                dash = source
-                for line in DASHPlaylists.unfollowable(source.manifest) {
-                    AppLog.write("net", line)
-                    warnings.append(line)
-                }
-                let p = source.playlists
-                openURL = p.masterURL
-                variants = p.variants
-                variant = p.chosen.map { p.variants[$0] }
-                AppLog.write("net", "DASH through our reader: \(p.variants.count) video representation(s)\(variant.map { "; playing \($0.summary)" } ?? ""), \(p.renditions.count) audio set(s)\(source.manifest.isDynamic ? ", live" : "")")
-                if options.variantPreference == .auto, let k = p.chosen {
-                    adaptive = Self.switcher(dash: source, anchor: k)
-                }
-            }
-        }
+        let request = OpenRequest(url: url, options: options, openOptions: openOptions, interrupt: interrupt)
+        var kind: (any SourceKind)?
+        for k in kinds where kind == nil { kind = try k.init(request) }
+        let target = kind?.target ?? DemuxTarget(url: url)
+        var warnings = target.warnings
+        var variants = target.variants
+        var variant = target.variant
         if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted", cause: .interrupted) }
         let format: FormatContext
-        var documents: (@Sendable (String) -> [UInt8]?)?
-        var transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)?
-        if let dash {
-            documents = { dash.document($0) }
-            transmuxed = { dash.fetch(for: $0) }
-        }
         // The HLS demuxer's start on a live playlist (HLS, or DASH translated).
-        var demuxOptions = openOptions
+        var demuxOptions = openOptions.merging(target.demuxOptions) { _, kind in kind }
         if NetworkSettings.isNetwork(url) { demuxOptions["live_start_index"] = String(options.liveStartIndex) }
-        // A translated DASH manifest's segments are MPEG-TS made here from fMP4 whatever their
-        // URLs end in (`.mp4` for SegmentBase): the HLS demuxer's extension rule, meant for
-        // what a remote playlist names, would refuse them. Our parser checked every URL.
-        if dash != nil { demuxOptions["extension_picky"] = "0" }
+        let name = TextSanitizer.clean(target.name ?? target.url)
         do {
-            format = try FormatContext(url: openURL, options: demuxOptions, timeout: options.openTimeout,
-                                       interrupt: interrupt, network: options.network, adaptive: adaptive,
-                                       documents: documents, transmuxed: transmuxed, prefetched: prefetched)
+            format = try FormatContext(url: target.url, options: demuxOptions, timeout: options.openTimeout,
+                                       interrupt: interrupt, network: options.network, adaptive: target.switcher,
+                                       documents: target.documents, transmuxed: target.transmuxed, prefetched: request.prefetched)
         } catch {
-            // A translated DASH manifest is named by its own URL, not its in-memory master's.
-            let failure = PlayerError("cannot open '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(NetworkSettings.explain(error, url: openURL, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))",
+            let failure = PlayerError("cannot open '\(name)': \(NetworkSettings.explain(error, url: target.url, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))",
                                       cause: interrupt.isCancelled ? .interrupted : .ffmpeg(function: error.function, code: error.code))
-            if error.code == invalidData, options.ytdl.enabled, options.page == nil,
-               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
-                throw NotMedia(error: failure)
-            }
+            if let page = WebPage(error, failure: failure, url: url, options: options) { throw page }
             // FFmpeg 7 and later refuse some encrypted fragmented MP4s at the header: said so.
-            if error.code == invalidData, let path = NetworkSettings.localPath(url), let found = EncryptionScan.scan(path: path) {
+            if error.code == WebPage.invalidData, let path = NetworkSettings.localPath(url), let found = EncryptionScan.scan(path: path) {
                 throw PlayerError("'\(TextSanitizer.clean(url))' is encrypted (\(found.scheme)); cannot play it", cause: .nothingToPlay)
             }
             throw failure
@@ -157,21 +68,11 @@ enum SourceOpener {
             defer { format.interrupt.arm(seconds: nil) }
             probed = try MediaProbe.probe(format)
         } catch {
-            let failure = PlayerError("cannot read '\(TextSanitizer.clean(dash == nil ? openURL : url))': \(error.message)",
-                                      cause: .ffmpeg(function: error.function, code: error.code))
-            if error.code == invalidData, options.ytdl.enabled, options.page == nil,
-               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") {
-                throw NotMedia(error: failure)
-            }
+            let failure = PlayerError("cannot read '\(name)': \(error.message)", cause: .ffmpeg(function: error.function, code: error.code))
+            if let page = WebPage(error, failure: failure, url: url, options: options) { throw page }
             throw failure
         }
-        // DASH read by our reader reaches libavformat as translated HLS playlists: the container
-        // is what the user opened, and says how it plays.
-        if let dash {
-            probed.container = "dash"
-            probed.containerLongName = "MPEG-DASH (translated to HLS for playback)"
-            if probed.chapters.isEmpty { probed.chapters = dash.manifest.periodChapters }
-        }
+        kind?.refine(&probed)
         // A page's title and chapters (yt-dlp's) stand for the media's.
         if let page = options.page {
             if let title = page.title { probed.title = title }
@@ -249,7 +150,7 @@ enum SourceOpener {
         }
         let endTime = options.length.map { options.start + max(0, $0) }
         let cacheSeconds = max(0, options.cacheSeconds ?? (NetworkSettings.isNetwork(url) ? options.networkCacheSeconds : 0))
-        let subtitles = SubtitleStore(info: info, url: openURL, openOptions: openOptions, timeline: format.timeline,
+        let subtitles = SubtitleStore(info: info, url: target.url, openOptions: openOptions, timeline: format.timeline,
                                   codepage: options.subtitleCodepage, fonts: attachedFonts(format))
         // Lyrics in the file's tags (its ID3 SYLT frames, a LYRICS tag), for a file of sound.
         if info.video.isEmpty || !options.videoEnabled {
@@ -329,21 +230,18 @@ enum SourceOpener {
         for path in options.subtitleFiles {
             do { try subtitles.addSidecar(path: path) } catch { warnings.append("\(error)") }
         }
-        if let dash, options.subtitlesEnabled {
-            Self.addText(of: dash.manifest, to: subtitles, openOptions: openOptions, options: options)
-        }
+        if options.subtitlesEnabled { kind?.addText(to: subtitles) }
         _ = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled,
                                    languages: options.subtitleLanguages)
         // Where the encoder's delay ends and its padding begins.
         let gap = audioIndex.flatMap { $0 < format.streamCount ? EncoderGap.trim(format, stream: $0) : nil }
-        let changesCodec = dash?.manifest.changesCodec ?? false
         let opened = OpenedSource(
             format: format, info: info, openOptions: openOptions, streamCountAtOpen: format.streamCount,
             video: .init(index: videoIndex, decoder: videoDecoder),
             audio: .init(index: audioIndex, decoder: audioDecoder, sink: audioDecoder == nil ? nil : sink,
                          continuesSink: continuing != nil && audioDecoder != nil && sink != nil, start: gap?.start, end: gap?.end),
             encryptedStreams: encrypted,
-            adaptive: .init(discardsUnplayed: isAdaptive, changesCodec: changesCodec, variants: variants, variant: variant,
+            adaptive: .init(discardsUnplayed: isAdaptive, changesCodec: target.changesCodec, variants: variants, variant: variant,
                             switcher: format.adaptive),
             reading: .init(isLive: isLive, timeshift: timeshift, endTime: endTime, cacheSeconds: cacheSeconds),
             coverArt: coverArt, subtitles: subtitles, warnings: warnings, externals: externals)
@@ -375,5 +273,77 @@ enum SourceOpener {
             return rate
         }
         return Int(stream.pointee.codecpar?.pointee.bit_rate ?? 0)
+    }
+
+    /// The fonts attached to the file (Matroska attachments: FFmpeg keeps their bytes as the
+    /// stream's extradata), for libass; nil when there are none.
+    static func attachedFonts(_ format: FormatContext) -> ASSFontSet? {
+        var fonts: [ASSFontSet.Font] = []
+        var total = 0
+        for index in 0..<format.streamCount where fonts.count < ASSFontSet.maxFonts {
+            guard let stream = format.stream(index), let par = stream.pointee.codecpar,
+                  par.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT else { continue }
+            let mime = metadataValue(stream.pointee.metadata, "mimetype")
+            let name = metadataValue(stream.pointee.metadata, "filename") ?? "attachment \(index)"
+            guard ASSFontSet.isFont(mimeType: mime, filename: name)
+                    || [AV_CODEC_ID_TTF, AV_CODEC_ID_OTF].contains(par.pointee.codec_id) else { continue }
+            guard let data = par.pointee.extradata, par.pointee.extradata_size > 0 else { continue }
+            let size = Int(par.pointee.extradata_size)
+            // Checked before copying: a file of many large attachments costs no memory.
+            guard size <= ASSFontSet.maxFontBytes, total + size <= ASSFontSet.maxTotalBytes else {
+                ASSLog.receive(level: 1, line: "font attachment '\(TextSanitizer.clean(name))' (\(size) bytes) skipped: \(ASSFontSet.limitText)")
+                continue
+            }
+            total += size
+            fonts.append(ASSFontSet.Font(name: TextSanitizer.clean(name), data: Array(UnsafeBufferPointer(start: data, count: size))))
+        }
+        return fonts.isEmpty ? nil : ASSFontSet(fonts: fonts)
+    }
+
+    private static func metadataValue(_ dict: OpaquePointer?, _ key: String) -> String? {
+        guard let entry = av_dict_get(dict, key, nil, 0), let value = entry.pointee.value else { return nil }
+        return String(cString: value)
+    }
+}
+
+/// An http(s) source libavformat reached but did not recognise as media (it begins as HTML
+/// does): a web page, which yt-dlp (``YtdlRunner``) may say plays a video, unless `--ytdl=no`.
+struct WebPage: Error {
+    /// libavformat's "Invalid data found when processing input" (`AVERROR_INVALIDDATA`).
+    static let invalidData: Int32 = -0x4144_4E49
+
+    /// The open's failure, thrown when yt-dlp names nothing.
+    let failure: PlayerError
+    let options: PlayerOptions
+
+    /// A page when `error` is libavformat's refusal of an http(s) URL not already a page's media.
+    init?(_ error: FFmpegError, failure: PlayerError, url: String, options: PlayerOptions) {
+        guard error.code == Self.invalidData, options.ytdl.enabled, options.page == nil,
+              ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") else { return nil }
+        self.failure = failure
+        self.options = options
+    }
+
+    /// Reads the page once more (within a budget) through yt-dlp: the URL of what it names (its
+    /// video, or only, URL) and the options it opens with (a separate audio URL as the first
+    /// `--audio-file`, its HTTP headers under the user's own, its title and chapters). Several
+    /// videos are thrown as the playlist the host plays in the page's place.
+    func media(url: String) throws -> (url: String, options: PlayerOptions) {
+        guard let answer = try YtdlRunner.media(onPage: url, network: options.network, settings: options.ytdl,
+                                                interrupt: options.interrupt ?? InterruptToken(), timeout: options.openTimeout)
+        else { throw failure }
+        guard case .media(let page) = answer else {
+            if case .playlist(let list) = answer {
+                AppLog.write("ytdl", "the page is a playlist of \(list.entries.count) entries")
+                throw list
+            }
+            throw failure
+        }
+        AppLog.write("ytdl", "the page names \(TextSanitizer.clean(page.url))\(page.audioURL.map { " + audio " + TextSanitizer.clean($0) } ?? "")")
+        var o = options
+        o.page = page
+        if let audio = page.audioURL { o.audioFiles.insert(audio, at: 0) }
+        o.network = page.network(over: o.network)
+        return (page.url, o)
     }
 }

@@ -1,33 +1,39 @@
+import AetherBase
 import AetherMedia
 import AetherStreaming
-import AetherSubtitles
-import CFFmpeg
-import AetherBase
-import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#endif
-import Synchronization
 
-// Reading HLS masters and DASH manifests ahead of libavformat, and the bit-rate switchers made of them.
-extension SourceOpener {
-    /// A playlist or manifest read ahead of libavformat, within ``NetworkSession/manifestBudget``:
-    /// nil when it cannot be read (libavformat's own open then says why); throws when it is over
-    /// the budget.
-    static func prefetch(_ url: String, what: String, options: [String: String], settings: NetworkSettings,
-                                 interrupt: InterruptToken, timeout: Double) throws -> [UInt8]? {
-        do {
-            let bytes: [UInt8] = try SmallFetch.bytes(url, options: options, settings: settings, interrupt: interrupt,
-                                                      timeout: timeout, limit: Int(NetworkSession.manifestBudget))
-            return bytes
-        } catch where error.code == aether_AVERROR(EFBIG) {
-            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(what) \(error.message)")
-        } catch where error.code == aether_AVERROR_EXIT() && !interrupt.isCancelled {
-            // The open deadline passed (a server that drips): libavformat would wait as long again.
-            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the \(what) did not arrive within \(String(cFormat: "%g", timeout)) s")
-        } catch {
-            return nil
+/// An HLS master playlist (`.m3u8`), read ahead within ``NetworkSession/manifestBudget``: a
+/// remote one naming anything but http(s) is refused. The variant is chosen here and, when its
+/// sound is muxed in, its media playlist opens alone, so that no other variant is ever fetched;
+/// one with audio renditions opens through the master, which the demuxer is served from memory.
+/// With `--hls-bitrate=auto` on a network master, bit-rate switching over the ladder. A media
+/// playlist, or one that cannot be read, is no master: libavformat opens it as it is.
+struct HLSMasterKind: SourceKind {
+    let target: DemuxTarget
+
+    init?(_ request: OpenRequest) throws {
+        let url = request.url, options = request.options
+        guard StreamVariants.isHLS(url), let bytes = try request.prefetch(url, what: "playlist"),
+              let master = HLSMasterPlaylist.parse(String(decoding: bytes, as: UTF8.self), base: url),
+              let k = VariantChooser.choose(master.variants, preference: options.variantPreference, range: options.videoRange)
+        else { return nil }
+        // A remote master may only point at http(s): never at local files.
+        if NetworkSettings.isNetwork(url),
+           let foreign = (master.variants.compactMap(\.uri) + master.renditions.compactMap(\.uri))
+            .first(where: { !["http", "https"].contains(NetworkSettings.scheme(of: $0) ?? "file") }) {
+            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the playlist refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)", cause: .refused(budget: false))
         }
+        var target = DemuxTarget(url: url)
+        target.variants = master.variants
+        target.variant = master.variants[k]
+        if !master.needsRenditions(master.variants[k]), let uri = master.variants[k].uri { target.url = uri }
+        // Played through the master: the demuxer's open of it is served our copy.
+        if target.url == url { request.prefetched.keep(url, bytes) }
+        AppLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(target.url == url ? " through the master (separate audio renditions)" : "")")
+        if options.variantPreference == .auto, NetworkSettings.isNetwork(url) {
+            target.switcher = Self.switcher(master: master, anchor: k, request: request)
+        }
+        self.target = target
     }
 
     /// Bit-rate switching around `master.variants[anchor]` (whose media playlist libavformat
@@ -46,8 +52,8 @@ extension SourceOpener {
     /// A live anchor playlist switches too (segments matched by media sequence number,
     /// ``AdaptiveSwitcher``). Every playlist read here is kept in `prefetched`, so the demuxer's
     /// first open of it is served from memory (no playlist is fetched twice at open).
-    static func switcher(master: HLSMasterPlaylist, anchor: Int, options: PlayerOptions,
-                                 openOptions: [String: String], prefetched: PrefetchedDocuments) -> AdaptiveSwitcher? {
+    static func switcher(master: HLSMasterPlaylist, anchor: Int, request: OpenRequest) -> AdaptiveSwitcher? {
+        let options = request.options, openOptions = request.openOptions, prefetched = request.prefetched
         let policy = AdaptivePolicy()
         let ladder = VariantChooser.ladder(master.variants, anchor: anchor, limit: policy.maxRungs)
         guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = master.variants[anchor].uri else { return nil }
@@ -116,58 +122,4 @@ extension SourceOpener {
         }
         return nil
     }
-
-    /// Bit-rate switching between the video representations of a translated DASH manifest
-    /// around `p.variants[anchor]`, or nil (logged): fewer than two, or byte ranges without
-    /// init sections. A dynamic manifest switches like live HLS (segments matched by media
-    /// sequence number, that is `$Number$`; by date where the numbers differ). fMP4 segments are served as MPEG-TS with their own representation's
-    /// parameter sets in band (``SegmentTransmuxer``), so the playlists name no init section and
-    /// a segment of any representation decodes after any other's.
-    static func switcher(dash: DASHSource, anchor: Int) -> AdaptiveSwitcher? {
-        let p = dash.playlists
-        let policy = AdaptivePolicy()
-        let ladder = VariantChooser.ladder(p.variants, anchor: anchor, limit: policy.maxRungs)
-        guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = p.variants[anchor].uri,
-              let playlist = p.mediaPlaylists[uri] else { return nil }
-        if let why = playlist.switchRefusal {
-            AppLog.write("abr", "no switching: the DASH representation \(why)")
-            return nil
-        }
-        AppLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(dash.manifest.isDynamic ? " (live: segments matched by media sequence number)" : "")")
-        return AdaptiveSwitcher(variants: p.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist, policy: policy,
-                                localLoader: true, loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
-    }
-
-    /// A remote DASH manifest read by our MPD parser and translated to HLS playlists
-    /// (``DASHSource``); throws the parser's refusal as the open's error.
-    static func dashSource(url: String, bytes: [UInt8], options: PlayerOptions,
-                                   openOptions: [String: String]) throws -> DASHSource {
-        let settings = options.network
-        let timeout = min(options.openTimeout, max(1, settings.readTimeout))
-        let choice = DASHSource.Choice(preference: options.variantPreference, range: options.videoRange,
-                                       audioLanguages: options.audioLanguages)
-        do {
-            return try DASHSource(url: url, bytes: bytes, choice: choice, index: { resource in
-                guard let range = resource.range else { return nil }
-                return try? SmallFetch.bytes(resource.url, options: openOptions, settings: settings, interrupt: InterruptToken(),
-                                             timeout: timeout, limit: 16 << 20, range: range)
-            }, refetch: {
-                try? SmallFetch.bytes(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
-                                      limit: Int(NetworkSession.manifestBudget))
-            })
-        } catch {
-            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(error.message)")
-        }
-    }
-
-    /// libavformat's "Invalid data found when processing input" (`AVERROR_INVALIDDATA`).
-    static let invalidData: Int32 = -0x4144_4E49
-
-    /// An http(s) source libavformat reached but did not recognise as media: a page for yt-dlp.
-    struct NotMedia: Error { let error: PlayerError }
-
-    /// Opens `url`; an http(s) URL that turns out not to be media (libavformat reads it but
-    /// recognises no format, and it begins as HTML does) is handed to yt-dlp (``YtdlRunner``) unless
-    /// `--ytdl=no`, and what it names plays: its video (or only) URL as the source, a separate
-    /// audio URL as the first `--audio-file`, with its HTTP headers (the user's own win) and
 }
