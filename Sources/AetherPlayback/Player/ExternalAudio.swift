@@ -10,7 +10,7 @@ import Glibc
 /// streams are listed after the source's own in `MediaInfo.audio` under engine stream indexes
 /// of their own (``indexBase`` + file × ``indexStride`` + stream), so no index of the main
 /// demuxer is ever taken for one of them. The session owns it (and so frees the demuxer once,
-/// after its threads); the audio-file thread alone reads it (``PlaybackSession/audioFileLoop()``).
+/// after its threads); the audio-file thread alone reads it (``AudioFileReader``).
 final class ExternalAudio: @unchecked Sendable {  // the demuxer is the audio-file thread's once playing
     static let indexBase = 1 << 20
     static let indexStride = 1 << 10
