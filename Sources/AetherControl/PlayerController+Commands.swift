@@ -25,19 +25,21 @@ extension PlayerController {
         case .cycle(let name, let up): return cycle(name, up: up)
         case .frameStep: player.step(); return .ok
         case .frameBackStep: player.stepBack(); return .ok
-        case .playlistNext: return playlistNext()
-        case .playlistPrevious: return playlistPrevious()
-        case .playlistPlay(let i): return playlistPlay(i)
-        case .loadfile(let source, let mode): return loadfile(source, mode: mode)
+        case .playlistNext: return walk.next(loop: settings.loopPlaylist.isOn, paused: staysPaused)
+        case .playlistPrevious: return walk.previous(loop: settings.loopPlaylist.isOn, paused: staysPaused)
+        case .playlistPlay(let i): return walk.play(i, loop: settings.loopPlaylist.isOn, paused: staysPaused)
+        case .loadfile(let source, let mode):
+            let stopped = item.heldAtEnd || player.state == .idle || player.state == .ended
+            return walk.loadfile(source, mode: mode, loop: settings.loopPlaylist.isOn, paused: staysPaused, stopped: stopped)
         case .quit(let code, let watchLater):
             if watchLater || settings.savePositionOnQuit { saveWatchLater() }
             if watchLater { show("position saved") }
             host?.controllerWillUnloadItem(self, reason: "quit")
-            quitCode = code
+            walk.tally.quitCode = code
             return .ok
         case .stop:
             host?.controllerWillUnloadItem(self, reason: "stop")
-            quitCode = exitCode()
+            walk.tally.quitCode = exitCode()
             return .ok
         case .screenshot(let subtitles):
             return host?.controller(self, screenshot: subtitles) ?? .failure("screenshots need the terminal player")

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// State: the snapshot remote front ends read.
+/// State: the snapshot remote front ends read (made by ``SnapshotSource``) and the titles.
 extension PlayerController {
     /// mpv's `media-title`: the item's title (``title(of:)``), else its name; cleaned. The one
     /// home of the title: the title bar, the terminal's title, MPRIS and IPC read it.
@@ -24,179 +24,19 @@ extension PlayerController {
         var titles = PlaylistTitles()
         titles.items = playlist.items
         titles.position = playlist.position
-        titles.seen = titlesSeen
+        titles.seen = remote.titlesSeen
         titles.current = playlist.current.flatMap { title(of: $0) }
         return titles
     }
 
     /// What the playing radio station says about itself (its text is cleaned where it is
     /// read, ``StationMetadata``); nil for any other source.
-    public var station: StationMetadata? { player.networkStatus?.station }
+    public var station: StationMetadata? {
+        player.networkStatus?.station
+    }
 
     /// The snapshot remote front ends read; also published by ``tick()``.
-    public func snapshot() -> PlayerSnapshot {
-        var s = PlayerSnapshot()
-        let state = player.state
-        switch state {
-        case .idle, .error: s.status = .stopped
-        case .ended: s.status = heldAtEnd ? .paused : .stopped
-        default: s.status = player.isPaused ? .paused : .playing
-        }
-        s.position = player.currentTime
-        s.duration = player.duration
-        s.volume = player.volume
-        s.muted = player.isMuted
-        s.replayGain = settings.player.replayGain.mode.rawValue
-        s.replayGainDB = player.replayGain?.db
-        s.speed = player.rate
-        s.audioTrack = player.activeAudioTrack.map { $0 + 1 }
-        s.subtitleTrack = player.activeSubtitleTrack.map { $0 + 1 }
-        s.subtitleDelay = player.subtitleDelay
-        s.audioDelay = player.audioDelay
-        s.playlistPosition = playlist.position
-        s.playlistCount = playlist.count
-        s.playlist = playlistTitles
-        s.streamRecord = player.recordingPath.map { TextSanitizer.clean($0) }
-        if let item = playlist.current {
-            s.path = TextSanitizer.clean(item.source)
-            s.filename = TextSanitizer.clean(item.displayName)
-            let tags = player.tags
-                s.tags.title = title(of: item)
-            s.mediaTitle = mediaTitle
-            s.artURL = cover.withLock { $0.url }
-            s.tags.artist = TextSanitizer.cleanOrNil(tags.artist)
-            s.tags.album = TextSanitizer.cleanOrNil(tags.album)
-            s.tags.albumArtist = TextSanitizer.cleanOrNil(tags.albumArtist)
-            s.tags.genre = TextSanitizer.cleanOrNil(tags.genre)
-            s.tags.year = TextSanitizer.cleanOrNil(tags.year)
-            // "3/12" → 3
-            s.tags.track = tags.track.flatMap { Int($0.split(separator: "/").first.map(String.init) ?? "") }
-        }
-        let loopAll = settings.loopPlaylist.isOn
-        s.canGoNext = playlist.index(after: playlist.position, loop: loopAll) != nil
-        s.canGoPrevious = playlist.index(before: playlist.position, loop: loopAll) != nil
-        s.loopFile = settings.loopFile.isOn
-        s.loopPlaylist = loopAll
-        s.shuffle = settings.shuffle
-        if let info = player.mediaInfo, state != .idle {
-            fillMedia(&s, info: info)
-        }
-        return s
-    }
-
-    /// The track list, chapters, metadata and video parameters (all text sanitised). What does
-    /// not change while the item plays comes from ``mediaCache``, built once per item; only the
-    /// selections, the chapter and the buffering state are read each time.
-    func fillMedia(_ s: inout PlayerSnapshot, info: MediaInfo) {
-        let subtitleTracks = player.subtitleTracks
-        let media: MediaCache
-        if let cached = mediaCache, cached.subtitleTracks == subtitleTracks {
-            media = cached
-        } else {
-            media = MediaCache(info: info, subtitleTracks: subtitleTracks)
-            mediaCache = media
-        }
-        let activeVideo = player.activeVideoTrack
-        let activeAudio = player.activeAudioTrack
-        let activeSub = player.activeSubtitleTrack
-        s.videoTrack = activeVideo.map { $0 + 1 }
-        s.chapters = media.chapters
-        let now = player.currentTime
-        s.chapter = info.chapters.lastIndex { $0.start <= now + 0.01 }
-        var tracks = media.tracks
-        for i in tracks.indices {
-            let key = media.selectionKeys[i]
-            switch tracks[i].kind {
-            case .video: tracks[i].selected = key == activeVideo
-            case .audio: tracks[i].selected = key == activeAudio
-            case .sub: tracks[i].selected = key == activeSub
-            }
-        }
-        s.tracks = tracks
-        s.metadata = media.metadata
-        if let station { s.metadata.merge(station.tags) { _, new in new } }
-        // The picture as it plays (a bit-rate switch changes its size), not as it was probed.
-        if activeVideo != nil { s.video = player.playingVideo.map(PlayerSnapshot.VideoParams.init(playing:)) }
-        s.fileFormat = info.container
-        s.fileSize = itemFileSize
-        s.buffering = player.isBuffering
-        s.seekable = player.seekableRange != nil
-        s.hlsBitrate = player.variant?.bandwidth
-        if let adaptive = player.adaptive { s.estimatedThroughput = adaptive.estimate.map { $0.rounded() } }
-        if activeVideo != nil, player.networkStatus != nil {
-            let rate = player.telemetry(advance: false).instantBitrate
-            if rate > 0 { s.videoBitrate = rate.rounded() }
-        }
-    }
+    public func snapshot() -> PlayerSnapshot { remote.snapshot(of: self) }
 
     public func publish() { hub.publish(snapshot()) }
-}
-
-/// What the snapshot shows of the loaded item that does not change while it plays, its text
-/// sanitised once: built from the item's ``MediaInfo`` and its subtitle tracks. Dropped when an
-/// item loads; rebuilt when the subtitle track list is not the one it was built from.
-struct MediaCache {
-    /// The subtitle tracks the list was built from.
-    let subtitleTracks: [SubtitleTrackInfo]
-    /// Video, audio and subtitle tracks in that order, none selected.
-    let tracks: [PlayerSnapshot.Track]
-    /// Per track, what its selection is compared with: the video or audio index, the subtitle id.
-    let selectionKeys: [Int]
-    let chapters: [PlayerSnapshot.ChapterEntry]
-    let metadata: [String: String]
-
-    init(info: MediaInfo, subtitleTracks: [SubtitleTrackInfo]) {
-        self.subtitleTracks = subtitleTracks
-        chapters = info.chapters.map { .init(title: TextSanitizer.cleanOrNil($0.title) ?? "", time: $0.start) }
-        var tracks: [PlayerSnapshot.Track] = []
-        var keys: [Int] = []
-        for (k, v) in info.video.enumerated() {
-            var t = PlayerSnapshot.Track(kind: .video, id: k + 1, codec: v.codec)
-            t.title = TextSanitizer.cleanOrNil(v.tags.title); t.language = TextSanitizer.cleanOrNil(v.tags.language)
-            t.isDefault = v.tags.isDefault; t.isForced = v.tags.isForced
-            t.width = v.width; t.height = v.height; t.fps = v.frameRate
-            tracks.append(t)
-            keys.append(k)
-        }
-        for (k, a) in info.audio.enumerated() {
-            var t = PlayerSnapshot.Track(kind: .audio, id: k + 1, codec: a.codec)
-            t.title = TextSanitizer.cleanOrNil(a.tags.title); t.language = TextSanitizer.cleanOrNil(a.tags.language)
-            t.isDefault = a.tags.isDefault; t.isForced = a.tags.isForced
-            t.channels = a.channels; t.sampleRate = a.sampleRate
-            t.externalFilename = TextSanitizer.cleanOrNil(a.externalFile)
-            tracks.append(t)
-            keys.append(k)
-        }
-        for (k, sub) in subtitleTracks.enumerated() {
-            var t = PlayerSnapshot.Track(kind: .sub, id: k + 1, codec: sub.codec)
-            t.title = TextSanitizer.cleanOrNil(sub.title); t.language = TextSanitizer.cleanOrNil(sub.language)
-            t.isDefault = sub.isDefault; t.isForced = sub.isForced
-            if case .sidecar(let path) = sub.source { t.externalFilename = TextSanitizer.cleanOrNil(path) }
-            tracks.append(t)
-            keys.append(sub.id)
-        }
-        self.tracks = tracks
-        selectionKeys = keys
-        var metadata: [String: String] = [:]
-        let tags = info.tags
-        for (key, value) in [("title", info.title ?? tags.title), ("artist", tags.artist), ("album", tags.album),
-                             ("album_artist", tags.albumArtist), ("track", tags.track), ("date", tags.date),
-                             ("genre", tags.genre)] {
-            if let v = TextSanitizer.cleanOrNil(value) { metadata[key] = v }
-        }
-        self.metadata = metadata
-    }
-}
-
-extension PlayerSnapshot.VideoParams {
-    /// `video-params`, `width`, `dwidth` … of the video as it plays (``Player/playingVideo``):
-    /// `width`/`height` as coded, `dwidth`/`dheight` as shown (the aspect applied, then turned
-    /// by the rotation, as mpv's are).
-    init(playing v: VideoStreamInfo) {
-        let dw = v.displayAspect > 0 && v.height > 0 ? Int(saturating: (Double(v.height) * v.displayAspect).rounded()) : v.width
-        let turned = v.rotation == 90 || v.rotation == 270
-        self.init(width: v.width, height: v.height, displayWidth: turned ? v.height : dw, displayHeight: turned ? dw : v.height,
-                  codec: v.codec)
-        pixelFormat = v.pixelFormat; primaries = v.colorPrimaries; gamma = v.colorTransfer; fps = v.frameRate
-    }
 }

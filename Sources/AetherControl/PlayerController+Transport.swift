@@ -5,7 +5,7 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// Transport: seeks and chapters.
+/// Transport: seeks (the chapter property's jumps are ``PropertyTable``'s).
 extension PlayerController {
     /// `seek <amount> relative|absolute|absolute-percent [exact|keyframes]`: exact as
     /// `--hr-seek` says where the command does not. A keyframe seek forward lands at or after
@@ -36,27 +36,8 @@ extension PlayerController {
             player.seek(to: target, mode: mode)
             show(player.isLive && amount >= 100 ? "back to live" : "seek to \(Self.clock(target))")
         }
-        if heldAtEnd { heldAtEnd = false }
+        if item.heldAtEnd { item.heldAtEnd = false }
         hub.emit(.seeked(position: max(0, target)))
-        return .ok
-    }
-
-    func jumpChapter(_ delta: Int) -> CommandResult {
-        guard let chapters = player.mediaInfo?.chapters, !chapters.isEmpty else { return .failure("no chapters") }
-        let now = player.currentTime
-        let current = chapters.lastIndex { $0.start <= now + 0.01 } ?? -1
-        // Like mpv: going back from more than a second into a chapter restarts it.
-        var target = current + delta
-        if delta < 0, current >= 0, now - chapters[current].start > 1 { target = current }
-        guard target >= 0, target < chapters.count else { return .failure("no more chapters") }
-        return jumpToChapter(target)
-    }
-
-    func jumpToChapter(_ index: Int) -> CommandResult {
-        guard let chapters = player.mediaInfo?.chapters, chapters.indices.contains(index) else { return .failure("no such chapter") }
-        player.seek(to: chapters[index].start, mode: .exact)
-        hub.emit(.seeked(position: chapters[index].start))
-        show("chapter \(index + 1)/\(chapters.count): \(chapters[index].title ?? "")")
         return .ok
     }
 }

@@ -1,0 +1,78 @@
+import AetherEngine
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How one item is opened: the player's options for it (the session's, with where a reload of
+/// the item stood or what watch-later saved of it) and, once it is open, its subtitles: the
+/// sidecars found next to the file, the track shown first and the delay.
+struct OpenPlan {
+    var options: PlayerOptions
+    /// The watch-later entry it resumes from (nil: none, or a reload).
+    let saved: WatchLater.Entry?
+
+    /// What a reload of the current item keeps: where it stood and its tracks.
+    struct Reload {
+        var position: Double
+        var audioTrack: Int?
+        var subtitleTrack: Int?
+    }
+
+    /// The options to open `source` with: the session's `settings`, then the `reload`'s, else
+    /// (with `--resume-playback` and no `--start`) what watch-later saved of it.
+    init(_ source: String, settings: ControllerSettings, reload: Reload?) {
+        var options = settings.player
+        var saved: WatchLater.Entry?
+        if let reload {
+            options.start = reload.position
+            if let a = reload.audioTrack { options.audioTrack = a; options.audioEnabled = true } else { options.audioEnabled = false }
+            options.subtitleTrack = reload.subtitleTrack
+            options.subtitlesEnabled = reload.subtitleTrack != nil
+        } else if settings.resume, !settings.startGiven, let entry = settings.watchLater.load(for: source) {
+            saved = entry
+            entry.apply(to: &options)
+        }
+        self.options = options
+        self.saved = saved
+    }
+
+    /// Where watch-later resumes the item (nil: it starts as asked).
+    var resumesAt: Double? {
+        saved?.start
+    }
+
+    /// Subtitle files next to `source` (a local file), added to `player` unless named already.
+    func addSidecars(of source: String, to player: Player) {
+        guard !PlaylistLoader.isURL(source) else { return }
+        for path in SubtitleStore.sidecarCandidates(for: source) where !options.subtitleFiles.contains(path) {
+            player.addSubtitleFile(path)
+        }
+    }
+
+    /// The subtitles the open item starts with, and their delay (the saved one, else `delay`).
+    func chooseSubtitles(on player: Player, delay: Double) {
+        chooseInitialSubtitles(on: player)
+        player.setSubtitleDelay(saved?.subtitleDelay ?? delay)
+    }
+
+    /// The saved track, else `--sid`, else `--slang`'s first match. Sidecars found next to the
+    /// file count after the embedded tracks: `--sid=N` may name one, and with no choice and no
+    /// default embedded track the first sidecar is shown (the user put it there to be seen).
+    private func chooseInitialSubtitles(on player: Player) {
+        if let s = saved?.subtitleTrack {
+            player.selectSubtitleTrack(s.map { $0 - 1 })
+            return
+        }
+        guard options.subtitlesEnabled, player.activeSubtitleTrack == nil else { return }
+        if let wanted = options.subtitleTrack, player.subtitleTracks.indices.contains(wanted) {
+            player.selectSubtitleTrack(wanted)
+        } else if options.subtitleTrack == nil,
+                  let match = LanguagePreference.first(of: options.subtitleLanguages, in: player.subtitleTracks.map(\.language)) {
+            player.selectSubtitleTrack(player.subtitleTracks[match].id)
+        } else if options.subtitleTrack == nil, options.subtitleLanguages.isEmpty,
+                  let first = player.subtitleTracks.first(where: { if case .sidecar = $0.source { return true }; return false }) {
+            player.selectSubtitleTrack(first.id)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import AetherEngine
+import FoundationEssentials
+
+/// Playback: pause, volume, mute and speed. Volume, mute and speed are kept for the next items,
+/// as mpv keeps them.
+extension PropertyTable {
+    static let playback: [Entry] = [pause, volume, mute, speed]
+
+    private static let pause = Entry(names: ["pause"], set: { c, _, value in
+        guard let b = value.bool else { return .failure("'pause' takes yes or no") }
+        if b { c.player.pause() } else {
+            if c.item.heldAtEnd { return .failure("at the end") }
+            c.player.play()
+        }
+        c.show(b ? "paused" : "playing")
+        return .ok
+    }, cycle: { c, _, _ in
+        if c.item.heldAtEnd { return .failure("at the end") }
+        return c.set("pause", .bool(!c.player.isPaused))
+    })
+
+    private static let volume = Entry(names: ["volume"], set: { c, _, value in
+        guard let v = value.number else { return .failure("'volume' takes a number") }
+        c.player.setVolume(v)
+        c.settings.player.volume = c.player.volume
+        c.show("volume \(Int(c.player.volume.rounded())) %")
+        return .ok
+    }, add: { c, name, delta in
+        c.set(name, .number(c.player.volume + delta))
+    }, multiply: { c, name, factor in
+        c.set(name, .number(c.player.volume * factor))
+    })
+
+    private static let mute = Entry(names: ["mute"], set: { c, _, value in
+        guard let b = value.bool else { return .failure("'mute' takes yes or no") }
+        c.player.setMuted(b)
+        c.settings.player.muted = b
+        c.show(b ? "mute" : "unmute")
+        return .ok
+    }, cycle: { c, _, _ in
+        c.set("mute", .bool(!c.player.isMuted))
+    })
+
+    /// Added to or multiplied, it goes to the hundredth.
+    private static let speed = Entry(names: ["speed"], set: { c, _, value in
+        guard let v = value.number, v > 0 else { return .failure("'speed' takes a number") }
+        c.player.setRate(v)
+        c.settings.player.speed = c.player.rate
+        c.show(String(cFormat: "speed %.2f×", c.player.rate))
+        return .ok
+    }, add: { c, name, delta in
+        c.set(name, .number(((c.player.rate + delta) * 100).rounded() / 100))
+    }, multiply: { c, name, factor in
+        c.set(name, .number((c.player.rate * factor * 100).rounded() / 100))
+    })
+}

@@ -1,0 +1,74 @@
+import AetherBase
+import AetherEngine
+import FoundationEssentials
+
+/// Timing: the subtitle and audio delays (added to, they go to the millisecond), the position
+/// (`time-pos` in seconds, `percent-pos`: seeks) and the chapter.
+extension PropertyTable {
+    static let timing: [Entry] = [subtitleDelay, audioDelay, timePosition, percentPosition, chapter]
+
+    /// Kept for the next items (``PlayerController/subtitleDelaySetting``).
+    private static let subtitleDelay = Entry(names: ["sub-delay"], set: { c, _, value in
+        guard let v = value.number else { return .failure("'sub-delay' takes seconds") }
+        c.player.setSubtitleDelay(v)
+        c.subtitleDelaySetting = c.player.subtitleDelay
+        c.show(String(cFormat: "subtitle delay %+.1f s", c.player.subtitleDelay))
+        return .ok
+    }, add: { c, name, delta in
+        c.set(name, .number(((c.player.subtitleDelay + delta) * 1000).rounded() / 1000))
+    })
+
+    private static let audioDelay = Entry(names: ["audio-delay"], set: { c, _, value in
+        guard let v = value.number else { return .failure("'audio-delay' takes seconds") }
+        c.player.setAudioDelay(v)
+        c.settings.player.audioDelay = c.player.audioDelay
+        c.show(String(cFormat: "audio delay %+.1f s", c.player.audioDelay))
+        return .ok
+    }, add: { c, name, delta in
+        c.set(name, .number(((c.player.audioDelay + delta) * 1000).rounded() / 1000))
+    })
+
+    private static let timePosition = Entry(names: ["time-pos"], set: { c, _, value in
+        guard let v = value.number else { return .failure("'time-pos' takes seconds") }
+        return c.run(.seek(v, .absolute, .exact))
+    }, add: { c, _, delta in
+        c.run(.seek(delta, .relative, .exact))
+    })
+
+    private static let percentPosition = Entry(names: ["percent-pos"], set: { c, _, value in
+        guard let v = value.number else { return .failure("'percent-pos' takes a percentage") }
+        return c.run(.seek(v, .absolutePercent, .exact))
+    })
+
+    /// 0-based; any step past the first or last chapter is as far as it goes.
+    private static let chapter = Entry(names: ["chapter"], set: { c, name, value in
+        let chapters = c.player.mediaInfo?.chapters ?? []
+        guard let v = value.number else { return .failure("'chapter' takes a number") }
+        guard let index = try? OutsideValue.integer(v, in: 0...max(0, chapters.count - 1), name: name),
+              chapters.indices.contains(index) else { return .failure("no such chapter") }
+        return jump(c, toChapter: index)
+    }, add: { c, _, delta in
+        guard let steps = OutsideValue.clampedInteger(delta, to: -100_000...100_000) else { return .failure("'chapter' takes a number") }
+        return jump(c, chapters: steps)
+    })
+
+    /// `delta` chapters on from the one playing; like mpv, going back from more than a second
+    /// into a chapter restarts it.
+    private static func jump(_ c: PlayerController, chapters delta: Int) -> CommandResult {
+        guard let chapters = c.player.mediaInfo?.chapters, !chapters.isEmpty else { return .failure("no chapters") }
+        let now = c.player.currentTime
+        let current = chapters.lastIndex { $0.start <= now + 0.01 } ?? -1
+        var target = current + delta
+        if delta < 0, current >= 0, now - chapters[current].start > 1 { target = current }
+        guard target >= 0, target < chapters.count else { return .failure("no more chapters") }
+        return jump(c, toChapter: target)
+    }
+
+    private static func jump(_ c: PlayerController, toChapter index: Int) -> CommandResult {
+        guard let chapters = c.player.mediaInfo?.chapters, chapters.indices.contains(index) else { return .failure("no such chapter") }
+        c.player.seek(to: chapters[index].start, mode: .exact)
+        c.hub.emit(.seeked(position: chapters[index].start))
+        c.show("chapter \(index + 1)/\(chapters.count): \(chapters[index].title ?? "")")
+        return .ok
+    }
+}

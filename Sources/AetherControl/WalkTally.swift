@@ -1,0 +1,76 @@
+/// The tally of a walk through the playlist: how many items played and how many could not, a
+/// line for each that could not (or ended early), the passes of the item and of the playlist
+/// left to loop, and the code a quit asked for. How the run ends follows from it
+/// (``status(items:)``).
+struct WalkTally: Equatable {
+    /// Items that opened, less those that then failed while playing.
+    private(set) var played = 0
+    /// Items that could not be played.
+    private(set) var failed = 0
+    /// An item ended before its end (truncated, a read error).
+    private(set) var endedEarly = false
+    /// One line per item that could not be played (printed after the screen is gone), and any
+    /// other trouble to report then (a position that could not be saved).
+    var errors: [String] = []
+    /// More passes of the current item (`--loop-file`), set again as each item opens.
+    var fileLoopsLeft = LoopCount.no
+    /// More passes of the playlist (`--loop-playlist`).
+    var playlistLoopsLeft = LoopCount.no
+    /// A quit asked for this exit code (or a stop, for the tally's).
+    var quitCode: Int32?
+
+    /// Item opened: counted, its `loops` (`--loop-file`) ahead.
+    mutating func opened(loops: LoopCount) {
+        played += 1
+        fileLoopsLeft = loops
+    }
+
+    /// An item could not be played (`line` says why).
+    mutating func notPlayed(_ line: String) {
+        failed += 1
+        errors.append(line)
+    }
+
+    /// The item that opened failed while it played (`line` says why): not played after all.
+    mutating func failedPlaying(_ line: String) {
+        errors.append(line)
+        failed += 1
+        played -= 1
+    }
+
+    /// The item ended before its end (`line` says why); it still counts as played.
+    mutating func endedEarly(_ line: String) {
+        endedEarly = true
+        errors.append(line)
+    }
+
+    /// Another pass of the current item, if one is left: true, and one pass fewer.
+    mutating func takeFileLoop() -> Bool { Self.take(&fileLoopsLeft) }
+
+    /// Another pass of the playlist, if one is left and something played on the last (a list
+    /// of broken files is not walked for ever): true, and one pass fewer.
+    mutating func takePlaylistLoop() -> Bool {
+        guard played > 0 else { return false }
+        return Self.take(&playlistLoopsLeft)
+    }
+
+    private static func take(_ loops: inout LoopCount) -> Bool {
+        guard loops.isOn else { return false }
+        if case .times(let n) = loops { loops = n > 1 ? .times(n - 1) : .no }
+        return true
+    }
+
+    /// mpv's exit codes over a playlist of `items`: 0 when everything played, 1 when the one
+    /// item could not be played, 2 when none of several could, 3 when some could and some could
+    /// not; 2 also when a file ended early (truncated, read error).
+    func status(items: Int) -> ExitStatus {
+        ExitStatus.of(played: played, failed: failed, items: items, endedEarly: endedEarly)
+    }
+
+    /// ``errors`` as printed when the player leaves: the first `limit`, then how many more
+    /// (a playlist of 100 000 missing files is not 100 000 lines on the terminal).
+    func reportedErrors(limit: Int) -> [String] {
+        guard errors.count > limit else { return errors }
+        return Array(errors.prefix(limit)) + ["… and \(errors.count - limit) more items that could not be played"]
+    }
+}

@@ -1,0 +1,130 @@
+@testable import AetherControl
+import Testing
+
+/// The walk through the playlist and its tally, alone (unit tier): no player, items "open" as
+/// a table says.
+@Suite struct WalkTests {
+    static func walk(_ count: Int, loops: LoopCount = .no) -> PlaylistWalk {
+        PlaylistWalk(playlist: Playlist((0..<count).map { PlaylistItem(source: "/media/\($0).mkv") }), loops: loops,
+                     interrupter: LoadInterrupter())
+    }
+
+    /// Loads items as the controller does (the item becomes the position), but only those of
+    /// `playable` open; keeps the items tried, in order, and what was said.
+    final class Owner: PlaylistWalkOwner {
+        let walk: PlaylistWalk
+        var playable: Set<Int>
+        var tried: [Int] = []
+        var said: [String] = []
+        init(_ walk: PlaylistWalk, playable: Set<Int>) {
+            self.walk = walk
+            self.playable = playable
+            walk.owner = self
+        }
+        func load(index: Int, paused: Bool) -> Bool {
+            tried.append(index)
+            walk.playlist.position = index
+            if playable.contains(index) { walk.tally.opened(loops: .no); return true }
+            walk.tally.notPlayed("'\(index)': cannot open")
+            return false
+        }
+        func show(_ text: String) { said.append(text) }
+        func publish() {}
+    }
+
+    @Test func theTallyGivesTheExitStatus() {
+        var tally = WalkTally()
+        tally.opened(loops: .no)
+        #expect(tally.status(items: 2) == .ok)
+        tally.notPlayed("'b': cannot open")
+        #expect(tally.status(items: 2) == .partial && tally.errors == ["'b': cannot open"])
+        tally.failedPlaying("'a': read error")
+        #expect(tally.status(items: 2) == .incomplete, "none of two played")
+        var early = WalkTally()
+        early.opened(loops: .no)
+        early.endedEarly("'a': truncated")
+        #expect(early.status(items: 1) == .incomplete)
+    }
+
+    @Test func loopsAreCountedDownAndAPlaylistLoopsOnlyWhenSomethingPlayed() {
+        var tally = WalkTally()
+        tally.opened(loops: .times(2))
+        let passes = [tally.takeFileLoop(), tally.takeFileLoop(), tally.takeFileLoop()]
+        #expect(passes == [true, true, false])
+        var nothing = WalkTally()
+        nothing.playlistLoopsLeft = .infinite
+        let broken = nothing.takePlaylistLoop()
+        #expect(!broken, "a list of broken files is not walked for ever")
+        nothing.opened(loops: .no)
+        let again = nothing.takePlaylistLoop()
+        #expect(again && nothing.playlistLoopsLeft == .infinite)
+    }
+
+    @Test func manyErrorsAreReportedAsAFewAndACount() {
+        var tally = WalkTally()
+        for i in 0..<25 { tally.notPlayed("'\(i)': missing") }
+        let lines = tally.reportedErrors(limit: 20)
+        #expect(lines.count == 21 && lines.last == "… and 5 more items that could not be played")
+    }
+
+    @Test func aSkipPassesOverItemsThatDoNotOpenInItsDirection() {
+        let walk = Self.walk(5)
+        let owner = Owner(walk, playable: [3])
+        #expect(walk.skip(to: 1, forward: true, loop: false, paused: false) == .ok)
+        #expect(owner.tried == [1, 2, 3] && owner.said == ["4/5 3.mkv"])
+        owner.tried = []
+        owner.playable = [4]
+        #expect(walk.previous(loop: true, paused: false) == .ok)
+        #expect(owner.tried == [2, 1, 0, 4], "back round the end of a looping list")
+        owner.tried = []
+        owner.playable = []
+        #expect(walk.skip(to: 0, forward: true, loop: true, paused: false) == .failure("no playable item"))
+        #expect(owner.tried == [0, 1, 2, 3, 4], "each item once")
+        #expect(walk.play(5, loop: true, paused: false) == .failure("no playlist item 5"))
+    }
+
+    @Test func atTheEndTheWalkGoesRoundWhilePassesAreLeft() {
+        let walk = Self.walk(3, loops: .times(1))
+        let owner = Owner(walk, playable: [1, 2])
+        #expect(walk.start(from: 0, paused: false))
+        #expect(owner.tried == [0, 1] && walk.playlist.position == 1)
+        #expect(walk.advance() && walk.playlist.position == 2)
+        #expect(walk.following == 0, "the list loops once more")
+        #expect(walk.advance() && walk.playlist.position == 1)
+        #expect(owner.tried == [0, 1, 2, 0, 1] && walk.following == 2)
+        walk.playlist.position = 2
+        #expect(walk.following == nil && !walk.advance())
+        #expect(walk.next(loop: false, paused: false) == .failure("no next item"))
+    }
+
+    @Test func aQuitStopsTheWalk() {
+        let interrupter = LoadInterrupter()
+        let walk = PlaylistWalk(playlist: Playlist([PlaylistItem(source: "a"), PlaylistItem(source: "b")]), loops: .no,
+                                interrupter: interrupter)
+        let owner = Owner(walk, playable: [0, 1])
+        interrupter.raise()
+        #expect(!walk.start(from: 0, paused: false) && owner.tried.isEmpty)
+    }
+
+    @Test func anEmptyPlaylistSaysSo() {
+        let walk = Self.walk(0)
+        let owner = Owner(walk, playable: [])
+        #expect(!walk.start(from: 0, paused: false) && owner.tried.isEmpty)
+        #expect(walk.tally.errors == ["nothing to play"])
+    }
+
+    @Test func theItemFactsHoldAnImageItsDuration() {
+        var facts = ItemFacts()
+        facts.opened(fileSize: 10, startPosition: 5)
+        let first = facts.holdsImage(now: 100, for: .seconds(2))
+        #expect(first && facts.imageDue(now: 101.5, for: .seconds(2)) == 0.5)
+        let later = facts.holdsImage(now: 102, for: .seconds(2))
+        #expect(!later, "from when it was first seen ended")
+        let forever = facts.holdsImage(now: 1e9, for: .forever)
+        #expect(forever && facts.imageDue(now: 0, for: .forever) == nil)
+        facts.heldAtEnd = true
+        facts.willLoad()
+        #expect(!facts.heldAtEnd && facts.imageDue(now: 0, for: .seconds(1)) == nil)
+        #expect(facts.fileSize == 10 && facts.startPosition == 5, "kept until the next item opens")
+    }
+}
