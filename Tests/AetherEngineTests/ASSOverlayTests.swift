@@ -26,8 +26,8 @@ import Testing
         while try format.read(into: packet) {
             defer { packet.unref() }
             guard packet.streamIndex == index else { continue }
-            cues += SubtitleStore.decode(packet, decoder: decoder, stream: stream, timeline: Timeline(origin: 0),
-                                         width: 320, height: 240, origin: 0)
+            cues += SubtitleDecoder.decode(packet, decoder: decoder, stream: stream, timeline: Timeline(origin: 0),
+                                           width: 320, height: 240, origin: 0)
         }
         return cues.map { cue in
             var cue = cue
@@ -143,7 +143,7 @@ import Testing
         let packet = try Packet()
         var cues: [SubtitleCue] = []
         while try format.read(into: packet) {
-            cues += SubtitleStore.decode(packet, decoder: decoder, stream: stream, timeline: format.timeline, width: 0, height: 0, origin: 0)
+            cues += SubtitleDecoder.decode(packet, decoder: decoder, stream: stream, timeline: format.timeline, width: 0, height: 0, origin: 0)
             packet.unref()
         }
         try #require(cues.count == 1)
@@ -244,7 +244,7 @@ import Testing
     /// A 1 MiB event line is cut at 64 KiB and weighs that much against the store's byte budget.
     @Test func aHugeEventIsCutAndCountedAgainstTheStoresBudget() throws {
         let line = "1,0,Default,,0,0,0,,{\\p1}m 0 0" + String(repeating: " l 1 1", count: 200_000)
-        let cut = line.withCString { SubtitleStore.limitedEvent($0) }
+        let cut = line.withCString { SubtitleDecoder.limitedEvent($0) }
         #expect(cut.utf8.count == ASSSource.maxEventBytes)
         let header = ASSHeader(bytes: Self.header, isNative: true)
         var cue = Self.cue(1, header: header, text: "")

@@ -64,17 +64,17 @@ import Testing
         let many = (0..<300).map { text(Double($0), Double($0) + 1, "cue \($0)") }
         s.insert(many, streamIndex: 2, position: 299)
         let kept = s.cues(track: 0)
-        #expect(kept.first!.start >= 299 - SubtitleStore.keepBehind - 1)
+        #expect(kept.first!.start >= 299 - SubtitleTracks.keepBehind - 1)
         #expect(kept.last?.text == "cue 299")
     }
 
     @Test func theCountIsCapped() {
         let s = store()
-        let n = SubtitleStore.maxCues + 500
+        let n = SubtitleTracks.maxCues + 500
         let all = (0..<n).map { text(Double($0) * 0.001, Double($0) * 0.001 + 5, "\($0)") }
         s.insert(all, streamIndex: 2, position: nil)
         let kept = s.cues(track: 0)
-        #expect(kept.count <= SubtitleStore.maxCues)
+        #expect(kept.count <= SubtitleTracks.maxCues)
         #expect(kept.last?.text == "\(n - 1)", "the newest cues are kept")
         #expect(s.active(at: Double(n) * 0.001).count <= SubtitleStore.maxActive)
     }
@@ -90,8 +90,8 @@ import Testing
             s.insert([text(Double(k) * 0.00004, Double(k) * 0.00004 + 0.001, "\(k)")], streamIndex: 2, position: Double(k) * 0.00004)
         }
         let kept = s.cues(track: 0)
-        #expect(kept.count <= SubtitleStore.maxCues && kept.last?.text == "\(n - 1)")
-        let bound = n / 256 + n / (SubtitleStore.maxCues / 8) + 2
+        #expect(kept.count <= SubtitleTracks.maxCues && kept.last?.text == "\(n - 1)")
+        let bound = n / 256 + n / (SubtitleTracks.maxCues / 8) + 2
         #expect(s.prunes(track: 0) <= bound, "\(s.prunes(track: 0)) passes over the cues for \(n) inserts (at most \(bound))")
     }
 
@@ -116,8 +116,8 @@ import Testing
 
     @Test func longTextIsCut() {
         let line = String(repeating: "word ", count: 200_000)
-        let cut = SubtitleStore.limited(line)
-        #expect(cut.unicodeScalars.count == SubtitleStore.maxCueCharacters + 1)
+        let cut = SubtitleDecoder.limited(line)
+        #expect(cut.unicodeScalars.count == SubtitleDecoder.maxCueCharacters + 1)
         #expect(cut.hasSuffix("…"))
     }
 }
@@ -214,9 +214,9 @@ import Testing
 @Suite struct Windows1252Tests {
     @Test func embeddedTextThatIsNotUTF8IsReadAsWindows1252() {
         let bytes: [CChar] = ([0x43, 0x61, 0x66, 0xE9, 0x20, 0x97, 0x20, 0x80, 0] as [UInt8]).map { CChar(bitPattern: $0) }
-        #expect(bytes.withUnsafeBufferPointer { SubtitleStore.limitedCString($0.baseAddress!) } == "Café — €")
+        #expect(bytes.withUnsafeBufferPointer { SubtitleDecoder.limitedCString($0.baseAddress!) } == "Café — €")
         let utf8 = Array("Café — ok".utf8CString)
-        #expect(utf8.withUnsafeBufferPointer { SubtitleStore.limitedCString($0.baseAddress!) } == "Café — ok")
+        #expect(utf8.withUnsafeBufferPointer { SubtitleDecoder.limitedCString($0.baseAddress!) } == "Café — ok")
     }
 }
 

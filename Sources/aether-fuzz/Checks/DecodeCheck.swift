@@ -72,8 +72,8 @@ enum DecodeCheck {
             } else if let d = audio[index] {
                 do { out.audioChunks += try d.decode(packet).count } catch { out.errors += 1 }
             } else if let d = subtitles[index], let stream = format.stream(index) {
-                out.cues += SubtitleStore.decode(packet, decoder: d, stream: stream, timeline: format.timeline,
-                                                 width: width, height: height).count
+                out.cues += SubtitleDecoder.decode(packet, decoder: d, stream: stream, timeline: format.timeline,
+                                                   width: width, height: height).count
             }
         }
         for d in video.values { try? d.decode(nil) { frame, _ in try d.render(frame, size: size, into: pixels) } }
@@ -101,7 +101,7 @@ enum DecodeCheck {
               let packet = try? Packet(bytes: Array(bytes.dropFirst())) else { return [] }
         packet.pointer.pointee.pts = 1000
         packet.pointer.pointee.duration = 2000
-        return SubtitleStore.decode(packet, decoder: decoder, timeBase: tb, timeline: Timeline(origin: 0),
-                                    width: 720, height: 576)
+        return SubtitleDecoder.decode(packet, decoder: decoder, timeBase: tb, timeline: Timeline(origin: 0),
+                                      width: 720, height: 576)
     }
 }

@@ -1,15 +1,53 @@
 import AetherBase
 import AetherMedia
-import AetherStreaming
 import CFFmpeg
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
-// Decoding one subtitle packet into cues: text (ASS events, limits, Windows-1252) and bitmaps.
-extension SubtitleStore {
+/// Decodes subtitle packets into cues: text (ASS events, cut at `maxCueCharacters`, text that is
+/// not UTF-8 read as Windows-1252) and bitmaps (cropped to their opaque pixels, refused past
+/// `maxBitmapSide`, placed on the video's picture).
+///
+/// One per reader of packets, used on that reader's thread only (the demux thread, the
+/// look-behind's queue): it opens a libavcodec decoder for each stream on its first packet and
+/// keeps it, with the timeline the packets are stamped on and the picture bitmaps are placed on.
+package final class SubtitleDecoder {
+    static let maxCueCharacters = 4_000
+    /// Largest subtitle canvas side scanned (PGS is 1920×1080; DVB up to 4096).
+    static let maxBitmapSide = 8192
+    /// Longest a cue may last (teletext-style "until replaced" cues are cut here).
+    static let maxCueDuration = 600.0
+
+    let timeline: Timeline
+    /// The video's size (0: none; bitmaps are placed on their own canvas).
+    let videoWidth: Int
+    let videoHeight: Int
+    /// Each stream's decoder, opened on its first packet.
+    private var decoders: [Int: CodecContext] = [:]
+
+    init(timeline: Timeline, videoWidth: Int, videoHeight: Int) {
+        self.timeline = timeline
+        self.videoWidth = videoWidth
+        self.videoHeight = videoHeight
+    }
+
+    /// The cues of `packet`, a packet of `stream`; none when the stream's decoder cannot be opened.
+    func cues(of packet: Packet, stream: UnsafeMutablePointer<AVStream>) -> [SubtitleCue] {
+        guard let par = stream.pointee.codecpar else { return [] }
+        let index = packet.streamIndex
+        if decoders[index] == nil {
+            decoders[index] = try? CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: 1)
+        }
+        guard let decoder = decoders[index] else { return [] }
+        return SubtitleDecoder.decode(packet, decoder: decoder, stream: stream, timeline: timeline,
+                                      width: videoWidth, height: videoHeight)
+    }
+
+    /// Closes every stream's decoder.
+    func closeAll() { decoders = [:] }
+
     /// `avcodec_decode_subtitle2` with AetherEngine's timing rules: start = pts + start_display_time;
     /// end from end_display_time, else the packet duration, else 5 s.
     package static func decode(_ packet: Packet, decoder: CodecContext, stream: UnsafeMutablePointer<AVStream>,
@@ -181,5 +219,29 @@ extension SubtitleStore {
         return SubtitleBitmap(x: Double(Int(rect.x) + minX) / fw, y: Double(Int(rect.y) + minY) / fh,
                               width: Double(cw) / fw, height: Double(ch) / fh,
                               pixelWidth: cw, pixelHeight: ch, rgba: rgba)
+    }
+}
+
+/// The sizes PGS object definitions claim, read before libavcodec decodes them: its decoder
+/// allocates an object's whole canvas (and copies it), so a 12,800-pixel square costs hundreds
+/// of megabytes before the bitmap could be refused.
+enum PGSObjects {
+    /// The largest width or height any object definition segment (type 0x15, first fragment) in
+    /// `packet` claims; 0 when there is none. Segments: type (1 byte), length (2), payload; an
+    /// object definition's payload: id (2), version (1), sequence flags (1, 0x80 first
+    /// fragment), data length (3), width (2), height (2). A truncated segment ends the walk.
+    static func largestSide(_ packet: UnsafeBufferPointer<UInt8>) -> Int {
+        var offset = 0, largest = 0
+        while offset + 3 <= packet.count {
+            let type = packet[offset], length = Int(packet[offset + 1]) << 8 | Int(packet[offset + 2])
+            let payload = offset + 3
+            if type == 0x15, length >= 11, payload + 11 <= packet.count, packet[payload + 3] & 0x80 != 0 {
+                let width = Int(packet[payload + 7]) << 8 | Int(packet[payload + 8])
+                let height = Int(packet[payload + 9]) << 8 | Int(packet[payload + 10])
+                largest = max(largest, width, height)
+            }
+            offset = payload + length
+        }
+        return largest
     }
 }
