@@ -10,8 +10,9 @@ package struct AudioChunk {
     package var mediaDuration: Double
 }
 
-/// Decodes one audio stream and converts it for the sink: optional `atempo` (speed with pitch
-/// kept), then libswresample to the device's rate, channels (downmix) and s16.
+/// Decodes one audio stream and converts it for the sink: its filters (``AudioFilterChain``:
+/// `--af`, then `atempo` for the speed with pitch kept), then libswresample to the device's rate,
+/// channels (downmix) and s16.
 /// Time stamps are gapless: anchor + samples emitted, re-anchored only when the container's
 /// timestamp disagrees by more than `reanchorThreshold` (AetherEngine's AudioClockAnchor).
 package final class AudioDecoder {
@@ -25,15 +26,9 @@ package final class AudioDecoder {
     package let timeline: Timeline
     let output: AudioFormat
     private let resampler: Resampler
-    /// `--af`: libavfilter audio filters applied before the speed's atempo and the resampler
-    /// (empty: none). Checked before playing (``FilterGraph/checkAudio(_:)``).
-    package let filters: String
-    /// The graph of `filters` and the atempo chain; nil when neither applies.
-    private var tempo: FilterGraph?
-    private var tempoRate = 1.0
-    package private(set) var rate = 1.0
+    private let chain: AudioFilterChain
     private let frame: Frame
-    private let tempoFrame: Frame
+    /// Where the next chunk starts: the anchor plus the samples emitted since.
     private var nextPTS: Double?
     private var buffer: [UInt8] = []
     /// The parameters of a stream taken over mid-stream, kept alive with the decoder.
@@ -59,7 +54,6 @@ package final class AudioDecoder {
 
     private init(parameters par: UnsafeMutablePointer<AVCodecParameters>, timeBase: AVRational, index: Int, output: AudioFormat,
                  timeline: Timeline, filters: String) throws(FFmpegError) {
-        self.filters = filters
         // A damaged header can claim any rate or channel count (2147483647 Hz made a resampler
         // ask for gigabytes): refuse what no real stream has.
         let rate = Int(par.pointee.sample_rate), channels = Int(par.pointee.ch_layout.nb_channels)
@@ -74,33 +68,24 @@ package final class AudioDecoder {
         self.output = output
         resampler = Resampler(outputRate: output.sampleRate, outputChannels: output.channels)
         frame = try Frame()
-        tempoFrame = try Frame()
+        chain = try AudioFilterChain(filters: filters)
     }
 
     package var decoderName: String { codec.decoderName }
+    /// `--af` (``AudioFilterChain/filters``).
+    package var filters: String { chain.filters }
+    package var rate: Double { chain.rate }
 
     package func flush() {
         codec.flush()
-        tempo = nil
+        chain.reset()
         nextPTS = nil
     }
 
     /// Speed from the next frame on (0.25–4); pitch is kept by atempo.
     package func setRate(_ rate: Double) {
-        guard rate != self.rate else { return }
-        self.rate = rate
-        tempo = nil
+        guard chain.setRate(rate) else { return }
         nextPTS = nil
-    }
-
-    /// `atempo` accepts 0.5–2 per instance in older FFmpeg: chain instances for the rest.
-    static func atempoChain(_ rate: Double) -> String {
-        var remaining = rate
-        var parts: [String] = []
-        while remaining > 2.0 { parts.append("atempo=2.0"); remaining /= 2 }
-        while remaining < 0.5 { parts.append("atempo=0.5"); remaining /= 0.5 }
-        parts.append("atempo=\(remaining)")
-        return parts.joined(separator: ",")
     }
 
     /// Sends `packet` (nil = drain) and returns converted chunks.
@@ -131,18 +116,8 @@ package final class AudioDecoder {
         nextPTS = start + inputDuration
 
         buffer.removeAll(keepingCapacity: true)
-        if self.rate != 1 || !filters.isEmpty {
-            if tempo == nil || tempoRate != self.rate {
-                let chain = [filters, self.rate == 1 ? "" : AudioDecoder.atempoChain(self.rate)].filter { !$0.isEmpty }
-                tempo = try FilterGraph(audio: chain.joined(separator: ","), like: decoded)
-                tempoRate = self.rate
-            }
-            guard let tempo else { return nil }
-            try tempo.push(decoded)
-            while try tempo.pull(into: tempoFrame) {
-                defer { tempoFrame.unref() }
-                try resampler.convert(tempoFrame, appendingTo: &buffer)
-            }
+        if chain.applies {
+            try chain.run(decoded) { try resampler.convert($0, appendingTo: &buffer) }
         } else {
             try resampler.convert(decoded, appendingTo: &buffer)
         }
@@ -151,6 +126,6 @@ package final class AudioDecoder {
         let samples = buffer.withUnsafeBytes { Array($0.bindMemory(to: Int16.self).prefix(count)) }
         let outFrames = Double(count / output.channels)
         return AudioChunk(pts: start, samples: samples,
-                          mediaDuration: outFrames / Double(output.sampleRate) * self.rate)
+                          mediaDuration: outFrames / Double(output.sampleRate) * chain.rate)
     }
 }

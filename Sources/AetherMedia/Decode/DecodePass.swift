@@ -90,9 +90,9 @@ public enum DecodePass {
         let emit: (Frame, Double) throws -> Void = { frame, pts in
             defer { n += 1 }
             guard going, n >= first, (n - first) % max(1, every) == 0 else { return }
-            let start = decoder.time.seconds
+            let before = decoder.scaleSeconds
             try decoder.render(frame, size: size, into: pixels)
-            let scaleSeconds = decoder.time.seconds - start
+            let scaleSeconds = decoder.scaleSeconds - before
             let scaled = pixels.withUnsafeBytes { Array($0.prefix(pixels.count)) }
             func accurately(_ width: Int, _ height: Int) throws(FFmpegError) -> [UInt8] {
                 var out = [UInt8](repeating: 0, count: width * height * 3 + 64)

@@ -8,7 +8,7 @@ import CFFmpeg
 package final class ToneMapper {
     let transfer: AVColorTransferCharacteristic
     let timeBase: AVRational
-    private var graph: (filter: FilterGraph, size: PixelSize, input: VideoDecoder.FrameShape)?
+    private var graph: (filter: FilterGraph, size: PixelSize, input: FilterGraph.FrameShape)?
     private let mapped: Frame
 
     /// Transfers that need tone-mapping: PQ (SMPTE ST 2084) and HLG (ARIB STD-B67).
@@ -37,7 +37,7 @@ package final class ToneMapper {
     /// Tone-maps `frame` into `destination` (`size.width * 3` bytes per row, `size.height` rows).
     /// False when the graph held the frame back (it never does for these filters).
     func render(_ frame: Frame, size: PixelSize, into destination: UnsafeMutableRawBufferPointer) throws(FFmpegError) -> Bool {
-        let input = VideoDecoder.FrameShape(frame)
+        let input = FilterGraph.FrameShape(frame)
         if graph == nil || graph?.size != size || graph?.input != input {
             graph = (try FilterGraph(video: Self.chain(size: size, transfer: transfer), like: frame, timeBase: timeBase), size, input)
         }

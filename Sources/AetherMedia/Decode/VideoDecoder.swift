@@ -36,8 +36,10 @@ public struct VideoFrame: Sendable {
 }
 
 /// Decodes one video stream and converts frames for the host: deinterlaces from the first
-/// interlaced frame (bwdif, yadif fallback), tone-maps PQ/HLG to SDR BT.709 (zscale + tonemap),
-/// scales with libswscale. Used by the video thread only.
+/// interlaced frame (``Deinterlacer``: bwdif, yadif fallback), converts to RGB24 at the host's size
+/// (``FrameRenderer``: PQ/HLG tone-mapped to SDR BT.709, libswscale, turned upright). It owns the
+/// libavcodec decoder and how it runs: its threads (``DecoderThreads``, reopened with more) and
+/// the loop filter level (``LoopFilterSkip``). Used by the video thread only.
 package final class VideoDecoder {
     package private(set) var codec: CodecContext
     /// The stream's parameters (owned by the format context, which outlives the decoder) and
@@ -51,31 +53,32 @@ package final class VideoDecoder {
     let timeBase: AVRational
     let timeline: Timeline
     package let frameInterval: Double
-    let transfer: AVColorTransferCharacteristic
-    private var deinterlacer: FilterGraph?
-    /// The input shape the deinterlacer was built for; a frame of another shape rebuilds it.
-    private var deinterlacerInput: FrameShape?
-    private var deinterlaceFailed = false
-    private var lastPTS: Double?
-    private let toneMapper: ToneMapper?
-    private var scaler = Scaler()
-    /// Counter-clockwise quarter turns that make the picture upright (the stream's display
-    /// matrix, read by ``StillGeometry``: the rule the stills follow too).
-    package let rotation: Int
-    /// A turned picture is scaled here first (reused while the size holds).
-    private var unturned: PixelBuffer?
     private let frame: Frame
-    private let filtered: Frame
-    public private(set) var isDeinterlacing = false
-    /// Seconds spent in filter graphs and in libswscale since the caller last took them.
-    package var filterSeconds = 0.0
-    /// What ``filterSeconds``, ``scaleSeconds`` and the thread plan's busy time are measured on.
-    package let time: TimeSource
-    package var scaleSeconds = 0.0
+    /// The last frame's time: a frame without any timestamp follows it by a frame interval.
+    private var lastPTS: Double?
+    private let deinterlacer: Deinterlacer
+    private let renderer: FrameRenderer
 
     /// The loop filter level in use (H.264 and HEVC only; others decode in full).
     package private(set) var loopFilterSkip = LoopFilterSkip.default
     private var loopFilterSize: PixelSize?
+
+    /// A deinterlacer was built for this stream.
+    public var isDeinterlacing: Bool { deinterlacer.isDeinterlacing }
+
+    /// Seconds spent in filter graphs since the caller last took them (measured on the `time`
+    /// the decoder was made with, as ``scaleSeconds`` and the thread plan's busy time are).
+    package var filterSeconds: Double {
+        get { deinterlacer.seconds }
+        set { deinterlacer.seconds = newValue }
+    }
+
+    /// Seconds spent in ``render(_:size:into:)`` (tone mapping, libswscale, turning) since the
+    /// caller last took them.
+    package var scaleSeconds: Double {
+        get { renderer.seconds }
+        set { renderer.seconds = newValue }
+    }
 
     /// Lets the decoder skip the loop filter where it cannot show: `forced` if given, else the
     /// automatic choice for pictures shown at `size`. libavcodec reads the level per frame
@@ -93,15 +96,14 @@ package final class VideoDecoder {
         AppLog.write("vd", "loop filter: skip \(level.rawValue) (source \(source), picture \(size?.description ?? "none"))")
     }
 
-    var isHDR: Bool { toneMapper != nil }
-
     /// - Parameters:
     ///   - threads: decoder threads (0: one per core).
     ///   - automaticThreads: with `threads` 0, choose as ``DecoderThreads`` does (playback)
     ///     instead of leaving it to libavcodec (throughput measurements).
+    ///   - time: what ``filterSeconds``, ``scaleSeconds`` and the thread plan's busy time are
+    ///     measured on.
     package init(stream: UnsafeMutablePointer<AVStream>, index: Int, threads: Int, timeline: Timeline,
          automaticThreads: Bool = false, time: TimeSource = .monotonic) throws(FFmpegError) {
-        self.time = time
         guard let par = stream.pointee.codecpar else {
             throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
         }
@@ -116,12 +118,10 @@ package final class VideoDecoder {
         streamIndex = index
         timeBase = stream.pointee.time_base
         self.timeline = timeline
-        transfer = par.pointee.color_trc
         frameInterval = interval
         frame = try Frame()
-        filtered = try Frame()
-        toneMapper = ToneMapper.needsMapping(transfer) ? try ToneMapper(transfer: transfer, timeBase: stream.pointee.time_base) : nil
-        rotation = StillGeometry.rotation(of: stream)
+        deinterlacer = try Deinterlacer(timeBase: stream.pointee.time_base, timeline: timeline, time: time)
+        renderer = try FrameRenderer(stream: stream, parameters: par, time: time)
     }
 
     /// Hands the frames the decoder still holds to `emit` (through the deinterlacer, which
@@ -161,8 +161,7 @@ package final class VideoDecoder {
         adopted = next
         loopFilterSize = nil
         loopFilterSkip = .default
-        deinterlacer = nil
-        deinterlacerInput = nil
+        deinterlacer.dropGraph()
         lastPTS = nil
         AppLog.write("vd", "the video goes on in another stream: \(fresh.decoderName) from stream #\(next.sourceIndex)")
     }
@@ -184,21 +183,9 @@ package final class VideoDecoder {
     /// Drops decoder and filter state (after a seek).
     package func flush() {
         codec.flush()
-        deinterlacer = nil  // rebuilt on the next interlaced frame
-        deinterlacerInput = nil
-        deinterlaceFailed = false
-        toneMapper?.reset()
+        deinterlacer.reset()  // rebuilt on the next interlaced frame
+        renderer.reset()
         lastPTS = nil
-    }
-
-    /// What a filter graph's buffer source is configured for: a frame that differs (a broadcast
-    /// switching 720×576i to 176×144, 4:2:0 to 4:2:2, or its field order) needs a new graph.
-    struct FrameShape: Equatable {
-        var width: Int32, height: Int32, format: Int32, topFieldFirst: Bool
-        init(_ f: Frame) {
-            let p = f.pointer.pointee
-            width = p.width; height = p.height; format = p.format; topFieldFirst = aether_frame_top_field_first(f.pointer) != 0
-        }
     }
 
     /// Sends `packet` (nil = drain) and calls `emit` with each finished frame and its pts in seconds.
@@ -206,7 +193,7 @@ package final class VideoDecoder {
     /// refers to it (``FrameCadence``; libavcodec's frame threads take `skip_frame` from the
     /// user context with each packet). A deinterlacer needs every frame: it decodes them all.
     package func decode(_ packet: Packet?, discardingUnreferenced: Bool = false, emit: (Frame, Double) throws -> Void) throws {
-        codec.pointer.pointee.skip_frame = discardingUnreferenced && deinterlacer == nil ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+        codec.pointer.pointee.skip_frame = discardingUnreferenced && !deinterlacer.isRunning ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
         var pending = true
         while pending {
             pending = try codec.send(packet) == .full
@@ -215,97 +202,28 @@ package final class VideoDecoder {
                 try deliver(frame, emit: emit)
             }
         }
-        if packet == nil, let deinterlacer {
-            try? deinterlacer.push(nil)
-            while try deinterlacer.pull(into: filtered) {
-                defer { filtered.unref() }
-                if let pts = seconds(filtered.filterPTS, deinterlacer.outputTimeBase) { try emit(filtered, pts) }
-            }
-        }
+        if packet == nil { try deinterlacer.drain(emit: emit) }
     }
 
+    /// A decoded frame through the deinterlacer when one runs, else to `emit` as it is.
     private func deliver(_ decoded: Frame, emit: (Frame, Double) throws -> Void) throws {
-        let shape = FrameShape(decoded)
-        if let current = deinterlacerInput, current != shape {
-            // The stream changed shape: drain what the old graph holds, then build anew.
-            if let old = deinterlacer {
-                try? old.push(nil)
-                while (try? old.pull(into: filtered)) == true {
-                    defer { filtered.unref() }
-                    if let pts = seconds(filtered.filterPTS, old.outputTimeBase) { try emit(filtered, pts) }
-                }
-            }
-            AppLog.write("vd", "frame shape changed to \(shape.width)x\(shape.height) format \(shape.format); rebuilding the deinterlacer")
-            deinterlacer = nil
-            deinterlacerInput = nil
-            deinterlaceFailed = false
+        guard try !deinterlacer.deliver(decoded, emit: emit) else { return }
+        // A frame without any timestamp follows the previous one by a frame interval.
+        if let pts = timeline.seconds(decoded.pts, timeBase) ?? lastPTS.map({ $0 + frameInterval }) {
+            lastPTS = pts
+            try emit(decoded, pts)
         }
-        if decoded.isInterlaced, deinterlacer == nil, !deinterlaceFailed {
-            deinterlacer = (try? FilterGraph(video: "bwdif=mode=send_frame:parity=auto:deint=interlaced", like: decoded, timeBase: timeBase))
-                ?? (try? FilterGraph(video: "yadif=mode=send_frame:parity=auto:deint=interlaced", like: decoded, timeBase: timeBase))
-            deinterlaceFailed = deinterlacer == nil
-            deinterlacerInput = deinterlacer == nil ? nil : shape
-            isDeinterlacing = deinterlacer != nil
-            if let d = deinterlacer { AppLog.write("vd", "deinterlacing with \(d.description)") }
-        }
-        guard let deinterlacer else {
-            // A frame without any timestamp follows the previous one by a frame interval.
-            if let pts = seconds(decoded.pts, timeBase) ?? lastPTS.map({ $0 + frameInterval }) {
-                lastPTS = pts
-                try emit(decoded, pts)
-            }
-            return
-        }
-        let start = time.seconds
-        try deinterlacer.push(decoded)
-        filterSeconds += time.seconds - start
-        while try timed({ try deinterlacer.pull(into: filtered) }) {
-            defer { filtered.unref() }
-            // Untimestamped output fields are dropped (as AetherEngine does).
-            if let pts = seconds(filtered.filterPTS, deinterlacer.outputTimeBase) { try emit(filtered, pts) }
-        }
-    }
-
-    private func timed(_ body: () throws -> Bool) throws -> Bool {
-        let start = time.seconds
-        defer { filterSeconds += time.seconds - start }
-        return try body()
     }
 
     /// Converts `decoded` to RGB24 at `size` into `pixels` (`size.width * size.height * 3`
-    /// bytes), tone-mapping HDR sources first.
+    /// bytes), tone-mapping HDR sources first (``FrameRenderer``).
     package func render(_ decoded: Frame, size: PixelSize, into pixels: PixelBuffer) throws(FFmpegError) {
-        let start = time.seconds
-        defer { scaleSeconds += time.seconds - start }
-        guard pixels.count == size.width * size.height * 3, pixels.count > 0 else {
-            throw FFmpegError(function: "render", message: "a \(pixels.count)-byte buffer for \(size)")
-        }
-        guard rotation != 0 else {
-            try scale(decoded, size: size, into: pixels)
-            return
-        }
-        // Upright `size`: scaled to the size before the turn, then turned into place.
-        let before = rotation == 180 ? size : PixelSize(width: size.height, height: size.width)
-        let scratch = unturned.flatMap { $0.count == pixels.count ? $0 : nil } ?? PixelBuffer(count: pixels.count)
-        unturned = scratch
-        try scale(decoded, size: before, into: scratch)
-        StillGeometry.rotate(scratch.base, width: before.width, height: before.height, degrees: rotation, into: pixels.base)
+        try renderer.render(decoded, size: size, into: pixels)
     }
 
     /// Stages resized 8-bit sources as `staging` says from now on (a new scaler when it changes).
-    package func stageEightBit(_ staging: Scaler.Staging) {
-        guard scaler.eightBitStaging != staging else { return }
-        scaler = Scaler(eightBitStaging: staging)
-    }
-
-    private func scale(_ decoded: Frame, size: PixelSize, into pixels: PixelBuffer) throws(FFmpegError) {
-        if let toneMapper, try toneMapper.render(decoded, size: size, into: pixels.mutableBytes) { return }
-        try scaler.scale(decoded, width: size.width, height: size.height, format: AV_PIX_FMT_RGB24,
-                         into: pixels.base, stride: size.width * 3)
-    }
-
-    private func seconds(_ pts: Int64?, _ tb: AVRational) -> Double? { timeline.seconds(pts, tb) }
+    package func stageEightBit(_ staging: Scaler.Staging) { renderer.stageEightBit(staging) }
 
     /// A packet's presentation time in seconds, on the frames' timeline (nil: it has none).
-    package func seconds(of packet: Packet) -> Double? { seconds(packet.pts, timeBase) }
+    package func seconds(of packet: Packet) -> Double? { timeline.seconds(packet.pts, timeBase) }
 }

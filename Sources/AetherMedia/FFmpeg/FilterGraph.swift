@@ -122,3 +122,15 @@ public final class FilterGraph {
     /// The sink's time base (filters like atempo and bwdif change it).
     public var outputTimeBase: AVRational { aether_av_buffersink_get_time_base(sink) }
 }
+
+extension FilterGraph {
+    /// What a filter graph's buffer source is configured for: a frame that differs (a broadcast
+    /// switching 720×576i to 176×144, 4:2:0 to 4:2:2, or its field order) needs a new graph.
+    struct FrameShape: Equatable {
+        var width: Int32, height: Int32, format: Int32, topFieldFirst: Bool
+        init(_ f: Frame) {
+            let p = f.pointer.pointee
+            width = p.width; height = p.height; format = p.format; topFieldFirst = aether_frame_top_field_first(f.pointer) != 0
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import CFFmpeg
+
+/// The audio filters a decoded frame goes through before the resampler: `--af`'s libavfilter
+/// filters, then an `atempo` chain when the speed is not 1 (pitch kept). One graph for both,
+/// built for the first frame after a change of speed or a seek; none when neither applies.
+/// Used by the audio thread only, through its ``AudioDecoder``.
+final class AudioFilterChain {
+    /// `--af`: libavfilter audio filters applied before the speed's atempo and the resampler
+    /// (empty: none). Checked before playing (``FilterGraph/checkAudio(_:)``).
+    let filters: String
+    /// Speed from the next frame on (0.25–4).
+    private(set) var rate = 1.0
+    /// The graph of `filters` and the atempo chain for `graphRate`.
+    private var graph: FilterGraph?
+    private var graphRate = 1.0
+    /// The graph's output, handed to the caller and unreferenced after it.
+    private let output: Frame
+
+    init(filters: String) throws(FFmpegError) {
+        self.filters = filters
+        output = try Frame()
+    }
+
+    /// Whether frames go through a graph at all.
+    var applies: Bool { rate != 1 || !filters.isEmpty }
+
+    /// Drops the graph (after a seek; it is rebuilt for the next frame).
+    func reset() { graph = nil }
+
+    /// Sets the speed; false when it is the one already set.
+    func setRate(_ rate: Double) -> Bool {
+        guard rate != self.rate else { return false }
+        self.rate = rate
+        graph = nil
+        return true
+    }
+
+    /// `atempo` accepts 0.5–2 per instance in older FFmpeg: chain instances for the rest.
+    static func atempoChain(_ rate: Double) -> String {
+        var remaining = rate
+        var parts: [String] = []
+        while remaining > 2.0 { parts.append("atempo=2.0"); remaining /= 2 }
+        while remaining < 0.5 { parts.append("atempo=0.5"); remaining /= 0.5 }
+        parts.append("atempo=\(remaining)")
+        return parts.joined(separator: ",")
+    }
+
+    /// Pushes `decoded` into the graph (built for it if there is none for the current speed) and
+    /// calls `body` with each frame that comes out.
+    func run(_ decoded: Frame, _ body: (Frame) throws -> Void) throws {
+        if graph == nil || graphRate != rate {
+            let chain = [filters, rate == 1 ? "" : AudioFilterChain.atempoChain(rate)].filter { !$0.isEmpty }
+            graph = try FilterGraph(audio: chain.joined(separator: ","), like: decoded)
+            graphRate = rate
+        }
+        guard let graph else { return }
+        try graph.push(decoded)
+        while try graph.pull(into: output) {
+            defer { output.unref() }
+            try body(output)
+        }
+    }
+}
