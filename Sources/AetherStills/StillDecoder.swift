@@ -2,9 +2,10 @@ import AetherMedia
 import CFFmpeg
 
 /// One opened source for stills: its own demuxer, a cheap keyframe decoder for thumbnails and
-/// (opened on the first snapshot) an exact decoder, a scaler and, for PQ/HLG, a tone mapper.
+/// (opened on the first snapshot) an exact decoder, and the conversion to a still
+/// (``StillConverter``: an accurate scaler and, for PQ/HLG, a tone mapper).
 /// Confined to the extractor's thread; every FFmpeg object here is owned by one of the owner
-/// types (FormatContext, CodecContext, Frame, Packet, Scaler, ToneMapper) and freed with it.
+/// types (FormatContext, CodecContext, Frame, Packet, StillConverter) and freed with it.
 final class StillDecoder {
     /// What a request asks for.
     enum Request {
@@ -19,17 +20,13 @@ final class StillDecoder {
     /// The media's length (nil when unknown) and frame interval.
     let timing: SourceTiming
     var frameInterval: Double { timing.frameInterval }
-    let rotation: Int
     /// Seconds a request's reads may block (a stalled network source).
     let readTimeout: Double
     private let parameters: UnsafeMutablePointer<AVCodecParameters>
     private let threads: Int
     private let thumbnailCodec: CodecContext
     private var snapshotCodec: CodecContext?
-    /// Stills are looked at closely: bicubic, chroma interpolated to every pixel, exact rounding
-    /// (the fast path's nearest chroma cost 3 dB against ffmpeg's accurate conversion on grain).
-    private let scaler = Scaler(flags: Scaler.accurateFlags)
-    private let toneMapper: ToneMapper?
+    private let converter: StillConverter
     private let packet: Packet
     private let frame: Frame
     private let held: Frame
@@ -50,7 +47,6 @@ final class StillDecoder {
         if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
         timing = SourceTiming(duration: Self.duration(source.pointer, stream: stream, timeline: source.timeline),
                               frameInterval: rate.num > 0 && rate.den > 0 ? min(1, Double(rate.den) / Double(rate.num)) : 1.0 / 25)
-        rotation = StillGeometry.rotation(of: stream)
         // Thumbnails: one keyframe, fast. Slice threads only (frame threads would hold the first
         // picture back until more packets came), low delay (libdav1d), no loop filter.
         thumbnailCodec = try CodecContext(parameters: par, timeBase: stream.pointee.time_base, threads: max(1, min(2, threads))) { ctx in
@@ -59,8 +55,7 @@ final class StillDecoder {
             ctx.pointee.flags2 |= AV_CODEC_FLAG2_FAST
             ctx.pointee.skip_loop_filter = AVDISCARD_ALL
         }
-        toneMapper = ToneMapper.needsMapping(par.pointee.color_trc)
-            ? try ToneMapper(transfer: par.pointee.color_trc, timeBase: stream.pointee.time_base) : nil
+        converter = try StillConverter(stream: stream, parameters: par)
         packet = try Packet()
         frame = try Frame()
         held = try Frame()
@@ -91,7 +86,7 @@ final class StillDecoder {
         source.interrupt.arm(seconds: readTimeout)
         defer { source.interrupt.arm(seconds: nil) }
         try source.seek(toSeconds: seconds, timeout: readTimeout)
-        toneMapper?.reset()
+        converter.reset()
         switch request {
         case .thumbnail(let maxWidth):
             let codec = thumbnailCodec
@@ -184,7 +179,6 @@ final class StillDecoder {
     /// Converts the picture in `frame` (media time `pts`) to an upright RGB24 still.
     private func still(pts: Double, maxWidth: Int?, maxHeight: Int?) throws -> StillImage {
         defer { frame.unref() }
-        return try StillImage.converting(frame, parameters: parameters, rotation: rotation, scaler: scaler, toneMapper: toneMapper,
-                              seconds: pts, maxWidth: maxWidth, maxHeight: maxHeight)
+        return try converter.still(of: frame, seconds: pts, maxWidth: maxWidth, maxHeight: maxHeight)
     }
 }

@@ -33,13 +33,11 @@ public final class FrameStepper {
     public let streamIndex: Int
     private let source: FormatContext
     private let stream: InspectedStream
-    private let parameters: UnsafeMutablePointer<AVCodecParameters>
     private let codec: CodecContext
-    private let scaler = Scaler(flags: Scaler.accurateFlags)
-    private let toneMapper: ToneMapper?
+    /// The picture as stills are made (``StillConverter``: tone-mapped for PQ/HLG).
+    private let converter: StillConverter
     private let packet: Packet
     private let frame: Frame
-    private let rotation: Int
     private let maxSize: PixelSize
     /// The decoder is positioned after `current` (frames come in order from here).
     private var current: Int64?
@@ -62,16 +60,13 @@ public final class FrameStepper {
               par.pointee.codec_type == AVMEDIA_TYPE_VIDEO else { throw .noSuchStream("\(index) (not a video stream)") }
         streamIndex = index
         stream = InspectedStream(avStream, index: index)
-        parameters = par
-        rotation = StillGeometry.rotation(of: avStream)
         self.maxSize = PixelSize(width: max(16, maxSize.width), height: max(16, maxSize.height))
         do {
             codec = try CodecContext(parameters: par, timeBase: avStream.pointee.time_base, threads: 1, keepPacketOrigin: true) { ctx in
                 // Motion vectors travel as side data when asked for (H.264, MPEG-2/4): shown if present.
                 ctx.pointee.flags2 |= AV_CODEC_FLAG2_EXPORT_MVS
             }
-            toneMapper = ToneMapper.needsMapping(par.pointee.color_trc)
-                ? try ToneMapper(transfer: par.pointee.color_trc, timeBase: avStream.pointee.time_base) : nil
+            converter = try StillConverter(stream: avStream, parameters: par)
             packet = try Packet()
             frame = try Frame()
         } catch { throw .ffmpeg(error) }
@@ -140,7 +135,7 @@ public final class FrameStepper {
             _ = avformat_seek_file(source.pointer, Int32(streamIndex), Int64.min, target, target, AVSEEK_FLAG_BACKWARD)
         }
         codec.flush()
-        toneMapper?.reset()
+        converter.reset()
         if holding { packet.unref(); holding = false }
         current = nil
         ended = false
@@ -252,14 +247,12 @@ public final class FrameStepper {
         }
         let still: StillImage
         do {
-            still = try StillImage.converting(frame, parameters: parameters, rotation: rotation, scaler: scaler,
-                                           toneMapper: toneMapper, seconds: record.ptsTime ?? 0,
-                                           maxWidth: maxSize.width, maxHeight: maxSize.height)
+            still = try converter.still(of: frame, seconds: record.ptsTime ?? 0, maxWidth: maxSize.width, maxHeight: maxSize.height)
         } catch {
             return .failure(InspectionError("cannot convert the frame: \(error)"))
         }
         var sar = f.sample_aspect_ratio
-        if sar.num <= 0 || sar.den <= 0 { sar = parameters.pointee.sample_aspect_ratio }
+        if sar.num <= 0 || sar.den <= 0 { sar = converter.parameters.pointee.sample_aspect_ratio }
         var side: [String] = []
         if let data = f.side_data, f.nb_side_data > 0 {
             for i in 0..<min(Int(f.nb_side_data), 32) {
