@@ -234,6 +234,6 @@ extension PlayerSnapshot.VideoParams {
         let turned = v.rotation == 90 || v.rotation == 270
         self.init(width: v.width, height: v.height, displayWidth: turned ? v.height : dw, displayHeight: turned ? dw : v.height,
                   codec: v.codec)
-        pixelFormat = v.pixelFormat; primaries = v.colorPrimaries; gamma = v.colorTransfer; fps = v.frameRate
+        pixelFormat = v.colour.pixelFormat; primaries = v.colour.primaries; gamma = v.colour.transfer; fps = v.frameRate
     }
 }

@@ -247,7 +247,7 @@ public final class FrameStepper {
         }
         let still: StillImage
         do {
-            still = try converter.still(of: frame, seconds: record.ptsTime ?? 0, maxWidth: maxSize.width, maxHeight: maxSize.height)
+            still = try converter.still(of: frame, seconds: record.times.ptsTime ?? 0, maxWidth: maxSize.width, maxHeight: maxSize.height)
         } catch {
             return .failure(InspectionError("cannot convert the frame: \(error)"))
         }

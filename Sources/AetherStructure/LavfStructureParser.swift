@@ -36,11 +36,11 @@ public final class LavfStructureParser: StructureParser {
         for v in info.video {
             streams.append(node("stream \(v.index)", 0, summary: "video \(v.codec) \(v.width)×\(v.height)", fields: [
                 StructureField("codec", v.codecLongName), StructureField("profile", v.profile ?? "-"),
-                StructureField("pixel format", v.pixelFormat ?? "-"),
+                StructureField("pixel format", v.colour.pixelFormat ?? "-"),
                 StructureField("frame rate", v.frameRate.map { String(cFormat: "%.3f", $0) } ?? "-"),
                 StructureField("field order", v.fieldOrder),
-                StructureField("primaries", v.colorPrimaries ?? "-"), StructureField("transfer", v.colorTransfer ?? "-"),
-                StructureField("matrix", v.colorMatrix ?? "-"), StructureField("dynamic range", v.format.rawValue),
+                StructureField("primaries", v.colour.primaries ?? "-"), StructureField("transfer", v.colour.transfer ?? "-"),
+                StructureField("matrix", v.colour.matrix ?? "-"), StructureField("dynamic range", v.format.rawValue),
                 StructureField("language", v.tags.language ?? "und"),
             ], depth: 1))
         }

@@ -26,11 +26,11 @@ enum ProbeReport {
             let upright = v.uprightSize
             var parts = [codec(v.codec, v.profile), "\(upright.width)×\(upright.height)"
                          + (v.rotation == 0 ? "" : " (rotated \(v.rotation)°, coded \(v.width)×\(v.height))")]
-            if let pf = v.pixelFormat { parts.append(pf + (v.bitDepth.map { " \($0)-bit" } ?? "")) }
+            if let pf = v.colour.pixelFormat { parts.append(pf + (v.colour.bitDepth.map { " \($0)-bit" } ?? "")) }
             if let fps = v.frameRate { parts.append("\(fpsText(fps)) fps") }
             parts.append(v.isInterlaced ? "interlaced (\(v.fieldOrder))" : v.fieldOrder)
-            if v.colorPrimaries != nil || v.colorTransfer != nil || v.colorMatrix != nil {
-                parts.append("colour \(v.colorPrimaries ?? "?")/\(v.colorTransfer ?? "?")/\(v.colorMatrix ?? "?")")
+            if v.colour.primaries != nil || v.colour.transfer != nil || v.colour.matrix != nil {
+                parts.append("colour \(v.colour.primaries ?? "?")/\(v.colour.transfer ?? "?")/\(v.colour.matrix ?? "?")")
             }
             var format = v.format.rawValue
             if let dv = v.dolbyVision { format += " profile \(dv.profile) level \(dv.level)" }
@@ -113,22 +113,22 @@ enum InspectionTable {
     ])
 
     static func row(_ f: FrameRecord) -> String {
-        let fields = f.kind != .video ? "-" : !f.isInterlaced ? "prog" : f.topFieldFirst ? "tff" : "bff"
+        let fields = f.kind != .video ? "-" : !f.picture.isInterlaced ? "prog" : f.picture.topFieldFirst ? "tff" : "bff"
         let size: String
         var format = f.format ?? "N/A"
         if f.kind == .audio {
-            size = "\(f.sampleCount ?? 0) smp"
-            if let rate = f.sampleRate { format += " \(rate) Hz" }
-            if let layout = f.channelLayout ?? f.channels.map({ "\($0) ch" }) { format += " \(layout)" }
+            size = "\(f.samples.sampleCount ?? 0) smp"
+            if let rate = f.samples.sampleRate { format += " \(rate) Hz" }
+            if let layout = f.samples.channelLayout ?? f.samples.channels.map({ "\($0) ch" }) { format += " \(layout)" }
         } else {
-            size = "\(f.width ?? 0)×\(f.height ?? 0)"
+            size = "\(f.picture.width ?? 0)×\(f.picture.height ?? 0)"
         }
         return line([
-            (String(f.stream), 6, .right), (f.kind.rawValue, 8, .left), (f.pictureType ?? "-", 4, .left),
-            (f.isKey ? "K" : "-", 3, .left), (seconds(f.ptsTime), 16, .right), (seconds(f.bestEffortTime), 16, .right),
-            (f.packetPosition.map { String($0) } ?? "N/A", 12, .right),
-            (f.packetSize.map { String($0) } ?? "N/A", 8, .right), (fields, 6, .left), (size, 11, .left),
-            (format, 24, .left), (f.decodeErrors.joined(separator: ","), 0, .left),
+            (String(f.stream), 6, .right), (f.kind.rawValue, 8, .left), (f.picture.pictureType ?? "-", 4, .left),
+            (f.isKey ? "K" : "-", 3, .left), (seconds(f.times.ptsTime), 16, .right), (seconds(f.times.bestEffortTime), 16, .right),
+            (f.origin.position.map { String($0) } ?? "N/A", 12, .right),
+            (f.origin.size.map { String($0) } ?? "N/A", 8, .right), (fields, 6, .left), (size, 11, .left),
+            (format, 24, .left), (f.damage.decodeErrors.joined(separator: ","), 0, .left),
         ])
     }
 

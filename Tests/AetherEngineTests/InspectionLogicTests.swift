@@ -125,7 +125,7 @@ import Testing
             case .decodeError, .skipped: Issue.record("unexpected \(event)")
             }
         }
-        #expect(frames.map(\.pictureType) == ["I", "B", "B"])
+        #expect(frames.map(\.picture.pictureType) == ["I", "B", "B"])
         #expect(end?.reason == .countLimit && end?.frames == 3)
     }
 

@@ -172,15 +172,15 @@ import Testing
         #expect(listing.frames.count == reference.count && reference.count == 75)
         #expect(listing.errors.isEmpty)
         #expect(listing.end?.reason == .endOfFile)
-        #expect(listing.frames.map(\.pictureType) == reference.map { $0.string("pict_type") })
-        #expect(Set(listing.frames.compactMap(\.pictureType)) == ["I", "P", "B"])
-        #expect(listing.frames.map(\.pts) == reference.map { $0.int64("pts") })
-        #expect(listing.frames.map(\.bestEffort) == reference.map { $0.int64("best_effort_timestamp") })
-        #expect(listing.frames.map(\.packetPosition) == reference.map { $0.int64("pkt_pos") })
+        #expect(listing.frames.map(\.picture.pictureType) == reference.map { $0.string("pict_type") })
+        #expect(Set(listing.frames.compactMap(\.picture.pictureType)) == ["I", "P", "B"])
+        #expect(listing.frames.map(\.times.pts) == reference.map { $0.int64("pts") })
+        #expect(listing.frames.map(\.times.bestEffort) == reference.map { $0.int64("best_effort_timestamp") })
+        #expect(listing.frames.map(\.origin.position) == reference.map { $0.int64("pkt_pos") })
         #expect(listing.frames.map(\.isKey) == reference.map { $0.int("key_frame") == 1 })
-        #expect(listing.frames.allSatisfy { $0.isInterlaced && $0.topFieldFirst })
-        #expect(listing.frames.allSatisfy { $0.width == 720 && $0.height == 576 && $0.format == "yuv420p" })
-        #expect(listing.frames.allSatisfy { $0.decodeErrors.isEmpty })
+        #expect(listing.frames.allSatisfy { $0.picture.isInterlaced && $0.picture.topFieldFirst })
+        #expect(listing.frames.allSatisfy { $0.picture.width == 720 && $0.picture.height == 576 && $0.format == "yuv420p" })
+        #expect(listing.frames.allSatisfy { $0.damage.decodeErrors.isEmpty })
 
         let table = Inspection.runRaw(["--frames", "--count=4", "--streams=v", path])
         let rows = table.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.dropFirst()
@@ -194,11 +194,11 @@ import Testing
         let reference = try FFprobe.frames(path, streams: "a:0")
         #expect(listing.frames.count == reference.count)
         #expect(listing.frames.allSatisfy {
-            $0.stream == 1 && $0.kind == .audio && $0.pictureType == nil && $0.sampleRate == 48000
-                && $0.channels == 2 && $0.channelLayout == "stereo" && $0.format == "fltp"
+            $0.stream == 1 && $0.kind == .audio && $0.picture.pictureType == nil && $0.samples.sampleRate == 48000
+                && $0.samples.channels == 2 && $0.samples.channelLayout == "stereo" && $0.format == "fltp"
         })
-        #expect(listing.frames.map(\.sampleCount) == reference.map { $0.int("nb_samples") })
-        #expect(listing.frames.map(\.pts) == reference.map { $0.int64("pts") })
+        #expect(listing.frames.map(\.samples.sampleCount) == reference.map { $0.int("nb_samples") })
+        #expect(listing.frames.map(\.times.pts) == reference.map { $0.int64("pts") })
     }
 
     @Test func everyAudioAndVideoStreamIsDecodedByDefaultAndOthersAreSaidToBeSkipped() throws {
@@ -232,15 +232,15 @@ import Testing
         // 2.5 s: decoded with concealment, flagged by the decoder.
         let video = listing.frames.filter { $0.stream == 0 }
         let concealed = video.filter(\.isDamaged)
-        #expect(concealed.map(\.ptsTime) == [2.5])
-        #expect(concealed.first?.decodeErrors.contains("concealment-active") == true)
+        #expect(concealed.map(\.times.ptsTime) == [2.5])
+        #expect(concealed.first?.damage.decodeErrors.contains("concealment-active") == true)
         #expect(end.damagedFrames == 1 && end.decodeErrors == 1)
 
         // And on to the end, in both streams, as ffprobe decodes it.
-        #expect(video.last?.ptsTime == 3.958)
+        #expect(video.last?.times.ptsTime == 3.958)
         #expect(video.count == (try FFprobe.frames(path, streams: "v")).count)
         #expect(listing.frames.filter { $0.stream == 1 }.count == (try FFprobe.frames(path, streams: "a")).count)
-        #expect(video.contains { $0.ptsTime == 1.542 }, "the frame after the rejected packet decodes")
+        #expect(video.contains { $0.times.ptsTime == 1.542 }, "the frame after the rejected packet decodes")
 
         let table = Inspection.runRaw(["--frames", "--count", "all", "--streams=v", path])
         #expect(table.status == 0)
@@ -276,7 +276,7 @@ import Testing
         #expect(packets.packets.allSatisfy { $0.pts == nil && $0.dts == nil && $0.ptsTime == nil })
         let frames = try Inspection.run(["--frames", "--count", "all", path])
         #expect(frames.frames.count == 48 && frames.errors.isEmpty)
-        #expect(frames.frames.allSatisfy { $0.pts == nil && $0.ptsTime == nil && $0.width == 320 })
+        #expect(frames.frames.allSatisfy { $0.times.pts == nil && $0.times.ptsTime == nil && $0.picture.width == 320 })
         let table = Inspection.runRaw(["--frames", "--count=2", path])
         #expect(table.status == 0)
         #expect(table.stdout.contains("N/A"))
@@ -294,7 +294,7 @@ import Testing
         #expect(packets.packets.contains { ($0.pts ?? 0) < -9_000_000_000_000_000_000 })
         let frames = try Inspection.run(["--frames", "--count", "all", path])
         #expect(frames.frames.count == 12 && frames.errors.isEmpty)
-        #expect(frames.frames.map(\.pts) == packets.packets.map(\.pts))
+        #expect(frames.frames.map(\.times.pts) == packets.packets.map(\.pts))
         for extra in [["--start=1", "--length=1"], ["--start=1e300"], ["--length=1e300"], ["--start=99%"],
                       ["--length=100%"], ["--start=2562047788015:12:55.807"]] {
             for mode in ["--packets", "--frames"] {

@@ -23,7 +23,7 @@ import Testing
         let v = try #require(info.video.first)
         #expect(info.video.count == 1)
         #expect(v.codec == "h264" && v.width == 320 && v.height == 240)
-        #expect(v.pixelFormat == "yuv420p" && v.bitDepth == 8)
+        #expect(v.colour.pixelFormat == "yuv420p" && v.colour.bitDepth == 8)
         #expect(v.profile == "Constrained Baseline")
         #expect(v.frameRate == 24)
         #expect(v.fieldOrder == "progressive" && !v.isInterlaced)
@@ -59,8 +59,8 @@ import Testing
         #expect(info.container == "mov,mp4,m4a,3gp,3g2,mj2")
         let v = try #require(info.video.first)
         #expect(v.codec == "hevc" && v.profile == "Main 10")
-        #expect(v.pixelFormat == "yuv420p10le" && v.bitDepth == 10)
-        #expect(v.colorPrimaries == "bt2020" && v.colorTransfer == "smpte2084" && v.colorMatrix == "bt2020nc")
+        #expect(v.colour.pixelFormat == "yuv420p10le" && v.colour.bitDepth == 10)
+        #expect(v.colour.primaries == "bt2020" && v.colour.transfer == "smpte2084" && v.colour.matrix == "bt2020nc")
         #expect(v.format == .hdr10)
         let a = try #require(info.audio.first)
         #expect(a.codec == "ac3" && a.channels == 6)
@@ -72,7 +72,7 @@ import Testing
 
     @Test func hevcHLG() throws {
         let v = try #require(try probe("hevc-hlg.mp4").video.first)
-        #expect(v.colorTransfer == "arib-std-b67")
+        #expect(v.colour.transfer == "arib-std-b67")
         #expect(v.format == .hlg)
     }
 

@@ -37,13 +37,13 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     /// The video stream that plays: the chosen one, else the default one, else the first.
     public var primaryVideo: VideoStreamInfo? {
         if let k = chosenVideo, video.indices.contains(k) { return video[k] }
-        return video.first { $0.isDefault } ?? video.first
+        return video.first { $0.tags.isDefault } ?? video.first
     }
 
     /// ``primaryVideo``'s position in ``video``.
     public var primaryVideoPosition: Int? {
         if let k = chosenVideo, video.indices.contains(k) { return k }
-        return video.firstIndex { $0.isDefault } ?? (video.isEmpty ? nil : 0)
+        return video.firstIndex { $0.tags.isDefault } ?? (video.isEmpty ? nil : 0)
     }
 }
 
@@ -67,6 +67,8 @@ public struct StreamTags: Codable, Sendable, Equatable {
     public var isForced: Bool
 }
 
+/// A video stream's facts. Its colour coding is grouped in ``Colour``; the JSON form
+/// (`probe --json`) is flat, one key per fact.
 public struct VideoStreamInfo: Codable, Sendable, Equatable {
     /// Index of the stream in the container.
     public var index: Int
@@ -77,21 +79,30 @@ public struct VideoStreamInfo: Codable, Sendable, Equatable {
     public var height: Int
     /// Display aspect ratio (width / height after the sample aspect ratio).
     public var displayAspect: Double
-    public var pixelFormat: String?
-    public var bitDepth: Int?
     /// Frames per second, snapped to a standard rate when within 0.1 % of one.
     public var frameRate: Double?
     /// `progressive`, `tt`, `bb`, `tb`, `bt` or `unknown` (FFmpeg's field order names).
     public var fieldOrder: String
-    public var colorPrimaries: String?
-    public var colorTransfer: String?
-    public var colorMatrix: String?
+    public var colour: Colour
     public var format: VideoFormat
     public var dolbyVision: DolbyVisionInfo?
     public var tags: StreamTags
     /// Counter-clockwise quarter turns that make the picture upright (the display matrix): 0,
     /// 90, 180 or 270 (``StillGeometry``'s rule, which playback and every still share).
     public var rotation = 0
+
+    /// How the picture's samples and colours are coded (FFmpeg's names; nil: not stated).
+    public struct Colour: Codable, Sendable, Equatable {
+        public var pixelFormat: String?
+        public var bitDepth: Int?
+        public var primaries: String?
+        public var transfer: String?
+        public var matrix: String?
+
+        enum CodingKeys: String, CodingKey {
+            case pixelFormat, bitDepth, primaries = "colorPrimaries", transfer = "colorTransfer", matrix = "colorMatrix"
+        }
+    }
 
     /// The picture's size as shown: the coded size turned by ``rotation`` (a phone's 1280×720
     /// at 90° is 720×1280). The probe, the transport bar and IPC's `dwidth` read it.
@@ -105,7 +116,50 @@ public struct VideoStreamInfo: Codable, Sendable, Equatable {
     }
 
     public var isInterlaced: Bool { ["tt", "bb", "tb", "bt"].contains(fieldOrder) }
-    public var isDefault: Bool { tags.isDefault }
+}
+
+// The JSON form is flat: ``VideoStreamInfo/Colour`` reads and writes its keys beside these.
+extension VideoStreamInfo {
+    private enum CodingKeys: String, CodingKey {
+        case index, codec, codecLongName, profile, width, height, displayAspect, frameRate, fieldOrder, format, dolbyVision,
+             tags, rotation
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        index = try c.decode(Int.self, forKey: .index)
+        codec = try c.decode(String.self, forKey: .codec)
+        codecLongName = try c.decode(String.self, forKey: .codecLongName)
+        profile = try c.decodeIfPresent(String.self, forKey: .profile)
+        width = try c.decode(Int.self, forKey: .width)
+        height = try c.decode(Int.self, forKey: .height)
+        displayAspect = try c.decode(Double.self, forKey: .displayAspect)
+        frameRate = try c.decodeIfPresent(Double.self, forKey: .frameRate)
+        fieldOrder = try c.decode(String.self, forKey: .fieldOrder)
+        colour = try Colour(from: decoder)
+        format = try c.decode(VideoFormat.self, forKey: .format)
+        dolbyVision = try c.decodeIfPresent(DolbyVisionInfo.self, forKey: .dolbyVision)
+        tags = try c.decode(StreamTags.self, forKey: .tags)
+        rotation = try c.decode(Int.self, forKey: .rotation)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(index, forKey: .index)
+        try c.encode(codec, forKey: .codec)
+        try c.encode(codecLongName, forKey: .codecLongName)
+        try c.encodeIfPresent(profile, forKey: .profile)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(displayAspect, forKey: .displayAspect)
+        try c.encodeIfPresent(frameRate, forKey: .frameRate)
+        try c.encode(fieldOrder, forKey: .fieldOrder)
+        try colour.encode(to: encoder)
+        try c.encode(format, forKey: .format)
+        try c.encodeIfPresent(dolbyVision, forKey: .dolbyVision)
+        try c.encode(tags, forKey: .tags)
+        try c.encode(rotation, forKey: .rotation)
+    }
 }
 
 /// Dynamic range class of a video stream.

@@ -88,13 +88,14 @@ public enum MediaProbe {
             index: index, codec: codecName(par), codecLongName: codecLongName(par),
             profile: profileName(par),
             width: Int(p.width), height: Int(p.height), displayAspect: dar,
-            pixelFormat: p.format < 0 ? nil : string(av_get_pix_fmt_name(pixFmt)),
-            bitDepth: descriptor.map { Int($0.pointee.comp.0.depth) },
             frameRate: frameRate(stream),
             fieldOrder: fieldOrderName(p.field_order),
-            colorPrimaries: p.color_primaries == AVCOL_PRI_UNSPECIFIED ? nil : string(av_color_primaries_name(p.color_primaries)),
-            colorTransfer: transfer,
-            colorMatrix: p.color_space == AVCOL_SPC_UNSPECIFIED ? nil : string(av_color_space_name(p.color_space)),
+            colour: VideoStreamInfo.Colour(
+                pixelFormat: p.format < 0 ? nil : string(av_get_pix_fmt_name(pixFmt)),
+                bitDepth: descriptor.map { Int($0.pointee.comp.0.depth) },
+                primaries: p.color_primaries == AVCOL_PRI_UNSPECIFIED ? nil : string(av_color_primaries_name(p.color_primaries)),
+                transfer: transfer,
+                matrix: p.color_space == AVCOL_SPC_UNSPECIFIED ? nil : string(av_color_space_name(p.color_space))),
             format: format, dolbyVision: dovi, tags: tags(stream), rotation: StillGeometry.rotation(of: stream))
     }
 

@@ -152,7 +152,7 @@ struct ChromeView {
         if let info { lines.append("Container  \(info.containerLongName)") }
         if let v = player.playingVideo {
             lines.append("Video      \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  decoder \(t.videoDecoder)")
-            lines.append("           \(v.width)×\(v.height)  \(v.pixelFormat ?? "?")  \(v.frameRate.map { String(cFormat: "%.3f fps", $0) } ?? "")  \(v.format.rawValue)\(t.deinterlacing ? "  deinterlaced" : "")\(t.loopFilterSkip.map { "  loop filter skipped: \($0)" } ?? "")\(t.toneMapping ? "  tone-mapped" : "")")
+            lines.append("           \(v.width)×\(v.height)  \(v.colour.pixelFormat ?? "?")  \(v.frameRate.map { String(cFormat: "%.3f fps", $0) } ?? "")  \(v.format.rawValue)\(t.deinterlacing ? "  deinterlaced" : "")\(t.loopFilterSkip.map { "  loop filter skipped: \($0)" } ?? "")\(t.toneMapping ? "  tone-mapped" : "")")
         }
         if let k = player.activeAudioTrack, let a = info?.audio[safe: k] {
             lines.append("Audio      #\(k + 1) \(a.codec)  \(a.layoutShort)  \(a.tags.language ?? "und")\(a.tags.title.map { "  \"\($0)\"" } ?? "")")

@@ -241,15 +241,15 @@ struct InspectorView {
         if let error = inspector.frameError { lines.append(("⚠ " + error, .warning)) }
         if let f = inspector.frame {
             let r = f.record
-            lines.append(("stream #\(r.stream)  picture \(r.pictureType ?? "?")\(r.isKey ? "  key" : "")", .title))
-            lines.append(("pts " + (r.pts.map(String.init) ?? "-") + (r.ptsTime.map { String(cFormat: "  %.6f s", $0) } ?? ""), .stats))
-            lines.append(("packet " + (r.packetPosition.map { "@\($0)" } ?? "@?") + "  " + (r.packetSize.map { "\($0) B" } ?? ""), .stats))
+            lines.append(("stream #\(r.stream)  picture \(r.picture.pictureType ?? "?")\(r.isKey ? "  key" : "")", .title))
+            lines.append(("pts " + (r.times.pts.map(String.init) ?? "-") + (r.times.ptsTime.map { String(cFormat: "  %.6f s", $0) } ?? ""), .stats))
+            lines.append(("packet " + (r.origin.position.map { "@\($0)" } ?? "@?") + "  " + (r.origin.size.map { "\($0) B" } ?? ""), .stats))
             lines.append((String(cFormat: "decoded in %.1f ms (%d packets)", f.decodeMilliseconds, f.packetsDecoded), .stats))
-            if let format = r.format { lines.append(("format \(format)" + (r.isInterlaced ? (r.topFieldFirst ? "  interlaced tff" : "  interlaced bff") : ""), .stats)) }
+            if let format = r.format { lines.append(("format \(format)" + (r.picture.isInterlaced ? (r.picture.topFieldFirst ? "  interlaced tff" : "  interlaced bff") : ""), .stats)) }
             for p in f.properties { lines.append((p.name + ": " + p.value, .stats)) }
             lines.append(("side data: " + (f.sideData.isEmpty ? "none" : ""), .stats))
             for s in f.sideData { lines.append(("  " + s, .stats)) }
-            if r.isDamaged { lines.append(("⚠ damaged: " + r.decodeErrors.joined(separator: ", "), .warning)) }
+            if r.isDamaged { lines.append(("⚠ damaged: " + r.damage.decodeErrors.joined(separator: ", "), .warning)) }
             for e in f.errors.suffix(4) { lines.append(("⚠ " + e, .warning)) }
         } else if !inspector.frameRequested {
             lines.append(("Choose a video packet in the packets tab and press Enter; or . for the first frame.", .status))

@@ -39,23 +39,23 @@ import Testing
         var forward: [Reference] = []
         var result = stepper.frame(at: refs[0].pts)
         while case .success(let f) = result, forward.count <= refs.count {
-            forward.append(Reference(pts: f.record.pts ?? -1, type: f.record.pictureType ?? "?"))
+            forward.append(Reference(pts: f.record.times.pts ?? -1, type: f.record.picture.pictureType ?? "?"))
             #expect(f.still.width > 0 && f.still.width <= Self.size.width && f.still.height <= Self.size.height)
             result = stepper.next()
         }
         #expect(forward == refs, "forward \(forward.suffix(5)) ffprobe \(refs.suffix(5)); differs from ffprobe at \(Array(zip(forward, refs)).firstIndex { $0.0 != $0.1 } ?? min(forward.count, refs.count))")
         // Past the last frame: a refusal, not a crash or a repeat.
-        if case .success(let extra) = result { Issue.record("a frame after the last: \(String(describing: extra.record.pts))") }
+        if case .success(let extra) = result { Issue.record("a frame after the last: \(String(describing: extra.record.times.pts))") }
         // Backwards from the last frame across three GOPs (each step decodes its GOP again).
         var backward: [Reference] = []
         for _ in 0..<72 {
             guard case .success(let f) = stepper.previous() else { break }
-            backward.append(Reference(pts: f.record.pts ?? -1, type: f.record.pictureType ?? "?"))
+            backward.append(Reference(pts: f.record.times.pts ?? -1, type: f.record.picture.pictureType ?? "?"))
         }
         #expect(backward == Array(refs.dropLast().suffix(72).reversed()), "backward: \(backward.count); first difference \(Array(zip(backward, refs.dropLast().suffix(72).reversed())).first { $0.0 != $0.1 }.map { "\($0.0) for \($0.1)" } ?? "none")")
         // From the first frame, back is refused.
         _ = stepper.frame(at: refs[0].pts)
-        if case .success(let f) = stepper.previous() { Issue.record("a frame before the first: \(String(describing: f.record.pts))") }
+        if case .success(let f) = stepper.previous() { Issue.record("a frame before the first: \(String(describing: f.record.times.pts))") }
     }
 
     /// Any frame is reached from its own pts (a B frame in the middle of a GOP too), and a pts
@@ -66,10 +66,10 @@ import Testing
         let stepper = try FrameStepper(url: file, stream: 0, maxSize: Self.size)
         for i in [refs.count - 1, 37, 5, 0, refs.count / 2] {
             let got = try stepper.frame(at: refs[i].pts).get()
-            #expect(Reference(pts: got.record.pts ?? -1, type: got.record.pictureType ?? "?") == refs[i])
+            #expect(Reference(pts: got.record.times.pts ?? -1, type: got.record.picture.pictureType ?? "?") == refs[i])
         }
         let between = try stepper.frame(at: refs[10].pts + 1).get()
-        #expect(between.record.pts == refs.map(\.pts).filter { $0 > refs[10].pts }.min())
+        #expect(between.record.times.pts == refs.map(\.pts).filter { $0 > refs[10].pts }.min())
     }
 
     /// damaged-h264.mkv: the packet at 1.5 s is refused by the decoder (its error is named, with
@@ -89,13 +89,13 @@ import Testing
         let withErrors = frames.filter { !$0.errors.isEmpty }
         #expect(withErrors.count >= 1, "no decode error named")
         for f in withErrors {
-            let at = f.record.ptsTime ?? -1
+            let at = f.record.times.ptsTime ?? -1
             #expect(at > 1.5 && at < 2.0, "an error named at \(at) s: \(f.errors)")
             #expect(f.errors.contains { $0.contains("packet at byte ") && $0.contains("Invalid data") }, "\(f.errors)")
         }
-        let flagged = frames.filter { $0.record.decodeErrorFlags != 0 }.map { $0.record.pts ?? -1 }
+        let flagged = frames.filter { $0.record.damage.decodeErrorFlags != 0 }.map { $0.record.times.pts ?? -1 }
         // ffprobe 5.1 does not print decode_error_flags: the concealed packet is the one at 2.5 s.
-        let concealed = frames.filter { $0.record.decodeErrorFlags != 0 }.compactMap(\.record.ptsTime)
+        let concealed = frames.filter { $0.record.damage.decodeErrorFlags != 0 }.compactMap(\.record.times.ptsTime)
         #expect(concealed.count == 1 && concealed.allSatisfy { $0 >= 2.5 && $0 < 2.55 }, "flags on \(flagged)")
     }
 
@@ -110,7 +110,7 @@ import Testing
         #expect(props["transfer"] == "smpte2084" && props["primaries"] == "bt2020" && props["matrix"] == "bt2020nc", "\(props)")
         // Names, not how often (ffprobe's frame once carried two unregistered SEI messages).
         #expect(Set(f.sideData) == Set(ref.sideData[0]) && !f.sideData.isEmpty, "side data \(f.sideData), ffprobe \(ref.sideData[0])")
-        #expect(f.record.pictureType == ref.frames[0].type)
+        #expect(f.record.picture.pictureType == ref.frames[0].type)
         #expect(f.still.width <= Self.size.width && f.still.height <= Self.size.height)
     }
 
