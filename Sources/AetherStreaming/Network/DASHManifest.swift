@@ -9,14 +9,14 @@ import Glibc
 /// representations, each with its init section and its segments on the presentation timeline,
 /// and the periods joined into tracks (``DASHManifest/tracks``).
 ///
-/// Read with ``ManifestXML`` (its element and depth limits apply) and bounded here: at most
-/// ``Limits/segmentsPerRepresentation`` segments per representation and
-/// ``Limits/totalSegments`` in the manifest, ``Limits/periods`` periods and
-/// ``Limits/representations`` representations. Every number goes through ``OutsideValue``: a
-/// negative, overflowing or absurd value refuses the manifest with one line (a timeline the
-/// player cannot trust is not guessed at); `Int(double)` is never used on anything from it.
-/// A manifest fetched over the network may only name http(s) URLs (as the HLS rule: a remote
-/// manifest must not read local files).
+/// Read with ``ManifestXML`` (its element and depth limits apply) by ``DASHReader`` and bounded
+/// there (``DASHBudget``): at most ``Limits/segmentsPerRepresentation`` segments per
+/// representation and ``Limits/totalSegments`` in the manifest, ``Limits/periods`` periods and
+/// ``Limits/representations`` representations. Every number goes through ``OutsideValue``
+/// (``DASHValues``): a negative, overflowing or absurd value refuses the manifest with one line
+/// (a timeline the player cannot trust is not guessed at); `Int(double)` is never used on
+/// anything from it. A manifest fetched over the network may only name http(s) URLs (as the HLS
+/// rule: a remote manifest must not read local files).
 ///
 /// Addressing: `SegmentTemplate` (`$Number$`, `$Time$`, `$RepresentationID$`, `$Bandwidth$`,
 /// `%0Nd` widths, `startNumber`, `timescale`, `duration`, `presentationTimeOffset`, a
@@ -24,8 +24,9 @@ import Glibc
 /// `SegmentList` (`SegmentURL@media/mediaRange`, `Initialization@sourceURL/range`);
 /// `SegmentBase` (`indexRange`: the segments come from the `sidx` box, see
 /// ``DASHManifest/needsIndex`` and ``SegmentIndex``; no `indexRange`: the whole resource is one
-/// segment). Each level's `BaseURL` (the first) resolves against the level above. The
-/// template, list and base inherit from the Period and AdaptationSet attribute by attribute.
+/// segment), each read by its own family reader (``DASHAddressing``). Each level's `BaseURL`
+/// (the first) resolves against the level above. The template, list and base inherit from the
+/// Period and AdaptationSet attribute by attribute.
 public struct DASHManifest: Sendable, Equatable {
     public struct Limits: Sendable, Equatable {
         public var segmentsPerRepresentation = 100_000
@@ -207,10 +208,6 @@ public struct DASHManifest: Sendable, Equatable {
 
     /// Longest segment or period accepted, seconds.
     static let maxSeconds = OutsideValue.maxSeconds
-    /// Timescales accepted (1 Hz to 10 GHz).
-    static let timescales: ClosedRange<Int> = 1...10_000_000_000
-    /// `t`, `presentationTimeOffset` and `startNumber` accepted (2^53: exact in a Double).
-    static let ticks: ClosedRange<Int> = 0...(1 << 53)
     static let maxBandwidth = HLSMasterPlaylist.maxBandwidth
 
     /// Whether some representation's segments are still in a `sidx` box to fetch.
@@ -225,7 +222,7 @@ public struct DASHManifest: Sendable, Equatable {
             throw OutsideValue.Refusal("the manifest is not well-formed XML or is past \(ManifestXML.maxElements) elements or \(ManifestXML.maxDepth) levels")
         }
         guard root.name == "MPD" else { throw OutsideValue.Refusal("not a DASH manifest (the root is '\(TextSanitizer.clean(String(root.name.prefix(40))))')") }
-        var reader = Reader(base: base, now: now, limits: limits, remote: NetworkSettings.isNetwork(base))
+        var reader = DASHReader(base: base, now: now, limits: limits, remote: NetworkSettings.isNetwork(base))
         return try reader.manifest(root)
     }
 
@@ -310,73 +307,28 @@ public struct DASHManifest: Sendable, Equatable {
     }
 }
 
-/// The `sidx` box (ISO/IEC 14496-12 §8.16.3) of an on-demand representation: where each
-/// subsegment's bytes are and how long it plays. Bounded: the box must fit the bytes given,
-/// at most `maxReferences` references, sizes and durations non-zero; a reference to another
-/// `sidx` (a hierarchical index) is refused.
-public struct SegmentIndex: Sendable, Equatable {
-    public struct Reference: Sendable, Equatable {
-        public var size: Int64
-        public var duration: Int64
+extension DASHManifest {
+    /// The element's first `BaseURL`, trimmed (nil: none, or empty).
+    static func baseURLText(of element: ManifestXML.Element) -> String? {
+        guard let text = element.first("BaseURL")?.text.trimmingWhitespaceAndNewlines(), !text.isEmpty else { return nil }
+        return text
     }
 
-    public var timescale: Int64
-    public var earliestPresentationTime: Int64
-    /// Absolute byte offset of the first subsegment in the resource.
-    public var firstOffset: Int64
-    public var references: [Reference]
-
-    /// Parses the box at the start of `bytes`, which were read from byte `offset` of the resource.
-    public static func parse(_ bytes: [UInt8], at offset: Int64, maxReferences: Int = 100_000) throws(OutsideValue.Refusal) -> SegmentIndex {
-        // The header through the engine's one box reader; the payload's fields below.
-        guard let box = ISOBMFFBoxes.header(bytes, at: 0, end: bytes.count) else { throw OutsideValue.Refusal("the segment index is cut short") }
-        if box.length == 16, box.size > UInt64(bytes.count) { throw OutsideValue.Refusal("the segment index box is larger than its range") }
-        let size = box.size, header = UInt64(box.length)
-        guard box.code == 0x7369_6478 else { throw OutsideValue.Refusal("no sidx box at the index range") }
-        guard size >= header + 24, size <= UInt64(bytes.count) else { throw OutsideValue.Refusal("the segment index box does not fit its range") }
-        var r = ByteReader(bytes: bytes, position: box.length)
-        guard let versionFlags = r.u32(), r.u32() != nil, let timescale = r.u32(), timescale > 0 else {
-            throw OutsideValue.Refusal("the segment index has no timescale")
-        }
-        let version = versionFlags >> 24
-        let earliest: UInt64, first: UInt64
-        if version == 0 {
-            guard let e = r.u32(), let f = r.u32() else { throw OutsideValue.Refusal("the segment index is cut short") }
-            earliest = e; first = f
-        } else {
-            guard let e = r.u64(), let f = r.u64() else { throw OutsideValue.Refusal("the segment index is cut short") }
-            earliest = e; first = f
-        }
-        guard earliest <= 1 << 53, first <= 1 << 50 else { throw OutsideValue.Refusal("the segment index's times or offsets are out of range") }
-        guard r.u16() != nil, let count = r.u16() else { throw OutsideValue.Refusal("the segment index is cut short") }
-        guard Int(count) <= maxReferences else { throw OutsideValue.Refusal("the segment index has more than \(maxReferences) references") }
-        guard UInt64(r.position) + UInt64(count) * 12 <= size else { throw OutsideValue.Refusal("the segment index is cut short") }
-        var refs: [Reference] = []
-        refs.reserveCapacity(Int(count))
-        for _ in 0..<count {
-            guard let word = r.u32(), let duration = r.u32(), r.u32() != nil else { throw OutsideValue.Refusal("the segment index is cut short") }
-            guard word >> 31 == 0 else { throw OutsideValue.Refusal("a hierarchical segment index (a sidx referring to a sidx) is not supported") }
-            let referenced = word & 0x7FFF_FFFF
-            guard referenced > 0, duration > 0 else { throw OutsideValue.Refusal("a segment index entry has no size or duration") }
-            refs.append(Reference(size: Int64(referenced), duration: Int64(duration)))
-        }
-        guard offset >= 0, offset <= 1 << 50 else { throw OutsideValue.Refusal("the segment index's offset is out of range") }
-        return SegmentIndex(timescale: Int64(timescale), earliestPresentationTime: Int64(earliest),
-                            firstOffset: offset + Int64(size) + Int64(first), references: refs)
+    /// `base` with the element's first `BaseURL` applied (ISO/IEC 23009-1 §5.6: each level's
+    /// resolves against the level above): the one BaseURL resolution of the DASH readers. The
+    /// manifest reader checks what it gives (``DASHValues/resolveBase(_:against:)``), the thumbnail
+    /// reader the sheet URLs it ends with.
+    static func baseURL(of element: ManifestXML.Element, against base: String) -> String {
+        baseURLText(of: element).map { URLReference.resolve($0, against: base) } ?? base
     }
+}
 
-    private struct ByteReader {
-        let bytes: [UInt8]
-        var position = 0
-        mutating func u16() -> UInt64? { take(2) }
-        mutating func u32() -> UInt64? { take(4) }
-        mutating func u64() -> UInt64? { take(8) }
-        private mutating func take(_ n: Int) -> UInt64? {
-            guard position + n <= bytes.count else { return nil }
-            var v: UInt64 = 0
-            for b in bytes[position..<(position + n)] { v = v << 8 | UInt64(b) }
-            position += n
-            return v
-        }
+extension DASHManifest.Representation {
+    /// A WebVTT file (`text/vtt`, or a `.vtt` URL with no MIME type): a text representation
+    /// playback and the download can join; not TTML, not segments in MP4.
+    package var isWebVTT: Bool {
+        if let mime = mimeType?.lowercased() { return mime == "text/vtt" }
+        let path = URLComponents(string: segments.first?.resource.url ?? "")?.path.lowercased() ?? ""
+        return path.hasSuffix(".vtt")
     }
 }
