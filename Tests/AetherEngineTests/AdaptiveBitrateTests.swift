@@ -602,7 +602,7 @@ import Testing
         #expect(behind.map { $0.rung < 2 } == true, "\(String(describing: behind))")
         // Live at the start (1.1 s buffered, 5.9 Mb/s): the top segment (1.2 s to load) would
         // outlast the buffer, the middle one (0.5 s) does not; VOD allows a segment's time.
-        #expect(live.upWithinBuffer == 0.8 && AdaptivePolicy().upWithinBuffer == nil)
+        #expect(live.up.withinBuffer == 0.8 && AdaptivePolicy().up.withinBuffer == nil)
         let start = AdaptiveRule.decide(current: 0, rates: Self.rates, estimate: 5.9e6, recent: 5.9e6, fast: 5.9e6,
                                         buffer: 1.1, segmentSeconds: 2, sinceSwitch: 10, policy: live)
         #expect(start?.rung == 1, "\(String(describing: start))")

@@ -5,53 +5,76 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// Every threshold of bit-rate switching, in one place tests can vary.
+/// Every threshold of bit-rate switching, in one place tests can vary, grouped by what each
+/// decides: keeping a rate (``keepFactor``), going up (``Up``), dropping fast when the buffer runs
+/// dry (``Emergency``) and giving up a slow download (``Abandon``).
 public struct AdaptivePolicy: Sendable, Equatable {
+    /// When a higher variant may play.
+    public struct Up: Sendable, Equatable {
+        /// Its peak rate must be under this share of the estimate (hls.js
+        /// `abrBandWidthUpFactor`) with little buffered, rising linearly to ``factorHighBuffer``
+        /// between ``AdaptivePolicy/lowBuffer`` and ``AdaptivePolicy/highBuffer`` seconds
+        /// buffered (BOLA's idea: a deep buffer can afford a rate closer to the link's).
+        public var factor = 0.7
+        public var factorHighBuffer = 0.9
+        /// Seconds after a switch before the player may switch up again (no oscillation); a
+        /// switch down is never held.
+        public var holdSeconds = 4.0
+        /// With at least ``AdaptivePolicy/highBuffer`` seconds buffered the hold also ends after
+        /// this many segments measured since the switch (a demuxer filling a deep buffer fetches
+        /// several segments in the hold's seconds; each is a measurement, and a wrong step costs
+        /// no stall).
+        public var holdSegments = 3
+        /// Live: its segment must also load within this share of what is buffered (a live buffer
+        /// cannot grow past the distance to the edge, so a step up whose segment outlasts it
+        /// stalls; seen at the start of live HLS with separate audio renditions, whose audio
+        /// segment the demuxer fetches in series); nil: not asked (VOD, where one segment's time
+        /// is allowed).
+        public var withinBuffer: Double? = nil
+        public init() {}
+    }
+
+    /// When the buffer runs dry: under ``buffer`` seconds buffered, only a variant whose next
+    /// segment loads within half the buffer, or within ``loadShare`` of the segment's own
+    /// length, may play (drop fast before the buffer runs dry, but not after a seek on a link
+    /// that carries the rate).
+    public struct Emergency: Sendable, Equatable {
+        public var buffer = 4.0
+        /// The share of its own length a segment may take to load (it refills even an empty
+        /// buffer: after a seek, at start).
+        public var loadShare = 0.75
+        /// Live: ``loadShare`` is at least this (nil: ``AdaptivePolicy/keepFactor``, keeping pace;
+        /// see ``AdaptivePolicy/live(segment:)``).
+        public var liveLoadShare: Double? = nil
+        public init() {}
+    }
+
+    /// hls.js's abandon rule: a segment being downloaded is given up once ``after`` of its media
+    /// duration has passed, when what is left of it would take longer than the buffer holds and
+    /// a lower variant's whole segment loads sooner (at ``margin`` of the rate seen).
+    public struct Abandon: Sendable, Equatable {
+        public var after = 0.5
+        public var margin = 0.8
+        public init() {}
+    }
+
     public var estimator = ThroughputEstimator.Policy()
     /// Bits per second assumed before the first download is measured (picks the start variant).
     public var defaultEstimate = 1_000_000.0
     /// A variant keeps playing while its peak rate is at most this share of the estimate
     /// (hls.js `abrBandWidthFactor`).
     public var keepFactor = 0.95
-    /// A higher variant needs its peak rate under this share of the estimate (hls.js
-    /// `abrBandWidthUpFactor`) with little buffered, rising linearly to ``upFactorHighBuffer``
-    /// between ``lowBuffer`` and ``highBuffer`` seconds buffered (BOLA's idea: a deep buffer
-    /// can afford a rate closer to the link's).
-    public var upFactor = 0.7
-    public var upFactorHighBuffer = 0.9
+    /// Seconds buffered between which the rule trusts the fast average (and the last download)
+    /// more and more over the slow one, and a step up may come closer to the link's rate
+    /// (``Up/factor`` to ``Up/factorHighBuffer``).
     public var lowBuffer = 8.0
     public var highBuffer = 20.0
-    /// Under this many seconds buffered, only a variant whose next segment loads within half
-    /// the buffer, or within 3/4 of the segment's own length, may play (drop fast before the
-    /// buffer runs dry, but not after a seek on a link that carries the rate).
-    public var emergencyBuffer = 4.0
-    /// ...or whose segment loads within this share of its own length (refills even an empty
-    /// buffer: after a seek, at start).
-    public var emergencyLoadShare = 0.75
-    /// Seconds after a switch before the player may switch up again (no oscillation); a
-    /// switch down is never held.
-    public var upHoldSeconds = 4.0
-    /// With at least ``highBuffer`` seconds buffered the hold also ends after this many
-    /// segments measured since the switch (a demuxer filling a deep buffer fetches several
-    /// segments in the hold's seconds; each is a measurement, and a wrong step costs no stall).
-    public var upHoldSegments = 3
+    public var up = Up()
+    public var emergency = Emergency()
+    public var abandon = Abandon()
     /// Variants considered at most (a master listing thousands keeps this many, spread over
     /// its rates).
     public var maxRungs = 32
-    /// A segment being downloaded is abandoned (hls.js's rule) once this share of its media
-    /// duration has passed, when what is left of it would take longer than the buffer holds and
-    /// a lower variant's whole segment loads sooner (at ``abandonMargin`` of the rate seen).
-    public var abandonAfter = 0.5
-    public var abandonMargin = 0.8
-    /// Live: a higher variant's segment must also load within this share of what is buffered
-    /// (a live buffer cannot grow past the distance to the edge, so a step up whose segment
-    /// outlasts it stalls; seen at the start of live HLS with separate audio renditions, whose
-    /// audio segment the demuxer fetches in series); nil: not asked (VOD, where one segment's
-    /// time is allowed).
-    public var upWithinBuffer: Double? = nil
-    /// Live: ``emergencyLoadShare`` is at least this (nil: ``keepFactor``, keeping pace; see
-    /// ``live(segment:)``).
-    public var liveEmergencyLoadShare: Double? = nil
     public init() {}
 
     /// The policy for a live stream of `segment`-second segments: a live player holds no more
@@ -70,8 +93,8 @@ public struct AdaptivePolicy: Sendable, Equatable {
         // as long as each segment loads within its own length (one is published per length):
         // keeping pace is the keep rule's own share, not the 3/4 a VOD refill needs (the 3/4 rule
         // stepped down on a 4.66 Mb/s link playing 3.6 Mb/s, and back up, in the live run).
-        p.emergencyLoadShare = max(emergencyLoadShare, liveEmergencyLoadShare ?? keepFactor)
-        p.upWithinBuffer = upWithinBuffer ?? 0.8
+        p.emergency.loadShare = max(emergency.loadShare, emergency.liveLoadShare ?? keepFactor)
+        p.up.withinBuffer = up.withinBuffer ?? 0.8
         return p
     }
 }
@@ -141,8 +164,8 @@ public enum AdaptiveRule {
         // Running dry: the best rung whose segment loads within half of what is buffered.
         // A segment that loads in under 3/4 of its own length refills even an empty buffer (after
         // a seek, at start), so it may stay.
-        let room = max(buffer * 0.5, segment * policy.emergencyLoadShare)
-        if buffer < policy.emergencyBuffer, fetch(current) > room {
+        let room = max(buffer * 0.5, segment * policy.emergency.loadShare)
+        if buffer < policy.emergency.buffer, fetch(current) > room {
             let best = (0..<current).last { fetch($0) <= room } ?? 0
             if best < current {
                 return Decision(rung: best, reason: String(cFormat: "buffer %.1f s, throughput ", buffer) + mbps(low))
@@ -158,16 +181,16 @@ public enum AdaptiveRule {
         }
         // Up: held after a switch; the rate must fit the buffer-dependent share of the estimate
         // and its segment must load well within what is buffered (or one segment's time).
-        let held = !(sinceSwitch >= policy.upHoldSeconds)
-            && !(buffer >= policy.highBuffer && segmentsSinceSwitch >= policy.upHoldSegments)
+        let held = !(sinceSwitch >= policy.up.holdSeconds)
+            && !(buffer >= policy.highBuffer && segmentsSinceSwitch >= policy.up.holdSegments)
         guard !held, current + 1 < rates.count else { return nil }
-        let factor = policy.upFactor + (policy.upFactorHighBuffer - policy.upFactor) * depth
+        let factor = policy.up.factor + (policy.up.factorHighBuffer - policy.up.factor) * depth
         let segmentUp = { (r: Int) in rates[r] * segment / trusted }
         let allowance = max(segment, buffer * 0.5)
         // Never past what the last download itself carried (the averages still remember a fast
         // link for a while after it slowed: stepping up on them alone oscillates).
         let lastCarries = { (r: Int) in positive(recent).map { rates[r] <= $0 * factor } ?? true }
-        let withinBuffer = { (r: Int) in policy.upWithinBuffer.map { segmentUp(r) <= buffer * $0 } ?? true }
+        let withinBuffer = { (r: Int) in policy.up.withinBuffer.map { segmentUp(r) <= buffer * $0 } ?? true }
         guard let best = (current + 1..<rates.count).last(where: {
             rates[$0] <= trusted * factor && segmentUp($0) <= allowance && lastCarries($0) && withinBuffer($0)
         }) else {

@@ -318,14 +318,14 @@ package final class AdaptiveSwitcher: Sendable {
     }
 
     /// hls.js's abandon rule, asked while `plan`'s segment downloads (`loaded` bytes after
-    /// `elapsed` seconds): once ``AdaptivePolicy/abandonAfter`` of its media duration has
+    /// `elapsed` seconds): once ``AdaptivePolicy/Abandon/after`` of its media duration has
     /// passed, if the rest at the rate seen would take longer than the buffer holds, the same
     /// place from the highest lower variant whose whole segment loads within the buffer (at
-    /// ``AdaptivePolicy/abandonMargin`` of that rate; else the lowest), when that is sooner than
+    /// ``AdaptivePolicy/Abandon/margin`` of that rate; else the lowest), when that is sooner than
     /// finishing. Returns that plan (the switch is counted, the partial download measured), or
     /// nil: carry on. A live variant whose playlist does not list the place yet is not waited for.
     package func abandon(_ plan: Plan, loaded: Int, elapsed: Double) -> Plan? {
-        guard plan.mediaSeconds > 0, elapsed.isFinite, elapsed > plan.mediaSeconds * policy.abandonAfter, loaded > 0 else { return nil }
+        guard plan.mediaSeconds > 0, elapsed.isFinite, elapsed > plan.mediaSeconds * policy.abandon.after, loaded > 0 else { return nil }
         let buffer = bufferLevel.withLock { $0 }?() ?? 0
         let rate = Double(loaded) * 8 / elapsed
         guard let (segment, position, lower, expected) = state.withLock({ s -> (HLSMediaPlaylist.Segment, Double, [Int], Double)? in
@@ -338,7 +338,7 @@ package final class AdaptiveSwitcher: Sendable {
         let remaining = max(0, expected - Double(loaded)) * 8 / rate
         guard remaining > buffer, !lower.isEmpty else { return nil }
         let bandwidth = { (r: Int) in Double(self.state.withLock { $0.rungs[r].variant.bandwidth }) }
-        let fetch = { (r: Int) in bandwidth(r) * plan.mediaSeconds / (self.policy.abandonMargin * rate) }
+        let fetch = { (r: Int) in bandwidth(r) * plan.mediaSeconds / (self.policy.abandon.margin * rate) }
         let pick = lower.last { fetch($0) < buffer } ?? lower[0]
         guard fetch(pick) < remaining, case .found(let target) = lookup(pick, segment, patient: false, wait: nil) else { return nil }
         let now = clock.seconds

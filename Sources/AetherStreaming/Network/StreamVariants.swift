@@ -264,7 +264,7 @@ public enum VariantChooser {
         case .auto:
             // The start: what the assumed throughput carries with the up-switch margin.
             let policy = AdaptivePolicy()
-            return byRate.last { Double(variants[$0].bandwidth) <= policy.defaultEstimate * policy.upFactor } ?? byRate.first
+            return byRate.last { Double(variants[$0].bandwidth) <= policy.defaultEstimate * policy.up.factor } ?? byRate.first
         }
     }
 

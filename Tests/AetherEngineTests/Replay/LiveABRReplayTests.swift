@@ -101,7 +101,7 @@ import Testing
         let kept = try replay(AdaptivePolicy())
         #expect(kept.status.switchCount == 0 && kept.status.variant.bandwidth == 3_600_000, "\(kept.status.switches)")
         var old = AdaptivePolicy()
-        old.liveEmergencyLoadShare = old.emergencyLoadShare
+        old.emergency.liveLoadShare = old.emergency.loadShare
         let flap = try replay(old).status.switches
         #expect(flap.first.map { $0.toBandwidth < $0.fromBandwidth && $0.reason.hasPrefix("buffer 1.7 s") } == true, "\(flap)")
     }
