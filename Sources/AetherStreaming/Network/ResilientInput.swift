@@ -29,16 +29,8 @@ package final class ResilientInput {
     /// The resource's length from `base` (-1 while unknown, e.g. chunked or live).
     private var size: Int64 = -1
     private var seekable = false
-    /// Bytes this resource may deliver: set for a playlist or manifest (``NetworkSession/manifestBudget``),
-    /// known by its name, its content type, or its first bytes (`#EXTM3U`, `<`); nil for media.
-    private var budget: Int64?
-    /// What the budgeted resource is, for the refusal (`playlist`, `manifest`).
-    private var kind = ""
-    /// The body's first bytes while it is not yet known whether it is a playlist or manifest.
-    private var head: [UInt8] = []
-    private var classified = false
-    /// Past its budget: no byte more is read.
-    private var refused = false
+    /// Whether it is a playlist or manifest, and so bounded, and whether it went past that.
+    private var budget = DocumentBudget()
     /// The last read that timed out (`stalled: no data for 10 s`) until bytes flow again.
     private var stalled: String?
     /// The server serves no ranges (libavformat 5.1 refuses a 200 to a range request with
@@ -51,17 +43,8 @@ package final class ResilientInput {
     /// The main input is an internet radio station (its answer had `icy-*` headers): the title
     /// blocks libavformat strips from the body are read after each read (``StationMetadata``),
     /// and the body has no end: a close is a drop, reconnected from the station's live point
-    /// until ``NetworkSettings/readTimeout`` passes without a byte.
-    private var station = false
-    /// The last in-band block read (a block is parsed when it differs).
-    private var lastPacket: [UInt8] = []
-    /// No block yet on a connection that resumed a station (``StationMetadata/take(packet:reconnected:)``).
-    private var resumedStation = false
-    /// When a station's last byte arrived (seconds of the session's clock): its reconnects stop
-    /// ``NetworkSettings/readTimeout`` after it.
-    private var lastByteAt: Double?
-    /// Why a station's bytes stopped (the first failure since the last byte), for the line that gives up.
-    private var dropCause: String?
+    /// until ``NetworkSettings/readTimeout`` passes without a byte. Nil: not a station.
+    private var station: StationConnection?
 
     /// Connects (retrying transient failures) and builds the outer context.
     package init(url: String, options: [String: String], session: NetworkSession) throws(FFmpegError) {
@@ -127,14 +110,14 @@ package final class ResilientInput {
     private func openOnce() -> Int32 {
         var dict: OpaquePointer? = nil
         for (key, value) in options where !(fromStart && key == "end_offset") { av_dict_set(&dict, key, value, 0) }
-        let offset = station ? 0 : base + position
-        if fromStart || station {
+        let offset = station != nil ? 0 : base + position
+        if fromStart || station != nil {
             av_dict_set(&dict, "seekable", "0", 0)   // no Range header at all
         } else if offset > 0 {
             av_dict_set(&dict, "offset", String(offset), 0)
         }
         defer { av_dict_free(&dict) }
-        var callback = session.interruptCallback
+        var callback = session.interrupt.callback
         var pb: UnsafeMutablePointer<AVIOContext>?
         session.monitor.requested()
         let result = avio_open2(&pb, url, AVIO_FLAG_READ, &callback, &dict)
@@ -153,9 +136,7 @@ package final class ResilientInput {
         inner = pb
         if url == session.mainURL, let headers = Self.exported("icy_metadata_headers", of: pb, limit: StationMetadata.maxHeaderBytes),
            !headers.isEmpty {
-            station = true
-            lastPacket = []
-            resumedStation = position > 0
+            station = (station ?? StationConnection()).connected(resuming: position > 0)
             session.monitor.station { $0.take(headers: headers); return false }
             if position > 0 { return 0 }   // a station resumes at its live point, not at a byte
         }
@@ -204,7 +185,7 @@ package final class ResilientInput {
         let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
         // A station that drops is reconnected while it answers anything (a source restarting
         // leaves its mount missing for a moment), for as long as no byte came for the read deadline.
-        let stationRetry = station && position > 0
+        let stationRetry = station != nil && position > 0
         guard stationRetry || NetworkFault.isTransient(error, flowing: session.hasFlowed) else {
             if what == "open", let why = RedirectProbe.explain(error: error, url: url, options: options, interrupt: session.interrupt,
                                                                 timeout: session.settings.readTimeout) {
@@ -217,9 +198,8 @@ package final class ResilientInput {
             return nil
         }
         attempt += 1
-        if stationRetry, let lastByteAt {
-            let cause = dropCause ?? message
-            dropCause = cause
+        if stationRetry, let lastByteAt = station?.lastByteAt {
+            let cause = station?.dropped(message) ?? message
             let silent = session.clock.seconds - lastByteAt
             guard silent < session.settings.readTimeout else {
                 let last = message == cause ? "" : "; the last attempt: \(message)"
@@ -243,7 +223,7 @@ package final class ResilientInput {
 
     private func read(into out: UnsafeMutablePointer<UInt8>?, wanted: Int32) -> Int32 {
         guard let out, wanted > 0 else { return 0 }
-        if refused { return aether_AVERROR_EXIT() }
+        if budget.refused { return aether_AVERROR_EXIT() }
         // A byte range's end is kept here too (a server that ignores ranges, or a resource read
         // from its start, sends more); only for a range or such a read: elsewhere `size` may be
         // a compressed body's, shorter than what it inflates to.
@@ -263,21 +243,20 @@ package final class ResilientInput {
             if result >= 0, let inner {
                 result = avio_read_partial(inner, out, wanted)
                 if result > 0 {
-                    if !classified { classify(UnsafeBufferPointer(start: out, count: Int(result))) }
-                    if let budget, position + Int64(result) > budget {
-                        refused = true
+                    if !budget.classified { budget.classify(UnsafeBufferPointer(start: out, count: Int(result)), atStart: base + position == 0) }
+                    if let limit = budget.limit, position + Int64(result) > limit {
+                        budget.refused = true
                         close()
                         let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
-                        session.refuse(which + "\(kind) larger than \(budget >> 20) MiB refused", code: aether_AVERROR(EFBIG))
+                        session.refuse(which + "\(budget.kind) larger than \(limit >> 20) MiB refused", code: aether_AVERROR(EFBIG))
                         return aether_AVERROR_EXIT()
                     }
                     position += Int64(result)
                     stalled = nil
                     // (Only a station's reconnects are timed from its last byte: no clock read
                     // per read for anything else.)
-                    if station {
-                        lastByteAt = session.clock.seconds
-                        dropCause = nil
+                    if station != nil {
+                        station?.received(at: session.clock.seconds)
                         readStationBlock(inner)
                     }
                     session.received(Int(result))
@@ -286,7 +265,7 @@ package final class ResilientInput {
                 }
                 if result == 0 || result == aether_AVERROR_EOF() {
                     // A station's stream has no end: it dropped.
-                    if station {
+                    if station != nil {
                         result = NetworkFault.dropped
                     } else {
                         // The server ended the body short of its length: the connection broke.
@@ -299,7 +278,7 @@ package final class ResilientInput {
                 // HTTP reader calls that close "ends prematurely" (EIO). A reset is another
                 // error and is retried.
                 if result == aether_AVERROR(EIO), size < 0, position > 0 {
-                    guard station else { return aether_AVERROR_EOF() }
+                    guard station != nil else { return aether_AVERROR_EOF() }
                     result = NetworkFault.dropped
                 }
             }
@@ -326,16 +305,13 @@ package final class ResilientInput {
     /// The latest in-band block, parsed when it differs from the last one.
     private func readStationBlock(_ pb: UnsafeMutablePointer<AVIOContext>) {
         guard let block = Self.exported("icy_metadata_packet", of: pb, limit: StationMetadata.maxPacketBytes),
-              !block.isEmpty, block != lastPacket else { return }
-        lastPacket = block
-        let reconnected = resumedStation
-        resumedStation = false
+              let reconnected = station?.newBlock(block) else { return }
         session.monitor.station { $0.take(packet: block, reconnected: reconnected) }
     }
 
     // MARK: budget
 
-    /// A playlist or manifest by its name (`.m3u8`, `.m3u`, `.mpd`) or content type.
+    /// A playlist or manifest by its name or content type (``DocumentBudget/classify(extension:mime:)``).
     private func classifyByName(_ inner: UnsafeMutablePointer<AVIOContext>) {
         var mime = ""
         var value: UnsafeMutablePointer<UInt8>?
@@ -343,37 +319,7 @@ package final class ResilientInput {
             mime = String(cString: value).lowercased()
             av_free(value)
         }
-        let ext = StreamVariants.pathExtension(url)
-        if ext == "m3u8" || ext == "m3u" || mime.contains("mpegurl") {
-            setBudget("playlist")
-        } else if ext == "mpd" || mime.contains("dash+xml") {
-            setBudget("manifest")
-        }
-    }
-
-    /// A playlist or manifest by its first bytes (after a byte-order mark and white space):
-    /// `#EXTM3U` is an HLS playlist (libavformat's HLS demuxer reads nothing else), `<` XML.
-    private func classify(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard base + position == 0 || !head.isEmpty else { classified = true; return }
-        head += bytes.prefix(64 - head.count)
-        var text = head[...]
-        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
-        text = text.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        let playlist = Array("#EXTM3U".utf8)
-        if text.first == UInt8(ascii: "<") {
-            setBudget("manifest")
-        } else if text.starts(with: playlist) {
-            setBudget("playlist")
-        } else if text.count >= playlist.count || !playlist.starts(with: text) || head.count >= 64 {
-            classified = true
-        }
-        if classified { head = [] }
-    }
-
-    private func setBudget(_ what: String) {
-        budget = NetworkSession.manifestBudget
-        kind = what
-        classified = true
+        budget.classify(extension: StreamVariants.pathExtension(url), mime: mime)
     }
 
     private func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
