@@ -19,10 +19,6 @@ package final class NetworkSession: Sendable {
     let interrupt: InterruptToken
     /// Options for every open (libavformat protocol options).
     package let options: [String: String]
-    /// Schemes a nested open may use.
-    let allowedSchemes: Set<String>
-    /// The interrupt callback every connection polls.
-    var interruptCallback: AVIOInterruptCB { interrupt.callback }
     /// What each nested context handed to libavformat belongs to (a ``ResilientInput``, or the
     /// ``MemoryInput`` of a segment fetched whole), released in ``closeNested(_:)``.
     private let readers = Guarded<[UnsafeMutableRawPointer: AnyObject]>([:])
@@ -30,8 +26,17 @@ package final class NetworkSession: Sendable {
     let adaptive: AdaptiveSwitcher?
     /// A segment fetched whole may be this large (a larger one is refused).
     static let wholeSegmentLimit = 256 << 20
-    private let flowed = Guarded(false)
-    private let refusedReason = Guarded<(reason: String, code: Int32)?>(nil)
+
+    /// What became of the source so far.
+    struct Outcome {
+        /// The source's own URL (set by ``openMain(url:)``).
+        var mainURL = ""
+        /// Whether any byte has arrived.
+        var flowed = false
+        /// Why a reader refused the source (``refuse(_:code:)``), the first time one did.
+        var refusal: (reason: String, code: Int32)?
+    }
+    private let outcome = Guarded(Outcome())
 
     /// Bytes a playlist or manifest may have, after any decompression (a 10-hour VOD playlist of
     /// 2 s segments is about 2 MiB; libavformat holds each entry in memory).
@@ -42,15 +47,15 @@ package final class NetworkSession: Sendable {
     /// or read fails with this reason.
     func refuse(_ reason: String, code: Int32) {
         AppLog.write("net", reason)
-        refusedReason.withLock { if $0 == nil { $0 = (reason, code) } }
+        outcome.withLock { if $0.refusal == nil { $0.refusal = (reason, code) } }
         monitor.failed(reason)
         if failsSource { interrupt.fail() }
     }
 
     /// Why a reader refused the source, if one did.
-    package var refusal: String? { refusedReason.withLock { $0?.reason } }
+    package var refusal: String? { outcome.withLock { $0.refusal?.reason } }
     /// The AVERROR of ``refusal``.
-    var refusalCode: Int32? { refusedReason.withLock { $0?.code } }
+    var refusalCode: Int32? { outcome.withLock { $0.refusal?.code } }
 
     /// Why the source failed: a refusal, else the last transfer that gave up (nil when none did).
     package var failure: String? {
@@ -69,22 +74,28 @@ package final class NetworkSession: Sendable {
     /// only the one fetch (a playlist fetched alone, a thumbnail sheet).
     private let failsSource: Bool
 
-    /// Playlists served from memory by URL (a DASH manifest translated, ``DASHSource``): asked
-    /// first for every open; nil for a URL it does not hold.
-    let documents: (@Sendable (String) -> [UInt8]?)?
-    /// How a translated DASH manifest's fMP4 segment is fetched, by the URL its playlist names:
-    /// whole, with its init section, served as MPEG-TS (``SegmentTransmuxer``).
-    let transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)?
-    /// Init sections fetched so far (a few KiB each; at most ``initCacheLimit`` kept).
-    private let initCache = Guarded<[DASHManifest.Resource: [UInt8]]>([:])
+    /// What the session serves from memory before asking the network.
+    struct Memory: Sendable {
+        /// Playlists served from memory by URL (a DASH manifest translated, ``DASHSource``):
+        /// asked first for every open; nil for a URL it does not hold.
+        let documents: (@Sendable (String) -> [UInt8]?)?
+        /// Playlists the opener already read (the master, the anchor's playlist, audio
+        /// renditions): each is served once from memory to the demuxer's first open of its URL,
+        /// so none is fetched twice at open; later opens (a live reload) go to the network.
+        let prefetched: PrefetchedDocuments?
+        /// How a translated DASH manifest's fMP4 segment is fetched, by the URL its playlist
+        /// names: whole, with its init section, served as MPEG-TS (``SegmentTransmuxer``).
+        let transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)?
+        /// Init sections fetched so far (a few KiB each; at most ``NetworkSession/initCacheLimit`` kept).
+        let initCache = Guarded<[DASHManifest.Resource: [UInt8]]>([:])
+
+        /// A document held for `url` (``documents``, else ``prefetched``), or nil.
+        func document(_ url: String) -> [UInt8]? { documents?(url) ?? prefetched?.take(url) }
+    }
+    let memory: Memory
     static let initCacheLimit = 64
     /// An init section may be this large.
     static let initSectionLimit = 4 << 20
-
-    /// Playlists the opener already read (the master, the anchor's playlist, audio renditions):
-    /// each is served once from memory to the demuxer's first open of its URL, so none is fetched
-    /// twice at open; later opens (a live reload) go to the network.
-    let prefetched: PrefetchedDocuments?
 
     package init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String], failsSource: Bool = true,
          adaptive: AdaptiveSwitcher? = nil, documents: (@Sendable (String) -> [UInt8]?)? = nil,
@@ -92,11 +103,9 @@ package final class NetworkSession: Sendable {
          jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.settings = settings
         self.jitter = jitter
-        self.prefetched = prefetched
         self.adaptive = adaptive
         monitor = adaptive?.monitor ?? NetworkMonitor()
-        self.documents = documents
-        self.transmuxed = transmuxed
+        memory = Memory(documents: documents, prefetched: prefetched, transmuxed: transmuxed)
         self.interrupt = interrupt
         self.failsSource = failsSource
         var merged = options
@@ -107,15 +116,14 @@ package final class NetworkSession: Sendable {
         // Demuxer options, not protocol ones.
         merged.removeValue(forKey: "safe")
         self.options = merged
-        allowedSchemes = Self.networkSchemes
     }
 
     /// Whether any byte has arrived (before it, an I/O error is most likely a bad host name).
-    var hasFlowed: Bool { flowed.withLock { $0 } }
+    var hasFlowed: Bool { outcome.withLock { $0.flowed } }
 
     func received(_ count: Int) {
         monitor.received(count)
-        flowed.withLock { $0 = true }
+        outcome.withLock { $0.flowed = true }
     }
 
     /// Waits `seconds`, waking early (false) when the session is interrupted (cancelled, or the
@@ -133,13 +141,12 @@ package final class NetworkSession: Sendable {
     var clock: TimeSource { interrupt.clock }
 
     /// The source's own URL (set by ``openMain(url:)``).
-    var mainURL: String { openedURL.withLock { $0 } }
-    private let openedURL = Guarded("")
+    var mainURL: String { outcome.withLock { $0.mainURL } }
 
     /// Opens the main input: a document served from memory, else a ``ResilientInput``. Returns
     /// the owner of the context (kept alive until the demuxer is closed) and the context.
     package func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>) {
-        openedURL.withLock { $0 = url }
+        outcome.withLock { $0.mainURL = url }
         if let bytes = memoryDocument(url) {
             let memory = try MemoryInput(bytes)
             return (memory, memory.context)
@@ -148,11 +155,11 @@ package final class NetworkSession: Sendable {
         return (input, input.context)
     }
 
-    /// A document served from memory (``documents``, else ``prefetched``), or nil. A variant's
+    /// A document served from memory (``Memory/document(_:)``), or nil. A variant's
     /// playlist read at open, or a translated live DASH playlist reloaded, is handed to the
     /// switcher, so its copy is the demuxer's (a byte-range anchor's is served rewritten).
     private func memoryDocument(_ url: String) -> [UInt8]? {
-        guard let bytes = documents?(url) ?? prefetched?.take(url) else { return nil }
+        guard let bytes = memory.document(url) else { return nil }
         if let adaptive, adaptive.watches(url),
            let rewritten = adaptive.playlistFetched(url, text: String(decoding: bytes, as: UTF8.self)) {
             return Array(rewritten.utf8)
@@ -168,7 +175,7 @@ package final class NetworkSession: Sendable {
             do { return try serve(bytes, into: pb) } catch { return error.code }
         }
         let scheme = NetworkSettings.scheme(of: url) ?? "file"
-        guard allowedSchemes.contains(scheme) else {
+        guard Self.networkSchemes.contains(scheme) else {
             let reason = "refused to open '\(TextSanitizer.clean(url))' from a network source (protocol '\(TextSanitizer.clean(scheme))' is not allowed)"
             AppLog.write("net", reason)
             monitor.failed(reason)
@@ -202,7 +209,7 @@ package final class NetworkSession: Sendable {
                 }
                 return result
             }
-            if transmuxed?(url) != nil {
+            if memory.transmuxed?(url) != nil {
                 return openWhole(AdaptiveSwitcher.Plan(url: url, rung: -1, mediaSeconds: 0), options: merged, measured: false, into: pb)
             }
             do {
@@ -217,7 +224,7 @@ package final class NetworkSession: Sendable {
         var dict: OpaquePointer? = nil
         for (key, value) in merged { av_dict_set(&dict, key, value, 0) }
         defer { av_dict_free(&dict) }
-        var callback = interruptCallback
+        var callback = interrupt.callback
         monitor.requested()
         return avio_open2(pb, url, flags, &callback, &dict)
     }
@@ -268,9 +275,9 @@ package final class NetworkSession: Sendable {
 
     /// The bytes of an init section (fetched once, then from the cache).
     private func initBytes(_ resource: DASHManifest.Resource) throws(FFmpegError) -> [UInt8] {
-        if let known = initCache.withLock({ $0[resource] }) { return known }
+        if let known = memory.initCache.withLock({ $0[resource] }) { return known }
         let bytes = try readWhole(resource.url, options: ranged(options, resource), limit: Self.initSectionLimit)
-        initCache.withLock { cache in
+        memory.initCache.withLock { cache in
             if cache.count >= Self.initCacheLimit { cache.removeAll() }
             cache[resource] = bytes
         }
@@ -279,12 +286,12 @@ package final class NetworkSession: Sendable {
 
     /// Fetches a segment whole through a ``ResilientInput`` (resume, retries, counts), times the
     /// download for the throughput estimate, and hands libavformat the bytes from memory; a
-    /// segment of a translated DASH manifest (``transmuxed``) as MPEG-TS with its init section,
+    /// segment of a translated DASH manifest (``Memory/transmuxed``) as MPEG-TS with its init section,
     /// or as Matroska clusters, and a Matroska header made from an init section
     /// (``SegmentTransmuxer``).
     private func openWhole(_ plan: AdaptiveSwitcher.Plan, options: [String: String], measured: Bool = true,
                            into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
-        if let fetch = transmuxed?(plan.url), fetch.isHeader {
+        if let fetch = memory.transmuxed?(plan.url), fetch.isHeader {
             do throws(FFmpegError) {
                 return try serve(try SegmentTransmuxer.header(initBytes(fetch.initialization), as: fetch.carrier), into: pb)
             } catch {
@@ -300,7 +307,7 @@ package final class NetworkSession: Sendable {
             return replacement == nil
         } : nil
         do throws(FFmpegError) {
-            let fetch = transmuxed?(plan.url)
+            let fetch = memory.transmuxed?(plan.url)
             var data: [UInt8]
             do throws(FFmpegError) {
                 if let fetch {
@@ -385,7 +392,7 @@ private let networkIOClose: @convention(c) (UnsafeMutablePointer<AVFormatContext
 }
 
 /// Documents read while opening a source, served once each to the demuxer's first open of the
-/// same URL (``NetworkSession/prefetched``). At most ``maxEntries`` documents of
+/// same URL (``NetworkSession/Memory/prefetched``). At most ``maxEntries`` documents of
 /// ``NetworkSession/manifestBudget`` bytes each are kept; more are not (the demuxer then fetches
 /// them itself).
 package final class PrefetchedDocuments: Sendable {
