@@ -123,7 +123,7 @@ public struct AdaptiveStatus: Sendable, Equatable {
     public var variantIndex: Int
     /// Bits per second (nil before the first measured download).
     public var estimate: Double?
-    /// Every switch so far (the last ``AdaptiveSwitcher/keptSwitches``), oldest first, and how
+    /// Every switch so far (the last ``SwitchHistory/kept``), oldest first, and how
     /// many there were.
     public var switches: [BitrateSwitch]
     public var switchCount: Int

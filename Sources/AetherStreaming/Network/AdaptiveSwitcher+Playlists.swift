@@ -96,7 +96,7 @@ extension AdaptiveSwitcher {
                 markUnusable(rung, why: "its media sequence went back (\(parsed.mediaSequence) after \(copy.mediaSequence))")
                 return .never
             }
-            let (dates, anchorLive) = state.withLock { s in (Self.needsDates(parsed, anchor: s.anchor), !s.anchor.isEnded) }
+            let (dates, anchorLive) = state.withLock { s in (Self.needsDates(parsed, anchor: s.anchor.playlist), !s.anchor.playlist.isEnded) }
             if parsed.isEnded, anchorLive, parsed.segments.last.map({ $0.sequence < segment.sequence }) ?? true {
                 markUnusable(rung, why: "its playlist ended before the playing variant's")
                 return .never
@@ -138,11 +138,7 @@ extension AdaptiveSwitcher {
     }
 
     func markUnusable(_ rung: Int, why: String) {
-        let index = state.withLock { s -> Int in
-            s.rungs[rung].unusable = true
-            if s.current == rung { s.current = anchorRung }
-            return s.rungs[rung].index
-        }
+        let index = state.withLock { $0.leaveOut(rung, fallback: anchorRung) }
         AppLog.write("abr", "variant \(index + 1) left out of switching: \(why)")
     }
 }

@@ -93,35 +93,6 @@ package final class AdaptiveSwitcher: Sendable {
         return Plan(url: url, rung: anchorRung, mediaSeconds: mediaSeconds, anchorURL: url)
     }
 
-    struct Rung: Sendable {
-        var variant: StreamVariant
-        /// Index in the master's variant list.
-        var index: Int
-        var playlist: HLSMediaPlaylist?
-        var unusable = false
-        /// Live: when its playlist was last read (monotonic seconds).
-        var fetchedAt = -Double.infinity
-        /// Live: matched by program date-time (its sequence numbers do not line up).
-        var byDate = false
-    }
-
-    struct State {
-        var rungs: [Rung]
-        var current: Int
-        var switches: [BitrateSwitch] = []
-        var switchCount = 0
-        var lastSwitch = -Double.infinity
-        var measuredSinceSwitch = 0
-        var armed = false
-        /// The anchor's playlist as the demuxer last read it.
-        var anchor: HLSMediaPlaylist
-        /// Live: media seconds of the anchor copy's first segment on the timeline of the first
-        /// copy (starts of later copies are shifted onto it, for the switch positions).
-        var anchorBase = 0.0
-    }
-
-    /// Switches kept for the status (the count goes on).
-    static let keptSwitches = 256
     /// Live: reads of the playing variant's playlist for one segment before it is left out.
     static let liveReadsForCurrent = 2
 
@@ -131,7 +102,7 @@ package final class AdaptiveSwitcher: Sendable {
     private let anchorURI: String?
     /// The anchor is live (no `EXT-X-ENDLIST`).
     let isLive: Bool
-    let state: Guarded<State>
+    let state: Guarded<SwitchState>
     private let bufferLevel = Guarded<(@Sendable () -> Double)?>(nil)
     /// Reads a variant's media playlist (nil when it cannot be read).
     let loader: @Sendable (String) -> String?
@@ -154,7 +125,7 @@ package final class AdaptiveSwitcher: Sendable {
     package init(variants: [StreamVariant], ladder: [Int], anchor: Int, anchorPlaylist: HLSMediaPlaylist, policy: AdaptivePolicy,
          localLoader: Bool = false, servesRanges: Bool = false, clock: TimeSource = .monotonic, monitor: NetworkMonitor? = nil,
          loader: @escaping @Sendable (String) -> String?) {
-        var rungs = ladder.map { Rung(variant: variants[$0], index: $0) }
+        var rungs = ladder.map { SwitchState.Rung(variant: variants[$0], index: $0) }
         rungs[anchor].playlist = anchorPlaylist
         rungs[anchor].fetchedAt = clock.seconds
         self.clock = clock
@@ -166,7 +137,7 @@ package final class AdaptiveSwitcher: Sendable {
         self.loader = loader
         self.localLoader = localLoader
         self.servesRanges = servesRanges
-        state = Guarded(State(rungs: rungs, current: anchor, anchor: anchorPlaylist))
+        state = Guarded(SwitchState(rungs: rungs, current: anchor, anchor: AnchorCopy(playlist: anchorPlaylist)))
     }
 
     /// Seconds demuxed ahead of the playhead (set by the session before it starts).
@@ -179,7 +150,7 @@ package final class AdaptiveSwitcher: Sendable {
         let estimate = monitor.throughput.estimate
         return state.withLock { s in
             AdaptiveStatus(variant: s.rungs[s.current].variant, variantIndex: s.rungs[s.current].index,
-                           estimate: estimate, switches: s.switches, switchCount: s.switchCount)
+                           estimate: estimate, switches: s.history.switches, switchCount: s.history.count)
         }
     }
 
@@ -205,24 +176,14 @@ package final class AdaptiveSwitcher: Sendable {
         let now = clock.seconds
         state.withLock { s in
             if url == anchorURI {
-                let old = s.anchor
-                // Keep the positions continuous: shift the new copy onto the old one's timeline
-                // through a sequence number both list (else it follows the old copy's end).
-                if let first = parsed.segments.first {
-                    if let k = old.index(sequence: first.sequence) {
-                        s.anchorBase += old.segments[k].start - first.start
-                    } else if let last = old.segments.last, first.sequence > last.sequence {
-                        s.anchorBase += last.start + last.duration
-                    }
-                }
-                s.anchor = parsed
+                s.anchor.reloaded(parsed)
                 s.rungs[anchorRung].playlist = parsed
                 s.rungs[anchorRung].fetchedAt = now
             } else if let r = s.rungs.firstIndex(where: { $0.variant.uri == url }), s.rungs[r].playlist == nil, !s.rungs[r].unusable,
-                      refusal(parsed) == nil, parsed.isEnded == s.anchor.isEnded {
+                      refusal(parsed) == nil, parsed.isEnded == s.anchor.playlist.isEnded {
                 s.rungs[r].playlist = parsed
                 s.rungs[r].fetchedAt = now
-                if isLive { s.rungs[r].byDate = Self.needsDates(parsed, anchor: s.anchor) }
+                if isLive { s.rungs[r].byDate = Self.needsDates(parsed, anchor: s.anchor.playlist) }
             }
         }
         return served
@@ -238,10 +199,7 @@ package final class AdaptiveSwitcher: Sendable {
     /// source is interrupted (live: waiting for the playing variant's playlist to list the
     /// segment; nil: never wait).
     package func plan(for url: String, wait: ((Double) -> Bool)? = nil) -> Plan? {
-        guard let (segment, position) = state.withLock({ s -> (HLSMediaPlaylist.Segment, Double)? in
-            guard let i = s.anchor.index(of: url) else { return nil }
-            return (s.anchor.segments[i], s.anchorBase + s.anchor.segments[i].start)
-        }) else { return nil }
+        guard let (segment, position) = state.withLock({ $0.anchor.place(of: url) }) else { return nil }
         let buffer = bufferLevel.withLock { $0 }?() ?? 0
         let now = clock.seconds
         // Live candidates whose playlist does not list this segment yet: not switched to now.
@@ -251,14 +209,14 @@ package final class AdaptiveSwitcher: Sendable {
         for _ in 0..<4 {
             let (wanted, decision, current) = state.withLock { s -> (Int, AdaptiveRule.Decision?, Int) in
                 guard s.armed else { return (s.current, nil, s.current) }
-                let usable = s.rungs.indices.filter { (!s.rungs[$0].unusable && !skipped.contains($0)) || $0 == s.current }
+                let usable = s.usable(skipping: skipped)
                 let rates = usable.map { Double(s.rungs[$0].variant.bandwidth) }
                 guard let here = usable.firstIndex(of: s.current),
                       let d = AdaptiveRule.decide(current: here, rates: rates, estimate: estimator.estimate ?? policy.defaultEstimate,
                                                   recent: estimator.lastRate, fast: estimator.fastEstimate, buffer: buffer,
-                                                  segmentSeconds: segment.duration, sinceSwitch: now - s.lastSwitch,
-                                                  segmentsSinceSwitch: s.measuredSinceSwitch,
-                                                  policy: isLive ? policy.live(segment: s.anchor.targetDuration ?? segment.duration) : policy) else {
+                                                  segmentSeconds: segment.duration, sinceSwitch: now - s.history.last,
+                                                  segmentsSinceSwitch: s.history.measuredSinceLast,
+                                                  policy: isLive ? policy.live(segment: s.anchor.playlist.targetDuration ?? segment.duration) : policy) else {
                     return (s.current, nil, s.current)
                 }
                 return (usable[d.rung], d, s.current)
@@ -306,12 +264,7 @@ package final class AdaptiveSwitcher: Sendable {
             let change = BitrateSwitch(position: position, fromBandwidth: from.variant.bandwidth, toBandwidth: to.variant.bandwidth,
                                        fromVariant: from.index + 1, toVariant: to.index + 1, reason: reason,
                                        estimate: estimate, buffer: buffer)
-            s.switches.append(change)
-            if s.switches.count > Self.keptSwitches { s.switches.removeFirst(s.switches.count - Self.keptSwitches) }
-            s.switchCount += 1
-            s.current = rung
-            s.lastSwitch = now
-            s.measuredSinceSwitch = 0
+            s.switched(to: rung, change, at: now)
             AppLog.write("abr", String(cFormat: "segment at %.1f s", position) + (isLive ? " (#\(segment.sequence))" : "")
                          + ": variant \(change.fromVariant) (\(change.fromBandwidth) b/s) -> \(change.toVariant) (\(change.toBandwidth) b/s): \(change.reason)")
         }
@@ -329,11 +282,10 @@ package final class AdaptiveSwitcher: Sendable {
         let buffer = bufferLevel.withLock { $0 }?() ?? 0
         let rate = Double(loaded) * 8 / elapsed
         guard let (segment, position, lower, expected) = state.withLock({ s -> (HLSMediaPlaylist.Segment, Double, [Int], Double)? in
-            guard s.armed, s.rungs.indices.contains(plan.rung), let i = s.anchor.index(of: plan.anchorURL) else { return nil }
+            guard s.armed, s.rungs.indices.contains(plan.rung), let (segment, position) = s.anchor.place(of: plan.anchorURL) else { return nil }
             let v = s.rungs[plan.rung].variant
             let lower = s.rungs.indices.filter { $0 < plan.rung && !s.rungs[$0].unusable }
-            return (s.anchor.segments[i], s.anchorBase + s.anchor.segments[i].start, lower,
-                    Double(v.averageBandwidth ?? v.bandwidth) * plan.mediaSeconds / 8)
+            return (segment, position, lower, Double(v.averageBandwidth ?? v.bandwidth) * plan.mediaSeconds / 8)
         }) else { return nil }
         let remaining = max(0, expected - Double(loaded)) * 8 / rate
         guard remaining > buffer, !lower.isEmpty else { return nil }
@@ -343,7 +295,7 @@ package final class AdaptiveSwitcher: Sendable {
         guard fetch(pick) < remaining, case .found(let target) = lookup(pick, segment, patient: false, wait: nil) else { return nil }
         let now = clock.seconds
         if monitor.measured(bytes: loaded, seconds: elapsed, mediaSeconds: plan.mediaSeconds * min(1, Double(loaded) / max(1, expected))) {
-            state.withLock { $0.measuredSinceSwitch += 1 }
+            state.withLock { $0.history.measured() }
         }
         record(to: pick, segment: segment, position: position,
                reason: String(cFormat: "abandoned a segment: throughput %.2f Mb/s, %.1f s left to load, buffer %.1f s", rate / 1e6, remaining, buffer),
@@ -354,7 +306,7 @@ package final class AdaptiveSwitcher: Sendable {
     /// A planned segment was downloaded whole: `bytes` in `seconds`.
     package func downloaded(_ plan: Plan, bytes: Int, seconds: Double) {
         if monitor.measured(bytes: bytes, seconds: seconds, mediaSeconds: plan.mediaSeconds) {
-            state.withLock { $0.measuredSinceSwitch += 1 }
+            state.withLock { $0.history.measured() }
         }
     }
 
