@@ -18,11 +18,11 @@ extension PlayerController {
 
     func run(_ command: PlayerCommand) -> CommandResult {
         switch command {
-        case .seek(let requested, let reference, let precision): return seek(requested, reference, precision)
-        case .set(let name, let value): return set(name, value)
-        case .add(let name, let delta): return add(name, delta)
-        case .multiply(let name, let factor): return multiply(name, factor)
-        case .cycle(let name, let up): return cycle(name, up: up)
+        case .seek(let requested, let reference, let precision): return PropertyTable.seek(self, requested, reference, precision)
+        case .set(let name, let value): return PropertyTable.set(self, name, value)
+        case .add(let name, let delta): return PropertyTable.add(self, name, delta)
+        case .multiply(let name, let factor): return PropertyTable.multiply(self, name, factor)
+        case .cycle(let name, let up): return PropertyTable.cycle(self, name, up: up)
         case .frameStep: player.step(); return .ok
         case .frameBackStep: player.stepBack(); return .ok
         case .playlistNext: return walk.next(loop: settings.loopPlaylist.isOn, paused: staysPaused)

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// Tracks: choosing audio and subtitle tracks, and their labels (the `aid`/`vid`/`sid`
+/// Tracks: choosing audio and subtitle tracks, and their labels (``MediaInfo/audioLabel(_:)``) (the `aid`/`vid`/`sid`
 /// properties are ``PropertyTable``'s; the subtitles an item opens with, ``OpenPlan``'s).
 extension PlayerController {
     public func selectSubtitle(_ id: Int?) {
@@ -16,14 +16,8 @@ extension PlayerController {
 
     public func selectAudio(_ index: Int?) {
         player.selectAudioTrack(index)
-        show("audio: \(index.map(audioLabel) ?? "off")")
+        show("audio: \(index.flatMap { player.mediaInfo?.audioLabel($0) } ?? "off")")
     }
-
-    /// Video track `index` as the OSD names it (``MediaInfo/videoLabel(_:)``); `off`: none.
-    public func videoLabel(_ index: Int) -> String { player.mediaInfo?.videoLabel(index) ?? "off" }
-
-    /// Audio track `index` as the OSD names it (``MediaInfo/audioLabel(_:)``); `off`: none.
-    public func audioLabel(_ index: Int) -> String { player.mediaInfo?.audioLabel(index) ?? "off" }
 }
 
 extension MediaInfo {

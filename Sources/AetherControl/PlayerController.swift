@@ -11,9 +11,8 @@ import Glibc
 /// remote front ends observe. Runs on the host's thread (call ``tick()`` from its loop).
 ///
 /// This file holds its state, loading and the host's loop; the commands are in extensions by
-/// family: +Commands (the dispatch), +Transport (seeks), +Playlist, +Properties (`set`/`add`/
-/// `cycle` through the ``PropertyTable``), +Tracks, and +Snapshot (what remote front ends read).
-/// Its parts: ``PlaylistWalk`` (the playlist, where to go next, and the ``WalkTally``),
+/// family: +Commands (the dispatch, with seeks and the properties through the
+/// ``PropertyTable``), +Playlist, +Tracks, and +Snapshot (what remote front ends read). Its parts: ``PlaylistWalk`` (the playlist, where to go next, and the ``WalkTally``),
 /// ``ItemFacts`` (the item loaded), ``OpenPlan`` (how an item opens), ``LeaveGate`` (a quit
 /// that cancels an open) and ``SnapshotSource`` (the snapshot, the titles and the cover).
 public final class PlayerController: PlaylistWalkOwner {
@@ -76,11 +75,6 @@ public final class PlayerController: PlaylistWalkOwner {
     /// ``errors`` as printed when the player leaves: the first `limit`, then how many more
     /// (a playlist of 100 000 missing files is not 100 000 lines on the terminal).
     public func reportedErrors(limit: Int = 20) -> [String] { walk.tally.reportedErrors(limit: limit) }
-
-    /// A resume note for the item just loaded (`resumed at 00:07`), for the host to show.
-    public var resumedAt: Double? {
-        item.resumedAt
-    }
 
     /// Where the current item started (for its summary).
     public var itemStartPosition: Double {
@@ -149,13 +143,13 @@ public final class PlayerController: PlaylistWalkOwner {
         let start = plan.options.start
         if reload == nil, settings.startGiven, start > 0, let duration = player.duration, duration > 0, start >= duration {
             player.stop()
-            return notPlayed("'\(TextSanitizer.clean(entry.displayName))': --start \(Self.clock(start)) is past its end (\(Self.clock(duration)))")
+            return notPlayed("'\(TextSanitizer.clean(entry.displayName))': --start \(TimeFormat.clock(start)) is past its end (\(TimeFormat.clock(duration)))")
         }
         walk.tally.opened(loops: settings.loopFile)
         item.opened(fileSize: PlaylistLoader.isURL(entry.source) ? nil : FileBytes.size(path: entry.source),
                     startPosition: player.startPosition ?? start)
         if settings.subtitleAutoload { plan.addSidecars(of: entry.source, to: player) }
-        remote.saw(title(of: entry), for: entry.source, items: playlist.count)
+        remote.saw(remote.title(of: entry, player: player), for: entry.source, items: playlist.count)
         // (`--stream-record` began with the open; a gapless item already playing starts it here.)
         if player.recordingPath != settings.player.streamRecord { startRecording() }
         remote.writeCover(of: player)
@@ -164,7 +158,7 @@ public final class PlayerController: PlaylistWalkOwner {
         host?.controllerDidLoadItem(self)
         hub.emit(.fileLoaded)
         hub.emit(.seeked(position: start))
-        if let at = item.resumedAt { host?.controller(self, show: "resuming at \(Self.clock(at))") }
+        if let at = item.resumedAt { host?.controller(self, show: "resuming at \(TimeFormat.clock(at))") }
         publish()
         return true
     }
@@ -277,7 +271,6 @@ public final class PlayerController: PlaylistWalkOwner {
 
     // MARK: remote services and resume
 
-
     /// Starts the host's remote front ends (`services`) as `options` ask, and from then on writes
     /// covers only if MPRIS runs (nothing reads them otherwise). Their warnings, a line each.
     public func start(_ services: RemoteServices, _ options: RemoteServices.Options) -> [String] {
@@ -294,5 +287,4 @@ public final class PlayerController: PlaylistWalkOwner {
         }
     }
 
-    static func clock(_ seconds: Double) -> String { TimeFormat.clock(seconds) }
 }

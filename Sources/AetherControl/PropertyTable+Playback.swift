@@ -16,7 +16,7 @@ extension PropertyTable {
         return .ok
     }, cycle: { c, _, _ in
         if c.item.heldAtEnd { return .failure("at the end") }
-        return c.set("pause", .bool(!c.player.isPaused))
+        return PropertyTable.set(c, "pause", .bool(!c.player.isPaused))
     })
 
     private static let volume = Entry(names: ["volume"], set: { c, _, value in
@@ -26,9 +26,9 @@ extension PropertyTable {
         c.show("volume \(Int(c.player.volume.rounded())) %")
         return .ok
     }, add: { c, name, delta in
-        c.set(name, .number(c.player.volume + delta))
+        PropertyTable.set(c, name, .number(c.player.volume + delta))
     }, multiply: { c, name, factor in
-        c.set(name, .number(c.player.volume * factor))
+        PropertyTable.set(c, name, .number(c.player.volume * factor))
     })
 
     private static let mute = Entry(names: ["mute"], set: { c, _, value in
@@ -38,7 +38,7 @@ extension PropertyTable {
         c.show(b ? "mute" : "unmute")
         return .ok
     }, cycle: { c, _, _ in
-        c.set("mute", .bool(!c.player.isMuted))
+        PropertyTable.set(c, "mute", .bool(!c.player.isMuted))
     })
 
     /// Added to or multiplied, it goes to the hundredth.
@@ -49,8 +49,8 @@ extension PropertyTable {
         c.show(String(cFormat: "speed %.2f×", c.player.rate))
         return .ok
     }, add: { c, name, delta in
-        c.set(name, .number(((c.player.rate + delta) * 100).rounded() / 100))
+        PropertyTable.set(c, name, .number(((c.player.rate + delta) * 100).rounded() / 100))
     }, multiply: { c, name, factor in
-        c.set(name, .number((c.player.rate * factor * 100).rounded() / 100))
+        PropertyTable.set(c, name, .number((c.player.rate * factor * 100).rounded() / 100))
     })
 }

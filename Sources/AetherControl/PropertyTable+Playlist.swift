@@ -25,7 +25,7 @@ extension PropertyTable {
         c.show("shuffle: \(on ? "on" : "off")")
         return .ok
     }, cycle: { c, name, _ in
-        c.set(name, .bool(!c.settings.shuffle))
+        PropertyTable.set(c, name, .bool(!c.settings.shuffle))
     })
 
     /// `inf`, `yes`, `no` or a count of passes; the passes left start again from it.
@@ -47,7 +47,7 @@ extension PropertyTable {
             c.show("\(name): \(loop.isOn ? "on" : "off")")
             return .ok
         }, cycle: { c, name, _ in
-            c.set(name, .bool(!(ofFile ? c.settings.loopFile : c.settings.loopPlaylist).isOn))
+            PropertyTable.set(c, name, .bool(!(ofFile ? c.settings.loopFile : c.settings.loopPlaylist).isOn))
         })
     }
 

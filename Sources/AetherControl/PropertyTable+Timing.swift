@@ -15,7 +15,7 @@ extension PropertyTable {
         c.show(String(cFormat: "subtitle delay %+.1f s", c.player.subtitleDelay))
         return .ok
     }, add: { c, name, delta in
-        c.set(name, .number(((c.player.subtitleDelay + delta) * 1000).rounded() / 1000))
+        PropertyTable.set(c, name, .number(((c.player.subtitleDelay + delta) * 1000).rounded() / 1000))
     })
 
     private static let audioDelay = Entry(names: ["audio-delay"], set: { c, _, value in
@@ -25,7 +25,7 @@ extension PropertyTable {
         c.show(String(cFormat: "audio delay %+.1f s", c.player.audioDelay))
         return .ok
     }, add: { c, name, delta in
-        c.set(name, .number(((c.player.audioDelay + delta) * 1000).rounded() / 1000))
+        PropertyTable.set(c, name, .number(((c.player.audioDelay + delta) * 1000).rounded() / 1000))
     })
 
     private static let timePosition = Entry(names: ["time-pos"], set: { c, _, value in
@@ -69,6 +69,40 @@ extension PropertyTable {
         c.player.seek(to: chapters[index].start, mode: .exact)
         c.hub.emit(.seeked(position: chapters[index].start))
         c.show("chapter \(index + 1)/\(chapters.count): \(chapters[index].title ?? "")")
+        return .ok
+    }
+
+    /// `seek <amount> relative|absolute|absolute-percent [exact|keyframes]`: exact as
+    /// `--hr-seek` says where the command does not. A keyframe seek forward lands at or after
+    /// its target, backward at or before it.
+    static func seek(_ c: PlayerController, _ requested: Double, _ reference: PlayerCommand.SeekReference, _ precision: PlayerCommand.SeekPrecision) -> CommandResult {
+        guard c.player.mediaInfo != nil else { return .failure("nothing is playing") }
+        // Clamped to ±31 years: `seek 1e308` goes to the end, as far as any file reaches.
+        let amount: Double
+        do { amount = try OutsideValue.seconds(requested, name: "seek") } catch { return .failure(error.message) }
+        let mode: SeekMode = c.settings.hrSeek.isExact(precision, reference) ? .exact : .keyframe
+        let target: Double
+        switch reference {
+        case .relative:
+            target = c.player.currentTime + amount
+            c.player.seek(by: amount, mode: mode)
+            c.show(String(cFormat: "seek %+.0f s", amount))
+        case .absolute:
+            // mpv: a negative absolute time counts from the end.
+            target = amount < 0 ? max(0, (c.player.duration ?? 0) + amount) : amount
+            c.player.seek(to: target, mode: mode)
+            c.show("seek to \(TimeFormat.clock(target))")
+        case .absolutePercent:
+            // Live: percentages of the kept window (100 is the live edge).
+            guard let range = c.player.seekableRange, range.upperBound > range.lowerBound else {
+                return .failure("the length is unknown")
+            }
+            target = range.lowerBound + min(100, max(0, amount)) / 100 * (range.upperBound - range.lowerBound)
+            c.player.seek(to: target, mode: mode)
+            c.show(c.player.isLive && amount >= 100 ? "back to live" : "seek to \(TimeFormat.clock(target))")
+        }
+        if c.item.heldAtEnd { c.item.heldAtEnd = false }
+        c.hub.emit(.seeked(position: max(0, target)))
         return .ok
     }
 }

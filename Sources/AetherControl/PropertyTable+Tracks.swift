@@ -15,7 +15,7 @@ extension PropertyTable {
             c.show("audio: off")
         } else if let n = track(value, count: count), count > 0 {
             c.player.selectAudioTrack(n - 1)
-            c.show("audio: \(c.audioLabel(n - 1))")
+            c.show("audio: \(c.player.mediaInfo?.audioLabel(n - 1) ?? "off")")
         } else { return .failure("no audio track \(value)") }
         return .ok
     }, cycle: { c, _, up in
@@ -23,7 +23,7 @@ extension PropertyTable {
         guard count > 0 else { return .failure("no audio tracks") }
         let current = c.player.activeAudioTrack ?? -1
         let next = ((current + (up ? 1 : -1)) % count + count) % count
-        return c.set("aid", .number(Double(next + 1)))
+        return PropertyTable.set(c, "aid", .number(Double(next + 1)))
     })
 
     /// Cycling goes 1, 2, …, off (mpv's `_` cycles through "no" too).
@@ -43,14 +43,14 @@ extension PropertyTable {
             position: player.currentTime, audioTrack: player.activeAudioTrack,
             subtitleTrack: player.activeSubtitleTrack.flatMap { id in player.subtitleTracks.firstIndex { $0.id == id } })
         guard c.load(index: index, paused: player.isPaused, reload: keep) else { return .failure("cannot reopen with that video track") }
-        c.show("video: \(choice.map { c.videoLabel($0) } ?? "off")")
+        c.show("video: \(choice.flatMap { c.player.mediaInfo?.videoLabel($0) } ?? "off")")
         return .ok
     }, cycle: { c, _, up in
         let count = c.player.mediaInfo?.video.count ?? 0
         guard count > 0 else { return .failure("no video tracks") }
         let current = c.player.activeVideoTrack.map { $0 + 1 } ?? 0
         let next = (current + (up ? 1 : count)) % (count + 1)
-        return c.set("vid", next == 0 ? .bool(false) : .number(Double(next)))
+        return PropertyTable.set(c, "vid", next == 0 ? .bool(false) : .number(Double(next)))
     })
 
     /// Cycling goes off, 1, 2, … (mpv's `j` cycles through "no" too).
@@ -78,7 +78,7 @@ extension PropertyTable {
         c.show(b ? "subtitles visible" : "subtitles hidden")
         return .ok
     }, cycle: { c, _, _ in
-        c.set("sub-visibility", .bool(!c.subtitlesVisible))
+        PropertyTable.set(c, "sub-visibility", .bool(!c.subtitlesVisible))
     })
 
     /// A 1-based track number in 1…count from a property value (nil: not one).

@@ -39,4 +39,28 @@ enum PropertyTable {
         }
         return table
     }()
+
+    /// `set <name> <value>` on `c`'s player.
+    static func set(_ c: PlayerController, _ name: String, _ value: PropertyValue) -> CommandResult {
+        guard let entry = entry(name) else { return .failure("unknown property '\(name)'") }
+        return entry.set(c, name, value)
+    }
+
+    /// `add <name> <delta>`.
+    static func add(_ c: PlayerController, _ name: String, _ delta: Double) -> CommandResult {
+        guard let add = entry(name)?.add else { return .failure("cannot add to '\(name)'") }
+        return add(c, name, delta)
+    }
+
+    /// `multiply <name> <factor>`.
+    static func multiply(_ c: PlayerController, _ name: String, _ factor: Double) -> CommandResult {
+        guard let multiply = entry(name)?.multiply else { return .failure("cannot multiply '\(name)'") }
+        return multiply(c, name, factor)
+    }
+
+    /// `cycle <name> [up|down]`.
+    static func cycle(_ c: PlayerController, _ name: String, up: Bool) -> CommandResult {
+        guard let cycle = entry(name)?.cycle else { return .failure("cannot cycle '\(name)'") }
+        return cycle(c, name, up)
+    }
 }

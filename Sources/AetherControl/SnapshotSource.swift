@@ -70,6 +70,23 @@ final class SnapshotSource {
         }
     }
 
+    /// The title of `item`: the container's, else its tags', else the song a radio station
+    /// says it plays (`icy-title`, as mpv), else the playlist's; nil when none says one.
+    func title(of item: PlaylistItem, player: Player) -> String? {
+        TextSanitizer.cleanOrNil(player.mediaInfo?.title) ?? TextSanitizer.cleanOrNil(player.tags.title)
+            ?? player.networkStatus?.station?.title ?? TextSanitizer.cleanOrNil(item.title)
+    }
+
+    /// What each item of `playlist` is called: the titles seen, the one playing now.
+    func playlistTitles(_ playlist: Playlist, player: Player) -> PlaylistTitles {
+        var titles = PlaylistTitles()
+        titles.items = playlist.items
+        titles.position = playlist.position
+        titles.seen = titlesSeen
+        titles.current = playlist.current.flatMap { title(of: $0, player: player) }
+        return titles
+    }
+
     /// The snapshot of `c`'s player, playlist and settings.
     func snapshot(of c: PlayerController) -> PlayerSnapshot {
         let player = c.player, playlist = c.playlist, settings = c.settings
@@ -99,7 +116,7 @@ final class SnapshotSource {
             s.path = TextSanitizer.clean(item.source)
             s.filename = TextSanitizer.clean(item.displayName)
             let tags = player.tags
-            s.tags.title = c.title(of: item)
+            s.tags.title = title(of: item, player: c.player)
             s.mediaTitle = c.mediaTitle
             s.artURL = coverURL
             s.tags.artist = TextSanitizer.cleanOrNil(tags.artist)
