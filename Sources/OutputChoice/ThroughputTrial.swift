@@ -1,3 +1,4 @@
+import AetherBase
 import TerminalGraphics
 
 /// The throughput probe behind `--vo=auto`: each candidate draws a few frames at the layout's

@@ -1,3 +1,4 @@
+import AetherBase
 import Testing
 @testable import TerminalGraphics
 

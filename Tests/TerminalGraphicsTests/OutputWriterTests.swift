@@ -1,3 +1,4 @@
+import AetherBase
 import Foundation
 import TerminalGraphicsTestSupport
 import Testing

@@ -110,8 +110,8 @@ public enum ChildProcess {
     /// Starts `arguments[0]` (looked up on `PATH` when `searchPath`) with its standard output to
     /// a pipe, its input from a pipe or /dev/null and its errors to a pipe or /dev/null; the
     /// program's one `posix_spawn` (``run(_:_:input:outputLimit:killOverBudget:errorTail:timeout:cancelled:)``
-    /// and TerminalGraphics' `TmuxQuery`, which collects its child later). The caller owns the
-    /// ends returned and reaps the child.
+    /// and ``PendingChild``, which collects its child later). The caller owns the ends returned
+    /// and reaps the child.
     public static func spawn(_ arguments: [String], searchPath: Bool, input: Bool = false, errors: Bool = false) throws(SpawnError) -> Started {
         var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
         func closeAll() { for fd in inPipe + outPipe + errPipe where fd >= 0 { close(fd) } }

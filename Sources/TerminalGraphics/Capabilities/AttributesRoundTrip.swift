@@ -1,3 +1,5 @@
+import AetherBase
+
 /// Waiting for a terminal to have taken what was written: DA1 (`CSI c`), which every terminal
 /// (and tmux itself) answers in order, sent after the bytes; its answer means everything before
 /// it was absorbed. Queries sent and not answered yet are counted, so a late answer is the

@@ -153,13 +153,9 @@ public struct TmuxPane: Sendable, Equatable {
 /// and reaped if late). A few milliseconds; started before the probe's queries go out and
 /// collected after the sentinel, so it costs the probe next to nothing.
 public final class TmuxQuery {
-    private var pid: pid_t = 0
-    private var readEnd: Int32 = -1
-    private var output: [UInt8] = []
+    private let child: PendingChild?
     private var result: TmuxPane?
     private var finished = false
-    /// Collects the child once it is started.
-    private var reaper: ChildReaper?
 
     /// Starts the query; a failure to start (no `tmux` on `PATH`) is a query that answers nil.
     /// - Parameters:
@@ -168,80 +164,18 @@ public final class TmuxQuery {
         var arguments = [executable, "display-message", "-p"]
         if let pane = environment.tmuxPane { arguments += ["-t", pane] }
         arguments.append(TmuxPane.format)
-        start(arguments)
+        child = PendingChild(arguments, reaperName: "aether.tmux-reaper")
     }
 
     deinit { _ = finish(timeout: .zero) }
-
-    private func start(_ arguments: [String]) {
-        guard let child = try? ChildProcess.spawn(arguments, searchPath: true) else {
-            finished = true
-            return
-        }
-        pid = child.pid
-        readEnd = child.output
-        reaper = ChildReaper(pid: child.pid)
-    }
 
     /// Waits at most `timeout` for tmux's answer; a child still running then is killed. Nil when
     /// tmux did not answer, failed, or said something else. Later calls return the same result.
     public func finish(timeout: Duration) -> TmuxPane? {
         guard !finished else { return result }
         finished = true
-        // A wait on `poll` and on the child: in the system's clock.
-        let deadline = SystemDeadline(after: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18)
-        var buffer = [UInt8](repeating: 0, count: 512)
-        var eof = false
-        while !eof, output.count < 4096 {
-            var pfd = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, deadline.millisecondsLeft)
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else { break }
-            let n = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR || errno == EAGAIN { continue }
-            if n <= 0 { eof = true } else { output += buffer.prefix(n) }
-        }
-        close(readEnd)
-        readEnd = -1
-        // After its output ends the child exits at once; a little grace past the deadline for that.
-        let seconds = Double(deadline.microsecondsLeft) / 1e6 + 0.02
-        guard let reaper else { return nil }
-        guard let status = reaper.status(waitingFor: seconds) else {
-            // Late (a server that does not answer): our own child, ended by its pid (the reaper
-            // thread then collects it).
-            kill(pid, SIGKILL)
-            _ = reaper.status(waitingFor: nil)
-            return nil
-        }
-        guard eof, status == 0 else { return nil }   // exited 0 (WIFEXITED, code 0)
+        guard let output = child?.collect(timeout: timeout, limit: 4096) else { return nil }
         result = TmuxPane(reply: String(decoding: output, as: UTF8.self))
         return result
-    }
-}
-
-/// Collects a child's exit on a thread of its own, blocked in `waitpid`, so that its parent can
-/// wait for the exit with a deadline instead of polling with `WNOHANG`.
-final class ChildReaper: Sendable {
-    /// Whether `waitpid` returned, and the wait status: nil until the child has been collected
-    /// (or when `waitpid` failed).
-    private let reaped = GuardedCondition<(exited: Bool, status: Int32?)>((false, nil))
-
-    init(pid: pid_t) {
-        OSThread.start(name: "aether.tmux-reaper") { [reaped] in
-            var status: Int32 = 0
-            var r: pid_t
-            repeat { r = waitpid(pid, &status, 0) } while r < 0 && errno == EINTR
-            let collected: Int32? = r == pid ? status : nil
-            reaped.update { $0 = (true, collected) }
-        }
-    }
-
-    /// The child's wait status once it has exited, waiting until monotonic time `deadline` at
-    /// most (nil: as long as it takes); nil when it has not exited by then (or could not be
-    /// waited for).
-    func status(waitingFor timeout: Double?) -> Int32? {
-        reaped.withLock(when: { $0.exited }, timeout: timeout) { r, exited in
-            exited ? r.status : nil
-        }
     }
 }

@@ -202,12 +202,8 @@ public final class KittyDriver: VideoDriver {
         for row in r.row..<r.endRow where mask.anyCovered(row: row, column: r.column, count: r.width) {
             let k = row - r.row
             let y0 = k * h / r.height, y1 = ((k + 1) * h + r.height - 1) / r.height
-            var column = r.column
-            while column < r.endColumn {
-                guard mask.isCovered(column: column, row: row) else { column += 1; continue }
-                let first = column
-                while column < r.endColumn, mask.isCovered(column: column, row: row) { column += 1 }
-                let x0 = (first - r.column) * w / r.width, x1 = ((column - r.column) * w + r.width - 1) / r.width
+            for run in mask.runs(row: row, in: r.column..<r.endColumn, covered: true) {
+                let x0 = (run.lowerBound - r.column) * w / r.width, x1 = ((run.upperBound - r.column) * w + r.width - 1) / r.width
                 let hole = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
                 if !hole.isEmpty { rects.append(hole) }
             }

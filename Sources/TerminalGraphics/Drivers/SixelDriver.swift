@@ -141,17 +141,7 @@ public final class SixelDriver: VideoDriver {
     static func uncoveredRects(mask: CellMask, placement: Placement) -> [PixelRect] {
         let r = placement.rect, cell = placement.cellSize
         let picture = PixelRect(x: 0, y: 0, width: placement.pictureSize.width, height: placement.pictureSize.height)
-        func runs(_ row: Int) -> [Range<Int>] {
-            var found: [Range<Int>] = []
-            var column = r.column
-            while column < r.endColumn {
-                guard !mask.isCovered(column: column, row: row) else { column += 1; continue }
-                let first = column
-                while column < r.endColumn, !mask.isCovered(column: column, row: row) { column += 1 }
-                found.append(first..<column)
-            }
-            return found
-        }
+        func runs(_ row: Int) -> [Range<Int>] { mask.runs(row: row, in: r.column..<r.endColumn, covered: false) }
         var rects: [PixelRect] = []
         var row = r.row
         while row < r.endRow {
@@ -174,13 +164,9 @@ public final class SixelDriver: VideoDriver {
         let picture = PixelRect(x: 0, y: 0, width: placement.pictureSize.width, height: placement.pictureSize.height)
         var rects: [PixelRect] = []
         for row in r.row..<r.endRow where mask.anyCovered(row: row, column: r.column, count: r.width) {
-            var column = r.column
-            while column < r.endColumn {
-                guard mask.isCovered(column: column, row: row) else { column += 1; continue }
-                let first = column
-                while column < r.endColumn, mask.isCovered(column: column, row: row) { column += 1 }
-                let hole = PixelRect(x: (first - r.column) * cell.width, y: (row - r.row) * cell.height,
-                                     width: (column - first) * cell.width, height: cell.height).intersection(picture)
+            for run in mask.runs(row: row, in: r.column..<r.endColumn, covered: true) {
+                let hole = PixelRect(x: (run.lowerBound - r.column) * cell.width, y: (row - r.row) * cell.height,
+                                     width: run.count * cell.width, height: cell.height).intersection(picture)
                 if !hole.isEmpty { rects.append(hole) }
             }
         }

@@ -144,13 +144,9 @@ extension ByteBuffer {
     public func appendErase(_ rect: CellRect, sparing spared: CellMask) {
         guard !rect.isEmpty else { return }
         for row in rect.row..<rect.endRow {
-            var column = rect.column
-            while column < rect.endColumn {
-                guard !spared.isCovered(column: column, row: row) else { column += 1; continue }
-                let start = column
-                while column < rect.endColumn, !spared.isCovered(column: column, row: row) { column += 1 }
-                append(Escape.cursorPosition(column: start, row: row))
-                append(Escape.eraseCharacters(column - start))
+            for run in spared.runs(row: row, in: rect.column..<rect.endColumn, covered: false) {
+                append(Escape.cursorPosition(column: run.lowerBound, row: row))
+                append(Escape.eraseCharacters(run.count))
             }
         }
     }

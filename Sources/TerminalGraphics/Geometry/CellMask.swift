@@ -60,6 +60,19 @@ public struct CellMask: Sendable, Equatable {
         return false
     }
 
+    /// The runs of cells of `row` within `columns` that are covered (`covered`) or not, left to right.
+    func runs(row: Int, in columns: Range<Int>, covered: Bool) -> [Range<Int>] {
+        var found: [Range<Int>] = []
+        var column = columns.lowerBound
+        while column < columns.upperBound {
+            guard isCovered(column: column, row: row) == covered else { column += 1; continue }
+            let first = column
+            while column < columns.upperBound, isCovered(column: column, row: row) == covered { column += 1 }
+            found.append(first..<column)
+        }
+        return found
+    }
+
     /// Whether every cell of `rect` is covered (a picture there would show nothing); an empty
     /// rectangle is not.
     public func coversAll(_ rect: CellRect) -> Bool {

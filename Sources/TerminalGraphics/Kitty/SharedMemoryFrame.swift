@@ -1,3 +1,4 @@
+import AetherBase
 #if canImport(Glibc)
 import Glibc
 #endif

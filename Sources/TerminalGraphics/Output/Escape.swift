@@ -11,9 +11,6 @@ public enum Escape {
     public static let endSynchronizedUpdate: [UInt8] = Array("\u{1B}[?2026l".utf8)
     /// `CSI 0m`: reset colours and attributes.
     public static let resetAttributes: [UInt8] = Array("\u{1B}[0m".utf8)
-    /// `CSI ?25l` / `CSI ?25h`: hide / show the cursor.
-    public static let hideCursor: [UInt8] = Array("\u{1B}[?25l".utf8)
-    public static let showCursor: [UInt8] = Array("\u{1B}[?25h".utf8)
 
     /// DECSC / DECRC: save and restore the cursor position and attributes (so ncurses' idea of
     /// them stays true around a picture).
@@ -57,7 +54,4 @@ public enum Escape {
         if n != 1 { w.decimal(n) }
         w.byte(UInt8(ascii: "C"))
     }
-
-    /// Upper bound of ``writeCursorPosition`` plus slack.
-    static let maxCursorPositionBytes = 20
 }
