@@ -39,7 +39,7 @@ public struct AutoOutput: Sendable {
         guard let first = candidates.first else { return nil }
         // Inside tmux the trial's queries go to the terminal outside: one that did not answer the
         // probe's through the passthrough would leave every frame unanswered.
-        let measurable = caps.answered && (!caps.tmuxPassthrough || !caps.outerDeviceAttributes.isEmpty)
+        let measurable = caps.probe.answered && (!caps.tmux.allowsPassthrough || !caps.tmux.outerDeviceAttributes.isEmpty)
         guard measurable, candidates.count > 1 else {
             return AutoOutput(candidate: first, figures: [], source: .capabilities)
         }

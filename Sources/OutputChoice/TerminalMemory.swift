@@ -29,11 +29,11 @@ public struct TerminalMemory: Sendable {
 
     /// The key of the terminal with `caps` (printable ASCII, at most 120 characters).
     public static func key(for caps: TerminalCapabilities, environment: [String: String]) -> String {
-        let name = (caps.tmuxPassthrough ? caps.outerTerminalVersion : nil) ?? caps.terminalVersion
-            ?? caps.termProgram.map { $0 + (environment["TERM_PROGRAM_VERSION"].map { " " + $0 } ?? "") }
-            ?? caps.term ?? "unknown"
-        let cell = caps.cellSize.map { "\($0.width)x\($0.height)" } ?? "-"
-        let raw = "\(name)|cell \(cell)" + (caps.inTmux ? "|tmux" : "")
+        let name = (caps.tmux.allowsPassthrough ? caps.tmux.outerVersion : nil) ?? caps.terminal.version
+            ?? caps.terminal.termProgram.map { $0 + (environment["TERM_PROGRAM_VERSION"].map { " " + $0 } ?? "") }
+            ?? caps.terminal.term ?? "unknown"
+        let cell = caps.window.cellSize.map { "\($0.width)x\($0.height)" } ?? "-"
+        let raw = "\(name)|cell \(cell)" + (caps.tmux.inside ? "|tmux" : "")
         return String(raw.unicodeScalars.filter(isKeyScalar).prefix(keyLength).map(Character.init))
     }
 

@@ -61,14 +61,14 @@ public struct ThroughputTrial {
                 // A terminal still taking an earlier candidate's frames: wait for it (not counted).
                 // Inside tmux the clear before (and the trial's start) makes tmux redraw the pane,
                 // and it drops what passes through meanwhile: settle first.
-                if caps.tmuxPassthrough {
+                if caps.tmux.allowsPassthrough {
                     _ = try answers.settle(&transport, until: now() + 2 * longestWait, now: now)
                 } else {
                     _ = try answers.await(&transport, until: now() + 2 * longestWait, now: now)
                 }
                 let floor = OutputFigure.floor(of: driver)
                 let wait = min(longestWait, OutputFigure.slowestKeepingUp(sourceFPS: sourceFPS, floor: floor))
-                let mask = CellMask(columns: caps.screenColumns ?? 80, rows: caps.screenRows ?? 24)
+                let mask = CellMask(columns: caps.window.columns ?? 80, rows: caps.window.rows ?? 24)
                 var times: [Double] = []
                 let buffer = ByteBuffer(capacity: 1 << 20)
                 var redone = false
@@ -81,7 +81,7 @@ public struct ThroughputTrial {
                     buffer.removeAll()
                     guard (try? driver.render(image, placement: spot, mask: mask, into: buffer)) != nil else { break }
                     // Inside tmux the outer terminal, which draws the pictures, is asked.
-                    buffer.append(AttributesRoundTrip.query(throughTmux: caps.tmuxPassthrough))
+                    buffer.append(AttributesRoundTrip.query(throughTmux: caps.tmux.allowsPassthrough))
                     try transport.send(buffer.bytes)
                     answers.sent()
                     let answered = try answers.await(&transport, until: t0 + (k == 0 ? 2 * wait : wait), now: now)
@@ -91,7 +91,7 @@ public struct ThroughputTrial {
                     }
                     // Inside tmux the answer may have been dropped, not late: once the terminal
                     // answers again, the frame is drawn once more (once a candidate).
-                    if caps.tmuxPassthrough, !redone {
+                    if caps.tmux.allowsPassthrough, !redone {
                         redone = true
                         if try answers.settle(&transport, until: now() + 2 * longestWait, now: now) {
                             k -= 1

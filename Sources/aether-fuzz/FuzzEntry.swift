@@ -273,11 +273,11 @@ enum ReplyFuzz {
             inTmux ? pane : nil
         }
         let caps = report.capabilities
-        precondition((caps.terminalVersion?.utf8.count ?? 0) <= ReplyLimits.terminalVersionBytes, "a name past its bound")
-        precondition(caps.deviceAttributes.count <= 64 && caps.outerDeviceAttributes.count <= 64)
-        if let cell = caps.cellSize { precondition(ReplyLimits.accepts(cell), "an unbelievable cell \(cell)") }
-        if let g = caps.sixelMaxGeometry { precondition(g.width <= 4096 && g.height <= 4096) }
-        precondition(caps.effectiveSixelColors <= 256)
+        precondition((caps.terminal.version?.utf8.count ?? 0) <= ReplyLimits.terminalVersionBytes, "a name past its bound")
+        precondition(caps.terminal.deviceAttributes.count <= 64 && caps.tmux.outerDeviceAttributes.count <= 64)
+        if let cell = caps.window.cellSize { precondition(ReplyLimits.accepts(cell), "an unbelievable cell \(cell)") }
+        if let g = caps.sixel.maxGeometry { precondition(g.width <= 4096 && g.height <= 4096) }
+        precondition(caps.sixel.effectiveColors <= 256)
         precondition(report.strayInput.count <= bytes.count, "stray input larger than the input")
     }
 }

@@ -63,18 +63,18 @@ import Testing
         let swallowed = filter.feed(Self.read(long), now: 101)
         #expect(swallowed.isEmpty, "an overlong reply is swallowed")
         var caps = TerminalCapabilities()
-        caps.sixelMaxGeometry = PixelSize(width: 2000, height: 2000)
+        caps.sixel.maxGeometry = PixelSize(width: 2000, height: 2000)
         var changed = false
-        for case .reply(let bytes) in out.dropLast() { changed = caps.takeSixelLimits(from: bytes) || changed }
-        let attributes = caps.takeSixelLimits(from: Array("\u{1B}[?63;4c".utf8))
+        for case .reply(let bytes) in out.dropLast() { changed = caps.sixel.takeLimits(from: bytes) || changed }
+        let attributes = caps.sixel.takeLimits(from: Array("\u{1B}[?63;4c".utf8))
         #expect(!attributes, "a DA1 is no sixel limit")
-        #expect(changed && caps.sixelMaxGeometry == PixelSize(width: 1000, height: 912) && caps.sixelColorRegisters == 256,
+        #expect(changed && caps.sixel.maxGeometry == PixelSize(width: 1000, height: 912) && caps.sixel.colorRegisters == 256,
                 "a later answer replaces the limit (another terminal may have attached)")
-        let same = caps.takeSixelLimits(from: Array("\u{1B}[?2;0;1000;912S".utf8))
+        let same = caps.sixel.takeLimits(from: Array("\u{1B}[?2;0;1000;912S".utf8))
         #expect(!same, "the same limits are no change")
-        let hostile = caps.takeSixelLimits(from: Array("\u{1B}[?2;0;0;99999S".utf8))
+        let hostile = caps.sixel.takeLimits(from: Array("\u{1B}[?2;0;0;99999S".utf8))
         #expect(!hostile, "out of range: not taken")
-        #expect(caps.sixelMaxGeometry == PixelSize(width: 1000, height: 912))
+        #expect(caps.sixel.maxGeometry == PixelSize(width: 1000, height: 912))
     }
 
     @Test func theWholeProbeAnswerInOneReadMakesNoCommand() {

@@ -54,17 +54,17 @@ struct ScriptedTerminal: ProbeTransport {
         let report = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm"))
         let caps = report.capabilities
         #expect(terminal.sent == CapabilityProbe.query)
-        #expect(caps.answered)
-        #expect(caps.sixel)
-        #expect(caps.sixelColorRegisters == 256)
-        #expect(caps.sixelMaxGeometry == PixelSize(width: 1000, height: 1000))
-        #expect(caps.cellSize == CellSize(width: 10, height: 20))
-        #expect(caps.cellSizeSource == .terminal)
-        #expect(caps.screenColumns == 80 && caps.screenRows == 24)
+        #expect(caps.probe.answered)
+        #expect(caps.sixel.available)
+        #expect(caps.sixel.colorRegisters == 256)
+        #expect(caps.sixel.maxGeometry == PixelSize(width: 1000, height: 1000))
+        #expect(caps.window.cellSize == CellSize(width: 10, height: 20))
+        #expect(caps.window.cellSizeSource == .terminal)
+        #expect(caps.window.columns == 80 && caps.window.rows == 24)
         #expect(!caps.synchronizedOutput)
         #expect(report.strayInput.isEmpty)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "sixel")
-        #expect(caps.probeMilliseconds < 200)
+        #expect(caps.probe.milliseconds < 200)
     }
 
     /// Captured from Debian's xterm 379 (`xterm -ti vt340`), which ignores `CSI 16/14/18 t`
@@ -73,17 +73,17 @@ struct ScriptedTerminal: ProbeTransport {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?63;1;2;4;6;9;15;16;22;28c\u{1B}[?1;0;256S\u{1B}[?2;0;480;312S\u{1B}[?2026;0$y\u{1B}[0n")
         let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm"),
                                          windowSize: (columns: 80, rows: 24, pixelWidth: 480, pixelHeight: 312)).capabilities
-        #expect(caps.sixel && caps.sixelColorRegisters == 256)
-        #expect(caps.sixelMaxGeometry == PixelSize(width: 480, height: 312))
-        #expect(caps.cellSize == CellSize(width: 6, height: 13) && caps.cellSizeSource == .ioctl)
+        #expect(caps.sixel.available && caps.sixel.colorRegisters == 256)
+        #expect(caps.sixel.maxGeometry == PixelSize(width: 480, height: 312))
+        #expect(caps.window.cellSize == CellSize(width: 6, height: 13) && caps.window.cellSizeSource == .ioctl)
         #expect(!caps.synchronizedOutput)
     }
 
     @Test func terminalWithoutSixelOrPixelSize() {
         var terminal = ScriptedTerminal(reply: Self.plainTerminal)
         let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm-256color")).capabilities
-        #expect(caps.answered && !caps.sixel)
-        #expect(caps.cellSize == nil)
+        #expect(caps.probe.answered && !caps.sixel.available)
+        #expect(caps.window.cellSize == nil)
         #expect(caps.synchronizedOutput)
         #expect(!caps.truecolor)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
@@ -93,16 +93,16 @@ struct ScriptedTerminal: ProbeTransport {
     @Test func textAreaReplyGivesCellSizeWhenCellReplyIsMissing() {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[4;480;800t\u{1B}[8;24;80t\u{1B}[0n")
         let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
-        #expect(caps.cellSize == CellSize(width: 10, height: 20))
+        #expect(caps.window.cellSize == CellSize(width: 10, height: 20))
     }
 
     @Test func ioctlPixelSizeWins() {
         var terminal = ScriptedTerminal(reply: Self.xtermVT340)
         let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(),
                                          windowSize: (columns: 100, rows: 30, pixelWidth: 900, pixelHeight: 540)).capabilities
-        #expect(caps.cellSize == CellSize(width: 9, height: 18))
-        #expect(caps.cellSizeSource == .ioctl)
-        #expect(caps.screenColumns == 100)
+        #expect(caps.window.cellSize == CellSize(width: 9, height: 18))
+        #expect(caps.window.cellSizeSource == .ioctl)
+        #expect(caps.window.columns == 100)
     }
 
     @Test func silentTerminalCostsOnlyTheBudget() {
@@ -115,7 +115,7 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(elapsed < .milliseconds(300))
         #expect(elapsed >= .milliseconds(140))
         let caps = report.capabilities
-        #expect(!caps.answered && !caps.sixel)
+        #expect(!caps.probe.answered && !caps.sixel.available)
         #expect(caps.truecolor && caps.truecolorSource == .environment)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
     }
@@ -125,14 +125,14 @@ struct ScriptedTerminal: ProbeTransport {
         let start = ContinuousClock.now
         let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(), budget: .milliseconds(100)).capabilities
         #expect(ContinuousClock.now - start < .milliseconds(250))
-        #expect(!caps.answered && !caps.sixel)
+        #expect(!caps.probe.answered && !caps.sixel.available)
     }
 
     @Test func repliesSplitAcrossReadsAndStrayKeys() {
         var terminal = ScriptedTerminal(reply: "q" + Self.xtermVT340, chunk: 1)
         let report = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment())
-        #expect(report.capabilities.sixel)
-        #expect(report.capabilities.answered)
+        #expect(report.capabilities.sixel.available)
+        #expect(report.capabilities.probe.answered)
         #expect(report.strayInput == Array("q".utf8))
     }
 
@@ -140,7 +140,7 @@ struct ScriptedTerminal: ProbeTransport {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?1;2c\u{1B}[0n")
         let env = TerminalEnvironment(["TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0"])
         let caps = CapabilityProbe.probe(transport: &terminal, environment: env).capabilities
-        #expect(caps.inTmux && !caps.sixel)
+        #expect(caps.tmux.inside && !caps.sixel.available)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
         #expect(VideoDrivers.resolve("sixel", capabilities: caps)?.name == "sixel", "an explicit choice is kept")
         #expect(VideoDrivers.resolve("bogus", capabilities: caps) == nil)
@@ -151,11 +151,11 @@ struct ScriptedTerminal: ProbeTransport {
             + "x\u{1B}]junk\u{1B}[0n"
         var terminal = ScriptedTerminal(reply: garbage, chunk: 7)
         let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
-        #expect(caps.answered)
-        #expect(caps.sixel)
-        #expect(caps.sixelColorRegisters == nil)
-        #expect(caps.cellSize == nil)
-        #expect(caps.effectiveSixelColors == 256)
+        #expect(caps.probe.answered)
+        #expect(caps.sixel.available)
+        #expect(caps.sixel.colorRegisters == nil)
+        #expect(caps.window.cellSize == nil)
+        #expect(caps.sixel.effectiveColors == 256)
     }
 
     /// XTVERSION (`DCS >|name ST`) names the terminal; the terminals known to compose sixel
@@ -166,7 +166,7 @@ struct ScriptedTerminal: ProbeTransport {
         let report = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm"))
         let caps = report.capabilities
         #expect(report.strayInput.isEmpty)
-        #expect(caps.terminalVersion == "XTerm(379)" && caps.isXterm)
+        #expect(caps.terminal.version == "XTerm(379)" && caps.terminal.isXterm)
         #expect(caps.summaryLines.contains("terminal version (XTVERSION): XTerm(379)"))
         #expect(VideoDrivers.sixelRepaint(for: caps) == .changed)
         let sixel = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init()) as? SixelDriver)
@@ -176,7 +176,7 @@ struct ScriptedTerminal: ProbeTransport {
 
         var foot = ScriptedTerminal(reply: "\u{1B}[?62;4;22c\u{1B}P>|foot(1.13.1)\u{1B}\\\u{1B}[0n")
         let footCaps = CapabilityProbe.probe(transport: &foot, environment: TerminalEnvironment(term: "foot")).capabilities
-        #expect(footCaps.terminalVersion == "foot(1.13.1)" && !footCaps.isXterm)
+        #expect(footCaps.terminal.version == "foot(1.13.1)" && !footCaps.terminal.isXterm)
         #expect((VideoDrivers.make("auto", capabilities: footCaps, options: .init()) as? SixelDriver)?.repaint == .changed)
         // mlterm 3.9 does not answer XTVERSION and draws unset pixels as background: whole pictures.
         var mlterm = ScriptedTerminal(reply: "\u{1B}[?63;1;2;3;4;6;7;15;18;22;29c\u{1B}[0n")
@@ -196,13 +196,13 @@ struct ScriptedTerminal: ProbeTransport {
     @Test func hostileTerminalVersionsAreBounded() {
         var control = ScriptedTerminal(reply: "\u{1B}P>|Evil\u{07}\u{1B}]0;pwned\u{07}\u{1B}\\\u{1B}[?62;4c\u{1B}[0n")
         let c = CapabilityProbe.probe(transport: &control, environment: TerminalEnvironment()).capabilities
-        #expect(c.answered && c.sixel && c.terminalVersion == nil)
+        #expect(c.probe.answered && c.sixel.available && c.terminal.version == nil)
         var long = ScriptedTerminal(reply: "\u{1B}P>|" + String(repeating: "A", count: 1000) + "\u{1B}\\\u{1B}[0n", chunk: 100)
         let l = CapabilityProbe.probe(transport: &long, environment: TerminalEnvironment()).capabilities
-        #expect(l.answered && l.terminalVersion == nil)
+        #expect(l.probe.answered && l.terminal.version == nil)
         var wide = ScriptedTerminal(reply: "\u{1B}P>|" + String(repeating: "B", count: 200) + "\u{1B}\\\u{1B}[0n")
         let w = CapabilityProbe.probe(transport: &wide, environment: TerminalEnvironment()).capabilities
-        #expect(w.terminalVersion == String(repeating: "B", count: 64))
+        #expect(w.terminal.version == String(repeating: "B", count: 64))
     }
 
     /// A terminal's claims are bounded (ReplyLimits): 1024×1024-px cells would make a frame
@@ -210,9 +210,9 @@ struct ScriptedTerminal: ProbeTransport {
     @Test func absurdCellSizesAreIgnored() {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}[6;1024;1024t\u{1B}[4;100000;100000t\u{1B}[8;24;80t\u{1B}[0n")
         let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
-        #expect(caps.answered && caps.sixel)
-        #expect(caps.cellSize == nil, "cell \(String(describing: caps.cellSize)) believed")
-        #expect(caps.cellSizeSource == .assumed)
+        #expect(caps.probe.answered && caps.sixel.available)
+        #expect(caps.window.cellSize == nil, "cell \(String(describing: caps.window.cellSize)) believed")
+        #expect(caps.window.cellSizeSource == .assumed)
     }
 
     @Test func anOutOfRangeSourceFallsThroughToTheNextOne() {
@@ -220,15 +220,15 @@ struct ScriptedTerminal: ProbeTransport {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[6;20;10t\u{1B}[0n")
         var caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(),
                                          windowSize: (columns: 80, rows: 24, pixelWidth: 65535, pixelHeight: 65535)).capabilities
-        #expect(caps.cellSize == CellSize(width: 10, height: 20) && caps.cellSizeSource == .terminal)
+        #expect(caps.window.cellSize == CellSize(width: 10, height: 20) && caps.window.cellSizeSource == .terminal)
         // A cell reply one pixel too wide: the text area (CSI 14 t ÷ CSI 18 t) gives the cell.
         terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[6;20;65t\u{1B}[4;480;800t\u{1B}[8;24;80t\u{1B}[0n")
         caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
-        #expect(caps.cellSize == CellSize(width: 10, height: 20))
+        #expect(caps.window.cellSize == CellSize(width: 10, height: 20))
         // A screen of 99999 rows is not believed either, so the text area cannot be divided.
         terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[4;480;800t\u{1B}[8;99999;80t\u{1B}[0n")
         caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
-        #expect(caps.screenRows == nil && caps.cellSize == nil)
+        #expect(caps.window.rows == nil && caps.window.cellSize == nil)
     }
 
     @Test func cellLimitsAreInclusive() {
@@ -239,18 +239,18 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(!CellSize(width: 0, height: 20).isValid)
         var terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[6;128;64t\u{1B}[0n")
         let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
-        #expect(caps.cellSize == CellSize(width: 64, height: 128))
+        #expect(caps.window.cellSize == CellSize(width: 64, height: 128))
     }
 
     @Test func sixelLimitsAreBounded() {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}[?1;0;1000000S\u{1B}[?2;0;100000;100000S\u{1B}[0n")
         var caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
-        #expect(caps.sixelColorRegisters == nil && caps.effectiveSixelColors == 256)
-        #expect(caps.sixelMaxGeometry == nil)
-        #expect(caps.effectiveSixelMaxGeometry == PixelSize(width: 4096, height: 4096))
+        #expect(caps.sixel.colorRegisters == nil && caps.sixel.effectiveColors == 256)
+        #expect(caps.sixel.maxGeometry == nil)
+        #expect(caps.sixel.effectiveMaxGeometry == PixelSize(width: 4096, height: 4096))
         terminal = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}[?2;0;4096;1200S\u{1B}[0n")
         caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
-        #expect(caps.effectiveSixelMaxGeometry == PixelSize(width: 4096, height: 1200))
+        #expect(caps.sixel.effectiveMaxGeometry == PixelSize(width: 4096, height: 1200))
         // However large the cell rectangle, a sixel image stays within the ceiling.
         let size = PictureGeometry.pixelPlacement(area: CellRect(column: 0, row: 0, width: 5000, height: 3000), displayAspect: 1,
                                                   geometry: TerminalGeometry(columns: 5000, rows: 3000, cellSize: CellSize(width: 64, height: 128)),
@@ -287,6 +287,6 @@ struct ScriptedTerminal: ProbeTransport {
         player.start()
         let report = CapabilityProbe.probe(input: fromTerminal[0], output: toTerminal[1], environment: TerminalEnvironment())
         #expect(report.error == nil)
-        #expect(report.capabilities.sixel && report.capabilities.answered)
+        #expect(report.capabilities.sixel.available && report.capabilities.probe.answered)
     }
 }

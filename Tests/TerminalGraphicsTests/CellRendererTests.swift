@@ -318,9 +318,9 @@ import TerminalPictures
     @Test func terminalsGetTheFinestCellsTheyDrawThemselves() {
         func symbols(_ version: String?, program: String? = nil, tmux: Bool = false) -> CellSymbols {
             var caps = TerminalCapabilities()
-            caps.terminalVersion = version
-            caps.termProgram = program
-            caps.inTmux = tmux
+            caps.terminal.version = version
+            caps.terminal.termProgram = program
+            caps.tmux.inside = tmux
             return CellSymbols.preferred(for: caps)
         }
         #expect(symbols("kitty(0.40.1)") == .octant)
@@ -339,11 +339,11 @@ import TerminalPictures
         #expect(symbols("kitty(" + String(repeating: "9", count: 5000) + ")") == .octant)
         #expect(symbols("foot(\u{1B}[1;2)") == .half)
         #expect(VideoDrivers.resolve("auto", capabilities: {
-            var c = TerminalCapabilities(); c.terminalVersion = "foot(1.20.0)"; return c }())?.name == "cells")
+            var c = TerminalCapabilities(); c.terminal.version = "foot(1.20.0)"; return c }())?.name == "cells")
         #expect(VideoDrivers.resolve("auto", capabilities: TerminalCapabilities())?.name == "halfblock")
         #expect(CellSymbols(option: "OCTANT") == .octant && CellSymbols(option: "eighth") == nil)
         var foot = TerminalCapabilities()
-        foot.terminalVersion = "foot(1.20.0)"
+        foot.terminal.version = "foot(1.20.0)"
         #expect(foot.summaryLines.contains("cells (--vo-cells=auto): octant"), "\(foot.summaryLines)")
     }
 

@@ -29,7 +29,7 @@ import Testing
         for chunk in [Int.max, 1, 7] {
             let report = Self.probe(reply, chunk: chunk)
             let caps = report.capabilities
-            #expect(caps.answered && report.strayInput.isEmpty, "\(name) chunk \(chunk): stray \(report.strayInput)")
+            #expect(caps.probe.answered && report.strayInput.isEmpty, "\(name) chunk \(chunk): stray \(report.strayInput)")
             #expect(caps.truecolor == direct && caps.truecolorSource == .terminal,
                     "\(name) chunk \(chunk): truecolor \(caps.truecolor) (\(caps.truecolorSource))")
         }
@@ -117,8 +117,8 @@ import Testing
         let report = Self.probe(reply)
         let caps = report.capabilities
         #expect(!caps.truecolor, "\(reply.debugDescription) claimed truecolor")
-        if reply.hasSuffix(Self.dsr) { #expect(caps.answered, "the sentinel after \(reply.debugDescription) was lost") }
-        #expect(caps.probeMilliseconds < 1000)
+        if reply.hasSuffix(Self.dsr) { #expect(caps.probe.answered, "the sentinel after \(reply.debugDescription) was lost") }
+        #expect(caps.probe.milliseconds < 1000)
     }
 
     /// Random mixes of reply fragments, control bytes and noise, split at random places: the

@@ -121,10 +121,10 @@ struct KittyPlaceholderTests {
     @Test func placeholdersAreForTerminalsThatShowThem() {
         func caps(_ version: String?, tmux: Bool = true) -> TerminalCapabilities {
             var c = TerminalCapabilities()
-            c.inTmux = tmux
-            c.tmuxPane = tmux ? TmuxPane(passthrough: true) : nil
-            c.kittyGraphics = true
-            c.outerTerminalVersion = version
+            c.tmux.inside = tmux
+            c.tmux.pane = tmux ? TmuxPane(passthrough: true) : nil
+            c.kitty.graphics = true
+            c.tmux.outerVersion = version
             return c
         }
         #expect(KittyDriver.placeholders(for: caps("kitty(0.28.0)")))

@@ -28,7 +28,7 @@ import Testing
         let (report, sent) = Self.probe("\u{1B}[?62;22c" + Self.ok + Self.dsr)
         let caps = report.capabilities
         #expect(sent == CapabilityProbe.query)
-        #expect(caps.answered && caps.kittyGraphics && caps.kittyGraphicsSource == .terminal)
+        #expect(caps.probe.answered && caps.kitty.graphics && caps.kitty.graphicsSource == .terminal)
         #expect(report.strayInput.isEmpty)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "kitty")
         #expect(VideoDrivers.make("auto", capabilities: caps, options: .init()) is KittyDriver)
@@ -37,14 +37,14 @@ import Testing
 
     @Test func anErrorReplyMeansNo() {
         let caps = Self.probe("\u{1B}[?62;4c\u{1B}_Gi=31;ENOTSUPPORTED:graphics not here\u{1B}\\" + Self.dsr).report.capabilities
-        #expect(caps.answered && !caps.kittyGraphics && caps.kittyGraphicsSource == .terminal)
+        #expect(caps.probe.answered && !caps.kitty.graphics && caps.kitty.graphicsSource == .terminal)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "sixel")
         #expect(caps.summaryLines.contains("kitty graphics: no (reply)"))
     }
 
     @Test func aReplyForAnotherImageIsNotOurs() {
         let caps = Self.probe("\u{1B}[?62c\u{1B}_Gi=7;OK\u{1B}\\" + Self.dsr).report.capabilities
-        #expect(!caps.kittyGraphics)
+        #expect(!caps.kitty.graphics)
     }
 
     @Test func apcGarbageAndOverlongAPCBecomeStray() {
@@ -54,8 +54,8 @@ import Testing
         for chunk in [1, 7, Int.max] {
             let (report, _) = Self.probe(junk + long + control + "\u{1B}[?62;4c" + Self.ok + Self.dsr, chunk: chunk)
             let caps = report.capabilities
-            #expect(caps.answered, "the sentinel after the garbage was lost (chunks of \(chunk))")
-            #expect(caps.kittyGraphics && caps.sixel)
+            #expect(caps.probe.answered, "the sentinel after the garbage was lost (chunks of \(chunk))")
+            #expect(caps.kitty.graphics && caps.sixel.available)
             let stray = String(decoding: report.strayInput, as: UTF8.self)
             #expect(stray.contains("junk") && stray.contains(String(repeating: "A", count: 250)))
         }
@@ -82,14 +82,14 @@ import Testing
         for env in [TerminalEnvironment(term: "xterm-kitty"), TerminalEnvironment(term: "xterm-256color", termProgram: "WezTerm"),
                     TerminalEnvironment(term: "xterm-ghostty", termProgram: "ghostty")] {
             let caps = Self.probe(nil, environment: env, budget: .milliseconds(30)).report.capabilities
-            #expect(!caps.answered && caps.kittyGraphics && caps.kittyGraphicsSource == .environment)
+            #expect(!caps.probe.answered && caps.kitty.graphics && caps.kitty.graphicsSource == .environment)
             #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "kitty")
         }
         // A terminal that answered without a kitty reply is believed over its name.
         let caps = Self.probe("\u{1B}[?62c" + Self.dsr, environment: TerminalEnvironment(term: "xterm-kitty")).report.capabilities
-        #expect(caps.answered && !caps.kittyGraphics)
+        #expect(caps.probe.answered && !caps.kitty.graphics)
         // An unknown silent terminal gets nothing.
-        #expect(!Self.probe(nil, budget: .milliseconds(30)).report.capabilities.kittyGraphics)
+        #expect(!Self.probe(nil, budget: .milliseconds(30)).report.capabilities.kitty.graphics)
     }
 
     @Test func gnuScreenGetsNoAPC() {
@@ -102,30 +102,30 @@ import Testing
 
     @Test func autoPrefersKittyThenSixelThenHalfBlock() {
         var caps = TerminalCapabilities()
-        caps.kittyGraphics = true
-        caps.sixel = true
+        caps.kitty.graphics = true
+        caps.sixel.available = true
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "kitty")
         #expect(VideoDrivers.all.first?.name == "kitty")
-        caps.kittyGraphics = false
+        caps.kitty.graphics = false
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "sixel")
-        caps.sixel = false
+        caps.sixel.available = false
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
         #expect(VideoDrivers.names.contains("kitty"))
         #expect(VideoDrivers.make("kitty", capabilities: caps, options: .init()) is KittyDriver, "--vo kitty is kept")
         // The d key cycles kitty → sixel → half-block on a terminal with both.
-        caps.kittyGraphics = true
-        caps.sixel = true
+        caps.kitty.graphics = true
+        caps.sixel.available = true
         #expect(VideoDrivers.cycle(after: "kitty", capabilities: caps)?.name == "sixel")
         #expect(VideoDrivers.cycle(after: "halfblock", capabilities: caps)?.name == "kitty")
     }
 
     @Test func inTmuxWithoutPassthroughAutoIsHalfBlock() {
         var caps = TerminalCapabilities()
-        caps.inTmux = true
-        caps.kittyGraphics = true            // even if something claimed it
-        caps.tmuxPane = TmuxPane(passthrough: false)
+        caps.tmux.inside = true
+        caps.kitty.graphics = true            // even if something claimed it
+        caps.tmux.pane = TmuxPane(passthrough: false)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
-        caps.tmuxPane = nil
+        caps.tmux.pane = nil
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
     }
 
@@ -144,8 +144,8 @@ import Testing
         #expect(outside.firstRange(of: Array("\u{1B}_".utf8)) == nil, "a bare APC would become the pane's title")
         #expect(outside.suffix(4) == ArraySlice("\u{1B}[5n".utf8))
         let caps = report.capabilities
-        #expect(caps.inTmux && !caps.tmuxPassthrough)
-        #expect(!caps.kittyGraphics && !caps.sixel, "replies that slipped through without passthrough are not believed")
+        #expect(caps.tmux.inside && !caps.tmux.allowsPassthrough)
+        #expect(!caps.kitty.graphics && !caps.sixel.available, "replies that slipped through without passthrough are not believed")
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
         #expect(caps.summaryLines.contains { $0.hasPrefix("tmux passthrough: no") })
     }
@@ -156,12 +156,12 @@ import Testing
         let pane = TmuxPane(passthrough: true, top: 2, left: 10, version: "3.3a")
         let (report, _) = Self.probe(reply, environment: Self.tmuxEnvironment, chunk: 5, tmux: pane)
         let caps = report.capabilities
-        #expect(caps.tmuxPassthrough && caps.tmuxPane == pane)
-        #expect(caps.deviceAttributes == [1, 2] && caps.outerDeviceAttributes == [62, 4, 22])
-        #expect(caps.kittyGraphics && caps.sixel && caps.sixelThroughTmux)
+        #expect(caps.tmux.allowsPassthrough && caps.tmux.pane == pane)
+        #expect(caps.terminal.deviceAttributes == [1, 2] && caps.tmux.outerDeviceAttributes == [62, 4, 22])
+        #expect(caps.kitty.graphics && caps.sixel.available && caps.sixel.throughTmux)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "kitty")
-        #expect(caps.passthrough == TmuxPassthrough(paneTop: 2, paneLeft: 10))
-        #expect(caps.probeMilliseconds < 200, "the outer DA1 ends the wait")
+        #expect(caps.tmux.passthrough == TmuxPassthrough(paneTop: 2, paneLeft: 10))
+        #expect(caps.probe.milliseconds < 200, "the outer DA1 ends the wait")
         let lines = caps.summaryLines
         #expect(lines.contains("tmux passthrough: yes (pane at row 2, column 10; tmux 3.3a)"))
         #expect(lines.contains("outer terminal DA1 (through tmux): 62;4;22"))
@@ -183,15 +183,15 @@ import Testing
         let reply = "\u{1B}[?1;2c\u{1B}P>|tmux 3.3a\u{1B}\\" + Self.dsr + "\u{1B}P>|XTerm(379)\u{1B}\\\u{1B}[?63;4c"
         let caps = Self.probe(reply, environment: Self.tmuxEnvironment, chunk: 7,
                               tmux: TmuxPane(passthrough: true)).report.capabilities
-        #expect(caps.terminalVersion == "tmux 3.3a" && caps.outerTerminalVersion == "XTerm(379)")
-        #expect(caps.sixelThroughTmux && caps.sixelTerminalVersion == "XTerm(379)")
+        #expect(caps.terminal.version == "tmux 3.3a" && caps.tmux.outerVersion == "XTerm(379)")
+        #expect(caps.sixel.throughTmux && caps.sixelTerminalVersion == "XTerm(379)")
         #expect(VideoDrivers.sixelRepaint(for: caps) == .changed)
         #expect(caps.summaryLines.contains("outer terminal version (through tmux): XTerm(379)"))
         let silent = Self.probe("\u{1B}[?1;2c\u{1B}P>|tmux 3.3a\u{1B}\\" + Self.dsr + "\u{1B}[?63;4c", environment: Self.tmuxEnvironment,
                                 tmux: TmuxPane(passthrough: true)).report.capabilities
-        #expect(silent.outerTerminalVersion == nil && VideoDrivers.sixelRepaint(for: silent) == .full)
+        #expect(silent.tmux.outerVersion == nil && VideoDrivers.sixelRepaint(for: silent) == .full)
         let closed = Self.probe(reply, environment: Self.tmuxEnvironment, tmux: TmuxPane(passthrough: false)).report.capabilities
-        #expect(closed.outerTerminalVersion == nil, "no passthrough: a reply that slipped through is not believed")
+        #expect(closed.tmux.outerVersion == nil, "no passthrough: a reply that slipped through is not believed")
     }
 
     /// tmux 3.3 answers no XTSMGRAPHICS and no `CSI 16 t`: the outer terminal is asked through
@@ -207,23 +207,23 @@ import Testing
         }
         // tmux knows its terminal's pixels: the window's cell size, the outer terminal's limits.
         let known = probe(reply, pixels: (1440, 912))
-        #expect(known.sixelMaxGeometry == PixelSize(width: 1000, height: 912) && known.sixelColorRegisters == 256)
-        #expect(known.cellSize == CellSize(width: 9, height: 19) && known.cellSizeSource == .ioctl)
+        #expect(known.sixel.maxGeometry == PixelSize(width: 1000, height: 912) && known.sixel.colorRegisters == 256)
+        #expect(known.window.cellSize == CellSize(width: 9, height: 19) && known.window.cellSizeSource == .ioctl)
         #expect(known.summaryLines.contains("sixel max geometry: 1000x912"))
-        let geometry = TerminalGeometry(columns: 160, rows: 48, cellSize: known.cellSize, maxPicture: known.effectiveSixelMaxGeometry)
+        let geometry = TerminalGeometry(columns: 160, rows: 48, cellSize: known.window.cellSize, maxPicture: known.sixel.effectiveMaxGeometry)
         let placement = PictureGeometry.pixelPlacement(area: CellRect(column: 0, row: 1, width: 160, height: 45), displayAspect: 16.0 / 9,
                                                        geometry: geometry, reservedRows: 0, heightMultiple: 6)
         #expect(placement.pictureSize.width <= 1000 && placement.pictureSize.width >= 990,
                 "the 1440-px-wide window's picture is capped to what xterm draws: \(placement.pictureSize)")
         // tmux does not know them yet (16×32 per cell): the outer terminal's answer wins.
         let placeholder = probe(reply, pixels: (160 * 16, 48 * 32))
-        #expect(placeholder.cellSize == CellSize(width: 9, height: 19) && placeholder.cellSizeSource == .terminal)
+        #expect(placeholder.window.cellSize == CellSize(width: 9, height: 19) && placeholder.window.cellSizeSource == .terminal)
         // An outer terminal that does not say its cell size (xterm by default): tmux's figure stands.
         let silent = probe("\u{1B}[?1;2c" + Self.dsr + "\u{1B}[?63;1;2;4;6c", pixels: (160 * 16, 48 * 32))
-        #expect(silent.cellSize == TerminalCapabilities.tmuxAssumedCell && silent.sixelMaxGeometry == nil)
+        #expect(silent.window.cellSize == TerminalCapabilities.Tmux.assumedCell && silent.sixel.maxGeometry == nil)
         // Two answers (a tmux with sixel of its own, and the outer terminal): the smaller limit.
         let both = probe("\u{1B}[?1;2c\u{1B}[?2;0;2048;2048S\u{1B}[?1;0;1024S" + Self.dsr + outer, pixels: (1440, 912))
-        #expect(both.sixelMaxGeometry == PixelSize(width: 1000, height: 912) && both.sixelColorRegisters == 256)
+        #expect(both.sixel.maxGeometry == PixelSize(width: 1000, height: 912) && both.sixel.colorRegisters == 256)
         // The queries went to the outer terminal wrapped, before its DA1.
         #expect(CapabilityProbe.queries(for: Self.tmuxEnvironment)
             .firstRange(of: TmuxPassthrough.wrap(CapabilityProbe.outerGeometryQueries)) != nil)
@@ -233,29 +233,29 @@ import Testing
     /// and changes their pixels; tmux learns its terminal's pixels after a pane started).
     @Test func theCellSizeFollowsTheWindow() {
         var caps = TerminalCapabilities()
-        caps.inTmux = true
+        caps.tmux.inside = true
         func update(_ columns: Int, _ rows: Int, _ width: Int, _ height: Int) -> Bool {
-            caps.updateWindow(columns: columns, rows: rows, pixelWidth: width, pixelHeight: height)
+            caps.window.update(columns: columns, rows: rows, pixelWidth: width, pixelHeight: height, inTmux: caps.tmux.inside)
         }
         #expect(update(160, 48, 160 * 16, 48 * 32))
-        #expect(caps.cellSize == TerminalCapabilities.tmuxAssumedCell, "no better figure: tmux's")
+        #expect(caps.window.cellSize == TerminalCapabilities.Tmux.assumedCell, "no better figure: tmux's")
         #expect(update(160, 48, 160 * 8, 48 * 15))
-        #expect(caps.cellSize == CellSize(width: 8, height: 15) && caps.cellSizeSource == .ioctl)
+        #expect(caps.window.cellSize == CellSize(width: 8, height: 15) && caps.window.cellSizeSource == .ioctl)
         #expect(!update(160, 48, 160 * 8, 48 * 15), "the same size is no change")
         #expect(update(160, 48, 160 * 11, 48 * 22))
-        #expect(caps.cellSize == CellSize(width: 11, height: 22))
+        #expect(caps.window.cellSize == CellSize(width: 11, height: 22))
         // Hostile or missing pixels: the terminal's answer, else what it was.
         #expect(!update(160, 48, 0, 0))
-        caps.cellSizeReply = CellSize(width: 9, height: 19)
+        caps.window.cellSizeReply = CellSize(width: 9, height: 19)
         #expect(update(160, 48, 65535, 3))
-        #expect(caps.cellSize == CellSize(width: 9, height: 19) && caps.cellSizeSource == .terminal)
+        #expect(caps.window.cellSize == CellSize(width: 9, height: 19) && caps.window.cellSizeSource == .terminal)
         #expect(!update(0, 48, 1440, 912), "no cells: not a window")
     }
 
     @Test func withPassthroughASixelOnlyOuterTerminalGetsWrappedSixel() throws {
         let caps = Self.probe("\u{1B}[?1;2c" + Self.dsr + "\u{1B}[?63;4c", environment: Self.tmuxEnvironment,
                               tmux: TmuxPane(passthrough: true)).report.capabilities
-        #expect(!caps.kittyGraphics && caps.sixel && caps.sixelThroughTmux)
+        #expect(!caps.kitty.graphics && caps.sixel.available && caps.sixel.throughTmux)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "sixel")
         let driver = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init()))
         let image = try TestImages.natural(width: 30, height: 24)
@@ -268,7 +268,7 @@ import Testing
     @Test func tmuxWithItsOwnSixelIsNotWrapped() throws {
         let caps = Self.probe("\u{1B}[?1;2;4c" + Self.dsr + "\u{1B}[?62;4c", environment: Self.tmuxEnvironment,
                               tmux: TmuxPane(passthrough: true)).report.capabilities
-        #expect(caps.sixel && !caps.sixelThroughTmux)
+        #expect(caps.sixel.available && !caps.sixel.throughTmux)
         let driver = try #require(VideoDrivers.make("sixel", capabilities: caps, options: .init()))
         let image = try TestImages.natural(width: 30, height: 24)
         let out = ByteBuffer()
@@ -283,7 +283,7 @@ import Testing
                               tmux: TmuxPane(passthrough: true)).report.capabilities
         let elapsed = ContinuousClock.now - start
         #expect(elapsed >= .milliseconds(110) && elapsed < .milliseconds(400))
-        #expect(caps.answered && caps.tmuxPassthrough && !caps.kittyGraphics && !caps.sixel)
+        #expect(caps.probe.answered && caps.tmux.allowsPassthrough && !caps.kitty.graphics && !caps.sixel.available)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
     }
 
@@ -320,21 +320,21 @@ import Testing
         #expect(kittyFeatures?.clientSixel == false && xtermFeatures?.clientSixel == true)
         #expect(TmuxPane(reply: "on|0|0|on|bottom|3.3a|1")?.clientSixel == nil, "no features listed: not known")
         let inKitty = Self.probe(tmuxAnswer + kittyOuter, environment: Self.tmuxEnvironment, tmux: kittyFeatures).report.capabilities
-        #expect(!inKitty.sixel && inKitty.kittyGraphics)
+        #expect(!inKitty.sixel.available && inKitty.kitty.graphics)
         #expect(inKitty.summaryLines.contains("sixel: no (tmux has sixel, but its terminal shows none)"))
         #expect(VideoDrivers.resolve("auto", capabilities: inKitty)?.name == "kitty")
         // In xterm tmux draws them itself: sixel, not through the passthrough.
         let inXterm = Self.probe(tmuxAnswer + "\u{1B}P>|XTerm(398)\u{1B}\\\u{1B}[?63;1;2;4;6c", environment: Self.tmuxEnvironment,
                                  tmux: xtermFeatures).report.capabilities
-        #expect(inXterm.sixel && !inXterm.sixelThroughTmux)
+        #expect(inXterm.sixel.available && !inXterm.sixel.throughTmux)
         // A terminal outside with sixel of its own still gets it through the passthrough.
         let throughTmux = Self.probe(tmuxAnswer + "\u{1B}P>|XTerm(398)\u{1B}\\\u{1B}[?63;1;2;4;6c", environment: Self.tmuxEnvironment,
                                      tmux: kittyFeatures).report.capabilities
-        #expect(throughTmux.sixel && throughTmux.sixelThroughTmux)
+        #expect(throughTmux.sixel.available && throughTmux.sixel.throughTmux)
         // Without the passthrough nothing outside is asked: no sixel at all.
         var closed = kittyFeatures
         closed?.passthrough = false
-        #expect(!Self.probe(tmuxAnswer, environment: Self.tmuxEnvironment, tmux: closed).report.capabilities.sixel)
+        #expect(!Self.probe(tmuxAnswer, environment: Self.tmuxEnvironment, tmux: closed).report.capabilities.sixel.available)
     }
 
     /// Inside tmux the terminal's own colour answer is tmux's to give: its client's features.

@@ -177,7 +177,7 @@ import Testing
         let ok = "\u{1B}[?62c\u{1B}_Gi=31;OK\u{1B}\\\u{1B}_Gi=32;OK\u{1B}\\\u{1B}[0n"
         let local = probe(ok, TerminalEnvironment(term: "xterm-kitty"))
         #expect(local.sent.firstRange(of: query) != nil && local.sent.suffix(4) == ArraySlice("\u{1B}[5n".utf8))
-        #expect(local.caps.kittySharedMemory && !local.caps.remote)
+        #expect(local.caps.kitty.sharedMemory && !local.caps.remote)
         #expect(KittySharedMemoryUse.auto.transmission(for: local.caps) == .sharedMemory)
         #expect(KittySharedMemoryUse.no.transmission(for: local.caps) == .direct)
         #expect(local.caps.summaryLines.contains("kitty shared memory (t=s): yes"))
@@ -188,21 +188,21 @@ import Testing
         #expect((VideoDrivers.make("auto", capabilities: local.caps, options: noShm) as? KittyDriver)?.transmission == .direct)
         // A terminal that cannot read it says so.
         let refused = probe("\u{1B}[?62c\u{1B}_Gi=31;OK\u{1B}\\\u{1B}_Gi=32;EBADF:Failed to open\u{1B}\\\u{1B}[0n", TerminalEnvironment(term: "xterm-kitty"))
-        #expect(refused.caps.kittyGraphics && !refused.caps.kittySharedMemory)
+        #expect(refused.caps.kitty.graphics && !refused.caps.kitty.sharedMemory)
         #expect(KittySharedMemoryUse.auto.transmission(for: refused.caps) == .direct)
         #expect(KittySharedMemoryUse.yes.transmission(for: refused.caps) == .sharedMemory)
         // Over SSH: not asked (an OK from elsewhere is not believed either), auto is direct.
         var ssh = TerminalEnvironment(["TERM": "xterm-kitty", "SSH_CONNECTION": "10.0.0.1 5000 10.0.0.2 22"])
         #expect(ssh.overSSH && !ssh.mayShareMemory)
         let remote = probe(ok, ssh)
-        #expect(remote.sent.firstRange(of: query) == nil && remote.caps.remote && !remote.caps.kittySharedMemory)
+        #expect(remote.sent.firstRange(of: query) == nil && remote.caps.remote && !remote.caps.kitty.sharedMemory)
         #expect(KittySharedMemoryUse.auto.transmission(for: remote.caps) == .direct)
         ssh = TerminalEnvironment(["TERM": "xterm-kitty", "SSH_TTY": "/dev/pts/3"])
         #expect(ssh.overSSH)
         // Inside tmux: asked of the outer terminal through the passthrough (wrapped), and
         // believed only where tmux has passthrough on (here tmux said nothing: not believed).
         let tmux = probe(ok, TerminalEnvironment(term: "tmux-256color", tmux: "/tmp/tmux-0/default,1,0"))
-        #expect(tmux.sent.firstRange(of: TmuxPassthrough.wrap(query)) != nil && !tmux.caps.kittySharedMemory)
+        #expect(tmux.sent.firstRange(of: TmuxPassthrough.wrap(query)) != nil && !tmux.caps.kitty.sharedMemory)
     }
 
     /// Over a remote link frames sent directly are deflated (`o=z`) when that makes them at most
@@ -249,7 +249,7 @@ import Testing
         #expect(!encoder.encode(smooth, columns: 20, rows: 5, into: out).compressed, "tried again at once")
         // Locally (no SSH) the driver never compresses; over SSH it does.
         var caps = TerminalCapabilities()
-        caps.kittyGraphics = true
+        caps.kitty.graphics = true
         #expect(!KittySharedMemoryUse.compresses(for: caps))
         caps.remote = true
         #expect(KittySharedMemoryUse.compresses(for: caps))

@@ -70,13 +70,13 @@ struct SimulatedTerminal: ProbeTransport {
 struct OutputChoiceTests {
     func caps(kitty: Bool = false, sixel: Bool = false, shm: Bool = false) -> TerminalCapabilities {
         var c = TerminalCapabilities()
-        c.answered = true
-        c.kittyGraphics = kitty
-        c.kittySharedMemory = shm
-        c.sixel = sixel
+        c.probe.answered = true
+        c.kitty.graphics = kitty
+        c.kitty.sharedMemory = shm
+        c.sixel.available = sixel
         c.truecolor = true
-        c.terminalVersion = kitty ? "kitty(0.35.2)" : "XTerm(379)"
-        c.updateWindow(columns: 160, rows: 48, pixelWidth: 160 * 8, pixelHeight: 48 * 16)
+        c.terminal.version = kitty ? "kitty(0.35.2)" : "XTerm(379)"
+        c.window.update(columns: 160, rows: 48, pixelWidth: 160 * 8, pixelHeight: 48 * 16, inTmux: c.tmux.inside)
         return c
     }
 
@@ -112,7 +112,7 @@ struct OutputChoiceTests {
     func measure(_ terminal: inout SimulatedTerminal, _ caps: TerminalCapabilities, within: Double) -> [OutputFigure] {
         var trial = ThroughputTrial()
         let area = CellRect(column: 0, row: 1, width: 160, height: 44)
-        let geometry = TerminalGeometry(columns: 160, rows: 48, cellSize: caps.cellSize)
+        let geometry = TerminalGeometry(columns: 160, rows: 48, cellSize: caps.window.cellSize)
         let start = terminal.now, clock = terminal.clock
         let figures = trial.measure(OutputCandidate.all(for: caps), capabilities: caps, options: .init(), sourceFPS: 24,
                                     placement: { $0.placement(for: area, displayAspect: 16.0 / 9, geometry: geometry, scale: 1) },
@@ -153,10 +153,10 @@ struct OutputChoiceTests {
     /// terminal answers again, and the figures are those without tmux's drops.
     @Test func answersTmuxDroppedAreAskedForAgain() {
         var inTmux = caps(sixel: true)
-        inTmux.inTmux = true
-        inTmux.tmuxPane = TmuxPane(passthrough: true)
-        inTmux.sixelThroughTmux = true
-        inTmux.outerDeviceAttributes = [63, 4]
+        inTmux.tmux.inside = true
+        inTmux.tmux.pane = TmuxPane(passthrough: true)
+        inTmux.sixel.throughTmux = true
+        inTmux.tmux.outerDeviceAttributes = [63, 4]
         var plain = SimulatedTerminal(bytesPerMillisecond: 20_000)
         let expected = measure(&plain, inTmux, within: 1000)
         var tmux = SimulatedTerminal(bytesPerMillisecond: 20_000)
@@ -183,8 +183,8 @@ struct OutputChoiceTests {
         // Inside tmux, a terminal outside that did not answer the probe's DA1 through the
         // passthrough would answer no frame either: the capability order, nothing drawn.
         var tmux = caps(kitty: true, shm: true)   // outerDeviceAttributes empty
-        tmux.inTmux = true
-        tmux.tmuxPane = TmuxPane(passthrough: true, top: 0, left: 0)
+        tmux.tmux.inside = true
+        tmux.tmux.pane = TmuxPane(passthrough: true, top: 0, left: 0)
         var untouched = SimulatedTerminal(bytesPerMillisecond: 20_000)
         let inTmux = AutoOutput.choose(capabilities: tmux, options: .init(), sourceFPS: 24,
                                        placement: { $0.placement(for: CellRect(column: 0, row: 1, width: 160, height: 44), displayAspect: 16.0 / 9,
@@ -238,7 +238,7 @@ struct OutputChoiceTests {
         let key = TerminalMemory.key(for: caps(sixel: true), environment: [:])
         #expect(key == "XTerm(379)|cell 8x16")
         var hostile = caps()
-        hostile.terminalVersion = "evil\u{1B}]0;x\u{07}" + String(repeating: "A", count: 500)
+        hostile.terminal.version = "evil\u{1B}]0;x\u{07}" + String(repeating: "A", count: 500)
         #expect(TerminalMemory.key(for: hostile, environment: [:]).allSatisfy { $0.isASCII && !$0.isNewline && $0 != "\u{1B}" })
         #expect(TerminalMemory.key(for: hostile, environment: [:]).count <= 120)
 

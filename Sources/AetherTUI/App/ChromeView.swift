@@ -167,7 +167,7 @@ struct ChromeView {
             lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early), \(t.framesSuperseded) superseded"
                          + (t.framesSkipped > 0 ? ", \(t.framesSkipped) skipped" : ""))
             lines.append(String(cFormat: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
-            let cell = display.capabilities.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
+            let cell = display.capabilities.window.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
             lines.append("Video out  \(display.outputDescription)  \(display.layout.video.width)×\(display.layout.video.height) cells of \(display.layout.columns)×\(display.layout.rows)  picture \(display.layout.renderSize.width)×\(display.layout.renderSize.height) px  cell \(cell)"
                          + (display.checksTmuxDelivery && display.screen.tmuxDelivery.lost > 0 ? "  \(display.screen.tmuxDelivery.lost) lost in tmux, sent again" : ""))
         } else {

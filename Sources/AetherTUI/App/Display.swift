@@ -110,11 +110,12 @@ final class Display {
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return anyway ? .layout : .nothing }
         let cellsChanged = Int(ws.ws_col) != layout.columns || Int(ws.ws_row) != layout.rows
         let cellSizeChanged = sharedCapabilities.withLock {
-            $0.updateWindow(columns: Int(ws.ws_col), rows: Int(ws.ws_row), pixelWidth: Int(ws.ws_xpixel), pixelHeight: Int(ws.ws_ypixel))
+            $0.window.update(columns: Int(ws.ws_col), rows: Int(ws.ws_row), pixelWidth: Int(ws.ws_xpixel),
+                             pixelHeight: Int(ws.ws_ypixel), inTmux: $0.tmux.inside)
         }
-        if cellSizeChanged { AppLog.write("tui", "cell size now \(capabilities.cellSize?.description ?? "-")") }
+        if cellSizeChanged { AppLog.write("tui", "cell size now \(capabilities.window.cellSize?.description ?? "-")") }
         // Through tmux the window may be another terminal's now: its sixel limits, again (``takeReply(_:)``).
-        if cellsChanged || cellSizeChanged, capabilities.tmuxPassthrough {
+        if cellsChanged || cellSizeChanged, capabilities.tmux.allowsPassthrough {
             terminal.withScreen { terminal.emitInScreen(CapabilityProbe.outerSixelLimitsQuery) }
         }
         if cellsChanged {
@@ -132,11 +133,11 @@ final class Display {
             if checksTmuxDelivery { screen.tmuxDelivery.answer(now: clock.seconds) }
             return .nothing
         }
-        let registers = capabilities.sixelColorRegisters
-        guard sharedCapabilities.withLock({ $0.takeSixelLimits(from: bytes) }) else { return .nothing }
+        let registers = capabilities.sixel.colorRegisters
+        guard sharedCapabilities.withLock({ $0.sixel.takeLimits(from: bytes) }) else { return .nothing }
         let caps = capabilities
-        AppLog.write("tui", "sixel limits now \(caps.sixelMaxGeometry?.description ?? "-"), \(caps.sixelColorRegisters.map(String.init) ?? "-") colours")
-        if caps.sixelColorRegisters != registers, let entry = VideoDrivers.entry(named: driver.name), entry.madeForColourRegisters {
+        AppLog.write("tui", "sixel limits now \(caps.sixel.maxGeometry?.description ?? "-"), \(caps.sixel.colorRegisters.map(String.init) ?? "-") colours")
+        if caps.sixel.colorRegisters != registers, let entry = VideoDrivers.entry(named: driver.name), entry.madeForColourRegisters {
             use(entry)
         }
         return .layout
@@ -147,11 +148,11 @@ final class Display {
     /// again (a few milliseconds) and, if the pane moved, draw with a driver made for where it
     /// is. True when the driver was made anew.
     private func refreshTmuxPane() -> Bool {
-        guard capabilities.tmuxPassthrough else { return false }
+        guard capabilities.tmux.allowsPassthrough else { return false }
         let environment = TerminalEnvironment(ProcessInfo.processInfo.environment)
         guard let pane = TmuxQuery(environment: environment).finish(timeout: .milliseconds(100)),
-              pane != capabilities.tmuxPane else { return false }
-        capabilities.tmuxPane = pane
+              pane != capabilities.tmux.pane else { return false }
+        capabilities.tmux.pane = pane
         guard let entry = VideoDrivers.entry(named: driver.name) else { return false }
         use(entry)
         return true

@@ -51,7 +51,7 @@ extension Display {
     /// late answer is swallowed by ``ReplyFilter``). Only an outer terminal that answered the
     /// probe is waited for (a detached session has none).
     func awaitOuterTerminal() {
-        guard capabilities.tmuxPassthrough, !capabilities.outerDeviceAttributes.isEmpty else { return }
+        guard capabilities.tmux.allowsPassthrough, !capabilities.tmux.outerDeviceAttributes.isEmpty else { return }
         var answers = AttributesRoundTrip(), input = FileDescriptorTransport()
         defer { input.restore() }
         let now = { [clock] in clock.seconds * 1000 }, start = now(), deadline = start + 2000
@@ -127,9 +127,9 @@ extension Display {
     /// paused one stays missing (seen: `--pause` through tmux on kitty, 3 starts in 6 with two
     /// busy cores). Inside tmux a pixel picture is sent again 0.5 s and 2 s after the screen came up.
     func armTmuxRepaints(now: Double) {
-        guard capabilities.inTmux, driver.showsPixels else { return }
+        guard capabilities.tmux.inside, driver.showsPixels else { return }
         screen.tmuxRepaints = [now + 0.5, now + 2]
-        screen.tmuxDelivery = TmuxDeliveryCheck(answersKnown: !capabilities.outerDeviceAttributes.isEmpty)
+        screen.tmuxDelivery = TmuxDeliveryCheck(answersKnown: !capabilities.tmux.outerDeviceAttributes.isEmpty)
     }
 
     /// UI loop: the repaints ``armTmuxRepaints(now:)`` set that are due, and the delivery

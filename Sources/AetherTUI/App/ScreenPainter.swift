@@ -54,9 +54,9 @@ final class ScreenPainter {
         let aspect = (player.playingVideo ?? player.mediaInfo?.primaryVideo)?.uprightAspect ?? 16.0 / 9
         let (cols, rows) = display.terminal.withScreen { (Curses.columns, Curses.rows) }
         let caps = display.capabilities
-        display.layout = Layout(columns: cols, rows: rows, cellSize: caps.cellSize,
+        display.layout = Layout(columns: cols, rows: rows, cellSize: caps.window.cellSize,
                                 displayAspect: aspect, driver: player.hasVideo ? display.driver : nil,
-                                showTelemetry: view.chrome.showTelemetry, maxPicture: caps.effectiveSixelMaxGeometry,
+                                showTelemetry: view.chrome.showTelemetry, maxPicture: caps.sixel.effectiveMaxGeometry,
                                 scale: view.pictureScale)
         layoutMusicView(&view)
         let layout = display.layout

@@ -85,7 +85,7 @@ public final class TUIApp {
         }
         AppLog.write("tui", "media open")
         let report = probe.wait()
-        AppLog.write("tui", "terminal probed in \(Int(report.capabilities.probeMilliseconds)) ms (answered: \(report.capabilities.answered), version: \(report.capabilities.terminalVersion ?? "-"))")
+        AppLog.write("tui", "terminal probed in \(Int(report.capabilities.probe.milliseconds)) ms (answered: \(report.capabilities.probe.answered), version: \(report.capabilities.terminal.version ?? "-"))")
         let setup = OutputSetup.choose(report: report, options: options, video: player.mediaInfo?.primaryVideo,
                                        showTelemetry: runtime.view.chrome.showTelemetry, environment: env, clock: clock)
         (display.capabilities, display.driver, display.autoOutput) = (setup.capabilities, setup.driver, setup.autoOutput)

@@ -124,7 +124,7 @@ struct TmuxDeliveryCheck: Equatable {
 
 extension Display {
     /// Whether pixel pictures go through tmux's passthrough (and are checked).
-    var checksTmuxDelivery: Bool { capabilities.tmuxPassthrough && driver.showsPixels }
+    var checksTmuxDelivery: Bool { capabilities.tmux.allowsPassthrough && driver.showsPixels }
 
     /// UI loop: a check after new pictures, or a lost picture sent again (``TmuxDeliveryCheck``).
     func checkTmuxDelivery(now: Double) {

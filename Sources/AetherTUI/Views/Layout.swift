@@ -45,7 +45,7 @@ public struct Layout: Equatable, Sendable {
 
     /// Where a driver's picture goes on the probed screen (before ncurses has it): `--vo=auto`'s trial.
     public static func placement(on caps: TerminalCapabilities, displayAspect: Double, showTelemetry: Bool) -> (any VideoDriver) -> Placement {
-        { Layout(columns: caps.screenColumns ?? 80, rows: caps.screenRows ?? 24, cellSize: caps.cellSize, displayAspect: displayAspect,
-                 driver: $0, showTelemetry: showTelemetry, maxPicture: caps.effectiveSixelMaxGeometry).placement }
+        { Layout(columns: caps.window.columns ?? 80, rows: caps.window.rows ?? 24, cellSize: caps.window.cellSize, displayAspect: displayAspect,
+                 driver: $0, showTelemetry: showTelemetry, maxPicture: caps.sixel.effectiveMaxGeometry).placement }
     }
 }

@@ -57,7 +57,7 @@ public enum CapabilityProbe {
     static let outerGeometryQueries: [UInt8] = sixelLimitQueries + Array("\u{1B}[16t".utf8)
     /// The outer terminal's sixel limits asked again through tmux's passthrough while playing (a
     /// resize may mean a client on another terminal); the answers come back as input
-    /// (``TerminalCapabilities/takeSixelLimits(from:)``).
+    /// (``TerminalCapabilities/Sixel/takeLimits(from:)``).
     public static let outerSixelLimitsQuery: [UInt8] = TmuxPassthrough.wrap(sixelLimitQueries)
     /// The foreground ``directColorQueries`` sets and asks back: no 256-colour palette has it,
     /// so a terminal that keeps colours as palette indices answers with another colour.
@@ -167,9 +167,9 @@ public enum CapabilityProbe {
         let start = time.seconds
         let deadline = start + Double(budget.components.seconds) + Double(budget.components.attoseconds) * 1e-18
         var caps = TerminalCapabilities()
-        caps.term = environment.term
-        caps.termProgram = environment.termProgram
-        caps.inTmux = environment.inTmux
+        caps.terminal.term = environment.term
+        caps.terminal.termProgram = environment.termProgram
+        caps.tmux.inside = environment.inTmux
         caps.remote = environment.overSSH
         var parser = ReplyParser()
         var stray: [UInt8] = []
@@ -187,7 +187,7 @@ public enum CapabilityProbe {
                 stray += parsed.stray
                 for reply in parsed.replies {
                     switch reply {
-                    case .statusReport: caps.answered = true
+                    case .statusReport: caps.probe.answered = true
                     case .deviceAttributes: attributeReplies += 1
                     default: break
                     }
@@ -197,17 +197,17 @@ public enum CapabilityProbe {
         }
         do throws(SystemCallError) {
             try transport.send(queries(for: environment, sharedMemory: environment.mayShareMemory ? sharedMemoryQuery : nil))
-            try read { caps.answered }
+            try read { caps.probe.answered }
             if environment.inTmux {
-                caps.tmuxPane = tmuxPane(.seconds(max(0, deadline - time.seconds)))
+                caps.tmux.pane = tmuxPane(.seconds(max(0, deadline - time.seconds)))
                 // The outer terminal answers through tmux after tmux's own replies, DA1 last.
-                if caps.tmuxPassthrough { try read { attributeReplies >= 2 } }
+                if caps.tmux.allowsPassthrough { try read { attributeReplies >= 2 } }
             }
         } catch {
             failure = error
         }
         apply(replies, environment: environment, windowSize: windowSize, to: &caps)
-        caps.probeMilliseconds = (time.seconds - start) * 1000
+        caps.probe.milliseconds = (time.seconds - start) * 1000
         return Report(capabilities: caps, strayInput: stray, error: failure)
     }
 
@@ -246,58 +246,58 @@ public enum CapabilityProbe {
         let cells = ReplyLimits.screenCells, pixels = ReplyLimits.windowPixels
         let ws = windowSize.flatMap { cells.contains($0.columns) && cells.contains($0.rows) ? $0 : nil }
         if let ws {
-            caps.screenColumns = ws.columns
-            caps.screenRows = ws.rows
+            caps.window.columns = ws.columns
+            caps.window.rows = ws.rows
         }
         // Inside tmux with passthrough the first DA1 is tmux's, a second the outer terminal's;
         // kitty replies come only from the outer terminal (tmux has no kitty graphics), and
         // without passthrough none is believed.
-        let passthrough = caps.inTmux && caps.tmuxPassthrough
+        let passthrough = caps.tmux.allowsPassthrough
         var attributeReplies = 0
         for reply in replies {
             switch reply {
             case .deviceAttributes(let attributes) where passthrough && attributeReplies == 1:
                 attributeReplies += 1
-                caps.outerDeviceAttributes = Array(attributes.prefix(64))
-                if !caps.sixel, attributes.dropFirst().contains(4) {
-                    caps.sixel = true
-                    caps.sixelThroughTmux = true
+                caps.tmux.outerDeviceAttributes = Array(attributes.prefix(64))
+                if !caps.sixel.available, attributes.dropFirst().contains(4) {
+                    caps.sixel.available = true
+                    caps.sixel.throughTmux = true
                 }
             case .deviceAttributes(let attributes):
                 guard attributeReplies == 0 else { break }
                 attributeReplies += 1
-                caps.deviceAttributes = Array(attributes.prefix(64))
+                caps.terminal.deviceAttributes = Array(attributes.prefix(64))
                 // Inside tmux this is tmux's answer: its own sixel shows only where its terminal
                 // has sixel (``TmuxPane/clientSixel``); the outer terminal's may still come below.
-                caps.sixel = attributes.dropFirst().contains(4) && !(caps.inTmux && caps.tmuxPane?.clientSixel == false)
+                caps.sixel.available = attributes.dropFirst().contains(4) && !(caps.tmux.inside && caps.tmux.pane?.clientSixel == false)
             case .kittyGraphics(let id, let ok) where id == kittySharedMemoryQueryID && environment.mayShareMemory
-                                                   && (!caps.inTmux || passthrough):
-                caps.kittySharedMemory = ok
-            case .kittyGraphics(let id, let ok) where id == kittyQueryID && (!caps.inTmux || passthrough):
-                caps.kittyGraphics = ok
-                caps.kittyGraphicsSource = .terminal
+                                                   && (!caps.tmux.inside || passthrough):
+                caps.kitty.sharedMemory = ok
+            case .kittyGraphics(let id, let ok) where id == kittyQueryID && (!caps.tmux.inside || passthrough):
+                caps.kitty.graphics = ok
+                caps.kitty.graphicsSource = .terminal
             // Inside tmux both tmux (a build with sixel) and the outer terminal may answer: the
             // smaller limit holds for both.
             case .graphicsAttribute(let item, status: 0, let values):
-                caps.noteSixelLimit(item: item, values: values, keepingSmaller: true)
+                caps.sixel.noteLimit(item: item, values: values, keepingSmaller: true)
             case .windowReport(kind: 6, let h, let w):
-                // tmux's placeholder is no answer (see ``TerminalCapabilities/tmuxAssumedCell``).
+                // tmux's placeholder is no answer (see ``TerminalCapabilities/Tmux/assumedCell``).
                 let size = CellSize(width: w, height: h)
-                if size.isValid, cellReply == nil || cellReply == TerminalCapabilities.tmuxAssumedCell { cellReply = size }
+                if size.isValid, cellReply == nil || cellReply == TerminalCapabilities.Tmux.assumedCell { cellReply = size }
             case .windowReport(kind: 4, let h, let w):
                 if pixels.contains(w), pixels.contains(h) { textArea = PixelSize(width: w, height: h) }
             case .windowReport(kind: 8, let rows, let columns):
-                if caps.screenRows == nil, cells.contains(rows), cells.contains(columns) {
-                    caps.screenRows = rows
-                    caps.screenColumns = columns
+                if caps.window.rows == nil, cells.contains(rows), cells.contains(columns) {
+                    caps.window.rows = rows
+                    caps.window.columns = columns
                 }
             case .modeReport(mode: 2026, let value):
                 caps.synchronizedOutput = (1...3).contains(value)
-            case .terminalVersion(let name) where caps.inTmux && !name.hasPrefix("tmux"):
+            case .terminalVersion(let name) where caps.tmux.inside && !name.hasPrefix("tmux"):
                 // The outer terminal's name, asked through passthrough (tmux calls itself "tmux 3.3a").
-                if passthrough, caps.outerTerminalVersion == nil { caps.outerTerminalVersion = name }
+                if passthrough, caps.tmux.outerVersion == nil { caps.tmux.outerVersion = name }
             case .terminalVersion(let name):
-                if caps.terminalVersion == nil { caps.terminalVersion = name }
+                if caps.terminal.version == nil { caps.terminal.version = name }
             case .setting(valid: true, let text):
                 if let direct = directColor(inSetting: text) { settingDirect = direct }
             case .termcap(valid: true, let entries):
@@ -307,24 +307,24 @@ public enum CapabilityProbe {
             }
         }
         // Cell size: the terminal's answer (CSI 16 t, else CSI 14 t ÷ cells) is kept for
-        // ``TerminalCapabilities/updateWindow(columns:rows:pixelWidth:pixelHeight:)``, which
-        // weighs it against TIOCGWINSZ now and on every resize.
+        // ``TerminalCapabilities/Window/update(columns:rows:pixelWidth:pixelHeight:inTmux:)``,
+        // which weighs it against TIOCGWINSZ now and on every resize.
         if let cellReply {
-            caps.cellSizeReply = cellReply
-        } else if let textArea, let c = caps.screenColumns, let r = caps.screenRows,
+            caps.window.cellSizeReply = cellReply
+        } else if let textArea, let c = caps.window.columns, let r = caps.window.rows,
                   case let size = CellSize(width: textArea.width / c, height: textArea.height / r), size.isValid {
-            caps.cellSizeReply = size
+            caps.window.cellSizeReply = size
         }
         if let ws {
-            caps.updateWindow(columns: ws.columns, rows: ws.rows, pixelWidth: ws.pixelWidth, pixelHeight: ws.pixelHeight)
-        } else if let reply = caps.cellSizeReply {
-            caps.cellSize = reply
-            caps.cellSizeSource = .terminal
+            caps.window.update(columns: ws.columns, rows: ws.rows, pixelWidth: ws.pixelWidth, pixelHeight: ws.pixelHeight, inTmux: caps.tmux.inside)
+        } else if let reply = caps.window.cellSizeReply {
+            caps.window.cellSize = reply
+            caps.window.cellSizeSource = .terminal
         }
         // A terminal that did not answer at all may still be kitty (a slow link): its name says so.
-        if !caps.answered, replies.isEmpty, environment.suggestsKittyGraphics {
-            caps.kittyGraphics = true
-            caps.kittyGraphicsSource = .environment
+        if !caps.probe.answered, replies.isEmpty, environment.suggestsKittyGraphics {
+            caps.kitty.graphics = true
+            caps.kitty.graphicsSource = .environment
         }
         // 24-bit colour: the terminal's own answer wins (it either keeps a colour as RGB or
         // turned it into a palette index), then its name, then the environment's hints.
@@ -334,10 +334,10 @@ public enum CapabilityProbe {
         } else if settingDirect == false {
             caps.truecolor = false
             caps.truecolorSource = .terminal
-        } else if caps.terminalVersion.map(TerminalCapabilities.namesDirectColorTerminal) == true, !caps.inTmux {
+        } else if caps.terminal.namesDirectColorTerminal, !caps.tmux.inside {
             caps.truecolor = true
             caps.truecolorSource = .terminal
-        } else if caps.inTmux, caps.tmuxPane?.rgb == true {
+        } else if caps.tmux.inside, caps.tmux.pane?.rgb == true {
             // tmux says its terminal takes 24-bit colour (it would turn it into 256 otherwise).
             caps.truecolor = true
             caps.truecolorSource = .terminal

@@ -118,9 +118,9 @@ extension CellSymbols {
     /// would depend on the font (xterm, VTE, Konsole, Alacritty) or the terminal is unknown
     /// (inside tmux the name is tmux's, not the terminal's).
     public static func preferred(for caps: TerminalCapabilities) -> CellSymbols {
-        if caps.inTmux { return .half }
-        if let version = caps.terminalVersion, let symbols = preferred(terminalVersion: version) { return symbols }
-        switch caps.termProgram?.lowercased() {
+        if caps.tmux.inside { return .half }
+        if let version = caps.terminal.version, let symbols = preferred(terminalVersion: version) { return symbols }
+        switch caps.terminal.termProgram?.lowercased() {
         case "wezterm"?, "ghostty"?: return .octant
         default: return .half
         }

@@ -72,7 +72,7 @@ public final class KittyDriver: VideoDriver {
     /// began) or ghostty. Any other kitty-graphics terminal behind tmux (WezTerm, Konsole, an
     /// older kitty) gets placements at the cursor through the passthrough, as before.
     public static func placeholders(for caps: TerminalCapabilities) -> Bool {
-        guard caps.tmuxPassthrough, let name = caps.outerTerminalVersion else { return false }
+        guard caps.tmux.allowsPassthrough, let name = caps.tmux.outerVersion else { return false }
         if name.lowercased().hasPrefix("ghostty") { return true }
         guard name.hasPrefix("kitty("), name.hasSuffix(")") else { return false }
         let version = name.dropFirst(6).dropLast().split(separator: ".").prefix(2).map { Int($0.prefix(4)) ?? -1 }
@@ -227,7 +227,7 @@ public enum KittySharedMemoryUse: String, Sendable, Equatable, CaseIterable {
         switch self {
         case .yes: .sharedMemory
         case .no: .direct
-        case .auto: caps.kittySharedMemory && !caps.remote ? .sharedMemory : .direct
+        case .auto: caps.kitty.sharedMemory && !caps.remote ? .sharedMemory : .direct
         }
     }
 

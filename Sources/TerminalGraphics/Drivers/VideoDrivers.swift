@@ -65,20 +65,20 @@ public enum VideoDrivers {
 
     private static let kitty =
         Entry(name: "kitty", summary: "kitty graphics protocol images (kitty, WezTerm, ghostty, Konsole; tmux with allow-passthrough)",
-              suits: { $0.kittyGraphics && (!$0.inTmux || $0.tmuxPassthrough) }, offersSharedMemory: true) { caps, options in
+              suits: { $0.kitty.graphics && (!$0.tmux.inside || $0.tmux.allowsPassthrough) }, offersSharedMemory: true) { caps, options in
             // Inside tmux always wrapped: a bare APC string would become the pane's title.
-            KittyDriver(passthrough: caps.passthrough, imageID: KittyDriver.defaultImageID + options.instance,
+            KittyDriver(passthrough: caps.tmux.passthrough, imageID: KittyDriver.defaultImageID + options.instance,
                         transmission: options.kittySharedMemory.transmission(for: caps),
                         compresses: KittySharedMemoryUse.compresses(for: caps),
                         placeholders: KittyDriver.placeholders(for: caps))
         }
     private static let sixel =
         Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",
-              suits: { $0.sixel && (!$0.sixelThroughTmux || $0.tmuxPassthrough) }, madeForColourRegisters: true) { caps, options in
-            SixelDriver(colors: min(options.sixelColors ?? caps.effectiveSixelColors, caps.effectiveSixelColors),
+              suits: { $0.sixel.available && (!$0.sixel.throughTmux || $0.tmux.allowsPassthrough) }, madeForColourRegisters: true) { caps, options in
+            SixelDriver(colors: min(options.sixelColors ?? caps.sixel.effectiveColors, caps.sixel.effectiveColors),
                         dither: options.sixelDither, repaint: options.sixelRepaint ?? sixelRepaint(for: caps),
                         overlays: caps.sixelComposes ? .transparent : .clipped,
-                        passthrough: caps.sixelThroughTmux ? caps.passthrough : nil)
+                        passthrough: caps.sixel.throughTmux ? caps.tmux.passthrough : nil)
         }
     private static let cells =
         Entry(name: "cells", summary: "octant, sextant or quadrant cells, 2×4, 2×3 or 2×2 pixels each (--vo-cells)",

@@ -47,7 +47,7 @@ public enum SixelRepaint: String, Sendable, CaseIterable {
 public final class SixelEncoder {
     public struct Options: Sendable, Equatable {
         /// Palette size, 2…256 (the encoder uses at most 255 registers); use
-        /// ``TerminalCapabilities/sixelColorRegisters`` as the limit.
+        /// ``TerminalCapabilities/Sixel/colorRegisters`` as the limit.
         public var colors: Int
         /// `none` by default, as the CLI's `--vo-sixel-dither`: on video it gives the highest
         /// PSNR and the fewest bytes (`aether-bench graphics`, grainy 1280×768: 35.5 dB at
