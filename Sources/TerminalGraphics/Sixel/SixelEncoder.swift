@@ -120,48 +120,28 @@ public final class SixelEncoder {
     }
     public private(set) var statistics = Statistics()
     /// The palette of the last encoded frame.
-    public var palette: SixelPalette { lookup.palette }
+    public var palette: SixelPalette { scene.lookup.palette }
 
-    private var detector: SceneChangeDetector
-    private let lookup = ColorLookup()
+    private var scene: ScenePalette
     private let rasterizer = SixelRasterizer()
     private let ditherer = Ditherer()
-    /// This frame's palette index per pixel (``ColorLookup/none``: transparent).
-    private var indices: UnsafeMutablePointer<UInt8>
-    /// The index the terminal shows per pixel (``ColorLookup/none``: unknown).
-    private var shown: UnsafeMutablePointer<UInt8>
-    private var pixelCapacity = 0
-    /// A 64-bit hash of each row of the previous input (an identical frame is not encoded
-    /// again); a copy of the picture would cost megabytes.
-    private var previousRows: [UInt64] = []
-    /// Per row of the current input: whether its pixels are those of the previous input.
-    private var rowUnchanged: [Bool] = []
-    private var previousSize = PixelSize(width: 0, height: 0)
-    private var previousTransparent: [PixelRect] = []
-    private var hasPalette = false
+    private var planes = IndexPlanes()
+    private var input = InputHistory()
     /// One piece's indices and shown indices, its height rounded up to a whole band (reused).
     private var pieceIndices: [UInt8] = []
     private var pieceShown: [UInt8] = []
 
     public init(options: Options = Options()) {
         self.options = options
-        self.detector = SceneChangeDetector(threshold: options.sceneChangeThreshold)
-        indices = .allocate(capacity: 1)
-        shown = .allocate(capacity: 1)
-    }
-
-    deinit {
-        indices.deallocate()
-        shown.deallocate()
+        scene = ScenePalette(threshold: options.sceneChangeThreshold)
     }
 
     /// Forgets the palette and what the terminal shows: the next frame is analysed and painted
     /// from scratch.
     public func invalidate() {
-        detector = SceneChangeDetector(threshold: options.sceneChangeThreshold)
-        hasPalette = false
-        previousSize = PixelSize(width: 0, height: 0)
-        if pixelCapacity > 0 { shown.update(repeating: ColorLookup.none, count: pixelCapacity) }
+        scene.reset(threshold: options.sceneChangeThreshold)
+        input.forget()
+        planes.forgetShown()
     }
 
     /// Appends one sixel image (DCS … ST) for `image` to `output`, painting only what the
@@ -191,44 +171,31 @@ public final class SixelEncoder {
         let bounds = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
         let holes = transparent.map { $0.intersection(bounds) }.filter { !$0.isEmpty }
         let pixels = image.width * image.height
-        if pixels > pixelCapacity {
-            indices.deallocate()
-            shown.deallocate()
-            indices = .allocate(capacity: pixels)
-            shown = .allocate(capacity: pixels)
-            indices.initialize(repeating: ColorLookup.none, count: pixels)
-            shown.initialize(repeating: ColorLookup.none, count: pixels)
-            pixelCapacity = pixels
-        }
-        if image.size != previousSize { shown.update(repeating: ColorLookup.none, count: pixels) }
-        let sameOverlays = holes == previousTransparent
-        previousTransparent = holes
+        planes.reserve(pixels)
+        if image.size != input.size { planes.forgetShown(pixels) }
+        let sameOverlays = holes == input.transparent
+        input.transparent = holes
         // Nil: one image of the whole picture.
         let rects = pieces.isEmpty ? nil : pieces.map { $0.intersection(bounds) }.filter { !$0.isEmpty }
-        if isIdenticalToPrevious(image) && sameOverlays {
+        if input.isIdentical(image) && scene.isBuilt && sameOverlays {
             return identical(image, output: output, repeatIdentical: repeatIdentical, pieces: rects)
         }
         var report = FrameReport(outcome: .encoded)
         let watch = Stopwatch()
-        let sceneChanged = detector.shouldRebuild(for: image)
-        if sceneChanged || !hasPalette || detector.hasDrifted(image, lookup: lookup) {
-            if !sceneChanged { detector.adoptReference() }
-            lookup.reset(Quantizer.palette(for: image, colors: min(options.colors, ColorLookup.maxColors)))
-            detector.paletteRebuilt()
-            _ = detector.hasDrifted(image, lookup: lookup)
-            hasPalette = true
+        if scene.update(for: image, colors: options.colors) {
             report.paletteRebuilt = true
             statistics.paletteRebuilds += 1
             // Registers are redefined: terminals that share them across images would recolour
             // what they show, so everything is painted again.
-            shown.update(repeating: ColorLookup.none, count: pixels)
+            planes.forgetShown(pixels)
         }
         let t1 = watch.nanoseconds
+        let lookup = scene.lookup, indices = planes.indices, shown = planes.shown
         let amplitude = Self.orderedAmplitude(colors: lookup.palette.count)
         // A row whose pixels did not change maps to what the terminal shows there, wherever that
         // is known (no hole, palette or size change since): the same pixel met the same table
         // and threshold last frame (not so for error diffusion, whose noise moves).
-        let unchanged = options.dither == .errorDiffusion ? nil : rowUnchanged
+        let unchanged = options.dither == .errorDiffusion ? nil : input.rowUnchanged
         ditherer.map(image, lookup: lookup, dither: options.dither, amplitude: amplitude,
                      threshold: options.noiseThreshold, previous: shown, unchangedRows: unchanged, into: indices)
         for hole in holes {
@@ -242,7 +209,7 @@ public final class SixelEncoder {
         // A whole-picture repaint once anything changed (beyond the noise threshold): drawn
         // against "nothing known", so every pixel outside the overlays is set.
         if options.repaint == .full && memcmp(indices, shown, pixels) != 0 {
-            shown.update(repeating: ColorLookup.none, count: pixels)   // replaced by `indices` below
+            planes.forgetShown(pixels)   // replaced by `indices` below
         }
         if let rects {
             (report.colorsUsed, report.pieces) = writePieces(rects, indices: indices, previous: shown,
@@ -251,7 +218,7 @@ public final class SixelEncoder {
             report.colorsUsed = rasterizer.write(indices: indices, previous: shown, width: image.width,
                                                  height: image.height, palette: lookup.palette, output: output)
         }
-        swap(&indices, &shown)
+        planes.swap()
         report.emitNanoseconds = watch.nanoseconds - t2
         report.analyseNanoseconds = t1
         report.bytes = output.count - start
@@ -272,6 +239,7 @@ public final class SixelEncoder {
         var report = FrameReport(outcome: .identical)
         guard repeatIdentical else { return report }
         let start = output.count
+        let indices = planes.indices, shown = planes.shown, palette = scene.lookup.palette
         // `indices` is scratch between frames: nothing known, so every shown pixel is painted.
         indices.update(repeating: ColorLookup.none, count: image.width * image.height)
         if let pieces {
@@ -279,7 +247,7 @@ public final class SixelEncoder {
                                                              width: image.width, output: output)
         } else {
             report.colorsUsed = rasterizer.write(indices: shown, previous: indices, width: image.width,
-                                                 height: image.height, palette: lookup.palette, output: output)
+                                                 height: image.height, palette: palette, output: output)
         }
         report.bytes = output.count - start
         return report
@@ -317,7 +285,7 @@ public final class SixelEncoder {
                     let start = output.count
                     let used = rasterizer.write(indices: dstIndices, previous: dstShown, width: piece.width,
                                                 height: bandHeight, rasterHeight: piece.height,
-                                                palette: lookup.palette, output: output)
+                                                palette: scene.lookup.palette, output: output)
                     colors = max(colors, used)
                     if output.count > start { written.append(.init(rect: piece, bytes: start..<output.count)) }
                 }
@@ -329,56 +297,5 @@ public final class SixelEncoder {
     /// Ordered-dither strength: about half the typical distance between palette colours.
     static func orderedAmplitude(colors: Int) -> Int {
         Int((10.0 * Double(256 / max(2, colors))).squareRoot().rounded()) + 5
-    }
-
-    /// Compares `image` with the previous input, row hash by row hash, and remembers its hashes.
-    private func isIdenticalToPrevious(_ image: PixelImage) -> Bool {
-        let rowBytes = image.width * image.format.bytesPerPixel
-        let sameSize = previousSize == image.size && previousRows.count == image.height
-        var identical = sameSize
-        if previousRows.count != image.height { previousRows = [UInt64](repeating: 0, count: image.height) }
-        if rowUnchanged.count != image.height { rowUnchanged = [Bool](repeating: false, count: image.height) }
-        image.withUnsafeBytes { raw in
-            guard let src = raw.baseAddress else { return }
-            for y in 0..<image.height {
-                let h = Self.hash(src + y * image.stride, count: rowBytes)
-                rowUnchanged[y] = sameSize && previousRows[y] == h
-                if previousRows[y] != h {
-                    identical = false
-                    previousRows[y] = h
-                }
-            }
-        }
-        previousSize = image.size
-        return identical && hasPalette
-    }
-
-    /// A 64-bit hash of `count` bytes (multiply–xor–rotate over 8-byte words, four independent
-    /// lanes so the multiplies overlap): two different rows hash alike about once in 2⁶⁴.
-    static func hash(_ bytes: UnsafeRawPointer, count: Int) -> UInt64 {
-        @inline(__always) func mix(_ h: UInt64, _ w: UInt64) -> UInt64 {
-            let m = (h ^ w) &* 0xFF51_AFD7_ED55_8CCD
-            return (m << 29) | (m >> 35)
-        }
-        let seed = 0x9E37_79B9_7F4A_7C15 ^ UInt64(count)
-        var h0 = seed, h1 = seed ^ 0x1, h2 = seed ^ 0x2, h3 = seed ^ 0x3
-        var i = 0
-        while i &+ 32 <= count {
-            h0 = mix(h0, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            h1 = mix(h1, bytes.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self))
-            h2 = mix(h2, bytes.loadUnaligned(fromByteOffset: i &+ 16, as: UInt64.self))
-            h3 = mix(h3, bytes.loadUnaligned(fromByteOffset: i &+ 24, as: UInt64.self))
-            i &+= 32
-        }
-        var h = mix(mix(mix(h0, h1), h2), h3)
-        while i &+ 8 <= count {
-            h = mix(h, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            i &+= 8
-        }
-        while i < count {
-            h = (h ^ UInt64(bytes.load(fromByteOffset: i, as: UInt8.self))) &* 0xC4CE_B9FE_1A85_EC53
-            i &+= 1
-        }
-        return h ^ (h >> 33)
     }
 }
