@@ -46,16 +46,13 @@ public final class KittyDriver: VideoDriver {
     /// Every cell of the placement is covered (an overlay over the whole picture): the image
     /// was deleted, and nothing is sent until a cell shows again.
     private var hidden = false
-    /// Placeholders: the placement and mask the terminal's placeholder cells were written for
-    /// (nil: write them all with the next frame), and cells to write again.
-    private var cellsWritten: (placement: Placement, mask: CellMask)?
-    private var cellsToRedo: CellMask?
+    private var cells = PlaceholderCells()
 
-    /// - Parameters:
-    ///   - passthrough: inside tmux, how to reach the outer terminal (nil: a terminal of its own).
     /// The video's image id ("Aeth"); other pictures on the screen take the ids after it.
     public static let defaultImageID = 0x4165_7468
 
+    /// - Parameters:
+    ///   - passthrough: inside tmux, how to reach the outer terminal (nil: a terminal of its own).
     ///   - compresses: deflate frames sent directly (`o=z`) where it shrinks them enough: for a
     ///     terminal over a remote link (``KittySharedMemoryUse/compresses(for:)``).
     ///   - placeholders: show the picture through ``KittyPlaceholder`` cells.
@@ -130,12 +127,12 @@ public final class KittyDriver: VideoDriver {
 
     public func invalidate() {
         encoder.invalidate()
-        cellsWritten = nil
+        cells.forget()
     }
 
     public func invalidate(cells mask: CellMask) {
         guard placeholders else { return }
-        if cellsToRedo == nil { cellsToRedo = mask } else { cellsToRedo?.cover(mask) }
+        cells.redo(mask)
     }
 
     /// Sequences that need no place on the screen (a delete, a virtual placement's image): wrapped
@@ -157,27 +154,13 @@ public final class KittyDriver: VideoDriver {
             framed = placement
         }
         let report = encoder.encode(image, columns: rect.width, rows: rect.height, framing: unplacedFraming, into: output)
-        var cells = mask
-        if let written = cellsWritten, written.placement == placement {
-            // Only cells that were covered and are not now (still covered ones stay skipped:
-            // `cells` starts as `mask`), or that something else drew on.
-            var redo = written.mask
-            if let extra = cellsToRedo { redo.cover(extra) }
-            // Written where redo is covered and mask is not: every other cell is skipped.
-            for row in rect.row..<rect.endRow {
-                for column in rect.column..<rect.endColumn where !redo.isCovered(column: column, row: row) {
-                    cells.cover(CellRect(column: column, row: row, width: 1, height: 1))
-                }
-            }
-        }
-        cellsToRedo = nil
-        if !cells.coversAll(rect) {
+        let skipped = cells.write(placement: placement, mask: mask)
+        if !skipped.coversAll(rect) {
             output.append(Escape.saveCursor)
-            KittyPlaceholder.appendCells(imageID: encoder.imageID, rect: rect, mask: cells, into: output)
+            KittyPlaceholder.appendCells(imageID: encoder.imageID, rect: rect, mask: skipped, into: output)
             output.append(Escape.resetAttributes)
             output.append(Escape.restoreCursor)
         }
-        cellsWritten = (placement, mask)
         let bytes = output.count - mark
         return RenderReport(bytes: bytes, unchanged: bytes == 0 && report.outcome == .identical,
                             encodeNanoseconds: start.nanoseconds, note: report.note)
@@ -187,7 +170,7 @@ public final class KittyDriver: VideoDriver {
     public func teardown(into output: ByteBuffer) {
         encoder.delete(framing: unplacedFraming, into: output)
         framed = nil
-        cellsWritten = nil
+        cells.forget()
     }
 
     /// The picture's pixels under covered cells. The terminal stretches the picture over the
@@ -209,6 +192,43 @@ public final class KittyDriver: VideoDriver {
             }
         }
         return rects
+    }
+}
+
+/// The placeholder cells on the terminal: the placement and mask they were written for (none:
+/// all are written with the next frame), and cells something else drew on since.
+struct PlaceholderCells {
+    private var written: (placement: Placement, mask: CellMask)?
+    private var toRedo: CellMask?
+
+    /// Nothing is known to be on the terminal.
+    mutating func forget() { written = nil }
+
+    /// Something else drew on the cells `mask` covers: they are written again.
+    mutating func redo(_ mask: CellMask) {
+        if toRedo == nil { toRedo = mask } else { toRedo?.cover(mask) }
+    }
+
+    /// The cells not to write in a frame at `placement` with `mask` covered: those `mask` covers
+    /// and, at the placement they were last written for, those written then that nothing drew on
+    /// since. The placement and mask are remembered as written.
+    mutating func write(placement: Placement, mask: CellMask) -> CellMask {
+        var skipped = mask
+        if let written, written.placement == placement {
+            // Only cells that were covered and are not now (still covered ones stay skipped:
+            // `skipped` starts as `mask`), or that something else drew on.
+            var redo = written.mask
+            if let toRedo { redo.cover(toRedo) }
+            let rect = placement.rect
+            for row in rect.row..<rect.endRow {
+                for column in rect.column..<rect.endColumn where !redo.isCovered(column: column, row: row) {
+                    skipped.cover(CellRect(column: column, row: row, width: 1, height: 1))
+                }
+            }
+        }
+        toRedo = nil
+        written = (placement, mask)
+        return skipped
     }
 }
 
