@@ -15,7 +15,7 @@ import Testing
     static let stillOver: [String: (lines: Int, stored: Int)] = [
         "AetherControl.PlayerSnapshot": (0, 39),
         "AetherPlayback.PlaybackSummary": (0, 40), "AetherPlayback.Player": (587, 31), "AetherPlayback.PlayerOptions": (0, 45),
-        "AetherPlayback.TelemetrySnapshot": (0, 52), "TerminalGraphics.TerminalCapabilities": (0, 26),
+        "AetherPlayback.TelemetrySnapshot": (0, 52),
     ]
 
     struct Shape {
