@@ -180,7 +180,7 @@ final class SnapshotSource {
         s.hlsBitrate = player.variant?.bandwidth
         if let adaptive = player.adaptive { s.estimatedThroughput = adaptive.estimate.map { $0.rounded() } }
         if activeVideo != nil, player.networkStatus != nil {
-            let rate = player.telemetry(advance: false).instantBitrate
+            let rate = player.telemetry(advance: false).bitrates.instant
             if rate > 0 { s.videoBitrate = rate.rounded() }
         }
     }

@@ -130,8 +130,8 @@ struct HeadlessPlayback {
             guard let stats, controller.player.mediaInfo != nil else { return }
             var summary = PlaybackSummary(player: controller.player, startPosition: controller.itemStartPosition,
                                           wallSeconds: clock.seconds - wallStart, interrupted: interrupted)
-            summary.source = controller.playlist.current.map { TextSanitizer.clean($0.source) }
-            summary.playlistPosition = controller.playlist.position
+            summary.item.source = controller.playlist.current.map { TextSanitizer.clean($0.source) }
+            summary.item.playlistPosition = controller.playlist.position
             stats.writeSummary(summary, player: controller.player)
         }
 

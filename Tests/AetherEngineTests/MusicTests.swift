@@ -82,8 +82,8 @@ import Testing
         let wall = MonotonicTime.now() - start
         #expect(wall > 1.7 && wall < 3.5, "2 s of audio played in \(wall) s")
         let t = player.telemetry()
-        #expect(t.framesPresented == 0)
-        #expect(t.clockSource == "audio")
+        #expect(t.frames.presented == 0)
+        #expect(t.sync.clockSource == "audio")
     }
 
     /// `--vid=no`: a video file plays as audio only (no decoder, no frames), its tags and its
@@ -98,7 +98,7 @@ import Testing
         player.play()
         #expect(waitUntil(5) { player.state == .ended })
         #expect(frames.withLock { $0 } == 0)
-        #expect(player.telemetry().framesPresented == 0)
+        #expect(player.telemetry().frames.presented == 0)
     }
 }
 

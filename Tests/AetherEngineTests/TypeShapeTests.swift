@@ -13,9 +13,7 @@ import Testing
     /// Types still being split (issue 47), each at most its measure when this was written: a
     /// type may not grow, and a type that fits is taken off this list (the test says so).
     static let stillOver: [String: (lines: Int, stored: Int)] = [
-        "AetherControl.PlayerSnapshot": (0, 39),
-        "AetherPlayback.PlaybackSummary": (0, 40), "AetherPlayback.Player": (587, 31), "AetherPlayback.PlayerOptions": (0, 45),
-        "AetherPlayback.TelemetrySnapshot": (0, 52),
+        "AetherControl.PlayerSnapshot": (0, 39), "AetherPlayback.PlayerOptions": (0, 45),
     ]
 
     struct Shape {

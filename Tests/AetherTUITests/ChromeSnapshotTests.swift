@@ -46,31 +46,31 @@ struct ChromeSnapshotTests {
 
     static func telemetry() -> TelemetryPane {
         var t = TelemetrySnapshot()
-        t.instantBitrate = 4_250_000
-        t.avGapLastMs = -3.25
+        t.bitrates.instant = 4_250_000
+        t.sync.gapLastMs = -3.25
         t.observedFPS = 23.976
-        t.bufferedSeconds = 2.5
-        t.bufferedFrames = 12
-        t.networkBytes = 12_500_000
-        t.networkBytesPerSecond = 640_000
-        t.networkRetries = 1
-        t.rebuffers = 2
-        t.framesPresented = 1440
-        t.framesDroppedLate = 3
-        t.decodeMsPerFrame = 4.125
-        t.readMsPerPacket = 0.05
-        t.filterMsPerFrame = 0.5
-        t.scaleMsPerFrame = 1.25
-        t.renderMsPerFrame = 6.5
-        t.writeMsPerFrame = 2
-        t.clockSource = "audio"
-        t.audioDevice = "pulse: null sink"
+        t.buffer.seconds = 2.5
+        t.buffer.frames = 12
+        t.network.bytes = 12_500_000
+        t.network.bytesPerSecond = 640_000
+        t.network.retries = 1
+        t.network.rebuffers = 2
+        t.frames.presented = 1440
+        t.frames.droppedLate = 3
+        t.stages.decodeMsPerFrame = 4.125
+        t.stages.readMsPerPacket = 0.05
+        t.stages.filterMsPerFrame = 0.5
+        t.stages.scaleMsPerFrame = 1.25
+        t.stages.renderMsPerFrame = 6.5
+        t.stages.writeMsPerFrame = 2
+        t.sync.clockSource = "audio"
+        t.audio.device = "pulse: null sink"
         var history = TelemetryHistory()
         var bytes = 0
         for second in 0..<40 {
             var s = t
-            s.instantBitrate = Double(second % 8) * 1e6
-            s.avGapLastMs = Double(second % 5) - 2
+            s.bitrates.instant = Double(second % 8) * 1e6
+            s.sync.gapLastMs = Double(second % 5) - 2
             s.observedFPS = 20 + Double(second % 3)
             bytes += (second % 4) * 100_000
             history.add(s, terminalBytes: bytes)

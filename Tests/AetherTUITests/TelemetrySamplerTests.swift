@@ -14,17 +14,17 @@ struct TelemetrySamplerTests {
         totals.renderSeconds = 0.2
         totals.writeSeconds = 0.1
         let first = sampler.sample(engine, output: totals, terminalBytes: 50_000, now: 1)
-        #expect(first.renderMsPerFrame == 10 && first.writeMsPerFrame == 5)
+        #expect(first.stages.renderMsPerFrame == 10 && first.stages.writeMsPerFrame == 5)
         #expect(sampler.latest == first && sampler.nextDue == 2)
         totals.framesPainted = 30
         totals.renderSeconds = 0.3
         totals.writeSeconds = 0.12
         let second = sampler.sample(engine, output: totals, terminalBytes: 80_000, now: 2)
-        #expect(abs(second.renderMsPerFrame - 10) < 1e-9 && abs(second.writeMsPerFrame - 2) < 1e-9)
+        #expect(abs(second.stages.renderMsPerFrame - 10) < 1e-9 && abs(second.stages.writeMsPerFrame - 2) < 1e-9)
         // Nothing painted (paused): the engine's figures stand as they are.
-        engine.renderMsPerFrame = 0
+        engine.stages.renderMsPerFrame = 0
         let paused = sampler.sample(engine, output: totals, terminalBytes: 80_000, now: 3)
-        #expect(paused.renderMsPerFrame == 0)
+        #expect(paused.stages.renderMsPerFrame == 0)
         #expect(sampler.history.fps == [24, 24, 24])
         #expect(sampler.history.terminalBytes == [50_000, 30_000, 0])
     }

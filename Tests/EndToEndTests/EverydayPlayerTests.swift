@@ -9,7 +9,7 @@ import Testing
 /// binary: headless with `--stats-file` (one summary per item), and in tmux.
 @Suite(.serialized) struct EverydayPlayerTests {
     static func names(_ s: [PlaybackSummary]) -> [String] {
-        s.compactMap { $0.source.map { ($0 as NSString).lastPathComponent } }
+        s.compactMap { $0.item.source.map { ($0 as NSString).lastPathComponent } }
     }
 
     @Test func aThreeItemPlaylistPlaysInOrderAndABadItemIsSkipped() throws {
@@ -17,7 +17,7 @@ import Testing
         let (r, s) = try PlayerRuns.headless(files + ["--length=0.5"])
         #expect(!r.timedOut)
         #expect(Self.names(s) == ["solid-red.mkv", "sine-1k.mkv", "theora-vorbis.ogg"])
-        #expect(s.map(\.playlistPosition) == [0, 2, 3])
+        #expect(s.map(\.item.playlistPosition) == [0, 2, 3])
         #expect(s.allSatisfy { abs($0.mediaSeconds - 0.5) < 0.1 }, "\(s.map(\.mediaSeconds))")
         // mpv's code for "some played, some did not", and the one line for the bad one.
         #expect(r.status == 3, "\(r.stderr)")
@@ -43,7 +43,7 @@ import Testing
         (r, s) = try PlayerRuns.headless([TestEnvironment.fixture("solid-red.mkv"), "--length=0.4", "--loop-file=1"])
         #expect(r.status == 0)
         #expect(s.count == 1)
-        let presented = try #require(s.first).framesPresented
+        let presented = try #require(s.first).frames.presented
         #expect((18...22).contains(presented), "two passes of 0.4 s at 24 fps: \(presented) frames")
     }
 
@@ -73,13 +73,13 @@ import Testing
         (r, s) = try PlayerRuns.headless([file, "--length=0.5"], environment: env)
         #expect(r.status == 0, "\(r.stderr)")
         let resumed = try #require(s.first)
-        #expect(abs((resumed.startPosition ?? -1) - saved.start) < 0.1, "resumed at \(resumed.startPosition ?? -1)")
-        #expect(resumed.volume == 37)
+        #expect(abs((resumed.item.startPosition ?? -1) - saved.start) < 0.1, "resumed at \(resumed.item.startPosition ?? -1)")
+        #expect(resumed.item.volume == 37)
         // --no-resume-playback ignores it; --start wins over it.
         (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--no-resume-playback"], environment: env)
-        #expect(s.first?.startPosition == 0)
+        #expect(s.first?.item.startPosition == 0)
         (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--start=2"], environment: env)
-        #expect(s.first?.startPosition == 2)
+        #expect(s.first?.item.startPosition == 2)
     }
 
     @Test func configFileSetsOptionsAndProfilesAndReportsBadLines() throws {
@@ -99,17 +99,17 @@ import Testing
         #expect(r.status == 0, "bad lines do not stop the player: \(r.stderr)")
         #expect(r.stderr.contains("aether-tui: warning: aether-tui.conf:3: unknown option 'volme'\n"), "\(r.stderr)")
         #expect(r.stderr.contains("aether-tui.conf:4: --speed must be between 0.25 and 4"), "\(r.stderr)")
-        #expect(s.first?.volume == 40)
-        #expect(s.first?.muted == false)
+        #expect(s.first?.item.volume == 40)
+        #expect(s.first?.item.muted == false)
         (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--profile=quiet"], environment: ["XDG_CONFIG_HOME": config])
-        #expect(s.first?.volume == 25 && s.first?.muted == true)
+        #expect(s.first?.item.volume == 25 && s.first?.item.muted == true)
         // The command line wins; --no-config and --config-dir.
         (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--volume=90"], environment: ["XDG_CONFIG_HOME": config])
-        #expect(s.first?.volume == 90)
+        #expect(s.first?.item.volume == 90)
         (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--no-config"], environment: ["XDG_CONFIG_HOME": config])
-        #expect(s.first?.volume == 100 && r.stderr.isEmpty)
+        #expect(s.first?.item.volume == 100 && r.stderr.isEmpty)
         (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--config-dir=\(config)/aether-tui"])
-        #expect(s.first?.volume == 40)
+        #expect(s.first?.item.volume == 40)
     }
 
     /// A config file's play options go before the command line only when it plays: `inspect`,
@@ -135,7 +135,7 @@ import Testing
         }
         // The player still takes the file's options.
         let (p, s) = try PlayerRuns.headless([file, "--length=0.2"], environment: env)
-        #expect(p.status == 0 && s.first?.volume == 70 && s.first?.muted == true, "\(p.stderr)")
+        #expect(p.status == 0 && s.first?.item.volume == 70 && s.first?.item.muted == true, "\(p.stderr)")
     }
 
     @Test func keepOpenStaysAtTheEnd() throws {
@@ -150,15 +150,15 @@ import Testing
         let file = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
         var (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--alang=fr,en", "--slang=fre"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(s.first?.audioTrack == 2, "audio track \(String(describing: s.first?.audioTrack))")
-        #expect(s.first?.subtitleTrack == 2)
+        #expect(s.first?.item.audioTrack == 2, "audio track \(String(describing: s.first?.item.audioTrack))")
+        #expect(s.first?.item.subtitleTrack == 2)
         (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--alang=jpn,eng"])
-        #expect(s.first?.audioTrack == 1)
+        #expect(s.first?.item.audioTrack == 1)
         // No preference: the default-flagged English track, no subtitles (none is default) —
         // except a sidecar next to the file, which headless playback now finds too.
         (r, s) = try PlayerRuns.headless([file, "--length=0.3"])
-        #expect(s.first?.audioTrack == 1)
-        #expect(s.first?.subtitleTrack == 3, "the sidecar .srt (after the two embedded tracks)")
+        #expect(s.first?.item.audioTrack == 1)
+        #expect(s.first?.item.subtitleTrack == 3, "the sidecar .srt (after the two embedded tracks)")
     }
 }
 

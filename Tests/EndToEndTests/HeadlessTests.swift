@@ -51,14 +51,14 @@ import Testing
         struct Line: Decodable { let summary: PlaybackSummary }
         let summary = try JSONDecoder().decode(Line.self, from: Data(lines.last!.utf8)).summary
         #expect(abs(summary.mediaSeconds - 2.5) < 0.05, "played \(summary.mediaSeconds) s")
-        #expect(summary.framesPresented == 60)
-        #expect(summary.framesDropped == 0)
+        #expect(summary.frames.presented == 60)
+        #expect(summary.frames.dropped == 0)
         #expect(summary.cpuSeconds > 0 && summary.peakRSSKiB > 0)
         // The bit rate is the media's as it plays, not the reading: the demuxer has read this
         // whole local file ahead by the second line, yet the rate stays near the file's
         // (about 1 Mbit/s; issue 19 saw 0.00 Mb/s).
         struct Telemetry: Decodable { let telemetry: TelemetrySnapshot }
-        let rates = try lines.dropLast().map { try JSONDecoder().decode(Telemetry.self, from: Data($0.utf8)).telemetry.instantBitrate }
+        let rates = try lines.dropLast().map { try JSONDecoder().decode(Telemetry.self, from: Data($0.utf8)).telemetry.bitrates.instant }
         #expect(rates.dropFirst().allSatisfy { $0 > 300_000 && $0 < 4_000_000 }, "\(rates)")
     }
 }

@@ -38,7 +38,7 @@ import Testing
         #expect(run.result.status == 0, "\(run.result.stderr)")
         let s = try #require(run.summary)
         #expect(abs(s.mediaSeconds - 3) < 0.1, "played \(s.mediaSeconds) s")
-        #expect((70...74).contains(s.framesPresented), "\(s.framesPresented) frames for 3 s at 24 fps")
+        #expect((70...74).contains(s.frames.presented), "\(s.frames.presented) frames for 3 s at 24 fps")
         #expect(run.telemetry.allSatisfy { $0.position < 4 }, "positions: \(run.telemetry.map(\.position))")
     }
 
@@ -48,7 +48,7 @@ import Testing
         let first = try #require(run.telemetry.first)
         #expect(first.position >= 5 && first.position < 6.5, "first position \(first.position)")
         let s = try #require(run.summary)
-        #expect((46...50).contains(s.framesPresented), "\(s.framesPresented) frames for 2 s")
+        #expect((46...50).contains(s.frames.presented), "\(s.frames.presented) frames for 2 s")
     }
 
     @Test func chaptersAndDurationAreOnTheMediaTimeline() throws {
@@ -66,13 +66,13 @@ import Testing
         #expect(run.result.status == 0, "\(run.result.stderr)")
         let s = try #require(run.summary)
         #expect(s.mediaSeconds > 9, "stopped at \(s.mediaSeconds) s")
-        #expect(s.framesPresented + s.framesDropped >= 230, "\(s.framesPresented) shown, \(s.framesDropped) dropped")
+        #expect(s.frames.presented + s.frames.dropped >= 230, "\(s.frames.presented) shown, \(s.frames.dropped) dropped")
     }
 
     @Test func videoStartingAfterTheAudioPlays() throws {
         let run = try play("ts-video-late.ts", ["--ao=null", "--speed=4"])
         #expect(run.result.status == 0, "\(run.result.stderr)")
-        #expect((run.summary?.framesPresented ?? 0) > 100)
+        #expect((run.summary?.frames.presented ?? 0) > 100)
     }
 
     // MARK: decoder errors
@@ -96,7 +96,7 @@ import Testing
         for name in ["h264-bad-nal.ts", "no-keyframe-start.ts"] {
             let run = try play(name, ["--ao=null", "--speed=4"])
             #expect(run.result.status == 0 || run.result.status == 2, "\(name): \(run.result.stderr)")
-            #expect((run.summary?.framesPresented ?? 0) > 0, "\(name): no picture")
+            #expect((run.summary?.frames.presented ?? 0) > 0, "\(name): no picture")
         }
     }
 
@@ -117,7 +117,7 @@ import Testing
         let run = try play("interlaced-switch.ts", ["--ao=null", "--speed=4"])
         #expect(run.result.status == 0, "\(run.result.stderr)")
         let s = try #require(run.summary)
-        #expect(s.framesPresented > 100, "\(s.framesPresented) frames")
+        #expect(s.frames.presented > 100, "\(s.frames.presented) frames")
     }
 
     // MARK: number traps and unbounded input

@@ -32,11 +32,11 @@ struct ImageTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (r, s) = try PlayerRuns.headless([png, jpeg, "--image-display-duration=0.6", "--no-config"], timeout: 20)
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
-        #expect(s.count == 2 && s.allSatisfy { $0.wallSeconds >= 0.6 && $0.framesPresented == 1 },
-                "\(s.map { ($0.wallSeconds, $0.framesPresented) })")
+        #expect(s.count == 2 && s.allSatisfy { $0.wallSeconds >= 0.6 && $0.frames.presented == 1 },
+                "\(s.map { ($0.wallSeconds, $0.frames.presented) })")
         // The directory is the same slideshow, in natural order.
         let (d, ds) = try PlayerRuns.headless([dir, "--image-display-duration=0.1", "--no-config"], timeout: 20)
-        #expect(d.status == 0 && ds.compactMap { $0.source.map { ($0 as NSString).lastPathComponent } } == ["bars-exif6.jpg", "pattern.png"],
+        #expect(d.status == 0 && ds.compactMap { $0.item.source.map { ($0 as NSString).lastPathComponent } } == ["bars-exif6.jpg", "pattern.png"],
                 "\(d.stderr)")
         let (bad, _) = try PlayerRuns.headless([png, "--image-display-duration=-1"], timeout: 10)
         #expect(bad.status == 1 && bad.stderr.contains("--image-display-duration"), "\(bad.stderr)")

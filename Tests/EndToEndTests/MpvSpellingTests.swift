@@ -10,32 +10,32 @@ struct MpvSpellingTests {
     @Test func flagsTakeYesAndNoAndTheCommandLineWins() throws {
         let red = TestEnvironment.fixture("solid-red.mkv"), sine = TestEnvironment.fixture("sine-1k.mkv")
         var (r, s) = try PlayerRuns.headless([sine, "--length=0.2", "--mute=yes", "--pause=no"])
-        #expect(r.status == 0 && s.first?.muted == true, "\(r.stderr)")
+        #expect(r.status == 0 && s.first?.item.muted == true, "\(r.stderr)")
         // The config says mute; --mute=no and --no-mute take it back.
         let config = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: config) }
         try "mute=yes\n".write(toFile: config + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
         for off in ["--mute=no", "--no-mute"] {
             (r, s) = try PlayerRuns.headless([sine, "--length=0.2", off], environment: ["XDG_CONFIG_HOME": config])
-            #expect(r.status == 0 && s.first?.muted == false, "\(off): \(r.stderr)")
+            #expect(r.status == 0 && s.first?.item.muted == false, "\(off): \(r.stderr)")
         }
         (r, _) = try PlayerRuns.headless([sine, "--length=0.2", "--mute=maybe"])
         #expect(r.status == 1 && r.stderr.contains("'--mute'"), "\(r.stderr)")
         // --loop=1 is --loop-file=1: two passes in one summary.
         (r, s) = try PlayerRuns.headless([red, "--length=0.4", "--loop=1"])
-        #expect(r.status == 0 && (18...22).contains(s.first?.framesPresented ?? 0), "\(s.first?.framesPresented ?? 0) frames: \(r.stderr)")
+        #expect(r.status == 0 && (18...22).contains(s.first?.frames.presented ?? 0), "\(s.first?.frames.presented ?? 0) frames: \(r.stderr)")
     }
 
     @Test func noAudioNoVideoAndTheirOtherNames() throws {
         let clip = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
         var (r, s) = try PlayerRuns.headless([clip, "--length=0.3", "--no-audio"])
-        #expect(r.status == 0 && s.first?.audioDevice == "none" && (s.first?.framesPresented ?? 0) > 0, "\(r.stderr)")
+        #expect(r.status == 0 && s.first?.audio.device == "none" && (s.first?.frames.presented ?? 0) > 0, "\(r.stderr)")
         (r, s) = try PlayerRuns.headless([clip, "--length=0.3", "--no-video"])
-        #expect(r.status == 0 && s.first?.framesPresented == 0 && s.first?.audioFormat != nil, "\(r.stderr)")
+        #expect(r.status == 0 && s.first?.frames.presented == 0 && s.first?.audio.format != nil, "\(r.stderr)")
         (r, s) = try PlayerRuns.headless([clip, "--length=0.3", "--audio=2"])
-        #expect(r.status == 0 && s.first?.audioTrack == 2, "\(r.stderr)")
+        #expect(r.status == 0 && s.first?.item.audioTrack == 2, "\(r.stderr)")
         (r, s) = try PlayerRuns.headless([clip, "--length=0.3", "--no-sub"])
-        #expect(r.status == 0 && s.first?.subtitleTrack == nil, "\(r.stderr)")
+        #expect(r.status == 0 && s.first?.item.subtitleTrack == nil, "\(r.stderr)")
     }
 
     @Test func audioChannelsChooseWhatTheDevicePlays() throws {
@@ -43,7 +43,7 @@ struct MpvSpellingTests {
         let surround = TestEnvironment.fixture("hevc10-hdr10-ac3-51-movtext.mp4")
         for (option, format) in [(nil, "48000 Hz s16 stereo"), ("auto", "48000 Hz s16 6 ch"), ("mono", "48000 Hz s16 mono"), ("7.1", "48000 Hz s16 8 ch")] {
             let (r, s) = try PlayerRuns.headless([surround, "--length=0.3", "--vid=no"] + (option.map { ["--audio-channels=\($0)"] } ?? []))
-            #expect(r.status == 0 && s.first?.audioFormat == format, "\(option ?? "default"): \(s.first?.audioFormat ?? "-") \(r.stderr)")
+            #expect(r.status == 0 && s.first?.audio.format == format, "\(option ?? "default"): \(s.first?.audio.format ?? "-") \(r.stderr)")
         }
         let (r, _) = try PlayerRuns.headless([surround, "--length=0.3", "--audio-channels=9"])
         #expect(r.status == 1 && r.stderr.contains("--audio-channels"), "\(r.stderr)")

@@ -111,7 +111,7 @@ private let tmuxEnvironment = ["TERM": "screen-256color", "COLORTERM": "truecolo
         #expect(r.stderr == "aether-tui: warning: aether-tui.conf:2: sub-font-size: 'abc' is not allowed; sub-font-size takes: "
                 + "Their font size in pixels of a 720-line picture, 1 to 9000. (default: 55.0)\n", "\(r.stderr)")
         #expect(!r.stderr.contains("The value"), "the parser's wording: \(r.stderr)")
-        #expect(s.first?.volume == 40, "the good line still counts")
+        #expect(s.first?.item.volume == 40, "the good line still counts")
     }
 }
 

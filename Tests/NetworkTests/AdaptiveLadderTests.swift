@@ -25,7 +25,7 @@ import Testing
         let (r, s) = Self.headless([server.url("dash-ranges-abr/sl.mpd"), "--length=8"], stats: dir + "/stats.jsonl")
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
-        #expect(summary.framesDecoded >= 8 * 24 - 1 && summary.framesDropped == 0, "\(summary)")
+        #expect(summary.frames.decoded >= 8 * 24 - 1 && summary.frames.dropped == 0, "\(summary)")
         let switches = try AdaptiveBitrateEndToEndTests.read(dir + "/stats.jsonl").switches
         #expect(switches.first?["toVariant"] as? Int == 3, "\(switches)")
         let requests = try server.requests()

@@ -13,9 +13,9 @@ import Testing
                                                         "--start=5", "--length=1.5"])
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
-        #expect(summary.clockSource == "audio" && summary.audioDevice == "null", "\(summary.clockSource) \(summary.audioDevice)")
-        #expect(abs(summary.mediaSeconds - 1.5) < 0.2 && summary.framesPresented >= 30, "\(summary.mediaSeconds) s, \(summary.framesPresented) frames")
-        #expect(abs(summary.avGapMeanMs) < 40 && summary.avGapP95Ms < 80, "A/V gap \(summary.avGapMeanMs) / \(summary.avGapP95Ms) ms")
+        #expect(summary.sync.clockSource == "audio" && summary.audio.device == "null", "\(summary.sync.clockSource) \(summary.audio.device)")
+        #expect(abs(summary.mediaSeconds - 1.5) < 0.2 && summary.frames.presented >= 30, "\(summary.mediaSeconds) s, \(summary.frames.presented) frames")
+        #expect(abs(summary.sync.gapMeanMs) < 40 && summary.sync.gapP95Ms < 80, "A/V gap \(summary.sync.gapMeanMs) / \(summary.sync.gapP95Ms) ms")
     }
 
     @Test func anAudioFileOverHTTPGoesWithTheUsersHeaders() throws {
@@ -24,7 +24,7 @@ import Testing
         let (r, s) = try PlayerRuns.headless([server.url("v.mp4"), "--audio-file", server.url("a.m4a"), "--length=1.5",
                                                         "--http-header-fields", "X-Aether-Test: af-1", "--user-agent", "aether-test/af"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(s.first?.clockSource == "audio")
+        #expect(s.first?.sync.clockSource == "audio")
         let audio = try server.requests().filter { ($0["path"] as? String) == "/a.m4a" }
         #expect(!audio.isEmpty)
         for request in audio {
@@ -38,6 +38,6 @@ import Testing
                                                         "--length=1"])
         #expect(r.status == 0)
         #expect(r.stderr == "aether-tui: warning: cannot open audio file '/nonexistent/x.mka': No such file or directory\n", "\(r.stderr)")
-        #expect(s.first.map { $0.framesPresented >= 20 } == true)
+        #expect(s.first.map { $0.frames.presented >= 20 } == true)
     }
 }

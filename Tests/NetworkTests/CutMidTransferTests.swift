@@ -120,13 +120,13 @@ struct CutMidTransferTests {
             #expect(r.status == 0, "\(k.name): \(r.stderr)")
             let s = try #require(summaries.last, "\(k.name): no summary")
             #expect(s.endedEarly == nil, "\(k.name): ended early: \(String(describing: s.endedEarly))")
-            #expect((s.networkRetries ?? 0) >= 1, "\(k.name): no retry counted")
-            let frames = try k.frames ?? #require(results.withLock { $0["uncut " + k.name] }?.1.last?.framesDecoded, "\(k.name): no uncut run")
+            #expect((s.network.retries ?? 0) >= 1, "\(k.name): no retry counted")
+            let frames = try k.frames ?? #require(results.withLock { $0["uncut " + k.name] }?.1.last?.frames.decoded, "\(k.name): no uncut run")
             #expect(frames >= 200, "\(k.name): \(frames) frames in the source")
-            #expect(s.framesDecoded == frames, "\(k.name): decoded \(s.framesDecoded) of \(frames) frames")
+            #expect(s.frames.decoded == frames, "\(k.name): decoded \(s.frames.decoded) of \(frames) frames")
             let uncut = results.withLock { $0["uncut " + k.name] }?.1.last
-            let shown = uncut.map { $0.framesPresented + $0.framesDropped } ?? frames
-            #expect(s.framesPresented + s.framesDropped == shown, "\(k.name): \(s.framesPresented) shown + \(s.framesDropped) dropped of \(shown)")
+            let shown = uncut.map { $0.frames.presented + $0.frames.dropped } ?? frames
+            #expect(s.frames.presented + s.frames.dropped == shown, "\(k.name): \(s.frames.presented) shown + \(s.frames.dropped) dropped of \(shown)")
             // The cut, then the rest asked for from the byte where it stopped.
             let mine = requests.filter { ($0["path"] as? String) == k.path }
             let cut = try #require(mine.firstIndex { $0["cut"] as? Bool == true }, "\(k.name): nothing was cut")

@@ -78,7 +78,7 @@ import Testing
             let s = summaries.last
             #expect(s?.endedEarly == nil, "\(name): ended early: \(String(describing: s?.endedEarly))")
             #expect((2.5...3.6).contains(s?.mediaSeconds ?? 0), "\(name): played \(String(describing: s?.mediaSeconds)) s of the last 3")
-            #expect((s?.framesPresented ?? 0) >= 66, "\(name): \(String(describing: s?.framesPresented)) frames shown of 72")
+            #expect((s?.frames.presented ?? 0) >= 66, "\(name): \(String(describing: s?.frames.presented)) frames shown of 72")
         }
         // Downloads: the same streams and length ffprobe reads.
         for name in ["no-bandwidth", "schemes", "one-local"] {
@@ -125,8 +125,8 @@ import Testing
             try media.setRules(rules)
             let (r, summaries) = try PlayerRuns.headless([manifests.url("past-end.mpd"), "--start=74"], timeout: 60)
             #expect(r.status == 0, "\(name): \(r.stderr)")
-            #expect((5.5...6.6).contains(summaries.last?.mediaSeconds ?? 0) && (summaries.last?.framesPresented ?? 0) >= 138,
-                    "\(name): \(String(describing: summaries.last.map { ($0.mediaSeconds, $0.framesPresented) }))")
+            #expect((5.5...6.6).contains(summaries.last?.mediaSeconds ?? 0) && (summaries.last?.frames.presented ?? 0) >= 138,
+                    "\(name): \(String(describing: summaries.last.map { ($0.mediaSeconds, $0.frames.presented) }))")
             let out = dir + "/\(name.replacingOccurrences(of: " ", with: "-")).mkv"
             let d = Process.run([TestEnvironment.binary, "download", manifests.url("past-end.mpd"), "-o", out], timeout: 120)
             #expect(d.status == 0, "\(name): \(d.stderr)")
@@ -233,13 +233,13 @@ import Testing
             #expect(r.status == 0, "\(name): \(r.stderr)")
             let s = try #require(summaries.last, "\(name): no summary")
             #expect(s.endedEarly == nil, "\(name): ended early: \(String(describing: s.endedEarly))")
-            #expect(abs((s.duration ?? 0) - length) < 0.05, "\(name): length \(String(describing: s.duration)) of \(length)")
-            #expect(s.videoCodec == reference.video && s.audioCodec == reference.audio,
-                    "\(name): \(String(describing: s.videoCodec))/\(String(describing: s.audioCodec)), ffprobe \(reference)")
-            #expect(s.chapterStarts == chapters, "\(name): chapters \(String(describing: s.chapterStarts))")
+            #expect(abs((s.media.duration ?? 0) - length) < 0.05, "\(name): length \(String(describing: s.media.duration)) of \(length)")
+            #expect(s.media.videoCodec == reference.video && s.media.audioCodec == reference.audio,
+                    "\(name): \(String(describing: s.media.videoCodec))/\(String(describing: s.media.audioCodec)), ffprobe \(reference)")
+            #expect(s.media.chapterStarts == chapters, "\(name): chapters \(String(describing: s.media.chapterStarts))")
             let played = length - (Double(arguments.first { $0.hasPrefix("--start=") }?.dropFirst(8) ?? "0") ?? 0)
             #expect(abs(s.mediaSeconds - played) < 0.6, "\(name): played \(s.mediaSeconds) s of \(played)")
-            #expect(Double(s.framesPresented + s.framesDropped) >= (played - 0.6) * 24, "\(name): \(s.framesPresented) frames shown")
+            #expect(Double(s.frames.presented + s.frames.dropped) >= (played - 0.6) * 24, "\(name): \(s.frames.presented) frames shown")
             let out = dir + "/\(name).mkv"
             let d = Process.run([TestEnvironment.binary, "download", url, "-o", out], timeout: 120)
             #expect(d.status == 0, "\(name): \(d.stderr)")
@@ -273,7 +273,7 @@ import Testing
                 #expect(seek.stderr.isEmpty && seek.stdout.split(separator: "\n").first == "320,180", "\(name): from 15 s \(seek.stdout) \(seek.stderr)")
                 #expect(d.stderr.isEmpty, "\(name): \(d.stderr)")
             }
-            print("conformance \(name): ffprobe \(reference); played \(String(format: "%.2f", s.mediaSeconds)) s, \(s.framesPresented) frames; download \(file)")
+            print("conformance \(name): ffprobe \(reference); played \(String(format: "%.2f", s.mediaSeconds)) s, \(s.frames.presented) frames; download \(file)")
         }
     }
 
@@ -300,10 +300,10 @@ import Testing
             #expect(s.endedEarly == nil && abs(s.mediaSeconds - Double(20 - start)) < 0.6, "from \(start) s: \(s.mediaSeconds) s, \(String(describing: s.endedEarly))")
             let frames = (20 - start) * 24
             // Every frame shown or counted (a slow machine drops late ones at 4×, counted too).
-            #expect(abs(s.framesPresented + s.framesDropped - frames) <= 1,
-                    "from \(start) s: \(s.framesPresented) shown + \(s.framesDropped) dropped of \(frames)")
-            #expect(s.chapterStarts == [0, 10], "from \(start) s: \(String(describing: s.chapterStarts))")
-            print("codec change from \(start) s at \(speed)×: \(s.framesPresented) shown, \(s.framesDropped) dropped of \(frames)")
+            #expect(abs(s.frames.presented + s.frames.dropped - frames) <= 1,
+                    "from \(start) s: \(s.frames.presented) shown + \(s.frames.dropped) dropped of \(frames)")
+            #expect(s.media.chapterStarts == [0, 10], "from \(start) s: \(String(describing: s.media.chapterStarts))")
+            print("codec change from \(start) s at \(speed)×: \(s.frames.presented) shown, \(s.frames.dropped) dropped of \(frames)")
         }
         let out = dir + "/codecs.mkv"
         let note = "video of period 2 (from 10.0 s) left out: its codec 'hvc1' cannot go on in the 'avc1' stream before it"

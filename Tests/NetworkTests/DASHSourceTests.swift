@@ -33,9 +33,9 @@ import Testing
         let (r, s) = try NetworkTests.headless([server.url("dash-vod/manifest.mpd"), "--hls-bitrate=max", "--start=12", "--length=3"])
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
-        #expect(summary.startPosition == 12)
+        #expect(summary.item.startPosition == 12)
         #expect(abs(summary.mediaSeconds - 3) < 0.3, "played \(summary.mediaSeconds) s")
-        #expect(summary.framesPresented >= 60)
+        #expect(summary.frames.presented >= 60)
         let video = try server.requests().compactMap { $0["path"] as? String }.filter { $0.hasPrefix("/dash-vod/chunk-stream1-") }
         // The probe reads the first segment; then playback starts at segment 7 (12 s).
         #expect(video.contains("/dash-vod/chunk-stream1-00007.m4s") && !video.contains("/dash-vod/chunk-stream1-00004.m4s"), "\(video)")
@@ -87,9 +87,9 @@ import Testing
         let (r, s) = try NetworkTests.headless([server.url("dash-vod/manifest.mpd"), "--hls-bitrate=max", "--speed=4"])
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
-        #expect(summary.framesDecoded == NetworkTests.progressiveFrames, "decoded \(summary.framesDecoded)")
+        #expect(summary.frames.decoded == NetworkTests.progressiveFrames, "decoded \(summary.frames.decoded)")
         #expect(summary.endedEarly == nil)
-        #expect((summary.networkRetries ?? 0) >= 1)
+        #expect((summary.network.retries ?? 0) >= 1)
         let requests = try server.requests().filter { ($0["path"] as? String) == "/" + chunk }
         #expect(requests.count == 2, "\(requests)")
         #expect(requests.first?["cut"] as? Bool == true)
@@ -135,7 +135,7 @@ import Testing
                                        timeout: 40)
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
-        #expect(summary.framesDecoded >= 100, "decoded \(summary.framesDecoded)")
+        #expect(summary.frames.decoded >= 100, "decoded \(summary.frames.decoded)")
         let requests = try server.requests()
         let paths = requests.compactMap { $0["path"] as? String }
         let video = paths.filter { $0.hasPrefix("/chunk-stream1-") }
@@ -187,7 +187,7 @@ import Testing
         let (r, s) = try NetworkTests.headless([server.url("time.mpd"), "--hls-bitrate=max", "--speed=4"])
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
-        #expect(summary.framesDecoded == NetworkTests.progressiveFrames, "decoded \(summary.framesDecoded)")
+        #expect(summary.frames.decoded == NetworkTests.progressiveFrames, "decoded \(summary.frames.decoded)")
         #expect(try server.requests().allSatisfy { ($0["status"] as? Int ?? 0) < 400 }, "a request failed")
     }
 
@@ -208,7 +208,7 @@ import Testing
             #expect(r.status == 0, "from \(start) s: \(r.stderr)")
             let summary = try #require(s.first)
             #expect(summary.endedEarly == nil && abs(summary.mediaSeconds - seconds) < 0.6, "from \(start) s: \(summary.mediaSeconds) s")
-            let frames = summary.framesPresented + summary.framesDropped
+            let frames = summary.frames.presented + summary.frames.dropped
             #expect(abs(frames - Int(seconds - (start == 0 ? 2 : 0)) * 24) <= 2, "from \(start) s: \(frames) frames")
             let video = try server.requests().compactMap { $0["path"] as? String }.filter { $0.hasPrefix("/t1-") }
             if start == 12 {
@@ -294,6 +294,6 @@ import Testing
         let (r, s) = try NetworkTests.headless([server.url("sb.mpd"), "--speed=4"])
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
-        #expect(summary.framesDecoded == NetworkTests.progressiveFrames, "decoded \(summary.framesDecoded)")
+        #expect(summary.frames.decoded == NetworkTests.progressiveFrames, "decoded \(summary.frames.decoded)")
     }
 }

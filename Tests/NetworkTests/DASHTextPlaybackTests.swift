@@ -126,7 +126,7 @@ import Testing
             #expect(lines.count == 1 && lines[0].contains(says), "\(kind): \(lines)")
             #expect(!lines.joined().unicodeScalars.contains { $0.value < 0x20 }, "\(lines)")
             let summary = try PlayerRuns.summaries(stats).first
-            #expect((summary?.framesDecoded ?? 0) >= 47, "\(kind): \(String(describing: summary))")
+            #expect((summary?.frames.decoded ?? 0) >= 47, "\(kind): \(String(describing: summary))")
         }
     }
 }

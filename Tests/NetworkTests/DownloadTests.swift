@@ -198,7 +198,7 @@ import Testing
         let (played, summaries) = try PlayerRuns.headless([out, "--speed=4"], timeout: 40)
         #expect(played.status == 0, "\(played.stderr)")
         let summary = try #require(summaries.first)
-        #expect(summary.endedEarly == nil && summary.framesDecoded == 240, "decoded \(summary.framesDecoded)")
+        #expect(summary.endedEarly == nil && summary.frames.decoded == 240, "decoded \(summary.frames.decoded)")
         let bytes = (try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
         print("download: \(bytes) bytes in \(String(format: "%.2f", seconds)) s (process) — \(r.stdout.split(separator: "\n").last ?? "")")
     }

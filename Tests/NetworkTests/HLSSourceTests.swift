@@ -36,7 +36,7 @@ import Testing
         let (r, s) = try NetworkTests.headless([server.url("hls-renditions/master.m3u8"), "--hls-bitrate=min", "--alang=\(language)", "--length=6"])
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
-        #expect(summary.audioTrack == track)
+        #expect(summary.item.audioTrack == track)
         #expect(summary.mediaSeconds > 5)
         let segments = try server.requests().compactMap { $0["path"] as? String }.filter { $0.hasSuffix(".ts") }
         func count(_ dir: String) -> Int { segments.filter { $0.contains("/\(dir)/") }.count }
@@ -51,7 +51,7 @@ import Testing
         let (r, s) = try NetworkTests.headless([server.url(path), "--speed=4"])
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
-        #expect(summary.framesDecoded == NetworkTests.progressiveFrames, "decoded \(summary.framesDecoded)")
+        #expect(summary.frames.decoded == NetworkTests.progressiveFrames, "decoded \(summary.frames.decoded)")
         #expect(summary.endedEarly == nil)
     }
 
@@ -64,7 +64,7 @@ import Testing
         let log = PlayerRuns.temp("list.log")
         let (r, s) = try NetworkTests.headless([server.url("hostile/remote-list.m3u"), "--length=1", "--log-file=\(log)"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(s.count == 1 && s.first?.source == server.url("progressive.mp4"), "\(s.map { $0.source ?? "?" })")
+        #expect(s.count == 1 && s.first?.item.source == server.url("progressive.mp4"), "\(s.map { $0.item.source ?? "?" })")
         #expect(!r.stdout.contains("root:") && !r.stderr.contains("root:"))
         #expect(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("1 entry not on the network left out"))
     }
@@ -75,7 +75,7 @@ import Testing
         defer { server.stop() }
         let (r, s) = try NetworkTests.headless([server.url(path)], timeout: 20)
         #expect(r.status != 0)
-        #expect(s.allSatisfy { $0.framesDecoded == 0 })
+        #expect(s.allSatisfy { $0.frames.decoded == 0 })
         #expect(!r.stdout.contains("root:") && !r.stderr.contains("root:"))
         #expect(NetworkTests.errorLines(r).count == 1, "\(r.stderr)")
     }

@@ -201,7 +201,7 @@ import Testing
         let switches = try AdaptiveBitrateEndToEndTests.read(dir + "/s.jsonl").switches
         #expect(switches.contains { $0["toVariant"] as? Int == 3 }, "\(switches)")
         let summary = try #require(try PlayerRuns.summaries(dir + "/s.jsonl").first)
-        #expect(summary.framesDecoded >= 12 * 24 - 2 && summary.framesDropped == 0, "\(summary)")
+        #expect(summary.frames.decoded >= 12 * 24 - 2 && summary.frames.dropped == 0, "\(summary)")
         let decodeErrors = try String(contentsOfFile: dir + "/s.jsonl", encoding: .utf8).split(separator: "\n")
             .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .compactMap { ($0["telemetry"] as? [String: Any])?["decodeErrors"] as? Int }.max()

@@ -36,8 +36,8 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
         #expect(abs(summary.mediaSeconds - 3) < 0.3, "played \(summary.mediaSeconds) s")
-        #expect(summary.startPosition == 12)
-        #expect(summary.framesPresented >= 60)
+        #expect(summary.item.startPosition == 12)
+        #expect(summary.frames.presented >= 60)
         #expect(summary.endedEarly == nil)
         // The index is at the front: the seek to 12 s is one Range request into the file.
         let requests = try server.requests().filter { ($0["path"] as? String) == "/progressive.mp4" }
@@ -71,10 +71,10 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
         #expect(summary.endedEarly == nil)
-        #expect(summary.framesDecoded == Self.progressiveFrames, "decoded \(summary.framesDecoded)")
-        #expect(summary.framesPresented + summary.framesDropped == Self.progressiveFrames)
-        #expect((summary.networkRetries ?? 0) >= 1)
-        #expect(summary.networkBytes == Int64(Self.progressiveBytes), "bytes \(String(describing: summary.networkBytes))")
+        #expect(summary.frames.decoded == Self.progressiveFrames, "decoded \(summary.frames.decoded)")
+        #expect(summary.frames.presented + summary.frames.dropped == Self.progressiveFrames)
+        #expect((summary.network.retries ?? 0) >= 1)
+        #expect(summary.network.bytes == Int64(Self.progressiveBytes), "bytes \(String(describing: summary.network.bytes))")
         let requests = try server.requests()
         let cut = try #require(requests.firstIndex { ($0["cut"] as? Bool) == true }, "no request was cut")
         // The next request resumes where the bytes stopped (some may die in the socket with the reset).
@@ -89,10 +89,10 @@ import Testing
         let (r, s) = try Self.headless([server.url("progressive.mp4"), "--speed=4", "--cache-secs=4"])
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
-        #expect((summary.rebuffers ?? 0) >= 1, "no rebuffer")
-        #expect(summary.framesDecoded == Self.progressiveFrames)
+        #expect((summary.network.rebuffers ?? 0) >= 1, "no rebuffer")
+        #expect(summary.frames.decoded == Self.progressiveFrames)
         #expect(summary.endedEarly == nil)
-        #expect(summary.networkRetries == 0, "a 3 s stall is within the 10 s read deadline")
+        #expect(summary.network.retries == 0, "a 3 s stall is within the 10 s read deadline")
     }
 
     @Test func theTransportBarSaysBufferingWhileTheServerStalls() throws {
@@ -177,7 +177,7 @@ import Testing
                              TestEnvironment.binary, stats, file], timeout: 30)
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(try PlayerRuns.summaries(stats).first)
-        #expect(summary.source == "-")
-        #expect(summary.framesDecoded == Self.progressiveFrames)
+        #expect(summary.item.source == "-")
+        #expect(summary.frames.decoded == Self.progressiveFrames)
     }
 }

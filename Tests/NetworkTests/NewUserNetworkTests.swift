@@ -110,7 +110,7 @@ import Testing
                             ("nolength", "large.html"), ("chunked", "large.html")] {
             let url = "http://127.0.0.1:\(port)/\(way)/\(page)"
             let (r, summaries) = try PlayerRuns.headless([url, "--length=0.5"], timeout: 60)
-            #expect(r.status == 0 && (summaries.first?.framesPresented ?? 0) > 0, "\(way) \(page): exit \(r.status), \(r.stderr)")
+            #expect(r.status == 0 && (summaries.first?.frames.presented ?? 0) > 0, "\(way) \(page): exit \(r.status), \(r.stderr)")
         }
         let probe = Process.run([TestEnvironment.binary, "probe", "http://127.0.0.1:\(port)/plain/small.html"], timeout: 60)
         #expect(probe.status == 0 && probe.stdout.contains("h264"), "probe: \(probe.stdout)\(probe.stderr)")

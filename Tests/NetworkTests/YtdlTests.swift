@@ -59,9 +59,9 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
         #expect(abs(summary.mediaSeconds - 2) < 0.3, "played \(summary.mediaSeconds) s")
-        #expect(summary.framesPresented >= 40)
-        #expect(summary.clockSource == "audio", "the audio file did not play: \(summary.clockSource)")
-        #expect(summary.audioDevice == "null")
+        #expect(summary.frames.presented >= 40)
+        #expect(summary.sync.clockSource == "audio", "the audio file did not play: \(summary.sync.clockSource)")
+        #expect(summary.audio.device == "null")
         let requests = try server.requests()
         for file in ["/v.mp4", "/a.m4a"] {
             let got = requests.filter { ($0["path"] as? String) == file }
@@ -98,7 +98,7 @@ import Testing
         defer { server.stop() }
         let (r, s) = try PlayerRuns.headless([server.url("page.html"), "--ytdl-format=0", "--length=1"], timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(s.first.map { $0.framesPresented >= 20 } == true, "\(s)")
+        #expect(s.first.map { $0.frames.presented >= 20 } == true, "\(s)")
     }
 
     /// A page whose `<source>` is an HLS master: yt-dlp reads the master and names a variant's
@@ -109,7 +109,7 @@ import Testing
         let (r, s) = try PlayerRuns.headless([server.url("page-hls.html"), "--length=2"], timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first)
-        #expect(summary.framesPresented >= 40 && summary.clockSource == "audio", "\(summary.framesPresented) \(summary.clockSource)")
+        #expect(summary.frames.presented >= 40 && summary.sync.clockSource == "audio", "\(summary.frames.presented) \(summary.sync.clockSource)")
         let paths = try server.requests().compactMap { $0["path"] as? String }
         #expect(paths.contains { $0.hasPrefix("/hls/") && $0.hasSuffix(".ts") }, "\(paths)")
     }
@@ -121,9 +121,9 @@ import Testing
         defer { server.stop() }
         let (r, s) = try PlayerRuns.headless([server.url("two.html"), "--length=1"], timeout: 90)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(s.count == 2, "\(s.map { $0.source ?? "?" })")
-        #expect(s.first?.source == server.url("v.mp4") && s.last?.source == server.url("a.m4a"), "\(s.map { $0.source ?? "?" })")
-        #expect(s.first.map { $0.framesPresented >= 20 } == true)
+        #expect(s.count == 2, "\(s.map { $0.item.source ?? "?" })")
+        #expect(s.first?.item.source == server.url("v.mp4") && s.last?.item.source == server.url("a.m4a"), "\(s.map { $0.item.source ?? "?" })")
+        #expect(s.first.map { $0.frames.presented >= 20 } == true)
     }
 
     @Test func aPageWithoutMediaIsOneLineAndFails() throws {

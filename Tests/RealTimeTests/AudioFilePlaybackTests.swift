@@ -29,8 +29,8 @@ extension PlaybackTests {
         let f = try heard()
         #expect(abs(f - 300) <= 10, "the sink played \(f) Hz, the file's first second is 300 Hz")
         let t = player.telemetry()
-        #expect(t.clockSource == "audio")
-        #expect(t.framesPresented > 5)
+        #expect(t.sync.clockSource == "audio")
+        #expect(t.frames.presented > 5)
     }
 
     /// After a seek to 5 s the sink plays the audio file at 5 s (600 Hz from 5 to 7 s; 500 Hz
@@ -48,10 +48,10 @@ extension PlaybackTests {
         #expect(abs(f - 600) <= 10, "after the seek to 5 s the sink played \(f) Hz (600 Hz expected)")
         Thread.sleep(forTimeInterval: 0.5)   // measurement window: more playing for the A/V telemetry
         let t = player.telemetry()
-        #expect(t.clockSource == "audio")
-        #expect(t.framesPresented > 20)
-        #expect(abs(t.avGapMeanMs) < 60, "A/V gap mean \(t.avGapMeanMs) ms")
-        #expect(abs(t.avGapP95Ms) < 100, "A/V gap p95 \(t.avGapP95Ms) ms")
+        #expect(t.sync.clockSource == "audio")
+        #expect(t.frames.presented > 20)
+        #expect(abs(t.sync.gapMeanMs) < 60, "A/V gap mean \(t.sync.gapMeanMs) ms")
+        #expect(abs(t.sync.gapP95Ms) < 100, "A/V gap p95 \(t.sync.gapP95Ms) ms")
     }
 
     /// A file with its own audio: the audio file still comes first (as in mpv), and switching
@@ -99,7 +99,7 @@ extension PlaybackTests {
             #expect(warning?.contains("\n") == false)
             player.play()
             #expect(waitUntil(5) { player.currentTime > 0.5 })
-            #expect(player.telemetry().framesPresented > 3)
+            #expect(player.telemetry().frames.presented > 3)
             player.stop()
         }
     }

@@ -23,14 +23,14 @@ import Testing
         player.play()
         var early = ""
         _ = waitUntil(3, interval: 0.01) {
-            if player.telemetry().framesDecoded > 0 { early = player.telemetry().videoDecoder }
+            if player.telemetry().frames.decoded > 0 { early = player.telemetry().video.decoder }
             return !early.isEmpty
         }
         _ = waitUntil(20, interval: 0.05) { player.state == .ended }
         let t = player.telemetry()
         player.stop()
         #expect(early == "h264, 1 thread", "at the start: \(early)")
-        #expect(t.videoDecoder == "h264", "after the first 48 frames' keyframe: \(t.videoDecoder)")
+        #expect(t.video.decoder == "h264", "after the first 48 frames' keyframe: \(t.video.decoder)")
         #expect(t.decodeErrors == 0)
         let pts = shown.withLock { $0 }
         // 6 s at 24 fps (the first frame may come at the start grace); steps of one frame only.

@@ -100,7 +100,7 @@ final class TestSink: FrameSink, @unchecked Sendable {  // immutable after init
         let sorted = early.withLock { $0 }.dropFirst(10).sorted()
         let median = sorted[sorted.count / 2]
         #expect(median > 0.015 && median < 0.030, "handed over \(median * 1000) ms before due")
-        #expect(player.telemetry(advance: false).framesPresented >= 40)
+        #expect(player.telemetry(advance: false).frames.presented >= 40)
         #expect(rates.withLock { $0 } == [1.5])
         #expect(player.gapStatistics.count >= 30, "reported frames give their A/V gap")
     }

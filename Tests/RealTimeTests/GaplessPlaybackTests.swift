@@ -145,8 +145,8 @@ import Testing
         let found = Self.lag(x, at: at, around: first + 5 * Self.rate / 2 - at, range: 2400)
         #expect(found.correlation >= 0.9, "the sweep's 18.5 s is not 2.5 s in: \(found)")
         let summaries = try PlayerRuns.summaries(stats)
-        #expect(summaries.count == 2 && summaries.allSatisfy { $0.startPosition == 3 && abs($0.mediaSeconds - 2) < 0.15 },
-                "\(summaries.map { ($0.startPosition ?? -1, $0.mediaSeconds) })")
+        #expect(summaries.count == 2 && summaries.allSatisfy { $0.item.startPosition == 3 && abs($0.mediaSeconds - 2) < 0.15 },
+                "\(summaries.map { ($0.item.startPosition ?? -1, $0.mediaSeconds) })")
     }
 
     /// Another rate (44.1 kHz after 48 kHz): `weak` leaves it to the ordinary switch (logged,

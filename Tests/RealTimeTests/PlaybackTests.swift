@@ -38,16 +38,16 @@ import Testing
         // 24 fps that is about 24 video packets, whatever the 600 the queue could hold.
         #expect(waitUntil(10) { player.currentTime >= 3 })
         let midway = player.telemetry(advance: false)
-        let videoPackets = try #require(midway.queues.first { $0.name == "video packets" })
+        let videoPackets = try #require(midway.buffer.queues.first { $0.name == "video packets" })
         #expect(videoPackets.items <= 40, "\(videoPackets.items) video packets queued at \(midway.position) s")
-        #expect(midway.bufferedSeconds <= 1.3, "demuxed \(midway.bufferedSeconds) s ahead")
+        #expect(midway.buffer.seconds <= 1.3, "demuxed \(midway.buffer.seconds) s ahead")
         #expect(waitUntil(20) { player.state == .ended })
         let t = player.telemetry()
         let wall = try #require(player.playingWallSeconds)
         #expect(abs(wall - 10) / 10 <= 0.02, "played 10 s of media in \(wall) s of wall time")
-        #expect(t.clockSource == "audio")
-        #expect(t.framesDropped == 0, "dropped \(t.framesDroppedLate) late, \(t.framesDroppedEarly) early")
-        #expect(t.framesPresented == 240)
+        #expect(t.sync.clockSource == "audio")
+        #expect(t.frames.dropped == 0, "dropped \(t.frames.droppedLate) late, \(t.frames.droppedEarly) early")
+        #expect(t.frames.presented == 240)
         let gaps = player.gapStatistics
         #expect(gaps.p95 <= 0.020, "A/V gap p95 \(gaps.p95 * 1000) ms")
         player.stop()
@@ -128,15 +128,15 @@ import Testing
         player.play()
         #expect(waitUntil(10) { player.state == .ended })
         let t = player.telemetry()
-        #expect(t.deinterlacing)
+        #expect(t.video.deinterlacing)
         let fps = try #require(player.mediaInfo?.primaryVideo?.frameRate)
         let shown = times.withLock { $0 }
         try #require(shown.count > 1)
         // Every frame is shown or counted as dropped. A stall of the machine may drop a few (a
         // CI run dropped 5 early); halved times dropped most of them.
-        #expect(abs(Double(shown.count + t.framesDropped) - 3 * fps) <= 2,
-                "\(shown.count) frames shown and \(t.framesDropped) dropped for 3 s at \(fps) fps")
-        #expect(Double(t.framesDropped) <= 0.2 * 3 * fps, "dropped \(t.framesDroppedEarly) early, \(t.framesDroppedLate) late")
+        #expect(abs(Double(shown.count + t.frames.dropped) - 3 * fps) <= 2,
+                "\(shown.count) frames shown and \(t.frames.dropped) dropped for 3 s at \(fps) fps")
+        #expect(Double(t.frames.dropped) <= 0.2 * 3 * fps, "dropped \(t.frames.droppedEarly) early, \(t.frames.droppedLate) late")
         // The times are on the source's grid, a whole number of frame intervals apart (halved
         // times are half an interval apart).
         let steps = zip(shown.dropFirst(), shown).map { ($0 - $1) * fps }
@@ -182,7 +182,7 @@ import Testing
         #expect(waitUntil(20) { player.state == .ended })
         let wall = try #require(player.playingWallSeconds)
         #expect(abs(wall - 4) / 4 <= 0.05, "8 s of media at 2× took \(wall) s")
-        #expect(player.telemetry().clockSource == "audio")
+        #expect(player.telemetry().sync.clockSource == "audio")
         player.stop()
     }
 
@@ -200,10 +200,10 @@ import Testing
             return player.state == .paused && now == last
         }
         let paused = player.currentTime
-        let presented = player.telemetry().framesPresented
+        let presented = player.telemetry().frames.presented
         Thread.sleep(forTimeInterval: 2)   // measurement window: paused, nothing may move
         #expect(abs(player.currentTime - paused) < 0.001, "position moved while paused")
-        #expect(player.telemetry().framesPresented == presented)
+        #expect(player.telemetry().frames.presented == presented)
         #expect(player.state == .paused)
         player.play()
         Thread.sleep(forTimeInterval: 1)   // measurement window: 1 s of playing
@@ -232,11 +232,11 @@ import Testing
         #expect(abs(player.currentTime - 7.0) < 0.001)
         // Paused after a forward seek, the demuxer reads a second past the target (7.6 s; the
         // picture landed on the keyframe before it) and stops.
-        #expect(waitUntil(5) { player.telemetry(advance: false).bufferedSeconds >= 0.9 })
+        #expect(waitUntil(5) { player.telemetry(advance: false).buffer.seconds >= 0.9 })
         let held = player.telemetry(advance: false)
-        let heldPackets = held.queues.first { $0.name == "video packets" }?.items ?? -1
-        #expect(heldPackets >= 0 && heldPackets <= 40 && held.bufferedSeconds <= 1.3 + (7.6 - 7.0),
-                "\(heldPackets) video packets, \(held.bufferedSeconds) s ahead")
+        let heldPackets = held.buffer.queues.first { $0.name == "video packets" }?.items ?? -1
+        #expect(heldPackets >= 0 && heldPackets <= 40 && held.buffer.seconds <= 1.3 + (7.6 - 7.0),
+                "\(heldPackets) video packets, \(held.buffer.seconds) s ahead")
 
         // Playing on after an exact seek continues from the target, in order.
         shown.withLock { $0.removeAll() }
@@ -319,7 +319,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.4)   // measurement window: the old track's sound already in the sink plays out
         let b = try SinkRecorder().stop(after: 4800 + 24000 + 2400)
         #expect(player.state == .playing || player.state == .ended)
-        #expect(player.telemetry().framesPresented > 40)
+        #expect(player.telemetry().frames.presented > 40)
         // A recorder that got less than the window (parec starting late on a loaded machine)
         // fails the test rather than crashing the run.
         try #require(a.left.count >= 4800 + 24000 && b.left.count >= 4800 + 24000,
@@ -418,11 +418,11 @@ import Testing
         let info = try #require(player.mediaInfo)
         if !info.video.isEmpty {
             let t = player.telemetry()
-            #expect(t.framesPresented > 0)
+            #expect(t.frames.presented > 0)
             let frame = try #require(lastFrame.withLock { $0 })
             #expect(frame.width == 160 && frame.height == 96 && frame.pixels?.count == 160 * 96 * 3)
-            if file.hasPrefix("mpeg2-interlaced") { #expect(t.deinterlacing) }
-            if file.hasPrefix("hevc") { #expect(t.toneMapping) }
+            if file.hasPrefix("mpeg2-interlaced") { #expect(t.video.deinterlacing) }
+            if file.hasPrefix("hevc") { #expect(t.video.toneMapping) }
         }
         player.stop()
     }
@@ -445,7 +445,7 @@ import Testing
         let t = player.telemetry()
         let pts = shown.withLock { $0 }
         let fps = try #require(player.mediaInfo?.primaryVideo?.frameRate)
-        #expect(t.framesSkipped > 0)
+        #expect(t.frames.skipped > 0)
         // Frames decoded before play() took effect were decoded for a paused player, which shows
         // every frame (at most the frame queue and one more: a loaded machine runs the video
         // thread ahead of the test's play()); from then on, consecutive frames shown are three
@@ -461,9 +461,9 @@ import Testing
         // Of every three frames two are skipped and one converted; a converted frame is shown or,
         // when it reached the presenter too late, dropped there. Counted from the frames shown on
         // the grid (frames presented before the render size was set had no pixels to show).
-        let converted = pts.count - whilePaused - 1 + t.framesDroppedLate
-        #expect(abs(t.framesSkipped - 2 * converted) <= 3,
-                "skipped \(t.framesSkipped), presented \(t.framesPresented), late \(t.framesDroppedLate), early \(t.framesDroppedEarly), \(whilePaused) while paused")
+        let converted = pts.count - whilePaused - 1 + t.frames.droppedLate
+        #expect(abs(t.frames.skipped - 2 * converted) <= 3,
+                "skipped \(t.frames.skipped), presented \(t.frames.presented), late \(t.frames.droppedLate), early \(t.frames.droppedEarly), \(whilePaused) while paused")
         player.stop()
     }
 
@@ -500,7 +500,7 @@ import Testing
         player.play()
         _ = waitUntil(5, interval: 0.01) { frames.withLock({ $0 }) >= 3 }
         #expect(frames.withLock { $0 } >= 3)
-        #expect(player.telemetry(advance: false).loopFilterSkip == expected)
+        #expect(player.telemetry(advance: false).video.loopFilterSkip == expected)
         player.stop()
     }
 

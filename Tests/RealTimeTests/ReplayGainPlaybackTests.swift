@@ -22,7 +22,7 @@ extension PlaybackTests {
         try #require(rec.left.count >= 4800 + 24000, "recorded \(rec.left.count) samples")
         let window = rec.left[4800...].prefix(24000)
         // What the stats overlay shows (telemetry), and the player's figure IPC reads.
-        let shown = player.telemetry().replayGain
+        let shown = player.telemetry().audio.replayGain
         #expect(shown == player.replayGain.map { String(format: "%@ %+.2f dB", $0.source, $0.db) })
         return (Signal.rmsDBFS(window), window.map(abs).max() ?? 0, shown)
     }

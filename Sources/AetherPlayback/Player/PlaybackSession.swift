@@ -302,6 +302,33 @@ extension PlaybackSession {
     var hasAudio: Bool { control.read { $0.streams.audio != nil } }
     var hasVideo: Bool { videoDecoder != nil && !control.read { $0.streams.videoDisabled } }
 
+    /// The clock's media time; a seek's target while it is asked for or carried out; once
+    /// ended, where the media stops (``Player/currentTime``).
+    var position: Double {
+        let (state, target) = control.read { ($0.state, $0.pendingSeek?.target ?? $0.seek.inFlight) }
+        if let target { return target }
+        if state == .ended {
+            let last = control.read { max($0.lastPresentedPTS ?? 0, $0.demuxedUntil) }
+            return min(source.reading.endTime ?? .infinity, info.duration ?? last, max(last, clock.time))
+        }
+        return clock.time
+    }
+
+    /// How far the demuxer has read ahead, in media seconds, for a source with a demuxer cache;
+    /// nil otherwise (``Player/cachedUntil``).
+    var cachedUntil: Double? {
+        guard source.reading.cacheSeconds > 0 else { return nil }
+        return control.read { $0.demux.eof ? (info.duration ?? $0.demuxedUntil) : $0.demuxedUntil }
+    }
+
+    /// Live: the kept window (oldest moment ... live edge) in media seconds; nil when not live.
+    var liveWindow: ClosedRange<Double>? {
+        guard source.reading.isLive else { return nil }
+        if let window = source.reading.timeshift?.window { return window }
+        let edge = control.read { $0.demuxedUntil }
+        return edge...edge
+    }
+
     /// Audio thread, before the first samples of `serial`: when the sink paints on its own
     /// thread, waits (at most ``firstPictureWaitSeconds``) until that serial's first picture is
     /// reported on screen, so sound and clock start with the picture rather than while a slow

@@ -11,10 +11,10 @@ extension Player {
     /// ±600 s; ``subtitleCues(at:)`` applies it.
     public func setSubtitleDelay(_ seconds: Double) {
         guard seconds.isFinite else { return }
-        subtitleDelayStore.withLock { $0 = min(600, max(-600, seconds)) }
+        sessions.subtitleDelay.withLock { $0 = min(600, max(-600, seconds)) }
     }
 
-    public var subtitleDelay: Double { subtitleDelayStore.withLock { $0 } }
+    public var subtitleDelay: Double { sessions.subtitleDelay.withLock { $0 } }
 
     /// Selects subtitle track `id` (see `subtitleTracks`), nil = off. An embedded track's recent
     /// cues are fetched in the background (only the selected track's cues are kept).

@@ -16,62 +16,35 @@ import Glibc
 public final class Player: Sendable {
     /// Told whenever what a host shows changes (state, pause, buffering, a failure) in any item
     /// this player loads: a host's loop waits on it instead of polling.
-    public let changes = ChangeNotifier()
-    /// The session loaded, or why the last load failed.
-    private let loaded = Guarded<(session: PlaybackSession?, loadError: PlayerError?)>((nil, nil))
-    /// The next playlist item, opened ahead to continue the device (``prepareNext(url:options:)``).
-    let upcoming = Guarded<Upcoming?>(nil)
+    public let changes: ChangeNotifier
+    /// The session loaded (or why the last load failed) and the next item prepared.
+    let sessions: PlayerSessions
 
-    public init() {}
-
-    deinit {
-        loaded.withLock { $0.session }?.stop()
-        dropPrepared()
+    public init() {
+        let changes = ChangeNotifier()
+        self.changes = changes
+        sessions = PlayerSessions(changes: changes)
     }
 
+    deinit { sessions.close() }
+
     /// The session playing now (internal: tests reach its threads' interleavings through it).
-    var current: PlaybackSession? { loaded.withLock { $0.session } }
+    var current: PlaybackSession? { sessions.current }
 
     // MARK: loading
 
     /// Opens `url`, picks tracks, opens decoders and the audio device, and positions at
     /// `options.start`. Playback starts paused; call `play()`.
     public func load(url: String, options given: PlayerOptions = PlayerOptions()) throws(PlayerError) {
-        // Gapless: the prepared item already plays on from the one before.
-        if promote(url: url) { return }
-        stop()
-        let options = given.checkedTimes
-        do {
-            let s = try PlaybackSession(url: url, options: options, subtitleDelay: subtitleDelayStore,
-                                        frameDivisor: frameDivisorStore, changes: changes)
-            loaded.withLock { $0 = (s, nil) }
-            // Before the demux thread: the packets the open read ahead are recorded too.
-            if let path = options.streamRecord { s.startRecording(to: path) }
-            s.start()
-        } catch {
-            loaded.withLock { $0.loadError = error }
-            throw error
-        }
+        try sessions.load(url: url, options: given)
     }
 
     /// Where the item playing started (its `--start`, a resumed position), as its session was
     /// opened; nil when nothing is loaded. The stats summary counts what played from it.
     public var startPosition: Double? { current?.options.start }
 
-    /// `next` becomes the session loaded, if `old` still is.
-    func replace(_ old: PlaybackSession, with next: PlaybackSession) {
-        loaded.withLock { if $0.session === old { $0 = (next, nil) } }
-    }
-
     /// Stops playback and releases the source (threads joined, C resources freed).
-    public func stop() {
-        let s = loaded.withLock { l -> PlaybackSession? in
-            defer { l.session = nil }
-            return l.session
-        }
-        s?.stop()
-        dropPrepared()
-    }
+    public func stop() { sessions.stop() }
 
     // MARK: transport
 
@@ -87,14 +60,7 @@ public final class Player: Sendable {
     }
 
     private func setPaused(_ paused: Bool, _ s: PlaybackSession) {
-        let resync = s.control.withLock { c -> Bool in
-            guard c.state != .ended || paused else { return false }
-            c.userPaused = paused
-            c.paused = paused || c.cache.buffering
-            c.apply(.pauseChanged)
-            defer { if !paused { c.step.whilePaused = false } }
-            return !paused && c.step.whilePaused
-        }
+        let resync = s.control.withLock { $0.setUserPaused(paused) }
         s.clock.setPaused(s.control.read { $0.paused })
         // Frame steps moved the picture away from the audio: realign both at the picture.
         if resync { s.requestSeek(to: s.clock.time, mode: .exact) }
@@ -165,28 +131,18 @@ public final class Player: Sendable {
 
     public var audioDelay: Double { current?.control.read { $0.settings.audioDelay } ?? 0 }
 
-    /// Shared with every session this player loads (its presenter applies it to the cues).
-    let subtitleDelayStore = Guarded(0.0)
-    /// Every how many frames the host paints (``setFrameDivisor(_:)``), shared with every session.
-    let frameDivisorStore = Guarded(1)
-
     /// The host paints only every `n`-th frame (1–8; a slow output's governor): the others are
     /// not converted to pixels at all, nor decoded where no other frame refers to them
-    /// (``FrameCadence``), and are counted as skipped (``TelemetrySnapshot/framesSkipped``).
+    /// (``FrameCadence``), and are counted as skipped (``FrameCounts/skipped``).
     /// Scaling a 4K frame costs as much whatever the picture's size, so at 4K60 on two cores
     /// converting frames the output leaves out took the CPU the output needed.
-    public func setFrameDivisor(_ n: Int) { frameDivisorStore.withLock { $0 = min(8, max(1, n)) } }
+    public func setFrameDivisor(_ n: Int) { sessions.frameDivisor.withLock { $0 = min(8, max(1, n)) } }
 
     /// Switches to `MediaInfo.audio[track]` mid-playback (nil = no audio), keeping the position.
     public func selectAudioTrack(_ track: Int?) {
         guard let s = current, s.sink != nil else { return }
         let index = track.flatMap { s.info.audio.indices.contains($0) ? s.info.audio[$0].index : nil }
-        let changed = s.control.withLock { c -> Bool in
-            guard c.streams.audio != index else { return false }
-            c.streams.audio = index
-            return true
-        }
-        if changed { s.requestSeek(to: currentTime, mode: .exact) }
+        if s.control.withLock({ $0.selectAudio(index) }) { s.requestSeek(to: currentTime, mode: .exact) }
     }
 
     /// Asks for frames scaled to `size` (nil = no pixels, timing only), a resized 8-bit source
@@ -240,7 +196,7 @@ public final class Player: Sendable {
     // MARK: state
 
     public var state: PlayerState {
-        guard let s = current else { return loaded.withLock { $0.loadError } == nil ? .idle : .error }
+        guard let s = current else { return sessions.loadError == nil ? .idle : .error }
         return s.control.read { $0.state }
     }
 
@@ -251,21 +207,13 @@ public final class Player: Sendable {
 
     /// How far the demuxer has read ahead, in media seconds, for a source with a demuxer cache
     /// (network sources); nil otherwise.
-    public var cachedUntil: Double? {
-        guard let s = current, s.reading.cacheSeconds > 0 else { return nil }
-        return s.control.read { $0.demux.eof ? (s.info.duration ?? $0.demuxedUntil) : $0.demuxedUntil }
-    }
+    public var cachedUntil: Double? { current?.cachedUntil }
 
     /// A live stream (no length): positions run from where playback joined it.
     public var isLive: Bool { current?.reading.isLive ?? false }
 
     /// Live: the kept window (oldest moment ... live edge) in media seconds; nil without one.
-    public var liveWindow: ClosedRange<Double>? {
-        guard let s = current, s.reading.isLive else { return nil }
-        if let window = s.reading.timeshift?.window { return window }
-        let edge = s.control.read { $0.demuxedUntil }
-        return edge...edge
-    }
+    public var liveWindow: ClosedRange<Double>? { current?.liveWindow }
 
     /// Seconds playback is behind the live edge (nil when not live).
     public var liveLatency: Double? { liveWindow.map { max(0, $0.upperBound - currentTime) } }
@@ -296,16 +244,7 @@ public final class Player: Sendable {
     public var hasVideo: Bool { current?.hasVideo ?? false }
 
     /// The clock's media time (seconds).
-    public var currentTime: Double {
-        guard let s = current else { return 0 }
-        let (state, target) = s.control.read { ($0.state, $0.pendingSeek?.target ?? $0.seek.inFlight) }
-        if let target { return target }
-        if state == .ended {
-            let last = s.control.read { max($0.lastPresentedPTS ?? 0, $0.demuxedUntil) }
-            return min(s.reading.endTime ?? .infinity, s.info.duration ?? last, max(last, s.clock.time))
-        }
-        return s.clock.time
-    }
+    public var currentTime: Double { current?.position ?? 0 }
 
     public var duration: Double? { current?.info.duration }
     public var mediaInfo: MediaInfo? { current?.info }
@@ -375,7 +314,7 @@ public final class Player: Sendable {
     /// Why the load failed, or why the session failed after loading (`state == .error`: every
     /// stream turned out to be undecodable or encrypted), with its cause.
     public var failure: PlayerError? {
-        guard let s = current else { return loaded.withLock { $0.loadError } }
+        guard let s = current else { return sessions.loadError }
         return s.control.read { $0.ending.failure }
     }
 
@@ -391,57 +330,6 @@ public final class Player: Sendable {
     /// The 1 Hz telemetry view. `advance` starts a new interval for the instant rates (call it
     /// once a second from one place); other readers pass false.
     public func telemetry(advance: Bool = true) -> TelemetrySnapshot {
-        var t = TelemetrySnapshot()
-        guard let s = current else { return t }
-        s.telemetry.fill(&t, advance: advance)
-        let c = s.control.read { $0 }
-        t.state = c.state.rawValue
-        t.position = currentTime
-        t.bufferedSeconds = max(0, c.demuxedUntil - s.clock.time)
-        t.bufferedFrames = s.queues.frames.count
-        t.clockTime = s.clock.time
-        func fill<E>(_ name: String, _ q: BoundedQueue<E>) -> QueueFill {
-            let f = q.fill
-            return QueueFill(name: name, items: f.count, capacity: f.maxCount, bytes: f.cost,
-                             byteCapacity: f.maxCost == .max ? nil : f.maxCost)
-        }
-        t.queues = [fill("video packets", s.queues.video), fill("audio packets", s.queues.audio), fill("frames", s.queues.frames)]
-        t.clockSource = s.clock.isArmed ? s.clock.source.rawValue : "unarmed"
-        t.audioDevice = c.streams.audio == nil ? "none" : (s.sink?.name ?? "none")
-        t.audioFormat = c.streams.audio == nil ? "" : (s.sink?.format.description ?? "")
-        let video = s.video?.status.withLock { $0 } ?? (deinterlacing: false, loopFilterSkip: "", threads: 0)
-        // "h264, 1 thread" while one decoder thread keeps up (``DecoderThreads``).
-        t.videoDecoder = (s.video?.decoderName).map { video.threads > 0 ? "\($0), \(video.threads) thread\(video.threads == 1 ? "" : "s")" : $0 } ?? ""
-        t.audioDecoder = c.streams.audio == nil ? "" : (s.audio?.decoderName.withLock { $0 } ?? "")
-        t.deinterlacing = video.deinterlacing
-        t.loopFilterSkip = video.loopFilterSkip.isEmpty ? nil : video.loopFilterSkip
-        t.toneMapping = (s.info.primaryVideo?.format.isHDR ?? false) && (s.video?.renderSize.withLock { $0 != nil } ?? false)
-        t.rate = c.settings.rate
-        t.volume = c.settings.volume
-        t.muted = c.settings.muted
-        t.replayGain = s.replayGain.source.map { $0 + String(cFormat: " %+.2f dB", s.replayGain.db) }
-        t.audioXruns = (s.sink as? ALSASink)?.xruns ?? 0
-        t.buffering = c.cache.buffering
-        t.rebuffers = c.cache.rebuffers
-        t.cachedUntil = cachedUntil
-        if let net = s.format.networkStatus {
-            switch net.phase {
-            case .flowing: t.networkPhase = "flowing"
-            case .reconnecting(let attempt): t.networkPhase = "reconnecting \(attempt)"
-            case .failed: t.networkPhase = "failed"
-            }
-            t.networkBytes = net.bytes
-            t.networkRetries = net.retries
-            t.networkBytesPerSecond = net.throughput
-        }
-        if let variant = variant { t.hlsBitrate = variant.bandwidth }
-        if let adaptive = s.format.adaptive?.status {
-            t.estimatedThroughput = adaptive.estimate.map { $0.rounded() }
-            t.variantSwitches = adaptive.switchCount
-            t.variantNumber = adaptive.variantIndex + 1
-        } else if let variant = s.adaptive.variant, let k = s.adaptive.variants.firstIndex(of: variant) {
-            t.variantNumber = k + 1
-        }
-        return t
+        current.map { TelemetrySnapshot(session: $0, advance: advance) } ?? TelemetrySnapshot()
     }
 }

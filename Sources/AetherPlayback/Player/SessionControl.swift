@@ -292,6 +292,25 @@ extension SessionControl {
         if videoDone && audioDone { apply(.ended(at: now)) }
     }
 
+    /// The user pauses or plays (``Player/pause()``, ``Player/play()``): playing an ended item
+    /// does nothing; a cache underrun keeps the threads paused. True when frame steps moved the
+    /// picture away from the audio and playing must realign them.
+    mutating func setUserPaused(_ pause: Bool) -> Bool {
+        guard state != .ended || pause else { return false }
+        userPaused = pause
+        paused = pause || cache.buffering
+        apply(.pauseChanged)
+        defer { if !pause { step.whilePaused = false } }
+        return !pause && step.whilePaused
+    }
+
+    /// The audio stream `index` plays from now on (nil: none); false when it already does.
+    mutating func selectAudio(_ index: Int?) -> Bool {
+        guard streams.audio != index else { return false }
+        streams.audio = index
+        return true
+    }
+
     /// The one place ``state`` changes.
     mutating func apply(_ event: StateEvent) {
         switch event {

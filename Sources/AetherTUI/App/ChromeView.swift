@@ -100,7 +100,7 @@ struct ChromeView {
         let now = player.currentTime
         let axis = barAxis()
         // A source with a demuxer cache shows how far it has read; others what is queued.
-        let buffered = axis.live ? now : min(duration, player.cachedUntil ?? (now + telemetry.latest.bufferedSeconds))
+        let buffered = axis.live ? now : min(duration, player.cachedUntil ?? (now + telemetry.latest.buffer.seconds))
         let chapters = duration > 0 ? (player.mediaInfo?.chapters ?? []).dropFirst().map(\.start) : []
         let state: TransportBar.State = player.state == .paused ? .paused : player.state == .seeking ? .seeking
             : player.isBuffering ? .buffering : .playing
@@ -151,27 +151,27 @@ struct ChromeView {
         lines.append("File       \(controller.playlist.current?.displayName ?? URL(fileURLWithPath: source).lastPathComponent)\(position)")
         if let info { lines.append("Container  \(info.containerLongName)") }
         if let v = player.playingVideo {
-            lines.append("Video      \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  decoder \(t.videoDecoder)")
-            lines.append("           \(v.width)×\(v.height)  \(v.colour.pixelFormat ?? "?")  \(v.frameRate.map { String(cFormat: "%.3f fps", $0) } ?? "")  \(v.format.rawValue)\(t.deinterlacing ? "  deinterlaced" : "")\(t.loopFilterSkip.map { "  loop filter skipped: \($0)" } ?? "")\(t.toneMapping ? "  tone-mapped" : "")")
+            lines.append("Video      \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  decoder \(t.video.decoder)")
+            lines.append("           \(v.width)×\(v.height)  \(v.colour.pixelFormat ?? "?")  \(v.frameRate.map { String(cFormat: "%.3f fps", $0) } ?? "")  \(v.format.rawValue)\(t.video.deinterlacing ? "  deinterlaced" : "")\(t.video.loopFilterSkip.map { "  loop filter skipped: \($0)" } ?? "")\(t.video.toneMapping ? "  tone-mapped" : "")")
         }
         if let k = player.activeAudioTrack, let a = info?.audio[safe: k] {
             lines.append("Audio      #\(k + 1) \(a.codec)  \(a.layoutShort)  \(a.tags.language ?? "und")\(a.tags.title.map { "  \"\($0)\"" } ?? "")")
         } else {
             lines.append("Audio      none")
         }
-        lines.append("Output     \(t.audioDevice)  \(t.audioFormat)\(player.audioDelay != 0 ? String(cFormat: "  audio delay %+.1f s", player.audioDelay) : "")")
-        if let gain = t.replayGain { lines.append("ReplayGain \(gain)") }
+        lines.append("Output     \(t.audio.device)  \(t.audio.format)\(player.audioDelay != 0 ? String(cFormat: "  audio delay %+.1f s", player.audioDelay) : "")")
+        if let gain = t.audio.replayGain { lines.append("ReplayGain \(gain)") }
         // The music view plays no picture: its stats are the sound's alone.
         if music == nil {
-            lines.append("Clock      \(t.clockSource)  A/V \(String(cFormat: "%+.1f ms (p95 %.1f)", t.avGapLastMs, t.avGapP95Ms))")
-            lines.append("Frames     \(t.framesPresented) shown, \(t.framesDropped) dropped (\(t.framesDroppedLate) late, \(t.framesDroppedEarly) early), \(t.framesSuperseded) superseded"
-                         + (t.framesSkipped > 0 ? ", \(t.framesSkipped) skipped" : ""))
-            lines.append(String(cFormat: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.decodeMsPerFrame))
+            lines.append("Clock      \(t.sync.clockSource)  A/V \(String(cFormat: "%+.1f ms (p95 %.1f)", t.sync.gapLastMs, t.sync.gapP95Ms))")
+            lines.append("Frames     \(t.frames.presented) shown, \(t.frames.dropped) dropped (\(t.frames.droppedLate) late, \(t.frames.droppedEarly) early), \(t.frames.superseded) superseded"
+                         + (t.frames.skipped > 0 ? ", \(t.frames.skipped) skipped" : ""))
+            lines.append(String(cFormat: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.stages.decodeMsPerFrame))
             let cell = display.capabilities.window.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
             lines.append("Video out  \(display.outputDescription)  \(display.layout.video.width)×\(display.layout.video.height) cells of \(display.layout.columns)×\(display.layout.rows)  picture \(display.layout.renderSize.width)×\(display.layout.renderSize.height) px  cell \(cell)"
                          + (display.checksTmuxDelivery && display.screen.tmuxDelivery.lost > 0 ? "  \(display.screen.tmuxDelivery.lost) lost in tmux, sent again" : ""))
         } else {
-            lines.append("Clock      \(t.clockSource)")
+            lines.append("Clock      \(t.sync.clockSource)")
             lines.append(String(cFormat: "Speed      %.2f×", t.rate))
         }
         if let adaptive = player.adaptive {
@@ -196,7 +196,7 @@ struct ChromeView {
             lines.append("Network    \(phase)" + String(cFormat: "  %.1f MB received  %.0f kB/s  %d retries",
                                 Double(net.bytes) / 1e6, net.throughput / 1000, net.retries))
             if let until = player.cachedUntil {
-                lines.append(String(cFormat: "Cache      %.1f s ahead  %d rebuffers", max(0, until - player.currentTime), t.rebuffers))
+                lines.append(String(cFormat: "Cache      %.1f s ahead  %d rebuffers", max(0, until - player.currentTime), t.network.rebuffers))
             }
         }
         if let track = player.activeSubtitleTrack, let s = player.subtitleTracks.first(where: { $0.id == track }) {

@@ -157,13 +157,13 @@ public final class TUIApp {
     func writeSummary(interrupted: Bool) {
         runtime.recorder.writeSummary(player: player, startPosition: controller.itemStartPosition, interrupted: interrupted,
                               now: clock.seconds) { summary in
-            summary.renderer = display.driver.name
-            summary.output = display.outputDescription
-            summary.framesPainted = display.output.currentTotals.framesPainted
-            if display.checksTmuxDelivery { summary.picturesLostInTmux = display.screen.tmuxDelivery.lost }
-            summary.terminalBytes = display.terminal.statistics.bytesWritten
-            summary.source = TextSanitizer.clean(runtime.currentSource)
-            summary.playlistPosition = controller.playlist.position
+            summary.terminal.renderer = display.driver.name
+            summary.terminal.output = display.outputDescription
+            summary.terminal.framesPainted = display.output.currentTotals.framesPainted
+            if display.checksTmuxDelivery { summary.terminal.picturesLostInTmux = display.screen.tmuxDelivery.lost }
+            summary.terminal.bytes = display.terminal.statistics.bytesWritten
+            summary.item.source = TextSanitizer.clean(runtime.currentSource)
+            summary.item.playlistPosition = controller.playlist.position
         }
     }
 

@@ -25,8 +25,8 @@ struct TelemetrySampler {
         var sample = snapshot
         if output.framesPainted > totals.framesPainted {
             let frames = Double(output.framesPainted - totals.framesPainted)
-            sample.renderMsPerFrame = (output.renderSeconds - totals.renderSeconds) * 1000 / frames
-            sample.writeMsPerFrame = (output.writeSeconds - totals.writeSeconds) * 1000 / frames
+            sample.stages.renderMsPerFrame = (output.renderSeconds - totals.renderSeconds) * 1000 / frames
+            sample.stages.writeMsPerFrame = (output.writeSeconds - totals.writeSeconds) * 1000 / frames
         }
         totals = output
         history.add(sample, terminalBytes: terminalBytes)

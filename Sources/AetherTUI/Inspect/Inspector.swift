@@ -87,18 +87,18 @@ struct LiveHistory {
 
     /// One telemetry sample: the queues' fill, the cache ahead, the A/V gap, each stage's cost.
     mutating func record(_ t: TelemetrySnapshot) {
-        for q in t.queues { add("queue " + q.name, q.level * 100) }
-        add("buffered", t.bufferedSeconds)
-        add("gap", t.avGapLastMs)
+        for q in t.buffer.queues { add("queue " + q.name, q.level * 100) }
+        add("buffered", t.buffer.seconds)
+        add("gap", t.sync.gapLastMs)
         add("fps", t.observedFPS)
-        add("read", t.readMsPerPacket)
-        add("decode", t.decodeMsPerFrame)
-        add("filter", t.filterMsPerFrame)
-        add("scale", t.scaleMsPerFrame)
-        add("present", t.presentMsPerFrame)
-        add("render", t.renderMsPerFrame)
-        add("write", t.writeMsPerFrame)
-        add("dropped", Double(t.framesDropped))
+        add("read", t.stages.readMsPerPacket)
+        add("decode", t.stages.decodeMsPerFrame)
+        add("filter", t.stages.filterMsPerFrame)
+        add("scale", t.stages.scaleMsPerFrame)
+        add("present", t.stages.presentMsPerFrame)
+        add("render", t.stages.renderMsPerFrame)
+        add("write", t.stages.writeMsPerFrame)
+        add("dropped", Double(t.frames.dropped))
     }
 }
 

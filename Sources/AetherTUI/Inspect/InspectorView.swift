@@ -270,18 +270,18 @@ struct InspectorView {
         let h = inspector.live
         var lines: [(String, String, ThemeRole)] = []
         let barWidth = 20
-        for q in t.queues {
+        for q in t.buffer.queues {
             let filled = min(barWidth, max(0, Int(saturating: (q.level * Double(barWidth)).rounded())))
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled)
             let bytes = q.byteCapacity.map { String(cFormat: " %.1f/%.0f MB", Double(q.bytes) / 1e6, Double($0) / 1e6) } ?? ""
             lines.append((q.name.leftAligned(13) + " " + bar + " \(q.items)/\(q.capacity)" + bytes, TelemetryHistory.sparkline(h["queue " + q.name], width: 200), .telemetry))
         }
-        lines.append((String(cFormat: "cache ahead   %6.2f s", t.bufferedSeconds) + (t.cachedUntil.map { String(cFormat: "  demuxed to %.1f s", $0) } ?? ""), TelemetryHistory.sparkline(h["buffered"], width: 200), .telemetry))
-        lines.append(("clock         \(t.clockSource)" + String(cFormat: " %.3f s  A/V %+.1f ms (p95 %.1f)", t.clockTime, t.avGapLastMs, t.avGapP95Ms), TelemetryHistory.sparkline(h["gap"].map(abs), width: 200), .telemetry))
-        lines.append(("frames        \(t.framesDecoded) decoded  \(t.framesPresented) shown  \(t.framesDropped) dropped  \(t.framesSuperseded) superseded", TelemetryHistory.sparkline(h["dropped"], width: 200), .telemetry))
-        for (name, value) in [("read", t.readMsPerPacket), ("decode", t.decodeMsPerFrame), ("filter", t.filterMsPerFrame),
-                              ("scale", t.scaleMsPerFrame), ("present", t.presentMsPerFrame), ("render", t.renderMsPerFrame),
-                              ("write", t.writeMsPerFrame)] {
+        lines.append((String(cFormat: "cache ahead   %6.2f s", t.buffer.seconds) + (t.network.cachedUntil.map { String(cFormat: "  demuxed to %.1f s", $0) } ?? ""), TelemetryHistory.sparkline(h["buffered"], width: 200), .telemetry))
+        lines.append(("clock         \(t.sync.clockSource)" + String(cFormat: " %.3f s  A/V %+.1f ms (p95 %.1f)", t.sync.clockTime, t.sync.gapLastMs, t.sync.gapP95Ms), TelemetryHistory.sparkline(h["gap"].map(abs), width: 200), .telemetry))
+        lines.append(("frames        \(t.frames.decoded) decoded  \(t.frames.presented) shown  \(t.frames.dropped) dropped  \(t.frames.superseded) superseded", TelemetryHistory.sparkline(h["dropped"], width: 200), .telemetry))
+        for (name, value) in [("read", t.stages.readMsPerPacket), ("decode", t.stages.decodeMsPerFrame), ("filter", t.stages.filterMsPerFrame),
+                              ("scale", t.stages.scaleMsPerFrame), ("present", t.stages.presentMsPerFrame), ("render", t.stages.renderMsPerFrame),
+                              ("write", t.stages.writeMsPerFrame)] {
             lines.append((name.leftAligned(13) + String(cFormat: " %7.2f ms", value), TelemetryHistory.sparkline(h[name], width: 200), .telemetry))
         }
         let labelWidth = min(body.width, max(40, body.width * 3 / 5))

@@ -131,7 +131,7 @@ struct FramesBenchmark: AsyncParsableCommand {
         let telemetry = player.telemetry(advance: false)
         player.stop()
         await extractor.shutdown()
-        return PlaybackRun(scrubbing: scrubbing, presented: telemetry.framesPresented, dropped: telemetry.framesDropped,
+        return PlaybackRun(scrubbing: scrubbing, presented: telemetry.frames.presented, dropped: telemetry.frames.dropped,
                            thumbnails: thumbnails)
     }
 }

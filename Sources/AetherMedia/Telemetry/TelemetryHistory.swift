@@ -20,8 +20,8 @@ public struct TelemetryHistory: Sendable {
             a.append(v)
             if a.count > TelemetryHistory.length { a.removeFirst(a.count - TelemetryHistory.length) }
         }
-        push(&bitrate, t.instantBitrate)
-        push(&gap, abs(t.avGapLastMs))
+        push(&bitrate, t.bitrates.instant)
+        push(&gap, abs(t.sync.gapLastMs))
         push(&fps, t.observedFPS)
         push(&terminalBytes, Double(max(0, bytes - lastBytes)))
         lastBytes = bytes
