@@ -26,9 +26,9 @@ struct OpenPlan {
         var saved: WatchLater.Entry?
         if let reload {
             options.start = reload.position
-            if let a = reload.audioTrack { options.audioTrack = a; options.audioEnabled = true } else { options.audioEnabled = false }
-            options.subtitleTrack = reload.subtitleTrack
-            options.subtitlesEnabled = reload.subtitleTrack != nil
+            if let a = reload.audioTrack { options.audio.track = a; options.audio.enabled = true } else { options.audio.enabled = false }
+            options.subtitles.track = reload.subtitleTrack
+            options.subtitles.enabled = reload.subtitleTrack != nil
         } else if settings.resume, !settings.startGiven, let entry = settings.watchLater.load(for: source) {
             saved = entry
             entry.apply(to: &options)
@@ -45,7 +45,7 @@ struct OpenPlan {
     /// Subtitle files next to `source` (a local file), added to `player` unless named already.
     func addSidecars(of source: String, to player: Player) {
         guard !PlaylistLoader.isURL(source) else { return }
-        for path in SubtitleStore.sidecarCandidates(for: source) where !options.subtitleFiles.contains(path) {
+        for path in SubtitleStore.sidecarCandidates(for: source) where !options.subtitles.files.contains(path) {
             player.addSubtitleFile(path)
         }
     }
@@ -64,13 +64,13 @@ struct OpenPlan {
             player.selectSubtitleTrack(s.map { $0 - 1 })
             return
         }
-        guard options.subtitlesEnabled, player.activeSubtitleTrack == nil else { return }
-        if let wanted = options.subtitleTrack, player.subtitleTracks.indices.contains(wanted) {
+        guard options.subtitles.enabled, player.activeSubtitleTrack == nil else { return }
+        if let wanted = options.subtitles.track, player.subtitleTracks.indices.contains(wanted) {
             player.selectSubtitleTrack(wanted)
-        } else if options.subtitleTrack == nil,
-                  let match = LanguagePreference.first(of: options.subtitleLanguages, in: player.subtitleTracks.map(\.language)) {
+        } else if options.subtitles.track == nil,
+                  let match = LanguagePreference.first(of: options.subtitles.languages, in: player.subtitleTracks.map(\.language)) {
             player.selectSubtitleTrack(player.subtitleTracks[match].id)
-        } else if options.subtitleTrack == nil, options.subtitleLanguages.isEmpty,
+        } else if options.subtitles.track == nil, options.subtitles.languages.isEmpty,
                   let first = player.subtitleTracks.first(where: { if case .sidecar = $0.source { return true }; return false }) {
             player.selectSubtitleTrack(first.id)
         }

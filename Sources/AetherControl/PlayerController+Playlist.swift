@@ -15,7 +15,7 @@ extension PlayerController {
     /// follow it on the device (``Player/prepareNext(url:options:)``). Not when the item loops,
     /// nor when the next would resume elsewhere (watch-later): those take the ordinary switch.
     func prepareNextItem() {
-        guard settings.player.gapless != .no, item.gaplessWeighed != playlist.position, !walk.tally.fileLoopsLeft.isOn,
+        guard settings.player.audio.gapless != .no, item.gaplessWeighed != playlist.position, !walk.tally.fileLoopsLeft.isOn,
               !player.hasVideo, let duration = player.duration,
               duration - player.currentTime <= Self.gaplessPrepareAhead else { return }
         item.gaplessWeighed = playlist.position

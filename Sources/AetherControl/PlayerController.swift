@@ -118,7 +118,7 @@ public final class PlayerController: PlaylistWalkOwner {
         playlist.position = index
         let entry = playlist.items[index]
         var plan = OpenPlan(entry.source, settings: settings, reload: reload)
-        plan.options.interrupt = interrupter.fresh()
+        plan.options.opening.interrupt = interrupter.fresh()
         plan.options.time = clock
         item.resumedAt = plan.resumesAt
         host?.controllerWillOpen(self)

@@ -22,7 +22,7 @@ extension PropertyTable {
     private static let volume = Entry(names: ["volume"], set: { c, _, value in
         guard let v = value.number else { return .failure("'volume' takes a number") }
         c.player.setVolume(v)
-        c.settings.player.volume = c.player.volume
+        c.settings.player.playing.volume = c.player.volume
         c.show("volume \(Int(c.player.volume.rounded())) %")
         return .ok
     }, add: { c, name, delta in
@@ -34,7 +34,7 @@ extension PropertyTable {
     private static let mute = Entry(names: ["mute"], set: { c, _, value in
         guard let b = value.bool else { return .failure("'mute' takes yes or no") }
         c.player.setMuted(b)
-        c.settings.player.muted = b
+        c.settings.player.playing.muted = b
         c.show(b ? "mute" : "unmute")
         return .ok
     }, cycle: { c, _, _ in
@@ -45,7 +45,7 @@ extension PropertyTable {
     private static let speed = Entry(names: ["speed"], set: { c, _, value in
         guard let v = value.number, v > 0 else { return .failure("'speed' takes a number") }
         c.player.setRate(v)
-        c.settings.player.speed = c.player.rate
+        c.settings.player.playing.rate = c.player.rate
         c.show(String(cFormat: "speed %.2f×", c.player.rate))
         return .ok
     }, add: { c, name, delta in

@@ -21,7 +21,7 @@ extension PropertyTable {
     private static let audioDelay = Entry(names: ["audio-delay"], set: { c, _, value in
         guard let v = value.number else { return .failure("'audio-delay' takes seconds") }
         c.player.setAudioDelay(v)
-        c.settings.player.audioDelay = c.player.audioDelay
+        c.settings.player.playing.audioDelay = c.player.audioDelay
         c.show(String(cFormat: "audio delay %+.1f s", c.player.audioDelay))
         return .ok
     }, add: { c, name, delta in

@@ -35,8 +35,8 @@ extension PropertyTable {
         } else { return .failure("no video track \(value)") }
         guard choice != c.player.activeVideoTrack else { return .ok }
         // Kept for the next items (mpv's --vid); the item reopens where it stood.
-        c.settings.player.videoEnabled = choice != nil
-        c.settings.player.videoTrack = choice
+        c.settings.player.video.enabled = choice != nil
+        c.settings.player.video.track = choice
         guard let index = c.playlist.position else { return .ok }
         let player = c.player
         let keep = OpenPlan.Reload(

@@ -101,7 +101,7 @@ final class SnapshotSource {
         s.duration = player.duration
         s.volume = player.volume
         s.muted = player.isMuted
-        s.replayGain = settings.player.replayGain.mode.rawValue
+        s.replayGain = settings.player.audio.replayGain.mode.rawValue
         s.replayGainDB = player.replayGain?.db
         s.speed = player.rate
         s.audioTrack = player.activeAudioTrack.map { $0 + 1 }

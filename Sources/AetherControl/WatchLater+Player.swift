@@ -20,12 +20,12 @@ extension WatchLater.Entry {
     /// audio delay and audio track (the subtitle track and delay are set once the item is open).
     func apply(to options: inout PlayerOptions) {
         options.start = start
-        if let volume { options.volume = volume }
-        if let muted { options.muted = muted }
-        if let speed { options.speed = speed }
-        if let audioDelay { options.audioDelay = audioDelay }
+        if let volume { options.playing.volume = volume }
+        if let muted { options.playing.muted = muted }
+        if let speed { options.playing.rate = speed }
+        if let audioDelay { options.playing.audioDelay = audioDelay }
         if let audioTrack {
-            if let n = audioTrack { options.audioTrack = n - 1; options.audioEnabled = true } else { options.audioEnabled = false }
+            if let n = audioTrack { options.audio.track = n - 1; options.audio.enabled = true } else { options.audio.enabled = false }
         }
     }
 }

@@ -85,48 +85,48 @@ struct PlaybackSetup {
         o.streamRecord = options.streamRecord.flatMap { $0.isEmpty ? nil : Paths.expandingTilde($0, environment: ProcessInfo.processInfo.environment) }
         o.start = options.start?.resolve(duration: duration) ?? 0
         o.length = options.length?.resolve(duration: duration)
-        o.speed = options.speed
-        o.volume = options.volume
-        o.replayGain = ReplayGainSettings(mode: options.replaygain, preamp: options.replaygainPreamp,
+        o.playing.rate = options.speed
+        o.playing.volume = options.volume
+        o.audio.replayGain = ReplayGainSettings(mode: options.replaygain, preamp: options.replaygainPreamp,
                                           clip: options.replaygainClip.isOn, fallback: options.replaygainFallback)
-        o.skipLoopFilter = options.skipLoopFilter
-        o.decodeThreads = options.decodeThreads
-        o.muted = options.mute
-        o.audioOutput = options.ao == .null ? .null : .alsa(device: options.audioDevice)
-        o.audioBufferSeconds = options.audioBuffer
-        o.gapless = options.gaplessAudio
-        o.audioChannels = options.audioChannels
-        o.audioFilters = AudioFilterOption.graph(options.audioFilters)
-        (o.audioEnabled, o.audioTrack) = (options.aid != .no, options.aid.index)
-        (o.subtitlesEnabled, o.subtitleTrack) = (options.sid != .no, options.sid.index)
-        o.subtitleFiles = options.subFiles
-        o.audioFiles = options.audioFiles
+        o.video.skipLoopFilter = options.skipLoopFilter
+        o.video.decodeThreads = options.decodeThreads
+        o.playing.muted = options.mute
+        o.audio.output = options.ao == .null ? .null : .alsa(device: options.audioDevice)
+        o.audio.bufferSeconds = options.audioBuffer
+        o.audio.gapless = options.gaplessAudio
+        o.audio.channels = options.audioChannels
+        o.audio.filters = AudioFilterOption.graph(options.audioFilters)
+        (o.audio.enabled, o.audio.track) = (options.aid != .no, options.aid.index)
+        (o.subtitles.enabled, o.subtitles.track) = (options.sid != .no, options.sid.index)
+        o.subtitles.files = options.subFiles
+        o.audio.files = options.audioFiles
         o.ytdl.enabled = options.ytdl.isOn
         o.ytdl.format = options.ytdlFormat.flatMap { try? YtdlSettings.checkFormat($0) }
         o.ytdl.rawOptions = options.ytdlRawOptions.flatMap { try? YtdlSettings.parseRawOptions($0) } ?? []
-        (o.videoEnabled, o.videoTrack) = (options.vid != .no, options.vid.index)
-        if options.live { o.live = true }
-        o.timeshiftSeconds = options.timeshift
-        o.timeshiftMemoryBytes = options.timeshiftMemory << 20
-        o.timeshiftDiskBytes = ByteSize.parse(options.timeshiftDisk) ?? o.timeshiftDiskBytes
+        (o.video.enabled, o.video.track) = (options.vid != .no, options.vid.index)
+        if options.live { o.stream.live = true }
+        o.timeshift.seconds = options.timeshift
+        o.timeshift.memoryBytes = options.timeshiftMemory << 20
+        o.timeshift.diskBytes = ByteSize.parse(options.timeshiftDisk) ?? o.timeshift.diskBytes
         let env = ProcessInfo.processInfo.environment
-        o.timeshiftDirectory = Paths.join(Paths.cacheHome(environment: env), "aether-tui")
-        o.variantPreference = options.hlsBitrate
-        o.videoRange = options.videoRange
-        o.lavfDASH = options.demuxerLavfDash
-        o.liveStartIndex = options.liveStartIndex
+        o.timeshift.directory = Paths.join(Paths.cacheHome(environment: env), "aether-tui")
+        o.stream.variantPreference = options.hlsBitrate
+        o.stream.videoRange = options.videoRange
+        o.stream.lavfDASH = options.demuxerLavfDash
+        o.stream.liveStartIndex = options.liveStartIndex
         options.network.apply(to: &o.network)
         switch options.cache {
-        case .yes: o.cacheSeconds = options.cacheSecs
-        case .no: o.cacheSeconds = 0
-        case .auto: o.cacheSeconds = nil  // the engine decides: network sources only
+        case .yes: o.stream.cacheSeconds = options.cacheSecs
+        case .no: o.stream.cacheSeconds = 0
+        case .auto: o.stream.cacheSeconds = nil  // the engine decides: network sources only
         }
-        o.networkCacheSeconds = options.cacheSecs
-        o.cachePauseWait = options.cachePauseWait
-        o.subtitleCodepage = options.subCodepage
-        o.audioLanguages = options.alang.map(Self.languageList) ?? []
-        o.subtitleLanguages = options.slang.map(Self.languageList) ?? []
-        o.audioDelay = options.audioDelay
+        o.stream.networkCacheSeconds = options.cacheSecs
+        o.stream.cachePauseWait = options.cachePauseWait
+        o.subtitles.codepage = options.subCodepage
+        o.audio.languages = options.alang.map(Self.languageList) ?? []
+        o.subtitles.languages = options.slang.map(Self.languageList) ?? []
+        o.playing.audioDelay = options.audioDelay
         return o
     }
 

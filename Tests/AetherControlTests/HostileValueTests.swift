@@ -76,7 +76,7 @@ struct OutsideValueTests {
         let player = Player()
         let file = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
         var settings = ControllerSettings()
-        settings.player.audioOutput = .null
+        settings.player.audio.output = .null
         settings.resume = false
         settings.watchLater = WatchLater(directory: NSTemporaryDirectory() + "aether-hostile-\(getpid())")
         let controller = PlayerController(player: player, playlist: Playlist([PlaylistItem(source: file)]), settings: settings)

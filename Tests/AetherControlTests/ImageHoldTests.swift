@@ -12,7 +12,7 @@ import Testing
 @Suite(.serialized) struct ImageHoldTests {
     static func controller(_ duration: ImageDuration, clock: ManualTimeSource) -> PlayerController {
         var settings = ControllerSettings()
-        settings.player.audioOutput = .null
+        settings.player.audio.output = .null
         settings.resume = false
         settings.subtitleAutoload = false
         settings.imageDuration = duration

@@ -20,7 +20,7 @@ private final class QuietHost: PlayerHost {
         let player = Player()
         let rich = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
         var settings = ControllerSettings()
-        settings.player.audioOutput = .null
+        settings.player.audio.output = .null
         settings.resume = false
         settings.subtitleAutoload = false
         settings.watchLater = WatchLater(directory: NSTemporaryDirectory() + "aether-snapshot-\(getpid())")
@@ -68,7 +68,7 @@ private final class QuietHost: PlayerHost {
     @Test func theNextItemWithTheSameSubtitleListIsNotShownWithTheLastOnesTracks() throws {
         let player = Player()
         var settings = ControllerSettings()
-        settings.player.audioOutput = .null
+        settings.player.audio.output = .null
         settings.resume = false
         settings.watchLater = WatchLater(directory: NSTemporaryDirectory() + "aether-snapshot-\(getpid())")
         let playlist = Playlist([PlaylistItem(source: TestEnvironment.fixture("music-plain.opus")),

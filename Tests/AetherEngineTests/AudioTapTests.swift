@@ -88,7 +88,7 @@ import Testing
     /// from 1 kHz to 4 kHz at 3 s, and the window follows within its own length.
     @Test func duringPlaybackTheWindowIsWhatPlaysNow() throws {
         var o = PlayerOptions()
-        o.audioOutput = .null
+        o.audio.output = .null
         o.start = 2.4
         let player = Player()
         try player.load(url: TestEnvironment.fixture("music-tagged.mp3"), options: o)
@@ -116,8 +116,8 @@ import Testing
 
     @Test func noAudioNoWindow() throws {
         var o = PlayerOptions()
-        o.audioOutput = .null
-        o.audioEnabled = false
+        o.audio.output = .null
+        o.audio.enabled = false
         let player = Player()
         try player.load(url: TestEnvironment.fixture("sine-1k.mkv"), options: o)
         defer { player.stop() }

@@ -28,8 +28,8 @@ struct GaplessTests {
     @Test func weakContinuesOnlyTheSameFormatAndYesConverts() throws {
         let device = NullSink(format: AudioFormat(sampleRate: 48000, channels: 2))
         var options = PlayerOptions()
-        options.audioOutput = .null
-        options.gapless = .weak
+        options.audio.output = .null
+        options.audio.gapless = .weak
         #expect(throws: PlayerError.self) { try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options, continuing: device) }
         do {
             _ = try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options, continuing: device)
@@ -38,7 +38,7 @@ struct GaplessTests {
         }
         let same = try SourceOpener.open(url: TestEnvironment.fixture("gapless-4.flac"), options: options, continuing: device)
         #expect(same.audio.continuesSink && same.audio.sink === device)
-        options.gapless = .yes
+        options.audio.gapless = .yes
         let converted = try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options, continuing: device)
         #expect(converted.audio.continuesSink && converted.audio.sink === device && converted.audio.decoder != nil)
         let alone = try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options)
@@ -51,7 +51,7 @@ struct GaplessTests {
     /// beyond what their decoders do.
     @Test func encoderDelayAndPaddingLeftByTheDecodersAreTrimmed() throws {
         var options = PlayerOptions()
-        options.audioOutput = .null
+        options.audio.output = .null
         let aac = try SourceOpener.open(url: TestEnvironment.fixture("gapless-2.m4a"), options: options)
         #expect(aac.audio.start == nil && aac.audio.end.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: aac.audio.end))")
         let itunes = try SourceOpener.open(url: TestEnvironment.fixture("gapless-itunes.mp3"), options: options)

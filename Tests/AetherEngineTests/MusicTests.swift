@@ -10,7 +10,7 @@ import Testing
 @Suite struct CoverArtTests {
     func load(_ name: String, _ configure: (inout PlayerOptions) -> Void = { _ in }) throws -> Player {
         var o = PlayerOptions()
-        o.audioOutput = .null
+        o.audio.output = .null
         configure(&o)
         let player = Player()
         try player.load(url: TestEnvironment.fixture(name), options: o)
@@ -89,7 +89,7 @@ import Testing
     /// `--vid=no`: a video file plays as audio only (no decoder, no frames), its tags and its
     /// (absent) cover as for an audio file.
     @Test func videoDisabledPlaysTheAudioOnly() throws {
-        let player = try load("sine-1k.mkv") { $0.videoEnabled = false; $0.length = 1 }
+        let player = try load("sine-1k.mkv") { $0.video.enabled = false; $0.length = 1 }
         defer { player.stop() }
         #expect(!player.hasVideo)
         #expect(player.mediaInfo?.video.count == 1, "the file still has its video stream")

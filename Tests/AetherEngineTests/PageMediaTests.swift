@@ -104,7 +104,7 @@ struct PageMediaTests {
     /// empty chapter list.
     @Test func aPagesTitleAndChaptersBecomeTheMedias() throws {
         var o = PlayerOptions()
-        o.audioOutput = .null
+        o.audio.output = .null
         o.page = PageMedia(url: "http://127.0.0.1:9/v.mp4", title: "Page title",
                            chapters: [Chapter(title: "One", start: 0, end: 5), Chapter(title: "Two", start: 5, end: 12)])
         let player = Player()

@@ -13,7 +13,7 @@ import Testing
     /// Types still being split (issue 47), each at most its measure when this was written: a
     /// type may not grow, and a type that fits is taken off this list (the test says so).
     static let stillOver: [String: (lines: Int, stored: Int)] = [
-        "AetherControl.PlayerSnapshot": (0, 39), "AetherPlayback.PlayerOptions": (0, 45),
+        "AetherControl.PlayerSnapshot": (0, 39),
     ]
 
     struct Shape {

@@ -79,7 +79,7 @@ import Testing
         let server = try LoopbackHTTP(root: Self.site)
         defer { server.stop() }
         var o = PlayerOptions()
-        o.audioOutput = .null
+        o.audio.output = .null
         o.ytdl.format = "0+1"
         o.ytdl.rawOptions = [("video-multistreams", "")]
         let player = Player()

@@ -17,7 +17,7 @@ extension PlaybackTests {
     @Test func audioFilePlaysWithAVideoOnlyFile() throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("video-only.mkv"),
-                        options: options { $0.audioFiles = [TestEnvironment.fixture("tones-stepped.mka")] })
+                        options: options { $0.audio.files = [TestEnvironment.fixture("tones-stepped.mka")] })
         defer { player.stop() }
         let info = try #require(player.mediaInfo)
         #expect(info.audio.count == 1)
@@ -38,7 +38,7 @@ extension PlaybackTests {
     @Test func audioFileFollowsASeek() throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("video-only.mkv"),
-                        options: options { $0.audioFiles = [TestEnvironment.fixture("tones-stepped.mka")] })
+                        options: options { $0.audio.files = [TestEnvironment.fixture("tones-stepped.mka")] })
         defer { player.stop() }
         player.play()
         #expect(waitUntil(5) { player.currentTime > 0.5 })
@@ -59,7 +59,7 @@ extension PlaybackTests {
     @Test func audioFileAndTheSourcesOwnTrackSwitch() throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("sine-1k.mkv"),
-                        options: options { $0.audioFiles = [TestEnvironment.fixture("tones-stepped.mka")] })
+                        options: options { $0.audio.files = [TestEnvironment.fixture("tones-stepped.mka")] })
         defer { player.stop() }
         #expect(player.mediaInfo?.audio.count == 2)
         #expect(player.activeAudioTrack == 1)
@@ -91,7 +91,7 @@ extension PlaybackTests {
                              (TestEnvironment.fixture("video-only.mkv"), "has no audio stream")] {
             let player = Player()
             let start = MonotonicTime.now()
-            try player.load(url: TestEnvironment.fixture("video-only.mkv"), options: options { $0.audioFiles = [file] })
+            try player.load(url: TestEnvironment.fixture("video-only.mkv"), options: options { $0.audio.files = [file] })
             #expect(MonotonicTime.now() - start < 5)
             #expect(player.mediaInfo?.audio.isEmpty == true)
             let warning = player.warnings.first { $0.contains(says) }

@@ -14,7 +14,7 @@ import Testing
         #expect(TestEnvironment.requirePulse(), "PulseAudio null sink did not start")
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .alsa(device: "pulse")
+        o.audio.output = .alsa(device: "pulse")
         o.length = 6
         o.policy.oneThreadBusyShare = 0
         let shown = Mutex<[Double]>([])

@@ -20,7 +20,7 @@ final class TestSink: FrameSink, @unchecked Sendable {  // immutable after init
 @Suite(.serialized) struct FrameSinkTests {
     func nullAudio(_ configure: (inout PlayerOptions) -> Void = { _ in }) -> PlayerOptions {
         var o = PlayerOptions()
-        o.audioOutput = .null
+        o.audio.output = .null
         configure(&o)
         return o
     }
@@ -30,7 +30,7 @@ final class TestSink: FrameSink, @unchecked Sendable {  // immutable after init
     func framesCarryTheCuesShowingAtTheirTime(delay: Double) throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: nullAudio {
-            $0.subtitleFiles = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt")]
+            $0.subtitles.files = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt")]
             $0.length = 3.2
         })
         defer { player.stop() }
@@ -61,7 +61,7 @@ final class TestSink: FrameSink, @unchecked Sendable {  // immutable after init
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: nullAudio {
             $0.start = 0.8
-            $0.subtitlesEnabled = false
+            $0.subtitles.enabled = false
         })
         defer { player.stop() }
         let seen = Guarded<[PresentedFrame]>([])

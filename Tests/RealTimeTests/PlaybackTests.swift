@@ -15,7 +15,7 @@ import Testing
 
     func options(_ configure: (inout PlayerOptions) -> Void = { _ in }) -> PlayerOptions {
         var o = PlayerOptions()
-        o.audioOutput = .alsa(device: "pulse")
+        o.audio.output = .alsa(device: "pulse")
         configure(&o)
         return o
     }
@@ -123,7 +123,7 @@ import Testing
     @Test func deinterlacedFramesKeepTheirTimes() throws {
         let player = Player()
         let times = Guarded<[Double]>([])
-        try player.load(url: TestEnvironment.fixture("mpeg2-interlaced-mp2.ts"), options: options { $0.audioOutput = .null; $0.length = 3 })
+        try player.load(url: TestEnvironment.fixture("mpeg2-interlaced-mp2.ts"), options: options { $0.audio.output = .null; $0.length = 3 })
         player.setFrameHandler { frame in times.withLock { $0.append(frame.pts) } }
         player.play()
         #expect(waitUntil(10) { player.state == .ended })
@@ -148,7 +148,7 @@ import Testing
     /// the rest of the short file, end items included, meanwhile) must not lose those packets.
     @Test func aSeekWhoseCallerStallsStillEnds() throws {
         let player = Player()
-        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.audioOutput = .null })
+        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.audio.output = .null })
         player.play()
         // `player.seek(to: 10.5)` in two halves with the caller stalled between them.
         let session = try #require(player.current)
@@ -164,7 +164,7 @@ import Testing
     @Test func rapidSeeksNearTheEndStillEnd() throws {
         for round in 0..<5 {
             let player = Player()
-            try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.audioOutput = .null })
+            try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.audio.output = .null })
             player.play()
             for i in 0..<40 {
                 player.seek(to: 10.5 + Double(i % 7) * 0.2, mode: i % 2 == 0 ? .exact : .keyframe)
@@ -177,7 +177,7 @@ import Testing
 
     @Test func doubleSpeedTakesHalfTheTime() throws {
         let player = Player()
-        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 8; $0.speed = 2 })
+        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.length = 8; $0.playing.rate = 2 })
         player.play()
         #expect(waitUntil(20) { player.state == .ended })
         let wall = try #require(player.playingWallSeconds)
@@ -255,7 +255,7 @@ import Testing
     func audioDelayShiftsThePictureAgainstTheAudioClock(delay: Double) throws {
         let player = Player()
         let leads = Guarded<[Double]>([])
-        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.start = 2; $0.audioDelay = delay })
+        try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options { $0.start = 2; $0.playing.audioDelay = delay })
         player.setFrameHandler { [player] f in
             guard f.paced else { return }
             leads.withLock { $0.append(f.pts - player.currentTime) }
@@ -272,7 +272,7 @@ import Testing
     @Test func subtitleDelayShiftsTheCues() throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"),
-                        options: options { $0.subtitleTrack = 0 })
+                        options: options { $0.subtitles.track = 0 })
         defer { player.stop() }
         #expect(waitUntil(5) { player.state == .paused })
         #expect(waitUntil(3) { !(player.subtitleStore?.cues(track: 0).isEmpty ?? true) })
@@ -404,8 +404,8 @@ import Testing
     func playsToTheEnd(file: String) throws {
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .null
-        o.speed = 4
+        o.audio.output = .null
+        o.playing.rate = 4
         try player.load(url: TestEnvironment.fixture(file), options: o)
         player.setRenderSize(PixelSize(width: 160, height: 96))
         let lastFrame = Guarded<VideoFrame?>(nil)
@@ -434,7 +434,7 @@ import Testing
         player.setFrameDivisor(3)
         defer { player.setFrameDivisor(1) }
         var o = PlayerOptions()
-        o.audioOutput = .null
+        o.audio.output = .null
         o.length = 2
         try player.load(url: TestEnvironment.fixture("frames-numbered.mkv"), options: o)
         player.setRenderSize(PixelSize(width: 64, height: 48))
@@ -471,7 +471,7 @@ import Testing
         // The same picture, SDR vs PQ-tagged, after tone-mapping: the PQ one must not be a grey wash.
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .null
+        o.audio.output = .null
         try player.load(url: TestEnvironment.fixture("hevc10-hdr10-ac3-51-movtext.mp4"), options: o)
         player.setRenderSize(PixelSize(width: 64, height: 48))
         let frame = Guarded<VideoFrame?>(nil)
@@ -491,8 +491,8 @@ import Testing
     func theLoopFilterIsSkippedOnlyWhereItCannotShow(size: PixelSize, forced: LoopFilterSkip?, expected: String?) throws {
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .null
-        o.skipLoopFilter = forced
+        o.audio.output = .null
+        o.video.skipLoopFilter = forced
         try player.load(url: TestEnvironment.fixture("h264-1080p.mkv"), options: o)
         player.setRenderSize(size)
         let frames = Guarded(0)
@@ -507,7 +507,7 @@ import Testing
     @Test func solidRedDecodesAsRed() throws {
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .null
+        o.audio.output = .null
         try player.load(url: TestEnvironment.fixture("solid-red.mkv"), options: o)
         player.setRenderSize(PixelSize(width: 32, height: 24))
         let frame = Guarded<VideoFrame?>(nil)
@@ -529,8 +529,8 @@ import Testing
     func play(_ file: String, configure: (inout PlayerOptions) -> Void = { _ in }) throws -> Player {
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .null
-        o.speed = 4
+        o.audio.output = .null
+        o.playing.rate = 4
         configure(&o)
         try player.load(url: TestEnvironment.fixture(file), options: o)
         player.play()
@@ -539,7 +539,7 @@ import Testing
     }
 
     @Test func dvdBitmapCuesHaveTimesPixelsAndAPlace() throws {
-        let player = try play("dvdsub.mkv") { $0.subtitleTrack = 0 }
+        let player = try play("dvdsub.mkv") { $0.subtitles.track = 0 }
         let cues = player.subtitleStore?.cues(track: 0) ?? []
         #expect(cues.count == 2)
         #expect(cues.map { ($0.start * 10).rounded() / 10 } == [0.5, 2.0])
@@ -555,8 +555,8 @@ import Testing
     @Test func sidecarSRTBecomesATrack() throws {
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .null
-        o.subtitleFiles = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt")]
+        o.audio.output = .null
+        o.subtitles.files = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt")]
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
         let sidecar = try #require(player.subtitleTracks.last)
         #expect(sidecar.kind == .text)
@@ -570,8 +570,8 @@ import Testing
     @Test func anEmbeddedWindows1252TrackIsRead() throws {
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .null
-        o.subtitleTrack = 0
+        o.audio.output = .null
+        o.subtitles.track = 0
         try player.load(url: TestEnvironment.fixture("hostile/latin1-embedded.mkv"), options: o)
         player.play()
         #expect(waitUntil(5) { player.subtitleStore?.cues(track: 0).contains { $0.text?.contains("Café") == true } == true },
@@ -582,13 +582,13 @@ import Testing
     @Test func sidCanPickASubFileTrack() throws {
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .null
-        o.subtitleFiles = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt")]
+        o.audio.output = .null
+        o.subtitles.files = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt")]
         let embedded = try MediaProbe.probe(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")).subtitles.count
-        o.subtitleTrack = embedded  // the first track after the embedded ones: the --sub-file
+        o.subtitles.track = embedded  // the first track after the embedded ones: the --sub-file
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
         let active = try #require(player.activeSubtitleTrack)
-        #expect(player.subtitleTracks[active].source == .sidecar(path: o.subtitleFiles[0]))
+        #expect(player.subtitleTracks[active].source == .sidecar(path: o.subtitles.files[0]))
         #expect(player.subtitleCues(at: 0.7).compactMap(\.text) == ["Sidecar one"])
         player.stop()
     }
@@ -596,8 +596,8 @@ import Testing
     @Test func switchingTracksFetchesTheNewTracksCues() throws {
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .null
-        o.subtitlesEnabled = false
+        o.audio.output = .null
+        o.subtitles.enabled = false
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
         #expect(player.subtitleStore?.cues(track: 0).isEmpty == true, "no track selected: nothing decoded")
         player.selectSubtitleTrack(0)   // paused at 0: the look-behind reader fetches the cues
@@ -608,8 +608,8 @@ import Testing
     @Test func assOverridesAreStripped() throws {
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .null
-        o.subtitleFiles = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.ass")]
+        o.audio.output = .null
+        o.subtitles.files = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.ass")]
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
         let id = try #require(player.subtitleTracks.last?.id)
         player.selectSubtitleTrack(id)
@@ -620,8 +620,8 @@ import Testing
     @Test func cueThatBeganBeforeTheSeekTargetIsShown() throws {
         let player = Player()
         var o = PlayerOptions()
-        o.audioOutput = .null
-        o.subtitleTrack = 0
+        o.audio.output = .null
+        o.subtitles.track = 0
         o.start = 1.2   // inside "Hello from aether" (0.5–1.5), after the keyframe at 1.0
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
         _ = waitUntil(3, interval: 0.01) { !player.subtitleCues(at: 1.2).isEmpty }

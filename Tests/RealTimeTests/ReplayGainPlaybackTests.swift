@@ -14,7 +14,7 @@ extension PlaybackTests {
     /// 0.5 s, from 0.1 s after recording starts.
     private func level(_ file: String, _ settings: ReplayGainSettings) throws -> (rms: Double, peak: Double, shown: String?) {
         let player = Player()
-        try player.load(url: TestEnvironment.fixture(file), options: options { $0.replayGain = settings })
+        try player.load(url: TestEnvironment.fixture(file), options: options { $0.audio.replayGain = settings })
         defer { player.stop() }
         player.play()
         #expect(waitUntil(5) { player.currentTime > 0.2 })

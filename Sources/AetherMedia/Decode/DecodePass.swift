@@ -17,7 +17,7 @@ public enum DecodePass {
     }
 
     /// - Parameters:
-    ///   - threads: decoder threads, as `PlayerOptions.decodeThreads` (0 = as many as cores).
+    ///   - threads: decoder threads, as `PlayerOptions.video.decodeThreads` (0 = as many as cores).
     ///   - divisor: decode for a host that paints every `divisor`-th frame, as the video
     ///     thread does (``FrameCadence``: frames off its grid that nothing refers to are not decoded).
     public static func run(url: String, threads: Int = 0, divisor: Int = 1) throws -> Result {

@@ -29,7 +29,7 @@ struct DASHManifestKind: SourceKind {
         // libavformat's dash demuxer opens whatever the manifest names: only a manifest that
         // names nothing but http(s) goes to it. Our reader checks every URL itself and leaves
         // out the representation that names another (the rest plays).
-        guard !options.lavfDASH, ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") else {
+        guard !options.stream.lavfDASH, ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") else {
             if NetworkSettings.isNetwork(url), let foreign = StreamVariants.foreignReference(inManifest: String(decoding: bytes, as: UTF8.self)) {
                 throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)", cause: .refused(budget: false))
             }
@@ -49,7 +49,7 @@ struct DASHManifestKind: SourceKind {
         target.variants = p.variants
         target.variant = p.chosen.map { p.variants[$0] }
         AppLog.write("net", "DASH through our reader: \(p.variants.count) video representation(s)\(target.variant.map { "; playing \($0.summary)" } ?? ""), \(p.renditions.count) audio set(s)\(source.manifest.isDynamic ? ", live" : "")")
-        if options.variantPreference == .auto, let k = p.chosen {
+        if options.stream.variantPreference == .auto, let k = p.chosen {
             target.switcher = Self.switcher(dash: source, anchor: k)
         }
         target.documents = { source.document($0) }
@@ -96,9 +96,9 @@ struct DASHManifestKind: SourceKind {
     /// (``DASHSource``); throws the parser's refusal as the open's error.
     static func dashSource(url: String, bytes: [UInt8], request: OpenRequest) throws -> DASHSource {
         let options = request.options, openOptions = request.openOptions, settings = options.network
-        let timeout = min(options.openTimeout, max(1, settings.readTimeout))
-        let choice = DASHSource.Choice(preference: options.variantPreference, range: options.videoRange,
-                                       audioLanguages: options.audioLanguages)
+        let timeout = min(options.opening.timeout, max(1, settings.readTimeout))
+        let choice = DASHSource.Choice(preference: options.stream.variantPreference, range: options.stream.videoRange,
+                                       audioLanguages: options.audio.languages)
         do {
             return try DASHSource(url: url, bytes: bytes, choice: choice, index: { resource in
                 guard let range = resource.range else { return nil }
@@ -130,7 +130,7 @@ struct DASHManifestKind: SourceKind {
     func addText(to subtitles: SubtitleStore) {
         guard let manifest = source?.manifest else { return }
         let options = request.options, openOptions = request.openOptions
-        let timeout = min(options.openTimeout, max(1, options.network.readTimeout))
+        let timeout = min(options.opening.timeout, max(1, options.network.readTimeout))
         for (k, track) in manifest.tracks.enumerated() where track.contentType == .text {
             let name = "text adaptation set \(k + 1) (language \(track.language.map { TextSanitizer.clean(String($0.prefix(32))) } ?? "none"))"
             var total = 0  // the set's bytes fetched

@@ -47,14 +47,14 @@ final class ExternalAudio: @unchecked Sendable {  // the demuxer is the audio-fi
         let name = TextSanitizer.clean(url)
         let format: FormatContext
         do {
-            format = try FormatContext(url: url, options: openOptions, timeout: options.openTimeout, interrupt: InterruptToken(),
+            format = try FormatContext(url: url, options: openOptions, timeout: options.opening.timeout, interrupt: InterruptToken(),
                                        network: options.network)
         } catch {
-            throw PlayerError("cannot open audio file '\(name)': \(NetworkSettings.explain(error, url: url, options: openOptions, timeout: options.network.readTimeout, openDeadline: options.openTimeout))")
+            throw PlayerError("cannot open audio file '\(name)': \(NetworkSettings.explain(error, url: url, options: openOptions, timeout: options.network.readTimeout, openDeadline: options.opening.timeout))")
         }
         var info: MediaInfo
         do {
-            format.interrupt.arm(seconds: options.openTimeout)
+            format.interrupt.arm(seconds: options.opening.timeout)
             defer { format.interrupt.arm(seconds: nil) }
             info = try MediaProbe.probe(format)
         } catch {

@@ -15,7 +15,7 @@ struct HLSMasterKind: SourceKind {
         let url = request.url, options = request.options
         guard StreamVariants.isHLS(url), let bytes = try request.prefetch(url, what: "playlist"),
               let master = HLSMasterPlaylist.parse(String(decoding: bytes, as: UTF8.self), base: url),
-              let k = VariantChooser.choose(master.variants, preference: options.variantPreference, range: options.videoRange)
+              let k = VariantChooser.choose(master.variants, preference: options.stream.variantPreference, range: options.stream.videoRange)
         else { return nil }
         // A remote master may only point at http(s): never at local files.
         if NetworkSettings.isNetwork(url),
@@ -30,7 +30,7 @@ struct HLSMasterKind: SourceKind {
         // Played through the master: the demuxer's open of it is served our copy.
         if target.url == url { request.prefetched.keep(url, bytes) }
         AppLog.write("net", "HLS master: \(master.variants.count) variants; playing \(k + 1) (\(master.variants[k].summary))\(target.url == url ? " through the master (separate audio renditions)" : "")")
-        if options.variantPreference == .auto, NetworkSettings.isNetwork(url) {
+        if options.stream.variantPreference == .auto, NetworkSettings.isNetwork(url) {
             target.switcher = Self.switcher(master: master, anchor: k, request: request)
         }
         self.target = target
@@ -58,7 +58,7 @@ struct HLSMasterKind: SourceKind {
         let ladder = VariantChooser.ladder(master.variants, anchor: anchor, limit: policy.maxRungs)
         guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = master.variants[anchor].uri else { return nil }
         let settings = options.network
-        let timeout = min(options.openTimeout, max(1, settings.readTimeout))
+        let timeout = min(options.opening.timeout, max(1, settings.readTimeout))
         let loader: @Sendable (String) -> String? = { url in
             SmallFetch.text(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
                             limit: Int(NetworkSession.manifestBudget))

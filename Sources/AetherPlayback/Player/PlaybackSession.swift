@@ -90,12 +90,9 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                               })
         control.withLock { c in
             c.streams.audio = opened.audio.index
-            c.settings.rate = min(4, max(0.25, options.speed))
-            c.settings.volume = min(130, max(0, options.volume))
-            c.settings.muted = options.muted
-            c.settings.audioDelay = options.audioDelay.isFinite ? min(10, max(-10, options.audioDelay)) : 0
+            c.settings = options.playing.bounded
         }
-        clock.setRate(min(4, max(0.25, options.speed)))
+        clock.setRate(PlaybackSettings.bounded(rate: options.playing.rate))
         let disable: @Sendable (Int, String) -> Void = { [unowned self] in self.disable(streamIndex: $0, because: $1) }
         let warn: @Sendable (String) -> Void = { [unowned self] in self.warn($0) }
         demux = DemuxLoop(source: opened, context: context, queues: queues, recording: recording,
@@ -106,7 +103,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
         if let decoder = opened.video.decoder {
             video = VideoPipeline(decoder: decoder, packets: queues.video, frames: queues.frames, context: context,
                                   frameDivisor: frameDivisor,
-                                  plan: .init(skipLoopFilter: options.skipLoopFilter, endTime: opened.reading.endTime,
+                                  plan: .init(skipLoopFilter: options.video.skipLoopFilter, endTime: opened.reading.endTime,
                                               codecName: info.primaryVideo?.codec ?? "video", keyframeAfterSeek: opened.adaptive.changesCodec),
                                   hooks: .init(retryExactSeek: { [unowned self] serial in retryExactSeek(serial: serial) }, disable: disable))
         }
@@ -119,7 +116,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
                                   hooks: .init(handOver: { [unowned self] in handOverSink() },
                                                waitForFirstPicture: { [unowned self] serial in waitForFirstPicture(serial: serial) },
                                                disable: disable, warn: warn))
-            audio?.setRate(min(4, max(0.25, options.speed)))
+            audio?.setRate(PlaybackSettings.bounded(rate: options.playing.rate))
         }
         opened.discardUnplayed(audio: opened.audio.index)
         if !opened.audio.continuesSink { sinkOwner.claim(ObjectIdentifier(self)) }
@@ -177,7 +174,7 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// (the network stalled) and resumes once `cachePauseWait` seconds are buffered again, or
     /// the input ended. The user's pause is kept apart (``SessionControl/userPaused``).
     private func cacheLoop() {
-        let wait = max(0.1, options.cachePauseWait)
+        let wait = max(0.1, options.stream.cachePauseWait)
         while true {
             let c = control.wait(seconds: 0.05) { $0.stopped }
             if c.stopped { return }
@@ -293,7 +290,7 @@ extension PlaybackSession {
     var clock: MasterClock { context.clock }
     var telemetry: Telemetry { context.telemetry }
     /// The loudness gain of this file under `--replaygain*` (dB, factor, which tag; nil: off).
-    var replayGain: (db: Double, factor: Double, source: String?) { options.replayGain.applied(to: info.replayGain) }
+    var replayGain: (db: Double, factor: Double, source: String?) { options.audio.replayGain.applied(to: info.replayGain) }
     /// The audio device (nil without audio).
     var sink: AudioSink? { audio?.sink }
     /// The samples written to the device, for visualisation (nil without audio).

@@ -108,14 +108,14 @@ public final class Player: Sendable {
     /// Playback speed, clamped to 0.25–4; audio keeps its pitch.
     public func setRate(_ rate: Double) {
         guard let s = current else { return }
-        let r = min(4, max(0.25, rate))
+        let r = PlaybackSettings.bounded(rate: rate)
         s.control.withLock { $0.settings.rate = r }
         s.clock.setRate(r)
     }
 
     /// Volume in percent, clamped to 0–130.
     public func setVolume(_ volume: Double) {
-        for s in [current, current?.handedTo].compactMap({ $0 }) { s.control.withLock { $0.settings.volume = min(130, max(0, volume)) } }
+        for s in [current, current?.handedTo].compactMap({ $0 }) { s.control.withLock { $0.settings.volume = PlaybackSettings.bounded(volume: volume) } }
     }
 
     public func setMuted(_ muted: Bool) {
@@ -126,7 +126,7 @@ public final class Player: Sendable {
     /// clamped to ±10 s. The picture follows the audio clock shifted by this much.
     public func setAudioDelay(_ seconds: Double) {
         guard seconds.isFinite else { return }
-        current?.control.withLock { $0.settings.audioDelay = min(10, max(-10, seconds)) }
+        current?.control.withLock { $0.settings.audioDelay = PlaybackSettings.bounded(audioDelay: seconds) }
     }
 
     public var audioDelay: Double { current?.control.read { $0.settings.audioDelay } ?? 0 }

@@ -88,7 +88,7 @@ final class PlayerSessions: Sendable {
 
     /// Opens `url` ahead on a thread of its own (``Player/prepareNext(url:options:)``).
     func prepareNext(url: String, options given: PlayerOptions) {
-        guard given.gapless != .no, let s = current, s.sink != nil, s.videoDecoder == nil, !s.reading.isLive,
+        guard given.audio.gapless != .no, let s = current, s.sink != nil, s.videoDecoder == nil, !s.reading.isLive,
               s.control.read({ !$0.handoff.handedOver && $0.state != .ended && $0.state != .error }) else { return }
         if upcoming.withLock({ $0?.url }) == url { return }
         dropPrepared()
@@ -96,11 +96,11 @@ final class PlayerSessions: Sendable {
         // item); the speed, volume and mute of the item playing.
         var options = given.checkedTimes
         let (rate, volume, muted) = s.control.read { ($0.settings.rate, $0.settings.volume, $0.settings.muted) }
-        options.speed = rate
-        options.volume = volume
-        options.muted = muted
+        options.playing.rate = rate
+        options.playing.volume = volume
+        options.playing.muted = muted
         let token = InterruptToken()
-        options.interrupt = token
+        options.opening.interrupt = token
         upcoming.withLock { $0 = Upcoming(url: url, token: token, session: nil) }
         let delay = subtitleDelay, divisor = frameDivisor
         let opening = options

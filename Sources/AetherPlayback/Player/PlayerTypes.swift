@@ -79,119 +79,176 @@ public enum AudioChannels: Sendable, Equatable {
     }
 }
 
-/// What `load` needs to know.
+/// What `load` needs to know, grouped by what each part decides: what plays (start, length,
+/// tracks), what the user sets while it plays, the sound, the picture, the subtitles, how a
+/// network or live stream is read and kept, and how the session keeps and reads time.
 public struct PlayerOptions: Sendable {
     /// Start position in seconds.
     public var start: Double = 0
+    /// Play at most this many seconds from `start`.
+    public var length: Double?
     /// `--stream-record`: the file the source's packets are written to, from its open on
     /// (``StreamRecorder``); nil: none.
     public var streamRecord: String?
-    /// Play at most this many seconds from `start`.
-    public var length: Double?
-    /// Playback speed, 0.25–4.
-    public var speed: Double = 1
-    /// Index into `MediaInfo.audio` (nil = the default/best track).
-    public var audioTrack: Int?
-    /// False plays no audio at all (mpv `--aid=no`).
-    public var audioEnabled = true
-    /// False decodes no video at all (mpv `--vid=no`): the source plays as audio only.
-    public var videoEnabled = true
-    /// Index into `MediaInfo.video` (nil = the default/first track).
-    public var videoTrack: Int?
-    /// Index into `MediaInfo.subtitles` (nil = none unless a default/forced track exists).
-    public var subtitleTrack: Int?
-    public var subtitlesEnabled = true
-    /// Audio files whose sound plays with the source's picture (mpv's `--audio-file`): their
-    /// audio streams are extra tracks after the source's own, and the first is chosen unless
-    /// ``audioTrack`` says otherwise. Local paths or http(s) URLs, opened with the source's rules.
-    public var audioFiles: [String] = []
+    /// The speed, volume, mute and audio delay the item starts with.
+    public var playing = PlaybackSettings()
+    public var audio = Audio()
+    public var video = Video()
+    public var subtitles = Subtitles()
     /// Page URLs through yt-dlp (mpv's `--ytdl`, `--ytdl-format`, `--ytdl-raw-options`).
     public var ytdl = YtdlSettings()
     /// What yt-dlp found for this load (set by the opener: its title and chapters are used).
     var page: PageMedia?
-    /// Extra subtitle files to load as tracks (`--sub-file`).
-    public var subtitleFiles: [String] = []
+    /// How network sources are fetched (headers, user agent, read deadline, retries).
+    public var network = NetworkSettings()
     public var httpHeaders: [String: String] {
         get { network.headers }
         set { network.headers = newValue }
     }
-    /// How network sources are fetched (headers, user agent, read deadline, retries).
-    public var network = NetworkSettings()
-    public var audioOutput: AudioOutputChoice = .alsa(device: "default")
-    /// The device buffer asked for, in seconds (mpv's `--audio-buffer`, 0.2 s as mpv): what the
-    /// sound plays on while the audio thread waits for the processor.
-    public var audioBufferSeconds = 0.2
-    /// `--gapless-audio`: whether ``Player/prepareNext(url:options:)`` may continue the device.
-    public var gapless = GaplessMode.weak
-    /// How many channels the device is asked for (mpv's `--audio-channels`).
-    public var audioChannels = AudioChannels.autoSafe
-    /// libavfilter audio filters applied to the sound before the speed and the resampler (mpv's
-    /// `--af`, in libavfilter's syntax); empty: none.
-    public var audioFilters = ""
-    /// Volume in percent, 0–130.
-    public var volume: Double = 100
-    public var muted = false
-    /// Loudness by the file's tags (mpv's `--replaygain*`), applied before the volume.
-    public var replayGain = ReplayGainSettings()
-    /// Video decoder threads; 0: automatic (``DecoderThreads``).
-    public var decodeThreads = 0
-    /// H.264/HEVC loop filter skipping (mpv's `--vd-lavc-skiploopfilter`); nil: automatic.
-    public var skipLoopFilter: LoopFilterSkip?
+    public var stream = Stream()
+    public var timeshift = Timeshift()
     public var policy = SyncPolicy.standard
     /// The clock every decision of the session reads (pacing, drops, the end, the device's
     /// waits, cost): ``TimeSource/monotonic`` in the player, a ``ManualTimeSource`` in tests.
     public var time = TimeSource.monotonic
-    /// Seconds opening a source may block.
-    public var openTimeout = 15.0
-    /// The demuxer cache: how many seconds the demuxer reads ahead of the playhead (mpv's
-    /// `--cache-secs`). nil: 30 for network sources, none for local ones (bounded by the packet
-    /// queues only). A source with a cache pauses (``Player/isBuffering``) when it runs dry and
-    /// goes on once ``cachePauseWait`` seconds are buffered again.
-    public var cacheSeconds: Double?
-    /// Treat the source as live (true) or not (false); nil: live when a network source has no
-    /// length.
-    public var live: Bool?
-    /// Seconds of a live stream kept behind the live edge for pause, rewind and scrubbing
-    /// (0: none, the stream plays as it comes).
-    public var timeshiftSeconds = 1800.0
-    /// Bytes of the window kept in memory; older parts spill to files in ``timeshiftDirectory``.
-    public var timeshiftMemoryBytes = 64 << 20
-    /// Bytes of the window kept on disk at most (mpv-like `--timeshift-disk`); the player also
-    /// keeps it under a quarter of the spill directory's free space. The oldest part is dropped
-    /// past it, whatever the stream's timestamps do.
-    public var timeshiftDiskBytes: Int64 = 1 << 30
-    /// Where the window spills (a directory per session inside, deleted when it ends); nil: the
-    /// temporary directory.
-    public var timeshiftDirectory: String?
-    /// Which variant of an HLS or DASH stream plays (mpv's `--hls-bitrate`).
-    public var variantPreference = VariantPreference.auto
-    /// SDR or HDR variants first.
-    public var videoRange = VideoRangePreference.auto
-    /// An http(s) DASH manifest is played by libavformat's own dash demuxer (which opens its
-    /// segments itself: no resume, retry counting or header rules) instead of our reader
-    /// (``DASHSource``): `--demuxer-lavf-dash`, the fallback.
-    public var lavfDASH = false
-    /// Where a live HLS or DASH stream starts: this many segments from the live edge (negative:
-    /// back from the last; libavformat's HLS `live_start_index`, which mpv users pass with
-    /// `--demuxer-lavf-o`). `--live-start-index`.
-    public var liveStartIndex = -3
-    /// The cache's length when ``cacheSeconds`` is nil and the source is a network one.
-    public var networkCacheSeconds = 30.0
-    /// Seconds buffered before playback resumes after running dry (mpv's `--cache-pause-wait`).
-    public var cachePauseWait = 1.0
-    /// Cancels a load in progress (and later blocking reads) when the host wants out, e.g. on
-    /// SIGINT before the screen is up. Nil: the session makes its own.
-    public var interrupt: InterruptToken?
-    /// Preferred audio and subtitle languages, most wanted first (mpv's `--alang`/`--slang`):
-    /// used when no track number is given. `fr`, `fra` and `fre` name the same language.
-    public var audioLanguages: [String] = []
-    public var subtitleLanguages: [String] = []
-    /// Seconds the sound comes after the picture (``Player/setAudioDelay(_:)``).
-    public var audioDelay = 0.0
-    /// Code page of sidecar subtitle files that are not UTF-8 (mpv's `--sub-codepage`).
-    public var subtitleCodepage = "CP1252"
+    public var opening = Opening()
 
     public init() {}
+
+    /// The sound: which track, the device and how it is fed.
+    public struct Audio: Sendable {
+        /// False plays no audio at all (mpv `--aid=no`).
+        public var enabled = true
+        /// Index into `MediaInfo.audio` (nil = the default/best track).
+        public var track: Int?
+        /// Preferred languages, most wanted first (mpv's `--alang`): used when no track number
+        /// is given. `fr`, `fra` and `fre` name the same language.
+        public var languages: [String] = []
+        /// Audio files whose sound plays with the source's picture (mpv's `--audio-file`): their
+        /// audio streams are extra tracks after the source's own, and the first is chosen unless
+        /// ``track`` says otherwise. Local paths or http(s) URLs, opened with the source's rules.
+        public var files: [String] = []
+        public var output: AudioOutputChoice = .alsa(device: "default")
+        /// The device buffer asked for, in seconds (mpv's `--audio-buffer`, 0.2 s as mpv): what
+        /// the sound plays on while the audio thread waits for the processor.
+        public var bufferSeconds = 0.2
+        /// How many channels the device is asked for (mpv's `--audio-channels`).
+        public var channels = AudioChannels.autoSafe
+        /// libavfilter audio filters applied to the sound before the speed and the resampler
+        /// (mpv's `--af`, in libavfilter's syntax); empty: none.
+        public var filters = ""
+        /// `--gapless-audio`: whether ``Player/prepareNext(url:options:)`` may continue the device.
+        public var gapless = GaplessMode.weak
+        /// Loudness by the file's tags (mpv's `--replaygain*`), applied before the volume.
+        public var replayGain = ReplayGainSettings()
+    }
+
+    /// The picture: which track and how it is decoded.
+    public struct Video: Sendable {
+        /// False decodes no video at all (mpv `--vid=no`): the source plays as audio only.
+        public var enabled = true
+        /// Index into `MediaInfo.video` (nil = the default/first track).
+        public var track: Int?
+        /// Decoder threads; 0: automatic (``DecoderThreads``).
+        public var decodeThreads = 0
+        /// H.264/HEVC loop filter skipping (mpv's `--vd-lavc-skiploopfilter`); nil: automatic.
+        public var skipLoopFilter: LoopFilterSkip?
+    }
+
+    /// The subtitles: which track, the files added as tracks, and how those are read.
+    public struct Subtitles: Sendable {
+        public var enabled = true
+        /// Index into `MediaInfo.subtitles` (nil = none unless a default/forced track exists).
+        public var track: Int?
+        /// Preferred languages, most wanted first (mpv's `--slang`), as ``Audio/languages``.
+        public var languages: [String] = []
+        /// Extra subtitle files to load as tracks (`--sub-file`).
+        public var files: [String] = []
+        /// Code page of sidecar subtitle files that are not UTF-8 (mpv's `--sub-codepage`).
+        public var codepage = "CP1252"
+    }
+
+    /// How a network or live stream is read: the demuxer cache, the variant of an HLS or DASH
+    /// stream, which DASH reader, and where a live one starts.
+    public struct Stream: Sendable {
+        /// The demuxer cache: how many seconds the demuxer reads ahead of the playhead (mpv's
+        /// `--cache-secs`). nil: 30 for network sources, none for local ones (bounded by the
+        /// packet queues only). A source with a cache pauses (``Player/isBuffering``) when it
+        /// runs dry and goes on once ``cachePauseWait`` seconds are buffered again.
+        public var cacheSeconds: Double?
+        /// The cache's length when ``cacheSeconds`` is nil and the source is a network one.
+        public var networkCacheSeconds = 30.0
+        /// Seconds buffered before playback resumes after running dry (mpv's `--cache-pause-wait`).
+        public var cachePauseWait = 1.0
+        /// Which variant of an HLS or DASH stream plays (mpv's `--hls-bitrate`).
+        public var variantPreference = VariantPreference.auto
+        /// SDR or HDR variants first.
+        public var videoRange = VideoRangePreference.auto
+        /// An http(s) DASH manifest is played by libavformat's own dash demuxer (which opens its
+        /// segments itself: no resume, retry counting or header rules) instead of our reader
+        /// (``DASHSource``): `--demuxer-lavf-dash`, the fallback.
+        public var lavfDASH = false
+        /// Treat the source as live (true) or not (false); nil: live when a network source has
+        /// no length.
+        public var live: Bool?
+        /// Where a live HLS or DASH stream starts: this many segments from the live edge
+        /// (negative: back from the last; libavformat's HLS `live_start_index`, which mpv users
+        /// pass with `--demuxer-lavf-o`). `--live-start-index`.
+        public var liveStartIndex = -3
+    }
+
+    /// The window kept of a live stream for pause, rewind and scrubbing.
+    public struct Timeshift: Sendable {
+        /// Seconds kept behind the live edge (0: none, the stream plays as it comes).
+        public var seconds = 1800.0
+        /// Bytes of the window kept in memory; older parts spill to files in ``directory``.
+        public var memoryBytes = 64 << 20
+        /// Bytes of the window kept on disk at most (mpv-like `--timeshift-disk`); the player
+        /// also keeps it under a quarter of the spill directory's free space. The oldest part is
+        /// dropped past it, whatever the stream's timestamps do.
+        public var diskBytes: Int64 = 1 << 30
+        /// Where the window spills (a directory per session inside, deleted when it ends); nil:
+        /// the temporary directory.
+        public var directory: String?
+    }
+
+    /// How long opening may block, and what cancels it.
+    public struct Opening: Sendable {
+        /// Seconds opening a source may block.
+        public var timeout = 15.0
+        /// Cancels a load in progress (and later blocking reads) when the host wants out, e.g.
+        /// on SIGINT before the screen is up. Nil: the session makes its own.
+        public var interrupt: InterruptToken?
+    }
+}
+
+/// What the user sets while an item plays (mpv's `--speed`, `--volume`, `--mute`,
+/// `--audio-delay`), each kept within its bounds by the player: the options an item starts
+/// with (``PlayerOptions/playing``) and the session's own (changed by ``Player``).
+public struct PlaybackSettings: Sendable, Equatable {
+    /// Playback speed, 0.25–4; audio keeps its pitch.
+    public var rate = 1.0
+    /// Volume in percent, 0–130.
+    public var volume = 100.0
+    public var muted = false
+    /// Seconds the sound comes after the picture (mpv's `--audio-delay`; negative: before),
+    /// ±10: frames are shown when the audio clock reaches their pts minus this.
+    public var audioDelay = 0.0
+
+    public init() {}
+
+    static func bounded(rate: Double) -> Double { min(4, max(0.25, rate)) }
+    static func bounded(volume: Double) -> Double { min(130, max(0, volume)) }
+    static func bounded(audioDelay: Double) -> Double { min(10, max(-10, audioDelay)) }
+
+    /// These settings within their bounds (a delay that is not a number: none).
+    var bounded: PlaybackSettings {
+        var s = self
+        s.rate = Self.bounded(rate: rate)
+        s.volume = Self.bounded(volume: volume)
+        s.audioDelay = audioDelay.isFinite ? Self.bounded(audioDelay: audioDelay) : 0
+        return s
+    }
 }
 
 extension PlayerOptions {

@@ -169,7 +169,8 @@ struct SessionControl {
     /// What the user asked for (``Player/pause()``/``Player/play()``).
     var userPaused = true
     var cache = CacheFill()
-    var settings = Settings()
+    /// What the user set for the playing item (``Player``; the session's init before any thread).
+    var settings = PlaybackSettings()
     var streams = Streams()
     var demux = DemuxMarks()
     var step = Stepping()
@@ -179,16 +180,6 @@ struct SessionControl {
     var displayedSerial = -1
     var stopped = false
     var progress = Progress()
-
-    /// What the user set for the playing item (``Player``; the session's init before any thread).
-    struct Settings {
-        var rate = 1.0
-        var volume = 100.0
-        var muted = false
-        /// Seconds the sound is late against the picture (mpv's `--audio-delay`): frames are
-        /// shown when the audio clock reaches their pts minus this.
-        var audioDelay = 0.0
-    }
 
     /// Which streams play.
     struct Streams {

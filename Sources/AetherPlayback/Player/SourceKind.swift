@@ -64,7 +64,7 @@ struct OpenRequest {
     /// nil when it cannot be read (libavformat's own open then says why); throws when it is over
     /// the budget.
     func prefetch(_ url: String, what: String) throws -> [UInt8]? {
-        let timeout = options.openTimeout
+        let timeout = options.opening.timeout
         do {
             return try SmallFetch.bytes(url, options: openOptions, settings: options.network, interrupt: interrupt,
                                         timeout: timeout, limit: Int(NetworkSession.manifestBudget))

@@ -34,7 +34,7 @@ enum SourceOpener {
         do { openOptions = try SourceOptions.make(network: options.network) } catch {
             throw PlayerError(error)
         }
-        let interrupt = options.interrupt ?? InterruptToken()
+        let interrupt = options.opening.interrupt ?? InterruptToken()
         let request = OpenRequest(url: url, options: options, openOptions: openOptions, interrupt: interrupt)
         var kind: (any SourceKind)?
         for k in kinds where kind == nil { kind = try k.init(request) }
@@ -46,14 +46,14 @@ enum SourceOpener {
         let format: FormatContext
         // The HLS demuxer's start on a live playlist (HLS, or DASH translated).
         var demuxOptions = openOptions.merging(target.demuxOptions) { _, kind in kind }
-        if NetworkSettings.isNetwork(url) { demuxOptions["live_start_index"] = String(options.liveStartIndex) }
+        if NetworkSettings.isNetwork(url) { demuxOptions["live_start_index"] = String(options.stream.liveStartIndex) }
         let name = TextSanitizer.clean(target.name ?? target.url)
         do {
-            format = try FormatContext(url: target.url, options: demuxOptions, timeout: options.openTimeout,
+            format = try FormatContext(url: target.url, options: demuxOptions, timeout: options.opening.timeout,
                                        interrupt: interrupt, network: options.network, adaptive: target.switcher,
                                        documents: target.documents, transmuxed: target.transmuxed, prefetched: request.prefetched)
         } catch {
-            let failure = PlayerError("cannot open '\(name)': \(NetworkSettings.explain(error, url: target.url, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.openTimeout))",
+            let failure = PlayerError("cannot open '\(name)': \(NetworkSettings.explain(error, url: target.url, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.opening.timeout))",
                                       cause: interrupt.isCancelled ? .interrupted : .ffmpeg(function: error.function, code: error.code))
             if let page = WebPage(error, failure: failure, url: url, options: options) { throw page }
             // FFmpeg 7 and later refuse some encrypted fragmented MP4s at the header: said so.
@@ -64,7 +64,7 @@ enum SourceOpener {
         }
         var probed: MediaInfo
         do {
-            format.interrupt.arm(seconds: options.openTimeout)
+            format.interrupt.arm(seconds: options.opening.timeout)
             defer { format.interrupt.arm(seconds: nil) }
             probed = try MediaProbe.probe(format)
         } catch {
@@ -93,16 +93,16 @@ enum SourceOpener {
             // The variant chosen from the master (the switcher's anchor, whose segments it
             // replaces) plays; else the chooser's pick among the streams.
             let chosen = variant.flatMap { v in candidates.firstIndex { $0.bandwidth == v.bandwidth && $0.isHDR == v.isHDR } }
-            if let k = chosen ?? VariantChooser.choose(candidates, preference: options.variantPreference, range: options.videoRange) {
+            if let k = chosen ?? VariantChooser.choose(candidates, preference: options.stream.variantPreference, range: options.stream.videoRange) {
                 if variant == nil || variants.isEmpty { variants = candidates; variant = candidates[k] }
                 probed.video = [probed.video[k]]
             }
         }
         // `--vid=N` (adaptive sources keep the variant chosen above).
-        if let k = options.videoTrack, probed.video.indices.contains(k) { probed.chosenVideo = k }
+        if let k = options.video.track, probed.video.indices.contains(k) { probed.chosenVideo = k }
         // `--audio-file`: each opens with the source's rules; one that cannot is a warning.
         var externals: [ExternalAudio] = []
-        for (n, file) in options.audioFiles.prefix(ExternalAudio.maxFiles).enumerated() {
+        for (n, file) in options.audio.files.prefix(ExternalAudio.maxFiles).enumerated() {
             if interrupt.isCancelled { throw PlayerError("cannot open '\(TextSanitizer.clean(url))': interrupted", cause: .interrupted) }
             do {
                 let ext = try ExternalAudio.open(file, number: n, openOptions: openOptions, options: options)
@@ -115,16 +115,16 @@ enum SourceOpener {
         let ownAudio = probed.audio.filter { $0.externalFile == nil }
         let info = probed
         // Live: a network source without a length (live HLS/DASH, a TS over HTTP, UDP), or forced.
-        let isLive = options.live ?? (NetworkSettings.isNetwork(url) && probed.duration == nil)
+        let isLive = options.stream.live ?? (NetworkSettings.isNetwork(url) && probed.duration == nil)
         let timeshift: TimeshiftBuffer?
-        if isLive, options.timeshiftSeconds > 0 {
-            let memory = max(1 << 20, options.timeshiftMemoryBytes)
-            let parent = options.timeshiftDirectory ?? Paths.temporaryDirectory(environment: ProcessInfo.processInfo.environment) + "aether-timeshift"
+        if isLive, options.timeshift.seconds > 0 {
+            let memory = max(1 << 20, options.timeshift.memoryBytes)
+            let parent = options.timeshift.directory ?? Paths.temporaryDirectory(environment: ProcessInfo.processInfo.environment) + "aether-timeshift"
             TimeshiftBuffer.removeStale(in: parent)
-            let disk = TimeshiftBuffer.diskLimit(asked: options.timeshiftDiskBytes, directory: parent)
-            AppLog.write("live", "timeshift: \(options.timeshiftSeconds) s, \(memory >> 20) MiB in memory, at most \(disk >> 20) MiB on disk in \(TextSanitizer.clean(parent))")
+            let disk = TimeshiftBuffer.diskLimit(asked: options.timeshift.diskBytes, directory: parent)
+            AppLog.write("live", "timeshift: \(options.timeshift.seconds) s, \(memory >> 20) MiB in memory, at most \(disk >> 20) MiB on disk in \(TextSanitizer.clean(parent))")
             timeshift = TimeshiftBuffer(settings: .init(
-                window: options.timeshiftSeconds, memoryLimit: memory,
+                window: options.timeshift.seconds, memoryLimit: memory,
                 directory: parent + "/timeshift-\(getpid())-\(OpenedSource.timeshiftSerial.add(1, ordering: .relaxed).newValue)",
                 diskLimit: disk,
                 chunkBytes: max(64 << 10, min(2 << 20, memory / 4))))
@@ -132,7 +132,7 @@ enum SourceOpener {
             timeshift = nil
         }
         // `--vid=no`: no video stream at all (an attached picture never is one: see CoverArt).
-        let videoIndex = options.videoEnabled ? info.primaryVideo?.index : nil
+        let videoIndex = options.video.enabled ? info.primaryVideo?.index : nil
         let coverArt = CoverArt.take(from: format)
         // CENC in MP4: said from the header, before anything reaches a decoder.
         var encrypted = Set<Int>()
@@ -149,11 +149,11 @@ enum SourceOpener {
             warnings.append(contentsOf: lines)
         }
         let endTime = options.length.map { options.start + max(0, $0) }
-        let cacheSeconds = max(0, options.cacheSeconds ?? (NetworkSettings.isNetwork(url) ? options.networkCacheSeconds : 0))
+        let cacheSeconds = max(0, options.stream.cacheSeconds ?? (NetworkSettings.isNetwork(url) ? options.stream.networkCacheSeconds : 0))
         let subtitles = SubtitleStore(info: info, url: target.url, openOptions: openOptions, timeline: format.timeline,
-                                  codepage: options.subtitleCodepage, fonts: attachedFonts(format))
+                                  codepage: options.subtitles.codepage, fonts: attachedFonts(format))
         // Lyrics in the file's tags (its ID3 SYLT frames, a LYRICS tag), for a file of sound.
-        if info.video.isEmpty || !options.videoEnabled {
+        if info.video.isEmpty || !options.video.enabled {
             let audio = info.audio.first.flatMap { format.stream($0.index) }?.pointee.metadata
             subtitles.addEmbeddedLyrics(metadata: [format.pointer.pointee.metadata, audio], path: NetworkSettings.isNetwork(url) ? nil : url,
                                         duration: info.duration)
@@ -163,7 +163,7 @@ enum SourceOpener {
         var videoDecoder: VideoDecoder?
         if let videoIndex, !encrypted.contains(videoIndex), let stream = format.stream(videoIndex) {
             do {
-                videoDecoder = try VideoDecoder(stream: stream, index: videoIndex, threads: options.decodeThreads,
+                videoDecoder = try VideoDecoder(stream: stream, index: videoIndex, threads: options.video.decodeThreads,
                                                 timeline: format.timeline, automaticThreads: true, time: options.time)
             } catch {
                 let codec = info.primaryVideo?.codec ?? "video"
@@ -172,14 +172,14 @@ enum SourceOpener {
         }
         // Audio track and sink.
         var audioIndex: Int? = nil
-        if options.audioEnabled, info.audio.contains(where: { !encrypted.contains($0.index) }) {
+        if options.audio.enabled, info.audio.contains(where: { !encrypted.contains($0.index) }) {
             let playable = info.audio.filter { !encrypted.contains($0.index) }
-            if let k = options.audioTrack, info.audio.indices.contains(k) {
+            if let k = options.audio.track, info.audio.indices.contains(k) {
                 audioIndex = info.audio[k].index
             } else if let first = externals.first?.tracks.first {
                 // An audio file given for this source plays (as in mpv).
                 audioIndex = first.index
-            } else if let match = LanguagePreference.first(of: options.audioLanguages, in: playable.map(\.tags.language)) {
+            } else if let match = LanguagePreference.first(of: options.audio.languages, in: playable.map(\.tags.language)) {
                 audioIndex = playable[match].index
             } else {
                 // libavformat's choice weighs the default flag, then channels and bit rate.
@@ -198,12 +198,12 @@ enum SourceOpener {
             let wantRate = (8000...384_000).contains(rate) ? rate : 48000
             // Stereo at most unless `--audio-channels` says otherwise: we downmix ourselves
             // (centre and surrounds kept), whatever the device.
-            let wantChannels = options.audioChannels.channels(source: Int(par.pointee.ch_layout.nb_channels))
+            let wantChannels = options.audio.channels.channels(source: Int(par.pointee.ch_layout.nb_channels))
             if let continuing {
                 // Gapless: the device of the item before, when this one's format is its own or
                 // `--gapless-audio=yes` lets the decoder convert.
                 let same = continuing.format == AudioFormat(sampleRate: wantRate, channels: wantChannels)
-                guard same || options.gapless == .yes else {
+                guard same || options.audio.gapless == .yes else {
                     throw PlayerError("its sound (\(wantRate) Hz, \(wantChannels) ch) differs from the playing item's (\(continuing.format.sampleRate) Hz, \(continuing.format.channels) ch)")
                 }
                 sink = continuing
@@ -213,7 +213,7 @@ enum SourceOpener {
             if let sink {
                 do {
                     audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline,
-                                                    filters: options.audioFilters)
+                                                    filters: options.audio.filters)
                 } catch {
                     warnings.append("cannot decode audio stream #\(index) (\(error.message)); playing without sound")
                     audioIndex = nil
@@ -227,12 +227,12 @@ enum SourceOpener {
             throw PlayerError("nothing to play in '\(TextSanitizer.clean(url))'\(why)", cause: .nothingToPlay)
         }
         // Sidecars first, so `--sid` can name a `--sub-file` track.
-        for path in options.subtitleFiles {
+        for path in options.subtitles.files {
             do { try subtitles.addSidecar(path: path) } catch { warnings.append("\(error)") }
         }
-        if options.subtitlesEnabled { kind?.addText(to: subtitles) }
-        _ = subtitles.initialTrack(requested: options.subtitleTrack, enabled: options.subtitlesEnabled,
-                                   languages: options.subtitleLanguages)
+        if options.subtitles.enabled { kind?.addText(to: subtitles) }
+        _ = subtitles.initialTrack(requested: options.subtitles.track, enabled: options.subtitles.enabled,
+                                   languages: options.subtitles.languages)
         // Where the encoder's delay ends and its padding begins.
         let gap = audioIndex.flatMap { $0 < format.streamCount ? EncoderGap.trim(format, stream: $0) : nil }
         let opened = OpenedSource(
@@ -251,12 +251,12 @@ enum SourceOpener {
     /// The device `--ao`/`--audio-device` name, asked for `rate` and `channels`; a `NullSink`
     /// (and a warning) when it cannot be opened.
     static func openDevice(_ options: PlayerOptions, rate: Int, channels: Int, warnings: inout [String]) -> AudioSink {
-        switch options.audioOutput {
+        switch options.audio.output {
         case .null:
             return NullSink(format: AudioFormat(sampleRate: rate, channels: channels), time: options.time)
         case .alsa(let device):
             do {
-                let buffer = UInt32((min(10, max(0.02, options.audioBufferSeconds)) * 1_000_000).rounded())
+                let buffer = UInt32((min(10, max(0.02, options.audio.bufferSeconds)) * 1_000_000).rounded())
                 return try ALSASink(device: device, rate: rate, channels: channels, bufferTime: buffer, time: options.time)
             } catch {
                 warnings.append("audio device '\(device)' unavailable (\(error.message)); playing without sound")
@@ -330,7 +330,7 @@ struct WebPage: Error {
     /// videos are thrown as the playlist the host plays in the page's place.
     func media(url: String) throws -> (url: String, options: PlayerOptions) {
         guard let answer = try YtdlRunner.media(onPage: url, network: options.network, settings: options.ytdl,
-                                                interrupt: options.interrupt ?? InterruptToken(), timeout: options.openTimeout)
+                                                interrupt: options.opening.interrupt ?? InterruptToken(), timeout: options.opening.timeout)
         else { throw failure }
         guard case .media(let page) = answer else {
             if case .playlist(let list) = answer {
@@ -342,7 +342,7 @@ struct WebPage: Error {
         AppLog.write("ytdl", "the page names \(TextSanitizer.clean(page.url))\(page.audioURL.map { " + audio " + TextSanitizer.clean($0) } ?? "")")
         var o = options
         o.page = page
-        if let audio = page.audioURL { o.audioFiles.insert(audio, at: 0) }
+        if let audio = page.audioURL { o.audio.files.insert(audio, at: 0) }
         o.network = page.network(over: o.network)
         return (page.url, o)
     }

@@ -67,7 +67,7 @@ struct SeekLatency {
         for run in 0..<repeats {
             let player = Player()
             var options = PlayerOptions()
-            options.audioOutput = .null
+            options.audio.output = .null
             do { try player.load(url: file, options: options) } catch { throw Failure.load("\(file): \(error)") }
             defer { player.stop() }
             let probe = FrameProbe()

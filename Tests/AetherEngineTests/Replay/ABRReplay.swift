@@ -59,9 +59,9 @@ final class ABRReplay: @unchecked Sendable {  // driven from the test's one thre
     }
 
     static let chunk = 16 << 10
-    static let cacheSeconds = PlayerOptions().networkCacheSeconds
+    static let cacheSeconds = PlayerOptions().stream.networkCacheSeconds
     static let lowWater = PlaybackSession.bufferingLowWater
-    static let pauseWait = PlayerOptions().cachePauseWait
+    static let pauseWait = PlayerOptions().stream.cachePauseWait
 
     let clock = ManualTimeSource()
     let link: Link
