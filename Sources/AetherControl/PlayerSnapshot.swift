@@ -8,57 +8,93 @@ public struct PlayerSnapshot: Sendable, Equatable {
     /// Seconds into the current item.
     public var position = 0.0
     public var duration: Double?
-    /// Percent, 0–130.
-    public var volume = 100.0
-    public var muted = false
-    /// `--replaygain` (no, track, album) and the gain it gives the playing file, dB (nil: none).
-    public var replayGain = "no"
-    public var replayGainDB: Double?
     public var speed = 1.0
-    /// 1-based track numbers as mpv counts them (nil: none).
-    public var audioTrack: Int?
-    public var subtitleTrack: Int?
-    public var subtitleDelay = 0.0
-    public var audioDelay = 0.0
-    /// 0-based position in the playlist (nil: empty).
-    public var playlistPosition: Int?
-    public var playlistCount = 0
-    /// Every item and what it is called (mpv's `playlist`; not observed: it can be long).
-    public var playlist = PlaylistTitles()
-    /// The file `--stream-record` writes (nil: none).
-    public var streamRecord: String?
-    /// The item's path or URL as given, and its last path component.
-    public var path: String?
-    public var filename: String?
-    /// The title tag, else the file name (mpv's `media-title`).
-    public var mediaTitle: String?
-    /// The item's cover as a `file://` URL (MPRIS `mpris:artUrl`); nil: none, or not written yet.
-    public var artURL: String?
-    public var tags = Tags()
-    public var canGoNext = false
-    public var canGoPrevious = false
-    public var loopFile = false
-    public var loopPlaylist = false
-    public var shuffle = false
-    /// 1-based video track (nil: none).
-    public var videoTrack: Int?
-    /// The current chapter (0-based; nil: before the first, or none).
-    public var chapter: Int?
-    public var chapters: [ChapterEntry] = []
-    public var tracks: [Track] = []
-    /// Container metadata, keys as the file has them (sanitised).
-    public var metadata: [String: String] = [:]
-    public var video: VideoParams?
-    public var fileFormat: String?
-    public var fileSize: Int?
+    /// Waiting for the cache (mpv's `paused-for-cache`), and whether a seek can land.
     public var buffering = false
     public var seekable = false
+    /// The sound: volume, mute, ReplayGain, its track and delay.
+    public var audio = Audio()
+    /// The subtitles' track and delay.
+    public var subtitles = Subtitles()
+    /// The playlist: where in it, how it plays on, what each item is called.
+    public var queue = Queue()
+    /// The item loaded: what it is, what it says of itself, where it is recorded to.
+    public var item = Item()
+    /// Its streams: the tracks, the chapters, the picture.
+    public var media = Media()
+    /// Adaptive streams' bit rates.
+    public var adaptive = Adaptive()
+
+    /// The sound's part of the snapshot.
+    public struct Audio: Sendable, Equatable {
+        /// Percent, 0–130.
+        public var volume = 100.0
+        public var muted = false
+        /// `--replaygain` (no, track, album) and the gain it gives the playing file, dB (nil: none).
+        public var replayGain = "no"
+        public var replayGainDB: Double?
+        /// 1-based track number as mpv counts them (nil: none).
+        public var track: Int?
+        public var delay = 0.0
+    }
+
+    /// The subtitles' part: the 1-based track (nil: none) and the delay.
+    public struct Subtitles: Sendable, Equatable {
+        public var track: Int?
+        public var delay = 0.0
+    }
+
+    /// The playlist's part.
+    public struct Queue: Sendable, Equatable {
+        /// 0-based position in the playlist (nil: empty).
+        public var position: Int?
+        public var count = 0
+        /// Every item and what it is called (mpv's `playlist`; not observed: it can be long).
+        public var titles = PlaylistTitles()
+        public var canGoNext = false
+        public var canGoPrevious = false
+        public var loopFile = false
+        public var loopPlaylist = false
+        public var shuffle = false
+    }
+
+    /// The item's part.
+    public struct Item: Sendable, Equatable {
+        /// The item's path or URL as given, and its last path component.
+        public var path: String?
+        public var filename: String?
+        /// The title tag, else the file name (mpv's `media-title`).
+        public var mediaTitle: String?
+        /// The item's cover as a `file://` URL (MPRIS `mpris:artUrl`); nil: none, or not written yet.
+        public var artURL: String?
+        public var tags = Tags()
+        /// Container metadata, keys as the file has them (sanitised).
+        public var metadata: [String: String] = [:]
+        public var fileFormat: String?
+        public var fileSize: Int?
+        /// The file `--stream-record` writes (nil: none).
+        public var streamRecord: String?
+    }
+
+    /// The streams' part.
+    public struct Media: Sendable, Equatable {
+        /// 1-based video track (nil: none).
+        public var videoTrack: Int?
+        /// The current chapter (0-based; nil: before the first, or none).
+        public var chapter: Int?
+        public var chapters: [ChapterEntry] = []
+        public var tracks: [Track] = []
+        public var video: VideoParams?
+    }
+
     /// Adaptive streams: the playing variant's peak bit rate (`BANDWIDTH`, b/s); the video's
     /// measured bit rate (b/s); the bit-rate switching's throughput estimate (b/s, nil when the
     /// variant is fixed or nothing was measured yet).
-    public var hlsBitrate: Int?
-    public var videoBitrate: Double?
-    public var estimatedThroughput: Double?
+    public struct Adaptive: Sendable, Equatable {
+        public var hlsBitrate: Int?
+        public var videoBitrate: Double?
+        public var estimatedThroughput: Double?
+    }
 
     public struct ChapterEntry: Sendable, Equatable {
         public var title: String
@@ -162,56 +198,56 @@ public struct PlayerSnapshot: Sendable, Equatable {
         case "percent-pos":
             guard let d = duration, d > 0 else { return PropertyValue.none }
             return .number(min(100, max(0, position / d * 100)))
-        case "volume": return .number(volume)
-        case "mute": return .bool(muted)
-        case "replaygain": return .string(replayGain)
-        case "replaygain-gain": return replayGainDB.map(PropertyValue.number) ?? PropertyValue.none
+        case "volume": return .number(audio.volume)
+        case "mute": return .bool(audio.muted)
+        case "replaygain": return .string(audio.replayGain)
+        case "replaygain-gain": return audio.replayGainDB.map(PropertyValue.number) ?? PropertyValue.none
         case "speed": return .number(speed)
-        case "aid": return audioTrack.map { .number(Double($0)) } ?? .bool(false)
-        case "sid": return subtitleTrack.map { .number(Double($0)) } ?? .bool(false)
-        case "sub-delay": return .number(subtitleDelay)
-        case "audio-delay": return .number(audioDelay)
-        case "playlist-pos": return .number(Double(playlistPosition ?? -1))
-        case "playlist-count": return .number(Double(playlistCount))
-        case "playlist": return playlist.property
-        case "stream-record": return .string(streamRecord ?? "")
-        case "path": return path.map(PropertyValue.string) ?? PropertyValue.none
-        case "filename": return filename.map(PropertyValue.string) ?? PropertyValue.none
-        case "media-title": return mediaTitle.map(PropertyValue.string) ?? PropertyValue.none
+        case "aid": return audio.track.map { .number(Double($0)) } ?? .bool(false)
+        case "sid": return subtitles.track.map { .number(Double($0)) } ?? .bool(false)
+        case "sub-delay": return .number(subtitles.delay)
+        case "audio-delay": return .number(audio.delay)
+        case "playlist-pos": return .number(Double(queue.position ?? -1))
+        case "playlist-count": return .number(Double(queue.count))
+        case "playlist": return queue.titles.property
+        case "stream-record": return .string(item.streamRecord ?? "")
+        case "path": return item.path.map(PropertyValue.string) ?? PropertyValue.none
+        case "filename": return item.filename.map(PropertyValue.string) ?? PropertyValue.none
+        case "media-title": return item.mediaTitle.map(PropertyValue.string) ?? PropertyValue.none
         case "idle-active": return .bool(status == .stopped)
-        case "loop-file": return .bool(loopFile)
-        case "loop-playlist": return .bool(loopPlaylist)
-        case "shuffle": return .bool(shuffle)
-        case "vid": return videoTrack.map { .number(Double($0)) } ?? .bool(false)
+        case "loop-file": return .bool(queue.loopFile)
+        case "loop-playlist": return .bool(queue.loopPlaylist)
+        case "shuffle": return .bool(queue.shuffle)
+        case "vid": return media.videoTrack.map { .number(Double($0)) } ?? .bool(false)
         case "chapter":
-            guard !chapters.isEmpty else { return PropertyValue.none }
-            return .number(Double(chapter ?? -1))
-        case "chapters": return .number(Double(chapters.count))
+            guard !media.chapters.isEmpty else { return PropertyValue.none }
+            return .number(Double(media.chapter ?? -1))
+        case "chapters": return .number(Double(media.chapters.count))
         case "chapter-list":
-            return .list(chapters.map { .map(["title": .string($0.title), "time": .number($0.time)]) })
-        case "track-list": return .list(tracks.map(\.node))
-        case "metadata": return status == .stopped ? PropertyValue.none : .map(metadata.mapValues(PropertyValue.string))
-        case "width": return video.map { .number(Double($0.width)) } ?? PropertyValue.none
-        case "height": return video.map { .number(Double($0.height)) } ?? PropertyValue.none
-        case "dwidth": return video.map { .number(Double($0.displayWidth)) } ?? PropertyValue.none
-        case "dheight": return video.map { .number(Double($0.displayHeight)) } ?? PropertyValue.none
-        case "video-params": return video?.node ?? PropertyValue.none
-        case "video-format", "video-codec": return video.map { .string($0.codec) } ?? PropertyValue.none
-        case "container-fps": return video?.fps.map(PropertyValue.number) ?? PropertyValue.none
-        case "file-format": return fileFormat.map(PropertyValue.string) ?? PropertyValue.none
-        case "file-size": return fileSize.map { .number(Double($0)) } ?? PropertyValue.none
+            return .list(media.chapters.map { .map(["title": .string($0.title), "time": .number($0.time)]) })
+        case "track-list": return .list(media.tracks.map(\.node))
+        case "metadata": return status == .stopped ? PropertyValue.none : .map(item.metadata.mapValues(PropertyValue.string))
+        case "width": return media.video.map { .number(Double($0.width)) } ?? PropertyValue.none
+        case "height": return media.video.map { .number(Double($0.height)) } ?? PropertyValue.none
+        case "dwidth": return media.video.map { .number(Double($0.displayWidth)) } ?? PropertyValue.none
+        case "dheight": return media.video.map { .number(Double($0.displayHeight)) } ?? PropertyValue.none
+        case "video-params": return media.video?.node ?? PropertyValue.none
+        case "video-format", "video-codec": return media.video.map { .string($0.codec) } ?? PropertyValue.none
+        case "container-fps": return media.video?.fps.map(PropertyValue.number) ?? PropertyValue.none
+        case "file-format": return item.fileFormat.map(PropertyValue.string) ?? PropertyValue.none
+        case "file-size": return item.fileSize.map { .number(Double($0)) } ?? PropertyValue.none
         case "time-remaining", "playtime-remaining":
             guard status != .stopped, let d = duration else { return PropertyValue.none }
             let left = max(0, d - position)
             return .number(name == "playtime-remaining" && speed > 0 ? left / speed : left)
         case "paused-for-cache": return .bool(buffering)
         case "seekable": return .bool(seekable)
-        case "eof-reached": return .bool(status == .stopped && path != nil)
+        case "eof-reached": return .bool(status == .stopped && item.path != nil)
         case "volume-max": return .number(130)
         case "mpv-version": return .string(PlayerIdentity.versionLine)
-        case "hls-bitrate": return hlsBitrate.map { .number(Double($0)) } ?? PropertyValue.none
-        case "video-bitrate": return videoBitrate.map(PropertyValue.number) ?? PropertyValue.none
-        case "estimated-throughput": return estimatedThroughput.map(PropertyValue.number) ?? PropertyValue.none
+        case "hls-bitrate": return adaptive.hlsBitrate.map { .number(Double($0)) } ?? PropertyValue.none
+        case "video-bitrate": return adaptive.videoBitrate.map(PropertyValue.number) ?? PropertyValue.none
+        case "estimated-throughput": return adaptive.estimatedThroughput.map(PropertyValue.number) ?? PropertyValue.none
         default: return nil
         }
     }

@@ -139,7 +139,7 @@ public final class RemoteHub: Sendable {
             return (s.snapshot, !s.published, Array(s.observers.values))
         }
         guard !observers.isEmpty, old != snapshot || first else { return }
-        if !first, old.path == snapshot.path, !old.metadata.isEmpty, old.metadata != snapshot.metadata {
+        if !first, old.item.path == snapshot.item.path, !old.item.metadata.isEmpty, old.item.metadata != snapshot.item.metadata {
             for o in observers { o(.metadataUpdate) }
         }
         for name in PlayerSnapshot.propertyNames {

@@ -99,40 +99,40 @@ final class SnapshotSource {
         }
         s.position = player.currentTime
         s.duration = player.duration
-        s.volume = player.volume
-        s.muted = player.isMuted
-        s.replayGain = settings.player.audio.replayGain.mode.rawValue
-        s.replayGainDB = player.replayGain?.db
+        s.audio.volume = player.volume
+        s.audio.muted = player.isMuted
+        s.audio.replayGain = settings.player.audio.replayGain.mode.rawValue
+        s.audio.replayGainDB = player.replayGain?.db
         s.speed = player.rate
-        s.audioTrack = player.activeAudioTrack.map { $0 + 1 }
-        s.subtitleTrack = player.activeSubtitleTrack.map { $0 + 1 }
-        s.subtitleDelay = player.subtitleDelay
-        s.audioDelay = player.audioDelay
-        s.playlistPosition = playlist.position
-        s.playlistCount = playlist.count
-        s.playlist = c.playlistTitles
-        s.streamRecord = player.recordingPath.map { TextSanitizer.clean($0) }
+        s.audio.track = player.activeAudioTrack.map { $0 + 1 }
+        s.subtitles.track = player.activeSubtitleTrack.map { $0 + 1 }
+        s.subtitles.delay = player.subtitleDelay
+        s.audio.delay = player.audioDelay
+        s.queue.position = playlist.position
+        s.queue.count = playlist.count
+        s.queue.titles = c.playlistTitles
+        s.item.streamRecord = player.recordingPath.map { TextSanitizer.clean($0) }
         if let item = playlist.current {
-            s.path = TextSanitizer.clean(item.source)
-            s.filename = TextSanitizer.clean(item.displayName)
+            s.item.path = TextSanitizer.clean(item.source)
+            s.item.filename = TextSanitizer.clean(item.displayName)
             let tags = player.tags
-            s.tags.title = title(of: item, player: c.player)
-            s.mediaTitle = c.mediaTitle
-            s.artURL = coverURL
-            s.tags.artist = TextSanitizer.cleanOrNil(tags.artist)
-            s.tags.album = TextSanitizer.cleanOrNil(tags.album)
-            s.tags.albumArtist = TextSanitizer.cleanOrNil(tags.albumArtist)
-            s.tags.genre = TextSanitizer.cleanOrNil(tags.genre)
-            s.tags.year = TextSanitizer.cleanOrNil(tags.year)
+            s.item.tags.title = title(of: item, player: c.player)
+            s.item.mediaTitle = c.mediaTitle
+            s.item.artURL = coverURL
+            s.item.tags.artist = TextSanitizer.cleanOrNil(tags.artist)
+            s.item.tags.album = TextSanitizer.cleanOrNil(tags.album)
+            s.item.tags.albumArtist = TextSanitizer.cleanOrNil(tags.albumArtist)
+            s.item.tags.genre = TextSanitizer.cleanOrNil(tags.genre)
+            s.item.tags.year = TextSanitizer.cleanOrNil(tags.year)
             // "3/12" → 3
-            s.tags.track = tags.track.flatMap { Int($0.split(separator: "/").first.map(String.init) ?? "") }
+            s.item.tags.track = tags.track.flatMap { Int($0.split(separator: "/").first.map(String.init) ?? "") }
         }
         let loopAll = settings.loopPlaylist.isOn
-        s.canGoNext = playlist.index(after: playlist.position, loop: loopAll) != nil
-        s.canGoPrevious = playlist.index(before: playlist.position, loop: loopAll) != nil
-        s.loopFile = settings.loopFile.isOn
-        s.loopPlaylist = loopAll
-        s.shuffle = settings.shuffle
+        s.queue.canGoNext = playlist.index(after: playlist.position, loop: loopAll) != nil
+        s.queue.canGoPrevious = playlist.index(before: playlist.position, loop: loopAll) != nil
+        s.queue.loopFile = settings.loopFile.isOn
+        s.queue.loopPlaylist = loopAll
+        s.queue.shuffle = settings.shuffle
         if let info = player.mediaInfo, state != .idle {
             fillMedia(&s, info: info, of: c)
         }
@@ -155,10 +155,10 @@ final class SnapshotSource {
         let activeVideo = player.activeVideoTrack
         let activeAudio = player.activeAudioTrack
         let activeSub = player.activeSubtitleTrack
-        s.videoTrack = activeVideo.map { $0 + 1 }
-        s.chapters = media.chapters
+        s.media.videoTrack = activeVideo.map { $0 + 1 }
+        s.media.chapters = media.chapters
         let now = player.currentTime
-        s.chapter = info.chapters.lastIndex { $0.start <= now + 0.01 }
+        s.media.chapter = info.chapters.lastIndex { $0.start <= now + 0.01 }
         var tracks = media.tracks
         for i in tracks.indices {
             let key = media.selectionKeys[i]
@@ -168,20 +168,20 @@ final class SnapshotSource {
             case .sub: tracks[i].selected = key == activeSub
             }
         }
-        s.tracks = tracks
-        s.metadata = media.metadata
-        if let station = c.station { s.metadata.merge(station.tags) { _, new in new } }
+        s.media.tracks = tracks
+        s.item.metadata = media.metadata
+        if let station = c.station { s.item.metadata.merge(station.tags) { _, new in new } }
         // The picture as it plays (a bit-rate switch changes its size), not as it was probed.
-        if activeVideo != nil { s.video = player.playingVideo.map(PlayerSnapshot.VideoParams.init(playing:)) }
-        s.fileFormat = info.container
-        s.fileSize = c.item.fileSize
+        if activeVideo != nil { s.media.video = player.playingVideo.map(PlayerSnapshot.VideoParams.init(playing:)) }
+        s.item.fileFormat = info.container
+        s.item.fileSize = c.item.fileSize
         s.buffering = player.isBuffering
         s.seekable = player.seekableRange != nil
-        s.hlsBitrate = player.variant?.bandwidth
-        if let adaptive = player.adaptive { s.estimatedThroughput = adaptive.estimate.map { $0.rounded() } }
+        s.adaptive.hlsBitrate = player.variant?.bandwidth
+        if let adaptive = player.adaptive { s.adaptive.estimatedThroughput = adaptive.estimate.map { $0.rounded() } }
         if activeVideo != nil, player.networkStatus != nil {
             let rate = player.telemetry(advance: false).bitrates.instant
-            if rate > 0 { s.videoBitrate = rate.rounded() }
+            if rate > 0 { s.adaptive.videoBitrate = rate.rounded() }
         }
     }
 }

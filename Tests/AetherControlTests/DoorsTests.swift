@@ -169,7 +169,7 @@ struct DoorsTests {
         }
         _ = waitUntil(5, interval: 0.01) { host.commands.count >= 3 }
         #expect(host.commands.count == 3, "\(host.commands)")
-        #expect(host.snapshot.volume == 38 && host.snapshot.status == .paused)
+        #expect(host.snapshot.audio.volume == 38 && host.snapshot.status == .paused)
     }
 
     @Test func aLineOverTheBudgetGetsOneErrorReplyThenTheConnectionCloses() throws {

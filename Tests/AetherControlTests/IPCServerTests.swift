@@ -33,12 +33,12 @@ final class IPCFakeHost: Sendable {
         s.status = .playing
         s.position = 1
         s.duration = 10
-        s.audioTrack = 1
-        s.playlistPosition = 0
-        s.playlistCount = 1
-        s.path = "/media/clip.mkv"
-        s.filename = "clip.mkv"
-        s.mediaTitle = "Clip"
+        s.audio.track = 1
+        s.queue.position = 0
+        s.queue.count = 1
+        s.item.path = "/media/clip.mkv"
+        s.item.filename = "clip.mkv"
+        s.item.mediaTitle = "Clip"
         return s
     }
 
@@ -79,8 +79,8 @@ final class IPCFakeHost: Sendable {
             s.status = b ? .paused : .playing
         case .set("volume", let v):
             guard let n = v.number else { return .failure("not a number") }
-            s.volume = n
-        case .add("volume", let d): s.volume += d
+            s.audio.volume = n
+        case .add("volume", let d): s.audio.volume += d
         case .cycle("pause", _): s.status = s.status == .playing ? .paused : .playing
         case .seek(let t, .absolute, _): s.position = t
         case .seek(let t, .relative, _): s.position += t
@@ -347,7 +347,7 @@ private func statOf(_ path: String) -> stat? {
         #expect(b.request(#"{"command":["observe_property_string",2,"volume"]}"#)?["error"] as? String == "success")
         #expect(a.waitForEvent { $0["id"] as? Int == 1 }?["data"] as? Double == 100)
         #expect(b.waitForEvent { $0["id"] as? Int == 2 }?["data"] as? String == "100.000000")
-        host.update { $0.volume = 40 }
+        host.update { $0.audio.volume = 40 }
         #expect(a.waitForEvent { $0["id"] as? Int == 1 }?["data"] as? Double == 40)
         #expect(b.waitForEvent { $0["id"] as? Int == 2 }?["data"] as? String == "40.000000")
 

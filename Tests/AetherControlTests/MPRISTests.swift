@@ -24,11 +24,11 @@ import Testing
         #expect(metadata["xesam:trackNumber"] == .int32(7))
         #expect(metadata["xesam:url"] == .string("file:///music/a%20song.flac"))
         #expect(metadata["mpris:artUrl"] == nil, "no cover written")
-        s.artURL = "file:///cache/aether-tui/covers/1f.png"
+        s.item.artURL = "file:///cache/aether-tui/covers/1f.png"
         #expect(Dictionary(uniqueKeysWithValues: MPRIS.metadata(s).map { ($0.key, $0.value) })["mpris:artUrl"]
                 == .string("file:///cache/aether-tui/covers/1f.png"))
         s.duration = nil
-        s.path = "https://example.org/stream.ogg"
+        s.item.path = "https://example.org/stream.ogg"
         let stream = Dictionary(uniqueKeysWithValues: MPRIS.metadata(s).map { ($0.key, $0.value) })
         #expect(stream["mpris:length"] == nil)
         #expect(stream["xesam:url"] == .string("https://example.org/stream.ogg"))
@@ -96,11 +96,11 @@ import Testing
         new.position += 5
         #expect(MPRIS.changedProperties(from: old, to: new) == [])
         new.status = .paused
-        new.volume = 40
-        new.tags.title = "Another"  // media-title wins over the tag: the metadata is unchanged
+        new.audio.volume = 40
+        new.item.tags.title = "Another"  // media-title wins over the tag: the metadata is unchanged
         #expect(MPRIS.changedProperties(from: old, to: new) == ["PlaybackStatus", "Volume"])
-        new.playlistPosition = 2
-        new.canGoPrevious = true
+        new.queue.position = 2
+        new.queue.canGoPrevious = true
         #expect(MPRIS.changedProperties(from: old, to: new) == ["PlaybackStatus", "Metadata", "Volume", "CanGoPrevious"])
     }
 
@@ -129,7 +129,7 @@ import Testing
                                 "string:org.mpris.MediaPlayer2", "string:Identity"])
         #expect(identity.stdout.contains("string \"aether-tui\""), "\(identity.stdout)\(identity.stderr)")
         // Titles sd-bus would refuse (NUL, noncharacters) still come through, replaced.
-        host.update { $0.mediaTitle = "bad\u{0}\u{FFFF}title" }
+        host.update { $0.item.mediaTitle = "bad\u{0}\u{FFFF}title" }
         // The server publishes on its own thread: wait for the new title, then check it whole.
         var title = ""
         #expect(waitUntil(5, interval: 0.05) {
@@ -186,7 +186,7 @@ import Testing
         for _ in 0..<5 { host.update { $0.position += 0.1 } }
         Thread.sleep(forTimeInterval: 0.3)   // measurement window: no signal for the position's moves
         #expect(!log.text.contains("PropertiesChanged"), "\(log.text)")
-        host.update { $0.status = .paused; $0.volume = 30 }
+        host.update { $0.status = .paused; $0.audio.volume = 30 }
         try Poll.until { log.text.contains("PropertiesChanged") }
         #expect(log.text.contains("string \"PlaybackStatus\""))
         #expect(log.text.contains("string \"Paused\""))
@@ -198,7 +198,7 @@ import Testing
         try Poll.until { log.text.contains("member=Seeked") }
         #expect(log.text.contains("int64 9000000"), "\(log.text)")
         // A new item changes the metadata.
-        host.update { $0.playlistPosition = 2; $0.mediaTitle = "Next Song" }
+        host.update { $0.queue.position = 2; $0.item.mediaTitle = "Next Song" }
         try Poll.until { log.text.contains("Next Song") }
         #expect(log.text.contains("object path \"/org/aether_tui/track/2\""))
     }
@@ -317,20 +317,20 @@ final class FakeHost: Sendable {
         s.status = .playing
         s.position = 4.25
         s.duration = 12.5
-        s.volume = 80
-        s.playlistPosition = 1
-        s.playlistCount = 3
-        s.path = "/music/a song.flac"
-        s.filename = "a song.flac"
-        s.mediaTitle = "Song Title"
-        s.tags.title = "Song Title"
-        s.tags.artist = "The Artist"
-        s.tags.album = "An Album"
-        s.tags.albumArtist = "Various"
-        s.tags.genre = "Test"
-        s.tags.track = 7
-        s.canGoNext = true
-        s.canGoPrevious = false
+        s.audio.volume = 80
+        s.queue.position = 1
+        s.queue.count = 3
+        s.item.path = "/music/a song.flac"
+        s.item.filename = "a song.flac"
+        s.item.mediaTitle = "Song Title"
+        s.item.tags.title = "Song Title"
+        s.item.tags.artist = "The Artist"
+        s.item.tags.album = "An Album"
+        s.item.tags.albumArtist = "Various"
+        s.item.tags.genre = "Test"
+        s.item.tags.track = 7
+        s.queue.canGoNext = true
+        s.queue.canGoPrevious = false
         return s
     }()
 
@@ -389,10 +389,10 @@ final class FakeHost: Sendable {
         switch command {
         case .cycle("pause", _): s.status = s.status == .playing ? .paused : .playing
         case .set("pause", .bool(let paused)): s.status = paused ? .paused : .playing
-        case .set("volume", .number(let v)): s.volume = v
+        case .set("volume", .number(let v)): s.audio.volume = v
         case .set("speed", .number(let v)): s.speed = v
-        case .set("loop-file", .bool(let b)): s.loopFile = b
-        case .set("loop-playlist", .bool(let b)): s.loopPlaylist = b
+        case .set("loop-file", .bool(let b)): s.queue.loopFile = b
+        case .set("loop-playlist", .bool(let b)): s.queue.loopPlaylist = b
         case .seek(let t, let reference, _):
             s.position = reference == .relative ? s.position + t : t
             return s.position

@@ -57,7 +57,7 @@ struct PlayerCommandTests {
         s.status = .paused
         s.position = 7.5
         s.duration = 10
-        s.audioTrack = 2
+        s.audio.track = 2
         #expect(s.property("pause") == .bool(true))
         #expect(s.property("time-pos") == .number(7.5))
         #expect(s.property("percent-pos") == .number(75))

@@ -31,13 +31,13 @@ private final class QuietHost: PlayerHost {
         defer { player.stop() }
         #expect(controller.start(paused: true))
 
-        func kinds(_ s: PlayerSnapshot) -> [String] { s.tracks.map { "\($0.kind.rawValue)\($0.id)\($0.selected ? "*" : "")" } }
+        func kinds(_ s: PlayerSnapshot) -> [String] { s.media.tracks.map { "\($0.kind.rawValue)\($0.id)\($0.selected ? "*" : "")" } }
         var s = controller.snapshot()
         #expect(kinds(s) == ["video1*", "audio1*", "audio2", "sub1", "sub2"])
-        #expect(s.chapters.map(\.title) == ["Opening", "Middle", "End"])
-        #expect(s.metadata["title"].map { !$0.contains("\u{1B}") && $0.hasPrefix("Demo") } == true, "\(s.metadata)")
-        #expect(s.tracks[2].title == "Français")
-        #expect(s.video?.width == 320)
+        #expect(s.media.chapters.map(\.title) == ["Opening", "Middle", "End"])
+        #expect(s.item.metadata["title"].map { !$0.contains("\u{1B}") && $0.hasPrefix("Demo") } == true, "\(s.item.metadata)")
+        #expect(s.media.tracks[2].title == "Français")
+        #expect(s.media.video?.width == 320)
 
         // Selections are read each time, not cached.
         #expect(controller.execute(.set("aid", .number(2))) == .ok)
@@ -51,7 +51,7 @@ private final class QuietHost: PlayerHost {
         let id = try #require(player.addSubtitleFile(sidecar))
         s = controller.snapshot()
         #expect(kinds(s) == ["video1*", "audio1", "audio2*", "sub1", "sub2", "sub3"])
-        #expect(s.tracks.last?.externalFilename == sidecar)
+        #expect(s.media.tracks.last?.externalFilename == sidecar)
         controller.selectSubtitle(id)
         #expect(kinds(controller.snapshot()).last == "sub3*")
 
@@ -59,9 +59,9 @@ private final class QuietHost: PlayerHost {
         #expect(controller.execute(.playlistNext) == .ok)
         s = controller.snapshot()
         #expect(kinds(s) == ["audio1*"])
-        #expect(s.chapters.isEmpty)
-        #expect(s.metadata["title"] == "Opus Title" && s.metadata["artist"] == "Opus Artist", "\(s.metadata)")
-        #expect(s.video == nil)
+        #expect(s.media.chapters.isEmpty)
+        #expect(s.item.metadata["title"] == "Opus Title" && s.item.metadata["artist"] == "Opus Artist", "\(s.item.metadata)")
+        #expect(s.media.video == nil)
     }
 
     /// Two items without subtitles: only the item's load can tell the cache that it is stale.
@@ -79,11 +79,11 @@ private final class QuietHost: PlayerHost {
         defer { player.stop() }
         #expect(controller.start(paused: true))
         var s = controller.snapshot()
-        #expect(s.metadata["title"] == "Opus Title")
-        #expect(s.tracks.first { $0.kind == .audio }?.codec == "opus")
+        #expect(s.item.metadata["title"] == "Opus Title")
+        #expect(s.media.tracks.first { $0.kind == .audio }?.codec == "opus")
         #expect(controller.execute(.playlistNext) == .ok)
         s = controller.snapshot()
-        #expect(s.metadata["title"] == "Test Title" && s.metadata["album"] == "Album One", "\(s.metadata)")
-        #expect(s.tracks.first { $0.kind == .audio }?.codec == "mp3")
+        #expect(s.item.metadata["title"] == "Test Title" && s.item.metadata["album"] == "Album One", "\(s.item.metadata)")
+        #expect(s.media.tracks.first { $0.kind == .audio }?.codec == "mp3")
     }
 }

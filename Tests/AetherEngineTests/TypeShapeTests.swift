@@ -10,11 +10,6 @@ import Testing
 @Suite struct TypeShapeTests {
     static let maximumLines = 400
     static let maximumStoredProperties = 15
-    /// Types still being split (issue 47), each at most its measure when this was written: a
-    /// type may not grow, and a type that fits is taken off this list (the test says so).
-    static let stillOver: [String: (lines: Int, stored: Int)] = [
-        "AetherControl.PlayerSnapshot": (0, 39),
-    ]
 
     struct Shape {
         var lines = 0
@@ -103,14 +98,6 @@ import Testing
         for (name, shape) in shapes.sorted(by: { $0.key < $1.key }) {
             if !shape.unwrapped.isEmpty { over.append("\(name): implicitly unwrapped at \(shape.unwrapped.joined(separator: ", "))") }
             guard !shape.onlyDeclares else { continue }
-            if let allowed = Self.stillOver[name] {
-                let lines = max(Self.maximumLines, allowed.lines), stored = max(Self.maximumStoredProperties, allowed.stored)
-                if shape.lines > lines || shape.stored > stored { over.append("\(name) grew: \(shape.lines) lines, \(shape.stored) stored properties") }
-                if shape.lines <= Self.maximumLines, shape.stored <= Self.maximumStoredProperties {
-                    over.append("\(name) fits now: take it off TypeShapeTests.stillOver")
-                }
-                continue
-            }
             if shape.lines > Self.maximumLines { over.append("\(name): \(shape.lines) lines counting its extensions (at most \(Self.maximumLines))") }
             if shape.stored > Self.maximumStoredProperties {
                 over.append("\(name): \(shape.stored) stored properties (at most \(Self.maximumStoredProperties))")

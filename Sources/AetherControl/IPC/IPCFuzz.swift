@@ -12,9 +12,9 @@ public enum IPCFuzz {
         var session = IPCSession(name: "ipc-fuzz")
         var snapshot = PlayerSnapshot()
         snapshot.duration = 60
-        snapshot.path = "/fuzz/file.mkv"
-        snapshot.playlistCount = 3
-        snapshot.playlistPosition = 1
+        snapshot.item.path = "/fuzz/file.mkv"
+        snapshot.queue.count = 3
+        snapshot.queue.position = 1
         var start = 0
         while start < bytes.count {
             let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count

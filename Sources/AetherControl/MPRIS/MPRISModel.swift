@@ -98,14 +98,14 @@ enum MPRIS {
         case "PlaybackStatus": .string(playbackStatus(s))
         case "LoopStatus": .string(loopStatus(s))
         case "Rate": .double(s.speed)
-        case "Shuffle": .bool(s.shuffle)
+        case "Shuffle": .bool(s.queue.shuffle)
         case "Metadata": .dictionary(metadata(s))
-        case "Volume": .double(s.volume / 100)
+        case "Volume": .double(s.audio.volume / 100)
         case "Position": .int64(microseconds(s.status == .stopped ? 0 : s.position))
         case "MinimumRate": .double(minimumRate)
         case "MaximumRate": .double(maximumRate)
-        case "CanGoNext": .bool(s.canGoNext)
-        case "CanGoPrevious": .bool(s.canGoPrevious)
+        case "CanGoNext": .bool(s.queue.canGoNext)
+        case "CanGoPrevious": .bool(s.queue.canGoPrevious)
         case "CanPlay", "CanPause": .bool(hasTrack(s))
         case "CanSeek": .bool(canSeek(s))
         case "CanControl": .bool(true)
@@ -127,12 +127,12 @@ enum MPRIS {
     }
 
     static func loopStatus(_ s: PlayerSnapshot) -> String {
-        s.loopFile ? "Track" : s.loopPlaylist ? "Playlist" : "None"
+        s.queue.loopFile ? "Track" : s.queue.loopPlaylist ? "Playlist" : "None"
     }
 
     /// Whether there is a current item (CanPlay and CanPause: the spec ties them to a current
     /// track, not to whether it is playing).
-    static func hasTrack(_ s: PlayerSnapshot) -> Bool { s.path != nil || s.playlistCount > 0 }
+    static func hasTrack(_ s: PlayerSnapshot) -> Bool { s.item.path != nil || s.queue.count > 0 }
 
     static func canSeek(_ s: PlayerSnapshot) -> Bool {
         guard s.status != .stopped, let d = s.duration else { return false }
@@ -141,25 +141,25 @@ enum MPRIS {
 
     /// `/org/aether_tui/track/<playlist index>`, or the spec's NoTrack path.
     static func trackID(_ s: PlayerSnapshot) -> String {
-        guard s.path != nil else { return noTrack }
-        return "/org/aether_tui/track/\(max(0, s.playlistPosition ?? 0))"
+        guard s.item.path != nil else { return noTrack }
+        return "/org/aether_tui/track/\(max(0, s.queue.position ?? 0))"
     }
 
     static func metadata(_ s: PlayerSnapshot) -> [BusEntry] {
         var entries = [BusEntry(key: "mpris:trackid", value: .objectPath(trackID(s)))]
-        guard let path = s.path else { return entries }
+        guard let path = s.item.path else { return entries }
         func add(_ key: String, _ value: BusValue?) {
             if let value { entries.append(BusEntry(key: key, value: value)) }
         }
         if let d = s.duration, d.isFinite, d > 0 { add("mpris:length", .int64(microseconds(d))) }
-        add("xesam:title", (s.mediaTitle ?? s.tags.title ?? s.filename).map { .string(busText($0)) })
-        add("xesam:artist", s.tags.artist.map { .strings([busText($0)]) })
-        add("xesam:album", s.tags.album.map { .string(busText($0)) })
-        add("xesam:albumArtist", s.tags.albumArtist.map { .strings([busText($0)]) })
-        add("xesam:genre", s.tags.genre.map { .strings([busText($0)]) })
-        add("xesam:trackNumber", s.tags.track.map { .int32(Int32(clamping: $0)) })
+        add("xesam:title", (s.item.mediaTitle ?? s.item.tags.title ?? s.item.filename).map { .string(busText($0)) })
+        add("xesam:artist", s.item.tags.artist.map { .strings([busText($0)]) })
+        add("xesam:album", s.item.tags.album.map { .string(busText($0)) })
+        add("xesam:albumArtist", s.item.tags.albumArtist.map { .strings([busText($0)]) })
+        add("xesam:genre", s.item.tags.genre.map { .strings([busText($0)]) })
+        add("xesam:trackNumber", s.item.tags.track.map { .int32(Int32(clamping: $0)) })
         add("xesam:url", .string(busText(url(of: path))))
-        add("mpris:artUrl", s.artURL.map { .string(busText($0)) })
+        add("mpris:artUrl", s.item.artURL.map { .string(busText($0)) })
         return entries
     }
 
@@ -222,8 +222,8 @@ enum MPRIS {
         case .pause: return hasTrack(s) ? .run(.set("pause", .bool(true))) : .ignore
         // As mpv-mpris does: mpv's `stop` (playback ends, the playlist is cleared).
         case .stop: return .run(.stop)
-        case .next: return s.canGoNext ? .run(.playlistNext) : .ignore
-        case .previous: return s.canGoPrevious ? .run(.playlistPrevious) : .ignore
+        case .next: return s.queue.canGoNext ? .run(.playlistNext) : .ignore
+        case .previous: return s.queue.canGoPrevious ? .run(.playlistPrevious) : .ignore
         case .seek(let offset):
             guard canSeek(s) else { return .ignore }
             return .run(.seek(Double(offset) / 1_000_000, .relative, .auto))
