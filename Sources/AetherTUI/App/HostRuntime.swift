@@ -31,7 +31,6 @@ final class HostRuntime {
     var display: Display { painter.display }
     var player: Player { controller.player }
     var currentSource: String { painter.source }
-    var chrome: ChromeView { painter.chrome(view, telemetry: recorder.telemetry) }
 
     /// One pass of the screen: the update's tick on the loop's clock, then the painter's draw.
     func draw() {
@@ -59,7 +58,7 @@ final class HostRuntime {
     func nextDue(now: Double, also: [Double] = []) -> Double {
         let playing = player.state == .playing
         var schedule = WakeSchedule(at: [recorder.nextDue, display.tmuxDue] + also,
-                                    networkTrouble: chrome.networkText() != nil)
+                                    networkTrouble: ChromeView.networkText(player) != nil)
         if playing {
             schedule.playing = .init(position: player.currentTime, rate: player.rate,
                                      nextCue: controller.subtitlesVisible ? player.nextSubtitleChange : nil,

@@ -47,7 +47,7 @@ extension HostRuntime {
     func send(_ event: HostEvent) {
         var context = HostContext(bindings: options.bindings)
         if case .tick = event {} else {
-            context.barRange = chrome.barAxis().range
+            context.barRange = ChromeView.barAxis(player).range
             context.chapterStarts = (player.mediaInfo?.chapters ?? []).map(\.start)
             context.position = player.currentTime
             context.duration = player.duration
@@ -111,7 +111,7 @@ extension HostRuntime {
     /// on the progress bar hovering shows the scrub marker and its preview, dragging moves it,
     /// releasing the button seeks there exactly.
     func handleMouse(_ report: MouseReport) {
-        let (layout, axis) = (display.layout, chrome.barAxis())
+        let (layout, axis) = (display.layout, ChromeView.barAxis(player))
         let x = min(report.column, max(0, layout.columns - 1)), y = report.row
         let progressRow = layout.rows - 2
         switch report.action {
