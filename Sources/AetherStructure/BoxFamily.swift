@@ -35,6 +35,11 @@ extension BoxReader {
         return window.read(at: node.payloadOffset, count: Int(min(available, Int64(max(0, cap)))))
     }
 
+    /// Says `node`, a `type` box, is too short for its `what` (one damage line).
+    func tooShort(_ node: StructureNode, _ type: String, _ what: String, _ damage: inout [String]) {
+        damage.append("'\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short for its \(what)")
+    }
+
     /// The payload's full length (what the box says it holds, clipped to its parent).
     func payloadLength(_ node: StructureNode) -> Int64 { max(0, (node.size ?? 0) - node.headerSize) }
 

@@ -15,8 +15,7 @@ struct CodecConfigurationBoxes: BoxFamily {
     let budget: StructureBudget
 
     func read(_ node: inout StructureNode, type: String, damage: inout [String]) {
-        let at = "at offset \(ContainerScan.grouped(node.offset))"
-        func short(_ what: String) { damage.append("'\(type)' \(at) is too short for its \(what)") }
+        func short(_ what: String) { tooShort(node, type, what, &damage) }
         switch type {
         case "avcC":
             avcC(&node, damage: &damage)

@@ -16,7 +16,7 @@ struct MovieBoxes: BoxFamily {
 
     func read(_ node: inout StructureNode, type: String, damage: inout [String]) {
         let at = "at offset \(ContainerScan.grouped(node.offset))"
-        func short(_ what: String) { damage.append("'\(type)' \(at) is too short for its \(what)") }
+        func short(_ what: String) { tooShort(node, type, what, &damage) }
         switch type {
         case "mdat", "free", "skip", "wide":
             node.summary = ContainerScan.grouped(payloadLength(node)) + " bytes"
