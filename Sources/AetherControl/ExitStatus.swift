@@ -15,12 +15,17 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case partial = 3
     /// Stopped by a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT); an interrupted download.
     case interrupted = 4
+    /// A network source failed, and nothing else did: the last line names the cause (connection
+    /// refused, timed out, reset, an HTTP status, TLS, a host name that does not resolve, a
+    /// budget) and the URL.
+    case network = 5
 
     /// A run over `items` items of which `played` played and `failed` could not be, one of
-    /// them having ended early when `endedEarly`.
-    public static func of(played: Int, failed: Int, items: Int, endedEarly: Bool) -> ExitStatus {
-        if failed == 0 { return endedEarly ? .incomplete : .ok }
-        if played <= 0 { return items <= 1 ? .failed : .incomplete }
+    /// them having ended early when `endedEarly`; `network`: every item that failed or ended
+    /// early did so for a network cause.
+    public static func of(played: Int, failed: Int, items: Int, endedEarly: Bool, network: Bool = false) -> ExitStatus {
+        if failed == 0 { return endedEarly ? (network ? .network : .incomplete) : .ok }
+        if played <= 0 { return network ? .network : items <= 1 ? .failed : .incomplete }
         return .partial
     }
 }

@@ -103,7 +103,7 @@ public final class PlayerController: PlaylistWalkOwner {
         // A station list named by URL: its stations take its place, and the first is played.
         if reload == nil, PlaylistLoader.isRemoteList(playlist.items[index].source) {
             switch walk.openRemoteList(at: index, network: settings.player.network) {
-            case .failure(let why): return notPlayed(why.line)
+            case .failure(let why): return notPlayed(why.line, network: why.network)
             case .success(true): return load(index: index, paused: paused, reload: nil)
             case .success(false): break
             }
@@ -136,7 +136,8 @@ public final class PlayerController: PlaylistWalkOwner {
                 return load(index: index, paused: paused, reload: nil)
             }
             if interrupter.isRaised { return false }
-            return notPlayed(TextSanitizer.clean(error.description))
+            let failure = PlayerError(error)
+            return notPlayed(TextSanitizer.clean(failure.description), network: failure.network != nil)
         }
         // `--start` past the item's end: nothing of it would play (mpv says so and counts it
         // as not played).
@@ -164,8 +165,8 @@ public final class PlayerController: PlaylistWalkOwner {
     }
 
     /// An item that could not be played: counted, said (`line`, cleaned), and false for ``load``.
-    func notPlayed(_ line: String) -> Bool {
-        walk.tally.notPlayed(line)
+    func notPlayed(_ line: String, network: Bool = false) -> Bool {
+        walk.tally.notPlayed(line, network: network)
         host?.controller(self, show: line)
         return false
     }
@@ -192,7 +193,8 @@ public final class PlayerController: PlaylistWalkOwner {
         case .ended where !item.heldAtEnd:
             if holdsImage() { break }
             if let message = player.endedEarlyMessage {
-                walk.tally.endedEarly("'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(message)")
+                walk.tally.endedEarly("'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(message)",
+                                      network: player.networkFailure != nil)
             } else if let source = playlist.current?.source {
                 // Played to the end: nothing to resume.
                 settings.watchLater.remove(for: source)
@@ -206,7 +208,8 @@ public final class PlayerController: PlaylistWalkOwner {
             hub.emit(.endFile(reason: "eof"))
             return finished()
         case .error:
-            walk.tally.failedPlaying("'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(player.failure?.description ?? "playback failed")")
+            walk.tally.failedPlaying("'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(player.failure?.description ?? "playback failed")",
+                                     network: player.failure?.network != nil || player.networkFailure != nil)
             host?.controllerWillUnloadItem(self, reason: "error")
             hub.emit(.endFile(reason: "error"))
             if !advanceAtEnd() { return finished() }

@@ -149,7 +149,8 @@ final class PlaylistWalk {
             bytes = try SmallFetch.bytes(url, options: options, settings: network, interrupt: interrupter.fresh(),
                                          timeout: network.readTimeout, limit: Self.remoteListLimit)
         } catch {
-            return .failure(ListFailure(line: "cannot open '\(name)': \(NetworkSettings.explain(error, url: url))"))
+            let why = NetworkSettings.diagnose(error, url: url)
+            return .failure(ListFailure(line: "cannot open '\(name)': \(why.line)", network: why.cause != .other))
         }
         guard let parsed = PlaylistLoader.parseRemote(bytes: bytes, url: url) else { return .success(false) }
         for w in parsed.warnings { AppLog.write("playlist", "'\(name)': \(w)") }
@@ -161,7 +162,11 @@ final class PlaylistWalk {
     }
 
     /// Why a station list or a page could not be played (one line).
-    struct ListFailure: Error { let line: String }
+    struct ListFailure: Error {
+        let line: String
+        /// The list could not be fetched for a network cause (``NetworkFailure``).
+        var network = false
+    }
 
     /// Item `index` is a page of several videos (`list`): its entries take its place, each
     /// page once; a failure when it was expanded already or lists only itself.

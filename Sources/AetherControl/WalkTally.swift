@@ -9,6 +9,10 @@ struct WalkTally: Equatable {
     private(set) var failed = 0
     /// An item ended before its end (truncated, a read error).
     private(set) var endedEarly = false
+    /// Of the items that failed or ended early: whether any did for a network cause, and
+    /// whether any did for another.
+    private(set) var networkTrouble = false
+    private(set) var otherTrouble = false
     /// One line per item that could not be played (printed after the screen is gone), and any
     /// other trouble to report then (a position that could not be saved).
     var errors: [String] = []
@@ -25,23 +29,28 @@ struct WalkTally: Equatable {
         fileLoopsLeft = loops
     }
 
-    /// An item could not be played (`line` says why).
-    mutating func notPlayed(_ line: String) {
+    /// An item could not be played (`line` says why; `network`: for a network cause).
+    mutating func notPlayed(_ line: String, network: Bool = false) {
         failed += 1
-        errors.append(line)
+        note(line, network: network)
     }
 
     /// The item that opened failed while it played (`line` says why): not played after all.
-    mutating func failedPlaying(_ line: String) {
-        errors.append(line)
+    mutating func failedPlaying(_ line: String, network: Bool = false) {
+        note(line, network: network)
         failed += 1
         played -= 1
     }
 
     /// The item ended before its end (`line` says why); it still counts as played.
-    mutating func endedEarly(_ line: String) {
+    mutating func endedEarly(_ line: String, network: Bool = false) {
         endedEarly = true
+        note(line, network: network)
+    }
+
+    private mutating func note(_ line: String, network: Bool) {
         errors.append(line)
+        if network { networkTrouble = true } else { otherTrouble = true }
     }
 
     /// Another pass of the current item, if one is left: true, and one pass fewer.
@@ -62,9 +71,11 @@ struct WalkTally: Equatable {
 
     /// mpv's exit codes over a playlist of `items`: 0 when everything played, 1 when the one
     /// item could not be played, 2 when none of several could, 3 when some could and some could
-    /// not; 2 also when a file ended early (truncated, read error).
+    /// not; 2 also when a file ended early (truncated, read error); ours, 5, when what failed
+    /// failed for a network cause only.
     func status(items: Int) -> ExitStatus {
-        ExitStatus.of(played: played, failed: failed, items: items, endedEarly: endedEarly)
+        ExitStatus.of(played: played, failed: failed, items: items, endedEarly: endedEarly,
+                      network: networkTrouble && !otherTrouble)
     }
 
     /// ``errors`` as printed when the player leaves: the first `limit`, then how many more

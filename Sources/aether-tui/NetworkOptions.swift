@@ -12,10 +12,10 @@ struct NetworkOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Referer of every HTTP request.", valueName: "url"))
     var referrer: String?
 
-    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds a network read or connect may wait for data before the transfer is retried.", valueName: "seconds"))
+    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds a network read or connect may wait for data before the transfer is retried; a source with no byte for this long, over every reconnect, gives up (exit 5).", valueName: "seconds"))
     var networkTimeout: Double = 10
 
-    @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient network failures (reset, timeout, 5xx, a body cut short) retried in a row, with exponential backoff, before the command gives up.", valueName: "n"))
+    @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient network failures (reset, timeout, 5xx, a body cut short) one transfer retries in a row, with exponential backoff, before it gives up.", valueName: "n"))
     var networkRetries: Int = 6
 
     func validate() throws {

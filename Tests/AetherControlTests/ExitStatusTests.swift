@@ -12,6 +12,13 @@ import Testing
         #expect(ExitStatus.of(played: 0, failed: 1, items: 1, endedEarly: false) == .failed, "one file that failed: 1, as mpv")
         #expect(ExitStatus.of(played: 0, failed: 3, items: 3, endedEarly: false) == .incomplete)
         #expect(ExitStatus.of(played: 2, failed: 1, items: 3, endedEarly: false) == .partial)
+        // A network cause, and nothing else: its own status, whether the open failed, every
+        // item failed, or the one item ended early.
+        #expect(ExitStatus.of(played: 0, failed: 1, items: 1, endedEarly: false, network: true) == .network)
+        #expect(ExitStatus.of(played: 0, failed: 3, items: 3, endedEarly: false, network: true) == .network)
+        #expect(ExitStatus.of(played: 1, failed: 0, items: 1, endedEarly: true, network: true) == .network)
+        #expect(ExitStatus.of(played: 2, failed: 1, items: 3, endedEarly: false, network: true) == .partial)
+        #expect(ExitStatus.of(played: 1, failed: 0, items: 1, endedEarly: false, network: true) == .ok)
     }
 
     /// The numbers of the `.It` items of the man page's EXIT STATUS section.

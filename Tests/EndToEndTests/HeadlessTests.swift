@@ -5,13 +5,23 @@ import Testing
 
 /// `aether-tui FILE --vo=null`: the headless player as scripts run it.
 @Suite struct HeadlessTests {
-    @Test func truncatedFileEndsWithAClearErrorAndNoHang() {
-        let path = TestEnvironment.fixture("truncated.mkv")
+    /// A cut file is said to end where its picture and sound end (the last audio or video
+    /// packet, as ffprobe finds it), not where a subtitle event that reaches past the cut does.
+    @Test(arguments: [("truncated.mkv", "4.03"), ("truncated-subtitle.mkv", "40.13")])
+    func truncatedFileEndsWithAClearErrorAndNoHang(name: String, length: String) throws {
+        let path = TestEnvironment.fixture(name)
         let r = Process.run([TestEnvironment.binary, path, "--vo=null", "--ao=null", "--speed=4"], timeout: 20)
         #expect(!r.timedOut)
         #expect(r.status == 2)
         #expect(r.stderr.hasPrefix("aether-tui: '\(path)': file ends at "), "\(r.stderr)")
-        #expect(r.stderr.hasSuffix("of 4.03 s (truncated?)\n"), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix(" s of \(length) s (truncated?)\n"), "\(r.stderr)")
+        let said = try #require(Double(r.stderr.split(separator: " ").dropFirst(5).first ?? ""), "\(r.stderr)")
+        let times = ["v", "a"].flatMap { kind in
+            Process.run(["/usr/bin/ffprobe", "-v", "quiet", "-select_streams", kind, "-show_entries", "packet=pts_time",
+                         "-of", "csv=p=0", path], timeout: 20).stdout.split(separator: "\n").compactMap { Double($0) }
+        }
+        let lastPacket = try #require(times.max())
+        #expect(abs(said - lastPacket) < 0.05, "said \(said) s, the last audio or video packet is at \(lastPacket) s")
     }
 
     @Test func unreadableFilesFailAtOnce() {

@@ -209,6 +209,7 @@
 # Broken input (error paths; none of these should crash anything)
 #   truncated.mkv          first 30% of h264-aac-2audio-srt-ass.mkv.
 #   truncated-header.mkv   first 200 bytes of the same file.
+#   truncated-subtitle.mkv 40 s with a subtitle event from 1 s to 30 s, cut to a fifth.
 #   empty.mkv              0 bytes.
 #   random.mkv             64 KiB from Python's Mersenne Twister, seed 1.
 #   wrong-extension.mkv    a byte copy of h264-aac.flv (FLV data, .mkv name).
@@ -916,6 +917,17 @@ gen_truncated() {
     head -c $((size * 30 / 100)) "$main_mkv" >"$1"
 }
 gen_truncated_header() { head -c 200 "$main_mkv" >"$1"; }
+# 40 s of tiny picture and sound with one subtitle event from 1 s to 30 s, cut to a fifth: the
+# event reaches past where the picture and sound stop.
+gen_truncated_subtitle() {
+    printf '1\n00:00:01,000 --> 00:00:30,000\nOne long line\n\n' >"$work/long-event.srt"
+    "${ff[@]}" -f lavfi -i "testsrc2=size=96x54:rate=10:duration=40" -f lavfi -i "sine=frequency=440:sample_rate=8000:duration=40" \
+        -i "$work/long-event.srt" -map 0 -map 1 -map 2 -c:v libx264 -preset ultrafast -g 10 -c:a aac -b:a 16k -c:s srt \
+        "${bitexact[@]}" "$work/long-event.mkv"
+    local size
+    size=$(stat -c %s "$work/long-event.mkv")
+    head -c $((size / 5)) "$work/long-event.mkv" >"$1"
+}
 gen_empty() { : >"$1"; }
 gen_random() {
     python3 -c '
@@ -1073,6 +1085,7 @@ build gapless-itunes.mp3               gen_gapless_itunes
 build gapless-44k.flac                 gen_gapless_44k
 build truncated.mkv                   gen_truncated "$main_mkv"
 build truncated-header.mkv            gen_truncated_header "$main_mkv"
+build truncated-subtitle.mkv          gen_truncated_subtitle
 build empty.mkv                       gen_empty
 build random.mkv                      gen_random
 build wrong-extension.mkv             gen_wrong_extension "$outdir/h264-aac.flv"

@@ -269,7 +269,7 @@ public final class FormatContext {
     /// used up, a 4xx), else FFmpeg's words for `error`.
     package func readFailure(_ error: FFmpegError) -> String {
         if let why = network?.refusal { return why }
-        if case .failed(let why) = networkStatus?.phase { return why }
+        if case .failed(let why) = networkStatus?.phase { return why.line }
         return error.message
     }
 

@@ -15,6 +15,8 @@ package protocol NetworkTransport: AnyObject {
     func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>)
     /// Why the source failed: a reader's refusal or a transfer that gave up (nil: neither).
     var failure: String? { get }
+    /// ``failure`` with its cause.
+    var networkFailure: NetworkFailure? { get }
     /// A reader's refusal (a playlist over its budget, a 4xx), nil when there was none.
     var refusal: String? { get }
     /// What the network is doing for this source.

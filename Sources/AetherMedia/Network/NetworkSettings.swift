@@ -15,10 +15,13 @@ public struct NetworkSettings: Sendable, Equatable {
     public var userAgent: String?
     /// `Referer`.
     public var referrer: String?
-    /// Seconds one read (or connect) may wait for a byte before it counts as a failure.
+    /// Seconds one read (or connect) may wait for a byte before it counts as a failure, and
+    /// the one budget of every reconnect: a source that got no byte it asked for this long
+    /// (over all its transfers) gives up (``NetworkFailure``). A stalled read is reconnected
+    /// once however long it waited.
     public var readTimeout: Double = 10
-    /// Transient failures (connection reset, timeout, 5xx, a body cut short) retried in a row
-    /// before the transfer gives up.
+    /// Transient failures (connection reset, timeout, 5xx, a body cut short) one transfer
+    /// retries in a row before it gives up (the source's budget is ``readTimeout``).
     public var retries = 6
     /// First retry delay in seconds; doubled on each further attempt, with ±25 % jitter, and
     /// capped at ``maxBackoff``.
@@ -43,24 +46,38 @@ public struct NetworkSettings: Sendable, Equatable {
         return !["file", "pipe", "fd", "data", "memory"].contains(scheme)
     }
 
-    /// FFmpeg's words for a failed open, made specific where they are vague: an I/O error on a
-    /// host name that does not resolve says so; a redirect loop or a redirect to a local file
-    /// (``RedirectProbe``, with the source's `options`) says so.
-    /// With `openDeadline` (the open's deadline, when it was not the user who interrupted it),
-    /// an interrupted open says it ran out of time rather than "Immediate exit requested".
+    /// FFmpeg's words for a failed open, made specific where they are vague (``diagnose(_:url:options:timeout:openDeadline:)``).
     public static func explain(_ error: FFmpegError, url: String, options: [String: String] = [:], timeout: Double = 10,
                                openDeadline: Double? = nil) -> String {
-        if error.code == aether_AVERROR(EIO), isNetwork(url), let host = URLComponents(string: url)?.host,
-           !host.isEmpty, !resolves(host) {
-            return "cannot resolve host '\(TextSanitizer.clean(host))'"
+        diagnose(error, url: url, options: options, timeout: timeout, openDeadline: openDeadline).line
+    }
+
+    /// A failed open of `url`, its cause named: an I/O error on a host name that does not
+    /// resolve says so; on an https URL whose port answers TCP but not TLS, that the handshake
+    /// failed; a redirect loop or a redirect to a local file (``RedirectProbe``, with the
+    /// source's `options`) says so. With `openDeadline` (the open's deadline, when it was not
+    /// the user who interrupted it), an interrupted open says it ran out of time rather than
+    /// "Immediate exit requested". The cause is ``NetworkFailure/Cause/other`` for a local source.
+    public static func diagnose(_ error: FFmpegError, url: String, options: [String: String] = [:], timeout: Double = 10,
+                                openDeadline: Double? = nil) -> NetworkFailure {
+        guard isNetwork(url) else { return NetworkFailure(.other, url: url, line: error.message) }
+        let host = URLComponents(string: url)?.host ?? ""
+        if error.code == aether_AVERROR(EIO), !host.isEmpty, !resolves(host) {
+            return NetworkFailure(.dns(host: host), url: url, line: "cannot resolve host '\(TextSanitizer.clean(host))'")
         }
+        if error.code == aether_AVERROR(EIO), RedirectProbe.handshakeFails(url: url, interrupt: InterruptToken(), timeout: timeout) {
+            return NetworkFailure(.tls, url: url, line: "TLS handshake with '\(TextSanitizer.clean(host))' failed")
+        }
+        let cause = NetworkFailure.Cause.of(error.code, url: url, flowing: false)
         // The network layer's own reason (a refusal, a transfer that gave up) is specific already.
-        if error.function == "network" { return error.message }
-        if error.code == aether_AVERROR_EXIT(), let openDeadline, isNetwork(url) {
-            return "no complete answer within \(String(cFormat: "%g", openDeadline)) s"
+        if error.function == "network" { return NetworkFailure(cause, url: url, line: error.message) }
+        if error.code == aether_AVERROR_EXIT(), let openDeadline {
+            return NetworkFailure(.timedOut, url: url, line: "no complete answer within \(String(cFormat: "%g", openDeadline)) s")
         }
-        return RedirectProbe.explain(error: error.code, url: url, options: options, interrupt: InterruptToken(), timeout: timeout)
-            ?? error.message
+        if let why = RedirectProbe.explain(error: error.code, url: url, options: options, interrupt: InterruptToken(), timeout: timeout) {
+            return NetworkFailure(.policy, url: url, line: why)
+        }
+        return NetworkFailure(cause, url: url, line: error.message)
     }
 
     private static func resolves(_ host: String) -> Bool {
@@ -95,10 +112,12 @@ public struct NetworkStatus: Sendable, Equatable {
     public enum Phase: Sendable, Equatable {
         /// Bytes arrive (or nothing is being fetched).
         case flowing
-        /// A transfer broke and is being retried: the attempt number (1-based).
-        case reconnecting(attempt: Int)
-        /// A transfer gave up (the reason, sanitised).
-        case failed(String)
+        /// A transfer broke and is being retried: the reconnect's number (1-based, counted over
+        /// every transfer since the source's last byte) and the seconds left before the source
+        /// gives up (`--network-timeout` without a byte; nil when not known).
+        case reconnecting(attempt: Int, secondsLeft: Double?)
+        /// A transfer gave up: why.
+        case failed(NetworkFailure)
     }
     public var phase: Phase = .flowing
     /// Body bytes received over every connection of the source.

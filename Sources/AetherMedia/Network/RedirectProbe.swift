@@ -41,6 +41,26 @@ package enum RedirectProbe {
         return looped ? "redirect loop after \(maxHops) hops" : "more than \(maxHops) redirects"
     }
 
+    /// Whether an https `url`'s port answers TCP but its TLS handshake fails (libavformat says
+    /// "Input/output error" for both a handshake that failed and much else).
+    package static func handshakeFails(url: String, interrupt: InterruptToken, timeout: Double) -> Bool {
+        guard let parts = URLComponents(string: url), parts.scheme?.lowercased() == "https",
+              let host = parts.host, !host.isEmpty else { return false }
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        let address = "\(hostPart):\(parts.port ?? 443)"
+        func opens(_ target: String) -> Bool {
+            var dict: OpaquePointer? = nil
+            av_dict_set(&dict, "rw_timeout", String(Int64(saturating: max(0.1, min(timeout, 60)) * 1e6)), 0)
+            defer { av_dict_free(&dict) }
+            var callback = interrupt.callback
+            var pb: UnsafeMutablePointer<AVIOContext>?
+            let opened = avio_open2(&pb, target, AVIO_FLAG_READ_WRITE, &callback, &dict)
+            if pb != nil { avio_closep(&pb) }
+            return opened >= 0
+        }
+        return opens("tcp://\(address)") && !opens("tls://\(address)")
+    }
+
     /// The `Location` of a 3xx answer to a GET of `url`, nil for any other answer or failure.
     private static func location(of url: String, options: [String: String], interrupt: InterruptToken,
                                  timeout: Double) -> String? {

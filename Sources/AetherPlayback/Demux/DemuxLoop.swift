@@ -186,7 +186,9 @@ final class DemuxLoop: @unchecked Sendable {  // its state is its threads' local
 
     /// End of input: tell both decoders, and note when a file stopped well short of its length
     /// (measured against the last packet of any stream, so a subtitle track that outlasts the
-    /// picture and sound does not make an intact file look truncated).
+    /// picture and sound does not make an intact file look truncated), said at the time of the
+    /// last audio or video packet (a subtitle event that reaches past the cut is not where
+    /// the picture and sound stop).
     private func finishDemux(readError: String?, lastAny: Double) {
         let (serial, audioFile) = control.withLock { c -> (Int, Bool) in
             c.demux.eof = true
@@ -195,7 +197,10 @@ final class DemuxLoop: @unchecked Sendable {  // its state is its threads' local
             if let readError {
                 c.ending.earlyMessage = "read error at \(String(cFormat: "%.2f", c.demuxedUntil)) s: \(readError)"
             } else if source.reading.endTime == nil, short > 1.0 {
-                c.ending.earlyMessage = String(cFormat: "file ends at %.2f s of %.2f s (truncated?)", reached, source.info.duration ?? 0)
+                // A network source whose transfers gave up ends short for that reason (a
+                // segmented demuxer skips what it cannot fetch, and then ends).
+                let stopped = String(cFormat: "%.2f s of %.2f s", c.demuxedUntil, source.info.duration ?? 0)
+                c.ending.earlyMessage = format.network?.failure.map { "stopped at \(stopped): \($0)" } ?? "file ends at \(stopped) (truncated?)"
             }
             return (c.serial, ExternalAudio.isExternal(c.streams.audio))
         }

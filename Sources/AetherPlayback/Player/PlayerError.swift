@@ -10,6 +10,8 @@ public struct PlayerError: Error, Sendable, CustomStringConvertible {
     public enum Cause: Sendable {
         /// An FFmpeg call failed: its function and `AVERROR` code.
         case ffmpeg(function: String, code: Int32)
+        /// A network source failed (its cause named: refused, timed out, an HTTP status, …).
+        case network(NetworkFailure)
         /// A system call failed: `errno`.
         case system(errno: Int32)
         /// What the source sent was refused (a value out of range, a budget passed).
@@ -42,6 +44,7 @@ public struct PlayerError: Error, Sendable, CustomStringConvertible {
         case let e as FFmpegError: self.init(e.message, cause: .ffmpeg(function: e.function, code: e.code))
         case let e as OutsideValue.Refusal: self.init(e.message, cause: .refused(budget: e.isBudget))
         case let e as PageError: self.init(e.message, cause: .page)
+        case let e as NetworkFailure: self.init(e.line, cause: .network(e))
         case let list as PagePlaylist: self.init("the page lists \(list.entries.count) videos", cause: .playlistPage(list))
         default: self.init("\(error)")
         }
@@ -57,6 +60,12 @@ public struct PlayerError: Error, Sendable, CustomStringConvertible {
         case .ffmpeg(_, let code) where code < 0 && code > -4096: return -code
         default: return nil
         }
+    }
+
+    /// The network failure behind it, when a network cause is.
+    public var network: NetworkFailure? {
+        if case .network(let failure) = cause { return failure }
+        return nil
     }
 
     /// The page's playlist when the "failure" is that the page lists several videos.

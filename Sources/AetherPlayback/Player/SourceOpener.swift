@@ -53,8 +53,11 @@ enum SourceOpener {
                                        interrupt: interrupt, network: options.network, adaptive: target.switcher,
                                        documents: target.documents, transmuxed: target.transmuxed, prefetched: request.prefetched)
         } catch {
-            let failure = PlayerError("cannot open '\(name)': \(NetworkSettings.explain(error, url: target.url, options: openOptions, timeout: options.network.readTimeout, openDeadline: interrupt.isCancelled ? nil : options.opening.timeout))",
-                                      cause: interrupt.isCancelled ? .interrupted : .ffmpeg(function: error.function, code: error.code))
+            let why = NetworkSettings.diagnose(error, url: target.url, options: openOptions, timeout: options.network.readTimeout,
+                                               openDeadline: interrupt.isCancelled ? nil : options.opening.timeout)
+            let failure = PlayerError("cannot open '\(name)': \(why.line)",
+                                      cause: interrupt.isCancelled ? .interrupted
+                                          : why.cause != .other ? .network(why) : .ffmpeg(function: error.function, code: error.code))
             if let page = WebPage(error, failure: failure, url: url, options: options) { throw page }
             // FFmpeg 7 and later refuse some encrypted fragmented MP4s at the header: said so.
             if error.code == WebPage.invalidData, let path = NetworkSettings.localPath(url), let found = EncryptionScan.scan(path: path) {

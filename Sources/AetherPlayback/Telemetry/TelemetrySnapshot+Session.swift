@@ -43,7 +43,7 @@ extension TelemetrySnapshot {
         if let net = s.format.networkStatus {
             switch net.phase {
             case .flowing: network.phase = "flowing"
-            case .reconnecting(let attempt): network.phase = "reconnecting \(attempt)"
+            case .reconnecting(let attempt, _): network.phase = "reconnecting \(attempt)"
             case .failed: network.phase = "failed"
             }
             network.bytes = net.bytes

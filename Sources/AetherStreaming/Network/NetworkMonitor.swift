@@ -28,6 +28,8 @@ package final class NetworkMonitor: Sendable {
         /// When a title change was last logged, and the changes since that were not.
         var titleLoggedAt: Double?
         var titlesNotLogged = 0
+        /// While reconnecting: when the source gives up (seconds of ``clock``).
+        var givesUpAt: Double?
     }
     private let state: Guarded<State>
     private let clock: TimeSource
@@ -93,11 +95,14 @@ package final class NetworkMonitor: Sendable {
 
     func requested() { state.withLock { $0.status.requests += 1 } }
 
-    func reconnecting(attempt: Int, after error: String) {
+    /// A transfer broke and is retried: reconnect `attempt` of the outage (``NetworkSession/Outage``),
+    /// which gives up at `givesUpAt` (seconds of the clock; nil: no deadline, a per-transfer count).
+    func reconnecting(attempt: Int, after error: String, givesUpAt: Double?) {
         state.withLock {
             $0.status.retries += 1
-            $0.status.phase = .reconnecting(attempt: attempt)
+            $0.status.phase = .reconnecting(attempt: attempt, secondsLeft: nil)
             $0.status.lastError = error
+            $0.givesUpAt = givesUpAt
         }
     }
 
@@ -129,7 +134,7 @@ package final class NetworkMonitor: Sendable {
     /// Title changes closer than this to the last one logged are counted, not logged.
     static let titleLogInterval = 1.0
 
-    func failed(_ reason: String) { state.withLock { $0.status.phase = .failed(reason) } }
+    func failed(_ failure: NetworkFailure) { state.withLock { $0.status.phase = .failed(failure) } }
 
     /// The status; its ``NetworkStatus/throughput`` is the estimate in bytes per second.
     package var status: NetworkStatus {
@@ -140,6 +145,9 @@ package final class NetworkMonitor: Sendable {
                 if now - start >= Self.stallSeconds { close(&s, now: now) }
             }
             var status = s.status
+            if case .reconnecting(let attempt, _) = status.phase, let end = s.givesUpAt {
+                status.phase = .reconnecting(attempt: attempt, secondsLeft: max(0, end - clock.seconds))
+            }
             status.throughput = (s.estimator.estimate ?? 0) / 8
             return status
         }

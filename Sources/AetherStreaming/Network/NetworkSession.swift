@@ -33,8 +33,11 @@ package final class NetworkSession: Sendable {
         var mainURL = ""
         /// Whether any byte has arrived.
         var flowed = false
-        /// Why a reader refused the source (``refuse(_:code:)``), the first time one did.
-        var refusal: (reason: String, code: Int32)?
+        /// Why a reader refused the source, or why the source gave up (``refuse(_:code:)``),
+        /// the first time one did.
+        var refusal: (failure: NetworkFailure, code: Int32)?
+        /// The transfers failing since the last byte arrived (nil: bytes flow).
+        var outage: Outage?
     }
     private let outcome = Guarded(Outcome())
 
@@ -42,24 +45,27 @@ package final class NetworkSession: Sendable {
     /// 2 s segments is about 2 MiB; libavformat holds each entry in memory).
     package static let manifestBudget: Int64 = 16 << 20
 
-    /// A reader refused what the source sent (`reason`, one line; `code`, the AVERROR behind
-    /// it: `EFBIG` for a budget): every blocking call of the source gives up at once, and the open
-    /// or read fails with this reason.
-    func refuse(_ reason: String, code: Int32) {
-        AppLog.write("net", reason)
-        outcome.withLock { if $0.refusal == nil { $0.refusal = (reason, code) } }
-        monitor.failed(reason)
+    /// A reader refused what the source sent, or the source gave up (`failure`, one line;
+    /// `code`, the AVERROR behind it: `EFBIG` for a budget): every blocking call of the source
+    /// gives up at once, and the open or read fails with this reason.
+    func refuse(_ failure: NetworkFailure, code: Int32) {
+        AppLog.write("net", failure.line)
+        outcome.withLock { if $0.refusal == nil { $0.refusal = (failure, code) } }
+        monitor.failed(failure)
         if failsSource { interrupt.fail() }
     }
 
     /// Why a reader refused the source, if one did.
-    package var refusal: String? { outcome.withLock { $0.refusal?.reason } }
+    package var refusal: String? { outcome.withLock { $0.refusal?.failure.line } }
     /// The AVERROR of ``refusal``.
     var refusalCode: Int32? { outcome.withLock { $0.refusal?.code } }
 
     /// Why the source failed: a refusal, else the last transfer that gave up (nil when none did).
-    package var failure: String? {
-        if let refusal { return refusal }
+    package var failure: String? { networkFailure?.line }
+
+    /// ``failure`` with its cause.
+    package var networkFailure: NetworkFailure? {
+        if let refusal = outcome.withLock({ $0.refusal?.failure }) { return refusal }
         if case .failed(let why) = monitor.status.phase { return why }
         return nil
     }
@@ -123,7 +129,34 @@ package final class NetworkSession: Sendable {
 
     func received(_ count: Int) {
         monitor.received(count)
-        outcome.withLock { $0.flowed = true }
+        outcome.withLock {
+            $0.flowed = true
+            $0.outage = nil
+        }
+    }
+
+    /// The transfers failing since the last byte arrived: one budget for the whole source, not
+    /// one per attempt or per transfer (a live stream's next segment does not start it again).
+    struct Outage {
+        /// When the source stopped getting bytes it asked for (seconds of the session's clock).
+        let since: Double
+        /// Why: the first failure since the last byte, and its cause.
+        let first: NetworkFailure
+        /// Reconnects so far, over every transfer of the source.
+        var attempts = 0
+    }
+
+    /// A transfer failed with `failure` (a transient one, to be retried): the outage it belongs
+    /// to, one reconnect more. `waited`: seconds the failed read had already waited without a
+    /// byte (a read deadline that passed), counted in the outage.
+    func failedOnce(_ failure: NetworkFailure, waited: Double) -> Outage {
+        let now = clock.seconds
+        return outcome.withLock {
+            var outage = $0.outage ?? Outage(since: now - waited, first: failure)
+            outage.attempts += 1
+            $0.outage = outage
+            return outage
+        }
     }
 
     /// Waits `seconds`, waking early (false) when the session is interrupted (cancelled, or the
@@ -178,7 +211,7 @@ package final class NetworkSession: Sendable {
         guard Self.networkSchemes.contains(scheme) else {
             let reason = "refused to open '\(TextSanitizer.clean(url))' from a network source (protocol '\(TextSanitizer.clean(scheme))' is not allowed)"
             AppLog.write("net", reason)
-            monitor.failed(reason)
+            monitor.failed(NetworkFailure(.policy, url: url, line: reason))
             return aether_AVERROR(EPERM)
         }
         // The caller's options (byte ranges, `seekable`) under ours (headers, deadline, policy).
@@ -389,31 +422,4 @@ private let networkIOClose: @convention(c) (UnsafeMutablePointer<AVFormatContext
     }
     Unmanaged<NetworkSession>.fromOpaque(opaque).takeUnretainedValue().closeNested(pb)
     return 0
-}
-
-/// Documents read while opening a source, served once each to the demuxer's first open of the
-/// same URL (``NetworkSession/Memory/prefetched``). At most ``maxEntries`` documents of
-/// ``NetworkSession/manifestBudget`` bytes each are kept; more are not (the demuxer then fetches
-/// them itself).
-package final class PrefetchedDocuments: Sendable {
-    static let maxEntries = 64
-    private let entries = Guarded<[String: [UInt8]]>([:])
-
-    package init() {}
-
-    /// Keeps `bytes` for the first open of `url` (a later copy of the same URL replaces it).
-    package func keep(_ url: String, _ bytes: [UInt8]) {
-        guard bytes.count <= Int(NetworkSession.manifestBudget) else { return }
-        entries.withLock { e in
-            if e[url] != nil || e.count < Self.maxEntries { e[url] = bytes }
-        }
-    }
-
-    /// The bytes kept for `url`, once (nil when none, or already taken).
-    func take(_ url: String) -> [UInt8]? {
-        entries.withLock { $0.removeValue(forKey: url) }
-    }
-
-    /// URLs still held (for tests and the log).
-    var held: [String] { entries.withLock { Array($0.keys) } }
 }

@@ -171,52 +171,58 @@ package final class ResilientInput {
     }
 
     /// The backoff before the next attempt, or nil when `error` must not be retried (permanent,
-    /// interrupted, or out of attempts). Counts the attempt and reports it.
+    /// interrupted, out of this transfer's attempts, or the source's budget spent: no byte for
+    /// ``NetworkSettings/readTimeout``, over every transfer). Counts the attempt and reports it.
     private func retryDelay(after error: Int32, attempt: inout Int, what: String) -> Double? {
         guard error != aether_AVERROR_EXIT(), !session.interrupt.isCancelled else { return nil }
+        let timeout = session.settings.readTimeout
         var message = error == NetworkFault.truncated ? "the server closed the connection at byte \(base + position) of \(base + size)"
             : error == NetworkFault.dropped ? "the station closed the connection"
             : FFmpegError(code: error, function: what).message
         if error == aether_AVERROR(ETIMEDOUT) {
-            message = "stalled: no data for \(String(cFormat: "%g", session.settings.readTimeout)) s"
+            message = "stalled: no data for \(String(cFormat: "%g", timeout)) s"
             stalled = message
         }
         // The source's own URL is in the player's error line already; a segment's is not.
         let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
+        let cause = NetworkFault.cause(of: error, url: url, flowing: session.hasFlowed)
         // A station that drops is reconnected while it answers anything (a source restarting
         // leaves its mount missing for a moment), for as long as no byte came for the read deadline.
         let stationRetry = station != nil && position > 0
         guard stationRetry || NetworkFault.isTransient(error, flowing: session.hasFlowed) else {
             if what == "open", let why = RedirectProbe.explain(error: error, url: url, options: options, interrupt: session.interrupt,
-                                                                timeout: session.settings.readTimeout) {
-                session.refuse(which + why, code: error)
+                                                                timeout: timeout) {
+                session.refuse(NetworkFailure(.policy, url: url, line: which + why), code: error)
                 return nil
             }
             // A stall, then a server that cannot resume: the stall is the cause.
-            if let stalled { message = "\(stalled) (resuming at byte \(base + position) failed: \(message))" }
-            session.monitor.failed(which + message)
+            if let stalled {
+                session.monitor.failed(NetworkFailure(.timedOut, url: url, line: which + "\(stalled) (resuming at byte \(base + position) failed: \(message))"))
+                return nil
+            }
+            session.monitor.failed(NetworkFailure(cause, url: url, line: which + message))
             return nil
         }
         attempt += 1
-        if stationRetry, let lastByteAt = station?.lastByteAt {
-            let cause = station?.dropped(message) ?? message
-            let silent = session.clock.seconds - lastByteAt
-            guard silent < session.settings.readTimeout else {
-                let last = message == cause ? "" : "; the last attempt: \(message)"
-                session.monitor.failed(which + "\(cause), and no byte came back for \(String(cFormat: "%.1f", silent)) s (--network-timeout)\(last)")
-                return nil
-            }
-            session.monitor.reconnecting(attempt: attempt, after: message)
-            AppLog.write("net", "\(TextSanitizer.clean(url)): \(message); reconnect \(attempt)")
-            return min(session.retryDelay(attempt: attempt), max(0.05, session.settings.readTimeout - silent))
-        }
-        guard attempt <= session.settings.retries else {
-            session.monitor.failed(which + "\(message) (gave up after \(attempt - 1) retr\(attempt == 2 ? "y" : "ies"))")
+        let outage = session.failedOnce(NetworkFailure(cause, url: url, line: which + message),
+                                        waited: error == aether_AVERROR(ETIMEDOUT) ? timeout : 0)
+        let silent = session.clock.seconds - outage.since
+        // The source's budget: no byte for the read deadline, every transfer's reconnects
+        // together; a stalled read (which spent it waiting) is reconnected once.
+        guard silent < timeout || outage.attempts <= 1 else {
+            let last = outage.first.line == which + message ? "" : "; the last attempt: \(message)"
+            session.refuse(NetworkFailure(outage.first.cause, url: outage.first.url,
+                                          line: outage.first.line + ", and no byte came back for \(String(cFormat: "%.1f", silent)) s (--network-timeout, \(outage.attempts - 1) reconnect\(outage.attempts == 2 ? "" : "s"))\(last)"),
+                           code: error)
             return nil
         }
-        session.monitor.reconnecting(attempt: attempt, after: message)
-        AppLog.write("net", "\(TextSanitizer.clean(url)): \(message) at byte \(base + position); retry \(attempt) of \(session.settings.retries)")
-        return session.retryDelay(attempt: attempt)
+        guard stationRetry || attempt <= session.settings.retries else {
+            session.monitor.failed(NetworkFailure(cause, url: url, line: which + "\(message) (gave up after \(attempt - 1) retr\(attempt == 2 ? "y" : "ies"))"))
+            return nil
+        }
+        session.monitor.reconnecting(attempt: outage.attempts, after: message, givesUpAt: outage.since + timeout)
+        AppLog.write("net", "\(TextSanitizer.clean(url)): \(message) at byte \(base + position); reconnect \(outage.attempts), \(String(cFormat: "%.1f", max(0, timeout - silent))) s left")
+        return min(session.retryDelay(attempt: attempt), max(0.05, timeout - silent))
     }
 
     // MARK: AVIOContext callbacks
@@ -248,17 +254,14 @@ package final class ResilientInput {
                         budget.refused = true
                         close()
                         let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
-                        session.refuse(which + "\(budget.kind) larger than \(limit >> 20) MiB refused", code: aether_AVERROR(EFBIG))
+                        session.refuse(NetworkFailure(.budget("the \(budget.kind) budget"), url: url,
+                                                      line: which + "\(budget.kind) larger than \(limit >> 20) MiB refused"),
+                                       code: aether_AVERROR(EFBIG))
                         return aether_AVERROR_EXIT()
                     }
                     position += Int64(result)
                     stalled = nil
-                    // (Only a station's reconnects are timed from its last byte: no clock read
-                    // per read for anything else.)
-                    if station != nil {
-                        station?.received(at: session.clock.seconds)
-                        readStationBlock(inner)
-                    }
+                    if station != nil { readStationBlock(inner) }
                     session.received(Int(result))
                     if attempt > 0 { session.monitor.recovered() }
                     return result
@@ -349,6 +352,12 @@ enum NetworkFault {
     static let truncated: Int32 = -0x5452_4E43
     /// Our code for a radio station's stream that ended (it has no end: it dropped).
     static let dropped: Int32 = -0x4452_4F50
+
+    /// The cause of `code` on `url` (``NetworkFailure/Cause/of(_:url:flowing:)``), with our own
+    /// codes: a body cut short, a station that dropped.
+    static func cause(of code: Int32, url: String, flowing: Bool) -> NetworkFailure.Cause {
+        code == truncated || code == dropped ? .closed : .of(code, url: url, flowing: flowing)
+    }
 
     /// Transient failures are retried: timeouts, resets, refused or broken connections, 5xx, a
     /// truncated body, and (once the source has delivered bytes) generic I/O errors and garbled

@@ -139,8 +139,13 @@ struct ChromeView {
     func networkText() -> String? { Self.networkText(player) }
 
     static func networkText(_ player: Player) -> String? {
-        if case .reconnecting(let attempt) = player.networkStatus?.phase { return "reconnecting (\(attempt))" }
+        if case .reconnecting(let attempt, let left) = player.networkStatus?.phase { return reconnecting(attempt, left) }
         return player.isBuffering ? "buffering…" : nil
+    }
+
+    /// A reconnect's count and the seconds left before the source gives up: `reconnecting (3, 1.8 s left)`.
+    static func reconnecting(_ attempt: Int, _ secondsLeft: Double?) -> String {
+        "reconnecting (\(attempt)" + (secondsLeft.map { String(cFormat: ", %.1f s left", $0) } ?? "") + ")"
     }
 
     func statsLines() -> [String] {
@@ -190,7 +195,7 @@ struct ChromeView {
             let phase: String
             switch net.phase {
             case .flowing: phase = player.isBuffering ? "buffering" : "flowing"
-            case .reconnecting(let attempt): phase = "reconnecting (\(attempt))"
+            case .reconnecting(let attempt, let left): phase = Self.reconnecting(attempt, left)
             case .failed: phase = "failed"
             }
             lines.append("Network    \(phase)" + String(cFormat: "  %.1f MB received  %.0f kB/s  %d retries",

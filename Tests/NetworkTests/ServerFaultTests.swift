@@ -1,0 +1,77 @@
+import AetherEngine
+import AetherTestSupport
+import EndToEndSupport
+import Foundation
+import Testing
+
+/// How a network source fails (network tier): the cause named in one line with the URL, the
+/// exit status of its own (5), and the time spent bounded by `--network-timeout`, one budget
+/// over every reconnect, not one per attempt or per segment.
+@Suite struct ServerFaultTests {
+    static var root: String { NetworkTests.root }
+
+    /// The request paths the server has answered so far.
+    static func paths(_ server: LoopbackHTTP) -> [String] {
+        ((try? server.requests()) ?? []).compactMap { $0["path"] as? String }
+    }
+
+    /// An HLS stream whose server dies at its third segment: the player gives up within the
+    /// budget (a few seconds of cache, then `--network-timeout`), not after segment on segment
+    /// of retries (50 s and more before), and says why: the connection was refused.
+    @Test func aServerThatDiesEndsWithItsCauseWithinTheBudget() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let url = server.url("hls-vod/master.m3u8")
+        let player = BackgroundPlayer([TestEnvironment.binary, url, "--vo=null", "--ao=null", "--hls-bitrate=min",
+                                       "--cache-secs=3", "--network-timeout=3"], timeout: 90)
+        #expect(waitUntil(30, interval: 0.05) { Self.paths(server).contains { $0.hasSuffix("seg002.ts") } },
+                "the stream never got to its third segment")
+        server.stop()
+        let killed = Date()
+        let r = try #require(player.wait(timeout: 80))
+        let took = Date().timeIntervalSince(killed)
+        #expect(r.status == 5, "exit \(r.status): \(r.stderr)")
+        #expect(took < 12, "gave up \(took) s after the server died (3 s of cache, then 3 s without a byte)")
+        let lines = NetworkTests.errorLines(r)
+        #expect(lines.count == 1, "\(lines)")
+        let line = lines.first ?? ""
+        #expect(line.contains("Connection refused") && line.contains("--network-timeout") && line.contains("127.0.0.1"), "\(line)")
+        #expect(!line.contains("truncated?"), "\(line)")
+    }
+
+    /// While it reconnects, the transport bar says the count and the time left.
+    @Test func theBarShowsTheReconnectsAndTheTimeLeft() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let session = try TmuxSession([TestEnvironment.binary, server.url("hls-vod/master.m3u8"), "--ao=null", "--vo=halfblock",
+                                       "--hls-bitrate=min", "--cache-secs=2", "--network-timeout=8"], columns: 100, rows: 30)
+        defer { session.close() }
+        #expect(session.waitFor(20) { $0.contains("00:01 /") }, "never played:\n\(session.screen())")
+        session.send("o")  // pin the transport bar
+        server.stop()
+        #expect(session.waitFor(20) { $0.range(of: #"reconnecting \(\d+, \d\.\d s left\)"#, options: .regularExpression) != nil },
+                "no count and time left:\n\(session.screen())")
+    }
+
+    /// Each cause at the open, named, with exit status 5: nothing listening, an https URL on a
+    /// port that does not speak TLS, an HTTP error.
+    @Test func eachCauseAtTheOpenIsNamed() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        // A port nothing listens on: a listener bound and closed.
+        let closed = try LoopbackHTTP(root: Self.root)
+        let deadPort = closed.port
+        closed.stop()
+        let cases: [(String, String)] = [
+            ("http://127.0.0.1:\(deadPort)/clip.mp4", "Connection refused"),
+            ("https://127.0.0.1:\(server.port)/progressive.mp4", "TLS handshake with '127.0.0.1' failed"),
+            (server.url("missing.mp4"), "404"),
+        ]
+        for (url, says) in cases {
+            let (r, _) = try NetworkTests.headless([url], timeout: 30)
+            #expect(r.status == 5, "\(url): exit \(r.status): \(r.stderr)")
+            let lines = NetworkTests.errorLines(r)
+            #expect(lines.count == 1 && lines[0].contains(says) && lines[0].contains(url), "\(url): \(lines)")
+        }
+    }
+}
