@@ -69,7 +69,7 @@ extension AdaptiveSwitcher {
             }
             // Not sooner than a target duration after the last read (a local loader's first
             // read at once: the copy in memory may already be newer than this rung's).
-            let target = copy?.targetDuration ?? max(segment.duration, 1)
+            let target = copy?.targetDuration ?? min(max(segment.duration, 1), HLSMediaPlaylist.maxSegmentSeconds)
             let due = localLoader && reads == 0 ? 0 : fetchedAt + target - clock.seconds
             if due > 0 {
                 guard patient, let wait, wait(due) else { return .notYet }

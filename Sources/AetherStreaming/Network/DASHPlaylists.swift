@@ -85,7 +85,6 @@ public struct DASHPlaylists: Sendable, Equatable {
                             audioLanguages: [String], previous: DASHPlaylists? = nil) throws(OutsideValue.Refusal) -> DASHPlaylists {
         let prefix = prefix(of: url)
         let tracks = manifest.tracks
-        let segmentBound = max(HLSMediaPlaylist.maxSegmentSeconds, (manifest.presentationLength ?? 0) + 1)
         var documents: [String: String] = [:]
         var media: [String: HLSMediaPlaylist] = [:]
         var fetches: [String: Fetch] = [:]
@@ -107,9 +106,7 @@ public struct DASHPlaylists: Sendable, Equatable {
                 }
             }
             documents[uri] = text
-            // A DASH segment may be as long as the presentation (one SegmentBase file): the
-            // manifest's length bounds it, not the playlist rule.
-            var parsed = try HLSMediaPlaylist.parse(text, base: uri, maxSegmentSeconds: segmentBound)
+            var parsed = try HLSMediaPlaylist.parse(text, base: uri)
             // Our Matroska header stands for every representation of the codec (the segments
             // carry their init sections): it does not keep another's segment out.
             if carrier.isMatroska { parsed.hasInitSection = false }

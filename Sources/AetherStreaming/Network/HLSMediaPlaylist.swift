@@ -8,8 +8,10 @@ import Glibc
 /// An HLS media playlist as far as bit-rate switching needs it: each segment's URI and place
 /// on the timeline, and the features that rule a switch out (byte ranges, keys, init sections,
 /// a live playlist). Values from the playlist go through ``OutsideValue``: a duration that is
-/// not a finite number in `0.001…3600` s refuses the whole playlist (a switch needs a timeline
-/// it can trust); at most ``maxSegments`` segments.
+/// not a finite number of at least 0.001 s refuses the whole playlist (a switch needs a timeline
+/// it can trust); one past ``maxSegmentSeconds`` is kept as given (up to
+/// ``OutsideValue/maxSeconds``, with one log line), and what does work by durations bounds
+/// them itself; at most ``maxSegments`` segments.
 public struct HLSMediaPlaylist: Sendable, Equatable {
     public struct Segment: Sendable, Equatable {
         /// Absolute (resolved against the playlist's URL).
@@ -95,7 +97,9 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
 
     /// Segments one playlist may list (a ten-hour VOD of 2 s segments has 18 000).
     public static let maxSegments = 100_000
-    /// Longest segment accepted, seconds.
+    /// Longest segment anything counts work or waits by, seconds (the throughput estimate's
+    /// weights, a live reload's wait, a translated playlist's target duration). A longer
+    /// `EXTINF` is kept for the timeline: the bound is on work, not on the number.
     public static let maxSegmentSeconds = 3600.0
     /// Shortest segment accepted, seconds (zero or negative durations refuse the playlist).
     public static let minSegmentSeconds = 0.001
@@ -176,10 +180,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
 
     /// Parses a media playlist; throws a one-line refusal when it is not one, has an unusable
     /// duration, or lists more than ``maxSegments`` segments.
-    /// `maxSegmentSeconds`: the longest segment taken (a playlist translated from a DASH
-    /// manifest may have one as long as the presentation).
-    public static func parse(_ text: String, base: String,
-                             maxSegmentSeconds: Double = maxSegmentSeconds) throws(OutsideValue.Refusal) -> HLSMediaPlaylist {
+    public static func parse(_ text: String, base: String) throws(OutsideValue.Refusal) -> HLSMediaPlaylist {
         var lines = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline)[...]
         guard let first = lines.first, first.trimmingWhitespace().hasPrefix("#EXTM3U") else {
             throw OutsideValue.Refusal("not an HLS playlist")
@@ -191,15 +192,17 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
         var key: SegmentKey?
         var pendingRange: String?
         var pendingDate: Double?
+        var overlong: (first: Double, count: Int)?
         for raw in lines {
             let line = raw.trimmingWhitespace()
             if line.hasPrefix("#EXTINF:") {
                 let value = line.dropFirst("#EXTINF:".count).split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
                 let seconds = try OutsideValue.number(String(value).trimmingWhitespace(), name: "EXTINF")
-                guard seconds >= minSegmentSeconds, seconds <= maxSegmentSeconds else {
-                    throw OutsideValue.Refusal("'EXTINF': \(OutsideValue.describe(seconds)) s is not a segment duration in \(minSegmentSeconds)…\(Int(maxSegmentSeconds))")
+                guard seconds >= minSegmentSeconds else {
+                    throw OutsideValue.Refusal("'EXTINF': \(OutsideValue.describe(seconds)) s is not a segment duration of at least \(minSegmentSeconds) s")
                 }
-                pending = seconds
+                if seconds > maxSegmentSeconds { overlong = (overlong?.first ?? seconds, (overlong?.count ?? 0) + 1) }
+                pending = min(seconds, OutsideValue.maxSeconds)
             } else if line.hasPrefix("#EXT-X-TARGETDURATION:") {
                 let value = String(line.dropFirst("#EXT-X-TARGETDURATION:".count))
                 playlist.targetDuration = try? OutsideValue.clamped(OutsideValue.number(value, name: "EXT-X-TARGETDURATION"),
@@ -261,6 +264,9 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
                 pendingDate = nil
                 start += duration
             }
+        }
+        if let overlong {
+            AppLog.write("hls", "\(TextSanitizer.clean(String(base.prefix(200)))): \(overlong.count) segment(s) longer than an hour (the first \(OutsideValue.describe(overlong.first)) s) kept as given")
         }
         return playlist
     }
