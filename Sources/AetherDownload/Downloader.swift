@@ -61,6 +61,8 @@ public final class Downloader {
     public let output: String
     public let interrupt: InterruptToken
     private let session: NetworkSession
+    /// Byte ranges the resource ended inside of (``fetch(_:limit:range:)``), for the note.
+    private var shortRanges = 0
 
     /// Largest playlist read (as the player's playlist budget).
     static let playlistLimit = Int(NetworkSession.manifestBudget)
@@ -260,6 +262,9 @@ public final class Downloader {
         let status = session.monitor.status
         summary.streams = remuxed.streams
         summary.notes += remuxed.notes
+        if shortRanges > 0 {
+            summary.notes.append("\(shortRanges) byte range(s) ran past the end of their resource: taken to its end, as playback does")
+        }
         summary.bytes = bytes
         summary.retries = status.retries
         summary.requests = status.requests
@@ -286,7 +291,10 @@ public final class Downloader {
 
     /// A resource's bytes through the session's one bounded read (`NetworkSession.readWhole`:
     /// resume, retries), only `range` of it when given (a request from its offset, read up to its
-    /// length); only http and https.
+    /// length); only http and https. A range the resource ends inside of (a `sidx` whose last
+    /// reference runs past the file, a `mediaRange` one byte too long) is what the resource has
+    /// to its end, as playback reads it: counted and logged, not a failure (a broken transfer
+    /// is resumed by the read; nothing at all is).
     func fetch(_ url: String, limit: Int, range: HLSMediaPlaylist.ByteRange? = nil) throws(DownloadError) -> [UInt8] {
         try DownloadPlanner.allowed(url)
         if interrupt.isCancelled { throw DownloadError("interrupted") }
@@ -300,7 +308,9 @@ public final class Downloader {
             throw failure(url, error)
         }
         if let range, data.count != range.length {
-            throw DownloadError("\(TextSanitizer.clean(url)): ended \(range.length - data.count) bytes short of its byte range")
+            guard !data.isEmpty else { throw DownloadError("\(TextSanitizer.clean(url)): nothing at its byte range") }
+            shortRanges += 1
+            AppLog.write("download", "\(TextSanitizer.clean(url)): the resource ends \(range.length - data.count) bytes before its byte range does (offset \(range.offset), length \(range.length)): taken to its end")
         }
         return data
     }
