@@ -44,9 +44,6 @@ final class SegmentChainInput {
         made.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
     }
 
-    /// Whether any file's timestamps move (a DASH manifest of several periods).
-    var moves: Bool { offsets.contains { $0 != 0 } }
-
     /// The seconds a packet at byte `position` of the joined stream moves (its file's offset).
     func timeOffset(atByte position: Int64) -> Double {
         guard !offsets.isEmpty, position >= 0 else { return 0 }
@@ -250,8 +247,10 @@ enum Remuxer {
             do { pending.append(try Packet()) } catch { throw DownloadError("out of memory (av_packet_alloc)") }
         }
         var loaded = Array(repeating: false, count: inputs.count)
-        // The last timestamp written per output stream: where DASH periods overlap (an audio
-        // segment running a few ms past its period's end), what would go back is left out.
+        // The last timestamp written per output stream: where segments overlap (an audio
+        // segment running a few ms past its period's end, a segment that straddles a period
+        // boundary listed in both periods), what would go back is left out: a muxer refuses a
+        // timestamp that goes back ("Invalid argument"), and the rest is still worth writing.
         var lastDTS: [Int: Int64] = [:]
         var overlapped = Set<Int>()
         let scratch: Packet
@@ -323,9 +322,9 @@ enum Remuxer {
             outgoing.pointee.stream_index = Int32(out)
             outgoing.pointee.pos = -1
             let dts = outgoing.pointee.dts
-            if dts != aether_AV_NOPTS_VALUE(), let last = lastDTS[out], dts <= last, inputs[n].chain?.moves == true {
+            if dts != aether_AV_NOPTS_VALUE(), let last = lastDTS[out], dts <= last, inputs[n].chain != nil {
                 if overlapped.insert(out).inserted {
-                    AppLog.write("download", "\(inputs[n].track.kind.rawValue): a packet overlapping the period before left out (and any more)")
+                    AppLog.write("download", "\(inputs[n].track.kind.rawValue): a packet overlapping the segment or period before left out (and any more)")
                 }
                 av_packet_unref(outgoing)
                 loaded[n] = false
