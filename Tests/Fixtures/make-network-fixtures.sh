@@ -233,6 +233,33 @@
 #       432 (0–18 s), tile2 frames 480 ... 912 (20–38 s); thumbnail k = frame 48 k as in
 #       hls-thumbs (tile1.jpg is the same file as hls-thumbs/thumbs/tile1.jpg).
 #
+# Shapes third-party servers write (issue 49), each its own manifest or playlist:
+#   dash-shapes/opus.mp4
+#       Opus in fragmented MP4 (libopus 48 kb/s mono, 48 kHz, a 440 Hz sine, 0.9065 s): ftyp,
+#       moov (an edit list of media time 312, Opus's pre-skip, written in here), a global sidx
+#       (timescale 48000, four references: 0.24 s, 0.24 s, 0.24 s, 0.1865 s), then four
+#       moof/mdat fragments and no mfra. Its media times start at 10 s (every tfdt and the
+#       sidx's earliest presentation time moved by 480000 here): a packager's timeline.
+#   dash-shapes/opus-past-end.mp4
+#       opus.mp4 with its sidx's last reference one byte longer than the file has (a packager
+#       whose last range is off by one): a request for that range is answered one byte short.
+#   dash-shapes/init-holds-index.mpd
+#       On-demand, one audio set of opus.mp4 by SegmentBase: @indexRange the sidx, an
+#       Initialization range from 0 to the sidx's end (it contains the index), timescale
+#       48000, presentationTimeOffset 480000; one period of PT0.9S (shorter than a second).
+#   dash-shapes/past-end.mpd
+#       The same of opus-past-end.mp4 (Initialization: ftyp and moov; presentationTimeOffset
+#       480000): its last reference runs one byte past the file.
+#   dash-shapes/periods.mpd
+#       dash-vod's top video (1) and its audio (2) as two periods of 10 s (Period@start PT0S and
+#       PT10S, each set's presentationTimeOffset its period's start: the media timeline runs
+#       on), the audio segment that straddles 10 s (chunk 5, 8.000-10.005 s) listed in both
+#       periods as DASH has it (the second period's SegmentTimeline starts at its t=384000).
+#       Segments from ../dash-vod/.
+#   dash-shapes/long.m3u8
+#       HLS VOD media playlist of hls-vod/v0's first five segments (../hls-vod/v0/seg000.ts ...,
+#       10 s of media) whose first segment says #EXTINF:1000000, (far past an hour).
+#
 # Hostile playlists (a player must never read a local file on a remote playlist's say-so)
 #   hostile/passwd.m3u8
 #       HLS VOD media playlist whose only segment (#EXTINF:2.000000,) is file:///etc/passwd.
@@ -876,6 +903,94 @@ EOF
         >"$1/download-escapes.m3u8"
 }
 
+# Issue 49's shapes (see dash-shapes above).
+gen_dash_shapes() {
+    mkdir -p "$1"
+    "${ff[@]}" -f lavfi -i "sine=f=440:r=48000:d=0.9" -c:a libopus -b:a 48k -ac 1 -frag_duration 240000 \
+        -movflags +empty_moov+default_base_moof+global_sidx "${bitexact[@]}" "$work/opus.mp4"
+    python3 - "$work/opus.mp4" "$1" <<'EOF'
+import struct, sys
+source, out = sys.argv[1], sys.argv[2]
+b = bytearray(open(source, 'rb').read())
+def top(data):
+    at, found = 0, {}
+    while at + 8 <= len(data):
+        size = struct.unpack('>I', data[at:at + 4])[0]
+        found.setdefault(bytes(data[at + 4:at + 8]), (at, size))
+        at += size
+    return found
+def child(data, name, at, end):
+    while at + 8 <= end:
+        size = struct.unpack('>I', data[at:at + 4])[0]
+        if data[at + 4:at + 8] == name:
+            return at, size
+        at += size
+b = b[:top(b)[b'mfra'][0]]
+# An edit list of media time 312 after the track header.
+moov, moov_size = top(b)[b'moov']
+trak, trak_size = child(b, b'trak', moov + 8, moov + moov_size)
+tkhd, tkhd_size = child(b, b'tkhd', trak + 8, trak + trak_size)
+elst = struct.pack('>I4sII', 28, b'elst', 0, 1) + struct.pack('>IiHH', 0, 312, 1, 0)
+b[tkhd + tkhd_size:tkhd + tkhd_size] = struct.pack('>I4s', 36, b'edts') + elst
+b[trak:trak + 4] = struct.pack('>I', trak_size + 36)
+b[moov:moov + 4] = struct.pack('>I', moov_size + 36)
+# Media times from 10 s: every tfdt and the sidx's earliest presentation time.
+shift = 480000
+sidx, sidx_size = top(b)[b'sidx']
+wide = b[sidx + 8] == 1   # version 1: 64-bit times and offsets
+time_format = '>Q' if wide else '>I'
+struct.pack_into(time_format, b, sidx + 20, struct.unpack_from(time_format, b, sidx + 20)[0] + shift)
+at = sidx + sidx_size
+while at + 8 <= len(b):
+    size = struct.unpack('>I', b[at:at + 4])[0]
+    if b[at + 4:at + 8] == b'moof':
+        traf, traf_size = child(b, b'traf', at + 8, at + size)
+        tfdt, _ = child(b, b'tfdt', traf + 8, traf + traf_size)
+        assert b[tfdt + 8] == 1
+        struct.pack_into('>Q', b, tfdt + 12, struct.unpack_from('>Q', b, tfdt + 12)[0] + shift)
+    at += size
+open(f'{out}/opus.mp4', 'wb').write(b)
+# The last reference one byte longer than the file has.
+refs = sidx + (36 if wide else 28)
+count = struct.unpack_from('>H', b, refs + 2)[0]
+last = refs + 4 + 12 * (count - 1)
+struct.pack_into('>I', b, last, struct.unpack_from('>I', b, last)[0] + 1)
+open(f'{out}/opus-past-end.mp4', 'wb').write(b)
+def mpd(name, media, init_end):
+    open(f'{out}/{name}', 'w').write(
+        '<?xml version="1.0"?>\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT0.9S" '
+        'minBufferTime="PT1S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">\n<Period duration="PT0.9S">'
+        '<AdaptationSet mimeType="audio/mp4" lang="en"><Representation id="opus" bandwidth="48000" codecs="opus" audioSamplingRate="48000">'
+        f'<BaseURL>{media}</BaseURL><SegmentBase timescale="48000" presentationTimeOffset="{shift}" indexRange="{sidx}-{sidx + sidx_size - 1}">'
+        f'<Initialization range="0-{init_end}"/></SegmentBase></Representation></AdaptationSet></Period></MPD>\n')
+mpd('init-holds-index.mpd', 'opus.mp4', sidx + sidx_size - 1)
+mpd('past-end.mpd', 'opus-past-end.mp4', sidx - 1)
+EOF
+    local period
+    period() { # ID START VIDEO-FIRST VIDEO-S AUDIO-FIRST AUDIO-S
+        local v='init-stream$RepresentationID$.m4s' m='chunk-stream$RepresentationID$-$Number%05d$.m4s'
+        printf '<Period id="%s" start="PT%sS" duration="PT10S"><BaseURL>../dash-vod/</BaseURL>\n' "$1" "$2"
+        printf '<AdaptationSet id="0" contentType="video" segmentAlignment="true"><Representation id="1" mimeType="video/mp4" codecs="avc1.42c01e" bandwidth="540000" width="640" height="360">\n'
+        printf '<SegmentTemplate timescale="12288" presentationTimeOffset="%s" initialization="%s" media="%s" startNumber="%s"><SegmentTimeline>%s</SegmentTimeline></SegmentTemplate></Representation></AdaptationSet>\n' \
+            $(($2 * 12288)) "$v" "$m" "$3" "$4"
+        printf '<AdaptationSet id="1" contentType="audio" lang="eng"><Representation id="2" mimeType="audio/mp4" codecs="mp4a.40.2" bandwidth="96000" audioSamplingRate="48000">\n'
+        printf '<SegmentTemplate timescale="48000" presentationTimeOffset="%s" initialization="%s" media="%s" startNumber="%s"><SegmentTimeline>%s</SegmentTimeline></SegmentTemplate></Representation></AdaptationSet></Period>\n' \
+            $(($2 * 48000)) "$v" "$m" "$5" "$6"
+    }
+    {
+        printf '<?xml version="1.0" encoding="utf-8"?>\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" type="static" mediaPresentationDuration="PT20.0S" minBufferTime="PT4.0S">\n'
+        period 0 0 1 '<S t="0" d="24576" r="4"/>' 1 '<S t="0" d="95232"/><S d="96256" r="3"/>'
+        period 1 10 6 '<S t="122880" d="24576" r="4"/>' 5 '<S t="384000" d="96256" r="2"/><S d="95232"/><S d="96256"/><S d="95744"/>'
+        printf '</MPD>\n'
+    } >"$1/periods.mpd"
+    {
+        printf '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n'
+        printf '#EXTINF:1000000,\n../hls-vod/v0/seg000.ts\n'
+        for k in 1 2 3 4; do printf '#EXTINF:2.000000,\n../hls-vod/v0/seg%03d.ts\n' "$k"; done
+        printf '#EXT-X-ENDLIST\n'
+    } >"$1/long.m3u8"
+}
+
 # ---------------------------------------------------------------------------
 
 build progressive.mp4 gen_progressive
@@ -899,4 +1014,5 @@ build dash-webm       gen_dash_webm
 build dash-av1        gen_dash_av1
 build dash-hevc       gen_dash_hevc
 build dash-thumbs     gen_dash_thumbs
+build dash-shapes     gen_dash_shapes "$outdir/dash-vod" "$outdir/hls-vod"
 build hostile         gen_hostile
