@@ -15,9 +15,10 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case partial = 3
     /// Stopped by a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT); an interrupted download.
     case interrupted = 4
-    /// A network source failed, and nothing else did: the last line names the cause (connection
-    /// refused, timed out, reset, an HTTP status, TLS, a host name that does not resolve, a
-    /// budget) and the URL.
+    /// A network source failed to deliver, and nothing else failed: the last line names the
+    /// cause (connection refused, timed out, reset, an HTTP status, TLS, a host name that does
+    /// not resolve) and the URL. What a server sent and was refused (a budget, a malformed
+    /// manifest) is 1 or 2 as any other file's.
     case network = 5
 
     /// A run over `items` items of which `played` played and `failed` could not be, one of

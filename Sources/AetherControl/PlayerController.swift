@@ -137,7 +137,7 @@ public final class PlayerController: PlaylistWalkOwner {
             }
             if interrupter.isRaised { return false }
             let failure = PlayerError(error)
-            return notPlayed(TextSanitizer.clean(failure.description), network: failure.network != nil)
+            return notPlayed(TextSanitizer.clean(failure.description), network: failure.network?.cause.isTransport == true)
         }
         // `--start` past the item's end: nothing of it would play (mpv says so and counts it
         // as not played).
@@ -194,7 +194,7 @@ public final class PlayerController: PlaylistWalkOwner {
             if holdsImage() { break }
             if let message = player.endedEarlyMessage {
                 walk.tally.endedEarly("'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(message)",
-                                      network: player.networkFailure != nil)
+                                      network: player.networkFailure?.cause.isTransport == true)
             } else if let source = playlist.current?.source {
                 // Played to the end: nothing to resume.
                 settings.watchLater.remove(for: source)
@@ -209,7 +209,7 @@ public final class PlayerController: PlaylistWalkOwner {
             return finished()
         case .error:
             walk.tally.failedPlaying("'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(player.failure?.description ?? "playback failed")",
-                                     network: player.failure?.network != nil || player.networkFailure != nil)
+                                     network: (player.failure?.network ?? player.networkFailure)?.cause.isTransport == true)
             host?.controllerWillUnloadItem(self, reason: "error")
             hub.emit(.endFile(reason: "error"))
             if !advanceAtEnd() { return finished() }

@@ -150,7 +150,7 @@ final class PlaylistWalk {
                                          timeout: network.readTimeout, limit: Self.remoteListLimit)
         } catch {
             let why = NetworkSettings.diagnose(error, url: url)
-            return .failure(ListFailure(line: "cannot open '\(name)': \(why.line)", network: why.cause != .other))
+            return .failure(ListFailure(line: "cannot open '\(name)': \(why.line)", network: why.cause.isTransport))
         }
         guard let parsed = PlaylistLoader.parseRemote(bytes: bytes, url: url) else { return .success(false) }
         for w in parsed.warnings { AppLog.write("playlist", "'\(name)': \(w)") }

@@ -12,13 +12,15 @@ import Testing
     static let rssLimitKiB = 300 * 1024
 
     /// Plays `path` from the hostile server headless; checks the one-line refusal and the memory.
-    func refuses(_ path: String, saying expected: String, extra: [String] = [], timeout: Double = 40,
+    /// `status`: 1 for what the server sent refused (a budget, a malformed manifest), 5 for
+    /// what it did not send (a stall, a deadline).
+    func refuses(_ path: String, saying expected: String, extra: [String] = [], timeout: Double = 40, status: Int32 = 1,
                  sourceLocation: SourceLocation = #_sourceLocation) throws {
         let server = try HostileHTTP()
         defer { server.stop() }
         let m = HostileHTTP.measure([server.url(path), "--vo=null", "--ao=null"] + extra, timeout: timeout)
         #expect(!m.timedOut, "\(path): still running after \(timeout) s", sourceLocation: sourceLocation)
-        #expect(m.status == 1, "\(path): exit \(m.status): \(m.text)", sourceLocation: sourceLocation)
+        #expect(m.status == status, "\(path): exit \(m.status): \(m.text)", sourceLocation: sourceLocation)
         #expect(m.lines.count == 1 && m.lines.first?.contains(expected) == true,
                 "\(path): expected one line with '\(expected)': \(m.lines)", sourceLocation: sourceLocation)
         #expect(m.peakRSSKiB > 0 && m.peakRSSKiB <= Self.rssLimitKiB, "\(path): peak RSS \(m.peakRSSKiB / 1024) MB",
@@ -83,14 +85,14 @@ import Testing
     }
 
     @Test func aStallIsNamed() throws {
-        try refuses("stall", saying: "stalled: no data for 2 s", extra: ["--network-timeout=2", "--network-retries=1"])
+        try refuses("stall", saying: "stalled: no data for 2 s", extra: ["--network-timeout=2", "--network-retries=1"], status: 5)
     }
 
     /// A playlist sent a byte every 2 s, and a response whose headers never end: the open's
     /// deadline (15 s) ends both with a line that says so, within the memory limit.
     @Test(arguments: [("drip.m3u8", "the playlist did not arrive within 15 s"), ("huge-headers", "no complete answer within 15 s")])
     func aServerThatNeverFinishesRunsOutOfTheOpenDeadline(path: String, expected: String) throws {
-        try refuses(path, saying: expected, timeout: 45)
+        try refuses(path, saying: expected, timeout: 45, status: 5)
     }
 
     /// A live stream whose timestamps restart every two seconds never ages by media time: with a

@@ -8,6 +8,8 @@ public struct FFmpegError: Error, Equatable, CustomStringConvertible, Sendable {
     public let function: String
     /// FFmpeg's own words for `code` (`av_strerror`).
     public let message: String
+    /// The network layer's reason, with its cause, when it is the network that failed.
+    public private(set) var network: NetworkFailure?
 
     public init(code: Int32, function: String) {
         self.code = code
@@ -20,6 +22,12 @@ public struct FFmpegError: Error, Equatable, CustomStringConvertible, Sendable {
         self.code = code
         self.function = function
         self.message = message
+    }
+
+    /// The network layer gave up (`failure` says why; `code`, the AVERROR behind it).
+    public init(network failure: NetworkFailure, code: Int32) {
+        self.init(function: "network", message: failure.line, code: code)
+        network = failure
     }
 
     public var description: String { "\(function): \(message)" }

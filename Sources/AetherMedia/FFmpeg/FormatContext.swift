@@ -181,7 +181,7 @@ public final class FormatContext {
             } catch {
                 interrupt.arm(seconds: nil)
                 avformat_free_context(ctx)
-                throw session.failure.map { FFmpegError(function: "network", message: $0, code: error.code) } ?? error
+                throw session.networkFailure.map { FFmpegError(network: $0, code: error.code) } ?? error
             }
         } else {
             mainInput = nil
@@ -197,7 +197,7 @@ public final class FormatContext {
             interrupt.arm(seconds: nil)
             // A reader's refusal (a playlist over its budget) or a transfer that gave up is the
             // cause, not the interrupt or the vaguer error it left behind.
-            if let why = session?.failure { throw FFmpegError(function: "network", message: why, code: opened) }
+            if let why = session?.networkFailure { throw FFmpegError(network: why, code: opened) }
             throw FFmpegError(code: opened, function: "avformat_open_input")
         }
         ctx = ok
@@ -206,7 +206,7 @@ public final class FormatContext {
         if info < 0 {
             var doomed: UnsafeMutablePointer<AVFormatContext>? = ctx
             avformat_close_input(&doomed)
-            if let why = session?.failure { throw FFmpegError(function: "network", message: why, code: info) }
+            if let why = session?.networkFailure { throw FFmpegError(network: why, code: info) }
             throw FFmpegError(code: info, function: "avformat_find_stream_info")
         }
         pointer = ctx

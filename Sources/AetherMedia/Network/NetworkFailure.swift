@@ -47,6 +47,15 @@ public struct NetworkFailure: Error, Sendable, Equatable, CustomStringConvertibl
             }
         }
 
+        /// Whether the network failed to deliver (the exit status of its own, 5), rather than
+        /// what it delivered being refused (a budget, the policy, anything else: the usual one).
+        public var isTransport: Bool {
+            switch self {
+            case .dns, .refused, .timedOut, .reset, .http, .tls, .closed: return true
+            case .budget, .policy, .other: return false
+            }
+        }
+
         /// The cause in a few words ("connection refused", "HTTP 404").
         public var words: String {
             switch self {

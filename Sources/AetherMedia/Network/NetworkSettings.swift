@@ -65,12 +65,13 @@ public struct NetworkSettings: Sendable, Equatable {
         if error.code == aether_AVERROR(EIO), !host.isEmpty, !resolves(host) {
             return NetworkFailure(.dns(host: host), url: url, line: "cannot resolve host '\(TextSanitizer.clean(host))'")
         }
-        if error.code == aether_AVERROR(EIO), RedirectProbe.handshakeFails(url: url, interrupt: InterruptToken(), timeout: timeout) {
+        if error.code == aether_AVERROR(EIO), error.network.map({ $0.cause == .other }) ?? true,
+           RedirectProbe.handshakeFails(url: url, interrupt: InterruptToken(), timeout: timeout) {
             return NetworkFailure(.tls, url: url, line: "TLS handshake with '\(TextSanitizer.clean(host))' failed")
         }
-        let cause = NetworkFailure.Cause.of(error.code, url: url, flowing: false)
         // The network layer's own reason (a refusal, a transfer that gave up) is specific already.
-        if error.function == "network" { return NetworkFailure(cause, url: url, line: error.message) }
+        if let failure = error.network { return failure }
+        let cause = NetworkFailure.Cause.of(error.code, url: url, flowing: false)
         if error.code == aether_AVERROR_EXIT(), let openDeadline {
             return NetworkFailure(.timedOut, url: url, line: "no complete answer within \(String(cFormat: "%g", openDeadline)) s")
         }

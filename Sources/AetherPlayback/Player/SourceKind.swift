@@ -72,7 +72,8 @@ struct OpenRequest {
             throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(what) \(error.message)")
         } catch where error.code == aether_AVERROR_EXIT() && !interrupt.isCancelled {
             // The open deadline passed (a server that drips): libavformat would wait as long again.
-            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the \(what) did not arrive within \(String(cFormat: "%g", timeout)) s")
+            let line = "the \(what) did not arrive within \(String(cFormat: "%g", timeout)) s"
+            throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(line)", cause: .network(NetworkFailure(.timedOut, url: url, line: line)))
         } catch {
             return nil
         }
