@@ -36,7 +36,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // libass (ASS/SSA subtitle rendering); its shim formats libass's va_list messages for the log.
         .systemLibrary(name: "CLibass", pkgConfig: "libass", providers: [.apt(["libass-dev"])]),
-        // Saved termios + a crash-signal handler that restores the terminal (async-signal-safe C).
+        // Saved termios + a crash-signal handler that restores the terminal and writes the crash
+        // report (async-signal-safe C).
         .target(name: "CTerminal"),
         // sd-bus (libsystemd) for the MPRIS server: its object vtables are C macros, so they
         // live in this shim, which forwards calls and property access to Swift.
@@ -98,7 +99,7 @@ let package = Package(
             "AetherEngine", "AetherControl", "AetherThemes", "AetherInput", "AetherScreen", "TerminalGraphics", "OutputChoice", "CNcurses", "CTerminal",
         ]),
         .executableTarget(name: "aether-tui", dependencies: [
-            "AetherEngine", "TerminalGraphics", "OutputChoice", "AetherTUI", "AetherThemes", "AetherInput", "AetherControl",
+            "AetherEngine", "TerminalGraphics", "OutputChoice", "AetherTUI", "AetherThemes", "AetherInput", "AetherControl", "CTerminal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], plugins: ["GitCommitPlugin"]),
         // `--version`'s git commit, written at build time.

@@ -1,11 +1,14 @@
 #define _GNU_SOURCE
 #include "CTerminal.h"
+#include "crash_report_internal.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -92,28 +95,57 @@ void aether_terminal_install_altstack(void) {
     if (sigaltstack(&ss, NULL) != 0) munmap(stack, size);
 }
 
-static void crash_handler(int sig, siginfo_t *info, void *context) {
-    aether_terminal_restore();
-    /* Whatever handled the signal before us (the Swift runtime's backtracer) runs now, on the
-       normal screen, with the true siginfo and context. It may return: for a signal that was
-       sent (kill -SEGV) the backtracer does, and the process would carry on. */
-    struct sigaction prev = previous[sig];
-    if (prev.sa_flags & SA_SIGINFO) {
-        if (prev.sa_sigaction != NULL) prev.sa_sigaction(sig, info, context);
-    } else if (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
-        prev.sa_handler(sig);
-    }
-    /* Then the default action: the process dies of this signal (a truthful exit status and core
-       dump). A fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE from the kernel) returns to the faulting
-       instruction, which faults again. A signal that was sent (kill, raise, abort), or a trap
-       that would continue past its instruction, is sent again: it is blocked here, so it
-       arrives as this handler returns. */
+/* The default action of `sig`: the process dies of it (a truthful exit status and core dump).
+   A fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE from the kernel) returns to the faulting
+   instruction, which faults again. A signal that was sent (kill, raise, abort), or a trap that
+   would continue past its instruction, is sent again: it is blocked here, so it arrives as the
+   handler returns. */
+static void default_action(int sig, const siginfo_t *info) {
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, NULL);
     if (info == NULL || info->si_code <= 0 || sig == SIGTRAP || sig == SIGABRT) raise(sig);
+}
+
+/* The thread handling a crash (0: none): one report, whichever threads crash. */
+static _Atomic pid_t handling_thread;
+
+static void crash_handler(int sig, siginfo_t *info, void *context) {
+    pid_t self = (pid_t)syscall(SYS_gettid), none = 0;
+    if (!atomic_compare_exchange_strong(&handling_thread, &none, self)) {
+        /* Another signal on this thread, from inside the handler: die of it now. Another
+           thread's crash: the first one ends the process. */
+        if (none == self) { default_action(sig, info); return; }
+        for (;;) pause();
+    }
+    aether_terminal_restore();
+    /* The report's own part (the signal, the version, the options, the item, the frames). */
+    int report = crash_report_begin(sig, info);
+    /* Whatever handled the signal before us (the Swift runtime's backtracer) runs now, on the
+       normal screen, with the true siginfo and context, writing into the report. It may
+       return: for a signal that was sent (kill -SEGV) the backtracer does, and the process
+       would carry on. */
+    struct sigaction prev = previous[sig];
+    int has_previous = (prev.sa_flags & SA_SIGINFO) ? prev.sa_sigaction != NULL
+                                                    : prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN;
+    int saved_stderr = -1;
+    if (has_previous && crash_report_runs_previous()) {
+        saved_stderr = crash_report_redirect(report);
+        /* The signal mask the kernel would have given it. The backtracer's memory reader (a
+           thread it starts, which inherits this mask) relies on catching SIGSEGV: blocked, as
+           it is in this handler, a fault there would kill the process at once. */
+        sigset_t mask = prev.sa_mask, old;
+        if (!(prev.sa_flags & SA_NODEFER)) sigaddset(&mask, sig);
+        else sigdelset(&mask, sig);
+        sigprocmask(SIG_SETMASK, &mask, &old);
+        if (prev.sa_flags & SA_SIGINFO) prev.sa_sigaction(sig, info, context);
+        else prev.sa_handler(sig);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+    }
+    crash_report_finish(report, saved_stderr);
+    default_action(sig, info);
 }
 
 void aether_terminal_install_crash_handlers(void) {

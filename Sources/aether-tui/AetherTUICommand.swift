@@ -11,12 +11,15 @@ import Glibc
 @main
 enum Main {
     static func main() async {
+        // First: this may run the program again with the Swift backtracer's settings.
+        let runBacktracer = CrashReporting.prepareBacktracer()
         // Before the player's threads: a few arenas, not one per thread (see MemoryPolicy).
         MemoryPolicy.limitArenas()
         // Libraries of another major version than the build's: one line, before anything
         // touches the terminal or calls into them.
         if let mismatch = FFmpegVersions.incompatibility { exit(fail(mismatch).rawValue) }
         let arguments = Array(CommandLine.arguments.dropFirst())
+        CrashReporting.arm(arguments: arguments, environment: ProcessInfo.processInfo.environment, runBacktracer: runBacktracer)
         if arguments == ["--list-options"] {
             StandardStream.write(CommonOptionsHelp.list)
             exit(0)

@@ -7,10 +7,11 @@ import Glibc
 
 /// The human-readable `probe` report. Every string in `MediaInfo` is already sanitised.
 enum ProbeReport {
-    static func render(_ info: MediaInfo) -> String {
+    /// The report, headed by `heading` (default: the source's path or URL).
+    static func render(_ info: MediaInfo, heading: String? = nil) -> String {
         var out = ""
         func line(_ s: String) { out += s + "\n" }
-        line("\(info.url)")
+        line(heading ?? "\(info.url)")
         line("  Container   \(info.containerLongName) (\(info.container))")
         if let title = info.title { line("  Title       \(title)") }
         var summary = "  Duration    \(info.duration.map(timestamp) ?? "unknown")"

@@ -46,4 +46,44 @@ import Testing
         #expect(restored != nil && report != nil, "\(output.debugDescription)")
         if let restored, let report { #expect(restored.upperBound <= report.lowerBound, "the report came before the restore") }
     }
+
+    /// The crash report (CrashReport.h), however the process dies (a stack overflow included),
+    /// with or without a handler before ours: after the restore, a new file in the directory
+    /// (made with its parents) holds the signal and how it came, the header, the last item
+    /// given, the crashing thread's frames and what the previous handler wrote on stderr; then
+    /// one line on stderr says where it is.
+    @Test(arguments: [(AETHER_CRASH_STACK_OVERFLOW, SIGSEGV, false), (AETHER_CRASH_NULL_WRITE, SIGSEGV, true),
+                      (AETHER_CRASH_KILL_SEGV, SIGSEGV, true), (AETHER_CRASH_ABORT, SIGABRT, false)])
+    func aCrashWritesTheReport(how: aether_crash, signal: Int32, previousHandler: Bool) throws {
+        let base = NSTemporaryDirectory() + "aether-crash-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let directory = base + "/state/crashes"
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var result = aether_crash_result()
+        let rc = aether_crash_in_pty_reporting(Int32(how.rawValue), previousHandler ? 1 : 0, Self.enter, Self.restore, directory,
+                                               &buffer, buffer.count, &result)
+        #expect(rc == 0, "no pty or no fork")
+        #expect(result.term_signal == signal, "died of \(result.term_signal) (exit \(result.exit_status)), not \(signal)")
+        let output = String(decoding: buffer.prefix(result.length), as: UTF8.self)
+        let line = try #require(output.range(of: "crashtest crashed; report: "), "no line: \(output.debugDescription)")
+        let restored = try #require(output.range(of: Self.restore), "no restore: \(output.debugDescription)")
+        #expect(restored.upperBound <= line.lowerBound, "the line came before the restore")
+        let path = String(output[line.upperBound...].prefix { !$0.isNewline })
+        let name = try Regex(#"crash-\d{8}-\d{6}-\d+\.txt"#)
+        #expect(path.hasPrefix(directory + "/") && path.dropFirst(directory.count + 1).wholeMatch(of: name) != nil, "\(path)")
+        let report = try String(contentsOfFile: path, encoding: .utf8)
+        let cause = how == AETHER_CRASH_NULL_WRITE ? "signal 11, a fault at address 0x0 (code 1)"
+            : how == AETHER_CRASH_STACK_OVERFLOW ? "signal 11, a fault at address 0x" : "raised by the process itself"
+        #expect(report.hasPrefix("crashtest crashed: \(signal == SIGSEGV ? "SIGSEGV" : "SIGABRT")") && report.contains(cause),
+                "\(report.prefix(200))")
+        #expect(report.contains(" UTC, process ") && report.contains("\n\nHEADER-MARKER\n\nplaying: ITEM-MARKER\n"), "\(report)")
+        #expect(report.contains("The crashing thread's frames") && report.contains("\n  #00  0x"), "\(report)")
+        #expect(report.contains("before ours") == previousHandler, "\(report)")
+        if previousHandler {
+            #expect(report.hasSuffix("PREVIOUS") && !output.contains("PREVIOUS"), "the previous handler's output went astray")
+        }
+        let file = try FileManager.default.attributesOfItem(atPath: path)
+        let folder = try FileManager.default.attributesOfItem(atPath: directory)
+        #expect((file[.posixPermissions] as? Int) == 0o600 && (folder[.posixPermissions] as? Int) == 0o700)
+    }
 }

@@ -21,10 +21,11 @@ static int __attribute__((noinline)) recurse(int depth) {
 
 static void previous(int sig, siginfo_t *info, void *context) {
     (void)sig; (void)info; (void)context;
-    (void)!write(1, "PREVIOUS", 8);
+    (void)!write(2, "PREVIOUS", 8);
 }
 
-static void child(const char *slave, int how, int previous_handler, const char *enter, const char *restore) {
+static void child(const char *slave, int how, int previous_handler, const char *enter, const char *restore,
+                  const char *report_directory) {
     setsid();
     int ctty = open(slave, O_RDWR);            /* the first tty opened becomes the controlling tty */
     if (ctty < 0) _exit(90);
@@ -52,6 +53,12 @@ static void child(const char *slave, int how, int previous_handler, const char *
     int target = aether_terminal_output_fd();
     if (target == 0 || target < 0) _exit(93);
     aether_terminal_set_restore_sequence(restore, strlen(restore));
+    if (report_directory != NULL) {
+        const char *header = "HEADER-MARKER\n", *item = "playing: ITEM-MARKER\n";
+        if (aether_crash_report_configure(report_directory, "crashtest", header, strlen(header)) != 0) _exit(95);
+        aether_crash_report_set_item("playing: stale\n", 15);
+        aether_crash_report_set_item(item, strlen(item));
+    }
     aether_terminal_install_crash_handlers();
     struct termios raw;
     tcgetattr(0, &raw);
@@ -69,6 +76,12 @@ static void child(const char *slave, int how, int previous_handler, const char *
 
 int aether_crash_in_pty(int how, int previous_handler, const char *enter, const char *restore,
                         unsigned char *output, size_t capacity, struct aether_crash_result *result) {
+    return aether_crash_in_pty_reporting(how, previous_handler, enter, restore, NULL, output, capacity, result);
+}
+
+int aether_crash_in_pty_reporting(int how, int previous_handler, const char *enter, const char *restore,
+                                  const char *report_directory,
+                                  unsigned char *output, size_t capacity, struct aether_crash_result *result) {
     memset(result, 0, sizeof *result);
     int master = posix_openpt(O_RDWR | O_NOCTTY);
     if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) return -1;
@@ -79,7 +92,7 @@ int aether_crash_in_pty(int how, int previous_handler, const char *enter, const 
     if (probe < 0) { close(master); return -1; }
     pid_t pid = fork();
     if (pid < 0) { close(probe); close(master); return -1; }
-    if (pid == 0) { close(master); close(probe); child(slave, how, previous_handler, enter, restore); }
+    if (pid == 0) { close(master); close(probe); child(slave, how, previous_handler, enter, restore, report_directory); }
 
     int status = 0;
     int done = 0;

@@ -1,6 +1,7 @@
 #ifndef AETHER_CTERMINAL_H
 #define AETHER_CTERMINAL_H
 #include <stddef.h>
+#include "CrashReport.h"
 
 /* Terminal restoration that works from any exit path, including a crash signal, where only
    async-signal-safe calls are allowed: the saved termios and a prepared byte string. */
@@ -29,10 +30,12 @@ void aether_terminal_restore(void);
 void aether_terminal_install_altstack(void);
 
 /* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP: restore the terminal on the alternate
-   signal stack, run whatever handled the signal before (the Swift runtime's backtracer), so its
-   crash report lands on the normal screen, then die of the signal with its default action, so
-   the exit status and core dump stay truthful. Installs an alternate stack for the calling
-   thread. */
+   signal stack, write the crash report when one is configured (CrashReport.h), run whatever
+   handled the signal before (the Swift runtime's backtracer; its output goes into the report
+   when there is one, else to the normal screen) unless told not to, then die of the signal with
+   its default action, so the exit status and core dump stay truthful. One thread reports:
+   another that crashes meanwhile waits for the process to end. Installs an alternate stack for
+   the calling thread; calling it again changes nothing. */
 void aether_terminal_install_crash_handlers(void);
 /* A pipe for capturing a library's terminal output: close-on-exec, the read end non-blocking,
    as large as the system allows (up to `capacity` bytes). Returns 0 and fills fds, or -1. */

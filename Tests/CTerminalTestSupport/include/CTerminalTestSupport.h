@@ -23,9 +23,16 @@ struct aether_crash_result {
    crash handlers with `restore` as the restore sequence (it exits 93 if CTerminal chose no
    output fd, or stdin, for the restore bytes), turns off ECHO and ICANON, writes
    `enter` (e.g. "ESC[?1049h"), then crashes as `how` says. With `previous_handler`, a handler
-   that writes "PREVIOUS" to stdout and returns (as the Swift backtracer does for a sent signal)
+   that writes "PREVIOUS" to stderr and returns (as the Swift backtracer does for a sent signal)
    is installed before CTerminal's. The parent collects everything the
    child wrote to the terminal into `output`. Returns 0, or -1 if the pty or fork failed. */
 int aether_crash_in_pty(int how, int previous_handler, const char *enter, const char *restore,
                         unsigned char *output, size_t capacity, struct aether_crash_result *result);
+
+/* aether_crash_in_pty, with the child's crash report (CrashReport.h) armed to write into
+   `report_directory` (NULL: none) for the program "crashtest", with the header
+   "HEADER-MARKER\n" and the item "playing: ITEM-MARKER\n". */
+int aether_crash_in_pty_reporting(int how, int previous_handler, const char *enter, const char *restore,
+                                  const char *report_directory,
+                                  unsigned char *output, size_t capacity, struct aether_crash_result *result);
 #endif

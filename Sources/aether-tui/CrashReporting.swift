@@ -1,0 +1,83 @@
+import AetherBase
+import AetherControl
+import AetherEngine
+import CTerminal
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Crash reports: on a fatal signal, CTerminal's handler restores the terminal, writes a report
+/// into `$XDG_STATE_HOME/aether-tui/crashes/` and says where in one line on the standard error
+/// (CrashReport.h), then the process dies of the signal. This prepares what the report says
+/// (the version, the options, what is playing) and the Swift runtime's backtracer, whose output
+/// goes into the report after ours.
+enum CrashReporting {
+    /// What `SWIFT_BACKTRACE` ends with: never a question on the terminal (the backtracer's
+    /// default there is to ask for a key for 30 s), no colour, to the standard error, which the
+    /// handler points at the report while the backtracer runs; no registers (each is shown with
+    /// the memory it points at, which can be anything the player held: a URL, a path), and the
+    /// home directory out of the paths.
+    static let backtracerSettings = "interactive=no,color=no,output-to=stderr,registers=none,sanitize=yes"
+
+    /// The backtracer's settings in force, by running this program again with them, once.
+    /// The runtime reads `SWIFT_BACKTRACE` as it loads, before `main`: setting it later changes
+    /// nothing. Only when the runtime's backtracer is armed (it found `swift-backtrace` beside
+    /// itself: a toolchain's runtime, not the package's static one) and the variable does not
+    /// already end with ``backtracerSettings``. Call first thing in `main`, before any thread.
+    /// Returns whether the backtracer may run at a crash: false when it is armed with its own
+    /// settings (the exec failed), since it would then ask on the terminal.
+    static func prepareBacktracer() -> Bool {
+        guard aether_crash_report_signal_caught(SIGSEGV) != 0 else { return true }
+        let current = getenv("SWIFT_BACKTRACE").map { String(cString: $0) }
+        if let current, current.hasSuffix(backtracerSettings) { return true }
+        // The same process (its pid, its descriptors) with the same arguments, from the file
+        // itself rather than /proc/self/exe, whose name would become the process's.
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard readlink("/proc/self/exe", &target, Int(PATH_MAX)) > 0 else { return false }
+        setenv("SWIFT_BACKTRACE", (current.map { $0 + "," } ?? "") + backtracerSettings, 1)
+        execv(target, CommandLine.unsafeArgv)
+        if let current { setenv("SWIFT_BACKTRACE", current, 1) } else { unsetenv("SWIFT_BACKTRACE") }
+        return false
+    }
+
+    /// Arms the report for this run of `arguments` (the command line, without the program's
+    /// name) and the handlers. `runBacktracer`: ``prepareBacktracer()``'s answer.
+    static func arm(arguments: [String], environment: [String: String], runBacktracer: Bool) {
+        let directory = StateDirectory.path("crashes", environment: environment)
+        let header = "version:\n" + VersionReport.text + "\noptions: " + options(arguments) + "\n"
+        guard aether_crash_report_configure(directory, PlayerIdentity.name, header, header.utf8.count) == 0 else { return }
+        aether_crash_report_run_previous_handler(runBacktracer ? 1 : 0)
+        aether_terminal_install_crash_handlers()
+        LoadedItemWatch.watch { item, info in
+            let text = playing(item, info: info)
+            aether_crash_report_set_item(text, text.utf8.count)
+        }
+    }
+
+    /// The command line as the report shows it: what names a file or a URL (a word or an
+    /// option's value with a `/` in it, or that names a file here) becomes `…`, so no path of
+    /// the user's is written; the config file's options are not on it.
+    static func options(_ arguments: [String], exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String {
+        func isPath(_ word: Substring) -> Bool { word.contains("/") || (!word.isEmpty && exists(String(word))) }
+        let shown = arguments.map { argument -> String in
+            let word = Substring(argument)
+            if argument.hasPrefix("-"), let equals = word.firstIndex(of: "=") {
+                return isPath(word[word.index(after: equals)...]) ? String(word[...equals]) + "…" : argument
+            }
+            return argument != "-" && isPath(word) ? "…" : argument
+        }
+        return shown.isEmpty ? "(none)" : TextSanitizer.clean(shown.joined(separator: " "))
+    }
+
+    /// What is playing: the item's name (a file's name, a URL's last segment, or its host) and
+    /// the probe report of what the player found in it.
+    static func playing(_ item: PlaylistItem, info: MediaInfo?) -> String {
+        var name = item.displayName
+        if PlaylistLoader.isURL(item.source), name == item.source {
+            name = URL(string: item.source)?.host ?? "a URL"
+        }
+        let heading = "playing: " + TextSanitizer.clean(name)
+        return info.map { ProbeReport.render($0, heading: heading) } ?? heading + "\n"
+    }
+}
