@@ -2,6 +2,8 @@
 /// (``of(played:failed:items:endedEarly:)``), the hosts and the command line exit with its
 /// `rawValue`, and the man page's EXIT STATUS lists every case (`ExitStatusTests` holds the table
 /// and the page together). mpv's where it has one: 1 for a bad option or a file that failed.
+/// A crash has no status here: the process dies of its signal once the report is written
+/// (CTerminal's crash handler), so the shell sees 128 + the signal's number.
 public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// Played to the end, or quit with `q`.
     case ok = 0
