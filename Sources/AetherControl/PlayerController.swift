@@ -117,6 +117,7 @@ public final class PlayerController: PlaylistWalkOwner {
         remote.itemWillLoad()
         playlist.position = index
         let entry = playlist.items[index]
+        CurrentItemWatch.current(entry, info: nil)
         var plan = OpenPlan(entry.source, settings: settings, reload: reload)
         plan.options.opening.interrupt = interrupter.fresh()
         plan.options.time = clock
@@ -149,7 +150,7 @@ public final class PlayerController: PlaylistWalkOwner {
         walk.tally.opened(loops: settings.loopFile)
         item.opened(fileSize: PlaylistLoader.isURL(entry.source) ? nil : FileBytes.size(path: entry.source),
                     startPosition: player.startPosition ?? start)
-        LoadedItemWatch.loaded(entry, info: player.mediaInfo)
+        CurrentItemWatch.current(entry, info: player.mediaInfo)
         if settings.subtitleAutoload { plan.addSidecars(of: entry.source, to: player) }
         remote.saw(remote.title(of: entry, player: player), for: entry.source, items: playlist.count)
         // (`--stream-record` began with the open; a gapless item already playing starts it here.)

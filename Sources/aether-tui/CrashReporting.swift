@@ -42,14 +42,19 @@ enum CrashReporting {
     }
 
     /// Arms the report for this run of `arguments` (the command line, without the program's
-    /// name) and the handlers. `runBacktracer`: ``prepareBacktracer()``'s answer.
+    /// name), the terminal's restoration and the handlers. `runBacktracer`:
+    /// ``prepareBacktracer()``'s answer.
     static func arm(arguments: [String], environment: [String: String], runBacktracer: Bool) {
         let directory = StateDirectory.path("crashes", environment: environment)
         let header = "version:\n" + VersionReport.text + "\noptions: " + options(arguments) + "\n"
         guard aether_crash_report_configure(directory, PlayerIdentity.name, header, header.utf8.count) == 0 else { return }
         aether_crash_report_run_previous_handler(runBacktracer ? 1 : 0)
+        // The modes the program found the terminal in are what a crash puts back, from the
+        // start: an open that takes the keys and the terminal's probe set raw modes before the
+        // screen is up (which saves them again).
+        aether_terminal_save(STDIN_FILENO)
         aether_terminal_install_crash_handlers()
-        LoadedItemWatch.watch { item, info in
+        CurrentItemWatch.watch { item, info in
             let text = playing(item, info: info)
             aether_crash_report_set_item(text, text.utf8.count)
         }
@@ -71,13 +76,13 @@ enum CrashReporting {
     }
 
     /// What is playing: the item's name (a file's name, a URL's last segment, or its host) and
-    /// the probe report of what the player found in it.
+    /// the probe report of what the player found in it; nil `info`: the item is opening.
     static func playing(_ item: PlaylistItem, info: MediaInfo?) -> String {
         var name = item.displayName
         if PlaylistLoader.isURL(item.source), name == item.source {
             name = URL(string: item.source)?.host ?? "a URL"
         }
-        let heading = "playing: " + TextSanitizer.clean(name)
-        return info.map { ProbeReport.render($0, heading: heading) } ?? heading + "\n"
+        let clean = TextSanitizer.clean(name)
+        return info.map { ProbeReport.render($0, heading: "playing: " + clean) } ?? "opening: \(clean)\n"
     }
 }

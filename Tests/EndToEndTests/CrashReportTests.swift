@@ -89,4 +89,51 @@ import Testing
             #expect(!report.contains(secret), "the report holds \(secret.debugDescription)")
         }
     }
+
+    /// A crash while an item opens (a server that takes the connection and never answers): the
+    /// report names the item opening by its URL's last segment, nothing else of the URL, and the
+    /// terminal is back in its own modes (the open takes the keys, in raw mode, before the
+    /// screen is up).
+    @Test func aCrashWhileOpeningNamesTheItem() throws {
+        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(server >= 0)
+        defer { close(server) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, length) == 0 && getsockname(server, $0, &length) == 0 }
+        }
+        #expect(bound && listen(server, 4) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let state = NSTemporaryDirectory() + "aether-crash-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let s = try TmuxSession([TestEnvironment.binary, "http://127.0.0.1:\(port)/private-path-marker/stream.mkv?token=query-marker",
+                                 "--ao=null", "--network-timeout=60"],
+                                columns: 220, rows: 40,
+                                environment: ["TERM": "screen-256color", "XDG_RUNTIME_DIR": "/tmp/aether-test-xdg",
+                                              "XDG_CONFIG_HOME": TestEnvironment.isolatedHomes.config, "XDG_STATE_HOME": state],
+                                afterExit: "stty -a")
+        defer { s.close() }
+        // The player's request is waiting on the listening socket: the open has begun.
+        var pending = pollfd(fd: server, events: Int16(POLLIN), revents: 0)
+        #expect(waitUntil(10, interval: 0.05) { poll(&pending, 1, 0) == 1 }, "the player never connected:\n\(s.screen())")
+        let pid = try #require(s.pid(of: "aether-tui"), "no aether-tui in the pane")
+        kill(pid, SIGSEGV)
+        #expect(s.waitFor(30) { $0.contains("EXIT=") && $0.contains("icanon") }, "\(s.screen())")
+        let screen = s.screen()
+        #expect(screen.contains("EXIT=139"), "\(screen)")
+        let words = Set(screen.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" }).map(String.init))
+        #expect(words.contains("echo") && words.contains("icanon") && !words.contains("-echo") && !words.contains("-icanon"),
+                "stty -a after the exit:\n\(screen)")
+        let prefix = "\(PlayerIdentity.name) crashed; report: "
+        let line = try #require(screen.split(separator: "\n").first { $0.hasPrefix(prefix) }, "\(screen)")
+        let report = try String(contentsOfFile: String(line.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces), encoding: .utf8)
+        #expect(report.contains("\nopening: stream.mkv\n") && !report.contains("playing:"), "\(report.prefix(1500))")
+        #expect(report.contains("\noptions: … --ao=null --network-timeout=60\n"), "\(report.prefix(1500))")
+        for secret in ["private-path-marker", "query-marker", "127.0.0.1:\(port)"] {
+            #expect(!report.contains(secret), "the report holds \(secret.debugDescription)")
+        }
+    }
 }
