@@ -47,8 +47,8 @@ enum CrashReporting {
     static func arm(arguments: [String], environment: [String: String], runBacktracer: Bool) {
         let directory = StateDirectory.path("crashes", environment: environment)
         let header = "version:\n" + VersionReport.text + "\noptions: " + options(arguments) + "\n"
-        guard aether_crash_report_configure(directory, PlayerIdentity.name, header, header.utf8.count) == 0 else { return }
         aether_crash_report_run_previous_handler(runBacktracer ? 1 : 0)
+        guard aether_crash_report_configure(directory, PlayerIdentity.name, header, header.utf8.count) == 0 else { return }
         // The modes the program found the terminal in are what a crash puts back, from the
         // start: an open that takes the keys and the terminal's probe set raw modes before the
         // screen is up (which saves them again).

@@ -22,8 +22,8 @@
    aether_terminal_install_crash_handlers. Returns 0, or -1 if the directory does not fit. */
 int aether_crash_report_configure(const char *directory, const char *program, const char *header, size_t header_length);
 
-/* What is playing, written into the report after the header (cut at 8 KiB). Any thread; the
-   handler reads the last copy completed. */
+/* What is playing, written into the report after the header (cut at 8 KiB). From any thread,
+   one at a time; the handler reads the last copy completed. */
 void aether_crash_report_set_item(const char *text, size_t length);
 
 /* Whether the crash handler runs the handler that was in place before its own (default 1).
