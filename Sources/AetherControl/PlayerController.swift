@@ -195,8 +195,7 @@ public final class PlayerController: PlaylistWalkOwner {
         case .ended where !item.heldAtEnd:
             if holdsImage() { break }
             if let message = player.endedEarlyMessage {
-                walk.tally.endedEarly("'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(message)",
-                                      network: player.networkFailure?.cause.isTransport == true)
+                walk.tally.endedEarly("'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(message)", network: player.networkGaveUp)
             } else if let source = playlist.current?.source {
                 // Played to the end: nothing to resume.
                 settings.watchLater.remove(for: source)
@@ -210,8 +209,7 @@ public final class PlayerController: PlaylistWalkOwner {
             hub.emit(.endFile(reason: "eof"))
             return finished()
         case .error:
-            walk.tally.failedPlaying("'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(player.failure?.description ?? "playback failed")",
-                                     network: (player.failure?.network ?? player.networkFailure)?.cause.isTransport == true)
+            walk.tally.failedPlaying("'\(TextSanitizer.clean(playlist.current?.source ?? ""))': \(player.failure?.description ?? "playback failed")", network: player.networkGaveUp)
             host?.controllerWillUnloadItem(self, reason: "error")
             hub.emit(.endFile(reason: "error"))
             if !advanceAtEnd() { return finished() }

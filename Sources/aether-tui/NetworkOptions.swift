@@ -18,6 +18,9 @@ struct NetworkOptions: ParsableArguments {
     @Option(name: .customLong("network-retries"), help: ArgumentHelp("Transient network failures (reset, timeout, 5xx, a body cut short) one transfer retries in a row, with exponential backoff, before it gives up.", valueName: "n"))
     var networkRetries: Int = 6
 
+    @Option(name: .customLong("demuxer-max-bytes"), help: ArgumentHelp("The most bytes read and dropped to reach a position of a file whose server does not serve byte ranges (an MP4 with its index at the end, a seek), as 150MiB or 1GiB.", valueName: "size"))
+    var demuxerMaxBytes = SizeArgument(bytes: 150 << 20)
+
     func validate() throws {
         guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be more than 0 and at most 3600") }
         guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be between 0 and 100") }
@@ -30,6 +33,21 @@ struct NetworkOptions: ParsableArguments {
         settings.referrer = referrer
         settings.readTimeout = networkTimeout
         settings.retries = networkRetries
+        settings.forwardReadLimit = demuxerMaxBytes.bytes
         for field in SourceOptions.splitFields(httpHeaderFields ?? "") { settings.headers[field.name] = field.value }
     }
+}
+
+/// A size in bytes as mpv writes one on its command line (`150MiB`, `1G`, `512k`; ``ByteSize``).
+struct SizeArgument: ExpressibleByArgument {
+    let bytes: Int64
+
+    init(bytes: Int64) { self.bytes = bytes }
+
+    init?(argument: String) {
+        guard let bytes = ByteSize.parse(argument) else { return nil }
+        self.bytes = bytes
+    }
+
+    var defaultValueDescription: String { bytes % (1 << 20) == 0 ? "\(bytes >> 20)MiB" : "\(bytes)" }
 }

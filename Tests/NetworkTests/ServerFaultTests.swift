@@ -74,4 +74,38 @@ import Testing
             #expect(lines.count == 1 && lines[0].contains(says) && lines[0].contains(url), "\(url): \(lines)")
         }
     }
+
+    /// Python's http.server (the commonest ad-hoc file server) serves no byte ranges; an MP4
+    /// whose index is at its end (ffmpeg's and phones' default) plays from it by reading
+    /// forward, within --demuxer-max-bytes, and past that budget says so in one line. Before:
+    /// "Invalid data found when processing input", as mpv.
+    @Test func anIndexAtTheEndPlaysFromAServerWithoutRanges() throws {
+        let file = TestEnvironment.fixture("h264-longgop.mp4")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        let moov = try #require(bytes.indices.dropLast(4).first { bytes[$0..<$0 + 4].elementsEqual("moov".utf8) })
+        try #require(moov > bytes.count / 2, "the fixture's index is not at its end")
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                            "--directory", (file as NSString).deletingLastPathComponent]
+        let out = Pipe()
+        server.standardOutput = out
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
+        var said = ""
+        _ = waitUntil(10, interval: 0.05) {
+            said += String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+            return said.contains(" port ")
+        }
+        let port = try #require(said.split(separator: " ").drop { $0 != "port" }.dropFirst().first.flatMap { Int($0) }, "\(said)")
+        let url = "http://127.0.0.1:\(port)/h264-longgop.mp4"
+        let (r, summaries) = try PlayerRuns.headless([url, "--start=2", "--length=1"], timeout: 60)
+        #expect(r.status == 0, "exit \(r.status): \(r.stderr)")
+        #expect((summaries.first?.frames.presented ?? 0) >= 20, "\(summaries.first.map { "\($0.frames)" } ?? "no summary")")
+        let (refused, _) = try PlayerRuns.headless([url, "--demuxer-max-bytes=1MiB"], timeout: 60)
+        #expect(refused.status == 1, "exit \(refused.status)")
+        #expect(NetworkTests.errorLines(refused) == ["aether-tui: cannot open '\(url)': the server does not serve byte ranges, and byte \(moov - 4) is past --demuxer-max-bytes (1 MiB read from its start)"],
+                "\(refused.stderr)")
+    }
 }

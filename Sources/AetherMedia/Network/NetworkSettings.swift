@@ -23,6 +23,10 @@ public struct NetworkSettings: Sendable, Equatable {
     /// Transient failures (connection reset, timeout, 5xx, a body cut short) one transfer
     /// retries in a row before it gives up (the source's budget is ``readTimeout``).
     public var retries = 6
+    /// Bytes read and dropped, at most, to reach a position of a resource whose server does
+    /// not serve byte ranges (it answers a range with the whole resource): an MP4 whose index is
+    /// at its end, a seek (`--demuxer-max-bytes`, mpv's default 150 MiB).
+    public var forwardReadLimit: Int64 = 150 << 20
     /// First retry delay in seconds; doubled on each further attempt, with ±25 % jitter, and
     /// capped at ``maxBackoff``.
     public var initialBackoff = 0.25

@@ -238,8 +238,9 @@ public final class Player: Sendable {
 
     /// What the network is doing for the current source (nil for a local one).
     public var networkStatus: NetworkStatus? { current?.format.networkStatus }
-    /// Why the current network source gave up, if it did (a transfer of it, or all of it).
-    public var networkFailure: NetworkFailure? { current?.format.network?.networkFailure }
+    /// Whether the current item failed, or ended early, because the network did not deliver
+    /// (``NetworkFailure/Cause/isTransport``): the exit status of its own.
+    public var networkGaveUp: Bool { (failure?.network ?? current?.format.network?.networkFailure)?.cause.isTransport == true }
 
     /// Whether the video stream is playing (false when there is none, or it was left out as
     /// undecodable or encrypted).

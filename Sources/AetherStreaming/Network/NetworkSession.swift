@@ -290,8 +290,7 @@ package final class NetworkSession: Sendable {
 
     /// The error of a read that went over its `limit` (code `EFBIG`), in one line.
     package static func tooLarge(_ limit: Int) -> FFmpegError {
-        let size = limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
-        return FFmpegError(function: "avio_read", message: "larger than \(size) refused", code: aether_AVERROR(EFBIG))
+        FFmpegError(function: "avio_read", message: "larger than \(ByteSize.describe(Int64(limit))) refused", code: aether_AVERROR(EFBIG))
     }
 
     /// `options` asking for `resource`'s byte range (and no other).

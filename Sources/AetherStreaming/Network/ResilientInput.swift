@@ -74,7 +74,9 @@ package final class ResilientInput {
         made.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
         let opened = connect(retrying: true)
         guard opened >= 0, let inner else { throw FFmpegError(code: opened, function: "avio_open2") }
-        seekable = inner.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0
+        // A resource of known length is seekable even from a server that serves no ranges: a
+        // position is then reached by reading forward (``NetworkSettings/forwardReadLimit``).
+        seekable = inner.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0 || (size > 0 && station == nil)
         classifyByName(inner)
         made.pointee.seekable = seekable ? AVIO_SEEKABLE_NORMAL : 0
     }
@@ -111,6 +113,7 @@ package final class ResilientInput {
         var dict: OpaquePointer? = nil
         for (key, value) in options where !(fromStart && key == "end_offset") { av_dict_set(&dict, key, value, 0) }
         let offset = station != nil ? 0 : base + position
+        if fromStart, offset > session.settings.forwardReadLimit { return NetworkFault.pastForwardRead }
         if fromStart || station != nil {
             av_dict_set(&dict, "seekable", "0", 0)   // no Range header at all
         } else if offset > 0 {
@@ -178,6 +181,7 @@ package final class ResilientInput {
         let timeout = session.settings.readTimeout
         var message = error == NetworkFault.truncated ? "the server closed the connection at byte \(base + position) of \(base + size)"
             : error == NetworkFault.dropped ? "the station closed the connection"
+            : error == NetworkFault.pastForwardRead ? pastForwardRead(base + position)
             : FFmpegError(code: error, function: what).message
         if error == aether_AVERROR(ETIMEDOUT) {
             message = "stalled: no data for \(String(cFormat: "%g", timeout)) s"
@@ -287,10 +291,16 @@ package final class ResilientInput {
             }
             close()
             guard let delay = retryDelay(after: result, attempt: &attempt, what: "read") else {
-                return result == NetworkFault.truncated || result == NetworkFault.dropped ? aether_AVERROR(EIO) : result
+                return result == NetworkFault.truncated || result == NetworkFault.dropped ? aether_AVERROR(EIO)
+                    : result == NetworkFault.pastForwardRead ? aether_AVERROR(EFBIG) : result
             }
             guard session.backOff(seconds: delay) else { return aether_AVERROR_EXIT() }
         }
+    }
+
+    /// The line of a position out of reach of reading forward.
+    private func pastForwardRead(_ byte: Int64) -> String {
+        "the server does not serve byte ranges, and byte \(byte) is past --demuxer-max-bytes (\(ByteSize.describe(session.settings.forwardReadLimit)) read from its start)"
     }
 
     // MARK: stations
@@ -339,6 +349,17 @@ package final class ResilientInput {
         guard target >= 0 else { return Int64(aether_AVERROR(EINVAL)) }
         if target == position { return target }
         guard seekable else { return Int64(aether_AVERROR(ESPIPE)) }
+        if fromStart, target > session.settings.forwardReadLimit, target < position || inner == nil || target - position > session.settings.forwardReadLimit {
+            // Out of reach of reading forward: the seek fails, playback goes on where it is.
+            AppLog.write("net", "\(TextSanitizer.clean(url)): \(pastForwardRead(base + target))")
+            return Int64(aether_AVERROR(EFBIG))
+        }
+        if fromStart, target > position, let inner {
+            // Forward on the open connection (the server would send the resource from its start).
+            guard drop(target - position, from: inner) >= 0 else { return Int64(aether_AVERROR(EIO)) }
+            position = target
+            return target
+        }
         // A new request at the target on the next read (a connection cannot jump).
         close()
         position = target
@@ -352,11 +373,14 @@ enum NetworkFault {
     static let truncated: Int32 = -0x5452_4E43
     /// Our code for a radio station's stream that ended (it has no end: it dropped).
     static let dropped: Int32 = -0x4452_4F50
+    /// Our code for a position a server that serves no ranges puts past ``NetworkSettings/forwardReadLimit``.
+    static let pastForwardRead: Int32 = -0x4657_5244
 
     /// The cause of `code` on `url` (``NetworkFailure/Cause/of(_:url:flowing:)``), with our own
     /// codes: a body cut short, a station that dropped.
     static func cause(of code: Int32, url: String, flowing: Bool) -> NetworkFailure.Cause {
-        code == truncated || code == dropped ? .closed : .of(code, url: url, flowing: flowing)
+        code == pastForwardRead ? .budget("--demuxer-max-bytes")
+            : code == truncated || code == dropped ? .closed : .of(code, url: url, flowing: flowing)
     }
 
     /// Transient failures are retried: timeouts, resets, refused or broken connections, 5xx, a
