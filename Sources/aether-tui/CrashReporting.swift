@@ -20,25 +20,16 @@ enum CrashReporting {
     /// home directory out of the paths.
     static let backtracerSettings = "interactive=no,color=no,output-to=stderr,registers=none,sanitize=yes"
 
-    /// The backtracer's settings in force, by running this program again with them, once.
-    /// The runtime reads `SWIFT_BACKTRACE` as it loads, before `main`: setting it later changes
-    /// nothing. Only when the runtime's backtracer is armed (it found `swift-backtrace` beside
-    /// itself: a toolchain's runtime, not the package's static one) and the variable does not
-    /// already end with ``backtracerSettings``. Call first thing in `main`, before any thread.
-    /// Returns whether the backtracer may run at a crash: false when it is armed with its own
-    /// settings (the exec failed), since it would then ask on the terminal.
+    /// Whether the Swift runtime's backtracer may run at a crash, after our report: only when
+    /// it is not armed (the package's static runtime has none) or `SWIFT_BACKTRACE` already ends
+    /// with ``backtracerSettings`` (the user asked for its backtrace of every thread in the
+    /// report). Armed with its own settings it would ask on the terminal, and the runtime reads
+    /// the variable as it loads, before `main`: running the program again with it set would
+    /// double the start-up's CPU (measured: 0.088 s against 0.043 s for `--version`), so the
+    /// report is then ours alone.
     static func prepareBacktracer() -> Bool {
         guard aether_crash_report_signal_caught(SIGSEGV) != 0 else { return true }
-        let current = getenv("SWIFT_BACKTRACE").map { String(cString: $0) }
-        if let current, current.hasSuffix(backtracerSettings) { return true }
-        // The same process (its pid, its descriptors) with the same arguments, from the file
-        // itself rather than /proc/self/exe, whose name would become the process's.
-        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard readlink("/proc/self/exe", &target, Int(PATH_MAX)) > 0 else { return false }
-        setenv("SWIFT_BACKTRACE", (current.map { $0 + "," } ?? "") + backtracerSettings, 1)
-        execv(target, CommandLine.unsafeArgv)
-        if let current { setenv("SWIFT_BACKTRACE", current, 1) } else { unsetenv("SWIFT_BACKTRACE") }
-        return false
+        return getenv("SWIFT_BACKTRACE").map { String(cString: $0).hasSuffix(backtracerSettings) } ?? false
     }
 
     /// Arms the report for this run of `arguments` (the command line, without the program's

@@ -10,6 +10,9 @@ import Testing
 /// command line's options and what was playing, but nothing of the config file and no path but
 /// the item's name.
 @Suite(.serialized) struct CrashReportTests {
+    /// The backtracer settings under which the player lets the Swift runtime's backtracer run.
+    static let settings = "interactive=no,color=no,output-to=stderr,registers=none,sanitize=yes"
+
     /// Where the Swift runtime the player runs on looks for its backtracer (beside the
     /// runtime library), read from the player's own mappings.
     static func backtracer(of pid: Int32) -> String? {
@@ -20,11 +23,13 @@ import Testing
         return runtime.appendingPathComponent("../../../libexec/swift/linux/swift-backtrace").standardized.path
     }
 
-    /// `swiftBacktracer`: false runs the player with the Swift runtime's backtracer off
-    /// (`SWIFT_BACKTRACE=enable=no`), as the package's player, linked with the static runtime,
-    /// runs where no toolchain is installed: the report is then ours alone.
-    @Test(arguments: [(SIGSEGV, true), (SIGABRT, true), (SIGSEGV, false)])
-    func aCrashRestoresTheTerminalAndWritesTheReport(signal: Int32, swiftBacktracer: Bool) throws {
+    /// `backtracer`: the player's `SWIFT_BACKTRACE`. Ending with the settings the man page
+    /// names, the Swift runtime's backtrace of every thread joins ours in the report; unset (the
+    /// runtime's own settings, which would ask on the terminal) or `enable=no` (as the package's
+    /// player, on the static runtime, runs where no toolchain is installed), the report is ours alone.
+    @Test(arguments: [(SIGSEGV, Self.settings), (SIGABRT, Self.settings), (SIGSEGV, nil), (SIGSEGV, "enable=no")])
+    func aCrashRestoresTheTerminalAndWritesTheReport(signal: Int32, backtracer setting: String?) throws {
+        let swiftBacktracer = setting == Self.settings
         let base = NSTemporaryDirectory() + "aether-crash-\(UUID().uuidString.prefix(8))"
         let media = base + "/private-media-dir", config = base + "/config", state = base + "/state"
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -38,7 +43,7 @@ import Testing
                                 columns: 220, rows: 40,
                                 environment: ["TERM": "screen-256color", "XDG_RUNTIME_DIR": "/tmp/aether-test-xdg",
                                               "XDG_CONFIG_HOME": config, "XDG_STATE_HOME": state]
-                                    .merging(swiftBacktracer ? [:] : ["SWIFT_BACKTRACE": "enable=no"]) { $1 },
+                                    .merging(setting.map { ["SWIFT_BACKTRACE": $0] } ?? [:]) { $1 },
                                 afterExit: "stty -a")
         defer { s.close() }
         #expect(s.waitFor(8) { PlayerRuns.time(in: $0) != nil }, "the transport bar never appeared:\n\(s.screen())")

@@ -21,7 +21,8 @@ Every other path is one misbehaviour:
   /redirect-file          302 to file:///etc/passwd
   /stall                  200 with headers and 1 KiB of an MPEG-TS-like body, then silence
   /drip.m3u8              an HLS playlist one byte every 2 s
-  /huge-headers           200 whose headers never end (Set-Cookie lines forever)
+  /huge-headers           200 whose headers never end (Set-Cookie lines of 2 KB forever)
+  /many-headers           200 whose headers never end (short Set-Cookie lines forever)
   /icy/CASE.mp3           an ICY radio station looping MEDIA_DIR/tone.mp3 at 8000 bytes/s with
                           hostile in-band metadata (CASE: huge, binary, escapes, metaint-0,
                           metaint-2g, lies-long, lies-short, flood, endless-headers); see icy()
@@ -161,9 +162,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if path.startswith("/icy/") and path.endswith(".mp3"):
             return self.icy(path[5:-4])
-        if path == "/huge-headers":
+        if path in ("/huge-headers", "/many-headers"):
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: video/mp2t\r\n")
-            line = b"Set-Cookie: c%d=" + b"x" * 2000 + b"; Path=/\r\n"
+            line = b"Set-Cookie: c%d=" + (b"x" * 2000 if path == "/huge-headers" else b"x") + b"; Path=/\r\n"
             n = 0
             while True:
                 self.wfile.write(line % n)
