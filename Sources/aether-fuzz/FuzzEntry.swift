@@ -49,13 +49,15 @@ import TerminalGraphics
 ///   (``TerminalsCheck``);
 /// - `exif`: a JPEG's EXIF orientation (``EXIFOrientation``);
 /// - `icy`: a radio station's `icy-*` headers and in-band title blocks (``StationMetadata``):
-///   every value cleaned and within its budget, whichever half of the bytes is which.
+///   every value cleaned and within its budget, whichever half of the bytes is which;
+/// - `httphead`: an HTTP response's head (``HTTPResponseHead``): within its byte and line
+///   budgets, and the same outcome however the bytes are cut into reads.
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals, exif, icy
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals, exif, icy, httphead
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -115,6 +117,18 @@ enum FuzzTarget: String, CaseIterable {
                 precondition(!value.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" || $0 == "\u{2066}" })
             }
             precondition(station.titleChanges <= 64)
+        case .httphead:
+            // The same bytes whole, and cut into reads of 1–64 bytes (the first byte says).
+            var whole = HTTPResponseHead(), cut = HTTPResponseHead()
+            let one = bytes.withUnsafeBytes { whole.feed($0) }
+            let step = Int(bytes.first ?? 0) % 64 + 1
+            var outcome = HTTPResponseHead.Outcome.incomplete
+            for start in stride(from: 0, to: bytes.count, by: step) where outcome == .incomplete {
+                outcome = bytes[start..<min(bytes.count, start + step)].withUnsafeBytes { cut.feed($0) }
+            }
+            precondition(one == outcome, "\(one) whole, \(outcome) in reads of \(step)")
+            precondition(whole.fields.count < HTTPResponseHead.maxLines && whole.status == cut.status)
+            if case .complete(let offset) = one { precondition(offset <= min(bytes.count, HTTPResponseHead.maxBytes)) }
         case .lrc:
             let entries = ID3SyncedLyrics.entries(bytes)
             precondition(entries.count <= ID3SyncedLyrics.maxEntries)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer over the code that reads untrusted bytes (not part of CI):
-#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy [seconds=600]
+#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead [seconds=600]
 # Builds Sources/aether-fuzz with -sanitize=fuzzer,address in $FUZZ_SCRATCH (default .build-fuzz), seeds a working corpus
 # (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
 # runs for the given time, and copies any crash, leak-free timeout or OOM input into
@@ -8,10 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy [seconds]}"
+target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead [seconds]}"
 seconds="${2:-600}"
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"
-case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 swift build --product aether-fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
 corpus="Tests/Fixtures/out/fuzz/$target"
 artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
@@ -79,6 +79,12 @@ case "$target" in
         # JPEG headers with an EXIF APP1 segment (EXIFOrientation): seeds in Tests/Fuzz/Regressions/exif.
         cp Tests/Fuzz/Regressions/exif/* "$corpus/" 2>/dev/null || true
         max_len=4096 ;;
+    httphead)
+        # An HTTP response's head (HTTPResponseHead): a few answers servers give.
+        printf 'HTTP/1.1 200 OK\r\nContent-Type: video/mp2t\r\nContent-Length: 12\r\n\r\nbody' > "$corpus/seed-200"
+        printf 'HTTP/1.0 302 Found\nLocation: /next\nSet-Cookie: a=b; Path=/\n\n' > "$corpus/seed-302-lf"
+        printf 'ICY 200 OK\r\nicy-name: Station\r\nicy-metaint: 16000\r\n\r\n' > "$corpus/seed-icy"
+        max_len=70000 ;;
     icy)
         # A station's icy-* headers and in-band blocks (StationMetadata): seeds in Tests/Fuzz/Regressions/icy.
         cp Tests/Fuzz/Regressions/icy/* "$corpus/" 2>/dev/null || true

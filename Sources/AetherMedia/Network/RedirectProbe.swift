@@ -9,12 +9,11 @@ import Glibc
 /// redirects by itself and, past 8 of them, fails with "Input/output error"; a redirect to
 /// another scheme (a local file) fails with "Invalid argument". This walks the chain again, one
 /// request per hop over libavformat's `tcp`/`tls` protocols (with the source's headers), reading
-/// only each response's head (at most ``maxHeadBytes``), for at most ``maxHops`` hops, and names
+/// only each response's head (``HTTPResponseHead``, within its budgets), for at most ``maxHops`` hops, and names
 /// the cause: `redirect loop after 10 hops`, `redirect to a local file refused`, … Nil when the
 /// chain is not the cause (no redirect, or the server cannot be reached).
 package enum RedirectProbe {
     static let maxHops = 10
-    static let maxHeadBytes = 16 << 10
 
     /// Explains `error` (an open of `url` that failed) when a redirect caused it.
     package static func explain(error: Int32, url: String, options: [String: String], interrupt: InterruptToken,
@@ -87,24 +86,18 @@ package enum RedirectProbe {
         let bytes = Array(request.utf8)
         avio_write(pb, bytes, Int32(bytes.count))
         avio_flush(pb)
-        var head: [UInt8] = []
+        var head = HTTPResponseHead()
         var chunk = [UInt8](repeating: 0, count: 4096)
-        let end = Array("\r\n\r\n".utf8)
-        while head.count < maxHeadBytes {
+        reading: while true {
             let n = avio_read_partial(pb, &chunk, Int32(chunk.count))
-            guard n > 0 else { break }
-            head += chunk[0..<Int(n)]
-            if let range = head.firstRange(of: end) { head.removeSubrange(range.lowerBound...); break }
-        }
-        let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
-        guard let status = lines.first?.split(separator: " ").dropFirst().first.flatMap({ Int($0) }),
-              [301, 302, 303, 307, 308].contains(status) else { return nil }
-        for line in lines.dropFirst() {
-            let pair = line.split(separator: ":", maxSplits: 1)
-            if pair.count == 2, pair[0].lowercased() == "location" {
-                return pair[1].trimmingWhitespace()
+            guard n > 0 else { return nil }
+            switch chunk.withUnsafeBytes({ head.feed(UnsafeRawBufferPointer(rebasing: $0[..<Int(n)])) }) {
+            case .incomplete: continue
+            case .complete: break reading
+            case .refused: return nil
             }
         }
-        return nil
+        guard [301, 302, 303, 307, 308].contains(head.status) else { return nil }
+        return head.value("location")
     }
 }
