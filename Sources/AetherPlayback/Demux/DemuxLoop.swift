@@ -199,8 +199,16 @@ final class DemuxLoop: @unchecked Sendable {  // its state is its threads' local
             } else if source.reading.endTime == nil, short > 1.0 {
                 // A network source whose transfers gave up ends short for that reason (a
                 // segmented demuxer skips what it cannot fetch, and then ends).
+                // A playlist of segments read to its end, none of them lost, is whole: its length
+                // is the sum of what it declares, which may be more than its media.
                 let stopped = String(cFormat: "%.2f s of %.2f s", c.demuxedUntil, source.info.duration ?? 0)
-                c.ending.earlyMessage = format.network?.failure.map { "stopped at \(stopped): \($0)" } ?? "file ends at \(stopped) (truncated?)"
+                if let why = format.network?.failure {
+                    c.ending.earlyMessage = "stopped at \(stopped): \(why)"
+                } else if source.adaptive.discardsUnplayed {
+                    AppLog.write("demux", "every segment read: the media ends at \(stopped) declared")
+                } else {
+                    c.ending.earlyMessage = "file ends at \(stopped) (truncated?)"
+                }
             }
             return (c.serial, ExternalAudio.isExternal(c.streams.audio))
         }
