@@ -386,8 +386,8 @@ public enum PlaylistLoader {
     }
 
     /// A station list fetched from `url`: its entries resolved against the URL; only network
-    /// URLs are kept (a list from the network names no local file), the others left out with
-    /// one warning. nil when it is not a list (an HLS playlist: a stream).
+    /// URLs are kept (a list from the network names no local file: ``isRemoteEntry(_:)``), the
+    /// others left out with one warning. nil when it is not a list (an HLS playlist: a stream).
     public static func parseRemote(bytes: [UInt8], url: String, maxEntries: Int = 1000) -> Parsed? {
         guard var parsed = parse(bytes: bytes, path: "", maxEntries: maxEntries) else { return nil }
         var refused = 0
@@ -398,11 +398,17 @@ public enum PlaylistLoader {
                 guard !item.source.hasPrefix("/") else { refused += 1; return nil }
                 item.source = URLReference.resolve(item.source, against: url)
             }
-            guard NetworkSettings.isNetwork(item.source), !item.source.lowercased().hasPrefix("file:") else { refused += 1; return nil }
+            guard isRemoteEntry(item.source) else { refused += 1; return nil }
             return item
         }
         if refused > 0 { parsed.warnings.append("\(refused) entr\(refused == 1 ? "y" : "ies") not on the network left out") }
         return parsed
+    }
+
+    /// Whether a station list from the network may name `source`: a transport to the network,
+    /// never a wrapper whose nested URL may be a local file (`subfile:/…`, `crypto+file:`, `hls+file:`).
+    public static func isRemoteEntry(_ source: String) -> Bool {
+        NetworkSettings.scheme(of: source).map(["http", "https", "tcp", "tls", "udp", "rtp", "rtsp", "srtp", "rtmp", "rtmps", "rtmpt", "rtmpts", "srt", "ftp"].contains) ?? false
     }
 
     /// A relative entry is relative to the playlist's directory; `file://` URLs become paths.

@@ -64,6 +64,17 @@ struct PlaylistTests {
         #expect(loop.items.isEmpty && loop.warnings.count == 1)
     }
 
+    /// A station list from a server names the network only: a wrapper protocol libavformat
+    /// opens a nested URL with (`subfile:/etc/passwd` is the file) is left out as a path is.
+    @Test func aRemoteListNamesNoLocalFileThroughAWrapper() {
+        let text = "[playlist]\nFile1=http://a.example/one\nFile2=two.mp3\nFile3=/etc/passwd\nFile4=file:///etc/passwd\n"
+            + "File5=subfile:/etc/passwd\nFile6=SubFile:/etc/passwd\nFile7=crypto+file:///etc/passwd\n"
+            + "File8=hls+file:///tmp/a.m3u8\nFile9=rtsp://b.example/live\nFile10=pipe:0\n"
+        let parsed = PlaylistLoader.parseRemote(bytes: Array(text.utf8), url: "https://h.example/radio/list.pls")
+        #expect(parsed?.items.map(\.source) == ["http://a.example/one", "https://h.example/radio/two.mp3", "rtsp://b.example/live"])
+        #expect(parsed?.warnings == ["7 entries not on the network left out"])
+    }
+
     @Test func moving() {
         let p = Playlist(["a", "b", "c"].map { PlaylistItem(source: $0) })
         #expect(p.index(after: nil, loop: false) == 0)
