@@ -34,11 +34,11 @@ struct PageMediaTests {
     /// A playlist answer: its entries with http(s) URLs and clean titles; the others left out.
     @Test func aPlaylistAnswerNamesItsEntries() throws {
         let text = #"{"_type": "playlist", "title": "Two\u001b[2J clips", "entries": [{"url": "http://h/a.mp4", "title": "One"}, "#
-            + #"{"url": "file:///etc/passwd"}, {"webpage_url": "https://h/watch?v=2", "title": "Two\u202e"}, 5]}"#
+            + #"{"url": "file:///etc/passwd"}, {"webpage_url": "https://h/watch?v=2", "title": "Two\u202e"}, 5, {"url": "http://h/\u2028b"}]}"#
         guard case .playlist(let list) = try PageAnswer.parse(Array(text.utf8)) else { Issue.record("not a playlist"); return }
         #expect(list.title == "Two clips")
         #expect(list.entries == [PagePlaylist.Entry(url: "http://h/a.mp4", title: "One"), PagePlaylist.Entry(url: "https://h/watch?v=2", title: "Two")])
-        #expect(list.leftOut == 2)
+        #expect(list.leftOut == 3)
         let many = #"{"_type": "playlist", "entries": ["# + Array(repeating: #"{"url": "http://h/x"}"#, count: 1500).joined(separator: ",") + "]}"
         guard case .playlist(let cut) = try PageAnswer.parse(Array(many.utf8)) else { Issue.record("not a playlist"); return }
         #expect(cut.entries.count == PagePlaylist.maxEntries)
@@ -51,6 +51,10 @@ struct PageMediaTests {
             (String(repeating: "[", count: 100_000), "nests deeper"),
             (#"{"url": "file:///etc/passwd"}"#, "no http(s) URL"),
             (#"{"url": "http://h/x\ny"}"#, "no http(s) URL"),
+            // C1 controls and Unicode line breaks are no more a URL's than LF is.
+            (#"{"url": "http://h/x\u0085y"}"#, "no http(s) URL"),
+            (#"{"url": "http://h/x\u009b2Jy"}"#, "no http(s) URL"),
+            (#"{"url": "http://h/x\u2028y"}"#, "no http(s) URL"),
             (#"{"_type": "playlist", "entries": []}"#, "playlist"),
             (#"{"requested_formats": [{"url": "file:///a"}, {"url": "http://h/b"}]}"#, "no http(s) URL"),
         ]

@@ -174,10 +174,11 @@ public struct PageMedia: Sendable, Equatable {
     /// nil when there is none.
     static func title(_ value: JSONValue?) -> String? { TextSanitizer.cleanOrNil(value?.string.map { String($0.prefix(1024)) }) }
 
-    /// An http(s) URL of at most ``maxURL`` bytes with no control characters or spaces.
+    /// An http(s) URL of at most ``maxURL`` bytes with no control characters (C0, DEL, C1) or
+    /// spaces (U+0085, U+2028 and the other Unicode white space: a line break to a line reader).
     static func httpURL(_ value: JSONValue?) -> String? {
         guard let s = value?.string, s.utf8.count <= maxURL, ["http", "https"].contains(NetworkSettings.scheme(of: s) ?? ""),
-              s.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { return nil }
+              s.unicodeScalars.allSatisfy({ $0.value > 0x20 && !(0x7F...0x9F).contains($0.value) && !$0.properties.isWhitespace }) else { return nil }
         return s
     }
 
