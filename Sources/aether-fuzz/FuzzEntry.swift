@@ -28,7 +28,8 @@ import TerminalGraphics
 ///   WebVTT segment join, and the HLS planner over a master and media playlists;
 /// - `mpd`: the MPD parser DASH playback reads segments from (timelines, templates, lists,
 ///   `sidx`), its joined tracks and the HLS playlists it is translated into;
-/// - `inputconf`, `config` (with its profiles expanded), `playlist` (.m3u/.m3u8 and .pls text),
+/// - `inputconf`, `config` (with its profiles expanded), `playlist` (.m3u/.m3u8 and .pls text,
+///   local and as a station list fetched from a server),
 ///   `watchlater` (one entry), `ipc` (a client's stream through an IPC session): the readers
 ///   of the other doors (DoorFuzz below);
 /// - `ytdl`: yt-dlp's `-J` answer (``PageMedia/parse(_:)``) and the `--ytdl-raw-options` and
@@ -241,6 +242,16 @@ enum DoorFuzz {
             for path in ["/fuzz/list.m3u", "/fuzz/list.pls"] {
                 guard let parsed = PlaylistLoader.parse(bytes: bytes, path: path, maxEntries: 1000) else { continue }
                 precondition(parsed.items.count <= 1000, "past the entry budget")
+            }
+            // A station list fetched from a server: its entries resolved against its URL, none local.
+            if let remote = PlaylistLoader.parseRemote(bytes: bytes, url: "http://fuzz.invalid/radio/list.pls", maxEntries: 1000) {
+                precondition(remote.items.count <= 1000, "past the entry budget")
+                // Never a local file, directly or through a wrapper's nested URL (`subfile:/etc/passwd`).
+                let local: Set<Substring> = ["file", "pipe", "fd", "subfile", "crypto", "hls", "data", "concat", "async", "cache", "tee"]
+                for item in remote.items {
+                    let scheme = NetworkSettings.scheme(of: item.source) ?? "file"
+                    precondition(!scheme.split(separator: "+").contains { local.contains($0) }, "a remote list's entry that can reach a local file")
+                }
             }
         case .watchlater:
             if let e = WatchLater.parse(bytes) {
