@@ -32,8 +32,9 @@ import TerminalGraphics
 ///   local and as a station list fetched from a server),
 ///   `watchlater` (one entry), `ipc` (a client's stream through an IPC session): the readers
 ///   of the other doors (DoorFuzz below);
-/// - `ytdl`: yt-dlp's `-J` answer (``PageMedia/parse(_:)``) and the `--ytdl-raw-options` and
-///   `--ytdl-format` checks;
+/// - `ytdl`: the page reader: whether a body is a web page (``YtdlRunner/looksLikeHTML(_:)``),
+///   yt-dlp's `-J` answer (``PageAnswer/parse(_:)``: one video's media or a page's playlist),
+///   and the `--ytdl-raw-options` and `--ytdl-format` checks;
 /// - `bmff`, `mpegts`: the inspector's container tab, ISO BMFF boxes and MPEG-TS packets
 ///   (``StructureFuzz``: every node opened, each inside its parent unless damaged);
 /// - `replies`: a terminal's answers to the capability probe (CSI, APC and DCS replies:
@@ -145,15 +146,29 @@ enum FuzzTarget: String, CaseIterable {
                 precondition(vtt.hasPrefix("WEBVTT\n\n") && !vtt.contains("\u{1B}"))
             }
         case .ytdl:
-            if let page = try? PageMedia.parse(bytes) {
-                // What the parser lets through is bounded and never names anything but http(s).
-                for url in [page.url] + (page.audioURL.map { [$0] } ?? []) {
-                    precondition(url.hasPrefix("http://") || url.hasPrefix("https://") || url.lowercased().hasPrefix("http"))
-                    precondition(url.utf8.count <= 16 << 10 && !url.contains("\n") && !url.contains("\r"))
+            // The page reader: whether a body is a web page (only one goes to yt-dlp), then yt-dlp's
+            // answer. What it lets through is bounded and names nothing but http(s), with no control
+            // character or white space (a line break to a line reader: U+0085, U+2028).
+            _ = YtdlRunner.looksLikeHTML(bytes)
+            func check(url: String) {
+                precondition(url.lowercased().hasPrefix("http") && url.utf8.count <= 16 << 10, "an unbounded or foreign URL")
+                precondition(url.unicodeScalars.allSatisfy { $0.value > 0x20 && !(0x7F...0x9F).contains($0.value) && !$0.properties.isWhitespace },
+                             "a control character or a space in a URL")
+            }
+            func check(title: String?) { precondition(title.map { !$0.contains("\u{1B}") && $0.count <= 1024 } ?? true) }
+            if case .playlist(let list)? = try? PageAnswer.parse(bytes) {
+                precondition(!list.entries.isEmpty && list.entries.count <= PagePlaylist.maxEntries, "\(list.entries.count) entries")
+                for entry in list.entries {
+                    check(url: entry.url)
+                    check(title: entry.title)
                 }
+                check(title: list.title)
+            }
+            if let page = try? PageMedia.parse(bytes) {
+                for url in [page.url] + (page.audioURL.map { [$0] } ?? []) { check(url: url) }
                 precondition(page.headers.count <= 32 && page.headers.allSatisfy { !$0.value.contains("\r") && !$0.value.contains("\n") })
                 precondition(page.chapters.count <= 1000 && page.chapters.allSatisfy { $0.start.isFinite && $0.end >= $0.start })
-                precondition(page.title.map { !$0.contains("\u{1B}") && $0.count <= 1024 } ?? true)
+                check(title: page.title)
             }
             let text = String(decoding: bytes.prefix(8192), as: UTF8.self)
             if let options = try? YtdlSettings.parseRawOptions(text) {

@@ -125,7 +125,8 @@ case "$target" in
         printf '{"command":["loadfile","/x.mkv","append"],"async":true}\n{"command":["seek",1e308,"absolute"]}\n{"a":[[[[{"b":"\\ud83d\\ude00"}]]]]}\n# comment\nset volume 50\n' > "$corpus/seed-more"
         max_len=16384 ;;
     ytdl)
-        # Seeds: yt-dlp answers kept in Tests/Fuzz/Regressions/ytdl (copied in below).
+        # The page reader. Seeds: yt-dlp answers (one video's, a page's playlist) and a web page's
+        # head, kept in Tests/Fuzz/Regressions/ytdl (copied in below).
         max_len=65536 ;;
     ebml)
         # The inspector's Matroska structure parser: the Matroska and WebM fixtures' heads (EBML
