@@ -73,13 +73,19 @@ enum DownloadCheck {
     }
 
     /// What every plan promises: only http(s) URLs with a host, keys AES-128 with a URI and a
-    /// 16-byte IV, byte ranges non-empty, at most one video track and first, some track.
+    /// 16-byte IV, byte ranges non-empty, some track, at most one video stream and first, each
+    /// track that continues another (``DownloadTrack/continues``) after one of its kind.
     static func check(_ plan: DownloadPlan) {
         func isURL(_ uri: String) -> Bool {
             let lower = uri.lowercased()
             return (lower.hasPrefix("http://") || lower.hasPrefix("https://")) && URLComponents(string: uri)?.host?.isEmpty == false
         }
-        precondition(!plan.tracks.isEmpty && plan.tracks.dropFirst().allSatisfy { $0.kind != .video })
+        // A later DASH period's segments that need their own init section are a track that
+        // continues the one before (the same output stream): streams are the other tracks.
+        precondition(!plan.streams.isEmpty && plan.streams.dropFirst().allSatisfy { $0.kind != .video }, "a second video stream, or video not first")
+        for (n, track) in plan.tracks.enumerated() where track.continues {
+            precondition(n > 0 && plan.tracks[n - 1].kind == track.kind, "a track that continues none of its kind")
+        }
         for track in plan.tracks {
             precondition(track.initSection.map(isURL) != false, "an init section that is not an http(s) URL passed")
             precondition(track.initRange.map { $0.length > 0 && $0.offset >= 0 } != false)
