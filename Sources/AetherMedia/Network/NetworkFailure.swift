@@ -31,9 +31,9 @@ public struct NetworkFailure: Error, Sendable, Equatable, CustomStringConvertibl
         /// Anything else (FFmpeg's words say it).
         case other
 
-        /// The cause of an FFmpeg error `code` on `url` (`flowing`: bytes had arrived, so an I/O
-        /// error is a broken transfer, not a name that does not resolve).
-        public static func of(_ code: Int32, url: String, flowing: Bool = true) -> Cause {
+        /// The cause of an FFmpeg error `code` (`flowing`: bytes had arrived, so an I/O error is
+        /// a broken transfer, not a name that does not resolve).
+        public static func of(_ code: Int32, flowing: Bool = true) -> Cause {
             let status = Int(aether_http_status_of(code))
             if status != 0 { return .http(status: status) }
             switch code {
@@ -53,22 +53,6 @@ public struct NetworkFailure: Error, Sendable, Equatable, CustomStringConvertibl
             switch self {
             case .dns, .refused, .timedOut, .reset, .http, .tls, .closed: return true
             case .budget, .policy, .other: return false
-            }
-        }
-
-        /// The cause in a few words ("connection refused", "HTTP 404").
-        public var words: String {
-            switch self {
-            case .dns(let host): return "cannot resolve host '\(TextSanitizer.clean(host))'"
-            case .refused: return "connection refused"
-            case .timedOut: return "timed out"
-            case .reset: return "connection reset"
-            case .http(let status): return status == 499 ? "HTTP 4xx" : "HTTP \(status)"
-            case .tls: return "TLS handshake failed"
-            case .closed: return "the server closed the connection early"
-            case .budget(let name): return name.isEmpty ? "over a budget" : "over \(name)"
-            case .policy: return "refused by policy"
-            case .other: return "failed"
             }
         }
     }

@@ -75,7 +75,7 @@ public struct NetworkSettings: Sendable, Equatable {
         }
         // The network layer's own reason (a refusal, a transfer that gave up) is specific already.
         if let failure = error.network { return failure }
-        let cause = NetworkFailure.Cause.of(error.code, url: url, flowing: false)
+        let cause = NetworkFailure.Cause.of(error.code, flowing: false)
         if error.code == aether_AVERROR_EXIT(), let openDeadline {
             return NetworkFailure(.timedOut, url: url, line: "no complete answer within \(String(cFormat: "%g", openDeadline)) s")
         }

@@ -48,16 +48,26 @@ package enum RedirectProbe {
         let hostPart = host.contains(":") ? "[\(host)]" : host
         let address = "\(hostPart):\(parts.port ?? 443)"
         func opens(_ target: String) -> Bool {
-            var dict: OpaquePointer? = nil
-            av_dict_set(&dict, "rw_timeout", String(Int64(saturating: max(0.1, min(timeout, 60)) * 1e6)), 0)
-            defer { av_dict_free(&dict) }
-            var callback = interrupt.callback
-            var pb: UnsafeMutablePointer<AVIOContext>?
-            let opened = avio_open2(&pb, target, AVIO_FLAG_READ_WRITE, &callback, &dict)
-            if pb != nil { avio_closep(&pb) }
-            return opened >= 0
+            var pb = connect(target, interrupt: interrupt, timeout: timeout)
+            defer { if pb != nil { avio_closep(&pb) } }
+            return pb != nil
         }
         return opens("tcp://\(address)") && !opens("tls://\(address)")
+    }
+
+    /// A connection over libavformat's `tcp` or `tls` protocol to `target` (`tcp://host:port`),
+    /// each read within `timeout` (at most 60 s); nil when it cannot be made. The caller closes it.
+    private static func connect(_ target: String, interrupt: InterruptToken, timeout: Double) -> UnsafeMutablePointer<AVIOContext>? {
+        var dict: OpaquePointer? = nil
+        av_dict_set(&dict, "rw_timeout", String(Int64(saturating: max(0.1, min(timeout, 60)) * 1e6)), 0)
+        defer { av_dict_free(&dict) }
+        var callback = interrupt.callback
+        var pb: UnsafeMutablePointer<AVIOContext>?
+        guard avio_open2(&pb, target, AVIO_FLAG_READ_WRITE, &callback, &dict) >= 0 else {
+            if pb != nil { avio_closep(&pb) }
+            return nil
+        }
+        return pb
     }
 
     /// The `Location` of a 3xx answer to a GET of `url`, nil for any other answer or failure.
@@ -70,13 +80,7 @@ package enum RedirectProbe {
         var path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
         if let query = parts.percentEncodedQuery { path += "?" + query }
         guard !(path + hostPart).contains(where: { $0 == "\r" || $0 == "\n" || $0 == " " }) else { return nil }
-        var dict: OpaquePointer? = nil
-        av_dict_set(&dict, "rw_timeout", String(Int64(saturating: max(0.1, min(timeout, 60)) * 1e6)), 0)
-        defer { av_dict_free(&dict) }
-        var callback = interrupt.callback
-        var pb: UnsafeMutablePointer<AVIOContext>?
-        let target = "\(secure ? "tls" : "tcp")://\(hostPart):\(port)"
-        guard avio_open2(&pb, target, AVIO_FLAG_READ_WRITE, &callback, &dict) >= 0, let pb else { return nil }
+        guard let pb = connect("\(secure ? "tls" : "tcp")://\(hostPart):\(port)", interrupt: interrupt, timeout: timeout) else { return nil }
         defer { var doomed: UnsafeMutablePointer<AVIOContext>? = pb; avio_closep(&doomed) }
         var request = "GET \(path) HTTP/1.1\r\nHost: \(hostPart)\(parts.port.map { ":\($0)" } ?? "")\r\n"
         if let agent = options["user_agent"] { request += "User-Agent: \(agent)\r\n" }

@@ -187,9 +187,8 @@ package final class ResilientInput {
             message = "stalled: no data for \(String(cFormat: "%g", timeout)) s"
             stalled = message
         }
-        // The source's own URL is in the player's error line already; a segment's is not.
-        let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
-        let cause = NetworkFault.cause(of: error, url: url, flowing: session.hasFlowed)
+        let which = named
+        let cause = NetworkFault.cause(of: error, flowing: session.hasFlowed)
         // A station that drops is reconnected while it answers anything (a source restarting
         // leaves its mount missing for a moment), for as long as no byte came for the read deadline.
         let stationRetry = station != nil && position > 0
@@ -257,9 +256,8 @@ package final class ResilientInput {
                     if let limit = budget.limit, position + Int64(result) > limit {
                         budget.refused = true
                         close()
-                        let which = url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): "
                         session.refuse(NetworkFailure(.budget("the \(budget.kind) budget"), url: url,
-                                                      line: which + "\(budget.kind) larger than \(limit >> 20) MiB refused"),
+                                                      line: named + "\(budget.kind) larger than \(limit >> 20) MiB refused"),
                                        code: aether_AVERROR(EFBIG))
                         return aether_AVERROR_EXIT()
                     }
@@ -297,6 +295,10 @@ package final class ResilientInput {
             guard session.backOff(seconds: delay) else { return aether_AVERROR_EXIT() }
         }
     }
+
+    /// What a line about this resource starts with: nothing for the source's own URL (the
+    /// player's error line names it already), a segment's URL otherwise.
+    private var named: String { url == session.mainURL ? "" : "\(TextSanitizer.clean(url)): " }
 
     /// The line of a position out of reach of reading forward.
     private func pastForwardRead(_ byte: Int64) -> String {
@@ -349,7 +351,9 @@ package final class ResilientInput {
         guard target >= 0 else { return Int64(aether_AVERROR(EINVAL)) }
         if target == position { return target }
         guard seekable else { return Int64(aether_AVERROR(ESPIPE)) }
-        if fromStart, target > session.settings.forwardReadLimit, target < position || inner == nil || target - position > session.settings.forwardReadLimit {
+        // (What is read from the start is `base + target` bytes, as the reopen counts it.)
+        if fromStart, base + target > session.settings.forwardReadLimit,
+           target < position || inner == nil || target - position > session.settings.forwardReadLimit {
             // Out of reach of reading forward: the seek fails, playback goes on where it is.
             AppLog.write("net", "\(TextSanitizer.clean(url)): \(pastForwardRead(base + target))")
             return Int64(aether_AVERROR(EFBIG))
@@ -376,11 +380,11 @@ enum NetworkFault {
     /// Our code for a position a server that serves no ranges puts past ``NetworkSettings/forwardReadLimit``.
     static let pastForwardRead: Int32 = -0x4657_5244
 
-    /// The cause of `code` on `url` (``NetworkFailure/Cause/of(_:url:flowing:)``), with our own
-    /// codes: a body cut short, a station that dropped.
-    static func cause(of code: Int32, url: String, flowing: Bool) -> NetworkFailure.Cause {
+    /// The cause of `code` (``NetworkFailure/Cause/of(_:flowing:)``), with our own codes: a body
+    /// cut short, a station that dropped, a position past the forward read.
+    static func cause(of code: Int32, flowing: Bool) -> NetworkFailure.Cause {
         code == pastForwardRead ? .budget("--demuxer-max-bytes")
-            : code == truncated || code == dropped ? .closed : .of(code, url: url, flowing: flowing)
+            : code == truncated || code == dropped ? .closed : .of(code, flowing: flowing)
     }
 
     /// Transient failures are retried: timeouts, resets, refused or broken connections, 5xx, a
