@@ -292,8 +292,15 @@ public final class FormatContext {
         let result = av_read_frame(pointer, packet.pointer)
         if result == aether_AVERROR_EOF() { return false }
         try check(result, "av_read_frame")
+        if firstRead == nil, let dts = packet.dts, let stream = stream(packet.streamIndex) {
+            firstRead = av_rescale_q(dts, stream.pointee.time_base, AVRational(num: 1, den: AV_TIME_BASE))
+        }
         return true
     }
+
+    /// The first packet's decoding time (`AV_TIME_BASE`), as HLS's demuxer keeps it: it refuses
+    /// any seek before it (``seek(toSeconds:timeout:stream:direction:)`` then seeks to it).
+    private var firstRead: Int64?
 
     /// Where a seek may land relative to its target.
     public enum SeekDirection: Sendable {
@@ -325,11 +332,16 @@ public final class FormatContext {
             direction == .atOrBefore ? avformat_seek_file(pointer, index, Int64.min, t, t, 0)
                                      : avformat_seek_file(pointer, index, t, t, Int64.max, 0)
         }
-        if let stream, let s = self.stream(stream) {
-            try check(seekFile(Int32(stream), av_rescale_q(ts, AVRational(num: 1, den: AV_TIME_BASE), s.pointee.time_base)), "avformat_seek_file")
-            return
+        func seek(_ t: Int64) -> Int32 {
+            guard let stream, let s = self.stream(stream) else { return seekFile(-1, t) }
+            return seekFile(Int32(stream), av_rescale_q(t, AVRational(num: 1, den: AV_TIME_BASE), s.pointee.time_base))
         }
-        try check(seekFile(-1, ts), "avformat_seek_file")
+        var result = seek(ts)
+        // HLS refuses a time before the first packet it returned (its `first_timestamp`), which
+        // may be the video's, after the audio's `start_time`: a seek back to the start of an HLS
+        // stream failed with "Operation not permitted". The start is its first packet.
+        if result < 0, direction == .atOrBefore, let first = firstRead, first > ts { result = seek(first) }
+        try check(result, "avformat_seek_file")
     }
 }
 
