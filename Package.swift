@@ -52,7 +52,7 @@ let package = Package(
         // The engine, one target per capability; dependencies point down only (DocC: "Targets").
         // Media core: FFmpeg wrappers, decoders, scaler, still values, clock source, log, probe,
         // the one ISO BMFF box reader (`ISOBMFFBoxes`), MD5.
-        .target(name: "AetherMedia", dependencies: ["AetherBase", "CFFmpeg"]),
+        .target(name: "AetherMedia", dependencies: ["AetherBase", "CFFmpeg", "CZlib"]),
         // HTTP session (the one bounded whole-URL read), HLS/DASH readers and translation,
         // bit-rate switching, live/timeshift.
         .target(name: "AetherStreaming", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
@@ -139,7 +139,7 @@ let package = Package(
         // The engine's unit tests reach internals through `@testable import` of the target that holds them.
         .testTarget(name: "AetherEngineTests", dependencies: [
             "AetherEngine", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
-            "AetherStills", "AetherPlayback", "AetherTestSupport",
+            "AetherStills", "AetherPlayback", "AetherTestSupport", "CZlib",
         ]),
         .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics", "TerminalPictures", "OutputChoice", "AetherBase", "TerminalGraphicsTestSupport", "CZlib"]),

@@ -52,8 +52,9 @@ import TerminalGraphics
 /// - `exif`: a JPEG's EXIF orientation (``EXIFOrientation``);
 /// - `icy`: a radio station's `icy-*` headers and in-band title blocks (``StationMetadata``):
 ///   every value cleaned and within its budget, whichever half of the bytes is which;
-/// - `httphead`: an HTTP response's head (``HTTPResponseHead``): within its byte and line
-///   budgets, and the same outcome however the bytes are cut into reads.
+/// - `httphead`: an HTTP response (``HTTPResponseHead``, then ``HTTPBody`` as the head frames
+///   and codes it, a station's blocks asked for): within their budgets, and the same head,
+///   payload and station blocks however the bytes are cut into reads.
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
@@ -130,7 +131,10 @@ enum FuzzTarget: String, CaseIterable {
             }
             precondition(one == outcome, "\(one) whole, \(outcome) in reads of \(step)")
             precondition(whole.fields.count < HTTPResponseHead.maxLines && whole.status == cut.status)
-            if case .complete(let offset) = one { precondition(offset <= min(bytes.count, HTTPResponseHead.maxBytes)) }
+            if case .complete(let offset) = one {
+                precondition(offset <= min(bytes.count, HTTPResponseHead.maxBytes))
+                HTTPBodyCheck.run(head: whole, body: Array(bytes[offset...]), step: step)
+            }
         case .lrc:
             let entries = ID3SyncedLyrics.entries(bytes)
             precondition(entries.count <= ID3SyncedLyrics.maxEntries)

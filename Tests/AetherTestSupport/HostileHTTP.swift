@@ -50,6 +50,8 @@ public final class HostileHTTP: @unchecked Sendable {  // used from one test at 
         public let status: Int32
         public let peakRSSKiB: Int
         public let timedOut: Bool
+        /// User and system CPU seconds.
+        public let cpuSeconds: Double
         /// What the player wrote on stderr (headless) or on the terminal (`pty`).
         public let output: [UInt8]
         public var text: String { String(decoding: output, as: UTF8.self) }
@@ -74,6 +76,6 @@ public final class HostileHTTP: @unchecked Sendable {  // used from one test at 
         }
         let output = pty ? ((try? Data(contentsOf: URL(fileURLWithPath: capture))).map { [UInt8]($0) } ?? []) : Array(r.stderr.utf8)
         return Measured(status: Int32(fields["exit"] ?? -1), peakRSSKiB: fields["peak_rss_kib"] ?? -1,
-                        timedOut: fields["timed_out"] != 0, output: output)
+                        timedOut: fields["timed_out"] != 0, cpuSeconds: Double(fields["cpu_ms"] ?? -1) / 1000, output: output)
     }
 }

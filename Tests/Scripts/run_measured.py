@@ -7,7 +7,7 @@ Without --pty the command's stdin is /dev/null and its stdout/stderr are this sc
 --pty OUTFILE its stdin, stdout and stderr are one 120x40 pseudo-terminal (TERM=xterm-256color)
 and every byte it writes there goes to OUTFILE. Past --timeout seconds (default 60) its process
 group is killed. The last line on stdout is
-   run_measured: exit=N signal=S peak_rss_kib=K timed_out=0|1
+   run_measured: exit=N signal=S peak_rss_kib=K timed_out=0|1 cpu_ms=C (user + system)
 (peak RSS from wait4's ru_maxrss, which counts the command alone, not this script).
 """
 import fcntl, os, select, signal, struct, sys, termios, time
@@ -89,4 +89,5 @@ if master is not None:
 status, usage = result
 code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
 sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
-print("run_measured: exit=%d signal=%d peak_rss_kib=%d timed_out=%d" % (code, sig, usage.ru_maxrss, int(timed_out)), flush=True)
+print("run_measured: exit=%d signal=%d peak_rss_kib=%d timed_out=%d cpu_ms=%d" % (code, sig, usage.ru_maxrss, int(timed_out),
+      int((usage.ru_utime + usage.ru_stime) * 1000)), flush=True)

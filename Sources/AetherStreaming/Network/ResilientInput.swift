@@ -6,13 +6,13 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// One HTTP(S) resource read through libavformat's http protocol, behind an AVIOContext of its
-/// own that survives the network: a read that fails with a transient error (connection reset,
+/// One HTTP(S) resource read through our own exchange (``HTTPConnection``: the answer's header
+/// within its budgets, redirects, the body's framing), behind an AVIOContext of its own that
+/// survives the network: a read that fails with a transient error (connection reset,
 /// read deadline passed, 5xx, a body cut short of its length) closes the connection and opens a
 /// new one at the byte where it stopped, after an exponential backoff with jitter, up to
 /// ``NetworkSettings/retries`` times in a row. Permanent errors (4xx) and interrupts end the read
-/// at once. Owns both AVIOContexts (the inner connection and the outer one the demuxer reads)
-/// and frees each exactly once.
+/// at once. Owns the connection and the AVIOContext the demuxer reads, and frees each exactly once.
 ///
 /// Used from one thread at a time (the demuxer that reads it).
 package final class ResilientInput {
@@ -21,7 +21,11 @@ package final class ResilientInput {
     package let context: UnsafeMutablePointer<AVIOContext>
     private let session: NetworkSession
     private let options: [String: String]
-    private var inner: UnsafeMutablePointer<AVIOContext>?
+    private var inner: HTTPConnection?
+    /// What the exchanges so far leave to the next: the cookies the server set (sent back on
+    /// every reconnect and redirect), and our words for the last one that failed (an exact
+    /// HTTP status, a budget, a redirect refused).
+    private var exchanges: (cookies: HTTPCookieJar, failed: NetworkFailure?) = (HTTPCookieJar(), nil)
     /// The byte offset the caller asked for (`offset` option: HLS byte ranges).
     private let base: Int64
     /// Bytes delivered to the demuxer so far, which is the outer context's position.
@@ -33,15 +37,14 @@ package final class ResilientInput {
     private var budget = DocumentBudget()
     /// The last read that timed out (`stalled: no data for 10 s`) until bytes flow again.
     private var stalled: String?
-    /// The server serves no ranges (libavformat 5.1 refuses a 200 to a range request with
-    /// `EPERM`) or does not say its resources' lengths (a `Content-Range` total of `*`, which
-    /// libavformat 5.1 reads as 0 and then reads nothing): the resource is asked for from its
-    /// start, without `Range`, and the bytes before the offset are dropped here.
+    /// The server serves no ranges (it answered a range request with the whole resource, 200):
+    /// the resource is asked for from its start, without `Range`, and the bytes before the
+    /// offset are dropped here.
     private var fromStart = false
     /// A resumed request the server answered 416: the resource ends where the read stopped.
     private var ended = false
     /// The main input is an internet radio station (its answer had `icy-*` headers): the title
-    /// blocks libavformat strips from the body are read after each read (``StationMetadata``),
+    /// blocks the connection strips from the body are read after each read (``StationMetadata``),
     /// and the body has no end: a close is a drop, reconnected from the station's live point
     /// until ``NetworkSettings/readTimeout`` passes without a byte. Nil: not a station.
     private var station: StationConnection?
@@ -73,11 +76,11 @@ package final class ResilientInput {
         context = made
         made.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
         let opened = connect(retrying: true)
-        guard opened >= 0, let inner else { throw FFmpegError(code: opened, function: "avio_open2") }
+        guard opened >= 0 else { throw FFmpegError(code: opened, function: "avio_open2") }
         // A resource of known length is seekable even from a server that serves no ranges: a
         // position is then reached by reading forward (``NetworkSettings/forwardReadLimit``).
-        seekable = inner.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0 || (size > 0 && station == nil)
-        classifyByName(inner)
+        seekable = station == nil && (inner?.servesRanges == true || size > 0)
+        budget.classify(extension: StreamVariants.pathExtension(url), mime: inner?.contentType ?? "")
         made.pointee.seekable = seekable ? AVIO_SEEKABLE_NORMAL : 0
     }
 
@@ -88,9 +91,7 @@ package final class ResilientInput {
         avio_context_free(&outer)
     }
 
-    private func close() {
-        if inner != nil { avio_closep(&inner) }
-    }
+    private func close() { inner = nil }
 
     // MARK: connecting
 
@@ -110,62 +111,62 @@ package final class ResilientInput {
     }
 
     private func openOnce() -> Int32 {
-        var dict: OpaquePointer? = nil
-        for (key, value) in options where !(fromStart && key == "end_offset") { av_dict_set(&dict, key, value, 0) }
         let offset = station != nil ? 0 : base + position
         if fromStart, offset > session.settings.forwardReadLimit { return NetworkFault.pastForwardRead }
-        if fromStart || station != nil {
-            av_dict_set(&dict, "seekable", "0", 0)   // no Range header at all
-        } else if offset > 0 {
-            av_dict_set(&dict, "offset", String(offset), 0)
-        }
-        defer { av_dict_free(&dict) }
-        var callback = session.interrupt.callback
-        var pb: UnsafeMutablePointer<AVIOContext>?
+        let ranged = station == nil && !fromStart
+        let main = url == session.mainURL
         session.monitor.requested()
-        let result = avio_open2(&pb, url, AVIO_FLAG_READ, &callback, &dict)
-        if result == aether_AVERROR(EPERM), offset > 0, !fromStart {
-            AppLog.write("net", "\(TextSanitizer.clean(url)): the server answered a range request with the whole resource: read from its start, \(offset) bytes dropped")
-            fromStart = true
-            return openOnce()
+        let connection: HTTPConnection
+        do throws(HTTPConnection.Failure) {
+            connection = try HTTPConnection.open(.init(url: url, options: options, range: ranged ? offset : nil, icy: main),
+                                                 jar: &exchanges.cookies, interrupt: session.interrupt, clock: session.clock,
+                                                 timeout: session.settings.readTimeout)
+        } catch {
+            if error.status == 416, position > 0 {
+                // A resume past the resource's last byte: the body that ended was all of it.
+                AppLog.write("net", "\(TextSanitizer.clean(url)): the server has no byte \(offset) (its resource ends there)")
+                ended = true
+                return 0
+            }
+            exchanges.failed = error.failure
+            return error.code
         }
-        if aether_http_status_of(result) == 499, position > 0 {
-            // A resume past the resource's last byte (416): the body that ended was all of it.
-            AppLog.write("net", "\(TextSanitizer.clean(url)): the server has no byte \(offset) (its resource ends there)")
-            ended = true
-            return 0
-        }
-        guard result >= 0, let pb else { return result < 0 ? result : aether_AVERROR(EIO) }
-        inner = pb
-        if url == session.mainURL, let headers = Self.exported("icy_metadata_headers", of: pb, limit: StationMetadata.maxHeaderBytes),
-           !headers.isEmpty {
+        inner = connection
+        let headers = main ? connection.stationHeaders(limit: StationMetadata.maxHeaderBytes) : []
+        if !headers.isEmpty {
             station = (station ?? StationConnection()).connected(resuming: position > 0)
             session.monitor.station { $0.take(headers: headers); return false }
             if position > 0 { return 0 }   // a station resumes at its live point, not at a byte
         }
-        let total = avio_size(pb)
-        // (libavformat asks every resource with `Range: bytes=0-` unless told it cannot seek; a
-        // resource that is really empty costs one request more.)
-        if total == 0, !fromStart {
-            AppLog.write("net", "\(TextSanitizer.clean(url)): the server does not say the resource's length (Content-Range */): read from its start, \(offset) bytes dropped")
-            avio_closep(&inner)
+        if ranged, offset > 0, connection.head.status == 200 {
+            AppLog.write("net", "\(TextSanitizer.clean(url)): the server answered a range request with the whole resource: read from its start")
             fromStart = true
-            return openOnce()
+            if offset > session.settings.forwardReadLimit {
+                close()
+                return NetworkFault.pastForwardRead
+            }
         }
-        if total > base { size = size < 0 ? total - base : min(size, total - base) }
-        return fromStart ? drop(offset, from: pb) : 0
+        if let range = connection.contentRange, range.start != offset {
+            close()
+            exchanges.failed = NetworkFailure(.other, url: url, line: "the server answered byte \(range.start) for byte \(offset)")
+            return aether_AVERROR(EIO)
+        }
+        // A 206's total (none: `*`), or a 200's length: the whole resource's.
+        let total = connection.head.status == 206 ? connection.contentRange?.total ?? nil : connection.length
+        if let total, total > base { size = size < 0 ? total - base : min(size, total - base) }
+        return fromStart ? drop(offset, from: connection) : 0
     }
 
     /// Reads and drops the first `count` bytes of a resource asked for from its start
     /// (``fromStart``). 0, or the read's error (the connection is then closed).
-    private func drop(_ count: Int64, from pb: UnsafeMutablePointer<AVIOContext>) -> Int32 {
+    private func drop(_ count: Int64, from connection: HTTPConnection) -> Int32 {
         var left = count
         var scratch = [UInt8](repeating: 0, count: 64 << 10)
         while left > 0 {
-            let n = avio_read(pb, &scratch, Int32(min(Int64(scratch.count), left)))
+            let n = scratch.withUnsafeMutableBufferPointer { connection.read(into: $0.baseAddress!, wanted: Int32(min(Int64($0.count), left))) }
             guard n > 0 else {
                 close()
-                return n == 0 || n == aether_AVERROR_EOF() ? NetworkFault.truncated : n
+                return n == 0 || n == aether_AVERROR_EOF() || n == HTTPConnection.cutShort ? NetworkFault.truncated : n
             }
             session.received(Int(n))
             left -= Int64(n)
@@ -179,23 +180,26 @@ package final class ResilientInput {
     private func retryDelay(after error: Int32, attempt: inout Int, what: String) -> Double? {
         guard error != aether_AVERROR_EXIT(), !session.interrupt.isCancelled else { return nil }
         let timeout = session.settings.readTimeout
-        var message = error == NetworkFault.truncated ? "the server closed the connection at byte \(base + position) of \(base + size)"
+        // The exchange's own words (an exact HTTP status, a budget, a redirect refused).
+        let ours = exchanges.failed
+        exchanges.failed = nil
+        var message = error == NetworkFault.truncated ? "the server closed the connection at byte \(base + position)\(size > 0 ? " of \(base + size)" : " (the body's framing was cut)")"
             : error == NetworkFault.dropped ? "the station closed the connection"
             : error == NetworkFault.pastForwardRead ? pastForwardRead(base + position)
-            : FFmpegError(code: error, function: what).message
-        if error == aether_AVERROR(ETIMEDOUT) {
+            : ours?.line ?? FFmpegError(code: error, function: what).message
+        if error == aether_AVERROR(ETIMEDOUT), ours == nil {
             message = "stalled: no data for \(String(cFormat: "%g", timeout)) s"
             stalled = message
         }
         let which = named
-        let cause = NetworkFault.cause(of: error, flowing: session.hasFlowed)
+        let cause = ours?.cause ?? NetworkFault.cause(of: error, flowing: session.hasFlowed)
         // A station that drops is reconnected while it answers anything (a source restarting
         // leaves its mount missing for a moment), for as long as no byte came for the read deadline.
         let stationRetry = station != nil && position > 0
         guard stationRetry || NetworkFault.isTransient(error, flowing: session.hasFlowed) else {
-            if what == "open", let why = RedirectProbe.explain(error: error, url: url, options: options, interrupt: session.interrupt,
-                                                                timeout: timeout) {
-                session.refuse(NetworkFailure(.policy, url: url, line: which + why), code: error)
+            // A redirect refused, a header past its budget: refused, not failed.
+            if let ours, !ours.cause.isTransport, ours.cause != .other {
+                session.refuse(NetworkFailure(ours.cause, url: url, line: which + ours.line), code: error)
                 return nil
             }
             // A stall, then a server that cannot resume: the stall is the cause.
@@ -250,7 +254,7 @@ package final class ResilientInput {
                 result = 0
             }
             if result >= 0, let inner {
-                result = avio_read_partial(inner, out, wanted)
+                result = inner.read(into: out, wanted: wanted)
                 if result > 0 {
                     if !budget.classified { budget.classify(UnsafeBufferPointer(start: out, count: Int(result)), atStart: base + position == 0) }
                     if let limit = budget.limit, position + Int64(result) > limit {
@@ -263,28 +267,23 @@ package final class ResilientInput {
                     }
                     position += Int64(result)
                     stalled = nil
-                    if station != nil { readStationBlock(inner) }
+                    if station != nil, let block = inner.takeStationBlock(), let reconnected = station?.newBlock(block) {
+                        session.monitor.station { $0.take(packet: block, reconnected: reconnected) }
+                    }
                     session.received(Int(result))
                     if attempt > 0 { session.monitor.recovered() }
                     return result
                 }
-                if result == 0 || result == aether_AVERROR_EOF() {
+                if result == 0 || result == aether_AVERROR_EOF() || result == HTTPConnection.cutShort {
                     // A station's stream has no end: it dropped.
                     if station != nil {
                         result = NetworkFault.dropped
-                    } else {
-                        // The server ended the body short of its length: the connection broke.
-                        guard size > 0, position < size else { return aether_AVERROR_EOF() }
+                    } else if result == HTTPConnection.cutShort || (size > 0 && position < size) {
+                        // The server ended the body short of its framing or length: the connection broke.
                         result = NetworkFault.truncated
+                    } else {
+                        return aether_AVERROR_EOF()
                     }
-                }
-                // A body of no declared length (no Content-Length, not chunked: HTTP/1.0's way)
-                // ends when the server closes the connection (RFC 9112, 6.3); libavformat's
-                // HTTP reader calls that close "ends prematurely" (EIO). A reset is another
-                // error and is retried.
-                if result == aether_AVERROR(EIO), size < 0, position > 0 {
-                    guard station != nil else { return aether_AVERROR_EOF() }
-                    result = NetworkFault.dropped
                 }
             }
             close()
@@ -303,38 +302,6 @@ package final class ResilientInput {
     /// The line of a position out of reach of reading forward.
     private func pastForwardRead(_ byte: Int64) -> String {
         "the server does not serve byte ranges, and byte \(byte) is past --demuxer-max-bytes (\(ByteSize.describe(session.settings.forwardReadLimit)) read from its start)"
-    }
-
-    // MARK: stations
-
-    /// A string libavformat's http protocol exports (`icy_metadata_headers`,
-    /// `icy_metadata_packet`), at most `limit` bytes of it; nil when it has none.
-    private static func exported(_ name: String, of pb: UnsafeMutablePointer<AVIOContext>, limit: Int) -> [UInt8]? {
-        var value: UnsafeMutablePointer<UInt8>?
-        guard av_opt_get(pb, name, AV_OPT_SEARCH_CHILDREN, &value) >= 0, let value else { return nil }
-        defer { av_free(value) }
-        let count = UnsafeRawPointer(value).withMemoryRebound(to: CChar.self, capacity: 1) { strnlen($0, limit) }
-        return Array(UnsafeBufferPointer(start: value, count: count))
-    }
-
-    /// The latest in-band block, parsed when it differs from the last one.
-    private func readStationBlock(_ pb: UnsafeMutablePointer<AVIOContext>) {
-        guard let block = Self.exported("icy_metadata_packet", of: pb, limit: StationMetadata.maxPacketBytes),
-              let reconnected = station?.newBlock(block) else { return }
-        session.monitor.station { $0.take(packet: block, reconnected: reconnected) }
-    }
-
-    // MARK: budget
-
-    /// A playlist or manifest by its name or content type (``DocumentBudget/classify(extension:mime:)``).
-    private func classifyByName(_ inner: UnsafeMutablePointer<AVIOContext>) {
-        var mime = ""
-        var value: UnsafeMutablePointer<UInt8>?
-        if av_opt_get(inner, "mime_type", AV_OPT_SEARCH_CHILDREN, &value) >= 0, let value {
-            mime = String(cString: value).lowercased()
-            av_free(value)
-        }
-        budget.classify(extension: StreamVariants.pathExtension(url), mime: mime)
     }
 
     private func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
@@ -373,8 +340,8 @@ package final class ResilientInput {
 
 /// How a failed network operation is treated.
 enum NetworkFault {
-    /// Our code for a body that ended before its Content-Length.
-    static let truncated: Int32 = -0x5452_4E43
+    /// Our code for a body that ended before its Content-Length or last chunk.
+    static let truncated = HTTPConnection.cutShort
     /// Our code for a radio station's stream that ended (it has no end: it dropped).
     static let dropped: Int32 = -0x4452_4F50
     /// Our code for a position a server that serves no ranges puts past ``NetworkSettings/forwardReadLimit``.
@@ -401,8 +368,7 @@ enum NetworkFault {
         var transient: [Int32] = [ETIMEDOUT, ECONNRESET, ECONNABORTED, EPIPE, EAGAIN, ENETDOWN, ENETRESET, ENETUNREACH, EHOSTUNREACH]
         if flowing { transient += [EIO, ECONNREFUSED] }
         if transient.map({ aether_AVERROR($0) }).contains(code) { return true }
-        return flowing && code == AVERROR_INVALIDDATA_CODE
+        return flowing && code == aether_AVERROR_INVALIDDATA()
     }
 
-    private static let AVERROR_INVALIDDATA_CODE: Int32 = -0x4144_4E49  // FFERRTAG('I','N','D','A')
 }

@@ -254,6 +254,7 @@ static inline int aether_AVERROR_EAGAIN(void) { return AVERROR(EAGAIN); }
 static inline int64_t aether_AV_NOPTS_VALUE(void) { return AV_NOPTS_VALUE; }
 static inline AVRational aether_AV_TIME_BASE_Q(void) { return AV_TIME_BASE_Q; }
 static inline int aether_AVERROR_EXIT(void) { return AVERROR_EXIT; }
+static inline int aether_AVERROR_INVALIDDATA(void) { return AVERROR_INVALIDDATA; }
 
 /* The HTTP status class libavformat's http protocol reported in `code` (400, 401, 403, 404,
    499 for another 4xx, 500 for any 5xx), 0 when `code` is not an HTTP status error. */
@@ -266,6 +267,18 @@ static inline int aether_http_status_of(int code) {
     case AVERROR_HTTP_OTHER_4XX: return 499;
     case AVERROR_HTTP_SERVER_ERROR: return 500;
     default: return 0;
+    }
+}
+
+/* The code libavformat's http protocol gives an HTTP error status (the inverse of
+   aether_http_status_of: another 4xx is AVERROR_HTTP_OTHER_4XX, any 5xx AVERROR_HTTP_SERVER_ERROR). */
+static inline int aether_http_error(int status) {
+    switch (status) {
+    case 400: return AVERROR_HTTP_BAD_REQUEST;
+    case 401: return AVERROR_HTTP_UNAUTHORIZED;
+    case 403: return AVERROR_HTTP_FORBIDDEN;
+    case 404: return AVERROR_HTTP_NOT_FOUND;
+    default: return status >= 500 ? AVERROR_HTTP_SERVER_ERROR : AVERROR_HTTP_OTHER_4XX;
     }
 }
 
