@@ -75,6 +75,33 @@ import Testing
         }
     }
 
+    /// A status libavformat would not name ("4XX Client Error, but not one of 40{0,1,3,4}")
+    /// is said exactly, from our own exchange; still exit status 5.
+    @Test func anHTTPStatusIsSaidExactly() throws {
+        let server = try LoopbackHTTP(root: Self.root, rules: #"[{"path": "gone\\.mp4$", "status": 410}]"#)
+        defer { server.stop() }
+        let url = server.url("gone.mp4")
+        let (r, _) = try NetworkTests.headless([url], timeout: 30)
+        #expect(r.status == 5, "exit \(r.status): \(r.stderr)")
+        #expect(NetworkTests.errorLines(r) == ["aether-tui: cannot open '\(url)': HTTP 410 Gone"], "\(NetworkTests.errorLines(r))")
+    }
+
+    /// `http_proxy` is libavformat's: the request goes to the proxy in absolute form (a host
+    /// that does not resolve is reached through it), unless `no_proxy` names the host.
+    @Test func anHTTPProxyGetsTheWholeURL() throws {
+        let proxy = try LoopbackHTTP(root: Self.root)
+        defer { proxy.stop() }
+        let url = "http://media.invalid/progressive.mp4"
+        let r = Process.run(["/usr/bin/env", "http_proxy=http://127.0.0.1:\(proxy.port)", "no_proxy=localhost",
+                             TestEnvironment.binary, url, "--vo=null", "--ao=null", "--length=0.5"], timeout: 30)
+        #expect(Self.paths(proxy).contains(url), "the proxy was asked for \(Self.paths(proxy))")
+        #expect(!r.stderr.contains("resolve"), "\(r.stderr)")
+        let skipped = Process.run(["/usr/bin/env", "http_proxy=http://127.0.0.1:\(proxy.port)", "no_proxy=.invalid",
+                                   TestEnvironment.binary, url, "--vo=null", "--ao=null", "--length=0.5"], timeout: 30)
+        #expect(skipped.status == 5 && skipped.stderr.contains("cannot resolve host 'media.invalid'"), "\(skipped.stderr)")
+        #expect(Self.paths(proxy).count == 1, "\(Self.paths(proxy))")
+    }
+
     /// Python's http.server (the commonest ad-hoc file server) serves no byte ranges; an MP4
     /// whose index is at its end (ffmpeg's and phones' default) plays from it by reading
     /// forward, within --demuxer-max-bytes, and past that budget says so in one line. Before:
