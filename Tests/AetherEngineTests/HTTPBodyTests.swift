@@ -100,6 +100,29 @@ import Testing
         if case .malformed = broken {} else { Issue.record("\(broken)") }
     }
 
+    /// A gzip stream cut short (a server that stops mid-stream, the fuzzer's finding): what
+    /// waits for more bytes is not pending (the drain stops), and the body's end says it was cut.
+    @Test func aCutGzipStreamEndsAsCutNotInALoop() throws {
+        let packed = Self.gzip(Array(String(repeating: "#EXTINF:2,\nseg.ts\n", count: 1000).utf8))
+        for cut in [10, packed.count / 2, packed.count - 4] {
+            var body = HTTPBody(framing: .length(Int64(cut)), coding: "gzip")
+            var out: [UInt8] = []
+            _ = packed.prefix(cut).withUnsafeBytes { body.feed($0, into: &out) }
+            var rounds = 0
+            while body.hasPending, rounds < 1000 {
+                _ = [UInt8]().withUnsafeBytes { body.feed($0, into: &out) }
+                rounds += 1
+            }
+            #expect(rounds < 1000 && body.isComplete, "\(cut): \(rounds) drains")
+            #expect(body.ended() == "the compressed body ended before its compressed stream did", "\(cut)")
+        }
+        // Whole, it ends clean.
+        var whole = HTTPBody(framing: .close, coding: "gzip")
+        var out: [UInt8] = []
+        _ = packed.withUnsafeBytes { whole.feed($0, into: &out) }
+        #expect(whole.ended() == nil)
+    }
+
     /// A station's title blocks come out of the body, the latest one kept, however cut.
     @Test(arguments: [1, 5, 64])
     func stationBlocksAreTakenOut(step: Int) {

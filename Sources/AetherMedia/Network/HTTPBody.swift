@@ -44,6 +44,8 @@ package struct HTTPBody {
     private let inflater: Inflater?
     /// Compressed bytes read off the connection and not yet inflated.
     private var compressed: [UInt8] = []
+    /// The last inflate made nothing of ``compressed``: it needs more bytes first.
+    private var starved = false
     private var icy: ICYBlocks?
 
     /// `coding`: the `Content-Encoding` (lower case; `gzip`, `x-gzip` and `deflate` are
@@ -73,10 +75,11 @@ package struct HTTPBody {
                   metaint: icy ? head.value("icy-metaint").flatMap { Int64($0) } : nil)
     }
 
-    /// Whether the body is whole.
-    package var isComplete: Bool { state == .complete && compressed.isEmpty }
-    /// Whether inflated payload is waiting (a feed of no bytes gives more of it).
-    package var hasPending: Bool { !compressed.isEmpty }
+    /// Whether the body's framing is whole and nothing is left to inflate.
+    package var isComplete: Bool { state == .complete && !hasPending }
+    /// Whether inflated payload is waiting (a feed of no bytes gives more of it); not when what
+    /// is left to inflate needs more bytes first.
+    package var hasPending: Bool { !compressed.isEmpty && !starved }
 
     /// The latest in-band title block not taken yet (its bytes up to the first NUL).
     package mutating func takeStationBlock() -> [UInt8]? { icy?.take() }
@@ -106,6 +109,9 @@ package struct HTTPBody {
 
     /// The connection ended: whether the body was whole, or the line saying how it was cut.
     package func ended() -> String? {
+        if let inflater, !inflater.finished, state == .complete || framing == .close {
+            return "the compressed body ended before its compressed stream did"
+        }
         switch (framing, state) {
         case (_, .complete), (.close, .open): return nil
         case (.length, _): return "the body ended \(left) bytes short of its length"
@@ -120,17 +126,19 @@ package struct HTTPBody {
         if let inflater {
             compressed += content
             payload = []
-            let used: Int
             do throws(Inflater.Failure) {
-                used = try inflater.inflate(compressed, into: &payload, limit: Self.inflateStep)
+                let used = try inflater.inflate(compressed, into: &payload, limit: Self.inflateStep)
+                compressed.removeFirst(used)
+                starved = used == 0 && payload.isEmpty
+                if inflater.finished { compressed = [] }
             } catch {
-                state = .malformed("the body's \(framing == .close ? "" : "compressed ")data is not gzip or deflate")
-                return state
+                // What came before the broken data is delivered; nothing after it.
+                compressed = []
+                state = .malformed("the body's compressed data is not gzip or deflate")
             }
-            compressed.removeFirst(used)
-            if inflater.finished { compressed = [] }
         }
         if icy != nil { icy?.strip(payload, into: &out) } else { out += payload }
+        if case .malformed = state { return state }
         return state == .complete && !compressed.isEmpty ? .open : state
     }
 }
@@ -255,6 +263,7 @@ private final class Inflater {
         var used = 0
         var produced = 0
         while used < input.count, produced < limit, !finished {
+            let consumed = used
             let status: Int32 = input.withUnsafeBufferPointer { inBuf in
                 piece.withUnsafeMutableBufferPointer { outBuf in
                     stream.next_in = UnsafeMutablePointer(mutating: inBuf.baseAddress! + used)
@@ -271,7 +280,8 @@ private final class Inflater {
             out += piece.prefix(n)
             produced += n
             if status == Z_STREAM_END { finished = true } else if status != Z_OK && status != Z_BUF_ERROR { throw Failure() }
-            if n == 0 && status == Z_BUF_ERROR { break }
+            // No progress (zlib wants more input than there is): the next feed brings it.
+            if n == 0 && (status == Z_BUF_ERROR || used == consumed) { break }
         }
         return finished ? input.count : used
     }

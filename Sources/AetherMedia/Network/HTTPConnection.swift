@@ -125,12 +125,12 @@ package final class HTTPConnection {
                 }
                 continue
             }
-            if body.isComplete || atEnd { return aether_AVERROR_EOF() }
-            guard let pb else { return aether_AVERROR_EOF() }
+            // The body's end: whole, or cut short of its framing or its compressed stream.
+            if body.isComplete || atEnd || pb == nil { return body.ended() == nil ? aether_AVERROR_EOF() : Self.cutShort }
+            guard let pb else { continue }
             let n = avio_read_partial(pb, &raw, Int32(raw.count))
             if n == 0 || n == aether_AVERROR_EOF() {
                 atEnd = true
-                if body.ended() != nil { return Self.cutShort }
                 continue
             }
             guard n > 0 else { return n }

@@ -32,7 +32,7 @@ enum HTTPBodyCheck {
             feed(bytes[offset..<min(bytes.count, offset + step)])
         }
         // What a gzip body inflates to, at most 64 MiB (the drain of a bomb is the reader's budget).
-        while body.hasPending, state != .complete, out.count < 64 << 20 { feed([]) }
+        while body.hasPending, out.count < 64 << 20 { feed([]) }
         precondition(!bytes.isEmpty || out.isEmpty, "a payload from no body")
         return (out.count < 64 << 20 ? out : [], body.isComplete ? .complete : state, block)
     }
