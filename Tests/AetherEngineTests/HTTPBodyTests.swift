@@ -43,6 +43,8 @@ import Testing
             ("3\r\nabcdef\r\n", "did not end where its size said"),
             (String(repeating: "1", count: 2000) + "\r\n", "longer than its budget"),
             ("fffffffffffffffffff\r\n", "not a hexadecimal number"),
+            ("-E\r\nabc\r\n", "not a hexadecimal number"),   // a sign: a negative size (the fuzzer's)
+            ("+5\r\nabcde\r\n", "not a hexadecimal number"),
         ]
         for (text, says) in cases {
             let (_, state) = Self.decode(HTTPBody(framing: .chunked), Array(text.utf8), step: 3)

@@ -103,7 +103,7 @@ package struct HTTPBody {
                 state = chunk.read(&input, into: &content)
             }
         }
-        if case .malformed = state { return state }
+        // (What the framing carried before a fault is delivered, whichever read brought it.)
         return deliver(content, into: &out)
     }
 
@@ -183,7 +183,9 @@ private struct ChunkReader {
                     continue
                 }
                 let digits = line.prefix { $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
-                guard !digits.isEmpty, digits.count <= 15, let size = Int64(String(decoding: digits, as: UTF8.self), radix: 16) else {
+                // Hexadecimal digits only: Int64(_:radix:) would take a sign ('-E' is -14).
+                let hex = digits.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+                guard !digits.isEmpty, digits.count <= 15, hex, let size = Int64(String(decoding: digits, as: UTF8.self), radix: 16) else {
                     return .malformed("a chunk's size is not a hexadecimal number")
                 }
                 phase = size == 0 ? .trailer : .data(size)
