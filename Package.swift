@@ -52,7 +52,9 @@ let package = Package(
         // The engine, one target per capability; dependencies point down only (DocC: "Targets").
         // Media core: FFmpeg wrappers, decoders, scaler, still values, clock source, log, probe,
         // the one ISO BMFF box reader (`ISOBMFFBoxes`), MD5.
-        .target(name: "AetherMedia", dependencies: ["AetherBase", "CFFmpeg", "CZlib"]),
+        // Disc images and folders (DVD-Video: ISO 9660, IFO): readers of our own, the title as one stream.
+        .target(name: "AetherDisc", dependencies: ["AetherBase", "CFFmpeg"]),
+        .target(name: "AetherMedia", dependencies: ["AetherBase", "AetherDisc", "CFFmpeg", "CZlib"]),
         // HTTP session (the one bounded whole-URL read), HLS/DASH readers and translation,
         // bit-rate switching, live/timeshift.
         .target(name: "AetherStreaming", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
@@ -60,7 +62,7 @@ let package = Package(
         .target(name: "AetherSubtitles", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg", "CLibass"]),
         // The inspection area (one `InspectionError`): ISO BMFF / EBML / TS structure,
         // the frame stepper and the packet/frame inspectors.
-        .target(name: "AetherStructure", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg"]),
+        .target(name: "AetherStructure", dependencies: ["AetherBase", "AetherDisc", "AetherMedia", "AetherStreaming", "CFFmpeg"]),
         // `aether-tui download`: plans, fetches, decrypts and remuxes HLS/DASH sources.
         .target(name: "AetherDownload", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "CFFmpeg"]),
         // The frame extractor (stills, scrub thumbnails) and sprite-sheet thumbnails.
@@ -118,7 +120,7 @@ let package = Package(
         // Its harnesses (Checks/: DecodeCheck, DownloadCheck, WVTTCheck, …) reach the engine's `package` API.
         .executableTarget(name: "aether-fuzz", dependencies: [
             "AetherEngine", "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherDownload",
-            "AetherTUI", "AetherScreen", "AetherThemes", "AetherInput", "AetherControl", "TerminalGraphics", "OutputChoice", "CFFmpeg", "CLibass",
+            "AetherTUI", "AetherScreen", "AetherThemes", "AetherInput", "AetherControl", "TerminalGraphics", "OutputChoice", "CFFmpeg", "CLibass", "AetherDisc",
         ]),
 
         // The loopback HTTP server and fault proxy (Tests/Scripts/range_http.py, fault_proxy.py)
@@ -139,7 +141,7 @@ let package = Package(
         // The engine's unit tests reach internals through `@testable import` of the target that holds them.
         .testTarget(name: "AetherEngineTests", dependencies: [
             "AetherEngine", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
-            "AetherStills", "AetherPlayback", "AetherTestSupport", "CZlib",
+            "AetherStills", "AetherPlayback", "AetherTestSupport", "CZlib", "AetherDisc",
         ]),
         .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics", "TerminalPictures", "OutputChoice", "AetherBase", "TerminalGraphicsTestSupport", "CZlib"]),

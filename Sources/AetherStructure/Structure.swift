@@ -1,3 +1,4 @@
+import AetherBase
 import AetherMedia
 import AetherStreaming
 import FoundationEssentials
@@ -25,6 +26,8 @@ public enum ContainerFormat: String, Codable, Sendable, CaseIterable {
     case mpegts
     /// A DASH manifest: its periods, sets and representations, and its events.
     case dash
+    /// A DVD-Video (an image or a folder): its titles, title sets, program chains and cells.
+    case dvd
     /// Anything else: what libavformat reports, as a flat tree.
     case other
 }
@@ -113,65 +116,6 @@ public struct StructureBudget: Sendable, Equatable {
     public init() {}
 }
 
-/// Random-access bytes of the file being inspected. Reads are bounded by the caller; a short
-/// result means the end of the source (or a read error, which is treated as the end).
-public protocol ByteSource: AnyObject {
-    /// The source's length in bytes.
-    var length: Int64 { get }
-    /// Up to `count` bytes at `offset` (fewer at the end; none past it or for a negative offset).
-    func read(at offset: Int64, count: Int) -> [UInt8]
-}
-
-/// A file read with `pread`: nothing is read until asked, so a 2 GB file opens at once.
-public final class FileByteSource: ByteSource {
-    private let fd: Int32
-    public let length: Int64
-    /// Largest single read (callers' budgets are smaller; this is the last guard).
-    static let maxRead = 16 << 20
-
-    public init(path: String) throws(InspectionError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InspectionError("cannot open '\(path)': \(String(cString: strerror(errno)))") }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            throw InspectionError("'\(path)' is not a regular file")
-        }
-        self.fd = fd
-        length = Int64(st.st_size)
-    }
-
-    deinit { close(fd) }
-
-    public func read(at offset: Int64, count: Int) -> [UInt8] {
-        guard offset >= 0, offset < length, count > 0 else { return [] }
-        let n = Int(min(Int64(min(count, Self.maxRead)), length - offset))
-        var out = [UInt8](repeating: 0, count: n)
-        var done = 0
-        while done < n {
-            let got = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, n - done, off_t(offset) + off_t(done)) }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { break }
-            done += got
-        }
-        if done < n { out.removeSubrange(done...) }
-        return out
-    }
-}
-
-/// Bytes in memory (fuzzing, tests).
-public final class MemoryByteSource: ByteSource {
-    public let bytes: [UInt8]
-    public var length: Int64 { Int64(bytes.count) }
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    public func read(at offset: Int64, count: Int) -> [UInt8] {
-        guard offset >= 0, offset < length, count > 0 else { return [] }
-        let start = Int(offset)
-        return Array(bytes[start..<min(bytes.count, start + min(count, bytes.count - start))])
-    }
-}
-
 /// A container format's structure reader. Used from one thread.
 public protocol StructureParser: AnyObject {
     var format: ContainerFormat { get }
@@ -234,17 +178,23 @@ extension StructureDocument {
             let parser = try ManifestStructureParser(path: path)
             return StructureDocument(source: MemoryByteSource([]), parser: parser, budget: budget)
         }
+        if !path.contains("://"), let parser = DiscStructureParser(path: path) {
+            return StructureDocument(source: MemoryByteSource([]), parser: parser, budget: budget)
+        }
         if path.contains("://") {
             let parser = try LavfStructureParser(url: path)
             return StructureDocument(source: MemoryByteSource([]), parser: parser, budget: budget)
         }
-        let source = try FileByteSource(path: path)
+        let source: FileByteSource
+        do throws(FileBytes.ReadError) { source = try FileByteSource(path: path) } catch {
+            throw InspectionError(error == .notARegularFile ? "'\(path)' is not a regular file" : "cannot open '\(path)': \(error.reason)")
+        }
         let parser: any StructureParser
         switch detect(source) {
         case .isobmff: parser = ISOBMFFParser(source: source, budget: budget)
         case .matroska: parser = MatroskaParser(source: source, budget: budget)
         case .mpegts: parser = TransportStreamParser(source: source, budget: budget)
-        case .dash, .other: parser = try LavfStructureParser(url: path)
+        case .dash, .dvd, .other: parser = try LavfStructureParser(url: path)
         }
         return StructureDocument(source: source, parser: parser, budget: budget)
     }

@@ -55,12 +55,13 @@ import TerminalGraphics
 /// - `httphead`: an HTTP response (``HTTPResponseHead``, then ``HTTPBody`` as the head frames
 ///   and codes it, a station's blocks asked for): within their budgets, and the same head,
 ///   payload and station blocks however the bytes are cut into reads.
+/// - `iso9660`, `ifo`: a disc image's file system and a DVD's IFO files (``DiscCheck``).
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals, exif, icy, httphead
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals, exif, icy, httphead, iso9660, ifo
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -107,6 +108,10 @@ enum FuzzTarget: String, CaseIterable {
         case .exif:
             // A JPEG's EXIF orientation (EXIFOrientation): 1–8 or none, within its budgets.
             if let o = EXIFOrientation.read(bytes) { precondition((1...8).contains(o), "orientation \(o)") }
+        case .iso9660:
+            DiscCheck.iso9660(bytes)
+        case .ifo:
+            DiscCheck.ifo(bytes)
         case .icy:
             // The first byte splits the bytes into headers and blocks (a station sends both).
             let cut = min(bytes.count, Int(bytes.first ?? 0) * bytes.count / 256)

@@ -172,3 +172,22 @@ enum AudioFilterOption {
         return FilterGraph.checkAudio(graph).map { "cannot use '\(TextSanitizer.clean(graph))': \($0)" }
     }
 }
+
+/// A disc's title as `--edition` takes it: `auto` (the main title) or its number, 1–99.
+enum TitleArgument: ExpressibleByArgument, Equatable {
+    case auto
+    case number(Int)
+
+    init?(argument: String) {
+        if argument == "auto" {
+            self = .auto
+        } else if let n = Int(argument), (1...99).contains(n) {
+            self = .number(n)
+        } else {
+            return nil
+        }
+    }
+
+    var number: Int? { if case .number(let n) = self { n } else { nil } }
+    var defaultValueDescription: String { number.map(String.init) ?? "auto" }
+}

@@ -115,6 +115,7 @@ struct PlaybackSetup {
         o.stream.videoRange = options.videoRange
         o.stream.lavfDASH = options.demuxerLavfDash
         o.stream.liveStartIndex = options.liveStartIndex
+        o.stream.discTitle = options.edition.number
         options.network.apply(to: &o.network)
         switch options.cache {
         case .yes: o.stream.cacheSeconds = options.cacheSecs

@@ -17,6 +17,12 @@ enum ProbeReport {
         var summary = "  Duration    \(info.duration.map(timestamp) ?? "unknown")"
         if let rate = info.bitRate { summary += "   bitrate \(kbps(rate))" }
         line(summary)
+        if !info.titles.isEmpty {
+            line("  Titles      \(info.titles.count) (a DVD; --edition=N plays another)")
+            for t in info.titles {
+                line("    #\(t.number)  \(timestamp(t.duration))  \(t.chapters) chapter\(t.chapters == 1 ? "" : "s")\(t.playing ? "  (playing)" : "")")
+            }
+        }
         if !info.chapters.isEmpty {
             line("  Chapters    \(info.chapters.count)")
             for (n, c) in info.chapters.enumerated() {

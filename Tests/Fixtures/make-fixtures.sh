@@ -1116,6 +1116,9 @@ if [ ! -f "$hostile_dir/.stamp" ] || [ "$hostile_gen" -nt "$hostile_dir/.stamp" 
     echo "hostile/ corpus                      $(ls "$hostile_dir" | wc -l) files"
 fi
 
+# Disc images and folders (DVD-Video): make-disc-fixtures.sh into OUTDIR/disc (its header lists them).
+bash "$script_dir/make-disc-fixtures.sh" "$outdir/disc" | sed 's|^|disc/|'
+
 # Network sources (progressive HTTP, HLS, DASH, thumbnail manifests, hostile playlists):
 # make-network-fixtures.sh into OUTDIR/net, with its own skip-if-current checks.
 net_args=("$outdir/net")

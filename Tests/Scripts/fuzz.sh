@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer over the code that reads untrusted bytes (not part of CI):
-#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead [seconds=600]
+#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo [seconds=600]
 # Builds Sources/aether-fuzz with -sanitize=fuzzer,address in $FUZZ_SCRATCH (default .build-fuzz), seeds a working corpus
 # (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
 # runs for the given time, and copies any crash, leak-free timeout or OOM input into
@@ -8,10 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead [seconds]}"
+target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo [seconds]}"
 seconds="${2:-600}"
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"
-case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 swift build --product aether-fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
 corpus="Tests/Fixtures/out/fuzz/$target"
 artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
@@ -89,6 +89,23 @@ case "$target" in
         printf 'HTTP/1.0 200 OK\r\nicy-metaint: 4\r\n\r\nabcd\001StreamTitle=x;\000\000\000\000efgh\000ijkl' > "$corpus/seed-icy-blocks"
         { printf 'HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n'; printf '#EXTM3U\n#EXTINF:2,\nseg.ts\n%.0s' {1..50} | gzip -c; } > "$corpus/seed-gzip"
         max_len=70000 ;;
+    iso9660)
+        # A disc image (ISO9660Image): a small image with VIDEO_TS (the DVD fixture's IFOs).
+        if command -v genisoimage >/dev/null && [ -d Tests/Fixtures/out/disc/dvd/VIDEO_TS ]; then
+            seed_dir=$(mktemp -d)
+            mkdir -p "$seed_dir/VIDEO_TS" && cp Tests/Fixtures/out/disc/dvd/VIDEO_TS/*.IFO "$seed_dir/VIDEO_TS/"
+            genisoimage -quiet -V SEED -o "$corpus/seed-video-ts.iso" "$seed_dir" && rm -rf "$seed_dir"
+        fi
+        cp Tests/Fuzz/Regressions/iso9660/* "$corpus/" 2>/dev/null || true
+        max_len=1048576 ;;
+    ifo)
+        # A DVD's IFOs (DVDInfo): two bytes (the manager's length in 16-byte units), VIDEO_TS.IFO, a title set's IFO.
+        for n in 01 02; do
+            vmg=Tests/Fixtures/out/disc/dvd/VIDEO_TS/VIDEO_TS.IFO vts=Tests/Fixtures/out/disc/dvd/VIDEO_TS/VTS_${n}_0.IFO
+            [ -f "$vmg" ] && { python3 -c "import sys; n=$(stat -c %s "$vmg")//16; sys.stdout.buffer.write(bytes([n>>8, n&255]))"; cat "$vmg" "$vts"; } > "$corpus/seed-vts-$n"
+        done
+        cp Tests/Fuzz/Regressions/ifo/* "$corpus/" 2>/dev/null || true
+        max_len=65536 ;;
     icy)
         # A station's icy-* headers and in-band blocks (StationMetadata): seeds in Tests/Fuzz/Regressions/icy.
         cp Tests/Fuzz/Regressions/icy/* "$corpus/" 2>/dev/null || true

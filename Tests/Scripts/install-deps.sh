@@ -43,6 +43,8 @@ tests=(
     libsixel-dev
     # inspector: mkvinfo is the reference EBML tree; mkvmerge writes the HDR Matroska fixture
     mkvtoolnix
+    # disc fixtures: dvdauthor writes a DVD-Video folder, genisoimage its ISO 9660 image
+    dvdauthor genisoimage
     # internet radio: Icecast on loopback, fed by ffmpeg (RadioTests); setpriv runs it as nobody
     icecast2 util-linux
 )

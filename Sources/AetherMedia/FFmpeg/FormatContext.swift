@@ -1,4 +1,5 @@
 import AetherBase
+import AetherDisc
 import CFFmpeg
 import FoundationEssentials
 #if canImport(Glibc)
@@ -139,6 +140,11 @@ public final class FormatContext {
     /// served playlist); freed after the demuxer (custom I/O).
     private let mainInput: AnyObject?
 
+    /// The DVD title read (nil: not a disc), freed after the demuxer.
+    public let disc: DiscInput?
+    /// The option that picks a disc's title (1-based; `--edition`).
+    public static let discTitleOption = "disc_title"
+
     /// What the network is doing (nil for a local source).
     public var networkStatus: NetworkStatus? { network?.status }
 
@@ -186,13 +192,30 @@ public final class FormatContext {
         } else {
             mainInput = nil
         }
+        // A DVD (an image or a folder): its title as one stream (``DiscInput``); `disc_title`
+        // picks one (the main title without it).
+        let title = options.removeValue(forKey: Self.discTitleOption).flatMap { Int($0) }
+        var disc: DiscInput?
+        if memory == nil, session == nil, let path = NetworkSettings.localPath(url) {
+            do throws(DiscError) {
+                disc = try DiscInput.dvd(at: SourceOptions.resolve(path), title: title)
+                if let disc {
+                    ctx.pointee.pb = disc.context
+                    ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+                }
+            } catch {
+                interrupt.arm(seconds: nil)
+                avformat_free_context(ctx)
+                throw FFmpegError(function: "disc", message: error.message, code: aether_AVERROR(EINVAL))
+            }
+        }
         var dict: OpaquePointer? = nil
         for (key, value) in options { av_dict_set(&dict, key, value, 0) }
         defer { av_dict_free(&dict) }
         var maybe: UnsafeMutablePointer<AVFormatContext>? = ctx
         // On failure avformat_open_input frees the context and sets it to NULL.
         let forced = memory == nil && session == nil ? Self.stillImageDemuxer(url) : nil
-        let opened = avformat_open_input(&maybe, memory == nil ? SourceOptions.resolve(url) : nil, forced, &dict)
+        let opened = avformat_open_input(&maybe, memory == nil && disc == nil ? SourceOptions.resolve(url) : nil, forced, &dict)
         guard opened >= 0, let ok = maybe else {
             interrupt.arm(seconds: nil)
             // A reader's refusal (a playlist over its budget) or a transfer that gave up is the
@@ -209,6 +232,8 @@ public final class FormatContext {
             if let why = session?.networkFailure { throw FFmpegError(network: why, code: info) }
             throw FFmpegError(code: info, function: "avformat_find_stream_info")
         }
+        disc?.apply(to: ctx)
+        self.disc = disc
         pointer = ctx
         timeline = Timeline(ctx)
         applyEXIFOrientation(url: url)

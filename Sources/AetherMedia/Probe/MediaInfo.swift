@@ -1,5 +1,6 @@
 /// What a media source contains, as `aether-tui probe` reports it. Plain values copied out of the
-/// demuxer (no pointers into FFmpeg), every string sanitised for the terminal.
+/// demuxer (no pointers into FFmpeg), every string sanitised for the terminal. It only declares:
+/// one stored property per fact `probe --json` reports, and what is derived from them.
 public struct MediaInfo: Codable, Sendable, Equatable {
     public var url: String
     /// libavformat's short name, e.g. `matroska,webm`.
@@ -23,6 +24,8 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     public var tags = MediaTags()
     /// Loudness tags (ReplayGain, Opus R128).
     public var replayGain = ReplayGainTags()
+    /// A disc's titles (empty: not a disc); the one read is `playing`.
+    public var titles: [DiscTitleInfo] = []
 
     /// A still image (a JPEG, PNG, WebP, BMP, TIFF … file: libavformat's `image2` or one of its
     /// `*_pipe` demuxers), with one picture and no sound: it plays as a picture that stays
@@ -45,6 +48,14 @@ public struct MediaInfo: Codable, Sendable, Equatable {
         if let k = chosenVideo, video.indices.contains(k) { return k }
         return video.firstIndex { $0.tags.isDefault } ?? (video.isEmpty ? nil : 0)
     }
+}
+
+/// A title of a disc (`--edition` picks one; the longest plays without it).
+public struct DiscTitleInfo: Codable, Sendable, Equatable {
+    public var number: Int
+    public var duration: Double
+    public var chapters: Int
+    public var playing: Bool
 }
 
 public struct Chapter: Codable, Sendable, Equatable {

@@ -28,6 +28,9 @@ public enum MediaProbe {
             duration: duration(ctx),
             bitRate: ctx.pointee.bit_rate > 0 ? Int(ctx.pointee.bit_rate) : nil,
             chapters: chapters(ctx, format.timeline), video: [], audio: [], subtitles: [], attachments: [])
+        info.titles = (format.disc?.titles ?? []).map {
+            DiscTitleInfo(number: $0.number, duration: $0.duration, chapters: $0.chapters.count, playing: $0 == format.disc?.title)
+        }
 
         for index in 0..<format.streamCount {
             guard let stream = format.stream(index), let par = stream.pointee.codecpar else { continue }

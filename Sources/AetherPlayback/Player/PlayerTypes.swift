@@ -195,6 +195,8 @@ public struct PlayerOptions: Sendable {
         /// (negative: back from the last; libavformat's HLS `live_start_index`, which mpv users
         /// pass with `--demuxer-lavf-o`). `--live-start-index`.
         public var liveStartIndex = -3
+        /// A disc's title (1-based; nil: the main title, the longest). `--edition`.
+        public var discTitle: Int?
     }
 
     /// The window kept of a live stream for pause, rewind and scrubbing.

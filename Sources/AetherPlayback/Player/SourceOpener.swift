@@ -47,6 +47,7 @@ enum SourceOpener {
         // The HLS demuxer's start on a live playlist (HLS, or DASH translated).
         var demuxOptions = openOptions.merging(target.demuxOptions) { _, kind in kind }
         if NetworkSettings.isNetwork(url) { demuxOptions["live_start_index"] = String(options.stream.liveStartIndex) }
+        if let title = options.stream.discTitle { demuxOptions[FormatContext.discTitleOption] = String(title) }
         let name = TextSanitizer.clean(target.name ?? target.url)
         do {
             format = try FormatContext(url: target.url, options: demuxOptions, timeout: options.opening.timeout,

@@ -1,0 +1,69 @@
+import AetherBase
+import AetherDisc
+
+/// A DVD's structure as the inspector shows it (`aether-tui inspect film.iso`): its titles (the
+/// one that plays first marked), then each title set's program chains with their programs and
+/// cells, as our IFO reader (``DVDInfo``) reads them. Nodes carry no byte offsets of the file
+/// (the cells' sectors are fields).
+public final class DiscStructureParser: StructureParser {
+    public let format = ContainerFormat.dvd
+    private let nodes: [StructureNode]
+    private let childrenByTag: [UInt64: [StructureNode]]
+
+    /// Nil when `path` is not a DVD (an image or a folder with `VIDEO_TS`).
+    public init?(path: String) {
+        guard let disc = DVDDisc.open(path) else { return nil }
+        let info = disc.info
+        func seconds(_ s: Double) -> String { String(cFormat: "%.3f s", s) }
+        func node(_ name: String, _ tag: UInt64, summary: String, fields: [StructureField] = [], depth: Int = 0) -> StructureNode {
+            StructureNode(name: name, offset: 0, headerSize: 0, size: nil, summary: summary, fields: fields,
+                          isContainer: tag != 0, depth: depth, tag: tag)
+        }
+        var top: [StructureNode] = []
+        var children: [UInt64: [StructureNode]] = [:]
+        var nextTag: UInt64 = 1
+        func newTag() -> UInt64 { defer { nextTag += 1 }; return nextTag }
+        let main = info.mainTitle?.number
+        let titlesTag = newTag()
+        top.append(node("Titles", titlesTag, summary: "\(info.titles.count) title\(info.titles.count == 1 ? "" : "s"), the main title \(main.map(String.init) ?? "-")",
+                        fields: [StructureField("disc", TextSanitizer.clean(disc.files.label))]))
+        children[titlesTag] = info.titles.map { t in
+            node("Title \(t.number)", 0, summary: "\(seconds(t.duration)), \(t.chapters.count) chapters, title set \(t.titleSet)\(t.number == main ? " (main)" : "")",
+                 fields: [StructureField("length", seconds(t.duration)), StructureField("title set", String(t.titleSet)),
+                          StructureField("angles", String(t.angles)), StructureField("chapters", t.chapters.map(seconds).joined(separator: ", ")),
+                          StructureField("cells", String(t.cells.count)),
+                          StructureField("audio", t.audioLanguages.map { $0 ?? "-" }.joined(separator: ", ")),
+                          StructureField("subtitles", t.subtitleLanguages.map { $0 ?? "-" }.joined(separator: ", "))],
+                 depth: 1)
+        }
+        for set in info.titleSets {
+            let setTag = newTag()
+            top.append(node("Title set \(set.number)", setTag, summary: "\(set.chains.count) program chain\(set.chains.count == 1 ? "" : "s"), \(set.parts.count) title\(set.parts.count == 1 ? "" : "s")"))
+            children[setTag] = set.chains.enumerated().map { k, chain in
+                let chainTag = newTag()
+                children[chainTag] = chain.cells.enumerated().map { c, cell in
+                    node("Cell \(c + 1)", 0, summary: "\(seconds(cell.duration)), sectors \(cell.first)–\(cell.last)",
+                         fields: [StructureField("length", seconds(cell.duration)), StructureField("first sector", String(cell.first)),
+                                  StructureField("last sector", String(cell.last)), StructureField("program", String((chain.programs.lastIndex { $0 <= c + 1 } ?? 0) + 1))],
+                         depth: 2)
+                }
+                return node("Program chain \(k + 1)", chainTag, summary: "\(seconds(chain.duration)), \(chain.programs.count) programs, \(chain.cells.count) cells",
+                            fields: [StructureField("length", seconds(chain.duration)),
+                                     StructureField("programs' entry cells", chain.programs.map(String.init).joined(separator: ", "))],
+                            depth: 1)
+            }
+        }
+        if info.leftOut > 0 {
+            top.append(node("Left out", 0, summary: "\(info.leftOut) titles, chains or cells our reader refused"))
+        }
+        nodes = top
+        childrenByTag = children
+    }
+
+    public func top() -> (nodes: [StructureNode], omitted: Int) { (nodes, 0) }
+
+    public func children(of node: StructureNode) -> (nodes: [StructureNode], omitted: Int) {
+        guard node.isContainer else { return ([], 0) }
+        return (childrenByTag[node.tag] ?? [], 0)
+    }
+}

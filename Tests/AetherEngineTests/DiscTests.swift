@@ -1,0 +1,124 @@
+import AetherBase
+@testable import AetherDisc
+import AetherStructure
+import AetherTestSupport
+import Foundation
+import Testing
+
+/// DVD-Video read by our own readers (unit tier): the generated disc (make-disc-fixtures.sh) as
+/// an ISO 9660 image, as the folder holding VIDEO_TS, and as VIDEO_TS itself gives the same
+/// titles; hostile IFOs and images are refused in part, never read out of bounds.
+@Suite struct DiscTests {
+    static var iso: String { TestEnvironment.fixture("disc/dvd.iso") }
+    static var folder: String { TestEnvironment.fixture("disc/dvd") }
+
+    @Test(arguments: ["iso", "folder", "VIDEO_TS"])
+    func eachFormOfTheDiscHasItsTitles(form: String) throws {
+        let path = form == "iso" ? Self.iso : form == "folder" ? Self.folder : Self.folder + "/VIDEO_TS/"
+        let disc = try #require(DVDDisc.open(path), "\(path) is not read as a DVD")
+        let titles = disc.info.titles
+        #expect(titles.map(\.number) == [1, 2] && titles.map(\.titleSet) == [1, 2])
+        #expect(titles.map { ($0.duration * 10).rounded() / 10 } == [3.0, 8.0], "\(titles.map(\.duration))")
+        // The main title is the longest by playback time, though its VOB is the smaller.
+        let main = try #require(disc.info.mainTitle)
+        #expect(main.number == 2)
+        #expect(main.chapters.count == 2 && main.chapters[0] == 0 && abs(main.chapters[1] - 4.2) < 0.05, "\(main.chapters)")
+        #expect(main.audioLanguages == ["fr"] && titles[0].audioLanguages == ["en"])
+        // Its bytes: the title set's VOB, sector by sector.
+        let extents = disc.extents(of: main)
+        let size = extents.reduce(0) { $0 + $1.length }
+        #expect(size == Int64((main.cells.last!.last - main.cells.first!.first + 1) * 2048))
+        #expect(extents.allSatisfy { $0.file.hasSuffix(form == "iso" ? "dvd.iso" : "VTS_02_1.VOB") })
+        let head = disc.files.read(extents[0], at: 0, count: 4)
+        #expect(head == [0, 0, 1, 0xBA], "an MPEG-PS pack header: \(head)")
+    }
+
+    /// The inspector's container tab on a disc: titles, then title sets, chains and cells.
+    @Test func theInspectorShowsTheDiscsStructure() throws {
+        let document = try StructureDocument.open(path: Self.iso)
+        let parser = try #require(DiscStructureParser(path: Self.iso))
+        #expect(parser.format == .dvd)
+        let top = parser.top().nodes
+        #expect(top.map(\.name) == ["Titles", "Title set 1", "Title set 2"], "\(top.map(\.name))")
+        #expect(parser.children(of: top[0]).nodes.map(\.summary) == ["3.000 s, 1 chapters, title set 1", "8.000 s, 2 chapters, title set 2 (main)"])
+        let chain = try #require(parser.children(of: top[2]).nodes.first)
+        #expect(parser.children(of: chain).nodes.map(\.name) == ["Cell 1", "Cell 2"] && chain.summary?.hasPrefix("8.000 s, 2 programs") == true)
+        _ = document
+    }
+
+    @Test func whatIsNotADiscIsNotReadAsOne() {
+        #expect(DVDDisc.open(TestEnvironment.fixture("h264-720p.mkv")) == nil)
+        #expect(DVDDisc.open(TestEnvironment.fixture("disc")) == nil)   // holds dvd/, not VIDEO_TS
+        #expect(DVDDisc.open("/nonexistent/x.iso") == nil)
+    }
+
+    /// A folder's files are read only as regular files inside it: a VOB that is a link to a
+    /// file outside the disc is left out (the title then has no bytes), as is `..`.
+    @Test func aFolderIsReadOnlyInside() throws {
+        let dir = NSTemporaryDirectory() + "aether-dvd-\(UUID().uuidString)"
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir + "/VIDEO_TS", withIntermediateDirectories: true)
+        defer { try? fm.removeItem(atPath: dir) }
+        for name in ["VIDEO_TS.IFO", "VTS_01_0.IFO", "VTS_02_0.IFO", "VTS_01_1.VOB"] {
+            try fm.copyItem(atPath: Self.folder + "/VIDEO_TS/" + name, toPath: dir + "/VIDEO_TS/" + name)
+        }
+        try fm.createSymbolicLink(atPath: dir + "/VIDEO_TS/VTS_02_1.VOB", withDestinationPath: Self.folder + "/VIDEO_TS/VTS_02_1.VOB")
+        let disc = try #require(DVDDisc.open(dir))
+        #expect(disc.files.files["VTS_02_1.VOB"] == nil)
+        #expect(disc.extents(of: try #require(disc.title(2))).isEmpty)
+        #expect(!disc.extents(of: try #require(disc.title(1))).isEmpty)
+    }
+
+    static func ifo(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/VIDEO_TS/" + name)))
+    }
+
+    /// Offsets, counts and times a hostile IFO may hold: each broken field leaves its title or
+    /// chain out, the rest is kept; nothing is read outside the bytes.
+    @Test func hostileIFOsAreRefusedInPart() throws {
+        let vmg = try Self.ifo("VIDEO_TS.IFO"), vts1 = try Self.ifo("VTS_01_0.IFO"), vts2 = try Self.ifo("VTS_02_0.IFO")
+        let sets = [1: vts1, 2: vts2]
+        #expect(DVDInfo.parse(vmg: vmg) { sets[$0] }.titles.count == 2)
+        // The title table's pointer past the end; the title count over its budget.
+        var far = vmg
+        far[0xC4...0xC7] = [0x7F, 0xFF, 0xFF, 0xFF]
+        #expect(DVDInfo.parse(vmg: far) { sets[$0] }.titles.isEmpty)
+        var many = vmg
+        let table = DiscBytes.be32(vmg, 0xC4) * 2048
+        many[table] = 0xFF
+        #expect(DVDInfo.parse(vmg: many) { sets[$0] }.leftOut > 0)
+        // Title set 2 broken: title 1 still plays.
+        var broken = vts2
+        broken[0xCC...0xCF] = [0, 0, 0x40, 0]
+        let info = DVDInfo.parse(vmg: vmg) { $0 == 2 ? broken : sets[$0] }
+        #expect(info.titles.map(\.number) == [1] && info.leftOut > 0)
+        // Truncated files, at every length a sector apart: no crash, no title from a cut table.
+        for cut in stride(from: 0, to: vts2.count, by: 512) {
+            let partial = DVDInfo.parse(vmg: vmg) { $0 == 2 ? Array(vts2.prefix(cut)) : sets[$0] }
+            #expect(partial.titles.allSatisfy { $0.titleSet == 1 || cut >= 0x800 })
+        }
+        for cut in stride(from: 0, to: vmg.count, by: 256) { _ = DVDInfo.parse(vmg: Array(vmg.prefix(cut))) { sets[$0] } }
+        // A BCD time whose digits are not decimal is 0, not a large number.
+        #expect(DVDTitleSet.time([0xFF, 0x00, 0x08, 0xC0], 0) == 0)
+        let expected: Double = 3723 + 15 * 1001.0 / 30000
+        #expect(DVDTitleSet.time([0x01, 0x02, 0x03, 0xD5], 0) == expected)
+    }
+
+    /// An image whose directory records point outside it: left out, counted, the rest read.
+    @Test func anImageIsReadOnlyInside() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.iso)))
+        let source = MemoryByteSource(bytes)
+        let iso = try #require(ISO9660Image(source: source, path: "mem"))
+        let entries = try #require(iso.directory(["video_ts"]))
+        #expect(entries.count == 9 && iso.volumeName == "AETHER_DVD")
+        // VTS_02_1.VOB's record: its extent moved past the image's end.
+        let name = Array("VTS_02_1.VOB;1".utf8)
+        // (The directories are in the image's first megabyte.)
+        let at = try #require(bytes.prefix(1 << 20).firstRange(of: name)?.lowerBound) - 33
+        bytes[at + 2...at + 5] = [0xFF, 0xFF, 0xFF, 0x7F]
+        let hostile = try #require(ISO9660Image(source: MemoryByteSource(bytes), path: "mem"))
+        let kept = try #require(hostile.directory(["VIDEO_TS"]))
+        #expect(kept.count == 8 && !kept.contains { $0.name == "VTS_02_1.VOB" } && hostile.leftOut == 1)
+        for cut in stride(from: 0, to: 64 << 10, by: 2048) { _ = ISO9660Image(source: MemoryByteSource(Array(bytes.prefix(cut))), path: "mem")?.directory(["VIDEO_TS"]) }
+    }
+}

@@ -1,0 +1,45 @@
+import AetherEngine
+import AetherTestSupport
+import EndToEndSupport
+import Foundation
+import Testing
+
+/// A DVD plays its main title (cli tier): the generated disc (make-disc-fixtures.sh: a menu,
+/// title 1 of 3 s, title 2 of 8 s with chapters at 0 and 4.2 s) as an ISO image, as the folder
+/// holding VIDEO_TS and as VIDEO_TS. Before, libavformat read the image as one program stream:
+/// the menu and both titles back to back, with a jump between them, and no chapters.
+@Suite struct DiscPlaybackTests {
+    static var iso: String { TestEnvironment.fixture("disc/dvd.iso") }
+
+    @Test(arguments: ["disc/dvd.iso", "disc/dvd", "disc/dvd/VIDEO_TS"])
+    func theMainTitlePlaysAndNothingElse(path: String) throws {
+        let (r, summaries) = try PlayerRuns.headless([TestEnvironment.fixture(path)], timeout: 60)
+        #expect(r.status == 0, "\(path): exit \(r.status): \(r.stderr)")
+        let s = try #require(summaries.last, "\(path): no summary")
+        // The main title's 8 s (the IFO's playback time), not the menu's 2 s and the other title's 3 s too.
+        #expect(abs(s.mediaSeconds - 8.0) < 0.3, "\(path): played \(s.mediaSeconds) s")
+        #expect(s.frames.dropped == 0 && s.frames.presented >= 230, "\(path): \(s.frames)")
+    }
+
+    @Test func probeListsTheTitlesAndTheMainTitlesChapters() throws {
+        let r = Process.run([TestEnvironment.binary, "probe", "--json", Self.iso], timeout: 30)
+        #expect(r.status == 0, "\(r.stderr)")
+        let info = try JSONDecoder().decode(MediaInfo.self, from: Data(r.stdout.utf8))
+        #expect(info.titles.map(\.number) == [1, 2] && info.titles.map(\.playing) == [false, true])
+        #expect(info.titles.map { ($0.duration * 10).rounded() / 10 } == [3.0, 8.0])
+        #expect(info.chapters.count == 2 && abs((info.chapters.last?.start ?? 0) - 4.2) < 0.05, "\(info.chapters)")
+        #expect(abs((info.duration ?? 0) - 8.0) < 0.01 && info.audio.first?.tags.language == "fr")
+        let text = Process.run([TestEnvironment.binary, "probe", Self.iso], timeout: 30).stdout
+        #expect(text.contains("Titles      2") && text.contains("#2  00:00:08.000  2 chapters  (playing)"), "\(text)")
+    }
+
+    /// `--edition=N` plays another title; one the disc does not have is one line and exit 1.
+    @Test func editionPicksAnotherTitle() throws {
+        let (r, summaries) = try PlayerRuns.headless([Self.iso, "--edition=1"], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(abs((summaries.last?.mediaSeconds ?? 0) - 3.0) < 0.3, "played \(summaries.last?.mediaSeconds ?? -1) s")
+        let missing = Process.run([TestEnvironment.binary, Self.iso, "--edition=5", "--vo=null", "--ao=null"], timeout: 30)
+        #expect(missing.status == 1 && missing.stderr == "aether-tui: cannot open '\(Self.iso)': the disc has no title 5 (titles 1–2)\n",
+                "\(missing.status): \(missing.stderr)")
+    }
+}

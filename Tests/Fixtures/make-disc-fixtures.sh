@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# make-disc-fixtures.sh OUTDIR — the disc fixtures (make-fixtures.sh runs it into OUTDIR/disc):
+#   dvd/VIDEO_TS/   a DVD-Video folder written by dvdauthor (NTSC, 720x480, AC-3 mono):
+#                   a menu (VIDEO_TS.VOB, 2 s, jumping to title 2), title 1 in title set 1
+#                   (3 s, audio 'en'), title 2 in title set 2 (8 s, chapters at 0 and 4 s,
+#                   audio 'fr'); title 2 is the main title by playback time although its VOB
+#                   is the smaller (testsrc compresses better than testsrc2).
+#   dvd.iso         the same folder as an ISO 9660 image (genisoimage -dvd-video), volume AETHER_DVD.
+# Regenerated when this script is newer than OUTDIR/.stamp. Needs ffmpeg, dvdauthor, genisoimage.
+set -euo pipefail
+out=${1:?usage: make-disc-fixtures.sh OUTDIR}
+script="${BASH_SOURCE[0]}"
+if [ -f "$out/.stamp" ] && [ "$out/.stamp" -nt "$script" ]; then exit 0; fi
+for tool in ffmpeg dvdauthor genisoimage; do
+    command -v "$tool" >/dev/null || { echo "make-disc-fixtures: $tool not found (Tests/Scripts/install-deps.sh installs it)" >&2; exit 1; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+ff=(ffmpeg -hide_banner -nostdin -loglevel error -y -bitexact)
+dvd=(-target ntsc-dvd -aspect 16:9 -threads 2)
+"${ff[@]}" -f lavfi -i "testsrc2=s=720x480:r=30000/1001" -f lavfi -i "sine=f=300:r=48000" -t 2 "${dvd[@]}" "$work/menu.mpg"
+"${ff[@]}" -f lavfi -i "testsrc2=s=720x480:r=30000/1001" -f lavfi -i "sine=f=440:r=48000" -t 3 "${dvd[@]}" "$work/a.mpg"
+"${ff[@]}" -f lavfi -i "testsrc=s=720x480:r=30000/1001" -f lavfi -i "sine=f=660:r=48000" -t 8 "${dvd[@]}" "$work/b.mpg"
+cat > "$work/dvd.xml" <<XML
+<dvdauthor dest="$work/dvd">
+  <vmgm><menus><pgc><vob file="$work/menu.mpg"/><post>jump title 2;</post></pgc></menus></vmgm>
+  <titleset><titles><audio lang="en"/><pgc><vob file="$work/a.mpg"/></pgc></titles></titleset>
+  <titleset><titles><audio lang="fr"/><pgc><vob file="$work/b.mpg" chapters="0,4"/></pgc></titles></titleset>
+</dvdauthor>
+XML
+VIDEO_FORMAT=NTSC dvdauthor -x "$work/dvd.xml" >"$work/dvdauthor.log" 2>&1 || { cat "$work/dvdauthor.log" >&2; exit 1; }
+genisoimage -quiet -dvd-video -V AETHER_DVD -o "$work/dvd.iso" "$work/dvd"
+mkdir -p "$out"
+rm -rf "$out/dvd" "$out/dvd.iso"
+mv "$work/dvd" "$out/dvd"
+mv "$work/dvd.iso" "$out/dvd.iso"
+touch "$out/.stamp"
+echo "dvd/ and dvd.iso                     $(stat -c %s "$out/dvd.iso") bytes"
