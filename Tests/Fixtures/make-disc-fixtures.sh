@@ -12,7 +12,8 @@ out=${1:?usage: make-disc-fixtures.sh OUTDIR}
 script="${BASH_SOURCE[0]}"
 if [ -f "$out/.stamp" ] && [ "$out/.stamp" -nt "$script" ]; then exit 0; fi
 for tool in ffmpeg dvdauthor genisoimage; do
-    command -v "$tool" >/dev/null || { echo "make-disc-fixtures: $tool not found (Tests/Scripts/install-deps.sh installs it)" >&2; exit 1; }
+    # Without it (a release that has no such package) the disc tests say they are skipped.
+    command -v "$tool" >/dev/null || { echo "make-disc-fixtures: $tool not found: no disc fixtures (install-deps.sh installs it)" >&2; exit 0; }
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
