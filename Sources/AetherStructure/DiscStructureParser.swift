@@ -5,10 +5,10 @@ import AetherDisc
 /// one that plays first marked), then each title set's program chains with their programs and
 /// cells, as our IFO reader (``DVDInfo``) reads them. Nodes carry no byte offsets of the file
 /// (the cells' sectors are fields).
-public final class DiscStructureParser: StructureParser {
+public final class DiscStructureParser: BuiltStructure {
     public let format = ContainerFormat.dvd
-    private let nodes: [StructureNode]
-    private let childrenByTag: [UInt64: [StructureNode]]
+    public let nodes: [StructureNode]
+    public let childrenByTag: [UInt64: [StructureNode]]
 
     /// Nil when `path` is not a DVD (an image or a folder with `VIDEO_TS`).
     public init?(path: String) {
@@ -58,12 +58,5 @@ public final class DiscStructureParser: StructureParser {
         }
         nodes = top
         childrenByTag = children
-    }
-
-    public func top() -> (nodes: [StructureNode], omitted: Int) { (nodes, 0) }
-
-    public func children(of node: StructureNode) -> (nodes: [StructureNode], omitted: Int) {
-        guard node.isContainer else { return ([], 0) }
-        return (childrenByTag[node.tag] ?? [], 0)
     }
 }

@@ -13,10 +13,10 @@ import Glibc
 /// is read within the manifest budget (a local file or http(s) through ``SmallFetch``); events
 /// within ``maxEvents`` (the rest counted). Scheme identifiers are names: nothing in an event is
 /// fetched, and an event that cannot be read is left out with its reason, never fatal.
-public final class ManifestStructureParser: StructureParser {
+public final class ManifestStructureParser: BuiltStructure {
     public let format = ContainerFormat.dash
-    private let nodes: [StructureNode]
-    private let childrenByTag: [UInt64: [StructureNode]]
+    public let nodes: [StructureNode]
+    public let childrenByTag: [UInt64: [StructureNode]]
 
     /// Events listed at most (the rest are counted on the Events node).
     public static let maxEvents = 10_000
@@ -132,13 +132,6 @@ public final class ManifestStructureParser: StructureParser {
         }
         nodes = top
         childrenByTag = children
-    }
-
-    public func top() -> (nodes: [StructureNode], omitted: Int) { (nodes, 0) }
-
-    public func children(of node: StructureNode) -> (nodes: [StructureNode], omitted: Int) {
-        guard node.isContainer else { return ([], 0) }
-        return (childrenByTag[node.tag] ?? [], 0)
     }
 
     public func refined(_ node: StructureNode) -> StructureNode { node }

@@ -129,6 +129,22 @@ public protocol StructureParser: AnyObject {
     func refined(_ node: StructureNode) -> StructureNode
 }
 
+/// A structure read whole when it was opened (a manifest, a disc's IFO tables): its top nodes,
+/// and each container's children by its tag.
+public protocol BuiltStructure: StructureParser {
+    var nodes: [StructureNode] { get }
+    var childrenByTag: [UInt64: [StructureNode]] { get }
+}
+
+extension BuiltStructure {
+    public func top() -> (nodes: [StructureNode], omitted: Int) { (nodes, 0) }
+
+    public func children(of node: StructureNode) -> (nodes: [StructureNode], omitted: Int) {
+        guard node.isContainer else { return ([], 0) }
+        return (childrenByTag[node.tag] ?? [], 0)
+    }
+}
+
 extension StructureParser {
     /// Most nodes are complete when first read.
     public func refined(_ node: StructureNode) -> StructureNode { node }
