@@ -107,8 +107,10 @@ public struct DVDTitleSet: Sendable, Equatable {
             guard code.allSatisfy({ (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) }) else { return nil }
             return String(decoding: code, as: UTF8.self).lowercased()
         }
-        let audio = (0..<min(8, DiscBytes.be16(b, 0x202))).map { i in language(0x204 + 8 * i + 2, present: (b[0x204 + 8 * i] >> 2) & 3 == 1) }
-        let subs = (0..<min(32, DiscBytes.be16(b, 0x254))).map { i in language(0x256 + 6 * i + 2, present: b[0x256 + 6 * i] & 3 == 1) }
+        // (A full table of 32 subpicture entries ends at 0x316: past a short file's end.)
+        func byte(_ at: Int) -> UInt8 { at < b.count ? b[at] : 0 }
+        let audio = (0..<min(8, DiscBytes.be16(b, 0x202))).map { i in language(0x204 + 8 * i + 2, present: (byte(0x204 + 8 * i) >> 2) & 3 == 1) }
+        let subs = (0..<min(32, DiscBytes.be16(b, 0x254))).map { i in language(0x256 + 6 * i + 2, present: byte(0x256 + 6 * i) & 3 == 1) }
         // The program chains.
         var chains: [DVDChain] = []
         let pgci = DiscBytes.be32(b, 0xCC) * 2048
