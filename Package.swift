@@ -73,7 +73,7 @@ let package = Package(
         ]),
         // The umbrella: re-exports every engine target (and AetherBase) for `import AetherEngine`.
         .target(name: "AetherEngine", dependencies: [
-            "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
+            "AetherBase", "AetherDisc", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
             "AetherStills", "AetherPlayback",
         ]),
         // Depends on nothing of the engine: its tests build without FFmpeg and ALSA.

@@ -39,13 +39,27 @@ public final class DiscFiles {
         return DiscFiles(files: files, label: iso.volumeName.isEmpty ? path : iso.volumeName, image: source)
     }
 
+    /// Whether directory `path` is a DVD (holds `VIDEO_TS`, or is it): a playlist plays it as
+    /// one item, not as its files. A few stat(2)s.
+    public static func isDVDFolder(_ path: String) -> Bool {
+        candidates(path).contains { dir in
+            var info = stat()
+            return ["VIDEO_TS.IFO", "video_ts.ifo"].contains { stat(dir + "/" + $0, &info) == 0 && info.st_mode & S_IFMT == S_IFREG }
+        }
+    }
+
+    private static func candidates(_ path: String) -> [String] {
+        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        return [trimmed, trimmed + "/VIDEO_TS", trimmed + "/video_ts"]
+    }
+
     /// A folder holding `VIDEO_TS`, or `VIDEO_TS` itself (it holds `VIDEO_TS.IFO`).
     private static func folder(_ path: String) -> DiscFiles? {
-        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-        for candidate in [trimmed, trimmed + "/VIDEO_TS", trimmed + "/video_ts"] {
+        let all = candidates(path)
+        for candidate in all {
             let listed = list(candidate)
             guard listed["VIDEO_TS.IFO"] != nil else { continue }
-            return DiscFiles(files: listed, label: trimmed, image: nil)
+            return DiscFiles(files: listed, label: all[0], image: nil)
         }
         return nil
     }

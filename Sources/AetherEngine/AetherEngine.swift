@@ -2,6 +2,7 @@
 // imports this umbrella and has all of them, and AetherBase's types the engine's API speaks (a
 // render size is a `PixelSize`), without importing each one.
 @_exported import AetherBase
+@_exported import AetherDisc
 @_exported import AetherMedia
 @_exported import AetherStreaming
 @_exported import AetherSubtitles
