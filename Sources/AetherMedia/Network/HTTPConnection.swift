@@ -53,6 +53,9 @@ package final class HTTPConnection {
     private var pb: UnsafeMutablePointer<AVIOContext>?
     private var body: HTTPBody
     private var payload: [UInt8] = []
+    /// What one read off the connection lands in (allocated at the first, kept: a read is a
+    /// demuxer's buffer refill, the hot path).
+    private lazy var raw = [UInt8](repeating: 0, count: 64 << 10)
     private var taken = 0
     private var atEnd = false
 
@@ -115,12 +118,11 @@ package final class HTTPConnection {
     /// Reads at most `wanted` payload bytes: their count, `AVERROR_EOF` at the body's end,
     /// ``cutShort`` when the connection ended before it, or the connection's error.
     package func read(into out: UnsafeMutablePointer<UInt8>, wanted: Int32) -> Int32 {
-        var raw = [UInt8](repeating: 0, count: 64 << 10)
         while taken == payload.count {
             payload.removeAll(keepingCapacity: true)
             taken = 0
             if body.hasPending {
-                if case .malformed = raw.withUnsafeBytes({ body.feed(UnsafeRawBufferPointer(rebasing: $0[..<0]), into: &payload) }) {
+                if case .malformed = [UInt8]().withUnsafeBytes({ body.feed($0, into: &payload) }) {
                     return aether_AVERROR_INVALIDDATA()
                 }
                 continue

@@ -166,7 +166,8 @@ package final class ResilientInput {
             let n = scratch.withUnsafeMutableBufferPointer { connection.read(into: $0.baseAddress!, wanted: Int32(min(Int64($0.count), left))) }
             guard n > 0 else {
                 close()
-                return n == 0 || n == aether_AVERROR_EOF() || n == HTTPConnection.cutShort ? NetworkFault.truncated : n
+                // (A body cut short is our code already: NetworkFault.truncated is HTTPConnection.cutShort.)
+                return n == 0 || n == aether_AVERROR_EOF() ? NetworkFault.truncated : n
             }
             session.received(Int(n))
             left -= Int64(n)
