@@ -23,6 +23,29 @@ import Testing
         #expect(c.nextDue() == nil)
     }
 
+    /// What lets the start's blind repaints go: an answer to a check sent after the latest picture.
+    @Test func theLatestPictureIsConfirmedOnlyByACheckSentAfterIt() {
+        var c = TmuxDeliveryCheck()
+        #expect(!c.latestConfirmed, "nothing painted")
+        c.painted(count: 1, now: 0)
+        do { let action = c.next(now: Self.ms(300)); #expect(action == .ask) }
+        #expect(!c.latestConfirmed, "asked, not answered")
+        c.painted(count: 2, now: Self.ms(310))   // a repaint while the check is out
+        c.answer(now: Self.ms(320))
+        #expect(!c.latestConfirmed, "the answer covers the first picture, not the repaint")
+        do { let action = c.next(now: Self.ms(610)); #expect(action == .ask) }
+        c.answer(now: Self.ms(630))
+        #expect(c.latestConfirmed)
+        c.painted(count: 3, now: Self.ms(700))
+        #expect(!c.latestConfirmed, "a new picture is not confirmed yet")
+        // A check that timed out and was answered late covers only what it asked about.
+        do { let action = c.next(now: Self.ms(1000)); #expect(action == .ask) }
+        c.painted(count: 4, now: Self.ms(1100))
+        do { let action = c.next(now: Self.ms(2000)); #expect(action == .resend) }
+        c.answer(now: Self.ms(2100))
+        #expect(!c.latestConfirmed, "the late answer covers picture 3, not 4")
+    }
+
     @Test func whilePlayingAtMostOneCheckASecond() {
         var c = TmuxDeliveryCheck()
         var asks = 0

@@ -37,18 +37,20 @@ import Testing
     @Test func aNewKittyBehindTmuxGetsPlaceholderCellsThatSurviveAWindowSwitch() throws {
         let socket = "aether-ph-\(getpid())-\(UUID().uuidString.prefix(6))"
         let conf = NSTemporaryDirectory() + socket + ".conf", dump = NSTemporaryDirectory() + socket + ".dump"
+        let log = NSTemporaryDirectory() + socket + ".log"
         try "set -g allow-passthrough on\nset -g escape-time 10\nset -g status off\n".write(toFile: conf, atomically: true, encoding: .utf8)
         defer {
             _ = Process.run(["/usr/bin/tmux", "-L", socket, "kill-server"], timeout: 10)
             try? FileManager.default.removeItem(atPath: conf)
             try? FileManager.default.removeItem(atPath: dump)
+            try? FileManager.default.removeItem(atPath: log)
         }
         // --vo=kitty: the placeholders are the subject; auto's trial measures the stand-in
         // through tmux first, and under load (suites run side by side) may choose cells.
         // The suite's own config and state homes (no config, no saved position, no remembered
         // terminal): the suites that run beside it share nothing with it.
         let player = ["/usr/bin/env", "XDG_CONFIG_HOME=\(TestEnvironment.isolatedHomes.config)", "XDG_STATE_HOME=\(TestEnvironment.isolatedHomes.state)",
-                      TestEnvironment.binary, "--ao=null", "--pause", "--vo=kitty", "--no-config", TestEnvironment.fixture("solid-red.mkv")]
+                      TestEnvironment.binary, "--log-file=" + log, "--ao=null", "--pause", "--vo=kitty", "--no-config", TestEnvironment.fixture("solid-red.mkv")]
         let quoted = player.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let finished = DispatchSemaphore(value: 0)
         let report = Mutex<KittyPty.Report?>(nil)
@@ -68,9 +70,13 @@ import Testing
         #expect(before.placeholdersCover(rect, imageID: Self.imageID), "the cells do not cover \(rect) as a placement shows it")
         #expect(rect.width > 40 && rect.height > 10, "\(rect)")
 
-        // The player's start-up has reached the terminal (a layout known late, a bar drawn,
-        // may place the paused frame again): nothing more arrives for 0.2 s. Under load the
-        // window switch came before such a second placement, which then counted as a resend.
+        // The player's start-up is over before the switch: inside tmux it sends the picture
+        // again 0.5 s and 2 s after it came up unless a delivery check says first that the
+        // terminal has it (under load, CI saw such a repaint come after the switch and count as
+        // a resend); its log says when it knows. Then nothing more arrives for 0.2 s.
+        #expect(waitUntil(10, interval: 0.05) {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("pictures through tmux: the terminal has the picture")
+        }, "the player never knew the terminal had its picture: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "no log")")
         func settled(_ why: String) {
             var size = -1, unchanged = 0
             #expect(waitUntil(5, interval: 0.05) {
@@ -105,7 +111,8 @@ import Testing
         let video = r.transmissions.filter { $0.keys["i"] == "\(Self.imageID)" }
         #expect(!video.isEmpty && video.allSatisfy { $0.keys["U"] == "1" && $0.keys["C"] == nil }, "\(video.map(\.keys))")
         #expect(video.first.map(KittyTerminalTests.isRed) == true, "the picture is not the fixture's red")
-        #expect(!resent, "the image was sent again after the switch: the terminal had lost it; received: \(received)")
+        let playerLog = (try? String(contentsOfFile: log, encoding: .utf8)) ?? "none"
+        #expect(!resent, "the image was sent again after the switch: the terminal had lost it; received: \(received); the player's log: \(playerLog)")
         // Deleted once, at the exit (not at the window switch).
         #expect(r.deletes.filter { $0["i"] == "\(Self.imageID)" }.count == 1, "\(r.deletes); transmissions \(r.transmissions.map(\.keys))")
     }

@@ -44,6 +44,10 @@ struct TmuxDeliveryCheck: Equatable {
     /// Checks answered.
     private(set) var answered = 0
     private var askedAt: Double?
+    /// The paint count the outstanding (or overdue) check covers.
+    private var askedPaints = 0
+    /// The paint count the last answered check covered.
+    private var confirmedPaints = 0
     /// A check that timed out: a late answer still clears it, until `settleSeconds` after.
     private var overdueSince: Double?
     private var paints = 0
@@ -91,6 +95,7 @@ struct TmuxDeliveryCheck: Equatable {
         askedAt = now
         lastAskedAt = now
         checkedPaints = paints
+        askedPaints = paints
         return .ask
     }
 
@@ -109,9 +114,13 @@ struct TmuxDeliveryCheck: Equatable {
             return
         }
         slowestAnswer = max(slowestAnswer, now - asked)
+        confirmedPaints = max(confirmedPaints, askedPaints)
         answered += 1
         answersKnown = true
     }
+
+    /// The terminal outside is known to have the latest picture: a check sent after it was answered.
+    var latestConfirmed: Bool { paints > 0 && confirmedPaints == paints }
 
     /// When ``next(now:)`` may next have something to do (nil: not until a picture is painted).
     func nextDue() -> Double? {
