@@ -74,6 +74,10 @@ public struct DownloadTrack: Sendable, Equatable {
     /// kind (a later DASH period with an init section of its own: read by a demuxer of its own,
     /// written into the one output stream).
     public var continues = false
+    /// An HLS media playlist's part (its segments between discontinuities): seconds on the
+    /// playlist's timeline where it starts. The remux places its timestamps there
+    /// (``HLSSplice``), as playback does. Nil: the timestamps are taken as they are.
+    public var timelineStart: Double?
 
     public init(kind: Kind, name: String? = nil, language: String? = nil, isDefault: Bool = false, bitrate: Int,
                 segments: [DownloadSegment]) {

@@ -222,6 +222,14 @@ public final class Downloader {
             chains.append(chain)
             inputs.append(try RemuxInput(track: track, reader: chain, io: chain.context, formatName: nil))
         }
+        // The parts of a spliced HLS playlist placed on its timeline (``HLSSplice``), each
+        // chain of parts from its first part's own timestamps.
+        var splice = HLSSplice()
+        for (n, input) in inputs.enumerated() {
+            guard let start = input.track.timelineStart, let first = input.startSeconds else { continue }
+            if !input.track.continues { splice = HLSSplice() }
+            chains[n].move(by: splice.shift(for: .init(sequence: input.track.segments.first?.sequence ?? n, start: start, discontinuity: n), first: first))
+        }
         // The earliest media on the one timeline (a DASH period's moved by its offset), of the
         // tracks that begin a stream.
         let shift = inputs.filter { !$0.track.continues }

@@ -30,13 +30,13 @@ public enum HLSDownloadPlanner {
     static func plan(url: String, text: String, request: DownloadRequest,
                      fetch: (String) throws(DownloadError) -> String) throws(DownloadError) -> DownloadPlan {
         guard let master = HLSMasterPlaylist.parse(text, base: url) else {
-            return DownloadPlan(source: url, tracks: [track(.video, try mediaPlaylist(text, url: url), bitrate: 0)])
+            return DownloadPlan(source: url, tracks: tracks(.video, try mediaPlaylist(text, url: url), bitrate: 0))
         }
         for variant in master.variants { try DownloadPlanner.allowed(variant.uri ?? "") }
         for rendition in master.renditions { if let uri = rendition.uri { try DownloadPlanner.allowed(uri) } }
         return try DownloadPlanner.plan(source: url, variants: master.variants, renditions: master.renditions, request: request) {
             (kind: DownloadTrack.Kind, uri: String, bitrate: Int) throws(DownloadError) -> [DownloadTrack] in
-            [track(kind, try mediaPlaylist(fetch(uri), url: uri), bitrate: bitrate)]
+            tracks(kind, try mediaPlaylist(fetch(uri), url: uri), bitrate: bitrate)
         }
     }
 
@@ -63,14 +63,26 @@ public enum HLSDownloadPlanner {
         return playlist
     }
 
-    /// A media playlist's segments as a track (its sound kept: a rendition's track is told otherwise).
-    static func track(_ kind: DownloadTrack.Kind, _ playlist: HLSMediaPlaylist, bitrate: Int) -> DownloadTrack {
-        var t = DownloadTrack(kind: kind, bitrate: bitrate, segments: playlist.segments.map {
-            DownloadSegment(uri: $0.uri, duration: $0.duration, sequence: $0.sequence, key: $0.key, byteRange: $0.byteRange)
-        })
-        t.keepsMuxedAudio = kind == .video
-        t.initSection = playlist.initSection
-        t.initRange = playlist.initRange
-        return t
+    /// A media playlist's segments as a track (its sound kept: a rendition's track is told
+    /// otherwise); spliced with discontinuities (an inserted ad), a track for each part, each
+    /// later one going on in the stream of the first (``DownloadTrack/continues``) and placed on
+    /// the playlist's timeline (``DownloadTrack/timelineStart``).
+    static func tracks(_ kind: DownloadTrack.Kind, _ playlist: HLSMediaPlaylist, bitrate: Int) -> [DownloadTrack] {
+        var parts: [[HLSMediaPlaylist.Segment]] = []
+        for segment in playlist.segments {
+            // (Subtitles are cues: joined by their own times, in one part.)
+            if let last = parts.last?.last, last.discontinuity == segment.discontinuity || kind == .subtitle { parts[parts.count - 1].append(segment) } else { parts.append([segment]) }
+        }
+        return parts.enumerated().map { k, segments in
+            var t = DownloadTrack(kind: kind, bitrate: bitrate, segments: segments.map {
+                DownloadSegment(uri: $0.uri, duration: $0.duration, sequence: $0.sequence, key: $0.key, byteRange: $0.byteRange)
+            })
+            t.keepsMuxedAudio = kind == .video
+            t.initSection = playlist.initSection
+            t.initRange = playlist.initRange
+            t.continues = k > 0
+            if parts.count > 1 { t.timelineStart = segments.first?.start }
+            return t
+        }
     }
 }

@@ -70,18 +70,23 @@ extension Remuxer {
                 let b = inputs[n].format.pointee.streams[index]!.pointee.codecpar!
                 joins.append((index, theirs[k], continuation(of: a, by: b)))
             }
-            let refusal = mine.count != theirs.count ? "it has \(mine.count) streams where the part before has \(theirs.count)"
-                : joins.lazy.compactMap { if case .refused(let why) = $0.2 { why } else { nil } }.first
-            if let refusal {
-                leftOut[n] = true
-                notes.append("\(inputs[n].track.kind.rawValue) from \((from[n] * 1000).rounded() / 1000) s left out: \(refusal)")
-                continue
+            // A stream that cannot go on is left out of the part (a note), not the part: an
+            // inserted ad's mono sound after stereo, its picture kept.
+            let at = "from \((from[n] * 1000).rounded() / 1000) s"
+            if mine.count > theirs.count {
+                notes.append("\(inputs[n].track.kind.rawValue) \(at): \(mine.count - theirs.count) stream(s) more than the part before left out")
             }
             for (index, headIndex, how) in joins {
+                if case .refused(let why) = how {
+                    let type = inputs[n].format.pointee.streams[index]!.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO ? "audio" : "video"
+                    notes.append("\(type == inputs[n].track.kind.rawValue ? type : "\(inputs[n].track.kind.rawValue)'s \(type)") \(at) left out: \(why)")
+                    continue
+                }
                 guard let out = map[h][headIndex] else { continue }
                 map[n][index] = out
                 if how == .parameterSets { filtered.insert(out) }
             }
+            if map[n].isEmpty { leftOut[n] = true }
         }
         // Every part of a filtered stream through a filter of its own; the output stream takes the
         // first part's parameters as they come out of it.

@@ -14,7 +14,7 @@ final class SegmentChainInput {
     private let files: [String]
     /// Where each file starts in the joined stream (bytes), and the seconds its timestamps move.
     private var starts: [Int64] = []
-    private let offsets: [Double]
+    private var offsets: [Double]
     private var next = 0
     private var fd: Int32 = -1
     /// A segment file that could not be opened or read (the output would be cut short).
@@ -43,6 +43,9 @@ final class SegmentChainInput {
         context = made
         made.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
     }
+
+    /// Moves every file's packets by `seconds` (a part of a spliced HLS playlist placed on its timeline).
+    func move(by seconds: Double) { offsets = Array(repeating: seconds, count: files.count) }
 
     /// The seconds a packet at byte `position` of the joined stream moves (its file's offset).
     func timeOffset(atByte position: Int64) -> Double {

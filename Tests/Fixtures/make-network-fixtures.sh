@@ -297,6 +297,9 @@
 #       has NAME = ESC "]0;owned" BEL "Evil" U+202E "vaw.exe" and LANGUAGE = ESC "[2Jfra":
 #       terminal controls and a bidi override for the progress line and the output's tags.
 #
+# HLS spliced with discontinuities (an inserted ad of another size, rate, layout and PIDs):
+#   spliced/hls/index.m3u8 and its segments, by make-spliced-fixtures.sh (its header has them).
+#
 # Live HLS is not a fixture: Tests/Scripts/live_hls.sh OUTDIR SECONDS writes one in real time.
 
 set -euo pipefail
@@ -1016,3 +1019,5 @@ build dash-hevc       gen_dash_hevc
 build dash-thumbs     gen_dash_thumbs
 build dash-shapes     gen_dash_shapes "$outdir/dash-vod" "$outdir/hls-vod"
 build hostile         gen_hostile
+# HLS spliced with discontinuities (an inserted ad): make-spliced-fixtures.sh (its header lists them).
+if [[ -z $only || $only == spliced ]]; then bash "$script_dir/make-spliced-fixtures.sh" "$outdir/spliced"; fi

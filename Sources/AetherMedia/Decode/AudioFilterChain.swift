@@ -13,6 +13,9 @@ final class AudioFilterChain {
     /// The graph of `filters` and the atempo chain for `graphRate`.
     private var graph: FilterGraph?
     private var graphRate = 1.0
+    /// The input the graph was built for (rate, sample format, channels, layout): a frame of
+    /// another (an inserted ad's mono after stereo) gets a graph of its own.
+    private var graphInput: [UInt64] = []
     /// The graph's output, handed to the caller and unreferenced after it.
     private let output: Frame
 
@@ -48,10 +51,13 @@ final class AudioFilterChain {
     /// Pushes `decoded` into the graph (built for it if there is none for the current speed) and
     /// calls `body` with each frame that comes out.
     func run(_ decoded: Frame, _ body: (Frame) throws -> Void) throws {
-        if graph == nil || graphRate != rate {
+        let f = decoded.pointer.pointee
+        let input = [UInt64(f.sample_rate), UInt64(bitPattern: Int64(f.format)), UInt64(f.ch_layout.nb_channels), f.ch_layout.u.mask]
+        if graph == nil || graphRate != rate || graphInput != input {
             let chain = [filters, rate == 1 ? "" : AudioFilterChain.atempoChain(rate)].filter { !$0.isEmpty }
             graph = try FilterGraph(audio: chain.joined(separator: ","), like: decoded)
             graphRate = rate
+            graphInput = input
         }
         guard let graph else { return }
         try graph.push(decoded)

@@ -131,6 +131,8 @@ public struct NetworkStatus: Sendable, Equatable {
     public var requests = 0
     /// Reconnects after a transient failure.
     public var retries = 0
+    /// HLS discontinuities (an inserted ad's start and end) played across.
+    public var discontinuities = 0
     /// The source's throughput estimate in bytes per second: the moving averages bit-rate
     /// switching decides by (fed by whole segments; without switching, by one-second windows of
     /// the bytes as they arrive); 0 before the first sample.

@@ -81,9 +81,10 @@ public struct PlaybackSummary: Codable, Sendable {
         public var bytes: Int64?
         public var variantSwitches: Int?
         public var estimatedThroughput: Double?
+        public var discontinuities: Int?
 
         enum CodingKeys: String, CodingKey {
-            case rebuffers, retries = "networkRetries", bytes = "networkBytes", variantSwitches, estimatedThroughput
+            case rebuffers, retries = "networkRetries", bytes = "networkBytes", variantSwitches, estimatedThroughput, discontinuities
         }
     }
 
@@ -151,6 +152,7 @@ public struct PlaybackSummary: Codable, Sendable {
             network.rebuffers = t.network.rebuffers
             network.retries = net.retries
             network.bytes = net.bytes
+            network.discontinuities = net.discontinuities > 0 ? net.discontinuities : nil
         } else if t.network.rebuffers > 0 {
             network.rebuffers = t.network.rebuffers
         }

@@ -46,6 +46,18 @@ public struct DASHManifest: Sendable, Equatable {
     public struct Resource: Sendable, Hashable {
         public var url: String
         public var range: ByteRange?
+
+        /// `options` (libavformat's) asking for this byte range (and no other).
+        func rangeOptions(_ options: [String: String]) -> [String: String] {
+            var options = options
+            options.removeValue(forKey: "offset")
+            options.removeValue(forKey: "end_offset")
+            if let range {
+                options["offset"] = String(range.offset)
+                options["end_offset"] = String(range.offset + range.length)
+            }
+            return options
+        }
     }
 
     public struct Segment: Sendable, Equatable {

@@ -29,6 +29,9 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
         /// Seconds since 1970 of its first sample (`EXT-X-PROGRAM-DATE-TIME`, or the last one
         /// given plus the durations since); nil when the playlist gives none before it.
         public var programDateTime: Double?
+        /// Its discontinuity sequence number (`EXT-X-DISCONTINUITY-SEQUENCE` + the
+        /// `EXT-X-DISCONTINUITY` tags before it): segments of one number share a timeline.
+        public var discontinuity = 0
     }
 
     /// A sub-range of a resource (`EXT-X-BYTERANGE:<length>[@<offset>]`).
@@ -94,6 +97,9 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
     public var hasBadByteRange = false
     /// `EXT-X-MEDIA-SEQUENCE` (0 when missing or unusable).
     public var mediaSequence = 0
+    /// `EXT-X-DISCONTINUITY` before a segment: the timestamps may start again there (an
+    /// inserted ad), with another resolution, layout or PIDs.
+    public var hasDiscontinuities: Bool { segments.first.map { $0.discontinuity != segments[segments.count - 1].discontinuity } ?? false }
 
     /// Segments one playlist may list (a ten-hour VOD of 2 s segments has 18 000).
     public static let maxSegments = 100_000
@@ -193,6 +199,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
         var pendingRange: String?
         var pendingDate: Double?
         var overlong: (first: Double, count: Int)?
+        var discontinuity = 0
         for raw in lines {
             let line = raw.trimmingWhitespace()
             if line.hasPrefix("#EXTINF:") {
@@ -223,6 +230,11 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
                     key = SegmentKey(method: method, uri: a["URI"].map { URLReference.resolve($0, against: base) },
                                      iv: iv, badIV: a["IV"] != nil && iv == nil)
                 }
+            } else if line.hasPrefix("#EXT-X-DISCONTINUITY-SEQUENCE:") {
+                discontinuity = (try? OutsideValue.integer(String(line.dropFirst("#EXT-X-DISCONTINUITY-SEQUENCE:".count)),
+                                                           in: 0...Int(Int32.max), name: "EXT-X-DISCONTINUITY-SEQUENCE")) ?? 0
+            } else if line == "#EXT-X-DISCONTINUITY" {
+                discontinuity = min(discontinuity + 1, Int(Int32.max))
             } else if line.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") {
                 playlist.mediaSequence = (try? OutsideValue.integer(String(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count)),
                                                                     in: 0...Int(Int32.max), name: "EXT-X-MEDIA-SEQUENCE")) ?? 0
@@ -259,7 +271,7 @@ public struct HLSMediaPlaylist: Sendable, Equatable {
                 let date = pendingDate ?? playlist.segments.last.flatMap { last in last.programDateTime.map { $0 + last.duration } }
                 playlist.segments.append(Segment(uri: uri, start: start, duration: duration,
                                                  sequence: playlist.mediaSequence + playlist.segments.count, key: key, byteRange: range,
-                                                 programDateTime: date))
+                                                 programDateTime: date, discontinuity: discontinuity))
                 pendingRange = nil
                 pendingDate = nil
                 start += duration

@@ -95,6 +95,9 @@ package final class NetworkMonitor: Sendable {
 
     func requested() { state.withLock { $0.status.requests += 1 } }
 
+    /// Discontinuities played across so far (``HLSSplice/crossings``).
+    func discontinuities(_ count: Int) { state.withLock { $0.status.discontinuities = count } }
+
     /// A transfer broke and is retried: reconnect `attempt` of the outage (``NetworkSession/Outage``),
     /// which gives up at `givesUpAt` (seconds of the clock; nil: no deadline, a per-transfer count).
     func reconnecting(attempt: Int, after error: String, givesUpAt: Double?) {

@@ -24,6 +24,8 @@ package final class NetworkSession: Sendable {
     private let readers = Guarded<[UnsafeMutableRawPointer: AnyObject]>([:])
     /// Bit-rate switching: picks each HLS segment's variant and is told its download time.
     let adaptive: AdaptiveSwitcher?
+    /// HLS playlists spliced with discontinuities: their segments served on one timeline.
+    package let splice = HLSSplice()
     /// A segment fetched whole may be this large (a larger one is refused).
     static let wholeSegmentLimit = 256 << 20
 
@@ -184,6 +186,11 @@ package final class NetworkSession: Sendable {
             let memory = try MemoryInput(bytes)
             return (memory, memory.context)
         }
+        // An HLS playlist is read whole, so the splice sees it (``HLSSplice``).
+        if StreamVariants.isHLS(url), NetworkSettings.isNetwork(url) {
+            let memory = try MemoryInput(offered(url, try readWhole(url, options: options, limit: Int(Self.manifestBudget))))
+            return (memory, memory.context)
+        }
         let input = try ResilientInput(url: url, options: options, session: self)
         return (input, input.context)
     }
@@ -195,8 +202,15 @@ package final class NetworkSession: Sendable {
         guard let bytes = memory.document(url) else { return nil }
         if let adaptive, adaptive.watches(url),
            let rewritten = adaptive.playlistFetched(url, text: String(decoding: bytes, as: UTF8.self)) {
-            return Array(rewritten.utf8)
+            return offered(url, Array(rewritten.utf8))
         }
+        return offered(url, bytes)
+    }
+
+    /// `bytes`, a playlist the demuxer is served, after the splice has seen it (a translated DASH
+    /// manifest's playlists are not: their segments are timed by their periods).
+    private func offered(_ url: String, _ bytes: [UInt8]) -> [UInt8] {
+        if memory.transmuxed == nil, bytes.starts(with: Array("#EXTM3U".utf8)) { splice.playlistSeen(url, text: String(decoding: bytes, as: UTF8.self)) }
         return bytes
     }
 
@@ -223,26 +237,26 @@ package final class NetworkSession: Sendable {
         }
         for (key, value) in options { merged[key] = value }
         if scheme == "http" || scheme == "https" {
-            // A variant's media playlist (a live reload of the one playing): read whole, handed
-            // to the switcher, served from memory, so the demuxer and the switcher see one copy.
-            if let adaptive, adaptive.watches(url) {
+            // An HLS playlist (a live reload too): read whole, handed to the switcher and the
+            // splice, served from memory, so the demuxer and they see one copy.
+            if adaptive?.watches(url) == true || splice.watches(url) || StreamVariants.isHLS(url) {
                 do throws(FFmpegError) {
                     let data = try readWhole(url, options: merged, limit: Int(Self.manifestBudget))
-                    let rewritten = adaptive.playlistFetched(url, text: String(decoding: data, as: UTF8.self))
-                    return try serve(rewritten.map { Array($0.utf8) } ?? data, into: pb)
+                    let rewritten = adaptive?.watches(url) == true ? adaptive?.playlistFetched(url, text: String(decoding: data, as: UTF8.self)) : nil
+                    return try serve(offered(url, rewritten.map { Array($0.utf8) } ?? data), into: pb)
                 } catch {
                     return error.code
                 }
             }
             if let adaptive, let plan = adaptive.plan(for: url, wait: { self.backOff(seconds: $0) }) {
-                var result = openWhole(plan, options: merged, into: pb)
+                var result = openWhole(plan, options: merged, requested: url, into: pb)
                 if result < 0, plan.url != url, !interrupt.shouldInterrupt {
                     adaptive.failed(plan)
-                    result = openWhole(adaptive.own(url, mediaSeconds: plan.mediaSeconds), options: merged, measured: false, into: pb)
+                    result = openWhole(adaptive.own(url, mediaSeconds: plan.mediaSeconds), options: merged, measured: false, requested: url, into: pb)
                 }
                 return result
             }
-            if memory.transmuxed?(url) != nil {
+            if memory.transmuxed?(url) != nil || splice.place(of: url) != nil {
                 return openWhole(AdaptiveSwitcher.Plan(url: url, rung: -1, mediaSeconds: 0), options: merged, measured: false, into: pb)
             }
             do {
@@ -293,22 +307,10 @@ package final class NetworkSession: Sendable {
         FFmpegError(function: "avio_read", message: "larger than \(ByteSize.describe(Int64(limit))) refused", code: aether_AVERROR(EFBIG))
     }
 
-    /// `options` asking for `resource`'s byte range (and no other).
-    private func ranged(_ options: [String: String], _ resource: DASHManifest.Resource) -> [String: String] {
-        var options = options
-        options.removeValue(forKey: "offset")
-        options.removeValue(forKey: "end_offset")
-        if let range = resource.range {
-            options["offset"] = String(range.offset)
-            options["end_offset"] = String(range.offset + range.length)
-        }
-        return options
-    }
-
     /// The bytes of an init section (fetched once, then from the cache).
     private func initBytes(_ resource: DASHManifest.Resource) throws(FFmpegError) -> [UInt8] {
         if let known = memory.initCache.withLock({ $0[resource] }) { return known }
-        let bytes = try readWhole(resource.url, options: ranged(options, resource), limit: Self.initSectionLimit)
+        let bytes = try readWhole(resource.url, options: resource.rangeOptions(options), limit: Self.initSectionLimit)
         memory.initCache.withLock { cache in
             if cache.count >= Self.initCacheLimit { cache.removeAll() }
             cache[resource] = bytes
@@ -321,7 +323,7 @@ package final class NetworkSession: Sendable {
     /// segment of a translated DASH manifest (``Memory/transmuxed``) as MPEG-TS with its init section,
     /// or as Matroska clusters, and a Matroska header made from an init section
     /// (``SegmentTransmuxer``).
-    private func openWhole(_ plan: AdaptiveSwitcher.Plan, options: [String: String], measured: Bool = true,
+    private func openWhole(_ plan: AdaptiveSwitcher.Plan, options: [String: String], measured: Bool = true, requested: String? = nil,
                            into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
         if let fetch = memory.transmuxed?(plan.url), fetch.isHeader {
             do throws(FFmpegError) {
@@ -343,20 +345,24 @@ package final class NetworkSession: Sendable {
             var data: [UInt8]
             do throws(FFmpegError) {
                 if let fetch {
-                    data = try readWhole(fetch.segment.url, options: ranged(options, fetch.segment), limit: Self.wholeSegmentLimit,
+                    data = try readWhole(fetch.segment.url, options: fetch.segment.rangeOptions(options), limit: Self.wholeSegmentLimit,
                                          carryOn: carryOn)
                 } else if let range = plan.range {
                     // A byte range of a variant's file (the demuxer gets it whole, to its end).
                     let resource = DASHManifest.Resource(url: plan.url, range: .init(offset: Int64(range.offset), length: Int64(range.length)))
-                    data = try readWhole(plan.url, options: ranged(options, resource), limit: Self.wholeSegmentLimit, carryOn: carryOn)
+                    data = try readWhole(plan.url, options: resource.rangeOptions(options), limit: Self.wholeSegmentLimit, carryOn: carryOn)
                 } else {
                     data = try readWhole(plan.url, options: options, limit: Self.wholeSegmentLimit, carryOn: carryOn)
                 }
             } catch {
-                if let replacement { return openWhole(replacement, options: options, into: pb) }
+                if let replacement { return openWhole(replacement, options: options, requested: requested, into: pb) }
                 throw error
             }
             if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: clock.seconds - started) }
+            if let place = splice.place(of: requested ?? plan.url) {
+                data = try SegmentTransmuxer.retimed(data) { first in splice.shift(for: place, first: first) }
+                monitor.discontinuities(splice.crossings)
+            }
             if let fetch {
                 let head = try initBytes(fetch.initialization)
                 do throws(FFmpegError) { data = try SegmentTransmuxer.served(data, initialization: head, as: fetch.carrier, shift: fetch.timeOffset) } catch {

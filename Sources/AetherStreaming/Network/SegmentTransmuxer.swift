@@ -100,6 +100,35 @@ package enum SegmentTransmuxer {
         return Array(all.dropFirst(header))
     }
 
+    /// An MPEG-TS segment of a spliced HLS playlist (``HLSSplice``) as MPEG-TS again: one PID a
+    /// codec (the ad's PIDs are the programme's), every timestamp moved by `shift(first)` seconds,
+    /// where `first` is the segment's earliest presentation time.
+    static func retimed(_ bytes: [UInt8], shift: (Double) -> Double) throws(FFmpegError) -> [UInt8] {
+        let input = try FormatContext(bytes: bytes)
+        let output = try SegmentMuxer(.mpegts)
+        let map = try output.addStreams(of: input, what: "the segment")
+        _ = try output.writeHeader()
+        var packets: [Packet] = []
+        var first = Double.infinity
+        while true {
+            let packet = try Packet()
+            guard try input.read(into: packet) else { break }
+            let p = packet.pointer.pointee
+            guard map[p.stream_index] != nil, let from = input.stream(Int(p.stream_index)) else { continue }
+            if p.pts != aether_AV_NOPTS_VALUE() { first = min(first, Double(p.pts) * av_q2d(from.pointee.time_base)) }
+            packets.append(packet)
+            guard packets.count <= limit >> 10 else { throw NetworkSession.tooLarge(limit) }
+        }
+        let seconds = first.isFinite ? shift(first) : 0
+        for packet in packets {
+            let index = packet.pointer.pointee.stream_index
+            guard let to = map[index], let from = input.stream(Int(index)) else { continue }
+            try output.write(packet, from: from.pointee.time_base, to: to, shift: seconds)
+            guard output.written <= limit else { throw NetworkSession.tooLarge(limit) }
+        }
+        return try output.finish()
+    }
+
     /// The Matroska header (EBML, Segment of unknown size, Info, Tracks) of the segments
     /// ``transmux(_:to:)`` makes as Matroska with the init section `initialization`: the same
     /// bytes for each of them (bit-exact, no dates or random UIDs).

@@ -199,7 +199,8 @@ struct ChromeView {
             case .failed: phase = "failed"
             }
             lines.append("Network    \(phase)" + String(cFormat: "  %.1f MB received  %.0f kB/s  %d retries",
-                                Double(net.bytes) / 1e6, net.throughput / 1000, net.retries))
+                                Double(net.bytes) / 1e6, net.throughput / 1000, net.retries)
+                         + (net.discontinuities > 0 ? "  \(net.discontinuities) discontinuities" : ""))
             if let until = player.cachedUntil {
                 lines.append(String(cFormat: "Cache      %.1f s ahead  %d rebuffers", max(0, until - player.currentTime), t.network.rebuffers))
             }

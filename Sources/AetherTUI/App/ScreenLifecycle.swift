@@ -122,11 +122,10 @@ extension Display {
         output.release()
     }
 
-    /// tmux drops passthrough while a redraw of the client is pending (its `tty_client_ready`:
-    /// at attach, and longer on a loaded machine), so a picture sent then never arrives: a
-    /// paused one stays missing (seen: `--pause` through tmux on kitty, 3 starts in 6 with two
-    /// busy cores). Inside tmux a pixel picture is sent again 0.5 s and 2 s after the screen came
-    /// up, unless a delivery check (``TmuxDeliveryCheck``) says first that the terminal has it.
+    /// tmux drops passthrough while a redraw of the client is pending (at attach, longer on a busy
+    /// machine): a paused picture sent then stays missing (`--pause` through tmux on kitty, 3 starts
+    /// in 6 with two busy cores). So it is sent again 0.5 s and 2 s after the screen came up,
+    /// unless a delivery check (``TmuxDeliveryCheck``) says first that the terminal has it.
     func armTmuxRepaints(now: Double) {
         guard capabilities.tmux.inside, driver.showsPixels else { return }
         screen.tmuxRepaints = [now + 0.5, now + 2]
@@ -141,10 +140,9 @@ extension Display {
             output.repaint(full: true)   // sent again, not placed: the terminal may never have had it
         }
         checkTmuxDelivery(now: now)
-        if !screen.tmuxRepaints.isEmpty, checksTmuxDelivery, screen.tmuxDelivery.latestConfirmed {
-            AppLog.write("tui", "pictures through tmux: the terminal has the picture; \(screen.tmuxRepaints.count) of the start's repaints not needed")
-            screen.tmuxRepaints.removeAll()
-        }
+        guard !screen.tmuxRepaints.isEmpty, checksTmuxDelivery, screen.tmuxDelivery.latestConfirmed else { return }
+        AppLog.write("tui", "pictures through tmux: the terminal has the picture; \(screen.tmuxRepaints.count) of the start's repaints not needed")
+        screen.tmuxRepaints.removeAll()
     }
 
     /// When the UI loop must look at tmux's pictures again.

@@ -51,7 +51,7 @@ final class ScreenPainter {
     /// Lays the screen out again for the picture as it is shown: upright (a phone's portrait
     /// video stands up), at the size the playing variant has; the engine scales to it.
     func relayout(_ view: inout ViewState) {
-        let aspect = (player.playingVideo ?? player.mediaInfo?.primaryVideo)?.uprightAspect ?? 16.0 / 9
+        let aspect = pictureAspect
         let (cols, rows) = display.terminal.withScreen { (Curses.columns, Curses.rows) }
         let caps = display.capabilities
         display.layout = Layout(columns: cols, rows: rows, cellSize: caps.window.cellSize,
@@ -211,9 +211,18 @@ final class ScreenPainter {
         music?.layOut(area: area, stills: display.stillLayout, player: player, tagLines: tagLines)
     }
 
+    /// The aspect the picture is laid out for: the video as it plays (an inserted ad of another
+    /// shape, a variant), else as probed.
+    var pictureAspect: Double { (player.playingVideo ?? player.mediaInfo?.primaryVideo)?.uprightAspect ?? 16.0 / 9 }
+
     /// UI loop: whether the music view wants drawing now. Also notices the video stream going
-    /// (or coming), or lyrics coming, and lays out again.
+    /// (or coming), the picture taking another shape, or lyrics coming, and lays out again.
     func musicViewNeedsDrawing(_ view: inout ViewState, now: Double) -> Bool {
+        if player.hasVideo, abs(pictureAspect / display.layout.displayAspect - 1) > 0.01 {
+            AppLog.write("tui", "the picture is \(String(cFormat: "%.3f", pictureAspect)):1 now: laid out again")
+            relayout(&view)
+            return true
+        }
         if (music != nil) == player.hasVideo || music?.outOfDate(player: player) == true {
             relayout(&view)
             return true

@@ -18,6 +18,8 @@ public struct Layout: Equatable, Sendable {
     /// The picture: the cells it covers and the size to ask the decoder for.
     public var placement: Placement
     public var telemetryPane: CellRect?
+    /// The picture's aspect (display width over height) the layout was made for.
+    public var displayAspect: Double
     /// The terminal as the drivers see it (cell size, largest picture).
     public var geometry: TerminalGeometry
     /// The letterboxed video itself.
@@ -34,6 +36,7 @@ public struct Layout: Equatable, Sendable {
                 showTelemetry: Bool, maxPicture: PixelSize? = nil, scale: Double = 1) {
         self.columns = max(1, columns)
         self.rows = max(1, rows)
+        self.displayAspect = displayAspect
         let pane = showTelemetry && columns >= Layout.telemetryWidth + 20 ? Layout.telemetryWidth : 0
         let areaRows = max(0, rows - Layout.chromeTop - Layout.chromeBottom)
         let area = CellRect(column: 0, row: Layout.chromeTop, width: max(0, columns - pane), height: areaRows)
