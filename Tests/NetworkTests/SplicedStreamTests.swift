@@ -2,6 +2,9 @@ import AetherEngine
 import AetherTestSupport
 import EndToEndSupport
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// HLS spliced the way a server inserts an ad (network tier), against `range_http.py` on
@@ -42,6 +45,65 @@ import Testing
         // The ad from 5 s (60 frames at 30 fps, and the one on screen at 5 s), then the
         // programme (75 at 25).
         #expect((135...136).contains(summary.frames.presented + summary.frames.dropped), "\(summary.frames)")
+    }
+
+    /// The same segments as a live stream: a window of three, moved on as each segment's time
+    /// passes (`EXT-X-DISCONTINUITY-SEQUENCE` counting the breaks that left it), then ended.
+    /// Each reload is read whole and the segments that come in later are placed by their media
+    /// sequence numbers: every frame plays, on one timeline.
+    @Test func aLiveSplicedStreamPlaysOnOneTimeline() throws {
+        let root = NSTemporaryDirectory() + "aether-spliced-live-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let source = NetworkTests.root + "/spliced/hls"
+        // (name, duration, a discontinuity before it) from the VOD playlist.
+        var segments: [(name: String, seconds: Double, breaks: Bool)] = []
+        var pending: Double?, breaks = false
+        for line in try String(contentsOfFile: source + "/index.m3u8", encoding: .utf8).split(separator: "\n") {
+            if line.hasPrefix("#EXTINF:") { pending = Double(line.dropFirst(8).prefix { $0 != "," }) }
+            else if line == "#EXT-X-DISCONTINUITY" { breaks = true }
+            else if !line.hasPrefix("#"), let seconds = pending {
+                try FileManager.default.copyItem(atPath: source + "/" + line, toPath: root + "/" + line)
+                segments.append((String(line), seconds, breaks))
+                pending = nil
+                breaks = false
+            }
+        }
+        #expect(segments.count == 6 && segments.filter(\.breaks).count == 2)
+        let list = segments
+        try Self.publish(list, upTo: 3, ended: false, in: root)
+        let server = try LoopbackHTTP(root: root)
+        defer { server.stop() }
+        let writer = Thread {
+            // The live edge moves on as each listed segment's time passes (the test's clock is
+            // the stream's: a measurement window per segment).
+            for end in 4...list.count {
+                Thread.sleep(forTimeInterval: list[end - 4].seconds)
+                try? Self.publish(list, upTo: end, ended: end == list.count, in: root)
+            }
+        }
+        writer.start()
+        let (r, s) = try NetworkTests.headless([server.url("live.m3u8"), "--live-start-index=0"], timeout: 40)
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(s.first, "\(r.stderr)")
+        #expect(summary.frames.decoded == Self.frames, "decoded \(summary.frames.decoded)")
+        #expect(summary.frames.dropped <= 3, "dropped \(summary.frames.dropped)")
+        #expect(summary.network.discontinuities == 2)
+        #expect(abs(summary.mediaSeconds - Self.seconds) < 0.5, "played \(summary.mediaSeconds) s")
+    }
+
+    /// Writes the live playlist of `segments` whose edge is `end` (the last three), atomically.
+    static func publish(_ segments: [(name: String, seconds: Double, breaks: Bool)], upTo end: Int, ended: Bool, in root: String) throws {
+        let first = max(0, end - 3)
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+        text += "#EXT-X-DISCONTINUITY-SEQUENCE:\(segments[...first].dropFirst().filter(\.breaks).count)\n"
+        for (k, segment) in segments.enumerated() where k >= first && k < end {
+            if segment.breaks && k > first { text += "#EXT-X-DISCONTINUITY\n" }
+            text += "#EXTINF:\(segment.seconds),\n\(segment.name)\n"
+        }
+        if ended { text += "#EXT-X-ENDLIST\n" }
+        try text.write(toFile: root + "/live.m3u8.tmp", atomically: false, encoding: .utf8)
+        _ = rename(root + "/live.m3u8.tmp", root + "/live.m3u8")
     }
 
     /// The download is one file whose timestamps go on across both boundaries and which plays
