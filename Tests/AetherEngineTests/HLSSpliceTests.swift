@@ -114,6 +114,19 @@ import Testing
         #expect(plain.tracks.count == 1 && plain.tracks[0].timelineStart == nil)
     }
 
+    /// DASH: each later period first served right after the latest one counts once, whichever
+    /// track (video, then audio) crosses; a seek back and forth counts nothing more, nor does a
+    /// period reached by a seek back. (The splice does not know the manifest's periods: a seek
+    /// forward over one counts the period it lands in.)
+    @Test func aDASHPeriodCrossedCountsOnce() {
+        let splice = HLSSplice()
+        for offset in [0.0, 0, 4, 0, 4, 4, 7, 7, 0, 4, 7] { splice.served(period: offset) }
+        #expect(splice.crossings == 2)
+        let seeked = HLSSplice()
+        for offset in [0.0, 7, 4, 7] { seeked.served(period: offset) }
+        #expect(seeked.crossings == 1, "the period a seek went back to is not crossed")
+    }
+
     @Test func hostilePlaylistsAreIgnored() {
         let splice = HLSSplice()
         for text in ["", "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv.m3u8\n", "#EXTM3U\n#EXTINF:-1,\nx.ts\nD\n", "garbage #EXTINF"] {

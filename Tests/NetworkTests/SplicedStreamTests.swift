@@ -13,15 +13,20 @@ import Testing
 /// timestamps start again and whose PIDs differ, a discontinuity, 3 s of the programme.
 @Suite(.serialized) struct SplicedStreamTests {
     static let path = "spliced/hls/index.m3u8"
+    /// The same splice as three DASH periods.
+    static let dash = "spliced/dash/spliced.mpd"
     /// 100 + 90 + 75 frames.
     static let frames = 265
     static let seconds = 10.0
 
-    /// Before: stopped at 6.13 s with "file ends … (truncated?)", exit 2, 102 of 270 frames shown.
-    @Test func theWholeStreamPlaysOnOneTimeline() throws {
+    /// Before (HLS): 7.04 s of 10 played, the ad's 90 frames dropped as early (the issue saw
+    /// "file ends … (truncated?)" at 6.13 s). DASH's periods played before; their boundaries
+    /// were not counted.
+    @Test(arguments: [path, dash])
+    func theWholeStreamPlaysOnOneTimeline(path: String) throws {
         let server = try LoopbackHTTP(root: NetworkTests.root)
         defer { server.stop() }
-        let (r, s) = try NetworkTests.headless([server.url(Self.path), "--speed=2"])
+        let (r, s) = try NetworkTests.headless([server.url(path), "--speed=2"])
         #expect(r.status == 0, "\(r.stderr)")
         let summary = try #require(s.first, "\(r.stderr)")
         #expect(summary.endedEarly == nil, "\(summary.endedEarly ?? "")")
@@ -109,13 +114,14 @@ import Testing
     /// The download is one file whose timestamps go on across both boundaries and which plays
     /// every frame. The ad's mono sound cannot go on in the programme's stereo stream of a
     /// Matroska file: it is left out with a note (the picture kept).
-    @Test func theDownloadIsOneFileOnOneTimeline() throws {
+    @Test(arguments: [path, dash])
+    func theDownloadIsOneFileOnOneTimeline(path: String) throws {
         let server = try LoopbackHTTP(root: NetworkTests.root)
         defer { server.stop() }
         let dir = try DownloadTests.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let output = dir + "/spliced.mkv"
-        let r = DownloadTests.download([server.url(Self.path), "-o", output])
+        let r = DownloadTests.download([server.url(path), "-o", output])
         #expect(r.status == 0, "\(r.stderr)")
         let probe = try DownloadTests.streams(output)
         #expect(probe.streams.map(\.type).sorted() == ["audio", "video"], "\(probe.streams)")
@@ -128,6 +134,6 @@ import Testing
         let decoded = Process.run(["/usr/bin/ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
                                    "stream=nb_read_frames", "-of", "csv=p=0", output], timeout: 60).stdout
         #expect(Int(decoded.trimmingCharacters(in: .whitespacesAndNewlines)) == Self.frames, "\(decoded) frames")
-        #expect(r.stderr.contains("note: video's audio from 4.0 s left out: its sound (48000 Hz, 1 channels)"), "\(r.stderr)")
+        #expect(r.stderr.contains("from 4.0 s left out: its sound (48000 Hz, 1 channels)"), "\(r.stderr)")
     }
 }

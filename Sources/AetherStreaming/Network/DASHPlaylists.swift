@@ -44,6 +44,8 @@ public struct DASHPlaylists: Sendable, Equatable {
         /// Seconds added to the segment's timestamps: a later period's media on the one
         /// timeline (``DASHManifest/Segment/timeOffset``; 0 for a manifest of one period).
         public var timeOffset = 0.0
+        /// Where its period starts (seconds on the presentation timeline): periods crossed are counted.
+        public var periodStart = 0.0
         /// The Matroska header made from the init section (a matroska playlist's `EXT-X-MAP`),
         /// not a segment.
         public var isHeader = false
@@ -101,7 +103,7 @@ public struct DASHPlaylists: Sendable, Equatable {
             for segment in rep.segments {
                 if let i = segment.initialization ?? rep.initialization {
                     fetches[line(for: segment)] = Fetch(segment: segment.resource, initialization: i, carrier: carrier,
-                                                        timeOffset: manifest.periods.count > 1 ? segment.timeOffset : 0)
+                                                        timeOffset: manifest.periods.count > 1 ? segment.timeOffset : 0, periodStart: segment.periodStart)
                     if carrier.isMatroska { fetches[headerLine(i)] = Fetch(segment: i, initialization: i, carrier: carrier, isHeader: true) }
                 }
             }

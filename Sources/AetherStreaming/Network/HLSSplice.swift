@@ -42,6 +42,9 @@ package final class HLSSplice: Sendable {
         var base: Double?
         var lastServed: Int?
         var crossings = 0
+        /// A translated DASH manifest's periods served so far (by their start), and the last.
+        var periods = Set<Double>()
+        var lastPeriod: Double?
     }
     private let state = Guarded(State())
 
@@ -90,6 +93,17 @@ package final class HLSSplice: Sendable {
             guard s.spliced, let list = s.byURI[url] else { return nil }
             let next = s.lastServed.flatMap { last in list.first { $0 > last } } ?? list[0]
             return s.places[next]
+        }
+    }
+
+    /// A segment of a translated DASH manifest's period that starts at `offset` (seconds) was
+    /// served: a period first served right after the one before it counts as crossed (a period
+    /// boundary is DASH's discontinuity).
+    package func served(period offset: Double) {
+        state.withLock { s in
+            if !s.periods.contains(offset), let last = s.lastPeriod, last == s.periods.max(), offset > last { s.crossings += 1 }
+            s.periods.insert(offset)
+            s.lastPeriod = offset
         }
     }
 

@@ -359,10 +359,9 @@ package final class NetworkSession: Sendable {
                 throw error
             }
             if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: clock.seconds - started) }
-            if let place = splice.place(of: requested ?? plan.url) {
-                data = try SegmentTransmuxer.retimed(data) { first in splice.shift(for: place, first: first) }
-                monitor.discontinuities(splice.crossings)
-            }
+            if let fetch { splice.served(period: fetch.periodStart) }
+            if let place = splice.place(of: requested ?? plan.url) { data = try SegmentTransmuxer.retimed(data) { splice.shift(for: place, first: $0) } }
+            monitor.discontinuities(splice.crossings)
             if let fetch {
                 let head = try initBytes(fetch.initialization)
                 do throws(FFmpegError) { data = try SegmentTransmuxer.served(data, initialization: head, as: fetch.carrier, shift: fetch.timeOffset) } catch {
