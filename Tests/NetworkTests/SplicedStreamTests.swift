@@ -37,6 +37,41 @@ import Testing
         #expect(summary.network.discontinuities == 2)
     }
 
+    /// Real time through ALSA into a PulseAudio null sink of its own, recorded from its monitor:
+    /// the programme's 440 Hz, the ad's 880 Hz (mono, on both channels) from 4 s to 7 s, 440 Hz
+    /// again, with no silence at either boundary, and the picture on the sound's clock (what
+    /// only the device path shows: the audio device's format stays while the ad's layout changes).
+    @Test func theSoundFollowsTheSpliceWithoutAGapAndInSync() throws {
+        #expect(TestEnvironment.requirePulse(), "no PulseAudio null sink")
+        let server = try LoopbackHTTP(root: NetworkTests.root)
+        defer { server.stop() }
+        let stats = PlayerRuns.temp("spliced.jsonl")
+        let recorder = try SinkRecorder(.own)
+        let r = Process.run([TestEnvironment.binary, server.url(Self.path), "--vo=null", "--stats-file", stats],
+                            environment: recorder.environment, timeout: 40)
+        let (left, right) = recorder.stop()
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try #require(try PlayerRuns.summaries(stats).first)
+        #expect(summary.sync.clockSource == "audio" && summary.frames.dropped <= 3, "\(summary.sync.clockSource), dropped \(summary.frames.dropped)")
+        #expect(abs(summary.sync.gapMeanMs) < 40 && summary.sync.gapP95Ms < 80, "A/V gap \(summary.sync.gapMeanMs) / \(summary.sync.gapP95Ms) ms")
+        let first = try #require(left.firstIndex { abs($0) > 0.05 }, "nothing was heard")
+        func tone(_ at: Double, _ channel: [Double]) -> Double {
+            let from = first + Int(at * 48000)
+            guard from + 4800 <= channel.count else { return 0 }
+            return Signal.dominantFrequency(channel[from..<(from + 4800)])
+        }
+        for (at, hz) in [(1.0, 440.0), (3.5, 440), (4.3, 880), (6.5, 880), (7.3, 440), (9.5, 440)] {
+            #expect(abs(tone(at, left) - hz) < 5 && abs(tone(at, right) - hz) < 5,
+                    "at \(at) s: \(tone(at, left)) / \(tone(at, right)) Hz, wanted \(hz)")
+        }
+        let heard = Array(left[first...])
+        // The ad's own sound starts with 21.4 ms of its encoder's priming (AAC in MPEG-TS has no
+        // edit list to take it off): a silence up to that long is the source's.
+        let silences = AdaptiveBitrateEndToEndTests.silences(heard, longerThan: 30)
+        #expect(silences.gaps.isEmpty, "silent at \(silences.gaps)")
+        #expect(abs(Double((heard.lastIndex { abs($0) > 0.05 } ?? 0)) / 48000 - Self.seconds) < 0.2, "the sound lasted \(Double(heard.count) / 48000) s")
+    }
+
     /// A seek into the ad lands there (the ad's own timestamps are 1.4…4.4 s: without the
     /// timeline the demuxer looked for 5 s in them), and the programme after it plays.
     @Test func aStartInsideTheAdLandsThere() throws {
