@@ -72,6 +72,31 @@ import Testing
         #expect(abs(Double((heard.lastIndex { abs($0) > 0.05 } ?? 0)) / 48000 - Self.seconds) < 0.2, "the sound lasted \(Double(heard.count) / 48000) s")
     }
 
+    /// In the TUI (half-block cells in tmux, 100x30): the picture is as wide as a 16:9 one, as
+    /// narrow as a 4:3 one while the ad plays, then wide again (the widest run of picture
+    /// cells in any row, `▀`).
+    @Test func thePictureTakesTheAdsShapeAndBack() throws {
+        let server = try LoopbackHTTP(root: NetworkTests.root)
+        defer { server.stop() }
+        let session = try TmuxSession([TestEnvironment.binary, server.url(Self.path), "--ao=null", "--vo=halfblock", "--no-config"],
+                                      columns: 100, rows: 30, environment: ["TERM": "screen-256color", "COLORTERM": "truecolor"])
+        defer { session.close() }
+        // The most cells with a 24-bit background in one row: the picture's width.
+        var widths: [Int] = []
+        func width() -> Int { let w = session.colours().extent { _ in true }.columns; widths.append(w); return w }
+        func waitFor(_ predicate: (Int) -> Bool) -> Bool {
+            let deadline = MonotonicTime.now() + 10
+            while MonotonicTime.now() < deadline { if predicate(width()) { return true }; Thread.sleep(forTimeInterval: 0.1) }
+            return false
+        }
+        #expect(waitFor { $0 > 80 }, "no wide picture: \(widths.suffix(5))")
+        let wide = max(widths.last ?? 0, 48)
+        #expect(waitFor { (40..<Int(Double(wide) * 0.85)).contains($0) }, "the picture did not narrow for the ad (\(wide) columns wide): \(widths.suffix(5))")
+        let narrow = widths.last ?? 0
+        #expect(abs(Double(narrow) / Double(wide) - 0.75) < 0.06, "\(narrow) columns against \(wide): not 4:3 against 16:9")
+        #expect(waitFor { $0 >= wide - 1 }, "the picture did not widen again after the ad: \(widths.suffix(5))")
+    }
+
     /// A seek into the ad lands there (the ad's own timestamps are 1.4…4.4 s: without the
     /// timeline the demuxer looked for 5 s in them), and the programme after it plays.
     @Test func aStartInsideTheAdLandsThere() throws {
