@@ -16,6 +16,8 @@ struct ItemFacts: Equatable {
     private(set) var startPosition = 0.0
     /// Where watch-later resumed it (nil: from where it starts, or as asked).
     var resumedAt: Double?
+    /// A live item's stall watchdog (``StallWatchdog``).
+    var watchdog = StallWatchdog()
 
     /// A load begins: nothing of the last item holds. Its size and start stay until the new
     /// one opens (a summary after a failed load is the last item's).
@@ -24,6 +26,7 @@ struct ItemFacts: Equatable {
         imageShownAt = nil
         gaplessWeighed = nil
         resumedAt = nil
+        watchdog = StallWatchdog()
     }
 
     /// The item opened, `fileSize` bytes large (nil: not a local file), from `startPosition`.

@@ -1,3 +1,4 @@
+import AetherBase
 import AetherEngine
 import AetherTestSupport
 import EndToEndSupport
@@ -155,6 +156,49 @@ import Testing
         #expect(summary.frames.dropped <= 3, "dropped \(summary.frames.dropped)")
         #expect(summary.network.discontinuities == 2)
         #expect(abs(summary.mediaSeconds - Self.seconds) < 0.5, "played \(summary.mediaSeconds) s")
+    }
+
+    /// The stall watchdog: a live playlist that names the same two segments again and again
+    /// under new sequence numbers delivers bytes but no newer timestamp. The player says so
+    /// and opens the stream again at its live edge, within the watchdog's 10 s and a reload.
+    @Test func aWedgedLiveStreamIsReopenedAtItsEdge() throws {
+        let root = NSTemporaryDirectory() + "aether-wedged-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for name in ["p0.ts", "p1.ts"] { try FileManager.default.copyItem(atPath: NetworkTests.root + "/spliced/hls/" + name, toPath: root + "/" + name) }
+        @Sendable func publish(_ n: Int) {
+            var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(n)\n"
+            for k in n..<(n + 3) { text += "#EXTINF:2.0,\np\(k % 2).ts\n" }
+            try? text.write(toFile: root + "/live.m3u8.tmp", atomically: false, encoding: .utf8)
+            _ = rename(root + "/live.m3u8.tmp", root + "/live.m3u8")
+        }
+        publish(0)
+        let server = try LoopbackHTTP(root: root)
+        defer { server.stop() }
+        let stop = Guarded(false)
+        let writer = Thread {
+            // A new sequence number each 2 s (the segments' time), the same old media in it.
+            var n = 0
+            while !stop.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.1); n += 1; if n % 20 == 0 { publish(n / 20) } }
+        }
+        writer.start()
+        defer { stop.withLock { $0 = true } }
+        let dir = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/log"
+        let player = BackgroundPlayer([TestEnvironment.binary, server.url("live.m3u8"), "--vo=null", "--ao=null", "--log-file=\(log)",
+                                       "--input-ipc-server=\(dir)/sock"], timeout: 60)
+        let said = waitUntil(30, interval: 0.2) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("reopened at the live edge") }
+        let client = try IPCTestClient(path: dir + "/sock", timeout: 10)
+        _ = client.request(#"{"command":["quit"]}"#)
+        let r = player.wait(timeout: 20)
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(said, "no reopen: \(text.split(separator: "\n").suffix(8))")
+        #expect(text.contains("the stream is wedged ("), "\(text.split(separator: "\n").suffix(8))")
+        #expect(r?.status == 0, "\(r?.stderr ?? "did not end")")
+        // The reopen fetched the playlist again (a second first open of it).
+        let opens = try server.requests().filter { ($0["path"] as? String) == "/live.m3u8" }.count
+        #expect(opens >= 2)
     }
 
     /// Writes the live playlist of `segments` whose edge is `end` (the last three), atomically.
