@@ -119,7 +119,9 @@ package enum SegmentTransmuxer {
             packets.append(packet)
             guard packets.count <= limit >> 10 else { throw NetworkSession.tooLarge(limit) }
         }
-        let seconds = first.isFinite ? shift(first) : 0
+        var seconds = first.isFinite ? shift(first) : 0
+        // A shift past MPEG-TS's 33-bit clock (a hostile playlist's times) is not made.
+        if !seconds.isFinite || abs(seconds) > 95_000 { seconds = 0 }
         for packet in packets {
             let index = packet.pointer.pointee.stream_index
             guard let to = map[index], let from = input.stream(Int(index)) else { continue }

@@ -60,6 +60,18 @@ public enum ManifestCheck {
                 found += switcher.abandon(plan, loaded: 1 << 10, elapsed: 1e9) == nil ? 0 : 1
             }
         }
+        // The splice's timeline (served twice: a live reload of the same text), each segment
+        // placed with an odd first timestamp.
+        let splice = HLSSplice()
+        splice.playlistSeen(base + ".m3u8", text: text)
+        splice.playlistSeen(base + ".m3u8", text: text)
+        if let media = try? HLSMediaPlaylist.parse(text, base: base + ".m3u8") {
+            for (k, segment) in media.segments.prefix(64).enumerated() {
+                if let place = splice.place(of: segment.uri) {
+                    found += splice.shift(for: place, first: [0, -1e9, 1e12, .nan, 95443.7][k % 5]).isFinite ? 1 : 0
+                }
+            }
+        }
         let streams = HLSThumbnails.imageStreams(in: text, base: base + ".m3u8")
         found += streams.count
         if let track = HLSThumbnails.track(inPlaylist: text, base: base + ".m3u8", stream: HLSThumbnails.choose(streams)) {
