@@ -216,25 +216,11 @@ public final class PlayerController: PlaylistWalkOwner {
         case .idle:
             // Every item failed to load after a `loadfile` or a skip.
             if !advanceAtEnd() { return finished() }
-        case .playing:
-            prepareNextItem()
-            reopenIfWedged()
+        case .playing: prepareNextItem(); StallWatchdog.reopenIfWedged(self)
         default: break
         }
         publish()
         return .running
-    }
-
-    /// A live source that delivers bytes but no newer timestamp for ``StallWatchdog/seconds``
-    /// is opened again at its live edge (one log line); a slow one is left to rebuffer.
-    private func reopenIfWedged() {
-        guard player.isLive, let index = playlist.position,
-              case .wedged(let bytes, let seconds) = item.watchdog.observe(now: clock.seconds, newest: player.liveWindow?.upperBound,
-                                                                           bytes: player.networkStatus?.bytes ?? 0) else { return }
-        let line = "the stream is wedged (\(ByteSize.describe(bytes)) in \(Int(seconds)) s brought nothing newer): reopened at the live edge"
-        AppLog.write("ctl", "'\(TextSanitizer.clean(playlist.items[index].source))': \(line)")
-        host?.controller(self, show: line)
-        _ = load(index: index, paused: false, reload: nil)
     }
 
     /// The walk is over: it ends with the tally's exit code.
