@@ -34,11 +34,16 @@ public final class DVDDisc {
 
     /// The title's bytes: each cell's sectors, sliced out of the title set's VOBs
     /// (`VTS_nn_1.VOB` … `VTS_nn_9.VOB`, one run of sectors). A cell past their end is cut there.
-    public func extents(of title: DVDTitle) -> [DiscExtent] {
+    public func extents(of title: DVDTitle) -> [DiscExtent] { cellExtents(of: title).flatMap { $0 } }
+
+    /// ``extents(of:)`` cell by cell (in the title's order).
+    public func cellExtents(of title: DVDTitle) -> [[DiscExtent]] {
         let prefix = "VTS_" + (title.titleSet < 10 ? "0" : "") + String(title.titleSet) + "_"
         let vobs = (1...9).flatMap { files.files[prefix + String($0) + ".VOB"] ?? [] }
-        var out: [DiscExtent] = []
+        var cells: [[DiscExtent]] = []
         for cell in title.cells {
+            var out: [DiscExtent] = []
+            defer { cells.append(out) }
             var start = Int64(cell.first) * 2048
             var left = (Int64(cell.last) - Int64(cell.first) + 1) * 2048
             for vob in vobs where left > 0 {
@@ -52,6 +57,6 @@ public final class DVDDisc {
                 start = 0
             }
         }
-        return out
+        return cells
     }
 }

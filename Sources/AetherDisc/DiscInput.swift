@@ -18,6 +18,8 @@ public final class DiscInput {
     public let titles: [DVDTitle]
     private let disc: DVDDisc
     private let extents: [DiscExtent]
+    /// 90 kHz ticks added to each extent's timestamps (``ProgramStreamRetimer``).
+    private let shifts: [Int64]
     private let length: Int64
     private var position: Int64 = 0
 
@@ -28,16 +30,17 @@ public final class DiscInput {
         guard let title = disc.title(number) else {
             throw DiscError("the disc has no title \(number ?? 0) (titles 1–\(disc.info.titles.count))")
         }
-        let extents = disc.extents(of: title)
-        guard !extents.isEmpty else { throw DiscError("title \(title.number) of the disc has no bytes") }
-        return try DiscInput(disc: disc, title: title, extents: extents)
+        let cells = disc.cellExtents(of: title)
+        guard cells.contains(where: { !$0.isEmpty }) else { throw DiscError("title \(title.number) of the disc has no bytes") }
+        return try DiscInput(disc: disc, title: title, cells: cells)
     }
 
-    private init(disc: DVDDisc, title: DVDTitle, extents: [DiscExtent]) throws(DiscError) {
+    private init(disc: DVDDisc, title: DVDTitle, cells: [[DiscExtent]]) throws(DiscError) {
         self.disc = disc
         self.title = title
         titles = disc.info.titles
-        self.extents = extents
+        extents = cells.flatMap { $0 }
+        shifts = Self.shifts(disc: disc, title: title, cells: cells)
         length = extents.reduce(0) { $0 + $1.length }
         let size: Int32 = 64 << 10
         guard let buffer = av_malloc(Int(size)) else { throw DiscError("out of memory") }
@@ -67,18 +70,49 @@ public final class DiscInput {
         guard let out, wanted > 0 else { return 0 }
         guard position < length else { return aether_AVERROR_EOF() }
         var start = position
-        for extent in extents {
+        for (k, extent) in extents.enumerated() {
             if start >= extent.length {
                 start -= extent.length
                 continue
             }
-            let bytes = disc.files.read(extent, at: start, count: min(wanted, 1 << 20))
+            var bytes: [UInt8]
+            if shifts[k] == 0 {
+                bytes = disc.files.read(extent, at: start, count: min(wanted, 1 << 20))
+            } else {
+                // Whole packs, each moved, then the part asked for.
+                let pack = Int64(ProgramStreamRetimer.packBytes), from = start / pack * pack, skip = Int(start - from)
+                bytes = disc.files.read(extent, at: from, count: (min(wanted, 1 << 20) + skip + Int(pack) - 1) / Int(pack) * Int(pack))
+                for at in stride(from: 0, to: bytes.count, by: Int(pack)) { ProgramStreamRetimer.shift(&bytes, from: at, by: shifts[k]) }
+                bytes = bytes.count > skip ? Array(bytes[skip..<min(bytes.count, skip + wanted)]) : []
+            }
             guard !bytes.isEmpty else { return aether_AVERROR(EIO) }
             bytes.withUnsafeBufferPointer { out.update(from: $0.baseAddress!, count: bytes.count) }
             position += Int64(bytes.count)
             return Int32(bytes.count)
         }
         return aether_AVERROR_EOF()
+    }
+
+    /// Each extent's shift: a cell whose first VOBU starts more than half a second away from
+    /// where the IFO's cell times put it on the title's timeline (a clock that started again)
+    /// is moved there; the first cell's clock is the timeline's.
+    static func shifts(disc: DVDDisc, title: DVDTitle, cells: [[DiscExtent]]) -> [Int64] {
+        var out: [Int64] = []
+        var base: Int64?
+        var start = 0.0
+        for (k, extents) in cells.enumerated() {
+            var shift: Int64 = 0
+            if let first = extents.first, let vobu = ProgramStreamRetimer.vobuStart(disc.files.read(first, at: 0, count: 2048)[...]) {
+                let origin = base ?? vobu
+                base = origin
+                let wanted = origin + Int64((start * 90_000).rounded())
+                if abs(wanted - vobu) > 45_000 { shift = wanted - vobu }
+            }
+            if shift != 0 { AppLog.write("disc", "title \(title.number), cell \(k + 1): its clock starts again; moved \(String(cFormat: "%+.3f", Double(shift) / 90_000)) s") }
+            out += Array(repeating: shift, count: extents.count)
+            start += title.cells.indices.contains(k) ? title.cells[k].duration : 0
+        }
+        return out
     }
 
     private func seek(_ offset: Int64, _ whence: Int32) -> Int64 {

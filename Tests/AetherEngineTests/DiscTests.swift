@@ -41,7 +41,9 @@ struct DiscTests {
         #expect(parser.format == .dvd)
         let top = parser.top().nodes
         #expect(top.map(\.name) == ["Titles", "Title set 1", "Title set 2"], "\(top.map(\.name))")
-        #expect(parser.children(of: top[0]).nodes.map(\.summary) == ["3.000 s, 1 chapters, title set 1", "8.000 s, 2 chapters, title set 2 (main)"])
+        #expect(parser.children(of: top[0]).nodes.map(\.summary) == ["3.000 s, 2 chapters, title set 1", "8.000 s, 2 chapters, title set 2 (main)"])
+        let first = try #require(parser.children(of: top[1]).nodes.first)
+        #expect(parser.children(of: first).nodes.map(\.name) == ["Cell 1", "Cell 2"], "title 1: two cells, one a recording")
         let chain = try #require(parser.children(of: top[2]).nodes.first)
         #expect(parser.children(of: chain).nodes.map(\.name) == ["Cell 1", "Cell 2"] && chain.summary?.hasPrefix("8.000 s, 2 programs") == true)
         _ = document
@@ -126,5 +128,54 @@ struct DiscTests {
         let kept = try #require(hostile.directory(["VIDEO_TS"]))
         #expect(kept.count == 8 && !kept.contains { $0.name == "VTS_02_1.VOB" } && hostile.leftOut == 1)
         for cut in stride(from: 0, to: 64 << 10, by: 2048) { _ = ISO9660Image(source: MemoryByteSource(Array(bytes.prefix(cut))), path: "mem")?.directory(["VIDEO_TS"]) }
+    }
+}
+
+/// The program stream's timestamps moved a pack at a time (unit tier): PTS and DTS of each PES
+/// packet, the 33-bit wrap, and packs that lie about their lengths.
+@Suite struct ProgramStreamRetimerTests {
+    /// A 2048-byte MPEG-2 pack: header (no stuffing), a video PES with PTS `pts` and DTS `dts`, padding.
+    static func pack(pts: Int64, dts: Int64) -> [UInt8] {
+        func stamp(_ prefix: UInt8, _ v: Int64) -> [UInt8] {
+            [prefix << 4 | UInt8(v >> 29 & 0x0E) | 1, UInt8(v >> 22 & 0xFF), UInt8(v >> 14 & 0xFE) | 1, UInt8(v >> 7 & 0xFF), UInt8(v << 1 & 0xFE) | 1]
+        }
+        var b: [UInt8] = [0, 0, 1, 0xBA, 0x44, 0, 4, 0, 4, 1, 1, 0x89, 0xC3, 0xF8]
+        let payload = 100
+        b += [0, 0, 1, 0xE0, 0, UInt8(3 + 10 + payload), 0x81, 0xC0, 10] + stamp(3, pts) + stamp(1, dts) + [UInt8](repeating: 0xAB, count: payload)
+        let rest = 2048 - b.count - 6
+        b += [0, 0, 1, 0xBE, UInt8(rest >> 8), UInt8(rest & 0xFF)] + [UInt8](repeating: 0xFF, count: rest)
+        return b
+    }
+    static func read(_ b: [UInt8], at: Int) -> Int64 {
+        Int64(b[at] >> 1 & 7) << 30 | Int64(b[at + 1]) << 22 | Int64(b[at + 2] >> 1) << 15 | Int64(b[at + 3]) << 7 | Int64(b[at + 4] >> 1)
+    }
+
+    @Test func ptsAndDtsMoveAndWrap() {
+        var b = Self.pack(pts: 93_003, dts: 90_000)
+        #expect(ProgramStreamRetimer.shift(&b, by: 270_000) == 2)
+        #expect(Self.read(b, at: 23) == 363_003 && Self.read(b, at: 28) == 360_000)
+        #expect(b[23] >> 4 == 3 && b[28] >> 4 == 1 && b[23] & 1 == 1 && b[27] & 1 == 1, "prefixes and markers kept")
+        #expect(b.count == 2048 && b[33] == 0xAB, "the payload is untouched")
+        var wrap = Self.pack(pts: (1 << 33) - 10, dts: (1 << 33) - 10)
+        ProgramStreamRetimer.shift(&wrap, by: 20)
+        #expect(Self.read(wrap, at: 23) == 10)
+        var back = Self.pack(pts: 5, dts: 5)
+        ProgramStreamRetimer.shift(&back, by: -10)
+        #expect(Self.read(back, at: 23) == (1 << 33) - 5)
+    }
+
+    @Test func packsThatLieAreReadOnlyInside() {
+        // A PES length past the pack, a header cut at every length, bytes that are no pack.
+        var long = Self.pack(pts: 1, dts: 1)
+        long[18] = 0xFF; long[19] = 0xFF
+        #expect(ProgramStreamRetimer.shift(&long, by: 1) == 2, "the first packet's stamps are inside")
+        for cut in stride(from: 0, to: 40, by: 1) {
+            var short = Array(Self.pack(pts: 1, dts: 1).prefix(cut))
+            _ = ProgramStreamRetimer.shift(&short, by: 90_000)
+            #expect(short.count == cut)
+        }
+        var noise = (0..<2048).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        #expect(ProgramStreamRetimer.shift(&noise, by: 5) == 0)
+        #expect(ProgramStreamRetimer.vobuStart(noise[...]) == nil && ProgramStreamRetimer.vobuStart([0, 0, 1][...]) == nil)
     }
 }

@@ -37,10 +37,18 @@ struct DiscPlaybackTests {
     }
 
     /// `--edition=N` plays another title; one the disc does not have is one line and exit 1.
+    /// Title 1's two cells come from separate recordings: the second's clock starts again, and
+    /// is moved onto the title's timeline (before: 1.5 s played, the second cell dropped as early,
+    /// "file ends … (truncated?)"); a start inside it lands there.
     @Test func editionPicksAnotherTitle() throws {
         let (r, summaries) = try PlayerRuns.headless([Self.iso, "--edition=1"], timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(abs((summaries.last?.mediaSeconds ?? 0) - 3.0) < 0.3, "played \(summaries.last?.mediaSeconds ?? -1) s")
+        let frames = try #require(summaries.last?.frames)
+        #expect(frames.decoded >= 88 && frames.dropped == 0 && summaries.last?.endedEarly == nil, "\(frames)")
+        let (later, after) = try PlayerRuns.headless([Self.iso, "--edition=1", "--start=2"], timeout: 60)
+        #expect(later.status == 0, "\(later.stderr)")
+        #expect(abs((after.last?.mediaSeconds ?? 0) - 1.0) < 0.3 && after.last?.frames.dropped == 0, "\(String(describing: after.last?.frames))")
         let missing = Process.run([TestEnvironment.binary, Self.iso, "--edition=5", "--vo=null", "--ao=null"], timeout: 30)
         #expect(missing.status == 1 && missing.stderr == "aether-tui: cannot open '\(Self.iso)': the disc has no title 5 (titles 1–2)\n",
                 "\(missing.status): \(missing.stderr)")

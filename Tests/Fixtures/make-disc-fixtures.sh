@@ -2,7 +2,9 @@
 # make-disc-fixtures.sh OUTDIR — the disc fixtures (make-fixtures.sh runs it into OUTDIR/disc):
 #   dvd/VIDEO_TS/   a DVD-Video folder written by dvdauthor (NTSC, 720x480, AC-3 mono):
 #                   a menu (VIDEO_TS.VOB, 2 s, jumping to title 2), title 1 in title set 1
-#                   (3 s, audio 'en'), title 2 in title set 2 (8 s, chapters at 0 and 4 s,
+#                   (3 s, audio 'en': two cells of 1.5 s from separate recordings, the second's
+#                   clock starting again as on discs authored from several files), title 2 in
+#                   title set 2 (8 s, chapters at 0 and 4 s,
 #                   audio 'fr'); title 2 is the main title by playback time although its VOB
 #                   is the smaller (testsrc compresses better than testsrc2).
 #   dvd.iso         the same folder as an ISO 9660 image (genisoimage -dvd-video), volume AETHER_DVD.
@@ -20,12 +22,13 @@ trap 'rm -rf "$work"' EXIT
 ff=(ffmpeg -hide_banner -nostdin -loglevel error -y -bitexact)
 dvd=(-target ntsc-dvd -aspect 16:9 -threads 2)
 "${ff[@]}" -f lavfi -i "testsrc2=s=720x480:r=30000/1001" -f lavfi -i "sine=f=300:r=48000" -t 2 "${dvd[@]}" "$work/menu.mpg"
-"${ff[@]}" -f lavfi -i "testsrc2=s=720x480:r=30000/1001" -f lavfi -i "sine=f=440:r=48000" -t 3 "${dvd[@]}" "$work/a.mpg"
+"${ff[@]}" -f lavfi -i "testsrc2=s=720x480:r=30000/1001" -f lavfi -i "sine=f=440:r=48000" -t 1.5 "${dvd[@]}" "$work/a.mpg"
+"${ff[@]}" -f lavfi -i "testsrc2=s=720x480:r=30000/1001" -f lavfi -i "sine=f=550:r=48000" -t 1.5 "${dvd[@]}" "$work/a2.mpg"
 "${ff[@]}" -f lavfi -i "testsrc=s=720x480:r=30000/1001" -f lavfi -i "sine=f=660:r=48000" -t 8 "${dvd[@]}" "$work/b.mpg"
 cat > "$work/dvd.xml" <<XML
 <dvdauthor dest="$work/dvd">
   <vmgm><menus><pgc><vob file="$work/menu.mpg"/><post>jump title 2;</post></pgc></menus></vmgm>
-  <titleset><titles><audio lang="en"/><pgc><vob file="$work/a.mpg"/></pgc></titles></titleset>
+  <titleset><titles><audio lang="en"/><pgc><vob file="$work/a.mpg"/><vob file="$work/a2.mpg"/></pgc></titles></titleset>
   <titleset><titles><audio lang="fr"/><pgc><vob file="$work/b.mpg" chapters="0,4"/></pgc></titles></titleset>
 </dvdauthor>
 XML
