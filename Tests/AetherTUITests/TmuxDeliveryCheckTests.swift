@@ -33,9 +33,11 @@ import Testing
         c.painted(count: 2, now: Self.ms(310))   // a repaint while the check is out
         c.answer(now: Self.ms(320))
         #expect(!c.latestConfirmed, "the answer covers the first picture, not the repaint")
+        do { let first = c.firstConfirmation(); #expect(!first) }
         do { let action = c.next(now: Self.ms(610)); #expect(action == .ask) }
         c.answer(now: Self.ms(630))
         #expect(c.latestConfirmed)
+        do { let first = c.firstConfirmation(), again = c.firstConfirmation(); #expect(first && !again, "said once") }
         c.painted(count: 3, now: Self.ms(700))
         #expect(!c.latestConfirmed, "a new picture is not confirmed yet")
         // A check that timed out and was answered late covers only what it asked about.

@@ -71,7 +71,7 @@ import Testing
         #expect(rect.width > 40 && rect.height > 10, "\(rect)")
 
         // The player's start-up is over before the switch: inside tmux it sends the picture
-        // again 0.5 s and 2 s after it came up unless a delivery check says first that the
+        // again 0.5 s after it came up unless a delivery check says first that the
         // terminal has it (under load, CI saw such a repaint come after the switch and count as
         // a resend); its log says when it knows. Then nothing more arrives for 0.2 s.
         #expect(waitUntil(10, interval: 0.05) {

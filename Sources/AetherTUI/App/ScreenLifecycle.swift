@@ -124,11 +124,11 @@ extension Display {
 
     /// tmux drops passthrough while a redraw of the client is pending (at attach, longer on a busy
     /// machine): a paused picture sent then stays missing (`--pause` through tmux on kitty, 3 starts
-    /// in 6 with two busy cores). So it is sent again 0.5 s and 2 s after the screen came up,
-    /// unless a delivery check (``TmuxDeliveryCheck``) says first that the terminal has it.
+    /// in 6 with two busy cores). So it is sent again 0.5 s after the screen came up, unless a
+    /// delivery check (``TmuxDeliveryCheck``) says first that the terminal has it; later losses are the check's.
     func armTmuxRepaints(now: Double) {
         guard capabilities.tmux.inside, driver.showsPixels else { return }
-        screen.tmuxRepaints = [now + 0.5, now + 2]
+        screen.tmuxRepaints = [now + 0.5]
         screen.tmuxDelivery = TmuxDeliveryCheck(answersKnown: !capabilities.tmux.outerDeviceAttributes.isEmpty)
     }
 
@@ -140,8 +140,8 @@ extension Display {
             output.repaint(full: true)   // sent again, not placed: the terminal may never have had it
         }
         checkTmuxDelivery(now: now)
-        guard !screen.tmuxRepaints.isEmpty, checksTmuxDelivery, screen.tmuxDelivery.latestConfirmed else { return }
-        AppLog.write("tui", "pictures through tmux: the terminal has the picture; \(screen.tmuxRepaints.count) of the start's repaints not needed")
+        guard checksTmuxDelivery, screen.tmuxDelivery.firstConfirmation() else { return }
+        AppLog.write("tui", "pictures through tmux: the terminal has the picture" + (screen.tmuxRepaints.isEmpty ? "" : "; the start's repaint is not needed"))
         screen.tmuxRepaints.removeAll()
     }
 

@@ -48,6 +48,7 @@ struct TmuxDeliveryCheck: Equatable {
     private var askedPaints = 0
     /// The paint count the last answered check covered.
     private var confirmedPaints = 0
+    private var confirmationTaken = false
     /// A check that timed out: a late answer still clears it, until `settleSeconds` after.
     private var overdueSince: Double?
     private var paints = 0
@@ -121,6 +122,13 @@ struct TmuxDeliveryCheck: Equatable {
 
     /// The terminal outside is known to have the latest picture: a check sent after it was answered.
     var latestConfirmed: Bool { paints > 0 && confirmedPaints == paints }
+
+    /// True once: the first time the latest picture is confirmed (the start's repaint goes then).
+    mutating func firstConfirmation() -> Bool {
+        guard !confirmationTaken, latestConfirmed else { return false }
+        confirmationTaken = true
+        return true
+    }
 
     /// When ``next(now:)`` may next have something to do (nil: not until a picture is painted).
     func nextDue() -> Double? {
