@@ -1,4 +1,3 @@
-import AetherBase
 import AetherEngine
 import AetherTestSupport
 import EndToEndSupport
@@ -85,11 +84,7 @@ import Testing
         // The most cells with a 24-bit background in one row: the picture's width.
         var widths: [Int] = []
         func width() -> Int { let w = session.colours().extent { _ in true }.columns; widths.append(w); return w }
-        func waitFor(_ predicate: (Int) -> Bool) -> Bool {
-            let deadline = MonotonicTime.now() + 10
-            while MonotonicTime.now() < deadline { if predicate(width()) { return true }; Thread.sleep(forTimeInterval: 0.1) }
-            return false
-        }
+        func waitFor(_ predicate: (Int) -> Bool) -> Bool { waitUntil(10, interval: 0.1) { predicate(width()) } }
         #expect(waitFor { $0 > 80 }, "no wide picture: \(widths.suffix(5))")
         let wide = max(widths.last ?? 0, 48)
         #expect(waitFor { (40..<Int(Double(wide) * 0.85)).contains($0) }, "the picture did not narrow for the ad (\(wide) columns wide): \(widths.suffix(5))")
@@ -140,11 +135,13 @@ import Testing
         try Self.publish(list, upTo: 3, ended: false, in: root)
         let server = try LoopbackHTTP(root: root)
         defer { server.stop() }
+        let stopped = DispatchSemaphore(value: 0)
+        defer { stopped.signal() }
         let writer = Thread {
             // The live edge moves on as each listed segment's time passes (the test's clock is
-            // the stream's: a measurement window per segment).
+            // the stream's: a measurement window per segment); the test's end stops it.
             for end in 4...list.count {
-                Thread.sleep(forTimeInterval: list[end - 4].seconds)
+                guard stopped.wait(timeout: .now() + list[end - 4].seconds) == .timedOut else { return }
                 try? Self.publish(list, upTo: end, ended: end == list.count, in: root)
             }
         }
@@ -175,14 +172,15 @@ import Testing
         publish(0)
         let server = try LoopbackHTTP(root: root)
         defer { server.stop() }
-        let stop = Guarded(false)
+        let stopped = DispatchSemaphore(value: 0)
         let writer = Thread {
-            // A new sequence number each 2 s (the segments' time), the same old media in it.
+            // A new sequence number each 2 s (the segments' time: a measurement window), the same
+            // old media in it, until the test's end stops it.
             var n = 0
-            while !stop.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.1); n += 1; if n % 20 == 0 { publish(n / 20) } }
+            while stopped.wait(timeout: .now() + 2) == .timedOut { n += 1; publish(n) }
         }
         writer.start()
-        defer { stop.withLock { $0 = true } }
+        defer { stopped.signal() }
         let dir = PlayerRuns.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let log = dir + "/log"

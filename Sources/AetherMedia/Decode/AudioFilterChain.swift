@@ -13,9 +13,12 @@ final class AudioFilterChain {
     /// The graph of `filters` and the atempo chain for `graphRate`.
     private var graph: FilterGraph?
     private var graphRate = 1.0
-    /// The input the graph was built for (rate, sample format, channels, layout): a frame of
-    /// another (an inserted ad's mono after stereo) gets a graph of its own.
-    private var graphInput: [UInt64] = []
+    /// What the graph was built for: a frame of another rate, sample format or layout (an
+    /// inserted ad's mono after stereo) gets a graph of its own.
+    private struct Input: Equatable {
+        var rate: Int32, format: Int32, channels: Int32, mask: UInt64
+    }
+    private var graphInput: Input?
     /// The graph's output, handed to the caller and unreferenced after it.
     private let output: Frame
 
@@ -52,7 +55,7 @@ final class AudioFilterChain {
     /// calls `body` with each frame that comes out.
     func run(_ decoded: Frame, _ body: (Frame) throws -> Void) throws {
         let f = decoded.pointer.pointee
-        let input = [UInt64(f.sample_rate), UInt64(bitPattern: Int64(f.format)), UInt64(f.ch_layout.nb_channels), f.ch_layout.u.mask]
+        let input = Input(rate: f.sample_rate, format: f.format, channels: f.ch_layout.nb_channels, mask: f.ch_layout.u.mask)
         if graph == nil || graphRate != rate || graphInput != input {
             let chain = [filters, rate == 1 ? "" : AudioFilterChain.atempoChain(rate)].filter { !$0.isEmpty }
             graph = try FilterGraph(audio: chain.joined(separator: ","), like: decoded)
