@@ -250,7 +250,7 @@ public enum PlaylistLoader {
         }
         var shown: String { TextSanitizer.clean(source) }
         // A DVD folder is one item (its main title), not its VOB files.
-        if isDirectory, DiscFiles.isDVDFolder(source) { _ = result.add(PlaylistItem(source: source, title: title)); return }
+        if isDirectory, DiscFiles.isDiscFolder(source) { _ = result.add(PlaylistItem(source: source, title: title)); return }
         if isDirectory {
             guard depth < maxDepth else { result.warn("'\(shown)': directories nested too deep"); return }
             guard result.expanded.insert(realPath(source) ?? source).inserted else {

@@ -59,4 +59,39 @@ public final class DVDDisc {
         }
         return cells
     }
+
+    /// The title as a player offers it: its streams' languages by program stream id (audio
+    /// `0x80…` AC-3, `0x88…` DTS, `0xA0…` LPCM, `0xC0…` MPEG; subpictures `0x20…`).
+    public func discTitle(_ t: DVDTitle) -> DiscTitle {
+        var languages: [Int: String] = [:]
+        for (n, language) in t.audioLanguages.enumerated() {
+            guard let language else { continue }
+            for base in [0x80, 0x88, 0xA0, 0xC0, 0x1C0] { languages[base + n] = language }
+        }
+        for (n, language) in t.subtitleLanguages.enumerated() { if let language { languages[0x20 + n] = language } }
+        return DiscTitle(number: t.number, duration: t.duration, chapters: t.chapters, languages: languages, playlist: nil)
+    }
+
+    /// The title's bytes (``cellExtents(of:)``), a cell whose clock starts again moved: one whose
+    /// first VOBU starts more than half a second away from where the IFO's cell times put it on
+    /// the title's timeline; the first cell's clock is the timeline's.
+    public func plan(of title: DVDTitle) -> DiscBytesPlan {
+        let cells = cellExtents(of: title)
+        var shifts: [Int64] = []
+        var base: Int64?
+        var start = 0.0
+        for (k, extents) in cells.enumerated() {
+            var shift: Int64 = 0
+            if let first = extents.first, let vobu = ProgramStreamRetimer.vobuStart(files.read(first, at: 0, count: 2048)[...]) {
+                let origin = base ?? vobu
+                base = origin
+                let wanted = origin + Int64((start * 90_000).rounded())
+                if abs(wanted - vobu) > 45_000 { shift = wanted - vobu }
+            }
+            if shift != 0 { AppLog.write("disc", "title \(title.number), cell \(k + 1): its clock starts again; moved \(String(cFormat: "%+.3f", Double(shift) / 90_000)) s") }
+            shifts += Array(repeating: shift, count: extents.count)
+            start += title.cells.indices.contains(k) ? title.cells[k].duration : 0
+        }
+        return DiscBytesPlan(extents: cells.flatMap { $0 }, shifts: shifts, packing: .programStream)
+    }
 }

@@ -3,15 +3,39 @@ import AetherBase
 import Glibc
 #endif
 
-/// A disc's files as a player reads them: the `VIDEO_TS` directory of an ISO 9660 image, or of a
-/// folder on disk (the folder that holds `VIDEO_TS`, or `VIDEO_TS` itself). Names are matched
-/// without case. A folder's files are read only if they are regular files in that directory
-/// (a symbolic link, a device, anything named with a `/` is left out), so what a disc names is
-/// read inside the disc. Reads go through one ``FileByteSource`` per file, opened when first read.
+/// What kind of disc a folder or image holds: the directory that marks it, the file in it
+/// that must be there, and the directories under it a player reads.
+public enum DiscKind: Sendable, CaseIterable {
+    /// `VIDEO_TS` holding `VIDEO_TS.IFO`.
+    case dvd
+    /// `BDMV` holding `index.bdmv`, with `PLAYLIST`, `CLIPINF` and `STREAM`.
+    case bluray
+
+    var top: String { self == .dvd ? "VIDEO_TS" : "BDMV" }
+    var marker: String { self == .dvd ? "VIDEO_TS.IFO" : "INDEX.BDMV" }
+    var subdirectories: [String] { self == .dvd ? [] : ["PLAYLIST", "CLIPINF", "STREAM"] }
+}
+
+/// A file system of a disc image (``ISO9660Image``, ``UDFImage``): directories by path.
+public protocol DiscFileSystem: AnyObject {
+    var volumeName: String { get }
+    /// Records left out so far (outside the image, malformed, over a budget).
+    var leftOut: Int { get }
+    /// The entries of the directory at `path` (names matched without case); nil: none.
+    func directory(_ path: [String]) -> [DiscEntry]?
+}
+
+/// A disc's files as a player reads them: the `VIDEO_TS` or `BDMV` directory (``DiscKind``) of
+/// an image (UDF or ISO 9660) or of a folder on disk (the folder that holds it, or it itself).
+/// Names are matched without case; a file of a directory under it is named `DIR/NAME`
+/// (`STREAM/00001.M2TS`). A folder's files are read only if they are regular files in those
+/// directories (a symbolic link, a device, anything named with a `/` is left out), so what a
+/// disc names is read inside the disc. Reads go through one ``FileByteSource`` per file,
+/// opened when first read.
 ///
 /// Used from one thread at a time.
 public final class DiscFiles {
-    /// The directory's files (upper-case name: bytes).
+    /// The files (upper-case name: bytes).
     public let files: [String: [DiscExtent]]
     /// What the disc is, for a line: the image's volume name or the folder's path.
     public let label: String
@@ -25,40 +49,59 @@ public final class DiscFiles {
         if let image, let first = files.values.first?.first { sources[first.file] = image }
     }
 
-    /// The disc at `path` (an image or a folder), nil when it holds no `VIDEO_TS` directory.
-    public static func dvd(at path: String) -> DiscFiles? {
+    /// The DVD at `path` (an image or a folder), nil when it holds no `VIDEO_TS` directory.
+    public static func dvd(at path: String) -> DiscFiles? { open(path, kind: .dvd) }
+
+    /// The disc of `kind` at `path` (an image or a folder), nil when it holds none.
+    public static func open(_ path: String, kind: DiscKind) -> DiscFiles? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        if info.st_mode & S_IFMT == S_IFDIR { return folder(path) }
-        guard info.st_mode & S_IFMT == S_IFREG, let source = try? FileByteSource(path: path),
-              let iso = ISO9660Image(source: source, path: path), let dir = iso.directory(["VIDEO_TS"]) else { return nil }
-        var files: [String: [DiscExtent]] = [:]
-        for entry in dir where !entry.isDirectory { files[entry.name.uppercased()] = entry.extents }
-        guard files["VIDEO_TS.IFO"] != nil else { return nil }
-        if iso.leftOut > 0 { AppLog.write("disc", "\(TextSanitizer.clean(path)): \(iso.leftOut) directory records left out") }
-        return DiscFiles(files: files, label: iso.volumeName.isEmpty ? path : iso.volumeName, image: source)
+        if info.st_mode & S_IFMT == S_IFDIR { return folder(path, kind: kind) }
+        guard info.st_mode & S_IFMT == S_IFREG, let source = try? FileByteSource(path: path) else { return nil }
+        // A DVD's image carries both file systems, a Blu-ray's UDF alone (or ISO 9660 as written here).
+        let systems: [() -> DiscFileSystem?] = [{ UDFImage(source: source, path: path) }, { ISO9660Image(source: source, path: path) }]
+        for make in kind == .dvd ? systems.reversed() : systems {
+            guard let image = make(), let dir = image.directory([kind.top]) else { continue }
+            var files: [String: [DiscExtent]] = [:]
+            for entry in dir where !entry.isDirectory { files[entry.name.uppercased()] = entry.extents }
+            guard files[kind.marker] != nil else { continue }
+            for sub in kind.subdirectories {
+                for entry in image.directory([kind.top, sub]) ?? [] where !entry.isDirectory { files[sub + "/" + entry.name.uppercased()] = entry.extents }
+            }
+            if image.leftOut > 0 { AppLog.write("disc", "\(TextSanitizer.clean(path)): \(image.leftOut) directory records left out") }
+            return DiscFiles(files: files, label: image.volumeName.isEmpty ? path : image.volumeName, image: source)
+        }
+        return nil
     }
 
-    /// Whether directory `path` is a DVD (holds `VIDEO_TS`, or is it): a playlist plays it as
-    /// one item, not as its files. A few stat(2)s.
-    public static func isDVDFolder(_ path: String) -> Bool {
-        candidates(path).contains { dir in
-            var info = stat()
-            return ["VIDEO_TS.IFO", "video_ts.ifo"].contains { stat(dir + "/" + $0, &info) == 0 && info.st_mode & S_IFMT == S_IFREG }
+    /// Whether directory `path` is a disc (holds `VIDEO_TS` or `BDMV`, or is one): a playlist
+    /// plays it as one item, not as its files. A few stat(2)s.
+    public static func isDiscFolder(_ path: String) -> Bool {
+        DiscKind.allCases.contains { kind in
+            candidates(path, kind).contains { dir in
+                var info = stat()
+                return [kind.marker, kind.marker.lowercased()].contains { stat(dir + "/" + $0, &info) == 0 && info.st_mode & S_IFMT == S_IFREG }
+            }
         }
     }
 
-    private static func candidates(_ path: String) -> [String] {
+    private static func candidates(_ path: String, _ kind: DiscKind) -> [String] {
         let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-        return [trimmed, trimmed + "/VIDEO_TS", trimmed + "/video_ts"]
+        return [trimmed, trimmed + "/" + kind.top, trimmed + "/" + kind.top.lowercased()]
     }
 
-    /// A folder holding `VIDEO_TS`, or `VIDEO_TS` itself (it holds `VIDEO_TS.IFO`).
-    private static func folder(_ path: String) -> DiscFiles? {
-        let all = candidates(path)
+    /// A folder holding the kind's directory, or that directory itself.
+    private static func folder(_ path: String, kind: DiscKind) -> DiscFiles? {
+        let all = candidates(path, kind)
         for candidate in all {
-            let listed = list(candidate)
-            guard listed["VIDEO_TS.IFO"] != nil else { continue }
+            var listed = list(candidate)
+            guard listed[kind.marker] != nil else { continue }
+            for sub in kind.subdirectories {
+                var info = stat()
+                // lstat: a directory that is a link is not followed out of the disc.
+                guard let name = [sub, sub.lowercased()].first(where: { lstat(candidate + "/" + $0, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR }) else { continue }
+                for (file, extents) in list(candidate + "/" + name) { listed[sub + "/" + file] = extents }
+            }
             return DiscFiles(files: listed, label: all[0], image: nil)
         }
         return nil

@@ -4,44 +4,72 @@ import CFFmpeg
 import Glibc
 #endif
 
+/// A title of a disc as a player offers it: its number (what `--edition` picks), its length,
+/// its chapters (seconds from its start), the languages of its streams by the demuxer's stream
+/// id (a DVD's program stream ids, a Blu-ray's PIDs), and the file that describes it (a
+/// Blu-ray's playlist).
+public struct DiscTitle: Sendable, Equatable {
+    public let number: Int
+    public let duration: Double
+    public let chapters: [Double]
+    public let languages: [Int: String]
+    public let playlist: String?
+}
+
+/// A title's bytes in order, each run with the 90 kHz ticks its timestamps are moved by, and
+/// how they are packed (``ProgramStreamRetimer``'s 2048-byte packs or
+/// ``TransportStreamRetimer``'s 192-byte source packets).
+public struct DiscBytesPlan: Sendable, Equatable {
+    public enum Packing: Sendable, Equatable { case programStream, transportStream }
+    public let extents: [DiscExtent]
+    public let shifts: [Int64]
+    public let packing: Packing
+    var unit: Int { packing == .programStream ? ProgramStreamRetimer.packBytes : TransportStreamRetimer.packetBytes }
+}
+
 /// A disc title as one seekable byte stream for the demuxer: an AVIOContext over the title's
-/// extents (``DVDDisc/extents(of:)``) in order, and what the disc says of it that the stream
-/// does not (its length, its chapters, its streams' languages), applied to the demuxer once it
-/// has read the stream (``apply(to:)``). Owns its AVIOContext (and buffer) and frees it once,
-/// after the demuxer that reads it.
+/// extents in order (a DVD's cells, ``DVDDisc``; a Blu-ray playlist's clips, ``BlurayDisc``),
+/// their timestamps moved onto the title's timeline, and what the disc says of it that the
+/// stream does not (its length, its chapters, its streams' languages), applied to the demuxer
+/// once it has read the stream (``apply(to:)``). Owns its AVIOContext (and buffer) and frees it
+/// once, after the demuxer that reads it.
 ///
 /// Used from one thread at a time (the demuxer's).
 public final class DiscInput {
     public let context: UnsafeMutablePointer<AVIOContext>
-    public let title: DVDTitle
+    public let title: DiscTitle
     /// Every title of the disc (`probe` lists them).
-    public let titles: [DVDTitle]
-    private let disc: DVDDisc
-    private let extents: [DiscExtent]
-    /// 90 kHz ticks added to each extent's timestamps (``ProgramStreamRetimer``).
-    private let shifts: [Int64]
+    public let titles: [DiscTitle]
+    private let files: DiscFiles
+    private let plan: DiscBytesPlan
     private let length: Int64
     private var position: Int64 = 0
 
-    /// The title `number` (nil: the main title) of the DVD at `path`; nil when `path` is not a
-    /// DVD, throws when it is one without that title.
-    public static func dvd(at path: String, title number: Int?) throws(DiscError) -> DiscInput? {
-        guard let disc = DVDDisc.open(path) else { return nil }
-        guard let title = disc.title(number) else {
-            throw DiscError("the disc has no title \(number ?? 0) (titles 1–\(disc.info.titles.count))")
+    /// The title `number` (nil: the main title) of the disc at `path`, a DVD or a Blu-ray (an
+    /// image or a folder); nil when `path` is neither, throws when it is one without that title.
+    public static func open(_ path: String, title number: Int?) throws(DiscError) -> DiscInput? {
+        if let disc = DVDDisc.open(path) {
+            guard let title = disc.title(number) else {
+                throw DiscError("the disc has no title \(number ?? 0) (titles 1–\(disc.info.titles.count))")
+            }
+            return try DiscInput(files: disc.files, title: disc.discTitle(title), titles: disc.info.titles.map(disc.discTitle), plan: disc.plan(of: title))
         }
-        let cells = disc.cellExtents(of: title)
-        guard cells.contains(where: { !$0.isEmpty }) else { throw DiscError("title \(title.number) of the disc has no bytes") }
-        return try DiscInput(disc: disc, title: title, cells: cells)
+        if let disc = BlurayDisc.open(path) {
+            guard let title = disc.title(number) else {
+                throw DiscError("the disc has no title \(number ?? 0) (titles 1–\(disc.info.titles.count))")
+            }
+            return try DiscInput(files: disc.files, title: disc.discTitle(title), titles: disc.info.titles.map(disc.discTitle), plan: disc.plan(of: title))
+        }
+        return nil
     }
 
-    private init(disc: DVDDisc, title: DVDTitle, cells: [[DiscExtent]]) throws(DiscError) {
-        self.disc = disc
+    private init(files: DiscFiles, title: DiscTitle, titles: [DiscTitle], plan: DiscBytesPlan) throws(DiscError) {
+        guard plan.extents.contains(where: { $0.length > 0 }) else { throw DiscError("title \(title.number) of the disc has no bytes") }
+        self.files = files
         self.title = title
-        titles = disc.info.titles
-        extents = cells.flatMap { $0 }
-        shifts = Self.shifts(disc: disc, title: title, cells: cells)
-        length = extents.reduce(0) { $0 + $1.length }
+        self.titles = titles
+        self.plan = plan
+        length = plan.extents.reduce(0) { $0 + $1.length }
         let size: Int32 = 64 << 10
         guard let buffer = av_malloc(Int(size)) else { throw DiscError("out of memory") }
         guard let made = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), size, 0, nil,
@@ -70,19 +98,26 @@ public final class DiscInput {
         guard let out, wanted > 0 else { return 0 }
         guard position < length else { return aether_AVERROR_EOF() }
         var start = position
-        for (k, extent) in extents.enumerated() {
+        for (k, extent) in plan.extents.enumerated() {
             if start >= extent.length {
                 start -= extent.length
                 continue
             }
             var bytes: [UInt8]
-            if shifts[k] == 0 {
-                bytes = disc.files.read(extent, at: start, count: min(wanted, 1 << 20))
+            let shift = plan.shifts[k]
+            if shift == 0 {
+                bytes = files.read(extent, at: start, count: min(wanted, 1 << 20))
             } else {
-                // Whole packs, each moved, then the part asked for.
-                let pack = Int64(ProgramStreamRetimer.packBytes), from = start / pack * pack, skip = Int(start - from)
-                bytes = disc.files.read(extent, at: from, count: (min(wanted, 1 << 20) + skip + Int(pack) - 1) / Int(pack) * Int(pack))
-                for at in stride(from: 0, to: bytes.count, by: Int(pack)) { ProgramStreamRetimer.shift(&bytes, from: at, by: shifts[k]) }
+                // Whole packs or packets, each moved, then the part asked for.
+                let unit = Int64(plan.unit), from = start / unit * unit, skip = Int(start - from)
+                bytes = files.read(extent, at: from, count: (min(wanted, 1 << 20) + skip + Int(unit) - 1) / Int(unit) * Int(unit))
+                for at in stride(from: 0, to: bytes.count, by: Int(unit)) {
+                    if plan.packing == .programStream {
+                        ProgramStreamRetimer.shift(&bytes, from: at, by: shift)
+                    } else {
+                        TransportStreamRetimer.shift(&bytes, from: at, by: shift)
+                    }
+                }
                 bytes = bytes.count > skip ? Array(bytes[skip..<min(bytes.count, skip + wanted)]) : []
             }
             guard !bytes.isEmpty else { return aether_AVERROR(EIO) }
@@ -91,28 +126,6 @@ public final class DiscInput {
             return Int32(bytes.count)
         }
         return aether_AVERROR_EOF()
-    }
-
-    /// Each extent's shift: a cell whose first VOBU starts more than half a second away from
-    /// where the IFO's cell times put it on the title's timeline (a clock that started again)
-    /// is moved there; the first cell's clock is the timeline's.
-    static func shifts(disc: DVDDisc, title: DVDTitle, cells: [[DiscExtent]]) -> [Int64] {
-        var out: [Int64] = []
-        var base: Int64?
-        var start = 0.0
-        for (k, extents) in cells.enumerated() {
-            var shift: Int64 = 0
-            if let first = extents.first, let vobu = ProgramStreamRetimer.vobuStart(disc.files.read(first, at: 0, count: 2048)[...]) {
-                let origin = base ?? vobu
-                base = origin
-                let wanted = origin + Int64((start * 90_000).rounded())
-                if abs(wanted - vobu) > 45_000 { shift = wanted - vobu }
-            }
-            if shift != 0 { AppLog.write("disc", "title \(title.number), cell \(k + 1): its clock starts again; moved \(String(cFormat: "%+.3f", Double(shift) / 90_000)) s") }
-            out += Array(repeating: shift, count: extents.count)
-            start += title.cells.indices.contains(k) ? title.cells[k].duration : 0
-        }
-        return out
     }
 
     private func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
@@ -131,23 +144,12 @@ public final class DiscInput {
     }
 
     /// What the disc says that the stream does not, on the demuxer that read it: the title's
-    /// length (the IFO's playback time), its chapters, and the languages of its audio
-    /// (`0x80…`, `0x88…`, `0xA0…`, `0xC0…` private and MPEG stream ids, by stream number)
-    /// and subpicture streams (`0x20…`).
+    /// length, its chapters and its streams' languages (by stream id).
     public func apply(to ctx: UnsafeMutablePointer<AVFormatContext>) {
         if title.duration > 0 { ctx.pointee.duration = Int64(title.duration * Double(AV_TIME_BASE)) }
         for i in 0..<Int(ctx.pointee.nb_streams) {
-            guard let stream = ctx.pointee.streams[i] else { continue }
-            let id = Int(stream.pointee.id)
-            let language: String?? = switch id {
-            case 0x80...0x87: title.audioLanguages[safe: id - 0x80]
-            case 0x88...0x8F: title.audioLanguages[safe: id - 0x88]
-            case 0xA0...0xA7: title.audioLanguages[safe: id - 0xA0]
-            case 0x1C0...0x1C7, 0xC0...0xC7: title.audioLanguages[safe: (id & 0xFF) - 0xC0]
-            case 0x20...0x3F: title.subtitleLanguages[safe: id - 0x20]
-            default: nil
-            }
-            if let language = language ?? nil { av_dict_set(&stream.pointee.metadata, "language", language, 0) }
+            guard let stream = ctx.pointee.streams[i], let language = title.languages[Int(stream.pointee.id)] else { continue }
+            av_dict_set(&stream.pointee.metadata, "language", language, 0)
         }
         guard ctx.pointee.nb_chapters == 0, title.chapters.count > 1,
               let list = av_mallocz(MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride * title.chapters.count)?

@@ -7,20 +7,13 @@ import AetherBase
 /// breaks a rule is left out (counted in ``leftOut``), the rest of the directory read.
 ///
 /// Used from one thread.
-public final class ISO9660Image {
+public final class ISO9660Image: DiscFileSystem {
     public static let sectorSize: Int64 = 2048
     public static let maxDirectoryBytes = 1 << 20
     public static let maxEntries = 4096
     public static let maxExtents = 64
 
-    /// A directory entry: its name (without `;1`, as written), whether it is a directory, and
-    /// its bytes as extents of the image (several for a file written in parts).
-    public struct Entry: Sendable, Equatable {
-        public let name: String
-        public let isDirectory: Bool
-        public let extents: [DiscExtent]
-        public var size: Int64 { extents.reduce(0) { $0 + $1.length } }
-    }
+    public typealias Entry = DiscEntry
 
     public let source: ByteSource
     /// The image's path (what the extents are read from).
@@ -123,6 +116,16 @@ public final class ISO9660Image {
         guard root || (!name.isEmpty && !name.contains("/") && name != ".." && TextSanitizer.clean(name) == name) else { leftOut += 1; return nil }
         return Entry(name: name, isDirectory: r[25] & 0x02 != 0, extents: [DiscExtent(file: path, offset: start, length: size)])
     }
+}
+
+/// A directory entry of a disc image: its name (an ISO 9660 name without `;1`, as written),
+/// whether it is a directory, and its bytes as extents of the image (several for a file
+/// written in parts).
+public struct DiscEntry: Sendable, Equatable {
+    public let name: String
+    public let isDirectory: Bool
+    public let extents: [DiscExtent]
+    public var size: Int64 { extents.reduce(0) { $0 + $1.length } }
 }
 
 /// Bytes of a file on a disc: `length` bytes at `offset` of the file at `file` (a disc image,

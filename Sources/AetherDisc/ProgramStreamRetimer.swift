@@ -41,7 +41,7 @@ public enum ProgramStreamRetimer {
     }
 
     /// The 5-byte timestamp at `at` (4-bit prefix, 33 bits with marker bits), moved by `ticks`.
-    private static func move(_ b: inout [UInt8], at: Int, by ticks: Int64) -> Int {
+    static func move(_ b: inout [UInt8], at: Int, by ticks: Int64) -> Int {
         let value = Int64(b[at] >> 1 & 7) << 30 | Int64(b[at + 1]) << 22 | Int64(b[at + 2] >> 1) << 15
             | Int64(b[at + 3]) << 7 | Int64(b[at + 4] >> 1)
         let moved = ((value + ticks) % clockWrap + clockWrap) % clockWrap

@@ -18,7 +18,7 @@ enum ProbeReport {
         if let rate = info.bitRate { summary += "   bitrate \(kbps(rate))" }
         line(summary)
         if !info.titles.isEmpty {
-            line("  Titles      \(info.titles.count) (a DVD; --edition=N plays another)")
+            line("  Titles      \(info.titles.count) (a disc; --edition=N plays another)")
             for t in info.titles {
                 line("    #\(t.number)  \(timestamp(t.duration))  \(t.chapters) chapter\(t.chapters == 1 ? "" : "s")\(t.playing ? "  (playing)" : "")")
             }

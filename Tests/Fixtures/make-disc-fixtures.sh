@@ -8,12 +8,18 @@
 #                   audio 'fr'); title 2 is the main title by playback time although its VOB
 #                   is the smaller (testsrc compresses better than testsrc2).
 #   dvd.iso         the same folder as an ISO 9660 image (genisoimage -dvd-video), volume AETHER_DVD.
-# Regenerated when this script is newer than OUTDIR/.stamp. Needs ffmpeg, dvdauthor, genisoimage.
+#   bluray/BDMV/    a Blu-ray folder and bluray.iso, its UDF 2.50 image (make-bluray.py says what
+#                   they hold): clips 00001 (4 s, 640x360 H.264 at 24 fps, AC-3 stereo) and 00002
+#                   (6 s, another picture and tone), each with its clock from ~1.4 s as ffmpeg
+#                   writes it, and 00003 (1 s); the main title plays 00001 then 00002 (10 s).
+# Regenerated when this script or make-bluray.py is newer than OUTDIR/.stamp. Needs ffmpeg,
+# dvdauthor, genisoimage, python3.
 set -euo pipefail
 out=${1:?usage: make-disc-fixtures.sh OUTDIR}
 script="${BASH_SOURCE[0]}"
-if [ -f "$out/.stamp" ] && [ "$out/.stamp" -nt "$script" ]; then exit 0; fi
-for tool in ffmpeg dvdauthor genisoimage; do
+bluray_script="$(dirname "$script")/make-bluray.py"
+if [ -f "$out/.stamp" ] && [ "$out/.stamp" -nt "$script" ] && [ "$out/.stamp" -nt "$bluray_script" ]; then exit 0; fi
+for tool in ffmpeg dvdauthor genisoimage python3; do
     # Without it (a release that has no such package) the disc tests say they are skipped.
     command -v "$tool" >/dev/null || { echo "make-disc-fixtures: $tool not found: no disc fixtures (install-deps.sh installs it)" >&2; exit 0; }
 done
@@ -34,9 +40,16 @@ cat > "$work/dvd.xml" <<XML
 XML
 VIDEO_FORMAT=NTSC dvdauthor -x "$work/dvd.xml" >"$work/dvdauthor.log" 2>&1 || { cat "$work/dvdauthor.log" >&2; exit 1; }
 genisoimage -quiet -dvd-video -V AETHER_DVD -o "$work/dvd.iso" "$work/dvd"
+# Blu-ray clips: ffmpeg's m2ts mode (192-byte source packets, the disc's PIDs), a key frame a second.
+bd=(-c:v libx264 -preset veryfast -g 24 -pix_fmt yuv420p -c:a ac3 -ac 2 -b:a 192k -f mpegts -mpegts_m2ts_mode 1)
+"${ff[@]}" -f lavfi -i "testsrc2=s=640x360:r=24" -f lavfi -i "sine=f=440:r=48000" -t 4 "${bd[@]}" "$work/00001.m2ts"
+"${ff[@]}" -f lavfi -i "smptebars=s=640x360:r=24" -f lavfi -i "sine=f=550:r=48000" -t 6 "${bd[@]}" "$work/00002.m2ts"
+"${ff[@]}" -f lavfi -i "color=c=blue:s=640x360:r=24" -f lavfi -i "sine=f=660:r=48000" -t 1 "${bd[@]}" "$work/00003.m2ts"
 mkdir -p "$out"
+python3 "$bluray_script" "$work" "$out"
 rm -rf "$out/dvd" "$out/dvd.iso"
 mv "$work/dvd" "$out/dvd"
 mv "$work/dvd.iso" "$out/dvd.iso"
 touch "$out/.stamp"
 echo "dvd/ and dvd.iso                     $(stat -c %s "$out/dvd.iso") bytes"
+echo "bluray/ and bluray.iso               $(stat -c %s "$out/bluray.iso") bytes"

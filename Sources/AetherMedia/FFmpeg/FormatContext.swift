@@ -198,7 +198,7 @@ public final class FormatContext {
         var disc: DiscInput?
         if memory == nil, session == nil, let path = NetworkSettings.localPath(url) {
             do throws(DiscError) {
-                disc = try DiscInput.dvd(at: SourceOptions.resolve(path), title: title)
+                disc = try DiscInput.open(SourceOptions.resolve(path), title: title)
                 if let disc {
                     ctx.pointee.pb = disc.context
                     ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO

@@ -1,0 +1,88 @@
+import AetherBase
+
+/// A Blu-ray disc (an image, a folder holding `BDMV`, or `BDMV` itself), decrypted: its titles
+/// (``BlurayInfo``: the playlists worth playing) and each title's bytes, its play items' parts
+/// of their clips' `.m2ts` files joined (``BlurayClip/byteRange(inTime:outTime:length:)``), as
+/// one MPEG transport stream of 192-byte source packets.
+public final class BlurayDisc {
+    public let files: DiscFiles
+    public let info: BlurayInfo
+    private var clips: [String: BlurayClip?] = [:]
+
+    /// The disc at `path`; nil when `path` is not one (no `BDMV/index.bdmv`) or no playlist could be read.
+    public static func open(_ path: String) -> BlurayDisc? {
+        guard let files = DiscFiles.open(path, kind: .bluray) else { return nil }
+        let playlists = files.files.keys.filter { $0.hasPrefix("PLAYLIST/") && $0.hasSuffix(".MPLS") }
+            .compactMap { name in files.read(name, limit: BlurayInfo.maxPlaylistBytes).map { (name: String(name.dropFirst(9)), bytes: $0) } }
+        let info = BlurayInfo.parse(playlists: playlists)
+        if info.leftOut > 0 { AppLog.write("disc", "\(TextSanitizer.clean(files.label)): \(info.leftOut) playlists, items or marks left out") }
+        guard !info.titles.isEmpty else { return nil }
+        return BlurayDisc(files: files, info: info)
+    }
+
+    private init(files: DiscFiles, info: BlurayInfo) {
+        self.files = files
+        self.info = info
+    }
+
+    /// Title `number` (1-based), or the main title for nil.
+    public func title(_ number: Int?) -> BlurayPlaylist? {
+        guard let number else { return info.mainTitle }
+        return info.titles.first { $0.number == number }
+    }
+
+    public func discTitle(_ p: BlurayPlaylist) -> DiscTitle {
+        DiscTitle(number: p.number, duration: p.duration, chapters: p.chapters, languages: p.languages, playlist: p.name)
+    }
+
+    /// The clip's information (its entry-point map), read once; nil when it cannot be read.
+    public func clip(_ name: String) -> BlurayClip? {
+        if let known = clips[name] { return known }
+        let read = files.read("CLIPINF/" + name + ".CLPI", limit: BlurayInfo.maxClipBytes).flatMap(BlurayClip.parse)
+        clips[name] = read
+        return read
+    }
+
+    /// The playlist's bytes: each play item's part of its clip's `.m2ts` (the whole clip when
+    /// its information cannot be read: one line), its timestamps moved so that the item starts
+    /// where the items before it end (its in-time onto the first item's, plus their lengths).
+    public func plan(of playlist: BlurayPlaylist) -> DiscBytesPlan {
+        var extents: [DiscExtent] = []
+        var shifts: [Int64] = []
+        guard let origin = playlist.items.first?.inTime else { return DiscBytesPlan(extents: [], shifts: [], packing: .transportStream) }
+        var elapsed: Int64 = 0
+        for item in playlist.items {
+            defer { elapsed += item.outTime - item.inTime }
+            guard let file = files.files["STREAM/" + item.clip + ".M2TS"] else {
+                AppLog.write("disc", "playlist \(playlist.name): clip \(item.clip) has no stream file; left out")
+                continue
+            }
+            let length = file.reduce(0) { $0 + $1.length }
+            let range: Range<Int64>
+            if let clip = clip(item.clip) {
+                range = clip.byteRange(inTime: item.inTime, outTime: item.outTime, length: length)
+            } else {
+                AppLog.write("disc", "clip \(item.clip): its information cannot be read; the whole clip plays")
+                range = 0..<length
+            }
+            let shift = (origin + elapsed - item.inTime) * 2
+            for extent in Self.slice(file, range) {
+                extents.append(extent)
+                shifts.append(shift)
+            }
+        }
+        return DiscBytesPlan(extents: extents, shifts: shifts, packing: .transportStream)
+    }
+
+    /// The part `range` of a file made of `extents`.
+    static func slice(_ extents: [DiscExtent], _ range: Range<Int64>) -> [DiscExtent] {
+        var out: [DiscExtent] = []
+        var at: Int64 = 0
+        for extent in extents {
+            defer { at += extent.length }
+            let from = max(range.lowerBound, at), to = min(range.upperBound, at + extent.length)
+            if from < to { out.append(DiscExtent(file: extent.file, offset: extent.offset + from - at, length: to - from)) }
+        }
+        return out
+    }
+}
