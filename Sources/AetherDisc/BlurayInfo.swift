@@ -186,10 +186,13 @@ public struct BlurayClip: Sendable, Equatable {
     }
 
     /// The bytes of the clip's `.m2ts` (`length` long) that play from `inTime` to `outTime`
-    /// (45 kHz): from the entry point at or before the start to the first one after the end.
+    /// (45 kHz, so a tick of 90 kHz either way is the same time): from the entry point at or
+    /// before the start (the clip's first byte when that is its first entry point: the tables
+    /// before it are the stream's too) to the first one after the end.
     public func byteRange(inTime: Int64, outTime: Int64, length: Int64) -> Range<Int64> {
-        let start = entryPoints.last { $0.pts <= inTime * 2 }?.packet ?? 0
-        let end = entryPoints.first { $0.pts > outTime * 2 }?.packet ?? Int64.max / Self.sourcePacketBytes
+        let first = entryPoints.lastIndex { $0.pts <= inTime * 2 + 1 }
+        let start = first.map { $0 == 0 ? 0 : entryPoints[$0].packet } ?? 0
+        let end = entryPoints.first { $0.pts > outTime * 2 + 1 }?.packet ?? Int64.max / Self.sourcePacketBytes
         let from = min(length, start * Self.sourcePacketBytes)
         return from..<max(from, min(length, end * Self.sourcePacketBytes))
     }

@@ -1,18 +1,25 @@
 import AetherBase
 import AetherDisc
 
-/// A DVD's structure as the inspector shows it (`aether-tui inspect film.iso`): its titles (the
-/// one that plays first marked), then each title set's program chains with their programs and
-/// cells, as our IFO reader (``DVDInfo``) reads them. Nodes carry no byte offsets of the file
-/// (the cells' sectors are fields).
+/// A disc's structure as the inspector shows it (`aether-tui inspect film.iso`). A DVD: its
+/// titles (the one that plays first marked), then each title set's program chains with their
+/// programs and cells, as our IFO reader (``DVDInfo``) reads them. A Blu-ray: its titles, every
+/// playlist with its play items, and the clips (``BlurayStructure``). Nodes carry no byte
+/// offsets of the file (the cells' sectors are fields).
 public final class DiscStructureParser: BuiltStructure {
-    public let format = ContainerFormat.dvd
+    public let format: ContainerFormat
     public let nodes: [StructureNode]
     public let childrenByTag: [UInt64: [StructureNode]]
 
-    /// Nil when `path` is not a DVD (an image or a folder with `VIDEO_TS`).
+    /// Nil when `path` is not a disc (an image or a folder with `VIDEO_TS` or `BDMV`).
     public init?(path: String) {
-        guard let disc = DVDDisc.open(path) else { return nil }
+        guard let disc = DVDDisc.open(path) else {
+            guard let bluray = BlurayDisc.open(path) else { return nil }
+            format = .bluray
+            (nodes, childrenByTag) = BlurayStructure.nodes(bluray)
+            return
+        }
+        format = .dvd
         let info = disc.info
         func seconds(_ s: Double) -> String { String(cFormat: "%.3f s", s) }
         func node(_ name: String, _ tag: UInt64, summary: String, fields: [StructureField] = [], depth: Int = 0) -> StructureNode {

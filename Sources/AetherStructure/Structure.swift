@@ -28,6 +28,8 @@ public enum ContainerFormat: String, Codable, Sendable, CaseIterable {
     case dash
     /// A DVD-Video (an image or a folder): its titles, title sets, program chains and cells.
     case dvd
+    /// A Blu-ray (an image or a folder): its titles, playlists with their play items, and clips.
+    case bluray
     /// Anything else: what libavformat reports, as a flat tree.
     case other
 }
@@ -210,7 +212,7 @@ extension StructureDocument {
         case .isobmff: parser = ISOBMFFParser(source: source, budget: budget)
         case .matroska: parser = MatroskaParser(source: source, budget: budget)
         case .mpegts: parser = TransportStreamParser(source: source, budget: budget)
-        case .dash, .dvd, .other: parser = try LavfStructureParser(url: path)
+        case .dash, .dvd, .bluray, .other: parser = try LavfStructureParser(url: path)
         }
         return StructureDocument(source: source, parser: parser, budget: budget)
     }

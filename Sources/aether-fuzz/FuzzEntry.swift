@@ -55,13 +55,14 @@ import TerminalGraphics
 /// - `httphead`: an HTTP response (``HTTPResponseHead``, then ``HTTPBody`` as the head frames
 ///   and codes it, a station's blocks asked for): within their budgets, and the same head,
 ///   payload and station blocks however the bytes are cut into reads.
-/// - `iso9660`, `ifo`: a disc image's file system and a DVD's IFO files (``DiscCheck``).
+/// - `iso9660`, `udf`, `ifo`, `mpls`, `clpi`: a disc image's file systems, a DVD's IFO files and
+///   a Blu-ray's playlists and clip information (``DiscCheck``).
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` it is a libFuzzer binary (see
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals, exif, icy, httphead, iso9660, ifo
+    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals, exif, icy, httphead, iso9660, ifo, udf, mpls, clpi
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -112,6 +113,12 @@ enum FuzzTarget: String, CaseIterable {
             DiscCheck.iso9660(bytes)
         case .ifo:
             DiscCheck.ifo(bytes)
+        case .udf:
+            DiscCheck.udf(bytes)
+        case .mpls:
+            DiscCheck.mpls(bytes)
+        case .clpi:
+            DiscCheck.clpi(bytes)
         case .icy:
             // The first byte splits the bytes into headers and blocks (a station sends both).
             let cut = min(bytes.count, Int(bytes.first ?? 0) * bytes.count / 256)

@@ -16,7 +16,7 @@ struct Inspect: ParsableCommand {
 
             1 Container: the file's structure as a tree, read by our own parsers (ISO BMFF boxes, \
             Matroska/WebM EBML elements, MPEG-TS programs and PIDs, a DASH manifest's periods, sets, \
-            representations and events in time order, a DVD's titles, title sets, program chains and cells; libavformat's view for other formats and URLs), \
+            representations and events in time order, a DVD's titles, title sets, program chains and cells, a Blu-ray's titles, playlists, play items and clips; libavformat's view for other formats and URLs), \
             with offsets and sizes; the chosen node's decoded fields and a hex \
             view of its bytes. ↑↓ move, → or Enter opens, ← closes or goes to the parent, [ ] page \
             the hex view. Damaged nodes are marked ⚠ and say where and why.

@@ -141,7 +141,7 @@ struct PlaybackOptions: ParsableArguments {
     @Flag(help: "Treat the source as live (a stream without end), whatever it says.")
     var live = false
 
-    @Option(help: ArgumentHelp("The title of a DVD (an image, a folder holding VIDEO_TS, or VIDEO_TS) to play, as the disc numbers them ('aether-tui probe' lists them; auto: the longest).", valueName: "n|auto"))
+    @Option(help: ArgumentHelp("The title of a DVD or Blu-ray (an image, a folder holding VIDEO_TS or BDMV, or that folder) to play, as the player numbers them ('aether-tui probe' lists them; auto: the longest).", valueName: "n|auto"))
     var edition = TitleArgument.auto
 
     @Option(name: .customLong("live-start-index"), help: ArgumentHelp("Where a live HLS or DASH stream starts, in segments: negative counts back from the live edge (-3: three segments behind it), 0 or more from the first segment listed (libavformat's HLS live_start_index).", valueName: "n"))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer over the code that reads untrusted bytes (not part of CI):
-#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo [seconds=600]
+#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo|udf|mpls|clpi [seconds=600]
 # Builds Sources/aether-fuzz with -sanitize=fuzzer,address in $FUZZ_SCRATCH (default .build-fuzz), seeds a working corpus
 # (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
 # runs for the given time, and copies any crash, leak-free timeout or OOM input into
@@ -8,10 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo [seconds]}"
+target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo|udf|mpls|clpi [seconds]}"
 seconds="${2:-600}"
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"
-case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo|udf|mpls|clpi) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 swift build --product aether-fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
 corpus="Tests/Fixtures/out/fuzz/$target"
 artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
@@ -105,6 +105,31 @@ case "$target" in
             [ -f "$vmg" ] && { python3 -c "import sys; n=$(stat -c %s "$vmg")//16; sys.stdout.buffer.write(bytes([n>>8, n&255]))"; cat "$vmg" "$vts"; } > "$corpus/seed-vts-$n"
         done
         cp Tests/Fuzz/Regressions/ifo/* "$corpus/" 2>/dev/null || true
+        max_len=65536 ;;
+    udf)
+        # A UDF 2.50 image (UDFImage): the Blu-ray fixture's small files and two short streams,
+        # written as make-bluray.py writes bluray.iso (metadata partition, a stream in two extents).
+        if [ -d Tests/Fixtures/out/disc/bluray/BDMV ]; then
+            seed_dir=$(mktemp -d)
+            cp -r Tests/Fixtures/out/disc/bluray/BDMV "$seed_dir/" && rm -f "$seed_dir"/BDMV/STREAM/*
+            head -c 20000 Tests/Fixtures/out/disc/bluray/BDMV/STREAM/00001.m2ts > "$seed_dir/BDMV/STREAM/00001.m2ts"
+            head -c 9000 Tests/Fixtures/out/disc/bluray/BDMV/STREAM/00002.m2ts > "$seed_dir/BDMV/STREAM/00002.m2ts"
+            python3 -c "import importlib.util as u, sys; s=u.spec_from_file_location('b', 'Tests/Fixtures/make-bluray.py'); m=u.module_from_spec(s); s.loader.exec_module(m); m.udf_image(sys.argv[1], sys.argv[2], 'SEED')" "$seed_dir" "$corpus/seed-bdmv.udf"
+            rm -rf "$seed_dir"
+        fi
+        cp Tests/Fuzz/Regressions/udf/* "$corpus/" 2>/dev/null || true
+        max_len=1048576 ;;
+    mpls)
+        # A Blu-ray playlist (BlurayInfo): the fixture's playlists.
+        cp Tests/Fixtures/out/disc/bluray/BDMV/PLAYLIST/*.mpls "$corpus/" 2>/dev/null || true
+        cp Tests/Fuzz/Regressions/mpls/* "$corpus/" 2>/dev/null || true
+        max_len=65536 ;;
+    clpi)
+        # Clip information (BlurayClip), then the bytes as source packets: the fixture's clip
+        # information and the head of a clip.
+        cp Tests/Fixtures/out/disc/bluray/BDMV/CLIPINF/*.clpi "$corpus/" 2>/dev/null || true
+        [ -f Tests/Fixtures/out/disc/bluray/BDMV/STREAM/00001.m2ts ] && head -c 9600 Tests/Fixtures/out/disc/bluray/BDMV/STREAM/00001.m2ts > "$corpus/seed-m2ts"
+        cp Tests/Fuzz/Regressions/clpi/* "$corpus/" 2>/dev/null || true
         max_len=65536 ;;
     icy)
         # A station's icy-* headers and in-band blocks (StationMetadata): seeds in Tests/Fuzz/Regressions/icy.

@@ -8,7 +8,60 @@ import AetherDisc
 /// - `ifo`: the first two bytes split the rest into a `VIDEO_TS.IFO` and a title set's IFO,
 ///   read as every title set (``DVDInfo``): every title's length and chapters finite, in order
 ///   and within it, every cell's sectors in order, its languages two letters.
+/// - `udf`: the bytes as a UDF image (``UDFImage``): the root, `BDMV` and `BDMV/STREAM` listed,
+///   with `iso9660`'s rules and UDF's budgets.
+/// - `mpls`: the bytes as a Blu-ray playlist (``BlurayInfo``): lengths finite, chapters in
+///   order inside the playlist, languages three letters, counts within their budgets.
+/// - `clpi`: the bytes as clip information (``BlurayClip``): entry points within their budget,
+///   every byte range inside the clip; then as 192-byte source packets moved in time
+///   (``TransportStreamRetimer``): nothing read or written outside a packet.
 enum DiscCheck {
+    static func udf(_ bytes: [UInt8]) {
+        guard let image = UDFImage(source: MemoryByteSource(bytes), path: "fuzz.iso") else { return }
+        for path in [[], ["BDMV"], ["BDMV", "STREAM"], ["VIDEO_TS"]] {
+            guard let entries = image.directory(path) else { continue }
+            precondition(entries.count <= UDFImage.maxEntries, "\(entries.count) entries")
+            for entry in entries {
+                precondition(!entry.name.isEmpty && !entry.name.contains("/") && entry.name != ".." && entry.name != ".", "a name '\(entry.name)'")
+                precondition(!entry.name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "a control in a name")
+                precondition(entry.extents.count <= UDFImage.maxExtents, "\(entry.extents.count) extents")
+                for e in entry.extents {
+                    precondition(e.offset >= 0 && e.length >= 0 && e.offset + e.length <= Int64(bytes.count), "an extent outside the image")
+                }
+            }
+        }
+    }
+
+    static func mpls(_ bytes: [UInt8]) {
+        let info = BlurayInfo.parse(playlists: [(name: "00001.MPLS", bytes: bytes), (name: "00002.MPLS", bytes: Array(bytes.reversed()))])
+        for p in info.playlists {
+            precondition(p.items.count <= BlurayInfo.maxItems && p.chapters.count <= BlurayInfo.maxMarks, "\(p.items.count) items, \(p.chapters.count) marks")
+            precondition(p.duration.isFinite && p.duration > 0, "a length \(p.duration)")
+            precondition(zip(p.chapters, p.chapters.dropFirst()).allSatisfy { $0 < $1 }, "chapters out of order")
+            precondition(p.chapters.allSatisfy { $0 >= 0 && $0 <= p.duration }, "a chapter outside the playlist")
+            precondition(p.languages.values.allSatisfy { $0.count == 3 && $0.allSatisfy { ("a"..."z").contains($0) } }, "a language")
+            precondition(p.items.allSatisfy { $0.clip.count == 5 && $0.outTime > $0.inTime }, "an item")
+        }
+        precondition(info.titles.allSatisfy { $0.duration >= BlurayInfo.minTitleSeconds && $0.number > 0 })
+        _ = info.mainTitle
+    }
+
+    static func clpi(_ bytes: [UInt8]) {
+        if let clip = BlurayClip.parse(bytes) {
+            precondition(clip.entryPoints.count <= BlurayInfo.maxEntryPoints, "\(clip.entryPoints.count) entry points")
+            let length = Int64(bytes.count) * 97
+            for (a, b) in [(Int64(0), Int64(1)), (0, Int64(UInt32.max)), (Int64(UInt32.max), 1), (90_000, 180_000)] {
+                let r = clip.byteRange(inTime: a, outTime: b, length: length)
+                precondition(r.lowerBound >= 0 && r.upperBound <= length, "a range \(r) outside \(length)")
+            }
+        }
+        var packets = bytes
+        for at in stride(from: 0, to: packets.count, by: TransportStreamRetimer.packetBytes) {
+            TransportStreamRetimer.shift(&packets, from: at, by: -270_000)
+        }
+        precondition(packets.count == bytes.count, "a packet changed its size")
+    }
+
     static func iso9660(_ bytes: [UInt8]) {
         guard let image = ISO9660Image(source: MemoryByteSource(bytes), path: "fuzz.iso") else { return }
         for path in [[], ["VIDEO_TS"], ["BDMV"]] {

@@ -1,0 +1,54 @@
+import AetherEngine
+import AetherTestSupport
+import EndToEndSupport
+import Foundation
+import Testing
+
+/// A Blu-ray plays its main title (cli tier): the generated disc (make-bluray.py: playlist 00001
+/// plays clip 00001, 4 s, then clip 00002, 6 s, each recorded with its clock from ~1.4 s; 00002
+/// plays clip 00002 alone; 00000 is a 1 s loop and 00003 a duplicate) as a UDF 2.50 image, as
+/// the folder holding BDMV and as BDMV. Before, the image was no file libavformat could open,
+/// and the folder a playlist of its files.
+@Suite(.enabled(if: FileManager.default.fileExists(atPath: TestEnvironment.fixture("disc/bluray.iso")), "no disc fixtures (make-disc-fixtures.sh)"))
+struct BlurayPlaybackTests {
+    static var iso: String { TestEnvironment.fixture("disc/bluray.iso") }
+
+    /// Both clips, 10 s, every frame shown: the second clip's clock, which starts again, is
+    /// moved to where the first ends.
+    @Test(arguments: ["disc/bluray.iso", "disc/bluray", "disc/bluray/BDMV"])
+    func theMainTitlePlaysAndNothingElse(path: String) throws {
+        let (r, summaries) = try PlayerRuns.headless([TestEnvironment.fixture(path)], timeout: 60)
+        #expect(r.status == 0, "\(path): exit \(r.status): \(r.stderr)")
+        #expect(summaries.count == 1, "\(path): \(summaries.count) items played")
+        let s = try #require(summaries.last, "\(path): no summary")
+        #expect(abs(s.mediaSeconds - 10.0) < 0.3, "\(path): played \(s.mediaSeconds) s")
+        #expect(s.frames.dropped == 0 && s.frames.presented >= 235, "\(path): \(s.frames)")
+    }
+
+    @Test func probeListsTheTitlesTheirChaptersAndLanguages() throws {
+        let r = Process.run([TestEnvironment.binary, "probe", "--json", Self.iso], timeout: 30)
+        #expect(r.status == 0, "\(r.stderr)")
+        let info = try JSONDecoder().decode(MediaInfo.self, from: Data(r.stdout.utf8))
+        #expect(info.titles.map(\.number) == [1, 2] && info.titles.map(\.playing) == [true, false])
+        #expect(info.titles.map { ($0.duration * 10).rounded() / 10 } == [10.0, 6.0])
+        #expect(info.chapters.map { ($0.start * 10).rounded() / 10 } == [0, 4, 6], "\(info.chapters)")
+        #expect(abs((info.duration ?? 0) - 10.0) < 0.01 && info.audio.first?.tags.language == "eng")
+        let text = Process.run([TestEnvironment.binary, "probe", Self.iso], timeout: 30).stdout
+        #expect(text.contains("Titles      2 (a disc") && text.contains("#1  00:00:10.000  3 chapters  (playing)"), "\(text)")
+    }
+
+    /// `--edition=2` plays the other playlist (clip 00002 alone, its own languages); a start
+    /// inside the second clip of the main title lands there (a seek across the clip boundary).
+    @Test func editionAndSeekingAcrossClips() throws {
+        let (r, summaries) = try PlayerRuns.headless([Self.iso, "--edition=2"], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(abs((summaries.last?.mediaSeconds ?? 0) - 6.0) < 0.3 && summaries.last?.frames.dropped == 0, "\(String(describing: summaries.last))")
+        let (later, after) = try PlayerRuns.headless([Self.iso, "--start=6.5"], timeout: 60)
+        #expect(later.status == 0, "\(later.stderr)")
+        let s = try #require(after.last)
+        #expect(abs(s.mediaSeconds - 3.5) < 0.3 && s.frames.dropped == 0 && s.frames.presented >= 80, "\(s.mediaSeconds) s, \(s.frames)")
+        let missing = Process.run([TestEnvironment.binary, Self.iso, "--edition=3", "--vo=null", "--ao=null"], timeout: 30)
+        #expect(missing.status == 1 && missing.stderr == "aether-tui: cannot open '\(Self.iso)': the disc has no title 3 (titles 1–2)\n",
+                "\(missing.status): \(missing.stderr)")
+    }
+}
