@@ -15,6 +15,10 @@
 
 Each clip's information carries its entry-point map (ffprobe's key frames: PTS and source
 packet). Needs ffprobe.
+
+make-bluray.py --sup FILE START END writes a PGS subtitle stream (.sup) of one display set: a
+200x40 white box, bottom centre of 640x360, shown from START to END (90 kHz), for ffmpeg to mux
+into a clip (it has no PGS encoder).
 """
 import json
 import os
@@ -92,6 +96,26 @@ def mpls(items, marks, languages=("eng", "fra")):
     at_list = 40 + len(app)
     header = b"MPLS0200" + struct.pack(">III", at_list, at_list + len(playlist), 0) + bytes(20)
     return header + app + playlist + mark_bytes
+
+
+def pgs_segment(pts, kind, data):
+    return b"PG" + struct.pack(">IIBH", pts, 0, kind, len(data)) + data
+
+
+def sup(start, end, width=640, height=360, box_w=200, box_h=40):
+    """One PGS display set (composition, window, palette, object, end), then its clearing set."""
+    x, y = (width - box_w) // 2, height - box_h - 20
+    out = pgs_segment(start, 0x16, struct.pack(">HHBHBBBB", width, height, 0x10, 0, 0x80, 0, 0, 1) + struct.pack(">HBBHH", 0, 0, 0, x, y))
+    out += pgs_segment(start, 0x17, struct.pack(">BBHHHH", 1, 0, x, y, box_w, box_h))
+    out += pgs_segment(start, 0x14, struct.pack(">BB", 0, 0) + bytes([1, 235, 128, 128, 255]))
+    # Run-length lines: box_w pixels of colour 1, then the end of the line.
+    rle = bytes([0, 0xC0 | box_w >> 8, box_w & 0xFF, 1, 0, 0]) * box_h
+    out += pgs_segment(start, 0x15, struct.pack(">HBB", 0, 0, 0xC0) + struct.pack(">I", len(rle) + 4)[1:] + struct.pack(">HH", box_w, box_h) + rle)
+    out += pgs_segment(start, 0x80, b"")
+    out += pgs_segment(end, 0x16, struct.pack(">HHBHBBBB", width, height, 0x10, 1, 0, 0, 0, 0))
+    out += pgs_segment(end, 0x17, struct.pack(">BBHHHH", 1, 0, x, y, box_w, box_h))
+    out += pgs_segment(end, 0x80, b"")
+    return out
 
 
 # ----- UDF 2.50 -----
@@ -278,6 +302,10 @@ def udf_image(folder, out, label):
 
 
 def main():
+    if sys.argv[1] == "--sup":
+        with open(sys.argv[2], "wb") as f:
+            f.write(sup(int(sys.argv[3]), int(sys.argv[4])))
+        return
     work, out = sys.argv[1], sys.argv[2]
     folder = os.path.join(out, "bluray")
     shutil.rmtree(folder, ignore_errors=True)

@@ -10,8 +10,9 @@
 #   dvd.iso         the same folder as an ISO 9660 image (genisoimage -dvd-video), volume AETHER_DVD.
 #   bluray/BDMV/    a Blu-ray folder and bluray.iso, its UDF 2.50 image (make-bluray.py says what
 #                   they hold): clips 00001 (4 s, 640x360 H.264 at 24 fps, AC-3 stereo) and 00002
-#                   (6 s, another picture and tone), each with its clock from ~1.4 s as ffmpeg
-#                   writes it, and 00003 (1 s); the main title plays 00001 then 00002 (10 s).
+#                   (6 s, another picture and tone), each with its clock from ~1.5 s as ffmpeg
+#                   writes it and a PGS subtitle (a white box, 1-2 s into 00001, 2-3 s into
+#                   00002), and 00003 (1 s); the main title plays 00001 then 00002 (10 s).
 # Regenerated when this script or make-bluray.py is newer than OUTDIR/.stamp. Needs ffmpeg,
 # dvdauthor, genisoimage, python3.
 set -euo pipefail
@@ -42,8 +43,12 @@ VIDEO_FORMAT=NTSC dvdauthor -x "$work/dvd.xml" >"$work/dvdauthor.log" 2>&1 || { 
 genisoimage -quiet -dvd-video -V AETHER_DVD -o "$work/dvd.iso" "$work/dvd"
 # Blu-ray clips: ffmpeg's m2ts mode (192-byte source packets, the disc's PIDs), a key frame a second.
 bd=(-c:v libx264 -preset veryfast -g 24 -pix_fmt yuv420p -c:a ac3 -ac 2 -b:a 192k -f mpegts -mpegts_m2ts_mode 1)
-"${ff[@]}" -f lavfi -i "testsrc2=s=640x360:r=24" -f lavfi -i "sine=f=440:r=48000" -t 4 "${bd[@]}" "$work/00001.m2ts"
-"${ff[@]}" -f lavfi -i "smptebars=s=640x360:r=24" -f lavfi -i "sine=f=550:r=48000" -t 6 "${bd[@]}" "$work/00002.m2ts"
+# PGS (ffmpeg has no encoder): make-bluray.py writes it, ffmpeg muxes it (-copyts: at its own time).
+python3 "$bluray_script" --sup "$work/1.sup" 90000 180000
+python3 "$bluray_script" --sup "$work/2.sup" 180000 270000
+pgs=(-map 0:v -map 1:a -map 2:s -copyts -c:s copy)
+"${ff[@]}" -f lavfi -i "testsrc2=s=640x360:r=24" -f lavfi -i "sine=f=440:r=48000" -i "$work/1.sup" -t 4 "${pgs[@]}" "${bd[@]}" "$work/00001.m2ts"
+"${ff[@]}" -f lavfi -i "smptebars=s=640x360:r=24" -f lavfi -i "sine=f=550:r=48000" -i "$work/2.sup" -t 6 "${pgs[@]}" "${bd[@]}" "$work/00002.m2ts"
 "${ff[@]}" -f lavfi -i "color=c=blue:s=640x360:r=24" -f lavfi -i "sine=f=660:r=48000" -t 1 "${bd[@]}" "$work/00003.m2ts"
 mkdir -p "$out"
 python3 "$bluray_script" "$work" "$out"

@@ -552,6 +552,20 @@ import Testing
         player.stop()
     }
 
+    /// A Blu-ray's PGS track: one box 1-2 s into each clip, so on the main title's timeline at
+    /// 1 s and, the second clip's clock moved to where the first ends, at 6 s.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: TestEnvironment.fixture("disc/bluray.iso"))))
+    func aBlurayPGSTrackHasTheTitlesTimes() throws {
+        let player = try play("disc/bluray.iso") { $0.subtitles.track = 0 }
+        let cues = player.subtitleStore?.cues(track: 0) ?? []
+        #expect(cues.map { ($0.start * 10).rounded() / 10 } == [1.0, 6.0], "\(cues.map(\.start))")
+        for cue in cues {
+            guard case .bitmap(let b) = cue.content else { Issue.record("not a bitmap cue"); continue }
+            #expect(b.pixelWidth == 200 && b.pixelHeight == 40 && b.y > 0.6 && abs(b.x + b.width / 2 - 0.5) < 0.01, "\(b)")
+        }
+        player.stop()
+    }
+
     @Test func sidecarSRTBecomesATrack() throws {
         let player = Player()
         var o = PlayerOptions()
