@@ -20,7 +20,7 @@ enum ProbeReport {
         if !info.titles.isEmpty {
             line("  Titles      \(info.titles.count) (a disc; --edition=N plays another)")
             for t in info.titles {
-                line("    #\(t.number)  \(timestamp(t.duration))  \(t.chapters) chapter\(t.chapters == 1 ? "" : "s")\(t.playing ? "  (playing)" : "")")
+                line("    #\(t.number)  \(timestamp(t.duration))  \(t.chapters) chapter\(t.chapters == 1 ? "" : "s")\(t.playlist.map { "  \($0)" } ?? "")\(t.playing ? "  (playing)" : "")")
             }
         }
         if !info.chapters.isEmpty {

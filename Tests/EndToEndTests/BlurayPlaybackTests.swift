@@ -30,11 +30,11 @@ struct BlurayPlaybackTests {
         #expect(r.status == 0, "\(r.stderr)")
         let info = try JSONDecoder().decode(MediaInfo.self, from: Data(r.stdout.utf8))
         #expect(info.titles.map(\.number) == [1, 2] && info.titles.map(\.playing) == [true, false])
-        #expect(info.titles.map { ($0.duration * 10).rounded() / 10 } == [10.0, 6.0])
+        #expect(info.titles.map { ($0.duration * 10).rounded() / 10 } == [10.0, 6.0] && info.titles.map(\.playlist) == ["00001.MPLS", "00002.MPLS"])
         #expect(info.chapters.map { ($0.start * 10).rounded() / 10 } == [0, 4, 6], "\(info.chapters)")
         #expect(abs((info.duration ?? 0) - 10.0) < 0.01 && info.audio.first?.tags.language == "eng")
         let text = Process.run([TestEnvironment.binary, "probe", Self.iso], timeout: 30).stdout
-        #expect(text.contains("Titles      2 (a disc") && text.contains("#1  00:00:10.000  3 chapters  (playing)"), "\(text)")
+        #expect(text.contains("Titles      2 (a disc") && text.contains("#1  00:00:10.000  3 chapters  00001.MPLS  (playing)"), "\(text)")
     }
 
     /// `--edition=2` plays the other playlist (clip 00002 alone, its own languages); a start

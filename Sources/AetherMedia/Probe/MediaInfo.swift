@@ -56,6 +56,8 @@ public struct DiscTitleInfo: Codable, Sendable, Equatable {
     public var duration: Double
     public var chapters: Int
     public var playing: Bool
+    /// A Blu-ray title's playlist file (`00001.MPLS`); nil for a DVD's.
+    public var playlist: String?
 }
 
 public struct Chapter: Codable, Sendable, Equatable {

@@ -29,7 +29,8 @@ public enum MediaProbe {
             bitRate: ctx.pointee.bit_rate > 0 ? Int(ctx.pointee.bit_rate) : nil,
             chapters: chapters(ctx, format.timeline), video: [], audio: [], subtitles: [], attachments: [])
         info.titles = (format.disc?.titles ?? []).map {
-            DiscTitleInfo(number: $0.number, duration: $0.duration, chapters: $0.chapters.count, playing: $0 == format.disc?.title)
+            DiscTitleInfo(number: $0.number, duration: $0.duration, chapters: $0.chapters.count, playing: $0 == format.disc?.title,
+                          playlist: $0.playlist.map { TextSanitizer.clean($0) })
         }
 
         for index in 0..<format.streamCount {
