@@ -47,9 +47,8 @@ public final class BlurayDisc {
     /// its information cannot be read: one line), its timestamps moved so that the item starts
     /// where the items before it end (its in-time onto the first item's, plus their lengths).
     public func plan(of playlist: BlurayPlaylist) -> DiscBytesPlan {
-        var extents: [DiscExtent] = []
-        var shifts: [Int64] = []
-        guard let origin = playlist.items.first?.inTime else { return DiscBytesPlan(extents: [], shifts: [], packing: .transportStream) }
+        var pieces: [DiscBytesPlan.Piece] = []
+        guard let origin = playlist.items.first?.inTime else { return DiscBytesPlan(pieces: [], packing: .transportStream) }
         var elapsed: Int64 = 0
         for item in playlist.items {
             defer { elapsed += item.outTime - item.inTime }
@@ -65,13 +64,9 @@ public final class BlurayDisc {
                 AppLog.write("disc", "clip \(item.clip): its information cannot be read; the whole clip plays")
                 range = 0..<length
             }
-            let shift = (origin + elapsed - item.inTime) * 2
-            for extent in Self.slice(file, range) {
-                extents.append(extent)
-                shifts.append(shift)
-            }
+            pieces.append(DiscBytesPlan.Piece(extents: Self.slice(file, range), shift: (origin + elapsed - item.inTime) * 2))
         }
-        return DiscBytesPlan(extents: extents, shifts: shifts, packing: .transportStream)
+        return DiscBytesPlan(pieces: pieces, packing: .transportStream)
     }
 
     /// The part `range` of a file made of `extents`.

@@ -77,7 +77,7 @@ public final class DVDDisc {
     /// the title's timeline; the first cell's clock is the timeline's.
     public func plan(of title: DVDTitle) -> DiscBytesPlan {
         let cells = cellExtents(of: title)
-        var shifts: [Int64] = []
+        var pieces: [DiscBytesPlan.Piece] = []
         var base: Int64?
         var start = 0.0
         for (k, extents) in cells.enumerated() {
@@ -89,9 +89,9 @@ public final class DVDDisc {
                 if abs(wanted - vobu) > 45_000 { shift = wanted - vobu }
             }
             if shift != 0 { AppLog.write("disc", "title \(title.number), cell \(k + 1): its clock starts again; moved \(String(cFormat: "%+.3f", Double(shift) / 90_000)) s") }
-            shifts += Array(repeating: shift, count: extents.count)
+            pieces.append(DiscBytesPlan.Piece(extents: extents, shift: shift))
             start += title.cells.indices.contains(k) ? title.cells[k].duration : 0
         }
-        return DiscBytesPlan(extents: cells.flatMap { $0 }, shifts: shifts, packing: .programStream)
+        return DiscBytesPlan(pieces: pieces, packing: .programStream)
     }
 }

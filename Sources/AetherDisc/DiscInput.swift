@@ -16,14 +16,21 @@ public struct DiscTitle: Sendable, Equatable {
     public let playlist: String?
 }
 
-/// A title's bytes in order, each run with the 90 kHz ticks its timestamps are moved by, and
-/// how they are packed (``ProgramStreamRetimer``'s 2048-byte packs or
-/// ``TransportStreamRetimer``'s 192-byte source packets).
+/// A title's bytes in order: pieces (a DVD's cells, a Blu-ray play item's part of its clip),
+/// each a file's bytes in one or more extents of the disc, with the 90 kHz ticks its timestamps
+/// are moved by; and how they are packed (``ProgramStreamRetimer``'s 2048-byte packs or
+/// ``TransportStreamRetimer``'s 192-byte source packets, counted from each piece's start, so an
+/// extent of an image may end inside one).
 public struct DiscBytesPlan: Sendable, Equatable {
     public enum Packing: Sendable, Equatable { case programStream, transportStream }
-    public let extents: [DiscExtent]
-    public let shifts: [Int64]
+    public struct Piece: Sendable, Equatable {
+        public let extents: [DiscExtent]
+        public let shift: Int64
+        public var length: Int64 { extents.reduce(0) { $0 + $1.length } }
+    }
+    public let pieces: [Piece]
     public let packing: Packing
+    public var extents: [DiscExtent] { pieces.flatMap(\.extents) }
     var unit: Int { packing == .programStream ? ProgramStreamRetimer.packBytes : TransportStreamRetimer.packetBytes }
 }
 
@@ -69,7 +76,7 @@ public final class DiscInput {
         self.title = title
         self.titles = titles
         self.plan = plan
-        length = plan.extents.reduce(0) { $0 + $1.length }
+        length = plan.pieces.reduce(0) { $0 + $1.length }
         let size: Int32 = 64 << 10
         guard let buffer = av_malloc(Int(size)) else { throw DiscError("out of memory") }
         guard let made = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), size, 0, nil,
@@ -98,24 +105,24 @@ public final class DiscInput {
         guard let out, wanted > 0 else { return 0 }
         guard position < length else { return aether_AVERROR_EOF() }
         var start = position
-        for (k, extent) in plan.extents.enumerated() {
-            if start >= extent.length {
-                start -= extent.length
+        for piece in plan.pieces {
+            let size = piece.length
+            if start >= size {
+                start -= size
                 continue
             }
             var bytes: [UInt8]
-            let shift = plan.shifts[k]
-            if shift == 0 {
-                bytes = files.read(extent, at: start, count: min(wanted, 1 << 20))
+            if piece.shift == 0 {
+                bytes = read(piece, at: start, count: min(wanted, 1 << 20), wholeOnly: false)
             } else {
-                // Whole packs or packets, each moved, then the part asked for.
-                let unit = Int64(plan.unit), from = start / unit * unit, skip = Int(start - from)
-                bytes = files.read(extent, at: from, count: (min(wanted, 1 << 20) + skip + Int(unit) - 1) / Int(unit) * Int(unit))
-                for at in stride(from: 0, to: bytes.count, by: Int(unit)) {
+                // Whole packs or packets from the piece's start, each moved, then the part asked for.
+                let unit = plan.unit, from = start / Int64(unit) * Int64(unit), skip = Int(start - from)
+                bytes = read(piece, at: from, count: (min(wanted, 1 << 20) + skip + unit - 1) / unit * unit, wholeOnly: true)
+                for at in stride(from: 0, to: bytes.count, by: unit) {
                     if plan.packing == .programStream {
-                        ProgramStreamRetimer.shift(&bytes, from: at, by: shift)
+                        ProgramStreamRetimer.shift(&bytes, from: at, by: piece.shift)
                     } else {
-                        TransportStreamRetimer.shift(&bytes, from: at, by: shift)
+                        TransportStreamRetimer.shift(&bytes, from: at, by: piece.shift)
                     }
                 }
                 bytes = bytes.count > skip ? Array(bytes[skip..<min(bytes.count, skip + wanted)]) : []
@@ -126,6 +133,26 @@ public final class DiscInput {
             return Int32(bytes.count)
         }
         return aether_AVERROR_EOF()
+    }
+
+    /// Up to `count` bytes at `offset` of `piece`: from its extent there to that extent's end,
+    /// or (`wholeOnly`) across its extents, so that a pack or packet an extent cuts is whole.
+    private func read(_ piece: DiscBytesPlan.Piece, at offset: Int64, count: Int, wholeOnly: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        var at = offset
+        for extent in piece.extents where out.count < count {
+            if at >= extent.length {
+                at -= extent.length
+                continue
+            }
+            let want = Int(min(Int64(count - out.count), extent.length - at))
+            let got = files.read(extent, at: at, count: want)
+            out += got
+            // A short read (an error), or no need to go on into the next extent.
+            guard wholeOnly, got.count == want else { break }
+            at = 0
+        }
+        return out
     }
 
     private func seek(_ offset: Int64, _ whence: Int32) -> Int64 {

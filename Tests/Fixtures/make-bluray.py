@@ -10,8 +10,8 @@
       00003.mpls  00001's items again (a duplicate: not a title)
   OUT/bluray.iso     the same folder as a UDF 2.50 image (volume AETHER_BD): a metadata
                      partition (its file and mirror) holds the file set, the directories and
-                     the file entries; clip 00001's stream is written in two extents with
-                     00002's between them (fragmented allocation).
+                     the file entries; clip 00002's stream is written in two extents with
+                     00001's between them, cut inside a source packet (fragmented allocation).
 
 Each clip's information carries its entry-point map (ffprobe's key frames: PTS and source
 packet). Needs ffprobe.
@@ -203,9 +203,13 @@ def udf_image(folder, out, label):
     streams = [(d, n) for d, n in files if n.endswith(".m2ts")]
     order = [f for f in files if f not in streams]
     if len(streams) >= 2:
-        first, second = streams[0], streams[1]
+        # The second stream (a clip whose clock the player moves) is the one cut in two, inside
+        # a source packet: a sector is not a whole number of them.
+        first, second = streams[1], streams[0]
         size = os.path.getsize(os.path.join(folder, *first))
         half = (size // 2 // SECTOR) * SECTOR
+        if half % 192 == 0:
+            half += SECTOR
         extents[first] = [(block, half, 0)]
         block += half // SECTOR
         size2 = os.path.getsize(os.path.join(folder, *second))
