@@ -12,9 +12,8 @@ public final class BlurayDisc {
     /// The disc at `path`; nil when `path` is not one (no `BDMV/index.bdmv`) or no playlist could be read.
     public static func open(_ path: String) -> BlurayDisc? {
         guard let files = DiscFiles.open(path, kind: .bluray) else { return nil }
-        let playlists = files.files.keys.filter { $0.hasPrefix("PLAYLIST/") && $0.hasSuffix(".MPLS") }
-            .compactMap { name in files.read(name, limit: BlurayInfo.maxPlaylistBytes).map { (name: String(name.dropFirst(9)), bytes: $0) } }
-        let info = BlurayInfo.parse(playlists: playlists)
+        let names = files.files.keys.filter { $0.hasPrefix("PLAYLIST/") && $0.hasSuffix(".MPLS") }.map { String($0.dropFirst(9)) }
+        let info = BlurayInfo.parse(names: names) { files.read("PLAYLIST/" + $0, limit: BlurayInfo.maxPlaylistBytes) }
         if info.leftOut > 0 { AppLog.write("disc", "\(TextSanitizer.clean(files.label)): \(info.leftOut) playlists, items or marks left out") }
         guard !info.titles.isEmpty else { return nil }
         return BlurayDisc(files: files, info: info)

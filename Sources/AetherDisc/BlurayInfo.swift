@@ -28,17 +28,23 @@ public struct BlurayInfo: Sendable, Equatable {
 
     /// Reads the playlists (`name`, e.g. `00001.MPLS`, and bytes), in name order.
     public static func parse(playlists files: [(name: String, bytes: [UInt8])]) -> BlurayInfo {
+        parse(names: files.map(\.name)) { name in files.first { $0.name == name }?.bytes }
+    }
+
+    /// Reads the playlists `names` in name order, each `read` (nil: not there) when its turn
+    /// comes, so that one at most is held at a time.
+    public static func parse(names: [String], read: (String) -> [UInt8]?) -> BlurayInfo {
         var info = BlurayInfo()
         var seen: Set<[BlurayPlayItem]> = []
-        for (name, bytes) in files.sorted(by: { $0.name < $1.name }).prefix(maxPlaylists) {
-            guard var playlist = BlurayPlaylist.parse(bytes, name: name) else { info.leftOut += 1; continue }
+        for name in names.sorted().prefix(maxPlaylists) {
+            guard let bytes = read(name), var playlist = BlurayPlaylist.parse(bytes, name: name) else { info.leftOut += 1; continue }
             info.leftOut += playlist.leftOut
             info.playlists.append(playlist)
             guard playlist.duration >= minTitleSeconds, seen.insert(playlist.items).inserted else { continue }
             playlist.number = info.titles.count + 1
             info.titles.append(playlist)
         }
-        if files.count > maxPlaylists { info.leftOut += files.count - maxPlaylists }
+        if names.count > maxPlaylists { info.leftOut += names.count - maxPlaylists }
         return info
     }
 }

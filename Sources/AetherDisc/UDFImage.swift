@@ -122,18 +122,17 @@ public final class UDFImage: DiscFileSystem {
         var out: [Identifier] = []
         var at = 0
         while at + 38 <= bytes.count, out.count < Self.maxEntries {
-            let d = Array(bytes[at..<min(bytes.count, at + 38 + 255 + 65535)])
-            guard Self.tag(d) == 257 else { leftOut += 1; break }
-            let characteristics = d[18], nameLength = Int(d[19]), useLength = DiscBytes.le16(d, 36)
-            let length = (38 + useLength + nameLength + 3) & ~3
-            guard 38 + useLength + nameLength <= d.count else { leftOut += 1; break }
-            at += length
+            guard Self.tag(bytes, at: at) == 257 else { leftOut += 1; break }
+            let characteristics = bytes[at + 18], nameLength = Int(bytes[at + 19]), useLength = DiscBytes.le16(bytes, at + 36)
+            let nameAt = at + 38 + useLength
+            guard nameAt + nameLength <= bytes.count else { leftOut += 1; break }
+            let icb = (DiscBytes.le16(bytes, at + 28), Int64(DiscBytes.le32(bytes, at + 24)))
+            at += (38 + useLength + nameLength + 3) & ~3
             if characteristics & 0x0C != 0 { continue }
-            let name = Self.dstring(d[(38 + useLength)..<(38 + useLength + nameLength)], sized: false)
+            let name = Self.dstring(bytes[nameAt..<(nameAt + nameLength)], sized: false)
             // A name is one path part: no separator, no parent, nothing a terminal would act on.
             guard !name.isEmpty, !name.contains("/"), name != "..", name != ".", TextSanitizer.clean(name) == name else { leftOut += 1; continue }
-            out.append(Identifier(name: name, isDirectory: characteristics & 0x02 != 0,
-                                  icb: (DiscBytes.le16(d, 28), Int64(DiscBytes.le32(d, 24)))))
+            out.append(Identifier(name: name, isDirectory: characteristics & 0x02 != 0, icb: icb))
         }
         if out.count >= Self.maxEntries { leftOut += 1 }
         return out
@@ -219,12 +218,12 @@ public final class UDFImage: DiscFileSystem {
         }
     }
 
-    /// A descriptor's tag identifier when its checksum holds (nil otherwise).
-    static func tag(_ d: [UInt8]) -> Int? {
-        guard d.count >= 16 else { return nil }
+    /// The identifier of the descriptor tag at `at` of `d` when its checksum holds (nil otherwise).
+    static func tag(_ d: [UInt8], at: Int = 0) -> Int? {
+        guard at >= 0, at + 16 <= d.count else { return nil }
         var sum: UInt8 = 0
-        for i in 0..<16 where i != 4 { sum &+= d[i] }
-        return sum == d[4] ? DiscBytes.le16(d, 0) : nil
+        for i in 0..<16 where i != 4 { sum &+= d[at + i] }
+        return sum == d[at + 4] ? DiscBytes.le16(d, at) : nil
     }
 
     /// A d-string (its last byte the length) or, `sized: false`, a file identifier: a
