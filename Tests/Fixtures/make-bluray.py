@@ -2,7 +2,8 @@
 """make-bluray.py WORK OUT — the Blu-ray fixtures from the clips make-disc-fixtures.sh made
 (WORK/0000N.m2ts, ffmpeg's m2ts mode), written from the BD-ROM format's published layout:
 
-  OUT/bluray/BDMV/   index.bdmv, MovieObject.bdmv, PLAYLIST/*.mpls, CLIPINF/*.clpi, STREAM/*.m2ts
+  OUT/bluray/BDMV/   index.bdmv (titles 1 and 2: movie objects 0 and 1), MovieObject.bdmv
+                     (object n: PLAY PL n + 1), PLAYLIST/*.mpls, CLIPINF/*.clpi, STREAM/*.m2ts
       00000.mpls  clip 00003 (1 s, a menu's loop: not a title)
       00001.mpls  clips 00001 then 00002 (the main title; entry marks at 0, at the second clip
                   and 2 s into it; audio 'eng', graphics 'fra')
@@ -116,6 +117,27 @@ def sup(start, end, width=640, height=360, box_w=200, box_h=40):
     out += pgs_segment(end, 0x17, struct.pack(">BBHHHH", 1, 0, x, y, box_w, box_h))
     out += pgs_segment(end, 0x80, b"")
     return out
+
+
+def index_bdmv():
+    """index.bdmv: first play and top menu run movie object 0; title 1 object 0, title 2 object 1."""
+    def hdmv(obj):
+        return struct.pack(">IHHI", 0x40000000, 0, obj, 0)
+    app = struct.pack(">I", 34) + bytes(34)
+    titles = [struct.pack(">I", 0x40000000) + struct.pack(">HHI", 0, obj, 0) for obj in (0, 1)]
+    indexes = hdmv(0) + hdmv(0) + struct.pack(">H", len(titles)) + b"".join(titles)
+    indexes = struct.pack(">I", len(indexes)) + indexes
+    return b"INDX0200" + struct.pack(">II", 40 + len(app), 0) + bytes(24) + app + indexes
+
+
+def movie_objects():
+    """MovieObject.bdmv: object n plays playlist n + 1 (PLAY PL, an immediate operand)."""
+    objects = b""
+    for playlist in (1, 2):
+        command = bytes([0x22, 0x80, 0, 0]) + struct.pack(">II", playlist, 0)
+        objects += struct.pack(">HH", 0, 1) + command
+    body = struct.pack(">IH", 0, 2) + objects
+    return b"MOBJ0200" + struct.pack(">I", 0) + bytes(28) + struct.pack(">I", len(body)) + body
 
 
 # ----- UDF 2.50 -----
@@ -317,9 +339,9 @@ def main():
         os.makedirs(os.path.join(folder, "BDMV", sub))
     bdmv = os.path.join(folder, "BDMV")
     with open(os.path.join(bdmv, "index.bdmv"), "wb") as f:
-        f.write(b"INDX0200" + struct.pack(">II", 0, 0) + bytes(24) + struct.pack(">I", 0))
+        f.write(index_bdmv())
     with open(os.path.join(bdmv, "MovieObject.bdmv"), "wb") as f:
-        f.write(b"MOBJ0200" + struct.pack(">I", 0) + bytes(28) + struct.pack(">IIH", 6, 0, 0))
+        f.write(movie_objects())
     times = {}
     for clip in ("00001", "00002", "00003"):
         shutil.copy(os.path.join(work, clip + ".m2ts"), os.path.join(bdmv, "STREAM", clip + ".m2ts"))
