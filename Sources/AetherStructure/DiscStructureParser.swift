@@ -21,23 +21,16 @@ public final class DiscStructureParser: BuiltStructure {
         }
         format = .dvd
         let info = disc.info
-        func seconds(_ s: Double) -> String { String(cFormat: "%.3f s", s) }
-        func node(_ name: String, _ tag: UInt64, summary: String, fields: [StructureField] = [], depth: Int = 0) -> StructureNode {
-            StructureNode(name: name, offset: 0, headerSize: 0, size: nil, summary: summary, fields: fields,
-                          isContainer: tag != 0, depth: depth, tag: tag)
-        }
-        var top: [StructureNode] = []
         var children: [UInt64: [StructureNode]] = [:]
-        var nextTag: UInt64 = 1
-        func newTag() -> UInt64 { defer { nextTag += 1 }; return nextTag }
+        let tags = DiscNode.Tags()
+        let newTag = tags.take
         let main = info.mainTitle?.number
         let titlesTag = newTag()
-        top.append(node("Titles", titlesTag, summary: "\(info.titles.count) title\(info.titles.count == 1 ? "" : "s"), the main title \(main.map(String.init) ?? "-")",
-                        fields: [StructureField("disc", TextSanitizer.clean(disc.files.label))]))
+        var top = [DiscNode.titles(tag: titlesTag, count: info.titles.count, main: main, label: disc.files.label)]
         children[titlesTag] = info.titles.map { t in
-            node("Title \(t.number)", 0, summary: "\(seconds(t.duration)), \(t.chapters.count) chapters, title set \(t.titleSet)\(t.number == main ? " (main)" : "")",
-                 fields: [StructureField("length", seconds(t.duration)), StructureField("title set", String(t.titleSet)),
-                          StructureField("angles", String(t.angles)), StructureField("chapters", t.chapters.map(seconds).joined(separator: ", ")),
+            DiscNode.make("Title \(t.number)", 0, summary: "\(DiscNode.seconds(t.duration)), \(t.chapters.count) chapters, title set \(t.titleSet)\(t.number == main ? " (main)" : "")",
+                 fields: [StructureField("length", DiscNode.seconds(t.duration)), StructureField("title set", String(t.titleSet)),
+                          StructureField("angles", String(t.angles)), StructureField("chapters", t.chapters.map(DiscNode.seconds).joined(separator: ", ")),
                           StructureField("cells", String(t.cells.count)),
                           StructureField("audio", t.audioLanguages.map { $0 ?? "-" }.joined(separator: ", ")),
                           StructureField("subtitles", t.subtitleLanguages.map { $0 ?? "-" }.joined(separator: ", "))],
@@ -45,25 +38,47 @@ public final class DiscStructureParser: BuiltStructure {
         }
         for set in info.titleSets {
             let setTag = newTag()
-            top.append(node("Title set \(set.number)", setTag, summary: "\(set.chains.count) program chain\(set.chains.count == 1 ? "" : "s"), \(set.parts.count) title\(set.parts.count == 1 ? "" : "s")"))
+            top.append(DiscNode.make("Title set \(set.number)", setTag, summary: "\(set.chains.count) program chain\(set.chains.count == 1 ? "" : "s"), \(set.parts.count) title\(set.parts.count == 1 ? "" : "s")"))
             children[setTag] = set.chains.enumerated().map { k, chain in
                 let chainTag = newTag()
                 children[chainTag] = chain.cells.enumerated().map { c, cell in
-                    node("Cell \(c + 1)", 0, summary: "\(seconds(cell.duration)), sectors \(cell.first)–\(cell.last)",
-                         fields: [StructureField("length", seconds(cell.duration)), StructureField("first sector", String(cell.first)),
+                    DiscNode.make("Cell \(c + 1)", 0, summary: "\(DiscNode.seconds(cell.duration)), sectors \(cell.first)–\(cell.last)",
+                         fields: [StructureField("length", DiscNode.seconds(cell.duration)), StructureField("first sector", String(cell.first)),
                                   StructureField("last sector", String(cell.last)), StructureField("program", String((chain.programs.lastIndex { $0 <= c + 1 } ?? 0) + 1))],
                          depth: 2)
                 }
-                return node("Program chain \(k + 1)", chainTag, summary: "\(seconds(chain.duration)), \(chain.programs.count) programs, \(chain.cells.count) cells",
-                            fields: [StructureField("length", seconds(chain.duration)),
+                return DiscNode.make("Program chain \(k + 1)", chainTag, summary: "\(DiscNode.seconds(chain.duration)), \(chain.programs.count) programs, \(chain.cells.count) cells",
+                            fields: [StructureField("length", DiscNode.seconds(chain.duration)),
                                      StructureField("programs' entry cells", chain.programs.map(String.init).joined(separator: ", "))],
                             depth: 1)
             }
         }
         if info.leftOut > 0 {
-            top.append(node("Left out", 0, summary: "\(info.leftOut) titles, chains or cells our reader refused"))
+            top.append(DiscNode.make("Left out", 0, summary: "\(info.leftOut) titles, chains or cells our reader refused"))
         }
         nodes = top
         childrenByTag = children
+    }
+}
+
+/// What the disc views share: a node that covers no bytes of a file, a length, the titles' node.
+enum DiscNode {
+    static func seconds(_ s: Double) -> String { String(cFormat: "%.3f s", s) }
+
+    static func make(_ name: String, _ tag: UInt64, summary: String, fields: [StructureField] = [], depth: Int = 0) -> StructureNode {
+        StructureNode(name: name, offset: 0, headerSize: 0, size: nil, summary: summary, fields: fields,
+                      isContainer: tag != 0, depth: depth, tag: tag)
+    }
+
+    /// "Titles": how many, which is the main one, and what the disc is.
+    static func titles(tag: UInt64, count: Int, main: Int?, label: String) -> StructureNode {
+        make("Titles", tag, summary: "\(count) title\(count == 1 ? "" : "s"), the main title \(main.map(String.init) ?? "-")",
+             fields: [StructureField("disc", TextSanitizer.clean(label))])
+    }
+
+    /// The tags of a view's container nodes, from 1.
+    final class Tags {
+        private var next: UInt64 = 1
+        func take() -> UInt64 { defer { next += 1 }; return next }
     }
 }
