@@ -116,8 +116,9 @@ import Testing
     @Test func anOverlayOverTheCoverStaysWhole() throws {
         let s = try start("music-tagged.mp3", ["--pause"])
         defer { s.close() }
-        #expect(s.waitFor(8) { _ in !Self.picture(s.screen(colours: true), colour: Self.red).isEmpty }, "no cover:\n\(s.screen())")
-        let cover = Set(Self.picture(s.screen(colours: true), colour: Self.red).map { "\($0.0),\($0.1)" })
+        // The cover as it settles (its first cells can come a paint before the rest).
+        let drawn = try #require(s.waitForStill(8, colours: true) { !Self.picture($0, colour: Self.red).isEmpty }, "no cover:\n\(s.screen())")
+        let cover = Set(Self.picture(drawn, colour: Self.red).map { "\($0.0),\($0.1)" })
         s.send("I")
         #expect(s.waitFor(5) { $0.contains("Container") }, "no stats box:\n\(s.screen())")
         try #require(s.waitForStill(colours: true) { $0.contains("Container") } != nil, "the stats box never settled:\n\(s.screen())")
