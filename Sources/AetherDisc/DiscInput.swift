@@ -51,6 +51,8 @@ public final class DiscInput {
     private let plan: DiscBytesPlan
     private let length: Int64
     private var position: Int64 = 0
+    /// Per transport-stream piece, what its PIDs' continuity counters get (``counters(_:)``).
+    private var renumbering: [Int: [Int: UInt8]] = [:]
 
     /// The title `number` (nil: the main title) of the disc at `path`, a DVD or a Blu-ray (an
     /// image or a folder); nil when `path` is neither, throws when it is one without that title.
@@ -105,14 +107,15 @@ public final class DiscInput {
         guard let out, wanted > 0 else { return 0 }
         guard position < length else { return aether_AVERROR_EOF() }
         var start = position
-        for piece in plan.pieces {
+        for (k, piece) in plan.pieces.enumerated() {
             let size = piece.length
             if start >= size {
                 start -= size
                 continue
             }
             var bytes: [UInt8]
-            if piece.shift == 0 {
+            let counters = counters(k)
+            if piece.shift == 0, counters.isEmpty {
                 bytes = read(piece, at: start, count: min(wanted, 1 << 20), wholeOnly: false)
             } else {
                 // Whole packs or packets from the piece's start, each moved, then the part asked for.
@@ -123,6 +126,7 @@ public final class DiscInput {
                         ProgramStreamRetimer.shift(&bytes, from: at, by: piece.shift)
                     } else {
                         TransportStreamRetimer.shift(&bytes, from: at, by: piece.shift)
+                        TransportStreamRetimer.renumber(&bytes, from: at, by: counters)
                     }
                 }
                 bytes = bytes.count > skip ? Array(bytes[skip..<min(bytes.count, skip + wanted)]) : []
@@ -133,6 +137,23 @@ public final class DiscInput {
             return Int32(bytes.count)
         }
         return aether_AVERROR_EOF()
+    }
+
+    /// What piece `k` of a transport stream adds to its PIDs' continuity counters so that they
+    /// follow on from the piece before (its last 64 KiB against this one's first), worked out
+    /// once, the pieces before it first.
+    private func counters(_ k: Int) -> [Int: UInt8] {
+        guard plan.packing == .transportStream, k > 0, plan.pieces.indices.contains(k) else { return [:] }
+        if let known = renumbering[k] { return known }
+        let before = counters(k - 1)
+        let unit = Int64(TransportStreamRetimer.packetBytes), window = Int64(64 << 10) / unit * unit
+        let previous = plan.pieces[k - 1]
+        let from = max(0, previous.length - window) / unit * unit
+        let tail = TransportStreamRetimer.continuity(read(previous, at: from, count: Int(previous.length - from), wholeOnly: true)).last
+        let head = TransportStreamRetimer.continuity(read(plan.pieces[k], at: 0, count: Int(window), wholeOnly: true)).first
+        let made = TransportStreamRetimer.deltas(last: tail, before: before, first: head)
+        renumbering[k] = made
+        return made
     }
 
     /// Up to `count` bytes at `offset` of `piece`: from its extent there to that extent's end,

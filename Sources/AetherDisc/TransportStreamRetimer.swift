@@ -42,4 +42,41 @@ public enum TransportStreamRetimer {
         if flags == 3, payload + 19 <= end { moved += ProgramStreamRetimer.move(&b, at: payload + 14, by: ticks) }
         return moved
     }
+
+    /// Per PID (null packets aside), the continuity counter of its first packet in `b` (192-byte
+    /// source packets from its start) and whether that packet carries a payload, and the
+    /// counter of its last packet.
+    public static func continuity(_ b: [UInt8]) -> (first: [Int: (counter: UInt8, payload: Bool)], last: [Int: UInt8]) {
+        var first: [Int: (counter: UInt8, payload: Bool)] = [:], last: [Int: UInt8] = [:]
+        for at in stride(from: 0, to: b.count - packetBytes + 1, by: packetBytes) where b[at + 4] == 0x47 {
+            let pid = Int(b[at + 5] & 0x1F) << 8 | Int(b[at + 6])
+            guard pid != 0x1FFF else { continue }
+            let counter = b[at + 7] & 0x0F
+            if first[pid] == nil { first[pid] = (counter, b[at + 7] & 0x10 != 0) }
+            last[pid] = counter
+        }
+        return (first, last)
+    }
+
+    /// Adds `deltas[pid]` (mod 16) to the continuity counter of the source packet at `start`.
+    public static func renumber(_ b: inout [UInt8], from start: Int = 0, by deltas: [Int: UInt8]) {
+        guard start + packetBytes <= b.count, b[start + 4] == 0x47 else { return }
+        let pid = Int(b[start + 5] & 0x1F) << 8 | Int(b[start + 6])
+        guard let delta = deltas[pid] else { return }
+        b[start + 7] = b[start + 7] & 0xF0 | (b[start + 7] &+ delta) & 0x0F
+    }
+
+    /// What to add to each PID's continuity counters in a piece so that its first packets
+    /// follow on from `last` (the piece before it, already renumbered by `before`): the
+    /// demuxer then sees one stream, not a damaged packet at each join.
+    public static func deltas(last: [Int: UInt8], before: [Int: UInt8], first: [Int: (counter: UInt8, payload: Bool)]) -> [Int: UInt8] {
+        var out: [Int: UInt8] = [:]
+        for (pid, head) in first {
+            guard let tail = last[pid] else { continue }
+            let wanted = (tail &+ (before[pid] ?? 0) &+ (head.payload ? 1 : 0)) & 0x0F
+            let delta = (wanted &- head.counter) & 0x0F
+            if delta != 0 { out[pid] = delta }
+        }
+        return out
+    }
 }

@@ -204,6 +204,26 @@ struct BlurayTests {
         #expect(ProgramStreamRetimerTests.read(back, at: 25) == (1 << 33) - 5)
     }
 
+    /// A packet of `pid` with continuity counter `cc` (and a payload, or none).
+    static func bare(pid: Int, cc: UInt8, payload: Bool = true) -> [UInt8] {
+        [0, 0, 0, 0, 0x47, UInt8(pid >> 8), UInt8(pid & 0xFF), (payload ? 0x10 : 0x20) | cc] + [UInt8](repeating: 0xFF, count: 184)
+    }
+
+    /// At a join each PID's counters go on from the piece before: video ended at 7 and starts
+    /// again at 0 (+8), audio ended at 3, the piece before renumbered by +2 (so 5), and its first
+    /// packet carries no payload (so it keeps 5: +5); a PID the piece before did not carry is left.
+    @Test func continuityCountersFollowOnAcrossAJoin() {
+        let tail = Self.bare(pid: 0x1011, cc: 6) + Self.bare(pid: 0x1011, cc: 7) + Self.bare(pid: 0x1100, cc: 3) + Self.bare(pid: 0x1FFF, cc: 9)
+        var head = Self.bare(pid: 0x1011, cc: 0) + Self.bare(pid: 0x1100, cc: 0, payload: false) + Self.bare(pid: 0x1200, cc: 4) + Self.bare(pid: 0x1011, cc: 1)
+        let last = TransportStreamRetimer.continuity(tail).last
+        #expect(last == [0x1011: 7, 0x1100: 3], "null packets are not counted")
+        let deltas = TransportStreamRetimer.deltas(last: last, before: [0x1100: 2], first: TransportStreamRetimer.continuity(head).first)
+        #expect(deltas == [0x1011: 8, 0x1100: 5])
+        for at in stride(from: 0, to: head.count, by: 192) { TransportStreamRetimer.renumber(&head, from: at, by: deltas) }
+        #expect([7, 199, 391, 583].map { head[$0] & 0x0F } == [8, 5, 4, 9], "\([7, 199, 391, 583].map { head[$0] & 0x0F })")
+        #expect(head[199] & 0x30 == 0x20 && head[7] & 0xF0 == 0x10, "the other bits of the byte are kept")
+    }
+
     @Test func packetsThatLieAreReadOnlyInside() {
         for cut in 0..<192 {
             var short = Array(Self.packet(pcr: 1, pts: 1, dts: 1).prefix(cut))
