@@ -13,8 +13,9 @@ import AetherDisc
 /// - `mpls`: the bytes as a Blu-ray playlist (``BlurayInfo``): lengths finite, chapters in
 ///   order inside the playlist, languages three letters, counts within their budgets.
 /// - `clpi`: the bytes as clip information (``BlurayClip``): entry points within their budget,
-///   every byte range inside the clip; then as 192-byte source packets moved in time
-///   (``TransportStreamRetimer``): nothing read or written outside a packet.
+///   every byte range inside the clip; then as 192-byte source packets moved in time and, the
+///   second half, renumbered to follow on from the first (``TransportStreamRetimer``): nothing
+///   read or written outside a packet.
 enum DiscCheck {
     static func udf(_ bytes: [UInt8]) {
         guard let image = UDFImage(source: MemoryByteSource(bytes), path: "fuzz.iso") else { return }
@@ -55,9 +56,15 @@ enum DiscCheck {
                 precondition(r.lowerBound >= 0 && r.upperBound <= length, "a range \(r) outside \(length)")
             }
         }
+        // The halves as two pieces joined: the second's counters carried on from the first's.
+        let half = bytes.count / 2 / TransportStreamRetimer.packetBytes * TransportStreamRetimer.packetBytes
+        let deltas = TransportStreamRetimer.deltas(last: TransportStreamRetimer.continuity(Array(bytes[..<half])).last, before: [:],
+                                                   first: TransportStreamRetimer.continuity(Array(bytes[half...])).first)
+        precondition(deltas.values.allSatisfy { $0 > 0 && $0 < 16 }, "a delta \(deltas)")
         var packets = bytes
         for at in stride(from: 0, to: packets.count, by: TransportStreamRetimer.packetBytes) {
             TransportStreamRetimer.shift(&packets, from: at, by: -270_000)
+            if at >= half { TransportStreamRetimer.renumber(&packets, from: at, by: deltas) }
         }
         precondition(packets.count == bytes.count, "a packet changed its size")
     }
