@@ -4,14 +4,20 @@ import AetherBase
 /// (``BlurayInfo``: the playlists worth playing) and each title's bytes, its play items' parts
 /// of their clips' `.m2ts` files joined (``BlurayClip/byteRange(inTime:outTime:length:)``), as
 /// one MPEG transport stream of 192-byte source packets.
-public final class BlurayDisc {
+public final class BlurayDisc: PlayableDisc {
     public let files: DiscFiles
     public let info: BlurayInfo
     private var clips: [String: BlurayClip?] = [:]
 
     /// The disc at `path`; nil when `path` is not one (no `BDMV/index.bdmv`) or no playlist could be read.
     public static func open(_ path: String) -> BlurayDisc? {
-        guard let files = DiscFiles.open(path, kind: .bluray) else { return nil }
+        if case .bluray(let disc) = Disc.open(path) { return disc }
+        return nil
+    }
+
+    /// The Blu-ray of `files` (a Blu-ray's, ``DiscKind/bluray``); nil when it has no title.
+    static func open(_ files: DiscFiles) -> BlurayDisc? {
+        guard files.kind == .bluray else { return nil }
         let names = files.files.keys.filter { $0.hasPrefix("PLAYLIST/") && $0.hasSuffix(".MPLS") }.map { String($0.dropFirst(9)) }
         let info = BlurayInfo.parse(names: names) { files.read("PLAYLIST/" + $0, limit: BlurayInfo.maxPlaylistBytes) }
         if info.leftOut > 0 { AppLog.write("disc", "\(TextSanitizer.clean(files.label)): \(info.leftOut) playlists, items or marks left out") }
@@ -24,11 +30,8 @@ public final class BlurayDisc {
         self.info = info
     }
 
-    /// Title `number` (1-based), or the main title for nil.
-    public func title(_ number: Int?) -> BlurayPlaylist? {
-        guard let number else { return info.mainTitle }
-        return info.titles.first { $0.number == number }
-    }
+    public var titles: [BlurayPlaylist] { info.titles }
+    public var mainTitle: BlurayPlaylist? { info.mainTitle }
 
     public func discTitle(_ p: BlurayPlaylist) -> DiscTitle {
         DiscTitle(number: p.number, duration: p.duration, chapters: p.chapters, languages: p.languages, playlist: p.name)
@@ -55,7 +58,7 @@ public final class BlurayDisc {
                 AppLog.write("disc", "playlist \(playlist.name): clip \(item.clip) has no stream file; left out")
                 continue
             }
-            let length = file.reduce(0) { $0 + $1.length }
+            let length = file.byteCount
             let range: Range<Int64>
             if let clip = clip(item.clip) {
                 range = clip.byteRange(inTime: item.inTime, outTime: item.outTime, length: length)
@@ -63,20 +66,8 @@ public final class BlurayDisc {
                 AppLog.write("disc", "clip \(item.clip): its information cannot be read; the whole clip plays")
                 range = 0..<length
             }
-            pieces.append(DiscBytesPlan.Piece(extents: Self.slice(file, range), shift: (origin + elapsed - item.inTime) * 2))
+            pieces.append(DiscBytesPlan.Piece(extents: file.slice(range), shift: (origin + elapsed - item.inTime) * 2))
         }
         return DiscBytesPlan(pieces: pieces, packing: .transportStream)
-    }
-
-    /// The part `range` of a file made of `extents`.
-    static func slice(_ extents: [DiscExtent], _ range: Range<Int64>) -> [DiscExtent] {
-        var out: [DiscExtent] = []
-        var at: Int64 = 0
-        for extent in extents {
-            defer { at += extent.length }
-            let from = max(range.lowerBound, at), to = min(range.upperBound, at + extent.length)
-            if from < to { out.append(DiscExtent(file: extent.file, offset: extent.offset + from - at, length: to - from)) }
-        }
-        return out
     }
 }

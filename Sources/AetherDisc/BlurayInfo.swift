@@ -102,6 +102,8 @@ public struct BlurayPlaylist: Sendable, Equatable {
         }
         guard !items.isEmpty else { return nil }
         var chapters: [Double] = []
+        // Where each kept item starts in the playlist.
+        let starts = items.reduce(into: [0.0]) { $0.append($0[$0.count - 1] + $1.duration) }
         if marks >= 40, marks + 6 <= b.count {
             let n = min(DiscBytes.be16(b, marks + 4), BlurayInfo.maxMarks)
             for m in 0..<n {
@@ -110,7 +112,7 @@ public struct BlurayPlaylist: Sendable, Equatable {
                 let item = DiscBytes.be16(b, e + 2), time = Int64(DiscBytes.be32(b, e + 4))
                 // Entry marks (type 1) on an item we kept, inside it.
                 guard b[e + 1] == 1, let index = kept.firstIndex(of: item), time >= items[index].inTime, time <= items[index].outTime else { continue }
-                let start = items[..<index].reduce(0) { $0 + $1.duration } + Double(time - items[index].inTime) / 45_000
+                let start = starts[index] + Double(time - items[index].inTime) / 45_000
                 if chapters.last.map({ start > $0 }) ?? true { chapters.append(start) }
             }
         }

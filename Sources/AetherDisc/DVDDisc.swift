@@ -3,13 +3,19 @@ import AetherBase
 /// A DVD-Video disc (an ISO 9660 image, a folder holding `VIDEO_TS`, or `VIDEO_TS` itself): its
 /// titles (``DVDInfo``) and each title's bytes, its cells' sectors of the title set's VOB files
 /// joined, as one MPEG program stream.
-public final class DVDDisc {
+public final class DVDDisc: PlayableDisc {
     public let files: DiscFiles
     public let info: DVDInfo
 
     /// The disc at `path`; nil when `path` is not one (no `VIDEO_TS.IFO`), or no title could be read.
     public static func open(_ path: String) -> DVDDisc? {
-        guard let files = DiscFiles.dvd(at: path),
+        if case .dvd(let disc) = Disc.open(path) { return disc }
+        return nil
+    }
+
+    /// The DVD of `files` (a DVD's, ``DiscKind/dvd``); nil when no title could be read.
+    static func open(_ files: DiscFiles) -> DVDDisc? {
+        guard files.kind == .dvd,
               let vmg = files.read("VIDEO_TS.IFO", limit: DVDInfo.maxIFOBytes) ?? files.read("VIDEO_TS.BUP", limit: DVDInfo.maxIFOBytes)
         else { return nil }
         let info = DVDInfo.parse(vmg: vmg) { n in
@@ -26,38 +32,19 @@ public final class DVDDisc {
         self.info = info
     }
 
-    /// Title `number` (1-based), or the main title for nil.
-    public func title(_ number: Int?) -> DVDTitle? {
-        guard let number else { return info.mainTitle }
-        return info.titles.first { $0.number == number }
-    }
+    public var titles: [DVDTitle] { info.titles }
+    public var mainTitle: DVDTitle? { info.mainTitle }
 
-    /// The title's bytes: each cell's sectors, sliced out of the title set's VOBs
-    /// (`VTS_nn_1.VOB` … `VTS_nn_9.VOB`, one run of sectors). A cell past their end is cut there.
-    public func extents(of title: DVDTitle) -> [DiscExtent] { cellExtents(of: title).flatMap { $0 } }
-
-    /// ``extents(of:)`` cell by cell (in the title's order).
+    /// The title's bytes cell by cell (in the title's order): each cell's sectors, sliced out of
+    /// the title set's VOBs (`VTS_nn_1.VOB` … `VTS_nn_9.VOB`, one run of sectors). A cell past
+    /// their end is cut there.
     public func cellExtents(of title: DVDTitle) -> [[DiscExtent]] {
         let prefix = "VTS_" + (title.titleSet < 10 ? "0" : "") + String(title.titleSet) + "_"
         let vobs = (1...9).flatMap { files.files[prefix + String($0) + ".VOB"] ?? [] }
-        var cells: [[DiscExtent]] = []
-        for cell in title.cells {
-            var out: [DiscExtent] = []
-            defer { cells.append(out) }
-            var start = Int64(cell.first) * 2048
-            var left = (Int64(cell.last) - Int64(cell.first) + 1) * 2048
-            for vob in vobs where left > 0 {
-                if start >= vob.length {
-                    start -= vob.length
-                    continue
-                }
-                let take = min(left, vob.length - start)
-                out.append(DiscExtent(file: vob.file, offset: vob.offset + start, length: take))
-                left -= take
-                start = 0
-            }
+        return title.cells.map { cell in
+            let from = Int64(cell.first) * 2048
+            return vobs.slice(from..<max(from, (Int64(cell.last) + 1) * 2048))
         }
-        return cells
     }
 
     /// The title as a player offers it: its streams' languages by program stream id (audio

@@ -35,6 +35,8 @@ public protocol DiscFileSystem: AnyObject {
 ///
 /// Used from one thread at a time.
 public final class DiscFiles {
+    /// Which kind of disc the files are.
+    public let kind: DiscKind
     /// The files (upper-case name: bytes).
     public let files: [String: [DiscExtent]]
     /// What the disc is, for a line: the image's volume name or the folder's path.
@@ -42,36 +44,40 @@ public final class DiscFiles {
     private var sources: [String: FileByteSource] = [:]
     private let image: FileByteSource?
 
-    private init(files: [String: [DiscExtent]], label: String, image: FileByteSource?) {
+    private init(kind: DiscKind, files: [String: [DiscExtent]], label: String, image: FileByteSource?) {
+        self.kind = kind
         self.files = files
         self.label = label
         self.image = image
         if let image, let first = files.values.first?.first { sources[first.file] = image }
     }
 
-    /// The DVD at `path` (an image or a folder), nil when it holds no `VIDEO_TS` directory.
-    public static func dvd(at path: String) -> DiscFiles? { open(path, kind: .dvd) }
-
-    /// The disc of `kind` at `path` (an image or a folder), nil when it holds none.
-    public static func open(_ path: String, kind: DiscKind) -> DiscFiles? {
+    /// Every kind of disc `path` holds (an image or a folder), a DVD's first; empty when none.
+    /// An image is opened once and each of its file systems read at most once.
+    public static func open(_ path: String) -> [DiscFiles] {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        if info.st_mode & S_IFMT == S_IFDIR { return folder(path, kind: kind) }
-        guard info.st_mode & S_IFMT == S_IFREG, let source = try? FileByteSource(path: path) else { return nil }
-        // A DVD's image carries both file systems, a Blu-ray's UDF alone (or ISO 9660 as written here).
-        let systems: [() -> DiscFileSystem?] = [{ UDFImage(source: source, path: path) }, { ISO9660Image(source: source, path: path) }]
-        for make in kind == .dvd ? systems.reversed() : systems {
-            guard let image = make(), let dir = image.directory([kind.top]) else { continue }
-            var files: [String: [DiscExtent]] = [:]
-            for entry in dir where !entry.isDirectory { files[entry.name.uppercased()] = entry.extents }
-            guard files[kind.marker] != nil else { continue }
-            for sub in kind.subdirectories {
-                for entry in image.directory([kind.top, sub]) ?? [] where !entry.isDirectory { files[sub + "/" + entry.name.uppercased()] = entry.extents }
+        guard stat(path, &info) == 0 else { return [] }
+        if info.st_mode & S_IFMT == S_IFDIR { return DiscKind.allCases.compactMap { folder(path, kind: $0) } }
+        guard info.st_mode & S_IFMT == S_IFREG, let source = try? FileByteSource(path: path) else { return [] }
+        lazy var udf: DiscFileSystem? = UDFImage(source: source, path: path)
+        lazy var iso: DiscFileSystem? = ISO9660Image(source: source, path: path)
+        var found: [DiscFiles] = []
+        for kind in DiscKind.allCases {
+            // A DVD's image carries both file systems, a Blu-ray's UDF alone (or ISO 9660 as written here).
+            for isUDF in kind == .dvd ? [false, true] : [true, false] {
+                guard let image = isUDF ? udf : iso, let dir = image.directory([kind.top]) else { continue }
+                var files: [String: [DiscExtent]] = [:]
+                for entry in dir where !entry.isDirectory { files[entry.name.uppercased()] = entry.extents }
+                guard files[kind.marker] != nil else { continue }
+                for sub in kind.subdirectories {
+                    for entry in image.directory([kind.top, sub]) ?? [] where !entry.isDirectory { files[sub + "/" + entry.name.uppercased()] = entry.extents }
+                }
+                if image.leftOut > 0 { AppLog.write("disc", "\(TextSanitizer.clean(path)): \(image.leftOut) directory records left out") }
+                found.append(DiscFiles(kind: kind, files: files, label: image.volumeName.isEmpty ? path : image.volumeName, image: source))
+                break
             }
-            if image.leftOut > 0 { AppLog.write("disc", "\(TextSanitizer.clean(path)): \(image.leftOut) directory records left out") }
-            return DiscFiles(files: files, label: image.volumeName.isEmpty ? path : image.volumeName, image: source)
         }
-        return nil
+        return found
     }
 
     /// Whether directory `path` is a disc (holds `VIDEO_TS` or `BDMV`, or is one): a playlist
@@ -102,7 +108,7 @@ public final class DiscFiles {
                 guard let name = [sub, sub.lowercased()].first(where: { lstat(candidate + "/" + $0, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR }) else { continue }
                 for (file, extents) in list(candidate + "/" + name) { listed[sub + "/" + file] = extents }
             }
-            return DiscFiles(files: listed, label: all[0], image: nil)
+            return DiscFiles(kind: kind, files: listed, label: all[0], image: nil)
         }
         return nil
     }
@@ -129,7 +135,7 @@ public final class DiscFiles {
     /// The whole file `name` (upper case), nil when it is missing, longer than `limit` or
     /// cannot be read whole.
     public func read(_ name: String, limit: Int) -> [UInt8]? {
-        guard let extents = files[name], extents.reduce(0, { $0 + $1.length }) <= Int64(limit) else { return nil }
+        guard let extents = files[name], extents.byteCount <= Int64(limit) else { return nil }
         var out: [UInt8] = []
         for extent in extents {
             let bytes = read(extent, at: 0, count: Int(extent.length))

@@ -16,6 +16,49 @@ public struct DiscTitle: Sendable, Equatable {
     public let playlist: String?
 }
 
+/// A disc at a path, its files opened once (``DiscFiles/open(_:)``): a DVD or a Blu-ray.
+public enum Disc {
+    case dvd(DVDDisc)
+    case bluray(BlurayDisc)
+
+    /// The disc at `path` (an image or a folder); nil when it holds none with a title. A path
+    /// that holds both kinds is the DVD when its titles can be read.
+    public static func open(_ path: String) -> Disc? {
+        for files in DiscFiles.open(path) {
+            if let disc = DVDDisc.open(files) { return .dvd(disc) }
+            if let disc = BlurayDisc.open(files) { return .bluray(disc) }
+        }
+        return nil
+    }
+}
+
+/// A title a disc numbers (1-based): a DVD's title, a Blu-ray playlist that is one.
+public protocol NumberedTitle {
+    var number: Int { get }
+}
+
+extension DVDTitle: NumberedTitle {}
+extension BlurayPlaylist: NumberedTitle {}
+
+/// A disc whose titles play (``DVDDisc``, ``BlurayDisc``): its files, its titles in the disc's
+/// order and the main one, each title as a player offers it and its bytes.
+public protocol PlayableDisc: AnyObject {
+    associatedtype Title: NumberedTitle
+    var files: DiscFiles { get }
+    var titles: [Title] { get }
+    var mainTitle: Title? { get }
+    func discTitle(_ title: Title) -> DiscTitle
+    func plan(of title: Title) -> DiscBytesPlan
+}
+
+extension PlayableDisc {
+    /// Title `number` (1-based), or the main title for nil.
+    public func title(_ number: Int?) -> Title? {
+        guard let number else { return mainTitle }
+        return titles.first { $0.number == number }
+    }
+}
+
 /// A title's bytes in order: pieces (a DVD's cells, a Blu-ray play item's part of its clip),
 /// each a file's bytes in one or more extents of the disc, with the 90 kHz ticks its timestamps
 /// are moved by; and how they are packed (``ProgramStreamRetimer``'s 2048-byte packs or
@@ -26,7 +69,14 @@ public struct DiscBytesPlan: Sendable, Equatable {
     public struct Piece: Sendable, Equatable {
         public let extents: [DiscExtent]
         public let shift: Int64
-        public var length: Int64 { extents.reduce(0) { $0 + $1.length } }
+        /// Its bytes (``extents``' lengths, summed once: each read walks the pieces).
+        public let length: Int64
+
+        public init(extents: [DiscExtent], shift: Int64) {
+            self.extents = extents
+            self.shift = shift
+            length = extents.byteCount
+        }
     }
     public let pieces: [Piece]
     public let packing: Packing
@@ -57,19 +107,18 @@ public final class DiscInput {
     /// The title `number` (nil: the main title) of the disc at `path`, a DVD or a Blu-ray (an
     /// image or a folder); nil when `path` is neither, throws when it is one without that title.
     public static func open(_ path: String, title number: Int?) throws(DiscError) -> DiscInput? {
-        if let disc = DVDDisc.open(path) {
-            guard let title = disc.title(number) else {
-                throw DiscError("the disc has no title \(number ?? 0) (titles 1–\(disc.info.titles.count))")
-            }
-            return try DiscInput(files: disc.files, title: disc.discTitle(title), titles: disc.info.titles.map(disc.discTitle), plan: disc.plan(of: title))
+        switch Disc.open(path) {
+        case .dvd(let disc): try DiscInput(disc, title: number)
+        case .bluray(let disc): try DiscInput(disc, title: number)
+        case nil: nil
         }
-        if let disc = BlurayDisc.open(path) {
-            guard let title = disc.title(number) else {
-                throw DiscError("the disc has no title \(number ?? 0) (titles 1–\(disc.info.titles.count))")
-            }
-            return try DiscInput(files: disc.files, title: disc.discTitle(title), titles: disc.info.titles.map(disc.discTitle), plan: disc.plan(of: title))
+    }
+
+    private convenience init<D: PlayableDisc>(_ disc: D, title number: Int?) throws(DiscError) {
+        guard let title = disc.title(number) else {
+            throw DiscError("the disc has no title \(number ?? 0) (titles 1–\(disc.titles.count))")
         }
-        return nil
+        try self.init(files: disc.files, title: disc.discTitle(title), titles: disc.titles.map(disc.discTitle), plan: disc.plan(of: title))
     }
 
     private init(files: DiscFiles, title: DiscTitle, titles: [DiscTitle], plan: DiscBytesPlan) throws(DiscError) {
@@ -226,8 +275,4 @@ public final class DiscInput {
 public struct DiscError: Error, Sendable, Equatable {
     public let message: String
     public init(_ message: String) { self.message = message }
-}
-
-extension Array {
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

@@ -125,7 +125,7 @@ public struct DiscEntry: Sendable, Equatable {
     public let name: String
     public let isDirectory: Bool
     public let extents: [DiscExtent]
-    public var size: Int64 { extents.reduce(0) { $0 + $1.length } }
+    public var size: Int64 { extents.byteCount }
 }
 
 /// Bytes of a file on a disc: `length` bytes at `offset` of the file at `file` (a disc image,
@@ -139,6 +139,23 @@ public struct DiscExtent: Sendable, Equatable {
         self.file = file
         self.offset = offset
         self.length = length
+    }
+}
+
+extension Array where Element == DiscExtent {
+    /// The bytes of a file made of these extents.
+    public var byteCount: Int64 { reduce(0) { $0 + $1.length } }
+
+    /// The part `range` of a file made of these extents, as extents (fewer at the file's end).
+    public func slice(_ range: Range<Int64>) -> [DiscExtent] {
+        var out: [DiscExtent] = []
+        var at: Int64 = 0
+        for extent in self {
+            defer { at += extent.length }
+            let from = Swift.max(range.lowerBound, at), to = Swift.min(range.upperBound, at + extent.length)
+            if from < to { out.append(DiscExtent(file: extent.file, offset: extent.offset + from - at, length: to - from)) }
+        }
+        return out
     }
 }
 

@@ -85,8 +85,9 @@ public final class UDFImage: DiscFileSystem {
         self.maps = maps
         // The file set descriptor (the logical volume's contents use), then its root directory.
         let fsdPartition = DiscBytes.le16(lvd, 256), fsdBlock = Int64(DiscBytes.le32(lvd, 252))
-        guard let fsdAt = Self.offset(maps, fsdPartition, fsdBlock), Self.tag(source.read(at: fsdAt, count: 2048)) == 256 else { return nil }
-        let fsd = source.read(at: fsdAt, count: 2048)
+        guard let fsdAt = Self.offset(maps, fsdPartition, fsdBlock) else { return nil }
+        let fsd = source.read(at: fsdAt, count: Int(Self.sector))
+        guard Self.tag(fsd) == 256 else { return nil }
         root = (DiscBytes.le16(fsd, 408), Int64(DiscBytes.le32(fsd, 404)))
     }
 
@@ -95,11 +96,10 @@ public final class UDFImage: DiscFileSystem {
     public func directory(_ path: [String]) -> [DiscEntry]? {
         var current = root
         for part in path {
-            guard let next = identifiers(current).first(where: { $0.isDirectory && $0.name.uppercased() == part.uppercased() }) else { return nil }
+            guard let next = identifiers(current)?.first(where: { $0.isDirectory && $0.name.uppercased() == part.uppercased() }) else { return nil }
             current = next.icb
         }
-        guard fileEntry(current)?.isDirectory == true else { return nil }
-        return identifiers(current).compactMap { id in
+        return identifiers(current)?.compactMap { id in
             guard let file = fileEntry(id.icb) else { leftOut += 1; return nil }
             return DiscEntry(name: id.name, isDirectory: file.isDirectory, extents: file.extents)
         }
@@ -111,9 +111,10 @@ public final class UDFImage: DiscFileSystem {
         let icb: (partition: Int, block: Int64)
     }
 
-    /// The file identifiers of the directory whose entry is at `icb` (parent and deleted ones skipped).
-    private func identifiers(_ icb: (partition: Int, block: Int64)) -> [Identifier] {
-        guard let dir = fileEntry(icb), dir.isDirectory else { return [] }
+    /// The file identifiers of the directory whose entry is at `icb` (parent and deleted ones
+    /// skipped); nil when that is no directory.
+    private func identifiers(_ icb: (partition: Int, block: Int64)) -> [Identifier]? {
+        guard let dir = fileEntry(icb), dir.isDirectory else { return nil }
         guard dir.size <= Int64(Self.maxDirectoryBytes) else { leftOut += 1; return [] }
         var bytes: [UInt8] = dir.embedded ?? []
         if dir.embedded == nil {

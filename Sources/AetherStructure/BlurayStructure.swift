@@ -40,7 +40,7 @@ enum BlurayStructure {
         let names = Set(info.playlists.flatMap { $0.items.map(\.clip) }).sorted()
         top.append(DiscNode.make("Clips", clipsTag, summary: "\(names.count) clip\(names.count == 1 ? "" : "s") the playlists play"))
         children[clipsTag] = names.map { name in
-            let bytes = disc.files.files["STREAM/" + name + ".M2TS"]?.reduce(0) { $0 + $1.length }
+            let bytes = disc.files.files["STREAM/" + name + ".M2TS"]?.byteCount
             let points = disc.clip(name)?.entryPoints.count
             return DiscNode.make(name, 0, summary: "\(bytes.map { "\($0) bytes" } ?? "no stream file"), \(points.map { "\($0) entry points" } ?? "no clip information")",
                         fields: [StructureField("stream bytes", bytes.map(String.init) ?? "-"), StructureField("entry points", points.map(String.init) ?? "-")],

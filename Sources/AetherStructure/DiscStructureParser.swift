@@ -13,11 +13,14 @@ public final class DiscStructureParser: BuiltStructure {
 
     /// Nil when `path` is not a disc (an image or a folder with `VIDEO_TS` or `BDMV`).
     public init?(path: String) {
-        guard let disc = DVDDisc.open(path) else {
-            guard let bluray = BlurayDisc.open(path) else { return nil }
+        let disc: DVDDisc
+        switch Disc.open(path) {
+        case .bluray(let bluray):
             format = .bluray
             (nodes, childrenByTag) = BlurayStructure.nodes(bluray)
             return
+        case .dvd(let dvd): disc = dvd
+        case nil: return nil
         }
         format = .dvd
         let info = disc.info

@@ -26,7 +26,7 @@ struct DiscTests {
         #expect(main.chapters.count == 2 && main.chapters[0] == 0 && abs(main.chapters[1] - 4.2) < 0.05, "\(main.chapters)")
         #expect(main.audioLanguages == ["fr"] && titles[0].audioLanguages == ["en"])
         // Its bytes: the title set's VOB, sector by sector.
-        let extents = disc.extents(of: main)
+        let extents = disc.plan(of: main).extents
         let size = extents.reduce(0) { $0 + $1.length }
         #expect(size == Int64((main.cells.last!.last - main.cells.first!.first + 1) * 2048))
         #expect(extents.allSatisfy { $0.file.hasSuffix(form == "iso" ? "dvd.iso" : "VTS_02_1.VOB") })
@@ -68,8 +68,8 @@ struct DiscTests {
         try fm.createSymbolicLink(atPath: dir + "/VIDEO_TS/VTS_02_1.VOB", withDestinationPath: Self.folder + "/VIDEO_TS/VTS_02_1.VOB")
         let disc = try #require(DVDDisc.open(dir))
         #expect(disc.files.files["VTS_02_1.VOB"] == nil)
-        #expect(disc.extents(of: try #require(disc.title(2))).isEmpty)
-        #expect(!disc.extents(of: try #require(disc.title(1))).isEmpty)
+        #expect(disc.plan(of: try #require(disc.title(2))).extents.isEmpty)
+        #expect(!disc.plan(of: try #require(disc.title(1))).extents.isEmpty)
     }
 
     static func ifo(_ name: String) throws -> [UInt8] {
