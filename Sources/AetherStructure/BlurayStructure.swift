@@ -7,24 +7,17 @@ import AetherDisc
 enum BlurayStructure {
     static func nodes(_ disc: BlurayDisc) -> ([StructureNode], [UInt64: [StructureNode]]) {
         let info = disc.info
-        var children: [UInt64: [StructureNode]] = [:]
-        let tags = DiscNode.Tags()
-        let newTag = tags.take
-        let main = info.mainTitle?.number
-        let titlesTag = newTag()
-        var top = [DiscNode.titles(tag: titlesTag, count: info.titles.count, main: main, label: disc.files.label)]
-        children[titlesTag] = info.titles.map { t in
-            DiscNode.make("Title \(t.number)", 0, summary: "\(DiscNode.seconds(t.duration)), \(t.chapters.count) chapters, playlist \(t.name)\(t.number == main ? " (main)" : "")",
-                 fields: [StructureField("length", DiscNode.seconds(t.duration)), StructureField("playlist", t.name),
-                          StructureField("chapters", t.chapters.map(DiscNode.seconds).joined(separator: ", ")),
-                          StructureField("languages", t.languages.keys.sorted().map { String(cFormat: "0x%04X ", $0) + (t.languages[$0] ?? "") }.joined(separator: ", "))],
-                 depth: 1)
+        let tree = DiscNode.Tree(titles: info.titles, main: info.mainTitle, label: disc.files.label) { t in
+            ("\(DiscNode.seconds(t.duration)), \(t.chapters.count) chapters, playlist \(t.name)",
+             [StructureField("length", DiscNode.seconds(t.duration)), StructureField("playlist", t.name),
+              StructureField("chapters", t.chapters.map(DiscNode.seconds).joined(separator: ", ")),
+              StructureField("languages", t.languages.keys.sorted().map { String(cFormat: "0x%04X ", $0) + (t.languages[$0] ?? "") }.joined(separator: ", "))])
         }
-        let listsTag = newTag()
-        top.append(DiscNode.make("Playlists", listsTag, summary: "\(info.playlists.count) playlist\(info.playlists.count == 1 ? "" : "s")"))
-        children[listsTag] = info.playlists.map { p in
-            let tag = newTag()
-            children[tag] = p.items.enumerated().map { k, item in
+        let listsTag = tree.tag()
+        tree.top.append(DiscNode.make("Playlists", listsTag, summary: "\(info.playlists.count) playlist\(info.playlists.count == 1 ? "" : "s")"))
+        tree.children[listsTag] = info.playlists.map { p in
+            let tag = tree.tag()
+            tree.children[tag] = p.items.enumerated().map { k, item in
                 DiscNode.make("Play item \(k + 1)", 0, summary: "clip \(item.clip), \(DiscNode.seconds(item.duration))",
                      fields: [StructureField("clip", item.clip), StructureField("in", DiscNode.seconds(Double(item.inTime) / 45_000)),
                               StructureField("out", DiscNode.seconds(Double(item.outTime) / 45_000))], depth: 2)
@@ -36,10 +29,10 @@ enum BlurayStructure {
                         fields: [StructureField("length", DiscNode.seconds(p.duration)), StructureField("angles", String(p.angles)),
                                  StructureField("chapters", p.chapters.map(DiscNode.seconds).joined(separator: ", "))], depth: 1)
         }
-        let clipsTag = newTag()
+        let clipsTag = tree.tag()
         let names = Set(info.playlists.flatMap { $0.items.map(\.clip) }).sorted()
-        top.append(DiscNode.make("Clips", clipsTag, summary: "\(names.count) clip\(names.count == 1 ? "" : "s") the playlists play"))
-        children[clipsTag] = names.map { name in
+        tree.top.append(DiscNode.make("Clips", clipsTag, summary: "\(names.count) clip\(names.count == 1 ? "" : "s") the playlists play"))
+        tree.children[clipsTag] = names.map { name in
             let bytes = disc.files.files["STREAM/" + name + ".M2TS"]?.byteCount
             let points = disc.clip(name)?.entryPoints.count
             return DiscNode.make(name, 0, summary: "\(bytes.map { "\($0) bytes" } ?? "no stream file"), \(points.map { "\($0) entry points" } ?? "no clip information")",
@@ -47,8 +40,8 @@ enum BlurayStructure {
                         depth: 1)
         }
         if info.leftOut > 0 {
-            top.append(DiscNode.make("Left out", 0, summary: "\(info.leftOut) playlists, items or marks our reader refused"))
+            tree.top.append(DiscNode.make("Left out", 0, summary: "\(info.leftOut) playlists, items or marks our reader refused"))
         }
-        return (top, children)
+        return (tree.top, tree.children)
     }
 }

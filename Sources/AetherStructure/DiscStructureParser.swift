@@ -24,27 +24,20 @@ public final class DiscStructureParser: BuiltStructure {
         }
         format = .dvd
         let info = disc.info
-        var children: [UInt64: [StructureNode]] = [:]
-        let tags = DiscNode.Tags()
-        let newTag = tags.take
-        let main = info.mainTitle?.number
-        let titlesTag = newTag()
-        var top = [DiscNode.titles(tag: titlesTag, count: info.titles.count, main: main, label: disc.files.label)]
-        children[titlesTag] = info.titles.map { t in
-            DiscNode.make("Title \(t.number)", 0, summary: "\(DiscNode.seconds(t.duration)), \(t.chapters.count) chapters, title set \(t.titleSet)\(t.number == main ? " (main)" : "")",
-                 fields: [StructureField("length", DiscNode.seconds(t.duration)), StructureField("title set", String(t.titleSet)),
-                          StructureField("angles", String(t.angles)), StructureField("chapters", t.chapters.map(DiscNode.seconds).joined(separator: ", ")),
-                          StructureField("cells", String(t.cells.count)),
-                          StructureField("audio", t.audioLanguages.map { $0 ?? "-" }.joined(separator: ", ")),
-                          StructureField("subtitles", t.subtitleLanguages.map { $0 ?? "-" }.joined(separator: ", "))],
-                 depth: 1)
+        let tree = DiscNode.Tree(titles: info.titles, main: info.mainTitle, label: disc.files.label) { t in
+            ("\(DiscNode.seconds(t.duration)), \(t.chapters.count) chapters, title set \(t.titleSet)",
+             [StructureField("length", DiscNode.seconds(t.duration)), StructureField("title set", String(t.titleSet)),
+              StructureField("angles", String(t.angles)), StructureField("chapters", t.chapters.map(DiscNode.seconds).joined(separator: ", ")),
+              StructureField("cells", String(t.cells.count)),
+              StructureField("audio", t.audioLanguages.map { $0 ?? "-" }.joined(separator: ", ")),
+              StructureField("subtitles", t.subtitleLanguages.map { $0 ?? "-" }.joined(separator: ", "))])
         }
         for set in info.titleSets {
-            let setTag = newTag()
-            top.append(DiscNode.make("Title set \(set.number)", setTag, summary: "\(set.chains.count) program chain\(set.chains.count == 1 ? "" : "s"), \(set.parts.count) title\(set.parts.count == 1 ? "" : "s")"))
-            children[setTag] = set.chains.enumerated().map { k, chain in
-                let chainTag = newTag()
-                children[chainTag] = chain.cells.enumerated().map { c, cell in
+            let setTag = tree.tag()
+            tree.top.append(DiscNode.make("Title set \(set.number)", setTag, summary: "\(set.chains.count) program chain\(set.chains.count == 1 ? "" : "s"), \(set.parts.count) title\(set.parts.count == 1 ? "" : "s")"))
+            tree.children[setTag] = set.chains.enumerated().map { k, chain in
+                let chainTag = tree.tag()
+                tree.children[chainTag] = chain.cells.enumerated().map { c, cell in
                     DiscNode.make("Cell \(c + 1)", 0, summary: "\(DiscNode.seconds(cell.duration)), sectors \(cell.first)–\(cell.last)",
                          fields: [StructureField("length", DiscNode.seconds(cell.duration)), StructureField("first sector", String(cell.first)),
                                   StructureField("last sector", String(cell.last)), StructureField("program", String((chain.programs.lastIndex { $0 <= c + 1 } ?? 0) + 1))],
@@ -57,14 +50,14 @@ public final class DiscStructureParser: BuiltStructure {
             }
         }
         if info.leftOut > 0 {
-            top.append(DiscNode.make("Left out", 0, summary: "\(info.leftOut) titles, chains or cells our reader refused"))
+            tree.top.append(DiscNode.make("Left out", 0, summary: "\(info.leftOut) titles, chains or cells our reader refused"))
         }
-        nodes = top
-        childrenByTag = children
+        nodes = tree.top
+        childrenByTag = tree.children
     }
 }
 
-/// What the disc views share: a node that covers no bytes of a file, a length, the titles' node.
+/// What the disc views share: a node that covers no bytes of a file, a length, the tree they build.
 enum DiscNode {
     static func seconds(_ s: Double) -> String { String(cFormat: "%.3f s", s) }
 
@@ -73,15 +66,28 @@ enum DiscNode {
                       isContainer: tag != 0, depth: depth, tag: tag)
     }
 
-    /// "Titles": how many, which is the main one, and what the disc is.
-    static func titles(tag: UInt64, count: Int, main: Int?, label: String) -> StructureNode {
-        make("Titles", tag, summary: "\(count) title\(count == 1 ? "" : "s"), the main title \(main.map(String.init) ?? "-")",
-             fields: [StructureField("disc", TextSanitizer.clean(label))])
-    }
-
-    /// The tags of a view's container nodes, from 1.
-    final class Tags {
+    /// A view's tree as it is built: its top nodes and their children by tag, "Titles" first
+    /// (how many, which is the main one, and what the disc is) with a node a title under it.
+    final class Tree {
+        var top: [StructureNode] = []
+        var children: [UInt64: [StructureNode]] = [:]
         private var next: UInt64 = 1
-        func take() -> UInt64 { defer { next += 1 }; return next }
+
+        /// `describe` gives a title's summary (" (main)" is added to the main one's) and fields.
+        init<T: NumberedTitle>(titles: [T], main: T?, label: String, _ describe: (T) -> (String, [StructureField])) {
+            let tag = tag()
+            top = [make("Titles", tag, summary: "\(titles.count) title\(titles.count == 1 ? "" : "s"), the main title \(main.map { String($0.number) } ?? "-")",
+                        fields: [StructureField("disc", TextSanitizer.clean(label))])]
+            children[tag] = titles.map { t in
+                let (summary, fields) = describe(t)
+                return make("Title \(t.number)", 0, summary: summary + (t.number == main?.number ? " (main)" : ""), fields: fields, depth: 1)
+            }
+        }
+
+        /// The next container node's tag (from 1).
+        func tag() -> UInt64 {
+            defer { next += 1 }
+            return next
+        }
     }
 }
