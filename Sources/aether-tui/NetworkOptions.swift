@@ -49,5 +49,7 @@ struct SizeArgument: ExpressibleByArgument {
         self.bytes = bytes
     }
 
-    var defaultValueDescription: String { bytes % (1 << 20) == 0 ? "\(bytes >> 20)MiB" : "\(bytes)" }
+    var defaultValueDescription: String {
+        bytes > 0 && bytes % (1 << 30) == 0 ? "\(bytes >> 30)GiB" : bytes % (1 << 20) == 0 ? "\(bytes >> 20)MiB" : "\(bytes)"
+    }
 }

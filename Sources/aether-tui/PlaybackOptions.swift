@@ -154,7 +154,7 @@ struct PlaybackOptions: ParsableArguments {
     var timeshiftMemory: Int = 64
 
     @Option(name: .customLong("timeshift-disk"), help: ArgumentHelp("Most of the timeshift window kept on disk (512M, 2G, 1.5GiB; never more than a quarter of the free space there). The oldest part is dropped past it, whatever the stream's timestamps do.", valueName: "size"))
-    var timeshiftDisk: String = "1G"
+    var timeshiftDisk = SizeArgument(bytes: 1 << 30)
 
     @Option(help: ArgumentHelp("Demuxer cache: auto (network sources only), yes or no.", valueName: "auto|yes|no"))
     var cache: CacheChoice = .auto
@@ -302,7 +302,6 @@ struct PlaybackOptions: ParsableArguments {
         guard (-100_000...100_000).contains(liveStartIndex) else { throw ValidationError("--live-start-index must be in -100000…100000") }
         guard timeshift.isFinite, (0...604_800).contains(timeshift) else { throw ValidationError("--timeshift must be between 0 and 604800 seconds (a week)") }
         guard (1...65536).contains(timeshiftMemory) else { throw ValidationError("--timeshift-memory must be between 1 and 65536 MiB") }
-        guard ByteSize.parse(timeshiftDisk) != nil else { throw ValidationError("--timeshift-disk must be a size such as 512M or 2G (0 keeps nothing on disk)") }
         guard cacheSecs.isFinite, cacheSecs > 0, cacheSecs <= 86_400 else { throw ValidationError("--cache-secs must be more than 0 and at most 86400") }
         guard cachePauseWait.isFinite, (0...3600).contains(cachePauseWait) else { throw ValidationError("--cache-pause-wait must be between 0 and 3600") }
     }

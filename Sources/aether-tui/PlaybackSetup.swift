@@ -108,7 +108,7 @@ struct PlaybackSetup {
         if options.live { o.stream.live = true }
         o.timeshift.seconds = options.timeshift
         o.timeshift.memoryBytes = options.timeshiftMemory << 20
-        o.timeshift.diskBytes = ByteSize.parse(options.timeshiftDisk) ?? o.timeshift.diskBytes
+        o.timeshift.diskBytes = options.timeshiftDisk.bytes
         let env = ProcessInfo.processInfo.environment
         o.timeshift.directory = Paths.join(Paths.cacheHome(environment: env), "aether-tui")
         o.stream.variantPreference = options.hlsBitrate
