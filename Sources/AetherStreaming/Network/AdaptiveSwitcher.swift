@@ -28,7 +28,7 @@ import Glibc
 ///
 /// **Live** (the anchor has no `EXT-X-ENDLIST`): libavformat re-reads the anchor's playlist
 /// itself; ``NetworkSession`` reads each such reload whole and hands it here
-/// (``playlistFetched(_:text:)``) before serving it, so the anchor's copy is the demuxer's. Another
+/// (``playlistFetched(_:playlist:)``) before serving it, so the anchor's copy is the demuxer's. Another
 /// variant's playlist is read again only when a segment is wanted from it that its copy does not
 /// list yet, and never sooner than its target duration after the last read (the HLS rule for
 /// reloads): the variant playing waits for that (at most two reads; then it is left out as a
@@ -56,7 +56,7 @@ import Glibc
 /// its file and range (`#aether-range=`), so it plans like any other segment.
 ///
 /// Called from the demux thread (``plan(for:wait:)``, ``downloaded(_:bytes:seconds:)``,
-/// ``playlistFetched(_:text:)``) and read from any thread (``status``); its state is behind one
+/// ``playlistFetched(_:playlist:)``) and read from any thread (``status``); its state is behind one
 /// lock, never held across I/O.
 package final class AdaptiveSwitcher: Sendable {
     package struct Plan: Sendable, Equatable {
@@ -155,24 +155,23 @@ package final class AdaptiveSwitcher: Sendable {
     }
 
     /// Whether `url` is the media playlist of a variant of the ladder (the session then reads it
-    /// whole and hands it to ``playlistFetched(_:text:)``).
+    /// whole and hands it to ``playlistFetched(_:playlist:)``).
     func watches(_ url: String) -> Bool {
         state.withLock { s in s.rungs.contains { $0.variant.uri == url } }
     }
 
-    /// The demuxer read `url`, a variant's media playlist (``watches(_:)``): the anchor's becomes
-    /// the copy segments are looked up in (live: its reload); another variant's is kept when
-    /// none was read yet (so it is not read twice). Returns the text to serve instead: the
-    /// anchor's with its byte ranges named in its URLs (``servesRanges``), else nil.
-    @discardableResult
-    package func playlistFetched(_ url: String, text: String) -> String? {
-        var text = text
-        var served: String?
-        if servesRanges, url == anchorURI, let rewritten = HLSMediaPlaylist.rangesAsURLs(text, base: url) {
-            text = rewritten
-            served = rewritten
-        }
-        guard let parsed = try? HLSMediaPlaylist.parse(text, base: url) else { return served }
+    /// The text to serve the demuxer for `url`, a variant's media playlist (``watches(_:)``) as
+    /// read: the anchor's with its byte ranges named in its URLs (``servesRanges``), else nil
+    /// (served as read).
+    package func served(_ url: String, text: String) -> String? {
+        guard servesRanges, url == anchorURI else { return nil }
+        return HLSMediaPlaylist.rangesAsURLs(text, base: url)
+    }
+
+    /// The demuxer was served `playlist` for `url`, a variant's (``PlaylistOffer``): the anchor's
+    /// becomes the copy segments are looked up in (live: its reload); another variant's is kept
+    /// when none was read yet (so it is not read twice).
+    package func playlistFetched(_ url: String, playlist parsed: HLSMediaPlaylist) {
         let now = clock.seconds
         state.withLock { s in
             if url == anchorURI {
@@ -186,7 +185,6 @@ package final class AdaptiveSwitcher: Sendable {
                 if isLive { s.rungs[r].byDate = Self.needsDates(parsed, anchor: s.anchor.playlist) }
             }
         }
-        return served
     }
 
     /// Why a rung's playlist cannot be switched to (byte ranges allowed when ``servesRanges``).

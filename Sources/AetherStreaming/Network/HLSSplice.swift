@@ -8,7 +8,7 @@ import AetherMedia
 /// programme it follows, and its seeks look for times no segment has.
 ///
 /// ``NetworkSession`` offers every HLS media playlist it serves or reads whole
-/// (``playlistSeen(_:text:)``, live reloads too). Once one lists a discontinuity, each of its
+/// (``playlistSeen(_:playlist:)``, live reloads too). Once one lists a discontinuity, each of its
 /// segments is fetched whole and served remuxed (``SegmentTransmuxer/retimed(_:shift:)``): one
 /// PID a codec, and every timestamp moved so that the segment starts where the playlist puts
 /// it. The timeline is the first fetched segment's own (its timestamps kept), so a stream
@@ -59,10 +59,9 @@ package final class HLSSplice: Sendable {
     /// Discontinuity boundaries played across in order (not by a seek).
     package var crossings: Int { state.withLock { $0.crossings } }
 
-    /// Takes in a media playlist the demuxer is served (`text` at `url`); anything else is ignored.
-    package func playlistSeen(_ url: String, text: String) {
-        guard text.hasPrefix("#EXTM3U"), text.contains("#EXTINF"), !text.contains("#EXT-X-STREAM-INF"),
-              let playlist = try? HLSMediaPlaylist.parse(text, base: url), let first = playlist.segments.first else { return }
+    /// Takes in a media playlist the demuxer is served (`playlist` at `url`; ``PlaylistOffer``).
+    package func playlistSeen(_ url: String, playlist: HLSMediaPlaylist) {
+        guard let first = playlist.segments.first else { return }
         state.withLock { s in
             s.playlists.insert(url)
             if playlist.hasDiscontinuities, !s.spliced {

@@ -199,19 +199,15 @@ package final class NetworkSession: Sendable {
     /// playlist read at open, or a translated live DASH playlist reloaded, is handed to the
     /// switcher, so its copy is the demuxer's (a byte-range anchor's is served rewritten).
     private func memoryDocument(_ url: String) -> [UInt8]? {
-        guard let bytes = memory.document(url) else { return nil }
-        if let adaptive, adaptive.watches(url),
-           let rewritten = adaptive.playlistFetched(url, text: String(decoding: bytes, as: UTF8.self)) {
-            return offered(url, Array(rewritten.utf8))
-        }
-        return offered(url, bytes)
+        memory.document(url).map { offered(url, $0) }
     }
 
-    /// `bytes`, a playlist the demuxer is served, after the splice has seen it (a translated DASH
-    /// manifest's playlists are not: their segments are timed by their periods).
+    /// What the demuxer is served for `bytes`, a document read whole at `url` (``PlaylistOffer``:
+    /// a variant's playlist to the switcher, a media playlist to the splice unless it is a
+    /// translated DASH manifest's, whose segments are timed by their periods).
     private func offered(_ url: String, _ bytes: [UInt8]) -> [UInt8] {
-        if memory.transmuxed == nil, bytes.starts(with: Array("#EXTM3U".utf8)) { splice.playlistSeen(url, text: String(decoding: bytes, as: UTF8.self)) }
-        return bytes
+        PlaylistOffer.offer(url, bytes, to: adaptive?.watches(url) == true ? adaptive : nil,
+                            splice: memory.transmuxed == nil ? splice : nil)
     }
 
     /// `io_open` for nested opens. Returns 0 or an AVERROR.
@@ -242,8 +238,7 @@ package final class NetworkSession: Sendable {
             if adaptive?.watches(url) == true || splice.watches(url) || StreamVariants.isHLS(url) {
                 do throws(FFmpegError) {
                     let data = try readWhole(url, options: merged, limit: Int(Self.manifestBudget))
-                    let rewritten = adaptive?.watches(url) == true ? adaptive?.playlistFetched(url, text: String(decoding: data, as: UTF8.self)) : nil
-                    return try serve(offered(url, rewritten.map { Array($0.utf8) } ?? data), into: pb)
+                    return try serve(offered(url, data), into: pb)
                 } catch {
                     return error.code
                 }

@@ -52,8 +52,8 @@ public enum ManifestCheck {
             let a = base + "a.m3u8", b = base + "b.m3u8"
             let switcher = AdaptiveSwitcher(variants: [StreamVariant(uri: a, bandwidth: 1_000_000), StreamVariant(uri: b, bandwidth: 2_000_000)],
                                             ladder: [0, 1], anchor: 0, anchorPlaylist: media, policy: AdaptivePolicy(), loader: { _ in text })
-            switcher.playlistFetched(a, text: text)
-            switcher.playlistFetched(b, text: text)
+            _ = PlaylistOffer.offer(a, Array(text.utf8), to: switcher, splice: nil)
+            _ = PlaylistOffer.offer(b, Array(text.utf8), to: switcher, splice: nil)
             switcher.arm()
             if let first = media.segments.first, let plan = switcher.plan(for: first.uri) {
                 switcher.downloaded(plan, bytes: 1 << 20, seconds: 0.1)
@@ -63,8 +63,8 @@ public enum ManifestCheck {
         // The splice's timeline (served twice: a live reload of the same text), each segment
         // placed with an odd first timestamp.
         let splice = HLSSplice()
-        splice.playlistSeen(base + ".m3u8", text: text)
-        splice.playlistSeen(base + ".m3u8", text: text)
+        _ = PlaylistOffer.offer(base + ".m3u8", Array(text.utf8), to: nil, splice: splice)
+        _ = PlaylistOffer.offer(base + ".m3u8", Array(text.utf8), to: nil, splice: splice)
         if let media = try? HLSMediaPlaylist.parse(text, base: base + ".m3u8") {
             for (k, segment) in media.segments.prefix(64).enumerated() {
                 if let place = splice.place(of: segment.uri) {
