@@ -4,13 +4,14 @@
 #   unit       AetherEngineTests AetherControlTests AetherTUITests TerminalGraphicsTests
 #              pure tests: no real-time playback, no terminal, no server; in parallel, one process
 #   cli        EndToEndTests: the built binary headless and in tmux (each test its own tmux
-#              server, config and sockets); its suites in 3 processes at once
+#              server, config and sockets); its suites in 4 processes at once
 #   realtime   RealTimeTests: playback measured against the ALSA clock (PulseAudio null sink,
 #              recorded from its monitor); serially, one process (one clock, two cores)
 #   network    NetworkTests: loopback HTTP servers, fault proxies, live streams; its suites in
 #              5 processes at once (a suite that records plays into a null
 #              sink of its own: SinkRecorder(.own))
-#   terminals  TerminalTests: real terminals under Xvfb (xterm -ti vt340, mlterm, kitty); serially
+#   terminals  TerminalTests: real terminals under Xvfb (xterm -ti vt340, mlterm, kitty); serially,
+#              beside the cli tier when both run
 #
 # Long runs (the terminal matrix, three minutes of live memory, soak.py) are in soak.sh, not here.
 #
@@ -40,7 +41,7 @@ order=(unit cli realtime network terminals)
 # Processes at once in a "suites" tier. The network tier's suites mostly wait on servers and
 # paced links (about 40 % of two cores at 3 at once), so it runs more of them.
 # AETHER_TEST_WORKERS=N runs N at once in both.
-declare -A workers=([cli]="${AETHER_TEST_WORKERS:-3}" [network]="${AETHER_TEST_WORKERS:-5}")
+declare -A workers=([cli]="${AETHER_TEST_WORKERS:-4}" [network]="${AETHER_TEST_WORKERS:-5}")
 
 tiers=("${order[@]}")
 fast=no
@@ -114,32 +115,34 @@ run_suite() {
         echo "  ✔ $suite"
     else
         echo "  ✘ $suite"
-        echo "$suite" >>"$work/failed-suites"
+        echo "$suite" >>"$failed_list"
     fi
 }
 export -f run_suite
 export bundle work recorded settle
 
-status=0
-summary=()
-for tier in "${tiers[@]}"; do
+# Runs one tier: its output on stdout, its summary line in $work/summary.TIER, a failure marked
+# by $work/failed.TIER.
+run_tier() {
+    local tier="$1" pattern tier_log start seconds
     pattern="$(echo "${targets[$tier]}" | tr ' ' '|')"
     tier_log="$work/tier.$tier.log"
     echo "==== tier $tier: ${targets[$tier]} (${mode[$tier]}) ===="
     start=$(date +%s)
-    if [ "${mode[$tier]}" = suites ] && [ $# -eq 0 ]; then
+    if [ "${mode[$tier]}" = suites ] && [ $# -eq 1 ]; then
+        local queue="$work/queue.$tier" failed="$work/failed-suites.$tier"
         "$bundle" --testing-library swift-testing --list-tests 2>/dev/null | sed 's#/.*##' | sort -u \
-            | grep -E "^($pattern)\." >"$work/suites" || true
+            | grep -E "^($pattern)\." >"$work/suites.$tier" || true
         # Longest first by the last run's figures; unknown suites after, by name.
-        awk 'FILENAME == ARGV[1] { s[$1] = $2; next } { print (($1 in s) ? s[$1] : 0), $1 }' "$durations" "$work/suites" \
-            | sort -k1,1nr -k2 | cut -d' ' -f2 >"$work/queue"
-        rm -f "$work/failed-suites"
+        awk 'FILENAME == ARGV[1] { s[$1] = $2; next } { print (($1 in s) ? s[$1] : 0), $1 }' "$durations" "$work/suites.$tier" \
+            | sort -k1,1nr -k2 | cut -d' ' -f2 >"$queue"
+        rm -f "$failed"
         # Recorded suites first (see `recorded`), then the rest longest first.
-        { grep -xF -f <(tr ' ' '\n' <<<"$recorded") "$work/queue" || true; grep -vxF -f <(tr ' ' '\n' <<<"$recorded") "$work/queue" || true; } >"$work/queue.ordered"
-        mv "$work/queue.ordered" "$work/queue"
-        wait_for=0
-        grep -qxF -f <(tr ' ' '\n' <<<"$recorded") "$work/queue" && wait_for=$settle
-        tier_started=$(date +%s) settle=$wait_for xargs -a "$work/queue" -P "${workers[$tier]}" -I{} bash -c 'run_suite "$@"' _ {}
+        { grep -xF -f <(tr ' ' '\n' <<<"$recorded") "$queue" || true; grep -vxF -f <(tr ' ' '\n' <<<"$recorded") "$queue" || true; } >"$queue.ordered"
+        mv "$queue.ordered" "$queue"
+        local wait_for=0
+        grep -qxF -f <(tr ' ' '\n' <<<"$recorded") "$queue" && wait_for=$settle
+        tier_started=$(date +%s) settle=$wait_for failed_list="$failed" xargs -a "$queue" -P "${workers[$tier]}" -I{} bash -c 'run_suite "$@"' _ {}
         : >"$tier_log"
         while read -r suite; do
             cat "$work/suite.$suite.log" >>"$tier_log"
@@ -147,23 +150,50 @@ for tier in "${tiers[@]}"; do
             grep -v "^$suite " "$durations" >"$work/durations" || true
             [ -n "$seconds" ] && echo "$suite $seconds" >>"$work/durations"
             cp "$work/durations" "$durations"
-        done <"$work/queue"
-        if [ -s "$work/failed-suites" ]; then
-            status=1
-            while read -r suite; do cat "$work/suite.$suite.log"; done <"$work/failed-suites"
+        done <"$queue"
+        if [ -s "$failed" ]; then
+            : >"$work/failed.$tier"
+            while read -r suite; do cat "$work/suite.$suite.log"; done <"$failed"
         fi
     else
-        flag=--no-parallel
+        shift
+        local flag=--no-parallel
         [ "${mode[$tier]}" = parallel ] && flag=--parallel
         # A --filter of the caller's narrows the tier (swift test ORs its filters: the tier's
         # own is left out then).
-        tier_filter=(--filter "^($pattern)\\.")
+        local tier_filter=(--filter "^($pattern)\\.")
         for a in "$@"; do [ "$a" = --filter ] && tier_filter=(); done
-        swift test "${scratch[@]}" --skip-build "$flag" "${tier_filter[@]}" "$@" 2>&1 | tee "$tier_log" || status=1
+        swift test "${scratch[@]}" --skip-build "$flag" "${tier_filter[@]}" "$@" 2>&1 | tee "$tier_log" || : >"$work/failed.$tier"
     fi
     seconds=$(( $(date +%s) - start ))
-    summary+=("$tier: $(passed "$tier_log") passed, $(count ✘ 'failed after' "$tier_log") failed, $(count ➜ 'skipped' "$tier_log") skipped in ${seconds} s")
-    cat "$tier_log" >>"$work/all.log"
+    echo "$tier: $(passed "$tier_log") passed, $(count ✘ 'failed after' "$tier_log") failed, $(count ➜ 'skipped' "$tier_log") skipped in ${seconds} s" >"$work/summary.$tier"
+}
+
+# The terminals tier (real terminals under Xvfb, one test at a time) runs beside the cli tier,
+# whose suites mostly wait on panes (about 57 % of two cores at 4 at once): its output follows
+# the cli tier's.
+beside_cli=no
+[[ " ${tiers[*]} " == *" cli "* && " ${tiers[*]} " == *" terminals "* ]] && beside_cli=yes
+for tier in "${tiers[@]}"; do
+    if [ "$tier" = terminals ] && [ "$beside_cli" = yes ]; then
+        continue
+    fi
+    if [ "$tier" = cli ] && [ "$beside_cli" = yes ]; then
+        run_tier terminals "$@" >"$work/out.terminals" 2>&1 &
+        beside=$!
+        run_tier cli "$@"
+        wait "$beside" || true
+        cat "$work/out.terminals"
+    else
+        run_tier "$tier" "$@"
+    fi
+done
+status=0
+summary=()
+for tier in "${tiers[@]}"; do
+    if [ -e "$work/failed.$tier" ] || [ ! -e "$work/summary.$tier" ]; then status=1; fi
+    summary+=("$(cat "$work/summary.$tier" 2>/dev/null || echo "$tier: did not finish")")
+    cat "$work/tier.$tier.log" >>"$work/all.log"
 done
 
 echo
