@@ -66,7 +66,7 @@ public final class BlurayDisc: PlayableDisc {
                 AppLog.write("disc", "clip \(item.clip): its information cannot be read; the whole clip plays")
                 range = 0..<length
             }
-            pieces.append(DiscBytesPlan.Piece(extents: file.slice(range), shift: (origin + elapsed - item.inTime) * 2))
+            pieces.append(DiscBytesPlan.Piece(extents: file.slice(range), shift: (origin + elapsed - item.inTime) * 2, name: "clip \(item.clip)"))
         }
         return DiscBytesPlan(pieces: pieces, packing: .transportStream)
     }

@@ -76,7 +76,7 @@ public final class DVDDisc: PlayableDisc {
                 if abs(wanted - vobu) > 45_000 { shift = wanted - vobu }
             }
             if shift != 0 { AppLog.write("disc", "title \(title.number), cell \(k + 1): its clock starts again; moved \(String(cFormat: "%+.3f", Double(shift) / 90_000)) s") }
-            pieces.append(DiscBytesPlan.Piece(extents: extents, shift: shift))
+            pieces.append(DiscBytesPlan.Piece(extents: extents, shift: shift, name: "cell \(k + 1)"))
             start += title.cells.indices.contains(k) ? title.cells[k].duration : 0
         }
         return DiscBytesPlan(pieces: pieces, packing: .programStream)

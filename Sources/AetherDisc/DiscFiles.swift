@@ -41,14 +41,17 @@ public final class DiscFiles {
     public let files: [String: [DiscExtent]]
     /// What the disc is, for a line: the image's volume name or the folder's path.
     public let label: String
+    /// Directory records the image's file system left out (0 for a folder): a cut or damaged image.
+    public let leftOut: Int
     private var sources: [String: FileByteSource] = [:]
     private let image: FileByteSource?
 
-    private init(kind: DiscKind, files: [String: [DiscExtent]], label: String, image: FileByteSource?) {
+    private init(kind: DiscKind, files: [String: [DiscExtent]], label: String, image: FileByteSource?, leftOut: Int = 0) {
         self.kind = kind
         self.files = files
         self.label = label
         self.image = image
+        self.leftOut = leftOut
         if let image, let first = files.values.first?.first { sources[first.file] = image }
     }
 
@@ -73,7 +76,8 @@ public final class DiscFiles {
                     for entry in image.directory([kind.top, sub]) ?? [] where !entry.isDirectory { files[sub + "/" + entry.name.uppercased()] = entry.extents }
                 }
                 if image.leftOut > 0 { AppLog.write("disc", "\(TextSanitizer.clean(path)): \(image.leftOut) directory records left out") }
-                found.append(DiscFiles(kind: kind, files: files, label: image.volumeName.isEmpty ? path : image.volumeName, image: source))
+                found.append(DiscFiles(kind: kind, files: files, label: image.volumeName.isEmpty ? path : image.volumeName, image: source,
+                                       leftOut: image.leftOut))
                 break
             }
         }

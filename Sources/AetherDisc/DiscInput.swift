@@ -23,12 +23,20 @@ public enum Disc {
 
     /// The disc at `path` (an image or a folder); nil when it holds none with a title. A path
     /// that holds both kinds is the DVD when its titles can be read.
-    public static func open(_ path: String) -> Disc? {
-        for files in DiscFiles.open(path) {
+    public static func open(_ path: String) -> Disc? { (try? examine(path)) ?? nil }
+
+    /// The disc at `path`, as ``open(_:)``; nil when it holds no disc, and throws when it holds a
+    /// disc's directory with no title that plays (a cut image, its directories or title
+    /// information not all there), rather than leave the file to libavformat's "End of file".
+    public static func examine(_ path: String) throws(DiscError) -> Disc? {
+        let found = DiscFiles.open(path)
+        for files in found {
             if let disc = DVDDisc.open(files) { return .dvd(disc) }
             if let disc = BlurayDisc.open(files) { return .bluray(disc) }
         }
-        return nil
+        guard let files = found.first else { return nil }
+        let damage = files.leftOut > 0 ? " (\(files.leftOut) of its directory records cannot be read: a cut or damaged image?)" : ""
+        throw DiscError("the \(files.kind == .dvd ? "DVD" : "Blu-ray") has no title that plays\(damage)")
     }
 }
 
@@ -71,10 +79,13 @@ public struct DiscBytesPlan: Sendable, Equatable {
         public let shift: Int64
         /// Its bytes (``extents``' lengths, summed once: each read walks the pieces).
         public let length: Int64
+        /// What it is on the disc, for a message ("clip 00002", "cell 3").
+        public let name: String
 
-        public init(extents: [DiscExtent], shift: Int64) {
+        public init(extents: [DiscExtent], shift: Int64, name: String) {
             self.extents = extents
             self.shift = shift
+            self.name = name
             length = extents.byteCount
         }
     }
@@ -103,11 +114,14 @@ public final class DiscInput {
     private var position: Int64 = 0
     /// Per transport-stream piece, what its PIDs' continuity counters get (``counters(_:)``).
     private var renumbering: [Int: [Int: UInt8]] = [:]
+    /// Why the title's bytes ended before its length (a cut image, a file shorter than the disc
+    /// says), from the first read that came back short; said once in the log.
+    public private(set) var failure: String?
 
     /// The title `number` (nil: the main title) of the disc at `path`, a DVD or a Blu-ray (an
     /// image or a folder); nil when `path` is neither, throws when it is one without that title.
     public static func open(_ path: String, title number: Int?) throws(DiscError) -> DiscInput? {
-        switch Disc.open(path) {
+        switch try Disc.examine(path) {
         case .dvd(let disc): try DiscInput(disc, title: number)
         case .bluray(let disc): try DiscInput(disc, title: number)
         case nil: nil
@@ -180,7 +194,13 @@ public final class DiscInput {
                 }
                 bytes = bytes.count > skip ? Array(bytes[skip..<min(bytes.count, skip + wanted)]) : []
             }
-            guard !bytes.isEmpty else { return aether_AVERROR(EIO) }
+            guard !bytes.isEmpty else {
+                if failure == nil {
+                    failure = "the disc ends inside \(TextSanitizer.clean(piece.name)) of title \(title.number): \(ByteSize.describe(start)) of its \(ByteSize.describe(size)) could be read"
+                    AppLog.write("disc", failure!)
+                }
+                return aether_AVERROR(EIO)
+            }
             bytes.withUnsafeBufferPointer { out.update(from: $0.baseAddress!, count: bytes.count) }
             position += Int64(bytes.count)
             return Int32(bytes.count)

@@ -29,6 +29,43 @@ struct BlurayPlaybackTests {
         #expect(!said.isEmpty && !said.contains("Packet corrupt") && !said.contains("Continuity"), "\(path): \(said.prefix(400))")
     }
 
+    /// A stream file that cannot be read where the title needs it (a failing drive, a file cut
+    /// under the player; here clip 00002 of a copy of the folder, emptied once playback is under
+    /// way): the player ends with a line naming the clip and the title, not libavformat's
+    /// "Input/output error". An image cut before its streams has no title that plays, and
+    /// says so (it was libavformat's "End of file").
+    @Test func aClipThatCannotBeReadIsNamed() throws {
+        let copy = NSTemporaryDirectory() + "aether-bd-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("disc/bluray"), toPath: copy)
+        let log = PlayerRuns.temp("bluray-cut.log")
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: TestEnvironment.binary)
+        player.arguments = [copy, "--vo=null", "--ao=null", "--log-file", log]
+        let errors = Pipe()
+        player.standardError = errors
+        player.standardOutput = FileHandle.nullDevice
+        try player.run()
+        defer { if player.isRunning { player.terminate() } }
+        // Clip 00002 is read from 4 s; the demuxer keeps about a second ahead.
+        #expect(waitUntil(20, interval: 0.02) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("seek to 0.000") })
+        #expect(truncate(copy + "/BDMV/STREAM/00002.m2ts", 0) == 0)
+        #expect(waitUntil(30, interval: 0.05) { !player.isRunning }, "the player did not end")
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(player.terminationStatus != 0)
+        #expect(said.hasPrefix("aether-tui: '\(copy)': read error at ") && said.hasSuffix(": the disc ends inside clip 00002 of title 1: 0 bytes of its 210 KiB could be read\n"),
+                "\(said)")
+
+        let image = NSTemporaryDirectory() + "aether-bd-cut-\(UUID().uuidString).iso"
+        defer { try? FileManager.default.removeItem(atPath: image) }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Self.iso))
+        bytes.count = bytes.count * 2 / 3 / 2048 * 2048
+        try bytes.write(to: URL(fileURLWithPath: image))
+        let cut = Process.run([TestEnvironment.binary, image, "--vo=null", "--ao=null"], timeout: 30)
+        #expect(cut.status == 1 && cut.stderr.hasPrefix("aether-tui: cannot open '\(image)': the Blu-ray has no title that plays (")
+                && cut.stderr.hasSuffix(" of its directory records cannot be read: a cut or damaged image?)\n"), "\(cut.status): \(cut.stderr)")
+    }
+
     @Test func probeListsTheTitlesTheirChaptersAndLanguages() throws {
         let r = Process.run([TestEnvironment.binary, "probe", "--json", Self.iso], timeout: 30)
         #expect(r.status == 0, "\(r.stderr)")

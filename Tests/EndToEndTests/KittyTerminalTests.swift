@@ -189,7 +189,7 @@ import Testing
     /// Each picture through tmux is checked with a DA1 through the passthrough (cli tier).
     /// Answered (the paused red picture): nothing is counted, and the start's blind repaints are
     /// left out once the check says the terminal has it (one may go while the answer is on its
-    /// way). Dropped: a film plays, so pictures keep coming; the first check after the first
+    /// way; a resize of the pane sends the picture again at its new size). Dropped: a film plays, so pictures keep coming; the first check after the first
     /// picture is answered (the terminal is known to answer: the start's probe may have been lost
     /// in tmux's attach), the second is left unanswered, as when tmux drops passthrough: the
     /// picture is counted lost and sent again.
@@ -206,7 +206,12 @@ import Testing
             #expect(r.da1_dropped == dropped && r.da1_answered >= 2, "\(r.da1_answered) DA1 answered, \(r.da1_dropped) dropped")
             if dropped == 0 {
                 #expect(r.transmissions.allSatisfy(Self.isRed))
-                #expect(r.transmissions.count < 3, "\(r.transmissions.count) pictures")
+                // The first picture and the start's repaint at most, per placement: tmux's attach
+                // on a busy machine can resize the pane after the first, and a picture of the new
+                // size is sent then (a third in one CI run).
+                let placements = Dictionary(grouping: r.transmissions) { [$0.keys["c"] ?? "", $0.keys["r"] ?? "", "\($0.at)"] }
+                #expect(placements.values.allSatisfy { $0.count < 3 },
+                        "\(r.transmissions.count) pictures: \(r.transmissions.map { "\($0.keys["c"] ?? "?")×\($0.keys["r"] ?? "?") at \($0.at)" })")
             } else {
                 #expect(r.transmissions.count >= 2, "\(r.transmissions.count) pictures")
             }

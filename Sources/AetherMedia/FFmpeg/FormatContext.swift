@@ -218,9 +218,11 @@ public final class FormatContext {
         let opened = avformat_open_input(&maybe, memory == nil && disc == nil ? SourceOptions.resolve(url) : nil, forced, &dict)
         guard opened >= 0, let ok = maybe else {
             interrupt.arm(seconds: nil)
-            // A reader's refusal (a playlist over its budget) or a transfer that gave up is the
-            // cause, not the interrupt or the vaguer error it left behind.
+            // A reader's refusal (a playlist over its budget), a transfer that gave up or a disc
+            // whose title's bytes are not all there is the cause, not the interrupt or the vaguer
+            // error it left behind.
             if let why = session?.networkFailure { throw FFmpegError(network: why, code: opened) }
+            if let why = disc?.failure { throw FFmpegError(function: "disc", message: why, code: opened) }
             throw FFmpegError(code: opened, function: "avformat_open_input")
         }
         ctx = ok
@@ -230,6 +232,7 @@ public final class FormatContext {
             var doomed: UnsafeMutablePointer<AVFormatContext>? = ctx
             avformat_close_input(&doomed)
             if let why = session?.networkFailure { throw FFmpegError(network: why, code: info) }
+            if let why = disc?.failure { throw FFmpegError(function: "disc", message: why, code: info) }
             throw FFmpegError(code: info, function: "avformat_find_stream_info")
         }
         disc?.apply(to: ctx)
@@ -291,11 +294,12 @@ public final class FormatContext {
     }
 
     /// Why a failed read failed: the network's own reason when a transfer gave up (retries
-    /// used up, a 4xx), else FFmpeg's words for `error`.
+    /// used up, a 4xx), the disc's when its title's bytes ended early (``DiscInput/failure``),
+    /// else FFmpeg's words for `error`.
     package func readFailure(_ error: FFmpegError) -> String {
         if let why = network?.refusal { return why }
         if case .failed(let why) = networkStatus?.phase { return why.line }
-        return error.message
+        return disc?.failure ?? error.message
     }
 
     /// True when the byte stream reported an I/O error (not merely damaged data).
