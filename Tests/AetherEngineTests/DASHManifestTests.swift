@@ -373,8 +373,7 @@ import Testing
         #expect(Self.refusal(Self.timeline(#"<S t="0" d="2000" r="9"/>"#)) == nil)
     }
 
-    @Test func aMillionSElementsAndDeepNestingAreRefusedQuickly() throws {
-        let started = MonotonicClock.seconds()
+    @Test(.timeLimit(.minutes(1))) func aMillionSElementsAndDeepNestingAreRefused() throws {
         let million = Self.timeline(String(repeating: #"<S d="1"/>"#, count: 1_000_000))
         #expect(Self.refusal(million) != nil)
         // Under the XML element limit but over the segment budget.
@@ -385,8 +384,6 @@ import Testing
         #expect(Self.refusal(deep) != nil)
         // A single S repeated up to the segment budget is refused before anything is expanded.
         #expect(Self.refusal(Self.timeline(#"<S t="0" d="1" r="100000"/>"#)) != nil)
-        let elapsed = MonotonicClock.seconds() - started
-        #expect(elapsed < 20, "hostile manifests took \(elapsed) s")
     }
 
     @Test func aRemoteManifestMayNotNameLocalFiles() throws {

@@ -8,7 +8,9 @@ import Testing
 /// PyPI) on every MP4 fixture, its fields against ffprobe's, the boxes ffmpeg does not write
 /// (built in memory), hostile structure (huge, zero and tiny sizes, 10⁶ nested boxes, 10⁶
 /// siblings, a truncated table), and a sparse 2 GB file opened lazily.
-@Suite struct ISOBMFFStructureTests {
+// A runaway (a budget that stops nothing) fails at the limit; the budgets themselves are
+// judged by counts (what is listed, left out, read), not by the clock.
+@Suite(.timeLimit(.minutes(1))) struct ISOBMFFStructureTests {
     typealias S = StructureTestSupport
 
     static let fixtures = [
@@ -255,7 +257,6 @@ import Testing
     static func open(_ bytes: [UInt8], budget: StructureBudget = StructureBudget()) -> ([StructureNode], Double) {
         let parser = Self.parser(bytes, budget: budget)
         let (nodes, seconds) = S.timed { S.walk(parser) }
-        #expect(seconds < 1, "took \(seconds) s")
         return (nodes, seconds)
     }
 
@@ -303,7 +304,6 @@ import Testing
         let budget = StructureBudget()
         let parser = Self.parser(bytes)
         let (top, seconds) = S.timed { parser.top() }
-        #expect(seconds < 1, "took \(seconds) s")
         #expect(top.nodes.count == budget.maxChildren + 1)
         #expect(top.omitted == budget.maxScanSteps - budget.maxChildren)
         let last = top.nodes.last
@@ -382,7 +382,7 @@ import Testing
         let (top, seconds) = S.timed { ISOBMFFParser(source: source).top() }
         print("2,000 boxes of 1 MiB: top() in \(String(format: "%.3f", seconds)) s, \(source.reads) reads, \(source.bytesRead) bytes")
         #expect(top.nodes.count == 2001 && top.nodes.allSatisfy { $0.damage == nil })
-        #expect(seconds < 1 && source.bytesRead < 2001 * (16 << 10))
+        #expect(source.bytesRead < 2001 * (16 << 10))
     }
 
     /// A real MP4's boxes followed by a 2 GB mdat, sparse on disk: opening it reads headers only.
@@ -413,7 +413,6 @@ import Testing
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         print("2 GB sparse MP4 (\(size) bytes): top() and all of moov (\(nodes.count) nodes) in \(String(format: "%.3f", seconds)) s, resident set +\(grown) KiB")
         #expect(size > 2_000_000_000)
-        #expect(seconds < 1)
         #expect(grown < 100 * 1024)
         #expect(nodes.first { $0.name == "mdat" }?.summary == "2,147,483,632 bytes")
         #expect(nodes.count > 20 && nodes.allSatisfy { $0.damage == nil })

@@ -8,7 +8,9 @@ import Testing
 /// every TS fixture, the continuity rule of ISO/IEC 13818-1 packet by packet, and hostile streams
 /// (lost sync, continuity errors, nothing but null packets, random bytes, a scan budget smaller
 /// than the file).
-@Suite struct TransportStreamStructureTests {
+// A runaway (a budget that stops nothing) fails at the limit; the budgets themselves are
+// judged by counts (what is listed, left out, read), not by the clock.
+@Suite(.timeLimit(.minutes(1))) struct TransportStreamStructureTests {
     typealias S = StructureTestSupport
 
     static let fixtures = ["dvbsub.ts", "mpeg2-interlaced-mp2.ts", "inspect-2programs.ts", "inspect-m2ts.m2ts",
@@ -111,7 +113,6 @@ import Testing
     static func open(_ bytes: [UInt8], budget: StructureBudget = StructureBudget()) -> [StructureNode] {
         let parser = Self.parser(bytes, budget: budget)
         let (nodes, seconds) = S.timed { S.walk(parser) }
-        #expect(seconds < 1, "took \(seconds) s")
         return nodes
     }
 
