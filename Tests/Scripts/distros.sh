@@ -52,12 +52,14 @@ for suite in "${suites[@]}"; do
     chroot_install "$dir" "${toolchain[@]}"
     chroot_toolchain "$dir"
     chroot_bind "$dir" "$repo" /src
-    ffmpeg_version="$(chroot_run "$dir" sh -c 'pkg-config --modversion libavcodec 2>/dev/null || echo none')"
     step() {
         local name="$1"
         shift
-        local start=$SECONDS log="$root/$suite-$name.log"
-        if chroot_run "$dir" bash -c "cd /src && $*" > "$log" 2>&1; then
+        local start=$SECONDS log="$root/$suite-$name.log" ffmpeg_version ok=yes
+        chroot_run "$dir" bash -c "cd /src && $*" > "$log" 2>&1 || ok=no
+        # Read after the step: a fresh chroot has no libavcodec until install-deps has run.
+        ffmpeg_version="$(chroot_run "$dir" sh -c 'pkg-config --modversion libavcodec 2>/dev/null || echo none')"
+        if [ "$ok" = yes ]; then
             echo "distros: $suite (libavcodec $ffmpeg_version): $name passed in $((SECONDS - start)) s"
         else
             echo "distros: $suite (libavcodec $ffmpeg_version): $name FAILED in $((SECONDS - start)) s; from $log:"
