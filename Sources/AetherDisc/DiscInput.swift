@@ -196,8 +196,9 @@ public final class DiscInput {
             }
             guard !bytes.isEmpty else {
                 if failure == nil {
-                    failure = "the disc ends inside \(TextSanitizer.clean(piece.name)) of title \(title.number): \(ByteSize.describe(start)) of its \(ByteSize.describe(size)) could be read"
-                    AppLog.write("disc", failure!)
+                    let why = "the disc ends inside \(TextSanitizer.clean(piece.name)) of title \(title.number): \(ByteSize.describe(start)) of its \(ByteSize.describe(size)) could be read"
+                    failure = why
+                    AppLog.write("disc", why)
                 }
                 return aether_AVERROR(EIO)
             }

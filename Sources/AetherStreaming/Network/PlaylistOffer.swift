@@ -5,12 +5,13 @@ package enum PlaylistOffer {
     /// The bytes to serve for `bytes` read at `url`; nil `switcher` or `splice`: not theirs.
     package static func offer(_ url: String, _ bytes: [UInt8], to switcher: AdaptiveSwitcher?, splice: HLSSplice?) -> [UInt8] {
         guard switcher != nil || splice != nil, bytes.starts(with: Array("#EXTM3U".utf8)) else { return bytes }
-        let rewritten = switcher?.served(url, text: String(decoding: bytes, as: UTF8.self))
-        let text = rewritten ?? String(decoding: bytes, as: UTF8.self)
+        let read = String(decoding: bytes, as: UTF8.self)
+        let rewritten = switcher?.served(url, text: read)
+        let text = rewritten ?? read, served = rewritten.map { Array($0.utf8) } ?? bytes
         let spliced = splice != nil && text.contains("#EXTINF") && !text.contains("#EXT-X-STREAM-INF")
-        guard switcher != nil || spliced, let playlist = try? HLSMediaPlaylist.parse(text, base: url) else { return rewritten.map { Array($0.utf8) } ?? bytes }
+        guard switcher != nil || spliced, let playlist = try? HLSMediaPlaylist.parse(text, base: url) else { return served }
         switcher?.playlistFetched(url, playlist: playlist)
         if spliced { splice?.playlistSeen(url, playlist: playlist) }
-        return rewritten.map { Array($0.utf8) } ?? bytes
+        return served
     }
 }
