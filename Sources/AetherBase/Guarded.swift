@@ -9,9 +9,23 @@ public final class Guarded<Value>: @unchecked Sendable {  // `value` is only tou
 
     public init(_ value: Value) { self.value = value }
 
+    /// Runs `body` with the lock held, on the value itself (a change, or a look at part of it).
+    ///
+    /// Not for reading out a value that holds a function (a handler): through the `inout`, Swift
+    /// hands `body` the closure reabstracted to its concrete type and stores it back wrapped in
+    /// one more thunk each time, so every `withLock { $0 }` made the handler a call deeper (a
+    /// playlist of 100 000 failing items overflowed the stack so). Read it with ``current``.
     public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
+    }
+
+    /// A copy of the value, read with the lock held and nothing written back: the way to take
+    /// out a handler to call.
+    public var current: Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
     }
 }

@@ -14,6 +14,6 @@ public enum CurrentItemWatch {
 
     /// `item` starts to open (`info` nil), or is loaded and the player found `info` in it.
     static func current(_ item: PlaylistItem, info: MediaInfo?) {
-        handler.withLock { $0 }?(item, info)
+        handler.current?(item, info)
     }
 }

@@ -67,7 +67,8 @@ public final class PlayerController: PlaylistWalkOwner {
         set { walk.playlist = newValue }
     }
 
-    /// One line per item that could not be played (printed after the screen is gone).
+    /// One line per item that could not be played (printed after the screen is gone), the first
+    /// ``WalkTally/keptLines`` of them.
     public var errors: [String] {
         walk.tally.errors
     }
@@ -286,7 +287,7 @@ public final class PlayerController: PlaylistWalkOwner {
     public func saveWatchLater() {
         guard let entry = playlist.current, player.mediaInfo != nil else { return }
         do { try settings.watchLater.save(WatchLater.Entry(of: player), for: entry.source) } catch {
-            walk.tally.errors.append("cannot save the position: \(error.systemReason)")
+            walk.tally.say("cannot save the position: \(error.systemReason)")
         }
     }
 

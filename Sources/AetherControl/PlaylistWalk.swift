@@ -43,7 +43,7 @@ final class PlaylistWalk {
     /// in the tally).
     func start(from first: Int, paused: Bool) -> Bool {
         guard playlist.count > 0 else {
-            tally.errors.append("nothing to play")
+            tally.say("nothing to play")
             return false
         }
         var index: Int? = first

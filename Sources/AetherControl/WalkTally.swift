@@ -14,8 +14,12 @@ struct WalkTally: Equatable {
     private(set) var networkTrouble = false
     private(set) var otherTrouble = false
     /// One line per item that could not be played (printed after the screen is gone), and any
-    /// other trouble to report then (a position that could not be saved).
-    var errors: [String] = []
+    /// other trouble to report then (a position that could not be saved): the first
+    /// ``keptLines``; the lines after them are only counted (``linesLeftOut``), so a playlist of
+    /// 100 000 missing files does not hold 100 000 lines.
+    private(set) var errors: [String] = []
+    private(set) var linesLeftOut = 0
+    static let keptLines = 1000
     /// More passes of the current item (`--loop-file`), set again as each item opens.
     var fileLoopsLeft = LoopCount.no
     /// More passes of the playlist (`--loop-playlist`).
@@ -48,8 +52,13 @@ struct WalkTally: Equatable {
         note(line, network: network)
     }
 
+    /// Keeps `line` to report when the player leaves (or counts it, past ``keptLines``).
+    mutating func say(_ line: String) {
+        if errors.count < Self.keptLines { errors.append(line) } else { linesLeftOut += 1 }
+    }
+
     private mutating func note(_ line: String, network: Bool) {
-        errors.append(line)
+        say(line)
         if network { networkTrouble = true } else { otherTrouble = true }
     }
 
@@ -81,7 +90,8 @@ struct WalkTally: Equatable {
     /// ``errors`` as printed when the player leaves: the first `limit`, then how many more
     /// (a playlist of 100 000 missing files is not 100 000 lines on the terminal).
     func reportedErrors(limit: Int) -> [String] {
-        guard errors.count > limit else { return errors }
-        return Array(errors.prefix(limit)) + ["… and \(errors.count - limit) more items that could not be played"]
+        let all = errors.count + linesLeftOut
+        guard all > limit else { return errors }
+        return Array(errors.prefix(limit)) + ["… and \(all - limit) more items that could not be played"]
     }
 }

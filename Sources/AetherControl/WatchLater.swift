@@ -41,7 +41,7 @@ public struct WatchLater: Sendable {
     }
 
     public func path(for source: String) -> String {
-        let name = Digest.md5(Array(Self.key(for: source).utf8)).map { String(cFormat: "%02X", $0) }.joined()
+        let name = HexText.string(Digest.md5(Array(Self.key(for: source).utf8)), uppercase: true)
         return Paths.join(directory, name)
     }
 

@@ -1,3 +1,4 @@
+import AetherBase
 import AetherStreaming
 import FoundationEssentials
 #if canImport(Glibc)
@@ -36,10 +37,10 @@ public struct DownloadPlan: Sendable, Equatable {
             text += "track \(i) \(track.kind.rawValue) \(track.initSection ?? "-") \(Self.describe(track.initRange))\(track.continues ? " continues" : "")\n"
             for segment in track.segments {
                 text += "\(segment.uri) \(segment.sequence) \(Self.describe(segment.byteRange)) "
-                    + "\(segment.key.map { "\($0.method) \($0.uri ?? "-") \($0.iv.map(SHA256.hex) ?? "seq")" } ?? "clear")\n"
+                    + "\(segment.key.map { "\($0.method) \($0.uri ?? "-") \($0.iv.map { HexText.string($0) } ?? "seq")" } ?? "clear")\n"
             }
         }
-        return SHA256.hex(SHA256.digest(Array(text.utf8)))
+        return HexText.string(SHA256.digest(Array(text.utf8)))
     }
 }
 

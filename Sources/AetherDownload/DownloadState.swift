@@ -182,13 +182,13 @@ final class PartDirectory {
     func verify(_ entry: DownloadState.Entry) -> Bool {
         guard let data = readFile(segmentPath(track: entry.track, segment: entry.segment), limit: DownloadState.maxSegmentBytes),
               data.count == entry.bytes else { return false }
-        return SHA256.hex(SHA256.digest(data)) == entry.sha256
+        return HexText.string(SHA256.digest(data)) == entry.sha256
     }
 
     /// Writes a segment's file; returns its journal entry.
     func store(track: Int, segment: Int, _ data: [UInt8]) throws(DownloadError) -> DownloadState.Entry {
         try writeAtomically(segmentPath(track: track, segment: segment), data)
-        return DownloadState.Entry(track: track, segment: segment, bytes: data.count, sha256: SHA256.hex(SHA256.digest(data)))
+        return DownloadState.Entry(track: track, segment: segment, bytes: data.count, sha256: HexText.string(SHA256.digest(data)))
     }
 
     /// Removes the directory after the output is in place.

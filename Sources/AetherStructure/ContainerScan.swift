@@ -133,13 +133,9 @@ enum ContainerScan {
         fourCC([UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
     }
 
-    static func hex(_ bytes: some Collection<UInt8>) -> String {
-        bytes.map { String(cFormat: "%02x", $0) }.joined()
-    }
-
     static func uuid(_ b: [UInt8]) -> String {
-        guard b.count == 16 else { return hex(b) }
-        let h = hex(b)
+        guard b.count == 16 else { return HexText.string(b) }
+        let h = HexText.string(b)
         let c = Array(h)
         return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
     }

@@ -103,7 +103,7 @@ struct ProtectionBoxes: BoxFamily {
             guard c.skip(1), let pattern = c.u8(), let protected = c.u8(), let ivSize = c.u8(), let kid = c.take(16) else { damage.append("'tenc' \(at) is too short"); return }
             if version > 0 { node.fields.append(StructureField("pattern", "crypt \(pattern >> 4), skip \(pattern & 15)")) }
             node.fields += [StructureField("protected", protected != 0 ? "yes" : "no"), StructureField("IV size", String(ivSize)), StructureField("KID", ContainerScan.uuid(kid))]
-            if protected != 0, ivSize == 0, let n = c.u8(), let iv = c.take(Int(n)) { node.fields.append(StructureField("constant IV", ContainerScan.hex(iv))) }
+            if protected != 0, ivSize == 0, let n = c.u8(), let iv = c.take(Int(n)) { node.fields.append(StructureField("constant IV", HexText.string(iv))) }
             node.summary = "KID \(ContainerScan.uuid(kid))"
         default:
             break

@@ -1,3 +1,4 @@
+import AetherBase
 @testable import AetherControl
 import Testing
 
@@ -111,6 +112,35 @@ import Testing
         let owner = Owner(walk, playable: [])
         #expect(!walk.start(from: 0, paused: false) && owner.tried.isEmpty)
         #expect(walk.tally.errors == ["nothing to play"])
+    }
+
+    @Test func theTallyKeepsTheFirstLinesAndCountsTheRest() {
+        var tally = WalkTally()
+        let n = WalkTally.keptLines + 2500
+        for i in 0..<n { tally.notPlayed("'\(i)': cannot open") }
+        #expect(tally.errors.count == WalkTally.keptLines && tally.linesLeftOut == 2500)
+        #expect(tally.errors.last == "'\(WalkTally.keptLines - 1)': cannot open", "the first ones are kept")
+        let reported = tally.reportedErrors(limit: 20)
+        #expect(reported.count == 21 && reported.last == "… and \(n - 20) more items that could not be played", "\(reported.suffix(1))")
+        #expect(tally.status(items: n) == .incomplete)
+    }
+
+    /// The crash report's watch of the item playing: each item that failed to open made its
+    /// handler a reabstraction thunk deeper, until a playlist of 100 000 such items overflowed
+    /// the stack (issue 62, item 0). The handler is called at the same depth every time.
+    @Test func theCurrentItemWatchCallsItsHandlerAtTheSameDepth() {
+        let depths = Guarded<[Int]>([])
+        CurrentItemWatch.watch { _, _ in
+            var local = 0
+            let at = withUnsafeMutablePointer(to: &local) { Int(bitPattern: $0) }
+            depths.withLock { $0.append(at) }
+        }
+        defer { CurrentItemWatch.watch(nil) }
+        let item = PlaylistItem(source: "/nowhere/missing.mkv")
+        for _ in 0..<5000 { CurrentItemWatch.current(item, info: nil) }
+        let seen = depths.current
+        let spread = abs((seen.first ?? 0) - (seen.last ?? .max))
+        #expect(seen.count == 5000 && spread <= 512, "\(seen.count) calls, the last \(spread) bytes deeper than the first")
     }
 
     @Test func theItemFactsHoldAnImageItsDuration() {

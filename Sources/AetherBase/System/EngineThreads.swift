@@ -8,5 +8,5 @@ public enum EngineThreads {
     /// terminal). Set it once, before loading.
     public static func setStartHook(_ body: (@Sendable () -> Void)?) { hook.withLock { $0 = body } }
 
-    package static var startHook: (@Sendable () -> Void)? { hook.withLock { $0 } }
+    package static var startHook: (@Sendable () -> Void)? { hook.current }
 }

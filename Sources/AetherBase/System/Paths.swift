@@ -23,9 +23,11 @@ public enum Paths {
 
     /// The last component (`/a/b.mkv` → `b.mkv`; `/a/b/` → `b`; `/` → `/`).
     public static func lastComponent(_ path: String) -> String {
-        let trimmed = trimmingTrailingSlashes(path)
-        guard !trimmed.isEmpty else { return path.isEmpty ? "" : "/" }
-        return String(trimmed.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(trimmed))
+        let bytes = path.utf8, slash = UInt8(ascii: "/")
+        guard let end = bytes.lastIndex(where: { $0 != slash }) else { return path.isEmpty ? "" : "/" }
+        let start = bytes[..<end].lastIndex(of: slash).map { bytes.index(after: $0) } ?? bytes.startIndex
+        // (Cut at ASCII slashes: whole scalars.)
+        return String(decoding: bytes[start...end], as: UTF8.self)
     }
 
     /// The path without its last component (`/a/b.mkv` → `/a`; `b.mkv` → ``; `/a` → `/`).
@@ -86,20 +88,21 @@ public enum Paths {
     }
 
     /// Runs of slashes as one (`http://h/x` → `http:/h/x`, as NSString's path methods made it).
+    /// Runs of slashes made one (the bytes the kernel reads: a slash is the byte 0x2F).
     static func collapsed(_ path: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
         out.reserveCapacity(path.utf8.count)
         var slash = false
-        for ch in path {
-            if ch == "/" { if slash { continue }; slash = true } else { slash = false }
-            out.append(ch)
+        for b in path.utf8 {
+            if b == UInt8(ascii: "/") { if slash { continue }; slash = true } else { slash = false }
+            out.append(b)
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func trimmingTrailingSlashes(_ path: String) -> String {
-        var p = Substring(collapsed(path))
-        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
-        return p == "/" ? "" : String(p)
+        var p = Array(collapsed(path).utf8)
+        while p.count > 1, p.last == UInt8(ascii: "/") { p.removeLast() }
+        return p == [UInt8(ascii: "/")] ? "" : String(decoding: p, as: UTF8.self)
     }
 }

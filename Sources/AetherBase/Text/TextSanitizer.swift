@@ -14,6 +14,8 @@
 /// asked for.
 public enum TextSanitizer {
     public static func clean(_ text: String, keepNewlines: Bool = false) -> String {
+        // Printable ASCII holds nothing to take out (the usual name, path or title): as it is.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var out = String.UnicodeScalarView()
         var scalars = text.unicodeScalars.makeIterator()
         var pending: Unicode.Scalar? = nil

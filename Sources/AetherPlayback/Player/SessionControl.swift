@@ -423,5 +423,5 @@ public final class ChangeNotifier: Sendable {
     /// Sets (or clears) the handler.
     public func set(_ body: (@Sendable () -> Void)?) { handler.withLock { $0 = body } }
 
-    public func notify() { handler.withLock { $0 }?() }
+    public func notify() { handler.current?() }
 }

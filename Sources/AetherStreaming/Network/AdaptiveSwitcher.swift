@@ -198,7 +198,7 @@ package final class AdaptiveSwitcher: Sendable {
     /// segment; nil: never wait).
     package func plan(for url: String, wait: ((Double) -> Bool)? = nil) -> Plan? {
         guard let (segment, position) = state.withLock({ $0.anchor.place(of: url) }) else { return nil }
-        let buffer = bufferLevel.withLock { $0 }?() ?? 0
+        let buffer = bufferLevel.current?() ?? 0
         let now = clock.seconds
         // Live candidates whose playlist does not list this segment yet: not switched to now.
         var skipped = Set<Int>()
@@ -277,7 +277,7 @@ package final class AdaptiveSwitcher: Sendable {
     /// nil: carry on. A live variant whose playlist does not list the place yet is not waited for.
     package func abandon(_ plan: Plan, loaded: Int, elapsed: Double) -> Plan? {
         guard plan.mediaSeconds > 0, elapsed.isFinite, elapsed > plan.mediaSeconds * policy.abandon.after, loaded > 0 else { return nil }
-        let buffer = bufferLevel.withLock { $0 }?() ?? 0
+        let buffer = bufferLevel.current?() ?? 0
         let rate = Double(loaded) * 8 / elapsed
         guard let (segment, position, lower, expected) = state.withLock({ s -> (HLSMediaPlaylist.Segment, Double, [Int], Double)? in
             guard s.armed, s.rungs.indices.contains(plan.rung), let (segment, position) = s.anchor.place(of: plan.anchorURL) else { return nil }
