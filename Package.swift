@@ -30,6 +30,8 @@ let package = Package(
             // libavformat's calls into libxml2 land on it.
             .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=xmlReadMemory"]),
         ]),
+        // libcurl (Debian's OpenSSL flavour, as the curl command's): every remote byte.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         // zlib for kitty's compressed frames (`o=z`) over a remote link.
@@ -54,7 +56,10 @@ let package = Package(
         // the one ISO BMFF box reader (`ISOBMFFBoxes`), MD5.
         // Disc images and folders (DVD-Video: ISO 9660, IFO): readers of our own, the title as one stream.
         .target(name: "AetherDisc", dependencies: ["AetherBase", "CFFmpeg"]),
-        .target(name: "AetherMedia", dependencies: ["AetherBase", "AetherDisc", "CFFmpeg", "CZlib"]),
+        // The transport: libcurl sessions (connection reuse, TLS policy) and transfers read as
+        // they are pulled, the answer's head within its budgets.
+        .target(name: "AetherTransport", dependencies: ["AetherBase", "CCurl"]),
+        .target(name: "AetherMedia", dependencies: ["AetherBase", "AetherDisc", "AetherTransport", "CFFmpeg", "CZlib"]),
         // HTTP session (the one bounded whole-URL read), HLS/DASH readers and translation,
         // bit-rate switching, live/timeshift.
         .target(name: "AetherStreaming", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
@@ -73,7 +78,7 @@ let package = Package(
         ]),
         // The umbrella: re-exports every engine target (and AetherBase) for `import AetherEngine`.
         .target(name: "AetherEngine", dependencies: [
-            "AetherBase", "AetherDisc", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
+            "AetherBase", "AetherDisc", "AetherMedia", "AetherTransport", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
             "AetherStills", "AetherPlayback",
         ]),
         // Depends on nothing of the engine: its tests build without FFmpeg and ALSA.
@@ -119,7 +124,7 @@ let package = Package(
         // Tests/Scripts/fuzz.sh builds it with -sanitize=fuzzer,address -DFUZZING.
         // Its harnesses (Checks/: DecodeCheck, DownloadCheck, WVTTCheck, …) reach the engine's `package` API.
         .executableTarget(name: "aether-fuzz", dependencies: [
-            "AetherEngine", "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherDownload",
+            "AetherEngine", "AetherBase", "AetherMedia", "AetherTransport", "AetherStreaming", "AetherSubtitles", "AetherDownload",
             "AetherTUI", "AetherScreen", "AetherThemes", "AetherInput", "AetherControl", "TerminalGraphics", "OutputChoice", "CFFmpeg", "CLibass", "AetherDisc",
         ]),
 
@@ -141,7 +146,7 @@ let package = Package(
         // The engine's unit tests reach internals through `@testable import` of the target that holds them.
         .testTarget(name: "AetherEngineTests", dependencies: [
             "AetherEngine", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
-            "AetherStills", "AetherPlayback", "AetherTestSupport", "CZlib", "AetherDisc",
+            "AetherStills", "AetherPlayback", "AetherTestSupport", "CZlib", "AetherDisc", "AetherTransport",
         ]),
         .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics", "TerminalPictures", "OutputChoice", "AetherBase", "TerminalGraphicsTestSupport", "CZlib"]),

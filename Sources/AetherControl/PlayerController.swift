@@ -67,8 +67,7 @@ public final class PlayerController: PlaylistWalkOwner {
         set { walk.playlist = newValue }
     }
 
-    /// One line per item that could not be played (printed after the screen is gone), the first
-    /// ``WalkTally/keptLines`` of them.
+    /// One line per item that could not be played, the first ``WalkTally/keptLines`` (printed after the screen is gone).
     public var errors: [String] {
         walk.tally.errors
     }

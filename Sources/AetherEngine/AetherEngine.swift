@@ -4,6 +4,7 @@
 @_exported import AetherBase
 @_exported import AetherDisc
 @_exported import AetherMedia
+@_exported import AetherTransport
 @_exported import AetherStreaming
 @_exported import AetherSubtitles
 @_exported import AetherStructure

@@ -2,8 +2,8 @@ import AetherBase
 
 /// The head of an HTTP response (its status line and header fields) read as it arrives, within
 /// budgets: at most ``maxBytes`` bytes and ``maxLines`` lines, counted before anything is kept,
-/// so a server whose headers never end costs a bounded read, not what it sends. Accepts HTTP/1.0
-/// and 1.1 status lines and SHOUTcast's `ICY 200 OK`; lines end with CRLF or a bare LF; a
+/// so a server whose headers never end costs a bounded read, not what it sends. Accepts HTTP/1.0,
+/// 1.1 and 2 status lines and SHOUTcast's `ICY 200 OK`; lines end with CRLF or a bare LF; a
 /// field line that does not parse is left out (one note), the rest kept.
 ///
 /// Fed from one thread (the connection's reader).
@@ -78,11 +78,11 @@ package struct HTTPResponseHead {
         return result
     }
 
-    /// The status line: `HTTP/1.x NNN reason` or `ICY NNN reason`; nil, or why it is refused.
+    /// The status line: `HTTP/1.x NNN reason`, `HTTP/2 NNN` (as libcurl writes an HTTP/2 answer's) or `ICY NNN reason`; nil, or why it is refused.
     private mutating func readStatus() -> String? {
         let text = String(decoding: line, as: UTF8.self)
         let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1.") || parts[0] == "ICY",
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1.") || parts[0] == "HTTP/2" || parts[0] == "ICY",
               parts[1].count == 3, let code = Int(parts[1]), (100...599).contains(code) else {
             return "the server's answer is not HTTP: '\(TextSanitizer.clean(String(text.prefix(60))))'"
         }

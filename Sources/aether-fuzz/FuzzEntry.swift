@@ -1,3 +1,4 @@
+import AetherTransport
 import AetherControl
 import AetherEngine
 import AetherScreen

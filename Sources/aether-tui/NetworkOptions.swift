@@ -1,5 +1,8 @@
 import AetherEngine
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How every HTTP request of a command is made (`play` and `download`), named as mpv names them.
 struct NetworkOptions: ParsableArguments {
@@ -21,7 +24,19 @@ struct NetworkOptions: ParsableArguments {
     @Option(name: .customLong("demuxer-max-bytes"), help: ArgumentHelp("The most bytes read and dropped to reach a position of a file whose server does not serve byte ranges (an MP4 with its index at the end, a seek), as 150MiB or 1GiB.", valueName: "size"))
     var demuxerMaxBytes = SizeArgument(bytes: 150 << 20)
 
+    @Option(name: .customLong("tls-verify"), help: ArgumentHelp("Check every https server's certificate against the system's authorities (or --tls-ca-file's) and its name; no plays a server whose certificate nobody trusted signed.", valueName: "yes|no"))
+    var tlsVerify: YesNo = .yes
+
+    @Option(name: .customLong("tls-ca-file"), help: ArgumentHelp("A PEM file of the certificate authorities to trust instead of the system's.", valueName: "file"))
+    var tlsCAFile: String?
+
     func validate() throws {
+        if let file = tlsCAFile {
+            var info = stat()
+            guard stat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(file, R_OK) == 0 else {
+                throw ValidationError("--tls-ca-file: '\(TextSanitizer.clean(file))' is not a file that can be read")
+            }
+        }
         guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be more than 0 and at most 3600") }
         guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be between 0 and 100") }
     }
@@ -34,6 +49,7 @@ struct NetworkOptions: ParsableArguments {
         settings.readTimeout = networkTimeout
         settings.retries = networkRetries
         settings.forwardReadLimit = demuxerMaxBytes.bytes
+        settings.tls = TransportSession.Policy(verifyPeer: tlsVerify.isOn, caFile: tlsCAFile)
         for field in SourceOptions.splitFields(httpHeaderFields ?? "") { settings.headers[field.name] = field.value }
     }
 }

@@ -1,10 +1,11 @@
 @testable import AetherMedia
+import AetherTransport
 import CZlib
 import Testing
 
 /// The body of our HTTP exchange (unit tier): framing, codings, station blocks, each the same
 /// however the bytes are cut into reads; each line it reads within its budget. And the request
-/// it writes: range, station, proxy, cookies.
+/// it asks libcurl for: range, station, cookies, and no line break in any of it.
 @Suite struct HTTPBodyTests {
     /// Feeds `bytes` in reads of `step` bytes, then drains what is pending; the payload and the
     /// last state.
@@ -144,29 +145,17 @@ import Testing
     }
 
     @Test func theRequestSaysWhatItAsksFor() throws {
-        let none: (String) -> String? = { _ in nil }
-        let target = try #require(HTTPTarget("http://example.test:8080/a/b.m3u8?x=1", environment: none))
-        #expect(target.connection == "tcp://example.test:8080" && target.requestTarget == "/a/b.m3u8?x=1")
-        let text = try #require(target.request(.init(url: "", options: ["user_agent": "UA", "headers": "X-A: 1\r\n"], range: 100, icy: true),
-                                               cookies: "a=b"))
-        #expect(text.hasPrefix("GET /a/b.m3u8?x=1 HTTP/1.1\r\nHost: example.test:8080\r\nUser-Agent: UA\r\n"))
-        for line in ["Range: bytes=100-\r\n", "Icy-MetaData: 1\r\n", "Cookie: a=b\r\n", "X-A: 1\r\n"] { #expect(text.contains(line), "\(line)") }
-        #expect(text.hasSuffix("Connection: close\r\n\r\n"))
-        #expect(!(target.request(.init(url: "", options: [:], range: nil), cookies: nil) ?? "").contains("Range:"))
-        #expect(target.request(.init(url: "", options: ["referer": "a\r\nX: injected"]), cookies: nil) == nil)
-        #expect(target.request(.init(url: "", options: ["headers": "X: 1\nY: 2\r\n"]), cookies: nil) == nil)
-        #expect(HTTPTarget("file:///etc/passwd", environment: none) == nil && HTTPTarget("http:///x", environment: none) == nil)
-        #expect(HTTPTarget("https://[::1]:8443/x", environment: none)?.connection == "tls://[::1]:8443")
-    }
-
-    @Test func aProxyIsLibavformatsHTTPProxyUnlessNoProxyNamesTheHost() throws {
-        let env: (String) -> String? = { ["http_proxy": "http://proxy.test:3128", "no_proxy": "localhost, .internal.test"][$0] }
-        let viaProxy = try #require(HTTPTarget("http://media.example/x.ts", environment: env))
-        #expect(viaProxy.connection == "tcp://proxy.test:3128" && viaProxy.requestTarget == "http://media.example/x.ts")
-        let secure = try #require(HTTPTarget("https://media.example/x.ts", environment: env))
-        #expect(secure.connection == "tls://media.example:443" && secure.tlsProxy == "http://proxy.test:3128" && secure.requestTarget == "/x.ts")
-        #expect(HTTPTarget("http://a.internal.test/x", environment: env)?.connection == "tcp://a.internal.test:80")
-        #expect(HTTPTarget("http://localhost:81/x", environment: env)?.connection == "tcp://localhost:81")
+        let asked = try #require(HTTPConnection.Request(url: "", options: ["user_agent": "UA", "headers": "X-A: 1\r\nX-B: 2\r\n"], range: 100, icy: true)
+            .transfer(to: "http://example.test:8080/a/b.m3u8?x=1", cookie: "a=b"))
+        #expect(asked.url == "http://example.test:8080/a/b.m3u8?x=1" && asked.userAgent == "UA" && asked.range == 100 && asked.cookie == "a=b")
+        #expect(asked.fields == ["Accept: */*", "Icy-MetaData: 1", "X-A: 1", "X-B: 2"], "\(asked.fields)")
+        let plain = try #require(HTTPConnection.Request(url: "", options: [:], range: nil).transfer(to: "https://x.test/", cookie: nil))
+        #expect(plain.range == nil && plain.cookie == nil && plain.fields == ["Accept: */*"] && plain.userAgent?.hasPrefix("Lavf") == true)
+        // A line break in any value refuses the request (no header is injected).
+        #expect(HTTPConnection.Request(url: "", options: ["referer": "a\r\nX: injected"]).transfer(to: "http://x.test/", cookie: nil) == nil)
+        #expect(HTTPConnection.Request(url: "", options: ["user_agent": "a\nX: injected"]).transfer(to: "http://x.test/", cookie: nil) == nil)
+        #expect(HTTPConnection.Request(url: "", options: ["headers": "X: 1\nY: 2\r\n"]).transfer(to: "http://x.test/", cookie: nil) == nil)
+        #expect(HTTPConnection.Request(url: "", options: [:]).transfer(to: "http://x.test/", cookie: "a=b\r\nX: 1") == nil)
     }
 
     @Test func theCookieJarKeepsWithinItsBudget() {

@@ -1,4 +1,5 @@
 @testable import AetherMedia
+import AetherTransport
 import Testing
 
 /// An HTTP response's head read within its budgets (unit tier): the status line and fields,

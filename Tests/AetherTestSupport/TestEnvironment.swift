@@ -31,6 +31,19 @@ public enum TestEnvironment {
         return subtitleFixtureDirectory.appendingPathComponent(name).path
     }
 
+    /// The TLS tests' certificates (Tests/Scripts/test-ca.sh: a test authority, leaves for
+    /// 127.0.0.1 and for evil.example, a self-signed one, a garbage chain), made on first use.
+    public static let tlsDirectory = root.appendingPathComponent("Tests/Fixtures/out-tls")
+    private static let tlsReady: Bool = {
+        Process.run(["/usr/bin/env", "flock", "/tmp/aether-fixtures.lock", "bash",
+                     scripts.appendingPathComponent("test-ca.sh").path, tlsDirectory.path], timeout: 120).status == 0
+    }()
+
+    public static func tlsFile(_ name: String) -> String {
+        precondition(tlsReady, "Tests/Scripts/test-ca.sh failed")
+        return tlsDirectory.appendingPathComponent(name).path
+    }
+
     /// Path of a generated fixture, generating the corpus first if needed.
     public static func fixture(_ name: String) -> String {
         precondition(fixturesReady, "Tests/Fixtures/make-fixtures.sh failed")

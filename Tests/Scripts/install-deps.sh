@@ -18,6 +18,10 @@ build=(
     zlib1g-dev
     # MPRIS (media keys) through sd-bus
     libsystemd-dev
+    # every remote byte through libcurl (OpenSSL flavour, as the curl command; HTTP/2 by nghttp2)
+    libcurl4-openssl-dev
+    # run: the system's certificate authorities, which https servers are checked against
+    ca-certificates
     # run: ALSA → PulseAudio bridge
     libasound2-plugins
 )

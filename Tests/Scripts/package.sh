@@ -99,7 +99,7 @@ Architecture: $arch
 Maintainer: aether-tui developers <aether-tui@users.noreply.invalid>
 Installed-Size: $size
 Depends: $depends
-Recommends: libasound2-plugins
+Recommends: libasound2-plugins, ca-certificates
 Section: video
 Priority: optional
 Description: terminal media player (kitty, sixel or character cells; ALSA)

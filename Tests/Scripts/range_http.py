@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A small HTTP/1.1 file server with Range support for the tests, on 127.0.0.1.
 
-   range_http.py DIR LOG
+   range_http.py [--tls CERT KEY] DIR LOG
 
 Serves the files under DIR, subdirectories included (as HLS and DASH packagers write them):
 GET /v0/seg001.ts is DIR/v0/seg001.ts. A path that is not a regular file under DIR (a
@@ -26,10 +26,15 @@ from the extension: .m3u8 application/vnd.apple.mpegurl, .mpd application/dash+x
 .vtt text/vtt, .srt application/x-subrip, .key application/octet-stream (see TYPES);
 anything else application/octet-stream.
 
+With --tls it speaks HTTPS (HTTP/1.1 by ALPN) with the certificate chain CERT and its key KEY;
+the handshake is made on the connection's own thread, so a client that refuses the certificate
+or stalls in the handshake stops nothing else. Every LOG line also names the client connection
+("client": "127.0.0.1:PORT"), so the connections a client opened can be counted.
+
 Ends on SIGTERM or when stdin closes (EOF). From a shell, keep stdin open with a FIFO:
    mkfifo ctl; python3 range_http.py DIR LOG <ctl >port.txt & exec 3>ctl   # ... exec 3>&- ends it
 """
-import http.server, json, os, signal, sys, threading, urllib.parse
+import http.server, json, os, signal, ssl, sys, threading, urllib.parse
 
 TYPES = {
     ".m3u8": "application/vnd.apple.mpegurl",
@@ -54,7 +59,11 @@ TYPES = {
     ".txt": "text/plain",
 }
 
-root, log_path = os.path.realpath(sys.argv[1]), sys.argv[2]
+args = sys.argv[1:]
+tls = None
+if args[:1] == ["--tls"]:
+    tls, args = (args[1], args[2]), args[3:]
+root, log_path = os.path.realpath(args[0]), args[1]
 log = open(log_path, "a", buffering=1)
 log_lock = threading.Lock()
 
@@ -162,7 +171,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
         finally:
             entry = {"method": self.command, "path": self.path, "range": self.headers.get("Range"),
-                     "headers": dict(self.headers.items()), "status": status, "bytes": sent}
+                     "headers": dict(self.headers.items()), "status": status, "bytes": sent,
+                     "client": "%s:%d" % self.client_address[:2]}
             with log_lock:
                 log.write(json.dumps(entry) + "\n")
 
@@ -176,6 +186,11 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 server = Server(("127.0.0.1", 0), Handler)
+if tls:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tls[0], tls[1])
+    context.set_alpn_protocols(["http/1.1"])
+    server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
 print(server.server_address[1], flush=True)
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
 threading.Thread(target=lambda: (sys.stdin.read(), server.shutdown()), daemon=True).start()

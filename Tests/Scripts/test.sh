@@ -68,8 +68,15 @@ stop_pulse() {
     pkill -f "pacat.*aether-keepalive" 2>/dev/null || true
     XDG_RUNTIME_DIR=/tmp/aether-test-xdg pulseaudio --kill 2>/dev/null || true
 }
+# The TLS tests' certificates, and their test authority in the system store for the run (taken
+# out again at the end; its key is gone once the certificates are signed).
+ca_installed=no
+if [ "$fast" = no ]; then
+    bash Tests/Scripts/test-ca.sh --install && ca_installed=yes
+fi
+stop_ca() { [ "$ca_installed" = yes ] && bash Tests/Scripts/test-ca.sh --uninstall; return 0; }
 work="$(mktemp -d /tmp/aether-test.XXXXXX)"
-trap 'rm -rf "$work"; stop_pulse' EXIT
+trap 'rm -rf "$work"; stop_pulse; stop_ca' EXIT
 # Every temporary file of the run (the build's, the tests' servers, players and homes) goes in
 # here and with it at the end.
 export TMPDIR="$work/tmp"

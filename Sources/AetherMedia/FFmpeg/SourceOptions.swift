@@ -63,6 +63,10 @@ public enum SourceOptions {
         // would inflate it; its readers count the inflated bytes against their budgets).
         if !headers.keys.contains(where: { $0.lowercased() == "accept-encoding" }) { lines += "Accept-Encoding: identity\r\n" }
         options["headers"] = lines
+        // libavformat's own TLS (what is not ours yet: a DASH manifest's segments, an AES key)
+        // checks certificates as ours does.
+        options["tls_verify"] = network.tls.verifyPeer ? "1" : "0"
+        if let ca = network.tls.caFile { options["ca_file"] = ca }
         return options
     }
 

@@ -1,4 +1,5 @@
 import AetherBase
+import AetherTransport
 import CZlib
 
 /// The body of an HTTP response as it arrives, turned into its payload: the framing undone (a
@@ -72,6 +73,14 @@ package struct HTTPBody {
             framing = .close
         }
         self.init(framing: framing, coding: head.value("content-encoding")?.lowercased() ?? "",
+                  metaint: icy ? head.value("icy-metaint").flatMap { Int64($0) } : nil)
+    }
+
+    /// The body of a 2xx answer that libcurl has framed already (its length and chunks
+    /// undone: ``HTTPTransfer``): `head`'s content coding inflated, and with `icy` its station's
+    /// title blocks taken out; it ends where the transfer ends.
+    package init(answer head: HTTPResponseHead, icy: Bool) {
+        self.init(framing: .close, coding: head.value("content-encoding")?.lowercased() ?? "",
                   metaint: icy ? head.value("icy-metaint").flatMap { Int64($0) } : nil)
     }
 

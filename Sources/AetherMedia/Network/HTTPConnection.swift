@@ -1,3 +1,4 @@
+import AetherTransport
 import CFFmpeg
 import AetherBase
 import FoundationEssentials
@@ -5,12 +6,12 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// One HTTP/1.1 exchange of ours, over libavformat's `tcp` or `tls` protocol: the request
-/// written, the response's head read within ``HTTPResponseHead``'s budgets and within the read
-/// deadline as a whole (a server that drips its header is bounded too), redirects followed
-/// within ``maxHops`` (http and https only), and the body handed out as its payload
-/// (``HTTPBody``). libavformat's `http` protocol keeps every header line a server sends before
-/// anyone sees one; this reads none past the budget. Owns its AVIOContext and closes it once.
+/// One HTTP(S) exchange of the player's, through libcurl (``HTTPTransfer``, on the source's
+/// ``TransportSession``: certificates checked, connections reused): the answer's head within
+/// ``HTTPResponseHead``'s budgets and within the read deadline as a whole (a server that drips
+/// its header is bounded too), redirects followed here within ``maxHops`` (http and https only,
+/// never to a file), a content coding inflated and a station's title blocks taken out
+/// (``HTTPBody``), and every failure given as libavformat's code with our words.
 ///
 /// Used from one thread at a time (the reader that opened it).
 package final class HTTPConnection {
@@ -36,10 +37,36 @@ package final class HTTPConnection {
             self.range = range
             self.icy = icy
         }
+
+        /// The transfer's request to `url` with `cookie`; nil when an option holds a byte no
+        /// header may (a line break).
+        package func transfer(to url: String, cookie: String?) -> HTTPTransfer.Request? {
+            var fields = ["Accept: */*"]
+            if icy { fields.append("Icy-MetaData: 1") }
+            if let lines = options["headers"], !lines.isEmpty {
+                // Whole lines (validated by SourceOptions), each ended by CRLF.
+                let bytes = Array(lines.utf8)
+                guard bytes.count >= 2, bytes.suffix(2) == [0x0D, 0x0A], bytes.indices.allSatisfy({ i in
+                    bytes[i] == 0x0D ? i + 1 < bytes.count && bytes[i + 1] == 0x0A : bytes[i] != 0x0A || (i > 0 && bytes[i - 1] == 0x0D)
+                }) else { return nil }
+                fields += lines.split(separator: "\r\n").map(String.init)
+            }
+            let agent = options["user_agent"] ?? HTTPConnection.defaultAgent
+            let values = [agent, options["referer"] ?? "", cookie ?? ""]
+            guard !values.contains(where: { $0.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) else { return nil }
+            return HTTPTransfer.Request(url: url, fields: fields, userAgent: agent, referrer: options["referer"], cookie: cookie, range: range)
+        }
     }
 
+    /// libavformat's own `User-Agent` (`Lavf59.27.100`), sent when the user set none.
+    static let defaultAgent: String = {
+        let v = avformat_version()
+        return "Lavf\(v >> 16).\((v >> 8) & 0xFF).\(v & 0xFF)"
+    }()
+
     /// A failed exchange: libavformat's code for it (an HTTP status as `AVERROR_HTTP_*`) and,
-    /// where ours are more exact, the words and cause (an exact status, a budget, a redirect).
+    /// where ours are more exact, the words and cause (an exact status, a budget, a redirect,
+    /// a certificate).
     package struct Failure: Error {
         package let code: Int32
         package let failure: NetworkFailure?
@@ -50,26 +77,30 @@ package final class HTTPConnection {
     /// The URL that answered (after redirects).
     package let url: String
     package let head: HTTPResponseHead
-    private var pb: UnsafeMutablePointer<AVIOContext>?
+    private let transfer: HTTPTransfer
     private var body: HTTPBody
     private var payload: [UInt8] = []
-    /// What one read off the connection lands in (allocated at the first, kept: a read is a
-    /// demuxer's buffer refill, the hot path).
-    private lazy var raw = [UInt8](repeating: 0, count: 64 << 10)
+    /// What one read off the transfer lands in (a read is a demuxer's buffer refill, the hot path).
+    private let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
     private var taken = 0
     private var atEnd = false
+    /// Each read waits at most this long for a byte (by ``clock``); ``interrupt`` stops it.
+    private let timeout: Double
+    private let clock: TimeSource
+    private let interrupt: InterruptToken
 
-    private init(url: String, head: HTTPResponseHead, pb: UnsafeMutablePointer<AVIOContext>, body: HTTPBody, initial: [UInt8]) {
+    private init(url: String, head: HTTPResponseHead, transfer: HTTPTransfer, body: HTTPBody, timeout: Double, clock: TimeSource,
+                 interrupt: InterruptToken) {
         self.url = url
         self.head = head
-        self.pb = pb
+        self.transfer = transfer
         self.body = body
-        if !initial.isEmpty {
-            _ = initial.withUnsafeBytes { self.body.feed($0, into: &payload) }
-        }
+        self.timeout = timeout
+        self.clock = clock
+        self.interrupt = interrupt
     }
 
-    deinit { if pb != nil { avio_closep(&pb) } }
+    deinit { raw.deallocate() }
 
     // MARK: the answer
 
@@ -127,16 +158,19 @@ package final class HTTPConnection {
                 }
                 continue
             }
-            // The body's end: whole, or cut short of its framing or its compressed stream.
-            if body.isComplete || atEnd || pb == nil { return body.ended() == nil ? aether_AVERROR_EOF() : Self.cutShort }
-            guard let pb else { continue }
-            let n = avio_read_partial(pb, &raw, Int32(raw.count))
-            if n == 0 || n == aether_AVERROR_EOF() {
+            // The body's end: whole, or cut short of its compressed stream.
+            if atEnd { return body.ended() == nil ? aether_AVERROR_EOF() : Self.cutShort }
+            let n: Int
+            do throws(HTTPTransfer.Failure) {
+                n = try transfer.read(into: raw, timeout: timeout, clock: clock) { interrupt.shouldInterrupt }
+            } catch {
+                return Self.failure(error, url: url).code
+            }
+            if n == 0 {
                 atEnd = true
                 continue
             }
-            guard n > 0 else { return n }
-            if case .malformed = raw.withUnsafeBytes({ body.feed(UnsafeRawBufferPointer(rebasing: $0[..<Int(n)]), into: &payload) }) {
+            if case .malformed = body.feed(UnsafeRawBufferPointer(rebasing: raw[..<n]), into: &payload) {
                 return aether_AVERROR_INVALIDDATA()
             }
         }
@@ -148,18 +182,18 @@ package final class HTTPConnection {
 
     // MARK: opening
 
-    /// Makes the exchange, following redirects; `jar` keeps the cookies the answers set. Each
-    /// read waits at most `timeout` seconds, and each head must be whole within it (by `clock`).
-    package static func open(_ request: Request, jar: inout HTTPCookieJar, interrupt: InterruptToken, clock: TimeSource,
-                             timeout: Double) throws(Failure) -> HTTPConnection {
+    /// Makes the exchange on `transport`, following redirects; `jar` keeps the cookies the
+    /// answers set. Each read waits at most `timeout` seconds, and each head must be whole
+    /// within it (by `clock`).
+    package static func open(_ request: Request, jar: inout HTTPCookieJar, transport: TransportSession, interrupt: InterruptToken,
+                             clock: TimeSource, timeout: Double) throws(Failure) -> HTTPConnection {
         var current = request.url
         var seen: Set<String> = [current]
         var looped = false
         for hop in 0...maxHops {
-            let (head, pb, rest) = try exchange(current, request, jar: &jar, interrupt: interrupt, clock: clock, timeout: timeout)
+            let (head, transfer) = try exchange(current, request, jar: &jar, transport: transport, interrupt: interrupt, clock: clock,
+                                                timeout: timeout)
             if [301, 302, 303, 307, 308].contains(head.status), let location = head.value("location") {
-                var doomed: UnsafeMutablePointer<AVIOContext>? = pb
-                avio_closep(&doomed)
                 let next = URLReference.resolve(location, against: current)
                 switch NetworkSettings.scheme(of: next) ?? "file" {
                 case "http", "https": break
@@ -172,12 +206,11 @@ package final class HTTPConnection {
                 continue
             }
             guard (200...299).contains(head.status) else {
-                var doomed: UnsafeMutablePointer<AVIOContext>? = pb
-                avio_closep(&doomed)
                 let line = "HTTP \(head.status)\(head.reason.isEmpty ? "" : " " + head.reason)"
                 throw Failure(code: aether_http_error(Int32(head.status)), failure: NetworkFailure(.http(status: head.status), url: current, line: line))
             }
-            return HTTPConnection(url: current, head: head, pb: pb, body: HTTPBody(of: head, icy: request.icy), initial: rest)
+            return HTTPConnection(url: current, head: head, transfer: transfer, body: HTTPBody(answer: head, icy: request.icy),
+                                  timeout: timeout, clock: clock, interrupt: interrupt)
         }
         throw refusal(request.url, looped ? "redirect loop after \(maxHops) hops" : "more than \(maxHops) redirects")
     }
@@ -186,72 +219,62 @@ package final class HTTPConnection {
         Failure(code: aether_AVERROR(EINVAL), failure: NetworkFailure(.policy, url: url, line: line))
     }
 
-    /// One request to `url` and the head of its answer: the head, the open connection and the
-    /// bytes read past the head (the body's first).
-    private static func exchange(_ url: String, _ request: Request, jar: inout HTTPCookieJar, interrupt: InterruptToken,
-                                 clock: TimeSource, timeout: Double) throws(Failure) -> (HTTPResponseHead, UnsafeMutablePointer<AVIOContext>, [UInt8]) {
-        guard let target = HTTPTarget(url), let text = target.request(request, cookies: jar.header(for: target.host)) else {
+    /// One request to `url` and the head of its answer, with the transfer it goes on in.
+    private static func exchange(_ url: String, _ request: Request, jar: inout HTTPCookieJar, transport: TransportSession,
+                                 interrupt: InterruptToken, clock: TimeSource, timeout: Double) throws(Failure) -> (HTTPResponseHead, HTTPTransfer) {
+        guard ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? ""), let host = URLComponents(string: url)?.host, !host.isEmpty,
+              let asked = request.transfer(to: url, cookie: jar.header(for: host)) else {
             throw Failure(code: aether_AVERROR(EINVAL), failure: NetworkFailure(.policy, url: url, line: "not an http or https URL"))
         }
-        let pb = try connect(target.connection, interrupt: interrupt, timeout: timeout, proxy: target.tlsProxy)
-        var owned: UnsafeMutablePointer<AVIOContext>? = pb
-        var handedOver = false
-        defer { if !handedOver { avio_closep(&owned) } }
-        let bytes = Array(text.utf8)
-        avio_write(pb, bytes, Int32(bytes.count))
-        avio_flush(pb)
-        if pb.pointee.error < 0 { throw Failure(code: pb.pointee.error, failure: nil) }
-        let started = clock.seconds
-        var head = HTTPResponseHead()
-        var fed = 0
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = avio_read_partial(pb, &chunk, Int32(chunk.count))
-            if n == 0 || n == aether_AVERROR_EOF() {
-                throw Failure(code: aether_AVERROR(EIO), failure: NetworkFailure(.closed, url: url, line: "the server closed the connection before its answer's header ended"))
-            }
-            guard n > 0 else { throw Failure(code: n, failure: nil) }
-            let outcome = chunk.withUnsafeBytes { head.feed(UnsafeRawBufferPointer(rebasing: $0[..<Int(n)])) }
-            switch outcome {
-            case .incomplete:
-                fed += Int(n)
-                if clock.seconds - started > timeout {
-                    throw Failure(code: aether_AVERROR(ETIMEDOUT),
-                                  failure: NetworkFailure(.timedOut, url: url, line: "the answer's header did not end within \(String(cFormat: "%g", timeout)) s"))
-                }
-            case .refused(let why):
-                throw Failure(code: aether_AVERROR(EFBIG), failure: NetworkFailure(.budget("the header budget"), url: url, line: why))
-            case .complete(let bodyOffset):
-                jar.take(head, host: target.host)
-                let rest = Array(chunk[(bodyOffset - fed)..<Int(n)])
-                // An interim answer (100 Continue): the real one follows.
-                if (100...199).contains(head.status) {
-                    throw Failure(code: aether_AVERROR(EIO), failure: NetworkFailure(.other, url: url, line: "an interim answer (\(head.status)) to a GET"))
-                }
-                handedOver = true
-                return (head, pb, rest)
-            }
+        let transfer = HTTPTransfer(asked, session: transport, connectTimeout: timeout)
+        do throws(HTTPTransfer.Failure) {
+            let head = try transfer.head(timeout: timeout, clock: clock) { interrupt.shouldInterrupt }
+            jar.take(head, host: host)
+            return (head, transfer)
+        } catch .timedOut {
+            throw Failure(code: aether_AVERROR(ETIMEDOUT),
+                          failure: NetworkFailure(.timedOut, url: url, line: "the answer's header did not end within \(String(cFormat: "%g", timeout)) s"))
+        } catch {
+            throw failure(error, url: url)
         }
     }
 
-    /// A connection over libavformat's `tcp` or `tls` protocol to `target`
-    /// (`tcp://host:port`), each read and the connect within `timeout` (at most a day); `proxy`:
-    /// a TLS connection's `CONNECT` proxy. The caller closes it.
-    package static func connect(_ target: String, interrupt: InterruptToken, timeout: Double,
-                                proxy: String? = nil) throws(Failure) -> UnsafeMutablePointer<AVIOContext> {
-        var dict: OpaquePointer? = nil
-        let micros = String(Int64(saturating: max(0.1, min(timeout.isNaN ? 10 : timeout, 86_400)) * 1e6))
-        av_dict_set(&dict, "rw_timeout", micros, 0)
-        av_dict_set(&dict, "timeout", micros, 0)
-        if let proxy { av_dict_set(&dict, "http_proxy", proxy, 0) }
-        defer { av_dict_free(&dict) }
-        var callback = interrupt.callback
-        var pb: UnsafeMutablePointer<AVIOContext>?
-        let result = avio_open2(&pb, target, AVIO_FLAG_READ_WRITE, &callback, &dict)
-        guard result >= 0, let pb else {
-            if pb != nil { avio_closep(&pb) }
-            throw Failure(code: result < 0 ? result : aether_AVERROR(EIO), failure: nil)
+    /// A transfer's failure as libavformat's code and, where it says more, our words.
+    static func failure(_ error: HTTPTransfer.Failure, url: String) -> Failure {
+        let host = TextSanitizer.clean(URLComponents(string: url)?.host ?? "")
+        switch error {
+        case .interrupted: return Failure(code: aether_AVERROR_EXIT(), failure: nil)
+        case .timedOut: return Failure(code: aether_AVERROR(ETIMEDOUT), failure: nil)
+        case .refused(let why):
+            return Failure(code: aether_AVERROR(EFBIG), failure: NetworkFailure(.budget("the header budget"), url: url, line: why))
+        case .transport(let code, let system, let words):
+            typealias F = HTTPTransfer.Failure
+            switch code {
+            case F.couldNotResolve:
+                return Failure(code: aether_AVERROR(EIO), failure: NetworkFailure(.dns(host: host), url: url, line: "cannot resolve host '\(host)'"))
+            case F.couldNotResolveProxy:
+                return Failure(code: aether_AVERROR(EIO), failure: NetworkFailure(.dns(host: host), url: url, line: "cannot resolve the proxy's host (\(words))"))
+            case F.couldNotConnect:
+                return Failure(code: aether_AVERROR(system != 0 ? system : ECONNREFUSED), failure: nil)
+            case F.timedOutCode: return Failure(code: aether_AVERROR(ETIMEDOUT), failure: nil)
+            case F.partialBody: return Failure(code: cutShort, failure: nil)
+            case F.gotNothing:
+                return Failure(code: aether_AVERROR(EIO),
+                               failure: NetworkFailure(.closed, url: url, line: "the server closed the connection before its answer's header ended"))
+            case F.receiveError, F.sendError, F.http2, F.http2Stream:
+                return Failure(code: aether_AVERROR(system != 0 ? system : ECONNRESET), failure: nil)
+            case F.peerVerification, F.caCertificate:
+                return Failure(code: aether_AVERROR(EPERM),
+                               failure: NetworkFailure(.certificate, url: url, line: "the certificate of '\(host)' is not trusted (\(words)); --tls-verify=no would play it anyway"))
+            case F.tlsConnect:
+                return Failure(code: aether_AVERROR(EIO), failure: NetworkFailure(.tls, url: url, line: "TLS handshake with '\(host)' failed"))
+            case F.weirdReply, F.unsupportedProtocol:
+                return Failure(code: aether_AVERROR_INVALIDDATA(), failure: NetworkFailure(.other, url: url, line: "the server's answer is not HTTP (\(words))"))
+            case F.proxy:
+                return Failure(code: aether_AVERROR(EIO), failure: NetworkFailure(.refused, url: url, line: "the proxy refused the connection (\(words))"))
+            default:
+                return Failure(code: aether_AVERROR(EIO), failure: NetworkFailure(.other, url: url, line: words))
+            }
         }
-        return pb
     }
 }

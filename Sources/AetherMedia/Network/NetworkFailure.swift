@@ -22,6 +22,9 @@ public struct NetworkFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case http(status: Int)
         /// The TLS handshake failed (the port answers, but not with TLS, or the peer refused).
         case tls
+        /// The server's certificate is not trusted (no authority the player trusts signed it,
+        /// or it names another host): refused, as `curl` refuses it (`--tls-verify=no` plays it).
+        case certificate
         /// The server closed the connection before the body's end.
         case closed
         /// A budget of ours was passed (its name, as the man page lists it).
@@ -52,7 +55,7 @@ public struct NetworkFailure: Error, Sendable, Equatable, CustomStringConvertibl
         public var isTransport: Bool {
             switch self {
             case .dns, .refused, .timedOut, .reset, .http, .tls, .closed: return true
-            case .budget, .policy, .other: return false
+            case .budget, .policy, .certificate, .other: return false
             }
         }
     }

@@ -1,3 +1,4 @@
+import AetherTransport
 import CFFmpeg
 import AetherBase
 import FoundationEssentials
@@ -31,6 +32,9 @@ public struct NetworkSettings: Sendable, Equatable {
     /// capped at ``maxBackoff``.
     public var initialBackoff = 0.25
     public var maxBackoff = 4.0
+    /// How TLS connections are checked (`--tls-verify`, `--tls-ca-file`): every certificate
+    /// against the system's authorities, unless told otherwise.
+    public var tls = TransportSession.Policy()
 
     public init() {}
 

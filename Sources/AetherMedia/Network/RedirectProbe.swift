@@ -1,3 +1,4 @@
+import AetherTransport
 import CFFmpeg
 import AetherBase
 import FoundationEssentials
@@ -13,13 +14,13 @@ import Glibc
 package enum RedirectProbe {
     /// Explains `error` (an open of `url` that failed) when a redirect caused it.
     package static func explain(error: Int32, url: String, options: [String: String], interrupt: InterruptToken,
-                                timeout: Double, clock: TimeSource = .monotonic) -> String? {
+                                timeout: Double, clock: TimeSource = .monotonic, policy: TransportSession.Policy = .init()) -> String? {
         guard error == aether_AVERROR(EIO) || error == aether_AVERROR(EINVAL),
               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") else { return nil }
         var jar = HTTPCookieJar()
         do throws(HTTPConnection.Failure) {
-            _ = try HTTPConnection.open(.init(url: url, options: options), jar: &jar, interrupt: interrupt, clock: clock,
-                                        timeout: max(0.1, min(timeout, 60)))
+            _ = try HTTPConnection.open(.init(url: url, options: options), jar: &jar, transport: TransportSession(policy: policy),
+                                        interrupt: interrupt, clock: clock, timeout: max(0.1, min(timeout, 60)))
             return nil
         } catch {
             guard let failure = error.failure, failure.cause == .policy else { return nil }
@@ -28,15 +29,18 @@ package enum RedirectProbe {
     }
 
     /// Whether an https `url`'s port answers TCP but its TLS handshake fails (libavformat says
-    /// "Input/output error" for both a handshake that failed and much else).
+    /// "Input/output error" for both a handshake that failed and much else): libcurl's
+    /// handshake, with the certificate not judged (that is not the question here).
     package static func handshakeFails(url: String, interrupt: InterruptToken, timeout: Double) -> Bool {
-        guard NetworkSettings.scheme(of: url) == "https", let target = HTTPTarget(url) else { return false }
-        func opens(_ target: String) -> Bool {
-            guard let made = try? HTTPConnection.connect(target, interrupt: interrupt, timeout: min(timeout, 60)) else { return false }
-            var pb: UnsafeMutablePointer<AVIOContext>? = made
-            avio_closep(&pb)
-            return true
+        guard NetworkSettings.scheme(of: url) == "https" else { return false }
+        let transfer = HTTPTransfer(HTTPTransfer.Request(url: url), session: TransportSession(policy: .init(verifyPeer: false)),
+                                    connectTimeout: min(timeout, 60))
+        do throws(HTTPTransfer.Failure) {
+            _ = try transfer.head(timeout: min(timeout, 60), clock: .monotonic) { interrupt.shouldInterrupt }
+            return false
+        } catch {
+            if case .transport(let code, _, _) = error { return code == HTTPTransfer.Failure.tlsConnect }
+            return false
         }
-        return opens("tcp://\(target.address)") && !opens("tls://\(target.address)")
     }
 }

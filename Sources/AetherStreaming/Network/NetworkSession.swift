@@ -1,3 +1,4 @@
+import AetherTransport
 import AetherBase
 import AetherMedia
 import CFFmpeg
@@ -22,6 +23,9 @@ package final class NetworkSession: Sendable {
     /// What each nested context handed to libavformat belongs to (a ``ResilientInput``, or the
     /// ``MemoryInput`` of a segment fetched whole), released in ``closeNested(_:)``.
     private let readers = Guarded<[UnsafeMutableRawPointer: AnyObject]>([:])
+    /// The transport of every HTTP(S) read of the source: one connection cache (a playlist, its
+    /// segments and its key from one host share connections), the source's TLS policy.
+    package let transport: TransportSession
     /// Bit-rate switching: picks each HLS segment's variant and is told its download time.
     let adaptive: AdaptiveSwitcher?
     /// HLS playlists spliced with discontinuities: their segments served on one timeline.
@@ -110,6 +114,7 @@ package final class NetworkSession: Sendable {
          transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil, prefetched: PrefetchedDocuments? = nil,
          jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.settings = settings
+        transport = TransportSession(policy: settings.tls)
         self.jitter = jitter
         self.adaptive = adaptive
         monitor = adaptive?.monitor ?? NetworkMonitor()

@@ -1,3 +1,4 @@
+import AetherTransport
 import AetherMedia
 import CFFmpeg
 import AetherBase
@@ -6,8 +7,8 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// One HTTP(S) resource read through our own exchange (``HTTPConnection``: the answer's header
-/// within its budgets, redirects, the body's framing), behind an AVIOContext of its own that
+/// One HTTP(S) resource read through our own exchange (``HTTPConnection`` over the session's
+/// libcurl transport: the answer's header within its budgets, redirects, the body's coding), behind an AVIOContext of its own that
 /// survives the network: a read that fails with a transient error (connection reset,
 /// read deadline passed, 5xx, a body cut short of its length) closes the connection and opens a
 /// new one at the byte where it stopped, after an exponential backoff with jitter, up to
@@ -119,7 +120,7 @@ package final class ResilientInput {
         let connection: HTTPConnection
         do throws(HTTPConnection.Failure) {
             connection = try HTTPConnection.open(.init(url: url, options: options, range: ranged ? offset : nil, icy: main),
-                                                 jar: &exchanges.cookies, interrupt: session.interrupt, clock: session.clock,
+                                                 jar: &exchanges.cookies, transport: session.transport, interrupt: session.interrupt, clock: session.clock,
                                                  timeout: session.settings.readTimeout)
         } catch {
             if error.status == 416, position > 0 {

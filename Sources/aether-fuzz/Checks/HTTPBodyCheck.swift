@@ -1,3 +1,4 @@
+import AetherTransport
 import AetherMedia
 
 /// The `httphead` target's body half (aether-fuzz): what follows a whole head is read as the

@@ -1,0 +1,29 @@
+#ifndef AETHER_CCURL_SHIM_H
+#define AETHER_CCURL_SHIM_H
+#include <curl/curl.h>
+
+/* libcurl's option and information calls are variadic, which Swift cannot call: one typed
+   function each. Every remote byte of the player goes through libcurl (AetherTransport). */
+CURLcode aether_curl_set_long(CURL *handle, CURLoption option, long value);
+CURLcode aether_curl_set_string(CURL *handle, CURLoption option, const char *value);
+CURLcode aether_curl_set_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode aether_curl_set_off(CURL *handle, CURLoption option, curl_off_t value);
+
+/* A body or header callback (CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION). */
+typedef size_t (*aether_curl_data_callback)(char *data, size_t size, size_t count, void *user);
+CURLcode aether_curl_set_data_callback(CURL *handle, CURLoption option, aether_curl_data_callback callback);
+
+CURLcode aether_curl_info_long(CURL *handle, CURLINFO info, long *value);
+CURLcode aether_curl_info_pointer(CURL *handle, CURLINFO info, void **value);
+CURLcode aether_curl_info_string(CURL *handle, CURLINFO info, const char **value);
+
+CURLMcode aether_curl_multi_set_long(CURLM *multi, CURLMoption option, long value);
+
+/* CURL_WRITEFUNC_PAUSE, CURLPAUSE_CONT and the other function-like or cast macros. */
+size_t aether_curl_write_pause(void);
+int aether_curl_pause_continue(void);
+/* The version's number (0xXXYYZZ) and whether it speaks HTTP/2. */
+unsigned int aether_curl_version_number(void);
+int aether_curl_has_http2(void);
+const char *aether_curl_version_text(void);
+#endif
