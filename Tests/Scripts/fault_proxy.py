@@ -68,7 +68,7 @@ response ends (sent in full, cut by a rule, or the client went away):
     place in the order requests started, from 0: a response that ends late is logged after a
     later request's)}
 """
-import http.client, http.server, json, re, select, signal, socket, struct, sys, threading, time
+import fcntl, http.client, http.server, json, re, select, signal, socket, struct, sys, termios, threading, time
 
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authenticate",
               "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"}
@@ -186,6 +186,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def handle(self):
+        # Each write goes out at once: a cut's first N bytes are on the wire before the reset
+        # (with Nagle, a small write on a kept-alive connection waits for the client's delayed
+        # ACK, and the reset would throw it away).
+        try:
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:
+            pass
         try:
             super().handle()
         except (Dropped, OSError, ValueError, http.client.HTTPException):
@@ -259,7 +266,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 time.sleep(min(max(deadline - time.monotonic(), 0), 0.2))  # a pipelined request: keep waiting
 
     def reset(self):
-        """Closes the client connection abruptly: RST rather than FIN."""
+        """Closes the client connection abruptly: RST rather than FIN, once what was written has
+        left (at most 0.5 s): a zero linger discards what is still queued."""
+        deadline = time.monotonic() + 0.5
+        try:
+            while time.monotonic() < deadline:
+                queued = struct.unpack("i", fcntl.ioctl(self.connection.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+                if queued == 0:
+                    break
+                time.sleep(0.005)
+        except OSError:
+            pass
         try:
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         except OSError:

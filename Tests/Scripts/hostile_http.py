@@ -43,8 +43,13 @@ MPD_LINE = b'<AdaptationSet mimeType="video/mp4"><Representation id="v" bandwidt
 
 
 def gzip_body(kind):
-    """The compressed body (cached in memory: about 1 MB)."""
+    """The compressed body (cached in memory: about 2.5 MB, and in $TMPDIR for the next server:
+    compressing 1 GiB takes seconds of CPU, which must not count against a player's deadline)."""
     with _gzip_lock:
+        cached = os.path.join(os.environ.get("TMPDIR", "/tmp"), "aether-hostile-gzip-%s-%d.gz" % (kind, INFLATED))
+        if kind not in _gzip_cache and os.path.exists(cached):
+            with open(cached, "rb") as f:
+                _gzip_cache[kind] = f.read()
         if kind not in _gzip_cache:
             head, line = ((b"#EXTM3U\n#EXT-X-TARGETDURATION:2\n", MEDIA_LINE) if kind == "m3u8"
                           else (MPD_HEAD, MPD_LINE))
@@ -57,6 +62,9 @@ def gzip_body(kind):
                 sent += len(block)
             out.append(z.flush())
             _gzip_cache[kind] = b"".join(out)
+            with open(cached + ".%d" % os.getpid(), "wb") as f:
+                f.write(_gzip_cache[kind])
+            os.replace(cached + ".%d" % os.getpid(), cached)
         return _gzip_cache[kind]
 
 
@@ -253,6 +261,9 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 server = Server(("127.0.0.1", 0), Handler)
+# The bombs are made before the port is said: a player's open deadline starts after it.
+gzip_body("m3u8")
+gzip_body("mpd")
 print(server.server_address[1], flush=True)
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
 threading.Thread(target=lambda: (sys.stdin.read(), server.shutdown()), daemon=True).start()
