@@ -191,8 +191,10 @@ public final class Downloader {
                 let fetchedBytes = data.count
                 if let key = segment.key, let keyURI = key.uri {
                     if keys[keyURI] == nil { keys[keyURI] = try fetch(keyURI, limit: Self.keyLimit) }
-                    let decryptor = try AES128Decryptor(key: keys[keyURI] ?? [])
-                    do { data = try decryptor.decrypt(data, iv: key.iv ?? AES128Decryptor.sequenceIV(segment.sequence)) } catch {
+                    do throws(AES128Decryptor.Failure) {
+                        let decryptor = try AES128Decryptor(key: keys[keyURI] ?? [])
+                        data = try decryptor.decrypt(data, iv: key.iv ?? AES128Decryptor.sequenceIV(segment.sequence))
+                    } catch {
                         throw DownloadError("\(TextSanitizer.clean(segment.uri)): \(error.message)")
                     }
                 }

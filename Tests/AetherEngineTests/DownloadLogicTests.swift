@@ -427,10 +427,10 @@ struct DownloadLogicTests {
 
     @Test func aesRefusesWhatCannotBeCiphertext() throws {
         let aes = try AES128Decryptor(key: Array(0...15))
-        #expect(throws: DownloadError.self) { try aes.decrypt([], iv: Array(0...15)) }
-        #expect(throws: DownloadError.self) { try aes.decrypt(Array(repeating: 1, count: 15), iv: Array(0...15)) }
-        #expect(throws: DownloadError.self) { try aes.decrypt(Array(repeating: 1, count: 16), iv: [1]) }
-        #expect(throws: DownloadError.self) { try AES128Decryptor(key: [1, 2, 3]) }
+        #expect(throws: AES128Decryptor.Failure.self) { try aes.decrypt([], iv: Array(0...15)) }
+        #expect(throws: AES128Decryptor.Failure.self) { try aes.decrypt(Array(repeating: 1, count: 15), iv: Array(0...15)) }
+        #expect(throws: AES128Decryptor.Failure.self) { try aes.decrypt(Array(repeating: 1, count: 16), iv: [1]) }
+        #expect(throws: AES128Decryptor.Failure.self) { try AES128Decryptor(key: [1, 2, 3]) }
     }
 
     @Test func aesRoundTripsWithOpenSSL() throws {

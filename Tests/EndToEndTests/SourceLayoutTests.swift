@@ -2,10 +2,10 @@ import AetherTestSupport
 import Foundation
 import Testing
 
-/// The house rules of the source tree: each target under `Sources/` at most 6,000 lines of Swift
-/// and each Swift file at most 450, so that a newcomer can read a target and a file whole.
+/// The house rules of the source tree: each Swift file at most 450 lines, so that a newcomer can
+/// read a file whole. A target's size is reported, not capped (DESIGN: a target is as big as its
+/// idea; a cap of 6,000 lines had four targets cut to fit it).
 struct SourceLayoutTests {
-    static let maximumTargetLines = 6_000
     static let maximumFileLines = 450
 
     /// Lines of every Swift file under `Sources/`, by target.
@@ -24,12 +24,11 @@ struct SourceLayoutTests {
         return byTarget
     }
 
-    @Test func everyTargetAndFileIsWithinItsSize() throws {
+    @Test func everyFileIsWithinItsSizeAndTargetsAreReported() throws {
         let byTarget = try Self.lines()
         #expect(byTarget.count >= 15, "the targets under Sources/ were not found: \(byTarget.keys.sorted())")
         for (target, files) in byTarget.sorted(by: { $0.key < $1.key }) {
-            let total = files.reduce(0) { $0 + $1.lines }
-            #expect(total <= Self.maximumTargetLines, "\(target) has \(total) lines (at most \(Self.maximumTargetLines))")
+            print("\(target): \(files.reduce(0) { $0 + $1.lines }) lines in \(files.count) files")
             for file in files where file.lines > Self.maximumFileLines {
                 Issue.record("\(file.file) has \(file.lines) lines (at most \(Self.maximumFileLines))")
             }

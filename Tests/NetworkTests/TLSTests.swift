@@ -71,4 +71,20 @@ import Testing
         let segments = requests.filter { ($0["path"] as? String)?.hasSuffix(".ts") == true }.count
         #expect(segments >= 10 && server.connections() <= 4, "\(requests.count) requests (\(segments) segments) on \(server.connections()) connections")
     }
+
+    /// An AES-128 HLS over HTTPS: the key and the encrypted segments come through the transport
+    /// too (libavformat's own http, behind its `crypto` protocol, asked for a new connection
+    /// each time with `Connection: close`), on a few connections, and every frame plays.
+    @Test func anEncryptedHLSsKeyAndSegmentsComeThroughTheTransport() throws {
+        let server = try Self.server("self-signed")
+        defer { server.stop() }
+        let (r, s) = try NetworkTests.headless([server.url("hls-aes/index.m3u8"), "--tls-verify=no", "--speed=4"], timeout: 60)
+        #expect(r.status == 0 && s.first?.frames.decoded == NetworkTests.progressiveFrames, "\(r.status) \(r.stderr)")
+        let requests = server.requests()
+        let paths = requests.compactMap { $0["path"] as? String }
+        #expect(paths.contains("/hls-aes/enc.key") && paths.filter { $0.hasSuffix(".ts") }.count >= 8, "\(paths)")
+        let closing = requests.filter { (($0["headers"] as? [String: String]) ?? [:]).contains { $0.key.lowercased() == "connection" && $0.value.lowercased() == "close" } }
+        #expect(closing.isEmpty, "asked to close: \(closing.compactMap { $0["path"] as? String })")
+        #expect(server.connections() <= 4, "\(requests.count) requests on \(server.connections()) connections")
+    }
 }

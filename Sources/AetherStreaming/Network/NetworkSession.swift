@@ -237,6 +237,9 @@ package final class NetworkSession: Sendable {
             entry = next
         }
         for (key, value) in options { merged[key] = value }
+        if scheme == "crypto+http" || scheme == "crypto+https" {
+            return openDecrypted(String(url.dropFirst("crypto+".count)), options: merged, into: pb)
+        }
         if scheme == "http" || scheme == "https" {
             // An HLS playlist (a live reload too): read whole, handed to the switcher and the
             // splice, served from memory, so the demuxer and they see one copy.
@@ -377,7 +380,7 @@ package final class NetworkSession: Sendable {
 
     /// Hands `bytes` to the demuxer as the opened file (kept alive in `readers` until
     /// `closeNested`); 0, or throws when the reader cannot be made.
-    private func serve(_ bytes: [UInt8], into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) throws(FFmpegError) -> Int32 {
+    func serve(_ bytes: [UInt8], into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) throws(FFmpegError) -> Int32 {
         let memory = try MemoryInput(bytes)
         pb.pointee = memory.context
         readers.withLock { $0[UnsafeMutableRawPointer(memory.context)] = memory }
