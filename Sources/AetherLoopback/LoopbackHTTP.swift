@@ -14,9 +14,10 @@ public final class LoopbackHTTP: Sendable {
     }
 
     /// The proxy's port (what the player is given), and the server's behind it.
-    public let port: Int
-    public let serverPort: Int
-    private let processes = Guarded<[(Process, Pipe)]>([])
+    public var port: Int { proxy.port }
+    public var serverPort: Int { server.port }
+    private let server: ScriptServer
+    private let proxy: ScriptServer
 
     /// The repository's `Tests/Scripts`, where the server and the proxy live (three levels above
     /// this file).
@@ -30,51 +31,16 @@ public final class LoopbackHTTP: Sendable {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let rulesFile = dir + "/rules.json"
         try rules.write(toFile: rulesFile, atomically: true, encoding: .utf8)
-        var started: [(Process, Pipe)] = []
-        func launch(_ arguments: [String]) throws -> Int {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3"] + arguments
-            let out = Pipe(), input = Pipe()
-            process.standardOutput = out
-            process.standardInput = input
-            try process.run()
-            started.append((process, input))
-            var text = ""
-            while !text.hasSuffix("\n") {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw Failure(description: "\(arguments.first ?? "?") printed no port: \(text)")
-            }
-            return port
-        }
-        do {
-            serverPort = try launch([Self.scripts.appendingPathComponent("range_http.py").path, root, dir + "/server.jsonl"])
-            port = try launch([Self.scripts.appendingPathComponent("fault_proxy.py").path, String(serverPort),
-                               dir + "/proxy.jsonl", rulesFile])
-        } catch {
-            Self.end(started)
-            throw error
-        }
-        processes.withLock { $0 = started }
+        server = try ScriptServer("range_http.py", [root, dir + "/server.jsonl"])
+        proxy = try ScriptServer("fault_proxy.py", [String(server.port), dir + "/proxy.jsonl", rulesFile])
     }
 
     deinit { stop() }
 
     /// Ends the proxy and the server and waits for them.
     public func stop() {
-        Self.end(processes.withLock { p in defer { p = [] }; return p })
-    }
-
-    private static func end(_ list: [(Process, Pipe)]) {
-        for (process, input) in list {
-            try? input.fileHandleForWriting.close()
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        proxy.stop()
+        server.stop()
     }
 
     /// `http://127.0.0.1:PORT/path` through the proxy.

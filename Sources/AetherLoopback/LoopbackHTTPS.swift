@@ -6,46 +6,22 @@ import Foundation
 /// connection it came on, so a test or `aether-bench` can count the connections a player opened.
 /// The process ends with ``stop()`` (or when this is released).
 public final class LoopbackHTTPS: Sendable {
-    public let port: Int
+    private let server: ScriptServer
     private let log: String
-    private let process: Guarded<(Process, Pipe)?>
+    public var port: Int { server.port }
 
     /// Serves `root` with `certificate` (PEM, the leaf first) and its `key`.
     public init(root: String, certificate: String, key: String) throws {
-        log = NSTemporaryDirectory() + "aether-https-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", LoopbackHTTP.scripts.appendingPathComponent("range_http.py").path,
-                             "--tls", certificate, key, root, log]
-        let out = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardInput = input
-        try process.run()
-        self.process = Guarded((process, input))
-        var text = ""
-        while !text.hasSuffix("\n") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            Self.end(process, input)
-            throw LoopbackHTTP.Failure(description: "range_http.py --tls printed no port: \(text)")
-        }
-        self.port = port
+        let log = NSTemporaryDirectory() + "aether-https-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        server = try ScriptServer("range_http.py", ["--tls", certificate, key, root, log])
+        self.log = log
     }
 
     deinit { stop() }
 
     public func stop() {
-        if let (process, input) = process.withLock({ p in defer { p = nil }; return p }) { Self.end(process, input) }
+        server.stop()
         try? FileManager.default.removeItem(atPath: log)
-    }
-
-    private static func end(_ process: Process, _ input: Pipe) {
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
     }
 
     /// `https://HOST:PORT/path` (`host`: what the player is told, 127.0.0.1 or localhost).

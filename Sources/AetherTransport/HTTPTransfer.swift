@@ -152,9 +152,10 @@ package final class HTTPTransfer {
         // A proxy's CONNECT answer is not the server's head.
         _ = aether_curl_set_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         _ = aether_curl_set_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        // A new transfer waits for a connection being opened to the same host rather than
-        // opening another (HTTP/2 multiplexes on it).
-        _ = aether_curl_set_long(easy, CURLOPT_PIPEWAIT, 1)
+        // Over TLS a new transfer waits for a connection being opened to the same host rather
+        // than opening another (HTTP/2, which ALPN may offer, multiplexes on it); plain http is
+        // HTTP/1.1, where waiting would only hold the transfer back.
+        if request.url.lowercased().hasPrefix("https:") { _ = aether_curl_set_long(easy, CURLOPT_PIPEWAIT, 1) }
         _ = aether_curl_set_long(easy, CURLOPT_BUFFERSIZE, 64 << 10)
         _ = aether_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(max(100, min(connectTimeout.isFinite ? connectTimeout : 86_400, 86_400)) * 1000))
         _ = aether_curl_set_long(easy, CURLOPT_SSL_VERIFYPEER, session.policy.verifyPeer ? 1 : 0)

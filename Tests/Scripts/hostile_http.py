@@ -27,7 +27,7 @@ Every other path is one misbehaviour:
                           hostile in-band metadata (CASE: huge, binary, escapes, metaint-0,
                           metaint-2g, lies-long, lies-short, flood, endless-headers); see icy()
 """
-import os, signal, sys, threading, time, zlib
+import os, signal, struct, sys, threading, time, zlib
 import http.server
 
 MEDIA = sys.argv[1] if len(sys.argv) > 1 else None
@@ -43,28 +43,26 @@ MPD_LINE = b'<AdaptationSet mimeType="video/mp4"><Representation id="v" bandwidt
 
 
 def gzip_body(kind):
-    """The compressed body (cached in memory: about 2.5 MB, and in $TMPDIR for the next server:
-    compressing 1 GiB takes seconds of CPU, which must not count against a player's deadline)."""
+    """The compressed body: 1 GiB of playlist or manifest in about 2 MB of gzip. The deflate
+    stream is the head, then one 1 MiB block compressed after a full flush (its history reset),
+    repeated: the same bytes each time, so the bomb costs one block's compression and a CRC over
+    the whole (in C, under a second), not minutes of compressing 1 GiB. Kept in memory."""
     with _gzip_lock:
-        cached = os.path.join(os.environ.get("TMPDIR", "/tmp"), "aether-hostile-gzip-%s-%d.gz" % (kind, INFLATED))
-        if kind not in _gzip_cache and os.path.exists(cached):
-            with open(cached, "rb") as f:
-                _gzip_cache[kind] = f.read()
         if kind not in _gzip_cache:
             head, line = ((b"#EXTM3U\n#EXT-X-TARGETDURATION:2\n", MEDIA_LINE) if kind == "m3u8"
                           else (MPD_HEAD, MPD_LINE))
-            z = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip wrapper
-            out = [z.compress(head)]
             block = line * ((1 << 20) // len(line))
-            sent = len(head)
-            while sent < INFLATED:
-                out.append(z.compress(block))
-                sent += len(block)
-            out.append(z.flush())
-            _gzip_cache[kind] = b"".join(out)
-            with open(cached + ".%d" % os.getpid(), "wb") as f:
-                f.write(_gzip_cache[kind])
-            os.replace(cached + ".%d" % os.getpid(), cached)
+            count = (INFLATED - len(head)) // len(block) + 1
+            z = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate, wrapped by hand below
+            first = z.compress(head) + z.flush(zlib.Z_FULL_FLUSH)
+            one = z.compress(block) + z.flush(zlib.Z_FULL_FLUSH)
+            assert z.compress(block) + z.flush(zlib.Z_FULL_FLUSH) == one, "a block compressed twice differs"
+            crc = zlib.crc32(head)
+            for _ in range(count):
+                crc = zlib.crc32(block, crc)
+            size = len(head) + count * len(block)
+            _gzip_cache[kind] = (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + first + one * count + z.flush()
+                                 + struct.pack("<II", crc & 0xFFFFFFFF, size & 0xFFFFFFFF))
         return _gzip_cache[kind]
 
 
@@ -83,6 +81,9 @@ PARSE_ERROR = (b'<?xml version="1.0"?>\n<MPD xmlns="urn:mpeg:dash:schema:mpd:201
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
+    # Each write goes out at once, as a real server's (TCP_NODELAY): with Nagle, a response's
+    # second write waits for the client's delayed ACK on a kept-alive connection (40 ms a request).
+    disable_nagle_algorithm = True
     protocol_version = "HTTP/1.1"
 
     def log_message(self, *args):
@@ -261,9 +262,6 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 server = Server(("127.0.0.1", 0), Handler)
-# The bombs are made before the port is said: a player's open deadline starts after it.
-gzip_body("m3u8")
-gzip_body("mpd")
 print(server.server_address[1], flush=True)
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
 threading.Thread(target=lambda: (sys.stdin.read(), server.shutdown()), daemon=True).start()

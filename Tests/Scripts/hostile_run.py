@@ -645,7 +645,7 @@ REMOTE = [  # (path, message regex, extra arguments)
     ("redirect-file", r"redirect to a local file refused", []),
     ("stall", r"stalled: no data for 2 s", ["--network-timeout=2", "--network-retries=1"]),
     ("drip.m3u8", r"': the playlist did not arrive within 15 s", []),
-    ("huge-headers", r"': no complete answer within 15 s", []),
+    ("huge-headers", r"the response's header is longer than 64 KiB \(the header budget\)", []),
 ]
 
 

@@ -238,7 +238,7 @@ package final class NetworkSession: Sendable {
         }
         for (key, value) in options { merged[key] = value }
         if scheme == "crypto+http" || scheme == "crypto+https" {
-            return openDecrypted(String(url.dropFirst("crypto+".count)), options: merged, into: pb)
+            return EncryptedSegment.open(url, options: merged, session: self, into: pb)
         }
         if scheme == "http" || scheme == "https" {
             // An HLS playlist (a live reload too): read whole, handed to the switcher and the

@@ -15,14 +15,17 @@ import Foundation
 /// 2. Rebuffers on a throttled link: the progressive clip (≈ 80 kB/s) played in real time with
 ///    the proxy pacing the body at a fraction of that and at a margin above it; rebuffers and
 ///    wall time from the summary.
+/// 3. Connections (`--parts connections`, ConnectionsBenchmark.swift): an HLS VOD over HTTPS with
+///    each new connection held 50 ms, against the commit before and mpv.
 struct NetworkBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "network",
-        abstract: "Startup to first frame over loopback (plain and +100 ms per request) and rebuffers on a throttled link.")
+        abstract: "Startup to first frame over loopback (plain and +100 ms per request), rebuffers on a throttled link, and connections over HTTPS.")
 
     @Option(help: "The aether-tui binary.") var player = ".build/release/aether-tui"
     @Option(help: "Runs per case (medians reported).") var repeats = 5
-    @Option(help: ArgumentHelp("Parts to run, comma-separated.", valueName: "startup,throttle")) var parts = "startup,throttle"
+    @Option(help: ArgumentHelp("Parts to run, comma-separated.", valueName: "startup,throttle,connections")) var parts = "startup,throttle"
+    @Option(help: "A second aether-tui (the commit before) beside the player in the connections part.") var baselinePlayer: String?
     @Option(help: "The network fixtures (make-network-fixtures.sh output).") var fixtures = "Tests/Fixtures/out/net"
     @Option(help: "Scratch directory.") var workDir = "/tmp/aether-bench-network"
 
@@ -38,13 +41,14 @@ struct NetworkBenchmark: AsyncParsableCommand {
         let list = parts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if list.contains("startup") { try startup(loopback) }
         if list.contains("throttle") { try throttle(loopback) }
+        if list.contains("connections") { try connections() }
     }
 
     /// Seconds from exec to the first presented frame, from the player's log.
-    func playerStartup(_ url: String, _ arguments: [String] = []) -> Double? {
+    func playerStartup(_ url: String, _ arguments: [String] = [], binary: String? = nil) -> Double? {
         let log = workDir + "/startup.log"
         try? FileManager.default.removeItem(atPath: log)
-        let m = Spawn.run([player, url, "--vo=null", "--ao=null", "--length=0.5", "--log-file=\(log)"] + arguments)
+        let m = Spawn.run([binary ?? player, url, "--vo=null", "--ao=null", "--length=0.5", "--log-file=\(log)"] + arguments)
         guard m.status == 0, let text = try? String(contentsOfFile: log, encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.contains("first frame of serial 1 at") }),
               let close = line.firstIndex(of: "]"), let space = line.firstIndex(of: " ") else { return nil }
