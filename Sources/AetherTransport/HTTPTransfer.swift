@@ -167,17 +167,11 @@ package final class HTTPTransfer {
         if let range = request.range { set(CURLOPT_RANGE, "\(max(0, range))-") }
         for line in request.fields { fields = curl_slist_append(fields, line) }
         if let fields { _ = aether_curl_set_pointer(easy, CURLOPT_HTTPHEADER, fields) }
-        session.state.withLock {
-            $0.transfers += 1
-            _ = curl_multi_add_handle($0.multi, easy)
-        }
+        session.state.withLock { _ = curl_multi_add_handle($0.multi, easy) }
     }
 
     deinit {
         session.state.withLock { s in
-            var opened = 0
-            _ = aether_curl_info_long(easy, CURLINFO_NUM_CONNECTS, &opened)
-            s.connectionsOpened += opened
             _ = curl_multi_remove_handle(s.multi, easy)
             curl_easy_cleanup(easy)
         }

@@ -31,9 +31,6 @@ public final class TransportSession: Sendable {
 
     struct State: @unchecked Sendable {  // the multi handle is only touched with the lock held
         let multi: UnsafeMutableRawPointer
-        /// New connections the transfers made (a reused one is not counted).
-        var connectionsOpened = 0
-        var transfers = 0
     }
     let state: Guarded<State>
 
@@ -52,13 +49,6 @@ public final class TransportSession: Sendable {
     deinit {
         state.withLock { _ = curl_multi_cleanup($0.multi) }
     }
-
-    /// The connections this session opened so far, and the transfers it made.
-    public var counts: (connections: Int, transfers: Int) { state.withLock { ($0.connectionsOpened, $0.transfers) } }
-
-    /// The libcurl this runs on (`8.14.1`), and whether it speaks HTTP/2.
-    public static var libraryVersion: String { String(cString: aether_curl_version_text()) }
-    public static var speaksHTTP2: Bool { aether_curl_has_http2() != 0 }
 
     /// Moves every transfer of the session on with the lock held: what arrived lands in the
     /// transfers' states, and those that ended are marked so.

@@ -21,6 +21,3 @@ CURLMcode aether_curl_multi_set_long(CURLM *multi, CURLMoption option, long valu
 
 size_t aether_curl_write_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 int aether_curl_pause_continue(void) { return CURLPAUSE_CONT; }
-unsigned int aether_curl_version_number(void) { return curl_version_info(CURLVERSION_NOW)->version_num; }
-int aether_curl_has_http2(void) { return (curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_HTTP2) != 0; }
-const char *aether_curl_version_text(void) { return curl_version_info(CURLVERSION_NOW)->version; }

@@ -22,8 +22,4 @@ CURLMcode aether_curl_multi_set_long(CURLM *multi, CURLMoption option, long valu
 /* CURL_WRITEFUNC_PAUSE, CURLPAUSE_CONT and the other function-like or cast macros. */
 size_t aether_curl_write_pause(void);
 int aether_curl_pause_continue(void);
-/* The version's number (0xXXYYZZ) and whether it speaks HTTP/2. */
-unsigned int aether_curl_version_number(void);
-int aether_curl_has_http2(void);
-const char *aether_curl_version_text(void);
 #endif
