@@ -71,6 +71,13 @@ public final class LoopbackHTTP: Sendable {
             }
             return list.sorted { ($0["seq"] as? Int ?? 0) < ($1["seq"] as? Int ?? 0) }
         }
+        return try Self.settled(read)
+    }
+
+    /// A server's request log read until two reads 50 ms apart agree, at most 1 s: a line is
+    /// logged when its answer has ended, a moment after the client has the last byte. (Another
+    /// process's file or endpoint: there is no condition of ours to wait on.)
+    static func settled(_ read: () throws -> [[String: Any]]) rethrows -> [[String: Any]] {
         var list = try read()
         for _ in 0..<20 {
             Thread.sleep(forTimeInterval: 0.05)

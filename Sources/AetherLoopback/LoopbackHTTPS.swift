@@ -30,7 +30,7 @@ public final class LoopbackHTTPS: Sendable {
     }
 
     /// The requests answered so far (range_http.py's log lines: method, path, status, bytes,
-    /// client), read until two reads 50 ms apart agree (a line is written as its answer ends).
+    /// client), read as ``LoopbackHTTP/settled(_:)`` reads a log.
     public func requests() -> [[String: Any]] {
         func read() -> [[String: Any]] {
             guard let text = try? String(contentsOfFile: log, encoding: .utf8) else { return [] }
@@ -38,14 +38,7 @@ public final class LoopbackHTTPS: Sendable {
                 (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
             }
         }
-        var list = read()
-        for _ in 0..<20 {
-            Thread.sleep(forTimeInterval: 0.05)
-            let again = read()
-            if again.count == list.count { return again }
-            list = again
-        }
-        return list
+        return LoopbackHTTP.settled(read)
     }
 
     /// The client connections the requests came on.
