@@ -117,7 +117,11 @@ import Testing
         let run = try play("interlaced-switch.ts", ["--ao=null", "--speed=4"])
         #expect(run.result.status == 0, "\(run.result.stderr)")
         let s = try #require(run.summary)
-        #expect(s.frames.presented > 100, "\(s.frames.presented) frames")
+        // 225 frames, read through both switches to the end (9.03 s). At 4× a loaded machine
+        // skips and drops many (38 shown in one CI run, 193 decoded in another); what is judged
+        // is that the decoder got through, not the pace.
+        #expect(s.mediaSeconds > 8.5 && s.frames.decoded > 100 && s.frames.presented > 0,
+                "\(s.frames.decoded) decoded, \(s.frames.presented) shown, \(s.mediaSeconds) s")
     }
 
     // MARK: number traps and unbounded input

@@ -14,6 +14,10 @@ Run tmux as the command (tmux -L sock new-session PLAYER…) to test passthrough
 then sees what tmux forwards. The report: transmissions (keys of each first chunk, chunk
 count, decoded byte count, mean RGB of the decoded picture, the cursor cell where it was
 placed), deletes, whether any APC arrived inside a DCS (an unwrapped passthrough), exit status.
+
+A t=s transmission whose object is gone is an error only if nothing supersedes it: a later
+transmission or a delete of the same image makes it a frame the player reclaimed while this
+terminal lagged (kitty, with q=2, silently shows the next one), counted as "shm_superseded".
 """
 import argparse, base64, fcntl, json, os, pty, re, select, signal, struct, sys, termios, time
 
@@ -49,7 +53,8 @@ if pid == 0:
 ESC = b"\x1b"
 buf = bytearray()
 report = {"transmissions": [], "deletes": [], "queries": 0, "shm_queries": 0, "status": None, "errors": [],
-          "da1_answered": 0, "da1_dropped": 0}
+          "da1_answered": 0, "da1_dropped": 0, "shm_superseded": 0}
+missing_shm = {}         # image id -> t=s transmissions of it whose object was gone, not yet superseded
 open_chunks = []
 da1_after_image = 0
 cursor = [0, 0]          # row, column (0-based), as far as CUP/DECSC/DECRC go
@@ -97,11 +102,16 @@ def handle_apc(body):
         return
     if keys.get("a") == "d":
         report["deletes"].append(keys)
+        report["shm_superseded"] += missing_shm.pop(keys.get("i", ""), 0) if keys.get("i") else sum(missing_shm.values())
+        if not keys.get("i"):
+            missing_shm.clear()
         return
+    if keys.get("a", "t") in ("t", "T") and keys.get("i") in missing_shm:
+        report["shm_superseded"] += missing_shm.pop(keys["i"])
     if keys.get("t") == "s" and not open_chunks:
         data = read_shm(payload)
         if data is None:
-            report["errors"].append("a t=s transmission names no shared memory object")
+            missing_shm[keys.get("i", "")] = missing_shm.get(keys.get("i", ""), 0) + 1
             return
         bpp = int(keys.get("f", "32")) // 8
         n = len(data) // bpp
@@ -144,7 +154,7 @@ def scan():
             if c == b"_":
                 handle_apc(body)
             elif c == b"P" and b"\x1b_G" in body:
-                report["errors"].append("an APC arrived inside a DCS string")
+                report["errors"].append("an APC arrived inside a DCS string: %r ... %r" % (body[:160], body[-60:]))
             i = end + 2
             continue
         if c == b"7":
@@ -247,4 +257,6 @@ if status is None:
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
 report["status"] = status
+if missing_shm:
+    report["errors"].append("%d t=s transmission(s) named no shared memory object and nothing superseded them" % sum(missing_shm.values()))
 print(json.dumps(report))

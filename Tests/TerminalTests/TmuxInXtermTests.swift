@@ -35,7 +35,7 @@ import Testing
         defer { x.stop() }
         // The player starts in the attached pane (its probe reaches xterm through tmux).
         tmux.tmux(["send-keys", "-t", tmux.name, "-l",
-                   "exec '\(TestEnvironment.binary)' '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=auto --ao=null --pause"])
+                   "exec '\(TestEnvironment.binary)' '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=sixel --ao=null --pause"])
         tmux.send("Enter")
         let picture = x.waitForRedPicture(minimum: 50_000)
         #expect(picture.count >= 50_000, "no picture through tmux (\(picture.count) red pixels; \(x.state)):\n\(tmux.screen())")
