@@ -1,4 +1,5 @@
 import AetherMedia
+import AetherStreaming
 import CFFmpeg
 
 /// One opened source for stills: its own demuxer, a cheap keyframe decoder for thumbnails and
@@ -31,8 +32,22 @@ final class StillDecoder {
     private let frame: Frame
     private let held: Frame
 
+    /// The source's demuxer. A remote DASH manifest through our reader, as playback reads it
+    /// (libavformat's dash demuxer would fetch over its own HTTP, which is on no whitelist): its
+    /// highest representation, as libavformat's best stream was.
+    private static func open(url: String, options: [String: String], network: NetworkSettings?, readTimeout: Double) throws -> FormatContext {
+        guard let network, NetworkSettings.isNetwork(url), StreamVariants.isDASH(url) else {
+            return try FormatContext(url: url, options: options, timeout: readTimeout, network: network)
+        }
+        let bytes = try SmallFetch.bytes(url, options: options, settings: network, interrupt: InterruptToken(), timeout: readTimeout,
+                                         limit: Int(NetworkSession.manifestBudget))
+        let dash = try DASHSource.remote(url: url, bytes: bytes, choice: DASHSource.Choice(preference: .max, range: .auto, audioLanguages: []),
+                                         openOptions: options, settings: network, timeout: readTimeout)
+        return try FormatContext(dash: dash, options: options, timeout: readTimeout, interrupt: InterruptToken(), network: network)
+    }
+
     init(url: String, options: [String: String], network: NetworkSettings? = nil, threads: Int, readTimeout: Double) throws {
-        source = try FormatContext(url: url, options: options, timeout: readTimeout, network: network)
+        source = try Self.open(url: url, options: options, network: network, readTimeout: readTimeout)
         let index = av_find_best_stream(source.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard index >= 0, let stream = source.stream(Int(index)), let par = stream.pointee.codecpar else {
             throw FrameExtractorError.noVideo

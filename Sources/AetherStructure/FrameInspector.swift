@@ -48,8 +48,9 @@ public final class FrameInspector {
 
     /// Opens `url`, checks `limits.streams` against the file and seeks to `limits.start`. Without
     /// an explicit selection every audio and video stream is decoded.
-    public init(url: String, options: [String: String] = [:], limits: InspectionLimits = InspectionLimits()) throws(InspectionError) {
-        reader = try InspectionReader(url: url, options: options, limits: limits, defaultKinds: [.video, .audio])
+    public init(url: String, options: [String: String] = [:], network: NetworkSettings,
+                limits: InspectionLimits = InspectionLimits()) throws(InspectionError) {
+        reader = try InspectionReader(url: url, options: options, network: network, limits: limits, defaultKinds: [.video, .audio])
         do { frame = try Frame() } catch { throw .ffmpeg(error) }
         streams = reader.streams
         count = limits.count.map { max(0, $0) }

@@ -1,5 +1,6 @@
 import AetherBase
 import AetherMedia
+import AetherStreaming
 import CFFmpeg
 import FoundationEssentials
 #if canImport(Glibc)
@@ -54,8 +55,9 @@ public final class FrameStepper {
     static let packetBudget = 20_000
     static let readTimeout = 10.0
 
-    public init(url: String, stream index: Int, maxSize: PixelSize, options: [String: String] = [:]) throws(InspectionError) {
-        do { source = try FormatContext(url: url, options: options, timeout: Self.readTimeout) } catch { throw .cannotOpen(error) }
+    public init(url: String, stream index: Int, maxSize: PixelSize, options: [String: String] = [:],
+                network: NetworkSettings) throws(InspectionError) {
+        do { source = try FormatContext(url: url, options: options, timeout: Self.readTimeout, network: network) } catch { throw .cannotOpen(error) }
         guard let avStream = source.stream(index), let par = avStream.pointee.codecpar,
               par.pointee.codec_type == AVMEDIA_TYPE_VIDEO else { throw .noSuchStream("\(index) (not a video stream)") }
         streamIndex = index

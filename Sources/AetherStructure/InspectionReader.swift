@@ -1,4 +1,5 @@
 import AetherMedia
+import AetherStreaming
 import CFFmpeg
 
 /// The demuxing half of both inspectors: opens the source, seeks to the start position, and
@@ -29,12 +30,13 @@ final class InspectionReader {
     private var holdsPacket = false
 
     /// - Parameter defaultKinds: the kinds read when `limits.streams` is `.all`.
-    init(url: String, options: [String: String], limits: InspectionLimits,
+    /// - Parameter network: how a network URL is fetched (through the transport, as playback's).
+    init(url: String, options: [String: String], network: NetworkSettings, limits: InspectionLimits,
          defaultKinds: Set<StreamKind> = Set(StreamKind.allCases)) throws(InspectionError) {
         // InterruptToken converts the deadline to nanoseconds: keep it finite and within a day.
         let timeout = limits.readTimeout.isFinite && limits.readTimeout > 0 ? min(limits.readTimeout, 86_400) : 15
         do {
-            format = try FormatContext(url: url, options: options, timeout: timeout)
+            format = try FormatContext(url: url, options: options, timeout: timeout, network: network)
         } catch {
             throw .cannotOpen(error)
         }

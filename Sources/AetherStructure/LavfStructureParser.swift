@@ -1,4 +1,5 @@
 import AetherMedia
+import AetherStreaming
 import CFFmpeg
 import AetherBase
 import FoundationEssentials
@@ -14,9 +15,9 @@ public final class LavfStructureParser: StructureParser {
     private let nodes: [StructureNode]
     private let childrenByTag: [UInt64: [StructureNode]]
 
-    public init(url: String, timeout: Double = 15) throws(InspectionError) {
+    public init(url: String, network: NetworkSettings, timeout: Double = 15) throws(InspectionError) {
         let info: MediaInfo
-        do { info = try MediaProbe.probe(url: url, timeout: timeout) } catch {
+        do { info = try MediaProbe.probe(url: url, network: network, timeout: timeout) } catch {
             throw InspectionError("cannot open '\(url)': \(error.message)")
         }
         func node(_ name: String, _ tag: UInt64, summary: String? = nil, fields: [StructureField] = [], container: Bool = false, depth: Int = 0) -> StructureNode {

@@ -23,10 +23,10 @@ public final class ManifestStructureParser: BuiltStructure {
     /// Characters of an event's message shown.
     static let messageLength = 200
 
-    public convenience init(path: String, timeout: Double = 15) throws(InspectionError) {
+    public convenience init(path: String, network: NetworkSettings, timeout: Double = 15) throws(InspectionError) {
         let bytes: [UInt8]
         do {
-            bytes = try SmallFetch.bytes(path, options: [:], settings: NetworkSettings(), interrupt: InterruptToken(),
+            bytes = try SmallFetch.bytes(path, options: [:], settings: network, interrupt: InterruptToken(),
                                          timeout: timeout, limit: Int(NetworkSession.manifestBudget))
         } catch {
             throw InspectionError("cannot read the manifest '\(TextSanitizer.clean(path))': \(error.message)")

@@ -88,8 +88,9 @@ public final class PacketInspector {
 
     /// Opens `url` (libavformat `options` such as `headers`), checks `limits.streams` against the
     /// file, and seeks to `limits.start`.
-    public init(url: String, options: [String: String] = [:], limits: InspectionLimits = InspectionLimits()) throws(InspectionError) {
-        reader = try InspectionReader(url: url, options: options, limits: limits)
+    public init(url: String, options: [String: String] = [:], network: NetworkSettings,
+                limits: InspectionLimits = InspectionLimits()) throws(InspectionError) {
+        reader = try InspectionReader(url: url, options: options, network: network, limits: limits)
         streams = reader.streams
         count = limits.count.map { max(0, $0) }
     }

@@ -135,7 +135,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("video-range"), help: ArgumentHelp("HLS and DASH: prefer SDR or HDR variants; auto prefers SDR (what a terminal shows).", valueName: "auto|sdr|hdr"))
     var videoRange: VideoRangePreference = .auto
 
-    @Flag(name: .customLong("demuxer-lavf-dash"), help: "Play an HTTP(S) DASH manifest with libavformat's own dash demuxer (the fallback: it fetches segments itself, without resume, retry counting or the header and protocol rules) instead of the player's reader, which translates the MPD into HLS playlists and fetches every segment itself.")
+    @Flag(name: .customLong("demuxer-lavf-dash"), help: "Kept for old configs, with a warning: a remote DASH manifest always plays through the player's reader (libavformat's dash demuxer would fetch its fragments over its own HTTP, which the player does not use); a local .mpd is libavformat's anyway.")
     var demuxerLavfDash = false
 
     @Flag(help: "Treat the source as live (a stream without end), whatever it says.")

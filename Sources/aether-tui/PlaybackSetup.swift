@@ -71,9 +71,10 @@ struct PlaybackSetup {
             if case .percent = time { return true }
             return false
         }
-        guard usesPercent else { return playerOptions(options, duration: nil) }
+        let unresolved = playerOptions(options, duration: nil)
+        guard usesPercent else { return unresolved }
         do {
-            return playerOptions(options, duration: try MediaProbe.probe(url: options.source).duration)
+            return playerOptions(options, duration: try MediaProbe.probe(url: options.source, network: unresolved.network).duration)
         } catch {
             throw fail("cannot open '\(options.source)': \(error.message)")
         }

@@ -85,22 +85,23 @@ struct Probe: ParsableCommand {
             guard let colon = header.firstIndex(of: ":") else { throw fail("invalid HTTP header '\(header)': expected 'Field: value'") }
             fields[header[..<colon].trimmingWhitespace()] = header[header.index(after: colon)...].trimmingWhitespace()
         }
+        var network = NetworkSettings()
+        network.headers = fields
         let options: [String: String]
-        do { options = try SourceOptions.make(headers: fields) } catch { throw fail("\(error)") }
-        if packets { return try listPackets(options) }
-        if frames { return try listFrames(options) }
+        do { options = try SourceOptions.make(network: network) } catch { throw fail("\(error)") }
+        if packets { return try listPackets(options, network: network) }
+        if frames { return try listFrames(options, network: network) }
         let info: MediaInfo
         do {
-            info = try MediaProbe.probe(url: source, options: options, timeout: readTimeout)
+            info = try MediaProbe.probe(url: source, options: options, network: network, timeout: readTimeout)
         } catch {
             // A web page (as playback finds it): what yt-dlp names on it is probed instead.
-            var network = NetworkSettings()
-            network.headers = fields
             guard NetworkSettings.isNetwork(source),
                   case .media(let page)?? = try? YtdlRunner.media(onPage: source, network: network, settings: YtdlSettings(),
                                                                   interrupt: InterruptToken(), timeout: readTimeout),
                   let pageOptions = try? SourceOptions.make(network: page.network(over: network)),
-                  let media = try? MediaProbe.probe(url: page.url, options: pageOptions, timeout: readTimeout) else {
+                  let media = try? MediaProbe.probe(url: page.url, options: pageOptions, network: page.network(over: network),
+                                                    timeout: readTimeout) else {
                 throw fail("cannot open '\(source)': \(error.message)")
             }
             AppLog.write("ytdl", "probe: the page names \(TextSanitizer.clean(page.url))")
@@ -132,9 +133,9 @@ struct Probe: ParsableCommand {
             readTimeout: readTimeout)
     }
 
-    private func listPackets(_ options: [String: String]) throws {
+    private func listPackets(_ options: [String: String], network: NetworkSettings) throws {
         let inspector: PacketInspector
-        do { inspector = try PacketInspector(url: source, options: options, limits: limits) } catch { throw failure(error) }
+        do { inspector = try PacketInspector(url: source, options: options, network: network, limits: limits) } catch { throw failure(error) }
         let output = InspectionOutput(json: json)
         output.streams(inspector.streams, columns: InspectionTable.packetColumns)
         while let event = inspector.next() {
@@ -145,9 +146,9 @@ struct Probe: ParsableCommand {
         }
     }
 
-    private func listFrames(_ options: [String: String]) throws {
+    private func listFrames(_ options: [String: String], network: NetworkSettings) throws {
         let inspector: FrameInspector
-        do { inspector = try FrameInspector(url: source, options: options, limits: limits) } catch { throw failure(error) }
+        do { inspector = try FrameInspector(url: source, options: options, network: network, limits: limits) } catch { throw failure(error) }
         let output = InspectionOutput(json: json)
         output.streams(inspector.streams, columns: InspectionTable.frameColumns)
         while let event = inspector.next() {

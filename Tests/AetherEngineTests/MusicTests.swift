@@ -104,7 +104,7 @@ import Testing
 
 @Suite struct MediaTagsTests {
     func info(_ name: String) throws -> MediaInfo {
-        try MediaProbe.probe(url: TestEnvironment.fixture(name))
+        try MediaProbe.probe(url: TestEnvironment.fixture(name), network: NetworkSettings())
     }
 
     @Test func id3TagsAreReadAndSanitised() throws {

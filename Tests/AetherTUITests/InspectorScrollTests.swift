@@ -9,7 +9,7 @@ import TerminalGraphics
 /// not while drawing: rendering reads the scroll and leaves it as it was.
 struct InspectorScrollTests {
     static func inspector(rows count: Int, prompt: String?) -> Inspector {
-        let inspector = Inspector(source: "clip.mp4", tab: .packets, browser: InspectorViewTests.browser())
+        let inspector = Inspector(source: "clip.mp4", network: NetworkSettings(), tab: .packets, browser: InspectorViewTests.browser())
         var table = PacketTable()
         table.streams = [try! JSONDecoder().decode(InspectedStream.self, from: Data(#"{"index":0,"kind":"video","codec":"h264","timeBase":{"num":1,"den":1000}}"#.utf8))]
         var rows: [PacketRow] = []

@@ -34,7 +34,7 @@ struct InspectorViewTests {
         browser.expand()
         #expect(browser.rows.count == 4, "moov's child listed under it")
         browser.move(1)
-        let inspector = Inspector(source: "/tmp/a\u{1B}]0;x\u{07}.mp4", tab: .container, browser: browser)
+        let inspector = Inspector(source: "/tmp/a\u{1B}]0;x\u{07}.mp4", network: NetworkSettings(), tab: .container, browser: browser)
         var grid = CellGrid(columns: 120, rows: 30)
         let drawn = InspectorView(inspector: inspector).render(in: CellRect(column: 0, row: 0, width: 120, height: 30), into: &grid)
         #expect(drawn.covered == CellRect(column: 0, row: 0, width: 120, height: 30))

@@ -247,6 +247,9 @@
 #       On-demand, one audio set of opus.mp4 by SegmentBase: @indexRange the sidx, an
 #       Initialization range from 0 to the sidx's end (it contains the index), timescale
 #       48000, presentationTimeOffset 480000; one period of PT0.9S (shorter than a second).
+#   dash-shapes/init-past-index.mpd
+#       The same with the Initialization range running past the index into the middle of the
+#       first fragment's moof (a packager's fixed-length guess).
 #   dash-shapes/past-end.mpd
 #       The same of opus-past-end.mp4 (Initialization: ftyp and moov; presentationTimeOffset
 #       480000): its last reference runs one byte past the file.
@@ -967,6 +970,10 @@ def mpd(name, media, init_end):
         f'<BaseURL>{media}</BaseURL><SegmentBase timescale="48000" presentationTimeOffset="{shift}" indexRange="{sidx}-{sidx + sidx_size - 1}">'
         f'<Initialization range="0-{init_end}"/></SegmentBase></Representation></AdaptationSet></Period></MPD>\n')
 mpd('init-holds-index.mpd', 'opus.mp4', sidx + sidx_size - 1)
+# Past the index, into the middle of the first fragment's moof (issue 59, item 6: init 0-1048
+# over an index at 693-744 in a packager's stream).
+first_moof = struct.unpack('>I', b[sidx + sidx_size:sidx + sidx_size + 4])[0]
+mpd('init-past-index.mpd', 'opus.mp4', sidx + sidx_size - 1 + first_moof // 2)
 mpd('past-end.mpd', 'opus-past-end.mp4', sidx - 1)
 EOF
     local period

@@ -41,9 +41,11 @@ import Testing
         #expect(video.contains("/dash-vod/chunk-stream1-00007.m4s") && !video.contains("/dash-vod/chunk-stream1-00004.m4s"), "\(video)")
     }
 
-    /// lavf's dash demuxer, kept as the named fallback, still plays (and reads the first
-    /// fragment of every representation to probe it).
-    @Test func theLavfDashDemuxerIsTheNamedFallback() throws {
+    /// `--demuxer-lavf-dash` is for local manifests: libavformat's dash demuxer would fetch a
+    /// remote manifest's fragments over its own HTTP, which the sources' whitelist refuses (issue
+    /// 59). A remote manifest plays through our reader, the player says so once, and no request
+    /// is libavformat's (``NetworkTests/libavformatRequests(_:)``).
+    @Test func theLavfDashDemuxerIsForLocalManifests() throws {
         let server = try LoopbackHTTP(root: NetworkTests.root)
         defer { server.stop() }
         let logFile = PlayerRuns.temp("lavf-dash.log")
@@ -52,9 +54,12 @@ import Testing
                                         "--log-file", logFile])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(s.first.map { $0.mediaSeconds > 5 } == true)
+        #expect(NetworkTests.errorLines(r) == ["aether-tui: warning: --demuxer-lavf-dash: a remote manifest plays through the player's own DASH reader (libavformat's would fetch over its own HTTP)"],
+                "\(r.stderr)")
         let log = try String(contentsOfFile: logFile, encoding: .utf8)
-        #expect(log.contains("[dash @"), "lavf's dash demuxer did not run")
-        #expect(!log.contains("DASH through our reader"))
+        #expect(log.contains("DASH through our reader") && !log.contains("[dash @"))
+        let requests = try server.requests()
+        #expect(!requests.isEmpty && NetworkTests.libavformatRequests(requests).isEmpty, "libavformat's: \(NetworkTests.libavformatRequests(requests))")
     }
 
     /// Every DASH request (manifest, init sections, segments) carries the headers, user agent

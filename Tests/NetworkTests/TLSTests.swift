@@ -8,7 +8,8 @@ import Testing
 /// certificates of Tests/Scripts/test-ca.sh (issue 59): a certificate nobody trusted signed is
 /// refused, as one for another host is; one from a test authority in the system store (test.sh
 /// puts it there for the run) plays, as one from `--tls-ca-file` does; `--tls-verify=no` plays
-/// what would be refused; and an HLS VOD's playlists and segments share a few connections.
+/// what would be refused; an HLS VOD's playlists and segments share a few connections, and one
+/// connection of HTTP/2 where the server offers it (nghttpd).
 @Suite(.serialized) struct TLSTests {
     static func server(_ leaf: String) throws -> LoopbackHTTPS {
         try LoopbackHTTPS(root: NetworkTests.root, certificate: TestEnvironment.tlsFile("\(leaf).pem"),
@@ -25,7 +26,7 @@ import Testing
         let server = try Self.server("self-signed")
         defer { server.stop() }
         var (r, s) = try NetworkTests.headless([server.url("progressive.mp4"), "--length=1"])
-        #expect(r.status == 1 && s.isEmpty, "\(r.status) \(r.stderr)")
+        #expect(r.status == 5 && s.isEmpty, "\(r.status) \(r.stderr)")
         #expect(NetworkTests.errorLines(r) == ["aether-tui: cannot open '\(server.url("progressive.mp4"))': the certificate of '127.0.0.1' is not trusted (SSL certificate problem: self-signed certificate); --tls-verify=no would play it anyway"],
                 "\(r.stderr)")
         #expect(server.requests().isEmpty, "no request went to a server whose certificate was refused")
@@ -43,7 +44,7 @@ import Testing
         }
         // Signed by the trusted authority, but for evil.example.
         let (r, _) = try NetworkTests.headless([evil.url("progressive.mp4"), "--length=1"])
-        #expect(r.status == 1 && r.stderr.contains("the certificate of '127.0.0.1' is not trusted")
+        #expect(r.status == 5 && r.stderr.contains("the certificate of '127.0.0.1' is not trusted")
                 && r.stderr.contains("no alternative certificate subject name matches target host name '127.0.0.1'"), "\(r.status) \(r.stderr)")
         #expect(evil.requests().isEmpty)
     }
@@ -83,8 +84,42 @@ import Testing
         let requests = server.requests()
         let paths = requests.compactMap { $0["path"] as? String }
         #expect(paths.contains("/hls-aes/enc.key") && paths.filter { $0.hasSuffix(".ts") }.count >= 8, "\(paths)")
-        let closing = requests.filter { (($0["headers"] as? [String: String]) ?? [:]).contains { $0.key.lowercased() == "connection" && $0.value.lowercased() == "close" } }
-        #expect(closing.isEmpty, "asked to close: \(closing.compactMap { $0["path"] as? String })")
+        #expect(NetworkTests.libavformatRequests(requests).isEmpty, "libavformat's: \(NetworkTests.libavformatRequests(requests))")
         #expect(server.connections() <= 4, "\(requests.count) requests on \(server.connections()) connections")
+    }
+
+    /// HTTP/2 where the server offers it by ALPN (issue 59): a real h2 server (nghttpd) gets the
+    /// HLS VOD's playlists and segments as streams of one connection with one variant
+    /// (`--hls-bitrate=max`); with bit-rate switching the switcher's playlists come on a second
+    /// connection of its own (it fetches on its own thread while the demuxer reads).
+    @Test(.enabled(if: ["/usr/sbin/nghttpd", "/usr/bin/nghttpd"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+                   || ProcessInfo.processInfo.environment["CI"] != nil))
+    func anHTTP2ServerGetsTheRequestsAsStreamsOfOneConnection() throws {
+        for (arguments, connections) in [(["--hls-bitrate=max"], 1), ([], 2)] {
+            let requests = try Self.http2Requests(arguments)
+            #expect(requests.contains { $0.path.hasSuffix(".ts") } && requests.contains { $0.path.hasSuffix(".m3u8") }, "\(requests.map(\.path))")
+            let used = Set(requests.map(\.connection)).count
+            #expect(used == connections, "\(arguments): \(requests.count) requests on \(used) connections")
+            print("HTTP/2 \(arguments): \(requests.count) requests on \(used) connection(s)")
+        }
+    }
+
+    /// The requests nghttpd got while the player played 3 s of hls-vod with `arguments`: each
+    /// with its connection (`[id=C] [  0.002] recv (stream_id=N) :path: /hls-vod/v0/seg000.ts`).
+    static func http2Requests(_ arguments: [String]) throws -> [(connection: String, path: String)] {
+        let log = NSTemporaryDirectory() + "aether-h2-\(UUID().uuidString).log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let server = try ScriptServer("h2_server.py", [TestEnvironment.tlsFile("localhost.pem"), TestEnvironment.tlsFile("localhost.key"),
+                                                       NetworkTests.root, log])
+        defer { server.stop() }
+        let (r, s) = try NetworkTests.headless(["https://localhost:\(server.port)/hls-vod/master.m3u8", "--length=3",
+                                                "--tls-ca-file=\(TestEnvironment.tlsFile("ca.pem"))"] + arguments)
+        #expect(r.status == 0 && (s.first?.mediaSeconds ?? 0) > 2.5, "\(r.status) \(r.stderr)")
+        server.stop()
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line -> (connection: String, path: String)? in
+            guard let p = line.range(of: ":path: "), line.hasPrefix("[id="), let close = line.firstIndex(of: "]") else { return nil }
+            return (String(line[line.index(line.startIndex, offsetBy: 4)..<close]), String(line[p.upperBound...]))
+        }
     }
 }

@@ -598,7 +598,7 @@ import Testing
         var o = PlayerOptions()
         o.audio.output = .null
         o.subtitles.files = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt")]
-        let embedded = try MediaProbe.probe(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")).subtitles.count
+        let embedded = try MediaProbe.probe(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), network: NetworkSettings()).subtitles.count
         o.subtitles.track = embedded  // the first track after the embedded ones: the --sub-file
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
         let active = try #require(player.activeSubtitleTrack)

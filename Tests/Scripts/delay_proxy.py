@@ -10,6 +10,8 @@ accepted so far to COUNT_FILE after each accept. Ends when stdin closes or on SI
 """
 import os, signal, socket, sys, threading, time
 
+from tcp_relay import pump
+
 upstream, delay, count_file = int(sys.argv[1]), int(sys.argv[2]) / 1000.0, sys.argv[3]
 listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -17,23 +19,6 @@ listener.bind(("127.0.0.1", 0))
 listener.listen(128)
 accepted = 0
 lock = threading.Lock()
-
-
-def pump(src, dst):
-    try:
-        while True:
-            data = src.recv(65536)
-            if not data:
-                break
-            dst.sendall(data)
-    except OSError:
-        pass
-    finally:
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 def serve(client):

@@ -51,6 +51,8 @@ tests=(
     dvdauthor genisoimage
     # internet radio: Icecast on loopback, fed by ffmpeg (RadioTests); setpriv runs it as nobody
     icecast2 util-linux
+    # HTTP/2: nghttpd, a real h2 server on loopback (TLSTests, h2_server.py)
+    nghttp2-server
 )
 # `--bench`: also the peers aether-bench measures against (mpv --vo=tct, timg, chafa);
 # `--build-only`: what the build needs, no test packages (package.sh in a chroot).
@@ -67,6 +69,7 @@ declare -A skips=(
     [mkvtoolnix]="the inspector's EBML comparison with mkvinfo and the HDR Matroska fixture"
     [yt-dlp]="the page-URL (--ytdl) tests"
     [icecast2]="the internet radio tests against Icecast (RadioTests)"
+    [nghttp2-server]="the HTTP/2 test (TLSTests.anHTTP2ServerGetsTheRequestsAsStreamsOfOneConnection)"
     [mpv]="aether-bench's mpv columns"
     [timg]="aether-bench's timg columns"
     [chafa]="aether-bench's chafa columns"

@@ -23,9 +23,12 @@ public enum SourceOptions {
         !(url == "-" || url.hasPrefix("pipe:") || url.hasPrefix("fd:"))
     }
 
-    /// Protocols a source (and every nested open: HLS segments and keys, DASH fragments) may use.
+    /// Protocols libavformat may open itself for a source (and its nested opens). Not `http`,
+    /// `https` or `httpproxy`: every HTTP(S) byte comes through the transport (libcurl, issue
+    /// 59), a network source's nested opens through its session's `io_open`. `tcp` and `tls`
+    /// stay only under RTSP, RTMP and FTP, which libcurl does not stream.
     public static let protocolWhitelist =
-        "file,pipe,http,https,tcp,tls,crypto,data,hls,udp,rtp,rtsp,srtp,rtmp,rtmps,rtmpt,rtmpts,srt,ftp,httpproxy,subfile"
+        "file,pipe,tcp,tls,crypto,data,hls,udp,rtp,rtsp,srtp,rtmp,rtmps,rtmpt,rtmpts,srt,ftp,subfile"
 
     /// A header name or value that would let a caller inject more headers or a request line.
     public struct InvalidHeader: Error, CustomStringConvertible {
@@ -63,8 +66,7 @@ public enum SourceOptions {
         // would inflate it; its readers count the inflated bytes against their budgets).
         if !headers.keys.contains(where: { $0.lowercased() == "accept-encoding" }) { lines += "Accept-Encoding: identity\r\n" }
         options["headers"] = lines
-        // libavformat's own TLS (what is not ours yet: a DASH manifest's segments, an AES key)
-        // checks certificates as ours does.
+        // libavformat's own TLS (under RTMPS) checks certificates as ours does.
         options["tls_verify"] = network.tls.verifyPeer ? "1" : "0"
         if let ca = network.tls.caFile { options["ca_file"] = ca }
         return options

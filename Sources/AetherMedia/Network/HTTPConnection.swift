@@ -58,10 +58,10 @@ package final class HTTPConnection {
         }
     }
 
-    /// libavformat's own `User-Agent` (`Lavf59.27.100`), sent when the user set none.
+    /// libavformat's own `User-Agent` (`Lavf/59.27.100`, http.c's default), sent when the user set none.
     static let defaultAgent: String = {
         let v = avformat_version()
-        return "Lavf\(v >> 16).\((v >> 8) & 0xFF).\(v & 0xFF)"
+        return "Lavf/\(v >> 16).\((v >> 8) & 0xFF).\(v & 0xFF)"
     }()
 
     /// A failed exchange: libavformat's code for it (an HTTP status as `AVERROR_HTTP_*`) and,

@@ -50,12 +50,31 @@ public struct NetworkFailure: Error, Sendable, Equatable, CustomStringConvertibl
             }
         }
 
+        /// The cause in a word or two, for the stats box and the stats file (`failed: certificate`).
+        public var name: String {
+            switch self {
+            case .dns: return "host not found"
+            case .refused: return "refused"
+            case .timedOut: return "timed out"
+            case .reset: return "reset"
+            case .http(let status): return "HTTP \(status)"
+            case .tls: return "TLS"
+            case .certificate: return "certificate"
+            case .closed: return "closed early"
+            case .budget: return "budget"
+            case .policy: return "policy"
+            case .other: return "error"
+            }
+        }
+
         /// Whether the network failed to deliver (the exit status of its own, 5), rather than
         /// what it delivered being refused (a budget, the policy, anything else: the usual one).
+        /// A certificate nobody trusted is the network's (issue 59): the server cannot be
+        /// reached as the one named, as a failed handshake cannot.
         public var isTransport: Bool {
             switch self {
-            case .dns, .refused, .timedOut, .reset, .http, .tls, .closed: return true
-            case .budget, .policy, .certificate, .other: return false
+            case .dns, .refused, .timedOut, .reset, .http, .tls, .certificate, .closed: return true
+            case .budget, .policy, .other: return false
             }
         }
     }

@@ -6,16 +6,6 @@ public enum MediaProbe {
     /// Packets read after the header to find HDR10+ and Atmos signalling.
     static let packetBudget = 400
 
-    public static func probe(url: String, options: [String: String] = [:], timeout: Double = 15) throws(FFmpegError) -> MediaInfo {
-        var opened = options
-        for (k, v) in (try? SourceOptions.make(headers: [:])) ?? [:] where opened[k] == nil { opened[k] = v }
-        let format = try FormatContext(url: url, options: opened, timeout: timeout)
-        // The bitstream scan reads packets: it gets the same deadline as the open.
-        format.interrupt.arm(seconds: timeout)
-        defer { format.interrupt.arm(seconds: nil) }
-        return try probe(format)
-    }
-
     public static func probe(_ format: FormatContext) throws(FFmpegError) -> MediaInfo {
         let ctx = format.pointer
         let bitstream = try BitstreamScan(format: format)

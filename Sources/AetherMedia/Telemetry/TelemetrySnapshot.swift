@@ -118,7 +118,7 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
 
     /// Network sources: playback waits for the cache (`buffering…`), times it had to, how far
     /// the demuxer has read (media seconds), the network's phase (`flowing`, `reconnecting 2`,
-    /// `failed`), body bytes received, reconnects and the recent rate (bytes/s). Not written to
+    /// `failed: certificate`: ``NetworkFailure/Cause/name``), body bytes received, reconnects and the recent rate (bytes/s). Not written to
     /// the stats file.
     public struct Network: Sendable, Equatable {
         public var buffering = false

@@ -7,10 +7,12 @@ import AetherSubtitles
 /// (``ManifestXML/refusal(_:)``: no DOCTYPE or entities, well-formed, element count;
 /// libavformat's own read has no bound). A remote one plays through our reader (``DASHSource``):
 /// translated to HLS playlists served from memory, its fMP4 segments served as MPEG-TS, its
-/// periods as chapters and its WebVTT text sets as subtitle tracks. Otherwise
-/// (`--demuxer-lavf-dash`, a local manifest) libavformat's dash demuxer reads it, which opens
-/// whatever the manifest names without the protocol whitelist: a remote one naming anything but
-/// http(s) is refused.
+/// periods as chapters and its WebVTT text sets as subtitle tracks. A local manifest is read
+/// by libavformat's dash demuxer, which opens what it names itself (within the sources'
+/// protocol whitelist, which has no http: a remote fragment is refused). `--demuxer-lavf-dash`
+/// applies to local manifests only: a remote one always plays through our reader, as
+/// libavformat's demuxer would fetch its fragments over its own HTTP (issue 59), and the
+/// player says so once.
 struct DASHManifestKind: SourceKind {
     /// Our reader's translation (nil: libavformat's dash demuxer reads the manifest).
     let source: DASHSource?
@@ -26,16 +28,17 @@ struct DASHManifestKind: SourceKind {
         }
         self.request = request
         var target = DemuxTarget(url: url)
-        // libavformat's dash demuxer opens whatever the manifest names: only a manifest that
-        // names nothing but http(s) goes to it. Our reader checks every URL itself and leaves
-        // out the representation that names another (the rest plays).
-        guard !options.stream.lavfDASH, ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") else {
-            if NetworkSettings.isNetwork(url), let foreign = StreamVariants.foreignReference(inManifest: String(decoding: bytes, as: UTF8.self)) {
-                throw PlayerError("cannot open '\(TextSanitizer.clean(url))': the manifest refers to '\(TextSanitizer.clean(foreign))' (a network source may only use http and https)", cause: .refused(budget: false))
-            }
+        // A remote manifest: our reader, which checks every URL itself and leaves out the
+        // representation that names another (the rest plays).
+        guard ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") else {
             source = nil
             self.target = target
             return
+        }
+        if options.stream.lavfDASH {
+            let line = "--demuxer-lavf-dash: a remote manifest plays through the player's own DASH reader (libavformat's would fetch over its own HTTP)"
+            AppLog.write("net", line)
+            target.warnings.append(line)
         }
         let source = try Self.dashSource(url: url, bytes: bytes, request: request)
         self.source = source
@@ -54,10 +57,7 @@ struct DASHManifestKind: SourceKind {
         }
         target.documents = { source.document($0) }
         target.transmuxed = { source.fetch(for: $0) }
-        // The segments are MPEG-TS made here from fMP4 whatever their URLs end in (`.mp4` for
-        // SegmentBase): the HLS demuxer's extension rule, meant for what a remote playlist
-        // names, would refuse them. Our parser checked every URL.
-        target.demuxOptions["extension_picky"] = "0"
+        target.demuxOptions.merge(DASHSource.demuxOptions) { $1 }
         target.changesCodec = source.manifest.changesCodec
         self.target = target
     }
@@ -100,14 +100,7 @@ struct DASHManifestKind: SourceKind {
         let choice = DASHSource.Choice(preference: options.stream.variantPreference, range: options.stream.videoRange,
                                        audioLanguages: options.audio.languages)
         do {
-            return try DASHSource(url: url, bytes: bytes, choice: choice, index: { resource in
-                guard let range = resource.range else { return nil }
-                return try? SmallFetch.bytes(resource.url, options: openOptions, settings: settings, interrupt: InterruptToken(),
-                                             timeout: timeout, limit: 16 << 20, range: range)
-            }, refetch: {
-                try? SmallFetch.bytes(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
-                                      limit: Int(NetworkSession.manifestBudget))
-            })
+            return try DASHSource.remote(url: url, bytes: bytes, choice: choice, openOptions: openOptions, settings: settings, timeout: timeout)
         } catch {
             throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(error.message)")
         }

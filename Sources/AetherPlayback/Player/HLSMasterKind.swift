@@ -1,6 +1,7 @@
 import AetherBase
 import AetherMedia
 import AetherStreaming
+import AetherTransport
 
 /// An HLS master playlist (`.m3u8`), read ahead within ``NetworkSession/manifestBudget``: a
 /// remote one naming anything but http(s) is refused. The variant is chosen here and, when its
@@ -59,9 +60,13 @@ struct HLSMasterKind: SourceKind {
         guard ladder.count > 1, let rung = ladder.firstIndex(of: anchor), let uri = master.variants[anchor].uri else { return nil }
         let settings = options.network
         let timeout = min(options.opening.timeout, max(1, settings.readTimeout))
+        // The switcher's playlists (each variant's, a live one's reloads) on connections of its
+        // own, kept between its fetches: it reads on its own thread while the demuxer reads the
+        // open's.
+        let transport = TransportSession(policy: settings.tls)
         let loader: @Sendable (String) -> String? = { url in
             SmallFetch.text(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
-                            limit: Int(NetworkSession.manifestBudget))
+                            limit: Int(NetworkSession.manifestBudget), transport: transport)
         }
         // What the demuxer will open next: kept for its first open.
         let opening: @Sendable (String) -> String? = { url in

@@ -1,6 +1,7 @@
 import AetherBase
 import AetherMedia
 import AetherStreaming
+import AetherTransport
 import AetherSubtitles
 import CFFmpeg
 #if canImport(Glibc)
@@ -59,6 +60,9 @@ struct OpenRequest {
     let openOptions: [String: String]
     let interrupt: InterruptToken
     let prefetched = PrefetchedDocuments()
+    /// The open's connections: what it reads ahead and what the demuxer then reads share them
+    /// (a playlist and its segments from one host on one connection; HTTP/2 streams of one).
+    let transport: TransportSession
 
     /// A playlist or manifest read ahead of libavformat, within ``NetworkSession/manifestBudget``:
     /// nil when it cannot be read (libavformat's own open then says why); throws when it is over
@@ -67,7 +71,7 @@ struct OpenRequest {
         let timeout = options.opening.timeout
         do {
             return try SmallFetch.bytes(url, options: openOptions, settings: options.network, interrupt: interrupt,
-                                        timeout: timeout, limit: Int(NetworkSession.manifestBudget))
+                                        timeout: timeout, limit: Int(NetworkSession.manifestBudget), transport: transport)
         } catch where error.code == aether_AVERROR(EFBIG) {
             throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(what) \(error.message)")
         } catch where error.code == aether_AVERROR_EXIT() && !interrupt.isCancelled {

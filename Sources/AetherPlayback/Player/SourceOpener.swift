@@ -1,5 +1,6 @@
 import AetherMedia
 import AetherStreaming
+import AetherTransport
 import AetherSubtitles
 import CFFmpeg
 import AetherBase
@@ -35,7 +36,8 @@ enum SourceOpener {
             throw PlayerError(error)
         }
         let interrupt = options.opening.interrupt ?? InterruptToken()
-        let request = OpenRequest(url: url, options: options, openOptions: openOptions, interrupt: interrupt)
+        let request = OpenRequest(url: url, options: options, openOptions: openOptions, interrupt: interrupt,
+                                  transport: TransportSession(policy: options.network.tls))
         var kind: (any SourceKind)?
         for k in kinds where kind == nil { kind = try k.init(request) }
         let target = kind?.target ?? DemuxTarget(url: url)
@@ -52,7 +54,8 @@ enum SourceOpener {
         do {
             format = try FormatContext(url: target.url, options: demuxOptions, timeout: options.opening.timeout,
                                        interrupt: interrupt, network: options.network, adaptive: target.switcher,
-                                       documents: target.documents, transmuxed: target.transmuxed, prefetched: request.prefetched)
+                                       documents: target.documents, transmuxed: target.transmuxed, prefetched: request.prefetched,
+                                       transport: request.transport)
         } catch {
             let why = NetworkSettings.diagnose(error, url: target.url, options: openOptions, timeout: options.network.readTimeout,
                                                openDeadline: interrupt.isCancelled ? nil : options.opening.timeout)
@@ -154,7 +157,7 @@ enum SourceOpener {
         }
         let endTime = options.length.map { options.start + max(0, $0) }
         let cacheSeconds = max(0, options.stream.cacheSeconds ?? (NetworkSettings.isNetwork(url) ? options.stream.networkCacheSeconds : 0))
-        let subtitles = SubtitleStore(info: info, url: target.url, openOptions: openOptions, timeline: format.timeline,
+        let subtitles = SubtitleStore(info: info, url: target.url, openOptions: openOptions, network: options.network, timeline: format.timeline,
                                   codepage: options.subtitles.codepage, fonts: attachedFonts(format))
         // Lyrics in the file's tags (its ID3 SYLT frames, a LYRICS tag), for a file of sound.
         if info.video.isEmpty || !options.video.enabled {

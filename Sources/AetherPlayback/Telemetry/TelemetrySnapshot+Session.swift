@@ -44,7 +44,7 @@ extension TelemetrySnapshot {
             switch net.phase {
             case .flowing: network.phase = "flowing"
             case .reconnecting(let attempt, _): network.phase = "reconnecting \(attempt)"
-            case .failed: network.phase = "failed"
+            case .failed(let why): network.phase = "failed: \(why.cause.name)"
             }
             network.bytes = net.bytes
             network.retries = net.retries

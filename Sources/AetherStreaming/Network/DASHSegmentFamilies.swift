@@ -219,6 +219,12 @@ struct DASHSegmentBase {
             if rep.initialization == nil, range.offset > 0, indexResource.url == whole {
                 // ISO BMFF on-demand: the init section is everything before the index.
                 rep.initialization = DASHManifest.Resource(url: whole, range: DASHManifest.ByteRange(offset: 0, length: range.offset))
+            } else if let initialization = rep.initialization, initialization.url == indexResource.url, let r = initialization.range,
+                      r.offset < range.offset, r.offset + r.length > range.offset {
+                // An Initialization range over the index (a packager's guess, even past it into the
+                // first fragment): the init section is what comes before the index, as lavf and
+                // Shaka read it; the fragment's head in it would make no segment rewrite.
+                rep.initialization = DASHManifest.Resource(url: initialization.url, range: DASHManifest.ByteRange(offset: r.offset, length: range.offset - r.offset))
             }
             return
         }

@@ -1,3 +1,4 @@
+import AetherTransport
 import AetherMedia
 
 extension FormatContext {
@@ -23,13 +24,13 @@ extension FormatContext {
                      network: NetworkSettings?, adaptive: AdaptiveSwitcher?,
                      documents: (@Sendable (String) -> [UInt8]?)? = nil,
                      transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil,
-                     prefetched: PrefetchedDocuments? = nil) throws(FFmpegError) {
+                     prefetched: PrefetchedDocuments? = nil, transport: TransportSession? = nil) throws(FFmpegError) {
         try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, memory: nil, network: network) { options in
-            // libavformat's DASH demuxer opens its segments itself (not through io_open) and takes
-            // their headers from the manifest's own http connection: it keeps libavformat's.
+            // A local HLS playlist too: the segments it names over HTTP come through the
+            // transport (libavformat's http is on no whitelist), the local ones from the file.
             let scheme = NetworkSettings.scheme(of: url)
-            guard let network, (scheme == "http" || scheme == "https") && !StreamVariants.isDASH(url) else { return nil }
-            let session = NetworkSession(settings: network, interrupt: interrupt, options: options, adaptive: adaptive,
+            guard let network, scheme == "http" || scheme == "https" || LocalPlaylist.holds(url) else { return nil }
+            let session = NetworkSession(settings: network, interrupt: interrupt, options: options, transport: transport, adaptive: adaptive,
                                          documents: documents, transmuxed: transmuxed, prefetched: prefetched)
             options["protocol_whitelist"] = NetworkSession.networkWhitelist
             // HLS would reuse its own http connections (an assertion on ours): one request each.

@@ -77,10 +77,13 @@ package final class NetworkSession: Sendable {
     }
 
     /// Schemes a network source's nested opens may use: never local files, pipes or other
-    /// transports a remote playlist could point at.
-    static let networkSchemes: Set<String> = ["http", "https", "crypto", "crypto+http", "crypto+https", "data"]
-    /// The protocol whitelist for a network source (and its nested opens).
-    static let networkWhitelist = "http,https,tcp,tls,crypto,data,httpproxy"
+    /// transports a remote playlist could point at. Every one but `data` is fetched here,
+    /// through the transport (issue 59).
+    static let networkSchemes: Set<String> = ["http", "https", "crypto+http", "crypto+https", "data"]
+    /// The protocol whitelist for a network source (and its nested opens): what libavformat may
+    /// open itself, which is only a `data:` URI. Its `http`, `tcp`, `tls` and `crypto` are not on
+    /// it, so no byte of a network source reaches the player through them.
+    static let networkWhitelist = "data"
 
     /// Whether a refusal (``refuse(_:)``) makes the whole source give up (a playback source), or
     /// only the one fetch (a playlist fetched alone, a thumbnail sheet).
@@ -98,23 +101,23 @@ package final class NetworkSession: Sendable {
         /// How a translated DASH manifest's fMP4 segment is fetched, by the URL its playlist
         /// names: whole, with its init section, served as MPEG-TS (``SegmentTransmuxer``).
         let transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)?
-        /// Init sections fetched so far (a few KiB each; at most ``NetworkSession/initCacheLimit`` kept).
+        /// Init sections fetched so far (a few KiB each; at most ``WholeSegment/initCacheLimit`` kept).
         let initCache = Guarded<[DASHManifest.Resource: [UInt8]]>([:])
 
         /// A document held for `url` (``documents``, else ``prefetched``), or nil.
         func document(_ url: String) -> [UInt8]? { documents?(url) ?? prefetched?.take(url) }
     }
     let memory: Memory
-    static let initCacheLimit = 64
-    /// An init section may be this large.
-    static let initSectionLimit = 4 << 20
 
+    /// `transport`: the connections to share (an open's, whose prefetches made them; nil: a
+    /// session of its own).
     package init(settings: NetworkSettings, interrupt: InterruptToken, options: [String: String], failsSource: Bool = true,
+         transport: TransportSession? = nil,
          adaptive: AdaptiveSwitcher? = nil, documents: (@Sendable (String) -> [UInt8]?)? = nil,
          transmuxed: (@Sendable (String) -> DASHPlaylists.Fetch?)? = nil, prefetched: PrefetchedDocuments? = nil,
          jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.settings = settings
-        transport = TransportSession(policy: settings.tls)
+        self.transport = transport ?? TransportSession(policy: settings.tls)
         self.jitter = jitter
         self.adaptive = adaptive
         monitor = adaptive?.monitor ?? NetworkMonitor()
@@ -191,6 +194,10 @@ package final class NetworkSession: Sendable {
             let memory = try MemoryInput(bytes)
             return (memory, memory.context)
         }
+        if LocalPlaylist.holds(url) {
+            let memory = try MemoryInput(offered(url, try LocalPlaylist.read(url)))
+            return (memory, memory.context)
+        }
         // An HLS playlist is read whole, so the splice sees it (``HLSSplice``).
         if StreamVariants.isHLS(url), NetworkSettings.isNetwork(url) {
             let memory = try MemoryInput(offered(url, try readWhole(url, options: options, limit: Int(Self.manifestBudget))))
@@ -223,6 +230,9 @@ package final class NetworkSession: Sendable {
             do { return try serve(bytes, into: pb) } catch { return error.code }
         }
         let scheme = NetworkSettings.scheme(of: url) ?? "file"
+        if scheme == "file", LocalPlaylist.holds(mainURL) {
+            return LocalPlaylist.openSegment(url, flags: flags, interrupt: interrupt, into: pb)
+        }
         guard Self.networkSchemes.contains(scheme) else {
             let reason = "refused to open '\(TextSanitizer.clean(url))' from a network source (protocol '\(TextSanitizer.clean(scheme))' is not allowed)"
             AppLog.write("net", reason)
@@ -252,15 +262,16 @@ package final class NetworkSession: Sendable {
                 }
             }
             if let adaptive, let plan = adaptive.plan(for: url, wait: { self.backOff(seconds: $0) }) {
-                var result = openWhole(plan, options: merged, requested: url, into: pb)
+                var result = WholeSegment.open(plan, options: merged, requested: url, session: self, into: pb)
                 if result < 0, plan.url != url, !interrupt.shouldInterrupt {
                     adaptive.failed(plan)
-                    result = openWhole(adaptive.own(url, mediaSeconds: plan.mediaSeconds), options: merged, measured: false, requested: url, into: pb)
+                    result = WholeSegment.open(adaptive.own(url, mediaSeconds: plan.mediaSeconds), options: merged, measured: false, requested: url,
+                                               session: self, into: pb)
                 }
                 return result
             }
             if memory.transmuxed?(url) != nil || splice.place(of: url) != nil {
-                return openWhole(AdaptiveSwitcher.Plan(url: url, rung: -1, mediaSeconds: 0), options: merged, measured: false, into: pb)
+                return WholeSegment.open(AdaptiveSwitcher.Plan(url: url, rung: -1, mediaSeconds: 0), options: merged, measured: false, session: self, into: pb)
             }
             do {
                 let reader = try ResilientInput(url: url, options: merged, session: self)
@@ -308,74 +319,6 @@ package final class NetworkSession: Sendable {
     /// The error of a read that went over its `limit` (code `EFBIG`), in one line.
     package static func tooLarge(_ limit: Int) -> FFmpegError {
         FFmpegError(function: "avio_read", message: "larger than \(ByteSize.describe(Int64(limit))) refused", code: aether_AVERROR(EFBIG))
-    }
-
-    /// The bytes of an init section (fetched once, then from the cache).
-    private func initBytes(_ resource: DASHManifest.Resource) throws(FFmpegError) -> [UInt8] {
-        if let known = memory.initCache.withLock({ $0[resource] }) { return known }
-        let bytes = try readWhole(resource.url, options: resource.rangeOptions(options), limit: Self.initSectionLimit)
-        memory.initCache.withLock { cache in
-            if cache.count >= Self.initCacheLimit { cache.removeAll() }
-            cache[resource] = bytes
-        }
-        return bytes
-    }
-
-    /// Fetches a segment whole through a ``ResilientInput`` (resume, retries, counts), times the
-    /// download for the throughput estimate, and hands libavformat the bytes from memory; a
-    /// segment of a translated DASH manifest (``Memory/transmuxed``) as MPEG-TS with its init section,
-    /// or as Matroska clusters, and a Matroska header made from an init section
-    /// (``SegmentTransmuxer``).
-    private func openWhole(_ plan: AdaptiveSwitcher.Plan, options: [String: String], measured: Bool = true, requested: String? = nil,
-                           into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
-        if let fetch = memory.transmuxed?(plan.url), fetch.isHeader {
-            do throws(FFmpegError) {
-                return try serve(try SegmentTransmuxer.header(initBytes(fetch.initialization), as: fetch.carrier), into: pb)
-            } catch {
-                AppLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot make a Matroska header of the init section: \(error.message)")
-                return error.code
-            }
-        }
-        let started = clock.seconds
-        // A segment that loads too slowly for the buffer may be given up for a lower variant's.
-        var replacement: AdaptiveSwitcher.Plan?
-        let carryOn: ((Int, Double) -> Bool)? = measured && adaptive != nil ? { [adaptive] loaded, elapsed in
-            replacement = adaptive?.abandon(plan, loaded: loaded, elapsed: elapsed)
-            return replacement == nil
-        } : nil
-        do throws(FFmpegError) {
-            let fetch = memory.transmuxed?(plan.url)
-            var data: [UInt8]
-            do throws(FFmpegError) {
-                if let fetch {
-                    data = try readWhole(fetch.segment.url, options: fetch.segment.rangeOptions(options), limit: Self.wholeSegmentLimit,
-                                         carryOn: carryOn)
-                } else if let range = plan.range {
-                    // A byte range of a variant's file (the demuxer gets it whole, to its end).
-                    let resource = DASHManifest.Resource(url: plan.url, range: .init(offset: Int64(range.offset), length: Int64(range.length)))
-                    data = try readWhole(plan.url, options: resource.rangeOptions(options), limit: Self.wholeSegmentLimit, carryOn: carryOn)
-                } else {
-                    data = try readWhole(plan.url, options: options, limit: Self.wholeSegmentLimit, carryOn: carryOn)
-                }
-            } catch {
-                if let replacement { return openWhole(replacement, options: options, requested: requested, into: pb) }
-                throw error
-            }
-            if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: clock.seconds - started) }
-            if let fetch { splice.served(period: fetch.periodStart) }
-            if let place = splice.place(of: requested ?? plan.url) { data = try SegmentTransmuxer.retimed(data) { splice.shift(for: place, first: $0) } }
-            monitor.discontinuities(splice.crossings)
-            if let fetch {
-                let head = try initBytes(fetch.initialization)
-                do throws(FFmpegError) { data = try SegmentTransmuxer.served(data, initialization: head, as: fetch.carrier, shift: fetch.timeOffset) } catch {
-                    AppLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot rewrite the segment as \(fetch.carrier == .mpegts ? "MPEG-TS" : "Matroska"): \(error.message)")
-                    throw error
-                }
-            }
-            return try serve(data, into: pb)
-        } catch {
-            return error.code
-        }
     }
 
     /// Hands `bytes` to the demuxer as the opened file (kept alive in `readers` until

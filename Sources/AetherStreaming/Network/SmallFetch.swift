@@ -1,5 +1,6 @@
 import AetherBase
 import AetherMedia
+import AetherTransport
 import CFFmpeg
 import FoundationEssentials
 #if canImport(Glibc)
@@ -7,20 +8,23 @@ import Glibc
 #endif
 
 /// Reads a small text resource (a playlist) with the source's options: a local path, or a URL
-/// through libavformat's protocols (headers, deadline, network-only whitelist). Every read is
-/// bounded by `limit` bytes (after any decompression).
+/// through the source's transport (``NetworkSession/readWhole(_:options:limit:length:carryOn:)``:
+/// headers, deadline, retries). Every read is bounded by `limit` bytes (after any decompression).
 package enum SmallFetch {
     package static func text(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
-                     timeout: Double, limit: Int = 1 << 20) -> String? {
-        let data: [UInt8]? = try? bytes(url, options: options, settings: settings, interrupt: interrupt, timeout: timeout, limit: limit)
+                     timeout: Double, limit: Int = 1 << 20, transport: TransportSession? = nil) -> String? {
+        let data: [UInt8]? = try? bytes(url, options: options, settings: settings, interrupt: interrupt, timeout: timeout, limit: limit,
+                                        transport: transport)
         return data.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The resource's bytes; throws FFmpeg's words when it cannot be read, or one line (code
     /// `EFBIG`) when it is larger than `limit`.
-    /// `range`: only these bytes of the resource (a network URL's: a DASH index).
+    /// `range`: only these bytes of the resource (a network URL's: a DASH index). `transport`:
+    /// the connections to fetch on (an open's, or a switcher's; nil: a session of its own).
     package static func bytes(_ url: String, options: [String: String], settings: NetworkSettings, interrupt: InterruptToken,
-                      timeout: Double, limit: Int, range: DASHManifest.ByteRange? = nil) throws(FFmpegError) -> [UInt8] {
+                      timeout: Double, limit: Int, range: DASHManifest.ByteRange? = nil,
+                      transport: TransportSession? = nil) throws(FFmpegError) -> [UInt8] {
         let limit = max(0, min(limit, 1 << 30))
         if let path = NetworkSettings.localPath(url) {
             switch FileBytes.read(path: path, limit: limit, regularOnly: true) {
@@ -31,7 +35,7 @@ package enum SmallFetch {
             }
         }
         guard NetworkSettings.isNetwork(url) else { throw FFmpegError(code: aether_AVERROR(EPERM), function: "open") }
-        let session = NetworkSession(settings: settings, interrupt: interrupt, options: options, failsSource: false)
+        let session = NetworkSession(settings: settings, interrupt: interrupt, options: options, failsSource: false, transport: transport)
         interrupt.arm(seconds: timeout)
         defer { interrupt.arm(seconds: nil) }
         var requestOptions = session.options

@@ -210,37 +210,6 @@ public enum StreamVariants {
         return Paths.pathExtension(path).lowercased()
     }
 
-    /// The first URL in a DASH manifest whose scheme a network source may not use (anything
-    /// but http and https: a remote manifest must not read local files), or nil. Only what
-    /// names a resource is looked at (``resourceAttributes``, `BaseURL`/`Location` text, any
-    /// `xlink:href`): a `schemeIdUri` or `value` (`urn:dvb:…`, `urn:mpeg:dash:role:2011`) is a
-    /// name, never fetched, never checked as a URL. Read with ``ManifestXML`` (its budgets); a
-    /// manifest it cannot read names nothing here (the caller refuses it on its own).
-    public static func foreignReference(inManifest text: String) -> String? {
-        guard let root = ManifestXML.parse(text) else { return nil }
-        var stack = [root]
-        while let element = stack.popLast() {
-            var candidates: [String] = []
-            if resourceTexts.contains(element.name) { candidates.append(element.text) }
-            for attribute in resourceAttributes[element.name] ?? [] { if let v = element[attribute] { candidates.append(v) } }
-            if let href = element["href"] { candidates.append(href) }
-            for candidate in candidates {
-                let value = candidate.trimmingWhitespaceAndNewlines()
-                if let scheme = NetworkSettings.scheme(of: value), scheme != "http", scheme != "https" { return value }
-            }
-            stack.append(contentsOf: element.children.reversed())
-        }
-        return nil
-    }
-
-    /// The attributes that name resources, by element (ISO/IEC 23009-1 §5.3.9).
-    static let resourceAttributes: [String: [String]] = [
-        "SegmentTemplate": ["media", "initialization", "index", "bitstreamSwitching"],
-        "SegmentURL": ["media", "index"],
-        "Initialization": ["sourceURL"], "RepresentationIndex": ["sourceURL"], "BitstreamSwitching": ["sourceURL"],
-    ]
-    /// The elements whose text is a URL.
-    static let resourceTexts: Set<String> = ["BaseURL", "Location", "PatchLocation"]
 }
 
 /// Picks variants.

@@ -21,6 +21,8 @@ final class LookBehindReader: Sendable {
     /// headers, protocol whitelist). Empty: nothing to read (a store for tests).
     private let url: String
     private let openOptions: [String: String]
+    /// How a network source is read again (through the transport).
+    private let network: NetworkSettings
     private let queue = DispatchQueue(label: "aether.subtitles.prefetch")
     /// The demuxer and the decoders, used on `queue` only (the lock is never contended).
     private let reader: Guarded<(format: FormatContext?, decoder: SubtitleDecoder)>
@@ -28,9 +30,10 @@ final class LookBehindReader: Sendable {
     /// Cancels the demuxer's blocking I/O from any thread (``close()``).
     private let interrupt = InterruptToken()
 
-    init(url: String, openOptions: [String: String], decoder: SubtitleDecoder) {
+    init(url: String, openOptions: [String: String], network: NetworkSettings, decoder: SubtitleDecoder) {
         self.url = url
         self.openOptions = openOptions
+        self.network = network
         reader = Guarded((nil, decoder))
     }
 
@@ -62,7 +65,7 @@ final class LookBehindReader: Sendable {
                       deliver: ([SubtitleCue]) -> Void) {
         if reader.withLock({ $0.format }) == nil {
             guard SourceOptions.isReopenable(url) else { return }  // a second reader would take the pipe's bytes
-            let opened = try? FormatContext(url: url, options: openOptions, timeout: 5, interrupt: interrupt)
+            let opened = try? FormatContext(url: url, options: openOptions, timeout: 5, interrupt: interrupt, network: network)
             reader.withLock { $0.format = opened }
             guard let format = opened else { return }
             for i in 0..<format.streamCount {

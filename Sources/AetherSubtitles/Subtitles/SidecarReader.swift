@@ -30,6 +30,8 @@ struct SidecarReader: Sendable {
 
     /// What the source was opened with (HTTP headers, protocol whitelist).
     let openOptions: [String: String]
+    /// How a sidecar URL is fetched (the source's settings: its TLS policy, its deadline).
+    let network: NetworkSettings
     /// Sidecar text that is not UTF-8 is read in this code page.
     let fallbackCodepage: String
     /// The picture bitmap cues are placed on (0 × 0: none, their own canvas).
@@ -72,7 +74,7 @@ struct SidecarReader: Sendable {
         let name = TextSanitizer.clean(url)
         let bytes: [UInt8]
         do {
-            bytes = try SmallFetch.bytes(url, options: openOptions, settings: NetworkSettings(), interrupt: InterruptToken(),
+            bytes = try SmallFetch.bytes(url, options: openOptions, settings: network, interrupt: InterruptToken(),
                                          timeout: 10, limit: SubtitleStore.maxSidecarBytes)
         } catch {
             throw SidecarError(description: "cannot read subtitle file '\(name)': \(error.message)")

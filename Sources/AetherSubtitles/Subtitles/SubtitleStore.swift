@@ -39,15 +39,16 @@ public final class SubtitleStore: Sendable {
     /// - Parameters:
     ///   - url: the source exactly as opened (not the sanitised name), for the look-behind reader.
     ///   - openOptions: what the source was opened with (HTTP headers, protocol whitelist).
+    ///   - network: how the source and a sidecar URL are fetched again (through the transport).
     ///   - codepage: sidecar text that is not UTF-8 is read in this code page (`--sub-codepage`).
-    package init(info: MediaInfo, url: String, openOptions: [String: String] = [:], timeline: Timeline,
+    package init(info: MediaInfo, url: String, openOptions: [String: String] = [:], network: NetworkSettings, timeline: Timeline,
          codepage: String = "CP1252", fonts: ASSFontSet? = nil) {
         self.fonts = fonts
         let width = info.primaryVideo?.width ?? 0, height = info.primaryVideo?.height ?? 0
         decoder = Guarded(SubtitleDecoder(timeline: timeline, videoWidth: width, videoHeight: height))
-        lookBehind = LookBehindReader(url: url, openOptions: openOptions,
+        lookBehind = LookBehindReader(url: url, openOptions: openOptions, network: network,
                                       decoder: SubtitleDecoder(timeline: timeline, videoWidth: width, videoHeight: height))
-        sidecars = SidecarReader(openOptions: openOptions, fallbackCodepage: codepage, videoWidth: width, videoHeight: height)
+        sidecars = SidecarReader(openOptions: openOptions, network: network, fallbackCodepage: codepage, videoWidth: width, videoHeight: height)
         let tracks = info.subtitles.enumerated().map { n, s in
             SubtitleTracks.Track(info: SubtitleTrackInfo(id: n, source: .embedded(streamIndex: s.index), codec: s.codec,
                                                          kind: s.kind, language: s.tags.language, title: s.tags.title,
@@ -57,7 +58,7 @@ public final class SubtitleStore: Sendable {
     }
 
     /// A store for tests: the tracks of `info`, no source to read.
-    convenience init(info: MediaInfo) { self.init(info: info, url: "", timeline: Timeline(origin: 0)) }
+    convenience init(info: MediaInfo) { self.init(info: info, url: "", network: NetworkSettings(), timeline: Timeline(origin: 0)) }
 
     public var tracks: [SubtitleTrackInfo] { state.withLock { $0.tracks.tracks.map(\.info) } }
     /// Synced lyrics from the first LRC file loaded (``Lyrics``), for the music view.

@@ -196,7 +196,7 @@ struct ChromeView {
             switch net.phase {
             case .flowing: phase = player.isBuffering ? "buffering" : "flowing"
             case .reconnecting(let attempt, let left): phase = Self.reconnecting(attempt, left)
-            case .failed: phase = "failed"
+            case .failed(let why): phase = "failed: \(why.cause.name)"
             }
             lines.append("Network    \(phase)" + String(cFormat: "  %.1f MB received  %.0f kB/s  %d retries",
                                 Double(net.bytes) / 1e6, net.throughput / 1000, net.retries)

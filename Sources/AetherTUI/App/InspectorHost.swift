@@ -12,7 +12,9 @@ extension HostRuntime {
     /// Opens the inspector on `tab` (the container tab's tree opened down to `node`, a node path).
     func openInspector(tab: Inspector.Tab, node: String? = nil) {
         if view.inspector == nil {
-            view.inspector = Inspector(source: currentSource, tab: tab, browser: ContainerBrowser.open(path: currentSource))
+            let network = options.player.network
+            view.inspector = Inspector(source: currentSource, network: network, tab: tab,
+                                       browser: ContainerBrowser.open(path: currentSource, network: network))
         }
         if let node, let document = view.inspector?.browser.document {
             do { view.inspector?.browser.reveal(try document.resolve(node)) } catch { osd(error.message, seconds: 4) }

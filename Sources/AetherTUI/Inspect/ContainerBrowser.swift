@@ -43,9 +43,9 @@ final class ContainerBrowser {
         rebuild()
     }
 
-    static func open(path: String) -> ContainerBrowser {
+    static func open(path: String, network: NetworkSettings) -> ContainerBrowser {
         do {
-            return ContainerBrowser(document: try StructureDocument.open(path: path), failure: nil)
+            return ContainerBrowser(document: try StructureDocument.open(path: path, network: network), failure: nil)
         } catch {
             return ContainerBrowser(document: nil, failure: error.message)
         }

@@ -28,11 +28,13 @@ final class FrameWorker: Sendable {
     }
     private let work = GuardedCondition(Work())
     private let url: String
+    private let network: NetworkSettings
     private let maxSize: PixelSize
     private let onResult: @Sendable () -> Void
 
-    init(url: String, maxSize: PixelSize, onResult: @escaping @Sendable () -> Void) {
+    init(url: String, network: NetworkSettings, maxSize: PixelSize, onResult: @escaping @Sendable () -> Void) {
         self.url = url
+        self.network = network
         self.maxSize = maxSize
         self.onResult = onResult
         OSThread.start(name: "aether.inspect.frames") { [self] in run() }
@@ -71,7 +73,7 @@ final class FrameWorker: Sendable {
             case .frame(let stream, let pts):
                 if stepper?.streamIndex != stream {
                     stepper = nil
-                    do { stepper = try FrameStepper(url: url, stream: stream, maxSize: maxSize) } catch {
+                    do { stepper = try FrameStepper(url: url, stream: stream, maxSize: maxSize, network: network) } catch {
                         finish(.failed("cannot decode stream \(stream): \(error)"))
                         continue
                     }

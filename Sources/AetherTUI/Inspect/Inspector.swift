@@ -14,6 +14,8 @@ final class Inspector {
     var tab: Tab
     /// The file or URL inspected (shown sanitised).
     let source: String
+    /// How a network source is read again (through the transport, with playback's settings).
+    let network: NetworkSettings
     let browser: ContainerBrowser
     var packets = PacketTable()
     var loader: PacketLoader?
@@ -25,8 +27,9 @@ final class Inspector {
     var frameRequested = false
     var live = LiveHistory()
 
-    init(source: String, tab: Tab, browser: ContainerBrowser) {
+    init(source: String, network: NetworkSettings, tab: Tab, browser: ContainerBrowser) {
         self.source = source
+        self.network = network
         self.tab = tab
         self.browser = browser
     }

@@ -53,7 +53,7 @@ extension Inspector {
     func enter(_ tab: Tab, _ s: Surroundings) {
         self.tab = tab
         if tab == .packets || tab == .frames, loader == nil {
-            loader = PacketLoader(url: source, clock: s.clock, onProgress: s.wake)
+            loader = PacketLoader(url: source, network: network, clock: s.clock, onProgress: s.wake)
         }
     }
 
@@ -138,7 +138,7 @@ extension Inspector {
     }
 
     private func requestFrame(_ request: FrameWorker.Request, _ s: Surroundings) {
-        if worker == nil { worker = FrameWorker(url: source, maxSize: s.frameSize, onResult: s.wake) }
+        if worker == nil { worker = FrameWorker(url: source, network: network, maxSize: s.frameSize, onResult: s.wake) }
         frameRequested = true
         worker?.request(request)
     }

@@ -42,10 +42,10 @@ final class PacketLoader: Sendable {
     /// What the rows' batching (a signal at least every 0.2 s) is timed by.
     private let clock: TimeSource
 
-    init(url: String, clock: TimeSource = .monotonic, onProgress: @escaping @Sendable () -> Void) {
+    init(url: String, network: NetworkSettings, clock: TimeSource = .monotonic, onProgress: @escaping @Sendable () -> Void) {
         self.onProgress = onProgress
         self.clock = clock
-        OSThread.start(name: "aether.inspect.packets") { [self] in load(url) }
+        OSThread.start(name: "aether.inspect.packets") { [self] in load(url, network: network) }
     }
 
     func cancel() { loaded.withLock { $0.cancelled = true } }
@@ -55,11 +55,11 @@ final class PacketLoader: Sendable {
         loaded.withLock { l in (l.rows[min(index, l.rows.count)...], l.streamList, l.finished, l.endNote) }
     }
 
-    private func load(_ url: String) {
+    private func load(_ url: String, network: NetworkSettings) {
         var limits = InspectionLimits()
         limits.count = Self.maxRows
         let inspector: PacketInspector
-        do { inspector = try PacketInspector(url: url, limits: limits) } catch {
+        do { inspector = try PacketInspector(url: url, network: network, limits: limits) } catch {
             loaded.withLock { $0.finished = true; $0.endNote = "cannot read packets: \(error)" }
             onProgress()
             return

@@ -17,6 +17,8 @@ import Foundation
 ///    wall time from the summary.
 /// 3. Connections (`--parts connections`, ConnectionsBenchmark.swift): an HLS VOD over HTTPS with
 ///    each new connection held 50 ms, against the commit before and mpv.
+/// 4. Throughput (`--parts throughput`, ThroughputBenchmark.swift): a 1 GiB file read whole over
+///    HTTP and HTTPS, against the commit before and curl; CPU seconds per GiB.
 struct NetworkBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "network",
@@ -24,8 +26,8 @@ struct NetworkBenchmark: AsyncParsableCommand {
 
     @Option(help: "The aether-tui binary.") var player = ".build/release/aether-tui"
     @Option(help: "Runs per case (medians reported).") var repeats = 5
-    @Option(help: ArgumentHelp("Parts to run, comma-separated.", valueName: "startup,throttle,connections")) var parts = "startup,throttle"
-    @Option(help: "A second aether-tui (the commit before) beside the player in the connections part.") var baselinePlayer: String?
+    @Option(help: ArgumentHelp("Parts to run, comma-separated.", valueName: "startup,throttle,connections,throughput")) var parts = "startup,throttle"
+    @Option(help: "A second aether-tui (the commit before) beside the player in the connections and throughput parts.") var baselinePlayer: String?
     @Option(help: "The network fixtures (make-network-fixtures.sh output).") var fixtures = "Tests/Fixtures/out/net"
     @Option(help: "Scratch directory.") var workDir = "/tmp/aether-bench-network"
 
@@ -42,6 +44,7 @@ struct NetworkBenchmark: AsyncParsableCommand {
         if list.contains("startup") { try startup(loopback) }
         if list.contains("throttle") { try throttle(loopback) }
         if list.contains("connections") { try connections() }
+        if list.contains("throughput") { try throughput() }
     }
 
     /// Seconds from exec to the first presented frame, from the player's log.
