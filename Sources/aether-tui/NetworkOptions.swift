@@ -24,6 +24,28 @@ struct NetworkOptions: ParsableArguments {
     @Option(name: .customLong("demuxer-max-bytes"), help: ArgumentHelp("The most bytes read and dropped to reach a position of a file whose server does not serve byte ranges (an MP4 with its index at the end, a seek), as 150MiB or 1GiB.", valueName: "size"))
     var demuxerMaxBytes = SizeArgument(bytes: 150 << 20)
 
+    @OptionGroup var tls: TLSOptions
+
+    func validate() throws {
+        guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be more than 0 and at most 3600") }
+        guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be between 0 and 100") }
+    }
+
+    /// Headers (checked for CR/LF and token names when a source is opened), user agent,
+    /// referrer, deadline and retries into `settings`.
+    func apply(to settings: inout NetworkSettings) {
+        settings.userAgent = userAgent
+        settings.referrer = referrer
+        settings.readTimeout = networkTimeout
+        settings.retries = networkRetries
+        settings.forwardReadLimit = demuxerMaxBytes.bytes
+        settings.tls = tls.policy
+        for field in SourceOptions.splitFields(httpHeaderFields ?? "") { settings.headers[field.name] = field.value }
+    }
+}
+
+/// How https servers are checked (`play`, `download`, `probe`), as mpv names it.
+struct TLSOptions: ParsableArguments {
     @Option(name: .customLong("tls-verify"), help: ArgumentHelp("Check every https server's certificate against the system's authorities (or --tls-ca-file's) and its name; no plays a server whose certificate nobody trusted signed.", valueName: "yes|no"))
     var tlsVerify: YesNo = .yes
 
@@ -37,21 +59,9 @@ struct NetworkOptions: ParsableArguments {
                 throw ValidationError("--tls-ca-file: '\(TextSanitizer.clean(file))' is not a file that can be read")
             }
         }
-        guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be more than 0 and at most 3600") }
-        guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be between 0 and 100") }
     }
 
-    /// Headers (checked for CR/LF and token names when a source is opened), user agent,
-    /// referrer, deadline and retries into `settings`.
-    func apply(to settings: inout NetworkSettings) {
-        settings.userAgent = userAgent
-        settings.referrer = referrer
-        settings.readTimeout = networkTimeout
-        settings.retries = networkRetries
-        settings.forwardReadLimit = demuxerMaxBytes.bytes
-        settings.tls = TransportSession.Policy(verifyPeer: tlsVerify.isOn, caFile: tlsCAFile)
-        for field in SourceOptions.splitFields(httpHeaderFields ?? "") { settings.headers[field.name] = field.value }
-    }
+    var policy: TransportSession.Policy { TransportSession.Policy(verifyPeer: tlsVerify.isOn, caFile: tlsCAFile) }
 }
 
 /// A size in bytes as mpv writes one on its command line (`150MiB`, `1G`, `512k`; ``ByteSize``).

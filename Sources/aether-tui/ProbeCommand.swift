@@ -58,6 +58,8 @@ struct Probe: ParsableCommand {
     @Option(name: .customLong("http-header"), help: ArgumentHelp("Extra HTTP header for network sources (repeatable).", valueName: "field: value"))
     var httpHeaders: [String] = []
 
+    @OptionGroup var tls: TLSOptions
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -87,6 +89,7 @@ struct Probe: ParsableCommand {
         }
         var network = NetworkSettings()
         network.headers = fields
+        network.tls = tls.policy
         let options: [String: String]
         do { options = try SourceOptions.make(network: network) } catch { throw fail("\(error)") }
         if packets { return try listPackets(options, network: network) }
