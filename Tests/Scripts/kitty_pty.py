@@ -38,6 +38,8 @@ ap.add_argument("--slow-after", type=int, default=None, help="after this many im
 ap.add_argument("--image-ms", type=float, default=400.0)
 ap.add_argument("--drop-da1", type=int, default=0,
                 help="leave the N-th DA1 query after the first image unanswered, as if tmux dropped it (0: none)")
+ap.add_argument("--keys-after-drop", type=float, default=None,
+                help="with --drop-da1: send the keys this many seconds after the DA1 was left unanswered, and not before (instead of --keys-after)")
 ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
 cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -178,6 +180,8 @@ def scan():
                 da1_after_image += 1
             if a.drop_da1 and da1_after_image == a.drop_da1:
                 report["da1_dropped"] += 1
+                if a.keys_after_drop is not None:
+                    a.keys_after = time.monotonic() - start + a.keys_after_drop
             else:
                 report["da1_answered"] += 1
                 answer(b"\x1b[?62;22c")
@@ -195,6 +199,8 @@ def scan():
         i = m.end()
 
 start = time.monotonic()
+if a.keys_after_drop is not None:
+    a.keys_after = float("inf")   # set when the DA1 is dropped
 keys_sent = False
 last_read = time.monotonic()
 keys_written = 0
