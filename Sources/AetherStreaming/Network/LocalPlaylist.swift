@@ -7,7 +7,8 @@ import Glibc
 
 /// A local HLS playlist (an `.m3u8` file) played through a ``NetworkSession``, because the
 /// segments it names may be remote: libavformat's http is on no whitelist (issue 59), so those
-/// come through the transport, while the local ones are opened from their files. The playlist
+/// come through the transport, while the local ones are opened from their files (the session's
+/// nested open, with libavformat's file protocol alone). The playlist
 /// itself is read whole within ``NetworkSession/manifestBudget`` (a regular file only) and
 /// served from memory, as a remote one is.
 enum LocalPlaylist {
@@ -25,16 +26,5 @@ enum LocalPlaylist {
         case .failure(.system(let code)): throw FFmpegError(code: aether_AVERROR(code), function: "open")
         case .failure(.notARegularFile): throw FFmpegError(code: aether_AVERROR(EINVAL), function: "open")
         }
-    }
-
-    /// Opens one of its local segments (the demuxer's own rules for them applied already) with
-    /// libavformat's file protocol and nothing else: 0 or an AVERROR.
-    static func openSegment(_ url: String, flags: Int32, interrupt: InterruptToken,
-                            into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
-        var dict: OpaquePointer? = nil
-        av_dict_set(&dict, "protocol_whitelist", "file", 0)
-        defer { av_dict_free(&dict) }
-        var callback = interrupt.callback
-        return avio_open2(pb, url, flags, &callback, &dict)
     }
 }

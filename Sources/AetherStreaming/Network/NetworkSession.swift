@@ -230,8 +230,10 @@ package final class NetworkSession: Sendable {
             do { return try serve(bytes, into: pb) } catch { return error.code }
         }
         let scheme = NetworkSettings.scheme(of: url) ?? "file"
+        // A local playlist's local segment (the demuxer's own rules for it applied already):
+        // libavformat's file protocol, and nothing else.
         if scheme == "file", LocalPlaylist.holds(mainURL) {
-            return LocalPlaylist.openSegment(url, flags: flags, interrupt: interrupt, into: pb)
+            return libavformatOpen(url, flags: flags, options: ["protocol_whitelist": "file"], into: pb)
         }
         guard Self.networkSchemes.contains(scheme) else {
             let reason = "refused to open '\(TextSanitizer.clean(url))' from a network source (protocol '\(TextSanitizer.clean(scheme))' is not allowed)"
@@ -282,11 +284,18 @@ package final class NetworkSession: Sendable {
                 return error.code
             }
         }
+        monitor.requested()
+        return libavformatOpen(url, flags: flags, options: merged, into: pb)
+    }
+
+    /// What libavformat opens itself for a nested open (`data:`, a local playlist's files):
+    /// `avio_open2` with `options` (their whitelist) and the session's interrupt.
+    private func libavformatOpen(_ url: String, flags: Int32, options: [String: String],
+                                 into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>) -> Int32 {
         var dict: OpaquePointer? = nil
-        for (key, value) in merged { av_dict_set(&dict, key, value, 0) }
+        for (key, value) in options { av_dict_set(&dict, key, value, 0) }
         defer { av_dict_free(&dict) }
         var callback = interrupt.callback
-        monitor.requested()
         return avio_open2(pb, url, flags, &callback, &dict)
     }
 

@@ -42,7 +42,7 @@ final class PacketLoader: Sendable {
     /// What the rows' batching (a signal at least every 0.2 s) is timed by.
     private let clock: TimeSource
 
-    init(url: String, network: NetworkSettings, clock: TimeSource = .monotonic, onProgress: @escaping @Sendable () -> Void) {
+    init(url: String, network: NetworkSettings, clock: TimeSource, onProgress: @escaping @Sendable () -> Void) {
         self.onProgress = onProgress
         self.clock = clock
         OSThread.start(name: "aether.inspect.packets") { [self] in load(url, network: network) }
