@@ -94,6 +94,8 @@ public enum KittyPty {
         /// The cursor (row, column, 0-based) where the picture was placed.
         public var at: [Int]
         public var max_chunk: Int
+        /// When it was complete, in seconds from the stand-in's start.
+        public var t: Double
     }
 
     public struct Report: Decodable, Sendable {
@@ -107,6 +109,8 @@ public enum KittyPty {
         /// DA1 queries answered, and left unanswered (`--drop-da1-after-image`).
         public var da1_answered: Int
         public var da1_dropped: Int
+        /// When each answered DA1 came, in seconds from the stand-in's start.
+        public var da1_times: [Double]
     }
 
     /// Runs `command` on the stand-in terminal (`extra`: kitty_pty.py's own options). The keys

@@ -196,9 +196,13 @@ import Testing
     @Test(arguments: [0, 1])
     func aPictureTmuxDroppedIsCountedAndSentAgain(dropped: Int) throws {
         let stats = NSTemporaryDirectory() + "aether-tmux-delivery-\(UUID().uuidString).jsonl"
-        defer { try? FileManager.default.removeItem(atPath: stats) }
+        let log = stats.replacingOccurrences(of: ".jsonl", with: ".log")
+        defer {
+            try? FileManager.default.removeItem(atPath: stats)
+            try? FileManager.default.removeItem(atPath: log)
+        }
         let player = dropped == 0 ? Self.player : [TestEnvironment.binary, "--ao=null", TestEnvironment.fixture("frames-numbered.mkv")]
-        try Self.inTmux("set -g allow-passthrough on\nset -g escape-time 10\n", player: player, arguments: ["--vo=kitty", "--stats-file=\(stats)"]) { tmux in
+        try Self.inTmux("set -g allow-passthrough on\nset -g escape-time 10\n", player: player, arguments: ["--vo=kitty", "--stats-file=\(stats)", "--log-file=\(log)"]) { tmux in
             // Keys at 3.5 s; with a check dropped, 1.5 s after it (its timeout is 1 s), however
             // late a loaded machine makes it.
             let r = Self.pictures(try KittyPty.run(tmux, extra: ["--keys-when-quiet", "0", "--keys-after", "3.5",
@@ -208,12 +212,21 @@ import Testing
             #expect(r.da1_dropped == dropped && r.da1_answered >= 2, "\(r.da1_answered) DA1 answered, \(r.da1_dropped) dropped")
             if dropped == 0 {
                 #expect(r.transmissions.allSatisfy(Self.isRed))
-                // The first picture and the start's repaint at most, per placement: tmux's attach
-                // on a busy machine can resize the pane after the first, and a picture of the new
-                // size is sent then (a third in one CI run).
+                // Per placement, three at most: the first picture; sent again when ncurses' first
+                // clear of the screen reached the terminal after it (the render thread may paint
+                // before the UI's first refresh); the start's repaint, when it went before the
+                // check's answer was read (both seen in one run: pictures at 0.512, 0.520 and
+                // 1.004 s, the check answered at 0.995 s). One more for each reason the log gives:
+                // a check answered after its timeout (sent again then; the late answer takes the
+                // loss back), a resize (the screen is cleared). A resize to a new size is another
+                // placement. That the start's repaint is left out once the check says the terminal
+                // has the picture is TmuxDeliveryCheckTests' (time decides it).
+                let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                let resent = lines.filter { $0.contains("tmux dropped a picture") }.count
+                let resized = lines.filter { $0.contains("the terminal was resized") }.count
                 let placements = Dictionary(grouping: r.transmissions) { [$0.keys["c"] ?? "", $0.keys["r"] ?? "", "\($0.at)"] }
-                #expect(placements.values.allSatisfy { $0.count < 3 },
-                        "\(r.transmissions.count) pictures: \(r.transmissions.map { "\($0.keys["c"] ?? "?")×\($0.keys["r"] ?? "?") at \($0.at)" })")
+                #expect(placements.values.allSatisfy { $0.count <= 3 + resent + resized },
+                        "\(r.transmissions.count) pictures, \(resent) sent again after a timeout, \(resized) resizes: \(r.transmissions.map { "\($0.keys["c"] ?? "?")×\($0.keys["r"] ?? "?") at \($0.at), \($0.t) s" }); DA1 answered at \(r.da1_times)")
             } else {
                 #expect(r.transmissions.count >= 2, "\(r.transmissions.count) pictures")
             }

@@ -55,7 +55,8 @@ if pid == 0:
 ESC = b"\x1b"
 buf = bytearray()
 report = {"transmissions": [], "deletes": [], "queries": 0, "shm_queries": 0, "status": None, "errors": [],
-          "da1_answered": 0, "da1_dropped": 0, "shm_superseded": 0}
+          "da1_answered": 0, "da1_dropped": 0, "shm_superseded": 0,
+          "da1_times": []}
 missing_shm = {}         # image id -> t=s transmissions of it whose object was gone, not yet superseded
 open_chunks = []
 da1_after_image = 0
@@ -119,7 +120,8 @@ def handle_apc(body):
         n = len(data) // bpp
         mean = [round(sum(data[c::bpp]) / max(1, n), 1) for c in range(3)]
         report["transmissions"].append({"keys": keys, "chunks": 1, "bytes": len(data), "mean": mean,
-                                        "at": list(cursor), "max_chunk": len(payload)})
+                                        "at": list(cursor), "max_chunk": len(payload),
+                                        "t": round(time.monotonic() - start, 3)})
         return
     open_chunks.append((keys, payload, list(cursor)))
     if keys.get("m", "0") == "0":
@@ -130,7 +132,8 @@ def handle_apc(body):
         mean = [round(sum(data[c::bpp]) / max(1, n), 1) for c in range(3)]
         report["transmissions"].append({"keys": first, "chunks": len(open_chunks), "bytes": len(data),
                                         "mean": mean, "at": at,
-                                        "max_chunk": max(len(p) for _, p, _ in open_chunks)})
+                                        "max_chunk": max(len(p) for _, p, _ in open_chunks),
+                                        "t": round(time.monotonic() - start, 3)})
         open_chunks.clear()
         if a.slow_after is not None and len(report["transmissions"]) > a.slow_after:
             time.sleep(a.image_ms / 1000)   # measurement window: the slow terminal absorbing an image
@@ -184,6 +187,7 @@ def scan():
                     a.keys_after = time.monotonic() - start + a.keys_after_drop
             else:
                 report["da1_answered"] += 1
+                report["da1_times"].append(round(time.monotonic() - start, 3))
                 answer(b"\x1b[?62;22c")
         elif final == b"c" and params in (b">", b">0"):
             answer(b"\x1b[>1;4000;21c")   # DA2, as kitty answers it (tmux asks at attach)

@@ -26,7 +26,12 @@ extension HostRuntime {
         view.chrome.noteInput(at: clock.seconds)
         display.screen.dirty = true
         switch input {
-        case .functionKey(KEY_RESIZE): relayout(); return
+        case .functionKey(KEY_RESIZE):
+            // Laid out again and, the screen cleared, the picture sent again: logged, so that
+            // each picture the terminal gets has its reason in the log.
+            AppLog.write("tui", "the terminal was resized: laid out again")
+            relayout()
+            return
         case .mouse(let report): handleMouse(report); return
         default: break
         }
