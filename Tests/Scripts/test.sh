@@ -110,7 +110,7 @@ passed() {
 # first, and the other suites of the tier wait `settle` seconds, so that the start of five test
 # processes at once (loading, players, encoders) does not starve the sound server in their
 # first seconds (seen once: a 20 ms gap in the recording with no underrun on the player's side).
-recorded="NetworkTests.AdaptiveBitrateEndToEndTests NetworkTests.ThrottledDASHTests"
+recorded="NetworkTests.AdaptiveBitrateEndToEndTests NetworkTests.ThrottledDASHTests NetworkTests.LiveAdaptiveBitrateTests"
 settle=8
 run_suite() {
     local suite="$1" out="$work/suite.$1.log"
