@@ -60,6 +60,9 @@ public struct ControllerSettings: Sendable {
     public var shuffleSeed: UInt64?
     /// `--hr-seek`: which seeks without `exact` or `keyframes` are exact.
     public var hrSeek = HRSeek.absolute
+    /// `--chapter-seek-threshold` (mpv's option and default): seconds into a chapter within
+    /// which going back a chapter goes to the one before; further in, it restarts this one.
+    public var chapterSeekThreshold = 5.0
     /// `--keep-open`: stay on the last frame at the end instead of leaving.
     public var keepOpen = false
     /// Where each item's cover is written as a PNG for MPRIS's `mpris:artUrl` (nil: nowhere).
@@ -92,5 +95,19 @@ public enum ImageDuration: Sendable, Equatable {
     func until(shownAt: Double) -> Double? {
         if case .seconds(let s) = self { return shownAt + s }
         return nil
+    }
+}
+
+/// Which chapter a step of `delta` chapters lands on (mpv's `add chapter`, PgUp/PgDn, `!` `@`).
+public enum ChapterStep {
+    /// `starts`: the chapters' start times in order; `now`: the position. A step back from more
+    /// than `threshold` seconds into a chapter restarts it (mpv's `--chapter-seek-threshold`);
+    /// nil past the first or the last chapter.
+    public static func target(starts: [Double], now: Double, delta: Int, threshold: Double) -> Int? {
+        guard !starts.isEmpty else { return nil }
+        let current = starts.lastIndex { $0 <= now + 0.01 } ?? -1
+        var target = current + delta
+        if delta < 0, current >= 0, now - starts[current] > threshold { target = current + delta + 1 }
+        return starts.indices.contains(target) ? target : nil
     }
 }

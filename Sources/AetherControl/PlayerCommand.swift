@@ -31,7 +31,8 @@ public enum PlayerCommand: Sendable, Equatable {
     case stop
     /// `screenshot [subtitles|video]`.
     case screenshot(subtitles: Bool)
-    case showText(String)
+    /// `show-text <text>`; `expand`: its `${…}` are properties (``PropertyExpansion``).
+    case showText(String, expand: Bool)
     /// Commands only an interactive host has (the stats box, menus, scrub mode …), by name:
     /// `stats`, `help`, `telemetry`, `menu-audio`, `menu-sub`, `menu-playlist`, `cycle-vo`,
     /// `remaining`, `pin-osd`, `scrub`, `filmstrip`. Spelt in input.conf as
@@ -49,17 +50,22 @@ public enum PlayerCommand: Sendable, Equatable {
     }
 
     /// Parses one command line in mpv's syntax: words split on blanks, `"…"` quoting with `\`
-    /// escapes; the prefixes `no-osd`, `osd-msg`, `osd-bar`, `osd-auto` and `raw` are accepted and
-    /// ignored.
+    /// escapes; the prefixes `no-osd`, `osd-msg`, `osd-bar`, `osd-msg-bar` and `osd-auto` are
+    /// accepted and ignored. A line's text arguments have their properties expanded (`${…}`,
+    /// mpv's default for input.conf and text commands) unless it starts with `raw`.
     public static func parse(_ line: String) throws(ParseError) -> PlayerCommand {
-        try parse(words: try split(line))
+        try parse(words: try split(line), expandingProperties: true)
     }
 
     /// Parses a command given as separate words (the JSON IPC's `command` array, already made
-    /// strings).
-    public static func parse(words input: [String]) throws(ParseError) -> PlayerCommand {
+    /// strings): as in mpv, its text is taken as written unless it starts with `expand-properties`.
+    public static func parse(words input: [String], expandingProperties: Bool = false) throws(ParseError) -> PlayerCommand {
         var words = input
-        while let first = words.first, prefixes.contains(first) { words.removeFirst() }
+        var expands = expandingProperties
+        while let first = words.first, prefixes.contains(first) {
+            if first == "raw" { expands = false } else if first == "expand-properties" { expands = true }
+            words.removeFirst()
+        }
         guard let name = words.first else { throw ParseError(message: "empty command") }
         let args = Array(words.dropFirst())
         func arg(_ i: Int) -> String? { args.indices.contains(i) ? args[i] : nil }
@@ -136,7 +142,7 @@ public enum PlayerCommand: Sendable, Equatable {
             }
         case "show-text":
             guard let text = arg(0) else { throw ParseError(message: "'show-text' needs a text") }
-            return .showText(text)
+            return .showText(text, expand: expands)
         case "script-binding":
             guard let target = arg(0) else { throw ParseError(message: "'script-binding' needs a name") }
             // mpv's stats script's bindings: `i` shows the overlay a while, `I` toggles it.

@@ -52,15 +52,12 @@ extension PropertyTable {
         return jump(c, chapters: steps)
     })
 
-    /// `delta` chapters on from the one playing; like mpv, going back from more than a second
-    /// into a chapter restarts it.
+    /// `delta` chapters on from the one playing (``ChapterStep``: going back from further into a
+    /// chapter than `--chapter-seek-threshold` restarts it, as in mpv).
     private static func jump(_ c: PlayerController, chapters delta: Int) -> CommandResult {
         guard let chapters = c.player.mediaInfo?.chapters, !chapters.isEmpty else { return .failure("no chapters") }
-        let now = c.player.currentTime
-        let current = chapters.lastIndex { $0.start <= now + 0.01 } ?? -1
-        var target = current + delta
-        if delta < 0, current >= 0, now - chapters[current].start > 1 { target = current }
-        guard target >= 0, target < chapters.count else { return .failure("no more chapters") }
+        guard let target = ChapterStep.target(starts: chapters.map(\.start), now: c.player.currentTime, delta: delta,
+                                              threshold: c.settings.chapterSeekThreshold) else { return .failure("no more chapters") }
         return jump(c, toChapter: target)
     }
 

@@ -219,6 +219,9 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("hr-seek"), help: ArgumentHelp("Which seeks decode to the exact time asked for: absolute (absolute seeks, while relative ones go to a keyframe, forward to the first at or after the target), yes (every seek) or no (only a seek command's exact flag).", valueName: "no|absolute|yes"))
     var hrSeek: HRSeek = .absolute
 
+    @Option(name: .customLong("chapter-seek-threshold"), help: ArgumentHelp("Going back a chapter (PgUp, !) within this many seconds of the chapter's start goes to the chapter before; further in, it restarts the chapter (mpv's option; default 5).", valueName: "seconds"))
+    var chapterSeekThreshold: Double = 5
+
     @Option(name: .customLong("image-display-duration"), help: ArgumentHelp("Seconds an image (JPEG, PNG, WebP …) stays before the playlist moves on, or inf to keep it until you move on, as mpv's.", valueName: "seconds|inf"))
     var imageDisplayDuration: ImageDuration = .seconds(1)
 
@@ -302,6 +305,9 @@ struct PlaybackOptions: ParsableArguments {
         guard (-100_000...100_000).contains(liveStartIndex) else { throw ValidationError("--live-start-index must be in -100000…100000") }
         guard timeshift.isFinite, (0...604_800).contains(timeshift) else { throw ValidationError("--timeshift must be between 0 and 604800 seconds (a week)") }
         guard (1...65536).contains(timeshiftMemory) else { throw ValidationError("--timeshift-memory must be between 1 and 65536 MiB") }
+        guard chapterSeekThreshold.isFinite, (0...86_400).contains(chapterSeekThreshold) else {
+            throw ValidationError("--chapter-seek-threshold must be between 0 and 86400")
+        }
         guard cacheSecs.isFinite, cacheSecs > 0, cacheSecs <= 86_400 else { throw ValidationError("--cache-secs must be more than 0 and at most 86400") }
         guard cachePauseWait.isFinite, (0...3600).contains(cachePauseWait) else { throw ValidationError("--cache-pause-wait must be between 0 and 3600") }
     }

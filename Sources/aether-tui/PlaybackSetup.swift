@@ -163,6 +163,7 @@ struct PlaybackSetup {
         if options.mpris { c.coverDirectory = Paths.join(Paths.join(Paths.cacheHome(environment: ProcessInfo.processInfo.environment), "aether-tui"), "covers") }
         c.imageDuration = options.imageDisplayDuration
         c.hrSeek = options.hrSeek
+        c.chapterSeekThreshold = options.chapterSeekThreshold
         c.resume = options.resumePlayback
         c.savePositionOnQuit = options.savePositionOnQuit
         if let dir = options.watchLaterDir { c.watchLater = WatchLater(directory: dir) }

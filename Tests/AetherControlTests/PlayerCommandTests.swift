@@ -34,10 +34,22 @@ struct PlayerCommandTests {
         #expect(try PlayerCommand.parse("quit 3") == .quit(code: 3, watchLater: false))
         #expect(try PlayerCommand.parse("quit-watch-later") == .quit(code: 0, watchLater: true))
         #expect(try PlayerCommand.parse("screenshot video") == .screenshot(subtitles: false))
-        #expect(try PlayerCommand.parse("show-text \"a \\\"b\\\"\"  # comment") == .showText("a \"b\""))
+        #expect(try PlayerCommand.parse("show-text \"a \\\"b\\\"\"  # comment") == .showText("a \"b\"", expand: true))
         #expect(try PlayerCommand.parse("script-binding stats/display-stats-toggle") == .ui(.statsToggle))
         #expect(try PlayerCommand.parse("script-binding stats/display-stats") == .ui(.stats))
         #expect(try PlayerCommand.parse(words: ["playlist-play-index", "2"]) == .playlistPlay(2))
+    }
+
+    /// mpv's rule for `${…}` in a command's text (issue 62, item 4): a text line (input.conf, IPC)
+    /// expands unless `raw`; a JSON array only with `expand-properties`.
+    @Test func showTextExpandsAsMpvSays() throws {
+        #expect(try PlayerCommand.parse("show-text ${filename}") == .showText("${filename}", expand: true))
+        #expect(try PlayerCommand.parse("raw show-text ${filename}") == .showText("${filename}", expand: false))
+        #expect(try PlayerCommand.parse("no-osd raw show-text x") == .showText("x", expand: false))
+        #expect(try PlayerCommand.parse(words: ["show-text", "${filename}"]) == .showText("${filename}", expand: false))
+        #expect(try PlayerCommand.parse(words: ["expand-properties", "show-text", "x"]) == .showText("x", expand: true))
+        #expect(try PlayerCommand.parse(words: ["raw", "expand-properties", "show-text", "x"]) == .showText("x", expand: true),
+                "the last prefix decides")
     }
 
     @Test func badCommandsSayWhy() {

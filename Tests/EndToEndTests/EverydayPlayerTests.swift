@@ -252,6 +252,35 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
+    /// `show-text` expands `${…}` as mpv does (issue 62, item 4): a key's command in input.conf
+    /// and a text line over IPC do unless prefixed `raw`; a JSON command array does only with
+    /// `expand-properties`.
+    @Test func showTextExpandsPropertiesAsMpvDoes() throws {
+        let config = NSTemporaryDirectory() + "aether-input-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        try FileManager.default.createDirectory(atPath: config + "/aether-tui", withIntermediateDirectories: true)
+        try "F1 show-text \"${filename} at ${time-pos} [${?nosuch:x}${!nosuch:none}]\"\nF2 raw show-text \"raw ${filename}\"\n"
+            .write(toFile: config + "/aether-tui/input.conf", atomically: true, encoding: .utf8)
+        let socket = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: socket) }
+        let s = try start([TestEnvironment.fixture("h264-720p.mkv"), "--pause", "--start=7", "--input-ipc-server=\(socket)/s"],
+                          environment: ["XDG_CONFIG_HOME": config])
+        defer { s.close() }
+        s.send("F1")
+        #expect(s.waitFor(3) { $0.contains("h264-720p.mkv at 7.0") && $0.contains("[none]") }, "\(s.screen())")
+        s.send("F2")
+        #expect(s.waitFor(3) { $0.contains("raw ${filename}") }, "\(s.screen())")
+        let client = try IPCTestClient(path: socket + "/s", timeout: 10)
+        #expect(client.request(#"{"command":["show-text","json ${filename}"]}"#)?["error"] as? String == "success")
+        #expect(s.waitFor(3) { $0.contains("json ${filename}") }, "\(s.screen())")
+        #expect(client.request(#"{"command":["expand-properties","show-text","expanded ${filename}"]}"#)?["error"] as? String == "success")
+        #expect(s.waitFor(3) { $0.contains("expanded h264-720p.mkv") }, "\(s.screen())")
+        client.send("show-text \"line ${filename}\"")
+        #expect(s.waitFor(3) { $0.contains("line h264-720p.mkv") }, "\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     @Test func inputConfRemapsKeys() throws {
         let config = NSTemporaryDirectory() + "aether-input-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: config) }

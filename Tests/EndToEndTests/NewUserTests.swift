@@ -46,6 +46,25 @@ private let tmuxEnvironment = ["TERM": "screen-256color", "COLORTERM": "truecolo
         #expect(player.wait()?.status == 0)
     }
 
+    /// `!` 1.4 s into the last chapter (2.5 s): mpv's default threshold (5 s) goes to the chapter
+    /// before; `--chapter-seek-threshold=1` restarts the chapter (issue 62, item 6).
+    @Test(arguments: [(nil, 1.0, 1.0), ("1", 2.0, 2.5)] as [(String?, Double, Double)])
+    func backAChapterFollowsTheThreshold(threshold: String?, chapter: Double, at start: Double) throws {
+        let dir = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let socket = dir + "/mpv.sock"
+        let player = BackgroundPlayer([TestEnvironment.binary, Self.clip, "--vo=null", "--ao=null", "--pause", "--start=3.9",
+                                       "--input-ipc-server=\(socket)"] + (threshold.map { ["--chapter-seek-threshold=\($0)"] } ?? []))
+        let client = try IPCTestClient(path: socket, timeout: 15)
+        func number(_ name: String) -> Double? { client.request(#"{"command":["get_property","\#(name)"]}"#)?["data"] as? Double }
+        #expect(waitUntil(15, interval: 0.05) { (number("time-pos") ?? 0) > 3.8 }, "never at 3.9 s")
+        #expect(client.request(#"{"command":["keypress","!"]}"#)?["error"] as? String == "success")
+        #expect(waitUntil(5, interval: 0.05) { number("chapter") == chapter && abs((number("time-pos") ?? -9) - start) < 0.05 },
+                "chapter \(number("chapter") ?? -1) at \(number("time-pos") ?? -1) s")
+        #expect(client.request(#"{"command":["quit"]}"#)?["error"] as? String == "success")
+        #expect(player.wait()?.status == 0)
+    }
+
     @Test func theTerminalPlayerTakesChapterKeysAndKeypressReachesItsModes() throws {
         let dir = PlayerRuns.socketDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
