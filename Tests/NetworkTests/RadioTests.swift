@@ -215,6 +215,23 @@ import Testing
         }
     }
 
+    /// A mount that is not on the air (Icecast's 404) ends with one line, once, in both players
+    /// (issue 62, item 10: it was said twice in two wordings) and exit status 5.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+    func aMountNotOnTheAirIsOneLine() throws {
+        let station = try IcecastStation()
+        defer { station.stop() }
+        let url = station.url("/gone.mp3")
+        let headless = Process.run([TestEnvironment.binary, url, "--vo=null", "--ao=null", "--no-config"], timeout: 20)
+        let lines = headless.stderr.split(separator: "\n")
+        #expect(headless.status == 5 && lines.count == 1 && lines[0].contains("404") && lines[0].contains("gone.mp3"), "\(headless.stderr)")
+        let s = try TmuxSession([TestEnvironment.binary, url, "--ao=null", "--no-config"], columns: 120, rows: 30)
+        defer { s.close() }
+        #expect(s.waitFor(15) { $0.contains("EXIT=") }, "\(s.screen())")
+        let said = s.screen().split(separator: "\n").filter { $0.contains("gone.mp3") }
+        #expect(said.count == 1 && said[0].contains("404") && s.screen().contains("EXIT=5"), "\(s.screen())")
+    }
+
     /// A newcomer's walk: the station in the TUI (in tmux), its song in the title bar, the
     /// terminal's title and `playerctl metadata`, and each follows a new title.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
