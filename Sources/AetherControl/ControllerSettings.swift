@@ -45,7 +45,8 @@ public enum HRSeek: String, Sendable, CaseIterable {
     }
 }
 
-/// Everything about playlist playback the command line and config decide.
+/// Everything about playlist playback the command line and config decide. It only declares:
+/// its body is the list of those settings.
 public struct ControllerSettings: Sendable {
     /// Options every item is loaded with (its start position, tracks, volume …).
     public var player = PlayerOptions()

@@ -44,9 +44,7 @@ extension PlayerController {
         case .screenshot(let subtitles):
             return host?.controller(self, screenshot: subtitles) ?? .failure("screenshots need the terminal player")
         case .showText(let text, let expand):
-            guard expand else { show(text); return .ok }
-            let snapshot = snapshot()
-            show(PropertyExpansion.expand(text) { snapshot.text(of: $0) })
+            show(expand ? snapshot().expanding(text) : text)
             return .ok
         case .ui(let action):
             return host?.controller(self, perform: action) ?? .failure("'\(action.rawValue)' needs the terminal player")

@@ -182,14 +182,19 @@ public struct PlayerSnapshot: Sendable, Equatable {
 
     public init() {}
 
-    /// A property by its mpv name (nil: not a property we know).
     /// A property as text, as `get_property_string` says it, for property expansion
-    /// (`--title`); nil when it has no value or there is no such property.
+    /// (`--title`, `show-text`); nil when it has no value or there is no such property.
     public func text(of name: String) -> String? {
         guard let value = property(name), value != .none else { return nil }
         return IPCSession.text(value, property: name)
     }
 
+    /// `template` with its `${…}` filled in from this snapshot's properties (``PropertyExpansion``).
+    public func expanding(_ template: String) -> String {
+        PropertyExpansion.expand(template) { text(of: $0) }
+    }
+
+    /// A property by its mpv name (nil: not a property we know).
     public func property(_ name: String) -> PropertyValue? {
         switch name {
         case "pause": return .bool(status == .paused)   // mpv: false with nothing loaded
