@@ -29,10 +29,8 @@ extension MediaInfo {
             .compactMap { $0 }.joined(separator: " · ")
     }
 
-    /// Audio track `index`: its language, title, codec and channel layout (`off`: no such track).
+    /// Audio track `index` as menus name it (``AudioStreamInfo/label``; `off`: no such track).
     func audioLabel(_ index: Int) -> String {
-        guard audio.indices.contains(index) else { return "off" }
-        let t = audio[index]
-        return [t.tags.language, t.tags.title.map { "\"\($0)\"" }, t.codec, t.layoutShort].compactMap { $0 }.joined(separator: " · ")
+        audio.indices.contains(index) ? audio[index].label : "off"
     }
 }

@@ -10,7 +10,7 @@ import TerminalGraphics
 /// A key the user can press, in terminal-neutral form.
 public enum Key: Hashable, Sendable {
     case character(Character)
-    case left, right, up, down, shiftLeft, shiftRight, pageUp, pageDown, backspace, escape, enter, home, end
+    case left, right, up, down, shiftLeft, shiftRight, pageUp, pageDown, shiftPageUp, shiftPageDown, backspace, escape, enter, home, end
     case tab, delete, insert
     /// F1…F12.
     case function(Int)
@@ -30,6 +30,7 @@ public enum Key: Hashable, Sendable {
     /// The keys with a name of more than one character, by that name (``mpvName`` is its one home).
     private static let named: [String: Key] = {
         let keys: [Key] = [.character(" "), .character("#"), .left, .right, .up, .down, .shiftLeft, .shiftRight, .pageUp, .pageDown,
+                           .shiftPageUp, .shiftPageDown,
                            .backspace, .escape, .enter, .home, .end, .tab, .delete, .insert] + (1...12).map { .function($0) }
         return Dictionary(uniqueKeysWithValues: keys.map { ($0.mpvName, $0) })
     }()
@@ -48,6 +49,8 @@ public enum Key: Hashable, Sendable {
         case .shiftRight: return "Shift+RIGHT"
         case .pageUp: return "PGUP"
         case .pageDown: return "PGDWN"
+        case .shiftPageUp: return "Shift+PGUP"
+        case .shiftPageDown: return "Shift+PGDWN"
         case .backspace: return "BS"
         case .escape: return "ESC"
         case .enter: return "ENTER"
@@ -88,6 +91,8 @@ public enum KeyMap {
         b("", "", ["UP"], "seek 60"),
         b("Shift+← Shift+→", "seek back / forward 1 second, exactly", ["Shift+LEFT"], "seek -1 exact"),
         b("", "", ["Shift+RIGHT"], "seek 1 exact"),
+        b("Shift+PgUp Shift+PgDn", "seek back / forward 10 minutes", ["Shift+PGUP"], "seek -600"),
+        b("", "", ["Shift+PGDWN"], "seek 600"),
         b("PgUp PgDn, ! @", "previous / next chapter", ["PGUP", "!"], "add chapter -1"),
         b("", "", ["PGDWN", "@"], "add chapter 1"),
         b("[ ]", "speed −10 % / +10 %", ["["], "multiply speed 1/1.1"),
@@ -194,10 +199,38 @@ public enum KeyMap {
 /// The active key bindings: the defaults with a user's `input.conf` laid over them.
 public struct InputBindings: Sendable {
     public private(set) var table: [String: PlayerCommand]
+    /// The user's bindings that change a key (`input.conf`'s lines, the last of a key winning),
+    /// in the order the keys were first bound: the key's name and the command as written.
+    public private(set) var userBindings: [(key: String, command: String)] = []
 
     public init(table: [String: PlayerCommand] = KeyMap.defaults) { self.table = table }
 
     public func command(for key: Key) -> PlayerCommand? { table[key.mpvName] }
+
+    /// The help overlay's rows (the man page's KEYS are ``KeyMap/helpRows``): the user's own
+    /// bindings first (a short terminal shows the top of the box), each its key and its command
+    /// as `input.conf` writes it; then the defaults, a row whose keys the user bound to
+    /// something else saying which.
+    public var helpRows: [(keys: String, description: String)] {
+        let changed = Set(userBindings.map(\.key))
+        var rows: [(keys: String, description: String)] = []
+        var rebound: [String] = []
+        func flush() {
+            guard !rebound.isEmpty, !rows.isEmpty else { return }
+            rows[rows.count - 1].description += " (" + rebound.joined(separator: " ") + ": input.conf)"
+            rebound = []
+        }
+        for binding in KeyMap.bindings {
+            if !binding.keys.isEmpty {
+                flush()
+                rows.append((binding.keys, binding.description))
+            }
+            rebound += binding.triggers.compactMap(KeyMap.canonicalName).filter(changed.contains)
+        }
+        flush()
+        guard !userBindings.isEmpty else { return rows }
+        return [("input.conf", "")] + userBindings.map { ($0.key, $0.command) } + [("", "")] + rows
+    }
 
     /// `input.conf`'s byte budget: past it the rest is left out with a warning.
     public static let maxBytes = 1 << 20
@@ -243,7 +276,12 @@ public struct InputBindings: Sendable {
                 continue
             }
             do {
-                bindings.table[keyName] = try PlayerCommand.parse(String(parts[1]))
+                let command = try PlayerCommand.parse(String(parts[1]))
+                bindings.table[keyName] = command
+                bindings.userBindings.removeAll { $0.key == keyName }
+                if command != KeyMap.defaults[keyName] {
+                    bindings.userBindings.append((keyName, clean(parts[1].trimmingWhitespace())))
+                }
             } catch {
                 warnings.append("\(name):\(number): \(clean(error.message))")
             }

@@ -58,6 +58,14 @@ package enum DisplayWidth {
         return String(out)
     }
 
+    /// `s` in at most `columns`: whole when it fits, else its start and "…" (a box's line, a
+    /// badge: what is cut is said to be cut).
+    package static func truncate(_ s: String, to columns: Int) -> String {
+        guard of(s) > columns else { return s }
+        guard columns > 1 else { return clip(s, to: columns) }
+        return clip(s, to: columns - 1) + "…"
+    }
+
     /// `s` in at most `columns`: whole when it fits, else its start and its end around "…": the
     /// start up to its first ": " (what happened, when that is short) or half the room, the rest
     /// from the end (for a path, its file name).

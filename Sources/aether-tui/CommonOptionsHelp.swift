@@ -21,7 +21,14 @@ enum CommonOptionsHelp {
             return "  --\(name)\(value)\n        \(gist(of: shape.help))"
         }
         return "Common play options (all of them: aether-tui help play; one line each: aether-tui --list-options):\n"
-            + lines.joined(separator: "\n")
+            + lines.joined(separator: "\n") + "\n\n" + ignoredText
+    }
+
+    /// The line naming mpv's options that are accepted and ignored (``MpvSpellings/ignored``).
+    static var ignoredText: String {
+        "Accepted and ignored, as mpv's options that mean nothing here (a software path in a terminal): "
+            + MpvSpellings.ignored.map { "--" + $0.name }.joined(separator: ", ")
+            + "; --vo naming mpv's window outputs (" + MpvSpellings.windowOutputs.sorted().joined(separator: ", ") + ") is --vo=auto."
     }
 
     /// `--list-options`, as mpv's: every play option on one line, sorted, with what it takes, the
@@ -30,7 +37,12 @@ enum CommonOptionsHelp {
     static var list: String {
         let shapes = ConfigArguments.shapes.merging(ConfigArguments.shapes(of: CommonOptions._dumpHelp())) { a, _ in a }
         var lines: [String] = []
-        for name in Set(shapes.keys).union(MpvSpellings.aliases.keys).sorted() {
+        let ignored = Dictionary(MpvSpellings.ignored.map { ($0.name, $0.why) }) { a, _ in a }
+        for name in Set(shapes.keys).union(MpvSpellings.aliases.keys).union(ignored.keys).sorted() {
+            if shapes[name] == nil, let why = ignored[name] {
+                lines.append(("--" + name).paddedOrCut(to: 34) + "mpv's, accepted and ignored (\(why))")
+                continue
+            }
             if shapes[name] == nil, let alias = MpvSpellings.aliases[name] {
                 lines.append(("--" + name).paddedOrCut(to: 34) + "mpv's name for --\(alias.name)" + (alias.bare.map { "=\($0)" } ?? ""))
                 continue

@@ -79,7 +79,7 @@ enum ConfigArguments {
         let (found, unknown) = file.lines(profiles: profiles)
         // A profile that names another the file lacks: that part is left out.
         for name in unknown { warnings.append("aether-tui.conf: no profile '\(TextSanitizer.clean(name))'") }
-        let lines = found.map { line in
+        let lines = found.filter { !MpvSpellings.isIgnored($0.key, options: shapes) }.map { line in
             var line = line
             (line.key, line.value) = MpvSpellings.rename(line.key, line.value, options: shapes)
             return line

@@ -91,9 +91,9 @@ struct ChromeSnapshotTests {
 
     static func menu() -> TrackMenu {
         // As TrackMenu.audio makes them: cleaned (a bidi override in a tag is gone before measuring).
-        let labels = ["off", "1. eng aac stereo default", "2. fra ac3 5.1", "3. deu ac3 5.1", "4. spa aac stereo",
-                      "5. eng \"Commentary with the director and the whole cast\" aac stereo", "6. jpn \u{202E}aac stereo",
-                      "7. kor aac stereo", "8. und flac stereo", "9. 日本語 opus stereo"].map { TextSanitizer.clean($0) }
+        let labels = ["off", "1. eng · aac · stereo · default", "2. fra · ac3 · 5.1", "3. deu · ac3 · 5.1", "4. spa · aac · stereo",
+                      "5. eng · \"Commentary with the director and the whole cast\" · aac · stereo", "6. jpn · \u{202E}aac · stereo",
+                      "7. kor · aac · stereo", "8. und · flac · stereo", "9. 日本語 · opus · stereo"].map { TextSanitizer.clean($0) }
         let items = labels.enumerated().map { TrackMenu.Item(label: $1, value: $0 == 0 ? nil : $0 - 1, current: $0 == 2) }
         return TrackMenu(kind: .audio, items: items, selection: 7)
     }
@@ -234,7 +234,7 @@ struct ChromeSnapshotTests {
         let stats = BoxView(title: "Stats", lines: ["File       Big Buck Bunny (2008) — the open movie.mkv", "Video      h264 (High)  decoder h264",
                                                      "Clock      audio  A/V -3.2 ms (p95 8.1)"], style: .stats, border: .statsBorder)
             .render(at: (area.column + 1, area.row), into: &grid)
-        let message = MessageView(text: "audio: 2. fra ac3 5.1").render(in: area, avoiding: [stats], into: &grid)
+        let message = MessageView(text: "audio: 2. fra · ac3 · 5.1").render(in: area, avoiding: [stats], into: &grid)
         #expect(message.row == stats.endRow)
         try Self.check(grid, "stats-\(width)")
     }

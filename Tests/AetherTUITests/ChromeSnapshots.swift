@@ -49,17 +49,17 @@ enum ChromeSnapshots {
 
         ┌─ Audio tracks ─────────────────────┐
         ||||||||||||||||||||||||||||||||||||||
-        │ ● 2. fra ac3 5.1                   │
+        │ ● 2. fra · ac3 · 5.1               │
         |mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-        │   3. deu ac3 5.1                   │
+        │   3. deu · ac3 · 5.1               │
         |mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-        │   4. spa aac stereo                │
+        │   4. spa · aac · stereo            │
         |mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-        │   5. eng "Commentary with the direc│
+        │   5. eng · "Commentary with the di…│
         |mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-        │   6. jpn aac stereo                │
+        │   6. jpn · aac · stereo            │
         |mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-        │   7. kor aac stereo                │
+        │   7. kor · aac · stereo            │
         |MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM|
         └────────────────────────────────────┘
         ||||||||||||||||||||||||||||||||||||||
@@ -67,42 +67,42 @@ enum ChromeSnapshots {
         "menu-80": #"""
 
 
-             ┌─ Audio tracks ────────────────────────────────────────────────────────┐
-        .....|||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||
-             │ ● 2. fra ac3 5.1                                                      │
-        .....|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-             │   3. deu ac3 5.1                                                      │
-        .....|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-             │   4. spa aac stereo                                                   │
-        .....|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-             │   5. eng "Commentary with the director and the whole cast" aac stereo │
-        .....|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-             │   6. jpn aac stereo                                                   │
-        .....|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-             │   7. kor aac stereo                                                   │
-        .....|MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM|
-             └───────────────────────────────────────────────────────────────────────┘
-        .....|||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||
+        ┌─ Audio tracks ─────────────────────────────────────────────────────────────┐
+        ||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||
+        │ ● 2. fra · ac3 · 5.1                                                       │
+        |mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
+        │   3. deu · ac3 · 5.1                                                       │
+        |mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
+        │   4. spa · aac · stereo                                                    │
+        |mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
+        │   5. eng · "Commentary with the director and the whole cast" · aac · stereo│
+        |mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
+        │   6. jpn · aac · stereo                                                    │
+        |mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
+        │   7. kor · aac · stereo                                                    │
+        |MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM|
+        └────────────────────────────────────────────────────────────────────────────┘
+        ||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||
         """#,
         "menu-160": #"""
 
 
-                                                                                             ┌─ Audio tracks ────────────────────────────────────────────────────────┐
-        .....................................................................................|||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||
-                                                                                             │ ● 2. fra ac3 5.1                                                      │
-        .....................................................................................|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-                                                                                             │   3. deu ac3 5.1                                                      │
-        .....................................................................................|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-                                                                                             │   4. spa aac stereo                                                   │
-        .....................................................................................|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-                                                                                             │   5. eng "Commentary with the director and the whole cast" aac stereo │
-        .....................................................................................|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-                                                                                             │   6. jpn aac stereo                                                   │
-        .....................................................................................|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
-                                                                                             │   7. kor aac stereo                                                   │
-        .....................................................................................|MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM|
-                                                                                             └───────────────────────────────────────────────────────────────────────┘
-        .....................................................................................|||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||
+                                                                                       ┌─ Audio tracks ──────────────────────────────────────────────────────────────┐
+        ...............................................................................|||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||
+                                                                                       │ ● 2. fra · ac3 · 5.1                                                        │
+        ...............................................................................|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
+                                                                                       │   3. deu · ac3 · 5.1                                                        │
+        ...............................................................................|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
+                                                                                       │   4. spa · aac · stereo                                                     │
+        ...............................................................................|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
+                                                                                       │   5. eng · "Commentary with the director and the whole cast" · aac · stereo │
+        ...............................................................................|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
+                                                                                       │   6. jpn · aac · stereo                                                     │
+        ...............................................................................|mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm|
+                                                                                       │   7. kor · aac · stereo                                                     │
+        ...............................................................................|MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM|
+                                                                                       └─────────────────────────────────────────────────────────────────────────────┘
+        ...............................................................................|||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||
         """#,
         "menu-40-default": #"""
         M menu.selected: fg 6 bg default bold reverse
@@ -329,16 +329,16 @@ enum ChromeSnapshots {
 
          ┌─ Stats ─────────────────────────────┐
         .XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
-         │ File       Big Buck Bunny (2008) — t│
+         │ File       Big Buck Bunny (2008) — …│
         .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
          │ Video      h264 (High)  decoder h264│
         .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
-         │ Clock      audio  A/V -3.2 ms (p95 8│
+         │ Clock      audio  A/V -3.2 ms (p95 …│
         .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
          └─────────────────────────────────────┘
         .XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
-          audio: 2. fra ac3 5.1
-        .sssssssssssssssssssssss
+          audio: 2. fra · ac3 · 5.1
+        .sssssssssssssssssssssssssss
         """#,
         "stats-80": #"""
 
@@ -352,8 +352,8 @@ enum ChromeSnapshots {
         .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
          └───────────────────────────────────────────────────────┘
         .XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
-          audio: 2. fra ac3 5.1
-        .sssssssssssssssssssssss
+          audio: 2. fra · ac3 · 5.1
+        .sssssssssssssssssssssssssss
         """#,
         "stats-160": #"""
 
@@ -367,8 +367,8 @@ enum ChromeSnapshots {
         .XxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxX
          └───────────────────────────────────────────────────────┘
         .XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX
-          audio: 2. fra ac3 5.1
-        .sssssssssssssssssssssss
+          audio: 2. fra · ac3 · 5.1
+        .sssssssssssssssssssssssssss
         """#,
         "stats-40-default": #"""
         X stats.border: fg 4 bg default
@@ -575,8 +575,8 @@ enum ChromeSnapshots {
 
         ━━━━━━┃━━━━━━●────────────┃──◆──────────
         PPPPPPCPPPPPPPBBBEEEEEEEEECEEtEEEEEEEEEE
-         ‖ 30:00 / 1:30:00         5.1   sixel
-        ssstttttttttttttttssssssssbbbbbsbbbbbbbs
+         ‖ 30:00 / 1:30:00     vol 80%   1.00×
+        ssstttttttttttttttssssssssssssssssssssss
         """#,
         "transport-80": #"""
 
@@ -597,7 +597,6 @@ enum ChromeSnapshots {
         C progress.chapter: fg 3 bg default bold
         E progress.empty: fg 7 bg default dim
         P progress.played: fg 6 bg default bold
-        b badge: fg 6 bg default reverse
         s status: fg default bg default
         t time: fg default bg default bold
         """#,
@@ -626,7 +625,6 @@ enum ChromeSnapshots {
         C progress.chapter: fg default bg default bold
         E progress.empty: fg default bg default dim
         P progress.played: fg default bg default bold
-        b badge: fg default bg default reverse
         s status: fg default bg default
         t time: fg default bg default bold
         """#,

@@ -21,7 +21,7 @@ struct ChromeViewTests {
             "",
             "",
             "━━━━━━━━━━●─────────────────────────────",
-            " ▶ 00:30 / 02:00       SDR   halfblock",
+            " ▶ 00:30 / 02:00      vol 100%   1.00×",
         ], "\(narrow.text)")
         var wide = CellGrid(columns: 80, rows: 3)
         Self.bar(.paused, chapters: [60]).render(into: &wide)
@@ -38,14 +38,30 @@ struct ChromeViewTests {
         #expect(wide.roles[2][4] == .time)
     }
 
-    @Test func badgesGiveWayToTheTimeFromTheLeft() {
+    /// What a user acts on stays longest (issue 62, item 12: at 40 columns the status line kept
+    /// `2.0 halfblock` and dropped volume and speed): the time, then volume and speed, then the
+    /// descriptions from the left, each kept in its place.
+    @Test func badgesGiveWayToTheTimeDescriptionsFirst() {
         var grid = CellGrid(columns: 30, rows: 2)
         Self.bar(time: "00:30 / 02:00  reconnecting (2)").render(into: &grid)
         // The time keeps its room; no badge fits beside it here.
         #expect(grid.lines[1] == " ▶ 00:30 / 02:00  reconnecting")
         var some = CellGrid(columns: 44, rows: 2)
         Self.bar().render(into: &some)
-        #expect(some.lines[1] == " ▶ 00:30 / 02:00   1.00×   SDR   halfblock", "\(some.text)")
+        #expect(some.lines[1] == " ▶ 00:30 / 02:00    vol 100%   1.00×   SDR", "\(some.text)")
+        var speedOnly = CellGrid(columns: 30, rows: 2)
+        Self.bar().render(into: &speedOnly)
+        #expect(speedOnly.lines[1] == " ▶ 00:30 / 02:00    vol 100%", "\(speedOnly.text)")
+    }
+
+    /// A box narrower than its lines cuts them with "…" (issue 62, item 12).
+    @Test func aNarrowBoxSaysWhatItCut() {
+        var grid = CellGrid(columns: 20, rows: 6)
+        BoxView(title: "Statistics of the file", lines: ["Container  Matroska / WebM", "short"], style: .stats, border: .statsBorder)
+            .render(at: (0, 0), into: &grid)
+        #expect(grid.lines[0] == "┌─ Statistics of … ┐", "\(grid.text)")
+        #expect(grid.lines[1] == "│ Container  Matro…│", "\(grid.text)")
+        #expect(grid.lines[2] == "│ short            │", "\(grid.text)")
     }
 
     @Test func scrubMarkerAndStates() {

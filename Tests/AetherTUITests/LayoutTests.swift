@@ -119,6 +119,25 @@ import Testing
         #expect(Key.character(" ").mpvName == "SPACE")
     }
 
+    /// `?` lists the keys as bound (issue 62, item 5): the user's bindings as written, then the
+    /// defaults, a row whose key the user bound to something else saying which; a line binding
+    /// a key to its default changes nothing and is not listed.
+    @Test func theHelpRowsFollowInputConf() {
+        let (b, _) = InputBindings.load(text: "RIGHT seek 10\nCtrl+x cycle sub\nLEFT seek -5\nk ignore\nk script-binding help\n")
+        let rows = b.helpRows
+        let seek = rows.first { $0.keys == "← →" }
+        #expect(seek?.description == "seek back / forward 5 seconds (RIGHT: input.conf)", "\(String(describing: seek))")
+        #expect(rows.first { $0.keys == "space, p" }?.description == "pause / play", "untouched rows stay")
+        // The user's first (a short terminal shows the top of the box), then the defaults.
+        #expect(rows.first?.keys == "input.conf")
+        let own = Array(rows.dropFirst().prefix { !$0.keys.isEmpty })
+        #expect(own.map(\.keys) == ["RIGHT", "Ctrl+x", "k"] && own.map(\.description) == ["seek 10", "cycle sub", "script-binding help"],
+                "\(own)")
+        #expect(rows.count == KeyMap.helpRows.count + 5)
+        #expect(InputBindings().helpRows.map(\.keys) == KeyMap.helpRows.map(\.keys), "without input.conf: the defaults")
+        #expect(InputBindings().helpRows.map(\.description) == KeyMap.helpRows.map(\.description))
+    }
+
     @Test func inputConfOverridesDefaultsAndReportsBadLines() {
         let (b, warnings) = InputBindings.load(text: """
             # comment

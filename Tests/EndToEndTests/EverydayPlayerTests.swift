@@ -281,6 +281,20 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
+    /// Shift+PgUp and Shift+PgDn seek 10 minutes, as in mpv (issue 62, item 7): the keys as tmux
+    /// sends them (CSI 5;2~ and 6;2~) reach the binding. The 12 s clip clamps both seeks.
+    @Test func shiftPageKeysSeekTenMinutes() throws {
+        let s = try start([TestEnvironment.fixture("h264-720p.mkv"), "--pause", "--start=6", "--keep-open"])
+        defer { s.close() }
+        #expect(s.waitFor(5) { PlayerRuns.time(in: $0) == 6 }, "\(s.screen())")
+        s.send("S-PPage")
+        #expect(s.waitFor(5) { PlayerRuns.time(in: $0) == 0 }, "Shift+PgUp: \(s.screen())")
+        s.send("S-NPage")
+        #expect(s.waitFor(5) { (PlayerRuns.time(in: $0) ?? 0) >= 11 }, "Shift+PgDn: \(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     @Test func inputConfRemapsKeys() throws {
         let config = NSTemporaryDirectory() + "aether-input-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: config) }
@@ -291,6 +305,8 @@ import Testing
         defer { s.close() }
         s.send("k")
         #expect(s.waitFor(3) { $0.contains("pause / play") }, "\(s.screen())")
+        // The help lists the keys as bound: RIGHT's row says it changed, and the user's lines follow.
+        #expect(s.screen().contains("(RIGHT: input.conf)") && s.screen().contains("seek 30"), "\(s.screen())")
         s.send("k")
         s.send("i")
         // Keys are read in order: once RIGHT's seek shows, i has been read too.

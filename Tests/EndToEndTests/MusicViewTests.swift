@@ -147,7 +147,7 @@ import Testing
         s.send("I")
         #expect(s.waitFor(8) { $0.contains("Container") && $0.contains("Output") }, "no stats box:\n\(s.screen())")
         let screen = s.screen()
-        #expect(screen.contains("Audio      #1 flac  mono"), "\(screen)")
+        #expect(screen.contains("Audio      #1 und · flac · mono"), "\(screen)")
         #expect(screen.range(of: #"Output .* s16 mono"#, options: .regularExpression) != nil, "\(screen)")
         #expect(!screen.contains("Frames") && !screen.contains("Video out") && !screen.contains("A/V"), "\(screen)")
         s.send("q")
@@ -223,6 +223,9 @@ import Testing
         _ = client.request(#"{"command":["seek",20,"absolute"]}"#)
         _ = client.request(#"{"command":["set_property","speed",2]}"#)
         #expect(waitUntil(5) { (position() ?? 0) >= 20 })
+        // The screen after the seek: a loaded run read the position at 20 s before the next
+        // redraw, with the line of 7 s still highlighted. Sampling starts once it is drawn.
+        #expect(waitUntil(5) { Self.highlighted(s.screen(colours: true)).contains { $0.hasPrefix("line ") && $0 >= "line 13" } }, "\(s.screen())")
         let secondPart = MonotonicTime.now() + 4
         while MonotonicTime.now() < secondPart {
             sample()

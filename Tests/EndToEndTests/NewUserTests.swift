@@ -171,13 +171,49 @@ private let tmuxEnvironment = ["TERM": "screen-256color", "COLORTERM": "truecolo
         for (option, values) in topValues {
             #expect(playValues[option] == values, "\(option): --help says \(values), help play \(String(describing: playValues[option]))")
         }
-        let topOptions = ManPage.longOptions(in: top.stdout).subtracting(["--help", "--version", "--list-options"])
+        // mpv's options that are accepted and ignored: named by --help and --list-options, not play options.
+        let ignored = Self.ignoredOptions()
+        #expect(ignored.count >= 20 && ignored.contains("--hwdec"), "\(ignored.sorted())")
+        #expect(ignored.isSubset(of: ManPage.longOptions(in: top.stdout)), "--help does not name \(ignored.subtracting(ManPage.longOptions(in: top.stdout)).sorted())")
+        let topOptions = ManPage.longOptions(in: top.stdout).subtracting(["--help", "--version", "--list-options"]).subtracting(ignored)
         #expect(topOptions.count >= 10, "--help shows \(topOptions.sorted())")
         #expect(topOptions.isSubset(of: ManPage.longOptions(in: play.stdout)), "\(topOptions.subtracting(ManPage.longOptions(in: play.stdout)))")
         let d = try #require(KeyMap.helpRows.first { $0.keys == "d" })
         for name in outputs.subtracting(["null", "auto"]) {
             #expect(d.description.contains(name), "the ? overlay's d line lacks \(name): \(d.description)")
         }
+    }
+
+    /// The options `--list-options` says are mpv's, accepted and ignored.
+    static func ignoredOptions() -> Set<String> {
+        let list = Process.run([TestEnvironment.binary, "--list-options"], timeout: 20).stdout
+        return ManPage.longOptions(in: list.split(separator: "\n").filter { $0.contains("accepted and ignored") }.joined(separator: "\n"))
+    }
+
+    /// An mpv user's options that mean nothing here (issue 62, item 8), in the config file and on
+    /// the command line: the player starts and plays without a word; `vo=gpu` is `--vo=auto`
+    /// (the output auto chooses in tmux, not an error).
+    @Test func mpvsOptionsWithNoMeaningHereAreAcceptedSilently() throws {
+        let config = PlayerRuns.configHome()
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        try "hwdec=auto\nvo=gpu-next\nosd-level=1\nno-border\nfs\nscale=ewa_lanczossharp\ninterpolation=yes\nvideo-sync=display-resample\n"
+            .write(toFile: config + "/aether-tui/aether-tui.conf", atomically: true, encoding: .utf8)
+        let sine = TestEnvironment.fixture("sine-1k.mkv")
+        let (r, s) = try PlayerRuns.headless([sine, "--length=0.2", "--hwdec=vaapi", "--no-osd-bar", "--geometry=50%"],
+                                             environment: ["XDG_CONFIG_HOME": config])
+        #expect(r.status == 0 && r.stderr.isEmpty && s.count == 1, "\(r.stderr)")
+        // In the terminal: vo=gpu-next from the config, nothing on the message line, q leaves.
+        let tui = try TmuxSession(["/usr/bin/env", "XDG_CONFIG_HOME=\(config)", TestEnvironment.binary, "--ao=null", "--pause",
+                                   TestEnvironment.fixture("solid-red.mkv")], columns: 100, rows: 30, environment: tmuxEnvironment)
+        defer { tui.close() }
+        #expect(tui.waitFor(10) { PlayerRuns.time(in: $0) != nil }, "\(tui.screen())")
+        #expect(!tui.screen().contains("aether-tui.conf"), "a warning: \(tui.screen())")
+        tui.send("q")
+        #expect(tui.waitFor(5) { $0.contains("EXIT=0") }, "\(tui.screen())")
+        #expect(!tui.screen().contains("aether-tui.conf"), "a warning: \(tui.screen())")
+        // A --vo mixing ours and mpv's window outputs is not rewritten: the parser says what is wrong.
+        let mixed = Process.run([TestEnvironment.binary, "--vo=kitty,gpu", sine], timeout: 20)
+        #expect(mixed.status != 0 && mixed.stderr.contains("vo"), "\(mixed.stderr)")
     }
 
     /// The sample config (`man/aether-tui.conf`, in the package's examples): every option line
@@ -211,7 +247,8 @@ private let tmuxEnvironment = ["TERM": "screen-256color", "COLORTERM": "truecolo
         let firsts = lines.compactMap { $0.split(separator: " ").first.map { String($0.prefix { $0 != "=" && $0 != "," }) } }
         #expect(firsts == firsts.sorted() && firsts.count == Set(firsts).count, "one line per option, sorted")
         // Every option (and every other name of one) `help play` names, and no other.
-        let listed = ManPage.longOptions(in: list.stdout).subtracting(["--help"]), offered = ManPage.longOptions(in: play.stdout).subtracting(["--help", "--version"])
+        let listed = ManPage.longOptions(in: list.stdout).subtracting(["--help"]).subtracting(Self.ignoredOptions())
+        let offered = ManPage.longOptions(in: play.stdout).subtracting(["--help", "--version"])
         #expect(listed == offered, "\(offered.symmetricDifference(listed).sorted())")
         #expect(lines.contains { $0.hasPrefix("--audio-buffer=<seconds> ") && $0.hasSuffix("(default: 0.2)") }, "\(list.stdout)")
         #expect(lines.contains { $0.hasPrefix("--mute, --no-mute ") }, "\(list.stdout)")

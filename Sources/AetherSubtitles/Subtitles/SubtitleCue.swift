@@ -90,19 +90,12 @@ public struct SubtitleTrackInfo: Sendable, Equatable {
     public var title: String?
     public var isDefault: Bool
     public var isForced: Bool
-    /// What a menu shows: `eng · "Title" · subrip`, or the sidecar's file name.
+    /// What a menu shows (``TrackLabel``, as for audio): `eng · "Title" · subrip`, a sidecar's
+    /// file name first.
     public var label: String {
-        var parts: [String] = []
-        switch source {
-        case .sidecar(let path): parts.append(String(path.split(separator: "/").last ?? Substring(path)))
-        case .embedded: break
-        }
-        if let language { parts.append(language) }
-        if let title { parts.append("\"\(title)\"") }
-        parts.append(codec)
-        if isDefault { parts.append("default") }
-        if isForced { parts.append("forced") }
-        return parts.joined(separator: " · ")
+        var file: String?
+        if case .sidecar(let path) = source { file = path }
+        return TrackLabel.make(file: file, language: language, title: title, codec: codec, isDefault: isDefault, isForced: isForced)
     }
 }
 

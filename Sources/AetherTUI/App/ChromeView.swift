@@ -18,6 +18,8 @@ struct ChromeView {
     let music: MusicView?
     /// The item playing (its path or URL).
     let source: String
+    /// The keys as bound: the help overlay lists them.
+    let bindings: InputBindings
 
     /// Every view of the screen rendered, bottom to top, into one frame. Reads the model only.
     func compose(subtitles: [SubtitleCellLayout.Line]) -> ScreenFrame {
@@ -160,7 +162,7 @@ struct ChromeView {
             lines.append("           \(v.width)×\(v.height)  \(v.colour.pixelFormat ?? "?")  \(v.frameRate.map { String(cFormat: "%.3f fps", $0) } ?? "")  \(v.format.rawValue)\(t.video.deinterlacing ? "  deinterlaced" : "")\(t.video.loopFilterSkip.map { "  loop filter skipped: \($0)" } ?? "")\(t.video.toneMapping ? "  tone-mapped" : "")")
         }
         if let k = player.activeAudioTrack, let a = info?.audio[safe: k] {
-            lines.append("Audio      #\(k + 1) \(a.codec)  \(a.layoutShort)  \(a.tags.language ?? "und")\(a.tags.title.map { "  \"\($0)\"" } ?? "")")
+            lines.append("Audio      #\(k + 1) \(a.label)")
         } else {
             lines.append("Audio      none")
         }
@@ -213,7 +215,7 @@ struct ChromeView {
 
     /// The key help, centred at the top of the video area; returns the cells it covers.
     private func helpBox(into surface: inout CellGrid) -> CellRect {
-        let rows = KeyMap.helpRows.map { row in DisplayWidth.clip(row.keys, to: 16).paddedOrCut(to: 16) + " " + row.description }
+        let rows = bindings.helpRows.map { row in DisplayWidth.clip(row.keys, to: 16).paddedOrCut(to: 16) + " " + row.description }
         let width = (rows.map(DisplayWidth.of).max() ?? 20) + 4
         let column = max(0, (display.layout.columns - width) / 2)
         return BoxView(title: "Keys", lines: rows + ["", "mouse: hover the bar for a preview, click or drag and release to seek; wheel ±5 s"],

@@ -21,6 +21,8 @@ extension Key {
             case KEY_SRIGHT: self = .shiftRight
             case KEY_PPAGE: self = .pageUp
             case KEY_NPAGE: self = .pageDown
+            case KEY_SPREVIOUS: self = .shiftPageUp
+            case KEY_SNEXT: self = .shiftPageDown
             case KEY_BACKSPACE: self = .backspace
             case KEY_ENTER: self = .enter
             case KEY_HOME: self = .home
@@ -55,6 +57,9 @@ extension Key {
         // Shift+arrows as tmux and xterm send them, whatever the terminfo says.
         define_key("\u{1B}[1;2D", KEY_SLEFT)
         define_key("\u{1B}[1;2C", KEY_SRIGHT)
+        // Shift+PgUp/PgDn as xterm, tmux and kitty send them.
+        define_key("\u{1B}[5;2~", KEY_SPREVIOUS)
+        define_key("\u{1B}[6;2~", KEY_SNEXT)
         // Home/End in every common encoding, whatever terminfo says (tmux sends CSI 1~/4~
         // under TERM=xterm-256color, rxvt CSI 7~/8~, xterm CSI H/F or SS3 H/F).
         for seq in ["\u{1B}[H", "\u{1B}OH", "\u{1B}[1~", "\u{1B}[7~"] { define_key(seq, KEY_HOME) }

@@ -31,7 +31,7 @@ final class ScreenPainter {
     /// The views over `view` and the player as they stand, with `telemetry` shown.
     func chrome(_ view: ViewState, telemetry: TelemetrySampler) -> ChromeView {
         ChromeView(model: view, player: player, controller: controller, display: display, telemetry: telemetry,
-                   music: music, source: source)
+                   music: music, source: source, bindings: options.bindings)
     }
 
     /// The terminal's size looked at (``Display/checkSize(anyway:)``), and laid out again when it changed.

@@ -24,11 +24,11 @@ struct BoxView: Equatable {
         let height = min(lines.count + 2, surface.rows - 2 - origin.row)
         guard height >= 2 else { return empty }
         let (x, y) = origin
-        let top = "┌─ " + DisplayWidth.clip(title, to: max(0, inner - 3)) + " "
+        let top = "┌─ " + DisplayWidth.truncate(title, to: max(0, inner - 3)) + " "
         surface.put(top + String(repeating: "─", count: max(0, inner - DisplayWidth.of(top) + 1)) + "┐", row: y, column: x, role: border, width: inner + 2)
         for i in 0..<(height - 2) {
             surface.put("│", row: y + 1 + i, column: x, role: border)
-            let text = " " + DisplayWidth.clip(lines[i], to: inner - 1)
+            let text = " " + DisplayWidth.truncate(lines[i], to: inner - 1)
             surface.put(text + String(repeating: " ", count: max(0, inner - DisplayWidth.of(text))), row: y + 1 + i, column: x + 1, role: style, width: inner)
             surface.put("│", row: y + 1 + i, column: x + inner + 1, role: border)
         }
@@ -162,11 +162,25 @@ struct TransportBar: Equatable {
         surface.put(" \(icon) ", row: status, column: 0, role: .status)
         surface.put(timeText, row: status, column: 3, role: .time)
         var x = width
-        for badge in badges.reversed() {
-            let w = DisplayWidth.of(badge.text) + 2
-            x -= w + 1
-            guard x > 3 + DisplayWidth.of(timeText) + 1 else { break }
+        for badge in Self.fitting(badges, in: width - (3 + DisplayWidth.of(timeText) + 1)).reversed() {
+            x -= DisplayWidth.of(badge.text) + 3
             surface.put(" \(badge.text) ", row: status, column: x, role: badge.role)
         }
+    }
+
+    /// The badges that fit in `room` columns (each takes its text, two spaces and a gap), in
+    /// their order: what the user acts on first (``ThemeRole/status``: volume, speed), then the
+    /// rest from the left; a narrow terminal loses the descriptions, not the volume.
+    static func fitting(_ badges: [Badge], in room: Int) -> [Badge] {
+        var left = room
+        var kept = Set<Int>()
+        let order = badges.indices.filter { badges[$0].role == .status } + badges.indices.filter { badges[$0].role != .status }
+        for i in order {
+            let w = DisplayWidth.of(badges[i].text) + 3
+            guard w < left else { continue }
+            kept.insert(i)
+            left -= w
+        }
+        return badges.indices.filter(kept.contains).map { badges[$0] }
     }
 }

@@ -31,15 +31,8 @@ struct TrackMenu: Equatable {
 
     static func audio(player: Player) -> TrackMenu {
         let active = player.activeAudioTrack
-        var items = (player.mediaInfo?.audio ?? []).enumerated().map { n, a -> Item in
-            var parts = ["\(n + 1)."]
-            parts.append(a.tags.language ?? "und")
-            if let t = a.tags.title { parts.append("\"\(t)\"") }
-            parts.append(a.codec)
-            parts.append(a.layoutShort + (a.isAtmos ? " Atmos" : ""))
-            if a.tags.isDefault { parts.append("default") }
-            if a.tags.isForced { parts.append("forced") }
-            return Item(label: TextSanitizer.clean(parts.joined(separator: " ")), value: n, current: n == active)
+        var items = (player.mediaInfo?.audio ?? []).enumerated().map { n, a in
+            Item(label: TextSanitizer.clean("\(n + 1). " + a.label), value: n, current: n == active)
         }
         items.append(Item(label: "off", value: nil, current: active == nil))
         return TrackMenu(kind: .audio, items: items, selection: items.firstIndex { $0.current } ?? 0)
