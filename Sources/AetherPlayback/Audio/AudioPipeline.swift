@@ -1,5 +1,6 @@
 import AetherBase
 import AetherMedia
+import CFFmpeg
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -81,6 +82,11 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     /// packet costs its samples only (counted as a decode error); a stream that never decodes is
     /// reported and left out, and the clock falls back to the system clock.
     func run() {
+        // The sound is the master clock and a gap in it is heard, while a late video frame is
+        // dropped and counted: where the system allows it (root, or an RLIMIT_NICE that does),
+        // this thread runs 5 steps less nice than the rest, so a loaded machine starves the
+        // picture first. Elsewhere the call fails and the thread stays as it was.
+        _ = aether_nicer_this_thread(-5)
         var mySerial = -1
         var sinkPaused = false
         var writtenEnd: Double? = nil
