@@ -56,23 +56,34 @@ struct OpenPlan {
         player.setSubtitleDelay(saved?.subtitleDelay ?? delay)
     }
 
-    /// The saved track, else `--sid`, else `--slang`'s first match. Sidecars found next to the
-    /// file count after the embedded tracks: `--sid=N` may name one, and with no choice and no
-    /// default embedded track the first sidecar is shown (the user put it there to be seen).
+    /// The saved track, else `--sid`, else as mpv chooses (its `compare_track`): a subtitle file
+    /// (`--sub-file`, then one found next to the item) over the container's own tracks, whatever
+    /// their language or flags; among files, `--slang`'s first match, else the first. With no
+    /// file, the engine's choice at the open stands (`--slang`'s match, else a default or forced
+    /// track).
     private func chooseInitialSubtitles(on player: Player) {
         if let s = saved?.subtitleTrack {
             player.selectSubtitleTrack(s.map { $0 - 1 })
             return
         }
-        guard options.subtitles.enabled, player.activeSubtitleTrack == nil else { return }
-        if let wanted = options.subtitles.track, player.subtitleTracks.indices.contains(wanted) {
-            player.selectSubtitleTrack(wanted)
-        } else if options.subtitles.track == nil,
-                  let match = LanguagePreference.first(of: options.subtitles.languages, in: player.subtitleTracks.map(\.language)) {
-            player.selectSubtitleTrack(player.subtitleTracks[match].id)
-        } else if options.subtitles.track == nil, options.subtitles.languages.isEmpty,
-                  let first = player.subtitleTracks.first(where: { if case .sidecar = $0.source { return true }; return false }) {
-            player.selectSubtitleTrack(first.id)
+        guard options.subtitles.enabled else { return }
+        if let wanted = options.subtitles.track {
+            // The open chose it already unless it names a file added after it.
+            if player.activeSubtitleTrack != wanted, player.subtitleTracks.indices.contains(wanted) { player.selectSubtitleTrack(wanted) }
+            return
         }
+        let files = player.subtitleTracks.compactMap { t -> (track: SubtitleTrackInfo, given: Bool)? in
+            guard case .sidecar(let path) = t.source else { return nil }
+            return (t, options.subtitles.files.contains(path))
+        }
+        let ranked = files.filter(\.given) + files.filter { !$0.given }
+        if !ranked.isEmpty {
+            let match = LanguagePreference.first(of: options.subtitles.languages, in: ranked.map(\.track.language))
+            player.selectSubtitleTrack(ranked[match ?? 0].track.id)
+            return
+        }
+        guard player.activeSubtitleTrack == nil,
+              let match = LanguagePreference.first(of: options.subtitles.languages, in: player.subtitleTracks.map(\.language)) else { return }
+        player.selectSubtitleTrack(player.subtitleTracks[match].id)
     }
 }

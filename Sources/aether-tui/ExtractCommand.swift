@@ -25,7 +25,7 @@ struct Extract: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("A media file or a URL libavformat can open.", valueName: "file|url"))
     var source: String
 
-    @Option(help: ArgumentHelp("Where: seconds, [[hh:]mm:]ss[.ms], or N% of the duration.", valueName: "time"))
+    @Option(help: ArgumentHelp("Where: seconds, [[hh:]mm:]ss[.ms], -time before the end, or N% of the duration.", valueName: "time"))
     var at: String
 
     @Flag(help: "The exact frame shown at the time (decoded forward from the keyframe), not the keyframe thumbnail.")
@@ -46,7 +46,8 @@ struct Extract: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        guard TimeArgument(at) != nil else { throw ValidationError("--at: cannot parse '\(at)' as a time") }
+        guard let time = TimeArgument(at) else { throw ValidationError("--at: cannot parse '\(at)' as a time") }
+        if case .chapter = time { throw ValidationError("--at takes a time, -time from the end or N%, not a chapter") }
         if let width, width < 1 || width > 16384 { throw ValidationError("--width must be from 1 to 16384") }
         guard loops >= 1 else { throw ValidationError("--loops must be at least 1") }
     }

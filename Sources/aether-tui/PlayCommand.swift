@@ -19,7 +19,17 @@ struct Play: ParsableCommand {
     func run() throws {
         try common.configureLogging()
         ALSASink.silenceLibraryErrors()
+        if playback.audioDevice == "help" { return Self.listAudioDevices() }
         try Self.runTUI(playback)
+    }
+
+    /// `--audio-device=help` (mpv's): the ALSA devices, the first line saying what they are for.
+    static func listAudioDevices() {
+        let (devices, leftOut) = ALSADevices.list()
+        print("ALSA devices for --audio-device (default: default):")
+        for d in devices { print("  '\(d.name)'" + (d.description.isEmpty ? "" : " (\(d.description))")) }
+        if devices.isEmpty { print("  none (alsa-lib lists no device that plays)") }
+        if leftOut > 0 { print("  … and \(leftOut) more") }
     }
 
     /// The TUI on `playback`'s sources (or headless with `--vo=null`); `adjust` changes the

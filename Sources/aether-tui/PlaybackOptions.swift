@@ -28,7 +28,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Audio output: alsa or null (silent, still paced in real time).", valueName: "alsa|null"))
     var ao: AudioOutputChoice = .alsa
 
-    @Option(name: .customLong("audio-device"), help: ArgumentHelp("ALSA device to play through.", valueName: "name"))
+    @Option(name: .customLong("audio-device"), help: ArgumentHelp("ALSA device to play through; help lists them.", valueName: "name|help"))
     var audioDevice: String = "default"
 
     @Option(name: .customLong("audio-buffer"), help: ArgumentHelp("Seconds of sound the ALSA device holds ahead, 0.02 to 10 (as mpv): more rides out a busy processor, less answers the volume sooner.", valueName: "seconds"))
@@ -46,8 +46,11 @@ struct PlaybackOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The terminal's title while playing, with mpv's property expansion (${media-title}, ${filename}, ${?pause==yes:...}); empty leaves the title alone. The title before is given back on exit.", valueName: "text"))
     var title: String = PlayerIdentity.defaultTitle
 
-    @Option(help: ArgumentHelp("Start position: seconds, [[hh:]mm:]ss[.ms], or N% of the duration.", valueName: "time"))
+    @Option(help: ArgumentHelp("Start position: seconds or [[hh:]mm:]ss[.ms]; -time counts from the end, N% of the duration, #c the start of chapter c (the first is 1), as mpv's.", valueName: "time"))
     var start: TimeArgument?
+
+    @Option(help: ArgumentHelp("Stop at this position (the times --start takes); with --length too, at the earlier.", valueName: "time"))
+    var end: TimeArgument?
 
     @Option(help: ArgumentHelp("Play at most this long from the start position.", valueName: "time"))
     var length: TimeArgument?
@@ -278,7 +281,7 @@ struct PlaybackOptions: ParsableArguments {
     var screenshotDirectory: String?
 
     func validate() throws {
-        guard !sources.isEmpty else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
+        guard !sources.isEmpty || audioDevice == "help" else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
         guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
         _ = try PlaybackSetup.subtitleStyle(self)
         guard subDelay.isFinite, abs(subDelay) <= 600 else { throw ValidationError("--sub-delay must be between -600 and 600 seconds") }

@@ -64,28 +64,30 @@ struct PlaybackSetup {
         return style
     }
 
-    /// Engine options. Only a percentage in `--start`/`--length` needs the duration, so only then
-    /// is the source probed before the player opens it.
+    /// Engine options. Only a time that depends on the source (a percentage, a time before the
+    /// end, a chapter) in `--start`, `--end` or `--length` needs its duration or chapters, so
+    /// only then is the source probed before the player opens it.
     static func resolvedPlayerOptions(_ options: PlaybackOptions) throws -> PlayerOptions {
-        let usesPercent = [options.start, options.length].contains { time in
-            if case .percent = time { return true }
-            return false
-        }
         let unresolved = playerOptions(options, duration: nil)
-        guard usesPercent else { return unresolved }
+        guard [options.start, options.end, options.length].contains(where: { $0?.needsSource == true }) else { return unresolved }
         do {
-            return playerOptions(options, duration: try MediaProbe.probe(url: options.source, network: unresolved.network).duration)
+            let info = try MediaProbe.probe(url: options.source, network: unresolved.network)
+            return playerOptions(options, duration: info.duration, chapters: info.chapters.map(\.start))
         } catch {
             throw fail("cannot open '\(options.source)': \(error.message)")
         }
     }
 
-    /// Engine options; `duration` resolves percentages.
-    static func playerOptions(_ options: PlaybackOptions, duration: Double?) -> PlayerOptions {
+    /// Engine options; `duration` and `chapters` resolve the times that depend on them. With
+    /// both `--end` and `--length`, playback stops at the earlier (mpv's rule).
+    static func playerOptions(_ options: PlaybackOptions, duration: Double?, chapters: [Double] = []) -> PlayerOptions {
         var o = PlayerOptions()
         o.streamRecord = options.streamRecord.flatMap { $0.isEmpty ? nil : Paths.expandingTilde($0, environment: ProcessInfo.processInfo.environment) }
-        o.start = options.start?.resolve(duration: duration) ?? 0
-        o.length = options.length?.resolve(duration: duration)
+        o.start = options.start?.resolve(duration: duration, chapters: chapters) ?? 0
+        o.length = options.length?.resolve(duration: duration, chapters: chapters)
+        if let end = options.end?.resolve(duration: duration, chapters: chapters) {
+            o.length = min(o.length ?? .infinity, max(0, end - o.start))
+        }
         o.playing.rate = options.speed
         o.playing.volume = options.volume
         o.audio.replayGain = ReplayGainSettings(mode: options.replaygain, preamp: options.replaygainPreamp,

@@ -64,6 +64,12 @@ struct Probe: ParsableCommand {
 
     func validate() throws {
         if packets && frames { throw ValidationError("--packets and --frames cannot be used together") }
+        for (name, given) in [("--start", start), ("--length", length)] {
+            switch given {
+            case .fromEnd?, .chapter?: throw ValidationError("\(name) with --packets or --frames takes seconds or N%")
+            default: break
+            }
+        }
         if !packets && !frames {
             for (name, given) in [("--streams", streams != nil), ("--start", start != nil), ("--length", length != nil), ("--count", count != nil)] where given {
                 throw ValidationError("\(name) needs --packets or --frames")
@@ -127,7 +133,7 @@ struct Probe: ParsableCommand {
             switch given {
             case .seconds(let s)?: return .seconds(s)
             case .percent(let p)?: return .percent(p)
-            case nil: return nil
+            case .fromEnd?, .chapter?, nil: return nil   // refused by validate()
             }
         }
         return InspectionLimits(

@@ -148,10 +148,17 @@ import Testing
 
     @Test func alangPicksTheFrenchTrackAndSlangItsSubtitles() throws {
         let file = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
-        var (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--alang=fr,en", "--slang=fre"])
+        // --sub-auto=no: the sidecar next to the fixture would be chosen first (as in mpv, below).
+        var (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--alang=fr,en", "--slang=fre", "--sub-auto=no"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(s.first?.item.audioTrack == 2, "audio track \(String(describing: s.first?.item.audioTrack))")
         #expect(s.first?.item.subtitleTrack == 2)
+        // mpv's rule (issue 62, item 3): a subtitle file beside the item is chosen over the
+        // container's tracks, --slang matching one of those notwithstanding; --sid names one.
+        (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--slang=fre"])
+        #expect(s.first?.item.subtitleTrack == 3, "\(String(describing: s.first?.item.subtitleTrack)): \(r.stderr)")
+        (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--sid=2"])
+        #expect(s.first?.item.subtitleTrack == 2, "\(String(describing: s.first?.item.subtitleTrack)): \(r.stderr)")
         (r, s) = try PlayerRuns.headless([file, "--length=0.3", "--alang=jpn,eng"])
         #expect(s.first?.item.audioTrack == 1)
         // No preference: the default-flagged English track, no subtitles (none is default) —
@@ -256,9 +263,8 @@ import Testing
     /// and a text line over IPC do unless prefixed `raw`; a JSON command array does only with
     /// `expand-properties`.
     @Test func showTextExpandsPropertiesAsMpvDoes() throws {
-        let config = NSTemporaryDirectory() + "aether-input-\(UUID().uuidString)"
+        let config = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: config) }
-        try FileManager.default.createDirectory(atPath: config + "/aether-tui", withIntermediateDirectories: true)
         try "F1 show-text \"${filename} at ${time-pos} [${?nosuch:x}${!nosuch:none}]\"\nF2 raw show-text \"raw ${filename}\"\n"
             .write(toFile: config + "/aether-tui/input.conf", atomically: true, encoding: .utf8)
         let socket = PlayerRuns.socketDirectory()
@@ -296,9 +302,8 @@ import Testing
     }
 
     @Test func inputConfRemapsKeys() throws {
-        let config = NSTemporaryDirectory() + "aether-input-\(UUID().uuidString)"
+        let config = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: config) }
-        try FileManager.default.createDirectory(atPath: config + "/aether-tui", withIntermediateDirectories: true)
         try "k script-binding help\nRIGHT seek 30\ni ignore\nnonsense here\n"
             .write(toFile: config + "/aether-tui/input.conf", atomically: true, encoding: .utf8)
         let s = try start([TestEnvironment.fixture("h264-720p.mkv"), "--pause"], environment: ["XDG_CONFIG_HOME": config])

@@ -26,6 +26,31 @@ struct MpvSpellingTests {
         #expect(r.status == 0 && (18...22).contains(s.first?.frames.presented ?? 0), "\(s.first?.frames.presented ?? 0) frames: \(r.stderr)")
     }
 
+    /// mpv's time spellings (issue 62, item 7): `-T` before the end, `#C` a chapter's start,
+    /// `--end`, and with `--length` too the earlier stop. The clip: 4.03 s, chapters at 0, 1, 2.5 s.
+    @Test func startEndAndLengthTakeMpvsTimes() throws {
+        let clip = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
+        for (arguments, seconds) in [(["--start=#2", "--end=#3"], 1.5), (["--start=-1"], 1.03), (["--start=-0:01.5", "--length=0.5"], 0.5),
+                                     (["--start=1", "--end=2", "--length=0.4"], 0.4), (["--start=+0.5", "--end=25%"], 0.51)] {
+            let (r, s) = try PlayerRuns.headless([clip] + arguments)
+            let played = s.first?.mediaSeconds ?? -1
+            #expect(r.status == 0 && abs(played - seconds) < 0.1, "\(arguments): played \(played) s, not \(seconds): \(r.stderr)")
+        }
+        // Where a chapter means nothing, it is refused in one line.
+        let probe = Process.run([TestEnvironment.binary, "probe", "--packets", "--start=#2", clip], timeout: 20)
+        #expect(probe.status != 0 && probe.stderr.contains("--start with --packets or --frames takes seconds or N%"), "\(probe.stderr)")
+        let extract = Process.run([TestEnvironment.binary, "extract", "--at=#2", clip, "-o", PlayerRuns.temp("x.png")], timeout: 20)
+        #expect(extract.status != 0 && extract.stderr.contains("not a chapter"), "\(extract.stderr)")
+    }
+
+    /// `--audio-device=help` lists the ALSA devices, as `aplay -L` names them (issue 62, item 7).
+    @Test func audioDeviceHelpListsTheDevices() throws {
+        let r = Process.run([TestEnvironment.binary, "--audio-device=help"], timeout: 20)
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let listed = r.stdout.split(separator: "\n").dropFirst().compactMap { $0.split(separator: "'").dropFirst().first.map(String.init) }
+        #expect(!listed.isEmpty && listed.first == "default" && listed.contains("null"), "\(r.stdout)")
+    }
+
     @Test func noAudioNoVideoAndTheirOtherNames() throws {
         let clip = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
         var (r, s) = try PlayerRuns.headless([clip, "--length=0.3", "--no-audio"])
