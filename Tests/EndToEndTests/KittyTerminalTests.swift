@@ -56,8 +56,15 @@ import Testing
     /// what it read, and the player leaves nothing in /dev/shm. One that cannot (WezTerm,
     /// ghostty) gets the frames directly.
     @Test func aLocalKittyGetsFramesThroughSharedMemory() throws {
+        // The player's objects, named with its pid (`aether-probe-PID`, `aether-kitty-PID-…`): one
+        // whose process still runs belongs to a player of another suite running beside this one
+        // (a CI run saw another's probe object in flight), not to ours, which has ended.
         func leftovers() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []).filter { $0.hasPrefix("aether-") }
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []).filter { name in
+                guard name.hasPrefix("aether-") else { return false }
+                let pid = name.split(separator: "-").dropFirst(2).first.flatMap { Int32($0) }
+                return pid.map { kill($0, 0) != 0 } ?? true
+            }
         }
         let before = Set(leftovers())
         // --vo=kitty: the driver's own shared memory rule (auto weighs both ways by measuring, and
