@@ -89,6 +89,7 @@ public final class FormatContext {
             session.install(on: ctx)
             do {
                 let main = try session.openMain(url: url)
+                options.merge(main.demuxerOptions) { caller, _ in caller }
                 mainInput = main.owner
                 ctx.pointee.pb = main.context
                 ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO

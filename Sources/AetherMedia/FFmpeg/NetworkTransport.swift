@@ -11,8 +11,10 @@ package protocol NetworkTransport: AnyObject {
     /// Installs the `io_open`/`io_close` hooks on `ctx` (before `avformat_open_input`).
     func install(on ctx: UnsafeMutablePointer<AVFormatContext>)
     /// Opens the source itself; `owner` keeps the I/O context's reader alive (freed after the
-    /// demuxer that reads it).
-    func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>)
+    /// demuxer that reads it); `demuxerOptions`: what the answer asks of the demuxer's open
+    /// (``LiveAudioProbe``), under the caller's own options.
+    func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>,
+                                                       demuxerOptions: [String: String])
     /// Why the source failed: a reader's refusal or a transfer that gave up (nil: neither).
     var failure: String? { get }
     /// ``failure`` with its cause.

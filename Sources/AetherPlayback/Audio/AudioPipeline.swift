@@ -180,9 +180,11 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
             if !chunks.isEmpty { chunksEver += chunks.count; failuresInARow = 0 }
             for var chunk in chunks {
                 // Keyframe seek with video: wait until the video says where playback lands
-                // (at most 2 s: if no video frame comes, the audio decides).
+                // (at most 2 s: if no video frame comes, the audio decides). Without video the
+                // audio decides at once (a live stream's start is no seek: nothing else lands it).
                 let serial = mySerial
-                let waited = control.wait(seconds: 2) { $0.serial != serial || $0.stopped || $0.landed != nil }
+                let waited = plan.hasVideo ? control.wait(seconds: 2) { $0.serial != serial || $0.stopped || $0.landed != nil }
+                                           : control.read { $0 }
                 if waited.serial == serial, !waited.stopped, waited.landed == nil {
                     _ = control.withLock { $0.seek.land(at: chunk.pts, serial: serial) }
                 }

@@ -188,23 +188,24 @@ package final class NetworkSession: Sendable {
 
     /// Opens the main input: a document served from memory, else a ``ResilientInput``. Returns
     /// the owner of the context (kept alive until the demuxer is closed) and the context.
-    package func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>) {
+    package func openMain(url: String) throws(FFmpegError) -> (owner: AnyObject, context: UnsafeMutablePointer<AVIOContext>,
+                                                               demuxerOptions: [String: String]) {
         outcome.withLock { $0.mainURL = url }
         if let bytes = memoryDocument(url) {
             let memory = try MemoryInput(bytes)
-            return (memory, memory.context)
+            return (memory, memory.context, [:])
         }
         if LocalPlaylist.holds(url) {
             let memory = try MemoryInput(offered(url, try LocalPlaylist.read(url)))
-            return (memory, memory.context)
+            return (memory, memory.context, [:])
         }
         // An HLS playlist is read whole, so the splice sees it (``HLSSplice``).
         if StreamVariants.isHLS(url), NetworkSettings.isNetwork(url) {
             let memory = try MemoryInput(offered(url, try readWhole(url, options: options, limit: Int(Self.manifestBudget))))
-            return (memory, memory.context)
+            return (memory, memory.context, [:])
         }
         let input = try ResilientInput(url: url, options: options, session: self)
-        return (input, input.context)
+        return (input, input.context, input.demuxerOptions)
     }
 
     /// A document served from memory (``Memory/document(_:)``), or nil. A variant's

@@ -85,6 +85,12 @@ package final class ResilientInput {
         made.pointee.seekable = seekable ? AVIO_SEEKABLE_NORMAL : 0
     }
 
+    /// What the answer asks of the demuxer's open (``LiveAudioProbe``: live sound is probed from
+    /// a little of it).
+    package var demuxerOptions: [String: String] {
+        LiveAudioProbe.options(contentType: inner?.contentType ?? "", station: station != nil, length: size > 0 ? size : nil)
+    }
+
     deinit {
         close()
         var outer: UnsafeMutablePointer<AVIOContext>? = context

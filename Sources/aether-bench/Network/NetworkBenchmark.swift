@@ -19,15 +19,18 @@ import Foundation
 ///    each new connection held 50 ms, against the commit before and mpv.
 /// 4. Throughput (`--parts throughput`, ThroughputBenchmark.swift): a 1 GiB file read whole over
 ///    HTTP and HTTPS, against the commit before and curl; CPU seconds per GiB.
+/// 5. First sound (`--parts firstsound`, FirstSoundBenchmark.swift): exec to the first sound a
+///    PulseAudio null sink plays, for a station, a live HLS stream and a progressive file, against
+///    the commit before and mpv.
 struct NetworkBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "network",
-        abstract: "Startup to first frame over loopback (plain and +100 ms per request), rebuffers on a throttled link, and connections over HTTPS.")
+        abstract: "Startup to first frame over loopback (plain and +100 ms per request), rebuffers on a throttled link, connections over HTTPS, throughput, and the first sound of a station, a live stream and a file.")
 
     @Option(help: "The aether-tui binary.") var player = ".build/release/aether-tui"
     @Option(help: "Runs per case (medians reported).") var repeats = 5
-    @Option(help: ArgumentHelp("Parts to run, comma-separated.", valueName: "startup,throttle,connections,throughput")) var parts = "startup,throttle"
-    @Option(help: "A second aether-tui (the commit before) beside the player in the connections and throughput parts.") var baselinePlayer: String?
+    @Option(help: ArgumentHelp("Parts to run, comma-separated.", valueName: "startup,throttle,connections,throughput,firstsound")) var parts = "startup,throttle"
+    @Option(help: "A second aether-tui (the commit before) beside the player in the connections, throughput and firstsound parts.") var baselinePlayer: String?
     @Option(help: "The network fixtures (make-network-fixtures.sh output).") var fixtures = "Tests/Fixtures/out/net"
     @Option(help: "Scratch directory.") var workDir = "/tmp/aether-bench-network"
 
@@ -45,6 +48,7 @@ struct NetworkBenchmark: AsyncParsableCommand {
         if list.contains("throttle") { try throttle(loopback) }
         if list.contains("connections") { try connections() }
         if list.contains("throughput") { try throughput() }
+        if list.contains("firstsound") { try firstSound(loopback) }
     }
 
     /// Seconds from exec to the first presented frame, from the player's log.

@@ -1,4 +1,3 @@
-import AetherTestSupport
 import Foundation
 
 /// Debian's `icecast2` on 127.0.0.1 (a port of its own, a configuration and logs in a

@@ -1,4 +1,3 @@
-import AetherTestSupport
 import Foundation
 
 /// A live stream being written into a temporary directory and served over HTTP.
@@ -25,7 +24,7 @@ public final class LiveStream {
                                 "-f", "dash", "-seg_duration", "2", "-window_size", "6", "-extra_window_size", "2",
                                 "-use_template", "1", "-use_timeline", "1", directory + "/live.mpd"]
         } else {
-            writer.arguments = ["bash", TestEnvironment.scripts.appendingPathComponent("live_hls.sh").path, directory, String(seconds)]
+            writer.arguments = ["bash", LoopbackHTTP.scripts.appendingPathComponent("live_hls.sh").path, directory, String(seconds)]
         }
         writer.standardOutput = FileHandle.nullDevice
         writer.standardError = FileHandle.nullDevice
