@@ -32,16 +32,16 @@ final class ClusterBlocks: ElementFamily {
     func read(_ element: MatroskaParser.Element, damage: String?) -> (summary: String?, fields: [StructureField], damage: String?) {
         guard element.id != MatroskaElements.cluster else { return (timestamp(of: element), [], damage) }
         let size = element.payloadSize
-        var fields = [StructureField("size", EBMLText.grouped(size) + " bytes")]
+        var fields = [StructureField("size", ContainerScan.grouped(size) + " bytes")]
         let bytes = payload(of: element, limit: 32)
         guard let block = Self.blockHeader(bytes, simple: element.id == MatroskaElements.simpleBlock) else {
-            return (nil, fields, (damage.map { $0 + "; " } ?? "") + "the block header at offset \(EBMLText.grouped(element.payloadOffset)) is not valid")
+            return (nil, fields, (damage.map { $0 + "; " } ?? "") + "the block header at offset \(ContainerScan.grouped(element.payloadOffset)) is not valid")
         }
         fields = [StructureField("track", String(block.track)),
                   StructureField("relative timestamp", String(block.timestamp)),
                   StructureField("flags", block.flagNames.isEmpty ? "none" : block.flagNames.joined(separator: ", "))]
         if let frames = block.frames { fields.append(StructureField("frames", String(frames))) }
-        fields.append(StructureField("data", EBMLText.grouped(max(0, size - Int64(block.headerLength))) + " bytes"))
+        fields.append(StructureField("data", ContainerScan.grouped(max(0, size - Int64(block.headerLength))) + " bytes"))
         var summary = "track \(block.track), \(block.timestamp >= 0 ? "+" : "")\(block.timestamp)"
         if block.keyframe { summary += ", key" }
         return (summary, fields, damage)
@@ -160,12 +160,12 @@ final class ClusterBlocks: ElementFamily {
         if let timestamp { parts.append("timestamp \(timestamp)") }
         let blocks = counts.values.reduce(0) { $0 + $1.blocks }
         let keys = counts.values.reduce(0) { $0 + $1.keys }
-        var text = "\(complete ? "" : "at least ")\(EBMLText.grouped(blocks)) block\(blocks == 1 ? "" : "s") (\(EBMLText.grouped(keys)) key)"
+        var text = "\(complete ? "" : "at least ")\(ContainerScan.grouped(blocks)) block\(blocks == 1 ? "" : "s") (\(ContainerScan.grouped(keys)) key)"
         let tracks = counts.keys.sorted()
         if !tracks.isEmpty {
             text += ": " + tracks.prefix(summaryTracks).map { track in
                 let entry = counts[track]!
-                return "track \(track) ×\(EBMLText.grouped(entry.blocks)) (\(EBMLText.grouped(entry.keys)) key)"
+                return "track \(track) ×\(ContainerScan.grouped(entry.blocks)) (\(ContainerScan.grouped(entry.keys)) key)"
             }.joined(separator: ", ")
             if tracks.count > summaryTracks { text += ", … \(tracks.count - summaryTracks) more tracks" }
         }

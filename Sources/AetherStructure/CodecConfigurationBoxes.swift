@@ -66,7 +66,7 @@ struct CodecConfigurationBoxes: BoxFamily {
             let rate = packed >> 44, channels = (packed >> 41 & 7) + 1, bits = (packed >> 36 & 31) + 1, samples = packed & 0xF_FFFF_FFFF
             node.fields += [StructureField("block size", "\(minBlock)–\(maxBlock)"), StructureField("sample rate", String(rate)),
                             StructureField("channels", String(channels)), StructureField("bits per sample", String(bits)),
-                            StructureField("total samples", ContainerScan.grouped(samples))]
+                            StructureField("total samples", count: samples)]
             node.summary = "\(rate) Hz, \(channels) ch, \(bits)-bit"
         case "dac3":
             var c = ContainerScan.Cursor(payload(node, limit: 3))
@@ -109,8 +109,8 @@ struct CodecConfigurationBoxes: BoxFamily {
         case "btrt":
             var c = ContainerScan.Cursor(payload(node, limit: 12))
             guard let buf = c.u32(), let maxR = c.u32(), let avg = c.u32() else { short("bit rates"); return }
-            node.fields += [StructureField("buffer size", ContainerScan.grouped(buf)), StructureField("max bit rate", ContainerScan.grouped(maxR)),
-                            StructureField("average bit rate", ContainerScan.grouped(avg))]
+            node.fields += [StructureField("buffer size", count: buf), StructureField("max bit rate", count: maxR),
+                            StructureField("average bit rate", count: avg)]
             node.summary = "avg \(ContainerScan.grouped(avg)) b/s"
         case "esds":
             esds(&node, damage: &damage)
@@ -171,7 +171,7 @@ struct CodecConfigurationBoxes: BoxFamily {
             }
             node.summary = "\(k) \(ColourNames.primaries[Int(p)] ?? String(p))/\(ColourNames.transfer[Int(t)] ?? String(t))/\(ColourNames.matrix[Int(m)] ?? String(m))" + (full.isEmpty ? "" : " \(full)")
         case "rICC", "prof":
-            node.fields.append(StructureField("ICC profile size", ContainerScan.grouped(max(0, payloadLength(node) - 4))))
+            node.fields.append(StructureField("ICC profile size", count: max(0, payloadLength(node) - 4)))
             node.summary = "\(k) ICC \(ContainerScan.grouped(max(0, payloadLength(node) - 4))) bytes"
         default:
             node.summary = k
@@ -208,8 +208,8 @@ struct CodecConfigurationBoxes: BoxFamily {
                                       0x66: "MPEG-2 AAC Main", 0x67: "MPEG-2 AAC LC", 0x68: "MPEG-2 AAC SSR", 0x69: "MP3 (MPEG-2 Audio)", 0x6A: "MPEG-1 Visual",
                                       0x6B: "MP3 (MPEG-1 Audio)", 0x6C: "JPEG", 0xA5: "AC-3", 0xA6: "E-AC-3", 0xA9: "DTS", 0xAD: "Opus", 0xDD: "Vorbis", 0xE1: "QCELP"]
         node.fields += [StructureField("object type", String(cFormat: "0x%02x", object) + (names[object].map { " " + $0 } ?? "")),
-                        StructureField("stream type", String(stream >> 2)), StructureField("max bit rate", ContainerScan.grouped(maxR)),
-                        StructureField("average bit rate", ContainerScan.grouped(avg))]
+                        StructureField("stream type", String(stream >> 2)), StructureField("max bit rate", count: maxR),
+                        StructureField("average bit rate", count: avg)]
         node.summary = names[object] ?? String(cFormat: "object type 0x%02x", object)
         if let (tag5, n) = descriptor(&c), tag5 == 5, n > 0, let first = c.u8() {
             let aot = first >> 3

@@ -63,7 +63,7 @@ enum DiscNode {
 
     static func make(_ name: String, _ tag: UInt64, summary: String, fields: [StructureField] = [], depth: Int = 0) -> StructureNode {
         StructureNode(name: name, offset: 0, headerSize: 0, size: nil, summary: summary, fields: fields,
-                      isContainer: tag != 0, depth: depth, tag: tag)
+                      isContainer: tag != 0, depth: depth, tag: tag, coversBytes: false)
     }
 
     /// A view's tree as it is built: its top nodes and their children by tag, "Titles" first

@@ -26,11 +26,11 @@ struct EBMLResync {
         case MatroskaElements.cluster where level.unknownSize: targets = [(MatroskaElements.cluster, "Cluster")]
         default: targets = []
         }
-        let bad = "invalid EBML \(what) at offset \(EBMLText.grouped(pos)) (first byte \(EBMLText.hex(byte)))"
+        let bad = "invalid EBML \(what) at offset \(ContainerScan.grouped(pos)) (first byte \(EBMLText.hex(byte)))"
         let rest = level.limit - pos
         guard !targets.isEmpty else {
             add(StructureNode(name: "(invalid)", offset: pos, headerSize: 0, size: rest,
-                              damage: "\(bad): the rest of \(level.parentName) (\(EBMLText.grouped(rest)) bytes) is not read",
+                              damage: "\(bad): the rest of \(level.parentName) (\(ContainerScan.grouped(rest)) bytes) is not read",
                               depth: level.depth))
             return nil
         }
@@ -38,15 +38,15 @@ struct EBMLResync {
         let names = targets.map(\.name).joined(separator: " or ")
         if let (found, name) = find(targets, from: pos + 1, to: searchEnd) {
             add(StructureNode(name: "(invalid)", offset: pos, headerSize: 0, size: found - pos,
-                              damage: "\(bad); resynced at the next \(name) ID at offset \(EBMLText.grouped(found)) "
-                                  + "(\(EBMLText.grouped(found - pos)) bytes on)",
+                              damage: "\(bad); resynced at the next \(name) ID at offset \(ContainerScan.grouped(found)) "
+                                  + "(\(ContainerScan.grouped(found - pos)) bytes on)",
                               depth: level.depth))
             return found
         }
         let searched = searchEnd - pos - 1
         add(StructureNode(name: "(invalid)", offset: pos, headerSize: 0, size: rest,
-                          damage: "\(bad); no \(names) ID in the next \(EBMLText.grouped(max(0, searched))) bytes: "
-                              + "the rest of \(level.parentName) (\(EBMLText.grouped(rest)) bytes) is not read",
+                          damage: "\(bad); no \(names) ID in the next \(ContainerScan.grouped(max(0, searched))) bytes: "
+                              + "the rest of \(level.parentName) (\(ContainerScan.grouped(rest)) bytes) is not read",
                           depth: level.depth))
         return nil
     }

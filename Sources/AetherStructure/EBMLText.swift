@@ -32,17 +32,6 @@ enum EBMLText {
         }.joined(separator: " ")
     }
 
-    /// `1234567` → `1,234,567`.
-    static func grouped<T: BinaryInteger>(_ value: T) -> String {
-        let digits = Array(String(value.magnitude))
-        var out = ""
-        for (i, d) in digits.enumerated() {
-            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(d)
-        }
-        return (value < 0 ? "-" : "") + out
-    }
-
     /// A string element's text: up to the first NUL (EBML pads with them), invalid UTF-8
     /// replaced, clipped; control characters are the node's sanitiser's.
     static func text(_ bytes: [UInt8]) -> String {

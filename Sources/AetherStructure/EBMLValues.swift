@@ -33,7 +33,7 @@ final class EBMLValues: EBMLReader {
         func bigEndian() -> (bytes: [UInt8], raw: UInt64)? {
             let bytes = payload(of: element, limit: 8)
             guard bytes.count == Int(size) else {
-                addDamage("its value at offset \(EBMLText.grouped(element.payloadOffset)) is cut off at the end of the file")
+                addDamage("its value at offset \(ContainerScan.grouped(element.payloadOffset)) is cut off at the end of the file")
                 return nil
             }
             return (bytes, bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
@@ -41,8 +41,8 @@ final class EBMLValues: EBMLReader {
         switch type {
         case .uint, .int, .date:
             guard size <= 8 else {
-                addDamage("a number of \(EBMLText.grouped(size)) bytes at offset \(EBMLText.grouped(element.offset)) (at most 8)")
-                return (nil, [StructureField("size", EBMLText.grouped(size) + " bytes")], damage)
+                addDamage("a number of \(ContainerScan.grouped(size)) bytes at offset \(ContainerScan.grouped(element.offset)) (at most 8)")
+                return (nil, [StructureField("size", ContainerScan.grouped(size) + " bytes")], damage)
             }
             guard let (bytes, raw) = bigEndian() else { return (nil, [], damage) }
             if type == .uint {
@@ -59,8 +59,8 @@ final class EBMLValues: EBMLReader {
             return (date, [StructureField("value", date), StructureField("nanoseconds since 2001", String(signed))], damage)
         case .float:
             guard size == 0 || size == 4 || size == 8 else {
-                addDamage("a float of \(EBMLText.grouped(size)) bytes at offset \(EBMLText.grouped(element.offset)) (0, 4 or 8)")
-                return (nil, [StructureField("size", EBMLText.grouped(size) + " bytes")], damage)
+                addDamage("a float of \(ContainerScan.grouped(size)) bytes at offset \(ContainerScan.grouped(element.offset)) (0, 4 or 8)")
+                return (nil, [StructureField("size", ContainerScan.grouped(size) + " bytes")], damage)
             }
             guard let raw = bigEndian()?.raw else { return (nil, [], damage) }
             let value = size == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw))) : size == 8 ? Double(bitPattern: raw) : 0
@@ -77,7 +77,7 @@ final class EBMLValues: EBMLReader {
             var text = EBMLText.text(bytes)
             if Int64(bytes.count) < size { text += "…" }
             var fields = [StructureField("value", text)]
-            if Int64(bytes.count) < size { fields.append(StructureField("size", EBMLText.grouped(size) + " bytes")) }
+            if Int64(bytes.count) < size { fields.append(StructureField("size", ContainerScan.grouped(size) + " bytes")) }
             return (text, fields, damage)
         case .binary:
             return binaryValue(element, damage: damage)
@@ -117,14 +117,14 @@ final class EBMLValues: EBMLReader {
 
     func binaryValue(_ element: MatroskaParser.Element, damage: String?) -> (String?, [StructureField], String?) {
         let size = element.payloadSize
-        var fields = [StructureField("size", EBMLText.grouped(size) + " bytes")]
+        var fields = [StructureField("size", ContainerScan.grouped(size) + " bytes")]
         switch element.id {
         case 0xEC:  // Void: padding, nothing to show
-            return (EBMLText.grouped(size) + " bytes", fields, damage)
+            return (ContainerScan.grouped(size) + " bytes", fields, damage)
         default:
             let preview = payload(of: element, limit: element.id == 0x53AB ? 4 : Self.hexPreview)
             if !preview.isEmpty { fields.append(StructureField("first bytes", EBMLText.hexBytes(preview))) }
-            var summary = EBMLText.grouped(size) + " bytes"
+            var summary = ContainerScan.grouped(size) + " bytes"
             if element.id == 0x53AB, !preview.isEmpty {  // SeekID: the element it points at
                 let id = preview.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                 let name = EBMLText.name(of: id)
@@ -141,7 +141,7 @@ final class EBMLValues: EBMLReader {
 
     /// An element the table does not know: its size and first bytes.
     func unknown(_ element: MatroskaParser.Element) -> (summary: String?, fields: [StructureField]) {
-        var fields = [StructureField("size", EBMLText.grouped(element.payloadSize) + " bytes")]
+        var fields = [StructureField("size", ContainerScan.grouped(element.payloadSize) + " bytes")]
         let preview = payload(of: element, limit: Self.hexPreview)
         if !preview.isEmpty { fields.append(StructureField("first bytes", EBMLText.hexBytes(preview))) }
         return (element.declared == nil ? "unknown size" : nil, fields)

@@ -25,7 +25,7 @@ struct FragmentBoxes: BoxFamily {
         case "tfdt":
             var c = ContainerScan.Cursor(payload(node, limit: 12))
             guard let (version, _) = versionFlags(&c, &node), let t = c.uint(version == 1 ? 8 : 4) else { short("decode time"); return }
-            node.fields.append(StructureField("base media decode time", ContainerScan.grouped(t)))
+            node.fields.append(StructureField("base media decode time", count: t))
             node.summary = "decode time \(ContainerScan.grouped(t))"
         case "trun":
             trun(&node, damage: &damage)
@@ -33,7 +33,7 @@ struct FragmentBoxes: BoxFamily {
             var c = ContainerScan.Cursor(payload(node, limit: 24))
             guard fullBox(&c, &node), let id = c.u32(), let desc = c.u32(), let dur = c.u32(), let sz = c.u32(), let fl = c.u32() else { short("defaults"); return }
             node.fields += [StructureField("track ID", String(id)), StructureField("default sample description", String(desc)),
-                            StructureField("default duration", ContainerScan.grouped(dur)), StructureField("default size", ContainerScan.grouped(sz)),
+                            StructureField("default duration", count: dur), StructureField("default size", count: sz),
                             StructureField("default flags", String(cFormat: "0x%08x", fl))]
             node.summary = "track \(id)"
         case "sidx":
@@ -64,7 +64,7 @@ struct FragmentBoxes: BoxFamily {
         let at = "at offset \(ContainerScan.grouped(node.offset))"
         var c = ContainerScan.Cursor(payload(node, limit: 16 + budget.maxListedEntries * 16))
         guard let (version, flags) = versionFlags(&c, &node), let n = c.u32() else { damage.append("'trun' \(at) is too short for its sample count"); return }
-        node.fields.append(StructureField("sample count", ContainerScan.grouped(n)))
+        node.fields.append(StructureField("sample count", count: n))
         node.summary = ContainerScan.grouped(n) + (n == 1 ? " sample" : " samples")
         if flags & 0x1 != 0 {
             guard let off = c.u32() else { damage.append("'trun' \(at) ends before its data offset"); return }
@@ -104,9 +104,9 @@ struct FragmentBoxes: BoxFamily {
             damage.append("'sidx' \(at) is too short for its header")
             return
         }
-        node.fields += [StructureField("reference ID", String(ref)), StructureField("timescale", ContainerScan.grouped(scale)),
+        node.fields += [StructureField("reference ID", String(ref)), StructureField("timescale", count: scale),
                         StructureField("earliest presentation time", ContainerScan.grouped(ept) + (ContainerScan.seconds(ept, UInt64(scale)).map { " (\($0) s)" } ?? "")),
-                        StructureField("first offset", ContainerScan.grouped(first)), StructureField("references", String(count))]
+                        StructureField("first offset", count: first), StructureField("references", String(count))]
         node.summary = "\(count) references, timescale \(ContainerScan.grouped(scale))"
         let header = Int64(c.at)
         if Int64(count) * 12 > payloadLength(node) - header {
@@ -137,10 +137,10 @@ struct FragmentBoxes: BoxFamily {
         }
         guard let scale, let time, let duration, let id else { damage.append("'emsg' at offset \(ContainerScan.grouped(node.offset)) is too short for its fields"); return }
         let headerBytes = Int64(c.at)
-        node.fields += [StructureField("scheme", scheme), StructureField("value", value), StructureField("timescale", ContainerScan.grouped(scale)),
+        node.fields += [StructureField("scheme", scheme), StructureField("value", value), StructureField("timescale", count: scale),
                         StructureField(timeName, ContainerScan.grouped(time) + (ContainerScan.seconds(time, UInt64(scale)).map { " (\($0) s)" } ?? "")),
                         StructureField("duration", duration == 0xFFFF_FFFF ? "unknown" : ContainerScan.grouped(duration)), StructureField("ID", String(id)),
-                        StructureField("message size", ContainerScan.grouped(max(0, payloadLength(node) - headerBytes)))]
+                        StructureField("message size", count: max(0, payloadLength(node) - headerBytes))]
         node.summary = "\(scheme) id \(id)"
     }
 }

@@ -147,7 +147,7 @@ public final class ISOBMFFParser: StructureParser {
         switch size32 {
         case 1:
             let large = header.size
-            fields.append(StructureField("largesize", ContainerScan.grouped(large)))
+            fields.append(StructureField("largesize", count: large))
             if large < 16 {
                 return (StructureNode(name: type, offset: pos, headerSize: 16, size: remaining, fields: fields,
                                       damage: "64-bit size \(ContainerScan.grouped(large)) at offset \(ContainerScan.grouped(pos)) is smaller than its own header; nothing after it in \(whose) can be located",

@@ -70,7 +70,7 @@ final class MasterSummaries: ElementFamily {
             if let target = children.first(where: { $0.id == 0x53AB })?.value, target.count <= 4 {
                 parts.append(EBMLText.name(of: target.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }))
             }
-            if let position = uint(0x53AC) { parts.append("at \(EBMLText.grouped(position))") }
+            if let position = uint(0x53AC) { parts.append("at \(ContainerScan.grouped(position))") }
         case 0xB6:  // ChapterAtom
             if let start = uint(0x91) { parts.append(EBMLText.clock(nanoseconds: start)) }
             if let display = children.first(where: { $0.id == 0x80 }).map({ Self.shallow($0.value) }),

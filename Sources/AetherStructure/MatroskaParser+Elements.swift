@@ -56,7 +56,7 @@ extension MatroskaParser {
         case .master:
             if element.depth >= budget.maxDepth {
                 damage = (damage.map { $0 + "; " } ?? "")
-                    + "\(element.name) at offset \(EBMLText.grouped(element.offset)) is nested \(element.depth + 1) levels deep: "
+                    + "\(element.name) at offset \(ContainerScan.grouped(element.offset)) is nested \(element.depth + 1) levels deep: "
                     + "its children (past the limit of \(budget.maxDepth)) are not read"
             } else {
                 isContainer = true

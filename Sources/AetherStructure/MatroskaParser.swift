@@ -74,7 +74,7 @@ public final class MatroskaParser: StructureParser {
         let limit = min(node.end ?? resolvedEnds[node.offset] ?? source.length, source.length)
         guard node.payloadOffset >= 0, node.payloadOffset <= limit else { return ([], 0) }
         var steps = 0
-        let level = Level(parentID: id, parentName: "\(EBMLText.name(of: id)) at offset \(EBMLText.grouped(node.offset))",
+        let level = Level(parentID: id, parentName: "\(EBMLText.name(of: id)) at offset \(ContainerScan.grouped(node.offset))",
                           start: node.payloadOffset, limit: limit, unknownSize: node.size == nil, depth: node.depth + 1)
         let result = walk(level, collect: true, steps: &steps)
         if id == MatroskaElements.cluster { clusters.record(node, result.tally, complete: !result.stopped) }
@@ -142,8 +142,8 @@ public final class MatroskaParser: StructureParser {
                 if collect {
                     result.nodes.append(StructureNode(
                         name: "(not read)", offset: pos, headerSize: 0, size: rest,
-                        damage: "reading stopped at offset \(EBMLText.grouped(pos)) after \(EBMLText.grouped(budget.maxScanSteps)) elements: "
-                            + "the rest of \(level.parentName) (\(EBMLText.grouped(rest)) bytes) is not read",
+                        damage: "reading stopped at offset \(ContainerScan.grouped(pos)) after \(ContainerScan.grouped(budget.maxScanSteps)) elements: "
+                            + "the rest of \(level.parentName) (\(ContainerScan.grouped(rest)) bytes) is not read",
                         depth: level.depth))
                 }
                 break
@@ -154,7 +154,7 @@ public final class MatroskaParser: StructureParser {
             switch Self.parseHeader(head) {
             case .cut:
                 add(StructureNode(name: "(cut off)", offset: pos, headerSize: 0, size: available,
-                                  damage: "an element header at offset \(EBMLText.grouped(pos)) is cut off: only \(EBMLText.grouped(available)) bytes "
+                                  damage: "an element header at offset \(ContainerScan.grouped(pos)) is cut off: only \(ContainerScan.grouped(available)) bytes "
                                       + "are left of \(level.parentName)\(level.limit == source.length ? " (the file ends)" : "")",
                                   depth: level.depth))
                 pos = level.limit
@@ -178,8 +178,8 @@ public final class MatroskaParser: StructureParser {
                 }
                 guard headerSize <= available else {
                     add(StructureNode(name: "(cut off)", offset: pos, headerSize: 0, size: available,
-                                      damage: "the header of \(EBMLText.name(of: id)) at offset \(EBMLText.grouped(pos)) needs \(headerSize) bytes; "
-                                          + "only \(EBMLText.grouped(available)) are left of \(level.parentName)",
+                                      damage: "the header of \(EBMLText.name(of: id)) at offset \(ContainerScan.grouped(pos)) needs \(headerSize) bytes; "
+                                          + "only \(ContainerScan.grouped(available)) are left of \(level.parentName)",
                                       depth: level.depth))
                     pos = level.limit
                     continue
@@ -191,9 +191,9 @@ public final class MatroskaParser: StructureParser {
                     let room = UInt64(level.limit - payload)
                     if size > room {
                         let over = size - room
-                        element.damage = "\(element.name) at offset \(EBMLText.grouped(pos)) claims \(EBMLText.grouped(size)) bytes, "
-                            + "\(EBMLText.grouped(over)) more than \(level.limit == source.length && level.parentID == 0 ? "the file" : level.parentName) holds "
-                            + "(it ends at offset \(EBMLText.grouped(level.limit))): clipped"
+                        element.damage = "\(element.name) at offset \(ContainerScan.grouped(pos)) claims \(ContainerScan.grouped(size)) bytes, "
+                            + "\(ContainerScan.grouped(over)) more than \(level.limit == source.length && level.parentID == 0 ? "the file" : level.parentName) holds "
+                            + "(it ends at offset \(ContainerScan.grouped(level.limit))): clipped"
                         element.end = level.limit
                     } else {
                         element.end = payload + Int64(size)
@@ -220,24 +220,24 @@ public final class MatroskaParser: StructureParser {
         let legal = (element.id == MatroskaElements.segment && level.parentID == 0)
             || (element.id == MatroskaElements.cluster && level.parentID == MatroskaElements.segment)
         if !legal {
-            element.damage = "\(element.name) at offset \(EBMLText.grouped(element.offset)) has an unknown size: "
+            element.damage = "\(element.name) at offset \(ContainerScan.grouped(element.offset)) has an unknown size: "
                 + "only a Segment or a Cluster may leave it open (live muxing)"
         }
         let end: Int64
         if element.id == MatroskaElements.segment {
             end = level.limit
         } else if element.info?.type == .master, level.depth < budget.maxDepth {
-            let inner = Level(parentID: element.id, parentName: "\(element.name) at offset \(EBMLText.grouped(element.offset))",
+            let inner = Level(parentID: element.id, parentName: "\(element.name) at offset \(ContainerScan.grouped(element.offset))",
                               start: element.offset + element.headerSize, limit: level.limit, unknownSize: true, depth: level.depth + 1)
             let walked = walk(inner, collect: false, steps: &steps)
             if walked.stopped {
                 element.damage = (element.damage.map { $0 + "; " } ?? "")
-                    + "its end was not found within \(EBMLText.grouped(budget.maxScanSteps)) elements"
+                    + "its end was not found within \(ContainerScan.grouped(budget.maxScanSteps)) elements"
             }
             end = walked.end
         } else {
             end = level.limit
-            let why = element.damage ?? "\(element.name) at offset \(EBMLText.grouped(element.offset)) has an unknown size"
+            let why = element.damage ?? "\(element.name) at offset \(ContainerScan.grouped(element.offset)) has an unknown size"
             element.damage = why + "; taken to run to the end of \(level.parentName)"
         }
         resolvedEnds[element.offset] = end

@@ -36,7 +36,7 @@ struct MovieBoxes: BoxFamily {
             node.isContainer = true
             node.tag = UInt64(node.payloadOffset + 8)
             guard fullBox(&c, &node), let n = c.u32() else { short("entry count"); node.isContainer = false; return }
-            node.fields.append(StructureField("entries", ContainerScan.grouped(n)))
+            node.fields.append(StructureField("entries", count: n))
             node.summary = ContainerScan.grouped(n) + (n == 1 ? " entry" : " entries")
         case "ftyp", "styp":
             var c = ContainerScan.Cursor(payload(node))
@@ -65,7 +65,7 @@ struct MovieBoxes: BoxFamily {
             var c = ContainerScan.Cursor(payload(node))
             guard let (version, _) = versionFlags(&c, &node), let n = c.u32() else { short("entry count"); return }
             node.summary = ContainerScan.grouped(n) + (n == 1 ? " edit" : " edits")
-            node.fields.append(StructureField("entries", ContainerScan.grouped(n)))
+            node.fields.append(StructureField("entries", count: n))
             for i in 0..<Int(min(n, UInt32(budget.maxListedEntries))) {
                 let wide = version == 1 ? 8 : 4
                 guard let dur = c.uint(wide), let time = c.uint(wide), let ri = c.u16(), let rf = c.u16() else {
@@ -97,6 +97,20 @@ struct MovieBoxes: BoxFamily {
         }
     }
 
+    /// A `tkhd` transformation matrix as its rows (`a b u; c d v; x y w`): a, b, c, d, x and y
+    /// are 16.16 fixed point, u, v and w 2.30.
+    static func matrixText(_ m: [Int32]) -> String {
+        func value(_ k: Int) -> String {
+            let fraction = k % 3 == 2 ? Double(1 << 30) : 65536
+            let text = String(cFormat: "%.4f", Double(m[k]) / fraction)
+            // 1.0000 → 1, -0.5000 → -0.5
+            var trimmed = text.contains(".") ? String(text.reversed().drop { $0 == "0" }.reversed()) : text
+            if trimmed.hasSuffix(".") { trimmed.removeLast() }
+            return trimmed == "-0" ? "0" : trimmed
+        }
+        return stride(from: 0, to: 9, by: 3).map { row in (row..<row + 3).map(value).joined(separator: " ") }.joined(separator: "; ")
+    }
+
     /// The movie, media and track headers (and the movie extends header's fragment duration):
     /// times, timescale and duration, the media's language, the track's ID, flags and size.
     func timedHeader(_ node: inout StructureNode, type: String, damage: inout [String]) {
@@ -105,16 +119,16 @@ struct MovieBoxes: BoxFamily {
         let wide = version == 1 ? 8 : 4
         if type == "mehd" {
             guard let d = c.uint(wide) else { damage.append("'mehd' at offset \(ContainerScan.grouped(node.offset)) is too short for its duration"); return }
-            node.fields.append(StructureField("fragment duration", ContainerScan.grouped(d)))
+            node.fields.append(StructureField("fragment duration", count: d))
             node.summary = "duration \(ContainerScan.grouped(d))"
             return
         }
         guard let created = c.uint(wide), let modified = c.uint(wide) else { damage.append("'\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short for its times"); return }
-        node.fields += [StructureField("creation time", ContainerScan.grouped(created)), StructureField("modification time", ContainerScan.grouped(modified))]
+        node.fields += [StructureField("creation time", count: created), StructureField("modification time", count: modified)]
         switch type {
         case "mvhd", "mdhd":
             guard let scale = c.u32(), let duration = c.uint(wide) else { damage.append("'\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short for its timescale and duration"); return }
-            node.fields += [StructureField("timescale", ContainerScan.grouped(scale)), StructureField("duration", ContainerScan.grouped(duration))]
+            node.fields += [StructureField("timescale", count: scale), StructureField("duration", count: duration)]
             let secs = ContainerScan.seconds(duration, UInt64(scale))
             if let secs { node.fields.append(StructureField("duration (s)", secs)) }
             if type == "mdhd" {
@@ -135,15 +149,20 @@ struct MovieBoxes: BoxFamily {
             }
         default:  // tkhd
             guard let id = c.u32(), c.skip(4), let duration = c.uint(wide), c.skip(8), let layer = c.u16(), let group = c.u16(),
-                  let volume = c.u16(), c.skip(2 + 36), let w = c.u32(), let h = c.u32() else {
+                  let volume = c.u16(), c.skip(2), case let matrix = (0..<9).compactMap({ _ in c.u32().map { Int32(bitPattern: $0) } }),
+                  matrix.count == 9, let w = c.u32(), let h = c.u32() else {
                 damage.append("'tkhd' at offset \(ContainerScan.grouped(node.offset)) is too short for its fields")
                 return
             }
-            node.fields += [StructureField("track ID", String(id)), StructureField("duration", ContainerScan.grouped(duration)),
+            node.fields += [StructureField("track ID", String(id)), StructureField("duration", count: duration),
                             StructureField("enabled", flags & 1 == 1 ? "yes" : "no"), StructureField("layer", String(Int16(bitPattern: layer))),
                             StructureField("alternate group", String(group)), StructureField("volume", String(cFormat: "%.2f", Double(volume) / 256)),
+                            StructureField("matrix", Self.matrixText(matrix)),
                             StructureField("width", String(cFormat: "%.2f", Double(w) / 65536)), StructureField("height", String(cFormat: "%.2f", Double(h) / 65536))]
-            node.summary = "track \(id)" + (w > 0 || h > 0 ? ", \(w >> 16)×\(h >> 16)" : "")
+            // What turns a phone's video upright (as the player reads it from libavformat).
+            let rotation = StillGeometry.rotation(matrix: matrix)
+            if rotation != 0 { node.fields.append(StructureField("rotation", "\(rotation)° counter-clockwise")) }
+            node.summary = "track \(id)" + (w > 0 || h > 0 ? ", \(w >> 16)×\(h >> 16)" : "") + (rotation != 0 ? ", rotated \(rotation)°" : "")
         }
     }
 }

@@ -39,7 +39,7 @@ struct ProtectionBoxes: BoxFamily {
         if version > 0 {
             guard let n = c.u32() else { damage.append("'pssh' \(at) ends before its KID count"); return }
             kidCount = n
-            node.fields.append(StructureField("KIDs", ContainerScan.grouped(n)))
+            node.fields.append(StructureField("KIDs", count: n))
             if Int64(n) * 16 + 24 > payloadLength(node) { damage.append("'pssh' \(at) claims \(ContainerScan.grouped(n)) KIDs but has room for \(max(0, payloadLength(node) - 24) / 16)") }
             for i in 0..<Int(min(n, UInt32(budget.maxListedEntries))) {
                 guard let kid = c.take(16) else { break }
@@ -51,7 +51,7 @@ struct ProtectionBoxes: BoxFamily {
         if dataSizeAt + 4 <= payloadLength(node) {
             var d = ContainerScan.Cursor(window.read(at: node.payloadOffset + dataSizeAt, count: 4))
             if let size = d.u32() {
-                node.fields.append(StructureField("data size", ContainerScan.grouped(size)))
+                node.fields.append(StructureField("data size", count: size))
                 if Int64(size) > payloadLength(node) - dataSizeAt - 4 { damage.append("'pssh' \(at) claims \(ContainerScan.grouped(size)) bytes of data but holds \(ContainerScan.grouped(payloadLength(node) - dataSizeAt - 4))") }
             }
         } else {
@@ -82,22 +82,22 @@ struct ProtectionBoxes: BoxFamily {
             }
             if type == "saiz" {
                 guard let def = c.u8(), let n = c.u32() else { damage.append("'saiz' \(at) is too short for its sample count"); return }
-                node.fields += [StructureField("default size", String(def)), StructureField("sample count", ContainerScan.grouped(n))]
+                node.fields += [StructureField("default size", String(def)), StructureField("sample count", count: n)]
                 node.summary = ContainerScan.grouped(n) + " samples" + (def != 0 ? ", \(def) bytes each" : "")
                 if def == 0, Int64(n) > payloadLength(node) - Int64(c.at) { damage.append("'saiz' \(at) claims \(ContainerScan.grouped(n)) sizes but holds \(max(0, payloadLength(node) - Int64(c.at)))") }
             } else {
                 guard let n = c.u32() else { damage.append("'saio' \(at) is too short for its entry count"); return }
-                node.fields.append(StructureField("entries", ContainerScan.grouped(n)))
+                node.fields.append(StructureField("entries", count: n))
                 let wide = version == 0 ? 4 : 8
                 for i in 0..<Int(min(n, UInt32(budget.maxListedEntries))) {
                     guard let o = c.uint(wide) else { break }
-                    node.fields.append(StructureField("offset \(i + 1)", ContainerScan.grouped(o)))
+                    node.fields.append(StructureField("offset \(i + 1)", count: o))
                 }
                 node.summary = ContainerScan.grouped(n) + (n == 1 ? " offset" : " offsets")
             }
         case "senc":
             guard let n = c.u32() else { damage.append("'senc' \(at) is too short for its sample count"); return }
-            node.fields += [StructureField("sample count", ContainerScan.grouped(n)), StructureField("subsamples", flags & 2 != 0 ? "yes" : "no")]
+            node.fields += [StructureField("sample count", count: n), StructureField("subsamples", flags & 2 != 0 ? "yes" : "no")]
             node.summary = ContainerScan.grouped(n) + " samples" + (flags & 2 != 0 ? " with subsamples" : "")
         case "tenc":
             guard c.skip(1), let pattern = c.u8(), let protected = c.u8(), let ivSize = c.u8(), let kid = c.take(16) else { damage.append("'tenc' \(at) is too short"); return }

@@ -24,7 +24,7 @@ struct SampleTableBoxes: BoxFamily {
         switch type {
         case "stsz":
             guard let fixed = c.u32(), let n = c.u32() else { damage.append("'stsz' \(at) is too short for its sample count"); return }
-            node.fields += [StructureField("sample size", fixed == 0 ? "per sample" : ContainerScan.grouped(fixed)), StructureField("sample count", ContainerScan.grouped(n))]
+            node.fields += [StructureField("sample size", fixed == 0 ? "per sample" : ContainerScan.grouped(fixed)), StructureField("sample count", count: n)]
             node.summary = ContainerScan.grouped(n) + (n == 1 ? " sample" : " samples")
             count = n
             guard fixed == 0 else { return }
@@ -32,7 +32,7 @@ struct SampleTableBoxes: BoxFamily {
             unit = "sample sizes"
         case "stz2":
             guard c.skip(3), let fieldSize = c.u8(), let n = c.u32() else { damage.append("'stz2' \(at) is too short for its sample count"); return }
-            node.fields += [StructureField("field size", String(fieldSize)), StructureField("sample count", ContainerScan.grouped(n))]
+            node.fields += [StructureField("field size", String(fieldSize)), StructureField("sample count", count: n)]
             node.summary = ContainerScan.grouped(n) + (n == 1 ? " sample" : " samples")
             guard [4, 8, 16].contains(fieldSize) else { damage.append("'stz2' \(at) has a field size of \(fieldSize) (4, 8 or 16)"); return }
             // Bytes needed: n × fieldSize / 8, rounded up.
@@ -46,7 +46,7 @@ struct SampleTableBoxes: BoxFamily {
             guard let grouping = c.take(4) else { damage.append("'sbgp' \(at) is too short"); return }
             if version == 1 { _ = c.skip(4) }
             guard let n = c.u32() else { damage.append("'sbgp' \(at) is too short for its entry count"); return }
-            node.fields += [StructureField("grouping type", ContainerScan.fourCC(grouping)), StructureField("entries", ContainerScan.grouped(n))]
+            node.fields += [StructureField("grouping type", ContainerScan.fourCC(grouping)), StructureField("entries", count: n)]
             node.summary = "\(ContainerScan.fourCC(grouping)), \(ContainerScan.grouped(n)) entries"
             return
         default:
@@ -55,7 +55,7 @@ struct SampleTableBoxes: BoxFamily {
             entrySize = ["stts": 8, "ctts": 8, "stss": 4, "stps": 4, "stsc": 12, "stco": 4, "co64": 8][type] ?? 4
             let noun = ["stts": "entries", "ctts": "entries", "stss": "sync samples", "stps": "sync samples", "stsc": "entries", "stco": "chunks", "co64": "chunks"][type] ?? "entries"
             unit = noun
-            node.fields.append(StructureField("entries", ContainerScan.grouped(n)))
+            node.fields.append(StructureField("entries", count: n))
             node.summary = ContainerScan.grouped(n) + " " + (n == 1 ? String(noun.dropLast(noun.hasSuffix("ies") ? 3 : 1)) + (noun.hasSuffix("ies") ? "y" : "") : noun)
         }
         let header = Int64(c.at)

@@ -35,14 +35,47 @@ public enum ContainerFormat: String, Codable, Sendable, CaseIterable {
 }
 
 /// One decoded field of a node: `name` and its value as text (already sanitised by the parser:
-/// names and strings from the file go through ``TextSanitizer``).
+/// names and strings from the file go through ``TextSanitizer``). A count, size, offset or time
+/// in a file's units (``init(_:count:)``) is also kept as its number: people read `8,000`, and
+/// JSON (`inspect --json`) carries the number itself, `"value":8000`.
 public struct StructureField: Codable, Sendable, Equatable {
     public let name: String
     public let value: String
+    /// The value as a number, when it is one.
+    public let number: Int64?
 
     public init(_ name: String, _ value: String) {
         self.name = name
         self.value = TextSanitizer.clean(value)
+        number = nil
+    }
+
+    /// A whole number, shown grouped by thousands. One past `Int64`'s range (a file's `UInt64`)
+    /// is text only.
+    public init<T: BinaryInteger>(_ name: String, count: T) {
+        self.name = name
+        value = ContainerScan.grouped(count)
+        number = Int64(exactly: count)
+    }
+
+    enum CodingKeys: String, CodingKey { case name, value }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        if let number { try c.encode(number, forKey: .value) } else { try c.encode(value, forKey: .value) }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        if let n = try? c.decode(Int64.self, forKey: .value) {
+            number = n
+            value = ContainerScan.grouped(n)
+        } else {
+            value = try c.decode(String.self, forKey: .value)
+            number = nil
+        }
     }
 }
 
@@ -74,10 +107,15 @@ public struct StructureNode: Codable, Sendable, Equatable {
     /// Parser-private: what the parser needs to read this node's children again (an EBML ID, a
     /// box type's family, a TS PID). Not shown.
     public var tag: UInt64
+    /// The node is a run of the file's bytes (`offset`, `size`); false for what a disc's
+    /// navigation describes (a title, a playlist, a clip), which has neither: no offset, size or
+    /// bytes are shown for it.
+    public var coversBytes: Bool
 
     public init(name: String, offset: Int64, headerSize: Int64, size: Int64?, summary: String? = nil,
                 fields: [StructureField] = [], damage: String? = nil, isContainer: Bool = false,
-                omittedChildren: Int = 0, depth: Int, tag: UInt64 = 0) {
+                omittedChildren: Int = 0, depth: Int, tag: UInt64 = 0, coversBytes: Bool = true) {
+        self.coversBytes = coversBytes
         self.name = TextSanitizer.clean(name)
         self.offset = offset
         self.headerSize = headerSize
@@ -291,13 +329,16 @@ public struct StructureTree: Encodable, Sendable {
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(node.name, forKey: .name)
-        try c.encode(node.offset, forKey: .offset)
-        try c.encode(node.headerSize, forKey: .headerSize)
-        try c.encodeIfPresent(node.size, forKey: .size)
+        if node.coversBytes {
+            try c.encode(node.offset, forKey: .offset)
+            try c.encode(node.headerSize, forKey: .headerSize)
+            try c.encodeIfPresent(node.size, forKey: .size)
+        }
         try c.encodeIfPresent(node.summary, forKey: .summary)
         if !node.fields.isEmpty {
-            // Fields as an ordered list: names repeat (entries of a table).
-            try c.encode(node.fields.map { ["name": $0.name, "value": $0.value] }, forKey: .fields)
+            // Fields as an ordered list: names repeat (entries of a table). Each is its own
+            // `{"name", "value"}` (a number where it is one: ``StructureField``).
+            try c.encode(node.fields, forKey: .fields)
         }
         try c.encodeIfPresent(node.damage, forKey: .damage)
         if node.omittedChildren > 0 { try c.encode(node.omittedChildren, forKey: .omittedChildren) }

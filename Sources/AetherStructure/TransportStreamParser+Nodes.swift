@@ -25,20 +25,20 @@ extension TransportStreamParser.Scan {
             damage.append("no sync bytes (0x47 every 188, 192 or 204 bytes) in the first \(ContainerScan.grouped(scanEnd)) bytes")
         } else {
             fields += [StructureField("packet size", stride == 192 ? "192 (M2TS: 4-byte timestamp + 188)" : String(stride)),
-                       StructureField("first sync byte at", ContainerScan.grouped(firstSync))]
+                       StructureField("first sync byte at", count: firstSync)]
         }
         fields += [StructureField("scanned", "\(ContainerScan.grouped(scanEnd)) of \(ContainerScan.grouped(length)) bytes" + (whole ? " (all)" : " (the first \(ContainerScan.grouped(budget.maxScanBytes)); the rest is not counted)")),
-                   StructureField("packets", ContainerScan.grouped(packets)), StructureField("PIDs", String(pids.count)),
-                   StructureField("sync losses", ContainerScan.grouped(syncLosses))]
+                   StructureField("packets", count: packets), StructureField("PIDs", String(pids.count)),
+                   StructureField("sync losses", count: syncLosses)]
         if syncLosses > 0 {
             damage.append("lost sync \(ContainerScan.grouped(syncLosses)) time\(syncLosses == 1 ? "" : "s"), first at offset\(syncLossOffsets.count == 1 ? "" : "s") \(syncLossOffsets.map { ContainerScan.grouped($0) }.joined(separator: ", "))")
         }
         if let gaveUp { damage.append("gave up after \(ContainerScan.grouped(syncLosses)) losses of sync at offset \(ContainerScan.grouped(gaveUp))") }
         if invalidAdaptation > 0 { damage.append("\(ContainerScan.grouped(invalidAdaptation)) packets with an adaptation field longer than the packet") }
-        if reservedAdaptation > 0 { fields.append(StructureField("packets with reserved adaptation control", ContainerScan.grouped(reservedAdaptation))) }
-        if trailing > 0 { fields.append(StructureField("trailing bytes", ContainerScan.grouped(trailing))) }
+        if reservedAdaptation > 0 { fields.append(StructureField("packets with reserved adaptation control", count: reservedAdaptation)) }
+        if trailing > 0 { fields.append(StructureField("trailing bytes", count: trailing)) }
         let cc = pids.values.reduce(0) { $0 + $1.ccErrors }
-        fields.append(StructureField("continuity errors", ContainerScan.grouped(cc)))
+        fields.append(StructureField("continuity errors", count: cc))
         if firstSync >= 0, patOffset == nil { damage.append("no PAT in the scanned bytes (\(ContainerScan.grouped(scanEnd)))") }
         if patCRCErrors + otherCRCErrors > 0 { damage.append("\(patCRCErrors + otherCRCErrors) PSI sections fail their CRC") }
         let summary = firstSync < 0 ? "no packets" : "\(stride)-byte packets, \(ContainerScan.grouped(packets)) scanned, \(programs.count) program\(programs.count == 1 ? "" : "s")"
@@ -118,14 +118,14 @@ extension TransportStreamParser.Scan {
     func pidNodes() -> [StructureNode] {
         pids.keys.sorted().map { pid in
             let s = pids[pid]!
-            var f = [StructureField("carries", role(pid)), StructureField("packets", ContainerScan.grouped(s.packets)),
-                     StructureField("payload unit starts", ContainerScan.grouped(s.unitStarts)), StructureField("scrambled", ContainerScan.grouped(s.scrambled)),
-                     StructureField("adaptation fields", ContainerScan.grouped(s.adaptation)),
+            var f = [StructureField("carries", role(pid)), StructureField("packets", count: s.packets),
+                     StructureField("payload unit starts", count: s.unitStarts), StructureField("scrambled", count: s.scrambled),
+                     StructureField("adaptation fields", count: s.adaptation),
                      StructureField("continuity errors", ContainerScan.grouped(s.ccErrors) + (s.ccErrorOffsets.isEmpty ? "" : " (first at " + s.ccErrorOffsets.map { ContainerScan.grouped($0) }.joined(separator: ", ") + ")")),
-                     StructureField("duplicates", ContainerScan.grouped(s.duplicates)),
-                     StructureField("discontinuity indicators", ContainerScan.grouped(s.discontinuities)),
-                     StructureField("PCRs", ContainerScan.grouped(s.pcrCount))]
-            if s.transportErrors > 0 { f.append(StructureField("transport errors", ContainerScan.grouped(s.transportErrors))) }
+                     StructureField("duplicates", count: s.duplicates),
+                     StructureField("discontinuity indicators", count: s.discontinuities),
+                     StructureField("PCRs", count: s.pcrCount)]
+            if s.transportErrors > 0 { f.append(StructureField("transport errors", count: s.transportErrors)) }
             if let first = s.firstPCR, let last = s.lastPCR {
                 f += [StructureField("first PCR", pcrSeconds(first) + " s"), StructureField("last PCR", pcrSeconds(last) + " s"),
                       StructureField("max PCR interval", String(cFormat: "%.3f ms", Double(s.maxPCRInterval) / 27_000))]

@@ -156,6 +156,25 @@ import Testing
         #expect(bad.status == 1 && bad.stderr.split(separator: "\n").count == 1)
     }
 
+    /// #62 item 15: numbers are JSON numbers (no thousands separator inside JSON), and a track
+    /// header shows its transformation matrix and the rotation it asks for, as ffprobe reads it.
+    @Test func jsonNumbersAndTheTrackMatrix() throws {
+        let file = TestEnvironment.fixture("frames-rotate90.mp4")
+        let r = Process.run([TestEnvironment.binary, "inspect", "--json", file])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.range(of: #""value":"-?\d{1,3}(,\d{3})+""#, options: .regularExpression) == nil, "a grouped number in JSON")
+        let tkhd = try #require(try JSONSerialization.jsonObject(with: Data(Process.run([TestEnvironment.binary, "inspect", "--json", file,
+                                                                                        "moov/trak[1]/tkhd"]).stdout.utf8)) as? [String: Any])
+        let fields = (tkhd["fields"] as? [[String: Any]]) ?? []
+        func field(_ name: String) -> Any? { fields.first { $0["name"] as? String == name }?["value"] }
+        #expect(field("duration") is Int, "\(fields)")
+        let ffprobe = Process.run(["/usr/bin/ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "stream_side_data=rotation",
+                                   "-of", "csv=p=0", file]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let degrees = ((Int(ffprobe) ?? 0) % 360 + 360) % 360
+        #expect(degrees != 0 && field("rotation") as? String == "\(degrees)° counter-clockwise", "ffprobe \(ffprobe): \(fields)")
+        #expect((field("matrix") as? String)?.hasSuffix("; 0 0 1") == true, "\(fields)")
+    }
+
     /// A DASH manifest's events (issue 33, item 2): `inspect --json` on an .mpd lists them under
     /// Events in time order, with their scheme (a name, never fetched) and sanitised message.
     @Test func aManifestsEventsInTimeOrder() throws {

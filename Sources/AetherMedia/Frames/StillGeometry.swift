@@ -55,7 +55,14 @@ package struct StillGeometry: Equatable {
     package static func rotation(of stream: UnsafePointer<AVStream>) -> Int {
         var size = 0
         guard let data = aether_stream_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return 0 }
-        let degrees = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+        return data.withMemoryRebound(to: Int32.self, capacity: 9) { rotation(matrix: Array(UnsafeBufferPointer(start: $0, count: 9))) }
+    }
+
+    /// The rotation of a display matrix's nine values (MP4's `tkhd` order: a b u c d v x y w,
+    /// 16.16 and 2.30 fixed point), as ``rotation(of:)``; 0 for anything but nine.
+    package static func rotation(matrix: [Int32]) -> Int {
+        guard matrix.count == 9 else { return 0 }
+        let degrees = matrix.withUnsafeBufferPointer { av_display_rotation_get($0.baseAddress!) }
         guard degrees.isFinite else { return 0 }
         let quarter = Int((degrees / 90).rounded())
         return ((quarter % 4) + 4) % 4 * 90

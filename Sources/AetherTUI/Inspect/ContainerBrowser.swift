@@ -162,7 +162,7 @@ final class ContainerBrowser {
 
     /// The chosen node's bytes for the hex view: `count` bytes from `hexOffset`.
     func hexBytes(count: Int) -> (offset: Int64, bytes: [UInt8]) {
-        guard let node = selected?.node, let document else { return (0, []) }
+        guard let node = selected?.node, node.coversBytes, let document else { return (0, []) }
         let start = node.offset + hexOffset
         let length = node.size.map { max(0, $0 - hexOffset) } ?? Int64(count)
         let bytes = document.source.read(at: start, count: Int(min(Int64(count), length)))

@@ -123,7 +123,7 @@ struct InspectorView {
         for (i, line) in lines.prefix(fieldRows).enumerated() {
             surface.put(" " + line.0, row: pane.row + i, column: pane.column, role: line.1, width: pane.width)
         }
-        guard hexRows > 0, browser.selected?.node != nil else { return }
+        guard hexRows > 0, browser.selected?.node?.coversBytes == true else { return }
         let (perLine, ascii) = Self.hexShape(width: pane.width - 1)
         let (start, bytes) = browser.hexBytes(count: hexRows * perLine)
         let top = pane.endRow - hexRows
@@ -138,7 +138,7 @@ struct InspectorView {
         guard let node = row.node else { return indent + "  … \(row.omitted) more" }
         let marker = node.isContainer ? (row.isOpen ? "▾ " : "▸ ") : "  "
         var text = indent + marker + node.name
-        text += "  @" + number(node.offset) + "  " + (node.size.map { number($0) } ?? "?")
+        if node.coversBytes { text += "  @" + number(node.offset) + "  " + (node.size.map { number($0) } ?? "?") }
         if let summary = node.summary { text += "  " + summary }
         if node.damage != nil { text += "  ⚠" }
         return text

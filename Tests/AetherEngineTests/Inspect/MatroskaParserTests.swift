@@ -31,7 +31,7 @@ enum EBMLTree {
     static func field(_ node: StructureNode?, _ name: String) -> String? { node?.fields.first { $0.name == name }?.value }
 
     /// `1234567` → `1,234,567`, as damage texts write offsets.
-    static func grouped(_ value: Int64) -> String { EBMLText.grouped(value) }
+    static func grouped(_ value: Int64) -> String { ContainerScan.grouped(value) }
 
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
