@@ -178,15 +178,18 @@ public final class DiscInput {
             }
             var bytes: [UInt8]
             let counters = counters(k)
-            if piece.shift == 0, counters.isEmpty {
+            // A program stream is read a pack at a time: its navigation packets are hidden.
+            if piece.shift == 0, counters.isEmpty, plan.packing != .programStream {
                 bytes = read(piece, at: start, count: min(wanted, 1 << 20), wholeOnly: false)
             } else {
-                // Whole packs or packets from the piece's start, each moved, then the part asked for.
+                // Whole packs or packets from the piece's start, each moved (and a pack's navigation
+                // hidden), then the part asked for.
                 let unit = plan.unit, from = start / Int64(unit) * Int64(unit), skip = Int(start - from)
                 bytes = read(piece, at: from, count: (min(wanted, 1 << 20) + skip + unit - 1) / unit * unit, wholeOnly: true)
                 for at in stride(from: 0, to: bytes.count, by: unit) {
                     if plan.packing == .programStream {
                         ProgramStreamRetimer.shift(&bytes, from: at, by: piece.shift)
+                        ProgramStreamRetimer.hideNavigation(&bytes, from: at)
                     } else {
                         TransportStreamRetimer.shift(&bytes, from: at, by: piece.shift)
                         TransportStreamRetimer.renumber(&bytes, from: at, by: counters)

@@ -40,6 +40,27 @@ public enum ProgramStreamRetimer {
         return moved
     }
 
+    /// Turns the navigation packets (PCI and DSI, in private stream 2) of `pack` (one 2048-byte
+    /// pack, changed in place) into padding, which the demuxer skips: the disc's navigation is
+    /// read from its IFO files (``DVDInfo``), and libavformat would make a stream of it
+    /// (`dvd_nav_packet`) that plays nothing yet takes the first stream number, so a DVD's
+    /// video would be `#1` where a Blu-ray's and a file's is `#0`. Returns how many it hid.
+    @discardableResult
+    public static func hideNavigation(_ pack: inout [UInt8], from start: Int = 0) -> Int {
+        let end = min(pack.count, start + packBytes)
+        guard end - start >= 14, pack[start..<(start + 4)] == [0, 0, 1, 0xBA], pack[start + 4] & 0xC0 == 0x40 else { return 0 }
+        var at = start + 14 + Int(pack[start + 13] & 7)
+        var hidden = 0
+        while at + 6 <= end, pack[at] == 0, pack[at + 1] == 0, pack[at + 2] == 1 {
+            if pack[at + 3] == 0xBF {
+                pack[at + 3] = 0xBE  // padding_stream: its length is kept, its bytes skipped
+                hidden += 1
+            }
+            at += 6 + (Int(pack[at + 4]) << 8 | Int(pack[at + 5]))
+        }
+        return hidden
+    }
+
     /// The 5-byte timestamp at `at` (4-bit prefix, 33 bits with marker bits), moved by `ticks`.
     static func move(_ b: inout [UInt8], at: Int, by ticks: Int64) -> Int {
         let value = Int64(b[at] >> 1 & 7) << 30 | Int64(b[at + 1]) << 22 | Int64(b[at + 2] >> 1) << 15

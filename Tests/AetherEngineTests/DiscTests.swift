@@ -178,5 +178,35 @@ struct DiscTests {
         var noise = (0..<2048).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         #expect(ProgramStreamRetimer.shift(&noise, by: 5) == 0)
         #expect(ProgramStreamRetimer.vobuStart(noise[...]) == nil && ProgramStreamRetimer.vobuStart([0, 0, 1][...]) == nil)
+        #expect(ProgramStreamRetimer.hideNavigation(&noise) == 0)
+        for cut in stride(from: 0, to: 40, by: 1) {
+            var short = Array(Self.navigationPack().prefix(cut))
+            _ = ProgramStreamRetimer.hideNavigation(&short)
+            #expect(short.count == cut)
+        }
+    }
+
+    /// A navigation pack: header, system header, PCI and DSI in private stream 2, padding.
+    static func navigationPack() -> [UInt8] {
+        var b: [UInt8] = [0, 0, 1, 0xBA, 0x44, 0, 4, 0, 4, 1, 1, 0x89, 0xC3, 0xF8]
+        b += [0, 0, 1, 0xBB, 0, 18] + [UInt8](repeating: 0x80, count: 18)
+        b += [0, 0, 1, 0xBF, 0x03, 0xD4] + [0] + [UInt8](repeating: 0x11, count: 0x3D4 - 1)   // PCI
+        b += [0, 0, 1, 0xBF, 0x03, 0xE2] + [1] + [UInt8](repeating: 0x22, count: 0x3E2 - 1)   // DSI (shortened)
+        let rest = 2048 - b.count - 6
+        return b + [0, 0, 1, 0xBE, UInt8(rest >> 8), UInt8(rest & 0xFF)] + [UInt8](repeating: 0xFF, count: rest)
+    }
+
+    /// #62 item 17: a DVD's navigation packets become padding (the demuxer skips them and makes
+    /// no stream of them); nothing else in the pack changes, and a pack of pictures is left alone.
+    @Test func navigationPacketsBecomePadding() {
+        var nav = Self.navigationPack()
+        let before = nav
+        #expect(nav.count == 2048 && ProgramStreamRetimer.vobuStart(nav[...]) != nil)
+        #expect(ProgramStreamRetimer.hideNavigation(&nav) == 2)
+        #expect(nav[41] == 0xBE && nav[41 + 6 + 0x3D4] == 0xBE)
+        #expect(zip(nav, before).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset) == [41, 41 + 6 + 0x3D4])
+        var video = Self.pack(pts: 1, dts: 1)
+        let same = video
+        #expect(ProgramStreamRetimer.hideNavigation(&video) == 0 && video == same)
     }
 }

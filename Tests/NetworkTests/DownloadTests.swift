@@ -179,6 +179,13 @@ import Testing
         ])
         let (_, sourceDuration) = try Self.streams(Self.source("hls-download/master.m3u8"))
         #expect(abs(duration - sourceDuration) <= 2 * Self.frameSeconds, "\(duration) s against the source's \(sourceDuration) s")
+        // The frame rate as `ffmpeg -c copy` carries it (#62 item 16: it was 293/12, estimated
+        // from the Matroska file's millisecond timestamps without a DefaultDuration).
+        func rate(_ path: String) -> String {
+            Process.run(["/usr/bin/ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "stream=avg_frame_rate", "-of", "csv=p=0", path],
+                        timeout: 20).stdout.split(separator: "\n").first.map(String.init) ?? ""   // (a playlist's stream is listed twice)
+        }
+        #expect(rate(out) == "24/1" && rate(out) == rate(Self.source("hls-download/2/index.m3u8")), "\(rate(out))")
         // Remuxed, not re-encoded: every decoded frame is the source's.
         let video = Self.frames(out, map: "0:v")
         #expect(video.count == 240)

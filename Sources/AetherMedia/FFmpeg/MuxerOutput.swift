@@ -56,6 +56,11 @@ package final class MuxerOutput {
         }
         stream.pointee.codecpar.pointee.codec_tag = 0
         stream.pointee.time_base = source.pointee.time_base
+        // The frame rates, as `ffmpeg -c copy` carries them: Matroska writes DefaultDuration from
+        // the average (without it a reader estimates one from millisecond timestamps: 293/12
+        // for a 24 fps HLS download).
+        stream.pointee.avg_frame_rate = source.pointee.avg_frame_rate
+        stream.pointee.r_frame_rate = source.pointee.r_frame_rate
         return stream
     }
 
