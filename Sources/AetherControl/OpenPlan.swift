@@ -42,17 +42,22 @@ struct OpenPlan {
         saved?.start
     }
 
-    /// Subtitle files next to `source` (a local file), added to `player` unless named already.
-    func addSidecars(of source: String, to player: Player) {
-        guard !PlaylistLoader.isURL(source) else { return }
+    /// Subtitle files next to `source` (a local file), added to `player` unless named already;
+    /// returns the paths added.
+    func addSidecars(of source: String, to player: Player) -> [String] {
+        guard !PlaylistLoader.isURL(source) else { return [] }
+        var added: [String] = []
         for path in SubtitleStore.sidecarCandidates(for: source) where !options.subtitles.files.contains(path) {
             player.addSubtitleFile(path)
+            added.append(path)
         }
+        return added
     }
 
     /// The subtitles the open item starts with, and their delay (the saved one, else `delay`).
-    func chooseSubtitles(on player: Player, delay: Double) {
-        chooseInitialSubtitles(on: player)
+    /// `besides`: the subtitle files found next to the item (``addSidecars(of:to:)``).
+    func chooseSubtitles(on player: Player, delay: Double, besides: [String]) {
+        chooseInitialSubtitles(on: player, besides: besides)
         player.setSubtitleDelay(saved?.subtitleDelay ?? delay)
     }
 
@@ -61,7 +66,9 @@ struct OpenPlan {
     /// their language or flags; among files, `--slang`'s first match, else the first. With no
     /// file, the engine's choice at the open stands (`--slang`'s match, else a default or forced
     /// track).
-    private func chooseInitialSubtitles(on player: Player) {
+    /// Files are `--sub-file`'s and `besides`; other tracks read from their own documents (a
+    /// DASH manifest's text sets, a song's synced lyrics) are the item's own.
+    private func chooseInitialSubtitles(on player: Player, besides: [String]) {
         if let s = saved?.subtitleTrack {
             player.selectSubtitleTrack(s.map { $0 - 1 })
             return
@@ -73,7 +80,7 @@ struct OpenPlan {
             return
         }
         let files = player.subtitleTracks.compactMap { t -> (track: SubtitleTrackInfo, given: Bool)? in
-            guard case .sidecar(let path) = t.source else { return nil }
+            guard case .sidecar(let path) = t.source, options.subtitles.files.contains(path) || besides.contains(path) else { return nil }
             return (t, options.subtitles.files.contains(path))
         }
         let ranked = files.filter(\.given) + files.filter { !$0.given }

@@ -151,12 +151,12 @@ public final class PlayerController: PlaylistWalkOwner {
         item.opened(fileSize: PlaylistLoader.isURL(entry.source) ? nil : FileBytes.size(path: entry.source),
                     startPosition: player.startPosition ?? start)
         CurrentItemWatch.current(entry, info: player.mediaInfo)
-        if settings.subtitleAutoload { plan.addSidecars(of: entry.source, to: player) }
+        let besides = settings.subtitleAutoload ? plan.addSidecars(of: entry.source, to: player) : []
         remote.saw(remote.title(of: entry, player: player), for: entry.source, items: playlist.count)
         // (`--stream-record` began with the open; a gapless item already playing starts it here.)
         if player.recordingPath != settings.player.streamRecord { startRecording() }
         remote.writeCover(of: player)
-        plan.chooseSubtitles(on: player, delay: subtitleDelaySetting)
+        plan.chooseSubtitles(on: player, delay: subtitleDelaySetting, besides: besides)
         if !paused { player.play() }
         host?.controllerDidLoadItem(self)
         hub.emit(.fileLoaded)

@@ -34,6 +34,26 @@ struct DiscPlaybackTests {
         #expect(abs((info.duration ?? 0) - 8.0) < 0.01 && info.audio.first?.tags.language == "fr")
         let text = Process.run([TestEnvironment.binary, "probe", Self.iso], timeout: 30).stdout
         #expect(text.contains("Titles      2") && text.contains("#2  00:00:08.000  2 chapters  (playing)"), "\(text)")
+        // Numbered as a Blu-ray's and a file's streams are (#62 item 17): the navigation packets
+        // make no stream of their own (they were #0, and the video #1).
+        #expect(info.video.first?.index == 0 && info.audio.first?.index == 1, "\(info.video.map(\.index)) \(info.audio.map(\.index))")
+        #expect(text.contains("Video    #0  mpeg2video") && text.contains("Audio    #1  ac3"), "\(text)")
+    }
+
+    /// #62 item 13, in tmux: the title bar says which of the disc's titles plays, and the stats
+    /// box (`i`) shows the `--af` chain the sound goes through.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+    func theTitleBarNamesTheTitleAndTheStatsTheFilterChain() throws {
+        #expect(TestEnvironment.requirePulse())
+        let s = try TmuxSession([TestEnvironment.binary, "--audio-device=pulse", "--vo=halfblock", "--no-config", "--pause",
+                                 "--af=volume=0.5,aecho=0.8:0.9:40:0.3", Self.iso],
+                                columns: 120, rows: 30, environment: ["XDG_RUNTIME_DIR": "/tmp/aether-test-xdg", "TERM": "screen-256color"])
+        defer { s.close() }
+        #expect(s.waitFor(10) { $0.contains("dvd.iso · title 2 of 2") }, "\(s.screen())")
+        s.send("i")
+        #expect(s.waitFor(5) { $0.contains("Filters    volume=0.5,aecho=0.8:0.9:40:0.3") }, "\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
     /// `--edition=N` plays another title; one the disc does not have is one line and exit 1.

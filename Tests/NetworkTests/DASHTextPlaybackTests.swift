@@ -36,6 +36,34 @@ import Testing
         #expect(paths.filter { $0 == "/subs.vtt" }.count == 1 && !paths.contains("/subs.ttml"), "\(paths)")
     }
 
+    /// A DASH text set is the item's own track, not a subtitle file: with a `--slang` it does not
+    /// match, nothing is shown (mpv's `compare_track` prefers files only; before, a text set was
+    /// taken for one and shown whatever the language).
+    @Test func aTextSetInAnotherLanguageIsNotChosen() throws {
+        let dir = try DASHDownloadTests.site(DASHDownloadTests.languages)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "WEBVTT\n\n00:00:00.500 --> 00:00:09.000\nEnglish words here\n".write(toFile: dir + "/subs.vtt", atomically: true, encoding: .utf8)
+        let server = try LoopbackHTTP(root: dir)
+        defer { server.stop() }
+        let directory = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/mpv.sock"
+        for (slang, chosen) in [("fre", false), ("eng", true)] {
+            let player = BackgroundPlayer([TestEnvironment.binary, server.url("manifest.mpd"), "--vo=null", "--ao=null", "--no-config", "--pause",
+                                           "--slang=\(slang)", "--input-ipc-server=\(socket)"], timeout: 60)
+            let client = try IPCTestClient(path: socket, timeout: 20)
+            var sid: Any?
+            #expect(waitUntil(20, interval: 0.05) {
+                guard client.request(#"{"command":["get_property","duration"]}"#)?["data"] is Double else { return false }
+                sid = client.request(#"{"command":["get_property","sid"]}"#)?["data"]
+                return true
+            })
+            #expect(chosen ? (sid as? Int) == 1 : (sid as? Bool) == false, "--slang=\(slang): sid \(String(describing: sid))")
+            client.send(#"{"command":["quit"]}"#)
+            #expect(player.wait(timeout: 20)?.status == 0)
+        }
+    }
+
     /// Hostile text sets: a `.vtt` that is not WebVTT, one that cannot be read (404), one with
     /// an impossible cue time: each left out in one log line without control characters, the
     /// video plays.

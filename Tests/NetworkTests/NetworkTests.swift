@@ -90,6 +90,26 @@ import Testing
         #expect(resumed.contains { $0 > 0 && $0 <= drop }, "resumed at \(resumed), dropped after \(drop)")
     }
 
+    /// #62 item 9: `--cache-secs` holds from the start. Paused at the load, an HLS VOD of 2 s
+    /// segments with `--cache-secs=4` reads three or four of them (the cache and the segment
+    /// libavformat opens next), where before the fix all ten came in the first second.
+    @Test func cacheSecsHoldsFromTheStart() throws {
+        let server = try LoopbackHTTP(root: Self.root)
+        defer { server.stop() }
+        let directory = PlayerRuns.socketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/mpv.sock"
+        let player = BackgroundPlayer([TestEnvironment.binary, server.url("hls-vod/master.m3u8"), "--hls-bitrate=min", "--cache-secs=4", "--pause",
+                                       "--vo=null", "--ao=null", "--no-config", "--input-ipc-server=\(socket)"], timeout: 60)
+        let client = try IPCTestClient(path: socket, timeout: 15)
+        func segments() -> [String] { ((try? server.requests()) ?? []).compactMap { $0["path"] as? String }.filter { $0.hasSuffix(".ts") } }
+        #expect(waitUntil(15, interval: 0.05) { segments().count >= 2 }, "\(segments())")
+        // Nothing comes that the cache does not hold, however long it stays paused.
+        #expect(!waitUntil(3, interval: 0.1) { segments().count > 4 }, "\(segments())")
+        client.send(#"{"command":["quit"]}"#)
+        #expect(player.wait(timeout: 20)?.status == 0)
+    }
+
     @Test func aStalledServerShowsBufferingAndPlaybackRecovers() throws {
         let stall = Self.progressiveBytes * 3 / 10
         let server = try LoopbackHTTP(root: Self.root, rules: #"[{"path": "progressive\\.mp4$", "times": 1, "stall_after": \#(stall), "stall_seconds": 3}]"#)

@@ -97,6 +97,8 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
         public var muted = false
         /// The loudness gain applied (`track -6.00 dB`, `album …`, `fallback …`); nil when off.
         public var replayGain: String?
+        /// The `--af` chain the sound goes through; nil when none.
+        public var filters: String?
         public var xruns = 0
 
         enum CodingKeys: String, CodingKey {

@@ -66,8 +66,14 @@ final class DemuxLoop: @unchecked Sendable {  // its state is its threads' local
                 control.wait(seconds: 0.5) { $0.pendingSeek != nil || $0.stopped }
                 continue
             }
-            // The demuxer cache is full: wait for the playhead to move on.
-            if source.reading.cacheSeconds > 0, c.state != .loading, c.state != .seeking, c.demuxedUntil - clock.time > source.reading.cacheSeconds {
+            // The demuxer cache is full: wait for the playhead to move on. While a load or seek
+            // lands, the playhead is its target (the clock waits for the first frame): a
+            // `--cache-secs` holds from the start (#62 item 9: 24 s were read in the first second
+            // of an HLS VOD with `--cache-secs=4`); a second at least, which a decoder's
+            // reordering delay and an audio track muxed a little late always fit in.
+            let landing = c.state == .loading || c.state == .seeking
+            let ahead = c.demuxedUntil - (landing ? c.seek.start : clock.time)
+            if source.reading.cacheSeconds > 0, ahead > (landing ? max(1, source.reading.cacheSeconds) : source.reading.cacheSeconds) {
                 control.wait(seconds: 0.1) { $0.pendingSeek != nil || $0.stopped }
                 continue
             }

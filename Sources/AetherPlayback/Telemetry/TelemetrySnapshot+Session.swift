@@ -36,6 +36,7 @@ extension TelemetrySnapshot {
         audio.volume = c.settings.volume
         audio.muted = c.settings.muted
         audio.replayGain = s.replayGain.source.map { $0 + String(cFormat: " %+.2f dB", s.replayGain.db) }
+        audio.filters = c.streams.audio == nil || s.options.audio.filters.isEmpty ? nil : s.options.audio.filters
         audio.xruns = (s.sink as? ALSASink)?.xruns ?? 0
         network.buffering = c.cache.buffering
         network.rebuffers = c.cache.rebuffers

@@ -57,9 +57,13 @@ struct ChromeView {
         return frame
     }
 
-    /// The title line: the media's title (``PlayerController/mediaTitle``) and the chapter playing.
+    /// The title line: the media's title (``PlayerController/mediaTitle``), a disc's title playing
+    /// (`· title 2 of 3`: `--edition=N` plays another) and the chapter playing.
     func titleBar() -> TitleBar {
-        let name = controller.mediaTitle ?? URL(fileURLWithPath: source).lastPathComponent
+        var name = controller.mediaTitle ?? URL(fileURLWithPath: source).lastPathComponent
+        if let titles = player.mediaInfo?.titles, let playing = titles.first(where: \.playing) {
+            name += " · title \(playing.number) of \(titles.count)"
+        }
         return TitleBar(title: name, chapter: currentChapter().map { $0.title ?? "chapter" })
     }
 
@@ -167,6 +171,7 @@ struct ChromeView {
             lines.append("Audio      none")
         }
         lines.append("Output     \(t.audio.device)  \(t.audio.format)\(player.audioDelay != 0 ? String(cFormat: "  audio delay %+.1f s", player.audioDelay) : "")")
+        if let chain = t.audio.filters { lines.append("Filters    \(chain)") }
         if let gain = t.audio.replayGain { lines.append("ReplayGain \(gain)") }
         // The music view plays no picture: its stats are the sound's alone.
         if music == nil {
