@@ -358,10 +358,13 @@ package final class Terminal: Sendable {
                 return (q.chunks.removeFirst(), q.outputFD)
             }
             guard let (chunk, fd) = next else { return }
+            // The restore closes what a write cut short may have left open (and only then).
+            aether_terminal_set_write_open(1)
             let written = switch chunk.payload {
             case .bytes(let bytes): bytes.withUnsafeBytes { writeAll($0, to: fd) }
             case .buffer(let buffer): buffer.withUnsafeBytes { writeAll($0, to: fd) }
             }
+            if written { aether_terminal_set_write_open(0) }
             chunk.ticket?.finish(written)
             queue.update { $0.writing = false }
         }

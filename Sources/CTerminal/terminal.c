@@ -17,6 +17,10 @@ static int saved_fd = -1;   /* where the termios came from (stdin; may be read-o
 static int output_fd = -1;  /* where the restore bytes go: the terminal's output */
 static char restore_bytes[256];
 static size_t restore_length;
+/* A write to the terminal is under way or was cut short (aether_terminal_set_write_open). */
+static volatile sig_atomic_t write_open;
+/* What closes whatever a cut write left open: CAN, ST, synchronized output off. */
+static const char closer_bytes[] = "\x18\x1b\\\x1b[?2026l";
 
 /* Handlers that were in place before ours, by signal number. */
 #define MAX_SIGNAL 65
@@ -37,6 +41,8 @@ int aether_terminal_save(int fd) {
 }
 
 int aether_terminal_output_fd(void) { return output_fd; }
+
+void aether_terminal_set_write_open(int open) { write_open = open ? 1 : 0; }
 
 void aether_terminal_set_restore_sequence(const char *bytes, size_t length) {
     if (length > sizeof restore_bytes) length = sizeof restore_bytes;
@@ -64,6 +70,7 @@ static void write_all(int fd, const char *bytes, size_t length) {
 void aether_terminal_restore(void) {
     if (saved_fd < 0) return;
     int saved_errno = errno;
+    if (output_fd >= 0 && write_open) write_all(output_fd, closer_bytes, sizeof closer_bytes - 1);
     if (output_fd >= 0) write_all(output_fd, restore_bytes, restore_length);
     /* TCSANOW, not TCSAFLUSH: waiting for the output to drain could hang on a stalled
        terminal. Unread input (keys, late terminal replies) is dropped so the shell does not

@@ -39,6 +39,75 @@ import Testing
         return kept
     }
 
+    /// What a terminal would complain of in `bytes`: an ST (`ESC \\`) with no string open (kitty:
+    /// "Unknown char after ESC: 0x5c"), a `?2026l` with no `?2026h` open ("Pending mode stop
+    /// command issued while not in pending mode"), a `?2026h` inside one; and how many brackets
+    /// opened. Strings are APC, DCS, OSC, SOS and PM, ended by ST (OSC by BEL too), cancelled by
+    /// CAN or SUB.
+    static func balance(_ bytes: [UInt8]) -> (problems: [String], brackets: Int) {
+        var problems: [String] = [], brackets = 0, open = false, inString = false
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if inString {
+                if b == 0x18 || b == 0x1A || b == 0x07 { inString = false } else if b == 0x1B, i + 1 < bytes.count, bytes[i + 1] == 0x5C {
+                    inString = false
+                    i += 1
+                }
+                i += 1
+                continue
+            }
+            guard b == 0x1B, i + 1 < bytes.count else { i += 1; continue }
+            let next = bytes[i + 1]
+            switch next {
+            case 0x5F, 0x50, 0x5D, 0x58, 0x5E:   // _ P ] X ^
+                inString = true
+                i += 2
+            case 0x5C:
+                problems.append("a stray ST at byte \(i)")
+                i += 2
+            case 0x5B:   // CSI: parameters, intermediates, a final byte
+                var j = i + 2
+                while j < bytes.count, (0x20...0x3F).contains(bytes[j]) { j += 1 }
+                let body = String(decoding: bytes[(i + 2)..<min(j + 1, bytes.count)], as: UTF8.self)
+                if body == "?2026h" {
+                    if open { problems.append("?2026h inside one at byte \(i)") }
+                    open = true
+                    brackets += 1
+                } else if body == "?2026l" {
+                    if !open { problems.append("?2026l with none open at byte \(i)") }
+                    open = false
+                }
+                i = j + 1
+            default:
+                i += 2
+            }
+        }
+        if open { problems.append("a ?2026h left open at the end") }
+        return (problems, brackets)
+    }
+
+    /// #62 item 11: what a film sends a terminal that synchronizes balances (kitty 0.26.5 logged
+    /// 26 "Pending mode stop" lines over 10 s of a 1080p film, and a stray ST at exit): no ST
+    /// outside a string, no `?2026l` without its `?2026h`; kitty's pictures, each applied whole,
+    /// are not bracketed at all (a multi-megabyte direct transmission overflowed kitty's
+    /// pending-mode buffer); cells are, in pairs.
+    @Test(arguments: [["--vo=kitty", "--vo-kitty-use-shm=no"], ["--vo=kitty", "--vo-kitty-use-shm=yes"], ["--vo=halfblock"]])
+    func whatAFilmSendsBalances(output: [String]) throws {
+        let dump = PlayerRuns.temp("kitty.dump")
+        defer { try? FileManager.default.removeItem(atPath: (dump as NSString).deletingLastPathComponent) }
+        let r = try KittyPty.run([TestEnvironment.binary, "--ao=null", "--length=2", "--no-config"] + output + [TestEnvironment.fixture("h264-720p.mkv")],
+                                 extra: ["--sync", "--dump", dump, "--keys-after", "60", "--timeout", "30"])
+        #expect(r.status == 0 && r.errors.isEmpty, "\(output): \(r)")
+        let (problems, brackets) = Self.balance([UInt8](FileManager.default.contents(atPath: dump) ?? Data()))
+        #expect(problems.isEmpty, "\(output): \(problems.prefix(5))")
+        if output.contains("--vo=kitty") {
+            #expect(r.transmissions.count > 10 && brackets == 0, "\(output): \(r.transmissions.count) pictures, \(brackets) brackets")
+        } else {
+            #expect(brackets > 10, "\(output): \(brackets) brackets")
+        }
+    }
+
     @Test func aKittyTerminalGetsTheFrameAsKittyImages() throws {
         let r = Self.pictures(try KittyPty.run(Self.player + ["--vo-kitty-use-shm=no"]))
         #expect(r.status == 0 && r.queries == 1 && r.errors.isEmpty, "\(r)")

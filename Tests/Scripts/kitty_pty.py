@@ -4,7 +4,7 @@ terminal answers (DA1, DSR, cell size, kitty's a=q with OK; its t=s query by rea
 the shared memory object, as kitty does), reads every kitty graphics command the command sends
 (a t=s transmission from its shared memory object, unlinked after), sends keys after a while, and reports what arrived as one JSON object.
 
-    kitty_pty.py [--cols 100 --rows 30] [--keys-after 3] [--keys q] [--no-kitty]
+    kitty_pty.py [--cols 100 --rows 30] [--keys-after 3] [--keys q] [--no-kitty] [--sync]
                  [--slow-after N --image-ms MS] [--drop-da1 N] -- COMMAND ARGS...
 
 --slow-after makes a terminal that turns slow mid-film: from the N+1st image on it stops reading
@@ -34,6 +34,7 @@ ap.add_argument("--no-kitty", action="store_true", help="answer a=q with an erro
 ap.add_argument("--no-shm", action="store_true", help="answer a=q,t=s with an error (as WezTerm and ghostty)")
 ap.add_argument("--version", default=None, help="answer XTVERSION (CSI > 0 q) with this name, e.g. kitty(0.35.2)")
 ap.add_argument("--dump", default=None, help="also write everything received to this file")
+ap.add_argument("--sync", action="store_true", help="answer the synchronized-output query (DECRQM ?2026) as kitty does")
 ap.add_argument("--slow-after", type=int, default=None, help="after this many images, take --image-ms to absorb each (reads throttled)")
 ap.add_argument("--image-ms", type=float, default=400.0)
 ap.add_argument("--drop-da1", type=int, default=0,
@@ -139,6 +140,7 @@ def handle_apc(body):
             time.sleep(a.image_ms / 1000)   # measurement window: the slow terminal absorbing an image
 
 csi = re.compile(rb"\x1b\[([0-9;?>]*)([A-Za-z])")
+decrqm = re.compile(rb"\x1b\[\?([0-9]+)\$p")
 
 def scan():
     """Consumes complete sequences from buf; leaves an incomplete tail."""
@@ -169,6 +171,13 @@ def scan():
         if c == b"8":
             cursor[:] = saved
             i = j + 2
+            continue
+        q = decrqm.match(buf, j)
+        if q is not None:
+            # Synchronized output (mode 2026) as kitty has it, with --sync; else no answer.
+            if a.sync and q.group(1) == b"2026":
+                answer(b"\x1b[?2026;2$y")
+            i = q.end()
             continue
         m = csi.match(buf, j)
         if m is None:

@@ -10,12 +10,14 @@ import TerminalGraphics
 
 /// Taking the screen and giving it back.
 extension Display {
-    /// What every way out writes (normal quit, signals, a crash, Ctrl-Z): CAN and ST first (a
-    /// crash can come in the middle of a sixel image, a DCS string, or an escape sequence, which
-    /// would otherwise swallow the rest), mouse reports off (press, drag, any motion, SGR), SGR
-    /// reset, synchronized output off, the cursor on, the main screen.
+    /// What every way out writes (normal quit, signals, a crash, Ctrl-Z): mouse reports off
+    /// (press, drag, any motion, SGR), SGR reset, the cursor on, the main screen. After a write
+    /// that was cut short (a crash or signal in the middle of a sixel image, a kitty APC or an
+    /// escape sequence) CAN, ST and synchronized output off come first (CTerminal's
+    /// `aether_terminal_set_write_open`); after whole writes they do not, as kitty logs a stray
+    /// ST and an unopened `?2026l` as errors.
     /// With `--title`, the title before is popped back too (XTWINOPS 23).
-    static let restoreSequence = "\u{18}\u{1B}\\\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?2026l\u{1B}[?25h\u{1B}[?1049l"
+    static let restoreSequence = "\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1003l\u{1B}[?1006l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
 
     func start(terminfoDirectory: String?) throws(Terminal.StartError) {
         let restore = Self.restoreSequence + (screen.terminalTitle.isEnabled ? String(decoding: Escape.popTitle, as: UTF8.self) : "")

@@ -202,7 +202,8 @@ final class OutputRenderer {
         let renderStart = output.clock.seconds
         let overlay = assOverlay(for: presented, width: frame.width, height: frame.height)
         buffer.removeAll()
-        if output.synchronizedUpdate { buffer.append(Escape.beginSynchronizedUpdate) }
+        let bracketed = output.synchronizedUpdate && !driver.framesApplyWhole
+        if bracketed { buffer.append(Escape.beginSynchronizedUpdate) }
         buffer.append(Escape.saveCursor)   // ncurses' idea of the cursor and attributes stays true
         let body = buffer.count
         let render = { [driver, buffer] (image: PixelImage) -> RenderReport? in
@@ -229,7 +230,7 @@ final class OutputRenderer {
             return
         }
         buffer.append(Escape.restoreCursor)
-        if output.synchronizedUpdate { buffer.append(Escape.endSynchronizedUpdate) }
+        if bracketed { buffer.append(Escape.endSynchronizedUpdate) }
         let renderSeconds = output.clock.seconds - renderStart
         // Refused when the scene changed while encoding (an overlay opened): the driver's idea
         // of the screen includes bytes that never went out, so it starts over.

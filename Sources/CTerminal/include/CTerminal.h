@@ -18,6 +18,13 @@ int aether_terminal_output_fd(void);
 /* Sets the bytes written on restore (leave alternate screen, show cursor, mouse off, SGR reset). */
 void aether_terminal_set_restore_sequence(const char *bytes, size_t length);
 
+/* Whether the terminal may be inside a sequence we sent (1: a write is under way, or one was
+   cut short; 0: every write so far ended whole). While it may be, the restore starts with CAN
+   and ST (closing a sixel's DCS, a kitty APC or an escape sequence, which would otherwise
+   swallow the rest) and ends synchronized output; after whole writes it does not, as a stray
+   ST and a ?2026l with no ?2026h open are parse errors to kitty. Async-signal-safe. */
+void aether_terminal_set_write_open(int open);
+
 /* Writes the restore sequence to the terminal's output (giving up after about a second if the
    terminal does not take it), discards unread input, and puts the saved termios back on the fd
    it came from. Safe in a signal handler. */

@@ -19,6 +19,9 @@ import AetherBase
 public final class KittyDriver: VideoDriver {
     public let name = "kitty"
     public var drawsAboveText: Bool { !placeholders }
+    /// A placed image is replaced whole when its transmission ends; placeholder cells are text
+    /// drawn beside it, which the bracket keeps in step.
+    public var framesApplyWhole: Bool { !placeholders }
     public let showsPixels = true
     /// Placeholder cells show the picture (``KittyPlaceholder``), not a placement at the cursor.
     public let placeholders: Bool

@@ -106,6 +106,13 @@ public protocol VideoDriver: AnyObject {
     /// Appends what takes the driver's pictures off the screen for good (kitty deletes its
     /// image; text-layer and sixel pictures go with an erase of their cells).
     func teardown(into output: ByteBuffer)
+    /// A frame is one command the terminal applies whole (a kitty image placed by its id): a
+    /// synchronized-update bracket adds nothing to it, and a terminal that holds a bracket's
+    /// bytes gives up on a frame larger than it holds (kitty 0.26 logged a `Pending mode stop`
+    /// for each of a 1080p film's multi-megabyte direct transmissions). False (the default):
+    /// the frame is bracketed where the terminal synchronizes (cells, sixel, kitty's
+    /// placeholder cells).
+    var framesApplyWhole: Bool { get }
 }
 
 extension VideoDriver {
@@ -120,6 +127,7 @@ extension VideoDriver {
         set {}
     }
     public func teardown(into output: ByteBuffer) {}
+    public var framesApplyWhole: Bool { false }
     /// Drivers without a tolerance: nil, and setting it does nothing.
     public var tolerance: Double? {
         get { nil }
