@@ -50,7 +50,7 @@ public struct Theme: Equatable, Sendable {
             .menuBorder: ThemeStyle(foreground: cyan),
             .subtitle: ThemeStyle(foreground: .index(15), background: .index(0), bold: true),
             .stats: ThemeStyle(),
-            .statsBorder: ThemeStyle(foreground: .index(4)),
+            .statsBorder: ThemeStyle(foreground: .index(12)),
             .telemetry: ThemeStyle(),
             .sparkline: ThemeStyle(foreground: .index(2), bold: true),
             .help: ThemeStyle(),

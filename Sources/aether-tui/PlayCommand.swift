@@ -69,6 +69,12 @@ struct Play: ParsableCommand {
         // NO_COLOR (no-color.org) drops the chrome's colours; an explicit --theme overrides it.
         // The picture is never affected.
         if playback.theme == nil, ThemeLoader.noColorRequested(environment: env) { theme = theme.withoutColor() }
+        // Without --theme, a light background (the terminal's OSC 11 answer) gets the light theme.
+        var themeOnLight: Theme?
+        if playback.theme == nil {
+            themeOnLight = try? ThemeLoader.load("light", environment: env, executablePath: ExecutablePath.current ?? CommandLine.arguments[0])
+            if ThemeLoader.noColorRequested(environment: env) { themeOnLight = themeOnLight?.withoutColor() }
+        }
         var options = TUIOptions(
             playlist: setup.playlist, controller: setup.controller,
             output: OutputSettings(choice: playback.vo,
@@ -79,6 +85,7 @@ struct Play: ParsableCommand {
                                                                  cellSymbols: playback.voCells.value,
                                                                  cellTolerance: playback.voCellsTolerance)),
             theme: theme, startPaused: playback.pause)
+        options.themeOnLight = themeOnLight
         options.output.drivers.kittySharedMemory = playback.kittyUseShm
         options.statsFile = playback.statsFile
         options.screenshotDirectory = playback.screenshotDirectory

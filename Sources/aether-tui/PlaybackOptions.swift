@@ -168,7 +168,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("cache-pause-wait"), help: ArgumentHelp("Seconds buffered before playback goes on after the cache ran dry.", valueName: "seconds"))
     var cachePauseWait: Double = 1
 
-    @Option(help: ArgumentHelp("Colour theme: a name (default, light, solarized-dark, high-contrast, mono, or one in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file.", valueName: "name|path"))
+    @Option(help: ArgumentHelp("Colour theme: a name (default, light, solarized-dark, high-contrast, mono, or one in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file. Without it: light on a terminal whose background is light (OSC 11), else default.", valueName: "name|path"))
     var theme: String?
 
     @Option(name: .customLong("vo-sixel-colors"), help: ArgumentHelp("Sixel palette size, 2 to 256 (default: the terminal's colour registers).", valueName: "n"))

@@ -41,7 +41,9 @@ final class Display {
     /// The screen is up (items loaded before it only get wired to it when it comes up).
     var isUp = false
     let clock: TimeSource
-    let theme: Theme
+    /// The chrome's theme: the one asked for, or chosen by the terminal's background once it is
+    /// known (``TUIOptions/theme(on:)``, before the screen comes up).
+    var theme: Theme
     let drivers: VideoDrivers.Options
 
     init(player: Player, options: TUIOptions, clock: TimeSource) {

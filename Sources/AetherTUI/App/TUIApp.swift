@@ -89,6 +89,10 @@ public final class TUIApp {
         let setup = OutputSetup.choose(report: report, options: options, video: player.mediaInfo?.primaryVideo,
                                        showTelemetry: runtime.view.chrome.showTelemetry, environment: env, clock: clock)
         (display.capabilities, display.driver, display.autoOutput) = (setup.capabilities, setup.driver, setup.autoOutput)
+        display.theme = options.theme(on: setup.capabilities.background)
+        if let background = setup.capabilities.background {
+            AppLog.write("tui", "theme \(display.theme.name): the terminal's background is \(background.isLight ? "light" : "dark") (OSC 11)")
+        }
 
         if let path = options.statsFile {
             do { try runtime.recorder.open(statsFile: path) } catch { StandardStream.error("aether-tui: \(error)\n"); return ExitStatus.failed.rawValue }

@@ -20,6 +20,9 @@ public struct TUIOptions: Sendable {
     /// `--vo` and how the picture is drawn.
     public var output: OutputSettings
     public var theme: Theme
+    /// The theme for a terminal whose background is light, when no `--theme` was given (the
+    /// bundled `light`): the terminal's answer to OSC 11 decides (``theme(on:)``).
+    public var themeOnLight: Theme?
     public var startPaused: Bool
     /// `inspect`: where the inspector opens at start (nil: it does not).
     public var inspector: InspectorStart?
@@ -40,6 +43,15 @@ public struct TUIOptions: Sendable {
         self.output = output
         self.theme = theme
         self.startPaused = startPaused
+    }
+
+    /// The chrome's theme on a terminal whose background is `background` (its OSC 11 answer;
+    /// nil: it gave none): ``themeOnLight`` on a light one where there is one, else ``theme``.
+    /// xterm and mlterm answer white unless told otherwise, where the dark default's white
+    /// progress bar would not show.
+    public func theme(on background: RGBColour?) -> Theme {
+        if background?.isLight == true, let themeOnLight { return themeOnLight }
+        return theme
     }
 
     /// The first item (the playlist's, before any shuffle).

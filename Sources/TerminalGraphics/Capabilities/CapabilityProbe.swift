@@ -49,7 +49,7 @@ public enum CapabilityProbe {
 
     /// Every query but the colour queries, kitty's and the sentinel.
     private static let textQueries: [UInt8] = Array("\u{1B}[c".utf8) + sixelLimitQueries
-        + Array(("\u{1B}[16t" + "\u{1B}[14t" + "\u{1B}[18t" + "\u{1B}[?2026$p" + "\u{1B}[>0q").utf8)
+        + Array(("\u{1B}[16t" + "\u{1B}[14t" + "\u{1B}[18t" + "\u{1B}[?2026$p" + "\u{1B}[>0q" + "\u{1B}]11;?\u{1B}\\").utf8)
     /// XTSMGRAPHICS: the sixel colour registers and the largest image.
     static let sixelLimitQueries: [UInt8] = Array(("\u{1B}[?1;1;0S" + "\u{1B}[?2;1;0S").utf8)
     /// What the outer terminal is asked through tmux's passthrough besides its name and DA1: its
@@ -293,6 +293,8 @@ public enum CapabilityProbe {
                 }
             case .modeReport(mode: 2026, let value):
                 caps.synchronizedOutput = (1...3).contains(value)
+            case .background(let colour):
+                if caps.background == nil { caps.background = colour }
             case .terminalVersion(let name) where caps.tmux.inside && !name.hasPrefix("tmux"):
                 // The outer terminal's name, asked through passthrough (tmux calls itself "tmux 3.3a").
                 if passthrough, caps.tmux.outerVersion == nil { caps.tmux.outerVersion = name }

@@ -26,6 +26,36 @@ package enum TerminalReply: Equatable {
     /// DECRQSS: `DCS 1 $ r setting ST` (e.g. `0;38:2::1:2:3m` for the current SGR), or
     /// `DCS 0 $ r ST` for a request the terminal does not answer (`valid` false).
     case setting(valid: Bool, text: String)
+    /// The background colour (OSC 11): `OSC 11 ; rgb:RRRR/GGGG/BBBB ST` (or BEL), each part 1 to
+    /// 4 hex digits, as 0…1.
+    case background(RGBColour)
+}
+
+/// A colour a terminal reports, each component 0…1.
+public struct RGBColour: Equatable, Sendable {
+    public var red: Double
+    public var green: Double
+    public var blue: Double
+
+    public init(red: Double, green: Double, blue: Double) {
+        (self.red, self.green, self.blue) = (red, green, blue)
+    }
+
+    /// WCAG 2's relative luminance (sRGB components linearised).
+    public var luminance: Double {
+        func linear(_ c: Double) -> Double { c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4) }
+        return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+    }
+
+    /// Black text reads better on it than white (its contrast with black is the greater):
+    /// luminance above 0.179.
+    public var isLight: Bool { (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) }
+
+    /// WCAG 2's contrast ratio with `other` (1…21).
+    public func contrast(with other: RGBColour) -> Double {
+        let (a, b) = (luminance, other.luminance)
+        return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+    }
 }
 
 /// One capability of an XTGETTCAP reply: `RGB` → `8`, `Tc` → nil (a boolean has no value).
@@ -39,8 +69,9 @@ package struct TermcapEntry: Equatable {
 /// Bytes that are not replies (keys typed while probing) are handed back as stray input so the
 /// host can use them; an incomplete sequence at the end of a read waits for the next read.
 /// Numbers are clamped, never trapped on: the input is the terminal's, not ours. CSI replies
-/// (`ESC [` or C1 CSI), APC strings (`ESC _ … ESC \`, kitty's graphics replies) and DCS strings
-/// (`ESC P … ESC \`: XTVERSION, XTGETTCAP, DECRQSS) are understood; a string longer than
+/// (`ESC [` or C1 CSI), APC strings (`ESC _ … ESC \`, kitty's graphics replies), DCS strings
+/// (`ESC P … ESC \`: XTVERSION, XTGETTCAP, DECRQSS) and OSC strings (`ESC ] … ESC \` or BEL:
+/// the background colour) are understood; a string longer than
 /// ``ReplyLimits/apcReplyBytes`` or with a byte no reply has (a control, a non-ASCII byte) is
 /// stray from its ESC up to that point, and the scan goes on from there — a reply after it (the
 /// DSR sentinel) is still found.
@@ -62,7 +93,7 @@ package struct ReplyParser {
             var bodyStart: Int
             if b == 0x1B {
                 guard i + 1 < data.count else { break scan }   // lone ESC: wait for more
-                if data[i + 1] == UInt8(ascii: "_") || data[i + 1] == UInt8(ascii: "P") {
+                if data[i + 1] == UInt8(ascii: "_") || data[i + 1] == UInt8(ascii: "P") || data[i + 1] == UInt8(ascii: "]") {
                     switch Self.scanString(data, from: i) {
                     case .incomplete:
                         break scan
@@ -129,19 +160,24 @@ package struct ReplyParser {
         case reply(TerminalReply, end: Int)
     }
 
-    /// Scans the APC (`ESC _`) or DCS (`ESC P`) string at `start`: printable ASCII up to
-    /// `ESC \`, at most ``ReplyLimits/apcReplyBytes`` in all.
+    /// Scans the APC (`ESC _`), DCS (`ESC P`) or OSC (`ESC ]`) string at `start`: printable
+    /// ASCII up to `ESC \` (an OSC's up to BEL too), at most ``ReplyLimits/apcReplyBytes`` in all.
     private static func scanString(_ data: [UInt8], from start: Int) -> StringScan {
         let limit = ReplyLimits.apcReplyBytes
+        let kind = data[start + 1]
         var j = start + 2
         while j < data.count {
             guard j - start < limit else { return .stray(end: j) }
             let b = data[j]
+            if b == 0x07, kind == UInt8(ascii: "]") {
+                let reply = interpretOSC(Array(data[(start + 2)..<j]))
+                return reply.map { .reply($0, end: j + 1) } ?? .unknown(end: j + 1)
+            }
             if b == 0x1B {
                 guard j + 1 < data.count else { return .incomplete }
                 guard data[j + 1] == UInt8(ascii: "\\"), j + 2 - start <= limit else { return .stray(end: j) }
                 let body = Array(data[(start + 2)..<j])
-                let reply = data[start + 1] == UInt8(ascii: "P") ? interpretDCS(body) : interpretAPC(body)
+                let reply = kind == UInt8(ascii: "P") ? interpretDCS(body) : kind == UInt8(ascii: "]") ? interpretOSC(body) : interpretAPC(body)
                 if let reply { return .reply(reply, end: j + 2) }
                 return .unknown(end: j + 2)
             }
@@ -163,6 +199,27 @@ package struct ReplyParser {
         }
         let message = semicolon < rest.endIndex ? Array(rest[(semicolon + 1)...]) : []
         return .kittyGraphics(imageID: imageID, ok: message == Array("OK".utf8))
+    }
+
+    /// `11;rgb:ffff/ffff/ffff` → the background colour: three parts of 1 to 4 hex digits each
+    /// (XParseColor's `rgb:` form, which xterm, kitty, foot and mlterm answer in); nil for
+    /// anything else.
+    private static func interpretOSC(_ body: [UInt8]) -> TerminalReply? {
+        let prefix = Array("11;rgb:".utf8)
+        guard body.starts(with: prefix) else { return nil }
+        let parts = body.dropFirst(prefix.count).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var values: [Double] = []
+        for part in parts {
+            guard (1...4).contains(part.count) else { return nil }
+            var value = 0
+            for b in part {
+                guard let digit = Self.hexDigit(b) else { return nil }
+                value = value << 4 | Int(digit)
+            }
+            values.append(Double(value) / Double((1 << (4 * part.count)) - 1))
+        }
+        return .background(RGBColour(red: values[0], green: values[1], blue: values[2]))
     }
 
     /// `> | XTerm(379)` → the terminal's name and version; `1 + r 524742=38` → XTGETTCAP;
@@ -206,21 +263,23 @@ package struct ReplyParser {
         return .termcap(valid: valid, entries: entries)
     }
 
+    /// A hex digit's value, nil for any other byte.
+    private static func hexDigit(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// `524742` → `RGB`: pairs of hex digits, each a printable ASCII byte; nil otherwise.
     private static func hexText(_ hex: ArraySlice<UInt8>) -> String? {
         guard hex.count % 2 == 0 else { return nil }
-        func digit(_ b: UInt8) -> UInt8? {
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
         var bytes: [UInt8] = []
         var i = hex.startIndex
         while i < hex.endIndex {
-            guard let high = digit(hex[i]), let low = digit(hex[i + 1]) else { return nil }
+            guard let high = hexDigit(hex[i]), let low = hexDigit(hex[i + 1]) else { return nil }
             let byte = high << 4 | low
             guard byte >= 0x20, byte <= 0x7E else { return nil }
             bytes.append(byte)

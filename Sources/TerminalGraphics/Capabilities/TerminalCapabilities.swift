@@ -19,6 +19,9 @@ public struct TerminalCapabilities: Sendable, Equatable {
     public var remote = false
     /// DECRQM `?2026` answered set or reset (the mode exists).
     public var synchronizedOutput = false
+    /// The background colour the terminal reported (OSC 11), nil when it did not answer: the
+    /// chrome's theme follows whether it is light (``RGBColour/isLight``).
+    public var background: RGBColour?
     /// 24-bit colour SGR: the terminal answered the probe's colour queries (``Source/terminal``:
     /// XTGETTCAP `RGB`/`Tc`, or DECRQSS showing the colour it was given kept as RGB, or a palette
     /// index for no), or names itself as a terminal that has it (XTVERSION), else the
@@ -252,6 +255,7 @@ public struct TerminalCapabilities: Sendable, Equatable {
         lines.append("cell size: \(window.cellSize?.description ?? "-") (\(window.cellSizeSource.rawValue))")
         if let c = window.columns, let r = window.rows { lines.append("screen: \(c)x\(r) cells") }
         lines.append("synchronized output (?2026): \(yesNo(synchronizedOutput))")
+        lines.append("background (OSC 11): " + (background.map { String(cFormat: "#%02x%02x%02x", Int($0.red * 255), Int($0.green * 255), Int($0.blue * 255)) + ($0.isLight ? " (light)" : " (dark)") } ?? "-"))
         lines.append("truecolor: \(yesNo(truecolor)) (\(truecolorSource.rawValue))")
         lines.append("cells (--vo-cells=auto): \(CellSymbols.preferred(for: self))")
         return lines
