@@ -56,6 +56,9 @@ public struct ControllerSettings: Sendable {
     public var playlistStart = 0
     public var loopFile = LoopCount.no
     public var loopPlaylist = LoopCount.no
+    /// `--ab-loop-a`, `--ab-loop-b`, `--ab-loop-count`; the `l` key and the properties change it
+    /// for the rest of the session (mpv's options).
+    public var abLoop = ABLoop()
     /// `--shuffle`, and the seed that makes its order reproducible (nil: random).
     public var shuffle = false
     public var shuffleSeed: UInt64?

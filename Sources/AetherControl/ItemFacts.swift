@@ -18,6 +18,9 @@ struct ItemFacts: Equatable {
     var resumedAt: Double?
     /// A live item's stall watchdog (``StallWatchdog``).
     var watchdog = StallWatchdog()
+    /// Where the last look saw it playing (media seconds; nil: not since it loaded or sought):
+    /// the A-B loop's "from" (``ABLoop/target(from:to:)``).
+    var lastSeenPlaying: Double?
 
     /// A load begins: nothing of the last item holds. Its size and start stay until the new
     /// one opens (a summary after a failed load is the last item's).
@@ -27,6 +30,7 @@ struct ItemFacts: Equatable {
         gaplessWeighed = nil
         resumedAt = nil
         watchdog = StallWatchdog()
+        lastSeenPlaying = nil
     }
 
     /// The item opened, `fileSize` bytes large (nil: not a local file), from `startPosition`.

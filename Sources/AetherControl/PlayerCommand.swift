@@ -20,6 +20,8 @@ public enum PlayerCommand: Sendable, Equatable {
     case cycle(String, up: Bool)
     case frameStep
     case frameBackStep
+    /// `ab-loop`: A here, then B here, then clear (``ABLoop/press(at:)``).
+    case abLoop
     case playlistNext
     case playlistPrevious
     /// `playlist-play-index <n>` (0-based).
@@ -120,6 +122,7 @@ public enum PlayerCommand: Sendable, Equatable {
             case let other?: throw ParseError(message: "'cycle': '\(other)' is not up or down")
             }
         case "frame-step": return .frameStep
+        case "ab-loop": return .abLoop
         case "frame-back-step": return .frameBackStep
         case "playlist-next": return .playlistNext
         case "playlist-prev": return .playlistPrevious
@@ -173,6 +176,7 @@ public enum PlayerCommand: Sendable, Equatable {
     public static let settable: Set<String> = [
         "pause", "volume", "mute", "speed", "aid", "sid", "vid", "audio", "sub", "video", "sub-delay", "audio-delay",
         "sub-visibility", "chapter", "time-pos", "percent-pos", "playlist-pos", "loop-file", "loop-playlist", "shuffle", "stream-record",
+        "ab-loop-a", "ab-loop-b", "ab-loop-count",
     ]
 
 

@@ -25,6 +25,9 @@ extension PlayerController {
         case .cycle(let name, let up): return PropertyTable.cycle(self, name, up: up)
         case .frameStep: player.step(); return .ok
         case .frameBackStep: player.stepBack(); return .ok
+        case .abLoop:
+            show(settings.abLoop.press(at: player.currentTime))
+            return .ok
         case .playlistNext: return walk.next(loop: settings.loopPlaylist.isOn, paused: staysPaused)
         case .playlistPrevious: return walk.previous(loop: settings.loopPlaylist.isOn, paused: staysPaused)
         case .playlistPlay(let i): return walk.play(i, loop: settings.loopPlaylist.isOn, paused: staysPaused)

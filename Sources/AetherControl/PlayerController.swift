@@ -216,8 +216,11 @@ public final class PlayerController: PlaylistWalkOwner {
         case .idle:
             // Every item failed to load after a `loadfile` or a skip.
             if !advanceAtEnd() { return finished() }
-        case .playing: prepareNextItem(); StallWatchdog.reopenIfWedged(self)
-        default: break
+        case .playing:
+            prepareNextItem()
+            StallWatchdog.reopenIfWedged(self)
+            followABLoop()
+        default: item.lastSeenPlaying = nil
         }
         publish()
         return .running
@@ -239,14 +242,33 @@ public final class PlayerController: PlaylistWalkOwner {
     }
 
     /// Seconds from now until the controller has something to do without an event (an image's
-    /// time is up); nil when nothing is due. The host's loop wakes for it.
+    /// time is up, an A-B loop's B is reached); nil when nothing is due. The host's loop wakes
+    /// for it.
     public var nextDue: Double? {
+        // Playing towards an A-B loop's B: look when it is reached.
+        if player.state == .playing { return settings.abLoop.secondsToB(from: player.currentTime, rate: player.rate) }
         guard player.state == .ended else { return nil }
         return item.imageDue(now: clock.seconds, for: settings.imageDuration)
     }
 
-    /// The item ended: loop it, or go to the next one that opens. False when there is none.
+    /// Playback that played through B goes back to A (``ABLoop``).
+    private func followABLoop() {
+        let now = player.currentTime
+        defer { item.lastSeenPlaying = now }
+        guard let previous = item.lastSeenPlaying, let target = settings.abLoop.target(from: previous, to: now, rate: player.rate) else { return }
+        player.seek(to: target, mode: .exact)
+        hub.emit(.seeked(position: target))
+    }
+
+    /// The item ended: back to A (an A-B loop without B), loop it, or go to the next one that
+    /// opens. False when there is none.
     private func advanceAtEnd() -> Bool {
+        if player.state == .ended, player.mediaInfo != nil, let target = settings.abLoop.targetAtEnd() {
+            player.seek(to: target, mode: .exact)
+            player.play()
+            hub.emit(.seeked(position: target))
+            return true
+        }
         if player.state == .ended, player.mediaInfo != nil, walk.tally.takeFileLoop() {
             // The same item again (one summary covers every pass).
             player.seek(to: 0, mode: .exact)

@@ -56,6 +56,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
         public var loopFile = false
         public var loopPlaylist = false
         public var shuffle = false
+        /// `ab-loop-a`, `ab-loop-b`, `ab-loop-count`.
+        public var abLoop = ABLoop()
     }
 
     /// The item's part.
@@ -222,6 +224,14 @@ public struct PlayerSnapshot: Sendable, Equatable {
         case "idle-active": return .bool(status == .stopped)
         case "loop-file": return .bool(queue.loopFile)
         case "loop-playlist": return .bool(queue.loopPlaylist)
+        case "ab-loop-a": return queue.abLoop.a.map(PropertyValue.number) ?? .string("no")
+        case "ab-loop-b": return queue.abLoop.b.map(PropertyValue.number) ?? .string("no")
+        case "ab-loop-count":
+            switch queue.abLoop.count {
+            case .infinite: return .string("inf")
+            case .no: return .number(0)
+            case .times(let n): return .number(Double(n))
+            }
         case "shuffle": return .bool(queue.shuffle)
         case "vid": return media.videoTrack.map { .number(Double($0)) } ?? .bool(false)
         case "chapter":
@@ -261,7 +271,7 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public static let propertyNames = [
         "pause", "time-pos", "playback-time", "duration", "percent-pos", "volume", "mute", "replaygain", "replaygain-gain", "speed",
         "aid", "sid", "sub-delay", "audio-delay", "playlist-pos", "playlist-count", "path", "filename",
-        "media-title", "stream-record", "idle-active", "loop-file", "loop-playlist", "shuffle", "vid", "chapter", "chapters",
+        "media-title", "stream-record", "idle-active", "loop-file", "loop-playlist", "ab-loop-a", "ab-loop-b", "ab-loop-count", "shuffle", "vid", "chapter", "chapters",
         "chapter-list", "track-list", "metadata", "width", "height", "dwidth", "dheight", "video-params",
         "video-format", "video-codec", "container-fps", "file-format", "file-size", "time-remaining",
         "playtime-remaining", "paused-for-cache", "seekable", "eof-reached", "volume-max",

@@ -5,7 +5,38 @@ import FoundationEssentials
 /// The playlist: `playlist-pos` (0-based), `shuffle`, `loop-file` and `loop-playlist` (kept for
 /// the rest of the session), and `stream-record` (the file the playing stream is copied to).
 extension PropertyTable {
-    static let playlist: [Entry] = [position, shuffle, loop(named: "loop-file"), loop(named: "loop-playlist"), streamRecord]
+    static let playlist: [Entry] = [position, shuffle, loop(named: "loop-file"), loop(named: "loop-playlist"), streamRecord,
+                                    abLoopPoint(named: "ab-loop-a"), abLoopPoint(named: "ab-loop-b"), abLoopCount]
+
+    /// `ab-loop-a`, `ab-loop-b`: a time in seconds, or `no`.
+    private static func abLoopPoint(named property: String) -> Entry {
+        Entry(names: [property], set: { c, name, value in
+            let point: Double?
+            switch value {
+            case .number(let n):
+                guard let t = try? OutsideValue.seconds(n, name: name) else { return .failure("'\(name)' takes a time or no") }
+                point = max(0, t)
+            case .string("no"), .bool(false), .none: point = nil
+            default: return .failure("'\(name)' takes a time or no")
+            }
+            if property == "ab-loop-a" { c.settings.abLoop.a = point } else { c.settings.abLoop.b = point }
+            return .ok
+        })
+    }
+
+    /// `ab-loop-count`: inf, no or a count of loops left.
+    private static let abLoopCount = Entry(names: ["ab-loop-count"], set: { c, name, value in
+        let count: LoopCount?
+        switch value {
+        case .number(let n): count = (try? OutsideValue.integer(n, in: 0...Int(Int32.max), name: name)).map { $0 == 0 ? .no : .times($0) }
+        case .string(let s): count = LoopCount(option: s)
+        case .bool(let b): count = b ? .infinite : .no
+        default: count = nil
+        }
+        guard let count else { return .failure("'\(name)' takes inf, no or a count") }
+        c.settings.abLoop.count = count
+        return .ok
+    })
 
     /// Added to, it moves one item on or back, as `playlist-next`/`playlist-prev`.
     private static let position = Entry(names: ["playlist-pos"], set: { c, name, value in

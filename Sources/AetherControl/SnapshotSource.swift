@@ -131,6 +131,7 @@ final class SnapshotSource {
         s.queue.canGoNext = playlist.index(after: playlist.position, loop: loopAll) != nil
         s.queue.canGoPrevious = playlist.index(before: playlist.position, loop: loopAll) != nil
         s.queue.loopFile = settings.loopFile.isOn
+        s.queue.abLoop = settings.abLoop
         s.queue.loopPlaylist = loopAll
         s.queue.shuffle = settings.shuffle
         if let info = player.mediaInfo, state != .idle {

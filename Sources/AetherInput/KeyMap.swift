@@ -113,6 +113,7 @@ public enum KeyMap {
         b("Ctrl+- Ctrl++", "audio delay −0.1 / +0.1 seconds", ["Ctrl+-"], "add audio-delay -0.100"),
         b("", "", ["Ctrl++"], "add audio-delay 0.100"),
         b(". ,", "step one frame forward / back (pauses)", ["."], "frame-step"),
+        b("l", "A-B loop: set A, set B, clear", ["l"], "ab-loop"),
         b("", "", [","], "frame-back-step"),
         b("> <", "next / previous playlist item", [">", "ENTER"], "playlist-next"),
         b("", "", ["<"], "playlist-prev"),

@@ -60,6 +60,21 @@ extension LoopCount: ExpressibleByArgument {
     }
 }
 
+/// `--ab-loop-a`, `--ab-loop-b`: a time from the start (`[[hh:]mm:]ss[.ms]`, as `--start` takes
+/// it) or `no`.
+struct ABLoopPoint: ExpressibleByArgument {
+    let seconds: Double?
+
+    init?(argument: String) {
+        if argument == "no" {
+            seconds = nil
+            return
+        }
+        guard case .seconds(let s)? = TimeArgument(argument) else { return nil }
+        seconds = s
+    }
+}
+
 /// `--image-display-duration`: seconds (0 to a day) or inf.
 extension ImageDuration: ExpressibleByArgument {
     public init?(argument: String) { self.init(option: argument) }

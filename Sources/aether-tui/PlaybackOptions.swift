@@ -213,6 +213,15 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("loop-playlist"), help: ArgumentHelp("Play the playlist N more times, inf for ever, or no. A bare --loop-playlist is inf.", valueName: "N|inf|no"))
     var loopPlaylist: LoopCount = .no
 
+    @Option(name: .customLong("ab-loop-a"), help: ArgumentHelp("A-B loop start: playback that passes B goes back here (unset: the start). The l key sets A, then B, then clears them.", valueName: "time|no"))
+    var abLoopA: ABLoopPoint?
+
+    @Option(name: .customLong("ab-loop-b"), help: ArgumentHelp("A-B loop end (unset: the end). Seeking past it does not loop, as in mpv.", valueName: "time|no"))
+    var abLoopB: ABLoopPoint?
+
+    @Option(name: .customLong("ab-loop-count"), help: ArgumentHelp("A-B loops to run, then the points are ignored.", valueName: "N|inf"))
+    var abLoopCount: LoopCount = .infinite
+
     @Flag(inversion: .prefixedNo, help: "Play the playlist in random order.")
     var shuffle = false
 

@@ -158,6 +158,7 @@ struct PlaybackSetup {
         c.playlistStart = options.playlistStart
         c.loopFile = options.loopFile
         c.loopPlaylist = options.loopPlaylist
+        c.abLoop = ABLoop(a: options.abLoopA?.seconds, b: options.abLoopB?.seconds, count: options.abLoopCount)
         c.shuffle = options.shuffle
         c.shuffleSeed = options.shuffleSeed
         c.keepOpen = options.keepOpen

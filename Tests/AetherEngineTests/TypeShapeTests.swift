@@ -2,11 +2,14 @@ import AetherTestSupport
 import Foundation
 import Testing
 
-/// The house's size of a type (unit tier): at most 400 lines counting its extensions (and the
-/// types nested in it), at most 15 stored properties, nothing implicitly unwrapped. A type that
-/// only declares (an options struct whose body is its option list) may have more, and its doc
-/// comment says so ("only declares"). Types are read from `Sources/` as written at the left
-/// margin: `class`, `struct`, `enum`, `actor` and their `extension`s, measured by their braces.
+/// The shape of a type (unit tier): nothing implicitly unwrapped (a rule: it fails); the house's
+/// guide of 400 lines counting its extensions (and the types nested in it) and 15 stored
+/// properties is reported, not enforced (#60: a count is evidence, and a type is as big as its
+/// idea; the cap had code bent to fit it). Types over the guide are printed as `size: …` lines,
+/// which `test.sh` repeats at the end of its run. A type that only declares (an options struct
+/// whose body is its option list) is left out of the report, and its doc comment says so
+/// ("only declares"). Types are read from `Sources/` as written at the left margin: `class`,
+/// `struct`, `enum`, `actor` and their `extension`s, measured by their braces.
 @Suite struct TypeShapeTests {
     static let maximumLines = 400
     static let maximumStoredProperties = 15
@@ -90,20 +93,19 @@ import Testing
         return shapes
     }
 
-    @Test func everyTypeIsWithinItsSize() throws {
+    @Test func nothingIsImplicitlyUnwrappedAndSizesAreReported() throws {
         let shapes = try Self.shapes()
         #expect(shapes.count > 300, "the types under Sources/ were found: \(shapes.count)")
         #expect((shapes["AetherTUI.TUIApp"]?.lines ?? 0) > 100, "TUIApp was measured with its extensions")
-        var over: [String] = []
+        var unwrapped: [String] = []
         for (name, shape) in shapes.sorted(by: { $0.key < $1.key }) {
-            if !shape.unwrapped.isEmpty { over.append("\(name): implicitly unwrapped at \(shape.unwrapped.joined(separator: ", "))") }
+            if !shape.unwrapped.isEmpty { unwrapped.append("\(name): implicitly unwrapped at \(shape.unwrapped.joined(separator: ", "))") }
             guard !shape.onlyDeclares else { continue }
-            if shape.lines > Self.maximumLines { over.append("\(name): \(shape.lines) lines counting its extensions (at most \(Self.maximumLines))") }
-            if shape.stored > Self.maximumStoredProperties {
-                over.append("\(name): \(shape.stored) stored properties (at most \(Self.maximumStoredProperties))")
+            if shape.lines > Self.maximumLines || shape.stored > Self.maximumStoredProperties {
+                print("size: \(name) \(shape.lines) lines counting its extensions, \(shape.stored) stored properties (guide: \(Self.maximumLines), \(Self.maximumStoredProperties))")
             }
         }
-        #expect(over.isEmpty, "\(over.count) types over the house's size:\n\(over.joined(separator: "\n"))")
+        #expect(unwrapped.isEmpty, "\(unwrapped.joined(separator: "\n"))")
     }
 
     /// The measure itself: a computed property is not stored, a closure default is; nested types

@@ -143,14 +143,14 @@ import Testing
             # comment
             RIGHT seek 10
             Ctrl+x cycle sub
-            l no-such-command
+            y no-such-command
             BOGUS+k quit
-            y cycle volme
+            Y cycle volme
             """)
         #expect(b.command(for: .right) == .seek(10, .relative, .auto))
         #expect(b.command(for: .control("x")) == .cycle("sub", up: true))
         #expect(b.command(for: .left) == .seek(-5, .relative, .auto), "defaults stay")
-        #expect(b.command(for: .character("l")) == nil)
+        #expect(b.command(for: .character("y")) == nil)
         #expect(warnings == ["input.conf:4: unknown command 'no-such-command'", "input.conf:5: unknown key 'BOGUS+k'",
                              "input.conf:6: 'cycle': unknown property 'volme'"])
     }

@@ -301,6 +301,29 @@ import Testing
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
     }
 
+    /// #62 item 7: `l` sets A, then B, then clears the loop, in mpv's words; playing through B
+    /// goes back to A (the log's seek), and IPC reads the points.
+    @Test func theLKeySetsAnABLoop() throws {
+        let log = PlayerRuns.temp("ab.log")
+        let s = try start([TestEnvironment.fixture("h264-720p.mkv"), "--pause", "--speed=2", "--log-file=\(log)"])
+        defer { s.close() }
+        s.send("l")
+        #expect(s.waitFor(3) { $0.contains("A-B loop start: 00:00") }, "\(s.screen())")
+        s.send("Right")
+        #expect(s.waitFor(3) { (PlayerRuns.time(in: $0) ?? 0) >= 5 }, "\(s.screen())")
+        s.send("l")
+        #expect(s.waitFor(3) { $0.contains("A-B loop: 00:00 - 00:05") }, "\(s.screen())")
+        s.send("Left")
+        s.send("space")
+        // 5 s of film at 2× to B, then back to A.
+        let looped = waitUntil(10, interval: 0.1) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("seek to 0.000 s (exact), serial 4") }
+        #expect(looped, "no loop back to A: \(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(600))")
+        s.send("l")
+        #expect(s.waitFor(3) { $0.contains("Clear A-B loop") }, "\(s.screen())")
+        s.send("q")
+        #expect(s.waitFor(5) { $0.contains("EXIT=0") })
+    }
+
     @Test func inputConfRemapsKeys() throws {
         let config = PlayerRuns.configHome()
         defer { try? FileManager.default.removeItem(atPath: config) }

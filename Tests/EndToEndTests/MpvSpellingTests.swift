@@ -28,6 +28,19 @@ struct MpvSpellingTests {
 
     /// mpv's time spellings (issue 62, item 7): `-T` before the end, `#C` a chapter's start,
     /// `--end`, and with `--length` too the earlier stop. The clip: 4.03 s, chapters at 0, 1, 2.5 s.
+    /// #62 item 7: `--ab-loop-a/b/count` loop as mpv's (playing through B goes back to A, so
+    /// many times), then the item plays to its end; a point that is no time is refused, exit 1.
+    @Test func abLoopOptionsLoopAsMpvs() throws {
+        let log = PlayerRuns.temp("ab.log")
+        let (r, s) = try PlayerRuns.headless([TestEnvironment.fixture("h264-720p.mkv"), "--ab-loop-a=1", "--ab-loop-b=2", "--ab-loop-count=2",
+                                              "--speed=4", "--log-file=\(log)"])
+        let loops = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.contains("seek to 1.000 s (exact)") }
+        #expect(r.status == 0 && s.first?.endedEarly == nil, "\(r.stderr)")
+        #expect(loops.count == 2, "\(loops)")
+        let bad = Process.run([TestEnvironment.binary, TestEnvironment.fixture("h264-720p.mkv"), "--ab-loop-a=#2", "--vo=null", "--ao=null"], timeout: 20)
+        #expect(bad.status == 1 && bad.stderr.split(separator: "\n").first?.contains("'#2' is invalid for '--ab-loop-a") == true, "\(bad.stderr)")
+    }
+
     @Test func startEndAndLengthTakeMpvsTimes() throws {
         let clip = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
         for (arguments, seconds) in [(["--start=#2", "--end=#3"], 1.5), (["--start=-1"], 1.03), (["--start=-0:01.5", "--length=0.5"], 0.5),

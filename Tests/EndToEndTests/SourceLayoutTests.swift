@@ -28,7 +28,7 @@ struct SourceLayoutTests {
         let byTarget = try Self.lines()
         #expect(byTarget.count >= 15, "the targets under Sources/ were not found: \(byTarget.keys.sorted())")
         for (target, files) in byTarget.sorted(by: { $0.key < $1.key }) {
-            print("\(target): \(files.reduce(0) { $0 + $1.lines }) lines in \(files.count) files")
+            print("size: target \(target): \(files.reduce(0) { $0 + $1.lines }) lines in \(files.count) files")
             for file in files where file.lines > Self.maximumFileLines {
                 Issue.record("\(file.file) has \(file.lines) lines (at most \(Self.maximumFileLines))")
             }

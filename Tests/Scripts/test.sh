@@ -204,6 +204,13 @@ for tier in "${tiers[@]}"; do
     cat "$work/tier.$tier.log" >>"$work/all.log" 2>/dev/null || true
 done
 
+# Sizes are reported, not capped (#60): types over the house's guide, targets' lines.
+sizes=$(sed 's/\x1b\[[0-9;]*m//g' "$work/all.log" 2>/dev/null | grep -E '^size: ' | sort -u || true)
+if [ -n "$sizes" ]; then
+    echo
+    echo "==== sizes (reported, not capped) ===="
+    echo "$sizes"
+fi
 echo
 echo "==== tiers ===="
 printf '%s\n' "${summary[@]}"
