@@ -100,7 +100,7 @@ let package = Package(
         .target(name: "AetherInput", dependencies: ["AetherEngine", "AetherControl", "TerminalGraphics"]),
         // The screen under the views: ncurses owned by one Terminal, styles and display widths,
         // the theme's palette, the compositor, the text-only terminfo.
-        .target(name: "AetherScreen", dependencies: ["AetherBase", "AetherThemes", "TerminalGraphics", "CNcurses", "CTerminal"]),
+        .target(name: "AetherScreen", dependencies: ["AetherBase", "AetherThemes", "TerminalGraphics", "CNcurses", "CTerminal", "CSystem"]),
         // The ncurses host: views, layout, menus, overlays, the inspector's screens.
         .target(name: "AetherTUI", dependencies: [
             "AetherEngine", "AetherControl", "AetherThemes", "AetherInput", "AetherScreen", "TerminalGraphics", "OutputChoice", "CNcurses", "CTerminal",

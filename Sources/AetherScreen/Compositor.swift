@@ -76,10 +76,11 @@ package struct Compositor {
                 if changed {
                     if var run = current, run.role == cell.role, run.subtitle == cell.subtitle {
                         run.text.unicodeScalars.append(cell.scalar)
+                        run.text.unicodeScalars.append(contentsOf: cell.marks)
                         current = run
                     } else {
                         if let current { runs.append(current) }
-                        current = Run(row: row, column: x, text: String(cell.scalar), role: cell.role, subtitle: cell.subtitle)
+                        current = Run(row: row, column: x, text: cell.text, role: cell.role, subtitle: cell.subtitle)
                     }
                 } else if let run = current {
                     runs.append(run)

@@ -34,15 +34,28 @@ package struct CellGrid: TextSurface, Equatable {
     /// One cell: its character, the role (nil: never drawn, blank) and, for subtitle text, the
     /// script's style. `continuation`: the right half of the wide character on its left.
     package struct Cell: Equatable {
-        /// One scalar per cell (what `put` measures and places): compared as a number, cheaply,
+        /// The cell's scalar (what `put` measures and places): compared as a number, cheaply,
         /// for every cell of every frame.
         package var scalar: Unicode.Scalar = " "
+        /// The combining marks drawn onto it (the zero-width scalars that followed it: Thai's
+        /// vowels and tones, Devanagari's virama and matras, Arabic's harakat), at most
+        /// ``maxMarks``; empty for almost every cell.
+        package var marks: [Unicode.Scalar] = []
         package var role: ThemeRole?
         package var subtitle: SubtitleCellStyle?
         package var continuation = false
 
-        package var character: Character { Character(scalar) }
+        package var character: Character { Character(text) }
+        /// The scalar and its marks, as the terminal gets them.
+        package var text: String {
+            var view = String.UnicodeScalarView([scalar])
+            view.append(contentsOf: marks)
+            return String(view)
+        }
     }
+
+    /// Marks kept on one cell; more (a hostile stack of diacritics) are dropped.
+    package static let maxMarks = 4
 
     package let columns: Int
     package let rows: Int
@@ -74,10 +87,16 @@ package struct CellGrid: TextSurface, Equatable {
         var x = column
         // The same cleaning and clipping as ncurses' side (Curses.put): what is measured here is
         // what the terminal gets.
+        // The cell a zero-width scalar joins: the last one drawn by this call.
+        var last: Int?
         for scalar in DisplayWidth.clip(TextSanitizer.clean(text), to: room).unicodeScalars {
             let w = DisplayWidth.width(scalar)
-            guard w > 0 else { continue }
+            guard w > 0 else {
+                if let last, cells[row][last].marks.count < Self.maxMarks { cells[row][last].marks.append(scalar) }
+                continue
+            }
             guard x + w <= columns else { break }
+            last = x
             set(Cell(scalar: scalar, role: role, subtitle: subtitle), row: row, column: x)
             if w == 2 { set(Cell(scalar: " ", role: role, subtitle: subtitle, continuation: true), row: row, column: x + 1) }
             x += w
@@ -100,8 +119,7 @@ package struct CellGrid: TextSurface, Equatable {
     /// The rows as text, trailing spaces removed.
     package var lines: [String] {
         cells.map { row in
-            String(String.UnicodeScalarView(row.filter { !$0.continuation }.map(\.scalar)))
-                .trimmingTrailingWhitespace()
+            row.filter { !$0.continuation }.map(\.text).joined().trimmingTrailingWhitespace()
         }
     }
 

@@ -371,17 +371,17 @@ enum ChromeSnapshots {
         .sssssssssssssssssssssssssss
         """#,
         "stats-40-default": #"""
-        X stats.border: fg 4 bg default
+        X stats.border: fg 12 bg default
         s status: fg default bg default
         x stats: fg default bg default
         """#,
         "stats-80-default": #"""
-        X stats.border: fg 4 bg default
+        X stats.border: fg 12 bg default
         s status: fg default bg default
         x stats: fg default bg default
         """#,
         "stats-160-default": #"""
-        X stats.border: fg 4 bg default
+        X stats.border: fg 12 bg default
         s status: fg default bg default
         x stats: fg default bg default
         """#,
@@ -512,17 +512,17 @@ enum ChromeSnapshots {
         yyyyyyyyyyyyyyyyyyyyyyyyy
         """#,
         "telemetry-24-default": #"""
-        X stats.border: fg 4 bg default
+        X stats.border: fg 12 bg default
         y telemetry: fg default bg default
         ~ sparkline: fg 2 bg default bold
         """#,
         "telemetry-36-default": #"""
-        X stats.border: fg 4 bg default
+        X stats.border: fg 12 bg default
         y telemetry: fg default bg default
         ~ sparkline: fg 2 bg default bold
         """#,
         "telemetry-60-default": #"""
-        X stats.border: fg 4 bg default
+        X stats.border: fg 12 bg default
         y telemetry: fg default bg default
         ~ sparkline: fg 2 bg default bold
         """#,

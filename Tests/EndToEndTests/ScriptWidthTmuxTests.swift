@@ -1,0 +1,50 @@
+import AetherTestSupport
+import EndToEndSupport
+import Foundation
+import Testing
+
+/// Text in Thai, Devanagari, Arabic and CJK takes the columns the terminal gives it (#60 item 9,
+/// cli tier): a chapter's name stands at the right end of the title bar, placed by the player's
+/// width of it; tmux draws it, and where tmux's width (measured by printing it in a pane of its
+/// own and reading the cursor) differs from the player's, it ends short of the edge or runs
+/// past it. Before: `สวัสดีครับ` was 10 columns to the player and 7 to tmux.
+@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+struct ScriptWidthTmuxTests {
+    static let columns = 100
+
+    /// The columns tmux gives `text`.
+    static func tmuxWidth(_ text: String) throws -> Int {
+        let pane = try TmuxSession(["/bin/sh", "-c", "printf '%s' '\(text)'; sleep 30"], columns: 60, rows: 3, environment: ["LANG": "C.UTF-8"])
+        defer { pane.close() }
+        _ = pane.waitFor(5) { $0.contains(text.prefix(1)) }
+        _ = pane.waitForStill(3)
+        return Int(pane.display("#{cursor_x}")) ?? -1
+    }
+
+    @Test(arguments: ["สวัสดีครับ", "नमस्ते दुनिया", "مَرْحَبًا بِكُم", "日本語の章"])
+    func aChapterNameEndsAtTheEdge(name: String) throws {
+        let dir = PlayerRuns.temp("clip")
+        let folder = (dir as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let clip = folder + "/chapter.mkv"
+        try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=4000\ntitle=\(name)\n".write(toFile: folder + "/meta.txt", atomically: true, encoding: .utf8)
+        let made = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=4",
+                                "-i", folder + "/meta.txt", "-map_metadata", "1", "-map_chapters", "1", "-c:v", "libx264", "-preset", "ultrafast", clip], timeout: 60)
+        try #require(made.status == 0, "\(made.stderr)")
+        let expected = try Self.tmuxWidth(name)
+        #expect(expected > 0, "tmux measured \(expected)")
+        let s = try TmuxSession([TestEnvironment.binary, clip, "--pause", "--vo=halfblock", "--ao=null", "--no-config"],
+                                columns: Self.columns, rows: 20, environment: ["LANG": "C.UTF-8", "TERM": "screen-256color"])
+        defer { s.close() }
+        #expect(s.waitFor(10) { $0.contains(name) }, "\(s.screen())")
+        let row = try #require(s.lines().first { $0.contains(name) })
+        // Everything before the name is ASCII (the file name and spaces): its characters are columns.
+        let found = try #require(row.range(of: name))
+        let start = row.distance(from: row.startIndex, to: found.lowerBound)
+        let before = row[..<found.lowerBound]
+        #expect(before.allSatisfy { $0.isASCII }, "\(before)")
+        // The name and one space end the row.
+        #expect(start == Self.columns - expected - 1, "'\(name)' starts at column \(start): the player gave it \(Self.columns - 1 - start) columns, tmux \(expected)")
+        s.send("q")
+    }
+}
