@@ -37,20 +37,8 @@ extension Process {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
-        // A test runner may ignore SIGTERM/SIGINT and blocks nearly every signal on its threads;
-        // both survive exec. Children get default dispositions and an empty mask back, or a
-        // tmux pane's shell never sees the SIGHUP of `kill-server` and outlives the test.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        var attributes = ChildSignals.attributes()
         defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for sig in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, sig) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var unblocked = sigset_t()
-        sigemptyset(&unblocked)
-        posix_spawnattr_setsigmask(&attributes, &unblocked)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
         var env = ProcessInfo.processInfo.environment
         if let environment { env.merge(environment) { $1 } }
@@ -111,6 +99,28 @@ extension Process {
         let code: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return ProcessResult(status: code, stdout: String(decoding: out, as: UTF8.self),
                              stderr: String(decoding: err, as: UTF8.self), timedOut: timedOut)
+    }
+}
+
+/// What a spawned child starts with: a test runner may ignore SIGTERM/SIGINT and blocks nearly
+/// every signal on its threads, and both survive exec, so children get default dispositions and
+/// an empty mask back (else a tmux pane's shell never sees the SIGHUP of `kill-server` and
+/// outlives the test). The one setup of ``Process/run(_:environment:timeout:capture:)`` and
+/// the suite's other spawns.
+public enum ChildSignals {
+    /// Initialised spawn attributes; the caller destroys them (`posix_spawnattr_destroy`).
+    public static func attributes() -> posix_spawnattr_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for sig in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, sig) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        return attributes
     }
 }
 
