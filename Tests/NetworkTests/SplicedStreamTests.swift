@@ -34,8 +34,9 @@ import Testing
         #expect(summary.frames.decoded == Self.frames, "decoded \(summary.frames.decoded)")
         #expect(summary.frames.presented + summary.frames.dropped == Self.frames)
         // The bug dropped a whole period (the ad's 90 frames); at 2× beside the tier's other
-        // suites, late frames are dropped as the clock says (13 in a loaded full run here).
-        #expect(summary.frames.dropped <= 20, "dropped \(summary.frames.dropped) (early \(summary.frames.droppedEarly))")
+        // suites, late frames are dropped as the clock says (13 and 23 in loaded full runs
+        // here): half a period is the bound.
+        #expect(summary.frames.dropped <= 45, "dropped \(summary.frames.dropped) (early \(summary.frames.droppedEarly))")
         #expect(summary.network.discontinuities == 2)
     }
 
@@ -139,9 +140,18 @@ import Testing
         defer { server.stop() }
         let stopped = DispatchSemaphore(value: 0)
         defer { stopped.signal() }
+        let first = list[0].name
         let writer = Thread {
-            // The live edge moves on as each listed segment's time passes (the test's clock is
-            // the stream's: a measurement window per segment); the test's end stops it.
+            // The live edge moves on as each listed segment's time passes from the player's first
+            // segment request (the test's clock is the stream's: a measurement window per
+            // segment; a loaded full run started the player 2 s late and the window had moved
+            // past its first segment); the test's end stops it.
+            var ended = false
+            _ = waitUntil(30, interval: 0.02) {
+                if stopped.wait(timeout: .now()) == .success { ended = true }
+                return ended || ((try? server.requests()) ?? []).contains { ($0["path"] as? String)?.hasSuffix(first) == true }
+            }
+            if ended { return }
             for end in 4...list.count {
                 guard stopped.wait(timeout: .now() + list[end - 4].seconds) == .timedOut else { return }
                 try? Self.publish(list, upTo: end, ended: end == list.count, in: root)
@@ -153,8 +163,9 @@ import Testing
         let summary = try #require(s.first, "\(r.stderr)")
         #expect(summary.frames.decoded == Self.frames, "decoded \(summary.frames.decoded)")
         // The bug dropped a whole period (the ad's 90 frames); at 2× beside the tier's other
-        // suites, late frames are dropped as the clock says (13 in a loaded full run here).
-        #expect(summary.frames.dropped <= 20, "dropped \(summary.frames.dropped) (early \(summary.frames.droppedEarly))")
+        // suites, late frames are dropped as the clock says (13 and 23 in loaded full runs
+        // here): half a period is the bound.
+        #expect(summary.frames.dropped <= 45, "dropped \(summary.frames.dropped) (early \(summary.frames.droppedEarly))")
         #expect(summary.network.discontinuities == 2)
         #expect(abs(summary.mediaSeconds - Self.seconds) < 0.5, "played \(summary.mediaSeconds) s")
     }
