@@ -260,20 +260,23 @@ public final class PlayerController: PlaylistWalkOwner {
         hub.emit(.seeked(position: target))
     }
 
+    /// The ended item plays again from `position`.
+    private func playAgain(from position: Double) {
+        player.seek(to: position, mode: .exact)
+        player.play()
+        hub.emit(.seeked(position: position))
+    }
+
     /// The item ended: back to A (an A-B loop without B), loop it, or go to the next one that
     /// opens. False when there is none.
     private func advanceAtEnd() -> Bool {
         if player.state == .ended, player.mediaInfo != nil, let target = settings.abLoop.targetAtEnd() {
-            player.seek(to: target, mode: .exact)
-            player.play()
-            hub.emit(.seeked(position: target))
+            playAgain(from: target)
             return true
         }
         if player.state == .ended, player.mediaInfo != nil, walk.tally.takeFileLoop() {
             // The same item again (one summary covers every pass).
-            player.seek(to: 0, mode: .exact)
-            player.play()
-            hub.emit(.seeked(position: 0))
+            playAgain(from: 0)
             return true
         }
         if player.state == .ended { hub.emit(.endFile(reason: "eof")) }

@@ -26,17 +26,21 @@ extension PropertyTable {
 
     /// `ab-loop-count`: inf, no or a count of loops left.
     private static let abLoopCount = Entry(names: ["ab-loop-count"], set: { c, name, value in
-        let count: LoopCount?
-        switch value {
-        case .number(let n): count = (try? OutsideValue.integer(n, in: 0...Int(Int32.max), name: name)).map { $0 == 0 ? .no : .times($0) }
-        case .string(let s): count = LoopCount(option: s)
-        case .bool(let b): count = b ? .infinite : .no
-        default: count = nil
-        }
-        guard let count else { return .failure("'\(name)' takes inf, no or a count") }
+        guard let count = loopCount(value, name: name) else { return .failure("'\(name)' takes inf, no or a count") }
         c.settings.abLoop.count = count
         return .ok
     })
+
+    /// A count of passes or loops as IPC gives it: yes (inf) or no, a number, or `inf`/`no`/`N`;
+    /// nil for anything else.
+    private static func loopCount(_ value: PropertyValue, name: String) -> LoopCount? {
+        switch value {
+        case .bool(let b): return b ? .infinite : .no
+        case .number(let n): return (try? OutsideValue.integer(n, in: 0...Int(Int32.max), name: name)).map { $0 == 0 ? .no : .times($0) }
+        case .string(let s): return LoopCount(option: s)
+        case .none, .list, .map: return nil
+        }
+    }
 
     /// Added to, it moves one item on or back, as `playlist-next`/`playlist-prev`.
     private static let position = Entry(names: ["playlist-pos"], set: { c, name, value in
@@ -63,15 +67,10 @@ extension PropertyTable {
     private static func loop(named property: String) -> Entry {
         let ofFile = property == "loop-file"
         return Entry(names: [property], set: { c, name, value in
-            let loop: LoopCount?
-            switch value {
-            case .bool(let b): loop = b ? .infinite : .no
-            case .number(let n): loop = (try? OutsideValue.integer(n, in: 0...Int(Int32.max), name: name)).map { $0 == 0 ? .no : .times($0) }
-            case .string(let s): loop = LoopCount(option: s)
-            case .none: loop = .no
-            case .list, .map: loop = nil
+            // (None, JSON's null, stops the loop.)
+            guard let loop = value == .none ? LoopCount.no : loopCount(value, name: name) else {
+                return .failure("'\(name)' takes inf, no or a count")
             }
-            guard let loop else { return .failure("'\(name)' takes inf, no or a count") }
             if ofFile { c.settings.loopFile = loop; c.walk.tally.fileLoopsLeft = loop } else {
                 c.settings.loopPlaylist = loop; c.walk.tally.playlistLoopsLeft = loop
             }

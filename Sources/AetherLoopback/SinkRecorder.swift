@@ -115,6 +115,30 @@ public final class SinkRecorder: @unchecked Sendable {  // the processes are onl
         return stop()
     }
 
+    /// What a command was heard to play (``hear(_:timeout:)``): how it ended, and the seconds
+    /// from its launch to its first and its last sample above −34 dBFS (nil: it played nothing).
+    public struct Heard: Sendable {
+        public let run: ProcessResult
+        public let first: Double?
+        public let last: Double?
+    }
+
+    /// Runs `argv` to its end playing into a null sink of its own (`.own`), recorded from before
+    /// its launch to a tenth of a second after its exit: the one measure of a first sound, for
+    /// the suite and `aether-bench`.
+    public static func hear(_ argv: [String], timeout: Double) throws -> Heard {
+        let recorder = try SinkRecorder(.own)
+        guard recorder.waitFor(samples: 4800) else { throw SinkError(description: "parec recorded nothing in 5 s") }
+        let launched = recorder.samplesRecorded
+        let run = Process.run(argv, environment: recorder.environment, timeout: timeout)
+        // What the sink plays lags what parec has delivered by its latency: a little more.
+        recorder.waitFor(samples: recorder.samplesRecorded + 4800)
+        let (left, _) = recorder.stop()
+        let loud = left.indices.filter { $0 >= launched && abs(left[$0]) > 0.02 }
+        func seconds(_ sample: Int) -> Double { Double(sample - launched) / 48000 }
+        return Heard(run: run, first: loud.first.map(seconds), last: loud.last.map(seconds))
+    }
+
     /// Stops and returns the samples, de-interleaved (left, right) as Double in -1…1.
     public func stop() -> (left: [Double], right: [Double]) {
         // SIGKILL: a test runner may have SIGTERM ignored, and ignored signals survive exec.

@@ -48,6 +48,7 @@ package struct CellGrid: TextSurface, Equatable {
         package var character: Character { Character(text) }
         /// The scalar and its marks, as the terminal gets them.
         package var text: String {
+            guard !marks.isEmpty else { return String(scalar) }
             var view = String.UnicodeScalarView([scalar])
             view.append(contentsOf: marks)
             return String(view)

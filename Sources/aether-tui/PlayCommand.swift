@@ -59,22 +59,21 @@ struct Play: ParsableCommand {
         }
         let env = ProcessInfo.processInfo.environment
         let setup = try PlaybackSetup(playback, environment: env, warn: { warn($0) })
+        let executable = ExecutablePath.current ?? CommandLine.arguments[0]
+        // NO_COLOR (no-color.org) drops the chrome's colours; an explicit --theme overrides it.
+        // The picture is never affected.
+        let noColor = playback.theme == nil && ThemeLoader.noColorRequested(environment: env)
         var theme: Theme
         do {
-            theme = try ThemeLoader.load(playback.theme ?? "default", environment: env,
-                                         executablePath: ExecutablePath.current ?? CommandLine.arguments[0])
+            theme = try ThemeLoader.load(playback.theme ?? "default", environment: env, executablePath: executable)
         } catch {
             throw fail("\(error)")
         }
-        // NO_COLOR (no-color.org) drops the chrome's colours; an explicit --theme overrides it.
-        // The picture is never affected.
-        if playback.theme == nil, ThemeLoader.noColorRequested(environment: env) { theme = theme.withoutColor() }
+        if noColor { theme = theme.withoutColor() }
         // Without --theme, a light background (the terminal's OSC 11 answer) gets the light theme.
-        var themeOnLight: Theme?
-        if playback.theme == nil {
-            themeOnLight = try? ThemeLoader.load("light", environment: env, executablePath: ExecutablePath.current ?? CommandLine.arguments[0])
-            if ThemeLoader.noColorRequested(environment: env) { themeOnLight = themeOnLight?.withoutColor() }
-        }
+        var themeOnLight = playback.theme == nil ? try? ThemeLoader.load("light", environment: env, executablePath: executable) : nil
+        if noColor { themeOnLight = themeOnLight?.withoutColor() }
+
         var options = TUIOptions(
             playlist: setup.playlist, controller: setup.controller,
             output: OutputSettings(choice: playback.vo,

@@ -142,19 +142,13 @@ import Testing
         let station = try IcecastStation()
         defer { station.stop() }
         try station.startSource(Self.mp3)
-        let recorder = try SinkRecorder(.own)
-        #expect(recorder.waitFor(samples: 4800))
-        let launched = recorder.samplesRecorded
         let log = PlayerRuns.temp("radio.log")
         defer { try? FileManager.default.removeItem(atPath: (log as NSString).deletingLastPathComponent) }
-        let r = Process.run([TestEnvironment.binary, "--vo=null", "--no-config", "--length=2", "--log-file=\(log)", station.url(Self.mp3)],
-                            environment: recorder.environment, timeout: 30)
-        recorder.waitFor(samples: recorder.samplesRecorded + 4800)
-        let (left, _) = recorder.stop()
-        #expect(r.status == 0, "\(r.stderr)")
-        let loud = left.indices.filter { $0 >= launched && abs(left[$0]) > 0.02 }
-        let first = Double((loud.first ?? left.count) - launched) / 48000
-        let sounding = Double((loud.last ?? 0) - (loud.first ?? 0)) / 48000
+        let heard = try SinkRecorder.hear([TestEnvironment.binary, "--vo=null", "--no-config", "--length=2", "--log-file=\(log)", station.url(Self.mp3)],
+                                          timeout: 30)
+        #expect(heard.run.status == 0, "\(heard.run.stderr)")
+        let first = heard.first ?? .infinity
+        let sounding = (heard.last ?? 0) - (heard.first ?? 0)
         // When the source was open (the live source's timeshift starts then; seconds since the
         // process started, as the recording's are since the launch).
         let opened = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")

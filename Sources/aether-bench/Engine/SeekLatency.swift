@@ -1,3 +1,4 @@
+import AetherLoopback
 import AetherEngine
 import Foundation
 
@@ -55,7 +56,7 @@ struct SeekLatency {
     final class FrameProbe: Sendable {
         let last = Guarded<(count: Int, at: Double, pts: Double)>((0, 0, 0))
         func record(_ frame: VideoFrame) {
-            let now = MonotonicSeconds.now()
+            let now = MonotonicTime.now()
             last.withLock { $0 = ($0.count + 1, now, frame.pts) }
         }
     }
@@ -83,11 +84,11 @@ struct SeekLatency {
                 for target in targets {
                     Thread.sleep(forTimeInterval: settleSeconds)
                     let before = probe.last.withLock { $0.count }
-                    let t0 = MonotonicSeconds.now()
+                    let t0 = MonotonicTime.now()
                     player.seek(to: target, mode: mode)
                     var frame = probe.last.withLock { $0 }
                     while frame.count == before {
-                        if MonotonicSeconds.now() - t0 > 10 {
+                        if MonotonicTime.now() - t0 > 10 {
                             throw Failure.timeout("no frame 10 s after seek(to: \(target), mode: .\(mode))")
                         }
                         Thread.sleep(forTimeInterval: 0.0002)
@@ -117,9 +118,9 @@ struct SeekLatency {
 
     /// Waits until the player has shown the new position and left `.loading`/`.seeking`.
     private func waitSettled(_ player: Player, what: String) throws {
-        let t0 = MonotonicSeconds.now()
+        let t0 = MonotonicTime.now()
         while [.loading, .seeking].contains(player.state) {
-            if MonotonicSeconds.now() - t0 > 10 { throw Failure.timeout("\(what) did not settle in 10 s") }
+            if MonotonicTime.now() - t0 > 10 { throw Failure.timeout("\(what) did not settle in 10 s") }
             Thread.sleep(forTimeInterval: 0.001)
         }
         if player.state == .error { throw Failure.timeout("\(what): player in error state") }

@@ -1,3 +1,4 @@
+import AetherLoopback
 import AetherEngine
 import ArgumentParser
 import Foundation
@@ -85,19 +86,19 @@ struct FramesBenchmark: AsyncParsableCommand {
         let duration = await probe.duration ?? Double(clipSeconds)
         for t in positions(duration) {
             let fresh = FrameExtractor(url: path)
-            let t0 = MonotonicSeconds.now()
+            let t0 = MonotonicTime.now()
             let image = try await fresh.thumbnail(at: t)
-            cold.append((MonotonicSeconds.now() - t0) * 1000)
+            cold.append((MonotonicTime.now() - t0) * 1000)
             await fresh.shutdown()
             if let image { result.size = "\(image.width)x\(image.height)" }
 
             await probe.clearCache()
-            let t1 = MonotonicSeconds.now()
+            let t1 = MonotonicTime.now()
             _ = try await probe.thumbnail(at: t)
-            warm.append((MonotonicSeconds.now() - t1) * 1000)
-            let t2 = MonotonicSeconds.now()
+            warm.append((MonotonicTime.now() - t1) * 1000)
+            let t2 = MonotonicTime.now()
             _ = try await probe.thumbnail(at: t)
-            cached.append((MonotonicSeconds.now() - t2) * 1000)
+            cached.append((MonotonicTime.now() - t2) * 1000)
         }
         await probe.shutdown()
         result.coldP50Ms = Stats.median(cold); result.coldP95Ms = Stats.percentile(cold, 95)
@@ -117,9 +118,9 @@ struct FramesBenchmark: AsyncParsableCommand {
         let duration = player.duration ?? 10
         let extractor = FrameExtractor(url: file)
         var thumbnails = 0
-        let start = MonotonicSeconds.now()
+        let start = MonotonicTime.now()
         var n = 0
-        while MonotonicSeconds.now() - start < playSeconds {
+        while MonotonicTime.now() - start < playSeconds {
             if scrubbing {
                 // A marker sweeping across the file at about 7 s of media per second of scrubbing.
                 let t = (Double(n) * 0.35).truncatingRemainder(dividingBy: max(1, duration))

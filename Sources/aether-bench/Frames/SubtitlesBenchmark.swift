@@ -1,3 +1,4 @@
+import AetherLoopback
 import AetherEngine
 import ArgumentParser
 import Foundation
@@ -82,10 +83,10 @@ struct SubtitlesBenchmark: AsyncParsableCommand {
                 for n in 0..<frames {
                     let t = 1 + Double(n) / 24
                     let showing = cues.filter { $0.start <= t && t < $0.end }
-                    let t0 = MonotonicSeconds.now()
+                    let t0 = MonotonicTime.now()
                     renderer.update(cues: showing, atSeconds: t, width: width, height: height)
                     renderer.overlay?.blend(into: &picture, width: width, height: height)
-                    times.append((MonotonicSeconds.now() - t0) * 1000)
+                    times.append((MonotonicTime.now() - t0) * 1000)
                 }
                 let p50 = Stats.percentile(times, 50), p95 = Stats.percentile(times, 95)
                 print(name.padding(toLength: 30, withPad: " ", startingAt: 0) + "p50 \(Stats.fmt(p50, 2))   p95 \(Stats.fmt(p95, 2))")

@@ -59,15 +59,7 @@ extension NetworkBenchmark {
     /// Seconds from launching `argv` to the first sample its sink played above the threshold;
     /// nil when it failed or played nothing.
     private func heard(_ argv: [String]) throws -> Double? {
-        let recorder = try SinkRecorder(.own)
-        guard recorder.waitFor(samples: 4800) else { return nil }
-        let launched = recorder.samplesRecorded
-        let run = Process.run(argv, environment: recorder.environment, timeout: 30, capture: false)
-        // What the sink plays lags what parec has delivered by its latency: a little more.
-        recorder.waitFor(samples: recorder.samplesRecorded + 2400)
-        let (left, _) = recorder.stop()
-        guard run.status == 0, launched < left.count,
-              let first = left[launched...].firstIndex(where: { abs($0) > 0.02 }) else { return nil }
-        return Double(first - launched) / 48000
+        let heard = try SinkRecorder.hear(argv, timeout: 30)
+        return heard.run.status == 0 ? heard.first : nil
     }
 }

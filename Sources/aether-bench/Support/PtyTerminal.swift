@@ -1,3 +1,4 @@
+import AetherLoopback
 import AetherBase
 import Foundation
 #if canImport(Glibc)
@@ -99,7 +100,7 @@ struct PtyTerminal {
             for p in cargs { free(p) }
             for p in cenv { free(p) }
         }
-        let start = MonotonicSeconds.now()
+        let start = MonotonicTime.now()
         var pid: pid_t = 0
         let rc = posix_spawnp(&pid, argv[0], &actions, &attributes, cargs, cenv)
         guard rc == 0 else { throw Failure.pty("cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
@@ -122,12 +123,12 @@ struct PtyTerminal {
                     bytes += n
                     if let rate = bytesPerSecond {
                         // No credit for time spent idle: each read is paid for from now on.
-                        paidUntil = max(paidUntil, MonotonicSeconds.now()) + Double(n) / rate
-                        let due = paidUntil - MonotonicSeconds.now()
+                        paidUntil = max(paidUntil, MonotonicTime.now()) + Double(n) / rate
+                        let due = paidUntil - MonotonicTime.now()
                         if due > 0 { usleep(UInt32(min(due, 1) * 1e6)) }   // measurement window: the slow terminal's pace
                     }
                     let chunk = buffer[0..<n]
-                    if first == nil, Self.containsPicture(chunk) { first = MonotonicSeconds.now() - start }
+                    if first == nil, Self.containsPicture(chunk) { first = MonotonicTime.now() - start }
                     var reply = scanner.feed(chunk)
                     if kitty, answers { reply += kittyScanner.feed(chunk) }
                     if !reply.isEmpty { _ = reply.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } }
@@ -141,7 +142,7 @@ struct PtyTerminal {
         }
         let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return Result(status: status, cpuSeconds: cpu, wallSeconds: MonotonicSeconds.now() - start,
+        return Result(status: status, cpuSeconds: cpu, wallSeconds: MonotonicTime.now() - start,
                       maxRSSKiB: Int(usage.ru_maxrss), bytes: bytes, firstPictureSeconds: first,
                       attributeQueries: scanner.attributeQueries)
     }
@@ -277,11 +278,4 @@ private struct KittyScanner {
         let ok = keys["t"] != "s" || taken
         return Array("\u{1B}_Gi=\(keys["i"] ?? "0");\(ok ? "OK" : "EBADF")\u{1B}\\".utf8)
     }
-}
-
-/// The bench's one clock, made at its start (its composition root): every benchmark times and
-/// waits by it.
-enum MonotonicSeconds {
-    static let clock = TimeSource.monotonic
-    static func now() -> Double { clock.seconds }
 }

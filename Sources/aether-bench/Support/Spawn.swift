@@ -1,3 +1,4 @@
+import AetherLoopback
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +33,7 @@ enum Spawn {
         cargs.append(nil)
         defer { for p in cargs { free(p) } }
         var pid: pid_t = 0
-        let start = MonotonicSeconds.now()
+        let start = MonotonicTime.now()
         guard posix_spawnp(&pid, argv[0], &actions, nil, cargs, environ) == 0 else {
             return Measured(status: -1, cpuSeconds: 0, wallSeconds: 0)
         }
@@ -41,7 +42,7 @@ enum Spawn {
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return Measured(status: status, cpuSeconds: cpu, wallSeconds: MonotonicSeconds.now() - start)
+        return Measured(status: status, cpuSeconds: cpu, wallSeconds: MonotonicTime.now() - start)
     }
 
     /// Runs `argv` and returns its stdout as text.
