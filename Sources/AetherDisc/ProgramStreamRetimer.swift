@@ -22,13 +22,10 @@ public enum ProgramStreamRetimer {
     /// pack, changed in place); returns how many timestamps it moved.
     @discardableResult
     public static func shift(_ pack: inout [UInt8], from start: Int = 0, by ticks: Int64) -> Int {
-        let end = min(pack.count, start + packBytes)
-        guard ticks != 0, end - start >= 14, pack[start..<(start + 4)] == [0, 0, 1, 0xBA], pack[start + 4] & 0xC0 == 0x40 else { return 0 }
-        var at = start + 14 + Int(pack[start + 13] & 7)
-        var moved = 0
-        while at + 6 <= end, pack[at] == 0, pack[at + 1] == 0, pack[at + 2] == 1 {
+        guard ticks != 0, let (first, end) = packets(in: pack, from: start) else { return 0 }
+        var at = first, moved = 0
+        while let length = packetLength(pack, at: at, end: end) {
             let id = pack[at + 3]
-            let length = Int(pack[at + 4]) << 8 | Int(pack[at + 5])
             let timed = (0xC0...0xEF).contains(id) || id == 0xBD
             if timed, at + 9 <= end, pack[at + 6] & 0xC0 == 0x80 {
                 let flags = pack[at + 7] >> 6
@@ -40,6 +37,22 @@ public enum ProgramStreamRetimer {
         return moved
     }
 
+    /// Where the PES packets of the pack at `start` begin (after its header and stuffing) and
+    /// where the pack ends; nil when no MPEG-2 pack header is there. What ``shift(_:from:by:)``
+    /// and ``hideNavigation(_:from:)`` walk.
+    static func packets(in pack: [UInt8], from start: Int) -> (first: Int, end: Int)? {
+        let end = min(pack.count, start + packBytes)
+        guard end - start >= 14, pack[start..<(start + 4)] == [0, 0, 1, 0xBA], pack[start + 4] & 0xC0 == 0x40 else { return nil }
+        return (start + 14 + Int(pack[start + 13] & 7), end)
+    }
+
+    /// The length of the PES packet (or system header) at `at` after its 6-byte start, nil when
+    /// no start code is there inside `end`.
+    static func packetLength(_ pack: [UInt8], at: Int, end: Int) -> Int? {
+        guard at + 6 <= end, pack[at] == 0, pack[at + 1] == 0, pack[at + 2] == 1 else { return nil }
+        return Int(pack[at + 4]) << 8 | Int(pack[at + 5])
+    }
+
     /// Turns the navigation packets (PCI and DSI, in private stream 2) of `pack` (one 2048-byte
     /// pack, changed in place) into padding, which the demuxer skips: the disc's navigation is
     /// read from its IFO files (``DVDInfo``), and libavformat would make a stream of it
@@ -47,16 +60,14 @@ public enum ProgramStreamRetimer {
     /// video would be `#1` where a Blu-ray's and a file's is `#0`. Returns how many it hid.
     @discardableResult
     public static func hideNavigation(_ pack: inout [UInt8], from start: Int = 0) -> Int {
-        let end = min(pack.count, start + packBytes)
-        guard end - start >= 14, pack[start..<(start + 4)] == [0, 0, 1, 0xBA], pack[start + 4] & 0xC0 == 0x40 else { return 0 }
-        var at = start + 14 + Int(pack[start + 13] & 7)
-        var hidden = 0
-        while at + 6 <= end, pack[at] == 0, pack[at + 1] == 0, pack[at + 2] == 1 {
+        guard let (first, end) = packets(in: pack, from: start) else { return 0 }
+        var at = first, hidden = 0
+        while let length = packetLength(pack, at: at, end: end) {
             if pack[at + 3] == 0xBF {
                 pack[at + 3] = 0xBE  // padding_stream: its length is kept, its bytes skipped
                 hidden += 1
             }
-            at += 6 + (Int(pack[at + 4]) << 8 | Int(pack[at + 5]))
+            at += 6 + length
         }
         return hidden
     }
