@@ -32,7 +32,7 @@ extension PlayerController {
         case .playlistPrevious: return walk.previous(loop: settings.loopPlaylist.isOn, paused: staysPaused)
         case .playlistPlay(let i): return walk.play(i, loop: settings.loopPlaylist.isOn, paused: staysPaused)
         case .loadfile(let source, let mode):
-            let stopped = item.heldAtEnd || player.state == .idle || player.state == .ended
+            let stopped = openingItem == nil && (item.heldAtEnd || player.state == .idle || player.state == .ended)
             return walk.loadfile(source, mode: mode, loop: settings.loopPlaylist.isOn, paused: staysPaused, stopped: stopped)
         case .quit(let code, let watchLater):
             if watchLater || settings.savePositionOnQuit { saveWatchLater() }

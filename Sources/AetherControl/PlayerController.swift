@@ -38,6 +38,8 @@ public final class PlayerController: PlaylistWalkOwner {
     var subtitleDelaySetting = 0.0
     /// A quit announced from any thread cancels the open in progress.
     private let gate: LeaveGate
+    /// The item opening on its thread (nil: none).
+    private var opening: OpenJob?
 
     public init(player: Player, playlist: Playlist, settings: ControllerSettings, hub: RemoteHub = RemoteHub(),
                 clock: TimeSource = .monotonic) {
@@ -85,65 +87,135 @@ public final class PlayerController: PlaylistWalkOwner {
 
     // MARK: loading
 
-    /// Loads the first item that opens, from `--playlist-start` on. False when none did (the
-    /// reasons are in ``errors``).
+    /// Begins with the first item that opens, from `--playlist-start` on. False when none can
+    /// (an empty playlist: the reason is in ``errors``); otherwise the host's ``tick()`` goes on
+    /// with the walk, and ends it with the tally's exit code when no item opened.
     public func start(paused: Bool = false) -> Bool {
         let first = min(max(0, settings.playlistStart), max(0, playlist.count - 1))
-        return walk.start(from: first, paused: paused)
+        return walked(walk.start(from: first, paused: paused)) != false
     }
 
-    /// Loads item `index`; on failure records why and returns false (the player is idle).
-    @discardableResult
-    public func load(index: Int, paused: Bool = false) -> Bool {
+    /// Loads item `index` (``load(index:paused:reload:listChecked:)``).
+    func load(index: Int, paused: Bool) -> LoadProgress {
         load(index: index, paused: paused, reload: nil)
     }
 
-    func load(index: Int, paused: Bool, reload: OpenPlan.Reload?) -> Bool {
-        guard playlist.items.indices.contains(index) else { return false }
-        // A station list named by URL: its stations take its place, and the first is played.
-        if reload == nil, PlaylistLoader.isRemoteList(playlist.items[index].source) {
-            switch walk.openRemoteList(at: index, network: settings.player.network) {
-            case .failure(let why): return notPlayed(why.line, network: why.network)
-            case .success(true): return load(index: index, paused: paused, reload: nil)
-            case .success(false): break
-            }
-        }
+    /// Begins loading item `index`: the item before goes, and the item opens on a thread of
+    /// its own (``OpenJob``) while the host's loop goes on; ``tick()`` finishes the load when it
+    /// has opened. An open in progress is cancelled first (a newer move through the list wins).
+    /// A station list named by URL is fetched first (`listChecked`: it was, and is no list).
+    func load(index: Int, paused: Bool, reload: OpenPlan.Reload?, listChecked: Bool = false) -> LoadProgress {
+        guard playlist.items.indices.contains(index) else { return .failed }
+        cancelOpen()
         if player.state != .idle, player.mediaInfo != nil {
             host?.controllerWillUnloadItem(self, reason: item.heldAtEnd || player.state == .ended ? "eof" : "stop")
         }
+        let entry = playlist.items[index]
         // Gapless: the prepared item already plays on from this one's last sample; keep it.
-        if !player.continues(to: playlist.items[index].source) { player.stop() }
+        if !player.continues(to: entry.source) { player.stop() }
         item.willLoad()
         remote.itemWillLoad()
         playlist.position = index
-        let entry = playlist.items[index]
         CurrentItemWatch.current(entry, info: nil)
         var plan = OpenPlan(entry.source, settings: settings, reload: reload)
-        plan.options.opening.interrupt = interrupter.fresh()
+        let token = interrupter.fresh()
+        plan.options.opening.interrupt = token
         plan.options.time = clock
         item.resumedAt = plan.resumesAt
-        host?.controllerWillOpen(self)
+        let what: OpenJob.Work = reload == nil && !listChecked && PlaylistLoader.isRemoteList(entry.source)
+            ? .list(network: settings.player.network) : .media(plan.options)
         gate.openBegins()
-        defer {
-            gate.openEnded()
-            host?.controllerDidOpen(self)
+        opening = OpenJob(index: index, source: entry.source, paused: paused, plan: plan, reload: reload, work: what, token: token,
+                          player: player, began: clock.seconds)
+        host?.controllerWillOpen(self)
+        return .opening
+    }
+
+    /// What opens now, and since when on the controller's clock (nil: nothing does): a host
+    /// names it on screen while it takes its time.
+    public var openingItem: (source: String, since: Double)? {
+        opening.map { ($0.source, $0.began) }
+    }
+
+    /// The item opening plays once it opened (`paused` false), or stays paused.
+    public func setOpeningPaused(_ paused: Bool) { opening?.paused = paused }
+
+    /// The open in progress (if any) is cancelled and waited for: its interrupt ends a blocked
+    /// read at once. What it opened regardless is stopped; the walk waiting on it is dropped.
+    public func cancelOpen() {
+        guard let job = opening else { return }
+        opening = nil
+        job.token.cancel()
+        if case .opened = job.wait() { player.stop() }
+        gate.openEnded()
+        walk.dropSearch()
+        AppLog.write("ctl", "open of '\(TextSanitizer.clean(job.source))' cancelled after \(Int((clock.seconds - job.began) * 1000)) ms")
+    }
+
+    /// Waits until no item opens any more (the open in progress, and each the walk goes on to
+    /// after one that failed, ends within its own network deadline), ticking as a host's loop
+    /// would: for a host or a test with nothing else to do meanwhile. The tick's result once the
+    /// walk is over (nil: it goes on, an item plays).
+    @discardableResult
+    public func waitForOpen() -> TickResult? {
+        while let job = opening {
+            _ = job.wait()
+            if case .finished(let code) = tick() { return .finished(code: code) }
         }
-        do {
-            try player.load(url: entry.source, options: plan.options)
-        } catch {
-            if reload == nil, let list = error.playlistPage {
+        return nil
+    }
+
+    /// The open in progress ended (`outcome`): the rest of the load, then the walk goes on.
+    /// False when the walk is over with nothing that opened.
+    private func finishOpen(_ job: OpenJob, _ outcome: OpenJob.Outcome) -> Bool? {
+        opening = nil
+        gate.openEnded()
+        host?.controllerDidOpen(self)
+        let progress = loaded(job, outcome)
+        if progress == .opening { return nil }
+        return walked(walk.openEnded(opened: progress == .opened))
+    }
+
+    /// What a search came to: nil while it goes on or an item plays; false when none opened
+    /// (a move through the list says so; the walk's start or advance is over).
+    private func walked(_ progress: PlaylistWalk.Progress) -> Bool? {
+        guard case .none(let purpose) = progress else { return nil }
+        switch purpose {
+        case .start, .advance: return false
+        case .skip: show(PlaylistWalk.noPlayableItem); return nil
+        }
+    }
+
+    /// The rest of item `job`'s load once its open ended.
+    private func loaded(_ job: OpenJob, _ outcome: OpenJob.Outcome) -> LoadProgress {
+        let index = job.index
+        guard playlist.items.indices.contains(index) else { return .failed }
+        let entry = playlist.items[index]
+        switch outcome {
+        case .list(.failure(let why)):
+            return notPlayed(why.line, network: why.network)
+        case .list(.success(let bytes)):
+            // A station list: its stations take its place, and the first is played.
+            switch walk.expandRemoteList(at: index, bytes: bytes) {
+            case .failure(let why): return notPlayed(why.line, network: why.network)
+            case .success(let expanded): return load(index: index, paused: job.paused, reload: nil, listChecked: !expanded)
+            }
+        case .failed(let error):
+            if job.reload == nil, let list = error.playlistPage {
                 // A page of several videos: its entries take its place (each page expanded once).
                 if case .failure(let why) = walk.expandPage(at: index, list) { return notPlayed(why.line) }
-                return load(index: index, paused: paused, reload: nil)
+                return load(index: index, paused: job.paused, reload: nil)
             }
-            if interrupter.isRaised { return false }
-            let failure = PlayerError(error)
-            return notPlayed(TextSanitizer.clean(failure.description), network: failure.network?.cause.isTransport == true)
+            if interrupter.isRaised { return .failed }
+            return notPlayed(TextSanitizer.clean(error.description), network: error.network?.cause.isTransport == true)
+        case .opened:
+            break
         }
+        let plan = job.plan
         // `--start` past the item's end: nothing of it would play (mpv says so and counts it
         // as not played).
         let start = plan.options.start
-        if reload == nil, settings.startGiven, start > 0, let duration = player.duration, duration > 0, start >= duration {
+        if job.reload == nil, settings.startGiven, start > 0, let duration = player.duration, duration > 0, start >= duration {
             player.stop()
             return notPlayed("'\(TextSanitizer.clean(entry.displayName))': --start \(TimeFormat.clock(start)) is past its end (\(TimeFormat.clock(duration)))")
         }
@@ -157,20 +229,20 @@ public final class PlayerController: PlaylistWalkOwner {
         if player.recordingPath != settings.player.streamRecord { startRecording() }
         remote.writeCover(of: player)
         plan.chooseSubtitles(on: player, delay: subtitleDelaySetting, besides: besides)
-        if !paused { player.play() }
+        if !job.paused { player.play() }
         host?.controllerDidLoadItem(self)
         hub.emit(.fileLoaded)
         hub.emit(.seeked(position: start))
         if let at = item.resumedAt { host?.controller(self, show: "resuming at \(TimeFormat.clock(at))") }
         publish()
-        return true
+        return .opened
     }
 
-    /// An item that could not be played: counted, said (`line`, cleaned), and false for ``load``.
-    func notPlayed(_ line: String, network: Bool = false) -> Bool {
+    /// An item that could not be played: counted, said (`line`, cleaned), and `.failed`.
+    func notPlayed(_ line: String, network: Bool = false) -> LoadProgress {
         walk.tally.notPlayed(line, network: network)
         host?.controller(self, show: line)
-        return false
+        return .failed
     }
 
     // MARK: the host's loop
@@ -187,10 +259,21 @@ public final class PlayerController: PlaylistWalkOwner {
         let results = requests.map { execute($0.command) }
         if !requests.isEmpty { publish() }
         for (request, result) in zip(requests, results) { request.reply(result) }
-        if let code = walk.tally.quitCode { return .finished(code: code) }
+        if let code = walk.tally.quitCode {
+            cancelOpen()
+            return .finished(code: code)
+        }
+        // The item opening ended: its load is finished, or the walk goes on to the next.
+        if let job = opening, let outcome = job.finished, finishOpen(job, outcome) == false, !gate.leaving, !interrupter.isRaised {
+            return finished()   // none opened
+        }
         // A quit is on its way (it cancelled the open that just failed): the failed item is
         // not an error to report, the quit decides how this ends.
         if gate.leaving { return .running }
+        if opening != nil {
+            publish()
+            return .running
+        }
         switch player.state {
         case .ended where !item.heldAtEnd:
             if holdsImage() { break }
@@ -218,7 +301,7 @@ public final class PlayerController: PlaylistWalkOwner {
             if !advanceAtEnd() { return finished() }
         case .playing:
             prepareNextItem()
-            StallWatchdog.reopenIfWedged(self)
+            reopenIfWedged()
             followABLoop()
         default: item.lastSeenPlaying = nil
         }
@@ -260,6 +343,19 @@ public final class PlayerController: PlaylistWalkOwner {
         hub.emit(.seeked(position: target))
     }
 
+    /// The live item, when it delivers bytes but no newer timestamp for
+    /// ``StallWatchdog/seconds``, is opened again at its live edge (one log line, shown); a slow
+    /// one is left to rebuffer.
+    private func reopenIfWedged() {
+        guard player.isLive, let index = playlist.position,
+              case .wedged(let bytes, let seconds) = item.watchdog.observe(
+                  now: clock.seconds, newest: player.liveWindow?.upperBound, bytes: player.networkStatus?.bytes ?? 0) else { return }
+        let line = "the stream is wedged (\(ByteSize.describe(bytes)) in \(Int(seconds)) s brought nothing newer): reopened at the live edge"
+        AppLog.write("ctl", "'\(TextSanitizer.clean(playlist.items[index].source))': \(line)")
+        show(line)
+        _ = load(index: index, paused: false, reload: nil)
+    }
+
     /// The ended item plays again from `position`.
     private func playAgain(from position: Double) {
         player.seek(to: position, mode: .exact)
@@ -280,7 +376,7 @@ public final class PlayerController: PlaylistWalkOwner {
             return true
         }
         if player.state == .ended { hub.emit(.endFile(reason: "eof")) }
-        return walk.advance()
+        return walked(walk.advance()) != false
     }
 
     /// mpv's exit codes: 0 when everything played, 1 when the one item could not be played,
@@ -292,6 +388,7 @@ public final class PlayerController: PlaylistWalkOwner {
 
     /// The host is leaving for its own reason (a signal): save the position if asked to.
     public func finish(interrupted: Bool) {
+        cancelOpen()
         if settings.savePositionOnQuit { saveWatchLater() }
         hub.emit(.endFile(reason: "quit"))
         hub.close()

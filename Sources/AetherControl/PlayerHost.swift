@@ -16,9 +16,10 @@ public protocol PlayerHost: AnyObject {
     func controller(_ controller: PlayerController, screenshot subtitles: Bool) -> CommandResult
     /// IPC `keypress`: act as if `key` (a key name as input.conf writes it) were pressed.
     func controller(_ controller: PlayerController, press key: String) -> CommandResult
-    /// An item starts opening: the host's thread is blocked in it until ``controllerDidOpen(_:)``
-    /// (up to the open deadline on a stalled server). A host with keys keeps its quit keys
-    /// answering meanwhile, by submitting them to the hub from another thread.
+    /// An item starts opening, on a thread of its own (``PlayerController/openingItem`` says
+    /// which and since when); the host's loop goes on, and its ``PlayerController/tick()``
+    /// finishes the load when the open ended (``controllerDidOpen(_:)``, then
+    /// ``controllerDidLoadItem(_:)`` when it opened).
     func controllerWillOpen(_ controller: PlayerController)
     func controllerDidOpen(_ controller: PlayerController)
 }

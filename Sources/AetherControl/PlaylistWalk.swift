@@ -2,11 +2,15 @@ import AetherBase
 import AetherEngine
 import FoundationEssentials
 
+/// What a load came to: the item plays, it could not be played (counted and said), or it opens
+/// on a thread of its own and the walk waits (``PlaylistWalk/openEnded(opened:)``).
+enum LoadProgress: Equatable { case opened, failed, opening }
+
 /// What the walk asks of the one who plays its items (the controller).
 protocol PlaylistWalkOwner: AnyObject {
-    /// Loads item `index` (paused or not): true when it plays; when not, it was counted in the
+    /// Loads item `index` (paused or not); when it could not be played, it was counted in the
     /// walk's tally and said.
-    func load(index: Int, paused: Bool) -> Bool
+    func load(index: Int, paused: Bool) -> LoadProgress
     /// Says `text` on the screen (the OSD).
     func show(_ text: String)
     /// Publishes the state for remote front ends.
@@ -21,6 +25,11 @@ protocol PlaylistWalkOwner: AnyObject {
 /// list, and none after a quit raised the interrupter (a playlist of 100 000 missing files).
 /// Station lists named by URL and web pages that list videos take the place of the item that
 /// named them. It holds the playlist and the walk's ``WalkTally``.
+///
+/// An item opens on a thread of its own (a stalled server holds its open for seconds): a load
+/// that says ``LoadProgress/opening`` leaves the walk's ``Search`` waiting, and the owner tells
+/// it how the open ended with ``openEnded(opened:)``, which goes on to the next candidate.
+/// Starting a new search (a key pressed meanwhile) drops the one waiting.
 final class PlaylistWalk {
     var playlist: Playlist
     var tally = WalkTally()
@@ -39,37 +48,45 @@ final class PlaylistWalk {
         tally.playlistLoopsLeft = loops
     }
 
-    /// Tries the items from `first` on until one opens; false when none did (the reasons are
-    /// in the tally).
-    func start(from first: Int, paused: Bool) -> Bool {
+    /// A search for the next item that opens, and what it was for.
+    struct Search: Equatable {
+        enum Purpose: Equatable {
+            /// From `--playlist-start` on, when the player starts.
+            case start
+            /// At an item's end, on to the next (round again while passes are left).
+            case advance
+            /// A command's move through the list, in its direction, round it when `loop`.
+            case skip(forward: Bool, loop: Bool)
+        }
+        let purpose: Purpose
+        let paused: Bool
+        /// The item tried (opening while the search waits).
+        var candidate = 0
+        /// Items tried so far: each at most once.
+        var tries = 0
+    }
+
+    /// Where a search stands: an item plays, one opens, or none would (the reasons are in the
+    /// tally; `purpose` says what the search was for).
+    enum Progress: Equatable { case opened, opening, none(Search.Purpose) }
+
+    /// The search waiting on an open (nil: none).
+    private(set) var search: Search?
+
+    /// Tries the items from `first` on until one opens.
+    func start(from first: Int, paused: Bool) -> Progress {
         guard playlist.count > 0 else {
             tally.say("nothing to play")
-            return false
+            return .none(.start)
         }
-        var index: Int? = first
-        while let i = index, !interrupter.isRaised {
-            if load(i, paused: paused) { return true }
-            index = i + 1 < playlist.count ? i + 1 : nil
-        }
-        return false
+        return run(Search(purpose: .start, paused: paused), from: first)
     }
 
     /// After the item at the position: the next that opens, past the last the first again
-    /// while the playlist loops (``WalkTally/takePlaylistLoop()``). False when none did.
-    func advance() -> Bool {
-        var candidate = playlist.index(after: playlist.position, loop: false)
-        var tries = 0
-        while tries < playlist.count, !interrupter.isRaised {
-            if candidate == nil {
-                guard tally.takePlaylistLoop() else { return false }
-                candidate = 0
-            }
-            guard let i = candidate else { return false }
-            if load(i, paused: false) { return true }
-            candidate = playlist.index(after: i, loop: false)
-            tries += 1
-        }
-        return false
+    /// while the playlist loops (``WalkTally/takePlaylistLoop()``).
+    func advance() -> Progress {
+        let search = Search(purpose: .advance, paused: false)
+        return run(search, from: playlist.index(after: playlist.position, loop: false) ?? (tally.takePlaylistLoop() ? 0 : nil))
     }
 
     /// The item ``advance()`` would try first (nil: none, the list does not loop).
@@ -77,8 +94,61 @@ final class PlaylistWalk {
         playlist.index(after: playlist.position, loop: false) ?? (tally.playlistLoopsLeft.isOn ? 0 : nil)
     }
 
-    private func load(_ index: Int, paused: Bool) -> Bool {
-        owner?.load(index: index, paused: paused) ?? false
+    /// The open the search waited on ended: the search is over when it opened, else it goes on
+    /// to the next candidate. `.none` when there was no search.
+    func openEnded(opened: Bool) -> Progress {
+        guard var s = search else { return opened ? .opened : .none(.advance) }
+        search = nil
+        if opened {
+            succeeded(s)
+            return .opened
+        }
+        s.tries += 1
+        return run(s, from: following(after: s.candidate, s))
+    }
+
+    /// The search waiting is dropped (the host leaves; its open was cancelled).
+    func dropSearch() { search = nil }
+
+    /// Tries `first`, then each next candidate of `search`, until one opens or opening; each
+    /// item at most once, none after a quit.
+    private func run(_ start: Search, from first: Int?) -> Progress {
+        var s = start
+        var index = first
+        search = nil
+        while let i = index, s.tries < playlist.count, !interrupter.isRaised {
+            s.candidate = i
+            switch owner?.load(index: i, paused: s.paused) ?? .failed {
+            case .opened:
+                succeeded(s)
+                return .opened
+            case .opening:
+                search = s
+                return .opening
+            case .failed:
+                s.tries += 1
+                index = following(after: i, s)
+            }
+        }
+        return .none(s.purpose)
+    }
+
+    /// The candidate after `index` in `search`'s order.
+    private func following(after index: Int, _ search: Search) -> Int? {
+        switch search.purpose {
+        case .start: return index + 1 < playlist.count ? index + 1 : nil
+        case .advance:
+            if let next = playlist.index(after: index, loop: false) { return next }
+            return tally.takePlaylistLoop() ? 0 : nil
+        case .skip(let forward, let loop):
+            return forward ? playlist.index(after: index, loop: loop) : playlist.index(before: index, loop: loop)
+        }
+    }
+
+    /// A command's move says where it went.
+    private func succeeded(_ search: Search) {
+        guard case .skip = search.purpose, playlist.items.indices.contains(search.candidate) else { return }
+        owner?.show("\(search.candidate + 1)/\(playlist.count) \(playlist.items[search.candidate].displayName)")
     }
 
     /// `playlist-next`: round to the first when `loop`; `paused`: the next stays paused.
@@ -118,40 +188,40 @@ final class PlaylistWalk {
     }
 
     /// Goes to item `index`; an item that will not open is passed over in the direction of
-    /// travel (round the list when `loop`), each at most once.
+    /// travel (round the list when `loop`), each at most once. `.ok` once an item plays or opens
+    /// (an open that fails later goes on from there).
     func skip(to index: Int, forward: Bool, loop: Bool, paused: Bool) -> CommandResult {
-        var i: Int? = index
-        var tries = 0
-        while let k = i, tries < playlist.count, !interrupter.isRaised {
-            if load(k, paused: paused) {
-                owner?.show("\(k + 1)/\(playlist.count) \(playlist.items[k].displayName)")
-                return .ok
-            }
-            i = forward ? playlist.index(after: k, loop: loop) : playlist.index(before: k, loop: loop)
-            tries += 1
+        switch run(Search(purpose: .skip(forward: forward, loop: loop), paused: paused), from: index) {
+        case .opened, .opening: return .ok
+        case .none: return .failure(Self.noPlayableItem)
         }
-        return .failure("no playable item")
     }
 
-    /// Item `index` names a station list on the network (``PlaylistLoader/isRemoteList(_:)``):
-    /// fetched (the one small fetch, within ``remoteListLimit`` and the read deadline of
-    /// `network`; a quit interrupts it) and its entries put in its place, as mpv does. True
-    /// when they were; false when it is no list after all (an HLS playlist: opened as a
-    /// stream); a failure (cannot be read, or nothing in it to play) says why in one line.
-    func openRemoteList(at index: Int, network: NetworkSettings) -> Result<Bool, ListFailure> {
-        let item = playlist.items[index]
-        let url = item.source
-        let name = TextSanitizer.clean(url)
-        let bytes: [UInt8]
+    static let noPlayableItem = "no playable item"
+
+    /// A station list named by URL (``PlaylistLoader/isRemoteList(_:)``), fetched: the one
+    /// small fetch, within ``remoteListLimit`` and the read deadline of `network`; `interrupt`
+    /// (a quit, a newer open) cancels it. On the open's thread.
+    static func fetchRemoteList(_ url: String, network: NetworkSettings, interrupt: InterruptToken) -> Result<[UInt8], ListFailure> {
         do {
             // The headers were checked when the options were read.
             let options = (try? SourceOptions.make(headers: network.headers)) ?? [:]
-            bytes = try SmallFetch.bytes(url, options: options, settings: network, interrupt: interrupter.fresh(),
-                                         timeout: network.readTimeout, limit: Self.remoteListLimit)
+            return .success(try SmallFetch.bytes(url, options: options, settings: network, interrupt: interrupt,
+                                                 timeout: network.readTimeout, limit: remoteListLimit))
         } catch {
             let why = NetworkSettings.diagnose(error, url: url)
-            return .failure(ListFailure(line: "cannot open '\(name)': \(why.line)", network: why.cause.isTransport))
+            return .failure(ListFailure(line: "cannot open '\(TextSanitizer.clean(url))': \(why.line)", network: why.cause.isTransport))
         }
+    }
+
+    /// Item `index`'s station list (`bytes`, ``fetchRemoteList(_:network:interrupt:)``): its
+    /// entries put in its place, as mpv does. True when they were; false when it is no list
+    /// after all (an HLS playlist: opened as a stream); a failure (nothing in it to play) says
+    /// why in one line.
+    func expandRemoteList(at index: Int, bytes: [UInt8]) -> Result<Bool, ListFailure> {
+        let item = playlist.items[index]
+        let url = item.source
+        let name = TextSanitizer.clean(url)
         guard let parsed = PlaylistLoader.parseRemote(bytes: bytes, url: url) else { return .success(false) }
         for w in parsed.warnings { AppLog.write("playlist", "'\(name)': \(w)") }
         guard !parsed.items.isEmpty else { return .failure(ListFailure(line: "'\(name)': the station list names nothing to play")) }
@@ -162,7 +232,7 @@ final class PlaylistWalk {
     }
 
     /// Why a station list or a page could not be played (one line).
-    struct ListFailure: Error {
+    struct ListFailure: Error, Sendable {
         let line: String
         /// The list could not be fetched for a network cause (``NetworkFailure``).
         var network = false

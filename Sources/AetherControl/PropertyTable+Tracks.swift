@@ -42,8 +42,10 @@ extension PropertyTable {
         let keep = OpenPlan.Reload(
             position: player.currentTime, audioTrack: player.activeAudioTrack,
             subtitleTrack: player.activeSubtitleTrack.flatMap { id in player.subtitleTracks.firstIndex { $0.id == id } })
-        guard c.load(index: index, paused: player.isPaused, reload: keep) else { return .failure("cannot reopen with that video track") }
-        c.show("video: \(choice.flatMap { c.player.mediaInfo?.videoLabel($0) } ?? "off")")
+        // Named before the reopen (the same media): the item reopens on its thread.
+        let label = choice.flatMap { player.mediaInfo?.videoLabel($0) } ?? "off"
+        guard c.load(index: index, paused: player.isPaused, reload: keep) != .failed else { return .failure("cannot reopen with that video track") }
+        c.show("video: \(label)")
         return .ok
     }, cycle: { c, _, up in
         let count = c.player.mediaInfo?.video.count ?? 0

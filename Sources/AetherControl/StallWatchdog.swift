@@ -40,18 +40,3 @@ struct StallWatchdog: Equatable {
         return arrived >= Self.minimumBytes ? .wedged(bytes: arrived, seconds: waited) : .fine
     }
 }
-
-extension StallWatchdog {
-    /// `controller`'s live item, when it delivers bytes but no newer timestamp for ``seconds``,
-    /// is opened again at its live edge (one log line, shown); a slow one is left to rebuffer.
-    static func reopenIfWedged(_ controller: PlayerController) {
-        let player = controller.player
-        guard player.isLive, let index = controller.playlist.position,
-              case .wedged(let bytes, let seconds) = controller.item.watchdog.observe(
-                  now: controller.clock.seconds, newest: player.liveWindow?.upperBound, bytes: player.networkStatus?.bytes ?? 0) else { return }
-        let line = "the stream is wedged (\(ByteSize.describe(bytes)) in \(Int(seconds)) s brought nothing newer): reopened at the live edge"
-        AppLog.write("ctl", "'\(TextSanitizer.clean(controller.playlist.items[index].source))': \(line)")
-        controller.show(line)
-        _ = controller.load(index: index, paused: false, reload: nil)
-    }
-}

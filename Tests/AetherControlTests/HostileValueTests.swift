@@ -84,6 +84,7 @@ struct OutsideValueTests {
         controller.host = host
         defer { player.stop() }
         #expect(controller.start(paused: true))
+        controller.waitForOpen()
         let hostile: [PropertyValue] = [.number(.nan), .number(.infinity), .number(-.infinity), .number(1e308),
                                         .number(-1e308), .number(-1), .number(9.3e18), .string(""),
                                         .string(String(repeating: "x", count: 1 << 20)), .none, .bool(true)]

@@ -30,6 +30,7 @@ private final class QuietHost: PlayerHost {
         controller.host = host
         defer { player.stop() }
         #expect(controller.start(paused: true))
+        controller.waitForOpen()
 
         func kinds(_ s: PlayerSnapshot) -> [String] { s.media.tracks.map { "\($0.kind.rawValue)\($0.id)\($0.selected ? "*" : "")" } }
         var s = controller.snapshot()
@@ -57,6 +58,7 @@ private final class QuietHost: PlayerHost {
 
         // The next item: its own tracks, chapters and metadata.
         #expect(controller.execute(.playlistNext) == .ok)
+        controller.waitForOpen()   // it opens on its thread
         s = controller.snapshot()
         #expect(kinds(s) == ["audio1*"])
         #expect(s.media.chapters.isEmpty)
@@ -78,10 +80,12 @@ private final class QuietHost: PlayerHost {
         controller.host = host
         defer { player.stop() }
         #expect(controller.start(paused: true))
+        controller.waitForOpen()
         var s = controller.snapshot()
         #expect(s.item.metadata["title"] == "Opus Title")
         #expect(s.media.tracks.first { $0.kind == .audio }?.codec == "opus")
         #expect(controller.execute(.playlistNext) == .ok)
+        controller.waitForOpen()   // it opens on its thread
         s = controller.snapshot()
         #expect(s.item.metadata["title"] == "Test Title" && s.item.metadata["album"] == "Album One", "\(s.item.metadata)")
         #expect(s.media.tracks.first { $0.kind == .audio }?.codec == "mp3")

@@ -19,19 +19,23 @@ import Glibc
     final class Owner: PlaylistWalkOwner {
         let walk: PlaylistWalk
         var playable: Set<Int>
+        /// Items that open on their thread: the walk waits for ``PlaylistWalk/openEnded(opened:)``.
+        var slow: Set<Int> = []
         var tried: [Int] = []
         var said: [String] = []
-        init(_ walk: PlaylistWalk, playable: Set<Int>) {
+        init(_ walk: PlaylistWalk, playable: Set<Int>, slow: Set<Int> = []) {
             self.walk = walk
             self.playable = playable
+            self.slow = slow
             walk.owner = self
         }
-        func load(index: Int, paused: Bool) -> Bool {
+        func load(index: Int, paused: Bool) -> LoadProgress {
             tried.append(index)
             walk.playlist.position = index
-            if playable.contains(index) { walk.tally.opened(loops: .no); return true }
+            if slow.contains(index) { return .opening }
+            if playable.contains(index) { walk.tally.opened(loops: .no); return .opened }
             walk.tally.notPlayed("'\(index)': cannot open")
-            return false
+            return .failed
         }
         func show(_ text: String) { said.append(text) }
         func publish() {}
@@ -88,17 +92,47 @@ import Glibc
         #expect(walk.play(5, loop: true, paused: false) == .failure("no playlist item 5"))
     }
 
+    /// #60 item 2: an item that opens on its thread leaves the search waiting; how its open
+    /// ended takes the search on (the next candidate in the move's direction) or ends it; a
+    /// new move meanwhile replaces the search waiting.
+    @Test func aSearchWaitsForAnOpenAndGoesOnFromHowItEnded() {
+        let walk = Self.walk(5)
+        let owner = Owner(walk, playable: [3], slow: [1])
+        #expect(walk.skip(to: 1, forward: true, loop: false, paused: false) == .ok, "a move that opens is answered at once")
+        #expect(owner.tried == [1] && walk.search?.candidate == 1 && owner.said.isEmpty)
+        owner.slow = []
+        #expect(walk.openEnded(opened: false) == .opened, "item 1 failed: on to 2 (fails), then 3")
+        #expect(owner.tried == [1, 2, 3] && walk.search == nil && owner.said == ["4/5 3.mkv"])
+        // A slow item that opens ends the search where it is.
+        owner.tried = []
+        owner.slow = [4]
+        #expect(walk.advance() == .opening && walk.openEnded(opened: true) == .opened && owner.tried == [4])
+        // Backwards, a newer move replaces the search waiting.
+        owner.slow = [3, 2]
+        owner.tried = []
+        #expect(walk.previous(loop: false, paused: false) == .ok)
+        #expect(walk.search?.candidate == 3 && walk.search?.purpose == .skip(forward: false, loop: false))
+        #expect(walk.play(2, loop: false, paused: false) == .ok)
+        #expect(walk.search?.candidate == 2 && walk.search?.purpose == .skip(forward: true, loop: false) && owner.tried == [3, 2])
+        // None left: the start's search says so.
+        let start = Self.walk(2)
+        let starter = Owner(start, playable: [], slow: [0])
+        #expect(start.start(from: 0, paused: false) == .opening)
+        starter.slow = []
+        #expect(start.openEnded(opened: false) == .none(.start) && starter.tried == [0, 1])
+    }
+
     @Test func atTheEndTheWalkGoesRoundWhilePassesAreLeft() {
         let walk = Self.walk(3, loops: .times(1))
         let owner = Owner(walk, playable: [1, 2])
-        #expect(walk.start(from: 0, paused: false))
+        #expect(walk.start(from: 0, paused: false) == .opened)
         #expect(owner.tried == [0, 1] && walk.playlist.position == 1)
-        #expect(walk.advance() && walk.playlist.position == 2)
+        #expect(walk.advance() == .opened && walk.playlist.position == 2)
         #expect(walk.following == 0, "the list loops once more")
-        #expect(walk.advance() && walk.playlist.position == 1)
+        #expect(walk.advance() == .opened && walk.playlist.position == 1)
         #expect(owner.tried == [0, 1, 2, 0, 1] && walk.following == 2)
         walk.playlist.position = 2
-        #expect(walk.following == nil && !walk.advance())
+        #expect(walk.following == nil && walk.advance() == .none(.advance))
         #expect(walk.next(loop: false, paused: false) == .failure("no next item"))
     }
 
@@ -108,13 +142,13 @@ import Glibc
                                 interrupter: interrupter)
         let owner = Owner(walk, playable: [0, 1])
         interrupter.raise()
-        #expect(!walk.start(from: 0, paused: false) && owner.tried.isEmpty)
+        #expect(walk.start(from: 0, paused: false) == .none(.start) && owner.tried.isEmpty)
     }
 
     @Test func anEmptyPlaylistSaysSo() {
         let walk = Self.walk(0)
         let owner = Owner(walk, playable: [])
-        #expect(!walk.start(from: 0, paused: false) && owner.tried.isEmpty)
+        #expect(walk.start(from: 0, paused: false) == .none(.start) && owner.tried.isEmpty)
         #expect(walk.tally.errors == ["nothing to play"])
     }
 

@@ -129,4 +129,18 @@ struct ChromeViewTests {
         let full = CellRect(column: 0, row: 0, width: 40, height: 12)
         #expect(MessageLine.row(width: 10, column: 1, area: area, avoiding: [full]) == 1)
     }
+
+    /// #60 item 2: an open longer than a moment is named with its seconds so far; the host
+    /// wakes when the text changes (the moment, then each whole second).
+    @Test func anOpenIsNamedAfterAMomentWithItsSeconds() {
+        let opening = (source: "http://radio.example/stream", since: 100.0)
+        #expect(ChromeView.openingText(opening, now: 100.4) == nil, "a moment: nothing yet")
+        #expect(ChromeView.openingText(opening, now: 103.2) == "opening radio.example/stream · 3 s · q to quit")
+        let file = ChromeView.openingText((source: "/films/a\u{1B}[2Jb.mkv", since: 0), now: 1) ?? ""
+        #expect(file.hasPrefix("opening a") && file.hasSuffix("b.mkv · 1 s · q to quit") && !file.contains("\u{1B}"),
+                "a file by its name, sanitised: \(file)")
+        #expect(ChromeView.openingText(nil, now: 5) == nil && ChromeView.openingDue(nil, now: 5) == nil)
+        #expect(abs((ChromeView.openingDue(opening, now: 100.1) ?? 0) - 0.4) < 1e-9)
+        #expect(abs((ChromeView.openingDue(opening, now: 103.25) ?? 0) - 0.75) < 1e-9)
+    }
 }

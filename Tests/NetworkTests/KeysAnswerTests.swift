@@ -49,8 +49,59 @@ import Testing
         defer { server.stop() }
         let json = try Self.pty([server.url("/h264-720p.mkv")], key: key, warmup: 2)
         Self.expectPromptExit(json, "\(key) while opening")
-        // The open really was stuck: the terminal never got the screen.
-        #expect(json["left_alternate_screen"] as? Bool == false, "\(json)")
+        // The screen came up while it opened (after a moment: #60), and went at the quit.
+        #expect(json["left_alternate_screen"] as? Bool == true, "\(json)")
+    }
+
+    /// Waits for `text` on the pane after sending `key`; the milliseconds it took (nil: never within 5 s).
+    static func answer(_ tui: TmuxSession, _ key: String, shows text: String) -> Double? {
+        let sent = MonotonicClock.seconds()
+        tui.send(key)
+        guard tui.waitFor(5, { $0.contains(text) }) else { return nil }
+        return (MonotonicClock.seconds() - sent) * 1000
+    }
+
+    /// #60 item 2: while the next item opens on a server that never answers, the screen names
+    /// the open and its time, `?` shows the keys, `<` goes back to the item before and plays it
+    /// (mpv's way), and `q` quits: each within the bound (measured from the key to the pane
+    /// showing its effect, so tmux's capture is in the figure too).
+    @Test func keysAnswerWhileTheNextItemOpens() throws {
+        let server = try Self.stallingServer(after: 100)
+        defer { server.stop() }
+        let url = server.url("/h264-720p.mkv")
+        let name = url.replacingOccurrences(of: "http://", with: "")
+        let tui = try TmuxSession([TestEnvironment.binary, "--ao=null", "--vo=halfblock", "--length=2", "--no-config",
+                                   TestEnvironment.fixture("h264-aac.flv"), url], columns: 140, rows: 40)
+        defer { tui.close() }
+        #expect(tui.waitFor(10) { $0.contains("opening \(name) · ") && $0.contains("q to quit") }, "the open is not named:\n\(tui.screen())")
+        let help = Self.answer(tui, "?", shows: "Keys")
+        #expect(help.map { $0 < 300 } == true, "? while the next item opens: \(String(describing: help)) ms\n\(tui.screen())")
+        tui.send("Escape")
+        let back = Self.answer(tui, "<", shows: "1/2 h264-aac.flv")
+        #expect(back.map { $0 < 300 } == true, "< while the next item opens: \(String(describing: back)) ms\n\(tui.screen())")
+        // The item before plays (its clock moves), and on to the stalled one again at its end.
+        #expect(tui.waitFor(5) { $0.contains("00:01 / ") }, "the item before did not play:\n\(tui.screen())")
+        #expect(tui.waitFor(10) { $0.contains("opening \(name) · ") }, "\(tui.screen())")
+        let quit = Self.answer(tui, "q", shows: "EXIT=0")
+        #expect(quit.map { $0 < 300 } == true, "q while the next item opens: \(String(describing: quit)) ms\n\(tui.screen())")
+        print("keys-answer while the next item opens: ? \(help.map { Int($0) } ?? -1) ms, < \(back.map { Int($0) } ?? -1) ms, q \(quit.map { Int($0) } ?? -1) ms")
+    }
+
+    /// #60 item 2: started on a server that never answers, the screen comes up after a moment
+    /// and names what opens, counting the seconds; the keys answer meanwhile.
+    @Test func aFirstItemThatStallsGetsTheScreenAndItsName() throws {
+        let server = try Self.stallingServer(after: 100)
+        defer { server.stop() }
+        let url = server.url("/h264-720p.mkv")
+        let name = url.replacingOccurrences(of: "http://", with: "")
+        let tui = try TmuxSession([TestEnvironment.binary, "--ao=null", "--vo=halfblock", "--no-config", url], columns: 140, rows: 40)
+        defer { tui.close() }
+        #expect(tui.waitFor(5) { $0.contains("opening \(name) · 1 s · q to quit") }, "\(tui.screen())")
+        #expect(tui.waitFor(5) { $0.contains("opening \(name) · 2 s · q to quit") }, "the seconds do not count:\n\(tui.screen())")
+        let help = Self.answer(tui, "?", shows: "Keys")
+        #expect(help.map { $0 < 300 } == true, "? while the first item opens: \(String(describing: help)) ms")
+        let quit = Self.answer(tui, "q", shows: "EXIT=0")
+        #expect(quit.map { $0 < 300 } == true, "q while the first item opens: \(String(describing: quit)) ms\n\(tui.screen())")
     }
 
     @Test func quitWhileTheNextItemOpens() throws {

@@ -20,6 +20,8 @@ struct ChromeView {
     let source: String
     /// The keys as bound: the help overlay lists them.
     let bindings: InputBindings
+    /// The loop's clock as the draw began.
+    let now: Double
 
     /// Every view of the screen rendered, bottom to top, into one frame. Reads the model only.
     func compose(subtitles: [SubtitleCellLayout.Line]) -> ScreenFrame {
@@ -124,6 +126,7 @@ struct ChromeView {
             timeText = "\(TimeFormat.clock(now)) / \(TimeFormat.clock(duration))"
         }
         if let network = networkText() { timeText += "  " + network }
+        if let opening = Self.openingText(controller.openingItem, now: self.now) { timeText = opening }
         var badges: [TransportBar.Badge] = []
         badges.append(.init(text: player.isMuted ? "muted" : "vol \(Int(player.volume.rounded()))%", role: .status))
         badges.append(.init(text: String(cFormat: "%.2f×", player.rate), role: .status))
@@ -147,6 +150,26 @@ struct ChromeView {
     static func networkText(_ player: Player) -> String? {
         if case .reconnecting(let attempt, let left) = player.networkStatus?.phase { return reconnecting(attempt, left) }
         return player.isBuffering ? "buffering…" : nil
+    }
+
+    /// An open that takes longer than ``openingShownAfter`` seconds, named on the transport row
+    /// with its time so far: `opening radio.example/stream · 3 s · q to quit` (a URL without its
+    /// scheme, a file by its name).
+    static func openingText(_ opening: (source: String, since: Double)?, now: Double) -> String? {
+        guard let opening, now - opening.since >= openingShownAfter else { return nil }
+        let source = opening.source
+        let name = source.firstRange(of: "://").map { String(source[$0.upperBound...]) }
+            ?? URL(fileURLWithPath: source).lastPathComponent
+        return "opening \(TextSanitizer.clean(name)) · \(Int(now - opening.since)) s · q to quit"
+    }
+
+    static let openingShownAfter = 0.5
+
+    /// Seconds until ``openingText(_:now:)`` next changes (nil: nothing opens).
+    static func openingDue(_ opening: (source: String, since: Double)?, now: Double) -> Double? {
+        guard let opening else { return nil }
+        let elapsed = now - opening.since
+        return (elapsed < openingShownAfter ? openingShownAfter : elapsed.rounded(.down) + 1) - elapsed
     }
 
     /// A reconnect's count and the seconds left before the source gives up: `reconnecting (3, 1.8 s left)`.

@@ -65,7 +65,8 @@ final class HostRuntime {
                                      frameRate: painter.music != nil ? MusicView.rate : nil)
         }
         let hiding = playing && display.screen.chromeVisible && !view.chrome.pinned && view.menu == nil
-        schedule.within = [view.nextHideOrExpiry(now: now, hiding: hiding), controller.nextDue].compactMap { $0 }
+        schedule.within = [view.nextHideOrExpiry(now: now, hiding: hiding), controller.nextDue,
+                           ChromeView.openingDue(controller.openingItem, now: now)].compactMap { $0 }
         return schedule.seconds(now: now)
     }
 }

@@ -8,28 +8,11 @@ import Glibc
 
 /// The controller's callbacks: what only the screen can do.
 extension TUIApp: PlayerHost {
+    /// An item opens on its thread while the loop goes on: the last item's picture goes, and
+    /// the transport row names what opens once it takes longer than a moment (``ChromeView``).
     public func controllerWillOpen(_ controller: PlayerController) {
-        // One watch for a run of opens (items that fail are skipped in one go): it ends when
-        // the loop reads keys again (``endOpenWatch()``).
-        guard openWatch == nil else { return }
-        let probe = display.isUp ? nil : probeThread
-        let bindings = options.bindings
-        openWatch = OpenWatch(input: STDIN_FILENO, takeModes: !display.isUp, before: { _ = probe?.wait() }) { [hub = controller.hub] byte in
-            // The user's bindings decide what quits (q, Q and Ctrl-C by default).
-            let key: Key = byte == 0x03 ? .control("c") : .character(Character(UnicodeScalar(byte)))
-            if let command = bindings.command(for: key), command.leavesThePlayer {
-                AppLog.write("tui", "\(command) while a source opens: cancelling the open")
-                hub.submit(command)
-            }
-        }
-    }
-
-    public func controllerDidOpen(_ controller: PlayerController) {}
-
-    /// The loop is back: keys go to ncurses again.
-    func endOpenWatch() {
-        openWatch?.stop()
-        openWatch = nil
+        guard display.isUp else { return }
+        runtime.relayout()
     }
 
     public func controllerWillUnloadItem(_ controller: PlayerController, reason: String) {
@@ -41,6 +24,8 @@ extension TUIApp: PlayerHost {
         runtime.itemChanged()
         guard display.isUp else { return }
         attachItem()
+        // (A paused item's first picture came before the output was its sink.)
+        if player.isPaused { player.redisplay() }
     }
 
     public func controller(_ controller: PlayerController, show message: String) {

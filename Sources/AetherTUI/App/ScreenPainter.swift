@@ -31,7 +31,7 @@ final class ScreenPainter {
     /// The views over `view` and the player as they stand, with `telemetry` shown.
     func chrome(_ view: ViewState, telemetry: TelemetrySampler) -> ChromeView {
         ChromeView(model: view, player: player, controller: controller, display: display, telemetry: telemetry,
-                   music: music, source: source, bindings: options.bindings)
+                   music: music, source: source, bindings: options.bindings, now: clock.seconds)
     }
 
     /// The terminal's size looked at (``Display/checkSize(anyway:)``), and laid out again when it changed.
@@ -142,6 +142,8 @@ final class ScreenPainter {
         if visible != display.screen.chromeVisible { display.screen.chromeVisible = visible; display.screen.dirty = true }
         let tick = (player.currentTime * 4).rounded(.down)
         if tick != display.screen.tick { display.screen.tick = tick; display.screen.dirty = true }
+        let opening = ChromeView.openingText(controller.openingItem, now: now)
+        if opening != display.screen.openingText { display.screen.openingText = opening; display.screen.dirty = true }
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
         // Text cues libass draws into the picture are not text cells too.
         let libass = VideoOutput.drawsTextSubtitles(driver: display.driver, style: options.subtitleStyle)

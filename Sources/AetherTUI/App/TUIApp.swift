@@ -25,10 +25,6 @@ public final class TUIApp {
     /// When free heap pages were last handed back, and how often.
     var lastTrim = 0.0
     static let trimInterval = 5.0
-    /// The capability probe of start-up (it owns the terminal until it finishes).
-    var probeThread: BackgroundResult<CapabilityProbe.Report>?
-    /// Reads the quit keys while the loop is blocked opening an item.
-    var openWatch: OpenWatch?
     let quit = QuitSignals()
     /// Ctrl-Z and friends (made when the screen comes up).
     var jobs: JobControl?
@@ -70,24 +66,49 @@ public final class TUIApp {
             CapabilityProbe.probe(input: STDIN_FILENO, output: STDOUT_FILENO,
                                   environment: TerminalEnvironment(env), budget: budget, time: clock)
         }
-        probeThread = probe
         // The terminfo entry ncurses will read, without erase and scroll capabilities
         // (TextOnlyTerminfo), made while the media opens.
         let terminfo = BackgroundResult(name: "aether.terminfo") { TextOnlyTerminfo.prepare(term: env["TERM"] ?? "") }
         defer { if let directory = terminfo.wait() { TextOnlyTerminfo.remove(directory) } }
+        // The first item opens on its own thread; the loop's wake follows the engine from now
+        // (an open that ended wakes it).
+        player.changes.set { [wake] in wake.signal() }
+        defer { player.changes.set(nil) }
         let started = controller.start(paused: true)
-        endOpenWatch()
-        guard started else {
-            _ = probe.wait()   // the terminal is back in its own modes before the error line
-            if quit.isRaised { return ExitStatus.interrupted.rawValue }
-            for line in controller.reportedErrors() { StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n") }
-            return controller.exitCode()
-        }
-        AppLog.write("tui", "media open")
+        // A moment for the open: a local file opens within it, and the screen comes up with
+        // its picture; a slower one gets the screen now, which names it and takes keys.
+        let ended = started ? awaitOpen(until: clock.seconds + Self.openMoment) : controller.exitCode()
         let report = probe.wait()
+        guard let code = ended ?? awaitOpen(until: clock.seconds) else { return takeScreen(probed: report, terminfo: terminfo) }
+        // The terminal is back in its own modes before the error lines.
+        if quit.isRaised { return ExitStatus.interrupted.rawValue }
+        for line in controller.reportedErrors() { StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n") }
+        return code
+    }
+
+    /// How long the host waits for the first item to open before its screen comes up anyway.
+    static let openMoment = 0.5
+
+    /// Ticks the controller until no item opens, a quit signal, or `deadline` on the loop's
+    /// clock (one tick at least). The exit status when the walk is over with nothing that
+    /// opened; nil otherwise.
+    func awaitOpen(until deadline: Double) -> Int32? {
+        while true {
+            if case .finished(let code) = controller.tick() { return code }
+            let left = deadline - clock.seconds
+            if controller.openingItem == nil || quit.isRaised || left <= 0 { return nil }
+            waitForEvents(timeout: left, readTerminal: false)
+        }
+    }
+
+    /// The screen comes up (the item opened, or is opening) and the loop runs to the end.
+    private func takeScreen(probed report: CapabilityProbe.Report, terminfo: BackgroundResult<String?>) -> Int32 {
+        AppLog.write("tui", controller.openingItem == nil ? "media open" : "media opening")
         AppLog.write("tui", "terminal probed in \(Int(report.capabilities.probe.milliseconds)) ms (answered: \(report.capabilities.probe.answered), version: \(report.capabilities.terminal.version ?? "-"))")
+        // (An item still opening is weighed without its picture: `auto` picks by the terminal alone.)
         let setup = OutputSetup.choose(report: report, options: options, video: player.mediaInfo?.primaryVideo,
-                                       showTelemetry: runtime.view.chrome.showTelemetry, environment: env, clock: clock)
+                                       showTelemetry: runtime.view.chrome.showTelemetry,
+                                       environment: ProcessInfo.processInfo.environment, clock: clock)
         (display.capabilities, display.driver, display.autoOutput) = (setup.capabilities, setup.driver, setup.autoOutput)
         display.theme = options.theme(on: setup.capabilities.background)
         if let background = setup.capabilities.background {
@@ -111,8 +132,6 @@ public final class TUIApp {
         // What wakes the loop besides the keyboard: the engine's state, remote commands, the
         // governor, background results, signals.
         quit.onRaise { [wake] in wake.signal() }
-        player.changes.set { [wake] in wake.signal() }
-        defer { player.changes.set(nil) }
         controller.hub.onRequest { [wake] in wake.signal() }
         display.output.onGovernorChange = { [wake] in wake.signal() }
 
@@ -126,7 +145,9 @@ public final class TUIApp {
         for warning in controller.start(services, options.remote) { runtime.osd("⚠ " + warning, seconds: 5) }
         runtime.view.message.queueStartup(options.startupWarnings, at: clock.seconds)
         defer { services.stop() }
-        if options.startPaused { player.redisplay() } else { player.play() }
+        if controller.openingItem != nil {
+            controller.setOpeningPaused(options.startPaused)
+        } else if options.startPaused { player.redisplay() } else { player.play() }
         runtime.view.chrome.noteInput(at: clock.seconds)
         let code = loop()
         writeSummary(interrupted: code == ExitStatus.interrupted.rawValue)
@@ -138,6 +159,7 @@ public final class TUIApp {
     /// work end, the output stops before the player, and the terminal is given back. What went
     /// wrong but did not stop playback (a stream left out, a sidecar refused) stays readable after.
     func stopScreen() {
+        controller.cancelOpen()
         runtime.view.inspector?.close()
         player.setFrameSink(nil)
         runtime.stills.shutdown()
@@ -176,7 +198,6 @@ public final class TUIApp {
             if quit.isRaised { return ExitStatus.interrupted.rawValue }
             // Remote commands, the playlist's next item, the published state.
             if case .finished(let code) = controller.tick() { return code }
-            endOpenWatch()
             if jobs?.handle(self) == true {
                 // The shell has the terminal (continued with `bg`): wait for `fg` (its SIGCONT
                 // wakes us); the terminal is not read meanwhile.

@@ -97,6 +97,8 @@ struct ScreenState {
     var chromeVisible = true
     /// The quarter second of media time the clock text last showed.
     var tick = -1.0
+    /// What the transport row said of an item opening.
+    var openingText: String?
     /// Which subtitle cues were last drawn.
     var cueKey = ""
     /// The overlays' cells as last drawn (the video's mask).

@@ -1,0 +1,65 @@
+import AetherBase
+import AetherEngine
+
+/// One playlist item's open, on a thread of its own: a stalled server holds an open for up to
+/// the network deadline, and the host's loop (its keys, its screen, remote commands) must not
+/// wait for it. The controller starts it (``PlayerController/load(index:paused:reload:listChecked:)``)
+/// and finishes the load on the host's thread once ``finished`` says it ended; the thread wakes
+/// the host through the player's ``Player/changes``. Its ``token`` cancels it (a quit, a newer
+/// move through the list). The player is thread-safe; nothing else is touched off the host's thread.
+final class OpenJob {
+    /// What the thread does.
+    enum Work {
+        /// Fetch the station list the item names (``PlaylistWalk/fetchRemoteList(_:network:interrupt:)``).
+        case list(network: NetworkSettings)
+        /// Open the item in the player with these options.
+        case media(PlayerOptions)
+    }
+
+    /// What it came to.
+    enum Outcome: Sendable {
+        case opened
+        case failed(PlayerError)
+        case list(Result<[UInt8], PlaylistWalk.ListFailure>)
+    }
+
+    let index: Int
+    let source: String
+    /// It stays paused once it opened (a host may change its mind meanwhile).
+    var paused: Bool
+    let plan: OpenPlan
+    /// What a reload of the item keeps (nil: an ordinary load).
+    let reload: OpenPlan.Reload?
+    let token: InterruptToken
+    /// When it began, on the controller's clock.
+    let began: Double
+    private let result: BackgroundResult<Outcome>
+
+    init(index: Int, source: String, paused: Bool, plan: OpenPlan, reload: OpenPlan.Reload?, work: Work,
+         token: InterruptToken, player: Player, began: Double) {
+        (self.index, self.source, self.paused, self.plan, self.reload, self.token, self.began)
+            = (index, source, paused, plan, reload, token, began)
+        result = BackgroundResult(name: "aether.open", whenDone: { [changes = player.changes] in changes.notify() }) {
+            switch work {
+            case .list(let network):
+                return .list(PlaylistWalk.fetchRemoteList(source, network: network, interrupt: token))
+            case .media(let options):
+                do throws(PlayerError) {
+                    try player.load(url: source, options: options)
+                    return .opened
+                } catch {
+                    return .failed(error)
+                }
+            }
+        }
+    }
+
+    /// What it came to, once it ended (nil: it goes on).
+    var finished: Outcome? { result.finished }
+
+    /// Waits for it to end.
+    func wait() -> Outcome { result.wait() }
+
+    /// Waits at most `seconds` for it to end.
+    func wait(timeout seconds: Double) -> Outcome? { result.wait(timeout: seconds) }
+}
