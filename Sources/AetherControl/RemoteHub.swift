@@ -54,8 +54,8 @@ public final class RemoteHub: Sendable {
     private let state = Guarded(State())
 
     /// Runs `handler` on the submitting thread whenever a command that leaves the player
-    /// (`quit`, `quit-watch-later`, `stop`) is queued: the host may be blocked opening a source
-    /// for seconds, and leaving must not wait for that (the controller cancels the open).
+    /// (`quit`, `quit-watch-later`, `stop`) is queued: an item may be opening for seconds on its
+    /// thread (``OpenJob``), and leaving must not wait for that (the controller cancels the open).
     public func onLeave(_ handler: @escaping @Sendable () -> Void) {
         state.withLock { $0.onLeave = handler }
     }
