@@ -6,6 +6,8 @@
 public final class GuardedCondition<State>: @unchecked Sendable {  // `state` is only touched with `condition` held
     private let condition = PthreadLock()
     private var state: State
+    /// Threads waiting on the condition now (only touched with `condition` held).
+    private var waiting = 0
 
     public init(_ state: State) { self.state = state }
 
@@ -27,6 +29,14 @@ public final class GuardedCondition<State>: @unchecked Sendable {  // `state` is
             condition.unlock()
         }
         return try body(&state)
+    }
+
+    /// How many threads wait on the condition now: a test waits for a thread to be blocked
+    /// (a condition, where a sleep would only hope so).
+    public var waiters: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return waiting
     }
 
     /// Wakes every waiter. Call it after a change made under the lock (inside a `withLock` body
@@ -56,9 +66,13 @@ public final class GuardedCondition<State>: @unchecked Sendable {  // `state` is
                 let now = MonotonicClock.seconds()
                 if let deadline, now >= deadline { break }
                 // At most a day per wait: a deadline of infinity has no timespec.
+                waiting += 1
                 condition.wait(until: now + min(until - now, Self.longestWait))
+                waiting -= 1
             } else {
+                waiting += 1
                 condition.wait()
+                waiting -= 1
             }
             satisfied = try ready(state)
         }

@@ -7,8 +7,17 @@ import Glibc
 /// Commands: the one entry (``execute(_:)``) and the dispatch to each family.
 extension PlayerController {
     /// Carries out `command` and says how it went (the IPC's reply, an OSD message on failure).
+    ///
+    /// While an item opens, a command that acts on the item (a seek, a property: the speed, the
+    /// volume) waits for it and runs once an item loaded, as mpv applies them to the file it
+    /// loads; its result now is `.ok`. Moves through the playlist, quits and the screen's own
+    /// commands run at once.
     @discardableResult
     public func execute(_ command: PlayerCommand) -> CommandResult {
+        if openingItem != nil, command.waitsForTheItem {
+            waitingForTheItem.append(command)
+            return .ok
+        }
         let result = run(command)
         if case .failure(let why) = result { host?.controller(self, show: why) }
         return result
@@ -55,6 +64,17 @@ extension PlayerController {
             return .ok
         case .keypress(let key):
             return host?.controller(self, press: key) ?? .failure("'keypress' needs a player with keys")
+        }
+    }
+}
+
+extension PlayerCommand {
+    /// It acts on the item loaded: while one opens, it waits for it (``PlayerController/execute(_:)``).
+    var waitsForTheItem: Bool {
+        switch self {
+        case .seek, .add, .multiply, .cycle, .frameStep, .frameBackStep, .abLoop: return true
+        case .set(let name, _): return !name.hasPrefix("playlist")
+        default: return false
         }
     }
 }

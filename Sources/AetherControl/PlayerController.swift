@@ -40,6 +40,12 @@ public final class PlayerController: PlaylistWalkOwner {
     private let gate: LeaveGate
     /// The item opening on its thread (nil: none).
     private var opening: OpenJob?
+    /// The thread items open on.
+    private let openThread = OpenThread()
+    /// Commands given while an item opened, run once one loaded (``execute(_:)``).
+    var waitingForTheItem: [PlayerCommand] = []
+    /// Remote commands' replies, sent when no item opens (``tick()``).
+    private var repliesAfterOpen: [(reply: @Sendable (CommandResult) -> Void, result: CommandResult)] = []
 
     public init(player: Player, playlist: Playlist, settings: ControllerSettings, hub: RemoteHub = RemoteHub(),
                 clock: TimeSource = .monotonic) {
@@ -62,6 +68,8 @@ public final class PlayerController: PlaylistWalkOwner {
         // runs on the next tick.
         hub.onLeave { gate.leaveAnnounced() }
     }
+
+    deinit { openThread.stop() }
 
     /// The playlist, as the walk has it.
     public internal(set) var playlist: Playlist {
@@ -126,7 +134,7 @@ public final class PlayerController: PlaylistWalkOwner {
             ? .list(network: settings.player.network) : .media(plan.options)
         gate.openBegins()
         opening = OpenJob(index: index, source: entry.source, paused: paused, plan: plan, reload: reload, work: what, token: token,
-                          player: player, began: clock.seconds)
+                          player: player, began: clock.seconds, on: openThread)
         host?.controllerWillOpen(self)
         return .opening
     }
@@ -234,6 +242,9 @@ public final class PlayerController: PlaylistWalkOwner {
         hub.emit(.fileLoaded)
         hub.emit(.seeked(position: start))
         if let at = item.resumedAt { host?.controller(self, show: "resuming at \(TimeFormat.clock(at))") }
+        let waiting = waitingForTheItem
+        waitingForTheItem = []
+        for command in waiting { execute(command) }
         publish()
         return .opened
     }
@@ -249,23 +260,40 @@ public final class PlayerController: PlaylistWalkOwner {
 
     public enum TickResult: Equatable { case running, finished(code: Int32) }
 
+    /// How long one tick follows opens that end at once, and how long it waits for each.
+    static let chainedOpens = 0.05
+    static let quickOpen = 0.005
+
     /// Runs queued remote commands, moves on at an item's end, and publishes the state. Call
     /// from the host's loop: when ``RemoteHub/onRequest(_:)`` says a command is queued, and every
     /// 20–30 ms while the player moves.
     public func tick() -> TickResult {
         // Replies go out after the state they produced is published, so a client that asks for
         // a property right after its command's reply reads the new value.
+        // A command answered while an item opens (one it started, or one given meanwhile) is
+        // answered once the open ended: a reply means done, as when opens blocked the host.
         let requests = hub.takeRequests()
         let results = requests.map { execute($0.command) }
         if !requests.isEmpty { publish() }
-        for (request, result) in zip(requests, results) { request.reply(result) }
+        for (request, result) in zip(requests, results) { repliesAfterOpen.append((request.reply, result)) }
+        defer { if opening == nil { sendReplies() } }
         if let code = walk.tally.quitCode {
             cancelOpen()
             return .finished(code: code)
         }
-        // The item opening ended: its load is finished, or the walk goes on to the next.
-        if let job = opening, let outcome = job.finished, finishOpen(job, outcome) == false, !gate.leaving, !interrupter.isRaised {
-            return finished()   // none opened
+        // The item opening ended: its load is finished, or the walk goes on to the next. Opens
+        // the walk goes on to that end at once (a playlist of missing files) are followed in
+        // this tick, for up to ``chainedOpens`` seconds: not a loop pass (a draw, a publish) each.
+        let chainStart = clock.seconds
+        var first = true
+        while let job = opening {
+            let waited = first || clock.seconds - chainStart >= Self.chainedOpens ? nil : job.wait(timeout: Self.quickOpen)
+            guard let outcome = job.finished ?? waited else { break }
+            first = false
+            if finishOpen(job, outcome) == false, !gate.leaving, !interrupter.isRaised {
+                waitingForTheItem = []
+                return finished()   // none opened
+            }
         }
         // A quit is on its way (it cancelled the open that just failed): the failed item is
         // not an error to report, the quit decides how this ends.
@@ -307,6 +335,15 @@ public final class PlayerController: PlaylistWalkOwner {
         }
         publish()
         return .running
+    }
+
+    /// The replies held while an item opened go out (the state they produced is published).
+    private func sendReplies() {
+        guard !repliesAfterOpen.isEmpty else { return }
+        let replies = repliesAfterOpen
+        repliesAfterOpen = []
+        publish()
+        for (reply, result) in replies { reply(result) }
     }
 
     /// The walk is over: it ends with the tally's exit code.
@@ -389,6 +426,7 @@ public final class PlayerController: PlaylistWalkOwner {
     /// The host is leaving for its own reason (a signal): save the position if asked to.
     public func finish(interrupted: Bool) {
         cancelOpen()
+        sendReplies()
         if settings.savePositionOnQuit { saveWatchLater() }
         hub.emit(.endFile(reason: "quit"))
         hub.close()

@@ -221,8 +221,11 @@ import Testing
         renderer.update(cues: [Self.cue(1, header: absurd, text: "huge")], atSeconds: 1, width: 320, height: 240)
     }
 
-    /// 10,000 events on screen at once: the render thread waits one frame's budget, keeps the
-    /// last overlay, and the skip is counted (and logged once).
+    /// 10,000 events on screen at once: the render thread waits for libass no longer than its
+    /// budget, keeps the last overlay, and the skip is counted (and logged once). With a budget
+    /// of nothing it does not wait at all (libass cannot have drawn 10,000 signs by then), so no
+    /// reading of the wall clock decides the test; what a frame's budget costs in playback is
+    /// `aether-bench subtitles`'.
     @Test func tenThousandEventsNeverHoldTheRenderThreadPastItsBudget() throws {
         let header = ASSHeader(bytes: Self.header, isNative: true)
         let cues = (0..<10_000).map { i in
@@ -230,15 +233,11 @@ import Testing
         }
         let worker = ASSOverlayWorker(options: ASSStyleOptions(), shaping: .simple)
         defer { worker.stop() }
-        var waits: [Double] = []
         for frame in 0..<5 {
-            let t0 = MonotonicClock.seconds()
-            _ = worker.overlay(cues: cues, atSeconds: 1 + Double(frame) * 0.04, width: 1280, height: 720, budget: 0.040)
-            waits.append(MonotonicClock.seconds() - t0)
+            let overlay = worker.overlay(cues: cues, atSeconds: 1 + Double(frame) * 0.04, width: 1280, height: 720, budget: 0)
+            #expect(overlay == nil, "frame \(frame): nothing drawn yet, so nothing to keep")
         }
-        print("10,000 events: render-thread waits \(waits.map { String(format: "%.1f", $0 * 1000) }.joined(separator: ", ")) ms; \(worker.skippedUpdates) updates skipped")
-        #expect(waits.allSatisfy { $0 < 0.040 + 0.030 }, "never much past one frame's budget")
-        #expect(worker.skippedUpdates >= 1, "libass needs longer than 40 ms for 10,000 signs")
+        #expect(worker.skippedUpdates == 5, "each update libass was not done with was skipped: \(worker.skippedUpdates)")
     }
 
     /// A 1 MiB event line is cut at 64 KiB and weighs that much against the store's byte budget.

@@ -129,7 +129,8 @@ import Testing
     }
 }
 
-/// Hostile and heavy scripts through libass: bounded, logged once, and what a frame costs.
+/// Hostile and heavy scripts through libass: bounded and logged once (what a frame costs is
+/// `aether-bench subtitles`').
 @Suite(.serialized) struct ASSTrackRendererLoadTests {
     static let header = Array("""
         [Script Info]
@@ -144,45 +145,6 @@ import Testing
         [Events]
         Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
         """.utf8)
-
-    /// Milliseconds per rendered frame (p50, p95) at 1280×720 over `frames` frames 40 ms apart,
-    /// each frame re-blended (as after a change).
-    static func cost(_ renderer: ASSTrackRenderer, frames: Int, from start: Int64) -> (p50: Double, p95: Double) {
-        let width = 1280, height = 720
-        var picture = [UInt8](repeating: 60, count: width * height * 3)
-        var times: [Double] = []
-        for n in 0..<frames {
-            let t0 = MonotonicClock.seconds()
-            picture.withUnsafeMutableBufferPointer {
-                _ = renderer.render(atMilliseconds: start + Int64(n) * 40, into: $0, width: width, height: height, stride: width * 3, force: true)
-            }
-            times.append((MonotonicClock.seconds() - t0) * 1000)
-        }
-        times.sort()
-        return (times[times.count / 2], times[min(times.count - 1, times.count * 95 / 100)])
-    }
-
-    @Test func typicalAndHeavyScriptsCostPerFrame() throws {
-        // Typical: two dialogue lines at a time. Heavy: 10,000 events, 200 on screen at once,
-        // positioned, rotated and karaoke-timed (typesetting).
-        let typical = try #require(ASSTrackRenderer(header: Self.header))
-        for i in 0..<600 {
-            let text = "\(i),0,Default,,0,0,0,,Line \(i) of the dialogue, long enough to be a real subtitle\\Nand a second line"
-            typical.addEvent(Array(text.utf8), startMs: Int64(i) * 2000, durationMs: 2000)
-        }
-        let heavy = try #require(ASSTrackRenderer(header: Self.header))
-        for i in 0..<10_000 {
-            let x = (i * 37) % 1280, y = (i * 53) % 720
-            let text = "\(i),0,Default,,0,0,0,,{\\pos(\(x),\(y))\\frz\(i % 90)\\fs24\\k20}Sign {\\k30}\(i){\\t(0,1000,\\fscx150)}"
-            heavy.addEvent(Array(text.utf8), startMs: Int64(i / 200) * 4000, durationMs: 4000)
-        }
-        #expect(heavy.eventCount == 10_000)
-        let t = Self.cost(typical, frames: 100, from: 10_000)
-        let h = Self.cost(heavy, frames: 100, from: 20_000)
-        print(String(format: "libass cost at 1280x720: typical p50 %.2f ms p95 %.2f ms; heavy (200 signs on screen) p50 %.2f ms p95 %.2f ms",
-                     t.p50, t.p95, h.p50, h.p95))
-        #expect(t.p50 > 0 && h.p50 > t.p50, "the heavy script costs more than dialogue")
-    }
 
     @Test func aMalformedHeaderAndGarbageEventsStillRender() throws {
         let renderer = try #require(ASSTrackRenderer(header: Array("[Script Info]\nPlayResX: -5\n[V4+ Styles]\nFormat: Name\nStyle: ,,,,\n\u{0}\u{FF}".utf8)))

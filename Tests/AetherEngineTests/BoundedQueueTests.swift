@@ -101,7 +101,7 @@ import Testing
         let empty = BoundedQueue<Int>(maxCount: 1)
         let popper = Thread { let v = empty.pop(); results.withLock { $0.append("pop \(String(describing: v))") } }
         pusher.start(); popper.start()
-        Thread.sleep(forTimeInterval: 0.05)
+        #expect(waitUntil(2) { q.waiters == 1 && empty.waiters == 1 }, "the push and the pop did not block")
         q.close(); empty.close()
         #expect(waitUntil(2) { results.withLock { $0 }.count == 2 })
         #expect(Set(results.withLock { $0 }) == ["push false", "pop nil"])
@@ -117,7 +117,7 @@ import Testing
             result.withLock { $0 = ok }
         }
         t.start()
-        Thread.sleep(forTimeInterval: 0.05)
+        #expect(waitUntil(2) { q.waiters == 1 }, "the push did not block")
         #expect(result.withLock { $0 } == nil, "still waiting for room")
         seekPending.withLock { $0 = true }
         #expect(waitUntil(1) { result.withLock { $0 } != nil })
@@ -131,7 +131,7 @@ import Testing
         let result = Guarded<Bool?>(nil)
         let t = Thread { let ok = q.push(2); result.withLock { $0 = ok } }
         t.start()
-        Thread.sleep(forTimeInterval: 0.05)
+        #expect(waitUntil(2) { q.waiters == 1 }, "the push did not block")
         q.flush()
         #expect(waitUntil(1) { result.withLock { $0 } == true })
         #expect(q.count == 1 && q.peek() == 2, "the old item went with the flush")
@@ -147,9 +147,12 @@ import Testing
     @Test func waitForItemReturnsWhenSomethingArrives() {
         let q = BoundedQueue<Int>(maxCount: 4)
         #expect(!q.waitForItem(timeout: 0.01))
-        let t = Thread { Thread.sleep(forTimeInterval: 0.05); q.push(9) }
+        let arrived = Guarded<Bool?>(nil)
+        let t = Thread { let got = q.waitForItem(timeout: 10); arrived.withLock { $0 = got } }
         t.start()
-        #expect(q.waitForItem(timeout: 2))
+        #expect(waitUntil(2) { q.waiters == 1 }, "the wait did not block")
+        q.push(9)
+        #expect(waitUntil(2) { arrived.withLock { $0 } == true })
         #expect(q.peek() == 9)
     }
 }

@@ -46,22 +46,20 @@ import Testing
         #expect(one.map(\.start) == [2, 3, 3] && one.map(\.end) == [3, 4, 4], "\(one)")
     }
 
-    /// Hostile segments and init sections: each refused with one line, quickly (a run declaring
-    /// 2^31 samples is refused before any is read).
+    /// Hostile segments and init sections: each refused with one line (a run declaring 2^31
+    /// samples is refused before any is read: the refusal names the count).
     @Test func hostileWVTTIsRefusedInOneLine() throws {
         for (kind, says) in [("count", "a track run declares 2147483648 samples its box cannot hold"),
                              ("pastend", "a sample runs past the segment"),
                              ("size", "has a size of"),
                              ("time", "a cue time is not one in 0…360000 s")] {
             let (head, segments) = try Self.written(count: 2, hostile: kind)
-            let began = MonotonicClock.seconds()
             do {
                 _ = try WVTTReader.cues(initialization: head, segments: segments.map { ($0, 0) })
                 Issue.record("\(kind): not refused")
             } catch {
                 #expect(error.message.contains(says) && !error.message.contains("\n"), "\(kind): \(error.message)")
             }
-            #expect(MonotonicClock.seconds() - began < 1, "\(kind) took too long")
         }
         let (head, segments) = try Self.written(count: 2)
         func refusal(_ head: [UInt8], _ segments: [[UInt8]], limits: WVTTReader.Limits = .init()) -> String? {

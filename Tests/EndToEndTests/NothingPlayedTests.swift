@@ -36,8 +36,9 @@ struct NothingPlayedTests {
     /// crash report's item watch a reabstraction thunk deeper, and the stack overflowed near the
     /// 9 500th item (SIGSEGV, exit 139). Now: status 2 (nothing played), the first 20 reasons and
     /// a count, and no per-item growth: the peak memory of 100 000 items is that of 10 000 plus
-    /// the playlist itself. The CPU bound is the debug build's (about 14 s here; a quadratic walk
-    /// would take minutes); the release figure is aether-bench's.
+    /// the playlist itself. The CPU bound is the debug build's (about 33 s here since each item
+    /// opens on the controller's open thread, #60: 27 s of it is the open and the walk, as
+    /// inline; a quadratic walk would take minutes); the release figure is aether-bench's.
     @Test func aHundredThousandItemsThatCannotPlayEndInOneSummary() throws {
         let base = NSTemporaryDirectory() + "aether-long-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -55,7 +56,7 @@ struct NothingPlayedTests {
         #expect(small.status == 2 && big.status == 2 && !big.timedOut, "exit \(small.status) and \(big.status); \(big.lines.suffix(2))")
         #expect(big.lines.count == 21 && big.lines.first == "aether-tui: cannot open '\(base)/missing-0.mkv': No such file or directory"
                 && big.lines.last == "aether-tui: … and 99980 more items that could not be played", "\(big.lines.prefix(2)) \(big.lines.suffix(1))")
-        #expect(big.cpuSeconds > 0 && big.cpuSeconds <= 40, "\(big.cpuSeconds) CPU s for 100 000 items")
+        #expect(big.cpuSeconds > 0 && big.cpuSeconds <= 60, "\(big.cpuSeconds) CPU s for 100 000 items")
         // The playlist's 90 000 more items are about 13 MB; a line, closure or observer kept per
         // item would be more.
         let grown = big.peakRSSKiB - small.peakRSSKiB

@@ -4,14 +4,17 @@ import Testing
 @testable import TerminalGraphics
 
 /// A terminal that answers with a script: `reply` arrives `delay` after the queries, in
-/// chunks of `chunk` bytes; `nil` reply = a terminal that never answers.
+/// chunks of `chunk` bytes; `nil` reply = a terminal that never answers. Its time is a manual
+/// clock, the one the probe reads (``CapabilityProbe/probe(scripted:environment:windowSize:budget:sharedMemoryQuery:tmuxPane:)``):
+/// a read that waits advances it by the wait, so no test sleeps or reads the wall clock.
 struct ScriptedTerminal: ProbeTransport {
     var reply: [UInt8]?
     var delay: Duration = .milliseconds(5)
     var chunk = Int.max
     var sent: [UInt8] = []
+    let clock = ManualTimeSource(milliseconds: 1_000)
     private var delivered = 0
-    private var sentAt: ContinuousClock.Instant?
+    private var sentAt: Double?
 
     init(reply: String?, delay: Duration = .milliseconds(5), chunk: Int = .max) {
         self.reply = reply.map { Array($0.utf8) }
@@ -19,28 +22,42 @@ struct ScriptedTerminal: ProbeTransport {
         self.chunk = chunk
     }
 
+    static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+
     mutating func send(_ bytes: [UInt8]) throws(SystemCallError) {
         sent += bytes
-        sentAt = ContinuousClock.now
+        sentAt = clock.seconds
     }
 
     mutating func receive(timeout: Duration) throws(SystemCallError) -> [UInt8] {
         guard let reply, let sentAt, delivered < reply.count else {
-            // measurement window: a silent terminal's read lasts its whole timeout
-            Thread.sleep(forTimeInterval: Double(timeout.components.attoseconds) / 1e18 + Double(timeout.components.seconds))
+            // A silent terminal's read lasts its whole timeout.
+            clock.advance(seconds: Self.seconds(timeout))
             return []
         }
-        let due = sentAt + delay
-        let now = ContinuousClock.now
+        let due = sentAt + Self.seconds(delay)
+        let now = clock.seconds
         if due > now {
-            let wait = min(timeout, due - now)
-            // measurement window: the reply's delay, or the read's timeout if that is shorter
-            Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds))
+            // The reply's delay, or the read's timeout if that is shorter.
+            let wait = min(Self.seconds(timeout), due - now)
+            clock.advance(seconds: wait)
             if wait < due - now { return [] }
         }
         let end = min(reply.count, delivered + chunk)
         defer { delivered = end }
         return Array(reply[delivered..<end])
+    }
+}
+
+extension CapabilityProbe {
+    /// The probe over a scripted terminal, on the terminal's clock.
+    static func probe(scripted terminal: inout ScriptedTerminal, environment: TerminalEnvironment,
+                      windowSize: (columns: Int, rows: Int, pixelWidth: Int, pixelHeight: Int)? = nil,
+                      budget: Duration = defaultBudget, sharedMemoryQuery: [UInt8]? = nil,
+                      tmuxPane: (_ timeLeft: Duration) -> TmuxPane? = { _ in nil }) -> Report {
+        let time = terminal.clock.source
+        return probe(transport: &terminal, environment: environment, windowSize: windowSize, budget: budget,
+                     sharedMemoryQuery: sharedMemoryQuery, tmuxPane: tmuxPane, time: time)
     }
 }
 
@@ -51,7 +68,7 @@ struct ScriptedTerminal: ProbeTransport {
 
     @Test func sixelTerminalWithCellSize() {
         var terminal = ScriptedTerminal(reply: Self.xtermVT340)
-        let report = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm"))
+        let report = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment(term: "xterm"))
         let caps = report.capabilities
         #expect(terminal.sent == CapabilityProbe.query)
         #expect(caps.probe.answered)
@@ -64,14 +81,14 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(!caps.synchronizedOutput)
         #expect(report.strayInput.isEmpty)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "sixel")
-        #expect(caps.probe.milliseconds < 200)
+        #expect(caps.probe.milliseconds.rounded() == 5, "the reply's delay: \(caps.probe.milliseconds) ms")
     }
 
     /// Captured from Debian's xterm 379 (`xterm -ti vt340`), which ignores `CSI 16/14/18 t`
     /// (allowWindowOps is off) and does not know mode 2026.
     @Test func capturedXtermReply() {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?63;1;2;4;6;9;15;16;22;28c\u{1B}[?1;0;256S\u{1B}[?2;0;480;312S\u{1B}[?2026;0$y\u{1B}[0n")
-        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm"),
+        let caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment(term: "xterm"),
                                          windowSize: (columns: 80, rows: 24, pixelWidth: 480, pixelHeight: 312)).capabilities
         #expect(caps.sixel.available && caps.sixel.colorRegisters == 256)
         #expect(caps.sixel.maxGeometry == PixelSize(width: 480, height: 312))
@@ -81,7 +98,7 @@ struct ScriptedTerminal: ProbeTransport {
 
     @Test func terminalWithoutSixelOrPixelSize() {
         var terminal = ScriptedTerminal(reply: Self.plainTerminal)
-        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm-256color")).capabilities
+        let caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment(term: "xterm-256color")).capabilities
         #expect(caps.probe.answered && !caps.sixel.available)
         #expect(caps.window.cellSize == nil)
         #expect(caps.synchronizedOutput)
@@ -92,13 +109,13 @@ struct ScriptedTerminal: ProbeTransport {
 
     @Test func textAreaReplyGivesCellSizeWhenCellReplyIsMissing() {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[4;480;800t\u{1B}[8;24;80t\u{1B}[0n")
-        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        let caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment()).capabilities
         #expect(caps.window.cellSize == CellSize(width: 10, height: 20))
     }
 
     @Test func ioctlPixelSizeWins() {
         var terminal = ScriptedTerminal(reply: Self.xtermVT340)
-        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(),
+        let caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment(),
                                          windowSize: (columns: 100, rows: 30, pixelWidth: 900, pixelHeight: 540)).capabilities
         #expect(caps.window.cellSize == CellSize(width: 9, height: 18))
         #expect(caps.window.cellSizeSource == .ioctl)
@@ -107,13 +124,12 @@ struct ScriptedTerminal: ProbeTransport {
 
     @Test func silentTerminalCostsOnlyTheBudget() {
         var terminal = ScriptedTerminal(reply: nil)
-        let start = ContinuousClock.now
-        let report = CapabilityProbe.probe(transport: &terminal,
+        let start = terminal.clock.milliseconds
+        let report = CapabilityProbe.probe(scripted: &terminal,
                                            environment: TerminalEnvironment(["TERM": "xterm-256color", "COLORTERM": "truecolor"]),
                                            budget: .milliseconds(150))
-        let elapsed = ContinuousClock.now - start
-        #expect(elapsed < .milliseconds(300))
-        #expect(elapsed >= .milliseconds(140))
+        #expect(terminal.clock.milliseconds - start == 150, "the budget, to the millisecond: \(terminal.clock.milliseconds - start) ms")
+        #expect(report.capabilities.probe.milliseconds.rounded() == 150)
         let caps = report.capabilities
         #expect(!caps.probe.answered && !caps.sixel.available)
         #expect(caps.truecolor && caps.truecolorSource == .environment)
@@ -122,15 +138,15 @@ struct ScriptedTerminal: ProbeTransport {
 
     @Test func slowTerminalPastTheBudgetIsTreatedAsSilent() {
         var terminal = ScriptedTerminal(reply: Self.xtermVT340, delay: .milliseconds(400))
-        let start = ContinuousClock.now
-        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(), budget: .milliseconds(100)).capabilities
-        #expect(ContinuousClock.now - start < .milliseconds(250))
+        let start = terminal.clock.milliseconds
+        let caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment(), budget: .milliseconds(100)).capabilities
+        #expect(terminal.clock.milliseconds - start == 100, "the budget, not the reply's 400 ms")
         #expect(!caps.probe.answered && !caps.sixel.available)
     }
 
     @Test func repliesSplitAcrossReadsAndStrayKeys() {
         var terminal = ScriptedTerminal(reply: "q" + Self.xtermVT340, chunk: 1)
-        let report = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment())
+        let report = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment())
         #expect(report.capabilities.sixel.available)
         #expect(report.capabilities.probe.answered)
         #expect(report.strayInput == Array("q".utf8))
@@ -139,7 +155,7 @@ struct ScriptedTerminal: ProbeTransport {
     @Test func tmuxWithoutSixelFallsBackToHalfBlock() {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?1;2c\u{1B}[0n")
         let env = TerminalEnvironment(["TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0"])
-        let caps = CapabilityProbe.probe(transport: &terminal, environment: env).capabilities
+        let caps = CapabilityProbe.probe(scripted: &terminal, environment: env).capabilities
         #expect(caps.tmux.inside && !caps.sixel.available)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
         #expect(VideoDrivers.resolve("sixel", capabilities: caps)?.name == "sixel", "an explicit choice is kept")
@@ -150,7 +166,7 @@ struct ScriptedTerminal: ProbeTransport {
         let garbage = "\u{1B}[?99999999999999999999;4c\u{1B}[?1;0;0S\u{1B}[6;0;0t\u{1B}[" + String(repeating: "9", count: 500)
             + "x\u{1B}]junk\u{1B}[0n"
         var terminal = ScriptedTerminal(reply: garbage, chunk: 7)
-        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        let caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment()).capabilities
         #expect(caps.probe.answered)
         #expect(caps.sixel.available)
         #expect(caps.sixel.colorRegisters == nil)
@@ -163,7 +179,7 @@ struct ScriptedTerminal: ProbeTransport {
     @Test func terminalVersionNamesTheTerminalAndPicksTheSixelRepaint() throws {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?63;1;2;4;6;9;15;16;22;28c\u{1B}[?1;0;256S\u{1B}P>|XTerm(379)\u{1B}\\\u{1B}[0n",
                                         chunk: 5)
-        let report = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm"))
+        let report = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment(term: "xterm"))
         let caps = report.capabilities
         #expect(report.strayInput.isEmpty)
         #expect(caps.terminal.version == "XTerm(379)" && caps.terminal.isXterm)
@@ -175,17 +191,17 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(chosen.repaint == .full, "--vo-sixel-repaint wins over auto")
 
         var foot = ScriptedTerminal(reply: "\u{1B}[?62;4;22c\u{1B}P>|foot(1.13.1)\u{1B}\\\u{1B}[0n")
-        let footCaps = CapabilityProbe.probe(transport: &foot, environment: TerminalEnvironment(term: "foot")).capabilities
+        let footCaps = CapabilityProbe.probe(scripted: &foot, environment: TerminalEnvironment(term: "foot")).capabilities
         #expect(footCaps.terminal.version == "foot(1.13.1)" && !footCaps.terminal.isXterm)
         #expect((VideoDrivers.make("auto", capabilities: footCaps, options: .init()) as? SixelDriver)?.repaint == .changed)
         // mlterm 3.9 does not answer XTVERSION and draws unset pixels as background: whole pictures.
         var mlterm = ScriptedTerminal(reply: "\u{1B}[?63;1;2;3;4;6;7;15;18;22;29c\u{1B}[0n")
-        let mltermCaps = CapabilityProbe.probe(transport: &mlterm, environment: TerminalEnvironment(term: "mlterm")).capabilities
+        let mltermCaps = CapabilityProbe.probe(scripted: &mlterm, environment: TerminalEnvironment(term: "mlterm")).capabilities
         #expect((VideoDrivers.make("auto", capabilities: mltermCaps, options: .init()) as? SixelDriver)?.repaint == .full)
         #expect((VideoDrivers.make("auto", capabilities: mltermCaps, options: .init()) as? SixelDriver)?.overlays == .clipped)
         #expect((VideoDrivers.make("auto", capabilities: footCaps, options: .init()) as? SixelDriver)?.overlays == .transparent)
         var other = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}P>|WezTerm 20240203\u{1B}\\\u{1B}[0n")
-        let otherCaps = CapabilityProbe.probe(transport: &other, environment: TerminalEnvironment()).capabilities
+        let otherCaps = CapabilityProbe.probe(scripted: &other, environment: TerminalEnvironment()).capabilities
         #expect(VideoDrivers.sixelRepaint(for: otherCaps) == .full)
         #expect(CapabilityProbe.query.starts(with: Array("\u{1B}[c".utf8)))
         #expect(CapabilityProbe.query.suffix(4) == Array("\u{1B}[5n".utf8), "DSR stays last")
@@ -195,13 +211,13 @@ struct ScriptedTerminal: ProbeTransport {
     /// the sentinel after it is still found; a name is cut to 64 bytes.
     @Test func hostileTerminalVersionsAreBounded() {
         var control = ScriptedTerminal(reply: "\u{1B}P>|Evil\u{07}\u{1B}]0;pwned\u{07}\u{1B}\\\u{1B}[?62;4c\u{1B}[0n")
-        let c = CapabilityProbe.probe(transport: &control, environment: TerminalEnvironment()).capabilities
+        let c = CapabilityProbe.probe(scripted: &control, environment: TerminalEnvironment()).capabilities
         #expect(c.probe.answered && c.sixel.available && c.terminal.version == nil)
         var long = ScriptedTerminal(reply: "\u{1B}P>|" + String(repeating: "A", count: 1000) + "\u{1B}\\\u{1B}[0n", chunk: 100)
-        let l = CapabilityProbe.probe(transport: &long, environment: TerminalEnvironment()).capabilities
+        let l = CapabilityProbe.probe(scripted: &long, environment: TerminalEnvironment()).capabilities
         #expect(l.probe.answered && l.terminal.version == nil)
         var wide = ScriptedTerminal(reply: "\u{1B}P>|" + String(repeating: "B", count: 200) + "\u{1B}\\\u{1B}[0n")
-        let w = CapabilityProbe.probe(transport: &wide, environment: TerminalEnvironment()).capabilities
+        let w = CapabilityProbe.probe(scripted: &wide, environment: TerminalEnvironment()).capabilities
         #expect(w.terminal.version == String(repeating: "B", count: 64))
     }
 
@@ -209,7 +225,7 @@ struct ScriptedTerminal: ProbeTransport {
     /// buffer of gigabytes. Out-of-range values are dropped and the next source is used.
     @Test func absurdCellSizesAreIgnored() {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}[6;1024;1024t\u{1B}[4;100000;100000t\u{1B}[8;24;80t\u{1B}[0n")
-        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        let caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment()).capabilities
         #expect(caps.probe.answered && caps.sixel.available)
         #expect(caps.window.cellSize == nil, "cell \(String(describing: caps.window.cellSize)) believed")
         #expect(caps.window.cellSizeSource == .assumed)
@@ -218,16 +234,16 @@ struct ScriptedTerminal: ProbeTransport {
     @Test func anOutOfRangeSourceFallsThroughToTheNextOne() {
         // TIOCGWINSZ claims 65535×65535 px for 80×24 cells (819×2730-px cells): the CSI 16 t reply is used.
         var terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[6;20;10t\u{1B}[0n")
-        var caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(),
+        var caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment(),
                                          windowSize: (columns: 80, rows: 24, pixelWidth: 65535, pixelHeight: 65535)).capabilities
         #expect(caps.window.cellSize == CellSize(width: 10, height: 20) && caps.window.cellSizeSource == .terminal)
         // A cell reply one pixel too wide: the text area (CSI 14 t ÷ CSI 18 t) gives the cell.
         terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[6;20;65t\u{1B}[4;480;800t\u{1B}[8;24;80t\u{1B}[0n")
-        caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment()).capabilities
         #expect(caps.window.cellSize == CellSize(width: 10, height: 20))
         // A screen of 99999 rows is not believed either, so the text area cannot be divided.
         terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[4;480;800t\u{1B}[8;99999;80t\u{1B}[0n")
-        caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment()).capabilities
         #expect(caps.window.rows == nil && caps.window.cellSize == nil)
     }
 
@@ -238,18 +254,18 @@ struct ScriptedTerminal: ProbeTransport {
         #expect(!CellSize(width: 10, height: 129).isValid)
         #expect(!CellSize(width: 0, height: 20).isValid)
         var terminal = ScriptedTerminal(reply: "\u{1B}[?62c\u{1B}[6;128;64t\u{1B}[0n")
-        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        let caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment()).capabilities
         #expect(caps.window.cellSize == CellSize(width: 64, height: 128))
     }
 
     @Test func sixelLimitsAreBounded() {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}[?1;0;1000000S\u{1B}[?2;0;100000;100000S\u{1B}[0n")
-        var caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        var caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment()).capabilities
         #expect(caps.sixel.colorRegisters == nil && caps.sixel.effectiveColors == 256)
         #expect(caps.sixel.maxGeometry == nil)
         #expect(caps.sixel.effectiveMaxGeometry == PixelSize(width: 4096, height: 4096))
         terminal = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}[?2;0;4096;1200S\u{1B}[0n")
-        caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment()).capabilities
+        caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment()).capabilities
         #expect(caps.sixel.effectiveMaxGeometry == PixelSize(width: 4096, height: 1200))
         // However large the cell rectangle, a sixel image stays within the ceiling.
         let size = PictureGeometry.pixelPlacement(area: CellRect(column: 0, row: 0, width: 5000, height: 3000), displayAspect: 1,
@@ -260,7 +276,7 @@ struct ScriptedTerminal: ProbeTransport {
 
     @Test func summaryLinesNameEveryCapability() {
         var terminal = ScriptedTerminal(reply: Self.xtermVT340)
-        let caps = CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm")).capabilities
+        let caps = CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment(term: "xterm")).capabilities
         let text = caps.summaryLines.joined(separator: "\n")
         for needle in ["sixel: yes", "sixel colour registers: 256", "cell size: 10x20 px (reply)", "synchronized output (?2026): no", "TERM: xterm"] {
             #expect(text.contains(needle))

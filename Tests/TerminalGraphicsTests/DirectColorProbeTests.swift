@@ -20,7 +20,7 @@ import Testing
     static func probe(_ reply: String, _ environment: TerminalEnvironment = TerminalEnvironment(term: "xterm"),
                       chunk: Int = .max) -> CapabilityProbe.Report {
         var terminal = ScriptedTerminal(reply: reply, chunk: chunk)
-        return CapabilityProbe.probe(transport: &terminal, environment: environment)
+        return CapabilityProbe.probe(scripted: &terminal, environment: environment)
     }
 
     @Test(arguments: [("xterm", xterm, true), ("kitty", kitty, true), ("foot", foot, true), ("mlterm", mlterm, false)])

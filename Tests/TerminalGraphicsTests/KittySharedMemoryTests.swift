@@ -171,7 +171,7 @@ import Testing
         #expect(String(decoding: query, as: UTF8.self) == "\u{1B}_Gi=32,s=1,v=1,a=q,t=s,f=24,S=3;YWV0aGVyLXByb2JlLTE=\u{1B}\\")
         func probe(_ reply: String, _ environment: TerminalEnvironment) -> (caps: TerminalCapabilities, sent: [UInt8]) {
             var terminal = ScriptedTerminal(reply: reply, chunk: .max)
-            let report = CapabilityProbe.probe(transport: &terminal, environment: environment, sharedMemoryQuery: query) { _ in nil }
+            let report = CapabilityProbe.probe(scripted: &terminal, environment: environment, sharedMemoryQuery: query) { _ in nil }
             return (report.capabilities, terminal.sent)
         }
         let ok = "\u{1B}[?62c\u{1B}_Gi=31;OK\u{1B}\\\u{1B}_Gi=32;OK\u{1B}\\\u{1B}[0n"

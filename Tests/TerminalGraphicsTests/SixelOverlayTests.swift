@@ -130,12 +130,12 @@ import Testing
     /// mlterm 3.9's probe answers: DA1 with sixel, no XTVERSION.
     static var mltermCapabilities: TerminalCapabilities {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?63;1;2;3;4;6;7;15;18;22;29c\u{1B}[0n")
-        return CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm")).capabilities
+        return CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment(term: "xterm")).capabilities
     }
 
     static var xtermCapabilities: TerminalCapabilities {
         var terminal = ScriptedTerminal(reply: "\u{1B}[?63;1;2;4;6;9;15;16;22;28c\u{1B}[?1;0;256S\u{1B}P>|XTerm(379)\u{1B}\\\u{1B}[0n")
-        return CapabilityProbe.probe(transport: &terminal, environment: TerminalEnvironment(term: "xterm")).capabilities
+        return CapabilityProbe.probe(scripted: &terminal, environment: TerminalEnvironment(term: "xterm")).capabilities
     }
 
     /// mlterm's cells in the matrix's Xvfb (10 × 22 px: not a multiple of sixel's 6 rows).

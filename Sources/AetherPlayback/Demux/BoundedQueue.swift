@@ -41,6 +41,9 @@ public final class BoundedQueue<Element>: Sendable {
     }
 
     public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Threads blocked in a push or a pop now (``GuardedCondition/waiters``).
+    package var waiters: Int { state.waiters }
     /// Items and cost queued, and the bounds, read together (the inspector's live tab).
     public var fill: (count: Int, cost: Int, maxCount: Int, maxCost: Int) {
         state.withLock { ($0.count, $0.cost, maxCount, maxCost) }
