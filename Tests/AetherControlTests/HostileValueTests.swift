@@ -100,7 +100,9 @@ struct OutsideValueTests {
                 if let command = try? PlayerCommand.parse(line) { _ = controller.execute(command) }
             }
         }
-        // Still loaded, still a player: time is finite and the controller answers.
+        // Still loaded, still a player: time is finite and the controller answers (a hostile
+        // `vid` reopened the item on the open thread: the commands given meanwhile ran after).
+        controller.waitForOpen()
         #expect(player.mediaInfo != nil)
         #expect(player.currentTime.isFinite)
         #expect(controller.execute(.set("volume", .number(50))) == .ok)
