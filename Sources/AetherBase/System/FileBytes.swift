@@ -13,7 +13,8 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
 /// config and input.conf through ``TextBudget``, watch-later entries, sidecar lyrics, ID3 heads,
 /// local manifests and small documents, terminals.json, a file's head for a sniffer or a
 /// scanner, `/proc` files whose size stat does not tell, a theme, a download's saved
-/// segments), and its one write-all loop.
+/// segments), and the write-all loop for a descriptor (whole files are written atomically with
+/// `Data.write`: the watch-later entry, the terminal memory, a PNG).
 public enum FileBytes {
     /// Why a file was not read.
     public enum ReadError: Error, Equatable, Sendable {

@@ -23,7 +23,8 @@ struct ChromeView {
     /// The loop's clock as the draw began.
     let now: Double
 
-    /// Every view of the screen rendered, bottom to top, into one frame. Reads the model only.
+    /// Every view of the screen rendered, bottom to top, into one frame. It reads the model, the
+    /// player, the controller and the display, and changes none of them.
     func compose(subtitles: [SubtitleCellLayout.Line]) -> ScreenFrame {
         var frame = ScreenFrame(cells: CellGrid(columns: display.layout.columns, rows: display.layout.rows))
         music?.pane(player: player, controller: controller, source: source).render(into: &frame.cells)

@@ -43,8 +43,9 @@ struct BarMouse: Equatable {
     var time: Double
 }
 
-/// What the runtime carries out for ``HostUpdate`` (Elm's commands): the only way a model change
-/// reaches the player or the screen.
+/// What the runtime carries out for ``HostUpdate`` (Elm's commands): how the update's decisions
+/// reach the player or the screen. (Not the only way they are reached: the painter relayouts and
+/// applies the governor's steps, and the controller's callbacks attach an item, #60.)
 enum HostEffect: Equatable {
     /// To the controller, as a binding, IPC or MPRIS would send it.
     case command(PlayerCommand)
