@@ -28,7 +28,9 @@ struct HeadlessPlayback {
         let host = Host(stats: stats, bindings: setup.bindings, clock: clock)
         controller.host = host
         // The loop waits for work: a remote command or a quit signal wakes it at once.
-        // Wakes not yet waited for (each wait takes one).
+        // Wakes not yet waited for: a wait takes them all, as the tick after it sees every change
+        // they told of (an open that ended wakes it once per item: a playlist of 100 000 missing
+        // files was 100 000 ticks more).
         let wakes = GuardedCondition(0)
         let wake: @Sendable () -> Void = { wakes.update { $0 += 1 } }
         controller.hub.onRequest { wake() }
@@ -78,7 +80,7 @@ struct HeadlessPlayback {
             let wait = settled ? untilTelemetry
                 : min(untilTelemetry, controller.hub.hasObservers ? Self.publishInterval : Self.quietInterval)
             let woken = wakes.withLock(when: { $0 > 0 }, timeout: wait) { pending, woken in
-                if woken { pending -= 1 }
+                if woken { pending = 0 }
                 return woken
             }
             if woken { lastWake = clock.seconds }
