@@ -5,7 +5,6 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// One libass library handle (`ASS_Library`), freed exactly once by `deinit`.
 ///
@@ -70,10 +69,16 @@ public enum ASSLog {
     /// Distinct lines remembered; past this every line is logged again (bounded memory).
     static let maxRemembered = 256
     private static let seen = Guarded<Set<String>>([])
-    private static let logged = Atomic<Int>(0)
 
-    /// How many lines were written to the log so far (tests).
-    public static var linesLogged: Int { logged.load(ordering: .relaxed) }
+    /// The last lines written (a test counts its own among what other threads log meanwhile).
+    private static let recent = Guarded<[String]>([])
+    static let recentKept = 64
+
+    /// How many of the last ``recentKept`` lines logged contain `fragment` (tests: libass logs
+    /// from every thread of the process, so a count of all lines is another test's too).
+    package static func recentLines(containing fragment: String) -> Int {
+        recent.withLock { $0.filter { $0.contains(fragment) }.count }
+    }
 
     package static func receive(level: Int32, line: String) {
         guard level <= maxLevel else { return }
@@ -85,7 +90,10 @@ public enum ASSLog {
             return true
         }
         guard fresh else { return }
-        logged.add(1, ordering: .relaxed)
+        recent.withLock { lines in
+            if lines.count >= recentKept { lines.removeFirst() }
+            lines.append(text)
+        }
         AppLog.write("libass", text)
     }
 }
