@@ -91,7 +91,7 @@ let package = Package(
         .target(name: "TerminalPictures", dependencies: ["TerminalGraphics"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
-        .target(name: "AetherControl", dependencies: ["AetherEngine", "CSystemd"]),
+        .target(name: "AetherControl", dependencies: ["AetherEngine", "AetherMedia", "AetherPlayback", "CSystemd"]),
         // The colour themes: the `.theme` parser, the loader and its search path, colours and
         // styles (FoundationEssentials and AetherBase's file reader only).
         .target(name: "AetherThemes", dependencies: ["AetherBase"]),

@@ -1,5 +1,6 @@
 import AetherBase
-import AetherEngine
+import AetherMedia
+import AetherPlayback
 
 /// One playlist item's open, on a thread of its own: a stalled server holds an open for up to
 /// the network deadline, and the host's loop (its keys, its screen, remote commands) must not
@@ -8,14 +9,6 @@ import AetherEngine
 /// the host through the player's ``Player/changes``. Its ``token`` cancels it (a quit, a newer
 /// move through the list). The player is thread-safe; nothing else is touched off the host's thread.
 final class OpenJob {
-    /// What the thread does.
-    enum Work {
-        /// Fetch the station list the item names (``PlaylistWalk/fetchRemoteList(_:network:interrupt:)``).
-        case list(network: NetworkSettings)
-        /// Open the item in the player with these options.
-        case media(PlayerOptions)
-    }
-
     /// What it came to.
     enum Outcome: Sendable {
         case opened
@@ -27,6 +20,7 @@ final class OpenJob {
     let source: String
     /// It stays paused once it opened (a host may change its mind meanwhile).
     var paused: Bool
+    /// Its options (``OpenPlan/options``: the network's settings too) and subtitles.
     let plan: OpenPlan
     /// What a reload of the item keeps (nil: an ordinary load).
     let reload: OpenPlan.Reload?
@@ -36,29 +30,28 @@ final class OpenJob {
     /// Nil until the open ended.
     private let result = GuardedCondition<Outcome?>(nil)
 
-    init(index: Int, source: String, paused: Bool, plan: OpenPlan, reload: OpenPlan.Reload?, work: Work,
+    /// - Parameter fetchesList: the item names a station list, fetched on the thread
+    ///   (``PlaylistWalk/fetchRemoteList(_:network:interrupt:)``); otherwise it opens in the player.
+    init(index: Int, source: String, paused: Bool, plan: OpenPlan, fetchesList: Bool, reload: OpenPlan.Reload?,
          token: InterruptToken, player: Player, began: Double, on thread: OpenThread) {
         (self.index, self.source, self.paused, self.plan, self.reload, self.token, self.began)
             = (index, source, paused, plan, reload, token, began)
+        let options = plan.options
         thread.run { [result] in
-            let outcome = Self.open(work, source: source, token: token, player: player)
+            let outcome: Outcome
+            if fetchesList {
+                outcome = .list(PlaylistWalk.fetchRemoteList(source, network: options.network, interrupt: token))
+            } else {
+                do throws(PlayerError) {
+                    try player.load(url: source, options: options)
+                    outcome = .opened
+                } catch {
+                    outcome = .failed(error)
+                }
+            }
             result.update { $0 = outcome }
             player.changes.notify()
         }
-    }
-
-    private static func open(_ work: Work, source: String, token: InterruptToken, player: Player) -> Outcome {
-            switch work {
-            case .list(let network):
-                return .list(PlaylistWalk.fetchRemoteList(source, network: network, interrupt: token))
-            case .media(let options):
-                do throws(PlayerError) {
-                    try player.load(url: source, options: options)
-                    return .opened
-                } catch {
-                    return .failed(error)
-                }
-            }
     }
 
     /// What it came to, once it ended (nil: it goes on).

@@ -14,7 +14,7 @@ extension PlayerController {
     /// commands run at once.
     @discardableResult
     public func execute(_ command: PlayerCommand) -> CommandResult {
-        if openingItem != nil, command.waitsForTheItem {
+        if opening != nil, command.waitsForTheItem {
             waitingForTheItem.append(command)
             return .ok
         }
@@ -41,7 +41,7 @@ extension PlayerController {
         case .playlistPrevious: return walk.previous(loop: settings.loopPlaylist.isOn, paused: staysPaused)
         case .playlistPlay(let i): return walk.play(i, loop: settings.loopPlaylist.isOn, paused: staysPaused)
         case .loadfile(let source, let mode):
-            let stopped = openingItem == nil && (item.heldAtEnd || player.state == .idle || player.state == .ended)
+            let stopped = opening == nil && (item.heldAtEnd || player.state == .idle || player.state == .ended)
             return walk.loadfile(source, mode: mode, loop: settings.loopPlaylist.isOn, paused: staysPaused, stopped: stopped)
         case .quit(let code, let watchLater):
             if watchLater || settings.savePositionOnQuit { saveWatchLater() }

@@ -1,5 +1,5 @@
 import AetherBase
-import AetherEngine
+import AetherPlayback
 import FoundationEssentials
 
 /// Loading an item: the walk's start, the load begun on the host's thread and finished there
@@ -41,11 +41,10 @@ extension PlayerController {
         plan.options.opening.interrupt = token
         plan.options.time = clock
         item.resumedAt = plan.resumesAt
-        let what: OpenJob.Work = reload == nil && !listChecked && PlaylistLoader.isRemoteList(entry.source)
-            ? .list(network: settings.player.network) : .media(plan.options)
         gate.openBegins()
-        opening = OpenJob(index: index, source: entry.source, paused: paused, plan: plan, reload: reload, work: what, token: token,
-                          player: player, began: clock.seconds, on: openThread)
+        opening = OpenJob(index: index, source: entry.source, paused: paused, plan: plan,
+                          fetchesList: reload == nil && !listChecked && PlaylistLoader.isRemoteList(entry.source), reload: reload,
+                          token: token, player: player, began: clock.seconds, on: openThread)
         host?.controllerWillOpen(self)
         return .opening
     }
@@ -89,10 +88,9 @@ extension PlayerController {
     func finishOpen(_ job: OpenJob, _ outcome: OpenJob.Outcome) -> Bool? {
         opening = nil
         gate.openEnded()
-        host?.controllerDidOpen(self)
         let progress = loaded(job, outcome)
         if progress == .opening { return nil }
-        return walked(walk.openEnded(opened: progress == .opened))
+        return walk.openEnded(opened: progress == .opened).flatMap(walked)
     }
 
     /// What a search came to: nil while it goes on or an item plays; false when none opened

@@ -114,7 +114,8 @@ public final class PlayerController: PlaylistWalkOwner {
         let results = requests.map { execute($0.command) }
         if !requests.isEmpty { publish() }
         for (request, result) in zip(requests, results) { repliesAfterOpen.append((request.reply, result)) }
-        defer { if opening == nil { sendReplies() } }
+        if opening == nil { sendReplies(published: !requests.isEmpty) }
+        defer { if opening == nil { sendReplies(published: false) } }
         if let code = walk.tally.quitCode {
             cancelOpen()
             return .finished(code: code)
@@ -125,8 +126,8 @@ public final class PlayerController: PlaylistWalkOwner {
         let chainStart = clock.seconds
         var first = true
         while let job = opening {
-            let waited = first || clock.seconds - chainStart >= Self.chainedOpens ? nil : job.wait(timeout: Self.quickOpen)
-            guard let outcome = job.finished ?? waited else { break }
+            let ended = first || clock.seconds - chainStart >= Self.chainedOpens ? job.finished : job.wait(timeout: Self.quickOpen)
+            guard let outcome = ended else { break }
             first = false
             if finishOpen(job, outcome) == false, !gate.leaving, !interrupter.isRaised {
                 waitingForTheItem = []
@@ -175,12 +176,12 @@ public final class PlayerController: PlaylistWalkOwner {
         return .running
     }
 
-    /// The replies held while an item opened go out (the state they produced is published).
-    private func sendReplies() {
+    /// The replies held go out after the state they produced (`published`: it is already).
+    private func sendReplies(published: Bool) {
         guard !repliesAfterOpen.isEmpty else { return }
         let replies = repliesAfterOpen
         repliesAfterOpen = []
-        publish()
+        if !published { publish() }
         for (reply, result) in replies { reply(result) }
     }
 
@@ -264,7 +265,7 @@ public final class PlayerController: PlaylistWalkOwner {
     /// The host is leaving for its own reason (a signal): save the position if asked to.
     public func finish(interrupted: Bool) {
         cancelOpen()
-        sendReplies()
+        sendReplies(published: false)
         if settings.savePositionOnQuit { saveWatchLater() }
         hub.emit(.endFile(reason: "quit"))
         hub.close()

@@ -18,10 +18,8 @@ public protocol PlayerHost: AnyObject {
     func controller(_ controller: PlayerController, press key: String) -> CommandResult
     /// An item starts opening, on a thread of its own (``PlayerController/openingItem`` says
     /// which and since when); the host's loop goes on, and its ``PlayerController/tick()``
-    /// finishes the load when the open ended (``controllerDidOpen(_:)``, then
-    /// ``controllerDidLoadItem(_:)`` when it opened).
+    /// finishes the load when the open ended (``controllerDidLoadItem(_:)`` when it opened).
     func controllerWillOpen(_ controller: PlayerController)
-    func controllerDidOpen(_ controller: PlayerController)
 }
 
 public extension PlayerHost {
@@ -29,5 +27,4 @@ public extension PlayerHost {
         .failure("'keypress' needs a player with keys")
     }
     func controllerWillOpen(_ controller: PlayerController) {}
-    func controllerDidOpen(_ controller: PlayerController) {}
 }

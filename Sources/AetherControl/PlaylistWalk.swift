@@ -95,9 +95,10 @@ final class PlaylistWalk {
     }
 
     /// The open the search waited on ended: the search is over when it opened, else it goes on
-    /// to the next candidate. `.none` when there was no search.
-    func openEnded(opened: Bool) -> Progress {
-        guard var s = search else { return opened ? .opened : .none(.advance) }
+    /// to the next candidate. Nil when no search waited (an item reopened where it stood: when
+    /// that fails, the player is idle and the walk goes on from there as from any idle player).
+    func openEnded(opened: Bool) -> Progress? {
+        guard var s = search else { return nil }
         search = nil
         if opened {
             succeeded(s)

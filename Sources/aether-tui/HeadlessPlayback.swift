@@ -29,8 +29,7 @@ struct HeadlessPlayback {
         controller.host = host
         // The loop waits for work: a remote command or a quit signal wakes it at once.
         // Wakes not yet waited for: a wait takes them all, as the tick after it sees every change
-        // they told of (an open that ended wakes it once per item: a playlist of 100 000 missing
-        // files was 100 000 ticks more).
+        // they told of (an open that ended wakes it once per item, and one tick follows several).
         let wakes = GuardedCondition(0)
         let wake: @Sendable () -> Void = { wakes.update { $0 += 1 } }
         controller.hub.onRequest { wake() }

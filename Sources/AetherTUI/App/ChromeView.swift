@@ -153,24 +153,22 @@ struct ChromeView {
         return player.isBuffering ? "buffering…" : nil
     }
 
-    /// An open that takes longer than ``openingShownAfter`` seconds, named on the transport row
+    /// An open that takes longer than a moment (``TUIApp/openMoment``), named on the transport row
     /// with its time so far: `opening radio.example/stream · 3 s · q to quit` (a URL without its
     /// scheme, a file by its name).
     static func openingText(_ opening: (source: String, since: Double)?, now: Double) -> String? {
-        guard let opening, now - opening.since >= openingShownAfter else { return nil }
+        guard let opening, now - opening.since >= TUIApp.openMoment else { return nil }
         let source = opening.source
         let name = source.firstRange(of: "://").map { String(source[$0.upperBound...]) }
             ?? URL(fileURLWithPath: source).lastPathComponent
         return "opening \(TextSanitizer.clean(name)) · \(Int(now - opening.since)) s · q to quit"
     }
 
-    static let openingShownAfter = 0.5
-
     /// Seconds until ``openingText(_:now:)`` next changes (nil: nothing opens).
     static func openingDue(_ opening: (source: String, since: Double)?, now: Double) -> Double? {
         guard let opening else { return nil }
         let elapsed = now - opening.since
-        return (elapsed < openingShownAfter ? openingShownAfter : elapsed.rounded(.down) + 1) - elapsed
+        return (elapsed < TUIApp.openMoment ? TUIApp.openMoment : elapsed.rounded(.down) + 1) - elapsed
     }
 
     /// A reconnect's count and the seconds left before the source gives up: `reconnecting (3, 1.8 s left)`.

@@ -79,14 +79,15 @@ public final class TUIApp {
         // its picture; a slower one gets the screen now, which names it and takes keys.
         let ended = started ? awaitOpen(until: clock.seconds + Self.openMoment) : controller.exitCode()
         let report = probe.wait()
-        guard let code = ended ?? awaitOpen(until: clock.seconds) else { return takeScreen(probed: report, terminfo: terminfo) }
+        guard let code = ended ?? awaitOpen(until: clock.seconds) else { return takeScreen(probed: report, terminfo: terminfo, environment: env) }
         // The terminal is back in its own modes before the error lines.
         if quit.isRaised { return ExitStatus.interrupted.rawValue }
         for line in controller.reportedErrors() { StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n") }
         return code
     }
 
-    /// How long the host waits for the first item to open before its screen comes up anyway.
+    /// A moment: how long the host waits for the first item to open before its screen comes up
+    /// anyway, and how long an open goes before the transport row names it.
     static let openMoment = 0.5
 
     /// Ticks the controller until no item opens, a quit signal, or `deadline` on the loop's
@@ -102,13 +103,13 @@ public final class TUIApp {
     }
 
     /// The screen comes up (the item opened, or is opening) and the loop runs to the end.
-    private func takeScreen(probed report: CapabilityProbe.Report, terminfo: BackgroundResult<String?>) -> Int32 {
+    private func takeScreen(probed report: CapabilityProbe.Report, terminfo: BackgroundResult<String?>,
+                            environment env: [String: String]) -> Int32 {
         AppLog.write("tui", controller.openingItem == nil ? "media open" : "media opening")
         AppLog.write("tui", "terminal probed in \(Int(report.capabilities.probe.milliseconds)) ms (answered: \(report.capabilities.probe.answered), version: \(report.capabilities.terminal.version ?? "-"))")
         // (An item still opening is weighed without its picture: `auto` picks by the terminal alone.)
         let setup = OutputSetup.choose(report: report, options: options, video: player.mediaInfo?.primaryVideo,
-                                       showTelemetry: runtime.view.chrome.showTelemetry,
-                                       environment: ProcessInfo.processInfo.environment, clock: clock)
+                                       showTelemetry: runtime.view.chrome.showTelemetry, environment: env, clock: clock)
         (display.capabilities, display.driver, display.autoOutput) = (setup.capabilities, setup.driver, setup.autoOutput)
         display.theme = options.theme(on: setup.capabilities.background)
         if let background = setup.capabilities.background {
