@@ -31,7 +31,7 @@ let package = Package(
             .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=xmlReadMemory"]),
         ]),
         // libcurl (Debian's OpenSSL flavour, as the curl command's): every remote byte.
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto")]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         // zlib for kitty's compressed frames (`o=z`) over a remote link.

@@ -34,8 +34,9 @@ public final class TransportSession: Sendable {
     }
     let state: Guarded<State>
 
-    /// libcurl's global set-up, once, before the first handle.
-    private static let ready: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    /// libcurl's global set-up, once, before the first handle (OpenSSL's without its clean-up
+    /// at exit: ``aether_curl_global_init``).
+    private static let ready: Bool = aether_curl_global_init() == CURLE_OK
 
     public init(policy: Policy = Policy()) {
         _ = Self.ready

@@ -1,4 +1,5 @@
 #include "CCurl.h"
+#include <openssl/crypto.h>
 
 CURLcode aether_curl_set_long(CURL *handle, CURLoption option, long value) { return curl_easy_setopt(handle, option, value); }
 CURLcode aether_curl_set_string(CURL *handle, CURLoption option, const char *value) { return curl_easy_setopt(handle, option, value); }
@@ -21,3 +22,8 @@ CURLMcode aether_curl_multi_set_long(CURLM *multi, CURLMoption option, long valu
 
 size_t aether_curl_write_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 int aether_curl_pause_continue(void) { return CURLPAUSE_CONT; }
+
+CURLcode aether_curl_global_init(void) {
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+    return curl_global_init(CURL_GLOBAL_DEFAULT);
+}

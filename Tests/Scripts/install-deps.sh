@@ -18,8 +18,9 @@ build=(
     zlib1g-dev
     # MPRIS (media keys) through sd-bus
     libsystemd-dev
-    # every remote byte through libcurl (OpenSSL flavour, as the curl command; HTTP/2 by nghttp2)
-    libcurl4-openssl-dev
+    # every remote byte through libcurl (OpenSSL flavour, as the curl command; HTTP/2 by nghttp2);
+    # OpenSSL's own header for its set-up without the clean-up at exit (CCurl)
+    libcurl4-openssl-dev libssl-dev
     # run: the system's certificate authorities, which https servers are checked against
     ca-certificates
     # run: ALSA → PulseAudio bridge

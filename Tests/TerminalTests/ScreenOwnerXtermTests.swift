@@ -10,7 +10,7 @@ import Testing
           arguments: [(100, 30), (160, 48)])
     func filmstripLeavesNoPictureBehind(columns: Int, rows: Int) throws {
         #expect(XtermSession.toolsPresent, "Xvfb, xterm, xwd, ffmpeg or xdotool missing")
-        let x = try XtermSession(command: "'\(TestEnvironment.binary)' '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=sixel --ao=null --pause",
+        let x = try XtermSession(command: "'\(TestEnvironment.binary)' '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=sixel --ao=null --pause --keep-open",
                                  columns: columns, rows: rows)
         defer { x.stop() }
         let before = x.waitForRedPicture()

@@ -19,6 +19,12 @@ CURLcode aether_curl_info_string(CURL *handle, CURLINFO info, const char **value
 
 CURLMcode aether_curl_multi_set_long(CURLM *multi, CURLMoption option, long value);
 
+/* libcurl's global set-up, OpenSSL's first: with no clean-up at exit (OPENSSL_INIT_NO_ATEXIT).
+   OpenSSL's atexit handler frees its tables while a thread that used it may be ending beside
+   exit(3), whose thread-exit handler reads them (openssl/openssl#6214): a corrupt heap. The
+   process's end frees that memory anyway. */
+CURLcode aether_curl_global_init(void);
+
 /* CURL_WRITEFUNC_PAUSE, CURLPAUSE_CONT and the other function-like or cast macros. */
 size_t aether_curl_write_pause(void);
 int aether_curl_pause_continue(void);
