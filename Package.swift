@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "AetherMedia", dependencies: ["AetherBase", "AetherDisc", "AetherTransport", "CFFmpeg", "CZlib"]),
         // HTTP session (the one bounded whole-URL read), HLS/DASH readers and translation,
         // bit-rate switching, live/timeshift.
-        .target(name: "AetherStreaming", dependencies: ["AetherBase", "AetherMedia", "CFFmpeg"]),
+        .target(name: "AetherStreaming", dependencies: ["AetherBase", "AetherMedia", "AetherTransport", "CFFmpeg"]),
         // The cue store, ASS/WebVTT/PGS, the libass overlay (sidecar URLs through streaming).
         .target(name: "AetherSubtitles", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg", "CLibass"]),
         // The inspection area (one `InspectionError`): ISO BMFF / EBML / TS structure,
@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "AetherStills", dependencies: ["AetherBase", "AetherMedia", "AetherStreaming", "CFFmpeg"]),
         // The player: session, demux loop, video/audio pipelines, presenter, master clock, telemetry.
         .target(name: "AetherPlayback", dependencies: [
-            "AetherBase", "AetherMedia", "AetherStreaming", "AetherSubtitles", "CFFmpeg", "CALSA", "CLibass",
+            "AetherBase", "AetherMedia", "AetherTransport", "AetherStreaming", "AetherSubtitles", "CFFmpeg", "CALSA",
         ]),
         // The umbrella: re-exports every engine target (and AetherBase) for `import AetherEngine`.
         .target(name: "AetherEngine", dependencies: [
@@ -89,32 +89,38 @@ let package = Package(
         // What a terminal shows, decoded from the bytes it received (cells, kitty's placeholder
         // cells) and judged against the source (PSNR): for the tests and `aether-bench`, in no product.
         .target(name: "TerminalPictures", dependencies: ["TerminalGraphics"]),
+        // The commands and their values in mpv's syntax (`seek 10`, `cycle sub`): keys, input.conf,
+        // IPC and MPRIS speak them; AetherBase only, so reading a key needs no FFmpeg.
+        .target(name: "AetherCommands", dependencies: ["AetherBase"]),
         // The command layer: playlists, resume, config and key bindings, and the remote front
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
-        .target(name: "AetherControl", dependencies: ["AetherEngine", "AetherMedia", "AetherPlayback", "CSystemd"]),
+        .target(name: "AetherControl", dependencies: [
+            "AetherBase", "AetherCommands", "AetherDisc", "AetherMedia", "AetherPlayback", "AetherStreaming", "AetherSubtitles", "CSystemd",
+        ]),
         // The colour themes: the `.theme` parser, the loader and its search path, colours and
         // styles (FoundationEssentials and AetherBase's file reader only).
         .target(name: "AetherThemes", dependencies: ["AetherBase"]),
         // Terminal input: key names and the default key map, input.conf bindings, mouse reports,
         // and the filter that keeps the terminal's replies from being read as keys.
-        .target(name: "AetherInput", dependencies: ["AetherEngine", "AetherControl", "TerminalGraphics"]),
+        .target(name: "AetherInput", dependencies: ["AetherBase", "AetherCommands", "TerminalGraphics"]),
         // The screen under the views: ncurses owned by one Terminal, styles and display widths,
         // the theme's palette, the compositor, the text-only terminfo.
         .target(name: "AetherScreen", dependencies: ["AetherBase", "AetherThemes", "TerminalGraphics", "CNcurses", "CTerminal", "CSystem"]),
         // The ncurses host: views, layout, menus, overlays, the inspector's screens.
         .target(name: "AetherTUI", dependencies: [
-            "AetherEngine", "AetherControl", "AetherThemes", "AetherInput", "AetherScreen", "TerminalGraphics", "OutputChoice", "CNcurses", "CTerminal",
+            "AetherBase", "AetherCommands", "AetherControl", "AetherInput", "AetherMedia", "AetherPlayback", "AetherScreen", "AetherStills",
+            "AetherStructure", "AetherSubtitles", "AetherThemes", "OutputChoice", "TerminalGraphics", "CNcurses", "CTerminal",
         ]),
         .executableTarget(name: "aether-tui", dependencies: [
-            "AetherEngine", "TerminalGraphics", "OutputChoice", "AetherTUI", "AetherThemes", "AetherInput", "AetherControl", "CTerminal",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "AetherEngine", "AetherBase", "AetherStreaming", "TerminalGraphics", "OutputChoice", "AetherTUI", "AetherThemes", "AetherInput",
+            "AetherCommands", "AetherControl", "CTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], plugins: ["GitCommitPlugin"]),
         // `--version`'s git commit, written at build time.
         .plugin(name: "GitCommitPlugin", capability: .buildTool(), path: "Sources/GitCommitPlugin"),
 
         // Benchmarks; one subcommand per subsystem (`aether-bench graphics …`, `aether-bench engine …`).
         .executableTarget(name: "aether-bench", dependencies: [
-            "TerminalGraphics", "TerminalPictures", "OutputChoice", "AetherEngine",
+            "TerminalGraphics", "TerminalPictures", "OutputChoice", "AetherEngine", "AetherBase",
             // The network part serves the fixtures through the suite's server and fault proxy.
             "AetherLoopback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -126,6 +132,7 @@ let package = Package(
         .executableTarget(name: "aether-fuzz", dependencies: [
             "AetherEngine", "AetherBase", "AetherMedia", "AetherTransport", "AetherStreaming", "AetherSubtitles", "AetherDownload",
             "AetherTUI", "AetherScreen", "AetherThemes", "AetherInput", "AetherControl", "TerminalGraphics", "OutputChoice", "CFFmpeg", "CLibass", "AetherDisc",
+            "AetherStructure",
         ]),
 
         // The loopback HTTP server and fault proxy (Tests/Scripts/range_http.py, fault_proxy.py)
@@ -148,12 +155,12 @@ let package = Package(
             "AetherEngine", "AetherMedia", "AetherStreaming", "AetherSubtitles", "AetherStructure", "AetherDownload",
             "AetherStills", "AetherPlayback", "AetherTestSupport", "CZlib", "AetherDisc", "AetherTransport",
         ]),
-        .testTarget(name: "AetherControlTests", dependencies: ["AetherControl", "AetherEngine", "AetherTestSupport"]),
+        .testTarget(name: "AetherControlTests", dependencies: ["AetherCommands", "AetherControl", "AetherEngine", "AetherTestSupport"]),
         .testTarget(name: "TerminalGraphicsTests", dependencies: ["TerminalGraphics", "TerminalPictures", "OutputChoice", "AetherBase", "TerminalGraphicsTestSupport", "CZlib"]),
         // Crashes a child process on a pty with CTerminal's handlers armed (fork + C only).
         .target(name: "CTerminalTestSupport", dependencies: ["CTerminal"], path: "Tests/CTerminalTestSupport"),
 
-        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherScreen", "AetherThemes", "AetherInput", "AetherControl", "AetherSubtitles", "AetherTestSupport", "CTerminalTestSupport"]),
+        .testTarget(name: "AetherTUITests", dependencies: ["AetherTUI", "AetherCommands", "AetherScreen", "AetherThemes", "AetherInput", "AetherControl", "AetherSubtitles", "AetherTestSupport", "CTerminalTestSupport"]),
         // cli: the binary headless, in parallel.
         .testTarget(name: "EndToEndTests", dependencies: endToEnd),
         // realtime: playback paced by the ALSA clock, the TUI in tmux; serial.

@@ -3,7 +3,6 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
-import AetherEngine
 
 /// `aether-tui.conf` in mpv's syntax: `option=value` lines (`option` alone for a flag, an
 /// optional leading `--`, `#` comments, `"quoted"` values), and `[name]` profile sections that

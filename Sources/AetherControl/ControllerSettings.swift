@@ -1,4 +1,5 @@
-import AetherEngine
+import AetherCommands
+import AetherPlayback
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

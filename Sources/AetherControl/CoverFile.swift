@@ -1,5 +1,5 @@
 import AetherBase
-import AetherEngine
+import AetherMedia
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

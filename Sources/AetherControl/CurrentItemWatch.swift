@@ -1,5 +1,5 @@
 import AetherBase
-import AetherEngine
+import AetherMedia
 
 /// Process-wide: hears of each item a controller starts to open (no media information yet)
 /// and has loaded (with what the player found in it). The crash report keeps what is playing

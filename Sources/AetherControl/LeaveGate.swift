@@ -1,5 +1,4 @@
 import AetherBase
-import AetherEngine
 
 /// A command that leaves (a quit), queued from any thread while an item opens: it cancels the
 /// open at once (through the interrupter) rather than wait behind it, and for ``grace`` after

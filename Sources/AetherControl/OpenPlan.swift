@@ -1,4 +1,6 @@
-import AetherEngine
+import AetherMedia
+import AetherPlayback
+import AetherSubtitles
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

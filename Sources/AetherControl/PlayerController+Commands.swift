@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherCommands
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

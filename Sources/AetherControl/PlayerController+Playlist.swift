@@ -1,4 +1,3 @@
-import AetherEngine
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
-import AetherEngine
+import AetherBase
+import AetherMedia
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import AetherBase
-import AetherEngine
+import AetherCommands
+import AetherPlayback
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherCommands
 
 /// What a host (the TUI, the headless player) does for the controller: things only it can
 /// do or show.

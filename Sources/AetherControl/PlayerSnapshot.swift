@@ -1,3 +1,5 @@
+import AetherCommands
+
 /// Where the player stands, as remote front ends (MPRIS, the IPC socket) read it. The host
 /// publishes a fresh one on every tick of its loop (about 30 times a second); reading it never
 /// waits for the host.

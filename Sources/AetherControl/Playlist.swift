@@ -1,4 +1,5 @@
-import AetherEngine
+import AetherDisc
+import AetherMedia
 import AetherBase
 import FoundationEssentials
 #if canImport(Glibc)

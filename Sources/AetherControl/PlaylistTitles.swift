@@ -1,4 +1,5 @@
-import AetherEngine
+import AetherBase
+import AetherCommands
 
 /// The one home of what each playlist item is called: the item playing by its media title
 /// (``PlayerController/mediaTitle``: its tags', a station's song, the list's), the others by

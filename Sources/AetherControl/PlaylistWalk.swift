@@ -1,5 +1,7 @@
 import AetherBase
-import AetherEngine
+import AetherCommands
+import AetherMedia
+import AetherStreaming
 import FoundationEssentials
 
 /// What a load came to: the item plays, it could not be played (counted and said), or it opens

@@ -1,4 +1,3 @@
-import AetherEngine
 import FoundationEssentials
 
 /// Playback: pause, volume, mute and speed. Volume, mute and speed are kept for the next items,

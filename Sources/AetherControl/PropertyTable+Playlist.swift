@@ -1,5 +1,5 @@
 import AetherBase
-import AetherEngine
+import AetherCommands
 import FoundationEssentials
 
 /// The playlist: `playlist-pos` (0-based), `shuffle`, `loop-file` and `loop-playlist` (kept for

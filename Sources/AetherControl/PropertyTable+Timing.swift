@@ -1,5 +1,6 @@
 import AetherBase
-import AetherEngine
+import AetherCommands
+import AetherPlayback
 import FoundationEssentials
 
 /// Timing: the subtitle and audio delays (added to, they go to the millisecond), the position

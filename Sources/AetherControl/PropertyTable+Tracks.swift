@@ -1,4 +1,5 @@
-import AetherEngine
+import AetherBase
+import AetherCommands
 import FoundationEssentials
 
 /// Tracks: `aid`, `vid` and `sid` (1-based as mpv counts them; `no` or false for none) and

@@ -1,3 +1,4 @@
+import AetherCommands
 /// The writable properties, as mpv's property table: each entry names a property (and its
 /// aliases) and says what `set`, `add`, `multiply` and `cycle` do to it through the controller;
 /// an operation an entry leaves nil does not apply (the command says so). The families are in

@@ -1,5 +1,7 @@
 import AetherBase
-import AetherEngine
+import AetherMedia
+import AetherPlayback
+import AetherSubtitles
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

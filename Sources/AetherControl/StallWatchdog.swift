@@ -1,5 +1,4 @@
 import AetherBase
-import AetherEngine
 
 /// Tells a wedged live source from a slow one (AetherEngine's stall watchdog). A wedged source
 /// keeps delivering bytes (at least ``minimumBytes`` over ``seconds``) while the newest

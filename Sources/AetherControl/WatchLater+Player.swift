@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherPlayback
 
 /// What a watch-later entry takes from the player and gives back to the options of the next
 /// open of its item.

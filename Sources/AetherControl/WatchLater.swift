@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherMedia
 import AetherBase
 import FoundationEssentials
 #if canImport(Glibc)

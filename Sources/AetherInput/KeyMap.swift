@@ -1,5 +1,4 @@
-import AetherControl
-import AetherEngine
+import AetherCommands
 import AetherBase
 import FoundationEssentials
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import AetherCommands
 @testable import AetherControl
 import AetherEngine
 import AetherTestSupport

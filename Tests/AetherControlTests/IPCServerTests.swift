@@ -1,3 +1,4 @@
+import AetherCommands
 import AetherBase
 @testable import AetherControl
 import AetherEngine

@@ -1,3 +1,4 @@
+import AetherCommands
 import AetherEngine
 @testable import AetherControl
 import AetherTestSupport

@@ -1,3 +1,5 @@
+import AetherBase
+import AetherCommands
 import AetherControl
 @testable import AetherInput
 @testable import AetherTUI

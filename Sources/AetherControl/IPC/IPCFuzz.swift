@@ -1,3 +1,4 @@
+import AetherCommands
 import AetherBase
 
 /// The IPC protocol without a socket, for the `ipc` libFuzzer target (and its replayed

@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import AetherCommands
 import AetherBase
 import FoundationEssentials
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 import CSystemd
 import FoundationEssentials
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import AetherCommands
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,4 @@
 import AetherBase
-import AetherEngine
 import CSystemd
 import FoundationEssentials
 #if canImport(Glibc)

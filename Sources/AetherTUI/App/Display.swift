@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherPlayback
 import AetherInput
 import AetherScreen
 import AetherThemes

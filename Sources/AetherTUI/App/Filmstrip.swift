@@ -1,4 +1,3 @@
-import AetherEngine
 import AetherInput
 import FoundationEssentials
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import AetherControl
-import AetherEngine
+import AetherPlayback
 import AetherBase
 import FoundationEssentials
 import TerminalGraphics

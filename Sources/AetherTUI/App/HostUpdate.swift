@@ -1,3 +1,4 @@
+import AetherCommands
 import AetherControl
 import AetherInput
 

@@ -1,5 +1,5 @@
 import AetherControl
-import AetherEngine
+import AetherBase
 import AetherInput
 import AetherScreen
 import FoundationEssentials

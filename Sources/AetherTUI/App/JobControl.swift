@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 import CNcurses
 import Dispatch
 import FoundationEssentials

@@ -1,5 +1,6 @@
 import AetherControl
-import AetherEngine
+import AetherMedia
+import AetherPlayback
 import AetherScreen
 import AetherBase
 import FoundationEssentials

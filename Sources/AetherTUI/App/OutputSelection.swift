@@ -1,4 +1,5 @@
-import AetherEngine
+import AetherBase
+import AetherMedia
 import OutputChoice
 import TerminalGraphics
 

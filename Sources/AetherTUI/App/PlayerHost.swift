@@ -1,5 +1,6 @@
 import AetherControl
-import AetherEngine
+import AetherBase
+import AetherCommands
 import AetherInput
 import FoundationEssentials
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 import Dispatch
 import FoundationEssentials
 #if canImport(Glibc)

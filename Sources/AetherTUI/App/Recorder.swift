@@ -1,4 +1,5 @@
-import AetherEngine
+import AetherMedia
+import AetherPlayback
 
 /// What the host keeps of each item as it plays: the telemetry shown (sampled once a second),
 /// the `--stats-file` lines, and one summary per item.

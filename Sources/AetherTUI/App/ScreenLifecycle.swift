@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 import AetherInput
 import AetherScreen
 import CNcurses

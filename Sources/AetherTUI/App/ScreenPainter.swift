@@ -1,5 +1,7 @@
 import AetherControl
-import AetherEngine
+import AetherMedia
+import AetherPlayback
+import AetherSubtitles
 import AetherScreen
 import CNcurses
 import AetherBase

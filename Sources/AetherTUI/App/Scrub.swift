@@ -1,4 +1,5 @@
-import AetherEngine
+import AetherMedia
+import AetherStills
 import AetherInput
 import CNcurses
 import FoundationEssentials

@@ -1,4 +1,7 @@
-import AetherEngine
+import AetherMedia
+import AetherPlayback
+import AetherStills
+import AetherSubtitles
 import AetherBase
 import FoundationEssentials
 #if canImport(Glibc)

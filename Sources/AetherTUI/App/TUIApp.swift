@@ -1,5 +1,6 @@
 import AetherControl
-import AetherEngine
+import AetherMedia
+import AetherPlayback
 import AetherInput
 import AetherScreen
 import CNcurses

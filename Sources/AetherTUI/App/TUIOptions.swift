@@ -1,5 +1,6 @@
 import AetherControl
-import AetherEngine
+import AetherPlayback
+import AetherSubtitles
 import AetherInput
 import AetherThemes
 import TerminalGraphics

@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherMedia
 
 /// The telemetry the screen shows (the pane, the stats box, the inspector's live tab), sampled
 /// once a second: the engine's snapshot with the output's render and write times per painted

@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherSubtitles
 import AetherScreen
 import TerminalGraphics
 

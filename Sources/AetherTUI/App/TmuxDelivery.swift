@@ -1,4 +1,3 @@
-import AetherEngine
 import AetherScreen
 import AetherBase
 import FoundationEssentials

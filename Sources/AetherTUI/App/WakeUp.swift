@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 import CTerminal
 import FoundationEssentials
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
-import AetherEngine
+import AetherMedia
+import AetherStructure
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

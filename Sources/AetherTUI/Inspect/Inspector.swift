@@ -1,4 +1,6 @@
-import AetherEngine
+import AetherBase
+import AetherMedia
+import AetherStructure
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

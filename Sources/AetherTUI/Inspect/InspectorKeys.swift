@@ -1,5 +1,4 @@
 import AetherBase
-import AetherEngine
 import AetherInput
 import TerminalGraphics
 

@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherMedia
 import AetherScreen
 import AetherThemes
 import AetherBase

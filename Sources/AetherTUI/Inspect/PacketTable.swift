@@ -1,5 +1,6 @@
 import AetherBase
-import AetherEngine
+import AetherMedia
+import AetherStructure
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

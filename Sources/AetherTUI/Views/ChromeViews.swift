@@ -1,4 +1,3 @@
-import AetherEngine
 import AetherScreen
 import AetherThemes
 import TerminalGraphics

@@ -1,4 +1,5 @@
-import AetherEngine
+import AetherPlayback
+import AetherSubtitles
 import AetherScreen
 import AetherThemes
 import AetherBase

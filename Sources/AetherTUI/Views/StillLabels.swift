@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 import AetherScreen
 import AetherThemes
 import TerminalGraphics

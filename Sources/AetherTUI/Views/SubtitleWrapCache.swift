@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 import AetherScreen
 
 /// Text cues wrapped for the subtitle overlay, once per cue and width.

@@ -1,5 +1,5 @@
 import AetherControl
-import AetherEngine
+import AetherBase
 import TerminalGraphics
 
 /// The terminal's title while playing (`--title`, as mpv sets it): the template expanded over

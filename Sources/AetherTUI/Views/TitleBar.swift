@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 import AetherScreen
 
 /// The title line (row 0): the media's title on the left, the current chapter's name on the

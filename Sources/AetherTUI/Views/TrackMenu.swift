@@ -1,5 +1,6 @@
 import AetherControl
-import AetherEngine
+import AetherBase
+import AetherPlayback
 
 /// The audio or subtitle dropdown: a list with the current track marked.
 struct TrackMenu: Equatable {

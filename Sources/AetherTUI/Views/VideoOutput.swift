@@ -1,5 +1,6 @@
 import AetherBase
-import AetherEngine
+import AetherPlayback
+import AetherSubtitles
 import AetherScreen
 import FoundationEssentials
 #if canImport(Glibc)

@@ -1,4 +1,6 @@
-import AetherEngine
+import AetherBase
+import AetherPlayback
+import AetherSubtitles
 import AetherScreen
 import CTerminal
 import FoundationEssentials

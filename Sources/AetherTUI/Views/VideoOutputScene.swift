@@ -1,4 +1,5 @@
-import AetherEngine
+import AetherBase
+import AetherSubtitles
 import TerminalGraphics
 
 /// What the UI hands the video output: the scene (the picture's placement, the overlays' mask,

@@ -1,4 +1,4 @@
-import AetherEngine
+import AetherBase
 
 /// A player command, parsed from mpv's command syntax: an `input.conf` line's command part
 /// (`seek 10`, `cycle sub`, `add volume -2`), or a JSON IPC `command` array. Keys, the mouse,

@@ -1,4 +1,3 @@
-import AetherBase
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

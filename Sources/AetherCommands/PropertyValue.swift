@@ -1,5 +1,4 @@
 import AetherBase
-import AetherEngine
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
