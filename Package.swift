@@ -105,11 +105,11 @@ let package = Package(
         .target(name: "AetherInput", dependencies: ["AetherBase", "AetherCommands", "TerminalGraphics"]),
         // The screen under the views: ncurses owned by one Terminal, styles and display widths,
         // the theme's palette, the compositor, the text-only terminfo.
-        .target(name: "AetherScreen", dependencies: ["AetherBase", "AetherThemes", "TerminalGraphics", "CNcurses", "CTerminal", "CSystem"]),
+        .target(name: "AetherScreen", dependencies: ["AetherBase", "AetherInput", "AetherThemes", "TerminalGraphics", "CNcurses", "CTerminal", "CSystem"]),
         // The ncurses host: views, layout, menus, overlays, the inspector's screens.
         .target(name: "AetherTUI", dependencies: [
             "AetherBase", "AetherCommands", "AetherControl", "AetherInput", "AetherMedia", "AetherPlayback", "AetherScreen", "AetherStills",
-            "AetherStructure", "AetherSubtitles", "AetherThemes", "OutputChoice", "TerminalGraphics", "CNcurses", "CTerminal",
+            "AetherStructure", "AetherSubtitles", "AetherThemes", "OutputChoice", "TerminalGraphics", "CTerminal",
         ]),
         .executableTarget(name: "aether-tui", dependencies: [
             "AetherEngine", "AetherBase", "AetherStreaming", "TerminalGraphics", "OutputChoice", "AetherTUI", "AetherThemes", "AetherInput",

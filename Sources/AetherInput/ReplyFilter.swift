@@ -1,9 +1,11 @@
-/// One unit of input as ncurses' `get_wch` returns it.
+/// One unit of input as ncurses' `get_wch` returns it (`Curses.read(limit:)` names it).
 package enum TerminalInput: Equatable, Sendable {
     /// A character (a Unicode scalar value, or a byte in the C locale).
     case character(UInt32)
-    /// A key ncurses decoded itself (`KEY_CODE_YES`: arrows, `KEY_RESIZE`, …).
-    case functionKey(Int32)
+    /// A key ncurses decoded itself (`KEY_CODE_YES`: arrows, Home, F1 …).
+    case key(Key)
+    /// The terminal's size changed (ncurses' `KEY_RESIZE`).
+    case resize
     /// A mouse report (``ReplyFilter`` decodes them; ncurses is taught no mouse).
     case mouse(MouseReport)
     /// A reply the host asked for while running, whole (`ESC [ ? … S`: XTSMGRAPHICS, the sixel

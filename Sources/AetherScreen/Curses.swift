@@ -11,6 +11,41 @@ package enum Curses {
     package static var columns: Int { Int(aether_COLS()) }
     package static var rows: Int { Int(aether_LINES()) }
 
+    /// The screen as the player draws on it: no cursor, no waiting for input, the keys taught
+    /// (``teachKeys()``), the terminal's default colours. The colours it has (0: none).
+    package static func setUp() -> Int {
+        // ncurses believes the cells under the video are blank: insert/delete-character
+        // would shift video cells into an overlay (seen as picture cells inside the stats box
+        // in tmux). Rows are always rewritten in place.
+        idcok(aether_stdscr(), false)
+        idlok(aether_stdscr(), false)
+        set_escdelay(25)
+        nodelay(aether_stdscr(), true)
+        curs_set(0)
+        teachKeys()
+        guard has_colors() else { return 0 }
+        start_color()
+        use_default_colors()
+        return Int(aether_COLORS())
+    }
+
+    /// Blanks the screen and shows it.
+    package static func clear() {
+        erase()
+        refresh()
+    }
+
+    /// What changed on the screen goes to the terminal.
+    package static func show() { refresh() }
+
+    /// Rows `rows` are written again at the next ``show()`` (ncurses believed them unchanged).
+    package static func touch(rows: Range<Int>) {
+        for row in rows { wtouchln(aether_stdscr(), Int32(row), 1, 1) }
+    }
+
+    /// ncurses' screen is `rows` × `columns` now.
+    package static func resize(rows: Int, columns: Int) { _ = resizeterm(Int32(rows), Int32(columns)) }
+
     /// Draws `text` at row/column, clipped to `width` display columns.
     ///
     /// Every text cell reaches the screen here (``Compositor`` writes its runs with it), so here

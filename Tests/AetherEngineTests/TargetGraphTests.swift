@@ -62,7 +62,8 @@ import Testing
 
     /// #60 item 5: each target imports exactly the package's targets it declares (a room names
     /// what it uses; a declared target it no longer uses fails too), none of the hosts' rooms
-    /// takes the `AetherEngine` umbrella, and reading a key needs no FFmpeg.
+    /// takes the `AetherEngine` umbrella, only `AetherScreen` calls ncurses, and reading a key
+    /// needs no FFmpeg.
     @Test func eachTargetImportsWhatItDeclares() throws {
         let graph = try Self.graph(types: ["regular", "executable", "system"])
         let sources = Set(graph.keys)
@@ -75,6 +76,8 @@ import Testing
             let declared = Set(dependencies).intersection(sources)
             #expect(imported == declared, "\(name) imports \(imported.subtracting(declared).sorted()) undeclared; declares \(declared.subtracting(imported).sorted()) unimported")
         }
+        // ncurses has one owner (#60 item 5): the screen's target; the views and the host call it.
+        #expect(graph.filter { $0.value.contains("CNcurses") }.keys.sorted() == ["AetherScreen"], "\(graph.filter { $0.value.contains("CNcurses") }.keys.sorted())")
         for room in ["AetherControl", "AetherInput", "AetherTUI"] {
             #expect(graph[room]?.contains("AetherEngine") == false, "\(room) takes the umbrella")
         }

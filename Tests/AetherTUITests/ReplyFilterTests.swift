@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func ncursesKeysPassThrough() {
-        let r = Self.run([[.functionKey(0o404)], Self.read("\u{1B}[?62c"), [.functionKey(0o405)]])   // KEY_LEFT, KEY_RIGHT
+        let r = Self.run([[.key(.left)], Self.read("\u{1B}[?62c"), [.key(.right)]])
         #expect(r.keys == [.left, .right])
     }
 

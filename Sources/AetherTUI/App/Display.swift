@@ -3,7 +3,6 @@ import AetherInput
 import AetherScreen
 import AetherThemes
 import OutputChoice
-import CNcurses
 import AetherBase
 import FoundationEssentials
 #if canImport(Glibc)
@@ -88,15 +87,7 @@ final class Display {
     func read() -> (inputs: [TerminalInput], read: Bool, more: Bool) {
         // Read without blocking (the wait happened without holding the TTY lock: the present
         // thread must never wait on us).
-        var batch: [TerminalInput] = []
-        terminal.withScreen {
-            var wch: wint_t = 0
-            while batch.count < Self.maxInputPerRead {
-                let result = get_wch(&wch)
-                if result == ERR { break }
-                batch.append(result == KEY_CODE_YES ? .functionKey(Int32(wch)) : .character(UInt32(wch)))
-            }
-        }
+        let batch = terminal.withScreen { Curses.read(limit: Self.maxInputPerRead) }
         return (replyFilter.feed(batch, now: clock.seconds), !batch.isEmpty, batch.count >= Self.maxInputPerRead)
     }
 
@@ -121,7 +112,7 @@ final class Display {
             terminal.withScreen { terminal.emitInScreen(CapabilityProbe.outerSixelLimitsQuery) }
         }
         if cellsChanged {
-            terminal.withScreen { _ = resizeterm(Int32(ws.ws_row), Int32(ws.ws_col)) }
+            terminal.withScreen { Curses.resize(rows: Int(ws.ws_row), columns: Int(ws.ws_col)) }
             return refreshTmuxPane() ? .driver : .layout
         }
         return cellSizeChanged || anyway ? .layout : .nothing

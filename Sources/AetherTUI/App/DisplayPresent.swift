@@ -1,5 +1,4 @@
 import AetherScreen
-import CNcurses
 import TerminalGraphics
 
 /// What a draw composed: the text cells, and the cells the overlays, the menu and the stills
@@ -37,7 +36,7 @@ extension Display {
             // scene whenever stills are up (it ignores a scene equal to the one it has).
             if changed || forced { updateScene(stills: stills) }
             title()
-            refresh()
+            Curses.show()
             output.drawnOver(rows: written)
             if screen.screenCleared {
                 // ncurses just cleared the terminal: everything under the video is gone.
@@ -88,7 +87,7 @@ extension Display {
         guard emitErase(bytes) else { return }
         // ncurses rewrites those rows from scratch (the chrome and text under the old stills).
         for rect in old {
-            for row in rect.row..<rect.endRow { wtouchln(aether_stdscr(), Int32(row), 1, 1) }
+            Curses.touch(rows: rect.row..<rect.endRow)
         }
         output.repaint(full: false)
     }

@@ -2,7 +2,6 @@ import AetherControl
 import AetherBase
 import AetherCommands
 import AetherInput
-import CNcurses
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +26,7 @@ extension HostRuntime {
         view.chrome.noteInput(at: clock.seconds)
         display.screen.dirty = true
         switch input {
-        case .functionKey(KEY_RESIZE):
+        case .resize:
             // Laid out again and, the screen cleared, the picture sent again: logged, so that
             // each picture the terminal gets has its reason in the log.
             AppLog.write("tui", "the terminal was resized: laid out again")

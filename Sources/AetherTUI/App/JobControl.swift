@@ -1,5 +1,4 @@
 import AetherBase
-import CNcurses
 import Dispatch
 import FoundationEssentials
 #if canImport(Glibc)

@@ -1,7 +1,6 @@
 import AetherBase
 import AetherInput
 import AetherScreen
-import CNcurses
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -24,22 +23,8 @@ extension Display {
         try terminal.start(restoreSequence: restore, terminfoDirectory: terminfoDirectory)
         terminal.withScreen {
             armScreenModes()
-            // ncurses believes the cells under the video are blank: insert/delete-character
-            // would shift video cells into an overlay (seen as picture cells inside the stats box
-            // in tmux). Rows are always rewritten in place.
-            idcok(aether_stdscr(), false)
-            idlok(aether_stdscr(), false)
-            set_escdelay(25)
-            nodelay(aether_stdscr(), true)
-            curs_set(0)
-            Key.teachCurses()
-            if has_colors() {
-                start_color()
-                use_default_colors()
-            }
-            palette = Palette(theme: theme, colors: has_colors() ? Int(aether_COLORS()) : 0)
-            erase()
-            refresh()
+            palette = Palette(theme: theme, colors: Curses.setUp())
+            Curses.clear()
         }
         awaitOuterTerminal()
     }
@@ -72,7 +57,7 @@ extension Display {
     /// to be read next in their order. ncurses' pushback is a stack: keys typed earlier are
     /// returned after keys typed later.
     func returnKeys(_ bytes: [UInt8]) {
-        terminal.withScreen { for byte in bytes.reversed() { _ = ungetch(Int32(byte)) } }
+        terminal.withScreen { Curses.pushBack(bytes) }
     }
 
     /// Keypad and mouse reporting (at start, and again after a suspend). Inside `withScreen`.
@@ -83,10 +68,7 @@ extension Display {
     /// itself (``MouseReport/enableSequence``) where the terminfo entry has a mouse (`kmous`).
     /// The restore sequence turns them off on every way out.
     func armScreenModes() {
-        keypad(aether_stdscr(), true)
-        let hasMouse = aether_terminfo_has_mouse() != 0
-        define_key(nil, KEY_MOUSE)
-        if hasMouse { terminal.emitInScreen(Array(MouseReport.enableSequence.utf8)) }
+        if Curses.armKeypad() { terminal.emitInScreen(Array(MouseReport.enableSequence.utf8)) }
     }
 
     /// The output stops drawing (before the player stops).

@@ -3,7 +3,6 @@ import AetherMedia
 import AetherPlayback
 import AetherSubtitles
 import AetherScreen
-import CNcurses
 import AetherBase
 import FoundationEssentials
 import TerminalGraphics

@@ -1,7 +1,6 @@
 import AetherMedia
 import AetherStills
 import AetherInput
-import CNcurses
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -3,7 +3,6 @@ import AetherMedia
 import AetherPlayback
 import AetherInput
 import AetherScreen
-import CNcurses
 import CTerminal
 import AetherBase
 import FoundationEssentials
