@@ -50,7 +50,7 @@ public final class PlayerController: PlaylistWalkOwner {
     private var repliesAfterOpen: [(reply: @Sendable (CommandResult) -> Void, result: CommandResult)] = []
 
     public init(player: Player, playlist: Playlist, settings: ControllerSettings, hub: RemoteHub = RemoteHub(),
-                clock: TimeSource = .monotonic) {
+                clock: TimeSource) {
         self.player = player
         self.clock = clock
         self.settings = settings

@@ -106,7 +106,7 @@ package final class Terminal: Sendable {
     /// What the tickets' times and the write statistics are read from.
     private let time: TimeSource
 
-    package init(time: TimeSource = .monotonic) { self.time = time }
+    package init(time: TimeSource) { self.time = time }
 
     /// Takes the terminal: saves its modes, arms restoration for every exit path (crash signals
     /// included), starts ncurses on it with cbreak/noecho/keypad, then redirects ncurses' output

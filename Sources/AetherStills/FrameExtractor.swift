@@ -44,17 +44,17 @@ public actor FrameExtractor {
     ///   - headers: HTTP headers for network sources (its own connection, as playback's).
     ///   - idleTimeout: seconds without requests after which the source is closed.
     ///   - decoderThreads: decoder threads, at most 2.
-    public init(url: String, headers: [String: String] = [:], idleTimeout: Double = 10, decoderThreads: Int = 2) {
+    public init(url: String, headers: [String: String] = [:], idleTimeout: Double = 10, decoderThreads: Int = 2, clock: TimeSource) {
         var network = NetworkSettings()
         network.headers = headers
-        self.init(url: url, network: network, idleTimeout: idleTimeout, decoderThreads: decoderThreads)
+        self.init(url: url, network: network, idleTimeout: idleTimeout, decoderThreads: decoderThreads, clock: clock)
     }
 
-    /// As ``init(url:headers:idleTimeout:decoderThreads:)``, with every network setting of
+    /// As ``init(url:headers:idleTimeout:decoderThreads:clock:)``, with every network setting of
     /// playback (headers, user agent, referrer; a network source goes through the resilient
     /// reader, with the extractor's own shorter read deadline).
     public init(url: String, network: NetworkSettings, idleTimeout: Double = 10, decoderThreads: Int = 2,
-                clock: TimeSource = .monotonic) {
+                clock: TimeSource) {
         self.url = url
         self.clock = clock
         self.idleTimeout = idleTimeout.sane(in: 0...86_400) ?? 10

@@ -56,7 +56,7 @@ public actor SpriteSheetStills {
     ///   - preferredWidth: which thumbnail size to pick when the manifest offers several.
     ///   - cacheBytes: pixel bytes of decoded sheets kept.
     public init(url: String, network: NetworkSettings, preferredWidth: Int = 320, cacheBytes: Int = 32 << 20,
-                clock: TimeSource = .monotonic) {
+                clock: TimeSource) {
         self.url = url
         self.clock = clock
         self.preferredWidth = max(1, preferredWidth)

@@ -94,7 +94,7 @@ public struct AutoOutput: Sendable {
     /// remembered in `environment`'s ``TerminalMemory/standard(environment:)``.
     public static func choose(capabilities caps: TerminalCapabilities, options: VideoDrivers.Options, sourceFPS: Double,
                               placement: (any VideoDriver) -> Placement, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO,
-                              environment: [String: String], remeasure: Bool = false, clock: TimeSource = .monotonic) -> AutoOutput? {
+                              environment: [String: String], remeasure: Bool = false, clock: TimeSource) -> AutoOutput? {
         var transport = FileDescriptorTransport(input: input, output: output)
         defer { transport.restore() }
         return choose(capabilities: caps, options: options, sourceFPS: sourceFPS, placement: placement, transport: &transport,

@@ -326,9 +326,8 @@ enum ReplyFuzz {
         let environment = inTmux ? TerminalEnvironment(term: "tmux-256color", tmux: "/tmp/fuzz,1,0", tmuxPane: "%1")
                                  : TerminalEnvironment(term: "xterm")
         let pane = TmuxPane(passthrough: first & 0x20 != 0)
-        let report = CapabilityProbe.probe(transport: &terminal, environment: environment, budget: .milliseconds(2)) { _ in
-            inTmux ? pane : nil
-        }
+        let report = CapabilityProbe.probe(transport: &terminal, environment: environment, budget: .milliseconds(2),
+                                            tmuxPane: { _ in inTmux ? pane : nil }, time: .monotonic)
         let caps = report.capabilities
         precondition((caps.terminal.version?.utf8.count ?? 0) <= ReplyLimits.terminalVersionBytes, "a name past its bound")
         precondition(caps.terminal.deviceAttributes.count <= 64 && caps.tmux.outerDeviceAttributes.count <= 64)

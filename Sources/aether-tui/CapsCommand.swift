@@ -26,7 +26,7 @@ struct Caps: ParsableCommand {
             }
             terminal = (controlling, controlling)
         }
-        let report = CapabilityProbe.probe(input: terminal.input, output: terminal.output, environment: TerminalEnvironment(env))
+        let report = CapabilityProbe.probe(input: terminal.input, output: terminal.output, environment: TerminalEnvironment(env), time: .monotonic)
         // TERM and TERM_PROGRAM are printed as found: sanitised like any text from outside.
         for line in report.capabilities.summaryLines { print(TextSanitizer.clean(line)) }
         // `--vo=auto` measured afresh (and remembered): the trial a player runs on its first start
@@ -34,7 +34,7 @@ struct Caps: ParsableCommand {
         let caps = report.capabilities, key = TerminalMemory.key(for: caps, environment: env)
         let auto = AutoOutput.choose(capabilities: caps, options: .init(), sourceFPS: 24,
                                      placement: Layout.placement(on: caps, displayAspect: 16.0 / 9, showTelemetry: false),
-                                     input: terminal.input, output: terminal.output, environment: env, remeasure: true)
+                                     input: terminal.input, output: terminal.output, environment: env, remeasure: true, clock: .monotonic)
         print("video output (--vo=auto): \(auto?.candidate.label ?? "-") (\(auto?.source.rawValue ?? "-"); \(TextSanitizer.clean(key)))")
         for line in OutputChoice.lines(auto?.figures ?? [], sourceFPS: 24, chosen: auto?.candidate.label) { print(line) }
         for entry in VideoDrivers.all where entry.name != "null" {

@@ -56,7 +56,7 @@ struct Extract: AsyncParsableCommand {
         try common.configureLogging()
         var headers: [String: String] = [:]
         for field in SourceOptions.splitFields(httpHeaderFields ?? "") { headers[field.name] = field.value }
-        let extractor = FrameExtractor(url: source, headers: headers, idleTimeout: 60, decoderThreads: 2)
+        let extractor = FrameExtractor(url: source, headers: headers, idleTimeout: 60, decoderThreads: 2, clock: .monotonic)
         do {
             let image = try await take(extractor)
             let path = output ?? StillFileName.make(source: source, seconds: image.seconds)

@@ -158,7 +158,7 @@ struct DoorsTests {
         let host = IPCFakeHost()
         defer { host.stop() }
         host.setDelay(0.2)   // the client is gone before the first reply
-        let server = try IPCServer(path: dir.file("s"), hub: host.hub)
+        let server = try IPCServer(path: dir.file("s"), hub: host.hub, time: .monotonic)
         defer { server.stop() }
         do {
             let client = try IPCTestClient(path: dir.file("s"))
@@ -178,7 +178,7 @@ struct DoorsTests {
         defer { host.stop() }
         var limits = IPCServer.Limits()
         limits.lineBytes = 1000
-        let server = try IPCServer(path: dir.file("s"), hub: host.hub, limits: limits)
+        let server = try IPCServer(path: dir.file("s"), hub: host.hub, limits: limits, time: .monotonic)
         defer { server.stop() }
         let client = try IPCTestClient(path: dir.file("s"))
         client.send(bytes: [UInt8](repeating: UInt8(ascii: "x"), count: 1500))
@@ -195,7 +195,7 @@ struct DoorsTests {
     }
 
     @Test func hostileIPCLinesGetAnErrorReply() {
-        var session = IPCSession(name: "ipc-1")
+        var session = IPCSession(name: "ipc-1", time: .monotonic)
         let snapshot = PlayerSnapshot()
         for line in [String(repeating: "{\"a\":", count: 1000), "{\"command\":[\"seek\",1e400]}", "{\"command\":[\"seek\",\"\\ud800\"]}"] {
             let actions = session.handle(line: Array(line.utf8), snapshot: { snapshot })

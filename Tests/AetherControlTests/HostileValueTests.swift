@@ -80,7 +80,7 @@ struct OutsideValueTests {
         settings.player.audio.output = .null
         settings.resume = false
         settings.watchLater = WatchLater(directory: NSTemporaryDirectory() + "aether-hostile-\(getpid())")
-        let controller = PlayerController(player: player, playlist: Playlist([PlaylistItem(source: file)]), settings: settings)
+        let controller = PlayerController(player: player, playlist: Playlist([PlaylistItem(source: file)]), settings: settings, clock: .monotonic)
         let host = RecordingHost()
         controller.host = host
         defer { player.stop() }

@@ -140,7 +140,7 @@ private func statOf(_ path: String) -> stat? {
         // Reading /proc/self/fd races with other suites opening and closing descriptors (one
         // may be missed by a read), so each side is read more than once.
         let before = openSockets().union(openSockets()).union(openSockets())
-        let server = try IPCServer(path: dir.file("mpv.sock"), hub: host.hub)
+        let server = try IPCServer(path: dir.file("mpv.sock"), hub: host.hub, time: .monotonic)
         // The listening socket and the wake-up pair; when another suite opened a socket in the
         // same moment, only the sockets named by the path below are checked.
         let made = openSockets().intersection(openSockets()).subtracting(before)
@@ -168,9 +168,9 @@ private func statOf(_ path: String) -> stat? {
         let host = IPCFakeHost()
         defer { host.stop() }
         // A stale socket: bound, then its owner went away without removing it.
-        let stale = try IPCServer(path: dir.file("stale.sock"), hub: host.hub)
+        let stale = try IPCServer(path: dir.file("stale.sock"), hub: host.hub, time: .monotonic)
         let staleIdentity = try #require(statOf(dir.file("stale.sock"))).st_ino
-        let server = try IPCServer(path: dir.file("stale.sock"), hub: host.hub)
+        let server = try IPCServer(path: dir.file("stale.sock"), hub: host.hub, time: .monotonic)
         #expect(try #require(statOf(dir.file("stale.sock"))).st_ino != staleIdentity)
         // The old server's stop leaves the new socket alone (it is no longer its own).
         stale.stop()
@@ -181,7 +181,7 @@ private func statOf(_ path: String) -> stat? {
 
         FileManager.default.createFile(atPath: dir.file("notes.txt"), contents: Data("keep".utf8))
         #expect(throws: IPCServerError("\(dir.file("notes.txt")): exists and is not a socket; not replacing it")) {
-            try IPCServer(path: dir.file("notes.txt"), hub: host.hub)
+            try IPCServer(path: dir.file("notes.txt"), hub: host.hub, time: .monotonic)
         }
         #expect(FileManager.default.contents(atPath: dir.file("notes.txt")) == Data("keep".utf8))
         #expect(dir.entries == ["notes.txt"])
@@ -220,7 +220,7 @@ private func statOf(_ path: String) -> stat? {
         let dir = SocketDirectory()
         let host = IPCFakeHost()
         defer { host.stop() }
-        let server = try IPCServer(path: dir.file("s"), hub: host.hub)
+        let server = try IPCServer(path: dir.file("s"), hub: host.hub, time: .monotonic)
         defer { server.stop() }
         let client = try IPCTestClient(path: dir.file("s"))
 
@@ -271,7 +271,7 @@ private func statOf(_ path: String) -> stat? {
         s.duration = nil
         let host = IPCFakeHost(s)
         defer { host.stop() }
-        let server = try IPCServer(path: dir.file("s"), hub: host.hub)
+        let server = try IPCServer(path: dir.file("s"), hub: host.hub, time: .monotonic)
         defer { server.stop() }
         let client = try IPCTestClient(path: dir.file("s"))
 
@@ -315,7 +315,7 @@ private func statOf(_ path: String) -> stat? {
         let dir = SocketDirectory()
         let host = IPCFakeHost()
         defer { host.stop() }
-        let server = try IPCServer(path: dir.file("s"), hub: host.hub)
+        let server = try IPCServer(path: dir.file("s"), hub: host.hub, time: .monotonic)
         defer { server.stop() }
         let client = try IPCTestClient(path: dir.file("s"))
         // A slow host: each line still waits for the one before, as in mpv.
@@ -338,7 +338,7 @@ private func statOf(_ path: String) -> stat? {
         let dir = SocketDirectory()
         let host = IPCFakeHost()
         defer { host.stop() }
-        let server = try IPCServer(path: dir.file("s"), hub: host.hub)
+        let server = try IPCServer(path: dir.file("s"), hub: host.hub, time: .monotonic)
         defer { server.stop() }
         let a = try IPCTestClient(path: dir.file("s"))
         let b = try IPCTestClient(path: dir.file("s"))
@@ -372,7 +372,7 @@ private func statOf(_ path: String) -> stat? {
         let dir = SocketDirectory()
         let host = IPCFakeHost()
         defer { host.stop() }
-        let server = try IPCServer(path: dir.file("s"), hub: host.hub)
+        let server = try IPCServer(path: dir.file("s"), hub: host.hub, time: .monotonic)
         defer { server.stop() }
         // As `echo '…' | socat - PATH` does: send, half-close, read the answer.
         let client = try IPCTestClient(path: dir.file("s"))
@@ -392,7 +392,7 @@ private func statOf(_ path: String) -> stat? {
         limits.clients = 2
         limits.lineBytes = 1000
         limits.pendingOutputBytes = 4096
-        let server = try IPCServer(path: dir.file("s"), hub: host.hub, limits: limits)
+        let server = try IPCServer(path: dir.file("s"), hub: host.hub, limits: limits, time: .monotonic)
         defer { server.stop() }
         let a = try IPCTestClient(path: dir.file("s"))
         let b = try IPCTestClient(path: dir.file("s"))

@@ -26,7 +26,7 @@ private final class QuietHost: PlayerHost {
         settings.subtitleAutoload = false
         settings.watchLater = WatchLater(directory: NSTemporaryDirectory() + "aether-snapshot-\(getpid())")
         let playlist = Playlist([PlaylistItem(source: rich), PlaylistItem(source: TestEnvironment.fixture("music-plain.opus"))])
-        let controller = PlayerController(player: player, playlist: playlist, settings: settings)
+        let controller = PlayerController(player: player, playlist: playlist, settings: settings, clock: .monotonic)
         let host = QuietHost()
         controller.host = host
         defer { player.stop() }
@@ -76,7 +76,7 @@ private final class QuietHost: PlayerHost {
         settings.watchLater = WatchLater(directory: NSTemporaryDirectory() + "aether-snapshot-\(getpid())")
         let playlist = Playlist([PlaylistItem(source: TestEnvironment.fixture("music-plain.opus")),
                                  PlaylistItem(source: TestEnvironment.fixture("music-tagged.mp3"))])
-        let controller = PlayerController(player: player, playlist: playlist, settings: settings)
+        let controller = PlayerController(player: player, playlist: playlist, settings: settings, clock: .monotonic)
         let host = QuietHost()
         controller.host = host
         defer { player.stop() }

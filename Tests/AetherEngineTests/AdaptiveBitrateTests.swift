@@ -262,7 +262,7 @@ import Testing
 
         let variants = [StreamVariant(uri: lo, bandwidth: 600_000), StreamVariant(uri: hi, bandwidth: 3_600_000)]
         let s = AdaptiveSwitcher(variants: variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(),
-                                 servesRanges: true) { $0 == hi ? hiText : nil }
+                                 servesRanges: true, clock: .monotonic) { $0 == hi ? hiText : nil }
         // The demuxer's read of the anchor's playlist is served rewritten.
         #expect(s.playlistFetched(lo, text: loText) == rewritten)
         let first = try #require(s.plan(for: anchor.segments[0].uri))
@@ -277,7 +277,7 @@ import Testing
         #expect(plan.url == Self.host + "v2/index.ts" && plan.range == .init(offset: 11_100, length: 4800) && plan.rung == 1, "\(plan)")
         #expect(s.own(anchor.segments[2].uri, mediaSeconds: 2).range == .init(offset: 2200, length: 900))
         // Without servesRanges (a DASH translation) the other variant's ranges are refused.
-        let t = AdaptiveSwitcher(variants: variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) { $0 == hi ? hiText : nil }
+        let t = AdaptiveSwitcher(variants: variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(), clock: .monotonic) { $0 == hi ? hiText : nil }
         t.setBufferLevel { 30 }
         t.arm()
         for k in 0..<4 {
@@ -317,7 +317,7 @@ import Testing
     static func switcher(playlists: [String: String]) throws -> AdaptiveSwitcher {
         let variants = (0..<3).map { StreamVariant(uri: Self.host + "v\($0)/index.m3u8", bandwidth: Int(rates[$0])) }
         let anchor = try HLSMediaPlaylist.parse(mediaPlaylist(Array(repeating: "2", count: 10)), base: variants[0].uri ?? "")
-        let s = AdaptiveSwitcher(variants: variants, ladder: [0, 1, 2], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) { url in
+        let s = AdaptiveSwitcher(variants: variants, ladder: [0, 1, 2], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(), clock: .monotonic) { url in
             return playlists[url]
         }
         return s

@@ -25,4 +25,25 @@ import Testing
         }
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
+
+    /// #60 item 3: a clock is a required parameter wherever it decides something: no parameter
+    /// of type `TimeSource` has a default (a caller that forgot would get the real clock
+    /// silently), but in the composition roots (the executables). Each found with its line.
+    @Test func noClockParameterHasADefault() throws {
+        let sources = TestEnvironment.root.appendingPathComponent("Sources").path
+        let roots = ["aether-tui/", "aether-bench/", "aether-fuzz/"]
+        var found: [String] = []
+        let files = try #require(FileManager.default.enumerator(atPath: sources)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        for file in files where !roots.contains(where: { file.hasPrefix($0) }) {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.components(separatedBy: "//").first ?? ""
+                // `clock: TimeSource = …` in a parameter list (a stored property's `var time = …` is no parameter).
+                if code.range(of: #"\w+: TimeSource\s*=\s*"#, options: .regularExpression) != nil, !code.contains("var "), !code.contains("let ") {
+                    found.append("\(file):\(n + 1): \(code.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
 }

@@ -721,7 +721,7 @@ import Testing
         #expect(try playlist(hi).mediaSequence == 101)
 
         let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(),
-                                 localLoader: true) { source.document($0).map { String(decoding: $0, as: UTF8.self) } }
+                                 localLoader: true, clock: .monotonic) { source.document($0).map { String(decoding: $0, as: UTF8.self) } }
         #expect(s.isLive)
         s.setBufferLevel { 30 }
         s.arm()
@@ -771,7 +771,7 @@ import Testing
         #expect(p.chosen == 0)
         let anchorURI = try #require(p.variants[0].uri)
         let anchor = try #require(p.mediaPlaylists[anchorURI])
-        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) {
+        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(), clock: .monotonic) {
             p.documents[$0]
         }
         s.setBufferLevel { 30 }
@@ -809,7 +809,7 @@ import Testing
         let anchorURI = try #require(p.variants[0].uri)
         let anchor = try #require(p.mediaPlaylists[anchorURI])
         #expect(anchor.isSwitchable && anchor.segments.map(\.uri) == ["800-1200", "2000-1000", "3000-1000"].map { "http://media.example/dash/lo.mp4#aether-range=\($0)" })
-        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) {
+        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(), clock: .monotonic) {
             p.documents[$0]
         }
         s.setBufferLevel { 30 }
@@ -849,7 +849,7 @@ import Testing
         let anchorURI = try #require(p.variants[0].uri)
         let anchor = try #require(p.mediaPlaylists[anchorURI])
         #expect(anchor.isSwitchable && anchor.segments.count == 6)
-        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1, 2], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy()) {
+        let s = AdaptiveSwitcher(variants: p.variants, ladder: [0, 1, 2], anchor: 0, anchorPlaylist: anchor, policy: AdaptivePolicy(), clock: .monotonic) {
             p.documents[$0]
         }
         s.setBufferLevel { 30 }

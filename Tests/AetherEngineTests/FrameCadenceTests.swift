@@ -82,8 +82,8 @@ import Testing
     /// full decode, none lost.
     @Test func aFixturesUnreferencedFramesOffTheGridAreNotDecoded() throws {
         let file = TestEnvironment.fixture("h264-bframes.mkv")
-        let full = try DecodePass.run(url: file, threads: 1)
-        let halved = try DecodePass.run(url: file, threads: 1, divisor: 2)
+        let full = try DecodePass.run(url: file, threads: 1, clock: .monotonic)
+        let halved = try DecodePass.run(url: file, threads: 1, divisor: 2, clock: .monotonic)
         let grid = full.shown.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
         #expect(halved.shown == grid, "shown \(halved.shown.count) of the grid's \(grid.count)")
         #expect(halved.frames < full.frames, "nothing left out: \(halved.frames) of \(full.frames)")

@@ -15,7 +15,7 @@ import Testing
 
     @Test(arguments: [0.0, 0.5, 3.5, 3.99, 7.0, 9.2])
     func thumbnailIsTheKeyframeAtOrBefore(seconds: Double) async throws {
-        let extractor = FrameExtractor(url: Self.numbered)
+        let extractor = FrameExtractor(url: Self.numbered, clock: .monotonic)
         let image = try #require(try await extractor.thumbnail(at: seconds))
         await extractor.shutdown()
         let keyframe = seconds.rounded(.down)
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func thumbnailIsScaledToMaxWidthKeepingTheAspect() async throws {
-        let extractor = FrameExtractor(url: Self.numbered)
+        let extractor = FrameExtractor(url: Self.numbered, clock: .monotonic)
         let small = try #require(try await extractor.thumbnail(at: 2.5, maxWidth: 160))
         #expect(small.width == 160 && small.height == 120)
         #expect(StillReference.frameNumber(small.pixels, width: 160, stripe: 20, row: 60) == 48)
@@ -40,7 +40,7 @@ import Testing
     /// 3.5–3.5417 s); ffmpeg's `-ss` frame at the frame's own start is the reference.
     @Test(arguments: [0.0, 3.5, 3.51, 5.54, 7.99, 9.9])
     func snapshotIsTheExactFrame(seconds: Double) async throws {
-        let extractor = FrameExtractor(url: Self.numbered)
+        let extractor = FrameExtractor(url: Self.numbered, clock: .monotonic)
         let image = try #require(try await extractor.snapshot(at: seconds))
         await extractor.shutdown()
         let number = Int((seconds * 24 + 1e-6).rounded(.down))
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func requestsPastTheEndTakeTheLastFrame() async throws {
-        let extractor = FrameExtractor(url: Self.numbered)
+        let extractor = FrameExtractor(url: Self.numbered, clock: .monotonic)
         let snapshot = try #require(try await extractor.snapshot(at: 500))
         #expect(StillReference.frameNumber(snapshot.pixels, width: 320) == 239)
         let thumbnail = try #require(try await extractor.thumbnail(at: 11))
@@ -68,7 +68,7 @@ import Testing
     /// Twenty requests queued one after another while none has finished (the extraction thread
     /// is held busy until all twenty have begun): only the last is answered, the others return nil.
     @MainActor @Test func burstOfTwentyDeliversOnlyTheLast() async throws {
-        let extractor = FrameExtractor(url: Self.numbered)
+        let extractor = FrameExtractor(url: Self.numbered, clock: .monotonic)
         await extractor.prewarm()
         let release = DispatchSemaphore(value: 0)
         // Occupies the extraction thread until `release`: requests made meanwhile queue behind it.
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func idleCloseReleasesTheDecoderAndDropsTheCache() async throws {
-        let extractor = FrameExtractor(url: Self.numbered, idleTimeout: 0.3)
+        let extractor = FrameExtractor(url: Self.numbered, idleTimeout: 0.3, clock: .monotonic)
         _ = try await extractor.thumbnail(at: 4)
         var stats = await extractor.statistics
         #expect(stats.isOpen && stats.opens == 1 && stats.thumbnailsCached == 1)
@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func cacheAnswersTheSameSecondAndNeverScalesUp() async throws {
-        let extractor = FrameExtractor(url: Self.numbered)
+        let extractor = FrameExtractor(url: Self.numbered, clock: .monotonic)
         let first = try #require(try await extractor.thumbnail(at: 3.2, maxWidth: 160))
         let again = try #require(try await extractor.thumbnail(at: 3.7, maxWidth: 160))
         var stats = await extractor.statistics
@@ -155,7 +155,7 @@ import Testing
 
     @Test func displayRotationIsApplied() async throws {
         let file = TestEnvironment.fixture("frames-rotate90.mp4")
-        let extractor = FrameExtractor(url: file)
+        let extractor = FrameExtractor(url: file, clock: .monotonic)
         let image = try #require(try await extractor.snapshot(at: 1.25))
         #expect(image.width == 240 && image.height == 320)
         let reference = try #require(StillReference.ffmpegFrame(file, at: 1.25))
@@ -168,7 +168,7 @@ import Testing
 
     @Test func sampleAspectRatioIsApplied() async throws {
         let file = TestEnvironment.fixture("frames-sar2.mkv")
-        let extractor = FrameExtractor(url: file)
+        let extractor = FrameExtractor(url: file, clock: .monotonic)
         let image = try #require(try await extractor.snapshot(at: 1.5))
         #expect(image.width == 320 && image.height == 240)
         #expect(StillReference.frameNumber(image.pixels, width: 320) == 36)
@@ -183,7 +183,7 @@ import Testing
     /// PQ sources go through playback's tone map; ffmpeg's zscale/tonemap chain is the reference.
     @Test func hdrIsToneMappedLikePlayback() async throws {
         let file = TestEnvironment.fixture("hevc10-hdr10-ac3-51-movtext.mp4")
-        let extractor = FrameExtractor(url: file)
+        let extractor = FrameExtractor(url: file, clock: .monotonic)
         let image = try #require(try await extractor.snapshot(at: 1.0))
         await extractor.shutdown()
         let chain = ToneMapper.chain(size: PixelSize(width: image.width, height: image.height), transfer: AVCOL_TRC_SMPTE2084)
@@ -195,7 +195,7 @@ import Testing
     }
 
     @Test func pngDecodesBackToTheSamePixels() async throws {
-        let extractor = FrameExtractor(url: Self.numbered)
+        let extractor = FrameExtractor(url: Self.numbered, clock: .monotonic)
         let image = try #require(try await extractor.snapshot(at: 6.1, maxWidth: 200))
         await extractor.shutdown()
         #expect(image.width == 200 && image.height == 150)
@@ -208,13 +208,13 @@ import Testing
     }
 
     @Test func shutdownIsFinalAndErrorsCarryFFmpegsWords() async throws {
-        let extractor = FrameExtractor(url: Self.numbered)
+        let extractor = FrameExtractor(url: Self.numbered, clock: .monotonic)
         _ = try await extractor.thumbnail(at: 1)
         await extractor.shutdown()
         #expect(await extractor.statistics.isOpen == false)
         await #expect(throws: FrameExtractorError.shutDown) { try await extractor.thumbnail(at: 1) }
 
-        let missing = FrameExtractor(url: "/nonexistent/aether.mkv")
+        let missing = FrameExtractor(url: "/nonexistent/aether.mkv", clock: .monotonic)
         do {
             _ = try await missing.thumbnail(at: 0)
             Issue.record("a missing file gave a picture")
@@ -223,7 +223,7 @@ import Testing
             #expect(error.message == "No such file or directory")
         }
         await missing.shutdown()
-        let badHeader = FrameExtractor(url: Self.numbered, headers: ["X-Bad": "a\r\nInjected: 1"])
+        let badHeader = FrameExtractor(url: Self.numbered, headers: ["X-Bad": "a\r\nInjected: 1"], clock: .monotonic)
         await #expect(throws: FrameExtractorError.self) { try await badHeader.thumbnail(at: 0) }
         await badHeader.shutdown()
     }

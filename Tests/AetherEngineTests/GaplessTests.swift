@@ -26,7 +26,7 @@ struct GaplessTests {
     /// `weak` refuses a next item at another rate (one line saying both formats); `yes` takes
     /// it, its decoder converting to the device's format; the same rate continues under both.
     @Test func weakContinuesOnlyTheSameFormatAndYesConverts() throws {
-        let device = NullSink(format: AudioFormat(sampleRate: 48000, channels: 2))
+        let device = NullSink(format: AudioFormat(sampleRate: 48000, channels: 2), time: .monotonic)
         var options = PlayerOptions()
         options.audio.output = .null
         options.audio.gapless = .weak

@@ -40,7 +40,7 @@ import Testing
     @Test func dashTileForTenSecondsIsFrame240() async throws {
         let http = try LoopbackHTTP(root: Self.root)
         defer { http.stop() }
-        let sprites = SpriteSheetStills(url: http.url("dash-thumbs/manifest.mpd"), network: Self.settings())
+        let sprites = SpriteSheetStills(url: http.url("dash-thumbs/manifest.mpd"), network: Self.settings(), clock: .monotonic)
         let started = MonotonicClock.seconds()
         let image = try #require(await sprites.thumbnail(at: 10))
         let elapsed = MonotonicClock.seconds() - started
@@ -89,7 +89,7 @@ import Testing
     @Test func narrowerThanTheTile() async throws {
         let http = try LoopbackHTTP(root: Self.root)
         defer { http.stop() }
-        let sprites = SpriteSheetStills(url: http.url("dash-thumbs/manifest.mpd"), network: Self.settings())
+        let sprites = SpriteSheetStills(url: http.url("dash-thumbs/manifest.mpd"), network: Self.settings(), clock: .monotonic)
         let image = try #require(await sprites.thumbnail(at: 10, maxWidth: 80))
         #expect(image.width == 80 && image.height == 45)
         let reference = try #require(StillReference.ffmpegImage(Self.root + "/dash-thumbs/thumbs/tile1.jpg",
@@ -101,7 +101,7 @@ import Testing
     @Test func hlsImagePlaylistTiles() async throws {
         let http = try LoopbackHTTP(root: Self.root)
         defer { http.stop() }
-        let sprites = SpriteSheetStills(url: http.url("hls-thumbs/master.m3u8"), network: Self.settings())
+        let sprites = SpriteSheetStills(url: http.url("hls-thumbs/master.m3u8"), network: Self.settings(), clock: .monotonic)
         let track = try #require(await sprites.track())
         #expect(track.origin == .hls && track.sheets.count == 2)
         let ten = try #require(await sprites.thumbnail(at: 10))
@@ -128,7 +128,7 @@ import Testing
     @Test func aFailedSheetGivesNilAndIsNotRetriedAtOnce() async throws {
         let http = try LoopbackHTTP(root: Self.root, rules: #"[{"path": "tile2\\.jpg$", "status": 404}]"#)
         defer { http.stop() }
-        let sprites = SpriteSheetStills(url: http.url("dash-thumbs/manifest.mpd"), network: Self.settings())
+        let sprites = SpriteSheetStills(url: http.url("dash-thumbs/manifest.mpd"), network: Self.settings(), clock: .monotonic)
         #expect(await sprites.thumbnail(at: 25) == nil)
         #expect(await sprites.thumbnail(at: 27) == nil)
         #expect(await sprites.thumbnail(at: 5) != nil)
@@ -152,7 +152,7 @@ import Testing
         try jpeg.prefix(200).write(to: URL(fileURLWithPath: dir + "/thumbs/tile2.jpg"))
         let http = try LoopbackHTTP(root: dir)
         defer { http.stop() }
-        let sprites = SpriteSheetStills(url: http.url("manifest.mpd"), network: Self.settings())
+        let sprites = SpriteSheetStills(url: http.url("manifest.mpd"), network: Self.settings(), clock: .monotonic)
         #expect(await sprites.thumbnail(at: 3) == nil)
         _ = await sprites.thumbnail(at: 23)
         #expect(await sprites.statistics.failures >= 1)
@@ -164,7 +164,7 @@ import Testing
         let http = try LoopbackHTTP(root: Self.root)
         defer { http.stop() }
         for path in ["dash-vod/manifest.mpd", "hls-vod/master.m3u8"] {
-            let sprites = SpriteSheetStills(url: http.url(path), network: Self.settings())
+            let sprites = SpriteSheetStills(url: http.url(path), network: Self.settings(), clock: .monotonic)
             #expect(await sprites.track() == nil)
             #expect(await sprites.thumbnail(at: 3) == nil)
             #expect(await sprites.statistics.hasTrack == false)
@@ -180,7 +180,7 @@ import Testing
         // tile1.jpg at 4 kB/s would take ~10 s.
         let http = try LoopbackHTTP(root: Self.root, rules: #"[{"path": "tile1\\.jpg$", "throttle_bps": 4000}]"#)
         defer { http.stop() }
-        let sprites = SpriteSheetStills(url: http.url("dash-thumbs/manifest.mpd"), network: Self.settings())
+        let sprites = SpriteSheetStills(url: http.url("dash-thumbs/manifest.mpd"), network: Self.settings(), clock: .monotonic)
         _ = await sprites.track()
         let started = MonotonicClock.seconds()
         async let slow = sprites.thumbnail(at: 4)

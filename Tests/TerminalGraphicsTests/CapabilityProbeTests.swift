@@ -301,7 +301,7 @@ extension CapabilityProbe {
             _ = reply.withUnsafeBytes { write(terminalOut, $0.baseAddress, $0.count) }
         }
         player.start()
-        let report = CapabilityProbe.probe(input: fromTerminal[0], output: toTerminal[1], environment: TerminalEnvironment())
+        let report = CapabilityProbe.probe(input: fromTerminal[0], output: toTerminal[1], environment: TerminalEnvironment(), time: .monotonic)
         #expect(report.error == nil)
         #expect(report.capabilities.sixel.available && report.capabilities.probe.answered)
     }

@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func overloadStepsDownInOrderAndStopsAtTheFloor() {
-        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: .monotonic)
         let changes = feed(&g, from: 0, seconds: 30, load: 1.5)
         #expect(changes.map(\.colors) == [128, 64, 64, 64, 64, 64, 64], "\(changes)")
         #expect(changes.map(\.scale) == [1, 1, 0.75, 0.75, 0.5, 0.5, 0.5], "\(changes)")
@@ -32,11 +32,11 @@ import Testing
     }
 
     @Test func supersededFramesAndLateFramesCountAsOverload() {
-        var g = OutputGovernor(rungs: KittyDriver.qualityRungs)
+        var g = OutputGovernor(rungs: KittyDriver.qualityRungs, clock: .monotonic)
         // One frame superseded for every one painted: twice too much, so about half the cost
         // (×0.75, every 2nd frame: frames go before pixels).
         #expect(feed(&g, from: 0, seconds: 1.5, load: 0.3, superseded: 1).first == OutputGovernor.Settings(scale: 0.75, frameDivisor: 2))
-        var k = OutputGovernor(rungs: KittyDriver.qualityRungs)
+        var k = OutputGovernor(rungs: KittyDriver.qualityRungs, clock: .monotonic)
         // One in five superseded: one rung.
         var kittyChanges: [OutputGovernor.Settings] = []
         for i in 0..<40 {
@@ -45,7 +45,7 @@ import Testing
             if let c = k.add(s, now: Double(i) * interval) { kittyChanges.append(c) }
         }
         #expect(kittyChanges.first?.scale == 0.75, "\(kittyChanges)")
-        var h = OutputGovernor(rungs: CellDriver.qualityRungs(for: .half))
+        var h = OutputGovernor(rungs: CellDriver.qualityRungs(for: .half), clock: .monotonic)
         var changes: [OutputGovernor.Settings] = []
         for i in 0..<48 {
             let late = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.001, writeSeconds: 0.001, latency: 0.2)
@@ -62,7 +62,7 @@ import Testing
     /// frames are late; a few late frames among many on time change nothing.
     @Test func framesLateFromTheSourceGoStraightToFewerFrames() {
         let sixty = 1.0 / 60
-        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: .monotonic)
         var changes: [(Double, OutputGovernor.Settings)] = []
         var t = 0.0
         while t < 8 {
@@ -80,7 +80,7 @@ import Testing
             t += sixty * Double(g.settings.frameDivisor)
         }
         #expect(up.first.map { $0.0 >= OutputGovernor.longestUpHold && $0.1.frameDivisor == 1 } == true, "\(up.map { ($0.0, $0.1.frameDivisor) })")
-        var h = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
+        var h = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: .monotonic)
         for i in 0..<240 {
             let sample = OutputGovernor.Sample(frameInterval: sixty, encodeSeconds: 0.007, writeSeconds: 0.003,
                                                latency: i % 20 == 0 ? 3 * sixty : 0)
@@ -91,7 +91,7 @@ import Testing
     /// A terminal that takes only 6 of 24 frames a second (xterm with 1080p grain): the rest
     /// are superseded. Fewer than 12 samples a second must still step down (it never did).
     @Test func aSlowTerminalPaintingFewFramesStillStepsDown() {
-        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: .monotonic)
         var changes: [OutputGovernor.Settings] = []
         var t = 0.0
         while t < 3 {
@@ -104,7 +104,7 @@ import Testing
         // of the cost (64 colours at ×0.75, every 2nd frame), not one rung a second.
         #expect(changes.first == OutputGovernor.Settings(colors: 64, scale: 0.75, frameDivisor: 2), "\(changes)")
         // Two frames are not enough to judge, however slow they were.
-        var h = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
+        var h = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: .monotonic)
         let slow = OutputGovernor.Sample(frameInterval: interval, encodeSeconds: 0.5, writeSeconds: 0.5, superseded: 20)
         #expect(h.add(slow, now: 0) == nil && h.add(slow, now: 1.1) == nil)
     }
@@ -116,7 +116,7 @@ import Testing
     /// interval step down at once instead of after a second of superseded frames; one slow
     /// frame in four among quick ones does not.
     @Test func sixMostlyOverrunFramesStepDownAtOnce() {
-        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: .monotonic)
         var changes: [(time: Double, settings: OutputGovernor.Settings)] = []
         var t = 0.0
         for write in [0.048, 0.020, 0.043, 0.033, 0.044, 0.041, 0.039, 0.042] {
@@ -127,7 +127,7 @@ import Testing
         #expect(changes.count == 1)
         #expect(changes.first?.settings.colors == 128)
         #expect((changes.first?.time ?? 1) < 0.35, "judged on the sixth frame")
-        var spiky = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
+        var spiky = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: .monotonic)
         t = 0
         for i in 0..<10 {
             let slow = i % 4 == 0
@@ -138,7 +138,7 @@ import Testing
     }
 
     @Test func theLastRungNeedsSustainedOverload() {
-        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: .monotonic)
         var changes: [(time: Double, settings: OutputGovernor.Settings)] = []
         var t = 0.0
         while t < 6 {
@@ -159,7 +159,7 @@ import Testing
     }
 
     @Test func headroomStepsBackUpAfterAWhile() {
-        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: .monotonic)
         _ = feed(&g, from: 0, seconds: 2, load: 1.5)
         // (Overload still in the window may take one more step in the first second.)
         _ = feed(&g, from: 2, seconds: 1, load: 0.2)
@@ -175,7 +175,7 @@ import Testing
 
     @Test func aLoadThatOnlyFitsTheLowerRungDoesNotOscillate() {
         // Overload at the top rung, headroom one rung down: every retry fails at once.
-        var g = OutputGovernor(rungs: CellDriver.qualityRungs(for: .half))
+        var g = OutputGovernor(rungs: CellDriver.qualityRungs(for: .half), clock: .monotonic)
         var changes = 0
         var t = 0.0
         while t < 120 {
@@ -191,20 +191,20 @@ import Testing
     }
 
     @Test func pinnedNeverChanges() {
-        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), enabled: false)
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), enabled: false, clock: .monotonic)
         #expect(feed(&g, from: 0, seconds: 10, load: 5, superseded: 3, stalled: true).isEmpty)
         #expect(g.settings == OutputGovernor.Settings(colors: 256))
         #expect(g.describe(driverName: "sixel", fps: 24) == "sixel 256 colours 24 fps (pinned)")
     }
 
     @Test func descriptions() {
-        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 128))
+        var g = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 128), clock: .monotonic)
         #expect(g.rungs.first?.colors == 128 && g.rungs[1].colors == 64)
         #expect(g.describe(driverName: "sixel", fps: 24) == "sixel 128 colours 24 fps (full quality)")
         _ = feed(&g, from: 0, seconds: 3.5, load: 2)
         #expect(g.describe(driverName: "sixel", fps: 24) == "sixel 64 colours ×0.75 24 fps (governed)"
                 || g.describe(driverName: "sixel", fps: 24).contains("(governed)"))
-        let h = OutputGovernor(rungs: CellDriver.qualityRungs(for: .half))
+        let h = OutputGovernor(rungs: CellDriver.qualityRungs(for: .half), clock: .monotonic)
         #expect(h.describe(driverName: "halfblock", fps: 23.976) == "halfblock 24 fps (full quality)")
     }
 
@@ -220,7 +220,7 @@ import Testing
             ("sixel 16", SixelDriver.qualityRungs(maxColors: 16)),
         ]
         for (name, rungs) in ladders {
-            var g = OutputGovernor(rungs: rungs)
+            var g = OutputGovernor(rungs: rungs, clock: .monotonic)
             var scales: [Double] = [g.settings.scale]
             var t = 0.0, frame = 0
             while t < 60 {
@@ -243,7 +243,7 @@ import Testing
         }
         // A rung below the floor is raised to it, and no placement is made below it: a 720p
         // fit (1223×688 here) stays at least half of it however small the scale asked.
-        let g = OutputGovernor(rungs: [.init(), .init(scale: 0.05, frameDivisor: 9), .init(scale: .nan)])
+        let g = OutputGovernor(rungs: [.init(), .init(scale: 0.05, frameDivisor: 9), .init(scale: .nan)], clock: .monotonic)
         #expect(g.rungs.map(\.scale) == [1, 0.5, 1] && g.rungs[1].frameDivisor == 3, "\(g.rungs)")
         let geometry = TerminalGeometry(columns: 160, rows: 48, cellSize: CellSize(width: 8, height: 16))
         let area = CellRect(column: 0, row: 1, width: 160, height: 45)
@@ -319,7 +319,7 @@ import Testing
     @Test func aTimedAddIsTheSameAsAnAddAtTheClocksTime() {
         let clock = ManualTimeSource()
         var timed = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: clock.source)
-        var explicit = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256))
+        var explicit = OutputGovernor(rungs: SixelDriver.qualityRungs(maxColors: 256), clock: .monotonic)
         for i in 0..<300 {
             let load = i < 100 ? 1.5 : i < 200 ? 0.2 : 0.95
             let sample = OutputGovernor.Sample(frameInterval: 0.04, encodeSeconds: load * 0.04, writeSeconds: 0)

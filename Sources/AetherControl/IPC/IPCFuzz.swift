@@ -10,7 +10,8 @@ import AetherBase
 /// as JSON that reads back as the same value, every line sent is one line.
 public enum IPCFuzz {
     public static func run(_ bytes: [UInt8], lineBytes: Int = IPCServer.Limits().lineBytes) {
-        var session = IPCSession(name: "ipc-fuzz")
+        // A clock that stands still: a replayed file takes the same path every time.
+        var session = IPCSession(name: "ipc-fuzz", time: ManualTimeSource().source)
         var snapshot = PlayerSnapshot()
         snapshot.duration = 60
         snapshot.item.path = "/fuzz/file.mkv"

@@ -36,7 +36,7 @@ public final class IPCServer: Sendable {
     /// Creates the socket at `path` (replacing a stale socket, never another kind of file) and
     /// starts serving on a new thread.
     /// `time`: what the loop's pauses, the final flush and `get_time_us` read.
-    public init(path: String, hub: RemoteHub, limits: Limits = Limits(), time: TimeSource = .monotonic) throws(IPCServerError) {
+    public init(path: String, hub: RemoteHub, limits: Limits = Limits(), time: TimeSource) throws(IPCServerError) {
         let mailbox = try IPCMailbox()
         let (listener, identity, absolute) = try UnixSocket.listen(at: path)
         self.path = absolute

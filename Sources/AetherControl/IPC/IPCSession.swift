@@ -62,7 +62,7 @@ struct IPCSession {
     /// What `get_time_us` answers from.
     private let time: TimeSource
 
-    init(name: String, time: TimeSource = .monotonic) {
+    init(name: String, time: TimeSource) {
         self.name = name
         self.time = time
     }

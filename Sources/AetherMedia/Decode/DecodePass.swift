@@ -20,8 +20,8 @@ public enum DecodePass {
     ///   - threads: decoder threads, as `PlayerOptions.video.decodeThreads` (0 = as many as cores).
     ///   - divisor: decode for a host that paints every `divisor`-th frame, as the video
     ///     thread does (``FrameCadence``: frames off its grid that nothing refers to are not decoded).
-    public static func run(url: String, threads: Int = 0, divisor: Int = 1) throws -> Result {
-        let (format, index, decoder) = try openVideo(url: url, threads: threads)
+    public static func run(url: String, threads: Int = 0, divisor: Int = 1, clock: TimeSource) throws -> Result {
+        let (format, index, decoder) = try openVideo(url: url, threads: threads, clock: clock)
         let packet = try Packet()
         var frames = 0
         var pixelFormat: String?
@@ -46,13 +46,13 @@ public enum DecodePass {
     }
 
     /// The source, its primary video stream and the playback decoder for it.
-    private static func openVideo(url: String, threads: Int) throws -> (FormatContext, Int, VideoDecoder) {
+    private static func openVideo(url: String, threads: Int, clock: TimeSource) throws -> (FormatContext, Int, VideoDecoder) {
         let format = try FormatContext(url: url)
         let info = try MediaProbe.probe(format)
         guard let index = info.primaryVideo?.index, let stream = format.stream(index) else {
             throw FFmpegError(function: "av_find_best_stream", message: "no video stream")
         }
-        return (format, index, try VideoDecoder(stream: stream, index: index, threads: threads, timeline: format.timeline))
+        return (format, index, try VideoDecoder(stream: stream, index: index, threads: threads, timeline: format.timeline, time: clock))
     }
 
     /// One decoded frame as playback would draw it, with the source for comparison.
@@ -79,8 +79,8 @@ public enum DecodePass {
     /// playback's staging of 8-bit sources (``Scaler/Staging``).
     public static func pictures(url: String, size: PixelSize, reference: Bool = false, referenceScaled: Bool = false,
                                 eightBitStaging: Scaler.Staging? = nil, first: Int = 0, every: Int = 1,
-                                threads: Int = 1, body: (Picture) throws -> Bool) throws {
-        let (format, index, decoder) = try openVideo(url: url, threads: threads)
+                                threads: Int = 1, clock: TimeSource, body: (Picture) throws -> Bool) throws {
+        let (format, index, decoder) = try openVideo(url: url, threads: threads, clock: clock)
         if let eightBitStaging { decoder.stageEightBit(eightBitStaging) }
         let packet = try Packet()
         let pixels = PixelBuffer(count: size.width * size.height * 3)

@@ -103,7 +103,7 @@ package final class VideoDecoder {
     ///   - time: what ``filterSeconds``, ``scaleSeconds`` and the thread plan's busy time are
     ///     measured on.
     package init(stream: UnsafeMutablePointer<AVStream>, index: Int, threads: Int, timeline: Timeline,
-         automaticThreads: Bool = false, time: TimeSource = .monotonic) throws(FFmpegError) {
+         automaticThreads: Bool = false, time: TimeSource) throws(FFmpegError) {
         guard let par = stream.pointee.codecpar else {
             throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
         }

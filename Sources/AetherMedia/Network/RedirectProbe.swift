@@ -12,15 +12,16 @@ import Glibc
 /// as ours (``HTTPConnection``, with the source's headers), which names the cause: `redirect loop
 /// after 10 hops`, `redirect to a local file refused`, … Nil when the chain is not the cause.
 package enum RedirectProbe {
-    /// Explains `error` (an open of `url` that failed) when a redirect caused it.
+    /// Explains `error` (an open of `url` that failed) when a redirect caused it; its time is
+    /// `interrupt`'s clock.
     package static func explain(error: Int32, url: String, options: [String: String], interrupt: InterruptToken,
-                                timeout: Double, clock: TimeSource = .monotonic, policy: TransportSession.Policy = .init()) -> String? {
+                                timeout: Double, policy: TransportSession.Policy = .init()) -> String? {
         guard error == aether_AVERROR(EIO) || error == aether_AVERROR(EINVAL),
               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") else { return nil }
         var jar = HTTPCookieJar()
         do throws(HTTPConnection.Failure) {
             _ = try HTTPConnection.open(.init(url: url, options: options), jar: &jar, transport: TransportSession(policy: policy),
-                                        interrupt: interrupt, clock: clock, timeout: max(0.1, min(timeout, 60)))
+                                        interrupt: interrupt, clock: interrupt.clock, timeout: max(0.1, min(timeout, 60)))
             return nil
         } catch {
             guard let failure = error.failure, failure.cause == .policy else { return nil }
@@ -36,7 +37,7 @@ package enum RedirectProbe {
         let transfer = HTTPTransfer(HTTPTransfer.Request(url: url), session: TransportSession(policy: .init(verifyPeer: false)),
                                     connectTimeout: min(timeout, 60))
         do throws(HTTPTransfer.Failure) {
-            _ = try transfer.head(timeout: min(timeout, 60), clock: .monotonic) { interrupt.shouldInterrupt }
+            _ = try transfer.head(timeout: min(timeout, 60), clock: interrupt.clock) { interrupt.shouldInterrupt }
             return false
         } catch {
             if case .transport(let code, _, _) = error { return code == HTTPTransfer.Failure.tlsConnect }

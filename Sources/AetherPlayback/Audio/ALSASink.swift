@@ -35,7 +35,7 @@ public final class ALSASink: AudioSink {
     /// Opens `device` asking for `rate`/`channels`; ALSA grants the nearest it can.
     /// The corresponding C functions are `snd_pcm_open` and `snd_pcm_hw_params`.
     public init(device: String = "default", rate: Int, channels: Int,
-                bufferTime: UInt32 = 200_000, periodTime: UInt32 = 20_000, time: TimeSource = .monotonic) throws(ALSAError) {
+                bufferTime: UInt32 = 200_000, periodTime: UInt32 = 20_000, time: TimeSource) throws(ALSAError) {
         self.time = time
         var handle: OpaquePointer? = nil
         try ALSASink.check(snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), "snd_pcm_open")

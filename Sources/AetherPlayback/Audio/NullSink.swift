@@ -25,7 +25,7 @@ public final class NullSink: AudioSink {
     /// Sleeps `seconds` unless interrupted.
     private func pause(_ seconds: Double) { interrupted.wait(until: { $0 }, timeout: seconds) }
 
-    public init(format: AudioFormat, bufferSeconds: Double = 0.1, time: TimeSource = .monotonic) {
+    public init(format: AudioFormat, bufferSeconds: Double = 0.1, time: TimeSource) {
         self.time = time
         self.format = format
         self.bufferSeconds = bufferSeconds

@@ -35,7 +35,7 @@ public final class MasterClock: Sendable {
     public let policy: SyncPolicy
 
     /// - Parameter timeSource: the host's monotonic time; tests pass a ``ManualTimeSource``'s.
-    public init(policy: SyncPolicy = .standard, timeSource: TimeSource = .monotonic) {
+    public init(policy: SyncPolicy = .standard, timeSource: TimeSource) {
         self.policy = policy
         self.host = timeSource
     }

@@ -53,7 +53,7 @@ struct DASHManifestKind: SourceKind {
         target.variant = p.chosen.map { p.variants[$0] }
         AppLog.write("net", "DASH through our reader: \(p.variants.count) video representation(s)\(target.variant.map { "; playing \($0.summary)" } ?? ""), \(p.renditions.count) audio set(s)\(source.manifest.isDynamic ? ", live" : "")")
         if options.stream.variantPreference == .auto, let k = p.chosen {
-            target.switcher = Self.switcher(dash: source, anchor: k)
+            target.switcher = Self.switcher(dash: source, anchor: k, clock: options.time)
         }
         target.documents = { source.document($0) }
         target.transmuxed = { source.fetch(for: $0) }
@@ -77,7 +77,7 @@ struct DASHManifestKind: SourceKind {
     /// sequence number, that is `$Number$`; by date where the numbers differ). fMP4 segments are served as MPEG-TS with their own representation's
     /// parameter sets in band (``SegmentTransmuxer``), so the playlists name no init section and
     /// a segment of any representation decodes after any other's.
-    static func switcher(dash: DASHSource, anchor: Int) -> AdaptiveSwitcher? {
+    static func switcher(dash: DASHSource, anchor: Int, clock: TimeSource) -> AdaptiveSwitcher? {
         let p = dash.playlists
         let policy = AdaptivePolicy()
         let ladder = VariantChooser.ladder(p.variants, anchor: anchor, limit: policy.maxRungs)
@@ -89,7 +89,7 @@ struct DASHManifestKind: SourceKind {
         }
         AppLog.write("abr", "switching between \(ladder.count) DASH representations: \(ladder.map { String(p.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(dash.manifest.isDynamic ? " (live: segments matched by media sequence number)" : "")")
         return AdaptiveSwitcher(variants: p.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist, policy: policy,
-                                localLoader: true, loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
+                                localLoader: true, clock: clock, loader: { url in dash.document(url).map { String(decoding: $0, as: UTF8.self) } })
     }
 
     /// A remote DASH manifest read by our MPD parser and translated to HLS playlists

@@ -96,7 +96,7 @@ struct HLSMasterKind: SourceKind {
         }
         AppLog.write("abr", "switching between \(ladder.count) variants: \(ladder.map { String(master.variants[$0].bandwidth) }.joined(separator: ", ")) b/s\(ranged == nil ? "" : " (byte ranges named in the segment URLs)")\(playlist.isEnded ? "" : " (live: segments matched by media sequence number)")")
         return AdaptiveSwitcher(variants: master.variants, ladder: ladder, anchor: rung, anchorPlaylist: playlist,
-                                policy: policy, servesRanges: true, loader: loader)
+                                policy: policy, servesRanges: true, clock: request.options.time, loader: loader)
     }
 
     /// Audio renditions of one group checked at most before switching (a master naming more

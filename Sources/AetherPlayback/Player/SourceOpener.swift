@@ -134,7 +134,7 @@ enum SourceOpener {
                 window: options.timeshift.seconds, memoryLimit: memory,
                 directory: parent + "/timeshift-\(getpid())-\(OpenedSource.timeshiftSerial.add(1, ordering: .relaxed).newValue)",
                 diskLimit: disk,
-                chunkBytes: max(64 << 10, min(2 << 20, memory / 4))))
+                chunkBytes: max(64 << 10, min(2 << 20, memory / 4))), clock: options.time)
         } else {
             timeshift = nil
         }

@@ -81,7 +81,7 @@ package final class TimeshiftBuffer: Sendable {
     /// What arrival times are read from (chunks age by it past twice the window).
     private let clock: TimeSource
 
-    package init(settings: Settings, clock: TimeSource = .monotonic) {
+    package init(settings: Settings, clock: TimeSource) {
         store = GuardedCondition(Store(settings: settings))
         self.clock = clock
     }

@@ -123,7 +123,7 @@ package final class AdaptiveSwitcher: Sendable {
     /// `ladder`: indices into `variants`, rates ascending; `anchor`: the rung libavformat plays,
     /// whose media playlist is `anchorPlaylist`.
     package init(variants: [StreamVariant], ladder: [Int], anchor: Int, anchorPlaylist: HLSMediaPlaylist, policy: AdaptivePolicy,
-         localLoader: Bool = false, servesRanges: Bool = false, clock: TimeSource = .monotonic, monitor: NetworkMonitor? = nil,
+         localLoader: Bool = false, servesRanges: Bool = false, clock: TimeSource, monitor: NetworkMonitor? = nil,
          loader: @escaping @Sendable (String) -> String?) {
         var rungs = ladder.map { SwitchState.Rung(variant: variants[$0], index: $0) }
         rungs[anchor].playlist = anchorPlaylist

@@ -48,7 +48,7 @@ package final class NetworkMonitor: Sendable {
     }()
 
     /// `policy`: the estimator's (segments: the switcher's ``AdaptivePolicy/estimator``).
-    package init(feed: Feed = .arrivals, policy: ThroughputEstimator.Policy? = nil, clock: TimeSource = .monotonic) {
+    package init(feed: Feed = .arrivals, policy: ThroughputEstimator.Policy? = nil, clock: TimeSource) {
         self.feed = feed
         self.clock = clock
         let policy = policy ?? (feed == .arrivals ? Self.arrivalPolicy : ThroughputEstimator.Policy())

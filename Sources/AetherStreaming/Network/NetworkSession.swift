@@ -120,7 +120,7 @@ package final class NetworkSession: Sendable {
         self.transport = transport ?? TransportSession(policy: settings.tls)
         self.jitter = jitter
         self.adaptive = adaptive
-        monitor = adaptive?.monitor ?? NetworkMonitor()
+        monitor = adaptive?.monitor ?? NetworkMonitor(clock: interrupt.clock)
         memory = Memory(documents: documents, prefetched: prefetched, transmuxed: transmuxed)
         self.interrupt = interrupt
         self.failsSource = failsSource

@@ -32,7 +32,7 @@ public final class TUIApp {
     /// encode timing and the governor of the video output (``TimeSource/monotonic``).
     let clock: TimeSource
 
-    public init(options: TUIOptions, clock: TimeSource = .monotonic) {
+    public init(options: TUIOptions, clock: TimeSource) {
         self.options = options
         self.clock = clock
         let player = Player()

@@ -78,7 +78,7 @@ final class VideoOutput: FrameSink, Sendable {
 
     /// Made with the host, before the terminal is probed; it draws from ``start(driver:synchronizedUpdate:)`` on.
     init(terminal: Terminal, player: Player, governed: Bool,
-         subtitleStyle: ASSStyleOptions = ASSStyleOptions(), clock: TimeSource = .monotonic,
+         subtitleStyle: ASSStyleOptions = ASSStyleOptions(), clock: TimeSource,
          makeStillDriver: @escaping @Sendable (String, Int) -> (any VideoDriver)? = { _, _ in nil }) {
         self.makeStillDriver = makeStillDriver
         self.clock = clock

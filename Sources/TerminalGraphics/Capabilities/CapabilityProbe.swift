@@ -162,7 +162,7 @@ public enum CapabilityProbe {
         budget: Duration = defaultBudget,
         sharedMemoryQuery: [UInt8]? = nil,
         tmuxPane: (_ timeLeft: Duration) -> TmuxPane? = { _ in nil },
-        time: TimeSource = .monotonic
+        time: TimeSource
     ) -> Report {
         let start = time.seconds
         let deadline = start + Double(budget.components.seconds) + Double(budget.components.attoseconds) * 1e-18
@@ -215,7 +215,7 @@ public enum CapabilityProbe {
     /// with the process environment as hints; inside tmux asks tmux about passthrough at the
     /// same time (``TmuxQuery``).
     public static func probe(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO,
-                             environment: TerminalEnvironment, budget: Duration = defaultBudget, time: TimeSource = .monotonic) -> Report {
+                             environment: TerminalEnvironment, budget: Duration = defaultBudget, time: TimeSource) -> Report {
         let tmux = environment.inTmux ? TmuxQuery(environment: environment) : nil
         var transport = FileDescriptorTransport(input: input, output: output)
         defer { transport.restore() }

@@ -117,7 +117,7 @@ public struct OutputGovernor: Sendable {
     ///   - rungs: the driver's quality ladder, best first (``VideoDriver/qualityRungs``); at least one.
     ///   - enabled: false pins the top rung (`--vo-governor=no`).
     ///   - clock: when each frame's measurements are taken (``add(_:)``).
-    public init(rungs: [Settings], enabled: Bool = true, clock: TimeSource = .monotonic) {
+    public init(rungs: [Settings], enabled: Bool = true, clock: TimeSource) {
         precondition(!rungs.isEmpty, "a governor needs at least one rung")
         self.enabled = enabled
         self.clock = clock

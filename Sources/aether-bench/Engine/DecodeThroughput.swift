@@ -15,7 +15,7 @@ struct DecodePassCommand: ParsableCommand {
     @Option(help: "Decoder threads (0 = as many as cores).") var threads = 0
 
     func run() throws {
-        let r = try DecodePass.run(url: file, threads: threads)
+        let r = try DecodePass.run(url: file, threads: threads, clock: .monotonic)
         print("frames=\(r.frames) decoder=\(r.decoderName) pix_fmt=\(r.pixelFormat)")
     }
 }

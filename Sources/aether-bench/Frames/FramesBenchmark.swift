@@ -81,11 +81,11 @@ struct FramesBenchmark: AsyncParsableCommand {
     private func latency(_ path: String) async throws -> Latency {
         var cold: [Double] = [], warm: [Double] = [], cached: [Double] = []
         var result = Latency(clip: "")
-        let probe = FrameExtractor(url: path)
+        let probe = FrameExtractor(url: path, clock: .monotonic)
         await probe.prewarm()
         let duration = await probe.duration ?? Double(clipSeconds)
         for t in positions(duration) {
-            let fresh = FrameExtractor(url: path)
+            let fresh = FrameExtractor(url: path, clock: .monotonic)
             let t0 = MonotonicTime.now()
             let image = try await fresh.thumbnail(at: t)
             cold.append((MonotonicTime.now() - t0) * 1000)
@@ -116,7 +116,7 @@ struct FramesBenchmark: AsyncParsableCommand {
         player.setFrameHandler { _ in }
         player.play()
         let duration = player.duration ?? 10
-        let extractor = FrameExtractor(url: file)
+        let extractor = FrameExtractor(url: file, clock: .monotonic)
         var thumbnails = 0
         let start = MonotonicTime.now()
         var n = 0

@@ -52,7 +52,7 @@ struct CellsBenchmark: ParsableCommand {
 
         // The source frames and the reference grids, decoded once.
         var sources: [(source: [UInt8], width: Int, height: Int)] = []
-        try DecodePass.pictures(url: path, size: PixelSize(width: 2, height: 2), reference: true, first: skip, every: 1) { p in
+        try DecodePass.pictures(url: path, size: PixelSize(width: 2, height: 2), reference: true, first: skip, every: 1, clock: .monotonic) { p in
             if let s = p.source { sources.append((s, p.sourceWidth, p.sourceHeight)) }
             return sources.count < (still ? 1 : frames)
         }
@@ -73,7 +73,7 @@ struct CellsBenchmark: ParsableCommand {
         for symbols in symbolList {
             let size = PixelSize(width: columns * symbols.columns, height: rows * symbols.rows)
             var scaled: [[UInt8]] = []
-            try DecodePass.pictures(url: path, size: size, first: skip) { p in
+            try DecodePass.pictures(url: path, size: size, first: skip, clock: .monotonic) { p in
                 scaled.append(p.scaled)
                 return scaled.count < (still ? 1 : frames)
             }

@@ -37,7 +37,7 @@ struct ScalingBenchmark: ParsableCommand {
             var scaled: [Double] = [], shown: [Double] = [], own: [Double] = [], ms: [Double] = []
             var bytes = 0
             try DecodePass.pictures(url: path, size: PixelSize(width: width, height: height), referenceScaled: true,
-                                    eightBitStaging: staging, first: skip) { p in
+                                    eightBitStaging: staging, first: skip, clock: .monotonic) { p in
                 guard let reference = p.referenceScaled else { return false }
                 ms.append(p.scaleSeconds * 1000)
                 scaled.append(SixelStreamDecoder.psnr(p.scaled, reference))

@@ -42,7 +42,7 @@ enum DecodeCheck {
             guard let stream = format.stream(i), let par = stream.pointee.codecpar else { continue }
             switch par.pointee.codec_type {
             case AVMEDIA_TYPE_VIDEO:
-                video[i] = try? VideoDecoder(stream: stream, index: i, threads: 1, timeline: format.timeline)
+                video[i] = try? VideoDecoder(stream: stream, index: i, threads: 1, timeline: format.timeline, time: ManualTimeSource().source)
             case AVMEDIA_TYPE_AUDIO:
                 audio[i] = try? AudioDecoder(stream: stream, index: i, output: AudioFormat(sampleRate: 48000, channels: 2),
                                              timeline: format.timeline)

@@ -51,7 +51,8 @@ public enum ManifestCheck {
             // variant whose playlist is the same text (never waiting).
             let a = base + "a.m3u8", b = base + "b.m3u8"
             let switcher = AdaptiveSwitcher(variants: [StreamVariant(uri: a, bandwidth: 1_000_000), StreamVariant(uri: b, bandwidth: 2_000_000)],
-                                            ladder: [0, 1], anchor: 0, anchorPlaylist: media, policy: AdaptivePolicy(), loader: { _ in text })
+                                            ladder: [0, 1], anchor: 0, anchorPlaylist: media, policy: AdaptivePolicy(), clock: ManualTimeSource().source,
+                                            loader: { _ in text })
             _ = PlaylistOffer.offer(a, Array(text.utf8), to: switcher, splice: nil)
             _ = PlaylistOffer.offer(b, Array(text.utf8), to: switcher, splice: nil)
             switcher.arm()
