@@ -5,7 +5,8 @@ import Testing
 /// ``OSThread/Joinable``: a thread its owner ends and waits for. Its exit handlers (a pthread
 /// key's destructor, as OpenSSL's thread clean-up is) have run when ``OSThread/Joinable/join()``
 /// returns, so a program that joins its threads before `exit` runs no library's thread clean-up
-/// beside that library's `atexit` one. Unit tier: real threads, no sleeps.
+/// beside that library's `atexit` one. Unit tier: real threads; nothing waits by sleeping (the
+/// destructor's 20 ms only make a join that did not wait for it see the flag unset).
 @Suite struct OSThreadTests {
     /// Set by the key's destructor, on the ending thread, after its body returned.
     static let destructorRan = Guarded(false)
