@@ -32,9 +32,15 @@ public actor FrameExtractor {
     private var inFlight = 0
     /// When the last request finished (monotonic seconds).
     private var lastActivity = 0.0
-    /// Sleeps until `lastActivity + idleTimeout`, then closes the source if nothing came since.
-    /// One at a time: a timer per request would leave a pending sleep per request behind.
+    /// Sleeps on ``clock`` until `lastActivity + idleTimeout`, then closes the source if nothing
+    /// came since. One at a time: a timer per request would leave a pending sleep per request behind.
     private var idleWatcher: Task<Void, Never>?
+    /// The last idle watcher started, kept after it ended (``idleWatcherEnded()``).
+    private var lastIdleWatcher: Task<Void, Never>?
+
+    /// Returns once the last idle watcher ended: the source was closed for idleness (its cache
+    /// dropped), or the extractor shut down.
+    package func idleWatcherEnded() async { await lastIdleWatcher?.value }
 
     /// Seconds a request's network reads (and the open) may block before giving up.
     public static let readTimeout = 8.0
@@ -241,12 +247,13 @@ public actor FrameExtractor {
         guard inFlight == 0, !isShutDown else { return }
         lastActivity = clock.seconds
         guard idleWatcher == nil else { return }
-        idleWatcher = Task { [weak self] in
+        idleWatcher = Task { [weak self, clock] in
             while let wait = await self?.idleWait() {
-                try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+                await clock.sleep(seconds: wait)
                 if Task.isCancelled { return }
             }
         }
+        lastIdleWatcher = idleWatcher
     }
 
     /// Seconds the watcher sleeps before it looks again; nil when it ends (the source was closed

@@ -10,12 +10,32 @@ import FoundationEssentials
 /// reads the time again afterwards, so under a manual clock the test's wait advances it.
 public struct TimeSource: Sendable {
     private let read: @Sendable () -> Double
+    /// Lets seconds pass on this clock (nil: they pass in real time).
+    private let pass: (@Sendable (Double) -> Void)?
 
-    /// `read`: monotonic seconds from an arbitrary origin, never going back.
-    public init(_ read: @escaping @Sendable () -> Double) { self.read = read }
+    /// `read`: monotonic seconds from an arbitrary origin, never going back; `pass`: lets that
+    /// many seconds go by on it at once (a manual clock), nil for a clock that runs by itself.
+    public init(_ read: @escaping @Sendable () -> Double, pass: (@Sendable (Double) -> Void)? = nil) {
+        self.read = read
+        self.pass = pass
+    }
 
     /// Monotonic seconds.
     public var seconds: Double { read() }
+
+    /// An asynchronous wait of `seconds` on this clock: a task's sleep on ``monotonic``; on a
+    /// ``ManualTimeSource`` the time passes at once (and the task yields), as its
+    /// ``ManualTimeSource/wait(seconds:)`` does for the code under test. Ends early when the
+    /// task is cancelled.
+    public func sleep(seconds: Double) async {
+        guard seconds.isFinite, seconds > 0 else { return }
+        if let pass {
+            pass(seconds)
+            await Task.yield()
+        } else {
+            try? await Task.sleep(nanoseconds: UInt64(min(seconds, 1e9) * 1e9))
+        }
+    }
 
     /// `CLOCK_MONOTONIC`.
     public static let monotonic = TimeSource { MonotonicClock.seconds() }
@@ -50,6 +70,7 @@ public final class ManualTimeSource: Sendable {
         return true
     }
 
-    /// This clock as the source the code under test reads.
-    public var source: TimeSource { TimeSource { [self] in self.seconds } }
+    /// This clock as the source the code under test reads (its ``TimeSource/sleep(seconds:)``
+    /// advances this clock).
+    public var source: TimeSource { TimeSource({ [self] in self.seconds }, pass: { [self] in advance(seconds: $0) }) }
 }
