@@ -1,6 +1,6 @@
 /// Keys as the terminal's input names them.
 extension Key {
-    /// The key ncurses read as `input` (nil: a resize, a mouse report, a reply, or no key).
+    /// The key ncurses read as `input` (nil: a resize, a mouse report, a reply, or a key without a name).
     package init?(_ input: TerminalInput) {
         switch input {
         case .key(let key):
@@ -18,7 +18,7 @@ extension Key {
                 guard code >= 0x20, let scalar = Unicode.Scalar(code) else { return nil }
                 self = .character(Character(scalar))
             }
-        case .resize, .mouse, .reply:
+        case .resize, .unnamedKey, .mouse, .reply:
             return nil
         }
     }

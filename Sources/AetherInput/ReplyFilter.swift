@@ -6,6 +6,9 @@ package enum TerminalInput: Equatable, Sendable {
     case key(Key)
     /// The terminal's size changed (ncurses' `KEY_RESIZE`).
     case resize
+    /// A key ncurses decoded that has no name here (F13, a modifier the terminfo names): input
+    /// like any key (the bar shows), bound to nothing.
+    case unnamedKey
     /// A mouse report (``ReplyFilter`` decodes them; ncurses is taught no mouse).
     case mouse(MouseReport)
     /// A reply the host asked for while running, whole (`ESC [ ? … S`: XTSMGRAPHICS, the sixel

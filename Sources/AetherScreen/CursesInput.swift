@@ -13,17 +13,13 @@ extension Curses {
         while batch.count < limit {
             let result = get_wch(&wch)
             if result == ERR { break }
-            if result != KEY_CODE_YES {
-                batch.append(.character(UInt32(wch)))
-            } else if let input = input(keyCode: Int32(wch)) {
-                batch.append(input)
-            }
+            batch.append(result == KEY_CODE_YES ? input(keyCode: Int32(wch)) : .character(UInt32(wch)))
         }
         return batch
     }
 
-    /// A key ncurses decoded itself (`KEY_CODE_YES`), named; nil: one the player has no use for.
-    static func input(keyCode code: Int32) -> TerminalInput? {
+    /// A key ncurses decoded itself (`KEY_CODE_YES`), named where the player has a name for it.
+    static func input(keyCode code: Int32) -> TerminalInput {
         let key: Key
         switch code {
         case KEY_RESIZE: return .resize
@@ -46,7 +42,7 @@ extension Curses {
         case ctrlPlusCode: key = .control("+")
         case ctrlMinusCode: key = .control("-")
         case (KEY_F0 + 1)...(KEY_F0 + 12): key = .function(Int(code - KEY_F0))
-        default: return nil
+        default: return .unnamedKey
         }
         return .key(key)
     }
