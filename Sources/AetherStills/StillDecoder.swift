@@ -42,7 +42,7 @@ final class StillDecoder {
         let bytes = try SmallFetch.bytes(url, options: options, settings: network, interrupt: InterruptToken(), timeout: readTimeout,
                                          limit: Int(NetworkSession.manifestBudget))
         let dash = try DASHSource.remote(url: url, bytes: bytes, choice: DASHSource.Choice(preference: .max, range: .auto, audioLanguages: []),
-                                         openOptions: options, settings: network, timeout: readTimeout)
+                                         openOptions: options, settings: network, timeout: readTimeout, cookies: nil)
         return try FormatContext(dash: dash, options: options, timeout: readTimeout, interrupt: InterruptToken(), network: network)
     }
 

@@ -18,17 +18,14 @@ package final class HTTPTransfer {
         package var fields: [String]
         package var userAgent: String?
         package var referrer: String?
-        /// The `Cookie` field (nil: none).
-        package var cookie: String?
         /// `Range: bytes=N-` (nil: the whole resource).
         package var range: Int64?
         package init(url: String, fields: [String] = [], userAgent: String? = nil, referrer: String? = nil,
-                    cookie: String? = nil, range: Int64? = nil) {
+                    range: Int64? = nil) {
             self.url = url
             self.fields = fields
             self.userAgent = userAgent
             self.referrer = referrer
-            self.cookie = cookie
             self.range = range
         }
     }
@@ -163,7 +160,7 @@ package final class HTTPTransfer {
         if let ca = session.policy.caFile { set(CURLOPT_CAINFO, ca) }
         if let agent = request.userAgent { set(CURLOPT_USERAGENT, agent) }
         if let referrer = request.referrer { set(CURLOPT_REFERER, referrer) }
-        if let cookie = request.cookie { set(CURLOPT_COOKIE, cookie) }
+        session.cookies.attach(easy)
         if let range = request.range { set(CURLOPT_RANGE, "\(max(0, range))-") }
         for line in request.fields { fields = curl_slist_append(fields, line) }
         if let fields { _ = aether_curl_set_pointer(easy, CURLOPT_HTTPHEADER, fields) }
@@ -184,8 +181,15 @@ package final class HTTPTransfer {
     /// drips its header is bounded too), `stop` asked about every few milliseconds.
     package func head(timeout: Double, clock: TimeSource, stop: () -> Bool) throws(Failure) -> HTTPResponseHead {
         try drive(timeout: timeout, clock: clock, stop: stop) { $0.headDone || $0.result != nil || $0.refusal != nil }
-        let (head, failure) = session.state.withLock { _ in (progress.head, progress.headDone ? nil : stopped()) }
+        let (head, failure, cookiesLeftOut) = session.state.withLock { _ in
+            let head = progress.head
+            guard progress.headDone else { return (head, stopped(), 0) }
+            return (head, nil, head.value("set-cookie") == nil ? 0 : session.cookies.trim(through: easy))
+        }
         if let failure { throw failure }
+        if cookiesLeftOut > 0 {
+            AppLog.write("net", "\(TextSanitizer.clean(url)): \(cookiesLeftOut) cookie\(cookiesLeftOut == 1 ? "" : "s") left out (at most \(CookieStore.maxCookies) are kept)")
+        }
         return head
     }
 

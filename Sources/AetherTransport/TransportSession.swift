@@ -5,7 +5,8 @@ import CCurl
 /// playback source, the previews, a download), whose connection cache keeps the connections of
 /// its transfers alive between them (a playlist, its segments and its key from one host share
 /// one or a few; HTTP/2 where the server offers it by ALPN). Certificates are checked against
-/// the system's authorities (or ``Policy/caFile``) unless ``Policy/verifyPeer`` is off.
+/// the system's authorities (or ``Policy/caFile``) unless ``Policy/verifyPeer`` is off. The
+/// answers' cookies are kept and sent back by libcurl's engine (``cookies``).
 ///
 /// Each ``HTTPTransfer`` is driven by the thread that reads it; the multi handle and every
 /// transfer's state are touched only with the session's lock held, so transfers of one session
@@ -25,6 +26,8 @@ public final class TransportSession: Sendable {
     }
 
     public let policy: Policy
+    /// The cookies its transfers' answers set and its requests send back.
+    public let cookies: CookieStore
     /// The longest one wait for the network holds the session's lock (and so the longest a
     /// cancel waits to be seen).
     static let pollMilliseconds: Int32 = 20
@@ -36,11 +39,13 @@ public final class TransportSession: Sendable {
 
     /// libcurl's global set-up, once, before the first handle (OpenSSL's without its clean-up
     /// at exit: ``aether_curl_global_init``).
-    private static let ready: Bool = aether_curl_global_init() == CURLE_OK
+    static let ready: Bool = aether_curl_global_init() == CURLE_OK
 
-    public init(policy: Policy = Policy()) {
+    /// `cookies`: a store to share with other sessions (a source's); nil: one of its own.
+    public init(policy: Policy = Policy(), cookies: CookieStore? = nil) {
         _ = Self.ready
         self.policy = policy
+        self.cookies = cookies ?? CookieStore()
         let multi = curl_multi_init()!
         // At most this many idle connections are kept for reuse.
         _ = aether_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, 8)

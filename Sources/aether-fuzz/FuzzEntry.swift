@@ -53,8 +53,9 @@ import TerminalGraphics
 /// - `exif`: a JPEG's EXIF orientation (``EXIFOrientation``);
 /// - `icy`: a radio station's `icy-*` headers and in-band title blocks (``StationMetadata``):
 ///   every value cleaned and within its budget, whichever half of the bytes is which;
-/// - `httphead`: an HTTP response (``HTTPResponseHead``, then ``HTTPBody`` as the head frames
-///   and codes it, a station's blocks asked for): within their budgets, and the same head,
+/// - `httphead`: an HTTP response (``HTTPResponseHead``, then ``HTTPBody`` as the head codes
+///   it, a station's blocks asked for, and ``RangeAnswer`` for three requests): within their
+///   budgets, each verdict one the head's status allows, and the same head,
 ///   payload and station blocks however the bytes are cut into reads.
 /// - `iso9660`, `udf`, `ifo`, `mpls`, `clpi`: a disc image's file systems, a DVD's IFO files and
 ///   a Blu-ray's playlists and clip information (``DiscCheck``).
@@ -147,6 +148,16 @@ enum FuzzTarget: String, CaseIterable {
             if case .complete(let offset) = one {
                 precondition(offset <= min(bytes.count, HTTPResponseHead.maxBytes))
                 HTTPBodyCheck.run(head: whole, body: Array(bytes[offset...]), step: step)
+                // The range check, for a request from no byte, the first and a later one.
+                for asked in [nil, 0, Int64(step) * 1000] as [Int64?] {
+                    let range = RangeAnswer(whole, asked: asked)
+                    switch range.start {
+                    case .asked: break
+                    case .resourceStart: precondition(whole.status == 200 && (asked ?? 0) > 0)
+                    case .otherByte(let first): precondition(whole.status == 206 && first >= 0 && first != (asked ?? 0))
+                    }
+                    precondition((range.total ?? 0) >= 0 && (whole.status != 206 || range.servesRanges))
+                }
             }
         case .lrc:
             let entries = ID3SyncedLyrics.entries(bytes)

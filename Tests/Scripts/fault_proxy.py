@@ -40,8 +40,9 @@ request the first rule that matches and still has uses left applies (at most one
     "throttle_bps": B,      pace the body at B bytes/s (about 20 writes a second)
     "ignore_range": true,   forward the request without its Range header: the whole resource
                             comes back with 200 (a server that does not do ranges)
-    "hide_total": true}     a Content-Range's total becomes "*" (a server that does not say
+    "hide_total": true,     a Content-Range's total becomes "*" (a server that does not say
                             the resource's length)
+    "set_cookies": [TEXT]}  add one `Set-Cookie: TEXT` field per string to the upstream answer
 latency_ms combines with everything; throttle_bps with drop_after and stall_after. "status"
 excludes the body actions. A rule with no action passes the request through unchanged (it still
 counts its uses and shows in the log). Unknown keys are an error. Examples:
@@ -73,7 +74,7 @@ import fcntl, http.client, http.server, json, re, select, signal, socket, struct
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authenticate",
               "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"}
 KEYS = {"path", "method", "range", "times", "latency_ms", "status", "drop_after", "stall_after",
-        "stall_seconds", "throttle_bps", "ignore_range", "hide_total", "comment"}
+        "stall_seconds", "throttle_bps", "ignore_range", "hide_total", "set_cookies", "comment"}
 
 
 def number(rule, key, integer=False, positive=False):
@@ -131,6 +132,9 @@ def validate(rules):
             for flag in ("ignore_range", "hide_total"):
                 if flag in rule and not isinstance(rule[flag], bool):
                     raise ValueError(f"{flag} must be true or false")
+            cookies = rule.get("set_cookies", [])
+            if not isinstance(cookies, list) or not all(isinstance(c, str) and "\r" not in c and "\n" not in c for c in cookies):
+                raise ValueError("set_cookies must be a list of one-line strings")
             if ("stall_after" in rule) != ("stall_seconds" in rule):
                 raise ValueError("stall_after and stall_seconds go together")
         except ValueError as e:
@@ -337,6 +341,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     if rule.get("hide_total") and name.lower() == "content-range":
                         value = re.sub(r"/\d+$", "/*", value)
                     self.send_header(name, value)
+            for cookie in rule.get("set_cookies", []):
+                self.send_header("Set-Cookie", cookie)
             if has_body and length is None:
                 self.send_header("Connection", "close")  # the body ends when the connection does
             self.end_headers()

@@ -81,11 +81,10 @@ case "$target" in
         max_len=4096 ;;
     httphead)
         # An HTTP response (HTTPResponseHead, then HTTPBody): a few answers servers give, with bodies
-        # sized, chunked, gzip-coded and with a station's title blocks.
+        # plain, gzip-coded and with a station's title blocks (libcurl frames lengths and chunks).
         printf 'HTTP/1.1 200 OK\r\nContent-Type: video/mp2t\r\nContent-Length: 12\r\n\r\nbody' > "$corpus/seed-200"
         printf 'HTTP/1.0 302 Found\nLocation: /next\nSet-Cookie: a=b; Path=/\n\n' > "$corpus/seed-302-lf"
         printf 'ICY 200 OK\r\nicy-name: Station\r\nicy-metaint: 16000\r\n\r\n' > "$corpus/seed-icy"
-        printf 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n8;x=1\r\n#EXTM3U\n\r\n0\r\nX-T: 1\r\n\r\n' > "$corpus/seed-chunked"
         printf 'HTTP/1.0 200 OK\r\nicy-metaint: 4\r\n\r\nabcd\001StreamTitle=x;\000\000\000\000efgh\000ijkl' > "$corpus/seed-icy-blocks"
         { printf 'HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n'; printf '#EXTM3U\n#EXTINF:2,\nseg.ts\n%.0s' {1..50} | gzip -c; } > "$corpus/seed-gzip"
         max_len=70000 ;;

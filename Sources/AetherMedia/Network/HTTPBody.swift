@@ -2,46 +2,27 @@ import AetherBase
 import AetherTransport
 import CZlib
 
-/// The body of an HTTP response as it arrives, turned into its payload: the framing undone (a
-/// `Content-Length`, chunks, or the connection's close: RFC 9112, 6.3), a `gzip` or `deflate`
-/// coding inflated, and an internet radio station's in-band title blocks (`icy-metaint`) taken
-/// out. Pure: fed bytes, it appends the payload; every line it reads has a budget (a chunk's
-/// size line, the trailer), and one feed inflates to at most ``inflateStep`` bytes (the rest
-/// stays, for the next feed), so a compressed bomb costs what its reader's budget allows.
+/// The payload of an HTTP answer's body as libcurl delivers it (its framing, a length or
+/// chunks, undone already: ``HTTPTransfer``): a `gzip` or `deflate` coding inflated, and an
+/// internet radio station's in-band title blocks (`icy-metaint`) taken out. Pure: fed bytes, it
+/// appends the payload; one feed inflates to at most ``inflateStep`` bytes (the rest stays, for
+/// the next feed), so a compressed bomb costs what its reader's budget allows. A body with
+/// neither (``passesThrough``) is the payload as it is, and its reader skips this.
 ///
 /// Fed from one thread (the connection's reader).
 package struct HTTPBody {
-    package enum Framing: Equatable, Sendable {
-        /// `Content-Length`: this many bytes.
-        case length(Int64)
-        /// `Transfer-Encoding: chunked`.
-        case chunked
-        /// Until the server closes the connection.
-        case close
-    }
-
     /// What a feed found.
     package enum State: Equatable, Sendable {
         /// More may come.
         case open
-        /// The body is whole (bytes after it are not the body's).
-        case complete
-        /// The framing is broken (one line naming it).
+        /// The compressed data is broken (one line naming it).
         case malformed(String)
     }
 
-    /// A chunk's size line (size and extensions), at most this many bytes.
-    package static let maxChunkLine = 1024
-    /// The trailer after the last chunk, at most this many bytes.
-    package static let maxTrailer = 16 << 10
     /// The payload one feed inflates to, at most.
     package static let inflateStep = 256 << 10
 
-    private let framing: Framing
     private var state = State.open
-    /// `.length`: bytes still to come.
-    private var left: Int64 = 0
-    private var chunk = ChunkReader()
     private let inflater: Inflater?
     /// Compressed bytes read off the connection and not yet inflated.
     private var compressed: [UInt8] = []
@@ -52,40 +33,21 @@ package struct HTTPBody {
     /// `coding`: the `Content-Encoding` (lower case; `gzip`, `x-gzip` and `deflate` are
     /// inflated, anything else is passed as it is); `metaint`: a station's `icy-metaint` (a block
     /// after every `metaint` payload bytes; nil or 0: none).
-    package init(framing: Framing, coding: String = "", metaint: Int64? = nil) {
-        self.framing = framing
-        if case .length(let n) = framing { left = max(0, n) }
+    package init(coding: String = "", metaint: Int64? = nil) {
         inflater = ["gzip", "x-gzip", "deflate"].contains(coding) ? Inflater() : nil
         if let metaint, metaint > 0 { icy = ICYBlocks(interval: metaint) }
-        if framing == .length(0) { state = .complete }
     }
 
-    /// The body of a 2xx answer with `head`, as its fields frame and code it (RFC 9112, 6.3:
-    /// chunked wins over a length; no length: until the close); `icy`: the request asked for a
-    /// station's title blocks (`Icy-MetaData: 1`), so `icy-metaint` is read.
-    package init(of head: HTTPResponseHead, icy: Bool) {
-        let framing: Framing
-        if head.value("transfer-encoding")?.lowercased().contains("chunked") == true {
-            framing = .chunked
-        } else if let text = head.value("content-length"), let n = Int64(text), n >= 0 {
-            framing = .length(n)
-        } else {
-            framing = .close
-        }
-        self.init(framing: framing, coding: head.value("content-encoding")?.lowercased() ?? "",
-                  metaint: icy ? head.value("icy-metaint").flatMap { Int64($0) } : nil)
-    }
-
-    /// The body of a 2xx answer that libcurl has framed already (its length and chunks
-    /// undone: ``HTTPTransfer``): `head`'s content coding inflated, and with `icy` its station's
-    /// title blocks taken out; it ends where the transfer ends.
+    /// The body of a 2xx answer with `head`: its content coding inflated, and with `icy` (the
+    /// request asked for a station's title blocks, `Icy-MetaData: 1`) `icy-metaint` read.
     package init(answer head: HTTPResponseHead, icy: Bool) {
-        self.init(framing: .close, coding: head.value("content-encoding")?.lowercased() ?? "",
+        self.init(coding: head.value("content-encoding")?.lowercased() ?? "",
                   metaint: icy ? head.value("icy-metaint").flatMap { Int64($0) } : nil)
     }
 
-    /// Whether the body's framing is whole and nothing is left to inflate.
-    package var isComplete: Bool { state == .complete && !hasPending }
+    /// Whether the payload is the body's bytes as they come (no coding to inflate, no station
+    /// blocks to take out): its reader may hand them on without a feed.
+    package var passesThrough: Bool { inflater == nil && icy == nil }
     /// Whether inflated payload is waiting (a feed of no bytes gives more of it); not when what
     /// is left to inflate needs more bytes first.
     package var hasPending: Bool { !compressed.isEmpty && !starved }
@@ -95,112 +57,32 @@ package struct HTTPBody {
 
     /// Reads `bytes` (off the connection) and appends what they carry of the payload to `out`.
     package mutating func feed(_ bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) -> State {
-        var content: [UInt8] = []
-        var input = bytes[...]
-        while !input.isEmpty, state == .open {
-            switch framing {
-            case .close:
-                content += input
-                input = input[input.endIndex...]
-            case .length:
-                let n = Int(min(Int64(input.count), left))
-                content += input.prefix(n)
-                input = input.dropFirst(n)
-                left -= Int64(n)
-                if left == 0 { state = .complete }
-            case .chunked:
-                state = chunk.read(&input, into: &content)
-            }
+        guard state == .open else { return state }
+        guard let inflater else {
+            if icy != nil { icy?.strip(bytes, into: &out) } else { out += bytes }
+            return state
         }
-        // (What the framing carried before a fault is delivered, whichever read brought it.)
-        return deliver(content, into: &out)
+        compressed += bytes
+        var payload: [UInt8] = []
+        do throws(Inflater.Failure) {
+            let used = try inflater.inflate(compressed, into: &payload, limit: Self.inflateStep)
+            compressed.removeFirst(used)
+            starved = used == 0 && payload.isEmpty
+            if inflater.finished { compressed = [] }
+        } catch {
+            // What came before the broken data is delivered; nothing after it.
+            compressed = []
+            state = .malformed("the body's compressed data is not gzip or deflate")
+        }
+        if icy != nil { payload.withUnsafeBytes { icy?.strip($0, into: &out) } } else { out += payload }
+        return state
     }
 
-    /// The connection ended: whether the body was whole, or the line saying how it was cut.
+    /// The transfer ended whole: nil when the payload is whole too, or the line saying how it
+    /// was cut (a compressed stream that had not ended).
     package func ended() -> String? {
-        if let inflater, !inflater.finished, state == .complete || framing == .close {
-            return "the compressed body ended before its compressed stream did"
-        }
-        switch (framing, state) {
-        case (_, .complete), (.close, .open): return nil
-        case (.length, _): return "the body ended \(left) bytes short of its length"
-        case (.chunked, _): return "the chunked body ended before its last chunk"
-        default: return nil
-        }
-    }
-
-    /// Decoded `content` inflated (within ``inflateStep``) and rid of station blocks, onto `out`.
-    private mutating func deliver(_ content: [UInt8], into out: inout [UInt8]) -> State {
-        var payload = content
-        if let inflater {
-            compressed += content
-            payload = []
-            do throws(Inflater.Failure) {
-                let used = try inflater.inflate(compressed, into: &payload, limit: Self.inflateStep)
-                compressed.removeFirst(used)
-                starved = used == 0 && payload.isEmpty
-                if inflater.finished { compressed = [] }
-            } catch {
-                // What came before the broken data is delivered; nothing after it.
-                compressed = []
-                state = .malformed("the body's compressed data is not gzip or deflate")
-            }
-        }
-        if icy != nil { icy?.strip(payload, into: &out) } else { out += payload }
-        if case .malformed = state { return state }
-        return state == .complete && !compressed.isEmpty ? .open : state
-    }
-}
-
-/// `Transfer-Encoding: chunked` (RFC 9112, 7.1): a hexadecimal size line (extensions ignored),
-/// that many bytes, CRLF; a size of 0 ends it, then the trailer lines, then an empty line.
-private struct ChunkReader {
-    private enum Phase { case size, data(Int64), dataEnd, trailer }
-    private var phase = Phase.size
-    private var line: [UInt8] = []
-    private var trailerBytes = 0
-
-    mutating func read(_ input: inout Slice<UnsafeRawBufferPointer>, into out: inout [UInt8]) -> HTTPBody.State {
-        while let byte = input.first {
-            switch phase {
-            case .data(let left):
-                let n = Int(min(Int64(input.count), left))
-                out += input.prefix(n)
-                input = input.dropFirst(n)
-                phase = left - Int64(n) == 0 ? .dataEnd : .data(left - Int64(n))
-                continue
-            case .dataEnd:
-                input = input.dropFirst()
-                if byte == UInt8(ascii: "\n") { phase = .size } else if byte != UInt8(ascii: "\r") {
-                    return .malformed("a chunk did not end where its size said")
-                }
-                continue
-            case .size, .trailer:
-                input = input.dropFirst()
-                guard byte == UInt8(ascii: "\n") else {
-                    line.append(byte)
-                    if case .trailer = phase { trailerBytes += 1 }
-                    if line.count > HTTPBody.maxChunkLine || trailerBytes > HTTPBody.maxTrailer {
-                        return .malformed("a chunk's size line or the trailer is longer than its budget")
-                    }
-                    continue
-                }
-                if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                defer { line.removeAll(keepingCapacity: true) }
-                if case .trailer = phase {
-                    if line.isEmpty { return .complete }
-                    continue
-                }
-                let digits = line.prefix { $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
-                // Hexadecimal digits only: Int64(_:radix:) would take a sign ('-E' is -14).
-                let hex = digits.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
-                guard !digits.isEmpty, digits.count <= 15, hex, let size = Int64(String(decoding: digits, as: UTF8.self), radix: 16) else {
-                    return .malformed("a chunk's size is not a hexadecimal number")
-                }
-                phase = size == 0 ? .trailer : .data(size)
-            }
-        }
-        return .open
+        if let inflater, !inflater.finished { return "the compressed body ended before its compressed stream did" }
+        return nil
     }
 }
 
@@ -223,7 +105,7 @@ private struct ICYBlocks {
         return latest
     }
 
-    mutating func strip(_ bytes: [UInt8], into out: inout [UInt8]) {
+    mutating func strip(_ bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         var input = bytes[...]
         while !input.isEmpty {
             if audioLeft > 0 {

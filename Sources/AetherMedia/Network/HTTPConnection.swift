@@ -11,7 +11,8 @@ import Glibc
 /// ``HTTPResponseHead``'s budgets and within the read deadline as a whole (a server that drips
 /// its header is bounded too), redirects followed here within ``maxHops`` (http and https only,
 /// never to a file), a content coding inflated and a station's title blocks taken out
-/// (``HTTPBody``), and every failure given as libavformat's code with our words.
+/// (``HTTPBody``; a body with neither is read straight into the caller's buffer), and every
+/// failure given as libavformat's code with our words.
 ///
 /// Used from one thread at a time (the reader that opened it).
 package final class HTTPConnection {
@@ -38,9 +39,9 @@ package final class HTTPConnection {
             self.icy = icy
         }
 
-        /// The transfer's request to `url` with `cookie`; nil when an option holds a byte no
-        /// header may (a line break).
-        package func transfer(to url: String, cookie: String?) -> HTTPTransfer.Request? {
+        /// The transfer's request to `url`; nil when an option holds a byte no header may (a
+        /// line break).
+        package func transfer(to url: String) -> HTTPTransfer.Request? {
             var fields = ["Accept: */*"]
             if icy { fields.append("Icy-MetaData: 1") }
             if let lines = options["headers"], !lines.isEmpty {
@@ -52,9 +53,9 @@ package final class HTTPConnection {
                 fields += lines.split(separator: "\r\n").map(String.init)
             }
             let agent = options["user_agent"] ?? HTTPConnection.defaultAgent
-            let values = [agent, options["referer"] ?? "", cookie ?? ""]
+            let values = [agent, options["referer"] ?? ""]
             guard !values.contains(where: { $0.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) else { return nil }
-            return HTTPTransfer.Request(url: url, fields: fields, userAgent: agent, referrer: options["referer"], cookie: cookie, range: range)
+            return HTTPTransfer.Request(url: url, fields: fields, userAgent: agent, referrer: options["referer"], range: range)
         }
     }
 
@@ -89,10 +90,11 @@ package final class HTTPConnection {
     private let clock: TimeSource
     private let interrupt: InterruptToken
 
-    private init(url: String, head: HTTPResponseHead, transfer: HTTPTransfer, body: HTTPBody, timeout: Double, clock: TimeSource,
-                 interrupt: InterruptToken) {
+    private init(url: String, head: HTTPResponseHead, range: RangeAnswer, transfer: HTTPTransfer, body: HTTPBody, timeout: Double,
+                 clock: TimeSource, interrupt: InterruptToken) {
         self.url = url
         self.head = head
+        self.range = range
         self.transfer = transfer
         self.body = body
         self.timeout = timeout
@@ -104,25 +106,8 @@ package final class HTTPConnection {
 
     // MARK: the answer
 
-    /// The payload's length when the answer says it (`Content-Length`, no transfer or content
-    /// coding); nil otherwise.
-    package var length: Int64? {
-        guard head.value("transfer-encoding") == nil, coding.isEmpty || coding == "identity",
-              let text = head.value("content-length"), let n = Int64(text), n >= 0 else { return nil }
-        return n
-    }
-
-    /// `Content-Range: bytes S-E/T` of a 206: its first byte and the resource's length (nil: `*`).
-    package var contentRange: (start: Int64, total: Int64?)? {
-        guard head.status == 206, let text = head.value("content-range")?.lowercased(), text.hasPrefix("bytes ") else { return nil }
-        let spec = text.dropFirst(6)
-        guard let dash = spec.firstIndex(of: "-"), let slash = spec.firstIndex(of: "/"),
-              let start = Int64(spec[..<dash].trimmingWhitespace()) else { return nil }
-        return (start, Int64(spec[spec.index(after: slash)...].trimmingWhitespace()))
-    }
-
-    /// Whether the server serves byte ranges (a 206, or `Accept-Ranges: bytes`).
-    package var servesRanges: Bool { head.status == 206 || head.value("accept-ranges")?.lowercased() == "bytes" }
+    /// What the answer says of the byte asked for and of the resource's length.
+    package let range: RangeAnswer
 
     /// The content type, lower case ("" when not said).
     package var contentType: String { head.value("content-type")?.lowercased() ?? "" }
@@ -149,6 +134,18 @@ package final class HTTPConnection {
     /// Reads at most `wanted` payload bytes: their count, `AVERROR_EOF` at the body's end,
     /// ``cutShort`` when the connection ended before it, or the connection's error.
     package func read(into out: UnsafeMutablePointer<UInt8>, wanted: Int32) -> Int32 {
+        // The body is the payload (the hot path: a film, a segment): straight into the reader's buffer.
+        if body.passesThrough {
+            if atEnd { return aether_AVERROR_EOF() }
+            do throws(HTTPTransfer.Failure) {
+                let n = try transfer.read(into: UnsafeMutableRawBufferPointer(start: out, count: Int(wanted)), timeout: timeout,
+                                          clock: clock) { interrupt.shouldInterrupt }
+                atEnd = n == 0
+                return n == 0 ? aether_AVERROR_EOF() : Int32(n)
+            } catch {
+                return Self.failure(error, url: url).code
+            }
+        }
         while taken == payload.count {
             payload.removeAll(keepingCapacity: true)
             taken = 0
@@ -182,16 +179,16 @@ package final class HTTPConnection {
 
     // MARK: opening
 
-    /// Makes the exchange on `transport`, following redirects; `jar` keeps the cookies the
-    /// answers set. Each read waits at most `timeout` seconds, and each head must be whole
+    /// Makes the exchange on `transport`, following redirects (the answers' cookies kept by the
+    /// transport's store and sent on). Each read waits at most `timeout` seconds, and each head must be whole
     /// within it (by `clock`).
-    package static func open(_ request: Request, jar: inout HTTPCookieJar, transport: TransportSession, interrupt: InterruptToken,
+    package static func open(_ request: Request, transport: TransportSession, interrupt: InterruptToken,
                              clock: TimeSource, timeout: Double) throws(Failure) -> HTTPConnection {
         var current = request.url
         var seen: Set<String> = [current]
         var looped = false
         for hop in 0...maxHops {
-            let (head, transfer) = try exchange(current, request, jar: &jar, transport: transport, interrupt: interrupt, clock: clock,
+            let (head, transfer) = try exchange(current, request, transport: transport, interrupt: interrupt, clock: clock,
                                                 timeout: timeout)
             if [301, 302, 303, 307, 308].contains(head.status), let location = head.value("location") {
                 let next = URLReference.resolve(location, against: current)
@@ -209,8 +206,8 @@ package final class HTTPConnection {
                 let line = "HTTP \(head.status)\(head.reason.isEmpty ? "" : " " + head.reason)"
                 throw Failure(code: aether_http_error(Int32(head.status)), failure: NetworkFailure(.http(status: head.status), url: current, line: line))
             }
-            return HTTPConnection(url: current, head: head, transfer: transfer, body: HTTPBody(answer: head, icy: request.icy),
-                                  timeout: timeout, clock: clock, interrupt: interrupt)
+            return HTTPConnection(url: current, head: head, range: RangeAnswer(head, asked: request.range), transfer: transfer,
+                                  body: HTTPBody(answer: head, icy: request.icy), timeout: timeout, clock: clock, interrupt: interrupt)
         }
         throw refusal(request.url, looped ? "redirect loop after \(maxHops) hops" : "more than \(maxHops) redirects")
     }
@@ -220,17 +217,15 @@ package final class HTTPConnection {
     }
 
     /// One request to `url` and the head of its answer, with the transfer it goes on in.
-    private static func exchange(_ url: String, _ request: Request, jar: inout HTTPCookieJar, transport: TransportSession,
+    private static func exchange(_ url: String, _ request: Request, transport: TransportSession,
                                  interrupt: InterruptToken, clock: TimeSource, timeout: Double) throws(Failure) -> (HTTPResponseHead, HTTPTransfer) {
         guard ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? ""), let host = URLComponents(string: url)?.host, !host.isEmpty,
-              let asked = request.transfer(to: url, cookie: jar.header(for: host)) else {
+              let asked = request.transfer(to: url) else {
             throw Failure(code: aether_AVERROR(EINVAL), failure: NetworkFailure(.policy, url: url, line: "not an http or https URL"))
         }
         let transfer = HTTPTransfer(asked, session: transport, connectTimeout: timeout)
         do throws(HTTPTransfer.Failure) {
-            let head = try transfer.head(timeout: timeout, clock: clock) { interrupt.shouldInterrupt }
-            jar.take(head, host: host)
-            return (head, transfer)
+            return (try transfer.head(timeout: timeout, clock: clock) { interrupt.shouldInterrupt }, transfer)
         } catch .timedOut {
             throw Failure(code: aether_AVERROR(ETIMEDOUT),
                           failure: NetworkFailure(.timedOut, url: url, line: "the answer's header did not end within \(String(cFormat: "%g", timeout)) s"))

@@ -18,9 +18,8 @@ package enum RedirectProbe {
                                 timeout: Double, policy: TransportSession.Policy = .init()) -> String? {
         guard error == aether_AVERROR(EIO) || error == aether_AVERROR(EINVAL),
               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") else { return nil }
-        var jar = HTTPCookieJar()
         do throws(HTTPConnection.Failure) {
-            _ = try HTTPConnection.open(.init(url: url, options: options), jar: &jar, transport: TransportSession(policy: policy),
+            _ = try HTTPConnection.open(.init(url: url, options: options), transport: TransportSession(policy: policy),
                                         interrupt: interrupt, clock: interrupt.clock, timeout: max(0.1, min(timeout, 60)))
             return nil
         } catch {

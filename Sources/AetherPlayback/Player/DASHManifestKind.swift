@@ -100,7 +100,8 @@ struct DASHManifestKind: SourceKind {
         let choice = DASHSource.Choice(preference: options.stream.variantPreference, range: options.stream.videoRange,
                                        audioLanguages: options.audio.languages)
         do {
-            return try DASHSource.remote(url: url, bytes: bytes, choice: choice, openOptions: openOptions, settings: settings, timeout: timeout)
+            return try DASHSource.remote(url: url, bytes: bytes, choice: choice, openOptions: openOptions, settings: settings, timeout: timeout,
+                                         cookies: request.transport.cookies)
         } catch {
             throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(error.message)")
         }

@@ -62,8 +62,8 @@ struct HLSMasterKind: SourceKind {
         let timeout = min(options.opening.timeout, max(1, settings.readTimeout))
         // The switcher's playlists (each variant's, a live one's reloads) on connections of its
         // own, kept between its fetches: it reads on its own thread while the demuxer reads the
-        // open's.
-        let transport = TransportSession(policy: settings.tls)
+        // open's. The cookies are the open's.
+        let transport = TransportSession(policy: settings.tls, cookies: request.transport.cookies)
         let loader: @Sendable (String) -> String? = { url in
             SmallFetch.text(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
                             limit: Int(NetworkSession.manifestBudget), transport: transport)

@@ -12,11 +12,11 @@ extension DASHSource {
     /// A remote manifest (`bytes`, read from `url`) read by our parser and translated, its index
     /// ranges and its reloads fetched with the source's options and settings, each within
     /// `timeout` seconds, on connections of the source's own (kept between reloads, which come
-    /// from the loading thread while the demuxer reads): the one way playback and the previews
-    /// make one. Throws the parser's refusal.
+    /// from the loading thread while the demuxer reads; with the open's `cookies`, nil: a store
+    /// of their own): the one way playback and the previews make one. Throws the parser's refusal.
     package static func remote(url: String, bytes: [UInt8], choice: Choice, openOptions: [String: String],
-                               settings: NetworkSettings, timeout: Double) throws(OutsideValue.Refusal) -> DASHSource {
-        let transport = TransportSession(policy: settings.tls)
+                               settings: NetworkSettings, timeout: Double, cookies: CookieStore?) throws(OutsideValue.Refusal) -> DASHSource {
+        let transport = TransportSession(policy: settings.tls, cookies: cookies)
         return try DASHSource(url: url, bytes: bytes, choice: choice, index: { resource in
             guard let range = resource.range else { return nil }
             return try? SmallFetch.bytes(resource.url, options: openOptions, settings: settings, interrupt: InterruptToken(),

@@ -23,10 +23,10 @@ package final class ResilientInput {
     private let session: NetworkSession
     private let options: [String: String]
     private var inner: HTTPConnection?
-    /// What the exchanges so far leave to the next: the cookies the server set (sent back on
-    /// every reconnect and redirect), and our words for the last one that failed (an exact
-    /// HTTP status, a budget, a redirect refused).
-    private var exchanges: (cookies: HTTPCookieJar, failed: NetworkFailure?) = (HTTPCookieJar(), nil)
+    /// Our words for the last exchange that failed (an exact HTTP status, a budget, a redirect
+    /// refused), for the next attempt's line. (The cookies the answers set are the session's
+    /// transport's: ``CookieStore``.)
+    private var failed: NetworkFailure?
     /// The byte offset the caller asked for (`offset` option: HLS byte ranges).
     private let base: Int64
     /// Bytes delivered to the demuxer so far, which is the outer context's position.
@@ -80,7 +80,7 @@ package final class ResilientInput {
         guard opened >= 0 else { throw FFmpegError(code: opened, function: "avio_open2") }
         // A resource of known length is seekable even from a server that serves no ranges: a
         // position is then reached by reading forward (``NetworkSettings/forwardReadLimit``).
-        seekable = station == nil && (inner?.servesRanges == true || size > 0)
+        seekable = station == nil && (inner?.range.servesRanges == true || size > 0)
         budget.classify(extension: StreamVariants.pathExtension(url), mime: inner?.contentType ?? "")
         made.pointee.seekable = seekable ? AVIO_SEEKABLE_NORMAL : 0
     }
@@ -126,7 +126,7 @@ package final class ResilientInput {
         let connection: HTTPConnection
         do throws(HTTPConnection.Failure) {
             connection = try HTTPConnection.open(.init(url: url, options: options, range: ranged ? offset : nil, icy: main),
-                                                 jar: &exchanges.cookies, transport: session.transport, interrupt: session.interrupt, clock: session.clock,
+                                                 transport: session.transport, interrupt: session.interrupt, clock: session.clock,
                                                  timeout: session.settings.readTimeout)
         } catch {
             if error.status == 416, position > 0 {
@@ -135,7 +135,7 @@ package final class ResilientInput {
                 ended = true
                 return 0
             }
-            exchanges.failed = error.failure
+            failed = error.failure
             return error.code
         }
         inner = connection
@@ -145,22 +145,21 @@ package final class ResilientInput {
             session.monitor.station { $0.take(headers: headers); return false }
             if position > 0 { return 0 }   // a station resumes at its live point, not at a byte
         }
-        if ranged, offset > 0, connection.head.status == 200 {
+        switch connection.range.start {
+        case .asked: break
+        case .resourceStart:
             AppLog.write("net", "\(TextSanitizer.clean(url)): the server answered a range request with the whole resource: read from its start")
             fromStart = true
             if offset > session.settings.forwardReadLimit {
                 close()
                 return NetworkFault.pastForwardRead
             }
-        }
-        if let range = connection.contentRange, range.start != offset {
+        case .otherByte(let start):
             close()
-            exchanges.failed = NetworkFailure(.other, url: url, line: "the server answered byte \(range.start) for byte \(offset)")
+            failed = NetworkFailure(.other, url: url, line: "the server answered byte \(start) for byte \(offset)")
             return aether_AVERROR(EIO)
         }
-        // A 206's total (none: `*`), or a 200's length: the whole resource's.
-        let total = connection.head.status == 206 ? connection.contentRange?.total ?? nil : connection.length
-        if let total, total > base { size = size < 0 ? total - base : min(size, total - base) }
+        if let total = connection.range.total, total > base { size = size < 0 ? total - base : min(size, total - base) }
         return fromStart ? drop(offset, from: connection) : 0
     }
 
@@ -189,8 +188,8 @@ package final class ResilientInput {
         guard error != aether_AVERROR_EXIT(), !session.interrupt.isCancelled else { return nil }
         let timeout = session.settings.readTimeout
         // The exchange's own words (an exact HTTP status, a budget, a redirect refused).
-        let ours = exchanges.failed
-        exchanges.failed = nil
+        let ours = failed
+        failed = nil
         var message = error == NetworkFault.truncated ? "the server closed the connection at byte \(base + position)\(size > 0 ? " of \(base + size)" : " (the body's framing was cut)")"
             : error == NetworkFault.dropped ? "the station closed the connection"
             : error == NetworkFault.pastForwardRead ? pastForwardRead(base + position)

@@ -1,6 +1,7 @@
 #ifndef AETHER_CCURL_SHIM_H
 #define AETHER_CCURL_SHIM_H
 #include <curl/curl.h>
+#include <pthread.h>
 
 /* libcurl's option and information calls are variadic, which Swift cannot call: one typed
    function each. Every remote byte of the player goes through libcurl (AetherTransport). */
@@ -16,6 +17,18 @@ CURLcode aether_curl_set_data_callback(CURL *handle, CURLoption option, aether_c
 CURLcode aether_curl_info_long(CURL *handle, CURLINFO info, long *value);
 CURLcode aether_curl_info_pointer(CURL *handle, CURLINFO info, void **value);
 CURLcode aether_curl_info_string(CURL *handle, CURLINFO info, const char **value);
+
+CURLcode aether_curl_info_slist(CURL *handle, CURLINFO info, struct curl_slist **value);
+
+/* A share of cookies (CURL_LOCK_DATA_COOKIE) between easy handles, whichever threads run them:
+   its lock callbacks take one mutex per kind of data. Freed by aether_curl_cookie_share_free
+   once no easy handle uses it. */
+typedef struct aether_cookie_share {
+    CURLSH *share;
+    pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
+} aether_cookie_share;
+aether_cookie_share *aether_curl_cookie_share_new(void);
+void aether_curl_cookie_share_free(aether_cookie_share *share);
 
 CURLMcode aether_curl_multi_set_long(CURLM *multi, CURLMoption option, long value);
 

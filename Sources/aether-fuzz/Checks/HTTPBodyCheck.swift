@@ -2,14 +2,14 @@ import AetherTransport
 import AetherMedia
 
 /// The `httphead` target's body half (aether-fuzz): what follows a whole head is read as the
-/// head frames and codes it (a station's blocks asked for), fed whole and in reads of `step`
+/// head codes it (a station's blocks asked for; libcurl has framed it), fed whole and in reads of `step`
 /// bytes, each drained of what it inflates. What is promised traps when broken: the same
 /// payload, state and last station block either way; one feed inflates at most
 /// ``HTTPBody/inflateStep``; a block is at most 255 × 16 bytes; no payload without a body.
 enum HTTPBodyCheck {
     static func run(head: HTTPResponseHead, body bytes: [UInt8], step: Int) {
-        let whole = decode(HTTPBody(of: head, icy: true), bytes, step: max(1, bytes.count))
-        let cut = decode(HTTPBody(of: head, icy: true), bytes, step: step)
+        let whole = decode(HTTPBody(answer: head, icy: true), bytes, step: max(1, bytes.count))
+        let cut = decode(HTTPBody(answer: head, icy: true), bytes, step: step)
         precondition(whole.payload == cut.payload, "\(whole.payload.count) bytes whole, \(cut.payload.count) in reads of \(step)")
         precondition(whole.state == cut.state, "\(whole.state) whole, \(cut.state) in reads of \(step)")
         precondition(whole.block == cut.block, "another last station block in reads of \(step)")
@@ -35,6 +35,6 @@ enum HTTPBodyCheck {
         // What a gzip body inflates to, at most 64 MiB (the drain of a bomb is the reader's budget).
         while body.hasPending, out.count < 64 << 20 { feed([]) }
         precondition(!bytes.isEmpty || out.isEmpty, "a payload from no body")
-        return (out.count < 64 << 20 ? out : [], body.isComplete ? .complete : state, block)
+        return (out.count < 64 << 20 ? out : [], state, block)
     }
 }
