@@ -62,6 +62,8 @@ package final class HTTPTransfer {
 
     /// Body bytes held ahead of the reader, at most (past it, the transfer pauses).
     package static let bufferLimit = 256 << 10
+    /// What libcurl reads off the connection at once, at most (its receive buffer, each transfer's).
+    static let receiveSize = 256 << 10
     /// A chunked body's trailer, at most this many bytes.
     package static let maxTrailer = 16 << 10
 
@@ -74,6 +76,10 @@ package final class HTTPTransfer {
         var body: [UInt8] = []
         var taken = 0
         var paused = false
+        /// The reader's buffer while it moves the transfer on itself with nothing held: body
+        /// bytes land there first (one copy less), what does not fit in ``body``.
+        var direct: UnsafeMutableRawBufferPointer?
+        var directFilled = 0
         var result: CURLcode?
         let words = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
@@ -106,11 +112,21 @@ package final class HTTPTransfer {
 
         /// Body bytes: kept, or the transfer pauses while ``bufferLimit`` are waiting.
         func body(_ bytes: UnsafeRawBufferPointer) -> Int {
-            guard body.count - taken < HTTPTransfer.bufferLimit else {
-                paused = true
-                return aether_curl_write_pause()
+            var rest = bytes
+            if let direct, directFilled < direct.count {
+                let n = min(rest.count, direct.count - directFilled)
+                (direct.baseAddress! + directFilled).copyMemory(from: rest.baseAddress!, byteCount: n)
+                directFilled += n
+                rest = UnsafeRawBufferPointer(rebasing: rest[n...])
+                if rest.isEmpty { return bytes.count }
+            } else {
+                // (A pause hands the whole piece back: only when none of it was taken.)
+                guard body.count - taken < HTTPTransfer.bufferLimit else {
+                    paused = true
+                    return aether_curl_write_pause()
+                }
             }
-            body.append(contentsOf: bytes)
+            body.append(contentsOf: rest)
             return bytes.count
         }
     }
@@ -153,7 +169,7 @@ package final class HTTPTransfer {
         // than opening another (HTTP/2, which ALPN may offer, multiplexes on it); plain http is
         // HTTP/1.1, where waiting would only hold the transfer back.
         if request.url.lowercased().hasPrefix("https:") { _ = aether_curl_set_long(easy, CURLOPT_PIPEWAIT, 1) }
-        _ = aether_curl_set_long(easy, CURLOPT_BUFFERSIZE, 64 << 10)
+        _ = aether_curl_set_long(easy, CURLOPT_BUFFERSIZE, Self.receiveSize)
         _ = aether_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(max(100, min(connectTimeout.isFinite ? connectTimeout : 86_400, 86_400)) * 1000))
         _ = aether_curl_set_long(easy, CURLOPT_SSL_VERIFYPEER, session.policy.verifyPeer ? 1 : 0)
         _ = aether_curl_set_long(easy, CURLOPT_SSL_VERIFYHOST, session.policy.verifyPeer ? 2 : 0)
@@ -194,30 +210,43 @@ package final class HTTPTransfer {
     }
 
     /// Reads at most `out.count` body bytes: their count, 0 at the body's end; waits at most
-    /// `timeout` seconds for the next byte.
+    /// `timeout` seconds for the next byte. Bytes held come first; with none held, what the
+    /// connection brings lands in `out` as libcurl hands it over.
     package func read(into out: UnsafeMutableRawBufferPointer, timeout: Double, clock: TimeSource, stop: () -> Bool) throws(Failure) -> Int {
         guard !out.isEmpty else { return 0 }
-        try drive(timeout: timeout, clock: clock, stop: stop) { $0.taken < $0.body.count || $0.result != nil || $0.refusal != nil }
-        let outcome: Result<Int, Failure> = session.state.withLock { _ in
-            let p = progress
-            guard p.taken < p.body.count else {
-                if let failure = stopped() { return .failure(failure) }
-                return .success(0)
-            }
-            let n = min(out.count, p.body.count - p.taken)
-            p.body.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress! + p.taken, byteCount: n) }
-            p.taken += n
-            if p.taken == p.body.count {
-                p.body.removeAll(keepingCapacity: true)
-                p.taken = 0
-                if p.paused {
-                    p.paused = false
-                    _ = curl_easy_pause(easy, aether_curl_pause_continue())
+        let started = clock.seconds
+        while true {
+            let outcome: Result<Int, Failure>? = session.state.withLock { s in
+                let p = progress
+                if p.taken == p.body.count, p.result == nil, p.refusal == nil {
+                    p.direct = out
+                    p.directFilled = 0
+                    session.perform(&s)
+                    p.direct = nil
+                    if p.directFilled > 0 { return .success(p.directFilled) }
                 }
+                guard p.taken < p.body.count else {
+                    if p.result != nil || p.refusal != nil { return stopped().map { .failure($0) } ?? .success(0) }
+                    return nil
+                }
+                let n = min(out.count, p.body.count - p.taken)
+                p.body.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress! + p.taken, byteCount: n) }
+                p.taken += n
+                if p.taken == p.body.count {
+                    p.body.removeAll(keepingCapacity: true)
+                    p.taken = 0
+                    if p.paused {
+                        p.paused = false
+                        _ = curl_easy_pause(easy, aether_curl_pause_continue())
+                    }
+                }
+                return .success(n)
             }
-            return .success(n)
+            if let outcome { return try outcome.get() }
+            if stop() { throw .interrupted }
+            if clock.seconds - started >= timeout { throw .timedOut }
+            session.state.withLock { session.poll(&$0) }
         }
-        return try outcome.get()
     }
 
     /// Why the transfer ended (lock held): nil when it ended whole.
