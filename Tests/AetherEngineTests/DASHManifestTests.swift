@@ -904,3 +904,24 @@ import Testing
         #expect(p.mediaPlaylists.values.allSatisfy { $0.isSwitchable })
     }
 }
+
+/// A remote manifest's translation (``DASHSource/remote``: playback's and the previews' one
+/// way in) refuses what playback's open refuses, before any segment or index is fetched.
+@Suite struct DASHRemoteRefusalTests {
+    @Test func aDoctypeOrEntityIsRefusedByTheOneWayIn() {
+        let manifests = [
+            #"<?xml version="1.0"?><!DOCTYPE MPD [<!ENTITY x "y">]><MPD xmlns="urn:mpeg:dash:schema:mpd:2011"/>"#,
+            #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011"><Period>"#,
+        ]
+        for text in manifests {
+            do {
+                _ = try DASHSource.remote(url: "http://media.example/a.mpd", bytes: Array(text.utf8),
+                                          choice: DASHSource.Choice(preference: .max, range: .auto, audioLanguages: []),
+                                          openOptions: [:], settings: NetworkSettings(), timeout: 1, cookies: nil)
+                Issue.record("\(text.prefix(40)) was not refused")
+            } catch {
+                #expect(error.message == ManifestXML.refusal(Array(text.utf8)), "\(error.message)")
+            }
+        }
+    }
+}

@@ -123,6 +123,19 @@ import Testing
         #expect(HTTPConnection.Request(url: "", options: ["headers": "X: 1\nY: 2\r\n"]).transfer(to: "http://x.test/") == nil)
     }
 
+    /// A connect that failed names the proxy when libcurl's words name an address that is not
+    /// the URL's (libcurl says which it tried, not whether it was a proxy).
+    @Test func aRefusedConnectNamesTheProxyItTried() {
+        let words = "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server"
+        #expect(HTTPConnection.proxyTried(words, url: "http://example.test/a.mp4") == "127.0.0.1 port 1")
+        #expect(HTTPConnection.proxyTried(words, url: "http://127.0.0.1:1/a.mp4") == nil)
+        #expect(HTTPConnection.proxyTried("Failed to connect to example.test port 443 after 5 ms: Could not connect to server",
+                                          url: "https://EXAMPLE.test/x") == nil, "the default port, the host in any case")
+        #expect(HTTPConnection.proxyTried("Failed to connect to proxy.test port 3128 after 5 ms: x", url: "https://example.test/x") == "proxy.test port 3128")
+        #expect(HTTPConnection.proxyTried("Couldn't connect to server", url: "http://example.test/") == nil)
+        #expect(HTTPConnection.proxyTried("Failed to connect to \u{1B}[31mx port 9 after", url: "http://example.test/")?.contains("\u{1B}") == false)
+    }
+
     static func head(_ text: String) -> HTTPResponseHead {
         var head = HTTPResponseHead()
         _ = Array((text + "\r\n").utf8).withUnsafeBytes { head.feed($0) }

@@ -43,8 +43,8 @@ import Testing
 
     @Test(arguments: [("http_proxy", "::garbage::", "cannot resolve the proxy's host (Unsupported proxy syntax in '::garbage::')"),
                       ("http_proxy", "http://no-such-proxy.invalid:3128", "cannot resolve the proxy's host (Could not resolve proxy: no-such-proxy.invalid)"),
-                      ("http_proxy", "http://127.0.0.1:1", "Connection refused"),
-                      ("ALL_PROXY", "socks5://127.0.0.1:1", "Connection refused")])
+                      ("http_proxy", "http://127.0.0.1:1", "cannot connect to the proxy at 127.0.0.1 port 1: Connection refused"),
+                      ("ALL_PROXY", "socks5://127.0.0.1:1", "cannot connect to the proxy at 127.0.0.1 port 1: Connection refused")])
     func aProxyOfGarbageOrPointingNowhereIsOneLine(variable: String, value: String, words: String) throws {
         let server = try LoopbackHTTP(root: NetworkTests.root)
         defer { server.stop() }

@@ -234,6 +234,21 @@ package final class HTTPConnection {
         }
     }
 
+    /// The address libcurl's words for a failed connect name (`Failed to connect to H port P`,
+    /// libcurl 7.x and 8.x alike), when it is not `url`'s: the proxy the environment chose for
+    /// it. Nil when it is the URL's own, or the words are not of that form.
+    static func proxyTried(_ words: String, url: String) -> String? {
+        let prefix = "Failed to connect to "
+        guard let start = words.firstRange(of: prefix)?.upperBound, let portWord = words[start...].firstRange(of: " port ") else { return nil }
+        let host = words[start..<portWord.lowerBound]
+        let port = words[portWord.upperBound...].prefix { $0.isNumber }
+        guard !host.isEmpty, !host.contains(" "), let number = Int(port), let parts = URLComponents(string: url), let urlHost = parts.host else { return nil }
+        let urlPort = parts.port ?? (parts.scheme?.lowercased() == "https" ? 443 : 80)
+        let bare = urlHost.hasPrefix("[") ? String(urlHost.dropFirst().dropLast()) : urlHost
+        guard host.lowercased() != bare.lowercased() || number != urlPort else { return nil }
+        return "\(TextSanitizer.clean(String(host))) port \(number)"
+    }
+
     /// A transfer's failure as libavformat's code and, where it says more, our words.
     static func failure(_ error: HTTPTransfer.Failure, url: String) -> Failure {
         let host = TextSanitizer.clean(URLComponents(string: url)?.host ?? "")
@@ -250,7 +265,11 @@ package final class HTTPConnection {
             case F.couldNotResolveProxy:
                 return Failure(code: aether_AVERROR(EIO), failure: NetworkFailure(.dns(host: host), url: url, line: "cannot resolve the proxy's host (\(words))"))
             case F.couldNotConnect:
-                return Failure(code: aether_AVERROR(system != 0 ? system : ECONNREFUSED), failure: nil)
+                let code = aether_AVERROR(system != 0 ? system : ECONNREFUSED)
+                // A proxy's address (libcurl's words name the one it tried) is said as the proxy's.
+                guard let proxy = proxyTried(words, url: url) else { return Failure(code: code, failure: nil) }
+                return Failure(code: code, failure: NetworkFailure(.refused, url: url,
+                                                                   line: "cannot connect to the proxy at \(proxy): \(FFmpegError.string(for: code))"))
             case F.timedOutCode: return Failure(code: aether_AVERROR(ETIMEDOUT), failure: nil)
             case F.partialBody: return Failure(code: cutShort, failure: nil)
             case F.gotNothing:

@@ -13,9 +13,13 @@ extension DASHSource {
     /// ranges and its reloads fetched with the source's options and settings, each within
     /// `timeout` seconds, on connections of the source's own (kept between reloads, which come
     /// from the loading thread while the demuxer reads; with the open's `cookies`, nil: a store
-    /// of their own): the one way playback and the previews make one. Throws the parser's refusal.
+    /// of their own): the one way playback and the previews make one. Throws ``ManifestXML/refusal(_:)``'s or the parser's refusal.
     package static func remote(url: String, bytes: [UInt8], choice: Choice, openOptions: [String: String],
                                settings: NetworkSettings, timeout: Double, cookies: CookieStore?) throws(OutsideValue.Refusal) -> DASHSource {
+        // The manifest's XML rules first (no DOCTYPE or entities, well-formed, within its element
+        // budget), as playback checks them before anything reads a manifest: the previews refuse
+        // what playback refuses.
+        if let why = ManifestXML.refusal(bytes) { throw OutsideValue.Refusal(why) }
         let transport = TransportSession(policy: settings.tls, cookies: cookies)
         return try DASHSource(url: url, bytes: bytes, choice: choice, index: { resource in
             guard let range = resource.range else { return nil }
