@@ -50,6 +50,9 @@ import Testing
         // The index is at the front: the seek to 12 s is one Range request into the file.
         let requests = try server.requests().filter { ($0["path"] as? String) == "/progressive.mp4" }
         #expect(requests.contains { Self.rangeStart($0) > Self.progressiveBytes / 3 }, "no Range request past the start: \(requests.map { $0["range"] ?? "" })")
+        // A station's title blocks are asked for where a stream starts, not on a seek's range request.
+        let icy = requests.map { (Self.rangeStart($0), (($0["headers"] as? [String: String]) ?? [:])["Icy-MetaData"]) }
+        #expect(icy.contains { $0.0 == 0 && $0.1 == "1" } && icy.allSatisfy { $0.0 == 0 || $0.1 == nil }, "\(icy)")
     }
 
     @Test func headersGoWithEveryRequestSegmentsAndSidecarsToo() throws {

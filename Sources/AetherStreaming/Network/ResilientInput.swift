@@ -122,10 +122,14 @@ package final class ResilientInput {
         if fromStart, offset > session.settings.forwardReadLimit { return NetworkFault.pastForwardRead }
         let ranged = station == nil && !fromStart
         let main = url == session.mainURL
+        // A station's title blocks are asked for on the requests that start the main input's
+        // stream (the first, a station's reconnects), not on a file's range requests (a seek, a
+        // resume at the byte).
+        let icy = main && (station != nil || offset == 0)
         session.monitor.requested()
         let connection: HTTPConnection
         do throws(HTTPConnection.Failure) {
-            connection = try HTTPConnection.open(.init(url: url, options: options, range: ranged ? offset : nil, icy: main),
+            connection = try HTTPConnection.open(.init(url: url, options: options, range: ranged ? offset : nil, icy: icy),
                                                  transport: session.transport, interrupt: session.interrupt, clock: session.clock,
                                                  timeout: session.settings.readTimeout)
         } catch {

@@ -40,8 +40,8 @@ extension NetworkBenchmark {
         let url = "https://127.0.0.1:\(proxy.port)/index.m3u8"
         var players = [Player(name: "aether-tui", argv: [player, "--tls-verify=no"], startup: { playerStartup($0, ["--tls-verify=no"]) })]
         if let baselinePlayer {
-            // The commit before checked no certificate (it has no --tls-verify).
-            players.append(Player(name: "baseline", argv: [baselinePlayer], startup: { playerStartup($0, [], binary: baselinePlayer) }))
+            let accept = Self.acceptAnyCertificate(baselinePlayer)
+            players.append(Player(name: "baseline", argv: [baselinePlayer] + accept, startup: { playerStartup($0, accept, binary: baselinePlayer) }))
         }
         if let mpv = Spawn.which("mpv") {
             let base = [mpv, "--no-config", "--vo=null", "--ao=null", "--tls-verify=no", "--ytdl=no"]

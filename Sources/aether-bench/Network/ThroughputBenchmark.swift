@@ -37,7 +37,9 @@ extension NetworkBenchmark {
         // (`plain.url`) is a third Python process on the machine's cores, and set the pace.
         for (scheme, url) in [("http", "http://127.0.0.1:\(plain.serverPort)/gib.mkv"), ("https", secure.url("gib.mkv"))] {
             var clients: [(String, [String])] = [("aether-tui", [player, "probe", "--packets", "--count", "all", "--tls-verify=no", url])]
-            if let baselinePlayer { clients.append(("baseline", [baselinePlayer, "probe", "--packets", "--count", "all", "--tls-verify=no", url])) }
+            if let baselinePlayer {
+                clients.append(("baseline", [baselinePlayer, "probe", "--packets", "--count", "all"] + Self.acceptAnyCertificate(baselinePlayer) + [url]))
+            }
             clients.append(("curl", ["curl", "-s", "-k", "-o", "/dev/null", url]))
             var wall: [String: [Double]] = [:], cpu: [String: [Double]] = [:]
             for _ in 0..<repeats {
