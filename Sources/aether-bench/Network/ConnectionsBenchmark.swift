@@ -9,7 +9,8 @@ import Foundation
 /// baseline player (`--baseline-player`, the commit before) and mpv, in turn in one loop:
 /// the TCP connections each run opened, the seconds to the first frame (aether-tui: its log's
 /// `first frame of serial 1`; mpv: the wall time of `--frames=1`, its exit included), and the
-/// wall time of the whole VOD at `--speed=4`.
+/// wall time of the whole VOD at `--speed=4` with the rebuffers in it (the players' stats
+/// file; mpv counts none).
 extension NetworkBenchmark {
     struct Player {
         let name: String
@@ -51,8 +52,11 @@ extension NetworkBenchmark {
             }))
         }
         print("\n== HLS VOD, 30 × 1 s segments over HTTPS, each new connection held 50 ms (median of \(repeats)) ==")
-        print("player".padding(toLength: 14, withPad: " ", startingAt: 0) + "connections (whole VOD)   first frame s   whole VOD at 4× s   connections to the first frame")
+        print("player".padding(toLength: 14, withPad: " ", startingAt: 0) + "connections (whole VOD)   first frame s   whole VOD at 4× s   connections to the first frame   rebuffers")
         var rows: [String: (whole: [Double], first: [Double], wall: [Double], atFirst: [Double])] = [:]
+        // The players' own count of rebuffers in the whole VOD (their stats file; mpv keeps none).
+        var rebuffers: [String: [Int]] = [:]
+        let stats = workDir + "/connections-stats.jsonl"
         for _ in 0..<repeats {
             for p in players {
                 // The proxy counts every connection it accepted: a run's are the difference.
@@ -60,7 +64,12 @@ extension NetworkBenchmark {
                 let first = p.startup(url)
                 let atFirst = Double(Self.count(counter) - before)
                 before = Self.count(counter)
-                let run = Spawn.run(p.argv + (p.name == "mpv" ? [] : ["--vo=null", "--ao=null"]) + ["--speed=4", url])
+                try? FileManager.default.removeItem(atPath: stats)
+                let run = Spawn.run(p.argv + (p.name == "mpv" ? [] : ["--vo=null", "--ao=null", "--stats-file=\(stats)"]) + ["--speed=4", url])
+                if p.name != "mpv", run.status == 0, let line = ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").split(separator: "\n").last,
+                   let summary = try? JSONDecoder().decode(Summary.self, from: Data(line.utf8)).summary {
+                    rebuffers[p.name, default: []].append(summary.rebuffers ?? 0)
+                }
                 var row = rows[p.name] ?? ([], [], [], [])
                 if run.status == 0 {
                     row.whole.append(Double(Self.count(counter) - before))
@@ -79,7 +88,8 @@ extension NetworkBenchmark {
                   + "\(Stats.fmt(Stats.median(r.whole), 0)) \(r.whole.map { Int($0) })".padding(toLength: 26, withPad: " ", startingAt: 0)
                   + Stats.fmt(Stats.median(r.first), 3).padding(toLength: 16, withPad: " ", startingAt: 0)
                   + Stats.fmt(Stats.median(r.wall), 2).padding(toLength: 20, withPad: " ", startingAt: 0)
-                  + Stats.fmt(Stats.median(r.atFirst), 0))
+                  + Stats.fmt(Stats.median(r.atFirst), 0).padding(toLength: 33, withPad: " ", startingAt: 0)
+                  + (rebuffers[p.name].map { "\($0)" } ?? "-"))
         }
     }
 
