@@ -196,7 +196,11 @@ package final class HTTPTransfer {
     /// Waits for the answer's head: whole within `timeout` seconds of `clock` (a server that
     /// drips its header is bounded too), `stop` asked about every few milliseconds.
     package func head(timeout: Double, clock: TimeSource, stop: () -> Bool) throws(Failure) -> HTTPResponseHead {
-        try drive(timeout: timeout, clock: clock, stop: stop) { $0.headDone || $0.result != nil || $0.refusal != nil }
+        try drive(timeout: timeout, clock: clock, stop: stop) { s -> Void? in
+            session.perform(&s)
+            let p = progress
+            return p.headDone || p.result != nil || p.refusal != nil ? () : nil
+        }
         let (head, failure, cookiesLeftOut) = session.state.withLock { _ in
             let head = progress.head
             guard progress.headDone else { return (head, stopped(), 0) }
@@ -214,39 +218,33 @@ package final class HTTPTransfer {
     /// connection brings lands in `out` as libcurl hands it over.
     package func read(into out: UnsafeMutableRawBufferPointer, timeout: Double, clock: TimeSource, stop: () -> Bool) throws(Failure) -> Int {
         guard !out.isEmpty else { return 0 }
-        let started = clock.seconds
-        while true {
-            let outcome: Result<Int, Failure>? = session.state.withLock { s in
-                let p = progress
-                if p.taken == p.body.count, p.result == nil, p.refusal == nil {
-                    p.direct = out
-                    p.directFilled = 0
-                    session.perform(&s)
-                    p.direct = nil
-                    if p.directFilled > 0 { return .success(p.directFilled) }
-                }
-                guard p.taken < p.body.count else {
-                    if p.result != nil || p.refusal != nil { return stopped().map { .failure($0) } ?? .success(0) }
-                    return nil
-                }
-                let n = min(out.count, p.body.count - p.taken)
-                p.body.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress! + p.taken, byteCount: n) }
-                p.taken += n
-                if p.taken == p.body.count {
-                    p.body.removeAll(keepingCapacity: true)
-                    p.taken = 0
-                    if p.paused {
-                        p.paused = false
-                        _ = curl_easy_pause(easy, aether_curl_pause_continue())
-                    }
-                }
-                return .success(n)
+        let outcome = try drive(timeout: timeout, clock: clock, stop: stop) { s -> Result<Int, Failure>? in
+            let p = progress
+            if p.taken == p.body.count, p.result == nil, p.refusal == nil {
+                p.direct = out
+                p.directFilled = 0
+                session.perform(&s)
+                p.direct = nil
+                if p.directFilled > 0 { return .success(p.directFilled) }
             }
-            if let outcome { return try outcome.get() }
-            if stop() { throw .interrupted }
-            if clock.seconds - started >= timeout { throw .timedOut }
-            session.state.withLock { session.poll(&$0) }
+            guard p.taken < p.body.count else {
+                if p.result != nil || p.refusal != nil { return stopped().map { .failure($0) } ?? .success(0) }
+                return nil
+            }
+            let n = min(out.count, p.body.count - p.taken)
+            p.body.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress! + p.taken, byteCount: n) }
+            p.taken += n
+            if p.taken == p.body.count {
+                p.body.removeAll(keepingCapacity: true)
+                p.taken = 0
+                if p.paused {
+                    p.paused = false
+                    _ = curl_easy_pause(easy, aether_curl_pause_continue())
+                }
+            }
+            return .success(n)
         }
+        return try outcome.get()
     }
 
     /// Why the transfer ended (lock held): nil when it ended whole.
@@ -260,16 +258,14 @@ package final class HTTPTransfer {
                           words: TextSanitizer.clean(words.isEmpty ? String(cString: curl_easy_strerror(result)) : words))
     }
 
-    /// Moves the session's transfers on until `ready` holds for this one, `stop` says so (every
-    /// ``TransportSession/pollMilliseconds`` at most), or `timeout` seconds pass.
-    private func drive(timeout: Double, clock: TimeSource, stop: () -> Bool, until ready: (Progress) -> Bool) throws(Failure) {
+    /// Runs `step` with the session's lock held (it moves the transfers on) until it gives a
+    /// value, `stop` says so (asked between steps, every ``TransportSession/pollMilliseconds``
+    /// at most), or `timeout` seconds pass; between steps it waits for the connections.
+    private func drive<Value>(timeout: Double, clock: TimeSource, stop: () -> Bool,
+                              _ step: (inout TransportSession.State) -> Value?) throws(Failure) -> Value {
         let started = clock.seconds
         while true {
-            let done = session.state.withLock { s in
-                session.perform(&s)
-                return ready(progress)
-            }
-            if done { return }
+            if let value = session.state.withLock({ step(&$0) }) { return value }
             if stop() { throw .interrupted }
             if clock.seconds - started >= timeout { throw .timedOut }
             session.state.withLock { session.poll(&$0) }

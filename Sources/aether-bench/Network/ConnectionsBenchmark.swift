@@ -66,8 +66,7 @@ extension NetworkBenchmark {
                 before = Self.count(counter)
                 try? FileManager.default.removeItem(atPath: stats)
                 let run = Spawn.run(p.argv + (p.name == "mpv" ? [] : ["--vo=null", "--ao=null", "--stats-file=\(stats)"]) + ["--speed=4", url])
-                if p.name != "mpv", run.status == 0, let line = ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").split(separator: "\n").last,
-                   let summary = try? JSONDecoder().decode(Summary.self, from: Data(line.utf8)).summary {
+                if p.name != "mpv", run.status == 0, let summary = Self.summary(stats) {
                     rebuffers[p.name, default: []].append(summary.rebuffers ?? 0)
                 }
                 var row = rows[p.name] ?? ([], [], [], [])

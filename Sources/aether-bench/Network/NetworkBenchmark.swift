@@ -109,6 +109,12 @@ struct NetworkBenchmark: AsyncParsableCommand {
         }
     }
 
+    /// The summary a player's stats file ends with (nil: none, or not one).
+    static func summary(_ stats: String) -> Summary.Fields? {
+        guard let line = ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").split(separator: "\n").last else { return nil }
+        return try? JSONDecoder().decode(Summary.self, from: Data(line.utf8)).summary
+    }
+
     func throttle(_ loopback: LoopbackHTTP) throws {
         let file = fixtures + "/progressive.mp4"
         let bytes = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
@@ -124,9 +130,7 @@ struct NetworkBenchmark: AsyncParsableCommand {
                 try? FileManager.default.removeItem(atPath: stats)
                 _ = Spawn.run([player, "http://127.0.0.1:\(loopback.port)/progressive.mp4", "--vo=null", "--ao=null",
                                "--cache-secs=5", "--stats-file=\(stats)"])
-                let text = (try? String(contentsOfFile: stats, encoding: .utf8)) ?? ""
-                guard let line = text.split(separator: "\n").last,
-                      let s = try? JSONDecoder().decode(Summary.self, from: Data(line.utf8)).summary else { continue }
+                guard let s = Self.summary(stats) else { continue }
                 rebuffers.append(s.rebuffers ?? 0)
                 walls.append(s.wallSeconds)
                 frames.append(s.framesDecoded)

@@ -35,10 +35,11 @@ extension NetworkBenchmark {
         print("scheme  client        MiB/s    of curl's   CPU s per GiB")
         // Straight to the server, over HTTP as over HTTPS: the suite's fault proxy in front of it
         // (`plain.url`) is a third Python process on the machine's cores, and set the pace.
+        let baselineAccepts = baselinePlayer.map(Self.acceptAnyCertificate) ?? []
         for (scheme, url) in [("http", "http://127.0.0.1:\(plain.serverPort)/gib.mkv"), ("https", secure.url("gib.mkv"))] {
             var clients: [(String, [String])] = [("aether-tui", [player, "probe", "--packets", "--count", "all", "--tls-verify=no", url])]
             if let baselinePlayer {
-                clients.append(("baseline", [baselinePlayer, "probe", "--packets", "--count", "all"] + Self.acceptAnyCertificate(baselinePlayer) + [url]))
+                clients.append(("baseline", [baselinePlayer, "probe", "--packets", "--count", "all"] + baselineAccepts + [url]))
             }
             clients.append(("curl", ["curl", "-s", "-k", "-o", "/dev/null", url]))
             var wall: [String: [Double]] = [:], cpu: [String: [Double]] = [:]
