@@ -570,13 +570,13 @@ gen_vp8_webm() {
 }
 
 gen_mpeg2_ts() {
-    # +ilme+ildct codes interlaced pictures, -top 1 marks them top field
-    # first, -field_order tt labels the stream.
+    # +ilme+ildct codes interlaced pictures, setfield=tff marks the frames top field first (the
+    # command line's -top did, until FFmpeg 9 refused it), -field_order tt labels the stream.
     "${ff[@]}" \
         -f lavfi -i testsrc2=s=720x576:r=25:d=3 \
         -f lavfi -i sine=f=440:r=48000:d=3 \
-        -c:v mpeg2video -b:v 2M -maxrate 2M -bufsize 1835k -g 12 -bf 2 \
-        -flags:v +ilme+ildct -top 1 -field_order tt -pix_fmt yuv420p "${vthreads[@]}" \
+        -vf setfield=tff -c:v mpeg2video -b:v 2M -maxrate 2M -bufsize 1835k -g 12 -bf 2 \
+        -flags:v +ilme+ildct -field_order tt -pix_fmt yuv420p "${vthreads[@]}" \
         -c:a mp2 -b:a 192k -ar 48000 -ac 2 \
         "${bitexact[@]}" "$1"
 }
