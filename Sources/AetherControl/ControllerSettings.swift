@@ -50,7 +50,7 @@ public enum HRSeek: String, Sendable, CaseIterable {
 /// its body is the list of those settings.
 public struct ControllerSettings: Sendable {
     /// Options every item is loaded with (its start position, tracks, volume …).
-    public var player = PlayerOptions()
+    public var player: PlayerOptions
     /// `--start` was given: it wins over a saved position.
     public var startGiven = false
     /// `--playlist-start` (0-based).
@@ -80,7 +80,8 @@ public struct ControllerSettings: Sendable {
     public var watchLater = WatchLater(directory: WatchLater.defaultDirectory(environment: ProcessInfo.processInfo.environment))
     /// Look for subtitle files next to each item (`movie.srt`, `movie.en.ass`).
     public var subtitleAutoload = true
-    public init() {}
+    /// `player`: the items' options, their clock with them.
+    public init(player: PlayerOptions) { self.player = player }
 }
 
 /// mpv's `--image-display-duration`: seconds an image item stays (default 1), or `inf` (until

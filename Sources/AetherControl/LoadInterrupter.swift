@@ -9,11 +9,13 @@ import Glibc
 /// quit signal); every load gets a fresh token (a stopped session cancels its own). Thread-safe.
 public final class LoadInterrupter: Sendable {
     private let state = Guarded<(token: InterruptToken?, raised: Bool)>((nil, false))
-    public init() {}
+    /// The clock the loads' tokens keep their deadlines by.
+    private let clock: TimeSource
+    public init(clock: TimeSource) { self.clock = clock }
 
     /// A token for the next load, already cancelled once ``raise()`` was called.
     func fresh() -> InterruptToken {
-        let token = InterruptToken()
+        let token = InterruptToken(clock: clock)
         let raised = state.withLock { s in
             s.token = token
             return s.raised

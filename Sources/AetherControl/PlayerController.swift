@@ -55,7 +55,7 @@ public final class PlayerController: PlaylistWalkOwner {
         self.clock = clock
         self.settings = settings
         self.hub = hub
-        let interrupter = LoadInterrupter()
+        let interrupter = LoadInterrupter(clock: clock)
         self.interrupter = interrupter
         var playlist = playlist
         if settings.shuffle {

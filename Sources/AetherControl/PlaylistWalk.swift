@@ -212,7 +212,7 @@ final class PlaylistWalk {
             return .success(try SmallFetch.bytes(url, options: options, settings: network, interrupt: interrupt,
                                                  timeout: network.readTimeout, limit: remoteListLimit))
         } catch {
-            let why = NetworkSettings.diagnose(error, url: url)
+            let why = NetworkSettings.diagnose(error, url: url, clock: interrupt.clock)
             return .failure(ListFailure(line: "cannot open '\(TextSanitizer.clean(url))': \(why.line)", network: why.cause.isTransport))
         }
     }

@@ -73,7 +73,7 @@ public final class Downloader {
     static let subtitleTrackLimit = 64 << 20
 
     /// - Parameter options: libavformat protocol options (``SourceOptions/make(network:)``).
-    public init(output: String, network: NetworkSettings, options: [String: String], interrupt: InterruptToken = InterruptToken()) {
+    public init(output: String, network: NetworkSettings, options: [String: String], interrupt: InterruptToken) {
         self.output = output
         self.interrupt = interrupt
         session = NetworkSession(settings: network, interrupt: interrupt, options: options, failsSource: false)

@@ -48,11 +48,14 @@ final class ExtractionContext: ThreadConfinedContext {
     let threads: Int
     let readTimeout: Double
     let status: ExtractionStatus
+    /// The source's open and reads are timed by it.
+    let clock: TimeSource
     private var decoder: StillDecoder?
 
     init(url: String, options: Result<[String: String], FrameExtractorError>, network: NetworkSettings,
-         threads: Int, readTimeout: Double, status: ExtractionStatus) {
+         threads: Int, readTimeout: Double, status: ExtractionStatus, clock: TimeSource) {
         self.url = url
+        self.clock = clock
         self.options = options
         self.network = network
         self.threads = threads
@@ -63,7 +66,8 @@ final class ExtractionContext: ThreadConfinedContext {
     /// The open decoder, opening the source first when it is closed.
     func open() throws -> StillDecoder {
         if let decoder { return decoder }
-        let opened = try StillDecoder(url: url, options: try options.get(), network: network, threads: threads, readTimeout: readTimeout)
+        let opened = try StillDecoder(url: url, options: try options.get(), network: network, threads: threads, readTimeout: readTimeout,
+                                      clock: clock)
         decoder = opened
         status.opens.wrappingAdd(1, ordering: .relaxed)
         status.isOpen.store(true, ordering: .relaxed)

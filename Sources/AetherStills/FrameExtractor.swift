@@ -76,7 +76,7 @@ public actor FrameExtractor {
         let status = self.status
         thread = ExtractionThread(name: "aether-frames") {
             ExtractionContext(url: url, options: options, network: network, threads: threads,
-                              readTimeout: FrameExtractor.readTimeout, status: status)
+                              readTimeout: FrameExtractor.readTimeout, status: status, clock: clock)
         }
     }
 

@@ -27,7 +27,7 @@ public actor SpriteSheetStills {
     private let thread: ExtractionThread<SpriteFetchContext>
     private let gate = RequestGate()
     /// Cancels the manifest fetch at shutdown.
-    private let lifetime = InterruptToken()
+    private let lifetime: InterruptToken
     private var loading: Task<SpriteTrack?, Never>?
     private var loaded: SpriteTrack??
     private var cache: SpriteSheetCache
@@ -59,6 +59,7 @@ public actor SpriteSheetStills {
                 clock: TimeSource) {
         self.url = url
         self.clock = clock
+        lifetime = InterruptToken(clock: clock)
         self.preferredWidth = max(1, preferredWidth)
         cache = SpriteSheetCache(byteLimit: max(0, cacheBytes))
         var settings = network
@@ -158,7 +159,7 @@ public actor SpriteSheetStills {
         if let when = failed[url], clock.seconds - when < Self.retryAfter { return nil }
         for (other, fetch) in fetches where other != url { fetch.token.cancel() }
         if let fetch = fetches[url] { return await fetch.task.value }
-        let token = InterruptToken()
+        let token = InterruptToken(clock: clock)
         let task = Task { () -> DecodedSheet? in
             let outcome = await self.run { $0.fetchSheet(url, interrupt: token) } ?? .cancelled
             if self.fetches[url]?.token === token { self.fetches[url] = nil }

@@ -48,9 +48,11 @@ public final class FrameInspector {
 
     /// Opens `url`, checks `limits.streams` against the file and seeks to `limits.start`. Without
     /// an explicit selection every audio and video stream is decoded.
+    /// `clock`: the open's and the reads' deadlines.
     public init(url: String, options: [String: String] = [:], network: NetworkSettings,
-                limits: InspectionLimits = InspectionLimits()) throws(InspectionError) {
-        reader = try InspectionReader(url: url, options: options, network: network, limits: limits, defaultKinds: [.video, .audio])
+                limits: InspectionLimits = InspectionLimits(), clock: TimeSource) throws(InspectionError) {
+        reader = try InspectionReader(url: url, options: options, network: network, limits: limits, defaultKinds: [.video, .audio],
+                                      clock: clock)
         do { frame = try Frame() } catch { throw .ffmpeg(error) }
         streams = reader.streams
         count = limits.count.map { max(0, $0) }

@@ -51,13 +51,19 @@ public final class FrameStepper {
     /// `packet` was read but the decoder was full: it is sent after the next frame comes out.
     private var holding = false
     private var pendingErrors: [String] = []
+    /// The open's and the reads' deadlines, and what a step's decode cost is measured on.
+    private let clock: TimeSource
     /// Reads one step may make before it gives up (a damaged file with no frame of that stream).
     static let packetBudget = 20_000
     static let readTimeout = 10.0
 
     public init(url: String, stream index: Int, maxSize: PixelSize, options: [String: String] = [:],
-                network: NetworkSettings) throws(InspectionError) {
-        do { source = try FormatContext(url: url, options: options, timeout: Self.readTimeout, network: network) } catch { throw .cannotOpen(error) }
+                network: NetworkSettings, clock: TimeSource) throws(InspectionError) {
+        self.clock = clock
+        do {
+            source = try FormatContext(url: url, options: options, timeout: Self.readTimeout, interrupt: InterruptToken(clock: clock),
+                                       network: network)
+        } catch { throw .cannotOpen(error) }
         guard let avStream = source.stream(index), let par = avStream.pointee.codecpar,
               par.pointee.codec_type == AVMEDIA_TYPE_VIDEO else { throw .noSuchStream("\(index) (not a video stream)") }
         streamIndex = index
@@ -98,7 +104,7 @@ public final class FrameStepper {
             reposition(before: seekTo, inclusive: false)
             var best: SteppedFrame?
             var bestPTS: Int64?
-            let started = Stopwatch()
+            let started = Stopwatch(clock: clock)
             var sent = 0
             while let got = decodeOne(sent: &sent), got.pts < target {
                 if case .success(let f) = got.result { best = f; bestPTS = got.pts }
@@ -147,7 +153,7 @@ public final class FrameStepper {
 
     /// Decodes until a frame with `accept(pts)` comes; that frame is converted and returned.
     private func decodeUntil(_ accept: (Int64) -> Bool) -> Result<SteppedFrame, InspectionError> {
-        let started = Stopwatch()
+        let started = Stopwatch(clock: clock)
         var sent = 0
         while let got = decodeOne(sent: &sent) {
             guard accept(got.pts) else { continue }

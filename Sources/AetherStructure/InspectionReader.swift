@@ -31,12 +31,13 @@ final class InspectionReader {
 
     /// - Parameter defaultKinds: the kinds read when `limits.streams` is `.all`.
     /// - Parameter network: how a network URL is fetched (through the transport, as playback's).
+    /// - Parameter clock: the open's and the reads' deadlines.
     init(url: String, options: [String: String], network: NetworkSettings, limits: InspectionLimits,
-         defaultKinds: Set<StreamKind> = Set(StreamKind.allCases)) throws(InspectionError) {
+         defaultKinds: Set<StreamKind> = Set(StreamKind.allCases), clock: TimeSource) throws(InspectionError) {
         // InterruptToken converts the deadline to nanoseconds: keep it finite and within a day.
         let timeout = limits.readTimeout.isFinite && limits.readTimeout > 0 ? min(limits.readTimeout, 86_400) : 15
         do {
-            format = try FormatContext(url: url, options: options, timeout: timeout, network: network)
+            format = try FormatContext(url: url, options: options, timeout: timeout, interrupt: InterruptToken(clock: clock), network: network)
         } catch {
             throw .cannotOpen(error)
         }

@@ -23,10 +23,11 @@ public final class ManifestStructureParser: BuiltStructure {
     /// Characters of an event's message shown.
     static let messageLength = 200
 
-    public convenience init(path: String, network: NetworkSettings, timeout: Double = 15) throws(InspectionError) {
+    /// The manifest at `path`, fetched within `timeout` seconds of `clock`.
+    public convenience init(path: String, network: NetworkSettings, timeout: Double = 15, clock: TimeSource) throws(InspectionError) {
         let bytes: [UInt8]
         do {
-            bytes = try SmallFetch.bytes(path, options: [:], settings: network, interrupt: InterruptToken(),
+            bytes = try SmallFetch.bytes(path, options: [:], settings: network, interrupt: InterruptToken(clock: clock),
                                          timeout: timeout, limit: Int(NetworkSession.manifestBudget))
         } catch {
             throw InspectionError("cannot read the manifest '\(TextSanitizer.clean(path))': \(error.message)")

@@ -88,9 +88,10 @@ public final class PacketInspector {
 
     /// Opens `url` (libavformat `options` such as `headers`), checks `limits.streams` against the
     /// file, and seeks to `limits.start`.
+    /// `clock`: the open's and the reads' deadlines.
     public init(url: String, options: [String: String] = [:], network: NetworkSettings,
-                limits: InspectionLimits = InspectionLimits()) throws(InspectionError) {
-        reader = try InspectionReader(url: url, options: options, network: network, limits: limits)
+                limits: InspectionLimits = InspectionLimits(), clock: TimeSource) throws(InspectionError) {
+        reader = try InspectionReader(url: url, options: options, network: network, limits: limits, clock: clock)
         streams = reader.streams
         count = limits.count.map { max(0, $0) }
     }

@@ -32,7 +32,7 @@ public struct AutoOutput: Sendable {
     ///   - memory: terminals.json (nil: neither read nor written); `remeasure` ignores what it holds.
     public static func choose<T: ProbeTransport>(
         capabilities caps: TerminalCapabilities, options: VideoDrivers.Options, sourceFPS: Double,
-        placement: (any VideoDriver) -> Placement, transport: inout T, now: () -> Double,
+        placement: (any VideoDriver) -> Placement, transport: inout T, clock: TimeSource,
         memory: TerminalMemory?, key: String, remeasure: Bool = false, trial: ThroughputTrial = ThroughputTrial()
     ) -> AutoOutput? {
         let candidates = OutputCandidate.all(for: caps, options: options)
@@ -50,7 +50,7 @@ public struct AutoOutput: Sendable {
             // Rescaled to this layout's pictures.
             figures = candidates.compactMap { c in
                 guard let f = remembered.figures.first(where: { $0.label == c.label }), let entry = VideoDrivers.entry(named: c.driver) else { return nil }
-                let driver = entry.make(caps, c.options(options))
+                let driver = entry.make(caps, c.options(options), clock)
                 var figure = f.scaled(toPixels: placement(driver).pictureSize.area)
                 figure.floor = OutputFigure.floor(of: driver)
                 return figure
@@ -58,7 +58,7 @@ public struct AutoOutput: Sendable {
         } else {
             var trial = trial
             figures = trial.measure(candidates, capabilities: caps, options: options, sourceFPS: sourceFPS, placement: placement,
-                                    transport: &transport, now: now)
+                                    transport: &transport, clock: clock)
             source = .measured
             typed = trial.stray
         }
@@ -88,7 +88,7 @@ public struct AutoOutput: Sendable {
         return AutoOutput(candidate: next, figures: figures, source: .measured, memory: memory, key: key)
     }
 
-    /// ``choose(capabilities:options:sourceFPS:placement:transport:now:memory:key:remeasure:trial:)``
+    /// ``choose(capabilities:options:sourceFPS:placement:transport:clock:memory:key:remeasure:trial:)``
     /// on the terminal at `input`/`output` (raw for the trial's length, as for the capability
     /// probe), timed by the monotonic clock (the terminal's real speed is what is measured),
     /// remembered in `environment`'s ``TerminalMemory/standard(environment:)``.
@@ -98,7 +98,7 @@ public struct AutoOutput: Sendable {
         var transport = FileDescriptorTransport(input: input, output: output)
         defer { transport.restore() }
         return choose(capabilities: caps, options: options, sourceFPS: sourceFPS, placement: placement, transport: &transport,
-                      now: { clock.seconds * 1000 }, memory: TerminalMemory.standard(environment: environment),
+                      clock: clock, memory: TerminalMemory.standard(environment: environment),
                       key: TerminalMemory.key(for: caps, environment: environment), remeasure: remeasure)
     }
 }

@@ -45,8 +45,9 @@ public struct ThroughputTrial {
     /// `placement` puts its driver (the host's layout), for a source of `sourceFPS`.
     public mutating func measure<T: ProbeTransport>(
         _ candidates: [OutputCandidate], capabilities caps: TerminalCapabilities, options: VideoDrivers.Options, sourceFPS: Double,
-        placement: (any VideoDriver) -> Placement, transport: inout T, now: () -> Double
+        placement: (any VideoDriver) -> Placement, transport: inout T, clock: TimeSource
     ) -> [OutputFigure] {
+        let now = { clock.seconds * 1000 }
         var figures: [OutputFigure] = []
         do throws(SystemCallError) {
             try transport.send(Self.enter)
@@ -55,7 +56,7 @@ public struct ThroughputTrial {
                 guard let entry = VideoDrivers.entry(named: candidate.driver) else { continue }
                 var trialOptions = candidate.options(options)
                 trialOptions.instance = Self.instance   // an image id of its own (kitty): never the video's
-                let driver = entry.make(caps, trialOptions)
+                let driver = entry.make(caps, trialOptions, clock)
                 let spot = placement(driver)
                 guard !spot.isEmpty else { continue }
                 // A terminal still taking an earlier candidate's frames: wait for it (not counted).

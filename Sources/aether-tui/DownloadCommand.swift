@@ -87,12 +87,13 @@ struct Download: ParsableCommand {
         request.subtitleLanguages = slang.map(PlaybackSetup.languageList) ?? []
         let path = output ?? Self.defaultOutput(for: url)
 
-        let interrupt = InterruptToken()
+        // The download's composition root: its one clock.
+        let clock = TimeSource.monotonic
+        let interrupt = InterruptToken(clock: clock)
         let signals = Self.cancelOnSignals(interrupt)
         defer { signals.forEach { $0.cancel() } }
         let downloader = Downloader(output: path, network: settings, options: options, interrupt: interrupt)
-        // The download's composition root: its one clock.
-        let bar = ProgressPrinter(terminal: isatty(STDOUT_FILENO) == 1, clock: .monotonic)
+        let bar = ProgressPrinter(terminal: isatty(STDOUT_FILENO) == 1, clock: clock)
         do {
             let plan = try downloader.plan(url: url, request: request)
             if list {

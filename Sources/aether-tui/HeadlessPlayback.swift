@@ -17,7 +17,7 @@ struct HeadlessPlayback {
     let clock: TimeSource
 
     func run() throws -> Int32 {
-        let setup = try PlaybackSetup(options, environment: ProcessInfo.processInfo.environment, warn: { warn($0) })
+        let setup = try PlaybackSetup(options, environment: ProcessInfo.processInfo.environment, clock: clock, warn: { warn($0) })
         let stop = QuitSignals()
 
         var stats: StatsFile? = nil

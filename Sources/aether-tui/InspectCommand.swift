@@ -79,7 +79,7 @@ struct Inspect: ParsableCommand {
         switch tab {
         case .container:
             let document: StructureDocument
-            do { document = try StructureDocument.open(path: source, network: NetworkSettings()) } catch { throw fail(error.message) }
+            do { document = try StructureDocument.open(path: source, network: NetworkSettings(), clock: .monotonic) } catch { throw fail(error.message) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             struct Whole: Encodable {

@@ -58,7 +58,7 @@ struct Play: ParsableCommand {
             throw fail("standard input and output must be a terminal (use --vo=null to play without one)")
         }
         let env = ProcessInfo.processInfo.environment
-        let setup = try PlaybackSetup(playback, environment: env, warn: { warn($0) })
+        let setup = try PlaybackSetup(playback, environment: env, clock: clock, warn: { warn($0) })
         let executable = ExecutablePath.current ?? CommandLine.arguments[0]
         // NO_COLOR (no-color.org) drops the chrome's colours; an explicit --theme overrides it.
         // The picture is never affected.

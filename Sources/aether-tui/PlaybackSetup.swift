@@ -22,9 +22,10 @@ struct PlaybackSetup {
     var warnings: [String]
 
     /// The setup of `options`: `warn` hears each warning as it is found (before a later step
-    /// can fail). Throws the one-line failures (`cannot open`, `nothing to play`).
-    init(_ options: PlaybackOptions, environment: [String: String], warn: (String) -> Void) throws {
-        player = try Self.resolvedPlayerOptions(options)
+    /// can fail). Throws the one-line failures (`cannot open`, `nothing to play`). `clock` is the
+    /// player's (``PlayerOptions/time``).
+    init(_ options: PlaybackOptions, environment: [String: String], clock: TimeSource, warn: (String) -> Void) throws {
+        player = try Self.resolvedPlayerOptions(options, clock: clock)
         // No keyboard headless, but IPC `keypress` goes through the bindings, and a broken
         // input.conf is said at once, as in the TUI.
         let (bindings, bindingWarnings) = Self.bindings(options, environment: environment)
@@ -67,12 +68,12 @@ struct PlaybackSetup {
     /// Engine options. Only a time that depends on the source (a percentage, a time before the
     /// end, a chapter) in `--start`, `--end` or `--length` needs its duration or chapters, so
     /// only then is the source probed before the player opens it.
-    static func resolvedPlayerOptions(_ options: PlaybackOptions) throws -> PlayerOptions {
-        let unresolved = playerOptions(options, duration: nil)
+    static func resolvedPlayerOptions(_ options: PlaybackOptions, clock: TimeSource) throws -> PlayerOptions {
+        let unresolved = playerOptions(options, duration: nil, clock: clock)
         guard [options.start, options.end, options.length].contains(where: { $0?.needsSource == true }) else { return unresolved }
         do {
-            let info = try MediaProbe.probe(url: options.source, network: unresolved.network)
-            return playerOptions(options, duration: info.duration, chapters: info.chapters.map(\.start))
+            let info = try MediaProbe.probe(url: options.source, network: unresolved.network, clock: clock)
+            return playerOptions(options, duration: info.duration, chapters: info.chapters.map(\.start), clock: clock)
         } catch {
             throw fail("cannot open '\(options.source)': \(error.message)")
         }
@@ -80,8 +81,8 @@ struct PlaybackSetup {
 
     /// Engine options; `duration` and `chapters` resolve the times that depend on them. With
     /// both `--end` and `--length`, playback stops at the earlier (mpv's rule).
-    static func playerOptions(_ options: PlaybackOptions, duration: Double?, chapters: [Double] = []) -> PlayerOptions {
-        var o = PlayerOptions()
+    static func playerOptions(_ options: PlaybackOptions, duration: Double?, chapters: [Double] = [], clock: TimeSource) -> PlayerOptions {
+        var o = PlayerOptions(time: clock)
         o.streamRecord = options.streamRecord.flatMap { $0.isEmpty ? nil : Paths.expandingTilde($0, environment: ProcessInfo.processInfo.environment) }
         o.start = options.start?.resolve(duration: duration, chapters: chapters) ?? 0
         o.length = options.length?.resolve(duration: duration, chapters: chapters)
@@ -152,8 +153,7 @@ struct PlaybackSetup {
 
     /// How the playlist plays, from the options.
     static func controllerSettings(_ options: PlaybackOptions, player: PlayerOptions) -> ControllerSettings {
-        var c = ControllerSettings()
-        c.player = player
+        var c = ControllerSettings(player: player)
         c.startGiven = options.start != nil
         c.playlistStart = options.playlistStart
         c.loopFile = options.loopFile

@@ -84,6 +84,9 @@ struct Probe: ParsableCommand {
         }
     }
 
+    /// The probe's composition root: the one clock its opens and reads are timed by.
+    private static let clock = TimeSource.monotonic
+
     func run() throws {
         try common.configureLogging()
         // Every header is checked (an HTTP token for a name, no CR/LF in either part), and the
@@ -102,15 +105,15 @@ struct Probe: ParsableCommand {
         if frames { return try listFrames(options, network: network) }
         let info: MediaInfo
         do {
-            info = try MediaProbe.probe(url: source, options: options, network: network, timeout: readTimeout)
+            info = try MediaProbe.probe(url: source, options: options, network: network, timeout: readTimeout, clock: Self.clock)
         } catch {
             // A web page (as playback finds it): what yt-dlp names on it is probed instead.
             guard NetworkSettings.isNetwork(source),
                   case .media(let page)?? = try? YtdlRunner.media(onPage: source, network: network, settings: YtdlSettings(),
-                                                                  interrupt: InterruptToken(), timeout: readTimeout),
+                                                                  interrupt: InterruptToken(clock: Self.clock), timeout: readTimeout),
                   let pageOptions = try? SourceOptions.make(network: page.network(over: network)),
                   let media = try? MediaProbe.probe(url: page.url, options: pageOptions, network: page.network(over: network),
-                                                    timeout: readTimeout) else {
+                                                    timeout: readTimeout, clock: Self.clock) else {
                 throw fail("cannot open '\(source)': \(error.message)")
             }
             AppLog.write("ytdl", "probe: the page names \(TextSanitizer.clean(page.url))")
@@ -144,7 +147,7 @@ struct Probe: ParsableCommand {
 
     private func listPackets(_ options: [String: String], network: NetworkSettings) throws {
         let inspector: PacketInspector
-        do { inspector = try PacketInspector(url: source, options: options, network: network, limits: limits) } catch { throw failure(error) }
+        do { inspector = try PacketInspector(url: source, options: options, network: network, limits: limits, clock: Self.clock) } catch { throw failure(error) }
         let output = InspectionOutput(json: json)
         output.streams(inspector.streams, columns: InspectionTable.packetColumns)
         while let event = inspector.next() {
@@ -157,7 +160,7 @@ struct Probe: ParsableCommand {
 
     private func listFrames(_ options: [String: String], network: NetworkSettings) throws {
         let inspector: FrameInspector
-        do { inspector = try FrameInspector(url: source, options: options, network: network, limits: limits) } catch { throw failure(error) }
+        do { inspector = try FrameInspector(url: source, options: options, network: network, limits: limits, clock: Self.clock) } catch { throw failure(error) }
         let output = InspectionOutput(json: json)
         output.streams(inspector.streams, columns: InspectionTable.frameColumns)
         while let event = inspector.next() {

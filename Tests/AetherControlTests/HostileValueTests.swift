@@ -76,7 +76,7 @@ struct OutsideValueTests {
     @Test func everyCommandAndPropertyTakesHostileValuesOnARealPlayer() throws {
         let player = Player()
         let file = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
-        var settings = ControllerSettings()
+        var settings = ControllerSettings(player: PlayerOptions(time: .monotonic))
         settings.player.audio.output = .null
         settings.resume = false
         settings.watchLater = WatchLater(directory: NSTemporaryDirectory() + "aether-hostile-\(getpid())")

@@ -11,7 +11,7 @@ import Testing
 /// real player with its sound off.
 @Suite(.serialized) struct ImageHoldTests {
     static func controller(_ duration: ImageDuration, clock: ManualTimeSource) -> PlayerController {
-        var settings = ControllerSettings()
+        var settings = ControllerSettings(player: PlayerOptions(time: .monotonic))
         settings.player.audio.output = .null
         settings.resume = false
         settings.subtitleAutoload = false

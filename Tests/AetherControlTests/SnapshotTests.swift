@@ -20,7 +20,7 @@ private final class QuietHost: PlayerHost {
     @Test func theCachedTrackListFollowsSelectionsAddedTracksAndTheNextItem() throws {
         let player = Player()
         let rich = TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv")
-        var settings = ControllerSettings()
+        var settings = ControllerSettings(player: PlayerOptions(time: .monotonic))
         settings.player.audio.output = .null
         settings.resume = false
         settings.subtitleAutoload = false
@@ -70,7 +70,7 @@ private final class QuietHost: PlayerHost {
     /// Two items without subtitles: only the item's load can tell the cache that it is stale.
     @Test func theNextItemWithTheSameSubtitleListIsNotShownWithTheLastOnesTracks() throws {
         let player = Player()
-        var settings = ControllerSettings()
+        var settings = ControllerSettings(player: PlayerOptions(time: .monotonic))
         settings.player.audio.output = .null
         settings.resume = false
         settings.watchLater = WatchLater(directory: NSTemporaryDirectory() + "aether-snapshot-\(getpid())")

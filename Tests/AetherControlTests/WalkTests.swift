@@ -11,7 +11,7 @@ import Glibc
 @Suite struct WalkTests {
     static func walk(_ count: Int, loops: LoopCount = .no) -> PlaylistWalk {
         PlaylistWalk(playlist: Playlist((0..<count).map { PlaylistItem(source: "/media/\($0).mkv") }), loops: loops,
-                     interrupter: LoadInterrupter())
+                     interrupter: LoadInterrupter(clock: .monotonic))
     }
 
     /// Loads items as the controller does (the item becomes the position), but only those of
@@ -139,7 +139,7 @@ import Glibc
     }
 
     @Test func aQuitStopsTheWalk() {
-        let interrupter = LoadInterrupter()
+        let interrupter = LoadInterrupter(clock: .monotonic)
         let walk = PlaylistWalk(playlist: Playlist([PlaylistItem(source: "a"), PlaylistItem(source: "b")]), loops: .no,
                                 interrupter: interrupter)
         let owner = Owner(walk, playable: [0, 1])

@@ -14,7 +14,7 @@ import Testing
     /// Every text cue of `path`'s first subtitle track, decoded as the demuxer decodes them,
     /// with the file's attached fonts.
     static func cues(_ path: String) throws -> [SubtitleCue] {
-        let format = try FormatContext(url: path)
+        let format = try FormatContext(url: path, interrupt: InterruptToken(clock: .monotonic))
         let fonts = SourceOpener.attachedFonts(format)
         let index = try #require((0..<format.streamCount).first {
             format.stream($0)?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE
@@ -137,7 +137,7 @@ import Testing
     /// A SubRip sidecar goes through libass with the options' style: colour and --sub-pos.
     @Test func convertedSubtitlesTakeTheOptionsStyle() throws {
         let srt = "1\n00:00:00,000 --> 00:00:05,000\nHello <i>there</i>\n"
-        let format = try FormatContext(bytes: Array(srt.utf8))
+        let format = try FormatContext(bytes: Array(srt.utf8), clock: .monotonic)
         let stream = try #require(format.stream(0))
         let decoder = try CodecContext(parameters: stream.pointee.codecpar, timeBase: stream.pointee.time_base, threads: 1)
         let packet = try Packet()
@@ -317,7 +317,7 @@ extension ASSOverlayHostileTests {
         try #require(r.status == 0, "\(r.stderr)")
         let skip = "'huge.ttf' (50000000 bytes) skipped"
         let before = ASSLog.recentLines(containing: skip)
-        let format = try FormatContext(url: dir + "/a.mkv")
+        let format = try FormatContext(url: dir + "/a.mkv", interrupt: InterruptToken(clock: .monotonic))
         let fonts = try #require(SourceOpener.attachedFonts(format))
         #expect(fonts.fonts.map(\.name) == ["DejaVuSerif.ttf"])
         _ = SourceOpener.attachedFonts(format)

@@ -13,7 +13,7 @@ import Testing
 
     /// The fixture's ASS track: header (extradata) and its events with their times (ms).
     static func track(_ path: String) throws -> (header: [UInt8], events: [(data: [UInt8], start: Int64, duration: Int64)]) {
-        let format = try FormatContext(url: path)
+        let format = try FormatContext(url: path, interrupt: InterruptToken(clock: .monotonic))
         var index = -1
         var header: [UInt8] = []
         for i in 0..<format.streamCount {

@@ -87,7 +87,7 @@ import Testing
     /// In real playback the window holds the tone playing at the clock's time: the MP3 switches
     /// from 1 kHz to 4 kHz at 3 s, and the window follows within its own length.
     @Test func duringPlaybackTheWindowIsWhatPlaysNow() throws {
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.start = 2.4
         let player = Player()
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func noAudioNoWindow() throws {
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.audio.enabled = false
         let player = Player()

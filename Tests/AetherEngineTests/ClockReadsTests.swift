@@ -46,4 +46,26 @@ import Testing
         }
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
+
+    /// #60 item 3: the real clock (``TimeSource/monotonic``) is chosen only where a program
+    /// starts: the executables (their composition roots) and the test harness's processes
+    /// (`AetherLoopback`, whose servers and children run in real time). Everything else is given
+    /// its clock: there is no default to fall back on (`PlayerOptions(time:)`, `InterruptToken(clock:)`
+    /// and `Stopwatch(clock:)` require one), and no stored `= .monotonic` either. Each found with its line.
+    @Test func theRealClockIsChosenOnlyAtTheRoots() throws {
+        let sources = TestEnvironment.root.appendingPathComponent("Sources").path
+        let roots = ["aether-tui/", "aether-bench/", "aether-fuzz/", "AetherLoopback/", "AetherBase/"]
+        var found: [String] = []
+        let files = try #require(FileManager.default.enumerator(atPath: sources)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        for file in files where !roots.contains(where: { file.hasPrefix($0) }) {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.components(separatedBy: "//").first ?? ""
+                if code.range(of: #"\.monotonic\b"#, options: .regularExpression) != nil {
+                    found.append("\(file):\(n + 1): \(code.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
 }

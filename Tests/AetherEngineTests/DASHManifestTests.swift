@@ -917,7 +917,7 @@ import Testing
             do {
                 _ = try DASHSource.remote(url: "http://media.example/a.mpd", bytes: Array(text.utf8),
                                           choice: DASHSource.Choice(preference: .max, range: .auto, audioLanguages: []),
-                                          openOptions: [:], settings: NetworkSettings(), timeout: 1, cookies: nil)
+                                          openOptions: [:], settings: NetworkSettings(), timeout: 1, cookies: nil, clock: .monotonic)
                 Issue.record("\(text.prefix(40)) was not refused")
             } catch {
                 #expect(error.message == ManifestXML.refusal(Array(text.utf8)), "\(error.message)")

@@ -27,7 +27,7 @@ struct GaplessTests {
     /// it, its decoder converting to the device's format; the same rate continues under both.
     @Test func weakContinuesOnlyTheSameFormatAndYesConverts() throws {
         let device = NullSink(format: AudioFormat(sampleRate: 48000, channels: 2), time: .monotonic)
-        var options = PlayerOptions()
+        var options = PlayerOptions(time: .monotonic)
         options.audio.output = .null
         options.audio.gapless = .weak
         #expect(throws: PlayerError.self) { try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options, continuing: device) }
@@ -50,7 +50,7 @@ struct GaplessTests {
     /// samples of priming and ends 240 000 later; a LAME MP3 and an Ogg have nothing to trim
     /// beyond what their decoders do.
     @Test func encoderDelayAndPaddingLeftByTheDecodersAreTrimmed() throws {
-        var options = PlayerOptions()
+        var options = PlayerOptions(time: .monotonic)
         options.audio.output = .null
         let aac = try SourceOpener.open(url: TestEnvironment.fixture("gapless-2.m4a"), options: options)
         #expect(aac.audio.start == nil && aac.audio.end.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: aac.audio.end))")

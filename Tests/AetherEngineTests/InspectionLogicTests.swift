@@ -96,7 +96,7 @@ import Testing
 @Suite struct InspectorAPITests {
     @Test func packetInspectorReturnsValuesThenOneEnd() throws {
         let inspector = try PacketInspector(url: TestEnvironment.fixture("extreme-timestamps.mkv"),
-                                            network: NetworkSettings(), limits: InspectionLimits(count: nil))
+                                            network: NetworkSettings(), limits: InspectionLimits(count: nil), clock: .monotonic)
         #expect(inspector.streams.map(\.kind) == [.audio])
         #expect(inspector.streams.first?.timeBase == StreamTimeBase(num: 1, den: 1000))
         var packets: [PacketRecord] = []
@@ -115,7 +115,7 @@ import Testing
 
     @Test func frameInspectorStopsAtTheCountWithMoreToCome() throws {
         let inspector = try FrameInspector(url: TestEnvironment.fixture("mpeg2-interlaced-mp2.ts"),
-                                           network: NetworkSettings(), limits: InspectionLimits(streams: StreamSelection("v")!, count: 3))
+                                           network: NetworkSettings(), limits: InspectionLimits(streams: StreamSelection("v")!, count: 3), clock: .monotonic)
         var frames: [FrameRecord] = []
         var end: InspectionEnd?
         while let event = inspector.next() {
@@ -133,7 +133,7 @@ import Testing
         for timeout in [Double.infinity, .nan, 1e300, -1, 0] {
             let inspector = try PacketInspector(url: TestEnvironment.fixture("extreme-timestamps.mkv"),
                                                 network: NetworkSettings(), limits: InspectionLimits(start: .seconds(1e300), length: .seconds(.infinity),
-                                                                         count: -5, readTimeout: timeout))
+                                                                         count: -5, readTimeout: timeout), clock: .monotonic)
             guard case .end(let end)? = inspector.next() else { Issue.record("a negative count lists nothing"); continue }
             #expect(end.packets == 0)
         }
@@ -141,13 +141,13 @@ import Testing
 
     @Test func percentPositionsNeedADuration() {
         #expect(throws: InspectionError.unknownDuration) {
-            try PacketInspector(url: TestEnvironment.fixture("nopts.h264"), network: NetworkSettings(), limits: InspectionLimits(start: .percent(50)))
+            try PacketInspector(url: TestEnvironment.fixture("nopts.h264"), network: NetworkSettings(), limits: InspectionLimits(start: .percent(50)), clock: .monotonic)
         }
     }
 
     @Test func openFailuresCarryFFmpegsWords() {
         do {
-            _ = try PacketInspector(url: TestEnvironment.fixture("random.mkv"), network: NetworkSettings())
+            _ = try PacketInspector(url: TestEnvironment.fixture("random.mkv"), network: NetworkSettings(), clock: .monotonic)
             Issue.record("random bytes opened")
         } catch {
             guard case .cannotOpen(let e) = error else { Issue.record("\(error)"); return }

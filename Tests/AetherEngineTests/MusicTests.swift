@@ -9,7 +9,7 @@ import Testing
 /// audio file with an attached picture plays: as audio only.
 @Suite struct CoverArtTests {
     func load(_ name: String, _ configure: (inout PlayerOptions) -> Void = { _ in }) throws -> Player {
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         configure(&o)
         let player = Player()
@@ -104,7 +104,7 @@ import Testing
 
 @Suite struct MediaTagsTests {
     func info(_ name: String) throws -> MediaInfo {
-        try MediaProbe.probe(url: TestEnvironment.fixture(name), network: NetworkSettings())
+        try MediaProbe.probe(url: TestEnvironment.fixture(name), network: NetworkSettings(), clock: .monotonic)
     }
 
     @Test func id3TagsAreReadAndSanitised() throws {

@@ -8,10 +8,8 @@ import Testing
 /// sleeping): the source's one throughput estimate (``NetworkMonitor``) fed by arrivals and by
 /// segments, the reconnect backoff and the token's deadline.
 @Suite struct NetworkClockTests {
-    /// A token on `clock` whose waits let the time pass.
-    static func token(_ clock: ManualTimeSource) -> InterruptToken {
-        InterruptToken(clock: clock.source, sleep: { _ = clock.wait(seconds: $0) })
-    }
+    /// A token on `clock` (its waits let the time pass: the source's `pass`).
+    static func token(_ clock: ManualTimeSource) -> InterruptToken { InterruptToken(clock: clock.source) }
 
     @Test func arrivalsCloseOneSecondWindowsIntoTheEstimate() {
         let clock = ManualTimeSource()

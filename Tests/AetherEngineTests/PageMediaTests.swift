@@ -107,7 +107,7 @@ struct PageMediaTests {
     /// What the opener takes from a page: its title stands for the media's, its chapters fill an
     /// empty chapter list.
     @Test func aPagesTitleAndChaptersBecomeTheMedias() throws {
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.page = PageMedia(url: "http://127.0.0.1:9/v.mp4", title: "Page title",
                            chapters: [Chapter(title: "One", start: 0, end: 5), Chapter(title: "Two", start: 5, end: 12)])

@@ -9,7 +9,7 @@ import Testing
 /// 0). `FormatContext` seeks to the first packet instead.
 @Suite struct SeekToStartTests {
     @Test func anHLSStreamSeeksBackToItsStart() throws {
-        let format = try FormatContext(url: TestEnvironment.fixture("net/hls-vod/v0/index.m3u8"))
+        let format = try FormatContext(url: TestEnvironment.fixture("net/hls-vod/v0/index.m3u8"), interrupt: InterruptToken(clock: .monotonic))
         let packet = try Packet()
         var first: [Int: Int64] = [:]
         for _ in 0..<200 {

@@ -13,7 +13,7 @@ import Testing
 struct SegmentTransmuxerTests {
     /// (stream index, pts in ms, size, a digest of the bytes) of every packet of `bytes`.
     static func packets(_ bytes: [UInt8]) throws -> [String] {
-        let input = try FormatContext(bytes: bytes)
+        let input = try FormatContext(bytes: bytes, clock: .monotonic)
         let packet = try Packet()
         var out: [String] = []
         while try input.read(into: packet) {
@@ -34,12 +34,12 @@ struct SegmentTransmuxerTests {
         let dir = TestEnvironment.fixture("net/\(set)")
         func file(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name))) }
         let initialization = try file("init-stream\(stream).\(ext)")
-        let header = try SegmentTransmuxer.header(initialization)
+        let header = try SegmentTransmuxer.header(initialization, clock: .monotonic)
         var served = header
         var expected: [String] = []
         for n in 1...10 {
             let segment = try file(String(format: "chunk-stream\(stream)-%05d.\(ext)", n))
-            let clusters = try SegmentTransmuxer.served(segment, initialization: initialization, as: .matroska)
+            let clusters = try SegmentTransmuxer.served(segment, initialization: initialization, as: .matroska, clock: .monotonic)
             // A cluster of unknown size (a seek hands the demuxer another segment's clusters).
             #expect(clusters.starts(with: [0x1F, 0x43, 0xB6, 0x75, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
                     "segment \(n) does not start with a cluster of unknown size")
@@ -64,10 +64,10 @@ struct SegmentTransmuxerTests {
     @Test func theHeaderIsTheSegmentsOwn() throws {
         let dir = TestEnvironment.fixture("net/dash-av1")
         let initialization = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/init-stream0.m4s")))
-        let header = try SegmentTransmuxer.header(initialization)
+        let header = try SegmentTransmuxer.header(initialization, clock: .monotonic)
         let segment = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/chunk-stream0-00004.m4s")))
         let output = try SegmentMuxer(.matroska)
-        let input = try FormatContext(bytes: initialization + segment)
+        let input = try FormatContext(bytes: initialization + segment, clock: .monotonic)
         _ = try output.addStream(copying: try #require(input.stream(0)))
         let length = try output.writeHeader()
         #expect(Array(try output.finish().prefix(length)) == header)

@@ -14,10 +14,11 @@ import Testing
         let server = try LoopbackHTTP(root: NetworkTests.root)
         defer { server.stop() }
         #expect(!SourceOptions.protocolWhitelist.split(separator: ",").contains { ["http", "https", "httpproxy"].contains($0) })
-        #expect(throws: FFmpegError.self) { try FormatContext(url: server.url("progressive.mp4"), timeout: 5) }
+        #expect(throws: FFmpegError.self) { try FormatContext(url: server.url("progressive.mp4"), timeout: 5, interrupt: InterruptToken(clock: .monotonic)) }
         #expect(try server.requests().isEmpty, "libavformat reached the server")
         // Through the network layer the same URL opens, over the transport.
-        let format = try FormatContext(url: server.url("progressive.mp4"), timeout: 5, network: NetworkSettings())
+        let format = try FormatContext(url: server.url("progressive.mp4"), timeout: 5, interrupt: InterruptToken(clock: .monotonic),
+                                       network: NetworkSettings())
         #expect(format.streamCount == 2)
         let requests = try server.requests()
         #expect(!requests.isEmpty && NetworkTests.libavformatRequests(requests).isEmpty, "\(NetworkTests.libavformatRequests(requests))")

@@ -78,7 +78,7 @@ import Testing
     @Test func thePagesTitleAndAudioReachTheEngine() throws {
         let server = try LoopbackHTTP(root: Self.site)
         defer { server.stop() }
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.ytdl.format = "0+1"
         o.ytdl.rawOptions = [("video-multistreams", "")]

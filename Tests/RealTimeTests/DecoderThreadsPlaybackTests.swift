@@ -13,7 +13,7 @@ import Testing
     @Test func aDecoderReopenedWithMoreThreadsKeepsEveryFrame() throws {
         #expect(TestEnvironment.requirePulse(), "PulseAudio null sink did not start")
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .alsa(device: "pulse")
         o.length = 6
         o.policy.oneThreadBusyShare = 0

@@ -19,7 +19,7 @@ final class TestSink: FrameSink, @unchecked Sendable {  // immutable after init
 /// the host answers with reports, and the engine derives the lead from them.
 @Suite(.serialized) struct FrameSinkTests {
     func nullAudio(_ configure: (inout PlayerOptions) -> Void = { _ in }) -> PlayerOptions {
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         configure(&o)
         return o

@@ -14,7 +14,7 @@ import Testing
     }
 
     func options(_ configure: (inout PlayerOptions) -> Void = { _ in }) -> PlayerOptions {
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .alsa(device: "pulse")
         configure(&o)
         return o
@@ -379,7 +379,7 @@ import Testing
     @Test(arguments: files)
     func frameHashesMatchFFmpeg(file: String) throws {
         let path = TestEnvironment.fixture(file)
-        let ours = try FrameHasher.hashes(url: path)
+        let ours = try FrameHasher.hashes(url: path, clock: .monotonic)
         let r = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"], timeout: 60)
         #expect(r.status == 0)
         let theirs = r.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
@@ -403,7 +403,7 @@ import Testing
     @Test(arguments: playable)
     func playsToTheEnd(file: String) throws {
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.playing.rate = 4
         try player.load(url: TestEnvironment.fixture(file), options: o)
@@ -433,7 +433,7 @@ import Testing
         let player = Player()
         player.setFrameDivisor(3)
         defer { player.setFrameDivisor(1) }
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.length = 2
         try player.load(url: TestEnvironment.fixture("frames-numbered.mkv"), options: o)
@@ -470,7 +470,7 @@ import Testing
     @Test func hdrIsToneMappedNotWashedOut() throws {
         // The same picture, SDR vs PQ-tagged, after tone-mapping: the PQ one must not be a grey wash.
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         try player.load(url: TestEnvironment.fixture("hevc10-hdr10-ac3-51-movtext.mp4"), options: o)
         player.setRenderSize(PixelSize(width: 64, height: 48))
@@ -490,7 +490,7 @@ import Testing
                       (PixelSize(width: 1280, height: 720), .all, "all")])
     func theLoopFilterIsSkippedOnlyWhereItCannotShow(size: PixelSize, forced: LoopFilterSkip?, expected: String?) throws {
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.video.skipLoopFilter = forced
         try player.load(url: TestEnvironment.fixture("h264-1080p.mkv"), options: o)
@@ -506,7 +506,7 @@ import Testing
 
     @Test func solidRedDecodesAsRed() throws {
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         try player.load(url: TestEnvironment.fixture("solid-red.mkv"), options: o)
         player.setRenderSize(PixelSize(width: 32, height: 24))
@@ -528,7 +528,7 @@ import Testing
 @Suite struct SubtitleDecodeTests {
     func play(_ file: String, configure: (inout PlayerOptions) -> Void = { _ in }) throws -> Player {
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.playing.rate = 4
         configure(&o)
@@ -568,7 +568,7 @@ import Testing
 
     @Test func sidecarSRTBecomesATrack() throws {
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.subtitles.files = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt")]
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
@@ -583,7 +583,7 @@ import Testing
 
     @Test func anEmbeddedWindows1252TrackIsRead() throws {
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.subtitles.track = 0
         try player.load(url: TestEnvironment.fixture("hostile/latin1-embedded.mkv"), options: o)
@@ -595,10 +595,10 @@ import Testing
 
     @Test func sidCanPickASubFileTrack() throws {
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.subtitles.files = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.srt")]
-        let embedded = try MediaProbe.probe(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), network: NetworkSettings()).subtitles.count
+        let embedded = try MediaProbe.probe(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), network: NetworkSettings(), clock: .monotonic).subtitles.count
         o.subtitles.track = embedded  // the first track after the embedded ones: the --sub-file
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
         let active = try #require(player.activeSubtitleTrack)
@@ -609,7 +609,7 @@ import Testing
 
     @Test func switchingTracksFetchesTheNewTracksCues() throws {
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.subtitles.enabled = false
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
@@ -621,7 +621,7 @@ import Testing
 
     @Test func assOverridesAreStripped() throws {
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.subtitles.files = [TestEnvironment.fixture("h264-aac-2audio-srt-ass.ass")]
         try player.load(url: TestEnvironment.fixture("h264-aac-2audio-srt-ass.mkv"), options: o)
@@ -633,7 +633,7 @@ import Testing
 
     @Test func cueThatBeganBeforeTheSeekTargetIsShown() throws {
         let player = Player()
-        var o = PlayerOptions()
+        var o = PlayerOptions(time: .monotonic)
         o.audio.output = .null
         o.subtitles.track = 0
         o.start = 1.2   // inside "Hello from aether" (0.5–1.5), after the keyframe at 1.0

@@ -104,7 +104,7 @@ extension CapabilityProbe {
         #expect(caps.synchronizedOutput)
         #expect(!caps.truecolor)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
-        #expect((VideoDrivers.make("halfblock", capabilities: caps, options: .init()) as? CellDriver)?.colorMode == .palette256)
+        #expect((VideoDrivers.make("halfblock", capabilities: caps, options: .init(), clock: .monotonic) as? CellDriver)?.colorMode == .palette256)
     }
 
     @Test func textAreaReplyGivesCellSizeWhenCellReplyIsMissing() {
@@ -185,21 +185,21 @@ extension CapabilityProbe {
         #expect(caps.terminal.version == "XTerm(379)" && caps.terminal.isXterm)
         #expect(caps.summaryLines.contains("terminal version (XTVERSION): XTerm(379)"))
         #expect(VideoDrivers.sixelRepaint(for: caps) == .changed)
-        let sixel = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init()) as? SixelDriver)
+        let sixel = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init(), clock: .monotonic) as? SixelDriver)
         #expect(sixel.repaint == .changed)
-        let chosen = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init(sixelRepaint: .full)) as? SixelDriver)
+        let chosen = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init(sixelRepaint: .full), clock: .monotonic) as? SixelDriver)
         #expect(chosen.repaint == .full, "--vo-sixel-repaint wins over auto")
 
         var foot = ScriptedTerminal(reply: "\u{1B}[?62;4;22c\u{1B}P>|foot(1.13.1)\u{1B}\\\u{1B}[0n")
         let footCaps = CapabilityProbe.probe(scripted: &foot, environment: TerminalEnvironment(term: "foot")).capabilities
         #expect(footCaps.terminal.version == "foot(1.13.1)" && !footCaps.terminal.isXterm)
-        #expect((VideoDrivers.make("auto", capabilities: footCaps, options: .init()) as? SixelDriver)?.repaint == .changed)
+        #expect((VideoDrivers.make("auto", capabilities: footCaps, options: .init(), clock: .monotonic) as? SixelDriver)?.repaint == .changed)
         // mlterm 3.9 does not answer XTVERSION and draws unset pixels as background: whole pictures.
         var mlterm = ScriptedTerminal(reply: "\u{1B}[?63;1;2;3;4;6;7;15;18;22;29c\u{1B}[0n")
         let mltermCaps = CapabilityProbe.probe(scripted: &mlterm, environment: TerminalEnvironment(term: "mlterm")).capabilities
-        #expect((VideoDrivers.make("auto", capabilities: mltermCaps, options: .init()) as? SixelDriver)?.repaint == .full)
-        #expect((VideoDrivers.make("auto", capabilities: mltermCaps, options: .init()) as? SixelDriver)?.overlays == .clipped)
-        #expect((VideoDrivers.make("auto", capabilities: footCaps, options: .init()) as? SixelDriver)?.overlays == .transparent)
+        #expect((VideoDrivers.make("auto", capabilities: mltermCaps, options: .init(), clock: .monotonic) as? SixelDriver)?.repaint == .full)
+        #expect((VideoDrivers.make("auto", capabilities: mltermCaps, options: .init(), clock: .monotonic) as? SixelDriver)?.overlays == .clipped)
+        #expect((VideoDrivers.make("auto", capabilities: footCaps, options: .init(), clock: .monotonic) as? SixelDriver)?.overlays == .transparent)
         var other = ScriptedTerminal(reply: "\u{1B}[?62;4c\u{1B}P>|WezTerm 20240203\u{1B}\\\u{1B}[0n")
         let otherCaps = CapabilityProbe.probe(scripted: &other, environment: TerminalEnvironment()).capabilities
         #expect(VideoDrivers.sixelRepaint(for: otherCaps) == .full)

@@ -49,7 +49,7 @@ import Testing
         #expect(!none.truecolor && none.truecolorSource == .assumed)
         // Half-block follows: xterm gets 24-bit cells without COLORTERM.
         let xterm = Self.probe(Self.xterm).capabilities
-        let cells = VideoDrivers.make("halfblock", capabilities: xterm, options: .init()) as? CellDriver
+        let cells = VideoDrivers.make("halfblock", capabilities: xterm, options: .init(), clock: .monotonic) as? CellDriver
         #expect(cells?.colorMode == .truecolor, "xterm's half-block: \(String(describing: cells?.colorMode))")
     }
 

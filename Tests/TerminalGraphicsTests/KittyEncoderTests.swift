@@ -19,7 +19,7 @@ import Testing
 
     @Test func rgbFrameComesBackPixelForPixel() throws {
         let image = try TestImages.natural(width: 97, height: 53)
-        let encoder = KittyEncoder(imageID: 77, placementID: 3)
+        let encoder = KittyEncoder(imageID: 77, placementID: 3, clock: .monotonic)
         let out = ByteBuffer()
         let report = encoder.encode(image, columns: 12, rows: 4, into: out)
         #expect(report.outcome == .encoded && report.format == 24 && report.bytes == out.count)
@@ -47,7 +47,7 @@ import Testing
         }
         let image = try PixelImage(width: width, height: height, format: .rgba32, stride: stride, pixels: bytes)
         let out = ByteBuffer()
-        _ = KittyEncoder().encode(image, columns: 1, rows: 1, into: out)
+        _ = KittyEncoder(clock: .monotonic).encode(image, columns: 1, rows: 1, into: out)
         let t = try #require(try KittyStream.parse(out.bytes).transmissions.first)
         #expect(t.format == 24 && t.pixels == expected)
     }
@@ -56,7 +56,7 @@ import Testing
         // 200×120 RGB = 72 000 bytes = 96 000 base64 characters: 24 chunks.
         let image = try TestImages.noise(width: 200, height: 120)
         let out = ByteBuffer()
-        let report = KittyEncoder().encode(image, columns: 40, rows: 12, into: out)
+        let report = KittyEncoder(clock: .monotonic).encode(image, columns: 40, rows: 12, into: out)
         let parsed = try KittyStream.parse(out.bytes)   // checks ≤ 4096 per chunk, keys, m rules
         let t = try #require(parsed.transmissions.first)
         #expect(t.chunks.count == 24 && report.chunks == 24)
@@ -70,7 +70,7 @@ import Testing
     @Test func smallFrameIsOneChunkWithM0() throws {
         let image = try TestImages.image(width: 2, height: 2) { x, y in (UInt8(x * 200), UInt8(y * 200), 7) }
         let out = ByteBuffer()
-        _ = KittyEncoder().encode(image, columns: 1, rows: 1, into: out)
+        _ = KittyEncoder(clock: .monotonic).encode(image, columns: 1, rows: 1, into: out)
         let t = try #require(try KittyStream.parse(out.bytes).transmissions.first)
         #expect(t.chunks.count == 1 && t.keys["m"] == "0")
         #expect(t.pixels == Self.rgb(image))
@@ -78,7 +78,7 @@ import Testing
 
     @Test func identicalFrameIsUnchangedAndWritesNothing() throws {
         let image = try TestImages.natural(width: 64, height: 36)
-        let encoder = KittyEncoder()
+        let encoder = KittyEncoder(clock: .monotonic)
         let out = ByteBuffer()
         #expect(encoder.encode(image, columns: 8, rows: 2, into: out).outcome == .encoded)
         let first = out.count
@@ -119,7 +119,7 @@ import Testing
     static let geometry = TerminalGeometry(columns: 80, rows: 24, cellSize: CellSize(width: 10, height: 20))
 
     @Test func driverPlacesTheCursorAndStretchesOverTheCells() throws {
-        let driver = KittyDriver()
+        let driver = KittyDriver(clock: .monotonic)
         #expect(driver.name == "kitty" && driver.drawsAboveText && driver.rowsBelowPicture == 2 && driver.qualityRungs == KittyDriver.qualityRungs)
         let area = CellRect(column: 0, row: 0, width: 80, height: 20)
         let full = driver.placement(for: area, displayAspect: 16.0 / 9, geometry: Self.geometry, scale: 1)
@@ -141,7 +141,7 @@ import Testing
     /// once, nothing is sent while it stays, and the picture comes back whole after it. The
     /// sixel driver sends nothing either.
     @Test func aWhollyCoveredPictureIsTakenDownNotSentTransparent() throws {
-        let driver = KittyDriver()
+        let driver = KittyDriver(clock: .monotonic)
         let placement = Placement(rect: CellRect(column: 3, row: 2, width: 10, height: 5),
                                   pictureSize: PixelSize(width: 97, height: 53), cellSize: CellSize(width: 10, height: 20))
         let image = try TestImages.natural(width: 97, height: 53)
@@ -177,7 +177,7 @@ import Testing
     }
 
     @Test func maskedCellsAreTransparentExactly() throws {
-        let driver = KittyDriver()
+        let driver = KittyDriver(clock: .monotonic)
         // 97×53 pixels stretched over 10×5 cells: cells are fractional pixel rectangles.
         let placement = Placement(rect: CellRect(column: 3, row: 2, width: 10, height: 5),
                                   pictureSize: PixelSize(width: 97, height: 53), cellSize: CellSize(width: 10, height: 20))
@@ -214,7 +214,7 @@ import Testing
     }
 
     @Test func driverSkipsAnIdenticalFrameAndResendsAfterAMove() throws {
-        let driver = KittyDriver()
+        let driver = KittyDriver(clock: .monotonic)
         let placement = Placement(rect: CellRect(column: 1, row: 1, width: 8, height: 3),
                                   pictureSize: PixelSize(width: 40, height: 30), cellSize: CellSize(width: 10, height: 20))
         let image = try TestImages.natural(width: 40, height: 30)
@@ -233,7 +233,7 @@ import Testing
     }
 
     @Test func teardownDeletesTheImage() throws {
-        let driver = KittyDriver(imageID: 4242)
+        let driver = KittyDriver(imageID: 4242, clock: .monotonic)
         let out = ByteBuffer()
         driver.teardown(into: out)
         let parsed = try KittyStream.parse(out.bytes)
@@ -255,7 +255,7 @@ import Testing
     }
 
     @Test func kittyInTmuxIsWrappedAndPlacedFromThePaneOrigin() throws {
-        let driver = KittyDriver(passthrough: TmuxPassthrough(paneTop: 3, paneLeft: 40))
+        let driver = KittyDriver(passthrough: TmuxPassthrough(paneTop: 3, paneLeft: 40), clock: .monotonic)
         let placement = Placement(rect: CellRect(column: 2, row: 1, width: 20, height: 6),
                                   pictureSize: PixelSize(width: 120, height: 80), cellSize: CellSize(width: 10, height: 20))
         let image = try TestImages.noise(width: 120, height: 80)
@@ -302,8 +302,8 @@ import Testing
     /// Which outputs get pictures whose chroma is interpolated to every pixel (the engine's
     /// planar RGB staging of 8-bit sources): those without a palette or cells (unit tier).
     @Test func onlyAnOutputShowingEveryPixelsColourWantsInterpolatedChroma() {
-        #expect(KittyDriver().showsEveryPixelsColour)
-        #expect(KittyDriver(placeholders: true).showsEveryPixelsColour)
+        #expect(KittyDriver(clock: .monotonic).showsEveryPixelsColour)
+        #expect(KittyDriver(placeholders: true, clock: .monotonic).showsEveryPixelsColour)
         #expect(!SixelDriver(colors: 256, dither: .none).showsEveryPixelsColour)
         #expect(!CellDriver(symbols: .half, colorMode: .truecolor).showsEveryPixelsColour)
         #expect(!CellDriver(symbols: .octant, colorMode: .truecolor).showsEveryPixelsColour)

@@ -56,7 +56,7 @@ struct KittyPlaceholderTests {
     /// overlay leaves, or that something else drew on, are written again; a new placement or
     /// an invalidation writes all of them.
     @Test func theDriverWritesCellsOnlyWhereTheTerminalLacksThem() throws {
-        let driver = KittyDriver(placeholders: true)
+        let driver = KittyDriver(placeholders: true, clock: .monotonic)
         #expect(!driver.drawsAboveText && driver.showsPixels)
         let geometry = TerminalGeometry(columns: 40, rows: 12, cellSize: CellSize(width: 10, height: 20))
         let placement = driver.placement(for: CellRect(column: 0, row: 0, width: 40, height: 12), displayAspect: 16 / 9,
@@ -105,7 +105,7 @@ struct KittyPlaceholderTests {
     /// Inside tmux the image goes through the passthrough without a cursor move (a virtual
     /// placement has no place) and the cells as text.
     @Test func insideTmuxOnlyTheImageIsWrapped() throws {
-        let driver = KittyDriver(passthrough: TmuxPassthrough(paneTop: 3, paneLeft: 0), placeholders: true)
+        let driver = KittyDriver(passthrough: TmuxPassthrough(paneTop: 3, paneLeft: 0), placeholders: true, clock: .monotonic)
         let placement = Placement(rect: CellRect(column: 2, row: 1, width: 8, height: 3), pictureSize: PixelSize(width: 80, height: 60))
         let out = ByteBuffer()
         _ = try driver.render(try TestImages.image(width: 80, height: 60, { _, _ in (0, 255, 0) }), placement: placement,
@@ -135,7 +135,7 @@ struct KittyPlaceholderTests {
         #expect(!KittyDriver.placeholders(for: caps(nil)))
         #expect(!KittyDriver.placeholders(for: caps("kitty(0.35.2)", tmux: false)))
         #expect(!KittyDriver.placeholders(for: caps("kitty(x.y)")))
-        let made = VideoDrivers.make("kitty", capabilities: caps("kitty(0.35.2)"), options: .init()) as? KittyDriver
+        let made = VideoDrivers.make("kitty", capabilities: caps("kitty(0.35.2)"), options: .init(), clock: .monotonic) as? KittyDriver
         #expect(made?.placeholders == true)
     }
 }

@@ -31,7 +31,7 @@ import Testing
         #expect(caps.probe.answered && caps.kitty.graphics && caps.kitty.graphicsSource == .terminal)
         #expect(report.strayInput.isEmpty)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "kitty")
-        #expect(VideoDrivers.make("auto", capabilities: caps, options: .init()) is KittyDriver)
+        #expect(VideoDrivers.make("auto", capabilities: caps, options: .init(), clock: .monotonic) is KittyDriver)
         #expect(caps.summaryLines.contains("kitty graphics: yes (reply)"))
     }
 
@@ -111,7 +111,7 @@ import Testing
         caps.sixel.available = false
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "halfblock")
         #expect(VideoDrivers.names.contains("kitty"))
-        #expect(VideoDrivers.make("kitty", capabilities: caps, options: .init()) is KittyDriver, "--vo kitty is kept")
+        #expect(VideoDrivers.make("kitty", capabilities: caps, options: .init(), clock: .monotonic) is KittyDriver, "--vo kitty is kept")
         // The d key cycles kitty → sixel → half-block on a terminal with both.
         caps.kitty.graphics = true
         caps.sixel.available = true
@@ -167,7 +167,7 @@ import Testing
         #expect(lines.contains("outer terminal DA1 (through tmux): 62;4;22"))
         // A driver made for it wraps what it draws.
         let out = ByteBuffer()
-        let driver = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init()))
+        let driver = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init(), clock: .monotonic))
         let image = try TestImages.natural(width: 30, height: 20)
         _ = try driver.render(image, placement: Placement(rect: CellRect(column: 0, row: 0, width: 3, height: 1),
                                                          pictureSize: image.size), mask: CellMask(columns: 80, rows: 24), into: out)
@@ -257,7 +257,7 @@ import Testing
                               tmux: TmuxPane(passthrough: true)).report.capabilities
         #expect(!caps.kitty.graphics && caps.sixel.available && caps.sixel.throughTmux)
         #expect(VideoDrivers.resolve("auto", capabilities: caps)?.name == "sixel")
-        let driver = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init()))
+        let driver = try #require(VideoDrivers.make("auto", capabilities: caps, options: .init(), clock: .monotonic))
         let image = try TestImages.natural(width: 30, height: 24)
         let out = ByteBuffer()
         _ = try driver.render(image, placement: Placement(rect: CellRect(column: 0, row: 0, width: 3, height: 2),
@@ -269,7 +269,7 @@ import Testing
         let caps = Self.probe("\u{1B}[?1;2;4c" + Self.dsr + "\u{1B}[?62;4c", environment: Self.tmuxEnvironment,
                               tmux: TmuxPane(passthrough: true)).report.capabilities
         #expect(caps.sixel.available && !caps.sixel.throughTmux)
-        let driver = try #require(VideoDrivers.make("sixel", capabilities: caps, options: .init()))
+        let driver = try #require(VideoDrivers.make("sixel", capabilities: caps, options: .init(), clock: .monotonic))
         let image = try TestImages.natural(width: 30, height: 24)
         let out = ByteBuffer()
         _ = try driver.render(image, placement: Placement(rect: CellRect(column: 0, row: 0, width: 3, height: 2),

@@ -48,7 +48,7 @@ import Testing
 
     @Test func aFrameGoesThroughSharedMemoryAndOnlyItsNameThroughTheTty() throws {
         let image = try TestImages.natural(width: 97, height: 53)
-        let encoder = KittyEncoder(imageID: 77, placementID: 3, transmission: .sharedMemory)
+        let encoder = KittyEncoder(imageID: 77, placementID: 3, transmission: .sharedMemory, clock: .monotonic)
         let out = ByteBuffer()
         let report = encoder.encode(image, columns: 12, rows: 4, into: out)
         #expect(report.outcome == .encoded && report.transmission == .sharedMemory && report.note == nil)
@@ -72,7 +72,7 @@ import Testing
 
     @Test func namesTheTerminalNeverTookAreUnlinkedAtTeardownAndDeinit() throws {
         var names: [String] = []
-        var encoder: KittyEncoder? = KittyEncoder(imageID: 90, placementID: 1, transmission: .sharedMemory)
+        var encoder: KittyEncoder? = KittyEncoder(imageID: 90, placementID: 1, transmission: .sharedMemory, clock: .monotonic)
         for shade in [10, 20, 30] {
             let image = try PixelImage(width: 8, height: 4, format: .rgb24, pixels: [UInt8](repeating: UInt8(shade), count: 96))
             let out = ByteBuffer()
@@ -149,7 +149,7 @@ import Testing
     @Test func aFailedShmOpenFallsBackToDirectWithOneNote() throws {
         let image = try TestImages.natural(width: 31, height: 17)
         // A name with a slash inside is refused by shm_open (EINVAL).
-        let encoder = KittyEncoder(imageID: 5, placementID: 1, transmission: .sharedMemory, sharedMemoryPrefix: "/no/such/dir")
+        let encoder = KittyEncoder(imageID: 5, placementID: 1, transmission: .sharedMemory, sharedMemoryPrefix: "/no/such/dir", clock: .monotonic)
         let out = ByteBuffer()
         let report = encoder.encode(image, columns: 4, rows: 2, into: out)
         #expect(report.outcome == .encoded && report.transmission == .direct && encoder.transmission == .direct)
@@ -181,11 +181,11 @@ import Testing
         #expect(KittySharedMemoryUse.auto.transmission(for: local.caps) == .sharedMemory)
         #expect(KittySharedMemoryUse.no.transmission(for: local.caps) == .direct)
         #expect(local.caps.summaryLines.contains("kitty shared memory (t=s): yes"))
-        let driver = VideoDrivers.make("auto", capabilities: local.caps, options: .init()) as? KittyDriver
+        let driver = VideoDrivers.make("auto", capabilities: local.caps, options: .init(), clock: .monotonic) as? KittyDriver
         #expect(driver?.transmission == .sharedMemory && driver?.logDetail == "shared memory")
         var noShm = VideoDrivers.Options()
         noShm.kittySharedMemory = .no
-        #expect((VideoDrivers.make("auto", capabilities: local.caps, options: noShm) as? KittyDriver)?.transmission == .direct)
+        #expect((VideoDrivers.make("auto", capabilities: local.caps, options: noShm, clock: .monotonic) as? KittyDriver)?.transmission == .direct)
         // A terminal that cannot read it says so.
         let refused = probe("\u{1B}[?62c\u{1B}_Gi=31;OK\u{1B}\\\u{1B}_Gi=32;EBADF:Failed to open\u{1B}\\\u{1B}[0n", TerminalEnvironment(term: "xterm-kitty"))
         #expect(refused.caps.kitty.graphics && !refused.caps.kitty.sharedMemory)
@@ -212,11 +212,11 @@ import Testing
         var pixels: [UInt8] = []
         for y in 0..<90 { for x in 0..<160 { pixels += [UInt8(x), UInt8(y), 128] } }
         let smooth = try PixelImage(width: 160, height: 90, format: .rgb24, pixels: pixels)
-        let encoder = KittyEncoder(imageID: 8, transmission: .direct, compresses: true)
+        let encoder = KittyEncoder(imageID: 8, transmission: .direct, compresses: true, clock: .monotonic)
         let out = ByteBuffer()
         let report = encoder.encode(smooth, columns: 20, rows: 5, into: out)
         #expect(report.compressed && report.outcome == .encoded)
-        let raw = KittyEncoder(imageID: 8)
+        let raw = KittyEncoder(imageID: 8, clock: .monotonic)
         let rawOut = ByteBuffer()
         _ = raw.encode(smooth, columns: 20, rows: 5, into: rawOut)
         #expect(out.count * 4 <= rawOut.count * 3, "deflated \(out.count) bytes, raw \(rawOut.count)")
@@ -253,6 +253,6 @@ import Testing
         #expect(!KittySharedMemoryUse.compresses(for: caps))
         caps.remote = true
         #expect(KittySharedMemoryUse.compresses(for: caps))
-        #expect((VideoDrivers.make("kitty", capabilities: caps, options: .init()) as? KittyDriver)?.logDetail == "zlib over a remote link")
+        #expect((VideoDrivers.make("kitty", capabilities: caps, options: .init(), clock: .monotonic) as? KittyDriver)?.logDetail == "zlib over a remote link")
     }
 }

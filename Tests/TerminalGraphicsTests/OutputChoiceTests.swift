@@ -116,7 +116,7 @@ struct OutputChoiceTests {
         let start = terminal.now, clock = terminal.clock
         let figures = trial.measure(OutputCandidate.all(for: caps), capabilities: caps, options: .init(), sourceFPS: 24,
                                     placement: { $0.placement(for: area, displayAspect: 16.0 / 9, geometry: geometry, scale: 1) },
-                                    transport: &terminal, now: { clock.now })
+                                    transport: &terminal, clock: TimeSource({ clock.now / 1000 }))
         #expect(terminal.now - start < within, "the trial took \(terminal.now - start) ms of the terminal's time")
         return figures
     }
@@ -178,7 +178,7 @@ struct OutputChoiceTests {
         let auto = AutoOutput.choose(capabilities: caps(sixel: true), options: .init(), sourceFPS: 24,
                                      placement: { $0.placement(for: CellRect(column: 0, row: 1, width: 160, height: 44), displayAspect: 16.0 / 9,
                                                                geometry: geometry, scale: 1) },
-                                     transport: &terminal, now: { clock.now }, memory: nil, key: "k")
+                                     transport: &terminal, clock: TimeSource({ clock.now / 1000 }), memory: nil, key: "k")
         #expect(auto?.source == .measured && auto?.strayInput == Array("q\u{1B}[A".utf8), "\(String(describing: auto?.strayInput))")
         // Inside tmux, a terminal outside that did not answer the probe's DA1 through the
         // passthrough would answer no frame either: the capability order, nothing drawn.
@@ -189,7 +189,7 @@ struct OutputChoiceTests {
         let inTmux = AutoOutput.choose(capabilities: tmux, options: .init(), sourceFPS: 24,
                                        placement: { $0.placement(for: CellRect(column: 0, row: 1, width: 160, height: 44), displayAspect: 16.0 / 9,
                                                                  geometry: geometry, scale: 1) },
-                                       transport: &untouched, now: { clock.now }, memory: nil, key: "k")
+                                       transport: &untouched, clock: TimeSource({ clock.now / 1000 }), memory: nil, key: "k")
         #expect(inTmux?.source == .capabilities && inTmux?.candidate.label == "kitty (shared memory)" && untouched.sent == 0,
                 "\(String(describing: inTmux?.source))")
     }
@@ -206,7 +206,7 @@ struct OutputChoiceTests {
         let placement = { (d: any VideoDriver) in d.placement(for: CellRect(column: 0, row: 1, width: 160, height: 44), displayAspect: 16.0 / 9,
                                                                geometry: geometry, scale: 1) }
         let auto = try #require(AutoOutput.choose(capabilities: caps(kitty: true, shm: true), options: .init(), sourceFPS: 24, placement: placement,
-                                                  transport: &terminal, now: { clock.now }, memory: memory, key: "k"))
+                                                  transport: &terminal, clock: TimeSource({ clock.now / 1000 }), memory: memory, key: "k"))
         #expect(auto.candidate.label == "kitty (shared memory)")
         // Played, kitty took 400 ms a frame at the floor's quarter picture: no kitty way is tried again.
         let floorPixels = auto.figures[0].pixels / 4
@@ -218,7 +218,7 @@ struct OutputChoiceTests {
         // The next start, from terminals.json: cells, with nothing sent.
         var silent = SimulatedTerminal(bytesPerMillisecond: 1)
         let again = AutoOutput.choose(capabilities: caps(kitty: true, shm: true), options: .init(), sourceFPS: 24, placement: placement,
-                                      transport: &silent, now: { 0 }, memory: memory, key: "k")
+                                      transport: &silent, clock: TimeSource({ 0 }), memory: memory, key: "k")
         #expect(again?.source == .remembered && again?.candidate.label == "cells" && silent.sent == 0)
         // Cells given up in turn: half-block (kitty stays out); then nothing keeps up: nil.
         #expect(next.givenUp(live: 900, pixels: 30_000, sourceFPS: 24)?.candidate.label == "halfblock")
@@ -255,7 +255,7 @@ struct OutputChoiceTests {
         let auto = AutoOutput.choose(capabilities: caps(sixel: true), options: .init(), sourceFPS: 24,
                                      placement: { $0.placement(for: CellRect(column: 0, row: 1, width: 160, height: 44), displayAspect: 16.0 / 9,
                                                                geometry: geometry, scale: 1) },
-                                     transport: &silent, now: { 0 }, memory: memory, key: key)
+                                     transport: &silent, clock: TimeSource({ 0 }), memory: memory, key: key)
         #expect(auto?.source == .remembered && auto?.candidate.label == "sixel" && silent.sent == 0)
 
         // Hostile files: not JSON, wrong types, unknown outputs, absurd numbers, too large.

@@ -247,8 +247,8 @@ import Testing
         #expect(g.rungs.map(\.scale) == [1, 0.5, 1] && g.rungs[1].frameDivisor == 3, "\(g.rungs)")
         let geometry = TerminalGeometry(columns: 160, rows: 48, cellSize: CellSize(width: 8, height: 16))
         let area = CellRect(column: 0, row: 1, width: 160, height: 45)
-        let full = KittyDriver().placement(for: area, displayAspect: 16.0 / 9, geometry: geometry, scale: 1)
-        let tiny = KittyDriver().placement(for: area, displayAspect: 16.0 / 9, geometry: geometry, scale: 0.05)
+        let full = KittyDriver(clock: .monotonic).placement(for: area, displayAspect: 16.0 / 9, geometry: geometry, scale: 1)
+        let tiny = KittyDriver(clock: .monotonic).placement(for: area, displayAspect: 16.0 / 9, geometry: geometry, scale: 0.05)
         #expect(full.pictureSize == PixelSize(width: 1223, height: 688), "\(full)")
         #expect(tiny.pictureSize.width * 2 >= full.pictureSize.width && tiny.pictureSize.height * 2 >= full.pictureSize.height, "\(tiny)")
         #expect(tiny.rect == full.rect, "kitty stretches the smaller picture over the same cells: \(tiny.rect)")
@@ -269,15 +269,15 @@ import Testing
         #expect(sixel.qualityRungs.last?.fallback == true)
         #expect(sixel.logDetail == "repaint full, overlays transparent")
         #expect(SixelDriver(colors: 256, dither: .none).qualityRungs.map(\.colors).prefix(3) == [256, 128, 64])
-        #expect(KittyDriver().qualityRungs.last?.fallback == true)
-        #expect(KittyDriver().qualityRungs.allSatisfy { $0.colors == nil })
+        #expect(KittyDriver(clock: .monotonic).qualityRungs.last?.fallback == true)
+        #expect(KittyDriver(clock: .monotonic).qualityRungs.allSatisfy { $0.colors == nil })
         #expect(CellDriver(colorMode: .truecolor).qualityRungs == [OutputGovernor.Settings(), OutputGovernor.Settings(tolerance: 24),
                                                                   OutputGovernor.Settings(frameDivisor: 2, tolerance: 24)])
         // Finer cells give themselves up for half blocks; half blocks never fall back.
         #expect(CellDriver(symbols: .octant, colorMode: .truecolor).qualityRungs.last?.fallback == true)
         #expect(NullDriver().qualityRungs.isEmpty && NullDriver().logDetail == nil)
         #expect(VideoDrivers.fallback.name == "halfblock")
-        #expect(VideoDrivers.fallback.make(TerminalCapabilities(), .init()).qualityRungs.allSatisfy { !$0.fallback })
+        #expect(VideoDrivers.fallback.make(TerminalCapabilities(), .init(), .monotonic).qualityRungs.allSatisfy { !$0.fallback })
     }
 }
 

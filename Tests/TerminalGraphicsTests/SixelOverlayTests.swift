@@ -166,10 +166,10 @@ import Testing
     @Test func theOverlayPolicyFollowsWhetherTheTerminalComposes() throws {
         let mlterm = Self.mltermCapabilities, xterm = Self.xtermCapabilities
         #expect(mlterm.sixel.available && !mlterm.sixelComposes && xterm.sixelComposes)
-        let clipped = try #require(VideoDrivers.make("auto", capabilities: mlterm, options: .init()) as? SixelDriver)
+        let clipped = try #require(VideoDrivers.make("auto", capabilities: mlterm, options: .init(), clock: .monotonic) as? SixelDriver)
         #expect(clipped.overlays == .clipped && clipped.repaint == .full)
         #expect(clipped.logDetail == "repaint full, overlays clipped")
-        let holes = try #require(VideoDrivers.make("auto", capabilities: xterm, options: .init()) as? SixelDriver)
+        let holes = try #require(VideoDrivers.make("auto", capabilities: xterm, options: .init(), clock: .monotonic) as? SixelDriver)
         #expect(holes.overlays == .transparent && holes.repaint == .changed)
         #expect(mlterm.summaryLines.contains { $0.hasPrefix("sixel composes images: no") })
     }
@@ -188,7 +188,7 @@ import Testing
     /// The driver made for mlterm paints every cell of the picture but the box's, and the
     /// box's text survives every frame: the first, a changed one, a repaint of the same.
     @Test func theBoxTextSurvivesThePictureOnMlterm() throws {
-        let driver = try #require(VideoDrivers.make("auto", capabilities: Self.mltermCapabilities, options: .init(sixelColors: 64)))
+        let driver = try #require(VideoDrivers.make("auto", capabilities: Self.mltermCapabilities, options: .init(sixelColors: 64), clock: .monotonic))
         let reference = SixelDriver(colors: 64, dither: .none, repaint: .full)
         let mask = Self.mask([Self.box])
         for seed in [7, 8] as [UInt64] {

@@ -41,16 +41,21 @@ public struct SystemDeadline: Sendable {
     public var hasPassed: Bool { microsecondsLeft == 0 }
 }
 
-/// How long work took (an encode, a write to the terminal): the cost that statistics and the
-/// output's governor are fed, measured on `CLOCK_MONOTONIC` here. Decisions by time read an
-/// injected ``TimeSource``; a stopwatch only measures a cost that is reported to them.
+/// How long work took (a sixel encode's stages, a frame step's decode): a cost reported to
+/// statistics, measured on the ``TimeSource`` it is given, as every reading of the time outside
+/// the roots is.
 public struct Stopwatch: Sendable {
-    private let start = MonotonicClock.nanoseconds()
+    private let clock: TimeSource
+    private let start: Double
 
-    public init() {}
+    /// A stopwatch started now on `clock` (the real one in the program, a manual one in tests).
+    public init(clock: TimeSource) {
+        self.clock = clock
+        start = clock.seconds
+    }
 
     /// Nanoseconds since the stopwatch was made.
-    public var nanoseconds: UInt64 { MonotonicClock.nanoseconds() &- start }
+    public var nanoseconds: UInt64 { UInt64(max(0, ((clock.seconds - start) * 1e9).rounded())) }
 }
 
 /// UTC seconds since 1970 (`CLOCK_REALTIME`): the time a live DASH manifest's availability is

@@ -37,6 +37,15 @@ public struct TimeSource: Sendable {
         }
     }
 
+    /// Lets `seconds` go by at once on a clock that moves only when told (a
+    /// ``ManualTimeSource``'s) and says so; false for a clock that runs by itself, on which the
+    /// caller waits in real time (a condition's deadline, a poll).
+    package func passAtOnce(seconds: Double) -> Bool {
+        guard let pass else { return false }
+        if seconds.isFinite, seconds > 0 { pass(seconds) }
+        return true
+    }
+
     /// `CLOCK_MONOTONIC`.
     public static let monotonic = TimeSource { MonotonicClock.seconds() }
 }

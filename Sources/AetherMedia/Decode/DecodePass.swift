@@ -47,7 +47,7 @@ public enum DecodePass {
 
     /// The source, its primary video stream and the playback decoder for it.
     private static func openVideo(url: String, threads: Int, clock: TimeSource) throws -> (FormatContext, Int, VideoDecoder) {
-        let format = try FormatContext(url: url)
+        let format = try FormatContext(url: url, interrupt: InterruptToken(clock: clock))
         let info = try MediaProbe.probe(format)
         guard let index = info.primaryVideo?.index, let stream = format.stream(index) else {
             throw FFmpegError(function: "av_find_best_stream", message: "no video stream")

@@ -10,8 +10,9 @@ public enum FrameHasher {
         public let pixelFormat: String
     }
 
-    public static func hashes(url: String, threads: Int = 0) throws(FFmpegError) -> [Hash] {
-        let format = try FormatContext(url: url)
+    /// `clock`: the open's deadline.
+    public static func hashes(url: String, threads: Int = 0, clock: TimeSource) throws(FFmpegError) -> [Hash] {
+        let format = try FormatContext(url: url, interrupt: InterruptToken(clock: clock))
         let info = try MediaProbe.probe(format)
         guard let index = info.primaryVideo?.index, let stream = format.stream(index), let par = stream.pointee.codecpar else {
             throw FFmpegError(function: "av_find_best_stream", message: "no video stream")

@@ -22,18 +22,19 @@ public final class FormatContext {
     /// - Parameters:
     ///   - options: demuxer/protocol options (e.g. `headers`, `user_agent`).
     ///   - timeout: seconds that opening and probing may block before giving up.
+    ///   - interrupt: cancels the open and the reads, and carries the clock `timeout` is counted on.
     public convenience init(url: String, options: [String: String] = [:], timeout: Double = 15,
-                            interrupt: InterruptToken = InterruptToken()) throws(FFmpegError) {
+                            interrupt: InterruptToken) throws(FFmpegError) {
         try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, memory: nil, network: nil,
                       transport: nil)
     }
 
     /// Demuxes `bytes` from memory through a custom AVIOContext (fuzzing, tests): no file, no
-    /// protocol is ever opened.
-    public convenience init(bytes: [UInt8], timeout: Double = 5) throws(FFmpegError) {
+    /// protocol is ever opened. `timeout` (on `clock`) bounds the probe of hostile bytes.
+    public convenience init(bytes: [UInt8], timeout: Double = 5, clock: TimeSource) throws(FFmpegError) {
         let memory = try MemoryInput(bytes)
         try self.init(url: "memory:", options: ["protocol_whitelist": "none"], timeout: timeout,
-                      interrupt: InterruptToken(), memory: memory, network: nil, transport: nil)
+                      interrupt: InterruptToken(clock: clock), memory: memory, network: nil, transport: nil)
     }
 
     /// The in-memory byte source, kept alive (and freed) after the demuxer that reads it.

@@ -11,11 +11,9 @@ public final class InterruptToken: Sendable {
     private let cancelled = Atomic<Bool>(false)
     /// Nanoseconds of ``clock`` at which blocking I/O gives up; 0 = no deadline.
     private let deadline = Atomic<UInt64>(0)
-    /// What the deadline and the waits are read from (``TimeSource/monotonic``; a manual clock in
-    /// tests, with `sleep`).
+    /// What the deadline and the waits are read from: the operation's clock (the player's, a
+    /// ``ManualTimeSource``'s in tests, where a wait lets the time pass at once).
     package let clock: TimeSource
-    /// Lets seconds pass on a manual clock (nil: waits are condition waits in real time).
-    private let sleep: (@Sendable (Double) -> Void)?
     /// Set by ``fail()``: a reader refused what the source sent (over budget); every blocking
     /// call gives up, but the token does not count as cancelled by the user.
     private let failed = Atomic<Bool>(false)
@@ -26,14 +24,8 @@ public final class InterruptToken: Sendable {
     /// empty one as races).
     private let changed = GuardedCondition(0)
 
-    public init() { clock = .monotonic; sleep = nil }
-
-    /// A token reading `clock`, whose waits let the time pass with `sleep` (a test's
-    /// ``ManualTimeSource``: `sleep` advances it).
-    package init(clock: TimeSource, sleep: @escaping @Sendable (Double) -> Void) {
-        self.clock = clock
-        self.sleep = sleep
-    }
+    /// A token whose deadline and waits are on `clock`.
+    public init(clock: TimeSource) { self.clock = clock }
 
     private var now: UInt64 { UInt64(max(0, (clock.seconds * 1e9).rounded())) }
 
@@ -61,14 +53,13 @@ public final class InterruptToken: Sendable {
     /// Waits `seconds` (a retry's back-off); false as soon as the token interrupts (cancelled,
     /// failed, or its deadline passed), true when the time is up.
     package func wait(seconds: Double) -> Bool {
-        if let sleep {
-            // A manual clock: the time passes at once, up to the deadline when that comes first.
-            if shouldInterrupt { return false }
-            let d = deadline.load(ordering: .relaxed), n = now
-            sleep(d != 0 ? min(max(0, seconds), Double(d > n ? d - n : 0) / 1e9) : max(0, seconds))
+        if shouldInterrupt { return false }
+        // A manual clock: the time passes at once, up to the deadline when that comes first.
+        let d = deadline.load(ordering: .relaxed), n = now
+        if clock.passAtOnce(seconds: d != 0 ? min(max(0, seconds), Double(d > n ? d - n : 0) / 1e9) : max(0, seconds)) {
             return !shouldInterrupt
         }
-        // The real clock (``clock`` is monotonic without `sleep`): the condition's deadline is in it.
+        // A clock that runs by itself: a condition wait in real time, as long as is left on it.
         let end = self.now + UInt64(max(0, seconds) * 1e9)
         while true {
             if shouldInterrupt { return false }
@@ -79,7 +70,7 @@ public final class InterruptToken: Sendable {
             let d = deadline.load(ordering: .relaxed)
             let until = d != 0 && d > now ? min(end, d + 1) : end
             changed.wait(until: { _ in self.shouldInterrupt || self.deadline.load(ordering: .relaxed) != d },
-                         deadline: Double(until) / 1e9)
+                         timeout: Double(until &- now) / 1e9)
         }
     }
 

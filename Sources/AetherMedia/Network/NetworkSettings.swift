@@ -56,8 +56,8 @@ public struct NetworkSettings: Sendable, Equatable {
 
     /// FFmpeg's words for a failed open, made specific where they are vague (``diagnose(_:url:options:timeout:openDeadline:)``).
     public static func explain(_ error: FFmpegError, url: String, options: [String: String] = [:], timeout: Double = 10,
-                               openDeadline: Double? = nil) -> String {
-        diagnose(error, url: url, options: options, timeout: timeout, openDeadline: openDeadline).line
+                               openDeadline: Double? = nil, clock: TimeSource) -> String {
+        diagnose(error, url: url, options: options, timeout: timeout, openDeadline: openDeadline, clock: clock).line
     }
 
     /// A failed open of `url`, its cause named: an I/O error on a host name that does not
@@ -66,15 +66,16 @@ public struct NetworkSettings: Sendable, Equatable {
     /// source's `options`) says so. With `openDeadline` (the open's deadline, when it was not
     /// the user who interrupted it), an interrupted open says it ran out of time rather than
     /// "Immediate exit requested". The cause is ``NetworkFailure/Cause/other`` for a local source.
+    /// The probes (the handshake, the redirects) are timed by `clock`.
     public static func diagnose(_ error: FFmpegError, url: String, options: [String: String] = [:], timeout: Double = 10,
-                                openDeadline: Double? = nil) -> NetworkFailure {
+                                openDeadline: Double? = nil, clock: TimeSource) -> NetworkFailure {
         guard isNetwork(url) else { return NetworkFailure(.other, url: url, line: error.message) }
         let host = URLComponents(string: url)?.host ?? ""
         if error.code == aether_AVERROR(EIO), !host.isEmpty, !resolves(host) {
             return NetworkFailure(.dns(host: host), url: url, line: "cannot resolve host '\(TextSanitizer.clean(host))'")
         }
         if error.code == aether_AVERROR(EIO), error.network.map({ $0.cause == .other }) ?? true,
-           RedirectProbe.handshakeFails(url: url, interrupt: InterruptToken(), timeout: timeout) {
+           RedirectProbe.handshakeFails(url: url, interrupt: InterruptToken(clock: clock), timeout: timeout) {
             return NetworkFailure(.tls, url: url, line: "TLS handshake with '\(TextSanitizer.clean(host))' failed")
         }
         // The network layer's own reason (a refusal, a transfer that gave up) is specific already.
@@ -83,7 +84,7 @@ public struct NetworkSettings: Sendable, Equatable {
         if error.code == aether_AVERROR_EXIT(), let openDeadline {
             return NetworkFailure(.timedOut, url: url, line: "no complete answer within \(String(cFormat: "%g", openDeadline)) s")
         }
-        if let why = RedirectProbe.explain(error: error.code, url: url, options: options, interrupt: InterruptToken(), timeout: timeout) {
+        if let why = RedirectProbe.explain(error: error.code, url: url, options: options, interrupt: InterruptToken(clock: clock), timeout: timeout) {
             return NetworkFailure(.policy, url: url, line: why)
         }
         return NetworkFailure(cause, url: url, line: error.message)

@@ -101,7 +101,7 @@ struct DASHManifestKind: SourceKind {
                                        audioLanguages: options.audio.languages)
         do {
             return try DASHSource.remote(url: url, bytes: bytes, choice: choice, openOptions: openOptions, settings: settings, timeout: timeout,
-                                         cookies: request.transport.cookies)
+                                         cookies: request.transport.cookies, clock: options.time)
         } catch {
             throw PlayerError("cannot open '\(TextSanitizer.clean(url))': \(error.message)")
         }
@@ -129,7 +129,7 @@ struct DASHManifestKind: SourceKind {
             let name = "text adaptation set \(k + 1) (language \(track.language.map { TextSanitizer.clean(String($0.prefix(32))) } ?? "none"))"
             var total = 0  // the set's bytes fetched
             let fetch = { (resource: DASHManifest.Resource) -> [UInt8]? in
-                guard let bytes = try? SmallFetch.bytes(resource.url, options: openOptions, settings: options.network, interrupt: InterruptToken(),
+                guard let bytes = try? SmallFetch.bytes(resource.url, options: openOptions, settings: options.network, interrupt: InterruptToken(clock: options.time),
                                                         timeout: timeout, limit: SubtitleStore.maxSidecarBytes - total, range: resource.range) else { return nil }
                 total += bytes.count
                 return bytes

@@ -47,10 +47,10 @@ final class ExternalAudio: @unchecked Sendable {  // the demuxer is the audio-fi
         let name = TextSanitizer.clean(url)
         let format: FormatContext
         do {
-            format = try FormatContext(url: url, options: openOptions, timeout: options.opening.timeout, interrupt: InterruptToken(),
+            format = try FormatContext(url: url, options: openOptions, timeout: options.opening.timeout, interrupt: InterruptToken(clock: options.time),
                                        network: options.network)
         } catch {
-            throw PlayerError("cannot open audio file '\(name)': \(NetworkSettings.explain(error, url: url, options: openOptions, timeout: options.network.readTimeout, openDeadline: options.opening.timeout))")
+            throw PlayerError("cannot open audio file '\(name)': \(NetworkSettings.explain(error, url: url, options: openOptions, timeout: options.network.readTimeout, openDeadline: options.opening.timeout, clock: options.time))")
         }
         var info: MediaInfo
         do {

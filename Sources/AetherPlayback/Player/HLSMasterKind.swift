@@ -65,7 +65,7 @@ struct HLSMasterKind: SourceKind {
         // open's. The cookies are the open's.
         let transport = TransportSession(policy: settings.tls, cookies: request.transport.cookies)
         let loader: @Sendable (String) -> String? = { url in
-            SmallFetch.text(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
+            SmallFetch.text(url, options: openOptions, settings: settings, interrupt: InterruptToken(clock: options.time), timeout: timeout,
                             limit: Int(NetworkSession.manifestBudget), transport: transport)
         }
         // What the demuxer will open next: kept for its first open.

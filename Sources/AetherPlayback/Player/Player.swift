@@ -35,7 +35,7 @@ public final class Player: Sendable {
 
     /// Opens `url`, picks tracks, opens decoders and the audio device, and positions at
     /// `options.start`. Playback starts paused; call `play()`.
-    public func load(url: String, options given: PlayerOptions = PlayerOptions()) throws(PlayerError) {
+    public func load(url: String, options given: PlayerOptions) throws(PlayerError) {
         try sessions.load(url: url, options: given)
     }
 

@@ -99,7 +99,7 @@ final class PlayerSessions: Sendable {
         options.playing.rate = rate
         options.playing.volume = volume
         options.playing.muted = muted
-        let token = InterruptToken()
+        let token = InterruptToken(clock: options.time)
         options.opening.interrupt = token
         upcoming.withLock { $0 = Upcoming(url: url, token: token, session: nil) }
         let delay = subtitleDelay, divisor = frameDivisor

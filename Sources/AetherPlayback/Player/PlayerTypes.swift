@@ -110,10 +110,11 @@ public struct PlayerOptions: Sendable {
     public var policy = SyncPolicy.standard
     /// The clock every decision of the session reads (pacing, drops, the end, the device's
     /// waits, cost): ``TimeSource/monotonic`` in the player, a ``ManualTimeSource`` in tests.
-    public var time = TimeSource.monotonic
+    /// Given, never defaulted: options made without it would run on the real clock unseen.
+    public var time: TimeSource
     public var opening = Opening()
 
-    public init() {}
+    public init(time: TimeSource) { self.time = time }
 
     /// The sound: which track, the device and how it is fed.
     public struct Audio: Sendable {

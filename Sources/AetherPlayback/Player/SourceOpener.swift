@@ -35,7 +35,7 @@ enum SourceOpener {
         do { openOptions = try SourceOptions.make(network: options.network) } catch {
             throw PlayerError(error)
         }
-        let interrupt = options.opening.interrupt ?? InterruptToken()
+        let interrupt = options.opening.interrupt ?? InterruptToken(clock: options.time)
         let request = OpenRequest(url: url, options: options, openOptions: openOptions, interrupt: interrupt,
                                   transport: TransportSession(policy: options.network.tls))
         var kind: (any SourceKind)?
@@ -58,7 +58,7 @@ enum SourceOpener {
                                        transport: request.transport)
         } catch {
             let why = NetworkSettings.diagnose(error, url: target.url, options: openOptions, timeout: options.network.readTimeout,
-                                               openDeadline: interrupt.isCancelled ? nil : options.opening.timeout)
+                                               openDeadline: interrupt.isCancelled ? nil : options.opening.timeout, clock: options.time)
             let failure = PlayerError("cannot open '\(name)': \(why.line)",
                                       cause: interrupt.isCancelled ? .interrupted
                                           : why.cause != .other ? .network(why) : .ffmpeg(function: error.function, code: error.code))
@@ -158,7 +158,7 @@ enum SourceOpener {
         let endTime = options.length.map { options.start + max(0, $0) }
         let cacheSeconds = max(0, options.stream.cacheSeconds ?? (NetworkSettings.isNetwork(url) ? options.stream.networkCacheSeconds : 0))
         let subtitles = SubtitleStore(info: info, url: target.url, openOptions: openOptions, network: options.network, timeline: format.timeline,
-                                  codepage: options.subtitles.codepage, fonts: attachedFonts(format))
+                                  codepage: options.subtitles.codepage, fonts: attachedFonts(format), clock: options.time)
         // Lyrics in the file's tags (its ID3 SYLT frames, a LYRICS tag), for a file of sound.
         if info.video.isEmpty || !options.video.enabled {
             let audio = info.audio.first.flatMap { format.stream($0.index) }?.pointee.metadata
@@ -337,7 +337,7 @@ struct WebPage: Error {
     /// videos are thrown as the playlist the host plays in the page's place.
     func media(url: String) throws -> (url: String, options: PlayerOptions) {
         guard let answer = try YtdlRunner.media(onPage: url, network: options.network, settings: options.ytdl,
-                                                interrupt: options.opening.interrupt ?? InterruptToken(), timeout: options.opening.timeout)
+                                                interrupt: options.opening.interrupt ?? InterruptToken(clock: options.time), timeout: options.opening.timeout)
         else { throw failure }
         guard case .media(let page) = answer else {
             if case .playlist(let list) = answer {

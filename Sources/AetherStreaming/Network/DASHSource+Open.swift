@@ -15,7 +15,8 @@ extension DASHSource {
     /// from the loading thread while the demuxer reads; with the open's `cookies`, nil: a store
     /// of their own): the one way playback and the previews make one. Throws ``ManifestXML/refusal(_:)``'s or the parser's refusal.
     package static func remote(url: String, bytes: [UInt8], choice: Choice, openOptions: [String: String],
-                               settings: NetworkSettings, timeout: Double, cookies: CookieStore?) throws(OutsideValue.Refusal) -> DASHSource {
+                               settings: NetworkSettings, timeout: Double, cookies: CookieStore?,
+                               clock: TimeSource) throws(OutsideValue.Refusal) -> DASHSource {
         // The manifest's XML rules first (no DOCTYPE or entities, well-formed, within its element
         // budget), as playback checks them before anything reads a manifest: the previews refuse
         // what playback refuses.
@@ -23,10 +24,10 @@ extension DASHSource {
         let transport = TransportSession(policy: settings.tls, cookies: cookies)
         return try DASHSource(url: url, bytes: bytes, choice: choice, index: { resource in
             guard let range = resource.range else { return nil }
-            return try? SmallFetch.bytes(resource.url, options: openOptions, settings: settings, interrupt: InterruptToken(),
+            return try? SmallFetch.bytes(resource.url, options: openOptions, settings: settings, interrupt: InterruptToken(clock: clock),
                                          timeout: timeout, limit: 16 << 20, range: range, transport: transport)
         }, refetch: {
-            try? SmallFetch.bytes(url, options: openOptions, settings: settings, interrupt: InterruptToken(), timeout: timeout,
+            try? SmallFetch.bytes(url, options: openOptions, settings: settings, interrupt: InterruptToken(clock: clock), timeout: timeout,
                                   limit: Int(NetworkSession.manifestBudget), transport: transport)
         })
     }

@@ -11,7 +11,7 @@ extension FormatContext {
     ///     (retries, read deadline, headers on every nested request, network-only protocols for
     ///     nested opens); nil opens it with libavformat's plain protocols.
     public convenience init(url: String, options: [String: String] = [:], timeout: Double = 15,
-                            interrupt: InterruptToken = InterruptToken(),
+                            interrupt: InterruptToken,
                             network: NetworkSettings?) throws(FFmpegError) {
         try self.init(url: url, options: options, timeout: timeout, interrupt: interrupt, network: network, adaptive: nil)
     }

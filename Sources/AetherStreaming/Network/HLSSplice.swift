@@ -9,7 +9,7 @@ import AetherMedia
 ///
 /// ``NetworkSession`` offers every HLS media playlist it serves or reads whole
 /// (``playlistSeen(_:playlist:)``, live reloads too). Once one lists a discontinuity, each of its
-/// segments is fetched whole and served remuxed (``SegmentTransmuxer/retimed(_:shift:)``): one
+/// segments is fetched whole and served remuxed (``SegmentTransmuxer/retimed(_:clock:shift:)``): one
 /// PID a codec, and every timestamp moved so that the segment starts where the playlist puts
 /// it. The timeline is the first fetched segment's own (its timestamps kept), so a stream
 /// without discontinuities, or the part before the first, is unchanged; every later

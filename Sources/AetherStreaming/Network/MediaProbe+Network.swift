@@ -1,12 +1,13 @@
 import AetherMedia
 
 extension MediaProbe {
-    /// Opens `url` (a network one through the transport, with `network`'s settings) and probes it.
+    /// Opens `url` (a network one through the transport, with `network`'s settings) and probes it,
+    /// within `timeout` seconds of `clock`.
     public static func probe(url: String, options: [String: String] = [:], network: NetworkSettings,
-                             timeout: Double = 15) throws(FFmpegError) -> MediaInfo {
+                             timeout: Double = 15, clock: TimeSource) throws(FFmpegError) -> MediaInfo {
         var opened = options
         for (k, v) in (try? SourceOptions.make(network: network)) ?? [:] where opened[k] == nil { opened[k] = v }
-        let format = try FormatContext(url: url, options: opened, timeout: timeout, network: network)
+        let format = try FormatContext(url: url, options: opened, timeout: timeout, interrupt: InterruptToken(clock: clock), network: network)
         // The bitstream scan reads packets: it gets the same deadline as the open.
         format.interrupt.arm(seconds: timeout)
         defer { format.interrupt.arm(seconds: nil) }

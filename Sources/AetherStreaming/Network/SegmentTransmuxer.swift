@@ -37,12 +37,12 @@ package enum SegmentTransmuxer {
     /// `initialization`) of a representation served as `carrier`.
     /// `shift`: seconds added to every timestamp (a later period's media on the one timeline;
     /// WebM is then remuxed too).
-    static func served(_ segment: [UInt8], initialization: [UInt8], as carrier: DASHPlaylists.Carrier,
+    static func served(_ segment: [UInt8], initialization: [UInt8], as carrier: DASHPlaylists.Carrier, clock: TimeSource,
                        shift: Double = 0) throws(FFmpegError) -> [UInt8] {
         switch carrier {
-        case .mpegts: return try transmux(initialization + segment, to: carrier, shift: shift)
+        case .mpegts: return try transmux(initialization + segment, to: carrier, shift: shift, clock: clock)
         case .webm where shift == 0: return unknownSizeClusters(segment)
-        case .matroska, .webm: return unknownSizeClusters(try transmux(initialization + segment, to: .matroska, shift: shift))
+        case .matroska, .webm: return unknownSizeClusters(try transmux(initialization + segment, to: .matroska, shift: shift, clock: clock))
         }
     }
 
@@ -74,12 +74,13 @@ package enum SegmentTransmuxer {
     }
 
     /// The `EXT-X-MAP` of a representation served as Matroska, from its init section.
-    static func header(_ initialization: [UInt8], as carrier: DASHPlaylists.Carrier) throws(FFmpegError) -> [UInt8] {
-        carrier == .webm ? initialization : try header(initialization)
+    static func header(_ initialization: [UInt8], as carrier: DASHPlaylists.Carrier, clock: TimeSource) throws(FFmpegError) -> [UInt8] {
+        carrier == .webm ? initialization : try header(initialization, clock: clock)
     }
 
-    static func transmux(_ bytes: [UInt8], to carrier: DASHPlaylists.Carrier = .mpegts, shift: Double = 0) throws(FFmpegError) -> [UInt8] {
-        let input = try FormatContext(bytes: bytes)
+    static func transmux(_ bytes: [UInt8], to carrier: DASHPlaylists.Carrier = .mpegts, shift: Double = 0,
+                         clock: TimeSource) throws(FFmpegError) -> [UInt8] {
+        let input = try FormatContext(bytes: bytes, clock: clock)
         let output = try SegmentMuxer(carrier)
         let map = try output.addStreams(of: input, what: "the segment")
         let header = try output.writeHeader()
@@ -103,8 +104,8 @@ package enum SegmentTransmuxer {
     /// An MPEG-TS segment of a spliced HLS playlist (``HLSSplice``) as MPEG-TS again: one PID a
     /// codec (the ad's PIDs are the programme's), every timestamp moved by `shift(first)` seconds,
     /// where `first` is the segment's earliest presentation time.
-    static func retimed(_ bytes: [UInt8], shift: (Double) -> Double) throws(FFmpegError) -> [UInt8] {
-        let input = try FormatContext(bytes: bytes)
+    static func retimed(_ bytes: [UInt8], clock: TimeSource, shift: (Double) -> Double) throws(FFmpegError) -> [UInt8] {
+        let input = try FormatContext(bytes: bytes, clock: clock)
         let output = try SegmentMuxer(.mpegts)
         let map = try output.addStreams(of: input, what: "the segment")
         _ = try output.writeHeader()
@@ -134,11 +135,11 @@ package enum SegmentTransmuxer {
     /// The Matroska header (EBML, Segment of unknown size, Info, Tracks) of the segments
     /// ``transmux(_:to:)`` makes as Matroska with the init section `initialization`: the same
     /// bytes for each of them (bit-exact, no dates or random UIDs).
-    static func header(_ initialization: [UInt8]) throws(FFmpegError) -> [UInt8] {
+    static func header(_ initialization: [UInt8], clock: TimeSource) throws(FFmpegError) -> [UInt8] {
         // The Matroska demuxer reads a header up to its first cluster: a WebM init section (EBML
         // magic) is given an empty one; an fMP4 init section opens as it is.
         let webM = initialization.starts(with: [0x1A, 0x45, 0xDF, 0xA3])
-        let input = try FormatContext(bytes: webM ? initialization + emptyCluster : initialization)
+        let input = try FormatContext(bytes: webM ? initialization + emptyCluster : initialization, clock: clock)
         let output = try SegmentMuxer(.matroska)
         _ = try output.addStreams(of: input, what: "the init section")
         let length = try output.writeHeader()

@@ -35,7 +35,7 @@ enum WholeSegment {
         let memory = session.memory, adaptive = session.adaptive, splice = session.splice, clock = session.clock
         if let fetch = memory.transmuxed?(plan.url), fetch.isHeader {
             do throws(FFmpegError) {
-                return try session.serve(try SegmentTransmuxer.header(initBytes(fetch.initialization, session: session), as: fetch.carrier), into: pb)
+                return try session.serve(try SegmentTransmuxer.header(initBytes(fetch.initialization, session: session), as: fetch.carrier, clock: session.clock), into: pb)
             } catch {
                 AppLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot make a Matroska header of the init section: \(error.message)")
                 return error.code
@@ -68,11 +68,11 @@ enum WholeSegment {
             }
             if measured, let adaptive { adaptive.downloaded(plan, bytes: data.count, seconds: clock.seconds - started) }
             if let fetch { splice.served(period: fetch.periodStart) }
-            if let place = splice.place(of: requested ?? plan.url) { data = try SegmentTransmuxer.retimed(data) { splice.shift(for: place, first: $0) } }
+            if let place = splice.place(of: requested ?? plan.url) { data = try SegmentTransmuxer.retimed(data, clock: session.clock) { splice.shift(for: place, first: $0) } }
             session.monitor.discontinuities(splice.crossings)
             if let fetch {
                 let head = try initBytes(fetch.initialization, session: session)
-                do throws(FFmpegError) { data = try SegmentTransmuxer.served(data, initialization: head, as: fetch.carrier, shift: fetch.timeOffset) } catch {
+                do throws(FFmpegError) { data = try SegmentTransmuxer.served(data, initialization: head, as: fetch.carrier, clock: session.clock, shift: fetch.timeOffset) } catch {
                     AppLog.write("dash", "\(TextSanitizer.clean(plan.url)): cannot rewrite the segment as \(fetch.carrier == .mpegts ? "MPEG-TS" : "Matroska"): \(error.message)")
                     throw error
                 }

@@ -28,9 +28,10 @@ final class LookBehindReader: Sendable {
     private let reader: Guarded<(format: FormatContext?, decoder: SubtitleDecoder)>
     private let generation = Atomic<Int>(0)
     /// Cancels the demuxer's blocking I/O from any thread (``close()``).
-    private let interrupt = InterruptToken()
+    private let interrupt: InterruptToken
 
-    init(url: String, openOptions: [String: String], network: NetworkSettings, decoder: SubtitleDecoder) {
+    init(url: String, openOptions: [String: String], network: NetworkSettings, clock: TimeSource, decoder: SubtitleDecoder) {
+        interrupt = InterruptToken(clock: clock)
         self.url = url
         self.openOptions = openOptions
         self.network = network

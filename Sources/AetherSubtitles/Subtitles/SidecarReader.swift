@@ -37,6 +37,8 @@ struct SidecarReader: Sendable {
     /// The picture bitmap cues are placed on (0 × 0: none, their own canvas).
     let videoWidth: Int
     let videoHeight: Int
+    /// The reads' deadlines.
+    let clock: TimeSource
 
     /// The sidecar at `path` (a local file or a network URL).
     func read(path: String) throws(SidecarError) -> SidecarTrack {
@@ -61,7 +63,8 @@ struct SidecarReader: Sendable {
         let codepage = Self.isUTF8(path: path) ? nil : fallbackCodepage
         let format: FormatContext
         do {
-            format = try FormatContext(url: "file:" + path, options: ["protocol_whitelist": "file"], timeout: 5)
+            format = try FormatContext(url: "file:" + path, options: ["protocol_whitelist": "file"], timeout: 5,
+                                       interrupt: InterruptToken(clock: clock))
         } catch {
             throw SidecarError(description: "cannot read subtitle file '\(name)': \(error.message)")
         }
@@ -74,7 +77,7 @@ struct SidecarReader: Sendable {
         let name = TextSanitizer.clean(url)
         let bytes: [UInt8]
         do {
-            bytes = try SmallFetch.bytes(url, options: openOptions, settings: network, interrupt: InterruptToken(),
+            bytes = try SmallFetch.bytes(url, options: openOptions, settings: network, interrupt: InterruptToken(clock: clock),
                                          timeout: 10, limit: SubtitleStore.maxSidecarBytes)
         } catch {
             throw SidecarError(description: "cannot read subtitle file '\(name)': \(error.message)")
@@ -82,7 +85,7 @@ struct SidecarReader: Sendable {
         if Self.isLyrics(url) { return try readLyrics(bytes, name: name, path: url) }
         let codepage = String(validating: bytes, as: UTF8.self) != nil ? nil : fallbackCodepage
         let format: FormatContext
-        do { format = try FormatContext(bytes: bytes) } catch {
+        do { format = try FormatContext(bytes: bytes, clock: clock) } catch {
             throw SidecarError(description: "cannot read subtitle file '\(name)': \(error.message)")
         }
         return try read(format: format, name: name, path: url, codepage: codepage)
@@ -127,7 +130,7 @@ struct SidecarReader: Sendable {
             throw SidecarError(description: "subtitle file '\(TextSanitizer.clean(name))' is too large (\(bytes.count) bytes)")
         }
         let format: FormatContext
-        do { format = try FormatContext(bytes: bytes) } catch {
+        do { format = try FormatContext(bytes: bytes, clock: clock) } catch {
             throw SidecarError(description: "cannot read subtitle file '\(TextSanitizer.clean(name))': \(error.message)")
         }
         return try read(format: format, name: TextSanitizer.clean(name), path: path, codepage: nil,

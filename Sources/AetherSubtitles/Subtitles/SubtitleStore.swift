@@ -41,14 +41,16 @@ public final class SubtitleStore: Sendable {
     ///   - openOptions: what the source was opened with (HTTP headers, protocol whitelist).
     ///   - network: how the source and a sidecar URL are fetched again (through the transport).
     ///   - codepage: sidecar text that is not UTF-8 is read in this code page (`--sub-codepage`).
+    ///   - clock: the reads' deadlines (the session's).
     package init(info: MediaInfo, url: String, openOptions: [String: String] = [:], network: NetworkSettings, timeline: Timeline,
-         codepage: String = "CP1252", fonts: ASSFontSet? = nil) {
+         codepage: String = "CP1252", fonts: ASSFontSet? = nil, clock: TimeSource) {
         self.fonts = fonts
         let width = info.primaryVideo?.width ?? 0, height = info.primaryVideo?.height ?? 0
         decoder = Guarded(SubtitleDecoder(timeline: timeline, videoWidth: width, videoHeight: height))
-        lookBehind = LookBehindReader(url: url, openOptions: openOptions, network: network,
+        lookBehind = LookBehindReader(url: url, openOptions: openOptions, network: network, clock: clock,
                                       decoder: SubtitleDecoder(timeline: timeline, videoWidth: width, videoHeight: height))
-        sidecars = SidecarReader(openOptions: openOptions, network: network, fallbackCodepage: codepage, videoWidth: width, videoHeight: height)
+        sidecars = SidecarReader(openOptions: openOptions, network: network, fallbackCodepage: codepage, videoWidth: width,
+                                 videoHeight: height, clock: clock)
         let tracks = info.subtitles.enumerated().map { n, s in
             SubtitleTracks.Track(info: SubtitleTrackInfo(id: n, source: .embedded(streamIndex: s.index), codec: s.codec,
                                                          kind: s.kind, language: s.tags.language, title: s.tags.title,
@@ -57,8 +59,11 @@ public final class SubtitleStore: Sendable {
         state.withLock { $0.tracks.tracks = tracks }
     }
 
-    /// A store for tests: the tracks of `info`, no source to read.
-    convenience init(info: MediaInfo) { self.init(info: info, url: "", network: NetworkSettings(), timeline: Timeline(origin: 0)) }
+    /// A store for tests: the tracks of `info`, no source to read (so a clock that stands still:
+    /// no deadline is ever asked of it).
+    convenience init(info: MediaInfo) {
+        self.init(info: info, url: "", network: NetworkSettings(), timeline: Timeline(origin: 0), clock: ManualTimeSource().source)
+    }
 
     public var tracks: [SubtitleTrackInfo] { state.withLock { $0.tracks.tracks.map(\.info) } }
     /// Synced lyrics from the first LRC file loaded (``Lyrics``), for the music view.

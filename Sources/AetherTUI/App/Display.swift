@@ -54,7 +54,7 @@ final class Display {
                              clock: clock, makeStillDriver: { [drivers = options.output.drivers] name, instance in
                                  var options = drivers
                                  options.instance = instance
-                                 return VideoDrivers.entry(named: name)?.make(shared.withLock { $0 }, options)
+                                 return VideoDrivers.entry(named: name)?.make(shared.withLock { $0 }, options, clock)
                              })
         screen.terminalTitle = TerminalTitle(template: options.title)
     }
@@ -68,7 +68,7 @@ final class Display {
     /// Draws with `entry`'s driver from now on; the old output's picture is erased before
     /// anything is drawn for the new one.
     func use(_ entry: VideoDrivers.Entry, options: VideoDrivers.Options? = nil) {
-        driver = entry.make(capabilities, options ?? drivers)
+        driver = entry.make(capabilities, options ?? drivers, clock)
         terminal.withScreen { output.setDriver(driver) }
     }
 

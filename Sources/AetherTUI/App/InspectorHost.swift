@@ -14,7 +14,7 @@ extension HostRuntime {
         if view.inspector == nil {
             let network = options.player.network
             view.inspector = Inspector(source: currentSource, network: network, tab: tab,
-                                       browser: ContainerBrowser.open(path: currentSource, network: network))
+                                       browser: ContainerBrowser.open(path: currentSource, network: network, clock: clock))
         }
         if let node, let document = view.inspector?.browser.document {
             do { view.inspector?.browser.reveal(try document.resolve(node)) } catch { osd(error.message, seconds: 4) }

@@ -19,7 +19,7 @@ struct OutputSetup {
                        environment: [String: String], clock: TimeSource) -> OutputSetup {
         let caps = report.capabilities
         guard options.output.choice == .auto, let video else {
-            return OutputSetup(capabilities: caps, driver: VideoDrivers.make(options.output.choice, capabilities: caps, options: options.output.drivers) ?? NullDriver(),
+            return OutputSetup(capabilities: caps, driver: VideoDrivers.make(options.output.choice, capabilities: caps, options: options.output.drivers, clock: clock) ?? NullDriver(),
                                autoOutput: nil, typed: report.strayInput)
         }
         let fps = video.frameRate ?? 24, auto = AutoOutput.choose(capabilities: caps, options: options.output.drivers, sourceFPS: fps,
@@ -27,7 +27,7 @@ struct OutputSetup {
                                      environment: environment, clock: clock)
         AppLog.write("tui", "--vo=auto: \(auto?.candidate.label ?? "-") (\(auto?.source.rawValue ?? "-"))\n"
                      + (auto.map { OutputChoice.lines($0.figures, sourceFPS: fps, chosen: $0.candidate.label) } ?? []).joined(separator: "\n"))
-        let driver = VideoDrivers.make(auto?.candidate.driver ?? "auto", capabilities: caps, options: auto?.options(options.output.drivers) ?? options.output.drivers)
+        let driver = VideoDrivers.make(auto?.candidate.driver ?? "auto", capabilities: caps, options: auto?.options(options.output.drivers) ?? options.output.drivers, clock: clock)
         return OutputSetup(capabilities: caps, driver: driver ?? NullDriver(), autoOutput: auto, typed: report.strayInput + (auto?.strayInput ?? []))
     }
 }

@@ -44,9 +44,9 @@ final class ContainerBrowser {
         rebuild()
     }
 
-    static func open(path: String, network: NetworkSettings) -> ContainerBrowser {
+    static func open(path: String, network: NetworkSettings, clock: TimeSource) -> ContainerBrowser {
         do {
-            return ContainerBrowser(document: try StructureDocument.open(path: path, network: network), failure: nil)
+            return ContainerBrowser(document: try StructureDocument.open(path: path, network: network, clock: clock), failure: nil)
         } catch {
             return ContainerBrowser(document: nil, failure: error.message)
         }

@@ -30,10 +30,13 @@ final class FrameWorker: Sendable {
     private let work = GuardedCondition(Work())
     private let url: String
     private let network: NetworkSettings
+    /// The stepper's open and reads are timed by it.
+    private let clock: TimeSource
     private let maxSize: PixelSize
     private let onResult: @Sendable () -> Void
 
-    init(url: String, network: NetworkSettings, maxSize: PixelSize, onResult: @escaping @Sendable () -> Void) {
+    init(url: String, network: NetworkSettings, maxSize: PixelSize, clock: TimeSource, onResult: @escaping @Sendable () -> Void) {
+        self.clock = clock
         self.url = url
         self.network = network
         self.maxSize = maxSize
@@ -74,7 +77,7 @@ final class FrameWorker: Sendable {
             case .frame(let stream, let pts):
                 if stepper?.streamIndex != stream {
                     stepper = nil
-                    do { stepper = try FrameStepper(url: url, stream: stream, maxSize: maxSize, network: network) } catch {
+                    do { stepper = try FrameStepper(url: url, stream: stream, maxSize: maxSize, network: network, clock: clock) } catch {
                         finish(.failed("cannot decode stream \(stream): \(error)"))
                         continue
                     }

@@ -137,7 +137,7 @@ extension Inspector {
     }
 
     private func requestFrame(_ request: FrameWorker.Request, _ s: Surroundings) {
-        if worker == nil { worker = FrameWorker(url: source, network: network, maxSize: s.frameSize, onResult: s.wake) }
+        if worker == nil { worker = FrameWorker(url: source, network: network, maxSize: s.frameSize, clock: s.clock, onResult: s.wake) }
         frameRequested = true
         worker?.request(request)
     }

@@ -60,7 +60,7 @@ final class PacketLoader: Sendable {
         var limits = InspectionLimits()
         limits.count = Self.maxRows
         let inspector: PacketInspector
-        do { inspector = try PacketInspector(url: url, network: network, limits: limits) } catch {
+        do { inspector = try PacketInspector(url: url, network: network, limits: limits, clock: clock) } catch {
             loaded.withLock { $0.finished = true; $0.endNote = "cannot read packets: \(error)" }
             onProgress()
             return

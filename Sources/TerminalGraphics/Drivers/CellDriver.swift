@@ -56,10 +56,8 @@ public final class CellDriver: VideoDriver {
     public func render(_ image: PixelImage, placement: Placement, mask: CellMask,
                        into output: ByteBuffer) throws(RenderError) -> RenderReport {
         // Masked cells are forgotten by the renderer, so they are repainted once uncovered.
-        let start = Stopwatch()
         let stats = try renderer.render(image, into: placement.rect, mask: mask, output: output)
-        return RenderReport(bytes: stats.bytes, unchanged: stats.bytes == 0,
-                            encodeNanoseconds: start.nanoseconds)
+        return RenderReport(bytes: stats.bytes, unchanged: stats.bytes == 0)
     }
 
     public func invalidate() { renderer.invalidate() }

@@ -59,11 +59,13 @@ public final class KittyDriver: VideoDriver {
     ///   - compresses: deflate frames sent directly (`o=z`) where it shrinks them enough: for a
     ///     terminal over a remote link (``KittySharedMemoryUse/compresses(for:)``).
     ///   - placeholders: show the picture through ``KittyPlaceholder`` cells.
+    ///   - clock: the shared-memory frames' (``KittyEncoder/clock``).
     public init(passthrough: TmuxPassthrough? = nil, imageID: Int = KittyDriver.defaultImageID,
-                transmission: KittyEncoder.Transmission = .direct, compresses: Bool = false, placeholders: Bool = false) {
+                transmission: KittyEncoder.Transmission = .direct, compresses: Bool = false, placeholders: Bool = false,
+                clock: TimeSource) {
         self.passthrough = passthrough
         self.placeholders = placeholders
-        encoder = KittyEncoder(imageID: imageID, transmission: transmission, compresses: compresses)
+        encoder = KittyEncoder(imageID: imageID, transmission: transmission, compresses: compresses, clock: clock)
         encoder.virtual = placeholders
     }
 
@@ -95,15 +97,14 @@ public final class KittyDriver: VideoDriver {
     public func render(_ image: PixelImage, placement: Placement, mask: CellMask,
                        into output: ByteBuffer) throws(RenderError) -> RenderReport {
         if placeholders { return renderPlaceholders(image, placement: placement, mask: mask, into: output) }
-        let start = Stopwatch()
         let rect = placement.rect
         if mask.coversAll(rect) {
             // A wholly transparent image would be sent for nothing: take the picture down once.
-            guard !hidden else { return RenderReport(unchanged: true, encodeNanoseconds: start.nanoseconds) }
+            guard !hidden else { return RenderReport(unchanged: true) }
             let mark = output.count
             teardown(into: output)
             hidden = true
-            return RenderReport(bytes: output.count - mark, encodeNanoseconds: start.nanoseconds)
+            return RenderReport(bytes: output.count - mark)
         }
         hidden = false
         if framed != placement {
@@ -122,10 +123,9 @@ public final class KittyDriver: VideoDriver {
                                     framing: framing, into: output)
         if report.outcome == .identical {
             output.truncate(to: mark)
-            return RenderReport(unchanged: true, encodeNanoseconds: start.nanoseconds)
+            return RenderReport(unchanged: true)
         }
-        return RenderReport(bytes: output.count - mark, encodeNanoseconds: start.nanoseconds,
-                            note: report.note)
+        return RenderReport(bytes: output.count - mark, note: report.note)
     }
 
     public func invalidate() {
@@ -149,7 +149,6 @@ public final class KittyDriver: VideoDriver {
     /// terminal yet (a new placement or mask, an invalidation, cells an overlay left).
     private func renderPlaceholders(_ image: PixelImage, placement: Placement, mask: CellMask,
                                     into output: ByteBuffer) -> RenderReport {
-        let start = Stopwatch()
         let rect = placement.rect
         let mark = output.count
         if framed != placement {
@@ -165,8 +164,7 @@ public final class KittyDriver: VideoDriver {
             output.append(Escape.restoreCursor)
         }
         let bytes = output.count - mark
-        return RenderReport(bytes: bytes, unchanged: bytes == 0 && report.outcome == .identical,
-                            encodeNanoseconds: start.nanoseconds, note: report.note)
+        return RenderReport(bytes: bytes, unchanged: bytes == 0 && report.outcome == .identical, note: report.note)
     }
 
     /// Deletes the image and its data in the terminal.

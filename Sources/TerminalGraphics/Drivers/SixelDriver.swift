@@ -79,13 +79,12 @@ public final class SixelDriver: VideoDriver {
 
     public func render(_ image: PixelImage, placement: Placement, mask: CellMask,
                        into output: ByteBuffer) throws(RenderError) -> RenderReport {
-        let start = Stopwatch()
         if mask.coversAll(placement.rect) {
             // Every pixel would be transparent (unpainted): nothing to send. The next image
             // with cells showing is encoded whole (its mask differs from this one).
             lastMask = mask
             encoder.invalidate()
-            return RenderReport(unchanged: true, encodeNanoseconds: start.nanoseconds)
+            return RenderReport(unchanged: true)
         }
         if lastMask != mask {
             // The same pixels with other holes are a different image.
@@ -101,9 +100,9 @@ public final class SixelDriver: VideoDriver {
             let report = try encoder.encode(image, into: output, transparent: holes)
             if report.outcome == .identical {
                 output.truncate(to: mark)
-                return RenderReport(unchanged: true, encodeNanoseconds: start.nanoseconds)
+                return RenderReport(unchanged: true)
             }
-            return RenderReport(bytes: output.count - mark, encodeNanoseconds: start.nanoseconds)
+            return RenderReport(bytes: output.count - mark)
         }
         // Staged, then each image placed at its cell (and wrapped for tmux).
         let staged = staging ?? ByteBuffer(capacity: 256 * 1024)
@@ -111,7 +110,7 @@ public final class SixelDriver: VideoDriver {
         staged.removeAll()
         let report = try encoder.encode(image, into: staged, transparent: holes, pieces: pieces)
         if report.outcome == .identical {
-            return RenderReport(unchanged: true, encodeNanoseconds: start.nanoseconds)
+            return RenderReport(unchanged: true)
         }
         let whole = PixelRect(x: 0, y: 0, width: placement.pictureSize.width, height: placement.pictureSize.height)
         let images = pieces.isEmpty ? [SixelEncoder.FrameReport.Piece(rect: whole, bytes: 0..<staged.count)] : report.pieces
@@ -129,7 +128,7 @@ public final class SixelDriver: VideoDriver {
                 }
             }
         }
-        return RenderReport(bytes: output.count - mark, encodeNanoseconds: start.nanoseconds)
+        return RenderReport(bytes: output.count - mark)
     }
 
     public func invalidate() { encoder.invalidate() }

@@ -45,15 +45,12 @@ public struct RenderReport: Sendable, Equatable {
     public var bytes = 0
     /// The terminal already shows this picture: nothing was appended.
     public var unchanged = false
-    /// Time spent encoding.
-    public var encodeNanoseconds: UInt64 = 0
     /// One line for the log: the driver changed how it draws (kitty gave up shared memory).
     public var note: String?
 
-    public init(bytes: Int = 0, unchanged: Bool = false, encodeNanoseconds: UInt64 = 0, note: String? = nil) {
+    public init(bytes: Int = 0, unchanged: Bool = false, note: String? = nil) {
         self.bytes = bytes
         self.unchanged = unchanged
-        self.encodeNanoseconds = encodeNanoseconds
         self.note = note
     }
 }

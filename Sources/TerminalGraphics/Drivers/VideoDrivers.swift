@@ -1,3 +1,5 @@
+import AetherBase
+
 /// The registry of video output drivers: `--vo` names to drivers, and `auto`'s choice.
 ///
 /// This is the only place that knows which kinds of output exist.
@@ -49,7 +51,9 @@ public enum VideoDrivers {
         public var offersSharedMemory = false
         /// It draws nothing (`null`): the host plays without a screen.
         public var isHeadless = false
-        public let make: @Sendable (TerminalCapabilities, Options) -> any VideoDriver
+        /// The driver for a terminal, with the options and the clock it keeps its time by (kitty's
+        /// shared-memory frames).
+        public let make: @Sendable (TerminalCapabilities, Options, TimeSource) -> any VideoDriver
     }
 
     /// Every driver, best first: kitty > sixel > cells finer than half blocks (where the
@@ -65,16 +69,16 @@ public enum VideoDrivers {
 
     private static let kitty =
         Entry(name: "kitty", summary: "kitty graphics protocol images (kitty, WezTerm, ghostty, Konsole; tmux with allow-passthrough)",
-              suits: { $0.kitty.graphics && (!$0.tmux.inside || $0.tmux.allowsPassthrough) }, offersSharedMemory: true) { caps, options in
+              suits: { $0.kitty.graphics && (!$0.tmux.inside || $0.tmux.allowsPassthrough) }, offersSharedMemory: true) { caps, options, clock in
             // Inside tmux always wrapped: a bare APC string would become the pane's title.
             KittyDriver(passthrough: caps.tmux.passthrough, imageID: KittyDriver.defaultImageID + options.instance,
                         transmission: options.kittySharedMemory.transmission(for: caps),
                         compresses: KittySharedMemoryUse.compresses(for: caps),
-                        placeholders: KittyDriver.placeholders(for: caps))
+                        placeholders: KittyDriver.placeholders(for: caps), clock: clock)
         }
     private static let sixel =
         Entry(name: "sixel", summary: "DEC sixel images (xterm -ti vt340, foot, WezTerm, mlterm, …)",
-              suits: { $0.sixel.available && (!$0.sixel.throughTmux || $0.tmux.allowsPassthrough) }, madeForColourRegisters: true) { caps, options in
+              suits: { $0.sixel.available && (!$0.sixel.throughTmux || $0.tmux.allowsPassthrough) }, madeForColourRegisters: true) { caps, options, _ in
             SixelDriver(colors: min(options.sixelColors ?? caps.sixel.effectiveColors, caps.sixel.effectiveColors),
                         dither: options.sixelDither, repaint: options.sixelRepaint ?? sixelRepaint(for: caps),
                         overlays: caps.sixelComposes ? .transparent : .clipped,
@@ -82,12 +86,12 @@ public enum VideoDrivers {
         }
     private static let cells =
         Entry(name: "cells", summary: "octant, sextant or quadrant cells, 2×4, 2×3 or 2×2 pixels each (--vo-cells)",
-              suits: { CellSymbols.preferred(for: $0) != .half }) { caps, options in
+              suits: { CellSymbols.preferred(for: $0) != .half }) { caps, options, _ in
             cellDriver("cells", symbols: options.cellSymbols ?? CellSymbols.preferred(for: caps), caps, options)
         }
     private static let halfBlock =
         Entry(name: "halfblock", summary: "▀ cells in 24-bit or 256 colours (any terminal)",
-              suits: { _ in true }) { caps, options in
+              suits: { _ in true }) { caps, options, _ in
             cellDriver("halfblock", symbols: .half, caps, options)
         }
 
@@ -99,7 +103,7 @@ public enum VideoDrivers {
                    tolerance: options.cellTolerance ?? CellDriver.defaultTolerance, name: name)
     }
     private static let null =
-        Entry(name: "null", summary: "no picture (headless playback)", suits: { _ in false }, isHeadless: true) { _, _ in NullDriver() }
+        Entry(name: "null", summary: "no picture (headless playback)", suits: { _ in false }, isHeadless: true) { _, _, _ in NullDriver() }
 
     /// `auto` and every driver name.
     public static var names: [String] { ["auto"] + all.map(\.name) }
@@ -128,8 +132,8 @@ public enum VideoDrivers {
     }
 
     /// The driver `choice` means on this terminal (``resolve(_:capabilities:)``).
-    public static func make(_ choice: Choice, capabilities: TerminalCapabilities, options: Options) -> (any VideoDriver)? {
-        make(choice.name, capabilities: capabilities, options: options)
+    public static func make(_ choice: Choice, capabilities: TerminalCapabilities, options: Options, clock: TimeSource) -> (any VideoDriver)? {
+        make(choice.name, capabilities: capabilities, options: options, clock: clock)
     }
 
     public static func entry(named name: String) -> Entry? { all.first { $0.name == name } }
@@ -142,8 +146,8 @@ public enum VideoDrivers {
     }
 
     /// Makes the driver `name` resolves to.
-    public static func make(_ name: String, capabilities: TerminalCapabilities, options: Options) -> (any VideoDriver)? {
-        resolve(name, capabilities: capabilities).map { $0.make(capabilities, options) }
+    public static func make(_ name: String, capabilities: TerminalCapabilities, options: Options, clock: TimeSource) -> (any VideoDriver)? {
+        resolve(name, capabilities: capabilities).map { $0.make(capabilities, options, clock) }
     }
 
     /// The drivers a "next output" key cycles through on this terminal: the ones that suit it,

@@ -117,7 +117,7 @@ public final class KittyEncoder {
     /// Shared memory frames handed to the terminal (nil when sending directly).
     private var sharedFrames: SharedMemoryFrames?
     /// When a shared-memory frame went out, for reclaiming those the terminal left (a manual clock in tests).
-    public var clock = TimeSource.monotonic
+    public let clock: TimeSource
     /// Deflate direct frames (`o=z`) when it pays (a remote terminal: the link is the limit).
     public let compresses: Bool
     /// A frame is sent compressed only when deflate made it at most this share of its size.
@@ -140,15 +140,18 @@ public final class KittyEncoder {
     ///   only where the terminal can map the objects: the same machine, no multiplexer between).
     /// - Parameter compresses: deflate direct frames (`o=z`) where that shrinks them enough
     ///   (for a terminal over a remote link).
+    /// - Parameter clock: when shared-memory frames went out (those the terminal left are reclaimed by it).
     public convenience init(imageID: Int = 0x4165_7468, placementID: Int = 1, transmission: Transmission = .direct,
-                            compresses: Bool = false) {
+                            compresses: Bool = false, clock: TimeSource) {
         self.init(imageID: imageID, placementID: placementID, transmission: transmission, sharedMemoryPrefix: nil,
-                  compresses: compresses)
+                  compresses: compresses, clock: clock)
     }
 
     /// - Parameter sharedMemoryPrefix: the start of the objects' names (tests; nil:
     ///   `/aether-kitty-<pid>-<image id>`).
-    init(imageID: Int, placementID: Int, transmission: Transmission, sharedMemoryPrefix: String?, compresses: Bool = false) {
+    init(imageID: Int, placementID: Int, transmission: Transmission, sharedMemoryPrefix: String?, compresses: Bool = false,
+         clock: TimeSource) {
+        self.clock = clock
         self.imageID = max(1, min(Int(UInt32.max), imageID))
         self.placementID = max(1, min(Int(UInt32.max), placementID))
         current = .allocate(capacity: 1)

@@ -20,7 +20,6 @@ public final class OutputWriter {
         public var writeCalls = 0
         /// Times `write` returned EAGAIN and the writer had to wait for the terminal.
         public var stalls = 0
-        public var writeNanoseconds: UInt64 = 0
     }
 
     public let fileDescriptor: Int32
@@ -56,8 +55,6 @@ public final class OutputWriter {
     /// Writes `buffer` completely (outside the frame protocol, e.g. a terminal reset).
     @discardableResult
     public func write(_ buffer: ByteBuffer) throws(SystemCallError) -> Int {
-        let start = Stopwatch()
-        defer { statistics.writeNanoseconds &+= start.nanoseconds }
         let outcome = buffer.withUnsafeBytes { Self.writeFully($0, to: fileDescriptor, pollMilliseconds: 1000) }
         statistics.writeCalls += outcome.writeCalls
         statistics.bytesWritten += outcome.written

@@ -98,6 +98,7 @@ public final class SixelEncoder {
         public var paletteRebuilt = false
         public var colorsUsed = 0
         public var bytes = 0
+        /// The stages' costs, measured when the encoder has a ``SixelEncoder/stageClock`` (0 else).
         /// Scene-change check and palette building.
         public var analyseNanoseconds: UInt64 = 0
         /// Pixel → palette index (with dithering).
@@ -119,6 +120,9 @@ public final class SixelEncoder {
         didSet { if options != oldValue { invalidate() } }
     }
     public private(set) var statistics = Statistics()
+    /// What the stages' costs in ``FrameReport`` are measured on (the bench's breakdown); nil
+    /// measures nothing, as the player, which reads none of them, does.
+    public var stageClock: TimeSource?
     /// The palette of the last encoded frame.
     public var palette: SixelPalette { scene.lookup.palette }
 
@@ -181,7 +185,7 @@ public final class SixelEncoder {
             return identical(image, output: output, repeatIdentical: repeatIdentical, pieces: rects)
         }
         var report = FrameReport(outcome: .encoded)
-        let watch = Stopwatch()
+        let watch = stageClock.map { Stopwatch(clock: $0) }
         if scene.update(for: image, colors: options.colors) {
             report.paletteRebuilt = true
             statistics.paletteRebuilds += 1
@@ -189,7 +193,7 @@ public final class SixelEncoder {
             // what they show, so everything is painted again.
             planes.forgetShown(pixels)
         }
-        let t1 = watch.nanoseconds
+        let t1 = watch?.nanoseconds ?? 0
         let lookup = scene.lookup, indices = planes.indices, shown = planes.shown
         let amplitude = Self.orderedAmplitude(colors: lookup.palette.count)
         // A row whose pixels did not change maps to what the terminal shows there, wherever that
@@ -203,7 +207,7 @@ public final class SixelEncoder {
                 (indices + y * image.width + hole.x).update(repeating: ColorLookup.none, count: hole.width)
             }
         }
-        let t2 = watch.nanoseconds
+        let t2 = watch?.nanoseconds ?? 0
         report.mapNanoseconds = t2 - t1
         let start = output.count
         // A whole-picture repaint once anything changed (beyond the noise threshold): drawn
@@ -219,7 +223,7 @@ public final class SixelEncoder {
                                                  height: image.height, palette: lookup.palette, output: output)
         }
         planes.swap()
-        report.emitNanoseconds = watch.nanoseconds - t2
+        report.emitNanoseconds = (watch?.nanoseconds ?? 0) - t2
         report.analyseNanoseconds = t1
         report.bytes = output.count - start
         guard report.bytes > 0 else {

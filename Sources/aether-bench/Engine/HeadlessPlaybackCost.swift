@@ -152,7 +152,7 @@ struct HeadlessPlaybackCost {
     }
 
     func measure(file: String) throws -> Result {
-        guard let duration = (try? MediaProbe.probe(url: file, network: NetworkSettings()))?.duration, duration > 0 else { throw Failure.probe(file) }
+        guard let duration = (try? MediaProbe.probe(url: file, network: NetworkSettings(), clock: .monotonic))?.duration, duration > 0 else { throw Failure.probe(file) }
         let stats = "\(workDir)/headless-stats.jsonl"
         let ours = command(player, file: file, stats: stats, extra: playerArguments)
         let theirs = baseline.map { command($0, file: file, stats: stats, extra: baselineArguments) }

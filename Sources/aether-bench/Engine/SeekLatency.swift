@@ -67,7 +67,7 @@ struct SeekLatency {
         var interval = 1.0 / 24
         for run in 0..<repeats {
             let player = Player()
-            var options = PlayerOptions()
+            var options = PlayerOptions(time: .monotonic)
             options.audio.output = .null
             do { try player.load(url: file, options: options) } catch { throw Failure.load("\(file): \(error)") }
             defer { player.stop() }

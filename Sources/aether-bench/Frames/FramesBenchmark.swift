@@ -109,7 +109,7 @@ struct FramesBenchmark: AsyncParsableCommand {
 
     private func playback(_ file: String, scrubbing: Bool) async throws -> PlaybackRun {
         let player = Player()
-        var options = PlayerOptions()
+        var options = PlayerOptions(time: .monotonic)
         options.audio.output = .null
         try player.load(url: file, options: options)
         player.setRenderSize(PixelSize(width: 1280, height: 720))

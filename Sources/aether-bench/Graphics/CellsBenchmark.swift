@@ -89,7 +89,7 @@ struct CellsBenchmark: ParsableCommand {
                         let k = still ? 0 : min(i, scaled.count - 1)
                         let image = try PixelImage(width: size.width, height: size.height, pixels: scaled[k])
                         out.removeAll()
-                        let start = Stopwatch()
+                        let start = Stopwatch(clock: .monotonic)
                         try renderer.render(image, into: rect, output: out)
                         ms.append(Double(start.nanoseconds) / 1e6)
                         bytes += out.count

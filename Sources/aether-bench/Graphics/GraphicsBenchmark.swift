@@ -160,7 +160,7 @@ struct GraphicsBenchmark: ParsableCommand {
             var times: [Double] = [], bytes = 0
             for image in images {
                 out.removeAll()
-                let t0 = Stopwatch()
+                let t0 = Stopwatch(clock: .monotonic)
                 try renderer.render(image, into: rect, output: out)
                 times.append(Double(t0.nanoseconds) / 1e6)
                 bytes += out.count
@@ -177,11 +177,11 @@ struct GraphicsBenchmark: ParsableCommand {
         let out = ByteBuffer(capacity: 4 << 20)
         var runs: [RunResult] = []
         for _ in 0..<repeats {
-            let encoder = KittyEncoder()
+            let encoder = KittyEncoder(clock: .monotonic)
             var times: [Double] = [], bytes = 0, unchanged = 0
             for image in images {
                 out.removeAll()
-                let t0 = Stopwatch()
+                let t0 = Stopwatch(clock: .monotonic)
                 let report = encoder.encode(image, columns: 128, rows: 38, into: out)
                 times.append(Double(t0.nanoseconds) / 1e6)
                 bytes += out.count
@@ -209,11 +209,12 @@ struct GraphicsBenchmark: ParsableCommand {
         var runs: [RunResult] = []
         for _ in 0..<repeats {
             let encoder = SixelEncoder(options: sixelOptions(dither))
+            encoder.stageClock = .monotonic
             var times: [Double] = [], bytes = 0
             var analyse: [Double] = [], map: [Double] = [], emit: [Double] = []
             for image in images {
                 out.removeAll()
-                let t0 = Stopwatch()
+                let t0 = Stopwatch(clock: .monotonic)
                 let report = try encoder.encode(image, into: out)
                 times.append(Double(t0.nanoseconds) / 1e6)
                 bytes += out.count

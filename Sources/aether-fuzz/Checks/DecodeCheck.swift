@@ -19,7 +19,7 @@ enum DecodeCheck {
     /// Demuxes `bytes` from memory, probes them and decodes up to `maxPackets` packets of every
     /// stream. Returns nil when the bytes do not open as media.
     static func media(_ bytes: [UInt8], maxPackets: Int = 200) -> Outcome? {
-        guard let format = try? FormatContext(bytes: bytes, timeout: 5),
+        guard let format = try? FormatContext(bytes: bytes, timeout: 5, clock: ManualTimeSource().source),
               let info = try? MediaProbe.probe(format) else { return nil }
         // Loudness tags from the file: whatever they say, every mode gives a finite gain within ±64 dB.
         for mode in ReplayGainMode.allCases {

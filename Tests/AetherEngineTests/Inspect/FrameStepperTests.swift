@@ -35,7 +35,7 @@ import Testing
         let file = TestEnvironment.fixture("h264-bframes.mkv")
         let refs = try Self.reference(file).frames
         try #require(refs.count > 100 && refs.contains { $0.type == "B" }, "ffprobe: \(refs.count) frames")
-        let stepper = try FrameStepper(url: file, stream: 0, maxSize: Self.size, network: NetworkSettings())
+        let stepper = try FrameStepper(url: file, stream: 0, maxSize: Self.size, network: NetworkSettings(), clock: .monotonic)
         var forward: [Reference] = []
         var result = stepper.frame(at: refs[0].pts)
         while case .success(let f) = result, forward.count <= refs.count {
@@ -63,7 +63,7 @@ import Testing
     @Test func aFrameReachedFromAnyPacket() throws {
         let file = TestEnvironment.fixture("h264-bframes.mkv")
         let refs = try Self.reference(file).frames
-        let stepper = try FrameStepper(url: file, stream: 0, maxSize: Self.size, network: NetworkSettings())
+        let stepper = try FrameStepper(url: file, stream: 0, maxSize: Self.size, network: NetworkSettings(), clock: .monotonic)
         for i in [refs.count - 1, 37, 5, 0, refs.count / 2] {
             let got = try stepper.frame(at: refs[i].pts).get()
             #expect(Reference(pts: got.record.times.pts ?? -1, type: got.record.picture.pictureType ?? "?") == refs[i])
@@ -78,7 +78,7 @@ import Testing
     @Test func decodeErrorsAreShownWhereTheyHappen() throws {
         let file = TestEnvironment.fixture("damaged-h264.mkv")
         let ref = try Self.reference(file)
-        let stepper = try FrameStepper(url: file, stream: 0, maxSize: Self.size, network: NetworkSettings())
+        let stepper = try FrameStepper(url: file, stream: 0, maxSize: Self.size, network: NetworkSettings(), clock: .monotonic)
         var frames: [SteppedFrame] = []
         var result = stepper.frame(at: ref.frames[0].pts)
         while case .success(let f) = result, frames.count <= ref.frames.count + 2 {
@@ -104,7 +104,7 @@ import Testing
     @Test func colourPropertiesAndSideDataOfAnHDR10Frame() throws {
         let file = TestEnvironment.fixture("hevc10-hdr10-ac3-51-movtext.mp4")
         let ref = try Self.reference(file)
-        let stepper = try FrameStepper(url: file, stream: 0, maxSize: Self.size, network: NetworkSettings())
+        let stepper = try FrameStepper(url: file, stream: 0, maxSize: Self.size, network: NetworkSettings(), clock: .monotonic)
         let f = try stepper.frame(at: ref.frames[0].pts).get()
         let props = Dictionary(f.properties.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         #expect(props["transfer"] == "smpte2084" && props["primaries"] == "bt2020" && props["matrix"] == "bt2020nc", "\(props)")
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func aFileThatIsNotMediaIsOneError() {
-        #expect(throws: InspectionError.self) { try FrameStepper(url: TestEnvironment.fixture("random.mkv"), stream: 0, maxSize: Self.size, network: NetworkSettings()) }
-        #expect(throws: InspectionError.self) { try FrameStepper(url: TestEnvironment.fixture("sine-1k.mkv"), stream: 5, maxSize: Self.size, network: NetworkSettings()) }
+        #expect(throws: InspectionError.self) { try FrameStepper(url: TestEnvironment.fixture("random.mkv"), stream: 0, maxSize: Self.size, network: NetworkSettings(), clock: .monotonic) }
+        #expect(throws: InspectionError.self) { try FrameStepper(url: TestEnvironment.fixture("sine-1k.mkv"), stream: 5, maxSize: Self.size, network: NetworkSettings(), clock: .monotonic) }
     }
 }

@@ -59,9 +59,9 @@ final class ABRReplay: @unchecked Sendable {  // driven from the test's one thre
     }
 
     static let chunk = 16 << 10
-    static let cacheSeconds = PlayerOptions().stream.networkCacheSeconds
+    static let cacheSeconds = PlayerOptions(time: .monotonic).stream.networkCacheSeconds
     static let lowWater = PlaybackSession.bufferingLowWater
-    static let pauseWait = PlayerOptions().stream.cachePauseWait
+    static let pauseWait = PlayerOptions(time: .monotonic).stream.cachePauseWait
 
     let clock = ManualTimeSource()
     let link: Link
