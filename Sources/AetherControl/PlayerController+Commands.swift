@@ -47,11 +47,11 @@ extension PlayerController {
             if watchLater || settings.savePositionOnQuit { saveWatchLater() }
             if watchLater { show("position saved") }
             host?.controllerWillUnloadItem(self, reason: "quit")
-            walk.tally.quitCode = code
+            walk.tally.end = .asked(code)
             return .ok
         case .stop:
             host?.controllerWillUnloadItem(self, reason: "stop")
-            walk.tally.quitCode = exitCode()
+            walk.tally.end = .status(status())
             return .ok
         case .screenshot(let subtitles):
             return host?.controller(self, screenshot: subtitles) ?? .failure("screenshots need the terminal player")

@@ -78,7 +78,7 @@ extension PlayerController {
     public func waitForOpen() -> TickResult? {
         while let job = opening {
             _ = job.wait()
-            if case .finished(let code) = tick() { return .finished(code: code) }
+            if case .finished(let end) = tick() { return .finished(end) }
         }
         return nil
     }

@@ -97,7 +97,7 @@ public final class PlayerController: PlaylistWalkOwner {
 
     // MARK: the host's loop
 
-    public enum TickResult: Equatable { case running, finished(code: Int32) }
+    public enum TickResult: Equatable { case running, finished(RunEnd) }
 
     /// How long one tick follows opens that end at once, and how long it waits for each.
     static let chainedOpens = 0.05
@@ -117,9 +117,9 @@ public final class PlayerController: PlaylistWalkOwner {
         for (request, result) in zip(requests, results) { repliesAfterOpen.append((request.reply, result)) }
         if opening == nil { sendReplies(published: !requests.isEmpty) }
         defer { if opening == nil { sendReplies(published: false) } }
-        if let code = walk.tally.quitCode {
+        if let end = walk.tally.end {
             cancelOpen()
-            return .finished(code: code)
+            return .finished(end)
         }
         // The item opening ended: its load is finished, or the walk goes on to the next. Opens
         // the walk goes on to that end at once (a playlist of missing files) are followed in
@@ -186,11 +186,11 @@ public final class PlayerController: PlaylistWalkOwner {
         for (reply, result) in replies { reply(result) }
     }
 
-    /// The walk is over: it ends with the tally's exit code.
+    /// The walk is over: it ends with the tally's status.
     private func finished() -> TickResult {
-        let code = exitCode()
-        walk.tally.quitCode = code
-        return .finished(code: code)
+        let end = RunEnd.status(status())
+        walk.tally.end = end
+        return .finished(end)
     }
 
     /// An image item at its end stays `--image-display-duration` (mpv's; from the moment it
@@ -259,8 +259,8 @@ public final class PlayerController: PlaylistWalkOwner {
     /// mpv's exit codes: 0 when everything played, 1 when the one item could not be played,
     /// 2 when none of several could, 3 when some could and some could not; 2 also when a file
     /// ended early (truncated, read error).
-    public func exitCode() -> Int32 {
-        walk.tally.status(items: playlist.count).rawValue
+    public func status() -> ExitStatus {
+        walk.tally.status(items: playlist.count)
     }
 
     /// The host is leaving for its own reason (a signal): save the position if asked to.

@@ -1,6 +1,6 @@
 /// The tally of a walk through the playlist: how many items played and how many could not, a
 /// line for each that could not (or ended early), the passes of the item and of the playlist
-/// left to loop, and the code a quit asked for. How the run ends follows from it
+/// left to loop, and how a quit or a stop ended the run. How the run ends follows from it
 /// (``status(items:)``).
 struct WalkTally: Equatable {
     /// Items that opened, less those that then failed while playing.
@@ -24,8 +24,8 @@ struct WalkTally: Equatable {
     var fileLoopsLeft = LoopCount.no
     /// More passes of the playlist (`--loop-playlist`).
     var playlistLoopsLeft = LoopCount.no
-    /// A quit asked for this exit code (or a stop, for the tally's).
-    var quitCode: Int32?
+    /// How the run ends, once a quit (its own code) or a stop (the tally's status) said so.
+    var end: RunEnd?
 
     /// Item opened: counted, its `loops` (`--loop-file`) ahead.
     mutating func opened(loops: LoopCount) {

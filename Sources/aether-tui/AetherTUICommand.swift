@@ -17,7 +17,7 @@ enum Main {
         MemoryPolicy.limitArenas()
         // Libraries of another major version than the build's: one line, before anything
         // touches the terminal or calls into them.
-        if let mismatch = FFmpegVersions.incompatibility { exit(fail(mismatch).rawValue) }
+        if let mismatch = FFmpegVersions.incompatibility { exit(with: .failed(mismatch)) }
         let arguments = Array(CommandLine.arguments.dropFirst())
         CrashReporting.arm(arguments: arguments, environment: ProcessInfo.processInfo.environment, runBacktracer: runBacktracer)
         if arguments == ["--list-options"] {
@@ -30,12 +30,15 @@ enum Main {
         }
         let expanded = ConfigArguments.expand(Array(CommandLine.arguments.dropFirst()),
                                               environment: ProcessInfo.processInfo.environment)
-        if let error = expanded.error { exit(fail(error).rawValue) }
+        if let error = expanded.error { exit(with: .usage(error)) }
         for warning in expanded.warnings { warn(warning) }
         ConfigArguments.startupWarnings = expanded.warnings
         do {
             var command = try AetherTUICommand.parseAsRoot(expanded.arguments)
             if var command = command as? AsyncParsableCommand { try await command.run() } else { try command.run() }
+        } catch let failure as CommandFailure {
+            // What a command's run threw: its line, and the status its kind has.
+            exit(with: failure)
         } catch {
             // A bad option or usage is status 1, as in mpv (ArgumentParser's own is 64, EX_USAGE).
             if AetherTUICommand.exitCode(for: error) == .validationFailure {
@@ -57,10 +60,17 @@ struct AetherTUICommand: AsyncParsableCommand {
         defaultSubcommand: Play.self)
 }
 
-/// Prints `aether-tui: message` on stderr and returns the exit code to throw (``ExitStatus``).
-func fail(_ message: String, status: ExitStatus = .failed) -> ExitCode {
-    StandardStream.error("aether-tui: \(TextSanitizer.clean(message))\n")
-    return ExitCode(status.rawValue)
+/// Says `failure`'s line on standard error (`aether-tui: line`, sanitised) and ends the program
+/// with its status (``CommandFailure/status``): the one place a command's failure is printed.
+func exit(with failure: CommandFailure) -> Never {
+    if let line = failure.line { say(line) }
+    exit(failure.status)
+}
+
+/// Prints `aether-tui: line` (sanitised) on stderr: a failure's line, or one of the lines a
+/// playlist's run reports as it ends (an item that could not be played).
+func say(_ line: String) {
+    StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n")
 }
 
 /// Prints `aether-tui: warning: message` (or another `kind` of note) on stderr; the run goes on.
@@ -73,9 +83,9 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("log-file"), help: ArgumentHelp("Write FFmpeg's and the player's diagnostics to this file.", valueName: "path"))
     var logFile: String?
 
-    func configureLogging() throws {
+    func configureLogging() throws(CommandFailure) {
         do { try AppLog.configure(path: logFile) } catch {
-            throw fail("cannot open log file '\(logFile ?? "")': \(error.systemReason)")
+            throw .failed("cannot open log file '\(logFile ?? "")': \(error.systemReason)")
         }
     }
 }

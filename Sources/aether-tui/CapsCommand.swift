@@ -1,3 +1,4 @@
+import AetherControl
 import AetherEngine
 import AetherTUI
 import ArgumentParser
@@ -12,7 +13,7 @@ struct Caps: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print what the terminal can do (kitty graphics, sixel, colours, cell size, synchronized output, tmux passthrough) and measure the outputs --vo=auto weighs: each one's time a frame and detail shown, and the choice.")
 
-    func run() throws {
+    func run() throws(CommandFailure) {
         let env = ProcessInfo.processInfo.environment
         // The terminal asked: standard input and output when both are one; otherwise (`caps >
         // caps.txt` for a bug report) the controlling terminal, while the report goes to the file.
@@ -22,7 +23,7 @@ struct Caps: ParsableCommand {
         if isatty(STDIN_FILENO) != 1 || isatty(STDOUT_FILENO) != 1 {
             controlling = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
             guard controlling >= 0, isatty(controlling) == 1 else {
-                throw fail("no terminal to ask: standard input and output are not one and there is no controlling terminal")
+                throw .failed("no terminal to ask: standard input and output are not one and there is no controlling terminal")
             }
             terminal = (controlling, controlling)
         }

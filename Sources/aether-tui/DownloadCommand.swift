@@ -1,3 +1,4 @@
+import AetherControl
 import AetherEngine
 import ArgumentParser
 import Dispatch
@@ -69,16 +70,16 @@ struct Download: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
-    func validate() throws {
+    func validate() throws(ValidationError) {
         guard hlsBitrate != .auto else { throw ValidationError("--hls-bitrate must be min, max or a bit rate (e.g. 700k)") }
     }
 
-    func run() throws {
+    func run() throws(CommandFailure) {
         try common.configureLogging()
         var settings = NetworkSettings()
         self.network.apply(to: &settings)
         let options: [String: String]
-        do { options = try SourceOptions.make(network: settings) } catch { throw fail(error.description) }
+        do { options = try SourceOptions.make(network: settings) } catch { throw .usage(error.description) }
 
         var request = DownloadRequest()
         request.preference = hlsBitrate
@@ -112,9 +113,9 @@ struct Download: ParsableCommand {
         } catch {
             bar.finish()
             if interrupt.isCancelled {
-                throw fail("interrupted: what was fetched is kept in '\(path).part'; run the same command again to continue", status: .interrupted)
+                throw .interrupted("interrupted: what was fetched is kept in '\(path).part'; run the same command again to continue")
             }
-            throw fail("cannot download '\(url)': \(error.message)")
+            throw .failed("cannot download '\(url)': \(error.message)")
         }
     }
 

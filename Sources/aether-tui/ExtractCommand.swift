@@ -1,3 +1,4 @@
+import AetherControl
 import AetherEngine
 import ArgumentParser
 import FoundationEssentials
@@ -45,34 +46,31 @@ struct Extract: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
-    func validate() throws {
+    func validate() throws(ValidationError) {
         guard let time = TimeArgument(at) else { throw ValidationError("--at: cannot parse '\(at)' as a time") }
         if case .chapter = time { throw ValidationError("--at takes a time, -time from the end or N%, not a chapter") }
         if let width, width < 1 || width > 16384 { throw ValidationError("--width must be from 1 to 16384") }
         guard loops >= 1 else { throw ValidationError("--loops must be at least 1") }
     }
 
-    func run() async throws {
+    func run() async throws(CommandFailure) {
         try common.configureLogging()
         var headers: [String: String] = [:]
         for field in SourceOptions.splitFields(httpHeaderFields ?? "") { headers[field.name] = field.value }
         let extractor = FrameExtractor(url: source, headers: headers, idleTimeout: 60, decoderThreads: 2, clock: .monotonic)
-        do {
-            let image = try await take(extractor)
-            let path = output ?? StillFileName.make(source: source, seconds: image.seconds)
-            do { try PNGWriter.write(image, to: path) } catch {
-                await extractor.shutdown()
-                throw fail("cannot write '\(path)': \(Self.describe(error))")
-            }
-            if loops > 1 { report(await extractor.statistics) }
+        let image: StillImage
+        do { image = try await take(extractor) } catch {
             await extractor.shutdown()
-            print(TextSanitizer.clean(path))
-        } catch let code as ExitCode {
-            throw code
-        } catch {
-            await extractor.shutdown()
-            throw fail("cannot extract a picture from '\(source)': \(Self.describe(error))")
+            throw .failed("cannot extract a picture from '\(source)': \(Self.describe(error))")
         }
+        let path = output ?? StillFileName.make(source: source, seconds: image.seconds)
+        do { try PNGWriter.write(image, to: path) } catch {
+            await extractor.shutdown()
+            throw .failed("cannot write '\(path)': \(Self.describe(error))")
+        }
+        if loops > 1 { report(await extractor.statistics) }
+        await extractor.shutdown()
+        print(TextSanitizer.clean(path))
     }
 
     /// The still asked for, after `loops − 1` others at positions cycling over the file.

@@ -16,13 +16,13 @@ struct HeadlessPlayback {
     /// What the loop's wake-ups, the summaries' wall time and the player read.
     let clock: TimeSource
 
-    func run() throws -> Int32 {
+    func run() throws(CommandFailure) -> RunEnd {
         let setup = try PlaybackSetup(options, environment: ProcessInfo.processInfo.environment, clock: clock, warn: { warn($0) })
         let stop = QuitSignals()
 
         var stats: StatsFile? = nil
         if let path = options.statsFile {
-            do { stats = try StatsFile(path: path) } catch { throw fail("\(error)") }
+            do { stats = try StatsFile(path: path) } catch { throw .failed(error.message) }
         }
         let controller = PlayerController(player: Player(), playlist: setup.playlist, settings: setup.controller, clock: clock)
         controller.setSubtitleDelaySetting(options.subDelay)
@@ -47,21 +47,21 @@ struct HeadlessPlayback {
         defer { services.stop() }
 
         guard controller.start(paused: options.pause) else {
-            if stop.isRaised { return ExitStatus.interrupted.rawValue }
-            for line in controller.reportedErrors() { _ = fail(line) }
+            if stop.isRaised { return .status(.interrupted) }
+            controller.reportedErrors().forEach(say)
             controller.finish(interrupted: false)
-            return controller.exitCode()
+            return .status(controller.status())
         }
-        var code: Int32 = 0
+        var end = RunEnd.status(.ok)
         var nextTick = clock.seconds + 1
         var lastWake = clock.seconds
         while true {
             if stop.isRaised {
                 host.itemEnded(controller, interrupted: true)
-                code = 4
+                end = .status(.interrupted)
                 break
             }
-            if case .finished(let c) = controller.tick() { code = c; break }
+            if case .finished(let ended) = controller.tick() { end = ended; break }
             let now = clock.seconds
             if now >= nextTick {
                 stats?.record(controller.player.telemetry(advance: true), player: controller.player)
@@ -86,11 +86,11 @@ struct HeadlessPlayback {
             if woken { lastWake = clock.seconds }
         }
         host.reportWarnings(controller.player)
-        controller.finish(interrupted: code == 4)
+        controller.finish(interrupted: end.interrupted)
         controller.player.stop()
         stats = nil
-        for line in controller.reportedErrors() { _ = fail(line) }
-        return code
+        controller.reportedErrors().forEach(say)
+        return end
     }
 
     /// How often the state is published while the player moves (remote front ends read the

@@ -1,3 +1,4 @@
+import AetherControl
 import AetherBase
 import AetherEngine
 import AetherTUI
@@ -50,7 +51,7 @@ struct Inspect: ParsableCommand {
     @OptionGroup var playback: PlaybackOptions
     @OptionGroup var common: CommonOptions
 
-    func validate() throws {
+    func validate() throws(ValidationError) {
         guard let first = playback.sources.first, !first.isEmpty else { throw ValidationError("inspect needs a file") }
         if playback.sources.count > 2 { throw ValidationError("inspect takes one file and, optionally, a node path") }
         if playback.sources.count == 2, tab != .container {
@@ -58,7 +59,7 @@ struct Inspect: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() throws(CommandFailure) {
         try common.configureLogging()
         let source = playback.sources[0]
         let node = playback.sources.count > 1 ? playback.sources[1] : nil
@@ -75,11 +76,11 @@ struct Inspect: ParsableCommand {
         }
     }
 
-    private func printJSON(source: String, node: String?) throws {
+    private func printJSON(source: String, node: String?) throws(CommandFailure) {
         switch tab {
         case .container:
             let document: StructureDocument
-            do { document = try StructureDocument.open(path: source, network: NetworkSettings(), clock: .monotonic) } catch { throw fail(error.message) }
+            do { document = try StructureDocument.open(path: source, network: NetworkSettings(), clock: .monotonic) } catch { throw .failed(error.message) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             struct Whole: Encodable {
@@ -88,23 +89,25 @@ struct Inspect: ParsableCommand {
                 let nodes: [StructureTree]
             }
             let data: Data
-            if let node {
-                let chain: [StructureNode]
-                do { chain = try document.resolve(node) } catch { throw fail(error.message) }
-                data = try encoder.encode(document.subtree(chain[chain.count - 1]))
-            } else {
-                data = try encoder.encode(Whole(format: document.parser.format.rawValue, size: document.source.length,
-                                                nodes: document.wholeTree()))
+            do {
+                if let node {
+                    let chain: [StructureNode]
+                    do { chain = try document.resolve(node) } catch { throw CommandFailure.failed(error.message) }
+                    data = try encoder.encode(document.subtree(chain[chain.count - 1]))
+                } else {
+                    data = try encoder.encode(Whole(format: document.parser.format.rawValue, size: document.source.length,
+                                                    nodes: document.wholeTree()))
+                }
+            } catch let failure as CommandFailure { throw failure } catch {
+                throw .failed("cannot write the tree as JSON: \(error.systemReason)")
             }
             FileBytes.writeAll([UInt8](data) + [UInt8(ascii: "\n")], to: STDOUT_FILENO)
         case .packets:
-            let probe = try Probe.parse([source, "--packets", "--json", "--count", "all"])
-            try probe.run()
+            try Probe.listing(source, "--packets", "--json", "--count", "all").run()
         case .frames:
-            let probe = try Probe.parse([source, "--frames", "--json", "--streams", "v"])
-            try probe.run()
+            try Probe.listing(source, "--frames", "--json", "--streams", "v").run()
         case .live:
-            throw fail("the live tab has no JSON form: --stats-file writes the same figures while playing")
+            throw .failed("the live tab has no JSON form: --stats-file writes the same figures while playing")
         }
     }
 }

@@ -26,7 +26,7 @@ struct NetworkOptions: ParsableArguments {
 
     @OptionGroup var tls: TLSOptions
 
-    func validate() throws {
+    func validate() throws(ValidationError) {
         guard networkTimeout.isFinite, networkTimeout > 0, networkTimeout <= 3600 else { throw ValidationError("--network-timeout must be more than 0 and at most 3600") }
         guard (0...100).contains(networkRetries) else { throw ValidationError("--network-retries must be between 0 and 100") }
     }
@@ -52,7 +52,7 @@ struct TLSOptions: ParsableArguments {
     @Option(name: .customLong("tls-ca-file"), help: ArgumentHelp("A PEM file of the certificate authorities to trust instead of the system's.", valueName: "file"))
     var tlsCAFile: String?
 
-    func validate() throws {
+    func validate() throws(ValidationError) {
         if let file = tlsCAFile {
             var info = stat()
             guard stat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(file, R_OK) == 0 else {

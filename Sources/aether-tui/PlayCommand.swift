@@ -16,7 +16,7 @@ struct Play: ParsableCommand {
     @OptionGroup var playback: PlaybackOptions
     @OptionGroup var common: CommonOptions
 
-    func run() throws {
+    func run() throws(CommandFailure) {
         try common.configureLogging()
         ALSASink.silenceLibraryErrors()
         if playback.audioDevice == "help" { return Self.listAudioDevices() }
@@ -35,11 +35,11 @@ struct Play: ParsableCommand {
     /// The TUI on `playback`'s sources (or headless with `--vo=null`); `adjust` changes the
     /// options first (`inspect` opens the inspector). The player's composition root: the one
     /// clock every decision of the host and the engine reads is made here.
-    static func runTUI(_ playback: PlaybackOptions, adjust: (inout TUIOptions) -> Void = { _ in }) throws {
+    static func runTUI(_ playback: PlaybackOptions, adjust: (inout TUIOptions) -> Void = { _ in }) throws(CommandFailure) {
         let clock = TimeSource.monotonic
         if playback.vo.isHeadless {
-            let code = try HeadlessPlayback(options: playback, clock: clock).run()
-            if code != 0 { throw ExitCode(code) }
+            let end = try HeadlessPlayback(options: playback, clock: clock).run()
+            if end.code != 0 { throw .ended(end) }
             return
         }
         // `-` plays standard input; the keys then come from the controlling terminal.
@@ -47,7 +47,7 @@ struct Play: ParsableCommand {
             let media = dup(STDIN_FILENO)
             let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
             guard media >= 0, tty >= 0 else {
-                throw fail("'-' plays standard input, and the player then needs a terminal on /dev/tty for its keys (use --vo=null to play without one)")
+                throw .failed("'-' plays standard input, and the player then needs a terminal on /dev/tty for its keys (use --vo=null to play without one)")
             }
             _ = fcntl(media, F_SETFD, FD_CLOEXEC)
             dup2(tty, STDIN_FILENO)
@@ -55,7 +55,7 @@ struct Play: ParsableCommand {
             SourceOptions.standardInput.store(media, ordering: .relaxed)
         }
         guard isatty(STDOUT_FILENO) == 1, isatty(STDIN_FILENO) == 1 else {
-            throw fail("standard input and output must be a terminal (use --vo=null to play without one)")
+            throw .failed("standard input and output must be a terminal (use --vo=null to play without one)")
         }
         let env = ProcessInfo.processInfo.environment
         let setup = try PlaybackSetup(playback, environment: env, clock: clock, warn: { warn($0) })
@@ -67,7 +67,7 @@ struct Play: ParsableCommand {
         do {
             theme = try ThemeLoader.load(playback.theme ?? "default", environment: env, executablePath: executable)
         } catch {
-            throw fail("\(error)")
+            throw .failed(error.description)
         }
         if noColor { theme = theme.withoutColor() }
         // Without --theme, a light background (the terminal's OSC 11 answer) gets the light theme.
@@ -92,11 +92,12 @@ struct Play: ParsableCommand {
         options.output.governor = playback.voGovernor.isOn
         options.remote = setup.remote
         options.subtitleDelay = playback.subDelay
-        options.subtitleStyle = try PlaybackSetup.subtitleStyle(playback)
+        // (Checked in `validate()` already: a refusal here would be the same usage error.)
+        do { options.subtitleStyle = try PlaybackSetup.subtitleStyle(playback) } catch { throw .usage(error.message) }
         options.bindings = setup.bindings
         options.startupWarnings = ConfigArguments.startupWarnings + setup.warnings
         adjust(&options)
-        let code = TUIApp(options: options, clock: clock).run()
-        if code != 0 { throw ExitCode(code) }
+        let end = try TUIApp(options: options, clock: clock).run()
+        if end.code != 0 { throw .ended(end) }
     }
 }

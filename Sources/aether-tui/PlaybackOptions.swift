@@ -289,7 +289,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("screenshot-directory"), help: ArgumentHelp("Where s and S save screenshots (default: $XDG_PICTURES_DIR, else the current directory).", valueName: "path"))
     var screenshotDirectory: String?
 
-    func validate() throws {
+    func validate() throws(ValidationError) {
         guard !sources.isEmpty || audioDevice == "help" else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
         guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
         _ = try PlaybackSetup.subtitleStyle(self)

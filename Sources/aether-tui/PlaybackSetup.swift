@@ -24,7 +24,7 @@ struct PlaybackSetup {
     /// The setup of `options`: `warn` hears each warning as it is found (before a later step
     /// can fail). Throws the one-line failures (`cannot open`, `nothing to play`). `clock` is the
     /// player's (``PlayerOptions/time``).
-    init(_ options: PlaybackOptions, environment: [String: String], clock: TimeSource, warn: (String) -> Void) throws {
+    init(_ options: PlaybackOptions, environment: [String: String], clock: TimeSource, warn: (String) -> Void) throws(CommandFailure) {
         player = try Self.resolvedPlayerOptions(options, clock: clock)
         // No keyboard headless, but IPC `keypress` goes through the bindings, and a broken
         // input.conf is said at once, as in the TUI.
@@ -68,14 +68,14 @@ struct PlaybackSetup {
     /// Engine options. Only a time that depends on the source (a percentage, a time before the
     /// end, a chapter) in `--start`, `--end` or `--length` needs its duration or chapters, so
     /// only then is the source probed before the player opens it.
-    static func resolvedPlayerOptions(_ options: PlaybackOptions, clock: TimeSource) throws -> PlayerOptions {
+    static func resolvedPlayerOptions(_ options: PlaybackOptions, clock: TimeSource) throws(CommandFailure) -> PlayerOptions {
         let unresolved = playerOptions(options, duration: nil, clock: clock)
         guard [options.start, options.end, options.length].contains(where: { $0?.needsSource == true }) else { return unresolved }
         do {
             let info = try MediaProbe.probe(url: options.source, network: unresolved.network, clock: clock)
             return playerOptions(options, duration: info.duration, chapters: info.chapters.map(\.start), clock: clock)
         } catch {
-            throw fail("cannot open '\(options.source)': \(error.message)")
+            throw .failed("cannot open '\(options.source)': \(error.message)")
         }
     }
 
@@ -142,11 +142,11 @@ struct PlaybackSetup {
     /// The playlist from the arguments (directories and playlist files expanded), and what was
     /// left out of it. When nothing is left to play (an empty directory, one without media, an
     /// empty playlist file) that is one line and exit status 2, as mpv says a file could not be played.
-    static func playlist(_ options: PlaybackOptions) throws -> (Playlist, [String]) {
+    static func playlist(_ options: PlaybackOptions) throws(CommandFailure) -> (Playlist, [String]) {
         let expanded = PlaylistLoader.expand(options.sources)
         guard !expanded.items.isEmpty else {
             let why = expanded.warnings.first.map { ": " + $0 + (expanded.warnings.count > 1 ? " (and \(expanded.warnings.count - 1) more)" : "") } ?? ""
-            throw fail("nothing to play\(why)", status: .incomplete)
+            throw .incomplete("nothing to play\(why)")
         }
         return (Playlist(expanded.items), expanded.warnings)
     }

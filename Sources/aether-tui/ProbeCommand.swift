@@ -1,3 +1,4 @@
+import AetherControl
 import AetherEngine
 import AetherStreaming
 import ArgumentParser
@@ -62,7 +63,7 @@ struct Probe: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
-    func validate() throws {
+    func validate() throws(ValidationError) {
         if packets && frames { throw ValidationError("--packets and --frames cannot be used together") }
         for (name, given) in [("--start", start), ("--length", length)] {
             switch given {
@@ -87,20 +88,25 @@ struct Probe: ParsableCommand {
     /// The probe's composition root: the one clock its opens and reads are timed by.
     private static let clock = TimeSource.monotonic
 
-    func run() throws {
+    /// The packet or frame listing `inspect --json` prints, as `probe` with `arguments`.
+    static func listing(_ arguments: String...) throws(CommandFailure) -> Probe {
+        do { return try parse(arguments) } catch { throw .usage(fullMessage(for: error)) }
+    }
+
+    func run() throws(CommandFailure) {
         try common.configureLogging()
         // Every header is checked (an HTTP token for a name, no CR/LF in either part), and the
         // source gets the same protocol whitelist as playback.
         var fields: [String: String] = [:]
         for header in httpHeaders {
-            guard let colon = header.firstIndex(of: ":") else { throw fail("invalid HTTP header '\(header)': expected 'Field: value'") }
+            guard let colon = header.firstIndex(of: ":") else { throw .usage("invalid HTTP header '\(header)': expected 'Field: value'") }
             fields[header[..<colon].trimmingWhitespace()] = header[header.index(after: colon)...].trimmingWhitespace()
         }
         var network = NetworkSettings()
         network.headers = fields
         network.tls = tls.policy
         let options: [String: String]
-        do { options = try SourceOptions.make(network: network) } catch { throw fail("\(error)") }
+        do { options = try SourceOptions.make(network: network) } catch { throw .usage(error.description) }
         if packets { return try listPackets(options, network: network) }
         if frames { return try listFrames(options, network: network) }
         let info: MediaInfo
@@ -114,7 +120,7 @@ struct Probe: ParsableCommand {
                   let pageOptions = try? SourceOptions.make(network: page.network(over: network)),
                   let media = try? MediaProbe.probe(url: page.url, options: pageOptions, network: page.network(over: network),
                                                     timeout: readTimeout, clock: Self.clock) else {
-                throw fail("cannot open '\(source)': \(error.message)")
+                throw .failed("cannot open '\(source)': \(error.message)")
             }
             AppLog.write("ytdl", "probe: the page names \(TextSanitizer.clean(page.url))")
             info = media
@@ -122,8 +128,9 @@ struct Probe: ParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(info)
-            print(String(decoding: data, as: UTF8.self))
+            do { print(String(decoding: try encoder.encode(info), as: UTF8.self)) } catch {
+                throw .failed("cannot write the probe as JSON: \(error.systemReason)")
+            }
         } else {
             print(ProbeReport.render(info), terminator: "")
         }
@@ -145,7 +152,7 @@ struct Probe: ParsableCommand {
             readTimeout: readTimeout)
     }
 
-    private func listPackets(_ options: [String: String], network: NetworkSettings) throws {
+    private func listPackets(_ options: [String: String], network: NetworkSettings) throws(CommandFailure) {
         let inspector: PacketInspector
         do { inspector = try PacketInspector(url: source, options: options, network: network, limits: limits, clock: Self.clock) } catch { throw failure(error) }
         let output = InspectionOutput(json: json)
@@ -158,7 +165,7 @@ struct Probe: ParsableCommand {
         }
     }
 
-    private func listFrames(_ options: [String: String], network: NetworkSettings) throws {
+    private func listFrames(_ options: [String: String], network: NetworkSettings) throws(CommandFailure) {
         let inspector: FrameInspector
         do { inspector = try FrameInspector(url: source, options: options, network: network, limits: limits, clock: Self.clock) } catch { throw failure(error) }
         let output = InspectionOutput(json: json)
@@ -173,18 +180,18 @@ struct Probe: ParsableCommand {
         }
     }
 
-    private func failure(_ error: InspectionError) -> ExitCode {
-        if case .cannotOpen(let e) = error { return fail("cannot open '\(source)': \(e.message)") }
-        return fail("\(source): \(error.description)")
+    private func failure(_ error: InspectionError) -> CommandFailure {
+        if case .cannotOpen(let e) = error { return .failed("cannot open '\(source)': \(e.message)") }
+        return .failed("\(source): \(error.description)")
     }
 
     /// The closing line; a read error or time-out also goes to stderr and exits 2.
-    private func finish(_ end: InspectionEnd, _ output: InspectionOutput, noun: String) throws {
+    private func finish(_ end: InspectionEnd, _ output: InspectionOutput, noun: String) throws(CommandFailure) {
         output.line(json ? InspectionOutput.object("end", end) : InspectionTable.summary(end, noun: noun))
         output.flush()
         if end.isFailure {
             let what = end.reason == .timedOut ? "read timed out" : "read error"
-            throw fail("\(what) in '\(source)' after \(end.packets) packets: \(end.error ?? "unknown error")", status: .incomplete)
+            throw .incomplete("\(what) in '\(source)' after \(end.packets) packets: \(end.error ?? "unknown error")")
         }
     }
 }

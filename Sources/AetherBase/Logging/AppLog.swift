@@ -15,7 +15,7 @@ public enum AppLog {
 
     /// Opens `path` (appending) as the log; nil closes it and drops every line. AetherMedia's
     /// `configure(path:level:)` does this and routes FFmpeg's lines here.
-    public static func open(path: String?) throws {
+    public static func open(path: String?) throws(POSIXError) {
         var file: LogFile? = nil
         if let path {
             guard let f = fopen(path, "a") else {

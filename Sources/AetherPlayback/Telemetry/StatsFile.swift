@@ -11,7 +11,7 @@ public final class StatsFile {
     private let fd: Int32
     private let encoder = JSONEncoder()
 
-    public init(path: String) throws {
+    public init(path: String) throws(PlayerError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw PlayerError("cannot write stats file '\(path)': \(String(cString: strerror(errno)))", cause: .system(errno: errno)) }
         self.fd = fd

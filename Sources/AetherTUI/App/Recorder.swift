@@ -14,7 +14,7 @@ struct PlaybackRecorder {
     private var summaryWritten = false
 
     /// Opens `--stats-file`.
-    mutating func open(statsFile path: String) throws {
+    mutating func open(statsFile path: String) throws(PlayerError) {
         stats = try StatsFile(path: path)
     }
 

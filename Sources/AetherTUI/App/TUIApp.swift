@@ -49,8 +49,9 @@ public final class TUIApp {
     var display: Display { runtime.display }
     var wake: WakeUp { runtime.wake }
 
-    /// Runs until quit or end of file; the terminal is restored on every path.
-    public func run() -> Int32 {
+    /// Runs until quit or end of file; the terminal is restored on every path. Throws what
+    /// keeps the screen from coming up (the stats file, an unknown terminal type).
+    public func run() throws(CommandFailure) -> RunEnd {
         // 1. Open the media; failures are one line on the terminal as it was. A quit signal
         //    during the open (a stalled network source) cancels it.
         // Every engine thread gets an alternate signal stack: a stack overflow on any of them
@@ -77,13 +78,13 @@ public final class TUIApp {
         let started = controller.start(paused: true)
         // A moment for the open: a local file opens within it, and the screen comes up with
         // its picture; a slower one gets the screen now, which names it and takes keys.
-        let ended = started ? awaitOpen(until: clock.seconds + Self.openMoment) : controller.exitCode()
+        let ended = started ? awaitOpen(until: clock.seconds + Self.openMoment) : .status(controller.status())
         let report = probe.wait()
-        guard let code = ended ?? awaitOpen(until: clock.seconds) else { return takeScreen(probed: report, terminfo: terminfo, environment: env) }
+        guard let end = ended ?? awaitOpen(until: clock.seconds) else { return try takeScreen(probed: report, terminfo: terminfo, environment: env) }
         // The terminal is back in its own modes before the error lines.
-        if quit.isRaised { return ExitStatus.interrupted.rawValue }
+        if quit.isRaised { return .status(.interrupted) }
         for line in controller.reportedErrors() { StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n") }
-        return code
+        return end
     }
 
     /// A moment: how long the host waits for the first item to open before its screen comes up
@@ -93,9 +94,9 @@ public final class TUIApp {
     /// Ticks the controller until no item opens, a quit signal, or `deadline` on the loop's
     /// clock (one tick at least). The exit status when the walk is over with nothing that
     /// opened; nil otherwise.
-    func awaitOpen(until deadline: Double) -> Int32? {
+    func awaitOpen(until deadline: Double) -> RunEnd? {
         while true {
-            if case .finished(let code) = controller.tick() { return code }
+            if case .finished(let end) = controller.tick() { return end }
             let left = deadline - clock.seconds
             if controller.openingItem == nil || quit.isRaised || left <= 0 { return nil }
             waitForEvents(timeout: left, readTerminal: false)
@@ -104,7 +105,7 @@ public final class TUIApp {
 
     /// The screen comes up (the item opened, or is opening) and the loop runs to the end.
     private func takeScreen(probed report: CapabilityProbe.Report, terminfo: BackgroundResult<String?>,
-                            environment env: [String: String]) -> Int32 {
+                            environment env: [String: String]) throws(CommandFailure) -> RunEnd {
         AppLog.write("tui", controller.openingItem == nil ? "media open" : "media opening")
         AppLog.write("tui", "terminal probed in \(Int(report.capabilities.probe.milliseconds)) ms (answered: \(report.capabilities.probe.answered), version: \(report.capabilities.terminal.version ?? "-"))")
         // (An item still opening is weighed without its picture: `auto` picks by the terminal alone.)
@@ -117,14 +118,13 @@ public final class TUIApp {
         }
 
         if let path = options.statsFile {
-            do { try runtime.recorder.open(statsFile: path) } catch { StandardStream.error("aether-tui: \(error)\n"); return ExitStatus.failed.rawValue }
+            do { try runtime.recorder.open(statsFile: path) } catch { throw .failed(error.message) }
         }
 
         // 3. Take the screen, with restoration armed for every way out.
         do { try display.start(terminfoDirectory: terminfo.wait()) } catch {
             player.stop()
-            StandardStream.error("aether-tui: \(error)\n")
-            return ExitStatus.failed.rawValue
+            throw .failed(error.description)
         }
         defer { stopScreen() }
         display.returnKeys(setup.typed)   // typed before those the screen's start returned: read first
@@ -150,10 +150,10 @@ public final class TUIApp {
             controller.setOpeningPaused(options.startPaused)
         } else if options.startPaused { player.redisplay() } else { player.play() }
         runtime.view.chrome.noteInput(at: clock.seconds)
-        let code = loop()
-        writeSummary(interrupted: code == ExitStatus.interrupted.rawValue)
-        controller.finish(interrupted: code == ExitStatus.interrupted.rawValue)
-        return code
+        let end = loop()
+        writeSummary(interrupted: end.interrupted)
+        controller.finish(interrupted: end.interrupted)
+        return end
     }
 
     /// The screen goes: the inspector's readers, the frame sink and the thumbnails' FFmpeg
@@ -194,11 +194,11 @@ public final class TUIApp {
         }
     }
 
-    private func loop() -> Int32 {
+    private func loop() -> RunEnd {
         while true {
-            if quit.isRaised { return ExitStatus.interrupted.rawValue }
+            if quit.isRaised { return .status(.interrupted) }
             // Remote commands, the playlist's next item, the published state.
-            if case .finished(let code) = controller.tick() { return code }
+            if case .finished(let end) = controller.tick() { return end }
             if jobs?.handle(self) == true {
                 // The shell has the terminal (continued with `bg`): wait for `fg` (its SIGCONT
                 // wakes us); the terminal is not read meanwhile.
