@@ -1,6 +1,7 @@
 import AetherBase
 import AetherMedia
 import AetherPlayback
+import AetherStreaming
 
 /// One playlist item's open, on a thread of its own: a stalled server holds an open for up to
 /// the network deadline, and the host's loop (its keys, its screen, remote commands) must not
@@ -12,6 +13,8 @@ final class OpenJob {
     /// What it came to.
     enum Outcome: Sendable {
         case opened
+        /// A web page of several videos: nothing loaded, its entries take its place.
+        case pagePlaylist(PagePlaylist)
         case failed(PlayerError)
         case list(Result<[UInt8], PlaylistWalk.ListFailure>)
     }
@@ -43,8 +46,10 @@ final class OpenJob {
                 outcome = .list(PlaylistWalk.fetchRemoteList(source, network: options.network, interrupt: token))
             } else {
                 do throws(PlayerError) {
-                    try player.load(url: source, options: options)
-                    outcome = .opened
+                    switch try player.load(url: source, options: options) {
+                    case .playing: outcome = .opened
+                    case .pagePlaylist(let list): outcome = .pagePlaylist(list)
+                    }
                 } catch {
                     outcome = .failed(error)
                 }

@@ -117,12 +117,13 @@ extension PlayerController {
             case .failure(let why): return notPlayed(why.line, network: why.network)
             case .success(let expanded): return load(index: index, paused: job.paused, reload: nil, listChecked: !expanded)
             }
+        case .pagePlaylist(let list):
+            // A page of several videos: its entries take its place (each page expanded once). A
+            // reload of the item (a new track) finds the page again: not played then.
+            guard job.reload == nil else { return notPlayed("the page lists \(list.entries.count) videos") }
+            if case .failure(let why) = walk.expandPage(at: index, list) { return notPlayed(why.line) }
+            return load(index: index, paused: job.paused, reload: nil)
         case .failed(let error):
-            if job.reload == nil, let list = error.playlistPage {
-                // A page of several videos: its entries take its place (each page expanded once).
-                if case .failure(let why) = walk.expandPage(at: index, list) { return notPlayed(why.line) }
-                return load(index: index, paused: job.paused, reload: nil)
-            }
             if interrupter.isRaised { return .failed }
             return notPlayed(TextSanitizer.clean(error.description), network: error.network?.cause.isTransport == true)
         case .opened:

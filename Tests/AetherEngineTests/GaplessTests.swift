@@ -36,12 +36,12 @@ struct GaplessTests {
         } catch {
             #expect("\(error)".contains("(44100 Hz, 2 ch) differs from the playing item's (48000 Hz, 2 ch)"), "\(error)")
         }
-        let same = try SourceOpener.open(url: TestEnvironment.fixture("gapless-4.flac"), options: options, continuing: device)
+        let same = try Self.media(url: TestEnvironment.fixture("gapless-4.flac"), options: options, continuing: device)
         #expect(same.audio.continuesSink && same.audio.sink === device)
         options.audio.gapless = .yes
-        let converted = try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options, continuing: device)
+        let converted = try Self.media(url: TestEnvironment.fixture("gapless-44k.flac"), options: options, continuing: device)
         #expect(converted.audio.continuesSink && converted.audio.sink === device && converted.audio.decoder != nil)
-        let alone = try SourceOpener.open(url: TestEnvironment.fixture("gapless-44k.flac"), options: options)
+        let alone = try Self.media(url: TestEnvironment.fixture("gapless-44k.flac"), options: options)
         #expect(!alone.audio.continuesSink && alone.audio.sink?.format.sampleRate == 44100)
     }
 
@@ -52,13 +52,13 @@ struct GaplessTests {
     @Test func encoderDelayAndPaddingLeftByTheDecodersAreTrimmed() throws {
         var options = PlayerOptions(time: .monotonic)
         options.audio.output = .null
-        let aac = try SourceOpener.open(url: TestEnvironment.fixture("gapless-2.m4a"), options: options)
+        let aac = try Self.media(url: TestEnvironment.fixture("gapless-2.m4a"), options: options)
         #expect(aac.audio.start == nil && aac.audio.end.map { abs($0 - 5) < 1e-6 } == true, "\(String(describing: aac.audio.end))")
-        let itunes = try SourceOpener.open(url: TestEnvironment.fixture("gapless-itunes.mp3"), options: options)
+        let itunes = try Self.media(url: TestEnvironment.fixture("gapless-itunes.mp3"), options: options)
         #expect(itunes.audio.start.map { abs($0 - 1105 / 48000.0) < 1e-9 } == true && itunes.audio.end.map { abs($0 - 241_105 / 48000.0) < 1e-9 } == true,
                 "\(String(describing: itunes.audio.start)) \(String(describing: itunes.audio.end))")
         for file in ["gapless-1.mp3", "gapless-3.opus"] {
-            let opened = try SourceOpener.open(url: TestEnvironment.fixture(file), options: options)
+            let opened = try Self.media(url: TestEnvironment.fixture(file), options: options)
             #expect(opened.audio.start == nil && opened.audio.end == nil, "\(file)")
         }
     }
@@ -72,5 +72,15 @@ struct GaplessTests {
                         String(repeating: " 0", count: 10_000)] {
             #expect(EncoderGap.ITunes.parse(hostile) == nil, "\(hostile.prefix(40))")
         }
+    }
+}
+
+extension GaplessTests {
+    /// What the opener opened: the fixtures here are media, never a page.
+    static func media(url: String, options: PlayerOptions, continuing: AudioSink? = nil) throws -> OpenedSource {
+        guard case .media(let opened) = try SourceOpener.open(url: url, options: options, continuing: continuing) else {
+            throw PlayerError("'\(url)' was taken for a page")
+        }
+        return opened
     }
 }

@@ -20,7 +20,7 @@ struct DASHManifestKind: SourceKind {
     /// The open's options and headers, for the text sets' files.
     private let request: OpenRequest
 
-    init?(_ request: OpenRequest) throws {
+    init?(_ request: OpenRequest) throws(PlayerError) {
         let url = request.url, options = request.options
         guard StreamVariants.isDASH(url), let bytes = try request.prefetch(url, what: "manifest") else { return nil }
         if let why = ManifestXML.refusal(bytes) {
@@ -94,7 +94,7 @@ struct DASHManifestKind: SourceKind {
 
     /// A remote DASH manifest read by our MPD parser and translated to HLS playlists
     /// (``DASHSource``); throws the parser's refusal as the open's error.
-    static func dashSource(url: String, bytes: [UInt8], request: OpenRequest) throws -> DASHSource {
+    static func dashSource(url: String, bytes: [UInt8], request: OpenRequest) throws(PlayerError) -> DASHSource {
         let options = request.options, openOptions = request.openOptions, settings = options.network
         let timeout = min(options.opening.timeout, max(1, settings.readTimeout))
         let choice = DASHSource.Choice(preference: options.stream.variantPreference, range: options.stream.videoRange,

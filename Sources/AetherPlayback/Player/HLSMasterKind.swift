@@ -12,7 +12,7 @@ import AetherTransport
 struct HLSMasterKind: SourceKind {
     let target: DemuxTarget
 
-    init?(_ request: OpenRequest) throws {
+    init?(_ request: OpenRequest) throws(PlayerError) {
         let url = request.url, options = request.options
         guard StreamVariants.isHLS(url), let bytes = try request.prefetch(url, what: "playlist"),
               let master = HLSMasterPlaylist.parse(String(decoding: bytes, as: UTF8.self), base: url),

@@ -63,14 +63,6 @@ final class PlaybackSession: @unchecked Sendable {  // cross-thread state is in 
     /// thread starts.
     private(set) var video: VideoPipeline?
 
-    /// Opens `url` (``SourceOpener``) and sets up the queues and the clock; the threads start
-    /// with ``start()``.
-    convenience init(url: String, options: PlayerOptions, subtitleDelay: Guarded<Double> = Guarded(0),
-                     frameDivisor: Guarded<Int> = Guarded(1), changes: ChangeNotifier = ChangeNotifier()) throws(PlayerError) {
-        try self.init(opened: SourceOpener.open(url: url, options: options), options: options, subtitleDelay: subtitleDelay,
-                      frameDivisor: frameDivisor, changes: changes)
-    }
-
     /// `continuing`: the playing item whose device this one continues (``OpenedSource/Audio/continuesSink``).
     init(opened: OpenedSource, options: PlayerOptions, subtitleDelay: Guarded<Double>, frameDivisor: Guarded<Int> = Guarded(1),
          changes: ChangeNotifier = ChangeNotifier(), continuing: PlaybackSession? = nil) {

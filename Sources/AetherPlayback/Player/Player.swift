@@ -35,7 +35,17 @@ public final class Player: Sendable {
 
     /// Opens `url`, picks tracks, opens decoders and the audio device, and positions at
     /// `options.start`. Playback starts paused; call `play()`.
-    public func load(url: String, options given: PlayerOptions) throws(PlayerError) {
+    /// What a load came to, when it did not fail.
+    public enum LoadOutcome: Sendable, Equatable {
+        /// The item plays (paused until ``play()``).
+        case playing
+        /// The URL is a web page listing several videos (yt-dlp's): nothing was loaded; the host
+        /// plays its entries in the page's place.
+        case pagePlaylist(PagePlaylist)
+    }
+
+    @discardableResult
+    public func load(url: String, options given: PlayerOptions) throws(PlayerError) -> LoadOutcome {
         try sessions.load(url: url, options: given)
     }
 

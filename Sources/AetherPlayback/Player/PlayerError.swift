@@ -18,8 +18,6 @@ public struct PlayerError: Error, Sendable, CustomStringConvertible {
         case refused(budget: Bool)
         /// A web page had no media yt-dlp could find, or yt-dlp failed.
         case page
-        /// The page lists several videos: not a failure, the host plays them in its place.
-        case playlistPage(PagePlaylist)
         /// Opened, but nothing in it can be played (no stream, or every one undecodable or
         /// encrypted).
         case nothingToPlay
@@ -37,18 +35,13 @@ public struct PlayerError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
-    /// `error` as a player error, its cause kept: the one place other modules' errors become one.
-    public init(_ error: any Error) {
-        switch error {
-        case let e as PlayerError: self = e
-        case let e as FFmpegError: self.init(e.message, cause: .ffmpeg(function: e.function, code: e.code))
-        case let e as OutsideValue.Refusal: self.init(e.message, cause: .refused(budget: e.isBudget))
-        case let e as PageError: self.init(e.message, cause: .page)
-        case let e as NetworkFailure: self.init(e.line, cause: .network(e))
-        case let list as PagePlaylist: self.init("the page lists \(list.entries.count) videos", cause: .playlistPage(list))
-        default: self.init("\(error)")
-        }
-    }
+    // The other modules' errors as a player error, each by its type, its cause kept.
+    public init(_ e: FFmpegError) { self.init(e.message, cause: .ffmpeg(function: e.function, code: e.code)) }
+    public init(_ e: OutsideValue.Refusal) { self.init(e.message, cause: .refused(budget: e.isBudget)) }
+    public init(_ e: PageError) { self.init(e.message, cause: .page) }
+    public init(_ e: NetworkFailure) { self.init(e.line, cause: .network(e)) }
+    /// A header given that no request may carry (refused before anything is fetched).
+    public init(_ e: SourceOptions.InvalidHeader) { self.init(e.description, cause: .refused(budget: false)) }
 
     public var description: String { message }
 
@@ -65,12 +58,6 @@ public struct PlayerError: Error, Sendable, CustomStringConvertible {
     /// The network failure behind it, when a network cause is.
     public var network: NetworkFailure? {
         if case .network(let failure) = cause { return failure }
-        return nil
-    }
-
-    /// The page's playlist when the "failure" is that the page lists several videos.
-    public var playlistPage: PagePlaylist? {
-        if case .playlistPage(let list) = cause { return list }
         return nil
     }
 }

@@ -44,18 +44,24 @@ final class PlayerSessions: Sendable {
 
     /// Opens `url` as the session loaded (see ``Player/load(url:options:)``); the prepared item
     /// when it is `url` and already plays on from the one before.
-    func load(url: String, options given: PlayerOptions) throws(PlayerError) {
+    func load(url: String, options given: PlayerOptions) throws(PlayerError) -> Player.LoadOutcome {
         // Gapless: the prepared item already plays on from the one before.
-        if promote(url: url) { return }
+        if promote(url: url) { return .playing }
         stop()
         let options = given.checkedTimes
         do {
-            let s = try PlaybackSession(url: url, options: options, subtitleDelay: subtitleDelay,
+            let opened: OpenedSource
+            switch try SourceOpener.open(url: url, options: options) {
+            case .media(let media): opened = media
+            case .pagePlaylist(let list): return .pagePlaylist(list)
+            }
+            let s = PlaybackSession(opened: opened, options: options, subtitleDelay: subtitleDelay,
                                         frameDivisor: frameDivisor, changes: changes)
             loaded.withLock { $0 = (s, nil) }
             // Before the demux thread: the packets the open read ahead are recorded too.
             if let path = options.streamRecord { s.startRecording(to: path) }
             s.start()
+            return .playing
         } catch {
             loaded.withLock { $0.loadError = error }
             throw error
@@ -107,7 +113,11 @@ final class PlayerSessions: Sendable {
         OSThread.start(name: "aether.prepare") { [weak self] in
             let next: PlaybackSession
             do {
-                let opened = try SourceOpener.open(url: url, options: opening, continuing: s.sink)
+                guard case .media(let opened) = try SourceOpener.open(url: url, options: opening, continuing: s.sink) else {
+                    AppLog.write("gapless", "'\(TextSanitizer.clean(url))' is a page of several videos: the ordinary switch")
+                    self?.upcoming.withLock { u in if u?.token === token { u = nil } }
+                    return
+                }
                 next = PlaybackSession(opened: opened, options: opening, subtitleDelay: delay, frameDivisor: divisor,
                                        changes: self?.changes ?? ChangeNotifier(),
                                        continuing: s)

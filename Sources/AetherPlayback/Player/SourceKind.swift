@@ -17,7 +17,7 @@ protocol SourceKind {
     /// Reads the URL ahead when it names this kind; nil when it does not, or when what it names
     /// cannot be read or is no such document (libavformat then opens the URL as it is and says
     /// why it cannot). Throws a refusal (over a budget, a foreign reference).
-    init?(_ request: OpenRequest) throws
+    init?(_ request: OpenRequest) throws(PlayerError)
     var target: DemuxTarget { get }
     /// After the probe: what the kind knows better than libavformat (the container, chapters).
     func refine(_ info: inout MediaInfo)
@@ -67,7 +67,7 @@ struct OpenRequest {
     /// A playlist or manifest read ahead of libavformat, within ``NetworkSession/manifestBudget``:
     /// nil when it cannot be read (libavformat's own open then says why); throws when it is over
     /// the budget.
-    func prefetch(_ url: String, what: String) throws -> [UInt8]? {
+    func prefetch(_ url: String, what: String) throws(PlayerError) -> [UInt8]? {
         let timeout = options.opening.timeout
         do {
             return try SmallFetch.bytes(url, options: openOptions, settings: options.network, interrupt: interrupt,

@@ -18,19 +18,37 @@ enum SourceOpener {
     /// The kinds of source read ahead of libavformat, each claiming URLs by their extension.
     static var kinds: [any SourceKind.Type] { [HLSMasterKind.self, DASHManifestKind.self] }
 
-    /// Opens `url`; an http(s) URL that turns out not to be media is handed to yt-dlp
-    /// (``WebPage``) unless `--ytdl=no`, and what it names plays. `continuing`: the playing
-    /// item's device, which this one continues (gapless).
-    static func open(url: String, options: PlayerOptions, continuing: AudioSink? = nil) throws(PlayerError) -> OpenedSource {
-        do {
-            do { return try openMedia(url: url, options: options, continuing: continuing) } catch let page as WebPage {
-                let (media, options) = try page.media(url: url)
-                return try openMedia(url: media, options: options, continuing: continuing)
-            }
-        } catch { throw PlayerError(error) }
+    /// What an open found: media, opened, or a web page that lists several videos (not a
+    /// failure: the host plays its entries in the page's place).
+    enum Found {
+        case media(OpenedSource)
+        case pagePlaylist(PagePlaylist)
     }
 
-    private static func openMedia(url: String, options: PlayerOptions, continuing: AudioSink?) throws -> OpenedSource {
+    /// What libavformat reached at a URL: media, or a web page (``WebPage``) for yt-dlp.
+    private enum Reached {
+        case media(OpenedSource)
+        case page(WebPage)
+    }
+
+    /// Opens `url`; an http(s) URL that turns out to be a web page is handed to yt-dlp
+    /// (``WebPage``) unless `--ytdl=no`, and what it names plays. `continuing`: the playing
+    /// item's device, which this one continues (gapless).
+    static func open(url: String, options: PlayerOptions, continuing: AudioSink? = nil) throws(PlayerError) -> Found {
+        switch try openMedia(url: url, options: options, continuing: continuing) {
+        case .media(let opened): return .media(opened)
+        case .page(let page):
+            switch try page.media(url: url) {
+            case .playlist(let list): return .pagePlaylist(list)
+            case .media(let media, let options):
+                // The page's media is opened as media: a page again is the page's failure.
+                guard case .media(let opened) = try openMedia(url: media, options: options, continuing: continuing) else { throw page.failure }
+                return .media(opened)
+            }
+        }
+    }
+
+    private static func openMedia(url: String, options: PlayerOptions, continuing: AudioSink?) throws(PlayerError) -> Reached {
         let openOptions: [String: String]
         do { openOptions = try SourceOptions.make(network: options.network) } catch {
             throw PlayerError(error)
@@ -62,7 +80,7 @@ enum SourceOpener {
             let failure = PlayerError("cannot open '\(name)': \(why.line)",
                                       cause: interrupt.isCancelled ? .interrupted
                                           : why.cause != .other ? .network(why) : .ffmpeg(function: error.function, code: error.code))
-            if let page = WebPage(error, failure: failure, url: url, options: options) { throw page }
+            if let page = WebPage(error, failure: failure, url: url, options: options) { return .page(page) }
             // FFmpeg 7 and later refuse some encrypted fragmented MP4s at the header: said so.
             if error.code == WebPage.invalidData, let path = NetworkSettings.localPath(url), let found = EncryptionScan.scan(path: path) {
                 throw PlayerError("'\(TextSanitizer.clean(url))' is encrypted (\(found.scheme)); cannot play it", cause: .nothingToPlay)
@@ -76,7 +94,7 @@ enum SourceOpener {
             probed = try MediaProbe.probe(format)
         } catch {
             let failure = PlayerError("cannot read '\(name)': \(error.message)", cause: .ffmpeg(function: error.function, code: error.code))
-            if let page = WebPage(error, failure: failure, url: url, options: options) { throw page }
+            if let page = WebPage(error, failure: failure, url: url, options: options) { return .page(page) }
             throw failure
         }
         kind?.refine(&probed)
@@ -252,7 +270,7 @@ enum SourceOpener {
                             switcher: format.adaptive),
             reading: .init(isLive: isLive, timeshift: timeshift, endTime: endTime, cacheSeconds: cacheSeconds),
             coverArt: coverArt, subtitles: subtitles, warnings: warnings, externals: externals)
-        return opened
+        return .media(opened)
     }
 
     /// The device `--ao`/`--audio-device` name, asked for `rate` and `channels`; a `NullSink`
@@ -315,7 +333,8 @@ enum SourceOpener {
 
 /// An http(s) source libavformat reached but did not recognise as media (it begins as HTML
 /// does): a web page, which yt-dlp (``YtdlRunner``) may say plays a video, unless `--ytdl=no`.
-struct WebPage: Error {
+/// A kind of source the opener found, not an error.
+struct WebPage {
     /// libavformat's "Invalid data found when processing input" (`AVERROR_INVALIDDATA`).
     static let invalidData: Int32 = -0x4144_4E49
 
@@ -331,18 +350,29 @@ struct WebPage: Error {
         self.options = options
     }
 
+    /// What the page names.
+    enum Names {
+        /// Its video (or only) URL and the options it opens with.
+        case media(url: String, options: PlayerOptions)
+        /// Several videos: the playlist the host plays in the page's place.
+        case playlist(PagePlaylist)
+    }
+
     /// Reads the page once more (within a budget) through yt-dlp: the URL of what it names (its
     /// video, or only, URL) and the options it opens with (a separate audio URL as the first
-    /// `--audio-file`, its HTTP headers under the user's own, its title and chapters). Several
-    /// videos are thrown as the playlist the host plays in the page's place.
-    func media(url: String) throws -> (url: String, options: PlayerOptions) {
-        guard let answer = try YtdlRunner.media(onPage: url, network: options.network, settings: options.ytdl,
-                                                interrupt: options.opening.interrupt ?? InterruptToken(clock: options.time), timeout: options.opening.timeout)
-        else { throw failure }
+    /// `--audio-file`, its HTTP headers under the user's own, its title and chapters), or the
+    /// playlist of several videos. Throws the open's failure when yt-dlp names nothing.
+    func media(url: String) throws(PlayerError) -> Names {
+        let answer: PageAnswer?
+        do {
+            answer = try YtdlRunner.media(onPage: url, network: options.network, settings: options.ytdl,
+                                          interrupt: options.opening.interrupt ?? InterruptToken(clock: options.time), timeout: options.opening.timeout)
+        } catch { throw PlayerError(error) }
+        guard let answer else { throw failure }
         guard case .media(let page) = answer else {
             if case .playlist(let list) = answer {
                 AppLog.write("ytdl", "the page is a playlist of \(list.entries.count) entries")
-                throw list
+                return .playlist(list)
             }
             throw failure
         }
@@ -351,6 +381,6 @@ struct WebPage: Error {
         o.page = page
         if let audio = page.audioURL { o.audio.files.insert(audio, at: 0) }
         o.network = page.network(over: o.network)
-        return (page.url, o)
+        return .media(url: page.url, options: o)
     }
 }
