@@ -191,6 +191,8 @@ static void put_frames(int fd) {
     void *frames[64];
     int count = backtrace(frames, 64);
     put_text(fd, "\nThe crashing thread's frames (module+offset: addr2line -f -C -e MODULE OFFSET names the line;\n"
+                 "a packaged aether-tui is stripped: install aether-tui-dbgsym, whose debug file addr2line\n"
+                 "finds by the binary's build ID, or give it -e /usr/lib/debug/.build-id/XX/REST.debug;\n"
                  "the first ones are the crash handler's):\n");
     for (int i = 0; i < count; i++) {
         put_text(fd, i < 10 ? "  #0" : "  #");

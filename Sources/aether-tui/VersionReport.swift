@@ -2,11 +2,16 @@ import AetherBase
 import AetherControl
 import AetherEngine
 
-/// `--version` (and `--version --json`), as `mpv --version` tells it: the player (its first
-/// line is IPC's `mpv-version`), the git commit it was built from (``BuildCommit``, written at
-/// build time), the Swift it was built with, and each FFmpeg library built against and running,
-/// with a note where they differ.
+/// `--version` (and `--version --json`), as `mpv --version` tells it: the player and its
+/// version, the git commit it was built from (``BuildCommit``, written at build time), the Swift
+/// it was built with, and each FFmpeg library built against and running, with a note where they
+/// differ.
 enum VersionReport {
+    /// The release (``PlayerIdentity/version``, its one home) and, for a build of a commit that
+    /// is not its tag, the snapshot's suffix (`0.1.0+git20261127.6f7bfa9`): what the package's
+    /// version and its changelog are made of (package.sh reads it from `--version --json`).
+    static var version: String { PlayerIdentity.version + BuildCommit.versionSuffix }
+
     /// The Swift compiler that built the player (to the minor version: that is what a compiler
     /// check can tell).
     static var swift: String {
@@ -24,7 +29,7 @@ enum VersionReport {
     }
 
     static var text: String {
-        var lines = [PlayerIdentity.versionLine, "git commit \(BuildCommit.id)", "built with Swift \(swift)",
+        var lines = ["\(PlayerIdentity.name) \(version)", "git commit \(BuildCommit.id)", "built with Swift \(swift)",
                      "FFmpeg \(TextSanitizer.clean(FFmpegVersions.release))"]
         for library in FFmpegVersions.libraries {
             var line = "  \(library.name) \(library.runningText)"
@@ -36,7 +41,7 @@ enum VersionReport {
 
     static var json: String {
         JSONValue.object([
-            ("name", .string(PlayerIdentity.name)), ("version", .string(PlayerIdentity.version)),
+            ("name", .string(PlayerIdentity.name)), ("version", .string(version)),
             ("commit", .string(BuildCommit.id)), ("swift", .string(swift)), ("ffmpeg", .string(FFmpegVersions.release)),
             ("libraries", .array(FFmpegVersions.libraries.map { l in
                 .object([("name", .string(l.name)), ("built", .string(l.builtText)), ("running", .string(l.runningText))])

@@ -32,5 +32,16 @@ struct VersionTests {
         #expect(libraries.count == 5 && libraries.allSatisfy { $0["built"] == $0["running"] }, "\(json.stdout)")
         #expect(object["name"] as? String == "aether-tui")
         #expect(object["commit"] as? String == commit)
+        // #61 item 7: a commit that is not the release's tag says so in the version, as Debian
+        // spells a snapshot: the release, `+git`, the commit's date (UTC) and its short hash.
+        let git = { (args: [String]) in
+            Process.run(["/usr/bin/env", "TZ=UTC", "/usr/bin/git", "-C", TestEnvironment.root.path] + args, timeout: 10)
+        }
+        let release = try #require((object["version"] as? String)?.split(separator: "+").first.map(String.init))
+        let tagged = git(["describe", "--exact-match", "--tags", "--match", "v" + release, "HEAD"]).status == 0
+        let date = git(["log", "-1", "--format=%cd", "--date=format-local:%Y%m%d", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let short = git(["rev-parse", "--short=7", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let expected = tagged ? release : "\(release)+git\(date).\(short)"
+        #expect(object["version"] as? String == expected && lines.first == "aether-tui \(expected)", "\(r.stdout)")
     }
 }

@@ -24,7 +24,7 @@ for tool in ffmpeg dvdauthor genisoimage python3; do
     # Without it (a release that has no such package) the disc tests say they are skipped;
     # under CI (AETHER_REQUIRE_FIXTURES=1, .ci/run) it is a failure, not a green run without them.
     command -v "$tool" >/dev/null || {
-        echo "make-disc-fixtures: $tool not found: no disc fixtures (install-deps.sh installs it)" >&2
+        echo "make-disc-fixtures: $tool not found (package $tool): no disc fixtures (install-deps.sh installs it)" >&2
         [ "${AETHER_REQUIRE_FIXTURES:-0}" = 1 ] && exit 1
         exit 0
     }

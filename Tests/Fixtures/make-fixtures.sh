@@ -303,12 +303,9 @@ for arg in "$@"; do
 done
 outdir=${outdir:-$script_dir/out}
 
-for tool in ffmpeg ffprobe cc pkg-config python3; do
-    if ! command -v "$tool" >/dev/null 2>&1; then
-        printf 'make-fixtures: %s not found in PATH\n' "$tool" >&2
-        exit 1
-    fi
-done
+# shellcheck source=../Scripts/needs.sh
+source "$script_dir/../Scripts/needs.sh"
+needs make-fixtures ffmpeg=ffmpeg ffprobe=ffmpeg cc=gcc pkg-config=pkg-config python3=python3 awk=mawk
 
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)

@@ -333,12 +333,9 @@ for arg in "$@"; do
 done
 outdir=${outdir:-$script_dir/out/net}
 
-for tool in ffmpeg ffprobe python3 openssl; do
-    if ! command -v "$tool" >/dev/null 2>&1; then
-        printf 'make-network-fixtures: %s not found in PATH\n' "$tool" >&2
-        exit 1
-    fi
-done
+# shellcheck source=../Scripts/needs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../Scripts/needs.sh"
+needs make-network-fixtures ffmpeg=ffmpeg ffprobe=ffmpeg python3=python3 openssl=openssl
 
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)

@@ -38,9 +38,9 @@ for a in "$@"; do
     esac
 done
 [ -n "$OUT" ] || usage
-for tool in ffmpeg ffprobe python3 dd; do
-    command -v "$tool" >/dev/null || { echo "hostile-corpus: $tool is not installed" >&2; exit 1; }
-done
+# shellcheck source=needs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/needs.sh"
+needs hostile-corpus ffmpeg=ffmpeg ffprobe=ffmpeg python3=python3 awk=mawk
 mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -5,7 +5,9 @@
 # headless play of a generated clip work, the completions and themes are where the shells and
 # the theme loader look, and `apt-get purge` leaves none of the package's files behind.
 # With --other SUITE it also checks that the package refuses to install on that release with
-# apt's own dependency message.
+# apt's own dependency message. First, on the host: lintian on the package and on its -dbgsym
+# beside it (0 errors, 0 warnings: `--fail-on error,warning`), and the debug file named by the
+# stripped binary's build ID in the -dbgsym.
 #
 #   package-check.sh DEB [--other SUITE] [--root DIR]
 #
@@ -26,8 +28,10 @@ while [ $# -gt 0 ]; do
 done
 [ "$(id -u)" = 0 ] || { echo "package-check.sh: needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
 command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
+command -v lintian >/dev/null || apt-get install -y -qq lintian >/dev/null
 version="$(dpkg-deb -f "$deb" Version)"
 suite="${version##*~}"
+dbgdeb="$(dirname "$deb")/$(basename "$deb" | sed 's/^aether-tui_/aether-tui-dbgsym_/')"
 # shellcheck source=debian-chroot.sh
 source "$repo/Tests/Scripts/debian-chroot.sh"
 trap chroot_unmount_all EXIT
@@ -49,6 +53,16 @@ check() {
     fi
 }
 
+# Debian's own checker, on both packages.
+check "lintian: 0 errors, 0 warnings" lintian --fail-on error,warning --no-tag-display-limit "$deb" "$dbgdeb"
+# The symbols of the stripped binary are in the -dbgsym, where addr2line looks by build ID.
+unpacked="$(mktemp -d)"
+dpkg-deb -x "$deb" "$unpacked"
+build_id="$(readelf -n "$unpacked/usr/bin/aether-tui" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')"
+check "the binary is stripped" sh -c "! readelf -S '$unpacked/usr/bin/aether-tui' | grep -q '\.debug_info\|\.symtab'"
+check "its debug file by build ID in the -dbgsym" sh -c "dpkg-deb -c '$dbgdeb' | grep -q './usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug'"
+rm -rf "$unpacked"
+
 dir="$root/$suite-clean"
 chroot_make "$suite" "$dir"
 chroot_mount "$dir"
@@ -57,6 +71,7 @@ cp "$deb" "$clip" "$dir/tmp/"
 name="$(basename "$deb")"
 check "apt-get install ./$name" chroot_run "$dir" apt-get install -y -qq "/tmp/$name"
 check "--version names FFmpeg's libraries" chroot_run "$dir" sh -c 'aether-tui --version | grep -q "^  libavcodec "'
+check "--version names the package's version (${version%~*})" chroot_run "$dir" sh -c "aether-tui --version | head -n 1 | grep -qx 'aether-tui ${version%~*}'"
 check "man -w aether-tui" chroot_run "$dir" sh -c 'mandb -q 2>/dev/null; man -w aether-tui'
 check "probe a clip" chroot_run "$dir" aether-tui probe /tmp/clip.mkv
 check "play it headless" chroot_run "$dir" aether-tui /tmp/clip.mkv --vo=null --ao=null

@@ -7,6 +7,9 @@
 # a stream's first start could stall up to 2 s — no real card does that. A silent 20 ms
 # keep-alive stream holds the sink at a sound card's latency.
 set -euo pipefail
+# shellcheck source=needs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/needs.sh"
+needs pulse-null-sink pulseaudio=pulseaudio pactl=pulseaudio-utils pacat=pulseaudio-utils
 export XDG_RUNTIME_DIR="${1:-/tmp/aether-test-xdg}"
 mkdir -p "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"

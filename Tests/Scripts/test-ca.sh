@@ -10,6 +10,9 @@
 # --install puts ca.pem into the system store (/usr/local/share/ca-certificates, then
 # update-ca-certificates; root), --uninstall takes it out again (test.sh does both around a run).
 set -euo pipefail
+# shellcheck source=needs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/needs.sh"
+needs test-ca openssl=openssl
 cd "$(dirname "$0")/../.."
 dir=Tests/Fixtures/out-tls
 action=
