@@ -13,12 +13,32 @@ struct WalkTally: Equatable {
     /// whether any did for another.
     private(set) var networkTrouble = false
     private(set) var otherTrouble = false
-    /// One line per item that could not be played (printed after the screen is gone), and any
-    /// other trouble to report then (a position that could not be saved): the first
-    /// ``keptLines``; the lines after them are only counted (``linesLeftOut``), so a playlist of
-    /// 100 000 missing files does not hold 100 000 lines.
-    private(set) var errors: [String] = []
+    /// What went wrong with an item, or with the run: its kind, its cause and the line that says it.
+    struct Trouble: Equatable {
+        enum Kind: Equatable {
+            /// The item could not be played (``notPlayed(_:network:)``).
+            case notPlayed
+            /// It opened, then failed while it played (``failedPlaying(_:network:)``).
+            case failedPlaying
+            /// It ended before its end (``endedEarly(_:network:)``).
+            case endedEarly
+            /// Other trouble to report as the player leaves (a position that could not be saved).
+            case other
+        }
+        var kind: Kind
+        var line: String
+        /// For a network cause.
+        var network = false
+    }
+
+    /// One per item that could not be played, played short or failed (printed after the screen
+    /// is gone), and other trouble to report then: the first ``keptLines``; the ones after them
+    /// are only counted (``linesLeftOut``), so a playlist of 100 000 missing files does not hold
+    /// 100 000 of them.
+    private(set) var troubles: [Trouble] = []
     private(set) var linesLeftOut = 0
+    /// The troubles' lines.
+    var errors: [String] { troubles.map(\.line) }
     static let keptLines = 1000
     /// More passes of the current item (`--loop-file`), set again as each item opens.
     var fileLoopsLeft = LoopCount.no
@@ -36,12 +56,12 @@ struct WalkTally: Equatable {
     /// An item could not be played (`line` says why; `network`: for a network cause).
     mutating func notPlayed(_ line: String, network: Bool = false) {
         failed += 1
-        note(line, network: network)
+        note(Trouble(kind: .notPlayed, line: line, network: network))
     }
 
     /// The item that opened failed while it played (`line` says why): not played after all.
     mutating func failedPlaying(_ line: String, network: Bool = false) {
-        note(line, network: network)
+        note(Trouble(kind: .failedPlaying, line: line, network: network))
         failed += 1
         played -= 1
     }
@@ -49,17 +69,19 @@ struct WalkTally: Equatable {
     /// The item ended before its end (`line` says why); it still counts as played.
     mutating func endedEarly(_ line: String, network: Bool = false) {
         endedEarly = true
-        note(line, network: network)
+        note(Trouble(kind: .endedEarly, line: line, network: network))
     }
 
     /// Keeps `line` to report when the player leaves (or counts it, past ``keptLines``).
-    mutating func say(_ line: String) {
-        if errors.count < Self.keptLines { errors.append(line) } else { linesLeftOut += 1 }
+    mutating func say(_ line: String) { keep(Trouble(kind: .other, line: line)) }
+
+    private mutating func keep(_ trouble: Trouble) {
+        if troubles.count < Self.keptLines { troubles.append(trouble) } else { linesLeftOut += 1 }
     }
 
-    private mutating func note(_ line: String, network: Bool) {
-        say(line)
-        if network { networkTrouble = true } else { otherTrouble = true }
+    private mutating func note(_ trouble: Trouble) {
+        keep(trouble)
+        if trouble.network { networkTrouble = true } else { otherTrouble = true }
     }
 
     /// Another pass of the current item, if one is left: true, and one pass fewer.
@@ -90,7 +112,7 @@ struct WalkTally: Equatable {
     /// ``errors`` as printed when the player leaves: the first `limit`, then how many more
     /// (a playlist of 100 000 missing files is not 100 000 lines on the terminal).
     func reportedErrors(limit: Int) -> [String] {
-        let all = errors.count + linesLeftOut
+        let all = troubles.count + linesLeftOut
         guard all > limit else { return errors }
         return Array(errors.prefix(limit)) + ["… and \(all - limit) more items that could not be played"]
     }

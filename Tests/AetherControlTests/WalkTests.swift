@@ -47,8 +47,11 @@ import Glibc
         #expect(tally.status(items: 2) == .ok)
         tally.notPlayed("'b': cannot open")
         #expect(tally.status(items: 2) == .partial && tally.errors == ["'b': cannot open"])
-        tally.failedPlaying("'a': read error")
+        tally.failedPlaying("'a': read error", network: true)
         #expect(tally.status(items: 2) == .incomplete, "none of two played")
+        // Each trouble kept as what it is, not only its line.
+        #expect(tally.troubles == [.init(kind: .notPlayed, line: "'b': cannot open"),
+                                   .init(kind: .failedPlaying, line: "'a': read error", network: true)])
         var early = WalkTally()
         early.opened(loops: .no)
         early.endedEarly("'a': truncated")

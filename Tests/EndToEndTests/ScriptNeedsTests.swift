@@ -20,9 +20,11 @@ import Testing
         ("Tests/Fixtures/make-fixtures.sh", "make-fixtures: missing ffmpeg (package ffmpeg), ffprobe (package ffmpeg): bash Tests/Scripts/install-deps.sh installs them"),
         ("Tests/Fixtures/make-network-fixtures.sh", "make-network-fixtures: missing ffmpeg (package ffmpeg), ffprobe (package ffmpeg):"),
         ("Tests/Scripts/hostile-corpus.sh", "hostile-corpus: missing ffmpeg (package ffmpeg), ffprobe (package ffmpeg):"),
+        // #61 item 4: the repository's tools.
+        ("Tests/Scripts/apt-repo.sh", "apt-repo.sh: missing gpg (package gnupg), apt-ftparchive (package apt-utils):"),
     ])
     func aMissingProgramIsNamedWithItsPackageAtTheStart(script: String, says: String) throws {
-        let path = try Self.path(without: ["ffmpeg", "ffprobe"])
+        let path = try Self.path(without: ["ffmpeg", "ffprobe", "gpg", "apt-ftparchive"])
         defer { try? FileManager.default.removeItem(atPath: path) }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("aether-needs-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: out) }

@@ -143,7 +143,8 @@
 #       set, else black (Y 16). Frame N starts at N/24 s.
 #   frames-rotate90.mp4
 #       The first 2 s of frames-numbered.mkv (stream copy) with a display
-#       matrix rotation of 90 (-metadata:s:v rotate=90): ffmpeg shows it
+#       matrix rotation of 90 (-metadata:s:v rotate=90, or -display_rotation
+#       -90 where FFmpeg 7 and later ignore the tag): ffmpeg shows it
 #       240x320, the left stripe at the bottom.
 #   frames-sar2.mkv
 #       The same pattern at 160x240 (stripes 20 px wide) with a sample
@@ -514,7 +515,7 @@ gen_hdr10_mp4() {
         -c:v libx265 -preset ultrafast -pix_fmt yuv420p10le -crf 30 "${vthreads[@]}" \
         -x265-params "$x265_common:transfer=smpte2084:hdr10=1:master-display=$md:max-cll=1000,400" \
         -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc \
-        -tag:v hvc1 \
+        -tag:v hvc1 -movflags +write_colr \
         -c:a ac3 -b:a 384k -af aformat=channel_layouts=5.1 \
         -c:s mov_text -metadata:s:s:0 language=eng \
         "${bitexact[@]}" "$1"
@@ -527,7 +528,7 @@ gen_hlg_mp4() {
         -c:v libx265 -preset ultrafast -pix_fmt yuv420p10le -crf 30 "${vthreads[@]}" \
         -x265-params "$x265_common:transfer=arib-std-b67" \
         -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc \
-        -tag:v hvc1 \
+        -tag:v hvc1 -movflags +write_colr \
         "${aac[@]}" "${bitexact[@]}" "$1"
 }
 
@@ -781,7 +782,12 @@ gen_frames_numbered() {
 }
 
 gen_frames_rotate90() {
+    # The `rotate` tag up to FFmpeg 6 (7 ignores it), else the display matrix itself
+    # (-display_rotation counts counter-clockwise: -90 is the tag's 90).
     "${ff[@]}" -i "$outdir/frames-numbered.mkv" -t 2 -c copy -metadata:s:v rotate=90 "${bitexact[@]}" -f mp4 "$1"
+    if ! ffprobe -v error -select_streams v -show_entries stream_side_data=rotation -of csv=p=0 "$1" | grep -q 90; then
+        "${ff[@]}" -display_rotation:v -90 -i "$outdir/frames-numbered.mkv" -t 2 -c copy "${bitexact[@]}" -f mp4 "$1"
+    fi
 }
 
 gen_frames_sar2() {

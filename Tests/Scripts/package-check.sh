@@ -54,7 +54,7 @@ check() {
 }
 
 # Debian's own checker, on both packages.
-check "lintian: 0 errors, 0 warnings" lintian --fail-on error,warning --no-tag-display-limit "$deb" "$dbgdeb"
+check "lintian: 0 errors, 0 warnings" lintian --fail-on error,warning --tag-display-limit 0 "$deb" "$dbgdeb"
 # The symbols of the stripped binary are in the -dbgsym, where addr2line looks by build ID.
 unpacked="$(mktemp -d)"
 dpkg-deb -x "$deb" "$unpacked"

@@ -167,6 +167,10 @@ Priority: optional
 Description: debug symbols for aether-tui
 Build-Ids: $build_id
 EOF
+# Each package's file sums (dpkg --verify, debsums).
+for s in "$stage" "$dbgstage"; do
+    (cd "$s" && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum > DEBIAN/md5sums)
+done
 # Reproducible: the commit's time on every file, root's ownership (dpkg-deb sorts the members).
 find "$stage" "$dbgstage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 dist="$repo/.build/dist"

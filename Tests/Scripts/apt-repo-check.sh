@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The signed apt repository end to end, on a release (#61 item 4): this commit's package is
+# published with apt-repo.sh and served on loopback; a clean chroot of the release adds the
+# repository with `signed-by=` and installs aether-tui with apt; then the next version is built
+# (a commit of this one with the release's version raised, so its changelog entry and version
+# are new), published to the same repository, and `apt-get upgrade` installs it: the user's
+# config file is untouched and `--version` names the new version and commit. Last, the same
+# chroot refuses a repository signed by another key, with apt's message.
+#
+#   apt-repo-check.sh SUITE [--root DIR]
+#
+# Builds with package.sh (in distros.sh's chroot of SUITE unless it is this machine's release).
+# Prints one line per check; exits non-zero when one failed. Leaves nothing running or mounted.
+# Needs root, Debian's mirror and the Swift toolchain. Not in CI: two release builds a release.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+suite="${1:?usage: apt-repo-check.sh SUITE [--root DIR]}"
+shift
+root=/var/cache/aether-tui
+[ "${1:-}" = --root ] && root="$2"
+[ "$(id -u)" = 0 ] || { echo "apt-repo-check.sh: needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
+# shellcheck source=needs.sh
+source "$repo/Tests/Scripts/needs.sh"
+needs apt-repo-check.sh git=git python3=python3 gpg=gnupg apt-ftparchive=apt-utils
+command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
+# shellcheck source=debian-chroot.sh
+source "$repo/Tests/Scripts/debian-chroot.sh"
+
+work="$(mktemp -d /tmp/aether-apt-repo.XXXXXX)"
+server=
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null
+    chroot_unmount_all
+    git -C "$repo" worktree remove --force "$work/next" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# shellcheck disable=SC1091
+host_suite="$(. /etc/os-release; echo "${VERSION_CODENAME:-}")"
+build() {   # build CHECKOUT: the package's path
+    if [ "$suite" = "$host_suite" ]; then bash "$1/Tests/Scripts/package.sh" | sed -n 1p
+    else bash "$1/Tests/Scripts/package.sh" --in-chroot "$suite" | sed -n 1p; fi
+}
+
+failed=0
+check() {
+    local name="$1"
+    shift
+    if out="$("$@" 2>&1)"; then
+        echo "apt-repo-check: $suite: $name: ok"
+    else
+        echo "apt-repo-check: $suite: $name FAILED:"
+        echo "$out" | tail -n 8 | sed 's/^/    /'
+        failed=1
+    fi
+}
+
+# This commit's package, and the next version's: a commit on a worktree of this one that raises
+# the release's patch number.
+first="$(build "$repo")"
+git -C "$repo" worktree add -q --detach "$work/next" HEAD
+current="$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' "$work/next/Sources/AetherControl/PlayerIdentity.swift")"
+raised="${current%.*}.$(( ${current##*.} + 1 ))"
+sed -i "s/static let version = \"$current\"/static let version = \"$raised\"/" "$work/next/Sources/AetherControl/PlayerIdentity.swift"
+git -C "$work/next" -c user.name=aether-tui -c user.email=aether-tui@users.noreply.invalid \
+    commit -q -am "The next version, $raised (apt-repo-check.sh)"
+next="$(build "$work/next")"
+next_commit="$(git -C "$work/next" rev-parse --short=12 HEAD)"
+cp "$next" "$work/"
+next="$work/$(basename "$next")"
+git -C "$repo" worktree remove --force "$work/next"
+echo "apt-repo-check: $suite: built $(basename "$first") and $(basename "$next")"
+
+# The repository, signed by a key of this test's own; served on loopback.
+export AETHER_ARCHIVE_KEY="$work/archive-key.asc"
+bash "$repo/Tests/Scripts/apt-repo.sh" "$work/repo" "$first" >/dev/null
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+python3 -m http.server --bind 127.0.0.1 --directory "$work/repo" "$port" >/dev/null 2>&1 &
+server=$!
+for _ in $(seq 50); do python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/')" 2>/dev/null && break; sleep 0.1; done
+
+dir="$root/$suite-clean"
+chroot_make "$suite" "$dir"
+chroot_mount "$dir"
+chroot_run "$dir" sh -c 'apt-get purge -y -qq aether-tui >/dev/null 2>&1; rm -f /etc/apt/sources.list.d/aether-tui.list; true'
+cp "$work/repo/aether-tui-archive-keyring.gpg" "$dir/usr/share/keyrings/"
+echo "deb [signed-by=/usr/share/keyrings/aether-tui-archive-keyring.gpg] http://127.0.0.1:$port $suite main" \
+    > "$dir/etc/apt/sources.list.d/aether-tui.list"
+check "apt-get install aether-tui from the signed repository" \
+    chroot_run "$dir" sh -c 'apt-get update -qq && apt-get install -y -qq aether-tui'
+first_version="$(dpkg-deb -f "$first" Version)"
+check "installed $first_version" chroot_run "$dir" sh -c "dpkg-query -W -f='\${Version}' aether-tui | grep -qx '$first_version'"
+config='# the user'"'"'s own
+volume=70'
+mkdir -p "$dir/root/.config/aether-tui"
+printf '%s\n' "$config" > "$dir/root/.config/aether-tui/aether-tui.conf"
+
+bash "$repo/Tests/Scripts/apt-repo.sh" "$work/repo" "$next" >/dev/null
+next_version="$(dpkg-deb -f "$next" Version)"
+check "apt-get upgrade to $next_version" chroot_run "$dir" sh -c 'apt-get update -qq && apt-get upgrade -y -qq'
+check "installed $next_version" chroot_run "$dir" sh -c "dpkg-query -W -f='\${Version}' aether-tui | grep -qx '$next_version'"
+check "--version names ${next_version%~*} and commit $next_commit" \
+    chroot_run "$dir" sh -c "aether-tui --version | head -n 2 | tr '\n' ' ' | grep -qx 'aether-tui ${next_version%~*} git commit $next_commit '"
+check "the user's config file untouched" sh -c "[ \"\$(cat '$dir/root/.config/aether-tui/aether-tui.conf')\" = '$config' ]"
+
+# A repository signed by another key: refused.
+AETHER_ARCHIVE_KEY="$work/other-key.asc" bash "$repo/Tests/Scripts/apt-repo.sh" "$work/repo-other" "$next" >/dev/null
+cp -r "$work/repo-other/dists" "$work/repo-other/pool" "$work/repo/"
+if out="$(chroot_run "$dir" apt-get update 2>&1)"; then
+    echo "apt-repo-check: $suite: a repository signed by another key was taken: FAILED"
+    failed=1
+elif grep -qE "NO_PUBKEY|not signed|signatures couldn't be verified|is not signed" <<<"$out"; then
+    echo "apt-repo-check: $suite: another key's signature refused: ok ($(grep -m1 -E 'NO_PUBKEY|signatures' <<<"$out" | sed 's/^ *//'))"
+else
+    echo "apt-repo-check: $suite: the other key's repository failed, but not on its signature: FAILED"
+    echo "$out" | tail -n 5 | sed 's/^/    /'
+    failed=1
+fi
+chroot_run "$dir" sh -c 'apt-get purge -y -qq aether-tui >/dev/null; rm -f /etc/apt/sources.list.d/aether-tui.list /usr/share/keyrings/aether-tui-archive-keyring.gpg; rm -rf /root/.config/aether-tui' || true
+exit $failed
