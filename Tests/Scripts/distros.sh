@@ -100,6 +100,11 @@ for suite in "${suites[@]}"; do
             if step demo "TERM=xterm-256color script -qec 'bash Tests/Scripts/demo.sh --length=2' /dev/null"; then
                 step unit "bash Tests/Scripts/test.sh --fast" || true
             fi
+            # Both builds (the demo's release, the suite's debug) name no deprecated declaration.
+            if grep -hE "(warning|error): .*(deprecated|is unavailable)" "$root/$suite-demo.log" "$root/$suite-unit.log" 2>/dev/null | head -n 5 | grep .; then
+                echo "distros: $suite: the builds named deprecated or unavailable declarations: FAILED"
+                failed=1
+            fi
         fi
     elif [ "$ci" = yes ]; then
         if step install-deps "bash Tests/Scripts/install-deps.sh" \
