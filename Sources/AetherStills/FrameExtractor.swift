@@ -147,6 +147,9 @@ public actor FrameExtractor {
     public func shutdown() async {
         isShutDown = true
         _ = gate.next()  // whatever is in flight stops at its next check
+        // No request begins now: whoever waits for one is let go.
+        requestWaiters.forEach { $0.resume.resume() }
+        requestWaiters = []
         idleWatcher?.cancel()
         idleWatcher = nil
         cache.removeAll()
@@ -169,7 +172,20 @@ public actor FrameExtractor {
     private func begin() throws(FrameExtractorError) -> UInt64 {
         guard !isShutDown else { throw .shutDown }
         counters.requests += 1
+        let ready = requestWaiters.filter { $0.count <= counters.requests }
+        requestWaiters.removeAll { $0.count <= counters.requests }
+        for waiter in ready { waiter.resume.resume() }
         return gate.next()
+    }
+
+    /// Those waiting for a number of requests to have begun (``requestsBegan(_:)``).
+    private var requestWaiters: [(count: Int, resume: CheckedContinuation<Void, Never>)] = []
+
+    /// Returns once `count` requests have begun since the extractor was made: for a caller (a
+    /// test) that orders its requests by a condition rather than by polling the statistics.
+    package func requestsBegan(_ count: Int) async {
+        if counters.requests >= count { return }
+        await withCheckedContinuation { requestWaiters.append((count, $0)) }
     }
 
     /// The position as the decoder will take it, when the source's length is known.

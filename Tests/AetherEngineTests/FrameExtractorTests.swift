@@ -79,12 +79,9 @@ import Testing
             tasks.append(Task { @MainActor in
                 n % 3 == 2 ? try await extractor.snapshot(at: seconds) : try await extractor.thumbnail(at: seconds)
             })
-            // In order: request n has begun before request n + 1 is made.
-            var polls = 0
-            while await extractor.statistics.requests <= n, polls < 2000 {
-                try await Task.sleep(nanoseconds: 1_000_000)
-                polls += 1
-            }
+            // In order: request n has begun before request n + 1 is made (a condition the
+            // extractor signals, not a poll).
+            await extractor.requestsBegan(n + 1)
         }
         release.signal()
         var results: [StillImage?] = []
