@@ -48,8 +48,9 @@
 # HDR and high bit depth (tone mapping, colour metadata)
 #   hevc10-hdr10-ac3-51-movtext.mp4
 #       HEVC Main 10 (libx265, yuv420p10le, tag hvc1) 24 fps 3 s, BT.2020
-#       primaries/matrix + PQ (smpte2084), both in the container and in the
-#       bitstream VUI, plus HDR10 SEI (mastering display: Display P3
+#       primaries/matrix + PQ (smpte2084), both in the container (colr, written
+#       from the frames' tags: setparams, as FFmpeg 7 and later take them from
+#       the frames, not the options) and in the bitstream VUI, plus HDR10 SEI (mastering display: Display P3
 #       primaries, 1000 nits max / 0.0001 min; MaxCLL 1000, MaxFALL 400).
 #       AC-3 5.1 48 kHz (440 Hz tone in the centre channel only, via the
 #       mono→5.1 upmix). mov_text subtitle, language eng, one cue:
@@ -512,6 +513,7 @@ gen_hdr10_mp4() {
         -f lavfi -i sine=f=440:r=48000:d=3 \
         -i "$srt" \
         -map 0:v -map 1:a -map 2:s \
+        -vf setparams=color_primaries=bt2020:color_trc=smpte2084:colorspace=bt2020nc \
         -c:v libx265 -preset ultrafast -pix_fmt yuv420p10le -crf 30 "${vthreads[@]}" \
         -x265-params "$x265_common:transfer=smpte2084:hdr10=1:master-display=$md:max-cll=1000,400" \
         -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc \
@@ -525,6 +527,7 @@ gen_hlg_mp4() {
     "${ff[@]}" \
         -f lavfi -i testsrc2=s=320x240:r=24:d=3 \
         -f lavfi -i sine=f=440:r=48000:d=3 \
+        -vf setparams=color_primaries=bt2020:color_trc=arib-std-b67:colorspace=bt2020nc \
         -c:v libx265 -preset ultrafast -pix_fmt yuv420p10le -crf 30 "${vthreads[@]}" \
         -x265-params "$x265_common:transfer=arib-std-b67" \
         -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc \

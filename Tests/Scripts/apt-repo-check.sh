@@ -91,10 +91,9 @@ check "apt-get install aether-tui from the signed repository" \
     chroot_run "$dir" sh -c 'apt-get update -qq && apt-get install -y -qq aether-tui'
 first_version="$(dpkg-deb -f "$first" Version)"
 check "installed $first_version" chroot_run "$dir" sh -c "dpkg-query -W -f='\${Version}' aether-tui | grep -qx '$first_version'"
-config='# the user'"'"'s own
-volume=70'
 mkdir -p "$dir/root/.config/aether-tui"
-printf '%s\n' "$config" > "$dir/root/.config/aether-tui/aether-tui.conf"
+printf '# the user'"'"'s own\nvolume=70\n' > "$dir/root/.config/aether-tui/aether-tui.conf"
+cp "$dir/root/.config/aether-tui/aether-tui.conf" "$work/config.before"
 
 bash "$repo/Tests/Scripts/apt-repo.sh" "$work/repo" "$next" >/dev/null
 next_version="$(dpkg-deb -f "$next" Version)"
@@ -102,11 +101,12 @@ check "apt-get upgrade to $next_version" chroot_run "$dir" sh -c 'apt-get update
 check "installed $next_version" chroot_run "$dir" sh -c "dpkg-query -W -f='\${Version}' aether-tui | grep -qx '$next_version'"
 check "--version names ${next_version%~*} and commit $next_commit" \
     chroot_run "$dir" sh -c "aether-tui --version | head -n 2 | tr '\n' ' ' | grep -qx 'aether-tui ${next_version%~*} git commit $next_commit '"
-check "the user's config file untouched" sh -c "[ \"\$(cat '$dir/root/.config/aether-tui/aether-tui.conf')\" = '$config' ]"
+check "the user's config file untouched" cmp "$work/config.before" "$dir/root/.config/aether-tui/aether-tui.conf"
 
 # A repository signed by another key: refused.
 AETHER_ARCHIVE_KEY="$work/other-key.asc" bash "$repo/Tests/Scripts/apt-repo.sh" "$work/repo-other" "$next" >/dev/null
-cp -r "$work/repo-other/dists" "$work/repo-other/pool" "$work/repo/"
+cp -r "$work/repo-other/dists/." "$work/repo/dists/"
+cp -r "$work/repo-other/pool/." "$work/repo/pool/"
 if out="$(chroot_run "$dir" apt-get update 2>&1)"; then
     echo "apt-repo-check: $suite: a repository signed by another key was taken: FAILED"
     failed=1

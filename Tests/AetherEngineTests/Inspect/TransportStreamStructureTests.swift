@@ -167,7 +167,11 @@ import Testing
         let path = S.fixture("dvbsub.ts")
         let parser = TransportStreamParser(source: try FileByteSource(path: path), budget: budget)
         let first = try #require(parser.top().nodes.first)
-        #expect(S.field(first, "scanned") == "18,800 of 802,760 bytes (the first 18,800; the rest is not counted)")
+        // The file's size as this release's FFmpeg made it.
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let digits = Array(String(size))
+        let grouped = digits.enumerated().map { i, c in (i > 0 && (digits.count - i) % 3 == 0 ? "," : "") + String(c) }.joined()
+        #expect(S.field(first, "scanned") == "18,800 of \(grouped) bytes (the first 18,800; the rest is not counted)")
         #expect(S.field(first, "packets") == "100")
     }
 
