@@ -10,18 +10,25 @@ import Testing
     static let reads = ["MonotonicClock.", "ContinuousClock", "SuspendingClock", "clock_gettime", "CLOCK_MONOTONIC",
                         "CLOCK_REALTIME", "Date()", "Date.now", "gettimeofday", "DispatchTime.now"]
 
-    @Test func onlyAetherBaseReadsTheSystemsTime() throws {
+    /// Every line of code (comments cut) of the Swift sources outside the folders `except`
+    /// (relative to `Sources/`), with where it is: the one walk of the sources these rules read.
+    static func codeLines(except: [String]) throws -> [(place: String, code: String)] {
         let sources = TestEnvironment.root.appendingPathComponent("Sources").path
-        let allowed = sources + "/AetherBase/"
-        var found: [String] = []
         let files = try #require(FileManager.default.enumerator(atPath: sources)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
         #expect(files.count > 300, "the sources were found")
-        for file in files where !(sources + "/" + file).hasPrefix(allowed) {
+        var lines: [(place: String, code: String)] = []
+        for file in files where !except.contains(where: { file.hasPrefix($0) }) {
             let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
             for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let code = line.components(separatedBy: "//").first ?? ""
-                if let read = Self.reads.first(where: { code.contains($0) }) { found.append("\(file):\(n + 1): \(read)") }
+                lines.append(("\(file):\(n + 1)", line.components(separatedBy: "//").first ?? ""))
             }
+        }
+        return lines
+    }
+
+    @Test func onlyAetherBaseReadsTheSystemsTime() throws {
+        let found = try Self.codeLines(except: ["AetherBase/"]).compactMap { line in
+            Self.reads.first(where: { line.code.contains($0) }).map { "\(line.place): \($0)" }
         }
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
@@ -30,20 +37,11 @@ import Testing
     /// of type `TimeSource` has a default (a caller that forgot would get the real clock
     /// silently), but in the composition roots (the executables). Each found with its line.
     @Test func noClockParameterHasADefault() throws {
-        let sources = TestEnvironment.root.appendingPathComponent("Sources").path
-        let roots = ["aether-tui/", "aether-bench/", "aether-fuzz/"]
-        var found: [String] = []
-        let files = try #require(FileManager.default.enumerator(atPath: sources)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-        for file in files where !roots.contains(where: { file.hasPrefix($0) }) {
-            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
-            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let code = line.components(separatedBy: "//").first ?? ""
-                // `clock: TimeSource = …` in a parameter list (a stored property's `var time = …` is no parameter).
-                if code.range(of: #"\w+: TimeSource\s*=\s*"#, options: .regularExpression) != nil, !code.contains("var "), !code.contains("let ") {
-                    found.append("\(file):\(n + 1): \(code.trimmingCharacters(in: .whitespaces))")
-                }
-            }
-        }
+        // `clock: TimeSource = …` in a parameter list (a stored property's `var time = …` is no parameter).
+        let found = try Self.codeLines(except: ["aether-tui/", "aether-bench/", "aether-fuzz/"]).filter { line in
+            line.code.range(of: #"\w+: TimeSource\s*=\s*"#, options: .regularExpression) != nil
+                && !line.code.contains("var ") && !line.code.contains("let ")
+        }.map { "\($0.place): \($0.code.trimmingCharacters(in: .whitespaces))" }
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
 
@@ -53,19 +51,9 @@ import Testing
     /// its clock: there is no default to fall back on (`PlayerOptions(time:)`, `InterruptToken(clock:)`
     /// and `Stopwatch(clock:)` require one), and no stored `= .monotonic` either. Each found with its line.
     @Test func theRealClockIsChosenOnlyAtTheRoots() throws {
-        let sources = TestEnvironment.root.appendingPathComponent("Sources").path
         let roots = ["aether-tui/", "aether-bench/", "aether-fuzz/", "AetherLoopback/", "AetherBase/"]
-        var found: [String] = []
-        let files = try #require(FileManager.default.enumerator(atPath: sources)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-        for file in files where !roots.contains(where: { file.hasPrefix($0) }) {
-            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
-            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let code = line.components(separatedBy: "//").first ?? ""
-                if code.range(of: #"\.monotonic\b"#, options: .regularExpression) != nil {
-                    found.append("\(file):\(n + 1): \(code.trimmingCharacters(in: .whitespaces))")
-                }
-            }
-        }
+        let found = try Self.codeLines(except: roots).filter { $0.code.range(of: #"\.monotonic\b"#, options: .regularExpression) != nil }
+            .map { "\($0.place): \($0.code.trimmingCharacters(in: .whitespaces))" }
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
 }

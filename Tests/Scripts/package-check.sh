@@ -40,18 +40,9 @@ clip="$(mktemp -d)/clip.mkv"
 ffmpeg -hide_banner -nostdin -loglevel error -f lavfi -i testsrc2=s=320x180:r=24:d=2 -f lavfi -i sine=d=2 \
     -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac -shortest "$clip"
 
-failed=0
-check() {
-    local name="$1"
-    shift
-    if out="$("$@" 2>&1)"; then
-        echo "package-check: $suite: $name: ok"
-    else
-        echo "package-check: $suite: $name FAILED:"
-        echo "$out" | tail -n 8 | sed 's/^/    /'
-        failed=1
-    fi
-}
+check_label="package-check: $suite"
+# shellcheck source=checks.sh
+source "$repo/Tests/Scripts/checks.sh"
 
 # Debian's own checker, on both packages.
 check "lintian: 0 errors, 0 warnings" lintian --fail-on error,warning --tag-display-limit 0 "$deb" "$dbgdeb"
@@ -100,18 +91,9 @@ if [ -n "$other" ]; then
     chroot_make "$other" "$odir"
     chroot_mount "$odir"
     cp "$deb" "$odir/tmp/"
-    if out="$(chroot_run "$odir" apt-get install -y "/tmp/$name" 2>&1)"; then
-        echo "package-check: the $suite package installed on $other: FAILED"
-        chroot_run "$odir" apt-get purge -y -qq aether-tui >/dev/null 2>&1 || true
-        failed=1
-    elif grep -qE "Depends:? lib" <<<"$out"; then
-        # apt 2 says "Depends: libavcodec59 …", apt 3 "aether-tui:amd64 Depends libavcodec59 …".
-        echo "package-check: the $suite package refuses $other with apt's message: ok ($(grep -m1 -E 'Depends:? lib' <<<"$out" | sed 's/^ *//'))"
-    else
-        echo "package-check: the $suite package on $other failed, but not on its dependencies: FAILED"
-        echo "$out" | tail -n 5 | sed 's/^/    /'
-        failed=1
-    fi
+    # apt 2 says "Depends: libavcodec59 …", apt 3 "aether-tui:amd64 Depends libavcodec59 …".
+    refused "the package on $other, by apt's dependency message" "Depends:? lib" chroot_run "$odir" apt-get install -y "/tmp/$name"
+    chroot_run "$odir" apt-get purge -y -qq aether-tui >/dev/null 2>&1 || true
     rm -f "$odir/tmp/$name"
 fi
 exit $failed
