@@ -96,7 +96,7 @@ let package = Package(
         // ends (JSON IPC, MPRIS) that keys, the socket and media keys share.
         .target(name: "AetherControl", dependencies: [
             "AetherBase", "AetherCommands", "AetherDisc", "AetherMedia", "AetherPlayback", "AetherStreaming", "AetherSubtitles", "CSystemd",
-        ]),
+        ], plugins: ["GitCommitPlugin"]),
         // The colour themes: the `.theme` parser, the loader and its search path, colours and
         // styles (FoundationEssentials and AetherBase's file reader only).
         .target(name: "AetherThemes", dependencies: ["AetherBase"]),
@@ -114,8 +114,9 @@ let package = Package(
         .executableTarget(name: "aether-tui", dependencies: [
             "AetherEngine", "AetherBase", "AetherStreaming", "TerminalGraphics", "OutputChoice", "AetherTUI", "AetherThemes", "AetherInput",
             "AetherCommands", "AetherControl", "CTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], plugins: ["GitCommitPlugin"]),
-        // `--version`'s git commit, written at build time.
+        ]),
+        // The build's git commit and the version's snapshot suffix (`PlayerIdentity`), written at
+        // build time into AetherControl.
         .plugin(name: "GitCommitPlugin", capability: .buildTool(), path: "Sources/GitCommitPlugin"),
 
         // Benchmarks; one subcommand per subsystem (`aether-bench graphics …`, `aether-bench engine …`).

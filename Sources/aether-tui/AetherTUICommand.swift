@@ -55,7 +55,7 @@ struct AetherTUICommand: AsyncParsableCommand {
         commandName: PlayerIdentity.name,
         abstract: "A terminal media player: video as kitty or sixel images or character cells, sound through ALSA.",
         discussion: CommonOptionsHelp.discussion,
-        version: PlayerIdentity.version,
+        version: PlayerIdentity.buildVersion,
         subcommands: [Play.self, Probe.self, Inspect.self, Caps.self, Extract.self, Download.self],
         defaultSubcommand: Play.self)
 }

@@ -2,15 +2,11 @@ import AetherBase
 import AetherControl
 import AetherEngine
 
-/// `--version` (and `--version --json`), as `mpv --version` tells it: the player and its
-/// version, the git commit it was built from (``BuildCommit``, written at build time), the Swift
-/// it was built with, and each FFmpeg library built against and running, with a note where they
-/// differ.
+/// `--version` (and `--version --json`), as `mpv --version` tells it: the player and the version
+/// the build says (its first line is IPC's `mpv-version`; package.sh reads the package's version
+/// from the JSON), the git commit it was built from, the Swift it was built with, and each
+/// FFmpeg library built against and running, with a note where they differ.
 enum VersionReport {
-    /// The release (``PlayerIdentity/version``, its one home) and, for a build of a commit that
-    /// is not its tag, the snapshot's suffix (`0.1.0+git20261127.6f7bfa9`): what the package's
-    /// version and its changelog are made of (package.sh reads it from `--version --json`).
-    static var version: String { PlayerIdentity.version + BuildCommit.versionSuffix }
 
     /// The Swift compiler that built the player (to the minor version: that is what a compiler
     /// check can tell).
@@ -29,7 +25,7 @@ enum VersionReport {
     }
 
     static var text: String {
-        var lines = ["\(PlayerIdentity.name) \(version)", "git commit \(BuildCommit.id)", "built with Swift \(swift)",
+        var lines = [PlayerIdentity.versionLine, "git commit \(PlayerIdentity.commit)", "built with Swift \(swift)",
                      "FFmpeg \(TextSanitizer.clean(FFmpegVersions.release))"]
         for library in FFmpegVersions.libraries {
             var line = "  \(library.name) \(library.runningText)"
@@ -41,8 +37,8 @@ enum VersionReport {
 
     static var json: String {
         JSONValue.object([
-            ("name", .string(PlayerIdentity.name)), ("version", .string(version)),
-            ("commit", .string(BuildCommit.id)), ("swift", .string(swift)), ("ffmpeg", .string(FFmpegVersions.release)),
+            ("name", .string(PlayerIdentity.name)), ("version", .string(PlayerIdentity.buildVersion)),
+            ("commit", .string(PlayerIdentity.commit)), ("swift", .string(swift)), ("ffmpeg", .string(FFmpegVersions.release)),
             ("libraries", .array(FFmpegVersions.libraries.map { l in
                 .object([("name", .string(l.name)), ("built", .string(l.builtText)), ("running", .string(l.runningText))])
             })),
