@@ -1,3 +1,5 @@
+import AetherBase
+
 /// Why a command of the program ends without doing all it was asked: the failures its `run()`
 /// throws, typed (`throws(CommandFailure)`). The exit status is a function of the failure
 /// (``status``), and the program prints its ``line`` once, at the top, as
@@ -53,4 +55,12 @@ public enum RunEnd: Equatable, Sendable {
 
     /// Stopped by a signal.
     public var interrupted: Bool { self == .status(.interrupted) }
+}
+
+extension StandardStream {
+    /// One line of the program's own on standard error: `aether-tui: line`, sanitised (a failure's
+    /// line, a warning, an item a playlist's run could not play). The one place the prefix is made.
+    public static func say(_ line: String) {
+        error("\(PlayerIdentity.name): \(TextSanitizer.clean(line))\n")
+    }
 }

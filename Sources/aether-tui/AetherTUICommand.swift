@@ -63,19 +63,13 @@ struct AetherTUICommand: AsyncParsableCommand {
 /// Says `failure`'s line on standard error (`aether-tui: line`, sanitised) and ends the program
 /// with its status (``CommandFailure/status``): the one place a command's failure is printed.
 func exit(with failure: CommandFailure) -> Never {
-    if let line = failure.line { say(line) }
+    if let line = failure.line { StandardStream.say(line) }
     exit(failure.status)
-}
-
-/// Prints `aether-tui: line` (sanitised) on stderr: a failure's line, or one of the lines a
-/// playlist's run reports as it ends (an item that could not be played).
-func say(_ line: String) {
-    StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n")
 }
 
 /// Prints `aether-tui: warning: message` (or another `kind` of note) on stderr; the run goes on.
 func warn(_ message: String, kind: String = "warning") {
-    StandardStream.error("aether-tui: \(kind): \(TextSanitizer.clean(message))\n")
+    StandardStream.say("\(kind): \(message)")
 }
 
 /// Options every subcommand shares.

@@ -48,7 +48,7 @@ struct HeadlessPlayback {
 
         guard controller.start(paused: options.pause) else {
             if stop.isRaised { return .status(.interrupted) }
-            controller.reportedErrors().forEach(say)
+            controller.reportedErrors().forEach(StandardStream.say)
             controller.finish(interrupted: false)
             return .status(controller.status())
         }
@@ -89,7 +89,7 @@ struct HeadlessPlayback {
         controller.finish(interrupted: end.interrupted)
         controller.player.stop()
         stats = nil
-        controller.reportedErrors().forEach(say)
+        controller.reportedErrors().forEach(StandardStream.say)
         return end
     }
 

@@ -88,17 +88,19 @@ struct Inspect: ParsableCommand {
                 let size: Int64
                 let nodes: [StructureTree]
             }
+            var chain: [StructureNode]?
+            if let node {
+                do { chain = try document.resolve(node) } catch { throw .failed(error.message) }
+            }
             let data: Data
             do {
-                if let node {
-                    let chain: [StructureNode]
-                    do { chain = try document.resolve(node) } catch { throw CommandFailure.failed(error.message) }
+                if let chain {
                     data = try encoder.encode(document.subtree(chain[chain.count - 1]))
                 } else {
                     data = try encoder.encode(Whole(format: document.parser.format.rawValue, size: document.source.length,
                                                     nodes: document.wholeTree()))
                 }
-            } catch let failure as CommandFailure { throw failure } catch {
+            } catch {
                 throw .failed("cannot write the tree as JSON: \(error.systemReason)")
             }
             FileBytes.writeAll([UInt8](data) + [UInt8(ascii: "\n")], to: STDOUT_FILENO)

@@ -85,9 +85,6 @@ struct Probe: ParsableCommand {
         }
     }
 
-    /// The probe's composition root: the one clock its opens and reads are timed by.
-    private static let clock = TimeSource.monotonic
-
     /// The packet or frame listing `inspect --json` prints, as `probe` with `arguments`.
     static func listing(_ arguments: String...) throws(CommandFailure) -> Probe {
         do { return try parse(arguments) } catch { throw .usage(fullMessage(for: error)) }
@@ -95,6 +92,8 @@ struct Probe: ParsableCommand {
 
     func run() throws(CommandFailure) {
         try common.configureLogging()
+        // The probe's composition root: the one clock its opens and reads are timed by.
+        let clock = TimeSource.monotonic
         // Every header is checked (an HTTP token for a name, no CR/LF in either part), and the
         // source gets the same protocol whitelist as playback.
         var fields: [String: String] = [:]
@@ -107,19 +106,19 @@ struct Probe: ParsableCommand {
         network.tls = tls.policy
         let options: [String: String]
         do { options = try SourceOptions.make(network: network) } catch { throw .usage(error.description) }
-        if packets { return try listPackets(options, network: network) }
-        if frames { return try listFrames(options, network: network) }
+        if packets { return try listPackets(options, network: network, clock: clock) }
+        if frames { return try listFrames(options, network: network, clock: clock) }
         let info: MediaInfo
         do {
-            info = try MediaProbe.probe(url: source, options: options, network: network, timeout: readTimeout, clock: Self.clock)
+            info = try MediaProbe.probe(url: source, options: options, network: network, timeout: readTimeout, clock: clock)
         } catch {
             // A web page (as playback finds it): what yt-dlp names on it is probed instead.
             guard NetworkSettings.isNetwork(source),
                   case .media(let page)?? = try? YtdlRunner.media(onPage: source, network: network, settings: YtdlSettings(),
-                                                                  interrupt: InterruptToken(clock: Self.clock), timeout: readTimeout),
+                                                                  interrupt: InterruptToken(clock: clock), timeout: readTimeout),
                   let pageOptions = try? SourceOptions.make(network: page.network(over: network)),
                   let media = try? MediaProbe.probe(url: page.url, options: pageOptions, network: page.network(over: network),
-                                                    timeout: readTimeout, clock: Self.clock) else {
+                                                    timeout: readTimeout, clock: clock) else {
                 throw .failed("cannot open '\(source)': \(error.message)")
             }
             AppLog.write("ytdl", "probe: the page names \(TextSanitizer.clean(page.url))")
@@ -152,9 +151,9 @@ struct Probe: ParsableCommand {
             readTimeout: readTimeout)
     }
 
-    private func listPackets(_ options: [String: String], network: NetworkSettings) throws(CommandFailure) {
+    private func listPackets(_ options: [String: String], network: NetworkSettings, clock: TimeSource) throws(CommandFailure) {
         let inspector: PacketInspector
-        do { inspector = try PacketInspector(url: source, options: options, network: network, limits: limits, clock: Self.clock) } catch { throw failure(error) }
+        do { inspector = try PacketInspector(url: source, options: options, network: network, limits: limits, clock: clock) } catch { throw failure(error) }
         let output = InspectionOutput(json: json)
         output.streams(inspector.streams, columns: InspectionTable.packetColumns)
         while let event = inspector.next() {
@@ -165,9 +164,9 @@ struct Probe: ParsableCommand {
         }
     }
 
-    private func listFrames(_ options: [String: String], network: NetworkSettings) throws(CommandFailure) {
+    private func listFrames(_ options: [String: String], network: NetworkSettings, clock: TimeSource) throws(CommandFailure) {
         let inspector: FrameInspector
-        do { inspector = try FrameInspector(url: source, options: options, network: network, limits: limits, clock: Self.clock) } catch { throw failure(error) }
+        do { inspector = try FrameInspector(url: source, options: options, network: network, limits: limits, clock: clock) } catch { throw failure(error) }
         let output = InspectionOutput(json: json)
         output.streams(inspector.streams, columns: InspectionTable.frameColumns)
         while let event = inspector.next() {

@@ -66,10 +66,15 @@ echo "apt-repo-check: $suite: built $(basename "$first") and $(basename "$next")
 # The repository, signed by a key of this test's own; served on loopback.
 export AETHER_ARCHIVE_KEY="$work/archive-key.asc"
 bash "$repo/Tests/Scripts/apt-repo.sh" "$work/repo" "$first" >/dev/null
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-python3 -m http.server --bind 127.0.0.1 --directory "$work/repo" "$port" >/dev/null 2>&1 &
+# The server binds a free port and prints it once it listens: the port read back is the sign
+# it is ready (no port chosen apart and bound again, no polling).
+exec {served}< <(exec python3 -u -c 'import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()' "$work/repo" 2>/dev/null)
 server=$!
-for _ in $(seq 50); do python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/')" 2>/dev/null && break; sleep 0.1; done
+read -r -t 30 port <&"$served" || { echo "apt-repo-check.sh: the loopback server did not start" >&2; exit 1; }
 
 dir="$root/$suite-clean"
 chroot_make "$suite" "$dir"

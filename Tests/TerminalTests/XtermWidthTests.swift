@@ -20,19 +20,20 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Each text on a line of its own from column 1, then a cursor position report (CSI 6 n),
-        // its answer read back from the terminal in raw mode and kept, one line a text.
+        // its answer read back from the terminal in raw mode and kept in a file of its own (an
+        // xterm started again writes the same files). Then the script waits for input that never
+        // comes, keeping the window until the test closes it.
         var script = "stty raw -echo\n"
         for (n, text) in Self.texts.enumerated() {
             try text.write(toFile: "\(dir)/\(n).txt", atomically: true, encoding: .utf8)
-            script += "printf '\\r\\n'; cat '\(dir)/\(n).txt'; printf '\\033[6n'; IFS= read -r -d R reply; printf '%s\\n' \"${reply#*;}\" >> '\(dir)/columns'\n"
+            script += "printf '\\r\\n'; cat '\(dir)/\(n).txt'; printf '\\033[6n'; IFS= read -r -d R reply; printf '%s' \"${reply#*;}\" > '\(dir)/\(n).column'\n"
         }
-        script += "touch '\(dir)/done'; sleep 30\n"
+        script += "touch '\(dir)/done'; exec cat > /dev/null\n"
         try script.write(toFile: "\(dir)/measure.sh", atomically: true, encoding: .utf8)
         let x = try XtermSession(command: "bash '\(dir)/measure.sh'", columns: 80, rows: 24)
         defer { x.stop() }
         #expect(waitUntil(20, interval: 0.05) { FileManager.default.fileExists(atPath: "\(dir)/done") }, "xterm answered no report")
-        let reports = try String(contentsOfFile: "\(dir)/columns", encoding: .utf8).split(separator: "\n").map { Int($0) }
-        try #require(reports.count == Self.texts.count, "\(reports)")
+        let reports = Self.texts.indices.map { n in (try? String(contentsOfFile: "\(dir)/\(n).column", encoding: .utf8)).flatMap { Int($0) } }
         for (text, column) in zip(Self.texts, reports) {
             // The report's column is 1-based: the text took one less.
             let xterm = try #require(column) - 1

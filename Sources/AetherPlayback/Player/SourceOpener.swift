@@ -80,7 +80,7 @@ enum SourceOpener {
             let failure = PlayerError("cannot open '\(name)': \(why.line)",
                                       cause: interrupt.isCancelled ? .interrupted
                                           : why.cause != .other ? .network(why) : .ffmpeg(function: error.function, code: error.code))
-            if let page = WebPage(error, failure: failure, url: url, options: options) { return .page(page) }
+            if let page = WebPage(error, failure: failure, url: url, options: options, interrupt: interrupt) { return .page(page) }
             // FFmpeg 7 and later refuse some encrypted fragmented MP4s at the header: said so.
             if error.code == WebPage.invalidData, let path = NetworkSettings.localPath(url), let found = EncryptionScan.scan(path: path) {
                 throw PlayerError("'\(TextSanitizer.clean(url))' is encrypted (\(found.scheme)); cannot play it", cause: .nothingToPlay)
@@ -94,7 +94,7 @@ enum SourceOpener {
             probed = try MediaProbe.probe(format)
         } catch {
             let failure = PlayerError("cannot read '\(name)': \(error.message)", cause: .ffmpeg(function: error.function, code: error.code))
-            if let page = WebPage(error, failure: failure, url: url, options: options) { return .page(page) }
+            if let page = WebPage(error, failure: failure, url: url, options: options, interrupt: interrupt) { return .page(page) }
             throw failure
         }
         kind?.refine(&probed)
@@ -341,13 +341,16 @@ struct WebPage {
     /// The open's failure, thrown when yt-dlp names nothing.
     let failure: PlayerError
     let options: PlayerOptions
+    /// The open's token: yt-dlp's run is part of the same open (cancelled with it, on its clock).
+    let interrupt: InterruptToken
 
     /// A page when `error` is libavformat's refusal of an http(s) URL not already a page's media.
-    init?(_ error: FFmpegError, failure: PlayerError, url: String, options: PlayerOptions) {
+    init?(_ error: FFmpegError, failure: PlayerError, url: String, options: PlayerOptions, interrupt: InterruptToken) {
         guard error.code == Self.invalidData, options.ytdl.enabled, options.page == nil,
               ["http", "https"].contains(NetworkSettings.scheme(of: url) ?? "") else { return nil }
         self.failure = failure
         self.options = options
+        self.interrupt = interrupt
     }
 
     /// What the page names.
@@ -366,7 +369,7 @@ struct WebPage {
         let answer: PageAnswer?
         do {
             answer = try YtdlRunner.media(onPage: url, network: options.network, settings: options.ytdl,
-                                          interrupt: options.opening.interrupt ?? InterruptToken(clock: options.time), timeout: options.opening.timeout)
+                                          interrupt: interrupt, timeout: options.opening.timeout)
         } catch { throw PlayerError(error) }
         guard let answer else { throw failure }
         guard case .media(let page) = answer else {

@@ -83,7 +83,7 @@ public final class TUIApp {
         guard let end = ended ?? awaitOpen(until: clock.seconds) else { return try takeScreen(probed: report, terminfo: terminfo, environment: env) }
         // The terminal is back in its own modes before the error lines.
         if quit.isRaised { return .status(.interrupted) }
-        for line in controller.reportedErrors() { StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n") }
+        controller.reportedErrors().forEach(StandardStream.say)
         return end
     }
 
@@ -168,8 +168,8 @@ public final class TUIApp {
         display.stopOutput()
         player.stop()
         display.stop()
-        for warning in warnings { StandardStream.error("aether-tui: warning: \(TextSanitizer.clean(warning))\n") }
-        for line in controller.reportedErrors() { StandardStream.error("aether-tui: \(TextSanitizer.clean(line))\n") }
+        for warning in warnings { StandardStream.say("warning: \(warning)") }
+        controller.reportedErrors().forEach(StandardStream.say)
     }
 
     /// Wires the loaded item to the screen: frames to the output, the layout for its picture.
