@@ -217,12 +217,18 @@ public final class TerminalSession {
         try TerminalSession(command: "'\(TestEnvironment.binary)' '\(TestEnvironment.fixture("solid-red.mkv"))' --vo=sixel --ao=null --pause")
     }
 
-    /// Waits up to 10 s for at least `minimum` red pixels on screen; their bounding box and count.
+    /// Waits up to 10 s for at least `minimum` red pixels on screen, alike in two reads in a row;
+    /// their bounding box and count.
+    /// xterm paints a sixel image band by band, so one screenshot can hold part of a picture
+    /// (CI once read 150 of its 323 rows): the picture is what two reads in a row agree on.
     public func waitForRedPicture(minimum: Int = 20_000) -> (x0: Int, y0: Int, x1: Int, y1: Int, count: Int) {
         var picture = (x0: 0, y0: 0, x1: -1, y1: -1, count: 0)
+        var previous = picture
         _ = waitUntil(10, interval: 0.25) {
-            if let shot = screenshot() { picture = shot.redBox() }
-            return picture.count >= minimum
+            guard let shot = screenshot() else { return false }
+            previous = picture
+            picture = shot.redBox()
+            return picture.count >= minimum && picture == previous
         }
         return picture
     }
