@@ -24,6 +24,12 @@ enum Main {
             StandardStream.write(CommonOptionsHelp.list)
             exit(0)
         }
+        do {
+            if let shell = try CompletionScript.requested(arguments) {
+                StandardStream.write(CompletionScript.make(shell))
+                exit(0)
+            }
+        } catch { exit(with: error) }
         if arguments == ["--version"] || arguments == ["--version", "--json"] || arguments == ["--json", "--version"] {
             StandardStream.write(arguments.contains("--json") ? VersionReport.json : VersionReport.text)
             exit(0)
@@ -74,7 +80,7 @@ func warn(_ message: String, kind: String = "warning") {
 
 /// Options every subcommand shares.
 struct CommonOptions: ParsableArguments {
-    @Option(name: .customLong("log-file"), help: ArgumentHelp("Write FFmpeg's and the player's diagnostics to this file.", valueName: "path"))
+    @Option(name: .customLong("log-file"), help: ArgumentHelp("Write FFmpeg's and the player's diagnostics to this file.", valueName: "path"), completion: .file())
     var logFile: String?
 
     func configureLogging() throws(CommandFailure) {

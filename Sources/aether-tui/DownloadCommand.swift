@@ -48,7 +48,7 @@ struct Download: ParsableCommand {
     @Argument(help: ArgumentHelp("An http(s) URL of an HLS master or media playlist, or of a DASH manifest (MPD).", valueName: "url"))
     var url: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write: Matroska, or MP4 when it ends in .mp4 (default: the playlist's or manifest's name with .mkv, in the current directory).", valueName: "path"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write: Matroska, or MP4 when it ends in .mp4 (default: the playlist's or manifest's name with .mkv, in the current directory).", valueName: "path"), completion: .file())
     var output: String?
 
     @Option(name: .customLong("hls-bitrate"), help: ArgumentHelp("The video variant or representation: min, max, or the highest at or under a peak bit rate in bits/s (700k, 1.5M; else the lowest).", valueName: "min|max|rate"))

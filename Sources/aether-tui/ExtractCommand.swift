@@ -23,7 +23,7 @@ struct Extract: AsyncParsableCommand {
             the first 10% of the loops and at the end, and the extractor's counters: for leak checks.
             """)
 
-    @Argument(help: ArgumentHelp("A media file or a URL libavformat can open.", valueName: "file|url"))
+    @Argument(help: ArgumentHelp("A media file or a URL libavformat can open.", valueName: "file|url"), completion: .file())
     var source: String
 
     @Option(help: ArgumentHelp("Where: seconds, [[hh:]mm:]ss[.ms], -time before the end, or N% of the duration.", valueName: "time"))
@@ -35,7 +35,7 @@ struct Extract: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest width in pixels (thumbnails: default 320; snapshots: default the display width). Never enlarged.", valueName: "pixels"))
     var width: Int?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The PNG file to write (default: aether-tui-<name>-<time>.png in the current directory).", valueName: "path"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The PNG file to write (default: aether-tui-<name>-<time>.png in the current directory).", valueName: "path"), completion: .file())
     var output: String?
 
     @Option(help: ArgumentHelp("Take this many stills at positions cycling over the file, then report memory and counters.", valueName: "n"))

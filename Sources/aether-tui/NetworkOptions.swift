@@ -49,7 +49,7 @@ struct TLSOptions: ParsableArguments {
     @Option(name: .customLong("tls-verify"), help: ArgumentHelp("Check every https server's certificate against the system's authorities (or --tls-ca-file's) and its name; no plays a server whose certificate nobody trusted signed.", valueName: "yes|no"))
     var tlsVerify: YesNo = .yes
 
-    @Option(name: .customLong("tls-ca-file"), help: ArgumentHelp("A PEM file of the certificate authorities to trust instead of the system's.", valueName: "file"))
+    @Option(name: .customLong("tls-ca-file"), help: ArgumentHelp("A PEM file of the certificate authorities to trust instead of the system's.", valueName: "file"), completion: .file())
     var tlsCAFile: String?
 
     func validate() throws(ValidationError) {

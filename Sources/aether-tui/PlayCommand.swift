@@ -20,7 +20,17 @@ struct Play: ParsableCommand {
         try common.configureLogging()
         ALSASink.silenceLibraryErrors()
         if playback.audioDevice == "help" { return Self.listAudioDevices() }
+        if playback.theme == "help" { return Self.listThemes() }
         try Self.runTUI(playback)
+    }
+
+    /// `--theme=help`: the names `--theme` takes, one a line under a heading (the shell
+    /// completions read the indented lines).
+    static func listThemes() {
+        let names = ThemeLoader.available(environment: ProcessInfo.processInfo.environment,
+                                          executablePath: ExecutablePath.current ?? CommandLine.arguments[0])
+        print("Themes for --theme (or a path to a .theme file):")
+        for name in names { print("  " + TextSanitizer.clean(name)) }
     }
 
     /// `--audio-device=help` (mpv's): the ALSA devices, the first line saying what they are for.

@@ -14,7 +14,7 @@ import Glibc
 /// would only rename mpv's options. What they make, the engine's, the controller's and the
 /// screen's settings, is ``PlaybackSetup``.
 struct PlaybackOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("Media files, URLs libavformat can open, directories (their media files, in natural order) and .m3u/.m3u8/.pls playlists, played in order.", valueName: "file|url|dir|playlist"))
+    @Argument(help: ArgumentHelp("Media files, URLs libavformat can open, directories (their media files, in natural order) and .m3u/.m3u8/.pls playlists, played in order.", valueName: "file|url|dir|playlist"), completion: .file())
     var sources: [String] = []
 
     /// The first item (what `--start=N%` is measured against).
@@ -67,10 +67,10 @@ struct PlaybackOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Video track (1 = the first), auto, or no to decode no video at all and show the music view (cover art, tags, spectrum) instead. As in mpv, --video is another name for it and --no-video is --vid=no.", valueName: "N|auto|no"))
     var vid: TrackChoice = .auto
 
-    @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"))
+    @Option(name: .customLong("sub-file"), help: ArgumentHelp("Load a subtitle file as an extra track (repeatable).", valueName: "path"), completion: .file())
     var subFiles: [String] = []
 
-    @Option(name: .customLong("audio-file"), help: ArgumentHelp("Play this file's audio with the main file's picture, as an extra audio track chosen by default (repeatable; a path or an http(s) URL).", valueName: "path|URL"))
+    @Option(name: .customLong("audio-file"), help: ArgumentHelp("Play this file's audio with the main file's picture, as an extra audio track chosen by default (repeatable; a path or an http(s) URL).", valueName: "path|URL"), completion: .file())
     var audioFiles: [String] = []
 
     @Option(help: ArgumentHelp("An http(s) URL that is not media (a web page) is read by yt-dlp, and what it finds plays; no tries the URL as media only.", valueName: "yes|no"))
@@ -168,7 +168,8 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("cache-pause-wait"), help: ArgumentHelp("Seconds buffered before playback goes on after the cache ran dry.", valueName: "seconds"))
     var cachePauseWait: Double = 1
 
-    @Option(help: ArgumentHelp("Colour theme: a name (default, light, solarized-dark, high-contrast, mono, or one in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file. Without it: light on a terminal whose background is light (OSC 11), else default.", valueName: "name|path"))
+    @Option(help: ArgumentHelp("Colour theme: a name (help lists them: the built-in default, the .theme files beside the program and in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file. Without it: light on a terminal whose background is light (OSC 11), else default.", valueName: "name|path"),
+            completion: .shellCommand("\(PlayerIdentity.name) --theme=help 2>/dev/null | sed -n 's/^  //p'"))
     var theme: String?
 
     @Option(name: .customLong("vo-sixel-colors"), help: ArgumentHelp("Sixel palette size, 2 to 256 (default: the terminal's colour registers).", valueName: "n"))
@@ -201,7 +202,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("vo-cells-tolerance"), help: ArgumentHelp("Cell outputs leave a cell alone unless redrawing it lowers its RMS error per pixel by more than this many levels, and draw a cell with the colours already set where they are within it (0-64; 0 draws every change exactly). The governor raises it when the terminal falls behind.", valueName: "levels"))
     var voCellsTolerance: Double = CellDriver.defaultTolerance
 
-    @Option(name: .customLong("stats-file"), help: ArgumentHelp("Write telemetry as JSON lines at 1 Hz, plus a final summary line.", valueName: "path"))
+    @Option(name: .customLong("stats-file"), help: ArgumentHelp("Write telemetry as JSON lines at 1 Hz, plus a final summary line.", valueName: "path"), completion: .file())
     var statsFile: String?
 
     @Option(name: .customLong("playlist-start"), help: ArgumentHelp("Start with this playlist item (0 = the first).", valueName: "n"))
@@ -237,7 +238,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("image-display-duration"), help: ArgumentHelp("Seconds an image (JPEG, PNG, WebP …) stays before the playlist moves on, or inf to keep it until you move on, as mpv's.", valueName: "seconds|inf"))
     var imageDisplayDuration: ImageDuration = .seconds(1)
 
-    @Option(name: .customLong("stream-record"), help: ArgumentHelp("Write what is played, as received (its packets, not decoded), to this file, overwritten by each item; its extension names the format (.mkv keeps a radio station's songs as chapters, .mp3, .ogg, .ts …). The stream-record property starts and stops it.", valueName: "file"))
+    @Option(name: .customLong("stream-record"), help: ArgumentHelp("Write what is played, as received (its packets, not decoded), to this file, overwritten by each item; its extension names the format (.mkv keeps a radio station's songs as chapters, .mp3, .ogg, .ts …). The stream-record property starts and stops it.", valueName: "file"), completion: .file())
     var streamRecord: String?
 
     @Flag(name: .customLong("keep-open"), inversion: .prefixedNo, help: "At the end of the last item stay on its last frame, paused, instead of quitting.")
@@ -250,7 +251,7 @@ struct PlaybackOptions: ParsableArguments {
     @Flag(name: .customLong("save-position-on-quit"), inversion: .prefixedNo, help: "Save the position on every quit, not only Q.")
     var savePositionOnQuit = false
 
-    @Option(name: .customLong("watch-later-dir"), help: ArgumentHelp("Where positions are saved (default: $XDG_STATE_HOME/aether-tui/watch_later).", valueName: "path"))
+    @Option(name: .customLong("watch-later-dir"), help: ArgumentHelp("Where positions are saved (default: $XDG_STATE_HOME/aether-tui/watch_later).", valueName: "path"), completion: .directory)
     var watchLaterDir: String?
 
     @Option(help: ArgumentHelp("Preferred audio languages, most wanted first (e.g. jpn,eng).", valueName: "list"))
@@ -268,29 +269,29 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("sub-auto"), help: ArgumentHelp("Load subtitle files found next to the media (movie.srt, movie.en.ass): fuzzy, exact, or no.", valueName: "fuzzy|exact|no"))
     var subAuto: SubAuto = .fuzzy
 
-    @Option(name: .customLong("input-ipc-server"), help: ArgumentHelp("Listen for mpv-style JSON IPC commands on this Unix socket (mode 0600).", valueName: "path"))
+    @Option(name: .customLong("input-ipc-server"), help: ArgumentHelp("Listen for mpv-style JSON IPC commands on this Unix socket (mode 0600).", valueName: "path"), completion: .file())
     var inputIPCServer: String?
 
     @Flag(name: .customLong("mpris"), inversion: .prefixedNo, help: "Offer media-key control (MPRIS) on the D-Bus session bus when there is one.")
     var mpris = true
 
-    @Option(name: .customLong("input-conf"), help: ArgumentHelp("Key bindings file (default: input.conf in the config directory).", valueName: "path"))
+    @Option(name: .customLong("input-conf"), help: ArgumentHelp("Key bindings file (default: input.conf in the config directory).", valueName: "path"), completion: .file())
     var inputConf: String?
 
     @Option(help: ArgumentHelp("Apply these [profile] sections of the config file (comma-separated).", valueName: "name"))
     var profile: String?
 
-    @Option(name: .customLong("config-dir"), help: ArgumentHelp("Read aether-tui.conf and input.conf from here (default: $XDG_CONFIG_HOME/aether-tui).", valueName: "path"))
+    @Option(name: .customLong("config-dir"), help: ArgumentHelp("Read aether-tui.conf and input.conf from here (default: $XDG_CONFIG_HOME/aether-tui).", valueName: "path"), completion: .directory)
     var configDir: String?
 
     @Flag(name: .customLong("no-config"), help: "Read no config file or input.conf.")
     var noConfig = false
 
-    @Option(name: .customLong("screenshot-directory"), help: ArgumentHelp("Where s and S save screenshots (default: $XDG_PICTURES_DIR, else the current directory).", valueName: "path"))
+    @Option(name: .customLong("screenshot-directory"), help: ArgumentHelp("Where s and S save screenshots (default: $XDG_PICTURES_DIR, else the current directory).", valueName: "path"), completion: .directory)
     var screenshotDirectory: String?
 
     func validate() throws(ValidationError) {
-        guard !sources.isEmpty || audioDevice == "help" else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
+        guard !sources.isEmpty || audioDevice == "help" || theme == "help" else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
         guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
         _ = try PlaybackSetup.subtitleStyle(self)
         guard subDelay.isFinite, abs(subDelay) <= 600 else { throw ValidationError("--sub-delay must be between -600 and 600 seconds") }

@@ -29,7 +29,7 @@ struct Probe: ParsableCommand {
             the end.
             """)
 
-    @Argument(help: ArgumentHelp("A media file or a URL libavformat can open.", valueName: "file|url"))
+    @Argument(help: ArgumentHelp("A media file or a URL libavformat can open.", valueName: "file|url"), completion: .file())
     var source: String
 
     @Flag(help: "Print JSON for scripts instead of the human report (JSON lines with --packets and --frames).")

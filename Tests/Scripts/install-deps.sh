@@ -35,6 +35,8 @@ tests=(
     mlterm kitty libgl1-mesa-dri foot weston fonts-noto-mono fontconfig
     # MPRIS tests: a private session bus and playerctl
     dbus-daemon playerctl
+    # completion tests: the three shells the package completes in, and bash's loader
+    zsh fish bash-completion
     # network tests: pkill ends the live stream writer
     procps
     # download tests: openssl encrypts the sequence-number-IV fixture and checks av_aes
