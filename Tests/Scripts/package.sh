@@ -82,8 +82,8 @@ install -d "$stage/usr/share/aether-tui/themes"
 install -m 0644 themes/*.theme "$stage/usr/share/aether-tui/themes/"
 install -d "$stage/usr/share/bash-completion/completions" "$stage/usr/share/zsh/vendor-completions" \
     "$stage/usr/share/fish/vendor_completions.d"
-# (bash-completion sources its scripts: no #! line.)
-"$stage/usr/bin/aether-tui" --generate-completion-script bash | sed '1{/^#!/d}' > "$stage/usr/share/bash-completion/completions/aether-tui"
+# The binary's own scripts (CompletionScript; bash-completion sources its scripts: no #! line).
+"$stage/usr/bin/aether-tui" --generate-completion-script bash > "$stage/usr/share/bash-completion/completions/aether-tui"
 "$stage/usr/bin/aether-tui" --generate-completion-script zsh > "$stage/usr/share/zsh/vendor-completions/_aether-tui"
 "$stage/usr/bin/aether-tui" --generate-completion-script fish > "$stage/usr/share/fish/vendor_completions.d/aether-tui.fish"
 install -d "$stage/usr/share/doc/aether-tui"
