@@ -68,13 +68,14 @@ check "probe a clip" chroot_run "$dir" aether-tui probe /tmp/clip.mkv
 check "play it headless" chroot_run "$dir" aether-tui /tmp/clip.mkv --vo=null --ao=null
 check "themes where the loader looks" chroot_run "$dir" sh -c 'ls /usr/share/aether-tui/themes/*.theme >/dev/null && aether-tui /tmp/clip.mkv --vo=null --ao=null --length=0.2 --theme=light'
 check "bash, zsh and fish completions" chroot_run "$dir" sh -c 'test -s /usr/share/bash-completion/completions/aether-tui && test -s /usr/share/zsh/vendor-completions/_aether-tui && test -s /usr/share/fish/vendor_completions.d/aether-tui.fish'
-# Each shell finds the installed script where it looks, and it completes (ShellCompletionTests
+# Each shell finds the installed script where it looks (fish without --no-config, which skips
+# the vendor directory), and it completes (ShellCompletionTests
 # holds the scripts to every case; these are the same bytes, made by the packaged binary).
 chroot_install "$dir" bash-completion zsh fish
 check "bash-completion loads it: --vo <Tab> offers sixel" chroot_run "$dir" bash -c \
     'source /usr/share/bash-completion/bash_completion; _completion_loader aether-tui
      COMP_WORDS=(aether-tui --vo ""); COMP_CWORD=2; _aether_tui; [[ " ${COMPREPLY[*]} " == *" sixel "* ]]'
-check "fish loads it: --vo <Tab> offers sixel" chroot_run "$dir" sh -c 'fish --no-config -c "complete -C \"aether-tui --vo \"" | grep -qx "sixel.*"'
+check "fish loads it: --vo <Tab> offers sixel" chroot_run "$dir" sh -c 'HOME=/tmp fish -c "complete -C \"aether-tui --vo \"" | grep -qx "sixel.*"'
 check "zsh's compinit finds it" chroot_run "$dir" zsh -fc 'autoload -U compinit; compinit -u -D; [[ $_comps[aether-tui] == _aether-tui ]]'
 check "no Swift toolchain in the chroot" chroot_run "$dir" sh -c '! command -v swift && ! ls /usr/lib/swift 2>/dev/null'
 files="$(chroot_run "$dir" dpkg -L aether-tui)"

@@ -52,8 +52,13 @@ suite="$(. /etc/os-release; echo "${VERSION_CODENAME:-}")"
 arch="$(dpkg --print-architecture)"
 
 scratch="$repo/.build-package-$suite"
-swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product aether-tui >&2
-binary="$(swift build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)/aether-tui"
+# Reproducible wherever the checkout is: the debug information names the sources under
+# /usr/src/aether-tui, not this checkout's path (repro-check.sh builds in two places).
+build=(swift build -c release --static-swift-stdlib --scratch-path "$scratch"
+       -Xswiftc -debug-prefix-map -Xswiftc "$repo=/usr/src/aether-tui"
+       -Xcc "-ffile-prefix-map=$repo=/usr/src/aether-tui")
+"${build[@]}" --product aether-tui >&2
+binary="$("${build[@]}" --show-bin-path)/aether-tui"
 # The version's one home is PlayerIdentity (with the commit's suffix): the binary says it.
 version="$("$binary" --version --json | sed -n 's/.*"version" *: *"\([^"]*\)".*/\1/p')"
 [ -n "$version" ] || { echo "package.sh: the binary named no version" >&2; exit 1; }
