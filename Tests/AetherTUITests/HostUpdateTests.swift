@@ -1,3 +1,4 @@
+import Foundation
 import AetherControl
 import AetherInput
 @testable import AetherTUI
@@ -181,5 +182,96 @@ struct BarMouseUpdateTests {
         #expect(HostUpdate.update(&none, .ui(.scrub, now: 3), context: HostContext(bindings: InputBindings())) == [.redraw])
         #expect(none.scrub == nil && none.message.current?.text == "nothing to scrub")
         #expect(HostUpdate.update(&none, .wheel(up: false), context: context) == [.command(.seek(-5, .relative, .auto))])
+    }
+}
+
+/// #60 item 1: what the runtime saw happen reaches the model as an event, and the update is the
+/// model's one writer (unit tier, on values).
+struct HostEventsTests {
+    var context = HostContext(bindings: InputBindings())
+
+    @Test func theTickKeepsTheLiveBaselineScrollsTheMenuAndLaysOutWhenStale() {
+        var view = ViewState(), context = context
+        context.liveLatency = 9
+        #expect(HostUpdate.update(&view, .tick(now: 1), context: context) == [])
+        context.liveLatency = 12
+        _ = HostUpdate.update(&view, .tick(now: 2), context: context)
+        #expect(view.liveBaseline == 9, "the smallest latency seen is kept")
+        context.liveLatency = 6
+        _ = HostUpdate.update(&view, .tick(now: 3), context: context)
+        #expect(view.liveBaseline == 6)
+        view.menu = TrackMenu(kind: .playlist, items: (0..<10).map { .init(label: "\($0)", value: $0, current: false) }, selection: 8)
+        context.menuRows = 3
+        _ = HostUpdate.update(&view, .tick(now: 4), context: context)
+        #expect(view.menu?.scroll == 6, "the selection in the three rows shown")
+        context.layoutStale = true
+        #expect(HostUpdate.update(&view, .tick(now: 5), context: context) == [.relayout, .redraw])
+    }
+
+    @Test func inputShowsTheChromeAndAMessageShowsForItsTime() {
+        var view = ViewState()
+        #expect(HostUpdate.update(&view, .input(now: 7), context: context) == [.redraw])
+        #expect(view.chrome.lastInput == 7 && view.chrome.shownByInput(at: 9.9) && !view.chrome.shownByInput(at: 10))
+        #expect(HostUpdate.update(&view, .message("seek 00:10", seconds: 1.5, now: 7), context: context) == [.redraw])
+        #expect(view.message.current?.text == "seek 00:10" && view.message.current?.until == 8.5)
+    }
+
+    @Test func aNewItemForgetsTheLastOnesModes() {
+        var view = ViewState()
+        view.scrub = ScrubState(target: 5, byMouse: false)
+        view.menu = TrackMenu(kind: .audio, items: [], selection: 0)
+        view.liveBaseline = 4
+        #expect(HostUpdate.update(&view, .itemChanged, context: context) == [.redraw])
+        #expect(view.scrub == nil && view.menu == nil && view.liveBaseline == nil && view.filmstrip == nil && view.preview == nil)
+    }
+
+    @Test func theGovernorsScaleAndANewOutputReachTheLayoutThroughTheModel() {
+        var view = ViewState()
+        #expect(HostUpdate.update(&view, .pictureScale(1), context: context) == [], "the same scale: nothing to lay out")
+        #expect(HostUpdate.update(&view, .pictureScale(0.5), context: context) == [.relayout])
+        #expect(view.pictureScale == 0.5)
+        #expect(HostUpdate.update(&view, .outputChanged(message: "video output: halfblock", now: 2), context: context) == [.relayout, .redraw])
+        #expect(view.pictureScale == 1, "a new output starts at the whole area")
+        #expect(view.message.current?.text == "video output: halfblock")
+        _ = HostUpdate.update(&view, .outputChanged(message: nil, now: 3), context: context)
+        #expect(view.message.current?.text == "video output: halfblock", "no message: the line is left as it was")
+    }
+
+    @Test func startUpAndEngineWarningsReachTheMessageLine() {
+        var view = ViewState()
+        _ = HostUpdate.update(&view, .startupWarnings(["input.conf: line 3: no such key"], now: 1), context: context)
+        #expect(view.message.current?.text.contains("input.conf") == true)
+        view.message.current = nil
+        #expect(HostUpdate.update(&view, .engineWarnings(["subtitle stream 2 left out"], now: 20), context: context) == [.redraw])
+        #expect(view.message.current?.text.contains("stream 2") == true)
+        #expect(HostUpdate.update(&view, .engineWarnings(["subtitle stream 2 left out"], now: 21), context: context) == [], "said once")
+    }
+
+    /// The model's one writer is the update: the runtime's model has a private setter and
+    /// `send` is the one place it hands the model over; everything else in the host takes the
+    /// model by value (drawing, laying out, the governor), so the compiler refuses a write.
+    @Test func theUpdateIsTheModelsOneWriter() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let app = root.appendingPathComponent("Sources/AetherTUI")
+        let runtime = try String(contentsOf: app.appendingPathComponent("App/HostRuntime.swift"), encoding: .utf8)
+        #expect(runtime.contains("private(set) var view = ViewState()"))
+        var writers: [String] = []
+        let files = FileManager.default.enumerator(atPath: app.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        for file in files {
+            let text = try String(contentsOf: app.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).hasPrefix("///") {
+                // The update's own files hand the model between its modes; the runtime hands
+                // it to the update in one place.
+                let handsOver = line.contains("inout ViewState") || line.contains("&view")
+                guard handsOver, !["App/HostUpdate.swift", "App/ModeUpdates.swift"].contains(file) else { continue }
+                writers.append("\(file):\(number + 1)")
+            }
+        }
+        #expect(writers == ["App/HostRuntime.swift:\(lineOf("perform(HostUpdate.update(&view", in: runtime))"], "the model handed over outside the update: \(writers)")
+    }
+
+    private func lineOf(_ text: String, in source: String) -> Int {
+        (source.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(text) } ?? -1) + 1
     }
 }

@@ -119,7 +119,7 @@ struct ChromeView {
             timeText = "\(TimeFormat.clock(scrub.target)) / \(TimeFormat.clock(duration))  scrub: Enter seeks, Esc leaves"
         } else if let latency = player.liveLatency {
             // As close as playback joined the stream is live; further back says how far.
-            // (The loop keeps the baseline: ``updateLiveBaseline()``.)
+            // (The update's tick keeps the baseline: ``HostEvent/tick(now:)``.)
             let behind = latency - min(model.liveBaseline ?? latency, latency)
             timeText = "\(TimeFormat.clock(now))  LIVE" + (behind >= 2.5 ? " -\(TimeFormat.clock(behind))" : "")
         } else if model.chrome.showRemaining {

@@ -10,8 +10,12 @@ import TerminalGraphics
 /// ``ScreenPainter`` draws the model. The inspector's keys are its own update
 /// (``Inspector/handle(_:_:)``).
 final class HostRuntime {
-    /// The UI's model.
-    var view = ViewState()
+    /// The UI's model. Its setter is this file's: ``send(_:)`` is the one place it is written
+    /// (through ``HostUpdate``); everything else reads it or sends an event.
+    private(set) var view = ViewState()
+    /// The last read stopped at `Display.maxInputPerRead` with more waiting in ncurses: read
+    /// again before waiting on the fd.
+    var pendingInput = false
     let painter: ScreenPainter
     let controller: PlayerController
     let options: TUIOptions
@@ -32,13 +36,73 @@ final class HostRuntime {
     var player: Player { controller.player }
     var currentSource: String { painter.source }
 
-    /// One pass of the screen: the update's tick on the loop's clock, then the painter's draw.
-    func draw() {
-        send(.tick(now: clock.seconds))
-        painter.draw(&view, telemetry: recorder.telemetry)
+    /// Runs the update on the model with what the player says now (the tick: only what it
+    /// decides by, no timeline), and carries out its effects.
+    func send(_ event: HostEvent) {
+        var context = HostContext(bindings: options.bindings)
+        if case .tick = event {
+            context.liveLatency = player.liveLatency
+            context.menuRows = TrackMenuView.visibleRows(in: display.layout.videoArea)
+            context.layoutStale = display.isUp && painter.layoutIsStale
+        } else {
+            context.barRange = ChromeView.barAxis(player).range
+            context.chapterStarts = (player.mediaInfo?.chapters ?? []).map(\.start)
+            context.position = player.currentTime
+            context.duration = player.duration
+            context.hasPicture = player.hasVideo
+            context.columns = display.layout.columns
+        }
+        perform(HostUpdate.update(&view, event, context: context))
     }
 
-    func relayout() { painter.relayout(&view) }
+    /// Carries out what the update asked for: the one place the model's effects reach the
+    /// controller, the player and the screen.
+    func perform(_ effects: [HostEffect]) {
+        for effect in effects {
+            switch effect {
+            case .command(let command): controller.execute(command)
+            case .selectAudio(let index): controller.selectAudio(index)
+            case .selectSubtitle(let id): controller.selectSubtitle(id)
+            case .redraw: display.screen.dirty = true
+            case .relayout: relayout()
+            case .seekExactly(let target):
+                player.seek(to: target, mode: .exact)
+                osd("seek \(TimeFormat.clock(target))")
+            case .wantPreview(let time, let duration): stills.previews?.request(time, duration: duration)
+            case .wantStrip(let times, let exact): previewFetcher()?.requestStrip(times, exact: exact)
+            case .pause: if !player.isPaused { player.togglePause() }
+            case .openPreviews:
+                // Without a playing video stream (the music view) the marker has a time but no picture.
+                if player.hasVideo { _ = previewFetcher() }
+            }
+        }
+    }
+
+    /// One pass of the screen: the update's tick on the loop's clock (it may lay out again),
+    /// the inspector's lists kept in view, then the painter's draw of the model as it stands.
+    func draw() {
+        send(.tick(now: clock.seconds))
+        if let inspector = view.inspector { InspectorView.keepSelectionsInView(inspector, in: inspector.rect(in: display.layout.videoArea)) }
+        painter.draw(view, telemetry: recorder.telemetry)
+    }
+
+    func relayout() { painter.relayout(view) }
+
+    /// The terminal's size looked at (`anyway`: asked again), and laid out again when it changed.
+    func checkTerminalSize(anyway: Bool = false) {
+        if let event = painter.apply(display.checkSize(anyway: anyway), view) { send(event) }
+    }
+
+    /// The governor's step, if it took one: a new scale, or another output.
+    func applyGovernor() {
+        if let event = painter.applyGovernor(view) { send(event) }
+    }
+
+    /// Shows `text` on the message line for `seconds` (sanitised there: track labels and
+    /// chapter names come from the media).
+    func osd(_ text: String, seconds: Double = 1.5) {
+        send(.message(text, seconds: seconds, now: clock.seconds))
+    }
 
     /// The output's scene for the current layout and overlays. Inside `terminal.withScreen`.
     func updateOutputScene() { painter.updateOutputScene(view) }
@@ -47,10 +111,7 @@ final class HostRuntime {
     /// music view's cover and tags.
     func itemChanged() {
         stills.itemChanged()
-        view.scrub = nil
-        view.preview = nil
-        view.filmstrip = nil
-        view.menu = nil
+        send(.itemChanged)
         painter.music = nil
     }
 

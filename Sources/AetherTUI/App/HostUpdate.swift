@@ -3,10 +3,31 @@ import AetherControl
 import AetherInput
 
 /// What happens to the host's model (Elm's and Bubble Tea's messages): a key no mode outside the
-/// model took, a click on the open menu, or time passing on the loop's clock.
+/// model took, a click on the open menu, time passing on the loop's clock, and what the runtime
+/// saw happen (input, a new item, the output made anew, the inspector opened). ``HostUpdate`` is
+/// the one writer of the model: the runtime sends it these and carries out what it returns.
 enum HostEvent: Equatable {
     /// A key, typed or sent by IPC `keypress`.
     case key(Key)
+    /// The user did something at `now` (a key, a click, a resize, a return from job control):
+    /// the chrome shows.
+    case input(now: Double)
+    /// A line for the message line (the controller's, a screenshot's, a warning) for `seconds`.
+    case message(String, seconds: Double, now: Double)
+    /// The start-up warnings (aether-tui.conf, input.conf, playlists), shown in turn from `now`.
+    case startupWarnings([String], now: Double)
+    /// What the engine warns of so far (a stream left out, a sidecar refused): the new ones show.
+    case engineWarnings([String], now: Double)
+    /// Another item plays: its scrub state, previews, filmstrip, menu and live baseline belonged
+    /// to the last one.
+    case itemChanged
+    /// The governor stepped the picture's scale.
+    case pictureScale(Double)
+    /// The video output was made anew (another driver, or the same again after the terminal's
+    /// answers changed): its scale starts over; `message` says so on the message line.
+    case outputChanged(message: String?, now: Double)
+    /// The inspector opened (the runtime made it and its readers) or closed (nil).
+    case inspector(Inspector?)
     /// The open menu's row `index` was clicked.
     case menuPick(Int)
     /// The loop's clock reads `now`: what shows for a while ends at its time.
@@ -45,8 +66,8 @@ struct BarMouse: Equatable {
 }
 
 /// What the runtime carries out for ``HostUpdate`` (Elm's commands): how the update's decisions
-/// reach the player or the screen. (Not the only way they are reached: the painter relayouts and
-/// applies the governor's steps, and the controller's callbacks attach an item, #60.)
+/// reach the player or the screen. (The controller's callbacks still reach the player on their
+/// own: attaching an item is theirs, #60.)
 enum HostEffect: Equatable {
     /// To the controller, as a binding, IPC or MPRIS would send it.
     case command(PlayerCommand)
@@ -83,6 +104,13 @@ struct HostContext {
     var duration: Double? = nil
     var hasPicture = false
     var columns = 80
+    /// For the tick: how far behind a live stream's edge playback is now (nil: not live).
+    var liveLatency: Double? = nil
+    /// For the tick: the menu's rows that fit the video area.
+    var menuRows = 1
+    /// For the tick: the layout was made for another picture (its shape changed, a video stream
+    /// came or went, lyrics came): lay out again.
+    var layoutStale = false
 }
 
 /// The host's update: `update(&view, event)` changes the model (``ViewState``) and returns the
@@ -146,11 +174,42 @@ enum HostUpdate {
             }
             return [.redraw]
         case .tick(let now):
-            var effects: [HostEffect] = []
+            var effects: [HostEffect] = context.layoutStale ? [.relayout, .redraw] : []
             if view.overlays.statsExpire(at: now) { effects.append(.redraw) }
             // The next start-up warning (aether-tui.conf, input.conf, playlists) in turn.
             if view.message.turn(at: now) { effects.append(.redraw) }
+            // Live: the smallest latency behind the edge seen since the item began.
+            if let latency = context.liveLatency { view.liveBaseline = min(view.liveBaseline ?? latency, latency) }
+            if var menu = view.menu {
+                menu.scrollToSelection(visibleRows: context.menuRows)
+                view.menu = menu
+            }
             return effects
+        case .input(let now):
+            view.chrome.noteInput(at: now)
+            return [.redraw]
+        case .message(let text, let seconds, let now):
+            view.message.show(text, seconds: seconds, at: now)
+            return [.redraw]
+        case .startupWarnings(let warnings, let now):
+            view.message.queueStartup(warnings, at: now)
+            return [.redraw]
+        case .engineWarnings(let warnings, let now):
+            return view.message.engineWarnings(warnings, at: now) ? [.redraw] : []
+        case .itemChanged:
+            (view.scrub, view.preview, view.filmstrip, view.menu, view.liveBaseline) = (nil, nil, nil, nil, nil)
+            return [.redraw]
+        case .pictureScale(let scale):
+            guard scale != view.pictureScale else { return [] }
+            view.pictureScale = scale
+            return [.relayout]
+        case .outputChanged(let message, let now):
+            view.pictureScale = 1
+            if let message { view.message.show(message, seconds: 1.5, at: now) }
+            return [.relayout, .redraw]
+        case .inspector(let inspector):
+            view.inspector = inspector
+            return [.redraw]
         }
     }
 }

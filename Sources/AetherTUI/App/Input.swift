@@ -15,16 +15,18 @@ extension HostRuntime {
     func readInput() -> Bool {
         let (inputs, read, more) = display.read()
         // ncurses may hold more decoded input than one read takes: read again without waiting.
-        view.pendingInput = more
+        pendingInput = more
         for input in inputs { handle(input) }
         return read
     }
 
     private func handle(_ input: TerminalInput) {
         // A reply the player asked for is no user input: the chrome stays as it is.
-        if case .reply(let bytes) = input { painter.apply(display.takeReply(bytes), &view); return }
-        view.chrome.noteInput(at: clock.seconds)
-        display.screen.dirty = true
+        if case .reply(let bytes) = input {
+            if let event = painter.apply(display.takeReply(bytes), view) { send(event) }
+            return
+        }
+        send(.input(now: clock.seconds))
         switch input {
         case .resize:
             // Laid out again and, the screen cleared, the picture sent again: logged, so that
@@ -46,45 +48,6 @@ extension HostRuntime {
         send(.key(key))
     }
 
-    /// The runtime's half of ``HostUpdate``: runs the update on the model with what the player
-    /// says now, and carries out its effects. The draw pass's tick, every pass of the loop, reads
-    /// no timeline: the player's state is not asked for it.
-    func send(_ event: HostEvent) {
-        var context = HostContext(bindings: options.bindings)
-        if case .tick = event {} else {
-            context.barRange = ChromeView.barAxis(player).range
-            context.chapterStarts = (player.mediaInfo?.chapters ?? []).map(\.start)
-            context.position = player.currentTime
-            context.duration = player.duration
-            context.hasPicture = player.hasVideo
-            context.columns = display.layout.columns
-        }
-        perform(HostUpdate.update(&view, event, context: context))
-    }
-
-    /// Carries out what the update asked for: the one place the model's effects reach the
-    /// controller, the player and the screen.
-    func perform(_ effects: [HostEffect]) {
-        for effect in effects {
-            switch effect {
-            case .command(let command): controller.execute(command)
-            case .selectAudio(let index): controller.selectAudio(index)
-            case .selectSubtitle(let id): controller.selectSubtitle(id)
-            case .redraw: display.screen.dirty = true
-            case .relayout: relayout()
-            case .seekExactly(let target):
-                player.seek(to: target, mode: .exact)
-                osd("seek \(TimeFormat.clock(target))")
-            case .wantPreview(let time, let duration): stills.previews?.request(time, duration: duration)
-            case .wantStrip(let times, let exact): previewFetcher()?.requestStrip(times, exact: exact)
-            case .pause: if !player.isPaused { player.togglePause() }
-            case .openPreviews:
-                // Without a playing video stream (the music view) the marker has a time but no picture.
-                if player.hasVideo { _ = previewFetcher() }
-            }
-        }
-    }
-
     /// The TUI's own commands (``PlayerCommand/ui(_:)``), from keys, input.conf or the IPC.
     func perform(ui action: UIAction) -> CommandResult {
         switch action {
@@ -98,18 +61,13 @@ extension HostRuntime {
             guard let next = VideoDrivers.cycle(after: display.driver.name, capabilities: display.capabilities) else {
                 return .failure("no other video output suits this terminal")
             }
-            painter.switchDriver(to: next, &view)
+            send(painter.switchDriver(to: next))
         case .scrub, .filmstrip: send(.ui(action, now: clock.seconds))
         case .inspector:
             if view.inspector != nil { closeInspector() } else { openInspector(tab: .container) }
         }
         display.screen.dirty = true
         return .ok
-    }
-
-    /// Shows `text` for 1.5 s; sanitised (track labels and chapter names come from the media).
-    func osd(_ text: String, seconds: Double = 1.5) {
-        view.message.show(text, seconds: seconds, at: clock.seconds)
     }
 
     /// A mouse report (``ReplyFilter`` decoded it): the wheel seeks, a press in a menu chooses;

@@ -13,8 +13,8 @@ extension HostRuntime {
     func openInspector(tab: Inspector.Tab, node: String? = nil) {
         if view.inspector == nil {
             let network = options.player.network
-            view.inspector = Inspector(source: currentSource, network: network, tab: tab,
-                                       browser: ContainerBrowser.open(path: currentSource, network: network, clock: clock))
+            send(.inspector(Inspector(source: currentSource, network: network, tab: tab,
+                                      browser: ContainerBrowser.open(path: currentSource, network: network, clock: clock))))
         }
         if let node, let document = view.inspector?.browser.document {
             do { view.inspector?.browser.reveal(try document.resolve(node)) } catch { osd(error.message, seconds: 4) }
@@ -33,8 +33,7 @@ extension HostRuntime {
 
     func closeInspector() {
         view.inspector?.close()
-        view.inspector = nil
-        display.screen.dirty = true
+        send(.inspector(nil))
         display.terminal.withScreen { updateOutputScene() }
         display.output.repaint()
     }

@@ -146,8 +146,8 @@ extension TUIApp: JobControl.Host {
     /// everything repainted; playback goes on if it was playing.
     func resumeFromJobControl(playing: Bool) {
         display.resume()
-        runtime.painter.checkTerminalSize(&runtime.view, anyway: true)
-        runtime.view.chrome.noteInput(at: clock.seconds)
+        runtime.checkTerminalSize(anyway: true)
+        runtime.send(.input(now: clock.seconds))
         if playing { player.play() }
     }
 

@@ -9,8 +9,9 @@ import TerminalGraphics
 
 /// The model onto the screen: the layout for the picture playing, each frame composed from the
 /// model and the player (``ChromeView``) and handed to the ``Display``, the stills over the
-/// picture, the music view, and what the governor's steps change. It keeps no model of its own:
-/// the runtime hands it the one it has (``HostRuntime/view``).
+/// picture, the music view, and the governor's steps carried out. It keeps no model of its own
+/// and writes none: the runtime hands it the one it has (``HostRuntime/view``) by value, and
+/// what the model must learn (the output made anew, a new scale) it returns as an event.
 final class ScreenPainter {
     let display: Display
     let controller: PlayerController
@@ -21,6 +22,8 @@ final class ScreenPainter {
     let clock: TimeSource
     /// The music view (cover, tags, spectrum), shown while no video stream plays.
     var music: MusicView?
+    /// Music views made so far: each one's cover has a stamp of its own.
+    private var covers = 0
 
     init(display: Display, controller: PlayerController, options: TUIOptions, clock: TimeSource) {
         (self.display, self.controller, self.options, self.clock) = (display, controller, options, clock)
@@ -35,23 +38,21 @@ final class ScreenPainter {
                    music: music, source: source, bindings: options.bindings, now: clock.seconds)
     }
 
-    /// The terminal's size looked at (``Display/checkSize(anyway:)``), and laid out again when it changed.
-    func checkTerminalSize(_ view: inout ViewState, anyway: Bool = false) { apply(display.checkSize(anyway: anyway), &view) }
-
-    /// What the display says changed: a new layout, or a driver made anew (its scale starts over).
-    func apply(_ change: Display.Change, _ view: inout ViewState) {
+    /// What the display says changed: a new layout is laid out; a driver made anew is the
+    /// model's to learn (its scale starts over, and the update lays out again).
+    func apply(_ change: Display.Change, _ view: ViewState) -> HostEvent? {
         switch change {
-        case .nothing: return
-        case .layout: relayout(&view)
-        case .driver:
-            view.pictureScale = 1
-            relayout(&view)
+        case .nothing: return nil
+        case .layout:
+            relayout(view)
+            return nil
+        case .driver: return .outputChanged(message: nil, now: clock.seconds)
         }
     }
 
     /// Lays the screen out again for the picture as it is shown: upright (a phone's portrait
     /// video stands up), at the size the playing variant has; the engine scales to it.
-    func relayout(_ view: inout ViewState) {
+    func relayout(_ view: ViewState) {
         let aspect = pictureAspect
         let (cols, rows) = display.terminal.withScreen { (Curses.columns, Curses.rows) }
         let caps = display.capabilities
@@ -59,7 +60,7 @@ final class ScreenPainter {
                                 displayAspect: aspect, driver: player.hasVideo ? display.driver : nil,
                                 showTelemetry: view.chrome.showTelemetry, maxPicture: caps.sixel.effectiveMaxGeometry,
                                 scale: view.pictureScale)
-        layoutMusicView(&view)
+        layoutMusicView()
         let layout = display.layout
         if layout.placement.isEmpty {
             player.setRenderSize(nil)
@@ -77,19 +78,18 @@ final class ScreenPainter {
         display.screen.dirty = true
     }
 
-    /// Draws with `entry`'s driver from now on (the `d` key, the governor's last resort).
-    func switchDriver(to entry: VideoDrivers.Entry, options drivers: VideoDrivers.Options? = nil, _ view: inout ViewState) {
+    /// Draws with `entry`'s driver from now on (the `d` key, the governor's last resort); the
+    /// event that tells the model (the update lays out again), saying `message` or the output's name.
+    func switchDriver(to entry: VideoDrivers.Entry, options drivers: VideoDrivers.Options? = nil, message: String? = nil) -> HostEvent {
         display.use(entry, options: drivers)
-        view.pictureScale = 1
-        relayout(&view)
-        view.message.show("video output: \(display.driver.name)", seconds: 1.5, at: clock.seconds)
+        return .outputChanged(message: message ?? "video output: \(display.driver.name)", now: clock.seconds)
     }
 
-    /// The governor stepped: a new picture scale is a relayout; its last resort is another
-    /// output: under `--vo=auto` the best other one by the figures with the live one in
+    /// The governor stepped: a new picture scale (the model's, as an event); its last resort is
+    /// another output: under `--vo=auto` the best other one by the figures with the live one in
     /// (``AutoOutput/givenUp(live:pixels:sourceFPS:)``), else half-block.
-    func applyGovernor(_ view: inout ViewState) {
-        guard let (change, figure) = display.output.takeGovernorChange() else { return }
+    func applyGovernor(_ view: ViewState) -> HostEvent? {
+        guard let (change, figure) = display.output.takeGovernorChange() else { return nil }
         let driver = display.driver
         if change.fallback, driver.name != VideoDrivers.fallback.name {
             if let auto = display.autoOutput, auto.candidate.driver == driver.name, let figure,
@@ -97,22 +97,19 @@ final class ScreenPainter {
                let entry = VideoDrivers.entry(named: next.candidate.driver) {
                 display.autoOutput = next
                 AppLog.write("tui", "--vo=auto: \(auto.candidate.label) given up at \(Int(figure.milliseconds)) ms a frame of \(figure.pixels) px: \(next.candidate.label)")
-                switchDriver(to: entry, options: next.options(options.output.drivers), &view)
-                view.message.show("terminal too slow for \(auto.candidate.label): \(next.candidate.label)", seconds: 1.5, at: clock.seconds)
-                return
+                return switchDriver(to: entry, options: next.options(options.output.drivers),
+                                    message: "terminal too slow for \(auto.candidate.label): \(next.candidate.label)")
             }
-            switchDriver(to: VideoDrivers.fallback, &view)
-            view.message.show("terminal too slow for \(options.output.choice.name): half-block", seconds: 1.5, at: clock.seconds)
-        } else if change.scale != view.pictureScale {
-            view.pictureScale = change.scale
-            relayout(&view)
+            return switchDriver(to: VideoDrivers.fallback, message: "terminal too slow for \(options.output.choice.name): half-block")
         }
+        return change.scale != view.pictureScale ? .pictureScale(change.scale) : nil
     }
-    /// One pass of the screen: the model brought up to date with the clock, then, when anything
-    /// changed, a frame composed from it outside the terminal lock and handed to the display.
-    func draw(_ view: inout ViewState, telemetry: TelemetrySampler) {
+    /// One pass of the screen: what it shows compared with what it showed (the render caches of
+    /// ``ScreenState``), then, when anything changed, a frame composed from the model outside
+    /// the terminal lock and handed to the display. The model is read, never written.
+    func draw(_ view: ViewState, telemetry: TelemetrySampler) {
         let now = clock.seconds
-        let cues = tick(&view, now: now)
+        let cues = compare(view, now: now)
         guard display.screen.dirty else { return }
         display.screen.dirty = false
         // Wrapped here, outside the terminal lock, and only when a cue is new (SubtitleWrapCache).
@@ -131,11 +128,10 @@ final class ScreenPainter {
         }
     }
 
-    /// The update step before a draw: the chrome's timeout, the message line's expiry, the clock
-    /// text's quarter second, the cues of the moment, the music view's bars, the live baseline,
-    /// the menu's and the inspector's scroll; marks the screen dirty when any of them changed
-    /// what it shows. Returns the cues to draw.
-    private func tick(_ view: inout ViewState, now: Double) -> [SubtitleCue] {
+    /// What the screen shows now against what it showed: the chrome's timeout, the clock text's
+    /// quarter second, the opening line, the cues of the moment, the music view's bars; marks
+    /// the screen dirty when any of them changed. Returns the cues to draw.
+    private func compare(_ view: ViewState, now: Double) -> [SubtitleCue] {
         let playing = player.state == .playing
         // The network's trouble (`buffering…`, `reconnecting (2)`) shows the chrome, as mpv's OSD does.
         let visible = view.chrome.pinned || !playing || view.menu != nil || view.chrome.shownByInput(at: now)
@@ -161,21 +157,8 @@ final class ScreenPainter {
         // (Bitmap cues come with their frame: the engine hands the shown frame over again
         // when its cues change while paused.)
         if cueKey != display.screen.cueKey { display.screen.cueKey = cueKey; display.screen.dirty = true }
-        if musicViewNeedsDrawing(&view, now: now) { display.screen.dirty = true }
-        updateLiveBaseline(&view)
-        if var menu = view.menu {
-            menu.scrollToSelection(visibleRows: TrackMenuView.visibleRows(in: display.layout.videoArea))
-            view.menu = menu
-        }
-        if let inspector = view.inspector { InspectorView.keepSelectionsInView(inspector, in: inspector.rect(in: display.layout.videoArea)) }
+        if music?.needsDrawing(player: player, now: now) == true { display.screen.dirty = true }
         return cues
-    }
-
-    /// Live: keeps the smallest latency behind the edge seen since the item began (the bar says
-    /// how far behind only beyond it).
-    func updateLiveBaseline(_ view: inout ViewState) {
-        guard let latency = player.liveLatency else { return }
-        view.liveBaseline = min(view.liveBaseline ?? latency, latency)
     }
 
     /// The stills the output draws over the picture, kept out of `mask` (the overlays): the
@@ -201,13 +184,14 @@ final class ScreenPainter {
     }
     /// Relayout: the music view comes when no video stream plays (an audio file, `--vid=no`,
     /// a video stream left out as undecodable) and goes when one does.
-    func layoutMusicView(_ view: inout ViewState) {
+    func layoutMusicView() {
         guard !player.hasVideo else { music = nil; return }
         let tagLines = MusicView.tagLines(player: player, controller: controller, source: source).count
         let area = display.layout.videoArea
         if music == nil {
-            view.previewStamp += 1
-            music = MusicView(cover: player.coverArt, stamp: view.previewStamp,
+            // (Its own range of stamps, as the inspector's frame has: the previews count from 1.)
+            covers &+= 1
+            music = MusicView(cover: player.coverArt, stamp: 0x4D55_0000 &+ covers,
                               layout: MusicLayout(area: area, cellSize: display.layout.geometry.cellSize, textLines: tagLines,
                                                   lyrics: player.lyrics != nil))
         }
@@ -218,19 +202,15 @@ final class ScreenPainter {
     /// shape, a variant), else as probed.
     var pictureAspect: Double { (player.playingVideo ?? player.mediaInfo?.primaryVideo)?.uprightAspect ?? 16.0 / 9 }
 
-    /// UI loop: whether the music view wants drawing now. Also notices the video stream going
-    /// (or coming), the picture taking another shape, or lyrics coming, and lays out again.
-    func musicViewNeedsDrawing(_ view: inout ViewState, now: Double) -> Bool {
+    /// Whether the layout was made for another picture: the picture took another shape, the
+    /// video stream went (or came), or lyrics came to the music view (the update's tick lays
+    /// out again).
+    var layoutIsStale: Bool {
         if player.hasVideo, abs(pictureAspect / display.layout.displayAspect - 1) > 0.01 {
             AppLog.write("tui", "the picture is \(String(cFormat: "%.3f", pictureAspect)):1 now: laid out again")
-            relayout(&view)
             return true
         }
-        if (music != nil) == player.hasVideo || music?.outOfDate(player: player) == true {
-            relayout(&view)
-            return true
-        }
-        return music?.needsDrawing(player: player, now: now) ?? false
+        return (music != nil) == player.hasVideo || music?.outOfDate(player: player) == true
     }
     /// The frames tab's picture, as a still beside the video (drawn by the output's still driver).
     func inspectorStill(_ view: ViewState) -> VideoOutput.Still? {

@@ -144,12 +144,12 @@ public final class TUIApp {
         attachItem()
         AppLog.write("tui", "screen up, video output \(display.driver.name)" + (display.driver.logDetail.map { " (\($0))" } ?? ""))
         for warning in controller.start(services, options.remote) { runtime.osd("⚠ " + warning, seconds: 5) }
-        runtime.view.message.queueStartup(options.startupWarnings, at: clock.seconds)
+        runtime.send(.startupWarnings(options.startupWarnings, now: clock.seconds))
         defer { services.stop() }
         if controller.openingItem != nil {
             controller.setOpeningPaused(options.startPaused)
         } else if options.startPaused { player.redisplay() } else { player.play() }
-        runtime.view.chrome.noteInput(at: clock.seconds)
+        runtime.send(.input(now: clock.seconds))
         let end = loop()
         writeSummary(interrupted: end.interrupted)
         controller.finish(interrupted: end.interrupted)
@@ -175,7 +175,6 @@ public final class TUIApp {
     /// Wires the loaded item to the screen: frames to the output, the layout for its picture.
     func attachItem() {
         runtime.recorder.itemStarted(at: clock.seconds)
-        runtime.view.liveBaseline = nil
         player.setFrameSink(display.output)
         runtime.relayout()
     }
@@ -209,10 +208,10 @@ public final class TUIApp {
             runtime.pollStills()
             runtime.pollScreenshots()
             runtime.pollInspector()
-            runtime.painter.checkTerminalSize(&runtime.view)
+            runtime.checkTerminalSize()
             display.repaintThroughTmux(now: clock.seconds)
-            runtime.painter.applyGovernor(&runtime.view)
-            if runtime.view.message.engineWarnings(player.warnings, at: clock.seconds) { display.screen.dirty = true }
+            runtime.applyGovernor()
+            runtime.send(.engineWarnings(player.warnings, now: clock.seconds))
             let now = clock.seconds
             if now - lastTrim >= TUIApp.trimInterval {
                 // Scrub previews, filmstrips, screenshots and resizes free memory in bursts:
@@ -230,7 +229,7 @@ public final class TUIApp {
             runtime.draw()
             // Input acted on may have queued work for the controller (a quit, a playlist step):
             // the next pass runs it before waiting.
-            waitForEvents(timeout: runtime.view.pendingInput || readSomething ? 0 : runtime.nextDue(now: clock.seconds, also: [lastTrim + TUIApp.trimInterval]))
+            waitForEvents(timeout: runtime.pendingInput || readSomething ? 0 : runtime.nextDue(now: clock.seconds, also: [lastTrim + TUIApp.trimInterval]))
         }
     }
 

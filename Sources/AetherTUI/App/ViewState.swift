@@ -1,8 +1,8 @@
 import AetherScreen
 import TerminalGraphics
 
-/// The UI's model: what the key handlers, the mouse, the controller and the loop change, and
-/// what the views are made from. Drawing only reads it.
+/// The UI's model: what the views are made from. ``HostUpdate`` is its one writer (the runtime
+/// holds it with a private setter and sends events); drawing takes it by value.
 struct ViewState {
     /// The transport rows: when they show, what they show.
     var chrome = ChromeState()
@@ -12,7 +12,7 @@ struct ViewState {
     var message = MessageLine()
     /// Live: the smallest latency behind the edge seen since the item began (where playback
     /// joined the stream, a few segments back); the bar says how far behind only beyond it.
-    /// Kept by the painter (``ScreenPainter/updateLiveBaseline(_:)``).
+    /// Kept by the update's tick.
     var liveBaseline: Double?
     var menu: TrackMenu?
     /// The governor's picture scale (1: the whole area).
@@ -24,11 +24,9 @@ struct ViewState {
     var previewStamp = 0
     /// `B`: the filmstrip (nil: closed).
     var filmstrip: Filmstrip?
-    /// `` ` `` or `inspect`: the pipeline inspector (nil: closed).
+    /// `` ` `` or `inspect`: the pipeline inspector (nil: closed). A reference: its readers and
+    /// its own update (``Inspector/handle(_:_:)``) are the runtime's.
     var inspector: Inspector?
-    /// The last read stopped at `Display.maxInputPerRead` with more waiting in ncurses: read again
-    /// before waiting on the fd.
-    var pendingInput = false
 
     // The decisions by time, on the loop's clock (``TUIApp/clock``): `now` is its seconds.
 

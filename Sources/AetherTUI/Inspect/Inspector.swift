@@ -10,7 +10,10 @@ import TerminalGraphics
 /// The pipeline inspector (`aether-tui inspect FILE`, or `` ` `` in the player): every stage
 /// from bytes to pixels in four tabs, drawn over the picture by the player's own screen. This is
 /// its state; ``InspectorView`` draws it and `TUIApp+Inspector` feeds it keys and data.
-final class Inspector {
+final class Inspector: Equatable {
+    /// One inspector is one reader: the same only as itself.
+    static func == (a: Inspector, b: Inspector) -> Bool { a === b }
+
     typealias Tab = InspectorTab
 
     var tab: Tab
