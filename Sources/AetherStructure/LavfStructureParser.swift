@@ -15,9 +15,9 @@ public final class LavfStructureParser: StructureParser {
     private let nodes: [StructureNode]
     private let childrenByTag: [UInt64: [StructureNode]]
 
-    public init(url: String, network: NetworkSettings, timeout: Double = 15, clock: TimeSource) throws(InspectionError) {
+    public init(url: String, network: NetworkSettings, timeout: Double = 15, interrupt: InterruptToken) throws(InspectionError) {
         let info: MediaInfo
-        do { info = try MediaProbe.probe(url: url, network: network, timeout: timeout, clock: clock) } catch {
+        do { info = try MediaProbe.probe(url: url, network: network, timeout: timeout, interrupt: interrupt) } catch {
             throw InspectionError("cannot open '\(url)': \(error.message)")
         }
         func node(_ name: String, _ tag: UInt64, summary: String? = nil, fields: [StructureField] = [], container: Bool = false, depth: Int = 0) -> StructureNode {

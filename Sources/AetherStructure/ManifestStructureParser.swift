@@ -24,10 +24,10 @@ public final class ManifestStructureParser: BuiltStructure {
     static let messageLength = 200
 
     /// The manifest at `path`, fetched within `timeout` seconds of `clock`.
-    public convenience init(path: String, network: NetworkSettings, timeout: Double = 15, clock: TimeSource) throws(InspectionError) {
+    public convenience init(path: String, network: NetworkSettings, timeout: Double = 15, interrupt: InterruptToken) throws(InspectionError) {
         let bytes: [UInt8]
         do {
-            bytes = try SmallFetch.bytes(path, options: [:], settings: network, interrupt: InterruptToken(clock: clock),
+            bytes = try SmallFetch.bytes(path, options: [:], settings: network, interrupt: interrupt,
                                          timeout: timeout, limit: Int(NetworkSession.manifestBudget))
         } catch {
             throw InspectionError("cannot read the manifest '\(TextSanitizer.clean(path))': \(error.message)")

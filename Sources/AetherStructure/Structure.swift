@@ -229,19 +229,19 @@ public final class StructureDocument {
 extension StructureDocument {
     /// Opens `path` with the parser its first bytes call for. A URL or a file our parsers do not
     /// read gets libavformat's view (``LavfStructureParser``).
-    /// `network`: how a URL is fetched (through the transport); `clock`: the fetches' and the
-    /// opens' deadlines.
+    /// `network`: how a URL is fetched (through the transport); `interrupt`: the fetches' and the
+    /// opens' deadlines on its clock, and their cancellation.
     public static func open(path: String, network: NetworkSettings, budget: StructureBudget = StructureBudget(),
-                            clock: TimeSource) throws(InspectionError) -> StructureDocument {
+                            interrupt: InterruptToken) throws(InspectionError) -> StructureDocument {
         if StreamVariants.isDASH(path) {
-            let parser = try ManifestStructureParser(path: path, network: network, clock: clock)
+            let parser = try ManifestStructureParser(path: path, network: network, interrupt: interrupt)
             return StructureDocument(source: MemoryByteSource([]), parser: parser, budget: budget)
         }
         if !path.contains("://"), let parser = DiscStructureParser(path: path) {
             return StructureDocument(source: MemoryByteSource([]), parser: parser, budget: budget)
         }
         if path.contains("://") {
-            let parser = try LavfStructureParser(url: path, network: network, clock: clock)
+            let parser = try LavfStructureParser(url: path, network: network, interrupt: interrupt)
             return StructureDocument(source: MemoryByteSource([]), parser: parser, budget: budget)
         }
         let source: FileByteSource
@@ -253,7 +253,7 @@ extension StructureDocument {
         case .isobmff: parser = ISOBMFFParser(source: source, budget: budget)
         case .matroska: parser = MatroskaParser(source: source, budget: budget)
         case .mpegts: parser = TransportStreamParser(source: source, budget: budget)
-        case .dash, .dvd, .bluray, .other: parser = try LavfStructureParser(url: path, network: network, clock: clock)
+        case .dash, .dvd, .bluray, .other: parser = try LavfStructureParser(url: path, network: network, interrupt: interrupt)
         }
         return StructureDocument(source: source, parser: parser, budget: budget)
     }

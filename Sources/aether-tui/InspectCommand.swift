@@ -80,7 +80,7 @@ struct Inspect: ParsableCommand {
         switch tab {
         case .container:
             let document: StructureDocument
-            do { document = try StructureDocument.open(path: source, network: NetworkSettings(), clock: .monotonic) } catch { throw .failed(error.message) }
+            do { document = try StructureDocument.open(path: source, network: NetworkSettings(), interrupt: InterruptToken(clock: .monotonic)) } catch { throw .failed(error.message) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             struct Whole: Encodable {

@@ -37,7 +37,7 @@ struct DiscTests {
 
     /// The inspector's container tab on a disc: titles, then title sets, chains and cells.
     @Test func theInspectorShowsTheDiscsStructure() throws {
-        let document = try StructureDocument.open(path: Self.iso, network: NetworkSettings(), clock: .monotonic)
+        let document = try StructureDocument.open(path: Self.iso, network: NetworkSettings(), interrupt: InterruptToken(clock: .monotonic))
         let parser = try #require(DiscStructureParser(path: Self.iso))
         #expect(parser.format == .dvd)
         let top = parser.top().nodes

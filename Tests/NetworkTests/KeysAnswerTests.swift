@@ -108,6 +108,34 @@ import Testing
         #expect(quit.map { $0 < Self.paneAnswer } == true, "q while the first item opens: \(String(describing: quit)) ms\n\(tui.screen())")
     }
 
+    /// #60 items 1 and 2: the inspector's container tab reads its document on a thread of its
+    /// own. Opened over a URL whose server stops answering once the film plays, the tab says it
+    /// reads, and the keys answer meanwhile: Esc closes it (the read cancelled), `` ` `` opens
+    /// it again, `q` quits. Before, the loop waited in the read for the network's deadline.
+    @Test func keysAnswerWhileTheInspectorReads() throws {
+        let server = try LoopbackHTTP(root: TestEnvironment.fixtureDirectory.path)
+        defer { server.stop() }
+        let url = server.url("/h264-720p.mkv")
+        let tui = try TmuxSession([TestEnvironment.binary, "--ao=null", "--vo=halfblock", "--no-config", "--pause",
+                                   "--network-timeout=60", url], columns: 140, rows: 40)
+        defer { tui.close() }
+        #expect(tui.waitFor(10) { $0.contains("00:00 / 00:") }, "the film did not open:\n\(tui.screen())")
+        // From now on every new request for the film stalls after its first bytes.
+        try server.setRules(#"[{"path": "\\.mkv$", "stall_after": 100, "stall_seconds": 1e9}]"#)
+        let open = Self.answer(tui, "`", shows: "reading \(url) …")
+        #expect(open.map { $0 < Self.paneAnswer } == true, "` over a stalled read: \(String(describing: open)) ms\n\(tui.screen())")
+        let close = MonotonicClock.seconds()
+        tui.send("Escape")
+        #expect(tui.waitFor(5) { !$0.contains("reading \(url)") && !$0.contains("1 Container") }, "Esc while it reads:\n\(tui.screen())")
+        let closed = (MonotonicClock.seconds() - close) * 1000
+        #expect(closed < Self.paneAnswer, "Esc while the inspector reads: \(Int(closed)) ms")
+        let again = Self.answer(tui, "`", shows: "reading \(url) …")
+        #expect(again.map { $0 < Self.paneAnswer } == true, "` again: \(String(describing: again)) ms\n\(tui.screen())")
+        let quit = Self.answer(tui, "q", shows: "EXIT=0")
+        #expect(quit.map { $0 < Self.paneAnswer } == true, "q while the inspector reads: \(String(describing: quit)) ms\n\(tui.screen())")
+        print("keys-answer while the inspector reads: ` \(open.map { Int($0) } ?? -1) ms, Esc \(Int(closed)) ms, ` \(again.map { Int($0) } ?? -1) ms, q \(quit.map { Int($0) } ?? -1) ms")
+    }
+
     @Test func quitWhileTheNextItemOpens() throws {
         let server = try Self.stallingServer(after: 100)
         defer { server.stop() }

@@ -9,18 +9,30 @@ import TerminalGraphics
 /// overlay like the menus (the video's mask leaves it alone), fed by background readers that
 /// wake the loop. Its keys are its own update (``Inspector/handle(_:_:)``).
 extension HostRuntime {
-    /// Opens the inspector on `tab` (the container tab's tree opened down to `node`, a node path).
+    /// Opens the inspector on `tab` (the container tab's tree opened down to `node`, a node
+    /// path, once its document is read: on a thread of its own, ``DocumentReader``).
     func openInspector(tab: Inspector.Tab, node: String? = nil) {
         if view.inspector == nil {
             let network = options.player.network
-            send(.inspector(Inspector(source: currentSource, network: network, tab: tab,
-                                      browser: ContainerBrowser.open(path: currentSource, network: network, clock: clock))))
+            let inspector = Inspector(source: currentSource, network: network, tab: tab, browser: .reading())
+            inspector.reader = DocumentReader(path: currentSource, network: network, clock: clock, wake: { [wake] in wake.signal() })
+            send(.inspector(inspector))
         }
-        if let node, let document = view.inspector?.browser.document {
-            do { view.inspector?.browser.reveal(try document.resolve(node)) } catch { osd(error.message, seconds: 4) }
+        if let node {
+            view.inspector?.pendingNode = node
+            revealPendingNode()
         }
         view.inspector?.enter(tab, inspectorSurroundings)
         display.screen.dirty = true
+    }
+
+    /// `--node`: the tree opened down to it once the document is there (a path that names no
+    /// node is said on the message line).
+    private func revealPendingNode() {
+        guard let inspector = view.inspector, let node = inspector.pendingNode, !inspector.browser.reading else { return }
+        inspector.pendingNode = nil
+        guard let document = inspector.browser.document else { return }
+        do { inspector.browser.reveal(try document.resolve(node)) } catch { osd(error.message, seconds: 4) }
     }
 
     /// `inspect FILE`: the inspector is drawn, and its cells masked, before the item's first
@@ -62,6 +74,10 @@ extension HostRuntime {
     /// UI loop: data that arrived for the inspector.
     func pollInspector() {
         guard let inspector = view.inspector else { return }
+        if inspector.pollDocument() {
+            revealPendingNode()
+            display.screen.dirty = true
+        }
         if inspector.pollPackets(), inspector.tab == .packets || inspector.tab == .frames { display.screen.dirty = true }
         if inspector.pollFrames() {
             inspector.frameRequested = false

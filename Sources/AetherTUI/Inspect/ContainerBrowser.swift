@@ -6,8 +6,9 @@ import Glibc
 #endif
 
 /// The container tab's tree: which nodes are open, which row is chosen, and the rows that are
-/// visible. Children are read from the parser the first time a node opens (bounded by its
-/// budget) and kept. UI thread only.
+/// visible. The document is read on a thread of its own (``DocumentReader``) and arrives
+/// (``opened(_:)``); children are read from the parser the first time a node opens (bounded by
+/// its budget) and kept. UI thread only.
 final class ContainerBrowser {
     /// A visible row: a node, or the `… N more` line under a node whose children the budget cut.
     struct Row: Equatable {
@@ -20,9 +21,11 @@ final class ContainerBrowser {
         var omitted: Int = 0
     }
 
-    let document: StructureDocument?
+    private(set) var document: StructureDocument?
     /// Why the file's structure cannot be shown (a URL, a file that cannot be read).
-    let failure: String?
+    private(set) var failure: String?
+    /// The document is being read: the tab says so, and its keys wait for it.
+    private(set) var reading = false
     private var top: [StructureNode] = []
     private var topOmitted = 0
     private var children: [[Int]: (nodes: [StructureNode], omitted: Int)] = [:]
@@ -44,12 +47,24 @@ final class ContainerBrowser {
         rebuild()
     }
 
-    static func open(path: String, network: NetworkSettings, clock: TimeSource) -> ContainerBrowser {
-        do {
-            return ContainerBrowser(document: try StructureDocument.open(path: path, network: network, clock: clock), failure: nil)
-        } catch {
-            return ContainerBrowser(document: nil, failure: error.message)
+    /// A browser whose document is being read.
+    static func reading() -> ContainerBrowser {
+        let browser = ContainerBrowser(document: nil, failure: nil)
+        browser.reading = true
+        return browser
+    }
+
+    /// The document read, or why it could not be.
+    func opened(_ result: Result<StructureDocument, InspectionError>) {
+        reading = false
+        switch result {
+        case .success(let document):
+            self.document = document
+            let t = document.parser.top()
+            (top, topOmitted) = (t.nodes, t.omitted)
+        case .failure(let error): failure = error.message
         }
+        rebuild()
     }
 
     var selected: Row? { rows[safe: selection] }

@@ -22,6 +22,10 @@ final class Inspector: Equatable {
     /// How a network source is read again (through the transport, with playback's settings).
     let network: NetworkSettings
     let browser: ContainerBrowser
+    /// The browser's document being read (nil once it arrived).
+    var reader: DocumentReader?
+    /// `inspect --node PATH`: the node to open the tree down to once the document is there.
+    var pendingNode: String?
     var packets = PacketTable()
     var loader: PacketLoader?
     var worker: FrameWorker?
@@ -41,6 +45,8 @@ final class Inspector: Equatable {
 
     /// Ends the background readers (the inspector closed, the player quits).
     func close() {
+        reader?.stop()
+        reader = nil
         loader?.cancel()
         worker?.stop()
         loader = nil
@@ -48,6 +54,15 @@ final class Inspector: Equatable {
     }
 
     deinit { close() }
+
+    /// Takes the container tab's document once it was read; true when it arrived.
+    func pollDocument() -> Bool {
+        guard let read = reader?.take() else { return false }
+        browser.opened(read)
+        reader?.stop()
+        reader = nil
+        return true
+    }
 
     /// Takes what the packet reader found since the last pass; true when anything changed.
     func pollPackets() -> Bool {

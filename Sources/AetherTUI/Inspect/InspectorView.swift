@@ -89,6 +89,10 @@ struct InspectorView {
 
     private func drawContainer(in body: CellRect, into surface: inout some TextSurface) {
         let browser = inspector.browser
+        if browser.reading {
+            surface.put(" reading " + TextSanitizer.clean(inspector.source) + " …", row: body.row + 1, column: body.column, role: .status, width: body.width)
+            return
+        }
         if let failure = browser.failure {
             surface.put(" " + failure, row: body.row + 1, column: body.column, role: .warning, width: body.width)
             return
