@@ -8,7 +8,7 @@ import TerminalGraphics
 /// arrives (keys, the mouse, terminal replies, thumbnails, the clock) into ``HostEvent``s, runs
 /// ``HostUpdate`` and carries out its effects on the controller, the player and the screen; the
 /// ``ScreenPainter`` draws the model. The inspector's keys are its own update
-/// (``Inspector/handle(_:_:)``).
+/// (``Inspector/handle(_:pageRows:)``).
 final class HostRuntime {
     /// The UI's model. Its setter is this file's: ``send(_:)`` is the one place it is written
     /// (through ``HostUpdate``); everything else reads it or sends an event.

@@ -118,7 +118,7 @@ struct HostContext {
 /// `HostRoomsTests`), time included (the event carries it). The runtime (``HostRuntime``) reads
 /// the events, runs this and carries out the effects. Each mode has its own update (``MenuUpdate``,
 /// ``ScrubUpdate``, ``FilmstripUpdate``); the inspector takes its keys first while it is open
-/// (``Inspector/handle(_:_:)``), and the output's cycle is the runtime's.
+/// (``Inspector/handle(_:pageRows:)``), and the output's cycle is the runtime's.
 enum HostUpdate {
     static func update(_ view: inout ViewState, _ event: HostEvent, context: HostContext) -> [HostEffect] {
         switch event {

@@ -7,7 +7,7 @@ import TerminalGraphics
 
 /// The pipeline inspector in the player's screen: opened by `inspect FILE` or `` ` ``, it is an
 /// overlay like the menus (the video's mask leaves it alone), fed by background readers that
-/// wake the loop. Its keys are its own update (``Inspector/handle(_:_:)``).
+/// wake the loop. Its keys are its own update (``Inspector/handle(_:pageRows:)``).
 extension HostRuntime {
     /// Opens the inspector on `tab` (the container tab's tree opened down to `node`, a node
     /// path, once its document is read: on a thread of its own, ``DocumentReader``).
@@ -22,7 +22,7 @@ extension HostRuntime {
             view.inspector?.pendingNode = node
             revealPendingNode()
         }
-        view.inspector?.enter(tab, inspectorSurroundings)
+        if let inspector = view.inspector { perform(inspector.enter(tab), on: inspector) }
         display.screen.dirty = true
     }
 
@@ -50,20 +50,37 @@ extension HostRuntime {
         display.output.repaint()
     }
 
-    /// What the inspector's keys need from the screen: a page is the video area less its
-    /// frame; frames are decoded at most at the video area's pixels.
-    var inspectorSurroundings: Inspector.Surroundings {
-        let (area, cell) = (display.layout.videoArea, display.layout.geometry.cellSize)
-        return .init(pageRows: max(1, area.height - 4),
-                     frameSize: PixelSize(width: min(3840, max(64, area.width * cell.width)), height: min(2160, max(64, area.height * cell.height))),
-                     clock: clock, wake: { [wake] in wake.signal() })
+    /// Starts the reads the inspector's update asked for, each on its thread (its results
+    /// wake the loop): the packets, once; a frame, on the frame worker (made the first time,
+    /// decoding at most at the video area's pixels).
+    func perform(_ effects: [Inspector.Effect], on inspector: Inspector) {
+        let wake: @Sendable () -> Void = { [wake] in wake.signal() }
+        for effect in effects {
+            switch effect {
+            case .readPackets:
+                if inspector.loader == nil {
+                    inspector.loader = PacketLoader(url: inspector.source, network: inspector.network, clock: clock, onProgress: wake)
+                }
+            case .decodeFrame(let request):
+                if inspector.worker == nil {
+                    let (area, cell) = (display.layout.videoArea, display.layout.geometry.cellSize)
+                    let size = PixelSize(width: min(3840, max(64, area.width * cell.width)), height: min(2160, max(64, area.height * cell.height)))
+                    inspector.worker = FrameWorker(url: inspector.source, network: inspector.network, maxSize: size, clock: clock, onResult: wake)
+                }
+                inspector.frameRequested = true
+                inspector.worker?.request(request)
+            }
+        }
     }
 
-    /// A key while the inspector is open; false when the key is not the inspector's.
+    /// A key while the inspector is open (a page is the video area less its frame); false when
+    /// the key is not the inspector's.
     func handleInspectorKey(_ key: Key) -> Bool {
         guard let inspector = view.inspector else { return false }
         display.screen.dirty = true
-        switch inspector.handle(key, inspectorSurroundings) {
+        let (outcome, effects) = inspector.handle(key, pageRows: max(1, display.layout.videoArea.height - 4))
+        perform(effects, on: inspector)
+        switch outcome {
         case .notMine: return false
         case .handled: return true
         case .close: closeInspector(); return true

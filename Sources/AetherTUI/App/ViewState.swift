@@ -25,7 +25,7 @@ struct ViewState {
     /// `B`: the filmstrip (nil: closed).
     var filmstrip: Filmstrip?
     /// `` ` `` or `inspect`: the pipeline inspector (nil: closed). A reference: its readers and
-    /// its own update (``Inspector/handle(_:_:)``) are the runtime's.
+    /// its own update (``Inspector/handle(_:pageRows:)``) are the runtime's.
     var inspector: Inspector?
 
     // The decisions by time, on the loop's clock (``TUIApp/clock``): `now` is its seconds.

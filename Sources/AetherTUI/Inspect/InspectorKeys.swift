@@ -2,16 +2,17 @@ import AetherBase
 import AetherInput
 import TerminalGraphics
 
-/// The inspector's own update: a key changes the inspector (its tab, tree, table, prompt and
-/// frame requests) and says what the host is to do. Testable with no terminal.
+/// The inspector's own update: a key changes the inspector (its tab, tree, table and prompt)
+/// and says what the host is to do: its outcome, and the reads it wants (``Effect``), which the
+/// runtime starts on their threads. It starts none itself. Tested with no terminal
+/// (`InspectorKeysTests`).
 extension Inspector {
-    /// What the inspector needs from around it: the rows a page moves, the size frames are
-    /// decoded at, and for its background readers the clock and what wakes the loop.
-    struct Surroundings {
-        var pageRows: Int
-        var frameSize: PixelSize
-        var clock: TimeSource
-        var wake: @Sendable () -> Void
+    /// A read the inspector wants, carried out by the runtime on a thread of its own.
+    enum Effect: Equatable {
+        /// The packets of the file (the packets and frames tabs), read once.
+        case readPackets
+        /// A frame decoded (a packet's, the next or the one before the shown one).
+        case decodeFrame(FrameWorker.Request)
     }
 
     /// What a key did.
@@ -26,42 +27,36 @@ extension Inspector {
         case message(String)
     }
 
-    /// A key while the inspector is open.
-    func handle(_ key: Key, _ s: Surroundings) -> KeyOutcome {
-        if tab == .packets, packets.prompt != nil { return promptKey(key) }
+    /// A key while the inspector is open (`pageRows`: the rows a page moves): what it did, and
+    /// the reads it wants.
+    func handle(_ key: Key, pageRows: Int) -> (KeyOutcome, [Effect]) {
+        if tab == .packets, packets.prompt != nil { return (promptKey(key), []) }
         switch key {
-        case .tab:
-            enter(Tab(rawValue: (tab.rawValue + 1) % Tab.allCases.count)!, s)
-            return .handled
-        case .character(let c) where ("1"..."4").contains(c):
-            enter(Tab(rawValue: Int(String(c))! - 1)!, s)
-            return .handled
-        case .escape:
-            return .close
+        case .tab: return (.handled, enter(Tab(rawValue: (tab.rawValue + 1) % Tab.allCases.count)!))
+        case .character(let c) where ("1"..."4").contains(c): return (.handled, enter(Tab(rawValue: Int(String(c))! - 1)!))
+        case .escape: return (.close, [])
         default: break
         }
         switch tab {
-        case .container: return containerKey(key, s)
-        case .packets: return packetKey(key, s)
-        case .frames: return frameKey(key, s)
-        case .live: return .notMine
+        case .container: return (containerKey(key, pageRows: pageRows), [])
+        case .packets: return packetKey(key, pageRows: pageRows)
+        case .frames: return frameKey(key)
+        case .live: return (.notMine, [])
         }
     }
 
     /// Shows `tab`; what it needs the first time: the packets and frames tabs read the packets.
-    func enter(_ tab: Tab, _ s: Surroundings) {
+    func enter(_ tab: Tab) -> [Effect] {
         self.tab = tab
-        if tab == .packets || tab == .frames, loader == nil {
-            loader = PacketLoader(url: source, network: network, clock: s.clock, onProgress: s.wake)
-        }
+        return (tab == .packets || tab == .frames) && loader == nil ? [.readPackets] : []
     }
 
-    private func containerKey(_ key: Key, _ s: Surroundings) -> KeyOutcome {
+    private func containerKey(_ key: Key, pageRows: Int) -> KeyOutcome {
         switch key {
         case .up, .character("k"): browser.move(-1)
         case .down, .character("j"): browser.move(1)
-        case .pageUp: browser.move(-s.pageRows)
-        case .pageDown: browser.move(s.pageRows)
+        case .pageUp: browser.move(-pageRows)
+        case .pageDown: browser.move(pageRows)
         case .home: browser.select(0)
         case .end: browser.select(browser.rows.count - 1)
         case .right, .enter, .character("l"): browser.expand()
@@ -74,12 +69,12 @@ extension Inspector {
         return .handled
     }
 
-    private func packetKey(_ key: Key, _ s: Surroundings) -> KeyOutcome {
+    private func packetKey(_ key: Key, pageRows: Int) -> (KeyOutcome, [Effect]) {
         switch key {
         case .up, .character("k"): packets.move(-1)
         case .down, .character("j"): packets.move(1)
-        case .pageUp: packets.move(-s.pageRows)
-        case .pageDown: packets.move(s.pageRows)
+        case .pageUp: packets.move(-pageRows)
+        case .pageDown: packets.move(pageRows)
         case .home: packets.move(-Int.max / 2)
         case .end: packets.move(Int.max / 2)
         case .character("s"): packets.cycleStream()
@@ -87,11 +82,11 @@ extension Inspector {
             packets.keyframesOnly.toggle()
             packets.refilter()
         case .character("g"), .character("/"): packets.prompt = ""
-        case .enter: return showFrame(of: packets.selectedRow, s)
-        case .character("q"), .character("Q"), .control: return .notMine
+        case .enter: return showFrame(of: packets.selectedRow)
+        case .character("q"), .character("Q"), .control: return (.notMine, [])
         default: break
         }
-        return .handled
+        return (.handled, [])
     }
 
     private func promptKey(_ key: Key) -> KeyOutcome {
@@ -111,35 +106,26 @@ extension Inspector {
         return .handled
     }
 
-    private func frameKey(_ key: Key, _ s: Surroundings) -> KeyOutcome {
+    private func frameKey(_ key: Key) -> (KeyOutcome, [Effect]) {
         switch key {
         case .character("."):
-            if frame == nil { return showFrame(of: packets.rows.first { packets.stream($0.stream)?.kind == .video }, s) }
-            requestFrame(.next, s)
-        case .character(","): requestFrame(.previous, s)
-        case .enter: return showFrame(of: packets.selectedRow, s)
-        case .character("q"), .character("Q"), .control: return .notMine
-        default: break
+            if frame == nil { return showFrame(of: packets.rows.first { packets.stream($0.stream)?.kind == .video }) }
+            return (.handled, [.decodeFrame(.next)])
+        case .character(","): return (.handled, [.decodeFrame(.previous)])
+        case .enter: return showFrame(of: packets.selectedRow)
+        case .character("q"), .character("Q"), .control: return (.notMine, [])
+        default: return (.handled, [])
         }
-        return .handled
     }
 
     /// The frames tab with `row`'s frame (a video packet), decoded in the background.
-    private func showFrame(of row: PacketRow?, _ s: Surroundings) -> KeyOutcome {
-        guard let row else { return .message(packets.finished ? "no video packet" : "reading packets…") }
+    private func showFrame(of row: PacketRow?) -> (KeyOutcome, [Effect]) {
+        guard let row else { return (.message(packets.finished ? "no video packet" : "reading packets…"), []) }
         guard let stream = packets.stream(row.stream), stream.kind == .video else {
-            return .message("stream #\(row.stream) is not video: the frames tab shows video frames")
+            return (.message("stream #\(row.stream) is not video: the frames tab shows video frames"), [])
         }
-        guard let pts = row.pts ?? row.dts else { return .message("the packet has no timestamp") }
-        enter(.frames, s)
-        requestFrame(.frame(stream: stream.index, pts: pts), s)
-        return .handled
-    }
-
-    private func requestFrame(_ request: FrameWorker.Request, _ s: Surroundings) {
-        if worker == nil { worker = FrameWorker(url: source, network: network, maxSize: s.frameSize, clock: s.clock, onResult: s.wake) }
-        frameRequested = true
-        worker?.request(request)
+        guard let pts = row.pts ?? row.dts else { return (.message("the packet has no timestamp"), []) }
+        return (.handled, enter(.frames) + [.decodeFrame(.frame(stream: stream.index, pts: pts))])
     }
 
     /// The inspector's rectangle in the video area `area`: all of it, or, on the live tab, its
