@@ -20,6 +20,9 @@ import TerminalGraphics
 ///   (``ASSCellCheck``: lines inside the picture, nothing unsanitised, no override block) and
 ///   through libass into the pixel outputs' overlay (``ASSOverlayCheck``: inside the picture);
 /// - `theme`: the theme parser;
+/// - `equalizer`: an equalizer profile (``EqualizerProfile``): within its budgets, every filter
+///   kept finite and in its ranges, its curve's response finite at every point it is read at,
+///   and `--equalizer`'s value (``EqualizerChoice``) from the same bytes;
 /// - `hls`: the HLS master/media/image playlist parsers, the variant choice and the bit-rate
 ///   switching ladder and rule;
 /// - `dash`: the DASH manifest pre-check (the rule libxml2's copy passes), XML reader, foreign
@@ -64,7 +67,7 @@ import TerminalGraphics
 /// Tests/Scripts/fuzz.sh). Built normally it replays files: `aether-fuzz TARGET FILE…` runs each
 /// through the same entry point, so crashes kept as regression files are re-checked.
 enum FuzzTarget: String, CaseIterable {
-    case media, subtitle, ass, theme, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals, exif, icy, httphead, iso9660, ifo, udf, mpls, clpi
+    case media, subtitle, ass, theme, equalizer, hls, dash, mpd, download, inputconf, config, playlist, watchlater, ipc, replies, ytdl, ebml, bmff, mpegts, wvtt, lrc, terminals, exif, icy, httphead, iso9660, ifo, udf, mpls, clpi
 
     nonisolated(unsafe) static var current: FuzzTarget =
         ProcessInfo.processInfo.environment["AETHER_FUZZ_TARGET"].flatMap(FuzzTarget.init) ?? .media
@@ -81,6 +84,20 @@ enum FuzzTarget: String, CaseIterable {
             ASSOverlayCheck.run(bytes)
         case .theme:
             _ = try? ThemeLoader.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz", file: "fuzz.theme")
+        case .equalizer:
+            let profile = EqualizerProfile.parse(bytes, name: "fuzz.txt")
+            let curve = profile.curve
+            precondition(curve.filters.count <= EqualizerProfile.maxFilters && profile.refused.count <= EqualizerProfile.namedRefusals + 3)
+            precondition(EqualizerProfile.preamps.contains(curve.preamp), "preamp \(curve.preamp)")
+            for f in curve.filters {
+                precondition(EqualizerProfile.frequencies.contains(f.frequency) && EqualizerProfile.gains.contains(f.gain)
+                             && EqualizerProfile.qs.contains(f.q), "filter \(f)")
+            }
+            for rate in [44_100.0, 48_000] {
+                let runnable = curve.runnable(sampleRate: rate).curve
+                precondition(runnable.safe(sampleRate: rate).peakGain(sampleRate: rate).isFinite, "response not finite")
+            }
+            _ = try? EqualizerChoice(parsing: String(decoding: bytes.prefix(4096), as: UTF8.self))
         case .hls:
             ManifestCheck.hls(bytes)
         case .dash:
@@ -241,7 +258,7 @@ struct Replay {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let name = args.first, let target = FuzzTarget(rawValue: name) else {
-            StandardStream.error("usage: aether-fuzz media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif FILE…\n")
+            StandardStream.error("usage: aether-fuzz media|subtitle|ass|theme|equalizer|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif FILE…\n")
             exit(2)
         }
         try? AppLog.configure(path: nil)

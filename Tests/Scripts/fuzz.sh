@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer over the code that reads untrusted bytes (not part of CI):
-#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo|udf|mpls|clpi [seconds=600]
+#   bash Tests/Scripts/fuzz.sh media|subtitle|ass|theme|equalizer|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo|udf|mpls|clpi [seconds=600]
 # Builds Sources/aether-fuzz with -sanitize=fuzzer,address in $FUZZ_SCRATCH (default .build-fuzz), seeds a working corpus
 # (Tests/Fixtures/out/fuzz/TARGET) from the generated fixtures, themes and the kept regressions,
 # runs for the given time, and copies any crash, leak-free timeout or OOM input into
@@ -8,10 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-target="${1:?usage: fuzz.sh media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo|udf|mpls|clpi [seconds]}"
+target="${1:?usage: fuzz.sh media|subtitle|ass|theme|equalizer|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo|udf|mpls|clpi [seconds]}"
 seconds="${2:-600}"
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"
-case "$target" in media|subtitle|ass|theme|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo|udf|mpls|clpi) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case "$target" in media|subtitle|ass|theme|equalizer|hls|dash|mpd|download|inputconf|config|playlist|watchlater|ipc|replies|ytdl|ebml|bmff|mpegts|wvtt|lrc|terminals|exif|icy|httphead|iso9660|ifo|udf|mpls|clpi) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 swift build --product aether-fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >/dev/null
 corpus="Tests/Fixtures/out/fuzz/$target"
 artifacts="Tests/Fixtures/out/fuzz/$target-artifacts"
@@ -42,6 +42,9 @@ case "$target" in
     theme)
         for f in themes/*.theme; do cp "$f" "$corpus/seed-$(basename "$f")"; done
         max_len=8192 ;;
+    equalizer)
+        # AutoEq's form (the seeds in Tests/Fuzz/Regressions/equalizer).
+        max_len=16384 ;;
     hls)
         bash Tests/Fixtures/make-fixtures.sh >/dev/null
         for f in Tests/Fixtures/out/net/hls-*/*.m3u8 Tests/Fixtures/out/net/hls-*/*/*.m3u8; do

@@ -26,6 +26,24 @@ public enum TextBudget {
         return (Array(bytes.prefix(max(0, limit))), bytes.count > max(0, limit))
     }
 
+    /// A text file's bytes as UTF-8: UTF-16 (little or big endian) by its byte order mark,
+    /// converted (an unpaired surrogate becomes U+FFFD); UTF-8's own mark dropped; anything
+    /// else as it is. A Windows editor saves text files so (Equalizer APO's profiles too).
+    public static func utf8(fromMarked bytes: [UInt8]) -> [UInt8] {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return Array(bytes.dropFirst(3)) }
+        let little = bytes.starts(with: [0xFF, 0xFE]), big = bytes.starts(with: [0xFE, 0xFF])
+        guard little || big else { return bytes }
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2)
+        var index = 2
+        while index + 1 < bytes.count {
+            let (a, b) = (UInt16(bytes[index]), UInt16(bytes[index + 1]))
+            units.append(little ? a | b << 8 : a << 8 | b)
+            index += 2
+        }
+        return Array(String(decoding: units, as: UTF16.self).utf8)
+    }
+
     /// Splits `bytes` on LF; every line's text is decoded (invalid UTF-8 repaired) unless it is
     /// longer than `maxLineBytes`. With `dropPartialLast`, a last line with no newline is left
     /// out (the file was cut at its budget).
