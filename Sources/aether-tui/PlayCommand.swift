@@ -21,6 +21,7 @@ struct Play: ParsableCommand {
         ALSASink.silenceLibraryErrors()
         if playback.audioDevice == "help" { return Self.listAudioDevices() }
         if playback.theme == "help" { return Self.listThemes() }
+        if playback.equalizer == .help { return StandardStream.write(EqualizerOption.list) }
         try Self.runTUI(playback)
     }
 

@@ -169,6 +169,45 @@ extension AudioChannels: ExpressibleByArgument {
 }
 
 /// `--af`: libavfilter's syntax, or mpv's `lavfi=[graph]` and `lavfi-NAME` forms of it.
+/// `--equalizer`'s value: a choice, or `help` (the presets listed).
+enum EqualizerOption: Equatable {
+    case choice(EqualizerChoice)
+    case help
+
+    /// The curve and its name for the player. A profile file is read here (within its
+    /// budgets): each line it refuses is a warning, and a file that cannot be read plays flat
+    /// with one; playback goes on either way.
+    func resolved(environment: [String: String], warn: (String) -> Void) -> (curve: EqualizerCurve, name: String) {
+        guard case .choice(let choice) = self else { return (.flat, "flat") }
+        switch choice {
+        case .flat: return (.flat, "flat")
+        case .preset(let preset): return (preset.curve, preset.rawValue)
+        case .bands(let gains): return (GraphicBands.curve(gains), "bands")
+        case .profile(let path):
+            switch EqualizerProfile.read(path: Paths.expandingTilde(path, environment: environment)) {
+            case .failure(let refusal):
+                warn(refusal.message + "; the equalizer is off")
+                return (.flat, "flat")
+            case .success(let profile):
+                for line in profile.refused { warn("equalizer profile " + line) }
+                return (profile.curve, Paths.lastComponent(path))
+            }
+        }
+    }
+
+    /// `--equalizer=help`: the presets, each with its ten gains.
+    static var list: String {
+        let centres = GraphicBands.centres.map { $0 >= 1000 ? "\(Int($0 / 1000))k" : EqualizerCurve.number($0) }
+        var lines = ["Equalizer presets for --equalizer (dB at " + centres.joined(separator: " ") + " Hz):"]
+        for preset in EqualizerPreset.allCases {
+            let gains = preset.gains.map { ($0 > 0 ? "+" : "") + EqualizerCurve.number($0) }.joined(separator: " ")
+            lines.append("  " + preset.rawValue + String(repeating: " ", count: max(1, 11 - preset.rawValue.count)) + gains)
+        }
+        lines.append("Also: flat (none), bands:G1,…,G10, or a profile file's path.")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
 enum AudioFilterOption {
     /// The libavfilter graph `option` names ("" for none).
     static func graph(_ option: String) -> String {

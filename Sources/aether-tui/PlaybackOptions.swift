@@ -40,6 +40,16 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("audio-channels"), help: ArgumentHelp("Channels the sound is converted to and the device asked for: auto-safe (the source's, at most two), auto (the source's, at most eight), mono, stereo, 5.1, 7.1 or a count 1-8.", valueName: "channels"))
     var audioChannels: AudioChannels = .autoSafe
 
+    @Option(help: ArgumentHelp("Equalizer: flat (none), a preset (help lists them with their curves), bands:G1,…,G10 (ten bands at 31.5 Hz … 16 kHz, ±12 dB) or a parametric profile file in Equalizer APO's and AutoEq's form (Preamp: and Filter lines). Its preamp is lowered so that no frequency gains.", valueName: "name|bands:…|path"),
+            completion: .shellCommand("\(PlayerIdentity.name) --equalizer=help 2>/dev/null | sed -n 's/^  \\([a-z]*\\).*/\\1/p'"),
+            transform: { (text: String) throws -> EqualizerOption in
+                if text == "help" { return EqualizerOption.help }
+                do throws(OutsideValue.Refusal) {
+                    return EqualizerOption.choice(try EqualizerChoice(parsing: text))
+                } catch { throw ValidationError(error.message) }
+            })
+    var equalizer: EqualizerOption = .choice(.flat)
+
     @Option(name: .customLong("af"), help: ArgumentHelp("Audio filters, in libavfilter's syntax (loudnorm, volume=0.5, highpass=f=200,lowpass=f=3000), before the speed and the resampler; mpv's lavfi=[...] form works too.", valueName: "filters"))
     var audioFilters: String = ""
 
@@ -291,7 +301,7 @@ struct PlaybackOptions: ParsableArguments {
     var screenshotDirectory: String?
 
     func validate() throws(ValidationError) {
-        guard !sources.isEmpty || audioDevice == "help" || theme == "help" else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
+        guard !sources.isEmpty || audioDevice == "help" || theme == "help" || equalizer == .help else { throw ValidationError("no file given (aether-tui FILE…; aether-tui --help)") }
         guard playlistStart >= 0 else { throw ValidationError("--playlist-start must be 0 or more") }
         _ = try PlaybackSetup.subtitleStyle(self)
         guard subDelay.isFinite, abs(subDelay) <= 600 else { throw ValidationError("--sub-delay must be between -600 and 600 seconds") }

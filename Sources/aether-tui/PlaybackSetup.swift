@@ -26,13 +26,18 @@ struct PlaybackSetup {
     /// player's (``PlayerOptions/time``).
     init(_ options: PlaybackOptions, environment: [String: String], clock: TimeSource, warn: (String) -> Void) throws(CommandFailure) {
         player = try Self.resolvedPlayerOptions(options, clock: clock)
+        var equalizerWarnings: [String] = []
+        (player.audio.equalizer, player.audio.equalizerName) = options.equalizer.resolved(environment: environment) { line in
+            warn(line)
+            equalizerWarnings.append(line)
+        }
         // No keyboard headless, but IPC `keypress` goes through the bindings, and a broken
         // input.conf is said at once, as in the TUI.
         let (bindings, bindingWarnings) = Self.bindings(options, environment: environment)
         bindingWarnings.forEach(warn)
         let (playlist, playlistWarnings) = try Self.playlist(options)
         playlistWarnings.forEach(warn)
-        (self.bindings, self.playlist, warnings) = (bindings, playlist, bindingWarnings + playlistWarnings)
+        (self.bindings, self.playlist, warnings) = (bindings, playlist, equalizerWarnings + bindingWarnings + playlistWarnings)
         controller = Self.controllerSettings(options, player: player)
         remote = Self.remoteOptions(options)
     }

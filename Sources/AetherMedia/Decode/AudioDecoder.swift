@@ -35,25 +35,25 @@ package final class AudioDecoder {
     private var adopted: StreamParameters?
 
     package convenience init(stream: UnsafeMutablePointer<AVStream>, index: Int, output: AudioFormat, timeline: Timeline,
-                             filters: String = "") throws(FFmpegError) {
+                             filters: String = "", equalizer: EqualizerCurve = .flat) throws(FFmpegError) {
         guard let par = stream.pointee.codecpar else {
             throw FFmpegError(function: "avcodec_parameters", message: "stream \(index) has no parameters")
         }
         try self.init(parameters: par, timeBase: stream.pointee.time_base, index: index, output: output, timeline: timeline,
-                      filters: filters)
+                      filters: filters, equalizer: equalizer)
     }
 
     /// A decoder for the stream the packets of stream `index` now come from (a DASH period of
     /// another codec; the packets are stamped in `timeBase`, the first stream's).
     package convenience init(adopting next: StreamParameters, timeBase: AVRational, index: Int, output: AudioFormat,
-                             timeline: Timeline, filters: String = "") throws(FFmpegError) {
+                             timeline: Timeline, filters: String = "", equalizer: EqualizerCurve = .flat) throws(FFmpegError) {
         try self.init(parameters: next.pointer, timeBase: timeBase, index: index, output: output, timeline: timeline,
-                      filters: filters)
+                      filters: filters, equalizer: equalizer)
         adopted = next
     }
 
     private init(parameters par: UnsafeMutablePointer<AVCodecParameters>, timeBase: AVRational, index: Int, output: AudioFormat,
-                 timeline: Timeline, filters: String) throws(FFmpegError) {
+                 timeline: Timeline, filters: String, equalizer: EqualizerCurve) throws(FFmpegError) {
         // A damaged header can claim any rate or channel count (2147483647 Hz made a resampler
         // ask for gigabytes): refuse what no real stream has.
         let rate = Int(par.pointee.sample_rate), channels = Int(par.pointee.ch_layout.nb_channels)
@@ -68,12 +68,14 @@ package final class AudioDecoder {
         self.output = output
         resampler = Resampler(outputRate: output.sampleRate, outputChannels: output.channels)
         frame = try Frame()
-        chain = try AudioFilterChain(filters: filters)
+        chain = try AudioFilterChain(filters: filters, equalizer: equalizer)
     }
 
     package var decoderName: String { codec.decoderName }
     /// `--af` (``AudioFilterChain/filters``).
     package var filters: String { chain.filters }
+    /// `--equalizer` (``AudioFilterChain/equalizer``).
+    package var equalizer: EqualizerCurve { chain.equalizer }
     package var rate: Double { chain.rate }
 
     package func flush() {

@@ -1,13 +1,17 @@
+import AetherBase
 import CFFmpeg
 
-/// The audio filters a decoded frame goes through before the resampler: `--af`'s libavfilter
-/// filters, then an `atempo` chain when the speed is not 1 (pitch kept). One graph for both,
-/// built for the first frame after a change of speed or a seek; none when neither applies.
-/// Used by the audio thread only, through its ``AudioDecoder``.
+/// The audio filters a decoded frame goes through before the resampler: the equalizer
+/// (`--equalizer`, its safe preamp and the filters the stream's rate can run), `--af`'s
+/// libavfilter filters, then an `atempo` chain when the speed is not 1 (pitch kept). One graph
+/// for all, built for the first frame after a change of speed or a seek; none when nothing
+/// applies. Used by the audio thread only, through its ``AudioDecoder``.
 final class AudioFilterChain {
-    /// `--af`: libavfilter audio filters applied before the speed's atempo and the resampler
-    /// (empty: none). Checked before playing (``FilterGraph/checkAudio(_:)``).
+    /// `--af`: libavfilter audio filters applied after the equalizer, before the speed's atempo
+    /// and the resampler (empty: none). Checked before playing (``FilterGraph/checkAudio(_:)``).
     let filters: String
+    /// `--equalizer`'s curve (flat: none).
+    let equalizer: EqualizerCurve
     /// Speed from the next frame on (0.25–4).
     private(set) var rate = 1.0
     /// The graph of `filters` and the atempo chain for `graphRate`.
@@ -22,13 +26,24 @@ final class AudioFilterChain {
     /// The graph's output, handed to the caller and unreferenced after it.
     private let output: Frame
 
-    init(filters: String) throws(FFmpegError) {
+    init(filters: String, equalizer: EqualizerCurve = .flat) throws(FFmpegError) {
         self.filters = filters
+        self.equalizer = equalizer
         output = try Frame()
     }
 
     /// Whether frames go through a graph at all.
-    var applies: Bool { rate != 1 || !filters.isEmpty }
+    var applies: Bool { rate != 1 || !filters.isEmpty || !equalizer.isFlat }
+
+    /// The equalizer as it runs at `sampleRate`: the filters below Nyquist, the preamp lowered
+    /// so that no frequency gains (a full-scale sound stays below full scale).
+    static func equalizerChain(_ curve: EqualizerCurve, sampleRate: Double) -> String {
+        let (runnable, leftOut) = curve.runnable(sampleRate: sampleRate)
+        if !leftOut.isEmpty {
+            AppLog.write("audio", "equalizer: \(leftOut.count) filter(s) at or past Nyquist of \(Int(sampleRate)) Hz left out")
+        }
+        return runnable.safe(sampleRate: sampleRate).filterChain
+    }
 
     /// Drops the graph (after a seek; it is rebuilt for the next frame).
     func reset() { graph = nil }
@@ -57,7 +72,8 @@ final class AudioFilterChain {
         let f = decoded.pointer.pointee
         let input = Input(rate: f.sample_rate, format: f.format, channels: f.ch_layout.nb_channels, mask: f.ch_layout.u.mask)
         if graph == nil || graphRate != rate || graphInput != input {
-            let chain = [filters, rate == 1 ? "" : AudioFilterChain.atempoChain(rate)].filter { !$0.isEmpty }
+            let chain = [Self.equalizerChain(equalizer, sampleRate: Double(f.sample_rate)), filters,
+                         rate == 1 ? "" : AudioFilterChain.atempoChain(rate)].filter { !$0.isEmpty }
             graph = try FilterGraph(audio: chain.joined(separator: ","), like: decoded)
             graphRate = rate
             graphInput = input

@@ -165,8 +165,9 @@ public struct EqualizerCurve: Equatable, Sendable {
         return parts.joined(separator: ",")
     }
 
-    /// A number as libavfilter's option parser reads it (no exponent, no locale).
-    static func number(_ value: Double) -> String {
+    /// A number as libavfilter's option parser reads it (no exponent, no locale), and as the
+    /// option and the stats show it.
+    public static func number(_ value: Double) -> String {
         String(cFormat: "%.6g", value).contains("e") ? String(cFormat: "%.6f", value) : String(cFormat: "%.6g", value)
     }
 }

@@ -270,7 +270,8 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     private func adopt(_ next: StreamParameters) {
         do {
             let fresh = try AudioDecoder(adopting: next, timeBase: decoder.timeBase, index: decoder.streamIndex,
-                                         output: sink.format, timeline: decoder.timeline, filters: decoder.filters)
+                                         output: sink.format, timeline: decoder.timeline, filters: decoder.filters,
+                                         equalizer: decoder.equalizer)
             fresh.setRate(decoder.rate)
             decoder = fresh
             decoderName.withLock { $0 = fresh.decoderName }
@@ -283,7 +284,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
         guard let (stream, timeline) = streams.stream(index).map({ ($0.0, $0.1) }) else { return }
         do {
             let decoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline,
-                                           filters: self.decoder.filters)
+                                           filters: self.decoder.filters, equalizer: self.decoder.equalizer)
             decoder.setRate(control.read { $0.settings.rate })
             self.decoder = decoder
             decoderName.withLock { $0 = decoder.decoderName }

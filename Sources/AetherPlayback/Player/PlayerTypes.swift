@@ -138,6 +138,10 @@ public struct PlayerOptions: Sendable {
         /// libavfilter audio filters applied to the sound before the speed and the resampler
         /// (mpv's `--af`, in libavfilter's syntax); empty: none.
         public var filters = ""
+        /// `--equalizer`: the curve the sound goes through before `filters` (flat: none), and
+        /// what it is called (a preset's name, `bands`, a profile file's name) for the stats.
+        public var equalizer = EqualizerCurve.flat
+        public var equalizerName = "flat"
         /// `--gapless-audio`: whether ``Player/prepareNext(url:options:)`` may continue the device.
         public var gapless = GaplessMode.weak
         /// Loudness by the file's tags (mpv's `--replaygain*`), applied before the volume.
