@@ -194,6 +194,7 @@ struct ChromeView {
             lines.append("Audio      none")
         }
         lines.append("Output     \(t.audio.device)  \(t.audio.format)\(player.audioDelay != 0 ? String(cFormat: "  audio delay %+.1f s", player.audioDelay) : "")")
+        if let equalizer = t.audio.equalizer { lines.append("Equalizer  \(TextSanitizer.clean(equalizer))") }
         if let chain = t.audio.filters { lines.append("Filters    \(chain)") }
         if let gain = t.audio.replayGain { lines.append("ReplayGain \(gain)") }
         // The music view plays no picture: its stats are the sound's alone.
