@@ -26,6 +26,7 @@ build() {   # build NAME DIR: clones into DIR, builds, keeps the packages in $wo
     git -C "$2" checkout -q --detach "$commit"
     mkdir -p "$work/$1"
     bash "$2/Tests/Scripts/package.sh" | while read -r deb; do cp "$deb" "$work/$1/"; done
+    cp "$2"/.build-package-*/release/aether-tui "$work/$1/unstripped"
     rm -rf "$2"
 }
 build one "$work/here/aether-tui"
@@ -34,6 +35,14 @@ build three "$work/there/elsewhere"
 
 failed=0
 say() { echo "repro-check: $*"; }
+sections() {   # sections A B: the ELF sections whose bytes differ between two binaries, and how many bytes
+    local name
+    for name in $(readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\) .*/\1/p' | grep -v '^NULL$'); do
+        objcopy -O binary --only-section="$name" "$1" "$work/s1" 2>/dev/null || continue
+        objcopy -O binary --only-section="$name" "$2" "$work/s2" 2>/dev/null || continue
+        cmp -s "$work/s1" "$work/s2" || echo "    section $name: $(cmp -l "$work/s1" "$work/s2" 2>/dev/null | wc -l) bytes differ ($(stat -c %s "$work/s1") and $(stat -c %s "$work/s2") long)"
+    done
+}
 members() {   # members A B: the files that differ between two packages' contents
     rm -rf "$work/x1" "$work/x2"
     dpkg-deb -R "$1" "$work/x1"
@@ -71,5 +80,14 @@ for deb in "$work"/one/*.deb; do
             say "$name: built in another place: the binary DIFFERS beyond its build ID ($(cmp -l "$work/bin1" "$work/bin2" | wc -l) bytes)"; failed=1
         fi ;;
     esac
+done
+# What differs in the linked binaries (before stripping), section by section.
+for other in two three; do
+    if cmp -s "$work/one/unstripped" "$work/$other/unstripped"; then
+        say "the unstripped binaries of builds one and $other: identical"
+    else
+        say "the unstripped binaries of builds one and $other differ:"
+        sections "$work/one/unstripped" "$work/$other/unstripped"
+    fi
 done
 exit $failed
