@@ -199,11 +199,12 @@ enum EqualizerOption: Equatable {
     static var list: String {
         let centres = GraphicBands.centres.map { $0 >= 1000 ? "\(Int($0 / 1000))k" : EqualizerCurve.number($0) }
         var lines = ["Equalizer presets for --equalizer (dB at " + centres.joined(separator: " ") + " Hz):"]
-        for preset in EqualizerPreset.allCases {
-            let gains = preset.gains.map { ($0 > 0 ? "+" : "") + EqualizerCurve.number($0) }.joined(separator: " ")
-            lines.append("  " + preset.rawValue + String(repeating: " ", count: max(1, 11 - preset.rawValue.count)) + gains)
+        let rows = [("flat", Array(repeating: 0.0, count: GraphicBands.centres.count))] + EqualizerPreset.allCases.map { ($0.rawValue, $0.gains) }
+        for (name, gains) in rows {
+            let text = gains.map { ($0 > 0 ? "+" : "") + EqualizerCurve.number($0) }.joined(separator: " ")
+            lines.append("  " + name + String(repeating: " ", count: max(1, 11 - name.count)) + text + (name == "flat" ? "  (none)" : ""))
         }
-        lines.append("Also: flat (none), bands:G1,…,G10, or a profile file's path.")
+        lines.append("Also: bands:G1,…,G10, or a profile file's path.")
         return lines.joined(separator: "\n") + "\n"
     }
 }

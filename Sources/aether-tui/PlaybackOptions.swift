@@ -178,7 +178,7 @@ struct PlaybackOptions: ParsableArguments {
     @Option(name: .customLong("cache-pause-wait"), help: ArgumentHelp("Seconds buffered before playback goes on after the cache ran dry.", valueName: "seconds"))
     var cachePauseWait: Double = 1
 
-    @Option(help: ArgumentHelp("Colour theme: a name (help lists them: the built-in default, the .theme files beside the program and in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file. Without it: light on a terminal whose background is light (OSC 11), else default.", valueName: "name|path"),
+    @Option(help: ArgumentHelp("Colour theme: a name (help lists them: the built-in default, the .theme files beside the program and in $XDG_CONFIG_HOME/aether-tui/themes) or a path to a .theme file. Without it: light on a terminal whose background is light (OSC 11), else default.", valueName: "name|path|help"),
             completion: .shellCommand("\(PlayerIdentity.name) --theme=help 2>/dev/null | sed -n 's/^  //p'"))
     var theme: String?
 

@@ -101,6 +101,8 @@ import Testing
             Case(line: "aether-tui help ", expected: ["play", "probe", "inspect", "caps", "extract", "download", "help"]),
             // The names `--theme=help` lists, asked of the program when the shell completes.
             Case(line: "aether-tui --theme ", expected: setting.themes),
+            Case(line: "aether-tui --equalizer ", expected: ["flat", "bass", "treble", "vocal", "loudness", "acoustic", "electronic", "speech"]),
+            Case(line: "aether-tui --equalizer=v", expected: ["vocal"]),
         ]
         // Every enumerated option of play and probe, its values.
         for (command, prefix) in [("play", "aether-tui "), ("probe", "aether-tui probe ")] {
