@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #define AETHER_STR2(x) #x
 #define AETHER_STR(x) AETHER_STR2(x)
@@ -25,6 +26,7 @@ static struct {
     int (*buffersrc_add_frame_flags)(AVFilterContext *, AVFrame *, int);
     int (*buffersink_get_frame)(AVFilterContext *, AVFrame *);
     AVRational (*buffersink_get_time_base)(const AVFilterContext *);
+    int (*graph_send_command)(AVFilterGraph *, const char *, const char *, const char *, char *, int, int);
 } api;
 static char load_error[256];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -53,6 +55,7 @@ static void load(void) {
     RESOLVE(buffersrc_add_frame_flags, av_buffersrc_add_frame_flags)
     RESOLVE(buffersink_get_frame, av_buffersink_get_frame)
     RESOLVE(buffersink_get_time_base, av_buffersink_get_time_base)
+    RESOLVE(graph_send_command, avfilter_graph_send_command)
 #undef RESOLVE
     loaded = 1;   /* the library stays loaded for the life of the process */
 }
@@ -110,6 +113,22 @@ int aether_av_buffersrc_add_frame_flags(AVFilterContext *ctx, AVFrame *frame, in
 
 int aether_av_buffersink_get_frame(AVFilterContext *ctx, AVFrame *frame) {
     return loaded ? api.buffersink_get_frame(ctx, frame) : AVERROR(ENOSYS);
+}
+
+int aether_avfilter_graph_send_command(AVFilterGraph *graph, const char *target, const char *cmd, const char *arg) {
+    if (!loaded) return AVERROR(ENOSYS);
+    /* A parsed graph names its filters "Parsed_<filter>_<index>@<name>" (the index counts the
+       filters of the whole description): the one whose name ends in "@<target>" is meant. */
+    size_t want = strlen(target);
+    for (unsigned i = 0; i < graph->nb_filters; i++) {
+        const char *name = graph->filters[i]->name;
+        size_t have = name ? strlen(name) : 0;
+        if (have > want && name[have - want - 1] == '@' && strcmp(name + have - want, target) == 0) {
+            char answer[64] = {0};
+            return api.graph_send_command(graph, name, cmd, arg, answer, (int)sizeof answer, 0);
+        }
+    }
+    return AVERROR_FILTER_NOT_FOUND;
 }
 
 AVRational aether_av_buffersink_get_time_base(const AVFilterContext *ctx) {

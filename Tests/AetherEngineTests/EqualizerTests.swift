@@ -202,3 +202,106 @@ struct EqualizerTests {
         #expect(huge.refused.contains { $0.contains("longer than 4096 bytes") }, "the NULs after the first line are one long line")
     }
 }
+
+/// A change of the equalizer while it plays (#63): the running filters take the new curve as
+/// commands and keep their state. On real libavfilter, a chord in 1024-sample frames through the
+/// audio filter chain, the 250 Hz band moved 6 dB between two frames: no silence, and no step
+/// between samples above what the music itself has there (the larger of its largest steps
+/// through the old curve and through the new, from the start). Unit tier.
+struct EqualizerChangeTests {
+    static let rate = 48_000
+    static func chord(_ n: Int) -> Float {
+        let t = Double(n) / Double(rate)
+        return Float([110.0, 247, 440, 1250, 3100].reduce(0) { $0 + 0.15 * sin(2 * Double.pi * $1 * t) })
+    }
+
+    /// The chain's output for two seconds of the chord, in frames of 1024; `change` is called
+    /// before the frame that starts at sample `at`.
+    static func play(_ curve: EqualizerCurve, change: (at: Int, (AudioFilterChain) -> Void)? = nil) throws -> [Float] {
+        let chain = try AudioFilterChain(filters: "", equalizer: curve)
+        var output: [Float] = []
+        let frame = try Frame()
+        for start in stride(from: 0, to: 2 * rate, by: 1024) {
+            if let change, change.at == start { change.1(chain) }
+            frame.unref()
+            frame.pointer.pointee.sample_rate = Int32(rate)
+            frame.pointer.pointee.format = AV_SAMPLE_FMT_FLT.rawValue
+            frame.pointer.pointee.nb_samples = 1024
+            frame.pointer.pointee.pts = Int64(start)
+            av_channel_layout_default(&frame.pointer.pointee.ch_layout, 1)
+            #expect(av_frame_get_buffer(frame.pointer, 0) == 0)
+            let samples = frame.pointer.pointee.data.0!.withMemoryRebound(to: Float.self, capacity: 1024) { $0 }
+            for i in 0..<1024 { samples[i] = chord(start + i) }
+            try chain.run(frame) { out in
+                let count = Int(out.pointer.pointee.nb_samples)
+                let data = out.pointer.pointee.data.0!.withMemoryRebound(to: Float.self, capacity: count) { $0 }
+                output += UnsafeBufferPointer(start: data, count: count)
+            }
+        }
+        return output
+    }
+
+    static func largestStep(_ x: [Float], _ range: Range<Int>) -> Float {
+        range.dropFirst().map { abs(x[$0] - x[$0 - 1]) }.max() ?? 0
+    }
+
+    @Test(arguments: [6.0, -6.0])
+    func aBandMovedWhilePlayingHasNoGapAndNoStep(by change: Double) throws {
+        var before = Array(repeating: 0.0, count: 10), after = before
+        before[3] = 0
+        after[3] = change   // 250 Hz
+        let at = 24 * 1024
+        let old = GraphicBands.curve(before.map { $0 + 0 }).withBand(0, 1)   // a curve of the ten bands, not flat
+        let new = GraphicBands.curve(after).withBand(0, 1)
+        let live = try Self.play(old, change: (at, { $0.setEqualizer(new) }))
+        let throughOld = try Self.play(old), throughNew = try Self.play(new)
+        let window = at..<(at + Self.rate / 50)   // 20 ms after the change
+        let music = max(Self.largestStep(throughOld, window), Self.largestStep(throughNew, window))
+        let changed = Self.largestStep(live, window)
+        #expect(changed <= music * 1.02, "\(change) dB: a step of \(changed) where the music's largest is \(music)")
+        // No silence: no run of 2 ms (96 samples) below -80 dBFS anywhere around the change.
+        var quiet = 0, longest = 0
+        for n in (at - 4800)..<(at + 4800) {
+            quiet = abs(live[n]) < 1e-4 ? quiet + 1 : 0
+            longest = max(longest, quiet)
+        }
+        #expect(longest < 96, "\(change) dB: \(longest) samples of silence")
+        // The filters kept their state: the sound right after the change is nearer the new
+        // curve's own than a graph built again at the change (its filters starting from
+        // silence) gets.
+        let rebuilt = try Self.play(old, change: (at, { chain in
+            chain.reset()
+            chain.setEqualizer(new)
+        }))
+        func deviation(_ x: [Float]) -> Double {
+            let error = window.map { Double(x[$0] - throughNew[$0]) }.map { $0 * $0 }.reduce(0, +)
+            let level = window.map { Double(throughNew[$0] * throughNew[$0]) }.reduce(0, +)
+            return 10 * log10(max(error, 1e-30) / level)
+        }
+        #expect(deviation(live) < deviation(rebuilt) - 3, "\(change) dB: kept state \(deviation(live)) dB from the new curve's sound, rebuilt \(deviation(rebuilt)) dB")
+        print("equalizer change \(Int(change)) dB: the 20 ms after it \(String(format: "%.1f", deviation(live))) dB from the new curve's own sound (a graph built again: \(String(format: "%.1f", deviation(rebuilt))) dB)")
+        // And the new curve is what plays after it: within 0.1 dB of the fresh graph's level a second on.
+        let late = (at + Self.rate / 2)..<(at + Self.rate / 2 + 4800)
+        func rms(_ x: [Float]) -> Double { (late.map { Double(x[$0] * x[$0]) }.reduce(0, +) / Double(late.count)).squareRoot() }
+        #expect(abs(20 * log10(rms(live) / rms(throughNew))) < 0.1)
+        print("equalizer change \(change > 0 ? "+" : "")\(Int(change)) dB at 250 Hz: largest step \(changed) against the music's \(music), longest quiet run \(longest) samples")
+    }
+
+    @Test func anotherShapeBuildsAGraphAgainAndTheSameShapeSendsCommands() {
+        let bands = GraphicBands.curve([1, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+        #expect(bands.commands(toBecome: GraphicBands.curve([1, 0, 0, 6, 0, 0, 0, 0, 0, 0]))
+                == [EqualizerCurve.Command(target: "eq3", command: "g", argument: "6")])
+        #expect(bands.commands(toBecome: EqualizerPreset.vocal.curve)?.count == 8, "the eight bands whose gains differ move")
+        #expect(bands.commands(toBecome: EqualizerCurve(filters: [EqualizerFilter(.lowPass, frequency: 8000)])) == nil)
+        #expect(bands.commands(toBecome: .flat) == nil, "flat has no graph")
+    }
+}
+
+extension EqualizerCurve {
+    /// This curve with band `index` at `gain` dB.
+    func withBand(_ index: Int, _ gain: Double) -> EqualizerCurve {
+        var curve = self
+        curve.filters[index].gain = gain
+        return curve
+    }
+}

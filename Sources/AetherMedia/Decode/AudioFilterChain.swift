@@ -10,8 +10,10 @@ final class AudioFilterChain {
     /// `--af`: libavfilter audio filters applied after the equalizer, before the speed's atempo
     /// and the resampler (empty: none). Checked before playing (``FilterGraph/checkAudio(_:)``).
     let filters: String
-    /// `--equalizer`'s curve (flat: none).
-    let equalizer: EqualizerCurve
+    /// `--equalizer`'s curve (flat: none); ``setEqualizer(_:)`` changes it while playing.
+    private(set) var equalizer: EqualizerCurve
+    /// The equalizer's chain as the graph runs it (at its input's rate).
+    private var runningEqualizer = EqualizerCurve.flat
     /// Speed from the next frame on (0.25–4).
     private(set) var rate = 1.0
     /// The graph of `filters` and the atempo chain for `graphRate`.
@@ -37,12 +39,34 @@ final class AudioFilterChain {
 
     /// The equalizer as it runs at `sampleRate`: the filters below Nyquist, the preamp lowered
     /// so that no frequency gains (a full-scale sound stays below full scale).
-    static func equalizerChain(_ curve: EqualizerCurve, sampleRate: Double) -> String {
+    static func running(_ curve: EqualizerCurve, sampleRate: Double) -> EqualizerCurve {
         let (runnable, leftOut) = curve.runnable(sampleRate: sampleRate)
         if !leftOut.isEmpty {
             AppLog.write("audio", "equalizer: \(leftOut.count) filter(s) at or past Nyquist of \(Int(sampleRate)) Hz left out")
         }
-        return runnable.safe(sampleRate: sampleRate).filterChain
+        return runnable.safe(sampleRate: sampleRate)
+    }
+
+    /// Another equalizer from the next frame on. A curve of the same shape (a band moved, a
+    /// preset of the ten bands for another) reaches the running filters as commands: they keep
+    /// their state, so the sound has no gap and no step but the filters' own response. Another
+    /// shape takes a new graph (built for the next frame).
+    func setEqualizer(_ curve: EqualizerCurve) {
+        guard curve != equalizer else { return }
+        equalizer = curve
+        guard let graph, let input = graphInput else { return }
+        let next = Self.running(curve, sampleRate: Double(input.rate))
+        guard let commands = runningEqualizer.commands(toBecome: next) else {
+            self.graph = nil
+            return
+        }
+        do {
+            for c in commands { try graph.send(c.command, c.argument, to: c.target) }
+            runningEqualizer = next
+        } catch {
+            AppLog.write("audio", "equalizer: \(error.message); the graph is built again")
+            self.graph = nil
+        }
     }
 
     /// Drops the graph (after a seek; it is rebuilt for the next frame).
@@ -72,8 +96,8 @@ final class AudioFilterChain {
         let f = decoded.pointer.pointee
         let input = Input(rate: f.sample_rate, format: f.format, channels: f.ch_layout.nb_channels, mask: f.ch_layout.u.mask)
         if graph == nil || graphRate != rate || graphInput != input {
-            let chain = [Self.equalizerChain(equalizer, sampleRate: Double(f.sample_rate)), filters,
-                         rate == 1 ? "" : AudioFilterChain.atempoChain(rate)].filter { !$0.isEmpty }
+            runningEqualizer = Self.running(equalizer, sampleRate: Double(f.sample_rate))
+            let chain = [runningEqualizer.filterChain, filters, rate == 1 ? "" : AudioFilterChain.atempoChain(rate)].filter { !$0.isEmpty }
             graph = try FilterGraph(audio: chain.joined(separator: ","), like: decoded)
             graphRate = rate
             graphInput = input

@@ -60,11 +60,10 @@ public enum GraphicBands {
     /// An octave's bandwidth as Q: √2 / (2 − 1).
     public static let q = 2.0.squareRoot()
 
-    /// The curve of `gains` (one per centre; bands of no gain are left out: they do nothing).
+    /// The curve of `gains` (one per centre; a band of no gain is kept, so that every band
+    /// curve has one shape and a band moved while playing is one command to its filter).
     public static func curve(_ gains: [Double]) -> EqualizerCurve {
-        EqualizerCurve(filters: zip(centres, gains).compactMap { centre, gain in
-            gain == 0 ? nil : EqualizerFilter(.peak, frequency: centre, gain: gain, q: q)
-        })
+        EqualizerCurve(filters: zip(centres, gains).map { EqualizerFilter(.peak, frequency: $0, gain: $1, q: q) })
     }
 }
 

@@ -150,19 +150,42 @@ public struct EqualizerCurve: Equatable, Sendable {
         return (curve, filters.filter { $0.frequency >= limit })
     }
 
-    /// The curve as libavfilter filters: the preamp (`volume`), then each filter, named
-    /// `eq0`, `eq1` … so that a change can reach the one filter it moves
-    /// (`avfilter_graph_send_command`). Empty when it is flat.
+    /// The curve as libavfilter filters: the preamp (`volume@eqpre`, 0 dB too, so that a curve
+    /// keeps its shape while its preamp moves), then each filter, named `eq0`, `eq1` … so that a
+    /// change can reach the one filter it moves (``commands(toBecome:)``). Empty when it is flat.
     public var filterChain: String {
         guard !isFlat else { return "" }
-        var parts: [String] = []
-        if preamp != 0 { parts.append("volume@eqpre=volume=\(Self.number(preamp))dB") }
+        var parts = ["volume@eqpre=volume=\(Self.number(preamp))dB"]
         for (index, filter) in filters.enumerated() {
             var options = ["f=\(Self.number(filter.frequency))", "t=q", "w=\(Self.number(filter.q))"]
             if filter.hasGain { options.append("g=\(Self.number(filter.gain))") }
             parts.append("\(filter.kind.filterName)@eq\(index)=" + options.joined(separator: ":"))
         }
         return parts.joined(separator: ",")
+    }
+
+    /// A command to one filter of a running chain (``filterChain``'s names).
+    public struct Command: Equatable, Sendable {
+        public var target: String
+        public var command: String
+        public var argument: String
+    }
+
+    /// The commands that turn a graph running this curve's chain into one running `other`'s,
+    /// filter by filter (a band moved: one command); nil when `other`'s chain has another shape
+    /// (other filters, a flat curve on either side), which takes a new graph.
+    public func commands(toBecome other: EqualizerCurve) -> [Command]? {
+        guard !isFlat, !other.isFlat, filters.count == other.filters.count,
+              zip(filters, other.filters).allSatisfy({ $0.kind == $1.kind }) else { return nil }
+        var commands: [Command] = []
+        if preamp != other.preamp { commands.append(Command(target: "eqpre", command: "volume", argument: "\(Self.number(other.preamp))dB")) }
+        for (index, (old, new)) in zip(filters, other.filters).enumerated() {
+            let target = "eq\(index)"
+            if old.frequency != new.frequency { commands.append(Command(target: target, command: "f", argument: Self.number(new.frequency))) }
+            if old.q != new.q { commands.append(Command(target: target, command: "w", argument: Self.number(new.q))) }
+            if old.gain != new.gain, new.hasGain { commands.append(Command(target: target, command: "g", argument: Self.number(new.gain))) }
+        }
+        return commands
     }
 
     /// A number as libavfilter's option parser reads it (no exponent, no locale), and as the

@@ -119,6 +119,13 @@ public final class FilterGraph {
         return true
     }
 
+    /// Sends `command` with `argument` to the filter named `target` (its `@name`), which takes
+    /// the new parameter keeping its state. The corresponding C function is
+    /// `avfilter_graph_send_command`.
+    public func send(_ command: String, _ argument: String, to target: String) throws(FFmpegError) {
+        try check(aether_avfilter_graph_send_command(graph, target, command, argument), "avfilter_graph_send_command")
+    }
+
     /// The sink's time base (filters like atempo and bwdif change it).
     public var outputTimeBase: AVRational { aether_av_buffersink_get_time_base(sink) }
 }

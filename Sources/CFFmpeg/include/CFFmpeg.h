@@ -309,6 +309,10 @@ int aether_avfilter_graph_parse_ptr(AVFilterGraph *graph, const char *filters, A
                                     AVFilterInOut **outputs);
 int aether_avfilter_graph_config(AVFilterGraph *graph);
 void aether_avfilter_graph_free(AVFilterGraph **graph);
+/* A command to the filter a description named `<filter>@target` in a configured graph (`eq3`,
+   `g`, `4.5`): the biquads and `volume` take their parameters so, keeping their state (the
+   equalizer's live changes). AVERROR_FILTER_NOT_FOUND when no filter has that name. */
+int aether_avfilter_graph_send_command(AVFilterGraph *graph, const char *target, const char *cmd, const char *arg);
 int aether_av_buffersrc_add_frame_flags(AVFilterContext *ctx, AVFrame *frame, int flags);
 int aether_av_buffersink_get_frame(AVFilterContext *ctx, AVFrame *frame);
 AVRational aether_av_buffersink_get_time_base(const AVFilterContext *ctx);
