@@ -1,7 +1,6 @@
 import AetherBase
 import AetherMedia
 import AetherStructure
-import AetherStreaming
 
 /// The container tab's document, read on a thread of its own (#60): a URL's probe or a
 /// manifest's fetch takes as long as the network lets it, and the loop must not wait for it.
