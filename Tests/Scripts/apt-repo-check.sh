@@ -31,7 +31,6 @@ server=
 cleanup() {
     [ -n "$server" ] && kill "$server" 2>/dev/null
     chroot_unmount_all
-    git -C "$repo" worktree remove --force "$work/next" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -47,10 +46,11 @@ check_label="apt-repo-check: $suite"
 # shellcheck source=checks.sh
 source "$repo/Tests/Scripts/checks.sh"
 
-# This commit's package, and the next version's: a commit on a worktree of this one that raises
-# the release's patch number.
+# This commit's package, and the next version's: a commit on a clone of this one that raises the
+# release's patch number (a clone, not a worktree: its .git is whole inside a build chroot too).
 first="$(build "$repo")"
-git -C "$repo" worktree add -q --detach "$work/next" HEAD
+git clone -q --no-local "$repo" "$work/next"
+git -C "$work/next" checkout -q --detach "$(git -C "$repo" rev-parse HEAD)"
 current="$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' "$work/next/Sources/AetherControl/PlayerIdentity.swift")"
 raised="${current%.*}.$(( ${current##*.} + 1 ))"
 sed -i "s/static let version = \"$current\"/static let version = \"$raised\"/" "$work/next/Sources/AetherControl/PlayerIdentity.swift"
@@ -60,7 +60,6 @@ next="$(build "$work/next")"
 next_commit="$(git -C "$work/next" rev-parse --short=12 HEAD)"
 cp "$next" "$work/"
 next="$work/$(basename "$next")"
-git -C "$repo" worktree remove --force "$work/next"
 echo "apt-repo-check: $suite: built $(basename "$first") and $(basename "$next")"
 
 # The repository, signed by a key of this test's own; served on loopback.

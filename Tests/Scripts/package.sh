@@ -35,8 +35,10 @@ if [ "${1:-}" = "--in-chroot" ]; then
         libncurses-dev libz3-dev pkg-config tzdata zlib1g-dev gcc g++ ca-certificates dpkg-dev
     chroot_toolchain "$root"
     chroot_bind "$root" "$repo" /src
-    chroot_run "$root" bash -c "cd /src && bash Tests/Scripts/install-deps.sh --build-only && bash Tests/Scripts/package.sh"
-    exit
+    # The packages' paths as the host sees them (the chroot has the checkout at /src).
+    chroot_run "$root" bash -c "cd /src && bash Tests/Scripts/install-deps.sh --build-only && bash Tests/Scripts/package.sh" \
+        | sed "s|^/src/|$repo/|"
+    exit "${PIPESTATUS[0]}"
 fi
 
 # shellcheck source=needs.sh
