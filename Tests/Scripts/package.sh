@@ -61,6 +61,16 @@ build=(swift build -c release --static-swift-stdlib --scratch-path "$scratch"
        -Xcc "-ffile-prefix-map=$repo=/usr/src/aether-tui")
 "${build[@]}" --product aether-tui >&2
 binary="$("${build[@]}" --show-bin-path)/aether-tui"
+# The binary names the checkout's commit (GitCommitPlugin). An incremental build right after a
+# commit was seen to link the commit before (a prebuild command's new output compiled a build
+# late): build again then, and refuse a package that still names another.
+head="$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || true)"
+names_head() { [ -z "$head" ] || "$binary" --version --json | grep -q "\"commit\" *: *\"$head"; }
+if ! names_head; then
+    echo "package.sh: the build named another commit than $head: built again" >&2
+    "${build[@]}" --product aether-tui >&2
+    names_head || { echo "package.sh: the binary names another commit than $head ($("$binary" --version | sed -n 2p))" >&2; exit 1; }
+fi
 # The version's one home is PlayerIdentity (with the commit's suffix): the binary says it.
 version="$("$binary" --version --json | sed -n 's/.*"version" *: *"\([^"]*\)".*/\1/p')"
 [ -n "$version" ] || { echo "package.sh: the binary named no version" >&2; exit 1; }

@@ -99,7 +99,7 @@ public struct TelemetrySnapshot: Codable, Sendable, Equatable {
         public var replayGain: String?
         /// The `--af` chain the sound goes through; nil when none.
         public var filters: String?
-        /// The equalizer the sound goes through (`vocal, preamp -4.3 dB`: its name and the preamp
+        /// The equalizer the sound goes through (`vocal, preamp -5.3 dB`: its name and the preamp
         /// it runs with at the stream's rate, lowered where the curve would gain); nil when flat.
         public var equalizer: String?
         public var xruns = 0
