@@ -117,8 +117,9 @@ int aether_av_buffersink_get_frame(AVFilterContext *ctx, AVFrame *frame) {
 
 int aether_avfilter_graph_send_command(AVFilterGraph *graph, const char *target, const char *cmd, const char *arg) {
     if (!loaded) return AVERROR(ENOSYS);
-    /* A parsed graph names its filters "Parsed_<filter>_<index>@<name>" (the index counts the
-       filters of the whole description): the one whose name ends in "@<target>" is meant. */
+    /* A filter the description named `<filter>@<target>` is called that in the graph (FFmpeg 5.1
+       to 9; graph_send_command matches a name, or every filter of a kind): the one whose name
+       ends in "@<target>" is meant. */
     size_t want = strlen(target);
     for (unsigned i = 0; i < graph->nb_filters; i++) {
         const char *name = graph->filters[i]->name;
