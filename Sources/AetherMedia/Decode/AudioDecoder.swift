@@ -76,6 +76,8 @@ package final class AudioDecoder {
     package var filters: String { chain.filters }
     /// `--equalizer` (``AudioFilterChain/equalizer``).
     package var equalizer: EqualizerCurve { chain.equalizer }
+    /// The equalizer as it runs (``AudioFilterChain/runningEqualizer``).
+    package var runningEqualizer: EqualizerCurve { chain.runningEqualizer }
     package var rate: Double { chain.rate }
 
     package func flush() {

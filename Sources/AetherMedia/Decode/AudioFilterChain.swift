@@ -12,8 +12,9 @@ final class AudioFilterChain {
     let filters: String
     /// `--equalizer`'s curve (flat: none); ``setEqualizer(_:)`` changes it while playing.
     private(set) var equalizer: EqualizerCurve
-    /// The equalizer's chain as the graph runs it (at its input's rate).
-    private var runningEqualizer = EqualizerCurve.flat
+    /// The equalizer as the graph runs it (at its input's rate: its filters below Nyquist, its
+    /// safe preamp); flat before the first frame. What the stats say.
+    private(set) var runningEqualizer = EqualizerCurve.flat
     /// Speed from the next frame on (0.25–4).
     private(set) var rate = 1.0
     /// The graph of `filters` and the atempo chain for `graphRate`.

@@ -11,8 +11,8 @@ import Glibc
 /// serial off the audio packet queue, trims them to the seek's landing and the `--length` end,
 /// writes them to the device, and anchors the ``MasterClock`` on what the device has played.
 ///
-/// Who touches what: `decoder` is the audio thread's; `decoderName` is written here and read
-/// by telemetry; the device is interrupted by `stop()` from another thread (its one
+/// Who touches what: `decoder` is the audio thread's; `decoderName` and `runningEqualizer` are
+/// written here and read by telemetry; the device is interrupted by `stop()` from another thread (its one
 /// cross-thread call). Seek state comes from the session's ``SeekGeneration``: the audio
 /// thread may decide a landing (`land`) and ends the audio (`end(.audio)`).
 final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thread's; `decoderName` guarded
@@ -21,6 +21,11 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     let tap: AudioTap
     /// The decoder's name for telemetry.
     let decoderName: Guarded<String>
+    /// The equalizer as the decoder's filter chain runs it, for telemetry (its preamp is the one
+    /// the stream's decoded rate gave).
+    let runningEqualizer = Guarded(EqualizerCurve.flat)
+    /// The last value written to `runningEqualizer` (the audio thread's).
+    private var publishedEqualizer = EqualizerCurve.flat
     private var decoder: AudioDecoder
     private let packets: BoundedQueue<QueueItem<Packet>>
     private let context: SessionContext
@@ -178,6 +183,10 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 continue
             }
             if !chunks.isEmpty { chunksEver += chunks.count; failuresInARow = 0 }
+            if decoder.runningEqualizer != publishedEqualizer {
+                publishedEqualizer = decoder.runningEqualizer
+                runningEqualizer.withLock { [running = publishedEqualizer] in $0 = running }
+            }
             for var chunk in chunks {
                 // Keyframe seek with video: wait until the video says where playback lands
                 // (at most 2 s: if no video frame comes, the audio decides). Without video the

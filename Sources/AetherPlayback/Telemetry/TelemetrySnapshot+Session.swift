@@ -37,12 +37,11 @@ extension TelemetrySnapshot {
         audio.muted = c.settings.muted
         audio.replayGain = s.replayGain.source.map { $0 + String(cFormat: " %+.2f dB", s.replayGain.db) }
         audio.filters = c.streams.audio == nil || s.options.audio.filters.isEmpty ? nil : s.options.audio.filters
-        if let index = c.streams.audio, !s.options.audio.equalizer.isFlat {
-            let rate = Double(s.info.audio.first { $0.index == index }?.sampleRate ?? 48_000)
-            let curve = s.options.audio.equalizer.runnable(sampleRate: rate).curve
-            let safe = curve.safe(sampleRate: rate)
-            audio.equalizer = "\(s.options.audio.equalizerName), preamp \(String(cFormat: "%+.1f", safe.preamp)) dB"
-                + (safe.preamp < curve.preamp ? " (lowered: no frequency gains)" : "")
+        // What the filter chain runs, at the rate the stream decodes to (the probe's rate can
+        // be another: HE-AAC's half rate before its SBR).
+        if c.streams.audio != nil, let running = s.audio?.runningEqualizer.withLock({ $0 }), !running.isFlat {
+            audio.equalizer = "\(s.options.audio.equalizerName), preamp \(String(cFormat: "%+.1f", running.preamp)) dB"
+                + (running.preamp < s.options.audio.equalizer.preamp ? " (lowered: no frequency gains)" : "")
         }
         audio.xruns = (s.sink as? ALSASink)?.xruns ?? 0
         network.buffering = c.cache.buffering
