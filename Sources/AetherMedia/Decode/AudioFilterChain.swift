@@ -38,13 +38,17 @@ final class AudioFilterChain {
     /// Whether frames go through a graph at all.
     var applies: Bool { rate != 1 || !filters.isEmpty || !equalizer.isFlat }
 
+    /// The filters last said to be left out (a graph is built again at every seek: said once).
+    private var leftOutSaid: [EqualizerFilter] = []
+
     /// The equalizer as it runs at `sampleRate`: the filters below Nyquist, the preamp lowered
     /// so that no frequency gains (a full-scale sound stays below full scale).
-    static func running(_ curve: EqualizerCurve, sampleRate: Double) -> EqualizerCurve {
+    private func running(_ curve: EqualizerCurve, sampleRate: Double) -> EqualizerCurve {
         let (runnable, leftOut) = curve.runnable(sampleRate: sampleRate)
-        if !leftOut.isEmpty {
+        if !leftOut.isEmpty, leftOut != leftOutSaid {
             AppLog.write("audio", "equalizer: \(leftOut.count) filter(s) at or past Nyquist of \(Int(sampleRate)) Hz left out")
         }
+        leftOutSaid = leftOut
         return runnable.safe(sampleRate: sampleRate)
     }
 
@@ -56,7 +60,7 @@ final class AudioFilterChain {
         guard curve != equalizer else { return }
         equalizer = curve
         guard let graph, let input = graphInput else { return }
-        let next = Self.running(curve, sampleRate: Double(input.rate))
+        let next = running(curve, sampleRate: Double(input.rate))
         guard let commands = runningEqualizer.commands(toBecome: next) else {
             self.graph = nil
             return
@@ -97,7 +101,7 @@ final class AudioFilterChain {
         let f = decoded.pointer.pointee
         let input = Input(rate: f.sample_rate, format: f.format, channels: f.ch_layout.nb_channels, mask: f.ch_layout.u.mask)
         if graph == nil || graphRate != rate || graphInput != input {
-            runningEqualizer = Self.running(equalizer, sampleRate: Double(f.sample_rate))
+            runningEqualizer = running(equalizer, sampleRate: Double(f.sample_rate))
             let chain = [runningEqualizer.filterChain, filters, rate == 1 ? "" : AudioFilterChain.atempoChain(rate)].filter { !$0.isEmpty }
             graph = try FilterGraph(audio: chain.joined(separator: ","), like: decoded)
             graphRate = rate
