@@ -77,6 +77,8 @@ public struct ControllerSettings: Sendable {
     /// `--resume-playback` (default) and `--save-position-on-quit`.
     public var resume = true
     public var savePositionOnQuit = false
+    /// Where a choice of equalizer made while playing is kept for the device (nil: not kept).
+    public var equalizerMemory: EqualizerMemory?
     public var watchLater = WatchLater(directory: WatchLater.defaultDirectory(environment: ProcessInfo.processInfo.environment))
     /// Look for subtitle files next to each item (`movie.srt`, `movie.en.ass`).
     public var subtitleAutoload = true

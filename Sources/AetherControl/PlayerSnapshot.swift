@@ -38,6 +38,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
         /// 1-based track number as mpv counts them (nil: none).
         public var track: Int?
         public var delay = 0.0
+        /// The equalizer as `--equalizer` names it (`flat`, a preset, `bands:…`, a path).
+        public var equalizer = "flat"
     }
 
     /// The subtitles' part: the 1-based track (nil: none) and the delay.
@@ -212,6 +214,7 @@ public struct PlayerSnapshot: Sendable, Equatable {
         case "replaygain": return .string(audio.replayGain)
         case "replaygain-gain": return audio.replayGainDB.map(PropertyValue.number) ?? PropertyValue.none
         case "speed": return .number(speed)
+        case "equalizer": return .string(audio.equalizer)
         case "aid": return audio.track.map { .number(Double($0)) } ?? .bool(false)
         case "sid": return subtitles.track.map { .number(Double($0)) } ?? .bool(false)
         case "sub-delay": return .number(subtitles.delay)

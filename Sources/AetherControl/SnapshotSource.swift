@@ -103,6 +103,7 @@ final class SnapshotSource {
         s.duration = player.duration
         s.audio.volume = player.volume
         s.audio.muted = player.isMuted
+        s.audio.equalizer = settings.player.playing.equalizer.choice.text
         s.audio.replayGain = settings.player.audio.replayGain.mode.rawValue
         s.audio.replayGainDB = player.replayGain?.db
         s.speed = player.rate

@@ -39,6 +39,7 @@ enum Main {
         if let error = expanded.error { exit(with: .usage(error)) }
         for warning in expanded.warnings { warn(warning) }
         ConfigArguments.startupWarnings = expanded.warnings
+        ConfigArguments.typed = Array(CommandLine.arguments.dropFirst())
         do {
             var command = try AetherTUICommand.parseAsRoot(expanded.arguments)
             if var command = command as? AsyncParsableCommand { try await command.run() } else { try command.run() }

@@ -96,6 +96,15 @@ enum ConfigArguments {
     /// The config's warnings (printed on stderr at once): the TUI shows them again on its
     /// message line once the screen is up. Set by `main` before the parser runs.
     nonisolated(unsafe) static var startupWarnings: [String] = []
+    /// The arguments as typed (before the config file's were put in front of them): set once, at
+    /// the start, where `startupWarnings` is.
+    nonisolated(unsafe) static var typed: [String] = []
+
+    /// Whether the typed command line gives `option` (`--name value` or `--name=value`), not the
+    /// config file.
+    static func typedGives(_ option: String) -> Bool {
+        typed.prefix { $0 != "--" }.contains { $0 == option || $0.hasPrefix(option + "=") }
+    }
 
     /// Warnings shown at most (then one line says how many more there were).
     static let maxWarnings = 20

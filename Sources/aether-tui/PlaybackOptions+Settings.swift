@@ -174,25 +174,11 @@ enum EqualizerOption: Equatable {
     case choice(EqualizerChoice)
     case help
 
-    /// The curve and its name for the player. A profile file is read here (within its
-    /// budgets): each line it refuses is a warning, and a file that cannot be read plays flat
-    /// with one; playback goes on either way.
-    func resolved(environment: [String: String], warn: (String) -> Void) -> (curve: EqualizerCurve, name: String) {
-        guard case .choice(let choice) = self else { return (.flat, "flat") }
-        switch choice {
-        case .flat: return (.flat, "flat")
-        case .preset(let preset): return (preset.curve, preset.rawValue)
-        case .bands(let gains): return (GraphicBands.curve(gains), "bands")
-        case .profile(let path):
-            switch EqualizerProfile.read(path: Paths.expandingTilde(path, environment: environment)) {
-            case .failure(let refusal):
-                warn(refusal.message + "; the equalizer is off")
-                return (.flat, "flat")
-            case .success(let profile):
-                for line in profile.refused { warn("equalizer profile " + line) }
-                return (profile.curve, Paths.lastComponent(path))
-            }
-        }
+    /// The setting for the player (``EqualizerSetting/init(resolving:environment:warn:)``: a
+    /// profile's refused lines are warnings; playback goes on either way).
+    func resolved(environment: [String: String], warn: (String) -> Void) -> EqualizerSetting {
+        guard case .choice(let choice) = self else { return .flat }
+        return EqualizerSetting(resolving: choice, environment: environment, warn: warn)
     }
 
     /// `--equalizer=help`: the presets, each with its ten gains.

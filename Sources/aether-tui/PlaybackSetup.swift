@@ -27,7 +27,14 @@ struct PlaybackSetup {
     init(_ options: PlaybackOptions, environment: [String: String], clock: TimeSource, warn: (String) -> Void) throws(CommandFailure) {
         player = try Self.resolvedPlayerOptions(options, clock: clock)
         var equalizerWarnings: [String] = []
-        (player.audio.equalizer, player.audio.equalizerName) = options.equalizer.resolved(environment: environment) { line in
+        // The equalizer kept for this device wins over the config file's; the command line's
+        // over both.
+        var equalizer = options.equalizer
+        if !ConfigArguments.typedGives("--equalizer"),
+           let kept = EqualizerMemory(path: EqualizerMemory.defaultPath(environment: environment)).choice(for: player.audio.output.name) {
+            equalizer = .choice(kept)
+        }
+        player.playing.equalizer = equalizer.resolved(environment: environment) { line in
             warn(line)
             equalizerWarnings.append(line)
         }
@@ -167,6 +174,7 @@ struct PlaybackSetup {
         c.shuffle = options.shuffle
         c.shuffleSeed = options.shuffleSeed
         c.keepOpen = options.keepOpen
+        c.equalizerMemory = EqualizerMemory(path: EqualizerMemory.defaultPath(environment: ProcessInfo.processInfo.environment))
         // MPRIS's `mpris:artUrl` names a file: written only when MPRIS is on.
         if options.mpris { c.coverDirectory = Paths.join(Paths.join(Paths.cacheHome(environment: ProcessInfo.processInfo.environment), "aether-tui"), "covers") }
         c.imageDuration = options.imageDisplayDuration

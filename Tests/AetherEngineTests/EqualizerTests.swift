@@ -42,14 +42,15 @@ struct EqualizerTests {
         #expect(cut.safe(sampleRate: fs) == cut, "a curve that only cuts needs no preamp")
     }
 
-    @Test func theChainNamesEachFilterAndFlatIsNoChain() {
+    @Test func theChainNamesEachFilter() {
         let curve = EqualizerCurve(preamp: -6.2, filters: [
             EqualizerFilter(.peak, frequency: 105, gain: -3.2, q: 0.7),
             EqualizerFilter(.lowShelf, frequency: 105, gain: 6, q: 0.7),
             EqualizerFilter(.highPass, frequency: 20, q: 0.5),
         ])
         #expect(curve.filterChain == "volume@eqpre=volume=-6.2dB,equalizer@eq0=f=105:t=q:w=0.7:g=-3.2,lowshelf@eq1=f=105:t=q:w=0.7:g=6,highpass@eq2=f=20:t=q:w=0.5")
-        #expect(EqualizerCurve.flat.filterChain.isEmpty && GraphicBands.curve(Array(repeating: 0, count: 10)).filterChain.isEmpty)
+        #expect(EqualizerCurve.flat.filterChain == "volume@eqpre=volume=0dB", "a flat curve's chain changes nothing")
+        #expect(GraphicBands.curve(Array(repeating: 0, count: 10)).isFlat, "ten bands at 0 dB are flat (and run nothing)")
         #expect(EqualizerCurve(filters: [EqualizerFilter(.lowPass, frequency: 8000)]).isFlat == false, "a pass changes the sound")
         #expect(FilterGraph.checkAudio(curve.filterChain) == nil, "libavfilter builds it")
         for preset in EqualizerPreset.allCases {
@@ -220,9 +221,19 @@ struct EqualizerChangeTests {
     static func play(_ curve: EqualizerCurve, change: (at: Int, (AudioFilterChain) -> Void)? = nil) throws -> [Float] {
         let chain = try AudioFilterChain(filters: "", equalizer: curve)
         var output: [Float] = []
+        let at = change?.at ?? 2 * rate
+        try feed(chain, 0..<at) { output += $0 }
+        if let change {
+            change.1(chain)
+            try feed(chain, at..<(2 * rate)) { output += $0 }
+        }
+        return output
+    }
+
+    /// Feeds the chord's samples `range` (in frames of 1024 from its start) through `chain`.
+    static func feed(_ chain: AudioFilterChain, _ range: Range<Int>, _ body: ([Float]) -> Void) throws {
         let frame = try Frame()
-        for start in stride(from: 0, to: 2 * rate, by: 1024) {
-            if let change, change.at == start { change.1(chain) }
+        for start in stride(from: range.lowerBound, to: range.upperBound, by: 1024) {
             frame.unref()
             frame.pointer.pointee.sample_rate = Int32(rate)
             frame.pointer.pointee.format = AV_SAMPLE_FMT_FLT.rawValue
@@ -235,10 +246,9 @@ struct EqualizerChangeTests {
             try chain.run(frame) { out in
                 let count = Int(out.pointer.pointee.nb_samples)
                 let data = out.pointer.pointee.data.0!.withMemoryRebound(to: Float.self, capacity: count) { $0 }
-                output += UnsafeBufferPointer(start: data, count: count)
+                body(Array(UnsafeBufferPointer(start: data, count: count)))
             }
         }
-        return output
     }
 
     static func largestStep(_ x: [Float], _ range: Range<Int>) -> Float {
@@ -293,7 +303,69 @@ struct EqualizerChangeTests {
                 == [EqualizerCurve.Command(target: "eq3", command: "g", argument: "6")])
         #expect(bands.commands(toBecome: EqualizerPreset.vocal.curve)?.count == 8, "the eight bands whose gains differ move")
         #expect(bands.commands(toBecome: EqualizerCurve(filters: [EqualizerFilter(.lowPass, frequency: 8000)])) == nil)
-        #expect(bands.commands(toBecome: .flat) == nil, "flat has no graph")
+        #expect(bands.commands(toBecome: .flat) == nil, "flat has no filters")
+        #expect(GraphicBands.curve(Array(repeating: 0, count: 10)).commands(toBecome: bands)?.count == 1,
+                "ten bands at 0 dB, running, take a band's move as a command")
+    }
+
+    /// Another shape while playing (flat to a preset, a preset to a profile, back to flat): a
+    /// second graph, fed the last 150 ms first, fades in over 10 ms. No step above the music's,
+    /// no silence, and the new curve's own sound after the fade.
+    @Test(arguments: [(EqualizerCurve.flat, EqualizerPreset.bass.curve),
+                      (EqualizerPreset.loudness.curve, EqualizerCurve(preamp: -4, filters: [
+                          EqualizerFilter(.lowShelf, frequency: 105, gain: 6, q: 0.7), EqualizerFilter(.peak, frequency: 3000, gain: -4, q: 2)])),
+                      (EqualizerPreset.bass.curve, EqualizerCurve.flat)])
+    func anotherShapeFadesInWithoutAStep(from old: EqualizerCurve, to new: EqualizerCurve) throws {
+        let at = 24 * 1024
+        let live = try Self.play(old, change: (at, { $0.setEqualizer(new) }))
+        let throughOld = try Self.play(old), throughNew = try Self.play(new)
+        let window = at..<(at + Self.rate / 50)
+        let music = max(Self.largestStep(throughOld, window), Self.largestStep(throughNew, window))
+        let changed = Self.largestStep(live, window)
+        #expect(changed <= music * 1.02, "a step of \(changed) where the music's largest is \(music)")
+        var quiet = 0, longest = 0
+        for n in (at - 4800)..<(at + 4800) {
+            quiet = abs(live[n]) < 1e-4 ? quiet + 1 : 0
+            longest = max(longest, quiet)
+        }
+        #expect(longest < 96, "\(longest) samples of silence")
+        // After the fade (10 ms), what plays is the new curve's own sound, sample for sample.
+        let after = (at + Self.rate / 50)..<(at + Self.rate / 5)
+        let worst = after.map { abs(live[$0] - throughNew[$0]) }.max() ?? 0
+        #expect(worst < 1e-3, "after the fade: \(worst) from the new curve's sound")
+        print("equalizer shape change: largest step \(changed) against the music's \(music); after the fade within \(worst) of the new curve's sound")
+    }
+
+    /// Gapless: the next item's chain takes over the running stage, so its first samples go
+    /// through filters that carry on from the item before's last: the joined output is the one
+    /// chain's output, sample for sample (a chain starting afresh differs at the joint).
+    @Test func theNextItemCarriesTheFiltersOn() throws {
+        let curve = EqualizerPreset.bass.curve
+        let whole = try Self.play(curve)
+        let at = 24 * 1024
+        let first = try AudioFilterChain(filters: "", equalizer: curve), second = try AudioFilterChain(filters: "", equalizer: curve)
+        var joined: [Float] = []
+        try Self.feed(first, 0..<at) { joined += $0 }
+        if let stage = first.releaseStage() { second.inherit(stage) }
+        try Self.feed(second, at..<(2 * Self.rate)) { joined += $0 }
+        #expect(joined.count == whole.count)
+        #expect(zip(joined, whole).allSatisfy { abs($0 - $1) < 1e-6 }, "the joint is heard as if one item played")
+        let afresh = try AudioFilterChain(filters: "", equalizer: curve)
+        var fresh: [Float] = Array(whole[..<at])
+        try Self.feed(afresh, at..<(2 * Self.rate)) { fresh += $0 }
+        let missed = (at..<(at + 480)).map { abs(fresh[$0] - whole[$0]) }.max() ?? 0
+        #expect(missed > 1e-3, "a chain starting afresh differs at the joint (\(missed)): the test can tell")
+        print("equalizer gapless: carried on exactly; starting afresh would differ by \(missed) at the joint")
+    }
+
+    /// Flat again: once its fade is over, nothing runs (no cost).
+    @Test func flatAgainRunsNothing() throws {
+        let chain = try AudioFilterChain(filters: "", equalizer: EqualizerPreset.vocal.curve)
+        try Self.feed(chain, 0..<4096) { _ in }
+        #expect(chain.applies && !chain.runningEqualizer.isFlat)
+        chain.setEqualizer(.flat)
+        try Self.feed(chain, 4096..<(4096 * 3)) { _ in }
+        #expect(!chain.applies, "the stage is gone after its fade")
     }
 }
 

@@ -86,6 +86,15 @@ package final class AudioDecoder {
         nextPTS = nil
     }
 
+    /// Another equalizer from the next frame on (``AudioFilterChain/setEqualizer(_:)``).
+    package func setEqualizer(_ curve: EqualizerCurve) { chain.setEqualizer(curve) }
+
+    /// The equalizer's running filters, for the item that continues the device (gapless).
+    package func releaseEqualizer() -> EqualizerStage? { chain.releaseStage() }
+
+    /// Takes over the item before's running equalizer (``releaseEqualizer()``), after a flush.
+    package func inheritEqualizer(_ stage: EqualizerStage) { chain.inherit(stage) }
+
     /// Speed from the next frame on (0.25–4); pitch is kept by atempo.
     package func setRate(_ rate: Double) {
         guard chain.setRate(rate) else { return }
@@ -120,11 +129,9 @@ package final class AudioDecoder {
         nextPTS = start + inputDuration
 
         buffer.removeAll(keepingCapacity: true)
-        if chain.applies {
-            try chain.run(decoded) { try resampler.convert($0, appendingTo: &buffer) }
-        } else {
-            try resampler.convert(decoded, appendingTo: &buffer)
-        }
+        // Through the chain even when nothing applies: it keeps what was played, so that an
+        // equalizer turned on starts from it.
+        try chain.run(decoded) { try resampler.convert($0, appendingTo: &buffer) }
         let count = buffer.count / 2
         guard count > 0 else { return nil }
         let samples = buffer.withUnsafeBytes { Array($0.bindMemory(to: Int16.self).prefix(count)) }

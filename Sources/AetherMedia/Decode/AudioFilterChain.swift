@@ -2,32 +2,35 @@ import AetherBase
 import CFFmpeg
 
 /// The audio filters a decoded frame goes through before the resampler: the equalizer
-/// (`--equalizer`, its safe preamp and the filters the stream's rate can run), `--af`'s
-/// libavfilter filters, then an `atempo` chain when the speed is not 1 (pitch kept). One graph
-/// for all, built for the first frame after a change of speed or a seek; none when nothing
-/// applies. Used by the audio thread only, through its ``AudioDecoder``.
+/// (`--equalizer`, its safe preamp and the filters the stream's rate can run: an
+/// ``EqualizerStage``), then `--af`'s libavfilter filters and an `atempo` chain when the speed is
+/// not 1 (pitch kept), in a graph of their own, built for the first frame after a change of speed
+/// or a seek. Nothing runs when nothing applies. Used by the audio thread only, through its
+/// ``AudioDecoder``.
 final class AudioFilterChain {
     /// `--af`: libavfilter audio filters applied after the equalizer, before the speed's atempo
     /// and the resampler (empty: none). Checked before playing (``FilterGraph/checkAudio(_:)``).
     let filters: String
     /// `--equalizer`'s curve (flat: none); ``setEqualizer(_:)`` changes it while playing.
     private(set) var equalizer: EqualizerCurve
-    /// The equalizer as the graph runs it (at its input's rate: its filters below Nyquist, its
-    /// safe preamp); flat before the first frame. What the stats say.
-    private(set) var runningEqualizer = EqualizerCurve.flat
+    /// The equalizer as the stage runs it (at its input's rate: its filters below Nyquist, its
+    /// safe preamp); flat when none runs. What the stats say.
+    var runningEqualizer: EqualizerCurve { stage?.running ?? .flat }
     /// Speed from the next frame on (0.25–4).
     private(set) var rate = 1.0
+    /// The equalizer's graph; kept while playing once built (a change fades or sends commands),
+    /// dropped at a seek and, once flat again, when nothing after it runs.
+    private var stage: EqualizerStage?
     /// The graph of `filters` and the atempo chain for `graphRate`.
     private var graph: FilterGraph?
     private var graphRate = 1.0
     /// What the graph was built for: a frame of another rate, sample format or layout (an
-    /// inserted ad's mono after stereo) gets a graph of its own.
-    private struct Input: Equatable {
-        var rate: Int32, format: Int32, channels: Int32, mask: UInt64
-    }
-    private var graphInput: Input?
+    /// inserted ad's mono after stereo; the equalizer's float planar) gets a graph of its own.
+    private var graphInput: EqualizerStage.Shape?
     /// The graph's output, handed to the caller and unreferenced after it.
     private let output: Frame
+    /// The sound decoded before this frame (a new equalizer graph is primed with it).
+    private var history = FrameHistory()
 
     init(filters: String, equalizer: EqualizerCurve = .flat) throws(FFmpegError) {
         self.filters = filters
@@ -35,10 +38,10 @@ final class AudioFilterChain {
         output = try Frame()
     }
 
-    /// Whether frames go through a graph at all.
-    var applies: Bool { rate != 1 || !filters.isEmpty || !equalizer.isFlat }
+    /// Whether frames go through a filter at all (else ``run(_:_:)`` hands them on as they are).
+    var applies: Bool { rate != 1 || !filters.isEmpty || !equalizer.isFlat || stage != nil }
 
-    /// The filters last said to be left out (a graph is built again at every seek: said once).
+    /// The filters last said to be left out (a stage is built again at every seek: said once).
     private var leftOutSaid: [EqualizerFilter] = []
 
     /// The equalizer as it runs at `sampleRate`: the filters below Nyquist, the preamp lowered
@@ -52,30 +55,42 @@ final class AudioFilterChain {
         return runnable.safe(sampleRate: sampleRate)
     }
 
-    /// Another equalizer from the next frame on. A curve of the same shape (a band moved, a
-    /// preset of the ten bands for another) reaches the running filters as commands: they keep
-    /// their state, so the sound has no gap and no step but the filters' own response. Another
-    /// shape takes a new graph (built for the next frame).
+    /// Another equalizer from the next frame on, with no gap and no step but the filters' own
+    /// response (``EqualizerStage/change(to:)``).
     func setEqualizer(_ curve: EqualizerCurve) {
         guard curve != equalizer else { return }
         equalizer = curve
-        guard let graph, let input = graphInput else { return }
-        let next = running(curve, sampleRate: Double(input.rate))
-        guard let commands = runningEqualizer.commands(toBecome: next) else {
-            self.graph = nil
-            return
-        }
+        guard let stage else { return }   // built for the next frame, if it is not flat
         do {
-            for c in commands { try graph.send(c.command, c.argument, to: c.target) }
-            runningEqualizer = next
+            try stage.change(to: running(curve, sampleRate: Double(stage.shape.rate)), history: history.frames)
         } catch {
-            AppLog.write("audio", "equalizer: \(error.message); the graph is built again")
-            self.graph = nil
+            AppLog.write("audio", "equalizer: \(error.message); built again for the next frame")
+            self.stage = nil
         }
     }
 
-    /// Drops the graph (after a seek; it is rebuilt for the next frame).
-    func reset() { graph = nil }
+    /// The equalizer's stage, for the item that continues this one's device (gapless): its
+    /// filters carry on from this item's last samples. This chain runs none after.
+    func releaseStage() -> EqualizerStage? {
+        defer { stage = nil }
+        return stage
+    }
+
+    /// Takes over the stage of the item before (``releaseStage()``), for this item's first frame
+    /// on: used if that frame is of its shape, and turned to this chain's curve if it was another.
+    func inherit(_ stage: EqualizerStage) {
+        self.stage = stage
+        inherited = true
+    }
+    /// The stage is the item before's, not yet checked against this item's first frame.
+    private var inherited = false
+
+    /// Drops the graphs (after a seek; they are rebuilt for the next frame).
+    func reset() {
+        graph = nil
+        stage = nil
+        history.clear()
+    }
 
     /// Sets the speed; false when it is the one already set.
     func setRate(_ rate: Double) -> Bool {
@@ -95,20 +110,49 @@ final class AudioFilterChain {
         return parts.joined(separator: ",")
     }
 
-    /// Pushes `decoded` into the graph (built for it if there is none for the current speed) and
-    /// calls `body` with each frame that comes out.
+    /// Runs `decoded` through the equalizer's stage (built for it when the equalizer is not
+    /// flat and none is there) and the graph after it, and calls `body` with each frame that
+    /// comes out.
     func run(_ decoded: Frame, _ body: (Frame) throws -> Void) throws {
-        let f = decoded.pointer.pointee
-        let input = Input(rate: f.sample_rate, format: f.format, channels: f.ch_layout.nb_channels, mask: f.ch_layout.u.mask)
+        let shape = EqualizerStage.Shape(decoded)
+        if let current = stage, current.shape != shape {
+            if inherited { AppLog.write("audio", "equalizer: this item's sound is of another shape; its filters start afresh") }
+            stage = nil
+        }
+        if let current = stage, inherited {
+            // Carried over from the item before, whose curve may have been another's.
+            try current.change(to: running(equalizer, sampleRate: Double(shape.rate)), history: history.frames)
+        }
+        inherited = false
+        if stage == nil, !equalizer.isFlat {
+            // Made while the sound plays (it was flat): primed and faded in.
+            stage = try EqualizerStage(running: running(equalizer, sampleRate: Double(shape.rate)), like: decoded,
+                                       history: history.frames)
+        }
+        // Flat again and nothing after it: the stage goes (no cost), once its fade is over.
+        if let current = stage, equalizer.isFlat, filters.isEmpty, rate == 1, !current.isFading, current.running.isFlat {
+            stage = nil
+        }
+        if let stage {
+            try stage.run(decoded, history: history.frames) { try filter($0, body) }
+        } else {
+            try filter(decoded, body)
+        }
+        try history.remember(decoded)
+    }
+
+    /// `--af` and the speed's atempo on `frame`.
+    private func filter(_ frame: Frame, _ body: (Frame) throws -> Void) throws {
+        guard !filters.isEmpty || rate != 1 else { return try body(frame) }
+        let input = EqualizerStage.Shape(frame)
         if graph == nil || graphRate != rate || graphInput != input {
-            runningEqualizer = running(equalizer, sampleRate: Double(f.sample_rate))
-            let chain = [runningEqualizer.filterChain, filters, rate == 1 ? "" : AudioFilterChain.atempoChain(rate)].filter { !$0.isEmpty }
-            graph = try FilterGraph(audio: chain.joined(separator: ","), like: decoded)
+            let chain = [filters, rate == 1 ? "" : AudioFilterChain.atempoChain(rate)].filter { !$0.isEmpty }
+            graph = try FilterGraph(audio: chain.joined(separator: ","), like: frame)
             graphRate = rate
             graphInput = input
         }
         guard let graph else { return }
-        try graph.push(decoded)
+        try graph.push(frame)
         while try graph.pull(into: output) {
             defer { output.unref() }
             try body(output)

@@ -51,6 +51,49 @@ public enum EqualizerChoice: Equatable, Sendable {
     }
 }
 
+/// An equalizer as the player holds it: what was chosen (what `--equalizer` and the property say)
+/// and the curve it resolved to (a profile file read once, when chosen).
+public struct EqualizerSetting: Equatable, Sendable {
+    public var choice: EqualizerChoice
+    public var curve: EqualizerCurve
+
+    public init(choice: EqualizerChoice, curve: EqualizerCurve) {
+        (self.choice, self.curve) = (choice, curve)
+    }
+
+    public static let flat = EqualizerSetting(choice: .flat, curve: .flat)
+
+    /// The setting of `choice`. A profile file is read here, within its budgets: each line it
+    /// refuses is a warning, and a file that cannot be read is the flat setting with one.
+    /// `environment` expands a path's `~`.
+    public init(resolving choice: EqualizerChoice, environment: [String: String], warn: (String) -> Void) {
+        switch choice {
+        case .flat: self = .flat
+        case .preset(let preset): self.init(choice: choice, curve: preset.curve)
+        case .bands(let gains): self.init(choice: choice, curve: GraphicBands.curve(gains))
+        case .profile(let path):
+            switch EqualizerProfile.read(path: Paths.expandingTilde(path, environment: environment)) {
+            case .failure(let refusal):
+                warn(refusal.message + "; the equalizer is off")
+                self = .flat
+            case .success(let profile):
+                for line in profile.refused { warn("equalizer profile " + line) }
+                self.init(choice: choice, curve: profile.curve)
+            }
+        }
+    }
+
+    /// What the stats call it: a preset's name, `bands`, a profile file's name (sanitised).
+    public var name: String {
+        switch choice {
+        case .flat: "flat"
+        case .preset(let preset): preset.rawValue
+        case .bands: "bands"
+        case .profile(let path): TextSanitizer.clean(Paths.lastComponent(path))
+        }
+    }
+}
+
 /// The ten bands of the graphic equalizer: peaks at the ISO octave centres, an octave wide.
 public enum GraphicBands {
     /// Hz: ISO 266's octave band centres, 31.5 Hz to 16 kHz.

@@ -152,9 +152,9 @@ public struct EqualizerCurve: Equatable, Sendable {
 
     /// The curve as libavfilter filters: the preamp (`volume@eqpre`, 0 dB too, so that a curve
     /// keeps its shape while its preamp moves), then each filter, named `eq0`, `eq1` … so that a
-    /// change can reach the one filter it moves (``commands(toBecome:)``). Empty when it is flat.
+    /// change can reach the one filter it moves (``commands(toBecome:)``). A flat curve has a
+    /// chain too (that changes nothing): whether to run one at all is the player's choice.
     public var filterChain: String {
-        guard !isFlat else { return "" }
         var parts = ["volume@eqpre=volume=\(Self.number(preamp))dB"]
         for (index, filter) in filters.enumerated() {
             var options = ["f=\(Self.number(filter.frequency))", "t=q", "w=\(Self.number(filter.q))"]
@@ -173,9 +173,9 @@ public struct EqualizerCurve: Equatable, Sendable {
 
     /// The commands that turn a graph running this curve's chain into one running `other`'s,
     /// filter by filter (a band moved: one command); nil when `other`'s chain has another shape
-    /// (other filters, a flat curve on either side), which takes a new graph.
+    /// (other kinds of filter, or another number), which takes a new graph.
     public func commands(toBecome other: EqualizerCurve) -> [Command]? {
-        guard !isFlat, !other.isFlat, filters.count == other.filters.count,
+        guard filters.count == other.filters.count,
               zip(filters, other.filters).allSatisfy({ $0.kind == $1.kind }) else { return nil }
         var commands: [Command] = []
         if preamp != other.preamp { commands.append(Command(target: "eqpre", command: "volume", argument: "\(Self.number(other.preamp))dB")) }

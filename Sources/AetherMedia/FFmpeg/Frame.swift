@@ -32,6 +32,15 @@ public final class Frame: @unchecked Sendable {  // handed from thread to thread
     /// The corresponding C function is `av_frame_unref`.
     public func unref() { av_frame_unref(pointer) }
 
+    /// A fresh frame referring to this one's payload (no copy: the buffers are shared and
+    /// counted). The corresponding C function is `av_frame_ref`.
+    public func reference() throws(FFmpegError) -> Frame {
+        let other = try Frame()
+        let r = av_frame_ref(other.pointer, pointer)
+        guard r >= 0 else { throw FFmpegError(code: r, function: "av_frame_ref") }
+        return other
+    }
+
     /// Moves the payload into a fresh frame (this one becomes empty).
     public func take() throws(FFmpegError) -> Frame {
         let moved = try Frame()

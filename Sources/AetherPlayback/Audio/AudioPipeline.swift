@@ -26,6 +26,9 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
     let runningEqualizer = Guarded(EqualizerCurve.flat)
     /// The last value written to `runningEqualizer` (the audio thread's).
     private var publishedEqualizer = EqualizerCurve.flat
+    /// The item before's running equalizer, handed over with the device (gapless), for this
+    /// pipeline's first samples.
+    private let inheritedEqualizer = Guarded<EqualizerStage?>(nil)
     private var decoder: AudioDecoder
     private let packets: BoundedQueue<QueueItem<Packet>>
     private let context: SessionContext
@@ -80,6 +83,14 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
 
     /// Before the threads start: the speed of the session's start.
     func setRate(_ rate: Double) { decoder.setRate(rate) }
+
+    /// The equalizer's running filters, for the item that continues the device. Called on this
+    /// pipeline's audio thread, after its last samples are written.
+    func releaseEqualizer() -> EqualizerStage? { decoder.releaseEqualizer() }
+
+    /// The item before's running equalizer (``releaseEqualizer()``), taken before this
+    /// pipeline's first decode.
+    func inheritEqualizer(_ stage: EqualizerStage?) { inheritedEqualizer.withLock { $0 = stage } }
 
     /// The audio thread: decodes, trims to the seek landing point and the --length end, applies
     /// volume, writes to the sink (which paces this thread in real time), and after each write
@@ -139,6 +150,7 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 tap.reset()
                 writtenEnd = nil
             }
+            if decoder.equalizer != c.settings.equalizer.curve { decoder.setEqualizer(c.settings.equalizer.curve) }
             // Only what is queued ahead of an item matters: compare it with the serial as it is
             // now, not as it was before the wait (an item of a seek made during the wait is
             // current, and dropping it could drop the stream's end).
@@ -160,6 +172,22 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                     switchDecoder(to: wanted)
                 }
                 decoder.flush()
+            }
+            if keepsDevice {
+                // Demuxed ahead; decoded once the item before has written its last samples, so
+                // that its equalizer's filters carry on into this item's first (no click at the
+                // joint).
+                while control.read({ $0.handoff.held && !$0.stopped }) {
+                    _ = control.wait(seconds: 0.25) { !$0.handoff.held || $0.stopped }
+                }
+                keepsDevice = false
+                if control.read({ $0.stopped }) { break }
+                if let stage = inheritedEqualizer.withLock({ s in defer { s = nil }; return s }) {
+                    decoder.inheritEqualizer(stage)
+                }
+                if decoder.equalizer != control.read({ $0.settings.equalizer.curve }) {
+                    decoder.setEqualizer(control.read { $0.settings.equalizer.curve })
+                }
             }
             let chunks: [AudioChunk]
             var isEnd = false
@@ -204,14 +232,6 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 }
                 guard let start = control.read({ $0.serial == mySerial ? $0.landed : nil }) else { break }
                 guard trim(&chunk, from: max(start, plan.startTime ?? start), to: plan.endTime, channels: sink.format.channels, rate: sink.format.sampleRate) else { continue }
-                if keepsDevice {
-                    // Decoded ahead: wait here until the item before has written its last samples.
-                    while control.read({ $0.handoff.held && !$0.stopped }) {
-                        _ = control.wait(seconds: 0.25) { !$0.handoff.held || $0.stopped }
-                    }
-                    keepsDevice = false
-                    if control.read({ $0.stopped }) { break }
-                }
                 let (volume, muted, clockSerial) = control.read { ($0.settings.volume, $0.settings.muted, $0.demux.clockSerial) }
                 // What plays, before the volume: a visualisation shows the music, muted or not.
                 chunk.samples.withUnsafeBufferPointer {

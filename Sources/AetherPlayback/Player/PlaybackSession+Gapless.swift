@@ -55,7 +55,7 @@ extension PlaybackSession {
     /// heard then), or nil when there is no successor to take it (the device drains as usual).
     func handOverSink() -> Double? {
         guard let next = successor.withLock({ $0 }), let sink, let nextSink = next.sink, nextSink === sink else { return nil }
-        let (volume, muted, rate) = control.read { ($0.settings.volume, $0.settings.muted, $0.settings.rate) }
+        let (volume, muted, rate, equalizer) = control.read { ($0.settings.volume, $0.settings.muted, $0.settings.rate, $0.settings.equalizer) }
         guard next.control.read({ $0.settings.rate }) == rate else {
             AppLog.write("gapless", "the next item plays at another speed: the ordinary switch")
             return nil
@@ -63,9 +63,13 @@ extension PlaybackSession {
         guard sinkOwner.transfer(from: ObjectIdentifier(self), to: ObjectIdentifier(next)) else { return nil }
         let left = Double(sink.delayFrames()) / Double(max(1, sink.format.sampleRate))
         control.withLock { $0.handoff.handedOver = true }
+        // The equalizer's filters carry on into the next item's first samples (no click at the
+        // joint): handed over before it may write.
+        next.audio?.inheritEqualizer(audio?.releaseEqualizer())
         next.control.withLock { c in
             c.settings.volume = volume
             c.settings.muted = muted
+            c.settings.equalizer = equalizer
             c.handoff.held = false
         }
         AppLog.write("gapless", String(cFormat: "the next item continues the device; this one's last sample is heard in %.3f s", left))

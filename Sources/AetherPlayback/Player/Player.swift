@@ -132,6 +132,16 @@ public final class Player: Sendable {
         for s in [current, current?.handedTo].compactMap({ $0 }) { s.control.withLock { $0.settings.muted = muted } }
     }
 
+    /// Another equalizer, heard from the next samples decoded on (the device's buffer later),
+    /// with no gap and no step (``PlaybackSettings/equalizer``). The caller keeps it for the
+    /// items after, as the volume.
+    public func setEqualizer(_ setting: EqualizerSetting) {
+        for s in [current, current?.handedTo].compactMap({ $0 }) { s.control.withLock { $0.settings.equalizer = setting } }
+    }
+
+    /// The equalizer the sound goes through (flat when nothing plays).
+    public var equalizer: EqualizerSetting { current?.control.read { $0.settings.equalizer } ?? .flat }
+
     /// Seconds the sound should come after the picture (mpv's `--audio-delay`; negative: before),
     /// clamped to ±10 s. The picture follows the audio clock shifted by this much.
     public func setAudioDelay(_ seconds: Double) {

@@ -101,10 +101,11 @@ final class PlayerSessions: Sendable {
         // The ordinary switch's start and length (mpv applies `--start` and `--length` to every
         // item); the speed, volume and mute of the item playing.
         var options = given.checkedTimes
-        let (rate, volume, muted) = s.control.read { ($0.settings.rate, $0.settings.volume, $0.settings.muted) }
+        let (rate, volume, muted, equalizer) = s.control.read { ($0.settings.rate, $0.settings.volume, $0.settings.muted, $0.settings.equalizer) }
         options.playing.rate = rate
         options.playing.volume = volume
         options.playing.muted = muted
+        options.playing.equalizer = equalizer
         let token = InterruptToken(clock: options.time)
         options.opening.interrupt = token
         upcoming.withLock { $0 = Upcoming(url: url, token: token, session: nil) }

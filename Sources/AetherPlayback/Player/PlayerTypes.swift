@@ -18,6 +18,15 @@ public enum AudioOutputChoice: Sendable, Equatable {
     case alsa(device: String)
     /// No sound, paced in real time.
     case null
+
+    /// The device as mpv's `--audio-device` names it (`alsa/default`, `null`): what a choice kept
+    /// per device (``EqualizerMemory``) is kept under.
+    public var name: String {
+        switch self {
+        case .alsa(let device): "alsa/" + device
+        case .null: "null"
+        }
+    }
 }
 
 /// `--gapless-audio` (mpv's names): whether the next playlist item's sound follows the last
@@ -138,10 +147,6 @@ public struct PlayerOptions: Sendable {
         /// libavfilter audio filters applied to the sound before the speed and the resampler
         /// (mpv's `--af`, in libavfilter's syntax); empty: none.
         public var filters = ""
-        /// `--equalizer`: the curve the sound goes through before `filters` (flat: none), and
-        /// what it is called (a preset's name, `bands`, a profile file's name) for the stats.
-        public var equalizer = EqualizerCurve.flat
-        public var equalizerName = "flat"
         /// `--gapless-audio`: whether ``Player/prepareNext(url:options:)`` may continue the device.
         public var gapless = GaplessMode.weak
         /// Loudness by the file's tags (mpv's `--replaygain*`), applied before the volume.
@@ -241,6 +246,9 @@ public struct PlaybackSettings: Sendable, Equatable {
     /// Seconds the sound comes after the picture (mpv's `--audio-delay`; negative: before),
     /// ±10: frames are shown when the audio clock reaches their pts minus this.
     public var audioDelay = 0.0
+    /// `--equalizer`: the curve the sound goes through first (flat: none). Kept for the items
+    /// after, as the volume is.
+    public var equalizer = EqualizerSetting.flat
 
     public init() {}
 

@@ -238,7 +238,7 @@ enum SourceOpener {
             if let sink {
                 do {
                     audioDecoder = try AudioDecoder(stream: stream, index: index, output: sink.format, timeline: timeline,
-                                                    filters: options.audio.filters, equalizer: options.audio.equalizer)
+                                                    filters: options.audio.filters, equalizer: options.playing.equalizer.curve)
                 } catch {
                     warnings.append("cannot decode audio stream #\(index) (\(error.message)); playing without sound")
                     audioIndex = nil

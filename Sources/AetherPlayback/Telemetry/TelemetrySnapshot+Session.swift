@@ -40,8 +40,8 @@ extension TelemetrySnapshot {
         // What the filter chain runs, at the rate the stream decodes to (the probe's rate can
         // be another: HE-AAC's half rate before its SBR).
         if c.streams.audio != nil, let running = s.audio?.runningEqualizer.withLock({ $0 }), !running.isFlat {
-            audio.equalizer = "\(s.options.audio.equalizerName), preamp \(String(cFormat: "%+.1f", running.preamp)) dB"
-                + (running.preamp < s.options.audio.equalizer.preamp ? " (lowered: no frequency gains)" : "")
+            audio.equalizer = "\(c.settings.equalizer.name), preamp \(String(cFormat: "%+.1f", running.preamp)) dB"
+                + (running.preamp < c.settings.equalizer.curve.preamp ? " (lowered: no frequency gains)" : "")
         }
         audio.xruns = (s.sink as? ALSASink)?.xruns ?? 0
         network.buffering = c.cache.buffering
