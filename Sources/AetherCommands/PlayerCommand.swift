@@ -224,5 +224,5 @@ public enum PlayerCommand: Sendable, Equatable {
 public enum UIAction: String, CaseIterable, Sendable {
     case stats, statsToggle = "stats-toggle", help, telemetry
     case menuAudio = "menu-audio", menuSub = "menu-sub", menuPlaylist = "menu-playlist"
-    case cycleVO = "cycle-vo", remaining, pinOSD = "pin-osd", scrub, filmstrip, inspector
+    case cycleVO = "cycle-vo", remaining, pinOSD = "pin-osd", scrub, filmstrip, inspector, equalizer
 }

@@ -132,6 +132,7 @@ public enum KeyMap {
         b("B", "filmstrip around the position (pauses; ← → Enter Esc)", ["B"], "script-binding filmstrip"),
         b("s S", "screenshot (PNG at source size) with / without subtitles", ["s"], "screenshot"),
         b("", "", ["S"], "screenshot video"),
+        b("e", "equalizer panel: ← → a band, ↑ ↓ its gain, p P presets, r flat, click a band (Esc)", ["e"], "script-binding equalizer"),
         b("`", "pipeline inspector: container, packets, frames, live queues (Tab, 1-4, Esc)", ["`"], "script-binding inspector"),
         b("?", "this help", ["?"], "script-binding help"),
         b("q", "quit", ["q"], "quit"),

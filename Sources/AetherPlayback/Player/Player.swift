@@ -142,6 +142,10 @@ public final class Player: Sendable {
     /// The equalizer the sound goes through (flat when nothing plays).
     public var equalizer: EqualizerSetting { current?.control.read { $0.settings.equalizer } ?? .flat }
 
+    /// The equalizer as the audio runs it: its filters below Nyquist and its safe preamp at the
+    /// rate the stream decodes to (flat when none runs).
+    public var runningEqualizer: EqualizerCurve { current?.audio?.runningEqualizer.withLock { $0 } ?? .flat }
+
     /// Seconds the sound should come after the picture (mpv's `--audio-delay`; negative: before),
     /// clamped to ±10 s. The picture follows the audio clock shifted by this much.
     public func setAudioDelay(_ seconds: Double) {

@@ -48,6 +48,11 @@ struct ChromeView {
             frame.overlays.append(drawn.covered)
             frame.inspectorPicture = drawn.picture
         }
+        if let panel = model.equalizer,
+           let drawn = EqualizerPanelView(panel: panel).render(in: display.layout.videoArea, pixels: display.driver.drawsAboveText, into: &frame.cells) {
+            frame.overlays.append(drawn.box)
+            if display.driver.drawsAboveText { frame.equalizerPicture = drawn.plot }
+        }
         if let menu = model.menu {
             let rect = TrackMenuView(menu: menu).render(in: display.layout.videoArea, into: &frame.cells)
             frame.overlays.append(rect)

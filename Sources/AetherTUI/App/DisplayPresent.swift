@@ -10,6 +10,8 @@ struct ScreenFrame {
     var stills: CellRect?
     /// Where the inspector's frames tab leaves room for its picture.
     var inspectorPicture: CellRect?
+    /// Where the equalizer's panel leaves room for its curve's picture (pixel outputs).
+    var equalizerPicture: CellRect?
 }
 
 /// Putting a composed frame on the terminal, and the erases that keep the terminal what

@@ -52,6 +52,10 @@ final class HostRuntime {
             context.hasPicture = player.hasVideo
             context.columns = display.layout.columns
         }
+        if case .tick = event, view.equalizer == nil {} else {
+            context.equalizer = player.equalizer
+            context.runningEqualizer = player.runningEqualizer
+        }
         perform(HostUpdate.update(&view, event, context: context))
     }
 

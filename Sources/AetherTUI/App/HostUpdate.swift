@@ -1,6 +1,7 @@
 import AetherCommands
 import AetherControl
 import AetherInput
+import AetherMedia
 
 /// What happens to the host's model (Elm's and Bubble Tea's messages): a key no mode outside the
 /// model took, a click on the open menu, time passing on the loop's clock, and what the runtime
@@ -30,6 +31,9 @@ enum HostEvent: Equatable {
     case inspector(Inspector?)
     /// The open menu's row `index` was clicked.
     case menuPick(Int)
+    /// On the equalizer's panel: a press over band `band` at `gain` dB (nil: on its label row),
+    /// or the wheel over it (`wheelUp`).
+    case equalizerMouse(band: Int, gain: Double?, wheelUp: Bool?)
     /// The loop's clock reads `now`: what shows for a while ends at its time.
     case tick(now: Double)
     /// One of the screen's own actions (a binding's `script-binding`), at `now`.
@@ -111,6 +115,9 @@ struct HostContext {
     /// For the tick: the layout was made for another picture (its shape changed, a video stream
     /// came or went, lyrics came): lay out again.
     var layoutStale = false
+    /// The player's equalizer as set and as it runs (the panel opens on them and follows them).
+    var equalizer = EqualizerSetting.flat
+    var runningEqualizer = EqualizerCurve.flat
 }
 
 /// The host's update: `update(&view, event)` changes the model (``ViewState``) and returns the
@@ -124,6 +131,7 @@ enum HostUpdate {
         switch event {
         case .key(let key):
             if view.menu != nil { return MenuUpdate.key(&view, key) }
+            if let effects = EqualizerUpdate.key(&view, key) { return effects }
             if let effects = ScrubUpdate.key(&view, key, context) ?? FilmstripUpdate.key(&view, key) { return effects }
             if key == .escape {
                 guard view.overlays.help || view.overlays.statsShown else { return [] }
@@ -135,6 +143,14 @@ enum HostUpdate {
             // Everything else goes through the bindings (the defaults under input.conf's) to the
             // controller, like IPC and MPRIS commands.
             return context.bindings.command(for: key).map { [.command($0)] } ?? []
+        case .equalizerMouse(let band, let gain, let wheelUp):
+            let now = view.chrome.lastInput
+            if let wheelUp { return EqualizerUpdate.move(&view, band: band, by: wheelUp ? EqualizerPanel.step : -EqualizerPanel.step, now: now) }
+            guard let gain else {
+                view.equalizer?.band = band
+                return [.redraw]
+            }
+            return EqualizerUpdate.place(&view, band: band, gain: gain, now: now)
         case .menuPick(let index):
             guard let menu = view.menu, menu.items.indices.contains(index) else { return [] }
             view.menu?.selection = index
@@ -161,6 +177,8 @@ enum HostUpdate {
                 view.overlays.stats.toggle()
                 view.overlays.statsUntil = nil
             case .help: view.overlays.help.toggle()
+            case .equalizer:
+                view.equalizer = view.equalizer == nil ? EqualizerPanel(setting: context.equalizer, running: context.runningEqualizer) : nil
             case .telemetry:
                 view.chrome.showTelemetry.toggle()
                 return [.relayout, .redraw]
@@ -184,6 +202,7 @@ enum HostUpdate {
                 menu.scrollToSelection(visibleRows: context.menuRows)
                 view.menu = menu
             }
+            if EqualizerUpdate.follow(&view, setting: context.equalizer, running: context.runningEqualizer) { effects.append(.redraw) }
             return effects
         case .input(let now):
             view.chrome.noteInput(at: now)

@@ -51,7 +51,7 @@ extension HostRuntime {
     /// The TUI's own commands (``PlayerCommand/ui(_:)``), from keys, input.conf or the IPC.
     func perform(ui action: UIAction) -> CommandResult {
         switch action {
-        case .stats, .statsToggle, .help, .telemetry, .remaining, .pinOSD: send(.ui(action, now: clock.seconds))
+        case .stats, .statsToggle, .help, .telemetry, .remaining, .pinOSD, .equalizer: send(.ui(action, now: clock.seconds))
         // The menus are made from what the player has now; opening one is the model's.
         case .menuAudio: send(.openMenu(TrackMenu.audio(player: player)))
         case .menuSub: send(.openMenu(TrackMenu.subtitles(player: player, selected: player.activeSubtitleTrack)))
@@ -77,12 +77,22 @@ extension HostRuntime {
         let (layout, axis) = (display.layout, ChromeView.barAxis(player))
         let x = min(report.column, max(0, layout.columns - 1)), y = report.row
         let progressRow = layout.rows - 2
+        let onPanel = view.equalizer != nil && (EqualizerPanelView.Geometry(videoArea: layout.videoArea)?.box.contains(column: x, row: y) ?? false)
         switch report.action {
-        case .wheelUp: send(.wheel(up: true)); return
-        case .wheelDown: send(.wheel(up: false)); return
+        case .wheelUp where !onPanel: send(.wheel(up: true)); return
+        case .wheelDown where !onPanel: send(.wheel(up: false)); return
         default: break
         }
         let pressed = report.action == .press && report.button == 0
+        if view.equalizer != nil, let panel = EqualizerPanelView.Geometry(videoArea: layout.videoArea), panel.box.contains(column: x, row: y) {
+            let band = panel.band(atColumn: x)
+            if report.action == .wheelUp || report.action == .wheelDown {
+                send(.equalizerMouse(band: band, gain: nil, wheelUp: report.action == .wheelUp))
+            } else if pressed || (report.action == .motion && view.dragging) {
+                send(.equalizerMouse(band: band, gain: panel.plot.contains(column: x, row: y) ? panel.gain(atRow: y) : nil, wheelUp: nil))
+            }
+            return
+        }
         if let menu = view.menu, let rect = display.screen.menuRect {
             if rect.contains(column: x, row: y), pressed { send(.menuPick(y - rect.row - 1 + menu.scroll)) }
             return

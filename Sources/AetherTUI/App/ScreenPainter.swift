@@ -24,6 +24,9 @@ final class ScreenPainter {
     var music: MusicView?
     /// Music views made so far: each one's cover has a stamp of its own.
     private var covers = 0
+    /// The equalizer's curve as last drawn for a pixel output, and its stamp.
+    private var equalizerPicture: (panel: EqualizerPanel, width: Int, height: Int, picture: VideoOutput.StillPicture, stamp: Int)?
+    private var equalizerStamp = 0
 
     init(display: Display, controller: PlayerController, options: TUIOptions, clock: TimeSource) {
         (self.display, self.controller, self.options, self.clock) = (display, controller, options, clock)
@@ -115,11 +118,12 @@ final class ScreenPainter {
         // Wrapped here, outside the terminal lock, and only when a cue is new (SubtitleWrapCache).
         let frame = chrome(view, telemetry: telemetry).compose(subtitles: display.textCues.lines(for: cues, layout: display.layout, driver: display.driver))
         display.screen.inspectorPicture = frame.inspectorPicture
-        let inspectorStill = inspectorStill(view)
+        display.screen.equalizerPicture = frame.equalizerPicture
+        let inspectorStill = inspectorStill(view), equalizerStill = equalizerStill(view)
         var snapshot: PlayerSnapshot?   // taken only when the title is due and names a property
         display.present(frame, pictures: [display.layout.video, music?.coverPlacement?.rect].compactMap { $0 },
-                        stillRects: [frame.stills, inspectorStill?.placement.rect].compactMap { $0 },
-                        paused: player.isPaused, scene: frame.stills != nil || view.inspector?.tab == .frames,
+                        stillRects: [frame.stills, inspectorStill?.placement.rect, equalizerStill?.placement.rect].compactMap { $0 },
+                        paused: player.isPaused, scene: frame.stills != nil || view.inspector?.tab == .frames || equalizerStill != nil,
                         stills: { sceneStills(view, mask: $0) }) {
             display.updateTerminalTitle(now: now, item: controller.playlist.position) { [controller] name in
                 if snapshot == nil { snapshot = controller.snapshot() }
@@ -175,6 +179,7 @@ final class ScreenPainter {
             stills = display.stillLayout.filmstripStills(strip)
         }
         if let still = inspectorStill(view) { stills.append(still) }
+        if let still = equalizerStill(view) { stills.append(still) }
         return stills
     }
 
@@ -219,5 +224,20 @@ final class ScreenPainter {
         let picture = VideoOutput.StillPicture(width: frame.still.width, height: frame.still.height, pixels: frame.still.pixels)
         guard let placement = display.stillLayout.fit(picture, in: rect) else { return nil }
         return .init(placement: placement, stamp: 0x494E_0000 &+ inspector.frameStamp, picture: picture)
+    }
+
+    /// The equalizer's curve as a picture where the panel left room for it (pixel outputs),
+    /// drawn again only when the panel or its room changes.
+    func equalizerStill(_ view: ViewState) -> VideoOutput.Still? {
+        guard let panel = view.equalizer, let rect = display.screen.equalizerPicture, !rect.isEmpty else { return nil }
+        let cell = display.layout.geometry.cellSize
+        let (width, height) = (rect.width * cell.width, rect.height * cell.height)
+        if let drawn = equalizerPicture, drawn.panel == panel, drawn.width == width, drawn.height == height {
+            return display.stillLayout.fit(drawn.picture, in: rect).map { .init(placement: $0, stamp: 0x4551_0000 &+ drawn.stamp, picture: drawn.picture) }
+        }
+        let picture = VideoOutput.StillPicture(width: width, height: height, pixels: EqualizerCurveImage.render(panel, width: width, height: height))
+        equalizerStamp &+= 1
+        equalizerPicture = (panel, width, height, picture, equalizerStamp)
+        return display.stillLayout.fit(picture, in: rect).map { .init(placement: $0, stamp: 0x4551_0000 &+ equalizerStamp, picture: picture) }
     }
 }

@@ -27,6 +27,8 @@ struct ViewState {
     /// `` ` `` or `inspect`: the pipeline inspector (nil: closed). A reference: its readers and
     /// its own update (``Inspector/handle(_:pageRows:)``) are the runtime's.
     var inspector: Inspector?
+    /// `e`: the equalizer's panel (nil: closed).
+    var equalizer: EqualizerPanel?
 
     // The decisions by time, on the loop's clock (``TUIApp/clock``): `now` is its seconds.
 
@@ -105,6 +107,8 @@ struct ScreenState {
     var menuRect: CellRect?
     /// Where the inspector's frames tab left room for its picture when last drawn.
     var inspectorPicture: CellRect?
+    /// Where the equalizer's panel left room for its curve's picture when last drawn.
+    var equalizerPicture: CellRect?
     /// Cells the stills (preview, filmstrip, the inspector's frame) covered when last drawn
     /// (erased when they move or go).
     var stillRects: [CellRect] = []

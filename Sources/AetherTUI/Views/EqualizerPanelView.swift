@@ -1,0 +1,181 @@
+import AetherBase
+import AetherMedia
+import AetherScreen
+#if canImport(Glibc)
+import Glibc
+#endif
+import TerminalGraphics
+
+/// The equalizer's panel (``EqualizerPanel``): a box at the top of the video area with the
+/// curve (its response from 20 Hz to 20 kHz, ±12 dB, the ten bands marked), the bands' gains
+/// under it, the chosen band highlighted, and what the engine runs (the preamp it lowered).
+///
+/// The curve is drawn in pixels where the output has them (a still the output places in
+/// ``Geometry/plot``, ``EqualizerCurveImage``), in braille cells otherwise (2 × 4 dots a cell).
+struct EqualizerPanelView {
+    var panel: EqualizerPanel
+
+    /// Where the panel's parts are on a screen: a function of the video area alone, so that the
+    /// mouse finds them without asking the last draw.
+    struct Geometry: Equatable {
+        /// The whole box, border included.
+        var box: CellRect
+        /// The curve's cells (inside the box, right of the dB scale).
+        var plot: CellRect
+        /// The row of the bands' labels and the row of their gains.
+        var labelRow: Int
+        var gainRow: Int
+
+        /// The dB range the plot shows, top to bottom.
+        static let top = 12.0, bottom = -12.0
+        /// The frequencies at its left and right edges.
+        static let low = 20.0, high = 20_000.0
+
+        init?(videoArea: CellRect) {
+            let width = min(videoArea.width - 2, 72), height = min(videoArea.height, 16)
+            guard width >= 40, height >= 9 else { return nil }
+            box = CellRect(column: videoArea.column + (videoArea.width - width) / 2, row: videoArea.row, width: width, height: height)
+            // Inside the border: the scale's 4 columns and a space, then the plot; under it the
+            // labels, the gains and the keys' line.
+            plot = CellRect(column: box.column + 6, row: box.row + 1, width: width - 8, height: height - 5)
+            labelRow = plot.row + plot.height
+            gainRow = labelRow + 1
+        }
+
+        /// The column (within the plot) of `frequency` on its log axis.
+        func column(of frequency: Double) -> Int {
+            let x = log(frequency / Self.low) / log(Self.high / Self.low)
+            return plot.column + Int((x * Double(plot.width - 1)).rounded()).clamped(to: 0...(plot.width - 1))
+        }
+
+        /// The band nearest `column` on the screen.
+        func band(atColumn column: Int) -> Int {
+            GraphicBands.centres.indices.min { abs(self.column(of: GraphicBands.centres[$0]) - column) < abs(self.column(of: GraphicBands.centres[$1]) - column) } ?? 0
+        }
+
+        /// The gain a press on `row` of the plot means (its rows span the range).
+        func gain(atRow row: Int) -> Double {
+            let y = Double(row - plot.row) / Double(max(1, plot.height - 1))
+            return Self.top + (Self.bottom - Self.top) * y.clamped(to: 0...1)
+        }
+    }
+
+    /// The title: what plays and its preamp as it runs.
+    var title: String {
+        let preamp = String(cFormat: "%+.1f", panel.running.preamp)
+        let lowered = panel.running.preamp < panel.setting.curve.preamp ? ", lowered: no clipping" : ""
+        return "Equalizer: \(panel.setting.name) · preamp \(preamp) dB\(lowered)"
+    }
+
+    /// Draws the panel; the braille curve when `pixels` is false (else its cells are left for the
+    /// picture). Returns the cells it covers, nil when the area is too small.
+    @discardableResult
+    func render(in videoArea: CellRect, pixels: Bool, into surface: inout some TextSurface) -> Geometry? {
+        guard let g = Geometry(videoArea: videoArea) else { return nil }
+        let inner = g.box.width - 2
+        var lines = Array(repeating: "", count: g.box.height - 2)
+        let keys = panel.gains == nil ? "p P presets · r flat bands · e close" : "← → band · ↑ ↓ gain · p P presets · r flat · e close"
+        lines[lines.count - 1] = keys
+        BoxView(title: title, lines: lines, style: .menu, border: .menuBorder, width: g.box.width)
+            .render(at: (g.box.column, g.box.row), into: &surface)
+        // The scale.
+        for (text, db) in [("+12", 12.0), ("  0", 0.0), ("-12", -12.0)] {
+            let row = g.plot.row + Int(((Geometry.top - db) / (Geometry.top - Geometry.bottom) * Double(g.plot.height - 1)).rounded())
+            surface.put(text + " ┤", row: row, column: g.box.column + 1, role: .menuBorder)
+        }
+        if !pixels { braille(g, into: &surface) }
+        // The bands: their centres under the plot, their gains under those.
+        for (index, centre) in GraphicBands.centres.enumerated() {
+            let label = centre >= 1000 ? "\(Int(centre / 1000))k" : "\(Int(centre))"
+            let column = min(g.box.column + inner - DisplayWidth.of(label), max(g.plot.column, g.column(of: centre) - DisplayWidth.of(label) / 2))
+            let chosen = index == panel.band
+            surface.put(label, row: g.labelRow, column: column, role: chosen ? .menuSelected : .menu)
+            if let gains = panel.gains {
+                let text = gains[index] == 0 ? "0" : String(cFormat: "%+.0f", gains[index])
+                surface.put(text, row: g.gainRow, column: min(g.box.column + inner - DisplayWidth.of(text), max(g.plot.column, g.column(of: centre) - DisplayWidth.of(text) / 2)),
+                            role: chosen ? .menuSelected : .menu)
+            }
+        }
+        if panel.gains == nil {
+            surface.put("\(panel.setting.curve.filters.count) filters from the profile", row: g.gainRow, column: g.plot.column, role: .menu)
+        }
+        return g
+    }
+
+    /// The curve in braille dots: each cell 2 dots wide and 4 high, the response read at each
+    /// dot column and drawn joined (the dots between one column's and the next's).
+    private func braille(_ g: Geometry, into surface: inout some TextSurface) {
+        let (width, height) = (g.plot.width * 2, g.plot.height * 4)
+        var dots = Array(repeating: UInt8(0), count: g.plot.width * g.plot.height)
+        func dotRow(_ db: Double) -> Int {
+            Int(((Geometry.top - db.clamped(to: Geometry.bottom...Geometry.top)) / (Geometry.top - Geometry.bottom) * Double(height - 1)).rounded())
+        }
+        let bits: [[UInt8]] = [[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]]
+        var last: Int?
+        for x in 0..<width {
+            let frequency = Geometry.low * pow(Geometry.high / Geometry.low, Double(x) / Double(width - 1))
+            let y = dotRow(EqualizerCurveImage.shape(panel.setting.curve, at: frequency))
+            for dy in min(y, last ?? y)...max(y, last ?? y) {
+                dots[(dy / 4) * g.plot.width + x / 2] |= bits[dy % 4][x % 2]
+            }
+            last = y
+        }
+        for row in 0..<g.plot.height {
+            var text = ""
+            for column in 0..<g.plot.width {
+                let cell = dots[row * g.plot.width + column]
+                text.unicodeScalars.append(Unicode.Scalar(0x2800 + UInt32(cell))!)
+            }
+            surface.put(text, row: g.plot.row + row, column: g.plot.column, role: .menu)
+        }
+    }
+}
+
+/// The equalizer's curve as a picture, for an output that draws pixels: a dark ground, the 0 dB
+/// and ±6 dB lines, the bands' centres, the curve two pixels thick, the chosen band's knob.
+enum EqualizerCurveImage {
+    /// The curve's shape at `frequency`: the filters' response, without the preamp (which the
+    /// title gives), at 48 kHz.
+    static func shape(_ curve: EqualizerCurve, at frequency: Double) -> Double {
+        curve.filters.reduce(0) { $0 + $1.response(at: frequency, sampleRate: 48_000) }
+    }
+
+    /// Packed RGB24 pixels, `width` × `height`.
+    static func render(_ panel: EqualizerPanel, width: Int, height: Int) -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        func plot(_ x: Int, _ y: Int, _ colour: (UInt8, UInt8, UInt8)) {
+            guard (0..<width).contains(x), (0..<height).contains(y) else { return }
+            let i = (y * width + x) * 3
+            (pixels[i], pixels[i + 1], pixels[i + 2]) = colour
+        }
+        for i in stride(from: 0, to: pixels.count, by: 3) { (pixels[i], pixels[i + 1], pixels[i + 2]) = (18, 20, 26) }
+        let (top, bottom) = (EqualizerPanelView.Geometry.top, EqualizerPanelView.Geometry.bottom)
+        let (low, high) = (EqualizerPanelView.Geometry.low, EqualizerPanelView.Geometry.high)
+        func y(_ db: Double) -> Int { Int(((top - db.clamped(to: bottom...top)) / (top - bottom) * Double(height - 1)).rounded()) }
+        func x(_ frequency: Double) -> Int { Int((log(frequency / low) / log(high / low) * Double(width - 1)).rounded()) }
+        for db in [-6.0, 0, 6] {
+            for column in 0..<width { plot(column, y(db), db == 0 ? (70, 74, 86) : (40, 43, 52)) }
+        }
+        for (index, centre) in GraphicBands.centres.enumerated() {
+            for row in 0..<height { plot(x(centre), row, index == panel.band ? (90, 80, 40) : (40, 43, 52)) }
+        }
+        var last: Int?
+        for column in 0..<width {
+            let frequency = low * pow(high / low, Double(column) / Double(max(1, width - 1)))
+            let row = y(shape(panel.setting.curve, at: frequency))
+            for r in min(row, last ?? row)...max(row, last ?? row) {
+                plot(column, r, (110, 200, 255))
+                plot(column, r + 1, (110, 200, 255))
+            }
+            last = row
+        }
+        if let gains = panel.gains {
+            let (cx, cy) = (x(GraphicBands.centres[panel.band]), y(gains[panel.band]))
+            let radius = max(3, height / 40)
+            for dy in -radius...radius {
+                for dx in -radius...radius where dx * dx + dy * dy <= radius * radius { plot(cx + dx, cy + dy, (255, 200, 60)) }
+            }
+        }
+        return pixels
+    }
+}
