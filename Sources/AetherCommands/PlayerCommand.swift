@@ -176,7 +176,7 @@ public enum PlayerCommand: Sendable, Equatable {
     public static let settable: Set<String> = [
         "pause", "volume", "mute", "speed", "aid", "sid", "vid", "audio", "sub", "video", "sub-delay", "audio-delay",
         "sub-visibility", "chapter", "time-pos", "percent-pos", "playlist-pos", "loop-file", "loop-playlist", "shuffle", "stream-record",
-        "ab-loop-a", "ab-loop-b", "ab-loop-count",
+        "ab-loop-a", "ab-loop-b", "ab-loop-count", "equalizer",
     ]
 
 
