@@ -246,6 +246,42 @@ import Testing
         }
     }
 
+    /// The equalizer on a station (#63): the sound the device plays goes through it, what
+    /// `--stream-record` writes does not (the source as received). The station's 440 Hz tone
+    /// with the 500 Hz band at −12 dB: heard about 11.6 dB lower than the recording decodes to.
+    @Test func theEqualizerShapesTheSoundAndNotTheRecording() throws {
+        #expect(TestEnvironment.requirePulse())
+        let station = try IcecastStation()
+        defer { station.stop() }
+        try station.startSource(Self.mp3)
+        let dir = NSTemporaryDirectory() + "aether-eq-radio-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let recorder = try SinkRecorder(.own)
+        #expect(recorder.waitFor(samples: 4800))
+        let run = Process.run([TestEnvironment.binary, "--vo=null", "--no-config", "--length=4", "--equalizer=bands:0,0,0,0,-12,0,0,0,0,0",
+                               "--stream-record=\(dir)/radio.mp3", station.url(Self.mp3)], environment: recorder.environment, timeout: 40)
+        recorder.waitFor(samples: recorder.samplesRecorded + 4800)
+        let (left, _) = recorder.stop()
+        #expect(run.status == 0, "\(run.stderr)")
+        // The loudest second heard (the tone, past its start).
+        let second = 48_000
+        let heard = stride(from: 0, to: max(0, left.count - second), by: second / 4).map { Signal.rmsDBFS(left[$0..<($0 + second)]) }.max() ?? -200
+        // The recording, decoded to 48 kHz mono floats.
+        let decoded = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-i", dir + "/radio.mp3", "-ac", "1", "-ar", "48000", "-f", "f32le",
+                                   dir + "/radio.raw"], timeout: 20)
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        let samples = Self.floats((try? Data(contentsOf: URL(fileURLWithPath: dir + "/radio.raw"))) ?? Data())
+        let recorded = samples.count > 2 * second ? Signal.rmsDBFS(samples[second..<(2 * second)]) : -200
+        let expected = GraphicBands.curve([0, 0, 0, 0, -12, 0, 0, 0, 0, 0]).safe(sampleRate: 48_000).response(at: 440, sampleRate: 48_000)
+        print(String(format: "radio with the equalizer: heard %.2f dBFS, recorded %.2f dBFS (%.2f dB apart; the curve: %.2f dB at 440 Hz)", heard, recorded, heard - recorded, expected))
+        #expect(abs((heard - recorded) - expected) < 1, "heard \(heard), recorded \(recorded): the recording is the source, the sound has the curve")
+    }
+
+    static func floats(_ data: Data) -> [Double] {
+        data.withUnsafeBytes { raw in raw.bindMemory(to: Float.self).map(Double.init) }
+    }
+
     /// A mount that is not on the air (Icecast's 404) ends with one line, once, in both players
     /// (issue 62, item 10: it was said twice in two wordings) and exit status 5.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
