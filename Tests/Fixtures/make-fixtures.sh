@@ -184,6 +184,15 @@
 #   replaygain-loud.flac  REPLAYGAIN_TRACK_GAIN "+10.00 dB", _PEAK 0.6: held at
 #                     1/0.6 (+4.44 dB) unless --replaygain-clip=yes.
 #
+# Equalizer response (--equalizer, as the null sink plays it)
+#   eq-sweep.flac     FLAC stereo 48 kHz, a stepped sweep of steady sines of peak 0.25
+#                     (-12 dBFS) in both channels, each starting at phase 0, at sample
+#                     exact places: 0.1 s of silence, a 1 kHz marker of 50 ms, 0.1 s of
+#                     silence, then the 31 third-octave tones f = 1000 x 2^(k/3), k = -17 ... 13
+#                     (19.69 Hz to 20.16 kHz) back to back, each 220 ms below 100 Hz, 120 ms
+#                     below 1 kHz and 80 ms from 1 kHz on; then 0.15 s of silence, a second
+#                     1 kHz marker of 50 ms and 0.2 s of silence (4.61 s in all).
+#
 # Synced lyrics
 #   lyrics-song.flac  FLAC stereo 48 kHz 30 s, 440 Hz, title "Lyrics Song".
 #   lyrics-song.lrc   its sidecar: "line 00" … "line 19" at 0, 1.5, 3 … 28.5 s.
@@ -862,6 +871,30 @@ gen_replaygain_loud() {
         -metadata REPLAYGAIN_TRACK_GAIN="+10.00 dB" -metadata REPLAYGAIN_TRACK_PEAK="0.600000" "${bitexact[@]}" -f flac "$1"
 }
 
+# The equalizer's stepped sweep (see the header: eq-sweep.flac), one aevalsrc term per
+# tone or marker, each a sine from phase 0 over its own samples [start, end).
+gen_eq_sweep() {
+    local expr
+    expr=$(awk 'BEGIN {
+        n = 4800; terms = ""
+        add = "0.25*sin(2*PI*%.9f*(n-%d)/48000)*gte(n,%d)*lt(n,%d)"
+        terms = sprintf(add, 1000, n, n, n + 2400); n += 2400 + 4800
+        for (k = -17; k <= 13; k++) {
+            f = 1000 * 2 ^ (k / 3)
+            len = f < 100 ? 10560 : f < 1000 ? 5760 : 3840
+            terms = terms "+" sprintf(add, f, n, n, n + len); n += len
+        }
+        n += 7200
+        terms = terms "+" sprintf(add, 1000, n, n, n + 2400); n += 2400 + 9600
+        printf "%s\t%d\n", terms, n
+    }')
+    local samples=${expr##*$'\t'}
+    expr=${expr%$'\t'*}
+    # Quoted: the terms' commas are the expression's, not the graph's.
+    "${ff[@]}" -f lavfi -i "aevalsrc='$expr|$expr':s=48000,atrim=end_sample=$samples" -c:a flac \
+        "${bitexact[@]}" -f flac "$1"
+}
+
 gen_lyrics_song() {
     "${ff[@]}" -f lavfi -i "sine=f=440:r=48000:d=30" -ac 2 -c:a flac -metadata title="Lyrics Song" "${bitexact[@]}" -f flac "$1"
 }
@@ -1079,6 +1112,7 @@ build replaygain.flac                  gen_replaygain_flac
 build replaygain.mp3                   gen_replaygain_mp3
 build replaygain.opus                  gen_replaygain_opus
 build replaygain-loud.flac             gen_replaygain_loud
+build eq-sweep.flac                   gen_eq_sweep
 build lyrics-song.flac                 gen_lyrics_song
 build lyrics-song.lrc                  gen_lyrics_lrc
 build lyrics-sylt.mp3                  gen_lyrics_sylt

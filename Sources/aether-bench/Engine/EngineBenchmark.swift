@@ -11,18 +11,28 @@ import Foundation
 ///    vs the floor `ffmpeg -i F -f null -`.
 /// 3. The A/V gap distribution of that playback (from its `--stats-file` summary).
 /// 4. Seek latency, `.keyframe` and `.exact`, in process.
+/// 5. The equalizer's cost (``EqualizerCost``): CPU ms per second of 48 kHz stereo audio through
+///    the audio decoder with the equalizer off, a ten-band preset and a ten-filter profile, in
+///    process (no ffmpeg peer: the equalizer off is the baseline).
 struct EngineBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "engine",
-        abstract: "Decode fps per codec, headless playback CPU and A/V gap, seek latency; vs ffmpeg.")
+        abstract: "Decode fps per codec, headless playback CPU and A/V gap, seek latency; vs ffmpeg. The equalizer's CPU cost.",
+        discussion: """
+            Parts (--parts): decode (decode fps per codec against ffmpeg), playback (CPU per media second \
+            and the A/V gap of headless playback against ffmpeg's floor), seek (seek latency in process), \
+            equalizer (CPU ms per second of 48 kHz stereo audio through the audio decoder with the equalizer \
+            off, a ten-band preset and a ten-filter profile, and each ÷ off; a 60 s pink-noise FLAC made in \
+            --work-dir).
+            """)
 
     @Option(help: "Timed runs per measurement (medians are reported).") var repeats = 5
     @Option(help: "Decoder threads for the engine and ffmpeg (0 = as many as cores).") var threads = 0
     @Option(help: "Seconds per 1080p24 decode clip.") var clipSeconds = 6
     @Option(help: ArgumentHelp("Decode clips, comma-separated.", valueName: "h264,hevc,hevc-main10,vp9,av1,vp8,mpeg2,mpeg4"))
     var codecs = CodecClip.all.map(\.name).joined(separator: ",")
-    @Option(help: ArgumentHelp("Parts to run, comma-separated.", valueName: "decode,playback,seek"))
-    var parts = "decode,playback,seek"
+    @Option(help: ArgumentHelp("Parts to run, comma-separated.", valueName: "decode,playback,seek,equalizer"))
+    var parts = "decode,playback,seek,equalizer"
     @Option(help: ArgumentHelp("1080p24 H.264+AAC file for playback and seeks (default: \(PlaybackClip.fixture), else generated).", valueName: "path"))
     var playbackFile: String?
     @Option(help: ArgumentHelp("The aether-tui binary (default: next to aether-bench).", valueName: "path"))
@@ -54,6 +64,7 @@ struct EngineBenchmark: ParsableCommand {
         var decodeSkipped: [String] = []
         var playback: HeadlessPlaybackCost.Result?
         var seek: SeekLatency.Result?
+        var equalizer: EqualizerCost.Result?
     }
 
     func validate() throws {
@@ -61,7 +72,7 @@ struct EngineBenchmark: ParsableCommand {
         guard clipSeconds >= 1 else { throw ValidationError("--clip-seconds must be at least 1") }
         let known = Set(CodecClip.all.map(\.name))
         for c in codecList where !known.contains(c) { throw ValidationError("unknown codec '\(c)'") }
-        for p in partList where !["decode", "playback", "seek"].contains(p) { throw ValidationError("unknown part '\(p)'") }
+        for p in partList where !["decode", "playback", "seek", "equalizer"].contains(p) { throw ValidationError("unknown part '\(p)'") }
         guard seekRenderSize == "none" || parseSize(seekRenderSize) != nil else { throw ValidationError("--seek-render-size must be WxH or none") }
     }
 
@@ -119,6 +130,11 @@ struct EngineBenchmark: ParsableCommand {
             let bench = SeekLatency(repeats: repeats, renderSize: parseSize(seekRenderSize))
             report.seek = try bench.measure(file: file)
             progress("seek: done")
+        }
+        if partList.contains("equalizer") {
+            report.equalizer = try EqualizerCost(repeats: repeats, workDir: workDir).measure()
+            progress("equalizer: " + (report.equalizer?.rows.map { "\($0.setting) \(Stats.fmt($0.processCPUMsPerSecond, 2)) ms/s" }
+                .joined(separator: ", ") ?? ""))
         }
         report.loadAverageAfter = Self.loadAverage()
 
@@ -188,6 +204,19 @@ struct EngineBenchmark: ParsableCommand {
                            + rpad(Stats.fmt(m.minMs, 1), 9) + rpad(Stats.fmt(m.maxMs, 1), 9)
                            + rpad(Stats.fmt(m.medianLandedBehindMs, 1), 34) + rpad("\(m.misplaced)", 11))
             }
+        }
+        if let e = r.equalizer {
+            out.append("")
+            out.append("== equalizer: CPU per second of 48 kHz stereo audio through AudioDecoder (\(e.codec) decode, the equalizer's filter chain, resampler to s16), in process ==")
+            out.append("   \(e.file) (\(Stats.fmt(e.mediaSeconds, 1)) s of pink noise), demuxed into memory first; process CPU counts libavfilter's worker threads")
+            out.append(pad("setting", 38) + rpad("filters", 8) + rpad("CPU ms/s", 10) + rpad("× off", 8)
+                       + rpad("thread ms/s", 12) + rpad("wall ms/s", 10) + "   per run (CPU ms/s)")
+            for row in e.rows {
+                out.append(pad(row.setting, 38) + rpad("\(row.filters)", 8) + rpad(Stats.fmt(row.processCPUMsPerSecond, 2), 10)
+                           + rpad(Stats.fmt(row.timesOff, 2) + "x", 8) + rpad(Stats.fmt(row.threadCPUMsPerSecond, 2), 12)
+                           + rpad(Stats.fmt(row.wallMsPerSecond, 2), 10) + "   " + row.runs.map { Stats.fmt($0, 2) }.joined(separator: " "))
+            }
+            out.append("   filters: libavfilter filters of the equalizer (its preamp and each band or filter); × off = CPU ÷ the equalizer off's")
         }
         return out.joined(separator: "\n")
     }
