@@ -192,6 +192,9 @@
 #                     (19.69 Hz to 20.16 kHz) back to back, each 220 ms below 100 Hz, 120 ms
 #                     below 1 kHz and 80 ms from 1 kHz on; then 0.15 s of silence, a second
 #                     1 kHz marker of 50 ms and 0.2 s of silence (4.61 s in all).
+#   eq-chord.flac     FLAC stereo 48 kHz 6 s, a steady chord of 110, 247, 440, 1250 and 3100 Hz,
+#                     each of peak 0.12 (sum at most 0.6): music-like sound for the equalizer's
+#                     change while playing.
 #
 # Synced lyrics
 #   lyrics-song.flac  FLAC stereo 48 kHz 30 s, 440 Hz, title "Lyrics Song".
@@ -895,6 +898,10 @@ gen_eq_sweep() {
         "${bitexact[@]}" -f flac "$1"
 }
 
+gen_eq_chord() {
+    "${ff[@]}" -f lavfi -i "aevalsrc=0.12*(sin(2*PI*110*t)+sin(2*PI*247*t)+sin(2*PI*440*t)+sin(2*PI*1250*t)+sin(2*PI*3100*t)):s=48000:d=6" \
+        -ac 2 -c:a flac "${bitexact[@]}" -f flac "$1"
+}
 gen_lyrics_song() {
     "${ff[@]}" -f lavfi -i "sine=f=440:r=48000:d=30" -ac 2 -c:a flac -metadata title="Lyrics Song" "${bitexact[@]}" -f flac "$1"
 }
@@ -1113,6 +1120,7 @@ build replaygain.mp3                   gen_replaygain_mp3
 build replaygain.opus                  gen_replaygain_opus
 build replaygain-loud.flac             gen_replaygain_loud
 build eq-sweep.flac                   gen_eq_sweep
+build eq-chord.flac                   gen_eq_chord
 build lyrics-song.flac                 gen_lyrics_song
 build lyrics-song.lrc                  gen_lyrics_lrc
 build lyrics-sylt.mp3                  gen_lyrics_sylt

@@ -101,8 +101,7 @@ extension PlaybackTests {
     private func recordSweep(_ curve: EqualizerCurve, name: String) throws -> [Double] {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("eq-sweep.flac"), options: options {
-            $0.audio.equalizer = curve
-            $0.audio.equalizerName = name
+            $0.playing.equalizer = EqualizerSetting(choice: .profile(path: name), curve: curve)
         })
         defer { player.stop() }
         let recorder = try SinkRecorder()

@@ -4,9 +4,9 @@ import CFFmpeg
 /// The equalizer's own filter graph, for frames of one shape (rate, sample format, layout): the
 /// curve's chain, then float planar out, one frame out for each frame in.
 ///
-/// A change keeps the sound whole. A curve of the same shape (a band moved, a preset of the ten
-/// bands for another) reaches the running filters as commands: they keep their state. Another
-/// shape (flat to a preset, a preset to a profile) takes a second graph, first fed the last
+/// A change keeps the sound whole. A curve of the same shape and preamp (a band moved that does
+/// not move the safe preamp) reaches the running filters as commands: they keep their state.
+/// Another shape (flat to a preset, a preset to a profile) or another preamp takes a second graph, first fed the last
 /// ``primingSeconds`` of what came in (``FrameHistory``: its filters stand where they would had
 /// it run all along), then faded in over ``fadeSeconds`` while the first fades out. A stage made
 /// while the sound plays fades in so from a flat graph. A change that comes during a fade waits
@@ -71,7 +71,10 @@ package final class EqualizerStage: @unchecked Sendable {  // one thread at a ti
             pending = next
             return
         }
-        if let commands = running.commands(toBecome: next) {
+        // A filter takes its new parameters as a command and keeps its state; the preamp would
+        // jump from one sample to the next (libavfilter's volume does not ramp): a change of the
+        // preamp fades as another shape does.
+        if let commands = running.commands(toBecome: next), !commands.contains(where: { $0.target == EqualizerCurve.preampTarget }) {
             do {
                 for c in commands { try graph.send(c.command, c.argument, to: c.target) }
                 running = next

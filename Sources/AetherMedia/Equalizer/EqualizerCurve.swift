@@ -155,7 +155,7 @@ public struct EqualizerCurve: Equatable, Sendable {
     /// change can reach the one filter it moves (``commands(toBecome:)``). A flat curve has a
     /// chain too (that changes nothing): whether to run one at all is the player's choice.
     public var filterChain: String {
-        var parts = ["volume@eqpre=volume=\(Self.number(preamp))dB"]
+        var parts = ["volume@\(Self.preampTarget)=volume=\(Self.number(preamp))dB"]
         for (index, filter) in filters.enumerated() {
             var options = ["f=\(Self.number(filter.frequency))", "t=q", "w=\(Self.number(filter.q))"]
             if filter.hasGain { options.append("g=\(Self.number(filter.gain))") }
@@ -163,6 +163,9 @@ public struct EqualizerCurve: Equatable, Sendable {
         }
         return parts.joined(separator: ",")
     }
+
+    /// The preamp's name in ``filterChain`` (`volume@eqpre`).
+    public static let preampTarget = "eqpre"
 
     /// A command to one filter of a running chain (``filterChain``'s names).
     public struct Command: Equatable, Sendable {
@@ -178,7 +181,7 @@ public struct EqualizerCurve: Equatable, Sendable {
         guard filters.count == other.filters.count,
               zip(filters, other.filters).allSatisfy({ $0.kind == $1.kind }) else { return nil }
         var commands: [Command] = []
-        if preamp != other.preamp { commands.append(Command(target: "eqpre", command: "volume", argument: "\(Self.number(other.preamp))dB")) }
+        if preamp != other.preamp { commands.append(Command(target: Self.preampTarget, command: "volume", argument: "\(Self.number(other.preamp))dB")) }
         for (index, (old, new)) in zip(filters, other.filters).enumerated() {
             let target = "eq\(index)"
             if old.frequency != new.frequency { commands.append(Command(target: target, command: "f", argument: Self.number(new.frequency))) }
