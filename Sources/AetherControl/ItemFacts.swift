@@ -21,6 +21,9 @@ struct ItemFacts: Equatable {
     /// Where the last look saw it playing (media seconds; nil: not since it loaded or sought):
     /// the A-B loop's "from" (``ABLoop/target(from:to:)``).
     var lastSeenPlaying: Double?
+    /// It opened and plays once set up (its sidecars, cover and tracks chosen; not `--pause`):
+    /// what the remote front ends read says playing meanwhile, as mpv's `pause` does.
+    var startsPlaying = false
 
     /// A load begins: nothing of the last item holds. Its size and start stay until the new
     /// one opens (a summary after a failed load is the last item's).
@@ -31,6 +34,7 @@ struct ItemFacts: Equatable {
         resumedAt = nil
         watchdog = StallWatchdog()
         lastSeenPlaying = nil
+        startsPlaying = false
     }
 
     /// The item opened, `fileSize` bytes large (nil: not a local file), from `startPosition`.

@@ -137,6 +137,7 @@ extension PlayerController {
             player.stop()
             return notPlayed("'\(TextSanitizer.clean(entry.displayName))': --start \(TimeFormat.clock(start)) is past its end (\(TimeFormat.clock(duration)))")
         }
+        item.startsPlaying = !job.paused
         walk.tally.opened(loops: settings.loopFile)
         item.opened(fileSize: PlaylistLoader.isURL(entry.source) ? nil : FileBytes.size(path: entry.source),
                     startPosition: player.startPosition ?? start)
@@ -148,6 +149,7 @@ extension PlayerController {
         remote.writeCover(of: player)
         plan.chooseSubtitles(on: player, delay: subtitleDelaySetting, besides: besides)
         if !job.paused { player.play() }
+        item.startsPlaying = false
         host?.controllerDidLoadItem(self)
         hub.emit(.fileLoaded)
         hub.emit(.seeked(position: start))

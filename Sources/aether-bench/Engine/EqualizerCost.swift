@@ -68,13 +68,6 @@ struct EqualizerCost {
         }
     }
 
-    /// A clock's time in seconds (`CLOCK_PROCESS_CPUTIME_ID`, `CLOCK_THREAD_CPUTIME_ID`).
-    static func seconds(_ clock: clockid_t) -> Double {
-        var t = timespec()
-        clock_gettime(clock, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-
     func measure() throws -> Result {
         guard let file = EqualizerClip.ensure(directory: workDir) else {
             throw Failure.clip("cannot make the clip with ffmpeg in \(workDir)")
@@ -106,13 +99,13 @@ struct EqualizerCost {
         func pass(_ curve: EqualizerCurve) throws -> (samples: Int, process: Double, thread: Double, wall: Double) {
             let decoder = try AudioDecoder(stream: stream, index: audio.index, output: AudioFormat(sampleRate: 48000, channels: 2),
                                            timeline: format.timeline, equalizer: curve)
-            let (p0, t0, w0) = (Self.seconds(CLOCK_PROCESS_CPUTIME_ID), Self.seconds(CLOCK_THREAD_CPUTIME_ID), MonotonicTime.now())
+            let (p0, t0, w0) = (CPUTime.process, CPUTime.thread, MonotonicTime.now())
             var samples = 0
             for packet in packets {
                 for chunk in try decoder.decode(packet) { samples += chunk.samples.count / 2 }
             }
             for chunk in try decoder.decode(nil) { samples += chunk.samples.count / 2 }
-            return (samples, Self.seconds(CLOCK_PROCESS_CPUTIME_ID) - p0, Self.seconds(CLOCK_THREAD_CPUTIME_ID) - t0,
+            return (samples, CPUTime.process - p0, CPUTime.thread - t0,
                     MonotonicTime.now() - w0)
         }
 
