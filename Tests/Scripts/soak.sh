@@ -5,7 +5,8 @@
 # bounded memory) and, with --memory MINUTES, soak.py's memory soak (random keys, clicks and
 # resizes in tmux against the same files played untouched).
 #
-#   soak.sh                   the SoakTests target (about 5 minutes)
+#   soak.sh                   the SoakTests target (about 5 minutes), and the equalizer's
+#                             response with every preset (about a minute)
 #   soak.sh --memory 60       + 60 minutes of soak.py, then its straight baseline
 # Other arguments go to `swift test` (`soak.sh --filter TerminalMatrixTests`). Figures go to the
 # closing notes.
@@ -22,6 +23,8 @@ bash Tests/Fixtures/make-fixtures.sh
 eval "$(bash Tests/Scripts/pulse-null-sink.sh /tmp/aether-test-xdg)"
 swift build --build-tests
 swift test --skip-build --no-parallel --filter '^SoakTests\.' "$@"
+# The equalizer's response with every preset (the realtime tier measures two of them).
+AETHER_EQ_EVERY_PRESET=1 swift test --skip-build --no-parallel --filter 'theEqualizerPlaysItsAnalyticCurve'
 if [ -n "$minutes" ]; then
     swift build -c release --product aether-tui
     clips=(Tests/Fixtures/out/h264-720p.mkv Tests/Fixtures/out/h264-aac-2audio-srt-ass.mkv Tests/Fixtures/out/vp9-opus.webm)
