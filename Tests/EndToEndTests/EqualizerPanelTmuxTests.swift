@@ -5,7 +5,8 @@ import Testing
 
 /// The equalizer's panel and property in the real binary (#63), in tmux: `e` opens it, the arrows
 /// move a band and `p` steps through the presets, each change is the `equalizer` property the
-/// IPC reads, a change over the IPC shows on the panel, and the last choice is kept for the
+/// IPC reads, a change over the IPC shows on the panel (and, closed, in the music view), and the
+/// last choice is kept for the
 /// device: the next start plays it, over the config file's, and `--equalizer` on the command
 /// line wins over it. Tier: cli.
 @Suite(.serialized) struct EqualizerPanelTmuxTests {
@@ -46,6 +47,9 @@ import Testing
         let bad = client.request(#"{"command":["set_property","equalizer","loud"]}"#)
         #expect(bad?["error"] as? String != nil && bad?["error"] as? String != "success", "refused: \(String(describing: bad))")
         #expect(equalizer(client) == "vocal", "a bad value changes nothing")
+        // Closed, the music view names it beside the stream's format.
+        s.send("e")
+        #expect(s.waitFor(5) { $0.contains("· EQ vocal -5.3 dB") && !$0.contains("Equalizer: vocal") }, "\(s.screen())")
         s.send("q")
         #expect(s.waitFor(5) { $0.contains("EXIT=0") })
         s.close()

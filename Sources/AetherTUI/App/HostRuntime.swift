@@ -44,7 +44,15 @@ final class HostRuntime {
             context.liveLatency = player.liveLatency
             context.menuRows = TrackMenuView.visibleRows(in: display.layout.videoArea)
             context.layoutStale = display.isUp && painter.layoutIsStale
+            // The equalizer's panel follows the player's equalizer.
+            if view.equalizer != nil {
+                context.equalizer = player.equalizer
+                context.runningEqualizer = player.runningEqualizer
+            }
         } else {
+            // (The panel opens on them.)
+            context.equalizer = player.equalizer
+            context.runningEqualizer = player.runningEqualizer
             context.barRange = ChromeView.barAxis(player).range
             context.chapterStarts = (player.mediaInfo?.chapters ?? []).map(\.start)
             context.position = player.currentTime
@@ -52,10 +60,7 @@ final class HostRuntime {
             context.hasPicture = player.hasVideo
             context.columns = display.layout.columns
         }
-        if case .tick = event, view.equalizer == nil {} else {
-            context.equalizer = player.equalizer
-            context.runningEqualizer = player.runningEqualizer
-        }
+
         perform(HostUpdate.update(&view, event, context: context))
     }
 

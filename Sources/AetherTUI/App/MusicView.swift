@@ -114,7 +114,11 @@ extension MusicView {
         if let k = player.activeAudioTrack, let a = player.mediaInfo?.audio[safe: k] {
             let khz = Double(a.sampleRate) / 1000
             let rate = khz == khz.rounded() ? String(cFormat: "%.0f kHz", khz) : String(cFormat: "%.1f kHz", khz)
-            lines.append(.init(text: [a.codec, rate, a.layoutShort].joined(separator: " · "), role: .telemetry))
+            // The equalizer on the same line (a line of its own would move the layout when it
+            // comes and goes).
+            let equalizer = player.equalizer, running = player.runningEqualizer
+            let eq = equalizer.curve.isFlat ? [] : ["EQ \(equalizer.name) " + String(cFormat: "%+.1f dB", running.preamp)]
+            lines.append(.init(text: ([a.codec, rate, a.layoutShort] + eq).joined(separator: " · "), role: .telemetry))
         }
         return lines.map { .init(text: TextSanitizer.clean($0.text), role: $0.role) }
     }
