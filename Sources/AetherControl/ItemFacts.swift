@@ -21,8 +21,8 @@ struct ItemFacts: Equatable {
     /// Where the last look saw it playing (media seconds; nil: not since it loaded or sought):
     /// the A-B loop's "from" (``ABLoop/target(from:to:)``).
     var lastSeenPlaying: Double?
-    /// It opened and plays once set up (its sidecars, cover and tracks chosen; not `--pause`):
-    /// what the remote front ends read says playing meanwhile, as mpv's `pause` does.
+    /// It opened and plays once set up (its sidecars, cover and tracks chosen; not `--pause`)
+    /// (``PlayerController/startsPlaying``).
     var startsPlaying = false
 
     /// A load begins: nothing of the last item holds. Its size and start stay until the new

@@ -58,6 +58,10 @@ extension PlayerController {
     /// The item opening plays once it opened (`paused` false), or stays paused.
     public func setOpeningPaused(_ paused: Bool) { opening?.paused = paused }
 
+    /// An item is on its way to playing: opening or set up after its open, and not to stay
+    /// paused (what the remote front ends read says playing meanwhile, as mpv's `pause` does).
+    var startsPlaying: Bool { item.startsPlaying || opening.map { !$0.paused } ?? false }
+
     /// The open in progress (if any) is cancelled and waited for: its interrupt ends a blocked
     /// read at once. What it opened regardless is stopped; the walk waiting on it is dropped.
     public func cancelOpen() {

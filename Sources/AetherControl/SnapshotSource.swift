@@ -97,7 +97,7 @@ final class SnapshotSource {
         switch state {
         case .idle, .error: s.status = .stopped
         case .ended: s.status = c.item.heldAtEnd ? .paused : .stopped
-        default: s.status = player.isPaused && !c.item.startsPlaying ? .paused : .playing
+        default: s.status = player.isPaused && !c.startsPlaying ? .paused : .playing
         }
         s.position = player.currentTime
         s.duration = player.duration

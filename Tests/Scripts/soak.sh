@@ -23,7 +23,7 @@ bash Tests/Fixtures/make-fixtures.sh
 eval "$(bash Tests/Scripts/pulse-null-sink.sh /tmp/aether-test-xdg)"
 swift build --build-tests
 swift test --skip-build --no-parallel --filter '^SoakTests\.' "$@"
-# The equalizer's response with every preset (the realtime tier measures two of them).
+# The equalizer's response with every preset (the realtime tier measures the two profiles).
 AETHER_EQ_EVERY_PRESET=1 swift test --skip-build --no-parallel --filter 'theEqualizerPlaysItsAnalyticCurve'
 if [ -n "$minutes" ]; then
     swift build -c release --product aether-tui
