@@ -195,6 +195,9 @@
 #   eq-chord.flac     FLAC stereo 48 kHz 6 s, a steady chord of 110, 247, 440, 1250 and 3100 Hz,
 #                     each of peak 0.12 (sum at most 0.6): music-like sound for the equalizer's
 #                     change while playing.
+#   eq-chord-a.flac   the same chord's first 1.5 s (72 000 samples), and eq-chord-b.flac its
+#   eq-chord-b.flac   next 1.5 s: played gapless, one sound cut at a sample (FLAC: no encoder
+#                     delay or padding), for the equalizer's filters across the joint.
 #
 # Synced lyrics
 #   lyrics-song.flac  FLAC stereo 48 kHz 30 s, 440 Hz, title "Lyrics Song".
@@ -902,6 +905,13 @@ gen_eq_chord() {
     "${ff[@]}" -f lavfi -i "aevalsrc=0.12*(sin(2*PI*110*t)+sin(2*PI*247*t)+sin(2*PI*440*t)+sin(2*PI*1250*t)+sin(2*PI*3100*t)):s=48000:d=6" \
         -ac 2 -c:a flac "${bitexact[@]}" -f flac "$1"
 }
+# The chord from `from` seconds on, for `seconds`.
+chord_part() {
+    "${ff[@]}" -f lavfi -i "aevalsrc=0.12*(sin(2*PI*110*(t+$2))+sin(2*PI*247*(t+$2))+sin(2*PI*440*(t+$2))+sin(2*PI*1250*(t+$2))+sin(2*PI*3100*(t+$2))):s=48000:d=$3" \
+        -ac 2 -c:a flac "${bitexact[@]}" -f flac "$1"
+}
+gen_eq_chord_a() { chord_part "$1" 0 1.5; }
+gen_eq_chord_b() { chord_part "$1" 1.5 1.5; }
 gen_lyrics_song() {
     "${ff[@]}" -f lavfi -i "sine=f=440:r=48000:d=30" -ac 2 -c:a flac -metadata title="Lyrics Song" "${bitexact[@]}" -f flac "$1"
 }
@@ -1121,6 +1131,8 @@ build replaygain.opus                  gen_replaygain_opus
 build replaygain-loud.flac             gen_replaygain_loud
 build eq-sweep.flac                   gen_eq_sweep
 build eq-chord.flac                   gen_eq_chord
+build eq-chord-a.flac                 gen_eq_chord_a
+build eq-chord-b.flac                 gen_eq_chord_b
 build lyrics-song.flac                 gen_lyrics_song
 build lyrics-song.lrc                  gen_lyrics_lrc
 build lyrics-sylt.mp3                  gen_lyrics_sylt
