@@ -92,7 +92,7 @@ struct EqualizerPanelTests {
         panel.band = 2
         var grid = CellGrid(columns: 100, rows: 30)
         let area = CellRect(column: 0, row: 1, width: 100, height: 26)
-        let g = try #require(EqualizerPanelView(panel: panel).render(in: area, pixels: false, into: &grid))
+        let g = try #require(EqualizerPanelView(panel: panel).render(in: area, pictureRowsBelow: nil, into: &grid))
         #expect(grid.lines[g.box.row].contains("Equalizer: bass · preamp -7.1 dB, lowered: no clipping"), "\(grid.text)")
         // The curve: dots above the 0 dB row at the low end, and on it at the high end.
         let zeroRow = g.plot.row + (g.plot.height - 1) / 2
@@ -109,7 +109,9 @@ struct EqualizerPanelTests {
         #expect(chosen.map { grid.roles[g.labelRow][$0] } == .menuSelected, "the chosen band is marked")
         // A pixel output: the plot's cells are left for the picture.
         var pixelGrid = CellGrid(columns: 100, rows: 30)
-        _ = EqualizerPanelView(panel: panel).render(in: area, pixels: true, into: &pixelGrid)
+        _ = EqualizerPanelView(panel: panel).render(in: area, pictureRowsBelow: 2, into: &pixelGrid)
+        #expect(pixelGrid.lines[g.plot.row + g.plot.height - 3].contains("-12 ┤"), "the scale beside the picture, which the driver keeps two rows short\n\(pixelGrid.text)")
+        #expect(g.gain(atRow: g.plot.row + g.plot.height - 3, rowsBelow: 2) == -12)
         #expect(!(g.plot.row..<(g.plot.row + g.plot.height)).contains { row in (g.plot.column..<(g.plot.column + g.plot.width)).contains { column in
             let s = pixelGrid.cells[row][column].scalar.value
             return s > 0x2800 && s <= 0x28FF

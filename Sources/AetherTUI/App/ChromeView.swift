@@ -48,8 +48,9 @@ struct ChromeView {
             frame.overlays.append(drawn.covered)
             frame.inspectorPicture = drawn.picture
         }
+        let pictureRowsBelow = display.driver.drawsAboveText ? display.driver.rowsBelowPicture : nil
         if let panel = model.equalizer,
-           let drawn = EqualizerPanelView(panel: panel).render(in: display.layout.videoArea, pixels: display.driver.drawsAboveText, into: &frame.cells) {
+           let drawn = EqualizerPanelView(panel: panel).render(in: display.layout.videoArea, pictureRowsBelow: pictureRowsBelow, into: &frame.cells) {
             frame.overlays.append(drawn.box)
             if display.driver.drawsAboveText { frame.equalizerPicture = drawn.plot }
         }

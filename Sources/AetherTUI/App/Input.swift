@@ -89,7 +89,9 @@ extension HostRuntime {
             if report.action == .wheelUp || report.action == .wheelDown {
                 send(.equalizerMouse(band: band, gain: nil, wheelUp: report.action == .wheelUp))
             } else if pressed || (report.action == .motion && view.dragging) {
-                send(.equalizerMouse(band: band, gain: panel.plot.contains(column: x, row: y) ? panel.gain(atRow: y) : nil, wheelUp: nil))
+                let rowsBelow = display.driver.drawsAboveText ? display.driver.rowsBelowPicture : 0
+                let curve = panel.curve(rowsBelow: rowsBelow)
+                send(.equalizerMouse(band: band, gain: curve.contains(column: x, row: y) ? panel.gain(atRow: y, rowsBelow: rowsBelow) : nil, wheelUp: nil))
             }
             return
         }

@@ -230,8 +230,10 @@ final class ScreenPainter {
     /// drawn again only when the panel or its room changes.
     func equalizerStill(_ view: ViewState) -> VideoOutput.Still? {
         guard let panel = view.equalizer, let rect = display.screen.equalizerPicture, !rect.isEmpty else { return nil }
+        // As wide as the plot and as tall as it less the rows the driver keeps free under a
+        // picture: the placement fills it, and the panel's scale stands beside it.
         let cell = display.layout.geometry.cellSize
-        let (width, height) = (rect.width * cell.width, rect.height * cell.height)
+        let (width, height) = (rect.width * cell.width, max(1, rect.height - display.driver.rowsBelowPicture) * cell.height)
         if let drawn = equalizerPicture, drawn.panel == panel, drawn.width == width, drawn.height == height {
             return display.stillLayout.fit(drawn.picture, in: rect).map { .init(placement: $0, stamp: 0x4551_0000 &+ drawn.stamp, picture: drawn.picture) }
         }

@@ -53,9 +53,16 @@ struct EqualizerPanelView {
             GraphicBands.centres.indices.min { abs(self.column(of: GraphicBands.centres[$0]) - column) < abs(self.column(of: GraphicBands.centres[$1]) - column) } ?? 0
         }
 
-        /// The gain a press on `row` of the plot means (its rows span the range).
-        func gain(atRow row: Int) -> Double {
-            let y = Double(row - plot.row) / Double(max(1, plot.height - 1))
+        /// The cells the curve spans: the plot, less the rows a pixel output keeps free under
+        /// its pictures (`rowsBelow`; 0 for cells).
+        func curve(rowsBelow: Int) -> CellRect {
+            CellRect(column: plot.column, row: plot.row, width: plot.width, height: max(1, plot.height - rowsBelow))
+        }
+
+        /// The gain a press on `row` of the curve means (its rows span the range).
+        func gain(atRow row: Int, rowsBelow: Int = 0) -> Double {
+            let curve = curve(rowsBelow: rowsBelow)
+            let y = Double(row - curve.row) / Double(max(1, curve.height - 1))
             return Self.top + (Self.bottom - Self.top) * y.clamped(to: 0...1)
         }
     }
@@ -67,10 +74,11 @@ struct EqualizerPanelView {
         return "Equalizer: \(panel.setting.name) · preamp \(preamp) dB\(lowered)"
     }
 
-    /// Draws the panel; the braille curve when `pixels` is false (else its cells are left for the
-    /// picture). Returns the cells it covers, nil when the area is too small.
+    /// Draws the panel; the braille curve when `pictureRowsBelow` is nil, else its cells are left
+    /// for the picture, which takes the plot less that many rows (what the pixel output keeps
+    /// free under a picture). Returns where its parts are, nil when the area is too small.
     @discardableResult
-    func render(in videoArea: CellRect, pixels: Bool, into surface: inout some TextSurface) -> Geometry? {
+    func render(in videoArea: CellRect, pictureRowsBelow: Int?, into surface: inout some TextSurface) -> Geometry? {
         guard let g = Geometry(videoArea: videoArea) else { return nil }
         let inner = g.box.width - 2
         var lines = Array(repeating: "", count: g.box.height - 2)
@@ -78,12 +86,13 @@ struct EqualizerPanelView {
         lines[lines.count - 1] = keys
         BoxView(title: title, lines: lines, style: .menu, border: .menuBorder, width: g.box.width)
             .render(at: (g.box.column, g.box.row), into: &surface)
-        // The scale.
+        // The scale, beside the rows the curve spans.
+        let curve = g.curve(rowsBelow: pictureRowsBelow ?? 0)
         for (text, db) in [("+12", 12.0), ("  0", 0.0), ("-12", -12.0)] {
-            let row = g.plot.row + Int(((Geometry.top - db) / (Geometry.top - Geometry.bottom) * Double(g.plot.height - 1)).rounded())
+            let row = curve.row + Int(((Geometry.top - db) / (Geometry.top - Geometry.bottom) * Double(curve.height - 1)).rounded())
             surface.put(text + " ┤", row: row, column: g.box.column + 1, role: .menuBorder)
         }
-        if !pixels { braille(g, into: &surface) }
+        if pictureRowsBelow == nil { braille(g, into: &surface) }
         // The bands: their centres under the plot, their gains under those.
         for (index, centre) in GraphicBands.centres.enumerated() {
             let label = centre >= 1000 ? "\(Int(centre / 1000))k" : "\(Int(centre))"
