@@ -46,14 +46,10 @@ package final class EqualizerStage: @unchecked Sendable {  // one thread at a ti
         fadeLength = max(1, Int(Double(shape.rate) * Self.fadeSeconds))
         output = try Frame()
         faded = try Frame()
-        running = .flat
-        graph = try FilterGraph(audio: Self.chain(.flat), like: frame)
-        if history.isEmpty {
-            graph = try FilterGraph(audio: Self.chain(curve), like: frame)
-            running = curve
-        } else {
-            try change(to: curve, history: history)
-        }
+        // With no sound before it, the curve's graph at once; else a flat one it fades from.
+        running = history.isEmpty ? curve : .flat
+        graph = try FilterGraph(audio: Self.chain(running), like: frame)
+        if !history.isEmpty { try change(to: curve, history: history) }
     }
 
     /// The graph's description: the curve's chain, then float planar (the fade mixes in it; the

@@ -150,7 +150,6 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 tap.reset()
                 writtenEnd = nil
             }
-            if decoder.equalizer != c.settings.equalizer.curve { decoder.setEqualizer(c.settings.equalizer.curve) }
             // Only what is queued ahead of an item matters: compare it with the serial as it is
             // now, not as it was before the wait (an item of a seek made during the wait is
             // current, and dropping it could drop the stream's end).
@@ -185,10 +184,10 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                 if let stage = inheritedEqualizer.withLock({ s in defer { s = nil }; return s }) {
                     decoder.inheritEqualizer(stage)
                 }
-                if decoder.equalizer != control.read({ $0.settings.equalizer.curve }) {
-                    decoder.setEqualizer(control.read { $0.settings.equalizer.curve })
-                }
             }
+            // The equalizer as set now (the hand-over above may have brought the item before's).
+            let equalizer = control.read { $0.settings.equalizer.curve }
+            if decoder.equalizer != equalizer { decoder.setEqualizer(equalizer) }
             let chunks: [AudioChunk]
             var isEnd = false
             do {
