@@ -40,19 +40,17 @@ final class HostRuntime {
     /// decides by, no timeline), and carries out its effects.
     func send(_ event: HostEvent) {
         var context = HostContext(bindings: options.bindings)
-        if case .tick = event {
+        let isTick = if case .tick = event { true } else { false }
+        // The equalizer's panel opens on the player's equalizer, and follows it at the tick.
+        if !isTick || view.equalizer != nil {
+            context.equalizer = player.equalizer
+            context.runningEqualizer = player.runningEqualizer
+        }
+        if isTick {
             context.liveLatency = player.liveLatency
             context.menuRows = TrackMenuView.visibleRows(in: display.layout.videoArea)
             context.layoutStale = display.isUp && painter.layoutIsStale
-            // The equalizer's panel follows the player's equalizer.
-            if view.equalizer != nil {
-                context.equalizer = player.equalizer
-                context.runningEqualizer = player.runningEqualizer
-            }
         } else {
-            // (The panel opens on them.)
-            context.equalizer = player.equalizer
-            context.runningEqualizer = player.runningEqualizer
             context.barRange = ChromeView.barAxis(player).range
             context.chapterStarts = (player.mediaInfo?.chapters ?? []).map(\.start)
             context.position = player.currentTime

@@ -89,7 +89,7 @@ extension HostRuntime {
             if report.action == .wheelUp || report.action == .wheelDown {
                 send(.equalizerMouse(band: band, gain: nil, wheelUp: report.action == .wheelUp))
             } else if pressed || (report.action == .motion && view.dragging) {
-                let rowsBelow = display.driver.drawsAboveText ? display.driver.rowsBelowPicture : 0
+                let rowsBelow = display.driver.rowsBelowPicture
                 let curve = panel.curve(rowsBelow: rowsBelow)
                 send(.equalizerMouse(band: band, gain: curve.contains(column: x, row: y) ? panel.gain(atRow: y, rowsBelow: rowsBelow) : nil, wheelUp: nil))
             }

@@ -42,10 +42,35 @@ struct EqualizerPanelView {
             gainRow = labelRow + 1
         }
 
+        // The plot's two axes, for whatever draws on it (columns, braille dots, pixels): the
+        // frequency's, logarithmic from `low` to `high`, left to right; the gain's, from `top`
+        // to `bottom`, top to bottom. A position is one of `count`, from 0.
+
+        /// Where `frequency` falls among `count` positions across (clamped to the axis).
+        static func position(ofFrequency frequency: Double, count: Int) -> Int {
+            let x = log(frequency / low) / log(high / low)
+            return Int((x * Double(count - 1)).rounded()).clamped(to: 0...max(0, count - 1))
+        }
+
+        /// The frequency at `position` of `count` across.
+        static func frequency(at position: Int, count: Int) -> Double {
+            low * pow(high / low, Double(position) / Double(max(1, count - 1)))
+        }
+
+        /// Where `gain` falls among `count` positions down (clamped to the axis).
+        static func position(ofGain gain: Double, count: Int) -> Int {
+            Int(((top - gain.clamped(to: bottom...top)) / (top - bottom) * Double(count - 1)).rounded())
+        }
+
+        /// The gain at `position` of `count` down (clamped to the axis).
+        static func gain(at position: Int, count: Int) -> Double {
+            let y = Double(position) / Double(max(1, count - 1))
+            return top + (bottom - top) * y.clamped(to: 0...1)
+        }
+
         /// The column (within the plot) of `frequency` on its log axis.
         func column(of frequency: Double) -> Int {
-            let x = log(frequency / Self.low) / log(Self.high / Self.low)
-            return plot.column + Int((x * Double(plot.width - 1)).rounded()).clamped(to: 0...(plot.width - 1))
+            plot.column + Self.position(ofFrequency: frequency, count: plot.width)
         }
 
         /// The band nearest `column` on the screen.
@@ -62,8 +87,7 @@ struct EqualizerPanelView {
         /// The gain a press on `row` of the curve means (its rows span the range).
         func gain(atRow row: Int, rowsBelow: Int = 0) -> Double {
             let curve = curve(rowsBelow: rowsBelow)
-            let y = Double(row - curve.row) / Double(max(1, curve.height - 1))
-            return Self.top + (Self.bottom - Self.top) * y.clamped(to: 0...1)
+            return Self.gain(at: row - curve.row, count: curve.height)
         }
     }
 
@@ -89,7 +113,7 @@ struct EqualizerPanelView {
         // The scale, beside the rows the curve spans.
         let curve = g.curve(rowsBelow: pictureRowsBelow ?? 0)
         for (text, db) in [("+12", 12.0), ("  0", 0.0), ("-12", -12.0)] {
-            let row = curve.row + Int(((Geometry.top - db) / (Geometry.top - Geometry.bottom) * Double(curve.height - 1)).rounded())
+            let row = curve.row + Geometry.position(ofGain: db, count: curve.height)
             surface.put(text + " ┤", row: row, column: g.box.column + 1, role: .menuBorder)
         }
         if pictureRowsBelow == nil { braille(g, into: &surface) }
@@ -116,14 +140,11 @@ struct EqualizerPanelView {
     private func braille(_ g: Geometry, into surface: inout some TextSurface) {
         let (width, height) = (g.plot.width * 2, g.plot.height * 4)
         var dots = Array(repeating: UInt8(0), count: g.plot.width * g.plot.height)
-        func dotRow(_ db: Double) -> Int {
-            Int(((Geometry.top - db.clamped(to: Geometry.bottom...Geometry.top)) / (Geometry.top - Geometry.bottom) * Double(height - 1)).rounded())
-        }
         let bits: [[UInt8]] = [[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]]
         var last: Int?
         for x in 0..<width {
-            let frequency = Geometry.low * pow(Geometry.high / Geometry.low, Double(x) / Double(width - 1))
-            let y = dotRow(EqualizerCurveImage.shape(panel.setting.curve, at: frequency))
+            let frequency = Geometry.frequency(at: x, count: width)
+            let y = Geometry.position(ofGain: EqualizerCurveImage.shape(panel.setting.curve, at: frequency), count: height)
             for dy in min(y, last ?? y)...max(y, last ?? y) {
                 dots[(dy / 4) * g.plot.width + x / 2] |= bits[dy % 4][x % 2]
             }
@@ -158,10 +179,9 @@ enum EqualizerCurveImage {
             (pixels[i], pixels[i + 1], pixels[i + 2]) = colour
         }
         for i in stride(from: 0, to: pixels.count, by: 3) { (pixels[i], pixels[i + 1], pixels[i + 2]) = (18, 20, 26) }
-        let (top, bottom) = (EqualizerPanelView.Geometry.top, EqualizerPanelView.Geometry.bottom)
-        let (low, high) = (EqualizerPanelView.Geometry.low, EqualizerPanelView.Geometry.high)
-        func y(_ db: Double) -> Int { Int(((top - db.clamped(to: bottom...top)) / (top - bottom) * Double(height - 1)).rounded()) }
-        func x(_ frequency: Double) -> Int { Int((log(frequency / low) / log(high / low) * Double(width - 1)).rounded()) }
+        typealias Axes = EqualizerPanelView.Geometry
+        func y(_ db: Double) -> Int { Axes.position(ofGain: db, count: height) }
+        func x(_ frequency: Double) -> Int { Axes.position(ofFrequency: frequency, count: width) }
         for db in [-6.0, 0, 6] {
             for column in 0..<width { plot(column, y(db), db == 0 ? (70, 74, 86) : (40, 43, 52)) }
         }
@@ -170,8 +190,7 @@ enum EqualizerCurveImage {
         }
         var last: Int?
         for column in 0..<width {
-            let frequency = low * pow(high / low, Double(column) / Double(max(1, width - 1)))
-            let row = y(shape(panel.setting.curve, at: frequency))
+            let row = y(shape(panel.setting.curve, at: Axes.frequency(at: column, count: width)))
             for r in min(row, last ?? row)...max(row, last ?? row) {
                 plot(column, r, (110, 200, 255))
                 plot(column, r + 1, (110, 200, 255))
