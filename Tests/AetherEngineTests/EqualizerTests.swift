@@ -1,4 +1,5 @@
 import AetherBase
+import AetherTestSupport
 @testable import AetherMedia
 import CFFmpeg
 import Foundation
@@ -251,9 +252,6 @@ struct EqualizerChangeTests {
         }
     }
 
-    static func largestStep(_ x: [Float], _ range: Range<Int>) -> Float {
-        range.dropFirst().map { abs(x[$0] - x[$0 - 1]) }.max() ?? 0
-    }
 
     @Test(arguments: [6.0, -6.0])
     func aBandMovedWhilePlayingHasNoGapAndNoStep(by change: Double) throws {
@@ -266,15 +264,11 @@ struct EqualizerChangeTests {
         let live = try Self.play(old, change: (at, { $0.setEqualizer(new) }))
         let throughOld = try Self.play(old), throughNew = try Self.play(new)
         let window = at..<(at + Self.rate / 50)   // 20 ms after the change
-        let music = max(Self.largestStep(throughOld, window), Self.largestStep(throughNew, window))
-        let changed = Self.largestStep(live, window)
+        let music = max(Signal.largestStep(throughOld, window), Signal.largestStep(throughNew, window))
+        let changed = Signal.largestStep(live, window)
         #expect(changed <= music * 1.02, "\(change) dB: a step of \(changed) where the music's largest is \(music)")
         // No silence: no run of 2 ms (96 samples) below -80 dBFS anywhere around the change.
-        var quiet = 0, longest = 0
-        for n in (at - 4800)..<(at + 4800) {
-            quiet = abs(live[n]) < 1e-4 ? quiet + 1 : 0
-            longest = max(longest, quiet)
-        }
+        let longest = Signal.longestQuietRun(live, (at - 4800)..<(at + 4800), below: 1e-4)
         #expect(longest < 96, "\(change) dB: \(longest) samples of silence")
         // The filters kept their state (a cut: commands to the running filters) or a graph
         // primed with what played took over (a boost moves the safe preamp: a fade of 10 ms):
@@ -322,14 +316,10 @@ struct EqualizerChangeTests {
         let live = try Self.play(old, change: (at, { $0.setEqualizer(new) }))
         let throughOld = try Self.play(old), throughNew = try Self.play(new)
         let window = at..<(at + Self.rate / 50)
-        let music = max(Self.largestStep(throughOld, window), Self.largestStep(throughNew, window))
-        let changed = Self.largestStep(live, window)
+        let music = max(Signal.largestStep(throughOld, window), Signal.largestStep(throughNew, window))
+        let changed = Signal.largestStep(live, window)
         #expect(changed <= music * 1.02, "a step of \(changed) where the music's largest is \(music)")
-        var quiet = 0, longest = 0
-        for n in (at - 4800)..<(at + 4800) {
-            quiet = abs(live[n]) < 1e-4 ? quiet + 1 : 0
-            longest = max(longest, quiet)
-        }
+        let longest = Signal.longestQuietRun(live, (at - 4800)..<(at + 4800), below: 1e-4)
         #expect(longest < 96, "\(longest) samples of silence")
         // After the fade (10 ms), what plays is the new curve's own sound, sample for sample.
         let after = (at + Self.rate / 50)..<(at + Self.rate / 5)

@@ -2,6 +2,21 @@ import Foundation
 
 /// Small signal measurements for audio assertions.
 public enum Signal {
+    /// The largest difference between neighbouring samples in `range`: what a click leaves.
+    public static func largestStep<S: BinaryFloatingPoint>(_ x: [S], _ range: Range<Int>) -> S {
+        range.dropFirst().map { abs(x[$0] - x[$0 - 1]) }.max() ?? 0
+    }
+
+    /// The longest run of samples in `range` quieter than `threshold` (in absolute value): a gap.
+    public static func longestQuietRun<S: BinaryFloatingPoint>(_ x: [S], _ range: Range<Int>, below threshold: S) -> Int {
+        var run = 0, longest = 0
+        for n in range {
+            run = abs(x[n]) < threshold ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        return longest
+    }
+
     public static func rmsDBFS(_ x: ArraySlice<Double>) -> Double {
         guard !x.isEmpty else { return -.infinity }
         let ms = x.reduce(0) { $0 + $1 * $1 } / Double(x.count)

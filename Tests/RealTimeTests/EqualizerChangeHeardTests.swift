@@ -38,13 +38,9 @@ extension PlaybackTests {
         try #require(left.count > changes[1].at + second, "recorded \(left.count) samples")
         // The sound: from its first sample to its last, less a tenth of a second at each end.
         let onset = try #require(left.firstIndex { abs($0) > 0.02 }), end = try #require(left.lastIndex { abs($0) > 0.02 })
-        var quiet = 0, longest = 0
-        for n in (onset + 4800)..<(end - 4800) {
-            quiet = abs(left[n]) < 1e-4 ? quiet + 1 : 0
-            longest = max(longest, quiet)
-        }
+        let longest = Signal.longestQuietRun(left, (onset + 4800)..<(end - 4800), below: 1e-4)
         #expect(longest < 96, "\(longest) samples of silence")
-        func largestStep(_ range: Range<Int>) -> Double { range.dropFirst().map { abs(left[$0] - left[$0 - 1]) }.max() ?? 0 }
+        func largestStep(_ range: Range<Int>) -> Double { Signal.largestStep(left, range) }
         for (at, by) in changes {
             // The change is heard within the second after it was made (the device's buffer and
             // the sink's latency): its window. The music's own steps: the half second before it

@@ -26,14 +26,10 @@ extension GaplessPlaybackTests {
         // The chord rises past 0.02 within its first samples: the joint is 1.5 s after it.
         let joint = onset + 72_000
         try #require(end > joint + 24_000, "recorded \(end - onset) samples of sound")
-        func largestStep(_ range: Range<Int>) -> Double { range.dropFirst().map { abs(x[$0] - x[$0 - 1]) }.max() ?? 0 }
+        func largestStep(_ range: Range<Int>) -> Double { Signal.largestStep(x, range) }
         let atJoint = largestStep((joint - 960)..<(joint + 960))
         let music = max(largestStep((onset + 24_000)..<(onset + 48_000)), largestStep((joint + 24_000)..<min(end, joint + 48_000)))
-        var quiet = 0, longest = 0
-        for n in (onset + 4800)..<(end - 4800) {
-            quiet = abs(x[n]) < 1e-4 ? quiet + 1 : 0
-            longest = max(longest, quiet)
-        }
+        let longest = Signal.longestQuietRun(x, (onset + 4800)..<(end - 4800), below: 1e-4)
         print(String(format: "equalizer across a gapless joint: largest step %.4f within 20 ms of it, the music's own %.4f; longest quiet run %d samples",
                      atJoint, music, longest))
         #expect(atJoint <= music + 2.0 / 32768, "a step of \(atJoint) at the joint where the music's largest is \(music)")

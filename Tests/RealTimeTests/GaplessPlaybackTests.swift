@@ -101,10 +101,7 @@ import Testing
             steps.append((after.lag - before.lag, min(before.correlation, after.correlation)))
             lag = after.lag
         }
-        var longest = 0, run0 = 0
-        for i in firstSound...lastSound {
-            if abs(x[i]) < 0.01 { run0 += 1; longest = max(longest, run0) } else { run0 = 0 }
-        }
+        let longest = Signal.longestQuietRun(x, firstSound..<(lastSound + 1), below: 0.01)
         return Joints(steps: steps, longestSilence: Double(longest) * 1000 / Double(rate), log: text, status: run.status, stderr: run.stderr)
     }
 
