@@ -48,14 +48,15 @@ final class ExtractionContext: ThreadConfinedContext {
     let threads: Int
     let readTimeout: Double
     let status: ExtractionStatus
-    /// The source's open and reads are timed by it.
-    let clock: TimeSource
+    /// The source's open and reads poll it (their deadlines on its clock); the extractor's
+    /// shutdown cancels it.
+    let interrupt: InterruptToken
     private var decoder: StillDecoder?
 
     init(url: String, options: Result<[String: String], FrameExtractorError>, network: NetworkSettings,
-         threads: Int, readTimeout: Double, status: ExtractionStatus, clock: TimeSource) {
+         threads: Int, readTimeout: Double, status: ExtractionStatus, interrupt: InterruptToken) {
         self.url = url
-        self.clock = clock
+        self.interrupt = interrupt
         self.options = options
         self.network = network
         self.threads = threads
@@ -67,7 +68,7 @@ final class ExtractionContext: ThreadConfinedContext {
     func open() throws -> StillDecoder {
         if let decoder { return decoder }
         let opened = try StillDecoder(url: url, options: try options.get(), network: network, threads: threads, readTimeout: readTimeout,
-                                      clock: clock)
+                                      interrupt: interrupt)
         decoder = opened
         status.opens.wrappingAdd(1, ordering: .relaxed)
         status.isOpen.store(true, ordering: .relaxed)

@@ -26,6 +26,10 @@ public actor FrameExtractor {
     nonisolated let thread: ExtractionThread<ExtractionContext>
     private let gate = RequestGate()
     private let status = ExtractionStatus()
+    /// Every blocking read of the source (its open, a manifest's fetch, the demuxer's reads)
+    /// polls it: ``shutdown()`` cancels it, so a read stalled on the network ends at once
+    /// instead of at its deadline.
+    private let interrupt: InterruptToken
     private var cache = StillCache()
     private var counters = FrameExtractorStatistics()
     private var isShutDown = false
@@ -74,9 +78,11 @@ public actor FrameExtractor {
         }
         let threads = max(1, min(2, decoderThreads))
         let status = self.status
+        let interrupt = InterruptToken(clock: clock)
+        self.interrupt = interrupt
         thread = ExtractionThread(name: "aether-frames") {
             ExtractionContext(url: url, options: options, network: network, threads: threads,
-                              readTimeout: FrameExtractor.readTimeout, status: status, clock: clock)
+                              readTimeout: FrameExtractor.readTimeout, status: status, interrupt: interrupt)
         }
     }
 
@@ -147,6 +153,7 @@ public actor FrameExtractor {
     public func shutdown() async {
         isShutDown = true
         _ = gate.next()  // whatever is in flight stops at its next check
+        interrupt.cancel()  // and a read blocked on the network now
         // No request begins now: whoever waits for one is let go.
         requestWaiters.forEach { $0.resume.resume() }
         requestWaiters = []

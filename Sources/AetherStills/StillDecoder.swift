@@ -35,21 +35,23 @@ final class StillDecoder {
     /// The source's demuxer. A remote DASH manifest through our reader, as playback reads it
     /// (libavformat's dash demuxer would fetch over its own HTTP, which is on no whitelist): its
     /// highest representation, as libavformat's best stream was.
+    /// Every blocking read polls `interrupt`, one after the other (the manifest's fetch, then
+    /// the demuxer's reads), each under its own deadline on the token's clock.
     private static func open(url: String, options: [String: String], network: NetworkSettings?, readTimeout: Double,
-                             clock: TimeSource) throws -> FormatContext {
+                             interrupt: InterruptToken) throws -> FormatContext {
         guard let network, NetworkSettings.isNetwork(url), StreamVariants.isDASH(url) else {
-            return try FormatContext(url: url, options: options, timeout: readTimeout, interrupt: InterruptToken(clock: clock), network: network)
+            return try FormatContext(url: url, options: options, timeout: readTimeout, interrupt: interrupt, network: network)
         }
-        let bytes = try SmallFetch.bytes(url, options: options, settings: network, interrupt: InterruptToken(clock: clock), timeout: readTimeout,
+        let bytes = try SmallFetch.bytes(url, options: options, settings: network, interrupt: interrupt, timeout: readTimeout,
                                          limit: Int(NetworkSession.manifestBudget))
         let dash = try DASHSource.remote(url: url, bytes: bytes, choice: DASHSource.Choice(preference: .max, range: .auto, audioLanguages: []),
-                                         openOptions: options, settings: network, timeout: readTimeout, cookies: nil, clock: clock)
-        return try FormatContext(dash: dash, options: options, timeout: readTimeout, interrupt: InterruptToken(clock: clock), network: network)
+                                         openOptions: options, settings: network, timeout: readTimeout, cookies: nil, clock: interrupt.clock)
+        return try FormatContext(dash: dash, options: options, timeout: readTimeout, interrupt: interrupt, network: network)
     }
 
     init(url: String, options: [String: String], network: NetworkSettings? = nil, threads: Int, readTimeout: Double,
-         clock: TimeSource) throws {
-        source = try Self.open(url: url, options: options, network: network, readTimeout: readTimeout, clock: clock)
+         interrupt: InterruptToken) throws {
+        source = try Self.open(url: url, options: options, network: network, readTimeout: readTimeout, interrupt: interrupt)
         let index = av_find_best_stream(source.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard index >= 0, let stream = source.stream(Int(index)), let par = stream.pointee.codecpar else {
             throw FrameExtractorError.noVideo

@@ -105,9 +105,11 @@ public final class ThumbnailFetcher: Sendable {
             return s.wake
         }
         wake?.resume()
+        // The extractor first: a decode the worker waits on may sit in a read stalled on the
+        // network, which only the extractor's shutdown interrupts (the worker ended after it).
+        await extractor.shutdown()
         await task.withLock { $0 }?.value
         await sprites?.shutdown()
-        await extractor.shutdown()
     }
 
     /// Seconds to prefetch, nearest first: every 5 s for a minute around the marker, then the

@@ -136,6 +136,80 @@ import Testing
         print("keys-answer while the inspector reads: ` \(open.map { Int($0) } ?? -1) ms, Esc \(Int(closed)) ms, ` \(again.map { Int($0) } ?? -1) ms, q \(quit.map { Int($0) } ?? -1) ms")
     }
 
+    // MARK: on the pty, without a multiplexer: #60's 100 ms
+
+    /// Runs the player on a pty read all the time (Tests/Scripts/key_answer_pty.py) until
+    /// `ready` shows, then sends `keys` (`K=TEXT`: the key and what shows it) and `q`; the report.
+    static func keysOnThePty(_ arguments: [String], ready: String, keys: [String]) throws -> [String: Any] {
+        let script = TestEnvironment.scripts.appendingPathComponent("key_answer_pty.py").path
+        let r = Process.run(["/usr/bin/python3", script, "--ready", ready] + keys.flatMap { ["--key", $0] }
+                            + ["--", TestEnvironment.binary, "--ao=null", "--vo=halfblock", "--no-config"] + arguments, timeout: 90)
+        return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout) \(r.stderr)")
+    }
+
+    /// The keys a user tries in any state: the help, Esc, pinning the bar, the stats.
+    static let everyState = ["?=Keys", "Escape", "o=transport bar pinned", "I=Stats"]
+
+    /// Each key's effect was written within 100 ms of the key (#60: "within 100 ms on the pty"),
+    /// and `q` ended the player with status 0 within the exit's bound; prints what it saw.
+    static func expectAnswers(_ json: [String: Any], _ state: String, keys: Int) {
+        #expect(json["ready"] as? Bool == true, "\(state): never reached: \(json["screen_tail"] ?? "")")
+        let answers = json["answers"] as? [[String: Any]] ?? []
+        #expect(answers.count == keys, "\(state): \(json)")
+        for answer in answers {
+            let ms = answer["ms"] as? Double
+            // (A wait for what the player says on its own is no key: it showed, at any time.)
+            if answer["key"] as? String == "" {
+                #expect(ms != nil, "\(state): \(answer["text"] ?? "") never showed: \(json["screen_tail"] ?? "")")
+                continue
+            }
+            #expect(ms.map { $0 < 100 } == true, "\(state): \(answer["key"] ?? "") took \(String(describing: ms)) ms: \(json["screen_tail"] ?? "")")
+        }
+        let exit = json["exit_ms"] as? Double
+        #expect(json["status"] as? Int == 0 && exit.map { $0 < 300 } == true, "\(state): q: \(json)")
+        print("keys-answer on the pty \(state) (reached after \(String(format: "%.1f", json["ready_seconds"] as? Double ?? -1)) s): " + answers.map { ($0["key"] as? String == "" ? "'\($0["text"] ?? "")' shown after" : "\($0["key"] ?? "")") + " \($0["ms"] ?? "-") ms" }.joined(separator: ", ")
+              + ", q \(exit ?? -1) ms to the exit")
+    }
+
+    /// An item opens on a server that stops after 100 bytes: the open is named, and every key
+    /// answers on the pty within 100 ms.
+    @Test func onThePtyKeysAnswerWhileAnItemOpens() throws {
+        let server = try Self.stallingServer(after: 100)
+        defer { server.stop() }
+        let json = try Self.keysOnThePty([server.url("/h264-720p.mkv")], ready: "opening ", keys: Self.everyState)
+        Self.expectAnswers(json, "while an item opens", keys: 3)
+    }
+
+    /// Playback stalls: the server stops sending after 400 kB and the player waits for the
+    /// cache, saying so (`buffering…`); every key answers within 100 ms.
+    @Test func onThePtyKeysAnswerWhilePlaybackStalls() throws {
+        let server = try Self.stallingServer(after: 120_000)
+        defer { server.stop() }
+        let json = try Self.keysOnThePty([server.url("/h264-720p.mkv")], ready: "buffering…", keys: Self.everyState)
+        Self.expectAnswers(json, "while playback stalls", keys: 3)
+    }
+
+    /// An item fails: its server answers 503 to every request. While the player tries again
+    /// the keys answer within 100 ms; then it names the failure and plays the next item.
+    @Test func onThePtyKeysAnswerWhileAnItemFails() throws {
+        let server = try LoopbackHTTP(root: TestEnvironment.fixtureDirectory.path, rules: #"[{"path": "\\.mkv$", "status": 503}]"#)
+        defer { server.stop() }
+        let json = try Self.keysOnThePty(["--network-timeout=3", server.url("/h264-720p.mkv"), TestEnvironment.fixture("h264-aac.flv")],
+                                         ready: "opening ", keys: Self.everyState + ["=503", "=h264-aac.flv", "?=Keys"])
+        Self.expectAnswers(json, "while an item fails", keys: 6)
+    }
+
+    /// During a scrub whose thumbnails come from a server that has stopped sending: the keys
+    /// answer within 100 ms while the thumbnail's read waits, and `q` ends the player at once
+    /// (the thumbnails' reader is interrupted, not waited for: it took 2 s before).
+    @Test func onThePtyKeysAnswerDuringAScrub() throws {
+        let server = try Self.stallingServer(after: 120_000)
+        defer { server.stop() }
+        let json = try Self.keysOnThePty([server.url("/h264-720p.mkv"), "--pause"], ready: "00:00 / ",
+                                         keys: ["b=scrub: Enter seeks", "Right", "?=Keys", "o=transport bar pinned", "I=Stats"])
+        Self.expectAnswers(json, "during a scrub", keys: 4)
+    }
+
     @Test func quitWhileTheNextItemOpens() throws {
         let server = try Self.stallingServer(after: 100)
         defer { server.stop() }
