@@ -109,7 +109,7 @@ let package = Package(
         // The ncurses host: views, layout, menus, overlays, the inspector's screens.
         .target(name: "AetherTUI", dependencies: [
             "AetherBase", "AetherCommands", "AetherControl", "AetherInput", "AetherMedia", "AetherPlayback", "AetherScreen", "AetherStills",
-            "AetherStructure", "AetherSubtitles", "AetherThemes", "OutputChoice", "TerminalGraphics", "CTerminal",
+            "AetherStreaming", "AetherStructure", "AetherSubtitles", "AetherThemes", "OutputChoice", "TerminalGraphics", "CTerminal",
         ]),
         .executableTarget(name: "aether-tui", dependencies: [
             "AetherEngine", "AetherBase", "AetherStreaming", "TerminalGraphics", "OutputChoice", "AetherTUI", "AetherThemes", "AetherInput",

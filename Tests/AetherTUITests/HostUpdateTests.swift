@@ -237,6 +237,18 @@ struct HostEventsTests {
         #expect(view.message.current?.text == "video output: halfblock", "no message: the line is left as it was")
     }
 
+    /// The inspector opened is drawn; closed, the output's scene is made again without its
+    /// picture (an effect of the event, so that it follows the model's change whenever the
+    /// event's turn comes).
+    @Test func theInspectorClosedRemakesTheOutputsScene() {
+        var view = ViewState()
+        let inspector = InspectorScrollTests.inspector(rows: 3, prompt: nil)
+        #expect(HostUpdate.update(&view, .inspector(inspector), context: context) == [.redraw])
+        #expect(view.inspector === inspector)
+        #expect(HostUpdate.update(&view, .inspector(nil), context: context) == [.redraw, .outputScene])
+        #expect(view.inspector == nil)
+    }
+
     @Test func startUpAndEngineWarningsReachTheMessageLine() {
         var view = ViewState()
         _ = HostUpdate.update(&view, .startupWarnings(["input.conf: line 3: no such key"], now: 1), context: context)
@@ -253,22 +265,27 @@ struct HostEventsTests {
     @Test func theUpdateIsTheModelsOneWriter() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let app = root.appendingPathComponent("Sources/AetherTUI")
-        let runtime = try String(contentsOf: app.appendingPathComponent("App/HostRuntime.swift"), encoding: .utf8)
+        let runtime = try String(contentsOf: app.appendingPathComponent("App/HostLoop.swift"), encoding: .utf8)
         #expect(runtime.contains("private(set) var view = ViewState()"))
         var writers: [String] = []
         let files = FileManager.default.enumerator(atPath: app.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
         for file in files {
             let text = try String(contentsOf: app.appendingPathComponent(file), encoding: .utf8)
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            // In the loop's file, the update (`enum HostUpdate { … }`) hands the model to its modes.
+            let update = lines.firstIndex { $0.hasPrefix("enum HostUpdate {") }
+            let updateEnd = update.flatMap { start in lines[start...].firstIndex { $0 == "}" } }
+            for (number, line) in lines.enumerated()
             where !line.trimmingCharacters(in: .whitespaces).hasPrefix("///") {
+                if file == "App/HostLoop.swift", let update, let updateEnd, (update...updateEnd).contains(number) { continue }
                 // The update's own files hand the model between its modes; the runtime hands
                 // it to the update in one place.
                 let handsOver = line.contains("inout ViewState") || line.contains("&view")
-                guard handsOver, !["App/HostUpdate.swift", "App/ModeUpdates.swift"].contains(file) else { continue }
+                guard handsOver, file != "App/ModeUpdates.swift" else { continue }
                 writers.append("\(file):\(number + 1)")
             }
         }
-        #expect(writers == ["App/HostRuntime.swift:\(lineOf("perform(HostUpdate.update(&view", in: runtime))"], "the model handed over outside the update: \(writers)")
+        #expect(writers == ["App/HostLoop.swift:\(lineOf("perform(HostUpdate.update(&view", in: runtime))"], "the model handed over outside the update: \(writers)")
     }
 
     private func lineOf(_ text: String, in source: String) -> Int {

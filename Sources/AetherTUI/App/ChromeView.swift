@@ -7,29 +7,26 @@ import AetherBase
 import FoundationEssentials
 import TerminalGraphics
 
-/// The screen's views as functions of what they read: the model, the player's state, the
-/// display's layout and driver, the telemetry shown, the music view. Made for each draw; it
-/// changes nothing.
+/// The screen's views as functions of what they read: the model, the player as read for this
+/// pass (``PlayerReading``), the display's layout and driver (``DisplayReading``), the telemetry
+/// shown, the music view. Made for each draw; it changes nothing.
 struct ChromeView {
     let model: ViewState
-    let player: Player
-    let controller: PlayerController
-    let display: Display
+    let player: PlayerReading
+    let display: DisplayReading
     let telemetry: TelemetrySampler
     let music: MusicView?
-    /// The item playing (its path or URL).
-    let source: String
     /// The keys as bound: the help overlay lists them.
     let bindings: InputBindings
     /// The loop's clock as the draw began.
     let now: Double
 
     /// Every view of the screen rendered, bottom to top, into one frame. It reads the model, the
-    /// player, the controller and the display, and changes none of them.
+    /// reading and the display, and changes none of them.
     func compose(subtitles: [SubtitleCellLayout.Line]) -> ScreenFrame {
         var frame = ScreenFrame(cells: CellGrid(columns: display.layout.columns, rows: display.layout.rows))
-        music?.pane(player: player, controller: controller, source: source).render(into: &frame.cells)
-        if display.screen.chromeVisible {
+        music?.pane(player).render(into: &frame.cells)
+        if display.chromeVisible {
             titleBar().render(into: &frame.cells)
             transportBar().render(into: &frame.cells)
         }
@@ -70,35 +67,22 @@ struct ChromeView {
     /// The title line: the media's title (``PlayerController/mediaTitle``), a disc's title playing
     /// (`· title 2 of 3`: `--edition=N` plays another) and the chapter playing.
     func titleBar() -> TitleBar {
-        var name = controller.mediaTitle ?? URL(fileURLWithPath: source).lastPathComponent
+        var name = player.mediaTitle ?? URL(fileURLWithPath: player.source).lastPathComponent
         if let titles = player.mediaInfo?.titles, let playing = titles.first(where: \.playing) {
             name += " · title \(playing.number) of \(titles.count)"
         }
-        return TitleBar(title: name, chapter: currentChapter().map { $0.title ?? "chapter" })
+        return TitleBar(title: name, chapter: player.chapter(at: player.position).map { $0.title ?? "chapter" })
     }
-
-    func currentChapter() -> Chapter? {
-        let now = player.currentTime
-        return player.mediaInfo?.chapters.last { $0.start <= now + 0.01 }
-    }
-
-    /// The progress bar's axis: the file, or a live stream's kept window (its right end the
-    /// live edge). The bar, the scrub marker and the preview all place times with it.
-    static func barAxis(_ player: Player) -> TransportBar.Axis {
-        TransportBar.Axis(duration: player.duration, liveWindow: player.isLive ? player.liveWindow : nil)
-    }
-
-    func barAxis() -> TransportBar.Axis { Self.barAxis(player) }
 
     /// The scrub marker's column on the progress bar for `time`.
     func markerColumn(_ time: Double) -> Int {
-        barAxis().markerColumn(time, width: display.layout.columns)
+        player.barAxis.markerColumn(time, width: display.layout.columns)
     }
 
     /// Scrub mode's label, over its preview picture when there is one (nil: not scrubbing).
     private func scrubLabel() -> ScrubLabel? {
         guard let scrub = model.scrub else { return nil }
-        let chapter = player.mediaInfo?.chapters.last { $0.start <= scrub.target + 0.01 }
+        let chapter = player.chapter(at: scrub.target)
         let marker = markerColumn(scrub.target)
         let spot = model.preview.flatMap { display.stillLayout.preview($0.picture, marker: marker) }
         return ScrubLabel(target: scrub.target, chapter: chapter.map { $0.title ?? "chapter" }, marker: marker, pictureLabel: spot?.label)
@@ -113,8 +97,8 @@ struct ChromeView {
     /// The transport rows' state, from the player and the view (reads them only).
     func transportBar() -> TransportBar {
         let duration = player.duration ?? 0
-        let now = player.currentTime
-        let axis = barAxis()
+        let now = player.position
+        let axis = player.barAxis
         // A source with a demuxer cache shows how far it has read; others what is queued.
         let buffered = axis.live ? now : min(duration, player.cachedUntil ?? (now + telemetry.latest.buffer.seconds))
         let chapters = duration > 0 ? (player.mediaInfo?.chapters ?? []).dropFirst().map(\.start) : []
@@ -133,8 +117,8 @@ struct ChromeView {
         } else {
             timeText = "\(TimeFormat.clock(now)) / \(TimeFormat.clock(duration))"
         }
-        if let network = networkText() { timeText += "  " + network }
-        if let opening = Self.openingText(controller.openingItem, now: self.now) { timeText = opening }
+        if let network = player.networkText { timeText += "  " + network }
+        if let opening = Self.openingText(player.opening, now: self.now) { timeText = opening }
         var badges: [TransportBar.Badge] = []
         badges.append(.init(text: player.isMuted ? "muted" : "vol \(Int(player.volume.rounded()))%", role: .status))
         badges.append(.init(text: String(cFormat: "%.2f×", player.rate), role: .status))
@@ -149,15 +133,6 @@ struct ChromeView {
         badges.append(.init(text: display.driver.name, role: .badge))
         return TransportBar(state: state, origin: axis.origin, span: axis.span, position: now, buffered: buffered,
                             chapterStarts: chapters, scrubMarker: model.scrub?.target, timeText: timeText, badges: badges)
-    }
-
-    /// What the network is doing when the user should know: `reconnecting (2)` while a transfer
-    /// is retried, `buffering…` while playback waits for the cache, nil otherwise.
-    func networkText() -> String? { Self.networkText(player) }
-
-    static func networkText(_ player: Player) -> String? {
-        if case .reconnecting(let attempt, let left) = player.networkStatus?.phase { return reconnecting(attempt, left) }
-        return player.isBuffering ? "buffering…" : nil
     }
 
     /// An open that takes longer than a moment (``TUIApp/openMoment``), named on the transport row
@@ -187,8 +162,8 @@ struct ChromeView {
         let info = player.mediaInfo
         let t = telemetry.latest
         var lines: [String] = []
-        let position = controller.playlist.count > 1 ? "  (\((controller.playlist.position ?? 0) + 1)/\(controller.playlist.count))" : ""
-        lines.append("File       \(controller.playlist.current?.displayName ?? URL(fileURLWithPath: source).lastPathComponent)\(position)")
+        let position = player.playlistCount > 1 ? "  (\((player.playlistPosition ?? 0) + 1)/\(player.playlistCount))" : ""
+        lines.append("File       \(player.itemName ?? URL(fileURLWithPath: player.source).lastPathComponent)\(position)")
         if let info { lines.append("Container  \(info.containerLongName)") }
         if let v = player.playingVideo {
             lines.append("Video      \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  decoder \(t.video.decoder)")
@@ -209,9 +184,9 @@ struct ChromeView {
             lines.append("Frames     \(t.frames.presented) shown, \(t.frames.dropped) dropped (\(t.frames.droppedLate) late, \(t.frames.droppedEarly) early), \(t.frames.superseded) superseded"
                          + (t.frames.skipped > 0 ? ", \(t.frames.skipped) skipped" : ""))
             lines.append(String(cFormat: "Speed      %.2f×   fps %.1f   decode %.2f ms/frame", t.rate, t.observedFPS, t.stages.decodeMsPerFrame))
-            let cell = display.capabilities.window.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
+            let cell = display.cellSize.map { "\($0.width)×\($0.height) px" } ?? "unknown"
             lines.append("Video out  \(display.outputDescription)  \(display.layout.video.width)×\(display.layout.video.height) cells of \(display.layout.columns)×\(display.layout.rows)  picture \(display.layout.renderSize.width)×\(display.layout.renderSize.height) px  cell \(cell)"
-                         + (display.checksTmuxDelivery && display.screen.tmuxDelivery.lost > 0 ? "  \(display.screen.tmuxDelivery.lost) lost in tmux, sent again" : ""))
+                         + (display.picturesLostInTmux.map { $0 > 0 ? "  \($0) lost in tmux, sent again" : "" } ?? ""))
         } else {
             lines.append("Clock      \(t.sync.clockSource)")
             lines.append(String(cFormat: "Speed      %.2f×", t.rate))
@@ -239,7 +214,7 @@ struct ChromeView {
                                 Double(net.bytes) / 1e6, net.throughput / 1000, net.retries)
                          + (net.discontinuities > 0 ? "  \(net.discontinuities) discontinuities" : ""))
             if let until = player.cachedUntil {
-                lines.append(String(cFormat: "Cache      %.1f s ahead  %d rebuffers", max(0, until - player.currentTime), t.network.rebuffers))
+                lines.append(String(cFormat: "Cache      %.1f s ahead  %d rebuffers", max(0, until - player.position), t.network.rebuffers))
             }
         }
         if let track = player.activeSubtitleTrack, let s = player.subtitleTracks.first(where: { $0.id == track }) {

@@ -59,6 +59,12 @@ final class Display {
         screen.terminalTitle = TerminalTitle(template: options.title)
     }
 
+    /// What the views read of the display, as it is now.
+    var reading: DisplayReading {
+        DisplayReading(layout: layout, driver: driver, chromeVisible: screen.chromeVisible, cellSize: capabilities.window.cellSize,
+                       outputDescription: outputDescription, picturesLostInTmux: checksTmuxDelivery ? screen.tmuxDelivery.lost : nil)
+    }
+
     /// The video output as the stats box shows it.
     var outputDescription: String {
         let governed = output.governorDescription
@@ -161,5 +167,21 @@ final class Display {
     }
 
     /// Where stills go on this layout, placed by this driver.
+    var stillLayout: StillLayout { StillLayout(layout: layout, driver: driver) }
+}
+
+/// What the views read of the display (``Display/reading``): the layout, the driver that places
+/// pictures on it, whether the chrome shows, the terminal's cell, the output as the stats box
+/// names it. A value, made for each draw.
+struct DisplayReading {
+    var layout: Layout
+    var driver: any VideoDriver
+    /// The title and transport rows show (``ScreenState/chromeVisible``).
+    var chromeVisible = true
+    var cellSize: CellSize?
+    var outputDescription: String
+    /// Pictures lost in tmux's passthrough and sent again (nil: not checked).
+    var picturesLostInTmux: Int?
+
     var stillLayout: StillLayout { StillLayout(layout: layout, driver: driver) }
 }

@@ -53,8 +53,10 @@ extension HostRuntime {
         switch action {
         case .stats, .statsToggle, .help, .telemetry, .remaining, .pinOSD, .equalizer: send(.ui(action, now: clock.seconds))
         // The menus are made from what the player has now; opening one is the model's.
-        case .menuAudio: send(.openMenu(TrackMenu.audio(player: player)))
-        case .menuSub: send(.openMenu(TrackMenu.subtitles(player: player, selected: player.activeSubtitleTrack)))
+        case .menuAudio: send(.openMenu(TrackMenu.audio(player: read())))
+        case .menuSub:
+            let reading = read()
+            send(.openMenu(TrackMenu.subtitles(player: reading, selected: reading.activeSubtitleTrack)))
         case .menuPlaylist: send(.openMenu(TrackMenu.playlist(controller.playlistTitles)))
         case .cycleVO:
             guard player.hasVideo || painter.music?.cover != nil else { return .failure("no picture to draw") }
@@ -74,7 +76,7 @@ extension HostRuntime {
     /// on the progress bar hovering shows the scrub marker and its preview, dragging moves it,
     /// releasing the button seeks there exactly.
     func handleMouse(_ report: MouseReport) {
-        let (layout, axis) = (display.layout, ChromeView.barAxis(player))
+        let (layout, axis) = (display.layout, read().barAxis)
         let x = min(report.column, max(0, layout.columns - 1)), y = report.row
         let progressRow = layout.rows - 2
         let onPanel = view.equalizer != nil && (EqualizerPanelView.Geometry(videoArea: layout.videoArea)?.box.contains(column: x, row: y) ?? false)

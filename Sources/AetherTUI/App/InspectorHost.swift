@@ -12,24 +12,29 @@ extension HostRuntime {
     /// Opens the inspector on `tab` (the container tab's tree opened down to `node`, a node
     /// path, once its document is read: on a thread of its own, ``DocumentReader``).
     func openInspector(tab: Inspector.Tab, node: String? = nil) {
-        if view.inspector == nil {
+        // (The inspector made here is the one the model holds once `.inspector` is handled,
+        // which may be after this returns: an event sent from another's effects waits its turn.)
+        let inspector: Inspector
+        if let open = view.inspector {
+            inspector = open
+        } else {
             let network = options.player.network
-            let inspector = Inspector(source: currentSource, network: network, tab: tab, browser: .reading())
+            inspector = Inspector(source: currentSource, network: network, tab: tab, browser: .reading())
             inspector.reader = DocumentReader(path: currentSource, network: network, clock: clock, wake: { [wake] in wake.signal() })
             send(.inspector(inspector))
         }
         if let node {
-            view.inspector?.pendingNode = node
-            revealPendingNode()
+            inspector.pendingNode = node
+            revealPendingNode(inspector)
         }
-        if let inspector = view.inspector { perform(inspector.enter(tab), on: inspector) }
+        perform(inspector.enter(tab), on: inspector)
         display.screen.dirty = true
     }
 
     /// `--node`: the tree opened down to it once the document is there (a path that names no
     /// node is said on the message line).
-    private func revealPendingNode() {
-        guard let inspector = view.inspector, let node = inspector.pendingNode, !inspector.browser.reading else { return }
+    private func revealPendingNode(_ inspector: Inspector) {
+        guard let node = inspector.pendingNode, !inspector.browser.reading else { return }
         inspector.pendingNode = nil
         guard let document = inspector.browser.document else { return }
         do { inspector.browser.reveal(try document.resolve(node)) } catch { osd(error.message, seconds: 4) }
@@ -43,11 +48,11 @@ extension HostRuntime {
         draw()
     }
 
+    /// The inspector's readers end; the model learns it is closed (and the output's scene is
+    /// made again without its picture: ``HostEffect/outputScene``).
     func closeInspector() {
         view.inspector?.close()
         send(.inspector(nil))
-        display.terminal.withScreen { updateOutputScene() }
-        display.output.repaint()
     }
 
     /// Starts the reads the inspector's update asked for, each on its thread (its results
@@ -92,7 +97,7 @@ extension HostRuntime {
     func pollInspector() {
         guard let inspector = view.inspector else { return }
         if inspector.pollDocument() {
-            revealPendingNode()
+            revealPendingNode(inspector)
             display.screen.dirty = true
         }
         if inspector.pollPackets(), inspector.tab == .packets || inspector.tab == .frames { display.screen.dirty = true }

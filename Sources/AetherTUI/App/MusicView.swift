@@ -42,8 +42,9 @@ final class MusicView {
         }
     }
 
-    /// Takes the samples playing now into the bars (or the meter); true when what is drawn changes.
-    func update(player: Player, now: Double) -> Bool {
+    /// Takes the samples `player` plays now into the bars (or the meter), and the lyric of
+    /// `reading`'s moment; true when what is drawn changes.
+    func update(player: Player, reading: PlayerReading, now: Double) -> Bool {
         let elapsed = lastUpdate == 0 ? 0 : now - lastUpdate
         lastUpdate = now
         let rate = player.audioWindow(into: &samples)
@@ -60,7 +61,7 @@ final class MusicView {
         }
         smoother.update(bands, elapsed: elapsed)
         let levels = smoother.levels + smoother.peaks
-        let lyricsNow = layout.lyrics.isEmpty ? [] : player.lyrics?.progress(at: player.currentTime) ?? []
+        let lyricsNow = layout.lyrics.isEmpty ? [] : reading.lyrics?.progress(at: reading.position) ?? []
         guard levels != drawnLevels || lyricsNow != drawnLyrics else { return false }
         drawnLevels = levels
         drawnLyrics = lyricsNow
@@ -71,7 +72,7 @@ final class MusicView {
 /// The music room: laid out in the video area, drawn from the player's tags, lyrics and sound.
 extension MusicView {
     /// Lays the view out in `area`, the cover placed as `stills` places pictures: again on every relayout.
-    func layOut(area: CellRect, stills: StillLayout, player: Player, tagLines: Int) {
+    func layOut(area: CellRect, stills: StillLayout, player: PlayerReading, tagLines: Int) {
         layout = MusicLayout(area: area, cellSize: stills.layout.geometry.cellSize, textLines: tagLines, lyrics: player.lyrics != nil)
         laidOutForLyrics = player.lyrics != nil
         drawnLevels = []
@@ -81,31 +82,31 @@ extension MusicView {
 
     /// Whether the layout no longer fits the player: lyrics came (a sidecar loads after the
     /// file opens) or went.
-    func outOfDate(player: Player) -> Bool { laidOutForLyrics != (player.lyrics != nil) }
+    func outOfDate(player: PlayerReading) -> Bool { laidOutForLyrics != (player.lyrics != nil) }
 
     /// Whether the view wants drawing now (its bars moved), ~30 times a second while playing.
-    func needsDrawing(player: Player, now: Double) -> Bool {
+    func needsDrawing(player: Player, reading: PlayerReading, now: Double) -> Bool {
         guard now - lastUpdate >= 1 / MusicView.rate * 0.9 else { return false }
-        return update(player: player, now: now)
+        return update(player: player, reading: reading, now: now)
     }
 
-    /// The view's cells as they stand.
-    func pane(player: Player, controller: PlayerController, source: String) -> MusicPane {
-        MusicPane(layout: layout, tags: Self.tagLines(player: player, controller: controller, source: source),
+    /// The view's cells as they stand, for `player` as read.
+    func pane(_ player: PlayerReading) -> MusicPane {
+        MusicPane(layout: layout, tags: Self.tagLines(player),
                   coverPlaceholder: coverPlacement == nil, meter: layout.meter || analyzer == nil,
-                  levels: smoother.levels, peaks: smoother.peaks, lyrics: player.lyrics, time: player.currentTime)
+                  levels: smoother.levels, peaks: smoother.peaks, lyrics: player.lyrics, time: player.position)
     }
 
     /// The tag lines: title (the file name when untagged), artist, album, track · year · genre,
     /// and the audio format. Every value is sanitised (again when drawn).
-    static func tagLines(player: Player, controller: PlayerController, source: String) -> [MusicPane.TagLine] {
+    static func tagLines(_ player: PlayerReading) -> [MusicPane.TagLine] {
         let tags = player.tags
-        let name = controller.mediaTitle ?? URL(fileURLWithPath: source).lastPathComponent
+        let name = player.mediaTitle ?? URL(fileURLWithPath: player.source).lastPathComponent
         var lines: [MusicPane.TagLine] = [.init(text: name, role: .title)]
         if let artist = tags.artist ?? tags.albumArtist { lines.append(.init(text: artist, role: .time)) }
         if let album = tags.album { lines.append(.init(text: album, role: .status)) }
         // A radio station: its name and genre under the song it plays.
-        if let station = controller.station {
+        if let station = player.station {
             let about = [station.name, station.genre].compactMap { $0 }
             if !about.isEmpty { lines.append(.init(text: about.joined(separator: " · "), role: .time)) }
         }

@@ -35,10 +35,13 @@ final class ScreenPainter {
     /// The item playing (its path or URL).
     var source: String { controller.playlist.current?.source ?? options.source }
 
-    /// The views over `view` and the player as they stand, with `telemetry` shown.
-    func chrome(_ view: ViewState, telemetry: TelemetrySampler) -> ChromeView {
-        ChromeView(model: view, player: player, controller: controller, display: display, telemetry: telemetry,
-                   music: music, source: source, bindings: options.bindings, now: clock.seconds)
+    /// The player and the controller as they are now, for a pass of the loop.
+    func read() -> PlayerReading { PlayerReading(controller: controller, source: source) }
+
+    /// The views over `view` and `player` as read, with `telemetry` shown.
+    func chrome(_ view: ViewState, _ player: PlayerReading, telemetry: TelemetrySampler) -> ChromeView {
+        ChromeView(model: view, player: player, display: display.reading, telemetry: telemetry,
+                   music: music, bindings: options.bindings, now: clock.seconds)
     }
 
     /// What the display says changed: a new layout is laid out; a driver made anew is the
@@ -56,14 +59,14 @@ final class ScreenPainter {
     /// Lays the screen out again for the picture as it is shown: upright (a phone's portrait
     /// video stands up), at the size the playing variant has; the engine scales to it.
     func relayout(_ view: ViewState) {
-        let aspect = pictureAspect
+        let reading = read()
         let (cols, rows) = display.terminal.withScreen { (Curses.columns, Curses.rows) }
         let caps = display.capabilities
         display.layout = Layout(columns: cols, rows: rows, cellSize: caps.window.cellSize,
-                                displayAspect: aspect, driver: player.hasVideo ? display.driver : nil,
+                                displayAspect: reading.pictureAspect, driver: reading.hasVideo ? display.driver : nil,
                                 showTelemetry: view.chrome.showTelemetry, maxPicture: caps.sixel.effectiveMaxGeometry,
                                 scale: view.pictureScale)
-        layoutMusicView()
+        layoutMusicView(reading)
         let layout = display.layout
         if layout.placement.isEmpty {
             player.setRenderSize(nil)
@@ -74,7 +77,7 @@ final class ScreenPainter {
             display.screen.compositor.clear()
             // Keep the old overlay rectangles masked until the next draw recomputes them, so no
             // frame paints where ncurses is about to draw an overlay.
-            updateOutputScene(view)
+            updateOutputScene(view, reading)
         }
         display.screen.screenCleared = true
         player.redisplay()
@@ -108,24 +111,24 @@ final class ScreenPainter {
         return change.scale != view.pictureScale ? .pictureScale(change.scale) : nil
     }
     /// One pass of the screen: what it shows compared with what it showed (the render caches of
-    /// ``ScreenState``), then, when anything changed, a frame composed from the model outside
-    /// the terminal lock and handed to the display. The model is read, never written.
-    func draw(_ view: ViewState, telemetry: TelemetrySampler) {
+    /// ``ScreenState``), then, when anything changed, a frame composed from the model and
+    /// `reading` outside the terminal lock and handed to the display. The model is read, never written.
+    func draw(_ view: ViewState, _ reading: PlayerReading, telemetry: TelemetrySampler) {
         let now = clock.seconds
-        let cues = compare(view, now: now)
+        let cues = compare(view, reading, now: now)
         guard display.screen.dirty else { return }
         display.screen.dirty = false
         // Wrapped here, outside the terminal lock, and only when a cue is new (SubtitleWrapCache).
-        let frame = chrome(view, telemetry: telemetry).compose(subtitles: display.textCues.lines(for: cues, layout: display.layout, driver: display.driver))
+        let frame = chrome(view, reading, telemetry: telemetry).compose(subtitles: display.textCues.lines(for: cues, layout: display.layout, driver: display.driver))
         display.screen.inspectorPicture = frame.inspectorPicture
         display.screen.equalizerPicture = frame.equalizerPicture
         let inspectorStill = inspectorStill(view), equalizerStill = equalizerStill(view)
         var snapshot: PlayerSnapshot?   // taken only when the title is due and names a property
         display.present(frame, pictures: [display.layout.video, music?.coverPlacement?.rect].compactMap { $0 },
                         stillRects: [frame.stills, inspectorStill?.placement.rect, equalizerStill?.placement.rect].compactMap { $0 },
-                        paused: player.isPaused, scene: frame.stills != nil || view.inspector?.tab == .frames || equalizerStill != nil,
-                        stills: { sceneStills(view, mask: $0) }) {
-            display.updateTerminalTitle(now: now, item: controller.playlist.position) { [controller] name in
+                        paused: reading.isPaused, scene: frame.stills != nil || view.inspector?.tab == .frames || equalizerStill != nil,
+                        stills: { sceneStills(view, reading, mask: $0) }) {
+            display.updateTerminalTitle(now: now, item: reading.playlistPosition) { [controller] name in
                 if snapshot == nil { snapshot = controller.snapshot() }
                 return snapshot?.text(of: name)
             }
@@ -135,45 +138,45 @@ final class ScreenPainter {
     /// What the screen shows now against what it showed: the chrome's timeout, the clock text's
     /// quarter second, the opening line, the cues of the moment, the music view's bars; marks
     /// the screen dirty when any of them changed. Returns the cues to draw.
-    private func compare(_ view: ViewState, now: Double) -> [SubtitleCue] {
-        let playing = player.state == .playing
+    private func compare(_ view: ViewState, _ reading: PlayerReading, now: Double) -> [SubtitleCue] {
+        let playing = reading.state == .playing
         // The network's trouble (`buffering…`, `reconnecting (2)`) shows the chrome, as mpv's OSD does.
         let visible = view.chrome.pinned || !playing || view.menu != nil || view.chrome.shownByInput(at: now)
-            || ChromeView.networkText(player) != nil
+            || reading.networkText != nil
         if visible != display.screen.chromeVisible { display.screen.chromeVisible = visible; display.screen.dirty = true }
-        let tick = (player.currentTime * 4).rounded(.down)
+        let tick = (reading.position * 4).rounded(.down)
         if tick != display.screen.tick { display.screen.tick = tick; display.screen.dirty = true }
-        let opening = ChromeView.openingText(controller.openingItem, now: now)
+        let opening = ChromeView.openingText(reading.opening, now: now)
         if opening != display.screen.openingText { display.screen.openingText = opening; display.screen.dirty = true }
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
         // Text cues libass draws into the picture are not text cells too.
         let libass = VideoOutput.drawsTextSubtitles(driver: display.driver, style: options.subtitleStyle)
         // `sub-visibility` changed: libass's overlay comes or goes on the frame shown (paused too).
-        if libass, display.output.textSubtitlesVisible.exchange(controller.subtitlesVisible, ordering: .relaxed) != controller.subtitlesVisible {
+        if libass, display.output.textSubtitlesVisible.exchange(reading.subtitlesVisible, ordering: .relaxed) != reading.subtitlesVisible {
             display.output.repaint()
         }
         // The music view's lyrics pane shows the lyrics track's line already (highlighted there).
-        let lyricsShown = music.map { !$0.layout.lyrics.isEmpty } == true && player.lyricsTrack != nil
-            && player.activeSubtitleTrack == player.lyricsTrack
-        let cues = controller.subtitlesVisible && !lyricsShown ? player.subtitleCues(at: player.currentTime)
+        let lyricsShown = music.map { !$0.layout.lyrics.isEmpty } == true && reading.lyricsTrack != nil
+            && reading.activeSubtitleTrack == reading.lyricsTrack
+        let cues = reading.subtitlesVisible && !lyricsShown ? player.subtitleCues(at: reading.position)
             .filter { $0.text == nil || ($0.hasVisibleText && !(libass && $0.ass != nil)) } : []
         let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
         // (Bitmap cues come with their frame: the engine hands the shown frame over again
         // when its cues change while paused.)
         if cueKey != display.screen.cueKey { display.screen.cueKey = cueKey; display.screen.dirty = true }
-        if music?.needsDrawing(player: player, now: now) == true { display.screen.dirty = true }
+        if music?.needsDrawing(player: player, reading: reading, now: now) == true { display.screen.dirty = true }
         return cues
     }
 
     /// The stills the output draws over the picture, kept out of `mask` (the overlays): the
     /// music view's cover, the scrub preview or the filmstrip, the inspector's frame.
-    func sceneStills(_ view: ViewState, mask: CellMask) -> [VideoOutput.Still] {
+    func sceneStills(_ view: ViewState, _ reading: PlayerReading, mask: CellMask) -> [VideoOutput.Still] {
         var stills: [VideoOutput.Still] = []
         if let music, let picture = music.cover, let placement = music.coverPlacement {
             stills.append(VideoOutput.Still(placement: placement, stamp: music.coverStamp, picture: picture, mask: mask))
         }
         if let preview = view.preview, let scrub = view.scrub,
-           let spot = display.stillLayout.preview(preview.picture, marker: ChromeView.barAxis(player).markerColumn(scrub.target, width: display.layout.columns)) {
+           let spot = display.stillLayout.preview(preview.picture, marker: reading.barAxis.markerColumn(scrub.target, width: display.layout.columns)) {
             stills.append(.init(placement: spot.placement, stamp: preview.stamp, picture: preview.picture))
         } else if let strip = view.filmstrip {
             stills = display.stillLayout.filmstripStills(strip)
@@ -184,35 +187,31 @@ final class ScreenPainter {
     }
 
     /// The output's scene for the current layout and overlays. Inside `terminal.withScreen`.
-    func updateOutputScene(_ view: ViewState) {
-        display.updateScene(stills: { sceneStills(view, mask: $0) })
+    func updateOutputScene(_ view: ViewState, _ reading: PlayerReading) {
+        display.updateScene(stills: { sceneStills(view, reading, mask: $0) })
     }
     /// Relayout: the music view comes when no video stream plays (an audio file, `--vid=no`,
     /// a video stream left out as undecodable) and goes when one does.
-    func layoutMusicView() {
+    func layoutMusicView(_ player: PlayerReading) {
         guard !player.hasVideo else { music = nil; return }
-        let tagLines = MusicView.tagLines(player: player, controller: controller, source: source).count
+        let tagLines = MusicView.tagLines(player).count
         let area = display.layout.videoArea
         if music == nil {
             // (Its own range of stamps, as the inspector's frame has: the previews count from 1.)
             covers &+= 1
-            music = MusicView(cover: player.coverArt, stamp: 0x4D55_0000 &+ covers,
+            music = MusicView(cover: self.player.coverArt, stamp: 0x4D55_0000 &+ covers,
                               layout: MusicLayout(area: area, cellSize: display.layout.geometry.cellSize, textLines: tagLines,
                                                   lyrics: player.lyrics != nil))
         }
         music?.layOut(area: area, stills: display.stillLayout, player: player, tagLines: tagLines)
     }
 
-    /// The aspect the picture is laid out for: the video as it plays (an inserted ad of another
-    /// shape, a variant), else as probed.
-    var pictureAspect: Double { (player.playingVideo ?? player.mediaInfo?.primaryVideo)?.uprightAspect ?? 16.0 / 9 }
-
-    /// Whether the layout was made for another picture: the picture took another shape, the
-    /// video stream went (or came), or lyrics came to the music view (the update's tick lays
-    /// out again).
-    var layoutIsStale: Bool {
-        if player.hasVideo, abs(pictureAspect / display.layout.displayAspect - 1) > 0.01 {
-            AppLog.write("tui", "the picture is \(String(cFormat: "%.3f", pictureAspect)):1 now: laid out again")
+    /// Whether the layout was made for another picture than `player`'s: the picture took
+    /// another shape, the video stream went (or came), or lyrics came to the music view (the
+    /// update's tick lays out again).
+    func layoutIsStale(_ player: PlayerReading) -> Bool {
+        if player.hasVideo, abs(player.pictureAspect / display.layout.displayAspect - 1) > 0.01 {
+            AppLog.write("tui", "the picture is \(String(cFormat: "%.3f", player.pictureAspect)):1 now: laid out again")
             return true
         }
         return (music != nil) == player.hasVideo || music?.outOfDate(player: player) == true

@@ -1,45 +1,8 @@
 import AetherScreen
 import TerminalGraphics
 
-/// The UI's model: what the views are made from. ``HostUpdate`` is its one writer (the runtime
-/// holds it with a private setter and sends events); drawing takes it by value.
-struct ViewState {
-    /// The transport rows: when they show, what they show.
-    var chrome = ChromeState()
-    /// The stats overlay and the key help.
-    var overlays = Overlays()
-    /// The message line.
-    var message = MessageLine()
-    /// Live: the smallest latency behind the edge seen since the item began (where playback
-    /// joined the stream, a few segments back); the bar says how far behind only beyond it.
-    /// Kept by the update's tick.
-    var liveBaseline: Double?
-    var menu: TrackMenu?
-    /// The governor's picture scale (1: the whole area).
-    var pictureScale = 1.0
-    var dragging = false
-    /// Scrub mode (nil: off) and the thumbnail shown for its marker.
-    var scrub: ScrubState?
-    var preview: ScrubPreview?
-    var previewStamp = 0
-    /// `B`: the filmstrip (nil: closed).
-    var filmstrip: Filmstrip?
-    /// `` ` `` or `inspect`: the pipeline inspector (nil: closed). A reference: its readers and
-    /// its own update (``Inspector/handle(_:pageRows:)``) are the runtime's.
-    var inspector: Inspector?
-    /// `e`: the equalizer's panel (nil: closed).
-    var equalizer: EqualizerPanel?
-
-    // The decisions by time, on the loop's clock (``TUIApp/clock``): `now` is its seconds.
-
-    /// Seconds from `now` until the chrome hides (when `hiding`: playing, nothing pins it), the
-    /// message ends or the stats overlay `i` showed goes, whichever is first; nil when none is due.
-    func nextHideOrExpiry(now: Double, hiding: Bool) -> Double? {
-        let due = [message.current.map { $0.until - now }, overlays.statsUntil.map { $0 - now },
-                   hiding ? chrome.lastInput + ChromeState.timeout - now : nil].compactMap { $0 }
-        return due.min()
-    }
-}
+// The model's parts and the screen's render cache. The model itself (``ViewState``) is in
+// HostLoop.swift, with the loop's events, update and effects.
 
 /// The transport rows' part of the model.
 struct ChromeState {

@@ -30,7 +30,7 @@ struct TrackMenu: Equatable {
         selection = (selection + delta + items.count) % items.count
     }
 
-    static func audio(player: Player) -> TrackMenu {
+    static func audio(player: PlayerReading) -> TrackMenu {
         let active = player.activeAudioTrack
         var items = (player.mediaInfo?.audio ?? []).enumerated().map { n, a in
             Item(label: TextSanitizer.clean("\(n + 1). " + a.label), value: n, current: n == active)
@@ -39,7 +39,7 @@ struct TrackMenu: Equatable {
         return TrackMenu(kind: .audio, items: items, selection: items.firstIndex { $0.current } ?? 0)
     }
 
-    static func subtitles(player: Player, selected: Int?) -> TrackMenu {
+    static func subtitles(player: PlayerReading, selected: Int?) -> TrackMenu {
         var items = [Item(label: "off", value: nil, current: selected == nil)]
         for t in player.subtitleTracks {
             // A sidecar's label is its file name: sanitised like anything else from outside.
