@@ -17,12 +17,16 @@ public struct OutputCandidate: Sendable, Equatable {
     public var label: String { kitty.map { "\(driver) (\($0.rawValue))" } ?? driver }
 
     /// The candidate a label names (nil for a label no candidate has: a hostile or old file).
+    /// (A driver that can send by shared memory is named with its way; a headless one draws
+    /// nothing to measure.)
     public init?(label: String) {
-        for transmission in [KittyEncoder.Transmission.sharedMemory, .direct] where label == "kitty (\(transmission.rawValue))" {
-            self.init(driver: "kitty", kitty: transmission)
-            return
+        for entry in VideoDrivers.all where entry.offersSharedMemory {
+            for transmission in [KittyEncoder.Transmission.sharedMemory, .direct] where label == "\(entry.name) (\(transmission.rawValue))" {
+                self.init(driver: entry.name, kitty: transmission)
+                return
+            }
         }
-        guard VideoDrivers.entry(named: label) != nil, label != "null", label != "kitty" else { return nil }
+        guard let entry = VideoDrivers.entry(named: label), !entry.isHeadless, !entry.offersSharedMemory else { return nil }
         self.init(driver: label)
     }
 
@@ -37,7 +41,7 @@ public struct OutputCandidate: Sendable, Equatable {
     /// (``VideoDrivers/all``'s order), kitty both ways where the terminal read shared memory and
     /// `--vo-kitty-use-shm` is `auto` (else only the way it names).
     public static func all(for caps: TerminalCapabilities, options: VideoDrivers.Options = .init()) -> [OutputCandidate] {
-        VideoDrivers.all.filter { $0.name != "null" && $0.suits(caps) }.flatMap { entry -> [OutputCandidate] in
+        VideoDrivers.all.filter { !$0.isHeadless && $0.suits(caps) }.flatMap { entry -> [OutputCandidate] in
             guard entry.offersSharedMemory else { return [OutputCandidate(driver: entry.name)] }
             let ways: [KittyEncoder.Transmission] = switch options.kittySharedMemory {
             case .auto: KittySharedMemoryUse.auto.transmission(for: caps) == .sharedMemory ? [.sharedMemory, .direct] : [.direct]

@@ -38,7 +38,7 @@ struct Caps: ParsableCommand {
                                      input: terminal.input, output: terminal.output, environment: env, remeasure: true, clock: .monotonic)
         print("video output (--vo=auto): \(auto?.candidate.label ?? "-") (\(auto?.source.rawValue ?? "-"); \(TextSanitizer.clean(key)))")
         for line in OutputChoice.lines(auto?.figures ?? [], sourceFPS: 24, chosen: auto?.candidate.label) { print(line) }
-        for entry in VideoDrivers.all where entry.name != "null" {
+        for entry in VideoDrivers.all where !entry.isHeadless {
             print("  \(entry.name): \(entry.suits(report.capabilities) ? "suits this terminal" : "not detected")  (\(entry.summary))")
         }
     }

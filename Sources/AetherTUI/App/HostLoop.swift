@@ -432,8 +432,8 @@ final class HostRuntime {
         return context
     }
 
-    /// Carries out what the update asked for: the one place the model's effects reach the
-    /// controller, the player and the screen.
+    /// Carries out what the update asked for, on the controller, the player and the screen.
+    /// (The inspector's own update asks for its reads, which ``perform(_:on:)`` starts.)
     func perform(_ effects: [HostEffect]) {
         for effect in effects {
             switch effect {
