@@ -34,4 +34,25 @@ import Testing
         #expect(r.stderr.hasPrefix(says), "\(script): \(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out + "/h264-aac-2audio-srt-ass.mkv"), "nothing made")
     }
+
+    /// #60 item 8: without dvdauthor the disc fixtures cannot be made. On a developer's machine
+    /// that is said and the disc suites report themselves skipped (exit 0); under CI
+    /// (`AETHER_REQUIRE_FIXTURES=1`, .ci/run) it fails the run instead of going green without them.
+    @Test func aMissingDiscToolFailsCIAndIsSaidElsewhere() throws {
+        let path = try Self.path(without: ["dvdauthor"])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("aether-disc-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let script = TestEnvironment.root.path + "/Tests/Fixtures/make-disc-fixtures.sh"
+        for (require, status) in [("1", Int32(1)), ("0", Int32(0))] {
+            let r = Process.run(["/usr/bin/bash", script, out],
+                                environment: ["PATH": path, "HOME": NSTemporaryDirectory(), "AETHER_REQUIRE_FIXTURES": require], timeout: 30)
+            #expect(r.status == status, "AETHER_REQUIRE_FIXTURES=\(require): \(r.stderr)")
+            #expect(r.stderr.contains("make-disc-fixtures: dvdauthor not found (package dvdauthor)"), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out + "/dvd.iso"), "nothing made")
+        }
+        // And CI asks for it.
+        let ci = try String(contentsOfFile: TestEnvironment.root.path + "/.ci/run", encoding: .utf8)
+        #expect(ci.contains("export AETHER_REQUIRE_FIXTURES=1"))
+    }
 }
