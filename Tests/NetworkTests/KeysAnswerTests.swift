@@ -185,7 +185,7 @@ import Testing
     @Test func onThePtyKeysAnswerWhilePlaybackStalls() throws {
         let server = try Self.stallingServer(after: 120_000)
         defer { server.stop() }
-        let json = try Self.keysOnThePty([server.url("/h264-720p.mkv")], ready: "buffering…", keys: Self.everyState)
+        let json = try Self.keysOnThePty(["--network-timeout=3", server.url("/h264-720p.mkv")], ready: "buffering…", keys: Self.everyState)
         Self.expectAnswers(json, "while playback stalls", keys: 3)
     }
 
@@ -205,7 +205,7 @@ import Testing
     @Test func onThePtyKeysAnswerDuringAScrub() throws {
         let server = try Self.stallingServer(after: 120_000)
         defer { server.stop() }
-        let json = try Self.keysOnThePty([server.url("/h264-720p.mkv"), "--pause"], ready: "00:00 / ",
+        let json = try Self.keysOnThePty(["--network-timeout=3", server.url("/h264-720p.mkv"), "--pause"], ready: "00:00 / ",
                                          keys: ["b=scrub: Enter seeks", "Right", "?=Keys", "o=transport bar pinned", "I=Stats"])
         Self.expectAnswers(json, "during a scrub", keys: 4)
     }
