@@ -1,6 +1,7 @@
 import Foundation
 import AetherControl
 import AetherInput
+import AetherMedia
 @testable import AetherTUI
 import Testing
 
@@ -245,6 +246,11 @@ struct HostEventsTests {
         let inspector = InspectorScrollTests.inspector(rows: 3, prompt: nil)
         #expect(HostUpdate.update(&view, .inspector(inspector), context: context) == [.redraw])
         #expect(view.inspector === inspector)
+        // The second's telemetry reaches its live tab through the update.
+        var sample = TelemetrySnapshot()
+        sample.buffer.seconds = 2.5
+        #expect(HostUpdate.update(&view, .telemetry(sample), context: context) == [.redraw])
+        #expect(inspector.live["buffered"] == [2.5])
         #expect(HostUpdate.update(&view, .inspector(nil), context: context) == [.redraw, .outputScene])
         #expect(view.inspector == nil)
     }

@@ -60,8 +60,7 @@ extension TUIApp {
             }
             if let sample = runtime.recorder.sample(player: player, output: display.output.currentTotals,
                                             terminalBytes: display.terminal.statistics.bytesWritten, now: now) {
-                runtime.view.inspector?.live.record(sample)
-                display.screen.dirty = true
+                runtime.send(.telemetry(sample))
             }
             let reading = runtime.draw()
             // Input acted on may have queued work for the controller (a quit, a playlist step):
@@ -130,6 +129,9 @@ enum HostEvent: Equatable {
     case previewArrived(StillArrival)
     /// Thumbnails for the filmstrip arrived.
     case stripArrived([StillArrival])
+    /// The telemetry's sample of the second (the pane and the stats show it; the inspector's
+    /// live tab keeps its history).
+    case telemetry(TelemetrySnapshot)
 }
 
 /// A thumbnail from the fetcher: asked for at `time`, showing the frame at `shows` (a keyframe's
@@ -326,6 +328,9 @@ enum HostUpdate {
             view.pictureScale = 1
             if let message { view.message.show(message, seconds: 1.5, at: now) }
             return [.relayout, .redraw]
+        case .telemetry(let sample):
+            view.inspector?.live.record(sample)
+            return [.redraw]
         case .inspector(let inspector):
             view.inspector = inspector
             return inspector == nil ? [.redraw, .outputScene] : [.redraw]
