@@ -169,9 +169,15 @@ public enum JSONValue: Sendable, Equatable {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
             case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
             default: throw error("unexpected character")
             }
@@ -347,9 +353,18 @@ public enum JSONValue: Sendable, Equatable {
             let minimum: UInt32
             var v: UInt32
             switch b0 {
-            case 0xC2...0xDF: count = 2; minimum = 0x80; v = UInt32(b0 & 0x1F)
-            case 0xE0...0xEF: count = 3; minimum = 0x800; v = UInt32(b0 & 0x0F)
-            case 0xF0...0xF4: count = 4; minimum = 0x10000; v = UInt32(b0 & 0x07)
+            case 0xC2...0xDF:
+                count = 2
+                minimum = 0x80
+                v = UInt32(b0 & 0x1F)
+            case 0xE0...0xEF:
+                count = 3
+                minimum = 0x800
+                v = UInt32(b0 & 0x0F)
+            case 0xF0...0xF4:
+                count = 4
+                minimum = 0x10000
+                v = UInt32(b0 & 0x07)
             default: throw error("invalid UTF-8")
             }
             guard i + count <= bytes.count else { throw error("invalid UTF-8") }

@@ -202,15 +202,22 @@ public enum PlayerCommand: Sendable, Equatable {
                 continue
             }
             switch ch {
-            case "\"": quoted = true; inWord = true
+            case "\"":
+                quoted = true
+                inWord = true
             case " ", "\t":
-                if inWord { words.append(current); current = ""; inWord = false }
+                if inWord {
+                    words.append(current)
+                    current = ""
+                    inWord = false
+                }
             case "#" where !inWord:
                 // A comment after the command.
                 if inWord { words.append(current) }
                 return words
             default:
-                current.append(ch); inWord = true
+                current.append(ch)
+                inWord = true
             }
         }
         if quoted || escape { throw ParseError(message: "unterminated quote") }

@@ -28,7 +28,12 @@ struct OpenPlan {
         var saved: WatchLater.Entry?
         if let reload {
             options.start = reload.position
-            if let a = reload.audioTrack { options.audio.track = a; options.audio.enabled = true } else { options.audio.enabled = false }
+            if let a = reload.audioTrack {
+                options.audio.track = a
+                options.audio.enabled = true
+            } else {
+                options.audio.enabled = false
+            }
             options.subtitles.track = reload.subtitleTrack
             options.subtitles.enabled = reload.subtitleTrack != nil
         } else if settings.resume, !settings.startGiven, let entry = settings.watchLater.load(for: source) {

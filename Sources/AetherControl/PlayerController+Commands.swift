@@ -32,8 +32,12 @@ extension PlayerController {
         case .add(let name, let delta): return PropertyTable.add(self, name, delta)
         case .multiply(let name, let factor): return PropertyTable.multiply(self, name, factor)
         case .cycle(let name, let up): return PropertyTable.cycle(self, name, up: up)
-        case .frameStep: player.step(); return .ok
-        case .frameBackStep: player.stepBack(); return .ok
+        case .frameStep:
+            player.step()
+            return .ok
+        case .frameBackStep:
+            player.stepBack()
+            return .ok
         case .abLoop:
             show(settings.abLoop.press(at: player.currentTime))
             return .ok

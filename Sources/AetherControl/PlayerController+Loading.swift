@@ -103,7 +103,9 @@ extension PlayerController {
         guard case .none(let purpose) = progress else { return nil }
         switch purpose {
         case .start, .advance: return false
-        case .skip: show(PlaylistWalk.noPlayableItem); return nil
+        case .skip:
+            show(PlaylistWalk.noPlayableItem)
+            return nil
         }
     }
 

@@ -127,7 +127,11 @@ public struct PlayerSnapshot: Sendable, Equatable {
         public var fps: Double?
         public var channels: Int?
         public var sampleRate: Int?
-        public init(kind: Kind, id: Int, codec: String) { self.kind = kind; self.id = id; self.codec = codec }
+        public init(kind: Kind, id: Int, codec: String) {
+            self.kind = kind
+            self.id = id
+            self.codec = codec
+        }
 
         var node: PropertyValue {
             var m: [String: PropertyValue] = ["type": .string(kind.rawValue), "id": .number(Double(id)),
@@ -159,7 +163,10 @@ public struct PlayerSnapshot: Sendable, Equatable {
         public var codec: String
         public var fps: Double?
         public init(width: Int, height: Int, displayWidth: Int, displayHeight: Int, codec: String) {
-            self.width = width; self.height = height; self.displayWidth = displayWidth; self.displayHeight = displayHeight
+            self.width = width
+            self.height = height
+            self.displayWidth = displayWidth
+            self.displayHeight = displayHeight
             self.codec = codec
         }
 

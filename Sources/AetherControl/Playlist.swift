@@ -251,7 +251,10 @@ public enum PlaylistLoader {
         }
         var shown: String { TextSanitizer.clean(source) }
         // A DVD folder is one item (its main title), not its VOB files.
-        if isDirectory, DiscFiles.isDiscFolder(source) { _ = result.add(PlaylistItem(source: source, title: title)); return }
+        if isDirectory, DiscFiles.isDiscFolder(source) {
+            _ = result.add(PlaylistItem(source: source, title: title))
+            return
+        }
         if isDirectory {
             guard depth < maxDepth else { result.warn("'\(shown)': directories nested too deep"); return }
             guard result.expanded.insert(realPath(source) ?? source).inserted else {
@@ -437,11 +440,13 @@ public enum PlaylistLoader {
                 if da.count != db.count { return da.count < db.count }
                 for (p, q) in zip(da, db) where p != q { return p.value < q.value }
                 if (i2 - i) != (j2 - j) { return (i2 - i) < (j2 - j) }
-                i = i2; j = j2
+                i = i2
+                j = j2
                 continue
             }
             if x[i] != y[j] { return x[i].value < y[j].value }
-            i += 1; j += 1
+            i += 1
+            j += 1
         }
         if x.count - i != y.count - j { return x.count - i < y.count - j }
         return a < b

@@ -46,12 +46,21 @@ public enum PropertyExpansion {
             }
             while i < text.count {
                 let c = text[i]
-                if untilBrace, c == "}" { i += 1; closed = true; return out }
-                guard c == "$", i + 1 < text.count else { emit(String(c)); i += 1; continue }
+                if untilBrace, c == "}" {
+                    i += 1
+                    closed = true
+                    return out
+                }
+                guard c == "$", i + 1 < text.count else {
+                    emit(String(c))
+                    i += 1
+                    continue
+                }
                 let next = text[i + 1]
                 switch next {
                 case "$", "}":
-                    emit(String(next)); i += 2
+                    emit(String(next))
+                    i += 2
                 case ">":
                     // The rest as written (inside `${…}` up to its closing brace).
                     i += 2
@@ -70,7 +79,8 @@ public enum PropertyExpansion {
                         emit(String(text[start...]))
                     }
                 default:
-                    emit("$"); i += 1
+                    emit("$")
+                    i += 1
                 }
             }
             closed = false

@@ -71,8 +71,12 @@ extension PropertyTable {
             guard let loop = value == .none ? LoopCount.no : loopCount(value, name: name) else {
                 return .failure("'\(name)' takes inf, no or a count")
             }
-            if ofFile { c.settings.loopFile = loop; c.walk.tally.fileLoopsLeft = loop } else {
-                c.settings.loopPlaylist = loop; c.walk.tally.playlistLoopsLeft = loop
+            if ofFile {
+                c.settings.loopFile = loop
+                c.walk.tally.fileLoopsLeft = loop
+            } else {
+                c.settings.loopPlaylist = loop
+                c.walk.tally.playlistLoopsLeft = loop
             }
             c.show("\(name): \(loop.isOn ? "on" : "off")")
             return .ok

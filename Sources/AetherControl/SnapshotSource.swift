@@ -210,25 +210,34 @@ struct MediaCache {
         var keys: [Int] = []
         for (k, v) in info.video.enumerated() {
             var t = PlayerSnapshot.Track(kind: .video, id: k + 1, codec: v.codec)
-            t.title = TextSanitizer.cleanOrNil(v.tags.title); t.language = TextSanitizer.cleanOrNil(v.tags.language)
-            t.isDefault = v.tags.isDefault; t.isForced = v.tags.isForced
-            t.width = v.width; t.height = v.height; t.fps = v.frameRate
+            t.title = TextSanitizer.cleanOrNil(v.tags.title)
+            t.language = TextSanitizer.cleanOrNil(v.tags.language)
+            t.isDefault = v.tags.isDefault
+            t.isForced = v.tags.isForced
+            t.width = v.width
+            t.height = v.height
+            t.fps = v.frameRate
             tracks.append(t)
             keys.append(k)
         }
         for (k, a) in info.audio.enumerated() {
             var t = PlayerSnapshot.Track(kind: .audio, id: k + 1, codec: a.codec)
-            t.title = TextSanitizer.cleanOrNil(a.tags.title); t.language = TextSanitizer.cleanOrNil(a.tags.language)
-            t.isDefault = a.tags.isDefault; t.isForced = a.tags.isForced
-            t.channels = a.channels; t.sampleRate = a.sampleRate
+            t.title = TextSanitizer.cleanOrNil(a.tags.title)
+            t.language = TextSanitizer.cleanOrNil(a.tags.language)
+            t.isDefault = a.tags.isDefault
+            t.isForced = a.tags.isForced
+            t.channels = a.channels
+            t.sampleRate = a.sampleRate
             t.externalFilename = TextSanitizer.cleanOrNil(a.externalFile)
             tracks.append(t)
             keys.append(k)
         }
         for (k, sub) in subtitleTracks.enumerated() {
             var t = PlayerSnapshot.Track(kind: .sub, id: k + 1, codec: sub.codec)
-            t.title = TextSanitizer.cleanOrNil(sub.title); t.language = TextSanitizer.cleanOrNil(sub.language)
-            t.isDefault = sub.isDefault; t.isForced = sub.isForced
+            t.title = TextSanitizer.cleanOrNil(sub.title)
+            t.language = TextSanitizer.cleanOrNil(sub.language)
+            t.isDefault = sub.isDefault
+            t.isForced = sub.isForced
             if case .sidecar(let path) = sub.source { t.externalFilename = TextSanitizer.cleanOrNil(path) }
             tracks.append(t)
             keys.append(sub.id)
@@ -255,6 +264,9 @@ extension PlayerSnapshot.VideoParams {
         let turned = v.rotation == 90 || v.rotation == 270
         self.init(width: v.width, height: v.height, displayWidth: turned ? v.height : dw, displayHeight: turned ? dw : v.height,
                   codec: v.codec)
-        pixelFormat = v.colour.pixelFormat; primaries = v.colour.primaries; gamma = v.colour.transfer; fps = v.frameRate
+        pixelFormat = v.colour.pixelFormat
+        primaries = v.colour.primaries
+        gamma = v.colour.transfer
+        fps = v.frameRate
     }
 }

@@ -25,7 +25,12 @@ extension WatchLater.Entry {
         if let speed { options.playing.rate = speed }
         if let audioDelay { options.playing.audioDelay = audioDelay }
         if let audioTrack {
-            if let n = audioTrack { options.audio.track = n - 1; options.audio.enabled = true } else { options.audio.enabled = false }
+            if let n = audioTrack {
+                options.audio.track = n - 1
+                options.audio.enabled = true
+            } else {
+                options.audio.enabled = false
+            }
         }
     }
 }

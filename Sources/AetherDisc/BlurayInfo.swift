@@ -37,7 +37,10 @@ public struct BlurayInfo: Sendable, Equatable {
         var info = BlurayInfo()
         var seen: Set<[BlurayPlayItem]> = []
         for name in names.sorted().prefix(maxPlaylists) {
-            guard let bytes = read(name), var playlist = BlurayPlaylist.parse(bytes, name: name) else { info.leftOut += 1; continue }
+            guard let bytes = read(name), var playlist = BlurayPlaylist.parse(bytes, name: name) else {
+                info.leftOut += 1
+                continue
+            }
             info.leftOut += playlist.leftOut
             info.playlists.append(playlist)
             guard playlist.duration >= minTitleSeconds, seen.insert(playlist.items).inserted else { continue }
@@ -89,7 +92,10 @@ public struct BlurayPlaylist: Sendable, Equatable {
             defer { at += 2 + length }
             let clip = String(decoding: b[(at + 2)..<(at + 7)], as: UTF8.self)
             let inTime = Int64(DiscBytes.be32(b, at + 14)), outTime = Int64(DiscBytes.be32(b, at + 18))
-            guard clip.utf8.allSatisfy({ (0x30...0x39).contains($0) }), outTime > inTime else { leftOut += 1; continue }
+            guard clip.utf8.allSatisfy({ (0x30...0x39).contains($0) }), outTime > inTime else {
+                leftOut += 1
+                continue
+            }
             items.append(BlurayPlayItem(clip: clip, inTime: inTime, outTime: outTime))
             kept.append(k)
             // Angles: the first is the item's own clip, the rest are left out (we play angle 1).

@@ -118,7 +118,11 @@ public struct DVDTitleSet: Sendable, Equatable {
         if pgci > 0, chainCount <= DVDInfo.maxChains, pgci + 8 + 8 * chainCount <= b.count {
             for i in 0..<chainCount {
                 let at = pgci + DiscBytes.be32(b, pgci + 8 + 8 * i + 4)
-                guard let chain = chain(b, at: at) else { leftOut += 1; chains.append(DVDChain(duration: 0, programs: [], cells: [])); continue }
+                guard let chain = chain(b, at: at) else {
+                    leftOut += 1
+                    chains.append(DVDChain(duration: 0, programs: [], cells: []))
+                    continue
+                }
                 chains.append(chain)
             }
         } else {
@@ -133,7 +137,11 @@ public struct DVDTitleSet: Sendable, Equatable {
             for i in 0..<titleCount {
                 let from = ptt + DiscBytes.be32(b, ptt + 8 + 4 * i)
                 let to = i + 1 < titleCount ? ptt + DiscBytes.be32(b, ptt + 8 + 4 * (i + 1)) : min(end, b.count)
-                guard from >= ptt + 8, from <= to, to <= b.count, (to - from) / 4 <= DVDInfo.maxChapters else { leftOut += 1; parts.append([]); continue }
+                guard from >= ptt + 8, from <= to, to <= b.count, (to - from) / 4 <= DVDInfo.maxChapters else {
+                    leftOut += 1
+                    parts.append([])
+                    continue
+                }
                 parts.append(stride(from: from, to: to - 3, by: 4).map { (DiscBytes.be16(b, $0), DiscBytes.be16(b, $0 + 2)) })
             }
         } else {

@@ -113,7 +113,10 @@ public final class ISO9660Image: DiscFileSystem {
         if let semicolon = name.firstIndex(of: ";") { name = String(name[..<semicolon]) }
         if name.hasSuffix(".") { name.removeLast() }
         // A name is one path part: no separator, no parent, nothing a terminal would act on.
-        guard root || (!name.isEmpty && !name.contains("/") && name != ".." && TextSanitizer.clean(name) == name) else { leftOut += 1; return nil }
+        guard root || (!name.isEmpty && !name.contains("/") && name != ".." && TextSanitizer.clean(name) == name) else {
+            leftOut += 1
+            return nil
+        }
         return Entry(name: name, isDirectory: r[25] & 0x02 != 0, extents: [DiscExtent(file: path, offset: start, length: size)])
     }
 }

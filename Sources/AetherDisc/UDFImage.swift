@@ -132,7 +132,10 @@ public final class UDFImage: DiscFileSystem {
             if characteristics & 0x0C != 0 { continue }
             let name = Self.dstring(bytes[nameAt..<(nameAt + nameLength)], sized: false)
             // A name is one path part: no separator, no parent, nothing a terminal would act on.
-            guard !name.isEmpty, !name.contains("/"), name != "..", name != ".", TextSanitizer.clean(name) == name else { leftOut += 1; continue }
+            guard !name.isEmpty, !name.contains("/"), name != "..", name != ".", TextSanitizer.clean(name) == name else {
+                leftOut += 1
+                continue
+            }
             out.append(Identifier(name: name, isDirectory: characteristics & 0x02 != 0, icb: icb))
         }
         if out.count >= Self.maxEntries { leftOut += 1 }
@@ -196,7 +199,10 @@ public final class UDFImage: DiscFileSystem {
             let take = min(length, left)
             left -= take
             // Allocated but not written: zeros we do not have; the file ends there for us.
-            guard type == 0, let at, at >= 0, at <= source.length, take <= source.length - at, extents.count < maxExtents else { leftOut += 1; break }
+            guard type == 0, let at, at >= 0, at <= source.length, take <= source.length - at, extents.count < maxExtents else {
+                leftOut += 1
+                break
+            }
             extents.append(DiscExtent(file: path, offset: at, length: take))
         }
         return FileEntry(isDirectory: isDirectory, size: size, extents: extents, embedded: nil)

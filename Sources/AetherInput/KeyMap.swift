@@ -21,7 +21,10 @@ public enum Key: Hashable, Sendable {
     public init?(mpvName name: String) {
         guard let canonical = KeyMap.canonicalName(name) else { return nil }
         if let key = Self.named[canonical] { self = key; return }
-        if canonical.hasPrefix("Ctrl+"), canonical.count == 6, let c = canonical.last { self = .control(c); return }
+        if canonical.hasPrefix("Ctrl+"), canonical.count == 6, let c = canonical.last {
+            self = .control(c)
+            return
+        }
         guard canonical.count == 1, let c = canonical.first else { return nil }
         self = .character(c)
     }
@@ -161,9 +164,17 @@ public enum KeyMap {
         for n in ["SPACE", "SHARP", "LEFT", "RIGHT", "UP", "DOWN", "PGUP", "PGDWN", "BS", "ESC", "ENTER", "HOME",
                   "END", "TAB", "DEL", "INS", "KP_ENTER"] { m[n] = n }
         for n in 1...12 { m["F\(n)"] = "F\(n)" }
-        m["PGDN"] = "PGDWN"; m["PAGEUP"] = "PGUP"; m["PAGEDOWN"] = "PGDWN"; m["BACKSPACE"] = "BS"
-        m["ESCAPE"] = "ESC"; m["RETURN"] = "ENTER"; m["KP_ENTER"] = "ENTER"; m["DELETE"] = "DEL"
-        m["INSERT"] = "INS"; m["PLUS"] = "+"; m["MINUS"] = "-"
+        m["PGDN"] = "PGDWN"
+        m["PAGEUP"] = "PGUP"
+        m["PAGEDOWN"] = "PGDWN"
+        m["BACKSPACE"] = "BS"
+        m["ESCAPE"] = "ESC"
+        m["RETURN"] = "ENTER"
+        m["KP_ENTER"] = "ENTER"
+        m["DELETE"] = "DEL"
+        m["INSERT"] = "INS"
+        m["PLUS"] = "+"
+        m["MINUS"] = "-"
         return m
     }()
 

@@ -93,7 +93,8 @@ extension Process {
         if capture {
             drain(outPipe[0], into: &out)
             drain(errPipe[0], into: &err)
-            close(outPipe[0]); close(errPipe[0])
+            close(outPipe[0])
+            close(errPipe[0])
         }
         // WIFEXITED/WEXITSTATUS by hand (the macros do not import).
         let code: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)

@@ -150,7 +150,8 @@ public final class SinkRecorder: @unchecked Sendable {  // the processes are onl
         var left: [Double] = [], right: [Double] = []
         data.withUnsafeBytes { raw in
             let s = raw.bindMemory(to: Int16.self)
-            left.reserveCapacity(s.count / 2); right.reserveCapacity(s.count / 2)
+            left.reserveCapacity(s.count / 2)
+            right.reserveCapacity(s.count / 2)
             var i = 0
             while i + 1 < s.count {
                 left.append(Double(Int16(littleEndian: s[i])) / 32768)

@@ -176,7 +176,11 @@ package enum DisplayWidth {
         var i = 0
         while i < count {
             let b = p[i]
-            if b == newline { emitLine(); i += 1; continue }
+            if b == newline {
+                emitLine()
+                i += 1
+                continue
+            }
             if b == space { i += 1; continue }
             // A word: p[i..<k], `w` columns wide.
             var k = i, w = 0

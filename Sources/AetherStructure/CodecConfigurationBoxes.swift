@@ -22,7 +22,10 @@ struct CodecConfigurationBoxes: BoxFamily {
         case "hvcC":
             var c = ContainerScan.Cursor(payload(node, limit: 64))
             guard let version = c.u8(), let b = c.u8(), c.skip(4 + 6), let level = c.u8(), c.skip(3),
-                  let chroma = c.u8(), let luma = c.u8(), let chromaDepth = c.u8(), c.skip(2), let last = c.u8() else { short("configuration"); return }
+                  let chroma = c.u8(), let luma = c.u8(), let chromaDepth = c.u8(), c.skip(2), let last = c.u8() else {
+                short("configuration")
+                return
+            }
             let profile = Int(b & 0x1F), tier = b >> 5 & 1
             let profileName = [1: "Main", 2: "Main 10", 3: "Main Still Picture", 4: "Range Extensions", 5: "High Throughput", 9: "Screen Content"][profile] ?? "profile \(profile)"
             node.fields += [StructureField("version", String(version)), StructureField("profile", "\(profileName) (\(profile))"),
@@ -43,7 +46,10 @@ struct CodecConfigurationBoxes: BoxFamily {
             node.summary = "profile \(profile), level \(level), \(depth)-bit"
         case "vpcC":
             var c = ContainerScan.Cursor(payload(node, limit: 16))
-            guard fullBox(&c, &node), let profile = c.u8(), let level = c.u8(), let b = c.u8(), let p = c.u8(), let t = c.u8(), let m = c.u8() else { short("configuration"); return }
+            guard fullBox(&c, &node), let profile = c.u8(), let level = c.u8(), let b = c.u8(), let p = c.u8(), let t = c.u8(), let m = c.u8() else {
+                short("configuration")
+                return
+            }
             node.fields += [StructureField("profile", String(profile)), StructureField("level", String(level)),
                             StructureField("bit depth", String(b >> 4)), StructureField("chroma subsampling", String(b >> 1 & 7)),
                             StructureField("full range", b & 1 == 1 ? "yes" : "no"), StructureField("colour primaries", String(p)),
@@ -53,7 +59,10 @@ struct CodecConfigurationBoxes: BoxFamily {
             colr(&node, damage: &damage)
         case "dOps":
             var c = ContainerScan.Cursor(payload(node, limit: 16))
-            guard let version = c.u8(), let channels = c.u8(), let preSkip = c.u16(), let rate = c.u32(), let gain = c.u16(), let family = c.u8() else { short("Opus header"); return }
+            guard let version = c.u8(), let channels = c.u8(), let preSkip = c.u16(), let rate = c.u32(), let gain = c.u16(), let family = c.u8() else {
+                short("Opus header")
+                return
+            }
             node.fields += [StructureField("version", String(version)), StructureField("channels", String(channels)), StructureField("pre-skip", String(preSkip)),
                             StructureField("input sample rate", String(rate)), StructureField("output gain", String(Int16(bitPattern: gain))),
                             StructureField("channel mapping family", String(family))]
@@ -81,7 +90,10 @@ struct CodecConfigurationBoxes: BoxFamily {
             var c = ContainerScan.Cursor(payload(node, limit: 24))
             var xy: [(UInt16, UInt16)] = []
             for _ in 0..<4 { if let x = c.u16(), let y = c.u16() { xy.append((x, y)) } }
-            guard xy.count == 4, let maxL = c.u32(), let minL = c.u32() else { short("mastering display"); return }
+            guard xy.count == 4, let maxL = c.u32(), let minL = c.u32() else {
+                short("mastering display")
+                return
+            }
             func point(_ p: (UInt16, UInt16)) -> String { String(cFormat: "(%.4f, %.4f)", Double(p.0) / 50000, Double(p.1) / 50000) }
             node.fields += [StructureField("primaries (G B R)", xy[0..<3].map(point).joined(separator: " ")),
                             StructureField("white point", point(xy[3])),
@@ -95,7 +107,10 @@ struct CodecConfigurationBoxes: BoxFamily {
             node.summary = "MaxCLL \(cll), MaxFALL \(fall)"
         case "dvcC", "dvvC", "dvwC":
             var c = ContainerScan.Cursor(payload(node, limit: 24))
-            guard let major = c.u8(), let minor = c.u8(), let bits = c.u16(), let compat = c.u8() else { short("configuration"); return }
+            guard let major = c.u8(), let minor = c.u8(), let bits = c.u16(), let compat = c.u8() else {
+                short("configuration")
+                return
+            }
             let profile = bits >> 9, level = bits >> 3 & 0x3F
             node.fields += [StructureField("version", "\(major).\(minor)"), StructureField("profile", String(profile)), StructureField("level", String(level)),
                             StructureField("RPU present", bits >> 2 & 1 == 1 ? "yes" : "no"), StructureField("EL present", bits >> 1 & 1 == 1 ? "yes" : "no"),
@@ -156,12 +171,18 @@ struct CodecConfigurationBoxes: BoxFamily {
 
     func colr(_ node: inout StructureNode, damage: inout [String]) {
         var c = ContainerScan.Cursor(payload(node, limit: 16))
-        guard let kind = c.take(4) else { damage.append("'colr' at offset \(ContainerScan.grouped(node.offset)) is too short for its colour type"); return }
+        guard let kind = c.take(4) else {
+            damage.append("'colr' at offset \(ContainerScan.grouped(node.offset)) is too short for its colour type")
+            return
+        }
         let k = ContainerScan.fourCC(kind)
         node.fields.append(StructureField("colour type", k))
         switch k {
         case "nclx", "nclc":
-            guard let p = c.u16(), let t = c.u16(), let m = c.u16() else { damage.append("'colr' at offset \(ContainerScan.grouped(node.offset)) is too short for its colour values"); return }
+            guard let p = c.u16(), let t = c.u16(), let m = c.u16() else {
+                damage.append("'colr' at offset \(ContainerScan.grouped(node.offset)) is too short for its colour values")
+                return
+            }
             node.fields += [StructureField("primaries", "\(p) \(ColourNames.primaries[Int(p)] ?? "")"), StructureField("transfer", "\(t) \(ColourNames.transfer[Int(t)] ?? "")"),
                             StructureField("matrix", "\(m) \(ColourNames.matrix[Int(m)] ?? "")")]
             var full = ""
@@ -180,7 +201,10 @@ struct CodecConfigurationBoxes: BoxFamily {
 
     func esds(_ node: inout StructureNode, damage: inout [String]) {
         var c = ContainerScan.Cursor(payload(node, limit: 1024))
-        guard fullBox(&c, &node) else { damage.append("'esds' at offset \(ContainerScan.grouped(node.offset)) is too short"); return }
+        guard fullBox(&c, &node) else {
+            damage.append("'esds' at offset \(ContainerScan.grouped(node.offset)) is too short")
+            return
+        }
         /// An MPEG-4 descriptor's tag and length (1 to 4 bytes of 7 bits).
         func descriptor(_ c: inout ContainerScan.Cursor) -> (UInt8, Int)? {
             guard let tag = c.u8() else { return nil }

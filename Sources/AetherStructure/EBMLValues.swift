@@ -95,7 +95,10 @@ final class EBMLValues: EBMLReader {
             summary += " ns per tick"
         case 0x83:  // TrackType
             let names: [UInt64: String] = [1: "video", 2: "audio", 3: "complex", 0x10: "logo", 0x11: "subtitle", 0x12: "buttons", 0x20: "control", 0x21: "metadata"]
-            if let name = names[value] { summary += " (\(name))"; fields.append(StructureField("meaning", name)) }
+            if let name = names[value] {
+                summary += " (\(name))"
+                fields.append(StructureField("meaning", name))
+            }
         case 0x23E383, 0x234E7A:  // DefaultDuration, DefaultDecodedFieldDuration (ns)
             let seconds = Double(value) / 1e9
             fields.append(StructureField("seconds", EBMLText.number(seconds)))

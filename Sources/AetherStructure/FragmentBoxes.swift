@@ -24,14 +24,20 @@ struct FragmentBoxes: BoxFamily {
             tfhd(&node, damage: &damage)
         case "tfdt":
             var c = ContainerScan.Cursor(payload(node, limit: 12))
-            guard let (version, _) = versionFlags(&c, &node), let t = c.uint(version == 1 ? 8 : 4) else { short("decode time"); return }
+            guard let (version, _) = versionFlags(&c, &node), let t = c.uint(version == 1 ? 8 : 4) else {
+                short("decode time")
+                return
+            }
             node.fields.append(StructureField("base media decode time", count: t))
             node.summary = "decode time \(ContainerScan.grouped(t))"
         case "trun":
             trun(&node, damage: &damage)
         case "trex":
             var c = ContainerScan.Cursor(payload(node, limit: 24))
-            guard fullBox(&c, &node), let id = c.u32(), let desc = c.u32(), let dur = c.u32(), let sz = c.u32(), let fl = c.u32() else { short("defaults"); return }
+            guard fullBox(&c, &node), let id = c.u32(), let desc = c.u32(), let dur = c.u32(), let sz = c.u32(), let fl = c.u32() else {
+                short("defaults")
+                return
+            }
             node.fields += [StructureField("track ID", String(id)), StructureField("default sample description", String(desc)),
                             StructureField("default duration", count: dur), StructureField("default size", count: sz),
                             StructureField("default flags", String(cFormat: "0x%08x", fl))]
@@ -47,12 +53,18 @@ struct FragmentBoxes: BoxFamily {
 
     func tfhd(_ node: inout StructureNode, damage: inout [String]) {
         var c = ContainerScan.Cursor(payload(node, limit: 40))
-        guard let (_, flags) = versionFlags(&c, &node), let id = c.u32() else { damage.append("'tfhd' at offset \(ContainerScan.grouped(node.offset)) is too short"); return }
+        guard let (_, flags) = versionFlags(&c, &node), let id = c.u32() else {
+            damage.append("'tfhd' at offset \(ContainerScan.grouped(node.offset)) is too short")
+            return
+        }
         node.fields.append(StructureField("track ID", String(id)))
         let optional: [(UInt32, String, Int)] = [(0x1, "base data offset", 8), (0x2, "sample description", 4), (0x8, "default duration", 4),
                                                  (0x10, "default size", 4), (0x20, "default flags", 4)]
         for (bit, name, n) in optional where flags & bit != 0 {
-            guard let v = c.uint(n) else { damage.append("'tfhd' at offset \(ContainerScan.grouped(node.offset)) ends before its \(name)"); break }
+            guard let v = c.uint(n) else {
+                damage.append("'tfhd' at offset \(ContainerScan.grouped(node.offset)) ends before its \(name)")
+                break
+            }
             node.fields.append(StructureField(name, bit == 0x20 ? String(cFormat: "0x%08llx", v) : ContainerScan.grouped(v)))
         }
         if flags & 0x10000 != 0 { node.fields.append(StructureField("duration is empty", "yes")) }
@@ -63,15 +75,24 @@ struct FragmentBoxes: BoxFamily {
     func trun(_ node: inout StructureNode, damage: inout [String]) {
         let at = "at offset \(ContainerScan.grouped(node.offset))"
         var c = ContainerScan.Cursor(payload(node, limit: 16 + budget.maxListedEntries * 16))
-        guard let (version, flags) = versionFlags(&c, &node), let n = c.u32() else { damage.append("'trun' \(at) is too short for its sample count"); return }
+        guard let (version, flags) = versionFlags(&c, &node), let n = c.u32() else {
+            damage.append("'trun' \(at) is too short for its sample count")
+            return
+        }
         node.fields.append(StructureField("sample count", count: n))
         node.summary = ContainerScan.grouped(n) + (n == 1 ? " sample" : " samples")
         if flags & 0x1 != 0 {
-            guard let off = c.u32() else { damage.append("'trun' \(at) ends before its data offset"); return }
+            guard let off = c.u32() else {
+                damage.append("'trun' \(at) ends before its data offset")
+                return
+            }
             node.fields.append(StructureField("data offset", String(Int32(bitPattern: off))))
         }
         if flags & 0x4 != 0 {
-            guard let f = c.u32() else { damage.append("'trun' \(at) ends before its first sample flags"); return }
+            guard let f = c.u32() else {
+                damage.append("'trun' \(at) ends before its first sample flags")
+                return
+            }
             node.fields.append(StructureField("first sample flags", String(cFormat: "0x%08x", f)))
         }
         let per: [(UInt32, String)] = [(0x100, "duration"), (0x200, "size"), (0x400, "flags"), (0x800, "composition offset")]
@@ -121,21 +142,33 @@ struct FragmentBoxes: BoxFamily {
 
     func emsg(_ node: inout StructureNode, damage: inout [String]) {
         var c = ContainerScan.Cursor(payload(node, limit: 4096))
-        guard let (version, _) = versionFlags(&c, &node) else { damage.append("'emsg' at offset \(ContainerScan.grouped(node.offset)) is too short"); return }
+        guard let (version, _) = versionFlags(&c, &node) else {
+            damage.append("'emsg' at offset \(ContainerScan.grouped(node.offset)) is too short")
+            return
+        }
         var scheme = "", value = ""
         var scale: UInt32?, time: UInt64?, duration: UInt32?, id: UInt32?
         var timeName = "presentation time"
         if version == 0 {
             scheme = c.cString(limit: 512)
             value = c.cString(limit: 512)
-            scale = c.u32(); time = c.u32().map(UInt64.init); duration = c.u32(); id = c.u32()
+            scale = c.u32()
+            time = c.u32().map(UInt64.init)
+            duration = c.u32()
+            id = c.u32()
             timeName = "presentation time delta"
         } else {
-            scale = c.u32(); time = c.u64(); duration = c.u32(); id = c.u32()
+            scale = c.u32()
+            time = c.u64()
+            duration = c.u32()
+            id = c.u32()
             scheme = c.cString(limit: 512)
             value = c.cString(limit: 512)
         }
-        guard let scale, let time, let duration, let id else { damage.append("'emsg' at offset \(ContainerScan.grouped(node.offset)) is too short for its fields"); return }
+        guard let scale, let time, let duration, let id else {
+            damage.append("'emsg' at offset \(ContainerScan.grouped(node.offset)) is too short for its fields")
+            return
+        }
         let headerBytes = Int64(c.at)
         node.fields += [StructureField("scheme", scheme), StructureField("value", value), StructureField("timescale", count: scale),
                         StructureField(timeName, ContainerScan.grouped(time) + (ContainerScan.seconds(time, UInt64(scale)).map { " (\($0) s)" } ?? "")),

@@ -35,7 +35,11 @@ struct MovieBoxes: BoxFamily {
             var c = ContainerScan.Cursor(payload(node, limit: 8))
             node.isContainer = true
             node.tag = UInt64(node.payloadOffset + 8)
-            guard fullBox(&c, &node), let n = c.u32() else { short("entry count"); node.isContainer = false; return }
+            guard fullBox(&c, &node), let n = c.u32() else {
+                short("entry count")
+                node.isContainer = false
+                return
+            }
             node.fields.append(StructureField("entries", count: n))
             node.summary = ContainerScan.grouped(n) + (n == 1 ? " entry" : " entries")
         case "ftyp", "styp":
@@ -50,7 +54,10 @@ struct MovieBoxes: BoxFamily {
             timedHeader(&node, type: type, damage: &damage)
         case "hdlr":
             var c = ContainerScan.Cursor(payload(node, limit: 1024))
-            guard fullBox(&c, &node), let pre = c.take(4), let handler = c.take(4), c.skip(12) else { short("handler type"); return }
+            guard fullBox(&c, &node), let pre = c.take(4), let handler = c.take(4), c.skip(12) else {
+                short("handler type")
+                return
+            }
             var nameBytes = Array(c.bytes[c.at...])
             // QuickTime writes a Pascal string (a length byte first), ISO a C string.
             if let first = nameBytes.first, Int(first) == nameBytes.count - 1, first > 0, pre != [0, 0, 0, 0] {
@@ -63,7 +70,10 @@ struct MovieBoxes: BoxFamily {
             node.summary = ContainerScan.fourCC(handler) + (name.isEmpty ? "" : " \"\(name)\"")
         case "elst":
             var c = ContainerScan.Cursor(payload(node))
-            guard let (version, _) = versionFlags(&c, &node), let n = c.u32() else { short("entry count"); return }
+            guard let (version, _) = versionFlags(&c, &node), let n = c.u32() else {
+                short("entry count")
+                return
+            }
             node.summary = ContainerScan.grouped(n) + (n == 1 ? " edit" : " edits")
             node.fields.append(StructureField("entries", count: n))
             for i in 0..<Int(min(n, UInt32(budget.maxListedEntries))) {
@@ -115,19 +125,31 @@ struct MovieBoxes: BoxFamily {
     /// times, timescale and duration, the media's language, the track's ID, flags and size.
     func timedHeader(_ node: inout StructureNode, type: String, damage: inout [String]) {
         var c = ContainerScan.Cursor(payload(node, limit: 128))
-        guard let (version, flags) = versionFlags(&c, &node) else { damage.append("'\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short for its version"); return }
+        guard let (version, flags) = versionFlags(&c, &node) else {
+            damage.append("'\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short for its version")
+            return
+        }
         let wide = version == 1 ? 8 : 4
         if type == "mehd" {
-            guard let d = c.uint(wide) else { damage.append("'mehd' at offset \(ContainerScan.grouped(node.offset)) is too short for its duration"); return }
+            guard let d = c.uint(wide) else {
+                damage.append("'mehd' at offset \(ContainerScan.grouped(node.offset)) is too short for its duration")
+                return
+            }
             node.fields.append(StructureField("fragment duration", count: d))
             node.summary = "duration \(ContainerScan.grouped(d))"
             return
         }
-        guard let created = c.uint(wide), let modified = c.uint(wide) else { damage.append("'\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short for its times"); return }
+        guard let created = c.uint(wide), let modified = c.uint(wide) else {
+            damage.append("'\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short for its times")
+            return
+        }
         node.fields += [StructureField("creation time", count: created), StructureField("modification time", count: modified)]
         switch type {
         case "mvhd", "mdhd":
-            guard let scale = c.u32(), let duration = c.uint(wide) else { damage.append("'\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short for its timescale and duration"); return }
+            guard let scale = c.u32(), let duration = c.uint(wide) else {
+                damage.append("'\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short for its timescale and duration")
+                return
+            }
             node.fields += [StructureField("timescale", count: scale), StructureField("duration", count: duration)]
             let secs = ContainerScan.seconds(duration, UInt64(scale))
             if let secs { node.fields.append(StructureField("duration (s)", secs)) }

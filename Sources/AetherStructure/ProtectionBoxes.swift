@@ -30,7 +30,10 @@ struct ProtectionBoxes: BoxFamily {
     func pssh(_ node: inout StructureNode, damage: inout [String]) {
         let at = "at offset \(ContainerScan.grouped(node.offset))"
         var c = ContainerScan.Cursor(payload(node, limit: 64 + budget.maxListedEntries * 16))
-        guard let (version, _) = versionFlags(&c, &node), let system = c.take(16) else { damage.append("'pssh' \(at) is too short for its system ID"); return }
+        guard let (version, _) = versionFlags(&c, &node), let system = c.take(16) else {
+            damage.append("'pssh' \(at) is too short for its system ID")
+            return
+        }
         let id = ContainerScan.uuid(system)
         let name = Self.drmSystems[id]
         node.fields.append(StructureField("system ID", id + (name.map { " (\($0))" } ?? "")))
@@ -69,24 +72,39 @@ struct ProtectionBoxes: BoxFamily {
             node.summary = ContainerScan.fourCC(f)
             return
         }
-        guard let (version, flags) = versionFlags(&c, &node) else { damage.append("'\(type)' \(at) is too short"); return }
+        guard let (version, flags) = versionFlags(&c, &node) else {
+            damage.append("'\(type)' \(at) is too short")
+            return
+        }
         switch type {
         case "schm":
-            guard let scheme = c.take(4), let v = c.u32() else { damage.append("'schm' \(at) is too short"); return }
+            guard let scheme = c.take(4), let v = c.u32() else {
+                damage.append("'schm' \(at) is too short")
+                return
+            }
             node.fields += [StructureField("scheme", ContainerScan.fourCC(scheme)), StructureField("scheme version", String(cFormat: "0x%08x", v))]
             node.summary = ContainerScan.fourCC(scheme)
         case "saio", "saiz":
             if flags & 1 != 0 {
-                guard let t = c.take(4), let p = c.u32() else { damage.append("'\(type)' \(at) is too short"); return }
+                guard let t = c.take(4), let p = c.u32() else {
+                    damage.append("'\(type)' \(at) is too short")
+                    return
+                }
                 node.fields += [StructureField("aux info type", ContainerScan.fourCC(t)), StructureField("aux info parameter", String(p))]
             }
             if type == "saiz" {
-                guard let def = c.u8(), let n = c.u32() else { damage.append("'saiz' \(at) is too short for its sample count"); return }
+                guard let def = c.u8(), let n = c.u32() else {
+                    damage.append("'saiz' \(at) is too short for its sample count")
+                    return
+                }
                 node.fields += [StructureField("default size", String(def)), StructureField("sample count", count: n)]
                 node.summary = ContainerScan.grouped(n) + " samples" + (def != 0 ? ", \(def) bytes each" : "")
                 if def == 0, Int64(n) > payloadLength(node) - Int64(c.at) { damage.append("'saiz' \(at) claims \(ContainerScan.grouped(n)) sizes but holds \(max(0, payloadLength(node) - Int64(c.at)))") }
             } else {
-                guard let n = c.u32() else { damage.append("'saio' \(at) is too short for its entry count"); return }
+                guard let n = c.u32() else {
+                    damage.append("'saio' \(at) is too short for its entry count")
+                    return
+                }
                 node.fields.append(StructureField("entries", count: n))
                 let wide = version == 0 ? 4 : 8
                 for i in 0..<Int(min(n, UInt32(budget.maxListedEntries))) {
@@ -96,11 +114,17 @@ struct ProtectionBoxes: BoxFamily {
                 node.summary = ContainerScan.grouped(n) + (n == 1 ? " offset" : " offsets")
             }
         case "senc":
-            guard let n = c.u32() else { damage.append("'senc' \(at) is too short for its sample count"); return }
+            guard let n = c.u32() else {
+                damage.append("'senc' \(at) is too short for its sample count")
+                return
+            }
             node.fields += [StructureField("sample count", count: n), StructureField("subsamples", flags & 2 != 0 ? "yes" : "no")]
             node.summary = ContainerScan.grouped(n) + " samples" + (flags & 2 != 0 ? " with subsamples" : "")
         case "tenc":
-            guard c.skip(1), let pattern = c.u8(), let protected = c.u8(), let ivSize = c.u8(), let kid = c.take(16) else { damage.append("'tenc' \(at) is too short"); return }
+            guard c.skip(1), let pattern = c.u8(), let protected = c.u8(), let ivSize = c.u8(), let kid = c.take(16) else {
+                damage.append("'tenc' \(at) is too short")
+                return
+            }
             if version > 0 { node.fields.append(StructureField("pattern", "crypt \(pattern >> 4), skip \(pattern & 15)")) }
             node.fields += [StructureField("protected", protected != 0 ? "yes" : "no"), StructureField("IV size", String(ivSize)), StructureField("KID", ContainerScan.uuid(kid))]
             if protected != 0, ivSize == 0, let n = c.u8(), let iv = c.take(Int(n)) { node.fields.append(StructureField("constant IV", HexText.string(iv))) }

@@ -27,7 +27,10 @@ struct SampleEntries: BoxReader {
 
     func read(_ node: inout StructureNode, type: String, damage: inout [String]) {
         var c = ContainerScan.Cursor(payload(node, limit: 256))
-        guard c.skip(6), let dref = c.u16() else { damage.append("sample entry '\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short"); return }
+        guard c.skip(6), let dref = c.u16() else {
+            damage.append("sample entry '\(type)' at offset \(ContainerScan.grouped(node.offset)) is too short")
+            return
+        }
         node.fields.append(StructureField("codec", type))
         node.fields.append(StructureField("data reference", String(dref)))
         var fixed: Int? = nil

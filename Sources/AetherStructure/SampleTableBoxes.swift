@@ -16,14 +16,20 @@ struct SampleTableBoxes: BoxFamily {
     func read(_ node: inout StructureNode, type: String, damage: inout [String]) {
         let at = "at offset \(ContainerScan.grouped(node.offset))"
         var c = ContainerScan.Cursor(payload(node, limit: 64 + budget.maxListedEntries * 16))
-        guard let (version, _) = versionFlags(&c, &node) else { damage.append("'\(type)' \(at) is too short for its version"); return }
+        guard let (version, _) = versionFlags(&c, &node) else {
+            damage.append("'\(type)' \(at) is too short for its version")
+            return
+        }
         let total = payloadLength(node)
         var entrySize: Int64
         var count: UInt32
         var unit = "entries"
         switch type {
         case "stsz":
-            guard let fixed = c.u32(), let n = c.u32() else { damage.append("'stsz' \(at) is too short for its sample count"); return }
+            guard let fixed = c.u32(), let n = c.u32() else {
+                damage.append("'stsz' \(at) is too short for its sample count")
+                return
+            }
             node.fields += [StructureField("sample size", fixed == 0 ? "per sample" : ContainerScan.grouped(fixed)), StructureField("sample count", count: n)]
             node.summary = ContainerScan.grouped(n) + (n == 1 ? " sample" : " samples")
             count = n
@@ -31,10 +37,16 @@ struct SampleTableBoxes: BoxFamily {
             entrySize = 4
             unit = "sample sizes"
         case "stz2":
-            guard c.skip(3), let fieldSize = c.u8(), let n = c.u32() else { damage.append("'stz2' \(at) is too short for its sample count"); return }
+            guard c.skip(3), let fieldSize = c.u8(), let n = c.u32() else {
+                damage.append("'stz2' \(at) is too short for its sample count")
+                return
+            }
             node.fields += [StructureField("field size", String(fieldSize)), StructureField("sample count", count: n)]
             node.summary = ContainerScan.grouped(n) + (n == 1 ? " sample" : " samples")
-            guard [4, 8, 16].contains(fieldSize) else { damage.append("'stz2' \(at) has a field size of \(fieldSize) (4, 8 or 16)"); return }
+            guard [4, 8, 16].contains(fieldSize) else {
+                damage.append("'stz2' \(at) has a field size of \(fieldSize) (4, 8 or 16)")
+                return
+            }
             // Bytes needed: n × fieldSize / 8, rounded up.
             let needed = (Int64(n) * Int64(fieldSize) + 7) / 8
             if needed > total - 8 { damage.append("'stz2' \(at) claims \(ContainerScan.grouped(n)) sample sizes (\(ContainerScan.grouped(needed)) bytes) but holds \(ContainerScan.grouped(max(0, total - 8)))") }
@@ -43,14 +55,23 @@ struct SampleTableBoxes: BoxFamily {
             node.summary = ContainerScan.grouped(max(0, total - 4)) + " samples"
             return
         case "sbgp":
-            guard let grouping = c.take(4) else { damage.append("'sbgp' \(at) is too short"); return }
+            guard let grouping = c.take(4) else {
+                damage.append("'sbgp' \(at) is too short")
+                return
+            }
             if version == 1 { _ = c.skip(4) }
-            guard let n = c.u32() else { damage.append("'sbgp' \(at) is too short for its entry count"); return }
+            guard let n = c.u32() else {
+                damage.append("'sbgp' \(at) is too short for its entry count")
+                return
+            }
             node.fields += [StructureField("grouping type", ContainerScan.fourCC(grouping)), StructureField("entries", count: n)]
             node.summary = "\(ContainerScan.fourCC(grouping)), \(ContainerScan.grouped(n)) entries"
             return
         default:
-            guard let n = c.u32() else { damage.append("'\(type)' \(at) is too short for its entry count"); return }
+            guard let n = c.u32() else {
+                damage.append("'\(type)' \(at) is too short for its entry count")
+                return
+            }
             count = n
             entrySize = ["stts": 8, "ctts": 8, "stss": 4, "stps": 4, "stsc": 12, "stco": 4, "co64": 8][type] ?? 4
             let noun = ["stts": "entries", "ctts": "entries", "stss": "sync samples", "stps": "sync samples", "stsc": "entries", "stco": "chunks", "co64": "chunks"][type] ?? "entries"

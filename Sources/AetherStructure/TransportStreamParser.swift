@@ -270,7 +270,12 @@ public final class TransportStreamParser: StructureParser {
                     stats.duplicateSeen = false
                 } else if let last = stats.lastCC {
                     if cc == last {
-                        if stats.duplicateSeen { ccError(&stats, offset) } else { stats.duplicates += 1; stats.duplicateSeen = true }
+                        if stats.duplicateSeen {
+                            ccError(&stats, offset)
+                        } else {
+                            stats.duplicates += 1
+                            stats.duplicateSeen = true
+                        }
                     } else if cc == (last + 1) & 0x0F {
                         stats.duplicateSeen = false
                     } else {

@@ -132,9 +132,11 @@ public enum PictureQuality {
                     var s1 = (0.0, 0.0, 0.0), s0 = (0.0, 0.0, 0.0), c1 = 0.0, c0 = 0.0
                     for i in 0..<n {
                         if pattern & (1 << i) != 0 {
-                            s1 = (s1.0 + sub[i * 3], s1.1 + sub[i * 3 + 1], s1.2 + sub[i * 3 + 2]); c1 += 1
+                            s1 = (s1.0 + sub[i * 3], s1.1 + sub[i * 3 + 1], s1.2 + sub[i * 3 + 2])
+                            c1 += 1
                         } else {
-                            s0 = (s0.0 + sub[i * 3], s0.1 + sub[i * 3 + 1], s0.2 + sub[i * 3 + 2]); c0 += 1
+                            s0 = (s0.0 + sub[i * 3], s0.1 + sub[i * 3 + 1], s0.2 + sub[i * 3 + 2])
+                            c0 += 1
                         }
                     }
                     let m1 = (s1.0 / max(1, c1), s1.1 / max(1, c1), s1.2 / max(1, c1))

@@ -111,7 +111,13 @@ enum ConfigArguments {
 
     /// What a flag or option of the play options is, from the parser's own description of them
     /// (read once): long name → (takes a value, repeatable, its help: what it allows).
-    struct OptionShape { var takesValue: Bool; var repeating: Bool; var help = ""; var valueName = ""; var defaultValue: String? = nil }
+    struct OptionShape {
+        var takesValue: Bool
+        var repeating: Bool
+        var help = ""
+        var valueName = ""
+        var defaultValue: String? = nil
+    }
     static let shapes: [String: OptionShape] = shapes(of: PlaybackOptions._dumpHelp())
 
     /// The shapes of the options a parser's JSON (`_dumpHelp()`) describes.

@@ -91,7 +91,10 @@ enum MpvSpellings {
             let value = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
             if isIgnored(key, options: options) { continue }
             let (name, given) = rename(key, value, options: options)
-            guard let shape = options[name] else { out.append(name == key && given == value ? word : form(name, given)); continue }
+            guard let shape = options[name] else {
+                out.append(name == key && given == value ? word : form(name, given))
+                continue
+            }
             if shape.takesValue {
                 // `--title=` (an empty value): the parser takes it as a word of its own.
                 if given == "" { out += ["--" + name, ""]; continue }

@@ -94,7 +94,12 @@ public enum Paths {
         out.reserveCapacity(path.utf8.count)
         var slash = false
         for b in path.utf8 {
-            if b == UInt8(ascii: "/") { if slash { continue }; slash = true } else { slash = false }
+            if b == UInt8(ascii: "/") {
+                if slash { continue }
+                slash = true
+            } else {
+                slash = false
+            }
             out.append(b)
         }
         return String(decoding: out, as: UTF8.self)

@@ -120,7 +120,11 @@ public enum OutsideValue {
             i += 1
             var scale = 0.1
             let begin = i
-            while i < t.count, (48...57).contains(t[i]) { fraction += Double(t[i] - 48) * scale; scale /= 10; i += 1 }
+            while i < t.count, (48...57).contains(t[i]) {
+                fraction += Double(t[i] - 48) * scale
+                scale /= 10
+                i += 1
+            }
             guard i > begin else { throw refusal }
         }
         var zone = 0
@@ -130,8 +134,15 @@ public enum OutsideValue {
             } else if t[i] == 43 || t[i] == 45, let h = digits(i + 1, 2), h < 24 {
                 var m = 0
                 var end = i + 3
-                if end < t.count, t[end] == 58 { guard let mm = digits(end + 1, 2), mm < 60 else { throw refusal }; m = mm; end += 3 }
-                else if let mm = digits(end, 2), end + 2 == t.count { guard mm < 60 else { throw refusal }; m = mm; end += 2 }
+                if end < t.count, t[end] == 58 {
+                    guard let mm = digits(end + 1, 2), mm < 60 else { throw refusal }
+                    m = mm
+                    end += 3
+                } else if let mm = digits(end, 2), end + 2 == t.count {
+                    guard mm < 60 else { throw refusal }
+                    m = mm
+                    end += 2
+                }
                 zone = (h * 3600 + m * 60) * (t[i] == 43 ? 1 : -1)
                 i = end
             }

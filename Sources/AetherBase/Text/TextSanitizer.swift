@@ -63,7 +63,9 @@ public enum TextSanitizer {
         while let c = it.next() {
             switch c.value {
             case 0x07, 0x9C: return
-            case 0x1B: _ = it.next(); return
+            case 0x1B:
+                _ = it.next()
+                return
             default: continue
             }
         }

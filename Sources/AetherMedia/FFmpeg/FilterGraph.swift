@@ -82,14 +82,20 @@ public final class FilterGraph {
         var o = aether_avfilter_inout_alloc()
         var i = aether_avfilter_inout_alloc()
         guard let oo = o, let ii = i else {
-            aether_avfilter_inout_free(&o); aether_avfilter_inout_free(&i)
+            aether_avfilter_inout_free(&o)
+            aether_avfilter_inout_free(&i)
             throw fail(aether_AVERROR(ENOMEM), "avfilter_inout_alloc")
         }
-        oo.pointee.name = av_strdup("in"); oo.pointee.filter_ctx = src; oo.pointee.pad_idx = 0
-        ii.pointee.name = av_strdup("out"); ii.pointee.filter_ctx = snk; ii.pointee.pad_idx = 0
+        oo.pointee.name = av_strdup("in")
+        oo.pointee.filter_ctx = src
+        oo.pointee.pad_idx = 0
+        ii.pointee.name = av_strdup("out")
+        ii.pointee.filter_ctx = snk
+        ii.pointee.pad_idx = 0
         r = aether_avfilter_graph_parse_ptr(g, filter, &i, &o)
         // parse_ptr consumes what it links and hands back the leftovers in i/o.
-        aether_avfilter_inout_free(&i); aether_avfilter_inout_free(&o)
+        aether_avfilter_inout_free(&i)
+        aether_avfilter_inout_free(&o)
         if r < 0 { throw fail(r, "avfilter_graph_parse_ptr(\(filter))") }
         r = aether_avfilter_graph_config(g)
         if r < 0 { throw fail(r, "avfilter_graph_config(\(filter))") }
@@ -137,7 +143,10 @@ extension FilterGraph {
         var width: Int32, height: Int32, format: Int32, topFieldFirst: Bool
         init(_ f: Frame) {
             let p = f.pointer.pointee
-            width = p.width; height = p.height; format = p.format; topFieldFirst = aether_frame_top_field_first(f.pointer) != 0
+            width = p.width
+            height = p.height
+            format = p.format
+            topFieldFirst = aether_frame_top_field_first(f.pointer) != 0
         }
     }
 }

@@ -97,7 +97,9 @@ package struct StillGeometry: Equatable {
                 default: (dx, dy) = (x, y)
                 }
                 let s = (y * width + x) * 3, d = (dy * outWidth + dx) * 3
-                dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]
+                dst[d] = src[s]
+                dst[d + 1] = src[s + 1]
+                dst[d + 2] = src[s + 2]
             }
         }
     }

@@ -22,7 +22,10 @@ public enum EXIFOrientation {
             guard i + 4 <= b.count, b[i] == 0xFF else { return nil }
             let marker = b[i + 1]
             if marker == 0xD9 || marker == 0xDA { return nil }   // the end, or the picture's data
-            if marker == 0x01 || (0xD0...0xD7).contains(marker) || marker == 0xFF { i += marker == 0xFF ? 1 : 2; continue }
+            if marker == 0x01 || (0xD0...0xD7).contains(marker) || marker == 0xFF {
+                i += marker == 0xFF ? 1 : 2
+                continue
+            }
             let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
             guard length >= 2, i + 2 + length <= b.count else { return nil }
             let data = (i + 4)..<(i + 2 + length)

@@ -52,7 +52,12 @@ public struct GapStatistics: Sendable, Codable, Equatable {
 
     public init(_ gaps: [Double]) {
         count = gaps.count
-        guard !gaps.isEmpty else { mean = 0; p95 = 0; max = 0; return }
+        guard !gaps.isEmpty else {
+            mean = 0
+            p95 = 0
+            max = 0
+            return
+        }
         mean = gaps.reduce(0, +) / Double(gaps.count)
         let magnitudes = gaps.map(abs).sorted()
         p95 = magnitudes[Swift.min(magnitudes.count - 1, Int((Double(magnitudes.count) * 0.95).rounded(.up)) - 1)]

@@ -196,7 +196,9 @@ final class AudioPipeline: @unchecked Sendable {  // `decoder` is the audio thre
                     telemetry.addPlayedBytes(packet.size)
                     if let next = packet.newParameters { adopt(next) }
                     chunks = try decoder.decode(packet)
-                case .end: chunks = (try? decoder.decode(nil)) ?? []; isEnd = true
+                case .end:
+                    chunks = (try? decoder.decode(nil)) ?? []
+                    isEnd = true
                 }
             } catch {
                 telemetry.decodeError()

@@ -52,7 +52,10 @@ final class DemuxLoop: @unchecked Sendable {  // its state is its threads' local
             var c = control.read { $0 }
             var taken: PendingSeek?
             if c.pendingSeek != nil {
-                (c, taken) = control.withLock { c -> (SessionControl, PendingSeek?) in let seek = c.seek.take(); return (c, seek) }
+                (c, taken) = control.withLock { c -> (SessionControl, PendingSeek?) in
+                    let seek = c.seek.take()
+                    return (c, seek)
+                }
             }
             if c.stopped { break }
             if let seek = taken {

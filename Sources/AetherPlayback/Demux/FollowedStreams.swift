@@ -40,8 +40,12 @@ struct FollowedStreams {
         let isVideo: Bool
         if index >= streamCountAtOpen, let par = format.stream(index)?.pointee.codecpar {
             switch par.pointee.codec_type {
-            case AVMEDIA_TYPE_VIDEO: target = videoIndex; isVideo = true
-            case AVMEDIA_TYPE_AUDIO: target = audioIndex; isVideo = false
+            case AVMEDIA_TYPE_VIDEO:
+                target = videoIndex
+                isVideo = true
+            case AVMEDIA_TYPE_AUDIO:
+                target = audioIndex
+                isVideo = false
             default: return true
             }
         } else if index == videoIndex || index == audioIndex {

@@ -78,7 +78,10 @@ final class StreamRecorder {
             chapter(title, at: max(0, at))
         }
         self.title = title
-        guard let copy = av_packet_clone(packet.pointer) else { fail("out of memory (av_packet_clone)"); return }
+        guard let copy = av_packet_clone(packet.pointer) else {
+            fail("out of memory (av_packet_clone)")
+            return
+        }
         var owned: UnsafeMutablePointer<AVPacket>? = copy
         defer { av_packet_free(&owned) }
         let shift = Int64((origin / av_q2d(timeBase)).rounded())
@@ -90,7 +93,10 @@ final class StreamRecorder {
         av_packet_rescale_ts(copy, timeBase, outBase)
         end = max(end, at + Double(max(0, packet.duration)) * av_q2d(timeBase))
         let written = av_interleaved_write_frame(output.format, copy)
-        guard written >= 0 else { fail(FFmpegError(code: written, function: "av_interleaved_write_frame").message); return }
+        guard written >= 0 else {
+            fail(FFmpegError(code: written, function: "av_interleaved_write_frame").message)
+            return
+        }
         packets += 1
     }
 

@@ -63,7 +63,12 @@ package final class TimeshiftBuffer: Sendable {
         /// When the chunk was started (the buffer's clock, seconds).
         let arrival: Double
         init(id: Int, time: Double, played: Double, arrival: Double) {
-            self.id = id; firstTime = time; lastTime = time; firstPlayed = played; lastPlayed = played; self.arrival = arrival
+            self.id = id
+            firstTime = time
+            lastTime = time
+            firstPlayed = played
+            lastPlayed = played
+            self.arrival = arrival
         }
     }
 
@@ -293,7 +298,11 @@ extension TimeshiftBuffer {
                 guard fd >= 0 else { dropThrough(chunk); continue }  // disk full or gone: memory stays bounded
                 let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                 closeDescriptor(fd)
-                guard written == bytes.count else { unlink(path); dropThrough(chunk); continue }
+                guard written == bytes.count else {
+                    unlink(path)
+                    dropThrough(chunk)
+                    continue
+                }
                 chunk.path = path
                 chunk.bytes = nil
                 memoryBytes -= bytes.count

@@ -79,7 +79,10 @@ package final class HLSSplice: Sendable {
             }
             if s.places.count > Self.maxPlaces, let cut = s.places.keys.sorted().dropLast(Self.maxPlaces).last {
                 s.places = s.places.filter { $0.key > cut }
-                s.byURI = s.byURI.compactMapValues { list in let kept = list.filter { $0 > cut }; return kept.isEmpty ? nil : kept }
+                s.byURI = s.byURI.compactMapValues { list in
+                    let kept = list.filter { $0 > cut }
+                    return kept.isEmpty ? nil : kept
+                }
             }
         }
     }

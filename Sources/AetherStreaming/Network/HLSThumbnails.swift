@@ -28,7 +28,10 @@ public enum HLSThumbnails {
             guard let uri = a["URI"]?.trimmingWhitespace(), !uri.isEmpty else { continue }
             var stream = HLSImageStream(uri: URLReference.resolve(uri, against: base))
             stream.bandwidth = a["BANDWIDTH"].flatMap { Int($0) }
-            if let size = a["RESOLUTION"].flatMap(SpriteTrack.size) { stream.width = size.width; stream.height = size.height }
+            if let size = a["RESOLUTION"].flatMap(SpriteTrack.size) {
+                stream.width = size.width
+                stream.height = size.height
+            }
             stream.codecs = a["CODECS"]
             streams.append(stream)
         }

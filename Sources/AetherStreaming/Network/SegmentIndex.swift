@@ -33,10 +33,12 @@ public struct SegmentIndex: Sendable, Equatable {
         let earliest: UInt64, first: UInt64
         if version == 0 {
             guard let e = r.u32(), let f = r.u32() else { throw OutsideValue.Refusal("the segment index is cut short") }
-            earliest = e; first = f
+            earliest = e
+            first = f
         } else {
             guard let e = r.u64(), let f = r.u64() else { throw OutsideValue.Refusal("the segment index is cut short") }
-            earliest = e; first = f
+            earliest = e
+            first = f
         }
         guard earliest <= 1 << 53, first <= 1 << 50 else { throw OutsideValue.Refusal("the segment index's times or offsets are out of range") }
         guard r.u16() != nil, let count = r.u16() else { throw OutsideValue.Refusal("the segment index is cut short") }

@@ -180,7 +180,9 @@ public struct HLSMasterPlaylist: Sendable, Equatable {
         func flush() {
             let k = key.trimmingWhitespace()
             if !k.isEmpty { result[k.uppercased()] = value }
-            key = ""; value = ""; inKey = true
+            key = ""
+            value = ""
+            inKey = true
         }
         for ch in text {
             if inKey {

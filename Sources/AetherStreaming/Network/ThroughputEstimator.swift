@@ -65,7 +65,10 @@ public struct ThroughputEstimator: Sendable, Equatable {
     /// when the sample was left out (too small, or not a usable number).
     @discardableResult
     public mutating func sample(bytes: Int, seconds: Double, mediaSeconds: Double) -> Bool {
-        guard bytes >= policy.minSampleBytes, seconds.isFinite, seconds >= 0 else { ignored += 1; return false }
+        guard bytes >= policy.minSampleBytes, seconds.isFinite, seconds >= 0 else {
+            ignored += 1
+            return false
+        }
         let time = max(policy.minSampleSeconds, seconds)
         let rate = min(policy.maxRate, Double(bytes) * 8 / time)
         let media = mediaSeconds.isFinite ? min(HLSMediaPlaylist.maxSegmentSeconds, max(0, mediaSeconds)) : 0

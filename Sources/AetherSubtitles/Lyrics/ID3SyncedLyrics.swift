@@ -61,7 +61,10 @@ public enum ID3SyncedLyrics {
             guard String(decoding: id, as: UTF8.self) == "SYLT" else { continue }
             var frame = Array(body[start..<(start + n)])
             if version == 4 {
-                if frameFlags & 0x000C != 0 { AppLog.write("lyrics", "a compressed or encrypted SYLT frame left out"); continue }
+                if frameFlags & 0x000C != 0 {
+                    AppLog.write("lyrics", "a compressed or encrypted SYLT frame left out")
+                    continue
+                }
                 if frameFlags & 0x0001 != 0 { frame = Array(frame.dropFirst(4)) }  // its data length
                 if frameFlags & 0x0002 != 0 || flags & 0x80 != 0 { frame = resynchronised(frame) }
             } else if frameFlags & 0x00C0 != 0 {

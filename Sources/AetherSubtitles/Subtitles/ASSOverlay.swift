@@ -51,8 +51,10 @@ public struct ASSOverlayImage: Sendable {
         while let img = image {
             let i = img.pointee
             if i.w > 0, i.h > 0, i.bitmap != nil, i.color & 0xFF != 0xFF {
-                x0 = min(x0, max(0, Int(i.dst_x))); y0 = min(y0, max(0, Int(i.dst_y)))
-                x1 = max(x1, min(fw, Int(i.dst_x) + Int(i.w))); y1 = max(y1, min(fh, Int(i.dst_y) + Int(i.h)))
+                x0 = min(x0, max(0, Int(i.dst_x)))
+                y0 = min(y0, max(0, Int(i.dst_y)))
+                x1 = max(x1, min(fw, Int(i.dst_x) + Int(i.w)))
+                y1 = max(y1, min(fh, Int(i.dst_y) + Int(i.h)))
             }
             image = i.next
         }

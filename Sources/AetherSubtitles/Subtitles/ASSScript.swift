@@ -17,7 +17,10 @@ public struct StyledSubtitle: Sendable, Equatable {
         /// The primary colour, nil when it is the default white (drawn in the theme's colour).
         public var color: RGB?
         public init(text: String, bold: Bool = false, italic: Bool = false, color: RGB? = nil) {
-            self.text = text; self.bold = bold; self.italic = italic; self.color = color
+            self.text = text
+            self.bold = bold
+            self.italic = italic
+            self.color = color
         }
     }
 
@@ -125,7 +128,10 @@ public struct ASSScript: Sendable, Equatable {
                         switch format[i] {
                         case "name": name = f
                         case "primarycolour", "primarycolor":
-                            if let (rgb, alpha) = parseColor(f) { style.color = isWhite(rgb) ? nil : rgb; style.hidden = alpha == 0xFF }
+                            if let (rgb, alpha) = parseColor(f) {
+                                style.color = isWhite(rgb) ? nil : rgb
+                                style.hidden = alpha == 0xFF
+                            }
                         case "bold": style.bold = (Int(f) ?? 0) != 0
                         case "italic": style.italic = (Int(f) ?? 0) != 0
                         case "alignment":
@@ -144,9 +150,15 @@ public struct ASSScript: Sendable, Equatable {
         }
         // libass's defaults when one or both are missing.
         switch (resX, resY) {
-        case let (x?, y?): script.playResX = x; script.playResY = y
-        case let (x?, nil): script.playResX = x; script.playResY = x == 1280 ? 1024 : max(1, x * 3 / 4)
-        case let (nil, y?): script.playResY = y; script.playResX = y == 1024 ? 1280 : max(1, y * 4 / 3)
+        case let (x?, y?):
+            script.playResX = x
+            script.playResY = y
+        case let (x?, nil):
+            script.playResX = x
+            script.playResY = x == 1280 ? 1024 : max(1, x * 3 / 4)
+        case let (nil, y?):
+            script.playResY = y
+            script.playResX = y == 1024 ? 1280 : max(1, y * 4 / 3)
         case (nil, nil): break
         }
         return script
@@ -269,7 +281,10 @@ public enum ASSEvent {
         init(script: ASSScript, style: ASSScript.Style) {
             self.script = script
             self.style = style
-            bold = style.bold; italic = style.italic; color = style.color; hidden = style.hidden
+            bold = style.bold
+            italic = style.italic
+            color = style.color
+            hidden = style.hidden
         }
 
         mutating func run(_ text: Substring, into sub: inout StyledSubtitle) {
@@ -294,9 +309,18 @@ public enum ASSEvent {
                 }
                 if c == "\\", i + 1 < scalars.count {
                     switch scalars[i + 1] {
-                    case "N": append("\n"); i += 2; continue
-                    case "n": append(script.wrapStyle == 2 ? "\n" : " "); i += 2; continue
-                    case "h": append("\u{A0}"); i += 2; continue
+                    case "N":
+                        append("\n")
+                        i += 2
+                        continue
+                    case "n":
+                        append(script.wrapStyle == 2 ? "\n" : " ")
+                        i += 2
+                        continue
+                    case "h":
+                        append("\u{A0}")
+                        i += 2
+                        continue
                     default: break
                     }
                 }
@@ -364,13 +388,15 @@ public enum ASSEvent {
                 }
             } else if t.hasPrefix("an") {
                 if !alignmentSet, let a = number(after: "an"), let n = Int(exactly: a), (1...9).contains(n) {
-                    alignmentSet = true; sub.alignment = n
+                    alignmentSet = true
+                    sub.alignment = n
                 }
             } else if t.hasPrefix("alpha") {
                 if let (value, _) = ASSScript.parseColor(t.dropFirst(5)) { hidden = value.r == 0xFF }  // &HAA&: alpha alone
             } else if t.hasPrefix("a"), let f = t.dropFirst().first, f.isNumber {
                 if !alignmentSet, let a = number(after: "a"), let n = Int(exactly: a), let numpad = ASSScript.numpad(legacy: n) {
-                    alignmentSet = true; sub.alignment = numpad
+                    alignmentSet = true
+                    sub.alignment = numpad
                 }
             } else if t.hasPrefix("1a") {
                 if let (value, _) = ASSScript.parseColor(t.dropFirst(2)) { hidden = value.r == 0xFF }
@@ -392,7 +418,10 @@ public enum ASSEvent {
             } else if t.hasPrefix("r"), !t.hasPrefix("rnd") {
                 let name = t.dropFirst().trimmingASSSpace
                 style = name.isEmpty ? style : script.style(named: name)
-                bold = style.bold; italic = style.italic; color = style.color; hidden = style.hidden
+                bold = style.bold
+                italic = style.italic
+                color = style.color
+                hidden = style.hidden
             }
             // Everything else (\t, \fad, \k, \fs, \blur, \clip, \org, \fr …) changes pixels, not cells.
         }

@@ -39,9 +39,15 @@ public struct CuePlacement: Sendable, Equatable {
                 if let p = percent(number) { position = p }
             case "align":
                 switch value {
-                case "start", "left": horizontal = 1; aligned = true
-                case "center", "middle": horizontal = 2; aligned = true
-                case "end", "right": horizontal = 3; aligned = true
+                case "start", "left":
+                    horizontal = 1
+                    aligned = true
+                case "center", "middle":
+                    horizontal = 2
+                    aligned = true
+                case "end", "right":
+                    horizontal = 3
+                    aligned = true
                 default: break
                 }
             default:

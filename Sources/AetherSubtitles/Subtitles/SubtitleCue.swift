@@ -127,14 +127,19 @@ public enum ASSText {
         var inOverride = false
         var chars = text.makeIterator()
         while let ch = chars.next() {
-            if inOverride { if ch == "}" { inOverride = false }; continue }
+            if inOverride {
+                if ch == "}" { inOverride = false }
+                continue
+            }
             switch ch {
             case "{": inOverride = true
             case "\\":
                 switch chars.next() {
                 case "N", "n": out.append("\n")
                 case "h": out.append(" ")
-                case let other?: out.append("\\"); out.append(other)
+                case let other?:
+                    out.append("\\")
+                    out.append(other)
                 case nil: out.append("\\")
                 }
             default: out.append(ch)

@@ -199,7 +199,10 @@ package final class SubtitleDecoder {
         var minX = w, minY = h, maxX = -1, maxY = -1
         for y in 0..<h {
             for x in 0..<w where alpha(Int(indices[y * stride + x])) >= 8 {
-                minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+                minX = min(minX, x)
+                maxX = max(maxX, x)
+                minY = min(minY, y)
+                maxY = max(maxY, y)
             }
         }
         guard maxX >= minX, maxY >= minY else { return nil }
@@ -211,7 +214,10 @@ package final class SubtitleDecoder {
                 guard i < colours else { continue }
                 let b = UInt16(palette[i * 4]), g = UInt16(palette[i * 4 + 1]), r = UInt16(palette[i * 4 + 2]), a = UInt16(palette[i * 4 + 3])
                 let o = (y * cw + x) * 4
-                rgba[o] = UInt8(r * a / 255); rgba[o + 1] = UInt8(g * a / 255); rgba[o + 2] = UInt8(b * a / 255); rgba[o + 3] = UInt8(a)
+                rgba[o] = UInt8(r * a / 255)
+                rgba[o + 1] = UInt8(g * a / 255)
+                rgba[o + 2] = UInt8(b * a / 255)
+                rgba[o + 3] = UInt8(a)
             }
         }
         let fw = Double(frameWidth > 0 ? frameWidth : Int(rect.x) + w)

@@ -130,7 +130,10 @@ struct SubtitleTracks {
                 j -= 1
                 // Same text and, for ASS, the same event (typesetting layers one text several times).
                 let other = tracks[t].cues[j]
-                if other.content == cue.content, other.ass?.dedupKey == cue.ass?.dedupKey { duplicate = true; break }
+                if other.content == cue.content, other.ass?.dedupKey == cue.ass?.dedupKey {
+                    duplicate = true
+                    break
+                }
             }
             if duplicate { continue }
             tracks[t].cues.insert(cue, at: at)

@@ -268,9 +268,24 @@ public enum WVTTReader {
         mutating func need(_ n: Int) throws(Refusal) {
             guard n >= 0, n <= end - pos else { throw Refusal("a box is too short for its fields") }
         }
-        mutating func skip(_ n: Int) throws(Refusal) { try need(n); pos += n }
-        mutating func u8() throws(Refusal) -> UInt8 { try need(1); defer { pos += 1 }; return bytes[pos] }
-        mutating func u32() throws(Refusal) -> UInt32 { try need(4); defer { pos += 4 }; return WVTTReader.be32(bytes, pos) }
-        mutating func u64() throws(Refusal) -> UInt64 { try need(8); defer { pos += 8 }; return WVTTReader.be64(bytes, pos) }
+        mutating func skip(_ n: Int) throws(Refusal) {
+            try need(n)
+            pos += n
+        }
+        mutating func u8() throws(Refusal) -> UInt8 {
+            try need(1)
+            defer { pos += 1 }
+            return bytes[pos]
+        }
+        mutating func u32() throws(Refusal) -> UInt32 {
+            try need(4)
+            defer { pos += 4 }
+            return WVTTReader.be32(bytes, pos)
+        }
+        mutating func u64() throws(Refusal) -> UInt64 {
+            try need(8)
+            defer { pos += 8 }
+            return WVTTReader.be64(bytes, pos)
+        }
     }
 }

@@ -34,7 +34,9 @@ extension HostRuntime {
             AppLog.write("tui", "the terminal was resized: laid out again")
             relayout()
             return
-        case .mouse(let report): handleMouse(report); return
+        case .mouse(let report):
+            handleMouse(report)
+            return
         default: break
         }
         guard let key = Key(input) else { return }
@@ -81,8 +83,12 @@ extension HostRuntime {
         let progressRow = layout.rows - 2
         let onPanel = view.equalizer != nil && (EqualizerPanelView.Geometry(videoArea: layout.videoArea)?.box.contains(column: x, row: y) ?? false)
         switch report.action {
-        case .wheelUp where !onPanel: send(.wheel(up: true)); return
-        case .wheelDown where !onPanel: send(.wheel(up: false)); return
+        case .wheelUp where !onPanel:
+            send(.wheel(up: true))
+            return
+        case .wheelDown where !onPanel:
+            send(.wheel(up: false))
+            return
         default: break
         }
         let pressed = report.action == .press && report.button == 0

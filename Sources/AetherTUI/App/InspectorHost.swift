@@ -88,8 +88,12 @@ extension HostRuntime {
         switch outcome {
         case .notMine: return false
         case .handled: return true
-        case .close: closeInspector(); return true
-        case .message(let text): osd(text); return true
+        case .close:
+            closeInspector()
+            return true
+        case .message(let text):
+            osd(text)
+            return true
         }
     }
 

@@ -143,11 +143,20 @@ final class ScreenPainter {
         // The network's trouble (`buffering…`, `reconnecting (2)`) shows the chrome, as mpv's OSD does.
         let visible = view.chrome.pinned || !playing || view.menu != nil || view.chrome.shownByInput(at: now)
             || reading.networkText != nil
-        if visible != display.screen.chromeVisible { display.screen.chromeVisible = visible; display.screen.dirty = true }
+        if visible != display.screen.chromeVisible {
+            display.screen.chromeVisible = visible
+            display.screen.dirty = true
+        }
         let tick = (reading.position * 4).rounded(.down)
-        if tick != display.screen.tick { display.screen.tick = tick; display.screen.dirty = true }
+        if tick != display.screen.tick {
+            display.screen.tick = tick
+            display.screen.dirty = true
+        }
         let opening = ChromeView.openingText(reading.opening, now: now)
-        if opening != display.screen.openingText { display.screen.openingText = opening; display.screen.dirty = true }
+        if opening != display.screen.openingText {
+            display.screen.openingText = opening
+            display.screen.dirty = true
+        }
         // Cues change on their own (a cue ends, the look-behind prefetch lands while paused).
         // Text cues libass draws into the picture are not text cells too.
         let libass = VideoOutput.drawsTextSubtitles(driver: display.driver, style: options.subtitleStyle)
@@ -163,7 +172,10 @@ final class ScreenPainter {
         let cueKey = cues.map { "\($0.start)" }.joined(separator: ",")
         // (Bitmap cues come with their frame: the engine hands the shown frame over again
         // when its cues change while paused.)
-        if cueKey != display.screen.cueKey { display.screen.cueKey = cueKey; display.screen.dirty = true }
+        if cueKey != display.screen.cueKey {
+            display.screen.cueKey = cueKey
+            display.screen.dirty = true
+        }
         if music?.needsDrawing(player: player, reading: reading, now: now) == true { display.screen.dirty = true }
         return cues
     }

@@ -82,7 +82,10 @@ final class ContainerBrowser {
 
     private func setNode(at path: [Int], _ node: StructureNode) {
         guard let last = path.last else { return }
-        if path.count == 1 { if top.indices.contains(last) { top[last] = node }; return }
+        if path.count == 1 {
+            if top.indices.contains(last) { top[last] = node }
+            return
+        }
         let parent = Array(path.dropLast())
         if var kids = children[parent], kids.nodes.indices.contains(last) {
             kids.nodes[last] = node

@@ -92,7 +92,9 @@ extension Inspector {
     private func promptKey(_ key: Key) -> KeyOutcome {
         guard var text = packets.prompt else { return .notMine }
         switch key {
-        case .escape: packets.prompt = nil; return .handled
+        case .escape:
+            packets.prompt = nil
+            return .handled
         case .backspace: text = String(text.dropLast())
         case .enter:
             packets.prompt = nil

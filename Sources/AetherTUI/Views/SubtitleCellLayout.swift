@@ -155,7 +155,10 @@ package struct SubtitleCellLayout {
             while w(word) > width, word.count > 1 {
                 var cut = word.startIndex
                 var used = 0
-                while cut < word.endIndex, used + DisplayWidth.width(word[cut].0) <= width { used += DisplayWidth.width(word[cut].0); cut += 1 }
+                while cut < word.endIndex, used + DisplayWidth.width(word[cut].0) <= width {
+                    used += DisplayWidth.width(word[cut].0)
+                    cut += 1
+                }
                 cut = max(cut, word.startIndex + 1)
                 words.append(word[..<cut])
                 word = word[cut...]
@@ -170,7 +173,8 @@ package struct SubtitleCellLayout {
             for word in words {
                 let ww = w(word)
                 if !lines[lines.count - 1].isEmpty, used + 1 + ww > limit {
-                    lines.append([]); used = 0
+                    lines.append([])
+                    used = 0
                 }
                 used += (lines[lines.count - 1].isEmpty ? 0 : 1) + ww
                 lines[lines.count - 1].append(word)
@@ -186,7 +190,10 @@ package struct SubtitleCellLayout {
             let order = style == 3 ? Array(words.reversed()) : words
             while limit < width {
                 let trial = greedy(order, limit)
-                if trial.count <= n { lines = style == 3 ? trial.reversed().map { $0.reversed() } : trial; break }
+                if trial.count <= n {
+                    lines = style == 3 ? trial.reversed().map { $0.reversed() } : trial
+                    break
+                }
                 limit += 1
             }
         }

@@ -31,7 +31,10 @@ final class OutputRenderer {
     /// On the render thread: takes the output's first driver from the mailbox.
     init(output: VideoOutput) {
         self.output = output
-        guard let driver = output.mailbox.withLock({ m in defer { m.firstDriver = nil }; return m.firstDriver }) else {
+        guard let driver = output.mailbox.withLock({ m in
+            defer { m.firstDriver = nil }
+            return m.firstDriver
+        }) else {
             preconditionFailure("a VideoOutput is started once")
         }
         self.driver = driver

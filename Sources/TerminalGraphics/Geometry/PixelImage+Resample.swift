@@ -22,7 +22,9 @@ extension PixelImage {
                         for yy in y0..<y1 {
                             var p = src + yy * stride + x0 * bpp
                             for _ in x0..<x1 {
-                                r += Int(p[0]); g += Int(p[1]); b += Int(p[2])
+                                r += Int(p[0])
+                                g += Int(p[1])
+                                b += Int(p[2])
                                 p += bpp
                             }
                         }

@@ -373,7 +373,10 @@ public final class KittyEncoder {
                             w.bytes(UInt8(ascii: "_"), UInt8(ascii: "G"))
                             if index == 0 {
                                 writeFirstKeys(&w, state: state)
-                                if compressed { w.bytes(UInt8(ascii: "o"), UInt8(ascii: "="), UInt8(ascii: "z")); w.byte(UInt8(ascii: ",")) }
+                                if compressed {
+                                    w.bytes(UInt8(ascii: "o"), UInt8(ascii: "="), UInt8(ascii: "z"))
+                                    w.byte(UInt8(ascii: ","))
+                                }
                             }
                             Self.key(&w, "m", last ? 0 : 1)
                             w.byte(UInt8(ascii: ","))

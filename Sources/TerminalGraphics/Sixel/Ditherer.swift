@@ -155,10 +155,18 @@ final class Ditherer {
                             let er = Int32(r - Int(c >> 16 & 0xFF))
                             let eg = Int32(g - Int(c >> 8 & 0xFF))
                             let eb = Int32(b - Int(c & 0xFF))
-                            cur[e + 3] += 7 * er; cur[e + 4] += 7 * eg; cur[e + 5] += 7 * eb
-                            nxt[e - 3] += 3 * er; nxt[e - 2] += 3 * eg; nxt[e - 1] += 3 * eb
-                            nxt[e] += 5 * er; nxt[e + 1] += 5 * eg; nxt[e + 2] += 5 * eb
-                            nxt[e + 3] += er; nxt[e + 4] += eg; nxt[e + 5] += eb
+                            cur[e + 3] += 7 * er
+                            cur[e + 4] += 7 * eg
+                            cur[e + 5] += 7 * eb
+                            nxt[e - 3] += 3 * er
+                            nxt[e - 2] += 3 * eg
+                            nxt[e - 1] += 3 * eb
+                            nxt[e] += 5 * er
+                            nxt[e + 1] += 5 * eg
+                            nxt[e + 2] += 5 * eb
+                            nxt[e + 3] += er
+                            nxt[e + 4] += eg
+                            nxt[e + 5] += eb
                         }
                     }
                 swap(&cur, &nxt)

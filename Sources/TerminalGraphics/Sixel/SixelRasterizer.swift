@@ -330,8 +330,18 @@ final class SixelRasterizer {
         let keep = kept(m0, above: 0, 1) | kept(m1, above: 1, 2) | kept(m2, above: 3, 4)
             | kept(m3, above: 7, 8) | kept(m4, above: 15, 16) | kept(m5, above: 31, 32)
         @inline(__always) func put(_ v: Lanes, _ slot: Int) { out.storeBytes(of: v, toByteOffset: slot &* 16, as: Lanes.self) }
-        put(a0, 0); put(a1, 1); put(a2, 2); put(a3, 3); put(a4, 4); put(a5, 5)
-        put(m0, 6); put(m1, 7); put(m2, 8); put(m3, 9); put(m4, 10); put(m5, 11)
+        put(a0, 0)
+        put(a1, 1)
+        put(a2, 2)
+        put(a3, 3)
+        put(a4, 4)
+        put(a5, 5)
+        put(m0, 6)
+        put(m1, 7)
+        put(m2, 8)
+        put(m3, 9)
+        put(m4, 10)
+        put(m5, 11)
         put(keep, 12)
     }
 

@@ -101,9 +101,12 @@ struct FramesBenchmark: AsyncParsableCommand {
             cached.append((MonotonicTime.now() - t2) * 1000)
         }
         await probe.shutdown()
-        result.coldP50Ms = Stats.median(cold); result.coldP95Ms = Stats.percentile(cold, 95)
-        result.warmP50Ms = Stats.median(warm); result.warmP95Ms = Stats.percentile(warm, 95)
-        result.cachedP50Ms = Stats.median(cached); result.cachedP95Ms = Stats.percentile(cached, 95)
+        result.coldP50Ms = Stats.median(cold)
+        result.coldP95Ms = Stats.percentile(cold, 95)
+        result.warmP50Ms = Stats.median(warm)
+        result.warmP95Ms = Stats.percentile(warm, 95)
+        result.cachedP50Ms = Stats.median(cached)
+        result.cachedP95Ms = Stats.percentile(cached, 95)
         return result
     }
 

@@ -63,7 +63,9 @@ enum SixelStreamDecoder {
                         guard y < height, x < end else { continue }
                         var o = (y * width + x) * 3
                         for _ in x..<end {
-                            px[o] = color.0; px[o + 1] = color.1; px[o + 2] = color.2
+                            px[o] = color.0
+                            px[o + 1] = color.1
+                            px[o + 2] = color.2
                             o += 3
                         }
                     }
@@ -96,9 +98,16 @@ enum SixelStreamDecoder {
                     p.i += 1
                     let n = p.number()
                     if p.i < p.b.endIndex { put(p.b[p.i], n); p.i += 1 }
-                case UInt8(ascii: "$"): x = 0; p.i += 1
-                case UInt8(ascii: "-"): x = 0; band += 1; p.i += 1
-                case 63...126: put(c, 1); p.i += 1
+                case UInt8(ascii: "$"):
+                    x = 0
+                    p.i += 1
+                case UInt8(ascii: "-"):
+                    x = 0
+                    band += 1
+                    p.i += 1
+                case 63...126:
+                    put(c, 1)
+                    p.i += 1
                 default: p.i += 1
                 }
             }
@@ -147,7 +156,10 @@ enum SixelStreamDecoder {
 
         mutating func number() -> Int {
             var n = 0
-            while i < b.endIndex, b[i] >= 0x30, b[i] <= 0x39 { n = min(1 << 20, n * 10 + Int(b[i] - 0x30)); i += 1 }
+            while i < b.endIndex, b[i] >= 0x30, b[i] <= 0x39 {
+                n = min(1 << 20, n * 10 + Int(b[i] - 0x30))
+                i += 1
+            }
             return n
         }
 

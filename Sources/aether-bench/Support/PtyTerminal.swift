@@ -248,11 +248,23 @@ private struct KittyScanner {
             case .ground: if b == 0x1B { state = .escape }
             case .escape: state = b == UInt8(ascii: "_") ? .apcStart : (b == 0x1B ? .escape : .ground)
             case .apcStart:
-                if b == UInt8(ascii: "G") { state = .body; body.removeAll(keepingCapacity: true) } else { state = .ground }
+                if b == UInt8(ascii: "G") {
+                    state = .body
+                    body.removeAll(keepingCapacity: true)
+                } else {
+                    state = .ground
+                }
             case .body:
                 if b == 0x1B { state = .bodyEscape } else if body.count < Self.maxBody { body.append(b) } else { state = .skip }
             case .bodyEscape:
-                if b == UInt8(ascii: "\\") { reply += handle(body); state = .ground } else { state = .body; body.append(0x1B); body.append(b) }
+                if b == UInt8(ascii: "\\") {
+                    reply += handle(body)
+                    state = .ground
+                } else {
+                    state = .body
+                    body.append(0x1B)
+                    body.append(b)
+                }
             case .skip: if b == 0x1B { state = .skipEscape }
             case .skipEscape: state = b == UInt8(ascii: "\\") ? .ground : .skip
             }

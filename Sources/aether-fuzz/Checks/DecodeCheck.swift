@@ -57,7 +57,13 @@ enum DecodeCheck {
         let width = info.primaryVideo?.width ?? 0, height = info.primaryVideo?.height ?? 0
         while out.packets < maxPackets {
             let got: Bool
-            do { got = try format.read(into: packet) } catch { out.errors += 1; if format.atEndOfInput { break }; continue }
+            do {
+                got = try format.read(into: packet)
+            } catch {
+                out.errors += 1
+                if format.atEndOfInput { break }
+                continue
+            }
             guard got else { break }
             defer { packet.unref() }
             out.packets += 1
