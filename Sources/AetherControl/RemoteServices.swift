@@ -14,8 +14,9 @@ public final class RemoteServices {
 
     public let hub: RemoteHub
     private var ipcServer: IPCServer?
-    /// What the IPC server's timers and `get_time_us` read: the host's clock.
-    private let clock: TimeSource
+    /// What the IPC server's timers and `get_time_us`, and the MPRIS calls' deadlines, read:
+    /// the host's clock.
+    let clock: TimeSource
     public init(hub: RemoteHub, clock: TimeSource) {
         self.hub = hub
         self.clock = clock

@@ -157,9 +157,10 @@ struct DoorsTests {
         let dir = SocketDirectory()
         let host = IPCFakeHost()
         defer { host.stop() }
-        host.setDelay(0.2)   // the client is gone before the first reply
         let server = try IPCServer(path: dir.file("s"), hub: host.hub, time: .monotonic)
         defer { server.stop() }
+        // A busy host: the client is gone, and the server has seen it go, before the first reply.
+        host.hold()
         do {
             let client = try IPCTestClient(path: dir.file("s"))
             client.send(bytes: Array(#"{"command":["set_property","volume",37]}"#.utf8) + [0x0A]
@@ -167,6 +168,10 @@ struct DoorsTests {
                         + Array("add volume 1".utf8))   // the last with no newline
             withExtendedLifetime(client) {}
         }
+        let other = try IPCTestClient(path: dir.file("s"))
+        #expect(other.serverCaughtUp())
+        #expect(host.commands.isEmpty)
+        host.resume()
         _ = waitUntil(5, interval: 0.01) { host.commands.count >= 3 }
         #expect(host.commands.count == 3, "\(host.commands)")
         #expect(host.snapshot.audio.volume == 38 && host.snapshot.status == .paused)

@@ -9,14 +9,15 @@ import Testing
 
 /// Plays the host: every few milliseconds it runs the hub's queued commands against its own
 /// snapshot, publishes the snapshot, then replies (so a reply implies the new state is readable).
+/// Held (``hold()``), it runs none: they wait in the hub for the test to look at and run.
 final class IPCFakeHost: Sendable {
     let hub = RemoteHub()
-    private let state: Guarded<(snapshot: PlayerSnapshot, commands: [PlayerCommand], delay: Double)>
+    private let state: Guarded<(snapshot: PlayerSnapshot, commands: [PlayerCommand], holding: Bool)>
     private let running = Atomic<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
 
     init(_ snapshot: PlayerSnapshot = IPCFakeHost.playing) {
-        state = Guarded((snapshot, [], 0))
+        state = Guarded((snapshot, [], false))
         hub.publish(snapshot)
         let thread = Thread { [self] in
             // A tick every 5 ms until stopped.
@@ -47,8 +48,14 @@ final class IPCFakeHost: Sendable {
     var commands: [PlayerCommand] { state.withLock { $0.commands } }
     var snapshot: PlayerSnapshot { state.withLock { $0.snapshot } }
 
-    /// Seconds the host takes before it runs each command.
-    func setDelay(_ seconds: Double) { state.withLock { $0.delay = seconds } }
+    /// A busy host: the ticks run no command until ``resume()``, so what the server sends
+    /// waits in the hub, where the test takes it (``RemoteHub/takeRequests()``) and runs it
+    /// (``run(_:)``) when it chooses. A tick takes requests with the state's lock held: once
+    /// this returns, no tick takes one.
+    func hold() { state.withLock { $0.holding = true } }
+
+    /// The ticks run the hub's commands again.
+    func resume() { state.withLock { $0.holding = false } }
 
     /// Changes the snapshot as the player would (published on the next tick).
     func update(_ change: (inout PlayerSnapshot) -> Void) { state.withLock { change(&$0.snapshot) } }
@@ -59,10 +66,9 @@ final class IPCFakeHost: Sendable {
         hub.close()
     }
 
-    private func tick() {
-        for request in hub.takeRequests() {
-            let delay = state.withLock { $0.delay }
-            if delay > 0 { usleep(UInt32(delay * 1e6)) }   // measurement window: the slow host's work
+    /// Runs `requests` as a tick does: each command on the snapshot, published before the reply.
+    func run(_ requests: [RemoteHub.Request]) {
+        for request in requests {
             let (result, snapshot) = state.withLock { s in
                 s.commands.append(request.command)
                 return (Self.apply(request.command, to: &s.snapshot), s.snapshot)
@@ -70,6 +76,11 @@ final class IPCFakeHost: Sendable {
             hub.publish(snapshot)
             request.reply(result)
         }
+    }
+
+    private func tick() {
+        let requests: [RemoteHub.Request] = state.withLock { $0.holding ? [] : hub.takeRequests() }
+        run(requests)
         hub.publish(state.withLock { $0.snapshot })
     }
 
@@ -89,6 +100,17 @@ final class IPCFakeHost: Sendable {
         default: return .failure("not supported by the fake host")
         }
         return .ok
+    }
+}
+
+extension IPCTestClient {
+    /// Returns once the server has read, and acted on, all that any client sent it before the
+    /// call (with a held host, what it then submitted is in the hub): two round trips on this
+    /// connection. Each pass of the server's loop reads every client with input, so the
+    /// second request is read a pass after all that was there to read with the first. False
+    /// when the server did not answer.
+    func serverCaughtUp() -> Bool {
+        (0..<2).allSatisfy { _ in request(#"{"command":["client_name"]}"#) != nil }
     }
 }
 
@@ -318,16 +340,30 @@ private func statOf(_ path: String) -> stat? {
         let server = try IPCServer(path: dir.file("s"), hub: host.hub, time: .monotonic)
         defer { server.stop() }
         let client = try IPCTestClient(path: dir.file("s"))
-        // A slow host: each line still waits for the one before, as in mpv.
-        host.setDelay(0.05)
+        let other = try IPCTestClient(path: dir.file("s"))
+        // A busy host: each line still waits for the one before, as in mpv. While the host holds
+        // the first command, the rest wait in the server, not in the hub, and the read at the
+        // end is not answered from the snapshot before the commands ahead of it have run.
+        host.hold()
         client.send(bytes: Array("# a comment\n\n  cycle pause\nsek 10\nno-osd seek 3 absolute\r\n".utf8)
                     + Array(#"{"command":["get_property","time-pos"],"request_id":1}"#.utf8) + [0x0A])
+        #expect(other.serverCaughtUp())
+        let first = host.hub.takeRequests()
+        #expect(first.map(\.command) == [.cycle("pause", up: true)], "the later lines did not wait for the first")
+        host.run(first)
+        host.resume()
         let reply = client.nextReply()
         #expect(reply as NSDictionary? == ["data": 3.0, "request_id": 1, "error": "success"])
         #expect(host.commands == [.cycle("pause", up: true), .seek(3, .absolute, .auto)])
-        // The request after a slow command is answered after it.
+        // The request after a command the host is busy with is answered after it.
+        host.hold()
         client.send(#"{"command":["seek",1],"request_id":2}"#)
         client.send(#"{"command":["get_property","time-pos"],"request_id":3}"#)
+        #expect(other.serverCaughtUp())
+        let seek = host.hub.takeRequests()
+        #expect(seek.map(\.command) == [.seek(1, .relative, .auto)])
+        host.run(seek)
+        host.resume()
         #expect(client.nextReply()?["request_id"] as? Int == 2)
         let after = client.nextReply()
         #expect(after?["request_id"] as? Int == 3)

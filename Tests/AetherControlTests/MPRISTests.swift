@@ -111,7 +111,7 @@ import Testing
         let bus = try SessionBus()
         let host = FakeHost(FakeHost.song)
         defer { host.stop() }
-        let server = try #require(try MPRISServer.start(hub: host.hub, address: bus.address))
+        let server = try #require(try MPRISServer.start(hub: host.hub, address: bus.address, clock: .monotonic))
         defer { server.stop() }
         #expect(server.busName == "org.mpris.MediaPlayer2.aether-tui")
         #expect(bus.playerctl("-l").stdout == "aether-tui\n")
@@ -144,7 +144,7 @@ import Testing
         let bus = try SessionBus()
         let host = FakeHost(FakeHost.song)
         defer { host.stop() }
-        let server = try #require(try MPRISServer.start(hub: host.hub, address: bus.address))
+        let server = try #require(try MPRISServer.start(hub: host.hub, address: bus.address, clock: .monotonic))
         defer { server.stop() }
         func run(_ arguments: String...) -> [PlayerCommand] {
             host.takeCommands()
@@ -180,7 +180,7 @@ import Testing
         let bus = try SessionBus()
         let host = FakeHost(FakeHost.song)
         defer { host.stop() }
-        let server = try #require(try MPRISServer.start(hub: host.hub, address: bus.address))
+        let server = try #require(try MPRISServer.start(hub: host.hub, address: bus.address, clock: .monotonic))
         defer { server.stop() }
         let log = try bus.monitorSignals(path: "/org/mpris/MediaPlayer2")
         // The position moving on its own is never signalled: its moves are published (the
@@ -210,9 +210,9 @@ import Testing
         let bus = try SessionBus()
         let host = FakeHost(FakeHost.song)
         defer { host.stop() }
-        let first = try #require(try MPRISServer.start(hub: host.hub, address: bus.address))
+        let first = try #require(try MPRISServer.start(hub: host.hub, address: bus.address, clock: .monotonic))
         defer { first.stop() }
-        let second = try #require(try MPRISServer.start(hub: host.hub, address: bus.address))
+        let second = try #require(try MPRISServer.start(hub: host.hub, address: bus.address, clock: .monotonic))
         defer { second.stop() }
         #expect(second.busName == "org.mpris.MediaPlayer2.aether-tui.instance\(getpid())")
         let players = Set(bus.playerctl("-l").stdout.split(separator: "\n"))
@@ -225,13 +225,13 @@ import Testing
         let host = FakeHost(FakeHost.song)
         defer { host.stop() }
         let services = RemoteServices(hub: host.hub, clock: .monotonic)
-        let server = try #require(try MPRISServer.start(hub: host.hub, address: bus.address))
+        let server = try #require(try MPRISServer.start(hub: host.hub, address: bus.address, clock: .monotonic))
         #expect(bus.playerctl("-l").stdout == "aether-tui\n")
         server.stop()
         server.stop()
         #expect(bus.playerctl("-l").stdout == "")
         // The name is free again for the next player.
-        let again = try #require(try MPRISServer.start(hub: host.hub, address: bus.address))
+        let again = try #require(try MPRISServer.start(hub: host.hub, address: bus.address, clock: .monotonic))
         #expect(again.busName == MPRIS.busName)
         again.stop()
         // --no-mpris: nothing starts, nothing to warn about.
@@ -245,48 +245,78 @@ import Testing
     @Test func noBusMeansNoServerAndNoWarning() throws {
         let host = FakeHost(FakeHost.song)
         defer { host.stop() }
-        #expect(try MPRISServer.start(hub: host.hub, address: "unix:path=/nonexistent/aether/bus") == nil)
+        #expect(try MPRISServer.start(hub: host.hub, address: "unix:path=/nonexistent/aether/bus", clock: .monotonic) == nil)
         let file = NSTemporaryDirectory() + "aether-not-a-bus-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: file, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        #expect(try MPRISServer.start(hub: host.hub, address: "unix:path=\(file)") == nil)
+        #expect(try MPRISServer.start(hub: host.hub, address: "unix:path=\(file)", clock: .monotonic) == nil)
     }
 
-    @Test func aCallThePlayerNeverAnswersFailsInTimeAndTheBusStaysResponsive() throws {
+    /// A method call waits for the player's answer until its deadline, on the server's clock (a
+    /// manual one here, moved by the test): answered a millisecond before it, the call succeeds;
+    /// never answered, it fails with the server's own error once the deadline has passed (not
+    /// dbus-send's, which would come at its 10 s reply timeout); reads are answered meanwhile.
+    @Test func aCallWaitsForThePlayerUntilItsDeadlineAndTheBusStaysResponsive() throws {
         let bus = try SessionBus()
-        let hub = RemoteHub()  // no host drains it
+        let hub = RemoteHub()  // no host drains it: the test answers for the player
         var s = FakeHost.song
         s.status = .paused
         hub.publish(s)
-        let server = try #require(try MPRISServer.start(hub: hub, address: bus.address))
+        let clock = ManualTimeSource()
+        let server = try #require(try MPRISServer.start(hub: hub, address: bus.address, clock: clock.source))
         defer { server.stop() }
-        let call = Guarded<ProcessResult?>(nil)
-        let queued = Guarded(false)
-        hub.onRequest { queued.withLock { $0 = true } }
-        let caller = Thread {
-            let r = bus.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--reply-timeout=10000",
-                             "--dest=\(MPRIS.busName)", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player.PlayPause"])
-            call.withLock { $0 = r }
+        let queued = GuardedCondition(0)
+        hub.onRequest { queued.update { $0 += 1 } }
+        /// PlayPause through dbus-send, on a thread of its own: its result, once it has one.
+        func playPause() -> GuardedCondition<ProcessResult?> {
+            let result = GuardedCondition<ProcessResult?>(nil)
+            Thread {
+                let r = bus.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--reply-timeout=10000",
+                                 "--dest=\(MPRIS.busName)", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player.PlayPause"],
+                                timeout: 20)
+                result.update { $0 = r }
+            }.start()
+            return result
         }
-        let start = MonotonicTime.now()
-        caller.start()
-        try Poll.until(timeout: 5, "the call reached the player") { queued.withLock { $0 } }
-        // The call is waiting; reads are still answered meanwhile.
-        #expect(bus.playerctl("-p", "aether-tui", "status").stdout == "Paused\n")
-        try Poll.until(timeout: 6) { call.withLock { $0 } != nil }
-        let elapsed = MonotonicTime.now() - start
-        let result = try #require(call.withLock { $0 })
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("the player did not answer"), "\(result.stderr)")
-        #expect(elapsed > 1.5 && elapsed < 4, "answered after \(elapsed) s")
+        /// Two reads, answered: the bus thread has been round its loop, where it fails the calls
+        /// that are due, since the clock was moved (the second read is handled a round after
+        /// the first).
+        func readsAreAnswered() {
+            for _ in 0..<2 { #expect(bus.playerctl("-p", "aether-tui", "status").stdout == "Paused\n") }
+        }
+
+        // Answered just before its deadline: the call succeeds.
+        let answered = playPause()
+        #expect(queued.wait(until: { $0 == 1 }, timeout: 10), "the call reached the player")
+        let first = hub.takeRequests()
+        #expect(first.map(\.command) == [.cycle("pause", up: true)])
+        clock.advance(milliseconds: Int64(MPRISServer.commandTimeout * 1000) - 1)
+        readsAreAnswered()
+        for request in first { request.reply(.ok) }
+        #expect(answered.wait(until: { $0 != nil }, timeout: 15))
+        let inTime = try #require(answered.withLock { $0 })
+        #expect(inTime.status == 0, "\(inTime.stderr)")
+
+        // Never answered: the bus answers reads while the call waits, and the call fails once
+        // its deadline has passed.
+        let unanswered = playPause()
+        #expect(queued.wait(until: { $0 == 2 }, timeout: 10), "the call reached the player")
         #expect(hub.takeRequests().map(\.command) == [.cycle("pause", up: true)])
+        readsAreAnswered()
+        clock.advance(milliseconds: Int64(MPRISServer.commandTimeout * 1000) + 1)
+        readsAreAnswered()
+        #expect(unanswered.wait(until: { $0 != nil }, timeout: 15))
+        let expired = try #require(unanswered.withLock { $0 })
+        #expect(expired.status != 0)
+        #expect(expired.stderr.contains("the player did not answer"), "\(expired.stderr)")
+        #expect(hub.takeRequests().isEmpty)
     }
 
     @Test func quitIsAnsweredBeforeThePlayerLeaves() throws {
         let bus = try SessionBus()
         let hub = RemoteHub()
         hub.publish(FakeHost.song)
-        let server = try #require(try MPRISServer.start(hub: hub, address: bus.address))
+        let server = try #require(try MPRISServer.start(hub: hub, address: bus.address, clock: .monotonic))
         defer { server.stop() }
         let r = bus.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=\(MPRIS.busName)",
                          "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Quit"])

@@ -10,13 +10,16 @@ import Testing
         Thread { body() }.start()
     }
 
-    @Test func aTimeoutEndsTheWaitWhenNothingChanges() {
+    /// Nothing ever changes the state, so the wait ends only because its deadline passed (one
+    /// that missed it would never end: the time limit reports that). It ends no earlier than the
+    /// deadline, a time on the condition's own clock (`CLOCK_MONOTONIC`): an order of two
+    /// readings of one clock, not a measured duration with a bound on how slow the machine is.
+    @Test(.timeLimit(.minutes(1))) func aTimeoutEndsTheWaitWhenNothingChanges() {
         let c = GuardedCondition(0)
-        let start = MonotonicClock.seconds()
-        #expect(!c.wait(until: { $0 > 0 }, timeout: 0.05))
-        let waited = MonotonicClock.seconds() - start
-        #expect(waited >= 0.05)
-        #expect(waited < 5)
+        let deadline = MonotonicClock.seconds() + 0.05
+        #expect(!c.wait(until: { $0 > 0 }, deadline: deadline))
+        #expect(MonotonicClock.seconds() >= deadline, "the wait ended before its deadline")
+        #expect(!c.wait(until: { $0 > 0 }, timeout: 0.05), "the same with a timeout")
     }
 
     @Test func aPastDeadlineOrZeroTimeoutDoesNotWait() {

@@ -186,6 +186,19 @@ import Testing
         player.stop()
     }
 
+    /// A music file with an attached picture, which the unit tier shows plays as audio alone
+    /// (CoverArtTests.anAttachedPictureIsNotAVideoStream), keeps real time: its 2 s take 2 s.
+    @Test func anAttachedPictureFilePlaysInRealTime() throws {
+        let player = Player()
+        try player.load(url: TestEnvironment.fixture("music-cover.flac"), options: options())
+        player.play()
+        #expect(waitUntil(10) { player.state == .ended }, "state \(player.state) at \(player.currentTime) s")
+        let wall = try #require(player.playingWallSeconds)
+        #expect(abs(wall - 2) <= 0.25, "2 s of audio played in \(wall) s")
+        #expect(player.telemetry().sync.clockSource == "audio")
+        player.stop()
+    }
+
     @Test func pauseFreezesPositionAndResumeContinues() throws {
         let player = Player()
         try player.load(url: TestEnvironment.fixture("h264-720p.mkv"), options: options())

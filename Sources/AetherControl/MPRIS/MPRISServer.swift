@@ -24,15 +24,16 @@ public final class MPRISServer: Sendable {
     private let observer: Int
     private let stopped = Atomic<Bool>(false)
 
-    /// How long a method call waits for the player's answer before it fails.
+    /// How long a method call waits for the player's answer before it fails, on the server's clock.
     static let commandTimeout = 2.0
 
     /// Connects to the session bus (or to the bus at `address`) and registers. Returns nil when
     /// there is no bus to connect to (the player goes on silently without MPRIS); throws when a
-    /// bus is there but registering fails.
-    public static func start(hub: RemoteHub, address: String? = nil) throws(BusError) -> MPRISServer? {
+    /// bus is there but registering fails. `clock`: what a method call's deadline is kept on
+    /// (the host's clock).
+    public static func start(hub: RemoteHub, address: String? = nil, clock: TimeSource) throws(BusError) -> MPRISServer? {
         let core = try MPRISCore(hub: hub)
-        let thread = BusThread(core: core, address: address)
+        let thread = BusThread(core: core, address: address, clock: clock)
         switch thread.waitUntilStarted() {
         case .running(let name): return MPRISServer(busName: name, core: core, thread: thread)
         case .noBus: return nil
@@ -147,9 +148,9 @@ final class BusThread: Sendable {
     /// How it started (nil until it has), and whether the thread has ended.
     private let state = GuardedCondition<(started: Start?, finished: Bool)>((nil, false))
 
-    init(core: MPRISCore, address: String?) {
+    init(core: MPRISCore, address: String?, clock: TimeSource) {
         OSThread.start(name: "aether-mpris") { [self] in
-            run(core: core, address: address)
+            run(core: core, address: address, clock: clock)
             state.update { $0.finished = true }
         }
     }
@@ -166,10 +167,10 @@ final class BusThread: Sendable {
         state.update { $0.started = start }
     }
 
-    private func run(core: MPRISCore, address: String?) {
+    private func run(core: MPRISCore, address: String?, clock: TimeSource) {
         let server: MPRISBus
         do {
-            server = try MPRISBus(core: core, address: address)
+            server = try MPRISBus(core: core, address: address, clock: clock)
         } catch {
             switch error {
             case .noBus: report(.noBus)
@@ -186,6 +187,8 @@ final class BusThread: Sendable {
 /// player. Lives and dies on the bus thread.
 final class MPRISBus {
     let core: MPRISCore
+    /// What the calls' deadlines are kept on.
+    private let clock: TimeSource
     /// Set to nil (freeing the connection) before `handlers` is freed.
     private var connection: BusConnection?
     private let bus: OpaquePointer
@@ -209,10 +212,11 @@ final class MPRISBus {
     }
 
     /// Connects, adds the object and takes the name (the plain one, else the instance one).
-    init(core: MPRISCore, address: String?) throws(StartError) {
+    init(core: MPRISCore, address: String?, clock: TimeSource) throws(StartError) {
         // The connection has no other owner: freeing it in deinit is what frees the bus.
         do { connection = try BusConnection(address: address) } catch { throw .noBus }
         self.core = core
+        self.clock = clock
         bus = connection!.bus
         signalled = core.hub.snapshot
         handlers = .allocate(capacity: 1)
@@ -268,8 +272,9 @@ final class MPRISBus {
         if sd_bus_get_timeout(bus, &busTimeout) >= 0, busTimeout != UInt64.max {
             timeoutMS = SystemDeadline(microseconds: busTimeout).millisecondsLeft
         }
-        if let deadline = pending.values.map(\.deadline.microseconds).min() {
-            let ms = SystemDeadline(microseconds: deadline).millisecondsLeft
+        if let deadline = pending.values.map(\.deadline).min() {
+            // Whole milliseconds, rounded up; 0 once it has passed.
+            let ms = Int32(clamping: Int64((max(0, deadline - clock.seconds) * 1000).rounded(.up)))
             timeoutMS = timeoutMS < 0 ? ms : min(timeoutMS, ms)
         }
         var fds = [
@@ -331,7 +336,7 @@ final class MPRISBus {
         case .run(let command):
             let id = nextCall
             nextCall += 1
-            pending[id] = PendingCall(retaining: call, deadline: SystemDeadline(after: MPRISServer.commandTimeout))
+            pending[id] = PendingCall(retaining: call, deadline: clock.seconds + MPRISServer.commandTimeout)
             core.hub.submit(command) { [core] result in core.deliver(result, to: id) }
             return 1
         }
@@ -346,7 +351,8 @@ final class MPRISBus {
     }
 
     private func expireCalls() {
-        for (call, waiting) in pending where waiting.deadline.hasPassed {
+        let now = clock.seconds
+        for (call, waiting) in pending where now >= waiting.deadline {
             answer(call, .failure("the player did not answer"))
         }
     }
@@ -388,9 +394,10 @@ final class MPRISBus {
 /// A method call waiting for the player: one reference on the message, released once.
 private final class PendingCall {
     let message: OpaquePointer
-    let deadline: SystemDeadline
+    /// When it fails unanswered, in the server's clock's seconds.
+    let deadline: Double
 
-    init(retaining message: OpaquePointer, deadline: SystemDeadline) {
+    init(retaining message: OpaquePointer, deadline: Double) {
         self.message = sd_bus_message_ref(message)
         self.deadline = deadline
     }

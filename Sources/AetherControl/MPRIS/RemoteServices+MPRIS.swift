@@ -7,7 +7,7 @@ extension RemoteServices {
     func startMPRIS(_ options: Options) -> [String] {
         guard options.mpris, mpris == nil else { return [] }
         do {
-            mpris = try MPRISServer.start(hub: hub)
+            mpris = try MPRISServer.start(hub: hub, clock: clock)
             return []
         } catch {
             return ["MPRIS is off: \(error)"]

@@ -348,21 +348,6 @@ import Testing
 
     // MARK: lazy
 
-    /// Counts what the parser reads.
-    final class CountingSource: ByteSource {
-        let inner: any ByteSource
-        var bytesRead = 0
-        var reads = 0
-        init(_ inner: any ByteSource) { self.inner = inner }
-        var length: Int64 { inner.length }
-        func read(at offset: Int64, count: Int) -> [UInt8] {
-            let out = inner.read(at: offset, count: count)
-            bytesRead += out.count
-            reads += 1
-            return out
-        }
-    }
-
     /// 2,000 top-level boxes of 1 MiB (a long fragmented file's moof/mdat pairs, sparse on disk):
     /// listing them reads their headers, not a window per box.
     @Test func manyLargeTopLevelBoxesCostTheirHeadersOnly() throws {
@@ -378,7 +363,7 @@ import Testing
         }
         try handle.truncate(atOffset: UInt64(S.ftyp.count) + 2000 << 20)
         try handle.close()
-        let source = CountingSource(try FileByteSource(path: path))
+        let source = S.CountingSource(try FileByteSource(path: path))
         let (top, seconds) = S.timed { ISOBMFFParser(source: source).top() }
         print("2,000 boxes of 1 MiB: top() in \(String(format: "%.3f", seconds)) s, \(source.reads) reads, \(source.bytesRead) bytes")
         #expect(top.nodes.count == 2001 && top.nodes.allSatisfy { $0.damage == nil })

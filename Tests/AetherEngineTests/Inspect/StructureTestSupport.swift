@@ -39,6 +39,21 @@ enum StructureTestSupport {
         return 0
     }
 
+    /// Counts what a parser reads: the measure of its work that a budget bounds.
+    final class CountingSource: ByteSource {
+        let inner: any ByteSource
+        var bytesRead = 0
+        var reads = 0
+        init(_ inner: any ByteSource) { self.inner = inner }
+        var length: Int64 { inner.length }
+        func read(at offset: Int64, count: Int) -> [UInt8] {
+            let out = inner.read(at: offset, count: count)
+            bytesRead += out.count
+            reads += 1
+            return out
+        }
+    }
+
     /// Runs `body` and its wall time in seconds.
     static func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
         let start = DispatchTime.now().uptimeNanoseconds
