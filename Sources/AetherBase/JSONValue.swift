@@ -1,4 +1,4 @@
-/// A JSON value read from outside: the one JSON reader of the program (the IPC socket's lines,
+/// A JSON value read from outside: the program's reader of JSON another process sends (the IPC socket's lines,
 /// yt-dlp's `-J` answer). It has its own small parser rather than Foundation's: every byte comes
 /// from another process, so the parser bounds its nesting (mpv's limit, 50), and when asked its
 /// size and the number of values, refuses bad UTF-8 and non-finite numbers, and keeps integers,

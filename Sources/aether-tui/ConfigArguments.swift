@@ -122,7 +122,7 @@ enum ConfigArguments {
 
     /// The shapes of the options a parser's JSON (`_dumpHelp()`) describes.
     static func shapes(of dump: String) -> [String: OptionShape] {
-        // The parser's own JSON, read by the program's one JSON reader.
+        // The parser's own JSON, read by JSONValue (what the program reads from outside).
         guard let root = try? JSONValue.parse(Array(dump.utf8)),
               let arguments = root["command"]?["arguments"]?.array else { return [:] }
         var shapes: [String: OptionShape] = [:]

@@ -35,8 +35,9 @@ struct Download: ParsableCommand {
             Segments are kept in PATH.part/ next to the output with a journal of what is done: \
             after Ctrl-C (status 4, as for a signal in play) or a failure, the same command continues where it \
             stopped. A journal or segment that does not check out is fetched again. The \
-            directory is removed when the output is written. An existing output is never \
-            overwritten.
+            directory is removed when the output is written. An existing output is refused at the \
+            start, and the finished file is linked into place (renamed where the file system \
+            has no hard links).
 
             A remote playlist or manifest naming anything but http(s) (file://, a local path) is \
             refused; nothing named by a playlist or manifest becomes a file name. Byte-range segments and init \

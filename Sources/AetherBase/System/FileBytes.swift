@@ -91,8 +91,9 @@ extension FileBytes {
 }
 
 extension FileBytes {
-    /// All of `bytes` to `fd` (short writes and EINTR retried): the program's one such loop (a
-    /// download's state files, the stats file, a child's input, standard output). False when a
+    /// All of `bytes` to a blocking `fd` (short writes and EINTR retried): a download's state
+    /// files, the stats file, a child's input, standard output. (The terminal, which may not
+    /// block, has ``OutputWriter``'s loop, which polls.) False when a
     /// write failed (`errno` says why) or wrote nothing.
     @discardableResult
     public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {

@@ -26,7 +26,8 @@ public enum SourceOptions {
     /// Protocols libavformat may open itself for a source (and its nested opens). Not `http`,
     /// `https` or `httpproxy`: every HTTP(S) byte comes through the transport (libcurl, issue
     /// 59), a network source's nested opens through its session's `io_open`. `tcp` and `tls`
-    /// stay only under RTSP, RTMP and FTP, which libcurl does not stream.
+    /// stay for RTSP, RTMP and FTP, which libcurl does not stream, and for a `tcp://` or
+    /// `tls://` source itself.
     public static let protocolWhitelist =
         "file,pipe,tcp,tls,crypto,data,hls,udp,rtp,rtsp,srtp,rtmp,rtmps,rtmpt,rtmpts,srt,ftp,subfile"
 

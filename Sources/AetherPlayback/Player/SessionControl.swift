@@ -19,7 +19,8 @@ struct PendingSeek: Equatable {
 /// One seek generation after another (ffplay's serial model): the seek asked for, the one the
 /// demux thread is carrying out, where the current serial starts and lands, the exact seek's
 /// preroll and retries, and which streams of the serial have ended. Only changed through the
-/// transitions below, each named for its one caller, always inside ``ControlBox/withLock``:
+/// transitions below, each named for what it does, always inside ``ControlBox/withLock``
+/// (the table names the threads that call each):
 ///
 /// | transition | thread | fields |
 /// |---|---|---|

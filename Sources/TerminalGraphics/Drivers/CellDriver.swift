@@ -9,7 +9,8 @@ public final class CellDriver: VideoDriver {
     public var qualityRungs: [OutputGovernor.Settings] { Self.qualityRungs(for: renderer.symbols) }
     public var logDetail: String? { "\(renderer.symbols) \(renderer.colorMode.rawValue)" }
 
-    /// The cell outputs' quality ladder: the picture as chosen, then a doubled tolerance (only
+    /// The cell outputs' quality ladder: the picture as chosen, then a tolerance of
+    /// ``governedTolerance`` (24 where the default is 8: only
     /// larger changes are sent), then every 2nd frame (half blocks) or, for the finer modes,
     /// half blocks (the cheapest fit and a quarter of the sub-cells) before the frame rate is
     /// halved there.

@@ -77,7 +77,8 @@ public final class OutputWriter {
 
     /// Writes all of `raw` to `fd`: retries `EINTR`, waits with `poll` (up to
     /// `pollMilliseconds` at a time) on `EAGAIN` from a non-blocking terminal, and stops early
-    /// when `abandon` says so (asked before every `write`). The one write loop of the program.
+    /// when `abandon` says so (asked before every `write`). The terminal's write loop (a
+    /// blocking descriptor's is `FileBytes.writeAll`).
     public static func writeFully(_ raw: UnsafeRawBufferPointer, to fd: Int32, pollMilliseconds: Int32,
                                   abandon: () -> Bool = { false }) -> WriteOutcome {
         var outcome = WriteOutcome()
