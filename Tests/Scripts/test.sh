@@ -41,7 +41,7 @@ order=(unit cli realtime network terminals)
 # Processes at once in a "suites" tier. The network tier's suites mostly wait on servers and
 # paced links (about 40 % of two cores at 3 at once), so it runs more of them.
 # AETHER_TEST_WORKERS=N runs N at once in both.
-declare -A workers=([cli]="${AETHER_TEST_WORKERS:-5}" [network]="${AETHER_TEST_WORKERS:-6}")
+declare -A workers=([cli]="${AETHER_TEST_WORKERS:-4}" [network]="${AETHER_TEST_WORKERS:-5}")
 
 tiers=("${order[@]}")
 fast=no
