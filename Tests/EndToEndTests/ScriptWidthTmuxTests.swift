@@ -47,4 +47,36 @@ struct ScriptWidthTmuxTests {
         #expect(start == Self.columns - expected - 1, "'\(name)' starts at column \(start): the player gave it \(Self.columns - 1 - start) columns, tmux \(expected)")
         s.send("q")
     }
+
+    /// A track's name in the same scripts keeps the audio menu's box square: the right border on
+    /// the name's row stands in the column of the box's corner, as tmux draws both (the player
+    /// pads the row by its width of the name; a width that differs from tmux's moves that border).
+    @Test(arguments: ["สวัสดีครับ", "नमस्ते दुनिया", "مَرْحَبًا بِكُم", "日本語の章"])
+    func aTrackNameKeepsItsMenuSquare(name: String) throws {
+        let dir = PlayerRuns.temp("clip")
+        let folder = (dir as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let clip = folder + "/track.mkv"
+        let made = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=4",
+                                "-f", "lavfi", "-i", "sine=d=4", "-metadata:s:a:0", "title=\(name)", "-c:v", "libx264", "-preset", "ultrafast",
+                                "-c:a", "aac", clip], timeout: 60)
+        try #require(made.status == 0, "\(made.stderr)")
+        let width = try Self.tmuxWidth(name)
+        let s = try TmuxSession([TestEnvironment.binary, clip, "--pause", "--vo=halfblock", "--ao=null", "--no-config"],
+                                columns: Self.columns, rows: 20, environment: ["LANG": "C.UTF-8", "TERM": "screen-256color"])
+        defer { s.close() }
+        #expect(s.waitFor(10) { $0.contains("00:00 / 00:04") }, "\(s.screen())")
+        s.send("a")
+        #expect(s.waitFor(5) { $0.contains(name) && $0.contains("off") }, "\(s.screen())")
+        let lines = s.lines()
+        let at = try #require(lines.firstIndex { $0.contains(name) })
+        let row = lines[at], found = try #require(row.range(of: name))
+        // Around the name every character is one column (the picture's half blocks, the box, digits).
+        let bar = try #require(row[found.upperBound...].lastIndex(of: "│"), "\(row)")
+        let barColumn = row.distance(from: row.startIndex, to: found.lowerBound) + width + row.distance(from: found.upperBound, to: bar)
+        let top = try #require(lines[..<at].last { $0.contains("┐") }, "\(s.screen())")
+        let corner = try #require(top.lastIndex(of: "┐"))
+        #expect(barColumn == top.distance(from: top.startIndex, to: corner), "the border on '\(name)''s row is at column \(barColumn), the corner at \(top.distance(from: top.startIndex, to: corner)):\n\(s.screen())")
+        s.send("q")
+    }
 }
