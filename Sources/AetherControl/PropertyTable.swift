@@ -7,7 +7,9 @@ import AetherCommands
 /// shuffle, the loops, stream-record). The properties one reads are
 /// ``PlayerSnapshot/property(_:)``'s.
 ///
-/// This is the only place that knows which properties can be written.
+/// What each writable property does is here; which names are writable is also the command
+/// parser's to know (``PlayerCommand/settable``, in AetherCommands, below this target), and
+/// `PropertyTableTests.theParserAndTheTableKnowTheSameProperties` holds the two lists equal.
 enum PropertyTable {
     /// One writable property. Each operation gets the controller, the name as the command gave
     /// it (an alias stays an alias in what is said) and its argument.
