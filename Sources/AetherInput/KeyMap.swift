@@ -125,7 +125,7 @@ public enum KeyMap {
         b("i I", "stats overlay for four seconds / on and off (as mpv)", ["i"], "script-binding stats/display-stats"),
         b("", "", ["I"], "script-binding stats/display-stats-toggle"),
         b("T", "telemetry pane with sparklines", ["T"], "script-binding telemetry"),
-        b("d", "next video output this terminal shows (\(VideoDrivers.all.filter { $0.name != "null" }.map(\.name).joined(separator: " / ")))",
+        b("d", "next video output this terminal shows (\(VideoDrivers.all.filter { !$0.isHeadless }.map(\.name).joined(separator: " / ")))",
           ["d"], "script-binding cycle-vo"),
         b("r", "show remaining time instead of duration", ["r"], "script-binding remaining"),
         b("o", "pin the transport bar (no auto-hide)", ["o"], "script-binding pin-osd"),

@@ -35,9 +35,11 @@ import Testing
         }
     }
 
-    /// A 4 MiB single-line cue (issue 9: quadratic inside the terminal lock, q took > 1 s).
+    /// A 4 MiB single-line cue (issue 9: quadratic inside the terminal lock, q took > 1 s) wraps
+    /// whole. Its time is printed, not asserted (a unit test holds no wall-clock bound: a wrap
+    /// gone quadratic again runs into the suite's time limit).
     @Test(arguments: [("words", "lorem ipsum "), ("one word", "x")])
-    func fourMebibytesWrapInWellUnderASecond(name: String, unit: String) {
+    func fourMebibytesWrapWhole(name: String, unit: String) {
         let text = String(repeating: unit, count: 4 * 1024 * 1024 / unit.utf8.count)
         let clock = ContinuousClock()
         var lines: [String] = []

@@ -80,6 +80,19 @@ struct OutputChoiceTests {
         return c
     }
 
+    /// A candidate's label, as a stored figure names it (a hostile file may say anything): a
+    /// driver that can send by shared memory is named with its way, a headless one never.
+    @Test func aCandidateIsReadBackFromItsLabelOnly() {
+        #expect(OutputCandidate(label: "sixel")?.driver == "sixel")
+        #expect(OutputCandidate(label: "kitty (shared memory)")?.driver == "kitty")
+        #expect(OutputCandidate(label: "kitty (shared memory)")?.kitty == .sharedMemory)
+        #expect(OutputCandidate(label: "kitty (direct)")?.kitty == .direct)
+        #expect(OutputCandidate(label: "kitty") == nil, "kitty without its way")
+        #expect(OutputCandidate(label: "null") == nil, "the headless driver is never a candidate")
+        #expect(OutputCandidate(label: "sixel (direct)") == nil)
+        #expect(OutputCandidate.all(for: caps(kitty: true, sixel: true)).allSatisfy { $0.driver != "null" })
+    }
+
     /// The rule: most detail shown at the source rate; ties to the earlier; hysteresis; an
     /// output that cannot keep a third of the frames even at the governor's floor is out.
     @Test func theOutputShowingTheMostDetailWins() {
