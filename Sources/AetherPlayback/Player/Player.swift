@@ -240,7 +240,12 @@ public final class Player: Sendable {
     public var liveWindow: ClosedRange<Double>? { current?.liveWindow }
 
     /// Seconds playback is behind the live edge (nil when not live).
-    public var liveLatency: Double? { liveWindow.map { max(0, $0.upperBound - currentTime) } }
+    public var liveLatency: Double? { Self.latency(behindEdgeOf: liveWindow, at: currentTime) }
+
+    /// Seconds `position` is behind the live edge of `window` (nil: no window, not live).
+    public static func latency(behindEdgeOf window: ClosedRange<Double>?, at position: Double) -> Double? {
+        window.map { max(0, $0.upperBound - position) }
+    }
 
     /// Where a seek may go: the kept window for live, the length otherwise (nil: unknown).
     public var seekableRange: ClosedRange<Double>? {

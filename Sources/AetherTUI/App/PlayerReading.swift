@@ -24,10 +24,9 @@ struct PlayerReading {
     var rate = 1.0
     var volume = 100.0
     var isMuted = false
-    /// Live: the kept window, and how far behind its edge playback is (nil: not live).
+    /// Live: the kept window (nil: not live).
     var isLive = false
     var liveWindow: ClosedRange<Double>?
-    var liveLatency: Double?
     /// How far the demuxer has read ahead (network sources; nil otherwise).
     var cachedUntil: Double?
     var mediaInfo: MediaInfo?
@@ -50,10 +49,9 @@ struct PlayerReading {
     /// The equalizer as set, and the curve that runs (its safe preamp).
     var equalizer = EqualizerSetting.flat
     var runningEqualizer = EqualizerCurve.flat
-    /// The controller's part: the item's title (``PlayerController/mediaTitle``), a radio
-    /// station's words, what opens and since when, whether subtitles show, the playlist.
+    /// The controller's part: the item's title (``PlayerController/mediaTitle``), what opens
+    /// and since when, whether subtitles show, the playlist.
     var mediaTitle: String?
-    var station: StationMetadata?
     var opening: (source: String, since: Double)?
     var subtitlesVisible = true
     var playlistPosition: Int?
@@ -78,7 +76,6 @@ struct PlayerReading {
         isMuted = player.isMuted
         isLive = player.isLive
         liveWindow = player.liveWindow
-        liveLatency = liveWindow.map { max(0, $0.upperBound - position) }
         cachedUntil = player.cachedUntil
         mediaInfo = player.mediaInfo
         hasVideo = player.hasVideo
@@ -98,7 +95,6 @@ struct PlayerReading {
         equalizer = player.equalizer
         runningEqualizer = player.runningEqualizer
         mediaTitle = controller.mediaTitle
-        station = networkStatus?.station
         opening = controller.openingItem
         subtitlesVisible = controller.subtitlesVisible
         playlistPosition = controller.playlist.position
@@ -106,6 +102,12 @@ struct PlayerReading {
         itemName = controller.playlist.current?.displayName
         self.source = source
     }
+
+    /// How far behind the live edge playback is (nil: not live).
+    var liveLatency: Double? { Player.latency(behindEdgeOf: liveWindow, at: position) }
+
+    /// What the playing radio station says about itself (``PlayerController/station``).
+    var station: StationMetadata? { networkStatus?.station }
 
     /// The progress bar's axis: the file, or a live stream's kept window (its right end the
     /// live edge). The bar, the scrub marker, the preview and the mouse all place times with it.
