@@ -14,15 +14,11 @@ final class EventInbox<Event> {
         guard !handling else { return }
         handling = true
         defer { handling = false }
-        var next = 0
-        while next < waiting.count {
-            let event = waiting[next]
-            next += 1
-            handle(event)
+        while !waiting.isEmpty {
+            handle(waiting.removeFirst())
         }
-        waiting.removeAll(keepingCapacity: true)
     }
 
     /// Events queued and not yet handled (0 between events).
-    var queued: Int { handling ? waiting.count : 0 }
+    var queued: Int { waiting.count }
 }
