@@ -17,7 +17,8 @@ Prints one JSON object: "ready" (whether the state was seen, and after how many 
 "answers" ([{"key", "text", "ms"}], ms null when it never showed), "exit_ms", "status",
 "screen_tail" (the last 400 characters of text, for a failure's message).
 """
-import argparse, fcntl, json, os, pty, re, select, signal, struct, termios, time
+import argparse, json, os, re, select, signal, time
+import pty_child
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--ready", required=True)
@@ -30,12 +31,7 @@ ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
 cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
 
-pid, master = pty.fork()
-if pid == 0:
-    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", a.rows, a.cols, a.cols * 8, a.rows * 16))
-    os.environ["TERM"] = "xterm-256color"
-    os.environ["COLORTERM"] = "truecolor"
-    os.execvp(cmd[0], cmd)
+pid, master = pty_child.spawn(cmd, a.cols, a.rows, env={"TERM": "xterm-256color", "COLORTERM": "truecolor"})
 
 # ESC sequences: DCS/OSC/APC strings (pictures, titles), CSI, then any other two-byte escape.
 ESCAPES = re.compile(rb"\x1b[P\]_^][\s\S]*?(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\s\S]")
@@ -78,7 +74,9 @@ if ready is not None:
             took = read_until(lambda: expect in text_since(start), 5 if key else 20)
             answers.append({"key": key, "text": expect, "ms": None if took is None else round(took * 1000, 1)})
         else:
-            read_until(lambda: False, 0.3)   # no text to wait for (Esc): let it settle
+            # No text to wait for (Esc closing a box): the redraw it causes, so that the next
+            # key is not read with it as one (ESC then `o` would be Alt-o).
+            read_until(lambda: len(out) > start, 5)
 exit_ms = status = None
 t0 = time.monotonic()
 os.write(master, a.quit.encode())

@@ -19,7 +19,8 @@ A t=s transmission whose object is gone is an error only if nothing supersedes i
 transmission or a delete of the same image makes it a frame the player reclaimed while this
 terminal lagged (kitty, with q=2, silently shows the next one), counted as "shm_superseded".
 """
-import argparse, base64, fcntl, json, os, pty, re, select, signal, struct, sys, termios, time
+import argparse, base64, json, os, re, select, signal, sys, time
+import pty_child
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--cols", type=int, default=100)
@@ -45,13 +46,8 @@ ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
 cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
 
-pid, master = pty.fork()
-if pid == 0:
-    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", a.rows, a.cols, a.cols * 10, a.rows * 20))
-    os.environ["TERM"] = "xterm-256color"   # terminfo for xterm-kitty may be missing
-    os.environ.pop("TMUX", None)
-    os.environ.pop("TMUX_PANE", None)
-    os.execvp(cmd[0], cmd)
+# (TERM: terminfo for xterm-kitty may be missing.)
+pid, master = pty_child.spawn(cmd, a.cols, a.rows, cell=(10, 20), env={"TERM": "xterm-256color"}, unset=("TMUX", "TMUX_PANE"))
 
 ESC = b"\x1b"
 buf = bytearray()

@@ -13,7 +13,8 @@ Prints one JSON object: exit status, seconds from the key to the exit, whether t
 stalled (bytes stopped flowing), the termios after exit, and whether the restore sequence
 (leave the alternate screen) arrived once the terminal read again.
 """
-import argparse, fcntl, json, os, pty, select, signal, struct, sys, termios, time
+import argparse, fcntl, json, os, select, signal, struct, sys, termios, time
+import pty_child
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--key", default="q")
@@ -28,12 +29,7 @@ ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
 cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
 
-pid, master = pty.fork()
-if pid == 0:
-    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", a.rows, a.cols, a.cols * 8, a.rows * 16))
-    os.environ["TERM"] = "xterm-256color"
-    os.environ["COLORTERM"] = "truecolor"
-    os.execvp(cmd[0], cmd)
+pid, master = pty_child.spawn(cmd, a.cols, a.rows, env={"TERM": "xterm-256color", "COLORTERM": "truecolor"})
 
 out = bytearray()
 def read_for(seconds):
