@@ -21,16 +21,30 @@ struct ScriptWidthTmuxTests {
         return Int(pane.display("#{cursor_x}")) ?? -1
     }
 
+    /// A 4 s clip (testsrc2, 160×90, H.264) made with ffmpeg in a folder of its own; `more`
+    /// gets the folder (to write files into) and gives ffmpeg's arguments after the picture's
+    /// input (more inputs, metadata). The clip's path, and the folder to remove.
+    static func clip(_ name: String, more: (_ folder: String) throws -> [String]) throws -> (path: String, folder: String) {
+        let folder = (PlayerRuns.temp("clip") as NSString).deletingLastPathComponent
+        let path = folder + "/" + name
+        do {
+            let made = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=4"]
+                                   + (try more(folder)) + ["-c:v", "libx264", "-preset", "ultrafast", path], timeout: 60)
+            try #require(made.status == 0, "\(made.stderr)")
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
+        return (path, folder)
+    }
+
     @Test(arguments: ["สวัสดีครับ", "नमस्ते दुनिया", "مَرْحَبًا بِكُم", "日本語の章"])
     func aChapterNameEndsAtTheEdge(name: String) throws {
-        let dir = PlayerRuns.temp("clip")
-        let folder = (dir as NSString).deletingLastPathComponent
+        let (clip, folder) = try Self.clip("chapter.mkv") { folder in
+            try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=4000\ntitle=\(name)\n".write(toFile: folder + "/meta.txt", atomically: true, encoding: .utf8)
+            return ["-i", folder + "/meta.txt", "-map_metadata", "1", "-map_chapters", "1"]
+        }
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let clip = folder + "/chapter.mkv"
-        try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=4000\ntitle=\(name)\n".write(toFile: folder + "/meta.txt", atomically: true, encoding: .utf8)
-        let made = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=4",
-                                "-i", folder + "/meta.txt", "-map_metadata", "1", "-map_chapters", "1", "-c:v", "libx264", "-preset", "ultrafast", clip], timeout: 60)
-        try #require(made.status == 0, "\(made.stderr)")
         let expected = try Self.tmuxWidth(name)
         #expect(expected > 0, "tmux measured \(expected)")
         let s = try TmuxSession([TestEnvironment.binary, clip, "--pause", "--vo=halfblock", "--ao=null", "--no-config"],
@@ -53,14 +67,8 @@ struct ScriptWidthTmuxTests {
     /// pads the row by its width of the name; a width that differs from tmux's moves that border).
     @Test(arguments: ["สวัสดีครับ", "नमस्ते दुनिया", "مَرْحَبًا بِكُم", "日本語の章"])
     func aTrackNameKeepsItsMenuSquare(name: String) throws {
-        let dir = PlayerRuns.temp("clip")
-        let folder = (dir as NSString).deletingLastPathComponent
+        let (clip, folder) = try Self.clip("track.mkv") { _ in ["-f", "lavfi", "-i", "sine=d=4", "-metadata:s:a:0", "title=\(name)", "-c:a", "aac"] }
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let clip = folder + "/track.mkv"
-        let made = Process.run(["/usr/bin/ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=4",
-                                "-f", "lavfi", "-i", "sine=d=4", "-metadata:s:a:0", "title=\(name)", "-c:v", "libx264", "-preset", "ultrafast",
-                                "-c:a", "aac", clip], timeout: 60)
-        try #require(made.status == 0, "\(made.stderr)")
         let width = try Self.tmuxWidth(name)
         let s = try TmuxSession([TestEnvironment.binary, clip, "--pause", "--vo=halfblock", "--ao=null", "--no-config"],
                                 columns: Self.columns, rows: 20, environment: ["LANG": "C.UTF-8", "TERM": "screen-256color"])
