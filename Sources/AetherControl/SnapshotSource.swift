@@ -209,11 +209,8 @@ struct MediaCache {
         var tracks: [PlayerSnapshot.Track] = []
         var keys: [Int] = []
         for (k, v) in info.video.enumerated() {
-            var t = PlayerSnapshot.Track(kind: .video, id: k + 1, codec: v.codec)
-            t.title = TextSanitizer.cleanOrNil(v.tags.title)
-            t.language = TextSanitizer.cleanOrNil(v.tags.language)
-            t.isDefault = v.tags.isDefault
-            t.isForced = v.tags.isForced
+            var t = Self.track(.video, id: k + 1, codec: v.codec, title: v.tags.title, language: v.tags.language,
+                               isDefault: v.tags.isDefault, isForced: v.tags.isForced)
             t.width = v.width
             t.height = v.height
             t.fps = v.frameRate
@@ -221,11 +218,8 @@ struct MediaCache {
             keys.append(k)
         }
         for (k, a) in info.audio.enumerated() {
-            var t = PlayerSnapshot.Track(kind: .audio, id: k + 1, codec: a.codec)
-            t.title = TextSanitizer.cleanOrNil(a.tags.title)
-            t.language = TextSanitizer.cleanOrNil(a.tags.language)
-            t.isDefault = a.tags.isDefault
-            t.isForced = a.tags.isForced
+            var t = Self.track(.audio, id: k + 1, codec: a.codec, title: a.tags.title, language: a.tags.language,
+                               isDefault: a.tags.isDefault, isForced: a.tags.isForced)
             t.channels = a.channels
             t.sampleRate = a.sampleRate
             t.externalFilename = TextSanitizer.cleanOrNil(a.externalFile)
@@ -233,11 +227,8 @@ struct MediaCache {
             keys.append(k)
         }
         for (k, sub) in subtitleTracks.enumerated() {
-            var t = PlayerSnapshot.Track(kind: .sub, id: k + 1, codec: sub.codec)
-            t.title = TextSanitizer.cleanOrNil(sub.title)
-            t.language = TextSanitizer.cleanOrNil(sub.language)
-            t.isDefault = sub.isDefault
-            t.isForced = sub.isForced
+            var t = Self.track(.sub, id: k + 1, codec: sub.codec, title: sub.title, language: sub.language,
+                               isDefault: sub.isDefault, isForced: sub.isForced)
             if case .sidecar(let path) = sub.source { t.externalFilename = TextSanitizer.cleanOrNil(path) }
             tracks.append(t)
             keys.append(sub.id)
@@ -252,6 +243,18 @@ struct MediaCache {
             if let v = TextSanitizer.cleanOrNil(value) { metadata[key] = v }
         }
         self.metadata = metadata
+    }
+
+    /// A track of `kind`, numbered `id` within its kind, with what its stream says of itself
+    /// (the text sanitised).
+    private static func track(_ kind: PlayerSnapshot.Track.Kind, id: Int, codec: String, title: String?, language: String?,
+                              isDefault: Bool, isForced: Bool) -> PlayerSnapshot.Track {
+        var t = PlayerSnapshot.Track(kind: kind, id: id, codec: codec)
+        t.title = TextSanitizer.cleanOrNil(title)
+        t.language = TextSanitizer.cleanOrNil(language)
+        t.isDefault = isDefault
+        t.isForced = isForced
+        return t
     }
 }
 
